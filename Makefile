@@ -1,0 +1,44 @@
+# `make install` is idempotent: it creates what is missing and nothing else.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+WEB_STAMP := web/dist/index.html
+
+.PHONY: install web-build install-test run test test-unit test-e2e bench clean
+
+install: $(STAMP) web-build
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[server,dev]'
+	touch $(STAMP)
+
+web-build:
+	@if [ -f web/package.json ]; then \
+	  if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then (cd web && npm ci --no-audit --no-fund); fi; \
+	  if [ ! -f $(WEB_STAMP) ] || [ -n "$$(find web/src web/index.html web/package.json -newer $(WEB_STAMP) 2>/dev/null | head -1)" ]; then (cd web && npm run build); fi; \
+	fi
+
+# Chromium for Playwright: Debian's package where apt-get works, else Playwright's own download.
+install-test: install
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	else $(BIN)/playwright install chromium; fi
+
+run: install
+	@if [ -f server/main.py ]; then $(BIN)/python -m server; else echo "server not built yet"; fi
+
+test: install-test
+	$(BIN)/python -m pytest tests e2e
+
+test-unit: install
+	$(BIN)/python -m pytest tests
+
+bench: install
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) web/node_modules web/dist

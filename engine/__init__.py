@@ -1,0 +1,1 @@
+"""A JAX-like transformation engine on numpy."""

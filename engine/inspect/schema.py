@@ -1,0 +1,230 @@
+"""The run report: the one contract between engine, server and page.
+
+The engine fills it (``engine.inspect.run``), the server only limits and transports it, and the
+page only renders it. ``web/src/report.ts`` mirrors these models; keep the two in step.
+Non-finite floats are sent as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` because
+JSON has no spelling for them.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, Field
+
+REPORT_VERSION = 1
+
+TransformName = Literal["grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jit", "pmap"]
+
+
+class TransformSpec(BaseModel):
+    """One layer of a transformation stack, innermost first.
+
+    ``options`` maps keyword names to Python expressions, exactly as they appear in code:
+    ``{"in_axes": "(None, 0)", "axis_name": "'i'"}``.
+    """
+    name: TransformName
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+class RunRequest(BaseModel):
+    code: str
+    function: Optional[str] = Field(None, description="Target function; None runs the code as a script.")
+    stack: list[TransformSpec] = Field(default_factory=list, description="Innermost first.")
+    args: list[str] = Field(default_factory=list, description="Arguments as Python expressions.")
+
+
+class SourceInfo(BaseModel):
+    file: str = "<user>"
+    line: int
+    column: Optional[int] = None
+    function: Optional[str] = None
+
+
+Number = Union[float, str, None]  # str for "NaN"/"Infinity"/"-Infinity"
+
+
+class ArraySummary(BaseModel):
+    kind: Literal["array"] = "array"
+    shape: list[int]
+    dtype: str
+    weak_type: bool = False
+    min: Number = None
+    max: Number = None
+    mean: Number = None
+    nan_count: int = 0
+    inf_count: int = 0
+    data: Any = Field(None, description="Nested lists up to the size cap, else None.")
+    truncated: bool = False
+    devices: Optional[list[int]] = Field(None, description="Device ids holding the shards, for sharded arrays.")
+
+
+class TreeNode(BaseModel):
+    kind: Literal["tuple", "list", "dict", "namedtuple", "none", "object"]
+    type_name: Optional[str] = None
+    keys: Optional[list[str]] = None
+    children: list["Value"] = Field(default_factory=list)
+    repr: Optional[str] = None
+
+
+Value = Union[ArraySummary, TreeNode]
+
+
+class Frame(BaseModel):
+    file: str
+    line: int
+    function: str
+    text: Optional[str] = None
+    user: bool = False
+
+
+class RunError(BaseModel):
+    type: str
+    mro: list[str] = Field(default_factory=list)
+    message: str
+    line: Optional[int] = None
+    column: Optional[int] = None
+    end_line: Optional[int] = None
+    end_column: Optional[int] = None
+    layer: Optional[str] = Field(None, description="The transformation that raised, e.g. 'jit' or 'vmap'.")
+    suggestion: Optional[str] = None
+    traceback: list[Frame] = Field(default_factory=list)
+    limit: Optional[Literal["timeout", "cpu", "memory", "output", "code_size", "killed"]] = None
+
+
+class IRVar(BaseModel):
+    id: str
+    shape: list[int]
+    dtype: str
+    weak_type: bool = False
+
+
+class IRAtom(BaseModel):
+    var: Optional[str] = None
+    literal: Optional[str] = None
+
+
+class IRNode(BaseModel):
+    id: str
+    primitive: str
+    params: dict[str, str] = Field(default_factory=dict)
+    inputs: list[IRAtom] = Field(default_factory=list)
+    outputs: list[str] = Field(default_factory=list)
+    source: Optional[SourceInfo] = None
+    subgraphs: list["IRGraph"] = Field(default_factory=list)
+    added: bool = Field(False, description="Introduced by this stage's transformation.")
+
+
+class IRGraph(BaseModel):
+    name: str
+    invars: list[str] = Field(default_factory=list)
+    constvars: list[str] = Field(default_factory=list)
+    outvars: list[IRAtom] = Field(default_factory=list)
+    vars: dict[str, IRVar] = Field(default_factory=dict)
+    nodes: list[IRNode] = Field(default_factory=list)
+
+
+class Stage(BaseModel):
+    name: str = Field(description="e.g. 'f', 'grad(f)', 'vmap(grad(f))'.")
+    transform: Optional[str] = None
+    text: str
+    graph: Optional[IRGraph] = None
+
+
+class JitInfo(BaseModel):
+    backend: Literal["numba", "interpreter"]
+    cache: Literal["hit", "miss", "disk"] = "miss"
+    recompile_reason: Optional[str] = None
+    source: Optional[str] = None
+    fallbacks: list[str] = Field(default_factory=list, description="Primitives run by the interpreter.")
+
+
+class TimingEvent(BaseModel):
+    name: str
+    category: Literal["trace", "transform", "lower", "compile", "execute", "transfer", "collective", "run"]
+    start_ms: float
+    duration_ms: float
+    device: Optional[int] = None
+    call: Optional[int] = None
+
+
+class DeviceRecord(BaseModel):
+    id: int
+    coords: list[int] = Field(default_factory=list)
+    inputs: list[ArraySummary] = Field(default_factory=list)
+    outputs: list[ArraySummary] = Field(default_factory=list)
+    compute_ms: float = 0.0
+    collective_wait_ms: float = 0.0
+
+
+class CollectiveEvent(BaseModel):
+    seq: int
+    primitive: str
+    axis_name: str
+    devices: list[int]
+    start_ms: float
+    duration_ms: float
+    nbytes: int = 0
+    shape: list[int] = Field(default_factory=list)
+    dtype: str = ""
+    perm: Optional[list[list[int]]] = None
+
+
+class PmapInfo(BaseModel):
+    axis_names: list[Optional[str]] = Field(default_factory=list)
+    mesh: list[int] = Field(default_factory=list)
+    devices: list[DeviceRecord] = Field(default_factory=list)
+    collectives: list[CollectiveEvent] = Field(default_factory=list)
+
+
+class DebugStep(BaseModel):
+    index: int
+    node: str
+    primitive: str
+    source: Optional[SourceInfo] = None
+    outputs: list[ArraySummary] = Field(default_factory=list)
+    nonfinite: bool = False
+
+
+class DebugTrace(BaseModel):
+    graph: str = Field(description="Name of the stage whose equations are stepped.")
+    steps: list[DebugStep] = Field(default_factory=list)
+    first_nonfinite: Optional[int] = None
+    truncated: bool = False
+
+
+class TransformedCall(BaseModel):
+    id: int
+    label: str = Field(description="The composed call as code, e.g. 'jit(vmap(grad(loss)))'.")
+    function: str
+    source: Optional[SourceInfo] = None
+    stages: list[Stage] = Field(default_factory=list)
+    jit: Optional[JitInfo] = None
+    pmap: Optional[PmapInfo] = None
+    debug: Optional[DebugTrace] = None
+    timings: list[TimingEvent] = Field(default_factory=list)
+
+
+class DebugPrint(BaseModel):
+    device: Optional[int] = None
+    text: str
+
+
+class RunReport(BaseModel):
+    version: int = REPORT_VERSION
+    engine_version: str
+    mode: Literal["script", "stack"]
+    ok: bool
+    label: Optional[str] = None
+    stdout: str = ""
+    stderr: str = ""
+    result: Optional[Value] = None
+    error: Optional[RunError] = None
+    calls: list[TransformedCall] = Field(default_factory=list)
+    timings: list[TimingEvent] = Field(default_factory=list)
+    prints: list[DebugPrint] = Field(default_factory=list)
+    device_count: int = 1
+    duration_ms: float = 0.0
+
+
+TreeNode.model_rebuild()
+IRNode.model_rebuild()
