@@ -1,1 +1,13 @@
-"""A JAX-like transformation engine on numpy."""
+"""A JAX-like transformation engine on numpy: ``import engine as jax``.
+
+>>> import engine as jax, engine.numpy as jnp
+>>> jax.grad(jnp.tanh)(1.0)
+Array(0.41997433, dtype=float32, weak_type=True)
+"""
+__version__ = "0.1.0"
+
+from . import core, errors, tree_util, lax  # noqa: F401
+from .core import Array  # noqa: F401
+from .api import (jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian,  # noqa: F401
+                  hessian, vmap, jit, make_jaxpr, block_until_ready)
+from .jit import ShapeDtypeStruct  # noqa: F401

@@ -1,0 +1,522 @@
+"""Automatic differentiation: forward mode (JVP) with symbolic zeros, partial evaluation, and
+reverse mode as linearize + transpose, so that grad, vjp and jacrev share one mechanism.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from . import core
+from .core import ShapedArray, Trace, Tracer, float0
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+jvp_rules: dict[core.Primitive, Callable] = {}
+transpose_rules: dict[core.Primitive, Callable] = {}
+partial_eval_rules: dict[core.Primitive, Callable] = {}        # on tracers, during linearize
+partial_eval_jaxpr_rules: dict[core.Primitive, Callable] = {}  # on equations, splitting a jaxpr
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic zeros.
+
+class Zero:
+    """A tangent or cotangent known to be zero; rules skip work on it."""
+    __slots__ = ('aval',)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    if np.issubdtype(aval.dtype, np.inexact):
+        return aval
+    return ShapedArray(aval.shape, float0, False)
+
+
+def zeros_like_aval(aval: ShapedArray):
+    from . import lax
+    if aval.dtype == float0:
+        return np.zeros(aval.shape, float0)
+    return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
+
+
+def instantiate_zeros(t):
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(x, y):
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return add_jaxvals_p.bind(x, y)
+
+
+# Addition of tangents and cotangents: its own primitive (as in JAX) so that transposes of
+# fan-out stay visible and never broadcast.
+add_jaxvals_p = core.Primitive('add_any')
+add_jaxvals_p.def_impl(lambda x, y: np.add(x, y))
+add_jaxvals_p.def_abstract_eval(lambda x, y: x.update(weak_type=x.weak_type and y.weak_type))
+jvp_rules[add_jaxvals_p] = lambda primals, tangents: (
+    add_jaxvals_p.bind(*primals), add_tangents(*tangents))
+transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode.
+
+class JVPTracer(Tracer):
+    __slots__ = ('primal', 'tangent')
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return core.get_aval(self.primal)
+
+    def concrete_value(self):
+        return core.concrete_or_none(self.primal)
+
+    def full_lower(self):
+        if type(self.tangent) is Zero:
+            return core.full_lower(self.primal)
+        return self
+
+
+class JVPTrace(Trace):
+    def pure(self, val):
+        return JVPTracer(self, val, Zero(tangent_aval(core.get_aval(val))))
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents):
+            out = primitive.bind(*primals, **params)
+            if primitive.multiple_results:
+                return [JVPTracer(self, o, Zero(tangent_aval(core.get_aval(o)))) for o in out]
+            return JVPTracer(self, out, Zero(tangent_aval(core.get_aval(out))))
+        rule = jvp_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+        primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return JVPTracer(self, primal_out, tangent_out)
+
+
+def jvp_flat(f, primals, tangents, instantiate=True):
+    with core.new_main(JVPTrace) as main:
+        trace = JVPTrace(main)
+        tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        outs = f(*tracers_in)
+        tracers_out = [trace.full_raise(o) for o in outs]
+        primals_out = [t.primal for t in tracers_out]
+        tangents_out = [t.tangent for t in tracers_out]
+    if instantiate:
+        tangents_out = [instantiate_zeros(t) for t in tangents_out]
+    return primals_out, tangents_out
+
+
+# Helpers to write rules as rows, in JAX's manner.
+
+def defjvp(primitive, *jvp_fns):
+    """One function per argument: ``fn(tangent, *primals, **params) -> output tangent``."""
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        acc = Zero(tangent_aval(core.get_aval(out)))
+        for fn, t in zip(jvp_fns, tangents):
+            if fn is not None and type(t) is not Zero:
+                acc = add_tangents(acc, fn(t, *primals, **params))
+        return out, acc
+    jvp_rules[primitive] = rule
+
+
+def defjvp2(primitive, *jvp_fns):
+    """Like defjvp, but each function also receives the primal output: ``fn(g, ans, *primals)``."""
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        acc = Zero(tangent_aval(core.get_aval(out)))
+        for fn, t in zip(jvp_fns, tangents):
+            if fn is not None and type(t) is not Zero:
+                acc = add_tangents(acc, fn(t, out, *primals, **params))
+        return out, acc
+    jvp_rules[primitive] = rule
+
+
+def deflinear(primitive, transpose_rule):
+    """A primitive linear in all its arguments: its JVP is itself applied to the tangents."""
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        if primitive.multiple_results:
+            return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
+        return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
+    jvp_rules[primitive] = rule
+    transpose_rules[primitive] = transpose_rule
+
+
+def defzero(primitive):
+    """Outputs whose derivative is zero everywhere (comparisons, integer ops, argmax...)."""
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        if primitive.multiple_results:
+            return out, [Zero(tangent_aval(core.get_aval(o))) for o in out]
+        return out, Zero(tangent_aval(core.get_aval(out)))
+    jvp_rules[primitive] = rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Partial evaluation: run what is known, stage out what depends on unknowns.
+
+class PartialVal:
+    __slots__ = ('aval', 'const')
+
+    def __init__(self, aval, const):
+        self.aval, self.const = aval, const
+
+    @classmethod
+    def known(cls, val):
+        return cls(core.get_aval(val), val)
+
+    @classmethod
+    def unknown(cls, aval):
+        return cls(aval, None)
+
+    is_known = property(lambda self: self.const is not None)
+
+
+class LambdaBindingRecipe:
+    __slots__ = ()
+
+
+class ConstRecipe:
+    __slots__ = ('val',)
+
+    def __init__(self, val):
+        self.val = val
+
+
+class JaxprEqnRecipe:
+    __slots__ = ('prim', 'tracers_in', 'params', 'avals_out', 'tracers_out', 'source_info')
+
+    def __init__(self, prim, tracers_in, params, avals_out, tracers_out, source_info):
+        self.prim, self.tracers_in, self.params = prim, tracers_in, params
+        self.avals_out, self.tracers_out, self.source_info = avals_out, tracers_out, source_info
+
+
+class PartialEvalTracer(Tracer):
+    __slots__ = ('pval', 'recipe')
+
+    def __init__(self, trace, pval, recipe):
+        self._trace = trace
+        self.pval = pval
+        self.recipe = recipe
+
+    @property
+    def aval(self):
+        return self.pval.aval
+
+    def concrete_value(self):
+        return core.concrete_or_none(self.pval.const) if self.pval.is_known else None
+
+    def full_lower(self):
+        if self.pval.is_known:
+            return core.full_lower(self.pval.const)
+        return self
+
+
+class PartialEvalTrace(Trace):
+    def new_arg(self, pval: PartialVal):
+        return PartialEvalTracer(self, pval, LambdaBindingRecipe())
+
+    def pure(self, val):
+        return PartialEvalTracer(self, PartialVal.known(val), None)
+
+    lift = pure
+
+    def instantiate_const(self, tracer: PartialEvalTracer) -> PartialEvalTracer:
+        if tracer.pval.is_known:
+            val = tracer.pval.const
+            return PartialEvalTracer(self, PartialVal.unknown(core.get_aval(val)), ConstRecipe(val))
+        return tracer
+
+    def process_primitive(self, primitive, tracers, params):
+        if all(t.pval.is_known for t in tracers):
+            return primitive.bind(*[core.full_lower(t) for t in tracers], **params)
+        rule = partial_eval_rules.get(primitive)
+        if rule is not None:
+            return rule(self, tracers, **params)
+        tracers_in = [self.instantiate_const(t) for t in tracers]
+        avals_in = [t.aval for t in tracers_in]
+        avals_out = primitive.abstract_eval(*avals_in, **params)
+        outs = avals_out if primitive.multiple_results else [avals_out]
+        tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in outs]
+        recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out,
+                                core.current_source_info())
+        for t in tracers_out:
+            t.recipe = recipe
+        return tracers_out if primitive.multiple_results else tracers_out[0]
+
+
+def partial_eval_flat(f, pvals_in: list[PartialVal]):
+    with core.new_main(PartialEvalTrace) as main:
+        trace = PartialEvalTrace(main)
+        tracers_in = [trace.new_arg(pval) for pval in pvals_in]
+        outs = f(*tracers_in)
+        tracers_out = [trace.full_raise(o) for o in outs]
+        pvals_out = [t.pval for t in tracers_out]
+        unk_tracers_in = [t for t in tracers_in if t.pval.const is None]
+        unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
+        jaxpr, consts = tracers_to_jaxpr(unk_tracers_in, unk_tracers_out)
+    return jaxpr, pvals_out, consts
+
+
+def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
+    tracer_to_var: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
+    constvar_to_val: dict[int, tuple[Var, Any]] = {}
+    processed: set[int] = set()
+    eqns = []
+    for t in _toposort(tracers_out):
+        r = t.recipe
+        if isinstance(r, LambdaBindingRecipe):
+            assert id(t) in tracer_to_var, "unexpected input tracer"
+        elif isinstance(r, ConstRecipe):
+            key = id(r.val)
+            if key not in constvar_to_val:
+                constvar_to_val[key] = (Var(t.aval), r.val)
+            tracer_to_var[id(t)] = constvar_to_val[key][0]
+        elif isinstance(r, JaxprEqnRecipe):
+            if id(r) not in processed:
+                ins = [tracer_to_var[id(x)] for x in r.tracers_in]
+                outs = [Var(a) for a in r.avals_out]
+                for x, v in zip(r.tracers_out, outs):
+                    tracer_to_var[id(x)] = v
+                eqns.append(JaxprEqn(r.prim, ins, r.params, outs, r.source_info))
+                processed.add(id(r))
+        else:
+            raise TypeError(r)
+    constvars = [v for v, _ in constvar_to_val.values()]
+    constvals = [c for _, c in constvar_to_val.values()]
+    in_binders = constvars + [tracer_to_var[id(t)] for t in tracers_in]
+    out_vars = [tracer_to_var[id(t)] for t in tracers_out]
+    return Jaxpr([], in_binders, eqns, out_vars), constvals
+
+
+def _parents(t):
+    r = t.recipe
+    return r.tracers_in if isinstance(r, JaxprEqnRecipe) else []
+
+
+def _toposort(out_nodes):
+    # Iterative DFS post-order (deep programs would overflow Python's recursion limit).
+    order, seen = [], set()
+    for root in out_nodes:
+        if id(root) in seen:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            for p in reversed(_parents(node)):
+                if id(p) not in seen:
+                    stack.append((p, False))
+    return order
+
+
+def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
+    """Split a jaxpr into a known part (which also returns residuals) and an unknown part.
+
+    ``jaxpr1: known_ins -> known_outs + residuals``; ``jaxpr2: residuals + unknown_ins -> unknown_outs``.
+    Constvars count as known inputs of jaxpr1.
+    """
+    env: dict[Var, bool] = {}
+    residuals: dict[Var, None] = {}
+
+    def read(x):
+        return type(x) is Var and env[x]
+
+    def new_res(x):
+        if type(x) is Var:
+            residuals[x] = None
+        return x
+
+    for v in jaxpr.constvars:
+        env[v] = False
+    for v, unk in zip(jaxpr.in_binders, in_unknowns):
+        env[v] = unk
+    eqns1, eqns2 = [], []
+    for eqn in jaxpr.eqns:
+        unks_in = [read(x) for x in eqn.inputs]
+        rule = partial_eval_jaxpr_rules.get(eqn.primitive)
+        if rule is not None and any(unks_in):
+            eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
+            if eqn1 is not None:
+                eqns1.append(eqn1)
+            if eqn2 is not None:
+                eqns2.append(eqn2)
+            for r in res:
+                new_res(r)
+            for v, u in zip(eqn.out_binders, unks_out):
+                env[v] = u
+        elif any(unks_in):
+            ins = [x if unk else new_res(x) for x, unk in zip(eqn.inputs, unks_in)]
+            eqns2.append(JaxprEqn(eqn.primitive, ins, eqn.params, eqn.out_binders, eqn.source_info))
+            for v in eqn.out_binders:
+                env[v] = True
+        else:
+            eqns1.append(eqn)
+            for v in eqn.out_binders:
+                env[v] = False
+    out_unknowns = [read(x) for x in jaxpr.outs]
+    if instantiate is not None:
+        for x, uk, inst in zip(jaxpr.outs, out_unknowns, instantiate):
+            if inst and not uk:
+                new_res(x)
+        out_unknowns = [a or b for a, b in zip(out_unknowns, instantiate)]
+    # A residual that is an output-literal or known input is fine; ordering is deterministic.
+    res = list(residuals)
+    ins1 = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
+    ins2 = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if u]
+    outs1 = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
+    outs2 = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
+    jaxpr1 = Jaxpr(jaxpr.constvars, ins1, eqns1, outs1 + res)
+    # Residual vars are rebound as inputs of jaxpr2; rename to keep binders unique per jaxpr.
+    jaxpr2 = Jaxpr([], res + ins2, eqns2, outs2)
+    return jaxpr1, jaxpr2, out_unknowns, len(res)
+
+
+# ---------------------------------------------------------------------------------------------
+# Linearize, and reverse mode by transposition.
+
+def linearize_flat(f, primals):
+    """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``."""
+    pvals_in = [PartialVal.known(p) for p in primals]
+    tangent_avals = [tangent_aval(core.get_aval(p)) for p in primals]
+    differentiable = [a.dtype != float0 for a in tangent_avals]
+    pvals_in += [PartialVal.unknown(a) for a, d in zip(tangent_avals, differentiable) if d]
+    n = len(primals)
+
+    def f_jvp(*args):
+        ps, ts_unk = args[:n], list(args[n:])
+        ts = [ts_unk.pop(0) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
+        primals_out, tangents_out = jvp_flat(f, ps, ts)
+        return [*primals_out, *tangents_out]
+
+    jaxpr, pvals_out, consts = partial_eval_flat(f_jvp, pvals_in)
+    m = len(pvals_out) // 2
+    primal_pvals = pvals_out[:m]
+    if any(not p.is_known for p in primal_pvals):
+        raise core.UnexpectedTracerError("primal output depends on tangents; engine bug")
+    primals_out = [p.const for p in primal_pvals]
+    # Tangent outputs that partial eval found known (zeros) become constants of the linear jaxpr.
+    tangent_pvals = pvals_out[m:]
+    return primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals)
+
+
+class UndefPrimal:
+    __slots__ = ('aval',)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x) -> bool:
+    return type(x) is UndefPrimal
+
+
+def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
+    """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
+    primal_env: dict[Var, Any] = {}
+    ct_env: dict[Var, Any] = {}
+
+    def read_primal(x):
+        if type(x) is Literal:
+            return x.val
+        return primal_env.get(x, UndefPrimal(x.aval))
+
+    def write_cotangent(x, ct):
+        if type(x) is Var and ct is not None and type(ct) is not Zero:
+            prev = ct_env.get(x)
+            ct_env[x] = ct if prev is None else add_jaxvals_p.bind(prev, ct)
+
+    def read_cotangent(v):
+        ct = ct_env.pop(v, None)
+        return Zero(v.aval) if ct is None else ct
+
+    for v, a in zip(jaxpr.in_binders, args):
+        if not is_undefined(a):
+            primal_env[v] = a
+    for x, ct in zip(jaxpr.outs, cotangents):
+        write_cotangent(x, ct)
+
+    # Non-linear equations (on residuals only) are evaluated forward first.
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        ins = [read_primal(x) for x in eqn.inputs]
+        if any(is_undefined(x) for x in ins):
+            linear_eqns.append(eqn)
+            continue
+        with core.source_info_context(eqn.source_info):
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        for v, o in zip(eqn.out_binders, outs):
+            primal_env[v] = o
+
+    for eqn in reversed(linear_eqns):
+        cts_in = [read_cotangent(v) for v in eqn.out_binders]
+        if all(type(c) is Zero for c in cts_in):
+            continue
+        primals_in = [read_primal(x) for x in eqn.inputs]
+        rule = transpose_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"Transpose rule for '{eqn.primitive}' not implemented")
+        with core.source_info_context(eqn.source_info):
+            if eqn.primitive.multiple_results:
+                cts_out = rule(cts_in, *primals_in, **eqn.params)
+            else:
+                cts_out = rule(cts_in[0], *primals_in, **eqn.params)
+        for x, ct in zip(eqn.inputs, cts_out):
+            if type(x) is Var and is_undefined(read_primal(x)):
+                write_cotangent(x, ct)
+    return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
+
+
+def vjp_flat(f, primals):
+    """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
+    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(f, primals)
+    unknown_outs = [not p.is_known for p in tangent_pvals]
+
+    def f_vjp(*cts):
+        cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
+        undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
+        cts_in = backward_pass(jaxpr, [*consts, *undef], cts_unk)
+        it = iter(cts_in)
+        out = []
+        for a, d in zip(tangent_avals, differentiable):
+            out.append(next(it) if d else Zero(a))
+        return out
+
+    return primals_out, f_vjp
+
+
+def linear_transpose_flat(jaxpr: Jaxpr, consts, in_avals, cts):
+    undef = [UndefPrimal(a) for a in in_avals]
+    return backward_pass(jaxpr, [*consts, *undef], cts)

@@ -1,0 +1,468 @@
+"""The public transformations: jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev,
+hessian, vmap, jit, make_jaxpr. Each one flattens pytrees, calls a flat transformation, and
+rebuilds the output tree.
+"""
+from __future__ import annotations
+
+import functools
+import inspect as _pyinspect
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import ad, batching, core
+from .core import Array, ShapedArray, Tracer
+from .tree_util import (broadcast_prefix, tree_flatten, tree_map, tree_structure, tree_unflatten,
+                        treedef_is_leaf)
+
+
+def _flatten_fun(fun, in_tree, out_store: list):
+    """Wrap a pytree function as a flat one; the output treedef lands in ``out_store``."""
+    def flat(*leaves):
+        args, kwargs = tree_unflatten(in_tree, leaves)
+        out = fun(*args, **kwargs)
+        out_leaves, out_tree = tree_flatten(out)
+        out_store[:] = [out_tree]
+        return out_leaves
+    return flat
+
+
+def _check_arrays(leaves, what):
+    for x in leaves:
+        if not core.is_array_like(x):
+            if hasattr(x, '__jax_array__'):
+                continue
+            raise TypeError(f"Argument {x!r} of type {type(x).__name__} passed to {what} is not a valid "
+                            f"array type. Pass arrays, numbers, or tuples/lists/dicts of them; mark "
+                            f"other arguments static.")
+
+
+def _argnums_tuple(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _partial_args(fun, argnums, args, kwargs):
+    """``(f_partial, dyn_args)``: a function of only the differentiated positional args."""
+    nargs = len(args)
+    for i in argnums:
+        if not -nargs <= i < nargs:
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                            f"{max(argnums) + 1} positional arguments to be passed by the caller, "
+                            f"but got only {nargs} positional arguments.")
+    argnums = tuple(i % nargs for i in argnums)
+    dyn = [args[i] for i in argnums]
+
+    def f_partial(*dyn_args):
+        full = list(args)
+        for i, a in zip(argnums, dyn_args):
+            full[i] = a
+        return fun(*full, **kwargs)
+    return f_partial, dyn
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward and reverse mode.
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """Evaluate ``fun`` and its Jacobian-vector product at ``primals`` along ``tangents``.
+
+    >>> jvp(jnp.sin, (0.0,), (1.0,))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    primals_flat, in_tree = tree_flatten((tuple(primals), {}))
+    tangents_flat, t_tree = tree_flatten((tuple(tangents), {}))
+    if in_tree != t_tree:
+        raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree structure; "
+                        f"primals have tree structure {in_tree} whereas tangents have {t_tree}.")
+    _check_arrays(primals_flat, 'jvp')
+    for p, t in zip(primals_flat, tangents_flat):
+        pa, ta = core.get_aval(p), core.get_aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(f"jvp called with different primal and tangent shapes; got primal shape "
+                             f"{pa.shape} and tangent shape {ta.shape}")
+    out_store = []
+    f = _aux_fun(fun, has_aux)
+    flat = _flatten_fun(f, in_tree, out_store)
+    tangents_flat = [t if np.issubdtype(core.get_aval(p).dtype, np.inexact)
+                     else ad.Zero(ad.tangent_aval(core.get_aval(p)))
+                     for p, t in zip(primals_flat, tangents_flat)]
+    primals_out, tangents_out = ad.jvp_flat(flat, primals_flat, tangents_flat)
+    out_tree = out_store[0]
+    p_out = tree_unflatten(out_tree, primals_out)
+    t_out = tree_unflatten(out_tree, tangents_out)
+    if has_aux:
+        return p_out[0], t_out[0], p_out[1]
+    return p_out, t_out
+
+
+def _aux_fun(fun, has_aux):
+    if not has_aux:
+        return fun
+
+    def f(*args, **kwargs):
+        out = fun(*args, **kwargs)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (output, aux); "
+                            f"got {type(out).__name__}.")
+        return out
+    return f
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """``(primals_out, f_jvp)``: the output and a function evaluating the JVP at ``primals``."""
+    primals_flat, in_tree = tree_flatten((primals, {}))
+    _check_arrays(primals_flat, 'linearize')
+    out_store = []
+    flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
+    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = ad.linearize_flat(flat, primals_flat)
+    out_tree = out_store[0]
+
+    def f_jvp(*tangents):
+        t_flat, t_tree = tree_flatten((tangents, {}))
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function called with tree {t_tree}, expected {in_tree}")
+        unk = [t for t, d in zip(t_flat, differentiable) if d]
+        from .ir import eval_jaxpr
+        outs = iter(eval_jaxpr(jaxpr, [*consts, *unk]))
+        res = [next(outs) if not p.is_known else p.const for p in tangent_pvals]
+        return tree_unflatten(out_tree, res)
+
+    out = tree_unflatten(out_tree, primals_out)
+    if has_aux:
+        return out[0], f_jvp, out[1]
+    return out, f_jvp
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """``(primals_out, f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to the inputs.
+
+    >>> y, f_vjp = vjp(jnp.sin, 0.5)
+    >>> f_vjp(1.0)   # (cos(0.5),)
+    """
+    primals_flat, in_tree = tree_flatten((primals, {}))
+    _check_arrays(primals_flat, 'vjp')
+    out_store = []
+    flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
+    primals_out, f_vjp_flat = ad.vjp_flat(flat, primals_flat)
+    out_tree = out_store[0]
+    if has_aux:
+        # The aux outputs came along as extra outputs; they get zero cotangents.
+        main_tree = out_tree.children()[0]
+        n_main = main_tree.num_leaves
+        out_main = tree_unflatten(main_tree, primals_out[:n_main])
+        aux = tree_unflatten(out_tree.children()[1], primals_out[n_main:])
+        aux_avals = [core.get_aval(a) for a in primals_out[n_main:]]
+    else:
+        main_tree, out_main, n_main, aux_avals = out_tree, tree_unflatten(out_tree, primals_out), len(primals_out), []
+    out_avals = [core.get_aval(p) for p in primals_out[:n_main]]
+    in_avals = [core.get_aval(p) for p in primals_flat]
+
+    def f_vjp(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != main_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure "
+                            f"of primal output {main_tree}.")
+        for c, a in zip(ct_flat, out_avals):
+            ca = core.get_aval(c)
+            if ca.shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function {ca.shape} must "
+                                 f"be the same as the shape of corresponding primal input {a.shape}.")
+        ct_flat = [ad.Zero(ad.tangent_aval(a)) for a in aux_avals]
+        ct_all = [*tree_flatten(ct)[0], *ct_flat]
+        cts_in = f_vjp_flat(*ct_all)
+        cts_in = [ad.instantiate_zeros(c) if type(c) is ad.Zero else c for c in cts_in]
+        cts_in = [_match_dtype(c, a) for c, a in zip(cts_in, in_avals)]
+        args_ct, _ = tree_unflatten(in_tree, cts_in)
+        return tuple(args_ct)
+
+    if has_aux:
+        return out_main, f_vjp, aux
+    return out_main, f_vjp
+
+
+def _match_dtype(ct, aval):
+    if isinstance(ct, np.ndarray) and ct.dtype == core.float0:
+        return ct
+    ca = core.get_aval(ct)
+    if ca.dtype != aval.dtype or ca.weak_type != aval.weak_type:
+        from . import lax
+        return lax.convert_element_type(ct, aval.dtype, aval.weak_type)
+    return ct
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes=()):
+    """A function returning ``(fun(*args), grad(fun)(*args))``."""
+    nums = _argnums_tuple(argnums)
+    name = getattr(fun, '__name__', 'fun')
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
+        if not allow_int:
+            for leaf in tree_flatten(dyn)[0]:
+                dt = core.get_aval(leaf).dtype
+                if not np.issubdtype(dt, np.inexact):
+                    raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
+                                    f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                                    f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+        if has_aux:
+            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(f_partial, *dyn)
+        aval = core.get_aval(ans) if core.is_array_like(ans) else None
+        if aval is None:
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output was {ans!r}.")
+        if aval.shape != ():
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                            f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp.")
+        if not np.issubdtype(aval.dtype, np.floating):
+            raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                            f"np.floating), but got {aval.dtype.name}.")
+        from . import lax
+        g = f_vjp(lax.full((), 1.0, aval.dtype, aval.weak_type))
+        g = g[0] if isinstance(argnums, int) else tuple(g)
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    value_and_grad_f.__name__ = f"value_and_grad({name})"
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes=()):
+    """The gradient of a scalar function with respect to positional argument(s) ``argnums``.
+
+    >>> grad(jnp.tanh)(1.0)
+    Array(0.41997433, dtype=float32, weak_type=True)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+
+    grad_f.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
+    return grad_f
+
+
+def _std_basis(leaves):
+    """Rows of the identity over all leaves' elements, split back into each leaf's shape."""
+    avals = [core.get_aval(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    total = sum(sizes)
+    dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
+    dtype = core.canonical_dtype(dtype if np.issubdtype(dtype, np.inexact) else np.float32)
+    eye = np.eye(total, dtype=dtype)
+    out, start = [], 0
+    for a, s in zip(avals, sizes):
+        out.append(Array(eye[:, start:start + s].reshape((total, *a.shape))))
+        start += s
+    return out, total
+
+
+def _jac_tree(out_leaves_avals, out_tree, in_avals, in_tree, blocks, out_first: bool):
+    """Arrange jacobian blocks as a tree of outputs of trees of inputs (JAX's layout)."""
+    rows = []
+    for i, oa in enumerate(out_leaves_avals):
+        row = [blocks[i][j] for j in range(len(in_avals))]
+        rows.append(tree_unflatten(in_tree, row))
+    return tree_unflatten(out_tree, rows)
+
+
+def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Jacobian of ``fun`` by forward mode (a ``vmap`` of ``jvp`` over a basis)."""
+    nums = _argnums_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        from . import lax
+        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
+        dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
+        dyn_flat, dyn_tree = tree_flatten(dyn_arg)
+        for leaf in dyn_flat:
+            if not np.issubdtype(core.get_aval(leaf).dtype, np.inexact):
+                raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                                f"of np.floating), but got {core.get_aval(leaf).dtype.name}.")
+        out_store = []
+
+        def f_flat(*leaves):
+            a = tree_unflatten(dyn_tree, leaves)
+            out = f_partial(a) if isinstance(argnums, int) else f_partial(*a)
+            if has_aux:
+                out, aux = out
+                out_store[:] = [aux]
+            return out
+
+        def pushfwd(*tangents):
+            return jvp(f_flat, tuple(dyn_flat), tuple(tangents))
+
+        basis, total = _std_basis(dyn_flat)
+        y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
+        y_flat, y_tree = tree_flatten(y)
+        jac_flat = tree_flatten(jac)[0]
+        in_avals = [core.get_aval(x) for x in dyn_flat]
+        blocks = []
+        for yv, jv in zip(y_flat, jac_flat):
+            ya = core.get_aval(yv)
+            row, start = [], 0
+            for a in in_avals:
+                piece = _slice_last(jv, start, start + a.size)
+                row.append(lax.reshape(piece, (*ya.shape, *a.shape)))
+                start += a.size
+            blocks.append(row)
+        out = _jac_tree(y_flat, y_tree, in_avals, dyn_tree, blocks, True)
+        return (out, out_store[0]) if has_aux else out
+
+    return jacfun
+
+
+def _slice_last(x, start, stop):
+    from . import numpy as jnp
+    return x[..., start:stop]
+
+
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
+    """The Jacobian of ``fun`` by reverse mode (a ``vmap`` of ``vjp`` over a basis)."""
+    nums = _argnums_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        from . import lax
+        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
+        if has_aux:
+            y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            y, pullback = vjp(f_partial, *dyn)
+        y_flat, y_tree = tree_flatten(y)
+        basis, total = _std_basis(y_flat)
+
+        def pull_flat(*cts):
+            return pullback(tree_unflatten(y_tree, list(cts)))
+
+        jac = vmap(pull_flat)(*basis)  # tuple over dyn args, each: tree of (total, *in_shape)
+        jac = jac[0] if isinstance(argnums, int) else jac
+        jac_flat, in_tree = tree_flatten(jac)
+        in_avals = [core.get_aval(j) for j in jac_flat]
+        blocks = []
+        start = 0
+        for yv in y_flat:
+            ya = core.get_aval(yv)
+            row = []
+            for j in jac_flat:
+                ja = core.get_aval(j)
+                piece = j[start:start + ya.size]
+                row.append(lax.reshape(piece, (*ya.shape, *ja.shape[1:])))
+            blocks.append(row)
+            start += ya.size
+        out = _jac_tree(y_flat, y_tree, in_avals, in_tree, blocks, False)
+        return (out, aux) if has_aux else out
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Hessian of a scalar function, as ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+
+
+# ---------------------------------------------------------------------------------------------
+# vmap.
+
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorize ``fun`` over a new leading (or ``in_axes``) axis of its arguments.
+
+    >>> vmap(jnp.dot, in_axes=(0, None))(xs, w)   # one dot per row of xs
+    """
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, 'in_axes')
+    _check_axes_spec(out_axes, 'out_axes')
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                             f"to the positional arguments passed to the function, but got "
+                             f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        args_flat, in_tree = tree_flatten((args, kwargs))
+        _check_arrays(args_flat, 'vmap')
+        try:
+            axes_args = broadcast_prefix(in_axes if isinstance(in_axes, tuple) else
+                                         (in_axes,) * len(args), args, is_leaf=lambda x: x is None)
+        except ValueError as e:
+            raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding "
+                             f"value: {e}") from None
+        axes_flat = list(axes_args) + [0] * (len(args_flat) - len(axes_args))
+        in_dims, sizes = [], []
+        for x, ax in zip(args_flat, axes_flat):
+            if ax is None:
+                in_dims.append(None)
+                continue
+            nd = core.get_aval(x).ndim
+            if not -nd <= ax < nd:
+                raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
+                                 f"implies that its rank should be at least {ax + 1 if ax >= 0 else -ax}, "
+                                 f"but is only {nd} (its shape is {core.get_aval(x).shape}). Use "
+                                 f"in_axes=None for arguments that should not be mapped, e.g. "
+                                 f"in_axes=(0, None).")
+            ax = ax % nd
+            in_dims.append(ax)
+            sizes.append(core.get_aval(x).shape[ax])
+        if not sizes and axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        size = axis_size if axis_size is not None else sizes[0]
+        if any(s != size for s in sizes):
+            desc = ', '.join(f"axis {d} of an argument of shape {core.get_aval(x).shape} has size "
+                             f"{core.get_aval(x).shape[d]}" for x, d in zip(args_flat, in_dims) if d is not None)
+            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped: {desc}. "
+                             f"Every mapped axis must have the same size.")
+        out_store = []
+        flat = _flatten_fun(fun, in_tree, out_store)
+
+        def out_dims_spec(n):
+            out_tree = out_store[0]
+            try:
+                dims = broadcast_prefix(out_axes, tree_unflatten(out_tree, [0] * n),
+                                        is_leaf=lambda x: x is None)
+            except ValueError as e:
+                raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
+                                 f"corresponding value: {e}") from None
+            return list(dims)
+
+        with core.source_info_context(None):
+            outs = batching.vmap_flat(flat, size, axis_name, in_dims, args_flat, out_dims_spec)
+        return tree_unflatten(out_store[0], outs)
+
+    vmap_f.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
+    return vmap_f
+
+
+def _check_axes_spec(spec, what):
+    for leaf in tree_flatten(spec, is_leaf=lambda x: x is None)[0]:
+        if leaf is not None and not isinstance(leaf, (int, np.integer)):
+            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
+                            f"types as leaves, but got {leaf!r}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# make_jaxpr and jit live in their own module; re-exported here for one import path.
+
+from .jit import jit, make_jaxpr  # noqa: E402
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree ``x`` (computation is synchronous here)."""
+    for leaf in tree_flatten(x)[0]:
+        if hasattr(leaf, 'block_until_ready'):
+            leaf.block_until_ready()
+    return x

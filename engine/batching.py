@@ -1,0 +1,180 @@
+"""Vectorizing map: each value carries the axis along which it is batched (or ``not_mapped``)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import core
+from .core import ShapedArray, Trace, Tracer
+
+
+class NotMapped:
+    def __repr__(self):
+        return 'not_mapped'
+
+
+not_mapped = NotMapped()
+
+batch_rules: dict[core.Primitive, Callable] = {}
+# Collectives consult the axis name; `vmap(..., axis_name=)` registers its frame here.
+axis_frames: list['AxisFrame'] = []
+
+
+class AxisFrame:
+    __slots__ = ('name', 'size', 'main')
+
+    def __init__(self, name, size, main):
+        self.name, self.size, self.main = name, size, main
+
+
+class BatchTracer(Tracer):
+    __slots__ = ('val', 'batch_dim')
+
+    def __init__(self, trace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        aval = core.get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+    def full_lower(self):
+        if self.batch_dim is not_mapped:
+            return core.full_lower(self.val)
+        return self
+
+
+class BatchTrace(Trace):
+    def pure(self, val):
+        return BatchTracer(self, val, not_mapped)
+
+    lift = pure
+
+    @property
+    def axis_size(self):
+        return self.main.global_data.size
+
+    @property
+    def axis_name(self):
+        return self.main.global_data.name
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is not_mapped for d in dims):
+            return primitive.bind(*vals, **params)
+        rule = batch_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Batching rule for '{primitive}' not implemented")
+        with _current_batch_trace(self):
+            out, out_dims = rule(self.axis_size, vals, dims, **params)
+        if primitive.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dims)]
+        return BatchTracer(self, out, out_dims)
+
+
+_trace_ctx: list[BatchTrace] = []
+
+
+class _current_batch_trace:
+    """Lets collective rules find the vmap whose axis they act on."""
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        _trace_ctx.append(self.trace)
+
+    def __exit__(self, *exc):
+        _trace_ctx.pop()
+
+
+def current_batch_trace():
+    return _trace_ctx[-1] if _trace_ctx else None
+
+
+def moveaxis(x, src, dst):
+    from . import lax
+    if src == dst:
+        return x
+    ndim = np.ndim(x) if not isinstance(x, Tracer) else x.ndim
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+def bdim_at_front(x, bdim, size):
+    """Move the batch axis to 0, broadcasting an unmapped value to the batch size."""
+    from . import lax
+    if bdim is not_mapped:
+        shape = tuple(core.get_aval(x).shape)
+        return lax.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+    return moveaxis(x, bdim, 0)
+
+
+def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callable):
+    """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis."""
+    frame = AxisFrame(axis_name, axis_size, None)
+    with core.new_main(BatchTrace, frame) as main:
+        frame.main = main
+        trace = BatchTrace(main)
+        tracers_in = [BatchTracer(trace, x, d) if d is not None else x for x, d in zip(args, in_dims)]
+        outs = f(*tracers_in)
+        tracers_out = [trace.full_raise(o) for o in outs]
+        vals_out = [t.val for t in tracers_out]
+        dims_out = [t.batch_dim for t in tracers_out]
+    wanted = out_dims_spec(len(vals_out))
+    results = []
+    for v, d, w in zip(vals_out, dims_out, wanted):
+        if w is None:
+            if d is not not_mapped:
+                raise ValueError("vmap has out_axes=None for an output that is mapped over the batch "
+                                 "axis; only outputs that do not depend on the batched inputs can be unmapped.")
+            results.append(v)
+            continue
+        v = bdim_at_front(v, d, axis_size)
+        ndim = core.get_aval(v).ndim
+        w = w + ndim if w < 0 else w
+        results.append(moveaxis(v, 0, w))
+    return results
+
+
+# Rule helpers ---------------------------------------------------------------------------------
+
+def broadcast_batcher(primitive):
+    """Elementwise n-ary ops on equal shapes: align batch axes, broadcasting unmapped operands."""
+    def rule(axis_size, vals, dims, **params):
+        from . import lax
+        mapped = [(v, d) for v, d in zip(vals, dims) if d is not not_mapped]
+        first = mapped[0][1]
+        if len(mapped) == len(vals) and all(d == first for _, d in mapped):
+            out = primitive.bind(*vals, **params)
+            return out, ([first] * len(out) if primitive.multiple_results else first)
+        new_vals = []
+        for v, d in zip(vals, dims):
+            if d is not_mapped:
+                shape = core.get_aval(v).shape
+                v = lax.broadcast_in_dim(v, (axis_size, *shape), tuple(range(1, len(shape) + 1)))
+                new_vals.append(v)
+            else:
+                new_vals.append(moveaxis(v, d, 0))
+        out = primitive.bind(*new_vals, **params)
+        return out, ([0] * len(out) if primitive.multiple_results else 0)
+    batch_rules[primitive] = rule
+    return rule
+
+
+def vectorized_batcher(primitive):
+    """Unary elementwise ops: the batch axis passes straight through."""
+    def rule(axis_size, vals, dims, **params):
+        out = primitive.bind(*vals, **params)
+        return out, dims[0]
+    batch_rules[primitive] = rule
+    return rule

@@ -1,0 +1,552 @@
+"""The core: abstract values, primitives, traces and tracers, and the concrete ``Array``.
+
+Shape follows JAX's Autodidax. A ``Primitive`` is bound to arguments; ``bind`` finds the
+innermost trace among the arguments (by trace *level*, never by tracer type, which is what keeps
+nested transformations from confusing each other's perturbations) and hands the primitive to that
+trace. Each interpreter owns a rule table keyed by primitive; adding an operation means adding rows.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import sysconfig
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import (ConcretizationTypeError, TracerArrayConversionError,
+                     TracerBoolConversionError, TracerIntegerConversionError,
+                     UnexpectedTracerError)
+
+# ---------------------------------------------------------------------------------------------
+# dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
+
+_CANONICAL = {np.dtype('float64'): np.dtype('float32'), np.dtype('int64'): np.dtype('int32'),
+              np.dtype('uint64'): np.dtype('uint32'), np.dtype('complex128'): np.dtype('complex64'),
+              np.dtype('float16'): np.dtype('float16')}
+float0 = np.dtype([('float0', np.void, 0)])  # dtype of tangents of integer values
+
+
+def canonical_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return _CANONICAL.get(dtype, dtype)
+
+
+_SHORT = {'float32': 'f32', 'float64': 'f64', 'float16': 'f16', 'int32': 'i32', 'int64': 'i64',
+          'int8': 'i8', 'int16': 'i16', 'uint8': 'u8', 'uint32': 'u32', 'uint64': 'u64',
+          'bool': 'bool', 'complex64': 'c64', 'bfloat16': 'bf16', 'uint16': 'u16'}
+
+
+def dtype_short(dtype) -> str:
+    name = np.dtype(dtype).name
+    if dtype == float0:
+        return 'float0'
+    return _SHORT.get(name, name)
+
+
+class ShapedArray:
+    """The abstract value of an array: what tracing knows about it."""
+    __slots__ = ('shape', 'dtype', 'weak_type')
+    array_abstraction_level = 1
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> 'ShapedArray':
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self) -> 'ShapedArray':
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def str_short(self) -> str:
+        return f"{dtype_short(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+def raise_to_shaped(aval: ShapedArray, weak_type=None) -> ShapedArray:
+    return aval if weak_type is None else aval.update(weak_type=weak_type)
+
+
+# ---------------------------------------------------------------------------------------------
+# Source information: every staged equation remembers the user line that produced it.
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+_SKIP_PREFIXES = tuple({p for p in (_ENGINE_DIR, sysconfig.get_paths().get('stdlib'),
+                                     sysconfig.get_paths().get('purelib'),
+                                     sysconfig.get_paths().get('platlib')) if p})
+
+
+class SourceInfo:
+    __slots__ = ('file', 'line', 'function')
+
+    def __init__(self, file: str, line: int, function: str):
+        self.file, self.line, self.function = file, line, function
+
+    def __repr__(self):
+        return f"{self.file}:{self.line} ({self.function})"
+
+
+_source_override = threading.local()
+
+
+def current_source_info() -> SourceInfo | None:
+    """The innermost frame outside the engine and the standard library: the user's line."""
+    override = getattr(_source_override, 'value', None)
+    if override is not None:
+        return override
+    frame = sys._getframe(1)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if not fname.startswith(_SKIP_PREFIXES) and not fname.startswith('<frozen'):
+            return SourceInfo(fname, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+@contextmanager
+def source_info_context(info: SourceInfo | None):
+    """While replaying an equation (transposing, batching a jaxpr...), new equations inherit its line."""
+    prev = getattr(_source_override, 'value', None)
+    _source_override.value = info if info is not None else prev
+    try:
+        yield
+    finally:
+        _source_override.value = prev
+
+
+# ---------------------------------------------------------------------------------------------
+# Primitives and their rule tables.
+
+impl_rules: dict['Primitive', Callable] = {}
+abstract_eval_rules: dict['Primitive', Callable] = {}
+
+
+class Primitive:
+    """One operation. Interpreters look up its rules in their tables, keyed by this object."""
+    multiple_results = False
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        trace = find_top_trace(args)
+        tracers = [trace.full_raise(a) for a in args]
+        outs = trace.process_primitive(self, tracers, params)
+        if self.multiple_results:
+            return [full_lower(o) for o in outs]
+        return full_lower(outs)
+
+    def def_impl(self, fn):
+        impl_rules[self] = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        abstract_eval_rules[self] = fn
+        return fn
+
+    def abstract_eval(self, *avals, **params):
+        return abstract_eval_rules[self](*avals, **params)
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace stack.
+
+class MainTrace:
+    __slots__ = ('level', 'trace_type', 'global_data')
+
+    def __init__(self, level, trace_type, global_data=None):
+        self.level, self.trace_type, self.global_data = level, trace_type, global_data
+
+    def __repr__(self):
+        return f"MainTrace({self.level}, {self.trace_type.__name__})"
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
+        self.dynamic: MainTrace | None = None
+
+
+_state: _TraceState  # set below, once EvalTrace exists
+
+
+@contextmanager
+def new_main(trace_type, global_data=None):
+    level = len(_state.stack)
+    main = MainTrace(level, trace_type, global_data)
+    _state.stack.append(main)
+    try:
+        yield main
+    finally:
+        _state.stack.pop()
+
+
+@contextmanager
+def new_dynamic(main: MainTrace):
+    """Make ``main`` catch every bind, even of constants: how jit stages constant-only work."""
+    prev, _state.dynamic = _state.dynamic, main
+    try:
+        yield
+    finally:
+        _state.dynamic = prev
+
+
+def tracing_active() -> bool:
+    return len(_state.stack) > 1
+
+
+def find_top_trace(xs) -> 'Trace':
+    top = _state.stack[0]
+    for x in xs:
+        if isinstance(x, Tracer):
+            m = x._trace.main
+            if m.level > top.level:
+                top = m
+    dyn = _state.dynamic
+    if dyn is not None and dyn.level > top.level:
+        top = dyn
+    return top.trace_type(top)
+
+
+def full_lower(val):
+    return val.full_lower() if isinstance(val, Tracer) else val
+
+
+class Trace:
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def pure(self, val):
+        raise NotImplementedError
+
+    lift = pure
+
+    def full_raise(self, val):
+        if not isinstance(val, Tracer):
+            return self.pure(val)
+        level = self.main.level
+        vmain = val._trace.main
+        if vmain is self.main:
+            return val
+        if vmain.level < level:
+            return self.lift(val)
+        if vmain.level > level:
+            raise UnexpectedTracerError(
+                f"Encountered an unexpected tracer: a value from an inner transformation "
+                f"({vmain.trace_type.__name__}) was used after that transformation finished. "
+                f"Return it from the transformed function instead of storing it in a global or closure.")
+        raise UnexpectedTracerError("Different traces at the same level; this is an engine bug.")
+
+    def process_primitive(self, primitive, tracers, params):
+        raise NotImplementedError
+
+
+class EvalTrace(Trace):
+    """Level 0: run the primitive's numpy implementation on concrete values."""
+
+    def pure(self, val):
+        return val
+
+    lift = pure
+
+    def process_primitive(self, primitive, vals, params):
+        args = [to_numpy(v) for v in vals]
+        outs = impl_rules[primitive](*args, **params)
+        weak = params.get('weak_type')
+        if weak is None:
+            weak = bool(vals) and all(is_weak(v) for v in vals)
+        if primitive.multiple_results:
+            return [o if type(o) is Array else Array(o, weak) for o in outs]
+        return outs if type(outs) is Array else Array(outs, weak)
+
+
+_state = _TraceState()
+
+
+# ---------------------------------------------------------------------------------------------
+# Concrete arrays.
+
+def _canonical_np(x) -> np.ndarray:
+    a = np.asarray(x)
+    d = _CANONICAL.get(a.dtype)
+    if d is not None and d != a.dtype:
+        a = a.astype(d)
+    return a
+
+
+def is_weak(x) -> bool:
+    if isinstance(x, (Array, Tracer)):
+        return x.aval.weak_type if isinstance(x, Tracer) else x.weak_type
+    return type(x) in (int, float, complex)
+
+
+def to_numpy(x) -> np.ndarray:
+    if type(x) is Array:
+        return x._value
+    if isinstance(x, Tracer):
+        raise TracerArrayConversionError(x)
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x, dtype=python_scalar_dtype(x))
+    return _canonical_np(x)
+
+
+def python_scalar_dtype(x) -> np.dtype:
+    t = type(x)
+    if t is bool or t is np.bool_:
+        return np.dtype('bool')
+    if t is int:
+        return np.dtype('int32')
+    if t is float:
+        return np.dtype('float32')
+    if t is complex:
+        return np.dtype('complex64')
+    return canonical_dtype(np.asarray(x).dtype)
+
+
+class Array:
+    """An immutable array on the host, the engine's concrete value.
+
+    >>> import engine.numpy as jnp
+    >>> jnp.arange(3.0) * 2
+    Array([0., 2., 4.], dtype=float32)
+    """
+    __slots__ = ('_value', 'weak_type', '__weakref__')
+    __array_priority__ = 100
+
+    def __init__(self, value, weak_type: bool = False):
+        if type(value) is not np.ndarray:
+            value = np.asarray(value)
+        d = _CANONICAL.get(value.dtype)
+        if d is not None and d != value.dtype:
+            value = value.astype(d)
+        value.flags.writeable = False
+        self._value = value
+        self.weak_type = weak_type
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+
+    shape = property(lambda self: self._value.shape)
+    dtype = property(lambda self: self._value.dtype)
+    ndim = property(lambda self: self._value.ndim)
+    size = property(lambda self: self._value.size)
+    nbytes = property(lambda self: self._value.nbytes)
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype) != self._value.dtype:
+            return self._value.astype(dtype)
+        if copy:
+            return self._value.copy()
+        return self._value
+
+    def __repr__(self):
+        if self._value.size == 0 or self._value.ndim > 0:
+            body = np.array2string(self._value, separator=', ', prefix='Array(')
+        else:
+            body = np.array2string(self._value)
+        dt = self.dtype.name
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f"Array({body}, dtype={dt}{weak})"
+
+    def __str__(self):
+        return str(self._value)
+
+    def __format__(self, spec):
+        if self._value.ndim == 0:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        return int(self._value.__index__())
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (Array(v, self.weak_type) for v in self._value)
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array' (mark the argument as static only if it is hashable)")
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def block_until_ready(self):
+        return self
+
+    def copy(self):
+        return Array(self._value.copy(), self.weak_type)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (Array, (np.array(self._value), self.weak_type))
+
+    @property
+    def addressable_shards(self):
+        return [self]
+
+    def devices(self):
+        from . import devices as _devices
+        return {_devices()[0]}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Tracers.
+
+class Tracer:
+    """A value being traced by one transformation; ``aval`` says what is known about it."""
+    __slots__ = ('_trace', '__weakref__')
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def full_lower(self):
+        return self
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def concrete_value(self):
+        """The concrete value behind this tracer, if the transformation knows one, else None."""
+        return None
+
+    def _concrete(self, what: str, error_cls):
+        val = self.concrete_value()
+        if val is None:
+            raise error_cls(self, what)
+        return val
+
+    def __bool__(self):
+        return bool(self._concrete('bool', TracerBoolConversionError))
+
+    def __int__(self):
+        return int(self._concrete('int', ConcretizationTypeError))
+
+    def __float__(self):
+        return float(self._concrete('float', ConcretizationTypeError))
+
+    def __complex__(self):
+        return complex(self._concrete('complex', ConcretizationTypeError))
+
+    def __index__(self):
+        return int(self._concrete('index', TracerIntegerConversionError))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracerArrayConversionError(self)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}. A traced value cannot be a static "
+                        f"argument or a dict key.")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self).__name__}>"
+
+    def block_until_ready(self):
+        return self
+
+
+def get_aval(x) -> ShapedArray:
+    if isinstance(x, Tracer):
+        return x.aval
+    t = type(x)
+    if t is Array:
+        return ShapedArray(x._value.shape, x._value.dtype, x.weak_type)
+    if t in (int, float, complex) :
+        return ShapedArray((), python_scalar_dtype(x), True)
+    if t is bool:
+        return ShapedArray((), np.dtype('bool'), False)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(np.shape(x), canonical_dtype(x.dtype), False)
+    if hasattr(x, '__jax_array__'):
+        return get_aval(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
+                    f"Pass arrays, numbers, or pytrees (tuples, lists, dicts) of them.")
+
+
+def is_array_like(x) -> bool:
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex))
+
+
+def concrete_or_none(x):
+    """A numpy value for x if it is concrete (possibly behind tracers that know it), else None."""
+    if isinstance(x, Tracer):
+        v = x.concrete_value()
+        return None if v is None else np.asarray(to_numpy(v) if not isinstance(v, np.ndarray) else v)
+    return to_numpy(x)
+
+
+def concrete_or_error(x, what: str):
+    v = concrete_or_none(x)
+    if v is None:
+        raise ConcretizationTypeError(x, what)
+    return v
+
+
+_ids = itertools.count()

@@ -1,0 +1,447 @@
+"""``jit`` and ``make_jaxpr``: stage a function to a jaxpr once per input signature and run the
+jaxpr with a backend (numba where available, else the numpy interpreter).
+
+``jit_p`` is a call primitive whose param is the closed jaxpr; its rules transform the inner jaxpr,
+so ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged.
+"""
+from __future__ import annotations
+
+import functools
+import inspect as _pyinspect
+import time
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import ad, batching, core, monitoring
+from .core import Array, ShapedArray, Tracer
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, dce_jaxpr
+from .staging import trace_to_jaxpr
+from .tree_util import tree_flatten, tree_unflatten
+
+jit_p = core.Primitive('jit', multiple_results=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Backends: a backend compiles a closed jaxpr to ``callable(*numpy_args) -> list[numpy]``.
+
+class Interpreter:
+    name = 'interpreter'
+
+    def compile(self, closed: ClosedJaxpr, name: str):
+        def run(*args):
+            outs = eval_jaxpr(closed.jaxpr, [Array(a) if isinstance(a, np.ndarray) else a for a in args],
+                              closed.consts)
+            return [core.to_numpy(o) for o in outs]
+        run.source = None
+        run.fallbacks = []
+        return run
+
+
+_backend = None
+_executables: 'weakref.WeakKeyDictionary[ClosedJaxpr, Callable]' = weakref.WeakKeyDictionary()
+
+
+def get_backend():
+    """The numba backend when numba imports, else the interpreter (e.g. under Pyodide)."""
+    global _backend
+    if _backend is None:
+        try:
+            from .backends import numba_jit
+            _backend = numba_jit.NumbaBackend()
+        except ImportError:
+            _backend = Interpreter()
+    return _backend
+
+
+def set_backend(backend) -> None:
+    global _backend
+    _backend = backend
+    _executables.clear()
+
+
+def executable(closed: ClosedJaxpr, name: str):
+    exe = _executables.get(closed)
+    if exe is None:
+        t0 = time.perf_counter()
+        exe = get_backend().compile(closed, name)
+        exe.compile_time = time.perf_counter() - t0
+        _executables[closed] = exe
+    return exe
+
+
+@jit_p.def_impl
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
+    exe = executable(jaxpr, name)
+    outs = exe(*args)
+    weak = [a.weak_type for a in jaxpr.out_avals]
+    return [Array(o, w) for o, w in zip(outs, weak)]
+
+
+jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
+
+
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Consts that are tracers of an outer transformation become explicit arguments."""
+    jaxpr = closed.jaxpr
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        return closed, []
+    keep_v, keep_c, hoist_v, hoist_c = [], [], [], []
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if isinstance(c, Tracer):
+            hoist_v.append(v)
+            hoist_c.append(c)
+        else:
+            keep_v.append(v)
+            keep_c.append(c)
+    new = Jaxpr(keep_v, hoist_v + jaxpr.in_binders, jaxpr.eqns, jaxpr.outs)
+    return ClosedJaxpr(new, keep_c), hoist_c
+
+
+def _closed_from(fun, avals) -> ClosedJaxpr:
+    closed = trace_to_jaxpr(fun, avals)
+    return closed
+
+
+# --- rules of jit_p ---------------------------------------------------------------------------
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    in_avals = jaxpr.in_avals
+    n = len(primals)
+
+    def f(*args):
+        ps = args[:n]
+        ts_it = iter(args[n:])
+        ts = [next(ts_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
+        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, xs, jaxpr.consts), ps, ts)
+        return [*pout, *tout]
+
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+    tvals = [t for t in tangents if type(t) is not ad.Zero]
+    outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=f"jvp({name})", **params)
+    m = len(jaxpr.out_avals)
+    return outs[:m], outs[m:]
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
+    undef = [ad.is_undefined(a) for a in args]
+    defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
+    undef_avals = [a.aval for a, u in zip(args, undef) if u]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    ct_avals = [core.get_aval(c) for c in cts]
+    nd = len(defined_avals)
+
+    def f(*xs):
+        defined, ct = xs[:nd], xs[nd:]
+        it = iter(defined)
+        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+        outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], list(ct))
+        return [ad.instantiate_zeros(o) for o in outs]
+
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+    defined_vals = [a for a, u in zip(args, undef) if not u]
+    outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=f"transpose({name})", **params)
+    it = iter(outs)
+    return [next(it) if u else None for u in undef]
+
+
+def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
+    from .batching import BatchTracer, not_mapped
+
+    def f(*xs):
+        return batching.vmap_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts), axis_size,
+                                  None, [None if d is not_mapped else d for d in dims], xs,
+                                  lambda n: [0] * n)
+
+    in_avals = []
+    for v, d in zip(vals, dims):
+        in_avals.append(core.get_aval(v))
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, in_avals))
+    outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=f"vmap({name})", **params)
+    return outs, [0] * len(outs)
+
+
+def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
+    known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
+    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(dce_jaxpr(j1), jaxpr.consts))
+    outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
+    n_known_out = len(outs1_res) - num_res
+    outs1, res = outs1_res[:n_known_out], outs1_res[n_known_out:]
+    res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+    unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
+    closed2 = ClosedJaxpr(j2, [])
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
+    recipe = ad.JaxprEqnRecipe(jit_p, res_tracers + unknown_tracers,
+                               dict(jaxpr=closed2, name=name, **params),
+                               [v.aval for v in j2.outs], outs2, core.current_source_info())
+    for t in outs2:
+        t.recipe = recipe
+    it1, it2 = iter(outs1), iter(outs2)
+    return [next(it2) if u else next(it1) for u in out_unknowns]
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+ad.transpose_rules[jit_p] = _jit_transpose
+batching.batch_rules[jit_p] = _jit_batch
+ad.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+# ---------------------------------------------------------------------------------------------
+# The public API.
+
+def _abstractify(x) -> ShapedArray:
+    return core.get_aval(x)
+
+
+class Lowered:
+    """``jit(f).lower(*args)``: the staged program before compilation."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree):
+        self.jaxpr = closed
+        self.name = name
+        self.out_tree = out_tree
+
+    def as_text(self) -> str:
+        return str(self.jaxpr)
+
+    def source(self) -> str | None:
+        backend = get_backend()
+        if hasattr(backend, 'lower_source'):
+            return backend.lower_source(self.jaxpr, self.name)
+        return None
+
+    def compile(self) -> 'Compiled':
+        return Compiled(executable(self.jaxpr, self.name), self)
+
+
+class Compiled:
+    def __init__(self, exe, lowered: Lowered):
+        self.exe = exe
+        self.lowered = lowered
+
+    def as_text(self) -> str:
+        text = getattr(self.exe, 'compiled_text', None)
+        return text() if callable(text) else (text or self.lowered.as_text())
+
+    def __call__(self, *args):
+        leaves = tree_flatten(args)[0]
+        outs = jit_p.bind(*leaves, jaxpr=self.lowered.jaxpr, name=self.lowered.name)
+        return tree_unflatten(self.lowered.out_tree, outs)
+
+
+class JitFunction:
+    """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), name=None):
+        self.fun = fun
+        self.__wrapped__ = fun
+        functools.update_wrapper(self, fun, updated=())
+        sig = None
+        try:
+            sig = _pyinspect.signature(fun)
+        except (TypeError, ValueError):
+            pass
+        static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
+        static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        if sig is not None:
+            params = list(sig.parameters)
+            # JAX infers names from numbers and numbers from names.
+            static_argnames = tuple(static_argnames) + tuple(
+                params[i] for i in static_argnums if 0 <= i < len(params) and params[i] not in static_argnames)
+            static_argnums = tuple(static_argnums) + tuple(
+                params.index(n) for n in static_argnames if n in params and params.index(n) not in static_argnums)
+        self.static_argnums = tuple(sorted(set(static_argnums)))
+        self.static_argnames = tuple(static_argnames)
+        self.name = name or getattr(fun, '__name__', 'fun')
+        self._cache: dict = {}
+        self._last_key = None
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _split(self, args, kwargs):
+        nargs = len(args)
+        static_nums = tuple(i % nargs for i in self.static_argnums if -nargs <= i < nargs) if nargs else ()
+        statics, dyn_args = [], []
+        for i, a in enumerate(args):
+            if i in static_nums:
+                statics.append(('pos', i, a))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                statics.append(('kw', k, v))
+            else:
+                dyn_kwargs[k] = v
+        for kind, k, v in statics:
+            try:
+                hash(v)
+            except TypeError as e:
+                raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
+                                 f"while trying to hash an object of type {type(v).__name__}, {v!r}. "
+                                 f"The error was: {e}. Pass it as a regular (traced) argument, or make "
+                                 f"it a tuple.") from None
+        return tuple(statics), static_nums, dyn_args, dyn_kwargs
+
+    def _stage(self, statics, static_nums, nargs, in_tree, avals):
+        """Trace once; returns the closed jaxpr and output tree."""
+        out_store = []
+
+        def flat(*leaves):
+            dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
+            it = iter(dyn_args)
+            args = []
+            static_pos = {k: v for kind, k, v in statics if kind == 'pos'}
+            for i in range(nargs):
+                args.append(static_pos[i] if i in static_pos else next(it))
+            kwargs = dict(dyn_kwargs)
+            kwargs.update({k: v for kind, k, v in statics if kind == 'kw'})
+            out = self.fun(*args, **kwargs)
+            out_leaves, out_tree = tree_flatten(out)
+            out_store[:] = [out_tree]
+            for leaf in out_leaves:
+                if not core.is_array_like(leaf):
+                    raise TypeError(f"jit-compiled function {self.name} returned a value of type "
+                                    f"{type(leaf).__name__} ({leaf!r}); outputs must be arrays, "
+                                    f"numbers, or pytrees of them.")
+            return out_leaves
+
+        closed = trace_to_jaxpr(flat, avals)
+        return closed, out_store[0]
+
+    def _explain_miss(self, key) -> str | None:
+        if not self._cache:
+            return None
+        prev = self._last_key
+        if prev is None:
+            return None
+        (ps, pt, pa), (s, t, a) = prev, key
+        if pt != t:
+            return f"the argument structure changed: {pt} -> {t}"
+        if ps != s:
+            return "a static argument changed"
+        diffs = [f"argument {i}: {x.str_short()}{'(weak)' if x.weak_type else ''} -> "
+                 f"{y.str_short()}{'(weak)' if y.weak_type else ''}"
+                 for i, (x, y) in enumerate(zip(pa, a)) if x != y]
+        return "; ".join(diffs) if diffs else "new signature"
+
+    def __call__(self, *args, **kwargs):
+        statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        try:
+            avals = tuple(map(_abstractify, leaves))
+        except TypeError as e:
+            raise TypeError(f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
+                            f"arguments static with static_argnums)") from None
+        key = (statics, in_tree, avals)
+        entry = self._cache.get(key)
+        listening = monitoring.listening()
+        if entry is None:
+            reason = self._explain_miss(key) if listening else None
+            t0 = time.perf_counter()
+            closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, list(avals))
+            closed, hoisted = _hoist_tracer_consts(closed)
+            t_trace = time.perf_counter() - t0
+            entry = (closed, out_tree, hoisted)
+            if not hoisted:
+                self._cache[key] = entry
+            if listening:
+                monitoring.emit('jit_trace', name=self.name, jaxpr=closed, seconds=t_trace,
+                                cache='miss', reason=reason, fun=self.fun)
+        elif listening:
+            monitoring.emit('jit_trace', name=self.name, jaxpr=entry[0], seconds=0.0, cache='hit',
+                            reason=None, fun=self.fun)
+        self._last_key = key
+        closed, out_tree, hoisted = entry
+        if listening:
+            t0 = time.perf_counter()
+            outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
+            monitoring.emit('jit_execute', name=self.name, jaxpr=closed, seconds=time.perf_counter() - t0)
+        else:
+            outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
+        return tree_unflatten(out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        avals = [_abstractify(x) for x in leaves]
+        closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
+        return Lowered(closed, self.name, out_tree)
+
+    def trace(self, *args, **kwargs) -> Lowered:
+        return self.lower(*args, **kwargs)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def __repr__(self):
+        return f"<jit({self.name})>"
+
+
+
+def jit(fun: Callable = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+        donate_argnames=(), keep_unused=False, device=None, backend=None, inline=False):
+    """Compile ``fun``: trace it once per input signature to a jaxpr, then run that.
+
+    >>> fast_f = jit(lambda x: x * x + x * 2.0)
+    >>> fast_f(jnp.ones(3))
+    Array([3., 3., 3.], dtype=float32)
+    """
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+
+
+def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
+    """A function that returns the jaxpr of ``fun`` at the given example arguments.
+
+    >>> print(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
+    { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }
+    """
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args, **kwargs):
+        statics = {i: a for i, a in enumerate(args) if i in static_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in static_argnums]
+        leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
+        out_store = []
+
+        def flat(*xs):
+            d, kw = tree_unflatten(in_tree, xs)
+            it = iter(d)
+            full = [statics[i] if i in statics else next(it) for i in range(len(args))]
+            out = fun(*full, **kw)
+            out_leaves, out_tree = tree_flatten(out)
+            out_store[:] = [(out_tree, out_leaves)]
+            return out_leaves
+
+        closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+        if return_shape:
+            out_tree, out_leaves = out_store[0]
+            from .tree_util import tree_unflatten as unf
+            shapes = unf(out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
+            return closed, shapes
+        return closed
+
+    return make_jaxpr_f
+
+
+class ShapeDtypeStruct:
+    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"

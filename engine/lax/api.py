@@ -1,0 +1,219 @@
+"""``engine.lax``: thin public wrappers that bind primitives (JAX's ``jax.lax`` signatures)."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import core
+from ..core import Array, Tracer
+from . import elementwise as ew
+from . import structural as st
+
+
+def _aval(x):
+    return core.get_aval(x)
+
+
+def _scalar_like(val, like_dtype, weak=True):
+    return Array(np.asarray(val, dtype=like_dtype), weak)
+
+
+def _binary_args(x, y):
+    """Python scalars take the other operand's dtype; 0-d operands broadcast to the other's shape."""
+    px, py = isinstance(x, (int, float, complex, bool)), isinstance(y, (int, float, complex, bool))
+    if px and not py:
+        x = _scalar_like(x, _aval(y).dtype)
+    elif py and not px:
+        y = _scalar_like(y, _aval(x).dtype)
+    ax, ay = _aval(x), _aval(y)
+    if ax.shape != ay.shape:
+        if ax.ndim == 0:
+            x = broadcast_in_dim(x, ay.shape, ())
+        elif ay.ndim == 0:
+            y = broadcast_in_dim(y, ax.shape, ())
+    return x, y
+
+
+def _binary(p):
+    def f(x, y):
+        x, y = _binary_args(x, y)
+        return p.bind(x, y)
+    f.__name__ = p.name
+    f.__doc__ = f"Elementwise ``{p.name}`` of two arrays of the same shape and dtype (scalars broadcast)."
+    return f
+
+
+def _unary(p):
+    def f(x):
+        return p.bind(x)
+    f.__name__ = p.name
+    f.__doc__ = f"Elementwise ``{p.name}``."
+    return f
+
+
+add, sub, mul, div, rem, pow, max, min, atan2, nextafter = map(_binary, (
+    ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p, ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p,
+    ew.nextafter_p))
+bitwise_and, bitwise_or, bitwise_xor = map(_binary, (ew.and_p, ew.or_p, ew.xor_p))
+shift_left, shift_right_logical, shift_right_arithmetic = map(_binary, (
+    ew.shift_left_p, ew.shift_right_logical_p, ew.shift_right_arithmetic_p))
+eq, ne, lt, le, gt, ge = map(_binary, (ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p))
+neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic = map(_unary, (
+    ew.neg_p, ew.sign_p, ew.floor_p, ew.ceil_p, ew.is_finite_p, ew.exp_p, ew.exp2_p, ew.log_p,
+    ew.log1p_p, ew.expm1_p, ew.tanh_p, ew.logistic_p))
+sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh = map(_unary, (
+    ew.sin_p, ew.cos_p, ew.tan_p, ew.asin_p, ew.acos_p, ew.atan_p, ew.sinh_p, ew.cosh_p,
+    ew.asinh_p, ew.acosh_p, ew.atanh_p))
+sqrt, rsqrt, cbrt, abs, erf, erf_inv, bitwise_not, population_count = map(_unary, (
+    ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.abs_p, ew.erf_p, ew.erf_inv_p, ew.not_p,
+    ew.population_count_p))
+# JAX spells these with trailing underscores because of Python keywords.
+bitwise_and_ = bitwise_and
+and_, or_, xor, not_ = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
+
+
+def round(x, rounding_method=0):
+    """Elementwise round; ``rounding_method=0`` rounds half away from zero, ``1`` to even."""
+    return ew.round_p.bind(x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    """``x ** y`` for a static integer ``y``."""
+    return ew.integer_pow_p.bind(x, y=int(y))
+
+
+def square(x):
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    return div(full_like(x, 1), x)
+
+
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+    """Cast ``x`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
+    new_dtype = core.canonical_dtype(new_dtype)
+    aval = _aval(x)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type and not isinstance(x, (int, float, bool, complex)):
+        return x
+    return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``."""
+    shape = tuple(int(d) for d in shape)
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    aval = _aval(x)
+    if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not isinstance(x, (int, float, bool, complex)):
+        return x
+    return st.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+
+
+def broadcast(x, sizes):
+    """Add leading dimensions of ``sizes``."""
+    ndim = _aval(x).ndim
+    return broadcast_in_dim(x, (*sizes, *_aval(x).shape), tuple(range(len(sizes), len(sizes) + ndim)))
+
+
+def full(shape, fill_value, dtype=None, weak_type: bool = False):
+    """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
+    shape = tuple(int(d) for d in np.atleast_1d(shape)) if not isinstance(shape, tuple) else tuple(int(d) for d in shape)
+    if dtype is None:
+        dtype = _aval(fill_value).dtype
+        weak_type = weak_type or _aval(fill_value).weak_type
+    dtype = core.canonical_dtype(dtype)
+    if isinstance(fill_value, Tracer):
+        val = convert_element_type(fill_value, dtype, weak_type)
+    else:
+        val = Array(np.asarray(core.to_numpy(fill_value), dtype=dtype), weak_type)
+    return broadcast_in_dim(val, shape, ()) if shape else val
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    aval = _aval(x)
+    weak = dtype is None and aval.weak_type
+    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak)
+
+
+def zeros_like_array(x):
+    return full_like(x, 0)
+
+
+def reshape(x, new_sizes, dimensions=None):
+    """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if dimensions is not None:
+        x = transpose(x, dimensions)
+    if _aval(x).shape == new_sizes and not isinstance(x, (int, float, bool, complex)):
+        return x
+    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=None)
+
+
+def transpose(x, permutation):
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and not isinstance(x, (int, float, bool, complex)):
+        return x
+    return st.transpose_p.bind(x, permutation=permutation)
+
+
+def squeeze(x, dimensions):
+    ndim = _aval(x).ndim
+    dims = tuple(sorted(int(d) % ndim for d in dimensions))
+    if not dims:
+        return x
+    return st.squeeze_p.bind(x, dimensions=dims)
+
+
+def expand_dims(x, dimensions):
+    shape = list(_aval(x).shape)
+    ndim = len(shape) + len(dimensions)
+    for d in sorted(int(d) % ndim for d in dimensions):
+        shape.insert(d, 1)
+    return reshape(x, shape)
+
+
+def select_n(which, *cases):
+    """``cases[which]`` elementwise; ``which`` is bool (two cases) or int32."""
+    return st.select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order)."""
+    return st.select_n_p.bind(pred, on_false, on_true)
+
+
+def _axes(x, axes):
+    ndim = _aval(x).ndim
+    return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+
+
+def reduce_sum(x, axes):
+    return st.reduce_sum_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_max(x, axes):
+    return st.reduce_max_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_min(x, axes):
+    return st.reduce_min_p.bind(x, axes=_axes(x, axes))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """General tensor contraction: ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+
+    >>> dot_general(x, y, (((1,), (0,)), ((), ())))  # matrix product
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
+          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    pet = None if preferred_element_type is None else core.canonical_dtype(preferred_element_type)
+    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
+                                 preferred_element_type=pet)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix products of rank-1 and rank-2 arrays."""
+    ln = _aval(lhs).ndim
+    return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type)

@@ -1,0 +1,331 @@
+"""Elementwise primitives: one table row per operation (numpy impl, derivative, batching)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..core import Primitive, ShapedArray
+from ..ad import defjvp, defjvp2, defzero, Zero
+
+_FLOAT = 'float'
+_INT = 'int'
+_BOOL = 'bool'
+_ANY = 'any'
+
+
+def _check_kind(name, aval, kinds):
+    kind = aval.dtype.kind
+    ok = ((_FLOAT in kinds and kind in 'fc') or (_INT in kinds and kind in 'iu')
+          or (_BOOL in kinds and kind == 'b') or _ANY in kinds)
+    if not ok:
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes: "
+                        f"{', '.join(sorted(kinds))}.")
+
+
+def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
+    p = Primitive(name)
+    p.def_impl(impl)
+
+    def abstract(x, **params):
+        _check_kind(name, x, kinds)
+        if result_dtype is not None:
+            return ShapedArray(x.shape, result_dtype, False)
+        return x
+    p.def_abstract_eval(abstract)
+    batching.vectorized_batcher(p)
+    return p
+
+
+def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
+    p = Primitive(name)
+    p.def_impl(impl)
+
+    def abstract(x, y, **params):
+        _check_kind(name, x, kinds)
+        if x.dtype != y.dtype:
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{x.dtype.name}, {y.dtype.name}. Cast one with .astype() "
+                            f"(jnp functions promote dtypes for you).")
+        if x.shape != y.shape:
+            raise TypeError(f"lax.{name} requires arguments to have the same shape, got "
+                            f"{x.shape} and {y.shape}. Use jnp.{name} to broadcast.")
+        dtype = result_dtype or x.dtype
+        return ShapedArray(x.shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
+    p.def_abstract_eval(abstract)
+    batching.broadcast_batcher(p)
+    return p
+
+
+def _np_round(x, rounding_method=0):
+    if rounding_method == 0:  # away from zero
+        return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)
+    return np.round(x)
+
+
+def _logistic(x):
+    with np.errstate(over='ignore'):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype)
+
+
+def _erf(x):
+    import math
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+_ERFINV_SMALL = np.array([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                          0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                          1.50140941], np.float32)
+_ERFINV_LARGE = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                          0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+                          2.83297682], np.float32)
+
+
+def _erf_inv(x):
+    """Giles' single-precision polynomial, as XLA evaluates it, so random.normal matches JAX."""
+    x = np.asarray(x)
+    dt = x.dtype
+    xf = x.astype(np.float32)
+    with np.errstate(all='ignore'):
+        w = -np.log1p(-xf * xf)
+        small = w < np.float32(5.0)
+        ws = w - np.float32(2.5)
+        wl = np.sqrt(w) - np.float32(3.0)
+        ps = np.full_like(xf, _ERFINV_SMALL[0])
+        pl = np.full_like(xf, _ERFINV_LARGE[0])
+        for cs, cl in zip(_ERFINV_SMALL[1:], _ERFINV_LARGE[1:]):
+            ps = cs + ps * ws
+            pl = cl + pl * wl
+        out = np.where(small, ps, pl) * xf
+        out = np.where(np.abs(xf) == 1, xf * np.float32(np.inf), out)
+    return out.astype(dt)
+
+
+def _errs(f):
+    def g(*args, **kw):
+        with np.errstate(all='ignore'):
+            return f(*args, **kw)
+    g.__name__ = getattr(f, '__name__', 'impl')
+    return g
+
+
+neg_p = unop('neg', np.negative, (_FLOAT, _INT))
+sign_p = unop('sign', np.sign, (_FLOAT, _INT))
+floor_p = unop('floor', np.floor)
+ceil_p = unop('ceil', np.ceil)
+round_p = unop('round', _np_round)
+is_finite_p = unop('is_finite', np.isfinite, (_FLOAT,), np.dtype('bool'))
+exp_p = unop('exp', _errs(np.exp))
+exp2_p = unop('exp2', _errs(np.exp2))
+log_p = unop('log', _errs(np.log))
+log1p_p = unop('log1p', _errs(np.log1p))
+expm1_p = unop('expm1', _errs(np.expm1))
+tanh_p = unop('tanh', np.tanh)
+logistic_p = unop('logistic', _logistic)
+sin_p = unop('sin', np.sin)
+cos_p = unop('cos', np.cos)
+tan_p = unop('tan', np.tan)
+asin_p = unop('asin', _errs(np.arcsin))
+acos_p = unop('acos', _errs(np.arccos))
+atan_p = unop('atan', np.arctan)
+sinh_p = unop('sinh', _errs(np.sinh))
+cosh_p = unop('cosh', _errs(np.cosh))
+asinh_p = unop('asinh', np.arcsinh)
+acosh_p = unop('acosh', _errs(np.arccosh))
+atanh_p = unop('atanh', _errs(np.arctanh))
+sqrt_p = unop('sqrt', _errs(np.sqrt))
+rsqrt_p = unop('rsqrt', _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)))
+cbrt_p = unop('cbrt', np.cbrt)
+abs_p = unop('abs', np.abs, (_FLOAT, _INT))
+erf_p = unop('erf', _erf)
+erf_inv_p = unop('erf_inv', _erf_inv)
+not_p = unop('not', np.invert, (_INT, _BOOL))
+population_count_p = unop('population_count', lambda x: np.bitwise_count(x).astype(x.dtype), (_INT,))
+
+add_p = binop('add', np.add, (_FLOAT, _INT))
+sub_p = binop('sub', np.subtract, (_FLOAT, _INT))
+mul_p = binop('mul', np.multiply, (_FLOAT, _INT, _BOOL))
+max_p = binop('max', np.maximum, (_FLOAT, _INT, _BOOL))
+min_p = binop('min', np.minimum, (_FLOAT, _INT, _BOOL))
+atan2_p = binop('atan2', np.arctan2, (_FLOAT,))
+nextafter_p = binop('nextafter', np.nextafter, (_FLOAT,))
+and_p = binop('and', np.bitwise_and, (_INT, _BOOL))
+or_p = binop('or', np.bitwise_or, (_INT, _BOOL))
+xor_p = binop('xor', np.bitwise_xor, (_INT, _BOOL))
+shift_left_p = binop('shift_left', _errs(lambda x, y: np.left_shift(x, y, dtype=x.dtype)), (_INT,))
+shift_right_logical_p = binop('shift_right_logical', _errs(
+    lambda x, y: np.where(y.astype(np.int64) >= x.dtype.itemsize * 8, 0,
+                          (x.view(np.dtype(f'u{x.dtype.itemsize}')) >> y.astype(np.dtype(f'u{x.dtype.itemsize}'))).view(x.dtype)).astype(x.dtype)), (_INT,))
+shift_right_arithmetic_p = binop('shift_right_arithmetic', np.right_shift, (_INT,))
+
+
+def _div_impl(x, y):
+    with np.errstate(all='ignore'):
+        if x.dtype.kind in 'iu':  # C-style truncation toward zero, like XLA
+            q = np.where(y == 0, -1, np.trunc(np.true_divide(x, np.where(y == 0, 1, y))))
+            return q.astype(x.dtype)
+        return np.true_divide(x, y)
+
+
+def _rem_impl(x, y):
+    with np.errstate(all='ignore'):
+        if x.dtype.kind in 'iu':
+            return np.fmod(x, np.where(y == 0, 1, y)).astype(x.dtype)
+        return np.fmod(x, y)
+
+
+div_p = binop('div', _div_impl)
+rem_p = binop('rem', _rem_impl)
+pow_p = binop('pow', _errs(np.power), (_FLOAT,))
+
+_cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, f, (_ANY,), np.dtype('bool')) for n, f in _cmp.items())
+
+
+# integer_pow keeps its exponent static so the jaxpr shows `integer_pow[y=2]`.
+integer_pow_p = Primitive('integer_pow')
+
+
+@integer_pow_p.def_impl
+def _integer_pow_impl(x, *, y):
+    with np.errstate(all='ignore'):
+        if y < 0 and x.dtype.kind in 'iu':
+            raise TypeError("Integers cannot be raised to negative powers.")
+        return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
+
+
+integer_pow_p.def_abstract_eval(lambda x, *, y: x)
+batching.vectorized_batcher(integer_pow_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Derivatives. Written with the public lax wrappers so they compose with every transformation.
+
+def _lax():
+    from . import api
+    return api
+
+
+def _L(name):
+    return lambda *a, **k: getattr(_lax(), name)(*a, **k)
+
+
+mul, add, sub, neg, div = _L('mul'), _L('add'), _L('sub'), _L('neg'), _L('div')
+sin, cos, exp, log, sqrt, rsqrt, select, square, sign, integer_pow, full_like = (
+    _L('sin'), _L('cos'), _L('exp'), _L('log'), _L('sqrt'), _L('rsqrt'), _L('select'),
+    _L('square'), _L('sign'), _L('integer_pow'), _L('full_like'))
+
+
+def _one(x):
+    return full_like(x, 1)
+
+
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
+ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, nextafter_p,
+           and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+           eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    defzero(_p)
+
+defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
+defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, full_like(ans, np.log(2)))))
+defjvp(log_p, lambda g, x: div(g, x))
+defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
+defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
+defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(_one(x), square(ans))))
+defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
+defjvp(sin_p, lambda g, x: mul(g, cos(x)))
+defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
+defjvp2(tan_p, lambda g, ans, x: mul(g, add(_one(x), square(ans))))
+defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_one(x), square(x)))))
+defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(_one(x), square(x))))))
+defjvp(atan_p, lambda g, x: div(g, add(_one(x), square(x))))
+defjvp(sinh_p, lambda g, x: mul(g, _lax().cosh(x)))
+defjvp(cosh_p, lambda g, x: mul(g, _lax().sinh(x)))
+defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
+defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
+defjvp(atanh_p, lambda g, x: div(g, sub(_one(x), square(x))))
+defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(full_like(ans, 2), ans)))
+defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(full_like(x, -0.5), div(ans, x))))
+defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(full_like(x, 1 / 3), square(ans))))
+defjvp(abs_p, lambda g, x: mul(g, sign(x)))
+defjvp(erf_p, lambda g, x: mul(g, mul(full_like(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
+defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(full_like(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return full_like(g, 0)
+    if y == 1:
+        return g
+    return mul(g, mul(full_like(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+def _mul_transpose(ct, x, y):
+    if ad.is_undefined(x):
+        return [mul(ct, y), None]
+    return [None, mul(x, ct)]
+
+
+defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+ad.transpose_rules[mul_p] = _mul_transpose
+
+
+def _div_transpose(ct, x, y):
+    assert ad.is_undefined(x) and not ad.is_undefined(y)
+    return [div(ct, y), None]
+
+
+defjvp2(div_p, lambda g, ans, x, y: div(g, y), lambda g, ans, x, y: neg(mul(g, div(ans, y))))
+ad.transpose_rules[div_p] = _div_transpose
+
+defjvp(rem_p, lambda g, x, y: g,
+       lambda g, x, y: mul(neg(g), _lax().round(div(sub(x, _lax().rem(x, y)), y))))
+
+
+def _pow_jvp_x(g, x, y):
+    # y * x**(y-1), with 0 where y == 0 (so d/dx x**0 is 0 even at x == 0).
+    z = _lax().pow(x, sub(y, _one(y)))
+    return mul(g, select(_lax().eq(y, full_like(y, 0)), full_like(x, 0), mul(y, z)))
+
+
+def _pow_jvp_y(g, ans, x, y):
+    safe_log = select(_lax().eq(x, full_like(x, 0)), full_like(x, 0), log(x))
+    return mul(g, mul(ans, safe_log))
+
+
+def _pow_jvp(primals, tangents):
+    x, y = primals
+    gx, gy = tangents
+    ans = pow_p.bind(x, y)
+    acc = Zero(ad.tangent_aval(core.get_aval(ans)))
+    if type(gx) is not Zero:
+        acc = ad.add_tangents(acc, _pow_jvp_x(gx, x, y))
+    if type(gy) is not Zero:
+        acc = ad.add_tangents(acc, _pow_jvp_y(gy, ans, x, y))
+    return ans, acc
+
+
+ad.jvp_rules[pow_p] = _pow_jvp
+
+
+def _balanced_eq(x, z, y):
+    # Where x == y both share the gradient: 1 where x wins, 0.5 on ties, 0 where it loses.
+    lax = _lax()
+    one, half, zero = full_like(x, 1), full_like(x, 0.5), full_like(x, 0)
+    return select(lax.eq(x, z), select(lax.eq(y, z), half, one), zero)
+
+
+defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _atan2_denom(x, y):
+    return add(square(x), square(y))
+
+
+defjvp(atan2_p, lambda g, x, y: mul(g, div(y, _atan2_denom(x, y))),
+       lambda g, x, y: mul(g, neg(div(x, _atan2_denom(x, y)))))

@@ -1,0 +1,156 @@
+"""Staging Python functions out to jaxprs: the trace behind ``make_jaxpr`` and ``jit``."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import core
+from .core import ShapedArray, Tracer, Trace
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+
+class JaxprTracer(Tracer):
+    __slots__ = ('_aval',)
+
+    def __init__(self, trace, aval: ShapedArray):
+        self._trace = trace
+        self._aval = aval
+
+    @property
+    def aval(self):
+        return self._aval
+
+
+# Rules that let a primitive stage itself in a custom way (e.g. to inline or to record effects).
+staging_rules: dict[core.Primitive, Callable] = {}
+
+
+class JaxprTrace(Trace):
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        tracer = self.builder.new_tracer(self, aval)
+        self.builder.tracer_to_var[id(tracer)] = Var(aval)
+        return tracer
+
+    def get_or_make_const_tracer(self, val):
+        builder = self.builder
+        tracer = builder.const_tracers.get(id(val))
+        if tracer is None:
+            aval = core.get_aval(val)
+            tracer = builder.new_tracer(self, aval)
+            builder.add_const(tracer, val)
+        return tracer
+
+    pure = lift = get_or_make_const_tracer
+
+    def process_primitive(self, primitive, tracers, params):
+        rule = staging_rules.get(primitive)
+        if rule is not None:
+            return rule(self, tracers, **params)
+        avals_in = [t.aval for t in tracers]
+        avals_out = primitive.abstract_eval(*avals_in, **params)
+        multiple = primitive.multiple_results
+        out_list = avals_out if multiple else [avals_out]
+        out_tracers = [self.builder.new_tracer(self, a) for a in out_list]
+        self.builder.add_eqn(primitive, tracers, params, out_tracers)
+        return out_tracers if multiple else out_tracers[0]
+
+    @property
+    def builder(self) -> 'JaxprBuilder':
+        return self.main.global_data
+
+
+class JaxprBuilder:
+    def __init__(self):
+        self.eqns: list = []
+        self.tracer_to_var: dict[int, Var] = {}
+        self.const_tracers: dict[int, JaxprTracer] = {}
+        self.constvals: dict[Var, object] = {}
+        self.tracers: list = []
+
+    def new_tracer(self, trace, aval):
+        t = JaxprTracer(trace, aval)
+        self.tracers.append(t)
+        return t
+
+    def add_eqn(self, primitive, in_tracers, params, out_tracers):
+        info = core.current_source_info()
+        inputs = [self.getvar(t) for t in in_tracers]
+        outs = [self.add_var(t) for t in out_tracers]
+        self.eqns.append(JaxprEqn(primitive, inputs, params, outs, info))
+
+    def add_var(self, tracer) -> Var:
+        v = Var(tracer.aval)
+        self.tracer_to_var[id(tracer)] = v
+        return v
+
+    def getvar(self, tracer):
+        v = self.tracer_to_var.get(id(tracer))
+        if v is None:
+            raise core.UnexpectedTracerError(
+                "A tracer from a finished transformation was used in a jit/make_jaxpr trace. "
+                "Pass it in as an argument instead of closing over it.")
+        return v
+
+    def add_const(self, tracer, val) -> Var:
+        var = self.add_var(tracer)
+        self.const_tracers[id(val)] = tracer
+        self.constvals[var] = val
+        return var
+
+    def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
+        constvars, constvals = list(self.constvals), list(self.constvals.values())
+        in_binders = constvars + [self.getvar(t) for t in in_tracers]
+        out_vars = [self.getvar(t) for t in out_tracers]
+        jaxpr = Jaxpr([], in_binders, self.eqns, out_vars)
+        jaxpr, constvals = _inline_literals(jaxpr, constvals)
+        return jaxpr, constvals
+
+
+def _is_scalar_literal(val) -> bool:
+    if isinstance(val, (bool, int, float, complex)):
+        return True
+    if isinstance(val, core.Array) and val.ndim == 0:
+        return True
+    if isinstance(val, (np.ndarray, np.generic)) and np.ndim(val) == 0:
+        return True
+    return False
+
+
+def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
+    """Scalars become literals in the printed jaxpr; arrays stay constants."""
+    const_binders, other_binders = jaxpr.in_binders[:len(consts)], jaxpr.in_binders[len(consts):]
+    literals = {}
+    new_constvars, new_consts = [], []
+    for v, val in zip(const_binders, consts):
+        if _is_scalar_literal(val) and not isinstance(val, Tracer):
+            literals[v] = Literal(val, v.aval)
+        else:
+            new_constvars.append(v)
+            new_consts.append(val)
+    if not literals:
+        return Jaxpr(const_binders, other_binders, jaxpr.eqns, jaxpr.outs), consts
+
+    def lit(x):
+        return literals.get(x, x) if type(x) is Var else x
+    eqns = [JaxprEqn(e.primitive, [lit(x) for x in e.inputs], e.params, e.out_binders, e.source_info)
+            for e in jaxpr.eqns]
+    return Jaxpr(new_constvars, other_binders, eqns, [lit(x) for x in jaxpr.outs]), new_consts
+
+
+def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray]) -> ClosedJaxpr:
+    """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr.
+
+    Constants the function closes over that are themselves tracers of an outer transformation stay
+    as constants of the closed jaxpr, so the outer transformation still sees them.
+    """
+    builder = JaxprBuilder()
+    with core.new_main(JaxprTrace, builder) as main:
+        with core.new_dynamic(main):
+            trace = JaxprTrace(main)
+            tracers_in = [trace.new_arg(a) for a in in_avals]
+            outs = fun(*tracers_in)
+            tracers_out = [trace.full_raise(o) for o in outs]
+            jaxpr, consts = builder.build(tracers_in, tracers_out)
+    del builder
+    return ClosedJaxpr(jaxpr, consts)
