@@ -1,0 +1,63 @@
+"""Request-size limits applied before any body reaches a route."""
+from __future__ import annotations
+
+import json
+
+
+class BodyLimitMiddleware:
+    """Answer 413 for bodies over ``limit`` bytes without buffering them.
+
+    Declared lengths are refused before reading anything; chunked bodies are counted as they
+    stream in and cut off as soon as they pass the limit.
+    """
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    return await self._reject(send, 400, "bad Content-Length")
+                if declared > self.limit:
+                    return await self._reject(send, 413, f"request body over {self.limit} bytes")
+        seen = 0
+        started = False
+
+        async def counted_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge()
+            return message
+
+        async def tracking_send(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await self._reject(send, 413, f"request body over {self.limit} bytes")
+
+    @staticmethod
+    async def _reject(send, status: int, detail: str):
+        body = json.dumps({"detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass

@@ -1,0 +1,57 @@
+"""The application factory: wires settings, the snippet store and the sandbox pool to the routers."""
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Optional
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from .limits import BodyLimitMiddleware
+from .routes import examples, health, pages, run, snippets
+from .settings import Settings
+from .store import SnippetStore, open_store
+
+log = logging.getLogger("jaxplay.server")
+
+
+def create_app(settings: Optional[Settings] = None, *, pool=None, store: Optional[SnippetStore] = None) -> FastAPI:
+    """Build the app. ``pool`` and ``store`` may be injected (tests); otherwise they come from settings."""
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        own_pool = pool is None
+        if own_pool:
+            from .sandbox.pool import SandboxPool  # imported here: building the app must not start processes
+            app.state.pool = SandboxPool(settings)
+        await app.state.pool.start()
+        try:
+            yield
+        finally:
+            if own_pool:
+                await app.state.pool.close()
+            app.state.store.close()
+
+    app = FastAPI(title="jaxplay", version="0.1.0", lifespan=lifespan,
+                  description="Run code on the transformation engine in a sandbox, share snippets, browse examples.")
+    app.state.settings = settings
+    app.state.pool = pool
+    app.state.store = store or open_store(settings.database_path)
+
+    for module in (run, snippets, examples, health, pages):
+        app.include_router(module.router)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):
+        # A bug in a route must cost one request, never the server.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+    if settings.web_dist.is_dir():
+        app.mount("/", StaticFiles(directory=settings.web_dist, html=True), name="web")
+
+    app.add_middleware(BodyLimitMiddleware, limit=settings.body_limit)
+    return app

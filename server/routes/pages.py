@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import html
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse
+
+router = APIRouter(tags=["pages"])
+
+
+@router.get("/s/{snippet_id}", response_class=HTMLResponse, include_in_schema=True)
+async def shared_page(snippet_id: str, request: Request):
+    """The page for a shared link: the app's index.html, which loads the snippet by the id in its URL."""
+    app = request.app
+    found = snippet_id.isalnum() and await run_in_threadpool(app.state.store.get, snippet_id) is not None
+    status = 200 if found else 404
+    index = app.state.settings.web_dist / "index.html"
+    if index.is_file():
+        return FileResponse(index, status_code=status, media_type="text/html")
+    # The web page has not been built: still give a working link to the data.
+    sid = html.escape(snippet_id)
+    body = (f"<!doctype html><title>jaxplay snippet {sid}</title><p>The web page is not built "
+            f"(run <code>make install</code>). The snippet is at "
+            f"<a href=\"/api/snippets/{sid}\">/api/snippets/{sid}</a>.</p>")
+    return HTMLResponse(body, status_code=status)

@@ -1,0 +1,82 @@
+"""The forked child of a run: wire descriptors, isolate, call the runner, send the report.
+
+Runs in a copy of the zygote, so the runner and the engine are already imported. Never returns:
+it ends with ``os._exit`` so no zygote state (atexit hooks, buffered pipes) runs twice.
+"""
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import traceback
+
+from . import isolation
+
+RESULT_FD = 3
+EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
+
+
+def _wire_descriptors(result_w: int, out_w: int, err_w: int) -> None:
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    os.dup2(result_w, RESULT_FD)
+    # Everything else the zygote held (its control pipes, other runs' leftovers) is closed.
+    os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
+    for fd in (0, 1, 2, RESULT_FD):
+        os.set_inheritable(fd, fd != RESULT_FD)  # device processes may print, but not forge reports
+    sys.stdin = open(0, "r", closefd=False)
+    # Line-buffered, so output reaches the supervisor (and its cap) while the run goes on.
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+
+
+def _clean_import_path() -> None:
+    # The run's directory must never shadow a module (a planted numpy.py, a .pth, a cache file).
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd) and not p.startswith(cwd + os.sep)]
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = None
+
+
+def _send(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(RESULT_FD, view)
+        view = view[n:]
+
+
+def run_child(plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int, int, int],
+              workdir: str | None) -> None:
+    """Entry point right after ``fork()`` in the child. Never returns."""
+    code = EXIT_SETUP_FAILED
+    try:
+        os.setsid()
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        _wire_descriptors(*fds)
+        notes = isolation.isolate(plan, workdir)
+        _clean_import_path()
+        for note in notes:
+            print(f"[sandbox] {note}", file=sys.stderr)
+        code = EXIT_NO_REPORT
+        from engine.inspect.schema import RunRequest
+        report = runner(RunRequest.model_validate_json(request_json))
+        payload = report.model_dump_json() if hasattr(report, "model_dump_json") else report
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _send(payload.encode() if isinstance(payload, str) else payload)
+        code = EXIT_OK
+    except BaseException:  # noqa: BLE001 - anything here must still end the process cleanly
+        try:
+            sys.stderr.write("[sandbox] " + traceback.format_exc(limit=-3))
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)

@@ -1,0 +1,281 @@
+"""Isolation steps applied by a run's child after fork and before the user's code.
+
+``Plan`` says what the host allows (found by ``probe`` at zygote start); ``isolate`` applies it.
+Order matters: namespaces and mounts need privilege, so they come before dropping to the slot
+uid, and the seccomp filter comes last because it forbids mount/unshare itself.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from . import seccomp
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
+MS_PRIVATE = 1 << 18
+MOUNT_OPTION_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
+                      "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME}
+
+PR_SET_PDEATHSIG = 1
+RUN_DIR = "/tmp/run"  # the run's cwd when it has a private /tmp
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str] = None) -> None:
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(_libc.prctl(option, arg, 0, 0, 0), "prctl")
+
+
+def drop_capabilities() -> None:
+    """Clear every capability (in a user namespace we otherwise hold all of them until exec)."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.syscall(126, header, data), "capset")  # 126: capset on x86_64
+
+
+@dataclass
+class Plan:
+    """What to do in the child. Built once per zygote from settings and the probe."""
+    mode: str                         # "root", "userns" or "minimal"
+    uid: Optional[int] = None         # per-slot uid (root mode)
+    gid: Optional[int] = None
+    outer_uid: int = 0                # the zygote's ids, mapped into the user namespace (userns mode)
+    outer_gid: int = 0
+    use_seccomp: bool = True
+    hidden: list[str] = field(default_factory=list)     # made empty/unreadable
+    needed: list[str] = field(default_factory=list)     # must stay reachable for the slot uid
+    protected_pids: tuple[int, ...] = ()
+    memory_bytes: int = 2 << 30
+    cpu_seconds: int = 8
+    file_bytes: int = 64 << 20
+    open_files: int = 512
+    process_limit: int = 64
+    tmp_bytes: int = 128 << 20
+    nice: int = 10
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def private_tmp(self) -> bool:
+        return self.mode in ("root", "userns")
+
+
+# --- filesystem view ---------------------------------------------------------------------------
+
+def _unescape(path: str) -> str:
+    # mountinfo escapes space, tab, newline and backslash as \ooo
+    out, i = [], 0
+    while i < len(path):
+        if path[i] == "\\" and len(path[i + 1:i + 4]) == 3 and path[i + 1:i + 4].isdigit():
+            out.append(chr(int(path[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(path[i])
+            i += 1
+    return "".join(out)
+
+
+def _mounts() -> list[tuple[str, int]]:
+    """(mount point, flags to keep) for every mount visible to this process, parents first."""
+    result = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            flags = 0
+            for opt in fields[5].split(","):
+                flags |= MOUNT_OPTION_FLAGS.get(opt, 0)
+            result.append((_unescape(fields[4]), flags))
+    return result
+
+
+def _make_everything_readonly(notes: list[str]) -> None:
+    # Nothing written outside the run's own tmpfs can outlive the run. Flags such as nosuid are
+    # kept because a user namespace may not clear them ("locked" flags).
+    for point, flags in _mounts():
+        try:
+            mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
+        except OSError as e:
+            notes.append(f"read-only remount of {point} failed: {e.strerror}")
+
+
+def _blocking_ancestor(path: str, uid: int, gid: int) -> Optional[str]:
+    """The highest ancestor of ``path`` that ``uid`` may not traverse (e.g. /root, mode 0700)."""
+    parts = Path(path).parts
+    for i in range(2, len(parts) + 1):
+        p = os.path.join(*parts[:i])
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        if st.st_uid == uid:
+            ok = st.st_mode & stat.S_IXUSR
+        elif st.st_gid == gid:
+            ok = st.st_mode & stat.S_IXGRP
+        else:
+            ok = st.st_mode & stat.S_IXOTH
+        if not ok:
+            return p
+    return None
+
+
+def _reexpose(plan: Plan) -> None:
+    """Make interpreter/venv/project paths reachable for the slot uid without opening their parents.
+
+    Python may live under /root (mode 0700). We cover the blocking directory with an empty
+    read-only tmpfs and bind-mount only the needed paths back into it, which also hides the rest.
+    """
+    groups: dict[str, list[str]] = {}
+    for path in plan.needed:
+        top = _blocking_ancestor(path, plan.uid, plan.gid)
+        if top is not None:
+            groups.setdefault(top, []).append(path)
+    for top, paths in groups.items():
+        fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in paths]
+        mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+        for p, fd in zip(paths, fds):
+            os.makedirs(p, mode=0o755, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", p, None, MS_BIND | MS_REC)
+            mount(None, p, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            os.close(fd)
+        mount(None, top, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _hide(path: str) -> None:
+    if os.path.isdir(path):
+        mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
+    elif os.path.exists(path):
+        mount("/dev/null", path, None, MS_BIND)
+
+
+def _private_filesystem(plan: Plan, notes: list[str]) -> None:
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates back to the host
+    _make_everything_readonly(notes)
+    if plan.mode == "root":
+        _reexpose(plan)
+    for path in plan.hidden:
+        try:
+            _hide(path)
+        except OSError as e:
+            notes.append(f"hiding {path} failed: {e.strerror}")
+    scratch = MS_NOSUID | MS_NODEV
+    mount("tmpfs", "/tmp", "tmpfs", scratch, f"size={plan.tmp_bytes},mode=1777")
+    if os.path.isdir("/var/tmp"):
+        mount("tmpfs", "/var/tmp", "tmpfs", scratch, "size=1m,mode=1777")
+    if os.path.isdir("/dev/shm"):
+        # pmap moves arrays through shared memory; the run's whole memory budget may live here.
+        mount("tmpfs", "/dev/shm", "tmpfs", scratch, f"size={plan.memory_bytes},mode=1777")
+    os.mkdir(RUN_DIR, 0o700)
+    if plan.uid is not None:
+        os.chown(RUN_DIR, plan.uid, plan.gid)
+
+
+def _enter_user_namespace(plan: Plan) -> None:
+    unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
+    # Map our own ids only: inside, we are the same (unprivileged) user, holding capabilities
+    # over the new namespaces alone.
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{plan.outer_uid} {plan.outer_uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{plan.outer_gid} {plan.outer_gid} 1")
+
+
+# --- limits and identity ----------------------------------------------------------------------
+
+def _count_processes(uid: int) -> int:
+    n = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+def _vm_size() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _set_limits(plan: Plan) -> None:
+    cpu = plan.cpu_seconds
+    # Soft limit raises SIGXCPU (we report "cpu"); the hard limit one second later is SIGKILL.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    # DATA counts what a program really allocates; AS is a backstop that leaves room for the
+    # address space numpy and numba reserve without using.
+    resource.setrlimit(resource.RLIMIT_DATA, (plan.memory_bytes, plan.memory_bytes))
+    address_space = max(2 * plan.memory_bytes, _vm_size() + plan.memory_bytes)
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (plan.file_bytes, plan.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (plan.open_files, plan.open_files))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+    # NPROC counts every process of the real uid: exact under a per-slot uid; otherwise the
+    # processes the user already has are added so the server's own are not counted against the run.
+    uid = plan.uid if plan.uid is not None else os.getuid()
+    nproc = plan.process_limit if plan.uid is not None else _count_processes(uid) + plan.process_limit
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+
+def _become_slot_user(plan: Plan) -> None:
+    os.setgroups([])
+    os.setresgid(plan.gid, plan.gid, plan.gid)
+    os.setresuid(plan.uid, plan.uid, plan.uid)
+
+
+def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
+    """Apply ``plan`` to the calling (freshly forked, single-threaded) process.
+
+    Returns notes about steps that could not be applied; raises if an essential step fails, so a
+    run never proceeds with less isolation than the probe promised.
+    """
+    notes: list[str] = []
+    if plan.mode == "root":
+        unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
+        _private_filesystem(plan, notes)
+    elif plan.mode == "userns":
+        _enter_user_namespace(plan)
+        _private_filesystem(plan, notes)
+    os.chdir(RUN_DIR if plan.private_tmp else workdir)
+    _set_limits(plan)
+    os.nice(plan.nice)
+    if plan.mode == "root":
+        _become_slot_user(plan)
+    elif plan.mode == "userns":
+        drop_capabilities()
+    home = os.getcwd()
+    os.environ.clear()
+    os.environ.update(plan.env)
+    os.environ.update(HOME=home, TMPDIR=home, NUMBA_CACHE_DIR=os.path.join(home, ".numba_cache"))
+    if plan.use_seccomp:
+        seccomp.install(seccomp.build_filter(os.getpgid(0), plan.protected_pids))
+    return notes

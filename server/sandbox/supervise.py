@@ -1,0 +1,244 @@
+"""One run, seen from the zygote: fork the child, read its pipes under a deadline and caps,
+then kill everything it started and clean up.
+
+The zygote is a child subreaper, so descendants that outlive their parents are re-parented to it
+and can be reaped; the seccomp filter keeps them all in the run's process group, so one
+``killpg`` reaches every one of them.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import select
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import child, isolation
+
+READ_CHUNK = 1 << 16
+WATCH_AFTER = 0.2      # seconds before the memory watchdog starts: trivial runs never pay for it
+WATCH_EVERY = 0.1
+
+
+@dataclass
+class Limits:
+    wall_seconds: float
+    output_bytes: int
+    report_bytes: int
+    memory_bytes: int
+    cpu_seconds: float
+
+
+@dataclass
+class Outcome:
+    """What the supervisor saw. ``report`` is the child's raw JSON, if it finished one."""
+    report: Optional[bytes]
+    stdout: bytes
+    stderr: bytes
+    limit: Optional[str] = None          # "timeout", "output", "memory", "cpu", "killed" or None
+    detail: str = ""
+    duration_ms: float = 0.0
+    exit_status: Optional[int] = None
+    leftovers: list[int] = field(default_factory=list)
+
+
+def _pgid_members(pgid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) == pgid:
+                    pids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def _memory_of(pids: list[int]) -> int:
+    """Proportional set size summed over ``pids``: shared pages (forked device processes) count once."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            pass
+    return total
+
+
+def _reap(seen: Optional[dict] = None) -> None:
+    """Collect every exited child (ours and re-parented orphans); remember statuses in ``seen``."""
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if seen is not None:
+            seen[pid] = (status, usage)
+
+
+def kill_group(pgid: int, seen: Optional[dict] = None, timeout: float = 3.0) -> list[int]:
+    """SIGKILL the run's process group until it is empty; return pids still present at the end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return []
+        except PermissionError:
+            pass
+        _reap(seen)
+        if time.monotonic() > deadline:
+            return _pgid_members(pgid)
+        time.sleep(0.001)
+
+
+def kill_uid(uid: int) -> list[int]:
+    """SIGKILL every process of a slot uid (leftovers of a zygote that died mid-run)."""
+    victims = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    os.kill(int(entry), signal.SIGKILL)
+                    victims.append(int(entry))
+            except OSError:
+                pass
+    _reap()
+    return victims
+
+
+def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, str]:
+    """Name the limit that ended a child which left no report."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        # SIGXCPU at the soft limit, or SIGKILL at the hard one if the code caught SIGXCPU.
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_used >= cpu_limit):
+            return "cpu", name
+        return "killed", f"killed by {name}"
+    code = os.WEXITSTATUS(status)
+    if code == child.EXIT_SETUP_FAILED:
+        return "killed", "the sandbox could not be set up"
+    return "killed", f"exited with status {code}"
+
+
+def run(plan: isolation.Plan, runner, request_json: bytes, limits: Limits, sandbox_tmp: str) -> Outcome:
+    start = time.monotonic()
+    workdir = None
+    if not plan.private_tmp:
+        os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
+        workdir = tempfile.mkdtemp(prefix="run-", dir=sandbox_tmp)
+        if plan.uid is not None:
+            os.chown(workdir, plan.uid, plan.gid)
+    result_r, result_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (result_r, out_r, err_r):
+            os.close(fd)
+        child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir)
+    for fd in (result_w, out_w, err_w):
+        os.close(fd)
+    try:
+        return _supervise(pid, start, (result_r, out_r, err_r), limits)
+    finally:
+        for fd in (result_r, out_r, err_r):
+            os.close(fd)
+        if workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits) -> Outcome:
+    result_r, out_r, err_r = fds
+    buffers = {result_r: bytearray(), out_r: bytearray(), err_r: bytearray()}
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    for fd in fds:
+        os.set_blocking(fd, False)
+        poller.register(fd, select.POLLIN)
+    poller.register(pidfd, select.POLLIN)
+    open_fds = set(fds)
+    deadline = start + limits.wall_seconds
+    next_watch = start + WATCH_AFTER
+    limit: Optional[str] = None
+    detail = ""
+    exited = False
+    status = None
+
+    def drain(fd: int) -> None:
+        while fd in open_fds:
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not chunk:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+                return
+            buffers[fd] += chunk
+            if len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes \
+                    or len(buffers[result_r]) > limits.report_bytes:
+                return
+
+    try:
+        while limit is None and not exited:
+            now = time.monotonic()
+            if now >= deadline:
+                limit, detail = "timeout", ""
+                break
+            wait = min(deadline, next_watch) - now
+            for fd, _ in poller.poll(max(wait, 0) * 1000):
+                if fd == pidfd:
+                    exited = True
+                else:
+                    drain(fd)
+            if len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes \
+                    or len(buffers[result_r]) > limits.report_bytes:
+                limit = "output"
+                break
+            if exited:
+                # The child is gone; what it wrote is already in the pipes. A grandchild may keep
+                # a pipe open forever, so take what is there now instead of waiting for EOF.
+                for fd in list(open_fds):
+                    drain(fd)
+                break
+            if time.monotonic() >= next_watch:
+                next_watch = time.monotonic() + WATCH_EVERY
+                if _memory_of(_pgid_members(pid)) > limits.memory_bytes:
+                    limit = "memory"
+                    break
+    finally:
+        poller.unregister(pidfd)
+        os.close(pidfd)
+        seen: dict = {}
+        leftovers = kill_group(pid, seen)
+        if pid not in seen:
+            try:
+                seen[pid] = os.wait4(pid, 0)[1:]
+            except ChildProcessError:
+                pass
+        status, usage = seen.get(pid, (None, None))
+        cpu_used = usage.ru_utime + usage.ru_stime if usage else 0.0
+
+    report = bytes(buffers[result_r]) if limit is None else None
+    if limit is None and status is not None and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+        limit, detail = _exit_limit(status, cpu_used, limits.cpu_seconds)
+        report = None
+    if limit is None and not report:
+        limit, detail = "killed", "no report"
+    return Outcome(report=report, stdout=bytes(buffers[out_r]), stderr=bytes(buffers[err_r]), limit=limit,
+                   detail=detail, duration_ms=(time.monotonic() - start) * 1000, exit_status=status,
+                   leftovers=leftovers)

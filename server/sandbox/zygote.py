@@ -1,0 +1,272 @@
+"""A zygote: a single-threaded process with numpy, the engine and the runner imported, forking
+one sandboxed child per run request it reads from the server.
+
+Started by ``pool`` as ``python -I -B -m server.sandbox.zygote`` with a scrubbed environment.
+Its first message is a JSON config; it answers with a JSON hello (versions and what isolation
+the host allows), then serves run requests one at a time until its input closes.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Callable, Optional
+
+from . import isolation, seccomp, supervise
+from .protocol import read_message, write_message
+
+log = logging.getLogger("jaxplay.zygote")
+
+PR_SET_CHILD_SUBREAPER = 36
+TRUNCATED = "\n[output truncated: over the {kib} KiB limit]\n"
+
+
+def resolve_runner(path: str) -> Callable:
+    module_name, _, attr = path.partition(":")
+    obj = importlib.import_module(module_name)
+    for part in (attr or "run_request").split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def engine_version() -> str:
+    try:
+        import engine
+        version = getattr(engine, "__version__", None)
+        if version:
+            return str(version)
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("jaxplay")
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+# --- probing ----------------------------------------------------------------------------------
+
+def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
+    """In a forked child: apply the plan, then check it took effect; exit 0 if all is well."""
+    ok = False
+    facts: dict = {}
+    try:
+        os.setsid()
+        facts["notes"] = isolation.isolate(plan, workdir)
+        facts["uid"] = os.getuid()
+        try:
+            import socket
+            socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+            facts["socket_blocked"] = False
+        except OSError:
+            facts["socket_blocked"] = True
+        facts["seccomp_active"] = seccomp.active()
+        ok = True
+    except BaseException as e:  # noqa: BLE001
+        facts["error"] = f"{type(e).__name__}: {e}"
+    finally:
+        try:
+            os.write(report_fd, json.dumps(facts).encode())
+        finally:
+            os._exit(0 if ok else 1)
+
+
+def probe(plan: isolation.Plan, sandbox_tmp: str) -> tuple[bool, dict]:
+    os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
+    import tempfile
+    workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
+    if plan.uid is not None:
+        os.chown(workdir, plan.uid, plan.gid)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        _probe_child(plan, workdir, w)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 65536):
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    supervise.kill_group(pid)
+    import shutil
+    shutil.rmtree(workdir, ignore_errors=True)
+    try:
+        facts = json.loads(data or b"{}")
+    except ValueError:
+        facts = {}
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, facts
+
+
+def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
+    wanted = config["isolation"]
+    candidates = [wanted] if wanted != "auto" else (["root", "userns", "minimal"] if os.geteuid() == 0
+                                                     else ["userns", "minimal"])
+    use_seccomp = seccomp.supported()
+    failures = []
+    for mode in candidates:
+        plan = make_plan(config, mode, use_seccomp)
+        ok, facts = probe(plan, config["sandbox_tmp"])
+        if ok:
+            info = {
+                "mode": mode,
+                "uid_switch": plan.uid is not None,
+                "network_namespace": mode in ("root", "userns"),
+                "mount_namespace": mode in ("root", "userns"),
+                "user_namespace": mode == "userns",
+                "private_tmp": plan.private_tmp,
+                "seccomp": bool(facts.get("seccomp_active")),
+                "sockets_blocked": bool(facts.get("socket_blocked")),
+                "memory_watchdog": True,
+                "notes": facts.get("notes", []) + failures
+                + ([] if use_seccomp else [f"seccomp: no filter for {os.uname().machine}"]),
+            }
+            return plan, info
+        failures.append(f"{mode} isolation unavailable: {facts.get('error', 'probe failed')}")
+        log.warning("slot %s: %s", config["slot"], failures[-1])
+    raise RuntimeError("; ".join(failures))
+
+
+def make_plan(config: dict, mode: str, use_seccomp: bool) -> isolation.Plan:
+    uid = gid = None
+    if mode == "root":
+        uid = gid = config["slot_uid_base"] + config["slot"]
+    project = config["project_root"]
+    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, project,
+                                                   os.path.dirname(os.path.realpath(sys.executable)))})
+    return isolation.Plan(
+        mode=mode, uid=uid, gid=gid, outer_uid=os.getuid(), outer_gid=os.getgid(), use_seccomp=use_seccomp,
+        hidden=config["hidden_paths"], needed=needed,
+        protected_pids=(os.getpid(), config["server_pid"]),
+        memory_bytes=config["memory_bytes"], cpu_seconds=config["cpu_seconds"], file_bytes=config["file_bytes"],
+        open_files=config["open_files"], process_limit=config["process_limit"], tmp_bytes=config["tmp_bytes"],
+        nice=config["nice"], env=config["env"])
+
+
+# --- serving ----------------------------------------------------------------------------------
+
+def _text(data: bytes, limit: int) -> str:
+    text = data[:limit].decode("utf-8", "replace")
+    return text + (TRUNCATED.format(kib=limit // 1024) if len(data) > limit else "")
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit // 4 or len(text.encode("utf-8", "replace")) <= limit:
+        return text
+    return text.encode("utf-8", "replace")[:limit].decode("utf-8", "ignore") + TRUNCATED.format(kib=limit // 1024)
+
+
+def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> bytes:
+    """Turn what the supervisor saw into the run report sent to the server."""
+    from engine.inspect.schema import RunReport
+    from .reports import limit_report
+
+    limit_bytes = config["output_bytes"]
+    stdout, stderr = _text(outcome.stdout, limit_bytes), _text(outcome.stderr, limit_bytes)
+    report: Optional[RunReport] = None
+    limit, detail = outcome.limit, outcome.detail
+    if outcome.report is not None:
+        try:
+            report = RunReport.model_validate_json(outcome.report)
+        except ValueError:
+            limit, detail = "killed", "the run sent back an invalid report"
+    if report is not None:
+        # The runner's own capture is not bounded by the pipe cap, so bound it here.
+        report.stdout = _cap(report.stdout + stdout, limit_bytes)
+        report.stderr = _cap(report.stderr + stderr, limit_bytes)
+        if report.error is not None and report.error.type == "MemoryError" and report.error.limit is None:
+            report.error.limit = "memory"
+        if not report.duration_ms:
+            report.duration_ms = outcome.duration_ms
+    else:
+        report = limit_report(request, limit or "killed", version, stdout=stdout, stderr=stderr,
+                              duration_ms=outcome.duration_ms, device_count=config["device_count"],
+                              wall=config["wall_seconds"], cpu=config["cpu_seconds"],
+                              memory_mib=config["memory_bytes"] >> 20, output_kib=limit_bytes >> 10,
+                              detail=detail or "no report")
+    return report.model_dump_json().encode()
+
+
+def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
+    from engine.inspect.schema import RunRequest
+
+    from .reports import limit_report
+
+    version = engine_version()
+    runner, runner_error = None, None
+    for name in config["preload"]:
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 - a missing optional module must not stop the zygote
+            log.info("slot %s: preload %s skipped (%s)", config["slot"], name, e)
+    try:
+        runner = resolve_runner(config["runner"])
+    except Exception as e:  # noqa: BLE001
+        runner_error = f"runner {config['runner']!r} unavailable: {type(e).__name__}: {e}"
+        log.error("slot %s: %s", config["slot"], runner_error)
+    plan, info = choose_plan(config)
+    if plan.uid is not None:
+        supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run
+    threads = len(os.listdir("/proc/self/task"))
+    if threads != 1 or threading.active_count() != 1:
+        info["notes"].append(f"zygote has {threads} threads after preload; forking it is unsafe")
+        log.warning("slot %s: %s", config["slot"], info["notes"][-1])
+    info["runner_error"] = runner_error
+    write_message(ctrl_out, json.dumps({"engine_version": version, "device_count": config["device_count"],
+                                        "isolation": info, "pid": os.getpid()}).encode())
+    limits = supervise.Limits(wall_seconds=config["wall_seconds"], output_bytes=config["output_bytes"],
+                              report_bytes=config["report_bytes"], memory_bytes=config["memory_bytes"],
+                              cpu_seconds=config["cpu_seconds"])
+    while True:
+        message = read_message(ctrl_in)
+        if message is None:
+            return
+        try:
+            request = RunRequest.model_validate_json(message)
+            if runner is None:
+                reply = limit_report(request, "killed", version, message=runner_error).model_dump_json().encode()
+            else:
+                outcome = supervise.run(plan, runner, message, limits, config["sandbox_tmp"])
+                if outcome.leftovers:
+                    log.error("slot %s: processes survived the run: %s", config["slot"], outcome.leftovers)
+                reply = finish(outcome, request, config, version)
+        except Exception as e:  # noqa: BLE001 - one bad run must not take the zygote down
+            log.exception("slot %s: run failed", config["slot"])
+            reply = json.dumps({"internal_error": f"{type(e).__name__}: {e}"}).encode()
+        write_message(ctrl_out, reply)
+
+
+def main() -> None:
+    # Keep the control pipes away from fds 0/1, so nothing printed by a preloaded module can
+    # corrupt the protocol, and children never inherit them.
+    ctrl_in, ctrl_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = json.loads(read_message(ctrl_in) or b"{}")
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != config.get("server_pid"):
+        return  # the server is already gone
+    isolation.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal goes to the server only
+    started = time.monotonic()
+    try:
+        serve(ctrl_in, ctrl_out, config)
+    except Exception as e:  # noqa: BLE001
+        log.exception("slot %s: zygote failed after %.1f s", config.get("slot"), time.monotonic() - started)
+        try:
+            write_message(ctrl_out, json.dumps({"fatal": f"{type(e).__name__}: {e}"}).encode())
+        except OSError:
+            pass
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
