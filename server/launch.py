@@ -1,0 +1,73 @@
+"""Start and stop a real server process on a free loopback port (tests and benchmarks)."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Optional
+
+import httpx
+
+from .settings import PROJECT_ROOT
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """``python -m server`` with ``JAXPLAY_*`` settings from ``settings``; a context manager."""
+
+    def __init__(self, settings: Optional[dict] = None, extra_env: Optional[dict] = None,
+                 startup_timeout: float = 120.0, log_path: Optional[str] = None):
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.settings = {"host": "127.0.0.1", "port": str(self.port), **(settings or {})}
+        self.extra_env = extra_env or {}
+        self.startup_timeout = startup_timeout
+        self.log_path = log_path
+        self.proc: Optional[subprocess.Popen] = None
+        self._log = None
+
+    def start(self) -> "ServerProcess":
+        env = dict(os.environ)
+        env.update({f"JAXPLAY_{k.upper()}": str(v) for k, v in self.settings.items()})
+        env.update(self.extra_env)
+        self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=PROJECT_ROOT, env=env,
+                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode} (log: {self.log_path})")
+            try:
+                if httpx.get(self.base_url + "/api/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not become healthy in {self.startup_timeout} s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        if self._log not in (None, subprocess.DEVNULL):
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> "ServerProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

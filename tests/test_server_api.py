@@ -1,0 +1,196 @@
+"""API tests against a real server process on a loopback port.
+
+Most tests use the engine-free plain runner so the server is exercised on its own; the tests at
+the end use the engine's runner and are skipped until ``engine.inspect.run_request`` exists.
+"""
+from __future__ import annotations
+
+import math
+
+import httpx
+import pytest
+
+from server.launch import ServerProcess
+
+PLAIN = "server.sandbox.plain_runner:run_request"
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory):
+    return tmp_path_factory.mktemp("db") / "snippets.sqlite"
+
+
+@pytest.fixture(scope="module")
+def server(db_path, tmp_path_factory):
+    log = tmp_path_factory.mktemp("log") / "server.log"
+    with ServerProcess({"runner": PLAIN, "database_path": db_path, "workers": 1, "wall_seconds": 5,
+                        "body_limit": 256 * 1024}, log_path=str(log)) as s:
+        yield s
+
+
+@pytest.fixture
+def client(server):
+    with httpx.Client(base_url=server.base_url, timeout=30) as c:
+        yield c
+
+
+def test_health(client):
+    body = client.get("/api/health").json()
+    assert body["status"] == "ok"
+    assert body["workers"] == 1
+    assert body["isolation"]["mode"] in ("root", "userns", "minimal")
+    assert body["isolation"]["seccomp"] is True
+
+
+def test_openapi_and_docs(client):
+    schema = client.get("/openapi.json").json()
+    assert "/api/run" in schema["paths"] and "/api/snippets/{snippet_id}" in schema["paths"]
+    assert "RunReport" in schema["components"]["schemas"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_run_script(client):
+    r = client.post("/api/run", json={"code": "print(6 * 7)"})
+    assert r.status_code == 200
+    report = r.json()
+    assert report["ok"] and report["stdout"] == "42\n" and report["mode"] == "script"
+
+
+def test_run_function_result(client):
+    r = client.post("/api/run", json={"code": "import numpy as np\ndef f(n):\n    return np.arange(n) * 2.0\n",
+                                      "function": "f", "args": ["3"]})
+    result = r.json()["result"]
+    assert result["shape"] == [3] and result["data"] == [0.0, 2.0, 4.0] and result["max"] == 4.0
+
+
+def test_error_points_at_user_line(client):
+    r = client.post("/api/run", json={"code": "x = 1\ny = 2\nz = x / 0\n"})
+    error = r.json()["error"]
+    assert error["type"] == "ZeroDivisionError" and error["line"] == 3
+
+
+def test_invalid_request_is_422(client):
+    assert client.post("/api/run", json={"nocode": 1}).status_code == 422
+    assert client.post("/api/run", content=b"{not json", headers={"content-type": "application/json"}
+                       ).status_code == 422
+
+
+def test_code_over_limit_is_413_with_report(client):
+    r = client.post("/api/run", json={"code": "#" * (64 * 1024 + 1)})
+    assert r.status_code == 413
+    assert r.json()["error"]["limit"] == "code_size"
+
+
+def test_body_over_limit_is_413(client):
+    r = client.post("/api/run", content=b"x" * (300 * 1024), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert client.get("/api/health").status_code == 200
+
+
+def test_examples_listed(client):
+    examples = client.get("/api/examples").json()
+    ids = [e["id"] for e in examples]
+    assert len(ids) == 10 and len(set(ids)) == 10
+    for e in examples:
+        assert e["title"] and e["description"] and "import jax" in e["code"] and e["expected"]
+    assert client.get(f"/api/examples/{ids[0]}").json()["id"] == ids[0]
+    assert client.get("/api/examples/nope").status_code == 404
+
+
+def test_snippet_round_trip_is_content_addressed(client):
+    body = {"request": {"code": "def f(x):\n    return x * 2\n", "function": "f",
+                        "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "0"}}],
+                        "args": ["jnp.ones(3)"]}, "title": "double"}
+    first = client.post("/api/snippets", json=body)
+    assert first.status_code == 201
+    sid = first.json()["id"]
+    assert first.json()["url"] == f"/s/{sid}" and sid.isalnum() and len(sid) >= 8
+    assert client.post("/api/snippets", json=body).json()["id"] == sid  # same content, same id
+    other = client.post("/api/snippets", json={**body, "title": "other"}).json()["id"]
+    assert other != sid
+    snippet = client.get(f"/api/snippets/{sid}").json()
+    assert snippet["request"] == {**body["request"], "stack": [{"name": "grad", "options": {}},
+                                                               {"name": "vmap", "options": {"in_axes": "0"}}]}
+    assert snippet["title"] == "double" and snippet["device_count"] >= 1 and snippet["engine_version"]
+    page = client.get(f"/s/{sid}")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+
+
+def test_snippet_errors(client):
+    assert client.get("/api/snippets/zzzzzzzzzz").status_code == 404
+    assert client.get("/api/snippets/bad-id!").status_code == 422
+    assert client.get("/s/zzzzzzzzzz").status_code == 404
+    big = {"request": {"code": "#" * (64 * 1024 + 1)}}
+    assert client.post("/api/snippets", json=big).status_code == 413
+    assert client.post("/api/snippets", json={"request": {"code": "x", "stack": [{"name": "nope"}]}}
+                       ).status_code == 422
+
+
+def test_snippets_survive_restart(db_path, tmp_path):
+    body = {"request": {"code": "print('persist')"}}
+    with ServerProcess({"runner": PLAIN, "database_path": db_path, "workers": 1}) as s:
+        sid = httpx.post(s.base_url + "/api/snippets", json=body).json()["id"]
+    with ServerProcess({"runner": PLAIN, "database_path": db_path, "workers": 1}) as s:
+        got = httpx.get(f"{s.base_url}/api/snippets/{sid}")
+        assert got.status_code == 200 and got.json()["request"]["code"] == "print('persist')"
+
+
+# --- with the engine's runner ----------------------------------------------------------------
+
+def engine_runner_available():
+    inspect = pytest.importorskip("engine.inspect")
+    if not hasattr(inspect, "run_request"):
+        pytest.skip("engine.inspect.run_request does not exist yet")
+
+
+@pytest.fixture(scope="module")
+def engine_server(tmp_path_factory):
+    engine_runner_available()
+    log = tmp_path_factory.mktemp("log") / "engine-server.log"
+    with ServerProcess({"database_path": tmp_path_factory.mktemp("db2") / "s.sqlite", "workers": 2,
+                        "wall_seconds": 20}, log_path=str(log)) as s:
+        yield s
+
+
+def leaves(value):
+    if value is None:
+        return []
+    if value.get("kind") == "array":
+        return [value]
+    return [leaf for child in value.get("children", []) for leaf in leaves(child)]
+
+
+def flat(data):
+    if isinstance(data, list):
+        return [x for item in data for x in flat(item)]
+    return [data]
+
+
+def close(actual, expected, rtol, atol):
+    if isinstance(actual, str):
+        actual = float(actual.replace("Infinity", "inf"))
+    return abs(actual - expected) <= atol + rtol * abs(expected) or (math.isnan(actual) and math.isnan(expected))
+
+
+def test_engine_examples_return_expected_values(engine_server):
+    with httpx.Client(base_url=engine_server.base_url, timeout=60) as c:
+        for example in c.get("/api/examples").json():
+            request = {k: example[k] for k in ("code", "function", "stack", "args")}
+            report = c.post("/api/run", json=request).json()
+            assert report["ok"], (example["id"], report["error"], report["stderr"][-2000:])
+            got = leaves(report["result"])
+            assert len(got) == len(example["expected"]), example["id"]
+            for leaf, want in zip(got, example["expected"]):
+                assert leaf["shape"] == want["shape"], example["id"]
+                values = flat(leaf["data"])
+                assert all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])), \
+                    (example["id"], values[:8], want["data"][:8])
+
+
+def test_engine_error_points_at_line_and_layer(engine_server):
+    code = "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    report = httpx.post(engine_server.base_url + "/api/run", timeout=60,
+                        json={"code": code, "function": "f", "stack": [{"name": "jit"}], "args": ["1.0"]}).json()
+    assert not report["ok"]
+    assert report["error"]["line"] == 5
+    assert report["error"]["layer"] == "jit"
