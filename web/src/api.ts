@@ -1,0 +1,130 @@
+// The HTTP API: runs, snippets, examples. `?mock=NAME` serves web/fixtures/NAME.json instead of
+// calling the server (development only; the production page always talks to the real API).
+
+import type { RunReport, RunRequest } from "./report";
+import { normalizeReport } from "./report";
+import type { Session } from "./session";
+
+export class ApiError extends Error {
+  constructor(message: string, readonly status = 0, readonly kind: "http" | "network" | "abort" = "http") {
+    super(message);
+  }
+}
+
+export interface Example {
+  id: string;
+  title: string;
+  description: string;
+  code: string;
+  function?: string | null;
+  stack?: unknown[];
+  args?: string[];
+  panel?: string;
+  [key: string]: unknown;
+}
+
+interface Fixture { request: RunRequest; report: RunReport }
+
+const fixtures = import.meta.glob<Fixture>("../fixtures/*.json", { import: "default" });
+
+export function mockName(): string | null {
+  return new URLSearchParams(location.search).get("mock");
+}
+
+export async function loadFixture(name: string): Promise<Fixture | null> {
+  const load = fixtures[`../fixtures/${name}.json`];
+  return load ? await load() : null;
+}
+
+async function detail(res: Response): Promise<string> {
+  try {
+    const body = await res.json();
+    const d = body?.detail ?? body?.message ?? body?.error;
+    if (typeof d === "string") return d;
+    if (Array.isArray(d)) return d.map((x) => x?.msg ?? JSON.stringify(x)).join("; ");
+    return d ? JSON.stringify(d) : res.statusText;
+  } catch {
+    return res.statusText;
+  }
+}
+
+function httpError(status: number, text: string): ApiError {
+  const prefix: Record<number, string> = {
+    413: "The code is too large for the server's limit",
+    422: "The server rejected the request",
+    429: "The server is busy (too many runs at once); try again in a moment",
+    503: "The server is busy; try again in a moment",
+    504: "The run took too long and was stopped",
+  };
+  const head = prefix[status] ?? `Server error ${status}`;
+  return new ApiError(text && text !== head ? `${head}: ${text}` : head, status);
+}
+
+async function request(url: string, init: RequestInit = {}): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw new ApiError("Run cancelled", 0, "abort");
+    throw new ApiError("Cannot reach the server. Is it running?", 0, "network");
+  }
+  if (!res.ok) throw httpError(res.status, await detail(res));
+  return res;
+}
+
+export async function run(req: RunRequest, signal: AbortSignal): Promise<RunReport> {
+  const mock = mockName();
+  if (mock) {
+    const fx = await loadFixture(mock);
+    if (!fx) throw new ApiError(`No fixture named ${mock}`);
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(resolve, 350);
+      signal.addEventListener("abort", () => { clearTimeout(t); reject(new ApiError("Run cancelled", 0, "abort")); });
+    });
+    return normalizeReport(fx.report);
+  }
+  const res = await request("/api/run", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(req),
+    signal,
+  });
+  try {
+    return normalizeReport(await res.json());
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw new ApiError("Run cancelled", 0, "abort");
+    throw new ApiError("The server sent a report the page cannot read");
+  }
+}
+
+/** Store the session; returns the snippet id. */
+export async function saveSnippet(s: Session): Promise<string> {
+  const res = await request("/api/snippets", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ code: s.code, function: s.function, stack: s.stack, args: s.args, panel: s.panel }),
+  });
+  const body = await res.json();
+  const id = body?.id ?? body?.snippet?.id;
+  if (typeof id !== "string" && typeof id !== "number") throw new ApiError("The server did not return a snippet id");
+  return String(id);
+}
+
+export async function loadSnippet(id: string): Promise<unknown> {
+  const res = await request(`/api/snippets/${encodeURIComponent(id)}`);
+  const body = await res.json();
+  return body?.snippet ?? body;
+}
+
+export async function listExamples(): Promise<Example[]> {
+  const res = await request("/api/examples");
+  const body = await res.json();
+  const items: any[] = Array.isArray(body) ? body : body?.examples ?? [];
+  return items.map((e, i) => ({
+    ...e,
+    id: String(e.id ?? e.slug ?? i),
+    title: e.title ?? e.name ?? `Example ${i + 1}`,
+    description: e.description ?? "",
+    code: e.code ?? "",
+  }));
+}

@@ -1,0 +1,389 @@
+// The playground page: wires the editor, the stack builder, the panels, run/cancel, share and the
+// gallery together. Components live in their own files; this one only holds the app state.
+
+import "./styles.css";
+import { ApiError, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
+import { empty, h, replace } from "./dom";
+import { Editor } from "./editor";
+import { Gallery } from "./gallery";
+import { DebuggerPanel } from "./panels/debugger";
+import { renderDevices } from "./panels/devices";
+import { IRPanel } from "./panels/ir";
+import { renderOutput, requestError } from "./panels/output";
+import { renderTimings } from "./panels/timings";
+import type { RunReport, TransformedCall } from "./report";
+import {
+  decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, type Session, toRequest,
+} from "./session";
+import { StackBuilder } from "./stack";
+import { applyTheme, initialTheme, toggleTheme } from "./theme";
+
+const PANEL_LABELS: Record<PanelName, string> = {
+  output: "Output", ir: "IR", timings: "Timings", devices: "Devices", debugger: "Debugger",
+};
+
+class App {
+  private session: Session = defaultSession();
+  private report: RunReport | null = null;
+  private failure: ApiError | null = null;
+  private callIndex = 0;
+  private controller: AbortController | null = null;
+  private runStarted = 0;
+  private tick = 0;
+  private snippetPath: string | null = null;
+
+  private editor!: Editor;
+  private stack!: StackBuilder;
+  private ir: IRPanel;
+  private debugger: DebuggerPanel;
+  private gallery: Gallery;
+
+  // DOM
+  private runBtn!: HTMLButtonElement;
+  private cancelBtn!: HTMLButtonElement;
+  private progress!: HTMLElement;
+  private tabs!: HTMLElement;
+  private callPicker!: HTMLElement;
+  private panelBody!: HTMLElement;
+  private toast!: HTMLElement;
+  private sharePop!: HTMLElement;
+
+  constructor(private root: HTMLElement) {
+    applyTheme(initialTheme());
+    this.ir = new IRPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
+    this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
+    this.gallery = new Gallery((s) => { this.load(s); void this.run(); });
+    this.layout();
+  }
+
+  private layout() {
+    this.runBtn = h("button", { type: "button", class: "btn primary", testid: "run", title: "Run (Ctrl/Cmd+Enter)", onclick: () => void this.run() },
+      "▶ Run", h("kbd", null, navigator.platform.includes("Mac") ? "⌘↵" : "Ctrl ↵"));
+    this.cancelBtn = h("button", { type: "button", class: "btn", testid: "cancel", hidden: true, title: "Cancel the run (Esc)", onclick: () => this.cancel() }, "■ Cancel");
+    this.progress = h("span", { class: "progress", testid: "progress", role: "status", "aria-live": "polite", hidden: true },
+      h("span", { class: "spinner", "aria-hidden": "true" }), h("span", { class: "progress-text" }, "Running…"));
+    const shareBtn = h("button", { type: "button", class: "btn", testid: "share", onclick: () => void this.share() }, "Share");
+    this.sharePop = h("div", { class: "share-pop", hidden: true, testid: "share-pop", role: "dialog", "aria-label": "Share link" });
+    const header = h("header", { class: "topbar" },
+      h("a", { class: "brand", href: "/", title: "jaxplay" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), "jaxplay"),
+      h("button", { type: "button", class: "btn", testid: "open-gallery", onclick: () => void this.gallery.open() }, "Examples"),
+      h("div", { class: "run-group" }, this.runBtn, this.cancelBtn, this.progress),
+      h("span", { class: "spacer" }),
+      h("div", { class: "share-wrap" }, shareBtn, this.sharePop),
+      h("button", { type: "button", class: "icon theme-toggle", testid: "theme-toggle", title: "Toggle light/dark theme", "aria-label": "Toggle light and dark theme", onclick: () => toggleTheme() },
+        h("span", { class: "sun" }, "☀"), h("span", { class: "moon" }, "☾")));
+
+    const editorWrap = h("div", { class: "editor", testid: "editor" });
+    this.editor = new Editor(editorWrap, this.session.code, () => void this.run());
+    this.editor.onChange((code) => { this.session.code = code; this.stack.setCode(code); this.sessionChanged(); this.editor.setError(null); });
+    this.editor.onLineClick((line) => { this.ir.highlightLine(line); });
+    this.stack = new StackBuilder(this.session, () => this.sessionChanged());
+
+    this.tabs = h("nav", { class: "panel-tabs", role: "tablist", "aria-label": "Panels" });
+    this.callPicker = h("div", { class: "call-picker" });
+    this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", tabindex: -1 });
+    this.toast = h("div", { class: "toast", role: "status", "aria-live": "polite" });
+
+    const left = h("section", { class: "left", "aria-label": "Code" }, editorWrap, this.stack.el);
+    const splitter = h("div", { class: "splitter", role: "separator", "aria-orientation": "vertical", "aria-label": "Resize", tabindex: 0 });
+    const right = h("section", { class: "right", "aria-label": "Results" }, this.tabs, this.callPicker, this.panelBody);
+    const main = h("main", { class: "workspace" }, left, splitter, right);
+    this.installSplitter(splitter, main);
+    replace(this.root, header, main, this.toast, this.gallery.dialog);
+
+    document.addEventListener("keydown", (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); void this.run(); }
+      else if (e.key === "Escape" && this.controller) { this.cancel(); }
+      else if (e.key === "Escape" && !this.sharePop.hidden) { this.sharePop.hidden = true; }
+    });
+    document.addEventListener("click", (e) => {
+      if (!this.sharePop.hidden && !(e.target as Element).closest(".share-wrap")) this.sharePop.hidden = true;
+    });
+    this.renderTabs();
+    this.renderPanel();
+  }
+
+  private installSplitter(splitter: HTMLElement, main: HTMLElement) {
+    const set = (frac: number) => main.style.setProperty("--left", `${Math.min(70, Math.max(25, frac * 100)).toFixed(1)}%`);
+    splitter.addEventListener("pointerdown", (e) => {
+      splitter.setPointerCapture(e.pointerId);
+      const move = (ev: PointerEvent) => { const r = main.getBoundingClientRect(); set((ev.clientX - r.left) / r.width); };
+      const up = () => { splitter.removeEventListener("pointermove", move); splitter.removeEventListener("pointerup", up); };
+      splitter.addEventListener("pointermove", move);
+      splitter.addEventListener("pointerup", up);
+    });
+    splitter.addEventListener("keydown", (e) => {
+      const cur = parseFloat(main.style.getPropertyValue("--left") || "46") / 100;
+      if (e.key === "ArrowLeft") set(cur - 0.03); else if (e.key === "ArrowRight") set(cur + 0.03); else return;
+      e.preventDefault();
+    });
+  }
+
+  // ---- session --------------------------------------------------------------------------------
+
+  load(s: Session) {
+    this.session = s;
+    this.editor.setCode(s.code);
+    this.stack.setSession(s);
+    this.report = null;
+    this.failure = null;
+    this.sessionChanged();
+    this.renderTabs();
+    this.renderPanel();
+  }
+
+  private fragmentTimer = 0;
+  private sessionChanged() {
+    clearTimeout(this.fragmentTimer);
+    this.fragmentTimer = window.setTimeout(() => {
+      const frag = encodeFragment(this.session);
+      // Once edited, a shared link's page no longer shows the stored snippet: go back to "/".
+      const path = this.snippetPath && !this.snippetMatches() ? "/" : location.pathname;
+      history.replaceState(null, "", `${path}${location.search}${frag ? `#${frag}` : ""}`);
+    }, 250);
+  }
+
+  private snippetSnapshot = "";
+  private snippetMatches(): boolean {
+    return JSON.stringify(toRequest(this.session)) === this.snippetSnapshot;
+  }
+
+  // ---- running --------------------------------------------------------------------------------
+
+  async run() {
+    if (this.controller) return;
+    const controller = new AbortController();
+    this.controller = controller;
+    this.setRunning(true);
+    this.editor.setError(null);
+    try {
+      const report = await run(toRequest(this.session), controller.signal);
+      this.report = report;
+      this.failure = null;
+      this.callIndex = this.defaultCall(report);
+      const err = report.error;
+      if (err?.line) this.editor.setError({ line: err.line, column: err.column, end_line: err.end_line, end_column: err.end_column, message: `${err.type}: ${err.message}` });
+      if (!report.ok) this.session.panel = "output";
+      else if (this.session.panel !== "output" && !this.panelHasContent(this.session.panel)) this.session.panel = "output";
+    } catch (e) {
+      this.failure = e instanceof ApiError ? e : new ApiError(String(e));
+      this.report = null;
+      this.session.panel = "output";
+    } finally {
+      this.controller = null;
+      this.setRunning(false);
+    }
+    this.renderTabs();
+    this.renderPanel();
+  }
+
+  cancel() {
+    this.controller?.abort();
+  }
+
+  private setRunning(on: boolean) {
+    this.runBtn.disabled = on;
+    this.cancelBtn.hidden = !on;
+    this.progress.hidden = !on;
+    this.root.classList.toggle("running", on);
+    clearInterval(this.tick);
+    if (on) {
+      this.runStarted = performance.now();
+      const text = this.progress.querySelector(".progress-text")!;
+      text.textContent = "Running…";
+      this.tick = window.setInterval(() => {
+        text.textContent = `Running… ${((performance.now() - this.runStarted) / 1000).toFixed(1)} s`;
+      }, 100);
+    }
+  }
+
+  private defaultCall(r: RunReport): number {
+    if (r.mode === "stack" && r.label) {
+      const i = r.calls.findIndex((c) => c.label === r.label);
+      if (i >= 0) return i;
+      return Math.max(0, r.calls.length - 1);
+    }
+    return 0;
+  }
+
+  private get call(): TransformedCall | null {
+    return this.report?.calls[this.callIndex] ?? null;
+  }
+
+  /** The call a panel shows: the selected one, or the first that has what the panel needs. */
+  private callFor(panel: PanelName): TransformedCall | null {
+    const calls = this.report?.calls ?? [];
+    const has = (c: TransformedCall) => (panel === "devices" ? !!c.pmap : panel === "debugger" ? !!c.debug?.steps.length : true);
+    const cur = this.call;
+    if (cur && has(cur)) return cur;
+    return calls.find(has) ?? cur;
+  }
+
+  private panelHasContent(p: PanelName): boolean {
+    const r = this.report;
+    if (!r) return false;
+    if (p === "ir") return r.calls.some((c) => c.stages.length);
+    if (p === "timings") return r.timings.length > 0 || r.calls.some((c) => c.timings.length);
+    if (p === "devices") return r.calls.some((c) => c.pmap);
+    if (p === "debugger") return r.calls.some((c) => c.debug?.steps.length);
+    return true;
+  }
+
+  // ---- panels ---------------------------------------------------------------------------------
+
+  private renderTabs() {
+    const r = this.report;
+    replace(this.tabs, PANELS.map((p) => {
+      const active = p === this.session.panel;
+      let count: string | null = null;
+      if (r && p === "ir" && r.calls.length) count = String(r.calls.length);
+      if (r && p === "devices") { const n = r.calls.find((c) => c.pmap)?.pmap?.devices.length; if (n) count = String(n); }
+      if (r && p === "output" && !r.ok) count = "!";
+      if (!r && this.failure && p === "output") count = "!";
+      return h("button", {
+        type: "button", role: "tab", class: `panel-tab${active ? " active" : ""}${r && !this.panelHasContent(p) ? " quiet" : ""}`,
+        testid: `tab-${p}`, "aria-selected": String(active), tabindex: active ? 0 : -1,
+        onclick: () => this.showPanel(p),
+        onkeydown: (e: KeyboardEvent) => {
+          const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+          if (!d) return;
+          e.preventDefault();
+          const next = PANELS[(PANELS.indexOf(this.session.panel) + d + PANELS.length) % PANELS.length];
+          this.showPanel(next);
+          (this.tabs.querySelector(`[data-testid="tab-${next}"]`) as HTMLElement | null)?.focus();
+        },
+      }, PANEL_LABELS[p], count ? h("span", { class: `count${count === "!" ? " alert" : ""}` }, count) : null);
+    }));
+  }
+
+  showPanel(p: PanelName) {
+    this.session.panel = p;
+    this.sessionChanged();
+    this.renderTabs();
+    this.renderPanel();
+  }
+
+  private renderCallPicker(panel: PanelName) {
+    const calls = this.report?.calls ?? [];
+    if (panel === "output" || calls.length <= 1) {
+      replace(this.callPicker);
+      this.callPicker.hidden = true;
+      return;
+    }
+    this.callPicker.hidden = false;
+    const shown = this.callFor(panel);
+    const sel = h("select", {
+      id: "call-select", testid: "call-select", "aria-label": "Transformed call",
+      onchange: (e: Event) => { this.callIndex = Number((e.target as HTMLSelectElement).value); this.renderPanel(); },
+    }, calls.map((c, i) => h("option", { value: String(i) }, `#${c.id} ${c.label}${c.source ? ` — line ${c.source.line}` : ""}`)));
+    sel.value = String(shown ? calls.indexOf(shown) : this.callIndex);
+    replace(this.callPicker, h("label", { for: "call-select", class: "label" }, "Call"), sel,
+      h("span", { class: "muted" }, `${calls.length} transformed calls in this run`));
+  }
+
+  private renderPanel() {
+    const panel = this.session.panel;
+    this.renderCallPicker(panel);
+    this.panelBody.dataset.panel = panel;
+    const r = this.report;
+    if (!r) {
+      if (this.failure) {
+        replace(this.panelBody, requestError(this.failure.message, this.failure.kind));
+      } else {
+        replace(this.panelBody, welcome());
+      }
+      return;
+    }
+    const goto = (line: number) => { this.editor.highlightLines([line]); this.editor.focus(); };
+    switch (panel) {
+      case "output": replace(this.panelBody, renderOutput(r, { gotoLine: goto })); break;
+      case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
+      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null)); break;
+      case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;
+      case "debugger": this.debugger.show(this.callFor("debugger")); replace(this.panelBody, this.debugger.el); break;
+    }
+  }
+
+  // ---- share ----------------------------------------------------------------------------------
+
+  private async share() {
+    this.sharePop.hidden = false;
+    replace(this.sharePop, h("p", { class: "hint" }, "Saving…"));
+    try {
+      const id = await saveSnippet(this.session);
+      const url = `${location.origin}/s/${id}`;
+      this.snippetPath = `/s/${id}`;
+      this.snippetSnapshot = JSON.stringify(toRequest(this.session));
+      history.replaceState(null, "", `/s/${id}${location.search}`);
+      let copied = false;
+      try { await navigator.clipboard.writeText(url); copied = true; } catch { /* clipboard may be unavailable */ }
+      const input = h("input", { type: "text", readonly: true, value: url, testid: "share-link", "aria-label": "Share link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
+      replace(this.sharePop,
+        h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"),
+        h("div", { class: "share-row" }, input,
+          h("button", { type: "button", class: "btn", onclick: async () => { input.select(); try { await navigator.clipboard.writeText(url); this.notify("Copied"); } catch { document.execCommand("copy"); } } }, "Copy")),
+        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments and the open panel."));
+      input.focus();
+    } catch (e) {
+      replace(this.sharePop, h("p", { class: "error-text", testid: "share-error" }, `Could not share: ${(e as Error).message}`));
+    }
+  }
+
+  private notify(text: string) {
+    this.toast.textContent = text;
+    this.toast.classList.add("show");
+    setTimeout(() => this.toast.classList.remove("show"), 1800);
+  }
+
+  // ---- start ----------------------------------------------------------------------------------
+
+  async start() {
+    const m = /^\/s\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
+    const mock = mockName();
+    if (m) {
+      try {
+        const raw = (await loadSnippet(m[1])) as Record<string, unknown>;
+        const s = fromAny(raw) ?? fromAny(raw?.session) ?? fromAny(raw?.data);
+        if (!s) throw new ApiError("The shared snippet could not be read");
+        this.load(s);
+        this.snippetPath = location.pathname;
+        this.snippetSnapshot = JSON.stringify(toRequest(s));
+        await this.run();
+        this.showPanel(s.panel);
+      } catch (e) {
+        this.failure = e instanceof ApiError ? e : new ApiError(String(e));
+        this.failure = new ApiError(`Could not open the shared link: ${this.failure.message}`, this.failure.status);
+        this.renderTabs();
+        this.renderPanel();
+      }
+      return;
+    }
+    const fromHash = decodeFragment(location.hash);
+    if (fromHash) {
+      this.load(fromHash);
+      await this.run();
+      this.showPanel(fromHash.panel);
+      return;
+    }
+    if (mock) {
+      const fx = await loadFixture(mock);
+      if (fx) {
+        const s = fromAny(fx.request);
+        if (s) { this.load(s); await this.run(); }
+      }
+    }
+  }
+}
+
+function welcome(): HTMLElement {
+  return h("div", { class: "welcome", testid: "welcome" },
+    h("h2", null, "Write a function, stack transformations on it, run it."),
+    h("ul", null,
+      h("li", null, "Pick a function and add ", h("code", null, "grad"), ", ", h("code", null, "vmap"), ", ", h("code", null, "jit"), " or ", h("code", null, "pmap"), " layers below the editor, or run the file as a script."),
+      h("li", null, "Press ", h("kbd", null, "Ctrl"), " + ", h("kbd", null, "Enter"), " to run. The IR tab shows the program after every transformation; click a node to find its line."),
+      h("li", null, "Timings, Devices and Debugger show where time went, what each simulated device did, and every intermediate value.")),
+    empty("Nothing run yet.", "Open Examples for a guided tour."));
+}
+
+const app = new App(document.getElementById("app")!);
+void app.start();

@@ -1,0 +1,111 @@
+// The Debugger panel: step through the equations of a stage, forward and back, with each
+// intermediate's shape, dtype and value summary; the first NaN/Inf is flagged and can be jumped to.
+
+import { empty, h, replace } from "../dom";
+import { fmtNum, preview, typeStr } from "../format";
+import type { DebugStep, TransformedCall } from "../report";
+import { renderValue } from "../values";
+
+export interface DebugHandlers {
+  onSourceLines(lines: number[]): void;
+}
+
+export class DebuggerPanel {
+  readonly el: HTMLElement;
+  private call: TransformedCall | null = null;
+  private index = 0;
+  private list: HTMLElement | null = null;
+  private detail: HTMLElement | null = null;
+  private counter: HTMLElement | null = null;
+
+  constructor(private handlers: DebugHandlers) {
+    this.el = h("div", { class: "debugger", testid: "debugger-panel" });
+  }
+
+  /** Render for a call; `active` says whether the panel is visible (then the source line is linked). */
+  show(call: TransformedCall | null) {
+    const same = this.call?.id === call?.id && this.call?.debug?.steps.length === call?.debug?.steps.length;
+    this.call = call;
+    const trace = call?.debug;
+    if (!trace || !trace.steps.length) {
+      replace(this.el, empty("No equations recorded for stepping.", call ? "This call has no debug trace." : "Run something first."));
+      return;
+    }
+    if (!same) this.index = trace.first_nonfinite ?? 0;
+    const steps = trace.steps;
+    const btn = (label: string, title: string, testid: string, f: () => void, extra: Record<string, unknown> = {}) =>
+      h("button", { type: "button", class: "btn", title, "aria-label": title, testid, onclick: f, ...extra }, label);
+    this.counter = h("span", { class: "step-counter mono", testid: "debug-counter", "aria-live": "polite" });
+    const controls = h("div", { class: "debug-controls", role: "toolbar", "aria-label": "Step through equations" },
+      btn("⏮", "First equation (Home)", "debug-first", () => this.go(0)),
+      btn("◀ Back", "Previous equation (←)", "debug-prev", () => this.go(this.index - 1)),
+      btn("Step ▶", "Next equation (→)", "debug-next", () => this.go(this.index + 1)),
+      btn("⏭", "Last equation (End)", "debug-last", () => this.go(steps.length - 1)),
+      this.counter,
+      trace.first_nonfinite != null
+        ? btn("⚠ Jump to first NaN/Inf", "Jump to the first equation producing NaN or Inf", "debug-jump-nonfinite", () => this.go(trace.first_nonfinite!), { class: "btn danger" })
+        : h("span", { class: "badge ok", testid: "debug-all-finite" }, "all values finite"));
+    this.list = h("ol", { class: "step-list", testid: "debug-steps", tabindex: 0, "aria-label": "Equations",
+      onkeydown: (e: KeyboardEvent) => this.keys(e) },
+      steps.map((st, i) => h("li", {
+        class: `step${st.nonfinite ? " nonfinite" : ""}${i === trace.first_nonfinite ? " first-nonfinite" : ""}`,
+        testid: "debug-step", dataset: { index: String(i) },
+        onclick: () => this.go(i),
+      },
+        h("span", { class: "step-index mono" }, String(st.index)),
+        h("span", { class: "prim mono" }, st.primitive),
+        h("span", { class: "mono muted" }, st.outputs.map((o) => typeStr(o.dtype, o.shape)).join(", ")),
+        h("span", { class: "mono step-preview" }, st.outputs[0] ? preview(st.outputs[0], 3) : ""),
+        st.source ? h("span", { class: "muted step-line" }, `L${st.source.line}`) : null,
+        st.nonfinite ? h("span", { class: "badge danger" }, "NaN/Inf") : null)));
+    this.detail = h("div", { class: "step-detail", testid: "debug-detail" });
+    replace(this.el,
+      h("div", { class: "panel-intro" },
+        h("span", null, "Stepping ", h("code", null, trace.graph), ` · ${steps.length} equations${trace.truncated ? " (truncated)" : ""}`),
+        h("span", { class: "muted" }, "← → to step, Home/End to jump")),
+      controls,
+      h("div", { class: "debug-body" }, this.list, this.detail));
+    this.go(this.index, false);
+  }
+
+  private keys(e: KeyboardEvent) {
+    const n = this.call?.debug?.steps.length ?? 0;
+    const to = { ArrowRight: this.index + 1, ArrowDown: this.index + 1, ArrowLeft: this.index - 1, ArrowUp: this.index - 1, Home: 0, End: n - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.go(to);
+  }
+
+  go(i: number, link = true) {
+    const steps = this.call?.debug?.steps;
+    if (!steps?.length || !this.list || !this.detail || !this.counter) return;
+    this.index = Math.max(0, Math.min(steps.length - 1, i));
+    const st = steps[this.index];
+    this.list.querySelectorAll("li").forEach((li, k) => {
+      li.classList.toggle("current", k === this.index);
+      li.setAttribute("aria-current", k === this.index ? "step" : "false");
+    });
+    (this.list.children[this.index] as HTMLElement | undefined)?.scrollIntoView({ block: "nearest" });
+    this.counter.textContent = `${this.index + 1} / ${steps.length}`;
+    (this.el.querySelector('[data-testid="debug-prev"]') as HTMLButtonElement).disabled = this.index === 0;
+    (this.el.querySelector('[data-testid="debug-next"]') as HTMLButtonElement).disabled = this.index === steps.length - 1;
+    replace(this.detail, stepDetail(st));
+    if (link) this.handlers.onSourceLines(st.source ? [st.source.line] : []);
+  }
+
+  get currentLine(): number | null {
+    return this.call?.debug?.steps[this.index]?.source?.line ?? null;
+  }
+}
+
+function stepDetail(st: DebugStep): HTMLElement {
+  return h("div", null,
+    h("div", { class: "step-title" },
+      h("span", { class: "prim mono big" }, st.primitive),
+      h("span", { class: "muted mono" }, `node ${st.node}`),
+      st.source ? h("span", { class: "muted" }, `line ${st.source.line}${st.source.function ? ` in ${st.source.function}` : ""}`) : null,
+      st.nonfinite ? h("span", { class: "badge danger", testid: "debug-nonfinite-flag" }, "produces NaN/Inf") : null),
+    st.outputs.map((o, i) => h("section", { class: "step-output" },
+      h("h4", null, `output ${i}`, h("span", { class: "muted" }, ` · min ${fmtNum(o.min)} · max ${fmtNum(o.max)} · mean ${fmtNum(o.mean)}`)),
+      renderValue(o))));
+}

@@ -1,0 +1,167 @@
+// The IR panel: one tab per stage of the stack (f, grad(f), vmap(grad(f)), …, lowered code), each
+// with the jaxpr as an interactive graph and as text. Nodes and text lines link to source lines.
+
+import { empty, h, replace } from "../dom";
+import type { IRGraph, IRNode, Stage, TransformedCall } from "../report";
+import { GraphView } from "./graph";
+
+export interface IRHandlers {
+  /** A node (or text line) was selected: highlight its source line(s). */
+  onSourceLines(lines: number[]): void;
+}
+
+type View = "graph" | "text" | "both";
+
+export class IRPanel {
+  readonly el: HTMLElement;
+  private tabs: HTMLElement;
+  private body: HTMLElement;
+  private call: TransformedCall | null = null;
+  private stageIndex = 0;
+  private view: View = "both";
+  private graph: GraphView | null = null;
+  private textLines: { el: HTMLElement; node: IRNode | null }[] = [];
+  private linkedLine: number | null = null;
+
+  constructor(private handlers: IRHandlers) {
+    this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
+    this.body = h("div", { class: "stage-body" });
+    this.el = h("div", { class: "ir", testid: "ir-panel" }, this.tabs, this.body);
+  }
+
+  show(call: TransformedCall | null) {
+    const sameCall = this.call && call && this.call.id === call.id && this.call.label === call.label;
+    this.call = call;
+    if (!call) {
+      replace(this.tabs);
+      replace(this.body, empty("No transformed call yet.", "Run a function with a stack, or a script that calls grad, jit, vmap or pmap."));
+      return;
+    }
+    const n = call.stages.length + (call.jit ? 1 : 0);
+    if (!sameCall || this.stageIndex >= n) this.stageIndex = Math.max(0, call.stages.length - 1);
+    this.renderTabs();
+    this.renderStage();
+  }
+
+  private renderTabs() {
+    const call = this.call!;
+    const names = call.stages.map((s) => s.name);
+    if (call.jit) names.push("lowered code");
+    replace(this.tabs, names.map((name, i) => {
+      const stage = call.stages[i];
+      return h("button", {
+        type: "button", role: "tab", class: `stage-tab${i === this.stageIndex ? " active" : ""}`, testid: "stage-tab",
+        "aria-selected": String(i === this.stageIndex), tabindex: i === this.stageIndex ? 0 : -1,
+        onclick: () => { this.stageIndex = i; this.renderTabs(); this.renderStage(); },
+        onkeydown: (e: KeyboardEvent) => this.tabKeys(e, names.length),
+      }, stage?.transform ? h("span", { class: "stage-transform" }, stage.transform) : null, h("span", { class: "mono" }, name));
+    }));
+  }
+
+  private tabKeys(e: KeyboardEvent, n: number) {
+    const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (!d) return;
+    e.preventDefault();
+    this.stageIndex = (this.stageIndex + d + n) % n;
+    this.renderTabs();
+    this.renderStage();
+    (this.tabs.children[this.stageIndex] as HTMLElement | undefined)?.focus();
+  }
+
+  private renderStage() {
+    const call = this.call!;
+    const stage = call.stages[this.stageIndex];
+    if (!stage) {
+      this.graph = null;
+      replace(this.body, this.renderLowered());
+      return;
+    }
+    const added = stage.graph ? countAdded(stage.graph) : 0;
+    const viewBtn = (v: View, label: string) => h("button", {
+      type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v),
+      onclick: () => { this.view = v; this.renderStage(); },
+    }, label);
+    const head = h("div", { class: "stage-head" },
+      h("div", { class: "stage-facts" },
+        h("code", { class: "mono" }, stage.name),
+        stage.graph ? h("span", { class: "muted" }, `${stage.graph.nodes.length} equations`) : null,
+        added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
+      h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
+    const parts: HTMLElement[] = [head];
+    const content = h("div", { class: `stage-content view-${this.view}` });
+    parts.push(content);
+    this.graph = null;
+    if (this.view !== "text") {
+      if (stage.graph) {
+        this.graph = new GraphView({ onSelect: (n) => this.selectNode(n, "graph") });
+        content.appendChild(this.graph.el);
+        void this.graph.render(stage.graph).then(() => this.graph?.highlightLine(this.linkedLine));
+      } else {
+        content.appendChild(empty("No graph for this stage.", "The text form is below."));
+      }
+    }
+    if (this.view !== "graph") content.appendChild(this.renderText(stage));
+    replace(this.body, parts);
+  }
+
+  private renderText(stage: Stage): HTMLElement {
+    // Equation lines map to top-level nodes in order when their counts agree.
+    const lines = stage.text.split("\n");
+    const nodes = stage.graph?.nodes ?? [];
+    const eqnIdx: number[] = [];
+    const baseIndent = Math.min(...lines.filter((l) => /^\s+\S.*=\s*\S/.test(l)).map((l) => l.length - l.trimStart().length));
+    lines.forEach((l, i) => { if (/^\s+\S.*=\s*\S/.test(l) && l.length - l.trimStart().length === baseIndent) eqnIdx.push(i); });
+    const linkable = eqnIdx.length === nodes.length;
+    this.textLines = [];
+    const pre = h("pre", { class: "jaxpr", testid: "ir-text" });
+    lines.forEach((text, i) => {
+      const k = linkable ? eqnIdx.indexOf(i) : -1;
+      const node = k >= 0 ? nodes[k] : null;
+      const el = h("div", {
+        class: `jaxpr-line${node?.added ? " added" : ""}${node ? " eqn" : ""}`,
+        dataset: node?.source ? { line: String(node.source.line) } : undefined,
+        onclick: node ? () => this.selectNode(node, "text") : undefined,
+      }, highlightJaxpr(text));
+      if (node?.source) el.title = `line ${node.source.line}`;
+      this.textLines.push({ el, node });
+      pre.appendChild(el);
+    });
+    return h("div", { class: "text-pane" }, pre);
+  }
+
+  private renderLowered(): HTMLElement {
+    const jit = this.call!.jit!;
+    return h("div", { class: "lowered", testid: "lowered-code" },
+      h("div", { class: "stage-facts" },
+        h("span", { class: "badge" }, `backend: ${jit.backend}`),
+        h("span", { class: `badge ${jit.cache === "hit" ? "ok" : ""}`, testid: "jit-cache" }, `cache ${jit.cache}`),
+        jit.recompile_reason ? h("span", { class: "muted" }, `compiled because: ${jit.recompile_reason}`) : null),
+      jit.fallbacks.length ? h("p", { class: "hint" }, `Run by the interpreter (no lowering rule): ${jit.fallbacks.join(", ")}`) : null,
+      jit.source ? h("pre", { class: "code-block" }, jit.source) : empty("No generated source.", jit.backend === "interpreter" ? "This call ran on the interpreter." : undefined));
+  }
+
+  private selectNode(node: IRNode | null, from: "graph" | "text") {
+    for (const t of this.textLines) t.el.classList.toggle("selected", !!node && t.node?.id === node.id);
+    if (node && from === "text") this.graph?.selectNode(node.id);
+    const line = node?.source?.line;
+    this.handlers.onSourceLines(line ? [line] : []);
+  }
+
+  /** The editor cursor moved to a line: mark that line's nodes. */
+  highlightLine(line: number | null) {
+    this.linkedLine = line;
+    this.graph?.highlightLine(line);
+    for (const t of this.textLines) t.el.classList.toggle("linked", line !== null && t.node?.source?.line === line);
+  }
+}
+
+function countAdded(g: IRGraph): number {
+  return g.nodes.filter((n) => n.added).length;
+}
+
+/** Light jaxpr highlighting: primitive names and types. */
+function highlightJaxpr(line: string): (HTMLElement | string)[] {
+  const m = /^(\s*)(.*?)(=\s*)([a-z_][\w]*)(\[.*?\])?(.*)$/.exec(line);
+  if (!m || line.trimStart().startsWith("{") || line.trimStart().startsWith("in ")) return [line || " "];
+  return [m[1], m[2], m[3], h("span", { class: "prim" }, m[4]), m[5] ? h("span", { class: "params" }, m[5]) : "", m[6]];
+}

@@ -1,0 +1,86 @@
+// The Output panel: the error (with its line, layer and suggested fix), stdout, debug prints and
+// the result value.
+
+import { h } from "../dom";
+import { fmtMs } from "../format";
+import type { RunError, RunReport } from "../report";
+import { renderValue } from "../values";
+
+const LIMITS: Record<string, [string, string]> = {
+  timeout: ["Time limit reached", "The run was stopped because it took longer than the server allows. Look for an infinite loop, or make the inputs smaller."],
+  cpu: ["CPU limit reached", "The run used more CPU time than the server allows. Make the inputs smaller or the loops shorter."],
+  memory: ["Memory limit reached", "The run tried to use more memory than the server allows. Make the arrays smaller."],
+  output: ["Output limit reached", "The run printed more than the server keeps. Print less, or print summaries."],
+  code_size: ["Code too large", "The code is larger than the server accepts."],
+  killed: ["Run stopped", "The sandbox stopped the run."],
+};
+
+export interface OutputHandlers {
+  gotoLine(line: number): void;
+}
+
+export function renderError(err: RunError, handlers: OutputHandlers): HTMLElement {
+  if (err.limit) {
+    const [title, hint] = LIMITS[err.limit] ?? ["Limit reached", ""];
+    return h("div", { class: "error-box limit", role: "alert", testid: "error-box", dataset: { limit: err.limit } },
+      h("div", { class: "error-title" }, h("span", { class: "error-icon", "aria-hidden": "true" }, "⏱"), title),
+      h("p", { class: "error-message", testid: "error-message" }, err.message),
+      h("p", { class: "hint" }, hint));
+  }
+  const where: (HTMLElement | string)[] = [];
+  if (err.line) {
+    where.push(h("button", {
+      type: "button", class: "link", testid: "error-line", dataset: { line: String(err.line) },
+      onclick: () => handlers.gotoLine(err.line!),
+    }, `line ${err.line}${err.column != null ? `, column ${err.column + 1}` : ""}`));
+  }
+  if (err.layer) where.push(h("span", { class: "badge", testid: "error-layer" }, `raised under ${err.layer}`));
+  const userFrames = err.traceback.filter((f) => f.user);
+  return h("div", { class: "error-box", role: "alert", testid: "error-box", dataset: { type: err.type } },
+    h("div", { class: "error-title" }, h("span", { class: "error-icon", "aria-hidden": "true" }, "✕"),
+      h("span", { class: "mono", testid: "error-type" }, err.type)),
+    h("pre", { class: "error-message", testid: "error-message" }, err.message),
+    where.length ? h("div", { class: "error-where" }, "at ", where) : null,
+    err.suggestion ? h("div", { class: "suggestion", testid: "error-suggestion" },
+      h("span", { class: "label" }, "Suggested fix"), h("p", null, err.suggestion)) : null,
+    err.traceback.length ? h("details", { class: "traceback", open: userFrames.length > 1 },
+      h("summary", null, `Traceback (${err.traceback.length} frame${err.traceback.length === 1 ? "" : "s"})`),
+      h("ol", null, err.traceback.map((f) => h("li", { class: f.user ? "user" : "lib" },
+        f.user
+          ? h("button", { type: "button", class: "link mono", onclick: () => handlers.gotoLine(f.line) }, `line ${f.line}`)
+          : h("span", { class: "mono muted" }, `${f.file}:${f.line}`),
+        h("span", { class: "mono" }, ` in ${f.function}`),
+        f.text ? h("code", { class: "frame-text" }, f.text) : null)))) : null);
+}
+
+export function requestError(message: string, kind: string): HTMLElement {
+  return h("div", { class: `error-box ${kind === "abort" ? "cancelled" : ""}`, role: "alert", testid: "error-box", dataset: { kind } },
+    h("div", { class: "error-title" }, h("span", { class: "error-icon", "aria-hidden": "true" }, kind === "abort" ? "■" : "!"),
+      kind === "abort" ? "Cancelled" : "Request failed"),
+    h("p", { class: "error-message", testid: "error-message" }, message));
+}
+
+export function renderOutput(report: RunReport, handlers: OutputHandlers): HTMLElement {
+  const parts: HTMLElement[] = [];
+  parts.push(h("div", { class: "run-meta" },
+    h("span", { class: `status ${report.ok ? "ok" : "fail"}`, testid: "run-status" }, report.ok ? "✓ ok" : "✕ failed"),
+    report.label ? h("code", { class: "mono" }, report.label) : h("span", null, report.mode === "script" ? "script" : ""),
+    h("span", { class: "muted" }, fmtMs(report.duration_ms)),
+    report.calls.length ? h("span", { class: "muted" }, `${report.calls.length} transformed call${report.calls.length === 1 ? "" : "s"}`) : null,
+    h("span", { class: "muted" }, `engine ${report.engine_version}`)));
+  if (report.error) parts.push(renderError(report.error, handlers));
+  if (report.result !== null && report.result !== undefined) {
+    parts.push(h("section", { class: "result" }, h("h3", null, "Result"), h("div", { testid: "result" }, renderValue(report.result))));
+  }
+  if (report.stdout) parts.push(h("section", null, h("h3", null, "stdout"), h("pre", { class: "stdout", testid: "stdout" }, report.stdout)));
+  if (report.prints.length) {
+    parts.push(h("section", null, h("h3", null, "debug.print"),
+      h("pre", { class: "stdout prints", testid: "prints" }, report.prints.map((p) => h("div", null,
+        p.device != null ? h("span", { class: "device-tag" }, `dev ${p.device}`) : null, p.text)))));
+  }
+  if (report.stderr) parts.push(h("section", null, h("h3", null, "stderr"), h("pre", { class: "stdout stderr", testid: "stderr" }, report.stderr)));
+  if (report.ok && !report.stdout && (report.result === null || report.result === undefined) && !report.prints.length) {
+    parts.push(h("p", { class: "hint" }, "The run finished without output. Print something, or pick a function and a stack."));
+  }
+  return h("div", { class: "output", testid: "output" }, parts);
+}

@@ -1,0 +1,72 @@
+// The Timings panel: a timeline of trace / transform / lower / compile / execute (and transfers
+// and collectives), one lane for the host and one per device, with totals per category.
+
+import { empty, h, s } from "../dom";
+import { fmtMs } from "../format";
+import type { RunReport, TimingCategory, TimingEvent } from "../report";
+
+export const CATEGORIES: TimingCategory[] = ["trace", "transform", "lower", "compile", "execute", "transfer", "collective", "run"];
+
+export function renderTimings(report: RunReport, callId: number | null): HTMLElement {
+  let events = report.timings.length ? report.timings : report.calls.flatMap((c) => c.timings);
+  if (!events.length) return empty("No timings recorded.", "Run something first.");
+  events = [...events].sort((a, b) => a.start_ms - b.start_ms);
+
+  const lanes = new Map<string, TimingEvent[]>();
+  const laneOf = (e: TimingEvent) => (e.category === "run" ? "run" : e.device == null ? "host" : `device ${e.device}`);
+  for (const e of events) {
+    const k = laneOf(e);
+    if (!lanes.has(k)) lanes.set(k, []);
+    lanes.get(k)!.push(e);
+  }
+  const order = (k: string) => (k === "run" ? -2 : k === "host" ? -1 : Number(k.split(" ")[1]));
+  const laneNames = [...lanes.keys()].sort((a, b) => order(a) - order(b));
+
+  const t0 = Math.min(...events.map((e) => e.start_ms));
+  const t1 = Math.max(...events.map((e) => e.start_ms + e.duration_ms));
+  const span = Math.max(t1 - t0, 1e-3);
+  const W = 900, LABEL = 84, ROW = 24, TOP = 24;
+  const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
+  const H = TOP + laneNames.length * ROW + 6;
+
+  const ticks = niceTicks(t0, t1, 6);
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
+    ticks.map((t) => s("g", null,
+      s("line", { x1: x(t), x2: x(t), y1: TOP - 4, y2: H, class: "grid" }),
+      s("text", { x: x(t), y: 12, "text-anchor": "middle", class: "tick" }, fmtMs(t)))),
+    laneNames.map((lane, i) => {
+      const y = TOP + i * ROW;
+      return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
+        s("text", { x: LABEL - 8, y: y + 16, "text-anchor": "end", class: "lane-label" }, lane),
+        lanes.get(lane)!.map((e) => {
+          const w = Math.max(1.5, x(e.start_ms + e.duration_ms) - x(e.start_ms));
+          const dim = callId !== null && e.call != null && e.call !== callId;
+          return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
+            s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
+            s("rect", { x: x(e.start_ms), y: y + 3, width: w, height: ROW - 7, rx: 3 }),
+            w > e.name.length * 6.5 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 15.5, class: "bar-label" }, e.name) : null);
+        }));
+    }));
+
+  const totals = new Map<TimingCategory, number>();
+  for (const e of events) if (e.category !== "run") totals.set(e.category, (totals.get(e.category) ?? 0) + e.duration_ms);
+  const legend = h("div", { class: "legend" }, CATEGORIES.filter((c) => c !== "run" && totals.has(c)).map((c) =>
+    h("span", { class: "legend-item" }, h("span", { class: `swatch cat-${c}` }), c, h("b", null, fmtMs(totals.get(c)!)))));
+
+  return h("div", { class: "timings", testid: "timings-panel" },
+    h("div", { class: "panel-intro" },
+      h("span", null, `Wall time ${fmtMs(report.duration_ms || span)}`),
+      h("span", { class: "muted" }, "Hover a bar for details. Per-category totals add up work across devices.")),
+    legend,
+    h("div", { class: "timeline-wrap" }, svg));
+}
+
+function niceTicks(lo: number, hi: number, n: number): number[] {
+  const span = hi - lo || 1;
+  const raw = span / n;
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) out.push(Number(t.toFixed(6)));
+  return out;
+}

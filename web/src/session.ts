@@ -1,0 +1,201 @@
+// The session: everything a user set up (code, target function, stack, arguments, open panel).
+// It is what Share stores and what `/s/<id>` and the URL fragment restore.
+
+import type { RunRequest, TransformName, TransformSpec } from "./report";
+
+export type PanelName = "output" | "ir" | "timings" | "devices" | "debugger";
+export const PANELS: PanelName[] = ["output", "ir", "timings", "devices", "debugger"];
+
+export interface Session {
+  code: string;
+  function: string | null;
+  stack: TransformSpec[];
+  args: string[];
+  panel: PanelName;
+}
+
+export const TRANSFORMS: TransformName[] = [
+  "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jit", "pmap",
+];
+
+/** The options each transformation takes in the builder, in display order. */
+export const TRANSFORM_OPTIONS: Record<TransformName, string[]> = {
+  grad: ["argnums", "has_aux"],
+  value_and_grad: ["argnums", "has_aux"],
+  jacfwd: ["argnums", "has_aux"],
+  jacrev: ["argnums", "has_aux"],
+  hessian: ["argnums", "has_aux"],
+  vmap: ["in_axes", "out_axes", "axis_name"],
+  jit: ["static_argnums"],
+  pmap: ["axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"],
+};
+
+export const OPTION_HINTS: Record<string, string> = {
+  argnums: "0",
+  has_aux: "False",
+  in_axes: "0",
+  out_axes: "0",
+  axis_name: "'i'",
+  static_argnums: "(1,)",
+  static_broadcasted_argnums: "(1,)",
+};
+
+export const DEFAULT_CODE = `import jax
+import jax.numpy as jnp
+
+def tanh(x):
+    y = jnp.exp(-2.0 * x)
+    return (1.0 - y) / (1.0 + y)
+
+def loss(w, x):
+    return jnp.sum(tanh(w * x) ** 2)
+`;
+
+export function defaultSession(): Session {
+  return {
+    code: DEFAULT_CODE,
+    function: "tanh",
+    stack: [{ name: "grad", options: {} }],
+    args: ["1.0"],
+    panel: "output",
+  };
+}
+
+export interface FunctionDef {
+  name: string;
+  line: number;
+  params: string[];
+}
+
+/** The functions defined in the code (`def name(a, b=1):` lines, nested ones too). */
+export function parseFunctions(code: string): FunctionDef[] {
+  const out: FunctionDef[] = [];
+  const seen = new Set<string>();
+  const lines = code.split("\n");
+  lines.forEach((text, i) => {
+    const m = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/.exec(text);
+    if (!m || seen.has(m[1])) return;
+    seen.add(m[1]);
+    // Collect the parameter list, which may span lines.
+    let sig = text.slice(m[0].length);
+    for (let j = i + 1; !balanced(sig) && j < lines.length && j < i + 20; j++) sig += " " + lines[j];
+    out.push({ name: m[1], line: i + 1, params: parseParams(sig) });
+  });
+  return out;
+}
+
+function balanced(sig: string): boolean {
+  let depth = 1;
+  for (const ch of sig) {
+    if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    if (depth === 0) return true;
+  }
+  return false;
+}
+
+function parseParams(sig: string): string[] {
+  const params: string[] = [];
+  let depth = 1, cur = "";
+  for (const ch of sig) {
+    if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    if (depth === 0) break;
+    if (ch === "," && depth === 1) { params.push(cur); cur = ""; } else cur += ch;
+  }
+  params.push(cur);
+  return params
+    .map((p) => p.split("=")[0].split(":")[0].trim())
+    .filter((p) => p && p !== "/" && p !== "*" && !p.startsWith("*"));
+}
+
+/** The composed call as code: `jit(vmap(grad(loss), in_axes=(None, 0)))`. */
+export function composedCall(fn: string, stack: TransformSpec[]): string {
+  let expr = fn;
+  for (const t of stack) {
+    const opts = Object.entries(t.options)
+      .filter(([, v]) => v.trim() !== "")
+      .map(([k, v]) => `${k}=${v.trim()}`);
+    expr = `${t.name}(${[expr, ...opts].join(", ")})`;
+  }
+  return expr;
+}
+
+export function toRequest(s: Session): RunRequest {
+  const scriptMode = !s.function;
+  return {
+    code: s.code,
+    function: scriptMode ? null : s.function,
+    stack: scriptMode ? [] : s.stack.map((t) => ({ name: t.name, options: cleanOptions(t.options) })),
+    args: scriptMode ? [] : trimArgs(s.args),
+  };
+}
+
+function cleanOptions(o: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o)) if (v.trim() !== "") out[k] = v.trim();
+  return out;
+}
+
+function trimArgs(args: string[]): string[] {
+  const out = args.map((a) => a.trim());
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+// ---- URL fragment: small sessions live in `#s=<base64url(JSON)>` -------------------------------
+
+export const FRAGMENT_LIMIT = 4000;
+
+export function encodeFragment(s: Session): string | null {
+  const json = JSON.stringify(compact(s));
+  const bytes = new TextEncoder().encode(json);
+  let bin = "";
+  bytes.forEach((b) => (bin += String.fromCharCode(b)));
+  const enc = btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return enc.length <= FRAGMENT_LIMIT ? `s=${enc}` : null;
+}
+
+export function decodeFragment(hash: string): Session | null {
+  const m = /(?:^#?|&)s=([A-Za-z0-9_-]+)/.exec(hash);
+  if (!m) return null;
+  try {
+    const b64 = m[1].replace(/-/g, "+").replace(/_/g, "/");
+    const bin = atob(b64 + "===".slice((b64.length + 3) % 4));
+    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    return fromAny(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch {
+    return null;
+  }
+}
+
+function compact(s: Session) {
+  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel };
+}
+
+/** A session from a fragment, a stored snippet or a gallery example, tolerant of missing fields. */
+export function fromAny(o: any): Session | null {
+  if (!o || typeof o !== "object") return null;
+  const code = o.code ?? o.c;
+  if (typeof code !== "string") return null;
+  const stack = (o.stack ?? o.t ?? []) as any[];
+  const panel = o.panel ?? o.p ?? o.ui?.panel;
+  const args = (o.args ?? o.a ?? []) as unknown[];
+  return {
+    code,
+    function: (o.function ?? o.f ?? null) || null,
+    stack: Array.isArray(stack)
+      ? stack
+          .filter((t) => t && TRANSFORMS.includes(t.name))
+          .map((t) => ({ name: t.name as TransformName, options: stringOptions(t.options) }))
+      : [],
+    args: Array.isArray(args) ? args.map(String) : [],
+    panel: PANELS.includes(panel) ? panel : "output",
+  };
+}
+
+function stringOptions(o: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) out[k] = String(v);
+  return out;
+}

@@ -1,0 +1,175 @@
+// The transformation stack builder: target function, layers (innermost first) with their options,
+// arguments as Python expressions, and the composed call shown as code.
+
+import { h, replace } from "./dom";
+import type { TransformName } from "./report";
+import {
+  composedCall, type FunctionDef, OPTION_HINTS, parseFunctions, type Session, TRANSFORM_OPTIONS, TRANSFORMS,
+} from "./session";
+
+export class StackBuilder {
+  readonly el: HTMLElement;
+  private functions: FunctionDef[] = [];
+  private body: HTMLElement;
+  private callEl: HTMLElement;
+
+  constructor(private session: Session, private onChange: () => void) {
+    this.body = h("div", { class: "stack-body" });
+    this.callEl = h("code", { class: "composed", testid: "composed-call" });
+    this.el = h("section", { class: "stack", "aria-label": "Transformation stack", testid: "stack-builder" },
+      this.body,
+      h("div", { class: "composed-row" }, h("span", { class: "label" }, "Call"), this.callEl));
+    this.setCode(session.code);
+  }
+
+  /** Re-parse the functions defined in the code; re-render only when they changed. */
+  setCode(code: string) {
+    const fns = parseFunctions(code);
+    const key = (f: FunctionDef[]) => f.map((x) => `${x.name}(${x.params.join(",")})`).join(";");
+    if (key(fns) === key(this.functions) && this.body.childElementCount) return;
+    this.functions = fns;
+    this.render();
+  }
+
+  setSession(s: Session) {
+    this.session = s;
+    this.functions = parseFunctions(s.code);
+    this.render();
+  }
+
+  private changed(rerender = false) {
+    if (rerender) this.render();
+    else this.renderCall();
+    this.onChange();
+  }
+
+  private render() {
+    const s = this.session;
+    const known = this.functions.some((f) => f.name === s.function);
+    const select = h("select", {
+      id: "target-fn", testid: "target-select", "aria-label": "Target function",
+      onchange: (e: Event) => {
+        const v = (e.target as HTMLSelectElement).value;
+        s.function = v || null;
+        const fn = this.functions.find((f) => f.name === v);
+        if (fn && s.args.every((a) => !a.trim())) s.args = fn.params.map(() => "");
+        this.changed(true);
+      },
+    },
+      h("option", { value: "" }, "Whole script (no stack)"),
+      this.functions.map((f) => h("option", { value: f.name }, `${f.name}(${f.params.join(", ")})`)),
+      s.function && !known ? h("option", { value: s.function }, `${s.function} (not found)`) : null,
+    );
+    select.value = s.function ?? "";
+
+    const target = h("div", { class: "field-row" }, h("label", { for: "target-fn", class: "label" }, "Function"), select);
+    if (!s.function) {
+      replace(this.body, target, h("p", { class: "hint" },
+        "The code runs as a script; every transformed call it makes is listed in the panels. ",
+        "Pick a function to build a stack of transformations around it."));
+      this.renderCall();
+      return;
+    }
+
+    const layers = h("ol", { class: "layers", "aria-label": "Transformations, innermost first" },
+      s.stack.map((_layer, i) => this.renderLayer(i)));
+    const adders = h("div", { class: "adders", role: "group", "aria-label": "Add a transformation" },
+      TRANSFORMS.map((name) => h("button", {
+        class: "chip", type: "button", testid: `add-${name}`, title: `Wrap in ${name}`,
+        onclick: () => { s.stack.push({ name, options: {} }); this.changed(true); this.focusLast(); },
+      }, `+ ${name}`)));
+
+    replace(this.body,
+      target,
+      h("div", { class: "label sub" }, "Transformations ", h("span", { class: "hint" }, "innermost first")),
+      s.stack.length ? layers : h("p", { class: "hint" }, "No transformations: the function is called as it is."),
+      adders,
+      this.renderArgs());
+    this.renderCall();
+  }
+
+  private renderLayer(i: number): HTMLElement {
+    const s = this.session;
+    const layer = s.stack[i];
+    const name = h("select", {
+      class: "layer-name", testid: "layer-name", "aria-label": `Transformation ${i + 1}`,
+      onchange: (e: Event) => {
+        const v = (e.target as HTMLSelectElement).value as TransformName;
+        const allowed = TRANSFORM_OPTIONS[v];
+        layer.name = v;
+        layer.options = Object.fromEntries(Object.entries(layer.options).filter(([k]) => allowed.includes(k)));
+        this.changed(true);
+      },
+    }, TRANSFORMS.map((t) => h("option", { value: t }, t)));
+    name.value = layer.name;
+    const opts = TRANSFORM_OPTIONS[layer.name].map((opt) => {
+      const id = `opt-${i}-${opt}`;
+      return h("span", { class: "opt" },
+        h("label", { for: id }, opt),
+        h("input", {
+          id, type: "text", spellcheck: "false", autocomplete: "off", testid: `opt-${opt}`,
+          placeholder: OPTION_HINTS[opt] ?? "", value: layer.options[opt] ?? "",
+          oninput: (e: Event) => { layer.options[opt] = (e.target as HTMLInputElement).value; this.changed(); },
+        }));
+    });
+    const move = (d: number) => {
+      const j = i + d;
+      if (j < 0 || j >= s.stack.length) return;
+      [s.stack[i], s.stack[j]] = [s.stack[j], s.stack[i]];
+      this.changed(true);
+      (this.body.querySelectorAll<HTMLElement>(".layer")[j]?.querySelector(d < 0 ? ".up" : ".down") as HTMLElement | null)?.focus();
+    };
+    return h("li", { class: "layer", testid: "stack-layer", dataset: { name: layer.name } },
+      h("span", { class: "layer-index" }, String(i + 1)),
+      name,
+      h("span", { class: "opts" }, opts),
+      h("span", { class: "layer-tools" },
+        h("button", { type: "button", class: "icon up", title: "Move inward", "aria-label": "Move inward", testid: "layer-up", disabled: i === 0, onclick: () => move(-1) }, "↑"),
+        h("button", { type: "button", class: "icon down", title: "Move outward", "aria-label": "Move outward", testid: "layer-down", disabled: i === s.stack.length - 1, onclick: () => move(1) }, "↓"),
+        h("button", {
+          type: "button", class: "icon remove", title: "Remove", "aria-label": `Remove ${layer.name}`, testid: "layer-remove",
+          onclick: () => { s.stack.splice(i, 1); this.changed(true); },
+        }, "✕")));
+  }
+
+  private renderArgs(): HTMLElement {
+    const s = this.session;
+    const fn = this.functions.find((f) => f.name === s.function);
+    const params = fn?.params ?? [];
+    const n = Math.max(params.length, s.args.length, 1);
+    while (s.args.length < n) s.args.push("");
+    const rows = s.args.map((a, i) => {
+      const id = `arg-${i}`;
+      return h("div", { class: "arg" },
+        h("label", { for: id, class: "mono" }, params[i] ?? `arg${i}`),
+        h("input", {
+          id, type: "text", spellcheck: "false", autocomplete: "off", testid: "arg-input", value: a,
+          placeholder: "Python expression, e.g. jnp.ones(3)",
+          oninput: (e: Event) => { s.args[i] = (e.target as HTMLInputElement).value; this.changed(); },
+        }),
+        i >= params.length
+          ? h("button", { type: "button", class: "icon", title: "Remove argument", "aria-label": "Remove argument", onclick: () => { s.args.splice(i, 1); this.changed(true); } }, "✕")
+          : null);
+    });
+    return h("div", { class: "args" },
+      h("div", { class: "label sub" }, "Arguments ", h("span", { class: "hint" }, "Python expressions; the code's names are in scope")),
+      rows,
+      h("button", { type: "button", class: "link", testid: "add-arg", onclick: () => { s.args.push(""); this.changed(true); } }, "+ argument"));
+  }
+
+  private renderCall() {
+    const s = this.session;
+    if (!s.function) {
+      this.callEl.textContent = "python script.py";
+      return;
+    }
+    const args = [...s.args];
+    while (args.length && !args[args.length - 1].trim()) args.pop();
+    this.callEl.textContent = `${composedCall(s.function, s.stack)}(${args.map((a) => a.trim() || "…").join(", ")})`;
+  }
+
+  private focusLast() {
+    const inputs = this.body.querySelectorAll<HTMLElement>(".layer:last-child .layer-name");
+    inputs[0]?.focus();
+  }
+}
