@@ -493,9 +493,9 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
                 cts_out = rule(cts_in, *primals_in, **eqn.params)
             else:
                 cts_out = rule(cts_in[0], *primals_in, **eqn.params)
-        for x, ct in zip(eqn.inputs, cts_out):
-            if type(x) is Var and is_undefined(read_primal(x)):
-                write_cotangent(x, ct)
+            for x, ct in zip(eqn.inputs, cts_out):
+                if type(x) is Var and is_undefined(read_primal(x)):
+                    write_cotangent(x, ct)
     return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
 
 

@@ -313,7 +313,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             ya = core.get_aval(yv)
             row, start = [], 0
             for a in in_avals:
-                piece = _slice_last(jv, start, start + a.size)
+                piece = _slice_axis(jv, -1, start, start + a.size)
                 row.append(lax.reshape(piece, (*ya.shape, *a.shape)))
                 start += a.size
             blocks.append(row)
@@ -323,9 +323,16 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     return jacfun
 
 
-def _slice_last(x, start, stop):
-    from . import numpy as jnp
-    return x[..., start:stop]
+def _slice_axis(x, axis, start, stop):
+    from . import lax
+    shape = core.get_aval(x).shape
+    axis %= len(shape)
+    if start == 0 and stop == shape[axis]:
+        return x
+    starts = [0] * len(shape)
+    limits = list(shape)
+    starts[axis], limits[axis] = start, stop
+    return lax.slice(x, starts, limits)
 
 
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
@@ -357,7 +364,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             row = []
             for j in jac_flat:
                 ja = core.get_aval(j)
-                piece = j[start:start + ya.size]
+                piece = _slice_axis(j, 0, start, start + ya.size)
                 row.append(lax.reshape(piece, (*ya.shape, *ja.shape[1:])))
             blocks.append(row)
             start += ya.size

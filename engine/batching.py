@@ -178,3 +178,11 @@ def vectorized_batcher(primitive):
         return out, dims[0]
     batch_rules[primitive] = rule
     return rule
+
+
+def _register_ad_rows():
+    from . import ad
+    broadcast_batcher(ad.add_jaxvals_p)
+
+
+_register_ad_rows()
