@@ -178,10 +178,11 @@ def defzero(primitive):
 # Partial evaluation: run what is known, stage out what depends on unknowns.
 
 class PartialVal:
-    __slots__ = ('aval', 'const')
+    __slots__ = ('aval', 'const', 'is_known')
 
     def __init__(self, aval, const):
         self.aval, self.const = aval, const
+        self.is_known = const is not None
 
     @classmethod
     def known(cls, val):
@@ -190,8 +191,6 @@ class PartialVal:
     @classmethod
     def unknown(cls, aval):
         return cls(aval, None)
-
-    is_known = property(lambda self: self.const is not None)
 
 
 class LambdaBindingRecipe:
@@ -250,8 +249,11 @@ class PartialEvalTrace(Trace):
         return tracer
 
     def process_primitive(self, primitive, tracers, params):
-        if all(t.pval.is_known for t in tracers):
-            return primitive.bind(*[core.full_lower(t) for t in tracers], **params)
+        for t in tracers:
+            if not t.pval.is_known:
+                break
+        else:
+            return primitive.bind(*[t.pval.const for t in tracers], **params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
             return rule(self, tracers, **params)
@@ -448,9 +450,7 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
     ct_env: dict[Var, Any] = {}
 
     def read_primal(x):
-        if type(x) is Literal:
-            return x.val
-        return primal_env.get(x, UndefPrimal(x.aval))
+        return x.val if type(x) is Literal else primal_env[x]
 
     def write_cotangent(x, ct):
         if type(x) is Var and ct is not None and type(ct) is not Zero:
@@ -462,17 +462,18 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
         return Zero(v.aval) if ct is None else ct
 
     for v, a in zip(jaxpr.in_binders, args):
-        if not is_undefined(a):
-            primal_env[v] = a
+        primal_env[v] = a
     for x, ct in zip(jaxpr.outs, cotangents):
         write_cotangent(x, ct)
 
-    # Non-linear equations (on residuals only) are evaluated forward first.
+    # Equations on residuals only are evaluated forward; the rest are linear in the unknowns.
     linear_eqns = []
     for eqn in jaxpr.eqns:
         ins = [read_primal(x) for x in eqn.inputs]
-        if any(is_undefined(x) for x in ins):
+        if any(type(x) is UndefPrimal for x in ins):
             linear_eqns.append(eqn)
+            for v in eqn.out_binders:
+                primal_env[v] = UndefPrimal(v.aval)
             continue
         with core.source_info_context(eqn.source_info):
             outs = eqn.primitive.bind(*ins, **eqn.params)
@@ -494,7 +495,7 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
             else:
                 cts_out = rule(cts_in[0], *primals_in, **eqn.params)
             for x, ct in zip(eqn.inputs, cts_out):
-                if type(x) is Var and is_undefined(read_primal(x)):
+                if type(x) is Var and type(primal_env[x]) is UndefPrimal:
                     write_cotangent(x, ct)
     return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
 

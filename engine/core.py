@@ -53,9 +53,10 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
+        # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
+        self.shape = shape if type(shape) is tuple else tuple(int(d) for d in shape)
+        self.dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.weak_type = weak_type
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -115,11 +116,18 @@ def current_source_info() -> SourceInfo | None:
         return override
     frame = sys._getframe(1)
     while frame is not None:
-        fname = frame.f_code.co_filename
-        if not fname.startswith(_SKIP_PREFIXES) and not fname.startswith('<frozen'):
-            return SourceInfo(fname, frame.f_lineno, frame.f_code.co_name)
+        code = frame.f_code
+        skip = _skip_code.get(code)
+        if skip is None:
+            fname = code.co_filename
+            skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith('<frozen')
+        if not skip:
+            return SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return None
+
+
+_skip_code: dict = {}
 
 
 @contextmanager
@@ -153,8 +161,9 @@ class Primitive:
 
     def bind(self, *args, **params):
         trace = find_top_trace(args)
-        tracers = [trace.full_raise(a) for a in args]
-        outs = trace.process_primitive(self, tracers, params)
+        if trace.main.level:
+            args = [trace.full_raise(a) for a in args]
+        outs = trace.process_primitive(self, args, params)
         if self.multiple_results:
             return [full_lower(o) for o in outs]
         return full_lower(outs)
@@ -175,10 +184,11 @@ class Primitive:
 # The trace stack.
 
 class MainTrace:
-    __slots__ = ('level', 'trace_type', 'global_data')
+    __slots__ = ('level', 'trace_type', 'global_data', 'trace')
 
     def __init__(self, level, trace_type, global_data=None):
         self.level, self.trace_type, self.global_data = level, trace_type, global_data
+        self.trace = None  # the Trace object, made once (binds are hot)
 
     def __repr__(self):
         return f"MainTrace({self.level}, {self.trace_type.__name__})"
@@ -219,16 +229,21 @@ def tracing_active() -> bool:
 
 
 def find_top_trace(xs) -> 'Trace':
-    top = _state.stack[0]
+    state = _state
+    top = state.stack[0]
+    level = 0
     for x in xs:
         if isinstance(x, Tracer):
             m = x._trace.main
-            if m.level > top.level:
-                top = m
-    dyn = _state.dynamic
-    if dyn is not None and dyn.level > top.level:
+            if m.level > level:
+                top, level = m, m.level
+    dyn = state.dynamic
+    if dyn is not None and dyn.level > level:
         top = dyn
-    return top.trace_type(top)
+    trace = top.trace
+    if trace is None:
+        trace = top.trace = top.trace_type(top)
+    return trace
 
 
 def full_lower(val):
@@ -273,11 +288,15 @@ class EvalTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, vals, params):
-        args = [to_numpy(v) for v in vals]
+        args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         outs = impl_rules[primitive](*args, **params)
         weak = params.get('weak_type')
         if weak is None:
-            weak = bool(vals) and all(is_weak(v) for v in vals)
+            weak = bool(vals)
+            for v in vals:
+                if not (v.weak_type if type(v) is Array else is_weak(v)):
+                    weak = False
+                    break
         if primitive.multiple_results:
             return [o if type(o) is Array else Array(o, weak) for o in outs]
         return outs if type(outs) is Array else Array(outs, weak)
@@ -298,8 +317,10 @@ def _canonical_np(x) -> np.ndarray:
 
 
 def is_weak(x) -> bool:
-    if isinstance(x, (Array, Tracer)):
-        return x.aval.weak_type if isinstance(x, Tracer) else x.weak_type
+    if type(x) is Array:
+        return x.weak_type
+    if isinstance(x, Tracer):
+        return x.aval.weak_type
     return type(x) in (int, float, complex)
 
 
@@ -333,7 +354,7 @@ class Array:
     >>> jnp.arange(3.0) * 2
     Array([0., 2., 4.], dtype=float32)
     """
-    __slots__ = ('_value', 'weak_type', '__weakref__')
+    __slots__ = ('_value', 'weak_type', '_aval', '__weakref__')
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):
@@ -345,10 +366,14 @@ class Array:
         value.flags.writeable = False
         self._value = value
         self.weak_type = weak_type
+        self._aval = None
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+        aval = self._aval
+        if aval is None:
+            aval = self._aval = ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+        return aval
 
     shape = property(lambda self: self._value.shape)
     dtype = property(lambda self: self._value.dtype)
@@ -513,11 +538,11 @@ class Tracer:
 
 
 def get_aval(x) -> ShapedArray:
-    if isinstance(x, Tracer):
-        return x.aval
     t = type(x)
     if t is Array:
-        return ShapedArray(x._value.shape, x._value.dtype, x.weak_type)
+        return x.aval
+    if isinstance(x, Tracer):
+        return x.aval
     if t in (int, float, complex) :
         return ShapedArray((), python_scalar_dtype(x), True)
     if t is bool:

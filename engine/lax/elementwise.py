@@ -201,8 +201,14 @@ batching.vectorized_batcher(integer_pow_p)
 # Derivatives. Written with the public lax wrappers so they compose with every transformation.
 
 def _lax():
-    from . import api
-    return api
+    global _api
+    if _api is None:
+        from . import api as _loaded
+        _api = _loaded
+    return _api
+
+
+_api = None
 
 
 def _L(name):
