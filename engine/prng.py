@@ -476,6 +476,10 @@ def shuffle(k, x, axis: int = 0) -> np.ndarray:
   """Shuffles each vector of ``x`` along ``axis`` independently (JAX's deprecated
   ``random.shuffle``)."""
   x = np.asarray(x)
+  if x.dtype == np.int64:
+    x = x.astype(np.int32)
+  elif x.dtype == np.float64:
+    x = x.astype(np.float32)
   return _shuffle(_check_key("shuffle", k), x, axis % max(1, x.ndim))
 
 
@@ -514,6 +518,8 @@ def choice(k, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: 
   arr = np.asarray(a)
   if arr.dtype == np.int64:
     arr = arr.astype(np.int32)
+  elif arr.dtype == np.float64:
+    arr = arr.astype(np.float32)
   shape = _canon_shape(shape)
   n_inputs = int(a) if arr.ndim == 0 else arr.shape[axis]
   n_draws = math.prod(shape)

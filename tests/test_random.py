@@ -245,3 +245,171 @@ def test_other_samplers_known_values():
 def test_prng_doctests():
   res = doctest.testmod(P)
   assert res.failed == 0 and res.attempted > 0
+
+
+# ---------------------------------------------------------------------------
+# random.py: the traceable API, against prng.py and under transformations
+# ---------------------------------------------------------------------------
+
+import engine as jax  # noqa: E402
+from engine import lax  # noqa: E402
+from engine import random as R  # noqa: E402
+
+A = np.asarray
+
+
+def same(a, b, ulps=0):
+  a, b = A(a), A(b)
+  assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+  if a.dtype.kind == "f" and isinstance(ulps, float):  # absolute tolerance
+    np.testing.assert_allclose(a, b, rtol=0, atol=ulps)
+  elif a.dtype.kind == "f":
+    assert ulp_diff(a, b).max(initial=0) <= ulps, (a, b)
+  else:
+    assert np.array_equal(a, b), (a, b)
+
+
+# (name, engine.random call, prng call, allowed ulps)
+CASES = [
+    ("split", lambda m, k: m.split(k), 0),
+    ("split_shape", lambda m, k: m.split(k, (2, 3)), 0),
+    ("fold_in", lambda m, k: m.fold_in(k, 123456), 0),
+    ("bits", lambda m, k: m.bits(k, (3, 4)), 0),
+    ("bits8", lambda m, k: m.bits(k, (7,), np.uint8), 0),
+    ("uniform", lambda m, k: m.uniform(k, (5,)), 0),
+    ("uniform_range", lambda m, k: m.uniform(k, (2, 3), minval=-2., maxval=5.), 1e-6),  # 1 rounding (prng: FMA)
+    ("uniform_arr", lambda m, k: m.uniform(k, (3, 2), minval=np.float32([0, 10]), maxval=np.float32([1, 20])), 4e-6),
+    ("uniform_f16", lambda m, k: m.uniform(k, (4,), np.float16), 0),
+    ("normal", lambda m, k: m.normal(k, (1000,)), 3),  # lax.erf_inv vs prng.erf_inv_f32
+    ("normal_scalar", lambda m, k: m.normal(k), 3),
+    ("randint", lambda m, k: m.randint(k, (20,), -5, 1000), 0),
+    ("randint_full", lambda m, k: m.randint(k, (6,), -2 ** 31, 2 ** 31 - 1), 0),
+    ("randint_u8", lambda m, k: m.randint(k, (6,), 0, 256, np.uint8), 0),
+    ("randint_i8", lambda m, k: m.randint(k, (6,), -100, 100, np.int8), 0),
+    ("randint_arr", lambda m, k: m.randint(k, (2, 3), np.int32([0, 10, 100]), np.int32([5, 20, 1000])), 0),
+    ("randint_empty", lambda m, k: m.randint(k, (3,), 5, 5), 0),
+    ("bernoulli", lambda m, k: m.bernoulli(k, 0.3, (10,)), 0),
+    ("bernoulli_p", lambda m, k: m.bernoulli(k, np.float32([0.1, 0.5, 0.9])), 0),
+    ("perm", lambda m, k: m.permutation(k, 10), 0),
+    ("perm_rows", lambda m, k: m.permutation(k, np.arange(12).reshape(4, 3)), 0),
+    ("perm_axis1", lambda m, k: m.permutation(k, np.arange(12).reshape(3, 4), axis=1), 0),
+    ("perm_indep", lambda m, k: m.permutation(k, np.arange(12.).reshape(3, 4), axis=0, independent=True), 0),
+    ("shuffle", lambda m, k: m.shuffle(k, np.arange(12).reshape(3, 4), axis=1), 0),
+    ("exponential", lambda m, k: m.exponential(k, (5,)), 1),
+    ("gumbel", lambda m, k: m.gumbel(k, (5,)), 1),
+    ("categorical", lambda m, k: m.categorical(k, np.float32([[0, 1, 2], [3, 0, -1]]), shape=(4, 2)), 0),
+    ("categorical_ax0", lambda m, k: m.categorical(k, np.float32([[0, 1, 2], [3, 0, -1]]), axis=0), 0),
+    ("choice", lambda m, k: m.choice(k, 10, (5,)), 0),
+    ("choice_norep", lambda m, k: m.choice(k, 10, (5,), replace=False), 0),
+    ("choice_arr", lambda m, k: m.choice(k, np.arange(20.).reshape(5, 4), (3,), axis=1), 0),
+    ("truncated_normal", lambda m, k: m.truncated_normal(k, -1., 2., (5,)), 4),
+]
+
+
+@pytest.mark.parametrize("name,call,ulps", CASES, ids=[c[0] for c in CASES])
+def test_random_matches_prng(name, call, ulps):
+  for seed in (0, 42):
+    same(call(R, R.PRNGKey(seed)), call(P, P.PRNGKey(seed)), ulps)
+
+
+def test_random_known_values():
+  assert A(R.split(R.PRNGKey(0))).tolist() == JAX["split0"]
+  assert A(R.PRNGKey(0)).dtype == np.uint32 and A(R.key(42)).tolist() == [0, 42]
+  assert A(R.uniform(R.PRNGKey(0), (5,))).tolist() == np.float32(JAX["uniform0"]).tolist()
+  np.testing.assert_allclose(A(R.normal(R.PRNGKey(0), (5,))), JAX["normal0"], rtol=1e-6)
+  assert A(R.randint(R.PRNGKey(0), (5,), 0, 10)).tolist() == JAX["randint0"]
+  assert A(R.permutation(R.PRNGKey(0), 10)).tolist() == JAX["perm0_10"]
+  assert isinstance(R.uniform(R.PRNGKey(0)), jax.Array)
+
+
+# Functions of one key, checked eagerly vs jit vs vmap (over 4 keys).
+TRACED = [
+    ("split", lambda k: R.split(k, 3)),
+    ("fold_in", lambda k: R.fold_in(k, 7)),
+    ("bits", lambda k: R.bits(k, (2, 3))),
+    ("uniform", lambda k: R.uniform(k, (5,), minval=-1., maxval=3.)),
+    ("normal", lambda k: R.normal(k, (5,))),
+    ("randint", lambda k: R.randint(k, (5,), 0, 100)),
+    ("bernoulli", lambda k: R.bernoulli(k, 0.4, (6,))),
+    ("permutation", lambda k: R.permutation(k, 8)),
+    ("permutation_axis", lambda k: R.permutation(k, np.arange(12).reshape(3, 4), axis=1)),
+    ("categorical", lambda k: R.categorical(k, np.float32([0., 1., 2.]), shape=(5,))),
+    ("choice", lambda k: R.choice(k, 10, (3,), replace=False)),
+    ("truncated_normal", lambda k: R.truncated_normal(k, -1., 1., (3,))),
+]
+
+
+@pytest.mark.parametrize("name,f", TRACED, ids=[t[0] for t in TRACED])
+def test_random_under_jit_and_vmap(name, f):
+  k = R.PRNGKey(0)
+  same(jax.jit(f)(k), f(k))
+  keys = R.split(R.PRNGKey(1), 4)
+  ref = np.stack([A(f(A(keys)[i])) for i in range(4)])
+  same(jax.vmap(f)(keys), ref)
+  same(jax.jit(jax.vmap(f))(keys), ref)
+  same(jax.vmap(jax.jit(f))(keys), ref)
+
+
+def test_vmap_over_seeds_data_and_bounds():
+  seeds = np.arange(5, dtype=np.int32)
+  same(jax.vmap(R.PRNGKey)(seeds), np.stack([P.PRNGKey(int(s)) for s in seeds]))
+  k = R.PRNGKey(3)
+  same(jax.vmap(lambda d: R.fold_in(k, d))(seeds), np.stack([P.fold_in(P.PRNGKey(3), int(s)) for s in seeds]))
+  los = np.float32([0., 1., 2.])
+  same(jax.vmap(lambda lo: R.uniform(k, (3,), minval=lo, maxval=10.))(los),
+       np.stack([A(R.uniform(k, (3,), minval=float(lo), maxval=10.)) for lo in los]))
+  his = np.int32([5, 50, 500])
+  same(jax.vmap(lambda hi: R.randint(k, (4,), 0, hi))(his),
+       np.stack([P.randint(P.PRNGKey(3), (4,), 0, int(h)) for h in his]))
+  # Batched key with an unbatched counter shape: in_axes on a nested vmap.
+  keys = R.split(k, 3)
+  out = jax.vmap(jax.vmap(lambda kk: R.uniform(kk, (2,))))(A(R.split(k, 6)).reshape(2, 3, 2))
+  assert A(out).shape == (2, 3, 2)
+  same(A(out)[1, 2], P.uniform(P.split(P.PRNGKey(3), 6)[5], (2,)))
+  del keys
+
+
+def test_threefry_primitive_batching_broadcasts():
+  # vmap over one operand of the primitive while others stay unbatched scalars.
+  x = np.arange(6, dtype=np.uint32).reshape(3, 2)
+  f = lambda c: R.threefry2x32_p.bind(np.uint32(1), np.uint32(2), np.uint32(0), c)
+  y0, y1 = jax.vmap(f)(x)
+  r0, r1 = P.threefry2x32(1, 2, 0, x)
+  same(y0, r0)
+  same(y1, r1)
+
+
+def test_grad_through_samplers():
+  k = R.PRNGKey(0)
+  g = jax.grad(lambda mu: lax.reduce_sum(lax.add(R.normal(k, (3,)), lax.full((3,), mu, np.float32)), (0,)))(1.0)
+  assert float(g) == 3.0
+  u = A(R.uniform(k, (3,)))
+  g = jax.grad(lambda s: lax.reduce_sum(lax.mul(R.uniform(k, (3,)), lax.full((3,), s, np.float32)), (0,)))(2.0)
+  np.testing.assert_allclose(float(g), u.sum(), rtol=1e-6)
+
+
+def test_jaxpr_shows_threefry():
+  text = str(jax.make_jaxpr(lambda k: R.normal(k, (3,)))(R.PRNGKey(0)))
+  assert "threefry2x32" in text and "erf_inv" in text
+
+
+def test_random_errors():
+  with pytest.raises(TypeError, match="PRNG key"):
+    R.uniform(np.zeros(3, np.uint32))
+  with pytest.raises(TypeError, match="PRNG key"):
+    R.normal(np.zeros(2, np.float32))
+  with pytest.raises(ValueError):
+    R.uniform(R.PRNGKey(0), (3,), minval=np.zeros(4, np.float32))
+  with pytest.raises(TypeError):
+    R.randint(R.PRNGKey(0), (3,), 0, 5, np.float32)
+  with pytest.raises(TypeError):
+    R.bernoulli(R.PRNGKey(0), 1)
+  with pytest.raises(TypeError):
+    R.fold_in(R.PRNGKey(0), np.arange(2))
+  with pytest.raises(ValueError):
+    R.choice(R.PRNGKey(0), 3, (5,), replace=False)
+
+
+def test_random_doctests():
+  res = doctest.testmod(R, extraglobs={"np": np, "Array": jax.Array})
+  assert res.failed == 0 and res.attempted > 0
