@@ -186,3 +186,51 @@ def _register_ad_rows():
 
 
 _register_ad_rows()
+
+
+def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None):
+    """Batch a closed jaxpr: ``(batched ClosedJaxpr, out_dims)``.
+
+    Mapped outputs come out with their batch axis at 0; unmapped ones stay unmapped (so e.g. the
+    primal outputs of a jvp under jacfwd are not broadcast), unless ``force_out[i]`` asks for it.
+    """
+    from .ir import eval_jaxpr
+    from .staging import trace_to_jaxpr
+    out_dims_store = []
+
+    def f(*xs):
+        frame = AxisFrame(axis_name, axis_size, None)
+        with core.new_main(BatchTrace, frame) as main:
+            frame.main = main
+            trace = BatchTrace(main)
+            tracers = [BatchTracer(trace, x, not_mapped if d is None or d is not_mapped else d)
+                       for x, d in zip(xs, in_dims)]
+            outs = eval_jaxpr(closed.jaxpr, tracers, closed.consts)
+            outs = [trace.full_raise(o) for o in outs]
+            vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
+        res, res_dims = [], []
+        for i, (v, d) in enumerate(zip(vals, dims)):
+            if d is not_mapped and not (force_out and force_out[i]):
+                res.append(v)
+                res_dims.append(not_mapped)
+            else:
+                res.append(bdim_at_front(v, d, axis_size))
+                res_dims.append(0)
+        out_dims_store[:] = [res_dims]
+        return res
+
+    avals = [core.get_aval(v) if not isinstance(v, ShapedArray) else v for v in _in_avals(closed, axis_size, in_dims)]
+    batched = trace_to_jaxpr(f, avals)
+    return batched, out_dims_store[0]
+
+
+def _in_avals(closed, axis_size, in_dims):
+    out = []
+    for a, d in zip(closed.in_avals, in_dims):
+        if d is None or d is not_mapped:
+            out.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(d, axis_size)
+            out.append(ShapedArray(tuple(shape), a.dtype, a.weak_type))
+    return out

@@ -149,19 +149,10 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
 
 
 def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
-    from .batching import BatchTracer, not_mapped
-
-    def f(*xs):
-        return batching.vmap_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts), axis_size,
-                                  None, [None if d is not_mapped else d for d in dims], xs,
-                                  lambda n: [0] * n)
-
-    in_avals = []
-    for v, d in zip(vals, dims):
-        in_avals.append(core.get_aval(v))
-    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, in_avals))
-    outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=f"vmap({name})", **params)
-    return outs, [0] * len(outs)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims)
+    closed, hoisted = _hoist_tracer_consts(batched)
+    outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
+    return outs, out_dims
 
 
 def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):

@@ -237,3 +237,27 @@ def test_lower_and_compile_stages():
     assert 'exp' in lowered.as_text()
     compiled = lowered.compile()
     assert float(compiled(1.0)) == pytest.approx(math.tanh(1.0), rel=1e-6)
+
+
+def _typecheck_all(closed):
+    from engine.ir import typecheck_jaxpr, subjaxprs
+    stack = [closed.jaxpr]
+    while stack:
+        j = stack.pop()
+        typecheck_jaxpr(j)
+        for e in j.eqns:
+            stack.extend(subjaxprs(e))
+
+
+@pytest.mark.parametrize("name,make", [
+    ("grad", lambda f: jax.grad(f)),
+    ("grad_grad", lambda f: jax.grad(jax.grad(f))),
+    ("jit_grad", lambda f: jax.jit(jax.grad(f))),
+    ("grad_jit", lambda f: jax.grad(jax.jit(f))),
+    ("vmap_grad", lambda f: lambda x: jax.vmap(jax.grad(f))(lax.broadcast_in_dim(x, (3,), ()))),
+    ("hessian", lambda f: jax.hessian(f)),
+    ("jacfwd_jit", lambda f: jax.jacfwd(jax.jit(f))),
+])
+def test_transformed_jaxprs_typecheck(name, make):
+    closed = jax.make_jaxpr(make(tanh_by_exp))(0.3)
+    _typecheck_all(closed)
