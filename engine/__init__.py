@@ -11,3 +11,4 @@ from .core import Array  # noqa: F401
 from .api import (jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian,  # noqa: F401
                   hessian, vmap, jit, make_jaxpr, block_until_ready)
 from .jit import ShapeDtypeStruct  # noqa: F401
+from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

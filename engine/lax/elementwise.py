@@ -72,32 +72,11 @@ def _erf(x):
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
 
 
-_ERFINV_SMALL = np.array([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                          0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                          1.50140941], np.float32)
-_ERFINV_LARGE = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                          0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                          2.83297682], np.float32)
-
-
 def _erf_inv(x):
-    """Giles' single-precision polynomial, as XLA evaluates it, so random.normal matches JAX."""
-    x = np.asarray(x)
-    dt = x.dtype
-    xf = x.astype(np.float32)
-    with np.errstate(all='ignore'):
-        w = -np.log1p(-xf * xf)
-        small = w < np.float32(5.0)
-        ws = w - np.float32(2.5)
-        wl = np.sqrt(w) - np.float32(3.0)
-        ps = np.full_like(xf, _ERFINV_SMALL[0])
-        pl = np.full_like(xf, _ERFINV_LARGE[0])
-        for cs, cl in zip(_ERFINV_SMALL[1:], _ERFINV_LARGE[1:]):
-            ps = cs + ps * ws
-            pl = cl + pl * wl
-        out = np.where(small, ps, pl) * xf
-        out = np.where(np.abs(xf) == 1, xf * np.float32(np.inf), out)
-    return out.astype(dt)
+    # The float32 polynomial XLA evaluates (with its fused multiply-adds), so random.normal
+    # matches JAX's bits; see engine/prng.py.
+    from ..prng import erf_inv_f32
+    return np.asarray(erf_inv_f32(x)).astype(x.dtype, copy=False)
 
 
 def _errs(f):
@@ -151,25 +130,58 @@ nextafter_p = binop('nextafter', np.nextafter, (_FLOAT,))
 and_p = binop('and', np.bitwise_and, (_INT, _BOOL))
 or_p = binop('or', np.bitwise_or, (_INT, _BOOL))
 xor_p = binop('xor', np.bitwise_xor, (_INT, _BOOL))
-shift_left_p = binop('shift_left', _errs(lambda x, y: np.left_shift(x, y, dtype=x.dtype)), (_INT,))
-shift_right_logical_p = binop('shift_right_logical', _errs(
-    lambda x, y: np.where(y.astype(np.int64) >= x.dtype.itemsize * 8, 0,
-                          (x.view(np.dtype(f'u{x.dtype.itemsize}')) >> y.astype(np.dtype(f'u{x.dtype.itemsize}'))).view(x.dtype)).astype(x.dtype)), (_INT,))
-shift_right_arithmetic_p = binop('shift_right_arithmetic', np.right_shift, (_INT,))
+
+
+def _shift_out_of_range(x, y):
+    # XLA defines shifts by a negative amount or by >= the bit width (numpy leaves them to C).
+    bits = x.dtype.itemsize * 8
+    return (y < 0) | (y >= bits) if y.dtype.kind == 'i' else (y >= bits)
+
+
+def _unsigned(x):
+    return x.view(np.dtype(f'u{x.dtype.itemsize}'))
+
+
+def _shift_left(x, y):
+    big = _shift_out_of_range(x, y)
+    safe = np.where(big, 0, y).astype(_unsigned(x).dtype)
+    return np.where(big, 0, (_unsigned(x) << safe).view(x.dtype)).astype(x.dtype)
+
+
+def _shift_right_logical(x, y):
+    big = _shift_out_of_range(x, y)
+    safe = np.where(big, 0, y).astype(_unsigned(x).dtype)
+    return np.where(big, 0, (_unsigned(x) >> safe).view(x.dtype)).astype(x.dtype)
+
+
+def _shift_right_arithmetic(x, y):
+    # Shifting by the width or more fills with the sign bit.
+    bits = x.dtype.itemsize * 8
+    safe = np.where(_shift_out_of_range(x, y), bits - 1, y).astype(x.dtype)
+    return np.right_shift(x, safe).astype(x.dtype)
+
+
+shift_left_p = binop('shift_left', _shift_left, (_INT,))
+shift_right_logical_p = binop('shift_right_logical', _shift_right_logical, (_INT,))
+shift_right_arithmetic_p = binop('shift_right_arithmetic', _shift_right_arithmetic, (_INT,))
 
 
 def _div_impl(x, y):
     with np.errstate(all='ignore'):
-        if x.dtype.kind in 'iu':  # C-style truncation toward zero, like XLA
-            q = np.where(y == 0, -1, np.trunc(np.true_divide(x, np.where(y == 0, 1, y))))
-            return q.astype(x.dtype)
+        if x.dtype.kind in 'iu':
+            # C-style truncation toward zero, like XLA; x / 0 is -1 (all bits set), and
+            # INT_MIN / -1 wraps to INT_MIN.
+            safe_y = np.where(y == 0, 1, y)
+            q = x // safe_y
+            q = q + ((q * safe_y != x) & ((x < 0) != (safe_y < 0))).astype(x.dtype)
+            return np.where(y == 0, np.array(-1).astype(x.dtype), q).astype(x.dtype)
         return np.true_divide(x, y)
 
 
 def _rem_impl(x, y):
     with np.errstate(all='ignore'):
-        if x.dtype.kind in 'iu':
-            return np.fmod(x, np.where(y == 0, 1, y)).astype(x.dtype)
+        if x.dtype.kind in 'iu':  # sign of the dividend; x % 0 is x, as in XLA
+            return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y))).astype(x.dtype)
         return np.fmod(x, y)
 
 
@@ -335,3 +347,119 @@ def _atan2_denom(x, y):
 
 defjvp(atan2_p, lambda g, x, y: mul(g, div(y, _atan2_denom(x, y))),
        lambda g, x, y: mul(g, neg(div(x, _atan2_denom(x, y)))))
+
+
+# ---------------------------------------------------------------------------------------------
+# clamp(min, x, max): a ternary elementwise op whose bounds may be scalars.
+
+clamp_p = Primitive('clamp')
+clamp_p.def_impl(lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi).astype(x.dtype))
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract(lo, x, hi):
+    for name, b in (('min', lo), ('max', hi)):
+        if b.dtype != x.dtype:
+            raise TypeError(f"lax.clamp requires arguments to have the same dtypes, got "
+                            f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+        if b.shape not in ((), x.shape):
+            raise TypeError(f"lax.clamp requires {name} to be a scalar or have the operand's shape "
+                            f"{x.shape}, got {b.shape}.")
+    return x
+
+
+def _bcast_like(g, x):
+    lax = _lax()
+    return g if g.shape == x.shape else lax.broadcast_in_dim(g, x.shape, ())
+
+
+def _clamp_jvp_lo(g, lo, x, hi):
+    lax = _lax()
+    return select(lax.bitwise_and(lax.gt(lo, x), lax.lt(lo, hi)), _bcast_like(g, x), full_like(x, 0))
+
+
+def _clamp_jvp_x(g, lo, x, hi):
+    lax = _lax()
+    return select(lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi)), g, full_like(x, 0))
+
+
+def _clamp_jvp_hi(g, lo, x, hi):
+    return select(_lax().lt(hi, x), _bcast_like(g, x), full_like(x, 0))
+
+
+defjvp(clamp_p, _clamp_jvp_lo, _clamp_jvp_x, _clamp_jvp_hi)
+
+
+def _clamp_batch(size, vals, dims):
+    lo, x, hi = vals
+    dlo, dx, dhi = dims
+    if dlo is batching.not_mapped and dhi is batching.not_mapped and np.ndim(lo) == np.ndim(hi) == 0:
+        return clamp_p.bind(lo, x, hi), dx  # scalar bounds apply to every batch member
+    x = batching.bdim_at_front(x, dx, size)
+    shape = core.get_aval(x).shape
+
+    def bound(b, d):
+        if d is batching.not_mapped:
+            return b if np.ndim(b) == 0 else _lax().broadcast_in_dim(b, shape, tuple(range(1, len(shape))))
+        b = batching.moveaxis(b, d, 0)
+        return b if core.get_aval(b).shape == shape else _lax().broadcast_in_dim(b, shape, (0,))
+    return clamp_p.bind(bound(lo, dlo), x, bound(hi, dhi)), 0
+
+
+batching.batch_rules[clamp_p] = _clamp_batch
+
+
+# ---------------------------------------------------------------------------------------------
+# Identity-valued ops: stop_gradient (zero derivative), copy (a real copy; linear),
+# reduce_precision (round to fewer exponent/mantissa bits; linear, as in JAX).
+
+stop_gradient_p = unop('stop_gradient', lambda x: x, (_ANY,))
+defzero(stop_gradient_p)
+
+copy_p = unop('copy', np.array, (_ANY,))
+ad.deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
+
+
+def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
+    """XLA's ReducePrecision on the bit pattern: round-to-nearest-even the mantissa, then
+    flush exponents that do not fit to zero or infinity. NaNs stay NaN."""
+    finfo = np.finfo(x.dtype)
+    src_mant, src_exp = finfo.nmant, finfo.nexp
+    uint = np.dtype(f'u{x.dtype.itemsize}')
+    bits = np.ascontiguousarray(x).view(uint).copy()
+    one = uint.type(1)
+    if mantissa_bits < src_mant:
+        shift = uint.type(src_mant - mantissa_bits)
+        last_bit = one << shift
+        bias = (last_bit >> one) - one
+        bits = bits + (((bits & last_bit) >> shift) + bias)
+        bits = bits & ~(last_bit - one)
+    if exponent_bits < src_exp:
+        exp_mask = uint.type(((1 << src_exp) - 1) << src_mant)
+        sign_mask = uint.type(1 << (x.dtype.itemsize * 8 - 1))
+        bias_diff = (1 << (src_exp - 1)) - (1 << (exponent_bits - 1))
+        max_exp = uint.type((bias_diff + (1 << exponent_bits) - 2) << src_mant)
+        min_exp = uint.type((bias_diff + 1) << src_mant)
+        exp = bits & exp_mask
+        signed_zero = bits & sign_mask
+        bits = np.where(exp > max_exp, signed_zero | exp_mask,
+                        np.where(exp < min_exp, signed_zero, bits)).astype(uint)
+    out = bits.view(x.dtype).reshape(x.shape)
+    return np.where(np.isnan(x), x, out) if mantissa_bits < src_mant else out
+
+
+reduce_precision_p = Primitive('reduce_precision')
+reduce_precision_p.def_impl(_errs(_reduce_precision_impl))
+
+
+@reduce_precision_p.def_abstract_eval
+def _reduce_precision_abstract(x, *, exponent_bits, mantissa_bits):
+    _check_kind('reduce_precision', x, (_FLOAT,))
+    if exponent_bits < 1 or mantissa_bits < 0:
+        raise ValueError(f"reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0, got "
+                         f"{exponent_bits} and {mantissa_bits}.")
+    return x
+
+
+ad.deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
+batching.vectorized_batcher(reduce_precision_p)

@@ -1,0 +1,240 @@
+"""``custom_jvp`` and ``custom_vjp``: user-defined derivative rules, as call primitives.
+
+The primal function is staged to a jaxpr (so jit, vmap and the debugger see it); the rule is kept
+as a Python callable in the equation's params and used when a JVP trace reaches the equation.
+"""
+from __future__ import annotations
+
+import functools
+import inspect as _pyinspect
+
+from . import ad, batching, core
+from .ir import ClosedJaxpr, eval_jaxpr
+from .staging import trace_to_jaxpr
+from .tree_util import tree_flatten, tree_unflatten
+
+custom_jvp_call_p = core.Primitive('custom_jvp_call', multiple_results=True)
+custom_vjp_call_p = core.Primitive('custom_vjp_call', multiple_results=True)
+custom_lin_p = core.Primitive('custom_lin', multiple_results=True)
+_in_rule: set = set()  # custom functions whose rule is running now
+
+
+def _eval_call(*args, call_jaxpr: ClosedJaxpr, **_):
+    return [core.to_numpy(o) if not isinstance(o, core.Array) else o
+            for o in eval_jaxpr(call_jaxpr.jaxpr, [core.Array(a) for a in args], call_jaxpr.consts)]
+
+
+for _p in (custom_jvp_call_p, custom_vjp_call_p):
+    _p.def_impl(_eval_call)
+    _p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
+
+
+def _resolve_args(fun, args, kwargs):
+    if not kwargs:
+        return args
+    sig = _pyinspect.signature(fun)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _stage(fun, nondiff_argnums, args):
+    """Flatten the differentiable args, trace ``fun`` on them: (closed, leaves, in_tree, out_tree, rebuild)."""
+    nondiff = {i: args[i] for i in nondiff_argnums}
+    dyn = [a for i, a in enumerate(args) if i not in nondiff]
+    leaves, in_tree = tree_flatten(dyn)
+    out_store = []
+
+    def rebuild(dyn_leaves):
+        d = iter(tree_unflatten(in_tree, list(dyn_leaves)))
+        return [nondiff[i] if i in nondiff else next(d) for i in range(len(args))]
+
+    def flat(*xs):
+        out = fun(*rebuild(xs))
+        out_leaves, out_tree = tree_flatten(out)
+        out_store[:] = [out_tree]
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+    # Closed-over tracers of outer transformations become leading arguments (no tangents).
+    from .jit import _hoist_tracer_consts
+    closed, hoisted = _hoist_tracer_consts(closed)
+    return closed, hoisted, leaves, in_tree, out_store[0], rebuild, nondiff
+
+
+class custom_jvp:
+    """A function with a user-defined JVP rule.
+
+    >>> @custom_jvp
+    ... def f(x): return jnp.sin(x)
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents): (x,), (t,) = primals, tangents; return f(x), jnp.cos(x) * t
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        def jvp(primals, tangents):
+            out = self(*primals)
+            acc = None
+            for fn, p, t in zip(jvps, primals, tangents):
+                if fn is None:
+                    continue
+                contrib = fn(t, out, *primals)
+                acc = contrib if acc is None else acc + contrib
+            return out, acc
+        self.jvp = jvp
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
+        if self in _in_rule:
+            # The rule calling its own function computes the primal output: no nested rule.
+            return self.fun(*args, **kwargs)
+        args = _resolve_args(self.fun, args, kwargs)
+        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(self.fun, self.nondiff_argnums, args)
+        user_jvp, nd = self.jvp, self.nondiff_argnums
+
+        def jvp_flat(primal_leaves, tangent_leaves):
+            primals = rebuild(primal_leaves)
+            tangents = [t for i, t in enumerate(rebuild(tangent_leaves)) if i not in nondiff]
+            dyn_primals = [p for i, p in enumerate(primals) if i not in nondiff]
+            _in_rule.add(self)
+            try:
+                if nd:
+                    out, tout = user_jvp(*[nondiff[i] for i in nd], tuple(dyn_primals), tuple(tangents))
+                else:
+                    out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
+            finally:
+                _in_rule.discard(self)
+            return tree_flatten(out)[0], tree_flatten(tout)[0]
+
+        outs = custom_jvp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat,
+                                      num_consts=len(hoisted), name=self.__name__)
+        return tree_unflatten(out_tree, outs)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
+    ps = primals[num_consts:]
+    ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    outs, touts = jvp(ps, ts)
+    touts = [ad.Zero(ad.tangent_aval(core.get_aval(o))) if t is None else t for o, t in zip(outs, touts)]
+    return outs, touts
+
+
+def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, name):
+    vals = [batching.bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
+    batched, _ = batching.batch_jaxpr(call_jaxpr, axis_size, [0] * len(vals),
+                                      force_out=[True] * len(call_jaxpr.out_avals))
+    n = len(vals) - num_consts
+    in_avals = call_jaxpr.in_avals[num_consts:]
+
+    def batched_jvp(ps, ts):
+        ts = [batching.bdim_at_front(t, batching.not_mapped, axis_size)
+              if core.get_aval(t).shape == a.shape else t for t, a in zip(ts, in_avals)]
+
+        def both(*pt):
+            o, t = jvp(list(pt[:n]), list(pt[n:]))
+            return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
+        outs = batching.vmap_flat(both, axis_size, None, [0] * (2 * n), [*ps, *ts],
+                                  lambda k: [0] * k)
+        m = len(outs) // 2
+        return outs[:m], outs[m:]
+
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=batched_jvp,
+                                  num_consts=num_consts, name=name)
+    return outs, [0] * len(outs)
+
+
+ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
+
+
+class custom_vjp:
+    """A function with a user-defined VJP rule: ``f.defvjp(fwd, bwd)``.
+
+    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, cotangent) -> tuple of input cotangents``.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(self.fun, self.nondiff_argnums, args)
+        fwd, bwd, nd = self.fwd, self.bwd, self.nondiff_argnums
+        res_tree_store = []
+
+        def fwd_flat(*primal_leaves):
+            primals = rebuild(primal_leaves)
+            out, res = fwd(*primals)
+            res_leaves, res_tree = tree_flatten(res)
+            res_tree_store[:] = [res_tree]
+            return tree_flatten(out)[0], res_leaves
+
+        def bwd_flat(res_leaves, ct_leaves):
+            res = tree_unflatten(res_tree_store[0], list(res_leaves))
+            ct = tree_unflatten(out_tree, list(ct_leaves))
+            cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
+            if not isinstance(cts, (tuple, list)):
+                raise TypeError(f"Custom VJP bwd rule of {self.__name__} must produce a tuple of "
+                                f"cotangents, one per differentiable positional argument; got "
+                                f"{type(cts).__name__}.")
+            return tree_flatten(tuple(cts))[0]
+
+        outs = custom_vjp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, fwd=fwd_flat,
+                                      bwd=bwd_flat, num_consts=len(hoisted), name=self.__name__)
+        return tree_unflatten(out_tree, outs)
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
+    outs, res = fwd(*primals[num_consts:])
+    ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    out_avals = [core.get_aval(o) for o in outs]
+    touts = custom_lin_p.bind(*res, *ts, num_res=len(res), bwd=bwd,
+                              out_avals=tuple(ad.tangent_aval(a) for a in out_avals), name=name)
+    return outs, touts
+
+
+def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, name):
+    # Batching the primal staged function; the custom rule is kept for grad inside vmap.
+    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims)
+    from .jit import _hoist_tracer_consts
+    outs = eval_jaxpr(batched.jaxpr, vals, batched.consts)
+    return outs, out_dims
+
+
+@custom_lin_p.def_impl
+def _custom_lin_impl(*args, **_):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
+    res = args[:num_res]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    cts_in = bwd(res, cts)
+    return [None] * num_res + list(cts_in)
+
+
+ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
+ad.transpose_rules[custom_lin_p] = _custom_lin_transpose

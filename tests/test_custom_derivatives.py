@@ -1,0 +1,67 @@
+"""custom_jvp / custom_vjp: the user's rule is used under every composition of transformations."""
+import numpy as np
+import pytest
+
+import engine as jax
+from engine import lax
+from engine.core import Array
+
+
+@jax.custom_jvp
+def sin_with_fake_jvp(x):
+    return lax.sin(x)
+
+
+@sin_with_fake_jvp.defjvp
+def _sin_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return sin_with_fake_jvp(x), lax.mul(2.0, t)   # deliberately not cos: proves the rule is used
+
+
+@jax.custom_vjp
+def sin_with_fake_vjp(x):
+    return lax.sin(x)
+
+
+sin_with_fake_vjp.defvjp(lambda x: (lax.sin(x), x), lambda res, ct: (lax.mul(3.0, ct),))
+
+XS = Array(np.array([1.0, 2.0], np.float32))
+
+
+@pytest.mark.parametrize("f,expected", [(sin_with_fake_jvp, 2.0), (sin_with_fake_vjp, 3.0)])
+def test_rule_used_under_compositions(f, expected):
+    assert float(jax.grad(f)(1.0)) == expected
+    assert float(jax.jit(jax.grad(f))(1.0)) == expected
+    assert float(jax.grad(jax.jit(f))(1.0)) == expected
+    np.testing.assert_allclose(jax.vmap(jax.grad(f))(XS), [expected] * 2)
+    assert float(f(1.0)) == pytest.approx(np.sin(1.0), rel=1e-6)
+
+
+def test_custom_jvp_under_vmap_then_grad():
+    g = jax.grad(lambda v: lax.reduce_sum(jax.vmap(sin_with_fake_jvp)(v), (0,)))
+    np.testing.assert_allclose(g(XS), [2.0, 2.0])
+    assert float(jax.jvp(sin_with_fake_jvp, (1.0,), (1.0,))[1]) == 2.0
+
+
+def test_custom_vjp_rejects_forward_mode():
+    with pytest.raises(TypeError, match="forward-mode"):
+        jax.jvp(sin_with_fake_vjp, (1.0,), (1.0,))
+
+
+def test_custom_jvp_is_visible_in_jaxpr():
+    text = str(jax.make_jaxpr(sin_with_fake_jvp)(1.0))
+    assert 'custom_jvp_call' in text and 'sin' in text
+
+
+def test_custom_jvp_closes_over_jit_and_vmap_tracers():
+    def outer(y, x):
+        @jax.custom_jvp
+        def scaled(x):
+            return lax.mul(x, y)
+
+        @scaled.defjvp
+        def _(p, t):
+            return scaled(p[0]), lax.mul(t[0], lax.mul(2.0, y))
+        return jax.grad(scaled)(x)
+    assert float(jax.jit(outer)(3.0, 1.0)) == 6.0
+    np.testing.assert_allclose(jax.vmap(outer, in_axes=(0, None))(XS, 1.0), [2.0, 4.0])
