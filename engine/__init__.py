@@ -9,6 +9,9 @@ __version__ = "0.1.0"
 from . import core, errors, tree_util, lax  # noqa: F401
 from .core import Array  # noqa: F401
 from .api import (jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian,  # noqa: F401
-                  hessian, vmap, jit, make_jaxpr, block_until_ready)
+                  hessian, vmap, jit, make_jaxpr, block_until_ready, eval_shape, checkpoint,
+                  remat, named_scope, ensure_compile_time_eval, default_matmul_precision,
+                  default_backend)
+from .config import config, disable_jit  # noqa: F401
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ad, batching, core, monitoring
+from .config import config as _config
 from .core import Array, ShapedArray, Tracer
 from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, dce_jaxpr
 from .staging import trace_to_jaxpr
@@ -325,6 +326,8 @@ class JitFunction:
         return "; ".join(diffs) if diffs else "new signature"
 
     def __call__(self, *args, **kwargs):
+        if _config.values['jax_disable_jit']:
+            return self.fun(*args, **kwargs)
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         try:
