@@ -1,0 +1,333 @@
+"""The lowering table: how each primitive becomes generated code. Adding an op = adding a row.
+
+``lowerings[p]`` is one of:
+- ``Scalar(fn)``: an elementwise op; ``fn(eqn, *in_exprs)`` returns the Python expression of one
+  output element from the input elements' expressions (a list of expressions, or one
+  tuple-valued expression, for multiple results). Fused into loop nests by the code generator.
+- ``Mapped(fn)``: an op that only re-indexes its operands (broadcast, transpose, outer product);
+  ``fn(eqn)`` returns, per operand, the loop axis that indexes each operand axis (None: index 0),
+  and the combining scalar rule. Fused as loads of the loop nest.
+- ``Reduce(kind)``: a reduction, fused as the tail of the loop nest over its operand.
+- ``Host(fn)``: a call in the generated host function on numpy arrays; ``fn(eqn, *in_names)``
+  returns one expression (or, for multiple results, an expression giving a sequence).
+- ``Special(name)``: handled by the code generator itself (inlined ``jit``, control flow).
+
+``fn`` may return ``None`` to decline (e.g. an unsupported dtype); the equation then runs through
+the interpreter's numpy rule (a *fallback*, reported by the compiled executable).
+Expressions never embed user strings; literal values come from ``literal``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from .. import ad, core
+from ..lax import elementwise as ew
+from ..lax import structural as st
+
+lowerings: dict[core.Primitive, object] = {}
+
+
+class Scalar:
+    kind = 'scalar'
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Mapped:
+    kind = 'mapped'
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Reduce:
+    kind = 'reduce'
+
+    def __init__(self, op: str):
+        self.op = op
+
+
+class Host:
+    kind = 'host'
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Special:
+    kind = 'special'
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+# dtypes the kernels handle; anything else (float16, complex, ...) falls back.
+_NB_TYPES = {'float32': 'float32', 'float64': 'float64', 'int8': 'int8', 'int16': 'int16',
+             'int32': 'int32', 'int64': 'int64', 'uint8': 'uint8', 'uint16': 'uint16',
+             'uint32': 'uint32', 'uint64': 'uint64', 'bool': 'boolean'}
+
+
+def supported(dtype) -> bool:
+    return np.dtype(dtype).name in _NB_TYPES
+
+
+def nb_type(dtype) -> str:
+    return 'nb.' + _NB_TYPES[np.dtype(dtype).name]
+
+
+def cast(dtype) -> str:
+    """The scalar constructor that converts (with wrap-around) to ``dtype`` inside numba."""
+    name = np.dtype(dtype).name
+    return 'np.bool_' if name == 'bool' else f'np.{name}'
+
+
+def literal(val, dtype) -> str:
+    """A constant as typed Python source: numbers only, so no user text reaches the code."""
+    dtype = np.dtype(dtype)
+    v = np.asarray(core.to_numpy(val) if isinstance(val, core.Array) else val).astype(dtype).item()
+    if dtype == np.bool_:
+        return 'True' if v else 'False'
+    if dtype.kind == 'f':
+        if math.isnan(v):
+            return f'{cast(dtype)}(np.nan)'
+        if math.isinf(v):
+            return f'{cast(dtype)}({"" if v > 0 else "-"}np.inf)'
+        return f'{cast(dtype)}({float(v)!r})'
+    return f'{cast(dtype)}({int(v)})'
+
+
+def _in_dtype(eqn, i=0):
+    return eqn.inputs[i].aval.dtype
+
+
+def _kind(eqn, i=0):
+    return _in_dtype(eqn, i).kind
+
+
+def _float_only(template):
+    def fn(eqn, *xs):
+        return template.format(*xs) if _kind(eqn) == 'f' else None
+    return Scalar(fn)
+
+
+def _any(template):
+    return Scalar(lambda eqn, *xs: template.format(*xs))
+
+
+_FLOAT_UNARY = {
+    ew.floor_p: 'np.floor({0})', ew.ceil_p: 'np.ceil({0})', ew.is_finite_p: 'np.isfinite({0})',
+    ew.exp_p: 'np.exp({0})', ew.exp2_p: 'np.exp2({0})', ew.log_p: 'np.log({0})',
+    ew.log1p_p: 'np.log1p({0})', ew.expm1_p: 'np.expm1({0})', ew.tanh_p: 'np.tanh({0})',
+    ew.logistic_p: 'rt.logistic({0})', ew.sin_p: 'np.sin({0})', ew.cos_p: 'np.cos({0})',
+    ew.tan_p: 'np.tan({0})', ew.asin_p: 'np.arcsin({0})', ew.acos_p: 'np.arccos({0})',
+    ew.atan_p: 'np.arctan({0})', ew.sinh_p: 'np.sinh({0})', ew.cosh_p: 'np.cosh({0})',
+    ew.asinh_p: 'np.arcsinh({0})', ew.acosh_p: 'np.arccosh({0})', ew.atanh_p: 'np.arctanh({0})',
+    ew.sqrt_p: 'np.sqrt({0})', ew.rsqrt_p: '1 / np.sqrt({0})', ew.cbrt_p: 'np.cbrt({0})',
+    ew.erf_p: 'rt.erf({0})', ew.atan2_p: 'np.arctan2({0}, {1})', ew.pow_p: 'np.power({0}, {1})',
+}
+for _p, _t in _FLOAT_UNARY.items():
+    lowerings[_p] = _float_only(_t)
+
+lowerings[ew.erf_inv_p] = Scalar(lambda eqn, x: f'rt.erf_inv_f32({x})' if _in_dtype(eqn) == np.float32 else None)
+lowerings[ew.neg_p] = _any('-{0}')
+lowerings[ew.abs_p] = _any('abs({0})')
+lowerings[ew.sign_p] = Scalar(lambda eqn, x: f'rt.fsign({x})' if _kind(eqn) == 'f' else f'rt.isign({x})')
+lowerings[ew.round_p] = Scalar(lambda eqn, x: (
+    f'rt.round_away({x})' if eqn.params.get('rounding_method', 0) == 0 else f'np.rint({x})'))
+lowerings[ew.not_p] = Scalar(lambda eqn, x: f'(not {x})' if _kind(eqn) == 'b' else f'~{x}')
+
+for _p, _op in ((ew.add_p, '+'), (ew.sub_p, '-'), (ad.add_jaxvals_p, '+')):
+    lowerings[_p] = Scalar(lambda eqn, x, y, op=_op: None if _kind(eqn) == 'b' else f'{x} {op} {y}')
+lowerings[ew.mul_p] = Scalar(lambda eqn, x, y: f'({x} and {y})' if _kind(eqn) == 'b' else f'{x} * {y}')
+lowerings[ew.max_p] = Scalar(lambda eqn, x, y: f'rt.fmax({x}, {y})' if _kind(eqn) == 'f' else f'max({x}, {y})')
+lowerings[ew.min_p] = Scalar(lambda eqn, x, y: f'rt.fmin({x}, {y})' if _kind(eqn) == 'f' else f'min({x}, {y})')
+for _p, _op in ((ew.and_p, '&'), (ew.or_p, '|'), (ew.xor_p, '^')):
+    lowerings[_p] = _any('({0} %s {1})' % _op)
+for _p, _op in ((ew.eq_p, '=='), (ew.ne_p, '!='), (ew.lt_p, '<'), (ew.le_p, '<='),
+                (ew.gt_p, '>'), (ew.ge_p, '>=')):
+    lowerings[_p] = _any('({0} %s {1})' % _op)
+
+
+def _bits(eqn):
+    return _in_dtype(eqn).itemsize * 8
+
+
+def _unsigned(eqn):
+    return cast(np.dtype(f'u{_in_dtype(eqn).itemsize}'))
+
+
+lowerings[ew.shift_left_p] = Scalar(lambda eqn, x, y: f'rt.shl({x}, {y}, {_bits(eqn)})')
+lowerings[ew.shift_right_arithmetic_p] = Scalar(lambda eqn, x, y: f'rt.shr_arith({x}, {y}, {_bits(eqn)})')
+lowerings[ew.shift_right_logical_p] = Scalar(
+    lambda eqn, x, y: f'rt.shr_logical({_unsigned(eqn)}({x}), {y}, {_bits(eqn)})')
+
+
+def _div(eqn, x, y):
+    k = _kind(eqn)
+    return f'{x} / {y}' if k == 'f' else (f'rt.idiv({x}, {y})' if k == 'i' else f'rt.udiv({x}, {y})')
+
+
+def _rem(eqn, x, y):
+    k = _kind(eqn)
+    return f'np.fmod({x}, {y})' if k == 'f' else (f'rt.irem({x}, {y})' if k == 'i' else f'rt.urem({x}, {y})')
+
+
+lowerings[ew.div_p] = Scalar(_div)
+lowerings[ew.rem_p] = Scalar(_rem)
+
+
+def _integer_pow(eqn, x):
+    y = int(eqn.params['y'])
+    if y == 0:
+        return '1'
+    n, acc, base = abs(y), None, x
+    # Exponentiation by squaring, spelled out: x**5 -> (x*x)*(x*x)*x.
+    while n:
+        if n & 1:
+            acc = base if acc is None else f'({acc} * {base})'
+        n >>= 1
+        if n:
+            base = f'({base} * {base})'
+    if y < 0:
+        return None if _kind(eqn) in 'iu' else f'1 / {acc}'
+    return acc
+
+
+lowerings[ew.integer_pow_p] = Scalar(_integer_pow)
+
+
+def _convert(eqn, x):
+    src, dst = _in_dtype(eqn), np.dtype(eqn.params['new_dtype'])
+    if dst == np.bool_:
+        return f'({x} != 0)'
+    if src.kind == 'f' and dst.kind in 'iu':
+        info = np.iinfo(dst)
+        return f'rt.f2i({x}, {float(info.min)!r}, {float(info.max)!r})'
+    return x
+
+
+lowerings[st.convert_element_type_p] = Scalar(_convert)
+
+
+def _select_n(eqn, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if _kind(eqn) == 'b':
+        return f'({cases[1]} if {which} else {cases[0]})'
+    expr = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        expr = f'({cases[i]} if {which} == {i} else {expr})'
+    return expr
+
+
+lowerings[st.select_n_p] = Scalar(_select_n)
+
+
+# --- re-indexing ops: per operand, which loop axis indexes each of its axes (None -> 0) -------
+
+def _broadcast_map(eqn):
+    x = eqn.inputs[0].aval
+    shape, bd = eqn.params['shape'], eqn.params['broadcast_dimensions']
+    return [[d if x.shape[i] == shape[d] else None for i, d in enumerate(bd)]], None
+
+
+def _transpose_map(eqn):
+    perm = eqn.params['permutation']
+    inv = [0] * len(perm)
+    for j, p in enumerate(perm):
+        inv[p] = j
+    return [inv], None
+
+
+def _outer_product_map(eqn):
+    # dot_general without contraction is an elementwise product of two re-indexed operands.
+    (xc, yc), (xb, yb) = eqn.params['dimension_numbers']
+    if xc or eqn.params.get('preferred_element_type') not in (None, _in_dtype(eqn)):
+        return None
+    x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
+    xf = [i for i in range(x.ndim) if i not in xb]
+    yf = [i for i in range(y.ndim) if i not in yb]
+    xmap, ymap = [None] * x.ndim, [None] * y.ndim
+    for k, (i, j) in enumerate(zip(xb, yb)):
+        xmap[i], ymap[j] = k, k
+    for k, i in enumerate(xf):
+        xmap[i] = len(xb) + k
+    for k, j in enumerate(yf):
+        ymap[j] = len(xb) + len(xf) + k
+    rule = '({0} and {1})' if _kind(eqn) == 'b' else '{0} * {1}'
+    return [xmap, ymap], rule
+
+
+def _threefry_map(eqn):
+    # numpy broadcasting among the four operands (right-aligned, size-1 axes read index 0).
+    out = eqn.out_binders[0].aval.shape
+    maps = []
+    for v in eqn.inputs:
+        s = v.aval.shape
+        off = len(out) - len(s)
+        maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
+    return maps, 'rt.threefry2x32({0}, {1}, {2}, {3})'
+
+
+lowerings[st.broadcast_in_dim_p] = Mapped(_broadcast_map)
+lowerings[st.transpose_p] = Mapped(_transpose_map)
+
+lowerings[st.reduce_sum_p] = Reduce('sum')
+lowerings[st.reduce_max_p] = Reduce('max')
+lowerings[st.reduce_min_p] = Reduce('min')
+
+
+# --- host ops on numpy arrays -----------------------------------------------------------------
+
+def _reshape(eqn, x):
+    return f'{x}.reshape({tuple(eqn.params["new_sizes"])!r})'
+
+
+def _squeeze(eqn, x):
+    return f'{x}.reshape({tuple(eqn.out_binders[0].aval.shape)!r})'
+
+
+def _dot_general(eqn, x, y):
+    """One BLAS for every matmul (numpy's): transpose both operands to (batch, free, contract)."""
+    (xc, yc), (xb, yb) = eqn.params['dimension_numbers']
+    xa, ya = eqn.inputs[0].aval, eqn.inputs[1].aval
+    out = eqn.out_binders[0].aval
+    if xa.dtype != ya.dtype or not supported(out.dtype):
+        return None
+    xf = [i for i in range(xa.ndim) if i not in xc and i not in xb]
+    yf = [i for i in range(ya.ndim) if i not in yc and i not in yb]
+    nb_ = int(np.prod([xa.shape[i] for i in xb], dtype=np.int64))
+    nx = int(np.prod([xa.shape[i] for i in xf], dtype=np.int64))
+    ny = int(np.prod([ya.shape[i] for i in yf], dtype=np.int64))
+    nc = int(np.prod([xa.shape[i] for i in xc], dtype=np.int64))
+    xt = f'np.transpose({x}, {tuple([*xb, *xf, *xc])!r}).reshape({(nb_, nx, nc)!r})'
+    yt = f'np.transpose({y}, {tuple([*yb, *yc, *yf])!r}).reshape({(nb_, nc, ny)!r})'
+    dt = np.dtype(out.dtype).name
+    return f'_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})'
+
+
+lowerings[st.reshape_p] = Host(_reshape)
+lowerings[st.squeeze_p] = Host(_squeeze)
+lowerings[st.dot_general_p] = Mapped(_outer_product_map)
+host_fallback_of_mapped = {st.dot_general_p: Host(_dot_general)}
+
+
+def register_late():
+    """Rows for primitives defined in modules that import after this one (random, control flow)."""
+    try:
+        from ..random import threefry2x32_p
+        lowerings.setdefault(threefry2x32_p, Mapped(_threefry_map))
+    except ImportError:  # pragma: no cover - random not present
+        pass
+    from ..jit import jit_p
+    lowerings.setdefault(jit_p, Special('inline'))
+    try:
+        from ..lax import control_flow as cf
+        for p in (cf.cond_p, cf.while_p, cf.scan_p):
+            lowerings.setdefault(p, Special(p.name))
+    except ImportError:  # pragma: no cover
+        pass

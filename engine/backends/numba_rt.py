@@ -1,0 +1,162 @@
+"""Scalar helpers that generated kernels call (``rt.name(...)``), compiled inline into each kernel.
+
+Each one pins down a semantic where numba's scalar operators differ from XLA's: NaN-propagating
+max/min, C-style integer division, shifts past the bit width, float->int saturation.
+Changing this file changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+_inline = dict(inline='always', error_model='numpy')
+
+
+@nb.njit(**_inline)
+def fmax(x, y):
+    return x if (x > y or x != x) else y
+
+
+@nb.njit(**_inline)
+def fmin(x, y):
+    return x if (x < y or x != x) else y
+
+
+@nb.njit(**_inline)
+def fsign(x):
+    return x if (x != x or x == 0) else (1.0 if x > 0 else -1.0)
+
+
+@nb.njit(**_inline)
+def isign(x):
+    return (x > 0) - (x < 0)
+
+
+@nb.njit(**_inline)
+def round_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+@nb.njit(**_inline)
+def idiv(x, y):
+    # Truncating division; x / 0 is -1 (XLA's CPU result, mirrored by the interpreter).
+    if y == 0:
+        return -1
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+@nb.njit(**_inline)
+def udiv(x, y):
+    return x // y if y != 0 else -1
+
+
+@nb.njit(**_inline)
+def irem(x, y):
+    if y == 0:
+        return 0
+    r = abs(x) % abs(y)
+    return r if x >= 0 else -r
+
+
+@nb.njit(**_inline)
+def urem(x, y):
+    return x % y if y != 0 else 0
+
+
+@nb.njit(**_inline)
+def shl(x, y, bits):
+    return 0 if (y < 0 or y >= bits) else x << y
+
+
+@nb.njit(**_inline)
+def shr_arith(x, y, bits):
+    if y < 0 or y >= bits:
+        return -1 if x < 0 else 0
+    return x >> y
+
+
+@nb.njit(**_inline)
+def shr_logical(ux, y, bits):
+    # ux is the operand reinterpreted as unsigned of the same width.
+    return 0 if (y < 0 or y >= bits) else ux >> y
+
+
+@nb.njit(**_inline)
+def f2i(x, lo, hi):
+    if x != x:
+        return 0.0
+    t = np.trunc(x)
+    return lo if t < lo else (hi if t > hi else t)
+
+
+@nb.njit(**_inline)
+def logistic(x):
+    return 1 / (1 + np.exp(-x))
+
+
+@nb.njit(**_inline)
+def erf(x):
+    return math.erf(x)
+
+
+@nb.njit(**_inline)
+def erf_inv_f32(x):
+    # Giles' single-precision polynomial, the same one the interpreter (and XLA) evaluates.
+    w = -np.log1p(-x * x)
+    if w < np.float32(5.0):
+        w = w - np.float32(2.5)
+        p = np.float32(2.81022636e-08)
+        p = np.float32(3.43273939e-07) + p * w
+        p = np.float32(-3.5233877e-06) + p * w
+        p = np.float32(-4.39150654e-06) + p * w
+        p = np.float32(0.00021858087) + p * w
+        p = np.float32(-0.00125372503) + p * w
+        p = np.float32(-0.00417768164) + p * w
+        p = np.float32(0.246640727) + p * w
+        p = np.float32(1.50140941) + p * w
+    else:
+        w = np.sqrt(w) - np.float32(3.0)
+        p = np.float32(-0.000200214257)
+        p = np.float32(0.000100950558) + p * w
+        p = np.float32(0.00134934322) + p * w
+        p = np.float32(-0.00367342844) + p * w
+        p = np.float32(0.00573950773) + p * w
+        p = np.float32(-0.0076224613) + p * w
+        p = np.float32(0.00943887047) + p * w
+        p = np.float32(1.00167406) + p * w
+        p = np.float32(2.83297682) + p * w
+    if abs(x) == 1:
+        return x * np.float32(np.inf)
+    return p * x
+
+
+@nb.njit(**_inline)
+def rotl32(v, r):
+    return np.uint32((v << np.uint32(r)) | (v >> np.uint32(32 - r)))
+
+
+@nb.njit(**_inline)
+def threefry2x32(k0, k1, x0, x1):
+    # The 20-round threefry2x32 hash (Salmon et al.), as engine.prng computes it.
+    k2 = np.uint32(k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    ks0, ks1, ks2 = np.uint32(k0), np.uint32(k1), k2
+    a = np.uint32(x0 + ks0)
+    b = np.uint32(x1 + ks1)
+    for i in range(5):
+        if i % 2 == 0:
+            r0, r1, r2, r3 = 13, 15, 26, 6
+        else:
+            r0, r1, r2, r3 = 17, 29, 16, 24
+        a = np.uint32(a + b); b = rotl32(b, r0); b = np.uint32(b ^ a)
+        a = np.uint32(a + b); b = rotl32(b, r1); b = np.uint32(b ^ a)
+        a = np.uint32(a + b); b = rotl32(b, r2); b = np.uint32(b ^ a)
+        a = np.uint32(a + b); b = rotl32(b, r3); b = np.uint32(b ^ a)
+        j = i + 1
+        if j % 3 == 0:
+            a = np.uint32(a + ks0); b = np.uint32(b + ks1 + np.uint32(j))
+        elif j % 3 == 1:
+            a = np.uint32(a + ks1); b = np.uint32(b + ks2 + np.uint32(j))
+        else:
+            a = np.uint32(a + ks2); b = np.uint32(b + ks0 + np.uint32(j))
+    return a, b
