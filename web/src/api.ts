@@ -3,9 +3,14 @@
 
 import type { RunReport, RunRequest } from "./report";
 import { normalizeReport } from "./report";
+import type { ExpectedLeaf } from "./expected";
 import type { Session } from "./session";
+import { toRequest } from "./session";
 
 export class ApiError extends Error {
+  /** A run report sent with an error status (e.g. 413 for code over the size limit). */
+  report: RunReport | null = null;
+
   constructor(message: string, readonly status = 0, readonly kind: "http" | "network" | "abort" = "http") {
     super(message);
   }
@@ -19,8 +24,9 @@ export interface Example {
   function?: string | null;
   stack?: unknown[];
   args?: string[];
-  panel?: string;
-  [key: string]: unknown;
+  topic?: string;
+  expected?: ExpectedLeaf[];
+  devices?: number;
 }
 
 interface Fixture { request: RunRequest; report: RunReport }
@@ -36,9 +42,13 @@ export async function loadFixture(name: string): Promise<Fixture | null> {
   return load ? await load() : null;
 }
 
-async function detail(res: Response): Promise<string> {
+async function detail(res: Response, err: { report: RunReport | null }): Promise<string> {
   try {
     const body = await res.json();
+    if (body && typeof body === "object" && "engine_version" in body && "ok" in body) {
+      err.report = normalizeReport(body);
+      return err.report.error?.message ?? "";
+    }
     const d = body?.detail ?? body?.message ?? body?.error;
     if (typeof d === "string") return d;
     if (Array.isArray(d)) return d.map((x) => x?.msg ?? JSON.stringify(x)).join("; ");
@@ -68,7 +78,12 @@ async function request(url: string, init: RequestInit = {}): Promise<Response> {
     if ((e as Error).name === "AbortError") throw new ApiError("Run cancelled", 0, "abort");
     throw new ApiError("Cannot reach the server. Is it running?", 0, "network");
   }
-  if (!res.ok) throw httpError(res.status, await detail(res));
+  if (!res.ok) {
+    const carrier = { report: null as RunReport | null };
+    const err = httpError(res.status, await detail(res, carrier));
+    err.report = carrier.report;
+    throw err;
+  }
   return res;
 }
 
@@ -83,12 +98,19 @@ export async function run(req: RunRequest, signal: AbortSignal): Promise<RunRepo
     });
     return normalizeReport(fx.report);
   }
-  const res = await request("/api/run", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(req),
-    signal,
-  });
+  let res: Response;
+  try {
+    res = await request("/api/run", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(req),
+      signal,
+    });
+  } catch (e) {
+    // Over the code-size limit the server answers 413 with a run report that explains it.
+    if (e instanceof ApiError && e.report) return e.report;
+    throw e;
+  }
   try {
     return normalizeReport(await res.json());
   } catch (e) {
@@ -97,12 +119,12 @@ export async function run(req: RunRequest, signal: AbortSignal): Promise<RunRepo
   }
 }
 
-/** Store the session; returns the snippet id. */
+/** Store the session's run request (immutable, content-addressed); returns the snippet id. */
 export async function saveSnippet(s: Session): Promise<string> {
   const res = await request("/api/snippets", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ code: s.code, function: s.function, stack: s.stack, args: s.args, panel: s.panel }),
+    body: JSON.stringify({ request: toRequest(s) }),
   });
   const body = await res.json();
   const id = body?.id ?? body?.snippet?.id;
@@ -110,10 +132,10 @@ export async function saveSnippet(s: Session): Promise<string> {
   return String(id);
 }
 
-export async function loadSnippet(id: string): Promise<unknown> {
+/** A stored snippet: `{id, title, request: RunRequest, engine_version, device_count, created_at}`. */
+export async function loadSnippet(id: string): Promise<Record<string, unknown>> {
   const res = await request(`/api/snippets/${encodeURIComponent(id)}`);
-  const body = await res.json();
-  return body?.snippet ?? body;
+  return await res.json();
 }
 
 export async function listExamples(): Promise<Example[]> {

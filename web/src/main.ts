@@ -2,7 +2,8 @@
 // gallery together. Components live in their own files; this one only holds the app state.
 
 import "./styles.css";
-import { ApiError, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
+import { ApiError, type Example, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
+import { type Check, checkExpected } from "./expected";
 import { empty, h, replace } from "./dom";
 import { Editor } from "./editor";
 import { Gallery } from "./gallery";
@@ -31,6 +32,8 @@ class App {
   private runStarted = 0;
   private tick = 0;
   private snippetPath: string | null = null;
+  /** The gallery example last loaded, with its run request, to compare results with `expected`. */
+  private example: { request: string; ex: Example } | null = null;
 
   private editor!: Editor;
   private stack!: StackBuilder;
@@ -52,7 +55,11 @@ class App {
     applyTheme(initialTheme());
     this.ir = new IRPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
     this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
-    this.gallery = new Gallery((s) => { this.load(s); void this.run(); });
+    this.gallery = new Gallery((s, ex) => {
+      this.load(s);
+      this.example = { request: JSON.stringify(toRequest(s)), ex };
+      void this.run();
+    });
     this.layout();
   }
 
@@ -122,6 +129,7 @@ class App {
   // ---- session --------------------------------------------------------------------------------
 
   load(s: Session) {
+    this.example = null;
     this.session = s;
     this.editor.setCode(s.code);
     this.stack.setSession(s);
@@ -136,10 +144,15 @@ class App {
   private sessionChanged() {
     clearTimeout(this.fragmentTimer);
     this.fragmentTimer = window.setTimeout(() => {
+      // A shared link's page keeps its short URL while it shows the stored snippet; once edited,
+      // the page goes back to "/" and small sessions live in the fragment.
+      if (this.snippetPath && this.snippetMatches()) {
+        history.replaceState(null, "", `${this.snippetPath}${location.search}#p=${this.session.panel}`);
+        return;
+      }
+      this.snippetPath = null;
       const frag = encodeFragment(this.session);
-      // Once edited, a shared link's page no longer shows the stored snippet: go back to "/".
-      const path = this.snippetPath && !this.snippetMatches() ? "/" : location.pathname;
-      history.replaceState(null, "", `${path}${location.search}${frag ? `#${frag}` : ""}`);
+      history.replaceState(null, "", `/${location.search}${frag ? `#${frag}` : ""}`);
     }, 250);
   }
 
@@ -179,6 +192,14 @@ class App {
 
   cancel() {
     this.controller?.abort();
+  }
+
+  setCode(code: string) {
+    this.editor.setCode(code);
+  }
+
+  getCode(): string {
+    return this.editor.code;
   }
 
   private setRunning(on: boolean) {
@@ -296,12 +317,20 @@ class App {
     }
     const goto = (line: number) => { this.editor.highlightLines([line]); this.editor.focus(); };
     switch (panel) {
-      case "output": replace(this.panelBody, renderOutput(r, { gotoLine: goto })); break;
+      case "output": replace(this.panelBody, renderOutput(r, { gotoLine: goto }, this.expectedCheck(r))); break;
       case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
       case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null)); break;
       case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;
       case "debugger": this.debugger.show(this.callFor("debugger")); replace(this.panelBody, this.debugger.el); break;
     }
+  }
+
+  /** When the session is an unchanged gallery example with reference values, compare the result. */
+  private expectedCheck(r: RunReport): Check | null {
+    const ex = this.example;
+    if (!ex || !ex.ex.expected?.length || r.mode !== "stack") return null;
+    if (JSON.stringify(toRequest(this.session)) !== ex.request) return null;
+    return checkExpected(r.result, ex.ex.expected);
   }
 
   // ---- share ----------------------------------------------------------------------------------
@@ -311,10 +340,11 @@ class App {
     replace(this.sharePop, h("p", { class: "hint" }, "Saving…"));
     try {
       const id = await saveSnippet(this.session);
-      const url = `${location.origin}/s/${id}`;
+      // The stored snippet is the run request; the open panel travels in the link's fragment.
+      const url = `${location.origin}/s/${id}#p=${this.session.panel}`;
       this.snippetPath = `/s/${id}`;
       this.snippetSnapshot = JSON.stringify(toRequest(this.session));
-      history.replaceState(null, "", `/s/${id}${location.search}`);
+      history.replaceState(null, "", `/s/${id}${location.search}#p=${this.session.panel}`);
       let copied = false;
       try { await navigator.clipboard.writeText(url); copied = true; } catch { /* clipboard may be unavailable */ }
       const input = h("input", { type: "text", readonly: true, value: url, testid: "share-link", "aria-label": "Share link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
@@ -342,9 +372,11 @@ class App {
     const mock = mockName();
     if (m) {
       try {
-        const raw = (await loadSnippet(m[1])) as Record<string, unknown>;
-        const s = fromAny(raw) ?? fromAny(raw?.session) ?? fromAny(raw?.data);
+        const raw = await loadSnippet(m[1]);
+        const s = fromAny(raw.request) ?? fromAny(raw);
         if (!s) throw new ApiError("The shared snippet could not be read");
+        const panel = /(?:^#|&)p=(\w+)/.exec(location.hash)?.[1] as PanelName | undefined;
+        if (panel && PANELS.includes(panel)) s.panel = panel;
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));
@@ -387,3 +419,13 @@ function welcome(): HTMLElement {
 
 const app = new App(document.getElementById("app")!);
 void app.start();
+
+// A small handle for automation (the end-to-end tests) and the browser console.
+declare global {
+  interface Window { jaxplay: { setCode(code: string): void; getCode(): string; run(): Promise<void> } }
+}
+window.jaxplay = {
+  setCode: (code) => app.setCode(code),
+  getCode: () => app.getCode(),
+  run: () => app.run(),
+};

@@ -37,10 +37,10 @@ export class DebuggerPanel {
       h("button", { type: "button", class: "btn", title, "aria-label": title, testid, onclick: f, ...extra }, label);
     this.counter = h("span", { class: "step-counter mono", testid: "debug-counter", "aria-live": "polite" });
     const controls = h("div", { class: "debug-controls", role: "toolbar", "aria-label": "Step through equations" },
-      btn("⏮", "First equation (Home)", "debug-first", () => this.go(0)),
+      btn("|◀", "First equation (Home)", "debug-first", () => this.go(0)),
       btn("◀ Back", "Previous equation (←)", "debug-prev", () => this.go(this.index - 1)),
       btn("Step ▶", "Next equation (→)", "debug-next", () => this.go(this.index + 1)),
-      btn("⏭", "Last equation (End)", "debug-last", () => this.go(steps.length - 1)),
+      btn("▶|", "Last equation (End)", "debug-last", () => this.go(steps.length - 1)),
       this.counter,
       trace.first_nonfinite != null
         ? btn("⚠ Jump to first NaN/Inf", "Jump to the first equation producing NaN or Inf", "debug-jump-nonfinite", () => this.go(trace.first_nonfinite!), { class: "btn danger" })

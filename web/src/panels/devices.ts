@@ -87,7 +87,7 @@ function card(d: DeviceRecord, maxTime: number): HTMLElement {
     h("div", { class: "time-bar", title: `compute ${fmtMs(d.compute_ms)}, waiting ${fmtMs(d.collective_wait_ms)}` },
       h("span", { class: "cat-execute", style: { width: pct(d.compute_ms) } }),
       h("span", { class: "cat-collective", style: { width: pct(d.collective_wait_ms) } })),
-    h("div", { class: "time-facts mono" }, h("span", null, `⚙ ${fmtMs(d.compute_ms)}`), h("span", null, `⏳ ${fmtMs(d.collective_wait_ms)}`)),
+    h("div", { class: "time-facts mono" }, h("span", { title: "compute" }, `compute ${fmtMs(d.compute_ms)}`), h("span", { title: "waiting on collectives" }, `wait ${fmtMs(d.collective_wait_ms)}`)),
     shards("in", d.inputs, "shard-in"),
     shards("out", d.outputs, "shard-out"));
 }

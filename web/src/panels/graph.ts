@@ -70,7 +70,7 @@ export class GraphView {
         "elk.algorithm": "layered",
         "elk.direction": "DOWN",
         "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-        "elk.layered.spacing.nodeNodeBetweenLayers": "34",
+        "elk.layered.spacing.nodeNodeBetweenLayers": "26",
         "elk.spacing.nodeNode": "22",
         "elk.spacing.edgeLabel": "3",
         "elk.spacing.edgeNode": "12",
@@ -279,13 +279,15 @@ export class GraphView {
     this.viewport.setAttribute("transform", `translate(${this.tx},${this.ty}) scale(${this.k})`);
   }
 
+  /** Fit the width, keep labels readable (a tall graph is top-aligned and panned), centre the rest. */
   fit() {
     const box = this.svg.getBoundingClientRect();
     const W = box.width || 600, H = box.height || 400;
-    const pad = 24;
-    this.k = Math.min(1.4, Math.min((W - 2 * pad) / this.contentW, (H - 2 * pad) / this.contentH));
+    const pad = 20;
+    const fitW = (W - 2 * pad) / this.contentW, fitH = (H - 2 * pad) / this.contentH;
+    this.k = Math.min(1.25, fitW, Math.max(Math.min(fitW, fitH), 0.8));
     this.tx = (W - this.contentW * this.k) / 2;
-    this.ty = Math.max(pad, (H - this.contentH * this.k) / 2);
+    this.ty = this.contentH * this.k > H - 2 * pad ? pad : (H - this.contentH * this.k) / 2;
     this.apply();
   }
 

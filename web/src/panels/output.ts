@@ -3,6 +3,7 @@
 
 import { h } from "../dom";
 import { fmtMs } from "../format";
+import type { Check } from "../expected";
 import type { RunError, RunReport } from "../report";
 import { renderValue } from "../values";
 
@@ -60,7 +61,7 @@ export function requestError(message: string, kind: string): HTMLElement {
     h("p", { class: "error-message", testid: "error-message" }, message));
 }
 
-export function renderOutput(report: RunReport, handlers: OutputHandlers): HTMLElement {
+export function renderOutput(report: RunReport, handlers: OutputHandlers, check?: Check | null): HTMLElement {
   const parts: HTMLElement[] = [];
   parts.push(h("div", { class: "run-meta" },
     h("span", { class: `status ${report.ok ? "ok" : "fail"}`, testid: "run-status" }, report.ok ? "✓ ok" : "✕ failed"),
@@ -68,6 +69,11 @@ export function renderOutput(report: RunReport, handlers: OutputHandlers): HTMLE
     h("span", { class: "muted" }, fmtMs(report.duration_ms)),
     report.calls.length ? h("span", { class: "muted" }, `${report.calls.length} transformed call${report.calls.length === 1 ? "" : "s"}`) : null,
     h("span", { class: "muted" }, `engine ${report.engine_version}`)));
+  if (check && report.ok) {
+    parts.push(h("div", { class: `expected-check ${check.status}`, testid: "expected-check", dataset: { status: check.status } },
+      check.status === "match" ? "✓ Matches the example's expected values" : check.status === "mismatch" ? "✕ Differs from the example's expected values" : "Expected values not compared",
+      h("span", { class: "muted" }, ` — ${check.detail}`)));
+  }
   if (report.error) parts.push(renderError(report.error, handlers));
   if (report.result !== null && report.result !== undefined) {
     parts.push(h("section", { class: "result" }, h("h3", null, "Result"), h("div", { testid: "result" }, renderValue(report.result))));
