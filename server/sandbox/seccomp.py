@@ -174,9 +174,12 @@ PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 
 
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded once in the zygote, not in every run
+
+
 def install(program: bytes) -> None:
     """Apply ``program`` to the calling thread (and everything it later forks). Irreversible."""
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
     buf = ctypes.create_string_buffer(program, len(program))

@@ -92,6 +92,7 @@ def kill_group(pgid: int, seen: Optional[dict] = None, timeout: float = 3.0) -> 
     """SIGKILL the run's process group until it is empty; return pids still present at the end."""
     deadline = time.monotonic() + timeout
     while True:
+        _reap(seen)  # first: an exited leader left alone in its group makes the group empty at once
         try:
             os.killpg(pgid, signal.SIGKILL)
         except ProcessLookupError:
