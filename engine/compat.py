@@ -1,0 +1,195 @@
+"""``import jax`` resolves to the engine: unmodified JAX scripts run on it.
+
+``install()`` puts a meta-path finder in front of the import system. ``jax`` itself becomes a thin
+proxy module over ``engine`` (so that ``engine.inspect`` can hand scripts instrumented
+transformations without touching the engine's own namespace); ``jax.X.Y`` is the engine module
+``engine.X.Y`` itself, so ``jax.numpy is engine.numpy``.
+
+  >>> from engine import compat
+  >>> compat.install()
+  >>> import jax, jax.numpy as jnp
+  >>> jax.grad(jnp.tanh)(1.0)
+  Array(0.41997433, dtype=float32, weak_type=True)
+
+The simulated device count comes from ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (read
+when ``jax`` is imported, so scripts may set it first, as JAX requires), else from
+``JAXPLAY_DEVICE_COUNT``; it is published as ``JAXPLAY_DEVICE_COUNT`` and, once the device pool
+exists, handed to ``engine.parallel.set_device_count``.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+import types
+from typing import Any, Callable
+
+import engine
+
+# jax.X -> engine.X where the names differ or the engine module is optional.
+_RENAMES = {'jax.random': ('engine.random', 'engine.prng')}
+
+_DEVICE_FLAG = re.compile(r'--xla_force_host_platform_device_count=(\d+)')
+
+
+def requested_device_count() -> int:
+    """Devices asked for by ``XLA_FLAGS`` (JAX's spelling) or ``JAXPLAY_DEVICE_COUNT``; default 1."""
+    found = _DEVICE_FLAG.findall(os.environ.get('XLA_FLAGS', ''))
+    if found:
+        return max(1, int(found[-1]))
+    try:
+        return max(1, int(os.environ.get('JAXPLAY_DEVICE_COUNT', '1')))
+    except ValueError:
+        return 1
+
+
+def configure_devices() -> int:
+    n = requested_device_count()
+    os.environ['JAXPLAY_DEVICE_COUNT'] = str(n)
+    parallel = sys.modules.get('engine.parallel')
+    setter = getattr(parallel, 'set_device_count', None)
+    if setter is not None:
+        setter(n)
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# The `jax` proxy.
+
+_overrides: dict[str, Any] = {}  # name -> replacement, e.g. recording versions of grad/jit
+_DEVICE_NAMES = frozenset({'pmap', 'devices', 'device_count', 'local_devices', 'local_device_count'})
+
+
+def _jax_getattr(name: str):
+    if name in _overrides:
+        return _overrides[name]
+    if name in _DEVICE_NAMES:
+        configure_devices()
+    try:
+        return getattr(engine, name)
+    except AttributeError:
+        pass
+    if not name.startswith('__'):
+        try:
+            return importlib.import_module(f'jax.{name}')
+        except ImportError:
+            pass
+    raise AttributeError(f"module 'jax' has no attribute {name!r} (the engine does not implement it)")
+
+
+def _make_jax_module() -> types.ModuleType:
+    mod = types.ModuleType('jax', engine.__doc__)
+    mod.__path__ = []  # a package, so `import jax.numpy` asks the finders
+    mod.__getattr__ = _jax_getattr
+    mod.__dir__ = lambda: sorted(set(dir(engine)) | set(_overrides))
+    mod.__version__ = engine.__version__
+    mod.__engine__ = engine
+    return mod
+
+
+def set_overrides(names: dict[str, Any]) -> Callable[[], None]:
+    """Make ``jax.<name>`` return the given objects until the returned undo function is called."""
+    saved = dict(_overrides)
+    _overrides.update(names)
+    jax = sys.modules.get('jax')
+    stale = [n for n in names if jax is not None and n in vars(jax)]
+    for n in stale:  # `from jax import grad` looked it up once and cached nothing, but be sure
+        delattr(jax, n)
+
+    def undo():
+        _overrides.clear()
+        _overrides.update(saved)
+    return undo
+
+
+# ---------------------------------------------------------------------------------------------
+# The finder.
+
+class _Experimental(types.ModuleType):
+    """``jax.experimental``: only what the engine has (nothing yet beyond its submodules)."""
+
+    def __getattr__(self, name):
+        real = _optional_module('engine.experimental')
+        if real is not None and hasattr(real, name):
+            return getattr(real, name)
+        raise AttributeError(f"module 'jax.experimental' has no attribute {name!r} "
+                             f"(the engine does not implement it)")
+
+
+def _optional_module(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _engine_names(fullname: str) -> tuple[str, ...]:
+    if fullname in _RENAMES:
+        return _RENAMES[fullname]
+    return ('engine' + fullname[3:],)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str | None):
+        self.target = target  # None: build the `jax` proxy or the `jax.experimental` stub
+
+    def create_module(self, spec):
+        if spec.name == 'jax':
+            return _make_jax_module()
+        if self.target is None:
+            mod = _Experimental(spec.name)
+            mod.__path__ = []
+            return mod
+        real = importlib.import_module(self.target)
+        self._real_spec = getattr(real, '__spec__', None)
+        return real
+
+    def exec_module(self, module):
+        if module.__name__ == 'jax':
+            configure_devices()
+        elif self.target is not None:
+            # importlib stamped the alias spec on the engine module; give it its own back.
+            module.__spec__ = self._real_spec
+
+
+class JaxAliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != 'jax' and not fullname.startswith('jax.'):
+            return None
+        if fullname == 'jax':
+            return importlib.machinery.ModuleSpec('jax', _AliasLoader(None), is_package=True)
+        for name in _engine_names(fullname):
+            try:
+                found = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                found = None
+            if found is not None:
+                return importlib.machinery.ModuleSpec(
+                    fullname, _AliasLoader(name), is_package=found.submodule_search_locations is not None)
+        if fullname == 'jax.experimental':
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(None), is_package=True)
+        return None
+
+
+_finder = JaxAliasFinder()
+
+
+def install() -> None:
+    """Make ``import jax`` (and ``jax.numpy``, ``jax.lax``, ...) resolve to the engine.
+
+    Idempotent. A real ``jax`` already imported in this process is left in place.
+    """
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+
+
+def uninstall() -> None:
+    """Undo :func:`install` and forget the ``jax`` aliases imported so far."""
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    for name in [n for n in sys.modules if n == 'jax' or n.startswith('jax.')]:
+        del sys.modules[name]

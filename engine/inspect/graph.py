@@ -1,0 +1,116 @@
+"""Jaxprs as report graphs: equations are nodes, variables are typed edges, sub-jaxprs nest.
+
+Variable ids are the names the jaxpr printer gives them (``a``, ``b``, ...), so the graph and the
+stage's text name the same values. A node is ``added`` when its stage's transformation introduced
+it: the previous stage has no unmatched equation with the same primitive and source line.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from engine import ir
+from engine.ir import ClosedJaxpr, Jaxpr, Literal
+
+from .schema import IRAtom, IRGraph, IRNode, IRVar, SourceInfo
+
+NODE_CAP = 3000      # nodes per stage graph, nested ones included
+TEXT_CAP = 200_000   # characters of jaxpr text per stage
+PARAM_CAP = 300      # characters per printed param
+
+
+def source_of(info) -> SourceInfo | None:
+    if info is None:
+        return None
+    return SourceInfo(file=info.file, line=info.line, function=info.function)
+
+
+def _literal_text(lit: Literal) -> str:
+    return ir.pp_literal(lit).rsplit(':', 1)[0]
+
+
+def _sub_jaxprs(eqn) -> list[tuple[str, Jaxpr]]:
+    out = []
+    for k, v in sorted(eqn.params.items()):
+        if isinstance(v, (ClosedJaxpr, Jaxpr)):
+            out.append((k, v.jaxpr if isinstance(v, ClosedJaxpr) else v))
+        elif isinstance(v, (tuple, list)):
+            for i, w in enumerate(v):
+                if isinstance(w, (ClosedJaxpr, Jaxpr)):
+                    out.append((f"{k}[{i}]", w.jaxpr if isinstance(w, ClosedJaxpr) else w))
+    return out
+
+
+def _is_jaxpr_param(v) -> bool:
+    return isinstance(v, (ClosedJaxpr, Jaxpr)) or (
+        isinstance(v, (tuple, list)) and bool(v) and all(isinstance(w, (ClosedJaxpr, Jaxpr)) for w in v))
+
+
+def _param_text(v) -> str:
+    try:
+        text = ir.pp_param(v, ir._Names(), 0)
+    except Exception:  # noqa: BLE001 - an odd param must not break the report
+        text = repr(v)
+    return text if len(text) <= PARAM_CAP else text[:PARAM_CAP] + '…'
+
+
+def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = '', budget: list[int] | None = None) -> IRGraph:
+    """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0``."""
+    budget = [NODE_CAP] if budget is None else budget
+    names = ir._Names()  # same naming order as ir._pp_jaxpr_body, so ids match the text
+    g = IRGraph(name=name)
+
+    def var(v) -> str:
+        n = names(v)
+        if n not in g.vars:
+            g.vars[n] = IRVar(id=n, shape=list(v.aval.shape), dtype=str(v.aval.dtype),
+                              weak_type=v.aval.weak_type)
+        return n
+
+    def atom(x) -> IRAtom:
+        return IRAtom(literal=_literal_text(x)) if isinstance(x, Literal) else IRAtom(var=var(x))
+
+    g.constvars = [var(v) for v in jaxpr.constvars]
+    g.invars = [var(v) for v in jaxpr.in_binders]
+    for i, eqn in enumerate(jaxpr.eqns):
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        node_id = f"{prefix}n{i}"
+        outputs = [var(v) for v in eqn.out_binders]
+        node = IRNode(id=node_id, primitive=eqn.primitive.name,
+                      params={k: _param_text(v) for k, v in sorted(eqn.params.items()) if not _is_jaxpr_param(v)},
+                      inputs=[atom(x) for x in eqn.inputs], outputs=outputs,
+                      source=source_of(eqn.source_info))
+        node.subgraphs = [jaxpr_graph(sub, key, f"{node_id}/", budget) for key, sub in _sub_jaxprs(eqn)]
+        g.nodes.append(node)
+    g.outvars = [atom(x) for x in jaxpr.outs]
+    return g
+
+
+def _key(node: IRNode):
+    return node.primitive, node.source.line if node.source else None
+
+
+def _all_nodes(graph: IRGraph):
+    for node in graph.nodes:
+        yield node
+        for sub in node.subgraphs:
+            yield from _all_nodes(sub)
+
+
+def mark_added(graph: IRGraph, previous: IRGraph | None) -> None:
+    """Flag nodes with no counterpart (same primitive and source line) left in ``previous``."""
+    if previous is None:
+        return
+    remaining = Counter(_key(n) for n in _all_nodes(previous))
+    for node in _all_nodes(graph):
+        k = _key(node)
+        if remaining[k] > 0:
+            remaining[k] -= 1
+        else:
+            node.added = True
+
+
+def jaxpr_text(closed) -> str:
+    text = str(closed)
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + '\n… (truncated)'

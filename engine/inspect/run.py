@@ -1,0 +1,174 @@
+"""Running user code for a report: script mode and stack mode.
+
+Script mode executes the code as ``__main__`` (file name ``<user>``, so equation source lines and
+traceback lines are the editor's lines) with ``jax`` resolving to the engine and the public
+transformations instrumented; every outermost transformed call is recorded. Stack mode also runs the
+code (for its definitions), then applies the requested stack of transformations to the target
+function and calls it with the argument expressions.
+"""
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import sys
+import time
+
+import engine
+from engine import compat, debug, monitoring
+
+from . import errors as report_errors
+from . import record
+from .errors import run_error
+from .schema import RunError, RunReport, RunRequest, TransformSpec
+from .values import summarize
+
+OUTPUT_CAP = 1 << 20  # characters of stdout and of stderr kept in the report
+
+
+class _Capture(io.TextIOBase):
+    """A bounded text sink standing in for sys.stdout/sys.stderr; optionally tees to the real one."""
+
+    def __init__(self, tee=None, cap: int = OUTPUT_CAP):
+        self.parts: list[str] = []
+        self.size = 0
+        self.cap = cap
+        self.tee = tee
+        self.truncated = False
+
+    def writable(self):
+        return True
+
+    def write(self, s) -> int:
+        s = str(s)
+        if self.tee is not None:
+            self.tee.write(s)
+        room = self.cap - self.size
+        if room > 0:
+            part = s[:room]
+            self.parts.append(part)
+            self.size += len(part)
+        if len(s) > max(room, 0):
+            self.truncated = True
+        return len(s)
+
+    def flush(self):
+        if self.tee is not None:
+            self.tee.flush()
+
+    def getvalue(self) -> str:
+        text = ''.join(self.parts)
+        return text + ('\n… (output truncated)\n' if self.truncated else '')
+
+
+def _register_source(filename: str, code: str) -> list[str]:
+    lines = code.splitlines(keepends=True)
+    linecache.cache[filename] = (len(code), None, lines, filename)
+    return lines
+
+
+def _stack_transform(spec: TransformSpec, inner, namespace: dict) -> record.Transformed:
+    options = {k: eval(compile(v, '<options>', 'eval'), namespace) for k, v in spec.options.items()}
+    text = ', '.join(f"{k}={v}" for k, v in spec.options.items())
+    return record.Transformed(spec.name, inner, (), options, options=text)
+
+
+def _execute(req: RunRequest, filename: str, report: RunReport, rec: record.Recorder,
+             argv: list[str] | None) -> None:
+    """Run the code (and the stack call); errors propagate to the caller."""
+    namespace = {'__name__': '__main__', '__file__': filename, '__builtins__': builtins}
+    code = compile(req.code, filename, 'exec')
+    saved_argv = sys.argv
+    sys.argv = list(argv) if argv is not None else [filename]
+    start = time.perf_counter()
+    try:
+        try:
+            exec(code, namespace)
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                raise
+        finally:
+            rec.event(rec.timings, 'run script', 'run', start, time.perf_counter() - start)
+        if req.function is None:
+            return
+        fun = namespace.get(req.function)
+        if fun is None:
+            raise NameError(f"name {req.function!r} is not defined by the code (the target function "
+                            f"must be defined at the top level)")
+        if not callable(fun):
+            raise TypeError(f"{req.function!r} is a {type(fun).__name__}, not a function")
+        args = [eval(compile(a, f'<argument {i + 1}>', 'eval'), namespace) for i, a in enumerate(req.args)]
+        if not req.stack:
+            report.label = req.function
+            report.result = summarize(fun(*args))
+            return
+        t = fun
+        for spec in req.stack:
+            t = _stack_transform(spec, t, namespace)
+        report.label = t.label
+        out = rec.record_call(t, args, {}, force_detail=True)
+        report.result = summarize(out)
+    finally:
+        sys.argv = saved_argv
+
+
+def _target_line(req: RunRequest, filename: str) -> int | None:
+    """The line defining the stack mode's target function, if the code defines it plainly."""
+    if not req.function:
+        return None
+    for i, line in enumerate(req.code.splitlines(), 1):
+        if line.startswith((f"def {req.function}(", f"async def {req.function}(", f"{req.function} =")):
+            return i
+    return None
+
+
+def run_code(req: RunRequest, filename: str = report_errors.USER_FILE, tee: bool = False,
+             argv: list[str] | None = None) -> tuple[RunReport, BaseException | None]:
+    """Run ``req`` and build its report; also returns the exception the user code raised, if any."""
+    start = time.perf_counter()
+    mode = 'stack' if req.function else 'script'
+    report = RunReport(engine_version=engine.__version__, mode=mode, ok=False,
+                       device_count=compat.requested_device_count())
+    rec = record.Recorder(filename)
+    out = _Capture(sys.stdout if tee else None)
+    err = _Capture(sys.stderr if tee else None)
+    rec.write_stdout = out.write
+    source_lines = _register_source(filename, req.code)
+    compat.install()
+    undo = compat.set_overrides(record.instrumented_transforms())
+    saved = sys.stdout, sys.stderr
+    previous, record._recorder = record._recorder, rec
+    exc = None
+    try:
+        sys.stdout, sys.stderr = out, err
+        with monitoring.listen(rec.on_event), debug.capture(rec.on_print):
+            _execute(req, filename, report, rec, argv)
+    except BaseException as e:  # noqa: BLE001 - every failure of user code is part of the report
+        exc = e
+        report.error = run_error(e, filename, source_lines, _target_line(req, filename))
+    finally:
+        sys.stdout, sys.stderr = saved
+        record._recorder = previous
+        undo()
+    report.ok = exc is None
+    report.stdout, report.stderr = out.getvalue(), err.getvalue()
+    report.calls, report.timings, report.prints = rec.calls, rec.timings, rec.prints
+    report.device_count = compat.requested_device_count()
+    report.duration_ms = (time.perf_counter() - start) * 1000.0
+    return report, exc
+
+
+def run_request(req: RunRequest) -> RunReport:
+    """The run report for ``req``; never raises (failures, even the report's own, become ``error``).
+
+    >>> r = run_request(RunRequest(code="def f(x): return x * 2.0", function="f",
+    ...                            stack=[{"name": "grad"}], args=["3.0"]))
+    >>> r.label, r.result.data
+    ('grad(f)', 2.0)
+    """
+    try:
+        return run_code(req)[0]
+    except BaseException as e:  # noqa: BLE001
+        return RunReport(engine_version=engine.__version__, mode='stack' if req.function else 'script',
+                         ok=False, error=RunError(type=type(e).__name__, mro=[c.__name__ for c in type(e).__mro__],
+                                                  message=f"internal error while building the report: {e}"))

@@ -1,0 +1,108 @@
+"""Values as the report shows them: pytrees of bounded array summaries.
+
+  >>> summarize(np.array([1.0, np.nan])).model_dump()['data']
+  [1.0, 'NaN']
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .schema import ArraySummary, TreeNode, Value
+
+DATA_CAP = 4096        # elements of data sent per array
+TREE_CAP = 256         # nodes per summarized pytree
+REPR_CAP = 1000        # characters of repr for non-array leaves
+
+
+def number(x) -> float | str | None:
+    """A JSON-safe float: NaN/Inf become the strings JavaScript's Number() understands."""
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return x
+
+
+def _as_numpy(x) -> np.ndarray | None:
+    from engine.core import Array, Tracer
+    if isinstance(x, Tracer):
+        return None
+    if isinstance(x, Array):
+        return x._value
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+        return np.asarray(x)
+    if hasattr(x, '__jax_array__'):
+        return _as_numpy(x.__jax_array__())
+    return None
+
+
+def _data(a: np.ndarray):
+    if a.dtype.kind in 'fc':
+        flat = [number(v) for v in a.real.ravel().tolist()]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
+    if a.dtype.kind in 'biu':
+        return a.tolist()
+    return None
+
+
+def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) -> ArraySummary | None:
+    """Shape, dtype, finite min/max/mean, NaN/Inf counts and the data up to ``cap`` elements."""
+    a = _as_numpy(x)
+    if a is None:
+        return None
+    weak = bool(getattr(x, 'weak_type', False)) or isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+    out = ArraySummary(shape=list(a.shape), dtype=str(a.dtype), weak_type=weak, devices=devices)
+    if a.dtype.kind in 'biufc' and a.size:
+        f = a.real.astype(np.float64) if a.dtype.kind != 'b' else a.astype(np.float64)
+        finite_mask = np.isfinite(f)
+        out.nan_count = int(np.isnan(f).sum())
+        out.inf_count = int(f.size - finite_mask.sum() - out.nan_count)
+        finite = f[finite_mask] if out.nan_count or out.inf_count else f
+        if finite.size:
+            out.min, out.max, out.mean = number(finite.min()), number(finite.max()), number(finite.mean())
+    if a.size <= cap:
+        out.data = _data(a)
+    else:
+        out.truncated = True
+    return out
+
+
+def summarize(value: Any, cap: int = DATA_CAP) -> Value:
+    """A pytree of arrays as nested ``TreeNode``s with ``ArraySummary`` leaves (bounded in size)."""
+    budget = [TREE_CAP]
+    return _summarize(value, cap, budget)
+
+
+def _summarize(value, cap, budget) -> Value:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return TreeNode(kind="object", type_name=type(value).__name__, repr="… (more values not shown)")
+    if value is None:
+        return TreeNode(kind="none")
+    summary = summarize_array(value, cap)
+    if summary is not None:
+        return summary
+    if isinstance(value, tuple) and hasattr(value, '_fields'):
+        return TreeNode(kind="namedtuple", type_name=type(value).__name__, keys=list(value._fields),
+                        children=[_summarize(v, cap, budget) for v in value])
+    if isinstance(value, (tuple, list)):
+        return TreeNode(kind="tuple" if isinstance(value, tuple) else "list",
+                        children=[_summarize(v, cap, budget) for v in value])
+    if isinstance(value, dict):
+        keys = sorted(value, key=repr) if not all(isinstance(k, str) for k in value) else sorted(value)
+        return TreeNode(kind="dict", keys=[str(k) for k in keys],
+                        children=[_summarize(value[k], cap, budget) for k in keys])
+    try:
+        text = repr(value)
+    except Exception as e:  # noqa: BLE001 - a broken __repr__ must not break the report
+        text = f"<repr failed: {type(e).__name__}>"
+    return TreeNode(kind="object", type_name=type(value).__name__, repr=text[:REPR_CAP])
+
+
+def nbytes(x) -> int:
+    a = _as_numpy(x)
+    return 0 if a is None else int(a.nbytes)
