@@ -10,6 +10,7 @@ import math
 import httpx
 import pytest
 
+from server.examples import EXAMPLES
 from server.launch import ServerProcess
 
 PLAIN = "server.sandbox.plain_runner:run_request"
@@ -172,19 +173,21 @@ def close(actual, expected, rtol, atol):
     return abs(actual - expected) <= atol + rtol * abs(expected) or (math.isnan(actual) and math.isnan(expected))
 
 
-def test_engine_examples_return_expected_values(engine_server):
+@pytest.mark.parametrize("example_id", [e.id for e in EXAMPLES])
+def test_engine_example_returns_expected_values(engine_server, example_id):
     with httpx.Client(base_url=engine_server.base_url, timeout=60) as c:
-        for example in c.get("/api/examples").json():
-            request = {k: example[k] for k in ("code", "function", "stack", "args")}
-            report = c.post("/api/run", json=request).json()
-            assert report["ok"], (example["id"], report["error"], report["stderr"][-2000:])
-            got = leaves(report["result"])
-            assert len(got) == len(example["expected"]), example["id"]
-            for leaf, want in zip(got, example["expected"]):
-                assert leaf["shape"] == want["shape"], example["id"]
-                values = flat(leaf["data"])
-                assert all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])), \
-                    (example["id"], values[:8], want["data"][:8])
+        example = c.get(f"/api/examples/{example_id}").json()
+        request = {k: example[k] for k in ("code", "function", "stack", "args")}
+        report = c.post("/api/run", json=request).json()
+    assert report["ok"], (report["error"], report["stderr"][-2000:])
+    got = leaves(report["result"])
+    assert len(got) == len(example["expected"])
+    for leaf, want in zip(got, example["expected"]):
+        assert leaf["shape"] == want["shape"]
+        values = flat(leaf["data"])
+        assert len(values) == len(want["data"])
+        assert all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])), \
+            (values[:8], want["data"][:8])
 
 
 def test_engine_error_points_at_line_and_layer(engine_server):
