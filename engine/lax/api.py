@@ -166,11 +166,32 @@ def squeeze(x, dimensions):
 
 
 def expand_dims(x, dimensions):
+    """Insert size-1 dimensions at ``dimensions`` (positions in the result; negative allowed).
+
+    >>> expand_dims(jnp.ones((2, 3)), (0, -1)).shape
+    (1, 2, 3, 1)
+    """
     shape = list(_aval(x).shape)
     ndim = len(shape) + len(dimensions)
-    for d in sorted(int(d) % ndim for d in dimensions):
+    dims = sorted(int(d) % ndim for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in expand_dims: {tuple(dimensions)}")
+    for d in dims:
         shape.insert(d, 1)
-    return reshape(x, shape)
+    kept = tuple(i for i in range(ndim) if i not in dims)
+    return broadcast_in_dim(x, shape, kept)
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """Merge dimensions ``start_dimension:stop_dimension`` into one.
+
+    >>> collapse(jnp.ones((2, 3, 4)), 0, 2).shape
+    (6, 4)
+    """
+    shape = _aval(operand).shape
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    return reshape(operand, (*shape[:lo], size, *shape[hi:]))
 
 
 def select_n(which, *cases):
@@ -217,3 +238,110 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
     """Vector/matrix products of rank-1 and rank-2 arrays."""
     ln = _aval(lhs).ndim
     return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type)
+
+
+def clamp(min, x, max):
+    """``x`` limited to ``[min, max]`` elementwise; ``min``/``max`` may be scalars.
+
+    >>> clamp(0., jnp.array([-1., .5, 2.]), 1.)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    like = _aval(x)
+    if isinstance(min, (int, float, bool)):
+        min = _scalar_like(min, like.dtype)
+    if isinstance(max, (int, float, bool)):
+        max = _scalar_like(max, like.dtype)
+    return ew.clamp_p.bind(min, x, max)
+
+
+def stop_gradient(x):
+    """The identity on values, with zero derivative (applied to every leaf of a pytree).
+
+    >>> jax.grad(lambda x: x * stop_gradient(x))(3.)
+    Array(3., dtype=float32, weak_type=True)
+    """
+    from ..tree_util import tree_map
+
+    def stop(leaf):
+        if np.issubdtype(_aval(leaf).dtype, np.inexact):
+            return ew.stop_gradient_p.bind(leaf)
+        return leaf
+    return tree_map(stop, x)
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """Round floats to a format with the given exponent and mantissa widths (e.g. 8, 7 for bfloat16)."""
+    return ew.reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                      mantissa_bits=int(mantissa_bits))
+
+
+def iota(dtype, size: int):
+    """``[0, 1, ..., size - 1]`` as ``dtype``.
+
+    >>> iota(np.int32, 3)
+    Array([0, 1, 2], dtype=int32)
+    """
+    return broadcasted_iota(dtype, (int(size),), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension: int):
+    """An array of ``shape`` whose values count along ``dimension``."""
+    shape = tuple(int(d) for d in shape)
+    return st.iota_p.bind(dtype=core.canonical_dtype(dtype), shape=shape,
+                          dimension=int(dimension) % len(shape), sharding=None)
+
+
+def rev(operand, dimensions):
+    """Reverse ``operand`` along each of ``dimensions``."""
+    ndim = _aval(operand).ndim
+    return st.rev_p.bind(operand, dimensions=tuple(int(d) % ndim for d in dimensions))
+
+
+def concatenate(operands, dimension: int):
+    """Join arrays along an existing ``dimension``.
+
+    >>> concatenate([jnp.zeros(2), jnp.ones(1)], 0)
+    Array([0., 0., 1.], dtype=float32)
+    """
+    operands = list(operands)
+    if len(operands) == 1 and not isinstance(operands[0], (int, float, bool, complex)):
+        return operands[0]
+    ndim = _aval(operands[0]).ndim
+    return st.concatenate_p.bind(*operands, dimension=int(dimension) % ndim if ndim else int(dimension))
+
+
+def split(operand, sizes, axis: int = 0):
+    """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
+    ndim = _aval(operand).ndim
+    return tuple(st.split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis) % ndim))
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with ``padding_value``: ``padding_config`` holds one ``(low, high, interior)`` per
+    dimension; negative low/high crop.
+
+    >>> pad(jnp.array([1., 2.]), 0., [(1, -1, 1)])
+    Array([0., 1., 0.], dtype=float32)
+    """
+    if isinstance(padding_value, (int, float, bool, complex)):
+        padding_value = _scalar_like(padding_value, _aval(operand).dtype)
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    return st.pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of ``operand`` as ``new_dtype`` (a size change adds/removes a last dim)."""
+    return st.bitcast_convert_type_p.bind(operand, new_dtype=core.canonical_dtype(new_dtype))
+
+
+copy_p = ew.copy_p
+
+
+from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,  # noqa: E402
+                      dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
+                      dynamic_update_index_in_dim, dynamic_update_slice,
+                      dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add,
+                      scatter_max, scatter_min, scatter_mul, scatter_sub, slice, slice_in_dim)
+from .reductions import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce_and,  # noqa: E402
+                         reduce_or, reduce_prod, reduce_xor)
+from .sorting import sort, sort_key_val, top_k  # noqa: E402

@@ -426,7 +426,7 @@ def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
     finfo = np.finfo(x.dtype)
     src_mant, src_exp = finfo.nmant, finfo.nexp
     uint = np.dtype(f'u{x.dtype.itemsize}')
-    bits = np.ascontiguousarray(x).view(uint).copy()
+    bits = np.array(x, order='C').view(uint)
     one = uint.type(1)
     if mantissa_bits < src_mant:
         shift = uint.type(src_mant - mantissa_bits)

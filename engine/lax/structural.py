@@ -65,6 +65,10 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError(f"broadcast_in_dim: operand rank {x.ndim} does not match "
                         f"broadcast_dimensions {broadcast_dimensions}")
+    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or any(
+            a >= b for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:])):
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
+                        f"strictly increasing and within the output rank {len(shape)}")
     for i, d in enumerate(broadcast_dimensions):
         if not (x.shape[i] == 1 or x.shape[i] == shape[d]):
             raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
@@ -276,20 +280,28 @@ def _reduce_chooser_jvp(prim):
     return rule
 
 
-def _reduce_identity_impl(np_fn):
+def _reduce_identity_impl(np_fn, largest: bool):
+    # Reducing an empty axis gives the identity (-inf for max, +inf for min), as XLA does.
     def impl(x, *, axes):
-        return np.asarray(np_fn(x, axis=tuple(axes)))
+        if x.dtype.kind == 'f':
+            ident = np.inf if largest else -np.inf
+        elif x.dtype.kind == 'b':
+            ident = bool(largest)
+        else:
+            info = np.iinfo(x.dtype)
+            ident = info.max if largest else info.min
+        return np.asarray(np_fn(x, axis=tuple(axes), initial=ident)).astype(x.dtype, copy=False)
     return impl
 
 
 reduce_max_p = Primitive('reduce_max')
-reduce_max_p.def_impl(_reduce_identity_impl(np.max))
+reduce_max_p.def_impl(_reduce_identity_impl(np.max, largest=False))
 reduce_max_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_max_p] = _reduce_chooser_jvp(reduce_max_p)
 batching.batch_rules[reduce_max_p] = _reduce_batch(reduce_max_p)
 
 reduce_min_p = Primitive('reduce_min')
-reduce_min_p.def_impl(_reduce_identity_impl(np.min))
+reduce_min_p.def_impl(_reduce_identity_impl(np.min, largest=True))
 reduce_min_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_min_p] = _reduce_chooser_jvp(reduce_min_p)
 batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
@@ -413,3 +425,239 @@ def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred
 ad.jvp_rules[dot_general_p] = _dot_jvp
 ad.transpose_rules[dot_general_p] = _dot_transpose
 batching.batch_rules[dot_general_p] = _dot_batch
+
+
+# --- iota --------------------------------------------------------------------------------------
+
+iota_p = Primitive('iota')
+
+
+@iota_p.def_impl
+def _iota_impl(*, dtype, shape, dimension, sharding=None):
+    ramp = np.arange(shape[dimension], dtype=dtype).reshape(
+        [s if i == dimension else 1 for i, s in enumerate(shape)])
+    return np.broadcast_to(ramp, shape)
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract(*, dtype, shape, dimension, sharding=None):
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be in range [0, {len(shape)}), got {dimension}")
+    if np.dtype(dtype).kind not in 'iuf':
+        raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}")
+    return ShapedArray(shape, dtype, False)
+
+
+# --- rev ---------------------------------------------------------------------------------------
+
+rev_p = Primitive('rev')
+rev_p.def_impl(lambda x, *, dimensions: np.flip(x, dimensions) if dimensions else x)
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
+        raise ValueError(f"rev dimensions must be unique and in [0, {x.ndim}), got {dimensions}")
+    return x
+
+
+ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev_p.bind(ct, dimensions=dimensions)])
+batching.batch_rules[rev_p] = lambda size, vals, dims, *, dimensions: (
+    rev_p.bind(vals[0], dimensions=tuple(_shift_axes(dimensions, dims[0]))), dims[0])
+
+
+# --- concatenate -------------------------------------------------------------------------------
+
+concatenate_p = Primitive('concatenate')
+concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    x0 = xs[0]
+    if not 0 <= dimension < x0.ndim:
+        raise ValueError(f"concatenate dimension out of bounds: dimension {dimension} for shape {x0.shape}")
+    for x in xs[1:]:
+        if x.dtype != x0.dtype:
+            raise TypeError(f"concatenate requires operands of the same dtype, got "
+                            f"{[x.dtype.name for x in xs]}")
+        if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension):
+            raise TypeError(f"concatenate operands must have equal shapes except in dimension "
+                            f"{dimension}, got {[x.shape for x in xs]}")
+    shape = list(x0.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    lax = _lax()
+    out, start = [], 0
+    for x in xs:
+        size = (x.aval if ad.is_undefined(x) else core.get_aval(x)).shape[dimension]
+        out.append(lax.slice_in_dim(ct, start, start + size, axis=dimension) if ad.is_undefined(x) else None)
+        start += size
+    return out
+
+
+def _concatenate_batch(size, vals, dims, *, dimension):
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+ad.deflinear(concatenate_p, _concatenate_transpose)
+batching.batch_rules[concatenate_p] = _concatenate_batch
+
+
+# --- split (the inverse of concatenate; one primitive with several outputs, as in JAX) --------
+
+split_p = Primitive('split', multiple_results=True)
+
+
+@split_p.def_impl
+def _split_impl(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+@split_p.def_abstract_eval
+def _split_abstract(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"split axis {axis} out of bounds for shape {x.shape}")
+    if sum(sizes) != x.shape[axis] or any(s < 0 for s in sizes):
+        raise ValueError(f"split sizes {sizes} must be non-negative and sum to the dimension size "
+                         f"{x.shape[axis]} of axis {axis}")
+    return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes]
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    lax = _lax()
+    shape = x.aval.shape
+    parts = [lax.full(shape[:axis] + (s,) + shape[axis + 1:], 0, x.aval.dtype) if type(ct) is ad.Zero
+             else ct for ct, s in zip(cts, sizes)]
+    return [lax.concatenate(parts, axis)]
+
+
+ad.deflinear(split_p, _split_transpose)
+batching.batch_rules[split_p] = lambda size, vals, dims, *, sizes, axis: (
+    split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])), [dims[0]] * len(sizes))
+
+
+# --- pad (low, high and interior padding; negative low/high padding crops) -------------------
+
+pad_p = Primitive('pad')
+
+
+@pad_p.def_impl
+def _pad_impl(x, padding_value, *, padding_config):
+    out = x
+    for axis, (lo, hi, interior) in enumerate(padding_config):
+        n = out.shape[axis]
+        if interior > 0 and n > 1:
+            shape = list(out.shape)
+            shape[axis] = n + (n - 1) * interior
+            spread = np.full(shape, padding_value, dtype=x.dtype)
+            idx = [slice(None)] * out.ndim
+            idx[axis] = slice(None, None, interior + 1)
+            spread[tuple(idx)] = out
+            out = spread
+        crop = [slice(None)] * out.ndim
+        crop[axis] = slice(max(-lo, 0), out.shape[axis] - max(-hi, 0))
+        out = out[tuple(crop)]
+        widths = [(0, 0)] * out.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        out = np.pad(out, widths, constant_values=padding_value)
+    return out
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract(x, padding_value, *, padding_config):
+    if padding_value.shape != ():
+        raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
+    if padding_value.dtype != x.dtype:
+        raise TypeError(f"pad operand and padding_value must have the same dtype, got "
+                        f"{x.dtype.name} and {padding_value.dtype.name}")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"pad: padding_config {padding_config} must have one (lo, hi, interior) "
+                         f"triple per dimension of the operand of shape {x.shape}")
+    shape = []
+    for n, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if size < 0:
+            raise ValueError(f"pad: negative padding {padding_config} crops more than the operand "
+                             f"shape {x.shape} holds")
+        shape.append(size)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    lax = _lax()
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    unpadded = pad_p.bind(ct, lax.full((), 0, ct.dtype),
+                          padding_config=tuple((-a, -b, 0) for a, b in zip(lo, hi)))
+    t_x = lax.slice(unpadded, (0,) * len(lo), unpadded.shape, tuple(i + 1 for i in interior))
+    t_pad = None
+    if ad.is_undefined(padding_value):
+        all_axes = tuple(range(len(lo)))
+        t_pad = lax.sub(lax.reduce_sum(ct, all_axes), lax.reduce_sum(t_x, all_axes))
+    return [t_x if ad.is_undefined(x) else None, t_pad]
+
+
+def _pad_batch(size, vals, dims, *, padding_config):
+    lax = _lax()
+    x, pv = vals
+    dx, dpv = dims
+    x = batching.bdim_at_front(x, dx, size)
+    config = ((0, 0, 0), *padding_config)
+    if dpv is not_mapped:
+        return pad_p.bind(x, pv, padding_config=config), 0
+    # A batched padding value: pad with zeros, then select the padding positions per member.
+    padded = pad_p.bind(x, lax.full((), 0, x.dtype), padding_config=config)
+    inside = pad_p.bind(lax.full(core.get_aval(x).shape, True, np.bool_), lax.full((), False, np.bool_),
+                        padding_config=config)
+    pv = lax.broadcast_in_dim(batching.moveaxis(pv, dpv, 0), core.get_aval(padded).shape, (0,))
+    return lax.select(inside, padded, pv), 0
+
+
+ad.deflinear(pad_p, _pad_transpose)
+batching.batch_rules[pad_p] = _pad_batch
+
+
+# --- bitcast_convert_type ----------------------------------------------------------------------
+
+bitcast_convert_type_p = Primitive('bitcast_convert_type')
+
+
+@bitcast_convert_type_p.def_impl
+def _bitcast_impl(x, *, new_dtype):
+    new_dtype = np.dtype(new_dtype)
+    x = np.array(x, order='C')  # views need contiguity; ascontiguousarray would make 0-d 1-d
+    if new_dtype.itemsize == x.dtype.itemsize:
+        return x.view(new_dtype)
+    if new_dtype.itemsize < x.dtype.itemsize:  # a new trailing dimension holds the pieces
+        ratio = x.dtype.itemsize // new_dtype.itemsize
+        return x.reshape(*x.shape, 1).view(new_dtype).reshape(*x.shape, ratio)
+    return x.view(new_dtype).reshape(x.shape[:-1])
+
+
+@bitcast_convert_type_p.def_abstract_eval
+def _bitcast_abstract(x, *, new_dtype):
+    new_dtype = np.dtype(new_dtype)
+    old, new = x.dtype.itemsize, new_dtype.itemsize
+    if (x.dtype == np.bool_) != (new_dtype == np.bool_) and old != new:
+        raise TypeError("bitcast_convert_type cannot change the size of a bool")
+    if old == new:
+        return ShapedArray(x.shape, new_dtype, False)
+    if new < old:
+        return ShapedArray((*x.shape, old // new), new_dtype, False)
+    if not x.shape or x.shape[-1] != new // old:
+        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} needs a last "
+                        f"dimension of size {new // old}, got shape {x.shape}")
+    return ShapedArray(x.shape[:-1], new_dtype, False)
+
+
+ad.defzero(bitcast_convert_type_p)
+batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_dtype: (
+    bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype), 0)

@@ -1,0 +1,235 @@
+"""More reductions: products, logical and/or/xor, argmax/argmin, and the cumulative scans.
+
+Derivatives of products and of cumulative max/min/prod follow JAX: they differentiate a
+formulation built from differentiable pieces (a pairwise product tree, a prefix scan of
+slices), so zeros and ties need no special cases and higher orders come for free.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..core import Primitive, ShapedArray
+from .structural import _reduce_abstract, _reduce_batch, _shift_axes
+
+
+def _lax():
+    from . import api
+    return api
+
+
+def _axes(x, axes):
+    ndim = core.get_aval(x).ndim
+    return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+
+
+def _jvp_of(fn, primals, tangents):
+    """The JVP of ``fn`` (a function of arrays built from primitives) at ``primals``."""
+    tangents = [ad.instantiate_zeros(t) for t in tangents]
+    outs, touts = ad.jvp_flat(lambda *xs: [fn(*xs)], primals, tangents)
+    return outs[0], touts[0]
+
+
+# --- reduce_prod -------------------------------------------------------------------------------
+
+reduce_prod_p = Primitive('reduce_prod')
+reduce_prod_p.def_impl(lambda x, *, axes: np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype)))
+reduce_prod_p.def_abstract_eval(_reduce_abstract)
+batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
+
+
+def _prod_tree(x, axes):
+    """reduce_prod as a tree of pairwise multiplications of halves (differentiable, exact at 0)."""
+    lax = _lax()
+    shape = core.get_aval(x).shape
+    kept = [i for i in range(len(shape)) if i not in axes]
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    rest = [shape[i] for i in kept]
+    x = lax.reshape(lax.transpose(x, (*axes, *kept)), (n, *rest))
+    if n == 0:
+        return lax.full(rest, 1, x.dtype)
+    while n > 1:
+        if n % 2:
+            x = lax.concatenate([x, lax.full((1, *rest), 1, x.dtype)], 0)
+            n += 1
+        half = n // 2
+        x = lax.mul(lax.slice_in_dim(x, 0, half), lax.slice_in_dim(x, half, n))
+        n = half
+    return lax.reshape(x, rest)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    out = reduce_prod_p.bind(primals[0], axes=axes)
+    _, t = _jvp_of(lambda x: _prod_tree(x, axes), primals, tangents)
+    return out, t
+
+
+ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+
+
+def reduce_prod(operand, axes):
+    """Product over ``axes``.
+
+    >>> reduce_prod(jnp.array([[1., 2.], [3., 4.]]), (1,))
+    Array([ 2., 12.], dtype=float32)
+    """
+    return reduce_prod_p.bind(operand, axes=_axes(operand, axes))
+
+
+# --- logical reductions --------------------------------------------------------------------------
+
+def _logical_reduce(name, np_fn, bool_fn):
+    p = Primitive(name)
+
+    def impl(x, *, axes):
+        if x.dtype == np.bool_:
+            return np.asarray(bool_fn(x, axis=tuple(axes)))
+        return np.asarray(np_fn.reduce(x, axis=tuple(axes))).astype(x.dtype)
+
+    def abstract(x, *, axes):
+        if x.dtype.kind not in 'biu':
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}; it takes bools or integers.")
+        return _reduce_abstract(x, axes=axes)
+    p.def_impl(impl)
+    p.def_abstract_eval(abstract)
+    ad.defzero(p)
+    batching.batch_rules[p] = _reduce_batch(p)
+    return p
+
+
+reduce_and_p = _logical_reduce('reduce_and', np.bitwise_and, np.all)
+reduce_or_p = _logical_reduce('reduce_or', np.bitwise_or, np.any)
+reduce_xor_p = _logical_reduce('reduce_xor', np.bitwise_xor,
+                               lambda x, axis: np.logical_xor.reduce(x, axis=axis))
+
+
+def reduce_and(operand, axes):
+    """Logical (bitwise, for integers) and over ``axes``."""
+    return reduce_and_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_or(operand, axes):
+    """Logical (bitwise, for integers) or over ``axes``."""
+    return reduce_or_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_xor(operand, axes):
+    """Logical (bitwise, for integers) xor over ``axes``."""
+    return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
+
+
+# --- argmax / argmin -----------------------------------------------------------------------------
+
+def _arg_reduce(name, np_fn):
+    p = Primitive(name)
+
+    def impl(x, *, axes, index_dtype):
+        return np.asarray(np_fn(x, axis=axes[0])).astype(index_dtype)  # NaN wins, first index on ties
+
+    def abstract(x, *, axes, index_dtype):
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ValueError(f"{name} needs one axis within the operand rank {x.ndim}, got {axes}")
+        if x.shape[axes[0]] == 0:
+            raise ValueError(f"{name} of an empty axis (shape {x.shape}, axis {axes[0]}) is undefined")
+        if np.dtype(index_dtype).kind not in 'iu':
+            raise TypeError(f"{name} index_dtype must be an integer type, got {np.dtype(index_dtype).name}")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axes[0]), index_dtype, False)
+    p.def_impl(impl)
+    p.def_abstract_eval(abstract)
+    ad.defzero(p)
+    batching.batch_rules[p] = _reduce_batch(p)
+    return p
+
+
+argmax_p = _arg_reduce('argmax', np.argmax)
+argmin_p = _arg_reduce('argmin', np.argmin)
+
+
+def argmax(operand, axis: int, index_dtype):
+    """Index of the largest element along ``axis`` (the first one on ties; NaN counts as largest)."""
+    axis = int(axis) % core.get_aval(operand).ndim
+    return argmax_p.bind(operand, axes=(axis,), index_dtype=core.canonical_dtype(index_dtype))
+
+
+def argmin(operand, axis: int, index_dtype):
+    """Index of the smallest element along ``axis`` (the first one on ties; NaN counts as smallest)."""
+    axis = int(axis) % core.get_aval(operand).ndim
+    return argmin_p.bind(operand, axes=(axis,), index_dtype=core.canonical_dtype(index_dtype))
+
+
+# --- cumulative reductions ---------------------------------------------------------------------
+
+def _cumulative_impl(np_fn):
+    def impl(x, *, axis, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        out = np_fn(x, axis=axis) if x.shape[axis] else np.array(x)
+        out = np.asarray(out).astype(x.dtype, copy=False)
+        return np.flip(out, axis) if reverse else out
+    return impl
+
+
+def _cumulative_abstract(x, *, axis, reverse):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"cumulative reduction axis {axis} out of bounds for shape {x.shape}")
+    return x
+
+
+def _prefix_scan(combine, x, axis, reverse):
+    """Inclusive scan by doubling: after step k each element combines the 2**k before it.
+    Built of slices and concatenations, so its JVP is the scan's JVP (JAX differentiates its
+    associative_scan the same way)."""
+    lax = _lax()
+    if reverse:
+        x = lax.rev(x, (axis,))
+    n = core.get_aval(x).shape[axis]
+    step = 1
+    while step < n:
+        head = lax.slice_in_dim(x, 0, step, axis=axis)
+        tail = combine(lax.slice_in_dim(x, 0, n - step, axis=axis), lax.slice_in_dim(x, step, n, axis=axis))
+        x = lax.concatenate([head, tail], axis)
+        step *= 2
+    return lax.rev(x, (axis,)) if reverse else x
+
+
+def _cumulative(name, np_fn, combine_name):
+    p = Primitive(name)
+    p.def_impl(_cumulative_impl(np_fn))
+    p.def_abstract_eval(_cumulative_abstract)
+    batching.batch_rules[p] = lambda size, vals, dims, *, axis, reverse: (
+        p.bind(vals[0], axis=axis + (axis >= dims[0]), reverse=reverse), dims[0])
+    if combine_name is not None:
+        def jvp(primals, tangents, *, axis, reverse):
+            out = p.bind(primals[0], axis=axis, reverse=reverse)
+            combine = getattr(_lax(), combine_name)
+            _, t = _jvp_of(lambda x: _prefix_scan(combine, x, axis, reverse), primals, tangents)
+            return out, t
+        ad.jvp_rules[p] = jvp
+    return p
+
+
+cumsum_p = _cumulative('cumsum', np.cumsum, None)
+cumprod_p = _cumulative('cumprod', np.cumprod, 'mul')
+cummax_p = _cumulative('cummax', np.maximum.accumulate, 'max')
+cummin_p = _cumulative('cummin', np.minimum.accumulate, 'min')
+# cumsum is linear; its transpose sums the cotangent from the other end.
+ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
+
+
+def _cumulative_wrapper(p, doc):
+    def wrapper(operand, axis: int = 0, reverse: bool = False):
+        axis = int(axis) % core.get_aval(operand).ndim
+        return p.bind(operand, axis=axis, reverse=bool(reverse))
+    wrapper.__name__ = p.name
+    wrapper.__doc__ = doc
+    return wrapper
+
+
+cumsum = _cumulative_wrapper(cumsum_p, """Cumulative sum along ``axis`` (from the end if ``reverse``).
+
+>>> cumsum(jnp.array([1, 2, 3]))
+Array([1, 3, 6], dtype=int32)
+""")
+cumprod = _cumulative_wrapper(cumprod_p, "Cumulative product along ``axis`` (from the end if ``reverse``).")
+cummax = _cumulative_wrapper(cummax_p, "Cumulative maximum along ``axis`` (from the end if ``reverse``).")
+cummin = _cumulative_wrapper(cummin_p, "Cumulative minimum along ``axis`` (from the end if ``reverse``).")

@@ -1,0 +1,163 @@
+"""sort (several operands ordered by the first ``num_keys``) and top_k.
+
+Floats sort in XLA's total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN, with every
+NaN canonicalized to sort last. The JVP permutes tangents with the permutation the sort applied,
+found by sorting an iota alongside (as JAX does).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..core import Primitive
+
+
+def _lax():
+    from . import api
+    return api
+
+
+def _total_order_key(x):
+    """An integer key whose order is XLA's total order on floats (identity for other types)."""
+    if x.dtype.kind != 'f':
+        return x.astype(np.int8) if x.dtype == np.bool_ else x
+    x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)  # canonical (positive) NaN
+    sint = np.dtype(f'i{x.dtype.itemsize}')
+    bits = np.array(x, order='C').view(sint).astype(np.int64)
+    # Negative floats order reversed by magnitude: flip their non-sign bits.
+    return np.where(bits < 0, bits ^ np.int64(np.iinfo(sint).max), bits)
+
+
+def _sort_permutation(keys, dimension):
+    keys = [np.moveaxis(_total_order_key(k), dimension, -1) for k in keys]
+    return np.lexsort(keys[::-1], axis=-1)  # lexsort's last key is primary; it is stable
+
+
+sort_p = Primitive('sort', multiple_results=True)
+
+
+@sort_p.def_impl
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    perm = _sort_permutation(operands[:num_keys], dimension)
+    return [np.moveaxis(np.take_along_axis(np.moveaxis(x, dimension, -1), perm, axis=-1), -1, dimension)
+            for x in operands]
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract(*operands, dimension, is_stable, num_keys):
+    shape = operands[0].shape
+    if any(x.shape != shape for x in operands):
+        raise TypeError(f"sort operands must all have the same shape, got {[x.shape for x in operands]}")
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"sort dimension {dimension} out of bounds for shape {shape}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"sort num_keys={num_keys} must be between 1 and the number of operands "
+                         f"({len(operands)})")
+    return list(operands)
+
+
+def take_along_axis(x, indices, axis):
+    """``x[..., indices[...], ...]`` along ``axis``, for ``indices`` shaped like ``x`` except
+    along ``axis``: a gather whose other dimensions are batching dimensions."""
+    from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
+    lax = _lax()
+    ndim = core.get_aval(x).ndim
+    others = tuple(d for d in range(ndim) if d != axis)
+    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+                                   operand_batching_dims=others, start_indices_batching_dims=others)
+    return gather(x, lax.expand_dims(indices, (ndim,)), dnums, (1,) * ndim,
+                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    lax = _lax()
+    shape = core.get_aval(primals[0]).shape
+    iota = lax.broadcasted_iota(np.int32, shape, dimension)
+    *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    touts = [t if type(t) is ad.Zero else take_along_axis(t, perm, dimension) for t in tangents]
+    return outs, touts
+
+
+def _sort_batch(size, vals, dims, *, dimension, is_stable, num_keys):
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    outs = sort_p.bind(*xs, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+ad.jvp_rules[sort_p] = _sort_jvp
+batching.batch_rules[sort_p] = _sort_batch
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    """Sort along ``dimension``. Given a sequence of arrays, sorts all of them by the first
+    ``num_keys`` (lexicographically) and returns a tuple.
+
+    >>> sort(jnp.array([3., 1., 2.]))
+    Array([1., 2., 3.], dtype=float32)
+    """
+    if isinstance(operand, (list, tuple)):
+        if not operand:
+            raise TypeError("sort requires at least one operand")
+        ndim = core.get_aval(operand[0]).ndim
+        out = sort_p.bind(*operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable),
+                          num_keys=int(num_keys))
+        return tuple(out)
+    ndim = core.get_aval(operand).ndim
+    return sort_p.bind(operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable),
+                       num_keys=1)[0]
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """Sort ``keys`` along ``dimension`` and ``values`` in the same order."""
+    k, v = sort((keys, values), dimension, is_stable, 1)
+    return k, v
+
+
+# --- top_k -------------------------------------------------------------------------------------
+
+top_k_p = Primitive('top_k', multiple_results=True)
+
+
+@top_k_p.def_impl
+def _top_k_impl(x, *, k):
+    # Descending in the total order; among equal values the lower index comes first.
+    perm = np.argsort(-_total_order_key(x).astype(np.int64) if x.dtype.kind == 'f'
+                      else -x.astype(np.int64), axis=-1, kind='stable')[..., :k]
+    return [np.take_along_axis(x, perm, axis=-1), perm.astype(np.int32)]
+
+
+@top_k_p.def_abstract_eval
+def _top_k_abstract(x, *, k):
+    if x.ndim < 1 or not 0 <= k <= x.shape[-1]:
+        raise ValueError(f"top_k needs 0 <= k <= the last dimension, got k={k} for shape {x.shape}")
+    shape = (*x.shape[:-1], k)
+    return [x.update(shape=shape), core.ShapedArray(shape, np.int32, False)]
+
+
+def _top_k_jvp(primals, tangents, *, k):
+    x, = primals
+    values, idx = top_k_p.bind(x, k=k)
+    # Along the last axis indices and operand differ in length (k vs n), which gather allows.
+    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, core.get_aval(x).ndim - 1)
+    return [values, idx], [t, ad.Zero(ad.tangent_aval(core.get_aval(idx)))]
+
+
+def _top_k_batch(size, vals, dims, *, k):
+    x, d = vals[0], dims[0]
+    if d == core.get_aval(x).ndim - 1:
+        x, d = batching.moveaxis(x, d, 0), 0
+    return top_k_p.bind(x, k=k), [d, d]
+
+
+ad.jvp_rules[top_k_p] = _top_k_jvp
+batching.batch_rules[top_k_p] = _top_k_batch
+
+
+def top_k(operand, k: int):
+    """The ``k`` largest entries along the last axis and their indices, largest first.
+
+    >>> top_k(jnp.array([1., 4., 2.]), 2)
+    (Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32))
+    """
+    values, idx = top_k_p.bind(operand, k=int(k))
+    return values, idx
