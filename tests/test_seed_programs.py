@@ -32,7 +32,8 @@ def _params():
 def run_seed(path, tmp_path) -> tuple[list[dict], subprocess.CompletedProcess]:
     script = tmp_path / path.name
     script.write_text((SEED_PROGRAMS / '_prelude.py').read_text() + '\n' + path.read_text())
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # A private numba kernel cache: runs neither see nor leave compiled kernels elsewhere.
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ENGINE_CACHE_DIR=str(tmp_path / 'kernels'))
     env.pop('XLA_FLAGS', None)
     proc = subprocess.run([sys.executable, '-m', 'engine', 'run', str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)

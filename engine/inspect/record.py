@@ -309,6 +309,8 @@ class Recorder:
                        cat, now - data['seconds'], data['seconds'])
 
     def on_print(self, text: str, device: int | None) -> None:
+        if self.building:  # the debugger's replay of a call prints nothing new
+            return
         if len(self.prints) < PRINT_CAP:
             self.prints.append(DebugPrint(device=device, text=text))
         else:
@@ -383,10 +385,13 @@ class Recorder:
                     exe = _executable_of(data.get('jaxpr'))
                     if exe is not None:
                         record.jit.fallbacks = [str(f) for f in getattr(exe, 'fallbacks', None) or []]
-                        compile_s = getattr(exe, 'compile_time', 0.0) if data.get('cache') == 'miss' else 0.0
-                        if compile_s:
-                            self.event(record.timings, f"compile jit({name})", 'compile', t_end, compile_s,
-                                       call=call_id)
+            elif kind in ('jit_lower', 'jit_compile'):
+                stage = kind[4:]
+                self.event(record.timings, f"{stage} jit({name})", stage, t_end - seconds, seconds, call=call_id)
+                if kind == 'jit_lower' and record.jit is not None and data.get('fallbacks'):
+                    record.jit.fallbacks = [str(f) for f in data['fallbacks']]
+                if kind == 'jit_compile' and record.jit is not None and data.get('cache') == 'disk':
+                    record.jit.cache = 'disk'
             elif kind == 'jit_execute':
                 self.event(record.timings, f"execute jit({name})", 'execute', t_end - seconds, seconds, call=call_id)
             elif kind.startswith('pmap'):
@@ -504,7 +509,8 @@ def debug_trace(closed: ClosedJaxpr, args: list, name: str) -> DebugTrace:
     trace = DebugTrace(graph=name)
     budget = {'steps': DEBUG_STEP_CAP, 'bytes': DEBUG_WORK_BYTES}
     try:
-        _step_jaxpr(closed.jaxpr, list(closed.consts), [_concrete(a) for a in args], '', trace, budget)
+        with np.errstate(all='ignore'):
+            _step_jaxpr(closed.jaxpr, list(closed.consts), [_concrete(a) for a in args], '', trace, budget)
     except _Stop:
         trace.truncated = True
     except Exception:  # noqa: BLE001 - a failing equation ends the trace; the call's error says why

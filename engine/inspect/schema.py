@@ -7,6 +7,7 @@ JSON has no spelling for them.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, Field
@@ -75,6 +76,9 @@ class Frame(BaseModel):
     function: str
     text: Optional[str] = None
     user: bool = False
+
+
+warnings.filterwarnings('ignore', message='Field name "mro" in "RunError" shadows', category=UserWarning)
 
 
 class RunError(BaseModel):
