@@ -1,0 +1,351 @@
+"""Products and contractions: dot, matmul (``@``), vdot, inner, outer, tensordot, einsum, kron.
+
+Everything lowers to ``lax.dot_general`` (plus reshapes/transposes), so derivatives and batching come
+from that one primitive's rules.
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Tracer
+from ._dtypes import to_dtype
+from ._promote import (as_operand, broadcast_shapes, broadcast_to_shape, canonicalize_axis,
+                       check_arraylike, convert, promote_dtypes)
+
+
+def _pet(preferred_element_type):
+    return None if preferred_element_type is None else core.canonical_dtype(to_dtype(preferred_element_type))
+
+
+def _dot_general(a, b, dn, name, preferred_element_type=None):
+    (ca, cb), _ = dn
+    sa = tuple(a.shape[i] for i in ca)
+    sb = tuple(b.shape[i] for i in cb)
+    if sa != sb:
+        raise TypeError(f"{name} requires contracting dimensions to have the same shape, got {sa} and "
+                        f"{sb} (operands of shapes {a.shape} and {b.shape}).")
+    out = lax.dot_general(a, b, dn, preferred_element_type=_pet(preferred_element_type))
+    return out
+
+
+def _promote_pair(name, a, b, preferred_element_type):
+    check_arraylike(name, a, b)
+    a, b = promote_dtypes(a, b)
+    if a.dtype == np.bool_ and preferred_element_type is None:
+        # Boolean products: any(a and b), computed in int32 and compared.
+        return convert(a, np.dtype('int32')), convert(b, np.dtype('int32')), True
+    return a, b, False
+
+
+def _to_bool_if(out, was_bool):
+    return lax.ne(out, lax.full_like(out, 0)) if was_bool else out
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """numpy's ``dot``: inner product of vectors, matrix products, last-by-second-to-last axes.
+
+    >>> jnp.dot(jnp.ones((2, 3)), jnp.ones(3))
+    Array([3., 3.], dtype=float32)
+    """
+    a, b, was_bool = _promote_pair('dot', a, b, preferred_element_type)
+    if a.ndim == 0 or b.ndim == 0:
+        from ._ufuncs import multiply
+        return _to_bool_if(multiply(a, b), was_bool)
+    cb = 0 if b.ndim == 1 else b.ndim - 2
+    out = _dot_general(a, b, (((a.ndim - 1,), (cb,)), ((), ())), 'dot', preferred_element_type)
+    return _to_bool_if(out, was_bool)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """Matrix product with numpy's rules: 1-D operands are promoted, leading axes broadcast.
+
+    >>> (jnp.ones((5, 2, 3)) @ jnp.ones((3, 4))).shape
+    (5, 2, 4)
+    """
+    a, b, was_bool = _promote_pair('matmul', a, b, preferred_element_type)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul operands must not be scalars, got shapes {a.shape} and {b.shape}")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = lax.reshape(a, (1, a.shape[0]))
+    if b_vec:
+        b = lax.reshape(b, (b.shape[0], 1))
+    if a.shape[-1] != b.shape[-2]:
+        raise TypeError(f"matmul: contracting dimensions differ: {a.shape[-1]} and {b.shape[-2]} "
+                        f"(operands of shapes {a.shape} and {b.shape}).")
+    if b.ndim == 2:
+        out = _dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())), 'matmul', preferred_element_type)
+    elif a.ndim == 2:
+        # (n, k) @ (..., k, m): contract, then bring n next to m.
+        out = _dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())), 'matmul', preferred_element_type)
+        perm = list(range(1, b.ndim - 1)) + [0, b.ndim - 1]
+        out = lax.transpose(out, perm)
+    else:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = broadcast_to_shape(a, batch + a.shape[-2:])
+        b = broadcast_to_shape(b, batch + b.shape[-2:])
+        nb = len(batch)
+        out = _dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), 'matmul',
+                           preferred_element_type)
+    if a_vec:
+        out = lax.squeeze(out, (out.ndim - 2,))
+    if b_vec:
+        out = lax.squeeze(out, (out.ndim - 1,))
+    return _to_bool_if(out, was_bool)
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product of the flattened arrays."""
+    from ._shape import ravel
+    return dot(ravel(a), ravel(b), preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    from ._reductions import sum
+    from ._ufuncs import multiply
+    return sum(multiply(x1, x2), axis=axis)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Contraction of the last axes of ``a`` and ``b``."""
+    a, b, was_bool = _promote_pair('inner', a, b, preferred_element_type)
+    if a.ndim == 0 or b.ndim == 0:
+        from ._ufuncs import multiply
+        return _to_bool_if(multiply(a, b), was_bool)
+    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), 'inner', preferred_element_type)
+    return _to_bool_if(out, was_bool)
+
+
+def outer(a, b, out=None):
+    """Outer product of the flattened arrays.
+
+    >>> jnp.outer(jnp.arange(2), jnp.arange(3)).shape
+    (2, 3)
+    """
+    from ._shape import ravel
+    from ._ufuncs import multiply
+    a, b = ravel(a), ravel(b)
+    return multiply(lax.reshape(a, (a.shape[0], 1)), lax.reshape(b, (1, b.shape[0])))
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contract ``axes`` (an int: last N of ``a`` with first N of ``b``; or two axis lists)."""
+    a, b, was_bool = _promote_pair('tensordot', a, b, preferred_element_type)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n > min(a.ndim, b.ndim):
+            raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks ({a.shape} and {b.shape})")
+        ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+    else:
+        xa, xb = axes
+        xa = [xa] if isinstance(xa, (int, np.integer)) else list(xa)
+        xb = [xb] if isinstance(xb, (int, np.integer)) else list(xb)
+        if len(xa) != len(xb):
+            raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
+        ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
+        cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), 'tensordot', preferred_element_type)
+    return _to_bool_if(out, was_bool)
+
+
+def kron(a, b):
+    """Kronecker product: blocks ``a[i, j] * b``."""
+    from ._ufuncs import multiply
+    a, b = promote_dtypes(a, b)
+    nd = max(a.ndim, b.ndim)
+    a = lax.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = lax.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    ai = lax.reshape(a, [d for s in a.shape for d in (s, 1)])
+    bi = lax.reshape(b, [d for s in b.shape for d in (1, s)])
+    return lax.reshape(multiply(ai, bi), [x * y for x, y in zip(a.shape, b.shape)])
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross product of 3-vectors (2-vectors get a zero third component)."""
+    from ._shape import moveaxis, stack
+    from ._ufuncs import multiply, subtract
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote_dtypes(a, b)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+
+    def comp(x, i):
+        from ._shape import slice_axis
+        if i >= x.shape[-1]:
+            return lax.full(x.shape[:-1], 0, x.dtype, x.weak_type)
+        return lax.squeeze(slice_axis(x, x.ndim - 1, i, i + 1), (x.ndim - 1,))
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return subtract(multiply(a0, b1), multiply(a1, b0))
+    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
+               subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
+    return moveaxis(c, -1, axisc)
+
+
+# --- einsum ----------------------------------------------------------------------------------
+
+def _parse_einsum(subscripts: str, shapes):
+    subscripts = subscripts.replace(' ', '')
+    if '->' in subscripts:
+        lhs, out = subscripts.split('->')
+        explicit = True
+    else:
+        lhs, out, explicit = subscripts, None, False
+    ins = lhs.split(',')
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {len(ins)} input specs for {len(shapes)} operands")
+    used = set(c for c in subscripts if c.isalpha())
+    free_letters = [c for c in string.ascii_letters if c not in used]
+    max_ell = 0
+    for spec, shape in zip(ins, shapes):
+        if '...' in spec:
+            max_ell = max(max_ell, len(shape) - (len(spec) - 3))
+    ell = ''.join(free_letters[:max_ell])
+    labels = []
+    for spec, shape in zip(ins, shapes):
+        if '...' in spec:
+            n = len(shape) - (len(spec) - 3)
+            if n < 0:
+                raise ValueError(f"einsum: operand of shape {shape} has too few axes for {spec!r}")
+            spec = spec.replace('...', ell[max_ell - n:])
+        if len(spec) != len(shape):
+            raise ValueError(f"einsum: spec {spec!r} does not match operand of rank {len(shape)} (shape {shape})")
+        labels.append(spec)
+    if explicit:
+        out = out.replace('...', ell)
+    else:
+        counts = {}
+        for spec in labels:
+            for c in spec:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + ''.join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    for c in out:
+        if not any(c in spec for spec in labels):
+            raise ValueError(f"einsum: output subscript {c!r} does not appear in any input")
+    return labels, out
+
+
+def _einsum_sublists(operands):
+    """The interleaved form ``einsum(x, [0, 1], y, [1, 2], [0, 2])`` as a string spec."""
+    ops, specs = [], []
+    args = list(operands)
+    out = None
+    while len(args) >= 2:
+        ops.append(args.pop(0))
+        specs.append(args.pop(0))
+    if args:
+        out = args[0]
+
+    def letters(sub):
+        return ''.join('...' if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
+    spec = ','.join(letters(s) for s in specs) + ('' if out is None else '->' + letters(out))
+    return spec, ops
+
+
+def _take_diagonal(x, labels: str):
+    """Repeated labels in one operand (``'ii'``) select its diagonal."""
+    from ._shape import diagonal
+    while True:
+        dup = next((c for c in labels if labels.count(c) > 1), None)
+        if dup is None:
+            return x, labels
+        i = labels.index(dup)
+        j = labels.index(dup, i + 1)
+        x = diagonal(x, 0, i, j)
+        labels = ''.join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
+
+
+def _sum_unneeded(x, labels: str, needed: set):
+    axes = tuple(i for i, c in enumerate(labels) if c not in needed)
+    if axes:
+        x = lax.reduce_sum(x, axes)
+        labels = ''.join(c for i, c in enumerate(labels) if i not in axes)
+    return x, labels
+
+
+def _squeeze_label(x, labels, c):
+    i = labels.index(c)
+    return lax.reshape(x, x.shape[:i] + x.shape[i + 1:]), labels[:i] + labels[i + 1:]
+
+
+def einsum(subscripts, *operands, out=None, optimize='optimal', precision=None,
+           preferred_element_type=None, _dot_general=None):
+    """Einstein summation: pairwise ``dot_general`` contractions, diagonals, sums and broadcasting.
+
+    >>> jnp.einsum('ij,bj->bi', jnp.ones((2, 3)), jnp.ones((4, 3))).shape
+    (4, 2)
+    """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _einsum_sublists((subscripts,) + operands)
+    check_arraylike('einsum', *operands)
+    ops = promote_dtypes(*operands)
+    if preferred_element_type is not None:
+        ops = [convert(o, core.canonical_dtype(to_dtype(preferred_element_type))) for o in ops]
+    was_bool = ops[0].dtype == np.bool_
+    if was_bool:
+        ops = [convert(o, np.dtype('int32')) for o in ops]
+    labels, out_labels = _parse_einsum(subscripts, [o.shape for o in ops])
+    sizes = {}
+    for o, spec in zip(ops, labels):
+        for c, d in zip(spec, o.shape):
+            if d != 1 and sizes.get(c, 1) not in (1, d):
+                raise ValueError(f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {d})")
+            sizes[c] = d if d != 1 else sizes.get(c, 1)
+    terms = []
+    for i, (o, spec) in enumerate(zip(ops, labels)):
+        o, spec = _take_diagonal(o, spec)
+        terms.append((o, spec))
+
+    def needed_except(k):
+        s = set(out_labels)
+        for j, (_, sp) in enumerate(terms):
+            if j != k:
+                s.update(sp)
+        return s
+
+    # Sum out labels private to one operand before contracting anything.
+    terms = [_sum_unneeded(o, sp, needed_except(k)) for k, (o, sp) in enumerate(terms)]
+    while len(terms) > 1:
+        (a, la), (b, lb) = terms[0], terms[1]
+        rest = terms[2:]
+        keep = set(out_labels)
+        for _, sp in rest:
+            keep.update(sp)
+        # Broadcast size-1 axes against their partner's size by dropping them (a sum over one element).
+        for c in set(la) & set(lb):
+            da, db = a.shape[la.index(c)], b.shape[lb.index(c)]
+            if da == 1 and db != 1:
+                a, la = _squeeze_label(a, la, c)
+            elif db == 1 and da != 1:
+                b, lb = _squeeze_label(b, lb, c)
+        a, la = _sum_unneeded(a, la, keep | set(lb))
+        b, lb = _sum_unneeded(b, lb, keep | set(la))
+        shared = [c for c in la if c in lb]
+        batch = [c for c in shared if c in keep]
+        contract = [c for c in shared if c not in keep]
+        dn = ((tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
+              (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)))
+        res = lax.dot_general(a, b, dn)
+        lres = ''.join(batch) + ''.join(c for c in la if c not in shared) + ''.join(c for c in lb if c not in shared)
+        terms = [(res, lres)] + rest
+    x, lx = terms[0]
+    x, lx = _sum_unneeded(x, lx, set(out_labels))
+    # Labels of size 1 that the output wants bigger come from broadcasting against size-1 axes.
+    x = lax.transpose(x, tuple(lx.index(c) for c in out_labels))
+    out_shape = tuple(sizes[c] for c in out_labels)
+    if x.shape != out_shape:
+        x = broadcast_to_shape(x, out_shape)
+    return lax.ne(x, lax.full_like(x, 0)) if was_bool else x
+
+
+def einsum_path(subscripts, *operands, optimize='greedy'):
+    """The contraction order einsum uses: left to right, one pair at a time."""
+    n = len(operands)
+    return [('einsum_path',) + tuple((0, 1) for _ in range(max(n - 1, 0)))], f"left-to-right pairwise: {subscripts}"
+
+
+del Tracer

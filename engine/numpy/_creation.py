@@ -1,0 +1,330 @@
+"""Array creation: ``array``/``asarray``, filled arrays, ranges, grids and triangles."""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
+from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of
+
+
+def _leaves(obj, out):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            _leaves(o, out)
+    else:
+        out.append(obj)
+    return out
+
+
+def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
+    """Create an array; Python scalars give weakly typed results, lists strong ones.
+
+    Nested lists may contain arrays and traced values, which are stacked.
+
+    >>> jnp.array([1.0, 2.0])
+    Array([1., 2.], dtype=float32)
+    """
+    dtype = None if dtype is None else core.canonical_dtype(to_dtype(dtype))
+    if hasattr(object, '__jax_array__'):
+        object = object.__jax_array__()
+    if isinstance(object, (list, tuple)):
+        leaves = _leaves(object, [])
+        if dtype is None:
+            dtype = promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else np.dtype('float32')
+        if any(isinstance(x, Tracer) for x in leaves):
+            from ._shape import stack
+            out = stack([array(o, dtype) for o in object]) if object else None
+        else:
+            out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
+    elif isinstance(object, Tracer) or type(object) is Array:
+        weak = dtype is None and object.weak_type
+        out = convert(object, dtype or object.dtype, weak)
+        if copy and out is object and type(object) is Array:
+            out = Array(object._value.copy(), object.weak_type)
+    elif type(object) in (bool, int, float, complex):
+        if dtype is None:
+            d, weak = dtype_and_weak(object)
+            out = convert(object, d, weak)
+        else:
+            out = convert(object, dtype, False)
+    elif isinstance(object, (np.ndarray, np.generic)):
+        out = Array(np.array(object, dtype=dtype or core.canonical_dtype(object.dtype), copy=True))
+    elif isinstance(object, (range, memoryview)) or hasattr(object, '__array__'):
+        out = array(np.asarray(object), dtype)
+    else:
+        raise TypeError(f"Unexpected input type for array: {type(object).__name__}")
+    if ndmin > len(shape_of(out)):
+        out = lax.reshape(out, (1,) * (ndmin - len(shape_of(out))) + tuple(shape_of(out)))
+    return out
+
+
+def _host(x):
+    """A list element as numpy (keeping nesting), so numpy builds the whole array at once."""
+    if isinstance(x, (list, tuple)):
+        return [_host(o) for o in x]
+    if type(x) is Array:
+        return x._value
+    return x
+
+
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """``array`` without a copy of values that are already arrays of the right dtype."""
+    return array(a, dtype=dtype, copy=bool(copy), order=order)
+
+
+def _default_dtype(dtype, default='float32'):
+    return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else np.dtype(default)
+
+
+def zeros(shape, dtype=None):
+    """An array of zeros (float32 unless ``dtype`` says otherwise).
+
+    >>> jnp.zeros((2, 3)).shape
+    (2, 3)
+    """
+    return lax.full(concrete_shape(shape), 0, _default_dtype(dtype))
+
+
+def ones(shape, dtype=None):
+    """An array of ones (float32 unless ``dtype`` says otherwise)."""
+    return lax.full(concrete_shape(shape), 1, _default_dtype(dtype))
+
+
+def empty(shape, dtype=None):
+    """Like ``zeros``: arrays are immutable, so "uninitialized" has no use."""
+    return zeros(shape, dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value`` (which may itself be an array that broadcasts).
+
+    >>> jnp.full((2,), 7)
+    Array([7, 7], dtype=int32, weak_type=True)
+    """
+    shape = concrete_shape(shape)
+    if shape_of(fill_value) == ():
+        if dtype is None:
+            d, weak = dtype_and_weak(fill_value)
+            return lax.full(shape, convert(fill_value, d, weak), d, weak)
+        return lax.full(shape, convert(fill_value, core.canonical_dtype(to_dtype(dtype))),
+                        core.canonical_dtype(to_dtype(dtype)))
+    return broadcast_to_shape(asarray(fill_value, dtype), shape)
+
+
+def _like_dtype_shape(a, dtype, shape):
+    d, weak = dtype_and_weak(a)
+    if dtype is not None:
+        d, weak = core.canonical_dtype(to_dtype(dtype)), False
+    return d, weak, shape_of(a) if shape is None else concrete_shape(shape)
+
+
+def zeros_like(a, dtype=None, shape=None):
+    """Zeros with the shape and dtype (and weak type) of ``a``."""
+    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    return lax.full(s, 0, d, weak)
+
+
+def ones_like(a, dtype=None, shape=None):
+    """Ones with the shape and dtype (and weak type) of ``a``."""
+    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    return lax.full(s, 1, d, weak)
+
+
+def empty_like(a, dtype=None, shape=None):
+    return zeros_like(a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given."""
+    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    if shape_of(fill_value) == ():
+        return lax.full(s, convert(fill_value, d, weak), d, weak)
+    return broadcast_to_shape(asarray(fill_value, d), s)
+
+
+def _static_number(x, what):
+    if isinstance(x, Tracer):
+        return core.concrete_or_error(x, what).item()
+    return x.item() if isinstance(x, (np.ndarray, np.generic, Array)) else x
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``; the bounds must be concrete.
+
+    >>> jnp.arange(3)
+    Array([0, 1, 2], dtype=int32)
+    """
+    what = "It arose in the jnp.arange argument; bounds must be static (use static_argnums)"
+    bounds = [b for b in (start, stop, step) if b is not None]
+    if dtype is None:
+        dtype = promote_types_weak(dtype_and_weak(b) for b in bounds)[0]
+    dtype = core.canonical_dtype(to_dtype(dtype))
+    vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
+    return Array(np.arange(*[v for v in vals if v is not None] if stop is not None or step is not None
+                           else [vals[0]]).astype(dtype))
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None,
+             axis: int = 0):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (inclusive when ``endpoint``).
+
+    >>> jnp.linspace(0, 1, 3)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
+    out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
+    div = (num - 1) if endpoint else num
+    cs, ce = core.concrete_or_none(start), core.concrete_or_none(stop)
+    if cs is not None and ce is not None:
+        with np.errstate(all='ignore'):
+            out = np.linspace(np.asarray(cs, np.float64), np.asarray(ce, np.float64), num,
+                              endpoint=endpoint, axis=axis)
+        if out_dtype.kind in 'iu':
+            out = np.floor(out)
+        res = Array(out.astype(out_dtype))
+        step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
+        return (res, Array(np.asarray(step).astype(dtype_in))) if retstep else res
+    # Traced bounds: start * (1 - t) + stop * t, with the endpoint exactly ``stop``.
+    from ._shape import concatenate, expand_dims, moveaxis
+    from ._ufuncs import add, multiply, subtract, floor
+    s, e = asarray(start, dtype_in), asarray(stop, dtype_in)
+    bshape = np.broadcast_shapes(s.shape, e.shape)
+    s, e = broadcast_to_shape(s, bshape), broadcast_to_shape(e, bshape)
+    t = np.arange(num if not endpoint else builtins.max(num - 1, 0), dtype=np.float64)
+    t = Array((t / div if div > 0 else t).astype(dtype_in).reshape((-1,) + (1,) * len(bshape)))
+    out = add(multiply(expand_dims(s, 0), subtract(1, t)), multiply(expand_dims(e, 0), t))
+    if endpoint and num > 0:
+        out = concatenate([out, expand_dims(e, 0)], 0)
+    out = moveaxis(out, 0, axis)
+    if out_dtype.kind in 'iu':
+        out = floor(out)
+    out = convert(out, out_dtype)
+    if retstep:
+        return out, (e - s) / div if div > 0 else out
+    return out
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    from ._ufuncs import power
+    out = power(convert(base, np.dtype('float32'), True), linspace(start, stop, num, endpoint, axis=axis))
+    return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    from ._ufuncs import log, exp
+    out = exp(linspace(log(start), log(stop), num, endpoint, axis=axis))
+    return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """A 2-D array with ones on the ``k``-th diagonal.
+
+    >>> jnp.eye(2)
+    Array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
+    return Array(np.eye(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype)))
+
+
+def identity(n: int, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
+    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype)))
+
+
+def _triangle(m, k, lower):
+    from ._ufuncs import where
+    m = as_operand(m)
+    if m.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least 2 dimensions")
+    n_rows, n_cols = m.shape[-2:]
+    mask = np.tri(n_rows, n_cols, int(k) if lower else int(k) - 1, dtype=bool)
+    return where(Array(mask if lower else ~mask), m, Array(np.zeros((), m.dtype), m.weak_type))
+
+
+def tril(m, k: int = 0):
+    """Lower triangle of the last two axes (entries above the ``k``-th diagonal zeroed)."""
+    return _triangle(m, k, True)
+
+
+def triu(m, k: int = 0):
+    """Upper triangle of the last two axes (entries below the ``k``-th diagonal zeroed)."""
+    return _triangle(m, k, False)
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = 'xy'):
+    """Coordinate grids from 1-D arrays; ``indexing='xy'`` swaps the first two axes (numpy's rule).
+
+    >>> X, Y = jnp.meshgrid(jnp.arange(3), jnp.arange(2))
+    >>> X.shape
+    (2, 3)
+    """
+    if indexing not in ('xy', 'ij'):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
+    xs = [as_operand(x) for x in xi]
+    for x in xs:
+        if x.ndim != 1:
+            raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape {x.shape}")
+    n = len(xs)
+    shape = [x.shape[0] for x in xs]
+    if indexing == 'xy' and n >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        axis = i
+        if indexing == 'xy' and n >= 2 and i < 2:
+            axis = 1 - i
+        if sparse:
+            s = [1] * n
+            s[axis] = x.shape[0]
+            out.append(lax.reshape(x, s))
+        else:
+            out.append(lax.broadcast_in_dim(x, shape, (axis,)))
+    return out
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    shape = concrete_shape(shape)
+    d = _default_dtype(dtype)
+    idx = [Array(np.arange(s).astype(d).reshape([s if j == i else 1 for j in range(len(shape))])
+                 * np.ones(shape, d)) for i, s in enumerate(shape)]
+    return function(*idx, **kwargs)
+
+
+def copy(a, order=None):
+    return array(a, copy=True)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return asarray(np.frombuffer(buffer, dtype=to_dtype(dtype), count=count, offset=offset))
+
+
+def diag_indices(n: int, ndim: int = 2):
+    return (Array(np.arange(int(n), dtype=np.int32)),) * int(ndim)
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None):
+    return tuple(Array(a.astype(np.int32)) for a in np.tril_indices(int(n), int(k), m))
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None):
+    return tuple(Array(a.astype(np.int32)) for a in np.triu_indices(int(n), int(k), m))
+
+
+def indices(dimensions, dtype=None, sparse: bool = False):
+    d = _default_dtype(dtype, 'int32')
+    res = np.indices(tuple(int(x) for x in dimensions), dtype=d, sparse=sparse)
+    return tuple(Array(r) for r in res) if sparse else Array(res)
+
+
+del math

@@ -1,0 +1,223 @@
+"""JAX's type-promotion lattice with weak types (x64 off), and the dtype objects of ``jnp``.
+
+Python scalars are *weakly typed*: they take the dtype of whatever they meet, so ``x * 2.0`` keeps
+``x``'s float32 and an int32 array times ``2.0`` becomes float32. The promotion of several values is
+the least upper bound of their types in a small lattice (JAX's, not numpy's value-based rules).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from ..core import Array, Tracer
+
+# --- the lattice ------------------------------------------------------------------------------
+# Nodes are dtype names, plus 'i*', 'f*', 'c*' for weakly typed (Python) ints, floats, complexes.
+_EDGES = {
+    'bool': ['i*'], 'i*': ['uint8', 'int8'], 'f*': ['float16', 'c*'], 'c*': ['complex64'],
+    'uint8': ['int16', 'uint16'], 'uint16': ['int32', 'uint32'], 'uint32': ['int64', 'uint64'],
+    'uint64': ['f*'], 'int8': ['int16'], 'int16': ['int32'], 'int32': ['int64'], 'int64': ['f*'],
+    'float16': ['float32'], 'float32': ['float64', 'complex64'], 'float64': ['complex128'],
+    'complex64': ['complex128'], 'complex128': [],
+}
+
+
+def _upper_sets():
+    ups = {}
+
+    def up(n):
+        if n not in ups:
+            s = {n}
+            for m in _EDGES[n]:
+                s |= up(m)
+            ups[n] = frozenset(s)
+        return ups[n]
+    for n in _EDGES:
+        up(n)
+    return ups
+
+
+_UP = _upper_sets()
+_WEAK_NODE = {'i': 'i*', 'u': 'i*', 'f': 'f*', 'c': 'c*'}
+_WEAK_DEFAULT = {'i*': np.dtype('int32'), 'f*': np.dtype('float32'), 'c*': np.dtype('complex64')}
+_lub_cache: dict = {}
+
+
+def _lub(nodes: frozenset) -> str:
+    out = _lub_cache.get(nodes)
+    if out is None:
+        common = frozenset.intersection(*(_UP[n] for n in nodes))
+        # The least element of the common upper bounds is the one all others are above.
+        out = next(c for c in common if _UP[c] >= common)
+        _lub_cache[nodes] = out
+    return out
+
+
+def dtype_and_weak(x) -> tuple[np.dtype, bool]:
+    """The (dtype, weak_type) pair that promotion sees for a value or a dtype-like."""
+    t = type(x)
+    if t is Array:
+        return x._value.dtype, x.weak_type
+    if isinstance(x, Tracer):
+        a = x.aval
+        return a.dtype, a.weak_type
+    if t is bool:
+        return np.dtype('bool'), False
+    if t is int:
+        return np.dtype('int32'), True
+    if t is float:
+        return np.dtype('float32'), True
+    if t is complex:
+        return np.dtype('complex64'), True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return core.canonical_dtype(x.dtype), False
+    if hasattr(x, '__jax_array__'):
+        return dtype_and_weak(x.__jax_array__())
+    if x is int or x is float or x is complex:  # the Python types as dtypes are weak, as in JAX
+        return dtype_and_weak(x(0))
+    return core.canonical_dtype(to_dtype(x)), False
+
+
+def _node(dtype: np.dtype, weak: bool) -> str:
+    if weak and dtype.kind != 'b':
+        return _WEAK_NODE[dtype.kind]
+    return dtype.name
+
+
+def promote_types_weak(pairs) -> tuple[np.dtype, bool]:
+    """Join of (dtype, weak) pairs: the result dtype (canonical) and whether it is weak."""
+    pairs = list(pairs)
+    if len(pairs) == 1:
+        d, w = pairs[0]
+        return core.canonical_dtype(d), w and d.kind != 'b'
+    dtypes = {d for d, _ in pairs}
+    weaks = [w for _, w in pairs]
+    if len(dtypes) == 1 and not all(weaks):
+        return core.canonical_dtype(next(iter(dtypes))), False
+    if all(weaks):
+        # Bound of the strong counterparts, weak at the end (no weak int16 and the like).
+        node = _lub(frozenset(d.name for d in dtypes))
+        dtype = np.dtype(node) if node not in _WEAK_DEFAULT else _WEAK_DEFAULT[node]
+        return core.canonical_dtype(dtype), dtype.kind != 'b'
+    node = _lub(frozenset(_node(d, w) for d, w in pairs))
+    if node in _WEAK_DEFAULT:
+        return _WEAK_DEFAULT[node], True
+    return core.canonical_dtype(np.dtype(node)), False
+
+
+def result_type(*args, return_weak_type_flag: bool = False):
+    """The dtype JAX's promotion gives ``args`` (arrays, scalars or dtypes).
+
+    >>> result_type(jnp.int32, 2.0)
+    dtype('float32')
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
+    return (dtype, weak) if return_weak_type_flag else dtype
+
+
+def promote_types(a, b) -> np.dtype:
+    """The promoted dtype of two dtypes (both strong)."""
+    return promote_types_weak([(to_dtype(a), False), (to_dtype(b), False)])[0]
+
+
+# --- jnp's dtype objects -----------------------------------------------------------------------
+
+class _ScalarMeta(type):
+    """``jnp.float32`` and friends: usable as dtypes, and callable to make (0-d) arrays."""
+
+    def __call__(cls, x=0):
+        from ._creation import asarray
+        return asarray(x, dtype=cls.dtype)
+
+    def __eq__(cls, other):
+        return cls is other or cls.dtype.type is other or (isinstance(other, np.dtype) and other == cls.dtype)
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+    def __repr__(cls):
+        return f"<class 'engine.numpy.{cls.__name__}'>"
+
+
+def _scalar_type(name, np_type) -> _ScalarMeta:
+    return _ScalarMeta(name, (), {'dtype': np.dtype(np_type)})
+
+
+bool_ = _scalar_type('bool_', np.bool_)
+int8, int16, int32, int64 = (_scalar_type(n, getattr(np, n)) for n in ('int8', 'int16', 'int32', 'int64'))
+uint8, uint16, uint32, uint64 = (_scalar_type(n, getattr(np, n)) for n in ('uint8', 'uint16', 'uint32', 'uint64'))
+float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ('float16', 'float32', 'float64'))
+complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ('complex64', 'complex128'))
+# With x64 off the "default" types are the 32-bit ones.
+int_, uint, float_, complex_ = int32, uint32, float32, complex64
+single, double = float32, float64
+
+generic, number, inexact, floating, complexfloating = np.generic, np.number, np.inexact, np.floating, np.complexfloating
+integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
+dtype = np.dtype
+finfo, iinfo = np.finfo, np.iinfo
+
+
+def to_dtype(x) -> np.dtype:
+    """np.dtype of a dtype-like, including ``jnp.float32``-style scalar types and Python types."""
+    if isinstance(x, _ScalarMeta):
+        return x.dtype
+    if x is int:
+        return np.dtype('int32')
+    if x is float:
+        return np.dtype('float32')
+    if x is complex:
+        return np.dtype('complex64')
+    if isinstance(x, (Array, Tracer)):
+        return x.dtype
+    return np.dtype(x)
+
+
+def canonicalize_dtype(x) -> np.dtype:
+    return core.canonical_dtype(to_dtype(x))
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """numpy's ``issubdtype``, understanding ``jnp`` scalar types.
+
+    >>> issubdtype(jnp.float32, jnp.floating)
+    True
+    """
+    a = arg1.dtype if isinstance(arg1, _ScalarMeta) else arg1
+    b = arg2.dtype if isinstance(arg2, _ScalarMeta) else arg2
+    return bool(np.issubdtype(a, b))
+
+
+def isdtype(dtype_, kind) -> bool:
+    d = to_dtype(dtype_)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {'bool': 'b', 'signed integer': 'i', 'unsigned integer': 'u', 'integral': 'iu',
+             'real floating': 'f', 'complex floating': 'c', 'numeric': 'iufc'}
+    for k in kinds:
+        if isinstance(k, str):
+            if d.kind in names[k]:
+                return True
+        elif d == to_dtype(k):
+            return True
+    return False
+
+
+def can_cast(from_, to, casting='safe') -> bool:
+    return bool(np.can_cast(to_dtype(from_) if not isinstance(from_, (Array, Tracer)) else from_.dtype,
+                            to_dtype(to), casting))
+
+
+def is_float(dt) -> bool:
+    return np.dtype(dt).kind in 'fc'
+
+
+def default_float_dtype():
+    return np.dtype('float32')

@@ -1,0 +1,164 @@
+"""The operators and methods of ``Array`` and of every ``Tracer``: ``x + y``, ``x[i]``, ``x.at[i].set(v)``,
+``x.sum()``, ``x.T`` and the rest, installed once when ``engine.numpy`` is imported.
+
+``Array``'s arithmetic operators are the jnp functions themselves, whose first step is a numpy fast
+path for concrete operands when nothing is being traced (eager ``x + x`` costs about one numpy
+call); everything else goes through lax so it can be traced, differentiated and batched.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ..errors import ConcretizationTypeError
+from . import _contract, _creation, _indexing, _reductions, _shape, _ufuncs
+
+_state = core._state
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _swap(f):
+    def reflected(self, other):
+        return f(other, self)
+    reflected.__name__ = f"__r{f.__name__}__"
+    return reflected
+
+
+def _defer_unknown(f):
+    """Binary operators return NotImplemented for operands that are not array-like (Python's protocol)."""
+    def op(self, other):
+        t = type(other)
+        if t is Array or t in (int, float, bool, complex) or isinstance(other, (Tracer, np.ndarray, np.generic)):
+            return f(self, other)
+        if hasattr(other, '__jax_array__'):
+            return f(self, other.__jax_array__())
+        return NotImplemented
+    op.__name__ = getattr(f, '__name__', 'op')
+    return op
+
+
+_BINARY = {
+    'add': _ufuncs.add, 'sub': _ufuncs.subtract, 'mul': _ufuncs.multiply, 'truediv': _ufuncs.true_divide,
+    'floordiv': _ufuncs.floor_divide, 'mod': _ufuncs.remainder, 'pow': _ufuncs.power,
+    'matmul': _contract.matmul, 'and': _ufuncs.bitwise_and, 'or': _ufuncs.bitwise_or,
+    'xor': _ufuncs.bitwise_xor, 'lshift': _ufuncs.left_shift, 'rshift': _ufuncs.right_shift,
+    'divmod': _ufuncs.divmod,
+}
+_COMPARE = {'eq': _ufuncs.equal, 'ne': _ufuncs.not_equal, 'lt': _ufuncs.less, 'le': _ufuncs.less_equal,
+            'gt': _ufuncs.greater, 'ge': _ufuncs.greater_equal}
+
+
+def _array_getitem(self, idx):
+    # Eager basic indexing of a concrete array is exactly numpy's (static ints are bounds-checked
+    # by both), so skip the lax route when nothing is traced.
+    if _state.dynamic is None:
+        t = type(idx)
+        if t is int or t is slice or (t is tuple and builtins_all(type(i) in _BASIC for i in idx)):
+            v = self._value[idx]
+            return Array(v if type(v) is np.ndarray else np.asarray(v), self.weak_type)
+    return _indexing.rewriting_take(self, idx)
+
+
+def builtins_all(it):
+    for x in it:
+        if not x:
+            return False
+    return True
+
+
+def _tracer_getitem(self, idx):
+    return _indexing.rewriting_take(self, idx)
+
+
+def _reshape(self, *args, order='C'):
+    shape = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
+    return _shape.reshape(self, shape, order)
+
+
+def _transpose(self, *args):
+    axes = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else (args or None)
+    return _shape.transpose(self, axes)
+
+
+def _astype(self, dtype, copy=False, device=None):
+    return _creation.asarray(self, dtype=dtype)
+
+
+def _tracer_item(self, *args):
+    v = self.concrete_value()
+    if v is None:
+        raise ConcretizationTypeError(self, 'item()')
+    return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).item(*args)
+
+
+def _tracer_tolist(self):
+    v = self.concrete_value()
+    if v is None:
+        raise ConcretizationTypeError(self, 'tolist()')
+    return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).tolist()
+
+
+def _squeeze(self, axis=None):
+    return _shape.squeeze(self, axis)
+
+
+def _clip(self, min=None, max=None):
+    return _ufuncs.clip(self, min, max)
+
+
+def _install(cls):
+    for name, f in _BINARY.items():
+        setattr(cls, f"__{name}__", _defer_unknown(f))
+        setattr(cls, f"__r{name}__", _defer_unknown(_swap(f)))
+    for name, f in _COMPARE.items():
+        setattr(cls, f"__{name}__", _defer_unknown(f))
+    cls.__neg__ = _ufuncs.negative
+    cls.__pos__ = _ufuncs.positive
+    cls.__abs__ = _ufuncs.absolute
+    cls.__invert__ = _ufuncs.bitwise_not
+    cls.__round__ = lambda self, ndigits=None: _ufuncs.round(self, ndigits or 0)
+    cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
+    cls.at = property(_indexing._IndexUpdateHelper)
+    cls.T = property(lambda self: _shape.transpose(self))
+    cls.mT = property(_shape.matrix_transpose)
+    cls.real = property(_ufuncs.real)
+    cls.imag = property(_ufuncs.imag)
+    cls.reshape = _reshape
+    cls.transpose = _transpose
+    cls.astype = _astype
+    cls.flatten = cls.ravel = lambda self, order='C': _shape.ravel(self, order)
+    cls.squeeze = _squeeze
+    cls.swapaxes = _shape.swapaxes
+    cls.clip = _clip
+    cls.round = lambda self, decimals=0, out=None: _ufuncs.round(self, decimals)
+    cls.conj = cls.conjugate = _ufuncs.conjugate
+    cls.dot = lambda self, b, **kw: _contract.dot(self, b, **kw)
+    cls.take = lambda self, indices, axis=None, **kw: _indexing.take(self, indices, axis, **kw)
+    cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)
+    cls.sort = lambda self, axis=-1, **kw: _shape.sort(self, axis, **kw)
+    cls.argsort = lambda self, axis=-1, **kw: _shape.argsort(self, axis, **kw)
+    cls.nonzero = lambda self, **kw: _shape.nonzero(self, **kw)
+    cls.diagonal = lambda self, offset=0, axis1=0, axis2=1: _shape.diagonal(self, offset, axis1, axis2)
+    cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _shape.trace(self, offset, axis1, axis2, dtype)
+    for name in ('sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'std', 'var', 'any', 'all',
+                 'cumsum', 'cumprod', 'ptp'):
+        setattr(cls, name, getattr(_reductions, name))
+    if cls is Tracer:
+        cls.item = _tracer_item
+        cls.tolist = _tracer_tolist
+        cls.copy = lambda self: self
+        cls.__array_priority__ = 1000
+
+
+_installed = False
+
+
+def install_array_methods():
+    """Give ``Array`` and ``Tracer`` their numpy-style operators and methods (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    _install(Array)
+    _install(Tracer)
+    _installed = True

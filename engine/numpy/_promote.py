@@ -1,0 +1,161 @@
+"""Turning ``jnp`` arguments into lax operands: checking, dtype promotion and numpy broadcasting."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ._dtypes import dtype_and_weak, promote_types_weak
+
+_SCALARS = (bool, int, float, complex)
+
+
+def is_arraylike(x) -> bool:
+    return (type(x) is Array or isinstance(x, (Tracer, np.ndarray, np.generic) + _SCALARS)
+            or hasattr(x, '__jax_array__'))
+
+
+def check_arraylike(name: str, *args):
+    for i, a in enumerate(args):
+        if not is_arraylike(a):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at "
+                            f"position {i}. Wrap lists with jnp.array(...) first.")
+
+
+def shape_of(x) -> tuple:
+    if type(x) is Array:
+        return x._value.shape
+    if isinstance(x, Tracer):
+        return x.aval.shape
+    return np.shape(x)
+
+
+def ndim_of(x) -> int:
+    return len(shape_of(x))
+
+
+def as_operand(x):
+    """An Array or Tracer for ``x`` (Python scalars stay weakly typed)."""
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    if hasattr(x, '__jax_array__'):
+        return as_operand(x.__jax_array__())
+    if type(x) in _SCALARS:
+        return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
+    check_arraylike('jnp function', x)
+    return Array(np.asarray(x))
+
+
+def convert(x, dtype: np.dtype, weak: bool = False):
+    """``x`` as ``dtype``: concrete values convert in numpy, traced ones with convert_element_type."""
+    if isinstance(x, Tracer):
+        a = x.aval
+        if a.dtype == dtype and a.weak_type == weak:
+            return x
+        return lax.convert_element_type(x, dtype, weak)
+    if type(x) is Array and x._value.dtype == dtype and x.weak_type == weak:
+        return x
+    if hasattr(x, '__jax_array__'):
+        return convert(x.__jax_array__(), dtype, weak)
+    v = core.to_numpy(x) if type(x) is Array else x
+    if isinstance(v, (int, float)) and np.dtype(dtype).kind in 'iu' and isinstance(v, int):
+        info = np.iinfo(dtype)
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
+    with np.errstate(all='ignore'):
+        return Array(np.asarray(v).astype(dtype), weak)
+
+
+def promote_dtypes(*args):
+    """Convert all args to their joint dtype (JAX lattice); weak only if the join is weak."""
+    if len(args) < 2:
+        return [as_operand(a) for a in args]
+    dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
+    return [convert(a, dtype, weak) for a in args]
+
+
+def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
+    return dtype if dtype.kind in 'fc' else np.dtype('float32')
+
+
+def promote_dtypes_inexact(*args):
+    """Promote, then move integers and bools to float32 (keeping weakness)."""
+    dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
+    dtype = to_inexact_dtype(dtype)
+    return [convert(a, dtype, weak) for a in args]
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(map(tuple, shapes))}") from None
+
+
+def broadcast_to_shape(x, shape):
+    """numpy-style broadcast of an operand to ``shape`` (trailing alignment, size-1 stretching)."""
+    xs = shape_of(x)
+    shape = tuple(shape)
+    if xs == shape:
+        return as_operand(x)
+    if len(xs) > len(shape) or any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {tuple(xs)} and requested shape {shape}")
+    lead = len(shape) - len(xs)
+    # Size-1 axes that stretch are squeezed first, so the broadcast maps real axes only.
+    stretch = [i for i, d in enumerate(xs) if d == 1 and shape[lead + i] != 1]
+    x = as_operand(x)
+    if stretch:
+        x = lax.reshape(x, [d for i, d in enumerate(xs) if i not in stretch])
+    dims = [lead + i for i in range(len(xs)) if i not in stretch]
+    return lax.broadcast_in_dim(x, shape, dims)
+
+
+def promote_shapes(*args):
+    shapes = [shape_of(a) for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return [as_operand(a) for a in args]
+    shape = broadcast_shapes(*shapes)
+    return [broadcast_to_shape(a, shape) for a in args]
+
+
+def promote_args(name: str, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(*promote_dtypes_inexact(*args))
+
+
+def canonicalize_axis(axis, ndim: int) -> int:
+    axis = int(axis) if not isinstance(axis, Tracer) else int(core.concrete_or_error(axis, 'axis'))
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def canonicalize_axes(axis, ndim: int) -> tuple:
+    """None -> all axes; int or sequence -> sorted non-negative axes (duplicates rejected)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"repeated axis in {tuple(axis)}")
+        return tuple(sorted(axes))
+    return (canonicalize_axis(axis, ndim),)
+
+
+def concrete_int(x, what: str) -> int:
+    """A Python int from a static value; traced values raise JAX's concretization error."""
+    if isinstance(x, Tracer):
+        return int(core.concrete_or_error(x, what))
+    return int(x)
+
+
+def concrete_shape(shape, what='shape') -> tuple:
+    if isinstance(shape, (int, np.integer)) or (type(shape) is Array and shape.ndim == 0) or (
+            isinstance(shape, Tracer) and shape.ndim == 0):
+        return (concrete_int(shape, what),)
+    return tuple(concrete_int(d, what) for d in shape)

@@ -1,0 +1,414 @@
+"""Reductions (sum, mean, var, max, argmax, any, ...) and cumulative scans, over any axes."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ._dtypes import to_dtype
+from ._promote import (as_operand, canonicalize_axes, canonicalize_axis, check_arraylike, convert,
+                       promote_dtypes_inexact, promote_shapes)
+
+
+def _reduce_dtype(x, dtype, promote_integers: bool):
+    """The accumulation dtype: ``dtype`` if given, else small ints and bools widen to 32 bits."""
+    if dtype is not None:
+        return core.canonical_dtype(to_dtype(dtype)), False
+    d = x.dtype
+    if promote_integers:
+        if d == np.bool_:
+            return np.dtype('int32'), x.weak_type
+        if d.kind == 'i' and d.itemsize < 4:
+            return np.dtype('int32'), x.weak_type
+        if d.kind == 'u' and d.itemsize < 4:
+            return np.dtype('uint32'), x.weak_type
+    return d, x.weak_type
+
+
+def _keep(out, axes, ndim, keepdims):
+    if not keepdims:
+        return out
+    shape = list(out.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return lax.reshape(out, shape)
+
+
+def _masked(a, where, fill):
+    if where is None:
+        return a
+    from ._ufuncs import where as where_
+    a, where = promote_shapes(a, where)
+    return where_(where, a, lax.full_like(a, fill))
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+        promote_integers: bool = True):
+    """Sum over ``axis`` (int, tuple or None for all); bools and small ints accumulate as int32.
+
+    >>> jnp.sum(jnp.ones((2, 3)), axis=1)
+    Array([3., 3.], dtype=float32)
+    """
+    check_arraylike('sum', a)
+    a = as_operand(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    d, weak = _reduce_dtype(a, dtype, promote_integers)
+    a = convert(a, d, weak)
+    a = _masked(a, where, 0)
+    res = lax.reduce_sum(a, axes) if axes else a
+    if initial is not None:
+        res = lax.add(res, lax.full_like(res, initial))
+    return _keep(res, axes, a.ndim, keepdims)
+
+
+def _reduce_prod(a, axes):
+    fn = getattr(lax, 'reduce_prod', None)
+    if fn is not None:
+        return fn(a, axes)
+    # Until lax grows reduce_prod: exp-free product by halving the axis repeatedly.
+    for ax in sorted(axes, reverse=True):
+        a = _prod_along(a, ax)
+    return a
+
+
+def _prod_along(a, axis):
+    from ._shape import moveaxis
+    a = moveaxis(a, axis, 0)
+    vals = [a[i] for i in range(a.shape[0])]
+    acc = lax.full(a.shape[1:], 1, a.dtype, a.weak_type)
+    for v in vals:
+        acc = lax.mul(acc, v)
+    return acc
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+         promote_integers: bool = True):
+    """Product over ``axis``.
+
+    >>> jnp.prod(jnp.arange(1, 5))
+    Array(24, dtype=int32)
+    """
+    check_arraylike('prod', a)
+    a = as_operand(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    d, weak = _reduce_dtype(a, dtype, promote_integers)
+    a = convert(a, d, weak)
+    a = _masked(a, where, 1)
+    res = _reduce_prod(a, axes) if axes else a
+    if initial is not None:
+        res = lax.mul(res, lax.full_like(res, initial))
+    return _keep(res, axes, a.ndim, keepdims)
+
+
+def _extreme(name, lax_fn, identity_fn):
+    def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+        check_arraylike(name, a)
+        a = as_operand(a)
+        axes = canonicalize_axes(axis, a.ndim)
+        if where is not None:
+            if initial is None:
+                raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                                 f"where mask one has to specify 'initial'")
+            a = _masked(a, where, identity_fn(a.dtype))
+        if initial is None and builtins.any(a.shape[i] == 0 for i in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+        res = lax_fn(a, axes) if axes else a
+        if initial is not None:
+            from ._ufuncs import maximum, minimum
+            res = (maximum if name in ('max', 'amax') else minimum)(res, lax.full_like(res, initial))
+        return _keep(res, axes, a.ndim, keepdims)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"``{name}`` over ``axis`` (int, tuple or None for all)."
+    return f
+
+
+def _lowest(d):
+    return -np.inf if d.kind == 'f' else (False if d.kind == 'b' else np.iinfo(d).min)
+
+
+def _highest(d):
+    return np.inf if d.kind == 'f' else (True if d.kind == 'b' else np.iinfo(d).max)
+
+
+max = amax = _extreme('max', lax.reduce_max, _lowest)
+min = amin = _extreme('min', lax.reduce_min, _highest)
+
+
+def _logical_reduce(name, lax_name, fallback):
+    def f(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+        check_arraylike(name, a)
+        a = as_operand(a)
+        if a.dtype != np.bool_:
+            a = lax.ne(a, lax.full_like(a, 0))
+        axes = canonicalize_axes(axis, a.ndim)
+        a = _masked(a, where, name == 'all')
+        fn = getattr(lax, lax_name, None) or fallback
+        res = fn(a, axes) if axes else a
+        return _keep(res, axes, a.ndim, keepdims)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Whether {'any' if name == 'any' else 'all'} elements along ``axis`` are true."
+    return f
+
+
+any = _logical_reduce('any', 'reduce_or', lax.reduce_max)
+all = _logical_reduce('all', 'reduce_and', lax.reduce_min)
+
+
+def count_nonzero(a, axis=None, keepdims: bool = False):
+    a = as_operand(a)
+    nz = lax.ne(a, lax.full_like(a, 0))
+    return sum(nz, axis=axis, dtype=np.int32, keepdims=keepdims)
+
+
+def _count(a, axes, where):
+    if where is None:
+        return int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    w = as_operand(where)
+    w = promote_shapes(w, a)[0]
+    return sum(w, axis=axes, dtype=a.dtype, keepdims=True)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
+    """Arithmetic mean over ``axis``; integer inputs give float32.
+
+    >>> jnp.mean(jnp.array([1, 2, 4]))
+    Array(2.3333333, dtype=float32)
+    """
+    check_arraylike('mean', a)
+    a = as_operand(a)
+    if dtype is not None:
+        a = convert(a, core.canonical_dtype(to_dtype(dtype)))
+    a, = promote_dtypes_inexact(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    total = sum(a, axes, keepdims=True, where=where)
+    n = _count(a, axes, where)
+    res = lax.div(total, lax.full_like(total, n)) if isinstance(n, int) else lax.div(total, n)
+    return res if keepdims else lax.reshape(res, [d for i, d in enumerate(res.shape) if i not in axes])
+
+
+def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None,
+        correction=None):
+    """Variance over ``axis``, dividing by ``N - ddof``.
+
+    >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
+    Array(1.25, dtype=float32)
+    """
+    check_arraylike('var', a)
+    if correction is not None:
+        ddof = correction
+    a = as_operand(a)
+    if dtype is not None:
+        a = convert(a, core.canonical_dtype(to_dtype(dtype)))
+    a, = promote_dtypes_inexact(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    centered = lax.sub(a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape,
+                                               tuple(range(a.ndim))))
+    sq = lax.integer_pow(centered, 2)
+    total = sum(sq, axes, keepdims=keepdims, where=where)
+    n = _count(a, axes, where)
+    if isinstance(n, int):
+        return lax.div(total, lax.full_like(total, builtins.max(n - ddof, 0)))
+    n = n if keepdims else lax.reshape(n, total.shape)
+    return lax.div(total, lax.sub(n, lax.full_like(n, ddof)))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None,
+        correction=None):
+    """Standard deviation over ``axis`` (square root of ``var``)."""
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+
+
+def ptp(a, axis=None, out=None, keepdims: bool = False):
+    return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
+    """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights."""
+    check_arraylike('average', a)
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        a = as_operand(a)
+        axes = canonicalize_axes(axis, a.ndim)
+        n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+        return (avg, lax.full_like(avg, n)) if returned else avg
+    from ._ufuncs import multiply
+    a, w = promote_dtypes_inexact(a, weights)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1:
+            raise ValueError("Axis must be specified when shapes of a and weights differ, and weights must be 1-D")
+        ax = canonicalize_axis(axis, a.ndim)
+        if w.shape[0] != a.shape[ax]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        w = lax.broadcast_in_dim(w, a.shape, (ax,))
+    wsum = sum(w, axis, keepdims=keepdims)
+    avg = lax.div(sum(multiply(a, w), axis, keepdims=keepdims), wsum)
+    return (avg, wsum) if returned else avg
+
+
+def _arg_extreme(name, lax_name, reduce_fn, cmp):
+    def f(a, axis=None, out=None, keepdims: bool = False):
+        check_arraylike(name, a)
+        a = as_operand(a)
+        if axis is None:
+            flat = lax.reshape(a, (a.size,))
+            res = _arg_along(flat, 0)
+            return lax.reshape(res, (1,) * a.ndim) if keepdims else res
+        ax = canonicalize_axis(axis, a.ndim)
+        if a.shape[ax] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        res = _arg_along(a, ax)
+        return _keep(res, (ax,), a.ndim, keepdims)
+
+    def _arg_along(a, ax):
+        if a.shape[ax] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        fn = getattr(lax, lax_name, None)
+        if fn is not None:
+            return fn(a, ax, np.dtype('int32'))
+        # Index of the first extreme (or first NaN) via an iota mask, with lax prims only.
+        ext = reduce_fn(a, (ax,))
+        kept = tuple(i for i in range(a.ndim) if i != ax)
+        hit = lax.eq(a, lax.broadcast_in_dim(ext, a.shape, kept))
+        if a.dtype.kind == 'f':
+            hit = lax.bitwise_or(hit, lax.ne(a, a))
+        iota = lax.broadcast_in_dim(Array(np.arange(a.shape[ax], dtype=np.int32)), a.shape, (ax,))
+        big = lax.full(a.shape, a.shape[ax], np.int32)
+        return lax.reduce_min(lax.select(hit, iota, big), (ax,))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Index of the {'largest' if 'max' in name else 'smallest'} element along ``axis`` (first one on ties)."
+    return f
+
+
+argmax = _arg_extreme('argmax', 'argmax', lax.reduce_max, lax.gt)
+argmin = _arg_extreme('argmin', 'argmin', lax.reduce_min, lax.lt)
+
+
+# --- NaN-ignoring variants -------------------------------------------------------------------
+
+def _nan_replaced(a, fill):
+    from ._ufuncs import isnan
+    a = as_operand(a)
+    if a.dtype.kind not in 'fc':
+        return a
+    return lax.select(isnan(a), lax.full_like(a, fill), a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    return sum(_nan_replaced(a, 0), axis, dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    return prod(_nan_replaced(a, 1), axis, dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    a = as_operand(a)
+    return max(_nan_replaced(a, _lowest(a.dtype)), axis, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    a = as_operand(a)
+    return min(_nan_replaced(a, _highest(a.dtype)), axis, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
+    from ._ufuncs import isnan, logical_not
+    a, = promote_dtypes_inexact(as_operand(a))
+    valid = logical_not(isnan(a))
+    if where is not None:
+        from ._ufuncs import logical_and
+        valid = logical_and(valid, where)
+    return mean(a, axis, dtype, keepdims=keepdims, where=valid)
+
+
+# --- cumulative ------------------------------------------------------------------------------
+
+def _cumulative(name, lax_name, np_identity):
+    def f(a, axis=None, dtype=None, out=None):
+        check_arraylike(name, a)
+        a = as_operand(a)
+        if axis is None:
+            a = lax.reshape(a, (a.size,))
+            axis = 0
+        ax = canonicalize_axis(axis, a.ndim)
+        if name in ('cumsum', 'cumprod'):
+            d, weak = _reduce_dtype(a, dtype, True)
+            a = convert(a, d, weak)
+        elif a.dtype == np.bool_ and lax_name in ('cumsum', 'cumprod'):
+            a = convert(a, np.dtype('int32'))
+        if a.shape[ax] == 0:
+            return a
+        fn = getattr(lax, lax_name)
+        return fn(a, axis=ax)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
+    return f
+
+
+cumsum = cumulative_sum = _cumulative('cumsum', 'cumsum', 0)
+cumprod = cumulative_prod = _cumulative('cumprod', 'cumprod', 1)
+cummax = _cumulative('cummax', 'cummax', None)
+cummin = _cumulative('cummin', 'cummin', None)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(_nan_replaced(a, 0), axis, dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(_nan_replaced(a, 1), axis, dtype)
+
+
+del Tracer
+
+
+# --- closeness and equality --------------------------------------------------------------------
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only themselves)."""
+    from ._promote import promote_args
+    from ._ufuncs import isinf, isnan
+    a, b = promote_args('isclose', a, b)
+    if a.dtype.kind not in 'fc':
+        return lax.eq(a, b)
+    tol = lax.add(lax.full_like(b, atol), lax.mul(lax.full_like(b, rtol), lax.abs(b)))
+    out = lax.le(lax.abs(lax.sub(a, b)), tol)
+    ai, bi = isinf(a), isinf(b)
+    out = lax.select(lax.bitwise_or(ai, bi), lax.bitwise_and(lax.bitwise_and(ai, bi), lax.eq(a, b)), out)
+    if equal_nan:
+        out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """Whether all elements are ``isclose`` (a 0-d bool array).
+
+    >>> jnp.allclose(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0 + 1e-7]))
+    Array(True, dtype=bool)
+    """
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+    """Same shape and elements (a 0-d bool array)."""
+    from ._promote import shape_of
+    from ._ufuncs import isnan, logical_and, logical_or
+    if shape_of(a1) != shape_of(a2):
+        return Array(np.asarray(False))
+    from ._promote import promote_args
+    a1, a2 = promote_args('array_equal', a1, a2)
+    eq = lax.eq(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return all(eq)
+
+
+def array_equiv(a1, a2):
+    from ._promote import promote_args
+    try:
+        a1, a2 = promote_args('array_equiv', a1, a2)
+    except ValueError:
+        return Array(np.asarray(False))
+    return all(lax.eq(a1, a2))
