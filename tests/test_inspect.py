@@ -244,3 +244,23 @@ def test_cli_failure_exit_status_and_report(tmp_path):
     assert report.error.type == 'AttributeError' and report.error.line == 3
     plain = run_cli('bad.py', cwd=tmp_path)
     assert plain.returncode == 1 and 'numpy_missing' in plain.stderr
+
+
+def test_device_tagged_prints_are_ordered_by_device():
+    code = textwrap.dedent("""\
+        import jax
+        from jax import lax
+        from engine.debug import device_context
+
+        def f(x):
+            for d in (2, 0, 1):  # devices finishing in some arbitrary order
+                with device_context(d):
+                    jax.debug.print("dev {} step {}", d, 1)
+                    jax.debug.print("dev {} step {}", d, 2)
+            return lax.sin(x)
+        """)
+    r = stack_report(code, 'f', [{'name': 'grad'}], ['0.0'])
+    assert [(p.device, p.text) for p in r.prints] == [
+        (0, 'dev 0 step 1'), (0, 'dev 0 step 2'), (1, 'dev 1 step 1'), (1, 'dev 1 step 2'),
+        (2, 'dev 2 step 1'), (2, 'dev 2 step 2')]
+    assert r.stdout.splitlines()[0] == 'dev 0 step 1'

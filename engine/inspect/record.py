@@ -285,6 +285,7 @@ class Recorder:
         self.dropped_calls = 0
         self.dropped_prints = 0
         self.write_stdout: Callable[[str], None] | None = None
+        self.device_prints: list[tuple[int, str]] = []
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -311,6 +312,19 @@ class Recorder:
     def on_print(self, text: str, device: int | None) -> None:
         if self.building:  # the debugger's replay of a call prints nothing new
             return
+        if device is not None and self.current is not None:
+            self.device_prints.append((device, text))  # ordered by device when the call ends
+            return
+        self._print(text, device)
+
+    def _flush_device_prints(self) -> None:
+        """Device lines of one call, device by device (each device's own order kept): devices run
+        concurrently, so arrival order is not reproducible, but this order is."""
+        pending, self.device_prints = self.device_prints, []
+        for device, text in sorted(pending, key=lambda p: p[0]):
+            self._print(text, device)
+
+    def _print(self, text: str, device: int | None) -> None:
         if len(self.prints) < PRINT_CAP:
             self.prints.append(DebugPrint(device=device, text=text))
         else:
@@ -350,6 +364,7 @@ class Recorder:
             seconds = time.perf_counter() - start
             self.current = None
             self.active.clear()
+            self._flush_device_prints()
         self.event(record.timings, f"run {t.label}", 'run', start, seconds, call=call_id)
         try:
             self._monitor_facts(record, rec, call_id)
