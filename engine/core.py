@@ -386,6 +386,10 @@ class Array:
             return self._value.astype(dtype)
         if copy:
             return self._value.copy()
+        # Eager fast paths (engine.numpy's operators) wrap fresh numpy results without marking
+        # them read-only, which costs as much as the arithmetic; mark them here, when handed out.
+        if self._value.flags.writeable:
+            self._value.flags.writeable = False
         return self._value
 
     def __repr__(self):
