@@ -143,7 +143,8 @@ export class Editor {
   onChange(f: (code: string) => void) { this.changeListeners.push(f); }
   onLineClick(f: (line: number) => void) { this.lineClickListeners.push(f); }
 
-  /** Underline the failing span (or line) with the error message as its hover tooltip. */
+  /** Underline the failing span (or line) with the error message as its hover tooltip.
+   *  Columns are 1-based as the report gives them; end_column is exclusive. */
   setError(err: EditorError | null) {
     const doc = this.view.state.doc;
     if (!err || err.line < 1 || err.line > doc.lines) {
@@ -153,14 +154,19 @@ export class Editor {
     }
     const line = doc.line(err.line);
     const indent = line.text.length - line.text.trimStart().length;
-    let from = line.from + Math.max(indent, err.column ?? 0);
+    const clampTo = (l: { from: number; to: number }, pos: number) => Math.max(l.from, Math.min(l.to, pos));
+    let from = err.column ? clampTo(line, line.from + err.column - 1) : line.from + indent;
     let to = line.to;
-    if (err.end_line && err.end_line >= err.line && err.end_line <= doc.lines && err.end_column != null) {
-      to = doc.line(err.end_line).from + err.end_column;
+    if (err.end_line && err.end_line >= err.line && err.end_line <= doc.lines && err.end_column) {
+      const endLine = doc.line(err.end_line);
+      to = clampTo(endLine, endLine.from + err.end_column - 1);
     }
-    from = Math.min(from, line.to);
-    if (to <= from) { from = line.from + indent; to = line.to; }
-    if (to <= from) to = Math.min(doc.length, from + 1);
+    if (to <= from) {
+      // A point at the end of the line (e.g. a missing colon): mark the last character.
+      if (from >= line.to) from = Math.max(line.from + indent, line.to - 1);
+      to = Math.min(line.to, from + 1);
+    }
+    if (to <= from) { from = line.from; to = line.to; }
     const diag: Diagnostic = { from, to, severity: "error", message: err.message };
     this.view.dispatch(setDiagnostics(this.view.state, [diag]));
     this.view.dispatch({ effects: [setErrorLine.of(err.line), EditorView.scrollIntoView(from, { y: "center" })] });

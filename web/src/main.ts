@@ -188,6 +188,8 @@ class App {
     }
     this.renderTabs();
     this.renderPanel();
+    // Completed runs, counted for automation: a test waits for this to grow.
+    this.root.dataset.runs = String(Number(this.root.dataset.runs ?? 0) + 1);
   }
 
   cancel() {

@@ -33,7 +33,7 @@ export function renderError(err: RunError, handlers: OutputHandlers): HTMLElemen
     where.push(h("button", {
       type: "button", class: "link", testid: "error-line", dataset: { line: String(err.line) },
       onclick: () => handlers.gotoLine(err.line!),
-    }, `line ${err.line}${err.column != null ? `, column ${err.column + 1}` : ""}`));
+    }, `line ${err.line}${err.column ? `, column ${err.column}` : ""}`));
   }
   if (err.layer) where.push(h("span", { class: "badge", testid: "error-layer" }, `raised under ${err.layer}`));
   const userFrames = err.traceback.filter((f) => f.user);
