@@ -61,7 +61,7 @@ newaxis = None
 
 class _ArrayMeta(type):
     def __instancecheck__(cls, obj):
-        return type(obj) is Array or isinstance(obj, Tracer)
+        return isinstance(obj, (Array, Tracer))
 
 
 class ndarray(metaclass=_ArrayMeta):

@@ -41,11 +41,11 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
             out = stack([array(o, dtype) for o in object]) if object else None
         else:
             out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
-    elif isinstance(object, Tracer) or type(object) is Array:
+    elif isinstance(object, (Tracer, Array)):
         weak = dtype is None and object.weak_type
         out = convert(object, dtype or object.dtype, weak)
-        if copy and out is object and type(object) is Array:
-            out = Array(object._value.copy(), object.weak_type)
+        if copy and out is object and isinstance(object, Array):
+            out = Array(np.array(core.to_numpy(object)), object.weak_type)
     elif type(object) in (bool, int, float, complex):
         if dtype is None:
             d, weak = dtype_and_weak(object)
@@ -67,8 +67,8 @@ def _host(x):
     """A list element as numpy (keeping nesting), so numpy builds the whole array at once."""
     if isinstance(x, (list, tuple)):
         return [_host(o) for o in x]
-    if type(x) is Array:
-        return x._value
+    if isinstance(x, Array):
+        return core.to_numpy(x)
     return x
 
 

@@ -61,6 +61,8 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
     if isinstance(x, Tracer):
         a = x.aval
         return a.dtype, a.weak_type
+    if isinstance(x, Array):
+        return x.dtype, x.weak_type
     if t is bool:
         return np.dtype('bool'), False
     if t is int:

@@ -36,8 +36,8 @@ def _static_index_value(i):
     if isinstance(i, Tracer):
         v = i.concrete_value()
         return None if v is None else np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
-    if type(i) is Array:
-        return i._value
+    if isinstance(i, Array):
+        return core.to_numpy(i)
     return np.asarray(i)
 
 
@@ -125,7 +125,7 @@ def _array_entry(i, n, axis):
                             f"at position {axis}")
         return ('scalar', i) if i.ndim == 0 else ('array', i)
     if isinstance(i, (Array, np.ndarray, np.generic)):
-        v = np.asarray(i._value if type(i) is Array else i)
+        v = core.to_numpy(i) if isinstance(i, Array) else np.asarray(i)
         if v.dtype.kind not in 'iu':
             raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
                             f"{v.dtype.name} at position {axis}")

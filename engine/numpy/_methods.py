@@ -18,26 +18,6 @@ _state = core._state
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
 
-def _swap(f):
-    def reflected(self, other):
-        return f(other, self)
-    reflected.__name__ = f"__r{f.__name__}__"
-    return reflected
-
-
-def _defer_unknown(f):
-    """Binary operators return NotImplemented for operands that are not array-like (Python's protocol)."""
-    def op(self, other):
-        t = type(other)
-        if t is Array or t in (int, float, bool, complex) or isinstance(other, (Tracer, np.ndarray, np.generic)):
-            return f(self, other)
-        if hasattr(other, '__jax_array__'):
-            return f(self, other.__jax_array__())
-        return NotImplemented
-    op.__name__ = getattr(f, '__name__', 'op')
-    return op
-
-
 _BINARY = {
     'add': _ufuncs.add, 'sub': _ufuncs.subtract, 'mul': _ufuncs.multiply, 'truediv': _ufuncs.true_divide,
     'floordiv': _ufuncs.floor_divide, 'mod': _ufuncs.remainder, 'pow': _ufuncs.power,
@@ -107,12 +87,56 @@ def _clip(self, min=None, max=None):
     return _ufuncs.clip(self, min, max)
 
 
+def _is_operand(other):
+    t = type(other)
+    return (t is Array or t in (int, float, bool, complex)
+            or isinstance(other, (Array, Tracer, np.ndarray, np.generic)))
+
+
+def _operator(f, reflected: bool):
+    """A binary dunder for ``f``: the numpy fast path first, Python's NotImplemented for operands
+    that are not arrays, else the general (traceable) path."""
+    fast = getattr(f, '_fast', None)
+    general = getattr(f, '_general', f)
+    if fast is None:
+        def op(self, other):
+            if not _is_operand(other):
+                if hasattr(other, '__jax_array__'):
+                    other = other.__jax_array__()
+                else:
+                    return NotImplemented
+            return general(other, self) if reflected else general(self, other)
+    elif reflected:
+        def op(self, other):
+            out = fast(other, self)
+            if out is not None:
+                return out
+            if not _is_operand(other):
+                if hasattr(other, '__jax_array__'):
+                    other = other.__jax_array__()
+                else:
+                    return NotImplemented
+            return general(other, self)
+    else:
+        def op(self, other):
+            out = fast(self, other)
+            if out is not None:
+                return out
+            if not _is_operand(other):
+                if hasattr(other, '__jax_array__'):
+                    other = other.__jax_array__()
+                else:
+                    return NotImplemented
+            return general(self, other)
+    return op
+
+
 def _install(cls):
     for name, f in _BINARY.items():
-        setattr(cls, f"__{name}__", _defer_unknown(f))
-        setattr(cls, f"__r{name}__", _defer_unknown(_swap(f)))
+        setattr(cls, f"__{name}__", _operator(f, False))
+        setattr(cls, f"__r{name}__", _operator(f, True))
     for name, f in _COMPARE.items():
-        setattr(cls, f"__{name}__", _defer_unknown(f))
+        setattr(cls, f"__{name}__", _operator(f, False))
     cls.__neg__ = _ufuncs.negative
     cls.__pos__ = _ufuncs.positive
     cls.__abs__ = _ufuncs.absolute

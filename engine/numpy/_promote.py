@@ -11,7 +11,7 @@ _SCALARS = (bool, int, float, complex)
 
 
 def is_arraylike(x) -> bool:
-    return (type(x) is Array or isinstance(x, (Tracer, np.ndarray, np.generic) + _SCALARS)
+    return (isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS)
             or hasattr(x, '__jax_array__'))
 
 
@@ -25,6 +25,8 @@ def check_arraylike(name: str, *args):
 def shape_of(x) -> tuple:
     if type(x) is Array:
         return x._value.shape
+    if isinstance(x, Array):
+        return x.shape
     if isinstance(x, Tracer):
         return x.aval.shape
     return np.shape(x)
@@ -36,7 +38,7 @@ def ndim_of(x) -> int:
 
 def as_operand(x):
     """An Array or Tracer for ``x`` (Python scalars stay weakly typed)."""
-    if type(x) is Array or isinstance(x, Tracer):
+    if isinstance(x, (Array, Tracer)):
         return x
     if hasattr(x, '__jax_array__'):
         return as_operand(x.__jax_array__())
@@ -53,11 +55,11 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         if a.dtype == dtype and a.weak_type == weak:
             return x
         return lax.convert_element_type(x, dtype, weak)
-    if type(x) is Array and x._value.dtype == dtype and x.weak_type == weak:
+    if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
         return x
     if hasattr(x, '__jax_array__'):
         return convert(x.__jax_array__(), dtype, weak)
-    v = core.to_numpy(x) if type(x) is Array else x
+    v = core.to_numpy(x) if isinstance(x, Array) else x
     if isinstance(v, (int, float)) and np.dtype(dtype).kind in 'iu' and isinstance(v, int):
         info = np.iinfo(dtype)
         if not info.min <= v <= info.max:
@@ -155,7 +157,7 @@ def concrete_int(x, what: str) -> int:
 
 
 def concrete_shape(shape, what='shape') -> tuple:
-    if isinstance(shape, (int, np.integer)) or (type(shape) is Array and shape.ndim == 0) or (
+    if isinstance(shape, (int, np.integer)) or (isinstance(shape, Array) and shape.ndim == 0) or (
             isinstance(shape, Tracer) and shape.ndim == 0):
         return (concrete_int(shape, what),)
     return tuple(concrete_int(d, what) for d in shape)

@@ -505,7 +505,7 @@ def _concrete_value(a, what):
                 a, f"{what} requires a concrete array because its output shape depends on the values; "
                    f"pass size= to get a fixed-size result under jit")
         return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
-    return np.asarray(core.to_numpy(a) if type(a) is Array else a)
+    return np.asarray(core.to_numpy(a) if isinstance(a, Array) else a)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):

@@ -19,6 +19,22 @@ _state = core._state
 _FAST_KINDS = frozenset('fiu')
 
 
+_new = object.__new__
+
+
+def fresh_array(value, weak_type: bool) -> Array:
+    """Wrap a numpy result that nothing else references (skips ``Array.__init__``'s checks: the
+    dtype is already canonical, and ``Array.__array__`` marks the buffer read-only when it is
+    handed out)."""
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    out = _new(Array)
+    out._value = value
+    out.weak_type = weak_type
+    out._aval = None
+    return out
+
+
 def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
     """Concrete same-dtype operands (or an array and a Python scalar of a compatible kind) -> numpy.
 
@@ -30,32 +46,29 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         tx, ty = type(x), type(y)
         if tx is Array:
             xv = x._value
+            d = xv.dtype
+            if d.kind not in kinds:
+                return None
             if ty is Array:
                 yv = y._value
-                if xv.dtype != yv.dtype or xv.dtype.kind not in kinds:
+                if yv.dtype != d:
                     return None
                 weak = x.weak_type and y.weak_type
-            elif (ty is float and xv.dtype.kind == 'f') or (ty is int and xv.dtype.kind in 'fi' and -2**31 <= y < 2**31):
-                if xv.dtype.kind not in kinds:
-                    return None
-                yv = xv.dtype.type(y)
+            elif (ty is float and d.kind == 'f') or (ty is int and d.kind in 'fi' and -2**31 <= y < 2**31):
+                yv = d.type(y)
                 weak = x.weak_type
             else:
                 return None
-        elif tx in (float, int) and ty is Array:
+        elif ty is Array and (tx is float or tx is int):
             yv = y._value
-            if not ((tx is float and yv.dtype.kind == 'f') or (tx is int and yv.dtype.kind in 'fi' and -2**31 <= x < 2**31)):
+            d = yv.dtype
+            if d.kind not in kinds or not (d.kind == 'f' or (tx is int and d.kind == 'i' and -2**31 <= x < 2**31)):
                 return None
-            if yv.dtype.kind not in kinds:
-                return None
-            xv = yv.dtype.type(x)
+            xv = d.type(x)
             weak = y.weak_type
         else:
             return None
-        out = np_fn(xv, yv)
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
-        return Array(out, False if bool_out else weak)
+        return fresh_array(np_fn(xv, yv), False if bool_out else weak)
     return fast
 
 

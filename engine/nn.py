@@ -1,0 +1,221 @@
+"""``engine.nn`` (``jax.nn``): activation functions, softmax and friends, ``one_hot``.
+
+Built from ``engine.numpy`` and ``engine.lax``, so they trace, differentiate and batch. Where JAX uses
+a custom derivative for a kink (``relu`` at 0) the formula is chosen to give the same derivative.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import lax
+from . import numpy as jnp
+from .numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
+
+
+def relu(x):
+    """``max(x, 0)``, with derivative 0 at 0 (as JAX defines it).
+
+    >>> relu(jnp.array([-1.0, 0.0, 2.0]))
+    Array([0., 0., 2.], dtype=float32)
+    """
+    x = as_operand(x)
+    return jnp.where(x > 0, x, lax.full_like(x, 0))
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``."""
+    x = as_operand(x)
+    return jnp.where(x > 0, jnp.where(x < 6, x, lax.full_like(x, 6)), lax.full_like(x, 0))
+
+
+def sigmoid(x):
+    """The logistic function ``1 / (1 + exp(-x))``."""
+    x, = promote_args_inexact('sigmoid', x)
+    return lax.logistic(x)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x))``, computed stably as ``-softplus(-x)``."""
+    x, = promote_args_inexact('log_sigmoid', x)
+    return lax.neg(softplus(lax.neg(x)))
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, stably."""
+    x, = promote_args_inexact('softplus', x)
+    return jnp.logaddexp(x, lax.full_like(x, 0))
+
+
+def soft_sign(x):
+    x, = promote_args_inexact('soft_sign', x)
+    return x / (jnp.abs(x) + 1)
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (also called swish)."""
+    x, = promote_args_inexact('silu', x)
+    return lax.mul(x, lax.logistic(x))
+
+
+swish = silu
+
+
+def hard_tanh(x):
+    x = as_operand(x)
+    return jnp.where(x > 1, lax.full_like(x, 1), jnp.where(x < -1, lax.full_like(x, -1), x))
+
+
+def hard_sigmoid(x):
+    return relu6(as_operand(x) + 3.0) / 6.0
+
+
+def hard_silu(x):
+    x = as_operand(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    x = as_operand(x)
+    return jnp.where(x >= 0, x, negative_slope * x)
+
+
+def elu(x, alpha=1.0):
+    """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise."""
+    x, = promote_args_inexact('elu', x)
+    safe = jnp.where(x > 0, lax.full_like(x, 0), x)
+    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+
+
+def celu(x, alpha=1.0):
+    x, = promote_args_inexact('celu', x)
+    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+
+
+def selu(x):
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
+
+
+def gelu(x, approximate: bool = True):
+    """Gaussian error linear unit; ``approximate=True`` (JAX's default) uses the tanh formula."""
+    x, = promote_args_inexact('gelu', x)
+    if approximate:
+        c = np.sqrt(2 / np.pi).astype(x.dtype)
+        cdf = 0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x ** 3))))
+        return x * cdf
+    return x * (lax.erf(x / np.float32(np.sqrt(2)).astype(x.dtype)) + 1) / 2
+
+
+def mish(x):
+    x, = promote_args_inexact('mish', x)
+    return x * jnp.tanh(softplus(x))
+
+
+def glu(x, axis: int = -1):
+    """Gated linear unit: first half times sigmoid of the second half along ``axis``."""
+    a, b = jnp.split(x, 2, axis)
+    return a * sigmoid(b)
+
+
+def _max_stopped(x, axis, where, initial):
+    m = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf if initial is None and where is not None else initial)
+    return lax.stop_gradient(m)
+
+
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
+    """``log(sum(b * exp(a)))`` over ``axis``, stably (shifting by the maximum).
+
+    >>> logsumexp(jnp.array([0.0, 0.0]))
+    Array(0.6931472, dtype=float32)
+    """
+    if b is not None:
+        a, b = promote_args_inexact('logsumexp', a, b)
+        a = jnp.where(b != 0, a, -jnp.inf)
+    else:
+        a, = promote_args_inexact('logsumexp', a)
+    axes = canonicalize_axes(axis, a.ndim)
+    amax = jnp.max(a, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
+    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    e = jnp.exp(a - amax)
+    if b is not None:
+        e = e * b
+    s = jnp.sum(e, axes, keepdims=keepdims, where=where)
+    sign = jnp.sign(s)
+    out = jnp.log(jnp.abs(s) if return_sign or b is not None else s)
+    out = out + (amax if keepdims else jnp.squeeze(amax, axes))
+    if return_sign:
+        return out, sign
+    if b is not None:
+        out = jnp.where(sign < 0, jnp.nan, out)
+    return out
+
+
+def softmax(x, axis=-1, where=None, initial=None):
+    """``exp(x) / sum(exp(x))`` along ``axis``, stably.
+
+    >>> softmax(jnp.array([0.0, 0.0]))
+    Array([0.5, 0.5], dtype=float32)
+    """
+    x, = promote_args_inexact('softmax', x)
+    axes = canonicalize_axes(axis, x.ndim)
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where,
+                                  initial=-np.inf if where is not None else None))
+    unnormalized = jnp.exp(x - m)
+    if where is not None:
+        unnormalized = jnp.where(where, unnormalized, 0.0)
+    return unnormalized / jnp.sum(unnormalized, axes, keepdims=True)
+
+
+def log_softmax(x, axis=-1, where=None, initial=None):
+    """``x - logsumexp(x)`` along ``axis``, stably."""
+    x, = promote_args_inexact('log_softmax', x)
+    axes = canonicalize_axes(axis, x.ndim)
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where,
+                                  initial=-np.inf if where is not None else None))
+    shifted = x - m
+    e = jnp.exp(shifted)
+    if where is not None:
+        e = jnp.where(where, e, 0.0)
+    out = shifted - jnp.log(jnp.sum(e, axes, keepdims=True))
+    return out if where is None else jnp.where(where, out, -jnp.inf)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``."""
+    x, = promote_args_inexact('standardize', x)
+    if mean is None:
+        mean = jnp.mean(x, axis, keepdims=True, where=where)
+    if variance is None:
+        variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
+    return (x - mean) * lax.rsqrt(variance + epsilon)
+
+
+normalize = standardize
+
+
+def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
+    """``x[..., None] == arange(num_classes)`` as ``dtype``; out-of-range values give all zeros.
+
+    >>> one_hot(jnp.array([0, 2]), 3)
+    Array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)
+    """
+    x = as_operand(x)
+    num_classes = int(num_classes)
+    out_ndim = x.ndim + 1
+    ax = axis % out_ndim
+    classes = lax.broadcasted_iota(x.dtype if x.dtype.kind in 'iu' else np.int32,
+                                   x.shape[:ax] + (num_classes,) + x.shape[ax:], ax)
+    xb = lax.broadcast_in_dim(x, classes.shape, tuple(i for i in range(out_ndim) if i != ax))
+    return jnp.asarray(xb == classes, dtype=dtype)
+
+
+tanh = jnp.tanh
+
+
+def identity(x):
+    return as_operand(x)
