@@ -298,8 +298,8 @@ class EvalTrace(Trace):
                     weak = False
                     break
         if primitive.multiple_results:
-            return [o if type(o) is Array else Array(o, weak) for o in outs]
-        return outs if type(outs) is Array else Array(outs, weak)
+            return [o if isinstance(o, Array) else Array(o, weak) for o in outs]
+        return outs if isinstance(outs, Array) else Array(outs, weak)
 
 
 _state = _TraceState()
@@ -553,6 +553,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), np.dtype('bool'), False)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(np.shape(x), canonical_dtype(x.dtype), False)
+    if isinstance(x, Array):  # subclasses, e.g. device-resident arrays: no need to fetch data
+        return x.aval
     if hasattr(x, '__jax_array__'):
         return get_aval(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
