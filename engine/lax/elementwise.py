@@ -240,7 +240,7 @@ def _one(x):
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
 ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
-for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, nextafter_p,
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p,
            and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
            eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     defzero(_p)

@@ -65,7 +65,8 @@ def take_along_axis(x, indices, axis):
     others = tuple(d for d in range(ndim) if d != axis)
     dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
                                    operand_batching_dims=others, start_indices_batching_dims=others)
-    return gather(x, lax.expand_dims(indices, (ndim,)), dnums, (1,) * ndim,
+    shape = core.get_aval(x).shape
+    return gather(x, lax.expand_dims(indices, (ndim,)), dnums, tuple(min(1, n) for n in shape),
                   mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
