@@ -16,3 +16,6 @@ from .api import (jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jac
 from .config import config, disable_jit  # noqa: F401
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .parallel import (pmap, devices, local_devices, device_count, local_device_count,  # noqa: F401
+                       device_put, device_put_replicated, device_put_sharded, process_index,
+                       process_count)

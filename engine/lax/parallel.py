@@ -1,0 +1,560 @@
+"""Collectives over named axes: ``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
+``psum_scatter``, ``ppermute``, ``all_to_all``, ``axis_index``.
+
+An axis name is bound either by ``vmap(..., axis_name=)`` or by ``pmap``. Under ``vmap`` the batch
+rules below do the work on the batch dimension; under ``pmap`` the primitives stay in the staged
+program and their implementation runs between the device processes
+(``engine.parallel.collectives``). A value that a ``vmap`` does not batch reaches the
+implementation directly, which applies the unmapped semantics (``psum`` of it is ``size * x``).
+
+>>> vmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(1., 4.))
+Array([0.16666667, 0.33333334, 0.5       ], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..batching import not_mapped
+from ..core import Array, Primitive, ShapedArray
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ['psum', 'pmean', 'pmax', 'pmin', 'all_gather', 'psum_scatter', 'ppermute', 'pshuffle',
+           'all_to_all', 'axis_index', 'axis_size']
+
+# ---------------------------------------------------------------------------------------------
+# Axis environment: which names are bound, and how big they are.
+
+_pmap_axes: list[tuple[object, int]] = []  # pushed while pmap traces or transforms its body
+
+
+@contextmanager
+def extend_axis_env(name, size: int):
+    """Bind ``name`` to an axis of ``size`` while a pmap body is traced."""
+    _pmap_axes.append((name, int(size)))
+    try:
+        yield
+    finally:
+        _pmap_axes.pop()
+
+
+def _vmap_frames() -> dict:
+    """Named vmap axes active now (innermost wins): ``name -> (size, main)``."""
+    frames = {}
+    for main in core._state.stack:
+        frame = main.global_data
+        if isinstance(frame, batching.AxisFrame) and frame.name is not None:
+            frames[frame.name] = (frame.size, main)
+    return frames
+
+
+def _device_context():
+    from ..parallel import collectives
+    return collectives.current()
+
+
+def axis_size(axis_name) -> int:
+    """The size of a named axis (the product for a tuple of names)."""
+    size = 1
+    frames = _vmap_frames()
+    ctx = _device_context()
+    for name in _names(axis_name):
+        if name in frames:
+            size *= frames[name][0]
+            continue
+        for n, s in reversed(_pmap_axes):
+            if n == name:
+                size *= s
+                break
+        else:
+            if ctx is not None and ctx.has_axis(name):
+                size *= ctx.axis_size(name)
+            else:
+                raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
+                                f"by pmap) are available to collective operations: "
+                                f"{sorted(map(str, _bound_names()))}")
+    return size
+
+
+def _bound_names():
+    names = set(_vmap_frames()) | {n for n, _ in _pmap_axes}
+    ctx = _device_context()
+    if ctx is not None:
+        names |= set(ctx.axis_names())
+    return names
+
+
+def _names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Primitives. Every collective carries ``axes`` (a tuple of names); shape-changing ones also carry
+# ``axis_size`` so that abstract evaluation needs no environment.
+
+psum_p = Primitive('psum', multiple_results=True)
+pmax_p = Primitive('pmax')
+pmin_p = Primitive('pmin')
+all_gather_p = Primitive('all_gather')
+psum_scatter_p = Primitive('reduce_scatter')
+ppermute_p = Primitive('ppermute')
+all_to_all_p = Primitive('all_to_all')
+axis_index_p = Primitive('axis_index')
+
+collective_primitives = (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p,
+                         all_to_all_p, axis_index_p)
+
+psum_p.def_abstract_eval(lambda *avals, axes: [a.update(weak_type=a.weak_type) for a in avals])
+pmax_p.def_abstract_eval(lambda x, *, axes: x)
+pmin_p.def_abstract_eval(lambda x, *, axes: x)
+ppermute_p.def_abstract_eval(lambda x, *, axes, perm: x)
+axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_abstract(x, *, axes, axis_size, all_gather_dimension, tiled):
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return x.update(shape=tuple(shape), weak_type=False)
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
+    shape = list(x.shape)
+    if tiled:
+        if shape[scatter_dimension] % axis_size:
+            raise ValueError(f"psum_scatter: dimension {scatter_dimension} of size "
+                             f"{shape[scatter_dimension]} is not divisible by the axis size {axis_size}")
+        shape[scatter_dimension] //= axis_size
+    else:
+        if shape[scatter_dimension] != axis_size:
+            raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size "
+                             f"{shape[scatter_dimension]} but the axis size is {axis_size} (use tiled=True "
+                             f"to scatter a dimension that is a multiple of it)")
+        del shape[scatter_dimension]
+    return x.update(shape=tuple(shape), weak_type=False)
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis):
+    shape = list(x.shape)
+    if shape[split_axis] % axis_size:
+        raise ValueError(f"all_to_all: split axis {split_axis} of size {shape[split_axis]} is not "
+                         f"divisible by the axis size {axis_size}")
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return x.update(shape=tuple(shape), weak_type=False)
+
+
+# --- implementations: unmapped semantics for vmap names, device exchange for pmap names -------
+
+def _split_axes(axes):
+    frames = _vmap_frames()
+    vm = tuple(a for a in axes if a in frames)
+    rest = tuple(a for a in axes if a not in frames)
+    return math.prod(frames[a][0] for a in vm), vm, rest
+
+
+def _on_devices(kind, x, axes, **params):
+    ctx = _device_context()
+    missing = [a for a in axes if ctx is None or not ctx.has_axis(a)]
+    if missing:
+        raise NameError(f"unbound axis name: {missing[0]}. Collectives need an enclosing pmap or "
+                        f"vmap(..., axis_name=) that binds it.")
+    return ctx.collective(kind, x, axes, **params)
+
+
+@psum_p.def_impl
+def _psum_impl(*xs, axes):
+    size, vm, rest = _split_axes(axes)
+    outs = [np.asarray(x * np.asarray(size, x.dtype)) if vm else x for x in xs]
+    if rest:
+        outs = [_on_devices('psum', x, rest) for x in outs]
+    return outs
+
+
+def _chooser_impl(kind):
+    def impl(x, *, axes):
+        _, vm, rest = _split_axes(axes)
+        return _on_devices(kind, x, rest) if rest else x
+    return impl
+
+
+pmax_p.def_impl(_chooser_impl('pmax'))
+pmin_p.def_impl(_chooser_impl('pmin'))
+
+
+@all_gather_p.def_impl
+def _all_gather_impl(x, *, axes, axis_size, all_gather_dimension, tiled):
+    size, vm, rest = _split_axes(axes)
+    if vm and rest:
+        raise NotImplementedError("all_gather over a vmap axis and a pmap axis at once")
+    if vm:
+        stacked = np.stack([x] * size, axis=all_gather_dimension)
+        if tiled:
+            shape = list(x.shape)
+            shape[all_gather_dimension] *= size
+            stacked = stacked.reshape(shape)
+        return stacked
+    return _on_devices('all_gather', x, rest, axis=all_gather_dimension, tiled=tiled)
+
+
+@psum_scatter_p.def_impl
+def _psum_scatter_impl(x, *, axes, axis_size, scatter_dimension, tiled):
+    _, vm, rest = _split_axes(axes)
+    if vm:
+        raise NotImplementedError("psum_scatter of a value that its vmap axis does not batch")
+    return _on_devices('psum_scatter', x, rest, axis=scatter_dimension, tiled=tiled)
+
+
+@ppermute_p.def_impl
+def _ppermute_impl(x, *, axes, perm):
+    _, vm, rest = _split_axes(axes)
+    if vm:
+        raise NotImplementedError("ppermute of a value that its vmap axis does not batch")
+    return _on_devices('ppermute', x, rest, perm=perm)
+
+
+@all_to_all_p.def_impl
+def _all_to_all_impl(x, *, axes, axis_size, split_axis, concat_axis):
+    _, vm, rest = _split_axes(axes)
+    if vm:
+        raise NotImplementedError("all_to_all of a value that its vmap axis does not batch")
+    return _on_devices('all_to_all', x, rest, split_axis=split_axis, concat_axis=concat_axis)
+
+
+@axis_index_p.def_impl
+def _axis_index_impl(*, axis_name):
+    return np.asarray(_on_devices('axis_index', None, _names(axis_name)), np.int32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differentiation: all but pmax/pmin are linear; transposes follow JAX.
+
+def _psum_jvp(primals, tangents, *, axes):
+    outs = psum_p.bind(*primals, axes=axes)
+    nz = [type(t) is not ad.Zero for t in tangents]
+    t_outs = psum_p.bind(*[t for t in tangents if type(t) is not ad.Zero], axes=axes) if any(nz) else []
+    it = iter(t_outs)
+    return outs, [next(it) if n else ad.Zero(t.aval) for n, t in zip(nz, tangents)]
+
+
+def _psum_transpose(cts, *args, axes):
+    nz = [type(c) is not ad.Zero for c in cts]
+    outs = iter(psum_p.bind(*[c for c in cts if type(c) is not ad.Zero], axes=axes) if any(nz) else [])
+    return [next(outs) if n else None for n in nz]
+
+
+ad.jvp_rules[psum_p] = _psum_jvp
+ad.transpose_rules[psum_p] = _psum_transpose
+
+
+def _chooser_jvp(prim):
+    def rule(primals, tangents, *, axes):
+        from . import api as lax
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axes=axes)
+        mask = lax.convert_element_type(lax.eq(x, out), core.get_aval(x).dtype)
+        num, den = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), mask, axes=axes)
+        return out, lax.div(num, den)
+    return rule
+
+
+ad.jvp_rules[pmax_p] = _chooser_jvp(pmax_p)
+ad.jvp_rules[pmin_p] = _chooser_jvp(pmin_p)
+
+
+def _linear(prim, transpose):
+    def jvp(primals, tangents, **params):
+        (t,) = tangents
+        out = prim.bind(*primals, **params)
+        if type(t) is ad.Zero:
+            return out, ad.Zero(core.get_aval(out))
+        return out, prim.bind(t, **params)
+    ad.jvp_rules[prim] = jvp
+    ad.transpose_rules[prim] = lambda ct, x, **params: [transpose(ad.instantiate_zeros(ct), **params)]
+
+
+_linear(all_gather_p, lambda ct, *, axes, axis_size, all_gather_dimension, tiled: psum_scatter_p.bind(
+    ct, axes=axes, axis_size=axis_size, scatter_dimension=all_gather_dimension, tiled=tiled))
+_linear(psum_scatter_p, lambda ct, *, axes, axis_size, scatter_dimension, tiled: all_gather_p.bind(
+    ct, axes=axes, axis_size=axis_size, all_gather_dimension=scatter_dimension, tiled=tiled))
+_linear(ppermute_p, lambda ct, *, axes, perm: ppermute_p.bind(
+    ct, axes=axes, perm=tuple((d, s) for s, d in perm)))
+_linear(all_to_all_p, lambda ct, *, axes, axis_size, split_axis, concat_axis: all_to_all_p.bind(
+    ct, axes=axes, axis_size=axis_size, split_axis=concat_axis, concat_axis=split_axis))
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching: when the vmap's own axis is named, the collective acts on the batch dimension; a
+# collective over another axis passes through with its positional params shifted.
+
+def _vmap_axis_name():
+    trace = batching.current_batch_trace()
+    return None if trace is None else trace.axis_name
+
+
+def _front(v, d, size):
+    return batching.bdim_at_front(v, d, size)
+
+
+def _psum_batch(size, vals, dims, *, axes):
+    from . import api as lax
+    name = _vmap_axis_name()
+    if name not in axes:
+        return psum_p.bind(*vals, axes=axes), list(dims)
+    outs = []
+    for v, d in zip(vals, dims):
+        if d is not_mapped:
+            outs.append(lax.mul(v, lax.full_like(v, size)))
+        else:
+            outs.append(lax.reduce_sum(v, (d,)))
+    rest = tuple(a for a in axes if a != name)
+    if rest:
+        outs = psum_p.bind(*outs, axes=rest)
+    return outs, [not_mapped] * len(outs)
+
+
+def _chooser_batch(prim, reduce):
+    def rule(size, vals, dims, *, axes):
+        (v,), (d,) = vals, dims
+        name = _vmap_axis_name()
+        if name not in axes:
+            return prim.bind(v, axes=axes), d
+        out = v if d is not_mapped else reduce(v, (d,))
+        rest = tuple(a for a in axes if a != name)
+        return (prim.bind(out, axes=rest) if rest else out), not_mapped
+    return rule
+
+
+def _only_this_axis(axes, name, what):
+    if name in axes and len(axes) > 1:
+        raise NotImplementedError(f"{what} over a vmap axis together with other axes {axes}")
+    return name in axes
+
+
+def _all_gather_batch(size, vals, dims, *, axes, axis_size, all_gather_dimension, tiled):
+    from . import api as lax
+    (v,), (d,) = vals, dims
+    ad_ = all_gather_dimension
+    if not _only_this_axis(axes, _vmap_axis_name(), 'all_gather'):
+        out = all_gather_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
+                                all_gather_dimension=ad_ + 1, tiled=tiled)
+        return out, 0
+    x = batching.moveaxis(_front(v, d, size), 0, ad_)
+    if tiled:
+        shape = list(core.get_aval(x).shape)
+        shape[ad_:ad_ + 2] = [shape[ad_] * shape[ad_ + 1]]
+        x = lax.reshape(x, shape)
+    return x, not_mapped
+
+
+def _psum_scatter_batch(size, vals, dims, *, axes, axis_size, scatter_dimension, tiled):
+    from . import api as lax
+    (v,), (d,) = vals, dims
+    sd = scatter_dimension
+    if not _only_this_axis(axes, _vmap_axis_name(), 'psum_scatter'):
+        out = psum_scatter_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
+                                  scatter_dimension=sd + 1, tiled=tiled)
+        return out, 0
+    total = lax.reduce_sum(_front(v, d, size), (0,))
+    if not tiled:
+        return total, sd
+    shape = list(core.get_aval(total).shape)
+    shape[sd:sd + 1] = [size, shape[sd] // size]
+    return lax.reshape(total, shape), sd
+
+
+def _ppermute_batch(size, vals, dims, *, axes, perm):
+    from . import api as lax
+    (v,), (d,) = vals, dims
+    if not _only_this_axis(axes, _vmap_axis_name(), 'ppermute'):
+        return ppermute_p.bind(v, axes=axes, perm=perm), d
+    x = _front(v, d, size)
+    aval = core.get_aval(x)
+    sel = np.zeros((size, size), aval.dtype)  # out[dst] = x[src]: a one-hot matrix product
+    for src, dst in perm:
+        sel[dst, src] = 1
+    return lax.dot_general(Array(sel), x, (((1,), (0,)), ((), ()))), 0
+
+
+def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis):
+    from . import api as lax
+    (v,), (d,) = vals, dims
+    if not _only_this_axis(axes, _vmap_axis_name(), 'all_to_all'):
+        out = all_to_all_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
+                                split_axis=split_axis + 1, concat_axis=concat_axis + 1)
+        return out, 0
+    x = _front(v, d, size)                       # (j, *s): j is the source index
+    s = list(core.get_aval(x).shape[1:])
+    chunk = s[split_axis] // size
+    x = lax.reshape(x, (size, *s[:split_axis], size, chunk, *s[split_axis + 1:]))
+    x = batching.moveaxis(x, 1 + split_axis, 0)  # (i, j, *r): i the destination
+    r = s[:split_axis] + [chunk] + s[split_axis + 1:]
+    k = len(r)
+    perm = [0] + [2 + q for q in range(concat_axis)] + [1] + [2 + q for q in range(concat_axis, k)]
+    x = lax.transpose(x, perm)
+    new_r = list(r)
+    new_r[concat_axis] *= size
+    return lax.reshape(x, (size, *new_r)), 0
+
+
+batching.batch_rules[psum_p] = _psum_batch
+batching.batch_rules[pmax_p] = _chooser_batch(pmax_p, lambda v, a: _lax().reduce_max(v, a))
+batching.batch_rules[pmin_p] = _chooser_batch(pmin_p, lambda v, a: _lax().reduce_min(v, a))
+batching.batch_rules[all_gather_p] = _all_gather_batch
+batching.batch_rules[psum_scatter_p] = _psum_scatter_batch
+batching.batch_rules[ppermute_p] = _ppermute_batch
+batching.batch_rules[all_to_all_p] = _all_to_all_batch
+
+
+def _lax():
+    from . import api
+    return api
+
+
+# ---------------------------------------------------------------------------------------------
+# Public wrappers (jax.lax signatures).
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum ``x`` (a pytree) over the named axis; every member receives the total.
+
+    >>> pmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(4.))
+    Array([0.        , 0.16666667, 0.33333334, 0.5       ], dtype=float32)
+    """
+    _no_groups(axis_index_groups)
+    leaves, tree = tree_flatten(x)
+    if not leaves:
+        return x
+    return tree_unflatten(tree, psum_p.bind(*leaves, axes=_names(axis_name)))
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of ``x`` over the named axis."""
+    _no_groups(axis_index_groups)
+    n = axis_size(axis_name)
+    return tree_map(lambda v: _lax().div(v, _lax().full_like(v, n)), psum(x, axis_name))
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """Maximum of ``x`` over the named axis."""
+    _no_groups(axis_index_groups)
+    return tree_map(lambda v: pmax_p.bind(v, axes=_names(axis_name)), x)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """Minimum of ``x`` over the named axis."""
+    _no_groups(axis_index_groups)
+    return tree_map(lambda v: pmin_p.bind(v, axes=_names(axis_name)), x)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every member receives all members' ``x``, stacked at ``axis`` (concatenated if ``tiled``).
+
+    >>> pmap(lambda x: all_gather(x, 'i'), axis_name='i')(jnp.arange(2.))
+    Array([[0., 1.],
+           [0., 1.]], dtype=float32)
+    """
+    _no_groups(axis_index_groups)
+    n = axis_size(axis_name)
+
+    def one(v):
+        nd = core.get_aval(v).ndim
+        dim = axis % (nd + (0 if tiled else 1)) if (nd or not tiled) else axis
+        return all_gather_p.bind(v, axes=_names(axis_name), axis_size=n,
+                                 all_gather_dimension=int(dim), tiled=bool(tiled))
+    return tree_map(one, x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """``psum`` whose result is split along ``scatter_dimension``: member ``i`` keeps piece ``i``."""
+    _no_groups(axis_index_groups)
+    n = axis_size(axis_name)
+
+    def one(v):
+        dim = scatter_dimension % core.get_aval(v).ndim
+        return psum_scatter_p.bind(v, axes=_names(axis_name), axis_size=n, scatter_dimension=int(dim),
+                                   tiled=bool(tiled))
+    return tree_map(one, x)
+
+
+def ppermute(x, axis_name, perm):
+    """Send ``x`` from member ``src`` to member ``dst`` for each ``(src, dst)`` in ``perm``;
+    members that receive nothing get zeros.
+
+    >>> pmap(lambda x: ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
+    Array([1., 0.], dtype=float32)
+    """
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    n = axis_size(axis_name)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(f"ppermute sources and destinations must be unique, got perm={perm}")
+    if any(not 0 <= i < n for i in srcs + dsts):
+        raise ValueError(f"ppermute perm={perm} has indices outside the axis of size {n}")
+    return tree_map(lambda v: ppermute_p.bind(v, axes=_names(axis_name), perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """Member ``i`` receives the value of member ``perm[i]``."""
+    return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(perm)])
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Split ``split_axis`` into one piece per member, send piece ``j`` to member ``j``, and
+    concatenate what arrives along ``concat_axis`` (untiled: the split axis must have the axis
+    size; it is removed and a new axis of that size appears at ``concat_axis``)."""
+    _no_groups(axis_index_groups)
+    n = axis_size(axis_name)
+    lax = _lax()
+
+    def one(v):
+        nd = core.get_aval(v).ndim
+        split, concat = split_axis % nd, concat_axis % (nd if tiled else nd)
+        if tiled:
+            if core.get_aval(v).shape[split] % n:
+                raise ValueError(f"all_to_all: the split axis has size {core.get_aval(v).shape[split]}, "
+                                 f"not divisible by the axis size {n}")
+            return all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split,
+                                     concat_axis=concat)
+        if core.get_aval(v).shape[split] != n:
+            raise ValueError(f"all_to_all: the split axis has size {core.get_aval(v).shape[split]} but "
+                             f"the axis {axis_name!r} has size {n} (pass tiled=True to split it in chunks)")
+        if split < concat:
+            concat += 1
+            v = lax.expand_dims(v, (concat,))
+        elif split > concat:
+            v = lax.expand_dims(v, (concat,))
+            split += 1
+        out = all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split,
+                                concat_axis=concat)
+        return lax.squeeze(out, (split,)) if split != concat else out
+    return tree_map(one, x)
+
+
+def axis_index(axis_name):
+    """This member's index along the named axis (an int32 scalar).
+
+    >>> pmap(lambda x: x + axis_index('i'), axis_name='i')(jnp.zeros(3))
+    Array([0., 1., 2.], dtype=float32)
+    """
+    names = _names(axis_name)
+    frames = _vmap_frames()
+    if len(names) == 1 and names[0] in frames:
+        size, main = frames[names[0]]
+        return batching.BatchTracer(batching.BatchTrace(main), Array(np.arange(size, dtype=np.int32)), 0)
+    if any(n in frames for n in names):
+        raise NotImplementedError("axis_index over a vmap axis together with other axes")
+    axis_size(axis_name)  # raises NameError for unbound names
+    return axis_index_p.bind(axis_name=names if len(names) > 1 else names[0])
+
+
+def _no_groups(groups):
+    if groups is not None:
+        raise NotImplementedError("axis_index_groups is not supported")

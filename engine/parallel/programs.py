@@ -1,0 +1,139 @@
+"""Programs shipped to devices: a closed per-device jaxpr, pickled once and cached by the workers
+under a hash of its bytes.
+
+Primitives are pickled by reference (name and identity in the host), because the rule tables are
+keyed by the primitive objects: the forked worker has the very same objects. Modules the host
+imported later are imported by the worker before unpickling. A program that cannot be pickled
+(a parameter holding a lambda, say) is instead inherited: the pool is re-forked with it in memory.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import pickle
+import sys
+
+import numpy as np
+
+from .. import core
+from ..ir import ClosedJaxpr, Jaxpr, eval_jaxpr, subjaxprs
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        if isinstance(obj, core.Primitive):
+            return _primitive_ref, (obj.name, id(obj))
+        return NotImplemented
+
+
+_registry: dict[int, core.Primitive] | None = None
+
+
+def _all_primitives():
+    from .. import ad, batching
+    seen = {}
+    for table in (core.impl_rules, core.abstract_eval_rules, ad.jvp_rules, ad.transpose_rules,
+                  batching.batch_rules):
+        for p in table:
+            seen[id(p)] = p
+    return seen
+
+
+def _primitive_ref(name: str, host_id: int):
+    global _registry
+    if _registry is None or host_id not in _registry:
+        _registry = _all_primitives()
+    p = _registry.get(host_id)
+    if p is not None and p.name == name:
+        return p
+    matches = [p for p in _registry.values() if p.name == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise RuntimeError(f"primitive {name!r} is unknown to the device process")
+
+
+def dumps(closed: ClosedJaxpr) -> tuple[str, bytes]:
+    """``(key, payload)``: the engine modules the host has imported, then the program. Raises
+    ``pickle.PicklingError``/``TypeError``/``AttributeError`` when the program is not picklable."""
+    buf = io.BytesIO()
+    pickler = _Pickler(buf, pickle.HIGHEST_PROTOCOL)
+    pickler.dump(sorted(m for m in list(sys.modules) if m.startswith('engine')))
+    pickler.dump(closed)
+    payload = buf.getvalue()
+    return hashlib.blake2b(payload, digest_size=12).hexdigest(), payload
+
+
+def loads(payload: bytes) -> ClosedJaxpr:
+    from .worker import import_modules
+    global _registry
+    unpickler = pickle.Unpickler(io.BytesIO(payload))  # one unpickler: the two share a memo
+    modules = unpickler.load()
+    missing = [m for m in modules if m not in sys.modules]
+    if missing:
+        import_modules(missing)
+        _registry = None
+    return unpickler.load()
+
+
+def execute(closed: ClosedJaxpr, args) -> list:
+    outs = eval_jaxpr(closed.jaxpr, args, closed.consts)
+    return [core.to_numpy(o) for o in outs]
+
+
+# ---------------------------------------------------------------------------------------------
+# What a program needs from the runtime: the device mesh and the size of an exchange slot.
+
+def _eqns(jaxpr: Jaxpr, pmap_p):
+    """Equations of ``jaxpr`` and of its non-pmap sub-jaxprs (jit bodies...)."""
+    for eqn in jaxpr.eqns:
+        yield eqn
+        if eqn.primitive is not pmap_p:
+            for sub in subjaxprs(eqn):
+                yield from _eqns(sub, pmap_p)
+
+
+def mesh_for(closed: ClosedJaxpr, axis_size: int, device_count: int) -> tuple[int, ...]:
+    """Outer axis first; a nested pmap gets its own mesh dimension when all pmaps at that depth
+    agree on the size and the devices suffice (else it runs as a vmap on each device)."""
+    from .pmap import pmap_p
+    mesh = [axis_size]
+    level = [closed.jaxpr]
+    while True:
+        inner = [e for j in level for e in _eqns(j, pmap_p) if e.primitive is pmap_p]
+        sizes = {e.params['axis_size'] for e in inner}
+        if len(sizes) != 1:
+            break
+        s = sizes.pop()
+        if math.prod(mesh) * s > device_count:
+            break
+        mesh.append(s)
+        level = [e.params['jaxpr'].jaxpr for e in inner]
+    return tuple(mesh)
+
+
+def slot_bytes_for(closed: ClosedJaxpr, mesh) -> int:
+    """The largest operand any collective of the program exchanges (batched sizes included for
+    nested pmaps that run as vmaps), and the outputs gathered by nested pmaps."""
+    from ..lax.parallel import collective_primitives
+    from .pmap import pmap_p
+
+    def nbytes(aval, factor):
+        return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize * factor
+
+    def walk(jaxpr, depth, factor):
+        best = 0
+        for eqn in _eqns(jaxpr, pmap_p):
+            if eqn.primitive in collective_primitives:
+                for x in eqn.inputs:
+                    best = max(best, nbytes(x.aval, factor))
+            elif eqn.primitive is pmap_p:
+                body = eqn.params['jaxpr'].jaxpr
+                if depth < len(mesh) and mesh[depth] == eqn.params['axis_size']:
+                    for v in body.outs:
+                        best = max(best, nbytes(v.aval, factor))
+                    best = max(best, walk(body, depth + 1, factor))
+                else:
+                    best = max(best, walk(body, depth + 1, factor * eqn.params['axis_size']))
+        return best
+    return max(64, (walk(closed.jaxpr, 1, 1) + 63) // 64 * 64)

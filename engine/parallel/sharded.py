@@ -1,0 +1,198 @@
+"""Arrays whose data lives on devices: ``pmap`` results and ``device_put*`` values.
+
+A ``ShardedArray`` is an ``Array`` whose numpy value is fetched from the devices' memory the first
+time it is read (printing reads it, and it prints like any ``Array``, as in JAX). Passed back to a
+``pmap`` with the same layout, its shards are used where they are, with no transfer.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core
+from ..core import Array, ShapedArray
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from . import topology as _devices
+from .runtime import Buffer, get_runtime
+
+
+class Shard:
+    """One device's piece of a sharded array (JAX's ``addressable_shards`` items)."""
+    __slots__ = ('device', 'index', '_buffer', '_owner')
+
+    def __init__(self, device, index, buffer, owner):
+        self.device, self.index, self._buffer, self._owner = device, index, buffer, owner
+
+    @property
+    def data(self) -> Array:
+        return Array(self._buffer.read(), self._owner.weak_type)
+
+    def __repr__(self):
+        return f"Shard(device={self.device!r}, index={self.index}, shape={self._buffer.shape})"
+
+
+class ShardedArray(Array):
+    """An array split along ``axis`` over devices (one shard per device), or, with ``axis=None``,
+    held whole by one device."""
+    __slots__ = ('_buffers', '_axis', '_aval', '_cache')
+
+    def __init__(self, buffers: list[Buffer], axis, aval: ShapedArray):
+        self._buffers = list(buffers)
+        self._axis = axis
+        self._aval = aval
+        self._cache = None
+        self.weak_type = aval.weak_type
+
+    @property
+    def _value(self) -> np.ndarray:
+        value = self._cache
+        if value is None:
+            if self._axis is None:
+                value = self._buffers[0].read()
+            else:
+                value = np.empty(self._aval.shape, self._aval.dtype)
+                moved = np.moveaxis(value, self._axis, 0)
+                for i, b in enumerate(self._buffers):
+                    moved[i] = b.view()
+            value.flags.writeable = False
+            self._cache = value
+        return value
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: len(self._aval.shape))
+    size = property(lambda self: self._aval.size)
+    nbytes = property(lambda self: self._aval.size * self._aval.dtype.itemsize)
+
+    def __jax_array__(self):
+        return Array(self._value, self.weak_type)
+
+    def devices(self):
+        return {_devices.get_device(b.device) for b in self._buffers}
+
+    @property
+    def device_ids(self) -> list[int]:
+        return [b.device for b in self._buffers]
+
+    @property
+    def addressable_shards(self):
+        if self._axis is None:
+            return [Shard(_devices.get_device(self._buffers[0].device), (), self._buffers[0], self)]
+        out = []
+        for i, b in enumerate(self._buffers):
+            index = [slice(None)] * self.ndim
+            index[self._axis] = slice(i, i + 1)
+            out.append(Shard(_devices.get_device(b.device), tuple(index), b, self))
+        return out
+
+    @property
+    def is_fully_replicated(self):
+        return self._axis is None
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    def block_until_ready(self):
+        return self
+
+    def __reduce__(self):
+        return (Array, (np.array(self._value), self.weak_type))
+
+
+def from_buffers(buffers, axis, aval) -> ShardedArray:
+    return ShardedArray(buffers, axis, aval)
+
+
+def _device_id(device) -> int:
+    if device is None:
+        return 0
+    if isinstance(device, _devices.Device):
+        return device.id
+    return int(device)
+
+
+def _canonical(x) -> np.ndarray:
+    return core.to_numpy(x) if not isinstance(x, np.ndarray) else core._canonical_np(x)
+
+
+def device_put(x, device=None, *, donate=False, may_alias=None):
+    """Put ``x`` (a pytree) on ``device`` (default: device 0); the result stays there until read.
+
+    >>> y = device_put(jnp.ones(3), devices()[1])
+    >>> y.devices()
+    {CpuDevice(id=1)}
+    """
+    if device is not None and not isinstance(device, (_devices.Device, int)):
+        raise TypeError(f"device_put: expected a Device, got {device!r} (shardings are not supported)")
+    dev = _device_id(device)
+    if not 0 <= dev < _devices.device_count():
+        raise ValueError(f"device_put: no device {dev}; there are {_devices.device_count()}")
+    rt = get_runtime()
+
+    def put(v):
+        if isinstance(v, ShardedArray) and v._axis is None and v._buffers[0].device == dev:
+            return v
+        aval = core.get_aval(v)
+        return ShardedArray([rt.put(dev, _canonical(v))], None, aval)
+    return tree_map(put, x)
+
+
+def _device_list(devices, n=None):
+    if devices is None:
+        raise TypeError("a list of devices is required")
+    ids = [_device_id(d) for d in devices]
+    if not ids:
+        raise ValueError("the list of devices is empty")
+    if n is not None and len(ids) != n:
+        raise ValueError(f"{n} shards but {len(ids)} devices")
+    return ids
+
+
+def device_put_replicated(x, devices):
+    """Copy ``x`` (a pytree) to each of ``devices``: a new leading axis of that length, whose row
+    ``i`` lives on ``devices[i]``.
+
+    >>> device_put_replicated(jnp.ones(2), devices()[:3]).shape
+    (3, 2)
+    """
+    ids = _device_list(devices)
+    rt = get_runtime()
+
+    def put(v):
+        value = _canonical(v)
+        aval = core.get_aval(v)
+        return ShardedArray([rt.put(d, value) for d in ids], 0,
+                            ShapedArray((len(ids), *aval.shape), aval.dtype, aval.weak_type))
+    return tree_map(put, x)
+
+
+def device_put_sharded(shards, devices):
+    """Put ``shards[i]`` (pytrees of one structure) on ``devices[i]``; the leaves are stacked
+    along a new leading axis.
+
+    >>> device_put_sharded([jnp.zeros(2), jnp.ones(2)], devices()[:2])
+    Array([[0., 0.],
+           [1., 1.]], dtype=float32)
+    """
+    ids = _device_list(devices, len(shards))
+    rt = get_runtime()
+    flats = [tree_flatten(s) for s in shards]
+    tree = flats[0][1]
+    for _, t in flats[1:]:
+        if t != tree:
+            raise ValueError(f"device_put_sharded: shards have different structures: {tree} vs {t}")
+    outs = []
+    for k in range(len(flats[0][0])):
+        leaves = [f[0][k] for f in flats]
+        avals = [core.get_aval(v) for v in leaves]
+        if any(a.shape != avals[0].shape or a.dtype != avals[0].dtype for a in avals):
+            raise ValueError(f"device_put_sharded: shards of leaf {k} differ in shape or dtype: "
+                             f"{[a.str_short() for a in avals]}")
+        bufs = [rt.put(d, _canonical(v)) for d, v in zip(ids, leaves)]
+        a = avals[0]
+        outs.append(ShardedArray(bufs, 0, ShapedArray((len(ids), *a.shape), a.dtype, a.weak_type)))
+    return tree_unflatten(tree, outs)
