@@ -39,7 +39,7 @@ from ._shape import (append, argsort, argwhere, array_split, atleast_1d, atleast
                      shape, size, sort, split, squeeze, stack, swapaxes, tile, trace, transpose,
                      unique, vsplit, vstack)
 from ._shape import broadcast_shapes_ as broadcast_shapes  # noqa: F401
-from ._ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan,  # noqa: F401
+from ._ufuncs import (abs, absolute, add, acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan,  # noqa: F401
                       arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                       bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
                       bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, conj, conjugate, copysign,

@@ -182,8 +182,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
     out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
     div = (num - 1) if endpoint else num
-    cs, ce = core.concrete_or_none(start), core.concrete_or_none(stop)
-    if cs is not None and ce is not None:
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+        cs, ce = core.to_numpy(start), core.to_numpy(stop)
         with np.errstate(all='ignore'):
             out = np.linspace(np.asarray(cs, np.float64), np.asarray(ce, np.float64), num,
                               endpoint=endpoint, axis=axis)
@@ -208,7 +208,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         out = floor(out)
     out = convert(out, out_dtype)
     if retstep:
-        return out, (e - s) / div if div > 0 else out
+        return out, (e - s) / div if div > 0 else lax.full(bshape, np.nan, dtype_in)
     return out
 
 

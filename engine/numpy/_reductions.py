@@ -63,26 +63,6 @@ def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None
     return _keep(res, axes, a.ndim, keepdims)
 
 
-def _reduce_prod(a, axes):
-    fn = getattr(lax, 'reduce_prod', None)
-    if fn is not None:
-        return fn(a, axes)
-    # Until lax grows reduce_prod: exp-free product by halving the axis repeatedly.
-    for ax in sorted(axes, reverse=True):
-        a = _prod_along(a, ax)
-    return a
-
-
-def _prod_along(a, axis):
-    from ._shape import moveaxis
-    a = moveaxis(a, axis, 0)
-    vals = [a[i] for i in range(a.shape[0])]
-    acc = lax.full(a.shape[1:], 1, a.dtype, a.weak_type)
-    for v in vals:
-        acc = lax.mul(acc, v)
-    return acc
-
-
 def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
          promote_integers: bool = True):
     """Product over ``axis``.
@@ -96,7 +76,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=Non
     d, weak = _reduce_dtype(a, dtype, promote_integers)
     a = convert(a, d, weak)
     a = _masked(a, where, 1)
-    res = _reduce_prod(a, axes) if axes else a
+    res = lax.reduce_prod(a, axes) if axes else a
     if initial is not None:
         res = lax.mul(res, lax.full_like(res, initial))
     return _keep(res, axes, a.ndim, keepdims)
@@ -136,7 +116,7 @@ max = amax = _extreme('max', lax.reduce_max, _lowest)
 min = amin = _extreme('min', lax.reduce_min, _highest)
 
 
-def _logical_reduce(name, lax_name, fallback):
+def _logical_reduce(name, lax_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, *, where=None):
         check_arraylike(name, a)
         a = as_operand(a)
@@ -144,16 +124,15 @@ def _logical_reduce(name, lax_name, fallback):
             a = lax.ne(a, lax.full_like(a, 0))
         axes = canonicalize_axes(axis, a.ndim)
         a = _masked(a, where, name == 'all')
-        fn = getattr(lax, lax_name, None) or fallback
-        res = fn(a, axes) if axes else a
+        res = lax_fn(a, axes) if axes else a
         return _keep(res, axes, a.ndim, keepdims)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Whether {'any' if name == 'any' else 'all'} elements along ``axis`` are true."
     return f
 
 
-any = _logical_reduce('any', 'reduce_or', lax.reduce_max)
-all = _logical_reduce('all', 'reduce_and', lax.reduce_min)
+any = _logical_reduce('any', lax.reduce_or)
+all = _logical_reduce('all', lax.reduce_and)
 
 
 def count_nonzero(a, axis=None, keepdims: bool = False):
@@ -247,7 +226,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
     return (avg, wsum) if returned else avg
 
 
-def _arg_extreme(name, lax_name, reduce_fn, cmp):
+def _arg_extreme(name, lax_fn):
     def f(a, axis=None, out=None, keepdims: bool = False):
         check_arraylike(name, a)
         a = as_operand(a)
@@ -264,25 +243,14 @@ def _arg_extreme(name, lax_name, reduce_fn, cmp):
     def _arg_along(a, ax):
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        fn = getattr(lax, lax_name, None)
-        if fn is not None:
-            return fn(a, ax, np.dtype('int32'))
-        # Index of the first extreme (or first NaN) via an iota mask, with lax prims only.
-        ext = reduce_fn(a, (ax,))
-        kept = tuple(i for i in range(a.ndim) if i != ax)
-        hit = lax.eq(a, lax.broadcast_in_dim(ext, a.shape, kept))
-        if a.dtype.kind == 'f':
-            hit = lax.bitwise_or(hit, lax.ne(a, a))
-        iota = lax.broadcast_in_dim(Array(np.arange(a.shape[ax], dtype=np.int32)), a.shape, (ax,))
-        big = lax.full(a.shape, a.shape[ax], np.int32)
-        return lax.reduce_min(lax.select(hit, iota, big), (ax,))
+        return lax_fn(a, ax, np.dtype('int32'))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Index of the {'largest' if 'max' in name else 'smallest'} element along ``axis`` (first one on ties)."
     return f
 
 
-argmax = _arg_extreme('argmax', 'argmax', lax.reduce_max, lax.gt)
-argmin = _arg_extreme('argmin', 'argmin', lax.reduce_min, lax.lt)
+argmax = _arg_extreme('argmax', lax.argmax)
+argmin = _arg_extreme('argmin', lax.argmin)
 
 
 # --- NaN-ignoring variants -------------------------------------------------------------------
@@ -325,32 +293,27 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
 
 # --- cumulative ------------------------------------------------------------------------------
 
-def _cumulative(name, lax_name, np_identity):
+def _cumulative(name, lax_fn, accumulates: bool):
     def f(a, axis=None, dtype=None, out=None):
         check_arraylike(name, a)
         a = as_operand(a)
         if axis is None:
-            a = lax.reshape(a, (a.size,))
-            axis = 0
+            a, axis = lax.reshape(a, (a.size,)), 0
         ax = canonicalize_axis(axis, a.ndim)
-        if name in ('cumsum', 'cumprod'):
-            d, weak = _reduce_dtype(a, dtype, True)
-            a = convert(a, d, weak)
-        elif a.dtype == np.bool_ and lax_name in ('cumsum', 'cumprod'):
-            a = convert(a, np.dtype('int32'))
+        if accumulates:  # sums and products widen small ints and bools, like sum/prod
+            a = convert(a, *_reduce_dtype(a, dtype, True))
         if a.shape[ax] == 0:
             return a
-        fn = getattr(lax, lax_name)
-        return fn(a, axis=ax)
+        return lax_fn(a, axis=ax)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
     return f
 
 
-cumsum = cumulative_sum = _cumulative('cumsum', 'cumsum', 0)
-cumprod = cumulative_prod = _cumulative('cumprod', 'cumprod', 1)
-cummax = _cumulative('cummax', 'cummax', None)
-cummin = _cumulative('cummin', 'cummin', None)
+cumsum = cumulative_sum = _cumulative('cumsum', lax.cumsum, True)
+cumprod = cumulative_prod = _cumulative('cumprod', lax.cumprod, True)
+cummax = _cumulative('cummax', lax.cummax, False)
+cummin = _cumulative('cummin', lax.cummin, False)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):

@@ -68,7 +68,11 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
             weak = y.weak_type
         else:
             return None
-        return fresh_array(np_fn(xv, yv), False if bool_out else weak)
+        try:
+            out = np_fn(xv, yv)
+        except ValueError:  # shapes that do not broadcast: the general path explains it
+            return None
+        return fresh_array(out, False if bool_out else weak)
     return fast
 
 

@@ -78,7 +78,7 @@ def _matrix_norm(x, axes, ord, keepdims):
             out = lax.reshape(out, [d for i, d in enumerate(out.shape) if i not in axes])
         return out
     if ord in (2, -2, 'nuc'):
-        v = core.concrete_or_none(x)
+        v = None if isinstance(x, Tracer) else core.to_numpy(x)
         if v is None:
             raise NotImplementedError(f"matrix norm ord={ord!r} needs singular values, which are not "
                                       f"traceable yet; use ord='fro' or compute outside jit/grad.")
@@ -110,7 +110,7 @@ def trace(x, /, *, offset: int = 0, dtype=None):
 
 
 def _concrete(x, name):
-    v = core.concrete_or_none(x)
+    v = None if isinstance(x, Tracer) else core.to_numpy(x)
     if v is None:
         raise NotImplementedError(f"jnp.linalg.{name} has no traceable implementation yet; call it on "
                                   f"concrete arrays (outside jit/grad/vmap).")
@@ -134,5 +134,3 @@ def solve(a, b):
     a, b = promote_dtypes_inexact(as_operand(a), as_operand(b))
     return Array(np.linalg.solve(_concrete(a, 'solve'), _concrete(b, 'solve')).astype(a.dtype))
 
-
-del Tracer
