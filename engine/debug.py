@@ -63,6 +63,25 @@ def capture(sink: Callable[[str, int | None], None]):
         _sinks.remove(sink)
 
 
+@contextmanager
+def device_prints(device: int):
+    """In a device process: collect the lines printed while the block runs, tagged ``device``.
+
+    The host hands the collected lists to :func:`replay_device_prints`; lines then reach the
+    host's sink (the report) or stdout, device by device, so the order does not depend on which
+    device finished first.
+    """
+    lines: list[str] = []
+    with device_context(device), capture(lambda text, _device: lines.append(text)):
+        yield lines
+
+
+def replay_device_prints(prints_by_device: dict[int, list[str]]) -> None:
+    for device in sorted(prints_by_device):
+        for text in prints_by_device[device]:
+            emit_print(text, device)
+
+
 def emit_print(text: str, device: int | None = None) -> None:
     """Deliver one printed line; pmap's parent calls this for lines its device workers printed."""
     if _sinks:

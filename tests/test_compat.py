@@ -145,3 +145,20 @@ def test_debug_print_device_tag_and_callback():
     seen = []
     engine.jit(lambda x: (engine.debug.callback(lambda v, k: seen.append((float(v), k)), x, k='s'), x)[1])(2.0)
     assert seen == [(2.0, 's')]
+
+
+def test_device_prints_collected_then_replayed_in_device_order():
+    def f(x):
+        engine.debug.print("x={}", x)
+        return x
+
+    collected = {}
+    for dev in (3, 1):  # as device processes would, in any order
+        with engine.debug.device_prints(dev) as lines:
+            engine.jit(f)(float(dev))
+        collected[dev] = lines
+    assert collected == {3: ['x=3.0'], 1: ['x=1.0']}
+    seen = []
+    with engine.debug.capture(lambda text, device: seen.append((device, text))):
+        engine.debug.replay_device_prints(collected)
+    assert seen == [(1, 'x=1.0'), (3, 'x=3.0')]
