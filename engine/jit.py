@@ -150,7 +150,9 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
 
 
 def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
-    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims)
+    # Keep the vmap's axis name, so collectives over it inside the jit reduce the batch axis.
+    axis_name = getattr(batching.current_batch_trace(), 'axis_name', None)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
     closed, hoisted = _hoist_tracer_consts(batched)
     outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
     return outs, out_dims
