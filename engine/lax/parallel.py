@@ -215,9 +215,14 @@ def _psum_scatter_impl(x, *, axes, axis_size, scatter_dimension, tiled):
 
 @ppermute_p.def_impl
 def _ppermute_impl(x, *, axes, perm):
-    _, vm, rest = _split_axes(axes)
+    size, vm, rest = _split_axes(axes)
     if vm:
-        raise NotImplementedError("ppermute of a value that its vmap axis does not batch")
+        # Unbatched: a full permutation leaves every member the same value; a partial one would
+        # make it vary, which needs a batched operand (the wrapper lifts plain arrays).
+        if len(vm) > 1 or rest or sorted(d for _, d in perm) != list(range(size)):
+            raise NotImplementedError("ppermute with a partial permutation of a value that its vmap "
+                                      "axis does not batch")
+        return x
     return _on_devices('ppermute', x, rest, perm=perm)
 
 
@@ -261,7 +266,9 @@ def _chooser_jvp(prim):
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axes=axes)
         mask = lax.convert_element_type(lax.eq(x, out), core.get_aval(x).dtype)
-        num, den = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), mask, axes=axes)
+        # Two binds: the count must stay a primal (known) value when partial eval splits this.
+        num, = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), axes=axes)
+        den, = psum_p.bind(mask, axes=axes)
         return out, lax.div(num, den)
     return rule
 
@@ -479,9 +486,23 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(v):
         dim = scatter_dimension % core.get_aval(v).ndim
-        return psum_scatter_p.bind(v, axes=_names(axis_name), axis_size=n, scatter_dimension=int(dim),
+        return psum_scatter_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name), axis_size=n,
+                                   scatter_dimension=int(dim),
                                    tiled=bool(tiled))
     return tree_map(one, x)
+
+
+def _lift_unbatched(x, axis_name):
+    """A concrete array under ``vmap(axis_name=)`` is unbatched; collectives whose result varies
+    across the axis need it batched (broadcast) so the batch rule sees it."""
+    names = _names(axis_name)
+    frames = _vmap_frames()
+    if len(names) != 1 or names[0] not in frames or isinstance(x, core.Tracer):
+        return x
+    size, main = frames[names[0]]
+    value = np.asarray(core.to_numpy(x))
+    return batching.BatchTracer(batching.BatchTrace(main),
+                                Array(np.broadcast_to(value, (size, *value.shape)), core.is_weak(x)), 0)
 
 
 def ppermute(x, axis_name, perm):
@@ -498,7 +519,8 @@ def ppermute(x, axis_name, perm):
         raise ValueError(f"ppermute sources and destinations must be unique, got perm={perm}")
     if any(not 0 <= i < n for i in srcs + dsts):
         raise ValueError(f"ppermute perm={perm} has indices outside the axis of size {n}")
-    return tree_map(lambda v: ppermute_p.bind(v, axes=_names(axis_name), perm=perm), x)
+    return tree_map(lambda v: ppermute_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name),
+                                              perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -515,8 +537,9 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     lax = _lax()
 
     def one(v):
+        v = _lift_unbatched(v, axis_name)
         nd = core.get_aval(v).ndim
-        split, concat = split_axis % nd, concat_axis % (nd if tiled else nd)
+        split, concat = split_axis % nd, concat_axis % nd
         if tiled:
             if core.get_aval(v).shape[split] % n:
                 raise ValueError(f"all_to_all: the split axis has size {core.get_aval(v).shape[split]}, "

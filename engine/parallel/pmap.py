@@ -139,7 +139,7 @@ def _shards(rt, x, axis, placement, group):
     if (isinstance(x, ShardedArray) and axis is not None and x._axis == axis and group == 1
             and x.device_ids == list(placement)):
         return x._buffers  # already where it is needed
-    value = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    value = core._canonical_np(x) if isinstance(x, np.ndarray) else core.to_numpy(x)
     if axis is None:
         return [rt.put(dev, value) for dev in placement]
     index = [slice(None)] * value.ndim
@@ -461,8 +461,13 @@ class PmapFunction:
             monitoring.emit('pmap_trace', name=self.name, jaxpr=entry[0], cache='hit', seconds=0.0,
                             fun=self.fun)
         closed, out_tree, hoisted, out_axes = entry
-        outs = _bind(hoisted, leaves, flat_axes, out_axes, closed, name=self.name,
-                     axis_name=self.axis_name, axis_size=size, devices=self.devices)
+        if not hoisted and not core.tracing_active() and not any(isinstance(x, Tracer) for x in leaves):
+            # Eager: straight to the devices (binding would convert device arrays to numpy first).
+            outs = _run_on_devices(leaves, closed, self.name, self.axis_name, size, tuple(flat_axes),
+                                   out_axes, self.devices)
+        else:
+            outs = _bind(hoisted, leaves, flat_axes, out_axes, closed, name=self.name,
+                         axis_name=self.axis_name, axis_size=size, devices=self.devices)
         return tree_unflatten(out_tree, outs)
 
     def _check_args(self, leaves, axes, dyn_args, in_axes_spec):

@@ -1,0 +1,266 @@
+"""pmap and collectives: semantics against numpy, grads against the same computation with vmap,
+in/out axes, static arguments, device placement, error messages, and the debugger record."""
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import lax, monitoring
+from engine.parallel import ShardedArray
+
+N = jax.device_count()
+rng = np.random.default_rng(0)
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+def both(f, *args, axis_name='i', **kw):
+    """The same function under pmap and vmap (named axis): the two must agree."""
+    p = jax.pmap(f, axis_name=axis_name, **kw)(*args)
+    v = jax.vmap(f, axis_name=axis_name, **kw)(*args)
+    return p, v
+
+
+# --- collectives against numpy ---------------------------------------------------------------
+
+X = rng.standard_normal((4, 4, 8)).astype(np.float32)
+
+
+@pytest.mark.parametrize('name,fn,ref', [
+    ('psum', lambda x: lax.psum(x, 'i'), lambda x: np.broadcast_to(x.sum(0), x.shape)),
+    ('pmean', lambda x: lax.pmean(x, 'i'), lambda x: np.broadcast_to(x.mean(0), x.shape)),
+    ('pmax', lambda x: lax.pmax(x, 'i'), lambda x: np.broadcast_to(x.max(0), x.shape)),
+    ('pmin', lambda x: lax.pmin(x, 'i'), lambda x: np.broadcast_to(x.min(0), x.shape)),
+    ('all_gather', lambda x: lax.all_gather(x, 'i'), lambda x: np.stack([x] * len(x))),
+    ('all_gather_axis1', lambda x: lax.all_gather(x, 'i', axis=1),
+     lambda x: np.stack([np.stack(list(x), 1)] * len(x))),
+    ('all_gather_tiled', lambda x: lax.all_gather(x, 'i', axis=1, tiled=True),
+     lambda x: np.stack([np.concatenate(list(x), 1)] * len(x))),
+    ('ppermute', lambda x: lax.ppermute(x, 'i', [(j, (j + 1) % 4) for j in range(4)]),
+     lambda x: np.roll(x, 1, axis=0)),
+    ('ppermute_partial', lambda x: lax.ppermute(x, 'i', [(0, 2), (1, 0)]),
+     lambda x: np.stack([x[1], np.zeros_like(x[0]), x[0], np.zeros_like(x[0])])),
+    ('psum_scatter_tiled', lambda x: lax.psum_scatter(x, 'i', scatter_dimension=1, tiled=True),
+     lambda x: np.stack(np.split(x.sum(0), 4, axis=1))),
+    ('all_to_all_tiled', lambda x: lax.all_to_all(x, 'i', 1, 0, tiled=True),
+     lambda x: np.stack([np.concatenate([np.split(x[j], 4, axis=1)[i] for j in range(4)], 0)
+                         for i in range(4)])),
+    ('axis_index', lambda x: x * 0 + lax.axis_index('i'),
+     lambda x: np.broadcast_to(np.arange(4, dtype=np.float32)[:, None, None], x.shape)),
+])
+def test_collective_matches_numpy(name, fn, ref):
+    p, v = both(fn, X)
+    expected = ref(X)
+    close(p, expected)
+    close(v, expected)
+
+
+def test_psum_scatter_untiled_and_all_to_all_untiled():
+    x = rng.standard_normal((4, 4, 3)).astype(np.float32)
+    p, v = both(lambda a: lax.psum_scatter(a, 'i'), x)
+    close(p, x.sum(0))
+    close(v, x.sum(0))
+    # untiled all_to_all: split axis (size 4) is removed, the device axis appears at concat_axis
+    p, v = both(lambda a: lax.all_to_all(a, 'i', 0, 1), x)
+    want = np.stack([np.stack([x[j][i] for j in range(4)], 1) for i in range(4)])
+    assert p.shape == (4, 3, 4)
+    close(p, want)
+    close(v, want)
+
+
+def test_psum_of_pytree_and_python_scalar():
+    out = jax.pmap(lambda x: (lax.psum({'a': x, 'b': 2 * x}, 'i'), lax.psum(1, 'i')), axis_name='i')(
+        jnp.arange(3.))
+    close(out[0]['a'], [3., 3., 3.])
+    close(out[0]['b'], [6., 6., 6.])
+    close(out[1], [3, 3, 3])
+
+
+def test_collective_over_two_axes_of_nested_pmap():
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    f = jax.pmap(jax.pmap(lambda v: (lax.psum(v, ('i', 'j')), lax.psum(v, 'j'), lax.axis_index('i') * 10
+                                     + lax.axis_index('j')), axis_name='j'), axis_name='i')
+    tot, row, idx = f(x)
+    close(tot, np.full_like(x, x.sum()))
+    close(row, np.repeat(x.sum(1, keepdims=True), 4, 1))
+    np.testing.assert_array_equal(np.asarray(idx), [[0, 1, 2, 3], [10, 11, 12, 13]])
+
+
+def test_large_psum_reduce_scatter_path():
+    x = rng.standard_normal((N, 200_000)).astype(np.float32)
+    out = jax.pmap(lambda a: lax.psum(a, 'i'), axis_name='i')(x)
+    close(out, np.broadcast_to(x.sum(0), x.shape), tol=1e-4)
+
+
+def test_unbound_axis_name_is_a_name_error():
+    with pytest.raises(NameError, match='unbound axis name: k'):
+        jax.pmap(lambda x: lax.psum(x, 'k'), axis_name='i')(jnp.ones(2))
+
+
+# --- vmap with axis_name: unbatched values and nesting -------------------------------------
+
+def test_vmap_collectives_on_unbatched_and_nested():
+    xs = jnp.arange(3.)
+    close(jax.vmap(lambda x: lax.psum(2.0, 'b') + x, axis_name='b')(xs), [6., 7., 8.])
+    f = jax.vmap(jax.vmap(lambda x: lax.psum(x, 'a'), axis_name='b'), axis_name='a')
+    m = np.arange(6.).reshape(2, 3).astype(np.float32)
+    close(f(m), np.broadcast_to(m.sum(0), m.shape))
+    g = jax.vmap(jax.vmap(lambda x: lax.psum(x, ('a', 'b')), axis_name='b'), axis_name='a')
+    close(g(m), np.full_like(m, m.sum()))
+
+
+def test_collective_inside_jit_inside_vmap():
+    f = jax.vmap(jax.jit(lambda x: x / lax.psum(x, 'i')), axis_name='i')
+    close(f(jnp.arange(1., 4.)), np.arange(1., 4.) / 6)
+
+
+# --- derivatives -------------------------------------------------------------------------------
+
+def _loss(w, x):
+    h = jnp.tanh(x * w)
+    return lax.psum(jnp.sum(h ** 2), 'i') / lax.pmax(jnp.sum(jnp.abs(h)) + 1., 'i') \
+        + jnp.sum(lax.all_gather(h, 'i')[0] * lax.ppermute(h, 'i', [(0, 1), (1, 2), (2, 3), (3, 0)]))
+
+
+def test_grad_through_pmap_matches_vmap():
+    w = rng.standard_normal((4, 5)).astype(np.float32)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    gp = jax.pmap(jax.grad(_loss), axis_name='i')(w, x)
+    gv = jax.vmap(jax.grad(_loss), axis_name='i')(w, x)
+    close(gp, gv, 1e-4)
+
+
+def test_grad_of_pmapped_function_runs_backward_on_devices():
+    w = rng.standard_normal((4, 5)).astype(np.float32)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    ops = []
+    with monitoring.listen(lambda kind, data: ops.append((kind, data))):
+        gp = jax.grad(lambda w: jnp.sum(jax.pmap(_loss, axis_name='i')(w, x)))(w)
+    gv = jax.grad(lambda w: jnp.sum(jax.vmap(_loss, axis_name='i')(w, x)))(w)
+    close(gp, gv, 1e-4)
+    executed = [d for k, d in ops if k == 'pmap_execute']
+    assert len(executed) >= 2  # the forward (known) part and the transposed part both ran on devices
+    assert any('psum' in [e['primitive'] for e in d['collectives']] for d in executed[1:])
+
+
+def test_grad_wrt_broadcast_argument_sums_over_devices():
+    w = jnp.array(1.5)
+    xs = jnp.arange(4.)
+    g = jax.grad(lambda w: jnp.sum(jax.pmap(lambda x, w: jnp.sin(w * x), in_axes=(0, None))(xs, w)))(w)
+    close(g, np.sum(np.arange(4.) * np.cos(1.5 * np.arange(4.))))
+
+
+def test_jvp_and_vmap_of_pmap():
+    xs = rng.standard_normal((3, 4)).astype(np.float32)
+    f = jax.pmap(lambda x: x * lax.psum(x, 'i'), axis_name='i')
+    out, tan = jax.jvp(f, (xs[0],), (jnp.ones(4),))
+    close(out, xs[0] * xs[0].sum())
+    close(tan, xs[0].sum() + 4 * xs[0])  # d(x * psum(x)) = t * psum(x) + x * psum(t)
+    close(jax.vmap(f)(xs), xs * xs.sum(1, keepdims=True))
+
+
+def test_jit_of_pmap_and_pmap_of_jit():
+    f = jax.jit(jax.pmap(lambda x: jax.jit(lambda y: y * 2)(x) + 1))
+    close(f(jnp.arange(4.)), np.arange(4.) * 2 + 1)
+
+
+# --- axes, statics, devices ------------------------------------------------------------------
+
+def test_in_axes_out_axes():
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    y = rng.standard_normal((3,)).astype(np.float32)
+    out = jax.pmap(lambda a, b: a * b, in_axes=(1, None), out_axes=1)(x, y)
+    close(out, x * y[:, None])
+    out = jax.pmap(lambda a: (a, lax.psum(a, 'i')), axis_name='i', out_axes=(0, None))(y)
+    close(out[0], y)
+    close(out[1], y.sum())
+    out = jax.pmap(lambda d: d['u'] + d['v'], in_axes=({'u': 0, 'v': None},))({'u': x, 'v': y[0]})
+    close(out, x + y[0])
+
+
+def test_static_broadcasted_argnums():
+    calls = []
+
+    def f(x, n):
+        calls.append(n)
+        return x ** n
+
+    g = jax.pmap(f, static_broadcasted_argnums=1)
+    close(g(jnp.arange(3.), 2), np.arange(3.) ** 2)
+    close(g(jnp.arange(3.), 3), np.arange(3.) ** 3)
+    g(jnp.arange(3.), 3)
+    assert calls == [2, 3]  # traced once per static value
+    with pytest.raises(ValueError, match='Non-hashable static'):
+        g(jnp.arange(3.), [1])
+
+
+def test_results_stay_on_devices_and_feed_the_next_pmap():
+    x = jnp.arange(4.)
+    y = jax.pmap(lambda v: v * 2)(x)
+    assert isinstance(y, ShardedArray)
+    assert y._cache is None  # not read yet
+    assert sorted(d.id for d in y.devices()) == [0, 1, 2, 3]
+    z = jax.pmap(lambda v: v + 1)(y)
+    assert y._cache is None  # passed on device to device
+    assert repr(z) == 'Array([1., 3., 5., 7.], dtype=float32)'
+    assert [s.device.id for s in z.addressable_shards] == [0, 1, 2, 3]
+    close(z.addressable_shards[2].data, [5.])
+
+
+def test_device_put_variants():
+    devs = jax.devices()
+    a = jax.device_put(jnp.arange(3.), devs[1])
+    assert a.devices() == {devs[1]}
+    close(a, [0., 1., 2.])
+    r = jax.device_put_replicated(jnp.ones(2), devs[:3])
+    assert r.shape == (3, 2) and sorted(d.id for d in r.devices()) == [0, 1, 2]
+    s = jax.device_put_sharded([jnp.zeros(2), jnp.ones(2)], devs[:2])
+    close(s, [[0., 0.], [1., 1.]])
+    close(jax.pmap(lambda v: v + 1, devices=devs[:2])(s), [[1., 1.], [2., 2.]])
+
+
+def test_devices_listing():
+    devs = jax.devices()
+    assert len(devs) == N == jax.local_device_count()
+    assert [d.id for d in devs] == list(range(N))
+    assert devs[0].platform == 'cpu' and devs[0].device_kind == 'cpu'
+    assert repr(devs[3]) == 'CpuDevice(id=3)'
+    assert jax.process_index() == 0
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+def test_scalar_mapped_error_suggests_in_axes():
+    with pytest.raises(ValueError, match=r"in_axes=\(0, None\)"):
+        jax.pmap(lambda x, f: x * f)(jnp.ones(4), 2.0)
+
+
+def test_too_many_devices_error():
+    with pytest.raises(ValueError, match=f'requires {N + 1} logical devices, but only {N}'):
+        jax.pmap(lambda x: x)(jnp.ones(N + 1))
+
+
+def test_inconsistent_sizes_error():
+    with pytest.raises(ValueError, match='inconsistent sizes'):
+        jax.pmap(lambda x, y: x + y)(jnp.ones(2), jnp.ones(3))
+
+
+# --- the debugger record ---------------------------------------------------------------------
+
+def test_monitoring_record():
+    events = []
+    f = jax.pmap(lambda x: lax.pmax(x, 'i') + lax.psum(x, 'i'), axis_name='i')
+    with monitoring.listen(lambda kind, data: events.append((kind, data))):
+        f(jnp.arange(4.))
+    (rec,) = [d for k, d in events if k == 'pmap_execute']
+    assert rec['axis_names'] == ['i'] and rec['mesh'] == [4]
+    assert [d['id'] for d in rec['devices']] == [0, 1, 2, 3]
+    for i, d in enumerate(rec['devices']):
+        close(d['inputs'][0], i)
+        close(d['outputs'][0], 3 + 6)
+        assert d['compute_ms'] >= 0 and d['collective_wait_ms'] >= 0
+    assert [e['primitive'] for e in rec['collectives']] == ['pmax', 'psum']
+    assert rec['collectives'][0]['devices'] == [0, 1, 2, 3]
+    assert set(rec['collectives'][1]['waits_ms']) == {0, 1, 2, 3}
