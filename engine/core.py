@@ -298,8 +298,15 @@ class EvalTrace(Trace):
                     weak = False
                     break
         if primitive.multiple_results:
-            return [o if isinstance(o, Array) else Array(o, weak) for o in outs]
-        return outs if isinstance(outs, Array) else Array(outs, weak)
+            return [o if isinstance(o, Array) else Array(o, weak and _keeps_dtype(o, args))
+                    for o in outs]
+        return outs if isinstance(outs, Array) else Array(outs, weak and _keeps_dtype(outs, args))
+
+
+def _keeps_dtype(out, args) -> bool:
+    # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
+    # comparisons (bool), argmax (int) and the like are strong, as under jit.
+    return getattr(out, 'dtype', None) == args[0].dtype
 
 
 _state = _TraceState()
