@@ -262,6 +262,10 @@ def scatter_update(x, idx, y, scatter_fn, *, mode=None, unique_indices=False, in
     """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``)."""
     x = as_operand(x)
     y = convert(as_operand(y), x.dtype, x.weak_type)
+    if x.ndim == 0:  # x.at[()] / x.at[...]: a one-element vector has an axis to scatter along
+        _expand_index((), idx)
+        out = scatter_update(lax.reshape(x, (1,)), 0, y, scatter_fn, mode=mode)
+        return lax.reshape(out, ())
     entries, expanded = _expand_index(x.shape, idx)
     xe = lax.reshape(x, expanded) if expanded != x.shape else x
     adv, contiguous = _advanced_layout(entries)
@@ -270,6 +274,8 @@ def scatter_update(x, idx, y, scatter_fn, *, mode=None, unique_indices=False, in
     result_shape, slots = _result_layout(entries, adv, contiguous)
     windows = [k for k, e in enumerate(entries)
                if e[0] == 'slice' and k not in adv and e[1:] == (0, xe.shape[k], 1)]
+    if len(windows) == xe.ndim and windows:
+        windows = windows[1:]  # scatter needs an index dimension: take axis 0 as an iota
     indexed = [k for k in range(xe.ndim) if k not in windows]
     window_result_dims = [slots[k] for k in windows]
     scatter_shape = tuple(d for r, d in enumerate(result_shape) if r not in window_result_dims)
