@@ -218,11 +218,12 @@ class LocalRuntime:
             raise
         failures = [(pos, r) for pos, r in enumerate(replies) if r is not None and r[0] == 'error']
         if dead or failures or pending:
+            pids = {pos: self._last_pid(dev) for pos, dev in enumerate(placement)}
             self.stop_workers()  # heal: the next call forks fresh devices
             what = program.describe()
             if dead:
                 pos = min(dead)
-                raise DeviceError(f"device {placement[pos]} (process {self._last_pid(placement[pos])}) "
+                raise DeviceError(f"device {placement[pos]} (process {pids[pos]}) "
                                   f"{dead[pos]} while running {what}; the device pool was restarted")
             if failures:
                 pos, (_, etype, message, tb) = failures[0]

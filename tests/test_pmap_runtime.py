@@ -1,0 +1,124 @@
+"""The device pool: crash recovery, and no orphan processes or shared memory after any exit."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import core, lax
+from engine.parallel import DeviceError, runtime
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# A primitive that kills the device process running it when its operand is 3.
+crash_p = core.Primitive('crash_on_three')
+crash_p.def_abstract_eval(lambda x: x)
+
+
+@crash_p.def_impl
+def _crash(x):
+    if float(np.asarray(x)) == 3.0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x
+
+
+def crashy(x):
+    return lax.psum(crash_p.bind(x), 'i')
+
+
+def test_dead_device_is_reported_and_the_pool_heals():
+    runtime.shutdown()  # fresh workers that know crash_p
+    f = jax.pmap(crashy, axis_name='i')
+    np.testing.assert_allclose(f(jnp.array([0., 1., 2., 4.])), [7.] * 4)
+    before = runtime.worker_pids()
+    with pytest.raises(DeviceError, match=r"device 3 \(process \d+\) was killed by signal 9 .*pmap\(crashy\)"):
+        f(jnp.arange(4.))
+    assert not any(os.path.exists(f"/proc/{p}") and _state(p) != 'Z' for p in before)
+    np.testing.assert_allclose(f(jnp.array([0., 1., 2., 4.])), [7.] * 4)  # healed
+    assert set(runtime.worker_pids()).isdisjoint(before)
+
+
+def test_device_side_exception_names_the_device():
+    runtime.shutdown()
+    bad_p = core.Primitive('bad')
+    bad_p.def_abstract_eval(lambda x: x)
+    bad_p.def_impl(lambda x: (_ for _ in ()).throw(ZeroDivisionError('boom')) if float(x) == 2 else x)
+    with pytest.raises(ZeroDivisionError, match='on device 2 while running pmap'):
+        jax.pmap(lambda x: lax.psum(bad_p.bind(x), 'i'), axis_name='i')(jnp.arange(4.))
+    np.testing.assert_allclose(jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.ones(4)), [4.] * 4)
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(')')[-1].split()[0]
+    except OSError:
+        return None
+
+
+def _gone(pids, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if _state(p) not in (None, 'Z')]
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    import engine as jax, engine.numpy as jnp
+    from engine import lax
+    from engine.parallel import runtime
+    f = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')
+    f(jnp.arange(8.))
+    print('PIDS', os.getpid(), *runtime.worker_pids(), flush=True)
+    mode = sys.argv[1]
+    if mode == 'raise':
+        raise RuntimeError('user error')
+    if mode == 'loop':
+        while True:
+            f(jnp.arange(8.))
+""")
+
+
+def _shm_files(pid):
+    return [n for n in os.listdir('/dev/shm') if n.startswith(f"engine-{pid}-")] if os.path.isdir('/dev/shm') else []
+
+
+@pytest.mark.parametrize('mode', ['exit', 'raise', 'sigint', 'sigkill'])
+def test_no_orphans_or_leaked_shared_memory(mode, tmp_path):
+    script = tmp_path / 'prog.py'
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=ROOT, ENGINE_DEVICE_COUNT='8')
+    env.pop('XLA_FLAGS', None)
+    proc = subprocess.Popen([sys.executable, str(script), 'loop' if mode.startswith('sig') else mode],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    line = proc.stdout.readline()
+    assert line.startswith('PIDS'), proc.stderr.read()
+    host, *workers = map(int, line.split()[1:])
+    assert len(workers) == 8
+    if mode == 'sigint':  # Ctrl-C: the whole foreground group gets it
+        time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+    elif mode == 'sigkill':
+        time.sleep(0.2)
+        os.kill(host, signal.SIGKILL)
+    try:
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = proc.stderr.read()
+    if mode == 'sigint':
+        assert 'KeyboardInterrupt' in err
+    assert _gone(workers), f"orphan device processes after {mode}: {workers}"
+    assert not _shm_files(host)
