@@ -41,8 +41,13 @@ export function makeScale(values: number[]): Scale {
 /** Table-cell tint for a value (transparent-ish, so text stays readable in both themes). */
 export function tint(v: number, scale: Scale): string {
   if (!Number.isFinite(v)) return "var(--nonfinite-bg)";
-  const [r, g, b] = colorFor(scale.t(v), scale.diverging);
-  return `rgba(${r}, ${g}, ${b}, 0.38)`;
+  const t = scale.t(v);
+  if (scale.diverging) {
+    // Blue below zero, red above, stronger with magnitude.
+    const a = Math.abs(t - 0.5) * 2;
+    return t < 0.5 ? `rgba(49, 110, 200, ${(0.06 + 0.5 * a).toFixed(3)})` : `rgba(210, 60, 55, ${(0.06 + 0.5 * a).toFixed(3)})`;
+  }
+  return `rgba(99, 102, 241, ${(0.05 + 0.45 * t).toFixed(3)})`;
 }
 
 export function linePlot(ys: number[], label = ""): HTMLElement {

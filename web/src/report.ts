@@ -280,3 +280,12 @@ export function num(v: NumberLike | undefined): number | null {
   const x = Number(v);
   return Number.isNaN(x) ? null : x;
 }
+
+/** The user's file as the engine names it in source info. */
+export const USER_FILE = "<user>";
+
+/** The line in the user's code a source info points at, or null for library code. */
+export function userLine(src: SourceInfo | null | undefined): number | null {
+  if (!src || !src.line) return null;
+  return !src.file || src.file === USER_FILE ? src.line : null;
+}

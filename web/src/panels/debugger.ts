@@ -4,6 +4,7 @@
 import { empty, h, replace } from "../dom";
 import { fmtNum, preview, typeStr } from "../format";
 import type { DebugStep, TransformedCall } from "../report";
+import { userLine } from "../report";
 import { renderValue } from "../values";
 
 export interface DebugHandlers {
@@ -22,7 +23,7 @@ export class DebuggerPanel {
     this.el = h("div", { class: "debugger", testid: "debugger-panel" });
   }
 
-  /** Render for a call; `active` says whether the panel is visible (then the source line is linked). */
+  /** Show a call's debug trace (keeps the position when it is the same call). */
   show(call: TransformedCall | null) {
     const same = this.call?.id === call?.id && this.call?.debug?.steps.length === call?.debug?.steps.length;
     this.call = call;
@@ -56,7 +57,7 @@ export class DebuggerPanel {
         h("span", { class: "prim mono" }, st.primitive),
         h("span", { class: "mono muted" }, st.outputs.map((o) => typeStr(o.dtype, o.shape)).join(", ")),
         h("span", { class: "mono step-preview" }, st.outputs[0] ? preview(st.outputs[0], 3) : ""),
-        st.source ? h("span", { class: "muted step-line" }, `L${st.source.line}`) : null,
+        userLine(st.source) ? h("span", { class: "muted step-line" }, `L${userLine(st.source)}`) : null,
         st.nonfinite ? h("span", { class: "badge danger" }, "NaN/Inf") : null)));
     this.detail = h("div", { class: "step-detail", testid: "debug-detail" });
     replace(this.el,
@@ -65,7 +66,7 @@ export class DebuggerPanel {
         h("span", { class: "muted" }, "← → to step, Home/End to jump")),
       controls,
       h("div", { class: "debug-body" }, this.list, this.detail));
-    this.go(this.index, false);
+    this.go(this.index);
   }
 
   private keys(e: KeyboardEvent) {
@@ -76,7 +77,7 @@ export class DebuggerPanel {
     this.go(to);
   }
 
-  go(i: number, link = true) {
+  go(i: number) {
     const steps = this.call?.debug?.steps;
     if (!steps?.length || !this.list || !this.detail || !this.counter) return;
     this.index = Math.max(0, Math.min(steps.length - 1, i));
@@ -90,11 +91,12 @@ export class DebuggerPanel {
     (this.el.querySelector('[data-testid="debug-prev"]') as HTMLButtonElement).disabled = this.index === 0;
     (this.el.querySelector('[data-testid="debug-next"]') as HTMLButtonElement).disabled = this.index === steps.length - 1;
     replace(this.detail, stepDetail(st));
-    if (link) this.handlers.onSourceLines(st.source ? [st.source.line] : []);
+    const line = userLine(st.source);
+    this.handlers.onSourceLines(line ? [line] : []);
   }
 
   get currentLine(): number | null {
-    return this.call?.debug?.steps[this.index]?.source?.line ?? null;
+    return userLine(this.call?.debug?.steps[this.index]?.source);
   }
 }
 
@@ -103,7 +105,7 @@ function stepDetail(st: DebugStep): HTMLElement {
     h("div", { class: "step-title" },
       h("span", { class: "prim mono big" }, st.primitive),
       h("span", { class: "muted mono" }, `node ${st.node}`),
-      st.source ? h("span", { class: "muted" }, `line ${st.source.line}${st.source.function ? ` in ${st.source.function}` : ""}`) : null,
+      userLine(st.source) ? h("span", { class: "muted" }, `line ${st.source!.line}${st.source!.function ? ` in ${st.source!.function}` : ""}`) : null,
       st.nonfinite ? h("span", { class: "badge danger", testid: "debug-nonfinite-flag" }, "produces NaN/Inf") : null),
     st.outputs.map((o, i) => h("section", { class: "step-output" },
       h("h4", null, `output ${i}`, h("span", { class: "muted" }, ` · min ${fmtNum(o.min)} · max ${fmtNum(o.max)} · mean ${fmtNum(o.mean)}`)),

@@ -6,6 +6,7 @@ import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api"
 import { h, s } from "../dom";
 import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
+import { userLine } from "../report";
 
 // ELK is large: load it on first use, so the page itself starts fast.
 let elkPromise: Promise<ElkApi> | null = null;
@@ -61,6 +62,16 @@ export class GraphView {
   }
 
   async render(graph: IRGraph) {
+    if (graph !== this.graph) {
+      // A stage that is one call (jit, pmap) of a small program: open it right away.
+      this.expanded.clear();
+      if (graph.nodes.length <= 3) {
+        for (const n of graph.nodes) {
+          const inner = n.subgraphs.reduce((a, sg) => a + sg.nodes.length, 0);
+          if (inner && inner <= 80) this.expanded.add(n.id);
+        }
+      }
+    }
     this.graph = graph;
     const seq = ++this.renderSeq;
     this.meta.clear();
@@ -132,10 +143,11 @@ export class GraphView {
       const params = Object.entries(n.params).map(([k, v]) => `${k}=${v}`);
       const title = [
         `${n.outputs.join(" ")} = ${n.primitive}${params.length ? `[${params.join(", ")}]` : ""} ${n.inputs.map((a) => a.var ?? a.literal).join(" ")}`,
-        n.source ? `line ${n.source.line}${n.source.function ? ` in ${n.source.function}` : ""}` : "",
+        userLine(n.source) ? `line ${n.source!.line}${n.source!.function ? ` in ${n.source!.function}` : ""}` : "",
         n.added ? "added by this stage's transformation" : "",
       ].filter(Boolean).join("\n");
-      const sub = n.source ? `line ${n.source.line}` : params.length ? shorten(params.join(" "), 28) : undefined;
+      const line = userLine(n.source);
+      const sub = line ? `line ${line}` : params.length ? shorten(params.join(" "), 28) : undefined;
       if (n.subgraphs.length) {
         const key = id;
         const expanded = this.expanded.has(key);
@@ -211,7 +223,7 @@ export class GraphView {
          m.sub ? s("text", { x: w / 2, y: 32, "text-anchor": "middle", class: "node-sub" }, m.sub) : null];
     const g = s("g", {
       class: cls, transform: `translate(${x},${y})`, "data-id": c.id, testid: m.kind === "eqn" ? "ir-node" : `ir-${m.kind}`,
-      "data-primitive": m.node?.primitive, "data-line": m.node?.source?.line, "data-added": m.node?.added ? "true" : undefined,
+      "data-primitive": m.node?.primitive, "data-line": userLine(m.node?.source) ?? undefined, "data-added": m.node?.added ? "true" : undefined,
       tabindex: m.kind === "eqn" ? 0 : undefined, role: m.kind === "eqn" ? "button" : undefined,
       "aria-label": m.kind === "eqn" ? m.title.split("\n").join(", ") : undefined,
     }, s("title", null, m.title), shape, text);
@@ -266,7 +278,7 @@ export class GraphView {
   highlightLine(line: number | null) {
     let count = 0;
     for (const [id, g] of this.nodeEls) {
-      const on = line !== null && this.meta.get(id)?.node?.source?.line === line;
+      const on = line !== null && userLine(this.meta.get(id)?.node?.source) === line;
       g.classList.toggle("linked", on);
       if (on) count++;
     }

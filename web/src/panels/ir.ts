@@ -3,6 +3,7 @@
 
 import { empty, h, replace } from "../dom";
 import type { IRGraph, IRNode, Stage, TransformedCall } from "../report";
+import { userLine } from "../report";
 import { GraphView } from "./graph";
 
 export interface IRHandlers {
@@ -119,10 +120,10 @@ export class IRPanel {
       const node = k >= 0 ? nodes[k] : null;
       const el = h("div", {
         class: `jaxpr-line${node?.added ? " added" : ""}${node ? " eqn" : ""}`,
-        dataset: node?.source ? { line: String(node.source.line) } : undefined,
+        dataset: userLine(node?.source) ? { line: String(userLine(node?.source)) } : undefined,
         onclick: node ? () => this.selectNode(node, "text") : undefined,
       }, highlightJaxpr(text));
-      if (node?.source) el.title = `line ${node.source.line}`;
+      if (userLine(node?.source)) el.title = `line ${userLine(node?.source)}`;
       this.textLines.push({ el, node });
       pre.appendChild(el);
     });
@@ -143,7 +144,7 @@ export class IRPanel {
   private selectNode(node: IRNode | null, from: "graph" | "text") {
     for (const t of this.textLines) t.el.classList.toggle("selected", !!node && t.node?.id === node.id);
     if (node && from === "text") this.graph?.selectNode(node.id);
-    const line = node?.source?.line;
+    const line = userLine(node?.source);
     this.handlers.onSourceLines(line ? [line] : []);
   }
 
@@ -151,7 +152,7 @@ export class IRPanel {
   highlightLine(line: number | null) {
     this.linkedLine = line;
     this.graph?.highlightLine(line);
-    for (const t of this.textLines) t.el.classList.toggle("linked", line !== null && t.node?.source?.line === line);
+    for (const t of this.textLines) t.el.classList.toggle("linked", line !== null && userLine(t.node?.source) === line);
   }
 }
 

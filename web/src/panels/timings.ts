@@ -8,9 +8,15 @@ import type { RunReport, TimingCategory, TimingEvent } from "../report";
 export const CATEGORIES: TimingCategory[] = ["trace", "transform", "lower", "compile", "execute", "transfer", "collective", "run"];
 
 export function renderTimings(report: RunReport, callId: number | null): HTMLElement {
-  let events = report.timings.length ? report.timings : report.calls.flatMap((c) => c.timings);
+  // The run's own events and every call's, once each.
+  const seen = new Set<string>();
+  const events = [...report.timings, ...report.calls.flatMap((c) => c.timings)].filter((e) => {
+    const key = `${e.name}|${e.category}|${e.start_ms}|${e.device}|${e.call}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  }).sort((a, b) => a.start_ms - b.start_ms || b.duration_ms - a.duration_ms);
   if (!events.length) return empty("No timings recorded.", "Run something first.");
-  events = [...events].sort((a, b) => a.start_ms - b.start_ms);
 
   const lanes = new Map<string, TimingEvent[]>();
   const laneOf = (e: TimingEvent) => (e.category === "run" ? "run" : e.device == null ? "host" : `device ${e.device}`);
@@ -25,9 +31,27 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   const t0 = Math.min(...events.map((e) => e.start_ms));
   const t1 = Math.max(...events.map((e) => e.start_ms + e.duration_ms));
   const span = Math.max(t1 - t0, 1e-3);
-  const W = 900, LABEL = 84, ROW = 24, TOP = 24;
+  const W = 900, LABEL = 84, ROW = 22, TOP = 24, GAP = 6;
   const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
-  const H = TOP + laneNames.length * ROW + 6;
+
+  // Nested or overlapping events of one lane go to sub-rows (greedy interval packing).
+  const rows = new Map<string, { e: TimingEvent; row: number }[]>();
+  const laneRows = new Map<string, number>();
+  for (const lane of laneNames) {
+    const ends: number[] = [];
+    const placed = lanes.get(lane)!.map((e) => {
+      let row = ends.findIndex((end) => end <= e.start_ms + 1e-9);
+      if (row < 0) { row = ends.length; ends.push(0); }
+      ends[row] = e.start_ms + e.duration_ms;
+      return { e, row };
+    });
+    rows.set(lane, placed);
+    laneRows.set(lane, Math.max(1, ends.length));
+  }
+  const laneY = new Map<string, number>();
+  let yAcc = TOP;
+  for (const lane of laneNames) { laneY.set(lane, yAcc); yAcc += laneRows.get(lane)! * ROW + GAP; }
+  const H = yAcc + 4;
 
   const ticks = niceTicks(t0, t1, 6);
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
@@ -35,16 +59,18 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
       s("line", { x1: x(t), x2: x(t), y1: TOP - 4, y2: H, class: "grid" }),
       s("text", { x: x(t), y: 12, "text-anchor": "middle", class: "tick" }, fmtMs(t)))),
     laneNames.map((lane, i) => {
-      const y = TOP + i * ROW;
+      const top = laneY.get(lane)!;
       return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
-        s("text", { x: LABEL - 8, y: y + 16, "text-anchor": "end", class: "lane-label" }, lane),
-        lanes.get(lane)!.map((e) => {
+        i % 2 ? s("rect", { x: 0, y: top - GAP / 2, width: W, height: laneRows.get(lane)! * ROW + GAP, class: "lane-band" }) : null,
+        s("text", { x: LABEL - 8, y: top + 15, "text-anchor": "end", class: "lane-label" }, lane),
+        rows.get(lane)!.map(({ e, row }) => {
+          const y = top + row * ROW;
           const w = Math.max(1.5, x(e.start_ms + e.duration_ms) - x(e.start_ms));
           const dim = callId !== null && e.call != null && e.call !== callId;
           return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
             s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
-            s("rect", { x: x(e.start_ms), y: y + 3, width: w, height: ROW - 7, rx: 3 }),
-            w > e.name.length * 6.5 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 15.5, class: "bar-label" }, e.name) : null);
+            s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
+            w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
         }));
     }));
 
