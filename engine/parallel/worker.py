@@ -42,8 +42,8 @@ def main(runtime, slot: int, conn, host_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the host's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_host()
-    try:  # let the host finish dispatching to every device before the first one preempts it
-        os.nice(int(os.environ.get("ENGINE_WORKER_NICE", "2")))
+    try:  # ENGINE_WORKER_NICE>0 lets the host finish dispatching before a device preempts it
+        os.nice(int(os.environ.get("ENGINE_WORKER_NICE", "0")))
     except OSError:
         pass
     _reset_engine_state()
