@@ -65,10 +65,10 @@ _DEVICE_NAMES = frozenset({'pmap', 'devices', 'device_count', 'local_devices', '
 
 
 def _jax_getattr(name: str):
+    if name in _DEVICE_NAMES:  # scripts may set XLA_FLAGS after an earlier run imported jax
+        configure_devices()
     if name in _overrides:
         return _overrides[name]
-    if name in _DEVICE_NAMES:
-        configure_devices()
     try:
         return getattr(engine, name)
     except AttributeError:

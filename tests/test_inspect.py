@@ -264,3 +264,39 @@ def test_device_tagged_prints_are_ordered_by_device():
         (0, 'dev 0 step 1'), (0, 'dev 0 step 2'), (1, 'dev 1 step 1'), (1, 'dev 1 step 2'),
         (2, 'dev 2 step 1'), (2, 'dev 2 step 2')]
     assert r.stdout.splitlines()[0] == 'dev 0 step 1'
+
+
+@pytest.mark.skipif(not hasattr(__import__('engine'), 'pmap'), reason='pmap has not landed')
+def test_pmap_devices_collectives_and_per_device_timings():
+    import engine.parallel as parallel
+    before, saved_env = parallel.device_count(), dict(os.environ)  # the script sets XLA_FLAGS
+    code = textwrap.dedent("""\
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+        import jax
+        import jax.numpy as jnp
+
+        def f(x):
+            return jax.lax.psum(x * 2.0, 'i')
+        out = jax.pmap(f, axis_name='i')(jnp.arange(4.0))
+        """)
+    try:
+        r = run_request(RunRequest(code=code))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        parallel.set_device_count(before)
+    assert r.ok, r.error
+    assert r.device_count == 4
+    call, = r.calls
+    assert call.label == "pmap(f, axis_name='i')"
+    assert [s.name for s in call.stages] == ['f', call.label]
+    assert call.stages[0].graph.vars[call.stages[0].graph.invars[0]].shape == []  # per device
+    info = call.pmap
+    assert info.axis_names == ['i'] and info.mesh == [4]
+    assert [d.id for d in info.devices] == [0, 1, 2, 3]
+    assert [d.inputs[0].data for d in info.devices] == [0.0, 1.0, 2.0, 3.0]
+    assert all(d.outputs[0].data == 12.0 for d in info.devices)
+    assert [c.primitive for c in info.collectives] == ['psum'] and info.collectives[0].devices == [0, 1, 2, 3]
+    assert sorted(t.device for t in call.timings if t.device is not None) == [0, 1, 2, 3]
+    assert 'collective' in {t.category for t in call.timings}

@@ -497,10 +497,20 @@ def _pmap_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t
     if seconds:
         rec.event(record.timings, f"{kind.replace('_', ' ')} {data.get('name', '')}".strip(),
                   'execute' if kind.endswith('execute') else 'trace', t_end - seconds, seconds, call=call_id)
-    for d in data.get('device_timings', []) or []:
-        rec.event(record.timings, d.get('name', 'compute'), d.get('category', 'execute'),
-                  t_end - seconds + d.get('start_s', 0.0), d.get('seconds', 0.0), device=d.get('device'),
-                  call=call_id)
+    if kind == 'pmap_execute' and seconds:
+        # device and collective times are relative to the start of the pmap call
+        t0 = t_end - seconds
+        transfer_s = (data.get('transfer_ms') or 0.0) / 1e3
+        if transfer_s:
+            rec.event(record.timings, 'transfer to devices', 'transfer', t0, transfer_s, call=call_id)
+        for d in (data.get('devices') or [])[:64]:
+            busy_s = ((d.get('compute_ms') or 0.0) + (d.get('collective_wait_ms') or 0.0)) / 1e3
+            rec.event(record.timings, f"compute {data.get('name', '')}".strip(), 'execute', t0 + transfer_s,
+                      busy_s, device=d.get('id'), call=call_id)
+        for c in (data.get('collectives') or [])[:EVENT_CAP]:
+            rec.event(record.timings, f"{c.get('primitive', 'collective')} over {c.get('axis_name', '?')}",
+                      'collective', t0 + (c.get('start_ms') or 0.0) / 1e3, (c.get('duration_ms') or 0.0) / 1e3,
+                      call=call_id)
     if kind != 'pmap_execute' or record.pmap is not None:
         return
     try:

@@ -55,6 +55,11 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
     if a is None:
         return None
     weak = bool(getattr(x, 'weak_type', False)) or isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+    if devices is None and getattr(x, 'device_ids', None) is not None:  # sharded over pmap devices
+        try:
+            devices = [int(d) for d in x.device_ids]
+        except (TypeError, ValueError):
+            devices = None
     out = ArraySummary(shape=list(a.shape), dtype=str(a.dtype), weak_type=weak, devices=devices)
     if a.dtype.kind in 'biufc' and a.size:
         f = a.real.astype(np.float64) if a.dtype.kind != 'b' else a.astype(np.float64)
