@@ -283,6 +283,7 @@ class Recorder:
         self.building = False
         self.detailed_signatures: set = set()
         self.dropped_calls = 0
+        self.detail_calls = True  # stack mode details only the stack's own call
         self.dropped_prints = 0
         self.write_stdout: Callable[[str], None] | None = None
         self.device_prints: list[tuple[int, str]] = []
@@ -344,7 +345,7 @@ class Recorder:
                          tuple(_short_repr(s) for s in top.statics if s is not None))
         except Exception:  # noqa: BLE001 - unusual arguments: record without stages
             top, signature = None, None
-        detailed = top is not None and (force_detail or (signature not in self.detailed_signatures
+        detailed = top is not None and (force_detail or (self.detail_calls and signature not in self.detailed_signatures
                                                          and len(self.detailed_signatures) < DETAIL_CAP))
         if detailed:
             self.detailed_signatures.add(signature)
@@ -441,7 +442,7 @@ class Recorder:
             if i == len(funcs) - 1:
                 final_closed = closed
         self._jit_source(record, rec, specs, call_id)
-        if ok and final_closed is not None and sum(nbytes(x) for x in top.dynamic_leaves(args, kwargs)) <= DEBUG_ARG_BYTES:
+        if ok and final_closed is not None and not _runs_on_devices(final_closed.jaxpr) and sum(nbytes(x) for x in top.dynamic_leaves(args, kwargs)) <= DEBUG_ARG_BYTES:
             record.debug = debug_trace(final_closed, top.dynamic_leaves(args, kwargs), names[-1])
 
     def _jit_source(self, record: TransformedCall, rec: CallRecord, specs, call_id: int) -> None:
@@ -466,6 +467,18 @@ class Recorder:
                    call=call_id)
         if source:
             record.jit.source = source if len(source) <= SOURCE_CAP else source[:SOURCE_CAP] + '\n# … (truncated)'
+
+
+def _runs_on_devices(jaxpr: Jaxpr) -> bool:
+    """Replaying a pmap equation reruns it on every device, and the debugger could only show it
+    as one opaque step; the call's PmapInfo already has each device's inputs and outputs."""
+    for eqn in jaxpr.eqns:
+        if 'pmap' in eqn.primitive.name:
+            return True
+        inner = eqn.params.get('jaxpr') if eqn.primitive.name == 'jit' else None
+        if isinstance(inner, ClosedJaxpr) and _runs_on_devices(inner.jaxpr):
+            return True
+    return False
 
 
 def _static_positions(t: Transformed):

@@ -130,6 +130,7 @@ def run_code(req: RunRequest, filename: str = report_errors.USER_FILE, tee: bool
     report = RunReport(engine_version=engine.__version__, mode=mode, ok=False,
                        device_count=compat.requested_device_count())
     rec = record.Recorder(filename)
+    rec.detail_calls = mode == 'script'  # in stack mode the stack's call is the one to show in full
     out = _Capture(sys.stdout if tee else None)
     err = _Capture(sys.stderr if tee else None)
     rec.write_stdout = out.write
