@@ -53,15 +53,15 @@ def udiv(x, y):
 
 @nb.njit(**_inline)
 def irem(x, y):
-    if y == 0:
-        return 0
+    if y == 0:   # x rem 0 is x, as the interpreter (and XLA on CPU) give
+        return x
     r = abs(x) % abs(y)
     return r if x >= 0 else -r
 
 
 @nb.njit(**_inline)
 def urem(x, y):
-    return x % y if y != 0 else 0
+    return x % y if y != 0 else x
 
 
 @nb.njit(**_inline)
