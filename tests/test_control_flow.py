@@ -1,0 +1,138 @@
+"""lax control flow: values, grads, vmaps, under jit (numba and interpreter) and eagerly."""
+import importlib
+
+import numpy as np
+import pytest
+
+import engine as jax
+from engine import lax
+from engine.core import Array
+
+jit_mod = importlib.import_module('engine.jit')
+f32 = lambda v: Array(np.asarray(v, np.float32))
+
+
+def piecewise(x):
+    return lax.cond(lax.gt(x, 0.0), lambda y: lax.mul(y, y), lambda y: lax.neg(lax.sin(y)), x)
+
+
+@pytest.fixture(params=['numba', 'interpreter'])
+def backend(request, tmp_path_factory, monkeypatch):
+    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path_factory.getbasetemp() / 'kernels'))
+    if request.param == 'interpreter':
+        jit_mod.set_backend(jit_mod.Interpreter())
+    else:
+        nb = pytest.importorskip('engine.backends.numba_jit')
+        jit_mod.set_backend(nb.NumbaBackend())
+    yield request.param
+    jit_mod.set_backend(None)
+
+
+@pytest.mark.parametrize('x', [2.0, -1.0])
+def test_cond_value_grad_jit(backend, x):
+    want = x * x if x > 0 else -np.sin(x)
+    dwant = 2 * x if x > 0 else -np.cos(x)
+    assert np.isclose(float(piecewise(x)), want, rtol=1e-6)
+    assert np.isclose(float(jax.jit(piecewise)(x)), want, rtol=1e-6)
+    assert np.isclose(float(jax.grad(piecewise)(x)), dwant, rtol=1e-6)
+    assert np.isclose(float(jax.jit(jax.grad(piecewise))(x)), dwant, rtol=1e-6)
+    assert np.isclose(float(jax.grad(jax.jit(piecewise))(x)), dwant, rtol=1e-6)
+
+
+def test_vmap_cond_batched_predicate_is_select(backend):
+    xs = f32([2.0, -1.0, 0.5])
+    want = np.where(np.asarray(xs) > 0, np.asarray(xs) ** 2, -np.sin(np.asarray(xs)))
+    np.testing.assert_allclose(jax.vmap(piecewise)(xs), want, rtol=1e-6)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(piecewise))(xs))
+    assert 'select_n' in jaxpr and 'cond[' not in jaxpr
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(piecewise)))(xs),
+                               np.where(np.asarray(xs) > 0, 2 * np.asarray(xs), -np.cos(np.asarray(xs))), rtol=1e-6)
+
+
+def test_vmap_cond_unbatched_predicate_stays_cond(backend):
+    f = lambda p, x: lax.cond(p, lambda y: lax.mul(y, 2.0), lambda y: lax.neg(y), x)
+    xs = f32([1.0, 2.0])
+    out = jax.vmap(f, in_axes=(None, 0))(True, xs)
+    np.testing.assert_allclose(out, [2.0, 4.0])
+    assert 'cond[' in str(jax.make_jaxpr(jax.vmap(f, in_axes=(None, 0)))(True, xs))
+
+
+def test_switch_clamps_index(backend):
+    brs = [lambda x: x, lambda x: lax.neg(x), lambda x: lax.mul(x, 3.0)]
+    assert float(lax.switch(2, brs, 2.0)) == 6.0
+    assert float(lax.switch(7, brs, 2.0)) == 6.0
+    assert float(jax.jit(lambda i, x: lax.switch(i, brs, x))(-3, 2.0)) == 2.0
+
+
+def cumprod(x):
+    return lax.scan(lambda c, xi: (lax.mul(c, xi), lax.mul(c, xi)), 1.0, x)
+
+
+def test_scan_value_grad_vmap(backend):
+    x = f32([1., 2., 3., 4.])
+    c, ys = cumprod(x)
+    assert float(c) == 24.0 and np.asarray(ys).tolist() == [1., 2., 6., 24.]
+    c2, ys2 = jax.jit(cumprod)(x)
+    np.testing.assert_allclose(ys2, ys)
+    g = jax.grad(lambda x: cumprod(x)[0])(x)
+    np.testing.assert_allclose(g, [24., 12., 8., 6.])
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda x: cumprod(x)[0]))(x), g)
+    np.testing.assert_allclose(jax.grad(jax.jit(lambda x: cumprod(x)[0]))(x), g)
+    np.testing.assert_allclose(jax.vmap(lambda x: cumprod(x)[1])(f32([[1., 2., 3., 4.], [2., 3., 4., 5.]])),
+                               [[1., 2., 6., 24.], [2., 6., 24., 120.]])
+    _, yr = lax.scan(lambda c, x: (lax.add(c, x), c), 0.0, x, reverse=True)
+    assert np.asarray(yr).tolist() == [9., 7., 4., 0.]
+
+
+def test_scan_jvp_matches_finite_difference(backend):
+    x = f32([0.3, -0.2, 0.5])
+    f = lambda x: lax.scan(lambda c, xi: (lax.sin(lax.add(c, xi)), lax.mul(c, c)), 0.1, x)[1]
+    _, t = jax.jvp(f, (x,), (f32([1., 0., 0.]),))
+    eps = 1e-3
+    fd = (np.asarray(f(f32(np.asarray(x) + [eps, 0, 0]))) - np.asarray(f(f32(np.asarray(x) - [eps, 0, 0])))) / (2 * eps)
+    np.testing.assert_allclose(t, fd, rtol=1e-2, atol=1e-4)
+
+
+def test_fori_loop_static_is_reverse_differentiable(backend):
+    g = lambda x: lax.fori_loop(0, 3, lambda i, c: lax.mul(c, x), 1.0)
+    assert float(g(2.0)) == 8.0
+    assert float(jax.grad(g)(2.0)) == 12.0
+    assert float(jax.jit(jax.grad(g))(2.0)) == 12.0
+    assert 'scan[' in str(jax.make_jaxpr(g)(2.0))
+    s = lambda n: lax.fori_loop(0, 5, lambda i, c: lax.add(c, i), 0)
+    assert int(s(0)) == 10
+
+
+def test_while_loop_forward_mode_only(backend):
+    w = lambda x: lax.while_loop(lambda c: lax.lt(c, 10.0), lambda c: lax.mul(c, x), 1.0)
+    assert float(w(2.0)) == 16.0
+    assert float(jax.jit(w)(2.0)) == 16.0
+    p, t = jax.jvp(w, (2.0,), (1.0,))
+    assert float(p) == 16.0 and float(t) == 32.0
+    np.testing.assert_allclose(jax.vmap(w)(f32([2.0, 3.0])), [16.0, 27.0])
+    with pytest.raises(ValueError, match='Reverse-mode differentiation does not work'):
+        jax.grad(w)(2.0)
+
+
+def test_fori_loop_dynamic_bounds_is_while(backend):
+    f = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))
+    assert int(f(5)) == 10
+    assert 'while[' in str(jax.make_jaxpr(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))(5))
+
+
+def test_map_and_closures(backend):
+    y = f32([1., 2.])
+    out = jax.jit(lambda xs: lax.map(lambda v: lax.mul(v, y), xs))(f32([[1., 1.], [2., 2.]]))
+    np.testing.assert_allclose(out, [[1., 2.], [2., 4.]])
+
+
+def test_bodies_are_printed_inline():
+    text = str(jax.make_jaxpr(piecewise)(1.0))
+    assert 'branches=(' in text and 'sin' in text and 'mul' in text
+
+
+def test_errors():
+    with pytest.raises(TypeError, match='identical types'):
+        lax.cond(True, lambda x: x, lambda x: lax.convert_element_type(x, np.int32), 1.0)
+    with pytest.raises(TypeError):
+        lax.scan(lambda c, x: (lax.convert_element_type(c, np.int32), x), 1.0, f32([1.0]))
