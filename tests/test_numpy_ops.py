@@ -433,3 +433,53 @@ def test_vmap_traced_index():
     close(out, x[np.arange(5), idx])
     out = jax.vmap(lambda i: jnp.asarray(x)[i])(idx)
     close(out, x[idx])
+
+
+@pytest.mark.parametrize('method', ['linear', 'lower', 'higher', 'nearest', 'midpoint'])
+@pytest.mark.parametrize('axis', [None, 0, 1])
+def test_quantiles_match_numpy(method, axis):
+    x = rand(4, 7)
+    q = np.array([0.0, 0.3, 1.0], np.float32)
+    close(jnp.quantile(x, q, axis=axis, method=method), np.quantile(x, q, axis=axis, method=method), atol=1e-6)
+    close(jnp.percentile(x, 40.0, axis=axis, method=method), np.percentile(x, 40.0, axis=axis, method=method), atol=1e-5)
+    close(jnp.median(x, axis=axis, keepdims=True), np.median(x, axis=axis, keepdims=True))
+    y = x.copy()
+    y[1, 2] = np.nan
+    close(jnp.nanmedian(y, axis=axis), np.nanmedian(y, axis=axis))
+    assert np.isnan(np.asarray(jnp.median(y))).all()
+
+
+def test_more_numpy_functions():
+    x = rand(3, 4)
+    close(jnp.diff(x, 2, axis=1), np.diff(x, 2, axis=1))
+    close(jnp.diff(x, prepend=0.0), np.diff(x, prepend=0.0))
+    close(jnp.trapezoid(x, dx=0.5), np.trapezoid(x, dx=0.5))
+    close(jnp.cov(x), np.cov(x), atol=1e-6)
+    close(jnp.corrcoef(x), np.corrcoef(x), atol=1e-5)
+    close(jnp.nanstd(x, axis=0), np.nanstd(x, axis=0))
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(jnp.array([0, 3, 3]), length=5)), [1, 0, 0, 2, 0])
+    np.testing.assert_array_equal(np.asarray(jnp.bincount(np.array([1, 1, 2]))), np.bincount([1, 1, 2]))
+    xs = np.linspace(-1, 5, 13).astype(np.float32)
+    close(jnp.interp(xs, np.array([0.0, 1.0, 3.0]), np.array([1.0, 3.0, 2.0])), np.interp(xs, [0, 1, 3], [1, 3, 2]))
+    close(jnp.delete(x, [0, 2], axis=1), np.delete(x, [0, 2], axis=1))
+    close(jnp.insert(x, 1, 9.0, axis=1), np.insert(x, 1, 9.0, axis=1))
+    close(jnp.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1), np.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1))
+    for got, want in zip(jnp.unravel_index(jnp.array([5, 11]), (3, 4)), np.unravel_index([5, 11], (3, 4))):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(jnp.gcd(jnp.array([12, -18, 0]), jnp.array([8, 12, 5]))), np.gcd([12, -18, 0], [8, 12, 5]))
+    np.testing.assert_array_equal(np.asarray(jnp.lcm(jnp.array([4, 6]), jnp.array([6, 4]))), np.lcm([4, 6], [6, 4]))
+    np.testing.assert_array_equal(np.asarray(jnp.isin(jnp.arange(5), jnp.array([1, 3]))), np.isin(np.arange(5), [1, 3]))
+    close(jnp.vectorize(lambda a, b: a * b + 1)(x, 2.0), x * 2 + 1)
+    close(jnp.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x), np.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x))
+    close(jnp.block([[x, x], [x, x]]), np.block([[x, x], [x, x]]))
+    close(jnp.asarray(x)[jnp.ix_(jnp.array([0, 2]), jnp.array([1, 3]))], x[np.ix_([0, 2], [1, 3])])
+    close(jnp.vander(x[0]), np.vander(x[0]), rtol=1e-5)
+    close(jnp.polyval(jnp.array([1.0, 0.0, -1.0]), x), np.polyval([1.0, 0.0, -1.0], x), rtol=1e-5)
+    close(jnp.fill_diagonal(x, 5.0, inplace=False), np.where(np.eye(3, 4, dtype=bool), 5.0, x))
+    close(jnp.resize(jnp.arange(3), (2, 4)), np.resize(np.arange(3), (2, 4)))
+    for got, want in zip(jnp.modf(x), np.modf(x)):
+        close(got, want)
+    r = rand(2, 3, 4)
+    close(jnp.rollaxis(r, 2), np.rollaxis(r, 2))
+    close(jnp.rollaxis(r, 0, 2), np.rollaxis(r, 0, 2))
+    assert [u.shape for u in jnp.unstack(x, axis=1)] == [(3,)] * 4

@@ -52,6 +52,15 @@ from ._ufuncs import (abs, absolute, add, acos, acosh, arccos, arccosh, arcsin, 
                       not_equal, piecewise, positive, pow, power, rad2deg, radians, real, reciprocal,
                       remainder, right_shift, rint, round, round_, select, sign, signbit, sin, sinc,
                       sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
+from ._shape import (apply_along_axis, argpartition, block, compress, delete,  # noqa: F401
+                     diag_indices_from, fill_diagonal, insert, isin, ix_, partition, polyval,
+                     ravel_multi_index, resize, rollaxis, tril_indices_from, triu_indices_from,
+                     unravel_index, unstack, vander)
+from ._statistics import (bincount, corrcoef, cov, diff, ediff1d, interp, median,  # noqa: F401
+                          nanargmax, nanargmin, nanmedian, nanpercentile, nanquantile, nanstd,
+                          nanvar, percentile, quantile, trapezoid)
+from ._ufuncs import angle, gcd, iscomplex, isreal, lcm, modf, nextafter  # noqa: F401
+from ._creation import asanyarray, ascontiguousarray, asfortranarray, astype, vectorize  # noqa: F401
 from ._methods import install_array_methods
 
 bool = bool_  # noqa: A001  (jnp.bool, as in numpy 2)

@@ -328,3 +328,44 @@ def indices(dimensions, dtype=None, sparse: bool = False):
 
 
 del math
+
+
+def astype(x, dtype, /, *, copy: bool = False, device=None):
+    return asarray(x, dtype=dtype)
+
+
+def asanyarray(a, dtype=None, order=None):
+    return asarray(a, dtype=dtype)
+
+
+ascontiguousarray = asfortranarray = asanyarray
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """Broadcast a scalar function over arrays with ``vmap`` (no ``signature`` support yet).
+
+    >>> jnp.vectorize(lambda a, b: a * b + 1)(jnp.arange(3.0), 2.0)
+    Array([1., 3., 5.], dtype=float32)
+    """
+    import functools
+    from .. import api
+    from ._shape import broadcast_arrays
+    if signature is not None:
+        raise NotImplementedError("jnp.vectorize(signature=...) is not supported yet")
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        keep = [i for i in range(len(args)) if i not in excluded]
+        arrays = broadcast_arrays(*[args[i] for i in keep]) if keep else []
+        ndim = arrays[0].ndim if arrays else 0
+
+        def inner(*arrs):
+            full = list(args)
+            for i, v in zip(keep, arrs):
+                full[i] = v
+            return pyfunc(*full, **kwargs)
+        f = inner
+        for _ in range(ndim):
+            f = api.vmap(f)
+        return f(*arrays)
+    return wrapped

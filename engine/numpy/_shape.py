@@ -646,3 +646,241 @@ def size(a, axis=None):
 
 
 del rollaxis_
+
+
+# --- more numpy shape utilities ---------------------------------------------------------------
+
+def unstack(x, /, *, axis: int = 0):
+    x = as_operand(x)
+    ax = canonicalize_axis(axis, x.ndim)
+    return tuple(lax.squeeze(slice_axis(x, ax, i, i + 1), (ax,)) for i in range(x.shape[ax]))
+
+
+def rollaxis(a, axis: int, start: int = 0):
+    a = as_operand(a)
+    axis = canonicalize_axis(axis, a.ndim)
+    start = start + a.ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def ix_(*args):
+    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` selects the cross product."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = as_operand(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            a = nonzero(a)[0]
+        out.append(lax.reshape(a, (1,) * i + (a.shape[0],) + (1,) * (n - i - 1)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape):
+    """Coordinates of flat ``indices`` in an array of ``shape`` (out-of-range ones are clipped)."""
+    idx = as_operand(indices)
+    shape = concrete_shape(shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    idx = lax.clamp(lax.full((), -size, idx.dtype), idx, lax.full((), size - 1, idx.dtype))
+    idx = lax.select(lax.lt(idx, lax.full_like(idx, 0)), lax.add(idx, lax.full_like(idx, size)), idx)
+    out = []
+    for d in reversed(shape):
+        out.append(lax.rem(idx, lax.full_like(idx, d)))
+        idx = lax.div(idx, lax.full_like(idx, d))
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode: str = 'raise', order: str = 'C'):
+    dims = concrete_shape(dims)
+    out = None
+    for i, d in zip(multi_index, dims):
+        i = as_operand(i)
+        if mode == 'clip':
+            i = lax.clamp(lax.full((), 0, i.dtype), i, lax.full((), d - 1, i.dtype))
+        elif mode == 'wrap':
+            i = lax.rem(lax.add(lax.rem(i, lax.full_like(i, d)), lax.full_like(i, d)), lax.full_like(i, d))
+        out = i if out is None else lax.add(lax.mul(out, lax.full_like(out, d)), i)
+    return out
+
+
+def _static_positions(obj, n, what):
+    v = obj if not isinstance(obj, (Array, Tracer)) else _concrete_value(obj, what)
+    if isinstance(v, slice):
+        return np.arange(n)[v]
+    v = np.atleast_1d(np.asarray(v))
+    if v.dtype == np.bool_:
+        return np.nonzero(v)[0]
+    return np.where(v < 0, v + n, v)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
+    """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``."""
+    from ._indexing import take
+    a = as_operand(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    n = a.shape[ax]
+    keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, 'jnp.delete'))
+    return take(a, Array(keep.astype(np.int32)), axis=ax)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before the (static) indices ``obj`` along ``axis``."""
+    from ._creation import asarray
+    from ._indexing import take
+    a = as_operand(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    n = a.shape[ax]
+    vals = convert(asarray(values), a.dtype)
+    if np.ndim(obj) == 0 and not isinstance(obj, slice):
+        pos = int(_static_positions(obj, n + 1, 'jnp.insert')[0])
+        # numpy's rule for one position: values gain leading axes, then their first axis moves to ``axis``.
+        vals = lax.reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
+        vals = moveaxis(vals, 0, ax)
+        shape = list(a.shape)
+        shape[ax] = vals.shape[ax]
+        vals = broadcast_to(vals, shape)
+        m = shape[ax]
+    else:
+        pos = _static_positions(obj, n + 1, 'jnp.insert')
+        m = len(pos)
+        shape = list(a.shape)
+        shape[ax] = m
+        vals = broadcast_to(vals, shape) if vals.ndim else broadcast_to(vals, shape)
+    # numpy's own insert on positions gives the permutation of concatenate([a, vals]).
+    order = np.insert(np.arange(n), pos, np.arange(n, n + m))
+    return take(concatenate([a, vals], ax), Array(order.astype(np.int32)), axis=ax)
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0):
+    from ._indexing import take
+    cond = _concrete_value(condition, 'jnp.compress').astype(bool)
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    idx = np.nonzero(cond)[0]
+    return take(a, Array(idx.astype(np.int32)), axis=axis)
+
+
+def partition(a, kth: int, axis: int = -1):
+    """Like numpy's: the ``kth`` element in its sorted place; here the whole axis is sorted."""
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth: int, axis: int = -1):
+    return argsort(a, axis=axis)
+
+
+def diag_indices_from(arr):
+    a = as_operand(arr)
+    from ._creation import diag_indices
+    return diag_indices(a.shape[0], a.ndim)
+
+
+def tril_indices_from(arr, k: int = 0):
+    from ._creation import tril_indices
+    a = as_operand(arr)
+    return tril_indices(a.shape[-2], k, a.shape[-1])
+
+
+def triu_indices_from(arr, k: int = 0):
+    from ._creation import triu_indices
+    a = as_operand(arr)
+    return triu_indices(a.shape[-2], k, a.shape[-1])
+
+
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """A copy of ``a`` with ``val`` on its main diagonal (JAX requires ``inplace=False``)."""
+    if inplace:
+        raise ValueError("jnp.fill_diagonal cannot modify arrays in place; pass inplace=False")
+    a = as_operand(a)
+    n = builtins.min(a.shape)
+    idx = tuple(Array(np.arange(n, dtype=np.int32)) for _ in range(a.ndim))
+    v = ravel(as_operand(val))
+    if v.shape[0] not in (1, n):
+        v = Array(np.resize(core.to_numpy(v), n)) if not isinstance(v, Tracer) else v
+    return a.at[idx].set(v if v.shape[0] == n else lax.broadcast_in_dim(lax.reshape(v, ()), (n,), ()))
+
+
+def resize(a, new_shape):
+    from ._indexing import take
+    a = ravel(as_operand(a))
+    new_shape = concrete_shape(new_shape)
+    total = int(np.prod(new_shape, dtype=np.int64))
+    idx = np.arange(total) % builtins.max(a.shape[0], 1)
+    return reshape(take(a, Array(idx.astype(np.int32))), new_shape)
+
+
+def block(arrays):
+    """Assemble an array from nested lists of blocks (the innermost lists join along the last axis)."""
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+    d = depth(arrays)
+    blocks = []
+
+    def collect(x):
+        if isinstance(x, list):
+            for y in x:
+                collect(y)
+        else:
+            blocks.append(as_operand(x))
+    collect(arrays)
+    nd = builtins.max([d] + [b.ndim for b in blocks])
+
+    def rec(x, level):
+        if not isinstance(x, list):
+            x = as_operand(x)
+            return lax.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+        return concatenate([rec(y, level + 1) for y in x], axis=nd - d + level)
+    return rec(arrays, 0)
+
+
+def vander(x, N: int | None = None, increasing: bool = False):
+    from ._ufuncs import power
+    x = as_operand(x)
+    N = x.shape[0] if N is None else int(N)
+    p = np.arange(N)
+    if not increasing:
+        p = p[::-1]
+    return power(lax.reshape(x, (x.shape[0], 1)), Array(p.astype(np.int32).reshape(1, N)))
+
+
+def polyval(p, x):
+    """Evaluate the polynomial with coefficients ``p`` (highest power first) at ``x`` (Horner)."""
+    from ._ufuncs import add, multiply
+    p = as_operand(p)
+    from ._creation import zeros_like
+    out = zeros_like(as_operand(x)) if p.shape[0] == 0 else None
+    for i in range(p.shape[0]):
+        out = p[i] if out is None else add(multiply(out, x), p[i])
+    return out
+
+
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
+    """Whether each element of ``element`` occurs in ``test_elements``."""
+    from ._promote import promote_args
+    e, t = promote_dtypes(as_operand(element), ravel(as_operand(test_elements)))
+    eb = lax.broadcast_in_dim(e, e.shape + t.shape, tuple(range(e.ndim)))
+    tb = lax.broadcast_in_dim(t, e.shape + t.shape, (e.ndim,))
+    hit = lax.reduce_or(lax.eq(eb, tb), (e.ndim,)) if t.shape[0] else lax.full(e.shape, False, np.bool_)
+    del promote_args
+    return lax.bitwise_not(hit) if invert else hit
+
+
+def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
+    """``func1d`` on every 1-D slice along ``axis``, by vmapping over the other axes."""
+    from .. import api
+    a = as_operand(arr)
+    ax = canonicalize_axis(axis, a.ndim)
+    f = lambda v: func1d(v, *args, **kwargs)
+    for _ in range(ax):
+        f = api.vmap(f, in_axes=0, out_axes=0)
+    for _ in range(a.ndim - ax - 1):
+        f = api.vmap(f, in_axes=-1, out_axes=-1)
+    return f(a)

@@ -737,3 +737,53 @@ def isscalar(element) -> bool:
     if isinstance(element, (Array, Tracer, np.ndarray, np.generic)):
         return element.ndim == 0 if not isinstance(element, np.generic) else True
     return isinstance(element, (bool, int, float, complex))
+
+
+def nextafter(x1, x2, /):
+    x1, x2 = promote_args_inexact('nextafter', x1, x2)
+    return lax.nextafter(x1, x2)
+
+
+def modf(x, /):
+    """Fractional and integral parts, both with the sign of ``x``."""
+    x, = promote_args_inexact('modf', x)
+    whole = _trunc(x)
+    return lax.sub(x, whole), whole
+
+
+def gcd(x1, x2, /):
+    """Greatest common divisor of integers (Euclid's algorithm, unrolled for the dtype's width)."""
+    x1, x2 = promote_args('gcd', x1, x2)
+    if x1.dtype.kind not in 'iu':
+        raise TypeError("jnp.gcd requires integer arguments")
+    a, b = absolute(x1), absolute(x2)
+    zero = lax.full_like(a, 0)
+    for _ in range(8 * x1.dtype.itemsize * 2):
+        nz = lax.ne(b, zero)
+        safe = lax.select(nz, b, lax.full_like(b, 1))
+        a, b = lax.select(nz, b, a), lax.select(nz, lax.rem(a, safe), zero)
+    return a
+
+
+def lcm(x1, x2, /):
+    x1, x2 = promote_args('lcm', x1, x2)
+    g = gcd(x1, x2)
+    zero = lax.full_like(g, 0)
+    safe = lax.select(lax.eq(g, zero), lax.full_like(g, 1), g)
+    return lax.select(lax.eq(g, zero), zero, absolute(lax.mul(x1, lax.div(x2, safe))))
+
+
+def angle(z, deg: bool = False):
+    z, = promote_args_inexact('angle', z)
+    out = lax.atan2(lax.full_like(z, 0), z)
+    return rad2deg(out) if deg else out
+
+
+def iscomplex(x, /):
+    x = as_operand(x)
+    return lax.full(x.shape, False, np.bool_)
+
+
+def isreal(x, /):
+    x = as_operand(x)
+    return lax.full(x.shape, True, np.bool_)
