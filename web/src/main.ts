@@ -221,9 +221,9 @@ class App {
   }
 
   private defaultCall(r: RunReport): number {
-    if (r.mode === "stack" && r.label) {
-      const i = r.calls.findIndex((c) => c.label === r.label);
-      if (i >= 0) return i;
+    if (r.mode === "stack") {
+      // The script's own top-level calls run first; the stack's call is the last with its label.
+      for (let i = r.calls.length - 1; i >= 0; i--) if (r.calls[i].label === r.label) return i;
       return Math.max(0, r.calls.length - 1);
     }
     return 0;

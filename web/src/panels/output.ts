@@ -8,11 +8,11 @@ import type { RunError, RunReport } from "../report";
 import { renderValue } from "../values";
 
 const LIMITS: Record<string, [string, string]> = {
-  timeout: ["Time limit reached", "The run was stopped because it took longer than the server allows. Look for an infinite loop, or make the inputs smaller."],
-  cpu: ["CPU limit reached", "The run used more CPU time than the server allows. Make the inputs smaller or the loops shorter."],
-  memory: ["Memory limit reached", "The run tried to use more memory than the server allows. Make the arrays smaller."],
-  output: ["Output limit reached", "The run printed more than the server keeps. Print less, or print summaries."],
-  code_size: ["Code too large", "The code is larger than the server accepts."],
+  timeout: ["Time limit reached", "Look for a loop that never ends, or make the inputs smaller. The page is ready for the next run."],
+  cpu: ["CPU limit reached", "Make the inputs smaller or the loops shorter."],
+  memory: ["Memory limit reached", "Make the arrays smaller."],
+  output: ["Output limit reached", "Print less, or print summaries (shapes, min/max) instead of whole arrays."],
+  code_size: ["Code too large", "Split the code, or remove what the run does not need."],
   killed: ["Run stopped", "The sandbox stopped the run."],
 };
 
