@@ -1,0 +1,199 @@
+"""jit benchmarks from issue 3: fused elementwise, transcendental chain, per-example MLP
+gradients, warm-call overhead, cold and cached first calls. ``main()`` prints one table.
+
+Each row: the engine's time, numpy eager's (or the floor named in the row), JAX jit's when jax is
+importable, and the ratios. Run with ``python -m bench.bench_jit`` (or ``make bench``).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+os.environ.setdefault('NUMBA_THREADING_LAYER', 'workqueue')
+
+import numpy as np  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def best(fn, repeat=7, number=1):
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def _jax():
+    try:
+        import jax  # noqa: F401
+        import jax.numpy as jjnp  # noqa: F401
+        return jax
+    except ImportError:
+        return None
+
+
+def fusion_rows(jax_ref):
+    import engine as ej
+    import engine.numpy as jnp
+    x_np = np.random.default_rng(0).normal(size=(5000, 5000)).astype(np.float32)
+    x = jnp.asarray(x_np)
+    rows = []
+    out = np.empty_like(x_np)
+    floor = best(lambda: np.copyto(out, x_np))
+    f = ej.jit(lambda x: x * x + x * 2.0)
+    f(x)
+    t_eng = best(lambda: f(x))
+    t_np = best(lambda: x_np * x_np + x_np * np.float32(2.0))
+    t_jax = None
+    if jax_ref is not None:
+        jf = jax_ref.jit(lambda x: x * x + x * 2.0)
+        xj = jax_ref.numpy.asarray(x_np)
+        t_jax = best(lambda: jf(xj).block_until_ready())
+    rows.append(('x*x + x*2.0  f32[5000,5000]', t_eng, t_np, t_jax, floor))
+
+    g = ej.jit(lambda x: jnp.tanh(x) * jnp.exp(-x * x) + jnp.sin(x) / 2)
+    g(x)
+    t_eng = best(lambda: g(x), repeat=3)
+    t_np = best(lambda: np.tanh(x_np) * np.exp(-x_np * x_np) + np.sin(x_np) / np.float32(2), repeat=3)
+    t_jax = None
+    if jax_ref is not None:
+        jn = jax_ref.numpy
+        jg = jax_ref.jit(lambda x: jn.tanh(x) * jn.exp(-x * x) + jn.sin(x) / 2)
+        xj = jn.asarray(x_np)
+        t_jax = best(lambda: jg(xj).block_until_ready(), repeat=3)
+    rows.append(('tanh(x)*exp(-x*x)+sin(x)/2', t_eng, t_np, t_jax, floor))
+    return rows
+
+
+def mlp_row(jax_ref):
+    import engine as ej
+    import engine.numpy as jnp
+    rng = np.random.default_rng(0)
+    sizes = [784, 512, 256, 10]
+    params_np = [(rng.normal(size=(m, n)).astype(np.float32) / np.sqrt(m), np.zeros(n, np.float32))
+                 for m, n in zip(sizes[:-1], sizes[1:])]
+    xb = rng.normal(size=(128, 784)).astype(np.float32)
+    yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
+
+    def make(np_mod, tanh):
+        def loss(params, x, y):
+            h = x
+            for w, b in params[:-1]:
+                h = tanh(np_mod.dot(h, w) + b)
+            w, b = params[-1]
+            out = np_mod.dot(h, w) + b
+            return np_mod.sum((out - y) ** 2)
+        return loss
+    loss = make(jnp, jnp.tanh)
+    params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in params_np]
+    f = ej.jit(ej.vmap(ej.grad(loss), in_axes=(None, 0, 0)))
+    f(params, jnp.asarray(xb), jnp.asarray(yb))
+    xe, ye = jnp.asarray(xb), jnp.asarray(yb)
+    t_eng = best(lambda: f(params, xe, ye), repeat=3)
+    # numpy reference: the same per-example gradients, written by hand with batched einsums.
+    def np_grads():
+        hs, zs, h = [xb], [], xb
+        for w, b in params_np[:-1]:
+            h = np.tanh(h @ w + b)
+            hs.append(h)
+        w, b = params_np[-1]
+        d = 2 * (h @ w + b - yb)
+        grads = []
+        for i in range(len(params_np) - 1, -1, -1):
+            w = params_np[i][0]
+            grads.append((np.einsum('bi,bj->bij', hs[i], d), d))
+            if i:
+                d = (d @ w.T) * (1 - hs[i] ** 2)
+        return grads
+    t_np = best(np_grads, repeat=3)
+    t_jax = None
+    if jax_ref is not None:
+        jn = jax_ref.numpy
+        jl = make(jn, jn.tanh)
+        jp = [(jn.asarray(w), jn.asarray(b)) for w, b in params_np]
+        jf = jax_ref.jit(jax_ref.vmap(jax_ref.grad(jl), in_axes=(None, 0, 0)))
+        xj, yj = jn.asarray(xb), jn.asarray(yb)
+        t_jax = best(lambda: jax_ref.block_until_ready(jf(jp, xj, yj)), repeat=3)
+    return ('per-example grads MLP 784-512-256-10 b128', t_eng, t_np, t_jax, None)
+
+
+def warm_row(jax_ref):
+    import engine as ej
+    import engine.numpy as jnp
+    x = jnp.ones(10)
+    f = ej.jit(lambda x: x * x + x * 2.0)
+    f(x)
+    t_eng = best(lambda: f(x), repeat=5, number=2000)
+    x_np = np.ones(10, np.float32)
+    t_np = best(lambda: x_np * x_np + x_np * np.float32(2.0), repeat=5, number=2000)
+    t_jax = None
+    if jax_ref is not None:
+        jf = jax_ref.jit(lambda x: x * x + x * 2.0)
+        xj = jax_ref.numpy.ones(10)
+        t_jax = best(lambda: jf(xj).block_until_ready(), repeat=5, number=2000)
+    return ('warm call, 10 floats', t_eng, t_np, t_jax, None)
+
+
+COLD = textwrap.dedent('''
+    import os, time
+    t0 = time.perf_counter()
+    import numpy as np, numba, engine as jax, engine.numpy as jnp
+    x = jnp.ones((5000, 5000))
+    f = jax.jit(lambda x: x * x + x * 2.0)
+    t1 = time.perf_counter()
+    f(x)
+    t2 = time.perf_counter()
+    print(t2 - t1, t2 - t0)
+''')
+
+
+def cold_rows():
+    import tempfile
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, ENGINE_CACHE_DIR=d)
+        for label in ('cold first call (fresh process, empty cache)', 'first call, kernel cached on disk'):
+            out = subprocess.run([sys.executable, '-c', COLD], cwd=ROOT, env=env, capture_output=True,
+                                 text=True, timeout=600)
+            if out.returncode:
+                rows.append((label, None, None, None, None))
+                continue
+            call, total = map(float, out.stdout.split()[-2:])
+            rows.append((label + f' [process total {total:.2f}s]', call, None, None, None))
+    return rows
+
+
+def fmt(t):
+    if t is None:
+        return '-'
+    return f'{t * 1e3:9.3f} ms' if t >= 1e-3 else f'{t * 1e6:9.2f} us'
+
+
+def main():
+    jax_ref = _jax()
+    rows = []
+    rows += fusion_rows(jax_ref)
+    rows.append(mlp_row(jax_ref))
+    rows.append(warm_row(jax_ref))
+    rows += cold_rows()
+    head = f"{'workload':58} {'engine':>12} {'numpy':>12} {'JAX jit':>12} {'eng/np':>7} {'eng/JAX':>8} {'eng/copy':>8}"
+    print(head)
+    print('-' * len(head))
+    for name, te, tn, tj, floor in rows:
+        r_np = f'{te / tn:7.2f}' if te and tn else '      -'
+        r_jax = f'{te / tj:8.2f}' if te and tj else '       -'
+        r_fl = f'{te / floor:8.2f}' if te and floor else '       -'
+        print(f'{name:58} {fmt(te):>12} {fmt(tn):>12} {fmt(tj):>12} {r_np} {r_jax} {r_fl}')
+    if jax_ref is None:
+        print('(jax is not installed: no JAX reference column)')
+
+
+if __name__ == '__main__':
+    main()
