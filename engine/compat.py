@@ -23,7 +23,6 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
-import re
 import sys
 import types
 from typing import Any, Callable
@@ -33,18 +32,10 @@ import engine
 # jax.X -> engine.X where the names differ or the engine module is optional.
 _RENAMES = {'jax.random': ('engine.random', 'engine.prng')}
 
-_DEVICE_FLAG = re.compile(r'--xla_force_host_platform_device_count=(\d+)')
-
-
 def requested_device_count() -> int:
-    """Devices asked for by ``XLA_FLAGS`` (JAX's spelling) or ``JAXPLAY_DEVICE_COUNT``; default 1."""
-    found = _DEVICE_FLAG.findall(os.environ.get('XLA_FLAGS', ''))
-    if found:
-        return max(1, int(found[-1]))
-    try:
-        return max(1, int(os.environ.get('JAXPLAY_DEVICE_COUNT', '1')))
-    except ValueError:
-        return 1
+    """Devices asked for by ``XLA_FLAGS`` (JAX's spelling), else the engine's variables, else 8."""
+    from .parallel.topology import requested_device_count as requested
+    return requested()
 
 
 def configure_devices() -> int:

@@ -316,7 +316,7 @@ TESTED_ELSEWHERE = {
     'custom_lin': 'tests/test_custom_derivatives.py', 'debug_callback': 'tests/test_inspect.py',
     'cond': 'tests/test_control_flow.py', 'while': 'tests/test_control_flow.py',
     'scan': 'tests/test_control_flow.py', 'xla_pmap': 'tests/test_pmap.py',
-    **{p: 'tests/test_collectives.py' for p in ('psum', 'pmax', 'pmin', 'ppermute', 'all_gather',
+    **{p: 'tests/test_pmap.py' for p in ('psum', 'pmax', 'pmin', 'ppermute', 'all_gather',
                                                 'all_to_all', 'axis_index', 'reduce_scatter')},
 }
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -363,6 +363,37 @@ GRAD_CASES = [c for c in CASES if c.order > 0]
 def test_grads(c: Case):
     args = c.make(_rng(c))
     check_grads(c.fn, args, order=c.order, atol=c.tol, rtol=c.tol, eps=c.eps)
+
+
+def _sum_of_sines(fn):
+    """A scalar function of ``fn``'s float outputs (nonlinear, so every output gets a cotangent)."""
+    def f(*args):
+        total = lax.full((), 0., np.float32)
+        for o in _tree_leaves(fn(*args)):
+            if o.dtype.kind == 'f':
+                total = lax.add(total, lax.reduce_sum(lax.sin(o), tuple(range(o.ndim))))
+        return total
+    return f
+
+
+@pytest.mark.parametrize('c', GRAD_CASES, ids=_ids)
+def test_grad_composes_with_jit_and_vmap(c: Case):
+    """grad staged by jit, and vmap of grad, agree with eager grad (rules that call other rules
+    must stage and batch too)."""
+    args = c.make(_rng(c))
+    floats = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == 'f')
+    g = engine.grad(_sum_of_sines(c.fn), argnums=floats)
+    eager = g(*args)
+    for a, b in zip(eager, engine.jit(g)(*args)):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-4, atol=1e-5)
+    if c.batch:
+        first = floats[0]
+        other = args[first] * np.float32(0.5) + np.float32(0.25)
+        stacked = np.stack([np.asarray(args[first]), other])
+        per_arg = lambda x: g(*[x if j == first else a for j, a in enumerate(args)])[0]  # noqa: E731
+        batched = engine.vmap(per_arg)(stacked)
+        np.testing.assert_allclose(np.asarray(batched)[0], np.asarray(eager[0]), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(batched)[1], np.asarray(per_arg(other)), rtol=1e-4, atol=1e-5)
 
 
 def _in_axes_variants(args):
