@@ -650,7 +650,7 @@ def _scatter_abstract(operand, indices, updates, *, dimension_numbers, indices_a
         raise TypeError(f"scatter: updates scatter dims {scatter_shape} must match the indices batch "
                         f"shape {indices.shape[:-1]}")
     sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
-    if any(s > n for s, n in zip(sizes, operand.shape)):
+    if updates.size and any(s > n for s, n in zip(sizes, operand.shape)):  # empty updates write nothing
         raise TypeError(f"scatter: update window {sizes} is larger than the operand {operand.shape}")
     return operand
 
