@@ -197,7 +197,8 @@ export class GraphView {
       for (const e of n.edges ?? []) {
         for (const sec of e.sections ?? []) {
           const pts = [sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint];
-          edgeLayer.appendChild(s("path", { d: splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy }))), class: "edge", "marker-end": "url(#arrow)" }));
+          edgeLayer.appendChild(s("path", { d: splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy }))), class: "edge", "marker-end": "url(#arrow)" },
+            s("title", null, e.labels?.[0]?.text ?? "")));
         }
         for (const l of e.labels ?? []) {
           edgeLayer.appendChild(s("text", { x: ox + (l.x ?? 0) + 2, y: oy + (l.y ?? 0) + 10, class: "edge-label" }, l.text ?? ""));
@@ -289,6 +290,8 @@ export class GraphView {
 
   private apply() {
     this.viewport.setAttribute("transform", `translate(${this.tx},${this.ty}) scale(${this.k})`);
+    // Semantic zoom: edge labels (name: type) only where they are legible; edges keep a tooltip.
+    this.svg.classList.toggle("zoomed-out", this.k < 0.85);
   }
 
   /** Fit the width, keep labels readable (a tall graph is top-aligned and panned), centre the rest. */
