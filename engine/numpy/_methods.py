@@ -15,6 +15,7 @@ from ..errors import ConcretizationTypeError
 from . import _contract, _creation, _indexing, _reductions, _shape, _ufuncs
 
 _state = core._state
+_new = object.__new__
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
 
@@ -93,7 +94,7 @@ def _is_operand(other):
             or isinstance(other, (Array, Tracer, np.ndarray, np.generic)))
 
 
-def _operator(f, reflected: bool):
+def _operator(f, reflected: bool, cls_is_array: bool = False):
     """A binary dunder for ``f``: the numpy fast path first, Python's NotImplemented for operands
     that are not arrays, else the general (traceable) path."""
     fast = getattr(f, '_fast', None)
@@ -106,6 +107,33 @@ def _operator(f, reflected: bool):
                 else:
                     return NotImplemented
             return general(other, self) if reflected else general(self, other)
+    elif not reflected and cls_is_array:
+        np_fn, kinds, bool_out = f._np_fn, f._kinds, f._bool_out
+
+        def op(self, other):
+            # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
+            if type(other) is Array and _state.dynamic is None:
+                a, b = self._value, other._value
+                d = a.dtype
+                if (d is b.dtype or d == b.dtype) and d.kind in kinds:
+                    try:
+                        r = np_fn(a, b)
+                    except ValueError:  # shapes that do not broadcast: the general path explains
+                        return general(self, other)
+                    out = _new(Array)
+                    out._value = r if type(r) is np.ndarray else np.asarray(r)
+                    out.weak_type = False if bool_out else (self.weak_type and other.weak_type)
+                    out._aval = None
+                    return out
+            out = fast(self, other)
+            if out is not None:
+                return out
+            if not _is_operand(other):
+                if hasattr(other, '__jax_array__'):
+                    other = other.__jax_array__()
+                else:
+                    return NotImplemented
+            return general(self, other)
     elif reflected:
         def op(self, other):
             out = fast(other, self)
@@ -133,10 +161,10 @@ def _operator(f, reflected: bool):
 
 def _install(cls):
     for name, f in _BINARY.items():
-        setattr(cls, f"__{name}__", _operator(f, False))
+        setattr(cls, f"__{name}__", _operator(f, False, cls is Array))
         setattr(cls, f"__r{name}__", _operator(f, True))
     for name, f in _COMPARE.items():
-        setattr(cls, f"__{name}__", _operator(f, False))
+        setattr(cls, f"__{name}__", _operator(f, False, cls is Array))
     cls.__neg__ = _ufuncs.negative
     cls.__pos__ = _ufuncs.positive
     cls.__abs__ = _ufuncs.absolute

@@ -90,12 +90,14 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
     f.__doc__ = doc or f"Elementwise ``{name}`` with numpy broadcasting and JAX dtype promotion."
     f._fast = fast
     f._general = general
+    f._np_fn, f._kinds, f._bool_out = np_fn, kinds, bool_out
     return f
 
 
 def _unary_inexact(name, lax_fn, doc=None):
     def f(x, /):
-        x, = promote_args_inexact(name, x)
+        if not (isinstance(x, (Array, Tracer)) and x.dtype.kind == 'f'):
+            x, = promote_args_inexact(name, x)
         return lax_fn(x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}``; integer inputs are promoted to float32."
