@@ -87,7 +87,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     out_store = []
     f = _aux_fun(fun, has_aux)
     flat = _flatten_fun(f, in_tree, out_store)
-    tangents_flat = [t if np.issubdtype(core.get_aval(p).dtype, np.inexact)
+    tangents_flat = [t if core.get_aval(p).dtype.kind in 'fc'
                      else ad.Zero(ad.tangent_aval(core.get_aval(p)))
                      for p, t in zip(primals_flat, tangents_flat)]
     primals_out, tangents_out = ad.jvp_flat(flat, primals_flat, tangents_flat)
@@ -207,7 +207,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         if not allow_int:
             for leaf in tree_flatten(dyn)[0]:
                 dt = core.get_aval(leaf).dtype
-                if not np.issubdtype(dt, np.inexact):
+                if dt.kind not in 'fc':
                     raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
                                     f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
                                     f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
@@ -221,7 +221,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         if aval.shape != ():
             raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                             f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp.")
-        if not np.issubdtype(aval.dtype, np.floating):
+        if aval.dtype.kind != 'f':
             raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
                             f"np.floating), but got {aval.dtype.name}.")
         from . import lax

@@ -238,8 +238,31 @@ def _one(x):
 
 
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
-ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
-ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
+def _add_jvp(primals, tangents):
+    # A constant operand has a symbolic-zero tangent: pass the other through, no zeros built.
+    out = add_p.bind(*primals)
+    tx, ty = tangents
+    if type(ty) is Zero:
+        return out, tx
+    if type(tx) is Zero:
+        return out, ty
+    return out, add_p.bind(tx, ty)
+
+
+def _sub_jvp(primals, tangents):
+    out = sub_p.bind(*primals)
+    tx, ty = tangents
+    if type(ty) is Zero:
+        return out, tx
+    if type(tx) is Zero:
+        return out, neg(ty)
+    return out, sub_p.bind(tx, ty)
+
+
+ad.jvp_rules[add_p] = _add_jvp
+ad.jvp_rules[sub_p] = _sub_jvp
+ad.transpose_rules[add_p] = lambda ct, x, y: [ct, ct]
+ad.transpose_rules[sub_p] = lambda ct, x, y: [ct, neg(ct)]
 for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p,
            and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
            eq_p, ne_p, lt_p, le_p, gt_p, ge_p):

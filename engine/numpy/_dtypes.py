@@ -88,7 +88,17 @@ def _node(dtype: np.dtype, weak: bool) -> str:
 
 def promote_types_weak(pairs) -> tuple[np.dtype, bool]:
     """Join of (dtype, weak) pairs: the result dtype (canonical) and whether it is weak."""
-    pairs = list(pairs)
+    pairs = tuple(pairs)
+    out = _promotions.get(pairs)
+    if out is None:
+        out = _promotions[pairs] = _promote_types_weak(pairs)
+    return out
+
+
+_promotions: dict = {}  # the lattice join is pure and its inputs few: memoize (it is on every op)
+
+
+def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
     if len(pairs) == 1:
         d, w = pairs[0]
         return core.canonical_dtype(d), w and d.kind != 'b'
