@@ -149,22 +149,38 @@ def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callab
 # Rule helpers ---------------------------------------------------------------------------------
 
 def broadcast_batcher(primitive):
-    """Elementwise n-ary ops on equal shapes: align batch axes, broadcasting unmapped operands."""
+    """Elementwise n-ary ops whose operands share one shape or are scalars (0-d).
+
+    Scalars stay scalars when unmapped (so a constant like ``2.0`` is never broadcast to the batch);
+    everything else gets its batch axis at the front.
+    """
     def rule(axis_size, vals, dims, **params):
         from . import lax
-        mapped = [(v, d) for v, d in zip(vals, dims) if d is not not_mapped]
-        first = mapped[0][1]
-        if len(mapped) == len(vals) and all(d == first for _, d in mapped):
+        first = next(d for d in dims if d is not not_mapped)
+        ranks = [core.get_aval(v).ndim for v in vals]
+        if all(d == first for d in dims) and len(set(ranks)) == 1:
             out = primitive.bind(*vals, **params)
             return out, ([first] * len(out) if primitive.multiple_results else first)
+        # The per-example shape of the result: that of any non-scalar operand.
+        example = ()
+        for v, d in zip(vals, dims):
+            shape = core.get_aval(v).shape
+            if d is not not_mapped:
+                shape = shape[:d] + shape[d + 1:]
+            if shape:
+                example = shape
+                break
         new_vals = []
         for v, d in zip(vals, dims):
+            shape = core.get_aval(v).shape
             if d is not_mapped:
-                shape = core.get_aval(v).shape
-                v = lax.broadcast_in_dim(v, (axis_size, *shape), tuple(range(1, len(shape) + 1)))
-                new_vals.append(v)
+                if shape:
+                    v = lax.broadcast_in_dim(v, (axis_size, *shape), tuple(range(1, len(shape) + 1)))
             else:
-                new_vals.append(moveaxis(v, d, 0))
+                v = moveaxis(v, d, 0)
+                if len(shape) == 1 and example:  # a per-example scalar meets shaped operands
+                    v = lax.broadcast_in_dim(v, (axis_size, *example), (0,))
+            new_vals.append(v)
         out = primitive.bind(*new_vals, **params)
         return out, ([0] * len(out) if primitive.multiple_results else 0)
     batch_rules[primitive] = rule

@@ -26,12 +26,6 @@ def _binary_args(x, y):
         x = _scalar_like(x, _aval(y).dtype)
     elif py and not px:
         y = _scalar_like(y, _aval(x).dtype)
-    ax, ay = _aval(x), _aval(y)
-    if ax.shape != ay.shape:
-        if ax.ndim == 0:
-            x = broadcast_in_dim(x, ay.shape, ())
-        elif ay.ndim == 0:
-            y = broadcast_in_dim(y, ax.shape, ())
     return x, y
 
 
@@ -200,7 +194,10 @@ def select_n(which, *cases):
 
 
 def select(pred, on_true, on_false):
-    """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order)."""
+    """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order); scalar cases broadcast."""
+    shape = builtins.max((_aval(v).shape for v in (pred, on_true, on_false)), key=len)
+    on_true, on_false = (broadcast_in_dim(v, shape, ()) if _aval(v).shape != shape else v
+                         for v in (on_true, on_false))
     return st.select_n_p.bind(pred, on_false, on_true)
 
 

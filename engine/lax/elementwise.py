@@ -46,11 +46,13 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
             raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                             f"{x.dtype.name}, {y.dtype.name}. Cast one with .astype() "
                             f"(jnp functions promote dtypes for you).")
-        if x.shape != y.shape:
+        # Equal shapes, or a scalar with anything (as JAX prints `mul a 2.0:f32[]`).
+        if x.shape != y.shape and x.shape and y.shape:
             raise TypeError(f"lax.{name} requires arguments to have the same shape, got "
                             f"{x.shape} and {y.shape}. Use jnp.{name} to broadcast.")
         dtype = result_dtype or x.dtype
-        return ShapedArray(x.shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
+        return ShapedArray(x.shape or y.shape, dtype,
+                           x.weak_type and y.weak_type and result_dtype is None)
     p.def_abstract_eval(abstract)
     batching.broadcast_batcher(p)
     return p
@@ -238,31 +240,48 @@ def _one(x):
 
 
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+def _to_shape(t, shape):
+    """A scalar operand's tangent, broadcast to the result's shape."""
+    if core.get_aval(t).shape == shape:
+        return t
+    return _lax().broadcast_in_dim(t, shape, ())
+
+
+def _unbroadcast(ct, operand):
+    """The cotangent of a scalar operand that was implicitly broadcast: summed back to 0-d."""
+    aval = operand.aval if ad.is_undefined(operand) else core.get_aval(operand)
+    if aval.shape or not core.get_aval(ct).shape:
+        return ct
+    return _lax().reduce_sum(ct, tuple(range(core.get_aval(ct).ndim)))
+
+
 def _add_jvp(primals, tangents):
     # A constant operand has a symbolic-zero tangent: pass the other through, no zeros built.
     out = add_p.bind(*primals)
     tx, ty = tangents
+    shape = core.get_aval(out).shape
     if type(ty) is Zero:
-        return out, tx
+        return out, _to_shape(tx, shape)
     if type(tx) is Zero:
-        return out, ty
+        return out, _to_shape(ty, shape)
     return out, add_p.bind(tx, ty)
 
 
 def _sub_jvp(primals, tangents):
     out = sub_p.bind(*primals)
     tx, ty = tangents
+    shape = core.get_aval(out).shape
     if type(ty) is Zero:
-        return out, tx
+        return out, _to_shape(tx, shape)
     if type(tx) is Zero:
-        return out, neg(ty)
+        return out, _to_shape(neg(ty), shape)
     return out, sub_p.bind(tx, ty)
 
 
 ad.jvp_rules[add_p] = _add_jvp
 ad.jvp_rules[sub_p] = _sub_jvp
-ad.transpose_rules[add_p] = lambda ct, x, y: [ct, ct]
-ad.transpose_rules[sub_p] = lambda ct, x, y: [ct, neg(ct)]
+ad.transpose_rules[add_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(ct, y)]
+ad.transpose_rules[sub_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(neg(ct), y)]
 for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p,
            and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
            eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
@@ -305,8 +324,8 @@ defjvp(integer_pow_p, _integer_pow_jvp)
 
 def _mul_transpose(ct, x, y):
     if ad.is_undefined(x):
-        return [mul(ct, y), None]
-    return [None, mul(x, ct)]
+        return [_unbroadcast(mul(ct, y), x), None]
+    return [None, _unbroadcast(mul(x, ct), y)]
 
 
 defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
@@ -315,7 +334,7 @@ ad.transpose_rules[mul_p] = _mul_transpose
 
 def _div_transpose(ct, x, y):
     assert ad.is_undefined(x) and not ad.is_undefined(y)
-    return [div(ct, y), None]
+    return [_unbroadcast(div(ct, y), x), None]
 
 
 defjvp2(div_p, lambda g, ans, x, y: div(g, y), lambda g, ans, x, y: neg(mul(g, div(ans, y))))
