@@ -2,14 +2,17 @@
 shared exchange area, meets the others at a barrier, and reads what it needs from their slots.
 The host never sees the data.
 
-Layout of the exchange arena: a header (barrier counter, participant count, abort flag), then two
-regions used alternately by successive collectives, so that a collective never overwrites slots a
-slower device may still be reading (every collective has a barrier after its writes). Each region
-has one slot per participating device.
+Layout of the exchange arena: two regions used alternately by successive collectives, so that a
+collective never overwrites slots a slower device may still be reading (every collective has a
+barrier after its writes). Each region has one slot per participating device. Barriers and the
+abort flag live in the pool's ``sync.Control`` block.
 
-Large ``psum``s reduce-scatter: device ``k`` of a group sums chunk ``k`` of every member's slot
-into the first member's slot, a second barrier follows, and everyone copies the total, so each
-device touches ~3x its operand instead of n x.
+Large ``psum``s avoid copies: an operand that already lives in device memory (a program input) is
+read where it is, and a result that is a program output is written straight into the output
+buffer. Each device publishes where its operand and its destination are (``Control.desc``), then
+device ``k`` of the group sums chunk ``k`` of every operand and writes it into chunk ``k`` of every
+destination: each device reads and writes about its operand's size once. A second barrier follows
+unless the result is only read by the host (which waits for every device anyway).
 """
 from __future__ import annotations
 
@@ -20,9 +23,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-HEADER = 4096
-_ABORT = 2  # header word the host or a failing device sets to stop everyone
-BIG_PSUM = 1 << 18  # bytes; above this psum reduce-scatters
+HEADER = 0
+BIG_PSUM = 1 << 16  # bytes; above this psum splits the reduction over the devices
 
 _current: 'DeviceContext | None' = None
 
@@ -37,50 +39,65 @@ class DeviceAbort(RuntimeError):
 
 
 class Barrier:
-    """The first participant coordinates: the others post its semaphore and sleep on their own;
-    once it has collected every arrival it wakes them. No shared lock, so a descheduled process
-    never blocks the others (8 processes on few cores make lock convoys costly). Waiters poll the
-    abort flag, so a dead or failed peer cannot hang them."""
+    """All positions of a run meet here: one atomic add per arrival (the last one wakes the rest
+    with the same syscall), then a short spin and a futex sleep. Three rotating counters, reset by
+    the first position one episode ahead, so no episode reuses a counter someone still reads.
+    Waiters check the abort flag and the host on every wake-up, so a dead peer cannot hang them."""
 
-    def __init__(self, arrive, sems, header: np.ndarray, host_pid: int):
-        self.arrive, self.sems, self.header, self.host_pid = arrive, sems, header, host_pid
+    def __init__(self, control, host_pid: int):
+        from . import sync
+        self.control, self.host_pid, self._bar0 = control, host_pid, sync.BAR0
 
-    def wait(self, me: int, participants) -> float:
+    def wait(self, episode: int, n: int, first: bool) -> float:
         t0 = time.perf_counter()
-        if me == participants[0]:
-            for _ in range(len(participants) - 1):
-                while not self.arrive.acquire(timeout=0.5):
-                    self._check()
-            for p in participants[1:]:
-                self.sems[p].release()
-        else:
-            self.arrive.release()
-            while not self.sems[me].acquire(timeout=0.5):
-                self._check()
-        self._check()
+        words, c = self.control.words, self._bar0 + episode % 3
+        if n > 1:
+            if first:
+                words[self._bar0 + (episode + 1) % 3] = 0
+            self.control.arrive(c, n)
+            self.control.wait_at_least(c, n, self._check)
+        self._check_abort()
         return time.perf_counter() - t0
 
-    def _check(self):
-        if self.header[_ABORT]:
+    def _check_abort(self):
+        from .sync import ABORT
+        if self.control.words[ABORT]:
             raise DeviceAbort("another device failed during a collective")
+
+    def _check(self):
+        self._check_abort()
         if os.getppid() != self.host_pid:
             os._exit(1)  # the host is gone: never linger as an orphan
 
 
 class DeviceContext:
     """What a device knows while it runs one program: its place in the mesh, the axis names bound
-    so far, and the exchange area. Records every collective for the debugger."""
+    so far, and the exchange area. Records every collective for the debugger. Made once per
+    (program, placement) on each device and ``reset`` for every run."""
 
-    def __init__(self, *, me, pos, placement, mesh, coords, names, exchange, barrier, slot_bytes, t0):
+    def __init__(self, *, me, pos, placement, mesh, coords, names, exchange, barrier, slot_bytes,
+                 t0=0.0, arenas=(), control=None):
         self.me, self.pos, self.placement = me, pos, list(placement)
         self.mesh, self.coords = tuple(mesh), tuple(coords)
-        self.names = dict(names)          # axis name -> mesh dimension
-        self.depth = 1                    # mesh dimensions entered by (nested) pmaps so far
+        self.base_names = dict(names)     # axis name -> mesh dimension
         self.exchange, self.barrier, self.slot_bytes = exchange, barrier, slot_bytes
-        self.seq = 0
+        self.arenas, self.control = arenas, control
+        self.groups: dict = {}
+        self.slots: dict = {}             # views of exchange slots, while the mapping stays
+        self.slots_of = None
+        self.record = True                # keep the collective events (for the debugger)
+        self.reset(t0)
+
+    def reset(self, t0, record=True):
+        self.record = record
+        self.names = dict(self.base_names)
+        self.depth = 1                    # mesh dimensions entered by (nested) pmaps so far
+        self.seq = 0                      # collectives so far (picks the exchange region)
+        self.episode = 0                  # barriers so far
         self.events: list[dict] = []
         self.wait_s = 0.0
         self.t0 = t0
+        self.dests: list = []             # output buffers the next psum results may be written to
 
     # --- names ------------------------------------------------------------------------------
     def has_axis(self, name) -> bool:
@@ -109,6 +126,9 @@ class DeviceContext:
 
     def _group(self, dims):
         """Positions (in program order) of my group along mesh ``dims``, and my rank in it."""
+        found = self.groups.get(dims)
+        if found is not None:
+            return found
         group = []
         for rank_coords in np.ndindex(*[self.mesh[d] for d in dims]):
             c = list(self.coords)
@@ -116,15 +136,45 @@ class DeviceContext:
                 c[d] = v
             group.append(int(np.ravel_multi_index(c, self.mesh)))
         rank = int(np.ravel_multi_index([self.coords[d] for d in dims], [self.mesh[d] for d in dims]))
-        return group, rank
+        self.groups[dims] = found = (group, rank)
+        return found
 
     # --- the exchange -----------------------------------------------------------------------
     def _slot(self, region, pos, shape, dtype):
-        base = HEADER + region * (len(self.placement) * self.slot_bytes)
-        return self.exchange.view(base + pos * self.slot_bytes, shape, dtype)
+        if self.slots_of is not self.exchange.mm:
+            self.slots.clear()
+            self.slots_of = self.exchange.mm
+        key = (region, pos, shape, dtype)
+        view = self.slots.get(key)
+        if view is None:
+            base = HEADER + region * (len(self.placement) * self.slot_bytes)
+            view = self.exchange.view(base + pos * self.slot_bytes, shape, dtype)
+            if len(self.slots) > 256:
+                self.slots.clear()
+            self.slots[key] = view
+        return view
+
+    def _stack(self, region, group, shape, dtype):
+        """The group's slots as one strided array (group members are evenly spaced positions)."""
+        key = ('stack', region, group[0], len(group), group[1] - group[0] if len(group) > 1 else 0,
+               shape, dtype)
+        view = self.slots.get(key)
+        if view is None:
+            step = key[4]
+            if any(b - a != step for a, b in zip(group, group[1:])):
+                return np.stack([self._slot(region, p, shape, dtype) for p in group])
+            dtype = np.dtype(dtype)
+            base = HEADER + region * (len(self.placement) * self.slot_bytes) + group[0] * self.slot_bytes
+            inner = np.empty(shape, dtype).strides if shape else ()
+            view = np.ndarray((len(group), *shape), dtype, buffer=self.exchange.mm, offset=base,
+                              strides=(step * self.slot_bytes, *inner))
+            self.slots[key] = view
+        return view
 
     def _sync(self):
-        self.wait_s += (w := self.barrier.wait(self.me, self.placement))
+        w = self.barrier.wait(self.episode, len(self.placement), self.pos == 0)
+        self.episode += 1
+        self.wait_s += w
         return w
 
     def collective(self, kind, x, axes, **params):
@@ -141,43 +191,93 @@ class DeviceContext:
                 raise RuntimeError(f"{kind} operand of {x.nbytes} bytes exceeds the exchange slot of "
                                    f"{self.slot_bytes} bytes (engine bug: slot sizing)")
             region = self.seq % 2
-            mine = self._slot(region, self.pos, x.shape, x.dtype)
-            np.copyto(mine, x)
-            self._sync()
-            slots = [self._slot(region, p, x.shape, x.dtype) for p in group]
-            out = getattr(self, '_' + kind)(x, slots, rank, group, region, **params)
-            nbytes, shape, dtype = x.nbytes, list(x.shape), x.dtype.name
-        self.seq += 1
+            dest = self._take_dest(x) if kind == 'psum' else None
+            if kind == 'psum' and x.nbytes >= BIG_PSUM and len(group) > 1:
+                out = self._split_psum(x, group, rank, region, dest)
+            else:
+                mine = self._slot(region, self.pos, x.shape, x.dtype)
+                np.copyto(mine, x)
+                self._sync()
+                stack = self._stack(region, group, x.shape, x.dtype)
+                if kind in _REDUCERS:
+                    acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
+                    _REDUCERS[kind].reduce(stack, axis=0, out=acc)
+                    out = acc
+                else:
+                    out = getattr(self, '_' + kind)(x, list(stack), rank, group, region, **params)
+            nbytes, shape, dtype = x.nbytes, x.shape, x.dtype
+            self.seq += 1   # (not for axis_index: regions alternate between barriers)
+        if self.record:
+            self._event(kind, axes, group, start, wait0, nbytes, shape, dtype, params)
+        return out
+
+    def _event(self, kind, axes, group, start, wait0, nbytes, shape, dtype, params):
         self.events.append(dict(
             seq=len(self.events), primitive=kind, axis_name=','.join(map(str, axes)),
             devices=[self.placement[p] for p in group], start_ms=(start - self.t0) * 1e3,
             duration_ms=(time.perf_counter() - start) * 1e3, wait_ms=(self.wait_s - wait0) * 1e3,
-            nbytes=int(nbytes), shape=shape, dtype=dtype,
+            nbytes=int(nbytes), shape=list(shape), dtype=np.dtype(dtype).name,
             perm=[list(p) for p in params['perm']] if 'perm' in params else None))
-        return out
 
-    def _psum(self, x, slots, rank, group, region):
-        n = len(slots)
-        if x.nbytes < BIG_PSUM or n == 1:
-            acc = slots[0].copy()
-            for s in slots[1:]:
-                acc += s
-            return acc
-        flat = [s.reshape(-1) for s in slots]
-        bounds = np.linspace(0, flat[0].size, n + 1).astype(np.int64)
-        lo, hi = bounds[rank], bounds[rank + 1]
-        acc = flat[0][lo:hi].copy()
-        for f in flat[1:]:
-            acc += f[lo:hi]
-        flat[0][lo:hi] = acc          # only this device reads chunk `rank`, so this is safe
+    def _take_dest(self, x):
+        """The output buffer this psum result may be written into (set by the program runner for
+        a psum whose result is a program output), and whether nothing on the device reads it."""
+        if self.dests:
+            dest = self.dests.pop(0)
+            if dest is not None and dest[0].shape == x.shape and dest[0].dtype == x.dtype:
+                return dest
+        return None
+
+    def _where(self, a: np.ndarray):
+        """``(device, offset)`` of ``a`` when it is a contiguous array in a device's memory."""
+        if not a.flags.c_contiguous:
+            return None
+        arena = self.arenas[self.me]
+        off = a.__array_interface__['data'][0] - arena.addr
+        if 0 <= off and off + a.nbytes <= arena.size:
+            return self.me, off
+        return None
+
+    def _peer_view(self, region, pos, where, shape, dtype):
+        dev, off = int(where[0]), int(where[1])
+        if dev < 0:
+            return self._slot(region, pos, shape, dtype)
+        arena = self.arenas[dev]
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        if off + nbytes > arena.size:
+            arena.remap(int(self.control.sizes[dev]))
+        return arena.view(off, shape, dtype)
+
+    def _split_psum(self, x, group, rank, region, dest):
+        """Each device of the group reduces one chunk of every member's operand and writes it into
+        every member's destination (operands and destinations read/written where they are)."""
+        src = self._where(x)
+        if src is None:
+            np.copyto(self._slot(region, self.pos, x.shape, x.dtype), x)
+            src = (-1, 0)
+        dst = self._where(dest[0]) if dest is not None else None
+        if dst is None:
+            dest, dst = None, (-1, 0)   # into my slot (chunk k is read, then written, by device k)
+        desc = self.control.desc
+        desc[region, self.pos] = (src[0], src[1], dst[0], dst[1])
         self._sync()
-        return slots[0].copy()
-
-    def _pmax(self, x, slots, *_):
-        return np.maximum.reduce([s for s in slots]) if len(slots) > 1 else slots[0].copy()
-
-    def _pmin(self, x, slots, *_):
-        return np.minimum.reduce([s for s in slots]) if len(slots) > 1 else slots[0].copy()
+        n = x.size
+        lo, hi = n * rank // len(group), n * (rank + 1) // len(group)
+        if hi > lo:
+            srcs = [self._peer_view(region, p, desc[region, p, :2], x.shape, x.dtype).reshape(-1)
+                    for p in group]
+            acc = np.add(srcs[0][lo:hi], srcs[1][lo:hi])
+            for s in srcs[2:]:
+                np.add(acc, s[lo:hi], out=acc)
+            for p in group:
+                d = self._peer_view(region, p, desc[region, p, 2:], x.shape, x.dtype).reshape(-1)
+                d[lo:hi] = acc
+        if dest is None:
+            self._sync()
+            return self._slot(region, self.pos, x.shape, x.dtype).copy()
+        if not dest[1]:
+            self._sync()  # the device reads the total itself: wait until every chunk is in
+        return dest[0]
 
     def _all_gather(self, x, slots, rank, group, region, *, axis, tiled):
         return np.concatenate(slots, axis) if tiled else np.stack(slots, axis)
@@ -205,6 +305,9 @@ class DeviceContext:
         index = [slice(None)] * x.ndim
         index[split_axis] = slice(rank * size, (rank + 1) * size)
         return np.concatenate([s[tuple(index)] for s in slots], concat_axis)
+
+
+_REDUCERS = {'psum': np.add, 'pmax': np.maximum, 'pmin': np.minimum}
 
 
 @contextmanager

@@ -159,7 +159,8 @@ def _run_on_devices(args, jaxpr, name, axis_name, axis_size, in_axes, out_axes, 
     per_arg = [_shards(rt, x, a, placement, group) for x, a in zip(args, in_axes)]
     inputs = [[bufs[p] for bufs in per_arg] for p in range(len(placement))]
     t_put = time.perf_counter()
-    outs, replies = rt.run(prog, placement, inputs, jaxpr.out_avals, t0)
+    listening = monitoring.listening()
+    outs, replies = rt.run(prog, placement, inputs, jaxpr.out_avals, t0, events=listening)
     results = []
     for k, (aval, o) in enumerate(zip(jaxpr.out_avals, out_axes)):
         if o is None:
@@ -167,7 +168,7 @@ def _run_on_devices(args, jaxpr, name, axis_name, axis_size, in_axes, out_axes, 
         else:
             leaders = [outs[p][k] for p in range(0, len(placement), group)]
             results.append(ShardedArray(leaders, o, _add_axis(aval, o, axis_size)))
-    if monitoring.listening():
+    if listening:
         _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put)
     return results
 

@@ -76,9 +76,85 @@ def loads(payload: bytes) -> ClosedJaxpr:
     return unpickler.load()
 
 
-def execute(closed: ClosedJaxpr, args) -> list:
-    outs = eval_jaxpr(closed.jaxpr, args, closed.consts)
-    return [core.to_numpy(o) for o in outs]
+class Runner:
+    """A program prepared for repeated runs on one device: its equations as direct calls of the
+    primitives' implementations on numpy arrays (no ``bind``, no tracing machinery), values in a
+    flat list, each dropped after its last use. A ``psum`` whose result is a program output gets
+    that output's buffer as a destination (``DeviceContext.dests``), so it is written in place."""
+
+    def __init__(self, closed: ClosedJaxpr):
+        from ..ir import Literal
+        from ..lax.parallel import psum_p
+        jaxpr = closed.jaxpr
+        env0: list = []
+        where: dict = {}
+
+        def new(value=None):
+            env0.append(value)
+            return len(env0) - 1
+
+        def ref(x):
+            if type(x) is Literal:
+                return new(np.asarray(core.to_numpy(x.val)))
+            return where[x]
+
+        for v, c in zip(jaxpr.constvars, closed.consts):
+            where[v] = new(np.asarray(core.to_numpy(c)))
+        self.in_slots = []
+        for v in jaxpr.in_binders:
+            where[v] = new()
+            self.in_slots.append(where[v])
+        last_use: dict = {}
+        for i, eqn in enumerate(jaxpr.eqns):
+            for x in eqn.inputs:
+                if type(x) is not Literal:
+                    last_use[x] = i
+        outs = [x for x in jaxpr.outs if type(x) is not Literal]
+        out_pos = {}
+        for k, x in enumerate(jaxpr.outs):
+            if type(x) is not Literal and outs.count(x) == 1:
+                out_pos[x] = k
+        keep = set(outs) | set(jaxpr.in_binders) | set(jaxpr.constvars)
+        steps = []
+        for i, eqn in enumerate(jaxpr.eqns):
+            ins = [ref(x) for x in eqn.inputs]
+            outs_i = []
+            for v in eqn.out_binders:
+                where[v] = new()
+                outs_i.append(where[v])
+            hints = None
+            if eqn.primitive is psum_p and any(v in out_pos for v in eqn.out_binders):
+                hints = [(out_pos[v], v not in last_use) if v in out_pos else None for v in eqn.out_binders]
+            dead = [where[x] for x in set(eqn.inputs)
+                    if type(x) is not Literal and last_use.get(x) == i and x not in keep]
+            steps.append((core.impl_rules[eqn.primitive], ins, outs_i, eqn.params,
+                          eqn.primitive.multiple_results, hints, dead))
+        self.steps = steps
+        self.out_slots = [ref(x) for x in jaxpr.outs]
+        self.env0 = env0
+
+    def __call__(self, args, dests=None, ctx=None) -> list:
+        env = list(self.env0)
+        for s, a in zip(self.in_slots, args):
+            env[s] = a
+        for impl, ins, outs, params, multiple, hints, dead in self.steps:
+            if hints is not None and dests is not None and ctx is not None:
+                ctx.dests = [None if h is None else (dests[h[0]], h[1]) for h in hints]
+            r = impl(*[env[i] for i in ins], **params)
+            if hints is not None and ctx is not None:
+                ctx.dests = []
+            if multiple:
+                for s, o in zip(outs, r):
+                    env[s] = o if type(o) is np.ndarray else _numpy(o)
+            else:
+                env[outs[0]] = r if type(r) is np.ndarray else _numpy(r)
+            for s in dead:
+                env[s] = None
+        return [env[s] for s in self.out_slots]
+
+
+def _numpy(x) -> np.ndarray:
+    return x._value if isinstance(x, core.Array) else np.asarray(x)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,10 @@ themselves), ``get`` (read a buffer back) and ``shutdown``. Device memory is an 
 device; commands and timings go over a socketpair per worker, array data never does.
 
 A worker that dies or fails makes ``run`` raise ``DeviceError`` (naming the device and what it
-ran) after stopping the pool; the next call forks a fresh one. Arenas are the host's, so arrays
+ran) after stopping the pool; the next call forks a fresh one. A run is started by writing each
+device's command into its socket (the devices sleep on a futex, not on the socket, so this wakes
+nobody) and then ringing the shared doorbell once (``sync.Control``); the host sleeps until the
+last device counts itself done, then reads the replies, which are already there. Arenas are the host's, so arrays
 already on devices survive. Workers exit with the host however it ends (EOF on their socket, the
 parent-death signal, and an orphan check while waiting at a barrier).
 """
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import math
-import multiprocessing
 import os
 import pickle
 import signal
@@ -23,11 +25,13 @@ import sys
 import time
 import traceback
 import weakref
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 
 import numpy as np
 
-from . import collectives, topology as _devices
+from collections import OrderedDict
+
+from . import collectives, sync, topology as _devices
 from .shm import Allocator, Arena
 
 ARENA_START = 1 << 20
@@ -44,12 +48,17 @@ class Buffer:
 
     def __init__(self, runtime, device, offset, shape, dtype):
         self.runtime, self.device, self.offset = runtime, device, offset
-        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
-        weakref.finalize(self, runtime.free, device, offset)
+        self.shape, self.dtype = shape, dtype
+
+    def __del__(self):
+        try:
+            self.runtime.free(self.device, self.offset)
+        except Exception:  # interpreter shutdown
+            pass
 
     @property
     def nbytes(self):
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
     def view(self) -> np.ndarray:
         return self.runtime.arenas[self.device].view(self.offset, self.shape, self.dtype)
@@ -59,10 +68,15 @@ class Buffer:
 
 
 class _Worker:
-    __slots__ = ('pid', 'conn', 'programs')
+    __slots__ = ('pid', 'conn', 'setups')
 
     def __init__(self, pid, conn):
-        self.pid, self.conn, self.programs = pid, conn, set()
+        # setups: the (program, placement) ids this worker holds, in its LRU order
+        self.pid, self.conn, self.setups = pid, conn, OrderedDict()
+
+
+class _DeviceDied(Exception):
+    pass
 
 
 class LocalRuntime:
@@ -73,10 +87,12 @@ class LocalRuntime:
         self.arenas = [Arena(ARENA_START) for _ in range(n)]
         self.allocators = [Allocator(a) for a in self.arenas]
         self.exchange = Arena(collectives.HEADER + ARENA_START)
-        self.header = self.exchange.view(0, (8,), np.int64)
+        self.control = sync.Control(n)
+        for d, a in enumerate(self.arenas + [self.exchange]):
+            self.control.sizes[d] = a.size
         self.workers: list[_Worker | None] = [None] * n
         self.inherited: dict[str, object] = {}  # programs workers get through fork, not pickle
-        self.sync_arrive = self.sync_sems = None
+        self.setup_ids: dict = {}
         self.host_pid = os.getpid()
         self.closed = False
 
@@ -86,16 +102,13 @@ class LocalRuntime:
         if all(w is not None for w in self.workers):
             return
         self.stop_workers()
-        ctx = multiprocessing.get_context('fork')
-        self.sync_arrive = ctx.Semaphore(0)
-        self.sync_sems = [ctx.Semaphore(0) for _ in range(self.n)]
-        self.header[:] = 0
         for slot in range(self.n):
             self.workers[slot] = self._fork(slot)
 
     def _fork(self, slot: int) -> _Worker:
         host_end, dev_end = socket.socketpair()
         sys.stdout.flush(), sys.stderr.flush()
+        gen = int(self.control.words[sync.GEN])  # the doorbell as the device first sees it
         pid = os.fork()
         if pid == 0:  # the device process: never return into the host's code
             code = 1
@@ -105,7 +118,7 @@ class LocalRuntime:
                     if w is not None:
                         w.conn.close()
                 from . import worker
-                worker.main(self, slot, Connection(dev_end.detach()), self.host_pid)
+                worker.main(self, slot, Connection(dev_end.detach()), self.host_pid, gen)
                 code = 0
             except BaseException:
                 traceback.print_exc()
@@ -116,12 +129,12 @@ class LocalRuntime:
 
     def stop_workers(self) -> None:
         workers = [w for w in self.workers if w is not None]
+        for d, w in enumerate(self.workers):
+            if w is not None:
+                self.control.post(d, False, pickle.dumps(('exit',)))
         self.workers = [None] * self.n
-        for w in workers:
-            try:
-                w.conn.send_bytes(pickle.dumps(('exit',)))
-            except OSError:
-                pass
+        if workers:
+            self.control.ring(range(self.n))
         deadline = time.monotonic() + 1.0
         for w in workers:
             while not _reap(w.pid):
@@ -142,8 +155,11 @@ class LocalRuntime:
     # --- memory ---------------------------------------------------------------------------------
     def alloc(self, device: int, shape, dtype) -> Buffer:
         dtype = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        return Buffer(self, device, self.allocators[device].alloc(nbytes), shape, dtype)
+        shape = tuple(map(int, shape))
+        nbytes = math.prod(shape) * dtype.itemsize
+        buf = Buffer(self, device, self.allocators[device].alloc(nbytes), shape, dtype)
+        self.control.sizes[device] = self.arenas[device].size
+        return buf
 
     def put(self, device: int, array) -> Buffer:
         """Copy a host array into ``device``'s memory."""
@@ -160,64 +176,96 @@ class LocalRuntime:
             self.allocators[device].free(offset)
 
     # --- running ------------------------------------------------------------------------------
-    def run(self, program, placement, inputs, out_avals, t0=None):
+    def run(self, program, placement, inputs, out_avals, t0=None, events=False):
         """Run ``program`` on devices ``placement`` (position ``p`` gets ``inputs[p]``, a list of
-        Buffers on its device). Returns per-position output Buffers and per-position timing dicts."""
+        Buffers on its device). Returns per-position output Buffers and per-position timing dicts
+        (with the device's collective ``events`` when ``events``)."""
         self.start()
         t0 = time.perf_counter() if t0 is None else t0
-        n_pos = len(placement)
-        self.exchange.grow(collectives.exchange_bytes(n_pos, program.slot_bytes))
-        self.header[collectives._ABORT] = 0
+        self.exchange.grow(collectives.exchange_bytes(len(placement), program.slot_bytes))
+        self.control.sizes[self.n] = self.exchange.size
         outputs = [[self.alloc(dev, a.shape, a.dtype) for a in out_avals] for dev in placement]
-        pending = {}
+        key = (program.key, tuple(placement))
+        sid = self.setup_ids.get(key)
+        if sid is None:
+            sid = self.setup_ids[key] = len(self.setup_ids)
+        flags = 1 if events else 0
         for pos, dev in enumerate(placement):
             w = self.workers[dev]
-            send_payload = program.key not in w.programs and program.key not in self.inherited
-            info = dict(pos=pos, placement=list(placement), mesh=program.mesh,
-                        coords=collectives.mesh_coords(pos, program.mesh), names=program.names,
-                        arena=self.arenas[dev].size, exchange=self.exchange.size,
-                        slot=program.slot_bytes, t0=t0)
-            msg = ('run', program.key, program.payload if send_payload else None,
-                   [(b.offset, b.shape, b.dtype.str) for b in inputs[pos]],
-                   [(b.offset, b.shape, b.dtype.str) for b in outputs[pos]], info)
-            try:
-                w.conn.send_bytes(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
-            except OSError:
-                pass  # a dead worker shows as EOF below
-            w.programs.add(program.key)
-            pending[w.conn] = pos
-        replies = self._collect(pending, placement, program)
-        return outputs, replies
+            setup = None
+            if sid in w.setups:
+                w.setups.move_to_end(sid)
+            else:
+                info = dict(pos=pos, placement=list(placement), mesh=program.mesh,
+                            coords=collectives.mesh_coords(pos, program.mesh), names=program.names,
+                            slot=program.slot_bytes)
+                setup = (program.key, None if program.key in self.inherited else program.payload, info)
+                w.setups[sid] = True
+                if len(w.setups) > _worker_cache_size():
+                    w.setups.popitem(last=False)
+            msg = ('run', sid, setup, [b.offset for b in inputs[pos]], [b.offset for b in outputs[pos]],
+                   t0, flags)
+            data = pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
+            if not self.control.post(dev, False, data):
+                try:
+                    w.conn.send_bytes(data)
+                except OSError:
+                    pass  # a dead worker is found while waiting
+        self.control.ring(placement)
+        return outputs, self._collect(placement, program)
 
-    def _collect(self, pending, placement, program):
-        replies: list = [None] * len(placement)
+    def _collect(self, placement, program):
+        n = len(placement)
         dead: dict[int, str] = {}
-        deadline = None
+
+        def check():
+            for pos, dev in enumerate(placement):
+                if pos not in dead:
+                    cause = self._death_cause(dev, block=False)
+                    if cause:
+                        dead[pos] = cause
+            if dead:
+                raise _DeviceDied
+
         try:
-            while pending:
-                ready = wait(list(pending), timeout=0.25)
-                for conn in ready:
-                    pos = pending.pop(conn)
+            try:
+                self.control.wait_done(n, check)
+            except _DeviceDied:
+                self.control.abort()   # survivors leave their barriers and reply
+                deadline = time.monotonic() + REPLY_TIMEOUT
+                words = self.control.words
+                while words[sync.DONE] < n - len(dead) and time.monotonic() < deadline:
+                    time.sleep(0.002)
                     try:
-                        replies[pos] = pickle.loads(conn.recv_bytes())
-                    except (EOFError, OSError):
-                        dead[pos] = self._death_cause(placement[pos])
-                if not ready:
-                    for conn, pos in list(pending.items()):
-                        cause = self._death_cause(placement[pos], block=False)
-                        if cause:
-                            dead[pos] = cause
-                            del pending[conn]
-                if dead and deadline is None:
-                    self._abort_all()
-                    deadline = time.monotonic() + REPLY_TIMEOUT
-                if deadline is not None and time.monotonic() > deadline:
-                    break
+                        check()
+                    except _DeviceDied:
+                        pass
         except BaseException:
             self.stop_workers()  # interrupted mid-run: the pool's state is unknown
             raise
+        replies: list = [None] * n
+        pending = []
+        for pos, dev in enumerate(placement):
+            if pos in dead:
+                continue
+            conn = self.workers[dev].conn
+            try:  # a device replies before it counts itself done: no waiting here
+                words = self.control.words
+                if not dead or words[self.control.replied + dev] == words[sync.GEN]:
+                    data = self.control.take(dev, True)
+                    replies[pos] = pickle.loads(conn.recv_bytes() if data is None else data)
+                    continue
+            except (EOFError, OSError):
+                dead[pos] = self._death_cause(dev) or 'closed its connection'
+                continue
+            pending.append(pos)
+        prints = {placement[pos]: r[-1] for pos, r in enumerate(replies) if r is not None and r[-1]}
+        if prints:
+            from .. import debug
+            debug.replay_device_prints(prints)
         failures = [(pos, r) for pos, r in enumerate(replies) if r is not None and r[0] == 'error']
-        if dead or failures or pending:
+        aborted = [pos for pos, r in enumerate(replies) if r is not None and r[0] == 'abort']
+        if dead or failures or pending or aborted:
             pids = {pos: self._last_pid(dev) for pos, dev in enumerate(placement)}
             self.stop_workers()  # heal: the next call forks fresh devices
             what = program.describe()
@@ -226,19 +274,16 @@ class LocalRuntime:
                 raise DeviceError(f"device {placement[pos]} (process {pids[pos]}) "
                                   f"{dead[pos]} while running {what}; the device pool was restarted")
             if failures:
-                pos, (_, etype, message, tb) = failures[0]
+                pos, (_, etype, message, tb, _) = failures[0]
                 raise _device_exception(etype, f"on device {placement[pos]} while running {what}: "
                                                f"{message}", tb)
-            raise DeviceError(f"devices {[placement[p] for p in pending.values()]} did not answer "
-                              f"while running {what}; the device pool was restarted")
-        return [r[1] for r in replies]
-
-    def _abort_all(self):
-        self.header[collectives._ABORT] = 1
-        for s in self.sync_sems:
-            s.release()
-        for _ in range(self.n):
-            self.sync_arrive.release()
+            if pending:
+                raise DeviceError(f"devices {[placement[p] for p in pending]} did not answer "
+                                  f"while running {what}; the device pool was restarted")
+            raise DeviceError(f"devices {[placement[p] for p in aborted]} were stopped while running "
+                              f"{what}; the device pool was restarted")
+        return [dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=ev or [])
+                for _, t, ev, _ in replies]
 
     def _last_pid(self, dev):
         w = self.workers[dev]
@@ -265,6 +310,11 @@ class LocalRuntime:
                 name = str(sig)
             return f"was killed by signal {sig} ({name})"
         return f"exited with status {os.WEXITSTATUS(status)}"
+
+
+def _worker_cache_size() -> int:
+    from .worker import PROGRAM_CACHE
+    return PROGRAM_CACHE
 
 
 def _device_exception(etype: str, message: str, tb: str) -> Exception:
@@ -328,5 +378,3 @@ def worker_pids() -> list[int]:
         return []
     return [w.pid for w in _runtime.workers if w is not None]
 
-
-del math

@@ -9,6 +9,7 @@ write at offsets they are given.
 from __future__ import annotations
 
 import bisect
+import math
 import mmap
 import os
 import tempfile
@@ -39,6 +40,7 @@ class Arena:
         self.fd = _open_unlinked() if fd is None else fd
         self.size = 0
         self.mm = None
+        self.addr = 0
         if fd is None:
             os.ftruncate(self.fd, size)
         self._closer = weakref.finalize(self, _close_fd, self.fd)
@@ -50,6 +52,7 @@ class Arena:
             # Old maps stay alive while numpy views use them; the file only grows.
             self.mm = mmap.mmap(self.fd, size)
             self.size = size
+            self.addr = np.frombuffer(self.mm, np.uint8, 1).ctypes.data  # where the map starts
 
     def grow(self, size: int) -> None:
         if size > self.size:
@@ -59,9 +62,8 @@ class Arena:
             self.remap(size)
 
     def view(self, offset: int, shape, dtype) -> np.ndarray:
-        dtype = np.dtype(dtype)
-        count = int(np.prod(shape, dtype=np.int64))
-        if count == 0 or dtype.itemsize == 0:
+        count = math.prod(shape)
+        if count == 0:
             return np.zeros(shape, dtype)
         return np.frombuffer(self.mm, dtype, count, offset).reshape(shape)
 
@@ -76,17 +78,30 @@ def _close_fd(fd):
         pass
 
 
+SMALL = 4096        # blocks up to this size are recycled by size, without coalescing
+SMALL_KEEP = 64     # ... at most this many of each size
+
+
 class Allocator:
-    """First-fit allocation of ``ALIGN``-aligned blocks in an arena, growing it when full."""
+    """First-fit allocation of ``ALIGN``-aligned blocks in an arena, growing it when full. Small
+    blocks freed are kept by size and handed out again first (a warm call allocates and frees the
+    same small blocks every time)."""
 
     def __init__(self, arena: Arena):
         self.arena = arena
         self.free_starts: list[int] = [0]
         self.free_sizes: dict[int, int] = {0: arena.size}
         self.used: dict[int, int] = {}
+        self.recycled: dict[int, list[int]] = {}
 
     def alloc(self, nbytes: int) -> int:
         n = max(ALIGN, (int(nbytes) + ALIGN - 1) // ALIGN * ALIGN)
+        if n <= SMALL:
+            spare = self.recycled.get(n)
+            if spare:
+                start = spare.pop()
+                self.used[start] = n
+                return start
         for start in self.free_starts:
             size = self.free_sizes[start]
             if size >= n:
@@ -123,6 +138,11 @@ class Allocator:
         n = self.used.pop(start, None)
         if n is None:
             return
+        if n <= SMALL:
+            spare = self.recycled.setdefault(n, [])
+            if len(spare) < SMALL_KEEP:
+                spare.append(start)
+                return
         i = bisect.bisect_left(self.free_starts, start)
         # Coalesce with the next and the previous free block.
         if i < len(self.free_starts) and self.free_starts[i] == start + n:

@@ -1,7 +1,13 @@
-"""The loop a device process runs: receive a command, run a program on arrays that live in shared
-memory, write the results back in place, reply with timings (never with data)."""
+"""The loop a device process runs: sleep on the pool's doorbell, read its command, run a program
+on arrays that live in shared memory, write the results in place, reply with timings (never with
+data), and count itself done.
+
+A program's setup (the pickled program, the device's place in the mesh, buffer shapes) comes once
+per (program, placement); each run's command then carries only buffer offsets and a start time.
+"""
 from __future__ import annotations
 
+import ctypes
 import importlib
 import os
 import pickle
@@ -13,7 +19,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import collectives, programs
+from . import collectives, programs, sync
 
 PROGRAM_CACHE = 256
 
@@ -32,13 +38,66 @@ def _reset_engine_state():
 
 def _die_with_host():
     try:
-        import ctypes
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     except Exception:
         pass
 
 
-def main(runtime, slot: int, conn, host_pid: int) -> None:
+def blas_threads(n_devices: int) -> int:
+    """BLAS threads per device: the cores shared out among the devices (at least one), so that
+    eight devices on two cores do not run sixteen spinning BLAS threads."""
+    value = os.environ.get('ENGINE_DEVICE_BLAS_THREADS')
+    if value:
+        return max(1, int(value))
+    return max(1, (os.cpu_count() or 1) // max(1, n_devices))
+
+
+def _set_blas_threads(n: int) -> None:
+    """numpy's OpenBLAS is already loaded (the env variables are read only at load): find it in
+    this process's maps and set its thread count."""
+    try:
+        with open('/proc/self/maps') as f:
+            paths = {ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln}
+    except OSError:
+        return
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ('openblas_set_num_threads', 'scipy_openblas_set_num_threads64_',
+                     'scipy_openblas_set_num_threads_64_', 'openblas_set_num_threads64_'):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(int(n))
+                break
+
+
+class _Setup:
+    """What a device keeps for one (program, placement): the runner and its collective context."""
+    __slots__ = ('runner', 'ctx', 'ins', 'outs', 'views', 'views_of')
+
+    def __init__(self, runner, ctx, ins, outs):
+        self.runner, self.ctx, self.ins, self.outs = runner, ctx, ins, outs
+        self.views: dict = {}     # (input offsets, output offsets) -> the arena views
+        self.views_of = None      # ... of this mapping of the arena
+
+    def buffers(self, arena, ins, outs):
+        if self.views_of is not arena.mm:
+            self.views.clear()
+            self.views_of = arena.mm
+        key = (tuple(ins), tuple(outs))
+        found = self.views.get(key)
+        if found is None:
+            found = ([arena.view(off, shape, dtype) for off, (shape, dtype) in zip(ins, self.ins)],
+                     [arena.view(off, shape, dtype) for off, (shape, dtype) in zip(outs, self.outs)])
+            if len(self.views) >= 16:
+                self.views.pop(next(iter(self.views)))
+            self.views[key] = found
+        return found
+
+
+def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the host's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_host()
@@ -46,73 +105,95 @@ def main(runtime, slot: int, conn, host_pid: int) -> None:
         os.nice(int(os.environ.get("ENGINE_WORKER_NICE", "0")))
     except OSError:
         pass
+    _set_blas_threads(blas_threads(runtime.n))
     _reset_engine_state()
-    arena = runtime.arenas[slot]
-    exchange = runtime.exchange
-    header = exchange.view(0, (8,), np.int64)
-    barrier = collectives.Barrier(runtime.sync_arrive, runtime.sync_sems, header, host_pid)
-    cache: OrderedDict = OrderedDict()
+    control = runtime.control
+    barrier = collectives.Barrier(control, host_pid)
+    setups: OrderedDict = OrderedDict()
+    words = control.words
+
+    def check_host():
+        if os.getppid() != host_pid:
+            os._exit(1)
+
     while True:
+        last = control.wait_ring(last, check_host)
+        if words[sync.RUN_GEN + slot] != last:
+            continue  # a run without this device
         try:
-            msg = conn.recv_bytes()
+            data = control.take(slot, False)
+            cmd = pickle.loads(conn.recv_bytes() if data is None else data)
+            del data
         except (EOFError, OSError):
             os._exit(0)
-        cmd = pickle.loads(msg)
         if cmd[0] == 'exit':
             os._exit(0)
-        if cmd[0] == 'run':
-            reply = _run(cmd, slot, arena, exchange, barrier, cache, runtime)
-        elif cmd[0] == 'ping':
-            reply = ('ok', os.getpid())
-        else:
-            reply = ('error', 'RuntimeError', f"unknown command {cmd[0]!r}", '')
-        conn.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+        reply = pickle.dumps(_run(cmd, slot, runtime, barrier, setups), pickle.HIGHEST_PROTOCOL)
+        if not control.post(slot, True, reply):
+            try:
+                conn.send_bytes(reply)
+            except OSError:
+                os._exit(0)
+        words[control.replied + slot] = last
+        control.arrive(sync.DONE, int(words[sync.NPOS]))
 
 
-def _run(cmd, slot, arena, exchange, barrier, cache, runtime):
-    _, key, payload, ins, outs, info = cmd
+def _setup(cmd, slot, runtime, barrier, setups):
+    _, sid, setup, ins, outs, t0, flags = cmd
+    s = setups.get(sid)
+    if s is not None:
+        setups.move_to_end(sid)
+        return s
+    if setup is None:
+        raise RuntimeError(f"program setup {sid} was never sent to this device")
+    key, payload, info = setup
+    prog = runtime.inherited.get(key) if payload is None else programs.loads(payload)
+    if prog is None:
+        raise RuntimeError(f"program {key} was neither sent nor inherited")
+    ctx = collectives.DeviceContext(
+        me=slot, pos=info['pos'], placement=info['placement'], mesh=info['mesh'],
+        coords=info['coords'], names=info['names'], exchange=runtime.exchange, barrier=barrier,
+        slot_bytes=info['slot'], arenas=runtime.arenas, control=runtime.control)
+    s = setups[sid] = _Setup(programs.Runner(prog), ctx,
+                             [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
+                             [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals])
+    if len(setups) > PROGRAM_CACHE:
+        setups.popitem(last=False)
+    return s
+
+
+def _run(cmd, slot, runtime, barrier, setups):
+    from .. import debug
     t_start = time.perf_counter()
+    _, sid, setup, ins, outs, t0, flags = cmd
+    prints = None
     try:
-        prog = cache.get(key)
-        if prog is None:
-            prog = runtime.inherited.get(key) if payload is None else programs.loads(payload)
-            if prog is None:
-                raise RuntimeError(f"program {key} was neither sent nor inherited")
-            cache[key] = prog
-            if len(cache) > PROGRAM_CACHE:
-                cache.popitem(last=False)
-        else:
-            cache.move_to_end(key)
-        arena.remap(info['arena'])
-        exchange.remap(info['exchange'])
-        from ..core import Array
-        weak = [a.weak_type for a in prog.jaxpr.in_avals]
-        args = [Array(arena.view(off, shape, dtype), w) for (off, shape, dtype), w in zip(ins, weak)]
-        ctx = collectives.DeviceContext(
-            me=slot, pos=info['pos'], placement=info['placement'], mesh=info['mesh'],
-            coords=info['coords'], names=info['names'], exchange=exchange, barrier=barrier,
-            slot_bytes=info['slot'], t0=info['t0'])
-        t0 = time.perf_counter()
-        with collectives.running(ctx):
-            results = programs.execute(prog, args)
+        s = _setup(cmd, slot, runtime, barrier, setups)
+        arena, sizes = runtime.arenas[slot], runtime.control.sizes
+        arena.remap(int(sizes[slot]))
+        runtime.exchange.remap(int(sizes[runtime.n]))
+        args, dests = s.buffers(arena, ins, outs)
+        ctx = s.ctx
+        ctx.reset(t0, bool(flags & 1))
         t1 = time.perf_counter()
-        for r, (off, shape, dtype) in zip(results, outs):
+        with collectives.running(ctx), debug.device_prints(slot) as prints:
+            results = s.runner(args, dests, ctx)
+        t2 = time.perf_counter()
+        for r, d in zip(results, dests):
+            if r is d:
+                continue  # written in place
             r = np.asarray(r)
-            if r.shape != tuple(shape):
-                raise RuntimeError(f"device result has shape {r.shape}, expected {tuple(shape)}")
-            np.copyto(arena.view(off, shape, dtype), r, casting='unsafe')
-        return ('ok', dict(compute_ms=(t1 - t0 - ctx.wait_s) * 1e3, wait_ms=ctx.wait_s * 1e3,
-                           start_ms=(t0 - info['t0']) * 1e3, total_ms=(time.perf_counter() - t_start) * 1e3,
-                           events=ctx.events))
+            if r.shape != d.shape:
+                raise RuntimeError(f"device result has shape {r.shape}, expected {d.shape}")
+            np.copyto(d, r, casting='unsafe')
+        timing = ((t2 - t1 - ctx.wait_s) * 1e3, ctx.wait_s * 1e3, (t1 - t0) * 1e3,
+                  (time.perf_counter() - t_start) * 1e3)
+        return ('ok', timing, ctx.events if flags & 1 else None, prints or None)
     except collectives.DeviceAbort as e:
-        return ('abort', type(e).__name__, str(e), '')
+        return ('abort', type(e).__name__, str(e), '', prints)
     except BaseException as e:  # report, and stop the others waiting in a barrier for us
-        barrier.header[collectives._ABORT] = 1
-        for s in runtime.sync_sems:
-            s.release()
-        for _ in runtime.sync_sems:
-            runtime.sync_arrive.release()
-        return ('error', type(e).__name__, str(e), traceback.format_exc())
+        runtime.control.abort()
+        return ('error', type(e).__name__, str(e), traceback.format_exc(), prints)
 
 
 def import_modules(names):

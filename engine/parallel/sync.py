@@ -1,0 +1,172 @@
+"""Synchronisation between the host and the device processes through futexes in shared memory.
+
+One ``Control`` block (a small arena of its own, so its address never moves) holds:
+
+- the *doorbell*: a generation word the host bumps to start a run, waking every sleeping device
+  with one ``FUTEX_WAKE`` (one syscall, instead of a socket write per device, each of which could
+  preempt the host to run the device it wakes); ``run_gen[d]`` says which devices take part;
+- the *done* counter: each device adds 1 with ``FUTEX_WAKE_OP`` (an atomic add that also wakes
+  the host, but only when the old value says it was the last), so the host sleeps once per run;
+- three rotating *barrier* counters used the same way between the devices of a run;
+- the abort flag, and the current size of every arena (devices remap when they grow).
+
+Waiters spin briefly (a few microseconds of polling), then sleep in ``FUTEX_WAIT`` with a timeout
+so they can notice an abort, a dead host, or a dead device.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import struct
+import time
+
+import numpy as np
+
+from .shm import Arena
+
+_SYS_FUTEX = {'x86_64': 202, 'aarch64': 98, 'arm64': 98}.get(platform.machine())
+FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAKE_OP = 0, 1, 5
+_ALL = 0x7fffffff
+# FUTEX_WAKE_OP encoding: op ADD (1) with oparg 1, compare EQ (0) against cmparg.
+_ADD1_IF_EQ = (1 << 28) | (0 << 24) | (1 << 12)
+
+# Control words (int32 indices).
+GEN, ABORT, DONE, DUMMY, BAR0, NPOS = 0, 1, 2, 3, 4, 7   # BAR0..BAR0+2: rotating barrier counters
+RUN_GEN = 16                                    # int32 per device from here
+MAIL = 16384  # bytes of each device's command and reply mailboxes (bigger messages use its socket)
+SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '30')) * 1e-6
+
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [('tv_sec', ctypes.c_long), ('tv_nsec', ctypes.c_long)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_syscall = _libc.syscall
+_syscall.restype = ctypes.c_long
+
+
+def futex_available() -> bool:
+    return _SYS_FUTEX is not None and hasattr(os, 'fork')
+
+
+_L = ctypes.c_long
+
+
+def _wait(addr: int, expected: int, timeout: float) -> None:
+    ts = _Timespec(int(timeout), int((timeout % 1) * 1e9))
+    _syscall(_L(_SYS_FUTEX), _L(addr), _L(FUTEX_WAIT), _L(expected), ctypes.byref(ts), _L(0), _L(0))
+
+
+def _wake(addr: int, n: int = _ALL) -> None:
+    _syscall(_L(_SYS_FUTEX), _L(addr), _L(FUTEX_WAKE), _L(n), _L(0), _L(0), _L(0))
+
+
+def _add_and_wake_if(addr: int, dummy: int, last_old: int) -> None:
+    """Atomically ``*addr += 1``; wake every waiter on ``addr`` if the old value was ``last_old``."""
+    _syscall(_L(_SYS_FUTEX), _L(dummy), _L(FUTEX_WAKE_OP), _L(0), _L(_ALL), _L(addr),
+             _L(_ADD1_IF_EQ | (last_old & 0xfff)))
+
+
+class Control:
+    """The shared control block of one device pool (see the module docstring)."""
+
+    def __init__(self, n_devices: int):
+        self.n = n_devices
+        self.replied = RUN_GEN + n_devices   # int32 per device: the generation it last replied to
+        n_words = RUN_GEN + 2 * n_devices
+        sizes_at = 4 * (n_words + 1) // 8 * 8
+        desc_at = sizes_at + 8 * (n_devices + 1)
+        self.mail_at = (desc_at + 64 * n_devices + 63) // 64 * 64
+        self.arena = Arena(self.mail_at + 2 * MAIL * n_devices)
+        self.mv = memoryview(self.arena.mm)
+        self.words = self.arena.view(0, (n_words,), np.int32)
+        # current size of each device arena, then of the exchange arena (devices remap to it)
+        self.sizes = self.arena.view(sizes_at, (n_devices + 1,), np.int64)
+        # per region and position of a split psum: (operand device, offset, result device, offset)
+        self.desc = self.arena.view(desc_at, (2, n_devices, 4), np.int64)
+        self.base = self.words.ctypes.data
+
+    def addr(self, word: int) -> int:
+        return self.base + 4 * word
+
+    # --- mailboxes: small commands and replies go through shared memory, not the sockets --------
+    def post(self, device: int, reply: bool, data: bytes) -> bool:
+        """Put ``data`` in the device's command (or reply) box; False if it does not fit."""
+        off = self.mail_at + (2 * device + reply) * MAIL
+        if len(data) > MAIL - 8:
+            struct.pack_into('q', self.mv, off, -1)
+            return False
+        struct.pack_into('q', self.mv, off, len(data))
+        self.mv[off + 8:off + 8 + len(data)] = data
+        return True
+
+    def take(self, device: int, reply: bool):
+        """The box's message (a memoryview), or None when it was sent through the socket."""
+        off = self.mail_at + (2 * device + reply) * MAIL
+        n = struct.unpack_from('q', self.mv, off)[0]
+        return None if n < 0 else self.mv[off + 8:off + 8 + n]
+
+    # --- host side ------------------------------------------------------------------------------
+    def ring(self, devices) -> None:
+        """Start a run on ``devices``: reset the counters, mark them, wake everyone once."""
+        w = self.words
+        w[DONE] = 0
+        w[BAR0:BAR0 + 3] = 0
+        w[ABORT] = 0
+        w[NPOS] = len(devices)
+        gen = int(w[GEN]) + 1
+        for d in devices:
+            w[RUN_GEN + d] = gen
+        w[GEN] = gen
+        _wake(self.addr(GEN))
+
+    def wait_done(self, n: int, check) -> None:
+        """Until ``n`` devices reported done; ``check()`` runs on every wake-up or timeout."""
+        self.wait_at_least(DONE, n, check, 0.1)
+
+    def abort(self) -> None:
+        self.words[ABORT] = 1
+        for k in range(3):
+            _wake(self.addr(BAR0 + k))
+
+    # --- both -----------------------------------------------------------------------------------
+    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5) -> None:
+        """Spin briefly, then sleep until ``words[word] >= n``, calling ``check()`` (which may raise)
+        whenever a sleep ends without it."""
+        w = self.words
+        if w[word] >= n:
+            return
+        end_spin = time.perf_counter() + SPIN_S
+        while time.perf_counter() < end_spin:
+            if w[word] >= n:
+                return
+        while True:
+            v = int(w[word])
+            if v >= n:
+                return
+            _wait(self.addr(word), v, interval)
+            if w[word] < n:
+                check()
+
+    def arrive(self, word: int, n: int) -> None:
+        """Count one arrival at ``word``; the ``n``-th wakes the waiters."""
+        _add_and_wake_if(self.addr(word), self.addr(DUMMY), n - 1)
+
+    # --- device side ----------------------------------------------------------------------------
+    def wait_ring(self, last: int, check) -> int:
+        """Sleep until the doorbell moves past ``last``; returns the new generation. ``check()``
+        runs every half second (it exits when the host is gone)."""
+        w = self.words
+        end_spin = time.perf_counter() + SPIN_S
+        while time.perf_counter() < end_spin:
+            if w[GEN] != last:
+                return int(w[GEN])
+        while True:
+            v = int(w[GEN])
+            if v != last:
+                return v
+            _wait(self.addr(GEN), v, 0.5)
+            if w[GEN] == last:
+                check()
