@@ -94,6 +94,37 @@ def test_large_psum_reduce_scatter_path():
     close(out, np.broadcast_to(x.sum(0), x.shape), tol=1e-4)
 
 
+@pytest.mark.parametrize('name,fn,ref', [
+    # operand read in place from device memory, result written straight into the output
+    ('in_place', lambda a: lax.psum(a, 'i'), lambda x: x.sum(0)),
+    # the result is read again on the device (needs the second barrier), operand computed
+    ('reused', lambda a: lax.psum(a * 2., 'i') * 3. + lax.psum(a * 2., 'i'), lambda x: 8. * x.sum(0)),
+    # the result is an output and also read on the device; int dtype
+    ('output_and_reused', lambda a: (lax.psum(a, 'i'), lax.psum(a, 'i') - a), None),
+])
+def test_large_psum_paths(name, fn, ref):
+    x = rng.standard_normal((N, 70_000)).astype(np.float32)
+    out = jax.pmap(fn, axis_name='i')(x)
+    if ref is None:
+        total, rest = out
+        close(total, np.broadcast_to(x.sum(0), x.shape), tol=1e-4)
+        close(rest, x.sum(0) - x, tol=1e-4)
+    else:
+        close(out, np.broadcast_to(ref(x), x.shape), tol=1e-4)
+    ints = np.arange(N * 20_000, dtype=np.int32).reshape(N, -1)
+    np.testing.assert_array_equal(jax.pmap(lambda a: lax.psum(a, 'i'), axis_name='i')(ints),
+                                  np.broadcast_to(ints.sum(0), ints.shape))
+
+
+@pytest.mark.skipif(N < 8, reason='needs 8 devices')
+def test_large_psum_over_groups_of_a_nested_mesh():
+    x = rng.standard_normal((2, 4, 30_000)).astype(np.float32)
+    inner, outer = jax.pmap(jax.pmap(lambda v: (lax.psum(v, 'j'), lax.psum(v, 'i')), axis_name='j'),
+                            axis_name='i')(x)
+    close(inner, np.broadcast_to(x.sum(1, keepdims=True), x.shape), tol=1e-4)
+    close(outer, np.broadcast_to(x.sum(0, keepdims=True), x.shape), tol=1e-4)
+
+
 def test_unbound_axis_name_is_a_name_error():
     with pytest.raises(NameError, match='unbound axis name: k'):
         jax.pmap(lambda x: lax.psum(x, 'k'), axis_name='i')(jnp.ones(2))
@@ -264,3 +295,34 @@ def test_monitoring_record():
     assert [e['primitive'] for e in rec['collectives']] == ['pmax', 'psum']
     assert rec['collectives'][0]['devices'] == [0, 1, 2, 3]
     assert set(rec['collectives'][1]['waits_ms']) == {0, 1, 2, 3}
+
+
+# --- debug prints from the devices -------------------------------------------------------------
+
+def test_debug_print_inside_pmap_reaches_the_host_tagged_by_device():
+    from engine import debug
+    lines = []
+
+    def f(x):
+        jax.debug.print("device sees {}", x)
+        return lax.psum(x, 'i')
+
+    with debug.capture(lambda text, device: lines.append((device, text))):
+        out = jax.pmap(f, axis_name='i')(jnp.arange(4.))
+    close(out, [6.] * 4)
+    assert lines == [(d, f"device sees {float(d)}") for d in range(4)]
+
+
+def test_debug_print_in_pmap_run_report_in_device_order():
+    from engine.inspect import RunRequest, run_request
+    code = ("import jax\nimport jax.numpy as jnp\n"
+            "def f(x):\n"
+            "    jax.debug.print('a {}', x)\n"
+            "    y = jax.lax.psum(x, 'i')\n"
+            "    jax.debug.print('b {}', y)\n"
+            "    return y\n"
+            "out = jax.pmap(f, axis_name='i')(jnp.arange(3.0))\n")
+    r = run_request(RunRequest(code=code))
+    assert r.ok, r.error
+    assert [(p.device, p.text) for p in r.prints] == [
+        (d, t) for d in range(3) for t in (f"a {float(d)}", "b 3.0")]
