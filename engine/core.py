@@ -151,6 +151,9 @@ abstract_eval_rules: dict['Primitive', Callable] = {}
 class Primitive:
     """One operation. Interpreters look up its rules in their tables, keyed by this object."""
     multiple_results = False
+    # EvalTrace hands ``Array`` arguments to the impl as they are instead of as numpy (pmap sets
+    # it so that device-resident ShardedArrays are used in place, not fetched to the host).
+    takes_arrays = False
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -288,7 +291,10 @@ class EvalTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, vals, params):
-        args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
+        if primitive.takes_arrays:
+            args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
+        else:
+            args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         outs = impl_rules[primitive](*args, **params)
         weak = params.get('weak_type')
         if weak is None:
