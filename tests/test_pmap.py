@@ -240,6 +240,18 @@ def test_results_stay_on_devices_and_feed_the_next_pmap():
     close(z.addressable_shards[2].data, [5.])
 
 
+def test_device_resident_inputs_stay_on_devices_under_grad_and_vmap():
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    f = jax.pmap(lambda a, b: a * b, axis_name='i')
+    xs = jax.device_put_sharded(list(x), jax.devices()[:4])
+    g = jax.grad(lambda w: jnp.sum(f(w, xs)))(jnp.ones((4, 3)))
+    close(g, x)
+    ys = jax.device_put_sharded(list(x), jax.devices()[:4])
+    v = jax.vmap(lambda c: f(ys, jnp.ones((4, 3)) * c))(jnp.arange(2.))
+    close(v, np.stack([0 * x, x]))
+    assert xs._cache is None and ys._cache is None  # never read back to the host
+
+
 def test_device_put_variants():
     devs = jax.devices()
     a = jax.device_put(jnp.arange(3.), devs[1])

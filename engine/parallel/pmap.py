@@ -38,6 +38,7 @@ from .runtime import get_runtime
 from .sharded import ShardedArray
 
 pmap_p = core.Primitive('xla_pmap', multiple_results=True)
+pmap_p.takes_arrays = True   # device-resident arguments reach the impl as they are, not fetched
 
 
 class AnonymousAxis:
