@@ -33,8 +33,11 @@ lowerings: dict[core.Primitive, object] = {}
 class Scalar:
     kind = 'scalar'
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: Callable, guard: Callable | None = None):
         self.fn = fn
+        # guard(eqn, *in_exprs) -> an int32 expression, nonzero where ``fn``'s fast code is not
+        # valid; the loop nest is then rerun with every ``rt.X(`` replaced by ``rt.X_libm(``.
+        self.guard = guard
 
 
 class Mapped:
@@ -131,6 +134,25 @@ _FLOAT_UNARY = {
 }
 for _p, _t in _FLOAT_UNARY.items():
     lowerings[_p] = _float_only(_t)
+
+
+def _fast_f32(name, template):
+    """float32: the vectorizable ``rt.<name>_f32`` (numba_math); float64: ``template`` (libm)."""
+    def fn(eqn, x):
+        dt = _in_dtype(eqn)
+        return f'rt.{name}_f32({x})' if dt == np.float32 else (template.format(x) if dt.kind == 'f' else None)
+    return fn
+
+
+def _trig_guard(eqn, x):
+    return f'rt.trig_huge({x})' if _in_dtype(eqn) == np.float32 else None
+
+
+for _p, _n in ((ew.exp_p, 'exp'), (ew.log_p, 'log'), (ew.tanh_p, 'tanh'), (ew.expm1_p, 'expm1'),
+               (ew.log1p_p, 'log1p'), (ew.logistic_p, 'logistic')):
+    lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
+lowerings[ew.sin_p] = Scalar(_fast_f32('sin', _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
+lowerings[ew.cos_p] = Scalar(_fast_f32('cos', _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 
 lowerings[ew.erf_inv_p] = Scalar(lambda eqn, x: f'rt.erf_inv_f32({x})' if _in_dtype(eqn) == np.float32 else None)
 lowerings[ew.neg_p] = _any('-{0}')

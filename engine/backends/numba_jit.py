@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -34,12 +35,12 @@ import numpy as np
 from .. import core, monitoring
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from . import lowering as L
-from . import numba_rt
+from . import numba_math, numba_rt
 
 PARALLEL_MIN = 1 << 18   # elements per loop nest above which the outer axis is split over threads
 _KW = dict(cache=True, nogil=True, error_model='numpy')
-_RUNTIME_HASH = hashlib.sha256(open(numba_rt.__file__, 'rb').read()
-                               + open(L.__file__, 'rb').read()).hexdigest()[:16]
+_RUNTIME_HASH = hashlib.sha256(b''.join(open(m.__file__, 'rb').read() for m in (numba_rt, numba_math, L))
+                               ).hexdigest()[:16]
 
 
 def A(dtype, ndim):
@@ -88,6 +89,24 @@ def _par(kernel, n, *args):
         f.result()
 
 
+POOL_MIN_BYTES = 1 << 20   # buffers at least this large are reused across calls
+
+
+def _buf(bufs, k, shape, dtype):
+    """The buffer of allocation site ``k``: the previous call's if nothing references it any more.
+
+    A fresh 100 MB allocation is mmapped and page-faulted on every call (as slow as the kernel
+    itself here); reusing the last one, as XLA's allocator does, saves that. Any live Array,
+    view or memoryview of a buffer holds a reference to it, so it is never reused under one.
+    """
+    b = bufs[k]
+    if b is not None and sys.getrefcount(b) == 3:   # bufs[k], b, getrefcount's argument
+        b.flags.writeable = True
+        return b
+    b = bufs[k] = np.empty(shape, dtype)
+    return b
+
+
 def _matmul(x, y, dtype):
     out = np.matmul(x, y)
     return out if out.dtype == dtype else out.astype(dtype)
@@ -105,6 +124,7 @@ class _Group:
         self.members: dict[Var, str] = {}      # values computed in the loop -> scalar name
         self.loads: dict[tuple, str] = {}      # (var, axis map) -> scalar name
         self.reduces: list[tuple] = []         # (out var, op, scalar, kept axes)
+        self.guards: list[str] = []            # int32 expressions: nonzero -> rerun with libm
         self.eqn_ids: set[int] = set()
 
 
@@ -186,6 +206,16 @@ class Codegen:
         self.names[var] = name
         return name
 
+    def alloc(self, shape, dtype) -> str:
+        """An expression allocating an uninitialized host buffer (pooled when large)."""
+        dtype = np.dtype(dtype)
+        if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize < POOL_MIN_BYTES:
+            return f'np.empty({tuple(shape)!r}, np.{dtype.name})'
+        if '_bufs' not in self.env:
+            self.env['_bufs'] = []
+        self.env['_bufs'].append(None)
+        return f'_buf(_bufs, {len(self.env["_bufs"]) - 1}, {tuple(shape)!r}, np.{dtype.name})'
+
     # --- loop nests ------------------------------------------------------------------------
 
     def group(self, shape) -> _Group:
@@ -252,7 +282,7 @@ class Codegen:
             sig.append(f'A({L.nb_type(v.aval.dtype)}, {nd})')
             hn = self.fresh('a')
             self.names[v] = hn
-            self.host.append(f'{hn} = np.empty({g.shape!r}, np.{v.aval.dtype.name})')
+            self.host.append(f'{hn} = {self.alloc(g.shape, v.aval.dtype)}')
             call.append(f'{hn}.reshape(-1)' if flat else hn)
             body.append(f'{p}{index(range(nd), nd)} = {g.members[v]}')
         parallel_ok = nd > 0 and int(np.prod(shape)) >= PARALLEL_MIN and shape[0] > 1
@@ -278,12 +308,21 @@ class Codegen:
             parallel_ok = parallel_ok and 0 in kept
         src = [f'@nb.njit(nb.void(nb.int64, nb.int64, {", ".join(sig)}), **_KW)',
                f'def {g.id}(lo, hi, {", ".join(params)}):']
-        ind = '    '
-        for d in range(nd):
-            bound = 'range(lo, hi)' if d == 0 else f'range({shape[d]})'
-            src.append(ind + f'for i{d} in {bound}:')
-            ind += '    '
-        src += [ind + line for line in body]
+
+        def nest(lines, ind='    '):
+            for d in range(nd):
+                bound = 'range(lo, hi)' if d == 0 else f'range({shape[d]})'
+                src.append(ind + f'for i{d} in {bound}:')
+                ind += '    '
+            src.extend(ind + line for line in lines)
+        if g.guards and not g.reduces:
+            # Fast (vectorized) pass that also ORs the guards; rerun with libm if any fired.
+            src.append('    huge = 0')
+            nest(body + [f'huge |= {e}' for e in g.guards])
+            src.append('    if huge:')
+            nest([_libm(line) for line in body], '        ')
+        else:   # (a reduction cannot be rerun: it would accumulate twice)
+            nest([_libm(line) for line in body] if g.guards else body)
         self.kernels.append('\n'.join(src))
         n0 = shape[0] if nd else 0
         if parallel_ok:
@@ -340,6 +379,9 @@ class Codegen:
         ins = [self.load(g, x, range(x.aval.ndim)) if type(x) is Var and x.aval.shape == shape
                else self.load(g, x, []) for x in eqn.inputs]
         g = self.group(shape)
+        guard = rule.guard and rule.guard(eqn, *ins)
+        if guard:
+            g.guards.append(guard)
         self.define(g, i, eqn, self._multi(g, eqn, rule.fn(eqn, *ins)))
 
     def lower_mapped(self, i, eqn, maps, combine):
@@ -401,7 +443,7 @@ class Codegen:
         lines = ['# Generated by engine.backends.numba_jit; do not edit.',
                  'import numpy as np', 'import numba as nb',
                  'from engine.backends import numba_rt as rt',
-                 'from engine.backends.numba_jit import _KW, A, R, _c, _h, _par, _matmul',
+                 'from engine.backends.numba_jit import _KW, A, R, _buf, _c, _h, _par, _matmul',
                  f'NAME = {self.name!r}', '']
         for k in self.kernels:
             lines += [k, '']
@@ -413,6 +455,13 @@ class Codegen:
         lines.append(f'        return [{", ".join(outs)}]')
         lines.append('    return run')
         return '\n'.join(lines) + '\n'
+
+
+_FAST = re.compile(r'\brt\.(sin_f32|cos_f32)\(')
+
+
+def _libm(line: str) -> str:
+    return _FAST.sub(lambda m: f'rt.{m.group(1)}_libm(', line)
 
 
 def _reduce_init(op, dtype):

@@ -2,12 +2,15 @@
 
 Each one pins down a semantic where numba's scalar operators differ from XLA's: NaN-propagating
 max/min, C-style integer division, shifts past the bit width, float->int saturation.
-Changing this file changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
+Changing this file (or numba_math) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
 """
 import math
 
 import numba as nb
 import numpy as np
+
+from .numba_math import (cos_f32, cos_f32_libm, exp_f32, expm1_f32, log1p_f32, log_f32,  # noqa: F401
+                         logistic_f32, sin_f32, sin_f32_libm, tanh_f32, trig_huge)
 
 _inline = dict(inline='always', error_model='numpy')
 
