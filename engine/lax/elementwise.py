@@ -239,6 +239,9 @@ def _one(x):
     return full_like(x, 1)
 
 
+# Constants in the rules below are Python scalars: lax's binary wrappers give them the other
+# operand's dtype, and the primitives broadcast scalars, so derivative jaxprs stay lean.
+
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 def _to_shape(t, shape):
     """A scalar operand's tangent, broadcast to the result's shape."""
@@ -288,35 +291,35 @@ for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_coun
     defzero(_p)
 
 defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, full_like(ans, np.log(2)))))
+defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, np.log(2))))
 defjvp(log_p, lambda g, x: div(g, x))
-defjvp(log1p_p, lambda g, x: div(g, add(x, _one(x))))
-defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _one(ans))))
-defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(_one(x), square(ans))))
-defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
+defjvp(log1p_p, lambda g, x: div(g, add(x, 1.0)))
+defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1.0)))
+defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(1.0, square(ans))))
+defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(1.0, ans))))
 defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-defjvp2(tan_p, lambda g, ans, x: mul(g, add(_one(x), square(ans))))
-defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_one(x), square(x)))))
-defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(_one(x), square(x))))))
-defjvp(atan_p, lambda g, x: div(g, add(_one(x), square(x))))
+defjvp2(tan_p, lambda g, ans, x: mul(g, add(1.0, square(ans))))
+defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(1.0, square(x)))))
+defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(1.0, square(x))))))
+defjvp(atan_p, lambda g, x: div(g, add(1.0, square(x))))
 defjvp(sinh_p, lambda g, x: mul(g, _lax().cosh(x)))
 defjvp(cosh_p, lambda g, x: mul(g, _lax().sinh(x)))
-defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
-defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
-defjvp(atanh_p, lambda g, x: div(g, sub(_one(x), square(x))))
-defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(full_like(ans, 2), ans)))
-defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(full_like(x, -0.5), div(ans, x))))
-defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(full_like(x, 1 / 3), square(ans))))
+defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1.0))))
+defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), 1.0))))
+defjvp(atanh_p, lambda g, x: div(g, sub(1.0, square(x))))
+defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(2, ans)))
+defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
+defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(1 / 3, square(ans))))
 defjvp(abs_p, lambda g, x: mul(g, sign(x)))
-defjvp(erf_p, lambda g, x: mul(g, mul(full_like(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
-defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(full_like(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
+defjvp(erf_p, lambda g, x: mul(g, mul(2 / np.sqrt(np.pi), exp(neg(square(x))))))
+defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(np.sqrt(np.pi) / 2, exp(square(ans)))))
 def _integer_pow_jvp(g, x, *, y):
     if y == 0:
         return full_like(g, 0)
     if y == 1:
         return g
-    return mul(g, mul(full_like(x, y), x if y == 2 else integer_pow(x, y - 1)))
+    return mul(g, mul(y, x if y == 2 else integer_pow(x, y - 1)))
 
 
 defjvp(integer_pow_p, _integer_pow_jvp)

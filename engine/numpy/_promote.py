@@ -125,6 +125,28 @@ def promote_args(name: str, *args):
     return promote_shapes(*promote_dtypes(*args))
 
 
+def promote_shapes_keep_scalars(*args):
+    """Like promote_shapes, but 0-d operands stay 0-d: elementwise lax ops broadcast scalars
+    themselves, so jaxprs read ``mul a 2.0:f32[]`` instead of materializing a broadcast."""
+    shapes = [shape_of(a) for a in args]
+    shaped = [s for s in shapes if s]
+    if not shaped or all(s == shaped[0] for s in shaped):
+        return [as_operand(a) for a in args]
+    shape = broadcast_shapes(*shapes)
+    return [as_operand(a) if not s else broadcast_to_shape(a, shape) for a, s in zip(args, shapes)]
+
+
+def promote_elementwise(name: str, *args):
+    """Operands of one elementwise lax op: dtypes joined, shapes broadcast except scalars."""
+    check_arraylike(name, *args)
+    return promote_shapes_keep_scalars(*promote_dtypes(*args))
+
+
+def promote_elementwise_inexact(name: str, *args):
+    check_arraylike(name, *args)
+    return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
+
+
 def promote_args_inexact(name: str, *args):
     check_arraylike(name, *args)
     return promote_shapes(*promote_dtypes_inexact(*args))

@@ -13,6 +13,7 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ._promote import (as_operand, check_arraylike, convert, promote_args, promote_args_inexact,
+                       promote_elementwise, promote_elementwise_inexact,
                        promote_shapes)
 
 _state = core._state
@@ -122,24 +123,24 @@ def _quiet(f):
 # --- arithmetic --------------------------------------------------------------------------------
 
 def _add(x1, x2):
-    x1, x2 = promote_args('add', x1, x2)
+    x1, x2 = promote_elementwise('add', x1, x2)
     return lax.bitwise_or(x1, x2) if _is_bool(x1) else lax.add(x1, x2)
 
 
 def _subtract(x1, x2):
-    x1, x2 = promote_args('subtract', x1, x2)
+    x1, x2 = promote_elementwise('subtract', x1, x2)
     if _is_bool(x1):
         raise TypeError("jnp.subtract does not support bool inputs; use jnp.logical_xor instead.")
     return lax.sub(x1, x2)
 
 
 def _multiply(x1, x2):
-    x1, x2 = promote_args('multiply', x1, x2)
+    x1, x2 = promote_elementwise('multiply', x1, x2)
     return lax.bitwise_and(x1, x2) if _is_bool(x1) else lax.mul(x1, x2)
 
 
 def _true_divide(x1, x2):
-    x1, x2 = promote_args_inexact('true_divide', x1, x2)
+    x1, x2 = promote_elementwise_inexact('true_divide', x1, x2)
     return lax.div(x1, x2)
 
 
@@ -249,12 +250,19 @@ def power(x1, x2, /):
         if _is_int(x1) and n < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return lax.integer_pow(x1, n)
+    if _is_float_operands(x1, x2):
+        return lax.pow(*promote_elementwise('power', x1, x2))
     x1, x2 = promote_args('power', x1, x2)
     if _is_int(x1):
         return _int_pow(x1, x2)
     if _is_bool(x1):
         return lax.bitwise_or(x1, lax.bitwise_not(x2))
     return lax.pow(x1, x2)
+
+
+def _is_float_operands(*args):
+    from ._dtypes import dtype_and_weak, promote_types_weak
+    return promote_types_weak(dtype_and_weak(a) for a in args)[0].kind == 'f'
 
 
 pow = power
@@ -476,12 +484,12 @@ def heaviside(x1, x2, /):
 # --- min / max / clip / where -----------------------------------------------------------------
 
 def _maximum(x1, x2):
-    x1, x2 = promote_args('maximum', x1, x2)
+    x1, x2 = promote_elementwise('maximum', x1, x2)
     return lax.max(x1, x2)
 
 
 def _minimum(x1, x2):
-    x1, x2 = promote_args('minimum', x1, x2)
+    x1, x2 = promote_elementwise('minimum', x1, x2)
     return lax.min(x1, x2)
 
 
@@ -646,7 +654,7 @@ def bitwise_count(x, /):
 
 def _comparison(name, lax_fn, np_fn):
     def general(x1, x2):
-        x1, x2 = promote_args(name, x1, x2)
+        x1, x2 = promote_elementwise(name, x1, x2)
         return lax_fn(x1, x2)
     return _binary(name, general, np_fn, 'fiub', bool_out=True)
 
