@@ -5,6 +5,7 @@ Every field can be set from the environment with the ``JAXPLAY_`` prefix, e.g.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +57,14 @@ class Settings(BaseSettings):
         "auto", description="auto: the strongest the host allows (root: network+mount namespaces and a per-slot uid; "
                             "userns: user+network+mount namespaces; minimal: rlimits and seccomp only).")
     slot_uid_base: int = Field(61000, description="As root, slot i runs under uid/gid slot_uid_base + i.")
+    kernel_cache_dir: Path = Field(
+        Path(os.environ.get("ENGINE_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+             / "jaxplay-engine"),
+        description="Where zygotes keep compiled gallery kernels between server starts (runs compile "
+                    "their own code into a private directory).")
+    warm_examples: bool = Field(True, description="Each zygote runs the gallery examples once before "
+                                                "forking, so their kernels are compiled (or loaded from "
+                                                "the disk cache) once, not in every run.")
     device_count: int = Field(8, description="Simulated devices offered to runs (exported as JAXPLAY_DEVICE_COUNT).")
     nice: int = Field(10, description="Scheduling niceness of runs, so the server stays responsive.")
     sandbox_env: dict[str, str] = Field(default_factory=dict,

@@ -92,6 +92,7 @@ def zygote_config(settings: Settings, slot: int) -> dict:
         "report_bytes": settings.report_bytes, "file_bytes": settings.file_bytes, "open_files": settings.open_files,
         "process_limit": settings.process_limit, "tmp_bytes": settings.tmp_bytes, "nice": settings.nice,
         "env": zygote_env(settings), "device_count": settings.device_count,
+        "warm_examples": settings.warm_examples, "kernel_cache_dir": str(settings.kernel_cache_dir),
     }
 
 

@@ -209,6 +209,17 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
     except Exception as e:  # noqa: BLE001
         runner_error = f"runner {config['runner']!r} unavailable: {type(e).__name__}: {e}"
         log.error("slot %s: %s", config["slot"], runner_error)
+    if runner is not None and config.get("warm_examples"):
+        from ..warmup import warm
+        t0 = time.perf_counter()
+        # Only the zygote uses the persistent cache; runs get a fresh environment of their own.
+        os.environ["ENGINE_CACHE_DIR"] = config["kernel_cache_dir"]
+        try:
+            warmed = warm(runner)
+        finally:
+            del os.environ["ENGINE_CACHE_DIR"]
+        log.info("slot %s: warmed %d gallery examples in %.1f s", config["slot"], len(warmed),
+                 time.perf_counter() - t0)
     plan, info = choose_plan(config)
     if plan.uid is not None:
         supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run

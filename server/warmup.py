@@ -1,0 +1,71 @@
+"""Compile the gallery's kernels before serving, so runs forked from a zygote find them ready.
+
+A run is a fresh fork of a zygote, so kernels compiled in one run are lost with it. The zygote runs
+each gallery example once before it forks anything: the numba backend keeps the loaded kernel
+modules in memory (keyed by their source), every run inherits them, and a run of an example (or of
+code that lowers to the same kernels) skips compilation. The kernels also land in the engine's
+disk cache, so the next start (and `make install`, which calls this module) loads instead of
+compiling. pmap examples are skipped: they would start device processes in the zygote.
+
+    python -m server.warmup      # fills the disk cache; prints what it did
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import sys
+import threading
+import time
+from typing import Callable
+
+log = logging.getLogger("jaxplay.warmup")
+
+
+def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
+    """Run every non-pmap gallery example once; returns (id, seconds, ok) per example."""
+    from engine.inspect.schema import RunRequest
+
+    from .examples import EXAMPLES
+    if runner is None:
+        from engine.inspect import run_request as runner
+    done = []
+    for ex in EXAMPLES:
+        if "pmap" in ex.code:
+            continue
+        request = RunRequest(code=ex.code, function=ex.function, stack=ex.stack, args=ex.args)
+        t0 = time.perf_counter()
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                report = runner(request)
+            ok = bool(getattr(report, "ok", False))
+        except Exception as e:  # noqa: BLE001 - warming is best effort; runs still work cold
+            log.warning("warm-up of %s failed: %s", ex.id, e)
+            ok = False
+        done.append((ex.id, time.perf_counter() - t0, ok))
+    _stop_kernel_threads()
+    return done
+
+
+def _stop_kernel_threads() -> None:
+    """Large kernels run on a thread pool; a zygote must be single-threaded when it forks."""
+    numba_jit = sys.modules.get("engine.backends.numba_jit")
+    pool = getattr(numba_jit, "_pool", None)
+    if pool is not None:
+        pool.shutdown(wait=True)
+        numba_jit._pool = None
+    for t in threading.enumerate():
+        if t is not threading.main_thread() and t.name.startswith("engine-kernel"):
+            t.join(timeout=1.0)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    results = warm()
+    for example_id, seconds, ok in results:
+        print(f"warm-up {example_id:24s} {seconds * 1000:8.0f} ms {'ok' if ok else 'FAILED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
