@@ -221,6 +221,37 @@ def test_fusion_one_kernel_reads_once():
     assert text.count('np.empty') == 1     # one output, allocated outside numba
 
 
+def test_reindexing_composes_into_one_write():
+    # transpose(batched outer product) + broadcast of a broadcast: one kernel, one output written,
+    # never the untransposed product (what per-example gradients produce).
+    def f(a, b, c):
+        outer = lax.dot_general(a, b, (((), ()), ((0,), (0,))))            # [2, 3, 4]
+        t = lax.transpose(outer, (0, 2, 1))                                   # [2, 4, 3]
+        bb = lax.broadcast_in_dim(lax.broadcast_in_dim(c, (4,), (0,)), (2, 4, 3), (1,))
+        return lax.add(t, bb)
+    a, b, c = rand((2, 3), np.float32), rand((2, 4), np.float32), rand((4,), np.float32)
+    close(*both(f, a, b, c)[:2])
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(a, b, c).jaxpr, 'f')
+    assert text.count('@nb.njit') == 1 and text.count('np.empty(') == 1, text
+    # a re-indexing op that is itself an output is written out once
+    g = lambda a, b: lax.transpose(lax.dot_general(a, b, (((), ()), ((0,), (0,)))), (2, 1, 0))
+    close(*both(g, a, b)[:2])
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(g).lower(a, b).jaxpr, 'g')
+    assert text.count('np.empty(') == 1, text
+
+
+def test_pooled_buffers_never_reused_while_referenced():
+    f = jax.jit(lambda x: lax.add(lax.mul(x, x), 1.0))
+    x = Array(np.full((600, 600), 2.0, np.float32))          # 1.4 MB: a pooled output
+    first = f(x)
+    view = np.asarray(first)[:10]
+    second = f(Array(np.full((600, 600), 3.0, np.float32)))
+    assert float(first[0, 0]) == 5.0 and float(view[0, 0]) == 5.0 and float(second[0, 0]) == 10.0
+    del first, view
+    third = f(x)
+    assert float(second[0, 0]) == 10.0 and float(third[0, 0]) == 5.0
+
+
 def test_softmax_like_chain():
     def f(x):
         m = lax.reduce_max(x, (1,))

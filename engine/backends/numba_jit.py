@@ -125,6 +125,7 @@ class _Group:
         self.loads: dict[tuple, str] = {}      # (var, axis map) -> scalar name
         self.reduces: list[tuple] = []         # (out var, op, scalar, kept axes)
         self.guards: list[str] = []            # int32 expressions: nonzero -> rerun with libm
+        self.forced: set[Var] = set()          # members written out whatever their uses
         self.eqn_ids: set[int] = set()
 
 
@@ -174,6 +175,7 @@ class Codegen:
         self.names: dict[Var, str] = {}          # materialized values -> host name
         self.group_of: dict[Var, _Group] = {}    # values living in an open loop nest
         self.open: dict[tuple, _Group] = {}
+        self.lazy: dict[Var, tuple] = {}        # deferred re-indexing ops: var -> (combine, [(in, map)])
         self._n = 0
         self.uses: dict[Var, set[int]] = {}
         for i, eqn in enumerate(self.flat.eqns):
@@ -194,11 +196,27 @@ class Codegen:
             name = self.fresh('lit')
             self.env[name] = np.asarray(core.to_numpy(x.val), x.aval.dtype)
             return name
+        if x in self.lazy and x not in self.names:
+            self.materialize(x)
         if x not in self.names:
             g = self.group_of.get(x)
             assert g is not None, f"unbound {x}"
             self.close(g)
         return self.names[x]
+
+    def materialize(self, x):
+        """Write a deferred re-indexing op out (it is a program output or a host op's operand)."""
+        shape = x.aval.shape
+        ident = list(range(len(shape)))
+        g = self.prepare(shape, [x], [ident])
+        expr = self.load(g, x, ident)
+        g = self.group(shape)
+        s = self.fresh('s')
+        g.lines.append(f'{s} = {expr}')
+        g.members[x] = s
+        g.forced.add(x)
+        self.group_of[x] = g
+        self.close(g)
 
     def bind_host(self, var, expr):
         name = self.fresh('a')
@@ -227,6 +245,11 @@ class Codegen:
     def load(self, g: _Group, x, axis_map) -> str:
         if type(x) is Literal:
             return L.literal(x.val, x.aval.dtype)
+        lazy = self.lazy.get(x)
+        if lazy is not None:   # a re-indexing op: composed into this load, never materialized
+            combine, ins = lazy
+            exprs = [self.load(g, y, [None if a is None else axis_map[a] for a in m]) for y, m in ins]
+            return exprs[0] if combine is None else f'{L.cast(x.aval.dtype)}({combine.format(*exprs)})'
         if x in g.members and x.aval.shape == g.shape and list(axis_map) == list(range(len(g.shape))):
             return g.members[x]
         self.host_name(x)
@@ -235,18 +258,38 @@ class Codegen:
             g.loads[key] = self.fresh('l')
         return g.loads[key]
 
-    def prepare(self, shape, operands):
-        """Materialize operands that live in other loop nests; returns the nest for ``shape``."""
-        for x in operands:
-            if type(x) is Var and x not in self.names:
-                g = self.group_of[x]
-                if not (g is self.open.get(tuple(shape)) and x in g.members):
+    def leaves(self, x, axis_map):
+        """The (materialized or member value, axis map) pairs a load of ``x`` reads."""
+        lazy = self.lazy.get(x) if type(x) is Var else None
+        if lazy is None:
+            yield x, list(axis_map)
+            return
+        for y, m in lazy[1]:
+            yield from self.leaves(y, [None if a is None else axis_map[a] for a in m])
+
+    def prepare(self, shape, operands, maps=None):
+        """Materialize operands that live in other loop nests (or in this one, when read
+        re-indexed); returns the nest for ``shape``."""
+        target = self.open.get(tuple(shape))
+        for k, x in enumerate(operands):
+            if type(x) is not Var:
+                continue
+            m = maps[k] if maps is not None else (range(x.aval.ndim) if x.aval.shape == tuple(shape) else [])
+            for y, ym in self.leaves(x, m):
+                if type(y) is not Var or y in self.names:
+                    continue
+                g = self.group_of[y]
+                same = (g is target and y in g.members and y.aval.shape == tuple(shape)
+                        and ym == list(range(len(shape))))
+                if not same and g.shape in self.open and self.open[g.shape] is g:
                     self.close(g)
+                    target = self.open.get(tuple(shape))
         return self.group(shape)
 
     def close(self, g: _Group):
         del self.open[g.shape]
-        escaping = [v for v in g.members if v in self.out_set or not self.uses.get(v, set()) <= g.eqn_ids]
+        escaping = [v for v in g.members if v in self.out_set or v in g.forced
+                    or not self.uses.get(v, set()) <= g.eqn_ids]
         for v in [*g.members, *(r[0] for r in g.reduces)]:
             self.group_of.pop(v, None)
         if not escaping and not g.reduces:
@@ -385,8 +428,13 @@ class Codegen:
         self.define(g, i, eqn, self._multi(g, eqn, rule.fn(eqn, *ins)))
 
     def lower_mapped(self, i, eqn, maps, combine):
+        if len(eqn.out_binders) == 1 and not eqn.primitive.multiple_results:
+            # Deferred: each consumer composes the re-indexing into its own loads, so
+            # broadcasts, transposes and outer products are never written out on their own.
+            self.lazy[eqn.out_binders[0]] = (combine, [(x, list(m)) for x, m in zip(eqn.inputs, maps)])
+            return
         shape = eqn.out_binders[0].aval.shape
-        g = self.prepare(shape, eqn.inputs)
+        g = self.prepare(shape, eqn.inputs, maps)
         ins = [self.load(g, x, m) for x, m in zip(eqn.inputs, maps)]
         g = self.group(shape)
         expr = ins[0] if combine is None else combine.format(*ins)
