@@ -51,9 +51,15 @@ def _vmap_frames() -> dict:
     return frames
 
 
+_collectives = None
+
+
 def _device_context():
-    from ..parallel import collectives
-    return collectives.current()
+    global _collectives
+    if _collectives is None:
+        from ..parallel import collectives
+        _collectives = collectives
+    return _collectives._current
 
 
 def axis_size(axis_name) -> int:

@@ -47,6 +47,7 @@ class Barrier:
     def __init__(self, control, host_pid: int):
         from . import sync
         self.control, self.host_pid, self._bar0 = control, host_pid, sync.BAR0
+        self._yield_s = sync.YIELD_S
 
     def wait(self, episode: int, n: int, first: bool) -> float:
         t0 = time.perf_counter()
@@ -55,7 +56,7 @@ class Barrier:
             if first:
                 words[self._bar0 + (episode + 1) % 3] = 0
             self.control.arrive(c, n)
-            self.control.wait_at_least(c, n, self._check)
+            self.control.wait_at_least(c, n, self._check, yield_s=self._yield_s)
         self._check_abort()
         return time.perf_counter() - t0
 

@@ -401,6 +401,7 @@ class PmapFunction:
         self.devices = None if devices is None else tuple(
             d.id if isinstance(d, _devices.Device) else int(d) for d in devices)
         self._cache: dict = {}
+        self._axes_cache: dict = {}   # (argument tree, static positions) -> flat in_axes
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -442,11 +443,15 @@ class PmapFunction:
         else:
             in_axes_spec = self.in_axes
         leaves, in_tree = tree_flatten((tuple(dyn_args), kwargs))
-        saved, self.in_axes = self.in_axes, in_axes_spec
-        try:
-            axes = self._flat_axes(dyn_args, kwargs)
-        finally:
-            self.in_axes = saved
+        axes_key = (in_tree, tuple(sorted(static_nums)))
+        axes = self._axes_cache.get(axes_key)
+        if axes is None:
+            saved, self.in_axes = self.in_axes, in_axes_spec
+            try:
+                axes = self._flat_axes(dyn_args, kwargs)
+            finally:
+                self.in_axes = saved
+            self._axes_cache[axes_key] = axes
         avals, flat_axes, size = self._check_args(leaves, axes, dyn_args, in_axes_spec)
         key = (statics, in_tree, tuple(flat_axes), tuple(avals))
         entry = self._cache.get(key)

@@ -154,11 +154,14 @@ class LocalRuntime:
 
     # --- memory ---------------------------------------------------------------------------------
     def alloc(self, device: int, shape, dtype) -> Buffer:
-        dtype = np.dtype(dtype)
+        if type(dtype) is not np.dtype:
+            dtype = np.dtype(dtype)
         shape = tuple(map(int, shape))
-        nbytes = math.prod(shape) * dtype.itemsize
-        buf = Buffer(self, device, self.allocators[device].alloc(nbytes), shape, dtype)
-        self.control.sizes[device] = self.arenas[device].size
+        allocator = self.allocators[device]
+        size = allocator.arena.size
+        buf = Buffer(self, device, allocator.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)
+        if allocator.arena.size != size:
+            self.control.sizes[device] = allocator.arena.size
         return buf
 
     def put(self, device: int, array) -> Buffer:
@@ -172,8 +175,8 @@ class LocalRuntime:
         return buffer.read()
 
     def free(self, device: int, offset: int) -> None:
-        if os.getpid() == self.host_pid:
-            self.allocators[device].free(offset)
+        # (in a forked device process the allocators are private copies: freeing there is moot)
+        self.allocators[device].free(offset)
 
     # --- running ------------------------------------------------------------------------------
     def run(self, program, placement, inputs, out_avals, t0=None, events=False):
@@ -203,9 +206,10 @@ class LocalRuntime:
                 w.setups[sid] = True
                 if len(w.setups) > _worker_cache_size():
                     w.setups.popitem(last=False)
-            msg = ('run', sid, setup, [b.offset for b in inputs[pos]], [b.offset for b in outputs[pos]],
-                   t0, flags)
-            data = pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
+            ins, outs = [b.offset for b in inputs[pos]], [b.offset for b in outputs[pos]]
+            if setup is None and self.control.post_run(dev, sid, flags, t0, ins, outs):
+                continue
+            data = pickle.dumps(('run', sid, setup, ins, outs, t0, flags), pickle.HIGHEST_PROTOCOL)
             if not self.control.post(dev, False, data):
                 try:
                     w.conn.send_bytes(data)
@@ -253,7 +257,8 @@ class LocalRuntime:
                 words = self.control.words
                 if not dead or words[self.control.replied + dev] == words[sync.GEN]:
                     data = self.control.take(dev, True)
-                    replies[pos] = pickle.loads(conn.recv_bytes() if data is None else data)
+                    replies[pos] = data if type(data) is tuple else \
+                        pickle.loads(conn.recv_bytes() if data is None else data)
                     continue
             except (EOFError, OSError):
                 dead[pos] = self._death_cause(dev) or 'closed its connection'

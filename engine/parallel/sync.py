@@ -36,6 +36,10 @@ GEN, ABORT, DONE, DUMMY, BAR0, NPOS = 0, 1, 2, 3, 4, 7   # BAR0..BAR0+2: rotatin
 RUN_GEN = 16                                    # int32 per device from here
 MAIL = 16384  # bytes of each device's command and reply mailboxes (bigger messages use its socket)
 SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '30')) * 1e-6
+# At a barrier every participant is about to run: waiters hand their core over (sched_yield) for
+# this long before sleeping, so the last arrival wakes nobody and no one pays a futex wake-up.
+YIELD_S = float(os.environ.get('ENGINE_DEVICE_YIELD_US', '300')) * 1e-6
+_RUN, _TIMING = -2, -3   # mailbox kinds besides a pickle's length: a warm run, a plain ok reply
 
 
 class _Timespec(ctypes.Structure):
@@ -103,10 +107,31 @@ class Control:
         return True
 
     def take(self, device: int, reply: bool):
-        """The box's message (a memoryview), or None when it was sent through the socket."""
+        """The box's message: a memoryview of a pickle, None when it went through the socket, or
+        the tuple a ``post_run``/``post_timing`` packed."""
         off = self.mail_at + (2 * device + reply) * MAIL
         n = struct.unpack_from('q', self.mv, off)[0]
-        return None if n < 0 else self.mv[off + 8:off + 8 + n]
+        if n >= 0:
+            return self.mv[off + 8:off + 8 + n]
+        if n == _RUN:
+            t0, sid, flags, n_in, n_out = struct.unpack_from('dqqqq', self.mv, off + 8)
+            offsets = struct.unpack_from(f'{n_in + n_out}q', self.mv, off + 48)
+            return ('run', sid, None, offsets[:n_in], offsets[n_in:], t0, flags)
+        if n == _TIMING:
+            return ('ok', struct.unpack_from('4d', self.mv, off + 8), None, None)
+        return None
+
+    def post_run(self, device: int, sid: int, flags: int, t0: float, ins, outs) -> bool:
+        """A warm run's command (setup already on the device) as packed numbers, no pickle."""
+        n = len(ins) + len(outs)
+        if 48 + 8 * n > MAIL:
+            return False
+        struct.pack_into(f'qdqqqq{n}q', self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid,
+                         flags, len(ins), len(outs), *ins, *outs)
+        return True
+
+    def post_timing(self, device: int, timing) -> None:
+        struct.pack_into('q4d', self.mv, self.mail_at + (2 * device + 1) * MAIL, _TIMING, *timing)
 
     # --- host side ------------------------------------------------------------------------------
     def ring(self, devices) -> None:
@@ -132,16 +157,24 @@ class Control:
             _wake(self.addr(BAR0 + k))
 
     # --- both -----------------------------------------------------------------------------------
-    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5) -> None:
-        """Spin briefly, then sleep until ``words[word] >= n``, calling ``check()`` (which may raise)
+    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5, yield_s: float = 0.0) -> None:
+        """Spin briefly (then for ``yield_s`` handing the core to another runnable process between
+        looks), then sleep until ``words[word] >= n``, calling ``check()`` (which may raise)
         whenever a sleep ends without it."""
         w = self.words
         if w[word] >= n:
             return
-        end_spin = time.perf_counter() + SPIN_S
-        while time.perf_counter() < end_spin:
+        now = time.perf_counter
+        end_spin = now() + SPIN_S
+        while now() < end_spin:
             if w[word] >= n:
                 return
+        if yield_s:
+            end_spin = now() + yield_s
+            while now() < end_spin:
+                os.sched_yield()
+                if w[word] >= n:
+                    return
         while True:
             v = int(w[word])
             if v >= n:
