@@ -252,6 +252,19 @@ def test_device_resident_inputs_stay_on_devices_under_grad_and_vmap():
     assert xs._cache is None and ys._cache is None  # never read back to the host
 
 
+def test_reading_a_device_array_shares_its_memory_and_keeps_it_alive():
+    import gc
+    host = rng.standard_normal(50_000).astype(np.float32)
+    y = jax.device_put(host, jax.devices()[1])
+    a = np.asarray(y)
+    assert not a.flags.writeable
+    del y
+    gc.collect()
+    others = [jax.device_put(np.zeros_like(host), jax.devices()[1]) for _ in range(3)]
+    np.testing.assert_array_equal(a, host)   # its block was not handed out again
+    assert all(float(np.asarray(o).sum()) == 0.0 for o in others)
+
+
 def test_device_put_variants():
     devs = jax.devices()
     a = jax.device_put(jnp.arange(3.), devs[1])

@@ -66,6 +66,23 @@ class Buffer:
     def read(self) -> np.ndarray:
         return self.view().copy()
 
+    def read_only_view(self) -> np.ndarray:
+        """The data in place, read-only, keeping this buffer (and its mapping) alive for as long
+        as the array lives: the host maps device memory, so reading needs no copy (as JAX's CPU
+        arrays convert to numpy without one)."""
+        return np.asarray(_Pinned(self))
+
+
+class _Pinned:
+    """An ``__array_interface__`` on a buffer's bytes that holds the buffer and the mapping."""
+    __slots__ = ('buffer', 'mm', '__array_interface__')
+
+    def __init__(self, buffer: Buffer):
+        arena = buffer.runtime.arenas[buffer.device]
+        self.buffer, self.mm = buffer, arena.mm
+        self.__array_interface__ = dict(shape=buffer.shape, typestr=buffer.dtype.str, version=3,
+                                        data=(arena.addr + buffer.offset, True))
+
 
 class _Worker:
     __slots__ = ('pid', 'conn', 'setups')

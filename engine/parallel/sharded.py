@@ -47,7 +47,8 @@ class ShardedArray(Array):
         value = self._cache
         if value is None:
             if self._axis is None:
-                value = self._buffers[0].read()
+                value = self._buffers[0].read_only_view() if self._buffers[0].nbytes else \
+                    self._buffers[0].read()
             else:
                 value = np.empty(self._aval.shape, self._aval.dtype)
                 moved = np.moveaxis(value, self._axis, 0)
