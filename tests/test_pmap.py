@@ -125,6 +125,19 @@ def test_large_psum_over_groups_of_a_nested_mesh():
     close(outer, np.broadcast_to(x.sum(0, keepdims=True), x.shape), tol=1e-4)
 
 
+def test_devices_can_run_programs_compiled_by_the_host(monkeypatch):
+    pytest.importorskip('numba')
+    from engine.parallel import programs
+    monkeypatch.setenv('ENGINE_DEVICE_BACKEND', 'numba')
+    monkeypatch.setattr(programs, 'COMPILE_MIN', 1)
+    x = rng.standard_normal((N, 64)).astype(np.float32)
+    f = jax.pmap(lambda a: lax.psum(a * 3. + 1., 'i') - a, axis_name='i')
+    close(f(x), (x * 3 + 1).sum(0) - x, tol=1e-4)
+    from engine.parallel.pmap import _programs
+    closed = next(iter(f._cache.values()))[0]
+    assert all(p.compiled for p in _programs[closed].values())
+
+
 def test_unbound_axis_name_is_a_name_error():
     with pytest.raises(NameError, match='unbound axis name: k'):
         jax.pmap(lambda x: lax.psum(x, 'k'), axis_name='i')(jnp.ones(2))

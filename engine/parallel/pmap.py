@@ -89,10 +89,12 @@ def _pmap_abstract(*avals, jaxpr, axis_size, out_axes, **_):
 
 class Program:
     """A pmap body ready for the devices: pickled bytes and the key workers cache it under."""
-    __slots__ = ('closed', 'key', 'payload', 'mesh', 'names', 'slot_bytes', 'name')
+    __slots__ = ('closed', 'key', 'payload', 'mesh', 'names', 'slot_bytes', 'name', 'compiled')
 
     def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True):
         self.closed, self.name = closed, name
+        # compiled here first, so the devices load it (from memory if forked later, else from disk)
+        self.compiled = programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
         self.mesh = programs.mesh_for(closed, axis_size, device_count) if nested else (axis_size,)
         self.names = {axis_name: 0, _dim_name(0): 0}
         self.slot_bytes = programs.slot_bytes_for(closed, self.mesh)

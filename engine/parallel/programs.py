@@ -153,6 +153,65 @@ class Runner:
         return [env[s] for s in self.out_slots]
 
 
+# ---------------------------------------------------------------------------------------------
+# Compiled device programs: the jit's numba backend, compiled once in the host (its disk cache, and
+# the module itself for devices forked afterwards), loaded by each device.
+
+COMPILE_MIN = 1 << 16   # elements written by elementwise work before a device program is compiled
+
+
+def wants_compiling(closed: ClosedJaxpr) -> bool:
+    """Whether devices should run ``closed`` compiled: asked for (``ENGINE_DEVICE_BACKEND=numba``),
+    numba is the jit's backend, the program is flat (no nested pmap, no sub-programs) and does
+    enough elementwise work to repay loading kernels in every device.
+
+    Off by default: measured here, per-device programs ran no faster compiled (numpy's ufuncs are
+    vectorized, a 36-op fused chain over 5e5 floats took 10 ms compiled vs 9 ms interpreted) while
+    the first call cost 2-4 s instead of 0.6 s."""
+    import os
+    from ..jit import get_backend
+    from ..lax.parallel import collective_primitives
+    from ..lax.structural import dot_general_p
+    if os.environ.get('ENGINE_DEVICE_BACKEND', 'interpreter') != 'numba':
+        return False
+    if not hasattr(get_backend(), 'lower_source'):
+        return False
+    work = 0
+    for eqn in closed.jaxpr.eqns:
+        if next(subjaxprs(eqn), None) is not None:
+            return False
+        if eqn.primitive in collective_primitives or eqn.primitive is dot_general_p:
+            continue
+        work += sum(v.aval.size for v in eqn.out_binders)
+    return work >= COMPILE_MIN
+
+
+def compile_in_host(closed: ClosedJaxpr, name: str) -> bool:
+    from ..jit import get_backend
+    try:
+        get_backend().compile(closed, f'pmap_{name}')
+        return True
+    except Exception:  # the devices interpret it instead
+        return False
+
+
+def _serial(kernel, n, *args):
+    return kernel(0, n, *args)
+
+
+class CompiledRunner:
+    """A device program run by the numba backend's host function; kernels run on this device's
+    thread only (the devices already share the cores), collectives run as fallbacks."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str):
+        from ..jit import get_backend
+        self.exe = get_backend().compile(closed, f'pmap_{name}')
+        self.exe.module._par = _serial   # (a thread pool inherited through fork has no threads)
+
+    def __call__(self, args, dests=None, ctx=None) -> list:
+        return self.exe(*args)
+
+
 def _numpy(x) -> np.ndarray:
     return x._value if isinstance(x, core.Array) else np.asarray(x)
 

@@ -218,7 +218,7 @@ class LocalRuntime:
             else:
                 info = dict(pos=pos, placement=list(placement), mesh=program.mesh,
                             coords=collectives.mesh_coords(pos, program.mesh), names=program.names,
-                            slot=program.slot_bytes)
+                            slot=program.slot_bytes, compiled=program.compiled, name=program.name)
                 setup = (program.key, None if program.key in self.inherited else program.payload, info)
                 w.setups[sid] = True
                 if len(w.setups) > _worker_cache_size():

@@ -159,7 +159,13 @@ def _setup(cmd, slot, runtime, barrier, setups):
         me=slot, pos=info['pos'], placement=info['placement'], mesh=info['mesh'],
         coords=info['coords'], names=info['names'], exchange=runtime.exchange, barrier=barrier,
         slot_bytes=info['slot'], arenas=runtime.arenas, control=runtime.control)
-    s = setups[sid] = _Setup(programs.Runner(prog), ctx,
+    runner = None
+    if info.get('compiled'):
+        try:
+            runner = programs.CompiledRunner(prog, info.get('name', 'fun'))
+        except Exception:
+            runner = None  # interpret it
+    s = setups[sid] = _Setup(runner or programs.Runner(prog), ctx,
                              [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
                              [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals])
     if len(setups) > PROGRAM_CACHE:
