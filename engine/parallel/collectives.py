@@ -46,7 +46,7 @@ class Barrier:
 
     def __init__(self, control, host_pid: int):
         from . import sync
-        self.control, self.host_pid, self._bar0 = control, host_pid, sync.BAR0
+        self.control, self.host_pid, self._bar0, self._abort = control, host_pid, sync.BAR0, sync.ABORT
         self._yield_s = sync.YIELD_S
 
     def wait(self, episode: int, n: int, first: bool) -> float:
@@ -61,8 +61,7 @@ class Barrier:
         return time.perf_counter() - t0
 
     def _check_abort(self):
-        from .sync import ABORT
-        if self.control.words[ABORT]:
+        if self.control.words[self._abort]:
             raise DeviceAbort("another device failed during a collective")
 
     def _check(self):
@@ -179,7 +178,8 @@ class DeviceContext:
         return w
 
     def collective(self, kind, x, axes, **params):
-        dims = tuple(self.names[a] for a in axes)
+        names = self.names
+        dims = (names[axes[0]],) if len(axes) == 1 else tuple(names[a] for a in axes)
         group, rank = self._group(dims)
         start = time.perf_counter()
         wait0 = self.wait_s

@@ -55,22 +55,21 @@ def futex_available() -> bool:
     return _SYS_FUTEX is not None and hasattr(os, 'fork')
 
 
-_L = ctypes.c_long
+_syscall.argtypes = [ctypes.c_long] * 7   # (fixed types: no per-call ctypes objects)
 
 
 def _wait(addr: int, expected: int, timeout: float) -> None:
     ts = _Timespec(int(timeout), int((timeout % 1) * 1e9))
-    _syscall(_L(_SYS_FUTEX), _L(addr), _L(FUTEX_WAIT), _L(expected), ctypes.byref(ts), _L(0), _L(0))
+    _syscall(_SYS_FUTEX, addr, FUTEX_WAIT, expected, ctypes.addressof(ts), 0, 0)
 
 
 def _wake(addr: int, n: int = _ALL) -> None:
-    _syscall(_L(_SYS_FUTEX), _L(addr), _L(FUTEX_WAKE), _L(n), _L(0), _L(0), _L(0))
+    _syscall(_SYS_FUTEX, addr, FUTEX_WAKE, n, 0, 0, 0)
 
 
 def _add_and_wake_if(addr: int, dummy: int, last_old: int) -> None:
     """Atomically ``*addr += 1``; wake every waiter on ``addr`` if the old value was ``last_old``."""
-    _syscall(_L(_SYS_FUTEX), _L(dummy), _L(FUTEX_WAKE_OP), _L(0), _L(_ALL), _L(addr),
-             _L(_ADD1_IF_EQ | (last_old & 0xfff)))
+    _syscall(_SYS_FUTEX, dummy, FUTEX_WAKE_OP, 0, _ALL, addr, _ADD1_IF_EQ | (last_old & 0xfff))
 
 
 class Control:
