@@ -25,6 +25,7 @@ import numpy as np
 
 HEADER = 0
 BIG_PSUM = 1 << 16  # bytes; above this psum splits the reduction over the devices
+PSUM_BLOCK = 1 << 16  # bytes of the partial sums a device keeps in cache at a time
 
 _current: 'DeviceContext | None' = None
 
@@ -267,12 +268,20 @@ class DeviceContext:
         if hi > lo:
             srcs = [self._peer_view(region, p, desc[region, p, :2], x.shape, x.dtype).reshape(-1)
                     for p in group]
-            acc = np.add(srcs[0][lo:hi], srcs[1][lo:hi])
-            for s in srcs[2:]:
-                np.add(acc, s[lo:hi], out=acc)
-            for p in group:
-                d = self._peer_view(region, p, desc[region, p, 2:], x.shape, x.dtype).reshape(-1)
-                d[lo:hi] = acc
+            dsts = [self._peer_view(region, p, desc[region, p, 2:], x.shape, x.dtype).reshape(-1)
+                    for p in group]
+            # In cache-sized blocks: the partial sum stays in cache, memory sees each operand
+            # chunk read once and each destination chunk written once.
+            step = max(1, PSUM_BLOCK // x.dtype.itemsize)
+            acc_buf = np.empty(min(step, hi - lo), x.dtype)
+            for a in range(lo, hi, step):
+                b = min(a + step, hi)
+                acc = acc_buf[:b - a]
+                np.add(srcs[0][a:b], srcs[1][a:b], out=acc)
+                for s in srcs[2:]:
+                    np.add(acc, s[a:b], out=acc)
+                for d in dsts:
+                    d[a:b] = acc
         if dest is None:
             self._sync()
             return self._slot(region, self.pos, x.shape, x.dtype).copy()
