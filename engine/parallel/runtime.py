@@ -3,15 +3,16 @@
 The host talks to it through five operations (see ``DESIGN.md``): ``start``, ``put`` (an array
 into a device's memory), ``run`` (a program on some devices, whose collectives the devices do among
 themselves), ``get`` (read a buffer back) and ``shutdown``. Device memory is an ``Arena`` per
-device; commands and timings go over a socketpair per worker, array data never does.
+device; array data never goes through a pipe.
 
-A worker that dies or fails makes ``run`` raise ``DeviceError`` (naming the device and what it
-ran) after stopping the pool; the next call forks a fresh one. A run is started by writing each
-device's command into its socket (the devices sleep on a futex, not on the socket, so this wakes
-nobody) and then ringing the shared doorbell once (``sync.Control``); the host sleeps until the
-last device counts itself done, then reads the replies, which are already there. Arenas are the host's, so arrays
-already on devices survive. Workers exit with the host however it ends (EOF on their socket, the
-parent-death signal, and an orphan check while waiting at a barrier).
+A run writes each device's command into its mailbox in the shared control block (``sync.Control``;
+the worker's socket only for big messages such as a program's first setup), then rings the
+doorbell once: the devices sleep on a futex, so the commands wake nobody and the ring wakes them
+all. The host sleeps until the last device counts itself done, then reads the replies, which are
+already there. A worker that dies or fails makes ``run`` raise ``DeviceError`` (naming the device
+and what it ran) after stopping the pool; the next call forks a fresh one. Arenas are the host's,
+so arrays already on devices survive. Workers exit with the host however it ends (the
+parent-death signal, and an orphan check whenever a wait times out).
 """
 from __future__ import annotations
 
