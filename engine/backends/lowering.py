@@ -7,6 +7,12 @@
 - ``Mapped(fn)``: an op that only re-indexes its operands (broadcast, transpose, outer product);
   ``fn(eqn)`` returns, per operand, the loop axis that indexes each operand axis (None: index 0),
   and the combining scalar rule. Fused as loads of the loop nest.
+- ``Index(fn)``: an op whose element is an expression of other values' elements at computed
+  positions (slice, rev, pad, concatenate, gather, dynamic_slice, iota, ...); ``fn(eqn)``
+  returns ``expand(read, idx) -> expression``, where ``idx`` holds the output element's index
+  expressions and ``read(x, x_idx)`` gives the scalar name of ``x[x_idx]``. Deferred and
+  composed into consumers' loads like ``Mapped``. Every read must be in bounds whatever the
+  branch taken (loads are hoisted), so indices are clamped and selects pick the valid one.
 - ``Reduce(kind)``: a reduction, fused as the tail of the loop nest over its operand.
 - ``Host(fn)``: a call in the generated host function on numpy arrays; ``fn(eqn, *in_names)``
   returns one expression (or, for multiple results, an expression giving a sequence).
@@ -25,6 +31,8 @@ import numpy as np
 
 from .. import ad, core
 from ..lax import elementwise as ew
+from ..lax import reductions as rd
+from ..lax import slicing as sl
 from ..lax import structural as st
 
 lowerings: dict[core.Primitive, object] = {}
@@ -42,6 +50,13 @@ class Scalar:
 
 class Mapped:
     kind = 'mapped'
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Index:
+    kind = 'index'
 
     def __init__(self, fn: Callable):
         self.fn = fn
@@ -298,7 +313,157 @@ def _threefry_map(eqn):
 lowerings[st.broadcast_in_dim_p] = Mapped(_broadcast_map)
 lowerings[st.transpose_p] = Mapped(_transpose_map)
 
+def _slice(eqn):
+    x = eqn.inputs[0]
+    starts, strides = eqn.params['start_indices'], eqn.params['strides'] or (1,) * x.aval.ndim
+    return lambda read, idx: read(x, [_affine(a, s, e) for a, s, e in zip(starts, strides, idx)])
+
+
+def _affine(offset, scale, e):
+    """``offset + scale * e`` as source, simplified."""
+    term = e if scale == 1 else f'{scale} * {e}'
+    return term if offset == 0 else f'({offset} + {term})'
+
+
+def _rev(eqn):
+    x = eqn.inputs[0]
+    dims, shape = eqn.params['dimensions'], x.aval.shape
+    return lambda read, idx: read(x, [f'({shape[d] - 1} - {e})' if d in dims else e for d, e in enumerate(idx)])
+
+
+def _iota(eqn):
+    dt, dim = np.dtype(eqn.params['dtype']), eqn.params['dimension']
+    return lambda read, idx: f'{cast(dt)}({idx[dim]})'
+
+
+def _clip(e, hi) -> str:
+    return f'min(max({e}, 0), {hi})'
+
+
+def _pad(eqn):
+    x, padval = eqn.inputs
+    config, shape = eqn.params['padding_config'], x.aval.shape
+
+    def expand(read, idx):
+        fill = read(padval, ())
+        if 0 in shape:
+            return fill
+        src, conds = [], []
+        for (lo, _hi, interior), n, e in zip(config, shape, idx):
+            t = f'({e} - {lo})' if lo else e
+            step = interior + 1
+            q = t if step == 1 else f'({t} // {step})'
+            src.append(_clip(q, n - 1))
+            conds.append(f'0 <= {t}' + (f' and {t} % {step} == 0' if step > 1 else '') + f' and {q} < {n}')
+        return f'({read(x, src)} if ({" and ".join(conds)}) else {fill})'
+    return expand
+
+
+def _concatenate(eqn):
+    dim, xs = eqn.params['dimension'], [x for x in eqn.inputs if x.aval.shape[eqn.params['dimension']]]
+
+    def expand(read, idx):
+        if not xs:
+            return '0'
+        offs, off = [], 0
+        for x in xs:
+            offs.append(off)
+            off += x.aval.shape[dim]
+        e = idx[dim]
+        expr = None
+        for x, o in reversed(list(zip(xs, offs))):
+            at = list(idx)
+            at[dim] = _clip(f'({e} - {o})' if o else e, x.aval.shape[dim] - 1)
+            v = read(x, at)
+            expr = v if expr is None else f'({v} if {e} < {o + x.aval.shape[dim]} else {expr})'
+        return expr
+    return expand
+
+
+def _dynamic_slice(eqn):
+    x, *starts = eqn.inputs
+    sizes, shape = eqn.params['slice_sizes'], x.aval.shape
+    if 0 in shape:
+        return None
+    return lambda read, idx: read(x, [f'({_clip(read(st_, ()), n - s)} + {e})'
+                                      for st_, n, s, e in zip(starts, shape, sizes, idx)])
+
+
+def _dynamic_update_slice(eqn):
+    x, upd, *starts = eqn.inputs
+    shape, ushape = x.aval.shape, upd.aval.shape
+
+    def expand(read, idx):
+        base = read(x, idx)
+        if 0 in ushape:
+            return base
+        at, conds = [], []
+        for st_, n, u, e in zip(starts, shape, ushape, idx):
+            t = f'({e} - {_clip(read(st_, ()), n - u)})'
+            at.append(_clip(t, u - 1))
+            conds.append(f'0 <= {t} < {u}')
+        return f'({read(upd, at)} if ({" and ".join(conds)}) else {base})'
+    return expand
+
+
+def _gather(eqn):
+    from ..lax.slicing import GatherScatterMode
+    x, indices = eqn.inputs
+    dn, sizes, shape = eqn.params['dimension_numbers'], eqn.params['slice_sizes'], x.aval.shape
+    if 0 in shape or x.aval.ndim == 0:
+        return None
+    fill_mode = eqn.params['mode'] == GatherScatterMode.FILL_OR_DROP
+    out_rank = eqn.out_binders[0].aval.ndim
+    batch_dims = [d for d in range(out_rank) if d not in dn.offset_dims]
+    window = [d for d in range(x.aval.ndim) if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+
+    def expand(read, idx):
+        b = [idx[d] for d in batch_dims]
+        w = dict(zip(window, [idx[d] for d in dn.offset_dims]))
+        at, conds = [], []
+        for d, (n, s) in enumerate(zip(shape, sizes)):
+            if d in dn.start_index_map:
+                start = read(indices, (*b, str(dn.start_index_map.index(d))))
+                if fill_mode:
+                    conds.append(f'0 <= {start} <= {n - s}')
+                start = _clip(start, n - s)
+            elif d in dn.operand_batching_dims:
+                start = b[dn.start_indices_batching_dims[dn.operand_batching_dims.index(d)]]
+            else:
+                start = '0'
+            at.append(f'({start} + {w[d]})' if d in w else start)
+        v = read(x, at)
+        if not conds:
+            return v
+        fill = eqn.params['fill_value']
+        fill = literal(0 if fill is None else fill, x.aval.dtype) if x.aval.dtype != np.bool_ else literal(bool(fill), np.bool_)
+        return f'({v} if ({" and ".join(conds)}) else {fill})'
+    return expand
+
+
+def _clamp(eqn, lo, x, hi):
+    if _kind(eqn, 1) == 'f':
+        return f'rt.fmin(rt.fmax({x}, {lo}), {hi})'
+    return f'min(max({x}, {lo}), {hi})'
+
+
+lowerings[sl.slice_p] = Index(_slice)
+lowerings[st.rev_p] = Index(_rev)
+lowerings[st.iota_p] = Index(_iota)
+lowerings[st.pad_p] = Index(_pad)
+lowerings[st.concatenate_p] = Index(_concatenate)
+lowerings[sl.dynamic_slice_p] = Index(_dynamic_slice)
+lowerings[sl.dynamic_update_slice_p] = Index(_dynamic_update_slice)
+lowerings[sl.gather_p] = Index(_gather)
+lowerings[ew.clamp_p] = Scalar(_clamp)
+lowerings[ew.copy_p] = _any('{0}')
+lowerings[ew.stop_gradient_p] = _any('{0}')
+
 lowerings[st.reduce_sum_p] = Reduce('sum')
+lowerings[rd.reduce_prod_p] = Reduce('prod')
+lowerings[rd.reduce_and_p] = Reduce('and')
+lowerings[rd.reduce_or_p] = Reduce('or')
+lowerings[rd.reduce_xor_p] = Reduce('xor')
 lowerings[st.reduce_max_p] = Reduce('max')
 lowerings[st.reduce_min_p] = Reduce('min')
 
@@ -332,10 +497,51 @@ def _dot_general(eqn, x, y):
     return f'_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})'
 
 
-lowerings[st.reshape_p] = Host(_reshape)
-lowerings[st.squeeze_p] = Host(_squeeze)
+def _arg_reduce(fn):
+    def rule(eqn, x):
+        dt = np.dtype(eqn.params['index_dtype']).name
+        return f'np.asarray(np.{fn}({x}, axis={eqn.params["axes"][0]})).astype(np.{dt})'
+    return Host(rule)
+
+
+def _cumulative(ufunc):
+    def rule(eqn, x):   # numpy's accumulate: the same association order as the interpreter
+        a, dt = eqn.params['axis'], eqn.inputs[0].aval.dtype
+        if eqn.inputs[0].aval.shape[a] == 0:
+            return f'{x}.copy()'
+        src = f'np.flip({x}, {a})' if eqn.params['reverse'] else x
+        acc = f'{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})'
+        return f'np.ascontiguousarray(np.flip({acc}, {a}))' if eqn.params['reverse'] else acc
+    return Host(rule)
+
+
+def _split(eqn, x):
+    cuts = np.cumsum(eqn.params['sizes'])[:-1].tolist()
+    return f'[np.ascontiguousarray(p) for p in np.split({x}, {cuts!r}, axis={eqn.params["axis"]})]'
+
+
+def _unit_reshape_map(eqn):
+    """A reshape that only inserts/removes size-1 axes is a re-indexing (so it fuses)."""
+    src = eqn.inputs[0].aval.shape
+    dst = eqn.out_binders[0].aval.shape
+    if eqn.params.get('dimensions') is not None or [n for n in src if n != 1] != [n for n in dst if n != 1]:
+        return None
+    out_axes = iter([d for d, n in enumerate(dst) if n != 1])
+    return [[None if n == 1 else next(out_axes) for n in src]], None
+
+
+lowerings[st.reshape_p] = Mapped(_unit_reshape_map)
+lowerings[st.squeeze_p] = Mapped(_unit_reshape_map)
+lowerings[rd.argmax_p] = _arg_reduce('argmax')
+lowerings[rd.argmin_p] = _arg_reduce('argmin')
+lowerings[rd.cumsum_p] = _cumulative('np.add')
+lowerings[rd.cumprod_p] = _cumulative('np.multiply')
+lowerings[rd.cummax_p] = _cumulative('np.maximum')
+lowerings[rd.cummin_p] = _cumulative('np.minimum')
+lowerings[st.split_p] = Host(_split)
 lowerings[st.dot_general_p] = Mapped(_outer_product_map)
-host_fallback_of_mapped = {st.dot_general_p: Host(_dot_general)}
+host_fallback_of_mapped = {st.dot_general_p: Host(_dot_general), st.reshape_p: Host(_reshape),
+                           st.squeeze_p: Host(_squeeze)}
 
 
 def register_late():
@@ -347,6 +553,14 @@ def register_late():
         pass
     from ..jit import jit_p
     lowerings.setdefault(jit_p, Special('inline'))
+    from .. import custom_derivatives as cd
+    from .. import debug
+    lowerings.setdefault(cd.custom_jvp_call_p, Special('inline'))   # (inlined by _Flat)
+    lowerings.setdefault(cd.custom_vjp_call_p, Special('inline'))
+    lowerings.setdefault(debug.debug_callback_p, Special('callback'))
+    for p in (sl.scatter_p, sl.scatter_add_p, sl.scatter_sub_p, sl.scatter_mul_p, sl.scatter_min_p,
+              sl.scatter_max_p):
+        lowerings.setdefault(p, Special('scatter'))
     try:
         from ..lax import control_flow as cf
         for p in (cf.cond_p, cf.while_p, cf.scan_p):

@@ -122,10 +122,13 @@ class _Group:
         self.id, self.shape = gid, tuple(shape)
         self.lines: list[str] = []
         self.members: dict[Var, str] = {}      # values computed in the loop -> scalar name
-        self.loads: dict[tuple, str] = {}      # (var, axis map) -> scalar name
+        self.loads: dict[tuple, str] = {}      # (var, index expressions) -> scalar name
+        self.arrays: dict[Var, str] = {}       # loaded arrays -> kernel parameter name
+        self.inline: set[tuple] = set()        # loads emitted in the body (data-dependent index)
         self.reduces: list[tuple] = []         # (out var, op, scalar, kept axes)
         self.guards: list[str] = []            # int32 expressions: nonzero -> rerun with libm
         self.forced: set[Var] = set()          # members written out whatever their uses
+        self.indexed = False                   # the body uses loop indices itself (no flattening)
         self.eqn_ids: set[int] = set()
 
 
@@ -147,13 +150,14 @@ class _Flat:
 
     def _inline(self, jaxpr: Jaxpr, const_atoms, in_atoms):
         from ..jit import jit_p
+        inline = (jit_p, *_call_prims())
         sub = dict(zip(jaxpr.constvars, const_atoms))
         sub.update(zip(jaxpr.in_binders, in_atoms))
         read = lambda x: sub.get(x, x) if type(x) is Var else x
         for eqn in jaxpr.eqns:
             ins = [read(x) for x in eqn.inputs]
-            if eqn.primitive is jit_p:
-                inner = eqn.params['jaxpr']
+            if eqn.primitive in inline:
+                inner = eqn.params['jaxpr' if eqn.primitive is jit_p else 'call_jaxpr']
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
                 outs = self._inline(inner.jaxpr, cs, ins)
             else:
@@ -161,6 +165,12 @@ class _Flat:
                 self.eqns.append(JaxprEqn(eqn.primitive, ins, eqn.params, outs, eqn.source_info))
             sub.update(zip(eqn.out_binders, outs))
         return [read(x) for x in jaxpr.outs]
+
+
+def _call_prims():
+    """custom_jvp/custom_vjp calls: evaluation is their ``call_jaxpr`` (the rules are for AD)."""
+    from .. import custom_derivatives as cd
+    return cd.custom_jvp_call_p, cd.custom_vjp_call_p
 
 
 class Codegen:
@@ -175,7 +185,8 @@ class Codegen:
         self.names: dict[Var, str] = {}          # materialized values -> host name
         self.group_of: dict[Var, _Group] = {}    # values living in an open loop nest
         self.open: dict[tuple, _Group] = {}
-        self.lazy: dict[Var, tuple] = {}        # deferred re-indexing ops: var -> (combine, [(in, map)])
+        # deferred ops: var -> (expand(read, idx) -> scalar expression, uses loop indices?)
+        self.lazy: dict[Var, tuple] = {}
         self._n = 0
         self.uses: dict[Var, set[int]] = {}
         for i, eqn in enumerate(self.flat.eqns):
@@ -205,11 +216,10 @@ class Codegen:
         return self.names[x]
 
     def materialize(self, x):
-        """Write a deferred re-indexing op out (it is a program output or a host op's operand)."""
+        """Write a deferred op out (it is a program output or a host op's operand)."""
         shape = x.aval.shape
-        ident = list(range(len(shape)))
-        g = self.prepare(shape, [x], [ident])
-        expr = self.load(g, x, ident)
+        g = self.prepare(shape, [x], [_ident(len(shape))])
+        expr = self.load(g, x, _ident(len(shape)))
         g = self.group(shape)
         s = self.fresh('s')
         g.lines.append(f'{s} = {expr}')
@@ -242,46 +252,56 @@ class Codegen:
             g = self.open[tuple(shape)] = _Group(self.fresh('k'), shape)
         return g
 
-    def load(self, g: _Group, x, axis_map) -> str:
+    def load(self, g: _Group, x, idx) -> str:
+        """The scalar name of ``x[idx]`` inside loop nest ``g``; ``idx`` holds one index
+        expression per axis of ``x`` (loop variables ``i0, i1, ...``, constants, arithmetic)."""
         if type(x) is Literal:
             return L.literal(x.val, x.aval.dtype)
         lazy = self.lazy.get(x)
-        if lazy is not None:   # a re-indexing op: composed into this load, never materialized
-            combine, ins = lazy
-            exprs = [self.load(g, y, [None if a is None else axis_map[a] for a in m]) for y, m in ins]
-            return exprs[0] if combine is None else f'{L.cast(x.aval.dtype)}({combine.format(*exprs)})'
-        if x in g.members and x.aval.shape == g.shape and list(axis_map) == list(range(len(g.shape))):
+        if lazy is not None:   # a deferred op: composed into this load, never materialized
+            expand, indexed = lazy
+            g.indexed |= indexed
+            return expand(lambda y, yidx: self.load(g, y, yidx), list(idx))
+        idx = tuple(idx)
+        if x in g.members and x.aval.shape == g.shape and idx == _ident(len(g.shape)):
             return g.members[x]
         self.host_name(x)
-        key = (x, tuple(axis_map))
+        key = (x, idx)
         if key not in g.loads:
-            g.loads[key] = self.fresh('l')
+            lname = g.loads[key] = self.fresh('l')
+            if x not in g.arrays:
+                g.arrays[x] = self.fresh('p')
+            if _COMPUTED.search(' '.join(idx)):
+                # The index depends on a value computed in this loop body: load in place.
+                g.lines.append(f'{lname} = {g.arrays[x]}[{", ".join(idx)}]')
+                g.inline.add(key)
         return g.loads[key]
 
-    def leaves(self, x, axis_map):
-        """The (materialized or member value, axis map) pairs a load of ``x`` reads."""
+    def leaves(self, x, idx, out):
+        """Collect the (materialized or member value, index) pairs a load of ``x[idx]`` reads."""
         lazy = self.lazy.get(x) if type(x) is Var else None
         if lazy is None:
-            yield x, list(axis_map)
-            return
-        for y, m in lazy[1]:
-            yield from self.leaves(y, [None if a is None else axis_map[a] for a in m])
+            out.append((x, tuple(idx)))
+            return 'l0'
+        return lazy[0](lambda y, yidx: self.leaves(y, yidx, out), list(idx))
 
-    def prepare(self, shape, operands, maps=None):
+    def prepare(self, shape, operands, idxs=None):
         """Materialize operands that live in other loop nests (or in this one, when read
         re-indexed); returns the nest for ``shape``."""
         target = self.open.get(tuple(shape))
+        ident = _ident(len(shape))
         for k, x in enumerate(operands):
             if type(x) is not Var:
                 continue
-            m = maps[k] if maps is not None else (range(x.aval.ndim) if x.aval.shape == tuple(shape) else [])
-            for y, ym in self.leaves(x, m):
+            idx = idxs[k] if idxs is not None else (ident if x.aval.shape == tuple(shape) else ())
+            found = []
+            self.leaves(x, idx, found)
+            for y, yidx in found:
                 if type(y) is not Var or y in self.names:
                     continue
                 g = self.group_of[y]
-                same = (g is target and y in g.members and y.aval.shape == tuple(shape)
-                        and ym == list(range(len(shape))))
-                if not same and g.shape in self.open and self.open[g.shape] is g:
+                same = g is target and y in g.members and y.aval.shape == tuple(shape) and yidx == ident
+                if not same and self.open.get(g.shape) is g:
                     self.close(g)
                     target = self.open.get(tuple(shape))
         return self.group(shape)
@@ -294,29 +314,30 @@ class Codegen:
             self.group_of.pop(v, None)
         if not escaping and not g.reduces:
             return
-        ident = lambda k: list(k[1]) == list(range(len(g.shape))) and k[0].aval.shape == g.shape
-        flat = (not g.reduces and len(g.shape) > 1
+        ident = lambda k: k[1] == _ident(len(g.shape)) and k[0].aval.shape == g.shape
+        flat = (not g.reduces and not g.indexed and len(g.shape) > 1
                 and all(ident(k) or k[0].aval.ndim == 0 for k in g.loads))
         shape = (int(np.prod(g.shape, dtype=np.int64)),) if flat else g.shape
         nd = len(shape)
         loop_idx = [f'i{d}' for d in range(nd)]
 
-        def index(axis_map, ndim_full):
+        def index(idx, ndim_full):
             if ndim_full == 0:
                 return '[()]'
             if flat:
                 return '[i0]'
-            return '[' + ', '.join('0' if a is None else f'i{a}' for a in axis_map) + ']'
+            return '[' + ', '.join(idx) + ']'
 
         params, sig, call = [], [], []
         body = []
-        for (x, axis_map), lname in g.loads.items():
-            p = self.fresh('p')
+        for x, p in g.arrays.items():
             params.append(p)
             sig.append(f'R({L.nb_type(x.aval.dtype)}, {1 if flat and x.aval.ndim else x.aval.ndim})')
             hn = self.names[x]
             call.append(f'{hn}.reshape(-1)' if flat and x.aval.ndim else hn)
-            body.append(f'{lname} = {p}{index(axis_map, x.aval.ndim)}')
+        for (x, idx), lname in g.loads.items():
+            if (x, idx) not in g.inline:
+                body.append(f'{lname} = {g.arrays[x]}{index(idx, x.aval.ndim)}')
         body += g.lines
         post = []
         for v in escaping:
@@ -327,21 +348,21 @@ class Codegen:
             self.names[v] = hn
             self.host.append(f'{hn} = {self.alloc(g.shape, v.aval.dtype)}')
             call.append(f'{hn}.reshape(-1)' if flat else hn)
-            body.append(f'{p}{index(range(nd), nd)} = {g.members[v]}')
+            body.append(f'{p}{index(_ident(nd), nd)} = {g.members[v]}')
         parallel_ok = nd > 0 and int(np.prod(shape)) >= PARALLEL_MIN and shape[0] > 1
         for v, op, s, kept in g.reduces:
             p = self.fresh('r')
             params.append(p)
             dt = v.aval.dtype
-            acc = np.dtype('float64') if (op == 'sum' and dt.kind == 'f') else dt
+            acc = np.dtype('float64') if (op in ('sum', 'prod') and dt.kind == 'f') else dt
             sig.append(f'A({L.nb_type(acc)}, {len(kept)})')
             hn = self.fresh('a')
             init = _reduce_init(op, acc)
             self.host.append(f'{hn} = np.full({v.aval.shape!r}, {init}, np.{acc.name})')
             call.append(hn)
             idx = '[()]' if not kept else '[' + ', '.join(f'i{a}' for a in kept) + ']'
-            if op == 'sum':
-                body.append(f'{p}{idx} += {s}')
+            if op in _REDUCE_OPS:
+                body.append(f'{p}{idx} {_REDUCE_OPS[op]}= {s}')
             else:
                 fn = {'max': 'rt.fmax', 'min': 'rt.fmin'}[op] if dt.kind == 'f' else op
                 body.append(f'{p}{idx} = {fn}({p}{idx}, {s})')
@@ -388,6 +409,10 @@ class Codegen:
             if m is not None:
                 return self.lower_mapped(i, eqn, *m)
             rule, kind = L.host_fallback_of_mapped.get(p), 'host'
+        if kind == 'index' and dtypes_ok:
+            expand = rule.fn(eqn)
+            if expand is not None:
+                return self.lower_index(i, eqn, expand)
         if kind == 'reduce' and dtypes_ok:
             return self.lower_reduce(i, eqn, rule.op)
         if kind == 'special':
@@ -419,8 +444,8 @@ class Codegen:
     def lower_scalar(self, i, eqn, rule):
         shape = eqn.out_binders[0].aval.shape
         g = self.prepare(shape, eqn.inputs)
-        ins = [self.load(g, x, range(x.aval.ndim)) if type(x) is Var and x.aval.shape == shape
-               else self.load(g, x, []) for x in eqn.inputs]
+        ins = [self.load(g, x, _ident(x.aval.ndim)) if type(x) is Var and x.aval.shape == shape
+               else self.load(g, x, ()) for x in eqn.inputs]
         g = self.group(shape)
         guard = rule.guard and rule.guard(eqn, *ins)
         if guard:
@@ -428,24 +453,33 @@ class Codegen:
         self.define(g, i, eqn, self._multi(g, eqn, rule.fn(eqn, *ins)))
 
     def lower_mapped(self, i, eqn, maps, combine):
+        to_idx = lambda m, idx: tuple('0' if a is None else idx[a] for a in m)
         if len(eqn.out_binders) == 1 and not eqn.primitive.multiple_results:
             # Deferred: each consumer composes the re-indexing into its own loads, so
             # broadcasts, transposes and outer products are never written out on their own.
-            self.lazy[eqn.out_binders[0]] = (combine, [(x, list(m)) for x, m in zip(eqn.inputs, maps)])
+            def expand(read, idx, ins=list(zip(eqn.inputs, maps)), dt=eqn.out_binders[0].aval.dtype):
+                exprs = [read(x, to_idx(m, idx)) for x, m in ins]
+                return exprs[0] if combine is None else f'{L.cast(dt)}({combine.format(*exprs)})'
+            self.lazy[eqn.out_binders[0]] = (expand, False)
             return
         shape = eqn.out_binders[0].aval.shape
-        g = self.prepare(shape, eqn.inputs, maps)
-        ins = [self.load(g, x, m) for x, m in zip(eqn.inputs, maps)]
+        ident = _ident(len(shape))
+        g = self.prepare(shape, eqn.inputs, [to_idx(m, ident) for m in maps])
+        ins = [self.load(g, x, to_idx(m, ident)) for x, m in zip(eqn.inputs, maps)]
         g = self.group(shape)
         expr = ins[0] if combine is None else combine.format(*ins)
         self.define(g, i, eqn, self._multi(g, eqn, expr))
+
+    def lower_index(self, i, eqn, expand):
+        """An ``Index`` row: deferred like a re-indexing op; its expansion may use loop indices."""
+        self.lazy[eqn.out_binders[0]] = (expand, True)
 
     def lower_reduce(self, i, eqn, op):
         x = eqn.inputs[0]
         shape = x.aval.shape
         axes = eqn.params['axes']
         g = self.prepare(shape, [x])
-        s = self.load(g, x, range(len(shape)))
+        s = self.load(g, x, _ident(len(shape)))
         g = self.group(shape)
         g.eqn_ids.add(i)
         kept = [d for d in range(len(shape)) if d not in axes]
@@ -512,9 +546,24 @@ def _libm(line: str) -> str:
     return _FAST.sub(lambda m: f'rt.{m.group(1)}_libm(', line)
 
 
+_COMPUTED = re.compile(r'\b[st]\d+\b')   # names of values computed in a loop body
+
+
+def _ident(nd) -> tuple:
+    """The index expressions of an element at the current position of an ``nd``-deep loop nest."""
+    return tuple(f'i{d}' for d in range(nd))
+
+
+_REDUCE_OPS = {'sum': '+', 'prod': '*', 'and': '&', 'or': '|', 'xor': '^'}
+
+
 def _reduce_init(op, dtype):
-    if op == 'sum':
-        return '0'
+    if op in ('sum', 'or', 'xor'):
+        return 'False' if dtype.kind == 'b' else '0'
+    if op == 'prod':
+        return '1'
+    if op == 'and':
+        return 'True' if dtype.kind == 'b' else ('-1' if dtype.kind == 'i' else str(np.iinfo(dtype).max))
     if dtype.kind == 'f':
         return '-np.inf' if op == 'max' else 'np.inf'
     if dtype.kind == 'b':
@@ -574,9 +623,95 @@ def _lower_scan(gen: 'Codegen', eqn) -> bool:
     return True
 
 
+def _lower_callback(gen: 'Codegen', eqn) -> bool:
+    # A host call at the equation's place: callbacks run in program order, after their operands.
+    names = [gen.host_name(x) for x in eqn.inputs]
+    cb = gen.fresh('cb')
+    gen.env[cb] = partial(core.impl_rules[eqn.primitive], **eqn.params)
+    gen.host.append(f'{cb}({", ".join(names)})')
+    return True
+
+
+_SCATTER_COMBINE = {'scatter': None, 'scatter-add': '+', 'scatter-sub': '-', 'scatter-mul': '*',
+                    'scatter-min': 'min', 'scatter-max': 'max'}
+
+
+def _lower_scatter(gen: 'Codegen', eqn) -> bool:
+    """A serial kernel over the updates writing into a copy of the operand (duplicates
+    combine in order, as the interpreter's ``ufunc.at`` does)."""
+    from ..lax.slicing import GatherScatterMode
+    x, indices, upd = eqn.inputs
+    dn, dt = eqn.params['dimension_numbers'], x.aval.dtype
+    if not all(L.supported(v.aval.dtype) for v in eqn.inputs) or x.aval.ndim == 0:
+        return False
+    shape, ushape = x.aval.shape, upd.aval.shape
+    clip = eqn.params['mode'] == GatherScatterMode.CLIP
+    scatter_dims = [d for d in range(len(ushape)) if d not in dn.update_window_dims]
+    window_of = {}   # operand dim -> updates dim
+    pos = 0
+    for d in range(len(shape)):
+        if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims:
+            window_of[d] = dn.update_window_dims[pos]
+            pos += 1
+    u = [f'i{d}' for d in range(len(ushape))]
+    b = [u[d] for d in scatter_dims]
+    at, conds, starts = [], [], []
+    for d, n in enumerate(shape):
+        size = ushape[window_of[d]] if d in window_of else 1
+        if d in dn.scatter_dims_to_operand_dims:
+            k = dn.scatter_dims_to_operand_dims.index(d)
+            st = f'st{d}'
+            starts.append(f'{st} = np.int64(q[{", ".join([*b, str(k)])}])')
+            if clip:
+                starts.append(f'{st} = min(max({st}, 0), {max(n - size, 0)})')
+            else:
+                conds.append(f'0 <= {st} <= {n - size}')
+        elif d in dn.operand_batching_dims:
+            st = b[dn.scatter_indices_batching_dims[dn.operand_batching_dims.index(d)]]
+        else:
+            st = '0'
+        at.append(f'{st} + {u[window_of[d]]}' if d in window_of else st)
+    op = _SCATTER_COMBINE[eqn.primitive.name]
+    tgt, val = f'out[{", ".join(at)}]', 'v[' + ', '.join(u) + ']' if ushape else 'v[()]'
+    if op is None:
+        stmt = f'{tgt} = {val}'
+    elif op in ('min', 'max'):
+        fn = f'rt.f{op}' if dt.kind == 'f' else op
+        stmt = f'{tgt} = {fn}({tgt}, {val})'
+    elif dt.kind == 'b':
+        stmt = f'{tgt} = {tgt} or {val}' if op == '+' else f'{tgt} = {tgt} and {val}'
+    else:
+        stmt = f'{tgt} = {L.cast(dt)}({tgt} {op} {val})'
+    kid = gen.fresh('k')
+    src = [f'@nb.njit(nb.void(nb.int64, nb.int64, A({L.nb_type(dt)}, {len(shape)}), '
+           f'R({L.nb_type(indices.aval.dtype)}, {indices.aval.ndim}), R({L.nb_type(dt)}, {len(ushape)})), **_KW)',
+           f'def {kid}(lo, hi, out, q, v):']
+    ind = '    '
+    for d, n in enumerate(ushape):
+        src.append(ind + f'for i{d} in {"range(lo, hi)" if d == 0 else f"range({n})"}:')
+        ind += '    '
+    src += [ind + line for line in starts]
+    if conds:
+        src.append(ind + f'if {" and ".join(conds)}:')
+        ind += '    '
+    src.append(ind + stmt)
+    names = [gen.host_name(v) for v in eqn.inputs]
+    gen.kernels.append('\n'.join(src))
+    out = gen.fresh('a')
+    gen.host.append(f'{out} = {gen.alloc(shape, dt)}')
+    gen.host.append(f'np.copyto({out}, {names[0]})')
+    if ushape and 0 not in ushape:
+        gen.host.append(f'{kid}(0, {ushape[0]}, {out}, {names[1]}, {names[2]})')
+    elif not ushape:
+        gen.host.append(f'{kid}(0, 0, {out}, {names[1]}, {names[2]})')
+    gen.names[eqn.out_binders[0]] = out
+    return True
+
+
 # Special(name) rows: fn(codegen, eqn) -> handled? Control flow runs its bodies as compiled
 # sub-executables from the host loop.
-_specials: dict[str, callable] = {'cond': _lower_cond, 'while': _lower_while, 'scan': _lower_scan}
+_specials: dict[str, callable] = {'cond': _lower_cond, 'while': _lower_while, 'scan': _lower_scan,
+                                  'callback': _lower_callback, 'scatter': _lower_scatter}
 
 
 def _safe_name(name) -> str:
