@@ -53,7 +53,7 @@ class Buffer:
 
     def __del__(self):
         try:
-            self.runtime.free(self.device, self.offset)
+            self.runtime.allocators[self.device].free(self.offset)
         except Exception:  # interpreter shutdown
             pass
 
@@ -174,7 +174,8 @@ class LocalRuntime:
     def alloc(self, device: int, shape, dtype) -> Buffer:
         if type(dtype) is not np.dtype:
             dtype = np.dtype(dtype)
-        shape = tuple(map(int, shape))
+        if type(shape) is not tuple:
+            shape = tuple(map(int, shape))
         allocator = self.allocators[device]
         size = allocator.arena.size
         buf = Buffer(self, device, allocator.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)

@@ -147,8 +147,9 @@ class Control:
         _wake(self.addr(GEN))
 
     def wait_done(self, n: int, check) -> None:
-        """Until ``n`` devices reported done; ``check()`` runs on every wake-up or timeout."""
-        self.wait_at_least(DONE, n, check, 0.1)
+        """Until ``n`` devices reported done; ``check()`` runs on every wake-up or timeout. No
+        spinning: the devices need the cores more than the host needs a faster wake-up."""
+        self.wait_at_least(DONE, n, check, 0.1, spin=0.0)
 
     def abort(self) -> None:
         self.words[ABORT] = 1
@@ -156,7 +157,8 @@ class Control:
             _wake(self.addr(BAR0 + k))
 
     # --- both -----------------------------------------------------------------------------------
-    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5, yield_s: float = 0.0) -> None:
+    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5, yield_s: float = 0.0,
+                      spin: float = SPIN_S) -> None:
         """Spin briefly (then for ``yield_s`` handing the core to another runnable process between
         looks), then sleep until ``words[word] >= n``, calling ``check()`` (which may raise)
         whenever a sleep ends without it."""
@@ -164,7 +166,7 @@ class Control:
         if w[word] >= n:
             return
         now = time.perf_counter
-        end_spin = now() + SPIN_S
+        end_spin = now() + spin
         while now() < end_spin:
             if w[word] >= n:
                 return
@@ -189,12 +191,9 @@ class Control:
     # --- device side ----------------------------------------------------------------------------
     def wait_ring(self, last: int, check) -> int:
         """Sleep until the doorbell moves past ``last``; returns the new generation. ``check()``
-        runs every half second (it exits when the host is gone)."""
+        runs every half second (it exits when the host is gone). No spinning: the host has work
+        to do before the next ring, on the same cores."""
         w = self.words
-        end_spin = time.perf_counter() + SPIN_S
-        while time.perf_counter() < end_spin:
-            if w[GEN] != last:
-                return int(w[GEN])
         while True:
             v = int(w[GEN])
             if v != last:
