@@ -590,7 +590,127 @@ def _lower_cond(gen: 'Codegen', eqn) -> bool:
     return True
 
 
+class _ScalarBody:
+    """A body jaxpr over 0-d values as straight-line scalar code (for loops compiled whole)."""
+
+    def __init__(self, gen: 'Codegen', closed: ClosedJaxpr, in_exprs):
+        self.gen, self.lines, self.ok = gen, [], True
+        flat = _Flat(closed)
+        env = dict(zip(flat.inputs, in_exprs))
+        for v, c in flat.consts.items():
+            env[v] = L.literal(c, v.aval.dtype) if np.ndim(core.to_numpy(c)) == 0 else None
+        read = lambda x: L.literal(x.val, x.aval.dtype) if type(x) is Literal else env.get(x)
+        for eqn in flat.eqns:
+            outs = self.eqn(eqn, [read(x) for x in eqn.inputs])
+            if outs is None:
+                self.ok = False
+                return
+            env.update(zip(eqn.out_binders, outs))
+        self.outs = [read(x) for x in flat.outs]
+        self.ok = all(o is not None for o in self.outs)
+
+    def eqn(self, eqn, ins):
+        if None in ins or any(v.aval.ndim for v in [*eqn.inputs, *eqn.out_binders]) or not all(
+                L.supported(v.aval.dtype) for v in [*eqn.inputs, *eqn.out_binders]):
+            return None
+        rule = L.lowerings.get(eqn.primitive)
+        kind = getattr(rule, 'kind', None)
+        if kind == 'scalar':
+            expr = rule.fn(eqn, *ins)
+        elif kind == 'mapped' and rule.fn(eqn) is not None:
+            _, combine = rule.fn(eqn)
+            expr = ins[0] if combine is None else combine.format(*ins)
+        else:
+            return None
+        if expr is None:
+            return None
+        expr = _libm(expr)   # scalar code does not vectorize: the exact trig is as fast
+        if len(eqn.out_binders) > 1 or eqn.primitive.multiple_results:
+            t = self.gen.fresh('t')
+            self.lines.append(f'{t} = {expr}')
+            expr = [f'{t}[{k}]' for k in range(len(eqn.out_binders))]
+        else:
+            expr = [expr]
+        names = []
+        for v, e in zip(eqn.out_binders, expr):
+            n = self.gen.fresh('s')
+            self.lines.append(f'{n} = {L.cast(v.aval.dtype)}({e})')
+            names.append(n)
+        return names
+
+
+def _loop_kernel(gen: 'Codegen', eqn, ins, lines, outs) -> None:
+    """Kernel ``kN(inputs..., outputs...)`` over 0-d (and 1-d scan) arrays, called from the host."""
+    kid = gen.fresh('w')
+    sig = [f'R({L.nb_type(x.aval.dtype)}, {x.aval.ndim})' for x in ins]
+    sig += [f'A({L.nb_type(v.aval.dtype)}, {v.aval.ndim})' for v in eqn.out_binders]
+    params = [f'a{k}' for k in range(len(ins))] + [f'o{k}' for k in range(len(eqn.out_binders))]
+    src = [f'@nb.njit(nb.void({", ".join(sig)}), **_KW)', f'def {kid}({", ".join(params)}):']
+    src += ['    ' + line for line in lines]
+    src += [f'    o{k}{"[()]" if v.aval.ndim == 0 else "[:]"} = {e}' for k, (v, e) in enumerate(zip(eqn.out_binders, outs))
+            if e is not None]
+    gen.kernels.append('\n'.join(src))
+    names = [gen.host_name(x) for x in ins]
+    outs_h = []
+    for v in eqn.out_binders:
+        hn = gen.fresh('a')
+        gen.host.append(f'{hn} = np.empty({v.aval.shape!r}, np.{v.aval.dtype.name})')
+        gen.names[v] = hn
+        outs_h.append(hn)
+    gen.host.append(f'{kid}({", ".join([*names, *outs_h])})')
+
+
+def _while_scalar(gen: 'Codegen', eqn) -> bool:
+    """A while loop over scalars, compiled whole: no host round trip per iteration."""
+    p = eqn.params
+    nc, nb_ = p['cond_nconsts'], p['body_nconsts']
+    ins = list(eqn.inputs)
+    if any(x.aval.ndim for x in ins) or not all(L.supported(x.aval.dtype) for x in ins):
+        return False
+    a = [f'a{k}[()]' for k in range(len(ins))]
+    carry = [gen.fresh('v') for _ in ins[nc + nb_:]]
+    cond = _ScalarBody(gen, p['cond_jaxpr'], [*a[:nc], *carry])
+    body = _ScalarBody(gen, p['body_jaxpr'], [*a[nc:nc + nb_], *carry])
+    if not (cond.ok and body.ok):
+        return False
+    lines = [f'{v} = {L.cast(x.aval.dtype)}({e})' for v, x, e in zip(carry, ins[nc + nb_:], a[nc + nb_:])]
+    lines.append('while True:')
+    lines += ['    ' + line for line in cond.lines]
+    lines.append(f'    if not {cond.outs[0]}:')
+    lines.append('        break')
+    lines += ['    ' + line for line in body.lines]
+    lines += [f'    {v} = {L.cast(x.aval.dtype)}({e})' for v, x, e in zip(carry, ins[nc + nb_:], body.outs)]
+    _loop_kernel(gen, eqn, ins, lines, carry)
+    return True
+
+
+def _scan_scalar(gen: 'Codegen', eqn) -> bool:
+    """A scan whose per-step values are scalars (fori_loop with static bounds), compiled whole."""
+    p = eqn.params
+    nc, nk, n = p['num_consts'], p['num_carry'], p['length']
+    ins = list(eqn.inputs)
+    xs = ins[nc + nk:]
+    if (any(x.aval.ndim for x in ins[:nc + nk]) or any(x.aval.ndim != 1 for x in xs)
+            or any(v.aval.ndim != 1 for v in eqn.out_binders[nk:])
+            or not all(L.supported(x.aval.dtype) for x in [*ins, *eqn.out_binders])):
+        return False
+    a = [f'a{k}[()]' for k in range(nc + nk)] + [f'a{k}[i]' for k in range(nc + nk, len(ins))]
+    carry = [gen.fresh('v') for _ in range(nk)]
+    body = _ScalarBody(gen, p['jaxpr'], [*a[:nc], *carry, *a[nc + nk:]])
+    if not body.ok:
+        return False
+    lines = [f'{v} = {L.cast(x.aval.dtype)}({e})' for v, x, e in zip(carry, ins[nc:nc + nk], a[nc:nc + nk])]
+    lines.append(f'for i in {f"range({n} - 1, -1, -1)" if p["reverse"] else f"range({n})"}:')
+    lines += ['    ' + line for line in body.lines]
+    lines += [f'    o{nk + k}[i] = {e}' for k, e in enumerate(body.outs[nk:])]
+    lines += [f'    {v} = {L.cast(x.aval.dtype)}({e})' for v, x, e in zip(carry, ins[nc:nc + nk], body.outs[:nk])]
+    _loop_kernel(gen, eqn, ins, lines, [*carry, *[None] * (len(eqn.out_binders) - nk)])
+    return True
+
+
 def _lower_while(gen: 'Codegen', eqn) -> bool:
+    if _while_scalar(gen, eqn):
+        return True
     p = eqn.params
     nc, nb = p['cond_nconsts'], p['body_nconsts']
     names = [gen.host_name(x) for x in eqn.inputs]
@@ -605,6 +725,8 @@ def _lower_while(gen: 'Codegen', eqn) -> bool:
 
 
 def _lower_scan(gen: 'Codegen', eqn) -> bool:
+    if _scan_scalar(gen, eqn):
+        return True
     p = eqn.params
     nc, nk, n = p['num_consts'], p['num_carry'], p['length']
     names = [gen.host_name(x) for x in eqn.inputs]
