@@ -8,6 +8,7 @@ per (program, placement); each run's command then carries only buffer offsets an
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib
 import os
 import pickle
@@ -108,6 +109,9 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
         pass
     _set_blas_threads(blas_threads(runtime.n))
     _reset_engine_state()
+    # The host's heap came along with the fork: keep the collector from ever scanning it (full
+    # collections would take milliseconds and copy every page they touch).
+    gc.freeze()
     control = runtime.control
     barrier = collectives.Barrier(control, host_pid)
     setups: OrderedDict = OrderedDict()
