@@ -19,7 +19,6 @@ import math
 import pickle
 import time
 import weakref
-from contextlib import ExitStack
 from typing import Callable
 
 import numpy as np

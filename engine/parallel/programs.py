@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from .. import core
-from ..ir import ClosedJaxpr, Jaxpr, eval_jaxpr, subjaxprs
+from ..ir import ClosedJaxpr, Jaxpr, subjaxprs
 
 
 class _Pickler(pickle.Pickler):

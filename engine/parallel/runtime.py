@@ -25,7 +25,6 @@ import socket
 import sys
 import time
 import traceback
-import weakref
 from multiprocessing.connection import Connection
 
 import numpy as np
@@ -119,6 +118,9 @@ class LocalRuntime:
         """Fork the workers that are not running (all of them: they share barrier state)."""
         if all(w is not None for w in self.workers):
             return
+        if not sync.futex_available():
+            raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 "
+                               "or arm64)")
         self.stop_workers()
         for slot in range(self.n):
             self.workers[slot] = self._fork(slot)

@@ -52,7 +52,7 @@ _syscall.restype = ctypes.c_long
 
 
 def futex_available() -> bool:
-    return _SYS_FUTEX is not None and hasattr(os, 'fork')
+    return _SYS_FUTEX is not None and _syscall is not None and hasattr(os, 'fork')
 
 
 _syscall.argtypes = [ctypes.c_long] * 7   # (fixed types: no per-call ctypes objects)
