@@ -54,6 +54,48 @@ def test_device_side_exception_names_the_device():
     np.testing.assert_allclose(jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.ones(4)), [4.] * 4)
 
 
+def test_many_collectives_in_a_row_keep_their_order():
+    """Barriers on rotating counters and alternating exchange regions: a long chain of small and
+    large collectives (with axis_index between them, which has no barrier) stays consistent."""
+    def chain(x):
+        for k in range(12):
+            x = x + lax.psum(x, 'i') * 1e-3 + lax.axis_index('i')
+            x = x - lax.pmax(x, 'i') * 1e-3
+        return x
+
+    x = np.random.default_rng(3).standard_normal((jax.device_count(), 20_000)).astype(np.float32)
+    got = jax.pmap(chain, axis_name='i')(x)
+    want = jax.vmap(chain, axis_name='i')(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+
+
+openblas_threads_p = core.Primitive('openblas_threads')
+openblas_threads_p.def_abstract_eval(lambda x: x)
+
+
+@openblas_threads_p.def_impl
+def _openblas_threads(x):
+    import ctypes
+    with open('/proc/self/maps') as f:
+        path = next(ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln)
+    lib = ctypes.CDLL(path)
+    get = next(getattr(lib, n) for n in ('openblas_get_num_threads', 'scipy_openblas_get_num_threads64_',
+                                         'scipy_openblas_get_num_threads_64_') if hasattr(lib, n))
+    return np.full_like(x, get())
+
+
+def test_devices_share_the_cores_out_for_blas():
+    from engine.parallel import worker
+    if not any('openblas' in ln.lower() for ln in open('/proc/self/maps')):
+        pytest.skip('numpy is not linked to OpenBLAS here')
+    runtime.shutdown()  # fresh workers that know the primitive
+    n = jax.device_count()
+    per_device = worker.blas_threads(n)
+    assert per_device == max(1, (os.cpu_count() or 1) // n)
+    got = jax.pmap(lambda x: openblas_threads_p.bind(x))(jnp.zeros(n))
+    np.testing.assert_array_equal(np.asarray(got), [per_device] * n)
+
+
 def _state(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
