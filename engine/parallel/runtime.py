@@ -116,7 +116,7 @@ class LocalRuntime:
     # --- start / stop -------------------------------------------------------------------------
     def start(self) -> None:
         """Fork the workers that are not running (all of them: they share barrier state)."""
-        if all(w is not None for w in self.workers):
+        if None not in self.workers:
             return
         if not sync.futex_available():
             raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 "
@@ -270,11 +270,18 @@ class LocalRuntime:
             raise
         replies: list = [None] * n
         pending = []
+        take, plain = self.control.take, True
         for pos, dev in enumerate(placement):
+            if not dead:  # a device replies before it counts itself done: no waiting here
+                data = take(dev, True)
+                if type(data) is tuple:   # a plain ok: timings only
+                    replies[pos] = data
+                    continue
+            plain = False
             if pos in dead:
                 continue
             conn = self.workers[dev].conn
-            try:  # a device replies before it counts itself done: no waiting here
+            try:
                 words = self.control.words
                 if not dead or words[self.control.replied + dev] == words[sync.GEN]:
                     data = self.control.take(dev, True)
@@ -285,6 +292,9 @@ class LocalRuntime:
                 dead[pos] = self._death_cause(dev) or 'closed its connection'
                 continue
             pending.append(pos)
+        if plain:
+            return [dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=[])
+                    for _, t, _, _ in replies]
         prints = {placement[pos]: r[-1] for pos, r in enumerate(replies) if r is not None and r[-1]}
         if prints:
             from .. import debug

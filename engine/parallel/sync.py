@@ -40,6 +40,7 @@ SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '30')) * 1e-6
 # this long before sleeping, so the last arrival wakes nobody and no one pays a futex wake-up.
 YIELD_S = float(os.environ.get('ENGINE_DEVICE_YIELD_US', '300')) * 1e-6
 _RUN, _TIMING = -2, -3   # mailbox kinds besides a pickle's length: a warm run, a plain ok reply
+_RUN_FORMATS: dict = {}  # number of offsets -> the packed layout of a warm run's command
 
 
 class _Timespec(ctypes.Structure):
@@ -125,8 +126,11 @@ class Control:
         n = len(ins) + len(outs)
         if 48 + 8 * n > MAIL:
             return False
-        struct.pack_into(f'qdqqqq{n}q', self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid,
-                         flags, len(ins), len(outs), *ins, *outs)
+        packer = _RUN_FORMATS.get(n)
+        if packer is None:
+            packer = _RUN_FORMATS[n] = struct.Struct(f'qdqqqq{n}q')
+        packer.pack_into(self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid, flags, len(ins),
+                         len(outs), *ins, *outs)
         return True
 
     def post_timing(self, device: int, timing) -> None:
