@@ -1,4 +1,6 @@
-"""Scalar helpers that generated kernels call (``rt.name(...)``), compiled inline into each kernel.
+"""Scalar helpers that generated kernels call (``rt.name(...)``): compiled once per signature
+(and cached on disk), then inlined into each kernel by LLVM at link time, which is much cheaper
+than numba-level ``inline='always'`` (that re-typed and re-lowered them in every kernel).
 
 Each one pins down a semantic where numba's scalar operators differ from XLA's: NaN-propagating
 max/min, C-style integer division, shifts past the bit width, float->int saturation.
@@ -12,7 +14,7 @@ import numpy as np
 from .numba_math import (cos_f32, cos_f32_libm, exp_f32, expm1_f32, log1p_f32, log_f32,  # noqa: F401
                          logistic_f32, sin_f32, sin_f32_libm, tanh_f32, trig_huge)
 
-_inline = dict(inline='always', error_model='numpy')
+_inline = dict(cache=True, error_model='numpy')
 
 
 @nb.njit(**_inline)
