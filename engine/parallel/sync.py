@@ -35,7 +35,7 @@ _ADD1_IF_EQ = (1 << 28) | (0 << 24) | (1 << 12)
 GEN, ABORT, DONE, DUMMY, BAR0, NPOS = 0, 1, 2, 3, 4, 7   # BAR0..BAR0+2: rotating barrier counters
 RUN_GEN = 16                                    # int32 per device from here
 MAIL = 16384  # bytes of each device's command and reply mailboxes (bigger messages use its socket)
-SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '30')) * 1e-6
+SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '5')) * 1e-6
 # At a barrier every participant is about to run: waiters hand their core over (sched_yield) for
 # this long before sleeping, so the last arrival wakes nobody and no one pays a futex wake-up.
 YIELD_S = float(os.environ.get('ENGINE_DEVICE_YIELD_US', '300')) * 1e-6
