@@ -3,7 +3,8 @@
 the reference when it is installed (it is run in a subprocess, so its XLA_FLAGS stay its own).
 Without it, the matmul's reference is what JAX would take on this machine: the same 8 matmuls in
 one process (numpy, all cores), measured in the same run. Cases are timed in interleaved rounds
-(medians), so a burst of load from elsewhere hits every case alike; the load average is printed."""
+(medians of single calls, each case warmed up in each round), so a burst of load from elsewhere
+hits every case alike; the load average is printed."""
 from __future__ import annotations
 
 import json
@@ -60,21 +61,26 @@ def cases(jax, jnp, lax):
     }
 
 
-def _interleaved(fns: dict, rounds: int = 7, budget: float = 0.15) -> dict:
-    """Median seconds per call of each function, timed in ``rounds`` alternating rounds."""
-    numbers = {}
-    for k, fn in fns.items():
-        fn()
-        t0 = time.perf_counter()
-        fn()
-        numbers[k] = max(1, int(budget / max(time.perf_counter() - t0, 1e-6)))
+def _interleaved(fns: dict, rounds: int = 7, budget: float = 0.15, warm: float = 0.1) -> dict:
+    """Median milliseconds per call of each function over ``rounds`` alternating rounds. In each
+    round a case is first run untimed for ``warm`` seconds (a case after a heavy one otherwise
+    pays for the heavy one: on a loaded machine the scheduler holds back processes that just used
+    a lot of CPU), then timed call by call for ``budget`` seconds (at least one call)."""
     samples = {k: [] for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(numbers[k]):
+            end = time.perf_counter() + warm
+            fn()
+            while time.perf_counter() < end:
                 fn()
-            samples[k].append((time.perf_counter() - t0) / numbers[k])
+            end = time.perf_counter() + budget
+            while True:
+                t0 = time.perf_counter()
+                fn()
+                t1 = time.perf_counter()
+                samples[k].append(t1 - t0)
+                if t1 >= end:
+                    break
     return {k: float(np.median(v)) * 1e3 for k, v in samples.items()}
 
 
@@ -87,8 +93,13 @@ def measure() -> tuple[dict, dict]:
     import engine as jax
     import engine.numpy as jnp
     from engine import lax
-    fns = cases(jax, jnp, lax)
-    fns[REF] = _numpy_matmuls()
+    fns = {}
+    for k, fn in cases(jax, jnp, lax).items():
+        fns[k] = fn
+        if k == MATMUL:
+            # right after the devices' matmuls, and not before the dispatch case: the host's BLAS
+            # threads spin for a while after their work, taking cores from the devices
+            fns[REF] = _numpy_matmuls()
     ours = _interleaved(fns)
     ref = {MATMUL: ours.pop(REF)}
     return ours, ref
