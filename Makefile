@@ -42,3 +42,9 @@ bench: install
 
 clean:
 	rm -rf $(VENV) web/node_modules web/dist
+
+# Build the Docker image and check it end to end (tests/docker/docker_check.py); exits 0 with a
+# SKIP message where no Docker daemon can be started. Uses the system python3 (stdlib only).
+.PHONY: docker-test
+docker-test:
+	$(PY) tests/docker/docker_check.py
