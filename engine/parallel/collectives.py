@@ -25,7 +25,7 @@ import numpy as np
 
 HEADER = 0
 BIG_PSUM = 1 << 16  # bytes; above this psum splits the reduction over the devices
-PSUM_BLOCK = 1 << 16  # bytes of the partial sums a device keeps in cache at a time
+PSUM_BLOCK = 1 << 20  # bytes of the partial sums a device keeps in cache at a time
 
 _current: 'DeviceContext | None' = None
 
