@@ -100,7 +100,10 @@ class JVPTrace(Trace):
     def process_primitive(self, primitive, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
-        if all(type(t) is Zero for t in tangents):
+        for t in tangents:
+            if type(t) is not Zero:
+                break
+        else:
             out = primitive.bind(*primals, **params)
             if primitive.multiple_results:
                 return [JVPTracer(self, o, Zero(tangent_aval(core.get_aval(o)))) for o in out]
@@ -263,7 +266,7 @@ class PartialEvalTrace(Trace):
         outs = avals_out if primitive.multiple_results else [avals_out]
         tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in outs]
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out,
-                                core.current_source_info())
+                                core.staging_source_info())
         for t in tracers_out:
             t.recipe = recipe
         return tracers_out if primitive.multiple_results else tracers_out[0]

@@ -130,6 +130,16 @@ def current_source_info() -> SourceInfo | None:
 _skip_code: dict = {}
 
 
+def staging_source_info() -> SourceInfo | None:
+    """The user line, when something may show it: a staging trace (make_jaxpr, jit) is active,
+    an equation is being replayed, or the debugger listens. Eager autodiff skips the frame walk."""
+    if _state.dynamic is None and getattr(_source_override, 'value', None) is None:
+        from . import monitoring
+        if not monitoring.listening():
+            return None
+    return current_source_info()
+
+
 @contextmanager
 def source_info_context(info: SourceInfo | None):
     """While replaying an equation (transposing, batching a jaxpr...), new equations inherit its line."""
