@@ -381,8 +381,9 @@ class Codegen:
             src.extend(ind + line for line in lines)
         if g.guards and not g.reduces:
             # Fast (vectorized) pass that also ORs the guards; rerun with libm if any fired.
-            src.append('    huge = 0')
-            nest(body + [f'huge |= {e}' for e in g.guards])
+            # (an int32 OR with an explicit cast: numba's int64 promotion stops LLVM vectorizing)
+            src.append('    huge = np.int32(0)')
+            nest(body + [f'huge = np.int32(huge | {e})' for e in g.guards])
             src.append('    if huge:')
             nest([_libm(line) for line in body], '        ')
         else:   # (a reduction cannot be rerun: it would accumulate twice)
