@@ -262,13 +262,18 @@ def test_softmax_like_chain():
     close(*both(f, x)[:2], rtol=1e-5)
 
 
-def test_large_parallel_split_matches():
-    x = rand((600, 700), np.float32)
-    f = lambda x: lax.add(lax.mul(lax.tanh(x), 2.0), lax.reduce_sum(x, (1,)).reshape((600, 1)) if False else x)
-    got, want, _ = both(f, x)
-    close(got, want)
-    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(x).jaxpr, 'f')
-    assert '_par(' in text
+def test_large_parallel_split_matches(monkeypatch):
+    # Split over the thread pool (threshold lowered so the test array stays small), including a
+    # reduction over the kept outer axis.
+    monkeypatch.setattr(nb_jit, 'PARALLEL_MIN', 1000)
+    x = rand((300, 70), np.float32)
+    f = lambda x: lax.add(lax.mul(lax.tanh(x), 2.0), x)
+    g = lambda x: lax.reduce_sum(lax.mul(x, x), (1,))
+    for fn in (f, g):
+        got, want, _ = both(fn, x)
+        close(got, want, rtol=1e-5)
+        text = nb_jit.NumbaBackend().lower_source(jax.jit(fn).lower(x).jaxpr, 'f')
+        assert '_par(' in text
 
 
 def test_fallback_runs_interpreter_and_is_reported():

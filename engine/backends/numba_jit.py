@@ -37,7 +37,9 @@ from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from . import lowering as L
 from . import numba_math, numba_rt
 
-PARALLEL_MIN = 1 << 18   # elements per loop nest above which the outer axis is split over threads
+PARALLEL_MIN = 1 << 20   # elements per loop nest above which the outer axis is split over threads (a
+#                          pool launch costs ~50-70 us; on this shared 2-core machine splitting only
+#                          paid off from a few MB)
 _KW = dict(cache=True, nogil=True, error_model='numpy')
 _RUNTIME_HASH = hashlib.sha256(b''.join(open(m.__file__, 'rb').read() for m in (numba_rt, numba_math, L))
                                ).hexdigest()[:16]
