@@ -170,7 +170,31 @@ def test_scalar_loops_compile_to_one_kernel(tmp_path, monkeypatch):
         assert exe.fallbacks == []
 
 
-def test_array_loops_keep_compiled_bodies(tmp_path, monkeypatch):
+def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch):
+    # An elementwise body over arrays: one kernel that runs every step on a block of elements
+    # (array and scalar carries, shaped and scalar consts, sizes not a multiple of the block).
     monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
-    exe = _numba_exe(lambda x: lax.fori_loop(0, 5, lambda i, c: c * 0.5 + 1.0, x), np.ones(4, np.float32))
+    import engine.numpy as jnp
+    nb = pytest.importorskip('engine.backends.numba_jit')
+    monkeypatch.setattr(nb, 'PARALLEL_MIN', 1000)      # also through the thread split
+    x = np.random.default_rng(0).normal(size=(37, 41)).astype(np.float32)
+    w = np.random.default_rng(1).normal(size=(37, 41)).astype(np.float32)
+    loops = [
+        lambda x, w: lax.fori_loop(0, 20, lambda i, c: c * 0.9 + jnp.tanh(c) * w + i * 0.01, x),
+        lambda x, w: lax.fori_loop(0, 7, lambda i, c: (c[0] + c[1] * w, c[1] * 2, c[2] + 1),
+                                   (x, 1.5, np.int32(0))),
+        lambda x, w: lax.fori_loop(0, 5, lambda i, c: jnp.where(c > w, c - 1.0, c + w), x),
+    ]
+    for f in loops:
+        exe = _numba_exe(f, x, w, rtol=1e-5)
+        assert 'def w' in exe.source and 'sub' not in exe.source, exe.source
+        assert 'for step in range(' in exe.source
+
+
+def test_non_elementwise_loops_keep_compiled_bodies(tmp_path, monkeypatch):
+    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
+    m = np.eye(4, dtype=np.float32) * 0.5
+    exe = _numba_exe(lambda x, m: lax.fori_loop(0, 5, lambda i, c: c @ m + 1.0, x), np.ones((3, 4), np.float32), m)
+    assert 'def w' not in exe.source
+    exe = _numba_exe(lambda x: lax.fori_loop(0, 5, lambda i, c: c - c.sum(), x), np.ones(4, np.float32))
     assert 'def w' not in exe.source

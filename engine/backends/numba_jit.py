@@ -594,10 +594,16 @@ def _lower_cond(gen: 'Codegen', eqn) -> bool:
 
 
 class _ScalarBody:
-    """A body jaxpr over 0-d values as straight-line scalar code (for loops compiled whole)."""
+    """A body jaxpr over 0-d values as straight-line scalar code (for loops compiled whole).
 
-    def __init__(self, gen: 'Codegen', closed: ClosedJaxpr, in_exprs):
+    With ``shape``, values of that shape are allowed too, as long as every operation on them is
+    elementwise: the code then computes one element of them (the loop runs per element).
+    """
+
+    def __init__(self, gen: 'Codegen', closed: ClosedJaxpr, in_exprs, shape=None):
         self.gen, self.lines, self.ok = gen, [], True
+        self.shapes = {(), tuple(shape)} if shape is not None else {()}
+        self.elementwise: list[bool] = []   # per line: computes an element of a shaped value?
         flat = _Flat(closed)
         env = dict(zip(flat.inputs, in_exprs))
         for v, c in flat.consts.items():
@@ -613,24 +619,33 @@ class _ScalarBody:
         self.ok = all(o is not None for o in self.outs)
 
     def eqn(self, eqn, ins):
-        if None in ins or any(v.aval.ndim for v in [*eqn.inputs, *eqn.out_binders]) or not all(
-                L.supported(v.aval.dtype) for v in [*eqn.inputs, *eqn.out_binders]):
+        vs = [*eqn.inputs, *eqn.out_binders]
+        if None in ins or any(v.aval.shape not in self.shapes for v in vs) or not all(
+                L.supported(v.aval.dtype) for v in vs):
             return None
         rule = L.lowerings.get(eqn.primitive)
         kind = getattr(rule, 'kind', None)
         if kind == 'scalar':
             expr = rule.fn(eqn, *ins)
         elif kind == 'mapped' and rule.fn(eqn) is not None:
-            _, combine = rule.fn(eqn)
+            maps, combine = rule.fn(eqn)
+            out_nd = eqn.out_binders[0].aval.ndim
+            if any(x.aval.ndim and list(m) != list(range(out_nd)) for x, m in zip(eqn.inputs, maps)):
+                return None   # a real re-indexing: not elementwise
             expr = ins[0] if combine is None else combine.format(*ins)
         else:
             return None
         if expr is None:
             return None
-        expr = _libm(expr)   # scalar code does not vectorize: the exact trig is as fast
+        shaped = any(v.aval.ndim for v in eqn.out_binders)
+        if not shaped:
+            expr = _libm(expr)   # scalar code does not vectorize: the exact trig is as fast
+        elif 'rt.sin_f32(' in expr or 'rt.cos_f32(' in expr:
+            return None          # (no huge-argument guard in these loops)
         if len(eqn.out_binders) > 1 or eqn.primitive.multiple_results:
             t = self.gen.fresh('t')
             self.lines.append(f'{t} = {expr}')
+            self.elementwise.append(shaped)
             expr = [f'{t}[{k}]' for k in range(len(eqn.out_binders))]
         else:
             expr = [expr]
@@ -638,6 +653,7 @@ class _ScalarBody:
         for v, e in zip(eqn.out_binders, expr):
             n = self.gen.fresh('s')
             self.lines.append(f'{n} = {L.cast(v.aval.dtype)}({e})')
+            self.elementwise.append(shaped)
             names.append(n)
         return names
 
@@ -727,8 +743,82 @@ def _lower_while(gen: 'Codegen', eqn) -> bool:
     return True
 
 
+SCAN_BLOCK = 512   # elements kept in registers/L1 while every step runs over them
+
+
+def _scan_elementwise(gen: 'Codegen', eqn) -> bool:
+    """A scan over equal-shaped arrays (and scalars) whose body is elementwise, interchanged and
+    blocked: the kernel takes ``SCAN_BLOCK`` elements at a time and runs all ``length`` steps
+    on them (a vectorized loop per step over a block in L1) before moving on, instead of
+    ``length`` passes over memory. E.g. ``fori_loop(0, n, lambda i, x: x * a + b, x)``."""
+    p = eqn.params
+    nc, nk, n = p['num_consts'], p['num_carry'], p['length']
+    ins = list(eqn.inputs)
+    if len(ins) != nc + nk or len(eqn.out_binders) != nk:    # no xs, no ys
+        return False
+    shapes = {x.aval.shape for x in ins if x.aval.ndim}
+    if len(shapes) != 1 or not all(L.supported(x.aval.dtype) for x in ins):
+        return False
+    shape = shapes.pop()
+    size = int(np.prod(shape))
+    if size == 0:
+        return False
+    shaped = [x.aval.ndim > 0 for x in ins]
+    # Shaped carries live in block buffers b<k>[j]; shaped consts are read at [b0 + j].
+    a = [(f'a{k}[b0 + j]' if k < nc else f'b{k}[j]') if sh else f'a{k}[()]' for k, sh in enumerate(shaped)]
+    carry = [f'b{nc + k}[j]' if shaped[nc + k] else gen.fresh('v') for k in range(nk)]
+    body = _ScalarBody(gen, p['jaxpr'], [*a[:nc], *carry], shape)
+    if not body.ok:
+        return False
+    dts = [x.aval.dtype for x in ins]
+    lines = [f'b{k} = np.empty({SCAN_BLOCK}, np.{dts[k].name})' for k in range(nc, nc + nk) if shaped[k]]
+    lines.append(f'for b0 in range(lo, hi, {SCAN_BLOCK}):')
+    lines.append(f'    m = min({SCAN_BLOCK}, hi - b0)')
+    for k in range(nc, nc + nk):
+        if shaped[k]:
+            lines += ['    for j in range(m):', f'        b{k}[j] = a{k}[b0 + j]']
+        else:
+            lines.append(f'    {carry[k - nc]} = {L.cast(dts[k])}(a{k}[()])')
+    lines.append(f'    for step in range({n}):')
+    lines += ['        ' + line for line, el in zip(body.lines, body.elementwise) if not el]
+    updates = [(c, x, e) for c, x, e in zip(carry, ins[nc:], body.outs)]
+    scalar_next = [f'        {c} = {L.cast(x.aval.dtype)}({e})' for c, x, e in updates if not x.aval.ndim]
+    el_lines = [line for line, el in zip(body.lines, body.elementwise) if el]
+    el_next = [f'{c} = {L.cast(x.aval.dtype)}({e})' for c, x, e in updates if x.aval.ndim]
+    if el_lines or el_next:
+        lines.append('        for j in range(m):')
+        lines += ['            ' + line for line in [*el_lines, *el_next]]
+    lines += scalar_next
+    for k, v in enumerate(eqn.out_binders):
+        if v.aval.ndim:
+            lines += ['    for j in range(m):', f'        o{k}[b0 + j] = b{nc + k}[j]']
+        else:
+            lines.append(f'    o{k}[()] = {carry[k]}')
+    kid = gen.fresh('w')
+    sig = [f'R({L.nb_type(x.aval.dtype)}, {1 if x.aval.ndim else 0})' for x in ins]
+    sig += [f'A({L.nb_type(v.aval.dtype)}, {1 if v.aval.ndim else 0})' for v in eqn.out_binders]
+    params = [f'a{k}' for k in range(len(ins))] + [f'o{k}' for k in range(nk)]
+    src = [f'@nb.njit(nb.void(nb.int64, nb.int64, {", ".join(sig)}), **_KW)',
+           f'def {kid}(lo, hi, {", ".join(params)}):']
+    src += ['    ' + line for line in lines]
+    gen.kernels.append('\n'.join(src))
+    names = [gen.host_name(x) + ('.reshape(-1)' if x.aval.ndim else '') for x in ins]
+    outs = []
+    for v in eqn.out_binders:
+        hn = gen.fresh('a')
+        gen.host.append(f'{hn} = {gen.alloc(v.aval.shape, v.aval.dtype)}')
+        gen.names[v] = hn
+        outs.append(hn + ('.reshape(-1)' if v.aval.ndim else ''))
+    args = ", ".join([*names, *outs])
+    if size * max(n, 1) >= PARALLEL_MIN and size >= 2 * SCAN_BLOCK:
+        gen.host.append(f'_par({kid}, {size}, {args})')
+    else:
+        gen.host.append(f'{kid}(0, {size}, {args})')
+    return True
+
+
 def _lower_scan(gen: 'Codegen', eqn) -> bool:
-    if _scan_scalar(gen, eqn):
+    if _scan_scalar(gen, eqn) or _scan_elementwise(gen, eqn):
         return True
     p = eqn.params
     nc, nk, n = p['num_consts'], p['num_carry'], p['length']
