@@ -184,11 +184,14 @@ def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch
         lambda x, w: lax.fori_loop(0, 7, lambda i, c: (c[0] + c[1] * w, c[1] * 2, c[2] + 1),
                                    (x, 1.5, np.int32(0))),
         lambda x, w: lax.fori_loop(0, 5, lambda i, c: jnp.where(c > w, c - 1.0, c + w), x),
+        lambda x, w: lax.fori_loop(0, np.int32(6) + (w[0, 0] > 9).astype(np.int32),    # dynamic: while
+                                   lambda i, c: c * 1.01 + w, x),
+        lambda x, w: lax.while_loop(lambda c: c[1] < 40.0, lambda c: (c[0] - w, c[1] * 2.0), (x, 1.0)),
     ]
     for f in loops:
         exe = _numba_exe(f, x, w, rtol=1e-5)
         assert 'def w' in exe.source and 'sub' not in exe.source, exe.source
-        assert 'for step in range(' in exe.source
+        assert 'for step in range(' in exe.source or 'while True:' in exe.source
 
 
 def test_non_elementwise_loops_keep_compiled_bodies(tmp_path, monkeypatch):

@@ -728,7 +728,7 @@ def _scan_scalar(gen: 'Codegen', eqn) -> bool:
 
 
 def _lower_while(gen: 'Codegen', eqn) -> bool:
-    if _while_scalar(gen, eqn):
+    if _while_scalar(gen, eqn) or _while_elementwise(gen, eqn):
         return True
     p = eqn.params
     nc, nb = p['cond_nconsts'], p['body_nconsts']
@@ -746,63 +746,60 @@ def _lower_while(gen: 'Codegen', eqn) -> bool:
 SCAN_BLOCK = 512   # elements kept in registers/L1 while every step runs over them
 
 
-def _scan_elementwise(gen: 'Codegen', eqn) -> bool:
-    """A scan over equal-shaped arrays (and scalars) whose body is elementwise, interchanged and
-    blocked: the kernel takes ``SCAN_BLOCK`` elements at a time and runs all ``length`` steps
-    on them (a vectorized loop per step over a block in L1) before moving on, instead of
-    ``length`` passes over memory. E.g. ``fori_loop(0, n, lambda i, x: x * a + b, x)``."""
-    p = eqn.params
-    nc, nk, n = p['num_consts'], p['num_carry'], p['length']
-    ins = list(eqn.inputs)
-    if len(ins) != nc + nk or len(eqn.out_binders) != nk:    # no xs, no ys
-        return False
+def _blocked_loop(gen: 'Codegen', eqn, ins, consts, init, body_jaxpr, loop, cond_jaxpr=None) -> bool:
+    """One kernel for a loop whose carries are equal-shaped arrays (and scalars) and whose body
+    is elementwise, interchanged and blocked: ``SCAN_BLOCK`` elements at a time run every
+    iteration (a vectorized loop per iteration over a block in L1) before moving on, instead of
+    one pass over memory per iteration. Scalar carries (they cannot depend on the arrays without
+    a reduction, which is not elementwise) are recomputed per block, identically.
+
+    ``consts``/``init`` index ``ins``; ``loop`` is the iteration header line (``for step in ...``
+    or ``while True:``); a while loop's ``cond_jaxpr`` reads its consts and the carries.
+    """
+    nk = len(init)
     shapes = {x.aval.shape for x in ins if x.aval.ndim}
-    if len(shapes) != 1 or not all(L.supported(x.aval.dtype) for x in ins):
+    if len(shapes) != 1 or len(eqn.out_binders) != nk or not all(L.supported(x.aval.dtype) for x in ins):
         return False
     shape = shapes.pop()
     size = int(np.prod(shape))
     if size == 0:
         return False
     shaped = [x.aval.ndim > 0 for x in ins]
-    # Shaped carries live in block buffers b<k>[j]; shaped consts are read at [b0 + j].
-    a = [(f'a{k}[b0 + j]' if k < nc else f'b{k}[j]') if sh else f'a{k}[()]' for k, sh in enumerate(shaped)]
-    carry = [f'b{nc + k}[j]' if shaped[nc + k] else gen.fresh('v') for k in range(nk)]
-    body = _ScalarBody(gen, p['jaxpr'], [*a[:nc], *carry], shape)
-    if not body.ok:
+    read = lambda k: (f'a{k}[b0 + j]' if shaped[k] else f'a{k}[()]')
+    carry = [f'b{k}[j]' if shaped[k] else gen.fresh('v') for k in init]
+    body = _ScalarBody(gen, body_jaxpr, [*[read(k) for k in consts[1]], *carry], shape)
+    cond = None if cond_jaxpr is None else _ScalarBody(gen, cond_jaxpr, [*[read(k) for k in consts[0]], *carry])
+    if not body.ok or (cond is not None and not cond.ok):
         return False
     dts = [x.aval.dtype for x in ins]
-    lines = [f'b{k} = np.empty({SCAN_BLOCK}, np.{dts[k].name})' for k in range(nc, nc + nk) if shaped[k]]
+    lines = [f'b{k} = np.empty({SCAN_BLOCK}, np.{dts[k].name})' for k in init if shaped[k]]
     lines.append(f'for b0 in range(lo, hi, {SCAN_BLOCK}):')
     lines.append(f'    m = min({SCAN_BLOCK}, hi - b0)')
-    for k in range(nc, nc + nk):
-        if shaped[k]:
-            lines += ['    for j in range(m):', f'        b{k}[j] = a{k}[b0 + j]']
-        else:
-            lines.append(f'    {carry[k - nc]} = {L.cast(dts[k])}(a{k}[()])')
-    lines.append(f'    for step in range({n}):')
+    for k, c in zip(init, carry):
+        lines += (['    for j in range(m):', f'        b{k}[j] = a{k}[b0 + j]'] if shaped[k]
+                  else [f'    {c} = {L.cast(dts[k])}(a{k}[()])'])
+    lines.append('    ' + loop)
+    if cond is not None:
+        lines += ['        ' + line for line in cond.lines]
+        lines += [f'        if not {cond.outs[0]}:', '            break']
     lines += ['        ' + line for line, el in zip(body.lines, body.elementwise) if not el]
-    updates = [(c, x, e) for c, x, e in zip(carry, ins[nc:], body.outs)]
-    scalar_next = [f'        {c} = {L.cast(x.aval.dtype)}({e})' for c, x, e in updates if not x.aval.ndim]
-    el_lines = [line for line, el in zip(body.lines, body.elementwise) if el]
-    el_next = [f'{c} = {L.cast(x.aval.dtype)}({e})' for c, x, e in updates if x.aval.ndim]
-    if el_lines or el_next:
-        lines.append('        for j in range(m):')
-        lines += ['            ' + line for line in [*el_lines, *el_next]]
-    lines += scalar_next
-    for k, v in enumerate(eqn.out_binders):
-        if v.aval.ndim:
-            lines += ['    for j in range(m):', f'        o{k}[b0 + j] = b{nc + k}[j]']
-        else:
-            lines.append(f'    o{k}[()] = {carry[k]}')
+    updates = [(c, dts[k], shaped[k], e) for c, k, e in zip(carry, init, body.outs)]
+    el = [line for line, e in zip(body.lines, body.elementwise) if e]
+    el += [f'{c} = {L.cast(dt)}({e})' for c, dt, sh, e in updates if sh]
+    if el:
+        lines += ['        for j in range(m):'] + ['            ' + line for line in el]
+    lines += [f'        {c} = {L.cast(dt)}({e})' for c, dt, sh, e in updates if not sh]
+    for o, (k, c) in enumerate(zip(init, carry)):
+        lines += (['    for j in range(m):', f'        o{o}[b0 + j] = b{k}[j]'] if shaped[k]
+                  else [f'    o{o}[()] = {c}'])
     kid = gen.fresh('w')
-    sig = [f'R({L.nb_type(x.aval.dtype)}, {1 if x.aval.ndim else 0})' for x in ins]
-    sig += [f'A({L.nb_type(v.aval.dtype)}, {1 if v.aval.ndim else 0})' for v in eqn.out_binders]
+    sig = [f'R({L.nb_type(x.aval.dtype)}, {int(sh)})' for x, sh in zip(ins, shaped)]
+    sig += [f'A({L.nb_type(v.aval.dtype)}, {int(v.aval.ndim > 0)})' for v in eqn.out_binders]
     params = [f'a{k}' for k in range(len(ins))] + [f'o{k}' for k in range(nk)]
     src = [f'@nb.njit(nb.void(nb.int64, nb.int64, {", ".join(sig)}), **_KW)',
            f'def {kid}(lo, hi, {", ".join(params)}):']
-    src += ['    ' + line for line in lines]
-    gen.kernels.append('\n'.join(src))
-    names = [gen.host_name(x) + ('.reshape(-1)' if x.aval.ndim else '') for x in ins]
+    gen.kernels.append('\n'.join(src + ['    ' + line for line in lines]))
+    names = [gen.host_name(x) + ('.reshape(-1)' if sh else '') for x, sh in zip(ins, shaped)]
     outs = []
     for v in eqn.out_binders:
         hn = gen.fresh('a')
@@ -810,11 +807,29 @@ def _scan_elementwise(gen: 'Codegen', eqn) -> bool:
         gen.names[v] = hn
         outs.append(hn + ('.reshape(-1)' if v.aval.ndim else ''))
     args = ", ".join([*names, *outs])
-    if size * max(n, 1) >= PARALLEL_MIN and size >= 2 * SCAN_BLOCK:
-        gen.host.append(f'_par({kid}, {size}, {args})')
-    else:
-        gen.host.append(f'{kid}(0, {size}, {args})')
+    split = size >= PARALLEL_MIN // 8 and size >= 2 * SCAN_BLOCK
+    gen.host.append(f'_par({kid}, {size}, {args})' if split else f'{kid}(0, {size}, {args})')
     return True
+
+
+def _scan_elementwise(gen: 'Codegen', eqn) -> bool:
+    """A scan without xs/ys over arrays with an elementwise body (``fori_loop`` over arrays)."""
+    p = eqn.params
+    nc, nk = p['num_consts'], p['num_carry']
+    ins = list(eqn.inputs)
+    if len(ins) != nc + nk:
+        return False
+    loop = f'for step in range({p["length"]}):'
+    return _blocked_loop(gen, eqn, ins, ([], range(nc)), list(range(nc, nc + nk)), p['jaxpr'], loop)
+
+
+def _while_elementwise(gen: 'Codegen', eqn) -> bool:
+    """A while loop over arrays with an elementwise body and a scalar condition."""
+    p = eqn.params
+    nc, nb_ = p['cond_nconsts'], p['body_nconsts']
+    ins = list(eqn.inputs)
+    return _blocked_loop(gen, eqn, ins, (range(nc), range(nc, nc + nb_)), list(range(nc + nb_, len(ins))),
+                         p['body_jaxpr'], 'while True:', p['cond_jaxpr'])
 
 
 def _lower_scan(gen: 'Codegen', eqn) -> bool:
