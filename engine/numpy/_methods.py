@@ -94,69 +94,52 @@ def _is_operand(other):
             or isinstance(other, (Array, Tracer, np.ndarray, np.generic)))
 
 
+def _coerce(other):
+    """The operand a dunder can use, or None, for Python's NotImplemented."""
+    if _is_operand(other):
+        return other
+    if hasattr(other, '__jax_array__'):
+        return other.__jax_array__()
+    return None
+
+
 def _operator(f, reflected: bool, cls_is_array: bool = False):
     """A binary dunder for ``f``: the numpy fast path first, Python's NotImplemented for operands
     that are not arrays, else the general (traceable) path."""
     fast = getattr(f, '_fast', None)
     general = getattr(f, '_general', f)
-    if fast is None:
-        def op(self, other):
-            if not _is_operand(other):
-                if hasattr(other, '__jax_array__'):
-                    other = other.__jax_array__()
-                else:
-                    return NotImplemented
-            return general(other, self) if reflected else general(self, other)
-    elif not reflected and cls_is_array:
-        np_fn, kinds, bool_out = f._np_fn, f._kinds, f._bool_out
 
-        def op(self, other):
-            # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
-            if type(other) is Array and _state.dynamic is None:
-                a, b = self._value, other._value
-                d = a.dtype
-                if (d is b.dtype or d == b.dtype) and d.kind in kinds:
-                    try:
-                        r = np_fn(a, b)
-                    except ValueError:  # shapes that do not broadcast: the general path explains
-                        return general(self, other)
-                    out = _new(Array)
-                    out._value = r if type(r) is np.ndarray else np.asarray(r)
-                    out.weak_type = False if bool_out else (self.weak_type and other.weak_type)
-                    out._aval = None
-                    return out
-            out = fast(self, other)
+    def op(self, other):
+        if fast is not None:
+            out = fast(other, self) if reflected else fast(self, other)
             if out is not None:
                 return out
-            if not _is_operand(other):
-                if hasattr(other, '__jax_array__'):
-                    other = other.__jax_array__()
-                else:
-                    return NotImplemented
-            return general(self, other)
-    elif reflected:
-        def op(self, other):
-            out = fast(other, self)
-            if out is not None:
+        other = _coerce(other)
+        if other is None:
+            return NotImplemented
+        return general(other, self) if reflected else general(self, other)
+
+    if fast is None or reflected or not cls_is_array:
+        return op
+    np_fn, kinds, bool_out, slow = f._np_fn, f._kinds, f._bool_out, op
+
+    def array_op(self, other):
+        # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
+        if type(other) is Array and _state.dynamic is None:
+            a, b = self._value, other._value
+            d = a.dtype
+            if (d is b.dtype or d == b.dtype) and d.kind in kinds:
+                try:
+                    r = np_fn(a, b)
+                except ValueError:  # shapes that do not broadcast: the general path explains
+                    return general(self, other)
+                out = _new(Array)
+                out._value = r if type(r) is np.ndarray else np.asarray(r)
+                out.weak_type = False if bool_out else (self.weak_type and other.weak_type)
+                out._aval = None
                 return out
-            if not _is_operand(other):
-                if hasattr(other, '__jax_array__'):
-                    other = other.__jax_array__()
-                else:
-                    return NotImplemented
-            return general(other, self)
-    else:
-        def op(self, other):
-            out = fast(self, other)
-            if out is not None:
-                return out
-            if not _is_operand(other):
-                if hasattr(other, '__jax_array__'):
-                    other = other.__jax_array__()
-                else:
-                    return NotImplemented
-            return general(self, other)
-    return op
+        return slow(self, other)
+    return array_op
 
 
 def _install(cls):

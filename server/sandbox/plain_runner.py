@@ -15,18 +15,10 @@ import traceback
 import numpy as np
 
 from engine.inspect.schema import ArraySummary, Frame, RunError, RunReport, RunRequest, TreeNode
+from engine.inspect.values import number
 
 USER_FILE = "<user>"
 DATA_CAP = 10_000
-
-
-def _number(x):
-    x = float(x)
-    if np.isnan(x):
-        return "NaN"
-    if np.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return x
 
 
 def summarize(value):
@@ -48,9 +40,9 @@ def summarize(value):
     finite = f[np.isfinite(f)] if numeric else None
     return ArraySummary(
         shape=list(a.shape), dtype=str(a.dtype),
-        min=_number(finite.min()) if numeric and finite.size else None,
-        max=_number(finite.max()) if numeric and finite.size else None,
-        mean=_number(finite.mean()) if numeric and finite.size else None,
+        min=number(finite.min()) if numeric and finite.size else None,
+        max=number(finite.max()) if numeric and finite.size else None,
+        mean=number(finite.mean()) if numeric and finite.size else None,
         nan_count=int(np.isnan(f).sum()) if numeric else 0, inf_count=int(np.isinf(f).sum()) if numeric else 0,
         data=a.tolist() if a.size <= DATA_CAP else None, truncated=a.size > DATA_CAP)
 
