@@ -1,5 +1,7 @@
 """Every lowered primitive against the interpreter: random shapes and dtypes, broadcasting, 0-d,
 empty arrays, negative axes; plus fusion, fallbacks and the interpreter backend itself."""
+import re
+
 import numpy as np
 import pytest
 
@@ -238,6 +240,17 @@ def test_reindexing_composes_into_one_write():
     close(*both(g, a, b)[:2])
     text = nb_jit.NumbaBackend().lower_source(jax.jit(g).lower(a, b).jaxpr, 'g')
     assert text.count('np.empty(') == 1, text
+
+
+def test_identical_loop_nests_compile_once():
+    # Two equal elementwise nests separated by matmuls: one kernel, called twice.
+    def f(x, y, w):
+        return lax.dot(lax.tanh(lax.mul(lax.dot(lax.tanh(lax.mul(x, 2.0)), w), 2.0)), w), y
+    x, w = rand((4, 5), np.float32), rand((5, 5), np.float32)
+    close(*both(f, x, x, w)[:2], rtol=1e-5)
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(x, x, w).jaxpr, 'f')
+    assert text.count('@nb.njit') == 1, text
+    assert len(re.findall(r'\bk\d+\(0, ', text)) == 2, text
 
 
 def test_pooled_buffers_never_reused_while_referenced():

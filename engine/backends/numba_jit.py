@@ -181,6 +181,7 @@ class Codegen:
         self.flat = _Flat(closed)
         self.name = name
         self.kernels: list[str] = []
+        self.kernel_ids: dict[str, str] = {}     # canonical kernel text -> kernel name
         self.host: list[str] = []
         self.env: dict[str, object] = {}
         self.fallbacks: list[str] = []
@@ -390,13 +391,24 @@ class Codegen:
             nest([_libm(line) for line in body], '        ')
         else:   # (a reduction cannot be rerun: it would accumulate twice)
             nest([_libm(line) for line in body] if g.guards else body)
-        self.kernels.append('\n'.join(src))
+        kid = self.add_kernel(g.id, src)
         n0 = shape[0] if nd else 0
         if parallel_ok:
-            self.host.append(f'_par({g.id}, {n0}, {", ".join(call)})')
+            self.host.append(f'_par({kid}, {n0}, {", ".join(call)})')
         else:
-            self.host.append(f'{g.id}(0, {n0}, {", ".join(call)})')
+            self.host.append(f'{kid}(0, {n0}, {", ".join(call)})')
         self.host += post
+
+    def add_kernel(self, kid: str, src: list) -> str:
+        """Add a kernel, or reuse an identical one (each costs ~0.1-0.3 s to compile): local names
+        are renumbered in order of appearance, so equal loop nests have equal text."""
+        names = {}
+        text = _LOCAL.sub(lambda m: names.setdefault(m.group(0), f'{m.group(1)}{len(names)}'),
+                          '\n'.join(src).replace(f'def {kid}(', 'def KERNEL('))
+        if text not in self.kernel_ids:
+            self.kernel_ids[text] = kid
+            self.kernels.append(text.replace('def KERNEL(', f'def {kid}('))
+        return self.kernel_ids[text]
 
     # --- equations -------------------------------------------------------------------------
 
@@ -549,6 +561,7 @@ def _libm(line: str) -> str:
     return _FAST.sub(lambda m: f'rt.{m.group(1)}_libm(', line)
 
 
+_LOCAL = re.compile(r'\b([plosrt])\d+\b')   # kernel-local names (params, loads, scalars, temps)
 _COMPUTED = re.compile(r'\b[st]\d+\b')   # names of values computed in a loop body
 
 
