@@ -163,6 +163,10 @@ def test_scalar_loops_compile_to_one_kernel(tmp_path, monkeypatch):
         (lambda xs: lax.scan(lambda c, x: (c * 2 + x, c), np.int32(1), xs, reverse=True),
          np.arange(5, dtype=np.int32)),
         (lambda n: lax.fori_loop(0, n, lambda i, c: c + i * i, 0), np.int32(50)),   # dynamic bounds
+        (lambda x: lax.fori_loop(0, 300, lambda i, c: lax.cond(i % 3 == 0, lambda c: c * 0.5,    # cond
+                                                               lambda c: c + 1.0, c), x), 1.0),
+        (lambda x: lax.fori_loop(0, 50, lambda i, c: lax.switch(i % 4, [lambda c: c + 1, lambda c: c * 2,
+                                                                      lambda c: c - 3], c), x), np.int32(1)),
     ]
     for f, x in loops:
         exe = _numba_exe(f, x, rtol=1e-4)   # (2000 float32 steps: rounding accumulates)

@@ -636,6 +636,8 @@ class _ScalarBody:
         if None in ins or any(v.aval.shape not in self.shapes for v in vs) or not all(
                 L.supported(v.aval.dtype) for v in vs):
             return None
+        if eqn.primitive.name == 'cond':
+            return self.cond(eqn, ins)
         rule = L.lowerings.get(eqn.primitive)
         kind = getattr(rule, 'kind', None)
         if kind == 'scalar':
@@ -669,6 +671,26 @@ class _ScalarBody:
             self.elementwise.append(shaped)
             names.append(n)
         return names
+
+
+def _scalar_cond(self, eqn, ins):
+    """``cond`` on scalars as an if/elif/else chain (branches are scalar bodies themselves)."""
+    if any(v.aval.ndim for v in [*eqn.inputs, *eqn.out_binders]):
+        return None
+    index, *args = ins
+    branches = [_ScalarBody(self.gen, br, args) for br in eqn.params['branches']]
+    if not all(b.ok for b in branches):
+        return None
+    outs = [self.gen.fresh('s') for _ in eqn.out_binders]
+    for k, b in enumerate(branches):
+        head = 'else:' if k == len(branches) - 1 else f'{"if" if k == 0 else "elif"} {index} == {k}:'
+        body = b.lines + [f'{o} = {L.cast(v.aval.dtype)}({e})' for o, v, e in zip(outs, eqn.out_binders, b.outs)]
+        self.lines += [head] + ['    ' + line for line in body]
+        self.elementwise += [False] * (len(body) + 1)
+    return outs
+
+
+_ScalarBody.cond = _scalar_cond
 
 
 def _loop_kernel(gen: 'Codegen', eqn, ins, lines, outs) -> None:
