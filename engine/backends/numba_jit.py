@@ -3,15 +3,22 @@
 The generated module has one *host* function (plain Python on numpy arrays: allocates every
 output, calls kernels, runs matmuls through numpy's BLAS, calls the interpreter for primitives
 without a lowering) and one numba *kernel* per fused loop nest. Fusion: consecutive elementwise
-equations over the same shape, the broadcasts/transposes feeding them (as re-indexed loads) and
-reductions of them (as the loop's tail) share one loop nest that reads each input once and writes
-each escaping value once. Kernels take a ``[lo, hi)`` range of their outer axis; large ones are
-split over a thread pool (``nogil`` kernels), small ones run serially: a parallel launch costs
-tens of microseconds, and serial compiles are 2x faster than numba's ``parallel=True``.
+equations over the same shape and reductions of them (as the loop's tail) share one loop nest
+that reads each input once and writes each escaping value once. Re-indexing and indexing ops
+(broadcast, transpose, outer product, slice, gather, pad, concatenate, iota, ...) are deferred:
+each consumer composes them into its own loads as index expressions, so they are never written
+out on their own (a per-example gradient's transposed outer product is written once).
+Kernels take a ``[lo, hi)`` range of their outer axis; large ones are split over a thread pool
+(``nogil`` kernels), small ones run serially: a pool launch costs tens of microseconds, and
+serial compiles are 2x faster than numba's ``parallel=True``. Identical loop nests compile once.
 
-Kernels never allocate (outputs are numpy allocations passed in), compile with
-``error_model='numpy'`` (so loops vectorize) and for C-contiguous arrays with explicit
-signatures, eagerly, so compile time is measured where it happens. The module is written to the
+Kernels never allocate (outputs are numpy allocations passed in; large ones come from a per-site
+pool and are reused once nothing references them, which saves the page faults of a fresh mmap),
+compile with ``error_model='numpy'`` (so loops vectorize) and for C-contiguous arrays with
+explicit signatures, eagerly, so compile time is measured where it happens. Loops (``while``,
+``scan``, ``fori_loop``) whose bodies are scalar code, or elementwise over equal-shaped arrays,
+compile whole into one kernel (the array case blocked: every iteration runs on a block of
+elements in L1); other loops run compiled bodies from a host loop. The module is written to the
 disk cache directory (``ENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/jaxplay-engine``) under a hash
 of its source and the numba/numpy versions, atomically, and imported from there so that numba's
 ``cache=True`` works and a fresh process loads instead of compiling.
