@@ -9,6 +9,7 @@ import time
 import httpx
 import pytest
 
+from conftest import ROOT
 from server.launch import ServerProcess
 
 PLAIN = "server.sandbox.plain_runner:run_request"
@@ -167,8 +168,8 @@ print('stolen', stolen)
 
 
 def test_cannot_read_source_database_or_git(server, db_path):
-    for path in ["/work/main/server/main.py", "/work/main/server/settings.py", str(db_path),
-                 str(db_path.parent), "/work/main/.git/HEAD", "/root/.bashrc", "/etc/shadow"]:
+    for path in [f"{ROOT}/server/main.py", f"{ROOT}/server/settings.py", str(db_path),
+                 str(db_path.parent), f"{ROOT}/.git/HEAD", "/root/.bashrc", "/etc/shadow"]:
         code = (f"import os\np = {str(path)!r}\n"
                 "print(open(p, 'rb').read()[:100] if os.path.isfile(p) else os.listdir(p))\n")
         report = run(server, code)
@@ -177,18 +178,18 @@ def test_cannot_read_source_database_or_git(server, db_path):
 
 
 def test_writes_do_not_persist(server, tmp_path):
-    targets = ["/tmp/planted", "/var/tmp/planted", "/dev/shm/planted", "planted_here", "/work/main/planted",
-               "/work/main/engine/planted.py", "/root/planted"]
+    targets = ["/tmp/planted", "/var/tmp/planted", "/dev/shm/planted", "planted_here", f"{ROOT}/planted",
+               f"{ROOT}/engine/planted.py", "/root/planted"]
     code = "import os\nok = []\n"
     for t in targets:
         code += f"try:\n    open({t!r}, 'w').write('x')\n    ok.append({t!r})\nexcept OSError:\n    pass\n"
     code += "print(ok)\n"
     first = run(server, code)
     assert first["ok"]
-    assert "/work/main/planted" not in first["stdout"] and "/root/planted" not in first["stdout"]
+    assert f"{ROOT}/planted" not in first["stdout"] and "/root/planted" not in first["stdout"]
     check = "import os\nprint([p for p in %r if os.path.exists(p)])\n" % targets
     assert run(server, check)["stdout"] == "[]\n"
-    for t in ["/work/main/planted", "/work/main/engine/planted.py", "/dev/shm/planted", "/var/tmp/planted"]:
+    for t in [f"{ROOT}/planted", f"{ROOT}/engine/planted.py", "/dev/shm/planted", "/var/tmp/planted"]:
         assert not os.path.exists(t)
 
 
@@ -291,10 +292,10 @@ except ImportError:
 
 
 def test_symlinks(server):
-    code = """
+    code = f"""
 import os
 results = []
-for target in ['/work/main/server/main.py', '/work/main/README.md', '/etc/shadow']:
+for target in ['{ROOT}/server/main.py', '{ROOT}/README.md', '/etc/shadow']:
     name = 'link_' + os.path.basename(target)
     os.symlink(target, name)
     try:
@@ -306,10 +307,10 @@ for target in ['/work/main/server/main.py', '/work/main/README.md', '/etc/shadow
 os.symlink('/', 'root_link')
 print(results)
 """
-    before = open("/work/main/README.md", "rb").read()
+    before = open(f"{ROOT}/README.md", "rb").read()
     report = run(server, code)
     assert report["ok"] and "wrote" not in report["stdout"], report
-    assert open("/work/main/README.md", "rb").read() == before
+    assert open(f"{ROOT}/README.md", "rb").read() == before
 
 
 def test_hundred_megabyte_body(server):

@@ -184,9 +184,21 @@ def _private_filesystem(plan: Plan, notes: list[str]) -> None:
         except OSError as e:
             notes.append(f"hiding {path} failed: {e.strerror}")
     scratch = MS_NOSUID | MS_NODEV
+    # A checkout or venv may live under /tmp or /var/tmp (CI clones do): keep those reachable,
+    # read-only, with their hidden parts still hidden, when the scratch tmpfs covers the rest.
+    under_scratch = sorted(p for p in plan.needed if os.path.isdir(p) and
+                           any(p == d or p.startswith(d + "/") for d in ("/tmp", "/var/tmp")))
+    outermost = [p for i, p in enumerate(under_scratch)
+                 if not any(p.startswith(q + "/") for q in under_scratch[:i])]
+    kept = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in outermost]
     mount("tmpfs", "/tmp", "tmpfs", scratch, f"size={plan.tmp_bytes},mode=1777")
     if os.path.isdir("/var/tmp"):
         mount("tmpfs", "/var/tmp", "tmpfs", scratch, "size=1m,mode=1777")
+    for p, fd in kept:
+        os.makedirs(p, mode=0o755, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", p, None, MS_BIND | MS_REC)
+        mount(None, p, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
     if os.path.isdir("/dev/shm"):
         # pmap moves arrays through shared memory; the run's whole memory budget may live here.
         mount("tmpfs", "/dev/shm", "tmpfs", scratch, f"size={plan.memory_bytes},mode=1777")
