@@ -221,6 +221,8 @@ def test_fusion_one_kernel_reads_once():
     text = backend.lower_source(src.jaxpr, 'f')
     assert text.count('@nb.njit') == 1
     assert text.count('np.empty') == 1     # one output, allocated outside numba
+    # flattened to one unsigned loop (a signed one keeps numba's wraparound check: 3x slower)
+    assert 'for i0 in range(np.uint64(lo), np.uint64(hi)):' in text
 
 
 def test_reindexing_composes_into_one_write():

@@ -325,10 +325,14 @@ class Codegen:
         if not escaping and not g.reduces:
             return
         ident = lambda k: k[1] == _ident(len(g.shape)) and k[0].aval.shape == g.shape
-        flat = (not g.reduces and not g.indexed and len(g.shape) > 1
-                and all(ident(k) or k[0].aval.ndim == 0 for k in g.loads))
+        plain = not g.indexed and all(ident(k) or k[0].aval.ndim == 0 for k in g.loads)
+        flat = plain and not g.reduces and len(g.shape) > 1
         shape = (int(np.prod(g.shape, dtype=np.int64)),) if flat else g.shape
         nd = len(shape)
+        # A 1-d nest indexed only by i0 runs it unsigned: with a signed index starting at ``lo``,
+        # numba's negative-index wraparound stays in the loop and the kernel ran 3x slower
+        # (measured: 33 ms vs 10 ms for x*x + x*2 over 25M floats).
+        outer = 'range(np.uint64(lo), np.uint64(hi))' if plain and nd == 1 else 'range(lo, hi)'
         loop_idx = [f'i{d}' for d in range(nd)]
 
         def index(idx, ndim_full):
@@ -385,7 +389,7 @@ class Codegen:
 
         def nest(lines, ind='    '):
             for d in range(nd):
-                bound = 'range(lo, hi)' if d == 0 else f'range({shape[d]})'
+                bound = outer if d == 0 else f'range({shape[d]})'
                 src.append(ind + f'for i{d} in {bound}:')
                 ind += '    '
             src.extend(ind + line for line in lines)
@@ -815,8 +819,9 @@ def _blocked_loop(gen: 'Codegen', eqn, ins, consts, init, body_jaxpr, loop, cond
         return False
     dts = [x.aval.dtype for x in ins]
     lines = [f'b{k} = np.empty({SCAN_BLOCK}, np.{dts[k].name})' for k in init if shaped[k]]
-    lines.append(f'for b0 in range(lo, hi, {SCAN_BLOCK}):')
-    lines.append(f'    m = min({SCAN_BLOCK}, hi - b0)')
+    # (unsigned indices: a signed ``b0 + j`` keeps numba's negative-index wraparound in the loop)
+    lines.append(f'for b0 in range(np.uint64(lo), np.uint64(hi), np.uint64({SCAN_BLOCK})):')
+    lines.append(f'    m = min(np.uint64({SCAN_BLOCK}), np.uint64(hi) - b0)')
     for k, c in zip(init, carry):
         lines += (['    for j in range(m):', f'        b{k}[j] = a{k}[b0 + j]'] if shaped[k]
                   else [f'    {c} = {L.cast(dts[k])}(a{k}[()])'])
