@@ -343,7 +343,8 @@ def test_runtime_errors_shown_at_their_line(page: Page, artifacts):
 
 @needs_runner
 def test_timeout_is_clear_and_page_stays_usable(page: Page, artifacts):
-    open_session(page, "while True:\n    pass\n")
+    # Sleeping spends wall-clock time only, so the wall limit (not the CPU one) is what stops it.
+    open_session(page, "import time\nwhile True:\n    time.sleep(0.5)\n")
     box = page.get_by_test_id("error-box")
     expect(box).to_have_attribute("data-limit", "timeout")
     expect(box).to_contain_text("Time limit")
