@@ -31,7 +31,7 @@ import numpy as np
 
 from collections import OrderedDict
 
-from . import collectives, sync, topology as _devices
+from . import collectives, sync, topology as _devices, worker
 from .shm import Allocator, Arena
 
 ARENA_START = 1 << 20
@@ -111,6 +111,7 @@ class LocalRuntime:
         self.inherited: dict[str, object] = {}  # programs workers get through fork, not pickle
         self.setup_ids: dict = {}
         self.host_pid = os.getpid()
+        self.host_blas: list[int] | None = None   # the host's BLAS thread counts before start()
         self.closed = False
 
     # --- start / stop -------------------------------------------------------------------------
@@ -122,6 +123,11 @@ class LocalRuntime:
             raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 "
                                "or arm64)")
         self.stop_workers()
+        # The devices inherit their BLAS thread count (setting it in a fresh fork would start a
+        # spinning thread pool in each); the host keeps it while they run, on the same cores.
+        counts = worker.set_blas_threads(worker.blas_threads(self.n))
+        if self.host_blas is None:
+            self.host_blas = counts
         for slot in range(self.n):
             self.workers[slot] = self._fork(slot)
 
@@ -137,7 +143,6 @@ class LocalRuntime:
                 for w in self.workers:
                     if w is not None:
                         w.conn.close()
-                from . import worker
                 worker.main(self, slot, Connection(dev_end.detach()), self.host_pid, gen)
                 code = 0
             except BaseException:
@@ -165,12 +170,14 @@ class LocalRuntime:
                 time.sleep(0.002)
             w.conn.close()
 
-    def shutdown(self) -> None:
+    def shutdown(self, restore_blas: bool = True) -> None:
         if self.closed:
             return
         self.closed = True
         if os.getpid() == self.host_pid:
             self.stop_workers()
+            if restore_blas and self.host_blas is not None:
+                worker.restore_blas_threads(self.host_blas)
 
     # --- memory ---------------------------------------------------------------------------------
     def alloc(self, device: int, shape, dtype) -> Buffer:
@@ -349,8 +356,7 @@ class LocalRuntime:
 
 
 def _worker_cache_size() -> int:
-    from .worker import PROGRAM_CACHE
-    return PROGRAM_CACHE
+    return worker.PROGRAM_CACHE
 
 
 def _device_exception(etype: str, message: str, tb: str) -> Exception:
@@ -396,16 +402,17 @@ def get_runtime() -> LocalRuntime:
             _runtime.workers = [None] * _runtime.n  # forked host (e.g. a sandboxed run): not ours
         _runtime = LocalRuntime(_devices.device_count())
         if not _atexit_registered:
-            atexit.register(shutdown)
+            atexit.register(shutdown, restore_blas=False)  # (restoring would start a BLAS pool)
             _atexit_registered = True
     return _runtime
 
 
-def shutdown() -> None:
-    """Stop the device processes (they restart on next use)."""
+def shutdown(restore_blas: bool = True) -> None:
+    """Stop the device processes (they restart on next use) and give the host back its BLAS
+    thread count."""
     global _runtime
     if _runtime is not None:
-        _runtime.shutdown()
+        _runtime.shutdown(restore_blas)
         _runtime = None
 
 

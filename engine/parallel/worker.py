@@ -54,25 +54,54 @@ def blas_threads(n_devices: int) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, n_devices))
 
 
-def _set_blas_threads(n: int) -> None:
-    """numpy's OpenBLAS is already loaded (the env variables are read only at load): find it in
-    this process's maps and set its thread count."""
-    try:
-        with open('/proc/self/maps') as f:
-            paths = {ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln}
-    except OSError:
-        return
-    for path in paths:
+_openblas_fns: list | None = None   # [(get, set)] per OpenBLAS loaded, found once per process
+
+
+def _openblas() -> list:
+    """The thread-count functions of the OpenBLAS libraries numpy loaded (found in this
+    process's maps: the env variables are read only when the library loads)."""
+    global _openblas_fns
+    if _openblas_fns is None:
+        _openblas_fns = []
         try:
-            lib = ctypes.CDLL(path)
+            with open('/proc/self/maps') as f:
+                paths = {ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln}
         except OSError:
-            continue
-        for name in ('openblas_set_num_threads', 'scipy_openblas_set_num_threads64_',
-                     'scipy_openblas_set_num_threads_64_', 'openblas_set_num_threads64_'):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn(int(n))
-                break
+            paths = set()
+        for path in sorted(paths):
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for name in ('openblas_{}_num_threads', 'scipy_openblas_{}_num_threads64_',
+                         'scipy_openblas_{}_num_threads_64_', 'openblas_{}_num_threads64_'):
+                get = getattr(lib, name.format('get'), None)
+                set_ = getattr(lib, name.format('set'), None)
+                if get is not None and set_ is not None:
+                    _openblas_fns.append((get, set_))
+                    break
+    return _openblas_fns
+
+
+def set_blas_threads(n: int) -> list[int]:
+    """Set OpenBLAS's thread count to ``n`` where it differs; returns the previous counts.
+
+    Setting a count (re)starts OpenBLAS's thread pool when it is not running, as in any freshly
+    forked process, and pool threads spin for ~0.1 s before they sleep. So the host sets the
+    devices' count before forking them: they inherit it, find it set, and never start a pool
+    (a single-threaded count runs BLAS on the calling thread)."""
+    before = []
+    for get, set_ in _openblas():
+        before.append(int(get()))
+        if before[-1] != n:
+            set_(int(n))
+    return before
+
+
+def restore_blas_threads(counts: list[int]) -> None:
+    for (get, set_), n in zip(_openblas(), counts):
+        if int(get()) != n:
+            set_(int(n))
 
 
 class _Setup:
@@ -107,7 +136,7 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
         os.nice(int(os.environ.get("ENGINE_WORKER_NICE", "0")))
     except OSError:
         pass
-    _set_blas_threads(blas_threads(runtime.n))
+    set_blas_threads(blas_threads(runtime.n))   # normally inherited from the host: a no-op
     _reset_engine_state()
     # The host's heap came along with the fork: keep the collector from ever scanning it (full
     # collections would take milliseconds and copy every page they touch).
