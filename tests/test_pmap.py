@@ -88,6 +88,28 @@ def test_collective_over_two_axes_of_nested_pmap():
     np.testing.assert_array_equal(np.asarray(idx), [[0, 1, 2, 3], [10, 11, 12, 13]])
 
 
+@pytest.mark.skipif(N < 8, reason='needs 8 devices')
+def test_nested_pmap_outputs_of_mixed_shapes_dtypes_and_out_axes():
+    # the inner map's outputs are gathered together, through one exchange slot
+    x = rng.standard_normal((2, 4, 3)).astype(np.float32)
+
+    def inner(v):
+        return (v * 2., jnp.outer(v, v), (v > 0).astype(np.int32), lax.psum(v.sum(), 'j'),
+                lax.axis_index('j'))
+
+    def outer(v):
+        return jax.pmap(inner, axis_name='j', out_axes=(0, 2, 1, None, 0))(v)
+
+    got = jax.pmap(outer, axis_name='i')(x)
+    want = jax.vmap(lambda v: jax.vmap(inner, axis_name='j', out_axes=(0, 2, 1, None, 0))(v),
+                    axis_name='i')(x)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        close(g, w)
+    assert got[1].shape == (2, 3, 3, 4) and got[3].shape == (2,)
+    np.testing.assert_array_equal(np.asarray(got[4]), [[0, 1, 2, 3]] * 2)
+
+
 def test_large_psum_reduce_scatter_path():
     x = rng.standard_normal((N, 200_000)).astype(np.float32)
     out = jax.pmap(lambda a: lax.psum(a, 'i'), axis_name='i')(x)

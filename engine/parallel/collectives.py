@@ -141,31 +141,33 @@ class DeviceContext:
         return found
 
     # --- the exchange -----------------------------------------------------------------------
-    def _slot(self, region, pos, shape, dtype):
+    def _slot(self, region, pos, shape, dtype, at=0):
         if self.slots_of is not self.exchange.mm:
             self.slots.clear()
             self.slots_of = self.exchange.mm
-        key = (region, pos, shape, dtype)
+        key = (region, pos, shape, dtype, at)
         view = self.slots.get(key)
         if view is None:
             base = HEADER + region * (len(self.placement) * self.slot_bytes)
-            view = self.exchange.view(base + pos * self.slot_bytes, shape, dtype)
+            view = self.exchange.view(base + pos * self.slot_bytes + at, shape, dtype)
             if len(self.slots) > 256:
                 self.slots.clear()
             self.slots[key] = view
         return view
 
-    def _stack(self, region, group, shape, dtype):
-        """The group's slots as one strided array (group members are evenly spaced positions)."""
+    def _stack(self, region, group, shape, dtype, at=0):
+        """The group's slots (from byte ``at`` of each) as one strided array (group members are
+        evenly spaced positions)."""
         key = ('stack', region, group[0], len(group), group[1] - group[0] if len(group) > 1 else 0,
-               shape, dtype)
+               shape, dtype, at)
         view = self.slots.get(key)
         if view is None:
             step = key[4]
             if any(b - a != step for a, b in zip(group, group[1:])):
-                return np.stack([self._slot(region, p, shape, dtype) for p in group])
+                return np.stack([self._slot(region, p, shape, dtype, at) for p in group])
             dtype = np.dtype(dtype)
-            base = HEADER + region * (len(self.placement) * self.slot_bytes) + group[0] * self.slot_bytes
+            base = (HEADER + region * (len(self.placement) * self.slot_bytes)
+                    + group[0] * self.slot_bytes + at)
             inner = np.empty(shape, dtype).strides if shape else ()
             view = np.ndarray((len(group), *shape), dtype, buffer=self.exchange.mm, offset=base,
                               strides=(step * self.slot_bytes, *inner))
@@ -212,6 +214,44 @@ class DeviceContext:
         if self.record:
             self._event(kind, axes, group, start, wait0, nbytes, shape, dtype, params)
         return out
+
+    def gather_outputs(self, xs, out_axes, axis):
+        """A nested pmap's outputs, each all-gathered over ``axis`` (stacked at its out axis; an
+        output whose axis is None is kept as it is), in one exchange: all of them go into my slot
+        one after another, one barrier, then each is stacked from the group's slots. (One
+        barrier, not one per output: under grad a nested pmap returns many residuals, and each
+        barrier has to get every device process scheduled.)"""
+        group, rank = self._group((self.names[axis],))
+        start = time.perf_counter()
+        wait0 = self.wait_s
+        xs = [np.asarray(x) for x in xs]
+        places, total = [], 0
+        for x, oa in zip(xs, out_axes):
+            places.append(None if oa is None else total)
+            if oa is not None:
+                total += gathered_bytes(x.nbytes)
+        if total > self.slot_bytes:
+            raise RuntimeError(f"gathered outputs of {total} bytes exceed the exchange slot of "
+                               f"{self.slot_bytes} bytes (engine bug: slot sizing)")
+        region = self.seq % 2
+        for x, at in zip(xs, places):
+            if at is not None:
+                np.copyto(self._slot(region, self.pos, x.shape, x.dtype, at), x)
+        if any(at is not None for at in places):
+            self._sync()
+            self.seq += 1
+        outs = []
+        for x, oa, at in zip(xs, out_axes, places):
+            if at is None:
+                outs.append(x)
+                continue
+            stack = self._stack(region, group, x.shape, x.dtype, at)
+            outs.append(np.ascontiguousarray(np.moveaxis(stack, 0, oa)) if oa else stack.copy())
+            if self.record:
+                self._event('all_gather', (axis,), group, start, wait0, x.nbytes, x.shape, x.dtype,
+                            dict(axis=oa, tiled=False))
+                wait0 = self.wait_s   # the one barrier's wait goes with the first output
+        return outs
 
     def _event(self, kind, axes, group, start, wait0, nbytes, shape, dtype, params):
         self.events.append(dict(
@@ -332,6 +372,11 @@ def running(ctx: DeviceContext):
 
 def mesh_coords(pos: int, mesh) -> tuple:
     return tuple(int(c) for c in np.unravel_index(pos, mesh)) if mesh else ()
+
+
+def gathered_bytes(nbytes: int) -> int:
+    """Room one output takes in a slot for ``gather_outputs`` (16-byte aligned)."""
+    return (nbytes + 15) // 16 * 16
 
 
 def region_bytes(n_devices: int, slot_bytes: int) -> int:

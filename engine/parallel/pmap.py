@@ -188,9 +188,7 @@ def _run_nested(ctx, args, jaxpr, axis_name, axis_size, in_axes, out_axes):
         names = [_dim_name(d)] + ([axis_name] if axis_name is not None else [])
         with ctx.enter_dim(names, d):
             outs = [core.to_numpy(o) for o in eval_jaxpr(jaxpr.jaxpr, local, jaxpr.consts)]
-            return [o if oa is None else
-                    ctx.collective('all_gather', o, (names[-1],), axis=oa, tiled=False)
-                    for o, oa in zip(outs, out_axes)]
+            return ctx.gather_outputs(outs, out_axes, names[-1])
     # No mesh dimension for it: map it on this device, as a vmap.
     xs = [Array(np.asarray(x), w) for x, w in zip(args, weak)]
     outs = batching.vmap_flat(lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts), axis_size,

@@ -251,6 +251,7 @@ def slot_bytes_for(closed: ClosedJaxpr, mesh) -> int:
     """The largest operand any collective of the program exchanges (batched sizes included for
     nested pmaps that run as vmaps), and the outputs gathered by nested pmaps."""
     from ..lax.parallel import collective_primitives
+    from .collectives import gathered_bytes
     from .pmap import pmap_p
 
     def nbytes(aval, factor):
@@ -265,8 +266,8 @@ def slot_bytes_for(closed: ClosedJaxpr, mesh) -> int:
             elif eqn.primitive is pmap_p:
                 body = eqn.params['jaxpr'].jaxpr
                 if depth < len(mesh) and mesh[depth] == eqn.params['axis_size']:
-                    for v in body.outs:
-                        best = max(best, nbytes(v.aval, factor))
+                    # its outputs are gathered through one slot, one after another
+                    best = max(best, sum(gathered_bytes(nbytes(v.aval, factor)) for v in body.outs))
                     best = max(best, walk(body, depth + 1, factor))
                 else:
                     best = max(best, walk(body, depth + 1, factor * eqn.params['axis_size']))
