@@ -17,14 +17,19 @@ RESULT_FD = 3
 EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
 
 
-def _wire_descriptors(result_w: int, out_w: int, err_w: int) -> None:
+def _wire_descriptors(result_w: int, out_w: int, err_w: int, keep: tuple[int, ...] = ()) -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
     os.dup2(result_w, RESULT_FD)
-    # Everything else the zygote held (its control pipes, other runs' leftovers) is closed.
-    os.closerange(RESULT_FD + 1, os.sysconf("SC_OPEN_MAX"))
+    # Everything else the zygote held (its control pipes, other runs' leftovers) is closed; the
+    # namespace descriptors in ``keep`` are closed by ``isolate`` once it has entered them.
+    low = RESULT_FD + 1
+    for fd in sorted(k for k in keep if k >= low):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
     for fd in (0, 1, 2, RESULT_FD):
         os.set_inheritable(fd, fd != RESULT_FD)  # device processes may print, but not forge reports
     sys.stdin = open(0, "r", closefd=False)
@@ -59,7 +64,7 @@ def run_child(plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int,
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
-        _wire_descriptors(*fds)
+        _wire_descriptors(*fds, keep=plan.keep_fds)
         notes = isolation.isolate(plan, workdir)
         _clean_import_path()
         for note in notes:
@@ -72,6 +77,13 @@ def run_child(plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int,
         sys.stderr.flush()
         _send(payload.encode() if isinstance(payload, str) else payload)
         code = EXIT_OK
+        # Closing the pipes now tells the supervisor the result is complete, so it need not wait
+        # for this process to finish exiting (unmapping memory, dropping namespaces).
+        for fd in (1, 2, RESULT_FD):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
     except BaseException:  # noqa: BLE001 - anything here must still end the process cleanly
         try:
             sys.stderr.write("[sandbox] " + traceback.format_exc(limit=-3))

@@ -7,8 +7,11 @@ uid, and the seccomp filter comes last because it forbids mount/unshare itself.
 from __future__ import annotations
 
 import ctypes
+import fcntl
+import json
 import os
 import resource
+import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,10 @@ PR_SET_PDEATHSIG = 1
 RUN_DIR = "/tmp/run"  # the run's cwd when it has a private /tmp
 
 _libc = ctypes.CDLL(None, use_errno=True)
+# Resolved here, in the zygote: a symbol looked up first in a run's child costs a search through
+# every loaded library, each run again.
+for _name in ("unshare", "mount", "prctl", "syscall", "setns"):
+    getattr(_libc, _name)
 
 
 def _check(result: int, what: str) -> None:
@@ -80,6 +87,15 @@ class Plan:
     tmp_bytes: int = 128 << 20
     nice: int = 10
     env: dict[str, str] = field(default_factory=dict)
+    # Built once per zygote by ``prepare``; a run only patches or enters them.
+    filter_template: Optional[seccomp.FilterTemplate] = field(default=None, repr=False, compare=False)
+    template_mnt_fd: Optional[int] = field(default=None, repr=False, compare=False)
+    template_net_fd: Optional[int] = field(default=None, repr=False, compare=False)
+
+    @property
+    def keep_fds(self) -> tuple[int, ...]:
+        """Descriptors the child must keep until ``isolate`` has entered the namespaces."""
+        return tuple(fd for fd in (self.template_mnt_fd, self.template_net_fd) if fd is not None)
 
     @property
     def private_tmp(self) -> bool:
@@ -173,7 +189,8 @@ def _hide(path: str) -> None:
         mount("/dev/null", path, None, MS_BIND)
 
 
-def _private_filesystem(plan: Plan, notes: list[str]) -> None:
+def _static_filesystem(plan: Plan, notes: list[str]) -> None:
+    """The part of a run's filesystem view that is the same for every run of the zygote."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates back to the host
     _make_everything_readonly(notes)
     if plan.mode == "root":
@@ -183,6 +200,15 @@ def _private_filesystem(plan: Plan, notes: list[str]) -> None:
             _hide(path)
         except OSError as e:
             notes.append(f"hiding {path} failed: {e.strerror}")
+
+
+def _private_filesystem(plan: Plan, notes: list[str]) -> None:
+    _static_filesystem(plan, notes)
+    _scratch_filesystem(plan)
+
+
+def _scratch_filesystem(plan: Plan) -> None:
+    """The run's own writable places: fresh tmpfs mounts over /tmp, /var/tmp and /dev/shm."""
     scratch = MS_NOSUID | MS_NODEV
     # A checkout or venv may live under /tmp or /var/tmp (CI clones do): keep those reachable,
     # read-only, with their hidden parts still hidden, when the scratch tmpfs covers the rest.
@@ -217,6 +243,97 @@ def _enter_user_namespace(plan: Plan) -> None:
         f.write(f"{plan.outer_uid} {plan.outer_uid} 1")
     with open("/proc/self/gid_map", "w") as f:
         f.write(f"{plan.outer_gid} {plan.outer_gid} 1")
+
+
+def _setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(fd, nstype), "setns")
+
+
+def _build_templates(plan: Plan) -> tuple[int, int, list[str]]:
+    """Set up, once, the mount namespace every run of this zygote starts from (all read-only,
+    re-exposed and hidden paths in place) and the slot's network namespace.
+
+    A short-lived helper builds them; the zygote keeps them alive through namespace descriptors.
+    A run enters both, then unshares a private copy of the mount namespace for its own scratch
+    mounts (and a fresh IPC namespace: System V objects would outlive a run). The network
+    namespace is shared by the slot's runs, which never overlap: it has only a loopback device
+    that is down, runs may not create sockets other than unnamed socket pairs, and a run's
+    sockets all close when its process group is killed, so nothing carries over.
+    """
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.close(ready_r)
+            os.close(done_w)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            unshare(CLONE_NEWNS | CLONE_NEWNET)
+            notes: list[str] = []
+            _static_filesystem(plan, notes)
+            os.write(ready_w, json.dumps({"notes": notes}).encode())
+            os.close(ready_w)
+            os.read(done_r, 1)  # stay until the zygote holds the namespaces
+            status = 0
+        except BaseException as e:  # noqa: BLE001
+            try:
+                os.write(ready_w, json.dumps({"error": f"{type(e).__name__}: {e}"}).encode())
+            except BaseException:  # noqa: BLE001
+                pass
+        finally:
+            os._exit(status)
+    os.close(ready_w)
+    os.close(done_r)
+    fds: list[int] = []
+    try:
+        data = b""
+        while chunk := os.read(ready_r, 65536):
+            data += chunk
+        facts = json.loads(data or b'{"error": "the template helper died"}')
+        if "error" in facts:
+            raise OSError(facts["error"])
+        for kind in ("mnt", "net"):
+            fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)
+            # Well above the descriptors a run's child rewires (0-3).
+            fds.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
+            os.close(fd)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    finally:
+        os.close(ready_r)
+        os.close(done_w)
+        os.waitpid(pid, 0)
+    return fds[0], fds[1], facts["notes"]
+
+
+def prepare(plan: Plan) -> list[str]:
+    """Do, once in the zygote, what every run would otherwise repeat. Returns notes."""
+    notes: list[str] = []
+    if plan.use_seccomp and plan.filter_template is None:
+        plan.filter_template = seccomp.FilterTemplate(plan.protected_pids)
+    if plan.mode == "root" and plan.template_mnt_fd is None:
+        try:
+            plan.template_mnt_fd, plan.template_net_fd, template_notes = _build_templates(plan)
+            notes += template_notes
+        except OSError as e:
+            notes.append(f"namespace templates unavailable, each run builds its own: {e}")
+    return notes
+
+
+def release(plan: Plan) -> None:
+    for fd in plan.keep_fds:
+        os.close(fd)
+    plan.template_mnt_fd = plan.template_net_fd = None
+
+
+def _enter_templates(plan: Plan) -> None:
+    _setns(plan.template_net_fd, CLONE_NEWNET)
+    _setns(plan.template_mnt_fd, CLONE_NEWNS)  # also moves root and cwd to the template's
+    unshare(CLONE_NEWNS | CLONE_NEWIPC)         # the run's own copy: its mounts stay its own
+    release(plan)
 
 
 # --- limits and identity ----------------------------------------------------------------------
@@ -271,7 +388,10 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
     run never proceeds with less isolation than the probe promised.
     """
     notes: list[str] = []
-    if plan.mode == "root":
+    if plan.mode == "root" and plan.template_mnt_fd is not None:
+        _enter_templates(plan)
+        _scratch_filesystem(plan)
+    elif plan.mode == "root":
         unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
         _private_filesystem(plan, notes)
     elif plan.mode == "userns":
@@ -285,9 +405,15 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
     elif plan.mode == "userns":
         drop_capabilities()
     home = os.getcwd()
-    os.environ.clear()
-    os.environ.update(plan.env)
-    os.environ.update(HOME=home, TMPDIR=home, NUMBA_CACHE_DIR=os.path.join(home, ".numba_cache"))
+    env = dict(plan.env, HOME=home, TMPDIR=home, NUMBA_CACHE_DIR=os.path.join(home, ".numba_cache"))
+    # The same result as clear() and update(), minus the calls for the entries that already match.
+    for key in [k for k in os.environ if k not in env]:
+        del os.environ[key]
+    for key, value in env.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
     if plan.use_seccomp:
-        seccomp.install(seccomp.build_filter(os.getpgid(0), plan.protected_pids))
+        pgid = os.getpgid(0)
+        seccomp.install(plan.filter_template.for_group(pgid) if plan.filter_template is not None
+                        else seccomp.build_filter(pgid, plan.protected_pids))
     return notes

@@ -103,6 +103,28 @@ class Assembler:
         return b"".join(out)
 
 
+PGID_PLACEHOLDER = 0x7FFFFFFE
+
+
+class FilterTemplate:
+    """The filter assembled once (in the zygote) with a placeholder where the run's process group
+    goes; ``for_group`` patches in the real group, so a run pays for no assembly."""
+
+    def __init__(self, protected_pids: tuple[int, ...] = ()):
+        self.program = build_filter(PGID_PLACEHOLDER, protected_pids)
+        needle = struct.pack("=HBBI", JEQ_K, 0, 0, -PGID_PLACEHOLDER & 0xFFFFFFFF)
+        matches = [i for i in range(0, len(self.program), 8) if self.program[i:i + 2] == needle[:2]
+                   and self.program[i + 4:i + 8] == needle[4:]]
+        if len(matches) != 1:
+            raise ValueError("the process-group test is not unique in the filter")
+        self.offset = matches[0] + 4
+
+    def for_group(self, pgid: int) -> bytes:
+        program = bytearray(self.program)
+        struct.pack_into("=I", program, self.offset, -pgid & 0xFFFFFFFF)
+        return bytes(program)
+
+
 def build_filter(pgid: int, protected_pids: tuple[int, ...] = ()) -> bytes:
     """The filter for a run whose process group is ``pgid``.
 
@@ -175,6 +197,7 @@ SECCOMP_MODE_FILTER = 2
 
 
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded once in the zygote, not in every run
+_libc.prctl  # and the symbol resolved there too (a lookup through every loaded library)
 
 
 def install(program: bytes) -> None:

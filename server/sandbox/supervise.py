@@ -44,6 +44,8 @@ class Outcome:
     duration_ms: float = 0.0
     exit_status: Optional[int] = None
     leftovers: list[int] = field(default_factory=list)
+    # (pid, workdir) of a run whose report is complete but whose teardown ``cleanup`` still owes.
+    pending: Optional[tuple[int, Optional[str]]] = field(default=None, repr=False)
 
 
 def _pgid_members(pgid: int) -> list[int]:
@@ -135,7 +137,12 @@ def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, st
     return "killed", f"exited with status {code}"
 
 
-def run(plan: isolation.Plan, runner, request_json: bytes, limits: Limits, sandbox_tmp: str) -> Outcome:
+def run(plan: isolation.Plan, runner, request_json: bytes, limits: Limits, sandbox_tmp: str,
+        defer_cleanup: bool = False) -> Outcome:
+    """Run one request. With ``defer_cleanup`` the outcome may come back as soon as the child has
+    sent its report and closed its pipes, while it is still exiting (unmapping its memory, tearing
+    down its namespaces): the caller then sends the result on and must call ``cleanup`` before
+    the next run, which kills the run's process group and reaps it as before."""
     start = time.monotonic()
     workdir = None
     if not plan.private_tmp:
@@ -153,11 +160,38 @@ def run(plan: isolation.Plan, runner, request_json: bytes, limits: Limits, sandb
         child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir)
     for fd in (result_w, out_w, err_w):
         os.close(fd)
+    outcome = None
     try:
-        return _supervise(pid, start, (result_r, out_r, err_r), limits)
+        outcome = _supervise(pid, start, (result_r, out_r, err_r), limits)
     finally:
         for fd in (result_r, out_r, err_r):
             os.close(fd)
+        if outcome is None or outcome.pending is None:
+            if workdir:
+                shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            outcome.pending = (pid, workdir)
+    if not defer_cleanup:
+        cleanup(outcome)
+    return outcome
+
+
+def cleanup(outcome: Outcome) -> None:
+    """Finish a run that ``run`` left pending: kill its group, reap it, remove its directory."""
+    if outcome.pending is None:
+        return
+    pid, workdir = outcome.pending
+    outcome.pending = None
+    try:
+        seen: dict = {}
+        outcome.leftovers = kill_group(pid, seen)
+        if pid not in seen:
+            try:
+                seen[pid] = os.wait4(pid, 0)[1:]
+            except ChildProcessError:
+                pass
+        outcome.exit_status = seen.get(pid, (None, None))[0]
+    finally:
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -177,7 +211,9 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
     limit: Optional[str] = None
     detail = ""
     exited = False
-    status = None
+    finished = False  # report sent and every pipe closed: the child's exit may be waited for later
+    status = usage = None
+    leftovers: list[int] = []
 
     def drain(fd: int) -> None:
         while fd in open_fds:
@@ -216,6 +252,11 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
                 for fd in list(open_fds):
                     drain(fd)
                 break
+            if not open_fds and buffers[result_r]:
+                # Every holder of the pipes closed them (a run's child does so after sending its
+                # report); nothing more can arrive, so the result is complete.
+                finished = True
+                break
             if time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + WATCH_EVERY
                 if _memory_of(_pgid_members(pid)) > limits.memory_bytes:
@@ -224,15 +265,16 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
     finally:
         poller.unregister(pidfd)
         os.close(pidfd)
-        seen: dict = {}
-        leftovers = kill_group(pid, seen)
-        if pid not in seen:
-            try:
-                seen[pid] = os.wait4(pid, 0)[1:]
-            except ChildProcessError:
-                pass
-        status, usage = seen.get(pid, (None, None))
-        cpu_used = usage.ru_utime + usage.ru_stime if usage else 0.0
+        if not finished:
+            seen: dict = {}
+            leftovers = kill_group(pid, seen)
+            if pid not in seen:
+                try:
+                    seen[pid] = os.wait4(pid, 0)[1:]
+                except ChildProcessError:
+                    pass
+            status, usage = seen.get(pid, (None, None))
+    cpu_used = usage.ru_utime + usage.ru_stime if usage else 0.0
 
     report = bytes(buffers[result_r]) if limit is None else None
     if limit is None and status is not None and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
@@ -242,4 +284,4 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
         limit, detail = "killed", "no report"
     return Outcome(report=report, stdout=bytes(buffers[out_r]), stderr=bytes(buffers[err_r]), limit=limit,
                    detail=detail, duration_ms=(time.monotonic() - start) * 1000, exit_status=status,
-                   leftovers=leftovers)
+                   leftovers=leftovers, pending=(pid, None) if finished else None)

@@ -111,7 +111,13 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
     failures = []
     for mode in candidates:
         plan = make_plan(config, mode, use_seccomp)
+        prepared = isolation.prepare(plan)
         ok, facts = probe(plan, config["sandbox_tmp"])
+        if not ok and plan.keep_fds:
+            # Try once more without the namespace templates before giving up on this mode.
+            failures.append(f"{mode} isolation with namespace templates failed: {facts.get('error', 'probe failed')}")
+            isolation.release(plan)
+            ok, facts = probe(plan, config["sandbox_tmp"])
         if ok:
             info = {
                 "mode": mode,
@@ -123,10 +129,11 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
                 "seccomp": bool(facts.get("seccomp_active")),
                 "sockets_blocked": bool(facts.get("socket_blocked")),
                 "memory_watchdog": True,
-                "notes": facts.get("notes", []) + failures
+                "notes": prepared + facts.get("notes", []) + failures
                 + ([] if use_seccomp else [f"seccomp: no filter for {os.uname().machine}"]),
             }
             return plan, info
+        isolation.release(plan)
         failures.append(f"{mode} isolation unavailable: {facts.get('error', 'probe failed')}")
         log.warning("slot %s: %s", config["slot"], failures[-1])
     raise RuntimeError("; ".join(failures))
@@ -237,19 +244,25 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
         message = read_message(ctrl_in)
         if message is None:
             return
+        outcome = None
         try:
             request = RunRequest.model_validate_json(message)
             if runner is None:
                 reply = limit_report(request, "killed", version, message=runner_error).model_dump_json().encode()
             else:
-                outcome = supervise.run(plan, runner, message, limits, config["sandbox_tmp"])
-                if outcome.leftovers:
-                    log.error("slot %s: processes survived the run: %s", config["slot"], outcome.leftovers)
+                outcome = supervise.run(plan, runner, message, limits, config["sandbox_tmp"], defer_cleanup=True)
                 reply = finish(outcome, request, config, version)
         except Exception as e:  # noqa: BLE001 - one bad run must not take the zygote down
             log.exception("slot %s: run failed", config["slot"])
             reply = json.dumps({"internal_error": f"{type(e).__name__}: {e}"}).encode()
-        write_message(ctrl_out, reply)
+        try:
+            write_message(ctrl_out, reply)
+        finally:
+            # The run's teardown happens after its reply is on its way, and before the next run.
+            if outcome is not None:
+                supervise.cleanup(outcome)
+                if outcome.leftovers:
+                    log.error("slot %s: processes survived the run: %s", config["slot"], outcome.leftovers)
 
 
 def main() -> None:
