@@ -44,6 +44,20 @@ def test_dead_device_is_reported_and_the_pool_heals():
     assert set(runtime.worker_pids()).isdisjoint(before)
 
 
+@pytest.mark.skipif(jax.device_count() < 8, reason='needs 8 devices')
+def test_a_run_forks_only_its_devices_and_later_ones_join():
+    runtime.shutdown()
+    psum = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')
+    np.testing.assert_allclose(psum(jnp.arange(4.)), [6.] * 4)
+    first = runtime.worker_pids()
+    assert len(first) == 4
+    # four more join the running four; collectives span old and new devices
+    np.testing.assert_allclose(psum(jnp.arange(8.)), [28.] * 8)
+    assert len(runtime.worker_pids()) == 8 and runtime.worker_pids()[:4] == first
+    np.testing.assert_allclose(psum(jnp.arange(4.) + 1), [10.] * 4)
+    np.testing.assert_allclose(jax.pmap(lambda x: lax.pmax(x, 'i'), axis_name='i')(jnp.arange(8.)), [7.] * 8)
+
+
 def test_device_side_exception_names_the_device():
     runtime.shutdown()
     bad_p = core.Primitive('bad')

@@ -115,20 +115,23 @@ class LocalRuntime:
         self.closed = False
 
     # --- start / stop -------------------------------------------------------------------------
-    def start(self) -> None:
-        """Fork the workers that are not running (all of them: they share barrier state)."""
-        if None not in self.workers:
+    def start(self, devices=None) -> None:
+        """Fork those of ``devices`` (default: all) that are not running. A run forks only the
+        devices it is placed on (a fork of a big host costs milliseconds); one forked later
+        joins at the current doorbell generation, and barriers count only a run's positions.
+        (A program that must be inherited stops them all, so every live device has it.)"""
+        missing = [d for d in (range(self.n) if devices is None else devices) if self.workers[d] is None]
+        if not missing:
             return
         if not sync.futex_available():
             raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 "
                                "or arm64)")
-        self.stop_workers()
         # The devices inherit their BLAS thread count (setting it in a fresh fork would start a
         # spinning thread pool in each); the host keeps it while they run, on the same cores.
         counts = worker.set_blas_threads(worker.blas_threads(self.n))
         if self.host_blas is None:
             self.host_blas = counts
-        for slot in range(self.n):
+        for slot in missing:
             self.workers[slot] = self._fork(slot)
 
     def _fork(self, slot: int) -> _Worker:
@@ -211,7 +214,7 @@ class LocalRuntime:
         """Run ``program`` on devices ``placement`` (position ``p`` gets ``inputs[p]``, a list of
         Buffers on its device). Returns per-position output Buffers and per-position timing dicts
         (with the device's collective ``events`` when ``events``)."""
-        self.start()
+        self.start(placement)
         t0 = time.perf_counter() if t0 is None else t0
         self.exchange.grow(collectives.exchange_bytes(len(placement), program.slot_bytes))
         self.control.sizes[self.n] = self.exchange.size
