@@ -128,6 +128,31 @@ class _Setup:
         return found
 
 
+def _drop_inherited_descriptors(runtime, conn) -> None:
+    """Keep only the shared memory and this device's socket; stdin/stdout/stderr become
+    /dev/null. A device must not hold the host's pipes: whoever reads the host's output (a
+    sandbox supervisor, ``subprocess.run``) sees it end only when every holder closed it, which
+    would otherwise wait for the devices to be torn down after the host is done. (Device
+    output reaches the host in replies: prints, errors and their tracebacks.)"""
+    keep = {conn.fileno(), runtime.exchange.fd, runtime.control.arena.fd}
+    keep.update(a.fd for a in runtime.arenas)
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        return
+    low = 3
+    for fd in sorted(keep) + [None]:
+        if fd is None:
+            os.closerange(low, 1 << 16)
+            break
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
+
+
 def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the host's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -138,6 +163,7 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
         pass
     set_blas_threads(blas_threads(runtime.n))   # normally inherited from the host: a no-op
     _reset_engine_state()
+    _drop_inherited_descriptors(runtime, conn)
     # The host's heap came along with the fork: keep the collector from ever scanning it (full
     # collections would take milliseconds and copy every page they touch).
     gc.freeze()
