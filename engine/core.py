@@ -227,14 +227,25 @@ def new_main(trace_type, global_data=None):
         _state.stack.pop()
 
 
+# How many staging traces are open in any thread. Eager fast paths read this plain list cell
+# (a thread-local read costs as much as half a numpy add); non-zero sends them the general way,
+# which checks the thread's own state, so another thread's tracing only costs speed.
+staging_anywhere = [0]
+_staging_lock = threading.Lock()
+
+
 @contextmanager
 def new_dynamic(main: MainTrace):
     """Make ``main`` catch every bind, even of constants: how jit stages constant-only work."""
     prev, _state.dynamic = _state.dynamic, main
+    with _staging_lock:
+        staging_anywhere[0] += 1
     try:
         yield
     finally:
         _state.dynamic = prev
+        with _staging_lock:
+            staging_anywhere[0] -= 1
 
 
 def tracing_active() -> bool:

@@ -15,6 +15,7 @@ from ..errors import ConcretizationTypeError
 from . import _contract, _creation, _indexing, _reductions, _shape, _ufuncs
 
 _state = core._state
+_staging = core.staging_anywhere
 _new = object.__new__
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -125,7 +126,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
 
     def array_op(self, other):
         # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
-        if type(other) is Array and _state.dynamic is None:
+        if type(other) is Array and not _staging[0]:
             a, b = self._value, other._value
             d = a.dtype
             if (d is b.dtype or d == b.dtype) and d.kind in kinds:
