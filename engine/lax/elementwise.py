@@ -258,31 +258,22 @@ def _unbroadcast(ct, operand):
     return _lax().reduce_sum(ct, tuple(range(core.get_aval(ct).ndim)))
 
 
-def _add_jvp(primals, tangents):
+def _additive_jvp(p, negate_y: bool):
     # A constant operand has a symbolic-zero tangent: pass the other through, no zeros built.
-    out = add_p.bind(*primals)
-    tx, ty = tangents
-    shape = core.get_aval(out).shape
-    if type(ty) is Zero:
-        return out, _to_shape(tx, shape)
-    if type(tx) is Zero:
-        return out, _to_shape(ty, shape)
-    return out, add_p.bind(tx, ty)
+    def rule(primals, tangents):
+        out = p.bind(*primals)
+        tx, ty = tangents
+        shape = core.get_aval(out).shape
+        if type(ty) is Zero:
+            return out, _to_shape(tx, shape)
+        if type(tx) is Zero:
+            return out, _to_shape(neg(ty) if negate_y else ty, shape)
+        return out, p.bind(tx, ty)
+    return rule
 
 
-def _sub_jvp(primals, tangents):
-    out = sub_p.bind(*primals)
-    tx, ty = tangents
-    shape = core.get_aval(out).shape
-    if type(ty) is Zero:
-        return out, _to_shape(tx, shape)
-    if type(tx) is Zero:
-        return out, _to_shape(neg(ty), shape)
-    return out, sub_p.bind(tx, ty)
-
-
-ad.jvp_rules[add_p] = _add_jvp
-ad.jvp_rules[sub_p] = _sub_jvp
+ad.jvp_rules[add_p] = _additive_jvp(add_p, negate_y=False)
+ad.jvp_rules[sub_p] = _additive_jvp(sub_p, negate_y=True)
 ad.transpose_rules[add_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(ct, y)]
 ad.transpose_rules[sub_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(neg(ct), y)]
 for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p,
