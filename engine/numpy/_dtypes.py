@@ -182,12 +182,8 @@ def to_dtype(x) -> np.dtype:
     """np.dtype of a dtype-like, including ``jnp.float32``-style scalar types and Python types."""
     if isinstance(x, _ScalarMeta):
         return x.dtype
-    if x is int:
-        return np.dtype('int32')
-    if x is float:
-        return np.dtype('float32')
-    if x is complex:
-        return np.dtype('complex64')
+    if x is int or x is float or x is complex:  # Python types mean their default dtypes
+        return core.python_scalar_dtype(x(0))
     if isinstance(x, (Array, Tracer)):
         return x.dtype
     return np.dtype(x)
