@@ -6,6 +6,7 @@
 Each module prints its own table; a module that fails is reported and the others still run. The
 exit status is 1 if any module failed.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -19,12 +20,14 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def modules(selected: list[str]) -> list[str]:
-    names = sorted(p.stem for p in HERE.glob('bench_*.py'))
+    names = sorted(p.stem for p in HERE.glob("bench_*.py"))
     if selected:
-        wanted = {s if s.startswith('bench_') else f'bench_{s}' for s in selected}
+        wanted = {s if s.startswith("bench_") else f"bench_{s}" for s in selected}
         unknown = wanted - set(names)
         if unknown:
-            raise SystemExit(f"no such benchmark module: {', '.join(sorted(unknown))} (have {', '.join(names)})")
+            raise SystemExit(
+                f"no such benchmark module: {', '.join(sorted(unknown))} (have {', '.join(names)})"
+            )
         names = [n for n in names if n in wanted]
     return names
 
@@ -33,7 +36,7 @@ def run_one(name: str) -> bool:
     print(f"\n== {name} " + "=" * max(0, 70 - len(name)), flush=True)
     start = time.perf_counter()
     try:
-        main = importlib.import_module(f'bench.{name}').main
+        main = importlib.import_module(f"bench.{name}").main
         # mains parse their own options: hand them none, not `python -m bench`'s
         status = main([]) if inspect.signature(main).parameters else main()
     except SystemExit as e:
@@ -41,8 +44,10 @@ def run_one(name: str) -> bool:
     except Exception:  # noqa: BLE001 - one broken benchmark must not hide the others
         traceback.print_exc()
         status = 1
-    print(f"-- {name}: {'ok' if not status else f'FAILED ({status})'} in {time.perf_counter() - start:.1f} s",
-          flush=True)
+    print(
+        f"-- {name}: {'ok' if not status else f'FAILED ({status})'} in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
     return not status
 
 
@@ -53,5 +58,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(results) else 1
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

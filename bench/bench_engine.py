@@ -5,6 +5,7 @@
 Targets: eager ``x + x`` on 10 floats within 4x of numpy's own time (JAX: ~20x); eager warm
 ``grad(tanh)(1.0)`` under 300 µs and at most 1/10 of JAX's time where JAX is installed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ def per_call_seconds(fn, budget: float) -> float:
 
 def real_jax():
     """The real JAX, never the engine's ``jax`` alias."""
-    if 'jax' in sys.modules and getattr(sys.modules['jax'], '__engine__', None) is not None:
+    if "jax" in sys.modules and getattr(sys.modules["jax"], "__engine__", None) is not None:
         return None
     try:
         import jax
@@ -39,8 +40,10 @@ def workloads():
     import engine
     from engine import lax
     from engine.core import Array
+
     try:
         import engine.numpy as enp
+
         tanh = enp.tanh
     except (ImportError, AttributeError):
         tanh = lax.tanh
@@ -61,22 +64,34 @@ def workloads():
         jg = jax.grad(jnp.tanh)
         jax_grad = lambda: jg(1.0).block_until_ready()  # noqa: E731
     return [
-        ('eager x + x, 10 x f32', add, lambda: a + a, jax_add, 'engine <= 4x numpy',
-         lambda e, n, j: e <= 4 * n),
-        ('eager grad(tanh)(1.0), warm', lambda: g(1.0), None, jax_grad, '< 300 us, <= JAX / 10',
-         lambda e, n, j: e < 300e-6 and (j is None or e <= j / 10)),
+        (
+            "eager x + x, 10 x f32",
+            add,
+            lambda: a + a,
+            jax_add,
+            "engine <= 4x numpy",
+            lambda e, n, j: e <= 4 * n,
+        ),
+        (
+            "eager grad(tanh)(1.0), warm",
+            lambda: g(1.0),
+            None,
+            jax_grad,
+            "< 300 us, <= JAX / 10",
+            lambda e, n, j: e < 300e-6 and (j is None or e <= j / 10),
+        ),
     ]
 
 
 def fmt(seconds: float | None) -> str:
     if seconds is None:
-        return '-'
+        return "-"
     return f"{seconds * 1e6:.2f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--seconds', type=float, default=0.5, help='time budget per measurement')
+    ap.add_argument("--seconds", type=float, default=0.5, help="time budget per measurement")
     args = ap.parse_args(argv)
     rows = []
     for name, eng, npf, jxf, target, check in workloads():
@@ -89,15 +104,24 @@ def main(argv: list[str] | None = None) -> int:
             ratios.append(f"engine/numpy {e / n:.1f}x")
         if j:
             ratios.append(f"engine/JAX {e / j:.2f}x")
-        rows.append((name, fmt(e), fmt(n), fmt(j), ', '.join(ratios) or '-', target,
-                     'met' if check(e, n, j) else 'MISSED'))
-    head = ('workload', 'engine', 'numpy', 'JAX', 'ratios', 'target', '')
+        rows.append(
+            (
+                name,
+                fmt(e),
+                fmt(n),
+                fmt(j),
+                ", ".join(ratios) or "-",
+                target,
+                "met" if check(e, n, j) else "MISSED",
+            )
+        )
+    head = ("workload", "engine", "numpy", "JAX", "ratios", "target", "")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     print(f"JAX: {'importable' if real_jax() else 'not installed (its column is empty)'}")
-    for row in [head, tuple('-' * w for w in widths), *rows]:
-        print('  '.join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    for row in [head, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

@@ -4,6 +4,7 @@ gradients, warm-call overhead, cold and cached first calls. ``main()`` prints on
 Each row: the engine's time, numpy eager's (or the floor named in the row), JAX jit's when jax is
 importable, and the ratios. Run with ``python -m bench.bench_jit`` (or ``make bench``).
 """
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ import sys
 import textwrap
 import time
 
-os.environ.setdefault('NUMBA_THREADING_LAYER', 'workqueue')
+os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
 
 import numpy as np  # noqa: E402
 
@@ -21,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Timing(float):
     """Median seconds per call; ``.min`` keeps the best round (closest to an idle machine)."""
+
     min: float
 
 
@@ -42,6 +44,7 @@ def _jax():
     try:
         import jax  # noqa: F401
         import jax.numpy as jjnp  # noqa: F401
+
         return jax
     except ImportError:
         return None
@@ -50,6 +53,7 @@ def _jax():
 def fusion_rows(jax_ref):
     import engine as ej
     import engine.numpy as jnp
+
     x_np = np.random.default_rng(0).normal(size=(5000, 5000)).astype(np.float32)
     x = jnp.asarray(x_np)
     rows = []
@@ -64,7 +68,7 @@ def fusion_rows(jax_ref):
         jf = jax_ref.jit(lambda x: x * x + x * 2.0)
         xj = jax_ref.numpy.asarray(x_np)
         t_jax = best(lambda: jf(xj).block_until_ready())
-    rows.append(('x*x + x*2.0  f32[5000,5000]', t_eng, t_np, t_jax, floor))
+    rows.append(("x*x + x*2.0  f32[5000,5000]", t_eng, t_np, t_jax, floor))
 
     g = ej.jit(lambda x: jnp.tanh(x) * jnp.exp(-x * x) + jnp.sin(x) / 2)
     g(x)
@@ -76,17 +80,20 @@ def fusion_rows(jax_ref):
         jg = jax_ref.jit(lambda x: jn.tanh(x) * jn.exp(-x * x) + jn.sin(x) / 2)
         xj = jn.asarray(x_np)
         t_jax = best(lambda: jg(xj).block_until_ready(), repeat=3)
-    rows.append(('tanh(x)*exp(-x*x)+sin(x)/2', t_eng, t_np, t_jax, floor))
+    rows.append(("tanh(x)*exp(-x*x)+sin(x)/2", t_eng, t_np, t_jax, floor))
     return rows
 
 
 def mlp_row(jax_ref):
     import engine as ej
     import engine.numpy as jnp
+
     rng = np.random.default_rng(0)
     sizes = [784, 512, 256, 10]
-    params_np = [(rng.normal(size=(m, n)).astype(np.float32) / np.sqrt(m), np.zeros(n, np.float32))
-                 for m, n in zip(sizes[:-1], sizes[1:])]
+    params_np = [
+        (rng.normal(size=(m, n)).astype(np.float32) / np.sqrt(m), np.zeros(n, np.float32))
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
     xb = rng.normal(size=(128, 784)).astype(np.float32)
     yb = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
 
@@ -98,13 +105,16 @@ def mlp_row(jax_ref):
             w, b = params[-1]
             out = np_mod.dot(h, w) + b
             return np_mod.sum((out - y) ** 2)
+
         return loss
+
     loss = make(jnp, jnp.tanh)
     params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in params_np]
     f = ej.jit(ej.vmap(ej.grad(loss), in_axes=(None, 0, 0)))
     f(params, jnp.asarray(xb), jnp.asarray(yb))
     xe, ye = jnp.asarray(xb), jnp.asarray(yb)
     t_eng = best(lambda: f(params, xe, ye), repeat=3)
+
     # numpy reference: the same per-example gradients, written by hand with batched einsums.
     def np_grads():
         hs, zs, h = [xb], [], xb
@@ -116,10 +126,11 @@ def mlp_row(jax_ref):
         grads = []
         for i in range(len(params_np) - 1, -1, -1):
             w = params_np[i][0]
-            grads.append((np.einsum('bi,bj->bij', hs[i], d), d))
+            grads.append((np.einsum("bi,bj->bij", hs[i], d), d))
             if i:
                 d = (d @ w.T) * (1 - hs[i] ** 2)
         return grads
+
     t_np = best(np_grads, repeat=3)
     t_jax = None
     if jax_ref is not None:
@@ -129,12 +140,13 @@ def mlp_row(jax_ref):
         jf = jax_ref.jit(jax_ref.vmap(jax_ref.grad(jl), in_axes=(None, 0, 0)))
         xj, yj = jn.asarray(xb), jn.asarray(yb)
         t_jax = best(lambda: jax_ref.block_until_ready(jf(jp, xj, yj)), repeat=3)
-    return ('per-example grads MLP 784-512-256-10 b128', t_eng, t_np, t_jax, None)
+    return ("per-example grads MLP 784-512-256-10 b128", t_eng, t_np, t_jax, None)
 
 
 def warm_row(jax_ref):
     import engine as ej
     import engine.numpy as jnp
+
     x = jnp.ones(10)
     f = ej.jit(lambda x: x * x + x * 2.0)
     f(x)
@@ -146,11 +158,11 @@ def warm_row(jax_ref):
         jf = jax_ref.jit(lambda x: x * x + x * 2.0)
         xj = jax_ref.numpy.ones(10)
         t_jax = best(lambda: jf(xj).block_until_ready(), repeat=5, number=2000)
-    return ('warm call, 10 floats', t_eng, t_np, t_jax, None)
+    return ("warm call, 10 floats", t_eng, t_np, t_jax, None)
 
 
 # A materialized input (jnp.ones is a lazy broadcast whose first use copies 100 MB).
-COLD = textwrap.dedent('''
+COLD = textwrap.dedent("""
     import os, time
     t0 = time.perf_counter()
     import numpy as np, engine as jax, engine.numpy as jnp
@@ -160,11 +172,11 @@ COLD = textwrap.dedent('''
     f(x)
     t2 = time.perf_counter()
     print(t2 - t1, t2 - t0)
-''')
+""")
 
 # Loading a disk-cached kernel in a process whose numba is already initialised (a server worker):
 # warm numba up on another program, then time the first call of the cached one.
-CACHED_LOAD = textwrap.dedent('''
+CACHED_LOAD = textwrap.dedent("""
     import time
     import numpy as np, engine as jax, engine.numpy as jnp
     jax.jit(lambda x: x - 1.0)(jnp.asarray(np.ones(8, np.float32)))
@@ -174,7 +186,7 @@ CACHED_LOAD = textwrap.dedent('''
     f.lower(x).compile()
     t2 = time.perf_counter()
     print(t2 - t1, t2 - t1)
-''')
+""")
 
 
 def cold_rows(repeat=3):
@@ -183,17 +195,20 @@ def cold_rows(repeat=3):
 
     def run(script, cache):
         env = dict(os.environ, ENGINE_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, '-c', script], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=600)
+        out = subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        )
         return None if out.returncode else tuple(map(float, out.stdout.split()[-2:]))
 
     rows = []
     with tempfile.TemporaryDirectory() as shared:
-        run(COLD, shared)   # fills the shared cache
+        run(COLD, shared)  # fills the shared cache
         run(CACHED_LOAD, shared)
-        for label, script, fresh in (('cold first call (fresh process, empty cache)', COLD, True),
-                                     ('first call, kernel cached on disk', COLD, False),
-                                     ('load cached kernel, numba initialised', CACHED_LOAD, False)):
+        for label, script, fresh in (
+            ("cold first call (fresh process, empty cache)", COLD, True),
+            ("first call, kernel cached on disk", COLD, False),
+            ("load cached kernel, numba initialised", CACHED_LOAD, False),
+        ):
             results = []
             for _ in range(repeat):
                 with tempfile.TemporaryDirectory() as own:
@@ -202,14 +217,14 @@ def cold_rows(repeat=3):
                 rows.append((label, None, None, None, None))
                 continue
             call, total = np.median([r[0] for r in results]), np.median([r[1] for r in results])
-            rows.append((label + f' [process {total:.2f}s]', float(call), None, None, None))
+            rows.append((label + f" [process {total:.2f}s]", float(call), None, None, None))
     return rows
 
 
 def fmt(t):
     if t is None:
-        return '-'
-    return f'{t * 1e3:9.3f} ms' if t >= 1e-3 else f'{t * 1e6:9.2f} us'
+        return "-"
+    return f"{t * 1e3:9.3f} ms" if t >= 1e-3 else f"{t * 1e6:9.2f} us"
 
 
 def main():
@@ -219,24 +234,26 @@ def main():
     rows.append(mlp_row(jax_ref))
     rows.append(warm_row(jax_ref))
     rows += cold_rows()
-    head = (f"{'workload':58} {'engine':>12} {'numpy':>12} {'JAX jit':>12} {'eng/np':>7} {'eng/JAX':>8} "
-            f"{'eng/copy':>8}  {'best of rounds: eng/np, eng/copy':>32}")
+    head = (
+        f"{'workload':58} {'engine':>12} {'numpy':>12} {'JAX jit':>12} {'eng/np':>7} {'eng/JAX':>8} "
+        f"{'eng/copy':>8}  {'best of rounds: eng/np, eng/copy':>32}"
+    )
     print(head)
-    print('-' * len(head))
+    print("-" * len(head))
     for name, te, tn, tj, floor in rows:
-        r_np = f'{te / tn:7.2f}' if te and tn else '      -'
-        r_jax = f'{te / tj:8.2f}' if te and tj else '       -'
-        r_fl = f'{te / floor:8.2f}' if te and floor else '       -'
-        mins = ''
+        r_np = f"{te / tn:7.2f}" if te and tn else "      -"
+        r_jax = f"{te / tj:8.2f}" if te and tj else "       -"
+        r_fl = f"{te / floor:8.2f}" if te and floor else "       -"
+        mins = ""
         if isinstance(te, Timing) and isinstance(tn, Timing):
-            mins = f'{te.min / tn.min:.2f}'
+            mins = f"{te.min / tn.min:.2f}"
         if isinstance(te, Timing) and isinstance(floor, Timing):
-            mins += f', {te.min / floor.min:.2f}'
-        print(f'{name:58} {fmt(te):>12} {fmt(tn):>12} {fmt(tj):>12} {r_np} {r_jax} {r_fl}  {mins:>32}')
+            mins += f", {te.min / floor.min:.2f}"
+        print(f"{name:58} {fmt(te):>12} {fmt(tn):>12} {fmt(tj):>12} {r_np} {r_jax} {r_fl}  {mins:>32}")
     if jax_ref is None:
-        print('(jax is not installed: no JAX reference column)')
-    print(f'(medians; load average {" ".join(f"{v:.2f}" for v in os.getloadavg())}, {os.cpu_count()} cores)')
+        print("(jax is not installed: no JAX reference column)")
+    print(f"(medians; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}, {os.cpu_count()} cores)")
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -5,6 +5,7 @@ Without it, the matmul's reference is what JAX would take on this machine: the s
 one process (numpy, all cores), measured in the same run. Cases are timed in interleaved rounds
 (medians of single calls, each case warmed up in each round), so a burst of load from elsewhere
 hits every case alike; the load average is printed."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,9 @@ import time
 
 import numpy as np
 
-TARGETS = {'normalize (psum) 8 floats': 1.1, 'psum 1e6 f32 x 8': 15.0}  # ms, from the issue
-MATMUL = 'x @ x.T, 8 x (1000x1200) f32'
-REF = '8 matmuls, one process (numpy)'
+TARGETS = {"normalize (psum) 8 floats": 1.1, "psum 1e6 f32 x 8": 15.0}  # ms, from the issue
+MATMUL = "x @ x.T, 8 x (1000x1200) f32"
+REF = "8 matmuls, one process (numpy)"
 
 
 def _timeit(fn, *, repeat=7, number=None, budget=0.5):
@@ -37,27 +38,29 @@ def _timeit(fn, *, repeat=7, number=None, budget=0.5):
 
 def cases(jax, jnp, lax):
     n = jax.device_count()
-    normalize = jax.pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i')
-    allreduce = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')
+    normalize = jax.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")
+    allreduce = jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")
     gram = jax.pmap(lambda x: x @ x.T)
     small = jnp.arange(float(n))
     big = jnp.asarray(np.random.default_rng(0).standard_normal((n, 1_000_000)).astype(np.float32))
     mats = jnp.asarray(np.random.default_rng(1).standard_normal((n, 1000, 1200)).astype(np.float32))
-    big_on = jax.device_put_sharded(list(big), jax.devices()[:n]) if hasattr(jax, 'device_put_sharded') else big
+    big_on = (
+        jax.device_put_sharded(list(big), jax.devices()[:n]) if hasattr(jax, "device_put_sharded") else big
+    )
     mats_on = jax.device_put_sharded(list(mats), jax.devices()[:n])
     host = np.random.default_rng(2).standard_normal(25_000_000).astype(np.float32)  # 100 MB
 
     def block(x):
-        return x.block_until_ready() if hasattr(x, 'block_until_ready') else x
+        return x.block_until_ready() if hasattr(x, "block_until_ready") else x
 
     def roundtrip():
         np.asarray(jax.device_put(host, jax.devices()[1]))
 
     return {
-        'normalize (psum) 8 floats': lambda: block(normalize(small)),
-        'psum 1e6 f32 x 8': lambda: block(allreduce(big_on)),
+        "normalize (psum) 8 floats": lambda: block(normalize(small)),
+        "psum 1e6 f32 x 8": lambda: block(allreduce(big_on)),
         MATMUL: lambda: block(gram(mats_on)),
-        'host->device->host 100 MB': roundtrip,
+        "host->device->host 100 MB": roundtrip,
     }
 
 
@@ -93,6 +96,7 @@ def measure() -> tuple[dict, dict]:
     import engine as jax
     import engine.numpy as jnp
     from engine import lax
+
     fns = {}
     for k, fn in cases(jax, jnp, lax).items():
         fns[k] = fn
@@ -106,17 +110,20 @@ def measure() -> tuple[dict, dict]:
 
 
 def _jax_reference() -> dict | None:
-    code = ("import os; os.environ['XLA_FLAGS']='--xla_force_host_platform_device_count=8'\n"
-            "import jax, jax.numpy as jnp, json, sys\nfrom jax import lax\n"
-            f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
-            "import bench_pmap as b\n"
-            "print('JSON', json.dumps({k: b._timeit(f) for k, f in b.cases(jax, jnp, lax).items()}))\n")
+    code = (
+        "import os; os.environ['XLA_FLAGS']='--xla_force_host_platform_device_count=8'\n"
+        "import jax, jax.numpy as jnp, json, sys\nfrom jax import lax\n"
+        f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
+        "import bench_pmap as b\n"
+        "print('JSON', json.dumps({k: b._timeit(f) for k, f in b.cases(jax, jnp, lax).items()}))\n"
+    )
     try:
         import importlib.util
-        if importlib.util.find_spec('jax') is None:
+
+        if importlib.util.find_spec("jax") is None:
             return None
-        out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=600)
-        line = [ln for ln in out.stdout.splitlines() if ln.startswith('JSON ')]
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        line = [ln for ln in out.stdout.splitlines() if ln.startswith("JSON ")]
         return json.loads(line[0][5:]) if line else None
     except Exception:
         return None
@@ -127,20 +134,22 @@ def main(argv=None) -> int:
     ours, numpy_ref = measure()
     jax_ref = _jax_reference()
     ref = jax_ref or numpy_ref
-    col = 'jax ms' if jax_ref else 'ref ms'
+    col = "jax ms" if jax_ref else "ref ms"
     print(f"{'case':34} {'engine ms':>10} {col:>9} {'ratio':>7} {'target':>8}")
     for k, v in ours.items():
         r = ref.get(k)
-        ratio = f"{v / r:7.2f}" if r else '    n/a'
-        target = f"{TARGETS[k]:8.1f}" if k in TARGETS else ('  <=1.3x' if k == MATMUL else '        ')
+        ratio = f"{v / r:7.2f}" if r else "    n/a"
+        target = f"{TARGETS[k]:8.1f}" if k in TARGETS else ("  <=1.3x" if k == MATMUL else "        ")
         print(f"{k:34} {v:10.3f} {(f'{r:9.3f}' if r else '      n/a')} {ratio} {target}")
     mb = 100.0
     print(f"host->device->host throughput: {2 * mb / (ours['host->device->host 100 MB'] / 1e3):.0f} MB/s")
     if not jax_ref:
         print(f"(JAX not installed: the matmul reference is {REF!r}, run alongside; targets are the issue's)")
-    print(f"load average (1 min) {load0:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} cores")
+    print(
+        f"load average (1 min) {load0:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} cores"
+    )
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

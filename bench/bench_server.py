@@ -6,6 +6,7 @@ Targets (issue 5): overhead under 15 ms median; at least 30 trivial runs/s on 2 
 under 300 ms; each gallery example under 300 ms warm and under 1.5 s on its first run.
 Only loopback traffic; every phase is bounded in count and time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,13 @@ def sandbox_overhead(runner_path: str, runs: int) -> tuple[list[float], list[flo
     config = zygote_config(settings, 0)
     runner = zygote.resolve_runner(runner_path)
     plan, _ = zygote.choose_plan(config)
-    limits = supervise.Limits(settings.wall_seconds, settings.output_bytes, settings.report_bytes,
-                              settings.memory_bytes, settings.cpu_seconds)
+    limits = supervise.Limits(
+        settings.wall_seconds,
+        settings.output_bytes,
+        settings.report_bytes,
+        settings.memory_bytes,
+        settings.cpu_seconds,
+    )
     payload = RunRequest(**TRIVIAL).model_dump_json().encode()
     times, teardown = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,7 +125,9 @@ def gallery(base_url: str) -> list[tuple[str, float, float, bool]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runner", default=None, help="runner path; default: the engine's if it exists, else plain")
+    ap.add_argument(
+        "--runner", default=None, help="runner path; default: the engine's if it exists, else plain"
+    )
     ap.add_argument("--runs", type=int, default=100, help="runs for the overhead and latency medians")
     ap.add_argument("--seconds", type=float, default=10.0, help="duration cap of the sustained phase")
     ap.add_argument("--max-runs", type=int, default=1000, help="count cap of the sustained phase")
@@ -129,25 +137,63 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[tuple[str, str, str, str]] = []
     overhead, teardown = sandbox_overhead(runner, args.runs)
-    rows.append(("sandbox overhead, fork to result (median)", f"{statistics.median(overhead):.1f} ms",
-                 "< 15 ms", f"p99 {percentile(overhead, 99):.1f} ms; then teardown "
-                 f"{statistics.median(teardown):.1f} ms; load {os.getloadavg()[0]:.1f}"))
-    with tempfile.TemporaryDirectory() as tmp, \
-            ServerProcess({"runner": runner, "database_path": os.path.join(tmp, "db.sqlite"),
-                           "workers": os.cpu_count() or 2, "queue_size": 64}) as server:
+    rows.append(
+        (
+            "sandbox overhead, fork to result (median)",
+            f"{statistics.median(overhead):.1f} ms",
+            "< 15 ms",
+            f"p99 {percentile(overhead, 99):.1f} ms; then teardown "
+            f"{statistics.median(teardown):.1f} ms; load {os.getloadavg()[0]:.1f}",
+        )
+    )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ServerProcess(
+            {
+                "runner": runner,
+                "database_path": os.path.join(tmp, "db.sqlite"),
+                "workers": os.cpu_count() or 2,
+                "queue_size": 64,
+            }
+        ) as server,
+    ):
         lat = sequential_latency(server.base_url, args.runs)
-        rows.append(("HTTP round trip, one client (median)", f"{statistics.median(lat):.1f} ms", "",
-                     f"p99 {percentile(lat, 99):.1f} ms"))
+        rows.append(
+            (
+                "HTTP round trip, one client (median)",
+                f"{statistics.median(lat):.1f} ms",
+                "",
+                f"p99 {percentile(lat, 99):.1f} ms",
+            )
+        )
         rate, latencies, statuses = sustained(server.base_url, args.seconds, args.max_runs, args.clients)
-        rows.append((f"sustained, {args.clients} clients", f"{rate:.1f} runs/s", ">= 30 runs/s",
-                     f"statuses {statuses}"))
+        rows.append(
+            (
+                f"sustained, {args.clients} clients",
+                f"{rate:.1f} runs/s",
+                ">= 30 runs/s",
+                f"statuses {statuses}",
+            )
+        )
         if latencies:
-            rows.append(("sustained latency p99", f"{percentile(latencies, 99):.1f} ms", "< 300 ms",
-                         f"p50 {percentile(latencies, 50):.1f} ms"))
+            rows.append(
+                (
+                    "sustained latency p99",
+                    f"{percentile(latencies, 99):.1f} ms",
+                    "< 300 ms",
+                    f"p50 {percentile(latencies, 50):.1f} ms",
+                )
+            )
         if runner != PLAIN:
             for ex_id, first_ms, warm_ms, ok in gallery(server.base_url):
-                rows.append((f"example {ex_id}", f"{warm_ms:.0f} ms warm", "< 300 ms",
-                             f"first {first_ms:.0f} ms (< 1500){'' if ok else ', FAILED'}"))
+                rows.append(
+                    (
+                        f"example {ex_id}",
+                        f"{warm_ms:.0f} ms warm",
+                        "< 300 ms",
+                        f"first {first_ms:.0f} ms (< 1500){'' if ok else ', FAILED'}",
+                    )
+                )
 
     print(f"runner: {runner}   cores: {os.cpu_count()}")
     widths = [max(len(r[i]) for r in rows + [("measure", "value", "target", "notes")]) for i in range(4)]

@@ -5,6 +5,7 @@ Configuration is the server's own: every JAXPLAY_* variable (server/settings.py)
 JAXPLAY_HOST=0.0.0.0 and JAXPLAY_DATABASE_PATH=/data/snippets.sqlite. Arguments, if any, are
 run instead of the server (e.g. `docker run IMAGE python -c ...`).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,11 @@ def main() -> None:
             pass
         os.unlink(probe)
     except OSError as e:
-        sys.exit(f"jaxplay: the data directory {folder} is not writable by uid {os.getuid()} ({e.strerror}). "
-                 f"Use a named volume (-v jaxplay-data:/data) or chown the bind-mounted directory to "
-                 f"{os.getuid()}:{os.getgid()}.")
+        sys.exit(
+            f"jaxplay: the data directory {folder} is not writable by uid {os.getuid()} ({e.strerror}). "
+            f"Use a named volume (-v jaxplay-data:/data) or chown the bind-mounted directory to "
+            f"{os.getuid()}:{os.getgid()}."
+        )
     try:
         extra = json.loads(os.environ.get("JAXPLAY_SANDBOX_ENV") or "{}")
     except ValueError:

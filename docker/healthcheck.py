@@ -1,4 +1,5 @@
 """HEALTHCHECK: exit 0 when /api/health answers 200 with status "ok" (stdlib only)."""
+
 import json
 import os
 import sys

@@ -8,6 +8,7 @@ and the server log go to ``e2e/artifacts/`` (git-ignored).
 Tests that run code need the engine's runner (``engine.inspect.run_request``); until it exists
 they are skipped, like the server's own API tests.
 """
+
 from __future__ import annotations
 
 import base64
@@ -25,8 +26,13 @@ ARTIFACTS = ROOT / "e2e" / "artifacts"
 DIST_INDEX = ROOT / "web" / "dist" / "index.html"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
 ]
 # The server's default wall-clock limit; the timeout test waits for it.
 WALL_SECONDS = 10
@@ -40,7 +46,9 @@ def runner_available() -> bool:
     return hasattr(inspect, "run_request")
 
 
-needs_runner = pytest.mark.skipif(not runner_available(), reason="engine.inspect.run_request does not exist yet")
+needs_runner = pytest.mark.skipif(
+    not runner_available(), reason="engine.inspect.run_request does not exist yet"
+)
 
 
 @pytest.fixture(scope="session")
@@ -98,8 +106,14 @@ def context(browser, base_url):
     ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url)
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     # Only ever talk to the test server on loopback.
-    ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
-              or route.request.url.startswith("data:") else route.abort())
+    ctx.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(base_url) or route.request.url.startswith("data:")
+            else route.abort()
+        ),
+    )
     yield ctx
     ctx.close()
 
@@ -115,8 +129,13 @@ def page(context):
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
-def session_fragment(code: str, function: str | None = None, stack: list | None = None,
-                     args: list[str] | None = None, panel: str = "output") -> str:
+def session_fragment(
+    code: str,
+    function: str | None = None,
+    stack: list | None = None,
+    args: list[str] | None = None,
+    panel: str = "output",
+) -> str:
     """The URL fragment the page restores a small session from (``#s=<base64url(JSON)>``)."""
     doc = {"c": code, "f": function, "t": stack or [], "a": args or [], "p": panel}
     raw = base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")

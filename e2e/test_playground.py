@@ -1,4 +1,5 @@
 """End-to-end tests of the playground page against a real server, in headless Chromium."""
+
 from __future__ import annotations
 
 import json
@@ -18,16 +19,16 @@ except Exception:  # the server package is not there yet
 
 EXAMPLE_IDS = [e.id for e in EXAMPLES]
 
-TANH = '''import jax.numpy as jnp
+TANH = """import jax.numpy as jnp
 
 def tanh(x):
     y = jnp.exp(-2.0 * x)
     return (1.0 - y) / (1.0 + y)
-'''
+"""
 TANH_EXP_LINE = 4
 TANH_RETURN_LINE = 5
 
-LOSS = '''import jax
+LOSS = """import jax
 import jax.numpy as jnp
 
 def loss(w, x):
@@ -35,27 +36,33 @@ def loss(w, x):
 
 w = jnp.array([0.5, -1.0, 2.0])
 xs = jnp.arange(12.0).reshape(4, 3) / 10.0
-'''
+"""
 
-HAND_WRITTEN = LOSS + '''
+HAND_WRITTEN = (
+    LOSS
+    + """
 import json
 import numpy as np
 
 out = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0)))(w, xs)
 print(json.dumps(np.asarray(out).tolist()))
-'''
+"""
+)
 
 GRAD = {"name": "grad", "options": {}}
 
 
 # ---- helpers ------------------------------------------------------------------------------------
 
+
 def runs(page: Page) -> int:
     return int(page.get_attribute("#app", "data-runs") or 0)
 
 
 def wait_runs(page: Page, n: int, timeout: float = 90_000) -> None:
-    page.wait_for_function(f"Number(document.getElementById('app').dataset.runs || 0) >= {n}", timeout=timeout)
+    page.wait_for_function(
+        f"Number(document.getElementById('app').dataset.runs || 0) >= {n}", timeout=timeout
+    )
 
 
 def run_and_wait(page: Page, trigger=None, timeout: float = 90_000) -> None:
@@ -98,7 +105,8 @@ def flat(data) -> list[float]:
 def result_leaves(page: Page) -> list[dict]:
     return page.eval_on_selector_all(
         "[data-testid=result] [data-testid=value-array]",
-        "els => els.map(e => ({shape: JSON.parse(e.dataset.shape), data: e.dataset.json ? JSON.parse(e.dataset.json) : null}))")
+        "els => els.map(e => ({shape: JSON.parse(e.dataset.shape), data: e.dataset.json ? JSON.parse(e.dataset.json) : null}))",
+    )
 
 
 def expect_ok(page: Page) -> None:
@@ -112,12 +120,19 @@ def expect_ok(page: Page) -> None:
 
 def new_context(browser, base_url):
     ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url)
-    ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base_url)
-              or route.request.url.startswith("data:") else route.abort())
+    ctx.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(base_url) or route.request.url.startswith("data:")
+            else route.abort()
+        ),
+    )
     return ctx
 
 
 # ---- tests --------------------------------------------------------------------------------------
+
 
 def test_page_loads(page: Page, artifacts):
     page.goto("/")
@@ -176,7 +191,9 @@ def test_ir_graph_for_grad_tanh_links_nodes_and_source(page: Page, artifacts):
     expect(nodes.first).to_be_visible()
     prims = nodes.evaluate_all("els => els.map(e => e.dataset.primitive)")
     assert "exp" in prims, prims
-    assert page.locator("[data-testid=ir-node][data-added=true]").count() > 0, "grad added no highlighted nodes"
+    assert page.locator("[data-testid=ir-node][data-added=true]").count() > 0, (
+        "grad added no highlighted nodes"
+    )
     page.screenshot(path=str(artifacts / "panel-ir.png"))
 
     # Node -> source line.
@@ -184,11 +201,15 @@ def test_ir_graph_for_grad_tanh_links_nodes_and_source(page: Page, artifacts):
     linked = page.locator(".cm-linked-line")
     expect(linked).to_have_count(1)
     expect(linked).to_contain_text("jnp.exp")
-    expect(page.locator("[data-testid=ir-node][data-primitive=exp]").first).to_have_class(re.compile("selected"))
+    expect(page.locator("[data-testid=ir-node][data-primitive=exp]").first).to_have_class(
+        re.compile("selected")
+    )
 
     # Source line -> nodes.
     page.locator(".cm-line", has_text="return (1.0 - y)").click()
-    expect(page.locator(f"[data-testid=ir-node][data-line='{TANH_RETURN_LINE}'].linked").first).to_be_visible()
+    expect(
+        page.locator(f"[data-testid=ir-node][data-line='{TANH_RETURN_LINE}'].linked").first
+    ).to_be_visible()
 
     # The first stage is the function itself: nothing added there.
     tabs.first.click()
@@ -209,13 +230,19 @@ def test_stack_built_in_ui_matches_hand_written_code(page: Page, artifacts):
     args = page.get_by_test_id("arg-input")
     args.nth(0).fill("w")
     args.nth(1).fill("xs")
-    expect(page.get_by_test_id("composed-call")).to_have_text("jit(vmap(grad(loss), in_axes=(None, 0)))(w, xs)")
+    expect(page.get_by_test_id("composed-call")).to_have_text(
+        "jit(vmap(grad(loss), in_axes=(None, 0)))(w, xs)"
+    )
 
     # Reordering is undoable: move jit inward and back.
     page.get_by_test_id("stack-layer").nth(2).get_by_test_id("layer-up").click()
-    expect(page.get_by_test_id("composed-call")).to_have_text("vmap(jit(grad(loss)), in_axes=(None, 0))(w, xs)")
+    expect(page.get_by_test_id("composed-call")).to_have_text(
+        "vmap(jit(grad(loss)), in_axes=(None, 0))(w, xs)"
+    )
     page.get_by_test_id("stack-layer").nth(1).get_by_test_id("layer-down").click()
-    expect(page.get_by_test_id("composed-call")).to_have_text("jit(vmap(grad(loss), in_axes=(None, 0)))(w, xs)")
+    expect(page.get_by_test_id("composed-call")).to_have_text(
+        "jit(vmap(grad(loss), in_axes=(None, 0)))(w, xs)"
+    )
 
     run_and_wait(page, lambda: (page.locator(".cm-content").click(), page.keyboard.press("Control+Enter")))
     expect_ok(page)
@@ -237,7 +264,7 @@ def test_stack_built_in_ui_matches_hand_written_code(page: Page, artifacts):
     w = np.array([0.5, -1.0, 2.0])
     xs = np.arange(12.0).reshape(4, 3) / 10.0
     t = np.tanh(w * xs)
-    np.testing.assert_allclose(ui_values, 2 * t * (1 - t ** 2) * xs, rtol=2e-4, atol=2e-5)
+    np.testing.assert_allclose(ui_values, 2 * t * (1 - t**2) * xs, rtol=2e-4, atol=2e-5)
 
 
 @needs_runner
@@ -254,7 +281,9 @@ def test_pmap_example_shows_eight_device_cards(page: Page, artifacts):
     for i in range(8):
         card = page.locator(f"[data-testid=device-card][data-device='{i}']")
         ins = card.get_by_test_id("shard-in").evaluate_all("els => els.map(e => JSON.parse(e.dataset.json))")
-        outs = card.get_by_test_id("shard-out").evaluate_all("els => els.map(e => JSON.parse(e.dataset.json))")
+        outs = card.get_by_test_id("shard-out").evaluate_all(
+            "els => els.map(e => JSON.parse(e.dataset.json))"
+        )
         assert flat(ins) == pytest.approx([float(i)]), ins
         assert flat(outs) == pytest.approx([i / 28.0], rel=2e-4, abs=2e-5), outs
     expect(page.get_by_test_id("collective").first).to_contain_text("psum")
@@ -311,27 +340,24 @@ def test_syntax_error_shown_at_its_line(page: Page, artifacts):
 
 @needs_runner
 def test_runtime_errors_shown_at_their_line(page: Page, artifacts):
-    code = ("import jax.numpy as jnp\n"
-            "\n"
-            "x = jnp.ones(3)\n"
-            "y = jnp.ones(4)\n"
-            "z = x + y\n"
-            "print(z)\n")
+    code = "import jax.numpy as jnp\n\nx = jnp.ones(3)\ny = jnp.ones(4)\nz = x + y\nprint(z)\n"
     open_session(page, code)
     expect(page.get_by_test_id("error-box")).to_be_visible()
     expect(page.get_by_test_id("error-line")).to_have_attribute("data-line", "5")
     expect(page.locator(".cm-error-line")).to_contain_text("z = x + y")
 
     # Under a transformation: the line inside the function, and the layer that raised.
-    code = ("import jax\n"
-            "\n"
-            "@jax.jit\n"
-            "def relu(x):\n"
-            "    if x > 0:\n"
-            "        return x\n"
-            "    return 0.0 * x\n"
-            "\n"
-            "print(relu(3.0))\n")
+    code = (
+        "import jax\n"
+        "\n"
+        "@jax.jit\n"
+        "def relu(x):\n"
+        "    if x > 0:\n"
+        "        return x\n"
+        "    return 0.0 * x\n"
+        "\n"
+        "print(relu(3.0))\n"
+    )
     set_code(page, code)
     run_and_wait(page)
     expect(page.get_by_test_id("error-box")).to_be_visible()
@@ -379,8 +405,13 @@ def test_panel_screenshots(page: Page, artifacts, theme):
     """One screenshot per panel (and theme) for review; the IR/Devices ones come from the tests above."""
     page.emulate_media(color_scheme=theme)
     code = TANH + "\n\ndef f(x):\n    return jnp.log(x) * tanh(x)\n"
-    open_session(page, code, "f", [GRAD, {"name": "vmap", "options": {}}, {"name": "jit", "options": {}}],
-                 ["jnp.linspace(-1.0, 2.0, 16)"])
+    open_session(
+        page,
+        code,
+        "f",
+        [GRAD, {"name": "vmap", "options": {}}, {"name": "jit", "options": {}}],
+        ["jnp.linspace(-1.0, 2.0, 16)"],
+    )
     expect_ok(page)
     for panel in ["output", "ir", "timings", "devices", "debugger"]:
         page.get_by_test_id(f"tab-{panel}").click()

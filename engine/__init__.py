@@ -4,18 +4,46 @@
 >>> jax.grad(jnp.tanh)(1.0)
 Array(0.41997433, dtype=float32, weak_type=True)
 """
+
 __version__ = "0.1.0"
 
 from . import core, errors, tree_util, lax  # noqa: F401
 from . import numpy, nn  # noqa: F401  (numpy installs Array/Tracer operators and methods)
 from .core import Array  # noqa: F401
-from .api import (jvp, vjp, linearize, grad, value_and_grad, jacfwd, jacrev, jacobian,  # noqa: F401
-                  hessian, vmap, jit, make_jaxpr, block_until_ready, eval_shape, checkpoint,
-                  remat, named_scope, ensure_compile_time_eval, default_matmul_precision,
-                  default_backend)
+from .api import (
+    jvp,
+    vjp,
+    linearize,
+    grad,
+    value_and_grad,
+    jacfwd,
+    jacrev,
+    jacobian,  # noqa: F401
+    hessian,
+    vmap,
+    jit,
+    make_jaxpr,
+    block_until_ready,
+    eval_shape,
+    checkpoint,
+    remat,
+    named_scope,
+    ensure_compile_time_eval,
+    default_matmul_precision,
+    default_backend,
+)
 from .config import config, disable_jit  # noqa: F401
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
-from .parallel import (pmap, devices, local_devices, device_count, local_device_count,  # noqa: F401
-                       device_put, device_put_replicated, device_put_sharded, process_index,
-                       process_count)
+from .parallel import (
+    pmap,
+    devices,
+    local_devices,
+    device_count,
+    local_device_count,  # noqa: F401
+    device_put,
+    device_put_replicated,
+    device_put_sharded,
+    process_index,
+    process_count,
+)

@@ -1,6 +1,7 @@
 """Automatic differentiation: forward mode (JVP) with symbolic zeros, partial evaluation, and
 reverse mode as linearize + transpose, so that grad, vjp and jacrev share one mechanism.
 """
+
 from __future__ import annotations
 
 import operator
@@ -14,16 +15,18 @@ from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 jvp_rules: dict[core.Primitive, Callable] = {}
 transpose_rules: dict[core.Primitive, Callable] = {}
-partial_eval_rules: dict[core.Primitive, Callable] = {}        # on tracers, during linearize
+partial_eval_rules: dict[core.Primitive, Callable] = {}  # on tracers, during linearize
 partial_eval_jaxpr_rules: dict[core.Primitive, Callable] = {}  # on equations, splitting a jaxpr
 
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic zeros.
 
+
 class Zero:
     """A tangent or cotangent known to be zero; rules skip work on it."""
-    __slots__ = ('aval',)
+
+    __slots__ = ("aval",)
 
     def __init__(self, aval: ShapedArray):
         self.aval = aval
@@ -33,13 +36,14 @@ class Zero:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    if aval.dtype.kind in 'fc':  # (np.issubdtype is slow, and this is on every bind)
+    if aval.dtype.kind in "fc":  # (np.issubdtype is slow, and this is on every bind)
         return aval
     return ShapedArray(aval.shape, float0, False)
 
 
 def zeros_like_aval(aval: ShapedArray):
     from . import lax
+
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
     return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
@@ -59,19 +63,19 @@ def add_tangents(x, y):
 
 # Addition of tangents and cotangents: its own primitive (as in JAX) so that transposes of
 # fan-out stay visible and never broadcast.
-add_jaxvals_p = core.Primitive('add_any')
+add_jaxvals_p = core.Primitive("add_any")
 add_jaxvals_p.def_impl(lambda x, y: np.add(x, y))
 add_jaxvals_p.def_abstract_eval(lambda x, y: x.update(weak_type=x.weak_type and y.weak_type))
-jvp_rules[add_jaxvals_p] = lambda primals, tangents: (
-    add_jaxvals_p.bind(*primals), add_tangents(*tangents))
+jvp_rules[add_jaxvals_p] = lambda primals, tangents: (add_jaxvals_p.bind(*primals), add_tangents(*tangents))
 transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 
 
 # ---------------------------------------------------------------------------------------------
 # Forward mode.
 
+
 class JVPTracer(Tracer):
-    __slots__ = ('primal', 'tangent')
+    __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
         self._trace = trace
@@ -132,8 +136,10 @@ def jvp_flat(f, primals, tangents, instantiate=True):
 
 # Helpers to write rules as rows, in JAX's manner.
 
+
 def defjvp(primitive, *jvp_fns):
     """One function per argument: ``fn(tangent, *primals, **params) -> output tangent``."""
+
     def rule(primals, tangents, **params):
         out = primitive.bind(*primals, **params)
         acc = Zero(tangent_aval(core.get_aval(out)))
@@ -141,11 +147,13 @@ def defjvp(primitive, *jvp_fns):
             if fn is not None and type(t) is not Zero:
                 acc = add_tangents(acc, fn(t, *primals, **params))
         return out, acc
+
     jvp_rules[primitive] = rule
 
 
 def defjvp2(primitive, *jvp_fns):
     """Like defjvp, but each function also receives the primal output: ``fn(g, ans, *primals)``."""
+
     def rule(primals, tangents, **params):
         out = primitive.bind(*primals, **params)
         acc = Zero(tangent_aval(core.get_aval(out)))
@@ -153,35 +161,41 @@ def defjvp2(primitive, *jvp_fns):
             if fn is not None and type(t) is not Zero:
                 acc = add_tangents(acc, fn(t, out, *primals, **params))
         return out, acc
+
     jvp_rules[primitive] = rule
 
 
 def deflinear(primitive, transpose_rule):
     """A primitive linear in all its arguments: its JVP is itself applied to the tangents."""
+
     def rule(primals, tangents, **params):
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
             return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
         return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
+
     jvp_rules[primitive] = rule
     transpose_rules[primitive] = transpose_rule
 
 
 def defzero(primitive):
     """Outputs whose derivative is zero everywhere (comparisons, integer ops, argmax...)."""
+
     def rule(primals, tangents, **params):
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
             return out, [Zero(tangent_aval(core.get_aval(o))) for o in out]
         return out, Zero(tangent_aval(core.get_aval(out)))
+
     jvp_rules[primitive] = rule
 
 
 # ---------------------------------------------------------------------------------------------
 # Partial evaluation: run what is known, stage out what depends on unknowns.
 
+
 class PartialVal:
-    __slots__ = ('aval', 'const', 'is_known')
+    __slots__ = ("aval", "const", "is_known")
 
     def __init__(self, aval, const):
         self.aval, self.const = aval, const
@@ -201,14 +215,14 @@ class LambdaBindingRecipe:
 
 
 class ConstRecipe:
-    __slots__ = ('val',)
+    __slots__ = ("val",)
 
     def __init__(self, val):
         self.val = val
 
 
 class JaxprEqnRecipe:
-    __slots__ = ('prim', 'tracers_in', 'params', 'avals_out', 'tracers_out', 'source_info')
+    __slots__ = ("prim", "tracers_in", "params", "avals_out", "tracers_out", "source_info")
 
     def __init__(self, prim, tracers_in, params, avals_out, tracers_out, source_info):
         self.prim, self.tracers_in, self.params = prim, tracers_in, params
@@ -216,7 +230,7 @@ class JaxprEqnRecipe:
 
 
 class PartialEvalTracer(Tracer):
-    __slots__ = ('pval', 'recipe')
+    __slots__ = ("pval", "recipe")
 
     def __init__(self, trace, pval, recipe):
         self._trace = trace
@@ -265,8 +279,7 @@ class PartialEvalTrace(Trace):
         avals_out = primitive.abstract_eval(*avals_in, **params)
         outs = avals_out if primitive.multiple_results else [avals_out]
         tracers_out = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in outs]
-        recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out,
-                                core.staging_source_info())
+        recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out, core.staging_source_info())
         for t in tracers_out:
             t.recipe = recipe
         return tracers_out if primitive.multiple_results else tracers_out[0]
@@ -408,6 +421,7 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
 # ---------------------------------------------------------------------------------------------
 # Linearize, and reverse mode by transposition.
 
+
 def linearize_flat(f, primals):
     """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``."""
     pvals_in = [PartialVal.known(p) for p in primals]
@@ -434,7 +448,7 @@ def linearize_flat(f, primals):
 
 
 class UndefPrimal:
-    __slots__ = ('aval',)
+    __slots__ = ("aval",)
 
     def __init__(self, aval):
         self.aval = aval

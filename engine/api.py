@@ -2,6 +2,7 @@
 hessian, vmap, jit, make_jaxpr. Each one flattens pytrees, calls a flat transformation, and
 rebuilds the output tree.
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,29 +14,39 @@ import numpy as np
 
 from . import ad, batching, core
 from .core import Array, ShapedArray, Tracer
-from .tree_util import (broadcast_prefix, tree_flatten, tree_map, tree_structure, tree_unflatten,
-                        treedef_is_leaf)
+from .tree_util import (
+    broadcast_prefix,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+    treedef_is_leaf,
+)
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
     """Wrap a pytree function as a flat one; the output treedef lands in ``out_store``."""
+
     def flat(*leaves):
         args, kwargs = tree_unflatten(in_tree, leaves)
         out = fun(*args, **kwargs)
         out_leaves, out_tree = tree_flatten(out)
         out_store[:] = [out_tree]
         return out_leaves
+
     return flat
 
 
 def _check_arrays(leaves, what):
     for x in leaves:
         if not core.is_array_like(x):
-            if hasattr(x, '__jax_array__'):
+            if hasattr(x, "__jax_array__"):
                 continue
-            raise TypeError(f"Argument {x!r} of type {type(x).__name__} passed to {what} is not a valid "
-                            f"array type. Pass arrays, numbers, or tuples/lists/dicts of them; mark "
-                            f"other arguments static.")
+            raise TypeError(
+                f"Argument {x!r} of type {type(x).__name__} passed to {what} is not a valid "
+                f"array type. Pass arrays, numbers, or tuples/lists/dicts of them; mark "
+                f"other arguments static."
+            )
 
 
 def _argnums_tuple(argnums):
@@ -47,9 +58,11 @@ def _partial_args(fun, argnums, args, kwargs):
     nargs = len(args)
     for i in argnums:
         if not -nargs <= i < nargs:
-            raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
-                            f"{max(argnums) + 1} positional arguments to be passed by the caller, "
-                            f"but got only {nargs} positional arguments.")
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums} requires at least "
+                f"{max(argnums) + 1} positional arguments to be passed by the caller, "
+                f"but got only {nargs} positional arguments."
+            )
     argnums = tuple(i % nargs for i in argnums)
     dyn = [args[i] for i in argnums]
 
@@ -58,11 +71,13 @@ def _partial_args(fun, argnums, args, kwargs):
         for i, a in zip(argnums, dyn_args):
             full[i] = a
         return fun(*full, **kwargs)
+
     return f_partial, dyn
 
 
 # ---------------------------------------------------------------------------------------------
 # Forward and reverse mode.
+
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     """Evaluate ``fun`` and its Jacobian-vector product at ``primals`` along ``tangents``.
@@ -71,25 +86,32 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
-                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
     primals_flat, in_tree = tree_flatten((tuple(primals), {}))
     tangents_flat, t_tree = tree_flatten((tuple(tangents), {}))
     if in_tree != t_tree:
-        raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree structure; "
-                        f"primals have tree structure {in_tree} whereas tangents have {t_tree}.")
-    _check_arrays(primals_flat, 'jvp')
+        raise TypeError(
+            f"primal and tangent arguments to jax.jvp must have the same tree structure; "
+            f"primals have tree structure {in_tree} whereas tangents have {t_tree}."
+        )
+    _check_arrays(primals_flat, "jvp")
     for p, t in zip(primals_flat, tangents_flat):
         pa, ta = core.get_aval(p), core.get_aval(t)
         if pa.shape != ta.shape:
-            raise ValueError(f"jvp called with different primal and tangent shapes; got primal shape "
-                             f"{pa.shape} and tangent shape {ta.shape}")
+            raise ValueError(
+                f"jvp called with different primal and tangent shapes; got primal shape "
+                f"{pa.shape} and tangent shape {ta.shape}"
+            )
     out_store = []
     f = _aux_fun(fun, has_aux)
     flat = _flatten_fun(f, in_tree, out_store)
-    tangents_flat = [t if core.get_aval(p).dtype.kind in 'fc'
-                     else ad.Zero(ad.tangent_aval(core.get_aval(p)))
-                     for p, t in zip(primals_flat, tangents_flat)]
+    tangents_flat = [
+        t if core.get_aval(p).dtype.kind in "fc" else ad.Zero(ad.tangent_aval(core.get_aval(p)))
+        for p, t in zip(primals_flat, tangents_flat)
+    ]
     primals_out, tangents_out = ad.jvp_flat(flat, primals_flat, tangents_flat)
     out_tree = out_store[0]
     p_out = tree_unflatten(out_tree, primals_out)
@@ -106,19 +128,24 @@ def _aux_fun(fun, has_aux):
     def f(*args, **kwargs):
         out = fun(*args, **kwargs)
         if not (isinstance(out, tuple) and len(out) == 2):
-            raise TypeError("has_aux=True requires the function to return a pair (output, aux); "
-                            f"got {type(out).__name__}.")
+            raise TypeError(
+                "has_aux=True requires the function to return a pair (output, aux); "
+                f"got {type(out).__name__}."
+            )
         return out
+
     return f
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
     """``(primals_out, f_jvp)``: the output and a function evaluating the JVP at ``primals``."""
     primals_flat, in_tree = tree_flatten((primals, {}))
-    _check_arrays(primals_flat, 'linearize')
+    _check_arrays(primals_flat, "linearize")
     out_store = []
     flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
-    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = ad.linearize_flat(flat, primals_flat)
+    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = ad.linearize_flat(
+        flat, primals_flat
+    )
     out_tree = out_store[0]
 
     def f_jvp(*tangents):
@@ -127,6 +154,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
             raise TypeError(f"linearized function called with tree {t_tree}, expected {in_tree}")
         unk = [t for t, d in zip(t_flat, differentiable) if d]
         from .ir import eval_jaxpr
+
         outs = iter(eval_jaxpr(jaxpr, [*consts, *unk]))
         res = [next(outs) if not p.is_known else p.const for p in tangent_pvals]
         return tree_unflatten(out_tree, res)
@@ -144,7 +172,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     >>> f_vjp(1.0)   # (cos(0.5),)
     """
     primals_flat, in_tree = tree_flatten((primals, {}))
-    _check_arrays(primals_flat, 'vjp')
+    _check_arrays(primals_flat, "vjp")
     out_store = []
     flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
     primals_out, f_vjp_flat = ad.vjp_flat(flat, primals_flat)
@@ -157,7 +185,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         aux = tree_unflatten(out_tree.children()[1], primals_out[n_main:])
         aux_avals = [core.get_aval(a) for a in primals_out[n_main:]]
     else:
-        main_tree, out_main, n_main, aux_avals = out_tree, tree_unflatten(out_tree, primals_out), len(primals_out), []
+        main_tree, out_main, n_main, aux_avals = (
+            out_tree,
+            tree_unflatten(out_tree, primals_out),
+            len(primals_out),
+            [],
+        )
     out_avals = [core.get_aval(p) for p in primals_out[:n_main]]
     in_avals = [core.get_aval(p) for p in primals_flat]
 
@@ -165,13 +198,17 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         ct = cts[0] if len(cts) == 1 else cts
         ct_flat, ct_tree = tree_flatten(ct)
         if ct_tree != main_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure "
-                            f"of primal output {main_tree}.")
+            raise TypeError(
+                f"Tree structure of cotangent input {ct_tree}, does not match structure "
+                f"of primal output {main_tree}."
+            )
         for c, a in zip(ct_flat, out_avals):
             ca = core.get_aval(c)
             if ca.shape != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function {ca.shape} must "
-                                 f"be the same as the shape of corresponding primal input {a.shape}.")
+                raise ValueError(
+                    f"Shape of cotangent input to vjp pullback function {ca.shape} must "
+                    f"be the same as the shape of corresponding primal input {a.shape}."
+                )
         ct_flat = [ad.Zero(ad.tangent_aval(a)) for a in aux_avals]
         ct_all = [*tree_flatten(ct)[0], *ct_flat]
         cts_in = f_vjp_flat(*ct_all)
@@ -191,15 +228,22 @@ def _match_dtype(ct, aval):
     ca = core.get_aval(ct)
     if ca.dtype != aval.dtype or ca.weak_type != aval.weak_type:
         from . import lax
+
         return lax.convert_element_type(ct, aval.dtype, aval.weak_type)
     return ct
 
 
-def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False, reduce_axes=()):
+def value_and_grad(
+    fun: Callable,
+    argnums=0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes=(),
+):
     """A function returning ``(fun(*args), grad(fun)(*args))``."""
     nums = _argnums_tuple(argnums)
-    name = getattr(fun, '__name__', 'fun')
+    name = getattr(fun, "__name__", "fun")
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -207,10 +251,12 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         if not allow_int:
             for leaf in tree_flatten(dyn)[0]:
                 dt = core.get_aval(leaf).dtype
-                if dt.kind not in 'fc':
-                    raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
-                                    f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
-                                    f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+                if dt.kind not in "fc":
+                    raise TypeError(
+                        f"grad requires real- or complex-valued inputs (input dtype that is "
+                        f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                        f"Boolean- or integer-valued inputs, use vjp or set allow_int to True."
+                    )
         if has_aux:
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
@@ -219,12 +265,17 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         if aval is None:
             raise TypeError(f"Gradient only defined for scalar-output functions. Output was {ans!r}.")
         if aval.shape != ():
-            raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
-                            f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp.")
-        if aval.dtype.kind != 'f':
-            raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                            f"np.floating), but got {aval.dtype.name}.")
+            raise TypeError(
+                f"Gradient only defined for scalar-output functions. Output had shape: "
+                f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp."
+            )
+        if aval.dtype.kind != "f":
+            raise TypeError(
+                f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                f"np.floating), but got {aval.dtype.name}."
+            )
         from . import lax
+
         g = f_vjp(lax.full((), 1.0, aval.dtype, aval.weak_type))
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((ans, aux), g) if has_aux else (ans, g)
@@ -233,8 +284,14 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     return value_and_grad_f
 
 
-def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-         allow_int: bool = False, reduce_axes=()):
+def grad(
+    fun: Callable,
+    argnums=0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes=(),
+):
     """The gradient of a scalar function with respect to positional argument(s) ``argnums``.
 
     >>> grad(jnp.tanh)(1.0)
@@ -263,7 +320,7 @@ def _std_basis(leaves):
     eye = np.eye(total, dtype=dtype)
     out, start = [], 0
     for a, s in zip(avals, sizes):
-        out.append(Array(eye[:, start:start + s].reshape((total, *a.shape))))
+        out.append(Array(eye[:, start : start + s].reshape((total, *a.shape))))
         start += s
     return out, total
 
@@ -283,13 +340,16 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
     def jacfun(*args, **kwargs):
         from . import lax
+
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
         dyn_flat, dyn_tree = tree_flatten(dyn_arg)
         for leaf in dyn_flat:
             if not np.issubdtype(core.get_aval(leaf).dtype, np.inexact):
-                raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
-                                f"of np.floating), but got {core.get_aval(leaf).dtype.name}.")
+                raise TypeError(
+                    f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {core.get_aval(leaf).dtype.name}."
+                )
         out_store = []
 
         def f_flat(*leaves):
@@ -325,6 +385,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
 def _slice_axis(x, axis, start, stop):
     from . import lax
+
     shape = core.get_aval(x).shape
     axis %= len(shape)
     if start == 0 and stop == shape[axis]:
@@ -335,13 +396,15 @@ def _slice_axis(x, axis, start, stop):
     return lax.slice(x, starts, limits)
 
 
-def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-           allow_int: bool = False):
+def jacrev(
+    fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False
+):
     """The Jacobian of ``fun`` by reverse mode (a ``vmap`` of ``vjp`` over a basis)."""
     nums = _argnums_tuple(argnums)
 
     def jacfun(*args, **kwargs):
         from . import lax
+
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
@@ -385,6 +448,7 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 # ---------------------------------------------------------------------------------------------
 # vmap.
 
+
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """Vectorize ``fun`` over a new leading (or ``in_axes``) axis of its arguments.
 
@@ -392,23 +456,29 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    _check_axes_spec(in_axes, 'in_axes')
-    _check_axes_spec(out_axes, 'out_axes')
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
-                             f"to the positional arguments passed to the function, but got "
-                             f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+            raise ValueError(
+                f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                f"to the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+            )
         args_flat, in_tree = tree_flatten((args, kwargs))
-        _check_arrays(args_flat, 'vmap')
+        _check_arrays(args_flat, "vmap")
         try:
-            axes_args = broadcast_prefix(in_axes if isinstance(in_axes, tuple) else
-                                         (in_axes,) * len(args), args, is_leaf=lambda x: x is None)
+            axes_args = broadcast_prefix(
+                in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                args,
+                is_leaf=lambda x: x is None,
+            )
         except ValueError as e:
-            raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding "
-                             f"value: {e}") from None
+            raise ValueError(
+                f"vmap in_axes specification must be a tree prefix of the corresponding value: {e}"
+            ) from None
         axes_flat = list(axes_args) + [0] * (len(args_flat) - len(axes_args))
         in_dims, sizes = [], []
         for x, ax in zip(args_flat, axes_flat):
@@ -417,11 +487,13 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
                 continue
             nd = core.get_aval(x).ndim
             if not -nd <= ax < nd:
-                raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
-                                 f"implies that its rank should be at least {ax + 1 if ax >= 0 else -ax}, "
-                                 f"but is only {nd} (its shape is {core.get_aval(x).shape}). Use "
-                                 f"in_axes=None for arguments that should not be mapped, e.g. "
-                                 f"in_axes=(0, None).")
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {ax}, which "
+                    f"implies that its rank should be at least {ax + 1 if ax >= 0 else -ax}, "
+                    f"but is only {nd} (its shape is {core.get_aval(x).shape}). Use "
+                    f"in_axes=None for arguments that should not be mapped, e.g. "
+                    f"in_axes=(0, None)."
+                )
             ax = ax % nd
             in_dims.append(ax)
             sizes.append(core.get_aval(x).shape[ax])
@@ -429,21 +501,29 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
             raise ValueError("vmap must have at least one non-None value in in_axes")
         size = axis_size if axis_size is not None else sizes[0]
         if any(s != size for s in sizes):
-            desc = ', '.join(f"axis {d} of an argument of shape {core.get_aval(x).shape} has size "
-                             f"{core.get_aval(x).shape[d]}" for x, d in zip(args_flat, in_dims) if d is not None)
-            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped: {desc}. "
-                             f"Every mapped axis must have the same size.")
+            desc = ", ".join(
+                f"axis {d} of an argument of shape {core.get_aval(x).shape} has size "
+                f"{core.get_aval(x).shape[d]}"
+                for x, d in zip(args_flat, in_dims)
+                if d is not None
+            )
+            raise ValueError(
+                f"vmap got inconsistent sizes for array axes to be mapped: {desc}. "
+                f"Every mapped axis must have the same size."
+            )
         out_store = []
         flat = _flatten_fun(fun, in_tree, out_store)
 
         def out_dims_spec(n):
             out_tree = out_store[0]
             try:
-                dims = broadcast_prefix(out_axes, tree_unflatten(out_tree, [0] * n),
-                                        is_leaf=lambda x: x is None)
+                dims = broadcast_prefix(
+                    out_axes, tree_unflatten(out_tree, [0] * n), is_leaf=lambda x: x is None
+                )
             except ValueError as e:
-                raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
-                                 f"corresponding value: {e}") from None
+                raise ValueError(
+                    f"vmap out_axes specification must be a tree prefix of the corresponding value: {e}"
+                ) from None
             return list(dims)
 
         with core.source_info_context(None):
@@ -457,8 +537,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
 def _check_axes_spec(spec, what):
     for leaf in tree_flatten(spec, is_leaf=lambda x: x is None)[0]:
         if leaf is not None and not isinstance(leaf, (int, np.integer)):
-            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
-                            f"types as leaves, but got {leaf!r}.")
+            raise TypeError(
+                f"vmap {what} must be an int, None, or (nested) container with those "
+                f"types as leaves, but got {leaf!r}."
+            )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,7 +552,7 @@ from .jit import jit, make_jaxpr  # noqa: E402
 def block_until_ready(x):
     """Wait for every array in the pytree ``x`` (computation is synchronous here)."""
     for leaf in tree_flatten(x)[0]:
-        if hasattr(leaf, 'block_until_ready'):
+        if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
     return x
 
@@ -479,13 +561,17 @@ def eval_shape(fun: Callable, *args, **kwargs):
     """The output shapes and dtypes of ``fun`` without computing it (a pytree of ShapeDtypeStruct)."""
     from .jit import ShapeDtypeStruct
     from .staging import trace_to_jaxpr
+
     leaves, in_tree = tree_flatten((args, kwargs))
-    avals = [core.ShapedArray(x.shape, x.dtype) if isinstance(x, ShapeDtypeStruct) else core.get_aval(x)
-             for x in leaves]
+    avals = [
+        core.ShapedArray(x.shape, x.dtype) if isinstance(x, ShapeDtypeStruct) else core.get_aval(x)
+        for x in leaves
+    ]
     out_store = []
     closed = trace_to_jaxpr(_flatten_fun(fun, in_tree, out_store), avals)
-    return tree_unflatten(out_store[0], [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                         for a in closed.out_avals])
+    return tree_unflatten(
+        out_store[0], [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    )
 
 
 def checkpoint(fun: Callable = None, *, prevent_cse: bool = True, policy=None, static_argnums=()):
@@ -518,4 +604,4 @@ default_matmul_precision = _NullContext
 
 
 def default_backend() -> str:
-    return 'cpu'
+    return "cpu"

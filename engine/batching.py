@@ -1,4 +1,5 @@
 """Vectorizing map: each value carries the axis along which it is batched (or ``not_mapped``)."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -11,25 +12,25 @@ from .core import ShapedArray, Trace, Tracer
 
 class NotMapped:
     def __repr__(self):
-        return 'not_mapped'
+        return "not_mapped"
 
 
 not_mapped = NotMapped()
 
 batch_rules: dict[core.Primitive, Callable] = {}
 # Collectives consult the axis name; `vmap(..., axis_name=)` registers its frame here.
-axis_frames: list['AxisFrame'] = []
+axis_frames: list["AxisFrame"] = []
 
 
 class AxisFrame:
-    __slots__ = ('name', 'size', 'main')
+    __slots__ = ("name", "size", "main")
 
     def __init__(self, name, size, main):
         self.name, self.size, self.main = name, size, main
 
 
 class BatchTracer(Tracer):
-    __slots__ = ('val', 'batch_dim')
+    __slots__ = ("val", "batch_dim")
 
     def __init__(self, trace, val, batch_dim):
         self._trace = trace
@@ -102,6 +103,7 @@ def current_batch_trace():
 
 def moveaxis(x, src, dst):
     from . import lax
+
     if src == dst:
         return x
     ndim = np.ndim(x) if not isinstance(x, Tracer) else x.ndim
@@ -113,6 +115,7 @@ def moveaxis(x, src, dst):
 def bdim_at_front(x, bdim, size):
     """Move the batch axis to 0, broadcasting an unmapped value to the batch size."""
     from . import lax
+
     if bdim is not_mapped:
         shape = tuple(core.get_aval(x).shape)
         return lax.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
@@ -135,8 +138,10 @@ def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callab
     for v, d, w in zip(vals_out, dims_out, wanted):
         if w is None:
             if d is not not_mapped:
-                raise ValueError("vmap has out_axes=None for an output that is mapped over the batch "
-                                 "axis; only outputs that do not depend on the batched inputs can be unmapped.")
+                raise ValueError(
+                    "vmap has out_axes=None for an output that is mapped over the batch "
+                    "axis; only outputs that do not depend on the batched inputs can be unmapped."
+                )
             results.append(v)
             continue
         v = bdim_at_front(v, d, axis_size)
@@ -148,14 +153,17 @@ def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callab
 
 # Rule helpers ---------------------------------------------------------------------------------
 
+
 def broadcast_batcher(primitive):
     """Elementwise n-ary ops whose operands share one shape or are scalars (0-d).
 
     Scalars stay scalars when unmapped (so a constant like ``2.0`` is never broadcast to the batch);
     everything else gets its batch axis at the front.
     """
+
     def rule(axis_size, vals, dims, **params):
         from . import lax
+
         first = next(d for d in dims if d is not not_mapped)
         ranks = [core.get_aval(v).ndim for v in vals]
         if all(d == first for d in dims) and len(set(ranks)) == 1:
@@ -166,7 +174,7 @@ def broadcast_batcher(primitive):
         for v, d in zip(vals, dims):
             shape = core.get_aval(v).shape
             if d is not not_mapped:
-                shape = shape[:d] + shape[d + 1:]
+                shape = shape[:d] + shape[d + 1 :]
             if shape:
                 example = shape
                 break
@@ -183,21 +191,25 @@ def broadcast_batcher(primitive):
             new_vals.append(v)
         out = primitive.bind(*new_vals, **params)
         return out, ([0] * len(out) if primitive.multiple_results else 0)
+
     batch_rules[primitive] = rule
     return rule
 
 
 def vectorized_batcher(primitive):
     """Unary elementwise ops: the batch axis passes straight through."""
+
     def rule(axis_size, vals, dims, **params):
         out = primitive.bind(*vals, **params)
         return out, dims[0]
+
     batch_rules[primitive] = rule
     return rule
 
 
 def _register_ad_rows():
     from . import ad
+
     broadcast_batcher(ad.add_jaxvals_p)
 
 
@@ -212,6 +224,7 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
     """
     from .ir import eval_jaxpr
     from .staging import trace_to_jaxpr
+
     out_dims_store = []
 
     def f(*xs):
@@ -219,8 +232,10 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
         with core.new_main(BatchTrace, frame) as main:
             frame.main = main
             trace = BatchTrace(main)
-            tracers = [BatchTracer(trace, x, not_mapped if d is None or d is not_mapped else d)
-                       for x, d in zip(xs, in_dims)]
+            tracers = [
+                BatchTracer(trace, x, not_mapped if d is None or d is not_mapped else d)
+                for x, d in zip(xs, in_dims)
+            ]
             outs = eval_jaxpr(closed.jaxpr, tracers, closed.consts)
             outs = [trace.full_raise(o) for o in outs]
             vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
@@ -235,7 +250,10 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
         out_dims_store[:] = [res_dims]
         return res
 
-    avals = [core.get_aval(v) if not isinstance(v, ShapedArray) else v for v in _in_avals(closed, axis_size, in_dims)]
+    avals = [
+        core.get_aval(v) if not isinstance(v, ShapedArray) else v
+        for v in _in_avals(closed, axis_size, in_dims)
+    ]
     batched = trace_to_jaxpr(f, avals)
     return batched, out_dims_store[0]
 

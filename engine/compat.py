@@ -16,6 +16,7 @@ when ``jax`` is imported, so scripts may set it first, as JAX requires), else fr
 ``JAXPLAY_DEVICE_COUNT``; it is published as ``JAXPLAY_DEVICE_COUNT`` and, once the device pool
 exists, handed to ``engine.parallel.set_device_count``.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -30,19 +31,21 @@ from typing import Any, Callable
 import engine
 
 # jax.X -> engine.X where the names differ or the engine module is optional.
-_RENAMES = {'jax.random': ('engine.random', 'engine.prng')}
+_RENAMES = {"jax.random": ("engine.random", "engine.prng")}
+
 
 def requested_device_count() -> int:
     """Devices asked for by ``XLA_FLAGS`` (JAX's spelling), else the engine's variables, else 8."""
     from .parallel.topology import requested_device_count as requested
+
     return requested()
 
 
 def configure_devices() -> int:
     n = requested_device_count()
-    os.environ['JAXPLAY_DEVICE_COUNT'] = str(n)
-    parallel = sys.modules.get('engine.parallel')
-    setter = getattr(parallel, 'set_device_count', None)
+    os.environ["JAXPLAY_DEVICE_COUNT"] = str(n)
+    parallel = sys.modules.get("engine.parallel")
+    setter = getattr(parallel, "set_device_count", None)
     if setter is not None:
         setter(n)
     return n
@@ -52,7 +55,7 @@ def configure_devices() -> int:
 # The `jax` proxy.
 
 _overrides: dict[str, Any] = {}  # name -> replacement, e.g. recording versions of grad/jit
-_DEVICE_NAMES = frozenset({'pmap', 'devices', 'device_count', 'local_devices', 'local_device_count'})
+_DEVICE_NAMES = frozenset({"pmap", "devices", "device_count", "local_devices", "local_device_count"})
 
 
 def _jax_getattr(name: str):
@@ -64,16 +67,16 @@ def _jax_getattr(name: str):
         return getattr(engine, name)
     except AttributeError:
         pass
-    if not name.startswith('__'):
+    if not name.startswith("__"):
         try:
-            return importlib.import_module(f'jax.{name}')
+            return importlib.import_module(f"jax.{name}")
         except ImportError:
             pass
     raise AttributeError(f"module 'jax' has no attribute {name!r} (the engine does not implement it)")
 
 
 def _make_jax_module() -> types.ModuleType:
-    mod = types.ModuleType('jax', engine.__doc__)
+    mod = types.ModuleType("jax", engine.__doc__)
     mod.__path__ = []  # a package, so `import jax.numpy` asks the finders
     mod.__getattr__ = _jax_getattr
     mod.__dir__ = lambda: sorted(set(dir(engine)) | set(_overrides))
@@ -86,7 +89,7 @@ def set_overrides(names: dict[str, Any]) -> Callable[[], None]:
     """Make ``jax.<name>`` return the given objects until the returned undo function is called."""
     saved = dict(_overrides)
     _overrides.update(names)
-    jax = sys.modules.get('jax')
+    jax = sys.modules.get("jax")
     stale = [n for n in names if jax is not None and n in vars(jax)]
     for n in stale:  # `from jax import grad` looked it up once and cached nothing, but be sure
         delattr(jax, n)
@@ -94,21 +97,24 @@ def set_overrides(names: dict[str, Any]) -> Callable[[], None]:
     def undo():
         _overrides.clear()
         _overrides.update(saved)
+
     return undo
 
 
 # ---------------------------------------------------------------------------------------------
 # The finder.
 
+
 class _Experimental(types.ModuleType):
     """``jax.experimental``: only what the engine has (nothing yet beyond its submodules)."""
 
     def __getattr__(self, name):
-        real = _optional_module('engine.experimental')
+        real = _optional_module("engine.experimental")
         if real is not None and hasattr(real, name):
             return getattr(real, name)
-        raise AttributeError(f"module 'jax.experimental' has no attribute {name!r} "
-                             f"(the engine does not implement it)")
+        raise AttributeError(
+            f"module 'jax.experimental' has no attribute {name!r} (the engine does not implement it)"
+        )
 
 
 def _optional_module(name: str):
@@ -121,7 +127,7 @@ def _optional_module(name: str):
 def _engine_names(fullname: str) -> tuple[str, ...]:
     if fullname in _RENAMES:
         return _RENAMES[fullname]
-    return ('engine' + fullname[3:],)
+    return ("engine" + fullname[3:],)
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -129,18 +135,18 @@ class _AliasLoader(importlib.abc.Loader):
         self.target = target  # None: build the `jax` proxy or the `jax.experimental` stub
 
     def create_module(self, spec):
-        if spec.name == 'jax':
+        if spec.name == "jax":
             return _make_jax_module()
         if self.target is None:
             mod = _Experimental(spec.name)
             mod.__path__ = []
             return mod
         real = importlib.import_module(self.target)
-        self._real_spec = getattr(real, '__spec__', None)
+        self._real_spec = getattr(real, "__spec__", None)
         return real
 
     def exec_module(self, module):
-        if module.__name__ == 'jax':
+        if module.__name__ == "jax":
             configure_devices()
         elif self.target is not None:
             # importlib stamped the alias spec on the engine module; give it its own back.
@@ -149,10 +155,10 @@ class _AliasLoader(importlib.abc.Loader):
 
 class JaxAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != 'jax' and not fullname.startswith('jax.'):
+        if fullname != "jax" and not fullname.startswith("jax."):
             return None
-        if fullname == 'jax':
-            return importlib.machinery.ModuleSpec('jax', _AliasLoader(None), is_package=True)
+        if fullname == "jax":
+            return importlib.machinery.ModuleSpec("jax", _AliasLoader(None), is_package=True)
         for name in _engine_names(fullname):
             try:
                 found = importlib.util.find_spec(name)
@@ -160,8 +166,9 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
                 found = None
             if found is not None:
                 return importlib.machinery.ModuleSpec(
-                    fullname, _AliasLoader(name), is_package=found.submodule_search_locations is not None)
-        if fullname == 'jax.experimental':
+                    fullname, _AliasLoader(name), is_package=found.submodule_search_locations is not None
+                )
+        if fullname == "jax.experimental":
             return importlib.machinery.ModuleSpec(fullname, _AliasLoader(None), is_package=True)
         return None
 
@@ -182,5 +189,5 @@ def uninstall() -> None:
     """Undo :func:`install` and forget the ``jax`` aliases imported so far."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == 'jax' or n.startswith('jax.')]:
+    for name in [n for n in sys.modules if n == "jax" or n.startswith("jax.")]:
         del sys.modules[name]

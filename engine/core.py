@@ -5,6 +5,7 @@ innermost trace among the arguments (by trace *level*, never by tracer type, whi
 nested transformations from confusing each other's perturbations) and hands the primitive to that
 trace. Each interpreter owns a rule table keyed by primitive; adding an operation means adding rows.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,17 +18,25 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import (ConcretizationTypeError, TracerArrayConversionError,
-                     TracerBoolConversionError, TracerIntegerConversionError,
-                     UnexpectedTracerError)
+from .errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 # ---------------------------------------------------------------------------------------------
 # dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
 
-_CANONICAL = {np.dtype('float64'): np.dtype('float32'), np.dtype('int64'): np.dtype('int32'),
-              np.dtype('uint64'): np.dtype('uint32'), np.dtype('complex128'): np.dtype('complex64'),
-              np.dtype('float16'): np.dtype('float16')}
-float0 = np.dtype([('float0', np.void, 0)])  # dtype of tangents of integer values
+_CANONICAL = {
+    np.dtype("float64"): np.dtype("float32"),
+    np.dtype("int64"): np.dtype("int32"),
+    np.dtype("uint64"): np.dtype("uint32"),
+    np.dtype("complex128"): np.dtype("complex64"),
+    np.dtype("float16"): np.dtype("float16"),
+}
+float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
 
 
 def canonical_dtype(dtype) -> np.dtype:
@@ -35,21 +44,35 @@ def canonical_dtype(dtype) -> np.dtype:
     return _CANONICAL.get(dtype, dtype)
 
 
-_SHORT = {'float32': 'f32', 'float64': 'f64', 'float16': 'f16', 'int32': 'i32', 'int64': 'i64',
-          'int8': 'i8', 'int16': 'i16', 'uint8': 'u8', 'uint32': 'u32', 'uint64': 'u64',
-          'bool': 'bool', 'complex64': 'c64', 'bfloat16': 'bf16', 'uint16': 'u16'}
+_SHORT = {
+    "float32": "f32",
+    "float64": "f64",
+    "float16": "f16",
+    "int32": "i32",
+    "int64": "i64",
+    "int8": "i8",
+    "int16": "i16",
+    "uint8": "u8",
+    "uint32": "u32",
+    "uint64": "u64",
+    "bool": "bool",
+    "complex64": "c64",
+    "bfloat16": "bf16",
+    "uint16": "u16",
+}
 
 
 def dtype_short(dtype) -> str:
     name = np.dtype(dtype).name
     if dtype == float0:
-        return 'float0'
+        return "float0"
     return _SHORT.get(name, name)
 
 
 class ShapedArray:
     """The abstract value of an array: what tracing knows about it."""
-    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    __slots__ = ("shape", "dtype", "weak_type")
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type: bool = False):
@@ -61,17 +84,23 @@ class ShapedArray:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> 'ShapedArray':
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
 
-    def strip_weak_type(self) -> 'ShapedArray':
+    def strip_weak_type(self) -> "ShapedArray":
         return self.update(weak_type=False) if self.weak_type else self
 
     def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
@@ -91,13 +120,22 @@ def raise_to_shaped(aval: ShapedArray, weak_type=None) -> ShapedArray:
 # Source information: every staged equation remembers the user line that produced it.
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
-_SKIP_PREFIXES = tuple({p for p in (_ENGINE_DIR, sysconfig.get_paths().get('stdlib'),
-                                     sysconfig.get_paths().get('purelib'),
-                                     sysconfig.get_paths().get('platlib')) if p})
+_SKIP_PREFIXES = tuple(
+    {
+        p
+        for p in (
+            _ENGINE_DIR,
+            sysconfig.get_paths().get("stdlib"),
+            sysconfig.get_paths().get("purelib"),
+            sysconfig.get_paths().get("platlib"),
+        )
+        if p
+    }
+)
 
 
 class SourceInfo:
-    __slots__ = ('file', 'line', 'function')
+    __slots__ = ("file", "line", "function")
 
     def __init__(self, file: str, line: int, function: str):
         self.file, self.line, self.function = file, line, function
@@ -111,7 +149,7 @@ _source_override = threading.local()
 
 def current_source_info() -> SourceInfo | None:
     """The innermost frame outside the engine and the standard library: the user's line."""
-    override = getattr(_source_override, 'value', None)
+    override = getattr(_source_override, "value", None)
     if override is not None:
         return override
     frame = sys._getframe(1)
@@ -120,7 +158,7 @@ def current_source_info() -> SourceInfo | None:
         skip = _skip_code.get(code)
         if skip is None:
             fname = code.co_filename
-            skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith('<frozen')
+            skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
         if not skip:
             return SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
@@ -133,8 +171,9 @@ _skip_code: dict = {}
 def staging_source_info() -> SourceInfo | None:
     """The user line, when something may show it: a staging trace (make_jaxpr, jit) is active,
     an equation is being replayed, or the debugger listens. Eager autodiff skips the frame walk."""
-    if _state.dynamic is None and getattr(_source_override, 'value', None) is None:
+    if _state.dynamic is None and getattr(_source_override, "value", None) is None:
         from . import monitoring
+
         if not monitoring.listening():
             return None
     return current_source_info()
@@ -143,7 +182,7 @@ def staging_source_info() -> SourceInfo | None:
 @contextmanager
 def source_info_context(info: SourceInfo | None):
     """While replaying an equation (transposing, batching a jaxpr...), new equations inherit its line."""
-    prev = getattr(_source_override, 'value', None)
+    prev = getattr(_source_override, "value", None)
     _source_override.value = info if info is not None else prev
     try:
         yield
@@ -154,12 +193,13 @@ def source_info_context(info: SourceInfo | None):
 # ---------------------------------------------------------------------------------------------
 # Primitives and their rule tables.
 
-impl_rules: dict['Primitive', Callable] = {}
-abstract_eval_rules: dict['Primitive', Callable] = {}
+impl_rules: dict["Primitive", Callable] = {}
+abstract_eval_rules: dict["Primitive", Callable] = {}
 
 
 class Primitive:
     """One operation. Interpreters look up its rules in their tables, keyed by this object."""
+
     multiple_results = False
     # EvalTrace hands ``Array`` arguments to the impl as they are instead of as numpy (pmap sets
     # it so that device-resident ShardedArrays are used in place, not fetched to the host).
@@ -196,8 +236,9 @@ class Primitive:
 # ---------------------------------------------------------------------------------------------
 # The trace stack.
 
+
 class MainTrace:
-    __slots__ = ('level', 'trace_type', 'global_data', 'trace')
+    __slots__ = ("level", "trace_type", "global_data", "trace")
 
     def __init__(self, level, trace_type, global_data=None):
         self.level, self.trace_type, self.global_data = level, trace_type, global_data
@@ -252,7 +293,7 @@ def tracing_active() -> bool:
     return len(_state.stack) > 1
 
 
-def find_top_trace(xs) -> 'Trace':
+def find_top_trace(xs) -> "Trace":
     state = _state
     top = state.stack[0]
     level = 0
@@ -296,7 +337,8 @@ class Trace:
             raise UnexpectedTracerError(
                 f"Encountered an unexpected tracer: a value from an inner transformation "
                 f"({vmain.trace_type.__name__}) was used after that transformation finished. "
-                f"Return it from the transformed function instead of storing it in a global or closure.")
+                f"Return it from the transformed function instead of storing it in a global or closure."
+            )
         raise UnexpectedTracerError("Different traces at the same level; this is an engine bug.")
 
     def process_primitive(self, primitive, tracers, params):
@@ -317,7 +359,7 @@ class EvalTrace(Trace):
         else:
             args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         outs = impl_rules[primitive](*args, **params)
-        weak = params.get('weak_type')
+        weak = params.get("weak_type")
         if weak is None:
             weak = bool(vals)
             for v in vals:
@@ -325,15 +367,14 @@ class EvalTrace(Trace):
                     weak = False
                     break
         if primitive.multiple_results:
-            return [o if isinstance(o, Array) else Array(o, weak and _keeps_dtype(o, args))
-                    for o in outs]
+            return [o if isinstance(o, Array) else Array(o, weak and _keeps_dtype(o, args)) for o in outs]
         return outs if isinstance(outs, Array) else Array(outs, weak and _keeps_dtype(outs, args))
 
 
 def _keeps_dtype(out, args) -> bool:
     # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
     # comparisons (bool), argmax (int) and the like are strong, as under jit.
-    return getattr(out, 'dtype', None) == args[0].dtype
+    return getattr(out, "dtype", None) == args[0].dtype
 
 
 _state = _TraceState()
@@ -341,6 +382,7 @@ _state = _TraceState()
 
 # ---------------------------------------------------------------------------------------------
 # Concrete arrays.
+
 
 def _canonical_np(x) -> np.ndarray:
     a = np.asarray(x)
@@ -371,13 +413,13 @@ def to_numpy(x) -> np.ndarray:
 def python_scalar_dtype(x) -> np.dtype:
     t = type(x)
     if t is bool or t is np.bool_:
-        return np.dtype('bool')
+        return np.dtype("bool")
     if t is int:
-        return np.dtype('int32')
+        return np.dtype("int32")
     if t is float:
-        return np.dtype('float32')
+        return np.dtype("float32")
     if t is complex:
-        return np.dtype('complex64')
+        return np.dtype("complex64")
     return canonical_dtype(np.asarray(x).dtype)
 
 
@@ -388,7 +430,8 @@ class Array:
     >>> jnp.arange(3.0) * 2
     Array([0., 2., 4.], dtype=float32)
     """
-    __slots__ = ('_value', 'weak_type', '_aval', '__weakref__')
+
+    __slots__ = ("_value", "weak_type", "_aval", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):
@@ -428,11 +471,11 @@ class Array:
 
     def __repr__(self):
         if self._value.size == 0 or self._value.ndim > 0:
-            body = np.array2string(self._value, separator=', ', prefix='Array(')
+            body = np.array2string(self._value, separator=", ", prefix="Array(")
         else:
             body = np.array2string(self._value)
         dt = self.dtype.name
-        weak = ', weak_type=True' if self.weak_type else ''
+        weak = ", weak_type=True" if self.weak_type else ""
         return f"Array({body}, dtype={dt}{weak})"
 
     def __str__(self):
@@ -498,6 +541,7 @@ class Array:
 
     def devices(self):
         from . import devices as _devices
+
         return {_devices()[0]}
 
     @property
@@ -508,9 +552,11 @@ class Array:
 # ---------------------------------------------------------------------------------------------
 # Tracers.
 
+
 class Tracer:
     """A value being traced by one transformation; ``aval`` says what is known about it."""
-    __slots__ = ('_trace', '__weakref__')
+
+    __slots__ = ("_trace", "__weakref__")
     __array_priority__ = 1000
 
     @property
@@ -537,19 +583,19 @@ class Tracer:
         return val
 
     def __bool__(self):
-        return bool(self._concrete('bool', TracerBoolConversionError))
+        return bool(self._concrete("bool", TracerBoolConversionError))
 
     def __int__(self):
-        return int(self._concrete('int', ConcretizationTypeError))
+        return int(self._concrete("int", ConcretizationTypeError))
 
     def __float__(self):
-        return float(self._concrete('float', ConcretizationTypeError))
+        return float(self._concrete("float", ConcretizationTypeError))
 
     def __complex__(self):
-        return complex(self._concrete('complex', ConcretizationTypeError))
+        return complex(self._concrete("complex", ConcretizationTypeError))
 
     def __index__(self):
-        return int(self._concrete('index', TracerIntegerConversionError))
+        return int(self._concrete("index", TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(self)
@@ -565,8 +611,10 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: {type(self).__name__}. A traced value cannot be a static "
-                        f"argument or a dict key.")
+        raise TypeError(
+            f"unhashable type: {type(self).__name__}. A traced value cannot be a static "
+            f"argument or a dict key."
+        )
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self).__name__}>"
@@ -581,18 +629,20 @@ def get_aval(x) -> ShapedArray:
         return x.aval
     if isinstance(x, Tracer):
         return x.aval
-    if t in (int, float, complex) :
+    if t in (int, float, complex):
         return ShapedArray((), python_scalar_dtype(x), True)
     if t is bool:
-        return ShapedArray((), np.dtype('bool'), False)
+        return ShapedArray((), np.dtype("bool"), False)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(np.shape(x), canonical_dtype(x.dtype), False)
     if isinstance(x, Array):  # subclasses, e.g. device-resident arrays: no need to fetch data
         return x.aval
-    if hasattr(x, '__jax_array__'):
+    if hasattr(x, "__jax_array__"):
         return get_aval(x.__jax_array__())
-    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
-                    f"Pass arrays, numbers, or pytrees (tuples, lists, dicts) of them.")
+    raise TypeError(
+        f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
+        f"Pass arrays, numbers, or pytrees (tuples, lists, dicts) of them."
+    )
 
 
 def is_array_like(x) -> bool:

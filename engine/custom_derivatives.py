@@ -3,6 +3,7 @@
 The primal function is staged to a jaxpr (so jit, vmap and the debugger see it); the rule is kept
 as a Python callable in the equation's params and used when a JVP trace reaches the equation.
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,15 +14,17 @@ from .ir import ClosedJaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
-custom_jvp_call_p = core.Primitive('custom_jvp_call', multiple_results=True)
-custom_vjp_call_p = core.Primitive('custom_vjp_call', multiple_results=True)
-custom_lin_p = core.Primitive('custom_lin', multiple_results=True)
+custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
+custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
+custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
 _in_rule: set = set()  # custom functions whose rule is running now
 
 
 def _eval_call(*args, call_jaxpr: ClosedJaxpr, **_):
-    return [core.to_numpy(o) if not isinstance(o, core.Array) else o
-            for o in eval_jaxpr(call_jaxpr.jaxpr, [core.Array(a) for a in args], call_jaxpr.consts)]
+    return [
+        core.to_numpy(o) if not isinstance(o, core.Array) else o
+        for o in eval_jaxpr(call_jaxpr.jaxpr, [core.Array(a) for a in args], call_jaxpr.consts)
+    ]
 
 
 for _p in (custom_jvp_call_p, custom_vjp_call_p):
@@ -58,6 +61,7 @@ def _stage(fun, nondiff_argnums, args):
     closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
     # Closed-over tracers of outer transformations become leading arguments (no tangents).
     from .jit import _hoist_tracer_consts
+
     closed, hoisted = _hoist_tracer_consts(closed)
     return closed, hoisted, leaves, in_tree, out_store[0], rebuild, nondiff
 
@@ -91,6 +95,7 @@ class custom_jvp:
                 contrib = fn(t, out, *primals)
                 acc = contrib if acc is None else acc + contrib
             return out, acc
+
         self.jvp = jvp
 
     def __call__(self, *args, **kwargs):
@@ -100,7 +105,9 @@ class custom_jvp:
             # The rule calling its own function computes the primal output: no nested rule.
             return self.fun(*args, **kwargs)
         args = _resolve_args(self.fun, args, kwargs)
-        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(self.fun, self.nondiff_argnums, args)
+        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
+            self.fun, self.nondiff_argnums, args
+        )
         user_jvp, nd = self.jvp, self.nondiff_argnums
 
         def jvp_flat(primal_leaves, tangent_leaves):
@@ -117,8 +124,9 @@ class custom_jvp:
                 _in_rule.discard(self)
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
-        outs = custom_jvp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat,
-                                      num_consts=len(hoisted), name=self.__name__)
+        outs = custom_jvp_call_p.bind(
+            *hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat, num_consts=len(hoisted), name=self.__name__
+        )
         return tree_unflatten(out_tree, outs)
 
 
@@ -132,25 +140,31 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name
 
 def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, name):
     vals = [batching.bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
-    batched, _ = batching.batch_jaxpr(call_jaxpr, axis_size, [0] * len(vals),
-                                      force_out=[True] * len(call_jaxpr.out_avals))
+    batched, _ = batching.batch_jaxpr(
+        call_jaxpr, axis_size, [0] * len(vals), force_out=[True] * len(call_jaxpr.out_avals)
+    )
     n = len(vals) - num_consts
     in_avals = call_jaxpr.in_avals[num_consts:]
 
     def batched_jvp(ps, ts):
-        ts = [batching.bdim_at_front(t, batching.not_mapped, axis_size)
-              if core.get_aval(t).shape == a.shape else t for t, a in zip(ts, in_avals)]
+        ts = [
+            batching.bdim_at_front(t, batching.not_mapped, axis_size)
+            if core.get_aval(t).shape == a.shape
+            else t
+            for t, a in zip(ts, in_avals)
+        ]
 
         def both(*pt):
             o, t = jvp(list(pt[:n]), list(pt[n:]))
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
-        outs = batching.vmap_flat(both, axis_size, None, [0] * (2 * n), [*ps, *ts],
-                                  lambda k: [0] * k)
+
+        outs = batching.vmap_flat(both, axis_size, None, [0] * (2 * n), [*ps, *ts], lambda k: [0] * k)
         m = len(outs) // 2
         return outs[:m], outs[m:]
 
-    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=batched_jvp,
-                                  num_consts=num_consts, name=name)
+    outs = custom_jvp_call_p.bind(
+        *vals, call_jaxpr=batched, jvp=batched_jvp, num_consts=num_consts, name=name
+    )
     return outs, [0] * len(outs)
 
 
@@ -177,7 +191,9 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
-        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(self.fun, self.nondiff_argnums, args)
+        closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
+            self.fun, self.nondiff_argnums, args
+        )
         fwd, bwd, nd = self.fwd, self.bwd, self.nondiff_argnums
         res_tree_store = []
 
@@ -193,13 +209,22 @@ class custom_vjp:
             ct = tree_unflatten(out_tree, list(ct_leaves))
             cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
             if not isinstance(cts, (tuple, list)):
-                raise TypeError(f"Custom VJP bwd rule of {self.__name__} must produce a tuple of "
-                                f"cotangents, one per differentiable positional argument; got "
-                                f"{type(cts).__name__}.")
+                raise TypeError(
+                    f"Custom VJP bwd rule of {self.__name__} must produce a tuple of "
+                    f"cotangents, one per differentiable positional argument; got "
+                    f"{type(cts).__name__}."
+                )
             return tree_flatten(tuple(cts))[0]
 
-        outs = custom_vjp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, fwd=fwd_flat,
-                                      bwd=bwd_flat, num_consts=len(hoisted), name=self.__name__)
+        outs = custom_vjp_call_p.bind(
+            *hoisted,
+            *leaves,
+            call_jaxpr=closed,
+            fwd=fwd_flat,
+            bwd=bwd_flat,
+            num_consts=len(hoisted),
+            name=self.__name__,
+        )
         return tree_unflatten(out_tree, outs)
 
 
@@ -207,8 +232,14 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     outs, res = fwd(*primals[num_consts:])
     ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
     out_avals = [core.get_aval(o) for o in outs]
-    touts = custom_lin_p.bind(*res, *ts, num_res=len(res), bwd=bwd,
-                              out_avals=tuple(ad.tangent_aval(a) for a in out_avals), name=name)
+    touts = custom_lin_p.bind(
+        *res,
+        *ts,
+        num_res=len(res),
+        bwd=bwd,
+        out_avals=tuple(ad.tangent_aval(a) for a in out_avals),
+        name=name,
+    )
     return outs, touts
 
 
@@ -216,6 +247,7 @@ def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_c
     # Batching the primal staged function; the custom rule is kept for grad inside vmap.
     batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims)
     from .jit import _hoist_tracer_consts
+
     outs = eval_jaxpr(batched.jaxpr, vals, batched.consts)
     return outs, out_dims
 

@@ -17,6 +17,7 @@ Where the text goes: ``sys.stdout``, unless a sink is installed (``engine.inspec
 tag each line with the device that printed it). Under ``pmap`` each device sets its id with
 :func:`device_context`, and the line is tagged with it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,7 +31,7 @@ from . import ad, batching, core, ir
 from .core import Array, Primitive
 from .tree_util import tree_flatten, tree_unflatten
 
-debug_callback_p = Primitive('debug_callback', multiple_results=True)
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
 ir.effectful.add(debug_callback_p)
 
 _local = threading.local()
@@ -39,7 +40,7 @@ _sinks: list[Callable[[str, int | None], None]] = []
 
 def current_device() -> int | None:
     """The device id of the code running now (set by pmap), or None outside pmap."""
-    return getattr(_local, 'device', None)
+    return getattr(_local, "device", None)
 
 
 @contextmanager
@@ -87,10 +88,11 @@ def emit_print(text: str, device: int | None = None) -> None:
     if _sinks:
         _sinks[-1](text, device)
     else:
-        sys.stdout.write(text + '\n')
+        sys.stdout.write(text + "\n")
 
 
 # --- the primitive -----------------------------------------------------------------------------
+
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback: Callable, **_):
@@ -112,10 +114,16 @@ ad.transpose_rules[debug_callback_p] = lambda cts, *args, **params: [None] * len
 
 def _debug_callback_batch(axis_size, vals, dims, *, callback: Callable, **params):
     """Like JAX: under vmap the callback runs once per batch element, in order."""
+
     def per_element(*arrays):
         for i in range(axis_size):
-            callback(*[a if d is batching.not_mapped else Array(np.take(np.asarray(a), i, axis=d))
-                       for a, d in zip(arrays, dims)])
+            callback(
+                *[
+                    a if d is batching.not_mapped else Array(np.take(np.asarray(a), i, axis=d))
+                    for a, d in zip(arrays, dims)
+                ]
+            )
+
     debug_callback_p.bind(*vals, callback=per_element, **params)
     return [], []
 
@@ -139,7 +147,7 @@ def callback(fun: Callable[..., Any], *args, ordered: bool = False, **kwargs) ->
         a, kw = tree_unflatten(tree, full)
         fun(*a, **kw)
 
-    run.__name__ = getattr(fun, '__name__', 'callback')
+    run.__name__ = getattr(fun, "__name__", "callback")
     debug_callback_p.bind(*arrays, callback=run, ordered=bool(ordered))
 
 
@@ -149,13 +157,16 @@ def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A0
     >>> jax.debug.print("{x} and {}", 1.0, x=2)
     2 and 1.0
     """
+
     def formatted(*a, **kw):
         emit_print(fmt.format(*a, **kw), current_device())
 
-    formatted.__name__ = 'print'
+    formatted.__name__ = "print"
     callback(formatted, *args, ordered=ordered, **kwargs)
 
 
 def breakpoint(*_, **__):  # noqa: A001
-    raise NotImplementedError("jax.debug.breakpoint is not available in the playground; "
-                              "use jax.debug.print, or the debugger pane's per-equation values.")
+    raise NotImplementedError(
+        "jax.debug.breakpoint is not available in the playground; "
+        "use jax.debug.print, or the debugger pane's per-equation values."
+    )

@@ -3,6 +3,7 @@
 Messages say what happened and what to do about it, since the playground shows them to people
 who are learning.
 """
+
 from __future__ import annotations
 
 
@@ -24,7 +25,7 @@ def _describe(tracer) -> str:
 class ConcretizationTypeError(JAXTypeError):
     """A traced value was used where a concrete Python value is needed."""
 
-    def __init__(self, tracer, context: str = ''):
+    def __init__(self, tracer, context: str = ""):
         self.tracer = tracer
         if isinstance(tracer, str):
             super().__init__(tracer)
@@ -34,28 +35,31 @@ class ConcretizationTypeError(JAXTypeError):
             f"{_describe(tracer)}. The value depends on a traced argument, so its concrete value is "
             f"not known while tracing. If it comes from an argument of a jit-compiled function, mark "
             f"that argument static (static_argnums/static_argnames), or use lax.cond/jnp.where "
-            f"for data-dependent choices.")
+            f"for data-dependent choices."
+        )
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
-    def __init__(self, tracer, context: str = 'bool'):
+    def __init__(self, tracer, context: str = "bool"):
         self.tracer = tracer
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array {_describe(tracer)}. Python control flow "
             f"(if/while/and/or) on a traced value is not possible under jit, vmap or pmap. Use "
             f"jnp.where or lax.cond for data-dependent choices, lax.while_loop for loops, or mark "
-            f"the argument static with static_argnums.")
+            f"the argument static with static_argnums.",
+        )
 
 
 class TracerIntegerConversionError(JAXIndexError, ConcretizationTypeError):
-    def __init__(self, tracer, context: str = 'index'):
+    def __init__(self, tracer, context: str = "index"):
         self.tracer = tracer
         IndexError.__init__(
             self,
             f"The __index__() method was called on traced array {_describe(tracer)}. A traced value "
             f"cannot be used as a Python int (a shape, a range bound, a list index). Mark the "
-            f"argument static with static_argnums, or use lax.dynamic_slice/jnp.take for indexing.")
+            f"argument static with static_argnums, or use lax.dynamic_slice/jnp.take for indexing.",
+        )
 
 
 class TracerArrayConversionError(JAXTypeError):
@@ -64,7 +68,8 @@ class TracerArrayConversionError(JAXTypeError):
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array "
             f"{_describe(tracer)}. numpy functions cannot run on traced values: use jax.numpy "
-            f"(jnp.sin, jnp.sum, ...) instead of numpy (np.sin, np.sum, ...) inside transformed code.")
+            f"(jnp.sin, jnp.sum, ...) instead of numpy (np.sin, np.sum, ...) inside transformed code."
+        )
 
 
 class UnexpectedTracerError(JAXTypeError):
@@ -76,7 +81,8 @@ class NonConcreteBooleanIndexError(JAXIndexError):
         self.tracer = tracer
         super().__init__(
             f"Array boolean indices must be concrete; got {_describe(tracer)}. Boolean masks change "
-            f"the result's shape, which must be known while tracing. Use jnp.where(mask, x, 0) instead.")
+            f"the result's shape, which must be known while tracing. Use jnp.where(mask, x, 0) instead."
+        )
 
 
 class KeyReuseError(RuntimeError):

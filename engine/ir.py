@@ -1,4 +1,5 @@
 """The IR: jaxprs (variables, literals, equations with source lines), printing, evaluation, DCE."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,7 +12,7 @@ from .core import ShapedArray, SourceInfo
 
 
 class Var:
-    __slots__ = ('aval', 'count')
+    __slots__ = ("aval", "count")
     _counter = itertools.count()
 
     def __init__(self, aval: ShapedArray):
@@ -23,7 +24,7 @@ class Var:
 
 
 class Literal:
-    __slots__ = ('val', 'aval')
+    __slots__ = ("val", "aval")
 
     def __init__(self, val, aval: ShapedArray):
         self.val = val
@@ -46,7 +47,8 @@ class JaxprEqn(NamedTuple):
 
 class Jaxpr:
     """A typed, first-order program: ``{ lambda consts ; args . let eqns in outs }``."""
-    __slots__ = ('constvars', 'in_binders', 'eqns', 'outs', '__weakref__')
+
+    __slots__ = ("constvars", "in_binders", "eqns", "outs", "__weakref__")
 
     def __init__(self, constvars, in_binders, eqns, outs):
         self.constvars = list(constvars)
@@ -70,7 +72,8 @@ class Jaxpr:
 
 class ClosedJaxpr:
     """A jaxpr with its constants bound: what ``make_jaxpr`` returns."""
-    __slots__ = ('jaxpr', 'consts', '__weakref__')
+
+    __slots__ = ("jaxpr", "consts", "__weakref__")
 
     def __init__(self, jaxpr: Jaxpr, consts):
         assert not jaxpr.constvars or len(jaxpr.constvars) == len(consts)
@@ -93,10 +96,11 @@ class ClosedJaxpr:
 # ---------------------------------------------------------------------------------------------
 # Pretty-printing in the spirit of `jax.make_jaxpr` output.
 
+
 def _var_names():
     for n in itertools.count(1):
-        for combo in itertools.product('abcdefghijklmnopqrstuvwxyz', repeat=n):
-            yield ''.join(combo)
+        for combo in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
+            yield "".join(combo)
 
 
 class _Names:
@@ -115,10 +119,10 @@ class _Names:
 def pp_literal(lit: Literal) -> str:
     val = np.asarray(core.to_numpy(lit.val))
     if val.dtype == np.bool_:
-        s = 'True' if val else 'False'
+        s = "True" if val else "False"
     elif np.issubdtype(val.dtype, np.floating):
         s = repr(float(val))
-        if s in ('inf', '-inf', 'nan'):
+        if s in ("inf", "-inf", "nan"):
             s = s
     else:
         s = str(val.item())
@@ -131,12 +135,17 @@ def pp_param(value, names: _Names, indent: int) -> str:
     if isinstance(value, Jaxpr):
         return _pp_jaxpr_body(value, names.__class__(), indent + 2)
     if isinstance(value, (tuple, list)) and value and all(isinstance(v, (ClosedJaxpr, Jaxpr)) for v in value):
-        return '(\n' + ''.join(' ' * (indent + 2) + pp_param(v, names, indent + 2) + '\n' for v in value) + ' ' * indent + ')'
+        return (
+            "(\n"
+            + "".join(" " * (indent + 2) + pp_param(v, names, indent + 2) + "\n" for v in value)
+            + " " * indent
+            + ")"
+        )
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
-    if callable(value) and hasattr(value, '__name__'):
+    if callable(value) and hasattr(value, "__name__"):
         return value.__name__
     return str(value)
 
@@ -144,24 +153,28 @@ def pp_param(value, names: _Names, indent: int) -> str:
 def _pp_jaxpr_body(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
     def binder(v):
         return f"{names(v)}:{v.aval.str_short()}"
-    consts = ' '.join(binder(v) for v in jaxpr.constvars)
-    args = ' '.join(binder(v) for v in jaxpr.in_binders)
-    pad = ' ' * (indent + 4)
+
+    consts = " ".join(binder(v) for v in jaxpr.constvars)
+    args = " ".join(binder(v) for v in jaxpr.in_binders)
+    pad = " " * (indent + 4)
     lines = []
     for eqn in jaxpr.eqns:
-        lhs = ' '.join(binder(v) for v in eqn.out_binders) or '_'
-        params = ''
+        lhs = " ".join(binder(v) for v in eqn.out_binders) or "_"
+        params = ""
         if eqn.params:
-            params = '[' + ' '.join(f"{k}={pp_param(v, names, indent + 4)}"
-                                    for k, v in sorted(eqn.params.items())) + ']'
-        rhs = ' '.join(names(x) for x in eqn.inputs)
+            params = (
+                "["
+                + " ".join(f"{k}={pp_param(v, names, indent + 4)}" for k, v in sorted(eqn.params.items()))
+                + "]"
+            )
+        rhs = " ".join(names(x) for x in eqn.inputs)
         lines.append(f"{pad}{lhs} = {eqn.primitive.name}{params} {rhs}".rstrip())
-    outs = ' '.join(names(v) for v in jaxpr.outs)
+    outs = " ".join(names(v) for v in jaxpr.outs)
     outs = f"({outs},)" if len(jaxpr.outs) == 1 else f"({outs})"
     head = f"{{ lambda {consts}; {args}. let"
     if not lines:
         return f"{head} in {outs} }}"
-    return head + '\n' + '\n'.join(lines) + '\n' + ' ' * (indent + 2) + f"in {outs} }}"
+    return head + "\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + f"in {outs} }}"
 
 
 def pp_jaxpr(jaxpr: Jaxpr, consts=()) -> str:
@@ -171,6 +184,7 @@ def pp_jaxpr(jaxpr: Jaxpr, consts=()) -> str:
 # ---------------------------------------------------------------------------------------------
 # Evaluation: replay equations through `bind`, so evaluating a jaxpr under a transformation
 # transforms it. Equations keep their source line while replayed.
+
 
 def eval_jaxpr(jaxpr: Jaxpr, args, consts=()) -> list:
     env: dict[Var, Any] = {}
@@ -203,6 +217,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 
 # ---------------------------------------------------------------------------------------------
 # Checking and cleaning.
+
 
 class JaxprTypeError(TypeError):
     pass

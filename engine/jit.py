@@ -4,6 +4,7 @@ jaxpr with a backend (numba where available, else the numpy interpreter).
 ``jit_p`` is a call primitive whose param is the closed jaxpr; its rules transform the inner jaxpr,
 so ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,27 +22,30 @@ from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, dce_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
-jit_p = core.Primitive('jit', multiple_results=True)
+jit_p = core.Primitive("jit", multiple_results=True)
 
 
 # ---------------------------------------------------------------------------------------------
 # Backends: a backend compiles a closed jaxpr to ``callable(*numpy_args) -> list[numpy]``.
 
+
 class Interpreter:
-    name = 'interpreter'
+    name = "interpreter"
 
     def compile(self, closed: ClosedJaxpr, name: str):
         def run(*args):
-            outs = eval_jaxpr(closed.jaxpr, [Array(a) if isinstance(a, np.ndarray) else a for a in args],
-                              closed.consts)
+            outs = eval_jaxpr(
+                closed.jaxpr, [Array(a) if isinstance(a, np.ndarray) else a for a in args], closed.consts
+            )
             return [core.to_numpy(o) for o in outs]
+
         run.source = None
         run.fallbacks = []
         return run
 
 
 _backend = None
-_executables: 'weakref.WeakKeyDictionary[ClosedJaxpr, Callable]' = weakref.WeakKeyDictionary()
+_executables: "weakref.WeakKeyDictionary[ClosedJaxpr, Callable]" = weakref.WeakKeyDictionary()
 
 
 def get_backend():
@@ -50,6 +54,7 @@ def get_backend():
     if _backend is None:
         try:
             from .backends import numba_jit
+
             _backend = numba_jit.NumbaBackend()
         except ImportError:
             _backend = Interpreter()
@@ -107,6 +112,7 @@ def _closed_from(fun, avals) -> ClosedJaxpr:
 
 # --- rules of jit_p ---------------------------------------------------------------------------
 
+
 def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
     nonzero = [type(t) is not ad.Zero for t in tangents]
     in_avals = jaxpr.in_avals
@@ -151,7 +157,7 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
 
 def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
     # Keep the vmap's axis name, so collectives over it inside the jit reduce the batch axis.
-    axis_name = getattr(batching.current_batch_trace(), 'axis_name', None)
+    axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
     batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
     closed, hoisted = _hoist_tracer_consts(batched)
     outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
@@ -170,9 +176,14 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     closed2 = ClosedJaxpr(j2, [])
     outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
-    recipe = ad.JaxprEqnRecipe(jit_p, res_tracers + unknown_tracers,
-                               dict(jaxpr=closed2, name=name, **params),
-                               [v.aval for v in j2.outs], outs2, core.current_source_info())
+    recipe = ad.JaxprEqnRecipe(
+        jit_p,
+        res_tracers + unknown_tracers,
+        dict(jaxpr=closed2, name=name, **params),
+        [v.aval for v in j2.outs],
+        outs2,
+        core.current_source_info(),
+    )
     for t in outs2:
         t.recipe = recipe
     it1, it2 = iter(outs1), iter(outs2)
@@ -187,6 +198,7 @@ ad.partial_eval_rules[jit_p] = _jit_partial_eval
 
 # ---------------------------------------------------------------------------------------------
 # The public API.
+
 
 def _abstractify(x) -> ShapedArray:
     return core.get_aval(x)
@@ -205,11 +217,11 @@ class Lowered:
 
     def source(self) -> str | None:
         backend = get_backend()
-        if hasattr(backend, 'lower_source'):
+        if hasattr(backend, "lower_source"):
             return backend.lower_source(self.jaxpr, self.name)
         return None
 
-    def compile(self) -> 'Compiled':
+    def compile(self) -> "Compiled":
         return Compiled(executable(self.jaxpr, self.name), self)
 
 
@@ -219,7 +231,7 @@ class Compiled:
         self.lowered = lowered
 
     def as_text(self) -> str:
-        text = getattr(self.exe, 'compiled_text', None)
+        text = getattr(self.exe, "compiled_text", None)
         return text() if callable(text) else (text or self.lowered.as_text())
 
     def __call__(self, *args):
@@ -245,20 +257,26 @@ class JitFunction:
         except (TypeError, ValueError):
             pass
         static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
-        static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        static_argnames = (
+            (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        )
         if sig is not None:
             params = list(sig.parameters)
             # JAX infers names from numbers and numbers from names.
             static_argnames = tuple(static_argnames) + tuple(
-                params[i] for i in static_argnums if 0 <= i < len(params) and params[i] not in static_argnames)
+                params[i] for i in static_argnums if 0 <= i < len(params) and params[i] not in static_argnames
+            )
             static_argnums = tuple(static_argnums) + tuple(
-                params.index(n) for n in static_argnames if n in params and params.index(n) not in static_argnums)
+                params.index(n)
+                for n in static_argnames
+                if n in params and params.index(n) not in static_argnums
+            )
         self.static_argnums = tuple(sorted(set(static_argnums)))
         self.static_argnames = tuple(static_argnames)
-        self.name = name or getattr(fun, '__name__', 'fun')
+        self.name = name or getattr(fun, "__name__", "fun")
         self._cache: dict = {}
-        self._fast: dict = {}      # fast-path signature -> (executable, out tree, weak types, single)
-        self.timings: dict = {}    # seconds of the last call's stages: trace, lower, compile, execute
+        self._fast: dict = {}  # fast-path signature -> (executable, out tree, weak types, single)
+        self.timings: dict = {}  # seconds of the last call's stages: trace, lower, compile, execute
         self._last_key = None
 
     def __get__(self, obj, objtype=None):
@@ -272,23 +290,25 @@ class JitFunction:
         statics, dyn_args = [], []
         for i, a in enumerate(args):
             if i in static_nums:
-                statics.append(('pos', i, a))
+                statics.append(("pos", i, a))
             else:
                 dyn_args.append(a)
         dyn_kwargs = {}
         for k, v in kwargs.items():
             if k in self.static_argnames:
-                statics.append(('kw', k, v))
+                statics.append(("kw", k, v))
             else:
                 dyn_kwargs[k] = v
         for kind, k, v in statics:
             try:
                 hash(v)
             except TypeError as e:
-                raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
-                                 f"while trying to hash an object of type {type(v).__name__}, {v!r}. "
-                                 f"The error was: {e}. Pass it as a regular (traced) argument, or make "
-                                 f"it a tuple.") from None
+                raise ValueError(
+                    f"Non-hashable static arguments are not supported. An error occurred "
+                    f"while trying to hash an object of type {type(v).__name__}, {v!r}. "
+                    f"The error was: {e}. Pass it as a regular (traced) argument, or make "
+                    f"it a tuple."
+                ) from None
         return tuple(statics), static_nums, dyn_args, dyn_kwargs
 
     def _stage(self, statics, static_nums, nargs, in_tree, avals):
@@ -299,19 +319,21 @@ class JitFunction:
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
             it = iter(dyn_args)
             args = []
-            static_pos = {k: v for kind, k, v in statics if kind == 'pos'}
+            static_pos = {k: v for kind, k, v in statics if kind == "pos"}
             for i in range(nargs):
                 args.append(static_pos[i] if i in static_pos else next(it))
             kwargs = dict(dyn_kwargs)
-            kwargs.update({k: v for kind, k, v in statics if kind == 'kw'})
+            kwargs.update({k: v for kind, k, v in statics if kind == "kw"})
             out = self.fun(*args, **kwargs)
             out_leaves, out_tree = tree_flatten(out)
             out_store[:] = [out_tree]
             for leaf in out_leaves:
                 if not core.is_array_like(leaf):
-                    raise TypeError(f"jit-compiled function {self.name} returned a value of type "
-                                    f"{type(leaf).__name__} ({leaf!r}); outputs must be arrays, "
-                                    f"numbers, or pytrees of them.")
+                    raise TypeError(
+                        f"jit-compiled function {self.name} returned a value of type "
+                        f"{type(leaf).__name__} ({leaf!r}); outputs must be arrays, "
+                        f"numbers, or pytrees of them."
+                    )
             return out_leaves
 
         closed = trace_to_jaxpr(flat, avals)
@@ -328,9 +350,12 @@ class JitFunction:
             return f"the argument structure changed: {pt} -> {t}"
         if ps != s:
             return "a static argument changed"
-        diffs = [f"argument {i}: {x.str_short()}{'(weak)' if x.weak_type else ''} -> "
-                 f"{y.str_short()}{'(weak)' if y.weak_type else ''}"
-                 for i, (x, y) in enumerate(zip(pa, a)) if x != y]
+        diffs = [
+            f"argument {i}: {x.str_short()}{'(weak)' if x.weak_type else ''} -> "
+            f"{y.str_short()}{'(weak)' if y.weak_type else ''}"
+            for i, (x, y) in enumerate(zip(pa, a))
+            if x != y
+        ]
         return "; ".join(diffs) if diffs else "new signature"
 
     def _fast_key(self, args):
@@ -353,30 +378,46 @@ class JitFunction:
         # Fast path (the warm-call budget): no trace active, nobody listening, positional
         # array arguments of a signature seen before -> call the compiled executable directly.
         fast = self._fast
-        if fast and not kwargs and len(core._state.stack) == 1 and core._state.dynamic is None \
-                and not monitoring._listeners and not _config.values['jax_disable_jit']:
+        if (
+            fast
+            and not kwargs
+            and len(core._state.stack) == 1
+            and core._state.dynamic is None
+            and not monitoring._listeners
+            and not _config.values["jax_disable_jit"]
+        ):
             entry = fast.get(self._fast_key(args))
-            if entry is not None and entry[4] is _backend:   # (set_backend invalidates)
+            if entry is not None and entry[4] is _backend:  # (set_backend invalidates)
                 exe, out_tree, weak, single, _ = entry
                 t0 = time.perf_counter()
-                outs = exe(*[a._value if type(a) is Array else a if type(a) is np.ndarray
-                             else np.asarray(a, _FAST_SCALAR[type(a)]) for a in args])
-                self.timings['execute'] = time.perf_counter() - t0
+                outs = exe(
+                    *[
+                        a._value
+                        if type(a) is Array
+                        else a
+                        if type(a) is np.ndarray
+                        else np.asarray(a, _FAST_SCALAR[type(a)])
+                        for a in args
+                    ]
+                )
+                self.timings["execute"] = time.perf_counter() - t0
                 if single:
                     return Array(outs[0], weak[0])
                 return tree_unflatten(out_tree, [Array(o, w) for o, w in zip(outs, weak)])
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
-        if _config.values['jax_disable_jit']:
+        if _config.values["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         try:
             avals = tuple(map(_abstractify, leaves))
         except TypeError as e:
-            raise TypeError(f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
-                            f"arguments static with static_argnums)") from None
+            raise TypeError(
+                f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
+                f"arguments static with static_argnums)"
+            ) from None
         key = (statics, in_tree, avals)
         entry = self._cache.get(key)
         listening = monitoring.listening()
@@ -390,29 +431,49 @@ class JitFunction:
             if not hoisted:
                 self._cache[key] = entry
             if listening:
-                monitoring.emit('jit_trace', name=self.name, jaxpr=closed, seconds=t_trace,
-                                cache='miss', reason=reason, fun=self.fun)
+                monitoring.emit(
+                    "jit_trace",
+                    name=self.name,
+                    jaxpr=closed,
+                    seconds=t_trace,
+                    cache="miss",
+                    reason=reason,
+                    fun=self.fun,
+                )
         elif listening:
-            monitoring.emit('jit_trace', name=self.name, jaxpr=entry[0], seconds=0.0, cache='hit',
-                            reason=None, fun=self.fun)
+            monitoring.emit(
+                "jit_trace",
+                name=self.name,
+                jaxpr=entry[0],
+                seconds=0.0,
+                cache="hit",
+                reason=None,
+                fun=self.fun,
+            )
         self._last_key = key
         closed, out_tree, hoisted = entry
-        self.timings['trace'] = t_trace if 't_trace' in locals() else 0.0
+        self.timings["trace"] = t_trace if "t_trace" in locals() else 0.0
         t0 = time.perf_counter()
         outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
-        self.timings['execute'] = time.perf_counter() - t0
+        self.timings["execute"] = time.perf_counter() - t0
         if listening:
-            monitoring.emit('jit_execute', name=self.name, jaxpr=closed, seconds=self.timings['execute'])
+            monitoring.emit("jit_execute", name=self.name, jaxpr=closed, seconds=self.timings["execute"])
         if not hoisted and not statics and not dyn_kwargs and not core.tracing_active():
             fkey = self._fast_key(args)
             if fkey is not None and (fkey not in self._fast or self._fast[fkey][4] is not _backend):
                 exe = _executables.get(closed)
-                if exe is not None:   # compiled by the call above
-                    self.timings.update(lower=getattr(exe, 'lower_time', 0.0),
-                                        compile=getattr(exe, 'compile_time', 0.0))
+                if exe is not None:  # compiled by the call above
+                    self.timings.update(
+                        lower=getattr(exe, "lower_time", 0.0), compile=getattr(exe, "compile_time", 0.0)
+                    )
                     single = out_tree == _LEAF_TREE
-                    self._fast[fkey] = (exe, out_tree, [a.weak_type for a in closed.out_avals], single,
-                                        _backend)
+                    self._fast[fkey] = (
+                        exe,
+                        out_tree,
+                        [a.weak_type for a in closed.out_avals],
+                        single,
+                        _backend,
+                    )
         return tree_unflatten(out_tree, outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -433,9 +494,18 @@ class JitFunction:
         return f"<jit({self.name})>"
 
 
-
-def jit(fun: Callable = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        donate_argnames=(), keep_unused=False, device=None, backend=None, inline=False):
+def jit(
+    fun: Callable = None,
+    *,
+    static_argnums=(),
+    static_argnames=(),
+    donate_argnums=(),
+    donate_argnames=(),
+    keep_unused=False,
+    device=None,
+    backend=None,
+    inline=False,
+):
     """Compile ``fun``: trace it once per input signature to a jaxpr, then run that.
 
     >>> fast_f = jit(lambda x: x * x + x * 2.0)
@@ -477,6 +547,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
         if return_shape:
             out_tree, out_leaves = out_store[0]
             from .tree_util import tree_unflatten as unf
+
             shapes = unf(out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
             return closed, shapes
         return closed
@@ -485,7 +556,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
 
 
 class ShapeDtypeStruct:
-    __slots__ = ('shape', 'dtype', 'weak_type')
+    __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type

@@ -3,6 +3,7 @@
 Nothing is recorded unless someone listens (``engine.inspect`` does during a run), so the hot
 paths pay one list check.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager

@@ -3,6 +3,7 @@
 Built from ``engine.numpy`` and ``engine.lax``, so they trace, differentiate and batch. Where JAX uses
 a custom derivative for a kink (``relu`` at 0) the formula is chosen to give the same derivative.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,30 +31,30 @@ def relu6(x):
 
 def sigmoid(x):
     """The logistic function ``1 / (1 + exp(-x))``."""
-    x, = promote_args_inexact('sigmoid', x)
+    (x,) = promote_args_inexact("sigmoid", x)
     return lax.logistic(x)
 
 
 def log_sigmoid(x):
     """``log(sigmoid(x))``, computed stably as ``-softplus(-x)``."""
-    x, = promote_args_inexact('log_sigmoid', x)
+    (x,) = promote_args_inexact("log_sigmoid", x)
     return lax.neg(softplus(lax.neg(x)))
 
 
 def softplus(x):
     """``log(1 + exp(x))``, stably."""
-    x, = promote_args_inexact('softplus', x)
+    (x,) = promote_args_inexact("softplus", x)
     return jnp.logaddexp(x, lax.full_like(x, 0))
 
 
 def soft_sign(x):
-    x, = promote_args_inexact('soft_sign', x)
+    (x,) = promote_args_inexact("soft_sign", x)
     return x / (jnp.abs(x) + 1)
 
 
 def silu(x):
     """``x * sigmoid(x)`` (also called swish)."""
-    x, = promote_args_inexact('silu', x)
+    (x,) = promote_args_inexact("silu", x)
     return lax.mul(x, lax.logistic(x))
 
 
@@ -84,13 +85,13 @@ def leaky_relu(x, negative_slope=1e-2):
 
 def elu(x, alpha=1.0):
     """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise."""
-    x, = promote_args_inexact('elu', x)
+    (x,) = promote_args_inexact("elu", x)
     safe = jnp.where(x > 0, lax.full_like(x, 0), x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
 
 
 def celu(x, alpha=1.0):
-    x, = promote_args_inexact('celu', x)
+    (x,) = promote_args_inexact("celu", x)
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
@@ -102,16 +103,16 @@ def selu(x):
 
 def gelu(x, approximate: bool = True):
     """Gaussian error linear unit; ``approximate=True`` (JAX's default) uses the tanh formula."""
-    x, = promote_args_inexact('gelu', x)
+    (x,) = promote_args_inexact("gelu", x)
     if approximate:
         c = np.sqrt(2 / np.pi).astype(x.dtype)
-        cdf = 0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x ** 3))))
+        cdf = 0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x**3))))
         return x * cdf
     return x * (lax.erf(x / np.float32(np.sqrt(2)).astype(x.dtype)) + 1) / 2
 
 
 def mish(x):
-    x, = promote_args_inexact('mish', x)
+    (x,) = promote_args_inexact("mish", x)
     return x * jnp.tanh(softplus(x))
 
 
@@ -122,7 +123,13 @@ def glu(x, axis: int = -1):
 
 
 def _max_stopped(x, axis, where, initial):
-    m = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf if initial is None and where is not None else initial)
+    m = jnp.max(
+        x,
+        axis,
+        keepdims=True,
+        where=where,
+        initial=-np.inf if initial is None and where is not None else initial,
+    )
     return lax.stop_gradient(m)
 
 
@@ -133,10 +140,10 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     Array(0.6931472, dtype=float32)
     """
     if b is not None:
-        a, b = promote_args_inexact('logsumexp', a, b)
+        a, b = promote_args_inexact("logsumexp", a, b)
         a = jnp.where(b != 0, a, -jnp.inf)
     else:
-        a, = promote_args_inexact('logsumexp', a)
+        (a,) = promote_args_inexact("logsumexp", a)
     axes = canonicalize_axes(axis, a.ndim)
     amax = jnp.max(a, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
@@ -160,10 +167,11 @@ def softmax(x, axis=-1, where=None, initial=None):
     >>> softmax(jnp.array([0.0, 0.0]))
     Array([0.5, 0.5], dtype=float32)
     """
-    x, = promote_args_inexact('softmax', x)
+    (x,) = promote_args_inexact("softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where,
-                                  initial=-np.inf if where is not None else None))
+    m = lax.stop_gradient(
+        jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
+    )
     unnormalized = jnp.exp(x - m)
     if where is not None:
         unnormalized = jnp.where(where, unnormalized, 0.0)
@@ -172,10 +180,11 @@ def softmax(x, axis=-1, where=None, initial=None):
 
 def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
-    x, = promote_args_inexact('log_softmax', x)
+    (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where,
-                                  initial=-np.inf if where is not None else None))
+    m = lax.stop_gradient(
+        jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
+    )
     shifted = x - m
     e = jnp.exp(shifted)
     if where is not None:
@@ -186,7 +195,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``."""
-    x, = promote_args_inexact('standardize', x)
+    (x,) = promote_args_inexact("standardize", x)
     if mean is None:
         mean = jnp.mean(x, axis, keepdims=True, where=where)
     if variance is None:
@@ -208,8 +217,9 @@ def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
     num_classes = int(num_classes)
     out_ndim = x.ndim + 1
     ax = axis % out_ndim
-    classes = lax.broadcasted_iota(x.dtype if x.dtype.kind in 'iu' else np.int32,
-                                   x.shape[:ax] + (num_classes,) + x.shape[ax:], ax)
+    classes = lax.broadcasted_iota(
+        x.dtype if x.dtype.kind in "iu" else np.int32, x.shape[:ax] + (num_classes,) + x.shape[ax:], ax
+    )
     xb = lax.broadcast_in_dim(x, classes.shape, tuple(i for i in range(out_ndim) if i != ax))
     return jnp.asarray(xb == classes, dtype=dtype)
 

@@ -1,4 +1,5 @@
 """Staging Python functions out to jaxprs: the trace behind ``make_jaxpr`` and ``jit``."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -11,7 +12,7 @@ from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class JaxprTracer(Tracer):
-    __slots__ = ('_aval',)
+    __slots__ = ("_aval",)
 
     def __init__(self, trace, aval: ShapedArray):
         self._trace = trace
@@ -56,7 +57,7 @@ class JaxprTrace(Trace):
         return out_tracers if multiple else out_tracers[0]
 
     @property
-    def builder(self) -> 'JaxprBuilder':
+    def builder(self) -> "JaxprBuilder":
         return self.main.global_data
 
 
@@ -89,7 +90,8 @@ class JaxprBuilder:
         if v is None:
             raise core.UnexpectedTracerError(
                 "A tracer from a finished transformation was used in a jit/make_jaxpr trace. "
-                "Pass it in as an argument instead of closing over it.")
+                "Pass it in as an argument instead of closing over it."
+            )
         return v
 
     def add_const(self, tracer, val) -> Var:
@@ -119,7 +121,7 @@ def _is_scalar_literal(val) -> bool:
 
 def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
     """Scalars become literals in the printed jaxpr; arrays stay constants."""
-    const_binders, other_binders = jaxpr.in_binders[:len(consts)], jaxpr.in_binders[len(consts):]
+    const_binders, other_binders = jaxpr.in_binders[: len(consts)], jaxpr.in_binders[len(consts) :]
     literals = {}
     new_constvars, new_consts = [], []
     for v, val in zip(const_binders, consts):
@@ -133,8 +135,11 @@ def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
 
     def lit(x):
         return literals.get(x, x) if type(x) is Var else x
-    eqns = [JaxprEqn(e.primitive, [lit(x) for x in e.inputs], e.params, e.out_binders, e.source_info)
-            for e in jaxpr.eqns]
+
+    eqns = [
+        JaxprEqn(e.primitive, [lit(x) for x in e.inputs], e.params, e.out_binders, e.source_info)
+        for e in jaxpr.eqns
+    ]
     return Jaxpr(new_constvars, other_binders, eqns, [lit(x) for x in jaxpr.outs]), new_consts
 
 

@@ -7,6 +7,7 @@ against forward mode through ``<u, J v> == <J^T u, v>``, and recurses to higher 
 checking the derivative functions themselves. ``check_batching`` compares ``vmap`` with a
 Python loop over the batch.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -17,14 +18,15 @@ from . import api, core
 from .core import ShapedArray, Trace, Tracer
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ['check_grads', 'check_jvp', 'check_vjp', 'check_batching', 'eval_float64']
+__all__ = ["check_grads", "check_jvp", "check_vjp", "check_batching", "eval_float64"]
 
 
 # ---------------------------------------------------------------------------------------------
 # A float64 evaluation trace for finite-difference references.
 
+
 class _F64Tracer(Tracer):
-    __slots__ = ('val',)
+    __slots__ = ("val",)
 
     def __init__(self, trace, val):
         self._trace = trace
@@ -42,7 +44,7 @@ class _F64Tracer(Tracer):
 
 def _widen(x) -> np.ndarray:
     x = np.asarray(x)
-    return x.astype(np.float64) if x.dtype.kind == 'f' else x
+    return x.astype(np.float64) if x.dtype.kind == "f" else x
 
 
 class _F64Trace(Trace):
@@ -76,6 +78,7 @@ def eval_float64(f: Callable, *args):
 # ---------------------------------------------------------------------------------------------
 # Helpers on flat lists of leaves.
 
+
 def _is_float(x) -> bool:
     return np.issubdtype(core.get_aval(x).dtype, np.inexact)
 
@@ -98,12 +101,13 @@ def _split_args(f, args):
     def g(*xs):
         outs, _ = tree_flatten(f(*rebuild(xs)))
         return [outs[i] for i in float_out]
+
     return g, [np.asarray(leaves[i]) for i in float_pos]
 
 
 def _rand_like(rng, x):
     a = np.asarray(x)
-    return rng.standard_normal(a.shape).astype(a.dtype if a.dtype.kind == 'f' else np.float32)
+    return rng.standard_normal(a.shape).astype(a.dtype if a.dtype.kind == "f" else np.float32)
 
 
 def _inner(xs, ys) -> float:
@@ -117,20 +121,25 @@ def _assert_close(actual, expected, atol, rtol, what):
             raise AssertionError(f"{what}: output {k} has shape {a.shape}, expected {e.shape}")
         if not np.allclose(a, e, atol=atol, rtol=rtol, equal_nan=True):
             err = np.max(np.abs(a - e)) if a.size else 0.0
-            raise AssertionError(f"{what}: output {k} differs (max abs error {err:.3g}, atol={atol}, "
-                                 f"rtol={rtol})\nactual:\n{a}\nexpected:\n{e}")
+            raise AssertionError(
+                f"{what}: output {k} differs (max abs error {err:.3g}, atol={atol}, "
+                f"rtol={rtol})\nactual:\n{a}\nexpected:\n{e}"
+            )
 
 
 def _numerical_jvp(g, primals, tangents, eps):
-    plus = eval_float64(g, *[np.asarray(p, np.float64) + eps * np.asarray(t, np.float64)
-                             for p, t in zip(primals, tangents)])
-    minus = eval_float64(g, *[np.asarray(p, np.float64) - eps * np.asarray(t, np.float64)
-                              for p, t in zip(primals, tangents)])
+    plus = eval_float64(
+        g, *[np.asarray(p, np.float64) + eps * np.asarray(t, np.float64) for p, t in zip(primals, tangents)]
+    )
+    minus = eval_float64(
+        g, *[np.asarray(p, np.float64) - eps * np.asarray(t, np.float64) for p, t in zip(primals, tangents)]
+    )
     return [(np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps) for a, b in zip(plus, minus)]
 
 
 # ---------------------------------------------------------------------------------------------
 # The checks.
+
 
 def check_jvp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rng=None):
     """``jvp(f)`` along a random tangent equals central finite differences of ``f`` in float64."""
@@ -144,8 +153,7 @@ def check_jvp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rn
     _assert_close(t_out, expected, atol, rtol, "JVP vs finite differences")
 
 
-def check_vjp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rng=None,
-              against: str = 'jvp'):
+def check_vjp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rng=None, against: str = "jvp"):
     """``<u, J v> == <J^T u, v>`` for random ``u`` and ``v``: reverse mode against forward mode
     (``against='jvp'``) or against finite differences (``against='fd'``)."""
     rng = rng or np.random.default_rng(1)
@@ -153,7 +161,7 @@ def check_vjp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rn
     if not primals:
         return
     tangents = [_rand_like(rng, p) for p in primals]
-    if against == 'jvp':
+    if against == "jvp":
         outs, jv = api.jvp(lambda *xs: g(*xs), tuple(primals), tuple(tangents))
     else:
         outs = g(*primals)
@@ -165,15 +173,20 @@ def check_vjp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rn
     jtu = f_vjp(cotangents)
     ip_fwd = _inner(cotangents, jv)
     ip_rev = _inner(jtu, tangents)
-    scale = sum(float(np.sum(np.abs(np.asarray(c, np.float64) * np.asarray(j, np.float64))))
-                for c, j in zip(cotangents, jv))
+    scale = sum(
+        float(np.sum(np.abs(np.asarray(c, np.float64) * np.asarray(j, np.float64))))
+        for c, j in zip(cotangents, jv)
+    )
     if not abs(ip_fwd - ip_rev) <= atol + rtol * max(abs(ip_fwd), scale):
-        raise AssertionError(f"VJP vs {against}: <u, J v> = {ip_fwd:.6g} but <J^T u, v> = "
-                             f"{ip_rev:.6g} (atol={atol}, rtol={rtol})")
+        raise AssertionError(
+            f"VJP vs {against}: <u, J v> = {ip_fwd:.6g} but <J^T u, v> = "
+            f"{ip_rev:.6g} (atol={atol}, rtol={rtol})"
+        )
 
 
-def check_grads(f: Callable, args: Sequence, order: int, modes=('fwd', 'rev'), atol=None,
-                rtol=None, eps=None):
+def check_grads(
+    f: Callable, args: Sequence, order: int, modes=("fwd", "rev"), atol=None, rtol=None, eps=None
+):
     """Check ``f``'s derivatives up to ``order`` (as ``jax.test_util.check_grads``).
 
     Forward mode is compared with float64 finite differences; reverse mode with forward mode via
@@ -189,7 +202,7 @@ def check_grads(f: Callable, args: Sequence, order: int, modes=('fwd', 'rev'), a
     tol = dict(atol=atol, rtol=rtol, eps=eps)
 
     def _check(f, args, order):
-        if 'fwd' in modes:
+        if "fwd" in modes:
             check_jvp(f, args, rng=rng, **tol)
             if order > 1:
                 g, primals = _split_args(f, args)
@@ -200,8 +213,8 @@ def check_grads(f: Callable, args: Sequence, order: int, modes=('fwd', 'rev'), a
                     return api.jvp(lambda *ys: g(*ys), tuple(xs[:n]), tuple(xs[n:]))
 
                 _check(f_jvp, (*primals, *tangents), order - 1)
-        if 'rev' in modes:
-            check_vjp(f, args, rng=rng, against='jvp' if 'fwd' in modes else 'fd', **tol)
+        if "rev" in modes:
+            check_vjp(f, args, rng=rng, against="jvp" if "fwd" in modes else "fd", **tol)
             if order > 1:
                 g, primals = _split_args(f, args)
                 outs = g(*primals)
@@ -222,7 +235,7 @@ def check_batching(f: Callable, args: Sequence, in_axes, *, atol=1e-5, rtol=1e-5
     sizes = {np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None}
     if len(sizes) != 1:
         raise ValueError(f"check_batching needs one batch size across mapped arguments, got {sizes}")
-    size, = sizes
+    (size,) = sizes
     per_member = []
     for i in range(size):
         member = [a if ax is None else np.take(np.asarray(a), i, axis=ax) for a, ax in zip(args, in_axes)]
@@ -234,12 +247,15 @@ def check_batching(f: Callable, args: Sequence, in_axes, *, atol=1e-5, rtol=1e-5
         if want is None:
             continue
         if got.shape != want.shape or got.dtype != want.dtype:
-            raise AssertionError(f"vmap output {k}: got {got.dtype}{list(got.shape)}, the loop gives "
-                                 f"{want.dtype}{list(want.shape)} (in_axes={in_axes})")
-        if got.dtype.kind in 'fc':
+            raise AssertionError(
+                f"vmap output {k}: got {got.dtype}{list(got.shape)}, the loop gives "
+                f"{want.dtype}{list(want.shape)} (in_axes={in_axes})"
+            )
+        if got.dtype.kind in "fc":
             ok = np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
         else:
             ok = np.array_equal(got, want)
         if not ok:
-            raise AssertionError(f"vmap output {k} differs from the loop (in_axes={in_axes})\n"
-                                 f"vmap:\n{got}\nloop:\n{want}")
+            raise AssertionError(
+                f"vmap output {k} differs from the loop (in_axes={in_axes})\nvmap:\n{got}\nloop:\n{want}"
+            )

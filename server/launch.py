@@ -1,4 +1,5 @@
 """Start and stop a real server process on a free loopback port (tests and benchmarks)."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,13 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m server`` with ``JAXPLAY_*`` settings from ``settings``; a context manager."""
 
-    def __init__(self, settings: Optional[dict] = None, extra_env: Optional[dict] = None,
-                 startup_timeout: float = 120.0, log_path: Optional[str] = None):
+    def __init__(
+        self,
+        settings: Optional[dict] = None,
+        extra_env: Optional[dict] = None,
+        startup_timeout: float = 120.0,
+        log_path: Optional[str] = None,
+    ):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.settings = {"host": "127.0.0.1", "port": str(self.port), **(settings or {})}
@@ -39,8 +45,14 @@ class ServerProcess:
         env.update({f"JAXPLAY_{k.upper()}": str(v) for k, v in self.settings.items()})
         env.update(self.extra_env)
         self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=PROJECT_ROOT, env=env,
-                                     stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

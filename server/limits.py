@@ -1,4 +1,5 @@
 """Request-size limits applied before any body reaches a route."""
+
 from __future__ import annotations
 
 import json
@@ -53,9 +54,17 @@ class BodyLimitMiddleware:
     @staticmethod
     async def _reject(send, status: int, detail: str):
         body = json.dumps({"detail": detail}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 

@@ -1,4 +1,5 @@
 """The application factory: wires settings, the snippet store and the sandbox pool to the routers."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,9 @@ from .store import SnippetStore, open_store
 log = logging.getLogger("jaxplay.server")
 
 
-def create_app(settings: Optional[Settings] = None, *, pool=None, store: Optional[SnippetStore] = None) -> FastAPI:
+def create_app(
+    settings: Optional[Settings] = None, *, pool=None, store: Optional[SnippetStore] = None
+) -> FastAPI:
     """Build the app. ``pool`` and ``store`` may be injected (tests); otherwise they come from settings."""
     settings = settings or Settings()
 
@@ -26,6 +29,7 @@ def create_app(settings: Optional[Settings] = None, *, pool=None, store: Optiona
         own_pool = pool is None
         if own_pool:
             from .sandbox.pool import SandboxPool  # imported here: building the app must not start processes
+
             app.state.pool = SandboxPool(settings)
         await app.state.pool.start()
         try:
@@ -35,8 +39,12 @@ def create_app(settings: Optional[Settings] = None, *, pool=None, store: Optiona
                 await app.state.pool.close()
             app.state.store.close()
 
-    app = FastAPI(title="jaxplay", version="0.1.0", lifespan=lifespan,
-                  description="Run code on the transformation engine in a sandbox, share snippets, browse examples.")
+    app = FastAPI(
+        title="jaxplay",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Run code on the transformation engine in a sandbox, share snippets, browse examples.",
+    )
     app.state.settings = settings
     app.state.pool = pool
     app.state.store = store or open_store(settings.database_path)

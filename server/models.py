@@ -1,4 +1,5 @@
 """Pydantic models of the HTTP API (the run report itself lives in ``engine.inspect.schema``)."""
+
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -10,12 +11,14 @@ from engine.inspect.schema import RunRequest, TransformSpec
 
 class SnippetCreate(BaseModel):
     """What the page sends to share a snippet: the run request, plus an optional title."""
+
     request: RunRequest
     title: Optional[str] = Field(None, max_length=200)
 
 
 class Snippet(BaseModel):
     """An immutable shared snippet. The id is derived from the content, so sharing twice gives one id."""
+
     id: str
     title: Optional[str] = None
     request: RunRequest
@@ -31,6 +34,7 @@ class SnippetRef(BaseModel):
 
 class ExpectedLeaf(BaseModel):
     """One leaf of an example's expected result, flattened in pytree order."""
+
     shape: list[int]
     data: list[float] = Field(description="Row-major values.")
     rtol: float = 2e-4
@@ -46,8 +50,9 @@ class Example(BaseModel):
     function: Optional[str] = None
     stack: list[TransformSpec] = Field(default_factory=list)
     args: list[str] = Field(default_factory=list)
-    expected: list[ExpectedLeaf] = Field(default_factory=list,
-                                         description="Leaves of the stack-mode result, for tests and the page.")
+    expected: list[ExpectedLeaf] = Field(
+        default_factory=list, description="Leaves of the stack-mode result, for tests and the page."
+    )
     devices: int = Field(1, description="Simulated devices the example needs.")
 
     def run_request(self) -> RunRequest:

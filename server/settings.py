@@ -3,6 +3,7 @@
 Every field can be set from the environment with the ``JAXPLAY_`` prefix, e.g.
 ``JAXPLAY_PORT=9000`` or ``JAXPLAY_WALL_SECONDS=5``. Sizes are in bytes, times in seconds.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,55 +26,83 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Interface to bind; loopback unless you mean to expose it.")
     port: int = Field(8000, description="TCP port.")
     body_limit: int = Field(256 * 1024, description="Largest accepted request body; larger ones get 413.")
-    web_dist: Path = Field(PROJECT_ROOT / "web" / "dist", description="Built web page, served at / when present.")
+    web_dist: Path = Field(
+        PROJECT_ROOT / "web" / "dist", description="Built web page, served at / when present."
+    )
 
     # --- storage ----------------------------------------------------------------------------
-    database_path: Path = Field(Path("./data/snippets.sqlite"),
-                                description="SQLite file for shared snippets; created on first use.")
+    database_path: Path = Field(
+        Path("./data/snippets.sqlite"), description="SQLite file for shared snippets; created on first use."
+    )
 
     # --- limits for one run ---------------------------------------------------------------------
     wall_seconds: float = Field(10.0, description="Wall-clock deadline of one run.")
     cpu_seconds: int = Field(8, description="CPU time of one run (RLIMIT_CPU, per process).")
-    memory_bytes: int = Field(2 * GiB, description="Memory of one run: RLIMIT_DATA per process and the "
-                                                   "proportional set size summed over its processes.")
+    memory_bytes: int = Field(
+        2 * GiB,
+        description="Memory of one run: RLIMIT_DATA per process and the "
+        "proportional set size summed over its processes.",
+    )
     output_bytes: int = Field(1 * MiB, description="stdout + stderr of one run.")
     code_bytes: int = Field(64 * 1024, description="Largest accepted source code (UTF-8 bytes).")
     report_bytes: int = Field(32 * MiB, description="Largest run report accepted back from a sandbox.")
     process_limit: int = Field(64, description="Processes per run (RLIMIT_NPROC under a per-slot uid).")
     open_files: int = Field(512, description="Open descriptors per process (RLIMIT_NOFILE).")
     file_bytes: int = Field(64 * MiB, description="Largest file a run may write (RLIMIT_FSIZE).")
-    tmp_bytes: int = Field(128 * MiB, description="Size of the private /tmp of a run (tmpfs, when namespaces apply).")
+    tmp_bytes: int = Field(
+        128 * MiB, description="Size of the private /tmp of a run (tmpfs, when namespaces apply)."
+    )
 
     # --- the worker pool ------------------------------------------------------------------------
     workers: int = Field(2, description="Zygote processes, i.e. runs executing at once.")
     queue_size: int = Field(8, description="Runs allowed to wait for a worker; beyond that 429.")
     queue_timeout: float = Field(15.0, description="Longest wait for a worker before 503.")
-    runner: str = Field("engine.inspect:run_request",
-                        description="Dotted path 'module:function' taking a RunRequest, returning a RunReport; "
-                                    "imported in the zygote before any fork.")
-    preload: list[str] = Field(default_factory=lambda: ["numpy", "engine", "engine.numpy"],
-                               description="Modules imported by each zygote before forking (missing ones are skipped).")
+    runner: str = Field(
+        "engine.inspect:run_request",
+        description="Dotted path 'module:function' taking a RunRequest, returning a RunReport; "
+        "imported in the zygote before any fork.",
+    )
+    preload: list[str] = Field(
+        default_factory=lambda: ["numpy", "engine", "engine.numpy"],
+        description="Modules imported by each zygote before forking (missing ones are skipped).",
+    )
     isolation: Literal["auto", "root", "userns", "minimal"] = Field(
-        "auto", description="auto: the strongest the host allows (root: network+mount namespaces and a per-slot uid; "
-                            "userns: user+network+mount namespaces; minimal: rlimits and seccomp only).")
+        "auto",
+        description="auto: the strongest the host allows (root: network+mount namespaces and a per-slot uid; "
+        "userns: user+network+mount namespaces; minimal: rlimits and seccomp only).",
+    )
     slot_uid_base: int = Field(61000, description="As root, slot i runs under uid/gid slot_uid_base + i.")
     kernel_cache_dir: Path = Field(
-        Path(os.environ.get("ENGINE_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-             / "jaxplay-engine"),
+        Path(
+            os.environ.get("ENGINE_CACHE_DIR")
+            or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxplay-engine"
+        ),
         description="Where zygotes keep compiled gallery kernels between server starts (runs compile "
-                    "their own code into a private directory).")
-    warm_examples: bool = Field(True, description="Each zygote runs the gallery examples once before "
-                                                "forking, so their kernels are compiled (or loaded from "
-                                                "the disk cache) once, not in every run.")
-    device_count: int = Field(8, description="Simulated devices offered to runs (exported as JAXPLAY_DEVICE_COUNT).")
+        "their own code into a private directory).",
+    )
+    warm_examples: bool = Field(
+        True,
+        description="Each zygote runs the gallery examples once before "
+        "forking, so their kernels are compiled (or loaded from "
+        "the disk cache) once, not in every run.",
+    )
+    device_count: int = Field(
+        8, description="Simulated devices offered to runs (exported as JAXPLAY_DEVICE_COUNT)."
+    )
     nice: int = Field(10, description="Scheduling niceness of runs, so the server stays responsive.")
-    sandbox_env: dict[str, str] = Field(default_factory=dict,
-                                        description="Extra environment variables for runs (everything else is scrubbed).")
-    hidden_paths: list[Path] = Field(default_factory=list,
-                                     description="Extra paths made invisible to runs (server sources, the database "
-                                                 "directory and .git are always hidden when mount namespaces apply).")
-    sandbox_tmp: Path = Field(Path("/tmp/jaxplay-sandbox"),
-                              description="Parent of per-run directories when no private /tmp can be mounted.")
+    sandbox_env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra environment variables for runs (everything else is scrubbed).",
+    )
+    hidden_paths: list[Path] = Field(
+        default_factory=list,
+        description="Extra paths made invisible to runs (server sources, the database "
+        "directory and .git are always hidden when mount namespaces apply).",
+    )
+    sandbox_tmp: Path = Field(
+        Path("/tmp/jaxplay-sandbox"),
+        description="Parent of per-run directories when no private /tmp can be mounted.",
+    )
 
 
 def get_settings() -> Settings:

@@ -4,6 +4,7 @@ Records are immutable and content-addressed: the id is a base62 prefix of the SH
 canonical JSON of everything the record pins (request, title, engine version, device count), so
 the same snippet shared twice gets the same id and an id can never point at different content.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,14 +33,24 @@ def base62(data: bytes) -> str:
 
 
 def content_digest(request: RunRequest, title: Optional[str], engine_version: str, device_count: int) -> str:
-    canonical = json.dumps({"request": request.model_dump(mode="json"), "title": title,
-                            "engine_version": engine_version, "device_count": device_count},
-                           sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        {
+            "request": request.model_dump(mode="json"),
+            "title": title,
+            "engine_version": engine_version,
+            "device_count": device_count,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return base62(hashlib.sha256(canonical.encode()).digest())
 
 
 class SnippetStore(Protocol):
-    def put(self, request: RunRequest, title: Optional[str], engine_version: str, device_count: int) -> Snippet: ...
+    def put(
+        self, request: RunRequest, title: Optional[str], engine_version: str, device_count: int
+    ) -> Snippet: ...
     def get(self, snippet_id: str) -> Optional[Snippet]: ...
     def close(self) -> None: ...
 
@@ -67,7 +78,9 @@ class SQLiteSnippetStore:
             self._conn = conn
         return self._conn
 
-    def put(self, request: RunRequest, title: Optional[str], engine_version: str, device_count: int) -> Snippet:
+    def put(
+        self, request: RunRequest, title: Optional[str], engine_version: str, device_count: int
+    ) -> Snippet:
         digest = content_digest(request, title, engine_version, device_count)
         with self._lock:
             db = self._db()
@@ -77,11 +90,18 @@ class SQLiteSnippetStore:
             length = ID_LENGTH
             while db.execute("SELECT 1 FROM snippets WHERE id = ?", (digest[:length],)).fetchone():
                 length += 1  # a prefix clash with different content: take one more character
-            snippet = Snippet(id=digest[:length], title=title, request=request, engine_version=engine_version,
-                              device_count=device_count,
-                              created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-            db.execute("INSERT INTO snippets (id, digest, body, created_at) VALUES (?, ?, ?, ?)",
-                       (snippet.id, digest, snippet.model_dump_json(), snippet.created_at))
+            snippet = Snippet(
+                id=digest[:length],
+                title=title,
+                request=request,
+                engine_version=engine_version,
+                device_count=device_count,
+                created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            )
+            db.execute(
+                "INSERT INTO snippets (id, digest, body, created_at) VALUES (?, ?, ?, ?)",
+                (snippet.id, digest, snippet.model_dump_json(), snippet.created_at),
+            )
             return snippet
 
     def get(self, snippet_id: str) -> Optional[Snippet]:

@@ -9,6 +9,7 @@ compiling. pmap examples are skipped: they would start device processes in the z
 
     python -m server.warmup      # fills the disk cache; prints what it did
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,6 +28,7 @@ def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
     from engine.inspect.schema import RunRequest
 
     from .examples import EXAMPLES
+
     if runner is None:
         from engine.inspect import run_request as runner
     done = []

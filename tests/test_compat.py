@@ -1,5 +1,6 @@
 """``import jax`` resolving to the engine, device-count flags, ``python -m engine run``, and
 ``jax.debug`` (print/callback as a primitive that transformations and DCE keep)."""
+
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from engine import compat, ir, lax
 def jax():
     compat.install()
     import jax as jax_alias
+
     yield jax_alias
     compat.uninstall()
 
@@ -29,18 +31,20 @@ def test_jax_modules_are_the_engine_modules(jax):
     import jax.tree_util
     import jax.debug
     import jax.experimental  # noqa: F401 - minimal, but importable
+
     assert jax.lax is engine.lax and jax.tree_util is engine.tree_util and jax.tree is engine.tree
     assert jax.errors.ConcretizationTypeError is engine.errors.ConcretizationTypeError
     assert jax.debug is engine.debug
     assert jax.grad is engine.grad and jax.Array is engine.Array
     from jax import random
-    assert random.__name__.startswith('engine.')
+
+    assert random.__name__.startswith("engine.")
     # aliasing leaves the engine modules' own identity intact
-    assert engine.lax.__spec__.name == 'engine.lax' and engine.lax.__name__ == 'engine.lax'
+    assert engine.lax.__spec__.name == "engine.lax" and engine.lax.__name__ == "engine.lax"
 
 
 def test_missing_names_say_so(jax):
-    with pytest.raises(AttributeError, match='does not implement'):
+    with pytest.raises(AttributeError, match="does not implement"):
         jax.no_such_function
     with pytest.raises(ModuleNotFoundError):
         import jax.no_such_module  # noqa: F401
@@ -48,7 +52,7 @@ def test_missing_names_say_so(jax):
 
 def test_overrides_are_scoped(jax):
     marker = object()
-    undo = compat.set_overrides({'grad': marker})
+    undo = compat.set_overrides({"grad": marker})
     try:
         assert jax.grad is marker
     finally:
@@ -57,28 +61,39 @@ def test_overrides_are_scoped(jax):
 
 
 def run_cli(tmp_path, code, *args, env_extra=None):
-    (tmp_path / 'prog.py').write_text(textwrap.dedent(code))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), ENGINE_CACHE_DIR=str(tmp_path / 'kernels'))
-    env.pop('XLA_FLAGS', None)
+    (tmp_path / "prog.py").write_text(textwrap.dedent(code))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ENGINE_CACHE_DIR=str(tmp_path / "kernels"))
+    env.pop("XLA_FLAGS", None)
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, '-m', 'engine', 'run', 'prog.py', *args], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", "run", "prog.py", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_runs_unmodified_jax_script(tmp_path):
-    proc = run_cli(tmp_path, """\
+    proc = run_cli(
+        tmp_path,
+        """\
         import sys
         import jax
         from jax import lax
         print(__name__, sys.argv, float(jax.grad(lax.sin)(0.0)))
-        """, 'x', '-y')
+        """,
+        "x",
+        "-y",
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ['__main__', "['prog.py',", "'x',", "'-y']", '1.0']
+    assert proc.stdout.split() == ["__main__", "['prog.py',", "'x',", "'-y']", "1.0"]
 
 
 def test_xla_flags_device_count_read_at_import(tmp_path, monkeypatch):
-    monkeypatch.delenv('JAXPLAY_DEVICE_COUNT', raising=False)
-    monkeypatch.delenv('ENGINE_DEVICE_COUNT', raising=False)
+    monkeypatch.delenv("JAXPLAY_DEVICE_COUNT", raising=False)
+    monkeypatch.delenv("ENGINE_DEVICE_COUNT", raising=False)
     code = """\
         import os
         os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=4'
@@ -87,22 +102,23 @@ def test_xla_flags_device_count_read_at_import(tmp_path, monkeypatch):
         """
     proc = run_cli(tmp_path, code)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ['4', '4']
+    assert proc.stdout.split() == ["4", "4"]
     # Without any setting the engine offers 8 devices, as the pmap examples expect.
     proc = run_cli(tmp_path, "import jax\nprint(jax.device_count())\n")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ['8']
+    assert proc.stdout.split() == ["8"]
 
 
 def test_requested_device_count_parsing(monkeypatch):
-    monkeypatch.setenv('XLA_FLAGS', '--foo --xla_force_host_platform_device_count=4')
+    monkeypatch.setenv("XLA_FLAGS", "--foo --xla_force_host_platform_device_count=4")
     assert compat.requested_device_count() == 4
-    monkeypatch.delenv('XLA_FLAGS')
-    monkeypatch.setenv('JAXPLAY_DEVICE_COUNT', '3')
+    monkeypatch.delenv("XLA_FLAGS")
+    monkeypatch.setenv("JAXPLAY_DEVICE_COUNT", "3")
     assert compat.requested_device_count() == 3
 
 
 # --- jax.debug ---------------------------------------------------------------------------------
+
 
 def printed(fn, *args):
     lines = []
@@ -117,14 +133,14 @@ def test_debug_print_eager_jit_and_dce():
         return lax.mul(x, 2.0)
 
     _, lines = printed(f, 1.5)
-    assert lines == [('x=1.5', None)]
+    assert lines == [("x=1.5", None)]
     jf = engine.jit(f)
     for v in (1.0, 2.0):  # compiled once, prints runtime values every call
         out, lines = printed(jf, v)
-        assert lines == [(f'x={v}', None)] and float(out) == 2 * v
+        assert lines == [(f"x={v}", None)] and float(out) == 2 * v
     # the print has no outputs, yet dead-code elimination keeps it
     jaxpr = engine.make_jaxpr(f)(1.0).jaxpr
-    assert [e.primitive.name for e in ir.dce_jaxpr(jaxpr, [False]).eqns] == ['debug_callback']
+    assert [e.primitive.name for e in ir.dce_jaxpr(jaxpr, [False]).eqns] == ["debug_callback"]
 
 
 def test_debug_print_under_vmap_and_grad():
@@ -133,20 +149,22 @@ def test_debug_print_under_vmap_and_grad():
         return lax.sin(x)
 
     _, lines = printed(engine.vmap(f), np.array([1.0, 2.0, 3.0], np.float32))
-    assert [t for t, _ in lines] == ['1.0', '2.0', '3.0']  # once per example, in order
+    assert [t for t, _ in lines] == ["1.0", "2.0", "3.0"]  # once per example, in order
     g, lines = printed(engine.grad(f), 0.5)
-    assert [t for t, _ in lines] == ['0.5'] and np.isclose(float(g), np.cos(0.5))
+    assert [t for t, _ in lines] == ["0.5"] and np.isclose(float(g), np.cos(0.5))
     _, lines = printed(engine.jit(engine.vmap(f)), np.array([4.0, 5.0], np.float32))
-    assert [t for t, _ in lines] == ['4.0', '5.0']
+    assert [t for t, _ in lines] == ["4.0", "5.0"]
 
 
 def test_debug_print_device_tag_and_callback():
     with engine.debug.device_context(3):
         _, lines = printed(lambda: engine.debug.print("on {}", 1))
-    assert lines == [('on 1', 3)]
+    assert lines == [("on 1", 3)]
     seen = []
-    engine.jit(lambda x: (engine.debug.callback(lambda v, k: seen.append((float(v), k)), x, k='s'), x)[1])(2.0)
-    assert seen == [(2.0, 's')]
+    engine.jit(lambda x: (engine.debug.callback(lambda v, k: seen.append((float(v), k)), x, k="s"), x)[1])(
+        2.0
+    )
+    assert seen == [(2.0, "s")]
 
 
 def test_device_prints_collected_then_replayed_in_device_order():
@@ -159,8 +177,8 @@ def test_device_prints_collected_then_replayed_in_device_order():
         with engine.debug.device_prints(dev) as lines:
             engine.jit(f)(float(dev))
         collected[dev] = lines
-    assert collected == {3: ['x=3.0'], 1: ['x=1.0']}
+    assert collected == {3: ["x=3.0"], 1: ["x=1.0"]}
     seen = []
     with engine.debug.capture(lambda text, device: seen.append((device, text))):
         engine.debug.replay_device_prints(collected)
-    assert seen == [(1, 'x=1.0'), (3, 'x=3.0')]
+    assert seen == [(1, "x=1.0"), (3, "x=3.0")]

@@ -1,4 +1,5 @@
 """lax control flow: values, grads, vmaps, under jit (numba and interpreter) and eagerly."""
+
 import importlib
 
 import numpy as np
@@ -8,7 +9,7 @@ import engine as jax
 from engine import lax
 from engine.core import Array
 
-jit_mod = importlib.import_module('engine.jit')
+jit_mod = importlib.import_module("engine.jit")
 f32 = lambda v: Array(np.asarray(v, np.float32))
 
 
@@ -16,19 +17,19 @@ def piecewise(x):
     return lax.cond(lax.gt(x, 0.0), lambda y: lax.mul(y, y), lambda y: lax.neg(lax.sin(y)), x)
 
 
-@pytest.fixture(params=['numba', 'interpreter'])
+@pytest.fixture(params=["numba", "interpreter"])
 def backend(request, tmp_path_factory, monkeypatch):
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path_factory.getbasetemp() / 'kernels'))
-    if request.param == 'interpreter':
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kernels"))
+    if request.param == "interpreter":
         jit_mod.set_backend(jit_mod.Interpreter())
     else:
-        nb = pytest.importorskip('engine.backends.numba_jit')
+        nb = pytest.importorskip("engine.backends.numba_jit")
         jit_mod.set_backend(nb.NumbaBackend())
     yield request.param
     jit_mod.set_backend(None)
 
 
-@pytest.mark.parametrize('x', [2.0, -1.0])
+@pytest.mark.parametrize("x", [2.0, -1.0])
 def test_cond_value_grad_jit(backend, x):
     want = x * x if x > 0 else -np.sin(x)
     dwant = 2 * x if x > 0 else -np.cos(x)
@@ -44,9 +45,12 @@ def test_vmap_cond_batched_predicate_is_select(backend):
     want = np.where(np.asarray(xs) > 0, np.asarray(xs) ** 2, -np.sin(np.asarray(xs)))
     np.testing.assert_allclose(jax.vmap(piecewise)(xs), want, rtol=1e-6)
     jaxpr = str(jax.make_jaxpr(jax.vmap(piecewise))(xs))
-    assert 'select_n' in jaxpr and 'cond[' not in jaxpr
-    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(piecewise)))(xs),
-                               np.where(np.asarray(xs) > 0, 2 * np.asarray(xs), -np.cos(np.asarray(xs))), rtol=1e-6)
+    assert "select_n" in jaxpr and "cond[" not in jaxpr
+    np.testing.assert_allclose(
+        jax.jit(jax.vmap(jax.grad(piecewise)))(xs),
+        np.where(np.asarray(xs) > 0, 2 * np.asarray(xs), -np.cos(np.asarray(xs))),
+        rtol=1e-6,
+    )
 
 
 def test_vmap_cond_unbatched_predicate_stays_cond(backend):
@@ -54,7 +58,7 @@ def test_vmap_cond_unbatched_predicate_stays_cond(backend):
     xs = f32([1.0, 2.0])
     out = jax.vmap(f, in_axes=(None, 0))(True, xs)
     np.testing.assert_allclose(out, [2.0, 4.0])
-    assert 'cond[' in str(jax.make_jaxpr(jax.vmap(f, in_axes=(None, 0)))(True, xs))
+    assert "cond[" in str(jax.make_jaxpr(jax.vmap(f, in_axes=(None, 0)))(True, xs))
 
 
 def test_switch_clamps_index(backend):
@@ -69,27 +73,31 @@ def cumprod(x):
 
 
 def test_scan_value_grad_vmap(backend):
-    x = f32([1., 2., 3., 4.])
+    x = f32([1.0, 2.0, 3.0, 4.0])
     c, ys = cumprod(x)
-    assert float(c) == 24.0 and np.asarray(ys).tolist() == [1., 2., 6., 24.]
+    assert float(c) == 24.0 and np.asarray(ys).tolist() == [1.0, 2.0, 6.0, 24.0]
     c2, ys2 = jax.jit(cumprod)(x)
     np.testing.assert_allclose(ys2, ys)
     g = jax.grad(lambda x: cumprod(x)[0])(x)
-    np.testing.assert_allclose(g, [24., 12., 8., 6.])
+    np.testing.assert_allclose(g, [24.0, 12.0, 8.0, 6.0])
     np.testing.assert_allclose(jax.jit(jax.grad(lambda x: cumprod(x)[0]))(x), g)
     np.testing.assert_allclose(jax.grad(jax.jit(lambda x: cumprod(x)[0]))(x), g)
-    np.testing.assert_allclose(jax.vmap(lambda x: cumprod(x)[1])(f32([[1., 2., 3., 4.], [2., 3., 4., 5.]])),
-                               [[1., 2., 6., 24.], [2., 6., 24., 120.]])
+    np.testing.assert_allclose(
+        jax.vmap(lambda x: cumprod(x)[1])(f32([[1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0]])),
+        [[1.0, 2.0, 6.0, 24.0], [2.0, 6.0, 24.0, 120.0]],
+    )
     _, yr = lax.scan(lambda c, x: (lax.add(c, x), c), 0.0, x, reverse=True)
-    assert np.asarray(yr).tolist() == [9., 7., 4., 0.]
+    assert np.asarray(yr).tolist() == [9.0, 7.0, 4.0, 0.0]
 
 
 def test_scan_jvp_matches_finite_difference(backend):
     x = f32([0.3, -0.2, 0.5])
     f = lambda x: lax.scan(lambda c, xi: (lax.sin(lax.add(c, xi)), lax.mul(c, c)), 0.1, x)[1]
-    _, t = jax.jvp(f, (x,), (f32([1., 0., 0.]),))
+    _, t = jax.jvp(f, (x,), (f32([1.0, 0.0, 0.0]),))
     eps = 1e-3
-    fd = (np.asarray(f(f32(np.asarray(x) + [eps, 0, 0]))) - np.asarray(f(f32(np.asarray(x) - [eps, 0, 0])))) / (2 * eps)
+    fd = (
+        np.asarray(f(f32(np.asarray(x) + [eps, 0, 0]))) - np.asarray(f(f32(np.asarray(x) - [eps, 0, 0])))
+    ) / (2 * eps)
     np.testing.assert_allclose(t, fd, rtol=1e-2, atol=1e-4)
 
 
@@ -98,7 +106,7 @@ def test_fori_loop_static_is_reverse_differentiable(backend):
     assert float(g(2.0)) == 8.0
     assert float(jax.grad(g)(2.0)) == 12.0
     assert float(jax.jit(jax.grad(g))(2.0)) == 12.0
-    assert 'scan[' in str(jax.make_jaxpr(g)(2.0))
+    assert "scan[" in str(jax.make_jaxpr(g)(2.0))
     s = lambda n: lax.fori_loop(0, 5, lambda i, c: lax.add(c, i), 0)
     assert int(s(0)) == 10
 
@@ -110,40 +118,40 @@ def test_while_loop_forward_mode_only(backend):
     p, t = jax.jvp(w, (2.0,), (1.0,))
     assert float(p) == 16.0 and float(t) == 32.0
     np.testing.assert_allclose(jax.vmap(w)(f32([2.0, 3.0])), [16.0, 27.0])
-    with pytest.raises(ValueError, match='Reverse-mode differentiation does not work'):
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         jax.grad(w)(2.0)
 
 
 def test_fori_loop_dynamic_bounds_is_while(backend):
     f = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))
     assert int(f(5)) == 10
-    assert 'while[' in str(jax.make_jaxpr(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))(5))
+    assert "while[" in str(jax.make_jaxpr(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))(5))
 
 
 def test_map_and_closures(backend):
-    y = f32([1., 2.])
-    out = jax.jit(lambda xs: lax.map(lambda v: lax.mul(v, y), xs))(f32([[1., 1.], [2., 2.]]))
-    np.testing.assert_allclose(out, [[1., 2.], [2., 4.]])
+    y = f32([1.0, 2.0])
+    out = jax.jit(lambda xs: lax.map(lambda v: lax.mul(v, y), xs))(f32([[1.0, 1.0], [2.0, 2.0]]))
+    np.testing.assert_allclose(out, [[1.0, 2.0], [2.0, 4.0]])
 
 
 def test_bodies_are_printed_inline():
     text = str(jax.make_jaxpr(piecewise)(1.0))
-    assert 'branches=(' in text and 'sin' in text and 'mul' in text
+    assert "branches=(" in text and "sin" in text and "mul" in text
 
 
 def test_errors():
-    with pytest.raises(TypeError, match='identical types'):
+    with pytest.raises(TypeError, match="identical types"):
         lax.cond(True, lambda x: x, lambda x: lax.convert_element_type(x, np.int32), 1.0)
     with pytest.raises(TypeError):
         lax.scan(lambda c, x: (lax.convert_element_type(c, np.int32), x), 1.0, f32([1.0]))
 
 
 def _numba_exe(f, *args, rtol=2e-6):
-    nb = pytest.importorskip('engine.backends.numba_jit')
+    nb = pytest.importorskip("engine.backends.numba_jit")
     args = [Array(np.asarray(a)) for a in args]
     closed = jax.jit(f).lower(*args).jaxpr
-    exe = nb.NumbaBackend().compile(closed, 'f')
-    want = jit_mod.Interpreter().compile(closed, 'f')(*[np.asarray(a) for a in args])
+    exe = nb.NumbaBackend().compile(closed, "f")
+    want = jit_mod.Interpreter().compile(closed, "f")(*[np.asarray(a) for a in args])
     got = exe(*[np.asarray(a) for a in args])
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(w).dtype
@@ -154,54 +162,84 @@ def _numba_exe(f, *args, rtol=2e-6):
 def test_scalar_loops_compile_to_one_kernel(tmp_path, monkeypatch):
     # Loops over scalars run inside one numba kernel (no host round trip per iteration, no
     # sub-executables), and agree with the interpreter.
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
     import engine.numpy as jnp
+
     loops = [
         (lambda x: lax.fori_loop(0, 2000, lambda i, c: c * 0.999 + jnp.sin(i.astype(jnp.float32)), x), 1.0),
         (lambda x: lax.while_loop(lambda c: c[0] < 300, lambda c: (c[0] + 1, c[1] * x), (0, 1.0)), 1.01),
         (lambda xs: lax.scan(lambda c, x: (c + x, c * x), 0.0, xs), np.arange(7, dtype=np.float32)),
-        (lambda xs: lax.scan(lambda c, x: (c * 2 + x, c), np.int32(1), xs, reverse=True),
-         np.arange(5, dtype=np.int32)),
-        (lambda n: lax.fori_loop(0, n, lambda i, c: c + i * i, 0), np.int32(50)),   # dynamic bounds
-        (lambda x: lax.fori_loop(0, 300, lambda i, c: lax.cond(i % 3 == 0, lambda c: c * 0.5,    # cond
-                                                               lambda c: c + 1.0, c), x), 1.0),
-        (lambda x: lax.fori_loop(0, 50, lambda i, c: lax.switch(i % 4, [lambda c: c + 1, lambda c: c * 2,
-                                                                      lambda c: c - 3], c), x), np.int32(1)),
+        (
+            lambda xs: lax.scan(lambda c, x: (c * 2 + x, c), np.int32(1), xs, reverse=True),
+            np.arange(5, dtype=np.int32),
+        ),
+        (lambda n: lax.fori_loop(0, n, lambda i, c: c + i * i, 0), np.int32(50)),  # dynamic bounds
+        (
+            lambda x: lax.fori_loop(
+                0,
+                300,
+                lambda i, c: lax.cond(
+                    i % 3 == 0,
+                    lambda c: c * 0.5,  # cond
+                    lambda c: c + 1.0,
+                    c,
+                ),
+                x,
+            ),
+            1.0,
+        ),
+        (
+            lambda x: lax.fori_loop(
+                0,
+                50,
+                lambda i, c: lax.switch(i % 4, [lambda c: c + 1, lambda c: c * 2, lambda c: c - 3], c),
+                x,
+            ),
+            np.int32(1),
+        ),
     ]
     for f, x in loops:
-        exe = _numba_exe(f, x, rtol=1e-4)   # (2000 float32 steps: rounding accumulates)
-        assert 'def w' in exe.source and 'sub' not in exe.source and '_sub' not in exe.source, exe.source
+        exe = _numba_exe(f, x, rtol=1e-4)  # (2000 float32 steps: rounding accumulates)
+        assert "def w" in exe.source and "sub" not in exe.source and "_sub" not in exe.source, exe.source
         assert exe.fallbacks == []
 
 
 def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch):
     # An elementwise body over arrays: one kernel that runs every step on a block of elements
     # (array and scalar carries, shaped and scalar consts, sizes not a multiple of the block).
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
     import engine.numpy as jnp
-    nb = pytest.importorskip('engine.backends.numba_jit')
-    monkeypatch.setattr(nb, 'PARALLEL_MIN', 1000)      # also through the thread split
+
+    nb = pytest.importorskip("engine.backends.numba_jit")
+    monkeypatch.setattr(nb, "PARALLEL_MIN", 1000)  # also through the thread split
     x = np.random.default_rng(0).normal(size=(37, 41)).astype(np.float32)
     w = np.random.default_rng(1).normal(size=(37, 41)).astype(np.float32)
     loops = [
         lambda x, w: lax.fori_loop(0, 20, lambda i, c: c * 0.9 + jnp.tanh(c) * w + i * 0.01, x),
-        lambda x, w: lax.fori_loop(0, 7, lambda i, c: (c[0] + c[1] * w, c[1] * 2, c[2] + 1),
-                                   (x, 1.5, np.int32(0))),
+        lambda x, w: lax.fori_loop(
+            0, 7, lambda i, c: (c[0] + c[1] * w, c[1] * 2, c[2] + 1), (x, 1.5, np.int32(0))
+        ),
         lambda x, w: lax.fori_loop(0, 5, lambda i, c: jnp.where(c > w, c - 1.0, c + w), x),
-        lambda x, w: lax.fori_loop(0, np.int32(6) + (w[0, 0] > 9).astype(np.int32),    # dynamic: while
-                                   lambda i, c: c * 1.01 + w, x),
+        lambda x, w: lax.fori_loop(
+            0,
+            np.int32(6) + (w[0, 0] > 9).astype(np.int32),  # dynamic: while
+            lambda i, c: c * 1.01 + w,
+            x,
+        ),
         lambda x, w: lax.while_loop(lambda c: c[1] < 40.0, lambda c: (c[0] - w, c[1] * 2.0), (x, 1.0)),
     ]
     for f in loops:
         exe = _numba_exe(f, x, w, rtol=1e-5)
-        assert 'def w' in exe.source and 'sub' not in exe.source, exe.source
-        assert 'for step in range(' in exe.source or 'while True:' in exe.source
+        assert "def w" in exe.source and "sub" not in exe.source, exe.source
+        assert "for step in range(" in exe.source or "while True:" in exe.source
 
 
 def test_non_elementwise_loops_keep_compiled_bodies(tmp_path, monkeypatch):
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
     m = np.eye(4, dtype=np.float32) * 0.5
-    exe = _numba_exe(lambda x, m: lax.fori_loop(0, 5, lambda i, c: c @ m + 1.0, x), np.ones((3, 4), np.float32), m)
-    assert 'def w' not in exe.source
+    exe = _numba_exe(
+        lambda x, m: lax.fori_loop(0, 5, lambda i, c: c @ m + 1.0, x), np.ones((3, 4), np.float32), m
+    )
+    assert "def w" not in exe.source
     exe = _numba_exe(lambda x: lax.fori_loop(0, 5, lambda i, c: c - c.sum(), x), np.ones(4, np.float32))
-    assert 'def w' not in exe.source
+    assert "def w" not in exe.source

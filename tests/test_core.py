@@ -1,4 +1,5 @@
 """The transformations on the core primitives: composition, pytrees, caching, errors, source lines."""
+
 import math
 
 import numpy as np
@@ -23,7 +24,8 @@ def test_grad_and_higher_order_match_closed_forms():
     assert float(jax.grad(tanh_by_exp)(1.0)) == pytest.approx(1 - t * t, rel=1e-6)
     # d^3/dx^3 tanh = -2 (1 - t^2)(1 - 3 t^2)
     assert float(jax.grad(jax.grad(jax.grad(tanh_by_exp)))(1.0)) == pytest.approx(
-        -2 * (1 - t * t) * (1 - 3 * t * t), rel=1e-5)
+        -2 * (1 - t * t) * (1 - 3 * t * t), rel=1e-5
+    )
 
 
 def test_no_perturbation_confusion():
@@ -35,6 +37,7 @@ def test_no_perturbation_confusion():
 def test_python_control_flow_under_grad():
     def abs_val(x):
         return x if lax.gt(x, 0.0) else lax.neg(x)
+
     assert float(jax.grad(abs_val)(1.0)) == 1.0
     assert float(jax.grad(abs_val)(-1.0)) == -1.0
 
@@ -56,21 +59,23 @@ def test_jvp_vjp_linearize_agree():
 
 
 def test_grad_argnums_and_has_aux():
-    f = lambda x, y: (lax.mul(x, lax.mul(y, y)), {'aux': y})
+    f = lambda x, y: (lax.mul(x, lax.mul(y, y)), {"aux": y})
     (gx, gy), aux = jax.grad(f, argnums=(0, 1), has_aux=True)(2.0, 3.0)
     assert float(gx) == 9.0 and float(gy) == 12.0
-    assert float(aux['aux']) == 3.0
+    assert float(aux["aux"]) == 3.0
     (val, aux2), g = jax.value_and_grad(f, has_aux=True)(2.0, 3.0)
     assert float(val) == 18.0 and float(g) == 9.0
 
 
 def test_grad_pytree_input():
-    params = {'w': arr([1.0, 2.0]), 'b': (arr(0.5),)}
-    loss = lambda p: lax.reduce_sum(lax.mul(p['w'], lax.add(p['w'], lax.broadcast_in_dim(p['b'][0], (2,), ()))), (0,))
+    params = {"w": arr([1.0, 2.0]), "b": (arr(0.5),)}
+    loss = lambda p: lax.reduce_sum(
+        lax.mul(p["w"], lax.add(p["w"], lax.broadcast_in_dim(p["b"][0], (2,), ()))), (0,)
+    )
     g = jax.grad(loss)(params)
-    assert set(g) == {'w', 'b'}
-    np.testing.assert_allclose(g['w'], 2 * np.array([1.0, 2.0]) + 0.5)
-    np.testing.assert_allclose(g['b'][0], 3.0)
+    assert set(g) == {"w", "b"}
+    np.testing.assert_allclose(g["w"], 2 * np.array([1.0, 2.0]) + 0.5)
+    np.testing.assert_allclose(g["b"][0], 3.0)
 
 
 def test_grad_errors_are_jax_like():
@@ -85,7 +90,7 @@ def test_jacobians_and_hessian():
     f = lambda v: lax.reduce_sum(lax.mul(lax.sin(v), lax.mul(v, v)), (0,))
     h = np.asarray(jax.hessian(f)(x))
     xs = np.array([0.5, 1.0, 2.0])
-    expect = np.diag(-np.sin(xs) * xs ** 2 + 4 * xs * np.cos(xs) + 2 * np.sin(xs))
+    expect = np.diag(-np.sin(xs) * xs**2 + 4 * xs * np.cos(xs) + 2 * np.sin(xs))
     np.testing.assert_allclose(h, expect, rtol=1e-5, atol=1e-6)
     g = lambda v: lax.mul(lax.sin(v), lax.reduce_sum(v, (0,)))
     jf, jr = np.asarray(jax.jacfwd(g)(x)), np.asarray(jax.jacrev(g)(x))
@@ -95,25 +100,31 @@ def test_jacobians_and_hessian():
 
 
 def test_jacobian_pytree_layout():
-    f = lambda a, b: {'u': lax.mul(a, b), 'v': lax.reduce_sum(a, (0,))}
+    f = lambda a, b: {"u": lax.mul(a, b), "v": lax.reduce_sum(a, (0,))}
     a, b = arr([1.0, 2.0]), arr(3.0)
     j = jax.jacrev(f, argnums=(0, 1))(a, b)
     jf = jax.jacfwd(f, argnums=(0, 1))(a, b)
     for jj in (j, jf):
-        assert np.asarray(jj['u'][0]).shape == (2, 2)
-        assert np.asarray(jj['u'][1]).shape == (2,)
-        assert np.asarray(jj['v'][0]).shape == (2,)
-        np.testing.assert_allclose(jj['u'][1], [1.0, 2.0])
+        assert np.asarray(jj["u"][0]).shape == (2, 2)
+        assert np.asarray(jj["u"][1]).shape == (2,)
+        assert np.asarray(jj["v"][0]).shape == (2,)
+        np.testing.assert_allclose(jj["u"][1], [1.0, 2.0])
 
 
 def test_vmap_axes_and_nesting():
     x = arr(np.arange(6.0).reshape(2, 3))
     s = lambda r: lax.reduce_sum(lax.sin(r), (0,))
     np.testing.assert_allclose(jax.vmap(s)(x), np.sin(np.arange(6.0).reshape(2, 3)).sum(1), rtol=1e-6)
-    np.testing.assert_allclose(jax.vmap(s, in_axes=1)(x), np.sin(np.arange(6.0).reshape(2, 3)).sum(0), rtol=1e-6)
-    np.testing.assert_allclose(jax.vmap(s, in_axes=-1)(x), np.sin(np.arange(6.0).reshape(2, 3)).sum(0), rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.vmap(s, in_axes=1)(x), np.sin(np.arange(6.0).reshape(2, 3)).sum(0), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        jax.vmap(s, in_axes=-1)(x), np.sin(np.arange(6.0).reshape(2, 3)).sum(0), rtol=1e-6
+    )
     add = lambda a, b: lax.add(a, b)
-    out = jax.vmap(add, in_axes=(1, 0), out_axes=1)(arr([[1, 2, 3]], np.int32), arr([[4], [5], [6]], np.int32))
+    out = jax.vmap(add, in_axes=(1, 0), out_axes=1)(
+        arr([[1, 2, 3]], np.int32), arr([[4], [5], [6]], np.int32)
+    )
     np.testing.assert_array_equal(out, [[5, 7, 9]])
     grid = jax.vmap(jax.vmap(lambda a, b: lax.mul(lax.sin(a), b), in_axes=(None, 0)), in_axes=(0, None))
     xs, ys = np.linspace(-1, 1, 4, dtype=np.float32), np.linspace(-2, 2, 3, dtype=np.float32)
@@ -124,7 +135,7 @@ def test_vmap_of_dot_general_every_side():
     a = np.random.RandomState(0).randn(4, 3, 5).astype(np.float32)
     b = np.random.RandomState(1).randn(4, 5).astype(np.float32)
     mv = lambda m, v: lax.dot(m, v)
-    np.testing.assert_allclose(jax.vmap(mv)(arr(a), arr(b)), np.einsum('bij,bj->bi', a, b), rtol=1e-5)
+    np.testing.assert_allclose(jax.vmap(mv)(arr(a), arr(b)), np.einsum("bij,bj->bi", a, b), rtol=1e-5)
     np.testing.assert_allclose(jax.vmap(mv, in_axes=(0, None))(arr(a), arr(b[0])), a @ b[0], rtol=1e-5)
     np.testing.assert_allclose(jax.vmap(mv, in_axes=(None, 0))(arr(a[0]), arr(b)), b @ a[0].T, rtol=1e-5)
 
@@ -169,6 +180,7 @@ def test_jit_caches_by_signature_and_static_args():
 def test_jit_bool_conversion_error():
     def f(x):
         return x if lax.gt(x, 0.0) else lax.neg(x)
+
     with pytest.raises(errors.TracerBoolConversionError) as e:
         jax.jit(f)(1.0)
     assert isinstance(e.value, errors.ConcretizationTypeError)
@@ -183,25 +195,26 @@ def test_jit_composes_with_grad_and_vmap():
     xs = np.stack([x, 2 * x])
     np.testing.assert_allclose(jax.vmap(g)(arr(xs)), (np.sin(xs) * xs).sum(1), rtol=1e-6)
     text = str(jax.make_jaxpr(jax.grad(g))(arr(x)))
-    assert text.count('jit[') == 2  # the forward and the transposed call both stay staged
+    assert text.count("jit[") == 2  # the forward and the transposed call both stay staged
 
 
 def test_make_jaxpr_prints_like_jax():
     text = str(jax.make_jaxpr(tanh_by_exp)(1.0))
-    assert text.startswith('{ lambda ; a:f32[]. let')
-    assert 'b:f32[] = mul -2.0:f32[] a' in text
-    assert 'exp b' in text and text.rstrip().endswith('}')
+    assert text.startswith("{ lambda ; a:f32[]. let")
+    assert "b:f32[] = mul -2.0:f32[] a" in text
+    assert "exp b" in text and text.rstrip().endswith("}")
 
 
 def test_grad_jaxpr_is_lean():
     text = str(jax.make_jaxpr(jax.grad(tanh_by_exp))(1.0))
     # Forward: 7 equations; backward: no zero-filled broadcasts, no dead work.
-    assert 'broadcast_in_dim' not in text
-    assert text.count(' = ') < 20
+    assert "broadcast_in_dim" not in text
+    assert text.count(" = ") < 20
 
 
 def test_equations_record_user_source_lines():
     import inspect
+
     closed = jax.make_jaxpr(tanh_by_exp)(1.0)
     first_line = inspect.getsourcelines(tanh_by_exp)[1]
     lines = [e.source_info.line for e in closed.jaxpr.eqns]
@@ -210,8 +223,9 @@ def test_equations_record_user_source_lines():
     assert all(e.source_info.file == __file__ for e in closed.jaxpr.eqns)
     # Transposed equations keep the line of the forward equation they came from.
     g = jax.make_jaxpr(jax.grad(tanh_by_exp))(1.0)
-    assert all(e.source_info is not None and first_line < e.source_info.line <= first_line + 2
-               for e in g.jaxpr.eqns)
+    assert all(
+        e.source_info is not None and first_line < e.source_info.line <= first_line + 2 for e in g.jaxpr.eqns
+    )
 
 
 def test_leaked_tracer_is_reported():
@@ -234,13 +248,14 @@ def test_weak_types():
 
 def test_lower_and_compile_stages():
     lowered = jax.jit(tanh_by_exp).lower(1.0)
-    assert 'exp' in lowered.as_text()
+    assert "exp" in lowered.as_text()
     compiled = lowered.compile()
     assert float(compiled(1.0)) == pytest.approx(math.tanh(1.0), rel=1e-6)
 
 
 def _typecheck_all(closed):
     from engine.ir import typecheck_jaxpr, subjaxprs
+
     stack = [closed.jaxpr]
     while stack:
         j = stack.pop()
@@ -249,15 +264,18 @@ def _typecheck_all(closed):
             stack.extend(subjaxprs(e))
 
 
-@pytest.mark.parametrize("name,make", [
-    ("grad", lambda f: jax.grad(f)),
-    ("grad_grad", lambda f: jax.grad(jax.grad(f))),
-    ("jit_grad", lambda f: jax.jit(jax.grad(f))),
-    ("grad_jit", lambda f: jax.grad(jax.jit(f))),
-    ("vmap_grad", lambda f: lambda x: jax.vmap(jax.grad(f))(lax.broadcast_in_dim(x, (3,), ()))),
-    ("hessian", lambda f: jax.hessian(f)),
-    ("jacfwd_jit", lambda f: jax.jacfwd(jax.jit(f))),
-])
+@pytest.mark.parametrize(
+    "name,make",
+    [
+        ("grad", lambda f: jax.grad(f)),
+        ("grad_grad", lambda f: jax.grad(jax.grad(f))),
+        ("jit_grad", lambda f: jax.jit(jax.grad(f))),
+        ("grad_jit", lambda f: jax.grad(jax.jit(f))),
+        ("vmap_grad", lambda f: lambda x: jax.vmap(jax.grad(f))(lax.broadcast_in_dim(x, (3,), ()))),
+        ("hessian", lambda f: jax.hessian(f)),
+        ("jacfwd_jit", lambda f: jax.jacfwd(jax.jit(f))),
+    ],
+)
 def test_transformed_jaxprs_typecheck(name, make):
     closed = jax.make_jaxpr(make(tanh_by_exp))(0.3)
     _typecheck_all(closed)

@@ -1,4 +1,5 @@
 """custom_jvp / custom_vjp: the user's rule is used under every composition of transformations."""
+
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ def sin_with_fake_jvp(x):
 @sin_with_fake_jvp.defjvp
 def _sin_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    return sin_with_fake_jvp(x), lax.mul(2.0, t)   # deliberately not cos: proves the rule is used
+    return sin_with_fake_jvp(x), lax.mul(2.0, t)  # deliberately not cos: proves the rule is used
 
 
 @jax.custom_vjp
@@ -50,7 +51,7 @@ def test_custom_vjp_rejects_forward_mode():
 
 def test_custom_jvp_is_visible_in_jaxpr():
     text = str(jax.make_jaxpr(sin_with_fake_jvp)(1.0))
-    assert 'custom_jvp_call' in text and 'sin' in text
+    assert "custom_jvp_call" in text and "sin" in text
 
 
 def test_custom_jvp_closes_over_jit_and_vmap_tracers():
@@ -62,6 +63,8 @@ def test_custom_jvp_closes_over_jit_and_vmap_tracers():
         @scaled.defjvp
         def _(p, t):
             return scaled(p[0]), lax.mul(t[0], lax.mul(2.0, y))
+
         return jax.grad(scaled)(x)
+
     assert float(jax.jit(outer)(3.0, 1.0)) == 6.0
     np.testing.assert_allclose(jax.vmap(outer, in_axes=(0, None))(XS, 1.0), [2.0, 4.0])

@@ -1,5 +1,6 @@
 """Every lowered primitive against the interpreter: random shapes and dtypes, broadcasting, 0-d,
 empty arrays, negative axes; plus fusion, fallbacks and the interpreter backend itself."""
+
 import re
 
 import numpy as np
@@ -12,7 +13,7 @@ from engine import lax
 jit_mod = importlib.import_module("engine.jit")
 from engine.core import Array
 
-nb_jit = pytest.importorskip('engine.backends.numba_jit')
+nb_jit = pytest.importorskip("engine.backends.numba_jit")
 
 rng = np.random.default_rng(0)
 SHAPES = [(), (0,), (7,), (3, 5), (2, 3, 4)]
@@ -20,7 +21,7 @@ SHAPES = [(), (0,), (7,), (3, 5), (2, 3, 4)]
 
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path_factory.getbasetemp() / 'kernels'))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kernels"))
 
 
 def both(f, *args):
@@ -54,29 +55,55 @@ def rand(shape, dtype):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return Array(rng.random(shape) > 0.5)
-    if dtype.kind == 'f':
+    if dtype.kind == "f":
         return Array(rng.normal(size=shape).astype(dtype))
     info = np.iinfo(dtype)
     return Array(rng.integers(max(info.min, -50), min(info.max, 50), size=shape).astype(dtype))
 
 
-UNARY_F = ['neg', 'sign', 'floor', 'ceil', 'round', 'is_finite', 'exp', 'exp2', 'log1p', 'expm1',
-           'tanh', 'logistic', 'sin', 'cos', 'tan', 'atan', 'sinh', 'cosh', 'asinh', 'sqrt_abs',
-           'cbrt', 'abs', 'erf', 'log_abs', 'rsqrt_abs', 'asin_small', 'erf_inv_small']
+UNARY_F = [
+    "neg",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "is_finite",
+    "exp",
+    "exp2",
+    "log1p",
+    "expm1",
+    "tanh",
+    "logistic",
+    "sin",
+    "cos",
+    "tan",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "sqrt_abs",
+    "cbrt",
+    "abs",
+    "erf",
+    "log_abs",
+    "rsqrt_abs",
+    "asin_small",
+    "erf_inv_small",
+]
 
 
 def _unary(name):
-    if name.endswith('_abs'):
+    if name.endswith("_abs"):
         op = getattr(lax, name[:-4])
         return lambda x: op(lax.add(lax.abs(x), 0.5))
-    if name.endswith('_small'):
+    if name.endswith("_small"):
         op = getattr(lax, name[:-6])
         return lambda x: op(lax.mul(lax.tanh(x), 0.9))
     return getattr(lax, name)
 
 
-@pytest.mark.parametrize('name', UNARY_F)
-@pytest.mark.parametrize('shape', SHAPES)
+@pytest.mark.parametrize("name", UNARY_F)
+@pytest.mark.parametrize("shape", SHAPES)
 def test_float_unary(name, shape):
     x = rand(shape, np.float32)
     got, want, fb = both(_unary(name), x)
@@ -84,41 +111,41 @@ def test_float_unary(name, shape):
     assert fb == []
 
 
-BINARY = ['add', 'sub', 'mul', 'div', 'rem', 'max', 'min', 'pow', 'atan2', 'eq', 'ne', 'lt', 'le', 'gt', 'ge']
+BINARY = ["add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2", "eq", "ne", "lt", "le", "gt", "ge"]
 
 
-@pytest.mark.parametrize('name', BINARY)
-@pytest.mark.parametrize('dtype', ['float32', 'int32', 'uint8'])
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8"])
 def test_binary(name, dtype):
-    if name in ('pow', 'atan2') and dtype != 'float32':
-        pytest.skip('float only')
+    if name in ("pow", "atan2") and dtype != "float32":
+        pytest.skip("float only")
     op = getattr(lax, name)
     x, y = rand((4, 6), dtype), rand((4, 6), dtype)
-    if name == 'pow':
+    if name == "pow":
         x = Array(np.abs(np.asarray(x)) + 0.1)
-    if np.dtype(dtype).kind in 'iu' and name in ('div', 'rem'):
+    if np.dtype(dtype).kind in "iu" and name in ("div", "rem"):
         y = Array(np.where(np.asarray(y) == 0, 3, np.asarray(y)).astype(dtype))
     got, want, fb = both(op, x, y)
     close(got, want)
     assert fb == []
 
 
-@pytest.mark.parametrize('name', ['and_', 'or_', 'xor', 'not_'])
-@pytest.mark.parametrize('dtype', ['bool', 'int32', 'uint32'])
+@pytest.mark.parametrize("name", ["and_", "or_", "xor", "not_"])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "uint32"])
 def test_bitwise(name, dtype):
     op = getattr(lax, name)
     x, y = rand((5, 3), dtype), rand((5, 3), dtype)
-    got, want, _ = both(op, x) if name == 'not_' else both(op, x, y)
+    got, want, _ = both(op, x) if name == "not_" else both(op, x, y)
     close(got, want)
 
 
-@pytest.mark.parametrize('name', ['shift_left', 'shift_right_logical', 'shift_right_arithmetic'])
-@pytest.mark.parametrize('dtype', ['int32', 'uint32'])
+@pytest.mark.parametrize("name", ["shift_left", "shift_right_logical", "shift_right_arithmetic"])
+@pytest.mark.parametrize("dtype", ["int32", "uint32"])
 def test_shifts_including_out_of_range(name, dtype):
     x = Array(np.array([-7, 1, 255, 1 << 30, -1, 12345, 0, 3], dtype=np.int64).astype(dtype))
     y = np.array([0, 1, 4, 31, 32, 33, 5, 2], dtype=dtype)
-    if name == 'shift_right_arithmetic' and dtype == 'uint32':
-        y = np.minimum(y, 31)   # numpy's own out-of-range result here is platform-dependent
+    if name == "shift_right_arithmetic" and dtype == "uint32":
+        y = np.minimum(y, 31)  # numpy's own out-of-range result here is platform-dependent
     y = Array(y)
     got, want, _ = both(getattr(lax, name), x, y)
     close(got, want)
@@ -132,29 +159,46 @@ def test_integer_division_by_zero_and_negative():
         close(got, want)
 
 
-@pytest.mark.parametrize('y', [0, 1, 2, 3, 5, -1, -2])
+@pytest.mark.parametrize("y", [0, 1, 2, 3, 5, -1, -2])
 def test_integer_pow(y):
     x = Array(rng.normal(size=(6,)).astype(np.float32) + 2)
     got, want, _ = both(lambda x: lax.integer_pow(x, y), x)
     close(got, want, rtol=1e-5)
 
 
-@pytest.mark.parametrize('src,dst', [('float32', 'int32'), ('float32', 'uint8'), ('int32', 'float32'),
-                                     ('bool', 'float32'), ('float32', 'bool'), ('int32', 'uint8'),
-                                     ('uint32', 'int32')])
+@pytest.mark.parametrize(
+    "src,dst",
+    [
+        ("float32", "int32"),
+        ("float32", "uint8"),
+        ("int32", "float32"),
+        ("bool", "float32"),
+        ("float32", "bool"),
+        ("int32", "uint8"),
+        ("uint32", "int32"),
+    ],
+)
 def test_convert_element_type(src, dst):
     x = rand((9,), src)
-    if src == 'float32':
+    if src == "float32":
         vals = [1.7, -2.5, 300.0, -300.0, np.nan, 0.0, -1e10]
-        if dst != 'int32':   # (the interpreter's int32 clip bound is not a float32: it overflows)
+        if dst != "int32":  # (the interpreter's int32 clip bound is not a float32: it overflows)
             vals += [np.inf, -np.inf, 1e10]
         x = Array(np.array(vals, np.float32))
     got, want, _ = both(lambda x: lax.convert_element_type(x, dst), x)
     close(got, want)
 
 
-@pytest.mark.parametrize('shape,out,dims', [((), (3, 4), ()), ((4,), (3, 4), (1,)), ((3, 1), (3, 4), (0, 1)),
-                                            ((1,), (2, 0), (0,)), ((2, 3), (4, 2, 3), (1, 2))])
+@pytest.mark.parametrize(
+    "shape,out,dims",
+    [
+        ((), (3, 4), ()),
+        ((4,), (3, 4), (1,)),
+        ((3, 1), (3, 4), (0, 1)),
+        ((1,), (2, 0), (0,)),
+        ((2, 3), (4, 2, 3), (1, 2)),
+    ],
+)
 def test_broadcast_fused(shape, out, dims):
     x = rand(shape, np.float32)
     y = rand(out, np.float32)
@@ -163,7 +207,7 @@ def test_broadcast_fused(shape, out, dims):
     close(got, want)
 
 
-@pytest.mark.parametrize('perm', [(1, 0, 2), (2, 0, 1), (0, 1, 2)])
+@pytest.mark.parametrize("perm", [(1, 0, 2), (2, 0, 1), (0, 1, 2)])
 def test_transpose_reshape_squeeze(perm):
     x = rand((2, 3, 4), np.float32)
     f = lambda x: lax.reshape(lax.exp(lax.transpose(x, perm)), (-1,) and (24,))
@@ -173,10 +217,20 @@ def test_transpose_reshape_squeeze(perm):
     close(got, want)
 
 
-@pytest.mark.parametrize('op', ['reduce_sum', 'reduce_max', 'reduce_min'])
-@pytest.mark.parametrize('shape,axes', [((5,), (0,)), ((3, 4), (1,)), ((3, 4), (-2,)), ((2, 3, 4), (0, 2)),
-                                        ((3, 4), ()), ((2, 3), (0, 1)), ((0, 3), (1,))])
-@pytest.mark.parametrize('dtype', ['float32', 'int32'])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_max", "reduce_min"])
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((5,), (0,)),
+        ((3, 4), (1,)),
+        ((3, 4), (-2,)),
+        ((2, 3, 4), (0, 2)),
+        ((3, 4), ()),
+        ((2, 3), (0, 1)),
+        ((0, 3), (1,)),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_reductions(op, shape, axes, dtype):
     x = rand(shape, dtype)
     got, want, fb = both(lambda x: getattr(lax, op)(lax.mul(x, x), axes), x)
@@ -191,14 +245,17 @@ def test_reduction_with_nan_propagates():
         close(got, want)
 
 
-@pytest.mark.parametrize('dn,xs,ys', [
-    ((((1,), (0,)), ((), ())), (3, 4), (4, 5)),
-    ((((0,), (0,)), ((), ())), (4, 3), (4, 2)),
-    ((((2,), (1,)), ((0,), (0,))), (2, 3, 4), (2, 4, 5)),
-    ((((), ()), ((), ())), (3,), (4,)),                 # outer product: fused
-    ((((), ()), ((0,), (0,))), (2, 3), (2, 4)),         # batched outer product: fused
-    ((((1,), (1,)), ((), ())), (3, 0), (2, 0)),
-])
+@pytest.mark.parametrize(
+    "dn,xs,ys",
+    [
+        ((((1,), (0,)), ((), ())), (3, 4), (4, 5)),
+        ((((0,), (0,)), ((), ())), (4, 3), (4, 2)),
+        ((((2,), (1,)), ((0,), (0,))), (2, 3, 4), (2, 4, 5)),
+        ((((), ()), ((), ())), (3,), (4,)),  # outer product: fused
+        ((((), ()), ((0,), (0,))), (2, 3), (2, 4)),  # batched outer product: fused
+        ((((1,), (1,)), ((), ())), (3, 0), (2, 0)),
+    ],
+)
 def test_dot_general(dn, xs, ys):
     x, y = rand(xs, np.float32), rand(ys, np.float32)
     got, want, fb = both(lambda x, y: lax.dot_general(x, y, dn), x, y)
@@ -207,7 +264,7 @@ def test_dot_general(dn, xs, ys):
 
 
 def test_select_n_bool_int_and_scalar_predicate():
-    p = rand((3, 4), 'bool')
+    p = rand((3, 4), "bool")
     a, b, c = (rand((3, 4), np.float32) for _ in range(3))
     close(*both(lambda p, a, b: lax.select(p, a, b), p, a, b)[:2])
     w = Array(rng.integers(0, 3, size=(3, 4)).astype(np.int32))
@@ -216,48 +273,52 @@ def test_select_n_bool_int_and_scalar_predicate():
 
 
 def test_fusion_one_kernel_reads_once():
-    src = jax.jit(lambda x: lax.add(lax.mul(x, x), lax.mul(x, 2.0))).lower(Array(np.ones((50, 60), np.float32)))
+    src = jax.jit(lambda x: lax.add(lax.mul(x, x), lax.mul(x, 2.0))).lower(
+        Array(np.ones((50, 60), np.float32))
+    )
     backend = nb_jit.NumbaBackend()
-    text = backend.lower_source(src.jaxpr, 'f')
-    assert text.count('@nb.njit') == 1
-    assert text.count('np.empty') == 1     # one output, allocated outside numba
+    text = backend.lower_source(src.jaxpr, "f")
+    assert text.count("@nb.njit") == 1
+    assert text.count("np.empty") == 1  # one output, allocated outside numba
     # flattened to one unsigned loop (a signed one keeps numba's wraparound check: 3x slower)
-    assert 'for i0 in range(np.uint64(lo), np.uint64(hi)):' in text
+    assert "for i0 in range(np.uint64(lo), np.uint64(hi)):" in text
 
 
 def test_reindexing_composes_into_one_write():
     # transpose(batched outer product) + broadcast of a broadcast: one kernel, one output written,
     # never the untransposed product (what per-example gradients produce).
     def f(a, b, c):
-        outer = lax.dot_general(a, b, (((), ()), ((0,), (0,))))            # [2, 3, 4]
-        t = lax.transpose(outer, (0, 2, 1))                                   # [2, 4, 3]
+        outer = lax.dot_general(a, b, (((), ()), ((0,), (0,))))  # [2, 3, 4]
+        t = lax.transpose(outer, (0, 2, 1))  # [2, 4, 3]
         bb = lax.broadcast_in_dim(lax.broadcast_in_dim(c, (4,), (0,)), (2, 4, 3), (1,))
         return lax.add(t, bb)
+
     a, b, c = rand((2, 3), np.float32), rand((2, 4), np.float32), rand((4,), np.float32)
     close(*both(f, a, b, c)[:2])
-    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(a, b, c).jaxpr, 'f')
-    assert text.count('@nb.njit') == 1 and text.count('np.empty(') == 1, text
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(a, b, c).jaxpr, "f")
+    assert text.count("@nb.njit") == 1 and text.count("np.empty(") == 1, text
     # a re-indexing op that is itself an output is written out once
     g = lambda a, b: lax.transpose(lax.dot_general(a, b, (((), ()), ((0,), (0,)))), (2, 1, 0))
     close(*both(g, a, b)[:2])
-    text = nb_jit.NumbaBackend().lower_source(jax.jit(g).lower(a, b).jaxpr, 'g')
-    assert text.count('np.empty(') == 1, text
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(g).lower(a, b).jaxpr, "g")
+    assert text.count("np.empty(") == 1, text
 
 
 def test_identical_loop_nests_compile_once():
     # Two equal elementwise nests separated by matmuls: one kernel, called twice.
     def f(x, y, w):
         return lax.dot(lax.tanh(lax.mul(lax.dot(lax.tanh(lax.mul(x, 2.0)), w), 2.0)), w), y
+
     x, w = rand((4, 5), np.float32), rand((5, 5), np.float32)
     close(*both(f, x, x, w)[:2], rtol=1e-5)
-    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(x, x, w).jaxpr, 'f')
-    assert text.count('@nb.njit') == 1, text
-    assert len(re.findall(r'\bk\d+\(0, ', text)) == 2, text
+    text = nb_jit.NumbaBackend().lower_source(jax.jit(f).lower(x, x, w).jaxpr, "f")
+    assert text.count("@nb.njit") == 1, text
+    assert len(re.findall(r"\bk\d+\(0, ", text)) == 2, text
 
 
 def test_pooled_buffers_never_reused_while_referenced():
     f = jax.jit(lambda x: lax.add(lax.mul(x, x), 1.0))
-    x = Array(np.full((600, 600), 2.0, np.float32))          # 1.4 MB: a pooled output
+    x = Array(np.full((600, 600), 2.0, np.float32))  # 1.4 MB: a pooled output
     first = f(x)
     view = np.asarray(first)[:10]
     second = f(Array(np.full((600, 600), 3.0, np.float32)))
@@ -273,6 +334,7 @@ def test_softmax_like_chain():
         e = lax.exp(lax.sub(x, lax.broadcast_in_dim(m, x.shape, (0,))))
         s = lax.reduce_sum(e, (1,))
         return lax.div(e, lax.broadcast_in_dim(s, x.shape, (0,)))
+
     x = rand((8, 16), np.float32)
     close(*both(f, x)[:2], rtol=1e-5)
 
@@ -280,15 +342,15 @@ def test_softmax_like_chain():
 def test_large_parallel_split_matches(monkeypatch):
     # Split over the thread pool (threshold lowered so the test array stays small), including a
     # reduction over the kept outer axis.
-    monkeypatch.setattr(nb_jit, 'PARALLEL_MIN', 1000)
+    monkeypatch.setattr(nb_jit, "PARALLEL_MIN", 1000)
     x = rand((300, 70), np.float32)
     f = lambda x: lax.add(lax.mul(lax.tanh(x), 2.0), x)
     g = lambda x: lax.reduce_sum(lax.mul(x, x), (1,))
     for fn in (f, g):
         got, want, _ = both(fn, x)
         close(got, want, rtol=1e-5)
-        text = nb_jit.NumbaBackend().lower_source(jax.jit(fn).lower(x).jaxpr, 'f')
-        assert '_par(' in text
+        text = nb_jit.NumbaBackend().lower_source(jax.jit(fn).lower(x).jaxpr, "f")
+        assert "_par(" in text
 
 
 def test_fallback_runs_interpreter_and_is_reported():
@@ -296,16 +358,17 @@ def test_fallback_runs_interpreter_and_is_reported():
     # with no row at all.
     from engine.core import Primitive
     from engine.ir import ClosedJaxpr
-    twice_p = Primitive('twice_test_only')
+
+    twice_p = Primitive("twice_test_only")
     twice_p.def_impl(lambda x: x * 2)
     twice_p.def_abstract_eval(lambda x: x)
     f = lambda x: lax.exp(twice_p.bind(lax.sin(x)))
     x = rand((4,), np.float32)
     got, want, _ = both(f, x)
     close(got, want)
-    exe = nb_jit.NumbaBackend().compile(jax.jit(f).lower(x).jaxpr, 'f')
-    assert exe.fallbacks == ['twice_test_only']
-    assert 'fb' in exe.source and exe.source.count('@nb.njit') == 2   # sin before, exp after
+    exe = nb_jit.NumbaBackend().compile(jax.jit(f).lower(x).jaxpr, "f")
+    assert exe.fallbacks == ["twice_test_only"]
+    assert "fb" in exe.source and exe.source.count("@nb.njit") == 2  # sin before, exp after
     close(exe(np.asarray(x))[0], want)
 
 
@@ -322,17 +385,18 @@ def test_interpreter_backend_is_complete():
 def test_lowered_and_compiled_text():
     f = jax.jit(lambda x: lax.mul(lax.sin(x), 2.0))
     low = f.lower(Array(np.ones(3, np.float32)))
-    assert 'sin' in low.as_text()
+    assert "sin" in low.as_text()
     src = low.source()
-    assert 'def build' in src and 'rt.sin_f32(' in src
+    assert "def build" in src and "rt.sin_f32(" in src
     comp = low.compile()
     text = comp.as_text()
-    assert 'kernel' in text or 'define' in text
+    assert "kernel" in text or "define" in text
 
 
 def test_user_strings_never_reach_code_unescaped():
     def f(x):
         return lax.mul(x, 2.0)
+
     f.__name__ = "evil'\nimport os; os.system('echo pwned')#"
     src = jax.jit(f).lower(Array(np.ones(3, np.float32))).source()
     assert "\nimport os" not in src
@@ -340,18 +404,18 @@ def test_user_strings_never_reach_code_unescaped():
 
 
 def test_threefry_lowered_matches_numpy():
-    random = pytest.importorskip('engine.random')
+    random = pytest.importorskip("engine.random")
     k = random.PRNGKey(42)
     got, want, fb = both(lambda k: random.uniform(k, (5, 3)), k)
     close(got, want)
-    assert 'threefry2x32' not in fb
+    assert "threefry2x32" not in fb
 
 
 def test_warm_call_fast_path_values_and_weak_types():
     f = jax.jit(lambda x, y: (lax.add(x, y), lax.mul(x, 2.0)))
     x = Array(np.arange(10, dtype=np.float32))
     a = f(x, 1.0)
-    b = f(x, 2.0)   # fast path: same signature, new value
+    b = f(x, 2.0)  # fast path: same signature, new value
     assert np.asarray(b[0]).tolist() == (np.arange(10) + 2.0).tolist()
     assert not b[0].weak_type
     g = jax.jit(lambda x: lax.mul(x, 2.0))

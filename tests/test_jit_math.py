@@ -1,6 +1,7 @@
 """The vectorizable float32 transcendentals (numba_math) through jit: accuracy in ulps against
 float64 numpy over the whole float32 range, special values, the libm rerun for huge sin/cos
 arguments, and that the fused loop really vectorizes."""
+
 import importlib
 import re
 
@@ -11,19 +12,46 @@ import engine as jax
 import engine.numpy as jnp
 from engine import lax
 
-pytest.importorskip('numba')
+pytest.importorskip("numba")
 from engine.backends import numba_jit  # noqa: E402
 
 rng = np.random.default_rng(1)
-SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, -1e-40,
-                    1.17549435e-38, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 0.5, 88.72, -88.72,
-                    89.0, -104.0, 0.625, -0.625, 1.25, -1.25, np.pi / 2, np.pi, 1e-7],
-                   np.float32)
+SPECIAL = np.array(
+    [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        1e-45,
+        -1e-45,
+        1e-40,
+        -1e-40,
+        1.17549435e-38,
+        3.4028235e38,
+        -3.4028235e38,
+        1.0,
+        -1.0,
+        0.5,
+        88.72,
+        -88.72,
+        89.0,
+        -104.0,
+        0.625,
+        -0.625,
+        1.25,
+        -1.25,
+        np.pi / 2,
+        np.pi,
+        1e-7,
+    ],
+    np.float32,
+)
 
 
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path_factory.getbasetemp() / 'kernels'))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kernels"))
 
 
 def samples(lo, hi, n=100_000):
@@ -36,7 +64,7 @@ def samples(lo, hi, n=100_000):
 
 
 def ulp_error(got, x, ref):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         want = ref(x.astype(np.float64))
         w32 = want.astype(np.float32)
         finite = np.isfinite(w32)
@@ -49,18 +77,18 @@ def ulp_error(got, x, ref):
 
 
 CASES = [
-    ('exp', jnp.exp, np.exp, -110.0, 95.0, 1.0),
-    ('log', jnp.log, np.log, -1.0, 3e38, 1.0),
-    ('tanh', jnp.tanh, np.tanh, -30.0, 30.0, 2.0),
-    ('sin', jnp.sin, np.sin, -1e6, 1e6, 2.0),
-    ('cos', jnp.cos, np.cos, -1e6, 1e6, 2.0),
-    ('expm1', jnp.expm1, np.expm1, -100.0, 95.0, 3.0),
-    ('log1p', jnp.log1p, np.log1p, -1.0, 3e38, 3.0),
-    ('logistic', lax.logistic, lambda x: 1 / (1 + np.exp(-x)), -120.0, 120.0, 3.0),
+    ("exp", jnp.exp, np.exp, -110.0, 95.0, 1.0),
+    ("log", jnp.log, np.log, -1.0, 3e38, 1.0),
+    ("tanh", jnp.tanh, np.tanh, -30.0, 30.0, 2.0),
+    ("sin", jnp.sin, np.sin, -1e6, 1e6, 2.0),
+    ("cos", jnp.cos, np.cos, -1e6, 1e6, 2.0),
+    ("expm1", jnp.expm1, np.expm1, -100.0, 95.0, 3.0),
+    ("log1p", jnp.log1p, np.log1p, -1.0, 3e38, 3.0),
+    ("logistic", lax.logistic, lambda x: 1 / (1 + np.exp(-x)), -120.0, 120.0, 3.0),
 ]
 
 
-@pytest.mark.parametrize('name,f,ref,lo,hi,max_ulp', CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,f,ref,lo,hi,max_ulp", CASES, ids=[c[0] for c in CASES])
 def test_float32_accuracy(name, f, ref, lo, hi, max_ulp):
     x = samples(lo, hi)
     got = np.asarray(jax.jit(f)(x))
@@ -69,19 +97,20 @@ def test_float32_accuracy(name, f, ref, lo, hi, max_ulp):
     assert err.max() <= max_ulp, (name, err.max(), x[np.isfinite(ref(x.astype(np.float64)))][err.argmax()])
 
 
-@pytest.mark.parametrize('f,ref', [(jnp.sin, np.sin), (jnp.cos, np.cos)], ids=['sin', 'cos'])
+@pytest.mark.parametrize("f,ref", [(jnp.sin, np.sin), (jnp.cos, np.cos)], ids=["sin", "cos"])
 def test_trig_huge_arguments_rerun_with_libm(f, ref):
     # Past 2**28 the fast reduction is not exact; the loop nest reruns with libm, also when the
     # huge value sits in the middle of a large array that is split over threads.
     x = samples(-1e6, 1e6, 300_000)
     x[123_456] = 3.0e38
-    x[7] = -2.0 ** 29
+    x[7] = -(2.0**29)
     got = np.asarray(jax.jit(lambda v: f(v) * 2.0)(x))
     assert ulp_error(got / 2, x, ref).max() <= 2.0
     # near multiples of pi/2 (the hardest inputs for the reduction)
     k = np.arange(1, 20000, dtype=np.float64)
-    y = np.concatenate([np.nextafter(np.float32(k * np.pi / 2), np.float32(np.inf)),
-                        np.float32(k * np.pi / 2)]).astype(np.float32)
+    y = np.concatenate(
+        [np.nextafter(np.float32(k * np.pi / 2), np.float32(np.inf)), np.float32(k * np.pi / 2)]
+    ).astype(np.float32)
     assert ulp_error(np.asarray(jax.jit(f)(y)), y, ref).max() <= 2.0
 
 
@@ -93,8 +122,8 @@ def test_trig_inside_reduction_uses_libm():
 
 def test_chain_vectorizes(tmp_path, monkeypatch):
     # A fresh cache so the kernel is compiled here (numba cannot show the assembly of cached code).
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path))
-    jit_mod = importlib.import_module('engine.jit')
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    jit_mod = importlib.import_module("engine.jit")
     jit_mod.set_backend(numba_jit.NumbaBackend())
     try:
         x = np.ones(1000, np.float32)
@@ -106,6 +135,6 @@ def test_chain_vectorizes(tmp_path, monkeypatch):
     # The fast loop works on float vectors (<8 x float> with AVX, <4 x float> with SSE): tanh's
     # division, the polynomials, and the OR-reduction of the huge-argument guard are all vector
     # ops; no libm call but the rerun loop's sin.
-    for op in (r'fdiv <(4|8|16) x float>', r'fmul <(4|8|16) x float>', r'or <(4|8|16) x i32>'):
+    for op in (r"fdiv <(4|8|16) x float>", r"fmul <(4|8|16) x float>", r"or <(4|8|16) x i32>"):
         assert re.search(op, ir), (op, ir[:2000])
-    assert '@tanhf' not in ir and '@expf' not in ir
+    assert "@tanhf" not in ir and "@expf" not in ir

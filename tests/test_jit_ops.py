@@ -3,6 +3,7 @@ against the interpreter (values, dtypes) and with no interpreter fallback: slice
 concatenate, dynamic_slice, dynamic_update_slice, gather and scatter (the forms jnp indexing and
 ``.at[]`` produce, plus clip/fill modes), clamp, copy, stop_gradient, reduce_prod/and/or/xor,
 argmax/argmin, cumulative reductions, split, custom_jvp/custom_vjp calls, debug callbacks."""
+
 import importlib
 
 import numpy as np
@@ -14,31 +15,31 @@ from engine import lax
 from engine.core import Array
 from engine.lax import slicing as sl
 
-jit_mod = importlib.import_module('engine.jit')
-nb_jit = pytest.importorskip('engine.backends.numba_jit')
+jit_mod = importlib.import_module("engine.jit")
+nb_jit = pytest.importorskip("engine.backends.numba_jit")
 rng = np.random.default_rng(3)
 
 
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv('ENGINE_CACHE_DIR', str(tmp_path_factory.getbasetemp() / 'kernels'))
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kernels"))
 
 
 def check(f, *args, rtol=1e-6, fused=None):
     """jit(f) on numba equals jit(f) on the interpreter, without fallbacks; returns the source."""
     args = [a if isinstance(a, Array) else Array(np.asarray(a)) for a in args]
     closed = jax.jit(f).lower(*args).jaxpr
-    exe = nb_jit.NumbaBackend().compile(closed, 'f')
+    exe = nb_jit.NumbaBackend().compile(closed, "f")
     assert exe.fallbacks == [], exe.fallbacks
     got = exe(*[np.asarray(a) for a in args])
-    want = jit_mod.Interpreter().compile(closed, 'f')(*[np.asarray(a) for a in args])
+    want = jit_mod.Interpreter().compile(closed, "f")(*[np.asarray(a) for a in args])
     assert len(got) == len(want)
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
         np.testing.assert_allclose(g, w, rtol=rtol, equal_nan=True)
     if fused is not None:
-        assert exe.source.count('@nb.njit') == fused, exe.source
+        assert exe.source.count("@nb.njit") == fused, exe.source
     return exe.source
 
 
@@ -46,8 +47,9 @@ def f32(*shape):
     return rng.normal(size=shape).astype(np.float32)
 
 
-@pytest.mark.parametrize('start,limit,strides', [((1, 0), (4, 5), None), ((0, 1), (5, 5), (2, 3)),
-                                                 ((2, 2), (2, 4), None)])
+@pytest.mark.parametrize(
+    "start,limit,strides", [((1, 0), (4, 5), None), ((0, 1), (5, 5), (2, 3)), ((2, 2), (2, 4), None)]
+)
 def test_slice_fuses(start, limit, strides):
     x = f32(5, 5)
     check(lambda x: lax.mul(sl.slice(lax.exp(x), start, limit, strides), 2.0), x)
@@ -56,7 +58,7 @@ def test_slice_fuses(start, limit, strides):
 def test_slices_of_one_value_fuse_with_the_consumer():
     # x[1:] - x[:-1] (a diff) reads x twice, writes once, in a single kernel.
     src = check(lambda x: jnp.tanh(x[1:] - x[:-1]), f32(1000), fused=1)
-    assert src.count('np.empty(') == 1
+    assert src.count("np.empty(") == 1
 
 
 def test_rev_iota_pad_concatenate():
@@ -76,8 +78,13 @@ def test_dynamic_slice_and_update_clamp_like_xla():
     x = f32(6, 5)
     for i, j in [(0, 0), (2, 1), (5, 4), (-3, 9), (100, -100)]:
         check(lambda x, i, j: lax.dynamic_slice(x, (i, j), (3, 2)) * 2, x, np.int32(i), np.int32(j))
-        check(lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)) + 1, x, f32(2, 3),
-              np.int32(i), np.int32(j))
+        check(
+            lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)) + 1,
+            x,
+            f32(2, 3),
+            np.int32(i),
+            np.int32(j),
+        )
 
 
 def test_jnp_indexing_gathers():
@@ -90,11 +97,10 @@ def test_jnp_indexing_gathers():
     check(lambda x: x[::-2, 1:4:2], x)
     # a batched gather (vmap of indexing) and the fill mode of out-of-bounds indices
     check(jax.vmap(lambda row, i: row[i]), x, np.array([0, 4, 1, 2, 3, 0, 1], np.int32))
-    check(lambda x, i: x.at[i].get(mode='fill', fill_value=-1.0), x,
-          np.array([0, 7, -8, 3], np.int32))
+    check(lambda x, i: x.at[i].get(mode="fill", fill_value=-1.0), x, np.array([0, 7, -8, 3], np.int32))
 
 
-@pytest.mark.parametrize('op', ['set', 'add', 'multiply', 'min', 'max'])
+@pytest.mark.parametrize("op", ["set", "add", "multiply", "min", "max"])
 def test_at_scatters_with_duplicates(op):
     x = f32(6, 3)
     idx = np.array([1, 4, 1, 0, 5, 1], np.int32)
@@ -107,10 +113,10 @@ def test_at_scatters_with_duplicates(op):
 def test_scatter_modes_and_integer_dtypes():
     x = rng.integers(-5, 5, size=(8,)).astype(np.int32)
     idx = np.array([0, 9, 3, -2, 3], np.int32)
-    check(lambda x, i: x.at[i].add(1, mode='drop'), x, idx)
-    check(lambda x, i: x.at[i].set(7, mode='clip'), x, idx)
+    check(lambda x, i: x.at[i].add(1, mode="drop"), x, idx)
+    check(lambda x, i: x.at[i].set(7, mode="clip"), x, idx)
     b = rng.random(8) > 0.5
-    check(lambda b, i: b.at[i].set(True, mode='drop'), b, idx)
+    check(lambda b, i: b.at[i].set(True, mode="drop"), b, idx)
 
 
 def test_clamp_copy_stop_gradient():
@@ -122,7 +128,7 @@ def test_clamp_copy_stop_gradient():
     check(lambda x: lax.stop_gradient(x) * 2 + jnp.copy(x), x)
 
 
-@pytest.mark.parametrize('axes', [(0,), (1,), (0, 1)])
+@pytest.mark.parametrize("axes", [(0,), (1,), (0, 1)])
 def test_more_reductions(axes):
     x = (rng.random((4, 5)) + 0.5).astype(np.float32)
     check(lambda x: lax.reduce_prod(x, axes), x, rtol=1e-5)
@@ -139,7 +145,7 @@ def test_argmax_argmin_and_cumulative():
     for axis in (0, 1):
         check(lambda x: lax.argmax(x, axis, np.int32), x)
         check(lambda x: lax.argmin(x * 2, axis, np.int32), x)
-        for name in ('cumsum', 'cumprod', 'cummax', 'cummin'):
+        for name in ("cumsum", "cumprod", "cummax", "cummin"):
             for reverse in (False, True):
                 check(lambda x: getattr(lax, name)(x, axis=axis, reverse=reverse), x, rtol=1e-5)
     check(lambda x: lax.cumsum(x, axis=0), np.zeros((0, 3), np.float32))
@@ -149,30 +155,37 @@ def test_custom_derivative_calls_are_inlined():
     @jax.custom_jvp
     def softplus(x):
         return jnp.log1p(jnp.exp(x))
-    softplus.defjvp(lambda primals, tangents: (softplus(primals[0]), tangents[0] * jax.nn.sigmoid(primals[0])
-                                               if hasattr(jax, 'nn') else tangents[0]))
+
+    softplus.defjvp(
+        lambda primals, tangents: (
+            softplus(primals[0]),
+            tangents[0] * jax.nn.sigmoid(primals[0]) if hasattr(jax, "nn") else tangents[0],
+        )
+    )
 
     @jax.custom_vjp
     def clip_grad(x):
         return x * 1.0
+
     clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))
     x = f32(50)
     src = check(lambda x: softplus(x) + clip_grad(x) * 2, x, rtol=1e-5, fused=1)
-    assert 'fb' not in src
+    assert "fb" not in src
 
 
 def test_debug_callbacks_run_in_program_order():
     seen = []
 
     def f(x):
-        jax.debug.callback(lambda v: seen.append(('a', float(v[0]))), x)
+        jax.debug.callback(lambda v: seen.append(("a", float(v[0]))), x)
         y = x * 2
-        jax.debug.callback(lambda v: seen.append(('b', float(v[0]))), y)
+        jax.debug.callback(lambda v: seen.append(("b", float(v[0]))), y)
         return y + 1
+
     x = Array(np.ones(3, np.float32))
-    exe = nb_jit.NumbaBackend().compile(jax.jit(f).lower(x).jaxpr, 'f')
+    exe = nb_jit.NumbaBackend().compile(jax.jit(f).lower(x).jaxpr, "f")
     seen.clear()
     assert exe.fallbacks == []
     out = exe(np.asarray(x))
-    assert seen == [('a', 1.0), ('b', 2.0)]
+    assert seen == [("a", 1.0), ("b", 2.0)]
     np.testing.assert_allclose(out[0], 3.0)

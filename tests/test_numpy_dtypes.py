@@ -1,4 +1,5 @@
 """jnp dtype promotion: JAX's lattice with weak types, x64 off."""
+
 import numpy as np
 import pytest
 
@@ -9,20 +10,30 @@ import engine.numpy as jnp
 def arr(dtype, weak=False):
     """A 1-element array of ``dtype`` (weak arrays come from Python scalars through jnp)."""
     if weak:
-        return {'int32': jnp.asarray(1), 'float32': jnp.asarray(1.0)}[dtype]
+        return {"int32": jnp.asarray(1), "float32": jnp.asarray(1.0)}[dtype]
     return jnp.ones(2, dtype=dtype)
 
 
 STRONG_TABLE = [
-    ('bool', 'bool', 'bool'), ('bool', 'int8', 'int8'), ('bool', 'uint8', 'uint8'),
-    ('bool', 'float32', 'float32'), ('uint8', 'int8', 'int16'), ('uint8', 'uint16', 'uint16'),
-    ('uint16', 'int16', 'int32'), ('uint32', 'int32', 'int32'), ('int8', 'int16', 'int16'),
-    ('int32', 'float16', 'float16'), ('int16', 'float32', 'float32'), ('float16', 'float32', 'float32'),
-    ('int32', 'float32', 'float32'), ('uint8', 'float16', 'float16'), ('int8', 'uint32', 'int32'),
+    ("bool", "bool", "bool"),
+    ("bool", "int8", "int8"),
+    ("bool", "uint8", "uint8"),
+    ("bool", "float32", "float32"),
+    ("uint8", "int8", "int16"),
+    ("uint8", "uint16", "uint16"),
+    ("uint16", "int16", "int32"),
+    ("uint32", "int32", "int32"),
+    ("int8", "int16", "int16"),
+    ("int32", "float16", "float16"),
+    ("int16", "float32", "float32"),
+    ("float16", "float32", "float32"),
+    ("int32", "float32", "float32"),
+    ("uint8", "float16", "float16"),
+    ("int8", "uint32", "int32"),
 ]
 
 
-@pytest.mark.parametrize('a,b,want', STRONG_TABLE)
+@pytest.mark.parametrize("a,b,want", STRONG_TABLE)
 def test_strong_promotion(a, b, want):
     out = jnp.add(jnp.ones(2, a), jnp.ones(2, b))
     assert out.dtype == np.dtype(want)
@@ -30,17 +41,26 @@ def test_strong_promotion(a, b, want):
     assert jnp.result_type(np.dtype(a), np.dtype(b)) == np.dtype(want)
 
 
-@pytest.mark.parametrize('dtype,scalar,want,weak', [
-    ('float32', 2.0, 'float32', False), ('int32', 2.0, 'float32', True), ('int32', 2, 'int32', False),
-    ('uint8', 2, 'uint8', False), ('int8', 3, 'int8', False), ('float16', 2.0, 'float16', False),
-    ('bool', 1, 'int32', True), ('bool', 1.5, 'float32', True), ('uint32', 2.5, 'float32', True),
-    ('bool', True, 'bool', False),
-])
+@pytest.mark.parametrize(
+    "dtype,scalar,want,weak",
+    [
+        ("float32", 2.0, "float32", False),
+        ("int32", 2.0, "float32", True),
+        ("int32", 2, "int32", False),
+        ("uint8", 2, "uint8", False),
+        ("int8", 3, "int8", False),
+        ("float16", 2.0, "float16", False),
+        ("bool", 1, "int32", True),
+        ("bool", 1.5, "float32", True),
+        ("uint32", 2.5, "float32", True),
+        ("bool", True, "bool", False),
+    ],
+)
 def test_python_scalars_are_weak(dtype, scalar, want, weak):
     x = jnp.ones(3, dtype)
-    out = x * scalar if dtype != 'bool' or isinstance(scalar, bool) else x + scalar
+    out = x * scalar if dtype != "bool" or isinstance(scalar, bool) else x + scalar
     assert out.dtype == np.dtype(want) and out.weak_type == weak
-    rev = scalar * x if dtype != 'bool' or isinstance(scalar, bool) else scalar + x
+    rev = scalar * x if dtype != "bool" or isinstance(scalar, bool) else scalar + x
     assert rev.dtype == np.dtype(want) and rev.weak_type == weak
 
 
@@ -53,7 +73,7 @@ def test_weak_arrays_and_scalars():
     # A weak float meets a strong float16: float16 wins.
     assert (w + jnp.ones(2, jnp.float16)).dtype == np.float16
     # Weak int + weak float -> weak float.
-    assert jnp.result_type(1, 2.0, return_weak_type_flag=True) == (np.dtype('float32'), True)
+    assert jnp.result_type(1, 2.0, return_weak_type_flag=True) == (np.dtype("float32"), True)
     assert jnp.sin(1).dtype == np.float32 and jnp.sin(1).weak_type
     assert not jnp.sin(jnp.arange(3)).weak_type and jnp.sin(jnp.arange(3)).dtype == np.float32
     assert jnp.zeros_like(2.0).weak_type
@@ -78,16 +98,16 @@ def test_canonicalization_x64_off():
 
 def test_python_int_overflow_raises():
     with pytest.raises(OverflowError):
-        jnp.ones(2, jnp.int8) + 2 ** 40
+        jnp.ones(2, jnp.int8) + 2**40
 
 
 def test_dtype_objects():
     assert np.dtype(jnp.float32) == np.float32
-    assert jnp.float32 == np.float32 and jnp.dtype('float32') == np.float32
+    assert jnp.float32 == np.float32 and jnp.dtype("float32") == np.float32
     assert jnp.issubdtype(jnp.float32, jnp.floating) and not jnp.issubdtype(jnp.int32, jnp.floating)
     assert jnp.issubdtype(jnp.uint8, jnp.integer)
     assert jnp.finfo(jnp.float32).eps == np.finfo(np.float32).eps
-    assert jnp.iinfo(jnp.int32).max == 2 ** 31 - 1
+    assert jnp.iinfo(jnp.int32).max == 2**31 - 1
     x = jnp.int32(3)
     assert x.dtype == np.int32 and x.shape == ()
     assert jnp.bool_ == np.bool_ and jnp.ones(2, jnp.bool_).dtype == np.bool_
@@ -109,6 +129,7 @@ def test_reduction_dtypes():
 def test_promotion_under_jit_matches_eager():
     def f(x, y):
         return x * 2.0 + y, x * y
+
     x, y = jnp.arange(3), jnp.ones(3, jnp.float16)
     eager = f(x, y)
     traced = jax.jit(f)(x, y)

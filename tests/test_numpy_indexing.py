@@ -1,4 +1,5 @@
 """Indexing (``x[idx]``) and ``x.at[idx]`` updates against numpy, eager, under jit and vmap."""
+
 import numpy as np
 import pytest
 
@@ -11,24 +12,53 @@ X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
 
 I = np.array
 INDICES = [
-    0, -1, 2, (1, 2), (0, -1, 3), (-3, 1, -5), slice(None), slice(1, None), slice(None, None, -1),
-    slice(None, None, 2), slice(-2, None), slice(5, 1, -2), (slice(None), 1), (Ellipsis, 2),
-    (Ellipsis, None, 2), (None, 1), (1, None, Ellipsis, None), (slice(None), slice(1, 3), slice(None, None, -2)),
-    (0, slice(3, 0, -1), slice(0, 5, 3)), slice(10, 20), slice(-10, 2),
-    I([0, 2]), I([-1, 0, 0]), (I([0, 2]), I([1, 3])), (slice(None), I([3, 0, 1])),
-    (I([[0], [2]]), I([1, 3])), (I([0, 1]), slice(1, 3)), (slice(None), I([0, 2]), 1),
-    (I([0, 1]), slice(None), I([1, 2])), (0, slice(None), I([1, 2])), (slice(None), None, I([1, 2])),
-    (I([0, 2]), I([1, 3]), I([4, 0])), (Ellipsis, I([4, 4, 0])), (1, I([[0, 1], [2, 3]])),
-    (I([1]), Ellipsis, I([2, 3])), (slice(None, None, -1), I([0, 3])), I([], dtype=np.int32),
-    (I(2), slice(None)), (np.int32(1), np.int64(-2)),
+    0,
+    -1,
+    2,
+    (1, 2),
+    (0, -1, 3),
+    (-3, 1, -5),
+    slice(None),
+    slice(1, None),
+    slice(None, None, -1),
+    slice(None, None, 2),
+    slice(-2, None),
+    slice(5, 1, -2),
+    (slice(None), 1),
+    (Ellipsis, 2),
+    (Ellipsis, None, 2),
+    (None, 1),
+    (1, None, Ellipsis, None),
+    (slice(None), slice(1, 3), slice(None, None, -2)),
+    (0, slice(3, 0, -1), slice(0, 5, 3)),
+    slice(10, 20),
+    slice(-10, 2),
+    I([0, 2]),
+    I([-1, 0, 0]),
+    (I([0, 2]), I([1, 3])),
+    (slice(None), I([3, 0, 1])),
+    (I([[0], [2]]), I([1, 3])),
+    (I([0, 1]), slice(1, 3)),
+    (slice(None), I([0, 2]), 1),
+    (I([0, 1]), slice(None), I([1, 2])),
+    (0, slice(None), I([1, 2])),
+    (slice(None), None, I([1, 2])),
+    (I([0, 2]), I([1, 3]), I([4, 0])),
+    (Ellipsis, I([4, 4, 0])),
+    (1, I([[0, 1], [2, 3]])),
+    (I([1]), Ellipsis, I([2, 3])),
+    (slice(None, None, -1), I([0, 3])),
+    I([], dtype=np.int32),
+    (I(2), slice(None)),
+    (np.int32(1), np.int64(-2)),
 ]
 
 
 def _id(i):
-    return repr(i).replace('\n', '')[:60]
+    return repr(i).replace("\n", "")[:60]
 
 
-@pytest.mark.parametrize('idx', INDICES, ids=[_id(i) for i in INDICES])
+@pytest.mark.parametrize("idx", INDICES, ids=[_id(i) for i in INDICES])
 def test_getitem_matches_numpy(idx):
     want = X[idx]
     got = jnp.asarray(X)[idx]
@@ -39,9 +69,12 @@ def test_getitem_matches_numpy(idx):
 
     def f(x, *arrs):
         it = iter(arrs)
-        key = tuple(next(it) if isinstance(i, np.ndarray) and i.ndim else i
-                    for i in (idx if isinstance(idx, tuple) else (idx,)))
+        key = tuple(
+            next(it) if isinstance(i, np.ndarray) and i.ndim else i
+            for i in (idx if isinstance(idx, tuple) else (idx,))
+        )
         return x[key if isinstance(idx, tuple) else key[0]]
+
     got = jax.jit(f)(X, *arrays)
     np.testing.assert_array_equal(np.asarray(got), want)
 
@@ -55,7 +88,7 @@ def test_boolean_masks_outside_tracing():
     np.testing.assert_array_equal(np.asarray(x[1, X[1, :, 0] > 25]), X[1, X[1, :, 0] > 25])
     np.testing.assert_array_equal(np.asarray(x[jnp.asarray(m)]), X[m])
     np.testing.assert_array_equal(np.asarray(x.at[m].set(0.0)), np.where(m, 0, X))
-    with pytest.raises(errors.NonConcreteBooleanIndexError, match='jnp.where'):
+    with pytest.raises(errors.NonConcreteBooleanIndexError, match="jnp.where"):
         jax.jit(lambda x: x[x > 30])(X)
     with pytest.raises(IndexError):
         jax.vmap(lambda r: r[r > 3])(X)
@@ -63,55 +96,68 @@ def test_boolean_masks_outside_tracing():
 
 def test_static_out_of_bounds_raises_and_traced_clamps():
     x = jnp.arange(5.0)
-    with pytest.raises(IndexError, match='out of bounds'):
+    with pytest.raises(IndexError, match="out of bounds"):
         x[5]
-    with pytest.raises(IndexError, match='out of bounds'):
+    with pytest.raises(IndexError, match="out of bounds"):
         jax.jit(lambda x: x[-6])(x)
     # Traced indices clamp (JAX's default for gathers and dynamic slices).
     assert float(jax.jit(lambda x, i: x[i])(x, 7)) == 4.0
     assert float(jax.jit(lambda x, i: x[i])(x, -2)) == 3.0
-    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x, i: x[i])(x, np.array([0, 9, -1]))), [0.0, 4.0, 4.0])
-    with pytest.raises(IndexError, match='(?i)too many indices'):
+    np.testing.assert_array_equal(
+        np.asarray(jax.jit(lambda x, i: x[i])(x, np.array([0, 9, -1]))), [0.0, 4.0, 4.0]
+    )
+    with pytest.raises(IndexError, match="(?i)too many indices"):
         x[0, 0]
-    with pytest.raises(TypeError, match='integer or boolean'):
+    with pytest.raises(TypeError, match="integer or boolean"):
         x[jnp.array([1.0])]
-    with pytest.raises(TypeError, match='non-tuple sequence'):
+    with pytest.raises(TypeError, match="non-tuple sequence"):
         x[[0, 1]]
 
 
 def test_static_indexing_stays_lean():
     jaxpr = str(jax.make_jaxpr(lambda x: x[1, ::-1, 2:4])(X))
-    assert 'gather' not in jaxpr and 'slice' in jaxpr and 'rev' in jaxpr and 'squeeze' in jaxpr
+    assert "gather" not in jaxpr and "slice" in jaxpr and "rev" in jaxpr and "squeeze" in jaxpr
     jaxpr = str(jax.make_jaxpr(lambda x, i: x[i])(X, 1))
-    assert 'dynamic_slice' in jaxpr and 'gather' not in jaxpr
+    assert "dynamic_slice" in jaxpr and "gather" not in jaxpr
     jaxpr = str(jax.make_jaxpr(lambda x, i: x[:, i])(X, np.array([0, 1])))
-    assert 'gather' in jaxpr
+    assert "gather" in jaxpr
 
 
 def _np_update(op, x, idx, v):
     out = x.copy()
-    if op == 'set':
+    if op == "set":
         out[idx] = v
-    elif op == 'add':
+    elif op == "add":
         np.add.at(out, idx, v)
-    elif op == 'multiply':
+    elif op == "multiply":
         np.multiply.at(out, idx, v)
-    elif op == 'min':
+    elif op == "min":
         np.minimum.at(out, idx, v)
-    elif op == 'max':
+    elif op == "max":
         np.maximum.at(out, idx, v)
     return out
 
 
 UPDATE_INDICES = [
-    1, -1, (1, 2), slice(1, 3), (slice(None), 2), (Ellipsis, slice(None, None, 2)), (0, slice(4, 0, -2)),
-    I([0, 2]), I([2, 2, 0]), (I([0, 2]), I([1, 3])), (slice(None), I([3, 0, 3])), (I([0, 1]), slice(None), I([1, 2])),
-    (1, None, I([1, 2])), (I([[0], [2]]), I([1, 3]), 0),
+    1,
+    -1,
+    (1, 2),
+    slice(1, 3),
+    (slice(None), 2),
+    (Ellipsis, slice(None, None, 2)),
+    (0, slice(4, 0, -2)),
+    I([0, 2]),
+    I([2, 2, 0]),
+    (I([0, 2]), I([1, 3])),
+    (slice(None), I([3, 0, 3])),
+    (I([0, 1]), slice(None), I([1, 2])),
+    (1, None, I([1, 2])),
+    (I([[0], [2]]), I([1, 3]), 0),
 ]
 
 
-@pytest.mark.parametrize('op', ['set', 'add', 'multiply', 'min', 'max'])
-@pytest.mark.parametrize('idx', UPDATE_INDICES, ids=[_id(i) for i in UPDATE_INDICES])
+@pytest.mark.parametrize("op", ["set", "add", "multiply", "min", "max"])
+@pytest.mark.parametrize("idx", UPDATE_INDICES, ids=[_id(i) for i in UPDATE_INDICES])
 def test_at_updates_match_numpy(op, idx):
     v = rng.uniform(-5, 5, X[idx].shape).astype(np.float32)
     got = getattr(jnp.asarray(X).at[idx], op)(v)
@@ -133,7 +179,9 @@ def test_at_misc():
     np.testing.assert_array_equal(np.asarray(x.at[jnp.array([-1])].set(-1.0)), [0, 1, 2, 3, -1])
     np.testing.assert_allclose(np.asarray(x.at[1:3].divide(2.0)), [0, 0.5, 1, 3, 4])
     np.testing.assert_allclose(np.asarray(x.at[2].power(2)), [0, 1, 4, 3, 4])
-    np.testing.assert_array_equal(np.asarray(x.at[jnp.array([0, 9])].get(mode='fill', fill_value=-1.0)), [0, -1])
+    np.testing.assert_array_equal(
+        np.asarray(x.at[jnp.array([0, 9])].get(mode="fill", fill_value=-1.0)), [0, -1]
+    )
     np.testing.assert_array_equal(np.asarray(x.at[jnp.array([0, 9])].get()), [0, 4])
     assert x.at[1].set(2).dtype == np.float32
     y = jnp.zeros((2, 3), jnp.int32).at[0].set(jnp.array([1, 2, 3]))
@@ -158,25 +206,35 @@ def test_vmap_of_indexing_and_updates():
     out = jax.vmap(lambda x, i: x[i, 1:3])(xs, idx)
     np.testing.assert_array_equal(np.asarray(out), np.stack([X[b, i, 1:3] for b, i in enumerate(idx)]))
     out = jax.vmap(lambda x, i: x.at[i].add(1.0))(xs, idx)
-    np.testing.assert_array_equal(np.asarray(out), np.stack([_np_update('add', X[b], i, 1.0) for b, i in enumerate(idx)]))
+    np.testing.assert_array_equal(
+        np.asarray(out), np.stack([_np_update("add", X[b], i, 1.0) for b, i in enumerate(idx)])
+    )
     out = jax.vmap(lambda i: xs[:, i])(jnp.array([[0, 1], [2, 3]]))
     np.testing.assert_array_equal(np.asarray(out), np.stack([X[:, [0, 1]], X[:, [2, 3]]]))
 
 
 def test_take_and_take_along_axis():
     x = jnp.asarray(X)
-    np.testing.assert_array_equal(np.asarray(jnp.take(x, jnp.array([4, 0]), axis=2)), np.take(X, [4, 0], axis=2))
+    np.testing.assert_array_equal(
+        np.asarray(jnp.take(x, jnp.array([4, 0]), axis=2)), np.take(X, [4, 0], axis=2)
+    )
     np.testing.assert_array_equal(np.asarray(jnp.take(x, jnp.array([1, 3]))), np.take(X, [1, 3]))
     got = np.asarray(jnp.take(jnp.arange(3.0), jnp.array([0, 5, -1])))
     np.testing.assert_array_equal(got[[0, 2]], [0.0, 2.0]) and np.isnan(got[1])
     assert np.isnan(got[1])
-    np.testing.assert_array_equal(np.asarray(jnp.take(jnp.arange(3), jnp.array([5]), mode='clip')), [2])
-    np.testing.assert_array_equal(np.asarray(jnp.take(jnp.arange(3), jnp.array([4, -4]), mode='wrap')), [1, 2])
+    np.testing.assert_array_equal(np.asarray(jnp.take(jnp.arange(3), jnp.array([5]), mode="clip")), [2])
+    np.testing.assert_array_equal(
+        np.asarray(jnp.take(jnp.arange(3), jnp.array([4, -4]), mode="wrap")), [1, 2]
+    )
     idx = np.argsort(X, axis=1)[:, ::-1]
-    np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, jnp.asarray(idx.copy()), axis=1)),
-                                  np.take_along_axis(X, idx, axis=1))
+    np.testing.assert_array_equal(
+        np.asarray(jnp.take_along_axis(x, jnp.asarray(idx.copy()), axis=1)),
+        np.take_along_axis(X, idx, axis=1),
+    )
     idx = rng.integers(0, 5, (3, 1, 2))
-    np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, idx, axis=2)), np.take_along_axis(X, idx, axis=2))
+    np.testing.assert_array_equal(
+        np.asarray(jnp.take_along_axis(x, idx, axis=2)), np.take_along_axis(X, idx, axis=2)
+    )
 
 
 def test_array_methods_and_operators():
@@ -192,11 +250,29 @@ def test_array_methods_and_operators():
     assert len(x) == 3 and [r.shape for r in x] == [(4, 5)] * 3
     assert x[0, 0, 1].item() == 1.0 and x[0, 0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     a = jnp.arange(6)
-    for op in ('__add__', '__sub__', '__mul__', '__floordiv__', '__mod__', '__and__', '__or__', '__xor__',
-               '__lshift__', '__rshift__', '__lt__', '__le__', '__gt__', '__ge__', '__eq__', '__ne__'):
+    for op in (
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__floordiv__",
+        "__mod__",
+        "__and__",
+        "__or__",
+        "__xor__",
+        "__lshift__",
+        "__rshift__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__eq__",
+        "__ne__",
+    ):
         np.testing.assert_array_equal(np.asarray(getattr(a, op)(2)), getattr(np.arange(6), op)(2), err_msg=op)
-    for op in ('__radd__', '__rsub__', '__rmul__', '__rfloordiv__', '__rmod__', '__rpow__'):
-        np.testing.assert_array_equal(np.asarray(getattr(a + 1, op)(7)), getattr(np.arange(6) + 1, op)(7), err_msg=op)
+    for op in ("__radd__", "__rsub__", "__rmul__", "__rfloordiv__", "__rmod__", "__rpow__"):
+        np.testing.assert_array_equal(
+            np.asarray(getattr(a + 1, op)(7)), getattr(np.arange(6) + 1, op)(7), err_msg=op
+        )
     np.testing.assert_array_equal(np.asarray(-a), -np.arange(6))
     np.testing.assert_array_equal(np.asarray(~a), ~np.arange(6))
     np.testing.assert_array_equal(np.asarray(abs(a - 3)), np.abs(np.arange(6) - 3))
@@ -208,15 +284,16 @@ def test_array_methods_and_operators():
     out = np.ones((2, 3)) @ jnp.ones((3, 2))
     assert isinstance(out, jax.Array)
     assert isinstance(jnp.ones(3), jnp.ndarray)
-    assert (a + None if False else True)
+    assert a + None if False else True
     with pytest.raises(TypeError):
-        a + 'x'
+        a + "x"
 
 
 def test_tracer_methods():
     def f(x):
         assert isinstance(x, jnp.ndarray)
         return (x.T @ x).sum(axis=0).max() + x.at[0].set(1.0).mean() + x[1:, 0].prod() + x.var()
+
     x = rng.uniform(size=(3, 3)).astype(np.float32)
     np.testing.assert_allclose(np.asarray(jax.jit(f)(x)), np.asarray(f(jnp.asarray(x))), rtol=1e-5)
     with pytest.raises(errors.ConcretizationTypeError):
@@ -228,7 +305,7 @@ def test_tracer_methods():
 def test_eager_fast_path_matches_general_path():
     x = jnp.arange(5.0)
     for a, b in [(x, x), (x, 2.0), (2.0, x), (jnp.arange(5), 3), (jnp.asarray(2.0), jnp.asarray(3.0))]:
-        for op in ('add', 'subtract', 'multiply', 'true_divide', 'maximum', 'less', 'equal'):
+        for op in ("add", "subtract", "multiply", "true_divide", "maximum", "less", "equal"):
             f = getattr(jnp, op)
             fast = f(a, b)
             slow = f._general(a, b)

@@ -1,4 +1,5 @@
 """jnp functions against numpy on random inputs, plus their derivatives and batching."""
+
 import numpy as np
 import pytest
 
@@ -20,14 +21,43 @@ def close(a, b, rtol=1e-5, atol=1e-6):
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
 
 
-UNARY = ['exp', 'exp2', 'expm1', 'sin', 'cos', 'tan', 'arctan', 'sinh', 'cosh', 'tanh', 'arcsinh',
-         'abs', 'absolute', 'sign', 'floor', 'ceil', 'rint', 'trunc', 'square', 'negative', 'positive',
-         'cbrt', 'deg2rad', 'rad2deg', 'isnan', 'isinf', 'isfinite', 'signbit', 'sinc', 'fabs']
-POSITIVE = ['log', 'log2', 'log10', 'log1p', 'sqrt', 'reciprocal', 'arccosh']
-UNIT = ['arcsin', 'arccos', 'arctanh']
+UNARY = [
+    "exp",
+    "exp2",
+    "expm1",
+    "sin",
+    "cos",
+    "tan",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "abs",
+    "absolute",
+    "sign",
+    "floor",
+    "ceil",
+    "rint",
+    "trunc",
+    "square",
+    "negative",
+    "positive",
+    "cbrt",
+    "deg2rad",
+    "rad2deg",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "sinc",
+    "fabs",
+]
+POSITIVE = ["log", "log2", "log10", "log1p", "sqrt", "reciprocal", "arccosh"]
+UNIT = ["arcsin", "arccos", "arctanh"]
 
 
-@pytest.mark.parametrize('name', UNARY + POSITIVE + UNIT)
+@pytest.mark.parametrize("name", UNARY + POSITIVE + UNIT)
 def test_unary_matches_numpy(name):
     if name in POSITIVE:
         x = rand(3, 4, low=1.1, high=3.0)
@@ -38,28 +68,66 @@ def test_unary_matches_numpy(name):
     close(getattr(jnp, name)(x), getattr(np, name)(x), rtol=2e-5, atol=1e-5)
 
 
-BINARY = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'maximum', 'minimum', 'arctan2',
-          'hypot', 'logaddexp', 'logaddexp2', 'copysign', 'fmax', 'fmin', 'floor_divide', 'remainder',
-          'mod', 'fmod', 'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal',
-          'heaviside', 'power', 'float_power']
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "maximum",
+    "minimum",
+    "arctan2",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "copysign",
+    "fmax",
+    "fmin",
+    "floor_divide",
+    "remainder",
+    "mod",
+    "fmod",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "power",
+    "float_power",
+]
 
 
-@pytest.mark.parametrize('name', BINARY)
+@pytest.mark.parametrize("name", BINARY)
 def test_binary_broadcasting_matches_numpy(name):
     x, y = rand(3, 1, 4), rand(5, 1)
-    if name in ('power', 'float_power'):
+    if name in ("power", "float_power"):
         x = np.abs(x) + 0.5
     got = getattr(jnp, name)(x, y)
     want = getattr(np, name)(x, y)
     close(got, want.astype(got.dtype), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize('name', ['floor_divide', 'remainder', 'fmod', 'bitwise_and', 'bitwise_or',
-                                  'bitwise_xor', 'left_shift', 'right_shift', 'maximum', 'power'])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "floor_divide",
+        "remainder",
+        "fmod",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "left_shift",
+        "right_shift",
+        "maximum",
+        "power",
+    ],
+)
 def test_integer_binary_matches_numpy(name):
     x = rng.integers(-20, 20, (4, 5)).astype(np.int32)
     y = rng.integers(1, 6, (5,)).astype(np.int32) * rng.choice([-1, 1], 5).astype(np.int32)
-    if name in ('left_shift', 'right_shift', 'power'):
+    if name in ("left_shift", "right_shift", "power"):
         y = np.abs(y)
     got = getattr(jnp, name)(x, y)
     assert got.dtype == np.int32
@@ -67,8 +135,8 @@ def test_integer_binary_matches_numpy(name):
 
 
 def test_integer_power_uses_integer_pow():
-    jaxpr = str(jax.make_jaxpr(lambda x: x ** 3)(1.0))
-    assert 'integer_pow' in jaxpr and 'pow ' not in jaxpr.replace('integer_pow', '')
+    jaxpr = str(jax.make_jaxpr(lambda x: x**3)(1.0))
+    assert "integer_pow" in jaxpr and "pow " not in jaxpr.replace("integer_pow", "")
     close(jnp.arange(4.0) ** 2, np.arange(4.0) ** 2)
     assert (jnp.arange(4) ** 2).dtype == np.int32
 
@@ -80,26 +148,32 @@ def test_where_clip_logic_nan_to_num():
     close(jnp.clip(x, max=0.5), np.clip(x, None, 0.5))
     close(x.clip(-0.5, 0.5), np.clip(x, -0.5, 0.5))
     a, b = x > 0, x < 1
-    for name in ('logical_and', 'logical_or', 'logical_xor'):
+    for name in ("logical_and", "logical_or", "logical_xor"):
         np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(a, b)), getattr(np, name)(a, b))
     np.testing.assert_array_equal(np.asarray(jnp.logical_not(a)), ~a)
     y = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
     close(jnp.nan_to_num(y), np.nan_to_num(y))
-    close(jnp.round(np.array([0.5, 1.5, 2.5, -0.5, 1.2345], np.float32), 2),
-          np.round(np.array([0.5, 1.5, 2.5, -0.5, 1.2345], np.float32), 2))
+    close(
+        jnp.round(np.array([0.5, 1.5, 2.5, -0.5, 1.2345], np.float32), 2),
+        np.round(np.array([0.5, 1.5, 2.5, -0.5, 1.2345], np.float32), 2),
+    )
     close(jnp.select([x < -1, x > 1], [x, -x], 7.0), np.select([x < -1, x > 1], [x, -x], 7.0))
 
 
-REDUCTIONS = ['sum', 'mean', 'var', 'std', 'max', 'min', 'prod', 'amax', 'amin', 'ptp']
+REDUCTIONS = ["sum", "mean", "var", "std", "max", "min", "prod", "amax", "amin", "ptp"]
 
 
-@pytest.mark.parametrize('name', REDUCTIONS)
-@pytest.mark.parametrize('axis', [None, 0, -1, (0, 2), (1,)])
-@pytest.mark.parametrize('keepdims', [False, True])
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), (1,)])
+@pytest.mark.parametrize("keepdims", [False, True])
 def test_reductions_match_numpy(name, axis, keepdims):
     x = rand(3, 4, 5, low=0.5, high=1.5)
-    close(getattr(jnp, name)(x, axis=axis, keepdims=keepdims),
-          getattr(np, name)(x, axis=axis, keepdims=keepdims), rtol=1e-4, atol=1e-5)
+    close(
+        getattr(jnp, name)(x, axis=axis, keepdims=keepdims),
+        getattr(np, name)(x, axis=axis, keepdims=keepdims),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_reduction_options():
@@ -112,18 +186,22 @@ def test_reduction_options():
     close(jnp.max(x, axis=1, where=m, initial=-10.0), np.max(x, axis=1, where=m, initial=-10.0))
     close(jnp.sum(x, initial=3.0), np.sum(x, initial=3.0), rtol=1e-5)
     close(x.sum(1), x.sum(1))
-    for name in ('argmax', 'argmin'):
+    for name in ("argmax", "argmin"):
         for axis in (None, 0, 1, -1):
-            np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(x, axis=axis)), getattr(np, name)(x, axis=axis))
+            np.testing.assert_array_equal(
+                np.asarray(getattr(jnp, name)(x, axis=axis)), getattr(np, name)(x, axis=axis)
+            )
     assert jnp.argmax(x, axis=1, keepdims=True).shape == (4, 1)
     np.testing.assert_array_equal(np.asarray(jnp.argmax(np.array([1.0, np.nan, 3.0], np.float32))), 1)
-    for name in ('cumsum', 'cumprod'):
+    for name in ("cumsum", "cumprod"):
         for axis in (None, 0, 1):
             close(getattr(jnp, name)(x, axis=axis), getattr(np, name)(x, axis=axis), rtol=1e-4)
     b = x > 0
-    for name in ('any', 'all'):
+    for name in ("any", "all"):
         for axis in (None, 0, 1):
-            np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(b, axis=axis)), getattr(np, name)(b, axis=axis))
+            np.testing.assert_array_equal(
+                np.asarray(getattr(jnp, name)(b, axis=axis)), getattr(np, name)(b, axis=axis)
+            )
     assert int(jnp.count_nonzero(b)) == np.count_nonzero(b)
     close(jnp.count_nonzero(b, axis=0), np.count_nonzero(b, axis=0))
     w = rand(6, low=0.1, high=1.0)
@@ -133,7 +211,7 @@ def test_reduction_options():
     close(jnp.nansum(y), np.nansum(y))
     close(jnp.nanmean(y), np.nanmean(y))
     close(jnp.nanmax(y), np.nanmax(y))
-    with pytest.raises(ValueError, match='zero-size'):
+    with pytest.raises(ValueError, match="zero-size"):
         jnp.max(jnp.zeros((0, 3)), axis=0)
 
 
@@ -141,10 +219,14 @@ def test_closeness():
     a = np.array([1.0, np.inf, np.nan, 2.0], np.float32)
     b = np.array([1.0 + 1e-7, np.inf, np.nan, 2.1], np.float32)
     np.testing.assert_array_equal(np.asarray(jnp.isclose(a, b)), np.isclose(a, b))
-    np.testing.assert_array_equal(np.asarray(jnp.isclose(a, b, equal_nan=True)), np.isclose(a, b, equal_nan=True))
+    np.testing.assert_array_equal(
+        np.asarray(jnp.isclose(a, b, equal_nan=True)), np.isclose(a, b, equal_nan=True)
+    )
     assert bool(jnp.allclose(jnp.ones(3), jnp.ones(3) + 1e-7))
     assert not bool(jnp.allclose(jnp.ones(3), jnp.ones(3) + 1e-2))
-    assert bool(jnp.array_equal(jnp.arange(3), np.arange(3))) and not bool(jnp.array_equal(jnp.arange(3), jnp.arange(4)))
+    assert bool(jnp.array_equal(jnp.arange(3), np.arange(3))) and not bool(
+        jnp.array_equal(jnp.arange(3), jnp.arange(4))
+    )
 
 
 def test_creation():
@@ -160,9 +242,11 @@ def test_creation():
     close(jnp.full((2, 3), np.arange(3.0)), np.full((2, 3), np.arange(3.0)))
     close(jnp.ones_like(np.zeros((2, 2), np.int32)), np.ones((2, 2)))
     assert jnp.zeros((2,), jnp.int32).dtype == np.int32 and jnp.empty(3).shape == (3,)
-    for indexing in ('xy', 'ij'):
-        for g, w in zip(jnp.meshgrid(np.arange(3), np.arange(2), np.arange(4), indexing=indexing),
-                        np.meshgrid(np.arange(3), np.arange(2), np.arange(4), indexing=indexing)):
+    for indexing in ("xy", "ij"):
+        for g, w in zip(
+            jnp.meshgrid(np.arange(3), np.arange(2), np.arange(4), indexing=indexing),
+            np.meshgrid(np.arange(3), np.arange(2), np.arange(4), indexing=indexing),
+        ):
             close(g, w)
     x = rand(4, 4)
     close(jnp.tril(x), np.tril(x))
@@ -212,9 +296,9 @@ SHAPE_CASES = [
     (lambda m, x: m.roll(x, (1, 2), axis=(0, 1)), (3, 4)),
     (lambda m, x: m.pad(x, 1), (3, 2)),
     (lambda m, x: m.pad(x, ((1, 2), (0, 3)), constant_values=5.0), (3, 2)),
-    (lambda m, x: m.pad(x, 2, mode='edge'), (3, 2)),
-    (lambda m, x: m.pad(x, (1, 2), mode='wrap'), (3,)),
-    (lambda m, x: m.pad(x, 2, mode='reflect'), (4,)),
+    (lambda m, x: m.pad(x, 2, mode="edge"), (3, 2)),
+    (lambda m, x: m.pad(x, (1, 2), mode="wrap"), (3,)),
+    (lambda m, x: m.pad(x, 2, mode="reflect"), (4,)),
     (lambda m, x: m.sort(x, axis=0), (5, 3)),
     (lambda m, x: m.sort(x, axis=None), (5, 3)),
     (lambda m, x: m.argsort(x, axis=1), (5, 3)),
@@ -232,7 +316,7 @@ SHAPE_CASES = [
 ]
 
 
-@pytest.mark.parametrize('k', range(len(SHAPE_CASES)))
+@pytest.mark.parametrize("k", range(len(SHAPE_CASES)))
 def test_shape_ops_match_numpy(k):
     fn, shape = SHAPE_CASES[k]
     x = rand(*shape)
@@ -271,17 +355,28 @@ def test_nonzero_unique_outside_tracing():
 def test_searchsorted():
     a = np.array([1.0, 2.0, 2.0, 5.0], np.float32)
     v = np.array([0.0, 2.0, 3.0, 9.0], np.float32)
-    for side in ('left', 'right'):
-        np.testing.assert_array_equal(np.asarray(jnp.searchsorted(a, v, side=side)), np.searchsorted(a, v, side=side))
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(
+            np.asarray(jnp.searchsorted(a, v, side=side)), np.searchsorted(a, v, side=side)
+        )
 
 
 # --- products ---------------------------------------------------------------------------------
 
-MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)),
-                 ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((1, 2, 3), (5, 3, 4)), ((6, 1, 2, 3), (5, 3, 4))]
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((1, 2, 3), (5, 3, 4)),
+    ((6, 1, 2, 3), (5, 3, 4)),
+]
 
 
-@pytest.mark.parametrize('sa,sb', MATMUL_SHAPES)
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
 def test_matmul_and_operator(sa, sb):
     a, b = rand(*sa), rand(*sb)
     close(jnp.matmul(a, b), np.matmul(a, b), rtol=1e-5, atol=1e-5)
@@ -289,18 +384,20 @@ def test_matmul_and_operator(sa, sb):
     close(a @ jnp.asarray(b), a @ b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize('sa,sb', [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((4, 2, 3), (5, 3, 2)), ((), (3,))])
+@pytest.mark.parametrize(
+    "sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((4, 2, 3), (5, 3, 2)), ((), (3,))]
+)
 def test_dot(sa, sb):
     a, b = rand(*sa), rand(*sb)
     close(jnp.dot(a, b), np.dot(a, b), rtol=1e-5, atol=1e-5)
 
 
 def test_dot_shape_error_names_shapes():
-    with pytest.raises(TypeError, match=r'\(2, 2\).*\(3, 2\)'):
+    with pytest.raises(TypeError, match=r"\(2, 2\).*\(3, 2\)"):
         jnp.dot(jnp.ones((2, 2)), jnp.ones((3, 2)))
     with pytest.raises(TypeError):
         jnp.ones((2, 3)) @ jnp.ones((2, 3))
-    with pytest.raises(ValueError, match='Incompatible shapes'):
+    with pytest.raises(ValueError, match="Incompatible shapes"):
         jnp.ones(3) + jnp.ones(4)
 
 
@@ -311,44 +408,70 @@ def test_other_products():
     close(jnp.inner(a, c2), np.inner(a, c2), rtol=1e-5)
     close(jnp.outer(a[0], b[0]), np.outer(a[0], b[0]))
     c, d = rand(2, 3, 4), rand(4, 3, 5)
-    close(jnp.tensordot(c, d, axes=([1, 2], [1, 0])), np.tensordot(c, d, axes=([1, 2], [1, 0])), rtol=1e-5, atol=1e-5)
+    close(
+        jnp.tensordot(c, d, axes=([1, 2], [1, 0])),
+        np.tensordot(c, d, axes=([1, 2], [1, 0])),
+        rtol=1e-5,
+        atol=1e-5,
+    )
     close(jnp.tensordot(a, b, 1), np.tensordot(a, b, 1), rtol=1e-5, atol=1e-5)
     k1, k2 = rand(2, 3), rand(3, 2)
     close(jnp.kron(k1, k2), np.kron(k1, k2))
     u, v = rand(4, 3), rand(4, 3)
     close(jnp.cross(u, v), np.cross(u, v), rtol=1e-5, atol=1e-6)
 
+
 EINSUM_CASES = [
-    ('ij,jk->ik', [(2, 3), (3, 4)]), ('ij,bj->bi', [(2, 3), (5, 3)]), ('ii->i', [(4, 4)]), ('ii', [(4, 4)]),
-    ('ij->', [(3, 4)]), ('ij->j', [(3, 4)]), ('ij->ji', [(3, 4)]), ('i,i->', [(5,), (5,)]), ('i,j->ij', [(2,), (3,)]),
-    ('bij,bjk->bik', [(2, 3, 4), (2, 4, 5)]), ('...ij,...jk->...ik', [(2, 3, 4), (4, 5)]),
-    ('...ij,...jk', [(6, 2, 3), (1, 3, 4)]), ('ij,jk,kl->il', [(2, 3), (3, 4), (4, 5)]),
-    ('ijk,k->ij', [(2, 3, 4), (4,)]), ('ij,kl->', [(2, 3), (4, 5)]), ('iij->ij', [(3, 3, 2)]),
-    ('ab,cb,ca->', [(2, 3), (4, 3), (4, 2)]), ('ij', [(3, 4)]), ('ji', [(3, 4)]), ('i...->...', [(3, 4, 2)]),
-    ('bhqd,bhkd->bhqk', [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,bj->bi", [(2, 3), (5, 3)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("ij->", [(3, 4)]),
+    ("ij->j", [(3, 4)]),
+    ("ij->ji", [(3, 4)]),
+    ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("...ij,...jk", [(6, 2, 3), (1, 3, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ijk,k->ij", [(2, 3, 4), (4,)]),
+    ("ij,kl->", [(2, 3), (4, 5)]),
+    ("iij->ij", [(3, 3, 2)]),
+    ("ab,cb,ca->", [(2, 3), (4, 3), (4, 2)]),
+    ("ij", [(3, 4)]),
+    ("ji", [(3, 4)]),
+    ("i...->...", [(3, 4, 2)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
 ]
 
 
-@pytest.mark.parametrize('spec,shapes', EINSUM_CASES)
+@pytest.mark.parametrize("spec,shapes", EINSUM_CASES)
 def test_einsum_matches_numpy(spec, shapes):
     ops = [rand(*s) for s in shapes]
     close(jnp.einsum(spec, *ops), np.einsum(spec, *ops), rtol=1e-4, atol=1e-5)
 
 
 def test_einsum_lowers_to_dot_general():
-    jaxpr = str(jax.make_jaxpr(lambda a, b: jnp.einsum('ij,bj->bi', a, b))(jnp.ones((2, 3)), jnp.ones((5, 3))))
-    assert 'dot_general' in jaxpr and 'mul' not in jaxpr
+    jaxpr = str(
+        jax.make_jaxpr(lambda a, b: jnp.einsum("ij,bj->bi", a, b))(jnp.ones((2, 3)), jnp.ones((5, 3)))
+    )
+    assert "dot_general" in jaxpr and "mul" not in jaxpr
 
 
-@pytest.mark.parametrize('ord', [None, 2, 1, np.inf, -np.inf, 0, 3])
+@pytest.mark.parametrize("ord", [None, 2, 1, np.inf, -np.inf, 0, 3])
 def test_vector_norm(ord):
     x = rand(5)
     close(jnp.linalg.norm(x, ord), np.linalg.norm(x, ord), rtol=1e-5)
     y = rand(3, 4)
-    close(jnp.linalg.norm(y, ord, axis=1, keepdims=True), np.linalg.norm(y, ord, axis=1, keepdims=True), rtol=1e-5)
+    close(
+        jnp.linalg.norm(y, ord, axis=1, keepdims=True),
+        np.linalg.norm(y, ord, axis=1, keepdims=True),
+        rtol=1e-5,
+    )
 
 
-@pytest.mark.parametrize('ord', [None, 'fro', 1, -1, np.inf, -np.inf, 2, 'nuc'])
+@pytest.mark.parametrize("ord", [None, "fro", 1, -1, np.inf, -np.inf, 2, "nuc"])
 def test_matrix_norm(ord):
     x = rand(3, 4)
     close(jnp.linalg.norm(x, ord), np.linalg.norm(x, ord), rtol=1e-5)
@@ -360,7 +483,7 @@ def test_matrix_norm(ord):
 
 GRAD_CASES = [
     (lambda x: jnp.sum(jnp.tanh(x) * jnp.exp(x)), (3, 4)),
-    (lambda x: jnp.mean(x ** 2) + jnp.var(x), (3, 4)),
+    (lambda x: jnp.mean(x**2) + jnp.var(x), (3, 4)),
     (lambda x: jnp.std(x, axis=0), (3, 4)),
     (lambda x: jnp.max(x, axis=1), (3, 4)),
     (lambda x: jnp.prod(x, axis=0), (3, 4)),
@@ -369,11 +492,11 @@ GRAD_CASES = [
     (lambda x: jnp.hypot(x, 1.0 + x * x), (3, 4)),
     (lambda x: jnp.dot(x, x.T), (3, 4)),
     (lambda x: x @ x.T @ x, (3, 3)),
-    (lambda x: jnp.einsum('ij,jk,ki->', x, x, x), (3, 3)),
-    (lambda x: jnp.einsum('ii->i', x), (3, 3)),
+    (lambda x: jnp.einsum("ij,jk,ki->", x, x, x), (3, 3)),
+    (lambda x: jnp.einsum("ii->i", x), (3, 3)),
     (lambda x: jnp.linalg.norm(x, axis=1), (3, 4)),
-    (lambda x: jnp.linalg.norm(x, 'fro'), (3, 4)),
-    (lambda x: jnp.where(x > 0, x ** 3, jnp.sin(x)), (3, 4)),
+    (lambda x: jnp.linalg.norm(x, "fro"), (3, 4)),
+    (lambda x: jnp.where(x > 0, x**3, jnp.sin(x)), (3, 4)),
     (lambda x: jnp.concatenate([x, 2 * x], axis=0)[1:4, ::-1], (3, 4)),
     (lambda x: jnp.stack([x, jnp.roll(x, 1)]).sum(0), (3, 4)),
     (lambda x: x[jnp.array([0, 2, 2])] * 2.0, (3, 4)),
@@ -392,7 +515,7 @@ GRAD_CASES = [
 ]
 
 
-@pytest.mark.parametrize('k', range(len(GRAD_CASES)))
+@pytest.mark.parametrize("k", range(len(GRAD_CASES)))
 def test_grads(k):
     fn, shape = GRAD_CASES[k]
     x = rand(*shape, low=0.2, high=1.5) * rng.choice([-1, 1], shape).astype(np.float32)
@@ -403,7 +526,7 @@ BATCH_CASES = [
     (lambda x: jnp.sum(x * 2.0, axis=0), 0),
     (lambda x: jnp.dot(x, jnp.arange(4.0)), 0),
     (lambda x: x @ x.T, 1),
-    (lambda x: jnp.einsum('ij,jk->ik', x, x.T), 0),
+    (lambda x: jnp.einsum("ij,jk->ik", x, x.T), 0),
     (lambda x: jnp.mean(x, axis=1, keepdims=True) - x, 0),
     (lambda x: jnp.concatenate([x, jnp.ones((3, 4))], axis=0), 0),
     (lambda x: x[1:, ::2], 0),
@@ -419,7 +542,7 @@ BATCH_CASES = [
 ]
 
 
-@pytest.mark.parametrize('k', range(len(BATCH_CASES)))
+@pytest.mark.parametrize("k", range(len(BATCH_CASES)))
 def test_vmap_matches_loop(k):
     fn, axis = BATCH_CASES[k]
     x = np.moveaxis(rand(5, 3, 4), 0, axis)
@@ -435,13 +558,19 @@ def test_vmap_traced_index():
     close(out, x[idx])
 
 
-@pytest.mark.parametrize('method', ['linear', 'lower', 'higher', 'nearest', 'midpoint'])
-@pytest.mark.parametrize('axis', [None, 0, 1])
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
 def test_quantiles_match_numpy(method, axis):
     x = rand(4, 7)
     q = np.array([0.0, 0.3, 1.0], np.float32)
-    close(jnp.quantile(x, q, axis=axis, method=method), np.quantile(x, q, axis=axis, method=method), atol=1e-6)
-    close(jnp.percentile(x, 40.0, axis=axis, method=method), np.percentile(x, 40.0, axis=axis, method=method), atol=1e-5)
+    close(
+        jnp.quantile(x, q, axis=axis, method=method), np.quantile(x, q, axis=axis, method=method), atol=1e-6
+    )
+    close(
+        jnp.percentile(x, 40.0, axis=axis, method=method),
+        np.percentile(x, 40.0, axis=axis, method=method),
+        atol=1e-5,
+    )
     close(jnp.median(x, axis=axis, keepdims=True), np.median(x, axis=axis, keepdims=True))
     y = x.copy()
     y[1, 2] = np.nan
@@ -460,17 +589,32 @@ def test_more_numpy_functions():
     np.testing.assert_array_equal(np.asarray(jnp.bincount(jnp.array([0, 3, 3]), length=5)), [1, 0, 0, 2, 0])
     np.testing.assert_array_equal(np.asarray(jnp.bincount(np.array([1, 1, 2]))), np.bincount([1, 1, 2]))
     xs = np.linspace(-1, 5, 13).astype(np.float32)
-    close(jnp.interp(xs, np.array([0.0, 1.0, 3.0]), np.array([1.0, 3.0, 2.0])), np.interp(xs, [0, 1, 3], [1, 3, 2]))
+    close(
+        jnp.interp(xs, np.array([0.0, 1.0, 3.0]), np.array([1.0, 3.0, 2.0])),
+        np.interp(xs, [0, 1, 3], [1, 3, 2]),
+    )
     close(jnp.delete(x, [0, 2], axis=1), np.delete(x, [0, 2], axis=1))
     close(jnp.insert(x, 1, 9.0, axis=1), np.insert(x, 1, 9.0, axis=1))
-    close(jnp.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1), np.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1))
+    close(
+        jnp.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1),
+        np.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1),
+    )
     for got, want in zip(jnp.unravel_index(jnp.array([5, 11]), (3, 4)), np.unravel_index([5, 11], (3, 4))):
         np.testing.assert_array_equal(np.asarray(got), want)
-    np.testing.assert_array_equal(np.asarray(jnp.gcd(jnp.array([12, -18, 0]), jnp.array([8, 12, 5]))), np.gcd([12, -18, 0], [8, 12, 5]))
-    np.testing.assert_array_equal(np.asarray(jnp.lcm(jnp.array([4, 6]), jnp.array([6, 4]))), np.lcm([4, 6], [6, 4]))
-    np.testing.assert_array_equal(np.asarray(jnp.isin(jnp.arange(5), jnp.array([1, 3]))), np.isin(np.arange(5), [1, 3]))
+    np.testing.assert_array_equal(
+        np.asarray(jnp.gcd(jnp.array([12, -18, 0]), jnp.array([8, 12, 5]))), np.gcd([12, -18, 0], [8, 12, 5])
+    )
+    np.testing.assert_array_equal(
+        np.asarray(jnp.lcm(jnp.array([4, 6]), jnp.array([6, 4]))), np.lcm([4, 6], [6, 4])
+    )
+    np.testing.assert_array_equal(
+        np.asarray(jnp.isin(jnp.arange(5), jnp.array([1, 3]))), np.isin(np.arange(5), [1, 3])
+    )
     close(jnp.vectorize(lambda a, b: a * b + 1)(x, 2.0), x * 2 + 1)
-    close(jnp.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x), np.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x))
+    close(
+        jnp.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x),
+        np.apply_along_axis(lambda v: v[::-1].cumsum(), 1, x),
+    )
     close(jnp.block([[x, x], [x, x]]), np.block([[x, x], [x, x]]))
     close(jnp.asarray(x)[jnp.ix_(jnp.array([0, 2]), jnp.array([1, 3]))], x[np.ix_([0, 2], [1, 3])])
     close(jnp.vander(x[0]), np.vander(x[0]), rtol=1e-5)

@@ -1,4 +1,5 @@
 """The device pool: crash recovery, and no orphan processes or shared memory after any exit."""
+
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ from engine.parallel import DeviceError, runtime
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # A primitive that kills the device process running it when its operand is 3.
-crash_p = core.Primitive('crash_on_three')
+crash_p = core.Primitive("crash_on_three")
 crash_p.def_abstract_eval(lambda x: x)
 
 
@@ -29,79 +30,93 @@ def _crash(x):
 
 
 def crashy(x):
-    return lax.psum(crash_p.bind(x), 'i')
+    return lax.psum(crash_p.bind(x), "i")
 
 
 def test_dead_device_is_reported_and_the_pool_heals():
     runtime.shutdown()  # fresh workers that know crash_p
-    f = jax.pmap(crashy, axis_name='i')
-    np.testing.assert_allclose(f(jnp.array([0., 1., 2., 4.])), [7.] * 4)
+    f = jax.pmap(crashy, axis_name="i")
+    np.testing.assert_allclose(f(jnp.array([0.0, 1.0, 2.0, 4.0])), [7.0] * 4)
     before = runtime.worker_pids()
-    with pytest.raises(DeviceError, match=r"device 3 \(process \d+\) was killed by signal 9 .*pmap\(crashy\)"):
-        f(jnp.arange(4.))
-    assert not any(os.path.exists(f"/proc/{p}") and _state(p) != 'Z' for p in before)
-    np.testing.assert_allclose(f(jnp.array([0., 1., 2., 4.])), [7.] * 4)  # healed
+    with pytest.raises(
+        DeviceError, match=r"device 3 \(process \d+\) was killed by signal 9 .*pmap\(crashy\)"
+    ):
+        f(jnp.arange(4.0))
+    assert not any(os.path.exists(f"/proc/{p}") and _state(p) != "Z" for p in before)
+    np.testing.assert_allclose(f(jnp.array([0.0, 1.0, 2.0, 4.0])), [7.0] * 4)  # healed
     assert set(runtime.worker_pids()).isdisjoint(before)
 
 
-@pytest.mark.skipif(jax.device_count() < 8, reason='needs 8 devices')
+@pytest.mark.skipif(jax.device_count() < 8, reason="needs 8 devices")
 def test_a_run_forks_only_its_devices_and_later_ones_join():
     runtime.shutdown()
-    psum = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')
-    np.testing.assert_allclose(psum(jnp.arange(4.)), [6.] * 4)
+    psum = jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")
+    np.testing.assert_allclose(psum(jnp.arange(4.0)), [6.0] * 4)
     first = runtime.worker_pids()
     assert len(first) == 4
     # four more join the running four; collectives span old and new devices
-    np.testing.assert_allclose(psum(jnp.arange(8.)), [28.] * 8)
+    np.testing.assert_allclose(psum(jnp.arange(8.0)), [28.0] * 8)
     assert len(runtime.worker_pids()) == 8 and runtime.worker_pids()[:4] == first
-    np.testing.assert_allclose(psum(jnp.arange(4.) + 1), [10.] * 4)
-    np.testing.assert_allclose(jax.pmap(lambda x: lax.pmax(x, 'i'), axis_name='i')(jnp.arange(8.)), [7.] * 8)
+    np.testing.assert_allclose(psum(jnp.arange(4.0) + 1), [10.0] * 4)
+    np.testing.assert_allclose(
+        jax.pmap(lambda x: lax.pmax(x, "i"), axis_name="i")(jnp.arange(8.0)), [7.0] * 8
+    )
 
 
 def test_device_side_exception_names_the_device():
     runtime.shutdown()
-    bad_p = core.Primitive('bad')
+    bad_p = core.Primitive("bad")
     bad_p.def_abstract_eval(lambda x: x)
-    bad_p.def_impl(lambda x: (_ for _ in ()).throw(ZeroDivisionError('boom')) if float(x) == 2 else x)
-    with pytest.raises(ZeroDivisionError, match='on device 2 while running pmap'):
-        jax.pmap(lambda x: lax.psum(bad_p.bind(x), 'i'), axis_name='i')(jnp.arange(4.))
-    np.testing.assert_allclose(jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.ones(4)), [4.] * 4)
+    bad_p.def_impl(lambda x: (_ for _ in ()).throw(ZeroDivisionError("boom")) if float(x) == 2 else x)
+    with pytest.raises(ZeroDivisionError, match="on device 2 while running pmap"):
+        jax.pmap(lambda x: lax.psum(bad_p.bind(x), "i"), axis_name="i")(jnp.arange(4.0))
+    np.testing.assert_allclose(jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i")(jnp.ones(4)), [4.0] * 4)
 
 
 def test_many_collectives_in_a_row_keep_their_order():
     """Barriers on rotating counters and alternating exchange regions: a long chain of small and
     large collectives (with axis_index between them, which has no barrier) stays consistent."""
+
     def chain(x):
         for k in range(12):
-            x = x + lax.psum(x, 'i') * 1e-3 + lax.axis_index('i')
-            x = x - lax.pmax(x, 'i') * 1e-3
+            x = x + lax.psum(x, "i") * 1e-3 + lax.axis_index("i")
+            x = x - lax.pmax(x, "i") * 1e-3
         return x
 
     x = np.random.default_rng(3).standard_normal((jax.device_count(), 20_000)).astype(np.float32)
-    got = jax.pmap(chain, axis_name='i')(x)
-    want = jax.vmap(chain, axis_name='i')(x)
+    got = jax.pmap(chain, axis_name="i")(x)
+    want = jax.vmap(chain, axis_name="i")(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
 
 
-openblas_threads_p = core.Primitive('openblas_threads')
+openblas_threads_p = core.Primitive("openblas_threads")
 openblas_threads_p.def_abstract_eval(lambda x: x)
 
 
 @openblas_threads_p.def_impl
 def _openblas_threads(x):
     import ctypes
-    with open('/proc/self/maps') as f:
-        path = next(ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln)
+
+    with open("/proc/self/maps") as f:
+        path = next(ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln)
     lib = ctypes.CDLL(path)
-    get = next(getattr(lib, n) for n in ('openblas_get_num_threads', 'scipy_openblas_get_num_threads64_',
-                                         'scipy_openblas_get_num_threads_64_') if hasattr(lib, n))
+    get = next(
+        getattr(lib, n)
+        for n in (
+            "openblas_get_num_threads",
+            "scipy_openblas_get_num_threads64_",
+            "scipy_openblas_get_num_threads_64_",
+        )
+        if hasattr(lib, n)
+    )
     return np.full_like(x, get())
 
 
 def test_devices_share_the_cores_out_for_blas():
     from engine.parallel import worker
-    if not any('openblas' in ln.lower() for ln in open('/proc/self/maps')):
-        pytest.skip('numpy is not linked to OpenBLAS here')
+
+    if not any("openblas" in ln.lower() for ln in open("/proc/self/maps")):
+        pytest.skip("numpy is not linked to OpenBLAS here")
     runtime.shutdown()  # fresh workers that know the primitive
     n = jax.device_count()
     per_device = worker.blas_threads(n)
@@ -113,7 +128,7 @@ def test_devices_share_the_cores_out_for_blas():
 def _state(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(')')[-1].split()[0]
+            return f.read().split(")")[-1].split()[0]
     except OSError:
         return None
 
@@ -121,7 +136,7 @@ def _state(pid):
 def _gone(pids, timeout=5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        alive = [p for p in pids if _state(p) not in (None, 'Z')]
+        alive = [p for p in pids if _state(p) not in (None, "Z")]
         if not alive:
             return True
         time.sleep(0.05)
@@ -146,26 +161,35 @@ SCRIPT = textwrap.dedent("""
 
 
 def _shm_files(pid):
-    return [n for n in os.listdir('/dev/shm') if n.startswith(f"engine-{pid}-")] if os.path.isdir('/dev/shm') else []
+    return (
+        [n for n in os.listdir("/dev/shm") if n.startswith(f"engine-{pid}-")]
+        if os.path.isdir("/dev/shm")
+        else []
+    )
 
 
-@pytest.mark.parametrize('mode', ['exit', 'raise', 'sigint', 'sigkill'])
+@pytest.mark.parametrize("mode", ["exit", "raise", "sigint", "sigkill"])
 def test_no_orphans_or_leaked_shared_memory(mode, tmp_path):
-    script = tmp_path / 'prog.py'
+    script = tmp_path / "prog.py"
     script.write_text(SCRIPT)
-    env = dict(os.environ, PYTHONPATH=ROOT, ENGINE_DEVICE_COUNT='8')
-    env.pop('XLA_FLAGS', None)
-    proc = subprocess.Popen([sys.executable, str(script), 'loop' if mode.startswith('sig') else mode],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    env = dict(os.environ, PYTHONPATH=ROOT, ENGINE_DEVICE_COUNT="8")
+    env.pop("XLA_FLAGS", None)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "loop" if mode.startswith("sig") else mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     line = proc.stdout.readline()
-    assert line.startswith('PIDS'), proc.stderr.read()
+    assert line.startswith("PIDS"), proc.stderr.read()
     host, *workers = map(int, line.split()[1:])
     assert len(workers) == 8
-    if mode == 'sigint':  # Ctrl-C: the whole foreground group gets it
+    if mode == "sigint":  # Ctrl-C: the whole foreground group gets it
         time.sleep(0.2)
         os.killpg(proc.pid, signal.SIGINT)
-    elif mode == 'sigkill':
+    elif mode == "sigkill":
         time.sleep(0.2)
         os.kill(host, signal.SIGKILL)
     try:
@@ -174,7 +198,7 @@ def test_no_orphans_or_leaked_shared_memory(mode, tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     err = proc.stderr.read()
-    if mode == 'sigint':
-        assert 'KeyboardInterrupt' in err
+    if mode == "sigint":
+        assert "KeyboardInterrupt" in err
     assert _gone(workers), f"orphan device processes after {mode}: {workers}"
     assert not _shm_files(host)

@@ -18,40 +18,100 @@ K42 = np.array([0, 42], np.uint32)
 JAX = dict(
     split0=[[1797259609, 2579123966], [928981903, 3453687069]],
     split0_3=[[1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009]],
-    split42_4=[[1832780943, 270669613], [64467757, 2916123636], [2465931498, 255383827],
-               [3134548294, 894150801]],
-    split42_2x3=[[[1832780943, 270669613], [64467757, 2916123636], [2465931498, 255383827]],
-                 [[3134548294, 894150801], [2954079971, 3276725750], [2765691542, 824333390]]],
-    split_chain=[[3187376881, 129218101], [2350016172, 1168365246], [257214496, 567757975],
-                 [1383271662, 289976367], [4101366060, 3895272353]],
+    split42_4=[
+        [1832780943, 270669613],
+        [64467757, 2916123636],
+        [2465931498, 255383827],
+        [3134548294, 894150801],
+    ],
+    split42_2x3=[
+        [[1832780943, 270669613], [64467757, 2916123636], [2465931498, 255383827]],
+        [[3134548294, 894150801], [2954079971, 3276725750], [2765691542, 824333390]],
+    ],
+    split_chain=[
+        [3187376881, 129218101],
+        [2350016172, 1168365246],
+        [257214496, 567757975],
+        [1383271662, 289976367],
+        [4101366060, 3895272353],
+    ],
     # fold_in(K0, d) for d in (0, 1, 7, 2**32 - 1), then fold_in(K42, 123456)
-    fold_in=[[1797259609, 2579123966], [928981903, 3453687069], [2716826189, 292468403],
-             [743310391, 3789761811], [793847391, 18989694]],
-    bits0_3x4=[[4070199207, 4202968722, 1427181096, 2012915765],
-               [2447653815, 710830403, 1332275837, 2961296638],
-               [3207338339, 734502358, 4232062733, 108588429]],
+    fold_in=[
+        [1797259609, 2579123966],
+        [928981903, 3453687069],
+        [2716826189, 292468403],
+        [743310391, 3789761811],
+        [793847391, 18989694],
+    ],
+    bits0_3x4=[
+        [4070199207, 4202968722, 1427181096, 2012915765],
+        [2447653815, 710830403, 1332275837, 2961296638],
+        [3207338339, 734502358, 4232062733, 108588429],
+    ],
     bits42_scalar=2098992034,
     bits42_u8=[162, 217, 249, 215, 21, 216, 153],
     bits42_u16=[5026, 12505, 63993, 49623, 29461, 20184, 47001],
-    uniform0=[0.9476670026779175, 0.9785798788070679, 0.33229148387908936, 0.46866846084594727,
-              0.569888710975647],
+    uniform0=[
+        0.9476670026779175,
+        0.9785798788070679,
+        0.33229148387908936,
+        0.46866846084594727,
+        0.569888710975647,
+    ],
     # uniform(K42, (2, 3), minval=-2, maxval=5)
-    uniform42=[[1.4209669828414917, 2.758580207824707, 2.3139004707336426],
-               [1.9271125793457031, 1.1545122861862183, 2.1010608673095703]],
+    uniform42=[
+        [1.4209669828414917, 2.758580207824707, 2.3139004707336426],
+        [1.9271125793457031, 1.1545122861862183, 2.1010608673095703],
+    ],
     # uniform(K42, (3, 2), minval=[0, 10], maxval=[1, 20])
-    uniform_arr=[[0.48870956897735596, 16.797971725463867], [0.6162714958190918, 15.610160827636719],
-                 [0.4506446123123169, 15.858658790588379]],
+    uniform_arr=[
+        [0.48870956897735596, 16.797971725463867],
+        [0.6162714958190918, 15.610160827636719],
+        [0.4506446123123169, 15.858658790588379],
+    ],
     uniform_f16=[0.076171875, 0.1904296875, 0.9755859375, 0.7568359375],
-    normal0=[1.622642159461975, 2.0252647399902344, -0.4335944354534149, -0.07861734926700592,
-             0.17609089612960815],
+    normal0=[
+        1.622642159461975,
+        2.0252647399902344,
+        -0.4335944354534149,
+        -0.07861734926700592,
+        0.17609089612960815,
+    ],
     normal7_scalar=0.4512351453304291,
-    normal42_head=[-0.02830461598932743, 0.4671318531036377, 0.2957029640674591,
-                   0.15354591608047485, -0.12403281778097153, 0.21692314743995667,
-                   -1.440878987312317, 0.755859911441803],
+    normal42_head=[
+        -0.02830461598932743,
+        0.4671318531036377,
+        0.2957029640674591,
+        0.15354591608047485,
+        -0.12403281778097153,
+        0.21692314743995667,
+        -1.440878987312317,
+        0.755859911441803,
+    ],
     normal_f16=[-1.4296875, -0.87548828125, 1.974609375, 0.69677734375],
     randint0=[9, 0, 2, 3, 1],  # randint(K0, (5,), 0, 10)
-    randint42=[184, 514, 736, 539, 804, 979, 102, 652, 344, 271, 982, 314, 935, 211, 837, 110,
-               863, 479, 665, 609],  # (20,), -5, 1000
+    randint42=[
+        184,
+        514,
+        736,
+        539,
+        804,
+        979,
+        102,
+        652,
+        344,
+        271,
+        982,
+        314,
+        935,
+        211,
+        837,
+        110,
+        863,
+        479,
+        665,
+        609,
+    ],  # (20,), -5, 1000
     randint_full=[977810628, 1236381714, -1367112521, -1019495231, -1671904627, -1277190805],
     randint_u8=[196, 18, 183, 193, 141, 107],  # (6,), 0, 256, uint8
     randint_i8=[-56, 14, -29, 69, 9, -81],  # (6,), -100, 100, int8
@@ -63,188 +123,209 @@ JAX = dict(
     perm42_axis1=[[2, 3, 0, 1], [6, 7, 4, 5], [10, 11, 8, 9]],
     perm42_indep=[[2, 3, 0, 1], [7, 4, 5, 6], [10, 11, 8, 9]],
     perm42_2000_head=[1474, 815, 539, 874, 1693, 84, 995, 1191, 1713, 508],
-    exponential42=[0.670817494392395, 1.1388006210327148, 0.9578199982643127, 0.8232924938201904,
-                   0.5990096926689148],
-    gumbel42=[0.3340933918952942, 0.952019453048706, 0.7255305647850037, 0.5481715202331543,
-              0.2268049567937851],
+    exponential42=[
+        0.670817494392395,
+        1.1388006210327148,
+        0.9578199982643127,
+        0.8232924938201904,
+        0.5990096926689148,
+    ],
+    gumbel42=[
+        0.3340933918952942,
+        0.952019453048706,
+        0.7255305647850037,
+        0.5481715202331543,
+        0.2268049567937851,
+    ],
     categorical42=[[2, 0], [2, 0], [1, 0], [1, 0]],
     choice42=[4, 4, 1, 9, 9],
     choice42_norep=[7, 4, 2, 5, 3],
     choice42_p=[2, 2, 2, 2, 2, 2],
-    truncated_normal42=[0.14770005643367767, 0.5684449076652527, 0.42102551460266113,
-                        0.29997000098228455, 0.0691138207912445],
+    truncated_normal42=[
+        0.14770005643367767,
+        0.5684449076652527,
+        0.42102551460266113,
+        0.29997000098228455,
+        0.0691138207912445,
+    ],
 )
 
 
 def ulp_diff(a, b):
-  a = np.asarray(a, np.float32).view(np.int32).astype(np.int64)
-  b = np.asarray(b, np.float32).view(np.int32).astype(np.int64)
-  return np.abs(a - b)
+    a = np.asarray(a, np.float32).view(np.int32).astype(np.int64)
+    b = np.asarray(b, np.float32).view(np.int32).astype(np.int64)
+    return np.abs(a - b)
 
 
 # ---------------------------------------------------------------------------
 # prng.py: the numpy reference
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key,ctr,out", [
-    # Random123 known-answer vectors for threefry2x32, 20 rounds: (key, counter) -> output.
-    ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
-    ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
-    ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
-])
+
+@pytest.mark.parametrize(
+    "key,ctr,out",
+    [
+        # Random123 known-answer vectors for threefry2x32, 20 rounds: (key, counter) -> output.
+        ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+        ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+        ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
+    ],
+)
 def test_threefry_known_answers(key, ctr, out):
-  y0, y1 = P.threefry2x32(*key, *ctr)
-  assert (int(y0), int(y1)) == out
-  assert y0.dtype == np.uint32
+    y0, y1 = P.threefry2x32(*key, *ctr)
+    assert (int(y0), int(y1)) == out
+    assert y0.dtype == np.uint32
 
 
 def test_threefry_vectorized_and_broadcasting():
-  x0 = np.arange(10, dtype=np.uint32)
-  x1 = np.arange(10, 20, dtype=np.uint32)
-  y0, y1 = P.threefry2x32(np.uint32(3), np.uint32(4), x0, x1)
-  for i in range(10):
-    a, b = P.threefry2x32(3, 4, int(x0[i]), int(x1[i]))
-    assert (int(y0[i]), int(y1[i])) == (int(a), int(b))
-  y0, y1 = P.threefry2x32(np.uint32(3), np.uint32(4), x0.reshape(2, 5), np.uint32(0))
-  assert y0.shape == (2, 5)
-  assert P.threefry2x32(0, 0, np.zeros((0,), np.uint32), 0)[0].shape == (0,)
+    x0 = np.arange(10, dtype=np.uint32)
+    x1 = np.arange(10, 20, dtype=np.uint32)
+    y0, y1 = P.threefry2x32(np.uint32(3), np.uint32(4), x0, x1)
+    for i in range(10):
+        a, b = P.threefry2x32(3, 4, int(x0[i]), int(x1[i]))
+        assert (int(y0[i]), int(y1[i])) == (int(a), int(b))
+    y0, y1 = P.threefry2x32(np.uint32(3), np.uint32(4), x0.reshape(2, 5), np.uint32(0))
+    assert y0.shape == (2, 5)
+    assert P.threefry2x32(0, 0, np.zeros((0,), np.uint32), 0)[0].shape == (0,)
 
 
 def test_keys():
-  assert P.PRNGKey(0).tolist() == [0, 0]
-  assert P.PRNGKey(42).tolist() == [0, 42]
-  assert P.PRNGKey(-1).tolist() == [0, 4294967295]
-  assert P.PRNGKey(2 ** 32 + 5).tolist() == [0, 5]   # x64 off: seed mod 2**32
-  assert P.PRNGKey(np.int32(-7)).tolist() == [0, 4294967289]
-  assert P.PRNGKey(0).dtype == np.uint32
-  assert P.key(3).tolist() == [0, 3]
-  with pytest.raises(TypeError):
-    P.PRNGKey(1.5)
-  with pytest.raises(TypeError):
-    P.PRNGKey(np.arange(2))
+    assert P.PRNGKey(0).tolist() == [0, 0]
+    assert P.PRNGKey(42).tolist() == [0, 42]
+    assert P.PRNGKey(-1).tolist() == [0, 4294967295]
+    assert P.PRNGKey(2**32 + 5).tolist() == [0, 5]  # x64 off: seed mod 2**32
+    assert P.PRNGKey(np.int32(-7)).tolist() == [0, 4294967289]
+    assert P.PRNGKey(0).dtype == np.uint32
+    assert P.key(3).tolist() == [0, 3]
+    with pytest.raises(TypeError):
+        P.PRNGKey(1.5)
+    with pytest.raises(TypeError):
+        P.PRNGKey(np.arange(2))
 
 
 def test_split_fold_in_known_values():
-  assert P.split(K0).tolist() == JAX["split0"]
-  assert P.split(K0, 3).tolist() == JAX["split0_3"]
-  assert P.split(K42, 4).tolist() == JAX["split42_4"]
-  assert P.split(K42, (2, 3)).tolist() == JAX["split42_2x3"]
-  assert P.split(P.split(K42)[1], 5).tolist() == JAX["split_chain"]
-  got = [P.fold_in(K0, d).tolist() for d in (0, 1, 7, 2 ** 32 - 1)] + [P.fold_in(K42, 123456).tolist()]
-  assert got == JAX["fold_in"]
-  with pytest.raises(TypeError):
-    P.fold_in(K0, np.arange(3))
-  with pytest.raises(TypeError, match="PRNG key"):
-    P.split(np.zeros(3, np.uint32))
+    assert P.split(K0).tolist() == JAX["split0"]
+    assert P.split(K0, 3).tolist() == JAX["split0_3"]
+    assert P.split(K42, 4).tolist() == JAX["split42_4"]
+    assert P.split(K42, (2, 3)).tolist() == JAX["split42_2x3"]
+    assert P.split(P.split(K42)[1], 5).tolist() == JAX["split_chain"]
+    got = [P.fold_in(K0, d).tolist() for d in (0, 1, 7, 2**32 - 1)] + [P.fold_in(K42, 123456).tolist()]
+    assert got == JAX["fold_in"]
+    with pytest.raises(TypeError):
+        P.fold_in(K0, np.arange(3))
+    with pytest.raises(TypeError, match="PRNG key"):
+        P.split(np.zeros(3, np.uint32))
 
 
 def test_bits_known_values():
-  assert P.bits(K0, (3, 4)).tolist() == JAX["bits0_3x4"]
-  assert int(P.bits(K42)) == JAX["bits42_scalar"]
-  assert P.bits(K42, (7,), np.uint8).tolist() == JAX["bits42_u8"]
-  assert P.bits(K42, (7,), np.uint16).tolist() == JAX["bits42_u16"]
-  b64 = P.random_bits(K42, 64, (3,))
-  assert b64.dtype == np.uint64
-  lo = P.threefry2x32(0, 42, 0, np.arange(3, dtype=np.uint32))
-  assert ((b64 >> np.uint64(32)).astype(np.uint32) == lo[0]).all()
+    assert P.bits(K0, (3, 4)).tolist() == JAX["bits0_3x4"]
+    assert int(P.bits(K42)) == JAX["bits42_scalar"]
+    assert P.bits(K42, (7,), np.uint8).tolist() == JAX["bits42_u8"]
+    assert P.bits(K42, (7,), np.uint16).tolist() == JAX["bits42_u16"]
+    b64 = P.random_bits(K42, 64, (3,))
+    assert b64.dtype == np.uint64
+    lo = P.threefry2x32(0, 42, 0, np.arange(3, dtype=np.uint32))
+    assert ((b64 >> np.uint64(32)).astype(np.uint32) == lo[0]).all()
 
 
 def test_uniform_known_values():
-  u = P.uniform(K0, (5,))
-  assert u.dtype == np.float32
-  assert u.tolist() == np.float32(JAX["uniform0"]).tolist()
-  assert P.uniform(K42, (2, 3), minval=-2., maxval=5.).tolist() == np.float32(JAX["uniform42"]).tolist()
-  got = P.uniform(K42, (3, 2), minval=np.array([0., 10.]), maxval=np.array([1., 20.]))
-  assert got.tolist() == np.float32(JAX["uniform_arr"]).tolist()
-  got = P.uniform(K42, (4,), dtype=np.float16)
-  assert got.dtype == np.float16 and got.astype(np.float32).tolist() == JAX["uniform_f16"]
-  assert P.uniform(K0, (), dtype=np.float64).dtype == np.float32  # x64 off
-  with pytest.raises(ValueError):
-    P.uniform(K0, (3,), minval=np.zeros(4))
+    u = P.uniform(K0, (5,))
+    assert u.dtype == np.float32
+    assert u.tolist() == np.float32(JAX["uniform0"]).tolist()
+    assert P.uniform(K42, (2, 3), minval=-2.0, maxval=5.0).tolist() == np.float32(JAX["uniform42"]).tolist()
+    got = P.uniform(K42, (3, 2), minval=np.array([0.0, 10.0]), maxval=np.array([1.0, 20.0]))
+    assert got.tolist() == np.float32(JAX["uniform_arr"]).tolist()
+    got = P.uniform(K42, (4,), dtype=np.float16)
+    assert got.dtype == np.float16 and got.astype(np.float32).tolist() == JAX["uniform_f16"]
+    assert P.uniform(K0, (), dtype=np.float64).dtype == np.float32  # x64 off
+    with pytest.raises(ValueError):
+        P.uniform(K0, (3,), minval=np.zeros(4))
 
 
 def test_uniform_range_statistics():
-  u = P.uniform(P.PRNGKey(1), (20000,))
-  assert u.min() >= 0 and u.max() < 1
-  assert abs(u.mean() - 0.5) < 0.01
-  # The mantissa trick gives multiples of 2**-23.
-  assert np.all((u * 2 ** 23) == np.round(u * 2 ** 23))
+    u = P.uniform(P.PRNGKey(1), (20000,))
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 0.01
+    # The mantissa trick gives multiples of 2**-23.
+    assert np.all((u * 2**23) == np.round(u * 2**23))
 
 
 def test_normal_matches_jax():
-  n = P.normal(K0, (5,))
-  assert n.dtype == np.float32
-  np.testing.assert_allclose(n, np.float32(JAX["normal0"]), rtol=1e-6, atol=0)
-  assert ulp_diff(n, JAX["normal0"]).max() <= 2
-  assert ulp_diff(P.normal(P.PRNGKey(7)), JAX["normal7_scalar"]).max() <= 2
-  assert ulp_diff(P.normal(K42, (1000,))[:8], JAX["normal42_head"]).max() <= 2
-  got = P.normal(K42, (4,), np.float16)
-  assert got.dtype == np.float16
-  np.testing.assert_allclose(got.astype(np.float32), JAX["normal_f16"], rtol=2e-3)
+    n = P.normal(K0, (5,))
+    assert n.dtype == np.float32
+    np.testing.assert_allclose(n, np.float32(JAX["normal0"]), rtol=1e-6, atol=0)
+    assert ulp_diff(n, JAX["normal0"]).max() <= 2
+    assert ulp_diff(P.normal(P.PRNGKey(7)), JAX["normal7_scalar"]).max() <= 2
+    assert ulp_diff(P.normal(K42, (1000,))[:8], JAX["normal42_head"]).max() <= 2
+    got = P.normal(K42, (4,), np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), JAX["normal_f16"], rtol=2e-3)
 
 
 def test_normal_statistics():
-  n = P.normal(P.PRNGKey(3), (50000,))
-  assert abs(n.mean()) < 0.02 and abs(n.std() - 1) < 0.02
-  assert np.isfinite(n).all()
+    n = P.normal(P.PRNGKey(3), (50000,))
+    assert abs(n.mean()) < 0.02 and abs(n.std() - 1) < 0.02
+    assert np.isfinite(n).all()
 
 
 def test_erf_inv():
-  from math import erf
-  xs = np.float32([-0.999, -0.9, -0.5, -1e-3, 0.0, 1e-6, 0.3, 0.7, 0.99, 0.999999])
-  y = P.erf_inv_f32(xs)
-  back = np.array([erf(float(v)) for v in y])
-  np.testing.assert_allclose(back, xs, rtol=2e-6, atol=1e-7)
-  assert P.erf_inv_f32(np.float32(1.0)) == np.inf
-  assert P.erf_inv_f32(np.float32(-1.0)) == -np.inf
+    from math import erf
+
+    xs = np.float32([-0.999, -0.9, -0.5, -1e-3, 0.0, 1e-6, 0.3, 0.7, 0.99, 0.999999])
+    y = P.erf_inv_f32(xs)
+    back = np.array([erf(float(v)) for v in y])
+    np.testing.assert_allclose(back, xs, rtol=2e-6, atol=1e-7)
+    assert P.erf_inv_f32(np.float32(1.0)) == np.inf
+    assert P.erf_inv_f32(np.float32(-1.0)) == -np.inf
 
 
 def test_randint_known_values():
-  r = P.randint(K0, (5,), 0, 10)
-  assert r.dtype == np.int32 and r.tolist() == JAX["randint0"]
-  assert P.randint(K42, (20,), -5, 1000).tolist() == JAX["randint42"]
-  assert P.randint(K42, (6,), -2 ** 31, 2 ** 31 - 1).tolist() == JAX["randint_full"]
-  r8 = P.randint(K42, (6,), 0, 256, np.uint8)
-  assert r8.dtype == np.uint8 and r8.tolist() == JAX["randint_u8"]
-  assert P.randint(K42, (6,), -100, 100, np.int8).tolist() == JAX["randint_i8"]
-  assert P.randint(K42, (4,), 5, 5).tolist() == [5, 5, 5, 5]
-  assert P.randint(K42, (4,), 5, 2).tolist() == [5, 5, 5, 5]
-  got = P.randint(K42, (2, 3), np.array([0, 10, 100]), np.array([5, 20, 1000]))
-  assert got.tolist() == JAX["randint_arr"]
+    r = P.randint(K0, (5,), 0, 10)
+    assert r.dtype == np.int32 and r.tolist() == JAX["randint0"]
+    assert P.randint(K42, (20,), -5, 1000).tolist() == JAX["randint42"]
+    assert P.randint(K42, (6,), -(2**31), 2**31 - 1).tolist() == JAX["randint_full"]
+    r8 = P.randint(K42, (6,), 0, 256, np.uint8)
+    assert r8.dtype == np.uint8 and r8.tolist() == JAX["randint_u8"]
+    assert P.randint(K42, (6,), -100, 100, np.int8).tolist() == JAX["randint_i8"]
+    assert P.randint(K42, (4,), 5, 5).tolist() == [5, 5, 5, 5]
+    assert P.randint(K42, (4,), 5, 2).tolist() == [5, 5, 5, 5]
+    got = P.randint(K42, (2, 3), np.array([0, 10, 100]), np.array([5, 20, 1000]))
+    assert got.tolist() == JAX["randint_arr"]
 
 
 def test_bernoulli_permutation_known_values():
-  b = P.bernoulli(K0, 0.3, (10,))
-  assert b.dtype == np.bool_ and b.tolist() == JAX["bernoulli0"]
-  assert P.bernoulli(K42, np.array([0.1, 0.5, 0.9])).tolist() == JAX["bernoulli42_p"]
-  with pytest.raises(TypeError):
-    P.bernoulli(K0, 1, (2,))
-  assert P.permutation(K0, 10).tolist() == JAX["perm0_10"]
-  assert P.permutation(K42, np.arange(12).reshape(4, 3)).tolist() == JAX["perm42_4x3"]
-  assert P.permutation(K42, np.arange(12).reshape(3, 4), axis=1).tolist() == JAX["perm42_axis1"]
-  assert (P.permutation(K42, np.arange(12).reshape(3, 4), axis=1, independent=True).tolist()
-          == JAX["perm42_indep"])
-  big = P.permutation(K42, 2000)  # two sort rounds
-  assert big[:10].tolist() == JAX["perm42_2000_head"]
-  assert sorted(big.tolist()) == list(range(2000))
-  assert P.shuffle(K42, np.arange(12).reshape(3, 4), axis=1).tolist() == JAX["perm42_indep"]
+    b = P.bernoulli(K0, 0.3, (10,))
+    assert b.dtype == np.bool_ and b.tolist() == JAX["bernoulli0"]
+    assert P.bernoulli(K42, np.array([0.1, 0.5, 0.9])).tolist() == JAX["bernoulli42_p"]
+    with pytest.raises(TypeError):
+        P.bernoulli(K0, 1, (2,))
+    assert P.permutation(K0, 10).tolist() == JAX["perm0_10"]
+    assert P.permutation(K42, np.arange(12).reshape(4, 3)).tolist() == JAX["perm42_4x3"]
+    assert P.permutation(K42, np.arange(12).reshape(3, 4), axis=1).tolist() == JAX["perm42_axis1"]
+    assert (
+        P.permutation(K42, np.arange(12).reshape(3, 4), axis=1, independent=True).tolist()
+        == JAX["perm42_indep"]
+    )
+    big = P.permutation(K42, 2000)  # two sort rounds
+    assert big[:10].tolist() == JAX["perm42_2000_head"]
+    assert sorted(big.tolist()) == list(range(2000))
+    assert P.shuffle(K42, np.arange(12).reshape(3, 4), axis=1).tolist() == JAX["perm42_indep"]
 
 
 def test_other_samplers_known_values():
-  assert P.exponential(K42, (5,)).tolist() == np.float32(JAX["exponential42"]).tolist()
-  assert ulp_diff(P.gumbel(K42, (5,)), JAX["gumbel42"]).max() <= 2
-  logits = np.array([[0., 1., 2.], [3., 0., -1.]])
-  assert P.categorical(K42, logits, shape=(4, 2)).tolist() == JAX["categorical42"]
-  assert P.choice(K42, 10, (5,)).tolist() == JAX["choice42"]
-  assert P.choice(K42, 10, (5,), replace=False).tolist() == JAX["choice42_norep"]
-  assert P.choice(K42, 5, (6,), p=np.array([.1, .2, .3, .2, .2])).tolist() == JAX["choice42_p"]
-  np.testing.assert_allclose(P.truncated_normal(K42, -1., 2., (5,)), JAX["truncated_normal42"],
-                             rtol=1e-5)
+    assert P.exponential(K42, (5,)).tolist() == np.float32(JAX["exponential42"]).tolist()
+    assert ulp_diff(P.gumbel(K42, (5,)), JAX["gumbel42"]).max() <= 2
+    logits = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]])
+    assert P.categorical(K42, logits, shape=(4, 2)).tolist() == JAX["categorical42"]
+    assert P.choice(K42, 10, (5,)).tolist() == JAX["choice42"]
+    assert P.choice(K42, 10, (5,), replace=False).tolist() == JAX["choice42_norep"]
+    assert P.choice(K42, 5, (6,), p=np.array([0.1, 0.2, 0.3, 0.2, 0.2])).tolist() == JAX["choice42_p"]
+    np.testing.assert_allclose(P.truncated_normal(K42, -1.0, 2.0, (5,)), JAX["truncated_normal42"], rtol=1e-5)
 
 
 def test_prng_doctests():
-  res = doctest.testmod(P)
-  assert res.failed == 0 and res.attempted > 0
+    res = doctest.testmod(P)
+    assert res.failed == 0 and res.attempted > 0
 
 
 # ---------------------------------------------------------------------------
@@ -259,14 +340,14 @@ A = np.asarray
 
 
 def same(a, b, ulps=0):
-  a, b = A(a), A(b)
-  assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
-  if a.dtype.kind == "f" and isinstance(ulps, float):  # absolute tolerance
-    np.testing.assert_allclose(a, b, rtol=0, atol=ulps)
-  elif a.dtype.kind == "f":
-    assert ulp_diff(a, b).max(initial=0) <= ulps, (a, b)
-  else:
-    assert np.array_equal(a, b), (a, b)
+    a, b = A(a), A(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+    if a.dtype.kind == "f" and isinstance(ulps, float):  # absolute tolerance
+        np.testing.assert_allclose(a, b, rtol=0, atol=ulps)
+    elif a.dtype.kind == "f":
+        assert ulp_diff(a, b).max(initial=0) <= ulps, (a, b)
+    else:
+        assert np.array_equal(a, b), (a, b)
 
 
 # (name, engine.random call, prng call, allowed ulps)
@@ -277,13 +358,21 @@ CASES = [
     ("bits", lambda m, k: m.bits(k, (3, 4)), 0),
     ("bits8", lambda m, k: m.bits(k, (7,), np.uint8), 0),
     ("uniform", lambda m, k: m.uniform(k, (5,)), 0),
-    ("uniform_range", lambda m, k: m.uniform(k, (2, 3), minval=-2., maxval=5.), 1e-6),  # 1 rounding (prng: FMA)
-    ("uniform_arr", lambda m, k: m.uniform(k, (3, 2), minval=np.float32([0, 10]), maxval=np.float32([1, 20])), 4e-6),
+    (
+        "uniform_range",
+        lambda m, k: m.uniform(k, (2, 3), minval=-2.0, maxval=5.0),
+        1e-6,
+    ),  # 1 rounding (prng: FMA)
+    (
+        "uniform_arr",
+        lambda m, k: m.uniform(k, (3, 2), minval=np.float32([0, 10]), maxval=np.float32([1, 20])),
+        4e-6,
+    ),
     ("uniform_f16", lambda m, k: m.uniform(k, (4,), np.float16), 0),
     ("normal", lambda m, k: m.normal(k, (1000,)), 3),  # lax.erf_inv vs prng.erf_inv_f32
     ("normal_scalar", lambda m, k: m.normal(k), 3),
     ("randint", lambda m, k: m.randint(k, (20,), -5, 1000), 0),
-    ("randint_full", lambda m, k: m.randint(k, (6,), -2 ** 31, 2 ** 31 - 1), 0),
+    ("randint_full", lambda m, k: m.randint(k, (6,), -(2**31), 2**31 - 1), 0),
     ("randint_u8", lambda m, k: m.randint(k, (6,), 0, 256, np.uint8), 0),
     ("randint_i8", lambda m, k: m.randint(k, (6,), -100, 100, np.int8), 0),
     ("randint_arr", lambda m, k: m.randint(k, (2, 3), np.int32([0, 10, 100]), np.int32([5, 20, 1000])), 0),
@@ -293,7 +382,7 @@ CASES = [
     ("perm", lambda m, k: m.permutation(k, 10), 0),
     ("perm_rows", lambda m, k: m.permutation(k, np.arange(12).reshape(4, 3)), 0),
     ("perm_axis1", lambda m, k: m.permutation(k, np.arange(12).reshape(3, 4), axis=1), 0),
-    ("perm_indep", lambda m, k: m.permutation(k, np.arange(12.).reshape(3, 4), axis=0, independent=True), 0),
+    ("perm_indep", lambda m, k: m.permutation(k, np.arange(12.0).reshape(3, 4), axis=0, independent=True), 0),
     ("shuffle", lambda m, k: m.shuffle(k, np.arange(12).reshape(3, 4), axis=1), 0),
     ("exponential", lambda m, k: m.exponential(k, (5,)), 1),
     ("gumbel", lambda m, k: m.gumbel(k, (5,)), 1),
@@ -301,25 +390,25 @@ CASES = [
     ("categorical_ax0", lambda m, k: m.categorical(k, np.float32([[0, 1, 2], [3, 0, -1]]), axis=0), 0),
     ("choice", lambda m, k: m.choice(k, 10, (5,)), 0),
     ("choice_norep", lambda m, k: m.choice(k, 10, (5,), replace=False), 0),
-    ("choice_arr", lambda m, k: m.choice(k, np.arange(20.).reshape(5, 4), (3,), axis=1), 0),
-    ("truncated_normal", lambda m, k: m.truncated_normal(k, -1., 2., (5,)), 4),
+    ("choice_arr", lambda m, k: m.choice(k, np.arange(20.0).reshape(5, 4), (3,), axis=1), 0),
+    ("truncated_normal", lambda m, k: m.truncated_normal(k, -1.0, 2.0, (5,)), 4),
 ]
 
 
 @pytest.mark.parametrize("name,call,ulps", CASES, ids=[c[0] for c in CASES])
 def test_random_matches_prng(name, call, ulps):
-  for seed in (0, 42):
-    same(call(R, R.PRNGKey(seed)), call(P, P.PRNGKey(seed)), ulps)
+    for seed in (0, 42):
+        same(call(R, R.PRNGKey(seed)), call(P, P.PRNGKey(seed)), ulps)
 
 
 def test_random_known_values():
-  assert A(R.split(R.PRNGKey(0))).tolist() == JAX["split0"]
-  assert A(R.PRNGKey(0)).dtype == np.uint32 and A(R.key(42)).tolist() == [0, 42]
-  assert A(R.uniform(R.PRNGKey(0), (5,))).tolist() == np.float32(JAX["uniform0"]).tolist()
-  np.testing.assert_allclose(A(R.normal(R.PRNGKey(0), (5,))), JAX["normal0"], rtol=1e-6)
-  assert A(R.randint(R.PRNGKey(0), (5,), 0, 10)).tolist() == JAX["randint0"]
-  assert A(R.permutation(R.PRNGKey(0), 10)).tolist() == JAX["perm0_10"]
-  assert isinstance(R.uniform(R.PRNGKey(0)), jax.Array)
+    assert A(R.split(R.PRNGKey(0))).tolist() == JAX["split0"]
+    assert A(R.PRNGKey(0)).dtype == np.uint32 and A(R.key(42)).tolist() == [0, 42]
+    assert A(R.uniform(R.PRNGKey(0), (5,))).tolist() == np.float32(JAX["uniform0"]).tolist()
+    np.testing.assert_allclose(A(R.normal(R.PRNGKey(0), (5,))), JAX["normal0"], rtol=1e-6)
+    assert A(R.randint(R.PRNGKey(0), (5,), 0, 10)).tolist() == JAX["randint0"]
+    assert A(R.permutation(R.PRNGKey(0), 10)).tolist() == JAX["perm0_10"]
+    assert isinstance(R.uniform(R.PRNGKey(0)), jax.Array)
 
 
 # Functions of one key, checked eagerly vs jit vs vmap (over 4 keys).
@@ -327,89 +416,99 @@ TRACED = [
     ("split", lambda k: R.split(k, 3)),
     ("fold_in", lambda k: R.fold_in(k, 7)),
     ("bits", lambda k: R.bits(k, (2, 3))),
-    ("uniform", lambda k: R.uniform(k, (5,), minval=-1., maxval=3.)),
+    ("uniform", lambda k: R.uniform(k, (5,), minval=-1.0, maxval=3.0)),
     ("normal", lambda k: R.normal(k, (5,))),
     ("randint", lambda k: R.randint(k, (5,), 0, 100)),
     ("bernoulli", lambda k: R.bernoulli(k, 0.4, (6,))),
     ("permutation", lambda k: R.permutation(k, 8)),
     ("permutation_axis", lambda k: R.permutation(k, np.arange(12).reshape(3, 4), axis=1)),
-    ("categorical", lambda k: R.categorical(k, np.float32([0., 1., 2.]), shape=(5,))),
+    ("categorical", lambda k: R.categorical(k, np.float32([0.0, 1.0, 2.0]), shape=(5,))),
     ("choice", lambda k: R.choice(k, 10, (3,), replace=False)),
-    ("truncated_normal", lambda k: R.truncated_normal(k, -1., 1., (3,))),
+    ("truncated_normal", lambda k: R.truncated_normal(k, -1.0, 1.0, (3,))),
 ]
 
 
 @pytest.mark.parametrize("name,f", TRACED, ids=[t[0] for t in TRACED])
 def test_random_under_jit_and_vmap(name, f):
-  k = R.PRNGKey(0)
-  same(jax.jit(f)(k), f(k))
-  keys = R.split(R.PRNGKey(1), 4)
-  ref = np.stack([A(f(A(keys)[i])) for i in range(4)])
-  same(jax.vmap(f)(keys), ref)
-  same(jax.jit(jax.vmap(f))(keys), ref)
-  same(jax.vmap(jax.jit(f))(keys), ref)
+    k = R.PRNGKey(0)
+    same(jax.jit(f)(k), f(k))
+    keys = R.split(R.PRNGKey(1), 4)
+    ref = np.stack([A(f(A(keys)[i])) for i in range(4)])
+    same(jax.vmap(f)(keys), ref)
+    same(jax.jit(jax.vmap(f))(keys), ref)
+    same(jax.vmap(jax.jit(f))(keys), ref)
 
 
 def test_vmap_over_seeds_data_and_bounds():
-  seeds = np.arange(5, dtype=np.int32)
-  same(jax.vmap(R.PRNGKey)(seeds), np.stack([P.PRNGKey(int(s)) for s in seeds]))
-  k = R.PRNGKey(3)
-  same(jax.vmap(lambda d: R.fold_in(k, d))(seeds), np.stack([P.fold_in(P.PRNGKey(3), int(s)) for s in seeds]))
-  los = np.float32([0., 1., 2.])
-  same(jax.vmap(lambda lo: R.uniform(k, (3,), minval=lo, maxval=10.))(los),
-       np.stack([A(R.uniform(k, (3,), minval=float(lo), maxval=10.)) for lo in los]))
-  his = np.int32([5, 50, 500])
-  same(jax.vmap(lambda hi: R.randint(k, (4,), 0, hi))(his),
-       np.stack([P.randint(P.PRNGKey(3), (4,), 0, int(h)) for h in his]))
-  # Batched key with an unbatched counter shape: in_axes on a nested vmap.
-  keys = R.split(k, 3)
-  out = jax.vmap(jax.vmap(lambda kk: R.uniform(kk, (2,))))(A(R.split(k, 6)).reshape(2, 3, 2))
-  assert A(out).shape == (2, 3, 2)
-  same(A(out)[1, 2], P.uniform(P.split(P.PRNGKey(3), 6)[5], (2,)))
-  del keys
+    seeds = np.arange(5, dtype=np.int32)
+    same(jax.vmap(R.PRNGKey)(seeds), np.stack([P.PRNGKey(int(s)) for s in seeds]))
+    k = R.PRNGKey(3)
+    same(
+        jax.vmap(lambda d: R.fold_in(k, d))(seeds), np.stack([P.fold_in(P.PRNGKey(3), int(s)) for s in seeds])
+    )
+    los = np.float32([0.0, 1.0, 2.0])
+    same(
+        jax.vmap(lambda lo: R.uniform(k, (3,), minval=lo, maxval=10.0))(los),
+        np.stack([A(R.uniform(k, (3,), minval=float(lo), maxval=10.0)) for lo in los]),
+    )
+    his = np.int32([5, 50, 500])
+    same(
+        jax.vmap(lambda hi: R.randint(k, (4,), 0, hi))(his),
+        np.stack([P.randint(P.PRNGKey(3), (4,), 0, int(h)) for h in his]),
+    )
+    # Batched key with an unbatched counter shape: in_axes on a nested vmap.
+    keys = R.split(k, 3)
+    out = jax.vmap(jax.vmap(lambda kk: R.uniform(kk, (2,))))(A(R.split(k, 6)).reshape(2, 3, 2))
+    assert A(out).shape == (2, 3, 2)
+    same(A(out)[1, 2], P.uniform(P.split(P.PRNGKey(3), 6)[5], (2,)))
+    del keys
 
 
 def test_threefry_primitive_batching_broadcasts():
-  # vmap over one operand of the primitive while others stay unbatched scalars.
-  x = np.arange(6, dtype=np.uint32).reshape(3, 2)
-  f = lambda c: R.threefry2x32_p.bind(np.uint32(1), np.uint32(2), np.uint32(0), c)
-  y0, y1 = jax.vmap(f)(x)
-  r0, r1 = P.threefry2x32(1, 2, 0, x)
-  same(y0, r0)
-  same(y1, r1)
+    # vmap over one operand of the primitive while others stay unbatched scalars.
+    x = np.arange(6, dtype=np.uint32).reshape(3, 2)
+    f = lambda c: R.threefry2x32_p.bind(np.uint32(1), np.uint32(2), np.uint32(0), c)
+    y0, y1 = jax.vmap(f)(x)
+    r0, r1 = P.threefry2x32(1, 2, 0, x)
+    same(y0, r0)
+    same(y1, r1)
 
 
 def test_grad_through_samplers():
-  k = R.PRNGKey(0)
-  g = jax.grad(lambda mu: lax.reduce_sum(lax.add(R.normal(k, (3,)), lax.full((3,), mu, np.float32)), (0,)))(1.0)
-  assert float(g) == 3.0
-  u = A(R.uniform(k, (3,)))
-  g = jax.grad(lambda s: lax.reduce_sum(lax.mul(R.uniform(k, (3,)), lax.full((3,), s, np.float32)), (0,)))(2.0)
-  np.testing.assert_allclose(float(g), u.sum(), rtol=1e-6)
+    k = R.PRNGKey(0)
+    g = jax.grad(lambda mu: lax.reduce_sum(lax.add(R.normal(k, (3,)), lax.full((3,), mu, np.float32)), (0,)))(
+        1.0
+    )
+    assert float(g) == 3.0
+    u = A(R.uniform(k, (3,)))
+    g = jax.grad(lambda s: lax.reduce_sum(lax.mul(R.uniform(k, (3,)), lax.full((3,), s, np.float32)), (0,)))(
+        2.0
+    )
+    np.testing.assert_allclose(float(g), u.sum(), rtol=1e-6)
 
 
 def test_jaxpr_shows_threefry():
-  text = str(jax.make_jaxpr(lambda k: R.normal(k, (3,)))(R.PRNGKey(0)))
-  assert "threefry2x32" in text and "erf_inv" in text
+    text = str(jax.make_jaxpr(lambda k: R.normal(k, (3,)))(R.PRNGKey(0)))
+    assert "threefry2x32" in text and "erf_inv" in text
 
 
 def test_random_errors():
-  with pytest.raises(TypeError, match="PRNG key"):
-    R.uniform(np.zeros(3, np.uint32))
-  with pytest.raises(TypeError, match="PRNG key"):
-    R.normal(np.zeros(2, np.float32))
-  with pytest.raises(ValueError):
-    R.uniform(R.PRNGKey(0), (3,), minval=np.zeros(4, np.float32))
-  with pytest.raises(TypeError):
-    R.randint(R.PRNGKey(0), (3,), 0, 5, np.float32)
-  with pytest.raises(TypeError):
-    R.bernoulli(R.PRNGKey(0), 1)
-  with pytest.raises(TypeError):
-    R.fold_in(R.PRNGKey(0), np.arange(2))
-  with pytest.raises(ValueError):
-    R.choice(R.PRNGKey(0), 3, (5,), replace=False)
+    with pytest.raises(TypeError, match="PRNG key"):
+        R.uniform(np.zeros(3, np.uint32))
+    with pytest.raises(TypeError, match="PRNG key"):
+        R.normal(np.zeros(2, np.float32))
+    with pytest.raises(ValueError):
+        R.uniform(R.PRNGKey(0), (3,), minval=np.zeros(4, np.float32))
+    with pytest.raises(TypeError):
+        R.randint(R.PRNGKey(0), (3,), 0, 5, np.float32)
+    with pytest.raises(TypeError):
+        R.bernoulli(R.PRNGKey(0), 1)
+    with pytest.raises(TypeError):
+        R.fold_in(R.PRNGKey(0), np.arange(2))
+    with pytest.raises(ValueError):
+        R.choice(R.PRNGKey(0), 3, (5,), replace=False)
 
 
 def test_random_doctests():
-  res = doctest.testmod(R, extraglobs={"np": np, "Array": jax.Array})
-  assert res.failed == 0 and res.attempted > 0
+    res = doctest.testmod(R, extraglobs={"np": np, "Array": jax.Array})
+    assert res.failed == 0 and res.attempted > 0

@@ -1,5 +1,6 @@
 """Hostile code against a real server: every run must fail cleanly, the server must stay healthy,
 and nothing may be left behind (processes, temp dirs, shared memory, files)."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -32,9 +33,18 @@ def db_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(sandbox_tmp, db_path, tmp_path_factory):
     log = tmp_path_factory.mktemp("log") / "server.log"
-    settings = {"runner": PLAIN, "database_path": db_path, "workers": WORKERS, "wall_seconds": WALL,
-                "cpu_seconds": 2, "memory_bytes": 512 << 20, "queue_size": 8, "queue_timeout": 30,
-                "slot_uid_base": UID_BASE, "sandbox_tmp": sandbox_tmp}
+    settings = {
+        "runner": PLAIN,
+        "database_path": db_path,
+        "workers": WORKERS,
+        "wall_seconds": WALL,
+        "cpu_seconds": 2,
+        "memory_bytes": 512 << 20,
+        "queue_size": 8,
+        "queue_timeout": 30,
+        "slot_uid_base": UID_BASE,
+        "sandbox_tmp": sandbox_tmp,
+    }
     with ServerProcess(settings, extra_env={"JAXPLAY_TEST_SECRET": SECRET}, log_path=str(log)) as s:
         # Put something in the database, so reading it would have something to steal.
         httpx.post(s.base_url + "/api/snippets", json={"request": {"code": f"# {SECRET}"}})
@@ -97,8 +107,11 @@ def test_sleep_forever(server):
 def test_cpu_limit_in_a_child_process(server):
     # A CPU-bound child process is stopped by its own RLIMIT_CPU (2 s) before the 3 s deadline.
     t = time.monotonic()
-    report = run(server, "import os\nif os.fork() == 0:\n    while True: pass\n_, status = os.wait()\n"
-                         "print(os.WIFSIGNALED(status) and os.WTERMSIG(status))\n")
+    report = run(
+        server,
+        "import os\nif os.fork() == 0:\n    while True: pass\n_, status = os.wait()\n"
+        "print(os.WIFSIGNALED(status) and os.WTERMSIG(status))\n",
+    )
     assert report["stdout"] == "24\n" or report["error"]["limit"] == "timeout"  # 24: SIGXCPU
     assert time.monotonic() - t < WALL + 2
 
@@ -115,8 +128,10 @@ def test_memory_bomb_gradual(server):
 
 def test_memory_bomb_across_processes(server):
     # Each process stays under the per-process limit; together they pass the run's budget.
-    code = ("import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        b = bytearray(300 * 1024**2)\n"
-            "        time.sleep(30)\n        os._exit(0)\ntime.sleep(30)\n")
+    code = (
+        "import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        b = bytearray(300 * 1024**2)\n"
+        "        time.sleep(30)\n        os._exit(0)\ntime.sleep(30)\n"
+    )
     report = run(server, code)
     assert report["error"]["limit"] == "memory"
 
@@ -168,18 +183,34 @@ print('stolen', stolen)
 
 
 def test_cannot_read_source_database_or_git(server, db_path):
-    for path in [f"{ROOT}/server/main.py", f"{ROOT}/server/settings.py", str(db_path),
-                 str(db_path.parent), f"{ROOT}/.git/HEAD", "/root/.bashrc", "/etc/shadow"]:
-        code = (f"import os\np = {str(path)!r}\n"
-                "print(open(p, 'rb').read()[:100] if os.path.isfile(p) else os.listdir(p))\n")
+    for path in [
+        f"{ROOT}/server/main.py",
+        f"{ROOT}/server/settings.py",
+        str(db_path),
+        str(db_path.parent),
+        f"{ROOT}/.git/HEAD",
+        "/root/.bashrc",
+        "/etc/shadow",
+    ]:
+        code = (
+            f"import os\np = {str(path)!r}\n"
+            "print(open(p, 'rb').read()[:100] if os.path.isfile(p) else os.listdir(p))\n"
+        )
         report = run(server, code)
         assert not report["ok"] or report["stdout"] in ("[]\n", ""), (path, report["stdout"][:200])
         assert SECRET not in report["stdout"]
 
 
 def test_writes_do_not_persist(server, tmp_path):
-    targets = ["/tmp/planted", "/var/tmp/planted", "/dev/shm/planted", "planted_here", f"{ROOT}/planted",
-               f"{ROOT}/engine/planted.py", "/root/planted"]
+    targets = [
+        "/tmp/planted",
+        "/var/tmp/planted",
+        "/dev/shm/planted",
+        "planted_here",
+        f"{ROOT}/planted",
+        f"{ROOT}/engine/planted.py",
+        "/root/planted",
+    ]
     code = "import os\nok = []\n"
     for t in targets:
         code += f"try:\n    open({t!r}, 'w').write('x')\n    ok.append({t!r})\nexcept OSError:\n    pass\n"
@@ -215,10 +246,12 @@ print(results)
 
 
 def test_socketpair_and_multiprocessing_still_work(server):
-    code = ("import socket, multiprocessing as mp\na, b = socket.socketpair()\na.send(b'hi')\nprint(b.recv(2))\n"
-            "ctx = mp.get_context('fork')\nwith ctx.Pool(2) as p:\n    print(p.map(abs, [-1, -2, -3]))\n"
-            "from multiprocessing import shared_memory\ns = shared_memory.SharedMemory(create=True, size=4096)\n"
-            "s.buf[0] = 7\nprint(s.buf[0])\ns.close()\ns.unlink()\n")
+    code = (
+        "import socket, multiprocessing as mp\na, b = socket.socketpair()\na.send(b'hi')\nprint(b.recv(2))\n"
+        "ctx = mp.get_context('fork')\nwith ctx.Pool(2) as p:\n    print(p.map(abs, [-1, -2, -3]))\n"
+        "from multiprocessing import shared_memory\ns = shared_memory.SharedMemory(create=True, size=4096)\n"
+        "s.buf[0] = 7\nprint(s.buf[0])\ns.close()\ns.unlink()\n"
+    )
     report = run(server, code)
     assert report["ok"], report["stderr"][-2000:]
     assert report["stdout"] == "b'hi'\n[1, 2, 3]\n7\n"
@@ -256,8 +289,10 @@ def test_killing_own_group_ends_run_cleanly(server):
 
 
 def test_detached_grandchild_holding_pipes(server):
-    code = ("import os, time\nif os.fork() == 0:\n    try:\n        os.setsid()\n    except OSError:\n        pass\n"
-            "    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\nos.wait()\nprint('parent done')\n")
+    code = (
+        "import os, time\nif os.fork() == 0:\n    try:\n        os.setsid()\n    except OSError:\n        pass\n"
+        "    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\nos.wait()\nprint('parent done')\n"
+    )
     t = time.monotonic()
     report = run(server, code)
     assert report["ok"] and report["stdout"] == "parent done\n"
@@ -316,8 +351,12 @@ print(results)
 def test_hundred_megabyte_body(server):
     body = b'{"code": "' + b"x" * (100 * 1024 * 1024) + b'"}'
     try:
-        r = httpx.post(server.base_url + "/api/run", content=body, timeout=30,
-                       headers={"content-type": "application/json"})
+        r = httpx.post(
+            server.base_url + "/api/run",
+            content=body,
+            timeout=30,
+            headers={"content-type": "application/json"},
+        )
         assert r.status_code == 413
     except httpx.TransportError:
         pass  # the server may close the connection while the client is still sending; also a refusal
@@ -326,8 +365,11 @@ def test_hundred_megabyte_body(server):
 def test_hundred_concurrent_runs(server):
     def one(_):
         try:
-            r = httpx.post(server.base_url + "/api/run", json={"code": "import time\ntime.sleep(0.3)\nprint(1)"},
-                           timeout=60)
+            r = httpx.post(
+                server.base_url + "/api/run",
+                json={"code": "import time\ntime.sleep(0.3)\nprint(1)"},
+                timeout=60,
+            )
             return r.status_code
         except httpx.TransportError as e:
             return type(e).__name__

@@ -3,6 +3,7 @@
 Most tests use the engine-free plain runner so the server is exercised on its own; the tests at
 the end use the engine's runner and are skipped until ``engine.inspect.run_request`` exists.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,16 @@ def db_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(db_path, tmp_path_factory):
     log = tmp_path_factory.mktemp("log") / "server.log"
-    with ServerProcess({"runner": PLAIN, "database_path": db_path, "workers": 1, "wall_seconds": 5,
-                        "body_limit": 256 * 1024}, log_path=str(log)) as s:
+    with ServerProcess(
+        {
+            "runner": PLAIN,
+            "database_path": db_path,
+            "workers": 1,
+            "wall_seconds": 5,
+            "body_limit": 256 * 1024,
+        },
+        log_path=str(log),
+    ) as s:
         yield s
 
 
@@ -58,8 +67,14 @@ def test_run_script(client):
 
 
 def test_run_function_result(client):
-    r = client.post("/api/run", json={"code": "import numpy as np\ndef f(n):\n    return np.arange(n) * 2.0\n",
-                                      "function": "f", "args": ["3"]})
+    r = client.post(
+        "/api/run",
+        json={
+            "code": "import numpy as np\ndef f(n):\n    return np.arange(n) * 2.0\n",
+            "function": "f",
+            "args": ["3"],
+        },
+    )
     result = r.json()["result"]
     assert result["shape"] == [3] and result["data"] == [0.0, 2.0, 4.0] and result["max"] == 4.0
 
@@ -72,8 +87,12 @@ def test_error_points_at_user_line(client):
 
 def test_invalid_request_is_422(client):
     assert client.post("/api/run", json={"nocode": 1}).status_code == 422
-    assert client.post("/api/run", content=b"{not json", headers={"content-type": "application/json"}
-                       ).status_code == 422
+    assert (
+        client.post(
+            "/api/run", content=b"{not json", headers={"content-type": "application/json"}
+        ).status_code
+        == 422
+    )
 
 
 def test_code_over_limit_is_413_with_report(client):
@@ -99,9 +118,15 @@ def test_examples_listed(client):
 
 
 def test_snippet_round_trip_is_content_addressed(client):
-    body = {"request": {"code": "def f(x):\n    return x * 2\n", "function": "f",
-                        "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "0"}}],
-                        "args": ["jnp.ones(3)"]}, "title": "double"}
+    body = {
+        "request": {
+            "code": "def f(x):\n    return x * 2\n",
+            "function": "f",
+            "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "0"}}],
+            "args": ["jnp.ones(3)"],
+        },
+        "title": "double",
+    }
     first = client.post("/api/snippets", json=body)
     assert first.status_code == 201
     sid = first.json()["id"]
@@ -110,8 +135,10 @@ def test_snippet_round_trip_is_content_addressed(client):
     other = client.post("/api/snippets", json={**body, "title": "other"}).json()["id"]
     assert other != sid
     snippet = client.get(f"/api/snippets/{sid}").json()
-    assert snippet["request"] == {**body["request"], "stack": [{"name": "grad", "options": {}},
-                                                               {"name": "vmap", "options": {"in_axes": "0"}}]}
+    assert snippet["request"] == {
+        **body["request"],
+        "stack": [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "0"}}],
+    }
     assert snippet["title"] == "double" and snippet["device_count"] >= 1 and snippet["engine_version"]
     page = client.get(f"/s/{sid}")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
@@ -123,8 +150,10 @@ def test_snippet_errors(client):
     assert client.get("/s/zzzzzzzzzz").status_code == 404
     big = {"request": {"code": "#" * (64 * 1024 + 1)}}
     assert client.post("/api/snippets", json=big).status_code == 413
-    assert client.post("/api/snippets", json={"request": {"code": "x", "stack": [{"name": "nope"}]}}
-                       ).status_code == 422
+    assert (
+        client.post("/api/snippets", json={"request": {"code": "x", "stack": [{"name": "nope"}]}}).status_code
+        == 422
+    )
 
 
 def test_snippets_survive_restart(db_path, tmp_path):
@@ -138,6 +167,7 @@ def test_snippets_survive_restart(db_path, tmp_path):
 
 # --- with the engine's runner ----------------------------------------------------------------
 
+
 def engine_runner_available():
     inspect = pytest.importorskip("engine.inspect")
     if not hasattr(inspect, "run_request"):
@@ -148,8 +178,10 @@ def engine_runner_available():
 def engine_server(tmp_path_factory):
     engine_runner_available()
     log = tmp_path_factory.mktemp("log") / "engine-server.log"
-    with ServerProcess({"database_path": tmp_path_factory.mktemp("db2") / "s.sqlite", "workers": 2,
-                        "wall_seconds": 20}, log_path=str(log)) as s:
+    with ServerProcess(
+        {"database_path": tmp_path_factory.mktemp("db2") / "s.sqlite", "workers": 2, "wall_seconds": 20},
+        log_path=str(log),
+    ) as s:
         yield s
 
 
@@ -170,7 +202,9 @@ def flat(data):
 def close(actual, expected, rtol, atol):
     if isinstance(actual, str):
         actual = float(actual.replace("Infinity", "inf"))
-    return abs(actual - expected) <= atol + rtol * abs(expected) or (math.isnan(actual) and math.isnan(expected))
+    return abs(actual - expected) <= atol + rtol * abs(expected) or (
+        math.isnan(actual) and math.isnan(expected)
+    )
 
 
 @pytest.mark.parametrize("example_id", [e.id for e in EXAMPLES])
@@ -186,14 +220,21 @@ def test_engine_example_returns_expected_values(engine_server, example_id):
         assert leaf["shape"] == want["shape"]
         values = flat(leaf["data"])
         assert len(values) == len(want["data"])
-        assert all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])), \
-            (values[:8], want["data"][:8])
+        assert all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])), (
+            values[:8],
+            want["data"][:8],
+        )
 
 
 def test_engine_error_points_at_line_and_layer(engine_server):
-    code = "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
-    report = httpx.post(engine_server.base_url + "/api/run", timeout=60,
-                        json={"code": code, "function": "f", "stack": [{"name": "jit"}], "args": ["1.0"]}).json()
+    code = (
+        "import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    )
+    report = httpx.post(
+        engine_server.base_url + "/api/run",
+        timeout=60,
+        json={"code": code, "function": "f", "stack": [{"name": "jit"}], "args": ["1.0"]},
+    ).json()
     assert not report["ok"]
     assert report["error"]["line"] == 5
     assert report["error"]["layer"] == "jit"

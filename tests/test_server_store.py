@@ -1,4 +1,5 @@
 """The snippet store and the sandbox's plain pieces (framing, the BPF assembler), without a server."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,8 @@ def test_store_created_on_first_use_and_content_addressed(tmp_path):
     a = store.put(req, "t", "0.1.0", 8)
     assert path.exists() and (path.parent.stat().st_mode & 0o777) == 0o700
     assert store.put(req, "t", "0.1.0", 8).id == a.id
-    assert store.put(req, "t", "0.2.0", 8).id != a.id      # the engine version is pinned
-    assert store.put(req, "t", "0.1.0", 4).id != a.id      # so is the device count
+    assert store.put(req, "t", "0.2.0", 8).id != a.id  # the engine version is pinned
+    assert store.put(req, "t", "0.1.0", 4).id != a.id  # so is the device count
     got = store.get(a.id)
     assert got == a and got.request.stack[0].name == "grad"
     assert store.get("nope") is None
@@ -51,8 +52,13 @@ def test_filter_shape():
     first = struct.unpack("=HBBI", program[:8])
     assert first == (seccomp.LD_W_ABS, 0, 0, seccomp.OFF_ARCH)
     # The last four instructions are the shared returns: allow, EPERM, ENOSYS, kill.
-    tail = [struct.unpack("=HBBI", program[i:i + 8])[3] for i in range(len(program) - 32, len(program), 8)]
-    assert tail == [seccomp.RET_ALLOW, seccomp.RET_ERRNO | 1, seccomp.RET_ERRNO | 38, seccomp.RET_KILL_PROCESS]
+    tail = [struct.unpack("=HBBI", program[i : i + 8])[3] for i in range(len(program) - 32, len(program), 8)]
+    assert tail == [
+        seccomp.RET_ALLOW,
+        seccomp.RET_ERRNO | 1,
+        seccomp.RET_ERRNO | 38,
+        seccomp.RET_KILL_PROCESS,
+    ]
 
 
 @pytest.mark.skipif(not seccomp.supported(), reason="seccomp filter is x86_64 only")
@@ -65,12 +71,22 @@ def test_filter_in_a_child():
         try:
             import signal
             import socket
+
             os.setpgid(0, 0)
             seccomp.install(seccomp.build_filter(os.getpgid(0), (os.getppid(),)))
             results = []
-            for attempt in (lambda: socket.socket(), lambda: os.kill(os.getppid(), 0), lambda: os.kill(-1, 0),
-                            lambda: os.kill(1, 0), lambda: os.setsid(), lambda: os.unshare(0x40000000)
-                            if hasattr(os, "unshare") else (_ for _ in ()).throw(PermissionError())):
+            for attempt in (
+                lambda: socket.socket(),
+                lambda: os.kill(os.getppid(), 0),
+                lambda: os.kill(-1, 0),
+                lambda: os.kill(1, 0),
+                lambda: os.setsid(),
+                lambda: (
+                    os.unshare(0x40000000)
+                    if hasattr(os, "unshare")
+                    else (_ for _ in ()).throw(PermissionError())
+                ),
+            ):
                 try:
                     attempt()
                     results.append("allowed")

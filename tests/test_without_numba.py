@@ -1,12 +1,13 @@
 """The engine imports and works where numba does not exist (Pyodide): jit falls back to the
 interpreter. Checked in a subprocess whose import system refuses numba."""
+
 import subprocess
 import sys
 import textwrap
 
 from conftest import ROOT
 
-SCRIPT = textwrap.dedent('''
+SCRIPT = textwrap.dedent("""
     import sys, importlib
 
     class RefuseNumba:
@@ -28,11 +29,12 @@ SCRIPT = textwrap.dedent('''
     np.testing.assert_allclose(f(x), 8 * np.asarray(x))
     print(jax.jit(lambda x: x.sum()).lower(x).as_text().splitlines()[0])
     print('ok')
-''')
+""")
 
 
 def test_engine_works_without_numba():
-    proc = subprocess.run([sys.executable, '-c', SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().endswith('ok')
+    assert proc.stdout.strip().endswith("ok")

@@ -22,6 +22,7 @@
 the interpreter's numpy rule (a *fallback*, reported by the compiled executable).
 Expressions never embed user strings; literal values come from ``literal``.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,7 +40,7 @@ lowerings: dict[core.Primitive, object] = {}
 
 
 class Scalar:
-    kind = 'scalar'
+    kind = "scalar"
 
     def __init__(self, fn: Callable, guard: Callable | None = None):
         self.fn = fn
@@ -49,44 +50,54 @@ class Scalar:
 
 
 class Mapped:
-    kind = 'mapped'
+    kind = "mapped"
 
     def __init__(self, fn: Callable):
         self.fn = fn
 
 
 class Index:
-    kind = 'index'
+    kind = "index"
 
     def __init__(self, fn: Callable):
         self.fn = fn
 
 
 class Reduce:
-    kind = 'reduce'
+    kind = "reduce"
 
     def __init__(self, op: str):
         self.op = op
 
 
 class Host:
-    kind = 'host'
+    kind = "host"
 
     def __init__(self, fn: Callable):
         self.fn = fn
 
 
 class Special:
-    kind = 'special'
+    kind = "special"
 
     def __init__(self, name: str):
         self.name = name
 
 
 # dtypes the kernels handle; anything else (float16, complex, ...) falls back.
-_NB_TYPES = {'float32': 'float32', 'float64': 'float64', 'int8': 'int8', 'int16': 'int16',
-             'int32': 'int32', 'int64': 'int64', 'uint8': 'uint8', 'uint16': 'uint16',
-             'uint32': 'uint32', 'uint64': 'uint64', 'bool': 'boolean'}
+_NB_TYPES = {
+    "float32": "float32",
+    "float64": "float64",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "bool": "boolean",
+}
 
 
 def supported(dtype) -> bool:
@@ -94,13 +105,13 @@ def supported(dtype) -> bool:
 
 
 def nb_type(dtype) -> str:
-    return 'nb.' + _NB_TYPES[np.dtype(dtype).name]
+    return "nb." + _NB_TYPES[np.dtype(dtype).name]
 
 
 def cast(dtype) -> str:
     """The scalar constructor that converts (with wrap-around) to ``dtype`` inside numba."""
     name = np.dtype(dtype).name
-    return 'np.bool_' if name == 'bool' else f'np.{name}'
+    return "np.bool_" if name == "bool" else f"np.{name}"
 
 
 def literal(val, dtype) -> str:
@@ -108,14 +119,14 @@ def literal(val, dtype) -> str:
     dtype = np.dtype(dtype)
     v = np.asarray(core.to_numpy(val) if isinstance(val, core.Array) else val).astype(dtype).item()
     if dtype == np.bool_:
-        return 'True' if v else 'False'
-    if dtype.kind == 'f':
+        return "True" if v else "False"
+    if dtype.kind == "f":
         if math.isnan(v):
-            return f'{cast(dtype)}(np.nan)'
+            return f"{cast(dtype)}(np.nan)"
         if math.isinf(v):
-            return f'{cast(dtype)}({"" if v > 0 else "-"}np.inf)'
-        return f'{cast(dtype)}({float(v)!r})'
-    return f'{cast(dtype)}({int(v)})'
+            return f"{cast(dtype)}({'' if v > 0 else '-'}np.inf)"
+        return f"{cast(dtype)}({float(v)!r})"
+    return f"{cast(dtype)}({int(v)})"
 
 
 def _in_dtype(eqn, i=0):
@@ -128,7 +139,8 @@ def _kind(eqn, i=0):
 
 def _float_only(template):
     def fn(eqn, *xs):
-        return template.format(*xs) if _kind(eqn) == 'f' else None
+        return template.format(*xs) if _kind(eqn) == "f" else None
+
     return Scalar(fn)
 
 
@@ -137,15 +149,33 @@ def _any(template):
 
 
 _FLOAT_UNARY = {
-    ew.floor_p: 'np.floor({0})', ew.ceil_p: 'np.ceil({0})', ew.is_finite_p: 'np.isfinite({0})',
-    ew.exp_p: 'np.exp({0})', ew.exp2_p: 'np.exp2({0})', ew.log_p: 'np.log({0})',
-    ew.log1p_p: 'np.log1p({0})', ew.expm1_p: 'np.expm1({0})', ew.tanh_p: 'np.tanh({0})',
-    ew.logistic_p: 'rt.logistic({0})', ew.sin_p: 'np.sin({0})', ew.cos_p: 'np.cos({0})',
-    ew.tan_p: 'np.tan({0})', ew.asin_p: 'np.arcsin({0})', ew.acos_p: 'np.arccos({0})',
-    ew.atan_p: 'np.arctan({0})', ew.sinh_p: 'np.sinh({0})', ew.cosh_p: 'np.cosh({0})',
-    ew.asinh_p: 'np.arcsinh({0})', ew.acosh_p: 'np.arccosh({0})', ew.atanh_p: 'np.arctanh({0})',
-    ew.sqrt_p: 'np.sqrt({0})', ew.rsqrt_p: '1 / np.sqrt({0})', ew.cbrt_p: 'np.cbrt({0})',
-    ew.erf_p: 'rt.erf({0})', ew.atan2_p: 'np.arctan2({0}, {1})', ew.pow_p: 'np.power({0}, {1})',
+    ew.floor_p: "np.floor({0})",
+    ew.ceil_p: "np.ceil({0})",
+    ew.is_finite_p: "np.isfinite({0})",
+    ew.exp_p: "np.exp({0})",
+    ew.exp2_p: "np.exp2({0})",
+    ew.log_p: "np.log({0})",
+    ew.log1p_p: "np.log1p({0})",
+    ew.expm1_p: "np.expm1({0})",
+    ew.tanh_p: "np.tanh({0})",
+    ew.logistic_p: "rt.logistic({0})",
+    ew.sin_p: "np.sin({0})",
+    ew.cos_p: "np.cos({0})",
+    ew.tan_p: "np.tan({0})",
+    ew.asin_p: "np.arcsin({0})",
+    ew.acos_p: "np.arccos({0})",
+    ew.atan_p: "np.arctan({0})",
+    ew.sinh_p: "np.sinh({0})",
+    ew.cosh_p: "np.cosh({0})",
+    ew.asinh_p: "np.arcsinh({0})",
+    ew.acosh_p: "np.arccosh({0})",
+    ew.atanh_p: "np.arctanh({0})",
+    ew.sqrt_p: "np.sqrt({0})",
+    ew.rsqrt_p: "1 / np.sqrt({0})",
+    ew.cbrt_p: "np.cbrt({0})",
+    ew.erf_p: "rt.erf({0})",
+    ew.atan2_p: "np.arctan2({0}, {1})",
+    ew.pow_p: "np.power({0}, {1})",
 }
 for _p, _t in _FLOAT_UNARY.items():
     lowerings[_p] = _float_only(_t)
@@ -153,40 +183,61 @@ for _p, _t in _FLOAT_UNARY.items():
 
 def _fast_f32(name, template):
     """float32: the vectorizable ``rt.<name>_f32`` (numba_math); float64: ``template`` (libm)."""
+
     def fn(eqn, x):
         dt = _in_dtype(eqn)
-        return f'rt.{name}_f32({x})' if dt == np.float32 else (template.format(x) if dt.kind == 'f' else None)
+        return f"rt.{name}_f32({x})" if dt == np.float32 else (template.format(x) if dt.kind == "f" else None)
+
     return fn
 
 
 def _trig_guard(eqn, x):
-    return f'rt.trig_huge({x})' if _in_dtype(eqn) == np.float32 else None
+    return f"rt.trig_huge({x})" if _in_dtype(eqn) == np.float32 else None
 
 
-for _p, _n in ((ew.exp_p, 'exp'), (ew.log_p, 'log'), (ew.tanh_p, 'tanh'), (ew.expm1_p, 'expm1'),
-               (ew.log1p_p, 'log1p'), (ew.logistic_p, 'logistic')):
+for _p, _n in (
+    (ew.exp_p, "exp"),
+    (ew.log_p, "log"),
+    (ew.tanh_p, "tanh"),
+    (ew.expm1_p, "expm1"),
+    (ew.log1p_p, "log1p"),
+    (ew.logistic_p, "logistic"),
+):
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
-lowerings[ew.sin_p] = Scalar(_fast_f32('sin', _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
-lowerings[ew.cos_p] = Scalar(_fast_f32('cos', _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
+lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
+lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 
-lowerings[ew.erf_inv_p] = Scalar(lambda eqn, x: f'rt.erf_inv_f32({x})' if _in_dtype(eqn) == np.float32 else None)
-lowerings[ew.neg_p] = _any('-{0}')
-lowerings[ew.abs_p] = _any('abs({0})')
-lowerings[ew.sign_p] = Scalar(lambda eqn, x: f'rt.fsign({x})' if _kind(eqn) == 'f' else f'rt.isign({x})')
-lowerings[ew.round_p] = Scalar(lambda eqn, x: (
-    f'rt.round_away({x})' if eqn.params.get('rounding_method', 0) == 0 else f'np.rint({x})'))
-lowerings[ew.not_p] = Scalar(lambda eqn, x: f'(not {x})' if _kind(eqn) == 'b' else f'~{x}')
+lowerings[ew.erf_inv_p] = Scalar(
+    lambda eqn, x: f"rt.erf_inv_f32({x})" if _in_dtype(eqn) == np.float32 else None
+)
+lowerings[ew.neg_p] = _any("-{0}")
+lowerings[ew.abs_p] = _any("abs({0})")
+lowerings[ew.sign_p] = Scalar(lambda eqn, x: f"rt.fsign({x})" if _kind(eqn) == "f" else f"rt.isign({x})")
+lowerings[ew.round_p] = Scalar(
+    lambda eqn, x: f"rt.round_away({x})" if eqn.params.get("rounding_method", 0) == 0 else f"np.rint({x})"
+)
+lowerings[ew.not_p] = Scalar(lambda eqn, x: f"(not {x})" if _kind(eqn) == "b" else f"~{x}")
 
-for _p, _op in ((ew.add_p, '+'), (ew.sub_p, '-'), (ad.add_jaxvals_p, '+')):
-    lowerings[_p] = Scalar(lambda eqn, x, y, op=_op: None if _kind(eqn) == 'b' else f'{x} {op} {y}')
-lowerings[ew.mul_p] = Scalar(lambda eqn, x, y: f'({x} and {y})' if _kind(eqn) == 'b' else f'{x} * {y}')
-lowerings[ew.max_p] = Scalar(lambda eqn, x, y: f'rt.fmax({x}, {y})' if _kind(eqn) == 'f' else f'max({x}, {y})')
-lowerings[ew.min_p] = Scalar(lambda eqn, x, y: f'rt.fmin({x}, {y})' if _kind(eqn) == 'f' else f'min({x}, {y})')
-for _p, _op in ((ew.and_p, '&'), (ew.or_p, '|'), (ew.xor_p, '^')):
-    lowerings[_p] = _any('({0} %s {1})' % _op)
-for _p, _op in ((ew.eq_p, '=='), (ew.ne_p, '!='), (ew.lt_p, '<'), (ew.le_p, '<='),
-                (ew.gt_p, '>'), (ew.ge_p, '>=')):
-    lowerings[_p] = _any('({0} %s {1})' % _op)
+for _p, _op in ((ew.add_p, "+"), (ew.sub_p, "-"), (ad.add_jaxvals_p, "+")):
+    lowerings[_p] = Scalar(lambda eqn, x, y, op=_op: None if _kind(eqn) == "b" else f"{x} {op} {y}")
+lowerings[ew.mul_p] = Scalar(lambda eqn, x, y: f"({x} and {y})" if _kind(eqn) == "b" else f"{x} * {y}")
+lowerings[ew.max_p] = Scalar(
+    lambda eqn, x, y: f"rt.fmax({x}, {y})" if _kind(eqn) == "f" else f"max({x}, {y})"
+)
+lowerings[ew.min_p] = Scalar(
+    lambda eqn, x, y: f"rt.fmin({x}, {y})" if _kind(eqn) == "f" else f"min({x}, {y})"
+)
+for _p, _op in ((ew.and_p, "&"), (ew.or_p, "|"), (ew.xor_p, "^")):
+    lowerings[_p] = _any("({0} %s {1})" % _op)
+for _p, _op in (
+    (ew.eq_p, "=="),
+    (ew.ne_p, "!="),
+    (ew.lt_p, "<"),
+    (ew.le_p, "<="),
+    (ew.gt_p, ">"),
+    (ew.ge_p, ">="),
+):
+    lowerings[_p] = _any("({0} %s {1})" % _op)
 
 
 def _bits(eqn):
@@ -194,23 +245,24 @@ def _bits(eqn):
 
 
 def _unsigned(eqn):
-    return cast(np.dtype(f'u{_in_dtype(eqn).itemsize}'))
+    return cast(np.dtype(f"u{_in_dtype(eqn).itemsize}"))
 
 
-lowerings[ew.shift_left_p] = Scalar(lambda eqn, x, y: f'rt.shl({x}, {y}, {_bits(eqn)})')
-lowerings[ew.shift_right_arithmetic_p] = Scalar(lambda eqn, x, y: f'rt.shr_arith({x}, {y}, {_bits(eqn)})')
+lowerings[ew.shift_left_p] = Scalar(lambda eqn, x, y: f"rt.shl({x}, {y}, {_bits(eqn)})")
+lowerings[ew.shift_right_arithmetic_p] = Scalar(lambda eqn, x, y: f"rt.shr_arith({x}, {y}, {_bits(eqn)})")
 lowerings[ew.shift_right_logical_p] = Scalar(
-    lambda eqn, x, y: f'rt.shr_logical({_unsigned(eqn)}({x}), {y}, {_bits(eqn)})')
+    lambda eqn, x, y: f"rt.shr_logical({_unsigned(eqn)}({x}), {y}, {_bits(eqn)})"
+)
 
 
 def _div(eqn, x, y):
     k = _kind(eqn)
-    return f'{x} / {y}' if k == 'f' else (f'rt.idiv({x}, {y})' if k == 'i' else f'rt.udiv({x}, {y})')
+    return f"{x} / {y}" if k == "f" else (f"rt.idiv({x}, {y})" if k == "i" else f"rt.udiv({x}, {y})")
 
 
 def _rem(eqn, x, y):
     k = _kind(eqn)
-    return f'np.fmod({x}, {y})' if k == 'f' else (f'rt.irem({x}, {y})' if k == 'i' else f'rt.urem({x}, {y})')
+    return f"np.fmod({x}, {y})" if k == "f" else (f"rt.irem({x}, {y})" if k == "i" else f"rt.urem({x}, {y})")
 
 
 lowerings[ew.div_p] = Scalar(_div)
@@ -218,19 +270,19 @@ lowerings[ew.rem_p] = Scalar(_rem)
 
 
 def _integer_pow(eqn, x):
-    y = int(eqn.params['y'])
+    y = int(eqn.params["y"])
     if y == 0:
-        return '1'
+        return "1"
     n, acc, base = abs(y), None, x
     # Exponentiation by squaring, spelled out: x**5 -> (x*x)*(x*x)*x.
     while n:
         if n & 1:
-            acc = base if acc is None else f'({acc} * {base})'
+            acc = base if acc is None else f"({acc} * {base})"
         n >>= 1
         if n:
-            base = f'({base} * {base})'
+            base = f"({base} * {base})"
     if y < 0:
-        return None if _kind(eqn) in 'iu' else f'1 / {acc}'
+        return None if _kind(eqn) in "iu" else f"1 / {acc}"
     return acc
 
 
@@ -238,12 +290,12 @@ lowerings[ew.integer_pow_p] = Scalar(_integer_pow)
 
 
 def _convert(eqn, x):
-    src, dst = _in_dtype(eqn), np.dtype(eqn.params['new_dtype'])
+    src, dst = _in_dtype(eqn), np.dtype(eqn.params["new_dtype"])
     if dst == np.bool_:
-        return f'({x} != 0)'
-    if src.kind == 'f' and dst.kind in 'iu':
+        return f"({x} != 0)"
+    if src.kind == "f" and dst.kind in "iu":
         info = np.iinfo(dst)
-        return f'rt.f2i({x}, {float(info.min)!r}, {float(info.max)!r})'
+        return f"rt.f2i({x}, {float(info.min)!r}, {float(info.max)!r})"
     return x
 
 
@@ -253,11 +305,11 @@ lowerings[st.convert_element_type_p] = Scalar(_convert)
 def _select_n(eqn, which, *cases):
     if len(cases) == 1:
         return cases[0]
-    if _kind(eqn) == 'b':
-        return f'({cases[1]} if {which} else {cases[0]})'
+    if _kind(eqn) == "b":
+        return f"({cases[1]} if {which} else {cases[0]})"
     expr = cases[-1]
     for i in range(len(cases) - 2, -1, -1):
-        expr = f'({cases[i]} if {which} == {i} else {expr})'
+        expr = f"({cases[i]} if {which} == {i} else {expr})"
     return expr
 
 
@@ -266,14 +318,15 @@ lowerings[st.select_n_p] = Scalar(_select_n)
 
 # --- re-indexing ops: per operand, which loop axis indexes each of its axes (None -> 0) -------
 
+
 def _broadcast_map(eqn):
     x = eqn.inputs[0].aval
-    shape, bd = eqn.params['shape'], eqn.params['broadcast_dimensions']
+    shape, bd = eqn.params["shape"], eqn.params["broadcast_dimensions"]
     return [[d if x.shape[i] == shape[d] else None for i, d in enumerate(bd)]], None
 
 
 def _transpose_map(eqn):
-    perm = eqn.params['permutation']
+    perm = eqn.params["permutation"]
     inv = [0] * len(perm)
     for j, p in enumerate(perm):
         inv[p] = j
@@ -282,8 +335,8 @@ def _transpose_map(eqn):
 
 def _outer_product_map(eqn):
     # dot_general without contraction is an elementwise product of two re-indexed operands.
-    (xc, yc), (xb, yb) = eqn.params['dimension_numbers']
-    if xc or eqn.params.get('preferred_element_type') not in (None, _in_dtype(eqn)):
+    (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
+    if xc or eqn.params.get("preferred_element_type") not in (None, _in_dtype(eqn)):
         return None
     x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
     xf = [i for i in range(x.ndim) if i not in xb]
@@ -295,7 +348,7 @@ def _outer_product_map(eqn):
         xmap[i] = len(xb) + k
     for k, j in enumerate(yf):
         ymap[j] = len(xb) + len(xf) + k
-    rule = '({0} and {1})' if _kind(eqn) == 'b' else '{0} * {1}'
+    rule = "({0} and {1})" if _kind(eqn) == "b" else "{0} * {1}"
     return [xmap, ymap], rule
 
 
@@ -307,42 +360,45 @@ def _threefry_map(eqn):
         s = v.aval.shape
         off = len(out) - len(s)
         maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
-    return maps, 'rt.threefry2x32({0}, {1}, {2}, {3})'
+    return maps, "rt.threefry2x32({0}, {1}, {2}, {3})"
 
 
 lowerings[st.broadcast_in_dim_p] = Mapped(_broadcast_map)
 lowerings[st.transpose_p] = Mapped(_transpose_map)
 
+
 def _slice(eqn):
     x = eqn.inputs[0]
-    starts, strides = eqn.params['start_indices'], eqn.params['strides'] or (1,) * x.aval.ndim
+    starts, strides = eqn.params["start_indices"], eqn.params["strides"] or (1,) * x.aval.ndim
     return lambda read, idx: read(x, [_affine(a, s, e) for a, s, e in zip(starts, strides, idx)])
 
 
 def _affine(offset, scale, e):
     """``offset + scale * e`` as source, simplified."""
-    term = e if scale == 1 else f'{scale} * {e}'
-    return term if offset == 0 else f'({offset} + {term})'
+    term = e if scale == 1 else f"{scale} * {e}"
+    return term if offset == 0 else f"({offset} + {term})"
 
 
 def _rev(eqn):
     x = eqn.inputs[0]
-    dims, shape = eqn.params['dimensions'], x.aval.shape
-    return lambda read, idx: read(x, [f'({shape[d] - 1} - {e})' if d in dims else e for d, e in enumerate(idx)])
+    dims, shape = eqn.params["dimensions"], x.aval.shape
+    return lambda read, idx: read(
+        x, [f"({shape[d] - 1} - {e})" if d in dims else e for d, e in enumerate(idx)]
+    )
 
 
 def _iota(eqn):
-    dt, dim = np.dtype(eqn.params['dtype']), eqn.params['dimension']
-    return lambda read, idx: f'{cast(dt)}({idx[dim]})'
+    dt, dim = np.dtype(eqn.params["dtype"]), eqn.params["dimension"]
+    return lambda read, idx: f"{cast(dt)}({idx[dim]})"
 
 
 def _clip(e, hi) -> str:
-    return f'min(max({e}, 0), {hi})'
+    return f"min(max({e}, 0), {hi})"
 
 
 def _pad(eqn):
     x, padval = eqn.inputs
-    config, shape = eqn.params['padding_config'], x.aval.shape
+    config, shape = eqn.params["padding_config"], x.aval.shape
 
     def expand(read, idx):
         fill = read(padval, ())
@@ -350,21 +406,22 @@ def _pad(eqn):
             return fill
         src, conds = [], []
         for (lo, _hi, interior), n, e in zip(config, shape, idx):
-            t = f'({e} - {lo})' if lo else e
+            t = f"({e} - {lo})" if lo else e
             step = interior + 1
-            q = t if step == 1 else f'({t} // {step})'
+            q = t if step == 1 else f"({t} // {step})"
             src.append(_clip(q, n - 1))
-            conds.append(f'0 <= {t}' + (f' and {t} % {step} == 0' if step > 1 else '') + f' and {q} < {n}')
-        return f'({read(x, src)} if ({" and ".join(conds)}) else {fill})'
+            conds.append(f"0 <= {t}" + (f" and {t} % {step} == 0" if step > 1 else "") + f" and {q} < {n}")
+        return f"({read(x, src)} if ({' and '.join(conds)}) else {fill})"
+
     return expand
 
 
 def _concatenate(eqn):
-    dim, xs = eqn.params['dimension'], [x for x in eqn.inputs if x.aval.shape[eqn.params['dimension']]]
+    dim, xs = eqn.params["dimension"], [x for x in eqn.inputs if x.aval.shape[eqn.params["dimension"]]]
 
     def expand(read, idx):
         if not xs:
-            return '0'
+            return "0"
         offs, off = [], 0
         for x in xs:
             offs.append(off)
@@ -373,20 +430,22 @@ def _concatenate(eqn):
         expr = None
         for x, o in reversed(list(zip(xs, offs))):
             at = list(idx)
-            at[dim] = _clip(f'({e} - {o})' if o else e, x.aval.shape[dim] - 1)
+            at[dim] = _clip(f"({e} - {o})" if o else e, x.aval.shape[dim] - 1)
             v = read(x, at)
-            expr = v if expr is None else f'({v} if {e} < {o + x.aval.shape[dim]} else {expr})'
+            expr = v if expr is None else f"({v} if {e} < {o + x.aval.shape[dim]} else {expr})"
         return expr
+
     return expand
 
 
 def _dynamic_slice(eqn):
     x, *starts = eqn.inputs
-    sizes, shape = eqn.params['slice_sizes'], x.aval.shape
+    sizes, shape = eqn.params["slice_sizes"], x.aval.shape
     if 0 in shape:
         return None
-    return lambda read, idx: read(x, [f'({_clip(read(st_, ()), n - s)} + {e})'
-                                      for st_, n, s, e in zip(starts, shape, sizes, idx)])
+    return lambda read, idx: read(
+        x, [f"({_clip(read(st_, ()), n - s)} + {e})" for st_, n, s, e in zip(starts, shape, sizes, idx)]
+    )
 
 
 def _dynamic_update_slice(eqn):
@@ -399,23 +458,29 @@ def _dynamic_update_slice(eqn):
             return base
         at, conds = [], []
         for st_, n, u, e in zip(starts, shape, ushape, idx):
-            t = f'({e} - {_clip(read(st_, ()), n - u)})'
+            t = f"({e} - {_clip(read(st_, ()), n - u)})"
             at.append(_clip(t, u - 1))
-            conds.append(f'0 <= {t} < {u}')
-        return f'({read(upd, at)} if ({" and ".join(conds)}) else {base})'
+            conds.append(f"0 <= {t} < {u}")
+        return f"({read(upd, at)} if ({' and '.join(conds)}) else {base})"
+
     return expand
 
 
 def _gather(eqn):
     from ..lax.slicing import GatherScatterMode
+
     x, indices = eqn.inputs
-    dn, sizes, shape = eqn.params['dimension_numbers'], eqn.params['slice_sizes'], x.aval.shape
+    dn, sizes, shape = eqn.params["dimension_numbers"], eqn.params["slice_sizes"], x.aval.shape
     if 0 in shape or x.aval.ndim == 0:
         return None
-    fill_mode = eqn.params['mode'] == GatherScatterMode.FILL_OR_DROP
+    fill_mode = eqn.params["mode"] == GatherScatterMode.FILL_OR_DROP
     out_rank = eqn.out_binders[0].aval.ndim
     batch_dims = [d for d in range(out_rank) if d not in dn.offset_dims]
-    window = [d for d in range(x.aval.ndim) if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    window = [
+        d
+        for d in range(x.aval.ndim)
+        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
+    ]
 
     def expand(read, idx):
         b = [idx[d] for d in batch_dims]
@@ -425,26 +490,31 @@ def _gather(eqn):
             if d in dn.start_index_map:
                 start = read(indices, (*b, str(dn.start_index_map.index(d))))
                 if fill_mode:
-                    conds.append(f'0 <= {start} <= {n - s}')
+                    conds.append(f"0 <= {start} <= {n - s}")
                 start = _clip(start, n - s)
             elif d in dn.operand_batching_dims:
                 start = b[dn.start_indices_batching_dims[dn.operand_batching_dims.index(d)]]
             else:
-                start = '0'
-            at.append(f'({start} + {w[d]})' if d in w else start)
+                start = "0"
+            at.append(f"({start} + {w[d]})" if d in w else start)
         v = read(x, at)
         if not conds:
             return v
-        fill = eqn.params['fill_value']
-        fill = literal(0 if fill is None else fill, x.aval.dtype) if x.aval.dtype != np.bool_ else literal(bool(fill), np.bool_)
-        return f'({v} if ({" and ".join(conds)}) else {fill})'
+        fill = eqn.params["fill_value"]
+        fill = (
+            literal(0 if fill is None else fill, x.aval.dtype)
+            if x.aval.dtype != np.bool_
+            else literal(bool(fill), np.bool_)
+        )
+        return f"({v} if ({' and '.join(conds)}) else {fill})"
+
     return expand
 
 
 def _clamp(eqn, lo, x, hi):
-    if _kind(eqn, 1) == 'f':
-        return f'rt.fmin(rt.fmax({x}, {lo}), {hi})'
-    return f'min(max({x}, {lo}), {hi})'
+    if _kind(eqn, 1) == "f":
+        return f"rt.fmin(rt.fmax({x}, {lo}), {hi})"
+    return f"min(max({x}, {lo}), {hi})"
 
 
 lowerings[sl.slice_p] = Index(_slice)
@@ -456,31 +526,32 @@ lowerings[sl.dynamic_slice_p] = Index(_dynamic_slice)
 lowerings[sl.dynamic_update_slice_p] = Index(_dynamic_update_slice)
 lowerings[sl.gather_p] = Index(_gather)
 lowerings[ew.clamp_p] = Scalar(_clamp)
-lowerings[ew.copy_p] = _any('{0}')
-lowerings[ew.stop_gradient_p] = _any('{0}')
+lowerings[ew.copy_p] = _any("{0}")
+lowerings[ew.stop_gradient_p] = _any("{0}")
 
-lowerings[st.reduce_sum_p] = Reduce('sum')
-lowerings[rd.reduce_prod_p] = Reduce('prod')
-lowerings[rd.reduce_and_p] = Reduce('and')
-lowerings[rd.reduce_or_p] = Reduce('or')
-lowerings[rd.reduce_xor_p] = Reduce('xor')
-lowerings[st.reduce_max_p] = Reduce('max')
-lowerings[st.reduce_min_p] = Reduce('min')
+lowerings[st.reduce_sum_p] = Reduce("sum")
+lowerings[rd.reduce_prod_p] = Reduce("prod")
+lowerings[rd.reduce_and_p] = Reduce("and")
+lowerings[rd.reduce_or_p] = Reduce("or")
+lowerings[rd.reduce_xor_p] = Reduce("xor")
+lowerings[st.reduce_max_p] = Reduce("max")
+lowerings[st.reduce_min_p] = Reduce("min")
 
 
 # --- host ops on numpy arrays -----------------------------------------------------------------
 
+
 def _reshape(eqn, x):
-    return f'{x}.reshape({tuple(eqn.params["new_sizes"])!r})'
+    return f"{x}.reshape({tuple(eqn.params['new_sizes'])!r})"
 
 
 def _squeeze(eqn, x):
-    return f'{x}.reshape({tuple(eqn.out_binders[0].aval.shape)!r})'
+    return f"{x}.reshape({tuple(eqn.out_binders[0].aval.shape)!r})"
 
 
 def _dot_general(eqn, x, y):
     """One BLAS for every matmul (numpy's): transpose both operands to (batch, free, contract)."""
-    (xc, yc), (xb, yb) = eqn.params['dimension_numbers']
+    (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     xa, ya = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.out_binders[0].aval
     if xa.dtype != ya.dtype or not supported(out.dtype):
@@ -491,40 +562,42 @@ def _dot_general(eqn, x, y):
     nx = int(np.prod([xa.shape[i] for i in xf], dtype=np.int64))
     ny = int(np.prod([ya.shape[i] for i in yf], dtype=np.int64))
     nc = int(np.prod([xa.shape[i] for i in xc], dtype=np.int64))
-    xt = f'np.transpose({x}, {tuple([*xb, *xf, *xc])!r}).reshape({(nb_, nx, nc)!r})'
-    yt = f'np.transpose({y}, {tuple([*yb, *yc, *yf])!r}).reshape({(nb_, nc, ny)!r})'
+    xt = f"np.transpose({x}, {tuple([*xb, *xf, *xc])!r}).reshape({(nb_, nx, nc)!r})"
+    yt = f"np.transpose({y}, {tuple([*yb, *yc, *yf])!r}).reshape({(nb_, nc, ny)!r})"
     dt = np.dtype(out.dtype).name
-    return f'_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})'
+    return f"_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})"
 
 
 def _arg_reduce(fn):
     def rule(eqn, x):
-        dt = np.dtype(eqn.params['index_dtype']).name
-        return f'np.asarray(np.{fn}({x}, axis={eqn.params["axes"][0]})).astype(np.{dt})'
+        dt = np.dtype(eqn.params["index_dtype"]).name
+        return f"np.asarray(np.{fn}({x}, axis={eqn.params['axes'][0]})).astype(np.{dt})"
+
     return Host(rule)
 
 
 def _cumulative(ufunc):
-    def rule(eqn, x):   # numpy's accumulate: the same association order as the interpreter
-        a, dt = eqn.params['axis'], eqn.inputs[0].aval.dtype
+    def rule(eqn, x):  # numpy's accumulate: the same association order as the interpreter
+        a, dt = eqn.params["axis"], eqn.inputs[0].aval.dtype
         if eqn.inputs[0].aval.shape[a] == 0:
-            return f'{x}.copy()'
-        src = f'np.flip({x}, {a})' if eqn.params['reverse'] else x
-        acc = f'{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})'
-        return f'np.ascontiguousarray(np.flip({acc}, {a}))' if eqn.params['reverse'] else acc
+            return f"{x}.copy()"
+        src = f"np.flip({x}, {a})" if eqn.params["reverse"] else x
+        acc = f"{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})"
+        return f"np.ascontiguousarray(np.flip({acc}, {a}))" if eqn.params["reverse"] else acc
+
     return Host(rule)
 
 
 def _split(eqn, x):
-    cuts = np.cumsum(eqn.params['sizes'])[:-1].tolist()
-    return f'[np.ascontiguousarray(p) for p in np.split({x}, {cuts!r}, axis={eqn.params["axis"]})]'
+    cuts = np.cumsum(eqn.params["sizes"])[:-1].tolist()
+    return f"[np.ascontiguousarray(p) for p in np.split({x}, {cuts!r}, axis={eqn.params['axis']})]"
 
 
 def _unit_reshape_map(eqn):
     """A reshape that only inserts/removes size-1 axes is a re-indexing (so it fuses)."""
     src = eqn.inputs[0].aval.shape
     dst = eqn.out_binders[0].aval.shape
-    if eqn.params.get('dimensions') is not None or [n for n in src if n != 1] != [n for n in dst if n != 1]:
+    if eqn.params.get("dimensions") is not None or [n for n in src if n != 1] != [n for n in dst if n != 1]:
         return None
     out_axes = iter([d for d, n in enumerate(dst) if n != 1])
     return [[None if n == 1 else next(out_axes) for n in src]], None
@@ -532,37 +605,50 @@ def _unit_reshape_map(eqn):
 
 lowerings[st.reshape_p] = Mapped(_unit_reshape_map)
 lowerings[st.squeeze_p] = Mapped(_unit_reshape_map)
-lowerings[rd.argmax_p] = _arg_reduce('argmax')
-lowerings[rd.argmin_p] = _arg_reduce('argmin')
-lowerings[rd.cumsum_p] = _cumulative('np.add')
-lowerings[rd.cumprod_p] = _cumulative('np.multiply')
-lowerings[rd.cummax_p] = _cumulative('np.maximum')
-lowerings[rd.cummin_p] = _cumulative('np.minimum')
+lowerings[rd.argmax_p] = _arg_reduce("argmax")
+lowerings[rd.argmin_p] = _arg_reduce("argmin")
+lowerings[rd.cumsum_p] = _cumulative("np.add")
+lowerings[rd.cumprod_p] = _cumulative("np.multiply")
+lowerings[rd.cummax_p] = _cumulative("np.maximum")
+lowerings[rd.cummin_p] = _cumulative("np.minimum")
 lowerings[st.split_p] = Host(_split)
 lowerings[st.dot_general_p] = Mapped(_outer_product_map)
-host_fallback_of_mapped = {st.dot_general_p: Host(_dot_general), st.reshape_p: Host(_reshape),
-                           st.squeeze_p: Host(_squeeze)}
+host_fallback_of_mapped = {
+    st.dot_general_p: Host(_dot_general),
+    st.reshape_p: Host(_reshape),
+    st.squeeze_p: Host(_squeeze),
+}
 
 
 def register_late():
     """Rows for primitives defined in modules that import after this one (random, control flow)."""
     try:
         from ..random import threefry2x32_p
+
         lowerings.setdefault(threefry2x32_p, Mapped(_threefry_map))
     except ImportError:  # pragma: no cover - random not present
         pass
     from ..jit import jit_p
-    lowerings.setdefault(jit_p, Special('inline'))
+
+    lowerings.setdefault(jit_p, Special("inline"))
     from .. import custom_derivatives as cd
     from .. import debug
-    lowerings.setdefault(cd.custom_jvp_call_p, Special('inline'))   # (inlined by _Flat)
-    lowerings.setdefault(cd.custom_vjp_call_p, Special('inline'))
-    lowerings.setdefault(debug.debug_callback_p, Special('callback'))
-    for p in (sl.scatter_p, sl.scatter_add_p, sl.scatter_sub_p, sl.scatter_mul_p, sl.scatter_min_p,
-              sl.scatter_max_p):
-        lowerings.setdefault(p, Special('scatter'))
+
+    lowerings.setdefault(cd.custom_jvp_call_p, Special("inline"))  # (inlined by _Flat)
+    lowerings.setdefault(cd.custom_vjp_call_p, Special("inline"))
+    lowerings.setdefault(debug.debug_callback_p, Special("callback"))
+    for p in (
+        sl.scatter_p,
+        sl.scatter_add_p,
+        sl.scatter_sub_p,
+        sl.scatter_mul_p,
+        sl.scatter_min_p,
+        sl.scatter_max_p,
+    ):
+        lowerings.setdefault(p, Special("scatter"))
     try:
         from ..lax import control_flow as cf
+
         for p in (cf.cond_p, cf.while_p, cf.scan_p):
             lowerings.setdefault(p, Special(p.name))
     except ImportError:  # pragma: no cover

@@ -12,12 +12,13 @@ argument is rerun with the libm versions (``trig_huge`` guards; see ``numba_jit`
 Functions are ``cache=True`` (compiled once, then loaded from numba's cache), not numba-inlined:
 LLVM inlines them at link time, which costs far less compile time than inlining numba IR.
 """
+
 import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba.extending import intrinsic
 
-_K = dict(cache=True, error_model='numpy')
+_K = dict(cache=True, error_model="numpy")
 f32, f64, i32 = np.float32, np.float64, np.int32
 
 
@@ -47,12 +48,12 @@ def exp_f32(x):
     kf = np.floor(xc * f32(1.44269504088896341) + f32(0.5))
     r = xc - kf * f32(0.693359375)
     r = r - kf * f32(-2.12194440e-4)
-    p = f32(1.9875691500E-4)
-    p = p * r + f32(1.3981999507E-3)
-    p = p * r + f32(8.3334519073E-3)
-    p = p * r + f32(4.1665795894E-2)
-    p = p * r + f32(1.6666665459E-1)
-    p = p * r + f32(5.0000001201E-1)
+    p = f32(1.9875691500e-4)
+    p = p * r + f32(1.3981999507e-3)
+    p = p * r + f32(8.3334519073e-3)
+    p = p * r + f32(4.1665795894e-2)
+    p = p * r + f32(1.6666665459e-1)
+    p = p * r + f32(5.0000001201e-1)
     p = p * (r * r) + r + f32(1.0)
     k = i32(kf)
     k1 = k >> i32(1)
@@ -64,24 +65,24 @@ def exp_f32(x):
 def log_f32(x):
     # x = m * 2**e with m in [sqrt(1/2), sqrt(2)); log(x) = e*ln2 + log(m) by a polynomial in m-1.
     tiny = x < f32(1.17549435e-38)
-    xs = x * f32(8388608.0) if tiny else x           # denormals: scale into the normal range
+    xs = x * f32(8388608.0) if tiny else x  # denormals: scale into the normal range
     b = _bits(xs)
     e = ((b >> i32(23)) & i32(255)) - i32(127) - (i32(23) if tiny else i32(0))
-    m = _from_bits((b & i32(0x7fffff)) | i32(0x3f800000))
+    m = _from_bits((b & i32(0x7FFFFF)) | i32(0x3F800000))
     big = m > f32(1.41421356237)
     m = m * f32(0.5) if big else m
     e = e + (i32(1) if big else i32(0))
     f = m - f32(1.0)
     z = f * f
-    p = f32(7.0376836292E-2)
-    p = p * f + f32(-1.1514610310E-1)
-    p = p * f + f32(1.1676998740E-1)
-    p = p * f + f32(-1.2420140846E-1)
-    p = p * f + f32(1.4249322787E-1)
-    p = p * f + f32(-1.6668057665E-1)
-    p = p * f + f32(2.0000714765E-1)
-    p = p * f + f32(-2.4999993993E-1)
-    p = p * f + f32(3.3333331174E-1)
+    p = f32(7.0376836292e-2)
+    p = p * f + f32(-1.1514610310e-1)
+    p = p * f + f32(1.1676998740e-1)
+    p = p * f + f32(-1.2420140846e-1)
+    p = p * f + f32(1.4249322787e-1)
+    p = p * f + f32(-1.6668057665e-1)
+    p = p * f + f32(2.0000714765e-1)
+    p = p * f + f32(-2.4999993993e-1)
+    p = p * f + f32(3.3333331174e-1)
     fe = f32(e)
     y = p * f * z + fe * f32(-2.12194440e-4) - f32(0.5) * z
     y = f + y + fe * f32(0.693359375)
@@ -96,18 +97,18 @@ def log_f32(x):
 def _tanh_poly(x):
     """tanh on |x| < 0.625 (odd minimax polynomial)."""
     z = x * x
-    p = f32(-5.70498872745E-3)
-    p = p * z + f32(2.06390887954E-2)
-    p = p * z + f32(-5.37397155531E-2)
-    p = p * z + f32(1.33314422036E-1)
-    p = p * z + f32(-3.33332819422E-1)
+    p = f32(-5.70498872745e-3)
+    p = p * z + f32(2.06390887954e-2)
+    p = p * z + f32(-5.37397155531e-2)
+    p = p * z + f32(1.33314422036e-1)
+    p = p * z + f32(-3.33332819422e-1)
     return p * z * x + x
 
 
 @nb.njit(**_K)
 def tanh_f32(x):
     a = abs(x)
-    t = f32(1.0) - f32(2.0) / (exp_f32(a + a) + f32(1.0))   # exp overflow -> 1, as it should
+    t = f32(1.0) - f32(2.0) / (exp_f32(a + a) + f32(1.0))  # exp overflow -> 1, as it should
     t = -t if x < f32(0.0) else t
     return _tanh_poly(x) if a < f32(0.625) else t
 
@@ -132,15 +133,20 @@ def log1p_f32(x):
 
 @nb.njit(**_K)
 def logistic_f32(x):
-    e = exp_f32(-abs(x))          # never overflows; for x < 0, e/(1+e) keeps tiny results
+    e = exp_f32(-abs(x))  # never overflows; for x < 0, e/(1+e) keeps tiny results
     r = f32(1.0) / (f32(1.0) + e)
     return r if x >= f32(0.0) else e * r
 
 
 # pi/2 as four float64s of 24 significant bits (from a 300-bit pi): j * part is exact for
 # |j| < 2**29, so the reduction is exact for |x| < TRIG_FAST_MAX.
-_P1, _P2, _P3, _P4 = 1.5707963705062866, -4.371138828673793e-08, -1.7151245100058819e-15, 1.056299898220315e-23
-TRIG_FAST_MAX = 2.0 ** 28
+_P1, _P2, _P3, _P4 = (
+    1.5707963705062866,
+    -4.371138828673793e-08,
+    -1.7151245100058819e-15,
+    1.056299898220315e-23,
+)
+TRIG_FAST_MAX = 2.0**28
 
 
 @nb.njit(**_K)
@@ -148,7 +154,7 @@ def _reduce(x):
     """(x - j*pi/2 as float32, j mod 4); non-finite x gives nan."""
     xd = f64(x)
     jf = np.floor(xd * 0.63661977236758134308 + 0.5)
-    jf = jf if abs(xd) < TRIG_FAST_MAX else 0.0      # keeps the int conversion defined
+    jf = jf if abs(xd) < TRIG_FAST_MAX else 0.0  # keeps the int conversion defined
     r = xd - jf * _P1
     r = r - jf * _P2
     r = r - jf * _P3
@@ -158,17 +164,17 @@ def _reduce(x):
 
 @nb.njit(**_K)
 def _sin_poly(r, z):
-    p = f32(-1.9515295891E-4)
-    p = p * z + f32(8.3321608736E-3)
-    p = p * z + f32(-1.6666654611E-1)
+    p = f32(-1.9515295891e-4)
+    p = p * z + f32(8.3321608736e-3)
+    p = p * z + f32(-1.6666654611e-1)
     return p * z * r + r
 
 
 @nb.njit(**_K)
 def _cos_poly(z):
-    p = f32(2.443315711809948E-005)
-    p = p * z + f32(-1.388731625493765E-003)
-    p = p * z + f32(4.166664568298827E-002)
+    p = f32(2.443315711809948e-005)
+    p = p * z + f32(-1.388731625493765e-003)
+    p = p * z + f32(4.166664568298827e-002)
     return p * z * z - f32(0.5) * z + f32(1.0)
 
 

@@ -6,15 +6,27 @@ Each one pins down a semantic where numba's scalar operators differ from XLA's: 
 max/min, C-style integer division, shifts past the bit width, float->int saturation.
 Changing this file (or numba_math) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
 """
+
 import math
 
 import numba as nb
 import numpy as np
 
-from .numba_math import (cos_f32, cos_f32_libm, exp_f32, expm1_f32, log1p_f32, log_f32,  # noqa: F401
-                         logistic_f32, sin_f32, sin_f32_libm, tanh_f32, trig_huge)
+from .numba_math import (
+    cos_f32,
+    cos_f32_libm,
+    exp_f32,
+    expm1_f32,
+    log1p_f32,
+    log_f32,  # noqa: F401
+    logistic_f32,
+    sin_f32,
+    sin_f32_libm,
+    tanh_f32,
+    trig_huge,
+)
 
-_inline = dict(cache=True, error_model='numpy')
+_inline = dict(cache=True, error_model="numpy")
 
 
 @nb.njit(**_inline)
@@ -58,7 +70,7 @@ def udiv(x, y):
 
 @nb.njit(**_inline)
 def irem(x, y):
-    if y == 0:   # x rem 0 is x, as the interpreter (and XLA on CPU) give
+    if y == 0:  # x rem 0 is x, as the interpreter (and XLA on CPU) give
         return x
     r = abs(x) % abs(y)
     return r if x >= 0 else -r
@@ -153,15 +165,26 @@ def threefry2x32(k0, k1, x0, x1):
             r0, r1, r2, r3 = 13, 15, 26, 6
         else:
             r0, r1, r2, r3 = 17, 29, 16, 24
-        a = np.uint32(a + b); b = rotl32(b, r0); b = np.uint32(b ^ a)
-        a = np.uint32(a + b); b = rotl32(b, r1); b = np.uint32(b ^ a)
-        a = np.uint32(a + b); b = rotl32(b, r2); b = np.uint32(b ^ a)
-        a = np.uint32(a + b); b = rotl32(b, r3); b = np.uint32(b ^ a)
+        a = np.uint32(a + b)
+        b = rotl32(b, r0)
+        b = np.uint32(b ^ a)
+        a = np.uint32(a + b)
+        b = rotl32(b, r1)
+        b = np.uint32(b ^ a)
+        a = np.uint32(a + b)
+        b = rotl32(b, r2)
+        b = np.uint32(b ^ a)
+        a = np.uint32(a + b)
+        b = rotl32(b, r3)
+        b = np.uint32(b ^ a)
         j = i + 1
         if j % 3 == 0:
-            a = np.uint32(a + ks0); b = np.uint32(b + ks1 + np.uint32(j))
+            a = np.uint32(a + ks0)
+            b = np.uint32(b + ks1 + np.uint32(j))
         elif j % 3 == 1:
-            a = np.uint32(a + ks1); b = np.uint32(b + ks2 + np.uint32(j))
+            a = np.uint32(a + ks1)
+            b = np.uint32(b + ks2 + np.uint32(j))
         else:
-            a = np.uint32(a + ks2); b = np.uint32(b + ks0 + np.uint32(j))
+            a = np.uint32(a + ks2)
+            b = np.uint32(b + ks0 + np.uint32(j))
     return a, b

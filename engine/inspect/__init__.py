@@ -8,6 +8,7 @@ the same machinery. ``schema`` holds the pydantic contract.
   >>> report.ok, report.stdout, report.calls[0].label
   (True, '1.0\\n', 'grad(tanh)')
 """
+
 from .schema import RunReport, RunRequest, TransformSpec  # noqa: F401
 from .run import run_code, run_request  # noqa: F401
 from .trace_export import chrome_trace  # noqa: F401

@@ -6,6 +6,7 @@ transformations (``tag_layer``): errors raised inside the user's function while 
 transformed belong to the transformation whose tracer caused them (or the innermost active one);
 errors raised by a transformation's own machinery (a vmap size check) belong to that transformation.
 """
+
 from __future__ import annotations
 
 import traceback
@@ -18,12 +19,20 @@ from .schema import Frame, RunError
 USER_FILE = "<user>"
 FRAME_CAP = 60
 MESSAGE_CAP = 4000
-_LAYER_ATTR = '__jaxplay_layer__'
+_LAYER_ATTR = "__jaxplay_layer__"
 
 # Which tracer types each family of transformations creates.
-_TRACE_FAMILY = {'JVPTrace': 'ad', 'PartialEvalTrace': 'ad', 'BatchTrace': 'vmap', 'JaxprTrace': 'jit'}
-_FAMILY = {'grad': 'ad', 'value_and_grad': 'ad', 'jacfwd': 'ad', 'jacrev': 'ad', 'hessian': 'ad',
-           'vmap': 'vmap', 'jit': 'jit', 'pmap': 'jit'}
+_TRACE_FAMILY = {"JVPTrace": "ad", "PartialEvalTrace": "ad", "BatchTrace": "vmap", "JaxprTrace": "jit"}
+_FAMILY = {
+    "grad": "ad",
+    "value_and_grad": "ad",
+    "jacfwd": "ad",
+    "jacrev": "ad",
+    "hessian": "ad",
+    "vmap": "vmap",
+    "jit": "jit",
+    "pmap": "jit",
+}
 
 
 def layer_of(exc: BaseException) -> str | None:
@@ -43,16 +52,16 @@ def layer_for_user_error(exc: BaseException, active: list[str]) -> str | None:
     """The active transformation whose tracer ``exc`` is about, else the innermost active one."""
     if not active:
         return None
-    tracer = getattr(exc, 'tracer', None)
+    tracer = getattr(exc, "tracer", None)
     for _ in range(64):  # the innermost tracer is the one whose value is unknown (jit's, under grad)
-        inner = getattr(tracer, 'primal', None)
-        inner = getattr(tracer, 'val', None) if inner is None else inner
-        if inner is None or not hasattr(inner, '_trace'):
+        inner = getattr(tracer, "primal", None)
+        inner = getattr(tracer, "val", None) if inner is None else inner
+        if inner is None or not hasattr(inner, "_trace"):
             break
         tracer = inner
-    trace = getattr(tracer, '_trace', None)
-    main = getattr(trace, 'main', None)
-    family = _TRACE_FAMILY.get(getattr(getattr(main, 'trace_type', None), '__name__', ''), None)
+    trace = getattr(tracer, "_trace", None)
+    main = getattr(trace, "main", None)
+    family = _TRACE_FAMILY.get(getattr(getattr(main, "trace_type", None), "__name__", ""), None)
     if family is not None:
         for name in reversed(active):
             if _FAMILY.get(name) == family:
@@ -63,40 +72,57 @@ def layer_for_user_error(exc: BaseException, active: list[str]) -> str | None:
 def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
     """A one-line fix for the usual mistakes with transformations."""
     msg = str(exc)
-    staged = layer in ('jit', 'pmap')
+    staged = layer in ("jit", "pmap")
     if isinstance(exc, jerr.TracerBoolConversionError):
         if staged:
-            return ("Python `if`/`while` cannot branch on a traced value under jit. Use "
-                    "jnp.where(cond, a, b) or lax.cond(cond, f_true, f_false, x), or, if the value "
-                    "is a configuration flag, mark that argument static: jax.jit(f, static_argnums=(i,)).")
-        return ("Python `if`/`while` cannot branch on a batched value: each example may go a different "
-                "way. Use jnp.where(cond, a, b) or lax.cond/lax.select to compute both sides and pick.")
+            return (
+                "Python `if`/`while` cannot branch on a traced value under jit. Use "
+                "jnp.where(cond, a, b) or lax.cond(cond, f_true, f_false, x), or, if the value "
+                "is a configuration flag, mark that argument static: jax.jit(f, static_argnums=(i,))."
+            )
+        return (
+            "Python `if`/`while` cannot branch on a batched value: each example may go a different "
+            "way. Use jnp.where(cond, a, b) or lax.cond/lax.select to compute both sides and pick."
+        )
     if isinstance(exc, jerr.TracerIntegerConversionError):
-        return ("A traced value was used as a Python int (a shape, range bound or index). Mark it static "
-                "with jax.jit(f, static_argnums=(i,)), or use lax.dynamic_slice / jnp.take.")
+        return (
+            "A traced value was used as a Python int (a shape, range bound or index). Mark it static "
+            "with jax.jit(f, static_argnums=(i,)), or use lax.dynamic_slice / jnp.take."
+        )
     if isinstance(exc, jerr.TracerArrayConversionError):
         return "Use jax.numpy (jnp.sin, jnp.sum, ...) instead of numpy inside transformed functions."
     if isinstance(exc, jerr.ConcretizationTypeError):
         if staged:
-            return ("This value is only known when the compiled function runs. Mark the argument that "
-                    "decides it static: jax.jit(f, static_argnums=(i,)) or static_argnames=('name',).")
+            return (
+                "This value is only known when the compiled function runs. Mark the argument that "
+                "decides it static: jax.jit(f, static_argnums=(i,)) or static_argnames=('name',)."
+            )
         return "Use jnp.where or lax.cond instead of Python control flow on traced values."
     if isinstance(exc, jerr.UnexpectedTracerError):
-        return ("A traced value escaped its transformation (stored in a global or closure). Return it "
-                "from the function instead.")
-    if isinstance(exc, ValueError) and ('inconsistent sizes' in msg or 'map its argument along axis' in msg
-                                        or 'in_axes' in msg):
-        return ("Check in_axes: give one entry per argument, and None for arguments that are shared "
-                "rather than mapped, e.g. in_axes=(None, 0).")
-    if layer == 'pmap' and isinstance(exc, ValueError):
-        return ("pmap maps over the leading axis of every argument, whose size must not exceed the "
-                "device count; pass in_axes=(0, None) for arguments that are shared.")
-    if 'scalar-output' in msg or 'Gradient only defined for scalar' in msg:
-        return ("grad needs a scalar output: reduce it (jnp.sum, jnp.mean), or use jax.jacrev / "
-                "jax.vmap(jax.grad(f)) for per-example gradients.")
-    if 'grad requires real- or complex-valued inputs' in msg:
+        return (
+            "A traced value escaped its transformation (stored in a global or closure). Return it "
+            "from the function instead."
+        )
+    if isinstance(exc, ValueError) and (
+        "inconsistent sizes" in msg or "map its argument along axis" in msg or "in_axes" in msg
+    ):
+        return (
+            "Check in_axes: give one entry per argument, and None for arguments that are shared "
+            "rather than mapped, e.g. in_axes=(None, 0)."
+        )
+    if layer == "pmap" and isinstance(exc, ValueError):
+        return (
+            "pmap maps over the leading axis of every argument, whose size must not exceed the "
+            "device count; pass in_axes=(0, None) for arguments that are shared."
+        )
+    if "scalar-output" in msg or "Gradient only defined for scalar" in msg:
+        return (
+            "grad needs a scalar output: reduce it (jnp.sum, jnp.mean), or use jax.jacrev / "
+            "jax.vmap(jax.grad(f)) for per-example gradients."
+        )
+    if "grad requires real- or complex-valued inputs" in msg:
         return "Pass float inputs to grad, e.g. 1.0 instead of 1, or use jnp.asarray(x, jnp.float32)."
-    if 'Non-hashable static arguments' in msg:
+    if "Non-hashable static arguments" in msg:
         return "Static arguments must be hashable: pass a tuple instead of a list or array, or make it a regular argument."
     return None
 
@@ -109,16 +135,24 @@ def _positions(tb: TracebackType):
             if 2 * i == lasti:
                 line, end_line, col, end_col = pos
                 if line is not None:
-                    return line, end_line, (col + 1 if col is not None else None), \
-                        (end_col + 1 if end_col is not None else None)
+                    return (
+                        line,
+                        end_line,
+                        (col + 1 if col is not None else None),
+                        (end_col + 1 if end_col is not None else None),
+                    )
                 break
     except Exception:  # noqa: BLE001 - positions are a nicety
         pass
     return tb.tb_lineno, None, None, None
 
 
-def run_error(exc: BaseException, user_file: str = USER_FILE, source_lines: list[str] | None = None,
-              fallback_line: int | None = None) -> RunError:
+def run_error(
+    exc: BaseException,
+    user_file: str = USER_FILE,
+    source_lines: list[str] | None = None,
+    fallback_line: int | None = None,
+) -> RunError:
     """The report's view of an exception raised by user code (columns are 1-based).
 
     ``fallback_line`` is used when no frame of the user's file is on the traceback (a transformation
@@ -133,7 +167,7 @@ def run_error(exc: BaseException, user_file: str = USER_FILE, source_lines: list
     user_tb = None
     for tb in tbs:
         fs_file = tb.tb_frame.f_code.co_filename
-        if fs_file.startswith(__file__.rsplit('/', 1)[0]):
+        if fs_file.startswith(__file__.rsplit("/", 1)[0]):
             continue  # the report machinery is not part of the user's story
         user = fs_file == user_file
         text = None
@@ -141,22 +175,29 @@ def run_error(exc: BaseException, user_file: str = USER_FILE, source_lines: list
             text = source_lines[tb.tb_lineno - 1].strip()
         elif not user:
             import linecache
+
             text = linecache.getline(fs_file, tb.tb_lineno).strip() or None
-        frames.append(Frame(file=fs_file, line=tb.tb_lineno, function=tb.tb_frame.f_code.co_name,
-                            text=text, user=user))
+        frames.append(
+            Frame(file=fs_file, line=tb.tb_lineno, function=tb.tb_frame.f_code.co_name, text=text, user=user)
+        )
         if user:
             user_tb = tb
     if len(frames) > FRAME_CAP:
-        frames = frames[:FRAME_CAP // 2] + frames[-FRAME_CAP // 2:]
-    message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ''
+        frames = frames[: FRAME_CAP // 2] + frames[-FRAME_CAP // 2 :]
+    message = str(exc) if not isinstance(exc, KeyError) else repr(exc.args[0]) if exc.args else ""
     layer = layer_of(exc)
-    err = RunError(type=type(exc).__name__, mro=[c.__name__ for c in type(exc).__mro__],
-                   message=message[:MESSAGE_CAP], layer=layer, suggestion=suggestion_for(exc, layer),
-                   traceback=frames)
+    err = RunError(
+        type=type(exc).__name__,
+        mro=[c.__name__ for c in type(exc).__mro__],
+        message=message[:MESSAGE_CAP],
+        layer=layer,
+        suggestion=suggestion_for(exc, layer),
+        traceback=frames,
+    )
     if isinstance(exc, SyntaxError) and exc.filename == user_file:
         err.message = exc.msg
         err.line, err.column = exc.lineno, exc.offset
-        end_line, end_col = getattr(exc, 'end_lineno', None), getattr(exc, 'end_offset', None)
+        end_line, end_col = getattr(exc, "end_lineno", None), getattr(exc, "end_offset", None)
         if end_line and end_col and end_col > 0:
             err.end_line, err.end_column = end_line, end_col
     elif user_tb is not None:
@@ -169,4 +210,4 @@ def run_error(exc: BaseException, user_file: str = USER_FILE, source_lines: list
 
 
 def format_exception(exc: BaseException) -> str:
-    return ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

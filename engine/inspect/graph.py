@@ -4,6 +4,7 @@ Variable ids are the names the jaxpr printer gives them (``a``, ``b``, ...), so 
 stage's text name the same values. A node is ``added`` when its stage's transformation introduced
 it: the previous stage has no unmatched equation with the same primitive and source line.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -13,9 +14,9 @@ from engine.ir import ClosedJaxpr, Jaxpr, Literal
 
 from .schema import IRAtom, IRGraph, IRNode, IRVar, SourceInfo
 
-NODE_CAP = 3000      # nodes per stage graph, nested ones included
-TEXT_CAP = 200_000   # characters of jaxpr text per stage
-PARAM_CAP = 300      # characters per printed param
+NODE_CAP = 3000  # nodes per stage graph, nested ones included
+TEXT_CAP = 200_000  # characters of jaxpr text per stage
+PARAM_CAP = 300  # characters per printed param
 
 
 def source_of(info) -> SourceInfo | None:
@@ -25,7 +26,7 @@ def source_of(info) -> SourceInfo | None:
 
 
 def _literal_text(lit: Literal) -> str:
-    return ir.pp_literal(lit).rsplit(':', 1)[0]
+    return ir.pp_literal(lit).rsplit(":", 1)[0]
 
 
 def _sub_jaxprs(eqn) -> list[tuple[str, Jaxpr]]:
@@ -42,7 +43,8 @@ def _sub_jaxprs(eqn) -> list[tuple[str, Jaxpr]]:
 
 def _is_jaxpr_param(v) -> bool:
     return isinstance(v, (ClosedJaxpr, Jaxpr)) or (
-        isinstance(v, (tuple, list)) and bool(v) and all(isinstance(w, (ClosedJaxpr, Jaxpr)) for w in v))
+        isinstance(v, (tuple, list)) and bool(v) and all(isinstance(w, (ClosedJaxpr, Jaxpr)) for w in v)
+    )
 
 
 def _param_text(v) -> str:
@@ -50,10 +52,10 @@ def _param_text(v) -> str:
         text = ir.pp_param(v, ir._Names(), 0)
     except Exception:  # noqa: BLE001 - an odd param must not break the report
         text = repr(v)
-    return text if len(text) <= PARAM_CAP else text[:PARAM_CAP] + '…'
+    return text if len(text) <= PARAM_CAP else text[:PARAM_CAP] + "…"
 
 
-def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = '', budget: list[int] | None = None) -> IRGraph:
+def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | None = None) -> IRGraph:
     """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0``."""
     budget = [NODE_CAP] if budget is None else budget
     names = ir._Names()  # same naming order as ir._pp_jaxpr_body, so ids match the text
@@ -62,8 +64,9 @@ def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = '', budget: list[int] | N
     def var(v) -> str:
         n = names(v)
         if n not in g.vars:
-            g.vars[n] = IRVar(id=n, shape=list(v.aval.shape), dtype=str(v.aval.dtype),
-                              weak_type=v.aval.weak_type)
+            g.vars[n] = IRVar(
+                id=n, shape=list(v.aval.shape), dtype=str(v.aval.dtype), weak_type=v.aval.weak_type
+            )
         return n
 
     def atom(x) -> IRAtom:
@@ -77,10 +80,14 @@ def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = '', budget: list[int] | N
         budget[0] -= 1
         node_id = f"{prefix}n{i}"
         outputs = [var(v) for v in eqn.out_binders]
-        node = IRNode(id=node_id, primitive=eqn.primitive.name,
-                      params={k: _param_text(v) for k, v in sorted(eqn.params.items()) if not _is_jaxpr_param(v)},
-                      inputs=[atom(x) for x in eqn.inputs], outputs=outputs,
-                      source=source_of(eqn.source_info))
+        node = IRNode(
+            id=node_id,
+            primitive=eqn.primitive.name,
+            params={k: _param_text(v) for k, v in sorted(eqn.params.items()) if not _is_jaxpr_param(v)},
+            inputs=[atom(x) for x in eqn.inputs],
+            outputs=outputs,
+            source=source_of(eqn.source_info),
+        )
         node.subgraphs = [jaxpr_graph(sub, key, f"{node_id}/", budget) for key, sub in _sub_jaxprs(eqn)]
         g.nodes.append(node)
     g.outvars = [atom(x) for x in jaxpr.outs]
@@ -113,4 +120,4 @@ def mark_added(graph: IRGraph, previous: IRGraph | None) -> None:
 
 def jaxpr_text(closed) -> str:
     text = str(closed)
-    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + '\n… (truncated)'
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "\n… (truncated)"

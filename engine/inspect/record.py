@@ -11,6 +11,7 @@ Only outermost calls are recorded (a ``jit`` called inside a recorded ``grad`` i
 call's stages). Each distinct (function, signature) gets full detail once; later calls get the
 timings and jit cache facts only, and everything is capped.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,35 +31,46 @@ from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
 from .graph import jaxpr_graph, jaxpr_text, mark_added, source_of
-from .schema import (CollectiveEvent, DebugPrint, DebugStep, DebugTrace, DeviceRecord, JitInfo,
-                     PmapInfo, SourceInfo, Stage, TimingEvent, TransformedCall)
+from .schema import (
+    CollectiveEvent,
+    DebugPrint,
+    DebugStep,
+    DebugTrace,
+    DeviceRecord,
+    JitInfo,
+    PmapInfo,
+    SourceInfo,
+    Stage,
+    TimingEvent,
+    TransformedCall,
+)
 from .values import nbytes, summarize_array
 
-CALL_CAP = 100           # recorded calls per run
-DETAIL_CAP = 16          # calls with stages, jit source and debugger steps
-EVENT_CAP = 400          # timing events per call
-PRINT_CAP = 2000         # debug.print lines per run
-DEBUG_STEP_CAP = 500     # equations stepped by the debugger
-DEBUG_DATA_CAP = 256     # elements of data per stepped value
-DEBUG_ARG_BYTES = 16 << 20   # skip the debugger for calls on more input data than this
+CALL_CAP = 100  # recorded calls per run
+DETAIL_CAP = 16  # calls with stages, jit source and debugger steps
+EVENT_CAP = 400  # timing events per call
+PRINT_CAP = 2000  # debug.print lines per run
+DEBUG_STEP_CAP = 500  # equations stepped by the debugger
+DEBUG_DATA_CAP = 256  # elements of data per stepped value
+DEBUG_ARG_BYTES = 16 << 20  # skip the debugger for calls on more input data than this
 DEBUG_WORK_BYTES = 256 << 20  # stop stepping after producing this much data
 OPTION_REPR_CAP = 80
 SOURCE_CAP = 100_000
 
-TRANSFORMS = ('grad', 'value_and_grad', 'jacfwd', 'jacrev', 'jacobian', 'hessian', 'vmap', 'jit', 'pmap')
+TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap", "jit", "pmap")
 
-_recorder: 'Recorder | None' = None
+_recorder: "Recorder | None" = None
 
 
 def _short_repr(v) -> str:
-    if callable(v) and hasattr(v, '__name__'):
+    if callable(v) and hasattr(v, "__name__"):
         text = v.__name__
     else:
         try:
             text = repr(v)
         except Exception:  # noqa: BLE001
             text = f"<{type(v).__name__}>"
-    return text if len(text) <= OPTION_REPR_CAP else text[:OPTION_REPR_CAP] + '…'
+    return text if len(text) <= OPTION_REPR_CAP else text[:OPTION_REPR_CAP] + "…"
 
 
 def _user_source(user_file: str) -> SourceInfo | None:
@@ -71,7 +83,7 @@ def _user_source(user_file: str) -> SourceInfo | None:
 
 
 def _fun_source(fun) -> SourceInfo | None:
-    code = getattr(fun, '__code__', None)
+    code = getattr(fun, "__code__", None)
     if code is None:
         return None
     return SourceInfo(file=code.co_filename, line=code.co_firstlineno, function=code.co_name)
@@ -80,12 +92,13 @@ def _fun_source(fun) -> SourceInfo | None:
 # ---------------------------------------------------------------------------------------------
 # Argument specs: which leaves are traced (abstract) and which stay Python constants.
 
+
 class ArgSpec:
     """The types of a call's arguments: enough to trace a stage again without the values."""
 
     def __init__(self, args, kwargs, static_pos=(), static_names=(), python_scalars_static=False):
         self.tree = None
-        self.statics: list[Any] = []   # per leaf: the constant, or None for traced leaves
+        self.statics: list[Any] = []  # per leaf: the constant, or None for traced leaves
         self.avals: list[core.ShapedArray] = []
         self.dynamic: list[bool] = []
         parts = [(a, i in static_pos) for i, a in enumerate(args)]
@@ -109,7 +122,7 @@ class ArgSpec:
             return True
         if isinstance(leaf, (bool, int, float, complex)):
             return not python_scalars_static
-        return hasattr(leaf, '__jax_array__')
+        return hasattr(leaf, "__jax_array__")
 
     def flat_fun(self, fun: Callable, out_store: list):
         def flat(*dyn):
@@ -120,6 +133,7 @@ class ArgSpec:
             out_leaves, out_tree = tree_flatten(out)
             out_store[:] = [out_tree]
             return out_leaves
+
         return flat
 
     def dynamic_leaves(self, args, kwargs) -> list:
@@ -146,9 +160,10 @@ def stage_jaxpr(fun: Callable, spec: ArgSpec) -> ClosedJaxpr:
 # ---------------------------------------------------------------------------------------------
 # Instrumented transformations.
 
+
 def _real_transform(name: str):
-    if name == 'jacobian':
-        name = 'jacrev'
+    if name == "jacobian":
+        name = "jacrev"
     fn = getattr(engine, name, None)
     if fn is None:
         raise NotImplementedError(f"jax.{name} is not available in this engine yet")
@@ -159,22 +174,30 @@ class Transformed:
     """What an instrumented ``jax.grad``/``jax.jit``/... returns: the real transformed function,
     plus the layers under it for the report."""
 
-    def __init__(self, name: str, fun: Callable, args: tuple = (), kwargs: dict | None = None,
-                 options: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        fun: Callable,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        options: str | None = None,
+    ):
         kwargs = dict(kwargs or {})
         if not callable(fun):
             raise TypeError(f"{name} expected a callable as its first argument, got {fun!r}")
-        self.transform = 'jacrev' if name == 'jacobian' else name
+        self.transform = "jacrev" if name == "jacobian" else name
         self.inner = fun
         self.base = fun.base if isinstance(fun, Transformed) else fun
         self.layers: tuple[Transformed, ...] = (fun.layers if isinstance(fun, Transformed) else ()) + (self,)
         if options is None:
-            options = ', '.join([_short_repr(a) for a in args] + [f"{k}={_short_repr(v)}" for k, v in kwargs.items()])
-        inner_label = fun.label if isinstance(fun, Transformed) else getattr(fun, '__name__', 'fun')
+            options = ", ".join(
+                [_short_repr(a) for a in args] + [f"{k}={_short_repr(v)}" for k, v in kwargs.items()]
+            )
+        inner_label = fun.label if isinstance(fun, Transformed) else getattr(fun, "__name__", "fun")
         self.label = f"{name}({inner_label}{', ' + options if options else ''})"
         inner_real = fun.real if isinstance(fun, Transformed) else fun
         self.real = _real_transform(name)(_marked(inner_real, self), *args, **kwargs)
-        for attr in ('__name__', '__qualname__', '__doc__', '__module__'):
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
             try:
                 setattr(self, attr, getattr(self.real, attr))
             except AttributeError:
@@ -195,7 +218,7 @@ class Transformed:
             raise
 
     def __getattr__(self, name):  # jit(f).lower, .clear_cache, ...
-        if name.startswith('__'):
+        if name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.real, name)
 
@@ -227,12 +250,14 @@ def _marked(inner: Callable, layer: Transformed):
             if inner_layer is not None:
                 report_errors.tag_layer(e, inner_layer.transform)  # raised by the inner machinery
             else:
-                report_errors.tag_layer(e, report_errors.layer_for_user_error(e, rec.active) or layer.transform)
+                report_errors.tag_layer(
+                    e, report_errors.layer_for_user_error(e, rec.active) or layer.transform
+                )
             raise
         finally:
             rec.active.pop()
 
-    for attr in ('__name__', '__qualname__', '__doc__', '__module__'):
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
         try:
             setattr(marked, attr, getattr(inner, attr))
         except (AttributeError, TypeError):
@@ -243,23 +268,27 @@ def _marked(inner: Callable, layer: Transformed):
 
 def instrumented_transforms() -> dict[str, Callable]:
     """``jax.grad``, ``jax.jit``, ...: versions that return ``Transformed`` objects."""
+
     def make(name):
-        real = getattr(engine, 'jacrev' if name == 'jacobian' else name, None)
+        real = getattr(engine, "jacrev" if name == "jacobian" else name, None)
 
         def transform(fun=None, *args, **kwargs):
             if fun is None:  # decorator with options: @jax.jit(static_argnums=0) style
                 return functools.partial(transform, *args, **kwargs)
             return Transformed(name, fun, args, kwargs)
+
         transform.__name__ = name
-        transform.__doc__ = getattr(real, '__doc__', None)
+        transform.__doc__ = getattr(real, "__doc__", None)
         transform.__wrapped__ = real
         return transform
-    out = {name: make(name) for name in TRANSFORMS if name != 'pmap' or hasattr(engine, 'pmap')}
+
+    out = {name: make(name) for name in TRANSFORMS if name != "pmap" or hasattr(engine, "pmap")}
     return out
 
 
 # ---------------------------------------------------------------------------------------------
 # The recorder.
+
 
 class CallRecord:
     def __init__(self, t: Transformed, detailed: bool):
@@ -292,11 +321,27 @@ class Recorder:
     def ms(self, t: float | None = None) -> float:
         return ((time.perf_counter() if t is None else t) - self.t0) * 1000.0
 
-    def event(self, into: list, name: str, category: str, start: float, seconds: float,
-              device: int | None = None, call: int | None = None) -> None:
+    def event(
+        self,
+        into: list,
+        name: str,
+        category: str,
+        start: float,
+        seconds: float,
+        device: int | None = None,
+        call: int | None = None,
+    ) -> None:
         if len(into) < EVENT_CAP:
-            into.append(TimingEvent(name=name, category=category, start_ms=round(self.ms(start), 4),
-                                    duration_ms=round(seconds * 1000.0, 4), device=device, call=call))
+            into.append(
+                TimingEvent(
+                    name=name,
+                    category=category,
+                    start_ms=round(self.ms(start), 4),
+                    duration_ms=round(seconds * 1000.0, 4),
+                    device=device,
+                    call=call,
+                )
+            )
 
     # --- sinks ---
     def on_event(self, kind: str, data: dict) -> None:
@@ -305,10 +350,15 @@ class Recorder:
         now = time.perf_counter()
         if self.current is not None:
             self.current.events.append((kind, data, now))
-        elif kind in ('jit_trace', 'jit_execute') and data.get('seconds'):
-            cat = 'trace' if kind == 'jit_trace' else 'execute'
-            self.event(self.timings, f"{'trace' if cat == 'trace' else 'run'} jit({data.get('name')})",
-                       cat, now - data['seconds'], data['seconds'])
+        elif kind in ("jit_trace", "jit_execute") and data.get("seconds"):
+            cat = "trace" if kind == "jit_trace" else "execute"
+            self.event(
+                self.timings,
+                f"{'trace' if cat == 'trace' else 'run'} jit({data.get('name')})",
+                cat,
+                now - data["seconds"],
+                data["seconds"],
+            )
 
     def on_print(self, text: str, device: int | None) -> None:
         if self.building:  # the debugger's replay of a call prints nothing new
@@ -331,7 +381,7 @@ class Recorder:
         else:
             self.dropped_prints += 1
         if self.write_stdout is not None:
-            self.write_stdout(text + '\n')
+            self.write_stdout(text + "\n")
 
     # --- calls ---
     def record_call(self, t: Transformed, args, kwargs, force_detail: bool = False):
@@ -341,17 +391,31 @@ class Recorder:
         static_pos, static_names = _static_positions(t)
         try:
             top = ArgSpec(args, kwargs, static_pos, static_names)
-            signature = (id(t), str(top.tree), tuple(top.avals),
-                         tuple(_short_repr(s) for s in top.statics if s is not None))
+            signature = (
+                id(t),
+                str(top.tree),
+                tuple(top.avals),
+                tuple(_short_repr(s) for s in top.statics if s is not None),
+            )
         except Exception:  # noqa: BLE001 - unusual arguments: record without stages
             top, signature = None, None
-        detailed = top is not None and (force_detail or (self.detail_calls and signature not in self.detailed_signatures
-                                                         and len(self.detailed_signatures) < DETAIL_CAP))
+        detailed = top is not None and (
+            force_detail
+            or (
+                self.detail_calls
+                and signature not in self.detailed_signatures
+                and len(self.detailed_signatures) < DETAIL_CAP
+            )
+        )
         if detailed:
             self.detailed_signatures.add(signature)
         call_id = len(self.calls)
-        record = TransformedCall(id=call_id, label=t.label, function=getattr(t.base, '__name__', 'fun'),
-                                 source=_user_source(self.user_file) or _fun_source(t.base))
+        record = TransformedCall(
+            id=call_id,
+            label=t.label,
+            function=getattr(t.base, "__name__", "fun"),
+            source=_user_source(self.user_file) or _fun_source(t.base),
+        )
         self.calls.append(record)
         rec = CallRecord(t, detailed)
         self.current = rec
@@ -366,18 +430,18 @@ class Recorder:
             self.current = None
             self.active.clear()
             self._flush_device_prints()
-        self.event(record.timings, f"run {t.label}", 'run', start, seconds, call=call_id)
+        self.event(record.timings, f"run {t.label}", "run", start, seconds, call=call_id)
         try:
             self._monitor_facts(record, rec, call_id)
         except Exception as e:  # noqa: BLE001 - the report must survive its own bugs
-            record.stages.append(Stage(name='(report error)', text=f"{type(e).__name__}: {e}"))
+            record.stages.append(Stage(name="(report error)", text=f"{type(e).__name__}: {e}"))
         if detailed:
             self.current = rec  # nested transformed calls made while re-tracing are not new calls
             self.building = True
             try:
                 self._detail(record, rec, top, args, kwargs, call_id, ok=error is None)
             except Exception as e:  # noqa: BLE001 - the report must survive its own bugs
-                record.stages.append(Stage(name='(report error)', text=f"{type(e).__name__}: {e}"))
+                record.stages.append(Stage(name="(report error)", text=f"{type(e).__name__}: {e}"))
             finally:
                 self.building = False
                 self.current = None
@@ -387,37 +451,47 @@ class Recorder:
 
     def _monitor_facts(self, record: TransformedCall, rec: CallRecord, call_id: int) -> None:
         """Jit cache facts and timings, pmap device records, from the engine's events."""
-        jit_layer = next((l for l in reversed(rec.t.layers) if l.transform == 'jit'), None)
-        jit_fun = getattr(jit_layer.real, 'fun', None) if jit_layer is not None else None
+        jit_layer = next((l for l in reversed(rec.t.layers) if l.transform == "jit"), None)
+        jit_fun = getattr(jit_layer.real, "fun", None) if jit_layer is not None else None
         for kind, data, t_end in rec.events:
-            seconds = data.get('seconds') or 0.0
-            name = data.get('name', '?')
-            if kind == 'jit_trace':
+            seconds = data.get("seconds") or 0.0
+            name = data.get("name", "?")
+            if kind == "jit_trace":
                 if seconds:
-                    self.event(record.timings, f"trace jit({name})", 'trace', t_end - seconds, seconds, call=call_id)
-                if jit_fun is not None and data.get('fun') is jit_fun and record.jit is None:
-                    record.jit = JitInfo(backend=_backend_name(), cache=data.get('cache', 'miss'),
-                                         recompile_reason=data.get('reason'))
-                    exe = _executable_of(data.get('jaxpr'))
+                    self.event(
+                        record.timings, f"trace jit({name})", "trace", t_end - seconds, seconds, call=call_id
+                    )
+                if jit_fun is not None and data.get("fun") is jit_fun and record.jit is None:
+                    record.jit = JitInfo(
+                        backend=_backend_name(),
+                        cache=data.get("cache", "miss"),
+                        recompile_reason=data.get("reason"),
+                    )
+                    exe = _executable_of(data.get("jaxpr"))
                     if exe is not None:
-                        record.jit.fallbacks = [str(f) for f in getattr(exe, 'fallbacks', None) or []]
-            elif kind in ('jit_lower', 'jit_compile'):
+                        record.jit.fallbacks = [str(f) for f in getattr(exe, "fallbacks", None) or []]
+            elif kind in ("jit_lower", "jit_compile"):
                 stage = kind[4:]
-                self.event(record.timings, f"{stage} jit({name})", stage, t_end - seconds, seconds, call=call_id)
-                if kind == 'jit_lower' and record.jit is not None and data.get('fallbacks'):
-                    record.jit.fallbacks = [str(f) for f in data['fallbacks']]
-                if kind == 'jit_compile' and record.jit is not None and data.get('cache') == 'disk':
-                    record.jit.cache = 'disk'
-            elif kind == 'jit_execute':
-                self.event(record.timings, f"execute jit({name})", 'execute', t_end - seconds, seconds, call=call_id)
-            elif kind.startswith('pmap'):
+                self.event(
+                    record.timings, f"{stage} jit({name})", stage, t_end - seconds, seconds, call=call_id
+                )
+                if kind == "jit_lower" and record.jit is not None and data.get("fallbacks"):
+                    record.jit.fallbacks = [str(f) for f in data["fallbacks"]]
+                if kind == "jit_compile" and record.jit is not None and data.get("cache") == "disk":
+                    record.jit.cache = "disk"
+            elif kind == "jit_execute":
+                self.event(
+                    record.timings, f"execute jit({name})", "execute", t_end - seconds, seconds, call=call_id
+                )
+            elif kind.startswith("pmap"):
                 _pmap_facts(self, record, kind, data, t_end, call_id)
 
-    def _detail(self, record: TransformedCall, rec: CallRecord, top: ArgSpec, args, kwargs,
-                call_id: int, ok: bool) -> None:
+    def _detail(
+        self, record: TransformedCall, rec: CallRecord, top: ArgSpec, args, kwargs, call_id: int, ok: bool
+    ) -> None:
         layers = rec.t.layers
         funcs = [rec.t.base] + [l.real for l in layers]
-        names = [getattr(rec.t.base, '__name__', 'fun')] + [l.label for l in layers]
+        names = [getattr(rec.t.base, "__name__", "fun")] + [l.label for l in layers]
         specs = [rec.captures.get(id(layers[i])) for i in range(len(layers))] + [top]
         previous = None
         final_closed = None
@@ -427,34 +501,56 @@ class Recorder:
             try:
                 closed = stage_jaxpr(fun, spec)
             except Exception as e:  # noqa: BLE001 - e.g. the error the call itself raised
-                record.stages.append(Stage(name=name, transform=layers[i - 1].transform if i else None,
-                                           text=f"(tracing failed: {type(e).__name__}: {str(e)[:500]})"))
+                record.stages.append(
+                    Stage(
+                        name=name,
+                        transform=layers[i - 1].transform if i else None,
+                        text=f"(tracing failed: {type(e).__name__}: {str(e)[:500]})",
+                    )
+                )
                 previous = None
                 continue
             finally:
-                self.event(record.timings, f"{'trace' if i == 0 else 'transform'} {name}",
-                           'trace' if i == 0 else 'transform', start, time.perf_counter() - start, call=call_id)
+                self.event(
+                    record.timings,
+                    f"{'trace' if i == 0 else 'transform'} {name}",
+                    "trace" if i == 0 else "transform",
+                    start,
+                    time.perf_counter() - start,
+                    call=call_id,
+                )
             graph = jaxpr_graph(closed.jaxpr, name)
             mark_added(graph, previous)
             previous = graph
-            record.stages.append(Stage(name=name, transform=layers[i - 1].transform if i else None,
-                                       text=jaxpr_text(closed), graph=graph))
+            record.stages.append(
+                Stage(
+                    name=name,
+                    transform=layers[i - 1].transform if i else None,
+                    text=jaxpr_text(closed),
+                    graph=graph,
+                )
+            )
             if i == len(funcs) - 1:
                 final_closed = closed
         self._jit_source(record, rec, specs, call_id)
-        if ok and final_closed is not None and not _runs_on_devices(final_closed.jaxpr) and sum(nbytes(x) for x in top.dynamic_leaves(args, kwargs)) <= DEBUG_ARG_BYTES:
+        if (
+            ok
+            and final_closed is not None
+            and not _runs_on_devices(final_closed.jaxpr)
+            and sum(nbytes(x) for x in top.dynamic_leaves(args, kwargs)) <= DEBUG_ARG_BYTES
+        ):
             record.debug = debug_trace(final_closed, top.dynamic_leaves(args, kwargs), names[-1])
 
     def _jit_source(self, record: TransformedCall, rec: CallRecord, specs, call_id: int) -> None:
         layers = rec.t.layers
-        idx = next((i for i in range(len(layers) - 1, -1, -1) if layers[i].transform == 'jit'), None)
+        idx = next((i for i in range(len(layers) - 1, -1, -1) if layers[i].transform == "jit"), None)
         if idx is None:
             return
         jit_fn = layers[idx].real
         spec = specs[idx + 1] if specs[idx + 1] is not None else specs[-1]
         if record.jit is None:
             record.jit = JitInfo(backend=_backend_name())
-        if not hasattr(jit_fn, 'lower'):
+        if not hasattr(jit_fn, "lower"):
             return
         start = time.perf_counter()
         try:
@@ -463,19 +559,27 @@ class Recorder:
             source = lowered.source()
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
-        self.event(record.timings, f"lower {layers[idx].label}", 'lower', start, time.perf_counter() - start,
-                   call=call_id)
+        self.event(
+            record.timings,
+            f"lower {layers[idx].label}",
+            "lower",
+            start,
+            time.perf_counter() - start,
+            call=call_id,
+        )
         if source:
-            record.jit.source = source if len(source) <= SOURCE_CAP else source[:SOURCE_CAP] + '\n# … (truncated)'
+            record.jit.source = (
+                source if len(source) <= SOURCE_CAP else source[:SOURCE_CAP] + "\n# … (truncated)"
+            )
 
 
 def _runs_on_devices(jaxpr: Jaxpr) -> bool:
     """Replaying a pmap equation reruns it on every device, and the debugger could only show it
     as one opaque step; the call's PmapInfo already has each device's inputs and outputs."""
     for eqn in jaxpr.eqns:
-        if 'pmap' in eqn.primitive.name:
+        if "pmap" in eqn.primitive.name:
             return True
-        inner = eqn.params.get('jaxpr') if eqn.primitive.name == 'jit' else None
+        inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
         if isinstance(inner, ClosedJaxpr) and _runs_on_devices(inner.jaxpr):
             return True
     return False
@@ -483,17 +587,17 @@ def _runs_on_devices(jaxpr: Jaxpr) -> bool:
 
 def _static_positions(t: Transformed):
     real = t.real
-    return tuple(getattr(real, 'static_argnums', ()) or ()), tuple(getattr(real, 'static_argnames', ()) or ())
+    return tuple(getattr(real, "static_argnums", ()) or ()), tuple(getattr(real, "static_argnames", ()) or ())
 
 
 def _backend_name() -> str:
-    jit_mod = importlib.import_module('engine.jit')
-    name = getattr(jit_mod.get_backend(), 'name', 'interpreter')
-    return 'numba' if 'numba' in str(name) else 'interpreter'
+    jit_mod = importlib.import_module("engine.jit")
+    name = getattr(jit_mod.get_backend(), "name", "interpreter")
+    return "numba" if "numba" in str(name) else "interpreter"
 
 
 def _executable_of(closed):
-    jit_mod = importlib.import_module('engine.jit')
+    jit_mod = importlib.import_module("engine.jit")
     if closed is None:
         return None
     try:
@@ -506,35 +610,63 @@ def _pmap_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t
     """pmap reports ``pmap_execute`` with ``axis_names``, ``mesh``, ``devices`` (dicts with ``id``,
     ``inputs``/``outputs`` arrays, ``compute_ms``, ``collective_wait_ms``), ``collectives`` (dicts
     of ``CollectiveEvent`` fields) and ``seconds``; any missing key is simply left out."""
-    seconds = data.get('seconds') or 0.0
+    seconds = data.get("seconds") or 0.0
     if seconds:
-        rec.event(record.timings, f"{kind.replace('_', ' ')} {data.get('name', '')}".strip(),
-                  'execute' if kind.endswith('execute') else 'trace', t_end - seconds, seconds, call=call_id)
-    if kind == 'pmap_execute' and seconds:
+        rec.event(
+            record.timings,
+            f"{kind.replace('_', ' ')} {data.get('name', '')}".strip(),
+            "execute" if kind.endswith("execute") else "trace",
+            t_end - seconds,
+            seconds,
+            call=call_id,
+        )
+    if kind == "pmap_execute" and seconds:
         # device and collective times are relative to the start of the pmap call
         t0 = t_end - seconds
-        transfer_s = (data.get('transfer_ms') or 0.0) / 1e3
+        transfer_s = (data.get("transfer_ms") or 0.0) / 1e3
         if transfer_s:
-            rec.event(record.timings, 'transfer to devices', 'transfer', t0, transfer_s, call=call_id)
-        for d in (data.get('devices') or [])[:64]:
-            busy_s = ((d.get('compute_ms') or 0.0) + (d.get('collective_wait_ms') or 0.0)) / 1e3
-            rec.event(record.timings, f"compute {data.get('name', '')}".strip(), 'execute', t0 + transfer_s,
-                      busy_s, device=d.get('id'), call=call_id)
-        for c in (data.get('collectives') or [])[:EVENT_CAP]:
-            rec.event(record.timings, f"{c.get('primitive', 'collective')} over {c.get('axis_name', '?')}",
-                      'collective', t0 + (c.get('start_ms') or 0.0) / 1e3, (c.get('duration_ms') or 0.0) / 1e3,
-                      call=call_id)
-    if kind != 'pmap_execute' or record.pmap is not None:
+            rec.event(record.timings, "transfer to devices", "transfer", t0, transfer_s, call=call_id)
+        for d in (data.get("devices") or [])[:64]:
+            busy_s = ((d.get("compute_ms") or 0.0) + (d.get("collective_wait_ms") or 0.0)) / 1e3
+            rec.event(
+                record.timings,
+                f"compute {data.get('name', '')}".strip(),
+                "execute",
+                t0 + transfer_s,
+                busy_s,
+                device=d.get("id"),
+                call=call_id,
+            )
+        for c in (data.get("collectives") or [])[:EVENT_CAP]:
+            rec.event(
+                record.timings,
+                f"{c.get('primitive', 'collective')} over {c.get('axis_name', '?')}",
+                "collective",
+                t0 + (c.get("start_ms") or 0.0) / 1e3,
+                (c.get("duration_ms") or 0.0) / 1e3,
+                call=call_id,
+            )
+    if kind != "pmap_execute" or record.pmap is not None:
         return
     try:
-        devices = [DeviceRecord(id=d['id'], coords=list(d.get('coords', [])),
-                                inputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get('inputs', [])) if s],
-                                outputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get('outputs', [])) if s],
-                                compute_ms=d.get('compute_ms', 0.0), collective_wait_ms=d.get('collective_wait_ms', 0.0))
-                   for d in data.get('devices', [])[:64]]
-        collectives = [CollectiveEvent(**c) for c in data.get('collectives', [])[:EVENT_CAP]]
-        record.pmap = PmapInfo(axis_names=list(data.get('axis_names', [])), mesh=list(data.get('mesh', [])),
-                               devices=devices, collectives=collectives)
+        devices = [
+            DeviceRecord(
+                id=d["id"],
+                coords=list(d.get("coords", [])),
+                inputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get("inputs", [])) if s],
+                outputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get("outputs", [])) if s],
+                compute_ms=d.get("compute_ms", 0.0),
+                collective_wait_ms=d.get("collective_wait_ms", 0.0),
+            )
+            for d in data.get("devices", [])[:64]
+        ]
+        collectives = [CollectiveEvent(**c) for c in data.get("collectives", [])[:EVENT_CAP]]
+        record.pmap = PmapInfo(
+            axis_names=list(data.get("axis_names", [])),
+            mesh=list(data.get("mesh", [])),
+            devices=devices,
+            collectives=collectives,
+        )
     except Exception:  # noqa: BLE001 - a malformed event must not break the report
         pass
 
@@ -542,13 +674,14 @@ def _pmap_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t
 # ---------------------------------------------------------------------------------------------
 # The debugger: the final stage evaluated equation by equation.
 
+
 def debug_trace(closed: ClosedJaxpr, args: list, name: str) -> DebugTrace:
     """Evaluate ``closed`` one equation at a time (stepping into jit calls), bounded in size."""
     trace = DebugTrace(graph=name)
-    budget = {'steps': DEBUG_STEP_CAP, 'bytes': DEBUG_WORK_BYTES}
+    budget = {"steps": DEBUG_STEP_CAP, "bytes": DEBUG_WORK_BYTES}
     try:
-        with np.errstate(all='ignore'):
-            _step_jaxpr(closed.jaxpr, list(closed.consts), [_concrete(a) for a in args], '', trace, budget)
+        with np.errstate(all="ignore"):
+            _step_jaxpr(closed.jaxpr, list(closed.consts), [_concrete(a) for a in args], "", trace, budget)
     except _Stop:
         trace.truncated = True
     except Exception:  # noqa: BLE001 - a failing equation ends the trace; the call's error says why
@@ -566,6 +699,7 @@ def _concrete(x):
 
 def _step_jaxpr(jaxpr: Jaxpr, consts, args, prefix, trace: DebugTrace, budget) -> list:
     from engine.ir import Literal
+
     env = {}
     read = lambda x: x.val if type(x) is Literal else env[x]  # noqa: E731
     for v, val in zip(jaxpr.constvars, consts):
@@ -575,21 +709,29 @@ def _step_jaxpr(jaxpr: Jaxpr, consts, args, prefix, trace: DebugTrace, budget) -
     for i, eqn in enumerate(jaxpr.eqns):
         node = f"{prefix}n{i}"
         ins = [read(x) for x in eqn.inputs]
-        inner = eqn.params.get('jaxpr') if eqn.primitive.name == 'jit' else None
+        inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
         if isinstance(inner, ClosedJaxpr):
             outs = _step_jaxpr(inner.jaxpr, list(inner.consts), ins, f"{node}/", trace, budget)
         else:
-            if budget['steps'] <= 0 or budget['bytes'] <= 0:
+            if budget["steps"] <= 0 or budget["bytes"] <= 0:
                 raise _Stop
-            budget['steps'] -= 1
+            budget["steps"] -= 1
             with core.source_info_context(eqn.source_info):
                 outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
             summaries = [s for s in (summarize_array(o, DEBUG_DATA_CAP) for o in outs) if s is not None]
-            budget['bytes'] -= sum(nbytes(o) for o in outs)
+            budget["bytes"] -= sum(nbytes(o) for o in outs)
             nonfinite = any(s.nan_count or s.inf_count for s in summaries)
-            trace.steps.append(DebugStep(index=len(trace.steps), node=node, primitive=eqn.primitive.name,
-                                         source=source_of(eqn.source_info), outputs=summaries, nonfinite=nonfinite))
+            trace.steps.append(
+                DebugStep(
+                    index=len(trace.steps),
+                    node=node,
+                    primitive=eqn.primitive.name,
+                    source=source_of(eqn.source_info),
+                    outputs=summaries,
+                    nonfinite=nonfinite,
+                )
+            )
             if nonfinite and trace.first_nonfinite is None:
                 trace.first_nonfinite = trace.steps[-1].index
         for v, o in zip(eqn.out_binders, outs):

@@ -6,6 +6,7 @@ transformations instrumented; every outermost transformed call is recorded. Stac
 code (for its definitions), then applies the requested stack of transformations to the target
 function and calls it with the argument expressions.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -57,8 +58,8 @@ class _Capture(io.TextIOBase):
             self.tee.flush()
 
     def getvalue(self) -> str:
-        text = ''.join(self.parts)
-        return text + ('\n… (output truncated)\n' if self.truncated else '')
+        text = "".join(self.parts)
+        return text + ("\n… (output truncated)\n" if self.truncated else "")
 
 
 def _register_source(filename: str, code: str) -> list[str]:
@@ -68,16 +69,17 @@ def _register_source(filename: str, code: str) -> list[str]:
 
 
 def _stack_transform(spec: TransformSpec, inner, namespace: dict) -> record.Transformed:
-    options = {k: eval(compile(v, '<options>', 'eval'), namespace) for k, v in spec.options.items()}
-    text = ', '.join(f"{k}={v}" for k, v in spec.options.items())
+    options = {k: eval(compile(v, "<options>", "eval"), namespace) for k, v in spec.options.items()}
+    text = ", ".join(f"{k}={v}" for k, v in spec.options.items())
     return record.Transformed(spec.name, inner, (), options, options=text)
 
 
-def _execute(req: RunRequest, filename: str, report: RunReport, rec: record.Recorder,
-             argv: list[str] | None) -> None:
+def _execute(
+    req: RunRequest, filename: str, report: RunReport, rec: record.Recorder, argv: list[str] | None
+) -> None:
     """Run the code (and the stack call); errors propagate to the caller."""
-    namespace = {'__name__': '__main__', '__file__': filename, '__builtins__': builtins}
-    code = compile(req.code, filename, 'exec')
+    namespace = {"__name__": "__main__", "__file__": filename, "__builtins__": builtins}
+    code = compile(req.code, filename, "exec")
     saved_argv = sys.argv
     sys.argv = list(argv) if argv is not None else [filename]
     start = time.perf_counter()
@@ -88,16 +90,18 @@ def _execute(req: RunRequest, filename: str, report: RunReport, rec: record.Reco
             if e.code not in (None, 0):
                 raise
         finally:
-            rec.event(rec.timings, 'run script', 'run', start, time.perf_counter() - start)
+            rec.event(rec.timings, "run script", "run", start, time.perf_counter() - start)
         if req.function is None:
             return
         fun = namespace.get(req.function)
         if fun is None:
-            raise NameError(f"name {req.function!r} is not defined by the code (the target function "
-                            f"must be defined at the top level)")
+            raise NameError(
+                f"name {req.function!r} is not defined by the code (the target function "
+                f"must be defined at the top level)"
+            )
         if not callable(fun):
             raise TypeError(f"{req.function!r} is a {type(fun).__name__}, not a function")
-        args = [eval(compile(a, f'<argument {i + 1}>', 'eval'), namespace) for i, a in enumerate(req.args)]
+        args = [eval(compile(a, f"<argument {i + 1}>", "eval"), namespace) for i, a in enumerate(req.args)]
         if not req.stack:
             report.label = req.function
             report.result = summarize(fun(*args))
@@ -122,15 +126,17 @@ def _target_line(req: RunRequest, filename: str) -> int | None:
     return None
 
 
-def run_code(req: RunRequest, filename: str = report_errors.USER_FILE, tee: bool = False,
-             argv: list[str] | None = None) -> tuple[RunReport, BaseException | None]:
+def run_code(
+    req: RunRequest, filename: str = report_errors.USER_FILE, tee: bool = False, argv: list[str] | None = None
+) -> tuple[RunReport, BaseException | None]:
     """Run ``req`` and build its report; also returns the exception the user code raised, if any."""
     start = time.perf_counter()
-    mode = 'stack' if req.function else 'script'
-    report = RunReport(engine_version=engine.__version__, mode=mode, ok=False,
-                       device_count=compat.requested_device_count())
+    mode = "stack" if req.function else "script"
+    report = RunReport(
+        engine_version=engine.__version__, mode=mode, ok=False, device_count=compat.requested_device_count()
+    )
     rec = record.Recorder(filename)
-    rec.detail_calls = mode == 'script'  # in stack mode the stack's call is the one to show in full
+    rec.detail_calls = mode == "script"  # in stack mode the stack's call is the one to show in full
     out = _Capture(sys.stdout if tee else None)
     err = _Capture(sys.stderr if tee else None)
     rec.write_stdout = out.write
@@ -170,6 +176,13 @@ def run_request(req: RunRequest) -> RunReport:
     try:
         return run_code(req)[0]
     except BaseException as e:  # noqa: BLE001
-        return RunReport(engine_version=engine.__version__, mode='stack' if req.function else 'script',
-                         ok=False, error=RunError(type=type(e).__name__, mro=[c.__name__ for c in type(e).__mro__],
-                                                  message=f"internal error while building the report: {e}"))
+        return RunReport(
+            engine_version=engine.__version__,
+            mode="stack" if req.function else "script",
+            ok=False,
+            error=RunError(
+                type=type(e).__name__,
+                mro=[c.__name__ for c in type(e).__mro__],
+                message=f"internal error while building the report: {e}",
+            ),
+        )

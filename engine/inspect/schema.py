@@ -5,6 +5,7 @@ page only renders it. ``web/src/report.ts`` mirrors these models; keep the two i
 Non-finite floats are sent as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` because
 JSON has no spelling for them.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -23,6 +24,7 @@ class TransformSpec(BaseModel):
     ``options`` maps keyword names to Python expressions, exactly as they appear in code:
     ``{"in_axes": "(None, 0)", "axis_name": "'i'"}``.
     """
+
     name: TransformName
     options: dict[str, str] = Field(default_factory=dict)
 
@@ -56,7 +58,9 @@ class ArraySummary(BaseModel):
     inf_count: int = 0
     data: Any = Field(None, description="Nested lists up to the size cap, else None.")
     truncated: bool = False
-    devices: Optional[list[int]] = Field(None, description="Device ids holding the shards, for sharded arrays.")
+    devices: Optional[list[int]] = Field(
+        None, description="Device ids holding the shards, for sharded arrays."
+    )
 
 
 class TreeNode(BaseModel):
@@ -78,7 +82,7 @@ class Frame(BaseModel):
     user: bool = False
 
 
-warnings.filterwarnings('ignore', message='Field name "mro" in "RunError" shadows', category=UserWarning)
+warnings.filterwarnings("ignore", message='Field name "mro" in "RunError" shadows', category=UserWarning)
 
 
 class RunError(BaseModel):

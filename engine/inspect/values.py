@@ -1,8 +1,9 @@
 """Values as the report shows them: pytrees of bounded array summaries.
 
-  >>> summarize(np.array([1.0, np.nan])).model_dump()['data']
-  [1.0, 'NaN']
+>>> summarize(np.array([1.0, np.nan])).model_dump()['data']
+[1.0, 'NaN']
 """
+
 from __future__ import annotations
 
 import math
@@ -12,9 +13,9 @@ import numpy as np
 
 from .schema import ArraySummary, TreeNode, Value
 
-DATA_CAP = 4096        # elements of data sent per array
-TREE_CAP = 256         # nodes per summarized pytree
-REPR_CAP = 1000        # characters of repr for non-array leaves
+DATA_CAP = 4096  # elements of data sent per array
+TREE_CAP = 256  # nodes per summarized pytree
+REPR_CAP = 1000  # characters of repr for non-array leaves
 
 
 def number(x) -> float | str | None:
@@ -29,13 +30,14 @@ def number(x) -> float | str | None:
 
 def _as_numpy(x) -> np.ndarray | None:
     from engine.core import Array, Tracer
+
     if isinstance(x, Tracer):
         return None
     if isinstance(x, Array):
         return x._value
     if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
         return np.asarray(x)
-    if hasattr(x, '__jax_array__'):
+    if hasattr(x, "__jax_array__"):
         return _as_numpy(x.__jax_array__())
     return None
 
@@ -44,12 +46,12 @@ _DTYPE_NAMES: dict = {}
 
 
 def _data(a: np.ndarray, finite: bool = False):
-    if a.dtype.kind in 'fc':
+    if a.dtype.kind in "fc":
         if finite:  # no NaN/Inf to spell out
             return a.real.tolist()
         flat = [number(v) for v in a.real.ravel().tolist()]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
-    if a.dtype.kind in 'biu':
+    if a.dtype.kind in "biu":
         return a.tolist()
     return None
 
@@ -59,8 +61,12 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
     a = _as_numpy(x)
     if a is None:
         return None
-    weak = bool(getattr(x, 'weak_type', False)) or isinstance(x, (int, float, complex)) and not isinstance(x, bool)
-    if devices is None and getattr(x, 'device_ids', None) is not None:  # sharded over pmap devices
+    weak = (
+        bool(getattr(x, "weak_type", False))
+        or isinstance(x, (int, float, complex))
+        and not isinstance(x, bool)
+    )
+    if devices is None and getattr(x, "device_ids", None) is not None:  # sharded over pmap devices
         try:
             devices = [int(d) for d in x.device_ids]
         except (TypeError, ValueError):
@@ -69,9 +75,9 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
     if name is None:
         name = _DTYPE_NAMES[a.dtype] = str(a.dtype)  # (str() of a dtype takes microseconds)
     fields = dict(shape=list(a.shape), dtype=name, weak_type=weak, devices=devices)
-    finite_only = a.dtype.kind in 'biu'
-    if a.dtype.kind in 'biufc' and a.size:
-        f = a.real.astype(np.float64) if a.dtype.kind != 'b' else a.astype(np.float64)
+    finite_only = a.dtype.kind in "biu"
+    if a.dtype.kind in "biufc" and a.size:
+        f = a.real.astype(np.float64) if a.dtype.kind != "b" else a.astype(np.float64)
         lo, hi = f.min(), f.max()
         if math.isfinite(lo) and math.isfinite(hi):  # (NaN propagates, Inf would be lo or hi)
             finite_only = True  # the common case: three reductions, not seven
@@ -84,9 +90,9 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
             if finite.size:
                 fields.update(min=number(finite.min()), max=number(finite.max()), mean=number(finite.mean()))
     if a.size <= cap:
-        fields['data'] = _data(a, finite_only)
+        fields["data"] = _data(a, finite_only)
     else:
-        fields['truncated'] = True
+        fields["truncated"] = True
     return ArraySummary(**fields)
 
 
@@ -105,16 +111,25 @@ def _summarize(value, cap, budget) -> Value:
     summary = summarize_array(value, cap)
     if summary is not None:
         return summary
-    if isinstance(value, tuple) and hasattr(value, '_fields'):
-        return TreeNode(kind="namedtuple", type_name=type(value).__name__, keys=list(value._fields),
-                        children=[_summarize(v, cap, budget) for v in value])
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return TreeNode(
+            kind="namedtuple",
+            type_name=type(value).__name__,
+            keys=list(value._fields),
+            children=[_summarize(v, cap, budget) for v in value],
+        )
     if isinstance(value, (tuple, list)):
-        return TreeNode(kind="tuple" if isinstance(value, tuple) else "list",
-                        children=[_summarize(v, cap, budget) for v in value])
+        return TreeNode(
+            kind="tuple" if isinstance(value, tuple) else "list",
+            children=[_summarize(v, cap, budget) for v in value],
+        )
     if isinstance(value, dict):
         keys = sorted(value, key=repr) if not all(isinstance(k, str) for k in value) else sorted(value)
-        return TreeNode(kind="dict", keys=[str(k) for k in keys],
-                        children=[_summarize(value[k], cap, budget) for k in keys])
+        return TreeNode(
+            kind="dict",
+            keys=[str(k) for k in keys],
+            children=[_summarize(value[k], cap, budget) for k in keys],
+        )
     try:
         text = repr(value)
     except Exception as e:  # noqa: BLE001 - a broken __repr__ must not break the report

@@ -1,4 +1,5 @@
 """``engine.lax``: thin public wrappers that bind primitives (JAX's ``jax.lax`` signatures)."""
+
 from __future__ import annotations
 
 import builtins
@@ -33,6 +34,7 @@ def _binary(p):
     def f(x, y):
         x, y = _binary_args(x, y)
         return p.bind(x, y)
+
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}`` of two arrays of the same shape and dtype (scalars broadcast)."
     return f
@@ -41,27 +43,69 @@ def _binary(p):
 def _unary(p):
     def f(x):
         return p.bind(x)
+
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}``."
     return f
 
 
-add, sub, mul, div, rem, pow, max, min, atan2, nextafter = map(_binary, (
-    ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p, ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p,
-    ew.nextafter_p))
+add, sub, mul, div, rem, pow, max, min, atan2, nextafter = map(
+    _binary,
+    (
+        ew.add_p,
+        ew.sub_p,
+        ew.mul_p,
+        ew.div_p,
+        ew.rem_p,
+        ew.pow_p,
+        ew.max_p,
+        ew.min_p,
+        ew.atan2_p,
+        ew.nextafter_p,
+    ),
+)
 bitwise_and, bitwise_or, bitwise_xor = map(_binary, (ew.and_p, ew.or_p, ew.xor_p))
-shift_left, shift_right_logical, shift_right_arithmetic = map(_binary, (
-    ew.shift_left_p, ew.shift_right_logical_p, ew.shift_right_arithmetic_p))
+shift_left, shift_right_logical, shift_right_arithmetic = map(
+    _binary, (ew.shift_left_p, ew.shift_right_logical_p, ew.shift_right_arithmetic_p)
+)
 eq, ne, lt, le, gt, ge = map(_binary, (ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p))
-neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic = map(_unary, (
-    ew.neg_p, ew.sign_p, ew.floor_p, ew.ceil_p, ew.is_finite_p, ew.exp_p, ew.exp2_p, ew.log_p,
-    ew.log1p_p, ew.expm1_p, ew.tanh_p, ew.logistic_p))
-sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh = map(_unary, (
-    ew.sin_p, ew.cos_p, ew.tan_p, ew.asin_p, ew.acos_p, ew.atan_p, ew.sinh_p, ew.cosh_p,
-    ew.asinh_p, ew.acosh_p, ew.atanh_p))
-sqrt, rsqrt, cbrt, abs, erf, erf_inv, bitwise_not, population_count = map(_unary, (
-    ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.abs_p, ew.erf_p, ew.erf_inv_p, ew.not_p,
-    ew.population_count_p))
+neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic = map(
+    _unary,
+    (
+        ew.neg_p,
+        ew.sign_p,
+        ew.floor_p,
+        ew.ceil_p,
+        ew.is_finite_p,
+        ew.exp_p,
+        ew.exp2_p,
+        ew.log_p,
+        ew.log1p_p,
+        ew.expm1_p,
+        ew.tanh_p,
+        ew.logistic_p,
+    ),
+)
+sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh = map(
+    _unary,
+    (
+        ew.sin_p,
+        ew.cos_p,
+        ew.tan_p,
+        ew.asin_p,
+        ew.acos_p,
+        ew.atan_p,
+        ew.sinh_p,
+        ew.cosh_p,
+        ew.asinh_p,
+        ew.acosh_p,
+        ew.atanh_p,
+    ),
+)
+sqrt, rsqrt, cbrt, abs, erf, erf_inv, bitwise_not, population_count = map(
+    _unary,
+    (ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.abs_p, ew.erf_p, ew.erf_inv_p, ew.not_p, ew.population_count_p),
+)
 # JAX spells these with trailing underscores because of Python keywords.
 bitwise_and_ = bitwise_and
 and_, or_, xor, not_ = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
@@ -89,7 +133,11 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
     """Cast ``x`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
     new_dtype = core.canonical_dtype(new_dtype)
     aval = _aval(x)
-    if aval.dtype == new_dtype and aval.weak_type == weak_type and not isinstance(x, (int, float, bool, complex)):
+    if (
+        aval.dtype == new_dtype
+        and aval.weak_type == weak_type
+        and not isinstance(x, (int, float, bool, complex))
+    ):
         return x
     return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
 
@@ -99,7 +147,11 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     shape = tuple(int(d) for d in shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
     aval = _aval(x)
-    if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not isinstance(x, (int, float, bool, complex)):
+    if (
+        aval.shape == shape
+        and broadcast_dimensions == tuple(range(len(shape)))
+        and not isinstance(x, (int, float, bool, complex))
+    ):
         return x
     return st.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
@@ -112,7 +164,11 @@ def broadcast(x, sizes):
 
 def full(shape, fill_value, dtype=None, weak_type: bool = False):
     """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
-    shape = tuple(int(d) for d in np.atleast_1d(shape)) if not isinstance(shape, tuple) else tuple(int(d) for d in shape)
+    shape = (
+        tuple(int(d) for d in np.atleast_1d(shape))
+        if not isinstance(shape, tuple)
+        else tuple(int(d) for d in shape)
+    )
     if dtype is None:
         dtype = _aval(fill_value).dtype
         weak_type = weak_type or _aval(fill_value).weak_type
@@ -196,8 +252,9 @@ def select_n(which, *cases):
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order); scalar cases broadcast."""
     shape = builtins.max((_aval(v).shape for v in (pred, on_true, on_false)), key=len)
-    on_true, on_false = (broadcast_in_dim(v, shape, ()) if _aval(v).shape != shape else v
-                         for v in (on_true, on_false))
+    on_true, on_false = (
+        broadcast_in_dim(v, shape, ()) if _aval(v).shape != shape else v for v in (on_true, on_false)
+    )
     return st.select_n_p.bind(pred, on_false, on_true)
 
 
@@ -224,11 +281,12 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     >>> dot_general(x, y, (((1,), (0,)), ((), ())))  # matrix product
     """
     (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
-          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    dn = (
+        (tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
+        (tuple(int(i) for i in lb), tuple(int(i) for i in rb)),
+    )
     pet = None if preferred_element_type is None else core.canonical_dtype(preferred_element_type)
-    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
-                                 preferred_element_type=pet)
+    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None, preferred_element_type=pet)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
@@ -263,13 +321,15 @@ def stop_gradient(x):
         if np.issubdtype(_aval(leaf).dtype, np.inexact):
             return ew.stop_gradient_p.bind(leaf)
         return leaf
+
     return tree_map(stop, x)
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
     """Round floats to a format with the given exponent and mantissa widths (e.g. 8, 7 for bfloat16)."""
-    return ew.reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
-                                      mantissa_bits=int(mantissa_bits))
+    return ew.reduce_precision_p.bind(
+        operand, exponent_bits=int(exponent_bits), mantissa_bits=int(mantissa_bits)
+    )
 
 
 def iota(dtype, size: int):
@@ -284,8 +344,9 @@ def iota(dtype, size: int):
 def broadcasted_iota(dtype, shape, dimension: int):
     """An array of ``shape`` whose values count along ``dimension``."""
     shape = tuple(int(d) for d in shape)
-    return st.iota_p.bind(dtype=core.canonical_dtype(dtype), shape=shape,
-                          dimension=int(dimension) % len(shape), sharding=None)
+    return st.iota_p.bind(
+        dtype=core.canonical_dtype(dtype), shape=shape, dimension=int(dimension) % len(shape), sharding=None
+    )
 
 
 def rev(operand, dimensions):
@@ -334,11 +395,37 @@ def bitcast_convert_type(operand, new_dtype):
 copy_p = ew.copy_p
 
 
-from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,  # noqa: E402
-                      dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
-                      dynamic_update_index_in_dim, dynamic_update_slice,
-                      dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add,
-                      scatter_max, scatter_min, scatter_mul, scatter_sub, slice, slice_in_dim)
-from .reductions import (argmax, argmin, cummax, cummin, cumprod, cumsum, reduce_and,  # noqa: E402
-                         reduce_or, reduce_prod, reduce_xor)
+from .slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,  # noqa: E402
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    gather,
+    index_in_dim,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+    slice,
+    slice_in_dim,
+)
+from .reductions import (
+    argmax,
+    argmin,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    reduce_and,  # noqa: E402
+    reduce_or,
+    reduce_prod,
+    reduce_xor,
+)
 from .sorting import sort, sort_key_val, top_k  # noqa: E402

@@ -8,6 +8,7 @@ differentiable in both modes, ``while_loop`` in forward mode only; ``fori_loop``
 bounds is a ``scan`` so that it differentiates in reverse mode too. ``vmap`` of a ``cond`` with a
 batched predicate runs every branch and selects.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,15 +21,16 @@ from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import api as lax
 
-__all__ = ['cond', 'switch', 'while_loop', 'fori_loop', 'scan', 'map', 'cond_p', 'while_p', 'scan_p']
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "cond_p", "while_p", "scan_p"]
 
-cond_p = Primitive('cond', multiple_results=True)
-while_p = Primitive('while', multiple_results=True)
-scan_p = Primitive('scan', multiple_results=True)
+cond_p = Primitive("cond", multiple_results=True)
+while_p = Primitive("while", multiple_results=True)
+scan_p = Primitive("scan", multiple_results=True)
 
 
 # ---------------------------------------------------------------------------------------------
 # Tracing bodies.
+
 
 def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     """Constants become leading inputs, so the body is a pure function of its operands."""
@@ -49,8 +51,9 @@ def _run(closed: ClosedJaxpr, *args):
 
 
 def _join_weak(avals_lists):
-    return [a.update(weak_type=all(al[i].weak_type for al in avals_lists))
-            for i, a in enumerate(avals_lists[0])]
+    return [
+        a.update(weak_type=all(al[i].weak_type for al in avals_lists)) for i, a in enumerate(avals_lists[0])
+    ]
 
 
 def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):
@@ -64,6 +67,7 @@ def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):
 # ---------------------------------------------------------------------------------------------
 # cond / switch
 
+
 def switch(index, branches, *operands):
     """Apply ``branches[index](*operands)``, the index clamped into range.
 
@@ -74,7 +78,7 @@ def switch(index, branches, *operands):
     if not branches:
         raise ValueError("switch requires at least one branch")
     idx_aval = core.get_aval(index)
-    if idx_aval.shape != () or idx_aval.dtype.kind not in 'iub':
+    if idx_aval.shape != () or idx_aval.dtype.kind not in "iub":
         raise TypeError(f"switch index must be a scalar integer, got {idx_aval.str_short()}")
     index = lax.convert_element_type(index, np.int32)
     if len(branches) > 1:
@@ -90,6 +94,7 @@ def switch(index, branches, *operands):
             out_leaves, tree = tree_flatten(out)
             store.append(tree)
             return out_leaves
+
         closed.append(trace_to_jaxpr(flat, avals))
         trees.append(store[0])
     for c, t in zip(closed[1:], trees[1:]):
@@ -103,7 +108,9 @@ def switch(index, branches, *operands):
         j = c.jaxpr
         before = [Var(core.get_aval(x)) for i in range(k) for x in all_consts[i]]
         after = [Var(core.get_aval(x)) for i in range(k + 1, len(closed)) for x in all_consts[i]]
-        jaxprs.append(ClosedJaxpr(Jaxpr([], [*before, *j.constvars, *after, *j.in_binders], j.eqns, j.outs), []))
+        jaxprs.append(
+            ClosedJaxpr(Jaxpr([], [*before, *j.constvars, *after, *j.in_binders], j.eqns, j.outs), [])
+        )
     consts = [x for cs in all_consts for x in cs]
     if len(branches) == 1:
         return tree_unflatten(trees[0], _run(jaxprs[0], *consts, *leaves))
@@ -119,7 +126,7 @@ def cond(pred, true_fun, false_fun, *operands):
     aval = core.get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
-    if aval.dtype.kind not in 'biu' and aval.dtype.kind != 'f':
+    if aval.dtype.kind not in "biu" and aval.dtype.kind != "f":
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))
@@ -149,6 +156,7 @@ def _jvp_closed(closed: ClosedJaxpr, nonzeros, instantiate):
         to = [ad.instantiate_zeros(t) if i or type(t) is not ad.Zero else t for t, i in zip(to, inst)]
         out_nz[:] = [type(t) is not ad.Zero for t in to]
         return [*po, *[t for t in to if type(t) is not ad.Zero]]
+
     t_avals = [ad.tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
     jc, consts = _trace(f, [*avals, *t_avals])
     assert not consts
@@ -174,7 +182,7 @@ def _cond_split(branches, unknowns):
         if new_uk == out_uk:
             break
         out_uk = new_uk
-    res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3]:]] for s in splits]
+    res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
     known, unknown = [], []
     for k, (j1, j2, _, nres) in enumerate(splits):
         n_out = len(j1.outs) - nres
@@ -187,20 +195,28 @@ def _cond_split(branches, unknowns):
                 continue
             for a in avs:
                 outs_res.append(_zero_var(a, pads_eqns))
-        known.append(ClosedJaxpr(Jaxpr([], j1.in_binders, [*j1.eqns, *pads_eqns], [*j1.outs[:n_out], *outs_res]), []))
+        known.append(
+            ClosedJaxpr(Jaxpr([], j1.in_binders, [*j1.eqns, *pads_eqns], [*j1.outs[:n_out], *outs_res]), [])
+        )
         res_vars = [[Var(a) for a in avs] for avs in res_avals]
         res_vars[k] = list(j2.in_binders[:nres])
-        unknown.append(ClosedJaxpr(Jaxpr([], [*[v for rv in res_vars for v in rv], *j2.in_binders[nres:]],
-                                         j2.eqns, j2.outs), []))
+        unknown.append(
+            ClosedJaxpr(
+                Jaxpr([], [*[v for rv in res_vars for v in rv], *j2.in_binders[nres:]], j2.eqns, j2.outs), []
+            )
+        )
     return known, unknown, out_uk, sum(len(r) for r in res_avals)
 
 
 def _zero_var(aval, eqns):
     from .structural import broadcast_in_dim_p
     from ..ir import Literal
+
     v = Var(aval)
     zero = Literal(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, aval.weak_type))
-    eqns.append(JaxprEqn(broadcast_in_dim_p, [zero], dict(shape=aval.shape, broadcast_dimensions=()), [v], None))
+    eqns.append(
+        JaxprEqn(broadcast_in_dim_p, [zero], dict(shape=aval.shape, broadcast_dimensions=()), [v], None)
+    )
     return v
 
 
@@ -217,8 +233,15 @@ def _cond_partial_eval(trace, tracers, *, branches):
     idx_t = trace.instantiate_const(trace.full_raise(index.pval.const))
     res_t = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     uk_t = [trace.instantiate_const(t) for t, u in zip(args, unknowns) if u]
-    return _stage(trace, cond_p, [idx_t, *res_t, *uk_t], dict(branches=tuple(unknown)),
-                  [a for a, u in zip(branches[0].out_avals, out_uk) if u], outs1[:n_known], out_uk)
+    return _stage(
+        trace,
+        cond_p,
+        [idx_t, *res_t, *uk_t],
+        dict(branches=tuple(unknown)),
+        [a for a, u in zip(branches[0].out_avals, out_uk) if u],
+        outs1[:n_known],
+        out_uk,
+    )
 
 
 def _stage(trace, prim, in_tracers, params, out_avals, known_outs, out_uk):
@@ -238,18 +261,27 @@ def _all_unknown(trace, prim, tracers, params):
 
 def _cond_partial_eval_jaxpr(unks_in, eqn):
     idx_uk, *unknowns = unks_in
-    branches = eqn.params['branches']
+    branches = eqn.params["branches"]
     if idx_uk:
         return None, eqn, [True] * len(eqn.out_binders), [x for x, u in zip(eqn.inputs, unks_in) if not u]
     known, unknown, out_uk, nres = _cond_split(branches, unknowns)
-    res_vars = [Var(a) for k in known[:1] for a in k.out_avals[len(k.out_avals) - nres:]]
+    res_vars = [Var(a) for k in known[:1] for a in k.out_avals[len(k.out_avals) - nres :]]
     known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     ins = eqn.inputs[1:]
-    eqn1 = JaxprEqn(cond_p, [eqn.inputs[0], *[x for x, u in zip(ins, unknowns) if not u]],
-                    dict(branches=tuple(known)), [*known_outs, *res_vars], eqn.source_info)
-    eqn2 = JaxprEqn(cond_p, [eqn.inputs[0], *res_vars, *[x for x, u in zip(ins, unknowns) if u]],
-                    dict(branches=tuple(unknown)), [v for v, u in zip(eqn.out_binders, out_uk) if u],
-                    eqn.source_info)
+    eqn1 = JaxprEqn(
+        cond_p,
+        [eqn.inputs[0], *[x for x, u in zip(ins, unknowns) if not u]],
+        dict(branches=tuple(known)),
+        [*known_outs, *res_vars],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        cond_p,
+        [eqn.inputs[0], *res_vars, *[x for x, u in zip(ins, unknowns) if u]],
+        dict(branches=tuple(unknown)),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
     return eqn1, eqn2, out_uk, [eqn.inputs[0], *res_vars]
 
 
@@ -267,8 +299,10 @@ def _cond_transpose(cts, index, *args, branches):
             full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
             outs = ad.backward_pass(b.jaxpr, full, list(xs[nd:]))
             return [ad.instantiate_zeros(o) for o in outs]
+
         jc, consts = _trace(f, [*d_avals, *ct_avals])
         return jc, consts
+
     traced = [transposed(b) for b in branches]
     # Constants captured while transposing (rare) become operands shared by all branches.
     allc = [c for _, cs in traced for c in cs]
@@ -277,8 +311,12 @@ def _cond_transpose(cts, index, *args, branches):
         j = jc.jaxpr
         pre = [Var(core.get_aval(c)) for i in range(k) for c in traced[i][1]]
         post = [Var(core.get_aval(c)) for i in range(k + 1, len(traced)) for c in traced[i][1]]
-        new.append(ClosedJaxpr(Jaxpr([], [*pre, *j.in_binders[:len(cs)], *post, *j.in_binders[len(cs):]],
-                                     j.eqns, j.outs), []))
+        new.append(
+            ClosedJaxpr(
+                Jaxpr([], [*pre, *j.in_binders[: len(cs)], *post, *j.in_binders[len(cs) :]], j.eqns, j.outs),
+                [],
+            )
+        )
     outs = cond_p.bind(index, *allc, *defined, *cts, branches=tuple(new))
     it = iter(outs)
     return [None] + [next(it) if u else None for u in undef]
@@ -289,11 +327,16 @@ def _cond_batch(axis_size, vals, dims, *, branches):
     idim, *adims = dims
     if idim is not not_mapped:
         # A batched predicate: run every branch on the whole batch, then select per example.
-        args0 = [batching.bdim_at_front(a, d, axis_size) if d is not not_mapped else a
-                 for a, d in zip(args, adims)]
+        args0 = [
+            batching.bdim_at_front(a, d, axis_size) if d is not not_mapped else a for a, d in zip(args, adims)
+        ]
         in_dims = [0 if d is not not_mapped else None for d in adims]
-        outs = [batching.vmap_flat(lambda *xs, b=b: _run(b, *xs), axis_size, None, in_dims, args0,
-                                   lambda n: [0] * n) for b in branches]
+        outs = [
+            batching.vmap_flat(
+                lambda *xs, b=b: _run(b, *xs), axis_size, None, in_dims, args0, lambda n: [0] * n
+            )
+            for b in branches
+        ]
         idx = batching.bdim_at_front(index, idim, axis_size)
         res = []
         for per_branch in zip(*outs):
@@ -306,8 +349,12 @@ def _cond_batch(axis_size, vals, dims, *, branches):
     in_dims = [None if d is not_mapped else d for d in adims]
     new = []
     for b in branches:
-        jc, consts = _trace(lambda *xs, b=b: batching.vmap_flat(
-            lambda *ys: _run(b, *ys), axis_size, None, in_dims, xs, lambda n: [0] * n), _avals(args))
+        jc, consts = _trace(
+            lambda *xs, b=b: batching.vmap_flat(
+                lambda *ys: _run(b, *ys), axis_size, None, in_dims, xs, lambda n: [0] * n
+            ),
+            _avals(args),
+        )
         assert not consts
         new.append(jc)
     return cond_p.bind(index, *args, branches=tuple(new)), [0] * len(new[0].out_avals)
@@ -323,6 +370,7 @@ batching.batch_rules[cond_p] = _cond_batch
 # ---------------------------------------------------------------------------------------------
 # while_loop / fori_loop
 
+
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat ``val = body_fun(val)`` while ``cond_fun(val)``; forward-mode differentiable.
 
@@ -336,22 +384,35 @@ def while_loop(cond_fun, body_fun, init_val):
         out = cond_fun(tree_unflatten(tree, xs))
         a = core.get_aval(out)
         if a.shape != () or a.dtype != np.bool_:
-            raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) [{a.str_short()}].")
+            raise TypeError(
+                f"cond_fun must return a boolean scalar, but got output type(s) [{a.str_short()}]."
+            )
         return [out]
+
     body_tree = []
 
     def flat_body(*xs):
         out_leaves, t = tree_flatten(body_fun(tree_unflatten(tree, xs)))
         body_tree.append(t)
         return out_leaves
+
     cj, cconsts = _trace(flat_cond, avals)
     bj, bconsts = _trace(flat_body, avals)
     if body_tree[0] != tree:
-        raise TypeError(f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}.")
+        raise TypeError(
+            f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
+        )
     _check_same("body_fun output and input", avals, bj.out_avals)
     bj = _match_weak(bj, avals)
-    outs = while_p.bind(*cconsts, *bconsts, *leaves, cond_jaxpr=cj, body_jaxpr=bj,
-                        cond_nconsts=len(cconsts), body_nconsts=len(bconsts))
+    outs = while_p.bind(
+        *cconsts,
+        *bconsts,
+        *leaves,
+        cond_jaxpr=cj,
+        body_jaxpr=bj,
+        cond_nconsts=len(cconsts),
+        body_nconsts=len(bconsts),
+    )
     return tree_unflatten(tree, outs)
 
 
@@ -365,30 +426,44 @@ def _match_weak(closed, avals):
         want = avals[k] if k < n else None
         if want is not None and x.aval.weak_type != want.weak_type:
             from .structural import convert_element_type_p
+
             v = Var(want)
-            eqns.append(JaxprEqn(convert_element_type_p, [x], dict(new_dtype=want.dtype, weak_type=want.weak_type), [v], None))
+            eqns.append(
+                JaxprEqn(
+                    convert_element_type_p,
+                    [x],
+                    dict(new_dtype=want.dtype, weak_type=want.weak_type),
+                    [v],
+                    None,
+                )
+            )
             x = v
         outs.append(x)
     return ClosedJaxpr(Jaxpr([], j.in_binders, eqns, outs), [])
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cc, bc, carry = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts], list(args[cond_nconsts + body_nconsts:])
+    cc, bc, carry = (
+        args[:cond_nconsts],
+        args[cond_nconsts : cond_nconsts + body_nconsts],
+        list(args[cond_nconsts + body_nconsts :]),
+    )
     while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
         carry = _run(body_jaxpr, *bc, *carry)
     return [core.to_numpy(c) for c in carry]
 
 
 while_p.def_impl(_while_impl)
-while_p.def_abstract_eval(lambda *avals, body_jaxpr, cond_nconsts, body_nconsts, **_:
-                          list(avals[cond_nconsts + body_nconsts:]))
+while_p.def_abstract_eval(
+    lambda *avals, body_jaxpr, cond_nconsts, body_nconsts, **_: list(avals[cond_nconsts + body_nconsts :])
+)
 
 
 def _fixpoint_nonzero(body: ClosedJaxpr, const_nz, carry_nz, xs_nz=(), ys=0):
     carry_nz = list(carry_nz)
     while True:
         _, out_nz = _jvp_closed(body, [*const_nz, *carry_nz, *xs_nz], False)
-        new = [a or b for a, b in zip(carry_nz, out_nz[:len(carry_nz)])]
+        new = [a or b for a, b in zip(carry_nz, out_nz[: len(carry_nz)])]
         if new == carry_nz:
             return carry_nz
         carry_nz = new
@@ -402,7 +477,7 @@ def _interleave_jvp(body, nz_groups, inst):
     prim, tans = j.in_binders[:n], iter(j.in_binders[n:])
     binders, start = [], 0
     for g in nz_groups:
-        binders += prim[start:start + len(g)]
+        binders += prim[start : start + len(g)]
         binders += [next(tans) for nz in g if nz]
         start += len(g)
     return ClosedJaxpr(Jaxpr([], binders, j.eqns, j.outs), [])
@@ -410,8 +485,8 @@ def _interleave_jvp(body, nz_groups, inst):
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     nc, nb = cond_nconsts, body_nconsts
-    cc, bc, carry = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
-    bct, ct = tangents[nc:nc + nb], tangents[nc + nb:]
+    cc, bc, carry = primals[:nc], primals[nc : nc + nb], primals[nc + nb :]
+    bct, ct = tangents[nc : nc + nb], tangents[nc + nb :]
     bc_nz = [type(t) is not ad.Zero for t in bct]
     carry_nz = _fixpoint_nonzero(body_jaxpr, bc_nz, [type(t) is not ad.Zero for t in ct])
     body = _interleave_jvp(body_jaxpr, [bc_nz, carry_nz], [*carry_nz])
@@ -423,18 +498,30 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     bct_vals = [t for t in bct if type(t) is not ad.Zero]
     ct_vals = [ad.instantiate_zeros(t) if nz else None for t, nz in zip(ct, carry_nz)]
     ct_vals = [t for t in ct_vals if t is not None]
-    outs = while_p.bind(*cc, *bc, *bct_vals, *carry, *ct_vals, cond_jaxpr=cond_new, body_jaxpr=body,
-                        cond_nconsts=nc, body_nconsts=nb + len(bct_vals))
+    outs = while_p.bind(
+        *cc,
+        *bc,
+        *bct_vals,
+        *carry,
+        *ct_vals,
+        cond_jaxpr=cond_new,
+        body_jaxpr=body,
+        cond_nconsts=nc,
+        body_nconsts=nb + len(bct_vals),
+    )
     n = len(carry)
     it = iter(outs[n:])
-    return outs[:n], [next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(c)))
-                      for c, nz in zip(carry, carry_nz)]
+    return outs[:n], [
+        next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(c))) for c, nz in zip(carry, carry_nz)
+    ]
 
 
 def _while_transpose(*_, **__):
-    raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
-                     "with dynamic start/stop values. Try using lax.scan, or using fori_loop with "
-                     "static start/stop.")
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+        "with dynamic start/stop values. Try using lax.scan, or using fori_loop with "
+        "static start/stop."
+    )
 
 
 def _while_partial_eval(trace, tracers, **params):
@@ -445,8 +532,8 @@ def _while_partial_eval(trace, tracers, **params):
 
 def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     nc, nb = cond_nconsts, body_nconsts
-    cdims, bdims, kdims = dims[:nc], dims[nc:nc + nb], list(dims[nc + nb:])
-    cvals, bvals, kvals = vals[:nc], vals[nc:nc + nb], list(vals[nc + nb:])
+    cdims, bdims, kdims = dims[:nc], dims[nc : nc + nb], list(dims[nc + nb :])
+    cvals, bvals, kvals = vals[:nc], vals[nc : nc + nb], list(vals[nc + nb :])
     kb = [d is not not_mapped for d in kdims]
     # Carry batched-ness is a fixed point of the body (and of the predicate, below).
     while True:
@@ -467,13 +554,15 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         return batching.vmap_flat(lambda *ys: _run(body_jaxpr, *ys), axis_size, None, b_in, xs, spec)
 
     def cond_b(*xs):
-        return batching.vmap_flat(lambda *ys: _run(cond_jaxpr, *ys), axis_size, None, c_in, xs,
-                                  lambda n: [0 if pred_b else None])
+        return batching.vmap_flat(
+            lambda *ys: _run(cond_jaxpr, *ys), axis_size, None, c_in, xs, lambda n: [0 if pred_b else None]
+        )
+
     kavals = _avals(kvals)
     if pred_b:
         # Examples finish at different steps: loop while any runs, freeze finished ones.
         def body_sel(*xs):
-            cvs, bvs, ks = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
+            cvs, bvs, ks = xs[:nc], xs[nc : nc + nb], xs[nc + nb :]
             p = cond_b(*cvs, *ks)[0]
             new = body_b(*bvs, *ks)
             outs = []
@@ -482,18 +571,46 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                 w = lax.broadcast_in_dim(p, shape, (0,)) if len(shape) > 1 else p
                 outs.append(lax.select(w, n_, o))
             return outs
+
         bj, bconsts = _trace(body_sel, [*_avals(cvals), *_avals(bvals), *kavals])
-        cj, cconsts = _trace(lambda *xs: [lax.reduce_or(cond_b(*xs)[0], (0,))] if hasattr(lax, 'reduce_or')
-                             else [lax.gt(lax.reduce_max(lax.convert_element_type(cond_b(*xs)[0], np.int32), (0,)), np.int32(0))],
-                             [*_avals(cvals), *kavals])
-        outs = while_p.bind(*cconsts, *cvals, *bconsts, *cvals, *bvals, *kvals, cond_jaxpr=cj,
-                            body_jaxpr=bj, cond_nconsts=len(cconsts) + nc,
-                            body_nconsts=len(bconsts) + nc + nb)
+        cj, cconsts = _trace(
+            lambda *xs: (
+                [lax.reduce_or(cond_b(*xs)[0], (0,))]
+                if hasattr(lax, "reduce_or")
+                else [
+                    lax.gt(
+                        lax.reduce_max(lax.convert_element_type(cond_b(*xs)[0], np.int32), (0,)), np.int32(0)
+                    )
+                ]
+            ),
+            [*_avals(cvals), *kavals],
+        )
+        outs = while_p.bind(
+            *cconsts,
+            *cvals,
+            *bconsts,
+            *cvals,
+            *bvals,
+            *kvals,
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts) + nc,
+            body_nconsts=len(bconsts) + nc + nb,
+        )
     else:
         bj, bconsts = _trace(body_b, [*_avals(bvals), *kavals])
         cj, cconsts = _trace(cond_b, [*_avals(cvals), *kavals])
-        outs = while_p.bind(*cconsts, *cvals, *bconsts, *bvals, *kvals, cond_jaxpr=cj, body_jaxpr=bj,
-                            cond_nconsts=len(cconsts) + nc, body_nconsts=len(bconsts) + nb)
+        outs = while_p.bind(
+            *cconsts,
+            *cvals,
+            *bconsts,
+            *bvals,
+            *kvals,
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts) + nc,
+            body_nconsts=len(bconsts) + nb,
+        )
     return outs, [0 if b else not_mapped for b in kb]
 
 
@@ -522,8 +639,11 @@ def fori_loop(lower, upper, body_fun, init_val):
     Array(10, dtype=int32, weak_type=True)
     """
     lo_c, hi_c = core.concrete_or_none(lower), core.concrete_or_none(upper)
-    idx_dtype = np.result_type(*(core.get_aval(b).dtype for b in (lower, upper))) \
-        if not (isinstance(lower, int) and isinstance(upper, int)) else np.dtype(np.int32)
+    idx_dtype = (
+        np.result_type(*(core.get_aval(b).dtype for b in (lower, upper)))
+        if not (isinstance(lower, int) and isinstance(upper, int))
+        else np.dtype(np.int32)
+    )
     idx_dtype = core.canonical_dtype(idx_dtype)
     if lo_c is not None and hi_c is not None:
         lo_i, hi_i = int(lo_c), int(hi_c)
@@ -531,6 +651,7 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(carry, _):
             i, x = carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
+
         start = core.Array(np.asarray(lo_i, idx_dtype))
         (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
         return out
@@ -541,6 +662,7 @@ def fori_loop(lower, upper, body_fun, init_val):
     def body(c):
         i, hi, x = c
         return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
+
     lo = lax.convert_element_type(lower, idx_dtype)
     hi = lax.convert_element_type(upper, idx_dtype)
     return while_loop(cond_fun, body, (lo, hi, init_val))[2]
@@ -548,6 +670,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 # ---------------------------------------------------------------------------------------------
 # scan / map
+
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns ``(carry, stacked ys)``.
@@ -561,8 +684,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     if length is not None:
         lengths.add(int(length))
     if len(lengths) != 1:
-        raise ValueError(f"scan got {'no' if not lengths else 'inconsistent'} lengths for the leading "
-                         f"axis of xs: {sorted(lengths)}; pass length= when xs is None.")
+        raise ValueError(
+            f"scan got {'no' if not lengths else 'inconsistent'} lengths for the leading "
+            f"axis of xs: {sorted(lengths)}; pass length= when xs is None."
+        )
     n = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
     c_avals = _avals(c_leaves)
@@ -570,22 +695,33 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     trees = []
 
     def flat(*args):
-        c = tree_unflatten(c_tree, args[:len(c_leaves)])
-        x = tree_unflatten(x_tree, args[len(c_leaves):])
+        c = tree_unflatten(c_tree, args[: len(c_leaves)])
+        x = tree_unflatten(x_tree, args[len(c_leaves) :])
         carry, y = f(c, x)
         cl, ct = tree_flatten(carry)
         yl, yt = tree_flatten(y)
         trees[:] = [ct, yt]
         return [*cl, *yl]
+
     body, consts = _trace(flat, [*c_avals, *x_avals])
     if trees[0] != c_tree:
-        raise TypeError(f"scan body function carry input and carry output must have the same pytree "
-                        f"structure, but they differ: {c_tree} and {trees[0]}.")
-    _check_same("scan carry output and input", c_avals, body.out_avals[:len(c_avals)])
+        raise TypeError(
+            f"scan body function carry input and carry output must have the same pytree "
+            f"structure, but they differ: {c_tree} and {trees[0]}."
+        )
+    _check_same("scan carry output and input", c_avals, body.out_avals[: len(c_avals)])
     body = _match_weak(body, c_avals)
-    outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=body, num_consts=len(consts),
-                       num_carry=len(c_leaves), length=n, reverse=bool(reverse))
-    return tree_unflatten(c_tree, outs[:len(c_leaves)]), tree_unflatten(trees[1], outs[len(c_leaves):])
+    outs = scan_p.bind(
+        *consts,
+        *c_leaves,
+        *x_leaves,
+        jaxpr=body,
+        num_consts=len(consts),
+        num_carry=len(c_leaves),
+        length=n,
+        reverse=bool(reverse),
+    )
+    return tree_unflatten(c_tree, outs[: len(c_leaves)]), tree_unflatten(trees[1], outs[len(c_leaves) :])
 
 
 def map(f, xs):
@@ -595,7 +731,11 @@ def map(f, xs):
 
 
 def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
-    consts, carry, xs = args[:num_consts], list(args[num_consts:num_consts + num_carry]), args[num_consts + num_carry:]
+    consts, carry, xs = (
+        args[:num_consts],
+        list(args[num_consts : num_consts + num_carry]),
+        args[num_consts + num_carry :],
+    )
     y_avals = jaxpr.out_avals[num_carry:]
     ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
     for k in range(length):
@@ -608,7 +748,7 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
-    carry = list(avals[num_consts:num_consts + num_carry])
+    carry = list(avals[num_consts : num_consts + num_carry])
     return [*carry, *[a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]]
 
 
@@ -618,7 +758,7 @@ scan_p.def_abstract_eval(_scan_abstract)
 
 def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
     nz = [type(t) is not ad.Zero for t in tangents]
-    c_nz, k_nz, x_nz = nz[:num_consts], nz[num_consts:num_consts + num_carry], nz[num_consts + num_carry:]
+    c_nz, k_nz, x_nz = nz[:num_consts], nz[num_consts : num_consts + num_carry], nz[num_consts + num_carry :]
     k_nz = _fixpoint_nonzero(jaxpr, c_nz, k_nz, x_nz)
     inst = [*k_nz, *[False] * (len(jaxpr.out_avals) - num_carry)]
     _, out_nz = _jvp_closed(jaxpr, [*c_nz, *k_nz, *x_nz], inst)
@@ -627,32 +767,49 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     j = body.jaxpr
     ny = len(jaxpr.out_avals) - num_carry
     nkt = sum(k_nz)
-    prim_outs, tan_outs = j.outs[:num_carry + ny], j.outs[num_carry + ny:]
+    prim_outs, tan_outs = j.outs[: num_carry + ny], j.outs[num_carry + ny :]
     outs = [*prim_outs[:num_carry], *tan_outs[:nkt], *prim_outs[num_carry:], *tan_outs[nkt:]]
     body = ClosedJaxpr(Jaxpr([], j.in_binders, j.eqns, outs), [])
     p = primals
-    consts, carry, xs = p[:num_consts], p[num_consts:num_consts + num_carry], p[num_consts + num_carry:]
+    consts, carry, xs = p[:num_consts], p[num_consts : num_consts + num_carry], p[num_consts + num_carry :]
     ct = [t for t in tangents[:num_consts] if type(t) is not ad.Zero]
-    kt = [ad.instantiate_zeros(t) for t, z in zip(tangents[num_consts:num_consts + num_carry], k_nz) if z]
-    xt = [t for t in tangents[num_consts + num_carry:] if type(t) is not ad.Zero]
-    res = scan_p.bind(*consts, *ct, *carry, *kt, *xs, *xt, jaxpr=body, num_consts=num_consts + len(ct),
-                      num_carry=num_carry + len(kt), length=length, reverse=reverse)
-    carry_out, carry_t = res[:num_carry], iter(res[num_carry:num_carry + nkt])
-    ys, ys_t = res[num_carry + nkt:num_carry + nkt + ny], iter(res[num_carry + nkt + ny:])
-    t_carry = [next(carry_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(c))) for c, z in zip(carry_out, k_nz)]
-    t_ys = [next(ys_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(y))) for y, z in zip(ys, out_nz[num_carry:])]
+    kt = [ad.instantiate_zeros(t) for t, z in zip(tangents[num_consts : num_consts + num_carry], k_nz) if z]
+    xt = [t for t in tangents[num_consts + num_carry :] if type(t) is not ad.Zero]
+    res = scan_p.bind(
+        *consts,
+        *ct,
+        *carry,
+        *kt,
+        *xs,
+        *xt,
+        jaxpr=body,
+        num_consts=num_consts + len(ct),
+        num_carry=num_carry + len(kt),
+        length=length,
+        reverse=reverse,
+    )
+    carry_out, carry_t = res[:num_carry], iter(res[num_carry : num_carry + nkt])
+    ys, ys_t = res[num_carry + nkt : num_carry + nkt + ny], iter(res[num_carry + nkt + ny :])
+    t_carry = [
+        next(carry_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(c))) for c, z in zip(carry_out, k_nz)
+    ]
+    t_ys = [
+        next(ys_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(y)))
+        for y, z in zip(ys, out_nz[num_carry:])
+    ]
     return [*carry_out, *ys], [*t_carry, *t_ys]
 
 
 def _scan_split(jaxpr, num_consts, num_carry, unknowns):
     """Known scan (also emitting residuals as extra ys) and unknown scan (taking them as xs)."""
     c_uk = list(unknowns[:num_consts])
-    k_uk = list(unknowns[num_consts:num_consts + num_carry])
-    x_uk = list(unknowns[num_consts + num_carry:])
+    k_uk = list(unknowns[num_consts : num_consts + num_carry])
+    x_uk = list(unknowns[num_consts + num_carry :])
     ny = len(jaxpr.out_avals) - num_carry
     while True:
-        j1, j2, out_uk, nres = ad.partial_eval_jaxpr(jaxpr.jaxpr, [*c_uk, *k_uk, *x_uk],
-                                                     instantiate=[*k_uk, *[False] * ny])
+        j1, j2, out_uk, nres = ad.partial_eval_jaxpr(
+            jaxpr.jaxpr, [*c_uk, *k_uk, *x_uk], instantiate=[*k_uk, *[False] * ny]
+        )
         new = [a or b for a, b in zip(k_uk, out_uk[:num_carry])]
         if new == k_uk:
             break
@@ -660,8 +817,9 @@ def _scan_split(jaxpr, num_consts, num_carry, unknowns):
     known = ClosedJaxpr(j1, [])
     res_binders, uk_ins = j2.in_binders[:nres], j2.in_binders[nres:]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
-    unknown = ClosedJaxpr(Jaxpr([], [*uk_ins[:n_uc + n_uk], *res_binders, *uk_ins[n_uc + n_uk:]],
-                                j2.eqns, j2.outs), [])
+    unknown = ClosedJaxpr(
+        Jaxpr([], [*uk_ins[: n_uc + n_uk], *res_binders, *uk_ins[n_uc + n_uk :]], j2.eqns, j2.outs), []
+    )
     return known, unknown, c_uk, k_uk, x_uk, out_uk, nres
 
 
@@ -678,7 +836,7 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     res_t = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
-    ins = [*uk_t[:n_uc + n_uk], *res_t, *uk_t[n_uc + n_uk:]]
+    ins = [*uk_t[: n_uc + n_uk], *res_t, *uk_t[n_uc + n_uk :]]
     params = dict(jaxpr=unknown, num_consts=n_uc, num_carry=n_uk, length=length, reverse=reverse)
     out_avals = _scan_abstract(*[t.aval for t in ins], **params)
     return _stage(trace, scan_p, ins, params, out_avals, outs1[:n_known], out_uk)
@@ -686,23 +844,39 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
 
 def _scan_partial_eval_jaxpr(unks_in, eqn):
     p = eqn.params
-    known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(p['jaxpr'], p['num_consts'], p['num_carry'], unks_in)
+    known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
+        p["jaxpr"], p["num_consts"], p["num_carry"], unks_in
+    )
     uk_all = [*c_uk, *k_uk, *x_uk]
-    res_vars = [Var(a.update(shape=(p['length'], *a.shape))) for a in known.out_avals[len(known.out_avals) - nres:]]
+    res_vars = [
+        Var(a.update(shape=(p["length"], *a.shape))) for a in known.out_avals[len(known.out_avals) - nres :]
+    ]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
     kin = [x for x, u in zip(eqn.inputs, uk_all) if not u]
     uin = [x for x, u in zip(eqn.inputs, uk_all) if u]
-    eqn1 = JaxprEqn(scan_p, kin, dict(p, jaxpr=known, num_consts=p['num_consts'] - n_uc,
-                                      num_carry=p['num_carry'] - n_uk),
-                    [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *res_vars], eqn.source_info)
-    eqn2 = JaxprEqn(scan_p, [*uin[:n_uc + n_uk], *res_vars, *uin[n_uc + n_uk:]],
-                    dict(p, jaxpr=unknown, num_consts=n_uc, num_carry=n_uk),
-                    [v for v, u in zip(eqn.out_binders, out_uk) if u], eqn.source_info)
+    eqn1 = JaxprEqn(
+        scan_p,
+        kin,
+        dict(p, jaxpr=known, num_consts=p["num_consts"] - n_uc, num_carry=p["num_carry"] - n_uk),
+        [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *res_vars],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        scan_p,
+        [*uin[: n_uc + n_uk], *res_vars, *uin[n_uc + n_uk :]],
+        dict(p, jaxpr=unknown, num_consts=n_uc, num_carry=n_uk),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
     return eqn1, eqn2, out_uk, res_vars
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
-    consts, carry, xs = args[:num_consts], args[num_consts:num_consts + num_carry], args[num_consts + num_carry:]
+    consts, carry, xs = (
+        args[:num_consts],
+        args[num_consts : num_consts + num_carry],
+        args[num_consts + num_carry :],
+    )
     c_lin = [ad.is_undefined(c) for c in consts]
     x_lin = [ad.is_undefined(x) for x in xs]
     # The carry is linear even where its initial value is a known constant (a zero tangent
@@ -721,49 +895,78 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
 
     def body_t(*vals):
         i = 0
-        rc = vals[i:i + len(res_c)]; i += len(res_c)
-        acc = vals[i:i + len(lin_c_avals)]; i += len(lin_c_avals)
-        ctc = vals[i:i + num_carry]; i += num_carry
-        rx = vals[i:i + len(res_x)]; i += len(res_x)
+        rc = vals[i : i + len(res_c)]
+        i += len(res_c)
+        acc = vals[i : i + len(lin_c_avals)]
+        i += len(lin_c_avals)
+        ctc = vals[i : i + num_carry]
+        i += num_carry
+        rx = vals[i : i + len(res_x)]
+        i += len(res_x)
         cty = vals[i:]
         it_c, it_x = iter(rc), iter(rx)
         full = [ad.UndefPrimal(a) if l else next(it_c) for a, l in zip(body_avals[:num_consts], c_lin)]
-        full += [ad.UndefPrimal(a) for a in body_avals[num_consts:num_consts + num_carry]]
-        full += [ad.UndefPrimal(a) if l else next(it_x) for a, l in zip(body_avals[num_consts + num_carry:], x_lin)]
+        full += [ad.UndefPrimal(a) for a in body_avals[num_consts : num_consts + num_carry]]
+        full += [
+            ad.UndefPrimal(a) if l else next(it_x)
+            for a, l in zip(body_avals[num_consts + num_carry :], x_lin)
+        ]
         outs = ad.backward_pass(jaxpr.jaxpr, full, [*ctc, *cty])
         outs = [ad.instantiate_zeros(o) for o in outs]
         n_lc = len(lin_c_avals)
-        ct_c, ct_k, ct_x = outs[:n_lc], outs[n_lc:n_lc + num_carry], outs[n_lc + num_carry:]
+        ct_c, ct_k, ct_x = outs[:n_lc], outs[n_lc : n_lc + num_carry], outs[n_lc + num_carry :]
         new_acc = [ad.add_jaxvals_p.bind(a, c) for a, c in zip(acc, ct_c)]
         return [*new_acc, *ct_k, *ct_x]
+
     x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
     cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]
     bt, bconsts = _trace(body_t, [*_avals(res_c), *lin_c_avals, *carry_avals, *x_res_avals, *cty_avals])
     zeros_acc = [ad.zeros_like_aval(a) for a in lin_c_avals]
-    outs = scan_p.bind(*bconsts, *res_c, *zeros_acc, *ct_carry, *res_x, *ct_ys, jaxpr=bt,
-                       num_consts=len(bconsts) + len(res_c), num_carry=len(lin_c_avals) + num_carry,
-                       length=length, reverse=not reverse)
+    outs = scan_p.bind(
+        *bconsts,
+        *res_c,
+        *zeros_acc,
+        *ct_carry,
+        *res_x,
+        *ct_ys,
+        jaxpr=bt,
+        num_consts=len(bconsts) + len(res_c),
+        num_carry=len(lin_c_avals) + num_carry,
+        length=length,
+        reverse=not reverse,
+    )
     n_lc = len(lin_c_avals)
-    ct_consts, ct_init, ct_xs = iter(outs[:n_lc]), outs[n_lc:n_lc + num_carry], iter(outs[n_lc + num_carry:])
-    return ([next(ct_consts) if l else None for l in c_lin] + [c if l else None for c, l in zip(ct_init, k_lin)]
-            + [next(ct_xs) if l else None for l in x_lin])
+    ct_consts, ct_init, ct_xs = (
+        iter(outs[:n_lc]),
+        outs[n_lc : n_lc + num_carry],
+        iter(outs[n_lc + num_carry :]),
+    )
+    return (
+        [next(ct_consts) if l else None for l in c_lin]
+        + [c if l else None for c, l in zip(ct_init, k_lin)]
+        + [next(ct_xs) if l else None for l in x_lin]
+    )
 
 
 def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
     nc, nk = num_consts, num_carry
     cb = [d is not not_mapped for d in dims[:nc]]
-    kb = [d is not not_mapped for d in dims[nc:nc + nk]]
-    xb = [d is not not_mapped for d in dims[nc + nk:]]
+    kb = [d is not not_mapped for d in dims[nc : nc + nk]]
+    xb = [d is not not_mapped for d in dims[nc + nk :]]
     while True:
         out_b = _batched_outs(jaxpr, [*cb, *kb, *xb], axis_size)
         new = [a or b for a, b in zip(kb, out_b[:nk])]
         if new == kb:
             break
         kb = new
-    consts = [batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(vals[:nc], dims[:nc], cb)]
-    carry = [batching.bdim_at_front(v, d, axis_size) if b else v
-             for v, d, b in zip(vals[nc:nc + nk], dims[nc:nc + nk], kb)]
-    xs = [batching.moveaxis(v, d, 1) if b else v for v, d, b in zip(vals[nc + nk:], dims[nc + nk:], xb)]
+    consts = [
+        batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(vals[:nc], dims[:nc], cb)
+    ]
+    carry = [
+        batching.bdim_at_front(v, d, axis_size) if b else v
+        for v, d, b in zip(vals[nc : nc + nk], dims[nc : nc + nk], kb)
+    ]
+    xs = [batching.moveaxis(v, d, 1) if b else v for v, d, b in zip(vals[nc + nk :], dims[nc + nk :], xb)]
     ny = len(jaxpr.out_avals) - nk
     y_b = _batched_outs(jaxpr, [*cb, *kb, *xb], axis_size)[nk:]
     in_dims = [0 if b else None for b in [*cb, *kb, *xb]]
@@ -771,10 +974,20 @@ def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, 
 
     def body(*args):
         return batching.vmap_flat(lambda *ys: _run(jaxpr, *ys), axis_size, None, in_dims, args, spec)
+
     x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in xs]
     bj, bconsts = _trace(body, [*_avals(consts), *_avals(carry), *x_avals])
-    outs = scan_p.bind(*bconsts, *consts, *carry, *xs, jaxpr=bj, num_consts=len(bconsts) + nc,
-                       num_carry=nk, length=length, reverse=reverse)
+    outs = scan_p.bind(
+        *bconsts,
+        *consts,
+        *carry,
+        *xs,
+        jaxpr=bj,
+        num_consts=len(bconsts) + nc,
+        num_carry=nk,
+        length=length,
+        reverse=reverse,
+    )
     return outs, [*[0 if b else not_mapped for b in kb], *[1 if b else not_mapped for b in y_b]]
 
 

@@ -1,4 +1,5 @@
 """Elementwise primitives: one table row per operation (numpy impl, derivative, batching)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,19 +8,24 @@ from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
 from ..ad import defjvp, defjvp2, defzero, Zero
 
-_FLOAT = 'float'
-_INT = 'int'
-_BOOL = 'bool'
-_ANY = 'any'
+_FLOAT = "float"
+_INT = "int"
+_BOOL = "bool"
+_ANY = "any"
 
 
 def _check_kind(name, aval, kinds):
     kind = aval.dtype.kind
-    ok = ((_FLOAT in kinds and kind in 'fc') or (_INT in kinds and kind in 'iu')
-          or (_BOOL in kinds and kind == 'b') or _ANY in kinds)
+    ok = (
+        (_FLOAT in kinds and kind in "fc")
+        or (_INT in kinds and kind in "iu")
+        or (_BOOL in kinds and kind == "b")
+        or _ANY in kinds
+    )
     if not ok:
-        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes: "
-                        f"{', '.join(sorted(kinds))}.")
+        raise TypeError(
+            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes: {', '.join(sorted(kinds))}."
+        )
 
 
 def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
@@ -31,6 +37,7 @@ def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
         if result_dtype is not None:
             return ShapedArray(x.shape, result_dtype, False)
         return x
+
     p.def_abstract_eval(abstract)
     batching.vectorized_batcher(p)
     return p
@@ -43,16 +50,20 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
     def abstract(x, y, **params):
         _check_kind(name, x, kinds)
         if x.dtype != y.dtype:
-            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
-                            f"{x.dtype.name}, {y.dtype.name}. Cast one with .astype() "
-                            f"(jnp functions promote dtypes for you).")
+            raise TypeError(
+                f"lax.{name} requires arguments to have the same dtypes, got "
+                f"{x.dtype.name}, {y.dtype.name}. Cast one with .astype() "
+                f"(jnp functions promote dtypes for you)."
+            )
         # Equal shapes, or a scalar with anything (as JAX prints `mul a 2.0:f32[]`).
         if x.shape != y.shape and x.shape and y.shape:
-            raise TypeError(f"lax.{name} requires arguments to have the same shape, got "
-                            f"{x.shape} and {y.shape}. Use jnp.{name} to broadcast.")
+            raise TypeError(
+                f"lax.{name} requires arguments to have the same shape, got "
+                f"{x.shape} and {y.shape}. Use jnp.{name} to broadcast."
+            )
         dtype = result_dtype or x.dtype
-        return ShapedArray(x.shape or y.shape, dtype,
-                           x.weak_type and y.weak_type and result_dtype is None)
+        return ShapedArray(x.shape or y.shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
+
     p.def_abstract_eval(abstract)
     batching.broadcast_batcher(p)
     return p
@@ -65,12 +76,13 @@ def _np_round(x, rounding_method=0):
 
 
 def _logistic(x):
-    with np.errstate(over='ignore'):
+    with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-x))).astype(x.dtype)
 
 
 def _erf(x):
     import math
+
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
 
 
@@ -78,70 +90,72 @@ def _erf_inv(x):
     # The float32 polynomial XLA evaluates (with its fused multiply-adds), so random.normal
     # matches JAX's bits; see engine/prng.py.
     from ..prng import erf_inv_f32
+
     return np.asarray(erf_inv_f32(x)).astype(x.dtype, copy=False)
 
 
 def _errs(f):
     def g(*args, **kw):
-        with np.errstate(all='ignore'):
+        with np.errstate(all="ignore"):
             return f(*args, **kw)
-    g.__name__ = getattr(f, '__name__', 'impl')
+
+    g.__name__ = getattr(f, "__name__", "impl")
     return g
 
 
-neg_p = unop('neg', np.negative, (_FLOAT, _INT))
-sign_p = unop('sign', np.sign, (_FLOAT, _INT))
-floor_p = unop('floor', np.floor)
-ceil_p = unop('ceil', np.ceil)
-round_p = unop('round', _np_round)
-is_finite_p = unop('is_finite', np.isfinite, (_FLOAT,), np.dtype('bool'))
-exp_p = unop('exp', _errs(np.exp))
-exp2_p = unop('exp2', _errs(np.exp2))
-log_p = unop('log', _errs(np.log))
-log1p_p = unop('log1p', _errs(np.log1p))
-expm1_p = unop('expm1', _errs(np.expm1))
-tanh_p = unop('tanh', np.tanh)
-logistic_p = unop('logistic', _logistic)
-sin_p = unop('sin', np.sin)
-cos_p = unop('cos', np.cos)
-tan_p = unop('tan', np.tan)
-asin_p = unop('asin', _errs(np.arcsin))
-acos_p = unop('acos', _errs(np.arccos))
-atan_p = unop('atan', np.arctan)
-sinh_p = unop('sinh', _errs(np.sinh))
-cosh_p = unop('cosh', _errs(np.cosh))
-asinh_p = unop('asinh', np.arcsinh)
-acosh_p = unop('acosh', _errs(np.arccosh))
-atanh_p = unop('atanh', _errs(np.arctanh))
-sqrt_p = unop('sqrt', _errs(np.sqrt))
-rsqrt_p = unop('rsqrt', _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)))
-cbrt_p = unop('cbrt', np.cbrt)
-abs_p = unop('abs', np.abs, (_FLOAT, _INT))
-erf_p = unop('erf', _erf)
-erf_inv_p = unop('erf_inv', _erf_inv)
-not_p = unop('not', np.invert, (_INT, _BOOL))
-population_count_p = unop('population_count', lambda x: np.bitwise_count(x).astype(x.dtype), (_INT,))
+neg_p = unop("neg", np.negative, (_FLOAT, _INT))
+sign_p = unop("sign", np.sign, (_FLOAT, _INT))
+floor_p = unop("floor", np.floor)
+ceil_p = unop("ceil", np.ceil)
+round_p = unop("round", _np_round)
+is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
+exp_p = unop("exp", _errs(np.exp))
+exp2_p = unop("exp2", _errs(np.exp2))
+log_p = unop("log", _errs(np.log))
+log1p_p = unop("log1p", _errs(np.log1p))
+expm1_p = unop("expm1", _errs(np.expm1))
+tanh_p = unop("tanh", np.tanh)
+logistic_p = unop("logistic", _logistic)
+sin_p = unop("sin", np.sin)
+cos_p = unop("cos", np.cos)
+tan_p = unop("tan", np.tan)
+asin_p = unop("asin", _errs(np.arcsin))
+acos_p = unop("acos", _errs(np.arccos))
+atan_p = unop("atan", np.arctan)
+sinh_p = unop("sinh", _errs(np.sinh))
+cosh_p = unop("cosh", _errs(np.cosh))
+asinh_p = unop("asinh", np.arcsinh)
+acosh_p = unop("acosh", _errs(np.arccosh))
+atanh_p = unop("atanh", _errs(np.arctanh))
+sqrt_p = unop("sqrt", _errs(np.sqrt))
+rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)))
+cbrt_p = unop("cbrt", np.cbrt)
+abs_p = unop("abs", np.abs, (_FLOAT, _INT))
+erf_p = unop("erf", _erf)
+erf_inv_p = unop("erf_inv", _erf_inv)
+not_p = unop("not", np.invert, (_INT, _BOOL))
+population_count_p = unop("population_count", lambda x: np.bitwise_count(x).astype(x.dtype), (_INT,))
 
-add_p = binop('add', np.add, (_FLOAT, _INT))
-sub_p = binop('sub', np.subtract, (_FLOAT, _INT))
-mul_p = binop('mul', np.multiply, (_FLOAT, _INT, _BOOL))
-max_p = binop('max', np.maximum, (_FLOAT, _INT, _BOOL))
-min_p = binop('min', np.minimum, (_FLOAT, _INT, _BOOL))
-atan2_p = binop('atan2', np.arctan2, (_FLOAT,))
-nextafter_p = binop('nextafter', np.nextafter, (_FLOAT,))
-and_p = binop('and', np.bitwise_and, (_INT, _BOOL))
-or_p = binop('or', np.bitwise_or, (_INT, _BOOL))
-xor_p = binop('xor', np.bitwise_xor, (_INT, _BOOL))
+add_p = binop("add", np.add, (_FLOAT, _INT))
+sub_p = binop("sub", np.subtract, (_FLOAT, _INT))
+mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _BOOL))
+max_p = binop("max", np.maximum, (_FLOAT, _INT, _BOOL))
+min_p = binop("min", np.minimum, (_FLOAT, _INT, _BOOL))
+atan2_p = binop("atan2", np.arctan2, (_FLOAT,))
+nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
+and_p = binop("and", np.bitwise_and, (_INT, _BOOL))
+or_p = binop("or", np.bitwise_or, (_INT, _BOOL))
+xor_p = binop("xor", np.bitwise_xor, (_INT, _BOOL))
 
 
 def _shift_out_of_range(x, y):
     # XLA defines shifts by a negative amount or by >= the bit width (numpy leaves them to C).
     bits = x.dtype.itemsize * 8
-    return (y < 0) | (y >= bits) if y.dtype.kind == 'i' else (y >= bits)
+    return (y < 0) | (y >= bits) if y.dtype.kind == "i" else (y >= bits)
 
 
 def _unsigned(x):
-    return x.view(np.dtype(f'u{x.dtype.itemsize}'))
+    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
 
 
 def _shift_left(x, y):
@@ -163,14 +177,14 @@ def _shift_right_arithmetic(x, y):
     return np.right_shift(x, safe).astype(x.dtype)
 
 
-shift_left_p = binop('shift_left', _shift_left, (_INT,))
-shift_right_logical_p = binop('shift_right_logical', _shift_right_logical, (_INT,))
-shift_right_arithmetic_p = binop('shift_right_arithmetic', _shift_right_arithmetic, (_INT,))
+shift_left_p = binop("shift_left", _shift_left, (_INT,))
+shift_right_logical_p = binop("shift_right_logical", _shift_right_logical, (_INT,))
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic, (_INT,))
 
 
 def _div_impl(x, y):
-    with np.errstate(all='ignore'):
-        if x.dtype.kind in 'iu':
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iu":
             # C-style truncation toward zero, like XLA; x / 0 is -1 (all bits set), and
             # INT_MIN / -1 wraps to INT_MIN.
             safe_y = np.where(y == 0, 1, y)
@@ -181,28 +195,28 @@ def _div_impl(x, y):
 
 
 def _rem_impl(x, y):
-    with np.errstate(all='ignore'):
-        if x.dtype.kind in 'iu':  # sign of the dividend; x % 0 is x, as in XLA
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iu":  # sign of the dividend; x % 0 is x, as in XLA
             return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y))).astype(x.dtype)
         return np.fmod(x, y)
 
 
-div_p = binop('div', _div_impl)
-rem_p = binop('rem', _rem_impl)
-pow_p = binop('pow', _errs(np.power), (_FLOAT,))
+div_p = binop("div", _div_impl)
+rem_p = binop("rem", _rem_impl)
+pow_p = binop("pow", _errs(np.power), (_FLOAT,))
 
 _cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
-eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, f, (_ANY,), np.dtype('bool')) for n, f in _cmp.items())
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, f, (_ANY,), np.dtype("bool")) for n, f in _cmp.items())
 
 
 # integer_pow keeps its exponent static so the jaxpr shows `integer_pow[y=2]`.
-integer_pow_p = Primitive('integer_pow')
+integer_pow_p = Primitive("integer_pow")
 
 
 @integer_pow_p.def_impl
 def _integer_pow_impl(x, *, y):
-    with np.errstate(all='ignore'):
-        if y < 0 and x.dtype.kind in 'iu':
+    with np.errstate(all="ignore"):
+        if y < 0 and x.dtype.kind in "iu":
             raise TypeError("Integers cannot be raised to negative powers.")
         return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
 
@@ -214,10 +228,12 @@ batching.vectorized_batcher(integer_pow_p)
 # ---------------------------------------------------------------------------------------------
 # Derivatives. Written with the public lax wrappers so they compose with every transformation.
 
+
 def _lax():
     global _api
     if _api is None:
         from . import api as _loaded
+
         _api = _loaded
     return _api
 
@@ -229,10 +245,20 @@ def _L(name):
     return lambda *a, **k: getattr(_lax(), name)(*a, **k)
 
 
-mul, add, sub, neg, div = _L('mul'), _L('add'), _L('sub'), _L('neg'), _L('div')
+mul, add, sub, neg, div = _L("mul"), _L("add"), _L("sub"), _L("neg"), _L("div")
 sin, cos, exp, log, sqrt, rsqrt, select, square, sign, integer_pow, full_like = (
-    _L('sin'), _L('cos'), _L('exp'), _L('log'), _L('sqrt'), _L('rsqrt'), _L('select'),
-    _L('square'), _L('sign'), _L('integer_pow'), _L('full_like'))
+    _L("sin"),
+    _L("cos"),
+    _L("exp"),
+    _L("log"),
+    _L("sqrt"),
+    _L("rsqrt"),
+    _L("select"),
+    _L("square"),
+    _L("sign"),
+    _L("integer_pow"),
+    _L("full_like"),
+)
 
 
 def _one(x):
@@ -243,6 +269,8 @@ def _one(x):
 # operand's dtype, and the primitives broadcast scalars, so derivative jaxprs stay lean.
 
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+
+
 def _to_shape(t, shape):
     """A scalar operand's tangent, broadcast to the result's shape."""
     if core.get_aval(t).shape == shape:
@@ -269,6 +297,7 @@ def _additive_jvp(p, negate_y: bool):
         if type(tx) is Zero:
             return out, _to_shape(neg(ty) if negate_y else ty, shape)
         return out, p.bind(tx, ty)
+
     return rule
 
 
@@ -276,9 +305,27 @@ ad.jvp_rules[add_p] = _additive_jvp(add_p, negate_y=False)
 ad.jvp_rules[sub_p] = _additive_jvp(sub_p, negate_y=True)
 ad.transpose_rules[add_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(ct, y)]
 ad.transpose_rules[sub_p] = lambda ct, x, y: [_unbroadcast(ct, x), _unbroadcast(neg(ct), y)]
-for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p,
-           and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
-           eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+for _p in (
+    sign_p,
+    floor_p,
+    ceil_p,
+    round_p,
+    is_finite_p,
+    not_p,
+    population_count_p,
+    and_p,
+    or_p,
+    xor_p,
+    shift_left_p,
+    shift_right_logical_p,
+    shift_right_arithmetic_p,
+    eq_p,
+    ne_p,
+    lt_p,
+    le_p,
+    gt_p,
+    ge_p,
+):
     defzero(_p)
 
 defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
@@ -305,6 +352,8 @@ defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(1 / 3, square(ans))))
 defjvp(abs_p, lambda g, x: mul(g, sign(x)))
 defjvp(erf_p, lambda g, x: mul(g, mul(2 / np.sqrt(np.pi), exp(neg(square(x))))))
 defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(np.sqrt(np.pi) / 2, exp(square(ans)))))
+
+
 def _integer_pow_jvp(g, x, *, y):
     if y == 0:
         return full_like(g, 0)
@@ -334,8 +383,7 @@ def _div_transpose(ct, x, y):
 defjvp2(div_p, lambda g, ans, x, y: div(g, y), lambda g, ans, x, y: neg(mul(g, div(ans, y))))
 ad.transpose_rules[div_p] = _div_transpose
 
-defjvp(rem_p, lambda g, x, y: g,
-       lambda g, x, y: mul(neg(g), _lax().round(div(sub(x, _lax().rem(x, y)), y))))
+defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _lax().round(div(sub(x, _lax().rem(x, y)), y))))
 
 
 def _pow_jvp_x(g, x, y):
@@ -371,36 +419,49 @@ def _balanced_eq(x, z, y):
     return select(lax.eq(x, z), select(lax.eq(y, z), half, one), zero)
 
 
-defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+defjvp2(
+    max_p,
+    lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+    lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)),
+)
+defjvp2(
+    min_p,
+    lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+    lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)),
+)
 
 
 def _atan2_denom(x, y):
     return add(square(x), square(y))
 
 
-defjvp(atan2_p, lambda g, x, y: mul(g, div(y, _atan2_denom(x, y))),
-       lambda g, x, y: mul(g, neg(div(x, _atan2_denom(x, y)))))
+defjvp(
+    atan2_p,
+    lambda g, x, y: mul(g, div(y, _atan2_denom(x, y))),
+    lambda g, x, y: mul(g, neg(div(x, _atan2_denom(x, y)))),
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # clamp(min, x, max): a ternary elementwise op whose bounds may be scalars.
 
-clamp_p = Primitive('clamp')
+clamp_p = Primitive("clamp")
 clamp_p.def_impl(lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi).astype(x.dtype))
 
 
 @clamp_p.def_abstract_eval
 def _clamp_abstract(lo, x, hi):
-    for name, b in (('min', lo), ('max', hi)):
+    for name, b in (("min", lo), ("max", hi)):
         if b.dtype != x.dtype:
-            raise TypeError(f"lax.clamp requires arguments to have the same dtypes, got "
-                            f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+            raise TypeError(
+                f"lax.clamp requires arguments to have the same dtypes, got "
+                f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}."
+            )
         if b.shape not in ((), x.shape):
-            raise TypeError(f"lax.clamp requires {name} to be a scalar or have the operand's shape "
-                            f"{x.shape}, got {b.shape}.")
+            raise TypeError(
+                f"lax.clamp requires {name} to be a scalar or have the operand's shape "
+                f"{x.shape}, got {b.shape}."
+            )
     return x
 
 
@@ -439,6 +500,7 @@ def _clamp_batch(size, vals, dims):
             return b if np.ndim(b) == 0 else _lax().broadcast_in_dim(b, shape, tuple(range(1, len(shape))))
         b = batching.moveaxis(b, d, 0)
         return b if core.get_aval(b).shape == shape else _lax().broadcast_in_dim(b, shape, (0,))
+
     return clamp_p.bind(bound(lo, dlo), x, bound(hi, dhi)), 0
 
 
@@ -449,10 +511,10 @@ batching.batch_rules[clamp_p] = _clamp_batch
 # Identity-valued ops: stop_gradient (zero derivative), copy (a real copy; linear),
 # reduce_precision (round to fewer exponent/mantissa bits; linear, as in JAX).
 
-stop_gradient_p = unop('stop_gradient', lambda x: x, (_ANY,))
+stop_gradient_p = unop("stop_gradient", lambda x: x, (_ANY,))
 defzero(stop_gradient_p)
 
-copy_p = unop('copy', np.array, (_ANY,))
+copy_p = unop("copy", np.array, (_ANY,))
 ad.deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
 
 
@@ -461,8 +523,8 @@ def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
     flush exponents that do not fit to zero or infinity. NaNs stay NaN."""
     finfo = np.finfo(x.dtype)
     src_mant, src_exp = finfo.nmant, finfo.nexp
-    uint = np.dtype(f'u{x.dtype.itemsize}')
-    bits = np.array(x, order='C').view(uint)
+    uint = np.dtype(f"u{x.dtype.itemsize}")
+    bits = np.array(x, order="C").view(uint)
     one = uint.type(1)
     if mantissa_bits < src_mant:
         shift = uint.type(src_mant - mantissa_bits)
@@ -478,22 +540,25 @@ def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
         min_exp = uint.type((bias_diff + 1) << src_mant)
         exp = bits & exp_mask
         signed_zero = bits & sign_mask
-        bits = np.where(exp > max_exp, signed_zero | exp_mask,
-                        np.where(exp < min_exp, signed_zero, bits)).astype(uint)
+        bits = np.where(
+            exp > max_exp, signed_zero | exp_mask, np.where(exp < min_exp, signed_zero, bits)
+        ).astype(uint)
     out = bits.view(x.dtype).reshape(x.shape)
     return np.where(np.isnan(x), x, out) if mantissa_bits < src_mant else out
 
 
-reduce_precision_p = Primitive('reduce_precision')
+reduce_precision_p = Primitive("reduce_precision")
 reduce_precision_p.def_impl(_errs(_reduce_precision_impl))
 
 
 @reduce_precision_p.def_abstract_eval
 def _reduce_precision_abstract(x, *, exponent_bits, mantissa_bits):
-    _check_kind('reduce_precision', x, (_FLOAT,))
+    _check_kind("reduce_precision", x, (_FLOAT,))
     if exponent_bits < 1 or mantissa_bits < 0:
-        raise ValueError(f"reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0, got "
-                         f"{exponent_bits} and {mantissa_bits}.")
+        raise ValueError(
+            f"reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0, got "
+            f"{exponent_bits} and {mantissa_bits}."
+        )
     return x
 
 

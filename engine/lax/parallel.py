@@ -10,6 +10,7 @@ implementation directly, which applies the unmapped semantics (``psum`` of it is
 >>> vmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(1., 4.))
 Array([0.16666667, 0.33333334, 0.5       ], dtype=float32)
 """
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,19 @@ from ..batching import not_mapped
 from ..core import Array, Primitive, ShapedArray
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ['psum', 'pmean', 'pmax', 'pmin', 'all_gather', 'psum_scatter', 'ppermute', 'pshuffle',
-           'all_to_all', 'axis_index', 'axis_size']
+__all__ = [
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "psum_scatter",
+    "ppermute",
+    "pshuffle",
+    "all_to_all",
+    "axis_index",
+    "axis_size",
+]
 
 # ---------------------------------------------------------------------------------------------
 # Axis environment: which names are bound, and how big they are.
@@ -58,6 +70,7 @@ def _device_context():
     global _collectives
     if _collectives is None:
         from ..parallel import collectives
+
         _collectives = collectives
     return _collectives._current
 
@@ -79,9 +92,11 @@ def axis_size(axis_name) -> int:
             if ctx is not None and ctx.has_axis(name):
                 size *= ctx.axis_size(name)
             else:
-                raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
-                                f"by pmap) are available to collective operations: "
-                                f"{sorted(map(str, _bound_names()))}")
+                raise NameError(
+                    f"unbound axis name: {name}. The following axis names (e.g. defined "
+                    f"by pmap) are available to collective operations: "
+                    f"{sorted(map(str, _bound_names()))}"
+                )
     return size
 
 
@@ -101,17 +116,25 @@ def _names(axis_name) -> tuple:
 # Primitives. Every collective carries ``axes`` (a tuple of names); shape-changing ones also carry
 # ``axis_size`` so that abstract evaluation needs no environment.
 
-psum_p = Primitive('psum', multiple_results=True)
-pmax_p = Primitive('pmax')
-pmin_p = Primitive('pmin')
-all_gather_p = Primitive('all_gather')
-psum_scatter_p = Primitive('reduce_scatter')
-ppermute_p = Primitive('ppermute')
-all_to_all_p = Primitive('all_to_all')
-axis_index_p = Primitive('axis_index')
+psum_p = Primitive("psum", multiple_results=True)
+pmax_p = Primitive("pmax")
+pmin_p = Primitive("pmin")
+all_gather_p = Primitive("all_gather")
+psum_scatter_p = Primitive("reduce_scatter")
+ppermute_p = Primitive("ppermute")
+all_to_all_p = Primitive("all_to_all")
+axis_index_p = Primitive("axis_index")
 
-collective_primitives = (psum_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p,
-                         all_to_all_p, axis_index_p)
+collective_primitives = (
+    psum_p,
+    pmax_p,
+    pmin_p,
+    all_gather_p,
+    psum_scatter_p,
+    ppermute_p,
+    all_to_all_p,
+    axis_index_p,
+)
 
 psum_p.def_abstract_eval(lambda *avals, axes: [a.update(weak_type=a.weak_type) for a in avals])
 pmax_p.def_abstract_eval(lambda x, *, axes: x)
@@ -135,14 +158,18 @@ def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
     shape = list(x.shape)
     if tiled:
         if shape[scatter_dimension] % axis_size:
-            raise ValueError(f"psum_scatter: dimension {scatter_dimension} of size "
-                             f"{shape[scatter_dimension]} is not divisible by the axis size {axis_size}")
+            raise ValueError(
+                f"psum_scatter: dimension {scatter_dimension} of size "
+                f"{shape[scatter_dimension]} is not divisible by the axis size {axis_size}"
+            )
         shape[scatter_dimension] //= axis_size
     else:
         if shape[scatter_dimension] != axis_size:
-            raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size "
-                             f"{shape[scatter_dimension]} but the axis size is {axis_size} (use tiled=True "
-                             f"to scatter a dimension that is a multiple of it)")
+            raise ValueError(
+                f"psum_scatter: dimension {scatter_dimension} has size "
+                f"{shape[scatter_dimension]} but the axis size is {axis_size} (use tiled=True "
+                f"to scatter a dimension that is a multiple of it)"
+            )
         del shape[scatter_dimension]
     return x.update(shape=tuple(shape), weak_type=False)
 
@@ -151,14 +178,17 @@ def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
 def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis):
     shape = list(x.shape)
     if shape[split_axis] % axis_size:
-        raise ValueError(f"all_to_all: split axis {split_axis} of size {shape[split_axis]} is not "
-                         f"divisible by the axis size {axis_size}")
+        raise ValueError(
+            f"all_to_all: split axis {split_axis} of size {shape[split_axis]} is not "
+            f"divisible by the axis size {axis_size}"
+        )
     shape[split_axis] //= axis_size
     shape[concat_axis] *= axis_size
     return x.update(shape=tuple(shape), weak_type=False)
 
 
 # --- implementations: unmapped semantics for vmap names, device exchange for pmap names -------
+
 
 def _split_axes(axes):
     frames = _vmap_frames()
@@ -171,8 +201,10 @@ def _on_devices(kind, x, axes, **params):
     ctx = _device_context()
     missing = [a for a in axes if ctx is None or not ctx.has_axis(a)]
     if missing:
-        raise NameError(f"unbound axis name: {missing[0]}. Collectives need an enclosing pmap or "
-                        f"vmap(..., axis_name=) that binds it.")
+        raise NameError(
+            f"unbound axis name: {missing[0]}. Collectives need an enclosing pmap or "
+            f"vmap(..., axis_name=) that binds it."
+        )
     return ctx.collective(kind, x, axes, **params)
 
 
@@ -181,7 +213,7 @@ def _psum_impl(*xs, axes):
     size, vm, rest = _split_axes(axes)
     outs = [np.asarray(x * np.asarray(size, x.dtype)) if vm else x for x in xs]
     if rest:
-        outs = [_on_devices('psum', x, rest) for x in outs]
+        outs = [_on_devices("psum", x, rest) for x in outs]
     return outs
 
 
@@ -189,11 +221,12 @@ def _chooser_impl(kind):
     def impl(x, *, axes):
         _, vm, rest = _split_axes(axes)
         return _on_devices(kind, x, rest) if rest else x
+
     return impl
 
 
-pmax_p.def_impl(_chooser_impl('pmax'))
-pmin_p.def_impl(_chooser_impl('pmin'))
+pmax_p.def_impl(_chooser_impl("pmax"))
+pmin_p.def_impl(_chooser_impl("pmin"))
 
 
 @all_gather_p.def_impl
@@ -208,7 +241,7 @@ def _all_gather_impl(x, *, axes, axis_size, all_gather_dimension, tiled):
             shape[all_gather_dimension] *= size
             stacked = stacked.reshape(shape)
         return stacked
-    return _on_devices('all_gather', x, rest, axis=all_gather_dimension, tiled=tiled)
+    return _on_devices("all_gather", x, rest, axis=all_gather_dimension, tiled=tiled)
 
 
 @psum_scatter_p.def_impl
@@ -216,7 +249,7 @@ def _psum_scatter_impl(x, *, axes, axis_size, scatter_dimension, tiled):
     _, vm, rest = _split_axes(axes)
     if vm:
         raise NotImplementedError("psum_scatter of a value that its vmap axis does not batch")
-    return _on_devices('psum_scatter', x, rest, axis=scatter_dimension, tiled=tiled)
+    return _on_devices("psum_scatter", x, rest, axis=scatter_dimension, tiled=tiled)
 
 
 @ppermute_p.def_impl
@@ -226,10 +259,11 @@ def _ppermute_impl(x, *, axes, perm):
         # Unbatched: a full permutation leaves every member the same value; a partial one would
         # make it vary, which needs a batched operand (the wrapper lifts plain arrays).
         if len(vm) > 1 or rest or sorted(d for _, d in perm) != list(range(size)):
-            raise NotImplementedError("ppermute with a partial permutation of a value that its vmap "
-                                      "axis does not batch")
+            raise NotImplementedError(
+                "ppermute with a partial permutation of a value that its vmap axis does not batch"
+            )
         return x
-    return _on_devices('ppermute', x, rest, perm=perm)
+    return _on_devices("ppermute", x, rest, perm=perm)
 
 
 @all_to_all_p.def_impl
@@ -237,16 +271,17 @@ def _all_to_all_impl(x, *, axes, axis_size, split_axis, concat_axis):
     _, vm, rest = _split_axes(axes)
     if vm:
         raise NotImplementedError("all_to_all of a value that its vmap axis does not batch")
-    return _on_devices('all_to_all', x, rest, split_axis=split_axis, concat_axis=concat_axis)
+    return _on_devices("all_to_all", x, rest, split_axis=split_axis, concat_axis=concat_axis)
 
 
 @axis_index_p.def_impl
 def _axis_index_impl(*, axis_name):
-    return np.asarray(_on_devices('axis_index', None, _names(axis_name)), np.int32)
+    return np.asarray(_on_devices("axis_index", None, _names(axis_name)), np.int32)
 
 
 # ---------------------------------------------------------------------------------------------
 # Differentiation: all but pmax/pmin are linear; transposes follow JAX.
+
 
 def _psum_jvp(primals, tangents, *, axes):
     outs = psum_p.bind(*primals, axes=axes)
@@ -269,13 +304,15 @@ ad.transpose_rules[psum_p] = _psum_transpose
 def _chooser_jvp(prim):
     def rule(primals, tangents, *, axes):
         from . import api as lax
+
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axes=axes)
         mask = lax.convert_element_type(lax.eq(x, out), core.get_aval(x).dtype)
         # Two binds: the count must stay a primal (known) value when partial eval splits this.
-        num, = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), axes=axes)
-        den, = psum_p.bind(mask, axes=axes)
+        (num,) = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), axes=axes)
+        (den,) = psum_p.bind(mask, axes=axes)
         return out, lax.div(num, den)
+
     return rule
 
 
@@ -290,23 +327,38 @@ def _linear(prim, transpose):
         if type(t) is ad.Zero:
             return out, ad.Zero(core.get_aval(out))
         return out, prim.bind(t, **params)
+
     ad.jvp_rules[prim] = jvp
     ad.transpose_rules[prim] = lambda ct, x, **params: [transpose(ad.instantiate_zeros(ct), **params)]
 
 
-_linear(all_gather_p, lambda ct, *, axes, axis_size, all_gather_dimension, tiled: psum_scatter_p.bind(
-    ct, axes=axes, axis_size=axis_size, scatter_dimension=all_gather_dimension, tiled=tiled))
-_linear(psum_scatter_p, lambda ct, *, axes, axis_size, scatter_dimension, tiled: all_gather_p.bind(
-    ct, axes=axes, axis_size=axis_size, all_gather_dimension=scatter_dimension, tiled=tiled))
-_linear(ppermute_p, lambda ct, *, axes, perm: ppermute_p.bind(
-    ct, axes=axes, perm=tuple((d, s) for s, d in perm)))
-_linear(all_to_all_p, lambda ct, *, axes, axis_size, split_axis, concat_axis: all_to_all_p.bind(
-    ct, axes=axes, axis_size=axis_size, split_axis=concat_axis, concat_axis=split_axis))
+_linear(
+    all_gather_p,
+    lambda ct, *, axes, axis_size, all_gather_dimension, tiled: psum_scatter_p.bind(
+        ct, axes=axes, axis_size=axis_size, scatter_dimension=all_gather_dimension, tiled=tiled
+    ),
+)
+_linear(
+    psum_scatter_p,
+    lambda ct, *, axes, axis_size, scatter_dimension, tiled: all_gather_p.bind(
+        ct, axes=axes, axis_size=axis_size, all_gather_dimension=scatter_dimension, tiled=tiled
+    ),
+)
+_linear(
+    ppermute_p, lambda ct, *, axes, perm: ppermute_p.bind(ct, axes=axes, perm=tuple((d, s) for s, d in perm))
+)
+_linear(
+    all_to_all_p,
+    lambda ct, *, axes, axis_size, split_axis, concat_axis: all_to_all_p.bind(
+        ct, axes=axes, axis_size=axis_size, split_axis=concat_axis, concat_axis=split_axis
+    ),
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Batching: when the vmap's own axis is named, the collective acts on the batch dimension; a
 # collective over another axis passes through with its positional params shifted.
+
 
 def _vmap_axis_name():
     trace = batching.current_batch_trace()
@@ -319,6 +371,7 @@ def _front(v, d, size):
 
 def _psum_batch(size, vals, dims, *, axes):
     from . import api as lax
+
     name = _vmap_axis_name()
     if name not in axes:
         return psum_p.bind(*vals, axes=axes), list(dims)
@@ -343,6 +396,7 @@ def _chooser_batch(prim, reduce):
         out = v if d is not_mapped else reduce(v, (d,))
         rest = tuple(a for a in axes if a != name)
         return (prim.bind(out, axes=rest) if rest else out), not_mapped
+
     return rule
 
 
@@ -354,40 +408,45 @@ def _only_this_axis(axes, name, what):
 
 def _all_gather_batch(size, vals, dims, *, axes, axis_size, all_gather_dimension, tiled):
     from . import api as lax
+
     (v,), (d,) = vals, dims
     ad_ = all_gather_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), 'all_gather'):
-        out = all_gather_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
-                                all_gather_dimension=ad_ + 1, tiled=tiled)
+    if not _only_this_axis(axes, _vmap_axis_name(), "all_gather"):
+        out = all_gather_p.bind(
+            _front(v, d, size), axes=axes, axis_size=axis_size, all_gather_dimension=ad_ + 1, tiled=tiled
+        )
         return out, 0
     x = batching.moveaxis(_front(v, d, size), 0, ad_)
     if tiled:
         shape = list(core.get_aval(x).shape)
-        shape[ad_:ad_ + 2] = [shape[ad_] * shape[ad_ + 1]]
+        shape[ad_ : ad_ + 2] = [shape[ad_] * shape[ad_ + 1]]
         x = lax.reshape(x, shape)
     return x, not_mapped
 
 
 def _psum_scatter_batch(size, vals, dims, *, axes, axis_size, scatter_dimension, tiled):
     from . import api as lax
+
     (v,), (d,) = vals, dims
     sd = scatter_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), 'psum_scatter'):
-        out = psum_scatter_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
-                                  scatter_dimension=sd + 1, tiled=tiled)
+    if not _only_this_axis(axes, _vmap_axis_name(), "psum_scatter"):
+        out = psum_scatter_p.bind(
+            _front(v, d, size), axes=axes, axis_size=axis_size, scatter_dimension=sd + 1, tiled=tiled
+        )
         return out, 0
     total = lax.reduce_sum(_front(v, d, size), (0,))
     if not tiled:
         return total, sd
     shape = list(core.get_aval(total).shape)
-    shape[sd:sd + 1] = [size, shape[sd] // size]
+    shape[sd : sd + 1] = [size, shape[sd] // size]
     return lax.reshape(total, shape), sd
 
 
 def _ppermute_batch(size, vals, dims, *, axes, perm):
     from . import api as lax
+
     (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), 'ppermute'):
+    if not _only_this_axis(axes, _vmap_axis_name(), "ppermute"):
         return ppermute_p.bind(v, axes=axes, perm=perm), d
     x = _front(v, d, size)
     aval = core.get_aval(x)
@@ -399,17 +458,23 @@ def _ppermute_batch(size, vals, dims, *, axes, perm):
 
 def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis):
     from . import api as lax
+
     (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), 'all_to_all'):
-        out = all_to_all_p.bind(_front(v, d, size), axes=axes, axis_size=axis_size,
-                                split_axis=split_axis + 1, concat_axis=concat_axis + 1)
+    if not _only_this_axis(axes, _vmap_axis_name(), "all_to_all"):
+        out = all_to_all_p.bind(
+            _front(v, d, size),
+            axes=axes,
+            axis_size=axis_size,
+            split_axis=split_axis + 1,
+            concat_axis=concat_axis + 1,
+        )
         return out, 0
-    x = _front(v, d, size)                       # (j, *s): j is the source index
+    x = _front(v, d, size)  # (j, *s): j is the source index
     s = list(core.get_aval(x).shape[1:])
     chunk = s[split_axis] // size
-    x = lax.reshape(x, (size, *s[:split_axis], size, chunk, *s[split_axis + 1:]))
+    x = lax.reshape(x, (size, *s[:split_axis], size, chunk, *s[split_axis + 1 :]))
     x = batching.moveaxis(x, 1 + split_axis, 0)  # (i, j, *r): i the destination
-    r = s[:split_axis] + [chunk] + s[split_axis + 1:]
+    r = s[:split_axis] + [chunk] + s[split_axis + 1 :]
     k = len(r)
     perm = [0] + [2 + q for q in range(concat_axis)] + [1] + [2 + q for q in range(concat_axis, k)]
     x = lax.transpose(x, perm)
@@ -429,11 +494,13 @@ batching.batch_rules[all_to_all_p] = _all_to_all_batch
 
 def _lax():
     from . import api
+
     return api
 
 
 # ---------------------------------------------------------------------------------------------
 # Public wrappers (jax.lax signatures).
+
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum ``x`` (a pytree) over the named axis; every member receives the total.
@@ -480,8 +547,10 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     def one(v):
         nd = core.get_aval(v).ndim
         dim = axis % (nd + (0 if tiled else 1)) if (nd or not tiled) else axis
-        return all_gather_p.bind(v, axes=_names(axis_name), axis_size=n,
-                                 all_gather_dimension=int(dim), tiled=bool(tiled))
+        return all_gather_p.bind(
+            v, axes=_names(axis_name), axis_size=n, all_gather_dimension=int(dim), tiled=bool(tiled)
+        )
+
     return tree_map(one, x)
 
 
@@ -492,9 +561,14 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(v):
         dim = scatter_dimension % core.get_aval(v).ndim
-        return psum_scatter_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name), axis_size=n,
-                                   scatter_dimension=int(dim),
-                                   tiled=bool(tiled))
+        return psum_scatter_p.bind(
+            _lift_unbatched(v, axis_name),
+            axes=_names(axis_name),
+            axis_size=n,
+            scatter_dimension=int(dim),
+            tiled=bool(tiled),
+        )
+
     return tree_map(one, x)
 
 
@@ -507,8 +581,9 @@ def _lift_unbatched(x, axis_name):
         return x
     size, main = frames[names[0]]
     value = np.asarray(core.to_numpy(x))
-    return batching.BatchTracer(batching.BatchTrace(main),
-                                Array(np.broadcast_to(value, (size, *value.shape)), core.is_weak(x)), 0)
+    return batching.BatchTracer(
+        batching.BatchTrace(main), Array(np.broadcast_to(value, (size, *value.shape)), core.is_weak(x)), 0
+    )
 
 
 def ppermute(x, axis_name, perm):
@@ -525,8 +600,9 @@ def ppermute(x, axis_name, perm):
         raise ValueError(f"ppermute sources and destinations must be unique, got perm={perm}")
     if any(not 0 <= i < n for i in srcs + dsts):
         raise ValueError(f"ppermute perm={perm} has indices outside the axis of size {n}")
-    return tree_map(lambda v: ppermute_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name),
-                                              perm=perm), x)
+    return tree_map(
+        lambda v: ppermute_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name), perm=perm), x
+    )
 
 
 def pshuffle(x, axis_name, perm):
@@ -548,22 +624,27 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         split, concat = split_axis % nd, concat_axis % nd
         if tiled:
             if core.get_aval(v).shape[split] % n:
-                raise ValueError(f"all_to_all: the split axis has size {core.get_aval(v).shape[split]}, "
-                                 f"not divisible by the axis size {n}")
-            return all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split,
-                                     concat_axis=concat)
+                raise ValueError(
+                    f"all_to_all: the split axis has size {core.get_aval(v).shape[split]}, "
+                    f"not divisible by the axis size {n}"
+                )
+            return all_to_all_p.bind(
+                v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat
+            )
         if core.get_aval(v).shape[split] != n:
-            raise ValueError(f"all_to_all: the split axis has size {core.get_aval(v).shape[split]} but "
-                             f"the axis {axis_name!r} has size {n} (pass tiled=True to split it in chunks)")
+            raise ValueError(
+                f"all_to_all: the split axis has size {core.get_aval(v).shape[split]} but "
+                f"the axis {axis_name!r} has size {n} (pass tiled=True to split it in chunks)"
+            )
         if split < concat:
             concat += 1
             v = lax.expand_dims(v, (concat,))
         elif split > concat:
             v = lax.expand_dims(v, (concat,))
             split += 1
-        out = all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split,
-                                concat_axis=concat)
+        out = all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat)
         return lax.squeeze(out, (split,)) if split != concat else out
+
     return tree_map(one, x)
 
 

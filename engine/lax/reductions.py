@@ -4,6 +4,7 @@ Derivatives of products and of cumulative max/min/prod follow JAX: they differen
 formulation built from differentiable pieces (a pairwise product tree, a prefix scan of
 slices), so zeros and ties need no special cases and higher orders come for free.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +16,7 @@ from .structural import _reduce_abstract, _reduce_batch, _shift_axes
 
 def _lax():
     from . import api
+
     return api
 
 
@@ -32,7 +34,7 @@ def _jvp_of(fn, primals, tangents):
 
 # --- reduce_prod -------------------------------------------------------------------------------
 
-reduce_prod_p = Primitive('reduce_prod')
+reduce_prod_p = Primitive("reduce_prod")
 reduce_prod_p.def_impl(lambda x, *, axes: np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype)))
 reduce_prod_p.def_abstract_eval(_reduce_abstract)
 batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
@@ -78,6 +80,7 @@ def reduce_prod(operand, axes):
 
 # --- logical reductions --------------------------------------------------------------------------
 
+
 def _logical_reduce(name, np_fn, bool_fn):
     p = Primitive(name)
 
@@ -87,9 +90,10 @@ def _logical_reduce(name, np_fn, bool_fn):
         return np.asarray(np_fn.reduce(x, axis=tuple(axes))).astype(x.dtype)
 
     def abstract(x, *, axes):
-        if x.dtype.kind not in 'biu':
+        if x.dtype.kind not in "biu":
             raise TypeError(f"{name} does not accept dtype {x.dtype.name}; it takes bools or integers.")
         return _reduce_abstract(x, axes=axes)
+
     p.def_impl(impl)
     p.def_abstract_eval(abstract)
     ad.defzero(p)
@@ -97,10 +101,11 @@ def _logical_reduce(name, np_fn, bool_fn):
     return p
 
 
-reduce_and_p = _logical_reduce('reduce_and', np.bitwise_and, np.all)
-reduce_or_p = _logical_reduce('reduce_or', np.bitwise_or, np.any)
-reduce_xor_p = _logical_reduce('reduce_xor', np.bitwise_xor,
-                               lambda x, axis: np.logical_xor.reduce(x, axis=axis))
+reduce_and_p = _logical_reduce("reduce_and", np.bitwise_and, np.all)
+reduce_or_p = _logical_reduce("reduce_or", np.bitwise_or, np.any)
+reduce_xor_p = _logical_reduce(
+    "reduce_xor", np.bitwise_xor, lambda x, axis: np.logical_xor.reduce(x, axis=axis)
+)
 
 
 def reduce_and(operand, axes):
@@ -120,6 +125,7 @@ def reduce_xor(operand, axes):
 
 # --- argmax / argmin -----------------------------------------------------------------------------
 
+
 def _arg_reduce(name, np_fn):
     p = Primitive(name)
 
@@ -131,9 +137,10 @@ def _arg_reduce(name, np_fn):
             raise ValueError(f"{name} needs one axis within the operand rank {x.ndim}, got {axes}")
         if x.shape[axes[0]] == 0:
             raise ValueError(f"{name} of an empty axis (shape {x.shape}, axis {axes[0]}) is undefined")
-        if np.dtype(index_dtype).kind not in 'iu':
+        if np.dtype(index_dtype).kind not in "iu":
             raise TypeError(f"{name} index_dtype must be an integer type, got {np.dtype(index_dtype).name}")
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axes[0]), index_dtype, False)
+
     p.def_impl(impl)
     p.def_abstract_eval(abstract)
     ad.defzero(p)
@@ -141,8 +148,8 @@ def _arg_reduce(name, np_fn):
     return p
 
 
-argmax_p = _arg_reduce('argmax', np.argmax)
-argmin_p = _arg_reduce('argmin', np.argmin)
+argmax_p = _arg_reduce("argmax", np.argmax)
+argmin_p = _arg_reduce("argmin", np.argmin)
 
 
 def argmax(operand, axis: int, index_dtype):
@@ -159,6 +166,7 @@ def argmin(operand, axis: int, index_dtype):
 
 # --- cumulative reductions ---------------------------------------------------------------------
 
+
 def _cumulative_impl(np_fn):
     def impl(x, *, axis, reverse):
         if reverse:
@@ -166,6 +174,7 @@ def _cumulative_impl(np_fn):
         out = np_fn(x, axis=axis) if x.shape[axis] else np.array(x)
         out = np.asarray(out).astype(x.dtype, copy=False)
         return np.flip(out, axis) if reverse else out
+
     return impl
 
 
@@ -197,21 +206,25 @@ def _cumulative(name, np_fn, combine_name):
     p.def_impl(_cumulative_impl(np_fn))
     p.def_abstract_eval(_cumulative_abstract)
     batching.batch_rules[p] = lambda size, vals, dims, *, axis, reverse: (
-        p.bind(vals[0], axis=axis + (axis >= dims[0]), reverse=reverse), dims[0])
+        p.bind(vals[0], axis=axis + (axis >= dims[0]), reverse=reverse),
+        dims[0],
+    )
     if combine_name is not None:
+
         def jvp(primals, tangents, *, axis, reverse):
             out = p.bind(primals[0], axis=axis, reverse=reverse)
             combine = getattr(_lax(), combine_name)
             _, t = _jvp_of(lambda x: _prefix_scan(combine, x, axis, reverse), primals, tangents)
             return out, t
+
         ad.jvp_rules[p] = jvp
     return p
 
 
-cumsum_p = _cumulative('cumsum', np.cumsum, None)
-cumprod_p = _cumulative('cumprod', np.cumprod, 'mul')
-cummax_p = _cumulative('cummax', np.maximum.accumulate, 'max')
-cummin_p = _cumulative('cummin', np.minimum.accumulate, 'min')
+cumsum_p = _cumulative("cumsum", np.cumsum, None)
+cumprod_p = _cumulative("cumprod", np.cumprod, "mul")
+cummax_p = _cumulative("cummax", np.maximum.accumulate, "max")
+cummin_p = _cumulative("cummin", np.minimum.accumulate, "min")
 # cumsum is linear; its transpose sums the cotangent from the other end.
 ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
 
@@ -220,16 +233,20 @@ def _cumulative_wrapper(p, doc):
     def wrapper(operand, axis: int = 0, reverse: bool = False):
         axis = int(axis) % core.get_aval(operand).ndim
         return p.bind(operand, axis=axis, reverse=bool(reverse))
+
     wrapper.__name__ = p.name
     wrapper.__doc__ = doc
     return wrapper
 
 
-cumsum = _cumulative_wrapper(cumsum_p, """Cumulative sum along ``axis`` (from the end if ``reverse``).
+cumsum = _cumulative_wrapper(
+    cumsum_p,
+    """Cumulative sum along ``axis`` (from the end if ``reverse``).
 
 >>> cumsum(jnp.array([1, 2, 3]))
 Array([1, 3, 6], dtype=int32)
-""")
+""",
+)
 cumprod = _cumulative_wrapper(cumprod_p, "Cumulative product along ``axis`` (from the end if ``reverse``).")
 cummax = _cumulative_wrapper(cummax_p, "Cumulative maximum along ``axis`` (from the end if ``reverse``).")
 cummin = _cumulative_wrapper(cummin_p, "Cumulative minimum along ``axis`` (from the end if ``reverse``).")

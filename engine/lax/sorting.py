@@ -4,6 +4,7 @@ Floats sort in XLA's total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < N
 NaN canonicalized to sort last. The JVP permutes tangents with the permutation the sort applied,
 found by sorting an iota alongside (as JAX does).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,16 +15,17 @@ from ..core import Primitive
 
 def _lax():
     from . import api
+
     return api
 
 
 def _total_order_key(x):
     """An integer key whose order is XLA's total order on floats (identity for other types)."""
-    if x.dtype.kind != 'f':
+    if x.dtype.kind != "f":
         return x.astype(np.int8) if x.dtype == np.bool_ else x
     x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)  # canonical (positive) NaN
-    sint = np.dtype(f'i{x.dtype.itemsize}')
-    bits = np.array(x, order='C').view(sint).astype(np.int64)
+    sint = np.dtype(f"i{x.dtype.itemsize}")
+    bits = np.array(x, order="C").view(sint).astype(np.int64)
     # Negative floats order reversed by magnitude: flip their non-sign bits.
     return np.where(bits < 0, bits ^ np.int64(np.iinfo(sint).max), bits)
 
@@ -33,14 +35,16 @@ def _sort_permutation(keys, dimension):
     return np.lexsort(keys[::-1], axis=-1)  # lexsort's last key is primary; it is stable
 
 
-sort_p = Primitive('sort', multiple_results=True)
+sort_p = Primitive("sort", multiple_results=True)
 
 
 @sort_p.def_impl
 def _sort_impl(*operands, dimension, is_stable, num_keys):
     perm = _sort_permutation(operands[:num_keys], dimension)
-    return [np.moveaxis(np.take_along_axis(np.moveaxis(x, dimension, -1), perm, axis=-1), -1, dimension)
-            for x in operands]
+    return [
+        np.moveaxis(np.take_along_axis(np.moveaxis(x, dimension, -1), perm, axis=-1), -1, dimension)
+        for x in operands
+    ]
 
 
 @sort_p.def_abstract_eval
@@ -51,8 +55,9 @@ def _sort_abstract(*operands, dimension, is_stable, num_keys):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"sort dimension {dimension} out of bounds for shape {shape}")
     if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"sort num_keys={num_keys} must be between 1 and the number of operands "
-                         f"({len(operands)})")
+        raise ValueError(
+            f"sort num_keys={num_keys} must be between 1 and the number of operands ({len(operands)})"
+        )
     return list(operands)
 
 
@@ -60,14 +65,25 @@ def take_along_axis(x, indices, axis):
     """``x[..., indices[...], ...]`` along ``axis``, for ``indices`` shaped like ``x`` except
     along ``axis``: a gather whose other dimensions are batching dimensions."""
     from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
+
     lax = _lax()
     ndim = core.get_aval(x).ndim
     others = tuple(d for d in range(ndim) if d != axis)
-    dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
-                                   operand_batching_dims=others, start_indices_batching_dims=others)
+    dnums = GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
     shape = core.get_aval(x).shape
-    return gather(x, lax.expand_dims(indices, (ndim,)), dnums, tuple(min(1, n) for n in shape),
-                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+    return gather(
+        x,
+        lax.expand_dims(indices, (ndim,)),
+        dnums,
+        tuple(min(1, n) for n in shape),
+        mode=GatherScatterMode.PROMISE_IN_BOUNDS,
+    )
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
@@ -100,12 +116,12 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
         if not operand:
             raise TypeError("sort requires at least one operand")
         ndim = core.get_aval(operand[0]).ndim
-        out = sort_p.bind(*operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable),
-                          num_keys=int(num_keys))
+        out = sort_p.bind(
+            *operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable), num_keys=int(num_keys)
+        )
         return tuple(out)
     ndim = core.get_aval(operand).ndim
-    return sort_p.bind(operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable),
-                       num_keys=1)[0]
+    return sort_p.bind(operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable), num_keys=1)[0]
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
@@ -116,14 +132,17 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 # --- top_k -------------------------------------------------------------------------------------
 
-top_k_p = Primitive('top_k', multiple_results=True)
+top_k_p = Primitive("top_k", multiple_results=True)
 
 
 @top_k_p.def_impl
 def _top_k_impl(x, *, k):
     # Descending in the total order; among equal values the lower index comes first.
-    perm = np.argsort(-_total_order_key(x).astype(np.int64) if x.dtype.kind == 'f'
-                      else -x.astype(np.int64), axis=-1, kind='stable')[..., :k]
+    perm = np.argsort(
+        -_total_order_key(x).astype(np.int64) if x.dtype.kind == "f" else -x.astype(np.int64),
+        axis=-1,
+        kind="stable",
+    )[..., :k]
     return [np.take_along_axis(x, perm, axis=-1), perm.astype(np.int32)]
 
 
@@ -136,7 +155,7 @@ def _top_k_abstract(x, *, k):
 
 
 def _top_k_jvp(primals, tangents, *, k):
-    x, = primals
+    (x,) = primals
     values, idx = top_k_p.bind(x, k=k)
     # Along the last axis indices and operand differ in length (k vs n), which gather allows.
     t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, core.get_aval(x).ndim - 1)

@@ -1,4 +1,5 @@
 """Shape, dtype, reduction and contraction primitives, with their rules."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,18 +11,19 @@ from ..core import Primitive, ShapedArray
 
 def _lax():
     from . import api
+
     return api
 
 
 # --- convert_element_type ----------------------------------------------------------------------
 
-convert_element_type_p = Primitive('convert_element_type')
+convert_element_type_p = Primitive("convert_element_type")
 
 
 @convert_element_type_p.def_impl
 def _convert_impl(x, *, new_dtype, weak_type=False):
-    if x.dtype.kind == 'f' and np.dtype(new_dtype).kind in 'iu':
-        with np.errstate(invalid='ignore'):
+    if x.dtype.kind == "f" and np.dtype(new_dtype).kind in "iu":
+        with np.errstate(invalid="ignore"):
             x = np.trunc(x)
             info = np.iinfo(new_dtype)
             x = np.clip(np.nan_to_num(x, nan=0), info.min, info.max)
@@ -29,12 +31,13 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
 
 
 convert_element_type_p.def_abstract_eval(
-    lambda x, *, new_dtype, weak_type=False: ShapedArray(x.shape, new_dtype, weak_type))
+    lambda x, *, new_dtype, weak_type=False: ShapedArray(x.shape, new_dtype, weak_type)
+)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
-    x, = primals
-    g, = tangents
+    (x,) = primals
+    (g,) = tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
     if np.issubdtype(np.dtype(new_dtype), np.inexact) and np.issubdtype(x.dtype, np.inexact):
         return out, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
@@ -43,13 +46,14 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
 
 ad.jvp_rules[convert_element_type_p] = _convert_jvp
 ad.transpose_rules[convert_element_type_p] = lambda ct, x, **_: [
-    convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+    convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
+]
 batching.vectorized_batcher(convert_element_type_p)
 
 
 # --- broadcast_in_dim --------------------------------------------------------------------------
 
-broadcast_in_dim_p = Primitive('broadcast_in_dim')
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
 @broadcast_in_dim_p.def_impl
@@ -63,16 +67,23 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
     if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(f"broadcast_in_dim: operand rank {x.ndim} does not match "
-                        f"broadcast_dimensions {broadcast_dimensions}")
+        raise TypeError(
+            f"broadcast_in_dim: operand rank {x.ndim} does not match "
+            f"broadcast_dimensions {broadcast_dimensions}"
+        )
     if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or any(
-            a >= b for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:])):
-        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
-                        f"strictly increasing and within the output rank {len(shape)}")
+        a >= b for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:])
+    ):
+        raise TypeError(
+            f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
+            f"strictly increasing and within the output rank {len(shape)}"
+        )
     for i, d in enumerate(broadcast_dimensions):
         if not (x.shape[i] == 1 or x.shape[i] == shape[d]):
-            raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
-                            f"{shape} along dimensions {broadcast_dimensions}")
+            raise TypeError(
+                f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
+                f"{shape} along dimensions {broadcast_dimensions}"
+            )
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -87,7 +98,7 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):
-    x, = vals
+    (x,) = vals
     x = moveaxis(x, dims[0], 0)
     new_shape = (size, *shape)
     new_dims = (0, *[d + 1 for d in broadcast_dimensions])
@@ -100,15 +111,17 @@ batching.batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
 
 # --- reshape -----------------------------------------------------------------------------------
 
-reshape_p = Primitive('reshape')
+reshape_p = Primitive("reshape")
 reshape_p.def_impl(lambda x, *, new_sizes, dimensions=None: np.reshape(x, new_sizes))
 
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract(x, *, new_sizes, dimensions=None):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-        raise TypeError(f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
-                        f"{tuple(new_sizes)} (size {int(np.prod(new_sizes, dtype=np.int64))})")
+        raise TypeError(
+            f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
+            f"{tuple(new_sizes)} (size {int(np.prod(new_sizes, dtype=np.int64))})"
+        )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
@@ -125,12 +138,14 @@ batching.batch_rules[reshape_p] = _reshape_batch
 
 # --- transpose ---------------------------------------------------------------------------------
 
-transpose_p = Primitive('transpose')
+transpose_p = Primitive("transpose")
 transpose_p.def_impl(lambda x, *, permutation: np.transpose(x, permutation))
-transpose_p.def_abstract_eval(lambda x, *, permutation: ShapedArray(
-    tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type))
-ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
-    _lax().transpose(ct, tuple(np.argsort(permutation)))])
+transpose_p.def_abstract_eval(
+    lambda x, *, permutation: ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+)
+ad.deflinear(
+    transpose_p, lambda ct, x, *, permutation: [_lax().transpose(ct, tuple(np.argsort(permutation)))]
+)
 
 
 def _transpose_batch(size, vals, dims, *, permutation):
@@ -143,7 +158,7 @@ batching.batch_rules[transpose_p] = _transpose_batch
 
 # --- squeeze -----------------------------------------------------------------------------------
 
-squeeze_p = Primitive('squeeze')
+squeeze_p = Primitive("squeeze")
 squeeze_p.def_impl(lambda x, *, dimensions: np.squeeze(x, dimensions) if dimensions else x)
 
 
@@ -151,8 +166,10 @@ squeeze_p.def_impl(lambda x, *, dimensions: np.squeeze(x, dimensions) if dimensi
 def _squeeze_abstract(x, *, dimensions):
     for d in dimensions:
         if x.shape[d] != 1:
-            raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
-                             f"one, got shape={x.shape} and dimensions={dimensions}")
+            raise ValueError(
+                f"cannot select an axis to squeeze out which has size not equal to "
+                f"one, got shape={x.shape} and dimensions={dimensions}"
+            )
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)
 
 
@@ -169,7 +186,7 @@ batching.batch_rules[squeeze_p] = _squeeze_batch
 
 # --- select_n ----------------------------------------------------------------------------------
 
-select_n_p = Primitive('select_n')
+select_n_p = Primitive("select_n")
 
 
 @select_n_p.def_impl
@@ -184,8 +201,9 @@ def _select_n_abstract(which, *cases):
     c0 = cases[0]
     for c in cases[1:]:
         if c.shape != c0.shape or c.dtype != c0.dtype:
-            raise TypeError(f"select_n cases must have the same shapes and dtypes, got "
-                            f"{[c.str_short() for c in cases]}")
+            raise TypeError(
+                f"select_n cases must have the same shapes and dtypes, got {[c.str_short() for c in cases]}"
+            )
     if which.shape not in ((), c0.shape):
         raise TypeError(f"select_n predicate shape {which.shape} must be scalar or {c0.shape}")
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
@@ -203,8 +221,12 @@ def _select_n_jvp(primals, tangents):
 def _select_n_transpose(ct, which, *cases):
     assert not ad.is_undefined(which)
     zeros = _lax().full_like(ct, 0)
-    return [None] + [select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
-                     if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+    return [None] + [
+        select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
+        if ad.is_undefined(c)
+        else None
+        for i, c in enumerate(cases)
+    ]
 
 
 def _select_n_batch(size, vals, dims):
@@ -230,6 +252,7 @@ batching.batch_rules[select_n_p] = _select_n_batch
 
 # --- reductions --------------------------------------------------------------------------------
 
+
 def _reduce_abstract(x, *, axes, **_):
     for a in axes:
         if not 0 <= a < x.ndim:
@@ -243,6 +266,7 @@ def _reduce_batch(prim):
         new_axes = tuple(sorted(_shift_axes(axes, d)))
         out_dim = d - sum(1 for a in new_axes if a < d)
         return prim.bind(x, axes=new_axes, **params), out_dim
+
     return rule
 
 
@@ -250,7 +274,7 @@ def _shift_axes(axes, bdim):
     return [a if a < bdim else a + 1 for a in axes]
 
 
-reduce_sum_p = Primitive('reduce_sum')
+reduce_sum_p = Primitive("reduce_sum")
 reduce_sum_p.def_impl(lambda x, *, axes: np.asarray(np.sum(x, axis=tuple(axes), dtype=x.dtype)))
 reduce_sum_p.def_abstract_eval(_reduce_abstract)
 
@@ -268,8 +292,8 @@ batching.batch_rules[reduce_sum_p] = _reduce_batch(reduce_sum_p)
 def _reduce_chooser_jvp(prim):
     # The derivative flows to the elements that attain the extreme, shared equally among ties.
     def rule(primals, tangents, *, axes):
-        x, = primals
-        g, = tangents
+        (x,) = primals
+        (g,) = tangents
         lax = _lax()
         ans = prim.bind(x, axes=axes)
         shape = core.get_aval(x).shape
@@ -277,30 +301,32 @@ def _reduce_chooser_jvp(prim):
         location = lax.convert_element_type(lax.eq(x, lax.broadcast_in_dim(ans, shape, kept)), g.dtype)
         counts = lax.reduce_sum(location, axes)
         return ans, lax.div(lax.reduce_sum(lax.mul(g, location), axes), counts)
+
     return rule
 
 
 def _reduce_identity_impl(np_fn, largest: bool):
     # Reducing an empty axis gives the identity (-inf for max, +inf for min), as XLA does.
     def impl(x, *, axes):
-        if x.dtype.kind == 'f':
+        if x.dtype.kind == "f":
             ident = np.inf if largest else -np.inf
-        elif x.dtype.kind == 'b':
+        elif x.dtype.kind == "b":
             ident = bool(largest)
         else:
             info = np.iinfo(x.dtype)
             ident = info.max if largest else info.min
         return np.asarray(np_fn(x, axis=tuple(axes), initial=ident)).astype(x.dtype, copy=False)
+
     return impl
 
 
-reduce_max_p = Primitive('reduce_max')
+reduce_max_p = Primitive("reduce_max")
 reduce_max_p.def_impl(_reduce_identity_impl(np.max, largest=False))
 reduce_max_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_max_p] = _reduce_chooser_jvp(reduce_max_p)
 batching.batch_rules[reduce_max_p] = _reduce_batch(reduce_max_p)
 
-reduce_min_p = Primitive('reduce_min')
+reduce_min_p = Primitive("reduce_min")
 reduce_min_p.def_impl(_reduce_identity_impl(np.min, largest=True))
 reduce_min_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_min_p] = _reduce_chooser_jvp(reduce_min_p)
@@ -309,7 +335,7 @@ batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
 
 # --- dot_general -------------------------------------------------------------------------------
 
-dot_general_p = Primitive('dot_general')
+dot_general_p = Primitive("dot_general")
 
 
 def _dot_general_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
@@ -318,13 +344,18 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision=None, preferred_elem
     yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
     bshape = [x.shape[i] for i in xb]
     xt = np.transpose(x, [*xb, *xf, *xc]).reshape(
-        int(np.prod(bshape, dtype=np.int64)), int(np.prod([x.shape[i] for i in xf], dtype=np.int64)),
-        int(np.prod([x.shape[i] for i in xc], dtype=np.int64)))
+        int(np.prod(bshape, dtype=np.int64)),
+        int(np.prod([x.shape[i] for i in xf], dtype=np.int64)),
+        int(np.prod([x.shape[i] for i in xc], dtype=np.int64)),
+    )
     yt = np.transpose(y, [*yb, *yc, *yf]).reshape(
-        xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64)))
+        xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
+    )
     out = np.matmul(xt, yt)
     dtype = preferred_element_type or x.dtype
-    return out.reshape([*bshape, *[x.shape[i] for i in xf], *[y.shape[i] for i in yf]]).astype(dtype, copy=False)
+    return out.reshape([*bshape, *[x.shape[i] for i in xf], *[y.shape[i] for i in yf]]).astype(
+        dtype, copy=False
+    )
 
 
 dot_general_p.def_impl(_dot_general_impl)
@@ -334,15 +365,20 @@ dot_general_p.def_impl(_dot_general_impl)
 def _dot_general_abstract(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
     (xc, yc), (xb, yb) = dimension_numbers
     if [x.shape[i] for i in xc] != [y.shape[i] for i in yc]:
-        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
-                        f"{tuple(x.shape[i] for i in xc)} and {tuple(y.shape[i] for i in yc)}.")
+        raise TypeError(
+            f"dot_general requires contracting dimensions to have the same shape, got "
+            f"{tuple(x.shape[i] for i in xc)} and {tuple(y.shape[i] for i in yc)}."
+        )
     if [x.shape[i] for i in xb] != [y.shape[i] for i in yb]:
-        raise TypeError(f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
-                        f"the same shape, got {tuple(x.shape[i] for i in xb)} and "
-                        f"{tuple(y.shape[i] for i in yb)}.")
+        raise TypeError(
+            f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
+            f"the same shape, got {tuple(x.shape[i] for i in xb)} and "
+            f"{tuple(y.shape[i] for i in yb)}."
+        )
     if x.dtype != y.dtype and preferred_element_type is None:
-        raise TypeError(f"dot_general requires operands of the same dtype, got {x.dtype.name} and "
-                        f"{y.dtype.name}.")
+        raise TypeError(
+            f"dot_general requires operands of the same dtype, got {x.dtype.name} and {y.dtype.name}."
+        )
     xf = [x.shape[i] for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [y.shape[i] for i in range(y.ndim) if i not in yc and i not in yb]
     shape = [x.shape[i] for i in xb] + xf + yf
@@ -429,13 +465,14 @@ batching.batch_rules[dot_general_p] = _dot_batch
 
 # --- iota --------------------------------------------------------------------------------------
 
-iota_p = Primitive('iota')
+iota_p = Primitive("iota")
 
 
 @iota_p.def_impl
 def _iota_impl(*, dtype, shape, dimension, sharding=None):
     ramp = np.arange(shape[dimension], dtype=dtype).reshape(
-        [s if i == dimension else 1 for i, s in enumerate(shape)])
+        [s if i == dimension else 1 for i, s in enumerate(shape)]
+    )
     return np.broadcast_to(ramp, shape)
 
 
@@ -443,14 +480,14 @@ def _iota_impl(*, dtype, shape, dimension, sharding=None):
 def _iota_abstract(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be in range [0, {len(shape)}), got {dimension}")
-    if np.dtype(dtype).kind not in 'iuf':
+    if np.dtype(dtype).kind not in "iuf":
         raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}")
     return ShapedArray(shape, dtype, False)
 
 
 # --- rev ---------------------------------------------------------------------------------------
 
-rev_p = Primitive('rev')
+rev_p = Primitive("rev")
 rev_p.def_impl(lambda x, *, dimensions: np.flip(x, dimensions) if dimensions else x)
 
 
@@ -463,12 +500,14 @@ def _rev_abstract(x, *, dimensions):
 
 ad.deflinear(rev_p, lambda ct, x, *, dimensions: [rev_p.bind(ct, dimensions=dimensions)])
 batching.batch_rules[rev_p] = lambda size, vals, dims, *, dimensions: (
-    rev_p.bind(vals[0], dimensions=tuple(_shift_axes(dimensions, dims[0]))), dims[0])
+    rev_p.bind(vals[0], dimensions=tuple(_shift_axes(dimensions, dims[0]))),
+    dims[0],
+)
 
 
 # --- concatenate -------------------------------------------------------------------------------
 
-concatenate_p = Primitive('concatenate')
+concatenate_p = Primitive("concatenate")
 concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, axis=dimension))
 
 
@@ -481,11 +520,16 @@ def _concatenate_abstract(*xs, dimension):
         raise ValueError(f"concatenate dimension out of bounds: dimension {dimension} for shape {x0.shape}")
     for x in xs[1:]:
         if x.dtype != x0.dtype:
-            raise TypeError(f"concatenate requires operands of the same dtype, got "
-                            f"{[x.dtype.name for x in xs]}")
-        if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension):
-            raise TypeError(f"concatenate operands must have equal shapes except in dimension "
-                            f"{dimension}, got {[x.shape for x in xs]}")
+            raise TypeError(
+                f"concatenate requires operands of the same dtype, got {[x.dtype.name for x in xs]}"
+            )
+        if x.ndim != x0.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension
+        ):
+            raise TypeError(
+                f"concatenate operands must have equal shapes except in dimension "
+                f"{dimension}, got {[x.shape for x in xs]}"
+            )
     shape = list(x0.shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
@@ -512,7 +556,7 @@ batching.batch_rules[concatenate_p] = _concatenate_batch
 
 # --- split (the inverse of concatenate; one primitive with several outputs, as in JAX) --------
 
-split_p = Primitive('split', multiple_results=True)
+split_p = Primitive("split", multiple_results=True)
 
 
 @split_p.def_impl
@@ -525,27 +569,33 @@ def _split_abstract(x, *, sizes, axis):
     if not 0 <= axis < x.ndim:
         raise ValueError(f"split axis {axis} out of bounds for shape {x.shape}")
     if sum(sizes) != x.shape[axis] or any(s < 0 for s in sizes):
-        raise ValueError(f"split sizes {sizes} must be non-negative and sum to the dimension size "
-                         f"{x.shape[axis]} of axis {axis}")
-    return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes]
+        raise ValueError(
+            f"split sizes {sizes} must be non-negative and sum to the dimension size "
+            f"{x.shape[axis]} of axis {axis}"
+        )
+    return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1 :]) for s in sizes]
 
 
 def _split_transpose(cts, x, *, sizes, axis):
     lax = _lax()
     shape = x.aval.shape
-    parts = [lax.full(shape[:axis] + (s,) + shape[axis + 1:], 0, x.aval.dtype) if type(ct) is ad.Zero
-             else ct for ct, s in zip(cts, sizes)]
+    parts = [
+        lax.full(shape[:axis] + (s,) + shape[axis + 1 :], 0, x.aval.dtype) if type(ct) is ad.Zero else ct
+        for ct, s in zip(cts, sizes)
+    ]
     return [lax.concatenate(parts, axis)]
 
 
 ad.deflinear(split_p, _split_transpose)
 batching.batch_rules[split_p] = lambda size, vals, dims, *, sizes, axis: (
-    split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])), [dims[0]] * len(sizes))
+    split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])),
+    [dims[0]] * len(sizes),
+)
 
 
 # --- pad (low, high and interior padding; negative low/high padding crops) -------------------
 
-pad_p = Primitive('pad')
+pad_p = Primitive("pad")
 
 
 @pad_p.def_impl
@@ -575,19 +625,24 @@ def _pad_abstract(x, padding_value, *, padding_config):
     if padding_value.shape != ():
         raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
     if padding_value.dtype != x.dtype:
-        raise TypeError(f"pad operand and padding_value must have the same dtype, got "
-                        f"{x.dtype.name} and {padding_value.dtype.name}")
+        raise TypeError(
+            f"pad operand and padding_value must have the same dtype, got "
+            f"{x.dtype.name} and {padding_value.dtype.name}"
+        )
     if len(padding_config) != x.ndim:
-        raise ValueError(f"pad: padding_config {padding_config} must have one (lo, hi, interior) "
-                         f"triple per dimension of the operand of shape {x.shape}")
+        raise ValueError(
+            f"pad: padding_config {padding_config} must have one (lo, hi, interior) "
+            f"triple per dimension of the operand of shape {x.shape}"
+        )
     shape = []
     for n, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
         size = lo + hi + n + max(n - 1, 0) * interior
         if size < 0:
-            raise ValueError(f"pad: negative padding {padding_config} crops more than the operand "
-                             f"shape {x.shape} holds")
+            raise ValueError(
+                f"pad: negative padding {padding_config} crops more than the operand shape {x.shape} holds"
+            )
         shape.append(size)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -595,8 +650,9 @@ def _pad_abstract(x, padding_value, *, padding_config):
 def _pad_transpose(ct, x, padding_value, *, padding_config):
     lax = _lax()
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    unpadded = pad_p.bind(ct, lax.full((), 0, ct.dtype),
-                          padding_config=tuple((-a, -b, 0) for a, b in zip(lo, hi)))
+    unpadded = pad_p.bind(
+        ct, lax.full((), 0, ct.dtype), padding_config=tuple((-a, -b, 0) for a, b in zip(lo, hi))
+    )
     t_x = lax.slice(unpadded, (0,) * len(lo), unpadded.shape, tuple(i + 1 for i in interior))
     t_pad = None
     if ad.is_undefined(padding_value):
@@ -615,8 +671,9 @@ def _pad_batch(size, vals, dims, *, padding_config):
         return pad_p.bind(x, pv, padding_config=config), 0
     # A batched padding value: pad with zeros, then select the padding positions per member.
     padded = pad_p.bind(x, lax.full((), 0, x.dtype), padding_config=config)
-    inside = pad_p.bind(lax.full(core.get_aval(x).shape, True, np.bool_), lax.full((), False, np.bool_),
-                        padding_config=config)
+    inside = pad_p.bind(
+        lax.full(core.get_aval(x).shape, True, np.bool_), lax.full((), False, np.bool_), padding_config=config
+    )
     pv = lax.broadcast_in_dim(batching.moveaxis(pv, dpv, 0), core.get_aval(padded).shape, (0,))
     return lax.select(inside, padded, pv), 0
 
@@ -627,13 +684,13 @@ batching.batch_rules[pad_p] = _pad_batch
 
 # --- bitcast_convert_type ----------------------------------------------------------------------
 
-bitcast_convert_type_p = Primitive('bitcast_convert_type')
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
 @bitcast_convert_type_p.def_impl
 def _bitcast_impl(x, *, new_dtype):
     new_dtype = np.dtype(new_dtype)
-    x = np.array(x, order='C')  # views need contiguity; ascontiguousarray would make 0-d 1-d
+    x = np.array(x, order="C")  # views need contiguity; ascontiguousarray would make 0-d 1-d
     if new_dtype.itemsize == x.dtype.itemsize:
         return x.view(new_dtype)
     if new_dtype.itemsize < x.dtype.itemsize:  # a new trailing dimension holds the pieces
@@ -653,11 +710,15 @@ def _bitcast_abstract(x, *, new_dtype):
     if new < old:
         return ShapedArray((*x.shape, old // new), new_dtype, False)
     if not x.shape or x.shape[-1] != new // old:
-        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} needs a last "
-                        f"dimension of size {new // old}, got shape {x.shape}")
+        raise TypeError(
+            f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} needs a last "
+            f"dimension of size {new // old}, got shape {x.shape}"
+        )
     return ShapedArray(x.shape[:-1], new_dtype, False)
 
 
 ad.defzero(bitcast_convert_type_p)
 batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_dtype: (
-    bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype), 0)
+    bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype),
+    0,
+)

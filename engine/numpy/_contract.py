@@ -3,6 +3,7 @@
 Everything lowers to ``lax.dot_general`` (plus reshapes/transposes), so derivatives and batching come
 from that one primitive's rules.
 """
+
 from __future__ import annotations
 
 import string
@@ -12,8 +13,15 @@ import numpy as np
 from .. import core, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
-from ._promote import (as_operand, broadcast_shapes, broadcast_to_shape, canonicalize_axis,
-                       check_arraylike, convert, promote_dtypes)
+from ._promote import (
+    as_operand,
+    broadcast_shapes,
+    broadcast_to_shape,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+    promote_dtypes,
+)
 
 
 def _pet(preferred_element_type):
@@ -25,8 +33,10 @@ def _dot_general(a, b, dn, name, preferred_element_type=None):
     sa = tuple(a.shape[i] for i in ca)
     sb = tuple(b.shape[i] for i in cb)
     if sa != sb:
-        raise TypeError(f"{name} requires contracting dimensions to have the same shape, got {sa} and "
-                        f"{sb} (operands of shapes {a.shape} and {b.shape}).")
+        raise TypeError(
+            f"{name} requires contracting dimensions to have the same shape, got {sa} and "
+            f"{sb} (operands of shapes {a.shape} and {b.shape})."
+        )
     out = lax.dot_general(a, b, dn, preferred_element_type=_pet(preferred_element_type))
     return out
 
@@ -36,7 +46,7 @@ def _promote_pair(name, a, b, preferred_element_type):
     a, b = promote_dtypes(a, b)
     if a.dtype == np.bool_ and preferred_element_type is None:
         # Boolean products: any(a and b), computed in int32 and compared.
-        return convert(a, np.dtype('int32')), convert(b, np.dtype('int32')), True
+        return convert(a, np.dtype("int32")), convert(b, np.dtype("int32")), True
     return a, b, False
 
 
@@ -50,12 +60,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     >>> jnp.dot(jnp.ones((2, 3)), jnp.ones(3))
     Array([3., 3.], dtype=float32)
     """
-    a, b, was_bool = _promote_pair('dot', a, b, preferred_element_type)
+    a, b, was_bool = _promote_pair("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         from ._ufuncs import multiply
+
         return _to_bool_if(multiply(a, b), was_bool)
     cb = 0 if b.ndim == 1 else b.ndim - 2
-    out = _dot_general(a, b, (((a.ndim - 1,), (cb,)), ((), ())), 'dot', preferred_element_type)
+    out = _dot_general(a, b, (((a.ndim - 1,), (cb,)), ((), ())), "dot", preferred_element_type)
     return _to_bool_if(out, was_bool)
 
 
@@ -65,7 +76,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     >>> (jnp.ones((5, 2, 3)) @ jnp.ones((3, 4))).shape
     (5, 2, 4)
     """
-    a, b, was_bool = _promote_pair('matmul', a, b, preferred_element_type)
+    a, b, was_bool = _promote_pair("matmul", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul operands must not be scalars, got shapes {a.shape} and {b.shape}")
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
@@ -74,13 +85,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     if b_vec:
         b = lax.reshape(b, (b.shape[0], 1))
     if a.shape[-1] != b.shape[-2]:
-        raise TypeError(f"matmul: contracting dimensions differ: {a.shape[-1]} and {b.shape[-2]} "
-                        f"(operands of shapes {a.shape} and {b.shape}).")
+        raise TypeError(
+            f"matmul: contracting dimensions differ: {a.shape[-1]} and {b.shape[-2]} "
+            f"(operands of shapes {a.shape} and {b.shape})."
+        )
     if b.ndim == 2:
-        out = _dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())), 'matmul', preferred_element_type)
+        out = _dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())), "matmul", preferred_element_type)
     elif a.ndim == 2:
         # (n, k) @ (..., k, m): contract, then bring n next to m.
-        out = _dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())), 'matmul', preferred_element_type)
+        out = _dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())), "matmul", preferred_element_type)
         perm = list(range(1, b.ndim - 1)) + [0, b.ndim - 1]
         out = lax.transpose(out, perm)
     else:
@@ -88,8 +101,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         a = broadcast_to_shape(a, batch + a.shape[-2:])
         b = broadcast_to_shape(b, batch + b.shape[-2:])
         nb = len(batch)
-        out = _dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), 'matmul',
-                           preferred_element_type)
+        out = _dot_general(
+            a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), "matmul", preferred_element_type
+        )
     if a_vec:
         out = lax.squeeze(out, (out.ndim - 2,))
     if b_vec:
@@ -100,22 +114,25 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays."""
     from ._shape import ravel
+
     return dot(ravel(a), ravel(b), preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     from ._reductions import sum
     from ._ufuncs import multiply
+
     return sum(multiply(x1, x2), axis=axis)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction of the last axes of ``a`` and ``b``."""
-    a, b, was_bool = _promote_pair('inner', a, b, preferred_element_type)
+    a, b, was_bool = _promote_pair("inner", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         from ._ufuncs import multiply
+
         return _to_bool_if(multiply(a, b), was_bool)
-    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), 'inner', preferred_element_type)
+    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), "inner", preferred_element_type)
     return _to_bool_if(out, was_bool)
 
 
@@ -127,17 +144,20 @@ def outer(a, b, out=None):
     """
     from ._shape import ravel
     from ._ufuncs import multiply
+
     a, b = ravel(a), ravel(b)
     return multiply(lax.reshape(a, (a.shape[0], 1)), lax.reshape(b, (1, b.shape[0])))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Contract ``axes`` (an int: last N of ``a`` with first N of ``b``; or two axis lists)."""
-    a, b, was_bool = _promote_pair('tensordot', a, b, preferred_element_type)
+    a, b, was_bool = _promote_pair("tensordot", a, b, preferred_element_type)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n > min(a.ndim, b.ndim):
-            raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks ({a.shape} and {b.shape})")
+            raise TypeError(
+                f"Number of tensordot axes (axes {n}) exceeds input ranks ({a.shape} and {b.shape})"
+            )
         ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     else:
         xa, xb = axes
@@ -147,13 +167,14 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
-    out = _dot_general(a, b, ((ca, cb), ((), ())), 'tensordot', preferred_element_type)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), "tensordot", preferred_element_type)
     return _to_bool_if(out, was_bool)
 
 
 def kron(a, b):
     """Kronecker product: blocks ``a[i, j] * b``."""
     from ._ufuncs import multiply
+
     a, b = promote_dtypes(a, b)
     nd = max(a.ndim, b.ndim)
     a = lax.reshape(a, (1,) * (nd - a.ndim) + a.shape)
@@ -167,6 +188,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross product of 3-vectors (2-vectors get a zero third component)."""
     from ._shape import moveaxis, stack
     from ._ufuncs import multiply, subtract
+
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote_dtypes(a, b)
@@ -174,55 +196,66 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
     def comp(x, i):
         from ._shape import slice_axis
+
         if i >= x.shape[-1]:
             return lax.full(x.shape[:-1], 0, x.dtype, x.weak_type)
         return lax.squeeze(slice_axis(x, x.ndim - 1, i, i + 1), (x.ndim - 1,))
+
     a0, a1, a2 = (comp(a, i) for i in range(3))
     b0, b1, b2 = (comp(b, i) for i in range(3))
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return subtract(multiply(a0, b1), multiply(a1, b0))
-    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
-               subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
+    c = stack(
+        [
+            subtract(multiply(a1, b2), multiply(a2, b1)),
+            subtract(multiply(a2, b0), multiply(a0, b2)),
+            subtract(multiply(a0, b1), multiply(a1, b0)),
+        ],
+        axis=-1,
+    )
     return moveaxis(c, -1, axisc)
 
 
 # --- einsum ----------------------------------------------------------------------------------
 
+
 def _parse_einsum(subscripts: str, shapes):
-    subscripts = subscripts.replace(' ', '')
-    if '->' in subscripts:
-        lhs, out = subscripts.split('->')
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        lhs, out = subscripts.split("->")
         explicit = True
     else:
         lhs, out, explicit = subscripts, None, False
-    ins = lhs.split(',')
+    ins = lhs.split(",")
     if len(ins) != len(shapes):
         raise ValueError(f"einsum: {len(ins)} input specs for {len(shapes)} operands")
     used = set(c for c in subscripts if c.isalpha())
     free_letters = [c for c in string.ascii_letters if c not in used]
     max_ell = 0
     for spec, shape in zip(ins, shapes):
-        if '...' in spec:
+        if "..." in spec:
             max_ell = max(max_ell, len(shape) - (len(spec) - 3))
-    ell = ''.join(free_letters[:max_ell])
+    ell = "".join(free_letters[:max_ell])
     labels = []
     for spec, shape in zip(ins, shapes):
-        if '...' in spec:
+        if "..." in spec:
             n = len(shape) - (len(spec) - 3)
             if n < 0:
                 raise ValueError(f"einsum: operand of shape {shape} has too few axes for {spec!r}")
-            spec = spec.replace('...', ell[max_ell - n:])
+            spec = spec.replace("...", ell[max_ell - n :])
         if len(spec) != len(shape):
-            raise ValueError(f"einsum: spec {spec!r} does not match operand of rank {len(shape)} (shape {shape})")
+            raise ValueError(
+                f"einsum: spec {spec!r} does not match operand of rank {len(shape)} (shape {shape})"
+            )
         labels.append(spec)
     if explicit:
-        out = out.replace('...', ell)
+        out = out.replace("...", ell)
     else:
         counts = {}
         for spec in labels:
             for c in spec:
                 counts[c] = counts.get(c, 0) + 1
-        out = ell + ''.join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
     for c in out:
         if not any(c in spec for spec in labels):
             raise ValueError(f"einsum: output subscript {c!r} does not appear in any input")
@@ -241,14 +274,16 @@ def _einsum_sublists(operands):
         out = args[0]
 
     def letters(sub):
-        return ''.join('...' if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
-    spec = ','.join(letters(s) for s in specs) + ('' if out is None else '->' + letters(out))
+        return "".join("..." if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
+
+    spec = ",".join(letters(s) for s in specs) + ("" if out is None else "->" + letters(out))
     return spec, ops
 
 
 def _take_diagonal(x, labels: str):
     """Repeated labels in one operand (``'ii'``) select its diagonal."""
     from ._shape import diagonal
+
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)
         if dup is None:
@@ -256,24 +291,31 @@ def _take_diagonal(x, labels: str):
         i = labels.index(dup)
         j = labels.index(dup, i + 1)
         x = diagonal(x, 0, i, j)
-        labels = ''.join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
+        labels = "".join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
 
 
 def _sum_unneeded(x, labels: str, needed: set):
     axes = tuple(i for i, c in enumerate(labels) if c not in needed)
     if axes:
         x = lax.reduce_sum(x, axes)
-        labels = ''.join(c for i, c in enumerate(labels) if i not in axes)
+        labels = "".join(c for i, c in enumerate(labels) if i not in axes)
     return x, labels
 
 
 def _squeeze_label(x, labels, c):
     i = labels.index(c)
-    return lax.reshape(x, x.shape[:i] + x.shape[i + 1:]), labels[:i] + labels[i + 1:]
+    return lax.reshape(x, x.shape[:i] + x.shape[i + 1 :]), labels[:i] + labels[i + 1 :]
 
 
-def einsum(subscripts, *operands, out=None, optimize='optimal', precision=None,
-           preferred_element_type=None, _dot_general=None):
+def einsum(
+    subscripts,
+    *operands,
+    out=None,
+    optimize="optimal",
+    precision=None,
+    preferred_element_type=None,
+    _dot_general=None,
+):
     """Einstein summation: pairwise ``dot_general`` contractions, diagonals, sums and broadcasting.
 
     >>> jnp.einsum('ij,bj->bi', jnp.ones((2, 3)), jnp.ones((4, 3))).shape
@@ -281,13 +323,13 @@ def einsum(subscripts, *operands, out=None, optimize='optimal', precision=None,
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_sublists((subscripts,) + operands)
-    check_arraylike('einsum', *operands)
+    check_arraylike("einsum", *operands)
     ops = promote_dtypes(*operands)
     if preferred_element_type is not None:
         ops = [convert(o, core.canonical_dtype(to_dtype(preferred_element_type))) for o in ops]
     was_bool = ops[0].dtype == np.bool_
     if was_bool:
-        ops = [convert(o, np.dtype('int32')) for o in ops]
+        ops = [convert(o, np.dtype("int32")) for o in ops]
     labels, out_labels = _parse_einsum(subscripts, [o.shape for o in ops])
     sizes = {}
     for o, spec in zip(ops, labels):
@@ -327,10 +369,16 @@ def einsum(subscripts, *operands, out=None, optimize='optimal', precision=None,
         shared = [c for c in la if c in lb]
         batch = [c for c in shared if c in keep]
         contract = [c for c in shared if c not in keep]
-        dn = ((tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
-              (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)))
+        dn = (
+            (tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
+            (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)),
+        )
         res = lax.dot_general(a, b, dn)
-        lres = ''.join(batch) + ''.join(c for c in la if c not in shared) + ''.join(c for c in lb if c not in shared)
+        lres = (
+            "".join(batch)
+            + "".join(c for c in la if c not in shared)
+            + "".join(c for c in lb if c not in shared)
+        )
         terms = [(res, lres)] + rest
     x, lx = terms[0]
     x, lx = _sum_unneeded(x, lx, set(out_labels))
@@ -342,10 +390,12 @@ def einsum(subscripts, *operands, out=None, optimize='optimal', precision=None,
     return lax.ne(x, lax.full_like(x, 0)) if was_bool else x
 
 
-def einsum_path(subscripts, *operands, optimize='greedy'):
+def einsum_path(subscripts, *operands, optimize="greedy"):
     """The contraction order einsum uses: left to right, one pair at a time."""
     n = len(operands)
-    return [('einsum_path',) + tuple((0, 1) for _ in range(max(n - 1, 0)))], f"left-to-right pairwise: {subscripts}"
+    return [
+        ("einsum_path",) + tuple((0, 1) for _ in range(max(n - 1, 0)))
+    ], f"left-to-right pairwise: {subscripts}"
 
 
 del Tracer

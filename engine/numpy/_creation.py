@@ -1,4 +1,5 @@
 """Array creation: ``array``/``asarray``, filled arrays, ranges, grids and triangles."""
+
 from __future__ import annotations
 
 import builtins
@@ -30,14 +31,17 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     Array([1., 2.], dtype=float32)
     """
     dtype = None if dtype is None else core.canonical_dtype(to_dtype(dtype))
-    if hasattr(object, '__jax_array__'):
+    if hasattr(object, "__jax_array__"):
         object = object.__jax_array__()
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
         if dtype is None:
-            dtype = promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else np.dtype('float32')
+            dtype = (
+                promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else np.dtype("float32")
+            )
         if any(isinstance(x, Tracer) for x in leaves):
             from ._shape import stack
+
             out = stack([array(o, dtype) for o in object]) if object else None
         else:
             out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
@@ -54,7 +58,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
             out = convert(object, dtype, False)
     elif isinstance(object, (np.ndarray, np.generic)):
         out = Array(np.array(object, dtype=dtype or core.canonical_dtype(object.dtype), copy=True))
-    elif isinstance(object, (range, memoryview)) or hasattr(object, '__array__'):
+    elif isinstance(object, (range, memoryview)) or hasattr(object, "__array__"):
         out = array(np.asarray(object), dtype)
     else:
         raise TypeError(f"Unexpected input type for array: {type(object).__name__}")
@@ -77,7 +81,7 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
-def _default_dtype(dtype, default='float32'):
+def _default_dtype(dtype, default="float32"):
     return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else np.dtype(default)
 
 
@@ -111,8 +115,11 @@ def full(shape, fill_value, dtype=None):
         if dtype is None:
             d, weak = dtype_and_weak(fill_value)
             return lax.full(shape, convert(fill_value, d, weak), d, weak)
-        return lax.full(shape, convert(fill_value, core.canonical_dtype(to_dtype(dtype))),
-                        core.canonical_dtype(to_dtype(dtype)))
+        return lax.full(
+            shape,
+            convert(fill_value, core.canonical_dtype(to_dtype(dtype))),
+            core.canonical_dtype(to_dtype(dtype)),
+        )
     return broadcast_to_shape(asarray(fill_value, dtype), shape)
 
 
@@ -165,12 +172,16 @@ def arange(start, stop=None, step=None, dtype=None):
         dtype = promote_types_weak(dtype_and_weak(b) for b in bounds)[0]
     dtype = core.canonical_dtype(to_dtype(dtype))
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
-    return Array(np.arange(*[v for v in vals if v is not None] if stop is not None or step is not None
-                           else [vals[0]]).astype(dtype))
+    return Array(
+        np.arange(
+            *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]
+        ).astype(dtype)
+    )
 
 
-def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None,
-             axis: int = 0):
+def linspace(
+    start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0
+):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (inclusive when ``endpoint``).
 
     >>> jnp.linspace(0, 1, 3)
@@ -184,10 +195,11 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     div = (num - 1) if endpoint else num
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         cs, ce = core.to_numpy(start), core.to_numpy(stop)
-        with np.errstate(all='ignore'):
-            out = np.linspace(np.asarray(cs, np.float64), np.asarray(ce, np.float64), num,
-                              endpoint=endpoint, axis=axis)
-        if out_dtype.kind in 'iu':
+        with np.errstate(all="ignore"):
+            out = np.linspace(
+                np.asarray(cs, np.float64), np.asarray(ce, np.float64), num, endpoint=endpoint, axis=axis
+            )
+        if out_dtype.kind in "iu":
             out = np.floor(out)
         res = Array(out.astype(out_dtype))
         step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
@@ -195,6 +207,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     # Traced bounds: start * (1 - t) + stop * t, with the endpoint exactly ``stop``.
     from ._shape import concatenate, expand_dims, moveaxis
     from ._ufuncs import add, multiply, subtract, floor
+
     s, e = asarray(start, dtype_in), asarray(stop, dtype_in)
     bshape = np.broadcast_shapes(s.shape, e.shape)
     s, e = broadcast_to_shape(s, bshape), broadcast_to_shape(e, bshape)
@@ -204,7 +217,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if endpoint and num > 0:
         out = concatenate([out, expand_dims(e, 0)], 0)
     out = moveaxis(out, 0, axis)
-    if out_dtype.kind in 'iu':
+    if out_dtype.kind in "iu":
         out = floor(out)
     out = convert(out, out_dtype)
     if retstep:
@@ -214,12 +227,14 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
     from ._ufuncs import power
-    out = power(convert(base, np.dtype('float32'), True), linspace(start, stop, num, endpoint, axis=axis))
+
+    out = power(convert(base, np.dtype("float32"), True), linspace(start, stop, num, endpoint, axis=axis))
     return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
 
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
     from ._ufuncs import log, exp
+
     out = exp(linspace(log(start), log(stop), num, endpoint, axis=axis))
     return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
 
@@ -244,6 +259,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
 
 def _triangle(m, k, lower):
     from ._ufuncs import where
+
     m = as_operand(m)
     if m.ndim < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least 2 dimensions")
@@ -262,14 +278,14 @@ def triu(m, k: int = 0):
     return _triangle(m, k, False)
 
 
-def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = 'xy'):
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
     """Coordinate grids from 1-D arrays; ``indexing='xy'`` swaps the first two axes (numpy's rule).
 
     >>> X, Y = jnp.meshgrid(jnp.arange(3), jnp.arange(2))
     >>> X.shape
     (2, 3)
     """
-    if indexing not in ('xy', 'ij'):
+    if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
     xs = [as_operand(x) for x in xi]
     for x in xs:
@@ -277,12 +293,12 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = 'xy')
             raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape {x.shape}")
     n = len(xs)
     shape = [x.shape[0] for x in xs]
-    if indexing == 'xy' and n >= 2:
+    if indexing == "xy" and n >= 2:
         shape[0], shape[1] = shape[1], shape[0]
     out = []
     for i, x in enumerate(xs):
         axis = i
-        if indexing == 'xy' and n >= 2 and i < 2:
+        if indexing == "xy" and n >= 2 and i < 2:
             axis = 1 - i
         if sparse:
             s = [1] * n
@@ -296,8 +312,13 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = 'xy')
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     shape = concrete_shape(shape)
     d = _default_dtype(dtype)
-    idx = [Array(np.arange(s).astype(d).reshape([s if j == i else 1 for j in range(len(shape))])
-                 * np.ones(shape, d)) for i, s in enumerate(shape)]
+    idx = [
+        Array(
+            np.arange(s).astype(d).reshape([s if j == i else 1 for j in range(len(shape))])
+            * np.ones(shape, d)
+        )
+        for i, s in enumerate(shape)
+    ]
     return function(*idx, **kwargs)
 
 
@@ -322,7 +343,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None):
 
 
 def indices(dimensions, dtype=None, sparse: bool = False):
-    d = _default_dtype(dtype, 'int32')
+    d = _default_dtype(dtype, "int32")
     res = np.indices(tuple(int(x) for x in dimensions), dtype=d, sparse=sparse)
     return tuple(Array(r) for r in res) if sparse else Array(res)
 
@@ -350,6 +371,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     import functools
     from .. import api
     from ._shape import broadcast_arrays
+
     if signature is not None:
         raise NotImplementedError("jnp.vectorize(signature=...) is not supported yet")
 
@@ -364,8 +386,10 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             for i, v in zip(keep, arrs):
                 full[i] = v
             return pyfunc(*full, **kwargs)
+
         f = inner
         for _ in range(ndim):
             f = api.vmap(f)
         return f(*arrays)
+
     return wrapped

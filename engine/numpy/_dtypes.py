@@ -4,6 +4,7 @@ Python scalars are *weakly typed*: they take the dtype of whatever they meet, so
 ``x``'s float32 and an int32 array times ``2.0`` becomes float32. The promotion of several values is
 the least upper bound of their types in a small lattice (JAX's, not numpy's value-based rules).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,11 +15,23 @@ from ..core import Array, Tracer
 # --- the lattice ------------------------------------------------------------------------------
 # Nodes are dtype names, plus 'i*', 'f*', 'c*' for weakly typed (Python) ints, floats, complexes.
 _EDGES = {
-    'bool': ['i*'], 'i*': ['uint8', 'int8'], 'f*': ['float16', 'c*'], 'c*': ['complex64'],
-    'uint8': ['int16', 'uint16'], 'uint16': ['int32', 'uint32'], 'uint32': ['int64', 'uint64'],
-    'uint64': ['f*'], 'int8': ['int16'], 'int16': ['int32'], 'int32': ['int64'], 'int64': ['f*'],
-    'float16': ['float32'], 'float32': ['float64', 'complex64'], 'float64': ['complex128'],
-    'complex64': ['complex128'], 'complex128': [],
+    "bool": ["i*"],
+    "i*": ["uint8", "int8"],
+    "f*": ["float16", "c*"],
+    "c*": ["complex64"],
+    "uint8": ["int16", "uint16"],
+    "uint16": ["int32", "uint32"],
+    "uint32": ["int64", "uint64"],
+    "uint64": ["f*"],
+    "int8": ["int16"],
+    "int16": ["int32"],
+    "int32": ["int64"],
+    "int64": ["f*"],
+    "float16": ["float32"],
+    "float32": ["float64", "complex64"],
+    "float64": ["complex128"],
+    "complex64": ["complex128"],
+    "complex128": [],
 }
 
 
@@ -32,14 +45,15 @@ def _upper_sets():
                 s |= up(m)
             ups[n] = frozenset(s)
         return ups[n]
+
     for n in _EDGES:
         up(n)
     return ups
 
 
 _UP = _upper_sets()
-_WEAK_NODE = {'i': 'i*', 'u': 'i*', 'f': 'f*', 'c': 'c*'}
-_WEAK_DEFAULT = {'i*': np.dtype('int32'), 'f*': np.dtype('float32'), 'c*': np.dtype('complex64')}
+_WEAK_NODE = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
+_WEAK_DEFAULT = {"i*": np.dtype("int32"), "f*": np.dtype("float32"), "c*": np.dtype("complex64")}
 _lub_cache: dict = {}
 
 
@@ -64,16 +78,16 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
     if isinstance(x, Array):
         return x.dtype, x.weak_type
     if t is bool:
-        return np.dtype('bool'), False
+        return np.dtype("bool"), False
     if t is int:
-        return np.dtype('int32'), True
+        return np.dtype("int32"), True
     if t is float:
-        return np.dtype('float32'), True
+        return np.dtype("float32"), True
     if t is complex:
-        return np.dtype('complex64'), True
+        return np.dtype("complex64"), True
     if isinstance(x, (np.ndarray, np.generic)):
         return core.canonical_dtype(x.dtype), False
-    if hasattr(x, '__jax_array__'):
+    if hasattr(x, "__jax_array__"):
         return dtype_and_weak(x.__jax_array__())
     if x is int or x is float or x is complex:  # the Python types as dtypes are weak, as in JAX
         return dtype_and_weak(x(0))
@@ -81,7 +95,7 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
 
 
 def _node(dtype: np.dtype, weak: bool) -> str:
-    if weak and dtype.kind != 'b':
+    if weak and dtype.kind != "b":
         return _WEAK_NODE[dtype.kind]
     return dtype.name
 
@@ -101,7 +115,7 @@ _promotions: dict = {}  # the lattice join is pure and its inputs few: memoize (
 def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
     if len(pairs) == 1:
         d, w = pairs[0]
-        return core.canonical_dtype(d), w and d.kind != 'b'
+        return core.canonical_dtype(d), w and d.kind != "b"
     dtypes = {d for d, _ in pairs}
     weaks = [w for _, w in pairs]
     if len(dtypes) == 1 and not all(weaks):
@@ -110,7 +124,7 @@ def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
         # Bound of the strong counterparts, weak at the end (no weak int16 and the like).
         node = _lub(frozenset(d.name for d in dtypes))
         dtype = np.dtype(node) if node not in _WEAK_DEFAULT else _WEAK_DEFAULT[node]
-        return core.canonical_dtype(dtype), dtype.kind != 'b'
+        return core.canonical_dtype(dtype), dtype.kind != "b"
     node = _lub(frozenset(_node(d, w) for d, w in pairs))
     if node in _WEAK_DEFAULT:
         return _WEAK_DEFAULT[node], True
@@ -136,11 +150,13 @@ def promote_types(a, b) -> np.dtype:
 
 # --- jnp's dtype objects -----------------------------------------------------------------------
 
+
 class _ScalarMeta(type):
     """``jnp.float32`` and friends: usable as dtypes, and callable to make (0-d) arrays."""
 
     def __call__(cls, x=0):
         from ._creation import asarray
+
         return asarray(x, dtype=cls.dtype)
 
     def __eq__(cls, other):
@@ -160,19 +176,27 @@ class _ScalarMeta(type):
 
 
 def _scalar_type(name, np_type) -> _ScalarMeta:
-    return _ScalarMeta(name, (), {'dtype': np.dtype(np_type)})
+    return _ScalarMeta(name, (), {"dtype": np.dtype(np_type)})
 
 
-bool_ = _scalar_type('bool_', np.bool_)
-int8, int16, int32, int64 = (_scalar_type(n, getattr(np, n)) for n in ('int8', 'int16', 'int32', 'int64'))
-uint8, uint16, uint32, uint64 = (_scalar_type(n, getattr(np, n)) for n in ('uint8', 'uint16', 'uint32', 'uint64'))
-float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ('float16', 'float32', 'float64'))
-complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ('complex64', 'complex128'))
+bool_ = _scalar_type("bool_", np.bool_)
+int8, int16, int32, int64 = (_scalar_type(n, getattr(np, n)) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (
+    _scalar_type(n, getattr(np, n)) for n in ("uint8", "uint16", "uint32", "uint64")
+)
+float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ("float16", "float32", "float64"))
+complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ("complex64", "complex128"))
 # With x64 off the "default" types are the 32-bit ones.
 int_, uint, float_, complex_ = int32, uint32, float32, complex64
 single, double = float32, float64
 
-generic, number, inexact, floating, complexfloating = np.generic, np.number, np.inexact, np.floating, np.complexfloating
+generic, number, inexact, floating, complexfloating = (
+    np.generic,
+    np.number,
+    np.inexact,
+    np.floating,
+    np.complexfloating,
+)
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
 dtype = np.dtype
 finfo, iinfo = np.finfo, np.iinfo
@@ -207,8 +231,15 @@ def issubdtype(arg1, arg2) -> bool:
 def isdtype(dtype_, kind) -> bool:
     d = to_dtype(dtype_)
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {'bool': 'b', 'signed integer': 'i', 'unsigned integer': 'u', 'integral': 'iu',
-             'real floating': 'f', 'complex floating': 'c', 'numeric': 'iufc'}
+    names = {
+        "bool": "b",
+        "signed integer": "i",
+        "unsigned integer": "u",
+        "integral": "iu",
+        "real floating": "f",
+        "complex floating": "c",
+        "numeric": "iufc",
+    }
     for k in kinds:
         if isinstance(k, str):
             if d.kind in names[k]:
@@ -218,14 +249,17 @@ def isdtype(dtype_, kind) -> bool:
     return False
 
 
-def can_cast(from_, to, casting='safe') -> bool:
-    return bool(np.can_cast(to_dtype(from_) if not isinstance(from_, (Array, Tracer)) else from_.dtype,
-                            to_dtype(to), casting))
+def can_cast(from_, to, casting="safe") -> bool:
+    return bool(
+        np.can_cast(
+            to_dtype(from_) if not isinstance(from_, (Array, Tracer)) else from_.dtype, to_dtype(to), casting
+        )
+    )
 
 
 def is_float(dt) -> bool:
-    return np.dtype(dt).kind in 'fc'
+    return np.dtype(dt).kind in "fc"
 
 
 def default_float_dtype():
-    return np.dtype('float32')
+    return np.dtype("float32")

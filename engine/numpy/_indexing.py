@@ -9,6 +9,7 @@ expanded, boolean masks become integer arrays (only outside tracing). Then:
   dimensions where numpy's advanced-indexing rule puts them;
 * updates lower to ``lax.scatter*`` with out-of-bounds updates dropped.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,10 +19,11 @@ from ..core import Array, Tracer
 from ..errors import NonConcreteBooleanIndexError
 from ._promote import as_operand, broadcast_shapes, convert, shape_of
 
-_INT32 = np.dtype('int32')
+_INT32 = np.dtype("int32")
 
 
 # --- normalization ---------------------------------------------------------------------------
+
 
 def _is_int_scalar(i):
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
@@ -49,8 +51,10 @@ def _expand_index(shape, idx):
     if not isinstance(idx, tuple):
         idx = (idx,)
     if any(isinstance(i, list) for i in idx):
-        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not allowed; use "
-                        "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array.")
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array."
+        )
     # Boolean masks become integer arrays first (they may span several axes).
     flat = []
     for i in idx:
@@ -76,7 +80,7 @@ def _expand_index(shape, idx):
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {used} were indexed")
     if n_ell:
         k = flat.index(Ellipsis)
-        flat = flat[:k] + [slice(None)] * (len(shape) - used) + flat[k + 1:]
+        flat = flat[:k] + [slice(None)] * (len(shape) - used) + flat[k + 1 :]
     else:
         flat = flat + [slice(None)] * (len(shape) - used)
     entries, expanded = [], []
@@ -84,7 +88,7 @@ def _expand_index(shape, idx):
     for i in flat:
         if i is None:
             expanded.append(1)
-            entries.append(('slice', 0, 1, 1))
+            entries.append(("slice", 0, 1, 1))
             continue
         n = shape[axis]
         axis += 1
@@ -93,12 +97,12 @@ def _expand_index(shape, idx):
             start, stop, step = (_static_slice_part(p) for p in (i.start, i.stop, i.step))
             if step == 0:
                 raise ValueError("slice step cannot be zero")
-            entries.append(('slice',) + slice(start, stop, step).indices(n))
+            entries.append(("slice",) + slice(start, stop, step).indices(n))
         elif _is_int_scalar(i):
             k = int(i)
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis - 1} with size {n}")
-            entries.append(('int', k % n))
+            entries.append(("int", k % n))
         else:
             entries.append(_array_entry(i, n, axis - 1))
     return entries, tuple(expanded)
@@ -110,33 +114,41 @@ def _static_slice_part(p):
     if isinstance(p, Tracer):
         v = p.concrete_value()
         if v is None:
-            raise IndexError("Array slice indices must have static start/stop/step to be used with numpy "
-                             "indexing syntax; use lax.dynamic_slice (or jnp.take) for traced offsets.")
+            raise IndexError(
+                "Array slice indices must have static start/stop/step to be used with numpy "
+                "indexing syntax; use lax.dynamic_slice (or jnp.take) for traced offsets."
+            )
         return int(np.asarray(core.to_numpy(v)))
     return int(p.__index__()) if not isinstance(p, int) else p
 
 
 def _array_entry(i, n, axis):
-    if hasattr(i, '__jax_array__'):
+    if hasattr(i, "__jax_array__"):
         i = i.__jax_array__()
     if isinstance(i, Tracer):
-        if i.dtype.kind not in 'iu':
-            raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name} "
-                            f"at position {axis}")
-        return ('scalar', i) if i.ndim == 0 else ('array', i)
+        if i.dtype.kind not in "iu":
+            raise TypeError(
+                f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name} "
+                f"at position {axis}"
+            )
+        return ("scalar", i) if i.ndim == 0 else ("array", i)
     if isinstance(i, (Array, np.ndarray, np.generic)):
         v = core.to_numpy(i) if isinstance(i, Array) else np.asarray(i)
-        if v.dtype.kind not in 'iu':
-            raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
-                            f"{v.dtype.name} at position {axis}")
+        if v.dtype.kind not in "iu":
+            raise TypeError(
+                f"Indexer must have integer or boolean type, got indexer with type "
+                f"{v.dtype.name} at position {axis}"
+            )
         if v.ndim == 0:
             k = int(v)
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
-            return ('int', k % n)
-        return ('array', v.astype(np.int32) if v.dtype != np.int32 else v)
-    raise TypeError(f"Indexing with {type(i).__name__} is not supported; use ints, slices, None, "
-                    f"Ellipsis, or integer/boolean arrays.")
+            return ("int", k % n)
+        return ("array", v.astype(np.int32) if v.dtype != np.int32 else v)
+    raise TypeError(
+        f"Indexing with {type(i).__name__} is not supported; use ints, slices, None, "
+        f"Ellipsis, or integer/boolean arrays."
+    )
 
 
 def _normalize_array_index(arr, n):
@@ -149,13 +161,14 @@ def _normalize_array_index(arr, n):
 
 def _advanced_layout(entries):
     """Positions of advanced entries, and whether numpy keeps them in place (contiguous) or in front."""
-    has_array = any(e[0] == 'array' for e in entries)
-    adv = [k for k, e in enumerate(entries) if e[0] in ('array', 'int', 'scalar')] if has_array else []
+    has_array = any(e[0] == "array" for e in entries)
+    adv = [k for k, e in enumerate(entries) if e[0] in ("array", "int", "scalar")] if has_array else []
     contiguous = bool(adv) and adv == list(range(adv[0], adv[-1] + 1))
     return adv, contiguous
 
 
 # --- gather (x[idx]) ---------------------------------------------------------------------------
+
 
 def _apply_slices(x, entries):
     """Static slices via one lax.slice plus a lax.rev for negative steps; other axes untouched."""
@@ -163,7 +176,7 @@ def _apply_slices(x, entries):
     new_entries = []
     for ax, e in enumerate(entries):
         n = x.shape[ax]
-        if e[0] == 'slice':
+        if e[0] == "slice":
             start, stop, step = e[1:]
             m = len(range(start, stop, step))
             if step > 0:
@@ -176,12 +189,12 @@ def _apply_slices(x, entries):
             starts.append(lo)
             limits.append(hi)
             strides.append(st)
-            new_entries.append(('slice', 0, m, 1))
-        elif e[0] == 'int' and not any(f[0] == 'array' for f in entries):
+            new_entries.append(("slice", 0, m, 1))
+        elif e[0] == "int" and not any(f[0] == "array" for f in entries):
             starts.append(e[1])
             limits.append(e[1] + 1)
             strides.append(1)
-            new_entries.append(('int', 0))
+            new_entries.append(("int", 0))
         else:
             starts.append(0)
             limits.append(n)
@@ -201,15 +214,15 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
     if expanded != x.shape:
         x = lax.reshape(x, expanded)
     x, entries = _apply_slices(x, entries)
-    scalars = [k for k, e in enumerate(entries) if e[0] == 'scalar']
-    has_array = any(e[0] == 'array' for e in entries)
+    scalars = [k for k, e in enumerate(entries) if e[0] == "scalar"]
+    has_array = any(e[0] == "array" for e in entries)
     if not has_array:
         if scalars:
             # lax.dynamic_slice counts negative starts from the end and clamps, as JAX's does.
             starts = [entries[k][1] if k in scalars else 0 for k in range(x.ndim)]
             sizes = [1 if k in scalars else x.shape[k] for k in range(x.ndim)]
             x = lax.dynamic_slice(x, starts, sizes)
-        drop = tuple(k for k, e in enumerate(entries) if e[0] in ('int', 'scalar'))
+        drop = tuple(k for k, e in enumerate(entries) if e[0] in ("int", "scalar"))
         return lax.squeeze(x, drop) if drop else x
     return _gather(x, entries, mode, fill_value, unique_indices, indices_are_sorted)
 
@@ -220,12 +233,13 @@ def _index_arrays(x, entries, adv):
     for k in adv:
         e = entries[k]
         n = x.shape[k]
-        if e[0] == 'int':
+        if e[0] == "int":
             arrs.append(Array(np.asarray(e[1], np.int32)))
         else:
             arrs.append(_normalize_array_index(e[1], n))
     bshape = broadcast_shapes(*[a.shape for a in arrs])
     from ._promote import broadcast_to_shape
+
     return [broadcast_to_shape(a, bshape) for a in arrs], bshape
 
 
@@ -247,18 +261,37 @@ def _gather(x, entries, mode, fill_value, unique_indices, indices_are_sorted):
         offset_dims = tuple(range(before)) + tuple(range(before + nb, nb + len(rest)))
     else:
         offset_dims = tuple(range(nb, nb + len(rest)))
-    dn = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv),
-                                    start_index_map=tuple(adv))
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=offset_dims, collapsed_slice_dims=tuple(adv), start_index_map=tuple(adv)
+    )
     slice_sizes = tuple(1 if k in adv else x.shape[k] for k in range(x.ndim))
-    mode = 'clip' if mode in (None, 'clip', 'promise_in_bounds') else mode
-    return lax.gather(x, indices, dn, slice_sizes, mode=mode, fill_value=fill_value,
-                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+    mode = "clip" if mode in (None, "clip", "promise_in_bounds") else mode
+    return lax.gather(
+        x,
+        indices,
+        dn,
+        slice_sizes,
+        mode=mode,
+        fill_value=fill_value,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+    )
 
 
 # --- scatter (x.at[idx].op(v)) ------------------------------------------------------------------
 
-def scatter_update(x, idx, y, scatter_fn, *, mode=None, unique_indices=False, indices_are_sorted=False,
-                   normalize_indices=True):
+
+def scatter_update(
+    x,
+    idx,
+    y,
+    scatter_fn,
+    *,
+    mode=None,
+    unique_indices=False,
+    indices_are_sorted=False,
+    normalize_indices=True,
+):
     """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``)."""
     x = as_operand(x)
     y = convert(as_operand(y), x.dtype, x.weak_type)
@@ -272,29 +305,32 @@ def scatter_update(x, idx, y, scatter_fn, *, mode=None, unique_indices=False, in
     # Every non-full slice and every int/scalar index becomes an indexed dimension; full slices are
     # windows. Indexed slices contribute an iota along their own result dimension.
     result_shape, slots = _result_layout(entries, adv, contiguous)
-    windows = [k for k, e in enumerate(entries)
-               if e[0] == 'slice' and k not in adv and e[1:] == (0, xe.shape[k], 1)]
+    windows = [
+        k for k, e in enumerate(entries) if e[0] == "slice" and k not in adv and e[1:] == (0, xe.shape[k], 1)
+    ]
     if len(windows) == xe.ndim and windows:
         windows = windows[1:]  # scatter needs an index dimension: take axis 0 as an iota
     indexed = [k for k in range(xe.ndim) if k not in windows]
     window_result_dims = [slots[k] for k in windows]
     scatter_shape = tuple(d for r, d in enumerate(result_shape) if r not in window_result_dims)
     # Result dims (minus windows) -> scatter-batch dims, for placing each index array.
-    to_batch = {r: b for b, r in enumerate(r for r in range(len(result_shape)) if r not in window_result_dims)}
+    to_batch = {
+        r: b for b, r in enumerate(r for r in range(len(result_shape)) if r not in window_result_dims)
+    }
     adv_arrs, bshape = _index_arrays(xe, entries, adv) if adv else ([], ())
     cols = []
     for k in indexed:
         e = entries[k]
         if k in adv:
             a = adv_arrs[adv.index(k)]
-            first = to_batch[slots['adv']] if bshape else None
+            first = to_batch[slots["adv"]] if bshape else None
             dims = tuple(range(first, first + len(bshape))) if bshape else ()
             cols.append(lax.broadcast_in_dim(a, scatter_shape, dims))
-        elif e[0] == 'slice':
+        elif e[0] == "slice":
             start, stop, step = e[1:]
             ramp = Array(np.arange(start, stop, step, dtype=np.int32))
             cols.append(lax.broadcast_in_dim(ramp, scatter_shape, (to_batch[slots[k]],)))
-        elif e[0] == 'int':
+        elif e[0] == "int":
             cols.append(lax.full(scatter_shape, e[1], _INT32))
         else:  # a traced scalar index without any array index
             s = _normalize_array_index(e[1], xe.shape[k])
@@ -302,15 +338,27 @@ def scatter_update(x, idx, y, scatter_fn, *, mode=None, unique_indices=False, in
     indices = _stack_last(cols, scatter_shape)
     try:
         from ._promote import broadcast_to_shape
+
         y = broadcast_to_shape(y, result_shape)
     except ValueError:
-        raise ValueError(f"Incompatible shapes for update: value of shape {y.shape} cannot be broadcast to "
-                         f"the indexed shape {result_shape}") from None
-    dn = lax.ScatterDimensionNumbers(update_window_dims=tuple(window_result_dims),
-                                     inserted_window_dims=tuple(indexed),
-                                     scatter_dims_to_operand_dims=tuple(indexed))
-    out = scatter_fn(xe, indices, y, dn, indices_are_sorted=indices_are_sorted,
-                     unique_indices=unique_indices, mode='drop' if mode is None else mode)
+        raise ValueError(
+            f"Incompatible shapes for update: value of shape {y.shape} cannot be broadcast to "
+            f"the indexed shape {result_shape}"
+        ) from None
+    dn = lax.ScatterDimensionNumbers(
+        update_window_dims=tuple(window_result_dims),
+        inserted_window_dims=tuple(indexed),
+        scatter_dims_to_operand_dims=tuple(indexed),
+    )
+    out = scatter_fn(
+        xe,
+        indices,
+        y,
+        dn,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode="drop" if mode is None else mode,
+    )
     return lax.reshape(out, x.shape) if expanded != x.shape else out
 
 
@@ -318,18 +366,20 @@ def _result_layout(entries, adv, contiguous):
     """Shape of ``x[idx]`` (numpy rules) and where each kept slice (and the advanced block) lands."""
     bshape = ()
     if adv:
-        bshape = broadcast_shapes(*[() if entries[k][0] in ('int',) else shape_of(entries[k][1]) for k in adv])
+        bshape = broadcast_shapes(
+            *[() if entries[k][0] in ("int",) else shape_of(entries[k][1]) for k in adv]
+        )
     shape, slots = [], {}
     if adv and not contiguous:
-        slots['adv'] = 0
+        slots["adv"] = 0
         shape.extend(bshape)
     for k, e in enumerate(entries):
         if adv and contiguous and k == adv[0]:
-            slots['adv'] = len(shape)
+            slots["adv"] = len(shape)
             shape.extend(bshape)
         if k in adv:
             continue
-        if e[0] == 'slice':
+        if e[0] == "slice":
             slots[k] = len(shape)
             shape.append(len(range(*e[1:])))
     return tuple(shape), slots
@@ -337,8 +387,17 @@ def _result_layout(entries, adv, contiguous):
 
 # --- take, take_along_axis, the .at[] helper -------------------------------------------------
 
-def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
+
+def take(
+    a,
+    indices,
+    axis: int | None = None,
+    out=None,
+    mode=None,
+    unique_indices=False,
+    indices_are_sorted=False,
+    fill_value=None,
+):
     """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None); out of bounds gives
     ``fill_value`` (NaN for floats) unless ``mode='clip'`` or ``'wrap'``.
 
@@ -347,21 +406,33 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     from ._shape import ravel
     from ._promote import canonicalize_axis
+
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
     idx = as_operand(indices)
-    if idx.dtype.kind not in 'iu':
+    if idx.dtype.kind not in "iu":
         raise TypeError(f"take indices must be integers, got {idx.dtype.name}")
     n = a.shape[ax]
-    if mode == 'wrap':
-        idx = lax.rem(lax.add(lax.rem(convert(idx, _INT32), lax.full_like(convert(idx, _INT32), n)),
-                              lax.full(idx.shape, n, _INT32)), lax.full(idx.shape, n, _INT32))
-        mode = 'clip'
+    if mode == "wrap":
+        idx = lax.rem(
+            lax.add(
+                lax.rem(convert(idx, _INT32), lax.full_like(convert(idx, _INT32), n)),
+                lax.full(idx.shape, n, _INT32),
+            ),
+            lax.full(idx.shape, n, _INT32),
+        )
+        mode = "clip"
     key = (slice(None),) * ax + (idx,)
-    return rewriting_take(a, key, mode='fill' if mode in (None, 'fill') else mode, fill_value=fill_value,
-                          unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+    return rewriting_take(
+        a,
+        key,
+        mode="fill" if mode in (None, "fill") else mode,
+        fill_value=fill_value,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+    )
 
 
 def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
@@ -374,6 +445,7 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     """
     from ._shape import ravel
     from ._promote import canonicalize_axis
+
     a = as_operand(arr)
     idx = as_operand(indices)
     if axis is None:
@@ -391,14 +463,19 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
             shp[k] = a.shape[k]
             # Axes where indices have size 1 broadcast; mismatched sizes are an error, as in numpy.
             if idx.shape[k] not in (1, a.shape[k]) and a.shape[k] != 1:
-                raise ValueError(f"take_along_axis: indices shape {idx.shape} does not match array shape {a.shape}")
+                raise ValueError(
+                    f"take_along_axis: indices shape {idx.shape} does not match array shape {a.shape}"
+                )
             key.append(Array(np.arange(a.shape[k], dtype=np.int32).reshape(shp)))
-    return rewriting_take(a, tuple(key), mode='fill' if mode in (None, 'fill') else mode, fill_value=fill_value)
+    return rewriting_take(
+        a, tuple(key), mode="fill" if mode in (None, "fill") else mode, fill_value=fill_value
+    )
 
 
 class _IndexUpdateHelper:
     """``x.at``: indexable, giving an ``_IndexUpdateRef`` with the update methods."""
-    __slots__ = ('array',)
+
+    __slots__ = ("array",)
 
     def __init__(self, array):
         self.array = array
@@ -416,7 +493,8 @@ class _IndexUpdateRef:
     >>> jnp.zeros(3).at[1].set(5.0)
     Array([0., 5., 0.], dtype=float32)
     """
-    __slots__ = ('array', 'index')
+
+    __slots__ = ("array", "index")
 
     def __init__(self, array, index):
         self.array, self.index = array, index
@@ -425,12 +503,25 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
-        return rewriting_take(self.array, self.index, mode=mode, fill_value=fill_value,
-                              unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+        return rewriting_take(
+            self.array,
+            self.index,
+            mode=mode,
+            fill_value=fill_value,
+            unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted,
+        )
 
     def _update(self, fn, values, indices_are_sorted, unique_indices, mode):
-        return scatter_update(self.array, self.index, values, fn, mode=mode,
-                              indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        return scatter_update(
+            self.array,
+            self.index,
+            values,
+            fn,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         return self._update(lax.scatter, values, indices_are_sorted, unique_indices, mode)
@@ -440,6 +531,7 @@ class _IndexUpdateRef:
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         from ._ufuncs import negative
+
         return self._update(lax.scatter_add, negative(values), indices_are_sorted, unique_indices, mode)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -450,17 +542,33 @@ class _IndexUpdateRef:
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         from ._creation import ones_like
         from ._ufuncs import divide
+
         x = as_operand(self.array)
-        denom = scatter_update(ones_like(x), self.index, values, lax.scatter_mul, mode=mode,
-                               indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        denom = scatter_update(
+            ones_like(x),
+            self.index,
+            values,
+            lax.scatter_mul,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
         return divide(x, denom)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         from ._creation import ones_like
         from ._ufuncs import power
+
         x = as_operand(self.array)
-        expo = scatter_update(ones_like(x), self.index, values, lax.scatter_mul, mode=mode,
-                              indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        expo = scatter_update(
+            ones_like(x),
+            self.index,
+            values,
+            lax.scatter_mul,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
         return power(x, expo)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -471,5 +579,9 @@ class _IndexUpdateRef:
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``func`` applied once to each indexed element (duplicate indices apply it once)."""
-        return self.set(func(self.get(mode=mode)), indices_are_sorted=indices_are_sorted,
-                        unique_indices=unique_indices, mode=mode)
+        return self.set(
+            func(self.get(mode=mode)),
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+        )

@@ -5,6 +5,7 @@
 path for concrete operands when nothing is being traced (eager ``x + x`` costs about one numpy
 call); everything else goes through lax so it can be traced, differentiated and batched.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,14 +22,29 @@ _BASIC = (int, slice, type(None), type(Ellipsis))
 
 
 _BINARY = {
-    'add': _ufuncs.add, 'sub': _ufuncs.subtract, 'mul': _ufuncs.multiply, 'truediv': _ufuncs.true_divide,
-    'floordiv': _ufuncs.floor_divide, 'mod': _ufuncs.remainder, 'pow': _ufuncs.power,
-    'matmul': _contract.matmul, 'and': _ufuncs.bitwise_and, 'or': _ufuncs.bitwise_or,
-    'xor': _ufuncs.bitwise_xor, 'lshift': _ufuncs.left_shift, 'rshift': _ufuncs.right_shift,
-    'divmod': _ufuncs.divmod,
+    "add": _ufuncs.add,
+    "sub": _ufuncs.subtract,
+    "mul": _ufuncs.multiply,
+    "truediv": _ufuncs.true_divide,
+    "floordiv": _ufuncs.floor_divide,
+    "mod": _ufuncs.remainder,
+    "pow": _ufuncs.power,
+    "matmul": _contract.matmul,
+    "and": _ufuncs.bitwise_and,
+    "or": _ufuncs.bitwise_or,
+    "xor": _ufuncs.bitwise_xor,
+    "lshift": _ufuncs.left_shift,
+    "rshift": _ufuncs.right_shift,
+    "divmod": _ufuncs.divmod,
 }
-_COMPARE = {'eq': _ufuncs.equal, 'ne': _ufuncs.not_equal, 'lt': _ufuncs.less, 'le': _ufuncs.less_equal,
-            'gt': _ufuncs.greater, 'ge': _ufuncs.greater_equal}
+_COMPARE = {
+    "eq": _ufuncs.equal,
+    "ne": _ufuncs.not_equal,
+    "lt": _ufuncs.less,
+    "le": _ufuncs.less_equal,
+    "gt": _ufuncs.greater,
+    "ge": _ufuncs.greater_equal,
+}
 
 
 def _array_getitem(self, idx):
@@ -53,7 +69,7 @@ def _tracer_getitem(self, idx):
     return _indexing.rewriting_take(self, idx)
 
 
-def _reshape(self, *args, order='C'):
+def _reshape(self, *args, order="C"):
     shape = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
     return _shape.reshape(self, shape, order)
 
@@ -70,14 +86,14 @@ def _astype(self, dtype, copy=False, device=None):
 def _tracer_item(self, *args):
     v = self.concrete_value()
     if v is None:
-        raise ConcretizationTypeError(self, 'item()')
+        raise ConcretizationTypeError(self, "item()")
     return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).item(*args)
 
 
 def _tracer_tolist(self):
     v = self.concrete_value()
     if v is None:
-        raise ConcretizationTypeError(self, 'tolist()')
+        raise ConcretizationTypeError(self, "tolist()")
     return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).tolist()
 
 
@@ -91,15 +107,18 @@ def _clip(self, min=None, max=None):
 
 def _is_operand(other):
     t = type(other)
-    return (t is Array or t in (int, float, bool, complex)
-            or isinstance(other, (Array, Tracer, np.ndarray, np.generic)))
+    return (
+        t is Array
+        or t in (int, float, bool, complex)
+        or isinstance(other, (Array, Tracer, np.ndarray, np.generic))
+    )
 
 
 def _coerce(other):
     """The operand a dunder can use, or None, for Python's NotImplemented."""
     if _is_operand(other):
         return other
-    if hasattr(other, '__jax_array__'):
+    if hasattr(other, "__jax_array__"):
         return other.__jax_array__()
     return None
 
@@ -107,8 +126,8 @@ def _coerce(other):
 def _operator(f, reflected: bool, cls_is_array: bool = False):
     """A binary dunder for ``f``: the numpy fast path first, Python's NotImplemented for operands
     that are not arrays, else the general (traceable) path."""
-    fast = getattr(f, '_fast', None)
-    general = getattr(f, '_general', f)
+    fast = getattr(f, "_fast", None)
+    general = getattr(f, "_general", f)
 
     def op(self, other):
         if fast is not None:
@@ -140,6 +159,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
                 out._aval = None
                 return out
         return slow(self, other)
+
     return array_op
 
 
@@ -163,7 +183,7 @@ def _install(cls):
     cls.reshape = _reshape
     cls.transpose = _transpose
     cls.astype = _astype
-    cls.flatten = cls.ravel = lambda self, order='C': _shape.ravel(self, order)
+    cls.flatten = cls.ravel = lambda self, order="C": _shape.ravel(self, order)
     cls.squeeze = _squeeze
     cls.swapaxes = _shape.swapaxes
     cls.clip = _clip
@@ -176,9 +196,25 @@ def _install(cls):
     cls.argsort = lambda self, axis=-1, **kw: _shape.argsort(self, axis, **kw)
     cls.nonzero = lambda self, **kw: _shape.nonzero(self, **kw)
     cls.diagonal = lambda self, offset=0, axis1=0, axis2=1: _shape.diagonal(self, offset, axis1, axis2)
-    cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _shape.trace(self, offset, axis1, axis2, dtype)
-    for name in ('sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'std', 'var', 'any', 'all',
-                 'cumsum', 'cumprod', 'ptp'):
+    cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _shape.trace(
+        self, offset, axis1, axis2, dtype
+    )
+    for name in (
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "prod",
+        "argmax",
+        "argmin",
+        "std",
+        "var",
+        "any",
+        "all",
+        "cumsum",
+        "cumprod",
+        "ptp",
+    ):
         setattr(cls, name, getattr(_reductions, name))
     if cls is Tracer:
         cls.item = _tracer_item

@@ -1,4 +1,5 @@
 """Turning ``jnp`` arguments into lax operands: checking, dtype promotion and numpy broadcasting."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,15 +12,16 @@ _SCALARS = (bool, int, float, complex)
 
 
 def is_arraylike(x) -> bool:
-    return (isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS)
-            or hasattr(x, '__jax_array__'))
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS) or hasattr(x, "__jax_array__")
 
 
 def check_arraylike(name: str, *args):
     for i, a in enumerate(args):
         if not is_arraylike(a):
-            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at "
-                            f"position {i}. Wrap lists with jnp.array(...) first.")
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at "
+                f"position {i}. Wrap lists with jnp.array(...) first."
+            )
 
 
 def shape_of(x) -> tuple:
@@ -40,11 +42,11 @@ def as_operand(x):
     """An Array or Tracer for ``x`` (Python scalars stay weakly typed)."""
     if isinstance(x, (Array, Tracer)):
         return x
-    if hasattr(x, '__jax_array__'):
+    if hasattr(x, "__jax_array__"):
         return as_operand(x.__jax_array__())
     if type(x) in _SCALARS:
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
-    check_arraylike('jnp function', x)
+    check_arraylike("jnp function", x)
     return Array(np.asarray(x))
 
 
@@ -57,14 +59,14 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         return lax.convert_element_type(x, dtype, weak)
     if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
         return x
-    if hasattr(x, '__jax_array__'):
+    if hasattr(x, "__jax_array__"):
         return convert(x.__jax_array__(), dtype, weak)
     v = core.to_numpy(x) if isinstance(x, Array) else x
-    if isinstance(v, (int, float)) and np.dtype(dtype).kind in 'iu' and isinstance(v, int):
+    if isinstance(v, (int, float)) and np.dtype(dtype).kind in "iu" and isinstance(v, int):
         info = np.iinfo(dtype)
         if not info.min <= v <= info.max:
             raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         return Array(np.asarray(v).astype(dtype), weak)
 
 
@@ -77,7 +79,7 @@ def promote_dtypes(*args):
 
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
-    return dtype if dtype.kind in 'fc' else np.dtype('float32')
+    return dtype if dtype.kind in "fc" else np.dtype("float32")
 
 
 def promote_dtypes_inexact(*args):
@@ -153,7 +155,7 @@ def promote_args_inexact(name: str, *args):
 
 
 def canonicalize_axis(axis, ndim: int) -> int:
-    axis = int(axis) if not isinstance(axis, Tracer) else int(core.concrete_or_error(axis, 'axis'))
+    axis = int(axis) if not isinstance(axis, Tracer) else int(core.concrete_or_error(axis, "axis"))
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
@@ -178,8 +180,11 @@ def concrete_int(x, what: str) -> int:
     return int(x)
 
 
-def concrete_shape(shape, what='shape') -> tuple:
-    if isinstance(shape, (int, np.integer)) or (isinstance(shape, Array) and shape.ndim == 0) or (
-            isinstance(shape, Tracer) and shape.ndim == 0):
+def concrete_shape(shape, what="shape") -> tuple:
+    if (
+        isinstance(shape, (int, np.integer))
+        or (isinstance(shape, Array) and shape.ndim == 0)
+        or (isinstance(shape, Tracer) and shape.ndim == 0)
+    ):
         return (concrete_int(shape, what),)
     return tuple(concrete_int(d, what) for d in shape)

@@ -1,4 +1,5 @@
 """Reductions (sum, mean, var, max, argmax, any, ...) and cumulative scans, over any axes."""
+
 from __future__ import annotations
 
 import builtins
@@ -8,8 +9,15 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ._dtypes import to_dtype
-from ._promote import (as_operand, canonicalize_axes, canonicalize_axis, check_arraylike, convert,
-                       promote_dtypes_inexact, promote_shapes)
+from ._promote import (
+    as_operand,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    convert,
+    promote_dtypes_inexact,
+    promote_shapes,
+)
 
 
 def _reduce_dtype(x, dtype, promote_integers: bool):
@@ -19,11 +27,11 @@ def _reduce_dtype(x, dtype, promote_integers: bool):
     d = x.dtype
     if promote_integers:
         if d == np.bool_:
-            return np.dtype('int32'), x.weak_type
-        if d.kind == 'i' and d.itemsize < 4:
-            return np.dtype('int32'), x.weak_type
-        if d.kind == 'u' and d.itemsize < 4:
-            return np.dtype('uint32'), x.weak_type
+            return np.dtype("int32"), x.weak_type
+        if d.kind == "i" and d.itemsize < 4:
+            return np.dtype("int32"), x.weak_type
+        if d.kind == "u" and d.itemsize < 4:
+            return np.dtype("uint32"), x.weak_type
     return d, x.weak_type
 
 
@@ -40,18 +48,27 @@ def _masked(a, where, fill):
     if where is None:
         return a
     from ._ufuncs import where as where_
+
     a, where = promote_shapes(a, where)
     return where_(where, a, lax.full_like(a, fill))
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
-        promote_integers: bool = True):
+def sum(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims: bool = False,
+    initial=None,
+    where=None,
+    promote_integers: bool = True,
+):
     """Sum over ``axis`` (int, tuple or None for all); bools and small ints accumulate as int32.
 
     >>> jnp.sum(jnp.ones((2, 3)), axis=1)
     Array([3., 3.], dtype=float32)
     """
-    check_arraylike('sum', a)
+    check_arraylike("sum", a)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d, weak = _reduce_dtype(a, dtype, promote_integers)
@@ -63,14 +80,22 @@ def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None
     return _keep(res, axes, a.ndim, keepdims)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
-         promote_integers: bool = True):
+def prod(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims: bool = False,
+    initial=None,
+    where=None,
+    promote_integers: bool = True,
+):
     """Product over ``axis``.
 
     >>> jnp.prod(jnp.arange(1, 5))
     Array(24, dtype=int32)
     """
-    check_arraylike('prod', a)
+    check_arraylike("prod", a)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d, weak = _reduce_dtype(a, dtype, promote_integers)
@@ -89,31 +114,35 @@ def _extreme(name, lax_fn, identity_fn):
         axes = canonicalize_axes(axis, a.ndim)
         if where is not None:
             if initial is None:
-                raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
-                                 f"where mask one has to specify 'initial'")
+                raise ValueError(
+                    f"reduction operation {name} does not have an identity, so to use a "
+                    f"where mask one has to specify 'initial'"
+                )
             a = _masked(a, where, identity_fn(a.dtype))
         if initial is None and builtins.any(a.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
         res = lax_fn(a, axes) if axes else a
         if initial is not None:
             from ._ufuncs import maximum, minimum
-            res = (maximum if name in ('max', 'amax') else minimum)(res, lax.full_like(res, initial))
+
+            res = (maximum if name in ("max", "amax") else minimum)(res, lax.full_like(res, initial))
         return _keep(res, axes, a.ndim, keepdims)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``{name}`` over ``axis`` (int, tuple or None for all)."
     return f
 
 
 def _lowest(d):
-    return -np.inf if d.kind == 'f' else (False if d.kind == 'b' else np.iinfo(d).min)
+    return -np.inf if d.kind == "f" else (False if d.kind == "b" else np.iinfo(d).min)
 
 
 def _highest(d):
-    return np.inf if d.kind == 'f' else (True if d.kind == 'b' else np.iinfo(d).max)
+    return np.inf if d.kind == "f" else (True if d.kind == "b" else np.iinfo(d).max)
 
 
-max = amax = _extreme('max', lax.reduce_max, _lowest)
-min = amin = _extreme('min', lax.reduce_min, _highest)
+max = amax = _extreme("max", lax.reduce_max, _lowest)
+min = amin = _extreme("min", lax.reduce_min, _highest)
 
 
 def _logical_reduce(name, lax_fn):
@@ -123,16 +152,17 @@ def _logical_reduce(name, lax_fn):
         if a.dtype != np.bool_:
             a = lax.ne(a, lax.full_like(a, 0))
         axes = canonicalize_axes(axis, a.ndim)
-        a = _masked(a, where, name == 'all')
+        a = _masked(a, where, name == "all")
         res = lax_fn(a, axes) if axes else a
         return _keep(res, axes, a.ndim, keepdims)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Whether {'any' if name == 'any' else 'all'} elements along ``axis`` are true."
     return f
 
 
-any = _logical_reduce('any', lax.reduce_or)
-all = _logical_reduce('all', lax.reduce_and)
+any = _logical_reduce("any", lax.reduce_or)
+all = _logical_reduce("all", lax.reduce_and)
 
 
 def count_nonzero(a, axis=None, keepdims: bool = False):
@@ -155,11 +185,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     >>> jnp.mean(jnp.array([1, 2, 4]))
     Array(2.3333333, dtype=float32)
     """
-    check_arraylike('mean', a)
+    check_arraylike("mean", a)
     a = as_operand(a)
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
-    a, = promote_dtypes_inexact(a)
+    (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
     total = sum(a, axes, keepdims=True, where=where)
     n = _count(a, axes, where)
@@ -167,23 +197,25 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     return res if keepdims else lax.reshape(res, [d for i, d in enumerate(res.shape) if i not in axes])
 
 
-def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None,
-        correction=None):
+def var(
+    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
+):
     """Variance over ``axis``, dividing by ``N - ddof``.
 
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
-    check_arraylike('var', a)
+    check_arraylike("var", a)
     if correction is not None:
         ddof = correction
     a = as_operand(a)
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
-    a, = promote_dtypes_inexact(a)
+    (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
-    centered = lax.sub(a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape,
-                                               tuple(range(a.ndim))))
+    centered = lax.sub(
+        a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
+    )
     sq = lax.integer_pow(centered, 2)
     total = sum(sq, axes, keepdims=keepdims, where=where)
     n = _count(a, axes, where)
@@ -193,8 +225,9 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
     return lax.div(total, lax.sub(n, lax.full_like(n, ddof)))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None,
-        correction=None):
+def std(
+    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
+):
     """Standard deviation over ``axis`` (square root of ``var``)."""
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
 
@@ -205,7 +238,7 @@ def ptp(a, axis=None, out=None, keepdims: bool = False):
 
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
     """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights."""
-    check_arraylike('average', a)
+    check_arraylike("average", a)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         a = as_operand(a)
@@ -213,10 +246,13 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
         return (avg, lax.full_like(avg, n)) if returned else avg
     from ._ufuncs import multiply
+
     a, w = promote_dtypes_inexact(a, weights)
     if w.shape != a.shape:
         if axis is None or w.ndim != 1:
-            raise ValueError("Axis must be specified when shapes of a and weights differ, and weights must be 1-D")
+            raise ValueError(
+                "Axis must be specified when shapes of a and weights differ, and weights must be 1-D"
+            )
         ax = canonicalize_axis(axis, a.ndim)
         if w.shape[0] != a.shape[ax]:
             raise ValueError("Length of weights not compatible with specified axis.")
@@ -243,22 +279,25 @@ def _arg_extreme(name, lax_fn):
     def _arg_along(a, ax):
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        return lax_fn(a, ax, np.dtype('int32'))
+        return lax_fn(a, ax, np.dtype("int32"))
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Index of the {'largest' if 'max' in name else 'smallest'} element along ``axis`` (first one on ties)."
     return f
 
 
-argmax = _arg_extreme('argmax', lax.argmax)
-argmin = _arg_extreme('argmin', lax.argmin)
+argmax = _arg_extreme("argmax", lax.argmax)
+argmin = _arg_extreme("argmin", lax.argmin)
 
 
 # --- NaN-ignoring variants -------------------------------------------------------------------
 
+
 def _nan_replaced(a, fill):
     from ._ufuncs import isnan
+
     a = as_operand(a)
-    if a.dtype.kind not in 'fc':
+    if a.dtype.kind not in "fc":
         return a
     return lax.select(isnan(a), lax.full_like(a, fill), a)
 
@@ -283,15 +322,18 @@ def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
     from ._ufuncs import isnan, logical_not
-    a, = promote_dtypes_inexact(as_operand(a))
+
+    (a,) = promote_dtypes_inexact(as_operand(a))
     valid = logical_not(isnan(a))
     if where is not None:
         from ._ufuncs import logical_and
+
         valid = logical_and(valid, where)
     return mean(a, axis, dtype, keepdims=keepdims, where=valid)
 
 
 # --- cumulative ------------------------------------------------------------------------------
+
 
 def _cumulative(name, lax_fn, accumulates: bool):
     def f(a, axis=None, dtype=None, out=None):
@@ -305,15 +347,16 @@ def _cumulative(name, lax_fn, accumulates: bool):
         if a.shape[ax] == 0:
             return a
         return lax_fn(a, axis=ax)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
     return f
 
 
-cumsum = cumulative_sum = _cumulative('cumsum', lax.cumsum, True)
-cumprod = cumulative_prod = _cumulative('cumprod', lax.cumprod, True)
-cummax = _cumulative('cummax', lax.cummax, False)
-cummin = _cumulative('cummin', lax.cummin, False)
+cumsum = cumulative_sum = _cumulative("cumsum", lax.cumsum, True)
+cumprod = cumulative_prod = _cumulative("cumprod", lax.cumprod, True)
+cummax = _cumulative("cummax", lax.cummax, False)
+cummin = _cumulative("cummin", lax.cummin, False)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -329,12 +372,14 @@ del Tracer
 
 # --- closeness and equality --------------------------------------------------------------------
 
+
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only themselves)."""
     from ._promote import promote_args
     from ._ufuncs import isinf, isnan
-    a, b = promote_args('isclose', a, b)
-    if a.dtype.kind not in 'fc':
+
+    a, b = promote_args("isclose", a, b)
+    if a.dtype.kind not in "fc":
         return lax.eq(a, b)
     tol = lax.add(lax.full_like(b, atol), lax.mul(lax.full_like(b, rtol), lax.abs(b)))
     out = lax.le(lax.abs(lax.sub(a, b)), tol)
@@ -358,10 +403,12 @@ def array_equal(a1, a2, equal_nan: bool = False):
     """Same shape and elements (a 0-d bool array)."""
     from ._promote import shape_of
     from ._ufuncs import isnan, logical_and, logical_or
+
     if shape_of(a1) != shape_of(a2):
         return Array(np.asarray(False))
     from ._promote import promote_args
-    a1, a2 = promote_args('array_equal', a1, a2)
+
+    a1, a2 = promote_args("array_equal", a1, a2)
     eq = lax.eq(a1, a2)
     if equal_nan:
         eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
@@ -370,8 +417,9 @@ def array_equal(a1, a2, equal_nan: bool = False):
 
 def array_equiv(a1, a2):
     from ._promote import promote_args
+
     try:
-        a1, a2 = promote_args('array_equiv', a1, a2)
+        a1, a2 = promote_args("array_equiv", a1, a2)
     except ValueError:
         return Array(np.asarray(False))
     return all(lax.eq(a1, a2))

@@ -1,4 +1,5 @@
 """Shape manipulation: reshape, transpose, joining and splitting, tiling, flipping, sorting, padding."""
+
 from __future__ import annotations
 
 import builtins
@@ -7,9 +8,19 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import (as_operand, broadcast_shapes, broadcast_to_shape, canonicalize_axes,
-                       canonicalize_axis, check_arraylike, concrete_int, concrete_shape, convert,
-                       promote_dtypes, shape_of)
+from ._promote import (
+    as_operand,
+    broadcast_shapes,
+    broadcast_to_shape,
+    canonicalize_axes,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_int,
+    concrete_shape,
+    convert,
+    promote_dtypes,
+    shape_of,
+)
 
 
 def _resolve_shape(newshape, size: int) -> tuple:
@@ -27,23 +38,23 @@ def _resolve_shape(newshape, size: int) -> tuple:
     return tuple(shape)
 
 
-def reshape(a, shape=None, order: str = 'C', *, newshape=None, copy=None):
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
     """Reshape (row-major); one dimension may be -1.
 
     >>> jnp.reshape(jnp.arange(6), (2, -1)).shape
     (2, 3)
     """
-    check_arraylike('reshape', a)
+    check_arraylike("reshape", a)
     shape = newshape if shape is None else shape
     a = as_operand(a)
     new = _resolve_shape(concrete_shape(shape), a.size)
-    if order == 'F':
+    if order == "F":
         rev = tuple(range(a.ndim))[::-1]
         return transpose(lax.reshape(transpose(a, rev), new[::-1]), tuple(range(len(new)))[::-1])
     return lax.reshape(a, new)
 
 
-def ravel(a, order: str = 'C'):
+def ravel(a, order: str = "C"):
     a = as_operand(a)
     return reshape(a, (a.size,), order)
 
@@ -54,7 +65,7 @@ def transpose(a, axes=None):
     >>> jnp.transpose(jnp.ones((2, 3))).shape
     (3, 2)
     """
-    check_arraylike('transpose', a)
+    check_arraylike("transpose", a)
     a = as_operand(a)
     if axes is None:
         axes = tuple(range(a.ndim))[::-1]
@@ -114,8 +125,10 @@ def squeeze(a, axis=None):
         axes = canonicalize_axes(axis, a.ndim)
         for i in axes:
             if a.shape[i] != 1:
-                raise ValueError(f"cannot select an axis to squeeze out which has size not equal to one, "
-                                 f"got shape={a.shape} and dimensions={axes}")
+                raise ValueError(
+                    f"cannot select an axis to squeeze out which has size not equal to one, "
+                    f"got shape={a.shape} and dimensions={axes}"
+                )
     return lax.squeeze(a, axes) if axes else a
 
 
@@ -139,7 +152,7 @@ def expand_dims(a, axis):
 
 def broadcast_to(array, shape):
     """Broadcast ``array`` to ``shape`` with numpy's rules."""
-    check_arraylike('broadcast_to', array)
+    check_arraylike("broadcast_to", array)
     return broadcast_to_shape(array, concrete_shape(shape))
 
 
@@ -154,8 +167,12 @@ def broadcast_shapes_(*shapes):
 
 
 def atleast_1d(*arys):
-    out = [reshape(a, (1,)) if np.ndim(a) == 0 and not isinstance(a, (Array, Tracer)) or shape_of(a) == () else as_operand(a)
-           for a in arys]
+    out = [
+        reshape(a, (1,))
+        if np.ndim(a) == 0 and not isinstance(a, (Array, Tracer)) or shape_of(a) == ()
+        else as_operand(a)
+        for a in arys
+    ]
     return out[0] if len(out) == 1 else out
 
 
@@ -183,6 +200,7 @@ def atleast_3d(*arys):
 
 # --- joining ---------------------------------------------------------------------------------
 
+
 def concatenate(arrays, axis: int | None = 0, dtype=None):
     """Join arrays along an existing axis (flattening them first when ``axis`` is None).
 
@@ -193,26 +211,30 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
         arrays = [arrays[i] for i in range(arrays.shape[0])]
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
-    check_arraylike('concatenate', *arrays)
+    check_arraylike("concatenate", *arrays)
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
     arrays = promote_dtypes(*arrays)
     if dtype is not None:
-        d = core.canonical_dtype(np.dtype(dtype) if not hasattr(dtype, 'dtype') else dtype.dtype)
+        d = core.canonical_dtype(np.dtype(dtype) if not hasattr(dtype, "dtype") else dtype.dtype)
         arrays = [convert(a, d) for a in arrays]
     nd = arrays[0].ndim
     if nd == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     for a in arrays[1:]:
         if a.ndim != nd:
-            raise ValueError(f"Cannot concatenate arrays with different numbers of dimensions: got "
-                             f"{', '.join(str(x.shape) for x in arrays)}.")
+            raise ValueError(
+                f"Cannot concatenate arrays with different numbers of dimensions: got "
+                f"{', '.join(str(x.shape) for x in arrays)}."
+            )
     ax = canonicalize_axis(axis, nd)
     for a in arrays[1:]:
         if any(d1 != d2 for i, (d1, d2) in enumerate(zip(a.shape, arrays[0].shape)) if i != ax):
-            raise TypeError(f"Cannot concatenate arrays with shapes that differ in dimensions other than "
-                            f"the one being concatenated: got {', '.join(str(x.shape) for x in arrays)}.")
+            raise TypeError(
+                f"Cannot concatenate arrays with shapes that differ in dimensions other than "
+                f"the one being concatenated: got {', '.join(str(x.shape) for x in arrays)}."
+            )
     if len(arrays) == 1:
         return arrays[0]
     return lax.concatenate(arrays, ax)
@@ -231,7 +253,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         arrays = [arrays[i] for i in range(arrays.shape[0])]
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
-    check_arraylike('stack', *arrays)
+    check_arraylike("stack", *arrays)
     shapes = {shape_of(a) for a in arrays}
     if len(shapes) != 1:
         raise ValueError(f"All input arrays must have the same shape, got {sorted(shapes)}.")
@@ -274,6 +296,7 @@ def append(arr, values, axis=None):
 
 # --- slicing along one axis (static) ---------------------------------------------------------
 
+
 def slice_axis(a, axis: int, start: int, stop: int, step: int = 1):
     """``a[..., start:stop:step, ...]`` on ``axis`` with lax.slice (static bounds)."""
     starts = [0] * a.ndim
@@ -288,8 +311,9 @@ def slice_axis(a, axis: int, start: int, stop: int, step: int = 1):
 def _split_points(a, indices_or_sections, axis, strict):
     size = a.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)) or (
-            np.ndim(indices_or_sections) == 0 and not isinstance(indices_or_sections, (list, tuple))):
-        n = concrete_int(indices_or_sections, 'split sections')
+        np.ndim(indices_or_sections) == 0 and not isinstance(indices_or_sections, (list, tuple))
+    ):
+        n = concrete_int(indices_or_sections, "split sections")
         if n <= 0:
             raise ValueError("number sections must be larger than 0.")
         if strict and size % n:
@@ -297,7 +321,7 @@ def _split_points(a, indices_or_sections, axis, strict):
         q, r = divmod(size, n)
         sizes = [q + 1] * r + [q] * (n - r)
         return np.cumsum([0] + sizes).tolist()
-    idx = [concrete_int(i, 'split indices') for i in indices_or_sections]
+    idx = [concrete_int(i, "split indices") for i in indices_or_sections]
     idx = [builtins.min(builtins.max(i + size if i < 0 else i, 0), size) for i in idx]
     return [0] + idx + [size]
 
@@ -336,10 +360,15 @@ def dsplit(ary, indices_or_sections):
 
 # --- repetition and reversal ------------------------------------------------------------------
 
+
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     a = as_operand(A)
-    reps = (concrete_int(reps, 'tile reps'),) if np.ndim(reps) == 0 else tuple(concrete_int(r, 'tile reps') for r in reps)
+    reps = (
+        (concrete_int(reps, "tile reps"),)
+        if np.ndim(reps) == 0
+        else tuple(concrete_int(r, "tile reps") for r in reps)
+    )
     n = builtins.max(len(reps), a.ndim)
     reps = (1,) * (n - len(reps)) + reps
     a = lax.reshape(a, (1,) * (n - a.ndim) + a.shape)
@@ -361,18 +390,22 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         axis = 0
     ax = canonicalize_axis(axis, a.ndim)
     if np.ndim(repeats) == 0 and not isinstance(repeats, (list, tuple)):
-        r = concrete_int(repeats, 'repeat count')
+        r = concrete_int(repeats, "repeat count")
         shape = list(a.shape)
-        inter = shape[:ax + 1] + [r] + shape[ax + 1:]
+        inter = shape[: ax + 1] + [r] + shape[ax + 1 :]
         out = lax.broadcast_in_dim(a, inter, [i for i in range(len(inter)) if i != ax + 1])
         shape[ax] *= r
         return lax.reshape(out, shape)
-    reps = np.asarray(core.concrete_or_error(repeats, 'repeat counts') if isinstance(repeats, Tracer)
-                      else np.asarray(repeats)).astype(np.int64)
+    reps = np.asarray(
+        core.concrete_or_error(repeats, "repeat counts")
+        if isinstance(repeats, Tracer)
+        else np.asarray(repeats)
+    ).astype(np.int64)
     if reps.shape != (a.shape[ax],):
         raise ValueError(f"repeats has shape {reps.shape}, expected ({a.shape[ax]},)")
     idx = np.repeat(np.arange(a.shape[ax]), reps)
     from ._indexing import take
+
     return take(a, Array(idx.astype(np.int32)), axis=ax)
 
 
@@ -409,7 +442,9 @@ def roll(a, shift, axis=None):
     a = as_operand(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = np.atleast_1d(core.concrete_or_error(shift, 'roll shift') if isinstance(shift, Tracer) else shift).tolist()
+    shifts = np.atleast_1d(
+        core.concrete_or_error(shift, "roll shift") if isinstance(shift, Tracer) else shift
+    ).tolist()
     axes = np.atleast_1d(axis).tolist()
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
@@ -426,7 +461,7 @@ def roll(a, shift, axis=None):
     return a
 
 
-def pad(array, pad_width, mode: str = 'constant', *, constant_values=0, **kwargs):
+def pad(array, pad_width, mode: str = "constant", *, constant_values=0, **kwargs):
     """Pad with a constant (``mode='constant'``) or by repeating edges/reflecting (``'edge'``, ``'wrap'``)."""
     a = as_operand(array)
     pw = np.asarray(pad_width, dtype=np.int64)
@@ -438,8 +473,12 @@ def pad(array, pad_width, mode: str = 'constant', *, constant_values=0, **kwargs
         pw = np.broadcast_to(pw, (a.ndim, 2))
     if pw.shape != (a.ndim, 2):
         raise ValueError(f"pad_width {pad_width} does not fit an array of rank {a.ndim}")
-    if mode == 'constant':
-        cv = np.asarray(constant_values) if not isinstance(constant_values, (Array, Tracer)) else constant_values
+    if mode == "constant":
+        cv = (
+            np.asarray(constant_values)
+            if not isinstance(constant_values, (Array, Tracer))
+            else constant_values
+        )
         if np.ndim(cv) == 0:
             fill = convert(cv if isinstance(cv, (Array, Tracer)) else Array(cv), a.dtype)
             return lax.pad(a, fill, [(int(lo), int(hi), 0) for lo, hi in pw])
@@ -447,8 +486,16 @@ def pad(array, pad_width, mode: str = 'constant', *, constant_values=0, **kwargs
         for ax in range(a.ndim):
             lo, hi = (int(x) for x in pw[ax])
             cfg = [(0, 0, 0)] * a.ndim
-            a = lax.pad(a, convert(Array(cv[ax, 0]), a.dtype), [(lo, 0, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)])
-            a = lax.pad(a, convert(Array(cv[ax, 1]), a.dtype), [(0, hi, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)])
+            a = lax.pad(
+                a,
+                convert(Array(cv[ax, 0]), a.dtype),
+                [(lo, 0, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)],
+            )
+            a = lax.pad(
+                a,
+                convert(Array(cv[ax, 1]), a.dtype),
+                [(0, hi, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)],
+            )
             del cfg
         return a
     for ax in range(a.ndim):
@@ -456,20 +503,22 @@ def pad(array, pad_width, mode: str = 'constant', *, constant_values=0, **kwargs
         n = a.shape[ax]
         if lo == hi == 0:
             continue
-        if mode == 'edge':
+        if mode == "edge":
             idx = np.clip(np.arange(-lo, n + hi), 0, n - 1)
-        elif mode == 'wrap':
+        elif mode == "wrap":
             idx = np.arange(-lo, n + hi) % n
-        elif mode in ('reflect', 'symmetric'):
+        elif mode in ("reflect", "symmetric"):
             idx = np.pad(np.arange(n), (lo, hi), mode=mode)
         else:
             raise NotImplementedError(f"jnp.pad mode {mode!r} is not supported")
         from ._indexing import take
+
         a = take(a, Array(idx.astype(np.int32)), axis=ax)
     return a
 
 
 # --- sorting and searching (concrete-size results outside tracing) ----------------------------
+
 
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
     """Sorted copy along ``axis`` (flattened when None); NaNs go last, as in numpy."""
@@ -481,7 +530,9 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(out, (ax,)) if descending else out
 
 
-def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
+def argsort(
+    a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False
+):
     """Indices that sort ``a`` along ``axis`` (stable)."""
     a = as_operand(a)
     if axis is None:
@@ -502,8 +553,10 @@ def _concrete_value(a, what):
         v = a.concrete_value()
         if v is None:
             raise core.ConcretizationTypeError(
-                a, f"{what} requires a concrete array because its output shape depends on the values; "
-                   f"pass size= to get a fixed-size result under jit")
+                a,
+                f"{what} requires a concrete array because its output shape depends on the values; "
+                f"pass size= to get a fixed-size result under jit",
+            )
         return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
     return np.asarray(core.to_numpy(a) if isinstance(a, Array) else a)
 
@@ -513,22 +566,24 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
     a = as_operand(a)
     if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
         return _nonzero_sized(a, int(size), fill_value)
-    v = _concrete_value(a, 'jnp.nonzero')
+    v = _concrete_value(a, "jnp.nonzero")
     res = np.nonzero(v)
     if size is not None:
         fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (len(res),))
-        res = tuple(np.concatenate([r[:size], np.full(builtins.max(size - len(r), 0), f)]) for r, f in zip(res, fills))
+        res = tuple(
+            np.concatenate([r[:size], np.full(builtins.max(size - len(r), 0), f)]) for r, f in zip(res, fills)
+        )
     return tuple(Array(r.astype(np.int32)) for r in res)
 
 
 def _nonzero_sized(a, size, fill_value):
     """Traced ``nonzero(a, size=n)``: positions by a cumulative count, gathered with a one-hot matmul."""
     flat = lax.reshape(lax.ne(a, lax.full_like(a, 0)), (a.size,))
-    cnt = lax.cumsum(convert(flat, np.dtype('int32')), axis=0)
+    cnt = lax.cumsum(convert(flat, np.dtype("int32")), axis=0)
     # Slot k holds the first flat index whose running count reaches k + 1.
     slots = lax.broadcast_in_dim(Array(np.arange(1, size + 1, dtype=np.int32)), (size, a.size), (0,))
     hit = lax.ge(lax.broadcast_in_dim(cnt, (size, a.size), (1,)), slots)
-    first = lax.reduce_sum(convert(lax.bitwise_not(hit), np.dtype('int32')), (1,))
+    first = lax.reduce_sum(convert(lax.bitwise_not(hit), np.dtype("int32")), (1,))
     valid = lax.lt(first, lax.full_like(first, a.size))
     first = lax.select(valid, first, lax.full_like(first, 0))
     out = []
@@ -549,36 +604,51 @@ def argwhere(a, *, size=None, fill_value=None):
     return stack(res, axis=1) if res else Array(np.zeros((0, 0), np.int32))
 
 
-def unique(ar, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
-           axis=None, *, equal_nan: bool = True, size=None, fill_value=None):
+def unique(
+    ar,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis=None,
+    *,
+    equal_nan: bool = True,
+    size=None,
+    fill_value=None,
+):
     """Sorted unique values (outside tracing): the result's size depends on the values."""
-    v = _concrete_value(ar, 'jnp.unique')
-    res = np.unique(v, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, axis=axis)
+    v = _concrete_value(ar, "jnp.unique")
+    res = np.unique(
+        v, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts, axis=axis
+    )
     if not isinstance(res, tuple):
         res = (res,)
     if size is not None:
         first = res[0]
         if len(first) < size:
-            fill = first.min() if fill_value is None and len(first) else (0 if fill_value is None else fill_value)
+            fill = (
+                first.min()
+                if fill_value is None and len(first)
+                else (0 if fill_value is None else fill_value)
+            )
             res = (np.concatenate([first, np.full(size - len(first), fill, first.dtype)]),) + res[1:]
         else:
             res = (first[:size],) + res[1:]
-    out = tuple(Array(r.astype(np.int32) if i and r.dtype.kind in 'iu' else r) for i, r in enumerate(res))
+    out = tuple(Array(r.astype(np.int32) if i and r.dtype.kind in "iu" else r) for i, r in enumerate(res))
     return out[0] if len(out) == 1 else out
 
 
-def searchsorted(a, v, side: str = 'left', sorter=None, *, method=None):
+def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
     """Insertion indices of ``v`` into sorted 1-D ``a`` (a comparison count; traceable)."""
     a, v = promote_dtypes(a, v)
     if sorter is not None:
         from ._indexing import take
+
         a = take(a, sorter)
     n = a.shape[0]
     vb = lax.broadcast_in_dim(v, v.shape + (n,), tuple(range(v.ndim)))
     ab = lax.broadcast_in_dim(a, v.shape + (n,), (v.ndim,))
-    hit = lax.lt(ab, vb) if side == 'left' else lax.le(ab, vb)
-    return lax.reduce_sum(convert(hit, np.dtype('int32')), (v.ndim,))
+    hit = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
+    return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))
 
 
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
@@ -629,6 +699,7 @@ def diagflat(v, k: int = 0):
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """Sum of the ``offset`` diagonal."""
     from ._reductions import sum
+
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
@@ -649,6 +720,7 @@ del rollaxis_
 
 
 # --- more numpy shape utilities ---------------------------------------------------------------
+
 
 def unstack(x, /, *, axis: int = 0):
     x = as_operand(x)
@@ -693,14 +765,14 @@ def unravel_index(indices, shape):
     return tuple(reversed(out))
 
 
-def ravel_multi_index(multi_index, dims, mode: str = 'raise', order: str = 'C'):
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     dims = concrete_shape(dims)
     out = None
     for i, d in zip(multi_index, dims):
         i = as_operand(i)
-        if mode == 'clip':
+        if mode == "clip":
             i = lax.clamp(lax.full((), 0, i.dtype), i, lax.full((), d - 1, i.dtype))
-        elif mode == 'wrap':
+        elif mode == "wrap":
             i = lax.rem(lax.add(lax.rem(i, lax.full_like(i, d)), lax.full_like(i, d)), lax.full_like(i, d))
         out = i if out is None else lax.add(lax.mul(out, lax.full_like(out, d)), i)
     return out
@@ -719,12 +791,13 @@ def _static_positions(obj, n, what):
 def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``."""
     from ._indexing import take
+
     a = as_operand(arr)
     if axis is None:
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
     n = a.shape[ax]
-    keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, 'jnp.delete'))
+    keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, "jnp.delete"))
     return take(a, Array(keep.astype(np.int32)), axis=ax)
 
 
@@ -732,6 +805,7 @@ def insert(arr, obj, values, axis=None):
     """``arr`` with ``values`` inserted before the (static) indices ``obj`` along ``axis``."""
     from ._creation import asarray
     from ._indexing import take
+
     a = as_operand(arr)
     if axis is None:
         a, axis = ravel(a), 0
@@ -739,7 +813,7 @@ def insert(arr, obj, values, axis=None):
     n = a.shape[ax]
     vals = convert(asarray(values), a.dtype)
     if np.ndim(obj) == 0 and not isinstance(obj, slice):
-        pos = int(_static_positions(obj, n + 1, 'jnp.insert')[0])
+        pos = int(_static_positions(obj, n + 1, "jnp.insert")[0])
         # numpy's rule for one position: values gain leading axes, then their first axis moves to ``axis``.
         vals = lax.reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
         vals = moveaxis(vals, 0, ax)
@@ -748,7 +822,7 @@ def insert(arr, obj, values, axis=None):
         vals = broadcast_to(vals, shape)
         m = shape[ax]
     else:
-        pos = _static_positions(obj, n + 1, 'jnp.insert')
+        pos = _static_positions(obj, n + 1, "jnp.insert")
         m = len(pos)
         shape = list(a.shape)
         shape[ax] = m
@@ -760,7 +834,8 @@ def insert(arr, obj, values, axis=None):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0):
     from ._indexing import take
-    cond = _concrete_value(condition, 'jnp.compress').astype(bool)
+
+    cond = _concrete_value(condition, "jnp.compress").astype(bool)
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -780,17 +855,20 @@ def argpartition(a, kth: int, axis: int = -1):
 def diag_indices_from(arr):
     a = as_operand(arr)
     from ._creation import diag_indices
+
     return diag_indices(a.shape[0], a.ndim)
 
 
 def tril_indices_from(arr, k: int = 0):
     from ._creation import tril_indices
+
     a = as_operand(arr)
     return tril_indices(a.shape[-2], k, a.shape[-1])
 
 
 def triu_indices_from(arr, k: int = 0):
     from ._creation import triu_indices
+
     a = as_operand(arr)
     return triu_indices(a.shape[-2], k, a.shape[-1])
 
@@ -810,6 +888,7 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
 
 def resize(a, new_shape):
     from ._indexing import take
+
     a = ravel(as_operand(a))
     new_shape = concrete_shape(new_shape)
     total = int(np.prod(new_shape, dtype=np.int64))
@@ -819,8 +898,10 @@ def resize(a, new_shape):
 
 def block(arrays):
     """Assemble an array from nested lists of blocks (the innermost lists join along the last axis)."""
+
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+
     d = depth(arrays)
     blocks = []
 
@@ -830,6 +911,7 @@ def block(arrays):
                 collect(y)
         else:
             blocks.append(as_operand(x))
+
     collect(arrays)
     nd = builtins.max([d] + [b.ndim for b in blocks])
 
@@ -838,11 +920,13 @@ def block(arrays):
             x = as_operand(x)
             return lax.reshape(x, (1,) * (nd - x.ndim) + x.shape)
         return concatenate([rec(y, level + 1) for y in x], axis=nd - d + level)
+
     return rec(arrays, 0)
 
 
 def vander(x, N: int | None = None, increasing: bool = False):
     from ._ufuncs import power
+
     x = as_operand(x)
     N = x.shape[0] if N is None else int(N)
     p = np.arange(N)
@@ -854,8 +938,10 @@ def vander(x, N: int | None = None, increasing: bool = False):
 def polyval(p, x):
     """Evaluate the polynomial with coefficients ``p`` (highest power first) at ``x`` (Horner)."""
     from ._ufuncs import add, multiply
+
     p = as_operand(p)
     from ._creation import zeros_like
+
     out = zeros_like(as_operand(x)) if p.shape[0] == 0 else None
     for i in range(p.shape[0]):
         out = p[i] if out is None else add(multiply(out, x), p[i])
@@ -865,6 +951,7 @@ def polyval(p, x):
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
     """Whether each element of ``element`` occurs in ``test_elements``."""
     from ._promote import promote_args
+
     e, t = promote_dtypes(as_operand(element), ravel(as_operand(test_elements)))
     eb = lax.broadcast_in_dim(e, e.shape + t.shape, tuple(range(e.ndim)))
     tb = lax.broadcast_in_dim(t, e.shape + t.shape, (e.ndim,))
@@ -876,6 +963,7 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
 def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
     """``func1d`` on every 1-D slice along ``axis``, by vmapping over the other axes."""
     from .. import api
+
     a = as_operand(arr)
     ax = canonicalize_axis(axis, a.ndim)
     f = lambda v: func1d(v, *args, **kwargs)

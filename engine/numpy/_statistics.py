@@ -1,16 +1,33 @@
 """Order statistics and friends: median/quantile/percentile, differences, covariance, bincount, interp."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import (as_operand, canonicalize_axis, check_arraylike, concrete_int, convert,
-                       promote_dtypes, promote_dtypes_inexact)
+from ._promote import (
+    as_operand,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_int,
+    convert,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method: str = 'linear',
-             keepdims: bool = False, *, interpolation=None):
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation=None,
+):
     """The ``q``-th quantiles (``q`` in [0, 1], scalar or array) along ``axis``, by sorting.
 
     >>> jnp.quantile(jnp.arange(5.0), 0.5)
@@ -22,8 +39,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method: str = 'li
 def _quantile(a, q, axis, method, keepdims, ignore_nan):
     from ._shape import moveaxis, ravel, sort
     from ._ufuncs import isnan
-    check_arraylike('quantile', a, q)
-    a, = promote_dtypes_inexact(as_operand(a))
+
+    check_arraylike("quantile", a, q)
+    (a,) = promote_dtypes_inexact(as_operand(a))
     q = convert(as_operand(q), a.dtype)
     if axis is None:
         nd = a.ndim
@@ -42,15 +60,15 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan):
     cb = lax.broadcast_in_dim(count, q.shape + count.shape, tuple(range(q.ndim, q.ndim + count.ndim)))
     pos = lax.mul(qb, lax.sub(cb, lax.full_like(cb, 1)))
     lo, hi = lax.floor(pos), lax.ceil(pos)
-    if method == 'lower':
+    if method == "lower":
         pos = lo
-    elif method == 'higher':
+    elif method == "higher":
         pos = hi
-    elif method == 'nearest':
+    elif method == "nearest":
         pos = lax.round(pos, 1)
-    elif method == 'midpoint':
+    elif method == "midpoint":
         pass
-    elif method != 'linear':
+    elif method != "linear":
         raise ValueError(f"method {method!r} not supported")
     xb = lax.broadcast_in_dim(x, q.shape + x.shape, tuple(range(q.ndim, q.ndim + x.ndim)))
 
@@ -58,32 +76,53 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan):
         i = lax.convert_element_type(lax.clamp(lax.full_like(p, 0), p, lax.full_like(p, n - 1)), np.int32)
         i = lax.reshape(i, i.shape + (1,))
         from ._indexing import take_along_axis
+
         return lax.squeeze(take_along_axis(xb, i, axis=-1), (xb.ndim - 1,))
-    if method in ('lower', 'higher', 'nearest'):
+
+    if method in ("lower", "higher", "nearest"):
         res = at(pos)
     else:
         vlo, vhi = at(lo), at(hi)
-        w = lax.sub(pos, lo) if method == 'linear' else lax.full_like(pos, 0.5)
+        w = lax.sub(pos, lo) if method == "linear" else lax.full_like(pos, 0.5)
         w = lax.select(lax.eq(lo, hi), lax.full_like(w, 0), w)
         res = lax.add(vlo, lax.mul(w, lax.sub(vhi, vlo)))
     if not ignore_nan:
         # numpy propagates NaN: sorted NaNs sit last, so any NaN shows in the maximum.
-        last = lax.broadcast_in_dim(lax.squeeze(lax.slice_in_dim(x, n - 1, n, axis=x.ndim - 1), (x.ndim - 1,)),
-                                    res.shape, tuple(range(q.ndim, res.ndim)))
+        last = lax.broadcast_in_dim(
+            lax.squeeze(lax.slice_in_dim(x, n - 1, n, axis=x.ndim - 1), (x.ndim - 1,)),
+            res.shape,
+            tuple(range(q.ndim, res.ndim)),
+        )
         res = lax.select(lax.ne(last, last), last, res)
     if keepdims:
-        shape = list(res.shape[:q.ndim]) + ([1] * nd if axis is None else
-                                            [1 if i == ax else d for i, d in enumerate(a.shape)])
+        shape = list(res.shape[: q.ndim]) + (
+            [1] * nd if axis is None else [1 if i == ax else d for i, d in enumerate(a.shape)]
+        )
         res = lax.reshape(res, shape)
     return res
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method: str = 'linear',
-               keepdims: bool = False, *, interpolation=None):
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    interpolation=None,
+):
     """``quantile`` with ``q`` in percent."""
     from ._ufuncs import true_divide
-    return quantile(a, true_divide(q, 100.0), axis, method=method if interpolation is None else interpolation,
-                    keepdims=keepdims)
+
+    return quantile(
+        a,
+        true_divide(q, 100.0),
+        axis,
+        method=method if interpolation is None else interpolation,
+        keepdims=keepdims,
+    )
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims: bool = False):
@@ -91,23 +130,25 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims: bool = False
     return quantile(a, 0.5, axis, keepdims=keepdims)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False):
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     return _quantile(a, q, axis, method, keepdims, True)
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False):
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     from ._ufuncs import true_divide
+
     return _quantile(a, true_divide(q, 100.0), axis, method, keepdims, True)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return _quantile(a, 0.5, axis, 'linear', keepdims, True)
+    return _quantile(a, 0.5, axis, "linear", keepdims, True)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     from ._reductions import var
     from ._ufuncs import isnan, logical_and, logical_not
-    a, = promote_dtypes_inexact(as_operand(a))
+
+    (a,) = promote_dtypes_inexact(as_operand(a))
     valid = logical_not(isnan(a))
     if where is not None:
         valid = logical_and(valid, where)
@@ -121,19 +162,26 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def _nanarg(fn, fill):
     def f(a, axis=None, out=None, keepdims=False):
         from ._ufuncs import isnan
+
         a = as_operand(a)
-        return fn(lax.select(isnan(a), lax.full_like(a, fill), a) if a.dtype.kind == 'f' else a,
-                  axis, keepdims=keepdims)
+        return fn(
+            lax.select(isnan(a), lax.full_like(a, fill), a) if a.dtype.kind == "f" else a,
+            axis,
+            keepdims=keepdims,
+        )
+
     return f
 
 
 def nanargmax(a, axis=None, out=None, keepdims=False):
     from ._reductions import argmax
+
     return _nanarg(argmax, -np.inf)(a, axis, keepdims=keepdims)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
     from ._reductions import argmin
+
     return _nanarg(argmin, np.inf)(a, axis, keepdims=keepdims)
 
 
@@ -141,6 +189,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis``."""
     from ._shape import concatenate, slice_axis
     from ._ufuncs import not_equal, subtract
+
     a = as_operand(a)
     ax = canonicalize_axis(axis, a.ndim)
     parts = []
@@ -165,10 +214,18 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
 
 def ediff1d(ary, to_end=None, to_begin=None):
     from ._shape import concatenate, ravel
+
     d = diff(ravel(ary))
-    parts = [ravel(as_operand(to_begin)) if to_begin is not None else None, d,
-             ravel(as_operand(to_end)) if to_end is not None else None]
-    return concatenate([p for p in parts if p is not None]) if len([p for p in parts if p is not None]) > 1 else d
+    parts = [
+        ravel(as_operand(to_begin)) if to_begin is not None else None,
+        d,
+        ravel(as_operand(to_end)) if to_end is not None else None,
+    ]
+    return (
+        concatenate([p for p in parts if p is not None])
+        if len([p for p in parts if p is not None]) > 1
+        else d
+    )
 
 
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
@@ -176,7 +233,8 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     from ._reductions import sum
     from ._shape import slice_axis
     from ._ufuncs import multiply
-    y, = promote_dtypes_inexact(as_operand(y))
+
+    (y,) = promote_dtypes_inexact(as_operand(y))
     ax = canonicalize_axis(axis, y.ndim)
     m = y.shape[ax]
     avg = lax.mul(lax.add(slice_axis(y, ax, 1, m), slice_axis(y, ax, 0, m - 1)), lax.full((), 0.5, y.dtype))
@@ -193,7 +251,8 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     from ._contract import matmul
     from ._reductions import mean
     from ._shape import atleast_2d, concatenate
-    m, = promote_dtypes_inexact(as_operand(m))
+
+    (m,) = promote_dtypes_inexact(as_operand(m))
     x = atleast_2d(m)
     if not rowvar and x.shape[0] != 1:
         x = lax.transpose(x, (1, 0))
@@ -213,6 +272,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
 
 def corrcoef(x, y=None, rowvar: bool = True):
     from ._shape import diagonal
+
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return c / c
@@ -223,31 +283,34 @@ def corrcoef(x, y=None, rowvar: bool = True):
 def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     """Counts of each non-negative int in ``x``; under tracing ``length`` must be given."""
     x = as_operand(x)
-    if x.dtype.kind not in 'iu':
+    if x.dtype.kind not in "iu":
         raise TypeError(f"bincount requires integer input, got {x.dtype.name}")
     if length is None:
         if isinstance(x, Tracer):
             raise core.ConcretizationTypeError(x, "bincount's output size depends on max(x); pass length=")
         v = core.to_numpy(x)
         length = max(int(minlength), int(v.max()) + 1 if v.size else 0)
-    length = concrete_int(length, 'bincount length')
+    length = concrete_int(length, "bincount length")
     w = lax.full(x.shape, 1, np.int32) if weights is None else promote_dtypes(as_operand(weights))[0]
     from ._creation import zeros
-    return zeros(length, w.dtype).at[x].add(w, mode='drop')
+
+    return zeros(length, w.dtype).at[x].add(w, mode="drop")
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of ``(xp, fp)`` (``xp`` increasing) at ``x``."""
     from ._shape import searchsorted
     from ._ufuncs import where
+
     x, xp, fp = promote_dtypes_inexact(as_operand(x), as_operand(xp), as_operand(fp))
     if period is not None:
         raise NotImplementedError("interp period is not supported")
     n = xp.shape[0]
-    i = lax.clamp(lax.full((), 1, np.int32), searchsorted(xp, x, side='right'), lax.full((), n - 1, np.int32))
+    i = lax.clamp(lax.full((), 1, np.int32), searchsorted(xp, x, side="right"), lax.full((), n - 1, np.int32))
     from ._indexing import take
-    x0, x1 = take(xp, i - 1, mode='clip'), take(xp, i, mode='clip')
-    f0, f1 = take(fp, i - 1, mode='clip'), take(fp, i, mode='clip')
+
+    x0, x1 = take(xp, i - 1, mode="clip"), take(xp, i, mode="clip")
+    f0, f1 = take(fp, i - 1, mode="clip"), take(fp, i, mode="clip")
     dx = x1 - x0
     t = where(dx == 0, 0.0, (x - x0) / where(dx == 0, 1.0, dx))
     out = f0 + t * (f1 - f0)

@@ -4,6 +4,7 @@ Binary functions keep a fast path for the common eager case (two concrete arrays
 an array and a Python scalar, with nothing being traced): numpy computes the result directly, which
 gives the same answer as the lax route at a fraction of the dispatch cost.
 """
+
 from __future__ import annotations
 
 import operator
@@ -12,12 +13,19 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import (as_operand, check_arraylike, convert, promote_args, promote_args_inexact,
-                       promote_elementwise, promote_elementwise_inexact,
-                       promote_shapes)
+from ._promote import (
+    as_operand,
+    check_arraylike,
+    convert,
+    promote_args,
+    promote_args_inexact,
+    promote_elementwise,
+    promote_elementwise_inexact,
+    promote_shapes,
+)
 
 _state = core._state
-_FAST_KINDS = frozenset('fiu')
+_FAST_KINDS = frozenset("fiu")
 
 
 _new = object.__new__
@@ -41,6 +49,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
 
     Returns None when the fast path does not apply.
     """
+
     def fast(x, y):
         if _state.dynamic is not None:
             return None
@@ -55,7 +64,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
                 if yv.dtype != d:
                     return None
                 weak = x.weak_type and y.weak_type
-            elif (ty is float and d.kind == 'f') or (ty is int and d.kind in 'fi' and -2**31 <= y < 2**31):
+            elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
                 yv = d.type(y)
                 weak = x.weak_type
             else:
@@ -63,7 +72,9 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         elif ty is Array and (tx is float or tx is int):
             yv = y._value
             d = yv.dtype
-            if d.kind not in kinds or not (d.kind == 'f' or (tx is int and d.kind == 'i' and -2**31 <= x < 2**31)):
+            if d.kind not in kinds or not (
+                d.kind == "f" or (tx is int and d.kind == "i" and -(2**31) <= x < 2**31)
+            ):
                 return None
             xv = d.type(x)
             weak = y.weak_type
@@ -74,6 +85,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         except ValueError:  # shapes that do not broadcast: the general path explains it
             return None
         return fresh_array(out, False if bool_out else weak)
+
     return fast
 
 
@@ -81,12 +93,15 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
     fast = _fast_binary(np_fn, kinds, bool_out) if np_fn is not None else None
 
     if fast is None:
+
         def f(x1, x2, /):
             return general(x1, x2)
     else:
+
         def f(x1, x2, /):
             out = fast(x1, x2)
             return general(x1, x2) if out is None else out
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}`` with numpy broadcasting and JAX dtype promotion."
     f._fast = fast
@@ -97,9 +112,10 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
 
 def _unary_inexact(name, lax_fn, doc=None):
     def f(x, /):
-        if not (isinstance(x, (Array, Tracer)) and x.dtype.kind == 'f'):
-            x, = promote_args_inexact(name, x)
+        if not (isinstance(x, (Array, Tracer)) and x.dtype.kind == "f"):
+            (x,) = promote_args_inexact(name, x)
         return lax_fn(x)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}``; integer inputs are promoted to float32."
     return f
@@ -110,47 +126,48 @@ def _is_bool(x):
 
 
 def _is_int(x):
-    return x.dtype.kind in 'iu'
+    return x.dtype.kind in "iu"
 
 
 def _quiet(f):
     def g(*a):
-        with np.errstate(all='ignore'):
+        with np.errstate(all="ignore"):
             return f(*a)
+
     return g
 
 
 # --- arithmetic --------------------------------------------------------------------------------
 
+
 def _add(x1, x2):
-    x1, x2 = promote_elementwise('add', x1, x2)
+    x1, x2 = promote_elementwise("add", x1, x2)
     return lax.bitwise_or(x1, x2) if _is_bool(x1) else lax.add(x1, x2)
 
 
 def _subtract(x1, x2):
-    x1, x2 = promote_elementwise('subtract', x1, x2)
+    x1, x2 = promote_elementwise("subtract", x1, x2)
     if _is_bool(x1):
         raise TypeError("jnp.subtract does not support bool inputs; use jnp.logical_xor instead.")
     return lax.sub(x1, x2)
 
 
 def _multiply(x1, x2):
-    x1, x2 = promote_elementwise('multiply', x1, x2)
+    x1, x2 = promote_elementwise("multiply", x1, x2)
     return lax.bitwise_and(x1, x2) if _is_bool(x1) else lax.mul(x1, x2)
 
 
 def _true_divide(x1, x2):
-    x1, x2 = promote_elementwise_inexact('true_divide', x1, x2)
+    x1, x2 = promote_elementwise_inexact("true_divide", x1, x2)
     return lax.div(x1, x2)
 
 
 def _int_floor_divide(x1, x2):
     zero = lax.full_like(x1, 0)
-    if x1.dtype.kind == 'u':
+    if x1.dtype.kind == "u":
         return lax.div(x1, x2)
     q = lax.div(x1, x2)
-    needs_fix = lax.bitwise_and(lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)),
-                                lax.ne(lax.rem(x1, x2), zero))
+    needs_fix = lax.bitwise_and(lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)), lax.ne(lax.rem(x1, x2), zero))
     return lax.select(needs_fix, lax.sub(q, lax.full_like(q, 1)), q)
 
 
@@ -165,9 +182,9 @@ def _float_divmod(x1, x2):
 
 
 def _floor_divide(x1, x2):
-    x1, x2 = promote_args('floor_divide', x1, x2)
+    x1, x2 = promote_args("floor_divide", x1, x2)
     if _is_bool(x1):
-        x1, x2 = convert(x1, np.dtype('int32')), convert(x2, np.dtype('int32'))
+        x1, x2 = convert(x1, np.dtype("int32")), convert(x2, np.dtype("int32"))
         return lax.convert_element_type(_int_floor_divide(x1, x2), np.bool_)
     if _is_int(x1):
         return _int_floor_divide(x1, x2)
@@ -175,7 +192,7 @@ def _floor_divide(x1, x2):
 
 
 def _remainder(x1, x2):
-    x1, x2 = promote_args('remainder', x1, x2)
+    x1, x2 = promote_args("remainder", x1, x2)
     if _is_bool(x1):
         raise TypeError("jnp.remainder does not support bool inputs")
     trunc = lax.rem(x1, x2)
@@ -185,28 +202,28 @@ def _remainder(x1, x2):
 
 
 def _np_floor_divide(a, b):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         return np.floor_divide(a, b)
 
 
 def _np_mod(a, b):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         return np.mod(a, b)
 
 
-add = _binary('add', _add, np.add)
-subtract = _binary('subtract', _subtract, np.subtract)
-multiply = _binary('multiply', _multiply, np.multiply)
-true_divide = _binary('true_divide', _true_divide, _quiet(np.true_divide), 'f')
+add = _binary("add", _add, np.add)
+subtract = _binary("subtract", _subtract, np.subtract)
+multiply = _binary("multiply", _multiply, np.multiply)
+true_divide = _binary("true_divide", _true_divide, _quiet(np.true_divide), "f")
 divide = true_divide
-floor_divide = _binary('floor_divide', _floor_divide, _np_floor_divide, 'iu')
-remainder = _binary('remainder', _remainder, _np_mod, 'iu')
+floor_divide = _binary("floor_divide", _floor_divide, _np_floor_divide, "iu")
+remainder = _binary("remainder", _remainder, _np_mod, "iu")
 mod = remainder
 
 
 def fmod(x1, x2, /):
     """C-style remainder (sign of ``x1``)."""
-    x1, x2 = promote_args('fmod', x1, x2)
+    x1, x2 = promote_args("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
@@ -220,7 +237,9 @@ def _integer_scalar(x):
         return x
     if isinstance(x, Tracer) or type(x) is bool:
         return None
-    if isinstance(x, (np.integer,)) or (type(x) in (np.ndarray, Array) and x.ndim == 0 and x.dtype.kind in 'iu'):
+    if isinstance(x, (np.integer,)) or (
+        type(x) in (np.ndarray, Array) and x.ndim == 0 and x.dtype.kind in "iu"
+    ):
         return operator.index(x.item() if type(x) is not int else x)
     return None
 
@@ -243,16 +262,16 @@ def power(x1, x2, /):
     >>> jnp.power(jnp.arange(3.0), 2)
     Array([0., 1., 4.], dtype=float32)
     """
-    check_arraylike('power', x1, x2)
+    check_arraylike("power", x1, x2)
     n = _integer_scalar(x2)
     if n is not None:
-        x1, = promote_args('power', x1)
+        (x1,) = promote_args("power", x1)
         if _is_int(x1) and n < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return lax.integer_pow(x1, n)
     if _is_float_operands(x1, x2):
-        return lax.pow(*promote_elementwise('power', x1, x2))
-    x1, x2 = promote_args('power', x1, x2)
+        return lax.pow(*promote_elementwise("power", x1, x2))
+    x1, x2 = promote_args("power", x1, x2)
     if _is_int(x1):
         return _int_pow(x1, x2)
     if _is_bool(x1):
@@ -262,42 +281,43 @@ def power(x1, x2, /):
 
 def _is_float_operands(*args):
     from ._dtypes import dtype_and_weak, promote_types_weak
-    return promote_types_weak(dtype_and_weak(a) for a in args)[0].kind == 'f'
+
+    return promote_types_weak(dtype_and_weak(a) for a in args)[0].kind == "f"
 
 
 pow = power
 
 
 def float_power(x1, x2, /):
-    x1, x2 = promote_args_inexact('float_power', x1, x2)
+    x1, x2 = promote_args_inexact("float_power", x1, x2)
     return lax.pow(x1, x2)
 
 
 def negative(x, /):
-    x, = promote_args('negative', x)
+    (x,) = promote_args("negative", x)
     if _is_bool(x):
         raise TypeError("jnp.negative does not support bool inputs; use jnp.logical_not instead.")
     return lax.neg(x)
 
 
 def positive(x, /):
-    x, = promote_args('positive', x)
+    (x,) = promote_args("positive", x)
     return x
 
 
 def reciprocal(x, /):
-    x, = promote_args_inexact('reciprocal', x)
+    (x,) = promote_args_inexact("reciprocal", x)
     return lax.integer_pow(x, -1)
 
 
 def square(x, /):
-    x, = promote_args('square', x)
+    (x,) = promote_args("square", x)
     return lax.integer_pow(x, 2)
 
 
 def absolute(x, /):
-    x, = promote_args('absolute', x)
-    if x.dtype.kind in 'ub':
+    (x,) = promote_args("absolute", x)
+    if x.dtype.kind in "ub":
         return x
     return lax.abs(x)
 
@@ -306,13 +326,13 @@ abs = absolute
 
 
 def fabs(x, /):
-    x, = promote_args_inexact('fabs', x)
+    (x,) = promote_args_inexact("fabs", x)
     return lax.abs(x)
 
 
 def sign(x, /):
-    x, = promote_args('sign', x)
-    if x.dtype.kind == 'u':
+    (x,) = promote_args("sign", x)
+    if x.dtype.kind == "u":
         return lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), x.dtype, x.weak_type)
     if _is_bool(x):
         return x
@@ -321,25 +341,26 @@ def sign(x, /):
 
 def _integral_identity(name, lax_fn):
     def f(x, /):
-        x, = promote_args(name, x)
-        if x.dtype.kind in 'iub':
+        (x,) = promote_args(name, x)
+        if x.dtype.kind in "iub":
             return x
         return lax_fn(x)
+
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}``; integers are returned unchanged."
     return f
 
 
-floor = _integral_identity('floor', lax.floor)
-ceil = _integral_identity('ceil', lax.ceil)
-rint = _integral_identity('rint', lambda x: lax.round(x, 1))
+floor = _integral_identity("floor", lax.floor)
+ceil = _integral_identity("ceil", lax.ceil)
+rint = _integral_identity("rint", lambda x: lax.round(x, 1))
 
 
 def _trunc(x):
     return lax.select(lax.lt(x, lax.full_like(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-trunc = _integral_identity('trunc', _trunc)
+trunc = _integral_identity("trunc", _trunc)
 fix = trunc
 
 
@@ -349,16 +370,21 @@ def round(a, decimals: int = 0, out=None):
     >>> jnp.round(jnp.array([0.5, 1.5, 2.25]), 1)
     Array([0.5, 1.5, 2.2], dtype=float32)
     """
-    a, = promote_args('round', a)
+    (a,) = promote_args("round", a)
     decimals = int(decimals)
-    if a.dtype.kind in 'iub':
+    if a.dtype.kind in "iub":
         if decimals >= 0:
             return a
-        f = lax.full_like(a, 10 ** -decimals)
-        return lax.mul(_float_to_int_round(lax.div(convert(a, np.dtype('float32')), convert(f, np.dtype('float32'))), a.dtype), f)
+        f = lax.full_like(a, 10**-decimals)
+        return lax.mul(
+            _float_to_int_round(
+                lax.div(convert(a, np.dtype("float32")), convert(f, np.dtype("float32"))), a.dtype
+            ),
+            f,
+        )
     if decimals == 0:
         return lax.round(a, 1)
-    factor = lax.full_like(a, 10.0 ** decimals)
+    factor = lax.full_like(a, 10.0**decimals)
     return lax.div(lax.round(lax.mul(a, factor), 1), factor)
 
 
@@ -370,42 +396,43 @@ around = round_ = round
 
 # --- transcendental ----------------------------------------------------------------------------
 
-exp = _unary_inexact('exp', lax.exp)
-exp2 = _unary_inexact('exp2', lax.exp2)
-expm1 = _unary_inexact('expm1', lax.expm1)
-log = _unary_inexact('log', lax.log)
-log1p = _unary_inexact('log1p', lax.log1p)
-sin = _unary_inexact('sin', lax.sin)
-cos = _unary_inexact('cos', lax.cos)
-tan = _unary_inexact('tan', lax.tan)
-arcsin = asin = _unary_inexact('arcsin', lax.asin)
-arccos = acos = _unary_inexact('arccos', lax.acos)
-arctan = atan = _unary_inexact('arctan', lax.atan)
-sinh = _unary_inexact('sinh', lax.sinh)
-cosh = _unary_inexact('cosh', lax.cosh)
-tanh = _unary_inexact('tanh', lax.tanh)
-arcsinh = asinh = _unary_inexact('arcsinh', lax.asinh)
-arccosh = acosh = _unary_inexact('arccosh', lax.acosh)
-arctanh = atanh = _unary_inexact('arctanh', lax.atanh)
-sqrt = _unary_inexact('sqrt', lax.sqrt)
-cbrt = _unary_inexact('cbrt', lax.cbrt)
+exp = _unary_inexact("exp", lax.exp)
+exp2 = _unary_inexact("exp2", lax.exp2)
+expm1 = _unary_inexact("expm1", lax.expm1)
+log = _unary_inexact("log", lax.log)
+log1p = _unary_inexact("log1p", lax.log1p)
+sin = _unary_inexact("sin", lax.sin)
+cos = _unary_inexact("cos", lax.cos)
+tan = _unary_inexact("tan", lax.tan)
+arcsin = asin = _unary_inexact("arcsin", lax.asin)
+arccos = acos = _unary_inexact("arccos", lax.acos)
+arctan = atan = _unary_inexact("arctan", lax.atan)
+sinh = _unary_inexact("sinh", lax.sinh)
+cosh = _unary_inexact("cosh", lax.cosh)
+tanh = _unary_inexact("tanh", lax.tanh)
+arcsinh = asinh = _unary_inexact("arcsinh", lax.asinh)
+arccosh = acosh = _unary_inexact("arccosh", lax.acosh)
+arctanh = atanh = _unary_inexact("arctanh", lax.atanh)
+sqrt = _unary_inexact("sqrt", lax.sqrt)
+cbrt = _unary_inexact("cbrt", lax.cbrt)
 
 
 def _log_base(base):
     def f(x):
         return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
+
     return f
 
 
-log2 = _unary_inexact('log2', _log_base(2))
-log10 = _unary_inexact('log10', _log_base(10))
-deg2rad = radians = _unary_inexact('deg2rad', lambda x: lax.mul(x, lax.full_like(x, np.pi / 180)))
-rad2deg = degrees = _unary_inexact('rad2deg', lambda x: lax.mul(x, lax.full_like(x, 180 / np.pi)))
+log2 = _unary_inexact("log2", _log_base(2))
+log10 = _unary_inexact("log10", _log_base(10))
+deg2rad = radians = _unary_inexact("deg2rad", lambda x: lax.mul(x, lax.full_like(x, np.pi / 180)))
+rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, lax.full_like(x, 180 / np.pi)))
 
 
 def arctan2(x1, x2, /):
     """Elementwise ``atan2(x1, x2)``, the angle of the point ``(x2, x1)``."""
-    x1, x2 = promote_args_inexact('arctan2', x1, x2)
+    x1, x2 = promote_args_inexact("arctan2", x1, x2)
     return lax.atan2(x1, x2)
 
 
@@ -414,19 +441,21 @@ atan2 = arctan2
 
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` without overflow for large inputs."""
-    x1, x2 = promote_args_inexact('hypot', x1, x2)
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
     x1, x2 = lax.abs(x1), lax.abs(x2)
     inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
     zero = lax.eq(big, lax.full_like(big, 0))
     safe = lax.select(zero, lax.full_like(big, 1), big)
-    out = lax.select(zero, big, lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(lax.div(small, safe))))))
+    out = lax.select(
+        zero, big, lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(lax.div(small, safe)))))
+    )
     return lax.select(inf, lax.full_like(out, np.inf), out)
 
 
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` computed stably."""
-    x1, x2 = promote_args_inexact('logaddexp', x1, x2)
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
@@ -434,78 +463,80 @@ def logaddexp(x1, x2, /):
 
 
 def logaddexp2(x1, x2, /):
-    x1, x2 = promote_args_inexact('logaddexp2', x1, x2)
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     ln2 = lax.full_like(x1, np.log(2))
     return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
 
 
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0 (with a finite derivative there)."""
-    x, = promote_args_inexact('sinc', x)
+    (x,) = promote_args_inexact("sinc", x)
     zero = lax.eq(x, lax.full_like(x, 0))
     safe = lax.select(zero, lax.full_like(x, 1), x)
     pix = lax.mul(safe, lax.full_like(x, np.pi))
     # Near 0 use the Taylor series 1 - (pi x)^2 / 6, so the derivative at 0 is 0, not NaN.
-    taylor = lax.sub(lax.full_like(x, 1), lax.div(lax.square(lax.mul(x, lax.full_like(x, np.pi))), lax.full_like(x, 6)))
+    taylor = lax.sub(
+        lax.full_like(x, 1), lax.div(lax.square(lax.mul(x, lax.full_like(x, np.pi))), lax.full_like(x, 6))
+    )
     return lax.select(zero, taylor, lax.div(lax.sin(pix), pix))
 
 
 def signbit(x, /):
-    x, = promote_args('signbit', x)
-    if x.dtype.kind in 'ub':
+    (x,) = promote_args("signbit", x)
+    if x.dtype.kind in "ub":
         return lax.full_like(x, False, np.bool_)
-    if x.dtype.kind in 'i':
+    if x.dtype.kind in "i":
         return lax.lt(x, lax.full_like(x, 0))
     zero = lax.full_like(x, 0)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         neg_zero = lax.bitwise_and(lax.eq(x, zero), lax.lt(lax.div(lax.full_like(x, 1), x), zero))
     return lax.bitwise_or(lax.lt(x, zero), neg_zero)
 
 
 def copysign(x1, x2, /):
-    x1, x2 = promote_args_inexact('copysign', x1, x2)
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
     a = lax.abs(x1)
     return lax.select(signbit(x2), lax.neg(a), a)
 
 
 def ldexp(x1, x2, /):
-    x1, = promote_args_inexact('ldexp', x1)
+    (x1,) = promote_args_inexact("ldexp", x1)
     return multiply(x1, exp2(convert(as_operand(x2), x1.dtype)))
 
 
 def heaviside(x1, x2, /):
     """0 for negative ``x1``, 1 for positive, ``x2`` where ``x1 == 0``."""
-    x1, x2 = promote_args_inexact('heaviside', x1, x2)
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
     zero = lax.full_like(x1, 0)
-    return lax.select(lax.lt(x1, zero), zero,
-                      lax.select(lax.gt(x1, zero), lax.full_like(x1, 1), x2))
+    return lax.select(lax.lt(x1, zero), zero, lax.select(lax.gt(x1, zero), lax.full_like(x1, 1), x2))
 
 
 # --- min / max / clip / where -----------------------------------------------------------------
 
+
 def _maximum(x1, x2):
-    x1, x2 = promote_elementwise('maximum', x1, x2)
+    x1, x2 = promote_elementwise("maximum", x1, x2)
     return lax.max(x1, x2)
 
 
 def _minimum(x1, x2):
-    x1, x2 = promote_elementwise('minimum', x1, x2)
+    x1, x2 = promote_elementwise("minimum", x1, x2)
     return lax.min(x1, x2)
 
 
-maximum = _binary('maximum', _maximum, np.maximum, 'fiub')
-minimum = _binary('minimum', _minimum, np.minimum, 'fiub')
+maximum = _binary("maximum", _maximum, np.maximum, "fiub")
+minimum = _binary("minimum", _minimum, np.minimum, "fiub")
 
 
 def fmax(x1, x2, /):
     """Elementwise maximum that ignores NaNs."""
-    x1, x2 = promote_args('fmax', x1, x2)
+    x1, x2 = promote_args("fmax", x1, x2)
     return lax.select(lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2)), x1, x2)
 
 
 def fmin(x1, x2, /):
     """Elementwise minimum that ignores NaNs."""
-    x1, x2 = promote_args('fmin', x1, x2)
+    x1, x2 = promote_args("fmin", x1, x2)
     return lax.select(lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2)), x1, x2)
 
 
@@ -518,7 +549,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     arr = a if arr is None else arr
     min = a_min if min is None else min
     max = a_max if max is None else max
-    check_arraylike('clip', arr)
+    check_arraylike("clip", arr)
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
@@ -534,12 +565,17 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """
     if x is None and y is None:
         from ._shape import nonzero
+
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
-    check_arraylike('where', condition, x, y)
-    condition = convert(as_operand(condition), np.dtype(np.bool_), False) if _dtype_of(condition) != np.bool_ else as_operand(condition)
-    x, y = promote_args('where', x, y)
+    check_arraylike("where", condition, x, y)
+    condition = (
+        convert(as_operand(condition), np.dtype(np.bool_), False)
+        if _dtype_of(condition) != np.bool_
+        else as_operand(condition)
+    )
+    x, y = promote_args("where", x, y)
     condition, x, y = promote_shapes(condition, x, y)
     return lax.select(condition, x, y)
 
@@ -547,13 +583,15 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 def _dtype_of(x):
     if type(x) is bool:
         return np.dtype(np.bool_)
-    return getattr(x, 'dtype', None) if not isinstance(x, (int, float, complex)) else np.dtype('float32')
+    return getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else np.dtype("float32")
 
 
 def select(condlist, choicelist, default=0):
     """The first choice whose condition holds, else ``default``."""
     if len(condlist) != len(choicelist):
-        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})")
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
     if not condlist:
         raise ValueError("condlist must be non-empty")
     out = default
@@ -579,6 +617,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 # --- logic and bits ---------------------------------------------------------------------------
 
+
 def _to_bool(x):
     x = as_operand(x)
     if x.dtype == np.bool_:
@@ -587,42 +626,43 @@ def _to_bool(x):
 
 
 def logical_and(x1, x2, /):
-    check_arraylike('logical_and', x1, x2)
+    check_arraylike("logical_and", x1, x2)
     return lax.bitwise_and(*promote_shapes(_to_bool(x1), _to_bool(x2)))
 
 
 def logical_or(x1, x2, /):
-    check_arraylike('logical_or', x1, x2)
+    check_arraylike("logical_or", x1, x2)
     return lax.bitwise_or(*promote_shapes(_to_bool(x1), _to_bool(x2)))
 
 
 def logical_xor(x1, x2, /):
-    check_arraylike('logical_xor', x1, x2)
+    check_arraylike("logical_xor", x1, x2)
     return lax.bitwise_xor(*promote_shapes(_to_bool(x1), _to_bool(x2)))
 
 
 def logical_not(x, /):
-    check_arraylike('logical_not', x)
+    check_arraylike("logical_not", x)
     return lax.bitwise_not(_to_bool(x))
 
 
 def _bitwise(name, lax_fn, np_fn):
     def general(x1, x2):
         x1, x2 = promote_args(name, x1, x2)
-        if x1.dtype.kind not in 'iub':
+        if x1.dtype.kind not in "iub":
             raise TypeError(f"jnp.{name} requires integer or boolean arguments, got {x1.dtype.name}")
         return lax_fn(x1, x2)
-    return _binary(name, general, np_fn, 'iub')
+
+    return _binary(name, general, np_fn, "iub")
 
 
-bitwise_and = _bitwise('bitwise_and', lax.bitwise_and, np.bitwise_and)
-bitwise_or = _bitwise('bitwise_or', lax.bitwise_or, np.bitwise_or)
-bitwise_xor = _bitwise('bitwise_xor', lax.bitwise_xor, np.bitwise_xor)
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and, np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or, np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor, np.bitwise_xor)
 
 
 def bitwise_not(x, /):
-    x, = promote_args('bitwise_not', x)
-    if x.dtype.kind not in 'iub':
+    (x,) = promote_args("bitwise_not", x)
+    if x.dtype.kind not in "iub":
         raise TypeError(f"jnp.bitwise_not requires integer or boolean arguments, got {x.dtype.name}")
     return lax.bitwise_not(x)
 
@@ -631,13 +671,13 @@ invert = bitwise_invert = bitwise_not
 
 
 def left_shift(x1, x2, /):
-    x1, x2 = promote_args('left_shift', x1, x2)
+    x1, x2 = promote_args("left_shift", x1, x2)
     return lax.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
-    x1, x2 = promote_args('right_shift', x1, x2)
-    if x1.dtype.kind == 'u':
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if x1.dtype.kind == "u":
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
 
@@ -646,66 +686,68 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
 def bitwise_count(x, /):
-    x, = promote_args('bitwise_count', x)
+    (x,) = promote_args("bitwise_count", x)
     return lax.convert_element_type(lax.population_count(x), np.uint8)
 
 
 # --- comparisons ------------------------------------------------------------------------------
 
+
 def _comparison(name, lax_fn, np_fn):
     def general(x1, x2):
         x1, x2 = promote_elementwise(name, x1, x2)
         return lax_fn(x1, x2)
-    return _binary(name, general, np_fn, 'fiub', bool_out=True)
+
+    return _binary(name, general, np_fn, "fiub", bool_out=True)
 
 
-equal = _comparison('equal', lax.eq, np.equal)
-not_equal = _comparison('not_equal', lax.ne, np.not_equal)
-less = _comparison('less', lax.lt, np.less)
-less_equal = _comparison('less_equal', lax.le, np.less_equal)
-greater = _comparison('greater', lax.gt, np.greater)
-greater_equal = _comparison('greater_equal', lax.ge, np.greater_equal)
+equal = _comparison("equal", lax.eq, np.equal)
+not_equal = _comparison("not_equal", lax.ne, np.not_equal)
+less = _comparison("less", lax.lt, np.less)
+less_equal = _comparison("less_equal", lax.le, np.less_equal)
+greater = _comparison("greater", lax.gt, np.greater)
+greater_equal = _comparison("greater_equal", lax.ge, np.greater_equal)
 
 
 def isnan(x, /):
-    x, = promote_args('isnan', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("isnan", x)
+    if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.ne(x, x)
 
 
 def isinf(x, /):
-    x, = promote_args('isinf', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("isinf", x)
+    if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
 
 
 def isposinf(x, /):
-    x, = promote_args('isposinf', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("isposinf", x)
+    if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(x, lax.full_like(x, np.inf))
 
 
 def isneginf(x, /):
-    x, = promote_args('isneginf', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("isneginf", x)
+    if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(x, lax.full_like(x, -np.inf))
 
 
 def isfinite(x, /):
-    x, = promote_args('isfinite', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("isfinite", x)
+    if x.dtype.kind not in "fc":
         return lax.full_like(x, True, np.bool_)
     return lax.is_finite(x)
 
 
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN with ``nan`` and infinities with the largest finite values (or those given)."""
-    x, = promote_args('nan_to_num', x)
-    if x.dtype.kind not in 'fc':
+    (x,) = promote_args("nan_to_num", x)
+    if x.dtype.kind not in "fc":
         return x
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
@@ -717,18 +759,19 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 # --- complex parts (real dtypes: the engine has no complex arithmetic rules yet) ---------------
 
+
 def real(val, /):
-    val, = promote_args('real', val)
+    (val,) = promote_args("real", val)
     return val
 
 
 def imag(val, /):
-    val, = promote_args('imag', val)
+    (val,) = promote_args("imag", val)
     return lax.full_like(val, 0)
 
 
 def conjugate(x, /):
-    x, = promote_args('conjugate', x)
+    (x,) = promote_args("conjugate", x)
     return x
 
 
@@ -736,7 +779,7 @@ conj = conjugate
 
 
 def iscomplexobj(x) -> bool:
-    return np.dtype(getattr(x, 'dtype', np.result_type(x))).kind == 'c'
+    return np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c"
 
 
 def isrealobj(x) -> bool:
@@ -750,21 +793,21 @@ def isscalar(element) -> bool:
 
 
 def nextafter(x1, x2, /):
-    x1, x2 = promote_args_inexact('nextafter', x1, x2)
+    x1, x2 = promote_args_inexact("nextafter", x1, x2)
     return lax.nextafter(x1, x2)
 
 
 def modf(x, /):
     """Fractional and integral parts, both with the sign of ``x``."""
-    x, = promote_args_inexact('modf', x)
+    (x,) = promote_args_inexact("modf", x)
     whole = _trunc(x)
     return lax.sub(x, whole), whole
 
 
 def gcd(x1, x2, /):
     """Greatest common divisor of integers (Euclid's algorithm, unrolled for the dtype's width)."""
-    x1, x2 = promote_args('gcd', x1, x2)
-    if x1.dtype.kind not in 'iu':
+    x1, x2 = promote_args("gcd", x1, x2)
+    if x1.dtype.kind not in "iu":
         raise TypeError("jnp.gcd requires integer arguments")
     a, b = absolute(x1), absolute(x2)
     zero = lax.full_like(a, 0)
@@ -776,7 +819,7 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
-    x1, x2 = promote_args('lcm', x1, x2)
+    x1, x2 = promote_args("lcm", x1, x2)
     g = gcd(x1, x2)
     zero = lax.full_like(g, 0)
     safe = lax.select(lax.eq(g, zero), lax.full_like(g, 1), g)
@@ -784,7 +827,7 @@ def lcm(x1, x2, /):
 
 
 def angle(z, deg: bool = False):
-    z, = promote_args_inexact('angle', z)
+    (z,) = promote_args_inexact("angle", z)
     out = lax.atan2(lax.full_like(z, 0), z)
     return rad2deg(out) if deg else out
 

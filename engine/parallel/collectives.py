@@ -14,6 +14,7 @@ device ``k`` of the group sums chunk ``k`` of every operand and writes it into c
 destination: each device reads and writes about its operand's size once. A second barrier follows
 unless the result is only read by the host (which waits for every device anyway).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,10 +28,10 @@ HEADER = 0
 BIG_PSUM = 1 << 16  # bytes; above this psum splits the reduction over the devices
 PSUM_BLOCK = 1 << 20  # bytes of the partial sums a device keeps in cache at a time
 
-_current: 'DeviceContext | None' = None
+_current: "DeviceContext | None" = None
 
 
-def current() -> 'DeviceContext | None':
+def current() -> "DeviceContext | None":
     """The context of the program this device process is running, else None (on the host)."""
     return _current
 
@@ -47,6 +48,7 @@ class Barrier:
 
     def __init__(self, control, host_pid: int):
         from . import sync
+
         self.control, self.host_pid, self._bar0, self._abort = control, host_pid, sync.BAR0, sync.ABORT
         self._yield_s = sync.YIELD_S
 
@@ -76,29 +78,43 @@ class DeviceContext:
     so far, and the exchange area. Records every collective for the debugger. Made once per
     (program, placement) on each device and ``reset`` for every run."""
 
-    def __init__(self, *, me, pos, placement, mesh, coords, names, exchange, barrier, slot_bytes,
-                 t0=0.0, arenas=(), control=None):
+    def __init__(
+        self,
+        *,
+        me,
+        pos,
+        placement,
+        mesh,
+        coords,
+        names,
+        exchange,
+        barrier,
+        slot_bytes,
+        t0=0.0,
+        arenas=(),
+        control=None,
+    ):
         self.me, self.pos, self.placement = me, pos, list(placement)
         self.mesh, self.coords = tuple(mesh), tuple(coords)
-        self.base_names = dict(names)     # axis name -> mesh dimension
+        self.base_names = dict(names)  # axis name -> mesh dimension
         self.exchange, self.barrier, self.slot_bytes = exchange, barrier, slot_bytes
         self.arenas, self.control = arenas, control
         self.groups: dict = {}
-        self.slots: dict = {}             # views of exchange slots, while the mapping stays
+        self.slots: dict = {}  # views of exchange slots, while the mapping stays
         self.slots_of = None
-        self.record = True                # keep the collective events (for the debugger)
+        self.record = True  # keep the collective events (for the debugger)
         self.reset(t0)
 
     def reset(self, t0, record=True):
         self.record = record
         self.names = dict(self.base_names)
-        self.depth = 1                    # mesh dimensions entered by (nested) pmaps so far
-        self.seq = 0                      # collectives so far (picks the exchange region)
-        self.episode = 0                  # barriers so far
+        self.depth = 1  # mesh dimensions entered by (nested) pmaps so far
+        self.seq = 0  # collectives so far (picks the exchange region)
+        self.episode = 0  # barriers so far
         self.events: list[dict] = []
         self.wait_s = 0.0
         self.t0 = t0
-        self.dests: list = []             # output buffers the next psum results may be written to
+        self.dests: list = []  # output buffers the next psum results may be written to
 
     # --- names ------------------------------------------------------------------------------
     def has_axis(self, name) -> bool:
@@ -158,19 +174,31 @@ class DeviceContext:
     def _stack(self, region, group, shape, dtype, at=0):
         """The group's slots (from byte ``at`` of each) as one strided array (group members are
         evenly spaced positions)."""
-        key = ('stack', region, group[0], len(group), group[1] - group[0] if len(group) > 1 else 0,
-               shape, dtype, at)
+        key = (
+            "stack",
+            region,
+            group[0],
+            len(group),
+            group[1] - group[0] if len(group) > 1 else 0,
+            shape,
+            dtype,
+            at,
+        )
         view = self.slots.get(key)
         if view is None:
             step = key[4]
             if any(b - a != step for a, b in zip(group, group[1:])):
                 return np.stack([self._slot(region, p, shape, dtype, at) for p in group])
             dtype = np.dtype(dtype)
-            base = (HEADER + region * (len(self.placement) * self.slot_bytes)
-                    + group[0] * self.slot_bytes + at)
+            base = HEADER + region * (len(self.placement) * self.slot_bytes) + group[0] * self.slot_bytes + at
             inner = np.empty(shape, dtype).strides if shape else ()
-            view = np.ndarray((len(group), *shape), dtype, buffer=self.exchange.mm, offset=base,
-                              strides=(step * self.slot_bytes, *inner))
+            view = np.ndarray(
+                (len(group), *shape),
+                dtype,
+                buffer=self.exchange.mm,
+                offset=base,
+                strides=(step * self.slot_bytes, *inner),
+            )
             self.slots[key] = view
         return view
 
@@ -186,17 +214,19 @@ class DeviceContext:
         group, rank = self._group(dims)
         start = time.perf_counter()
         wait0 = self.wait_s
-        if kind == 'axis_index':
+        if kind == "axis_index":
             out = np.asarray(rank, np.int32)
-            nbytes, shape, dtype = 0, [], 'int32'
+            nbytes, shape, dtype = 0, [], "int32"
         else:
             x = np.asarray(x)
             if x.nbytes > self.slot_bytes:
-                raise RuntimeError(f"{kind} operand of {x.nbytes} bytes exceeds the exchange slot of "
-                                   f"{self.slot_bytes} bytes (engine bug: slot sizing)")
+                raise RuntimeError(
+                    f"{kind} operand of {x.nbytes} bytes exceeds the exchange slot of "
+                    f"{self.slot_bytes} bytes (engine bug: slot sizing)"
+                )
             region = self.seq % 2
-            dest = self._take_dest(x) if kind == 'psum' else None
-            if kind == 'psum' and x.nbytes >= BIG_PSUM and len(group) > 1:
+            dest = self._take_dest(x) if kind == "psum" else None
+            if kind == "psum" and x.nbytes >= BIG_PSUM and len(group) > 1:
                 out = self._split_psum(x, group, rank, region, dest)
             else:
                 mine = self._slot(region, self.pos, x.shape, x.dtype)
@@ -208,9 +238,9 @@ class DeviceContext:
                     _REDUCERS[kind].reduce(stack, axis=0, out=acc)
                     out = acc
                 else:
-                    out = getattr(self, '_' + kind)(x, list(stack), rank, group, region, **params)
+                    out = getattr(self, "_" + kind)(x, list(stack), rank, group, region, **params)
             nbytes, shape, dtype = x.nbytes, x.shape, x.dtype
-            self.seq += 1   # (not for axis_index: regions alternate between barriers)
+            self.seq += 1  # (not for axis_index: regions alternate between barriers)
         if self.record:
             self._event(kind, axes, group, start, wait0, nbytes, shape, dtype, params)
         return out
@@ -231,8 +261,10 @@ class DeviceContext:
             if oa is not None:
                 total += gathered_bytes(x.nbytes)
         if total > self.slot_bytes:
-            raise RuntimeError(f"gathered outputs of {total} bytes exceed the exchange slot of "
-                               f"{self.slot_bytes} bytes (engine bug: slot sizing)")
+            raise RuntimeError(
+                f"gathered outputs of {total} bytes exceed the exchange slot of "
+                f"{self.slot_bytes} bytes (engine bug: slot sizing)"
+            )
         region = self.seq % 2
         for x, at in zip(xs, places):
             if at is not None:
@@ -248,18 +280,36 @@ class DeviceContext:
             stack = self._stack(region, group, x.shape, x.dtype, at)
             outs.append(np.ascontiguousarray(np.moveaxis(stack, 0, oa)) if oa else stack.copy())
             if self.record:
-                self._event('all_gather', (axis,), group, start, wait0, x.nbytes, x.shape, x.dtype,
-                            dict(axis=oa, tiled=False))
-                wait0 = self.wait_s   # the one barrier's wait goes with the first output
+                self._event(
+                    "all_gather",
+                    (axis,),
+                    group,
+                    start,
+                    wait0,
+                    x.nbytes,
+                    x.shape,
+                    x.dtype,
+                    dict(axis=oa, tiled=False),
+                )
+                wait0 = self.wait_s  # the one barrier's wait goes with the first output
         return outs
 
     def _event(self, kind, axes, group, start, wait0, nbytes, shape, dtype, params):
-        self.events.append(dict(
-            seq=len(self.events), primitive=kind, axis_name=','.join(map(str, axes)),
-            devices=[self.placement[p] for p in group], start_ms=(start - self.t0) * 1e3,
-            duration_ms=(time.perf_counter() - start) * 1e3, wait_ms=(self.wait_s - wait0) * 1e3,
-            nbytes=int(nbytes), shape=list(shape), dtype=np.dtype(dtype).name,
-            perm=[list(p) for p in params['perm']] if 'perm' in params else None))
+        self.events.append(
+            dict(
+                seq=len(self.events),
+                primitive=kind,
+                axis_name=",".join(map(str, axes)),
+                devices=[self.placement[p] for p in group],
+                start_ms=(start - self.t0) * 1e3,
+                duration_ms=(time.perf_counter() - start) * 1e3,
+                wait_ms=(self.wait_s - wait0) * 1e3,
+                nbytes=int(nbytes),
+                shape=list(shape),
+                dtype=np.dtype(dtype).name,
+                perm=[list(p) for p in params["perm"]] if "perm" in params else None,
+            )
+        )
 
     def _take_dest(self, x):
         """The output buffer this psum result may be written into (set by the program runner for
@@ -275,7 +325,7 @@ class DeviceContext:
         if not a.flags.c_contiguous:
             return None
         arena = self.arenas[self.me]
-        off = a.__array_interface__['data'][0] - arena.addr
+        off = a.__array_interface__["data"][0] - arena.addr
         if 0 <= off and off + a.nbytes <= arena.size:
             return self.me, off
         return None
@@ -299,24 +349,26 @@ class DeviceContext:
             src = (-1, 0)
         dst = self._where(dest[0]) if dest is not None else None
         if dst is None:
-            dest, dst = None, (-1, 0)   # into my slot (chunk k is read, then written, by device k)
+            dest, dst = None, (-1, 0)  # into my slot (chunk k is read, then written, by device k)
         desc = self.control.desc
         desc[region, self.pos] = (src[0], src[1], dst[0], dst[1])
         self._sync()
         n = x.size
         lo, hi = n * rank // len(group), n * (rank + 1) // len(group)
         if hi > lo:
-            srcs = [self._peer_view(region, p, desc[region, p, :2], x.shape, x.dtype).reshape(-1)
-                    for p in group]
-            dsts = [self._peer_view(region, p, desc[region, p, 2:], x.shape, x.dtype).reshape(-1)
-                    for p in group]
+            srcs = [
+                self._peer_view(region, p, desc[region, p, :2], x.shape, x.dtype).reshape(-1) for p in group
+            ]
+            dsts = [
+                self._peer_view(region, p, desc[region, p, 2:], x.shape, x.dtype).reshape(-1) for p in group
+            ]
             # In cache-sized blocks: the partial sum stays in cache, memory sees each operand
             # chunk read once and each destination chunk written once.
             step = max(1, PSUM_BLOCK // x.dtype.itemsize)
             acc_buf = np.empty(min(step, hi - lo), x.dtype)
             for a in range(lo, hi, step):
                 b = min(a + step, hi)
-                acc = acc_buf[:b - a]
+                acc = acc_buf[: b - a]
                 np.add(srcs[0][a:b], srcs[1][a:b], out=acc)
                 for s in srcs[2:]:
                     np.add(acc, s[a:b], out=acc)
@@ -357,7 +409,7 @@ class DeviceContext:
         return np.concatenate([s[tuple(index)] for s in slots], concat_axis)
 
 
-_REDUCERS = {'psum': np.add, 'pmax': np.maximum, 'pmin': np.minimum}
+_REDUCERS = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
 
 
 @contextmanager

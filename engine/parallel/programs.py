@@ -6,6 +6,7 @@ keyed by the primitive objects: the forked worker has the very same objects. Mod
 imported later are imported by the worker before unpickling. A program that cannot be pickled
 (a parameter holding a lambda, say) is instead inherited: the pool is re-forked with it in memory.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,9 +33,15 @@ _registry: dict[int, core.Primitive] | None = None
 
 def _all_primitives():
     from .. import ad, batching
+
     seen = {}
-    for table in (core.impl_rules, core.abstract_eval_rules, ad.jvp_rules, ad.transpose_rules,
-                  batching.batch_rules):
+    for table in (
+        core.impl_rules,
+        core.abstract_eval_rules,
+        ad.jvp_rules,
+        ad.transpose_rules,
+        batching.batch_rules,
+    ):
         for p in table:
             seen[id(p)] = p
     return seen
@@ -58,7 +65,7 @@ def dumps(closed: ClosedJaxpr) -> tuple[str, bytes]:
     ``pickle.PicklingError``/``TypeError``/``AttributeError`` when the program is not picklable."""
     buf = io.BytesIO()
     pickler = _Pickler(buf, pickle.HIGHEST_PROTOCOL)
-    pickler.dump(sorted(m for m in list(sys.modules) if m.startswith('engine')))
+    pickler.dump(sorted(m for m in list(sys.modules) if m.startswith("engine")))
     pickler.dump(closed)
     payload = buf.getvalue()
     return hashlib.blake2b(payload, digest_size=12).hexdigest(), payload
@@ -66,6 +73,7 @@ def dumps(closed: ClosedJaxpr) -> tuple[str, bytes]:
 
 def loads(payload: bytes) -> ClosedJaxpr:
     from .worker import import_modules
+
     global _registry
     unpickler = pickle.Unpickler(io.BytesIO(payload))  # one unpickler: the two share a memo
     modules = unpickler.load()
@@ -85,6 +93,7 @@ class Runner:
     def __init__(self, closed: ClosedJaxpr):
         from ..ir import Literal
         from ..lax.parallel import psum_p
+
         jaxpr = closed.jaxpr
         env0: list = []
         where: dict = {}
@@ -125,10 +134,22 @@ class Runner:
             hints = None
             if eqn.primitive is psum_p and any(v in out_pos for v in eqn.out_binders):
                 hints = [(out_pos[v], v not in last_use) if v in out_pos else None for v in eqn.out_binders]
-            dead = [where[x] for x in set(eqn.inputs)
-                    if type(x) is not Literal and last_use.get(x) == i and x not in keep]
-            steps.append((core.impl_rules[eqn.primitive], ins, outs_i, eqn.params,
-                          eqn.primitive.multiple_results, hints, dead))
+            dead = [
+                where[x]
+                for x in set(eqn.inputs)
+                if type(x) is not Literal and last_use.get(x) == i and x not in keep
+            ]
+            steps.append(
+                (
+                    core.impl_rules[eqn.primitive],
+                    ins,
+                    outs_i,
+                    eqn.params,
+                    eqn.primitive.multiple_results,
+                    hints,
+                    dead,
+                )
+            )
         self.steps = steps
         self.out_slots = [ref(x) for x in jaxpr.outs]
         self.env0 = env0
@@ -157,7 +178,7 @@ class Runner:
 # Compiled device programs: the jit's numba backend, compiled once in the host (its disk cache, and
 # the module itself for devices forked afterwards), loaded by each device.
 
-COMPILE_MIN = 1 << 16   # elements written by elementwise work before a device program is compiled
+COMPILE_MIN = 1 << 16  # elements written by elementwise work before a device program is compiled
 
 
 def wants_compiling(closed: ClosedJaxpr) -> bool:
@@ -172,9 +193,10 @@ def wants_compiling(closed: ClosedJaxpr) -> bool:
     from ..jit import get_backend
     from ..lax.parallel import collective_primitives
     from ..lax.structural import dot_general_p
-    if os.environ.get('ENGINE_DEVICE_BACKEND', 'interpreter') != 'numba':
+
+    if os.environ.get("ENGINE_DEVICE_BACKEND", "interpreter") != "numba":
         return False
-    if not hasattr(get_backend(), 'lower_source'):
+    if not hasattr(get_backend(), "lower_source"):
         return False
     work = 0
     for eqn in closed.jaxpr.eqns:
@@ -188,8 +210,9 @@ def wants_compiling(closed: ClosedJaxpr) -> bool:
 
 def compile_in_host(closed: ClosedJaxpr, name: str) -> bool:
     from ..jit import get_backend
+
     try:
-        get_backend().compile(closed, f'pmap_{name}')
+        get_backend().compile(closed, f"pmap_{name}")
         return True
     except Exception:  # the devices interpret it instead
         return False
@@ -205,8 +228,9 @@ class CompiledRunner:
 
     def __init__(self, closed: ClosedJaxpr, name: str):
         from ..jit import get_backend
-        self.exe = get_backend().compile(closed, f'pmap_{name}')
-        self.exe.module._par = _serial   # (a thread pool inherited through fork has no threads)
+
+        self.exe = get_backend().compile(closed, f"pmap_{name}")
+        self.exe.module._par = _serial  # (a thread pool inherited through fork has no threads)
 
     def __call__(self, args, dests=None, ctx=None) -> list:
         return self.exe(*args)
@@ -218,6 +242,7 @@ def _numpy(x) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------
 # What a program needs from the runtime: the device mesh and the size of an exchange slot.
+
 
 def _eqns(jaxpr: Jaxpr, pmap_p):
     """Equations of ``jaxpr`` and of its non-pmap sub-jaxprs (jit bodies...)."""
@@ -232,18 +257,19 @@ def mesh_for(closed: ClosedJaxpr, axis_size: int, device_count: int) -> tuple[in
     """Outer axis first; a nested pmap gets its own mesh dimension when all pmaps at that depth
     agree on the size and the devices suffice (else it runs as a vmap on each device)."""
     from .pmap import pmap_p
+
     mesh = [axis_size]
     level = [closed.jaxpr]
     while True:
         inner = [e for j in level for e in _eqns(j, pmap_p) if e.primitive is pmap_p]
-        sizes = {e.params['axis_size'] for e in inner}
+        sizes = {e.params["axis_size"] for e in inner}
         if len(sizes) != 1:
             break
         s = sizes.pop()
         if math.prod(mesh) * s > device_count:
             break
         mesh.append(s)
-        level = [e.params['jaxpr'].jaxpr for e in inner]
+        level = [e.params["jaxpr"].jaxpr for e in inner]
     return tuple(mesh)
 
 
@@ -264,12 +290,13 @@ def slot_bytes_for(closed: ClosedJaxpr, mesh) -> int:
                 for x in eqn.inputs:
                     best = max(best, nbytes(x.aval, factor))
             elif eqn.primitive is pmap_p:
-                body = eqn.params['jaxpr'].jaxpr
-                if depth < len(mesh) and mesh[depth] == eqn.params['axis_size']:
+                body = eqn.params["jaxpr"].jaxpr
+                if depth < len(mesh) and mesh[depth] == eqn.params["axis_size"]:
                     # its outputs are gathered through one slot, one after another
                     best = max(best, sum(gathered_bytes(nbytes(v.aval, factor)) for v in body.outs))
                     best = max(best, walk(body, depth + 1, factor))
                 else:
-                    best = max(best, walk(body, depth + 1, factor * eqn.params['axis_size']))
+                    best = max(best, walk(body, depth + 1, factor * eqn.params["axis_size"]))
         return best
+
     return max(64, (walk(closed.jaxpr, 1, 1) + 63) // 64 * 64)

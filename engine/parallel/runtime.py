@@ -14,6 +14,7 @@ and what it ran) after stopping the pool; the next call forks a fresh one. Arena
 so arrays already on devices survive. Workers exit with the host however it ends (the
 parent-death signal, and an orphan check whenever a wait times out).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -44,7 +45,8 @@ class DeviceError(RuntimeError):
 
 class Buffer:
     """An array in one device's memory. Freed (in the host's allocator) when collected."""
-    __slots__ = ('runtime', 'device', 'offset', 'shape', 'dtype', '__weakref__')
+
+    __slots__ = ("runtime", "device", "offset", "shape", "dtype", "__weakref__")
 
     def __init__(self, runtime, device, offset, shape, dtype):
         self.runtime, self.device, self.offset = runtime, device, offset
@@ -75,17 +77,19 @@ class Buffer:
 
 class _Pinned:
     """An ``__array_interface__`` on a buffer's bytes that holds the buffer and the mapping."""
-    __slots__ = ('buffer', 'mm', '__array_interface__')
+
+    __slots__ = ("buffer", "mm", "__array_interface__")
 
     def __init__(self, buffer: Buffer):
         arena = buffer.runtime.arenas[buffer.device]
         self.buffer, self.mm = buffer, arena.mm
-        self.__array_interface__ = dict(shape=buffer.shape, typestr=buffer.dtype.str, version=3,
-                                        data=(arena.addr + buffer.offset, True))
+        self.__array_interface__ = dict(
+            shape=buffer.shape, typestr=buffer.dtype.str, version=3, data=(arena.addr + buffer.offset, True)
+        )
 
 
 class _Worker:
-    __slots__ = ('pid', 'conn', 'setups')
+    __slots__ = ("pid", "conn", "setups")
 
     def __init__(self, pid, conn):
         # setups: the (program, placement) ids this worker holds, in its LRU order
@@ -111,7 +115,7 @@ class LocalRuntime:
         self.inherited: dict[str, object] = {}  # programs workers get through fork, not pickle
         self.setup_ids: dict = {}
         self.host_pid = os.getpid()
-        self.host_blas: list[int] | None = None   # the host's BLAS thread counts before start()
+        self.host_blas: list[int] | None = None  # the host's BLAS thread counts before start()
         self.closed = False
 
     # --- start / stop -------------------------------------------------------------------------
@@ -124,8 +128,7 @@ class LocalRuntime:
         if not missing:
             return
         if not sync.futex_available():
-            raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 "
-                               "or arm64)")
+            raise RuntimeError("pmap's device processes need fork and futexes (Linux on x86-64 or arm64)")
         # The devices inherit their BLAS thread count (setting it in a fresh fork would start a
         # spinning thread pool in each); the host keeps it while they run, on the same cores.
         counts = worker.set_blas_threads(worker.blas_threads(self.n))
@@ -159,7 +162,7 @@ class LocalRuntime:
         workers = [w for w in self.workers if w is not None]
         for d, w in enumerate(self.workers):
             if w is not None:
-                self.control.post(d, False, pickle.dumps(('exit',)))
+                self.control.post(d, False, pickle.dumps(("exit",)))
         self.workers = [None] * self.n
         if workers:
             self.control.ring(range(self.n))
@@ -230,9 +233,16 @@ class LocalRuntime:
             if sid in w.setups:
                 w.setups.move_to_end(sid)
             else:
-                info = dict(pos=pos, placement=list(placement), mesh=program.mesh,
-                            coords=collectives.mesh_coords(pos, program.mesh), names=program.names,
-                            slot=program.slot_bytes, compiled=program.compiled, name=program.name)
+                info = dict(
+                    pos=pos,
+                    placement=list(placement),
+                    mesh=program.mesh,
+                    coords=collectives.mesh_coords(pos, program.mesh),
+                    names=program.names,
+                    slot=program.slot_bytes,
+                    compiled=program.compiled,
+                    name=program.name,
+                )
                 setup = (program.key, None if program.key in self.inherited else program.payload, info)
                 w.setups[sid] = True
                 if len(w.setups) > _worker_cache_size():
@@ -240,7 +250,7 @@ class LocalRuntime:
             ins, outs = [b.offset for b in inputs[pos]], [b.offset for b in outputs[pos]]
             if setup is None and self.control.post_run(dev, sid, flags, t0, ins, outs):
                 continue
-            data = pickle.dumps(('run', sid, setup, ins, outs, t0, flags), pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(("run", sid, setup, ins, outs, t0, flags), pickle.HIGHEST_PROTOCOL)
             if not self.control.post(dev, False, data):
                 try:
                     w.conn.send_bytes(data)
@@ -266,7 +276,7 @@ class LocalRuntime:
             try:
                 self.control.wait_done(n, check)
             except _DeviceDied:
-                self.control.abort()   # survivors leave their barriers and reply
+                self.control.abort()  # survivors leave their barriers and reply
                 deadline = time.monotonic() + REPLY_TIMEOUT
                 words = self.control.words
                 while words[sync.DONE] < n - len(dead) and time.monotonic() < deadline:
@@ -284,7 +294,7 @@ class LocalRuntime:
         for pos, dev in enumerate(placement):
             if not dead:  # a device replies before it counts itself done: no waiting here
                 data = take(dev, True)
-                if type(data) is tuple:   # a plain ok: timings only
+                if type(data) is tuple:  # a plain ok: timings only
                     replies[pos] = data
                     continue
             plain = False
@@ -295,57 +305,72 @@ class LocalRuntime:
                 words = self.control.words
                 if not dead or words[self.control.replied + dev] == words[sync.GEN]:
                     data = self.control.take(dev, True)
-                    replies[pos] = data if type(data) is tuple else \
-                        pickle.loads(conn.recv_bytes() if data is None else data)
+                    replies[pos] = (
+                        data
+                        if type(data) is tuple
+                        else pickle.loads(conn.recv_bytes() if data is None else data)
+                    )
                     continue
             except (EOFError, OSError):
-                dead[pos] = self._death_cause(dev) or 'closed its connection'
+                dead[pos] = self._death_cause(dev) or "closed its connection"
                 continue
             pending.append(pos)
         if plain:
-            return [dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=[])
-                    for _, t, _, _ in replies]
+            return [
+                dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=[])
+                for _, t, _, _ in replies
+            ]
         prints = {placement[pos]: r[-1] for pos, r in enumerate(replies) if r is not None and r[-1]}
         if prints:
             from .. import debug
+
             debug.replay_device_prints(prints)
-        failures = [(pos, r) for pos, r in enumerate(replies) if r is not None and r[0] == 'error']
-        aborted = [pos for pos, r in enumerate(replies) if r is not None and r[0] == 'abort']
+        failures = [(pos, r) for pos, r in enumerate(replies) if r is not None and r[0] == "error"]
+        aborted = [pos for pos, r in enumerate(replies) if r is not None and r[0] == "abort"]
         if dead or failures or pending or aborted:
             pids = {pos: self._last_pid(dev) for pos, dev in enumerate(placement)}
             self.stop_workers()  # heal: the next call forks fresh devices
             what = program.describe()
             if dead:
                 pos = min(dead)
-                raise DeviceError(f"device {placement[pos]} (process {pids[pos]}) "
-                                  f"{dead[pos]} while running {what}; the device pool was restarted")
+                raise DeviceError(
+                    f"device {placement[pos]} (process {pids[pos]}) "
+                    f"{dead[pos]} while running {what}; the device pool was restarted"
+                )
             if failures:
                 pos, (_, etype, message, tb, _) = failures[0]
-                raise _device_exception(etype, f"on device {placement[pos]} while running {what}: "
-                                               f"{message}", tb)
+                raise _device_exception(
+                    etype, f"on device {placement[pos]} while running {what}: {message}", tb
+                )
             if pending:
-                raise DeviceError(f"devices {[placement[p] for p in pending]} did not answer "
-                                  f"while running {what}; the device pool was restarted")
-            raise DeviceError(f"devices {[placement[p] for p in aborted]} were stopped while running "
-                              f"{what}; the device pool was restarted")
-        return [dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=ev or [])
-                for _, t, ev, _ in replies]
+                raise DeviceError(
+                    f"devices {[placement[p] for p in pending]} did not answer "
+                    f"while running {what}; the device pool was restarted"
+                )
+            raise DeviceError(
+                f"devices {[placement[p] for p in aborted]} were stopped while running "
+                f"{what}; the device pool was restarted"
+            )
+        return [
+            dict(compute_ms=t[0], wait_ms=t[1], start_ms=t[2], total_ms=t[3], events=ev or [])
+            for _, t, ev, _ in replies
+        ]
 
     def _last_pid(self, dev):
         w = self.workers[dev]
-        return w.pid if w is not None else '?'
+        return w.pid if w is not None else "?"
 
     def _death_cause(self, dev, block=True) -> str | None:
         w = self.workers[dev]
         if w is None:
-            return 'was stopped'
+            return "was stopped"
         try:
             pid, status = os.waitpid(w.pid, 0 if block else os.WNOHANG)
         except ChildProcessError:
-            return 'exited'
+            return "exited"
         if pid == 0:
             if block:
-                return 'closed its connection'
+                return "closed its connection"
             return None
         self.workers[dev] = _Worker(w.pid, w.conn)  # keep for stop_workers, but it's reaped
         if os.WIFSIGNALED(status):
@@ -365,11 +390,12 @@ def _worker_cache_size() -> int:
 def _device_exception(etype: str, message: str, tb: str) -> Exception:
     import builtins
     from .. import errors
+
     cls = getattr(builtins, etype, None) or getattr(errors, etype, None)
     if not (isinstance(cls, type) and issubclass(cls, Exception)):
         cls = DeviceError
     try:
-        exc = cls(message + ("\n\nDevice traceback:\n" + tb if tb else ''))
+        exc = cls(message + ("\n\nDevice traceback:\n" + tb if tb else ""))
     except Exception:
         exc = DeviceError(message)
     return exc
@@ -423,4 +449,3 @@ def worker_pids() -> list[int]:
     if _runtime is None:
         return []
     return [w.pid for w in _runtime.workers if w is not None]
-

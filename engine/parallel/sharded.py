@@ -4,6 +4,7 @@ A ``ShardedArray`` is an ``Array`` whose numpy value is fetched from the devices
 time it is read (printing reads it, and it prints like any ``Array``, as in JAX). Passed back to a
 ``pmap`` with the same layout, its shards are used where they are, with no transfer.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,8 @@ from .runtime import Buffer, get_runtime
 
 class Shard:
     """One device's piece of a sharded array (JAX's ``addressable_shards`` items)."""
-    __slots__ = ('device', 'index', '_buffer', '_owner')
+
+    __slots__ = ("device", "index", "_buffer", "_owner")
 
     def __init__(self, device, index, buffer, owner):
         self.device, self.index, self._buffer, self._owner = device, index, buffer, owner
@@ -33,7 +35,8 @@ class Shard:
 class ShardedArray(Array):
     """An array split along ``axis`` over devices (one shard per device), or, with ``axis=None``,
     held whole by one device."""
-    __slots__ = ('_buffers', '_axis', '_aval', '_cache')
+
+    __slots__ = ("_buffers", "_axis", "_aval", "_cache")
 
     def __init__(self, buffers: list[Buffer], axis, aval: ShapedArray):
         self._buffers = list(buffers)
@@ -47,8 +50,9 @@ class ShardedArray(Array):
         value = self._cache
         if value is None:
             if self._axis is None:
-                value = self._buffers[0].read_only_view() if self._buffers[0].nbytes else \
-                    self._buffers[0].read()
+                value = (
+                    self._buffers[0].read_only_view() if self._buffers[0].nbytes else self._buffers[0].read()
+                )
             else:
                 value = np.empty(self._aval.shape, self._aval.dtype)
                 moved = np.moveaxis(value, self._axis, 0)
@@ -139,6 +143,7 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
             return v
         aval = core.get_aval(v)
         return ShardedArray([rt.put(dev, _canonical(v))], None, aval)
+
     return tree_map(put, x)
 
 
@@ -166,8 +171,12 @@ def device_put_replicated(x, devices):
     def put(v):
         value = _canonical(v)
         aval = core.get_aval(v)
-        return ShardedArray([rt.put(d, value) for d in ids], 0,
-                            ShapedArray((len(ids), *aval.shape), aval.dtype, aval.weak_type))
+        return ShardedArray(
+            [rt.put(d, value) for d in ids],
+            0,
+            ShapedArray((len(ids), *aval.shape), aval.dtype, aval.weak_type),
+        )
+
     return tree_map(put, x)
 
 
@@ -191,8 +200,10 @@ def device_put_sharded(shards, devices):
         leaves = [f[0][k] for f in flats]
         avals = [core.get_aval(v) for v in leaves]
         if any(a.shape != avals[0].shape or a.dtype != avals[0].dtype for a in avals):
-            raise ValueError(f"device_put_sharded: shards of leaf {k} differ in shape or dtype: "
-                             f"{[a.str_short() for a in avals]}")
+            raise ValueError(
+                f"device_put_sharded: shards of leaf {k} differ in shape or dtype: "
+                f"{[a.str_short() for a in avals]}"
+            )
         bufs = [rt.put(d, _canonical(v)) for d, v in zip(ids, leaves)]
         a = avals[0]
         outs.append(ShardedArray(bufs, 0, ShapedArray((len(ids), *a.shape), a.dtype, a.weak_type)))

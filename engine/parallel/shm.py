@@ -6,6 +6,7 @@ of exit (the pages go away with the last descriptor). It grows with ``ftruncate`
 remaps when told the new size. The host owns allocation (``Allocator``); devices only read and
 write at offsets they are given.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -21,7 +22,9 @@ ALIGN = 64
 
 
 def _open_unlinked() -> int:
-    root = '/dev/shm' if os.path.isdir('/dev/shm') and os.access('/dev/shm', os.W_OK) else tempfile.gettempdir()
+    root = (
+        "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+    )
     for _ in range(100):
         path = os.path.join(root, f"engine-{os.getpid()}-{os.urandom(6).hex()}")
         try:
@@ -78,8 +81,8 @@ def _close_fd(fd):
         pass
 
 
-SMALL = 4096        # blocks up to this size are recycled by size, without coalescing
-SMALL_KEEP = 64     # ... at most this many of each size
+SMALL = 4096  # blocks up to this size are recycled by size, without coalescing
+SMALL_KEEP = 64  # ... at most this many of each size
 
 
 class Allocator:
@@ -109,8 +112,11 @@ class Allocator:
                 return start
         # Grow: the new tail joins the last free block if that one ends at the old end.
         old = self.arena.size
-        tail = self.free_starts[-1] if self.free_starts and \
-            self.free_starts[-1] + self.free_sizes[self.free_starts[-1]] == old else None
+        tail = (
+            self.free_starts[-1]
+            if self.free_starts and self.free_starts[-1] + self.free_sizes[self.free_starts[-1]] == old
+            else None
+        )
         need = n - (old - tail if tail is not None else 0)
         self.arena.grow(old + need)
         added = self.arena.size - old

@@ -13,6 +13,7 @@ One ``Control`` block (a small arena of its own, so its address never moves) hol
 Waiters spin briefly (a few microseconds of polling), then sleep in ``FUTEX_WAIT`` with a timeout
 so they can notice an abort, a dead host, or a dead device.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -25,26 +26,26 @@ import numpy as np
 
 from .shm import Arena
 
-_SYS_FUTEX = {'x86_64': 202, 'aarch64': 98, 'arm64': 98}.get(platform.machine())
+_SYS_FUTEX = {"x86_64": 202, "aarch64": 98, "arm64": 98}.get(platform.machine())
 FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAKE_OP = 0, 1, 5
-_ALL = 0x7fffffff
+_ALL = 0x7FFFFFFF
 # FUTEX_WAKE_OP encoding: op ADD (1) with oparg 1, compare EQ (0) against cmparg.
 _ADD1_IF_EQ = (1 << 28) | (0 << 24) | (1 << 12)
 
 # Control words (int32 indices).
-GEN, ABORT, DONE, DUMMY, BAR0, NPOS = 0, 1, 2, 3, 4, 7   # BAR0..BAR0+2: rotating barrier counters
-RUN_GEN = 16                                    # int32 per device from here
+GEN, ABORT, DONE, DUMMY, BAR0, NPOS = 0, 1, 2, 3, 4, 7  # BAR0..BAR0+2: rotating barrier counters
+RUN_GEN = 16  # int32 per device from here
 MAIL = 16384  # bytes of each device's command and reply mailboxes (bigger messages use its socket)
-SPIN_S = float(os.environ.get('ENGINE_DEVICE_SPIN_US', '5')) * 1e-6
+SPIN_S = float(os.environ.get("ENGINE_DEVICE_SPIN_US", "5")) * 1e-6
 # At a barrier every participant is about to run: waiters hand their core over (sched_yield) for
 # this long before sleeping, so the last arrival wakes nobody and no one pays a futex wake-up.
-YIELD_S = float(os.environ.get('ENGINE_DEVICE_YIELD_US', '300')) * 1e-6
-_RUN, _TIMING = -2, -3   # mailbox kinds besides a pickle's length: a warm run, a plain ok reply
+YIELD_S = float(os.environ.get("ENGINE_DEVICE_YIELD_US", "300")) * 1e-6
+_RUN, _TIMING = -2, -3  # mailbox kinds besides a pickle's length: a warm run, a plain ok reply
 _RUN_FORMATS: dict = {}  # number of offsets -> the packed layout of a warm run's command
 
 
 class _Timespec(ctypes.Structure):
-    _fields_ = [('tv_sec', ctypes.c_long), ('tv_nsec', ctypes.c_long)]
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -53,10 +54,10 @@ _syscall.restype = ctypes.c_long
 
 
 def futex_available() -> bool:
-    return _SYS_FUTEX is not None and _syscall is not None and hasattr(os, 'fork')
+    return _SYS_FUTEX is not None and _syscall is not None and hasattr(os, "fork")
 
 
-_syscall.argtypes = [ctypes.c_long] * 7   # (fixed types: no per-call ctypes objects)
+_syscall.argtypes = [ctypes.c_long] * 7  # (fixed types: no per-call ctypes objects)
 
 
 def _wait(addr: int, expected: int, timeout: float) -> None:
@@ -70,7 +71,7 @@ def _wake(addr: int, n: int = _ALL) -> None:
 
 def _add_and_wake_if(addr: int, dummy: int, last_old: int) -> None:
     """Atomically ``*addr += 1``; wake every waiter on ``addr`` if the old value was ``last_old``."""
-    _syscall(_SYS_FUTEX, dummy, FUTEX_WAKE_OP, 0, _ALL, addr, _ADD1_IF_EQ | (last_old & 0xfff))
+    _syscall(_SYS_FUTEX, dummy, FUTEX_WAKE_OP, 0, _ALL, addr, _ADD1_IF_EQ | (last_old & 0xFFF))
 
 
 class Control:
@@ -78,7 +79,7 @@ class Control:
 
     def __init__(self, n_devices: int):
         self.n = n_devices
-        self.replied = RUN_GEN + n_devices   # int32 per device: the generation it last replied to
+        self.replied = RUN_GEN + n_devices  # int32 per device: the generation it last replied to
         n_words = RUN_GEN + 2 * n_devices
         sizes_at = 4 * (n_words + 1) // 8 * 8
         desc_at = sizes_at + 8 * (n_devices + 1)
@@ -100,25 +101,25 @@ class Control:
         """Put ``data`` in the device's command (or reply) box; False if it does not fit."""
         off = self.mail_at + (2 * device + reply) * MAIL
         if len(data) > MAIL - 8:
-            struct.pack_into('q', self.mv, off, -1)
+            struct.pack_into("q", self.mv, off, -1)
             return False
-        struct.pack_into('q', self.mv, off, len(data))
-        self.mv[off + 8:off + 8 + len(data)] = data
+        struct.pack_into("q", self.mv, off, len(data))
+        self.mv[off + 8 : off + 8 + len(data)] = data
         return True
 
     def take(self, device: int, reply: bool):
         """The box's message: a memoryview of a pickle, None when it went through the socket, or
         the tuple a ``post_run``/``post_timing`` packed."""
         off = self.mail_at + (2 * device + reply) * MAIL
-        n = struct.unpack_from('q', self.mv, off)[0]
+        n = struct.unpack_from("q", self.mv, off)[0]
         if n >= 0:
-            return self.mv[off + 8:off + 8 + n]
+            return self.mv[off + 8 : off + 8 + n]
         if n == _RUN:
-            t0, sid, flags, n_in, n_out = struct.unpack_from('dqqqq', self.mv, off + 8)
-            offsets = struct.unpack_from(f'{n_in + n_out}q', self.mv, off + 48)
-            return ('run', sid, None, offsets[:n_in], offsets[n_in:], t0, flags)
+            t0, sid, flags, n_in, n_out = struct.unpack_from("dqqqq", self.mv, off + 8)
+            offsets = struct.unpack_from(f"{n_in + n_out}q", self.mv, off + 48)
+            return ("run", sid, None, offsets[:n_in], offsets[n_in:], t0, flags)
         if n == _TIMING:
-            return ('ok', struct.unpack_from('4d', self.mv, off + 8), None, None)
+            return ("ok", struct.unpack_from("4d", self.mv, off + 8), None, None)
         return None
 
     def post_run(self, device: int, sid: int, flags: int, t0: float, ins, outs) -> bool:
@@ -128,20 +129,21 @@ class Control:
             return False
         packer = _RUN_FORMATS.get(n)
         if packer is None:
-            packer = _RUN_FORMATS[n] = struct.Struct(f'qdqqqq{n}q')
-        packer.pack_into(self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid, flags, len(ins),
-                         len(outs), *ins, *outs)
+            packer = _RUN_FORMATS[n] = struct.Struct(f"qdqqqq{n}q")
+        packer.pack_into(
+            self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid, flags, len(ins), len(outs), *ins, *outs
+        )
         return True
 
     def post_timing(self, device: int, timing) -> None:
-        struct.pack_into('q4d', self.mv, self.mail_at + (2 * device + 1) * MAIL, _TIMING, *timing)
+        struct.pack_into("q4d", self.mv, self.mail_at + (2 * device + 1) * MAIL, _TIMING, *timing)
 
     # --- host side ------------------------------------------------------------------------------
     def ring(self, devices) -> None:
         """Start a run on ``devices``: reset the counters, mark them, wake everyone once."""
         w = self.words
         w[DONE] = 0
-        w[BAR0:BAR0 + 3] = 0
+        w[BAR0 : BAR0 + 3] = 0
         w[ABORT] = 0
         w[NPOS] = len(devices)
         gen = int(w[GEN]) + 1
@@ -161,8 +163,9 @@ class Control:
             _wake(self.addr(BAR0 + k))
 
     # --- both -----------------------------------------------------------------------------------
-    def wait_at_least(self, word: int, n: int, check, interval: float = 0.5, yield_s: float = 0.0,
-                      spin: float = SPIN_S) -> None:
+    def wait_at_least(
+        self, word: int, n: int, check, interval: float = 0.5, yield_s: float = 0.0, spin: float = SPIN_S
+    ) -> None:
         """Spin briefly (then for ``yield_s`` handing the core to another runnable process between
         looks), then sleep until ``words[word] >= n``, calling ``check()`` (which may raise)
         whenever a sleep ends without it."""

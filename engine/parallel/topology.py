@@ -4,12 +4,13 @@ The count comes from ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (JAX
 unmodified scripts work), else ``ENGINE_DEVICE_COUNT``, else ``JAXPLAY_DEVICE_COUNT`` (what the
 playground server exports), else 8. It is read when first needed; listing devices starts no process.
 """
+
 from __future__ import annotations
 
 import os
 import re
 
-_DEVICE_FLAG = re.compile(r'--xla_force_host_platform_device_count=(\d+)')
+_DEVICE_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
 DEFAULT_DEVICE_COUNT = 8
 _count: int | None = None
 
@@ -20,9 +21,10 @@ class Device:
     >>> devices()[0]
     CpuDevice(id=0)
     """
-    __slots__ = ('id',)
-    platform = 'cpu'
-    device_kind = 'cpu'
+
+    __slots__ = ("id",)
+    platform = "cpu"
+    device_kind = "cpu"
     process_index = 0
     host_id = 0
     client = None
@@ -40,7 +42,7 @@ class Device:
         return isinstance(other, Device) and other.id == self.id
 
     def __hash__(self):
-        return hash(('cpu', self.id))
+        return hash(("cpu", self.id))
 
     @property
     def coords(self):
@@ -48,10 +50,10 @@ class Device:
 
 
 def requested_device_count() -> int:
-    found = _DEVICE_FLAG.findall(os.environ.get('XLA_FLAGS', ''))
+    found = _DEVICE_FLAG.findall(os.environ.get("XLA_FLAGS", ""))
     if found:
         return max(1, int(found[-1]))
-    for var in ('ENGINE_DEVICE_COUNT', 'JAXPLAY_DEVICE_COUNT'):
+    for var in ("ENGINE_DEVICE_COUNT", "JAXPLAY_DEVICE_COUNT"):
         value = os.environ.get(var)
         if value:
             try:
@@ -83,6 +85,7 @@ def set_device_count(n: int) -> None:
     if _count == n:
         return
     from . import runtime
+
     runtime.shutdown()
     _count = n
 

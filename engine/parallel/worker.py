@@ -5,6 +5,7 @@ data), and count itself done.
 A program's setup (the pickled program, the device's place in the mesh, buffer shapes) comes once
 per (program, placement); each run's command then carries only buffer offsets and a start time.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -30,6 +31,7 @@ def _reset_engine_state():
     """The fork copied the host mid-call (maybe inside a trace); start from a clean slate."""
     from .. import batching, core, monitoring
     from ..lax import parallel as lax_parallel
+
     core._state.stack = [core.MainTrace(0, core.EvalTrace)]
     core._state.dynamic = None
     batching._trace_ctx.clear()
@@ -48,13 +50,13 @@ def _die_with_host():
 def blas_threads(n_devices: int) -> int:
     """BLAS threads per device: the cores shared out among the devices (at least one), so that
     eight devices on two cores do not run sixteen spinning BLAS threads."""
-    value = os.environ.get('ENGINE_DEVICE_BLAS_THREADS')
+    value = os.environ.get("ENGINE_DEVICE_BLAS_THREADS")
     if value:
         return max(1, int(value))
     return max(1, (os.cpu_count() or 1) // max(1, n_devices))
 
 
-_openblas_fns: list | None = None   # [(get, set)] per OpenBLAS loaded, found once per process
+_openblas_fns: list | None = None  # [(get, set)] per OpenBLAS loaded, found once per process
 
 
 def _openblas() -> list:
@@ -64,8 +66,8 @@ def _openblas() -> list:
     if _openblas_fns is None:
         _openblas_fns = []
         try:
-            with open('/proc/self/maps') as f:
-                paths = {ln.split()[-1] for ln in f if 'openblas' in ln.lower() and '/' in ln}
+            with open("/proc/self/maps") as f:
+                paths = {ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln}
         except OSError:
             paths = set()
         for path in sorted(paths):
@@ -73,10 +75,14 @@ def _openblas() -> list:
                 lib = ctypes.CDLL(path)
             except OSError:
                 continue
-            for name in ('openblas_{}_num_threads', 'scipy_openblas_{}_num_threads64_',
-                         'scipy_openblas_{}_num_threads_64_', 'openblas_{}_num_threads64_'):
-                get = getattr(lib, name.format('get'), None)
-                set_ = getattr(lib, name.format('set'), None)
+            for name in (
+                "openblas_{}_num_threads",
+                "scipy_openblas_{}_num_threads64_",
+                "scipy_openblas_{}_num_threads_64_",
+                "openblas_{}_num_threads64_",
+            ):
+                get = getattr(lib, name.format("get"), None)
+                set_ = getattr(lib, name.format("set"), None)
                 if get is not None and set_ is not None:
                     _openblas_fns.append((get, set_))
                     break
@@ -106,12 +112,13 @@ def restore_blas_threads(counts: list[int]) -> None:
 
 class _Setup:
     """What a device keeps for one (program, placement): the runner and its collective context."""
-    __slots__ = ('runner', 'ctx', 'ins', 'outs', 'views', 'views_of')
+
+    __slots__ = ("runner", "ctx", "ins", "outs", "views", "views_of")
 
     def __init__(self, runner, ctx, ins, outs):
         self.runner, self.ctx, self.ins, self.outs = runner, ctx, ins, outs
-        self.views: dict = {}     # (input offsets, output offsets) -> the arena views
-        self.views_of = None      # ... of this mapping of the arena
+        self.views: dict = {}  # (input offsets, output offsets) -> the arena views
+        self.views_of = None  # ... of this mapping of the arena
 
     def buffers(self, arena, ins, outs):
         if self.views_of is not arena.mm:
@@ -120,8 +127,10 @@ class _Setup:
         key = (tuple(ins), tuple(outs))
         found = self.views.get(key)
         if found is None:
-            found = ([arena.view(off, shape, dtype) for off, (shape, dtype) in zip(ins, self.ins)],
-                     [arena.view(off, shape, dtype) for off, (shape, dtype) in zip(outs, self.outs)])
+            found = (
+                [arena.view(off, shape, dtype) for off, (shape, dtype) in zip(ins, self.ins)],
+                [arena.view(off, shape, dtype) for off, (shape, dtype) in zip(outs, self.outs)],
+            )
             if len(self.views) >= 16:
                 self.views.pop(next(iter(self.views)))
             self.views[key] = found
@@ -154,14 +163,14 @@ def _drop_inherited_descriptors(runtime, conn) -> None:
 
 
 def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the host's to handle
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the host's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_host()
     try:  # ENGINE_WORKER_NICE>0 lets the host finish dispatching before a device preempts it
         os.nice(int(os.environ.get("ENGINE_WORKER_NICE", "0")))
     except OSError:
         pass
-    set_blas_threads(blas_threads(runtime.n))   # normally inherited from the host: a no-op
+    set_blas_threads(blas_threads(runtime.n))  # normally inherited from the host: a no-op
     _reset_engine_state()
     _drop_inherited_descriptors(runtime, conn)
     # The host's heap came along with the fork: keep the collector from ever scanning it (full
@@ -186,10 +195,10 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
             del data
         except (EOFError, OSError):
             os._exit(0)
-        if cmd[0] == 'exit':
+        if cmd[0] == "exit":
             os._exit(0)
         reply = _run(cmd, slot, runtime, barrier, setups)
-        if reply[0] == 'ok' and reply[2] is None and reply[3] is None:
+        if reply[0] == "ok" and reply[2] is None and reply[3] is None:
             control.post_timing(slot, reply[1])
         else:
             reply = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
@@ -215,18 +224,30 @@ def _setup(cmd, slot, runtime, barrier, setups):
     if prog is None:
         raise RuntimeError(f"program {key} was neither sent nor inherited")
     ctx = collectives.DeviceContext(
-        me=slot, pos=info['pos'], placement=info['placement'], mesh=info['mesh'],
-        coords=info['coords'], names=info['names'], exchange=runtime.exchange, barrier=barrier,
-        slot_bytes=info['slot'], arenas=runtime.arenas, control=runtime.control)
+        me=slot,
+        pos=info["pos"],
+        placement=info["placement"],
+        mesh=info["mesh"],
+        coords=info["coords"],
+        names=info["names"],
+        exchange=runtime.exchange,
+        barrier=barrier,
+        slot_bytes=info["slot"],
+        arenas=runtime.arenas,
+        control=runtime.control,
+    )
     runner = None
-    if info.get('compiled'):
+    if info.get("compiled"):
         try:
-            runner = programs.CompiledRunner(prog, info.get('name', 'fun'))
+            runner = programs.CompiledRunner(prog, info.get("name", "fun"))
         except Exception:
             runner = None  # interpret it
-    s = setups[sid] = _Setup(runner or programs.Runner(prog), ctx,
-                             [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
-                             [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals])
+    s = setups[sid] = _Setup(
+        runner or programs.Runner(prog),
+        ctx,
+        [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
+        [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals],
+    )
     if len(setups) > PROGRAM_CACHE:
         setups.popitem(last=False)
     return s
@@ -258,15 +279,19 @@ def _run(cmd, slot, runtime, barrier, setups):
             r = np.asarray(r)
             if r.shape != d.shape:
                 raise RuntimeError(f"device result has shape {r.shape}, expected {d.shape}")
-            np.copyto(d, r, casting='unsafe')
-        timing = ((t2 - t1 - ctx.wait_s) * 1e3, ctx.wait_s * 1e3, (t1 - t0) * 1e3,
-                  (time.perf_counter() - t_start) * 1e3)
-        return ('ok', timing, ctx.events if flags & 1 else None, prints or None)
+            np.copyto(d, r, casting="unsafe")
+        timing = (
+            (t2 - t1 - ctx.wait_s) * 1e3,
+            ctx.wait_s * 1e3,
+            (t1 - t0) * 1e3,
+            (time.perf_counter() - t_start) * 1e3,
+        )
+        return ("ok", timing, ctx.events if flags & 1 else None, prints or None)
     except collectives.DeviceAbort as e:
-        return ('abort', type(e).__name__, str(e), '', prints)
+        return ("abort", type(e).__name__, str(e), "", prints)
     except BaseException as e:  # report, and stop the others waiting in a barrier for us
         runtime.control.abort()
-        return ('error', type(e).__name__, str(e), traceback.format_exc(), prints)
+        return ("error", type(e).__name__, str(e), traceback.format_exc(), prints)
 
 
 def import_modules(names):

@@ -1,4 +1,5 @@
 """The examples gallery: one module per topic, each defining ``EXAMPLE``, listed in gallery order."""
+
 from __future__ import annotations
 
 import importlib
@@ -7,8 +8,16 @@ from typing import Optional
 from ..models import Example
 
 TOPICS = [
-    "grad_higher_order", "hessian", "control_flow_grad", "jit_fusion", "vmap_axes", "vmap_grid",
-    "per_example_grads", "pmap_psum", "nested_pmap_grad", "data_parallel_step",
+    "grad_higher_order",
+    "hessian",
+    "control_flow_grad",
+    "jit_fusion",
+    "vmap_axes",
+    "vmap_grid",
+    "per_example_grads",
+    "pmap_psum",
+    "nested_pmap_grad",
+    "data_parallel_step",
 ]
 
 

@@ -1,4 +1,5 @@
 """Helpers for writing examples: expected values come from plain numpy references."""
+
 from __future__ import annotations
 
 import numpy as np

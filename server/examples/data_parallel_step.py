@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -33,7 +33,7 @@ y = jnp.linspace(0.0, 1.0, n_dev * 2 * 2).reshape(n_dev, 2, 2)
 
 new_params = train_step(params, x, y, 0.1)
 print(new_params[0][0].shape)   # (4, 3, 4): one (identical) copy per device
-'''
+"""
 
 N_DEV = 4
 
@@ -56,9 +56,15 @@ def _reference_step():
 
 
 EXAMPLE = Example(
-    id="data-parallel-step", title="Data-parallel training step", topic="pmap",
+    id="data-parallel-step",
+    title="Data-parallel training step",
+    topic="pmap",
     description="One SGD step of a small tanh network, with the batch split over 4 devices, "
-                "gradients averaged by lax.pmean and the updated parameters replicated.",
-    code=CODE, function="train_step", stack=[], args=["params", "x", "y", "0.1"],
-    expected=[leaf(p) for p in _reference_step()], devices=N_DEV,
+    "gradients averaged by lax.pmean and the updated parameters replicated.",
+    code=CODE,
+    function="train_step",
+    stack=[],
+    args=["params", "x", "y", "0.1"],
+    expected=[leaf(p) for p in _reference_step()],
+    devices=N_DEV,
 )

@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 
@@ -17,7 +17,7 @@ print("grad:", jax.grad(tanh)(1.0))
 # Transformations compose, so derivatives of any order are grads of grads.
 print("second:", jax.grad(jax.grad(tanh))(1.0))
 print("third: ", jax.grad(jax.grad(jax.grad(tanh)))(1.0))
-'''
+"""
 
 
 def _third_derivative(x):
@@ -26,9 +26,14 @@ def _third_derivative(x):
 
 
 EXAMPLE = Example(
-    id="grad-higher-order", title="grad, and grad of grad", topic="grad",
+    id="grad-higher-order",
+    title="grad, and grad of grad",
+    topic="grad",
     description="Reverse-mode derivatives of a hand-written tanh, then derivatives of derivatives: "
-                "the stack applies grad three times.",
-    code=CODE, function="tanh", stack=[t("grad"), t("grad"), t("grad")], args=["1.0"],
+    "the stack applies grad three times.",
+    code=CODE,
+    function="tanh",
+    stack=[t("grad"), t("grad"), t("grad")],
+    args=["1.0"],
     expected=[leaf(_third_derivative(1.0))],
 )

@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 
@@ -29,14 +29,19 @@ except Exception as e:
 # Fixes: branch with jnp.where (or lax.cond), or mark the argument static.
 print(jax.jit(lambda x: jnp.where(x > 0, x, 0.0))(1.0))
 print(jax.jit(relu_if, static_argnums=0)(1.0))
-'''
+"""
 
 _x = np.arange(6.0).reshape(2, 3)
 
 EXAMPLE = Example(
-    id="jit-fusion", title="jit: fusion and its constraints", topic="jit",
+    id="jit-fusion",
+    title="jit: fusion and its constraints",
+    topic="jit",
     description="jit traces a function once per input shape and compiles the traced program; "
-                "Python branches on traced values need jnp.where, lax.cond or static_argnums.",
-    code=CODE, function="slow_f", stack=[t("jit")], args=["jnp.arange(6.0).reshape(2, 3)"],
+    "Python branches on traced values need jnp.where, lax.cond or static_argnums.",
+    code=CODE,
+    function="slow_f",
+    stack=[t("jit")],
+    args=["jnp.arange(6.0).reshape(2, 3)"],
     expected=[leaf(_x * _x + _x * 2.0)],
 )

@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 from jax import grad, pmap
@@ -22,7 +22,7 @@ def total(x):
 x = jnp.arange(8.0).reshape(2, 4)   # 2 outer devices x 4 inner devices
 print(f(x))
 print(grad(total)(x))   # the backward pass is parallel too
-'''
+"""
 
 
 def _grad_total(x):
@@ -33,9 +33,15 @@ def _grad_total(x):
 
 
 EXAMPLE = Example(
-    id="nested-pmap-grad", title="Nested pmap, differentiated", topic="pmap",
+    id="nested-pmap-grad",
+    title="Nested pmap, differentiated",
+    topic="pmap",
     description="A pmap inside a pmap lays devices out as a 2 x 4 mesh; grad differentiates "
-                "through both, and the backward pass runs on the devices too.",
-    code=CODE, function="total", stack=[t("grad")], args=["jnp.arange(8.0).reshape(2, 4)"],
-    expected=[leaf(_grad_total(np.arange(8.0).reshape(2, 4)), rtol=1e-3, atol=1e-3)], devices=8,
+    "through both, and the backward pass runs on the devices too.",
+    code=CODE,
+    function="total",
+    stack=[t("grad")],
+    args=["jnp.arange(8.0).reshape(2, 4)"],
+    expected=[leaf(_grad_total(np.arange(8.0).reshape(2, 4)), rtol=1e-3, atol=1e-3)],
+    devices=8,
 )

@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 
@@ -18,7 +18,7 @@ ys = jnp.array([0.0, 1.0, -1.0])
 # grad gives d loss / d w for one example; vmap maps it over the batch, sharing w (None).
 per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
 print(per_example.shape)   # (3, 2): one gradient per example
-'''
+"""
 
 _w = np.array([0.5, -0.25])
 _xs = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, -0.5]])
@@ -31,9 +31,14 @@ def _per_example_grads():
 
 
 EXAMPLE = Example(
-    id="per-example-grads", title="Per-example gradients", topic="vmap",
+    id="per-example-grads",
+    title="Per-example gradients",
+    topic="vmap",
     description="vmap(grad(loss)) computes a separate gradient for every example of a batch in "
-                "one vectorized call.",
-    code=CODE, function="loss", stack=[t("grad"), t("vmap", in_axes="(None, 0, 0)")], args=["w", "xs", "ys"],
+    "one vectorized call.",
+    code=CODE,
+    function="loss",
+    stack=[t("grad"), t("vmap", in_axes="(None, 0, 0)")],
+    args=["w", "xs", "ys"],
     expected=[leaf(_per_example_grads())],
 )

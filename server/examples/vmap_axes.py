@@ -1,7 +1,7 @@
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 
@@ -20,13 +20,17 @@ print(out0.shape)                               # (3, 1)
 def scale(a, b):
     return a * b
 print(jax.vmap(scale, in_axes=(None, 0))(3.0, jnp.array([3.0, 4.0, 5.0])))  # [ 9. 12. 15.]
-'''
+"""
 
 EXAMPLE = Example(
-    id="vmap-axes", title="vmap with in_axes, out_axes and None", topic="vmap",
+    id="vmap-axes",
+    title="vmap with in_axes, out_axes and None",
+    topic="vmap",
     description="vmap maps over a chosen axis of each argument (None for unbatched ones) and puts "
-                "the mapped axis where out_axes says.",
-    code=CODE, function="func", stack=[t("vmap", in_axes="(1, 0)", out_axes="1")],
+    "the mapped axis where out_axes says.",
+    code=CODE,
+    function="func",
+    stack=[t("vmap", in_axes="(1, 0)", out_axes="1")],
     args=["jnp.array([[1.0, 2.0, 3.0]])", "jnp.array([[4.0], [5.0], [6.0]])"],
     expected=[leaf([[5.0, 7.0, 9.0]])],
 )

@@ -3,7 +3,7 @@ import numpy as np
 from ..models import Example
 from ._reference import leaf, t
 
-CODE = '''\
+CODE = """\
 import jax
 import jax.numpy as jnp
 
@@ -17,15 +17,19 @@ y_range = jnp.linspace(-1.0, 1.0, 3)
 grid = jax.vmap(jax.vmap(func, in_axes=(None, 0)), in_axes=(0, None))(x_range, y_range)
 print(grid.shape)   # (5, 3)
 print(grid)
-'''
+"""
 
 _x, _y = np.linspace(-2.0, 2.0, 5), np.linspace(-1.0, 1.0, 3)
 
 EXAMPLE = Example(
-    id="vmap-grid", title="Nested vmap: a function on a grid", topic="vmap",
+    id="vmap-grid",
+    title="Nested vmap: a function on a grid",
+    topic="vmap",
     description="Two vmaps with complementary in_axes evaluate f(x, y) = sin(x) * y on the "
-                "Cartesian product of two ranges, without meshgrid or loops.",
-    code=CODE, function="func", stack=[t("vmap", in_axes="(None, 0)"), t("vmap", in_axes="(0, None)")],
+    "Cartesian product of two ranges, without meshgrid or loops.",
+    code=CODE,
+    function="func",
+    stack=[t("vmap", in_axes="(None, 0)"), t("vmap", in_axes="(0, None)")],
     args=["x_range", "y_range"],
     expected=[leaf(np.sin(_x)[:, None] * _y[None, :])],
 )

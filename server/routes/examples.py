@@ -13,7 +13,9 @@ async def list_examples():
     return EXAMPLES
 
 
-@router.get("/examples/{example_id}", response_model=Example, responses={404: {"description": "No such example"}})
+@router.get(
+    "/examples/{example_id}", response_model=Example, responses={404: {"description": "No such example"}}
+)
 async def get_example(example_id: str):
     example = by_id(example_id)
     if example is None:

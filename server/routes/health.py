@@ -11,6 +11,12 @@ router = APIRouter(prefix="/api", tags=["health"])
 async def health(request: Request):
     pool = request.app.state.pool
     stats = pool.stats()
-    return Health(status="ok" if stats.alive else "degraded", engine_version=pool.runtime.engine_version,
-                  device_count=pool.runtime.device_count, workers=stats.workers, idle_workers=stats.idle,
-                  queued=stats.queued, isolation=pool.runtime.isolation)
+    return Health(
+        status="ok" if stats.alive else "degraded",
+        engine_version=pool.runtime.engine_version,
+        device_count=pool.runtime.device_count,
+        workers=stats.workers,
+        idle_workers=stats.idle,
+        queued=stats.queued,
+        isolation=pool.runtime.isolation,
+    )

@@ -20,7 +20,9 @@ async def shared_page(snippet_id: str, request: Request):
         return FileResponse(index, status_code=status, media_type="text/html")
     # The web page has not been built: still give a working link to the data.
     sid = html.escape(snippet_id)
-    body = (f"<!doctype html><title>jaxplay snippet {sid}</title><p>The web page is not built "
-            f"(run <code>make install</code>). The snippet is at "
-            f"<a href=\"/api/snippets/{sid}\">/api/snippets/{sid}</a>.</p>")
+    body = (
+        f"<!doctype html><title>jaxplay snippet {sid}</title><p>The web page is not built "
+        f"(run <code>make install</code>). The snippet is at "
+        f'<a href="/api/snippets/{sid}">/api/snippets/{sid}</a>.</p>'
+    )
     return HTMLResponse(body, status_code=status)

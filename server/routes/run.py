@@ -11,9 +11,15 @@ from ..sandbox.reports import code_size_report
 router = APIRouter(prefix="/api", tags=["run"])
 
 
-@router.post("/run", response_model=RunReport,
-             responses={413: {"description": "Code over the size limit (the body is a RunReport)"},
-                        429: {"description": "Run queue full"}, 503: {"description": "No worker became free in time"}})
+@router.post(
+    "/run",
+    response_model=RunReport,
+    responses={
+        413: {"description": "Code over the size limit (the body is a RunReport)"},
+        429: {"description": "Run queue full"},
+        503: {"description": "No worker became free in time"},
+    },
+)
 async def run(req: RunRequest, request: Request):
     settings, pool = request.app.state.settings, request.app.state.pool
     too_big = code_size_report(req, settings.code_bytes, pool.runtime.engine_version)
@@ -22,9 +28,13 @@ async def run(req: RunRequest, request: Request):
     try:
         report = await pool.run_json(req)
     except QueueFull:
-        return JSONResponse({"detail": "too many runs queued; try again shortly"}, status_code=429,
-                            headers={"Retry-After": "1"})
+        return JSONResponse(
+            {"detail": "too many runs queued; try again shortly"},
+            status_code=429,
+            headers={"Retry-After": "1"},
+        )
     except PoolBusy:
-        return JSONResponse({"detail": "no sandbox worker became free in time"}, status_code=503,
-                            headers={"Retry-After": "2"})
+        return JSONResponse(
+            {"detail": "no sandbox worker became free in time"}, status_code=503, headers={"Retry-After": "2"}
+        )
     return Response(report, media_type="application/json")

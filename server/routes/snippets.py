@@ -10,19 +10,26 @@ router = APIRouter(prefix="/api", tags=["snippets"])
 SNIPPET_ID = Path(pattern=r"^[0-9A-Za-z]{4,64}$")
 
 
-@router.post("/snippets", response_model=SnippetRef, status_code=201,
-             responses={413: {"description": "Code over the size limit"}})
+@router.post(
+    "/snippets",
+    response_model=SnippetRef,
+    status_code=201,
+    responses={413: {"description": "Code over the size limit"}},
+)
 async def create_snippet(body: SnippetCreate, request: Request):
     app = request.app
     if len(body.request.code.encode("utf-8", "surrogatepass")) > app.state.settings.code_bytes:
         raise HTTPException(413, f"code over {app.state.settings.code_bytes} bytes")
     runtime = app.state.pool.runtime
-    snippet = await run_in_threadpool(app.state.store.put, body.request, body.title, runtime.engine_version,
-                                      runtime.device_count)
+    snippet = await run_in_threadpool(
+        app.state.store.put, body.request, body.title, runtime.engine_version, runtime.device_count
+    )
     return SnippetRef(id=snippet.id, url=f"/s/{snippet.id}")
 
 
-@router.get("/snippets/{snippet_id}", response_model=Snippet, responses={404: {"description": "No such snippet"}})
+@router.get(
+    "/snippets/{snippet_id}", response_model=Snippet, responses={404: {"description": "No such snippet"}}
+)
 async def get_snippet(request: Request, snippet_id: str = SNIPPET_ID):
     snippet = await run_in_threadpool(request.app.state.store.get, snippet_id)
     if snippet is None:

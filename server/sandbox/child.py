@@ -3,6 +3,7 @@
 Runs in a copy of the zygote, so the runner and the engine are already imported. Never returns:
 it ends with ``os._exit`` so no zygote state (atexit hooks, buffered pipes) runs twice.
 """
+
 from __future__ import annotations
 
 import io
@@ -34,10 +35,12 @@ def _wire_descriptors(result_w: int, out_w: int, err_w: int, keep: tuple[int, ..
         os.set_inheritable(fd, fd != RESULT_FD)  # device processes may print, but not forge reports
     sys.stdin = open(0, "r", closefd=False)
     # Line-buffered, so output reaches the supervisor (and its cap) while the run goes on.
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace",
-                                  line_buffering=True)
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
 
 
 def _clean_import_path() -> None:
@@ -55,8 +58,9 @@ def _send(data: bytes) -> None:
         view = view[n:]
 
 
-def run_child(plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int, int, int],
-              workdir: str | None) -> None:
+def run_child(
+    plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int, int, int], workdir: str | None
+) -> None:
     """Entry point right after ``fork()`` in the child. Never returns."""
     code = EXIT_SETUP_FAILED
     try:
@@ -71,6 +75,7 @@ def run_child(plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int,
             print(f"[sandbox] {note}", file=sys.stderr)
         code = EXIT_NO_REPORT
         from engine.inspect.schema import RunRequest
+
         report = runner(RunRequest.model_validate_json(request_json))
         payload = report.model_dump_json() if hasattr(report, "model_dump_json") else report
         sys.stdout.flush()

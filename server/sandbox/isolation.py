@@ -4,6 +4,7 @@
 Order matters: namespaces and mounts need privilege, so they come before dropping to the slot
 uid, and the seccomp filter comes last because it forbids mount/unshare itself.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -28,8 +29,14 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
 MS_PRIVATE = 1 << 18
-MOUNT_OPTION_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
-                      "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME}
+MOUNT_OPTION_FLAGS = {
+    "nosuid": MS_NOSUID,
+    "nodev": MS_NODEV,
+    "noexec": MS_NOEXEC,
+    "noatime": MS_NOATIME,
+    "nodiratime": MS_NODIRATIME,
+    "relatime": MS_RELATIME,
+}
 
 PR_SET_PDEATHSIG = 1
 RUN_DIR = "/tmp/run"  # the run's cwd when it has a private /tmp
@@ -51,9 +58,14 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
-def mount(source: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str] = None) -> None:
+def mount(
+    source: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str] = None
+) -> None:
     enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+    _check(
+        _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+        f"mount {target}",
+    )
 
 
 def prctl(option: int, arg: int) -> None:
@@ -70,14 +82,15 @@ def drop_capabilities() -> None:
 @dataclass
 class Plan:
     """What to do in the child. Built once per zygote from settings and the probe."""
-    mode: str                         # "root", "userns" or "minimal"
-    uid: Optional[int] = None         # per-slot uid (root mode)
+
+    mode: str  # "root", "userns" or "minimal"
+    uid: Optional[int] = None  # per-slot uid (root mode)
     gid: Optional[int] = None
-    outer_uid: int = 0                # the zygote's ids, mapped into the user namespace (userns mode)
+    outer_uid: int = 0  # the zygote's ids, mapped into the user namespace (userns mode)
     outer_gid: int = 0
     use_seccomp: bool = True
-    hidden: list[str] = field(default_factory=list)     # made empty/unreadable
-    needed: list[str] = field(default_factory=list)     # must stay reachable for the slot uid
+    hidden: list[str] = field(default_factory=list)  # made empty/unreadable
+    needed: list[str] = field(default_factory=list)  # must stay reachable for the slot uid
     protected_pids: tuple[int, ...] = ()
     memory_bytes: int = 2 << 30
     cpu_seconds: int = 8
@@ -104,12 +117,13 @@ class Plan:
 
 # --- filesystem view ---------------------------------------------------------------------------
 
+
 def _unescape(path: str) -> str:
     # mountinfo escapes space, tab, newline and backslash as \ooo
     out, i = [], 0
     while i < len(path):
-        if path[i] == "\\" and len(path[i + 1:i + 4]) == 3 and path[i + 1:i + 4].isdigit():
-            out.append(chr(int(path[i + 1:i + 4], 8)))
+        if path[i] == "\\" and len(path[i + 1 : i + 4]) == 3 and path[i + 1 : i + 4].isdigit():
+            out.append(chr(int(path[i + 1 : i + 4], 8)))
             i += 4
         else:
             out.append(path[i])
@@ -212,10 +226,14 @@ def _scratch_filesystem(plan: Plan) -> None:
     scratch = MS_NOSUID | MS_NODEV
     # A checkout or venv may live under /tmp or /var/tmp (CI clones do): keep those reachable,
     # read-only, with their hidden parts still hidden, when the scratch tmpfs covers the rest.
-    under_scratch = sorted(p for p in plan.needed if os.path.isdir(p) and
-                           any(p == d or p.startswith(d + "/") for d in ("/tmp", "/var/tmp")))
-    outermost = [p for i, p in enumerate(under_scratch)
-                 if not any(p.startswith(q + "/") for q in under_scratch[:i])]
+    under_scratch = sorted(
+        p
+        for p in plan.needed
+        if os.path.isdir(p) and any(p == d or p.startswith(d + "/") for d in ("/tmp", "/var/tmp"))
+    )
+    outermost = [
+        p for i, p in enumerate(under_scratch) if not any(p.startswith(q + "/") for q in under_scratch[:i])
+    ]
     kept = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in outermost]
     mount("tmpfs", "/tmp", "tmpfs", scratch, f"size={plan.tmp_bytes},mode=1777")
     if os.path.isdir("/var/tmp"):
@@ -332,11 +350,12 @@ def release(plan: Plan) -> None:
 def _enter_templates(plan: Plan) -> None:
     _setns(plan.template_net_fd, CLONE_NEWNET)
     _setns(plan.template_mnt_fd, CLONE_NEWNS)  # also moves root and cwd to the template's
-    unshare(CLONE_NEWNS | CLONE_NEWIPC)         # the run's own copy: its mounts stay its own
+    unshare(CLONE_NEWNS | CLONE_NEWIPC)  # the run's own copy: its mounts stay its own
     release(plan)
 
 
 # --- limits and identity ----------------------------------------------------------------------
+
 
 def _count_processes(uid: int) -> int:
     n = 0
@@ -414,6 +433,9 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
             os.environ[key] = value
     if plan.use_seccomp:
         pgid = os.getpgid(0)
-        seccomp.install(plan.filter_template.for_group(pgid) if plan.filter_template is not None
-                        else seccomp.build_filter(pgid, plan.protected_pids))
+        seccomp.install(
+            plan.filter_template.for_group(pgid)
+            if plan.filter_template is not None
+            else seccomp.build_filter(pgid, plan.protected_pids)
+        )
     return notes

@@ -6,6 +6,7 @@ isolation can be exercised on its own; ``JAXPLAY_RUNNER=server.sandbox.plain_run
 also makes it a diagnostic fallback. Output goes straight to the process's stdout, which the
 supervisor captures under its cap.
 """
+
 from __future__ import annotations
 
 import sys
@@ -23,10 +24,13 @@ DATA_CAP = 10_000
 
 def summarize(value):
     if isinstance(value, (tuple, list)):
-        return TreeNode(kind="tuple" if isinstance(value, tuple) else "list",
-                        children=[summarize(v) for v in value])
+        return TreeNode(
+            kind="tuple" if isinstance(value, tuple) else "list", children=[summarize(v) for v in value]
+        )
     if isinstance(value, dict):
-        return TreeNode(kind="dict", keys=[str(k) for k in value], children=[summarize(v) for v in value.values()])
+        return TreeNode(
+            kind="dict", keys=[str(k) for k in value], children=[summarize(v) for v in value.values()]
+        )
     if value is None:
         return TreeNode(kind="none")
     try:
@@ -39,22 +43,38 @@ def summarize(value):
     f = a.astype(np.float64) if numeric else None
     finite = f[np.isfinite(f)] if numeric else None
     return ArraySummary(
-        shape=list(a.shape), dtype=str(a.dtype),
+        shape=list(a.shape),
+        dtype=str(a.dtype),
         min=number(finite.min()) if numeric and finite.size else None,
         max=number(finite.max()) if numeric and finite.size else None,
         mean=number(finite.mean()) if numeric and finite.size else None,
-        nan_count=int(np.isnan(f).sum()) if numeric else 0, inf_count=int(np.isinf(f).sum()) if numeric else 0,
-        data=a.tolist() if a.size <= DATA_CAP else None, truncated=a.size > DATA_CAP)
+        nan_count=int(np.isnan(f).sum()) if numeric else 0,
+        inf_count=int(np.isinf(f).sum()) if numeric else 0,
+        data=a.tolist() if a.size <= DATA_CAP else None,
+        truncated=a.size > DATA_CAP,
+    )
 
 
 def _error(exc: BaseException) -> RunError:
-    frames = [Frame(file=fs.filename, line=fs.lineno or 0, function=fs.name, text=fs.line,
-                    user=fs.filename == USER_FILE)
-              for fs in traceback.extract_tb(exc.__traceback__)]
+    frames = [
+        Frame(
+            file=fs.filename,
+            line=fs.lineno or 0,
+            function=fs.name,
+            text=fs.line,
+            user=fs.filename == USER_FILE,
+        )
+        for fs in traceback.extract_tb(exc.__traceback__)
+    ]
     user = [fr for fr in frames if fr.user]
     line = user[-1].line if user else getattr(exc, "lineno", None)
-    return RunError(type=type(exc).__name__, mro=[c.__name__ for c in type(exc).__mro__], message=str(exc),
-                    line=line, traceback=frames)
+    return RunError(
+        type=type(exc).__name__,
+        mro=[c.__name__ for c in type(exc).__mro__],
+        message=str(exc),
+        line=line,
+        traceback=frames,
+    )
 
 
 def run_request(req: RunRequest) -> RunReport:
@@ -73,5 +93,11 @@ def run_request(req: RunRequest) -> RunReport:
         error = _error(e)
     finally:
         sys.stdout.flush()
-    return RunReport(engine_version="plain", mode=mode, ok=error is None, result=result, error=error,
-                     duration_ms=(time.perf_counter() - start) * 1000)
+    return RunReport(
+        engine_version="plain",
+        mode=mode,
+        ok=error is None,
+        result=result,
+        error=error,
+        duration_ms=(time.perf_counter() - start) * 1000,
+    )

@@ -4,6 +4,7 @@ A run takes an idle worker, sends it the request and awaits the report. At most 
 runs may wait for a worker (more get ``QueueFull`` -> 429) and none waits longer than
 ``queue_timeout`` (``PoolBusy`` -> 503). A worker that stops answering is killed and replaced.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -25,8 +26,8 @@ from .reports import limit_report
 
 log = logging.getLogger("jaxplay.sandbox")
 
-HELLO_TIMEOUT = 120.0   # preloading numba and the engine can take a while on a cold disk
-REPLY_GRACE = 10.0      # beyond the wall limit: killing, reaping, cleaning up
+HELLO_TIMEOUT = 120.0  # preloading numba and the engine can take a while on a cold disk
+REPLY_GRACE = 10.0  # beyond the wall limit: killing, reaping, cleaning up
 PR_SET_DUMPABLE = 4
 
 
@@ -84,15 +85,29 @@ def zygote_config(settings: Settings, slot: int) -> dict:
     else:
         hidden.append(str(db_dir))
     return {
-        "slot": slot, "server_pid": os.getpid(), "project_root": str(PROJECT_ROOT),
-        "isolation": settings.isolation, "slot_uid_base": settings.slot_uid_base, "runner": settings.runner,
-        "preload": settings.preload, "hidden_paths": hidden, "sandbox_tmp": str(settings.sandbox_tmp),
-        "wall_seconds": settings.wall_seconds, "cpu_seconds": settings.cpu_seconds,
-        "memory_bytes": settings.memory_bytes, "output_bytes": settings.output_bytes,
-        "report_bytes": settings.report_bytes, "file_bytes": settings.file_bytes, "open_files": settings.open_files,
-        "process_limit": settings.process_limit, "tmp_bytes": settings.tmp_bytes, "nice": settings.nice,
-        "env": zygote_env(settings), "device_count": settings.device_count,
-        "warm_examples": settings.warm_examples, "kernel_cache_dir": str(settings.kernel_cache_dir),
+        "slot": slot,
+        "server_pid": os.getpid(),
+        "project_root": str(PROJECT_ROOT),
+        "isolation": settings.isolation,
+        "slot_uid_base": settings.slot_uid_base,
+        "runner": settings.runner,
+        "preload": settings.preload,
+        "hidden_paths": hidden,
+        "sandbox_tmp": str(settings.sandbox_tmp),
+        "wall_seconds": settings.wall_seconds,
+        "cpu_seconds": settings.cpu_seconds,
+        "memory_bytes": settings.memory_bytes,
+        "output_bytes": settings.output_bytes,
+        "report_bytes": settings.report_bytes,
+        "file_bytes": settings.file_bytes,
+        "open_files": settings.open_files,
+        "process_limit": settings.process_limit,
+        "tmp_bytes": settings.tmp_bytes,
+        "nice": settings.nice,
+        "env": zygote_env(settings),
+        "device_count": settings.device_count,
+        "warm_examples": settings.warm_examples,
+        "kernel_cache_dir": str(settings.kernel_cache_dir),
     }
 
 
@@ -105,10 +120,20 @@ class Worker:
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-B", "-m", "server.sandbox.zygote",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=None,
-            env=zygote_env(self.settings), cwd="/", start_new_session=True, close_fds=True,
-            limit=self.settings.report_bytes + (1 << 20))
+            sys.executable,
+            "-I",
+            "-B",
+            "-m",
+            "server.sandbox.zygote",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=None,
+            env=zygote_env(self.settings),
+            cwd="/",
+            start_new_session=True,
+            close_fds=True,
+            limit=self.settings.report_bytes + (1 << 20),
+        )
         self.proc.stdin.write(frame(json.dumps(zygote_config(self.settings, self.slot)).encode()))
         await self.proc.stdin.drain()
         hello = json.loads(await asyncio.wait_for(read_message_async(self.proc.stdout), HELLO_TIMEOUT))
@@ -123,8 +148,9 @@ class Worker:
     async def run(self, payload: bytes) -> bytes:
         self.proc.stdin.write(frame(payload))
         await self.proc.stdin.drain()
-        return await asyncio.wait_for(read_message_async(self.proc.stdout),
-                                      self.settings.wall_seconds + REPLY_GRACE)
+        return await asyncio.wait_for(
+            read_message_async(self.proc.stdout), self.settings.wall_seconds + REPLY_GRACE
+        )
 
     async def stop(self) -> None:
         if self.proc is None:
@@ -153,8 +179,11 @@ class SandboxPool:
         self.workers = [Worker(self.settings, slot) for slot in range(self.settings.workers)]
         await asyncio.gather(*(w.start() for w in self.workers))
         first = self.workers[0].hello
-        self.runtime = Runtime(engine_version=first["engine_version"], device_count=first["device_count"],
-                               isolation=first["isolation"])
+        self.runtime = Runtime(
+            engine_version=first["engine_version"],
+            device_count=first["device_count"],
+            isolation=first["isolation"],
+        )
         log.info("sandbox: %d workers, isolation %s", len(self.workers), json.dumps(self.runtime.isolation))
         for w in self.workers:
             self._idle.put_nowait(w)
@@ -165,8 +194,12 @@ class SandboxPool:
 
     def stats(self) -> Stats:
         idle = self._idle.qsize() if self._idle else 0
-        return Stats(workers=len(self.workers), idle=idle, queued=self._waiting,
-                     alive=all(w.alive for w in self.workers) if self.workers else False)
+        return Stats(
+            workers=len(self.workers),
+            idle=idle,
+            queued=self._waiting,
+            alive=all(w.alive for w in self.workers) if self.workers else False,
+        )
 
     async def _acquire(self) -> Worker:
         if self._idle.empty() and self._waiting >= self.settings.queue_size:
@@ -207,8 +240,17 @@ class SandboxPool:
         return RunReport.model_validate_json(await self.run_json(request))
 
     def _failure(self, request: RunRequest, message: str) -> bytes:
-        return limit_report(request, "killed", self.runtime.engine_version, message=message,
-                            device_count=self.runtime.device_count).model_dump_json().encode()
+        return (
+            limit_report(
+                request,
+                "killed",
+                self.runtime.engine_version,
+                message=message,
+                device_count=self.runtime.device_count,
+            )
+            .model_dump_json()
+            .encode()
+        )
 
     async def _replace(self, worker: Worker) -> None:
         await worker.stop()

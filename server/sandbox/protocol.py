@@ -1,4 +1,5 @@
 """Framing on the server <-> zygote pipes: a 4-byte big-endian length, then that many bytes."""
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ MAX_MESSAGE = 1 << 30
 def write_message(fd: int, payload: bytes) -> None:
     data = memoryview(HEADER.pack(len(payload)) + payload)
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 def _read_exactly(fd: int, n: int) -> Optional[bytes]:

@@ -1,4 +1,5 @@
 """Run reports the sandbox writes itself, for runs that never produced one of their own."""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -19,14 +20,31 @@ def mode_of(request: RunRequest) -> str:
     return "stack" if request.function else "script"
 
 
-def limit_report(request: RunRequest, limit: str, engine_version: str, *, stdout: str = "", stderr: str = "",
-                 message: Optional[str] = None, duration_ms: float = 0.0, device_count: int = 1,
-                 **fmt) -> RunReport:
+def limit_report(
+    request: RunRequest,
+    limit: str,
+    engine_version: str,
+    *,
+    stdout: str = "",
+    stderr: str = "",
+    message: Optional[str] = None,
+    duration_ms: float = 0.0,
+    device_count: int = 1,
+    **fmt,
+) -> RunReport:
     text = message or LIMIT_MESSAGES[limit].format(**fmt)
-    return RunReport(engine_version=engine_version, mode=mode_of(request), ok=False, stdout=stdout, stderr=stderr,
-                     error=RunError(type="SandboxLimit" if limit != "killed" else "SandboxError",
-                                    message=text, limit=limit),
-                     duration_ms=duration_ms, device_count=device_count)
+    return RunReport(
+        engine_version=engine_version,
+        mode=mode_of(request),
+        ok=False,
+        stdout=stdout,
+        stderr=stderr,
+        error=RunError(
+            type="SandboxLimit" if limit != "killed" else "SandboxError", message=text, limit=limit
+        ),
+        duration_ms=duration_ms,
+        device_count=device_count,
+    )
 
 
 def code_size_report(request: RunRequest, code_bytes: int, engine_version: str) -> Optional[RunReport]:

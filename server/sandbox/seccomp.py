@@ -8,6 +8,7 @@ run's process group, async-I/O signal redirection, pidfds, new namespaces, mount
 io_uring, keyrings, modules, and leaving the process group (so killing the group kills all).
 Only x86_64 is supported; elsewhere ``supported()`` is False and the probe logs that.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -40,34 +41,135 @@ def off_arg_lo(i: int) -> int:
 
 # x86_64 system call numbers
 NR = dict(
-    ioctl=16, socket=41, socketpair=53, clone=56, kill=62, fcntl=72, ptrace=101, syslog=103, setpgid=109,
-    setsid=112, rt_sigqueueinfo=129, personality=135, vhangup=153, pivot_root=155, adjtimex=159, chroot=161,
-    acct=163, settimeofday=164, mount=165, umount2=166, swapon=167, swapoff=168, reboot=169, sethostname=170,
-    setdomainname=171, iopl=172, ioperm=173, init_module=175, delete_module=176, quotactl=179, tkill=200,
-    clock_settime=227, tgkill=234, kexec_load=246, add_key=248, request_key=249, keyctl=250, unshare=272,
-    rt_tgsigqueueinfo=297, perf_event_open=298, name_to_handle_at=303, open_by_handle_at=304, setns=308,
-    process_vm_readv=310, process_vm_writev=311, kcmp=312, finit_module=313, kexec_file_load=320, bpf=321,
-    userfaultfd=323, pidfd_send_signal=424, io_uring_setup=425, io_uring_enter=426, io_uring_register=427,
-    open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433, pidfd_open=434, clone3=435,
-    pidfd_getfd=438, mount_setattr=442,
+    ioctl=16,
+    socket=41,
+    socketpair=53,
+    clone=56,
+    kill=62,
+    fcntl=72,
+    ptrace=101,
+    syslog=103,
+    setpgid=109,
+    setsid=112,
+    rt_sigqueueinfo=129,
+    personality=135,
+    vhangup=153,
+    pivot_root=155,
+    adjtimex=159,
+    chroot=161,
+    acct=163,
+    settimeofday=164,
+    mount=165,
+    umount2=166,
+    swapon=167,
+    swapoff=168,
+    reboot=169,
+    sethostname=170,
+    setdomainname=171,
+    iopl=172,
+    ioperm=173,
+    init_module=175,
+    delete_module=176,
+    quotactl=179,
+    tkill=200,
+    clock_settime=227,
+    tgkill=234,
+    kexec_load=246,
+    add_key=248,
+    request_key=249,
+    keyctl=250,
+    unshare=272,
+    rt_tgsigqueueinfo=297,
+    perf_event_open=298,
+    name_to_handle_at=303,
+    open_by_handle_at=304,
+    setns=308,
+    process_vm_readv=310,
+    process_vm_writev=311,
+    kcmp=312,
+    finit_module=313,
+    kexec_file_load=320,
+    bpf=321,
+    userfaultfd=323,
+    pidfd_send_signal=424,
+    io_uring_setup=425,
+    io_uring_enter=426,
+    io_uring_register=427,
+    open_tree=428,
+    move_mount=429,
+    fsopen=430,
+    fsconfig=431,
+    fsmount=432,
+    fspick=433,
+    pidfd_open=434,
+    clone3=435,
+    pidfd_getfd=438,
+    mount_setattr=442,
 )
 
 ALWAYS_DENIED = [
-    "socket", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "tkill", "pidfd_open", "pidfd_send_signal",
-    "pidfd_getfd", "mount", "umount2", "mount_setattr", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
-    "fspick", "pivot_root", "chroot", "unshare", "setns", "bpf", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd", "kexec_load",
-    "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct",
-    "quotactl", "name_to_handle_at", "open_by_handle_at", "syslog", "vhangup", "settimeofday", "clock_settime",
-    "adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "personality",
+    "socket",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "tkill",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+    "mount",
+    "umount2",
+    "mount_setattr",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "bpf",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "perf_event_open",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "name_to_handle_at",
+    "open_by_handle_at",
+    "syslog",
+    "vhangup",
+    "settimeofday",
+    "clock_settime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "iopl",
+    "ioperm",
+    "personality",
     # Staying in the run's process group is what makes "kill the group" kill every descendant.
-    "setsid", "setpgid",
+    "setsid",
+    "setpgid",
 ]
 
 AF_UNIX = 1
 F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
-NAMESPACE_FLAGS = (0x00020000 | 0x40000000 | 0x10000000 | 0x20000000 | 0x08000000 | 0x04000000 | 0x02000000)
+NAMESPACE_FLAGS = 0x00020000 | 0x40000000 | 0x10000000 | 0x20000000 | 0x08000000 | 0x04000000 | 0x02000000
 
 
 def supported() -> bool:
@@ -113,8 +215,11 @@ class FilterTemplate:
     def __init__(self, protected_pids: tuple[int, ...] = ()):
         self.program = build_filter(PGID_PLACEHOLDER, protected_pids)
         needle = struct.pack("=HBBI", JEQ_K, 0, 0, -PGID_PLACEHOLDER & 0xFFFFFFFF)
-        matches = [i for i in range(0, len(self.program), 8) if self.program[i:i + 2] == needle[:2]
-                   and self.program[i + 4:i + 8] == needle[4:]]
+        matches = [
+            i
+            for i in range(0, len(self.program), 8)
+            if self.program[i : i + 2] == needle[:2] and self.program[i + 4 : i + 8] == needle[4:]
+        ]
         if len(matches) != 1:
             raise ValueError("the process-group test is not unique in the filter")
         self.offset = matches[0] + 4

@@ -5,6 +5,7 @@ The zygote is a child subreaper, so descendants that outlive their parents are r
 and can be reaped; the seccomp filter keeps them all in the run's process group, so one
 ``killpg`` reaches every one of them.
 """
+
 from __future__ import annotations
 
 import errno
@@ -20,7 +21,7 @@ from typing import Optional
 from . import child, isolation
 
 READ_CHUNK = 1 << 16
-WATCH_AFTER = 0.2      # seconds before the memory watchdog starts: trivial runs never pay for it
+WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
 WATCH_EVERY = 0.1
 
 
@@ -36,10 +37,11 @@ class Limits:
 @dataclass
 class Outcome:
     """What the supervisor saw. ``report`` is the child's raw JSON, if it finished one."""
+
     report: Optional[bytes]
     stdout: bytes
     stderr: bytes
-    limit: Optional[str] = None          # "timeout", "output", "memory", "cpu", "killed" or None
+    limit: Optional[str] = None  # "timeout", "output", "memory", "cpu", "killed" or None
     detail: str = ""
     duration_ms: float = 0.0
     exit_status: Optional[int] = None
@@ -137,8 +139,14 @@ def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, st
     return "killed", f"exited with status {code}"
 
 
-def run(plan: isolation.Plan, runner, request_json: bytes, limits: Limits, sandbox_tmp: str,
-        defer_cleanup: bool = False) -> Outcome:
+def run(
+    plan: isolation.Plan,
+    runner,
+    request_json: bytes,
+    limits: Limits,
+    sandbox_tmp: str,
+    defer_cleanup: bool = False,
+) -> Outcome:
     """Run one request. With ``defer_cleanup`` the outcome may come back as soon as the child has
     sent its report and closed its pipes, while it is still exiting (unmapping its memory, tearing
     down its namespaces): the caller then sends the result on and must call ``cleanup`` before
@@ -226,8 +234,10 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
                 open_fds.discard(fd)
                 return
             buffers[fd] += chunk
-            if len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes \
-                    or len(buffers[result_r]) > limits.report_bytes:
+            if (
+                len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes
+                or len(buffers[result_r]) > limits.report_bytes
+            ):
                 return
 
     try:
@@ -242,8 +252,10 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
                     exited = True
                 else:
                     drain(fd)
-            if len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes \
-                    or len(buffers[result_r]) > limits.report_bytes:
+            if (
+                len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes
+                or len(buffers[result_r]) > limits.report_bytes
+            ):
                 limit = "output"
                 break
             if exited:
@@ -282,6 +294,14 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
         report = None
     if limit is None and not report:
         limit, detail = "killed", "no report"
-    return Outcome(report=report, stdout=bytes(buffers[out_r]), stderr=bytes(buffers[err_r]), limit=limit,
-                   detail=detail, duration_ms=(time.monotonic() - start) * 1000, exit_status=status,
-                   leftovers=leftovers, pending=(pid, None) if finished else None)
+    return Outcome(
+        report=report,
+        stdout=bytes(buffers[out_r]),
+        stderr=bytes(buffers[err_r]),
+        limit=limit,
+        detail=detail,
+        duration_ms=(time.monotonic() - start) * 1000,
+        exit_status=status,
+        leftovers=leftovers,
+        pending=(pid, None) if finished else None,
+    )

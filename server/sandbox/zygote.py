@@ -5,6 +5,7 @@ Started by ``pool`` as ``python -I -B -m server.sandbox.zygote`` with a scrubbed
 Its first message is a JSON config; it answers with a JSON hello (versions and what isolation
 the host allows), then serves run requests one at a time until its input closes.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -37,6 +38,7 @@ def resolve_runner(path: str) -> Callable:
 def engine_version() -> str:
     try:
         import engine
+
         version = getattr(engine, "__version__", None)
         if version:
             return str(version)
@@ -44,12 +46,14 @@ def engine_version() -> str:
         pass
     try:
         from importlib.metadata import version as dist_version
+
         return dist_version("jaxplay")
     except Exception:  # noqa: BLE001
         return "unknown"
 
 
 # --- probing ----------------------------------------------------------------------------------
+
 
 def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
     """In a forked child: apply the plan, then check it took effect; exit 0 if all is well."""
@@ -61,6 +65,7 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
         facts["uid"] = os.getuid()
         try:
             import socket
+
             socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
             facts["socket_blocked"] = False
         except OSError:
@@ -79,6 +84,7 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
 def probe(plan: isolation.Plan, sandbox_tmp: str) -> tuple[bool, dict]:
     os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
     import tempfile
+
     workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
     if plan.uid is not None:
         os.chown(workdir, plan.uid, plan.gid)
@@ -95,6 +101,7 @@ def probe(plan: isolation.Plan, sandbox_tmp: str) -> tuple[bool, dict]:
     _, status = os.waitpid(pid, 0)
     supervise.kill_group(pid)
     import shutil
+
     shutil.rmtree(workdir, ignore_errors=True)
     try:
         facts = json.loads(data or b"{}")
@@ -105,8 +112,11 @@ def probe(plan: isolation.Plan, sandbox_tmp: str) -> tuple[bool, dict]:
 
 def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
     wanted = config["isolation"]
-    candidates = [wanted] if wanted != "auto" else (["root", "userns", "minimal"] if os.geteuid() == 0
-                                                     else ["userns", "minimal"])
+    candidates = (
+        [wanted]
+        if wanted != "auto"
+        else (["root", "userns", "minimal"] if os.geteuid() == 0 else ["userns", "minimal"])
+    )
     use_seccomp = seccomp.supported()
     failures = []
     for mode in candidates:
@@ -115,7 +125,9 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
         ok, facts = probe(plan, config["sandbox_tmp"])
         if not ok and plan.keep_fds:
             # Try once more without the namespace templates before giving up on this mode.
-            failures.append(f"{mode} isolation with namespace templates failed: {facts.get('error', 'probe failed')}")
+            failures.append(
+                f"{mode} isolation with namespace templates failed: {facts.get('error', 'probe failed')}"
+            )
             isolation.release(plan)
             ok, facts = probe(plan, config["sandbox_tmp"])
         if ok:
@@ -129,7 +141,9 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
                 "seccomp": bool(facts.get("seccomp_active")),
                 "sockets_blocked": bool(facts.get("socket_blocked")),
                 "memory_watchdog": True,
-                "notes": prepared + facts.get("notes", []) + failures
+                "notes": prepared
+                + facts.get("notes", [])
+                + failures
                 + ([] if use_seccomp else [f"seccomp: no filter for {os.uname().machine}"]),
             }
             return plan, info
@@ -144,18 +158,35 @@ def make_plan(config: dict, mode: str, use_seccomp: bool) -> isolation.Plan:
     if mode == "root":
         uid = gid = config["slot_uid_base"] + config["slot"]
     project = config["project_root"]
-    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, project,
-                                                   os.path.dirname(os.path.realpath(sys.executable)))})
+    needed = sorted(
+        {
+            os.path.realpath(p)
+            for p in (sys.base_prefix, sys.prefix, project, os.path.dirname(os.path.realpath(sys.executable)))
+        }
+    )
     return isolation.Plan(
-        mode=mode, uid=uid, gid=gid, outer_uid=os.getuid(), outer_gid=os.getgid(), use_seccomp=use_seccomp,
-        hidden=config["hidden_paths"], needed=needed,
+        mode=mode,
+        uid=uid,
+        gid=gid,
+        outer_uid=os.getuid(),
+        outer_gid=os.getgid(),
+        use_seccomp=use_seccomp,
+        hidden=config["hidden_paths"],
+        needed=needed,
         protected_pids=(os.getpid(), config["server_pid"]),
-        memory_bytes=config["memory_bytes"], cpu_seconds=config["cpu_seconds"], file_bytes=config["file_bytes"],
-        open_files=config["open_files"], process_limit=config["process_limit"], tmp_bytes=config["tmp_bytes"],
-        nice=config["nice"], env=config["env"])
+        memory_bytes=config["memory_bytes"],
+        cpu_seconds=config["cpu_seconds"],
+        file_bytes=config["file_bytes"],
+        open_files=config["open_files"],
+        process_limit=config["process_limit"],
+        tmp_bytes=config["tmp_bytes"],
+        nice=config["nice"],
+        env=config["env"],
+    )
 
 
 # --- serving ----------------------------------------------------------------------------------
+
 
 def _text(data: bytes, limit: int) -> str:
     text = data[:limit].decode("utf-8", "replace")
@@ -165,7 +196,9 @@ def _text(data: bytes, limit: int) -> str:
 def _cap(text: str, limit: int) -> str:
     if len(text) <= limit // 4 or len(text.encode("utf-8", "replace")) <= limit:
         return text
-    return text.encode("utf-8", "replace")[:limit].decode("utf-8", "ignore") + TRUNCATED.format(kib=limit // 1024)
+    return text.encode("utf-8", "replace")[:limit].decode("utf-8", "ignore") + TRUNCATED.format(
+        kib=limit // 1024
+    )
 
 
 def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> bytes:
@@ -191,11 +224,20 @@ def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> b
         if not report.duration_ms:
             report.duration_ms = outcome.duration_ms
     else:
-        report = limit_report(request, limit or "killed", version, stdout=stdout, stderr=stderr,
-                              duration_ms=outcome.duration_ms, device_count=config["device_count"],
-                              wall=config["wall_seconds"], cpu=config["cpu_seconds"],
-                              memory_mib=config["memory_bytes"] >> 20, output_kib=limit_bytes >> 10,
-                              detail=detail or "no report")
+        report = limit_report(
+            request,
+            limit or "killed",
+            version,
+            stdout=stdout,
+            stderr=stderr,
+            duration_ms=outcome.duration_ms,
+            device_count=config["device_count"],
+            wall=config["wall_seconds"],
+            cpu=config["cpu_seconds"],
+            memory_mib=config["memory_bytes"] >> 20,
+            output_kib=limit_bytes >> 10,
+            detail=detail or "no report",
+        )
     return report.model_dump_json().encode()
 
 
@@ -218,6 +260,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
         log.error("slot %s: %s", config["slot"], runner_error)
     if runner is not None and config.get("warm_examples"):
         from ..warmup import warm
+
         t0 = time.perf_counter()
         # Only the zygote uses the persistent cache; runs get a fresh environment of their own.
         os.environ["ENGINE_CACHE_DIR"] = config["kernel_cache_dir"]
@@ -225,8 +268,12 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
             warmed = warm(runner)
         finally:
             del os.environ["ENGINE_CACHE_DIR"]
-        log.info("slot %s: warmed %d gallery examples in %.1f s", config["slot"], len(warmed),
-                 time.perf_counter() - t0)
+        log.info(
+            "slot %s: warmed %d gallery examples in %.1f s",
+            config["slot"],
+            len(warmed),
+            time.perf_counter() - t0,
+        )
     plan, info = choose_plan(config)
     if plan.uid is not None:
         supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run
@@ -235,11 +282,24 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
         info["notes"].append(f"zygote has {threads} threads after preload; forking it is unsafe")
         log.warning("slot %s: %s", config["slot"], info["notes"][-1])
     info["runner_error"] = runner_error
-    write_message(ctrl_out, json.dumps({"engine_version": version, "device_count": config["device_count"],
-                                        "isolation": info, "pid": os.getpid()}).encode())
-    limits = supervise.Limits(wall_seconds=config["wall_seconds"], output_bytes=config["output_bytes"],
-                              report_bytes=config["report_bytes"], memory_bytes=config["memory_bytes"],
-                              cpu_seconds=config["cpu_seconds"])
+    write_message(
+        ctrl_out,
+        json.dumps(
+            {
+                "engine_version": version,
+                "device_count": config["device_count"],
+                "isolation": info,
+                "pid": os.getpid(),
+            }
+        ).encode(),
+    )
+    limits = supervise.Limits(
+        wall_seconds=config["wall_seconds"],
+        output_bytes=config["output_bytes"],
+        report_bytes=config["report_bytes"],
+        memory_bytes=config["memory_bytes"],
+        cpu_seconds=config["cpu_seconds"],
+    )
     while True:
         message = read_message(ctrl_in)
         if message is None:
@@ -248,9 +308,13 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
         try:
             request = RunRequest.model_validate_json(message)
             if runner is None:
-                reply = limit_report(request, "killed", version, message=runner_error).model_dump_json().encode()
+                reply = (
+                    limit_report(request, "killed", version, message=runner_error).model_dump_json().encode()
+                )
             else:
-                outcome = supervise.run(plan, runner, message, limits, config["sandbox_tmp"], defer_cleanup=True)
+                outcome = supervise.run(
+                    plan, runner, message, limits, config["sandbox_tmp"], defer_cleanup=True
+                )
                 reply = finish(outcome, request, config, version)
         except Exception as e:  # noqa: BLE001 - one bad run must not take the zygote down
             log.exception("slot %s: run failed", config["slot"])
@@ -272,8 +336,9 @@ def main() -> None:
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(2, 1)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     config = json.loads(read_message(ctrl_in) or b"{}")
     isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != config.get("server_pid"):

@@ -11,6 +11,7 @@ Stdlib only (runs with the system python3). Traffic goes to 127.0.0.1 only.
 Environment: DOCKER_TEST_IMAGE (tag, default jaxplay:docker-test), DOCKER_TEST_KEEP_IMAGE=0 to
 remove the image too (kept by default, so the next build reuses its layers).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ SUFFIX = f"{os.getpid()}-{int(time.time())}"
 CONTAINER = f"jaxplay-docker-test-{SUFFIX}"
 VOLUME = f"jaxplay-docker-test-{SUFFIX}"
 
-started: list[tuple[str, str]] = []   # ("container"|"volume", name), removed at the end
+started: list[tuple[str, str]] = []  # ("container"|"volume", name), removed at the end
 
 
 def log(msg: str) -> None:
@@ -42,8 +43,10 @@ def log(msg: str) -> None:
 def docker(*args: str, check: bool = True, capture: bool = True, timeout: float = 300) -> str:
     proc = subprocess.run(["docker", *args], capture_output=capture, text=True, timeout=timeout)
     if check and proc.returncode != 0:
-        raise Failure(f"docker {' '.join(args[:3])} ... failed ({proc.returncode}): "
-                      f"{(proc.stderr or '')[-2000:] if capture else ''}")
+        raise Failure(
+            f"docker {' '.join(args[:3])} ... failed ({proc.returncode}): "
+            f"{(proc.stderr or '')[-2000:] if capture else ''}"
+        )
     return (proc.stdout or "").strip() if capture else ""
 
 
@@ -94,8 +97,12 @@ class Api:
 
     def request(self, method: str, path: str, body=None, timeout: float = 120) -> tuple[int, bytes]:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"content-type": "application/json"} if data else {})
+        req = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method,
+            headers={"content-type": "application/json"} if data else {},
+        )
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, r.read()
@@ -126,7 +133,9 @@ class Api:
         raise Failure(f"no healthy /api/health in {timeout:.0f} s ({last}); logs:\n{self.logs()}")
 
     def logs(self) -> str:
-        proc = subprocess.run(["docker", "logs", "--tail", "60", self.container], capture_output=True, text=True)
+        proc = subprocess.run(
+            ["docker", "logs", "--tail", "60", self.container], capture_output=True, text=True
+        )
         return (proc.stdout + proc.stderr)[-6000:]
 
 
@@ -158,13 +167,15 @@ def flat(data):
 def close(actual, expected, rtol, atol) -> bool:
     if isinstance(actual, str):
         actual = float(actual.replace("Infinity", "inf"))
-    return abs(actual - expected) <= atol + rtol * abs(expected) or (math.isnan(actual) and math.isnan(expected))
+    return abs(actual - expected) <= atol + rtol * abs(expected) or (
+        math.isnan(actual) and math.isnan(expected)
+    )
 
 
 # Script-mode code run in the sandbox after the example's own code: counts the engine's kernels
 # that numba loaded from its disk cache vs compiled (in this run or in the zygote it was forked
 # from, which loads the gallery's kernels at start), and reports the run's uid.
-PROBE = '''
+PROBE = """
 import os as _os, sys as _sys
 import numba as _nb
 _loaded = _compiled = 0
@@ -175,7 +186,7 @@ for _name, _mod in list(_sys.modules.items()):
                 _loaded += sum(_obj.stats.cache_hits.values())
                 _compiled += sum(_obj.stats.cache_misses.values())
 print("PROBE", _loaded, _compiled, _os.getuid())
-'''
+"""
 
 
 def check_example(api: Api) -> None:
@@ -191,11 +202,18 @@ def check_example(api: Api) -> None:
         raise Failure(f"example {EXAMPLE}: {len(got)} result leaves, wanted {len(example['expected'])}")
     for leaf, want in zip(got, example["expected"]):
         values = flat(leaf["data"])
-        if leaf["shape"] != want["shape"] or len(values) != len(want["data"]) or \
-                not all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"])):
-            raise Failure(f"example {EXAMPLE}: got {leaf['shape']} {values[:8]}, wanted {want['shape']} {want['data'][:8]}")
-    log(f"gallery example {EXAMPLE!r}: values match ({seconds:.2f} s for the first run, "
-        f"engine {report['duration_ms']:.0f} ms)")
+        if (
+            leaf["shape"] != want["shape"]
+            or len(values) != len(want["data"])
+            or not all(close(a, e, want["rtol"], want["atol"]) for a, e in zip(values, want["data"]))
+        ):
+            raise Failure(
+                f"example {EXAMPLE}: got {leaf['shape']} {values[:8]}, wanted {want['shape']} {want['data'][:8]}"
+            )
+    log(
+        f"gallery example {EXAMPLE!r}: values match ({seconds:.2f} s for the first run, "
+        f"engine {report['duration_ms']:.0f} ms)"
+    )
 
     # The same program in script mode, plus the probe: its kernels must come from the build-time seed.
     code = example["code"] + PROBE
@@ -214,7 +232,7 @@ def check_example(api: Api) -> None:
 
 
 # What a run can reach of the server's data (the volume) and sources.
-DATA_PROBE = '''
+DATA_PROBE = """
 import os
 seen = {}
 for path in ("/data/snippets.sqlite", "/data"):
@@ -229,15 +247,18 @@ for path in ("/data/snippets.sqlite", "/data"):
     except OSError as e:
         seen[path] = type(e).__name__
 print("DATA", seen)
-'''
+"""
 
 
 def data_probe(api: Api) -> dict:
     report = api.json("POST", "/api/run", {"code": DATA_PROBE})
     line = next((ln for ln in report["stdout"].splitlines() if ln.startswith("DATA ")), None)
     if not report["ok"] or line is None:
-        raise Failure(f"data probe failed: {report['error']} {report['stdout'][-300:]} {report['stderr'][-800:]}")
+        raise Failure(
+            f"data probe failed: {report['error']} {report['stdout'][-300:]} {report['stderr'][-800:]}"
+        )
     import ast
+
     return ast.literal_eval(line[5:])
 
 
@@ -245,17 +266,36 @@ def check_stronger_isolation() -> None:
     """Non-root with the documented extra flags: runs get user+mount+network namespaces."""
     name = CONTAINER + "-userns"
     port = free_port()
-    docker("run", "-d", "--name", name, "--network", "host", "--restart", "no",
-           "--cap-add", "SYS_ADMIN", "--security-opt", "no-new-privileges",
-           "-e", "JAXPLAY_HOST=127.0.0.1", "-e", f"JAXPLAY_PORT={port}", "-v", f"{VOLUME}:/data", IMAGE)
+    docker(
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network",
+        "host",
+        "--restart",
+        "no",
+        "--cap-add",
+        "SYS_ADMIN",
+        "--security-opt",
+        "no-new-privileges",
+        "-e",
+        "JAXPLAY_HOST=127.0.0.1",
+        "-e",
+        f"JAXPLAY_PORT={port}",
+        "-v",
+        f"{VOLUME}:/data",
+        IMAGE,
+    )
     started.append(("container", name))
     api = Api(port, name)
     health = api.wait_healthy()
     mode = health["isolation"].get("mode")
     seen = data_probe(api)
     log(f"with --cap-add SYS_ADMIN --security-opt no-new-privileges: isolation {mode!r}; a run sees {seen}")
-    if health["isolation"].get("mount_namespace") and (seen.get("/data/snippets.sqlite") == "readable"
-                                                       or seen.get("/data") == "written"):
+    if health["isolation"].get("mount_namespace") and (
+        seen.get("/data/snippets.sqlite") == "readable" or seen.get("/data") == "written"
+    ):
         raise Failure("mount namespaces are on but a run can reach the database")
     docker("rm", "-f", name)
 
@@ -263,16 +303,21 @@ def check_stronger_isolation() -> None:
 def check_non_root() -> None:
     user = docker("inspect", "-f", "{{.Config.User}}", IMAGE)
     # Every process in the container, by its real/effective uid from /proc.
-    out = docker("exec", CONTAINER, "python", "-c",
-                 "import os\n"
-                 "for p in filter(str.isdigit, os.listdir('/proc')):\n"
-                 "    try:\n"
-                 "        s = open(f'/proc/{p}/status').read().split('\\n')\n"
-                 "        c = open(f'/proc/{p}/cmdline', 'rb').read().replace(b'\\0', b' ').decode()[:60]\n"
-                 "    except OSError:\n"
-                 "        continue\n"
-                 "    uid = next(l for l in s if l.startswith('Uid:')).split()[1:3]\n"
-                 "    print(p, *uid, c)\n")
+    out = docker(
+        "exec",
+        CONTAINER,
+        "python",
+        "-c",
+        "import os\n"
+        "for p in filter(str.isdigit, os.listdir('/proc')):\n"
+        "    try:\n"
+        "        s = open(f'/proc/{p}/status').read().split('\\n')\n"
+        "        c = open(f'/proc/{p}/cmdline', 'rb').read().replace(b'\\0', b' ').decode()[:60]\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    uid = next(l for l in s if l.startswith('Uid:')).split()[1:3]\n"
+        "    print(p, *uid, c)\n",
+    )
     procs = [line.split(None, 3) for line in out.splitlines()]
     rooted = [p for p in procs if p[1] == "0" or p[2] == "0"]
     servers = [p for p in procs if len(p) > 3 and "entrypoint" not in p[3] and "-m server" in p[3]]
@@ -280,45 +325,80 @@ def check_non_root() -> None:
         raise Failure(f"processes running as root in the container: {rooted}")
     if not servers:
         raise Failure(f"no server process found among {procs}")
-    tools = docker("exec", CONTAINER, "sh", "-c", "for t in node npm gcc cc g++ make; do command -v $t; done; true")
+    tools = docker(
+        "exec", CONTAINER, "sh", "-c", "for t in node npm gcc cc g++ make; do command -v $t; done; true"
+    )
     if tools:
         raise Failure(f"build tools in the runtime image: {tools.split()}")
-    log(f"non-root: image USER {user!r}; {len(procs)} processes, none as root "
-        f"(server pid {servers[0][0]} uid {servers[0][1]})")
+    log(
+        f"non-root: image USER {user!r}; {len(procs)} processes, none as root "
+        f"(server pid {servers[0][0]} uid {servers[0][1]})"
+    )
 
 
 def main() -> int:
     if not prepare_docker():
-        log("SKIP: no Docker daemon can be started here (docker missing, not root, or dockerd failed); "
-            "nothing was tested.")
+        log(
+            "SKIP: no Docker daemon can be started here (docker missing, not root, or dockerd failed); "
+            "nothing was tested."
+        )
         return 0
     t0 = time.monotonic()
     log(f"building {IMAGE} (docker build --network host) ...")
-    build = subprocess.run(["docker", "build", "--network", "host", "-t", IMAGE, ROOT],
-                           capture_output=True, text=True, timeout=3600)
+    build = subprocess.run(
+        ["docker", "build", "--network", "host", "-t", IMAGE, ROOT],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     if build.returncode != 0:
         raise Failure(f"docker build failed:\n{(build.stdout + build.stderr)[-4000:]}")
     warm = [ln for ln in build.stdout.splitlines() if ln.startswith("warm-up ")]
     size = int(docker("image", "inspect", "-f", "{{.Size}}", IMAGE))
     base = int(docker("image", "inspect", "-f", "{{.Size}}", BASE))
-    log(f"built in {time.monotonic() - t0:.0f} s: {size / 1e6:.0f} MB "
-        f"({(size - base) / 1e6:.0f} MB above the {base / 1e6:.0f} MB base image)")
+    log(
+        f"built in {time.monotonic() - t0:.0f} s: {size / 1e6:.0f} MB "
+        f"({(size - base) / 1e6:.0f} MB above the {base / 1e6:.0f} MB base image)"
+    )
     for line in warm:
         log("  " + line)
 
     port = free_port()
     docker("volume", "create", VOLUME)
     started.append(("volume", VOLUME))
-    docker("run", "-d", "--name", CONTAINER, "--network", "host", "--restart", "no",
-           "-e", "JAXPLAY_HOST=127.0.0.1", "-e", f"JAXPLAY_PORT={port}",
-           "--health-interval", "2s", "--health-start-period", "120s",
-           "-v", f"{VOLUME}:/data", "--memory", "3g", "--pids-limit", "512", IMAGE)
+    docker(
+        "run",
+        "-d",
+        "--name",
+        CONTAINER,
+        "--network",
+        "host",
+        "--restart",
+        "no",
+        "-e",
+        "JAXPLAY_HOST=127.0.0.1",
+        "-e",
+        f"JAXPLAY_PORT={port}",
+        "--health-interval",
+        "2s",
+        "--health-start-period",
+        "120s",
+        "-v",
+        f"{VOLUME}:/data",
+        "--memory",
+        "3g",
+        "--pids-limit",
+        "512",
+        IMAGE,
+    )
     started.append(("container", CONTAINER))
     api = Api(port, CONTAINER)
     t1 = time.monotonic()
     health = api.wait_healthy()
-    log(f"healthy after {time.monotonic() - t1:.1f} s on 127.0.0.1:{port}: isolation "
-        f"{health['isolation'].get('mode')!r}, workers {health['workers']}, engine {health['engine_version']}")
+    log(
+        f"healthy after {time.monotonic() - t1:.1f} s on 127.0.0.1:{port}: isolation "
+        f"{health['isolation'].get('mode')!r}, workers {health['workers']}, engine {health['engine_version']}"
+    )
     wait_docker_health()
     log("Docker HEALTHCHECK: healthy")
 
