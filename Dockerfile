@@ -23,11 +23,9 @@ RUN apt-get update -q \
  && apt-get install -y -q --no-install-recommends python3 python3-venv ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/venv
-# Dependencies first (from pyproject.toml), so that a source change does not reinstall them.
-COPY pyproject.toml /src/
-RUN python3 -c 'import tomllib; p = tomllib.load(open("/src/pyproject.toml", "rb"))["project"]; \
-print("\n".join(p["dependencies"] + p["optional-dependencies"]["server"]))' > /src/requirements.txt \
- && /opt/venv/bin/pip install -q -r /src/requirements.txt
+# Dependencies first (exact versions and hashes from the lock), so a source change does not reinstall them.
+COPY pyproject.toml requirements.lock /src/
+RUN /opt/venv/bin/pip install -q --require-hashes -r /src/requirements.lock
 COPY engine /src/engine
 COPY server /src/server
 RUN /opt/venv/bin/pip install -q --no-deps /src \

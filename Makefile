@@ -5,15 +5,28 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB_STAMP := web/dist/index.html
 
-.PHONY: install web-build install-test run test test-unit test-e2e bench clean
+.PHONY: install lock web-build install-test run test test-unit test-e2e bench clean
 
 install: $(STAMP) web-build
 
-$(STAMP): pyproject.toml
+# Exact versions and hashes from the lock; the project itself goes in editable, without resolving again.
+$(STAMP): pyproject.toml requirements-dev.lock
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[server,dev]'
+	$(BIN)/pip install -q --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install -q --no-deps -e .
 	touch $(STAMP)
+
+# Refresh the locks to the newest versions pyproject.toml allows (universal: every platform's hashes).
+# requirements.lock (engine + server) goes into the Docker image; requirements-dev.lock adds the test
+# and lint tools, with the same versions for what both hold.
+LOCK := $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes --fork-strategy fewest \
+	--upgrade -q --custom-compile-command "make lock"
+lock:
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	test -x $(BIN)/uv || $(BIN)/pip install -q uv
+	$(LOCK) --extra server -o requirements.lock
+	$(LOCK) --extra server --extra dev -c requirements.lock -o requirements-dev.lock
 
 web-build:
 	@if [ -f web/package.json ]; then \
