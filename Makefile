@@ -34,12 +34,23 @@ web-build:
 	  if [ ! -f $(WEB_STAMP) ] || [ -n "$$(find web/src web/index.html web/package.json -newer $(WEB_STAMP) 2>/dev/null | head -1)" ]; then (cd web && npm run build); fi; \
 	fi
 
-# Chromium for Playwright: Debian's package where apt-get works, else Playwright's own download.
+# Test services from Debian's packages where apt-get works: Chromium for Playwright (else
+# Playwright's own download), PostgreSQL and nginx for the scale-out tests (they start their own
+# throwaway instances; none is left running).
+DEB_TEST_PACKAGES := chromium postgresql nginx-light
 install-test: install
-	@if [ -x /usr/bin/chromium ]; then :; \
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
+	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
-	else $(BIN)/playwright install chromium; fi
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  service postgresql stop >/dev/null 2>&1 || true; service nginx stop >/dev/null 2>&1 || true; \
+	else \
+	  case "$$missing" in *chromium*) $(BIN)/playwright install chromium;; esac; \
+	  case "$$missing" in *postgresql*|*nginx*) echo "install$$missing (Debian packages) for the scale-out tests" >&2;; esac; \
+	fi
 
 run: install
 	@if [ -f server/main.py ]; then $(BIN)/python -m server; else echo "server not built yet"; fi

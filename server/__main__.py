@@ -1,26 +1,58 @@
-"""``python -m server``: serve the playground with uvicorn (127.0.0.1:8000 unless configured)."""
+"""``python -m server``: serve the playground with uvicorn (127.0.0.1:8000 unless configured).
+
+SIGTERM drains: the replica reports not ready, refuses new runs with 503 + Retry-After, lets the
+runs it has finish (up to ``drain_seconds``), then shuts down. A second signal exits at once.
+"""
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 import uvicorn
 
 from .main import create_app
 from .settings import Settings
 
+log = logging.getLogger("jaxplay.server")
+
+
+class DrainingServer(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, drain_seconds: float):
+        super().__init__(config)
+        self.drain_seconds = drain_seconds
+        self._draining = False
+
+    def handle_exit(self, sig, frame) -> None:
+        app = self.config.app
+        if self._draining or self.should_exit:
+            return super().handle_exit(sig, frame)
+        self._draining = True
+        app.state.draining = True
+        log.info("draining: %d runs in flight; refusing new ones", app.state.fair.in_flight)
+        threading.Thread(target=self._exit_when_idle, args=(sig, frame), daemon=True).start()
+
+    def _exit_when_idle(self, sig, frame) -> None:
+        deadline = time.monotonic() + self.drain_seconds
+        while self.config.app.state.fair.in_flight and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log.info("drained; shutting down")
+        super().handle_exit(sig, frame)
+
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings()
     # One uvicorn process: the sandbox pool lives in it, and the pool is where the parallelism is.
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings),
         host=settings.host,
         port=settings.port,
         log_level="info",
         timeout_graceful_shutdown=5,
     )
+    DrainingServer(config, settings.drain_seconds).run()
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ import logging
 from typing import Optional
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from .fairshare import FairShare
 from .limits import BodyLimitMiddleware
 from .routes import examples, health, pages, run, snippets
 from .settings import Settings
@@ -31,6 +33,7 @@ def create_app(
             from .sandbox.pool import SandboxPool  # imported here: building the app must not start processes
 
             app.state.pool = SandboxPool(settings)
+        await run_in_threadpool(app.state.store.open)
         await app.state.pool.start()
         try:
             yield
@@ -47,7 +50,9 @@ def create_app(
     )
     app.state.settings = settings
     app.state.pool = pool
-    app.state.store = store or open_store(settings.database_path)
+    app.state.store = store or open_store(settings)
+    app.state.fair = FairShare(settings)
+    app.state.draining = False
 
     for module in (run, snippets, examples, health, pages):
         app.include_router(module.router)

@@ -67,3 +67,9 @@ class Health(BaseModel):
     idle_workers: int
     queued: int
     isolation: dict[str, Any] = Field(default_factory=dict, description="What the sandbox probe found.")
+
+
+class Readiness(BaseModel):
+    ready: bool
+    reasons: list[str] = Field(default_factory=list, description="Why not, when not ready.")
+    in_flight: int = Field(0, description="Runs running or queued on this replica.")

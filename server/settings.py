@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -33,6 +33,38 @@ class Settings(BaseSettings):
     # --- storage ----------------------------------------------------------------------------
     database_path: Path = Field(
         Path("./data/snippets.sqlite"), description="SQLite file for shared snippets; created on first use."
+    )
+    database_url: Optional[str] = Field(
+        None,
+        description="postgresql://user:pass@host/db: store snippets in PostgreSQL (needed by several "
+        "replicas) instead of the SQLite file. Migrations run on start.",
+    )
+    database_pool_size: int = Field(4, description="PostgreSQL connections per replica.")
+    database_connect_timeout: float = Field(
+        30.0, description="How long a starting replica waits for PostgreSQL before giving up."
+    )
+
+    # --- fair share and draining --------------------------------------------------------------
+    client_runs: int = Field(
+        4,
+        description="Runs one client may have running or queued at once (per replica); more get 429. "
+        "Keep it below workers + queue_size so one client cannot fill the queue.",
+    )
+    client_rate: float = Field(
+        5.0, description="Sustained runs per second one client may start (token bucket)."
+    )
+    client_burst: int = Field(20, description="Runs one client may start at once before the rate applies.")
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="Addresses or CIDR ranges of reverse proxies whose client_ip_header names the client "
+        '(e.g. ["127.0.0.1"] behind a local nginx). Others are identified by their own address.',
+    )
+    client_ip_header: str = Field(
+        "X-Real-IP", description="Header a trusted proxy sets to the client address."
+    )
+    drain_seconds: float = Field(
+        30.0,
+        description="On SIGTERM, how long to let running runs finish (refusing new ones) before exiting.",
     )
 
     # --- limits for one run ---------------------------------------------------------------------

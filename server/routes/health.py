@@ -1,14 +1,17 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
 
-from ..models import Health
+from ..models import Health, Readiness
 
 router = APIRouter(prefix="/api", tags=["health"])
 
 
 @router.get("/health", response_model=Health)
 async def health(request: Request):
+    """Liveness: the process answers (a load balancer should not restart it for being busy)."""
     pool = request.app.state.pool
     stats = pool.stats()
     return Health(
@@ -20,3 +23,20 @@ async def health(request: Request):
         queued=stats.queued,
         isolation=pool.runtime.isolation,
     )
+
+
+@router.get("/ready", response_model=Readiness, responses={503: {"model": Readiness}})
+async def ready(request: Request):
+    """Readiness: send this replica traffic? False while draining, while a sandbox worker is down
+    or not yet warm, or while the snippet store is unreachable."""
+    state = request.app.state
+    stats = state.pool.stats()
+    reasons = []
+    if state.draining:
+        reasons.append("draining")
+    if not stats.alive:
+        reasons.append("sandbox workers not all running")
+    if not await run_in_threadpool(state.store.ping):
+        reasons.append("snippet store unreachable")
+    body = Readiness(ready=not reasons, reasons=reasons, in_flight=state.fair.in_flight)
+    return JSONResponse(body.model_dump(), status_code=200 if body.ready else 503)

@@ -5,6 +5,7 @@ from fastapi.responses import JSONResponse, Response
 
 from engine.inspect.schema import RunReport, RunRequest
 
+from ..fairshare import retry_after
 from ..sandbox.pool import PoolBusy, QueueFull
 from ..sandbox.reports import code_size_report
 
@@ -16,15 +17,28 @@ router = APIRouter(prefix="/api", tags=["run"])
     response_model=RunReport,
     responses={
         413: {"description": "Code over the size limit (the body is a RunReport)"},
-        429: {"description": "Run queue full"},
-        503: {"description": "No worker became free in time"},
+        429: {"description": "This client has too many runs in flight or started too many too fast"},
+        503: {"description": "The replica is draining, or no worker became free in time"},
     },
 )
 async def run(req: RunRequest, request: Request):
-    settings, pool = request.app.state.settings, request.app.state.pool
+    state = request.app.state
+    settings, pool, fair = state.settings, state.pool, state.fair
+    if state.draining:
+        return JSONResponse(
+            {"detail": "this server is shutting down; retry"}, status_code=503, headers={"Retry-After": "1"}
+        )
     too_big = code_size_report(req, settings.code_bytes, pool.runtime.engine_version)
     if too_big is not None:
         return JSONResponse(too_big.model_dump(mode="json"), status_code=413)
+    client = fair.client(request)
+    wait = fair.admit(client)
+    if wait is not None:
+        return JSONResponse(
+            {"detail": "too many runs from this client; try again shortly"},
+            status_code=429,
+            headers={"Retry-After": retry_after(wait)},
+        )
     try:
         report = await pool.run_json(req)
     except QueueFull:
@@ -37,4 +51,6 @@ async def run(req: RunRequest, request: Request):
         return JSONResponse(
             {"detail": "no sandbox worker became free in time"}, status_code=503, headers={"Retry-After": "2"}
         )
+    finally:
+        fair.release(client)
     return Response(report, media_type="application/json")

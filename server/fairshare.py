@@ -1,0 +1,89 @@
+"""Fair share of one replica's sandbox between clients: a cap on each client's runs in flight
+(running or queued) and a token bucket on how fast each may start them.
+
+A client is its address, or, for a request relayed by a trusted proxy, the address that proxy
+puts in ``client_ip_header``. Limits are per replica; the load balancer spreads a client's runs.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from .settings import Settings
+
+IDLE_FORGET_SECONDS = 600.0  # a client idle this long has a full bucket again: drop its entry
+
+
+@dataclass
+class Bucket:
+    tokens: float
+    stamp: float
+    in_flight: int = 0
+
+
+class FairShare:
+    def __init__(self, settings: "Settings"):
+        self.per_client = settings.client_runs
+        self.rate = settings.client_rate
+        self.burst = max(1, settings.client_burst)
+        self.header = settings.client_ip_header
+        self.proxies = [ipaddress.ip_network(p, strict=False) for p in settings.trusted_proxies]
+        self.buckets: dict[str, Bucket] = {}
+        self.in_flight = 0  # every client's: what draining waits for
+        self._lock = threading.Lock()
+
+    def client(self, request: "Request") -> str:
+        peer = request.client.host if request.client else "unknown"
+        relayed = request.headers.get(self.header)
+        if relayed and self._trusted(peer):
+            return relayed.split(",")[-1].strip()
+        return peer
+
+    def _trusted(self, peer: str) -> bool:
+        try:
+            address = ipaddress.ip_address(peer)
+        except ValueError:
+            return False
+        return any(address in net for net in self.proxies)
+
+    def admit(self, client: str) -> Optional[float]:
+        """Take a slot for ``client``; None if admitted, else the seconds to wait before retrying."""
+        now = time.monotonic()
+        with self._lock:
+            self._forget_idle(now)
+            b = self.buckets.setdefault(client, Bucket(tokens=self.burst, stamp=now))
+            b.tokens = min(self.burst, b.tokens + (now - b.stamp) * self.rate)
+            b.stamp = now
+            if b.in_flight >= self.per_client:
+                return 1.0
+            if b.tokens < 1.0:
+                return (1.0 - b.tokens) / self.rate if self.rate > 0 else 60.0
+            b.tokens -= 1.0
+            b.in_flight += 1
+            self.in_flight += 1
+            return None
+
+    def release(self, client: str) -> None:
+        with self._lock:
+            self.buckets[client].in_flight -= 1
+            self.in_flight -= 1
+
+    def _forget_idle(self, now: float) -> None:
+        if len(self.buckets) < 1024:
+            return
+        for key in [
+            k for k, b in self.buckets.items() if not b.in_flight and now - b.stamp > IDLE_FORGET_SECONDS
+        ]:
+            del self.buckets[key]
+
+
+def retry_after(seconds: float) -> str:
+    return str(max(1, math.ceil(seconds)))
