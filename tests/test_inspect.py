@@ -341,3 +341,13 @@ def test_pmap_devices_collectives_and_per_device_timings():
     assert [c.primitive for c in info.collectives] == ["psum"] and info.collectives[0].devices == [0, 1, 2, 3]
     assert sorted(t.device for t in call.timings if t.device is not None) == [0, 1, 2, 3]
     assert "collective" in {t.category for t in call.timings}
+
+
+def test_target_transformed_by_the_code_is_recorded_in_full_without_a_stack():
+    code = TANH + "\ngrad_tanh = jax.jit(jax.grad(tanh))\n"
+    r = stack_report(code, "grad_tanh", [], ["1.0"])
+    assert r.ok, r.error
+    assert r.label == "jit(grad(tanh))"
+    (call,) = r.calls
+    assert [s.name for s in call.stages] == ["tanh", "grad(tanh)", "jit(grad(tanh))"]
+    assert abs(r.result.data - 0.41997434) < 1e-6

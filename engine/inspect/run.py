@@ -104,7 +104,12 @@ def _execute(
         args = [eval(compile(a, f"<argument {i + 1}>", "eval"), namespace) for i, a in enumerate(req.args)]
         if not req.stack:
             report.label = req.function
-            report.result = summarize(fun(*args))
+            if isinstance(fun, record.Transformed):
+                # A target the code already transformed (``f = jax.pmap(g)``): show it in full.
+                report.label = fun.label
+                report.result = summarize(rec.record_call(fun, args, {}, force_detail=True))
+            else:
+                report.result = summarize(fun(*args))
             return
         t = fun
         for spec in req.stack:

@@ -14,7 +14,7 @@ import { renderOutput, requestError } from "./panels/output";
 import { renderTimings } from "./panels/timings";
 import type { RunReport, TransformedCall } from "./report";
 import {
-  decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, type Session, toRequest,
+  decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, type Session, toRequest,
 } from "./session";
 import { StackBuilder } from "./stack";
 import { applyTheme, initialTheme, toggleTheme } from "./theme";
@@ -32,6 +32,8 @@ class App {
   private runStarted = 0;
   private tick = 0;
   private snippetPath: string | null = null;
+  /** Something the last run did differently from what was asked, shown above its output. */
+  private notice: string | null = null;
   /** The gallery example last loaded, with its run request, to compare results with `expected`. */
   private example: { request: string; ex: Example } | null = null;
 
@@ -169,6 +171,7 @@ class App {
     this.controller = controller;
     this.setRunning(true);
     this.editor.setError(null);
+    this.notice = this.dropStaleFunction();
     try {
       const report = await run(toRequest(this.session), controller.signal);
       this.report = report;
@@ -194,6 +197,19 @@ class App {
 
   cancel() {
     this.controller?.abort();
+  }
+
+  /** A target function the code no longer mentions cannot be called: run the code as a script
+   *  instead (the stack stays, for when a function is picked again) and say so. */
+  private dropStaleFunction(): string | null {
+    const fn = this.session.function;
+    if (!fn) return null;
+    if (parseFunctions(this.session.code).some((f) => f.name === fn)) return null;
+    if (new RegExp(`(^|[^\\w.])${fn}\\b`).test(this.session.code)) return null;
+    this.session.function = null;
+    this.stack.setSession(this.session);
+    this.sessionChanged();
+    return `The code no longer defines ${fn}(), so it ran as a script. Pick a function to use the stack again.`;
   }
 
   setCode(code: string) {
@@ -318,8 +334,16 @@ class App {
       return;
     }
     const goto = (line: number) => { this.editor.highlightLines([line]); this.editor.focus(); };
+    const nanCall = r.calls.findIndex((c) => c.debug?.first_nonfinite != null);
+    const openFirstNonfinite = nanCall < 0 ? undefined : () => {
+      this.callIndex = nanCall;
+      this.showPanel("debugger");
+      this.debugger.go(r.calls[nanCall].debug!.first_nonfinite!);
+    };
     switch (panel) {
-      case "output": replace(this.panelBody, renderOutput(r, { gotoLine: goto }, this.expectedCheck(r))); break;
+      case "output": replace(this.panelBody,
+        this.notice ? h("p", { class: "notice", testid: "run-notice", role: "note" }, this.notice) : "",
+        renderOutput(r, { gotoLine: goto, openFirstNonfinite }, this.expectedCheck(r))); break;
       case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
       case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null)); break;
       case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;

@@ -30,14 +30,15 @@ export const TRANSFORM_OPTIONS: Record<TransformName, string[]> = {
   pmap: ["axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"],
 };
 
+/** Placeholders of the option inputs: what an empty box means, worded so it cannot pass for a value. */
 export const OPTION_HINTS: Record<string, string> = {
-  argnums: "0",
-  has_aux: "False",
-  in_axes: "0",
-  out_axes: "0",
-  axis_name: "'i'",
-  static_argnums: "(1,)",
-  static_broadcasted_argnums: "(1,)",
+  argnums: "default 0",
+  has_aux: "default False",
+  in_axes: "default 0",
+  out_axes: "default 0",
+  axis_name: "none; e.g. 'i'",
+  static_argnums: "none; e.g. (1,)",
+  static_broadcasted_argnums: "none; e.g. (1,)",
 };
 
 export const DEFAULT_CODE = `import jax
@@ -65,6 +66,10 @@ export interface FunctionDef {
   name: string;
   line: number;
   params: string[];
+  /** For `name = jax.jit(g, ...)`: the function it wraps. */
+  wraps?: string | null;
+  /** The number of positional arguments is open (`*args`, or a wrapped function not found). */
+  open?: boolean;
 }
 
 /** The functions defined in the code (`def name(a, b=1):` lines, nested ones too). */
@@ -79,7 +84,30 @@ export function parseFunctions(code: string): FunctionDef[] {
     // Collect the parameter list, which may span lines.
     let sig = text.slice(m[0].length);
     for (let j = i + 1; !balanced(sig) && j < lines.length && j < i + 20; j++) sig += " " + lines[j];
-    out.push({ name: m[1], line: i + 1, params: parseParams(sig) });
+    out.push({ name: m[1], line: i + 1, params: parseParams(sig), open: hasVarargs(sig) });
+  });
+  // Top-level names bound to a transformed function (`step = jax.pmap(update, ...)`) or a lambda:
+  // they take the arguments of the function they wrap.
+  const transform = /^(?:jax\.)?(?:grad|value_and_grad|jacfwd|jacrev|jacobian|hessian|vmap|jit|pmap)\(\s*/;
+  lines.forEach((text, i) => {
+    const m = /^([A-Za-z_]\w*)\s*=\s*(.*)$/.exec(text);
+    if (!m || seen.has(m[1])) return;
+    let rhs = m[2];
+    const lambda = /^lambda\b([^:]*):/.exec(rhs);
+    let params: string[], wraps: string | null = null, open: boolean;
+    if (lambda) {
+      params = parseParams(lambda[1] + ")");
+      open = hasVarargs(lambda[1] + ")");
+    } else {
+      if (!transform.test(rhs)) return;
+      while (transform.test(rhs)) rhs = rhs.replace(transform, "");
+      wraps = /^[A-Za-z_]\w*/.exec(rhs)?.[0] ?? null;
+      const inner = out.find((f) => f.name === wraps);
+      params = inner?.params ?? [];
+      open = !inner || !!inner.open;
+    }
+    seen.add(m[1]);
+    out.push({ name: m[1], line: i + 1, params, wraps, open });
   });
   return out;
 }
@@ -92,6 +120,10 @@ function balanced(sig: string): boolean {
     if (depth === 0) return true;
   }
   return false;
+}
+
+function hasVarargs(sig: string): boolean {
+  return /(^|[(,])\s*\*\s*[A-Za-z_]/.test(sig);
 }
 
 function parseParams(sig: string): string[] {

@@ -136,7 +136,9 @@ export class StackBuilder {
     const s = this.session;
     const fn = this.functions.find((f) => f.name === s.function);
     const params = fn?.params ?? [];
-    const n = Math.max(params.length, s.args.length, 1);
+    // Rows follow the signature: a function that no longer takes an argument loses its row.
+    if (fn && !fn.open && s.args.length > params.length) s.args.length = params.length;
+    const n = Math.max(params.length, s.args.length, fn && !fn.open ? 0 : 1);
     while (s.args.length < n) s.args.push("");
     const rows = s.args.map((a, i) => {
       const id = `arg-${i}`;
@@ -153,8 +155,10 @@ export class StackBuilder {
     });
     return h("div", { class: "args" },
       h("div", { class: "label sub" }, "Arguments ", h("span", { class: "hint" }, "Python expressions; the code's names are in scope")),
-      rows,
-      h("button", { type: "button", class: "link", testid: "add-arg", onclick: () => { s.args.push(""); this.changed(true); } }, "+ argument"));
+      rows.length ? rows : h("p", { class: "hint" }, `${s.function}() takes no arguments.`),
+      !fn || fn.open
+        ? h("button", { type: "button", class: "link", testid: "add-arg", onclick: () => { s.args.push(""); this.changed(true); } }, "+ argument")
+        : null);
   }
 
   private renderCall() {

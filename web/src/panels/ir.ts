@@ -39,6 +39,11 @@ export class IRPanel {
       return;
     }
     const n = call.stages.length + (call.jit ? 1 : 0);
+    if (!n) {
+      replace(this.tabs);
+      replace(this.body, empty("No IR recorded for this call.", "Its stages were not traced; pick it as the target function with a stack to see them."));
+      return;
+    }
     if (!sameCall || this.stageIndex >= n) this.stageIndex = Math.max(0, call.stages.length - 1);
     this.renderTabs();
     this.renderStage();

@@ -4,7 +4,7 @@
 import { h } from "../dom";
 import { fmtMs } from "../format";
 import type { Check } from "../expected";
-import type { RunError, RunReport } from "../report";
+import type { ArraySummary, RunError, RunReport, TreeNode, Value } from "../report";
 import { renderValue } from "../values";
 
 const LIMITS: Record<string, [string, string]> = {
@@ -18,6 +18,40 @@ const LIMITS: Record<string, [string, string]> = {
 
 export interface OutputHandlers {
   gotoLine(line: number): void;
+  /** Open the Debugger at the first equation producing NaN/Inf; absent when no trace has one. */
+  openFirstNonfinite?: () => void;
+}
+
+/** NaN and Inf counts over every array of a value. */
+export function nonfiniteCounts(v: Value | null | undefined): { nan: number; inf: number } {
+  const out = { nan: 0, inf: 0 };
+  const walk = (x: Value | null | undefined) => {
+    if (!x) return;
+    if (x.kind === "array") { out.nan += (x as ArraySummary).nan_count ?? 0; out.inf += (x as ArraySummary).inf_count ?? 0; }
+    else (x as TreeNode).children?.forEach(walk);
+  };
+  walk(v);
+  return out;
+}
+
+/** The run's status line: failed, stopped at a limit, finished with NaN/Inf in the result, or ok. */
+function runStatus(report: RunReport, handlers: OutputHandlers): HTMLElement {
+  const limit = report.error?.limit;
+  if (limit) {
+    const [title] = LIMITS[limit] ?? ["Limit reached"];
+    return h("span", { class: "status fail", testid: "run-status", dataset: { state: "limit" } }, `✕ ${title}`);
+  }
+  if (!report.ok) return h("span", { class: "status fail", testid: "run-status", dataset: { state: "failed" } }, "✕ failed");
+  const { nan, inf } = nonfiniteCounts(report.result);
+  if (nan || inf) {
+    const what = [nan ? `${nan} NaN` : "", inf ? `${inf} Inf` : ""].filter(Boolean).join(" and ");
+    return h("span", { class: "status warn", testid: "run-status", dataset: { state: "nonfinite" } },
+      `⚠ result has ${what}`,
+      handlers.openFirstNonfinite
+        ? h("button", { type: "button", class: "link", testid: "goto-first-nonfinite", onclick: handlers.openFirstNonfinite }, "show the first in the Debugger")
+        : null);
+  }
+  return h("span", { class: "status ok", testid: "run-status", dataset: { state: "ok" } }, "✓ ok");
 }
 
 export function renderError(err: RunError, handlers: OutputHandlers): HTMLElement {
@@ -64,17 +98,19 @@ export function requestError(message: string, kind: string): HTMLElement {
 export function renderOutput(report: RunReport, handlers: OutputHandlers, check?: Check | null): HTMLElement {
   const parts: HTMLElement[] = [];
   parts.push(h("div", { class: "run-meta" },
-    h("span", { class: `status ${report.ok ? "ok" : "fail"}`, testid: "run-status" }, report.ok ? "✓ ok" : "✕ failed"),
+    runStatus(report, handlers),
     report.label ? h("code", { class: "mono" }, report.label) : h("span", null, report.mode === "script" ? "script" : ""),
     h("span", { class: "muted" }, fmtMs(report.duration_ms)),
     report.calls.length ? h("span", { class: "muted" }, `${report.calls.length} transformed call${report.calls.length === 1 ? "" : "s"}`) : null,
     h("span", { class: "muted" }, `engine ${report.engine_version}`)));
+  // A limit cut the run short: say so before any of its (partial) output.
+  if (report.error?.limit) parts.push(renderError(report.error, handlers));
   if (check && report.ok) {
     parts.push(h("div", { class: `expected-check ${check.status}`, testid: "expected-check", dataset: { status: check.status } },
       check.status === "match" ? "✓ Matches the example's expected values" : check.status === "mismatch" ? "✕ Differs from the example's expected values" : "Expected values not compared",
       h("span", { class: "muted" }, ` — ${check.detail}`)));
   }
-  if (report.error) parts.push(renderError(report.error, handlers));
+  if (report.error && !report.error.limit) parts.push(renderError(report.error, handlers));
   if (report.result !== null && report.result !== undefined) {
     parts.push(h("section", { class: "result" }, h("h3", null, "Result"), h("div", { testid: "result" }, renderValue(report.result))));
   }
@@ -85,7 +121,7 @@ export function renderOutput(report: RunReport, handlers: OutputHandlers, check?
         p.device != null ? h("span", { class: "device-tag" }, `dev ${p.device}`) : null, p.text)))));
   }
   if (report.stderr) parts.push(h("section", null, h("h3", null, "stderr"), h("pre", { class: "stdout stderr", testid: "stderr" }, report.stderr)));
-  if (report.ok && !report.stdout && (report.result === null || report.result === undefined) && !report.prints.length) {
+  if (report.ok && !report.error && !report.stdout && (report.result === null || report.result === undefined) && !report.prints.length) {
     parts.push(h("p", { class: "hint" }, "The run finished without output. Print something, or pick a function and a stack."));
   }
   return h("div", { class: "output", testid: "output" }, parts);

@@ -1,0 +1,89 @@
+"""Browser tests for the page defects a new user found (issue 16), one test per defect."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from .conftest import needs_runner
+from .test_playground import GRAD, TANH, expect_ok, open_session, result_leaves, run_and_wait, set_code
+
+
+@needs_runner
+def test_pasted_script_without_the_target_function_runs_as_a_script(page: Page):
+    page.goto("/")
+    expect(page.get_by_test_id("composed-call")).to_have_text("grad(tanh)(1.0)")
+    set_code(page, "import jax.numpy as jnp\n\nprint(jnp.arange(3.0) * 2)\n")
+    run_and_wait(page, lambda: (page.locator(".cm-content").click(), page.keyboard.press("Control+Enter")))
+    expect_ok(page)
+    expect(page.get_by_test_id("stdout")).to_contain_text("[0. 2. 4.]")
+    expect(page.get_by_test_id("run-notice")).to_contain_text("tanh")
+    expect(page.get_by_test_id("target-select")).to_have_value("")
+
+
+@needs_runner
+def test_argument_rows_follow_the_signature(page: Page):
+    two = "import jax.numpy as jnp\n\ndef f(x, y):\n    return jnp.sin(x) * y\n"
+    open_session(page, two, "f", [GRAD], ["1.0", "2.0"])
+    expect(page.get_by_test_id("arg-input")).to_have_count(2)
+    set_code(page, "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x) * 2.0\n")
+    expect(page.get_by_test_id("arg-input")).to_have_count(1)
+    expect(page.get_by_test_id("arg-input")).to_have_value("1.0")
+    expect(page.get_by_test_id("composed-call")).to_have_text("grad(f)(1.0)")
+    run_and_wait(page)
+    expect_ok(page)
+    [leaf] = result_leaves(page)
+    assert abs(leaf["data"] - 2.0 * 0.5403023) < 1e-5
+
+
+@needs_runner
+def test_ir_tab_of_a_transformed_target_without_a_stack(page: Page):
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator("[data-testid=gallery-item][data-id='data-parallel-step']").click)
+    expect_ok(page)
+    select = page.get_by_test_id("target-select")
+    expect(select).to_have_value("train_step")
+    expect(select.locator("option:checked")).not_to_contain_text("not found")
+    expect(page.get_by_test_id("arg-input")).to_have_count(4)
+    page.get_by_test_id("tab-ir").click()
+    expect(page.get_by_test_id("panel-body")).to_have_attribute("data-panel", "ir")
+    expect(page.get_by_test_id("ir-panel")).to_be_visible()
+    # The script's own call had no stages: it says so instead of crashing.
+    page.get_by_test_id("call-select").select_option("0")
+    expect(page.get_by_test_id("ir-panel")).to_contain_text("No IR recorded")
+    # The target's call has its stages.
+    page.get_by_test_id("call-select").select_option("1")
+    expect(page.get_by_test_id("stage-tab").last).to_contain_text("pmap")
+
+
+def test_option_placeholders_are_hints_and_inputs_fit_their_content(page: Page):
+    page.goto("/")
+    page.get_by_test_id("add-jit").click()
+    page.get_by_test_id("add-vmap").click()
+    static = page.get_by_test_id("opt-static_argnums")
+    placeholder = static.get_attribute("placeholder") or ""
+    assert placeholder and not re.fullmatch(r"[\s()\d,]+", placeholder), placeholder
+    assert "e.g." in placeholder
+    style = static.evaluate("e => getComputedStyle(e, '::placeholder').fontStyle")
+    assert style == "italic", style
+    in_axes = page.locator("[data-testid=stack-layer][data-name=vmap]").get_by_test_id("opt-in_axes")
+    in_axes.fill("(None, 0, 0, None)")
+    fits = in_axes.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert fits, in_axes.evaluate("e => [e.scrollWidth, e.clientWidth]")
+
+
+@needs_runner
+def test_nan_result_warns_and_links_to_the_first_nan(page: Page):
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sum(jnp.sqrt(x))\n"
+    open_session(page, code, "f", [GRAD], ["jnp.array([-1.0, 4.0])"])
+    status = page.get_by_test_id("run-status")
+    expect(status).to_have_attribute("data-state", "nonfinite")
+    expect(status).not_to_contain_text("ok")
+    expect(status).to_contain_text("NaN")
+    page.get_by_test_id("goto-first-nonfinite").click()
+    expect(page.get_by_test_id("tab-debugger")).to_have_attribute("aria-selected", "true")
+    current = page.locator("[data-testid=debug-step].current")
+    expect(current).to_have_class(re.compile("first-nonfinite"))
+    expect(page.get_by_test_id("debug-nonfinite-flag")).to_be_visible()
