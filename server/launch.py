@@ -33,7 +33,10 @@ class ServerProcess:
     ):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self.settings = {"host": "127.0.0.1", "port": str(self.port), **(settings or {})}
+        # Tests and benchmarks fire runs from one address faster than any person: per-client fair
+        # share is off unless they set it (tests/test_scale_out.py does).
+        unlimited = {"client_runs": 10_000, "client_rate": 1e6, "client_burst": 10_000}
+        self.settings = {"host": "127.0.0.1", "port": str(self.port), **unlimited, **(settings or {})}
         self.extra_env = extra_env or {}
         self.startup_timeout = startup_timeout
         self.log_path = log_path

@@ -33,6 +33,9 @@ def replica_settings(url: str, **extra) -> dict:
         "warm_examples": "false",
         "wall_seconds": 10,
         "trusted_proxies": '["127.0.0.1"]',
+        "client_runs": 4,
+        "client_rate": 5,
+        "client_burst": 20,
         **extra,
     }
 
