@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB_STAMP := web/dist/index.html
 
-.PHONY: install lock web-build install-test run test test-unit test-e2e bench clean
+.PHONY: install lock web-build install-test run lint test test-unit test-e2e bench clean
 
 install: $(STAMP) web-build
 
@@ -55,8 +55,16 @@ install-test: install
 run: install
 	@if [ -f server/main.py ]; then $(BIN)/python -m server; else echo "server not built yet"; fi
 
-test: install-test
+test: install-test lint
 	$(BIN)/python -m pytest tests e2e
+
+# Seconds, not minutes: ruff (rules and format, config in pyproject.toml), mypy (strict on the core
+# and the server, see [tool.mypy]), and the page's TypeScript check.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	cd web && npx --no-install tsc --noEmit
 
 test-unit: install
 	$(BIN)/python -m pytest tests

@@ -117,7 +117,7 @@ def mlp_row(jax_ref):
 
     # numpy reference: the same per-example gradients, written by hand with batched einsums.
     def np_grads():
-        hs, zs, h = [xb], [], xb
+        hs, h = [xb], xb
         for w, b in params_np[:-1]:
             h = np.tanh(h @ w + b)
             hs.append(h)

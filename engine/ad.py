@@ -4,14 +4,13 @@ reverse mode as linearize + transpose, so that grad, vjp and jacrev share one me
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Callable
 
 import numpy as np
 
 from . import core
 from .core import ShapedArray, Trace, Tracer, float0
-from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .ir import Jaxpr, JaxprEqn, Literal, Var
 
 jvp_rules: dict[core.Primitive, Callable] = {}
 transpose_rules: dict[core.Primitive, Callable] = {}

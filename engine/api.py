@@ -6,21 +6,16 @@ rebuilds the output tree.
 from __future__ import annotations
 
 import functools
-import inspect as _pyinspect
-import operator
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
 from . import ad, batching, core
-from .core import Array, ShapedArray, Tracer
+from .core import Array
 from .tree_util import (
     broadcast_prefix,
     tree_flatten,
-    tree_map,
-    tree_structure,
     tree_unflatten,
-    treedef_is_leaf,
 )
 
 
@@ -328,7 +323,7 @@ def _std_basis(leaves):
 def _jac_tree(out_leaves_avals, out_tree, in_avals, in_tree, blocks, out_first: bool):
     """Arrange jacobian blocks as a tree of outputs of trees of inputs (JAX's layout)."""
     rows = []
-    for i, oa in enumerate(out_leaves_avals):
+    for i in range(len(out_leaves_avals)):
         row = [blocks[i][j] for j in range(len(in_avals))]
         rows.append(tree_unflatten(in_tree, row))
     return tree_unflatten(out_tree, rows)
@@ -546,7 +541,7 @@ def _check_axes_spec(spec, what):
 # ---------------------------------------------------------------------------------------------
 # make_jaxpr and jit live in their own module; re-exported here for one import path.
 
-from .jit import jit, make_jaxpr  # noqa: E402
+from .jit import jit, make_jaxpr  # noqa: E402, F401
 
 
 def block_until_ready(x):

@@ -170,7 +170,7 @@ def broadcast_batcher(primitive):
             out = primitive.bind(*vals, **params)
             return out, ([first] * len(out) if primitive.multiple_results else first)
         # The per-example shape of the result: that of any non-scalar operand.
-        example = ()
+        example: tuple[int, ...] = ()
         for v, d in zip(vals, dims):
             shape = core.get_aval(v).shape
             if d is not not_mapped:
@@ -225,7 +225,7 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
     from .ir import eval_jaxpr
     from .staging import trace_to_jaxpr
 
-    out_dims_store = []
+    out_dims_store: list = []
 
     def f(*xs):
         frame = AxisFrame(axis_name, axis_size, None)

@@ -13,8 +13,9 @@ import os
 import sys
 import sysconfig
 import threading
+import types
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from .errors import (
 # ---------------------------------------------------------------------------------------------
 # dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
 
-_CANONICAL = {
+_CANONICAL: dict[np.dtype, np.dtype] = {
     np.dtype("float64"): np.dtype("float32"),
     np.dtype("int64"): np.dtype("int32"),
     np.dtype("uint64"): np.dtype("uint32"),
@@ -152,7 +153,7 @@ def current_source_info() -> SourceInfo | None:
     override = getattr(_source_override, "value", None)
     if override is not None:
         return override
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         skip = _skip_code.get(code)
@@ -215,7 +216,7 @@ class Primitive:
     def bind(self, *args, **params):
         trace = find_top_trace(args)
         if trace.main.level:
-            args = [trace.full_raise(a) for a in args]
+            args = [trace.full_raise(a) for a in args]  # type: ignore[assignment]
         outs = trace.process_primitive(self, args, params)
         if self.multiple_results:
             return [full_lower(o) for o in outs]
@@ -443,7 +444,7 @@ class Array:
         value.flags.writeable = False
         self._value = value
         self.weak_type = weak_type
-        self._aval = None
+        self._aval: ShapedArray | None = None
 
     @property
     def aval(self) -> ShapedArray:
@@ -558,6 +559,7 @@ class Tracer:
 
     __slots__ = ("_trace", "__weakref__")
     __array_priority__ = 1000
+    _trace: Trace
 
     @property
     def aval(self) -> ShapedArray:
@@ -608,7 +610,7 @@ class Tracer:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
+        return (self[i] for i in range(self.shape[0]))  # type: ignore[index]  # engine.numpy installs __getitem__
 
     def __hash__(self):
         raise TypeError(

@@ -89,7 +89,7 @@ class custom_jvp:
         def jvp(primals, tangents):
             out = self(*primals)
             acc = None
-            for fn, p, t in zip(jvps, primals, tangents):
+            for fn, t in zip(jvps, tangents):
                 if fn is None:
                     continue
                 contrib = fn(t, out, *primals)
@@ -246,7 +246,6 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
 def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, name):
     # Batching the primal staged function; the custom rule is kept for grad inside vmap.
     batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims)
-    from .jit import _hoist_tracer_consts
 
     outs = eval_jaxpr(batched.jaxpr, vals, batched.consts)
     return outs, out_dims

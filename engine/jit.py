@@ -11,16 +11,19 @@ import functools
 import inspect as _pyinspect
 import time
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from . import ad, batching, core, monitoring
 from .config import config as _config
 from .core import Array, ShapedArray, Tracer
-from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, dce_jaxpr
+from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, dce_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
+
+if TYPE_CHECKING:
+    from .backends import numba_jit
 
 jit_p = core.Primitive("jit", multiple_results=True)
 
@@ -39,12 +42,12 @@ class Interpreter:
             )
             return [core.to_numpy(o) for o in outs]
 
-        run.source = None
-        run.fallbacks = []
+        run.source = None  # type: ignore[attr-defined]
+        run.fallbacks = []  # type: ignore[attr-defined]
         return run
 
 
-_backend = None
+_backend: Interpreter | numba_jit.NumbaBackend | None = None
 _executables: "weakref.WeakKeyDictionary[ClosedJaxpr, Callable]" = weakref.WeakKeyDictionary()
 
 
@@ -136,7 +139,6 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
     undef = [ad.is_undefined(a) for a in args]
     defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
-    undef_avals = [a.aval for a, u in zip(args, undef) if u]
     cts = [ad.instantiate_zeros(c) for c in cts]
     ct_avals = [core.get_aval(c) for c in cts]
     nd = len(defined_avals)
@@ -299,7 +301,7 @@ class JitFunction:
                 statics.append(("kw", k, v))
             else:
                 dyn_kwargs[k] = v
-        for kind, k, v in statics:
+        for _, _, v in statics:
             try:
                 hash(v)
             except TypeError as e:
@@ -313,7 +315,7 @@ class JitFunction:
 
     def _stage(self, statics, static_nums, nargs, in_tree, avals):
         """Trace once; returns the closed jaxpr and output tree."""
-        out_store = []
+        out_store: list = []
 
         def flat(*leaves):
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
@@ -360,7 +362,7 @@ class JitFunction:
 
     def _fast_key(self, args):
         """Signature of positional array/number arguments in canonical dtypes, or None."""
-        key = []
+        key: list = []
         for a in args:
             t = type(a)
             if t is Array:
@@ -495,7 +497,7 @@ class JitFunction:
 
 
 def jit(
-    fun: Callable = None,
+    fun: Callable | None = None,
     *,
     static_argnums=(),
     static_argnames=(),
@@ -532,7 +534,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
         statics = {i: a for i, a in enumerate(args) if i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static_argnums]
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
-        out_store = []
+        out_store: list = []
 
         def flat(*xs):
             d, kw = tree_unflatten(in_tree, xs)

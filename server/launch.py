@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Optional
+from typing import BinaryIO, Optional
 
 import httpx
 
@@ -41,7 +41,7 @@ class ServerProcess:
         self.startup_timeout = startup_timeout
         self.log_path = log_path
         self.proc: Optional[subprocess.Popen] = None
-        self._log = None
+        self._log: BinaryIO | int | None = None
 
     def start(self) -> "ServerProcess":
         env = dict(os.environ)
@@ -77,7 +77,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
-        if self._log not in (None, subprocess.DEVNULL):
+        if self._log is not None and not isinstance(self._log, int):  # not DEVNULL
             self._log.close()
             self._log = None
 

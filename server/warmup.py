@@ -18,7 +18,7 @@ import logging
 import sys
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 log = logging.getLogger("jaxplay.warmup")
 
@@ -30,7 +30,9 @@ def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
     from .examples import EXAMPLES
 
     if runner is None:
-        from engine.inspect import run_request as runner
+        from engine.inspect import run_request
+
+        runner = run_request
     done = []
     for ex in EXAMPLES:
         if "pmap" in ex.code:
@@ -51,9 +53,9 @@ def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
 
 def _stop_kernel_threads() -> None:
     """Large kernels run on a thread pool; a zygote must be single-threaded when it forks."""
-    numba_jit = sys.modules.get("engine.backends.numba_jit")
+    numba_jit: Any = sys.modules.get("engine.backends.numba_jit")
     pool = getattr(numba_jit, "_pool", None)
-    if pool is not None:
+    if numba_jit is not None and pool is not None:
         pool.shutdown(wait=True)
         numba_jit._pool = None
     for t in threading.enumerate():

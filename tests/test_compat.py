@@ -45,7 +45,7 @@ def test_jax_modules_are_the_engine_modules(jax):
 
 def test_missing_names_say_so(jax):
     with pytest.raises(AttributeError, match="does not implement"):
-        jax.no_such_function
+        jax.no_such_function  # noqa: B018
     with pytest.raises(ModuleNotFoundError):
         import jax.no_such_module  # noqa: F401
 

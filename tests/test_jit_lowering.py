@@ -6,12 +6,13 @@ import re
 import numpy as np
 import pytest
 
-import engine as jax
 import importlib
+
+import engine as jax
 from engine import lax
+from engine.core import Array
 
 jit_mod = importlib.import_module("engine.jit")
-from engine.core import Array
 
 nb_jit = pytest.importorskip("engine.backends.numba_jit")
 
@@ -357,7 +358,6 @@ def test_fallback_runs_interpreter_and_is_reported():
     # erf_inv lowers only for float32: a float16-free way to force a fallback is a primitive
     # with no row at all.
     from engine.core import Primitive
-    from engine.ir import ClosedJaxpr
 
     twice_p = Primitive("twice_test_only")
     twice_p.def_impl(lambda x: x * 2)
@@ -414,7 +414,7 @@ def test_threefry_lowered_matches_numpy():
 def test_warm_call_fast_path_values_and_weak_types():
     f = jax.jit(lambda x, y: (lax.add(x, y), lax.mul(x, 2.0)))
     x = Array(np.arange(10, dtype=np.float32))
-    a = f(x, 1.0)
+    f(x, 1.0)
     b = f(x, 2.0)  # fast path: same signature, new value
     assert np.asarray(b[0]).tolist() == (np.arange(10) + 2.0).tolist()
     assert not b[0].weak_type

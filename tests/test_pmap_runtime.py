@@ -78,7 +78,7 @@ def test_many_collectives_in_a_row_keep_their_order():
     large collectives (with axis_index between them, which has no barrier) stays consistent."""
 
     def chain(x):
-        for k in range(12):
+        for _ in range(12):
             x = x + lax.psum(x, "i") * 1e-3 + lax.axis_index("i")
             x = x - lax.pmax(x, "i") * 1e-3
         return x

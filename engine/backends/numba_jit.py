@@ -342,7 +342,6 @@ class Codegen:
         # numba's negative-index wraparound stays in the loop and the kernel ran 3x slower
         # (measured: 33 ms vs 10 ms for x*x + x*2 over 25M floats).
         outer = "range(np.uint64(lo), np.uint64(hi))" if plain and nd == 1 else "range(lo, hi)"
-        loop_idx = [f"i{d}" for d in range(nd)]
 
         def index(idx, ndim_full):
             if ndim_full == 0:
@@ -505,7 +504,7 @@ class Codegen:
         if len(eqn.out_binders) == 1 and not eqn.primitive.multiple_results:
             # Deferred: each consumer composes the re-indexing into its own loads, so
             # broadcasts, transposes and outer products are never written out on their own.
-            def expand(read, idx, ins=list(zip(eqn.inputs, maps)), dt=eqn.out_binders[0].aval.dtype):
+            def expand(read, idx, ins=list(zip(eqn.inputs, maps)), dt=eqn.out_binders[0].aval.dtype):  # noqa: B006, B008  (bound now, on purpose)
                 exprs = [read(x, to_idx(m, idx)) for x, m in ins]
                 return exprs[0] if combine is None else f"{L.cast(dt)}({combine.format(*exprs)})"
 

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 import engine
-from engine import core, monitoring
+from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
 from engine.staging import trace_to_jaxpr

@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..batching import not_mapped
-from ..core import Primitive, ShapedArray, Tracer
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, dce_jaxpr
+from ..core import Primitive, ShapedArray
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import api as lax
@@ -103,7 +103,6 @@ def switch(index, branches, *operands):
     all_consts, jaxprs = [], []
     for c in closed:
         all_consts.append(list(c.consts))
-    ncs = [len(c) for c in all_consts]
     for k, c in enumerate(closed):
         j = c.jaxpr
         before = [Var(core.get_aval(x)) for i in range(k) for x in all_consts[i]]
@@ -491,7 +490,6 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     carry_nz = _fixpoint_nonzero(body_jaxpr, bc_nz, [type(t) is not ad.Zero for t in ct])
     body = _interleave_jvp(body_jaxpr, [bc_nz, carry_nz], [*carry_nz])
     # The new body's outputs are (carry, carry tangents): reorder cond to ignore tangents.
-    ncarry_t = sum(carry_nz)
     cj = cond_jaxpr.jaxpr
     extra = [Var(ad.tangent_aval(a)) for a, nz in zip(cond_jaxpr.in_avals[nc:], carry_nz) if nz]
     cond_new = ClosedJaxpr(Jaxpr([], [*cj.in_binders, *extra], cj.eqns, cj.outs), [])
@@ -883,7 +881,6 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     # instantiated by the jvp): such a carry gets no cotangent back.
     k_lin = [ad.is_undefined(c) for c in carry]
     carry = [c if ad.is_undefined(c) else ad.UndefPrimal(core.get_aval(c)) for c in carry]
-    ny = len(jaxpr.out_avals) - num_carry
     ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
     ct_carry = [ad.instantiate_zeros(c) for c in ct_carry]
     ct_ys = [ad.instantiate_zeros(c) for c in ct_ys]
@@ -967,7 +964,6 @@ def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, 
         for v, d, b in zip(vals[nc : nc + nk], dims[nc : nc + nk], kb)
     ]
     xs = [batching.moveaxis(v, d, 1) if b else v for v, d, b in zip(vals[nc + nk :], dims[nc + nk :], xb)]
-    ny = len(jaxpr.out_avals) - nk
     y_b = _batched_outs(jaxpr, [*cb, *kb, *xb], axis_size)[nk:]
     in_dims = [0 if b else None for b in [*cb, *kb, *xb]]
     spec = lambda n: [0 if b else None for b in [*kb, *y_b]]

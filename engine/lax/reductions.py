@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
-from .structural import _reduce_abstract, _reduce_batch, _shift_axes
+from .structural import _reduce_abstract, _reduce_batch
 
 
 def _lax():

@@ -14,7 +14,6 @@ from .. import core, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
 from ._promote import (
-    as_operand,
     broadcast_shapes,
     broadcast_to_shape,
     canonicalize_axis,
@@ -338,7 +337,7 @@ def einsum(
                 raise ValueError(f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {d})")
             sizes[c] = d if d != 1 else sizes.get(c, 1)
     terms = []
-    for i, (o, spec) in enumerate(zip(ops, labels)):
+    for o, spec in zip(ops, labels):
         o, spec = _take_diagonal(o, spec)
         terms.append((o, spec))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, lax
+from .. import core
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from . import _contract, _creation, _indexing, _reductions, _shape, _ufuncs

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import os
 import platform
 import struct
 
@@ -302,7 +301,7 @@ SECCOMP_MODE_FILTER = 2
 
 
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded once in the zygote, not in every run
-_libc.prctl  # and the symbol resolved there too (a lookup through every loaded library)
+_libc.prctl  # noqa: B018  and the symbol resolved there too (a lookup through every loaded library)
 
 
 def install(program: bytes) -> None:

@@ -8,7 +8,6 @@ and can be reaped; the seccomp filter keeps them all in the run's process group,
 
 from __future__ import annotations
 
-import errno
 import os
 import select
 import shutil
