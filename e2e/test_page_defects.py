@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
-from .test_playground import GRAD, TANH, expect_ok, open_session, result_leaves, run_and_wait, set_code
+from .test_playground import GRAD, expect_ok, open_session, result_leaves, run_and_wait, set_code
 
 
 @needs_runner

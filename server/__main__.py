@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any
 
 import uvicorn
 
@@ -25,7 +26,7 @@ class DrainingServer(uvicorn.Server):
         self._draining = False
 
     def handle_exit(self, sig, frame) -> None:
-        app = self.config.app
+        app: Any = self.config.app  # the FastAPI app (uvicorn types it as any ASGI app)
         if self._draining or self.should_exit:
             return super().handle_exit(sig, frame)
         self._draining = True
@@ -35,7 +36,8 @@ class DrainingServer(uvicorn.Server):
 
     def _exit_when_idle(self, sig, frame) -> None:
         deadline = time.monotonic() + self.drain_seconds
-        while self.config.app.state.fair.in_flight and time.monotonic() < deadline:
+        app: Any = self.config.app
+        while app.state.fair.in_flight and time.monotonic() < deadline:
             time.sleep(0.05)
         log.info("drained; shutting down")
         super().handle_exit(sig, frame)

@@ -28,9 +28,8 @@ UNPRIVILEGED = "nobody"  # PostgreSQL refuses to run as root
 
 
 def _postgres_bin(name: str) -> str:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or (
-        [shutil.which(name)] if shutil.which(name) else []
-    )
+    on_path = shutil.which(name)
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or ([on_path] if on_path else [])
     if not found:
         raise RuntimeError(
             f"PostgreSQL's {name} not found: install Debian's postgresql package (make install-test does)"
@@ -114,6 +113,7 @@ class PostgresCluster:
 
     def _wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
+        assert self.proc is not None, "start() first"
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"postgres exited: {(self.dir / 'postgres.log').read_text()[-2000:]}")
@@ -166,7 +166,11 @@ class Nginx:
             raise RuntimeError(
                 "nginx not found: install Debian's nginx-light package (make install-test does)"
             )
-        user = f"user {UNPRIVILEGED} {grp.getgrgid(pwd.getpwnam(UNPRIVILEGED).pw_gid).gr_name};" if os.getuid() == 0 else ""
+        user = (
+            f"user {UNPRIVILEGED} {grp.getgrgid(pwd.getpwnam(UNPRIVILEGED).pw_gid).gr_name};"
+            if os.getuid() == 0
+            else ""
+        )
         (self.dir / "nginx.conf").write_text(
             f"{user}\nworker_processes 1;\npid {self.dir}/nginx.pid;\nerror_log {self.dir}/error.log;\n"
             "daemon off;\nevents { worker_connections 1024; }\n"
