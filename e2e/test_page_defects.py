@@ -87,3 +87,55 @@ def test_nan_result_warns_and_links_to_the_first_nan(page: Page):
     current = page.locator("[data-testid=debug-step].current")
     expect(current).to_have_class(re.compile("first-nonfinite"))
     expect(page.get_by_test_id("debug-nonfinite-flag")).to_be_visible()
+
+
+JIT_TWICE = """import jax
+import jax.numpy as jnp
+
+f = jax.jit(lambda x: jnp.sin(x) * 2.0 + x)
+print(f(jnp.ones(3)))
+print(f(jnp.ones(3)))
+"""
+
+
+@needs_runner
+def test_timing_phases_are_disjoint_add_up_to_wall_time_and_show_cache_hits(page: Page):
+    open_session(page, JIT_TWICE)
+    expect_ok(page)
+    page.get_by_test_id("tab-timings").click()
+    totals = page.get_by_test_id("phase-total").evaluate_all(
+        "els => Object.fromEntries(els.map(e => [e.dataset.category, Number(e.dataset.ms)]))"
+    )
+    wall = float(page.get_by_test_id("wall-total").get_attribute("data-ms"))
+    assert {"trace", "compile", "execute", "other"} <= set(totals), totals
+    assert abs(sum(totals.values()) - wall) <= 1e-6 * wall + 1e-3, (totals, wall)
+    # The first call compiles (inside its execution), the second hits the cache: compile is not
+    # counted again as execute, so execute is what ran after compiling.
+    assert totals["compile"] > totals["execute"], totals
+    facts = page.get_by_test_id("cache-facts")
+    expect(facts).to_have_attribute("data-hits", "1")
+    expect(page.get_by_test_id("cache-hit-marker")).to_have_count(1)
+
+
+@needs_runner
+def test_share_restores_the_selected_ir_stage(page: Page, browser, base_url):
+    from .test_playground import new_context, wait_runs
+
+    open_session(page, TANH, "tanh", [GRAD, {"name": "jit", "options": {}}], ["1.0"], panel="ir")
+    tabs = page.get_by_test_id("stage-tab")
+    expect(tabs.nth(2)).to_have_attribute("aria-selected", "true")
+    tabs.nth(1).click()
+    expect(tabs.nth(1)).to_have_attribute("aria-selected", "true")
+    page.get_by_test_id("share").click()
+    url = page.get_by_test_id("share-link").input_value()
+    ctx = new_context(browser, base_url)
+    try:
+        fresh = ctx.new_page()
+        fresh.goto(url)
+        wait_runs(fresh, 1)
+        expect(fresh.get_by_test_id("tab-ir")).to_have_attribute("aria-selected", "true")
+        restored = fresh.get_by_test_id("stage-tab")
+        expect(restored.nth(1)).to_have_attribute("aria-selected", "true")
+        expect(restored.nth(1)).to_contain_text("grad(tanh)")
+    finally:
+        ctx.close()

@@ -351,3 +351,25 @@ def test_target_transformed_by_the_code_is_recorded_in_full_without_a_stack():
     (call,) = r.calls
     assert [s.name for s in call.stages] == ["tanh", "grad(tanh)", "jit(grad(tanh))"]
     assert abs(r.result.data - 0.41997434) < 1e-6
+
+
+def test_jit_timings_are_disjoint_and_mark_cache_hits():
+    code = textwrap.dedent("""\
+        import jax
+        from jax import lax
+        f = jax.jit(lambda x: lax.add(lax.sin(x), x))
+        f(1.0)
+        f(1.0)
+        """)
+    r = run_request(RunRequest(code=code))
+    assert r.ok, r.error
+    first, second = r.calls
+    phases = [e for e in first.timings if e.category in ("trace", "lower", "compile", "execute")]
+    by_start = sorted(phases, key=lambda e: e.start_ms)
+    for a, b in zip(by_start, by_start[1:]):
+        assert a.start_ms + a.duration_ms <= b.start_ms + 1e-3, (a, b)  # no phase encloses another
+    assert [e.cache for e in first.timings if e.category == "trace" and "jit" in e.name] == ["miss"]
+    assert any(e.category == "compile" for e in first.timings)
+    hits = [e for e in second.timings if e.cache == "hit"]
+    assert len(hits) == 1 and hits[0].name.startswith("cache hit")
+    assert not any(e.category == "compile" for e in second.timings)

@@ -1143,6 +1143,12 @@ class NumbaBackend:
         gen = Codegen(self, closed, _safe_name(name))
         source = gen.generate()
         t1 = time.perf_counter()
+        listening = monitoring.listening()
+        if listening:  # now, so listeners see when lowering ended (compiling starts)
+            monitoring.emit(
+                "jit_lower", name=name, seconds=t1 - t0, source=source, fallbacks=list(gen.fallbacks)
+            )
+        t1 = time.perf_counter()
         mod, status = self._load(source)
         t2 = time.perf_counter()
         run = mod.build(gen.env)
@@ -1152,10 +1158,7 @@ class NumbaBackend:
         run.lower_time, run.backend_compile_time = t1 - t0, t2 - t1
         run.compiled_text = partial(_compiled_text, mod)
         run.module = mod
-        if monitoring.listening():
-            monitoring.emit(
-                "jit_lower", name=name, seconds=t1 - t0, source=source, fallbacks=list(gen.fallbacks)
-            )
+        if listening:
             monitoring.emit("jit_compile", name=name, seconds=t2 - t1, cache=status)
         return run
 

@@ -316,6 +316,7 @@ class Recorder:
         self.dropped_prints = 0
         self.write_stdout: Callable[[str], None] | None = None
         self.device_prints: list[tuple[int, str]] = []
+        self._compiled_until = 0.0  # perf_counter time the last jit compile ended
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -330,6 +331,7 @@ class Recorder:
         seconds: float,
         device: int | None = None,
         call: int | None = None,
+        cache: str | None = None,
     ) -> None:
         if len(into) < EVENT_CAP:
             into.append(
@@ -340,8 +342,30 @@ class Recorder:
                     duration_ms=round(seconds * 1000.0, 4),
                     device=device,
                     call=call,
+                    cache=cache,
                 )
             )
+
+    def jit_event(self, into: list, kind: str, data: dict, t_end: float, call: int | None = None) -> None:
+        """A timing event for one of jit's steps. Compiling happens inside the first execution, so
+        the execute event starts where the last compile inside it ended: phases never overlap."""
+        seconds = data.get("seconds") or 0.0
+        name = data.get("name", "?")
+        if kind == "jit_trace":
+            hit = data.get("cache") == "hit"
+            label = f"{'cache hit' if hit else 'trace'} jit({name})"
+            self.event(
+                into, label, "trace", t_end - seconds, seconds, call=call, cache="hit" if hit else "miss"
+            )
+        elif kind in ("jit_lower", "jit_compile"):
+            cache = data.get("cache") if kind == "jit_compile" else None
+            self.event(
+                into, f"{kind[4:]} jit({name})", kind[4:], t_end - seconds, seconds, call=call, cache=cache
+            )
+            self._compiled_until = t_end
+        elif kind == "jit_execute":
+            start = max(t_end - seconds, self._compiled_until)
+            self.event(into, f"execute jit({name})", "execute", start, t_end - start, call=call)
 
     # --- sinks ---
     def on_event(self, kind: str, data: dict) -> None:
@@ -350,15 +374,8 @@ class Recorder:
         now = time.perf_counter()
         if self.current is not None:
             self.current.events.append((kind, data, now))
-        elif kind in ("jit_trace", "jit_execute") and data.get("seconds"):
-            cat = "trace" if kind == "jit_trace" else "execute"
-            self.event(
-                self.timings,
-                f"{'trace' if cat == 'trace' else 'run'} jit({data.get('name')})",
-                cat,
-                now - data["seconds"],
-                data["seconds"],
-            )
+        elif kind.startswith("jit_"):
+            self.jit_event(self.timings, kind, data, now)
 
     def on_print(self, text: str, device: int | None) -> None:
         if self.building:  # the debugger's replay of a call prints nothing new
@@ -454,13 +471,9 @@ class Recorder:
         jit_layer = next((l for l in reversed(rec.t.layers) if l.transform == "jit"), None)
         jit_fun = getattr(jit_layer.real, "fun", None) if jit_layer is not None else None
         for kind, data, t_end in rec.events:
-            seconds = data.get("seconds") or 0.0
-            name = data.get("name", "?")
+            if kind.startswith("jit_"):
+                self.jit_event(record.timings, kind, data, t_end, call=call_id)
             if kind == "jit_trace":
-                if seconds:
-                    self.event(
-                        record.timings, f"trace jit({name})", "trace", t_end - seconds, seconds, call=call_id
-                    )
                 if jit_fun is not None and data.get("fun") is jit_fun and record.jit is None:
                     record.jit = JitInfo(
                         backend=_backend_name(),
@@ -471,18 +484,10 @@ class Recorder:
                     if exe is not None:
                         record.jit.fallbacks = [str(f) for f in getattr(exe, "fallbacks", None) or []]
             elif kind in ("jit_lower", "jit_compile"):
-                stage = kind[4:]
-                self.event(
-                    record.timings, f"{stage} jit({name})", stage, t_end - seconds, seconds, call=call_id
-                )
                 if kind == "jit_lower" and record.jit is not None and data.get("fallbacks"):
                     record.jit.fallbacks = [str(f) for f in data["fallbacks"]]
                 if kind == "jit_compile" and record.jit is not None and data.get("cache") == "disk":
                     record.jit.cache = "disk"
-            elif kind == "jit_execute":
-                self.event(
-                    record.timings, f"execute jit({name})", "execute", t_end - seconds, seconds, call=call_id
-                )
             elif kind.startswith("pmap"):
                 _pmap_facts(self, record, kind, data, t_end, call_id)
 

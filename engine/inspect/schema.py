@@ -153,6 +153,8 @@ class TimingEvent(BaseModel):
     duration_ms: float
     device: Optional[int] = None
     call: Optional[int] = None
+    # For jit's trace and compile steps: "hit" (in-memory cache), "miss" or "disk" (kernel cache).
+    cache: Optional[Literal["hit", "miss", "disk"]] = None
 
 
 class DeviceRecord(BaseModel):

@@ -14,7 +14,8 @@ import { renderOutput, requestError } from "./panels/output";
 import { renderTimings } from "./panels/timings";
 import type { RunReport, TransformedCall } from "./report";
 import {
-  decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, type Session, toRequest,
+  decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, parseViewFragment,
+  type Session, toRequest, viewFragment,
 } from "./session";
 import { StackBuilder } from "./stack";
 import { applyTheme, initialTheme, toggleTheme } from "./theme";
@@ -55,7 +56,10 @@ class App {
 
   constructor(private root: HTMLElement) {
     applyTheme(initialTheme());
-    this.ir = new IRPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
+    this.ir = new IRPanel({
+      onSourceLines: (l) => this.editor.highlightLines(l),
+      onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
+    });
     this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
     this.gallery = new Gallery((s, ex) => {
       this.load(s);
@@ -133,6 +137,7 @@ class App {
   load(s: Session) {
     this.example = null;
     this.session = s;
+    this.ir.preferStage(s.stage ?? null);
     this.editor.setCode(s.code);
     this.stack.setSession(s);
     this.report = null;
@@ -149,7 +154,7 @@ class App {
       // A shared link's page keeps its short URL while it shows the stored snippet; once edited,
       // the page goes back to "/" and small sessions live in the fragment.
       if (this.snippetPath && this.snippetMatches()) {
-        history.replaceState(null, "", `${this.snippetPath}${location.search}#p=${this.session.panel}`);
+        history.replaceState(null, "", `${this.snippetPath}${location.search}#${viewFragment(this.session)}`);
         return;
       }
       this.snippetPath = null;
@@ -367,10 +372,10 @@ class App {
     try {
       const id = await saveSnippet(this.session);
       // The stored snippet is the run request; the open panel travels in the link's fragment.
-      const url = `${location.origin}/s/${id}#p=${this.session.panel}`;
+      const url = `${location.origin}/s/${id}#${viewFragment(this.session)}`;
       this.snippetPath = `/s/${id}`;
       this.snippetSnapshot = JSON.stringify(toRequest(this.session));
-      history.replaceState(null, "", `/s/${id}${location.search}#p=${this.session.panel}`);
+      history.replaceState(null, "", `/s/${id}${location.search}#${viewFragment(this.session)}`);
       let copied = false;
       try { await navigator.clipboard.writeText(url); copied = true; } catch { /* clipboard may be unavailable */ }
       const input = h("input", { type: "text", readonly: true, value: url, testid: "share-link", "aria-label": "Share link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
@@ -378,7 +383,7 @@ class App {
         h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"),
         h("div", { class: "share-row" }, input,
           h("button", { type: "button", class: "btn", onclick: async () => { input.select(); try { await navigator.clipboard.writeText(url); this.notify("Copied"); } catch { document.execCommand("copy"); } } }, "Copy")),
-        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments and the open panel."));
+        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel and IR stage."));
       input.focus();
     } catch (e) {
       replace(this.sharePop, h("p", { class: "error-text", testid: "share-error" }, `Could not share: ${(e as Error).message}`));
@@ -401,8 +406,9 @@ class App {
         const raw = await loadSnippet(m[1]);
         const s = fromAny(raw.request) ?? fromAny(raw);
         if (!s) throw new ApiError("The shared snippet could not be read");
-        const panel = /(?:^#|&)p=(\w+)/.exec(location.hash)?.[1] as PanelName | undefined;
-        if (panel && PANELS.includes(panel)) s.panel = panel;
+        const view = parseViewFragment(location.hash);
+        if (view.panel) s.panel = view.panel;
+        s.stage = view.stage;
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));

@@ -145,6 +145,8 @@ export interface TimingEvent {
   duration_ms: number;
   device?: number | null;
   call?: number | null;
+  /** For jit's trace and compile steps: "hit" (in-memory cache), "miss" or "disk" (kernel cache). */
+  cache?: "hit" | "miss" | "disk" | null;
 }
 
 export interface DeviceRecord {

@@ -12,6 +12,8 @@ export interface Session {
   stack: TransformSpec[];
   args: string[];
   panel: PanelName;
+  /** The IR stage open (by name), when one was picked. */
+  stage?: string | null;
 }
 
 export const TRANSFORMS: TransformName[] = [
@@ -202,7 +204,7 @@ export function decodeFragment(hash: string): Session | null {
 }
 
 function compact(s: Session) {
-  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel };
+  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}) };
 }
 
 /** A session from a fragment, a stored snippet or a gallery example, tolerant of missing fields. */
@@ -223,6 +225,7 @@ export function fromAny(o: any): Session | null {
       : [],
     args: Array.isArray(args) ? args.map(String) : [],
     panel: PANELS.includes(panel) ? panel : "output",
+    stage: typeof (o.stage ?? o.g) === "string" ? (o.stage ?? o.g) : null,
   };
 }
 
@@ -230,4 +233,15 @@ function stringOptions(o: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (o && typeof o === "object") for (const [k, v] of Object.entries(o)) out[k] = String(v);
   return out;
+}
+
+/** The view part of a share link's fragment: the open panel and IR stage, `p=ir&g=grad(f)`. */
+export function viewFragment(s: Session): string {
+  return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}`;
+}
+
+export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null } {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const panel = params.get("p") as PanelName | null;
+  return { panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g") };
 }

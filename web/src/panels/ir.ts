@@ -9,6 +9,8 @@ import { GraphView } from "./graph";
 export interface IRHandlers {
   /** A node (or text line) was selected: highlight its source line(s). */
   onSourceLines(lines: number[]): void;
+  /** The user picked a stage (by name), for the session to remember. */
+  onStage?(name: string): void;
 }
 
 type View = "graph" | "text" | "both";
@@ -23,6 +25,8 @@ export class IRPanel {
   private graph: GraphView | null = null;
   private textLines: { el: HTMLElement; node: IRNode | null }[] = [];
   private linkedLine: number | null = null;
+  /** A stage name to open when the next call shown has it (a restored session's). */
+  private preferred: string | null = null;
 
   constructor(private handlers: IRHandlers) {
     this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
@@ -45,20 +49,31 @@ export class IRPanel {
       return;
     }
     if (!sameCall || this.stageIndex >= n) this.stageIndex = Math.max(0, call.stages.length - 1);
+    const want = this.preferred === null ? -1 : this.stageNames().indexOf(this.preferred);
+    if (want >= 0) { this.stageIndex = want; this.preferred = null; }
     this.renderTabs();
     this.renderStage();
   }
 
+  /** Open the stage with this name when a call that has it is shown. */
+  preferStage(name: string | null) {
+    this.preferred = name;
+  }
+
+  private stageNames(): string[] {
+    const call = this.call!;
+    return [...call.stages.map((s) => s.name), ...(call.jit ? ["lowered code"] : [])];
+  }
+
   private renderTabs() {
     const call = this.call!;
-    const names = call.stages.map((s) => s.name);
-    if (call.jit) names.push("lowered code");
+    const names = this.stageNames();
     replace(this.tabs, names.map((name, i) => {
       const stage = call.stages[i];
       return h("button", {
         type: "button", role: "tab", class: `stage-tab${i === this.stageIndex ? " active" : ""}`, testid: "stage-tab",
         "aria-selected": String(i === this.stageIndex), tabindex: i === this.stageIndex ? 0 : -1,
-        onclick: () => { this.stageIndex = i; this.renderTabs(); this.renderStage(); },
+        onclick: () => { this.stageIndex = i; this.renderTabs(); this.renderStage(); this.handlers.onStage?.(name); },
         onkeydown: (e: KeyboardEvent) => this.tabKeys(e, names.length),
       }, stage?.transform ? h("span", { class: "stage-transform" }, stage.transform) : null, h("span", { class: "mono" }, name));
     }));
@@ -71,6 +86,7 @@ export class IRPanel {
     this.stageIndex = (this.stageIndex + d + n) % n;
     this.renderTabs();
     this.renderStage();
+    this.handlers.onStage?.(this.stageNames()[this.stageIndex]);
     (this.tabs.children[this.stageIndex] as HTMLElement | undefined)?.focus();
   }
 

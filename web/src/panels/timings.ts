@@ -69,22 +69,59 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
           const dim = callId !== null && e.call != null && e.call !== callId;
           return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
             s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
-            s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
+            e.cache === "hit"
+              ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
+              : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
             w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
         }));
     }));
 
-  const totals = new Map<TimingCategory, number>();
-  for (const e of events) if (e.category !== "run") totals.set(e.category, (totals.get(e.category) ?? 0) + e.duration_ms);
-  const legend = h("div", { class: "legend" }, CATEGORIES.filter((c) => c !== "run" && totals.has(c)).map((c) =>
-    h("span", { class: "legend-item" }, h("span", { class: `swatch cat-${c}` }), c, h("b", null, fmtMs(totals.get(c)!)))));
+  const wall = report.duration_ms || span;
+  const totals = exclusiveTotals(events.filter((e) => e.device == null && e.category !== "run"));
+  const phases = CATEGORIES.filter((c) => c !== "run" && totals.has(c));
+  const other = Math.max(0, wall - phases.reduce((a, c) => a + totals.get(c)!, 0));
+  const item = (key: string, label: string, ms: number) =>
+    h("span", { class: "legend-item", testid: "phase-total", dataset: { category: key, ms: String(ms) } },
+      h("span", { class: `swatch cat-${key}` }), label, h("b", null, fmtMs(ms)));
+  const hits = events.filter((e) => e.cache === "hit").length;
+  const disk = events.filter((e) => e.cache === "disk").length;
+  const compiled = events.filter((e) => e.category === "compile" && e.cache !== "disk").length;
+  const legend = h("div", { class: "legend" },
+    phases.map((c) => item(c, c, totals.get(c)!)),
+    item("other", "other Python", other),
+    h("span", { class: "legend-item total", testid: "wall-total", dataset: { ms: String(wall) } }, "= wall time", h("b", null, fmtMs(wall))));
+  const cache = hits + disk + compiled
+    ? h("div", { class: "cache-facts", testid: "cache-facts", dataset: { hits: String(hits), disk: String(disk), compiled: String(compiled) } },
+        h("span", { class: "label" }, "jit cache"),
+        h("span", { class: "badge ok" }, `${hits} hit${hits === 1 ? "" : "s"}`),
+        disk ? h("span", { class: "badge" }, `${disk} loaded from disk`) : null,
+        h("span", { class: "badge" }, `${compiled} compiled`))
+    : null;
 
   return h("div", { class: "timings", testid: "timings-panel" },
     h("div", { class: "panel-intro" },
-      h("span", null, `Wall time ${fmtMs(report.duration_ms || span)}`),
-      h("span", { class: "muted" }, "Hover a bar for details. Per-category totals add up work across devices.")),
+      h("span", null, `Wall time ${fmtMs(wall)}`),
+      h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes run alongside. Hover a bar for details.")),
     legend,
+    cache,
     h("div", { class: "timeline-wrap" }, svg));
+}
+
+/** Time per category where each instant goes to the innermost event covering it (the latest to
+ *  start), so nested events (a compile inside the first execute) are not counted twice. */
+export function exclusiveTotals(events: TimingEvent[]): Map<TimingCategory, number> {
+  const totals = new Map<TimingCategory, number>();
+  const cuts = [...new Set(events.flatMap((e) => [e.start_ms, e.start_ms + e.duration_ms]))].sort((a, b) => a - b);
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const a = cuts[i], b = cuts[i + 1];
+    let inner: TimingEvent | null = null;
+    for (const e of events) {
+      if (e.start_ms <= a && e.start_ms + e.duration_ms >= b && (!inner || e.start_ms > inner.start_ms || (e.start_ms === inner.start_ms && e.duration_ms < inner.duration_ms))) inner = e;
+    }
+    if (inner) totals.set(inner.category, (totals.get(inner.category) ?? 0) + (b - a));
+  }
+  for (const e of events) if (!totals.has(e.category)) totals.set(e.category, 0);
+  return totals;
 }
 
 function niceTicks(lo: number, hi: number, n: number): number[] {
