@@ -243,15 +243,7 @@ def value_and_grad(
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
-        if not allow_int:
-            for leaf in tree_flatten(dyn)[0]:
-                dt = core.get_aval(leaf).dtype
-                if dt.kind not in "fc":
-                    raise TypeError(
-                        f"grad requires real- or complex-valued inputs (input dtype that is "
-                        f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
-                        f"Boolean- or integer-valued inputs, use vjp or set allow_int to True."
-                    )
+        _check_input_dtypes("grad", tree_flatten(dyn)[0], holomorphic, allow_int)
         if has_aux:
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
@@ -264,11 +256,7 @@ def value_and_grad(
                 f"Gradient only defined for scalar-output functions. Output had shape: "
                 f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp."
             )
-        if aval.dtype.kind != "f":
-            raise TypeError(
-                f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                f"np.floating), but got {aval.dtype.name}."
-            )
+        _check_output_dtype("grad", aval.dtype, holomorphic)
         from . import lax
 
         g = f_vjp(lax.full((), 1.0, aval.dtype, aval.weak_type))
@@ -277,6 +265,51 @@ def value_and_grad(
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f
+
+
+_NON_HOLOMORPHIC_TIP = {
+    "inputs": " For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+    "non-holomorphic functions involving complex inputs or integer inputs, use jax.jvp directly.",
+    "outputs": " For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+    "non-holomorphic functions involving complex outputs, use jax.vjp directly.",
+}
+
+
+def _check_input_dtypes(name, leaves, holomorphic: bool, allow_int: bool):
+    """JAX's rules: holomorphic derivatives need complex inputs; jacfwd needs real ones; grad and
+    jacrev accept real or complex ones (integers only with allow_int)."""
+    for leaf in leaves:
+        dt = core.get_aval(leaf).dtype
+        if holomorphic:
+            if dt.kind != "c":
+                raise TypeError(
+                    f"{name} with holomorphic=True requires inputs with complex dtype, but got {dt.name}."
+                )
+        elif name == "jacfwd":
+            if dt.kind != "f":
+                raise TypeError(
+                    f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                    f"np.floating), but got {dt.name}.{_NON_HOLOMORPHIC_TIP['inputs']}"
+                )
+        elif not allow_int and dt.kind not in "fc":
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                f"np.inexact), but got {dt.name}. If you want to use Boolean- or integer-valued inputs, "
+                f"use vjp or set allow_int to True."
+            )
+
+
+def _check_output_dtype(name, dtype, holomorphic: bool):
+    if holomorphic:
+        if dtype.kind != "c":
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got {dtype.name}."
+            )
+    elif dtype.kind != "f":
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {dtype.name}.{_NON_HOLOMORPHIC_TIP['outputs']}"
+        )
 
 
 def grad(
@@ -339,12 +372,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
         dyn_flat, dyn_tree = tree_flatten(dyn_arg)
-        for leaf in dyn_flat:
-            if not np.issubdtype(core.get_aval(leaf).dtype, np.inexact):
-                raise TypeError(
-                    f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
-                    f"of np.floating), but got {core.get_aval(leaf).dtype.name}."
-                )
+        _check_input_dtypes("jacfwd", dyn_flat, holomorphic, True)
         out_store = []
 
         def f_flat(*leaves):
@@ -361,6 +389,9 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         basis, total = _std_basis(dyn_flat)
         y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
         y_flat, y_tree = tree_flatten(y)
+        if holomorphic:
+            for yv in y_flat:
+                _check_output_dtype("jacfwd", core.get_aval(yv).dtype, True)
         jac_flat = tree_flatten(jac)[0]
         in_avals = [core.get_aval(x) for x in dyn_flat]
         blocks = []
@@ -401,11 +432,14 @@ def jacrev(
         from . import lax
 
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
+        _check_input_dtypes("jacrev", tree_flatten(dyn)[0], holomorphic, allow_int)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             y, pullback = vjp(f_partial, *dyn)
         y_flat, y_tree = tree_flatten(y)
+        for yv in y_flat:
+            _check_output_dtype("jacrev", core.get_aval(yv).dtype, holomorphic)
         basis, total = _std_basis(y_flat)
 
         def pull_flat(*cts):
@@ -437,7 +471,12 @@ jacobian = jacrev
 
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Hessian of a scalar function, as ``jacfwd(jacrev(fun))``."""
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+    return jacfwd(
+        jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
+        argnums,
+        has_aux=has_aux,
+        holomorphic=holomorphic,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -375,7 +375,10 @@ class EvalTrace(Trace):
 def _keeps_dtype(out, args) -> bool:
     # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
     # comparisons (bool), argmax (int) and the like are strong, as under jit.
-    return getattr(out, "dtype", None) == args[0].dtype
+    # A complex value's real part, imaginary part and modulus (and a real value's conjugate)
+    # stay weak too, as in JAX.
+    od, ad = getattr(out, "dtype", None), args[0].dtype
+    return od == ad or (od is not None and od.kind in "fc" and ad.kind in "fc")
 
 
 _state = _TraceState()

@@ -44,7 +44,9 @@ class _F64Tracer(Tracer):
 
 def _widen(x) -> np.ndarray:
     x = np.asarray(x)
-    return x.astype(np.float64) if x.dtype.kind == "f" else x
+    if x.dtype.kind == "f":
+        return x.astype(np.float64)
+    return x.astype(np.complex128) if x.dtype.kind == "c" else x
 
 
 class _F64Trace(Trace):
@@ -107,16 +109,24 @@ def _split_args(f, args):
 
 def _rand_like(rng, x):
     a = np.asarray(x)
+    if a.dtype.kind == "c":
+        return (rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape)).astype(a.dtype)
     return rng.standard_normal(a.shape).astype(a.dtype if a.dtype.kind == "f" else np.float32)
 
 
+def _wide(x) -> np.ndarray:
+    x = np.asarray(x)
+    return x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+
+
 def _inner(xs, ys) -> float:
-    return float(sum(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)) for x, y in zip(xs, ys)))
+    # Re <x, y> with the conjugate-linear first slot, as JAX's check_vjp uses.
+    return float(sum(np.real(np.vdot(_wide(x), _wide(y))) for x, y in zip(xs, ys)))
 
 
 def _assert_close(actual, expected, atol, rtol, what):
     for k, (a, e) in enumerate(zip(actual, expected)):
-        a, e = np.asarray(a, np.float64), np.asarray(e, np.float64)
+        a, e = _wide(a), _wide(e)
         if a.shape != e.shape:
             raise AssertionError(f"{what}: output {k} has shape {a.shape}, expected {e.shape}")
         if not np.allclose(a, e, atol=atol, rtol=rtol, equal_nan=True):
@@ -128,13 +138,9 @@ def _assert_close(actual, expected, atol, rtol, what):
 
 
 def _numerical_jvp(g, primals, tangents, eps):
-    plus = eval_float64(
-        g, *[np.asarray(p, np.float64) + eps * np.asarray(t, np.float64) for p, t in zip(primals, tangents)]
-    )
-    minus = eval_float64(
-        g, *[np.asarray(p, np.float64) - eps * np.asarray(t, np.float64) for p, t in zip(primals, tangents)]
-    )
-    return [(np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps) for a, b in zip(plus, minus)]
+    plus = eval_float64(g, *[_wide(p) + eps * _wide(t) for p, t in zip(primals, tangents)])
+    minus = eval_float64(g, *[_wide(p) - eps * _wide(t) for p, t in zip(primals, tangents)])
+    return [(_wide(a) - _wide(b)) / (2 * eps) for a, b in zip(plus, minus)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,13 +176,11 @@ def check_vjp(f: Callable, args: Sequence, *, atol=1e-3, rtol=1e-3, eps=1e-4, rn
         return
     cotangents = [_rand_like(rng, o) for o in outs]
     _, f_vjp = api.vjp(lambda *xs: g(*xs), *primals)
-    jtu = f_vjp(cotangents)
+    # JAX's transposes do not conjugate: the adjoint of the JVP is conj . vjp . conj.
+    jtu = [np.conj(np.asarray(c)) for c in f_vjp([np.conj(c) for c in cotangents])]
     ip_fwd = _inner(cotangents, jv)
     ip_rev = _inner(jtu, tangents)
-    scale = sum(
-        float(np.sum(np.abs(np.asarray(c, np.float64) * np.asarray(j, np.float64))))
-        for c, j in zip(cotangents, jv)
-    )
+    scale = sum(float(np.sum(np.abs(_wide(c) * _wide(j)))) for c, j in zip(cotangents, jv))
     if not abs(ip_fwd - ip_rev) <= atol + rtol * max(abs(ip_fwd), scale):
         raise AssertionError(
             f"VJP vs {against}: <u, J v> = {ip_fwd:.6g} but <J^T u, v> = "

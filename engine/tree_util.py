@@ -343,12 +343,12 @@ def _sorted_keys(d: dict) -> tuple:
     keys = tuple(d)
     try:
         return tuple(sorted(keys))
-    except TypeError:
-        # Mixed, unorderable key types: order by type name, then by value where possible.
-        try:
-            return tuple(sorted(keys, key=lambda k: (type(k).__qualname__, k)))
-        except TypeError:
-            return keys
+    except TypeError as e:
+        # JAX sorts dict keys too, and refuses keys that do not compare (e.g. 1 and 'a').
+        raise ValueError(
+            f"Comparator raised exception while sorting pytree dictionary keys: {e}. Use keys of "
+            f"one orderable type (e.g. all str) in a dict that is a pytree."
+        ) from None
 
 
 def _is_namedtuple_type(t: type) -> bool:

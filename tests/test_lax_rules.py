@@ -524,6 +524,7 @@ TESTED_ELSEWHERE = {
     "while": "tests/test_control_flow.py",
     "scan": "tests/test_control_flow.py",
     "xla_pmap": "tests/test_pmap.py",
+    **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex")},
     **{
         p: "tests/test_pmap.py"
         for p in (

@@ -20,19 +20,44 @@ def _scalar_like(val, like_dtype, weak=True):
     return Array(np.asarray(val, dtype=like_dtype), weak)
 
 
-def _binary_args(x, y):
+# How far up int < float < complex a Python scalar's kind sits: a scalar may take the other
+# operand's dtype only if that loses nothing (lax never promotes, as in JAX).
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _binary_args(x, y, name="binary op"):
     """Python scalars take the other operand's dtype; 0-d operands broadcast to the other's shape."""
     px, py = isinstance(x, (int, float, complex, bool)), isinstance(y, (int, float, complex, bool))
     if px and not py:
+        _check_scalar_fits(name, x, _aval(y).dtype, True)
         x = _scalar_like(x, _aval(y).dtype)
     elif py and not px:
+        _check_scalar_fits(name, y, _aval(x).dtype, False)
         y = _scalar_like(y, _aval(x).dtype)
+    elif px and py:
+        dx, dy = core.python_scalar_dtype(x), core.python_scalar_dtype(y)
+        if dx != dy:
+            _mismatch(name, dx, dy)
     return x, y
+
+
+def _check_scalar_fits(name, scalar, dtype, scalar_first):
+    sd = core.python_scalar_dtype(scalar)
+    if _KIND_RANK[sd.kind] > _KIND_RANK.get(dtype.kind, 3):
+        _mismatch(name, *((sd, dtype) if scalar_first else (dtype, sd)))
+
+
+def _mismatch(name, dx, dy):
+    raise TypeError(
+        f"lax.{name} requires arguments to have the same dtypes, got {np.dtype(dx).name}, "
+        f"{np.dtype(dy).name}. (Tip: jnp.{name} is a similar function that does automatic type "
+        f"promotion on inputs)."
+    )
 
 
 def _binary(p):
     def f(x, y):
-        x, y = _binary_args(x, y)
+        x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
     f.__name__ = p.name

@@ -8,8 +8,9 @@ from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
 from ..ad import defjvp, defjvp2, defzero, Zero
 
-_FLOAT = "float"
-_INT = "int"
+_FLOAT = "floating"
+_COMPLEX = "complex"
+_INT = "integer"
 _BOOL = "bool"
 _ANY = "any"
 
@@ -17,20 +18,37 @@ _ANY = "any"
 def _check_kind(name, aval, kinds):
     kind = aval.dtype.kind
     ok = (
-        (_FLOAT in kinds and kind in "fc")
+        (_FLOAT in kinds and kind == "f")
+        or (_COMPLEX in kinds and kind == "c")
         or (_INT in kinds and kind in "iu")
         or (_BOOL in kinds and kind == "b")
         or _ANY in kinds
     )
     if not ok:
         raise TypeError(
-            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes: {', '.join(sorted(kinds))}."
+            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of "
+            f"{', '.join(kinds)}."
         )
+
+
+def _rejecting_complex(name, impl, kinds):
+    """Eager evaluation skips abstract evaluation: refuse complex operands here too, so an op
+    without complex support raises instead of returning numpy's answer for a different op."""
+    if _COMPLEX in kinds or _ANY in kinds:
+        return impl
+
+    def checked(x, *rest, **params):
+        if x.dtype.kind == "c" or (rest and getattr(rest[0], "dtype", x.dtype).kind == "c"):
+            _check_kind(name, ShapedArray((), np.dtype("complex64")), kinds)
+        return impl(x, *rest, **params)
+
+    checked.__name__ = getattr(impl, "__name__", name)
+    return checked
 
 
 def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
     p = Primitive(name)
-    p.def_impl(impl)
+    p.def_impl(_rejecting_complex(name, impl, kinds))
 
     def abstract(x, **params):
         _check_kind(name, x, kinds)
@@ -45,7 +63,7 @@ def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
 
 def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
     p = Primitive(name)
-    p.def_impl(impl)
+    p.def_impl(_rejecting_complex(name, impl, kinds))
 
     def abstract(x, y, **params):
         _check_kind(name, x, kinds)
@@ -103,44 +121,54 @@ def _errs(f):
     return g
 
 
-neg_p = unop("neg", np.negative, (_FLOAT, _INT))
-sign_p = unop("sign", np.sign, (_FLOAT, _INT))
+neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
+sign_p = unop("sign", np.sign, (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", _np_round)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
-exp_p = unop("exp", _errs(np.exp))
-exp2_p = unop("exp2", _errs(np.exp2))
-log_p = unop("log", _errs(np.log))
-log1p_p = unop("log1p", _errs(np.log1p))
-expm1_p = unop("expm1", _errs(np.expm1))
-tanh_p = unop("tanh", np.tanh)
-logistic_p = unop("logistic", _logistic)
-sin_p = unop("sin", np.sin)
-cos_p = unop("cos", np.cos)
-tan_p = unop("tan", np.tan)
-asin_p = unop("asin", _errs(np.arcsin))
-acos_p = unop("acos", _errs(np.arccos))
-atan_p = unop("atan", np.arctan)
-sinh_p = unop("sinh", _errs(np.sinh))
-cosh_p = unop("cosh", _errs(np.cosh))
-asinh_p = unop("asinh", np.arcsinh)
-acosh_p = unop("acosh", _errs(np.arccosh))
-atanh_p = unop("atanh", _errs(np.arctanh))
-sqrt_p = unop("sqrt", _errs(np.sqrt))
-rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)))
+exp_p = unop("exp", _errs(np.exp), (_FLOAT, _COMPLEX))
+exp2_p = unop("exp2", _errs(np.exp2), (_FLOAT, _COMPLEX))
+log_p = unop("log", _errs(np.log), (_FLOAT, _COMPLEX))
+log1p_p = unop("log1p", _errs(np.log1p), (_FLOAT, _COMPLEX))
+expm1_p = unop("expm1", _errs(np.expm1), (_FLOAT, _COMPLEX))
+tanh_p = unop("tanh", np.tanh, (_FLOAT, _COMPLEX))
+logistic_p = unop("logistic", _logistic, (_FLOAT, _COMPLEX))
+sin_p = unop("sin", np.sin, (_FLOAT, _COMPLEX))
+cos_p = unop("cos", np.cos, (_FLOAT, _COMPLEX))
+tan_p = unop("tan", np.tan, (_FLOAT, _COMPLEX))
+asin_p = unop("asin", _errs(np.arcsin), (_FLOAT, _COMPLEX))
+acos_p = unop("acos", _errs(np.arccos), (_FLOAT, _COMPLEX))
+atan_p = unop("atan", np.arctan, (_FLOAT, _COMPLEX))
+sinh_p = unop("sinh", _errs(np.sinh), (_FLOAT, _COMPLEX))
+cosh_p = unop("cosh", _errs(np.cosh), (_FLOAT, _COMPLEX))
+asinh_p = unop("asinh", np.arcsinh, (_FLOAT, _COMPLEX))
+acosh_p = unop("acosh", _errs(np.arccosh), (_FLOAT, _COMPLEX))
+atanh_p = unop("atanh", _errs(np.arctanh), (_FLOAT, _COMPLEX))
+sqrt_p = unop("sqrt", _errs(np.sqrt), (_FLOAT, _COMPLEX))
+rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), (_FLOAT, _COMPLEX))
 cbrt_p = unop("cbrt", np.cbrt)
-abs_p = unop("abs", np.abs, (_FLOAT, _INT))
+abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
+
+
+@abs_p.def_abstract_eval
+def _abs_abstract(x):
+    _check_kind("abs", x, (_FLOAT, _INT, _COMPLEX))
+    if x.dtype.kind == "c":  # |z| is real
+        return ShapedArray(x.shape, np.dtype(x.dtype.char.lower()), x.weak_type)
+    return x
+
+
 erf_p = unop("erf", _erf)
 erf_inv_p = unop("erf_inv", _erf_inv)
 not_p = unop("not", np.invert, (_INT, _BOOL))
 population_count_p = unop("population_count", lambda x: np.bitwise_count(x).astype(x.dtype), (_INT,))
 
-add_p = binop("add", np.add, (_FLOAT, _INT))
-sub_p = binop("sub", np.subtract, (_FLOAT, _INT))
-mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _BOOL))
-max_p = binop("max", np.maximum, (_FLOAT, _INT, _BOOL))
-min_p = binop("min", np.minimum, (_FLOAT, _INT, _BOOL))
+add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
+sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
+mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _BOOL, _COMPLEX))
+max_p = binop("max", np.maximum, (_FLOAT, _INT, _BOOL, _COMPLEX))
+min_p = binop("min", np.minimum, (_FLOAT, _INT, _BOOL, _COMPLEX))
 atan2_p = binop("atan2", np.arctan2, (_FLOAT,))
 nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
 and_p = binop("and", np.bitwise_and, (_INT, _BOOL))
@@ -201,12 +229,15 @@ def _rem_impl(x, y):
         return np.fmod(x, y)
 
 
-div_p = binop("div", _div_impl)
+div_p = binop("div", _div_impl, (_FLOAT, _INT, _COMPLEX))
 rem_p = binop("rem", _rem_impl)
-pow_p = binop("pow", _errs(np.power), (_FLOAT,))
+pow_p = binop("pow", _errs(np.power), (_FLOAT, _COMPLEX))
 
 _cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
-eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, f, (_ANY,), np.dtype("bool")) for n, f in _cmp.items())
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (
+    binop(n, f, (_ANY,) if n in ("eq", "ne") else (_FLOAT, _INT, _BOOL), np.dtype("bool"))
+    for n, f in _cmp.items()
+)
 
 
 # integer_pow keeps its exponent static so the jaxpr shows `integer_pow[y=2]`.
@@ -245,7 +276,23 @@ def _L(name):
     return lambda *a, **k: getattr(_lax(), name)(*a, **k)
 
 
-mul, add, sub, neg, div = _L("mul"), _L("add"), _L("sub"), _L("neg"), _L("div")
+def _L2(name):
+    """A binary lax op for the rules below: rules may meet two Python scalars of different kinds
+    (e.g. an int exponent and a complex primal), which public lax refuses; give both the wider
+    kind's dtype first."""
+
+    def f(x, y):
+        if type(x) in _PY and type(y) in _PY and type(x) is not type(y):
+            dtype = core.python_scalar_dtype(complex() if complex in (type(x), type(y)) else 0.0)
+            x, y = core.Array(np.asarray(x, dtype), True), core.Array(np.asarray(y, dtype), True)
+        return getattr(_lax(), name)(x, y)
+
+    return f
+
+
+_PY = (int, float, complex)
+mul, add, sub, div = _L2("mul"), _L2("add"), _L2("sub"), _L2("div")
+neg = _L("neg")
 sin, cos, exp, log, sqrt, rsqrt, select, square, sign, integer_pow, full_like = (
     _L("sin"),
     _L("cos"),
@@ -349,7 +396,21 @@ defjvp(atanh_p, lambda g, x: div(g, sub(1.0, square(x))))
 defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(2, ans)))
 defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
 defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(1 / 3, square(ans))))
-defjvp(abs_p, lambda g, x: mul(g, sign(x)))
+
+
+def _abs_jvp(g, ans, x):
+    if core.get_aval(x).dtype.kind != "c":
+        return mul(g, sign(x))
+    # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
+    from .complex_numbers import conj, real
+
+    lax = _lax()
+    denom = lax.convert_element_type(ans, core.get_aval(x).dtype)
+    denom = select(lax.eq(denom, full_like(denom, 0)), full_like(denom, 1), denom)
+    return real(mul(g, div(conj(x), denom)))
+
+
+defjvp2(abs_p, _abs_jvp)
 defjvp(erf_p, lambda g, x: mul(g, mul(2 / np.sqrt(np.pi), exp(neg(square(x))))))
 defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(np.sqrt(np.pi) / 2, exp(square(ans)))))
 

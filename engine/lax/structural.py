@@ -310,6 +310,8 @@ def _reduce_identity_impl(np_fn, largest: bool):
     def impl(x, *, axes):
         if x.dtype.kind == "f":
             ident = np.inf if largest else -np.inf
+        elif x.dtype.kind == "c":  # numpy's (and XLA's) lexicographic order on (real, imag)
+            ident = complex(np.inf if largest else -np.inf, 0)
         elif x.dtype.kind == "b":
             ident = bool(largest)
         else:

@@ -111,10 +111,11 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
-    """Dot product of the flattened arrays."""
+    """Dot product of the flattened arrays, conjugating the first (as numpy does)."""
     from ._shape import ravel
+    from ._ufuncs import conj
 
-    return dot(ravel(a), ravel(b), preferred_element_type=preferred_element_type)
+    return dot(conj(ravel(a)), ravel(b), preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):

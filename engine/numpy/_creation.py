@@ -193,7 +193,7 @@ def linspace(
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
     out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
     div = (num - 1) if endpoint else num
-    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer) and dtype_in.kind != "c":
         cs, ce = core.to_numpy(start), core.to_numpy(stop)
         with np.errstate(all="ignore"):
             out = np.linspace(

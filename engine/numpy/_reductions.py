@@ -216,7 +216,10 @@ def var(
     centered = lax.sub(
         a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
     )
-    sq = lax.integer_pow(centered, 2)
+    if centered.dtype.kind == "c":  # the variance of complex values is that of their modulus: real
+        sq = lax.add(lax.integer_pow(lax.real(centered), 2), lax.integer_pow(lax.imag(centered), 2))
+    else:
+        sq = lax.integer_pow(centered, 2)
     total = sum(sq, axes, keepdims=keepdims, where=where)
     n = _count(a, axes, where)
     if isinstance(n, int):
@@ -277,6 +280,10 @@ def _arg_extreme(name, lax_fn):
         return _keep(res, (ax,), a.ndim, keepdims)
 
     def _arg_along(a, ax):
+        if a.dtype.kind == "c":
+            raise TypeError(
+                f"jnp.{name} does not accept dtype {a.dtype.name}: complex numbers have no order."
+            )
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
         return lax_fn(a, ax, np.dtype("int32"))
@@ -381,7 +388,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     a, b = promote_args("isclose", a, b)
     if a.dtype.kind not in "fc":
         return lax.eq(a, b)
-    tol = lax.add(lax.full_like(b, atol), lax.mul(lax.full_like(b, rtol), lax.abs(b)))
+    abs_b = lax.abs(b)
+    tol = lax.add(lax.full_like(abs_b, atol), lax.mul(lax.full_like(abs_b, rtol), abs_b))
     out = lax.le(lax.abs(lax.sub(a, b)), tol)
     ai, bi = isinf(a), isinf(b)
     out = lax.select(lax.bitwise_or(ai, bi), lax.bitwise_and(lax.bitwise_and(ai, bi), lax.eq(a, b)), out)

@@ -372,6 +372,8 @@ def round(a, decimals: int = 0, out=None):
     """
     (a,) = promote_args("round", a)
     decimals = int(decimals)
+    if a.dtype.kind == "c":  # each part on its own
+        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if a.dtype.kind in "iub":
         if decimals >= 0:
             return a
@@ -550,6 +552,12 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     min = a_min if min is None else min
     max = a_max if max is None else max
     check_arraylike("clip", arr)
+    if any(iscomplexobj(v) for v in (arr, min, max) if v is not None):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real value "
+            "or array by taking the real or imaginary components via jax.numpy.real/imag respectively."
+        )
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
@@ -696,6 +704,11 @@ def bitwise_count(x, /):
 def _comparison(name, lax_fn, np_fn):
     def general(x1, x2):
         x1, x2 = promote_elementwise(name, x1, x2)
+        if x1.dtype.kind == "c" and lax_fn not in (lax.eq, lax.ne):
+            # numpy's (and JAX's) order on complex numbers: by real part, then imaginary part.
+            r1, r2 = lax.real(x1), lax.real(x2)
+            tie = lax.bitwise_and(lax.eq(r1, r2), lax_fn(lax.imag(x1), lax.imag(x2)))
+            return lax.bitwise_or(lax.bitwise_and(lax.ne(r1, r2), lax_fn(r1, r2)), tie)
         return lax_fn(x1, x2)
 
     return _binary(name, general, np_fn, "fiub", bool_out=True)
@@ -757,22 +770,29 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     return where(isneginf(x), lax.full_like(x, neginf), out)
 
 
-# --- complex parts (real dtypes: the engine has no complex arithmetic rules yet) ---------------
+# --- complex parts ----------------------------------------------------------------------------
 
 
 def real(val, /):
+    """The real part; real inputs are returned unchanged.
+
+    >>> jnp.real(1 + 2j)
+    Array(1., dtype=float32, weak_type=True)
+    """
     (val,) = promote_args("real", val)
-    return val
+    return lax.real(val) if val.dtype.kind == "c" else val
 
 
 def imag(val, /):
+    """The imaginary part; zeros for real inputs."""
     (val,) = promote_args("imag", val)
-    return lax.full_like(val, 0)
+    return lax.imag(val) if val.dtype.kind == "c" else lax.full_like(val, 0)
 
 
 def conjugate(x, /):
+    """The complex conjugate; real inputs are returned unchanged."""
     (x,) = promote_args("conjugate", x)
-    return x
+    return lax.conj(x) if x.dtype.kind == "c" else x
 
 
 conj = conjugate
@@ -827,16 +847,23 @@ def lcm(x1, x2, /):
 
 
 def angle(z, deg: bool = False):
+    """The counterclockwise angle from the positive real axis, ``atan2(imag(z), real(z))``."""
     (z,) = promote_args_inexact("angle", z)
-    out = lax.atan2(lax.full_like(z, 0), z)
+    out = lax.atan2(imag(z), real(z))
     return rad2deg(out) if deg else out
 
 
 def iscomplex(x, /):
+    """True where the imaginary part is nonzero."""
     x = as_operand(x)
-    return lax.full(x.shape, False, np.bool_)
+    if x.dtype.kind != "c":
+        return lax.full(x.shape, False, np.bool_)
+    return lax.ne(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))
 
 
 def isreal(x, /):
+    """True where the imaginary part is zero."""
     x = as_operand(x)
-    return lax.full(x.shape, True, np.bool_)
+    if x.dtype.kind != "c":
+        return lax.full(x.shape, True, np.bool_)
+    return lax.eq(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))

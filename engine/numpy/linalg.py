@@ -16,29 +16,36 @@ def _abs(x):
     return lax.abs(x)
 
 
+def _abs_squared(x):
+    """|x|**2, real for complex x (x * x would be the complex square)."""
+    if x.dtype.kind == "c":
+        return lax.add(lax.integer_pow(lax.real(x), 2), lax.integer_pow(lax.imag(x), 2))
+    return lax.mul(x, x)
+
+
 def _vector_norm(x, axis, ord, keepdims):
     from ._reductions import max, min, sum
 
     a = _abs(x)
     if ord is None or ord == 2:
-        return lax.sqrt(sum(lax.mul(x, x), axis=axis, keepdims=keepdims))
+        return lax.sqrt(sum(_abs_squared(x), axis=axis, keepdims=keepdims))
     if ord == np.inf:
         return max(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
         return min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
         return sum(
-            lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), x.dtype), axis=axis, keepdims=keepdims
+            lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), a.dtype), axis=axis, keepdims=keepdims
         )
     if ord == 1:
         return sum(a, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order '{ord}' for vector norm.")
-    p = lax.full((), ord, x.dtype)
+    p = lax.full((), ord, a.dtype)
     from ._ufuncs import power
 
     s = sum(power(a, p), axis=axis, keepdims=keepdims)
-    return power(s, lax.div(lax.full((), 1, x.dtype), p))
+    return power(s, lax.div(lax.full((), 1, a.dtype), p))
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False):
@@ -54,7 +61,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
         if ord is None:
             from ._reductions import sum
 
-            out = lax.sqrt(sum(lax.mul(x, x)))
+            out = lax.sqrt(sum(_abs_squared(x)))
             return lax.reshape(out, (1,) * x.ndim) if keepdims else out
         if x.ndim == 1:
             axis = (0,)
@@ -76,7 +83,7 @@ def _matrix_norm(x, axes, ord, keepdims):
 
     r, c = axes
     if ord is None or ord == "fro":
-        return lax.sqrt(sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
+        return lax.sqrt(sum(_abs_squared(x), axis=axes, keepdims=keepdims))
     if ord in (1, -1, np.inf, -np.inf):
         inner, outer_ = (r, c) if ord in (1, -1) else (c, r)
         s = sum(_abs(x), axis=inner, keepdims=True)

@@ -1,0 +1,88 @@
+"""The snippets in tests/jax_reference/snippets.py, replayed on the engine and compared with the
+answers JAX 0.10.2 gave (recorded in tests/jax_reference/*.json by record.py): values, dtypes,
+shapes and weak types, or the class of the error JAX raised."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+import engine.numpy as jnp
+import engine.tree  # noqa: F401  (jax.tree)
+from engine import lax
+
+HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
+sys.path.insert(0, str(HERE))
+from snippets import SNIPPETS, WEAK_TYPE_DIFFERS  # noqa: E402
+from record import encode, run  # noqa: E402
+
+sys.path.remove(str(HERE))
+
+
+def _namespace():
+    return {"jax": engine, "jnp": jnp, "lax": lax, "np": np}
+
+
+def _params():
+    for topic, cases in SNIPPETS.items():
+        path = HERE / f"{topic}.json"
+        recorded = json.loads(path.read_text()) if path.exists() else {}
+        for name, code, *tol in cases:
+            rtol = tol[0] if tol else 1e-5
+            yield pytest.param(
+                code, recorded.get(name), rtol, name in WEAK_TYPE_DIFFERS, id=f"{topic}-{name}"
+            )
+
+
+def _compare(got, want, rtol, weak_differs=False, path="out"):
+    (kind,) = want.keys() if len(want) == 1 else ("array",)
+    if kind in ("tuple", "list", "dict", "py", "opaque"):
+        assert set(got) == set(want), f"{path}: got {got}, JAX gave {want}"
+        if kind == "dict":
+            assert set(got["dict"]) == set(want["dict"]), f"{path}: keys differ"
+            for k in want["dict"]:
+                _compare(got["dict"][k], want["dict"][k], rtol, weak_differs, f"{path}[{k!r}]")
+        elif kind in ("tuple", "list"):
+            assert len(got[kind]) == len(want[kind]), f"{path}: length differs"
+            for i, (g, w) in enumerate(zip(got[kind], want[kind])):
+                _compare(g, w, rtol, weak_differs, f"{path}[{i}]")
+        else:
+            assert got == want, f"{path}: got {got}, JAX gave {want}"
+        return
+    assert "dtype" in got, f"{path}: got {got}, JAX gave an array"
+    assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), (
+        f"{path}: got {got['dtype']}{got['shape']}, JAX gave {want['dtype']}{want['shape']}"
+    )
+    if not weak_differs:
+        assert got["weak_type"] == want["weak_type"], (
+            f"{path}: weak_type {got['weak_type']}, JAX {want['weak_type']}"
+        )
+    if "re" in want:
+        g = np.asarray(got["re"]) + 1j * np.asarray(got["im"])
+        w = np.asarray(want["re"]) + 1j * np.asarray(want["im"])
+    elif want["dtype"].startswith("float") or want["dtype"].startswith("bfloat"):
+        g = np.asarray([float(v) for v in got["values"]])
+        w = np.asarray([float(v) for v in want["values"]])
+    else:
+        assert got["values"] == want["values"], f"{path}: got {got['values']}, JAX gave {want['values']}"
+        return
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True, err_msg=path)
+
+
+@pytest.mark.parametrize("code,want,rtol,weak_differs", list(_params()))
+def test_snippet_matches_jax(code, want, rtol, weak_differs):
+    assert want is not None, "no recorded answer: run tests/jax_reference/record.py under JAX"
+    if "error" in want:
+        with pytest.raises(Exception) as info:
+            run(code, _namespace())
+        assert type(info.value).__name__ == want["error"], (
+            f"JAX raised {want['error']}: {want['message']}; the engine raised "
+            f"{type(info.value).__name__}: {info.value}"
+        )
+        return
+    _compare(encode(run(code, _namespace())), want["value"], rtol, weak_differs)
