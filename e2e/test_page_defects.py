@@ -139,3 +139,39 @@ def test_share_restores_the_selected_ir_stage(page: Page, browser, base_url):
         expect(restored.nth(1)).to_contain_text("grad(tanh)")
     finally:
         ctx.close()
+
+
+@needs_runner
+def test_phone_layout(browser, base_url, artifacts):
+    from .test_playground import new_context
+
+    ctx = new_context(browser, base_url)
+    try:
+        page = ctx.new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto("/")
+        expect(page.locator(".cm-content")).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"sideways scroll: {width} px"
+        toggle = page.get_by_test_id("theme-toggle").bounding_box()
+        assert toggle and toggle["x"] + toggle["width"] <= 390, toggle
+        run = page.get_by_test_id("run")
+        lines = run.evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e.firstChild);"
+            " return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; }"
+        )
+        assert lines <= 1, f"the Run button wraps over {lines} lines"
+
+        run_and_wait(page)
+        page.wait_for_timeout(600)  # the smooth scroll to the results
+        tabs = page.get_by_test_id("tab-output").bounding_box()
+        assert tabs and 0 <= tabs["y"] < 844 / 2, f"results not scrolled into view: {tabs}"
+        expect(page.get_by_test_id("run-status")).to_be_in_viewport()
+
+        page.get_by_test_id("tab-ir").click()
+        expect(page.get_by_test_id("ir-node").first).to_be_visible()
+        graph = page.locator("[data-testid=ir-panel] .graph").first.bounding_box()
+        assert graph and graph["height"] >= 320, f"IR graph only {graph} tall"
+        page.screenshot(path=str(artifacts / "phone-ir.png"), full_page=True)
+    finally:
+        ctx.close()

@@ -78,7 +78,7 @@ class App {
     const shareBtn = h("button", { type: "button", class: "btn", testid: "share", onclick: () => void this.share() }, "Share");
     this.sharePop = h("div", { class: "share-pop", hidden: true, testid: "share-pop", role: "dialog", "aria-label": "Share link" });
     const header = h("header", { class: "topbar" },
-      h("a", { class: "brand", href: "/", title: "jaxplay" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), "jaxplay"),
+      h("a", { class: "brand", href: "/", title: "jaxplay" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), h("span", { class: "brand-name" }, "jaxplay")),
       h("button", { type: "button", class: "btn", testid: "open-gallery", onclick: () => void this.gallery.open() }, "Examples"),
       h("div", { class: "run-group" }, this.runBtn, this.cancelBtn, this.progress),
       h("span", { class: "spacer" }),
@@ -196,6 +196,11 @@ class App {
     }
     this.renderTabs();
     this.renderPanel();
+    // In the one-column layout the results sit below the editor and the stack: bring them up.
+    if (matchMedia("(max-width: 980px)").matches) {
+      const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+      this.tabs.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+    }
     // Completed runs, counted for automation: a test waits for this to grow.
     this.root.dataset.runs = String(Number(this.root.dataset.runs ?? 0) + 1);
   }
