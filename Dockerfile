@@ -45,6 +45,10 @@ RUN apt-get update -q \
 COPY --from=python /opt/venv /opt/venv
 COPY --from=web /src/web/dist /opt/jaxplay/web
 COPY docker/entrypoint.py docker/healthcheck.py /opt/jaxplay/
+# The server's own code is for uid 10001 (group) alone: runs, under their slot uids, read only the
+# engine's, which zygotes have preloaded anyway.
+RUN server=$(/opt/venv/bin/python -c 'import os, server; print(os.path.dirname(server.__file__))') \
+ && chown -R root:10001 "$server" && chmod -R o-rwx "$server"
 ENV PATH=/opt/venv/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONUNBUFFERED=1 \
     JAXPLAY_HOST=0.0.0.0 \
@@ -54,9 +58,13 @@ ENV PATH=/opt/venv/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     JAXPLAY_KERNEL_CACHE_DIR=/var/cache/jaxplay
 USER 10001:10001
 # Compile the gallery's kernels into the zygotes' kernel cache now, so that each zygote loads them
-# at start instead of compiling (numba's cache is per CPU model: elsewhere they compile once there).
+# at start instead of compiling (numba's cache is per CPU model: elsewhere they compile once there),
+# and seal them: zygotes load only files whose hash the manifest written here (or by them) records.
 RUN ENGINE_CACHE_DIR=/var/cache/jaxplay NUMBA_CACHE_DIR=/var/cache/jaxplay/numba HOME=/nonexistent \
     JAXPLAY_DEVICE_COUNT=8 NUMBA_THREADING_LAYER=workqueue python -m server.warmup
+# Started as root: the entrypoint drops to uid 10001 keeping CAP_SETUID, CAP_SETGID, CAP_KILL and
+# CAP_CHOWN, so that each run gets a uid of its own with Docker's default flags ("uid" isolation).
+USER 0:0
 WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 8000

@@ -1,9 +1,16 @@
-"""Container entrypoint: check the data volume, complete the zygotes' environment, refuse unsafe root,
-exec the server.
+"""Container entrypoint: drop from root to the server's uid keeping only what the sandbox needs,
+check the data volume, complete the zygotes' environment, exec the server.
+
+Started as root (the image's default), it becomes uid 10001 holding CAP_SETUID, CAP_SETGID,
+CAP_KILL and CAP_CHOWN (ambient, so the server's zygotes inherit them; nothing else is left in
+the bounding set). The zygotes then run each run under a uid of its own ("uid" isolation), which
+works with Docker's default flags. Started as another uid (``--user``), the server has no such
+capabilities and refuses to start unless JAXPLAY_ISOLATION=unsafe-single-user says otherwise.
+With JAXPLAY_ISOLATION=root (and --cap-add SYS_ADMIN) the server stays root for "root" isolation.
 
 Configuration is the server's own: every JAXPLAY_* variable (server/settings.py). The image sets
 JAXPLAY_HOST=0.0.0.0 and JAXPLAY_DATABASE_PATH=/data/snippets.sqlite. Arguments, if any, are
-run instead of the server (e.g. `docker run IMAGE python -c ...`).
+run instead of the server (e.g. `docker run IMAGE python -c ...`), as uid 10001 without capabilities.
 """
 
 from __future__ import annotations
@@ -12,6 +19,9 @@ import json
 import os
 import sys
 
+from server.sandbox.isolation import SLOT_CAPS, become_keeping, drop_capabilities
+
+SERVER_UID = SERVER_GID = 10001
 # numba's cache for the zygotes (the venv is read-only to uid 10001 and HOME is /nonexistent, so
 # numba would find no writable cache directory for the engine's own cache=True functions); the
 # image compiled the gallery into it at build time. Runs still get a private one of their own.
@@ -19,7 +29,10 @@ SANDBOX_ENV = {"NUMBA_CACHE_DIR": "/var/cache/jaxplay/numba"}
 
 
 def main() -> None:
+    if os.getuid() == 0 and os.environ.get("JAXPLAY_ISOLATION") != "root":
+        become_keeping(SERVER_UID, SERVER_GID, SLOT_CAPS if len(sys.argv) == 1 else ())
     if len(sys.argv) > 1:
+        drop_capabilities()
         os.execvp(sys.argv[1], sys.argv[1:])
     db = os.environ.get("JAXPLAY_DATABASE_PATH", "/data/snippets.sqlite")
     folder = os.path.dirname(os.path.abspath(db))
@@ -40,10 +53,6 @@ def main() -> None:
     except ValueError:
         sys.exit("jaxplay: JAXPLAY_SANDBOX_ENV must be a JSON object of strings")
     os.environ["JAXPLAY_SANDBOX_ENV"] = json.dumps({**SANDBOX_ENV, **extra})
-    if os.getuid() == 0 and "JAXPLAY_ISOLATION" not in os.environ:
-        # As root, "auto" would fall back to running user code as root when namespaces are not
-        # allowed (no --cap-add SYS_ADMIN): refuse to start instead.
-        os.environ["JAXPLAY_ISOLATION"] = "root"
     os.execv(sys.executable, [sys.executable, "-m", "server"])
 
 

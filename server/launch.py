@@ -22,7 +22,10 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m server`` with ``JAXPLAY_*`` settings from ``settings``; a context manager."""
+    """``python -m server`` with ``JAXPLAY_*`` settings from ``settings``; a context manager.
+
+    ``prefix`` runs the server through another command, e.g. ``setpriv`` to start it as an
+    unprivileged uid with only the capabilities the Docker image's entrypoint gives it."""
 
     def __init__(
         self,
@@ -30,6 +33,7 @@ class ServerProcess:
         extra_env: Optional[dict] = None,
         startup_timeout: float = 120.0,
         log_path: Optional[str] = None,
+        prefix: tuple[str, ...] = (),
     ):
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -40,6 +44,8 @@ class ServerProcess:
         self.extra_env = extra_env or {}
         self.startup_timeout = startup_timeout
         self.log_path = log_path
+        self.python = sys.executable
+        self.prefix = tuple(prefix)  # e.g. a setpriv command line that drops uid and capabilities
         self.proc: Optional[subprocess.Popen] = None
         self._log: BinaryIO | int | None = None
 
@@ -49,7 +55,7 @@ class ServerProcess:
         env.update(self.extra_env)
         self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server"],
+            [*self.prefix, self.python, "-m", "server"],
             cwd=PROJECT_ROOT,
             env=env,
             stdout=self._log,

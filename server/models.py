@@ -67,6 +67,9 @@ class Health(BaseModel):
     idle_workers: int
     queued: int
     isolation: dict[str, Any] = Field(default_factory=dict, description="What the sandbox probe found.")
+    warning: Optional[str] = Field(
+        None, description="Set when runs are not isolated from each other (unsafe-single-user): show it."
+    )
 
 
 class Readiness(BaseModel):

@@ -98,12 +98,18 @@ class Settings(BaseSettings):
         default_factory=lambda: ["numpy", "engine", "engine.numpy"],
         description="Modules imported by each zygote before forking (missing ones are skipped).",
     )
-    isolation: Literal["auto", "root", "userns", "minimal"] = Field(
+    isolation: Literal["auto", "root", "uid", "unsafe-single-user"] = Field(
         "auto",
-        description="auto: the strongest the host allows (root: network+mount namespaces and a per-slot uid; "
-        "userns: user+network+mount namespaces; minimal: rlimits and seccomp only).",
+        description="auto: root, else uid; refuses to start if neither is possible (root: network+mount "
+        "namespaces and a per-slot uid; uid: a per-slot uid without namespaces, what the Docker image "
+        "uses; unsafe-single-user: runs share the server's uid, with user+network+mount namespaces "
+        "where allowed, for one trusted user only).",
     )
-    slot_uid_base: int = Field(61000, description="As root, slot i runs under uid/gid slot_uid_base + i.")
+    slot_uid_base: int = Field(
+        61000,
+        description="Slot i runs under uid/gid slot_uid_base + i (root and uid modes); no other process, "
+        "and no other jaxplay instance on the host, may use these uids.",
+    )
     kernel_cache_dir: Path = Field(
         Path(
             os.environ.get("ENGINE_CACHE_DIR")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import os
 import sys
 import threading
 import time
@@ -66,6 +67,17 @@ def _stop_kernel_threads() -> None:
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     results = warm()
+    from .sandbox import kernel_cache
+
+    from engine.backends.numba_jit import cache_dir
+
+    # Vouch for what was just compiled here (the image build): zygotes load nothing else.
+    paths = [cache_dir()]
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir and not os.path.realpath(numba_dir).startswith(os.path.realpath(paths[0]) + os.sep):
+        paths.append(numba_dir)
+    for path in paths:
+        print(f"kernel cache {path}: sealed {kernel_cache.seal(path)} files")
     for example_id, seconds, ok in results:
         print(f"warm-up {example_id:24s} {seconds * 1000:8.0f} ms {'ok' if ok else 'FAILED'}")
     return 0

@@ -1,10 +1,19 @@
 """Hostile code against a real server: every run must fail cleanly, the server must stay healthy,
-and nothing may be left behind (processes, temp dirs, shared memory, files)."""
+and nothing may be left behind (processes, temp dirs, shared memory, files, System V objects).
+
+Every test runs once per isolation mode this host can provide: ``root`` (the server as root) and
+``uid`` (what the Docker image does: the server as uid 10001 holding only CAP_SETUID, CAP_SETGID,
+CAP_KILL and CAP_CHOWN, started here through ``setpriv``)."""
 
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
+import pathlib
+import shutil
+import socket
+import tempfile
 import time
 
 import httpx
@@ -12,42 +21,83 @@ import pytest
 
 from conftest import ROOT
 from server.launch import ServerProcess
+from sandbox_hosts import SERVER_UID, owned_dir, readable_python, uid_mode_prefix
+from server.sandbox import slot
 
 PLAIN = "server.sandbox.plain_runner:run_request"
 UID_BASE = 61100
 WORKERS = 2
 WALL = 3.0
+MEMORY = 512 << 20
 SECRET = "jaxplay-test-secret-7f3a"
 
 
-@pytest.fixture(scope="module")
-def sandbox_tmp(tmp_path_factory):
-    return tmp_path_factory.mktemp("sandbox")
+def available_modes() -> list[str]:
+    modes = []
+    if os.geteuid() == 0:
+        modes.append("root")
+        if shutil.which("setpriv") and os.path.exists("/usr/bin/python3.11"):
+            modes.append("uid")
+    return modes
+
+
+@pytest.fixture(scope="module", params=available_modes())
+def mode(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    return tmp_path_factory.mktemp("db") / "snippets.sqlite"
+def base(mode):
+    # Not under pytest's tmp_path: that is mode 0700, closed to uid 10001 and the slot uids.
+    base = pathlib.Path(tempfile.mkdtemp(prefix=f"jaxplay-abuse-{mode}-"))
+    os.chmod(base, 0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def server(sandbox_tmp, db_path, tmp_path_factory):
-    log = tmp_path_factory.mktemp("log") / "server.log"
+def sandbox_tmp(base, mode):
+    return owned_dir(base / "sandbox", 0 if mode == "root" else SERVER_UID, 0o711)
+
+
+@pytest.fixture(scope="module")
+def db_path(base, mode):
+    return owned_dir(base / "db", 0 if mode == "root" else SERVER_UID, 0o700) / "snippets.sqlite"
+
+
+@pytest.fixture(scope="module")
+def kernel_cache(base, mode):
+    return owned_dir(base / "kernels", 0 if mode == "root" else SERVER_UID)
+
+
+@pytest.fixture(scope="module")
+def server(mode, base, sandbox_tmp, db_path, kernel_cache):
+    log = base / "server.log"
     settings = {
         "runner": PLAIN,
         "database_path": db_path,
         "workers": WORKERS,
         "wall_seconds": WALL,
         "cpu_seconds": 2,
-        "memory_bytes": 512 << 20,
+        "memory_bytes": MEMORY,
         "queue_size": 8,
         "queue_timeout": 30,
         "slot_uid_base": UID_BASE,
         "sandbox_tmp": sandbox_tmp,
+        "isolation": mode,
+        "kernel_cache_dir": kernel_cache,
+        "sandbox_env": json.dumps({"NUMBA_CACHE_DIR": str(kernel_cache / "numba")}),
     }
-    with ServerProcess(settings, extra_env={"JAXPLAY_TEST_SECRET": SECRET}, log_path=str(log)) as s:
+    prefix = ()
+    if mode == "uid":
+        prefix = uid_mode_prefix()
+    s = ServerProcess(settings, extra_env={"JAXPLAY_TEST_SECRET": SECRET}, log_path=str(log), prefix=prefix)
+    if mode == "uid":
+        s.python = readable_python(base)
+    with s:
         # Put something in the database, so reading it would have something to steal.
         httpx.post(s.base_url + "/api/snippets", json={"request": {"code": f"# {SECRET}"}})
+        assert httpx.get(s.base_url + "/api/health").json()["isolation"]["mode"] == mode
         yield s
 
 
@@ -68,6 +118,24 @@ def slot_processes() -> list[int]:
     return pids
 
 
+def slot_leftovers() -> list:
+    """Files the slot uids own in the shared scratch directories, and their System V objects."""
+    found = [
+        p
+        for uid in range(UID_BASE, UID_BASE + WORKERS)
+        for top in slot.SCRATCH_DIRS
+        for p, _ in slot.owned_entries(uid, top)
+    ]
+    for kind in ("shm", "sem", "msg"):
+        with open(f"/proc/sysvipc/{kind}") as f:
+            header = f.readline().split()
+            for line in f:
+                row = dict(zip(header, line.split()))
+                if UID_BASE <= int(row["uid"]) < UID_BASE + WORKERS:
+                    found.append((kind, row))
+    return found
+
+
 def run(server, code: str, timeout: float = 30, **extra) -> dict:
     r = httpx.post(server.base_url + "/api/run", json={"code": code, **extra}, timeout=timeout)
     assert r.status_code == 200, r.text[:500]
@@ -86,6 +154,7 @@ def clean(server, sandbox_tmp, shm_before):
     assert slot_processes() == []
     assert list(sandbox_tmp.iterdir()) == []
     assert set(os.listdir("/dev/shm")) <= shm_before
+    assert slot_leftovers() == []
     assert run(server, "print('still fine')")["stdout"] == "still fine\n"
 
 
@@ -182,13 +251,14 @@ print('stolen', stolen)
     assert report["ok"] and "stolen []" in report["stdout"], report
 
 
-def test_cannot_read_source_database_or_git(server, db_path):
+def test_cannot_read_source_database_or_git(server, mode, db_path):
+    # Without a mount namespace ("uid") only permissions hide files: the database directory is the
+    # server uid's alone, but a world-readable checkout stays readable (the image locks its copy).
+    hidden_by_mounts = [f"{ROOT}/server/main.py", f"{ROOT}/server/settings.py", f"{ROOT}/.git/HEAD"]
     for path in [
-        f"{ROOT}/server/main.py",
-        f"{ROOT}/server/settings.py",
+        *(hidden_by_mounts if mode == "root" else []),
         str(db_path),
         str(db_path.parent),
-        f"{ROOT}/.git/HEAD",
         "/root/.bashrc",
         "/etc/shadow",
     ]:
@@ -378,3 +448,312 @@ def test_hundred_concurrent_runs(server):
         statuses = list(pool.map(one, range(100)))
     assert set(statuses) <= {200, 429, 503}, statuses
     assert statuses.count(200) >= WORKERS and statuses.count(429) > 0
+
+
+# --- attacks on the host, the server, the zygotes and other runs (issue 10) ---------------------
+
+
+def server_family(server) -> dict[str, list[int]]:
+    """The server's pid, its thread ids and its zygotes' pids, as seen from the host."""
+    server_pid = server.proc.pid
+    zygotes = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) == server_pid:
+                        zygotes.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    tids = [int(t) for t in os.listdir(f"/proc/{server_pid}/task")]
+    return {"server": [server_pid], "threads": tids, "zygotes": zygotes}
+
+
+def nofile_limit(pid: int) -> str:
+    with open(f"/proc/{pid}/limits") as f:
+        return next(line for line in f if line.startswith("Max open files"))
+
+
+def assert_still_computes(server):
+    # The server and both zygotes still work: two runs at once, each one on its own worker.
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        reports = list(
+            pool.map(lambda _: run(server, "import math\nprint(round(1 - math.tanh(1.0)**2, 5))"), range(2))
+        )
+    assert [r["stdout"] for r in reports] == ["0.41997\n", "0.41997\n"], reports
+
+
+def test_kernel_cache_cannot_be_poisoned(server, mode, kernel_cache):
+    planted = [
+        kernel_cache / "engine_planted.py",
+        kernel_cache / "numba" / "planted.nbi",
+        kernel_cache / "planted.nbi",
+    ]
+    code = f"""
+import os
+done = []
+for p in {[str(p) for p in planted]!r}:
+    try:
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, 'wb').write(b'cos\\nsystem\\n(S"echo pwned"\\ntR.')
+        done.append(p)
+    except OSError as e:
+        done.append(type(e).__name__)
+try:
+    os.chmod({str(kernel_cache)!r}, 0o777)
+    done.append('chmod')
+except OSError as e:
+    done.append(type(e).__name__)
+print(done)
+"""
+    report = run(server, code)
+    assert report["ok"], report
+    if mode == "uid":
+        assert "planted" not in report["stdout"] and "chmod" not in report["stdout"], report["stdout"]
+    # (In root mode the path lies under /tmp, which a run sees as its own private tmpfs.)
+    assert not any(p.exists() for p in planted)
+    assert kernel_cache.stat().st_mode & 0o777 == 0o755
+
+
+def test_runs_cannot_reach_each_other(server):
+    # Run A holds a secret in memory, in a file in its directory, in a shared-memory descriptor and
+    # prints; run B, at the same time on the other worker, looks for it through /proc and tries to
+    # write into A's output and the zygotes' memory.
+    victim = """
+import os, mmap, time
+secret = ''.join(['PRIVATE', '-', 'MARK', 'ER', '-', str(6 * 7)])
+open('secret.txt', 'w').write(secret)
+m = mmap.mmap(-1, 4096)
+m.write(secret.encode())
+fd = os.open('/dev/shm' if os.path.isdir('/dev/shm') else '.', os.O_TMPFILE | os.O_RDWR, 0o600)
+os.write(fd, secret.encode())
+print('victim started', flush=True)
+time.sleep(2.5)
+print('victim done')
+"""
+    attacker = """
+import os, re, time
+time.sleep(0.8)
+needle = ('PRIVATE' + '-MARKER-').encode()
+found, wrote, opened = [], [], []
+me = os.getpid()
+for pid in [p for p in os.listdir('/proc') if p.isdigit() and int(p) != me]:
+    base = '/proc/' + pid
+    try:
+        for name in os.listdir(base + '/cwd'):
+            try:
+                if needle in open(base + '/cwd/' + name, 'rb').read():
+                    found.append(('cwd', pid))
+            except OSError:
+                pass
+    except OSError:
+        pass
+    try:
+        for fd in os.listdir(base + '/fd'):
+            try:
+                if needle in open(base + '/fd/' + fd, 'rb').read(1 << 16):
+                    found.append(('fd', pid, fd))
+            except OSError:
+                pass
+            try:
+                with open(base + '/fd/' + fd, 'w') as f:
+                    f.write('INJECTED-BY-B\\n')
+                wrote.append((pid, fd))
+            except OSError:
+                pass
+    except OSError:
+        pass
+    try:
+        with open(base + '/mem', 'r+b') as mem:
+            opened.append(pid)
+            for line in open(base + '/maps'):
+                lo, hi = (int(x, 16) for x in line.split()[0].split('-'))
+                if 'rw' in line.split()[1] and hi - lo < 1 << 26:
+                    try:
+                        mem.seek(lo)
+                        if needle in mem.read(hi - lo):
+                            found.append(('mem', pid))
+                    except (OSError, ValueError, OverflowError):
+                        pass
+    except OSError:
+        pass
+print('found', found, 'wrote', wrote, 'mem', opened)
+"""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        a = pool.submit(run, server, victim)
+        time.sleep(0.2)
+        b = pool.submit(run, server, attacker)
+        victim_report, attacker_report = a.result(), b.result()
+    assert victim_report["ok"] and attacker_report["ok"], (victim_report, attacker_report)
+    assert victim_report["stdout"] == "victim started\nvictim done\n"
+    assert attacker_report["stdout"] == "found [] wrote [] mem []\n", attacker_report["stdout"][:2000]
+    assert "INJECTED" not in victim_report["stdout"] + victim_report["stderr"]
+
+
+def test_cannot_signal_limit_or_own_io_of_server_and_zygotes(server):
+    family = server_family(server)
+    assert len(family["zygotes"]) == WORKERS
+    before = {pid: nofile_limit(pid) for pid in family["server"] + family["zygotes"]}
+    targets = sorted({*family["server"], *family["threads"], *family["zygotes"]})
+    code = f"""
+import os, signal, resource, socket, fcntl, struct
+targets = {targets!r}
+done = []
+for pid in targets:
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+            done.append(('kill', pid))
+        except OSError:
+            pass
+    try:
+        signal.pthread_kill  # tgkill needs the thread group; tkill is denied outright
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (3, 3))
+        done.append(('prlimit', pid))
+    except OSError:
+        pass
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+        done.append(('renice', pid))
+    except OSError:
+        pass
+    a, b = socket.socketpair()
+    for how in ('FIOSETOWN', 'SIOCSPGRP', 'F_SETOWN'):
+        try:
+            if how == 'F_SETOWN':
+                fcntl.fcntl(a.fileno(), fcntl.F_SETOWN, pid)
+            else:
+                fcntl.ioctl(a.fileno(), {{'FIOSETOWN': 0x8901, 'SIOCSPGRP': 0x8902}}[how], struct.pack('i', pid))
+            fcntl.fcntl(a.fileno(), fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
+            b.send(b'x' * 10)
+            done.append((how, pid))
+        except OSError:
+            pass
+try:
+    os.kill(-1, signal.SIGKILL)
+    done.append('kill -1')
+except OSError:
+    pass
+print('done', done)
+"""
+    report = run(server, code)
+    assert report["stdout"] == "done []\n", report
+    assert server.proc.poll() is None
+    after = server_family(server)
+    assert after["zygotes"] == family["zygotes"] and after["server"] == family["server"]
+    assert {pid: nofile_limit(pid) for pid in before} == before
+    for pid in targets:
+        with open(f"/proc/{pid}/stat") as f:
+            assert f.read().rsplit(")", 1)[1].split()[0] != "T"  # not stopped
+    assert_still_computes(server)
+
+
+def test_no_datagram_to_a_host_unix_socket(server, base):
+    path = str(base / "host.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(path)
+    os.chmod(path, 0o777)
+    os.chmod(base, 0o755)
+    listener.settimeout(0.5)
+    code = f"""
+import socket
+sent = []
+for kind in (socket.SOCK_DGRAM, socket.SOCK_SEQPACKET, socket.SOCK_STREAM):
+    try:
+        a, b = socket.socketpair(socket.AF_UNIX, kind)
+    except OSError:
+        continue
+    for how in ('sendto', 'sendmsg', 'connect'):
+        try:
+            if how == 'sendto':
+                a.sendto(b'DATAGRAM', {path!r})
+            elif how == 'sendmsg':
+                a.sendmsg([b'DATAGRAM'], [], 0, {path!r})
+            else:
+                a.connect({path!r})
+                a.send(b'DATAGRAM')
+            sent.append((kind, how))
+        except OSError:
+            pass
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.sendto(b'DATAGRAM', {path!r})
+    sent.append('socket')
+except OSError:
+    pass
+print('sent', sent)
+"""
+    try:
+        report = run(server, code)
+        assert report["ok"], report
+        with pytest.raises(TimeoutError):
+            listener.recv(100)
+    finally:
+        listener.close()
+        os.unlink(path)
+    # The stream pair may "send" to its own peer; nothing may leave the run.
+    assert "'socket'" not in report["stdout"], report["stdout"]
+
+
+def test_tmpfs_counts_against_memory(server):
+    # 300 MiB in shared-memory files plus 300 MiB in the heap: over the 512 MiB budget together.
+    code = """
+import os, time
+for name in 'abcde':  # files of 60 MiB: RLIMIT_FSIZE allows 64 MiB each
+    with open('/dev/shm/fill-' + name, 'wb') as f:
+        for _ in range(60):
+            f.write(b'x' * (1 << 20))
+heap = bytearray(300 << 20)
+for i in range(0, len(heap), 4096):
+    heap[i] = 1
+print('survived', flush=True)
+time.sleep(5)
+"""
+    report = run(server, code)
+    assert report["error"]["limit"] == "memory", (report["error"], report["stdout"])
+
+
+def test_fork_past_the_process_limit(server):
+    code = """
+import os, time
+children = 0
+while True:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    children += 1
+print('processes', children + 1, flush=True)
+"""
+    report = run(server, code)
+    assert report["stdout"].startswith("processes "), report
+    assert int(report["stdout"].split()[1]) <= 64
+
+
+def test_nothing_left_behind(server):
+    code = """
+import os, ctypes
+from multiprocessing import shared_memory
+made = []
+for d in ('/tmp', '/var/tmp', '/dev/shm', '/run/lock', os.path.expanduser('~'), '.'):
+    try:
+        os.makedirs(os.path.join(d, 'left-dir'), exist_ok=True)
+        open(os.path.join(d, 'left-dir', 'f'), 'w').write('x')
+        open(os.path.join(d, 'left-file'), 'w').write('x')
+        os.chmod(os.path.join(d, 'left-dir'), 0)
+        made.append(d)
+    except OSError:
+        pass
+s = shared_memory.SharedMemory(create=True, size=4096)  # never unlinked
+libc = ctypes.CDLL(None, use_errno=True)
+ipc = [libc.syscall(nr, 0, 4096, 0o1600) for nr in (29, 64, 68)]  # shmget, semget, msgget
+print(len(made) > 0, ipc)
+"""
+    report = run(server, code)
+    assert report["ok"] and report["stdout"] == "True [-1, -1, -1]\n", report
+    # the ``clean`` fixture checks that nothing of the slot uids remains on the host
+    check = "import os\nprint([p for p in ('/tmp/left-file', '/var/tmp/left-file', '/dev/shm/left-file') if os.path.exists(p)])"
+    assert run(server, check)["stdout"] == "[]\n"

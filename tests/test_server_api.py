@@ -48,7 +48,8 @@ def test_health(client):
     body = client.get("/api/health").json()
     assert body["status"] == "ok"
     assert body["workers"] == 1
-    assert body["isolation"]["mode"] in ("root", "userns", "minimal")
+    assert body["isolation"]["mode"] in ("root", "uid") and body["isolation"]["safe"] is True
+    assert body["warning"] is None
     assert body["isolation"]["seccomp"] is True
 
 

@@ -22,6 +22,7 @@ async def health(request: Request):
         idle_workers=stats.idle,
         queued=stats.queued,
         isolation=pool.runtime.isolation,
+        warning=pool.runtime.isolation.get("warning"),
     )
 
 

@@ -69,10 +69,8 @@ def run_child(
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         _wire_descriptors(*fds, keep=plan.keep_fds)
-        notes = isolation.isolate(plan, workdir)
+        isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
         _clean_import_path()
-        for note in notes:
-            print(f"[sandbox] {note}", file=sys.stderr)
         code = EXIT_NO_REPORT
         from engine.inspect.schema import RunRequest
 

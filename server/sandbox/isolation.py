@@ -8,6 +8,7 @@ uid, and the seccomp filter comes last because it forbids mount/unshare itself.
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import json
 import os
@@ -39,6 +40,13 @@ MOUNT_OPTION_FLAGS = {
 }
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_KEEPCAPS = 8
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 47, 2
+# What a zygote needs in "uid" mode to put a run under its slot's uid and clean up after it.
+CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID = 0, 5, 6, 7
+SLOT_CAPS = (CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID)
 RUN_DIR = "/tmp/run"  # the run's cwd when it has a private /tmp
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -72,19 +80,56 @@ def prctl(option: int, arg: int) -> None:
     _check(_libc.prctl(option, arg, 0, 0, 0), "prctl")
 
 
-def drop_capabilities() -> None:
-    """Clear every capability (in a user namespace we otherwise hold all of them until exec)."""
+def set_capabilities(caps: tuple[int, ...] = ()) -> None:
+    """Make ``caps`` this thread's effective, permitted and inheritable capabilities; clear the
+    rest. With no ``caps``: drop everything (also what a user namespace or ambient set gave us)."""
+    mask = sum(1 << c for c in caps)
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
-    data = (ctypes.c_uint32 * 6)()
-    _check(_libc.syscall(126, header, data), "capset")  # 126: capset on x86_64
+    data = (ctypes.c_uint32 * 6)(mask, mask, mask, 0, 0, 0)  # 32-bit halves: caps 0-31, 32-63
+    _check(_libc.capset(header, data), "capset")
+
+
+def drop_capabilities() -> None:
+    set_capabilities(())
+
+
+def become_keeping(uid: int, gid: int, caps: tuple[int, ...]) -> None:
+    """From root: switch to ``uid``/``gid`` holding only ``caps``, also across exec (the ambient
+    set), with nothing else left in the bounding set. What the image's entrypoint does before it
+    starts the server, so that zygotes can give each run its slot's uid."""
+    for cap in range(64):
+        if (
+            cap not in caps
+            and _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
+            and ctypes.get_errno() != errno.EINVAL
+        ):
+            raise OSError(ctypes.get_errno(), f"dropping capability {cap} from the bounding set")
+    prctl(PR_SET_KEEPCAPS, 1)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    set_capabilities(caps)
+    for cap in caps:
+        _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0), "raising an ambient capability")
+
+
+def capabilities() -> dict[str, int]:
+    """This process's capability sets as bit masks: {"CapEff": ..., "CapPrm": ..., "CapAmb": ...}."""
+    with open("/proc/self/status") as f:
+        return {k: int(v, 16) for k, _, v in (line.partition(":\t") for line in f) if k.startswith("Cap")}
+
+
+def holds(caps: tuple[int, ...]) -> bool:
+    effective = capabilities().get("CapEff", 0)
+    return all(effective >> c & 1 for c in caps)
 
 
 @dataclass
 class Plan:
     """What to do in the child. Built once per zygote from settings and the probe."""
 
-    mode: str  # "root", "userns" or "minimal"
-    uid: Optional[int] = None  # per-slot uid (root mode)
+    mode: str  # "root", "uid" or "unsafe-single-user"
+    uid: Optional[int] = None  # per-slot uid (root and uid modes)
     gid: Optional[int] = None
     outer_uid: int = 0  # the zygote's ids, mapped into the user namespace (userns mode)
     outer_gid: int = 0
@@ -110,9 +155,11 @@ class Plan:
         """Descriptors the child must keep until ``isolate`` has entered the namespaces."""
         return tuple(fd for fd in (self.template_mnt_fd, self.template_net_fd) if fd is not None)
 
+    userns: bool = False  # unsafe-single-user: user, mount and network namespaces where allowed
+
     @property
     def private_tmp(self) -> bool:
-        return self.mode in ("root", "userns")
+        return self.mode == "root" or self.userns
 
 
 # --- filesystem view ---------------------------------------------------------------------------
@@ -413,16 +460,20 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
     elif plan.mode == "root":
         unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
         _private_filesystem(plan, notes)
-    elif plan.mode == "userns":
+    elif plan.userns:
         _enter_user_namespace(plan)
         _private_filesystem(plan, notes)
-    os.chdir(RUN_DIR if plan.private_tmp else workdir)
     _set_limits(plan)
     os.nice(plan.nice)
-    if plan.mode == "root":
+    if plan.uid is not None:
         _become_slot_user(plan)
-    elif plan.mode == "userns":
-        drop_capabilities()
+    # From root, the uid change cleared every capability; a "uid" zygote holds its few through
+    # the ambient set and a user namespace grants all of them inside: none may reach the run.
+    drop_capabilities()
+    os.chdir(RUN_DIR if plan.private_tmp else workdir)  # as the slot's uid: the zygote may not enter it
+    if plan.mode == "uid":
+        # The uid change made the run undumpable; its slot's measuring helper must read it.
+        prctl(PR_SET_DUMPABLE, 1)
     home = os.getcwd()
     env = dict(plan.env, HOME=home, TMPDIR=home, NUMBA_CACHE_DIR=os.path.join(home, ".numba_cache"))
     # The same result as clear() and update(), minus the calls for the entries that already match.

@@ -123,8 +123,9 @@ class Worker:
             sys.executable,
             "-I",
             "-B",
-            "-m",
-            "server.sandbox.zygote",
+            "-c",
+            # The zygote runs the server's own tree (-I alone could find another copy of the package).
+            f"import sys; sys.path.insert(0, {str(PROJECT_ROOT)!r}); from server.sandbox.zygote import main; main()",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=None,

@@ -3,9 +3,11 @@
 The filter is a deny-list on top of namespaces, rlimits and a separate uid: Python, numpy,
 numba and multiprocessing use too wide a set of system calls for an allow-list to stay
 maintainable, so instead we close the doors that matter for escaping or for hurting others:
-sockets (socketpair of AF_UNIX stays, multiprocessing needs it), tracing, signals outside the
-run's process group, async-I/O signal redirection, pidfds, new namespaces, mounts, bpf,
-io_uring, keyrings, modules, and leaving the process group (so killing the group kills all).
+sockets (stream socketpairs of AF_UNIX stay, multiprocessing and pmap need them; nothing that
+takes an address), tracing, signals outside the run's process group, async-I/O signal
+redirection (F_SETOWN, FIOSETOWN, SIOCSPGRP), other processes' rlimits, pidfds, new
+namespaces, mounts, bpf, io_uring, keyrings, modules, System V IPC and POSIX message queues
+(they outlive a run), and leaving the process group (so killing the group kills all).
 Only x86_64 is supported; elsewhere ``supported()`` is False and the probe logs that.
 """
 
@@ -22,6 +24,7 @@ JEQ_K = 0x15
 JGE_K = 0x35
 JSET_K = 0x45
 RET_K = 0x06
+ALU_AND_K = 0x54
 
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
@@ -38,9 +41,24 @@ def off_arg_lo(i: int) -> int:
     return 16 + 8 * i  # little endian: the low 32 bits come first
 
 
+def off_arg_hi(i: int) -> int:
+    return 20 + 8 * i
+
+
 # x86_64 system call numbers
 NR = dict(
     ioctl=16,
+    shmget=29,
+    sendto=44,
+    connect=42,
+    accept=43,
+    bind=49,
+    listen=50,
+    semget=64,
+    msgget=68,
+    mq_open=240,
+    accept4=288,
+    prlimit64=302,
     socket=41,
     socketpair=53,
     clone=56,
@@ -163,11 +181,24 @@ ALWAYS_DENIED = [
     # Staying in the run's process group is what makes "kill the group" kill every descendant.
     "setsid",
     "setpgid",
+    # A socket pair is already connected: naming an address could only reach something outside.
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    # System V and POSIX message-queue objects outlive the processes that made them.
+    "shmget",
+    "semget",
+    "msgget",
+    "mq_open",
 ]
 
 AF_UNIX = 1
+SOCK_STREAM, SOCK_SEQPACKET, SOCK_TYPE_MASK = 1, 5, 0xF
 F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902  # ioctl twins of F_SETOWN: who gets SIGIO/SIGURG
 NAMESPACE_FLAGS = 0x00020000 | 0x40000000 | 0x10000000 | 0x20000000 | 0x08000000 | 0x04000000 | 0x02000000
 
 
@@ -250,11 +281,32 @@ def build_filter(pgid: int, protected_pids: tuple[int, ...] = ()) -> bytes:
     a.emit(JEQ_K, NR["fcntl"], "fcntl", 0)
     a.emit(JEQ_K, NR["clone"], "clone", 0)
     a.emit(JEQ_K, NR["ioctl"], "ioctl", 0)
+    a.emit(JEQ_K, NR["prlimit64"], "prlimit", 0)
+    a.emit(JEQ_K, NR["sendto"], "sendto", 0)
     a.emit(RET_K, RET_ALLOW)
 
+    # Stream and seqpacket pairs ignore or refuse a destination address; datagram ones would
+    # deliver to any unix socket path the run can see.
     a.label("socketpair")
     a.emit(LD_W_ABS, off_arg_lo(0))
-    a.emit(JEQ_K, AF_UNIX, "allow", "deny")
+    a.emit(JEQ_K, AF_UNIX, 0, "deny")
+    a.emit(LD_W_ABS, off_arg_lo(1))
+    a.emit(ALU_AND_K, SOCK_TYPE_MASK)
+    a.emit(JEQ_K, SOCK_STREAM, "allow", 0)
+    a.emit(JEQ_K, SOCK_SEQPACKET, "allow", "deny")
+
+    # Only the caller's own limits (pid 0): never another process's.
+    a.label("prlimit")
+    a.emit(LD_W_ABS, off_arg_lo(0))
+    a.emit(JEQ_K, 0, 0, "deny")
+    a.emit(LD_W_ABS, off_arg_hi(0))
+    a.emit(JEQ_K, 0, "allow", "deny")
+
+    a.label("sendto")
+    a.emit(LD_W_ABS, off_arg_lo(4))
+    a.emit(JEQ_K, 0, 0, "deny")
+    a.emit(LD_W_ABS, off_arg_hi(4))
+    a.emit(JEQ_K, 0, "allow", "deny")
 
     a.label("signal")
     a.emit(LD_W_ABS, off_arg_lo(0))
@@ -277,7 +329,8 @@ def build_filter(pgid: int, protected_pids: tuple[int, ...] = ()) -> bytes:
 
     a.label("ioctl")
     a.emit(LD_W_ABS, off_arg_lo(1))
-    a.emit(JEQ_K, TIOCSTI, "deny", 0)
+    for cmd in (TIOCSTI, FIOSETOWN, SIOCSPGRP):
+        a.emit(JEQ_K, cmd, "deny", 0)
     a.emit(JEQ_K, TIOCLINUX, "deny", "allow")
 
     a.label("allow")

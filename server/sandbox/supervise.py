@@ -12,12 +12,13 @@ import os
 import select
 import shutil
 import signal
+import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
-from . import child, isolation
+from . import child, isolation, slot
 
 READ_CHUNK = 1 << 16
 WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
@@ -44,37 +45,25 @@ class Outcome:
     detail: str = ""
     duration_ms: float = 0.0
     exit_status: Optional[int] = None
-    leftovers: list[int] = field(default_factory=list)
-    # (pid, workdir) of a run whose report is complete but whose teardown ``cleanup`` still owes.
+    leftovers: list = field(default_factory=list)
+    # (pid, workdir, plan) of a run whose report is complete but whose teardown ``cleanup`` still owes.
     pending: Optional[tuple[int, Optional[str]]] = field(default=None, repr=False)
 
 
-def _pgid_members(pgid: int) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
+def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> Optional[int]:
+    """The run's memory: PSS of its processes plus what it keeps in tmpfs (its private mounts, or
+    in "uid" mode the scratch files its uid owns). None if it could not be measured."""
+    if plan.mode == "uid":
+        data = slot.as_slot(plan, lambda: slot.usage(pgid, workdir), timeout=1.0)
+        return struct.unpack("=Q", data)[0] if data else None
+    total = slot.proportional_set_size(slot.group_members(pgid))
+    if plan.private_tmp:
+        for scratch in ("tmp", "var/tmp", "dev/shm"):
             try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-                if int(fields[2]) == pgid:
-                    pids.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return pids
-
-
-def _memory_of(pids: list[int]) -> int:
-    """Proportional set size summed over ``pids``: shared pages (forked device processes) count once."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
-                for line in f:
-                    if line.startswith(b"Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-        except OSError:
-            pass
+                st = os.statvfs(f"/proc/{pgid}/root/{scratch}")  # the run's own tmpfs
+            except OSError:
+                continue
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize
     return total
 
 
@@ -104,7 +93,7 @@ def kill_group(pgid: int, seen: Optional[dict] = None, timeout: float = 3.0) -> 
             pass
         _reap(seen)
         if time.monotonic() > deadline:
-            return _pgid_members(pgid)
+            return slot.group_members(pgid)
         time.sleep(0.001)
 
 
@@ -169,25 +158,42 @@ def run(
         os.close(fd)
     outcome = None
     try:
-        outcome = _supervise(pid, start, (result_r, out_r, err_r), limits)
+        outcome = _supervise(
+            pid, start, (result_r, out_r, err_r), limits, lambda: measure_memory(plan, pid, workdir)
+        )
     finally:
         for fd in (result_r, out_r, err_r):
             os.close(fd)
         if outcome is None or outcome.pending is None:
-            if workdir:
-                shutil.rmtree(workdir, ignore_errors=True)
+            sweep(plan, workdir, outcome)
         else:
-            outcome.pending = (pid, workdir)
+            outcome.pending = (pid, workdir, plan)
     if not defer_cleanup:
         cleanup(outcome)
     return outcome
 
 
+def sweep(plan: isolation.Plan, workdir: Optional[str], outcome: Optional[Outcome] = None) -> None:
+    """Remove what a run left: its directory; in "uid" mode also every process and scratch file
+    of the slot's uid (the zygote may not remove another uid's files in /tmp or /dev/shm)."""
+    if plan.mode == "uid":
+        left = slot.as_slot(plan, lambda: slot.sweep(workdir))
+        if left != b"[]" and outcome is not None:
+            outcome.leftovers.append(f"sweep of uid {plan.uid}: {left!r}")
+        if workdir:
+            try:
+                os.rmdir(workdir)  # emptied by the sweep; the zygote may not look inside
+            except OSError:
+                pass
+    elif workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def cleanup(outcome: Outcome) -> None:
-    """Finish a run that ``run`` left pending: kill its group, reap it, remove its directory."""
+    """Finish a run that ``run`` left pending: kill its group, reap it, remove what it left."""
     if outcome.pending is None:
         return
-    pid, workdir = outcome.pending
+    pid, workdir, plan = outcome.pending
     outcome.pending = None
     try:
         seen: dict = {}
@@ -199,11 +205,12 @@ def cleanup(outcome: Outcome) -> None:
                 pass
         outcome.exit_status = seen.get(pid, (None, None))[0]
     finally:
-        if workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+        sweep(plan, workdir, outcome)
 
 
-def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits) -> Outcome:
+def _supervise(
+    pid: int, start: float, fds: tuple[int, int, int], limits: Limits, measure: Callable[[], Optional[int]]
+) -> Outcome:
     result_r, out_r, err_r = fds
     buffers = {result_r: bytearray(), out_r: bytearray(), err_r: bytearray()}
     pidfd = os.pidfd_open(pid)
@@ -270,7 +277,11 @@ def _supervise(pid: int, start: float, fds: tuple[int, int, int], limits: Limits
                 break
             if time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + WATCH_EVERY
-                if _memory_of(_pgid_members(pid)) > limits.memory_bytes:
+                used = measure()
+                if used is None:
+                    limit, detail = "killed", "the run stopped its memory watchdog"
+                    break
+                if used > limits.memory_bytes:
                     limit = "memory"
                     break
     finally:

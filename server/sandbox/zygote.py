@@ -1,7 +1,8 @@
 """A zygote: a single-threaded process with numpy, the engine and the runner imported, forking
 one sandboxed child per run request it reads from the server.
 
-Started by ``pool`` as ``python -I -B -m server.sandbox.zygote`` with a scrubbed environment.
+Started by ``pool`` as ``python -I -B -c "...main()"`` (the server's own tree first on the path) with a
+scrubbed environment.
 Its first message is a JSON config; it answers with a JSON hello (versions and what isolation
 the host allows), then serves run requests one at a time until its input closes.
 """
@@ -18,7 +19,7 @@ import threading
 import time
 from typing import Callable, Optional
 
-from . import isolation, seccomp, supervise
+from . import isolation, kernel_cache, seccomp, supervise
 from .protocol import read_message, write_message
 
 log = logging.getLogger("jaxplay.zygote")
@@ -55,6 +56,14 @@ def engine_version() -> str:
 # --- probing ----------------------------------------------------------------------------------
 
 
+SAFE_MODES = ("root", "uid")
+UNSAFE_MODE = "unsafe-single-user"
+UNSAFE_WARNING = (
+    "unsafe-single-user isolation: runs share the server's uid and can read and change its data, "
+    "each other and the kernel cache. Only for one trusted user; never expose this server."
+)
+
+
 def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
     """In a forked child: apply the plan, then check it took effect; exit 0 if all is well."""
     ok = False
@@ -63,6 +72,7 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
         os.setsid()
         facts["notes"] = isolation.isolate(plan, workdir)
         facts["uid"] = os.getuid()
+        facts["capabilities"] = isolation.capabilities()
         try:
             import socket
 
@@ -81,81 +91,119 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
             os._exit(0 if ok else 1)
 
 
-def probe(plan: isolation.Plan, sandbox_tmp: str) -> tuple[bool, dict]:
+def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool, dict]:
+    """Fork a child, isolate it with ``plan``, and check the invariants a safe mode promises."""
     os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
     import tempfile
 
     workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
-    if plan.uid is not None:
-        os.chown(workdir, plan.uid, plan.gid)
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        _probe_child(plan, workdir, w)
-    os.close(w)
-    data = b""
-    while chunk := os.read(r, 65536):
-        data += chunk
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    supervise.kill_group(pid)
-    import shutil
-
-    shutil.rmtree(workdir, ignore_errors=True)
     try:
-        facts = json.loads(data or b"{}")
-    except ValueError:
-        facts = {}
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, facts
+        if plan.uid is not None:
+            try:
+                os.chown(workdir, plan.uid, plan.gid)
+            except PermissionError:
+                return False, {"error": "no capability to hand a directory to the slot's uid (CAP_CHOWN)"}
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            _probe_child(plan, workdir, w)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 65536):
+            data += chunk
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        supervise.kill_group(pid)
+        try:
+            facts = json.loads(data or b"{}")
+        except ValueError:
+            facts = {}
+        ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        if ok and plan.mode in SAFE_MODES:
+            ok, facts["error"] = _safe_mode_facts(plan, facts, server_pid)
+    finally:
+        supervise.sweep(plan, workdir)
+    return ok, facts
+
+
+def _safe_mode_facts(plan: isolation.Plan, facts: dict, server_pid: int) -> tuple[bool, Optional[str]]:
+    ours = {os.getuid(), os.stat(f"/proc/{server_pid}").st_uid, 0}
+    if facts.get("uid") in ours:
+        return False, f"runs would share uid {facts.get('uid')} with the server or a zygote"
+    held = {k: v for k, v in facts.get("capabilities", {}).items() if v and k != "CapBnd"}
+    if held:
+        return False, f"runs would keep capabilities {held}"
+    if plan.use_seccomp and not facts.get("seccomp_active"):
+        return False, "the seccomp filter did not take effect"
+    if not facts.get("socket_blocked"):
+        return False, "runs could open network sockets"
+    return True, None
+
+
+def candidates(wanted: str) -> list[str]:
+    if wanted != "auto":
+        return [wanted]
+    return ["root", "uid"] if os.geteuid() == 0 else ["uid"]
 
 
 def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
-    wanted = config["isolation"]
-    candidates = (
-        [wanted]
-        if wanted != "auto"
-        else (["root", "userns", "minimal"] if os.geteuid() == 0 else ["userns", "minimal"])
-    )
+    """The first mode of ``candidates`` whose probe passes. Fails closed: "auto" never falls back
+    to a mode where runs share the server's uid; only an explicit "unsafe-single-user" does that."""
     use_seccomp = seccomp.supported()
     failures = []
-    for mode in candidates:
-        plan = make_plan(config, mode, use_seccomp)
-        prepared = isolation.prepare(plan)
-        ok, facts = probe(plan, config["sandbox_tmp"])
-        if not ok and plan.keep_fds:
-            # Try once more without the namespace templates before giving up on this mode.
-            failures.append(
-                f"{mode} isolation with namespace templates failed: {facts.get('error', 'probe failed')}"
-            )
+    for mode in candidates(config["isolation"]):
+        for userns in (True, False) if mode == UNSAFE_MODE else (False,):
+            plan = make_plan(config, mode, use_seccomp, userns)
+            prepared = isolation.prepare(plan)
+            ok, facts = probe(plan, config["sandbox_tmp"], config["server_pid"])
+            if not ok and plan.keep_fds:
+                # Try once more without the namespace templates before giving up on this mode.
+                failures.append(
+                    f"{mode} isolation with namespace templates failed: {facts.get('error', 'probe failed')}"
+                )
+                isolation.release(plan)
+                ok, facts = probe(plan, config["sandbox_tmp"], config["server_pid"])
+            if ok:
+                return plan, _describe(plan, facts, prepared + failures, use_seccomp)
             isolation.release(plan)
-            ok, facts = probe(plan, config["sandbox_tmp"])
-        if ok:
-            info = {
-                "mode": mode,
-                "uid_switch": plan.uid is not None,
-                "network_namespace": mode in ("root", "userns"),
-                "mount_namespace": mode in ("root", "userns"),
-                "user_namespace": mode == "userns",
-                "private_tmp": plan.private_tmp,
-                "seccomp": bool(facts.get("seccomp_active")),
-                "sockets_blocked": bool(facts.get("socket_blocked")),
-                "memory_watchdog": True,
-                "notes": prepared
-                + facts.get("notes", [])
-                + failures
-                + ([] if use_seccomp else [f"seccomp: no filter for {os.uname().machine}"]),
-            }
-            return plan, info
-        isolation.release(plan)
-        failures.append(f"{mode} isolation unavailable: {facts.get('error', 'probe failed')}")
-        log.warning("slot %s: %s", config["slot"], failures[-1])
+            failures.append(f"{mode} isolation unavailable: {facts.get('error', 'probe failed')}")
+            log.warning("slot %s: %s", config["slot"], failures[-1])
+    if config["isolation"] != UNSAFE_MODE:
+        failures.append(
+            "no isolation mode that keeps runs apart from the server and each other is available here "
+            "(root: run the server as root; uid: give it CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN, "
+            "as the Docker image's entrypoint does). To run anyway for a single trusted user, set "
+            f"JAXPLAY_ISOLATION={UNSAFE_MODE}"
+        )
     raise RuntimeError("; ".join(failures))
 
 
-def make_plan(config: dict, mode: str, use_seccomp: bool) -> isolation.Plan:
+def _describe(plan: isolation.Plan, facts: dict, notes: list[str], use_seccomp: bool) -> dict:
+    namespaces = plan.mode == "root" or plan.userns
+    return {
+        "mode": plan.mode,
+        "safe": plan.mode in SAFE_MODES,
+        "warning": None if plan.mode in SAFE_MODES else UNSAFE_WARNING,
+        "uid_switch": plan.uid is not None,
+        "network_namespace": namespaces,
+        "mount_namespace": namespaces,
+        "user_namespace": plan.userns,
+        "private_tmp": plan.private_tmp,
+        "seccomp": bool(facts.get("seccomp_active")),
+        "sockets_blocked": bool(facts.get("socket_blocked")),
+        "memory_watchdog": True,
+        "notes": notes
+        + facts.get("notes", [])
+        + ([] if use_seccomp else [f"seccomp: no filter for {os.uname().machine}"]),
+    }
+
+
+def make_plan(config: dict, mode: str, use_seccomp: bool, userns: bool = False) -> isolation.Plan:
+    if mode not in (*SAFE_MODES, UNSAFE_MODE):
+        raise ValueError(f"unknown isolation mode {mode!r}")
     uid = gid = None
-    if mode == "root":
+    if mode in SAFE_MODES:
         uid = gid = config["slot_uid_base"] + config["slot"]
     project = config["project_root"]
     needed = sorted(
@@ -168,6 +216,7 @@ def make_plan(config: dict, mode: str, use_seccomp: bool) -> isolation.Plan:
         mode=mode,
         uid=uid,
         gid=gid,
+        userns=userns,
         outer_uid=os.getuid(),
         outer_gid=os.getgid(),
         use_seccomp=use_seccomp,
@@ -216,9 +265,22 @@ def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> b
         except ValueError:
             limit, detail = "killed", "the run sent back an invalid report"
     if report is not None:
-        # The runner's own capture is not bounded by the pipe cap, so bound it here.
-        report.stdout = _cap(report.stdout + stdout, limit_bytes)
-        report.stderr = _cap(report.stderr + stderr, limit_bytes)
+        # The runner's own capture is not bounded by the pipe cap, so bound it here; a run that
+        # printed past the cap is an output overrun even when it finished.
+        out, err = report.stdout + stdout, report.stderr + stderr
+        report.stdout, report.stderr = _cap(out, limit_bytes), _cap(err, limit_bytes)
+        if report.stdout != out or report.stderr != err:
+            limit = "output"
+            report = limit_report(
+                request,
+                "output",
+                version,
+                stdout=report.stdout,
+                stderr=report.stderr,
+                duration_ms=report.duration_ms or outcome.duration_ms,
+                device_count=config["device_count"],
+                output_kib=limit_bytes >> 10,
+            )
         if report.error is not None and report.error.type == "MemoryError" and report.error.limit is None:
             report.error.limit = "memory"
         if not report.duration_ms:
@@ -248,6 +310,18 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
 
     version = engine_version()
     runner, runner_error = None, None
+    # Before anything imports numba or the engine: they load what these directories hold.
+    kernels = kernel_cache.prepare(config["kernel_cache_dir"])
+    caches = [kernels]
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir:
+        inside = os.path.realpath(numba_dir).startswith(os.path.realpath(config["kernel_cache_dir"]) + os.sep)
+        if inside:
+            numba_dir = os.path.join(kernels, os.path.relpath(numba_dir, config["kernel_cache_dir"]))
+        else:
+            numba_dir = kernel_cache.prepare(numba_dir)
+            caches.append(numba_dir)
+        os.environ["NUMBA_CACHE_DIR"] = numba_dir
     for name in config["preload"]:
         try:
             importlib.import_module(name)
@@ -263,11 +337,13 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
 
         t0 = time.perf_counter()
         # Only the zygote uses the persistent cache; runs get a fresh environment of their own.
-        os.environ["ENGINE_CACHE_DIR"] = config["kernel_cache_dir"]
+        os.environ["ENGINE_CACHE_DIR"] = kernels
         try:
             warmed = warm(runner)
         finally:
             del os.environ["ENGINE_CACHE_DIR"]
+        for cache in caches:
+            kernel_cache.seal(cache)
         log.info(
             "slot %s: warmed %d gallery examples in %.1f s",
             config["slot"],
@@ -277,6 +353,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
     plan, info = choose_plan(config)
     if plan.uid is not None:
         supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run
+        supervise.sweep(plan, None)
     threads = len(os.listdir("/proc/self/task"))
     if threads != 1 or threading.active_count() != 1:
         info["notes"].append(f"zygote has {threads} threads after preload; forking it is unsafe")
