@@ -28,6 +28,8 @@ def as_slot(
 ) -> Optional[bytes]:
     """Run ``work`` in a fork under the slot's uid, without capabilities; its bytes, or None if it
     failed, was killed (a run may signal its own uid's processes) or took longer than ``timeout``."""
+    uid, gid = plan.uid, plan.gid
+    assert uid is not None and gid is not None, "only plans with a slot uid"
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -36,11 +38,10 @@ def as_slot(
             os.close(r)
             isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
             os.setgroups([])
-            os.setresgid(plan.gid, plan.gid, plan.gid)
-            os.setresuid(plan.uid, plan.uid, plan.uid)
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
             isolation.drop_capabilities()
-            data = work()
-            view = memoryview(data)
+            view = memoryview(work())
             while view:
                 view = view[os.write(w, view) :]
             code = 0
