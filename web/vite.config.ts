@@ -12,6 +12,8 @@ export default defineConfig({
     chunkSizeWarningLimit: 2000,
     sourcemap: false,
   },
+  // The layout worker loads ELK with a dynamic import (only small graphs need it).
+  worker: { format: "es" },
   server: {
     host: "127.0.0.1",
     proxy: { "/api": `http://127.0.0.1:${apiPort}` },

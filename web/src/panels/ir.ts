@@ -15,6 +15,12 @@ export interface IRHandlers {
 
 type View = "graph" | "text" | "both";
 
+/** Continuation blocks (sub-jaxprs, long params) of at least this many lines get a fold marker. */
+const FOLD_MIN_LINES = 3;
+const TEXT_CHUNK = 80;
+/** …and start folded when longer than this. */
+const FOLD_OPEN_UP_TO = 8;
+
 export class IRPanel {
   readonly el: HTMLElement;
   private tabs: HTMLElement;
@@ -27,6 +33,7 @@ export class IRPanel {
   private linkedLine: number | null = null;
   /** A stage name to open when the next call shown has it (a restored session's). */
   private preferred: string | null = null;
+  private wrapText = true;
 
   constructor(private handlers: IRHandlers) {
     this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
@@ -106,7 +113,7 @@ export class IRPanel {
     const head = h("div", { class: "stage-head" },
       h("div", { class: "stage-facts" },
         h("code", { class: "mono" }, stage.name),
-        stage.graph ? h("span", { class: "muted" }, `${stage.graph.nodes.length} equations`) : null,
+        stage.graph ? h("span", { class: "muted", testid: "stage-equations" }, `${stage.graph.nodes.length} equations`) : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
     const parts: HTMLElement[] = [head];
@@ -127,17 +134,26 @@ export class IRPanel {
   }
 
   private renderText(stage: Stage): HTMLElement {
-    // Equation lines map to top-level nodes in order when their counts agree.
+    // Equation lines map to top-level nodes in order when their counts agree. Lines indented
+    // deeper than the equations (sub-jaxprs, long params) belong to the equation above them and
+    // fold under it; long blocks start folded.
     const lines = stage.text.split("\n");
     const nodes = stage.graph?.nodes ?? [];
-    const eqnIdx: number[] = [];
-    const baseIndent = Math.min(...lines.filter((l) => /^\s+\S.*=\s*\S/.test(l)).map((l) => l.length - l.trimStart().length));
-    lines.forEach((l, i) => { if (/^\s+\S.*=\s*\S/.test(l) && l.length - l.trimStart().length === baseIndent) eqnIdx.push(i); });
-    const linkable = eqnIdx.length === nodes.length;
+    const isEqn = (l: string) => /^\s+\S.*=\s*\S/.test(l);
+    const indent = (l: string) => l.length - l.trimStart().length;
+    const baseIndent = Math.min(...lines.filter(isEqn).map(indent));
+    const eqnAt = new Map<number, number>();
+    lines.forEach((l, i) => { if (isEqn(l) && indent(l) === baseIndent) eqnAt.set(i, eqnAt.size); });
+    const linkable = eqnAt.size === nodes.length;
     this.textLines = [];
-    const pre = h("pre", { class: "jaxpr", testid: "ir-text" });
+    const pre = h("pre", { class: `jaxpr${this.wrapText ? " wrap" : ""}`, testid: "ir-text" });
+    let owner: { el: HTMLElement; block: HTMLElement[] } | null = null;
+    // Lines go in chunks the browser skips laying out while they are off screen
+    // (content-visibility), so a 1,000-line stage costs what its visible part costs.
+    let chunk: HTMLElement | null = null;
+    const blocks: { el: HTMLElement; block: HTMLElement[] }[] = [];
     lines.forEach((text, i) => {
-      const k = linkable ? eqnIdx.indexOf(i) : -1;
+      const k = linkable ? eqnAt.get(i) ?? -1 : -1;
       const node = k >= 0 ? nodes[k] : null;
       const el = h("div", {
         class: `jaxpr-line${node?.added ? " added" : ""}${node ? " eqn" : ""}`,
@@ -145,10 +161,40 @@ export class IRPanel {
         onclick: node ? () => this.selectNode(node, "text") : undefined,
       }, highlightJaxpr(text));
       if (userLine(node?.source)) el.title = `line ${userLine(node?.source)}`;
+      if (eqnAt.has(i)) { owner = { el, block: [] }; blocks.push(owner); }
+      else if (owner && text.trim() && indent(text) > baseIndent) owner.block.push(el);
+      else owner = null;
       this.textLines.push({ el, node });
-      pre.appendChild(el);
+      if (!chunk || i % TEXT_CHUNK === 0) { chunk = h("div", { class: "jaxpr-chunk" }); pre.appendChild(chunk); }
+      chunk.appendChild(el);
     });
-    return h("div", { class: "text-pane" }, pre);
+    const folds: ((open: boolean) => void)[] = [];
+    for (const b of blocks) {
+      if (b.block.length < FOLD_MIN_LINES) continue;
+      const marker = h("span", { class: "jaxpr-fold", testid: "ir-fold", role: "button", "aria-label": "Fold or unfold" });
+      const note = h("span", { class: "jaxpr-folded-note" }, ` … ${b.block.length} more lines`);
+      const set = (open: boolean) => {
+        marker.textContent = open ? "▾" : "▸";
+        marker.setAttribute("aria-expanded", String(open));
+        note.hidden = open;
+        for (const l of b.block) l.classList.toggle("folded-away", !open);
+      };
+      const toggle = (e: Event) => { e.stopPropagation(); set(marker.getAttribute("aria-expanded") !== "true"); };
+      marker.addEventListener("click", toggle);
+      note.addEventListener("click", toggle);
+      b.el.prepend(marker);
+      b.el.appendChild(note);
+      set(b.block.length <= FOLD_OPEN_UP_TO);
+      folds.push(set);
+    }
+    const tools = h("div", { class: "text-tools" },
+      h("label", null, h("input", {
+        type: "checkbox", checked: this.wrapText, testid: "ir-wrap",
+        onchange: (e: Event) => { this.wrapText = (e.target as HTMLInputElement).checked; pre.classList.toggle("wrap", this.wrapText); },
+      }), "wrap long lines"),
+      folds.length ? h("button", { type: "button", class: "link", testid: "ir-unfold-all", onclick: () => folds.forEach((f) => f(true)) }, "unfold all") : null,
+      folds.length ? h("button", { type: "button", class: "link", onclick: () => folds.forEach((f) => f(false)) }, "fold all") : null);
+    return h("div", { class: "text-pane" }, tools, pre);
   }
 
   private renderLowered(): HTMLElement {

@@ -1,0 +1,142 @@
+"""The IR graph at real sizes, measured in headless Chromium against a real server.
+
+    python -m bench ir_page
+
+For grad of a deep tanh MLP (about 11 equations per layer), it times how long the IR panel takes
+from the click on the stage tab to a drawn graph (worker layout included), in the default
+grouped view and with every group expanded, and the longest the page's main thread went without
+running a 16 ms heartbeat meanwhile (a long task blocks input for that long).
+The e2e test ``e2e/test_ir_views.py`` uses the same helpers with generous bounds.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+CHROMIUM = "/usr/bin/chromium"
+
+MLP_CODE = """import jax
+import jax.numpy as jnp
+
+def mlp(params, x):
+    h = x
+    for w, b in params:
+        h = jnp.tanh(h @ w + b)
+    return jnp.sum(h ** 2)
+
+def make(layers):
+    return [(jnp.ones((4, 4)) * 0.1, jnp.zeros(4)) for _ in range(layers)]
+
+x = jnp.ones((2, 4))
+"""
+
+# Installs a heartbeat and a longtask observer; `window.__irBench.stop()` returns the worst gap.
+HEARTBEAT_JS = """() => {
+  const s = { maxGap: 0, last: performance.now(), longest: 0, timer: 0 };
+  s.timer = setInterval(() => {
+    const now = performance.now();
+    s.maxGap = Math.max(s.maxGap, now - s.last);
+    s.last = now;
+  }, 16);
+  try {
+    s.obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) s.longest = Math.max(s.longest, e.duration); });
+    s.obs.observe({ entryTypes: ["longtask"] });
+  } catch (e) {}
+  s.stop = () => { clearInterval(s.timer); s.obs?.disconnect(); return { maxGap: s.maxGap, longest: s.longest }; };
+  window.__irBench = s;
+}"""
+
+
+def layers_for(equations: int) -> int:
+    return max(1, round(equations / 11))
+
+
+def open_mlp(page, layers: int, fragment) -> None:
+    """Load the MLP session on the IR panel and wait for its run."""
+    page.goto(
+        "/" + fragment(MLP_CODE, "mlp", [{"name": "grad", "options": {}}], [f"make({layers})", "x"], "ir")
+    )
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=120_000)
+
+
+def wait_graph(page, timeout: float = 120_000) -> dict:
+    page.wait_for_function(
+        "() => { const g = document.querySelector('[data-testid=ir-graph]'); return g && g.dataset.state === 'ready'; }",
+        timeout=timeout,
+    )
+    return page.eval_on_selector(
+        "[data-testid=ir-graph]", "g => ({nodes: +g.dataset.nodes, ms: +g.dataset.ms})"
+    )
+
+
+def time_render(page, action) -> dict:
+    """Run ``action`` (which starts a graph render) and time it to a drawn graph, with the worst stall."""
+    page.evaluate(HEARTBEAT_JS)
+    page.evaluate(
+        "() => { const g = document.querySelector('[data-testid=ir-graph]'); if (g) g.dataset.state = 'stale'; }"
+    )
+    t0 = time.perf_counter()
+    action()
+    info = wait_graph(page)
+    wall = (time.perf_counter() - t0) * 1000
+    stalls = page.evaluate("() => window.__irBench.stop()")
+    return {"wall_ms": wall, **info, **stalls}
+
+
+def equations(page) -> int:
+    text = page.locator("[data-testid=stage-equations]").inner_text()
+    return int(text.split()[0])
+
+
+def main(argv=None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    from e2e.conftest import CHROMIUM_ARGS, DIST_INDEX, session_fragment
+    from server.launch import ServerProcess
+
+    if not DIST_INDEX.exists():
+        print("web/dist is not built: skipped")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="jaxplay-bench-")
+    settings = {
+        "database_path": os.path.join(tmp, "s.sqlite"),
+        "wall_seconds": "60",
+        "cpu_seconds": "60",
+        "web_dist": str(DIST_INDEX.parent),
+    }
+    rows = []
+    with ServerProcess(
+        settings=settings, log_path=os.path.join(tmp, "server.log"), startup_timeout=180
+    ) as srv:
+        with sync_playwright() as p:
+            kw = {"headless": True, "args": CHROMIUM_ARGS}
+            if os.path.exists(CHROMIUM):
+                kw["executable_path"] = CHROMIUM
+            browser = p.chromium.launch(**kw)
+            ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=srv.base_url)
+            for target in (250, 1000):
+                page = ctx.new_page()
+                open_mlp(page, layers_for(target), session_fragment)
+                wait_graph(page)
+                n = equations(page)
+                tabs = page.get_by_test_id("stage-tab")
+                grouped = time_render(page, lambda: tabs.nth(tabs.count() - 1).click())
+                tabs.first.click()
+                wait_graph(page)
+                tabs.nth(tabs.count() - 1).click()
+                wait_graph(page)
+                expanded = time_render(page, lambda: page.get_by_test_id("graph-expand-all").click())
+                rows.append((n, "grouped", grouped))
+                rows.append((n, "all expanded", expanded))
+                page.close()
+            browser.close()
+    print(f"{'equations':>9} {'view':<13} {'nodes':>6} {'to drawn (ms)':>14} {'worst stall (ms)':>17}")
+    for n, view, r in rows:
+        print(f"{n:>9} {view:<13} {r['nodes']:>6} {r['ms']:>14.0f} {r['maxGap']:>17.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
