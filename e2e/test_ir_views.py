@@ -103,7 +103,7 @@ def f(x):
         return c + jnp.exp(-c)
     return jax.lax.fori_loop(0, 3, body, x)
 """
-    page.goto("/" + session_fragment(code, "f", [{"name": "jit", "options": {}}], ["1.0"], "ir"))
+    page.goto("/" + session_fragment(code, "f", [{"name": "grad", "options": {}}], ["1.0"], "ir"))
     page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
     text = page.get_by_test_id("ir-text")
     expect(text).to_contain_text("sin")
