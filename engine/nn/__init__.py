@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import lax
-from . import numpy as jnp
-from .numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
+from .. import lax
+from .. import numpy as jnp
+from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
 
 
 def relu(x):
@@ -229,3 +229,6 @@ tanh = jnp.tanh
 
 def identity(x):
     return as_operand(x)
+
+
+from . import initializers  # noqa: E402,F401  (jax.nn.initializers is an attribute of jax.nn)
