@@ -175,3 +175,69 @@ def test_phone_layout(browser, base_url, artifacts):
         page.screenshot(path=str(artifacts / "phone-ir.png"), full_page=True)
     finally:
         ctx.close()
+
+
+PSUM_AND_GATHER = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    total = jax.lax.psum(x, 'i')
+    everyone = jax.lax.all_gather(x, 'i')
+    return total + everyone * 1.0e6 + 0.123456
+
+out = jax.pmap(f, axis_name='i')(jnp.arange(4.0) + 0.5)
+"""
+
+
+@needs_runner
+def test_devices_panel_layout(page: Page, artifacts):
+    open_session(page, PSUM_AND_GATHER)
+    expect_ok(page)
+    page.get_by_test_id("tab-devices").click()
+    expect(page.get_by_test_id("device-card")).to_have_count(4)
+    chips = page.get_by_test_id("collective")
+    expect(chips).to_have_count(2)
+    hubs = page.get_by_test_id("collective-hub")
+    expect(hubs).to_have_count(2)  # every collective that ran is drawn, not only the first
+    page.screenshot(path=str(artifacts / "devices-layout.png"))
+    # Hubs are drawn over the cards (a layer above the grid) and off the cards' text.
+    layers = page.evaluate(
+        """() => { const hub = document.querySelector('[data-testid=collective-hub]').ownerSVGElement;
+              const grid = document.querySelector('.device-grid');
+              return [Number(getComputedStyle(hub).zIndex), Number(getComputedStyle(grid).zIndex)]; }"""
+    )
+    assert layers[0] > layers[1], layers
+    cards = [c.bounding_box() for c in page.get_by_test_id("device-card").all()]
+    for hub in hubs.all():
+        r = hub.bounding_box()
+        for c in cards:
+            overlap_x = min(r["x"] + r["width"], c["x"] + c["width"]) - max(r["x"], c["x"])
+            overlap_y = min(r["y"] + r["height"], c["y"] + c["height"]) - max(r["y"], c["y"])
+            assert overlap_x <= 0 or overlap_y <= 0, (r, c)
+    for card in page.get_by_test_id("device-card").all():
+        box = card.bounding_box()
+        # "compute …" and "wait …" keep apart.
+        a, b = card.locator(".time-facts > span").all()
+        ra, rb = a.bounding_box(), b.bounding_box()
+        assert ra["y"] != rb["y"] or ra["x"] + ra["width"] + 4 <= rb["x"], (ra, rb)
+        # Output values stay inside their card.
+        for shard in card.get_by_test_id("shard-out").all():
+            r = shard.bounding_box()
+            assert r["x"] + r["width"] <= box["x"] + box["width"] + 0.5, (r, box)
+
+
+@needs_runner
+def test_nested_pmap_groups_repeated_collectives_and_names_axes(page: Page):
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator("[data-testid=gallery-item][data-id='nested-pmap-grad']").click)
+    expect_ok(page)
+    page.get_by_test_id("tab-devices").click()
+    expect(page.get_by_test_id("device-card")).to_have_count(8)
+    chips = page.get_by_test_id("collective")
+    counts = chips.evaluate_all("els => els.map(e => Number(e.dataset.count))")
+    labels = chips.all_inner_texts()
+    assert len(set(labels)) == len(labels), labels  # no identical chips
+    assert sum(counts) > len(counts), counts  # the repeated all_gathers are grouped
+    text = page.get_by_test_id("devices-panel").inner_text()
+    assert "<axis" not in text and "(unnamed)" not in text, text
