@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
-from .test_playground import GRAD, expect_ok, open_session, result_leaves, run_and_wait, set_code
+from .test_playground import GRAD, TANH, expect_ok, open_session, result_leaves, run_and_wait, set_code
 
 
 @needs_runner
@@ -241,3 +241,21 @@ def test_nested_pmap_groups_repeated_collectives_and_names_axes(page: Page):
     assert sum(counts) > len(counts), counts  # the repeated all_gathers are grouped
     text = page.get_by_test_id("devices-panel").inner_text()
     assert "<axis" not in text and "(unnamed)" not in text, text
+
+
+@needs_runner
+def test_output_overrun_shows_the_limit_first(page: Page):
+    open_session(page, "for i in range(200_000):\n    print('x' * 49)\n")
+    status = page.get_by_test_id("run-status")
+    expect(status).to_have_attribute("data-state", "limit")
+    expect(status).to_contain_text("Output limit")
+    box = page.get_by_test_id("error-box")
+    expect(box).to_have_attribute("data-limit", "output")
+    order = page.evaluate(
+        """() => { const out = document.querySelector('[data-testid=output]');
+             const kids = [...out.children];
+             const at = (sel) => kids.findIndex(k => k.matches(sel) || k.querySelector(sel));
+             return [at('[data-testid=error-box]'), at('[data-testid=stdout]')]; }"""
+    )
+    assert 0 <= order[0] < order[1], order
+    assert box.bounding_box()["y"] < 300
