@@ -47,3 +47,7 @@ from .parallel import (
     process_index,
     process_count,
 )
+from . import sharding  # noqa: E402,F401
+from .sharding import NamedSharding, PartitionSpec as P, make_mesh, set_mesh, reshard, typeof  # noqa: E402,F401
+from .sharding import effects_barrier  # noqa: E402,F401
+from .parallel import named as _named  # noqa: E402,F401  (installs Array.sharding)

@@ -170,3 +170,10 @@ def breakpoint(*_, **__):  # noqa: A001
         "jax.debug.breakpoint is not available in the playground; "
         "use jax.debug.print, or the debugger pane's per-equation values."
     )
+
+
+def visualize_array_sharding(arr, **kwargs) -> None:
+    """Print which device holds which block of ``arr`` (a 1-D or 2-D array)."""
+    from .parallel.visualize import visualize_array_sharding as draw
+
+    draw(arr, **kwargs)

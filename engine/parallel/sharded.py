@@ -125,14 +125,21 @@ def _canonical(x) -> np.ndarray:
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
-    """Put ``x`` (a pytree) on ``device`` (default: device 0); the result stays there until read.
+    """Put ``x`` (a pytree) on ``device`` (default: device 0), or lay it out by a sharding (a
+    ``NamedSharding``, or a ``PartitionSpec`` over the current mesh); the result stays there until read.
 
     >>> y = device_put(jnp.ones(3), devices()[1])
     >>> y.devices()
     {CpuDevice(id=1)}
     """
     if device is not None and not isinstance(device, (_devices.Device, int)):
-        raise TypeError(f"device_put: expected a Device, got {device!r} (shardings are not supported)")
+        from ..sharding import as_sharding
+        from .named import put_sharded
+
+        if isinstance(device, (list, dict)) or type(device) is tuple:  # a pytree of shardings
+            return tree_map(lambda s, v: put_sharded(v, as_sharding(s)), device, x)
+        sharding = as_sharding(device)
+        return tree_map(lambda v: put_sharded(v, sharding), x)
     dev = _device_id(device)
     if not 0 <= dev < _devices.device_count():
         raise ValueError(f"device_put: no device {dev}; there are {_devices.device_count()}")

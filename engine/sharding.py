@@ -1,0 +1,527 @@
+"""``jax.sharding``: meshes of the simulated devices, partition specs and shardings.
+
+A ``Mesh`` arranges devices in a named grid; a ``NamedSharding(mesh, P(...))`` says which array
+dimension is split over which mesh axes. ``jax.device_put(x, sharding)`` places the pieces on the
+device processes; ``jit`` of sharded arrays runs one program per device (``engine.parallel.spmd``).
+
+  >>> mesh = jax.make_mesh((4,), ("batch",))
+  >>> x = jax.device_put(np.ones((8, 3)), NamedSharding(mesh, P("batch")))
+  >>> jax.typeof(x)
+  ShapedArray(float32[8@batch,3])
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import threading
+from collections import OrderedDict
+from typing import Sequence
+
+import numpy as np
+
+from .core import ShapedArray
+
+
+class AxisType(enum.Enum):
+    """How a mesh axis is treated: ``Explicit`` axes appear in types (``float32[8@batch]``),
+    ``Auto`` ones are left to the compiler, ``Manual`` ones are inside ``shard_map``."""
+
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+class PartitionSpec(tuple):
+    """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
+
+    >>> P("batch", None)
+    P('batch', None)
+    """
+
+    def __new__(cls, *partitions):
+        for p in partitions:
+            if not (
+                p is None
+                or isinstance(p, str)
+                or (isinstance(p, tuple) and all(isinstance(a, str) for a in p))
+            ):
+                raise TypeError(
+                    f"PartitionSpec entries must be axis names, tuples of them or None; got {p!r}"
+                )
+        return super().__new__(cls, partitions)
+
+    def __repr__(self):
+        return f"P({', '.join(map(repr, self))}{',' if len(self) == 1 else ''})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return type(other) is PartitionSpec and tuple(self) == tuple(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(("PartitionSpec", tuple(self)))
+
+    def _normalized_spec_for_aval(self, ndim: int) -> "PartitionSpec":
+        return PartitionSpec(*self, *([None] * (ndim - len(self))))
+
+
+P = PartitionSpec
+
+
+def _axes_of(entry) -> tuple[str, ...]:
+    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+class _MeshBase:
+    axis_names: tuple[str, ...]
+    axis_sizes: tuple[int, ...]
+    axis_types: tuple[AxisType, ...]
+
+    @property
+    def shape(self):
+        return OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    def _body(self) -> str:
+        sizes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        return f"{sizes or '()'}, axis_types={self.axis_types!r}"
+
+    @property
+    def explicit_axes(self) -> tuple[str, ...]:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
+
+
+class AbstractMesh(_MeshBase):
+    """A mesh's shape, names and axis types without its devices (what types refer to)."""
+
+    def __init__(self, axis_sizes: tuple[int, ...], axis_names: tuple[str, ...], axis_types=None):
+        self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
+        self.axis_types = tuple(axis_types) if axis_types is not None else (AxisType.Auto,) * len(axis_names)
+
+    def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        return f"AbstractMesh({self._body()}, device_kind=cpu, num_cores=None, platform=cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.axis_sizes, self.axis_names, self.axis_types)
+
+
+class Mesh(_MeshBase):
+    """Devices in an n-dimensional grid with named axes.
+
+    >>> Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto))
+    """
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        devices = np.asarray(devices, dtype=object)
+        axis_names = tuple(axis_names)
+        if devices.ndim != len(axis_names):
+            raise ValueError(
+                f"Mesh requires the ndim of its first argument (`devices`) to equal the length of its "
+                f"second argument (`axis_names`), but got devices.ndim == {devices.ndim} and "
+                f"len(axis_names) == {len(axis_names)}."
+            )
+        if len(set(axis_names)) != len(axis_names):
+            raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * len(axis_names)
+        elif isinstance(axis_types, AxisType):
+            axis_types = (axis_types,) * len(axis_names)
+        if len(axis_types) != len(axis_names):
+            raise ValueError(f"Mesh: {len(axis_types)} axis_types for {len(axis_names)} axes")
+        self.devices = devices
+        self.axis_names = axis_names
+        self.axis_sizes = tuple(devices.shape)
+        self.axis_types = tuple(axis_types)
+        self.device_ids = np.vectorize(lambda d: d.id, otypes=[int])(devices) if devices.size else devices
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+
+    def __repr__(self):
+        return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types={self.axis_types!r})"
+
+    def __str__(self):
+        return f"Mesh({self._body()})"
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Mesh)
+            and self.axis_names == other.axis_names
+            and self.axis_types == other.axis_types
+            and self.device_ids.tolist() == other.device_ids.tolist()
+        )
+
+    def __hash__(self):
+        return hash((self.axis_names, self.axis_types, tuple(self.device_ids.flat)))
+
+    def __enter__(self):
+        self._ctx = set_mesh(self)
+        return self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+    @property
+    def local_devices(self):
+        return list(self.devices.flat)
+
+    @property
+    def device_set(self):
+        return set(self.devices.flat)
+
+
+class Sharding:
+    """How an array's pieces are laid out on devices."""
+
+    memory_kind = "device"
+
+    @property
+    def device_set(self) -> set:
+        raise NotImplementedError
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.device_set)
+
+    @property
+    def addressable_devices(self) -> set:
+        return self.device_set
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    def devices_indices_map(self, global_shape) -> dict:
+        raise NotImplementedError
+
+    def shard_shape(self, global_shape) -> tuple[int, ...]:
+        raise NotImplementedError
+
+
+class SingleDeviceSharding(Sharding):
+    """The whole array on one device."""
+
+    def __init__(self, device, *, memory_kind=None):
+        self._device = device
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    def devices_indices_map(self, global_shape):
+        return {self._device: tuple(slice(None) for _ in global_shape)}
+
+    def shard_shape(self, global_shape):
+        return tuple(global_shape)
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))
+
+
+class NamedSharding(Sharding):
+    """Split an array over a mesh: dimension ``d`` over the mesh axes named by ``spec[d]``.
+
+    >>> NamedSharding(jax.make_mesh((4,), ("b",)), P("b")).shard_shape((8, 2))
+    (2, 2)
+    """
+
+    def __init__(self, mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh).__name__}")
+        if not isinstance(spec, PartitionSpec):
+            if isinstance(spec, (tuple, list)):
+                spec = PartitionSpec(*spec)
+            else:
+                raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
+        used = [a for entry in spec for a in _axes_of(entry)]
+        for a in used:
+            if a not in mesh.axis_names:
+                raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
+        if len(set(used)) != len(used):
+            raise ValueError(f"A mesh axis is used twice in {spec}")
+        self.mesh, self.spec = mesh, spec
+
+    def __repr__(self):
+        kind = "" if isinstance(self.mesh, AbstractMesh) else ", memory_kind=device"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec}{kind})"
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, NamedSharding)
+            and self.mesh == other.mesh
+            and self._normalized(8) == other._normalized(8)
+        )
+
+    def __hash__(self):
+        return hash((self.mesh, tuple(self._normalized(8))))
+
+    def _normalized(self, ndim):
+        spec = list(self.spec) + [None] * (ndim - len(self.spec))
+        return [_axes_of(e) for e in spec]
+
+    def with_spec(self, spec) -> "NamedSharding":
+        return NamedSharding(self.mesh, spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec))
+
+    @property
+    def device_set(self):
+        return set(self.mesh.devices.flat)
+
+    @property
+    def is_fully_replicated(self):
+        return all(self.mesh.shape[a] == 1 for e in self.spec for a in _axes_of(e))
+
+    def check_shape(self, shape) -> None:
+        if len(self.spec) > len(shape):
+            raise ValueError(
+                f"Sharding {self} is only valid for values of rank at least {len(self.spec)}, but was "
+                f"applied to a value of rank {len(shape)}"
+            )
+        for d, entry in enumerate(self.spec):
+            parts = math.prod(self.mesh.shape[a] for a in _axes_of(entry))
+            if shape[d] % parts:
+                raise ValueError(
+                    f"Sharding spec {_axes_of(entry)} implies that array axis "
+                    f"{d} is partitioned {parts} times, but does not evenly divide the dimension size "
+                    f"{shape[d]}. Got shape: {tuple(shape)} and sharding {self}"
+                )
+
+    def shard_shape(self, global_shape):
+        global_shape = tuple(global_shape)
+        self.check_shape(global_shape)
+        spec = self._normalized(len(global_shape))
+        return tuple(n // math.prod(self.mesh.shape[a] for a in axes) for n, axes in zip(global_shape, spec))
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """For each device, the slices of the global array it holds (replicas hold equal slices)."""
+        global_shape = tuple(global_shape)
+        local = self.shard_shape(global_shape)
+        spec = self._normalized(len(global_shape))
+        names = self.mesh.axis_names
+        out = {}
+        for coords in np.ndindex(*self.mesh.axis_sizes):
+            where = dict(zip(names, coords))
+            index = []
+            for n, axes, size in zip(global_shape, spec, local):
+                if not axes:
+                    index.append(slice(None))
+                    continue
+                block = 0
+                for a in axes:  # the first axis named is the most significant
+                    block = block * self.mesh.shape[a] + where[a]
+                index.append(slice(block * size, (block + 1) * size))
+            out[self.mesh.devices[coords]] = tuple(index)
+        return out
+
+
+def make_single_device_sharding(device) -> SingleDeviceSharding:
+    return SingleDeviceSharding(device)
+
+
+# ---------------------------------------------------------------------------------------------
+# The current mesh (jax.set_mesh).
+
+
+class _MeshState(threading.local):
+    mesh: Mesh | None = None
+
+
+_mesh_state = _MeshState()
+
+
+def get_mesh() -> Mesh | None:
+    """The mesh set by ``jax.set_mesh``, or None."""
+    return _mesh_state.mesh
+
+
+def get_abstract_mesh() -> AbstractMesh:
+    """The current mesh without devices; an empty ``AbstractMesh`` when none is set."""
+    m = _mesh_state.mesh
+    return m.abstract_mesh if m is not None else AbstractMesh((), ())
+
+
+class _SetMesh:
+    """Sets the mesh at once (``jax.set_mesh(mesh)``); as a context manager, restores the
+    previous one on exit (``with jax.set_mesh(mesh): ...``)."""
+
+    def __init__(self, mesh):
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise TypeError(f"set_mesh expects a Mesh, got {type(mesh).__name__}")
+        self.prev = _mesh_state.mesh
+        _mesh_state.mesh = mesh
+
+    def __enter__(self):
+        return _mesh_state.mesh
+
+    def __exit__(self, *exc):
+        _mesh_state.mesh = self.prev
+        return False
+
+
+def set_mesh(mesh: Mesh | None) -> _SetMesh:
+    """Make ``mesh`` the current mesh (a bare ``PartitionSpec`` then means a sharding over it).
+
+    >>> with jax.set_mesh(mesh):
+    ...     x = jax.device_put(np.ones(8), P("batch"))
+    """
+    return _SetMesh(mesh)
+
+
+def as_sharding(s, what: str = "device_put"):
+    """A ``Sharding`` from a sharding or a bare ``PartitionSpec`` (over the current mesh)."""
+    if isinstance(s, Sharding):
+        return s
+    if isinstance(s, PartitionSpec):
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to {what}")
+        return NamedSharding(mesh, s)
+    raise TypeError(f"{what}: expected a Sharding or a PartitionSpec, got {s!r}")
+
+
+def make_mesh(
+    axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types=None, *, devices=None
+) -> Mesh:
+    """A mesh of the first ``prod(axis_shapes)`` devices; axes are ``Explicit`` unless told.
+
+    >>> jax.make_mesh((4, 2), ("data", "model"))
+    Mesh(axis_sizes=(4, 2), axis_names=('data', 'model'), axis_types=(Explicit, Explicit))
+    """
+    from .parallel import devices as all_devices
+
+    axis_shapes, axis_names = tuple(int(s) for s in axis_shapes), tuple(axis_names)
+    if len(axis_shapes) != len(axis_names):
+        raise ValueError(f"make_mesh: {len(axis_shapes)} axis sizes but {len(axis_names)} axis names")
+    pool = list(devices) if devices is not None else all_devices()
+    n = math.prod(axis_shapes)
+    if n > len(pool):
+        raise ValueError(
+            f"make_mesh: the mesh {dict(zip(axis_names, axis_shapes))} needs {n} devices but there are "
+            f"{len(pool)}; set XLA_FLAGS=--xla_force_host_platform_device_count={n} before importing jax"
+        )
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(axis_names)
+    grid = np.empty(n, dtype=object)
+    grid[:] = pool[:n]
+    return Mesh(grid.reshape(axis_shapes), axis_names, axis_types)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types that show shardings: jax.typeof.
+
+
+class ShardedShapedArray(ShapedArray):
+    """``jax.typeof`` of an array on an explicit mesh: its type names the mesh axes per dimension
+    (``float32[8@batch,3]``)."""
+
+    __slots__ = ("sharding",)
+
+    def __init__(self, shape, dtype, weak_type, sharding):
+        super().__init__(shape, dtype, weak_type)
+        self.sharding = sharding
+
+    def str_short(self) -> str:
+        return _type_str(self, self.sharding)
+
+
+def _type_str(aval, sharding) -> str:
+    dims = []
+    explicit = set(sharding.mesh.explicit_axes) if isinstance(sharding, NamedSharding) else set()
+    spec = sharding._normalized(len(aval.shape)) if isinstance(sharding, NamedSharding) else []
+    for d, n in enumerate(aval.shape):
+        axes = [a for a in (spec[d] if spec else ()) if a in explicit]
+        dims.append(f"{n}@{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}" if axes else str(n))
+    return f"{aval.dtype.name}[{','.join(dims)}]"
+
+
+def typeof(x):
+    """The type of ``x``: shape, dtype, weak type and, on an explicit mesh, its sharding.
+
+    >>> jax.typeof(jnp.ones(3))
+    ShapedArray(float32[3])
+    """
+    from . import core
+
+    aval = core.get_aval(x)
+    named = getattr(x, "named_sharding", None)
+    sharding = named if named is not None else None
+    if sharding is not None and sharding.mesh.explicit_axes:
+        abstract = NamedSharding(
+            sharding.mesh.abstract_mesh, sharding.spec._normalized_spec_for_aval(aval.ndim)
+        )
+        return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract)
+    return _PlainType(aval.shape, aval.dtype, aval.weak_type)
+
+
+class _PlainType(ShapedArray):
+    """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak)."""
+
+    __slots__ = ()
+
+    def str_short(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short()
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+ShardedShapedArray.__str__ = _PlainType.__str__
+ShardedShapedArray.__repr__ = _PlainType.__repr__
+
+
+def reshard(x, out_shardings):
+    """Move ``x`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
+    current mesh): the values are unchanged, the pieces move between devices."""
+    from .parallel.named import put_sharded
+    from .tree_util import tree_map
+
+    sharding = as_sharding(out_shardings, "reshard")
+    return tree_map(lambda v: put_sharded(v, sharding), x)
+
+
+def effects_barrier() -> None:
+    """Wait until all pending effects (``jax.debug.print``...) are done: the engine runs them
+    synchronously, so there is nothing to wait for."""
+    return None

@@ -1,0 +1,108 @@
+"""The explicit-sharding surface (``jax.sharding``, ``make_mesh``, ``device_put`` with a sharding,
+``typeof``, ``reshard``) over the simulated devices; reprs and errors as JAX 0.10.2 prints them."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.parallel.named import NamedShardedArray
+from engine.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return jax.make_mesh((4,), ("b",))
+
+
+def test_partition_spec_and_mesh_reprs():
+    assert (
+        repr(P("a", None)) == "P('a', None)"
+        and repr(P()) == "P()"
+        and repr(P(("a", "b"))) == "P(('a', 'b'),)"
+    )
+    assert P("a") != P("a", None) and P("a") != ("a",)
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    assert repr(m) == "Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Explicit, Explicit))"
+    assert str(m) == "Mesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit))"
+    assert m.shape_tuple == (("x", 4), ("y", 2)) and m.size == 8 and m.devices.shape == (4, 2)
+    assert str(Mesh(np.array(jax.devices()[:4]), ("i",))) == "Mesh('i': 4, axis_types=(Auto,))"
+    assert str(AxisType.Explicit) == "AxisType.Explicit" and repr(AxisType.Auto) == "Auto"
+    assert repr(jax.sharding.get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+
+
+def test_device_put_places_blocks_on_devices(mesh):
+    s = NamedSharding(mesh, P("b"))
+    assert (
+        repr(s)
+        == "NamedSharding(mesh=Mesh('b': 4, axis_types=(Explicit,)), spec=P('b',), memory_kind=device)"
+    )
+    value = np.arange(16.0).reshape(8, 2)
+    x = jax.device_put(value, s)
+    assert isinstance(x, NamedShardedArray) and x.sharding == s
+    shards = x.addressable_shards
+    assert [sh.device.id for sh in shards] == [0, 1, 2, 3]
+    for k, sh in enumerate(shards):
+        assert sh.index == (slice(2 * k, 2 * k + 2), slice(None))
+        np.testing.assert_array_equal(np.asarray(sh.data), value[2 * k : 2 * k + 2])
+    np.testing.assert_array_equal(np.asarray(x), value)
+    assert str(jax.typeof(x)) == "float32[8@b,2]"
+    assert repr(jax.typeof(x).sharding).startswith(
+        "NamedSharding(mesh=AbstractMesh('b': 4, axis_types=(Explicit,)"
+    )
+
+
+def test_two_axis_mesh_and_replication():
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    x = jax.device_put(np.arange(16.0).reshape(8, 2), NamedSharding(m, P("x", "y")))
+    assert str(jax.typeof(x)) == "float32[8@x,2@y]"
+    assert [(sh.device.id, sh.index[0].start, sh.index[1].start) for sh in x.addressable_shards][:3] == [
+        (0, 0, 0),
+        (1, 0, 1),
+        (2, 2, 0),
+    ]
+    r = jax.device_put(np.ones((4, 3)), NamedSharding(m, P()))
+    assert r.sharding.is_fully_replicated and len(r.addressable_shards) == 8
+    assert all(sh.data.shape == (4, 3) for sh in r.addressable_shards)
+    assert str(jax.typeof(r)) == "float32[4,3]"
+
+
+def test_plain_arrays_and_typeof():
+    y = jnp.ones(3)
+    assert repr(y.sharding) == "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+    assert isinstance(y.sharding, SingleDeviceSharding)
+    assert repr(jax.typeof(y)) == "ShapedArray(float32[3])"
+    assert str(jax.typeof(1.0)) == "~float32[]"
+    assert jax.effects_barrier() is None
+
+
+def test_set_mesh_and_bare_partition_specs(mesh):
+    with pytest.raises(ValueError, match="set a mesh via `jax.set_mesh`"):
+        jax.device_put(np.ones((8, 3)), P("b"))
+    with jax.set_mesh(mesh):
+        assert jax.sharding.get_mesh() is mesh
+        x = jax.device_put(np.ones((8, 3)), P("b"))
+        assert x.sharding == NamedSharding(mesh, P("b"))
+        r = jax.reshard(x, P())
+        assert r.sharding.is_fully_replicated and np.asarray(r).sum() == 24
+    assert jax.sharding.get_mesh() is None
+
+
+def test_errors_name_the_problem(mesh):
+    with pytest.raises(ValueError, match="does not evenly divide the dimension size 7"):
+        jax.device_put(np.ones((7, 3)), NamedSharding(mesh, P("b")))
+    with pytest.raises(ValueError, match="Resource axis: c of P\\('c',\\) is not found in mesh"):
+        NamedSharding(mesh, P("c"))
+    with pytest.raises(ValueError, match="needs 64 devices"):
+        jax.make_mesh((64,), ("b",))
+    with pytest.raises(NotImplementedError, match="inside a traced function"):
+        jax.jit(lambda v: jax.reshard(v, NamedSharding(mesh, P("b"))))(jnp.ones(8))
+
+
+def test_visualize_array_sharding(mesh, capsys):
+    x = jax.device_put(np.ones((8, 2)), NamedSharding(jax.make_mesh((4, 2), ("x", "y")), P("x", "y")))
+    jax.debug.visualize_array_sharding(x)
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "│ CPU 0 │ CPU 1 │" and out[-2] == "│ CPU 6 │ CPU 7 │" and len(out) == 9
+    jax.debug.visualize_array_sharding(jax.device_put(np.ones(8), NamedSharding(mesh, P())))
+    assert "CPU 0,1,2,3" in capsys.readouterr().out
