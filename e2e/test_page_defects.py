@@ -259,3 +259,20 @@ def test_output_overrun_shows_the_limit_first(page: Page):
     )
     assert 0 <= order[0] < order[1], order
     assert box.bounding_box()["y"] < 300
+
+
+@needs_runner
+def test_control_flow_example_shows_the_path_taken_in_ir_and_debugger(page: Page):
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator("[data-testid=gallery-item][data-id='control-flow-grad']").click)
+    expect_ok(page)
+    page.get_by_test_id("tab-ir").click()
+    expect(page.get_by_test_id("path-taken")).to_be_visible()
+    expect(page.get_by_test_id("ir-text")).not_to_contain_text("tracing failed")
+    expect(page.locator("[data-testid=ir-node][data-primitive=neg]").first).to_be_visible()
+    page.get_by_test_id("tab-debugger").click()
+    expect(page.get_by_test_id("debugger-panel")).to_contain_text("path taken for these inputs")
+    steps = page.get_by_test_id("debug-step")
+    expect(steps.first).to_contain_text("gt")
+    assert steps.count() >= 2

@@ -373,3 +373,21 @@ def test_jit_timings_are_disjoint_and_mark_cache_hits():
     hits = [e for e in second.timings if e.cache == "hit"]
     assert len(hits) == 1 and hits[0].name.startswith("cache hit")
     assert not any(e.category == "compile" for e in second.timings)
+
+
+def test_python_control_flow_under_grad_shows_the_path_taken():
+    r = stack_report(LOSS, "branchy", [{"name": "grad"}], ["-2.0"])
+    assert r.ok, r.error
+    assert r.result.data == -1.0
+    (call,) = r.calls
+    assert [s.path_taken for s in call.stages] == [True, True]
+    base, grad_stage = call.stages
+    assert [n.primitive for n in base.graph.nodes] == ["gt", "neg"]  # the else branch ran
+    assert "neg" in grad_stage.text and "(tracing failed" not in grad_stage.text
+    steps = call.debug.steps
+    assert call.debug.graph == "grad(branchy) (path taken for these inputs)"
+    assert steps[0].primitive == "gt" and steps[0].outputs[0].data is False
+    assert steps[-1].outputs[0].data == -1.0
+    # Abstract tracing still fails where it must: jit of the same function is an error.
+    r = stack_report(LOSS, "branchy", [{"name": "jit"}], ["-2.0"])
+    assert not r.ok and r.error.type == "TracerBoolConversionError"

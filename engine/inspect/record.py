@@ -30,6 +30,7 @@ from engine.staging import trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
+from .concrete_path import trace_on_path
 from .graph import jaxpr_graph, jaxpr_text, mark_added, source_of
 from .schema import (
     CollectiveEvent,
@@ -499,12 +500,21 @@ class Recorder:
         names = [getattr(rec.t.base, "__name__", "fun")] + [l.label for l in layers]
         specs = [rec.captures.get(id(layers[i])) for i in range(len(layers))] + [top]
         previous = None
-        final_closed = None
+        final_closed, final_path = None, False
         for i, (fun, name) in enumerate(zip(funcs, names)):
             spec = specs[i] or top
             start = time.perf_counter()
+            path_taken = False
             try:
-                closed = stage_jaxpr(fun, spec)
+                try:
+                    closed = stage_jaxpr(fun, spec)
+                except core.ConcretizationTypeError:
+                    # Python control flow on traced values: trace the path these inputs take,
+                    # as the eager call itself did (only when the stage sees the call's inputs).
+                    if not ok or spec.avals != top.avals:
+                        raise
+                    closed = trace_on_path(spec.flat_fun(fun, []), top.dynamic_leaves(args, kwargs))
+                    path_taken = True
             except Exception as e:  # noqa: BLE001 - e.g. the error the call itself raised
                 record.stages.append(
                     Stage(
@@ -533,10 +543,11 @@ class Recorder:
                     transform=layers[i - 1].transform if i else None,
                     text=jaxpr_text(closed),
                     graph=graph,
+                    path_taken=path_taken,
                 )
             )
             if i == len(funcs) - 1:
-                final_closed = closed
+                final_closed, final_path = closed, path_taken
         self._jit_source(record, rec, specs, call_id)
         if (
             ok
@@ -544,7 +555,8 @@ class Recorder:
             and not _runs_on_devices(final_closed.jaxpr)
             and sum(nbytes(x) for x in top.dynamic_leaves(args, kwargs)) <= DEBUG_ARG_BYTES
         ):
-            record.debug = debug_trace(final_closed, top.dynamic_leaves(args, kwargs), names[-1])
+            label = f"{names[-1]} (path taken for these inputs)" if final_path else names[-1]
+            record.debug = debug_trace(final_closed, top.dynamic_leaves(args, kwargs), label)
 
     def _jit_source(self, record: TransformedCall, rec: CallRecord, specs, call_id: int) -> None:
         layers = rec.t.layers

@@ -136,6 +136,11 @@ class Stage(BaseModel):
     transform: Optional[str] = None
     text: str
     graph: Optional[IRGraph] = None
+    path_taken: bool = Field(
+        False,
+        description="Traced on the call's concrete inputs because Python control flow depends on "
+        "them: the equations that ran for these inputs, not a program valid for all inputs.",
+    )
 
 
 class JitInfo(BaseModel):

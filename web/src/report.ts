@@ -124,6 +124,8 @@ export interface Stage {
   transform?: string | null;
   text: string;
   graph?: IRGraph | null;
+  /** Traced on the call's concrete inputs (Python control flow depends on them): the path taken. */
+  path_taken?: boolean;
 }
 
 export interface JitInfo {

@@ -114,6 +114,7 @@ export class IRPanel {
       h("div", { class: "stage-facts" },
         h("code", { class: "mono" }, stage.name),
         stage.graph ? h("span", { class: "muted", testid: "stage-equations" }, `${stage.graph.nodes.length} equations`) : null,
+        stage.path_taken ? h("span", { class: "badge warn", testid: "path-taken", title: "Python control flow depends on the inputs, so this is the path these inputs took, not a program for every input" }, "path taken for these inputs") : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
     const parts: HTMLElement[] = [head];
