@@ -82,13 +82,21 @@ def executable(closed: ClosedJaxpr, name: str):
 
 @jit_p.def_impl
 def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
+    # Arguments sharded over a mesh run as one program per device, where their shards are.
+    if any(type(a) is not Array and isinstance(a, Array) for a in args):
+        from .parallel.spmd import run_sharded
+
+        outs = run_sharded(args, jaxpr, name)
+        if outs is not None:
+            return outs
     exe = executable(jaxpr, name)
-    outs = exe(*args)
+    outs = exe(*[a._value if isinstance(a, Array) else a for a in args])
     weak = [a.weak_type for a in jaxpr.out_avals]
     return [Array(o, w) for o, w in zip(outs, weak)]
 
 
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
+jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:

@@ -18,6 +18,16 @@ HERE = ROOT / "tests" / "jax_examples"
 RECORDED = json.loads((HERE / "recorded.json").read_text())
 
 
+@pytest.fixture(scope="module", autouse=True)
+def private_kernel_cache(tmp_path_factory):
+    # The default ~/.cache/jaxplay-engine is shared with concurrent server zygotes, whose start-up
+    # check deletes kernel files it did not vouch for while this process is loading them.
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.mktemp("kernels")))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(scope="module")
 def cases():
     compat.install()
@@ -93,14 +103,8 @@ def _missing(modules):
     return None
 
 
-@pytest.fixture(scope="module")
-def kernel_cache(tmp_path_factory):
-    # A private numba cache: a shared one raced with concurrent runs ("no locator available").
-    return tmp_path_factory.mktemp("kernels")
-
-
-def run_program(name, kernel_cache, *extra):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), ENGINE_CACHE_DIR=str(kernel_cache))
+def run_program(name, *extra):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))  # ENGINE_CACHE_DIR: the private one
     env.pop("XLA_FLAGS", None)
     return subprocess.run(
         [sys.executable, "-m", "engine", "run", *extra, f"{name}.py"],
@@ -122,10 +126,27 @@ def assert_same_output(actual: str, expected: str):
 
 
 @pytest.mark.parametrize("name", ["mnist_classifier", "mnist_vae", "mnist_classifier_fromscratch", "advi"])
-def test_example_program_prints_jax_values(name, kernel_cache):
+def test_example_program_prints_jax_values(name):
     missing = _missing(_NEEDS.get(name, []))
     if missing:
         pytest.skip(f"{missing} is not in the engine yet")
-    proc = run_program(name, kernel_cache)
+    proc = run_program(name)
     assert proc.returncode == 0, proc.stderr
     assert_same_output(proc.stdout, RECORDED["programs"][name])
+
+
+def test_spmd_example_trains_on_every_device(tmp_path):
+    name = "spmd_mnist_classifier_fromscratch"
+    missing = _missing(_NEEDS[name])
+    if missing:
+        pytest.skip(f"{missing} is not in the engine yet")
+    report = tmp_path / "report.json"
+    proc = run_program(name, "--report", str(report))
+    assert proc.returncode == 0, proc.stderr
+    assert_same_output(proc.stdout, RECORDED["programs"][name])
+    steps = [c for c in json.loads(report.read_text())["calls"] if c["function"] == "train_step"]
+    assert len(steps) == 4  # 512 examples / batch 128
+    for call in steps:
+        devices = call["pmap"]["devices"]
+        assert [d["id"] for d in devices] == [0, 1, 2, 3] and all(d["compute_ms"] > 0 for d in devices)
+        assert any(e["primitive"] == "psum" for e in call["pmap"]["collectives"])

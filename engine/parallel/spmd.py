@@ -1,0 +1,375 @@
+"""``jit`` of arrays sharded over a mesh: one program per device, run where the shards are.
+
+When a jitted function receives ``NamedShardedArray`` arguments (``jax.device_put(x,
+NamedSharding(mesh, P(...)))``), its jaxpr (global shapes) is partitioned into a per-device
+jaxpr (local shapes) by propagating each value's partition spec equation by equation, with one
+rule per primitive in ``spmd_rules``: elementwise operations keep their operands' spec, reductions
+and contractions over a sharded dimension reduce locally and ``psum`` over the mesh axis,
+``broadcast_in_dim``/``reshape``/``transpose`` carry specs to the dimensions they become. An
+operation with no rule runs on gathered (replicated) operands, so results are always right; a
+replicated operand meeting a sharded one is sliced locally (no communication).
+
+The per-device program runs on the pmap runtime (``pmap.Program`` on the mesh's devices), so the
+run report shows each device's work and the collectives as for ``pmap``; results stay on the
+devices as ``NamedShardedArray``s with the propagated shardings (``jax.typeof`` shows them).
+
+Meshes with more than one axis of size > 1 are not partitioned yet: that raises a clear error
+rather than computing on one device while claiming a sharding.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .. import ad, batching, core, monitoring
+from ..core import Array, ShapedArray
+from ..ir import ClosedJaxpr, Literal
+from ..lax import parallel as lax_parallel
+from ..sharding import Mesh, NamedSharding, PartitionSpec
+from ..staging import trace_to_jaxpr
+from .named import NamedShardedArray
+from .runtime import get_runtime
+
+Spec = tuple  # per dimension: a mesh axis name or None
+
+
+class Sharded(NamedTuple):
+    """A value of the per-device program: the local piece and how the global value is split."""
+
+    val: object
+    spec: Spec
+
+
+class _Mesh1D:
+    """The one mesh axis programs are partitioned over."""
+
+    def __init__(self, mesh: Mesh):
+        big = [(n, s) for n, s in zip(mesh.axis_names, mesh.axis_sizes) if s > 1]
+        if len(big) > 1:
+            raise NotImplementedError(
+                f"jit over arrays sharded on the mesh {mesh}: the engine partitions programs over one mesh "
+                "axis of size > 1 only; use a 1-D mesh (jax.make_mesh((n,), ('batch',)))"
+            )
+        self.mesh = mesh
+        self.axis, self.size = big[0] if big else (mesh.axis_names[0], 1)
+
+    def local_shape(self, shape, spec):
+        return tuple(n // self.size if s is not None else n for n, s in zip(shape, spec))
+
+
+spmd_rules: dict[core.Primitive, Callable] = {}
+
+
+def _replicated(ndim) -> Spec:
+    return (None,) * ndim
+
+
+def _ndim(x) -> int:
+    return core.get_aval(x.val).ndim
+
+
+def _to_spec(ctx: _Mesh1D, x: Sharded, spec: Spec):
+    """The local piece of ``x`` as laid out by ``spec``: slice where replicated becomes sharded
+    (local), all-gather where sharded becomes replicated."""
+    from .. import lax
+
+    v = x.val
+    for d, (cur, want) in enumerate(zip(x.spec, spec)):
+        if cur == want:
+            continue
+        if cur is not None:
+            v = lax_parallel.all_gather(v, cur, axis=d, tiled=True)
+        if want is not None:
+            n = core.get_aval(v).shape[d] // ctx.size
+            start = lax_parallel.axis_index(want) * n
+            v = lax.dynamic_slice_in_dim(v, start, n, axis=d)
+    return v
+
+
+def _gathered(ctx, x: Sharded):
+    return _to_spec(ctx, x, _replicated(len(x.spec)))
+
+
+def _fallback(ctx, prim, vals, params):
+    """No partitioning rule: every device computes the whole result from gathered operands."""
+    out = prim.bind(*[_gathered(ctx, x) for x in vals], **params)
+    outs = out if prim.multiple_results else [out]
+    res = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
+    return res if prim.multiple_results else res[0]
+
+
+def _is_elementwise(prim) -> bool:
+    rule = batching.batch_rules.get(prim)
+    name = getattr(rule, "__qualname__", "")
+    return name.startswith(("vectorized_batcher", "broadcast_batcher"))
+
+
+def _elementwise(ctx, prim, vals, params):
+    full = [x for x in vals if len(x.spec) and any(s is not None for s in x.spec)]
+    target = full[0].spec if full else None
+    if target is None:
+        return Sharded(prim.bind(*[x.val for x in vals], **params), _replicated(max(map(_ndim, vals))))
+    args = [x.val if len(x.spec) == 0 or x.spec == target else _to_spec(ctx, x, target) for x in vals]
+    return Sharded(prim.bind(*args, **params), target)
+
+
+def _broadcast_in_dim(ctx, prim, vals, params):
+    (x,) = vals[:1]
+    shape, dims = params["shape"], params["broadcast_dimensions"]
+    in_shape = core.get_aval(x.val).shape
+    spec = [None] * len(shape)
+    for i, d in enumerate(dims):
+        if x.spec[i] is not None and in_shape[i] * ctx.size == shape[d]:
+            spec[d] = x.spec[i]
+        elif x.spec[i] is not None:
+            return _fallback(ctx, prim, vals, params)
+    local = dict(params, shape=ctx.local_shape(shape, spec))
+    return Sharded(prim.bind(x.val, *[v.val for v in vals[1:]], **local), tuple(spec))
+
+
+def _reshape(ctx, prim, vals, params):
+    x = vals[0]
+    if all(s is None for s in x.spec):
+        return Sharded(prim.bind(*[v.val for v in vals], **params), _replicated(len(params["new_sizes"])))
+    gshape = tuple(n * ctx.size if s is not None else n for n, s in zip(core.get_aval(x.val).shape, x.spec))
+    new = tuple(params["new_sizes"])
+    spec = [None] * len(new)
+    for d, s in enumerate(x.spec):
+        if s is None:
+            continue
+        before = int(np.prod(gshape[:d]))
+        match = [e for e in range(len(new)) if int(np.prod(new[:e])) == before and new[e] == gshape[d]]
+        if not match or params.get("dimensions") is not None:
+            return _fallback(ctx, prim, vals, params)
+        spec[match[0]] = s
+    local = dict(params, new_sizes=ctx.local_shape(new, spec))
+    return Sharded(prim.bind(x.val, **local), tuple(spec))
+
+
+def _transpose(ctx, prim, vals, params):
+    (x,) = vals
+    perm = params["permutation"]
+    return Sharded(prim.bind(x.val, **params), tuple(x.spec[p] for p in perm))
+
+
+def _squeeze(ctx, prim, vals, params):
+    (x,) = vals
+    dims = {d % len(x.spec) for d in params["dimensions"]}
+    return Sharded(prim.bind(x.val, **params), tuple(s for d, s in enumerate(x.spec) if d not in dims))
+
+
+def _reduction(collective):
+    def rule(ctx, prim, vals, params):
+        (x,) = vals
+        axes = set(params["axes"])
+        out = prim.bind(x.val, **params)
+        over = sorted({x.spec[d] for d in axes if x.spec[d] is not None})
+        if over:
+            out = collective(out, tuple(over))
+        return Sharded(out, tuple(s for d, s in enumerate(x.spec) if d not in axes))
+
+    return rule
+
+
+def _arg_reduction(ctx, prim, vals, params):
+    (x,) = vals
+    (axis,) = params["axes"]
+    if x.spec[axis] is not None:  # the index is global: gather the reduced dimension first
+        spec = x.spec[:axis] + (None,) + x.spec[axis + 1 :]
+        x = Sharded(_to_spec(ctx, x, spec), spec)
+    return Sharded(prim.bind(x.val, **params), tuple(s for d, s in enumerate(x.spec) if d != axis))
+
+
+def _dot_general(ctx, prim, vals, params):
+    lhs, rhs = vals
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lspec, rspec = list(lhs.spec), list(rhs.spec)
+    # Pair dimensions (contracting and batch) must agree: a replicated side is sliced to match.
+    for i, j in list(zip(lc, rc)) + list(zip(lb, rb)):
+        if lspec[i] != rspec[j]:
+            want = lspec[i] if lspec[i] is not None else rspec[j]
+            if lspec[i] is not None and rspec[j] is not None:
+                want = None
+            lspec[i] = rspec[j] = want
+    lfree = [d for d in range(len(lspec)) if d not in lc and d not in lb]
+    rfree = [d for d in range(len(rspec)) if d not in rc and d not in rb]
+    out_spec = [lspec[i] for i in lb] + [lspec[d] for d in lfree] + [rspec[d] for d in rfree]
+    used = [s for s in out_spec if s is not None]
+    summed = sorted({lspec[i] for i in lc if lspec[i] is not None})
+    if not (_distinct(used) and _distinct(lspec) and _distinct(rspec)) or set(used) & set(summed):
+        return _fallback(ctx, prim, vals, params)  # one mesh axis would split two dimensions
+    lv = lhs.val if tuple(lspec) == lhs.spec else _to_spec(ctx, lhs, tuple(lspec))
+    rv = rhs.val if tuple(rspec) == rhs.spec else _to_spec(ctx, rhs, tuple(rspec))
+    out = prim.bind(lv, rv, **params)
+    if summed:
+        out = lax_parallel.psum(out, tuple(summed))
+    return Sharded(out, tuple(out_spec))
+
+
+def _distinct(spec) -> bool:
+    named = [s for s in spec if s is not None]
+    return len(set(named)) == len(named)
+
+
+def _call(jaxpr_param):
+    """Calls (nested jit, custom_jvp/vjp): partition the body in line."""
+
+    def rule(ctx, prim, vals, params):
+        closed = params[jaxpr_param]
+        return _interpret(ctx, closed.jaxpr, closed.consts, vals)
+
+    return rule
+
+
+def _install_rules():
+    from ..jit import jit_p
+    from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+    from ..lax import reductions, structural
+
+    spmd_rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
+    spmd_rules[structural.reshape_p] = _reshape
+    spmd_rules[structural.transpose_p] = _transpose
+    spmd_rules[structural.squeeze_p] = _squeeze
+    spmd_rules[structural.select_n_p] = _elementwise
+    spmd_rules[structural.reduce_sum_p] = _reduction(lambda v, ax: lax_parallel.psum(v, ax))
+    spmd_rules[structural.reduce_max_p] = _reduction(lambda v, ax: lax_parallel.pmax(v, ax))
+    spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, ax))
+    spmd_rules[structural.dot_general_p] = _dot_general
+    spmd_rules[reductions.argmax_p] = _arg_reduction
+    spmd_rules[reductions.argmin_p] = _arg_reduction
+    spmd_rules[jit_p] = _call("jaxpr")
+    spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
+    spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
+    spmd_rules[ad.add_jaxvals_p] = _elementwise
+
+
+def _interpret(ctx, jaxpr, consts, args: list[Sharded]) -> list[Sharded]:
+    env: dict = {}
+
+    def read(x):
+        if type(x) is Literal:
+            return Sharded(x.val, _replicated(x.aval.ndim))
+        return env[x]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = Sharded(c, _replicated(core.get_aval(c).ndim))
+    for v, a in zip(jaxpr.in_binders, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        vals = [read(x) for x in eqn.inputs]
+        prim = eqn.primitive
+        rule = spmd_rules.get(prim)
+        if rule is None:
+            rule = _elementwise if _is_elementwise(prim) else _fallback
+        with core.source_info_context(eqn.source_info):
+            if all(all(s is None for s in x.spec) for x in vals):  # nothing to partition
+                outs = prim.bind(*[x.val for x in vals], **eqn.params)
+                outs = outs if prim.multiple_results else [outs]
+                outs = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
+            else:
+                res = rule(ctx, prim, vals, eqn.params)
+                outs = res if isinstance(res, list) else [res]
+        for v, o in zip(eqn.out_binders, outs):
+            env[v] = o
+    return [read(x) for x in jaxpr.outs]
+
+
+# ---------------------------------------------------------------------------------------------
+# Partitioning and running.
+
+
+class _Partitioned(NamedTuple):
+    local: ClosedJaxpr
+    out_specs: list
+
+
+_cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def partition(closed: ClosedJaxpr, ctx: _Mesh1D, in_specs: list) -> _Partitioned:
+    """The per-device jaxpr of ``closed`` for arguments split as ``in_specs``, and its outputs' specs."""
+    per = _cache.setdefault(closed, {})
+    key = (ctx.mesh, tuple(in_specs))
+    hit = per.get(key)
+    if hit is not None:
+        return hit
+    if not spmd_rules:
+        _install_rules()
+    local_avals = [
+        ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
+        for a, s in zip(closed.in_avals, in_specs)
+    ]
+    out_specs: list = []
+
+    def local_fun(*vals):
+        outs = _interpret(ctx, closed.jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)])
+        out_specs[:] = [o.spec for o in outs]
+        return [o.val for o in outs]
+
+    with lax_parallel.extend_axis_env(ctx.axis, ctx.size):
+        local = trace_to_jaxpr(local_fun, local_avals)
+    hit = per[key] = _Partitioned(local, list(out_specs))
+    return hit
+
+
+def _arg_mesh(args) -> Mesh | None:
+    meshes = {
+        a.sharding.mesh for a in args if isinstance(a, NamedShardedArray) and a.sharding.num_devices > 1
+    }
+    if not meshes:
+        return None
+    if len(meshes) > 1:
+        raise ValueError(
+            f"jit: arguments are sharded over different meshes {sorted(map(str, meshes))}; "
+            "reshard them onto one mesh with jax.device_put(x, NamedSharding(mesh, spec))"
+        )
+    return meshes.pop()
+
+
+def _spec_of(x, ctx: _Mesh1D, ndim: int) -> Spec:
+    if isinstance(x, NamedShardedArray) and x.sharding.mesh == ctx.mesh:
+        spec = []
+        for entry in x.sharding._normalized(ndim):
+            big = [a for a in entry if ctx.mesh.shape[a] > 1]
+            spec.append(big[0] if big else None)
+        return tuple(spec)
+    return _replicated(ndim)
+
+
+def run_sharded(args, closed: ClosedJaxpr, name: str):
+    """Run ``closed`` (a jit's jaxpr) SPMD on the mesh its sharded arguments live on, or return
+    None when no argument is sharded over more than one device."""
+    from .pmap import _emit, _program
+
+    mesh = _arg_mesh(args)
+    if mesh is None:
+        return None
+    t0 = time.perf_counter()
+    ctx = _Mesh1D(mesh)
+    in_specs = [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)]
+    part = partition(closed, ctx, in_specs)
+    rt = get_runtime()
+    placement = [d.id for d in mesh.devices.flat]
+    prog = _program(part.local, name, ctx.axis, ctx.size, tuple(placement))
+    per_arg = []
+    for a, spec in zip(args, in_specs):
+        if isinstance(a, NamedShardedArray) and a.sharding.mesh == mesh:
+            per_arg.append(a._buffers)  # used where they are
+        else:
+            value = core._canonical_np(np.asarray(a._value if isinstance(a, Array) else a))
+            per_arg.append([rt.put(dev, value) for dev in placement])
+    inputs = [[bufs[p] for bufs in per_arg] for p in range(len(placement))]
+    t_put = time.perf_counter()
+    listening = monitoring.listening()
+    outs, replies = rt.run(prog, placement, inputs, part.local.out_avals, t0, events=listening)
+    results = []
+    for k, (aval, spec) in enumerate(zip(closed.out_avals, part.out_specs)):
+        sharding = NamedSharding(mesh, PartitionSpec(*spec))
+        results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
+    if listening:
+        _emit(prog, placement, inputs, outs, replies, ctx.axis, t0, t_put)
+    return results
