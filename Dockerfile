@@ -69,4 +69,4 @@ WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["python", "/opt/jaxplay/healthcheck.py"]
-ENTRYPOINT ["/usr/bin/tini", "--", "python", "/opt/jaxplay/entrypoint.py"]
+ENTRYPOINT ["python", "/opt/jaxplay/entrypoint.py"]

@@ -11,6 +11,7 @@ With JAXPLAY_ISOLATION=root (and --cap-add SYS_ADMIN) the server stays root for 
 Configuration is the server's own: every JAXPLAY_* variable (server/settings.py). The image sets
 JAXPLAY_HOST=0.0.0.0 and JAXPLAY_DATABASE_PATH=/data/snippets.sqlite. Arguments, if any, are
 run instead of the server (e.g. `docker run IMAGE python -c ...`), as uid 10001 without capabilities.
+This script is pid 1 until it execs tini, which then runs the server (or the arguments).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import sys
 from server.sandbox.isolation import SLOT_CAPS, become_keeping, drop_capabilities
 
 SERVER_UID = SERVER_GID = 10001
+TINI = "/usr/bin/tini"
 # numba's cache for the zygotes (the venv is read-only to uid 10001 and HOME is /nonexistent, so
 # numba would find no writable cache directory for the engine's own cache=True functions); the
 # image compiled the gallery into it at build time. Runs still get a private one of their own.
@@ -33,7 +35,7 @@ def main() -> None:
         become_keeping(SERVER_UID, SERVER_GID, SLOT_CAPS if len(sys.argv) == 1 else ())
     if len(sys.argv) > 1:
         drop_capabilities()
-        os.execvp(sys.argv[1], sys.argv[1:])
+        os.execv(TINI, [TINI, "--", *sys.argv[1:]])
     db = os.environ.get("JAXPLAY_DATABASE_PATH", "/data/snippets.sqlite")
     folder = os.path.dirname(os.path.abspath(db))
     try:
@@ -53,7 +55,8 @@ def main() -> None:
     except ValueError:
         sys.exit("jaxplay: JAXPLAY_SANDBOX_ENV must be a JSON object of strings")
     os.environ["JAXPLAY_SANDBOX_ENV"] = json.dumps({**SANDBOX_ENV, **extra})
-    os.execv(sys.executable, [sys.executable, "-m", "server"])
+    # tini (pid 1) reaps and forwards signals; it runs as uid 10001 too, so nothing stays root.
+    os.execv(TINI, [TINI, "--", sys.executable, "-m", "server"])
 
 
 if __name__ == "__main__":

@@ -757,3 +757,25 @@ print(len(made) > 0, ipc)
     # the ``clean`` fixture checks that nothing of the slot uids remains on the host
     check = "import os\nprint([p for p in ('/tmp/left-file', '/var/tmp/left-file', '/dev/shm/left-file') if os.path.exists(p)])"
     assert run(server, check)["stdout"] == "[]\n"
+
+
+def test_cannot_stop_its_own_watchdog(server):
+    # In uid mode the zygote measures and sweeps through short-lived helpers under the slot's uid;
+    # a run that signals every process it can see for a second must not reach them.
+    code = """
+import os, signal, time
+time.sleep(0.3)
+hits, end = set(), time.monotonic() + 1.0
+while time.monotonic() < end:
+    for entry in os.listdir('/proc'):
+        if entry.isdigit() and int(entry) != os.getpid():
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                try:
+                    os.kill(int(entry), sig)
+                    hits.add(int(entry))
+                except OSError:
+                    pass
+print('hits', len(hits))
+"""
+    report = run(server, code)
+    assert report["ok"] and report["stdout"] == "hits 0\n", report

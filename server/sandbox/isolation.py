@@ -467,6 +467,7 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
     os.nice(plan.nice)
     if plan.uid is not None:
         _become_slot_user(plan)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared the one set after fork
     # From root, the uid change cleared every capability; a "uid" zygote holds its few through
     # the ambient set and a user namespace grants all of them inside: none may reach the run.
     drop_capabilities()

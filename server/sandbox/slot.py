@@ -36,11 +36,14 @@ def as_slot(
         code = 1
         try:
             os.close(r)
-            isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
             os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
+            # Effective (and so filesystem) ids of the slot: the run's own rights. Real and saved
+            # ids stay the zygote's, so the run, whose ids are all the slot's, cannot signal, trace
+            # or re-limit this process (and it counts against the zygote's RLIMIT_NPROC, not the run's).
+            os.setresgid(os.getgid(), gid, os.getgid())
+            os.setresuid(os.getuid(), uid, os.getuid())
             isolation.drop_capabilities()
+            isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # after: a uid change clears it
             view = memoryview(work())
             while view:
                 view = view[os.write(w, view) :]
@@ -129,11 +132,19 @@ def _tree_bytes(path: str, st: os.stat_result) -> int:
 def sweep(workdir: Optional[str]) -> bytes:
     """In the helper: kill every process of this uid, remove everything it owns in the scratch
     directories, empty the run's directory (its parent is not ours: the zygote removes it)."""
-    try:
-        os.kill(-1, signal.SIGKILL)  # every process this uid may signal: its own, but not this one
-    except ProcessLookupError:
-        pass
-    uid = os.getuid()
+    uid = os.geteuid()
+    # Not kill(-1): our real uid is the zygote's, whose processes that would reach too. The run's
+    # processes cannot leave its process group, which the zygote has killed; this is the backstop.
+    for _ in range(100):
+        victims = _processes_of(uid)
+        if not victims:
+            break
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
     for top in SCRATCH_DIRS:
         for path, st in list(owned_entries(uid, top)):
             _remove(path, st)
@@ -141,10 +152,25 @@ def sweep(workdir: Optional[str]) -> bytes:
         for name in os.listdir(workdir):
             path = os.path.join(workdir, name)
             _remove(path, os.lstat(path))
-    left = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
+    left: list = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
+    left += [f"pid {pid}" for pid in _processes_of(uid)]
     if workdir:
         left += os.listdir(workdir)
     return repr(left).encode()
+
+
+def _processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status", "rb") as f:
+                    ids = next(line for line in f if line.startswith(b"Uid:")).split()[1:]
+                if int(ids[0]) == uid or int(ids[2]) == uid:  # its real or saved uid: ours to signal
+                    pids.append(int(entry))
+            except (OSError, StopIteration, IndexError, ValueError):
+                pass
+    return pids
 
 
 def group_members(pgid: int) -> list[int]:
@@ -210,7 +236,7 @@ def _unmapped_deleted_files(pids: list[int], scratch_devices: set[int]) -> int:
 def usage(pgid: int, workdir: Optional[str]) -> bytes:
     """In the helper: the run's memory, PSS of its processes plus the scratch files it owns
     (tmpfs files are memory), as 8 bytes."""
-    uid = os.getuid()
+    uid = os.geteuid()
     pids = group_members(pgid)
     total = proportional_set_size(pids)
     devices = set()

@@ -5,7 +5,9 @@ when no daemon can be had; build with --network host; start a container (loopbac
 named volume); wait for /api/health and for Docker's HEALTHCHECK; run a gallery example through
 the API and compare its values; check that its kernels came from the build-time cache; create a
 shared link and read it back; restart the container and read it again; check that no process
-in the container runs as root; remove the container and the volume. Exits non-zero on failure.
+in the container runs as root; run issue 10's attack classes through the API (each blocked, the
+server still healthy and computing grad(tanh)(1.0) = 0.41997, nothing left behind); check that
+--user 10001 refuses to start; remove the containers and the volume. Exits non-zero on failure.
 
 Stdlib only (runs with the system python3). Traffic goes to 127.0.0.1 only.
 Environment: DOCKER_TEST_IMAGE (tag, default jaxplay:docker-test), DOCKER_TEST_KEEP_IMAGE=0 to
@@ -262,49 +264,251 @@ def data_probe(api: Api) -> dict:
     return ast.literal_eval(line[5:])
 
 
-def check_stronger_isolation() -> None:
-    """Non-root with the documented extra flags: runs get user+mount+network namespaces."""
-    name = CONTAINER + "-userns"
-    port = free_port()
+GRAD_TANH = "import jax, jax.numpy as jnp\nprint(round(float(jax.grad(jnp.tanh)(1.0)), 5))\n"
+
+# Attacks from issue 10, run through POST /api/run against the image started with the README's
+# default flags. Each prints one line "RESULT <python literal>" that must equal the expected value.
+ATTACKS = {
+    "kernel cache poisoning": (
+        """
+import os
+done = []
+for p in ('/var/cache/jaxplay/engine_planted.py', '/var/cache/jaxplay/numba/planted.nbi', '/var/cache/jaxplay/.jaxplay-manifest.json'):
+    try:
+        open(p, 'ab').write(b'x')
+        done.append(p)
+    except OSError:
+        pass
+for root, dirs, files in os.walk('/var/cache/jaxplay'):
+    for n in files:
+        try:
+            open(os.path.join(root, n), 'ab').close()
+            done.append(n)
+        except OSError:
+            pass
+print('RESULT', done)
+""",
+        [],
+    ),
+    "server data and code": (
+        """
+import os, glob
+seen = []
+for p in ['/data', '/data/snippets.sqlite'] + glob.glob('/opt/venv/lib/python3*/site-packages/server/*.py'):
+    try:
+        if os.path.isdir(p):
+            os.listdir(p)
+        else:
+            open(p, 'rb').read(1)
+        seen.append(p)
+    except OSError:
+        pass
+print('RESULT', seen)
+""",
+        [],
+    ),
+    "signals, prlimit, FIOSETOWN against every other process": (
+        """
+import os, signal, resource, socket, fcntl, struct
+done = []
+me = os.getpid()
+for pid in [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != me]:
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        try:
+            os.kill(pid, sig); done.append(('kill', pid))
+        except OSError:
+            pass
+    try:
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (3, 3)); done.append(('prlimit', pid))
+    except OSError:
+        pass
+    a, b = socket.socketpair()
+    try:
+        fcntl.ioctl(a.fileno(), 0x8901, struct.pack('i', pid)); done.append(('FIOSETOWN', pid))
+    except OSError:
+        pass
+    try:
+        fcntl.fcntl(a.fileno(), fcntl.F_SETOWN, pid); done.append(('F_SETOWN', pid))
+    except OSError:
+        pass
+try:
+    os.kill(-1, signal.SIGKILL); done.append('kill -1')
+except OSError:
+    pass
+print('RESULT', done)
+""",
+        [],
+    ),
+    "datagram to a unix socket in the container": (
+        """
+import socket
+sent = []
+for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+    try:
+        a, b = socket.socketpair(socket.AF_UNIX, kind)
+        a.sendto(b'x', '/tmp/jaxplay-docker-test.sock'); sent.append(kind)
+    except OSError:
+        pass
+try:
+    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'x', '/tmp/jaxplay-docker-test.sock'); sent.append('socket')
+except OSError:
+    pass
+print('RESULT', sent)
+""",
+        [],
+    ),
+    "fork past the process limit": (
+        """
+import os, time
+n = 0
+while n < 200:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(30); os._exit(0)
+    n += 1
+print('RESULT', n + 1 <= 64)
+""",
+        True,
+    ),
+    "leftovers: files, shared memory, System V IPC": (
+        """
+import os, ctypes
+from multiprocessing import shared_memory
+for d in ('/tmp', '/var/tmp', '/dev/shm', os.path.expanduser('~')):
+    try:
+        open(os.path.join(d, 'jaxplay-left'), 'w').write('x')
+    except OSError:
+        pass
+shared_memory.SharedMemory(create=True, size=4096, name='jaxplay-left-shm')
+libc = ctypes.CDLL(None, use_errno=True)
+print('RESULT', [libc.syscall(nr, 0, 4096, 0o1600) for nr in (29, 64, 68)])
+""",
+        [-1, -1, -1],
+    ),
+}
+
+
+def run_attack(api: Api, name: str, code: str, expected) -> None:
+    import ast
+
+    report = api.json("POST", "/api/run", {"code": code})
+    line = next((ln for ln in report["stdout"].splitlines() if ln.startswith("RESULT ")), None)
+    if line is None or ast.literal_eval(line[7:]) != expected:
+        raise Failure(
+            f"attack {name!r} not blocked: {report['error']} {report['stdout'][-800:]} {report['stderr'][-800:]}"
+        )
+
+
+def still_computes(api: Api) -> None:
+    health = api.json("GET", "/api/health")
+    if health["status"] != "ok":
+        raise Failure(f"server not healthy after the attacks: {health}")
+    report = api.json("POST", "/api/run", {"code": GRAD_TANH})
+    if report["stdout"] != "0.41997\n":
+        raise Failure(f"grad(tanh)(1.0) after the attacks: {report}")
+
+
+def check_attacks(api: Api) -> None:
+    """Issue 10's attack classes against the image started with the README's default flags."""
+    health = api.json("GET", "/api/health")
+    iso = health["isolation"]
+    if iso.get("mode") != "uid" or not iso.get("safe") or health.get("warning"):
+        raise Failure(f"default flags should give the safe 'uid' mode, got {iso}")
+    docker(
+        "exec",
+        "-d",
+        CONTAINER,
+        "python",
+        "-c",
+        "import socket, os, time\ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+        "s.bind('/tmp/jaxplay-docker-test.sock'); os.chmod('/tmp/jaxplay-docker-test.sock', 0o777)\n"
+        "s.settimeout(60)\ntry:\n    open('/tmp/jaxplay-docker-test.got', 'wb').write(s.recv(100))\nexcept OSError:\n    pass\n",
+    )
+    time.sleep(1)
+    for name, (code, expected) in ATTACKS.items():
+        run_attack(api, name, code, expected)
+        still_computes(api)
+        log(f"attack blocked: {name}")
+    got = docker("exec", CONTAINER, "sh", "-c", "cat /tmp/jaxplay-docker-test.got 2>/dev/null; true")
+    if got:
+        raise Failure(f"a run's datagram reached a socket in the container: {got!r}")
+    # Two runs at once: the attacker looks for the victim's secret through /proc and writes to its stdout.
+    victim = "import time\nsecret = ''.join(['SEC', 'RET-', '42'])\nopen('s.txt', 'w').write(secret)\nprint('v', flush=True)\ntime.sleep(2.5)\n"
+    attacker = (
+        "import os, time\ntime.sleep(0.8)\nfound = []\nfor p in [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]:\n"
+        "    for what in ('cwd/s.txt', 'environ', 'mem', 'fd/1'):\n"
+        "        try:\n            with open(f'/proc/{p}/{what}', 'r+b' if what in ('mem', 'fd/1') else 'rb') as f:\n"
+        "                found.append((p, what))\n        except OSError:\n            pass\nprint('RESULT', found)\n"
+    )
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        a = pool.submit(api.json, "POST", "/api/run", {"code": victim})
+        time.sleep(0.2)
+        b = pool.submit(run_attack, api, "another run's cwd, memory, descriptors", attacker, [])
+        b.result()
+        if a.result()["stdout"] != "v\n":
+            raise Failure(f"the victim run was disturbed: {a.result()}")
+    log("attack blocked: another run's cwd, memory, descriptors (two runs at once)")
+    report = api.json("POST", "/api/run", {"code": "print('x' * 100)\n" * 20000})
+    if report["ok"] or report["error"]["limit"] != "output":
+        raise Failure(f"an output flood was not reported as the output limit: {report['error']}")
+    log("output flood reported as error.limit 'output'")
+    left = docker(
+        "exec",
+        CONTAINER,
+        "sh",
+        "-c",
+        "find /tmp /var/tmp /dev/shm /run/lock -xdev \\( -uid 61000 -o -uid 61001 \\) 2>/dev/null; "
+        "awk 'NR > 1 && ($5 == 61000 || $5 == 61001)' /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg; "
+        "ps -eo uid= 2>/dev/null | grep -E '^ *6100[01]$'; true",
+    )
+    if left:
+        raise Failure(f"runs left something behind: {left}")
+    still_computes(api)
+    log("nothing of the slot uids left behind; still healthy and grad(tanh)(1.0) = 0.41997")
+
+
+def check_refused_without_capabilities() -> None:
+    """--user 10001: no capability to give runs their own uid, so the server must refuse to start."""
+    name = CONTAINER + "-user"
     docker(
         "run",
-        "-d",
         "--name",
         name,
         "--network",
         "host",
-        "--restart",
-        "no",
-        "--cap-add",
-        "SYS_ADMIN",
-        "--security-opt",
-        "no-new-privileges",
+        "--user",
+        "10001",
+        "-e",
+        f"JAXPLAY_PORT={free_port()}",
         "-e",
         "JAXPLAY_HOST=127.0.0.1",
-        "-e",
-        f"JAXPLAY_PORT={port}",
-        "-v",
-        f"{VOLUME}:/data",
         IMAGE,
+        check=False,
+        timeout=300,
     )
     started.append(("container", name))
-    api = Api(port, name)
-    health = api.wait_healthy()
-    mode = health["isolation"].get("mode")
-    seen = data_probe(api)
-    log(f"with --cap-add SYS_ADMIN --security-opt no-new-privileges: isolation {mode!r}; a run sees {seen}")
-    if health["isolation"].get("mount_namespace") and (
-        seen.get("/data/snippets.sqlite") == "readable" or seen.get("/data") == "written"
-    ):
-        raise Failure("mount namespaces are on but a run can reach the database")
+    code = docker("inspect", "-f", "{{.State.ExitCode}}", name)
+    logs = subprocess.run(["docker", "logs", name], capture_output=True, text=True).stderr
+    if code == "0" or "unsafe-single-user" not in logs:
+        raise Failure(f"--user 10001 should refuse to start (exit {code}): {logs[-1500:]}")
+    log(
+        "--user 10001 (no capabilities): the server refuses to start and names JAXPLAY_ISOLATION=unsafe-single-user"
+    )
     docker("rm", "-f", name)
 
 
 def check_non_root() -> None:
     user = docker("inspect", "-f", "{{.Config.User}}", IMAGE)
-    # Every process in the container, by its real/effective uid from /proc.
+    # Every process in the container, by its real/effective uid and capabilities from /proc.
     out = docker(
         "exec",
+        "--user",
+        "65534",
         CONTAINER,
         "python",
         "-c",
@@ -316,23 +520,27 @@ def check_non_root() -> None:
         "    except OSError:\n"
         "        continue\n"
         "    uid = next(l for l in s if l.startswith('Uid:')).split()[1:3]\n"
-        "    print(p, *uid, c)\n",
+        "    cap = next(l for l in s if l.startswith('CapEff:')).split()[1]\n"
+        "    print(p, *uid, cap, c)\n",
     )
-    procs = [line.split(None, 3) for line in out.splitlines()]
+    procs = [line.split(None, 4) for line in out.splitlines()]
     rooted = [p for p in procs if p[1] == "0" or p[2] == "0"]
-    servers = [p for p in procs if len(p) > 3 and "entrypoint" not in p[3] and "-m server" in p[3]]
+    servers = [p for p in procs if len(p) > 4 and "-m server" in p[4] and "tini" not in p[4]]
     if rooted:
         raise Failure(f"processes running as root in the container: {rooted}")
     if not servers:
         raise Failure(f"no server process found among {procs}")
+    # CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID: bits 0, 5, 6, 7
+    if any(p[3] not in ("00000000000000e1", "0000000000000000") for p in procs):
+        raise Failure(f"a process holds more than the sandbox's capabilities: {procs}")
     tools = docker(
         "exec", CONTAINER, "sh", "-c", "for t in node npm gcc cc g++ make; do command -v $t; done; true"
     )
     if tools:
         raise Failure(f"build tools in the runtime image: {tools.split()}")
     log(
-        f"non-root: image USER {user!r}; {len(procs)} processes, none as root "
-        f"(server pid {servers[0][0]} uid {servers[0][1]})"
+        f"non-root: image USER {user!r}; {len(procs)} processes, none as root, none with capabilities "
+        f"beyond setuid/setgid/kill/chown (server pid {servers[0][0]} uid {servers[0][1]})"
     )
 
 
@@ -389,6 +597,8 @@ def main() -> int:
         "3g",
         "--pids-limit",
         "512",
+        "-e",
+        "JAXPLAY_MEMORY_BYTES=536870912",
         IMAGE,
     )
     started.append(("container", CONTAINER))
@@ -420,7 +630,11 @@ def main() -> int:
     log(f"shared link {ref['url']} created and read back")
 
     check_non_root()
-    log(f"default flags: a run sees {data_probe(api)} (minimal isolation: same uid as the server)")
+    seen = data_probe(api)
+    if seen.get("/data/snippets.sqlite") == "readable" or seen.get("/data") == "written":
+        raise Failure(f"with default flags a run reaches the database: {seen}")
+    log(f"default flags: a run sees {seen}")
+    check_attacks(api)
 
     docker("restart", "-t", "20", CONTAINER, timeout=120)
     api.wait_healthy()
@@ -435,7 +649,7 @@ def main() -> int:
     stats = docker("stats", "--no-stream", "--format", "{{.MemUsage}} {{.PIDs}}", CONTAINER)
     log(f"idle container: memory / pids: {stats}")
     docker("stop", "-t", "20", CONTAINER, timeout=120)
-    check_stronger_isolation()
+    check_refused_without_capabilities()
     log(f"docker-test passed in {time.monotonic() - t0:.0f} s")
     return 0
 
