@@ -103,7 +103,9 @@ def browser():
 
 @pytest.fixture
 def context(browser, base_url):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url)
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids
+    # (e2e/test_security.py checks the page under its real policy).
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url, bypass_csp=True)
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     # Only ever talk to the test server on loopback.
     ctx.route(

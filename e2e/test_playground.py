@@ -119,7 +119,9 @@ def expect_ok(page: Page) -> None:
 
 
 def new_context(browser, base_url):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url)
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids
+    # (e2e/test_security.py checks the page under its real policy).
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=base_url, bypass_csp=True)
     ctx.route(
         "**/*",
         lambda route: (

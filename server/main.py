@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from .fairshare import FairShare
+from .headers import SecurityHeadersMiddleware
 from .limits import BodyLimitMiddleware
 from .routes import examples, health, pages, run, snippets
 from .settings import Settings
@@ -67,4 +68,5 @@ def create_app(
         app.mount("/", StaticFiles(directory=settings.web_dist, html=True), name="web")
 
     app.add_middleware(BodyLimitMiddleware, limit=settings.body_limit)
+    app.add_middleware(SecurityHeadersMiddleware)  # outermost: also on 413s and errors
     return app

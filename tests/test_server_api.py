@@ -239,3 +239,28 @@ def test_engine_error_points_at_line_and_layer(engine_server):
     assert not report["ok"]
     assert report["error"]["line"] == 5
     assert report["error"]["layer"] == "jit"
+
+
+def test_security_headers_on_every_response(client):
+    for path, status in [("/api/health", 200), ("/api/snippets/nonexistent", 404), ("/", None)]:
+        r = client.get(path)
+        assert status is None or r.status_code == status
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self';" in csp and "'unsafe-eval'" not in csp
+        assert "frame-ancestors 'none'" in csp and r.headers["x-frame-options"] == "DENY"
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["referrer-policy"] == "strict-origin-when-cross-origin"
+    r = client.post("/api/run", content=b"x" * (300 * 1024), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.headers["x-frame-options"] == "DENY"
+
+
+def test_the_built_page_has_no_inline_script():
+    import re
+
+    from server.settings import Settings
+
+    index = Settings().web_dist / "index.html"
+    if not index.exists():
+        pytest.skip("web/dist not built")
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", index.read_text(), re.S)
+    assert scripts and all("src=" in attrs and not body.strip() for attrs, body in scripts), scripts
