@@ -61,6 +61,7 @@ def sandbox_overhead(runner_path: str, runs: int) -> tuple[list[float], list[flo
     payload = RunRequest(**TRIVIAL).model_dump_json().encode()
     times, teardown = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o711)  # slot uids must reach their run directories inside
         for _ in range(runs):
             t = time.perf_counter()
             outcome = supervise.run(plan, runner, payload, limits, tmp, defer_cleanup=True)

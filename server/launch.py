@@ -40,7 +40,16 @@ class ServerProcess:
         # Tests and benchmarks fire runs from one address faster than any person: per-client fair
         # share is off unless they set it (tests/test_scale_out.py does).
         unlimited = {"client_runs": 10_000, "client_rate": 1e6, "client_burst": 10_000}
-        self.settings = {"host": "127.0.0.1", "port": str(self.port), **unlimited, **(settings or {})}
+        # Slot uids must not be shared by two servers on one host (the second refuses to start):
+        # tests and benchmarks that run at once get different ones unless they choose.
+        slots = {"slot_uid_base": 62000 + 16 * (self.port % 2000)}
+        self.settings = {
+            "host": "127.0.0.1",
+            "port": str(self.port),
+            **unlimited,
+            **slots,
+            **(settings or {}),
+        }
         self.extra_env = extra_env or {}
         self.startup_timeout = startup_timeout
         self.log_path = log_path

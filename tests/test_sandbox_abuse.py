@@ -107,15 +107,9 @@ def shm_before():
 
 
 def slot_processes() -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if UID_BASE <= os.stat(f"/proc/{entry}").st_uid < UID_BASE + WORKERS:
-                    pids.append(int(entry))
-            except OSError:
-                pass
-    return pids
+    """Processes whose real or saved uid is a slot's (the zygotes' helpers only borrow its
+    effective uid, and are not runs)."""
+    return [pid for uid in range(UID_BASE, UID_BASE + WORKERS) for pid in slot.processes_of(uid)]
 
 
 def slot_leftovers() -> list:

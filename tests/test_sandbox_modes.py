@@ -181,3 +181,23 @@ def test_output_overrun_inside_the_report_is_reported_as_the_output_limit():
     report = RunReport.model_validate_json(zygote.finish(outcome, request, config, "t"))
     assert not report.ok and report.error.limit == "output"
     assert len(report.stdout) <= (1 << 20) + 200
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root mode")
+def test_two_instances_cannot_share_slot_uids(tmp_path):
+    def settings(name):
+        return {
+            "runner": PLAIN,
+            "database_path": tmp_path / name / "snippets.sqlite",
+            "sandbox_tmp": tmp_path / name / "sandbox",
+            "workers": 1,
+            "warm_examples": "false",
+            "slot_uid_base": 61220,
+        }
+
+    with ServerProcess(settings("a"), log_path=str(tmp_path / "a.log")) as first:
+        with pytest.raises(RuntimeError, match="server exited"):
+            ServerProcess(settings("b"), log_path=str(tmp_path / "b.log"), startup_timeout=60).start()
+        assert "slot uid 61220 is in use by another jaxplay instance" in (tmp_path / "b.log").read_text()
+        r = httpx.post(first.base_url + "/api/run", json={"code": "print(1)"}).json()
+        assert r["stdout"] == "1\n"

@@ -17,7 +17,7 @@ import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from . import seccomp
 
@@ -147,6 +147,7 @@ class Plan:
     env: dict[str, str] = field(default_factory=dict)
     # Built once per zygote by ``prepare``; a run only patches or enters them.
     filter_template: Optional[seccomp.FilterTemplate] = field(default=None, repr=False, compare=False)
+    helper: Optional[Any] = field(default=None, repr=False, compare=False)  # slot.SlotHelper ("uid" mode)
     template_mnt_fd: Optional[int] = field(default=None, repr=False, compare=False)
     template_net_fd: Optional[int] = field(default=None, repr=False, compare=False)
 
@@ -392,6 +393,13 @@ def release(plan: Plan) -> None:
     for fd in plan.keep_fds:
         os.close(fd)
     plan.template_mnt_fd = plan.template_net_fd = None
+
+
+def discard(plan: Plan) -> None:
+    """Let go of everything ``prepare`` and the probe built for a plan that will not be used."""
+    release(plan)
+    if plan.helper is not None:
+        plan.helper.stop()
 
 
 def _enter_templates(plan: Plan) -> None:

@@ -8,13 +8,14 @@ slot's uid can do both, with exactly the run's own rights. Nothing of the run is
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
 import stat
 import struct
 import time
-from typing import Callable, Optional
+from typing import Optional
 
 from . import isolation
 
@@ -23,50 +24,113 @@ SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
 HELPER_TIMEOUT = 5.0
 
 
-def as_slot(
-    plan: isolation.Plan, work: Callable[[], bytes], timeout: float = HELPER_TIMEOUT
-) -> Optional[bytes]:
-    """Run ``work`` in a fork under the slot's uid, without capabilities; its bytes, or None if it
-    failed, was killed (a run may signal its own uid's processes) or took longer than ``timeout``."""
-    uid, gid = plan.uid, plan.gid
-    assert uid is not None and gid is not None, "only plans with a slot uid"
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
+class SlotHelper:
+    """A process that does the zygote's slot-uid work for the zygote's whole life.
+
+    Its effective (so filesystem) ids are the slot's: it has exactly a run's rights. Its real and
+    saved ids stay the zygote's, so a run, whose ids are all the slot's, can neither signal nor
+    trace it, and it is not dumpable. It reads requests ("usage" or "sweep") from a pipe and
+    answers each with a 4-byte length and the bytes. Forked once: a fork of a zygote costs
+    ~10-20 ms, too much for every run and every memory check.
+    """
+
+    def __init__(self, uid: int, gid: int):
+        self.uid, self.gid = uid, gid
+        self.pid: Optional[int] = None
+        self.requests = self.replies = -1
+
+    def start(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                # Nothing of the zygote's (its control pipes) stays open here but our two pipes.
+                low = 3
+                for fd in sorted((req_r, rep_w)):
+                    os.closerange(low, fd)
+                    low = fd + 1
+                os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+                os.setgroups([])
+                os.setresgid(os.getgid(), self.gid, os.getgid())
+                os.setresuid(os.getuid(), self.uid, os.getuid())
+                isolation.drop_capabilities()
+                isolation.prctl(isolation.PR_SET_DUMPABLE, 0)
+                isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # after: uid changes clear it
+                _serve(req_r, rep_w)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(req_r)
+        os.close(rep_w)
+        for fd in (req_w, rep_r):
+            os.set_inheritable(fd, False)
+        self.pid, self.requests, self.replies = pid, req_w, rep_r
+
+    def stop(self) -> None:
+        if self.pid is not None:
+            for fd in (self.requests, self.replies):
+                os.close(fd)
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.pid = None
+
+    def call(self, request: dict, timeout: float = HELPER_TIMEOUT) -> Optional[bytes]:
+        """The helper's answer, or None if it failed or took longer than ``timeout`` (then it is
+        replaced before the next call)."""
+        if self.pid is None:
+            self.start()
         try:
-            os.close(r)
-            os.setgroups([])
-            # Effective (and so filesystem) ids of the slot: the run's own rights. Real and saved
-            # ids stay the zygote's, so the run, whose ids are all the slot's, cannot signal, trace
-            # or re-limit this process (and it counts against the zygote's RLIMIT_NPROC, not the run's).
-            os.setresgid(os.getgid(), gid, os.getgid())
-            os.setresuid(os.getuid(), uid, os.getuid())
-            isolation.drop_capabilities()
-            isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # after: a uid change clears it
-            view = memoryview(work())
-            while view:
-                view = view[os.write(w, view) :]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
-    data = bytearray()
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
+            data = json.dumps(request).encode()
+            os.write(self.requests, struct.pack("=I", len(data)) + data)
+            header = self._read(4, timeout)
+            reply = self._read(struct.unpack("=I", header)[0], timeout) if header else None
+        except OSError:
+            reply = None
+        if reply is None or reply.startswith(b"!"):
+            self.stop()
+            return None
+        return reply
+
+    def _read(self, n: int, timeout: float) -> Optional[bytes]:
+        data = bytearray()
+        deadline = time.monotonic() + timeout
+        while len(data) < n:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([r], [], [], left)[0]:
-                os.kill(pid, signal.SIGKILL)
-                break
-            chunk = os.read(r, 65536)
+            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
+                return None
+            chunk = os.read(self.replies, n - len(data))
             if not chunk:
-                break
+                return None
             data += chunk
-    finally:
-        os.close(r)
-        _, status = os.waitpid(pid, 0)
-    return bytes(data) if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else None
+        return bytes(data)
+
+
+def _serve(requests: int, replies: int) -> None:
+    while True:
+        header = os.read(requests, 4)
+        if len(header) < 4:
+            return
+        (n,) = struct.unpack("=I", header)
+        body = b""
+        while len(body) < n:
+            chunk = os.read(requests, n - len(body))
+            if not chunk:
+                return
+            body += chunk
+        request = json.loads(body)
+        try:
+            if request["op"] == "usage":
+                reply = usage(request["pgid"], request.get("workdir"))
+            else:
+                reply = sweep(request.get("workdir"))
+        except Exception as e:  # noqa: BLE001 - the zygote treats it as a failed call
+            reply = f"!{type(e).__name__}: {e}".encode()
+        os.write(replies, struct.pack("=I", len(reply)) + reply)
 
 
 # --- what the helper does -----------------------------------------------------------------------
@@ -130,21 +194,11 @@ def _tree_bytes(path: str, st: os.stat_result) -> int:
 
 
 def sweep(workdir: Optional[str]) -> bytes:
-    """In the helper: kill every process of this uid, remove everything it owns in the scratch
-    directories, empty the run's directory (its parent is not ours: the zygote removes it)."""
+    """In the helper: remove everything this uid owns in the scratch directories and empty the
+    run's directory (its parent is not ours: the zygote removes it). Returns what is left."""
+    # (No process scan: a run's processes cannot leave its process group, which the zygote has
+    # killed by now, and reading every /proc/<pid>/status costs ~20 ms.)
     uid = os.geteuid()
-    # Not kill(-1): our real uid is the zygote's, whose processes that would reach too. The run's
-    # processes cannot leave its process group, which the zygote has killed; this is the backstop.
-    for _ in range(100):
-        victims = _processes_of(uid)
-        if not victims:
-            break
-        for pid in victims:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.001)
     for top in SCRATCH_DIRS:
         for path, st in list(owned_entries(uid, top)):
             _remove(path, st)
@@ -153,13 +207,12 @@ def sweep(workdir: Optional[str]) -> bytes:
             path = os.path.join(workdir, name)
             _remove(path, os.lstat(path))
     left: list = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
-    left += [f"pid {pid}" for pid in _processes_of(uid)]
     if workdir:
         left += os.listdir(workdir)
     return repr(left).encode()
 
 
-def _processes_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():

@@ -54,13 +54,16 @@ def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> O
     """The run's memory: PSS of its processes plus what it keeps in tmpfs (its private mounts, or
     in "uid" mode the scratch files its uid owns). None if it could not be measured."""
     if plan.mode == "uid":
-        data = slot.as_slot(plan, lambda: slot.usage(pgid, workdir), timeout=1.0)
-        return struct.unpack("=Q", data)[0] if data else None
+        data = plan.helper.call({"op": "usage", "pgid": pgid, "workdir": workdir}, timeout=1.0)
+        return struct.unpack("=Q", data)[0] if data and len(data) == 8 else None
     total = slot.proportional_set_size(slot.group_members(pgid))
     if plan.private_tmp:
         for scratch in ("tmp", "var/tmp", "dev/shm"):
+            path = f"/proc/{pgid}/root/{scratch}"  # the run's own tmpfs, once it has mounted it
             try:
-                st = os.statvfs(f"/proc/{pgid}/root/{scratch}")  # the run's own tmpfs
+                if os.stat(path).st_dev == os.stat(f"/{scratch}").st_dev:
+                    continue  # still the host's (the run is being set up, or is gone)
+                st = os.statvfs(path)
             except OSError:
                 continue
             total += (st.f_blocks - st.f_bfree) * st.f_frsize
@@ -99,15 +102,12 @@ def kill_group(pgid: int, seen: Optional[dict] = None, timeout: float = 3.0) -> 
 
 def kill_uid(uid: int) -> list[int]:
     """SIGKILL every process of a slot uid (leftovers of a zygote that died mid-run)."""
-    victims = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    os.kill(int(entry), signal.SIGKILL)
-                    victims.append(int(entry))
-            except OSError:
-                pass
+    victims = slot.processes_of(uid)
+    for pid in victims:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     _reap()
     return victims
 
@@ -177,7 +177,7 @@ def sweep(plan: isolation.Plan, workdir: Optional[str], outcome: Optional[Outcom
     """Remove what a run left: its directory; in "uid" mode also every process and scratch file
     of the slot's uid (the zygote may not remove another uid's files in /tmp or /dev/shm)."""
     if plan.mode == "uid":
-        left = slot.as_slot(plan, lambda: slot.sweep(workdir))
+        left = plan.helper.call({"op": "sweep", "workdir": workdir})
         if left != b"[]" and outcome is not None:
             outcome.leftovers.append(f"sweep of uid {plan.uid}: {left!r}")
         if workdir:
@@ -269,6 +269,8 @@ def _supervise(
                 # a pipe open forever, so take what is there now instead of waiting for EOF.
                 for fd in list(open_fds):
                     drain(fd)
+                # A complete report with every pipe closed: as below, teardown can wait.
+                finished = not open_fds and bool(buffers[result_r])
                 break
             if not open_fds and buffers[result_r]:
                 # Every holder of the pipes closed them (a run's child does so after sending its

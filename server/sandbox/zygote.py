@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Callable, Optional
 
-from . import isolation, kernel_cache, seccomp, supervise
+from . import isolation, kernel_cache, seccomp, slot, supervise
 from .protocol import read_message, write_message
 
 log = logging.getLogger("jaxplay.zygote")
@@ -138,7 +138,32 @@ def _safe_mode_facts(plan: isolation.Plan, facts: dict, server_pid: int) -> tupl
         return False, "the seccomp filter did not take effect"
     if not facts.get("socket_blocked"):
         return False, "runs could open network sockets"
+    if plan.helper is not None and plan.helper.call({"op": "sweep", "workdir": None}) != b"[]":
+        return False, "the slot's helper (memory watchdog, sweeper) cannot run as the slot's uid"
     return True, None
+
+
+_claims: dict[int, object] = {}
+
+
+def claim_slot_uid(uid: int) -> None:
+    """Make sure no other jaxplay instance on this host uses ``uid`` for its runs: its sweeps
+    would kill our runs and remove their files, and its runs could reach ours. The claim is an
+    abstract unix socket named after the uid, held for the zygote's life (runs cannot bind)."""
+    import socket
+
+    if uid in _claims:
+        return
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.bind(f"\0jaxplay-slot-uid-{uid}")
+    except OSError:
+        s.close()
+        raise RuntimeError(
+            f"slot uid {uid} is in use by another jaxplay instance on this host: give each instance "
+            "its own JAXPLAY_SLOT_UID_BASE"
+        ) from None
+    _claims[uid] = s
 
 
 def candidates(wanted: str) -> list[str]:
@@ -155,6 +180,10 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
     for mode in candidates(config["isolation"]):
         for userns in (True, False) if mode == UNSAFE_MODE else (False,):
             plan = make_plan(config, mode, use_seccomp, userns)
+            if plan.uid is not None:
+                claim_slot_uid(plan.uid)  # before the probe: it kills and sweeps the uid's leftovers
+            if mode == "uid":
+                plan.helper = slot.SlotHelper(plan.uid, plan.gid)
             prepared = isolation.prepare(plan)
             ok, facts = probe(plan, config["sandbox_tmp"], config["server_pid"])
             if not ok and plan.keep_fds:
@@ -166,7 +195,7 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
                 ok, facts = probe(plan, config["sandbox_tmp"], config["server_pid"])
             if ok:
                 return plan, _describe(plan, facts, prepared + failures, use_seccomp)
-            isolation.release(plan)
+            isolation.discard(plan)
             failures.append(f"{mode} isolation unavailable: {facts.get('error', 'probe failed')}")
             log.warning("slot %s: %s", config["slot"], failures[-1])
     if config["isolation"] != UNSAFE_MODE:
