@@ -515,6 +515,8 @@ def jit(
     device=None,
     backend=None,
     inline=False,
+    in_shardings=None,
+    out_shardings=None,
 ):
     """Compile ``fun``: trace it once per input signature to a jaxpr, then run that.
 
@@ -523,10 +525,22 @@ def jit(
     Array([3., 3., 3.], dtype=float32)
     """
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+        return lambda f: jit(
+            f,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
+        )
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    jitted = JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    if in_shardings is not None or out_shardings is not None:
+        from .parallel.spmd import with_shardings
+
+        return with_shardings(jitted, in_shardings, out_shardings)
+    return jitted
 
 
 def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):

@@ -209,3 +209,20 @@ def test_unpartitionable_mesh_raises():
     x = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(m, P("x", "y")))
     with pytest.raises(NotImplementedError, match="one mesh axis of size > 1"):
         jax.jit(lambda v: v * 2)(x)
+
+
+def test_jit_in_and_out_shardings(mesh):
+    data, repl = NamedSharding(mesh, P("b")), NamedSharding(mesh, P())
+    f = jax.jit(lambda x, w: jnp.tanh(x @ w), in_shardings=(data, repl), out_shardings=repl)
+    x, w = np.arange(24.0).reshape(8, 3) / 24, np.ones((3, 2))
+    out = f(x, w)
+    np.testing.assert_allclose(np.asarray(out), np.tanh((x @ w).astype(np.float32)), rtol=1e-6)
+    assert out.sharding == repl and str(jax.typeof(out)) == "float32[8,2]"
+    g = jax.jit(lambda x: x * 2, out_shardings=data)
+    assert str(jax.typeof(g(np.ones((8, 2))))) == "float32[8@b,2]"
+
+    @jax.jit(donate_argnums=0, out_shardings=repl)
+    def h(x):
+        return x.sum(0)
+
+    assert h(_put(x, mesh, P("b"))).sharding == repl
