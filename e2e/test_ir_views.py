@@ -121,3 +121,78 @@ def f(x):
     assert pane.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
     page.get_by_test_id("ir-wrap").uncheck()
     expect(text).not_to_have_class(re.compile("wrap"))
+
+
+VMAP_LOSS = """import jax
+import jax.numpy as jnp
+
+def loss(w, x):
+    h = jnp.tanh(x @ w)
+    return jnp.sum(h ** 2)
+
+w = jnp.ones((3, 4))
+xs = jnp.ones((5, 2, 3))
+"""
+VMAP_STACK = [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "(None, 0)"}}]
+
+
+@needs_runner
+def test_stage_diff_marks_batched_equations_and_any_two_stages(page: Page, artifacts):
+    page.goto("/" + session_fragment(VMAP_LOSS, "loss", VMAP_STACK, ["w", "xs"], "ir"))
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    wait_graph(page)
+    tabs = page.get_by_test_id("stage-tab")
+    expect(tabs.last).to_contain_text("vmap")
+    summary = page.get_by_test_id("stage-diff-summary")
+    # vmap against grad(loss): the same equations, re-shaped with a leading batch of 5
+    expect(summary).to_contain_text("vmap vs grad(loss)")
+    expect(summary).to_contain_text("re-shaped with a leading batch of 5")
+    changed = page.locator("[data-testid=ir-node][data-diff=changed]")
+    assert changed.count() >= 5
+    title = changed.first.locator("title").first.text_content()
+    assert "batched" in title and "axis 0 of 5" in title, title
+    assert page.locator(".jaxpr-line[data-diff=changed]").count() == changed.count()
+    page.screenshot(path=str(artifacts / "ir-diff-vmap.png"))
+
+    # grad(loss) against the first stage: the backward pass is added, nothing removed
+    tabs.nth(1).click()
+    wait_graph(page)
+    expect(summary).to_contain_text("grad vs loss")
+    expect(summary).to_contain_text("added")
+    assert page.locator("[data-testid=ir-node][data-diff=added]").count() >= 3
+    assert page.get_by_test_id("diff-removed").count() == 0
+
+    # any two stages: the last one against the first
+    tabs.last.click()
+    wait_graph(page)
+    page.get_by_test_id("diff-base").select_option(label="loss")
+    wait_graph(page)
+    expect(summary).to_contain_text("vmap vs loss")
+    expect(summary).to_contain_text("added")
+    page.get_by_test_id("diff-base").select_option("none")
+    wait_graph(page)
+    assert page.locator("[data-testid=ir-node][data-diff]").count() == 0
+
+
+@needs_runner
+def test_cost_estimate_heat_on_graph_and_in_gutter(page: Page, artifacts):
+    page.goto("/" + session_fragment(VMAP_LOSS, "loss", VMAP_STACK, ["w", "xs"], "ir"))
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    wait_graph(page)
+    expect(page.get_by_test_id("stage-cost")).to_contain_text(re.compile(r"FLOP .*\(estimate\)"))
+    page.get_by_test_id("heat-flops").click()
+    wait_graph(page)
+    heats = page.locator("[data-testid=ir-node][data-heat]").evaluate_all(
+        "els => els.map(e => [e.dataset.primitive, Number(e.dataset.heat)])"
+    )
+    assert heats and max(h for _, h in heats) == 1.0
+    hottest = max(heats, key=lambda x: x[1])[0]
+    assert hottest == "dot_general", heats  # the matmuls dominate
+    assert page.locator("[data-testid=ir-node] rect.heat").count() > 0
+    # the editor gutter: one heat mark per line with cost, the matmul line the hottest
+    marks = page.locator(".cm-cost-heat")
+    assert marks.count() >= 2
+    shares = marks.evaluate_all("els => els.map(e => Number(e.dataset.share))")
+    assert max(shares) == 1.0
+    assert "estimated" in marks.first.get_attribute("title")
+    page.screenshot(path=str(artifacts / "ir-cost-heat.png"))

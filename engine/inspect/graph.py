@@ -2,16 +2,19 @@
 
 Variable ids are the names the jaxpr printer gives them (``a``, ``b``, ...), so the graph and the
 stage's text name the same values. A node is ``added`` when its stage's transformation introduced
-it: the previous stage has no unmatched equation with the same primitive and source line.
+it: the previous stage has no unmatched equation with the same primitive and source line. Each
+node carries its ``origin`` (the first stage's equation it descends from), which the page uses to
+diff any two stages, and its estimated ``cost``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import deque
 
 from engine import ir
 from engine.ir import ClosedJaxpr, Jaxpr, Literal
 
+from .cost import as_eqn_cost, eqn_cost
 from .schema import IRAtom, IRGraph, IRNode, IRVar, SourceInfo
 
 NODE_CAP = 3000  # nodes per stage graph, nested ones included
@@ -87,6 +90,7 @@ def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | N
             inputs=[atom(x) for x in eqn.inputs],
             outputs=outputs,
             source=source_of(eqn.source_info),
+            cost=as_eqn_cost(eqn_cost(eqn)),
         )
         node.subgraphs = [jaxpr_graph(sub, key, f"{node_id}/", budget) for key, sub in _sub_jaxprs(eqn)]
         g.nodes.append(node)
@@ -106,16 +110,33 @@ def _all_nodes(graph: IRGraph):
 
 
 def mark_added(graph: IRGraph, previous: IRGraph | None) -> None:
-    """Flag nodes with no counterpart (same primitive and source line) left in ``previous``."""
+    """Link ``graph``'s equations to ``previous``'s and flag the ones this stage added.
+
+    Equations are matched in order by (primitive, source line): a match inherits the previous
+    equation's ``origin``; an equation left without one is ``added`` and takes the origin of the
+    last matched equation on its line (the forward equation it was derived from), else the first
+    on that line in ``previous``. In the first stage every equation is its own origin.
+    """
+    nodes = list(_all_nodes(graph))
     if previous is None:
+        for node in nodes:
+            node.origin = node.id
         return
-    remaining = Counter(_key(n) for n in _all_nodes(previous))
-    for node in _all_nodes(graph):
+    pool: dict = {}
+    first_on_line: dict = {}
+    for p in _all_nodes(previous):
+        pool.setdefault(_key(p), deque()).append(p)
+        first_on_line.setdefault(_key(p)[1], p.origin)
+    last_on_line: dict = {}
+    for node in nodes:
         k = _key(node)
-        if remaining[k] > 0:
-            remaining[k] -= 1
+        match = pool.get(k)
+        if match:
+            node.origin = match.popleft().origin
+            last_on_line[k[1]] = node.origin
         else:
             node.added = True
+            node.origin = last_on_line.get(k[1]) or first_on_line.get(k[1])
 
 
 def jaxpr_text(closed) -> str:

@@ -31,6 +31,7 @@ from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
 from .concrete_path import trace_on_path
+from .cost import stage_cost
 from .graph import jaxpr_graph, jaxpr_text, mark_added, source_of
 from .schema import (
     CollectiveEvent,
@@ -544,6 +545,7 @@ class Recorder:
                     text=jaxpr_text(closed),
                     graph=graph,
                     path_taken=path_taken,
+                    cost=stage_cost(closed.jaxpr, self.user_file),
                 )
             )
             if i == len(funcs) - 1:

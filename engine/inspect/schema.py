@@ -111,6 +111,20 @@ class IRAtom(BaseModel):
     literal: Optional[str] = None
 
 
+class EqnCost(BaseModel):
+    """Estimated work of an equation (see ``engine.inspect.cost``): not a measurement."""
+
+    flops: float = 0.0
+    bytes: float = Field(0.0, description="Bytes read and written, as if unfused.")
+
+
+class StageCost(BaseModel):
+    flops: float = 0.0
+    bytes: float = 0.0
+    by_line: dict[int, EqnCost] = Field(default_factory=dict, description="Per user source line.")
+    estimate: Literal[True] = True
+
+
 class IRNode(BaseModel):
     id: str
     primitive: str
@@ -120,6 +134,13 @@ class IRNode(BaseModel):
     source: Optional[SourceInfo] = None
     subgraphs: list["IRGraph"] = Field(default_factory=list)
     added: bool = Field(False, description="Introduced by this stage's transformation.")
+    origin: Optional[str] = Field(
+        None,
+        description="Id of the first stage's equation this one descends from (the same source line, "
+        "matched stage to stage); equations a transformation added take their line's. Stable across "
+        "stages, so any two stages can be diffed by it.",
+    )
+    cost: Optional[EqnCost] = None
 
 
 class IRGraph(BaseModel):
@@ -141,6 +162,7 @@ class Stage(BaseModel):
         description="Traced on the call's concrete inputs because Python control flow depends on "
         "them: the equations that ran for these inputs, not a program valid for all inputs.",
     )
+    cost: Optional[StageCost] = None
 
 
 class JitInfo(BaseModel):

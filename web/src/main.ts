@@ -5,6 +5,7 @@ import "./styles.css";
 import { ApiError, type Example, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
 import { type Check, checkExpected } from "./expected";
 import { empty, h, replace } from "./dom";
+import { showLineCosts } from "./cost-gutter";
 import { Editor } from "./editor";
 import { Gallery } from "./gallery";
 import { DebuggerPanel } from "./panels/debugger";
@@ -59,6 +60,7 @@ class App {
     this.ir = new IRPanel({
       onSourceLines: (l) => this.editor.highlightLines(l),
       onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
+      onStageCost: (cost) => showLineCosts(this.editor.view, cost),
     });
     this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
     this.gallery = new Gallery((s, ex) => {

@@ -107,6 +107,23 @@ export interface IRNode {
   subgraphs: IRGraph[];
   /** Introduced by this stage's transformation. */
   added?: boolean;
+  /** The first stage's equation this one descends from; stable across stages (for diffs). */
+  origin?: string | null;
+  cost?: EqnCost | null;
+}
+
+/** Estimated work (engine/inspect/cost.py), not a measurement. */
+export interface EqnCost {
+  flops: number;
+  bytes: number;
+}
+
+export interface StageCost {
+  flops: number;
+  bytes: number;
+  /** Keyed by user source line. */
+  by_line: Record<string, EqnCost>;
+  estimate: true;
 }
 
 export interface IRGraph {
@@ -126,6 +143,7 @@ export interface Stage {
   graph?: IRGraph | null;
   /** Traced on the call's concrete inputs (Python control flow depends on them): the path taken. */
   path_taken?: boolean;
+  cost?: StageCost | null;
 }
 
 export interface JitInfo {

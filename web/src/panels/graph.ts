@@ -25,8 +25,8 @@ const DRAW_CHUNK = 120;
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
 export interface NodeDecoration {
   cls?: string;
-  /** 0..1: the share of the stage's cost, drawn as a heat tint. */
-  heat?: number;
+  /** Set as the node's data-diff attribute: "added" or "changed". */
+  diff?: string;
   note?: string;
 }
 
@@ -42,6 +42,7 @@ interface Meta {
   collapsible?: string; // key for toggling
   line?: number | null;
   deco?: NodeDecoration;
+  heat?: number;
 }
 
 export interface GraphHandlers {
@@ -81,6 +82,8 @@ export class GraphView {
   private matches: IRNode[] = [];
   private matchIndex = -1;
   private decorate: (n: IRNode) => NodeDecoration | undefined = () => undefined;
+  private heatOf: ((n: IRNode) => number) | null = null;
+  private heatMax = 1;
   private linkedLine: number | null = null;
   /** The last render's timings, for the benchmark and the status line. */
   lastStats: RenderStats | null = null;
@@ -117,8 +120,14 @@ export class GraphView {
     this.installMinimap();
   }
 
+  /** Marks from other views (the stage diff); applied at the next render. */
   setDecorations(fn: (n: IRNode) => NodeDecoration | undefined) {
     this.decorate = fn;
+  }
+
+  /** A cost per node drawn as a heat tint (groups sum their members); null turns it off. */
+  setHeat(fn: ((n: IRNode) => number) | null) {
+    this.heatOf = fn;
   }
 
   async render(graph: IRGraph): Promise<RenderStats | null> {
@@ -140,6 +149,7 @@ export class GraphView {
     this.meta.clear();
     this.visibleOf.clear();
     const body = this.build(graph, "");
+    this.heatMax = Math.max(1e-30, ...[...this.meta.values()].map((m) => m.heat ?? 0));
     const root: ElkNode = { id: "root", layoutOptions: ELK_OPTIONS, ...body };
     const total = countNodes(root);
     const labelled = total <= ELK_NODE_LIMIT;
@@ -218,8 +228,15 @@ export class GraphView {
       if (run.length > 1 && !this.openGroups.has(groupId)) {
         const line = userLine(first.source);
         const prims = summarizePrims(run);
+        const decos = run.map((n) => this.decorate(n)).filter((d): d is NodeDecoration => !!d?.diff);
+        const deco: NodeDecoration | undefined = decos.length ? {
+          diff: decos.length === run.length && decos.every((d) => d.diff === "added") ? "added" : "changed",
+          cls: decos.length === run.length && decos.every((d) => d.diff === "added") ? "diff-added" : "diff-changed",
+          note: `${decos.length} of ${run.length} equations changed or added`,
+        } : undefined;
         const m: Meta = {
-          kind: "group", members: run, line, collapsible: groupId,
+          kind: "group", members: run, line, collapsible: groupId, deco,
+          heat: this.heatOf ? run.reduce((a, n) => a + this.heatOf!(n), 0) : undefined,
           label: `▸ line ${line} · ${run.length} eqns`, sub: shorten(prims, 40),
           title: `${run.length} equations from line ${line}${first.source?.function ? ` in ${first.source.function}` : ""}: ${prims}\nDouble-click or + to expand`,
         };
@@ -250,7 +267,8 @@ export class GraphView {
           const key = id;
           const expanded = this.expanded.has(key);
           const eqns = n.subgraphs.reduce((a, sg) => a + sg.nodes.length, 0);
-          const m: Meta = { kind: "eqn", node: n, line, deco, label: `${expanded ? "▾" : "▸"} ${label}`, sub: expanded ? sub : `${eqns} eqn${eqns === 1 ? "" : "s"} inside · ${sub ?? ""}`, title, compound: true, expanded, collapsible: key };
+          const heat = this.heatOf?.(n);
+          const m: Meta = { kind: "eqn", node: n, line, deco, heat, label: `${expanded ? "▾" : "▸"} ${label}`, sub: expanded ? sub : `${eqns} eqn${eqns === 1 ? "" : "s"} inside · ${sub ?? ""}`, title, compound: true, expanded, collapsible: key };
           if (expanded) {
             const inner = n.subgraphs.map((sg, i) => this.build(sg, `${id}/${i}/`));
             this.meta.set(id, m);
@@ -265,7 +283,7 @@ export class GraphView {
             children.push(box(id, m));
           }
         } else {
-          children.push(box(id, { kind: "eqn", node: n, line, deco, label, sub, title, collapsible: inGroup }));
+          children.push(box(id, { kind: "eqn", node: n, line, deco, heat: this.heatOf?.(n), label, sub, title, collapsible: inGroup }));
         }
         n.outputs.forEach((o) => producer.set(o, id));
         connect(n, id);
@@ -340,8 +358,8 @@ export class GraphView {
     const shape = m.kind === "in" || m.kind === "out" || m.kind === "const"
       ? s("rect", { width: w, height: hgt, rx: hgt / 2, ry: hgt / 2 })
       : s("rect", { width: w, height: hgt, rx: 6, ry: 6 });
-    const heat = m.deco?.heat;
-    const heatEl = heat !== undefined && heat > 0
+    const heat = m.heat !== undefined ? m.heat / this.heatMax : undefined;
+    const heatEl = heat !== undefined && heat > 0 && !m.expanded
       ? s("rect", { class: "heat", width: w, height: hgt, rx: 6, ry: 6, style: `fill-opacity:${(0.12 + 0.6 * Math.min(1, heat)).toFixed(2)}` })
       : null;
     const text = m.expanded
@@ -352,7 +370,7 @@ export class GraphView {
     const g = s("g", {
       class: cls, transform: `translate(${x},${y})`, "data-id": c.id, testid: m.kind === "eqn" ? "ir-node" : m.kind === "group" ? "ir-group" : `ir-${m.kind}`,
       "data-primitive": node?.primitive, "data-line": m.line ?? undefined, "data-added": node?.added ? "true" : undefined,
-      "data-count": m.members ? m.members.length : undefined, "data-heat": heat !== undefined ? heat.toFixed(3) : undefined,
+      "data-count": m.members ? m.members.length : undefined, "data-heat": heat !== undefined ? heat.toFixed(3) : undefined, "data-diff": m.deco?.diff,
       tabindex: clickable ? 0 : undefined, role: clickable ? "button" : undefined,
       "aria-label": clickable ? m.title.split("\n").join(", ") : undefined,
     }, s("title", null, m.title), shape, heatEl, text);

@@ -2,18 +2,23 @@
 // with the jaxpr as an interactive graph and as text. Nodes and text lines link to source lines.
 
 import { empty, h, replace } from "../dom";
-import type { IRGraph, IRNode, Stage, TransformedCall } from "../report";
+import { formatCount } from "../cost-gutter";
+import type { IRGraph, IRNode, Stage, StageCost, TransformedCall } from "../report";
 import { userLine } from "../report";
 import { GraphView } from "./graph";
+import { type StageDiff, diffStages } from "./stage-diff";
 
 export interface IRHandlers {
   /** A node (or text line) was selected: highlight its source line(s). */
   onSourceLines(lines: number[]): void;
   /** The user picked a stage (by name), for the session to remember. */
   onStage?(name: string): void;
+  /** The shown stage's estimated cost per source line (null: none shown), for the editor gutter. */
+  onStageCost?(cost: StageCost | null): void;
 }
 
 type View = "graph" | "text" | "both";
+type Heat = "off" | "flops" | "bytes";
 
 /** Continuation blocks (sub-jaxprs, long params) of at least this many lines get a fold marker. */
 const FOLD_MIN_LINES = 3;
@@ -34,6 +39,10 @@ export class IRPanel {
   /** A stage name to open when the next call shown has it (a restored session's). */
   private preferred: string | null = null;
   private wrapText = true;
+  /** The stage to diff against: an index, or -1 for the previous stage; null for no diff. */
+  private compareWith: number | null = -1;
+  private heat: Heat = "off";
+  private diff: StageDiff | null = null;
 
   constructor(private handlers: IRHandlers) {
     this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
@@ -45,6 +54,7 @@ export class IRPanel {
     const sameCall = this.call && call && this.call.id === call.id && this.call.label === call.label;
     this.call = call;
     if (!call) {
+      this.handlers.onStageCost?.(null);
       replace(this.tabs);
       replace(this.body, empty("No transformed call yet.", "Run a function with a stack, or a script that calls grad, jit, vmap or pmap."));
       return;
@@ -102,9 +112,14 @@ export class IRPanel {
     const stage = call.stages[this.stageIndex];
     if (!stage) {
       this.graph = null;
+      this.handlers.onStageCost?.(null);
       replace(this.body, this.renderLowered());
       return;
     }
+    this.handlers.onStageCost?.(stage.cost ?? null);
+    const baseIndex = this.compareWith === -1 ? this.stageIndex - 1 : this.compareWith;
+    const base = baseIndex !== null && baseIndex !== this.stageIndex ? call.stages[baseIndex] : undefined;
+    this.diff = base?.graph && stage.graph ? diffStages(base, stage) : null;
     const added = stage.graph ? countAdded(stage.graph) : 0;
     const viewBtn = (v: View, label: string) => h("button", {
       type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v),
@@ -117,13 +132,22 @@ export class IRPanel {
         stage.path_taken ? h("span", { class: "badge warn", testid: "path-taken", title: "Python control flow depends on the inputs, so this is the path these inputs took, not a program for every input" }, "path taken for these inputs") : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
-    const parts: HTMLElement[] = [head];
+    const parts: HTMLElement[] = [head, this.renderCompare(call, stage)];
     const content = h("div", { class: `stage-content view-${this.view}` });
     parts.push(content);
     this.graph = null;
     if (this.view !== "text") {
       if (stage.graph) {
         this.graph = new GraphView({ onSelect: (n) => this.selectNode(n, "graph") });
+        const diff = this.diff;
+        if (diff) this.graph.setDecorations((n) => {
+          const c = diff.byNode.get(n);
+          return c ? { diff: c.kind, cls: `diff-${c.kind}`, note: c.kind === "added" ? "added since the compared stage" : c.what.join("\n") } : undefined;
+        });
+        if (this.heat !== "off") {
+          const key = this.heat;
+          this.graph.setHeat((n) => n.cost?.[key] ?? 0);
+        }
         content.appendChild(this.graph.el);
         void this.graph.render(stage.graph).then(() => this.graph?.highlightLine(this.linkedLine));
       } else {
@@ -132,6 +156,41 @@ export class IRPanel {
     }
     if (this.view !== "graph") content.appendChild(this.renderText(stage));
     replace(this.body, parts);
+  }
+
+  /** The diff and cost row: which stage to compare with, the one-line summary, removed equations,
+   *  the estimated cost and the heat overlay switch. */
+  private renderCompare(call: TransformedCall, stage: Stage): HTMLElement {
+    const options = [
+      h("option", { value: "prev", selected: this.compareWith === -1 }, "previous stage"),
+      ...call.stages.map((s, i) => i === this.stageIndex ? null : h("option", { value: String(i), selected: this.compareWith === i }, s.name)),
+      h("option", { value: "none", selected: this.compareWith === null }, "nothing"),
+    ];
+    const select = h("select", {
+      testid: "diff-base", "aria-label": "Compare with",
+      onchange: (e: Event) => {
+        const v = (e.target as HTMLSelectElement).value;
+        this.compareWith = v === "prev" ? -1 : v === "none" ? null : Number(v);
+        this.renderStage();
+      },
+    }, options);
+    const d = this.diff;
+    const removed = d && d.removed.length ? h("details", { class: "diff-removed", testid: "diff-removed" },
+      h("summary", null, `${d.removed.length} removed`),
+      h("ul", null, d.removed.slice(0, 200).map((n) => h("li", { class: "mono" }, `${n.primitive}${userLine(n.source) ? ` (line ${userLine(n.source)})` : ""}`)))) : null;
+    const heatBtn = (v: Heat, label: string) => h("button", {
+      type: "button", class: `seg${this.heat === v ? " active" : ""}`, "aria-pressed": String(this.heat === v), testid: `heat-${v}`,
+      onclick: () => { this.heat = v; this.renderStage(); },
+    }, label);
+    const cost = stage.cost;
+    return h("div", { class: "stage-compare" },
+      h("label", { class: "muted" }, "Diff with ", select),
+      h("span", { class: "diff-summary", testid: "stage-diff-summary" }, d ? d.summary : this.compareWith === null ? "" : "nothing to compare with"),
+      removed,
+      h("span", { class: "grow" }),
+      cost ? h("span", { class: "muted", testid: "stage-cost", title: "Estimated from shapes and primitives (XLA cost-analysis style), not measured" },
+        `≈ ${formatCount(cost.flops, "FLOP")} · ${formatCount(cost.bytes, "B")} (estimate)`) : null,
+      h("div", { class: "segmented", role: "group", "aria-label": "Cost heat" }, heatBtn("off", "no heat"), heatBtn("flops", "FLOPs"), heatBtn("bytes", "bytes")));
   }
 
   private renderText(stage: Stage): HTMLElement {
@@ -162,6 +221,12 @@ export class IRPanel {
         onclick: node ? () => this.selectNode(node, "text") : undefined,
       }, highlightJaxpr(text));
       if (userLine(node?.source)) el.title = `line ${userLine(node?.source)}`;
+      const change = node ? this.diff?.byNode.get(node) : undefined;
+      if (change) {
+        el.classList.add(`diff-${change.kind}`);
+        el.dataset.diff = change.kind;
+        el.title = [el.title, change.kind === "added" ? "added since the compared stage" : change.what.join("\n")].filter(Boolean).join("\n");
+      }
       if (eqnAt.has(i)) { owner = { el, block: [] }; blocks.push(owner); }
       else if (owner && text.trim() && indent(text) > baseIndent) owner.block.push(el);
       else owner = null;
