@@ -90,6 +90,21 @@ def equations(page) -> int:
     return int(text.split()[0])
 
 
+def measure(ctx, target: int, fragment) -> list[tuple[int, str, dict]]:
+    """Both views of grad(mlp) with about ``target`` equations, in a fresh page."""
+    page = ctx.new_page()
+    try:
+        open_mlp(page, layers_for(target), fragment)
+        wait_graph(page)
+        n = equations(page)
+        tabs = page.get_by_test_id("stage-tab")
+        grouped = time_render(page, lambda: tabs.nth(tabs.count() - 1).click())
+        expanded = time_render(page, lambda: page.get_by_test_id("graph-expand-all").click())
+        return [(n, "grouped", grouped), (n, "all expanded", expanded)]
+    finally:
+        page.close()
+
+
 def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -117,20 +132,7 @@ def main(argv=None) -> int:
             browser = p.chromium.launch(**kw)
             ctx = browser.new_context(viewport={"width": 1440, "height": 900}, base_url=srv.base_url)
             for target in (250, 1000):
-                page = ctx.new_page()
-                open_mlp(page, layers_for(target), session_fragment)
-                wait_graph(page)
-                n = equations(page)
-                tabs = page.get_by_test_id("stage-tab")
-                grouped = time_render(page, lambda: tabs.nth(tabs.count() - 1).click())
-                tabs.first.click()
-                wait_graph(page)
-                tabs.nth(tabs.count() - 1).click()
-                wait_graph(page)
-                expanded = time_render(page, lambda: page.get_by_test_id("graph-expand-all").click())
-                rows.append((n, "grouped", grouped))
-                rows.append((n, "all expanded", expanded))
-                page.close()
+                rows += measure(ctx, target, session_fragment)
             browser.close()
     print(f"{'equations':>9} {'view':<13} {'nodes':>6} {'to drawn (ms)':>14} {'worst stall (ms)':>17}")
     for n, view, r in rows:

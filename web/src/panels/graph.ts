@@ -146,6 +146,10 @@ export class GraphView {
     }
     this.graph = graph;
     const seq = ++this.renderSeq;
+    this.el.dataset.state = "layout";
+    // Let the panel around the graph paint first; building a big model takes a moment.
+    await new Promise((r) => setTimeout(r, 0));
+    if (seq !== this.renderSeq) return null;
     this.meta.clear();
     this.visibleOf.clear();
     const body = this.build(graph, "");

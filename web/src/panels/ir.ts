@@ -43,6 +43,7 @@ export class IRPanel {
   private compareWith: number | null = -1;
   private heat: Heat = "off";
   private diff: StageDiff | null = null;
+  private textSeq = 0;
 
   constructor(private handlers: IRHandlers) {
     this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
@@ -205,14 +206,23 @@ export class IRPanel {
     const eqnAt = new Map<number, number>();
     lines.forEach((l, i) => { if (isEqn(l) && indent(l) === baseIndent) eqnAt.set(i, eqnAt.size); });
     const linkable = eqnAt.size === nodes.length;
+    // The fold structure, from the strings alone: which equation line owns each deeper line.
+    const ownerOf = new Array<number>(lines.length).fill(-1);
+    const blockSize = new Map<number, number>();
+    let owner = -1;
+    lines.forEach((text, i) => {
+      if (eqnAt.has(i)) owner = i;
+      else if (owner >= 0 && text.trim() && indent(text) > baseIndent) { ownerOf[i] = owner; blockSize.set(owner, (blockSize.get(owner) ?? 0) + 1); }
+      else owner = -1;
+    });
+    const foldable = [...blockSize].filter(([, n]) => n >= FOLD_MIN_LINES).map(([i]) => i);
+    const open = new Map(foldable.map((i) => [i, blockSize.get(i)! <= FOLD_OPEN_UP_TO]));
+    const blockEls = new Map<number, HTMLElement[]>();
+    const setFold = new Map<number, (open: boolean) => void>();
     this.textLines = [];
     const pre = h("pre", { class: `jaxpr${this.wrapText ? " wrap" : ""}`, testid: "ir-text" });
-    let owner: { el: HTMLElement; block: HTMLElement[] } | null = null;
-    // Lines go in chunks the browser skips laying out while they are off screen
-    // (content-visibility), so a 1,000-line stage costs what its visible part costs.
-    let chunk: HTMLElement | null = null;
-    const blocks: { el: HTMLElement; block: HTMLElement[] }[] = [];
-    lines.forEach((text, i) => {
+    const makeLine = (i: number): HTMLElement => {
+      const text = lines[i];
       const k = linkable ? eqnAt.get(i) ?? -1 : -1;
       const node = k >= 0 ? nodes[k] : null;
       const el = h("div", {
@@ -227,39 +237,59 @@ export class IRPanel {
         el.dataset.diff = change.kind;
         el.title = [el.title, change.kind === "added" ? "added since the compared stage" : change.what.join("\n")].filter(Boolean).join("\n");
       }
-      if (eqnAt.has(i)) { owner = { el, block: [] }; blocks.push(owner); }
-      else if (owner && text.trim() && indent(text) > baseIndent) owner.block.push(el);
-      else owner = null;
+      const own = ownerOf[i];
+      if (own >= 0 && open.has(own)) {
+        (blockEls.get(own) ?? blockEls.set(own, []).get(own)!).push(el);
+        if (!open.get(own)) el.classList.add("folded-away");
+      }
+      if (open.has(i)) {
+        const marker = h("span", { class: "jaxpr-fold", testid: "ir-fold", role: "button", "aria-label": "Fold or unfold" });
+        const note = h("span", { class: "jaxpr-folded-note" }, ` … ${blockSize.get(i)} more lines`);
+        const set = (o: boolean) => {
+          open.set(i, o);
+          marker.textContent = o ? "▾" : "▸";
+          marker.setAttribute("aria-expanded", String(o));
+          note.hidden = o;
+          for (const l of blockEls.get(i) ?? []) l.classList.toggle("folded-away", !o);
+        };
+        const toggle = (e: Event) => { e.stopPropagation(); set(!open.get(i)); };
+        marker.addEventListener("click", toggle);
+        note.addEventListener("click", toggle);
+        el.prepend(marker);
+        el.appendChild(note);
+        set(open.get(i)!);
+        setFold.set(i, set);
+      }
       this.textLines.push({ el, node });
-      if (!chunk || i % TEXT_CHUNK === 0) { chunk = h("div", { class: "jaxpr-chunk" }); pre.appendChild(chunk); }
-      chunk.appendChild(el);
-    });
-    const folds: ((open: boolean) => void)[] = [];
-    for (const b of blocks) {
-      if (b.block.length < FOLD_MIN_LINES) continue;
-      const marker = h("span", { class: "jaxpr-fold", testid: "ir-fold", role: "button", "aria-label": "Fold or unfold" });
-      const note = h("span", { class: "jaxpr-folded-note" }, ` … ${b.block.length} more lines`);
-      const set = (open: boolean) => {
-        marker.textContent = open ? "▾" : "▸";
-        marker.setAttribute("aria-expanded", String(open));
-        note.hidden = open;
-        for (const l of b.block) l.classList.toggle("folded-away", !open);
-      };
-      const toggle = (e: Event) => { e.stopPropagation(); set(marker.getAttribute("aria-expanded") !== "true"); };
-      marker.addEventListener("click", toggle);
-      note.addEventListener("click", toggle);
-      b.el.prepend(marker);
-      b.el.appendChild(note);
-      set(b.block.length <= FOLD_OPEN_UP_TO);
-      folds.push(set);
-    }
+      return el;
+    };
+    // Lines go in chunks the browser skips laying out while they are off screen
+    // (content-visibility); chunks past the first few are built in later tasks, so a
+    // 1,000-line stage never holds up the page.
+    const chunks = Math.ceil(lines.length / TEXT_CHUNK);
+    const buildChunk = (c: number) => {
+      const div = h("div", { class: "jaxpr-chunk" });
+      for (let i = c * TEXT_CHUNK; i < Math.min(lines.length, (c + 1) * TEXT_CHUNK); i++) div.appendChild(makeLine(i));
+      pre.appendChild(div);
+    };
+    const seq = ++this.textSeq;
+    let next = 0;
+    for (; next < Math.min(chunks, 2); next++) buildChunk(next);
+    const more = () => {
+      if (seq !== this.textSeq) return;
+      for (const stop = Math.min(chunks, next + 3); next < stop; next++) buildChunk(next);
+      if (next < chunks) setTimeout(more, 0);
+      else { pre.dataset.complete = "true"; this.highlightLine(this.linkedLine); }
+    };
+    if (next < chunks) setTimeout(more, 0); else pre.dataset.complete = "true";
+    const foldAll = (o: boolean) => { for (const i of foldable) { open.set(i, o); setFold.get(i)?.(o); for (const l of blockEls.get(i) ?? []) l.classList.toggle("folded-away", !o); } };
     const tools = h("div", { class: "text-tools" },
       h("label", null, h("input", {
         type: "checkbox", checked: this.wrapText, testid: "ir-wrap",
         onchange: (e: Event) => { this.wrapText = (e.target as HTMLInputElement).checked; pre.classList.toggle("wrap", this.wrapText); },
       }), "wrap long lines"),
-      folds.length ? h("button", { type: "button", class: "link", testid: "ir-unfold-all", onclick: () => folds.forEach((f) => f(true)) }, "unfold all") : null,
-      folds.length ? h("button", { type: "button", class: "link", onclick: () => folds.forEach((f) => f(false)) }, "fold all") : null);
+      foldable.length ? h("button", { type: "button", class: "link", testid: "ir-unfold-all", onclick: () => foldAll(true) }, "unfold all") : null,
+      foldable.length ? h("button", { type: "button", class: "link", onclick: () => foldAll(false) }, "fold all") : null);
     return h("div", { class: "text-pane" }, tools, pre);
   }
 

@@ -6,7 +6,7 @@ import type { ElkNode } from "elkjs/lib/elk-api";
 import type { LayoutReply, LayoutRequest } from "./layout.worker";
 
 /** Graphs with more visible nodes than this use the fast layout; ELK is too slow above it. */
-export const ELK_NODE_LIMIT = 140;
+export const ELK_NODE_LIMIT = 50;
 
 let worker: Worker | null = null;
 let nextId = 1;
