@@ -24,8 +24,22 @@ from record import encode, run  # noqa: E402
 sys.path.remove(str(HERE))
 
 
-def _namespace():
-    return {"jax": engine, "jnp": jnp, "lax": lax, "np": np}
+@pytest.fixture(scope="module")
+def jax_on_engine():
+    """``import jax`` inside snippets resolves to the engine (as under ``python -m engine run``)."""
+    from engine import compat
+
+    compat.install()
+    import jax
+
+    yield jax
+    compat.uninstall()
+
+
+def _namespace(jax):
+    import jax.scipy as jsp
+
+    return {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
 
 
 def _params():
@@ -75,14 +89,14 @@ def _compare(got, want, rtol, weak_differs=False, path="out"):
 
 
 @pytest.mark.parametrize("code,want,rtol,weak_differs", list(_params()))
-def test_snippet_matches_jax(code, want, rtol, weak_differs):
+def test_snippet_matches_jax(code, want, rtol, weak_differs, jax_on_engine):
     assert want is not None, "no recorded answer: run tests/jax_reference/record.py under JAX"
     if "error" in want:
         with pytest.raises(Exception) as info:
-            run(code, _namespace())
+            run(code, _namespace(jax_on_engine))
         assert type(info.value).__name__ == want["error"], (
             f"JAX raised {want['error']}: {want['message']}; the engine raised "
             f"{type(info.value).__name__}: {info.value}"
         )
         return
-    _compare(encode(run(code, _namespace())), want["value"], rtol, weak_differs)
+    _compare(encode(run(code, _namespace(jax_on_engine))), want["value"], rtol, weak_differs)

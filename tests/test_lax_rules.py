@@ -525,6 +525,25 @@ TESTED_ELSEWHERE = {
     "scan": "tests/test_control_flow.py",
     "xla_pmap": "tests/test_pmap.py",
     **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex")},
+    **{p: "tests/test_linalg.py" for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr")},
+    **{
+        p: "tests/test_special.py"
+        for p in (
+            "lgamma",
+            "digamma",
+            "erfc",
+            "ndtri",
+            "log_ndtr",
+            "igamma",
+            "igammac",
+            "igamma_grad_a",
+            "polygamma",
+            "zeta",
+            "regularized_incomplete_beta",
+            "expm",
+            "expm_frechet",
+        )
+    },
     **{
         p: "tests/test_pmap.py"
         for p in (

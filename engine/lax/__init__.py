@@ -5,3 +5,5 @@ from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on pu
 from .control_flow import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
+from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
+from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, polygamma, zeta, betainc  # noqa: F401,E402

@@ -92,3 +92,308 @@ COMPLEX += [
 # a weak complex input of a non-holomorphic function (but a weak one for real inputs); the engine
 # matches the input's weak type in both cases.
 WEAK_TYPE_DIFFERS = {"grad_abs_sq", "grad_abs", "grad_real_part", "jit_grad_complex"}
+
+_M = (
+    "A = jnp.array([[2., 1., 0.5], [0.3, 3., 1.], [1., -1., 4.]])\n"
+    "S = A @ A.T + jnp.eye(3)\n"
+    "R = jnp.array([[1., 2.], [3., 4.], [5., 7.]])\n"
+    "b = jnp.array([1., 2., 3.])\n"
+)
+LINALG = [
+    ("cholesky", _M + "out = jnp.linalg.cholesky(S)", 1e-5),
+    ("cholesky_upper", _M + "out = jnp.linalg.cholesky(S, upper=True)", 1e-5),
+    ("solve_vec", _M + "out = jnp.linalg.solve(A, b)", 1e-5),
+    ("solve_mat", _M + "out = jnp.linalg.solve(A, jnp.stack([b, 2 * b], 1))", 1e-5),
+    ("inv", _M + "out = jnp.linalg.inv(A)", 1e-5),
+    ("det", _M + "out = (jnp.linalg.det(A), jnp.linalg.det(S))", 1e-5),
+    ("slogdet", _M + "out = tuple(jnp.linalg.slogdet(-A))", 1e-5),
+    ("eigh_values", _M + "out = jnp.linalg.eigh(S).eigenvalues", 1e-5),
+    ("eigh_vectors_abs", _M + "out = jnp.abs(jnp.linalg.eigh(S).eigenvectors)", 1e-4),
+    ("eigvalsh", _M + "out = jnp.linalg.eigvalsh(S)", 1e-5),
+    ("svd_values", _M + "out = jnp.linalg.svd(R, compute_uv=False)", 1e-5),
+    (
+        "svd_shapes",
+        _M
+        + "u, s, vh = jnp.linalg.svd(R)\nout = (u.shape, s.shape, vh.shape, jnp.abs(u[:, :2] @ jnp.diag(s) @ vh - R).max() < 1e-5)",
+    ),
+    ("svd_thin_shapes", _M + "u, s, vh = jnp.linalg.svd(R, full_matrices=False)\nout = (u.shape, vh.shape)"),
+    ("qr_r_abs", _M + "out = jnp.abs(jnp.linalg.qr(R).R)", 1e-5),
+    ("qr_shapes", _M + "q, r = jnp.linalg.qr(R, mode='complete')\nout = (q.shape, r.shape)"),
+    ("pinv", _M + "out = jnp.linalg.pinv(R)", 1e-5),
+    ("lstsq", _M + "x, resid, rank, s = jnp.linalg.lstsq(R, b)\nout = (x, resid, rank, s)", 1e-4),
+    (
+        "matrix_power",
+        _M
+        + "out = (jnp.linalg.matrix_power(A, 3), jnp.linalg.matrix_power(A, 0), jnp.linalg.matrix_power(A, -2))",
+        1e-5,
+    ),
+    ("matrix_rank", _M + "out = (jnp.linalg.matrix_rank(A), jnp.linalg.matrix_rank(jnp.ones((3, 3))))"),
+    (
+        "norms",
+        _M
+        + "out = tuple(jnp.linalg.norm(A, o) for o in (None, 'fro', 'nuc', 1, -1, 2, -2, jnp.inf, -jnp.inf))",
+        1e-5,
+    ),
+    (
+        "vector_norms",
+        _M + "out = tuple(jnp.linalg.norm(b, o) for o in (None, 0, 1, 2, 3, -1, jnp.inf, -jnp.inf))",
+        1e-5,
+    ),
+    ("lax_cholesky", _M + "out = lax.linalg.cholesky(S)", 1e-5),
+    (
+        "lax_triangular_solve",
+        _M
+        + "L = jnp.linalg.cholesky(S)\nout = (lax.linalg.triangular_solve(L, b[:, None], left_side=True, lower=True), lax.linalg.triangular_solve(L, b[None], lower=True, transpose_a=True))",
+        1e-5,
+    ),
+    ("lax_lu", _M + "lu, piv, perm = lax.linalg.lu(A)\nout = (lu, piv, perm)", 1e-5),
+    # Derivatives and transformations.
+    ("grad_logdet", _M + "out = jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(S)", 1e-4),
+    ("grad_det", _M + "out = jax.grad(jnp.linalg.det)(A)", 1e-4),
+    (
+        "grad_solve",
+        _M + "out = jax.grad(lambda a, b: jnp.sum(jnp.linalg.solve(a, b) ** 2), argnums=(0, 1))(A, b)",
+        1e-4,
+    ),
+    ("grad_inv", _M + "out = jax.grad(lambda a: jnp.sum(jnp.sin(jnp.linalg.inv(a))))(A)", 1e-4),
+    ("grad_cholesky", _M + "out = jax.grad(lambda s: jnp.sum(jnp.linalg.cholesky(s) ** 2))(S)", 1e-4),
+    (
+        "grad_eigh",
+        _M + "out = jax.grad(lambda s: jnp.linalg.eigh(s).eigenvalues @ jnp.arange(1., 4.))(S)",
+        1e-4,
+    ),
+    ("grad_svd", _M + "out = jax.grad(lambda r: jnp.sum(jnp.linalg.svd(r, compute_uv=False) ** 3))(R)", 1e-4),
+    ("grad_norm2", _M + "out = jax.grad(lambda a: jnp.linalg.norm(a, 2))(A)", 1e-4),
+    ("grad_pinv", _M + "out = jax.grad(lambda r: jnp.sum(jnp.linalg.pinv(r)))(R)", 1e-4),
+    ("grad_qr", _M + "out = jax.grad(lambda r: jnp.sum(jnp.abs(jnp.linalg.qr(r).R)))(R)", 1e-4),
+    ("jacfwd_inv", _M + "out = jax.jacfwd(jnp.linalg.inv)(A)", 1e-4),
+    ("hessian_logdet", _M + "out = jax.hessian(lambda a: jnp.linalg.slogdet(a)[1])(S)", 1e-4),
+    ("vmap_solve", _M + "out = jax.vmap(jnp.linalg.solve, in_axes=(None, 0))(A, jnp.stack([b, -b]))", 1e-5),
+    ("vmap_det", _M + "out = jax.vmap(jnp.linalg.det)(jnp.stack([A, S]))", 1e-5),
+    (
+        "jit_cholesky_solve",
+        _M + "out = jax.jit(lambda s, b: jnp.linalg.solve(s, b) + jnp.linalg.cholesky(s)[:, 0])(S, b)",
+        1e-5,
+    ),
+    ("err_nonsquare_inv", "out = jnp.linalg.inv(jnp.ones((2, 3)))"),
+]
+SNIPPETS["linalg"] = LINALG
+
+_X = "x = jnp.array([0.3, 1.0, 2.5, 7.0])\nu = jnp.array([0.01, 0.2, 0.5, 0.97])\n"
+SPECIAL = [
+    (
+        "logsumexp",
+        _X
+        + "out = (jsp.special.logsumexp(x), jsp.special.logsumexp(jnp.stack([x, -x]), axis=1), jsp.special.logsumexp(x, b=u))",
+        1e-5,
+    ),
+    ("logsumexp_sign", _X + "out = jsp.special.logsumexp(x, b=-u, return_sign=True)", 1e-5),
+    ("erf_family", _X + "out = (jsp.special.erf(x), jsp.special.erfc(x), jsp.special.erfinv(u))", 1e-5),
+    ("erfc_tail", "out = jsp.special.erfc(jnp.array([-3., 4., 9.]))", 1e-5),
+    ("gammaln", _X + "out = (jsp.special.gammaln(x), jsp.special.gammaln(jnp.array([-1.5, 0., 30.])))", 1e-5),
+    (
+        "digamma",
+        _X + "out = (jsp.special.digamma(x), jsp.special.digamma(jnp.array([-1.5, 1e-3, 100.])))",
+        1e-5,
+    ),
+    ("polygamma", _X + "out = (jsp.special.polygamma(1, x), jsp.special.polygamma(2, x))", 1e-5),
+    ("zeta", _X + "out = jsp.special.zeta(x + 1.5, 2.0)", 1e-5),
+    (
+        "xlogy",
+        "out = (jsp.special.xlogy(jnp.array([0., 1., 2.]), jnp.array([0., 2., 3.])), jsp.special.xlog1py(jnp.array([0., 1.]), jnp.array([-1., 2.])))",
+        1e-6,
+    ),
+    ("expit_logit", _X + "out = (jsp.special.expit(x), jsp.special.logit(u))", 1e-5),
+    ("ndtr", "out = jsp.special.ndtr(jnp.array([-30., -5., -0.5, 0., 0.3, 6.]))", 1e-5),
+    ("ndtri", _X + "out = jsp.special.ndtri(jnp.array([1e-30, 0.01, 0.2, 0.5, 0.97, 1.0, 0.0]))", 1e-5),
+    ("log_ndtr", "out = jsp.special.log_ndtr(jnp.array([-100., -30., -5., 0., 3., 10.]))", 1e-5),
+    ("betaln_beta", _X + "out = (jsp.special.betaln(x, 2.0), jsp.special.beta(x, 2.0))", 1e-5),
+    ("gamma_fn", "out = jsp.special.gamma(jnp.array([-1.5, 0.5, 4.0, 10.5]))", 1e-5),
+    (
+        "gammainc",
+        _X
+        + "out = (jsp.special.gammainc(2.0, x), jsp.special.gammaincc(2.0, x), jsp.special.gammainc(x, 1.5))",
+        1e-5,
+    ),
+    (
+        "betainc",
+        "out = jsp.special.betainc(jnp.array([0.5, 2., 5.]), jnp.array([3., 2., 0.7]), jnp.array([0.2, 0.5, 0.9]))",
+        1e-5,
+    ),
+    (
+        "entropies",
+        _X + "out = (jsp.special.entr(u), jsp.special.rel_entr(u, 1 - u), jsp.special.kl_div(u, 1 - u))",
+        1e-5,
+    ),
+    ("multigammaln", _X + "out = jsp.special.multigammaln(x + 2, 3)", 1e-5),
+    ("factorial", "out = jsp.special.factorial(jnp.array([0., 3., 5.]))", 1e-5),
+    ("softmax", _X + "out = (jsp.special.softmax(x), jsp.special.log_softmax(x))", 1e-5),
+    (
+        "grad_gammaln_digamma",
+        _X + "out = (jax.vmap(jax.grad(jsp.special.gammaln))(x), jax.vmap(jax.grad(jsp.special.digamma))(x))",
+        1e-4,
+    ),
+    ("grad_logsumexp", _X + "out = jax.grad(jsp.special.logsumexp)(x)", 1e-5),
+    ("grad_xlogy", "out = jax.grad(lambda y: jsp.special.xlogy(2.0, y))(3.0)", 1e-6),
+    (
+        "grad_ndtri_log_ndtr",
+        _X
+        + "out = (jax.vmap(jax.grad(jsp.special.ndtri))(u), jax.vmap(jax.grad(jsp.special.log_ndtr))(x - 4))",
+        1e-4,
+    ),
+    (
+        "grad_gammainc_x",
+        _X + "out = jax.vmap(jax.grad(jsp.special.gammainc, argnums=1), in_axes=(None, 0))(2.0, x)",
+        1e-4,
+    ),
+    (
+        "grad_gammainc_a",
+        _X + "out = jax.vmap(jax.grad(jsp.special.gammainc, argnums=0), in_axes=(0, None))(x, 1.5)",
+        1e-3,
+    ),
+    ("grad_betainc_x", "out = jax.grad(jsp.special.betainc, argnums=2)(2., 3., 0.4)", 1e-4),
+    (
+        "jit_special",
+        _X
+        + "out = jax.jit(lambda x: jsp.special.gammaln(x) + jsp.special.digamma(x) + jsp.special.erfc(x))(x)",
+        1e-5,
+    ),
+]
+
+STATS = [
+    (
+        "norm",
+        _X
+        + "st = jsp.stats.norm\nout = (st.logpdf(x, 1., 2.), st.pdf(x), st.cdf(x, 1.), st.logcdf(-x), st.sf(x), st.logsf(x), st.ppf(u, 1., 2.), st.isf(u))",
+        1e-5,
+    ),
+    (
+        "mvn",
+        _X
+        + "cov = jnp.array([[2., .3], [.3, 1.]])\nxs = jnp.stack([x[:2], x[2:]])\nst = jsp.stats.multivariate_normal\nout = (st.logpdf(xs, jnp.zeros(2), cov), st.pdf(x[:2], jnp.ones(2), cov), st.logpdf(1.0, 0.5, 2.0))",
+        1e-5,
+    ),
+    (
+        "bernoulli",
+        "st = jsp.stats.bernoulli\nk = jnp.array([0., 1., 2.])\nout = (st.logpmf(k, 0.3), st.pmf(k, 0.3), st.cdf(jnp.array([-1., 0.5, 1.]), 0.3), st.ppf(jnp.array([0.5, 0.8]), 0.3))",
+        1e-5,
+    ),
+    (
+        "binom",
+        "st = jsp.stats.binom\nk = jnp.array([0., 2., 5., 7.])\nout = (st.logpmf(k, 5., 0.3), st.pmf(k, 5., 0.3))",
+        1e-5,
+    ),
+    (
+        "poisson",
+        "st = jsp.stats.poisson\nk = jnp.array([0., 2., 5., 1.5, -1.])\nout = (st.logpmf(k, 3.), st.pmf(k, 3.), st.cdf(k, 3.))",
+        1e-5,
+    ),
+    (
+        "gamma",
+        _X
+        + "st = jsp.stats.gamma\nout = (st.logpdf(x, 2., scale=1.5), st.pdf(x, 2.), st.cdf(x, 2.), st.sf(x, 2.), st.logcdf(x, 3.), st.logsf(x, 3.))",
+        1e-5,
+    ),
+    (
+        "beta",
+        "st = jsp.stats.beta\nx = jnp.array([0.1, 0.5, 0.9, 1.2])\nout = (st.logpdf(x, 2., 3.), st.pdf(x, 2., 3.), st.cdf(x, 2., 3.), st.sf(x, 2., 3.), st.logcdf(x, 2., 3.))",
+        1e-5,
+    ),
+    ("t", _X + "st = jsp.stats.t\nout = (st.logpdf(x, 3.), st.pdf(x, 5., 1., 2.))", 1e-5),
+    (
+        "logistic",
+        _X
+        + "st = jsp.stats.logistic\nout = (st.logpdf(x), st.pdf(x, 1.), st.cdf(x), st.sf(x), st.ppf(u), st.isf(u))",
+        1e-5,
+    ),
+    (
+        "uniform",
+        _X
+        + "st = jsp.stats.uniform\nout = (st.logpdf(x, 0., 3.), st.pdf(x, 1., 2.), st.cdf(x, 0., 3.), st.ppf(u, 1., 2.))",
+        1e-5,
+    ),
+    (
+        "cauchy",
+        _X
+        + "st = jsp.stats.cauchy\nout = (st.logpdf(x), st.pdf(x, 1.), st.cdf(x), st.logcdf(x), st.sf(x), st.logsf(x), st.ppf(u), st.isf(u))",
+        1e-5,
+    ),
+    ("laplace", _X + "st = jsp.stats.laplace\nout = (st.logpdf(x, 1.), st.pdf(x), st.cdf(x - 2))", 1e-5),
+    (
+        "dirichlet",
+        "st = jsp.stats.dirichlet\nx = jnp.array([[0.2, 0.3], [0.3, 0.3], [0.5, 0.4]])\nout = (st.logpdf(x, jnp.array([1., 2., 3.])), st.pdf(x[:2], jnp.array([1., 2., 3.])), st.logpdf(jnp.array([0.5, 0.6, -0.1]), jnp.array([1., 2., 3.])))",
+        1e-5,
+    ),
+    (
+        "expon_chi2",
+        _X
+        + "out = (jsp.stats.expon.logpdf(x), jsp.stats.expon.cdf(x), jsp.stats.chi2.logpdf(x, 3.), jsp.stats.chi2.cdf(x, 3.))",
+        1e-5,
+    ),
+    (
+        "grad_norm_logpdf",
+        _X + "out = jax.grad(lambda m, s: jnp.sum(jsp.stats.norm.logpdf(x, m, s)), argnums=(0, 1))(0.5, 2.0)",
+        1e-5,
+    ),
+    (
+        "vmap_mvn",
+        _X
+        + "cov = jnp.array([[2., .3], [.3, 1.]])\nout = jax.vmap(lambda m: jsp.stats.multivariate_normal.logpdf(x[:2], m, cov))(jnp.stack([jnp.zeros(2), jnp.ones(2)]))",
+        1e-5,
+    ),
+    (
+        "grad_mvn_cov",
+        _X
+        + "cov = jnp.array([[2., .3], [.3, 1.]])\nout = jax.grad(lambda c: jsp.stats.multivariate_normal.logpdf(x[:2], jnp.zeros(2), c))(cov)",
+        1e-4,
+    ),
+]
+
+SCIPY_LINALG = [
+    ("cholesky", _M + "out = (jsp.linalg.cholesky(S), jsp.linalg.cholesky(S, lower=True))", 1e-5),
+    (
+        "cho_solve",
+        _M
+        + "out = (jsp.linalg.cho_solve(jsp.linalg.cho_factor(S), b), jsp.linalg.cho_solve(jsp.linalg.cho_factor(S, lower=True), b))",
+        1e-5,
+    ),
+    (
+        "solve_triangular",
+        _M
+        + "L = jnp.linalg.cholesky(S)\nout = (jsp.linalg.solve_triangular(L, b, lower=True), jsp.linalg.solve_triangular(L, b, trans='T', lower=True), jsp.linalg.solve_triangular(L.T, jnp.stack([b, b], 1)), jsp.linalg.solve_triangular(L, b, lower=True, unit_diagonal=True))",
+        1e-5,
+    ),
+    ("lu", _M + "out = jsp.linalg.lu(A)", 1e-5),
+    ("lu_permute_l", _M + "out = jsp.linalg.lu(A, permute_l=True)", 1e-5),
+    (
+        "lu_factor_solve",
+        _M + "lu, piv = jsp.linalg.lu_factor(A)\nout = (lu, piv, jsp.linalg.lu_solve((lu, piv), b))",
+        1e-5,
+    ),
+    (
+        "expm",
+        _M + "out = (jsp.linalg.expm(A / 4), jsp.linalg.expm(jnp.zeros((2, 2))), jsp.linalg.expm(3 * A))",
+        1e-5,
+    ),
+    ("block_diag", "out = jsp.linalg.block_diag(jnp.ones((2, 2)), 3.0, jnp.arange(3.)[None])"),
+    ("solve_pos", _M + "out = (jsp.linalg.solve(S, b, assume_a='pos'), jsp.linalg.solve(A, b))", 1e-5),
+    ("eigh", _M + "w, v = jsp.linalg.eigh(S)\nout = (w, jsp.linalg.eigh(S, eigvals_only=True))", 1e-5),
+    ("grad_expm", _M + "out = jax.grad(lambda a: jnp.sum(jsp.linalg.expm(a) ** 2))(A / 4)", 1e-4),
+    (
+        "grad_cho_solve",
+        _M + "out = jax.grad(lambda s: jnp.sum(jsp.linalg.cho_solve(jsp.linalg.cho_factor(s), b)))(S)",
+        1e-4,
+    ),
+    (
+        "grad_solve_triangular",
+        _M
+        + "L = jnp.linalg.cholesky(S)\nout = jax.grad(lambda l, b: jnp.sum(jsp.linalg.solve_triangular(l, b, lower=True) ** 2), argnums=(0, 1))(L, b)",
+        1e-4,
+    ),
+    (
+        "import_paths",
+        "from jax.scipy.special import logsumexp\nfrom jax.scipy.stats import norm\nimport jax.scipy.linalg\nout = (logsumexp(jnp.zeros(3)), norm.cdf(0.))",
+        1e-6,
+    ),
+]
+SNIPPETS.update(special=SPECIAL, stats=STATS, scipy_linalg=SCIPY_LINALG)

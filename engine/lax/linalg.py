@@ -1,0 +1,648 @@
+"""``jax.lax.linalg``: matrix factorizations and triangular solves as primitives.
+
+Each works on the last two axes and maps over any leading ones (so the batching rule only moves
+the batch axis to the front). The JVP rules are JAX's formulas; reverse mode transposes them
+(only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
+these through their numpy implementations (numba has no lowering for them).
+
+Real floating dtypes only for now: complex operands raise a TypeError naming the dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..core import Primitive, ShapedArray
+
+# ---------------------------------------------------------------------------------------------
+# Shared checks and helpers.
+
+
+def _check_matrix(name, aval, square=True):
+    if aval.dtype.kind != "f":
+        raise TypeError(
+            f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
+            f"real floating dtypes (convert with .astype(jnp.float32))."
+        )
+    if aval.ndim < 2:
+        raise ValueError(f"{name} requires an array of rank >= 2, got shape {aval.shape}.")
+    if square and aval.shape[-1] != aval.shape[-2]:
+        raise ValueError(f"{name} requires square matrices in the last two axes, got shape {aval.shape}.")
+
+
+def _real_only(name, impl):
+    """Eager evaluation skips abstract evaluation: refuse complex operands in the impl too."""
+
+    def checked(*args, **params):
+        for x in args:
+            if x.dtype.kind == "c":
+                _check_matrix(name, ShapedArray(x.shape, x.dtype), square=False)
+        return impl(*args, **params)
+
+    return checked
+
+
+def _lax():
+    from . import api
+
+    return api
+
+
+def _jnp():
+    from .. import numpy as jnp
+
+    return jnp
+
+
+def _mm(a, b):
+    return _jnp().matmul(a, b)
+
+
+def _T(x):
+    return _jnp().swapaxes(x, -1, -2)
+
+
+def _tril(x, k=0):
+    return _jnp().tril(x, k)
+
+
+def _triu(x, k=0):
+    return _jnp().triu(x, k)
+
+
+def _eye_like(x):
+    n = core.get_aval(x).shape[-1]
+    return core.Array(np.eye(n, dtype=core.get_aval(x).dtype))
+
+
+def _batch_leading(prim, n_operands=1):
+    """Batching for ops that map over leading axes: every operand's batch axis goes to the front
+    (unmapped operands are broadcast), outputs are batched at axis 0."""
+
+    def rule(axis_size, vals, dims, **params):
+        vals = [batching.bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
+        out = prim.bind(*vals, **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
+
+    batching.batch_rules[prim] = rule
+
+
+# ---------------------------------------------------------------------------------------------
+# cholesky: the lower Cholesky factor; NaNs where the matrix is not positive definite (as XLA).
+
+cholesky_p = Primitive("cholesky")
+
+
+def _cholesky_impl(x):
+    try:
+        return np.linalg.cholesky(x).astype(x.dtype)
+    except np.linalg.LinAlgError:
+        out = np.full(x.shape, np.nan, x.dtype)
+        flat_in, flat_out = x.reshape(-1, *x.shape[-2:]), out.reshape(-1, *x.shape[-2:])
+        for i, m in enumerate(flat_in):
+            try:
+                flat_out[i] = np.linalg.cholesky(m)
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
+cholesky_p.def_impl(_real_only("cholesky", _cholesky_impl))
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_abstract(x):
+    _check_matrix("cholesky", x)
+    return x.strip_weak_type()
+
+
+def _cholesky_jvp(primals, tangents):
+    (x,), (sigma_dot,) = primals, tangents
+    L = cholesky_p.bind(x)
+    lax = _lax()
+    # (JAX's rule: the factorization reads the lower triangle, the tangent is used whole.)
+    # L_dot = L phi(L^-1 sigma_dot L^-T), phi = lower triangle with the diagonal halved.
+    tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, lower=True)
+    inner = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
+    n = core.get_aval(x).shape[-1]
+    half_diag = core.Array((np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(core.get_aval(x).dtype))
+    return L, _mm(L, lax.mul(inner, _jnp().broadcast_to(half_diag, core.get_aval(inner).shape)))
+
+
+ad.jvp_rules[cholesky_p] = _cholesky_jvp
+_batch_leading(cholesky_p)
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor ``L`` with ``x = L @ L.T`` (NaN if ``x`` is not positive definite).
+
+    >>> lax.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 3.0]]))
+    Array([[2.       , 0.       ],
+           [1.       , 1.4142135]], dtype=float32)
+    """
+    if symmetrize_input:
+        lax = _lax()
+        x = lax.mul(lax.add(x, _T(x)), 0.5)
+    return cholesky_p.bind(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# triangular_solve: op(a) x = b (left_side) or x op(a) = b, op = transpose when transpose_a.
+
+
+triangular_solve_p = Primitive("triangular_solve")
+
+
+def _effective_a(a, lower, transpose_a, unit_diagonal):
+    a = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        n = a.shape[-1]
+        a = a * (1 - np.eye(n, dtype=a.dtype)) + np.eye(n, dtype=a.dtype)
+    return np.swapaxes(a, -1, -2) if transpose_a else a
+
+
+def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    op_a = _effective_a(a, lower, transpose_a, unit_diagonal).astype(np.float64)
+    b64 = b.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if left_side:
+            out = np.linalg.solve(np.broadcast_to(op_a, b.shape[:-2] + op_a.shape[-2:]), b64)
+        else:  # x op_a = b  <=>  op_a^T x^T = b^T
+            bt = np.swapaxes(b64, -1, -2)
+            out = np.swapaxes(
+                np.linalg.solve(
+                    np.broadcast_to(np.swapaxes(op_a, -1, -2), bt.shape[:-2] + op_a.shape[-2:]), bt
+                ),
+                -1,
+                -2,
+            )
+    return out.astype(b.dtype)
+
+
+triangular_solve_p.def_impl(_real_only("triangular_solve", _triangular_solve_impl))
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    _check_matrix("triangular_solve", a)
+    _check_matrix("triangular_solve", b, square=False)
+    if a.dtype != b.dtype:
+        raise TypeError(
+            f"triangular_solve requires a and b of one dtype, got {a.dtype.name} and {b.dtype.name}."
+        )
+    n = a.shape[-1]
+    k = b.shape[-2] if left_side else b.shape[-1]
+    if k != n or a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(
+            f"triangular_solve: shapes {a.shape} and {b.shape} do not match for "
+            f"{'left' if left_side else 'right'}_side=True (batch axes must be equal)."
+        )
+    return b.strip_weak_type()
+
+
+def triangular_solve(
+    a, b, *, left_side=False, lower=False, transpose_a=False, conjugate_a=False, unit_diagonal=False
+):
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``.
+
+    >>> a = jnp.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> lax.linalg.triangular_solve(a, jnp.array([[2.0], [3.0]]), left_side=True, lower=True)
+    Array([[1.],
+           [2.]], dtype=float32)
+    """
+    return triangular_solve_p.bind(
+        a,
+        b,
+        left_side=bool(left_side),
+        lower=bool(lower),
+        transpose_a=bool(transpose_a),
+        conjugate_a=bool(conjugate_a),
+        unit_diagonal=bool(unit_diagonal),
+    )
+
+
+def _tri_params(p):
+    return {k: p[k] for k in ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")}
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    a, b = primals
+    ga, gb = tangents
+    ans = triangular_solve_p.bind(a, b, **params)
+    acc = ad.Zero(ad.tangent_aval(core.get_aval(ans)))
+    if type(gb) is not ad.Zero:
+        acc = ad.add_tangents(acc, triangular_solve_p.bind(a, gb, **params))
+    if type(ga) is not ad.Zero:
+        # d(op(a)^-1 b) = -op(a)^-1 op(da) x;  d(b op(a)^-1) = -x op(da) op(a)^-1.
+        ga = (
+            _tril(ga, -1 if params["unit_diagonal"] else 0)
+            if params["lower"]
+            else _triu(ga, 1 if params["unit_diagonal"] else 0)
+        )
+        op_ga = _T(ga) if params["transpose_a"] else ga
+        lax = _lax()
+        if params["left_side"]:
+            term = triangular_solve_p.bind(a, _mm(op_ga, ans), **params)
+        else:
+            term = triangular_solve_p.bind(a, _mm(ans, op_ga), **params)
+        acc = ad.add_tangents(acc, lax.neg(term))
+    return ans, acc
+
+
+def _triangular_solve_transpose(ct, a, b, **params):
+    assert not ad.is_undefined(a) and ad.is_undefined(b)
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(b.aval)]
+    flipped = dict(params, transpose_a=not params["transpose_a"])
+    return [None, triangular_solve_p.bind(a, ct, **flipped)]
+
+
+ad.jvp_rules[triangular_solve_p] = _triangular_solve_jvp
+ad.transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+_batch_leading(triangular_solve_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# lu: packed LU with partial pivoting, its pivots and the row permutation (x[perm] = L @ U).
+
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def _lu_one(a):
+    a = a.astype(np.float64).copy()
+    m, n = a.shape
+    k = min(m, n)
+    pivots = np.zeros(k, np.int32)
+    perm = np.arange(m, dtype=np.int32)
+    for j in range(k):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        pivots[j] = p
+        if p != j:
+            a[[j, p]] = a[[p, j]]
+            perm[[j, p]] = perm[[p, j]]
+        if a[j, j] != 0:
+            a[j + 1 :, j] /= a[j, j]
+        a[j + 1 :, j + 1 :] -= np.outer(a[j + 1 :, j], a[j, j + 1 :])
+    return a, pivots, perm
+
+
+def _lu_impl(x):
+    batch = x.shape[:-2]
+    m, n = x.shape[-2:]
+    flat = x.reshape(-1, m, n)
+    outs = [_lu_one(a) for a in flat]
+    lu = np.stack([o[0] for o in outs]).reshape(x.shape).astype(x.dtype) if flat.shape[0] else x.copy()
+    piv = (
+        np.stack([o[1] for o in outs]).reshape(*batch, min(m, n))
+        if flat.shape[0]
+        else np.zeros((*batch, min(m, n)), np.int32)
+    )
+    perm = (
+        np.stack([o[2] for o in outs]).reshape(*batch, m)
+        if flat.shape[0]
+        else np.zeros((*batch, m), np.int32)
+    )
+    return [lu, piv, perm]
+
+
+lu_p.def_impl(_real_only("lu", _lu_impl))
+
+
+@lu_p.def_abstract_eval
+def _lu_abstract(x):
+    _check_matrix("lu", x, square=False)
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    i32 = np.dtype("int32")
+    return [x.strip_weak_type(), ShapedArray((*batch, min(m, n)), i32), ShapedArray((*batch, m), i32)]
+
+
+def _lu_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lu_, pivots, perm = lu_p.bind(a)
+    aval = core.get_aval(a)
+    m, n = aval.shape[-2:]
+    if m != n:
+        raise NotImplementedError("Differentiation of lu is implemented for square matrices only.")
+    jnp = _jnp()
+    x = _mm(permutation_matrix(perm, a_dot.dtype), a_dot)  # a_dot[..., perm, :]
+    eye = _eye_like(a)
+    l = _lax().add(_tril(lu_, -1), jnp.broadcast_to(eye, aval.shape))
+    u = _triu(lu_)
+    la = triangular_solve(l, x, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    lu_dot = _lax().add(_mm(l, _tril(lau, -1)), _mm(_triu(lau), u))
+    zeros = [ad.Zero(ad.tangent_aval(core.get_aval(v))) for v in (pivots, perm)]
+    return [lu_, pivots, perm], [lu_dot, *zeros]
+
+
+ad.jvp_rules[lu_p] = _lu_jvp
+_batch_leading(lu_p)
+
+
+def permutation_matrix(perm, dtype):
+    """The matrix ``P`` with ``P @ x == x[..., perm, :]`` (one-hot rows; batches like perm)."""
+    jnp = _jnp()
+    m = core.get_aval(perm).shape[-1]
+    return (jnp.expand_dims(perm, -1) == jnp.arange(m, dtype=perm.dtype)).astype(dtype)
+
+
+def lu(x):
+    """``(lu, pivots, permutation)``: ``x[..., permutation, :] == L @ U`` with unit-lower ``L``
+    and upper ``U`` packed into ``lu``; ``pivots`` are LAPACK's row swaps."""
+    return tuple(lu_p.bind(x))
+
+
+# ---------------------------------------------------------------------------------------------
+# eigh: eigenvectors and ascending eigenvalues of a symmetric matrix (lower triangle read).
+
+eigh_p = Primitive("eigh", multiple_results=True)
+
+
+def _eigh_impl(x, *, lower, sort_eigenvalues):
+    w, v = np.linalg.eigh(x.astype(np.float64), UPLO="L" if lower else "U")
+    return [v.astype(x.dtype), w.astype(x.dtype)]
+
+
+eigh_p.def_impl(_real_only("eigh", _eigh_impl))
+
+
+@eigh_p.def_abstract_eval
+def _eigh_abstract(x, *, lower, sort_eigenvalues):
+    _check_matrix("eigh", x)
+    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], x.dtype)]
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
+    (a,), (a_dot,) = primals, tangents
+    v, w = eigh_p.bind(a, lower=lower, sort_eigenvalues=sort_eigenvalues)
+    lax, jnp = _lax(), _jnp()
+    # The tangent of the symmetric matrix the factorization saw (its `lower` triangle mirrored).
+    tri = _tril(a_dot) if lower else _triu(a_dot)
+    a_dot = lax.sub(lax.add(tri, _T(tri)), jnp.multiply(_eye_like(a), tri))
+    vt_adot_v = _mm(_mm(_T(v), a_dot), v)
+    eye = _eye_like(a)
+    diffs = jnp.subtract(jnp.expand_dims(w, -2), jnp.expand_dims(w, -1))
+    F = jnp.subtract(jnp.reciprocal(jnp.add(eye, diffs)), eye)
+    dv = _mm(v, lax.mul(F, vt_adot_v))
+    dw = jnp.diagonal(vt_adot_v, axis1=-2, axis2=-1)
+    return [v, w], [dv, dw]
+
+
+ad.jvp_rules[eigh_p] = _eigh_jvp
+_batch_leading(eigh_p)
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True):
+    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a symmetric matrix."""
+    if symmetrize_input:
+        lax = _lax()
+        x = lax.mul(lax.add(x, _T(x)), 0.5)
+    v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
+    return v, w
+
+
+# ---------------------------------------------------------------------------------------------
+# svd: singular values (descending) and, with compute_uv, U and V^T (thin when not full_matrices).
+
+svd_p = Primitive("svd", multiple_results=True)
+
+
+def _svd_impl(x, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return [np.linalg.svd(x.astype(np.float64), compute_uv=False).astype(x.dtype)]
+    u, s, vt = np.linalg.svd(x.astype(np.float64), full_matrices=full_matrices)
+    return [s.astype(x.dtype), u.astype(x.dtype), vt.astype(x.dtype)]
+
+
+svd_p.def_impl(_real_only("svd", _svd_impl))
+
+
+@svd_p.def_abstract_eval
+def _svd_abstract(x, *, full_matrices, compute_uv):
+    _check_matrix("svd", x, square=False)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    s = ShapedArray((*batch, k), x.dtype)
+    if not compute_uv:
+        return [s]
+    um, vn = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray((*batch, m, um), x.dtype), ShapedArray((*batch, vn, n), x.dtype)]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (A,), (dA,) = primals, tangents
+    if compute_uv and full_matrices:
+        m, n = core.get_aval(A).shape[-2:]
+        if m != n:
+            raise NotImplementedError(
+                "Singular value decomposition JVP not implemented for full matrices; use full_matrices=False."
+            )
+    s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True)
+    jnp = _jnp()
+    Ut, V = _T(U), _T(Vt)
+    s_dim = jnp.expand_dims(s, -2)
+    dS = _mm(_mm(Ut, dA), V)
+    ds = jnp.diagonal(dS, axis1=-2, axis2=-1)
+    if not compute_uv:
+        return [s], [ds]
+    s_diffs = jnp.multiply(jnp.add(s_dim, _T(s_dim)), jnp.subtract(s_dim, _T(s_dim)))
+    s_diffs_zeros = jnp.where(s_diffs == 0, 1.0, 0.0).astype(s.dtype)
+    F = jnp.subtract(jnp.reciprocal(jnp.add(s_diffs, s_diffs_zeros)), s_diffs_zeros)
+    dSS = jnp.multiply(s_dim, dS)
+    SdS = jnp.multiply(_T(s_dim), dS)
+    s_zeros = jnp.where(s == 0, 1.0, 0.0).astype(s.dtype)
+    s_inv = jnp.subtract(jnp.reciprocal(jnp.add(s, s_zeros)), s_zeros)
+    s_inv_mat = jnp.multiply(jnp.expand_dims(s_inv, -1), _eye_like(dS))
+    dUdV_diag = jnp.multiply(jnp.multiply(jnp.subtract(dS, _T(dS)), 0.5), s_inv_mat)
+    dU = _mm(U, jnp.add(jnp.multiply(F, jnp.add(dSS, _T(dSS))), dUdV_diag))
+    dV = _mm(V, jnp.multiply(F, jnp.add(SdS, _T(SdS))))
+    m, n = core.get_aval(A).shape[-2:]
+    if m > n:
+        dAV = _mm(dA, V)
+        dU = jnp.add(dU, jnp.divide(jnp.subtract(dAV, _mm(U, _mm(Ut, dAV))), s_dim))
+    if n > m:
+        dAHU = _mm(_T(dA), U)
+        dV = jnp.add(dV, jnp.divide(jnp.subtract(dAHU, _mm(V, _mm(Vt, dAHU))), s_dim))
+    return [s, U, Vt], [ds, dU, _T(dV)]
+
+
+ad.jvp_rules[svd_p] = _svd_jvp
+_batch_leading(svd_p)
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+    """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` (or just ``s`` when not ``compute_uv``)."""
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
+
+
+# ---------------------------------------------------------------------------------------------
+# qr: x = q @ r with orthonormal q and upper-triangular r (reduced unless full_matrices).
+
+qr_p = Primitive("qr", multiple_results=True)
+
+
+def _qr_impl(x, *, full_matrices):
+    q, r = np.linalg.qr(x.astype(np.float64), mode="complete" if full_matrices else "reduced")
+    return [q.astype(x.dtype), r.astype(x.dtype)]
+
+
+qr_p.def_impl(_real_only("qr", _qr_impl))
+
+
+@qr_p.def_abstract_eval
+def _qr_abstract(x, *, full_matrices):
+    _check_matrix("qr", x, square=False)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (x,), (dx,) = primals, tangents
+    q, r = qr_p.bind(x, full_matrices=full_matrices)
+    m, n = core.get_aval(x).shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+    lax = _lax()
+    dx_rinv = triangular_solve(r, dx)  # dx r^-1
+    qt_dx_rinv = _mm(_T(q), dx_rinv)
+    lower = _tril(qt_dx_rinv, -1)
+    do = lax.sub(lower, _T(lower))  # skew-symmetric
+    dq = lax.add(_mm(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _mm(lax.sub(qt_dx_rinv, do), r)
+    return [q, r], [dq, dr]
+
+
+ad.jvp_rules[qr_p] = _qr_jvp
+_batch_leading(qr_p)
+
+
+def qr(x, *, full_matrices: bool = True):
+    """``(q, r)`` with ``x = q @ r``."""
+    q, r = qr_p.bind(x, full_matrices=bool(full_matrices))
+    return q, r
+
+
+# ---------------------------------------------------------------------------------------------
+# expm: the matrix exponential (scaling and squaring with Pade 13, Higham 2005), and its
+# Frechet derivative L(a, e), linear in e, which is expm's JVP. L(a, .)^T = L(a^T, .).
+
+_PADE13 = (
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+)
+
+
+def _expm_one(a):
+    n = a.shape[-1]
+    norm = np.abs(a).sum(0).max() if a.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm / 5.371920351148152)))) if norm > 0 else 0
+    a = a / 2.0**s
+    b = _PADE13
+    ident = np.eye(n)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * ident
+    r = np.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return r
+
+
+def _expm_np(x):
+    x64 = x.astype(np.float64)
+    flat = x64.reshape(-1, *x.shape[-2:])
+    out = np.stack([_expm_one(m) for m in flat]) if flat.shape[0] else flat
+    return out.reshape(x.shape)
+
+
+def _expm_impl(x):
+    with np.errstate(all="ignore"):
+        return _expm_np(x).astype(x.dtype)
+
+
+def _expm_frechet_impl(a, e):
+    n = a.shape[-1]
+    block = np.zeros((*a.shape[:-2], 2 * n, 2 * n))
+    block[..., :n, :n] = a
+    block[..., n:, n:] = a
+    block[..., :n, n:] = e
+    with np.errstate(all="ignore"):
+        return _expm_np(block)[..., :n, n:].astype(e.dtype)
+
+
+expm_p = Primitive("expm")
+expm_p.def_impl(_real_only("expm", _expm_impl))
+expm_frechet_p = Primitive("expm_frechet")
+expm_frechet_p.def_impl(_real_only("expm_frechet", _expm_frechet_impl))
+
+
+@expm_p.def_abstract_eval
+def _expm_abstract(x):
+    _check_matrix("expm", x)
+    return x.strip_weak_type()
+
+
+@expm_frechet_p.def_abstract_eval
+def _expm_frechet_abstract(a, e):
+    _check_matrix("expm_frechet", a)
+    if a.shape != e.shape or a.dtype != e.dtype:
+        raise TypeError(f"expm_frechet requires a and e of one shape and dtype, got {a} and {e}.")
+    return e.strip_weak_type()
+
+
+def _expm_jvp(primals, tangents):
+    (a,), (e,) = primals, tangents
+    return expm_p.bind(a), expm_frechet_p.bind(a, ad.instantiate_zeros(e))
+
+
+def _expm_frechet_jvp(primals, tangents):
+    a, e = primals
+    ta, te = tangents
+    out = expm_frechet_p.bind(a, e)
+    if type(ta) is not ad.Zero:
+        raise NotImplementedError(
+            "expm: derivatives of second order (through the Frechet derivative) are not implemented."
+        )
+    return out, expm_frechet_p.bind(a, ad.instantiate_zeros(te))
+
+
+def _expm_frechet_transpose(ct, a, e):
+    assert not ad.is_undefined(a) and ad.is_undefined(e)
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(e.aval)]
+    return [None, expm_frechet_p.bind(_T(a), ct)]
+
+
+ad.jvp_rules[expm_p] = _expm_jvp
+ad.jvp_rules[expm_frechet_p] = _expm_frechet_jvp
+ad.transpose_rules[expm_frechet_p] = _expm_frechet_transpose
+_batch_leading(expm_p)
+_batch_leading(expm_frechet_p)
+
+
+def expm(x):
+    """The matrix exponential ``sum_k x^k / k!`` of the last two axes."""
+    return expm_p.bind(x)

@@ -1,0 +1,197 @@
+"""``jax.scipy.linalg``: factorizations and solves with scipy's signatures.
+
+>>> c, low = cho_factor(jnp.array([[4.0, 2.0], [2.0, 3.0]]))
+>>> cho_solve((c, low), jnp.array([2.0, 1.0]))
+Array([0.5, 0. ], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..lax import linalg as lax_linalg
+from ..numpy._promote import check_arraylike, promote_dtypes_inexact
+from ..numpy.linalg import det, inv, pinv, svd  # noqa: F401  (same functions as numpy's)
+
+
+def _inexact(name, *args):
+    """One inexact dtype for all arguments (no broadcasting: these are matrix functions)."""
+    check_arraylike(name, *args)
+    return promote_dtypes_inexact(*args)
+
+
+def _matrix_rhs(b):
+    """``b`` with a trailing column axis, and whether it was a vector."""
+    return (b[..., None], True) if b.ndim == 1 else (b, False)
+
+
+def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """The Cholesky factor: upper (``a = U^T U``) unless ``lower``."""
+    (a,) = _inexact("cholesky", a)
+    L = lax_linalg.cholesky(a if lower else jnp.swapaxes(a, -1, -2), symmetrize_input=False)
+    return L if lower else jnp.swapaxes(L, -1, -2)
+
+
+def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """``(c, lower)`` for ``cho_solve``."""
+    return cholesky(a, lower=lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``a x = b`` given ``cho_factor(a)``."""
+    c, lower = c_and_lower
+    c, b = _inexact("cho_solve", c, b)
+    b, vector = _matrix_rhs(b)
+    # a = L L^T: solve L y = b, then L^T x = y (with L = c^T when c is upper).
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    return x[..., 0] if vector else x
+
+
+def solve_triangular(
+    a,
+    b,
+    trans=0,
+    lower: bool = False,
+    unit_diagonal: bool = False,
+    overwrite_b: bool = False,
+    debug=None,
+    check_finite: bool = True,
+):
+    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'."""
+    a, b = _inexact("solve_triangular", a, b)
+    if trans in (0, "N"):
+        transpose_a = False
+    elif trans in (1, "T", 2, "C"):
+        transpose_a = True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    b, vector = _matrix_rhs(b)
+    x = lax_linalg.triangular_solve(
+        a, b, left_side=True, lower=lower, transpose_a=transpose_a, unit_diagonal=unit_diagonal
+    )
+    return x[..., 0] if vector else x
+
+
+def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
+    """``(lu, piv)``: packed LU factors and LAPACK's pivot indices."""
+    (a,) = _inexact("lu_factor", a)
+    lu_, pivots, _ = lax_linalg.lu(a)
+    return lu_, pivots
+
+
+def _pivots_to_permutation(pivots, m):
+    perm = np.arange(m)
+    for i, p in enumerate(np.asarray(pivots)):
+        perm[[i, int(p)]] = perm[[int(p), i]]
+    return perm
+
+
+def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``a x = b`` given ``lu_factor(a)`` (``trans=0`` only)."""
+    lu_, piv = lu_and_piv
+    if trans != 0:
+        raise NotImplementedError("lu_solve with trans != 0")
+    lu_, b = _inexact("lu_solve", lu_, b)
+    b, vector = _matrix_rhs(b)
+    perm = jnp.asarray(_pivots_to_permutation(lax.stop_gradient(piv), lu_.shape[-2]), np.int32)
+    from ..numpy.linalg import _lu_solve
+
+    x = _lu_solve(lu_, perm, b, False)
+    return x[..., 0] if vector else x
+
+
+def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
+    (a,) = _inexact("lu", a)
+    lu_, _, perm = lax_linalg.lu(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    p = jnp.swapaxes(lax_linalg.permutation_matrix(perm, a.dtype), -1, -2)
+    l_ = jnp.tril(lu_, -1)[..., :, :k] + jnp.eye(m, k, dtype=a.dtype)
+    u = jnp.triu(lu_)[..., :k, :]
+    return (jnp.matmul(p, l_), u) if permute_l else (p, l_, u)
+
+
+def solve(
+    a,
+    b,
+    lower: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    debug: bool = False,
+    check_finite: bool = True,
+    assume_a: str = "gen",
+):
+    """Solve ``a x = b``; ``assume_a='pos'`` uses the Cholesky factorization."""
+    if assume_a == "pos":
+        return cho_solve(cho_factor(a, lower=lower), b)
+    if assume_a not in ("gen", "sym", "her"):
+        raise ValueError(f"Expected assume_a to be one of 'gen', 'sym', 'her', 'pos'; got {assume_a!r}")
+    return jnp.linalg.solve(a, b)
+
+
+def eigh(
+    a,
+    b=None,
+    lower: bool = True,
+    eigvals_only: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    turbo: bool = True,
+    eigvals=None,
+    type: int = 1,
+    check_finite: bool = True,
+):
+    """Eigenvalues ``w`` (and eigenvectors ``v``) of a symmetric matrix: ``(w, v)``."""
+    if b is not None:
+        raise NotImplementedError("Only the b=None case of eigh is implemented")
+    w, v = jnp.linalg.eigh(a, UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)
+
+
+def qr(
+    a,
+    overwrite_a: bool = False,
+    lwork=None,
+    mode: str = "full",
+    pivoting: bool = False,
+    check_finite: bool = True,
+):
+    """``(q, r)`` with scipy's modes: 'full', 'economic' or 'r'."""
+    if pivoting:
+        raise NotImplementedError("qr with pivoting=True")
+    (a,) = _inexact("qr", a)
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(a, full_matrices=mode == "full")
+    return (r,) if mode == "r" else (q, r)
+
+
+def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
+    """The matrix exponential (Pade approximation with scaling and squaring).
+
+    >>> expm(jnp.zeros((2, 2)))
+    Array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
+    (A,) = _inexact("expm", A)
+    return lax_linalg.expm(A)
+
+
+def block_diag(*arrs):
+    """A block-diagonal matrix from 2-d (or smaller) blocks."""
+    if not arrs:
+        return jnp.zeros((1, 0))
+    arrs = _inexact("block_diag", *arrs)
+    arrs = [jnp.atleast_2d(a) for a in arrs]
+    if any(a.ndim != 2 for a in arrs):
+        raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions")
+    cols = sum(a.shape[1] for a in arrs)
+    rows, left = [], 0
+    for a in arrs:
+        rows.append(jnp.pad(a, ((0, 0), (left, cols - left - a.shape[1]))))
+        left += a.shape[1]
+    return jnp.concatenate(rows, axis=0)

@@ -1,0 +1,190 @@
+"""``jax.scipy.special``: special functions (elementwise, differentiable, batchable).
+
+Each promotes its arguments to a float dtype as JAX does, broadcasts them, and calls lax
+primitives (``engine.lax.special`` holds the ones with no simpler expression).
+
+>>> gammaln(jnp.array([1.0, 5.0]))
+Array([0.       , 3.1780539], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..lax import special as ls
+from ..nn import log_softmax, logsumexp, softmax  # noqa: F401  (jax.scipy.special re-exports)
+from ..numpy._promote import promote_args_inexact
+
+
+def _unary(name, lax_fn, doc):
+    def f(x):
+        (x,) = promote_args_inexact(name, x)
+        return lax_fn(x)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _binary(name, lax_fn, doc):
+    def f(x, y):
+        x, y = promote_args_inexact(name, x, y)
+        return lax_fn(x, y)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+erf = _unary("erf", lax.erf, "The error function.")
+erfc = _unary("erfc", ls.erfc, "The complementary error function ``1 - erf(x)``.")
+erfinv = _unary("erfinv", lax.erf_inv, "The inverse of the error function.")
+gammaln = _unary("gammaln", ls.lgamma, "``log |Gamma(x)|``.")
+loggamma = gammaln
+digamma = _unary("digamma", ls.digamma, "The digamma function, ``d/dx log Gamma(x)``.")
+expit = _unary("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
+ndtri = _unary("ndtri", ls.ndtri, "The inverse of ``ndtr``: the standard normal quantile.")
+gammainc = _binary("gammainc", ls.igamma, "The regularized lower incomplete gamma function P(a, x).")
+gammaincc = _binary("gammaincc", ls.igammac, "The regularized upper incomplete gamma function Q(a, x).")
+zeta = _binary("zeta", ls.zeta, "The Hurwitz zeta function ``sum_k (k + q) ** -x``.")
+
+
+def log_ndtr(x, series_order: int = 3):
+    """``log(ndtr(x))``, accurate far into the lower tail."""
+    (x,) = promote_args_inexact("log_ndtr", x)
+    return ls.log_ndtr(x)
+
+
+def logit(x):
+    """``log(x / (1 - x))``, the inverse of ``expit``."""
+    (x,) = promote_args_inexact("logit", x)
+    return lax.log(lax.div(x, lax.sub(lax.full_like(x, 1), x)))
+
+
+def ndtr(x):
+    """The standard normal CDF.
+
+    >>> ndtr(0.0)
+    Array(0.5, dtype=float32, weak_type=True)
+    """
+    (x,) = promote_args_inexact("ndtr", x)
+    z = lax.mul(x, lax.full_like(x, 1 / np.sqrt(2)))
+    # erf near 0, erfc in the tails (as JAX), so neither cancels.
+    small = lax.add(lax.full_like(x, 0.5), lax.mul(lax.full_like(x, 0.5), lax.erf(z)))
+    tail_lo = lax.mul(lax.full_like(x, 0.5), ls.erfc(lax.neg(z)))
+    tail_hi = lax.sub(lax.full_like(x, 1), lax.mul(lax.full_like(x, 0.5), ls.erfc(z)))
+    tail = jnp.where(lax.gt(z, lax.full_like(z, 0)), tail_hi, tail_lo)
+    return jnp.where(lax.lt(lax.abs(z), lax.full_like(z, 1 / np.sqrt(2))), small, tail)
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of the digamma function (``n`` a non-negative integer)."""
+    n, x = promote_args_inexact("polygamma", n, x)
+    return ls.polygamma(n, x)
+
+
+def betaln(a, b):
+    """``log |B(a, b)|`` = ``gammaln(a) + gammaln(b) - gammaln(a + b)``."""
+    a, b = promote_args_inexact("betaln", a, b)
+    return jnp.subtract(jnp.add(ls.lgamma(a), ls.lgamma(b)), ls.lgamma(jnp.add(a, b)))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    a, b, x = promote_args_inexact("betainc", a, b, x)
+    a, b, x = jnp.broadcast_arrays(a, b, x)
+    return ls.betainc(a, b, x)
+
+
+def gammasgn(x):
+    """The sign of Gamma(x): -1 on the negative intervals (-2k-1, -2k), else 1."""
+    (x,) = promote_args_inexact("gammasgn", x)
+    floor_x = jnp.floor(x)
+    negative = jnp.logical_and(x < 0, jnp.remainder(floor_x, 2) != 0)
+    return jnp.where(negative, -1.0, 1.0).astype(x.dtype)
+
+
+def gamma(x):
+    """The gamma function."""
+    (x,) = promote_args_inexact("gamma", x)
+    return gammasgn(x) * jnp.exp(ls.lgamma(x))
+
+
+def beta(a, b):
+    """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``."""
+    a, b = promote_args_inexact("beta", a, b)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * jnp.exp(betaln(a, b))
+
+
+def factorial(n, exact: bool = False):
+    """``n!`` as ``gamma(n + 1)`` (0 for negative ``n``)."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = promote_args_inexact("factorial", n)
+    return jnp.where(n < 0, 0, jnp.exp(ls.lgamma(n + 1)))
+
+
+def poch(z, m):
+    """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
+    z, m = promote_args_inexact("poch", z, m)
+    return gamma(z + m) / gamma(z)
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (a Python int)."""
+    d = int(d)
+    (a,) = promote_args_inexact("multigammaln", a)
+    constant = 0.25 * d * (d - 1) * np.log(np.pi)
+    terms = [ls.lgamma(a - 0.5 * j) for j in range(d)]
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total + jnp.asarray(constant, a.dtype)
+
+
+def _xlogy_impl(x, y):
+    safe_y = jnp.where(x == 0, 1, y)
+    return jnp.where(x == 0, 0, x * jnp.log(safe_y))
+
+
+def xlogy(x, y):
+    """``x * log(y)``, with 0 where ``x == 0`` (even where ``y == 0``)."""
+    x, y = promote_args_inexact("xlogy", x, y)
+    return _xlogy_impl(x, y)
+
+
+def xlog1py(x, y):
+    """``x * log1p(y)``, with 0 where ``x == 0``."""
+    x, y = promote_args_inexact("xlog1py", x, y)
+    safe_y = jnp.where(x == 0, 0, y)
+    return jnp.where(x == 0, 0, x * jnp.log1p(safe_y))
+
+
+def entr(x):
+    """``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` for ``x < 0``."""
+    (x,) = promote_args_inexact("entr", x)
+    return jnp.where(x < 0, -jnp.inf, -_xlogy_impl(x, x))
+
+
+def rel_entr(p, q):
+    """``p log(p / q)`` for positive p, q; 0 at p == 0 (q >= 0); inf otherwise."""
+    p, q = promote_args_inexact("rel_entr", p, q)
+    both_gt_zero = jnp.logical_and(p > 0, q > 0)
+    one_zero = jnp.logical_and(p == 0, q >= 0)
+    safe_p = jnp.where(both_gt_zero, p, 1)
+    safe_q = jnp.where(both_gt_zero, q, 1)
+    log_val = lax.sub(_xlogy_impl(safe_p, safe_p), _xlogy_impl(safe_p, safe_q))
+    return jnp.where(both_gt_zero, log_val, jnp.where(one_zero, 0, jnp.inf))
+
+
+def kl_div(p, q):
+    """``p log(p / q) - p + q`` (the elementwise Kullback-Leibler divergence)."""
+    p, q = promote_args_inexact("kl_div", p, q)
+    return jnp.where(
+        jnp.logical_and(p == 0, q >= 0),
+        q,
+        jnp.where(jnp.logical_and(p > 0, q > 0), rel_entr(p, q) - p + q, jnp.inf),
+    )

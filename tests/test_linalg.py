@@ -1,0 +1,93 @@
+"""Linear algebra primitives (engine.lax.linalg) and jnp.linalg on top of them: derivatives
+against float64 finite differences (orders 1 and 2), vmap against a loop, jit of the gradient.
+Values against JAX itself are in test_jax_reference.py (topic 'linalg')."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+import engine.numpy as jnp
+from engine import lax
+from engine.test_util import check_batching, check_grads
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((3, 3)).astype(np.float32)
+S = (A @ A.T + 3 * np.eye(3)).astype(np.float32)
+B = RNG.standard_normal((3, 2)).astype(np.float32)
+R = RNG.standard_normal((4, 3)).astype(np.float32)
+W = RNG.standard_normal((3, 4)).astype(np.float32)
+
+CASES = {
+    "cholesky": (jnp.linalg.cholesky, (S,)),
+    "triangular_solve_left_lower": (
+        lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True),
+        (S, B),
+    ),
+    "triangular_solve_right_upper_transposed": (
+        lambda a, b: lax.linalg.triangular_solve(a, b.T, lower=False, transpose_a=True),
+        (S, B),
+    ),
+    "triangular_solve_unit_diagonal": (
+        lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True, unit_diagonal=True),
+        (S, B),
+    ),
+    "lu": (lambda a: lax.linalg.lu(a)[0], (A,)),
+    "solve": (jnp.linalg.solve, (A, B)),
+    "inv": (jnp.linalg.inv, (A,)),
+    "det": (jnp.linalg.det, (A,)),
+    "slogdet": (lambda a: jnp.linalg.slogdet(a).logabsdet, (A,)),
+    "eigh_values": (lambda s: jnp.linalg.eigh(s).eigenvalues, (S,)),
+    "eigh_vectors": (lambda s: jnp.abs(jnp.linalg.eigh(s).eigenvectors), (S,)),
+    "svd_values": (lambda r: jnp.linalg.svd(r, compute_uv=False), (R,)),
+    "svd_vectors_tall": (lambda r: [jnp.abs(m) for m in jnp.linalg.svd(r, full_matrices=False)], (R,)),
+    "svd_vectors_wide": (lambda r: [jnp.abs(m) for m in jnp.linalg.svd(r, full_matrices=False)], (W,)),
+    "qr": (lambda r: jnp.linalg.qr(r), (R,)),
+    "pinv": (jnp.linalg.pinv, (R,)),
+    "lstsq": (lambda a, b: jnp.linalg.lstsq(a, b)[0], (R, R[:, :2].copy())),
+    "matrix_power": (lambda a: jnp.linalg.matrix_power(a, 3), (A,)),
+    "matrix_power_negative": (lambda a: jnp.linalg.matrix_power(a, -2), (A,)),
+    "norm_2": (lambda a: jnp.linalg.norm(a, 2), (A,)),
+    "norm_nuc": (lambda a: jnp.linalg.norm(a, "nuc"), (A,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_grads_match_finite_differences(name):
+    f, args = CASES[name]
+    check_grads(f, args, order=2, atol=1e-2, rtol=1e-2, eps=1e-3)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_vmap_matches_loop(name):
+    f, args = CASES[name]
+    check_batching(f, [np.stack([a, a * np.float32(1.1)]) for a in args], 0, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_jit_of_grad_matches_eager(name):
+    f, args = CASES[name]
+
+    def loss(*xs):
+        return sum(jnp.sum(jnp.sin(o)) for o in engine.tree_util.tree_leaves(f(*xs)))
+
+    g = engine.grad(loss, argnums=tuple(range(len(args))))
+    for a, b in zip(g(*args), engine.jit(g)(*args)):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-5, atol=1e-5)
+
+
+def test_unbatched_operand_broadcasts_in_vmap():
+    xs = np.stack([B, 2 * B])
+    got = engine.vmap(jnp.linalg.solve, in_axes=(None, 0))(A, xs)
+    np.testing.assert_allclose(np.asarray(got), np.linalg.solve(A, xs), rtol=1e-5, atol=1e-5)
+
+
+def test_cholesky_of_indefinite_matrix_is_nan():
+    assert np.isnan(np.asarray(jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]])))).all()
+
+
+@pytest.mark.parametrize("fn", [jnp.linalg.cholesky, jnp.linalg.inv, jnp.linalg.det, jnp.linalg.eigh])
+def test_complex_matrices_raise_a_clear_error(fn):
+    with pytest.raises(TypeError, match="complex64"):
+        fn(jnp.eye(2) * (1 + 1j))
