@@ -196,3 +196,66 @@ def test_cost_estimate_heat_on_graph_and_in_gutter(page: Page, artifacts):
     assert max(shares) == 1.0
     assert "estimated" in marks.first.get_attribute("title")
     page.screenshot(path=str(artifacts / "ir-cost-heat.png"))
+
+
+@needs_runner
+def test_embed_route_read_only_framable_and_opens_in_playground(page: Page, context, base_url, artifacts):
+    import http.server
+    import threading
+
+    import httpx
+
+    request = {"code": VMAP_LOSS, "function": "loss", "stack": VMAP_STACK, "args": ["w", "xs"]}
+    sid = httpx.post(f"{base_url}/api/snippets", json={"request": request}, timeout=30).json()["id"]
+
+    # A docs page on another origin (another loopback port) frames it: allowed for /embed/ only.
+    docs = (
+        f'<iframe id="e" src="{base_url}/embed/{sid}?panel=ir" width="1200" height="700"></iframe>'
+        f'<iframe id="p" src="{base_url}/" width="400" height="300"></iframe>'
+    ).encode()
+
+    class Docs(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.end_headers()
+            self.wfile.write(docs)
+
+        def log_message(self, *args):
+            pass
+
+    docs_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Docs)
+    threading.Thread(target=docs_server.serve_forever, daemon=True).start()
+    docs_url = f"http://127.0.0.1:{docs_server.server_address[1]}"
+    page.route(f"{docs_url}/**", lambda route: route.continue_())
+    page.goto(f"{docs_url}/guide.html")
+    frame = page.frame_locator("#e")
+    expect(frame.get_by_test_id("embed-code")).to_contain_text("def loss(w, x):")
+    expect(frame.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
+    expect(frame.get_by_test_id("embed-panel")).to_have_attribute("data-panel", "ir")
+    expect(frame.get_by_test_id("stage-tab").last).to_contain_text("vmap")
+    expect(frame.get_by_test_id("ir-node").first).to_be_visible()
+    assert frame.locator(".cm-editor").count() == 0  # read-only: no editor, no Run
+    assert frame.get_by_test_id("run").count() == 0
+    blocked = page.frame_locator("#p")
+    page.wait_for_timeout(500)
+    assert blocked.locator("#app").count() == 0, "the playground must not render inside a frame"
+    page.screenshot(path=str(artifacts / "embed-ir.png"))
+    docs_server.shutdown()
+
+    # "Open in playground" carries the code in the fragment; nothing new is stored for it.
+    href = frame.get_by_test_id("open-in-playground").get_attribute("href")
+    assert href.startswith(f"{base_url}/#s="), href
+    fresh = context.new_page()
+    fresh.goto(href)
+    fresh.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    assert fresh.evaluate("() => window.jaxplay.getCode()") == VMAP_LOSS
+    fresh.close()
+
+    # The default panel is the result; an unknown id says so.
+    page.goto(f"/embed/{sid}")
+    expect(page.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
+    expect(page.get_by_test_id("embed-panel")).to_have_attribute("data-panel", "output")
+    expect(page.get_by_test_id("result")).to_be_visible()
+    page.goto("/embed/zzzzzzzzzz")
+    expect(page.get_by_test_id("embed-error")).to_contain_text("zzzzzzzzzz")

@@ -4,7 +4,7 @@ sniffing, no referrer beyond the origin, and no framing.
 The page's own script is all in files (``web/index.html`` loads its theme script from
 ``/theme.js``). ``style-src`` allows inline styles because CodeMirror and the graph panel set
 ``style`` attributes and CodeMirror injects ``<style>`` elements; scripts stay file-only.
-A route that must be framed (an ``/embed/`` page, if one is added) goes in ``FRAMEABLE``.
+The read-only ``/embed/<id>`` page is the one route other sites may frame (``FRAMEABLE``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ DOCS_POLICY = "; ".join(
 )
 DOCS_PATHS = ("/docs", "/redoc")
 FRAME_NONE, FRAME_ANY = "'none'", "*"
-FRAMEABLE: tuple[str, ...] = ()  # path prefixes other sites may frame, e.g. "/embed/"
+# Path prefixes other sites may frame: only the read-only embed page (routes/pages.py).
+FRAMEABLE: tuple[str, ...] = ("/embed/",)
 
 
 def headers_for(path: str) -> list[tuple[bytes, bytes]]:

@@ -264,3 +264,17 @@ def test_the_built_page_has_no_inline_script():
         pytest.skip("web/dist not built")
     scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", index.read_text(), re.S)
     assert scripts and all("src=" in attrs and not body.strip() for attrs, body in scripts), scripts
+
+
+def test_embed_page_is_the_only_frameable_route(client):
+    sid = client.post("/api/snippets", json={"request": {"code": "x = 1\n"}}).json()["id"]
+    page = client.get(f"/embed/{sid}")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    csp = page.headers["content-security-policy"]
+    assert "frame-ancestors *" in csp and "x-frame-options" not in page.headers
+    assert "script-src 'self';" in csp  # the rest of the policy still holds
+    assert client.get("/embed/zzzzzzzzzz").status_code == 404
+    for path in ("/", f"/s/{sid}", f"/api/snippets/{sid}", "/embedded", "/embed"):
+        r = client.get(path)
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"], path
+        assert r.headers["x-frame-options"] == "DENY", path

@@ -12,6 +12,17 @@ router = APIRouter(tags=["pages"])
 @router.get("/s/{snippet_id}", response_class=HTMLResponse, include_in_schema=True)
 async def shared_page(snippet_id: str, request: Request):
     """The page for a shared link: the app's index.html, which loads the snippet by the id in its URL."""
+    return await _snippet_page(snippet_id, request)
+
+
+@router.get("/embed/{snippet_id}", response_class=HTMLResponse, include_in_schema=True)
+async def embed_page(snippet_id: str, request: Request):
+    """A stored snippet read-only, for an iframe in docs: its code, its result and one panel
+    (``?panel=output|ir|timings``). The only route other sites may frame (``server/headers.py``)."""
+    return await _snippet_page(snippet_id, request)
+
+
+async def _snippet_page(snippet_id: str, request: Request):
     app = request.app
     found = snippet_id.isalnum() and await run_in_threadpool(app.state.store.get, snippet_id) is not None
     status = 200 if found else 404

@@ -390,7 +390,12 @@ class App {
         h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"),
         h("div", { class: "share-row" }, input,
           h("button", { type: "button", class: "btn", onclick: async () => { input.select(); try { await navigator.clipboard.writeText(url); this.notify("Copied"); } catch { document.execCommand("copy"); } } }, "Copy")),
-        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel and IR stage."));
+        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel and IR stage."),
+        h("label", { class: "label" }, "Embed (read-only, for an iframe in docs)"),
+        h("input", {
+          type: "text", readonly: true, testid: "share-embed", "aria-label": "Embed code", onfocus: (e: Event) => (e.target as HTMLInputElement).select(),
+          value: `<iframe src="${location.origin}/embed/${id}?panel=${["output", "ir", "timings"].includes(this.session.panel) ? this.session.panel : "output"}" width="100%" height="420" style="border:0"></iframe>`,
+        }));
       input.focus();
     } catch (e) {
       replace(this.sharePop, h("p", { class: "error-text", testid: "share-error" }, `Could not share: ${(e as Error).message}`));
@@ -456,15 +461,21 @@ function welcome(): HTMLElement {
     empty("Nothing run yet.", "Open Examples for a guided tour."));
 }
 
-const app = new App(document.getElementById("app")!);
-void app.start();
-
 // A small handle for automation (the end-to-end tests) and the browser console.
 declare global {
   interface Window { jaxplay: { setCode(code: string): void; getCode(): string; run(): Promise<void> } }
 }
-window.jaxplay = {
-  setCode: (code) => app.setCode(code),
-  getCode: () => app.getCode(),
-  run: () => app.run(),
-};
+
+// `/embed/<id>` is the read-only page for iframes; everything else is the playground.
+const embedId = /^\/embed\/([A-Za-z0-9]+)\/?$/.exec(location.pathname)?.[1];
+if (embedId) {
+  void import("./embed").then((m) => m.startEmbed(embedId, document.getElementById("app")!));
+} else {
+  const app = new App(document.getElementById("app")!);
+  void app.start();
+  window.jaxplay = {
+    setCode: (code) => app.setCode(code),
+    getCode: () => app.getCode(),
+    run: () => app.run(),
+  };
+}
