@@ -259,3 +259,41 @@ def test_embed_route_read_only_framable_and_opens_in_playground(page: Page, cont
     expect(page.get_by_test_id("result")).to_be_visible()
     page.goto("/embed/zzzzzzzzzz")
     expect(page.get_by_test_id("embed-error")).to_contain_text("zzzzzzzzzz")
+
+
+RECOMPILES = """import jax
+import jax.numpy as jnp
+
+@jax.jit
+def f(x, n):
+    return jnp.sin(x) * n
+
+f(jnp.ones(3), 2.0)
+f(jnp.ones(3), 3.0)
+f(jnp.ones(4), 2.0)
+f(jnp.ones(4, dtype=jnp.int32), 2.0)
+g = jax.jit(lambda x, k: x * k, static_argnums=1)
+g(jnp.ones(3), 2)
+g(jnp.ones(3), 3)
+g(jnp.ones(3), 3)
+"""
+
+
+@needs_runner
+def test_recompile_timeline_names_each_reason(page: Page, artifacts):
+    page.goto("/" + session_fragment(RECOMPILES, None, [], [], "timings"))
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    section = page.get_by_test_id("recompiles")
+    expect(section).to_be_visible()
+    rows = page.get_by_test_id("recompile-row")
+    expect(rows).to_have_count(7)
+    statuses = rows.evaluate_all("els => els.map(e => e.dataset.status)")
+    assert statuses[0] in ("compile", "disk") and statuses[4] in ("compile", "disk"), statuses
+    assert [statuses[i] for i in (1, 2, 3, 5, 6)] == ["hit", "recompile", "recompile", "recompile", "hit"]
+    expect(rows.nth(2)).to_contain_text("argument 0: f32[3] -> f32[4]")
+    expect(rows.nth(3)).to_contain_text("argument 0: f32[4] -> i32[4]")
+    expect(rows.nth(5)).to_contain_text("static")
+    expect(rows.nth(2)).to_contain_text("10")  # the line of the call that recompiled
+    expect(page.get_by_test_id("recompile-summary")).to_contain_text("3 recompiled")
+    assert page.get_by_test_id("recompile-mark").count() == 7
+    section.screenshot(path=str(artifacts / "recompiles.png"))

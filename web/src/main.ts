@@ -12,6 +12,7 @@ import { DebuggerPanel } from "./panels/debugger";
 import { renderDevices } from "./panels/devices";
 import { IRPanel } from "./panels/ir";
 import { renderOutput, requestError } from "./panels/output";
+import { renderRecompiles } from "./panels/recompiles";
 import { renderTimings } from "./panels/timings";
 import type { RunReport, TransformedCall } from "./report";
 import {
@@ -357,7 +358,7 @@ class App {
         this.notice ? h("p", { class: "notice", testid: "run-notice", role: "note" }, this.notice) : "",
         renderOutput(r, { gotoLine: goto, openFirstNonfinite }, this.expectedCheck(r))); break;
       case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
-      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null)); break;
+      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null), renderRecompiles(r)); break;
       case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;
       case "debugger": this.debugger.show(this.callFor("debugger")); replace(this.panelBody, this.debugger.el); break;
     }

@@ -1,0 +1,86 @@
+// Why it recompiled: every recorded call of a jitted function on one timeline, each marked as a
+// fresh compile, a kernel-cache (disk) load or an in-memory cache hit, with the reason the engine
+// gives for a miss (which argument changed shape, dtype, weak type, or a static value) and what
+// tracing and compiling cost. Like JAX's explain_cache_misses, but drawn.
+
+import { h, s } from "../dom";
+import { fmtMs } from "../format";
+import type { RunReport, TransformedCall } from "../report";
+import { userLine } from "../report";
+
+type Status = "compile" | "recompile" | "disk" | "hit";
+
+interface CallFact {
+  call: TransformedCall;
+  status: Status;
+  reason: string;
+  start: number;
+  traceMs: number;
+  compileMs: number;
+}
+
+const STATUS_TEXT: Record<Status, string> = {
+  compile: "first compile",
+  recompile: "recompiled",
+  disk: "loaded from the kernel cache",
+  hit: "cache hit",
+};
+
+function facts(report: RunReport): CallFact[] {
+  const out: CallFact[] = [];
+  const seen = new Set<string>();
+  for (const call of report.calls) {
+    if (!call.jit) continue;
+    const ev = call.timings;
+    const sum = (cat: string) => ev.filter((e) => e.category === cat && e.name.includes("jit(")).reduce((a, e) => a + e.duration_ms, 0);
+    const first = !seen.has(call.label);
+    seen.add(call.label);
+    const status: Status = call.jit.cache === "hit" ? "hit" : call.jit.cache === "disk" ? "disk" : first ? "compile" : "recompile";
+    const reason = call.jit.recompile_reason ?? (status === "hit" ? "same argument types and static values as an earlier call"
+      : first ? "first call with these argument types" : "the engine gave no reason");
+    const run = ev.find((e) => e.category === "run");
+    out.push({ call, status, reason, start: run?.start_ms ?? ev[0]?.start_ms ?? 0, traceMs: sum("trace"), compileMs: sum("lower") + sum("compile") });
+  }
+  return out;
+}
+
+/** The traces and compiles of a run's jitted calls, or null when it made none. */
+export function renderRecompiles(report: RunReport): HTMLElement | null {
+  const rows = facts(report);
+  if (!rows.length) return null;
+  const fns = [...new Set(rows.map((r) => r.call.label))];
+  const count = (st: Status) => rows.filter((r) => r.status === st).length;
+  const compileTotal = rows.reduce((a, r) => a + r.compileMs, 0);
+  const summary = `${rows.length} call${rows.length === 1 ? "" : "s"} of ${fns.length} jitted function${fns.length === 1 ? "" : "s"}: `
+    + `${count("compile") + count("recompile")} compiled (${count("recompile")} recompiled), ${count("disk")} from the kernel cache, ${count("hit")} cache hit${count("hit") === 1 ? "" : "s"}; `
+    + `${fmtMs(compileTotal)} tracing+compiling`;
+  // Timeline: one lane per jitted function, calls in run order along x.
+  const W = 760, laneH = 26, left = 190, pad = 10;
+  const t0 = Math.min(...rows.map((r) => r.start)), t1 = Math.max(...rows.map((r) => r.start + r.traceMs + r.compileMs), t0 + 1);
+  const x = (t: number) => left + ((t - t0) / (t1 - t0)) * (W - left - pad);
+  const svg = s("svg", { class: "recompile-timeline", viewBox: `0 0 ${W} ${fns.length * laneH + 24}`, width: "100%", role: "img", "aria-label": "Compiles over time" },
+    fns.map((fn, i) => s("text", { x: 4, y: i * laneH + 17, class: "tick" }, fn.length > 28 ? fn.slice(0, 27) + "…" : fn)),
+    rows.map((r, k) => {
+      const lane = fns.indexOf(r.call.label);
+      const w = Math.max(4, x(r.start + r.traceMs + r.compileMs) - x(r.start));
+      return s("rect", {
+        x: x(r.start), y: lane * laneH + 5, width: w, height: laneH - 10, rx: 3, class: `rc-mark rc-${r.status}`, testid: "recompile-mark", "data-call": k,
+      }, s("title", null, `call ${r.call.id + 1}${userLine(r.call.source) ? ` (line ${userLine(r.call.source)})` : ""}: ${STATUS_TEXT[r.status]} — ${r.reason}`));
+    }),
+    s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
+    s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
+  const table = h("table", { class: "recompile-table" },
+    h("thead", null, h("tr", null, ["call", "line", "function", "what happened", "why", "trace", "lower+compile"].map((c) => h("th", null, c)))),
+    h("tbody", null, rows.map((r) => h("tr", { testid: "recompile-row", "data-status": r.status },
+      h("td", null, String(r.call.id + 1)),
+      h("td", null, userLine(r.call.source) ? String(userLine(r.call.source)) : "—"),
+      h("td", { class: "mono" }, r.call.label),
+      h("td", null, h("span", { class: `rc-chip rc-${r.status}` }, STATUS_TEXT[r.status])),
+      h("td", { class: "rc-reason" }, r.reason),
+      h("td", { class: "num" }, fmtMs(r.traceMs)),
+      h("td", { class: "num" }, fmtMs(r.compileMs))))));
+  return h("section", { class: "recompiles", testid: "recompiles" },
+    h("h3", null, "Traces and compiles"),
+    h("p", { class: "muted", testid: "recompile-summary" }, summary),
+    svg, table);
+}
