@@ -276,3 +276,15 @@ def test_control_flow_example_shows_the_path_taken_in_ir_and_debugger(page: Page
     steps = page.get_by_test_id("debug-step")
     expect(steps.first).to_contain_text("gt")
     assert steps.count() >= 2
+
+
+@needs_runner
+def test_timeout_names_the_line_it_was_stopped_at(page: Page):
+    open_session(page, "import time\n\nwhile True:\n    time.sleep(0.2)\n")
+    box = page.get_by_test_id("error-box")
+    expect(box).to_have_attribute("data-limit", "timeout")
+    expect(page.get_by_test_id("error-message")).to_contain_text("line 4")
+    expect(box.get_by_test_id("error-line")).to_have_attribute("data-line", "4")
+    # The icon is drawn, not a glyph the font may lack.
+    expect(box.get_by_test_id("limit-icon")).to_be_visible()
+    assert box.locator(".error-icon").inner_text().strip() == ""

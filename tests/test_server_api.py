@@ -175,6 +175,17 @@ def engine_runner_available():
         pytest.skip("engine.inspect.run_request does not exist yet")
 
 
+def test_timeout_report_names_the_line_the_run_was_stopped_at(client):
+    # Interrupted at the wall-clock limit before being killed: the report says where it was.
+    report = client.post(
+        "/api/run", json={"code": "import time\n\nwhile True:\n    time.sleep(0.05)\n"}
+    ).json()
+    assert not report["ok"] and report["error"]["limit"] == "timeout"
+    assert report["error"]["line"] == 4 and "line 4" in report["error"]["message"]
+    assert any(f["user"] and f["line"] == 4 for f in report["error"]["traceback"])
+    assert client.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+
+
 @pytest.fixture(scope="module")
 def engine_server(tmp_path_factory):
     engine_runner_available()

@@ -16,6 +16,25 @@ from . import isolation
 
 RESULT_FD = 3
 EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
+# The supervisor interrupts a run at its wall-clock limit with SIGINT, and the kernel at its CPU
+# soft limit with SIGXCPU, before killing it: the run stops where it is, and its report's
+# traceback says which line that was.
+INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu"}
+
+
+class LimitInterrupt(BaseException):
+    """Raised in the run where a limit interrupted it; its message is the limit's name."""
+
+
+_run_pid = 0
+
+
+def _interrupt(signum, _frame):
+    if os.getpid() != _run_pid:  # a process the run forked: the signal's default action, as before
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise LimitInterrupt(INTERRUPTS[signal.Signals(signum)])
 
 
 def _wire_descriptors(result_w: int, out_w: int, err_w: int, keep: tuple[int, ...] = ()) -> None:
@@ -62,6 +81,7 @@ def run_child(
     plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int, int, int], workdir: str | None
 ) -> None:
     """Entry point right after ``fork()`` in the child. Never returns."""
+    global _run_pid
     code = EXIT_SETUP_FAILED
     try:
         os.setsid()
@@ -71,6 +91,9 @@ def run_child(
         _wire_descriptors(*fds, keep=plan.keep_fds)
         isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
         _clean_import_path()
+        _run_pid = os.getpid()
+        for sig in INTERRUPTS:
+            signal.signal(sig, _interrupt)
         code = EXIT_NO_REPORT
         from engine.inspect.schema import RunRequest
 

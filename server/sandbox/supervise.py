@@ -23,6 +23,7 @@ from . import child, isolation, slot
 READ_CHUNK = 1 << 16
 WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
 WATCH_EVERY = 0.1
+INTERRUPT_GRACE = 1.0  # seconds a run interrupted at its time limit has to report where it was
 
 
 @dataclass
@@ -246,12 +247,22 @@ def _supervise(
             ):
                 return
 
+    interrupted = False
     try:
-        while limit is None and not exited:
+        while (limit is None or interrupted) and not exited:
             now = time.monotonic()
             if now >= deadline:
-                limit, detail = "timeout", ""
-                break
+                if interrupted:
+                    break
+                # Interrupt first (the child turns SIGINT into an exception and reports the line
+                # it was on), kill after a grace period.
+                limit, detail, interrupted = "timeout", "", True
+                deadline = now + INTERRUPT_GRACE
+                try:
+                    os.kill(pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+                continue
             wait = min(deadline, next_watch) - now
             for fd, _ in poller.poll(max(wait, 0) * 1000):
                 if fd == pidfd:
@@ -300,7 +311,8 @@ def _supervise(
             status, usage = seen.get(pid, (None, None))
     cpu_used = usage.ru_utime + usage.ru_stime if usage else 0.0
 
-    report = bytes(buffers[result_r]) if limit is None else None
+    # An interrupted run's report (if complete) carries the traceback of where it was stopped.
+    report = bytes(buffers[result_r]) if limit is None or (interrupted and (finished or exited)) else None
     if limit is None and status is not None and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
         limit, detail = _exit_limit(status, cpu_used, limits.cpu_seconds)
         report = None

@@ -292,7 +292,16 @@ def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> b
         try:
             report = RunReport.model_validate_json(outcome.report)
         except ValueError:
-            limit, detail = "killed", "the run sent back an invalid report"
+            if limit != "timeout":  # an interrupted run may not have finished its report
+                limit, detail = "killed", "the run sent back an invalid report"
+    stopped_at = None
+    if report is not None and report.error is not None and report.error.type == "LimitInterrupt":
+        # Interrupted at its time or CPU limit: the limit's report, saying where the run was.
+        limit = report.error.message if report.error.message in ("timeout", "cpu") else "timeout"
+        stopped_at = report.error
+        stdout = _cap(report.stdout + stdout, limit_bytes)
+        stderr = _cap(report.stderr + stderr, limit_bytes)
+        report = None
     if report is not None:
         # The runner's own capture is not bounded by the pipe cap, so bound it here; a run that
         # printed past the cap is an output overrun even when it finished.
@@ -329,6 +338,11 @@ def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> b
             output_kib=limit_bytes >> 10,
             detail=detail or "no report",
         )
+        if stopped_at is not None and report.error is not None:
+            report.error.traceback = stopped_at.traceback
+            report.error.line, report.error.column = stopped_at.line, stopped_at.column
+            if stopped_at.line:
+                report.error.message += f" It was running line {stopped_at.line}."
     return report.model_dump_json().encode()
 
 

@@ -1,7 +1,7 @@
 // The Output panel: the error (with its line, layer and suggested fix), stdout, debug prints and
 // the result value.
 
-import { h } from "../dom";
+import { h, s } from "../dom";
 import { fmtMs } from "../format";
 import type { Check } from "../expected";
 import type { ArraySummary, RunError, RunReport, TreeNode, Value } from "../report";
@@ -58,8 +58,13 @@ export function renderError(err: RunError, handlers: OutputHandlers): HTMLElemen
   if (err.limit) {
     const [title, hint] = LIMITS[err.limit] ?? ["Limit reached", ""];
     return h("div", { class: "error-box limit", role: "alert", testid: "error-box", dataset: { limit: err.limit } },
-      h("div", { class: "error-title" }, h("span", { class: "error-icon", "aria-hidden": "true" }, "⏱"), title),
+      h("div", { class: "error-title" }, h("span", { class: "error-icon", "aria-hidden": "true" }, stopwatch()), title),
       h("p", { class: "error-message", testid: "error-message" }, err.message),
+      err.line ? h("div", { class: "error-where" }, "stopped at ", h("button", {
+        type: "button", class: "link", testid: "error-line", dataset: { line: String(err.line) },
+        onclick: () => handlers.gotoLine(err.line!),
+      }, `line ${err.line}`)) : null,
+      traceback(err, handlers),
       h("p", { class: "hint" }, hint));
   }
   const where: (HTMLElement | string)[] = [];
@@ -78,14 +83,26 @@ export function renderError(err: RunError, handlers: OutputHandlers): HTMLElemen
     where.length ? h("div", { class: "error-where" }, "at ", where) : null,
     err.suggestion ? h("div", { class: "suggestion", testid: "error-suggestion" },
       h("span", { class: "label" }, "Suggested fix"), h("p", null, err.suggestion)) : null,
-    err.traceback.length ? h("details", { class: "traceback", open: userFrames.length > 1 },
-      h("summary", null, `Traceback (${err.traceback.length} frame${err.traceback.length === 1 ? "" : "s"})`),
-      h("ol", null, err.traceback.map((f) => h("li", { class: f.user ? "user" : "lib" },
-        f.user
-          ? h("button", { type: "button", class: "link mono", onclick: () => handlers.gotoLine(f.line) }, `line ${f.line}`)
-          : h("span", { class: "mono muted" }, `${f.file}:${f.line}`),
-        h("span", { class: "mono" }, ` in ${f.function}`),
-        f.text ? h("code", { class: "frame-text" }, f.text) : null)))) : null);
+    traceback(err, handlers, userFrames.length > 1));
+}
+
+function traceback(err: RunError, handlers: OutputHandlers, open = false): HTMLElement | null {
+  if (!err.traceback.length) return null;
+  return h("details", { class: "traceback", open },
+    h("summary", null, `Traceback (${err.traceback.length} frame${err.traceback.length === 1 ? "" : "s"})`),
+    h("ol", null, err.traceback.map((f) => h("li", { class: f.user ? "user" : "lib" },
+      f.user
+        ? h("button", { type: "button", class: "link mono", onclick: () => handlers.gotoLine(f.line) }, `line ${f.line}`)
+        : h("span", { class: "mono muted" }, `${f.file}:${f.line}`),
+      h("span", { class: "mono" }, ` in ${f.function}`),
+      f.text ? h("code", { class: "frame-text" }, f.text) : null))));
+}
+
+/** The limit icon as SVG: the "⏱" glyph is missing from many system fonts. */
+function stopwatch(): SVGElement {
+  return s("svg", { viewBox: "0 0 16 16", width: 13, height: 13, class: "icon-svg", testid: "limit-icon" },
+    s("circle", { cx: 8, cy: 9, r: 5.5, fill: "none", stroke: "currentColor", "stroke-width": 1.8 }),
+    s("path", { d: "M8 9V6M6 1.5h4M12.2 4.3l1-1", fill: "none", stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round" }));
 }
 
 export function requestError(message: string, kind: string): HTMLElement {
