@@ -51,6 +51,7 @@ def test_health(client):
     assert body["isolation"]["mode"] in ("root", "uid") and body["isolation"]["safe"] is True
     assert body["warning"] is None
     assert body["isolation"]["seccomp"] is True
+    assert "notes" not in body["isolation"]  # they name host paths: server log only
 
 
 def test_openapi_and_docs(client):

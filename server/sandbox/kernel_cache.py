@@ -24,6 +24,7 @@ from typing import Optional
 log = logging.getLogger("jaxplay.kernel_cache")
 
 MANIFEST = ".jaxplay-manifest.json"
+MANIFEST_TMP = ".manifest-"  # a manifest being written (zygotes seal at the same time)
 
 
 def _writable_by_others(st: os.stat_result, trusted: set[int]) -> bool:
@@ -60,16 +61,19 @@ def _files(path: str) -> dict[str, str]:
         for name in files:
             p = os.path.join(root, name)
             rel = os.path.relpath(p, path)
-            if rel == MANIFEST or os.path.islink(p):
+            if rel == MANIFEST or name.startswith(MANIFEST_TMP) or os.path.islink(p):
                 continue
-            digests[rel] = _digest(p)
+            try:
+                digests[rel] = _digest(p)
+            except FileNotFoundError:
+                pass  # replaced meanwhile (the other zygote's or numba's temporary file)
     return digests
 
 
 def seal(path: str) -> int:
     """Record every file now in ``path`` as trusted; returns how many."""
     digests = _files(path)
-    fd, tmp = tempfile.mkstemp(dir=path, prefix=".manifest-")
+    fd, tmp = tempfile.mkstemp(dir=path, prefix=MANIFEST_TMP)
     with os.fdopen(fd, "w") as f:
         json.dump(digests, f)
     os.replace(tmp, os.path.join(path, MANIFEST))
@@ -88,11 +92,14 @@ def verify(path: str) -> list[str]:
         for name in files:
             p = os.path.join(root, name)
             rel = os.path.relpath(p, path)
-            if rel == MANIFEST:
+            if rel == MANIFEST or name.startswith(MANIFEST_TMP):
                 continue
-            if os.path.islink(p) or rel not in trusted or _digest(p) != trusted[rel]:
-                os.unlink(p)
-                removed.append(rel)
+            try:
+                if os.path.islink(p) or rel not in trusted or _digest(p) != trusted[rel]:
+                    os.unlink(p)
+                    removed.append(rel)
+            except FileNotFoundError:
+                pass
     return removed
 
 

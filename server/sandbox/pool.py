@@ -183,9 +183,10 @@ class SandboxPool:
         self.runtime = Runtime(
             engine_version=first["engine_version"],
             device_count=first["device_count"],
-            isolation=first["isolation"],
+            # Notes name host paths (mount points): they go to the log, not to /api/health.
+            isolation={k: v for k, v in first["isolation"].items() if k != "notes"},
         )
-        log.info("sandbox: %d workers, isolation %s", len(self.workers), json.dumps(self.runtime.isolation))
+        log.info("sandbox: %d workers, isolation %s", len(self.workers), json.dumps(first["isolation"]))
         for w in self.workers:
             self._idle.put_nowait(w)
 

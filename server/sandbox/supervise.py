@@ -175,12 +175,23 @@ def run(
 
 
 def sweep(plan: isolation.Plan, workdir: Optional[str], outcome: Optional[Outcome] = None) -> None:
-    """Remove what a run left: its directory; in "uid" mode also every process and scratch file
-    of the slot's uid (the zygote may not remove another uid's files in /tmp or /dev/shm)."""
+    """Remove what a run left: its directory; in "uid" mode also every scratch file of the
+    slot's uid (the zygote may not remove another uid's files in /tmp or /dev/shm).
+
+    The next run of the slot has the same uid, so it must never see this one's files: if the
+    sweep cannot finish (a run that made a million files), this raises and the zygote exits;
+    its replacement sweeps again before it serves anything."""
     if plan.mode == "uid":
-        left = plan.helper.call({"op": "sweep", "workdir": workdir})
-        if left != b"[]" and outcome is not None:
-            outcome.leftovers.append(f"sweep of uid {plan.uid}: {left!r}")
+        assert plan.helper is not None
+        left = None
+        for timeout in (5.0, 60.0, 300.0):
+            left = plan.helper.call({"op": "sweep", "workdir": workdir}, timeout=timeout)
+            if left == b"[]":
+                break
+            if outcome is not None:
+                outcome.leftovers.append(f"sweep of uid {plan.uid}: {left!r}")
+        else:
+            raise RuntimeError(f"the files of slot uid {plan.uid} could not be removed: {left!r}")
         if workdir:
             try:
                 os.rmdir(workdir)  # emptied by the sweep; the zygote may not look inside

@@ -444,7 +444,11 @@ def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
         finally:
             # The run's teardown happens after its reply is on its way, and before the next run.
             if outcome is not None:
-                supervise.cleanup(outcome)
+                try:
+                    supervise.cleanup(outcome)
+                except Exception:  # noqa: BLE001 - the slot is not clean: no further run may use it
+                    log.exception("slot %s: cleanup failed; this zygote exits", config["slot"])
+                    os._exit(1)
                 if outcome.leftovers:
                     log.error("slot %s: processes survived the run: %s", config["slot"], outcome.leftovers)
 
