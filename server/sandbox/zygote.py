@@ -97,12 +97,14 @@ def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool
     import tempfile
 
     workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
+    ok, facts = False, {}
     try:
         if plan.uid is not None:
             try:
                 os.chown(workdir, plan.uid, plan.gid)
             except PermissionError:
-                return False, {"error": "no capability to hand a directory to the slot's uid (CAP_CHOWN)"}
+                facts["error"] = "no capability to hand a directory to the slot's uid (CAP_CHOWN)"
+                return ok, facts
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -123,7 +125,10 @@ def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool
         if ok and plan.mode in SAFE_MODES:
             ok, facts["error"] = _safe_mode_facts(plan, facts, server_pid)
     finally:
-        supervise.sweep(plan, workdir)
+        try:
+            supervise.sweep(plan, workdir)
+        except RuntimeError as e:  # a slot helper that cannot run: the mode is refused anyway
+            ok, facts["error"] = False, facts.get("error") or str(e)
     return ok, facts
 
 
