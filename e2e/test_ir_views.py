@@ -297,3 +297,42 @@ def test_recompile_timeline_names_each_reason(page: Page, artifacts):
     expect(page.get_by_test_id("recompile-summary")).to_contain_text("3 recompiled")
     assert page.get_by_test_id("recompile-mark").count() == 7
     section.screenshot(path=str(artifacts / "recompiles.png"))
+
+
+@needs_runner
+def test_two_stacks_side_by_side_as_one_link(page: Page, context, artifacts):
+    jit_vmap = VMAP_STACK + [{"name": "jit", "options": {}}]
+    vmap_jit = [VMAP_STACK[0], {"name": "jit", "options": {}}, VMAP_STACK[1]]
+    a = session_fragment(VMAP_LOSS, "loss", jit_vmap, ["w", "xs"], "ir")[3:]
+    b = session_fragment(VMAP_LOSS, "loss", vmap_jit, ["w", "xs"], "ir")[3:]
+    page.goto(f"/compare#a={a}&b={b}")
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=120_000)
+    expect(page.get_by_test_id("cmp-values")).to_contain_text("values match")
+    head = page.locator(".cmp-table > thead").inner_text()
+    assert (
+        "jit(vmap(grad(loss), in_axes=(None, 0)))" in head
+        and "vmap(jit(grad(loss)), in_axes=(None, 0))" in head
+    )
+    kernels = page.get_by_test_id("cmp-row-kernels").locator("td").all_inner_texts()
+    assert all("fused" in k for k in kernels), kernels
+    expect(page.get_by_test_id("cmp-ir-diff")).to_contain_text("IR, B's final stage against A's")
+    for side in ("a", "b"):
+        expect(page.get_by_test_id(f"cmp-ir-{side}").get_by_test_id("stage-tab").first).to_be_visible()
+    costs = page.get_by_test_id("cmp-row-cost").locator("td").all_inner_texts()
+    assert all("FLOP" in c for c in costs), costs
+    page.screenshot(path=str(artifacts / "compare.png"), full_page=True)
+
+    # Edit B in the page: drop jit; the link follows, and opens the same comparison elsewhere.
+    page.get_by_test_id("cmp-stack-b").fill("grad, vmap(in_axes=(None, 0))")
+    page.get_by_test_id("cmp-run").click()
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 2", timeout=120_000)
+    expect(page.get_by_test_id("cmp-values")).to_contain_text("values match")
+    assert page.get_by_test_id("cmp-row-kernels").locator("td").nth(1).inner_text() == "not jitted"
+    link = page.get_by_test_id("cmp-link").input_value()
+    assert "/compare#a=" in link and "&b=" in link
+    other = context.new_page()
+    other.goto(link)
+    other.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=120_000)
+    assert other.get_by_test_id("cmp-stack-b").input_value() == "grad, vmap(in_axes=(None, 0))"
+    expect(other.get_by_test_id("cmp-values")).to_contain_text("values match")
+    other.close()

@@ -22,6 +22,15 @@ async def embed_page(snippet_id: str, request: Request):
     return await _snippet_page(snippet_id, request)
 
 
+@router.get("/compare", response_class=HTMLResponse, include_in_schema=True)
+async def compare_page(request: Request):
+    """Two transformation stacks side by side; both sessions travel in the URL fragment."""
+    index = request.app.state.settings.web_dist / "index.html"
+    if index.is_file():
+        return FileResponse(index, media_type="text/html")
+    return HTMLResponse("<!doctype html><p>The web page is not built (run <code>make install</code>).</p>")
+
+
 async def _snippet_page(snippet_id: str, request: Request):
     app = request.app
     found = snippet_id.isalnum() and await run_in_threadpool(app.state.store.get, snippet_id) is not None

@@ -5,6 +5,7 @@ import "./styles.css";
 import { ApiError, type Example, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
 import { type Check, checkExpected } from "./expected";
 import { empty, h, replace } from "./dom";
+import { compareUrl } from "./compare-url";
 import { showLineCosts } from "./cost-gutter";
 import { Editor } from "./editor";
 import { Gallery } from "./gallery";
@@ -62,6 +63,7 @@ class App {
       onSourceLines: (l) => this.editor.highlightLines(l),
       onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
       onStageCost: (cost) => showLineCosts(this.editor.view, cost),
+      compareLink: () => compareUrl(this.session, this.session),
     });
     this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
     this.gallery = new Gallery((s, ex) => {
@@ -471,6 +473,8 @@ declare global {
 const embedId = /^\/embed\/([A-Za-z0-9]+)\/?$/.exec(location.pathname)?.[1];
 if (embedId) {
   void import("./embed").then((m) => m.startEmbed(embedId, document.getElementById("app")!));
+} else if (/^\/compare\/?$/.test(location.pathname)) {
+  void import("./compare").then((m) => m.startCompare(document.getElementById("app")!));
 } else {
   const app = new App(document.getElementById("app")!);
   void app.start();

@@ -15,6 +15,8 @@ export interface IRHandlers {
   onStage?(name: string): void;
   /** The shown stage's estimated cost per source line (null: none shown), for the editor gutter. */
   onStageCost?(cost: StageCost | null): void;
+  /** A link that opens this session in the two-stack comparison, when it fits in a URL. */
+  compareLink?(): string | null;
 }
 
 type View = "graph" | "text" | "both";
@@ -184,11 +186,13 @@ export class IRPanel {
       onclick: () => { this.heat = v; this.renderStage(); },
     }, label);
     const cost = stage.cost;
+    const compare = this.handlers.compareLink?.() ?? null;
     return h("div", { class: "stage-compare" },
       h("label", { class: "muted" }, "Diff with ", select),
       h("span", { class: "diff-summary", testid: "stage-diff-summary" }, d ? d.summary : this.compareWith === null ? "" : "nothing to compare with"),
       removed,
       h("span", { class: "grow" }),
+      compare ? h("a", { href: compare, target: "_blank", rel: "noopener", testid: "compare-link", title: "Run this and another stack side by side" }, "compare stacks ↗") : null,
       cost ? h("span", { class: "muted", testid: "stage-cost", title: "Estimated from shapes and primitives (XLA cost-analysis style), not measured" },
         `≈ ${formatCount(cost.flops, "FLOP")} · ${formatCount(cost.bytes, "B")} (estimate)`) : null,
       h("div", { class: "segmented", role: "group", "aria-label": "Cost heat" }, heatBtn("off", "no heat"), heatBtn("flops", "FLOPs"), heatBtn("bytes", "bytes")));
