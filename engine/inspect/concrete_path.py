@@ -69,6 +69,7 @@ def trace_on_path(fun: Callable, args: list) -> ClosedJaxpr:
             tracers_in = []
             for a in args:
                 t = trace.new_arg(core.get_aval(a))
+                assert isinstance(t, PathTracer)  # PathBuilder makes every tracer
                 t.val = core.to_numpy(a)
                 tracers_in.append(t)
             outs = fun(*tracers_in)
