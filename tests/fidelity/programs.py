@@ -1,0 +1,1521 @@
+"""The fidelity corpus: small programs users write, whose ``make_jaxpr`` text must match JAX 0.10.2's.
+
+Each program is a function of no arguments returning ``(f, args)``; ``make_jaxpr(f)(*args)`` is
+compared. The programs use the globals ``jax``, ``jnp``, ``lax``, ``random`` and ``nn``, which
+``bind`` points at either JAX (``record.py``, in the JAX venv) or the engine (the test), so the
+same source runs on both. Arguments are numpy arrays (or Python scalars), never framework arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+PROGRAMS: dict = {}
+
+jax = jnp = lax = random = nn = None  # bound by `bind`
+
+
+def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
+    g = globals()
+    g.update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+
+
+def program(fn):
+    assert fn.__name__ not in PROGRAMS, fn.__name__
+    PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+def f32(*shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+
+
+def i32(*shape, hi=4):
+    return np.random.RandomState(1).randint(0, hi, shape).astype(np.int32)
+
+
+# --- elementwise functions: plain, grad, vmap(grad) ------------------------------------------------
+
+_UNARY = [
+    "sin", "cos", "tan", "tanh", "exp", "log", "log1p", "expm1", "sqrt", "abs", "negative", "sign",
+    "floor", "ceil", "round", "square", "reciprocal", "sinh", "cosh", "arcsin", "arccos", "arctan",
+    "arcsinh", "arctanh", "exp2", "log2", "log10", "cbrt",
+]  # fmt: skip
+
+
+def _unary_programs(name):
+    def plain():
+        return getattr(jnp, name), (f32(3),)
+
+    def grad():
+        return jax.grad(getattr(jnp, name)), (0.5,)
+
+    plain.__name__, grad.__name__ = f"{name}", f"grad_{name}"
+    program(plain)
+    program(grad)
+
+
+for _name in _UNARY:
+    _unary_programs(_name)
+
+_NN = ["relu", "sigmoid", "softplus", "silu", "gelu", "elu", "leaky_relu", "log_sigmoid", "relu6"]
+
+
+def _nn_programs(name):
+    def plain():
+        return getattr(nn, name), (f32(4),)
+
+    def grad():
+        return jax.grad(lambda x: jnp.sum(getattr(nn, name)(x))), (f32(4),)
+
+    plain.__name__, grad.__name__ = f"nn_{name}", f"grad_nn_{name}"
+    program(plain)
+    program(grad)
+
+
+for _name in _NN:
+    _nn_programs(_name)
+
+
+@program
+def vmap_grad_sin():
+    return jax.vmap(jax.grad(jnp.sin)), (f32(5),)
+
+
+@program
+def vmap_grad_tanh():
+    return jax.vmap(jax.grad(jnp.tanh)), (f32(5),)
+
+
+@program
+def vmap_grad_exp_sq():
+    return jax.vmap(jax.grad(lambda x: jnp.exp(x) * x**2)), (f32(5),)
+
+
+@program
+def grad_grad_tanh():
+    return jax.grad(jax.grad(jnp.tanh)), (0.3,)
+
+
+@program
+def grad_grad_grad_sin():
+    return jax.grad(jax.grad(jax.grad(jnp.sin))), (0.3,)
+
+
+@program
+def tanh_by_exp():
+    def tanh(x):
+        y = jnp.exp(-2.0 * x)
+        return (1.0 - y) / (1.0 + y)
+
+    return tanh, (1.0,)
+
+
+@program
+def grad_tanh_by_exp():
+    def tanh(x):
+        y = jnp.exp(-2.0 * x)
+        return (1.0 - y) / (1.0 + y)
+
+    return jax.grad(tanh), (1.0,)
+
+
+# --- binary operations and weak types ----------------------------------------------------------
+
+_BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "arctan2", "hypot",
+           "greater", "less_equal", "equal", "logaddexp", "remainder"]  # fmt: skip
+
+
+def _binary_program(name):
+    def plain():
+        return getattr(jnp, name), (f32(3), f32(3, seed=1))
+
+    plain.__name__ = f"binary_{name}"
+    program(plain)
+
+
+for _name in _BINARY:
+    _binary_program(_name)
+
+
+@program
+def scalar_literals():
+    return lambda x: x * 2.0 + 1 - x / 3.0, (f32(3),)
+
+
+@program
+def int_literal_on_float():
+    return lambda x: x + 1, (f32(2, 2),)
+
+
+@program
+def int_array_plus_float():
+    return lambda x: x + 1.5, (i32(3),)
+
+
+@program
+def python_scalar_arg():
+    return lambda x, y: x * y, (2.0, f32(3))
+
+
+@program
+def integer_pow_cube():
+    return lambda x: x**3, (f32(3),)
+
+
+@program
+def float_pow():
+    return lambda x: x**2.5, (f32(3),)
+
+
+@program
+def broadcast_add():
+    return lambda x, y: x + y, (f32(3, 4), f32(4))
+
+
+@program
+def broadcast_outer_add():
+    return lambda x, y: x[:, None] + y[None, :], (f32(3), f32(4))
+
+
+@program
+def astype_int():
+    return lambda x: x.astype(jnp.int32), (f32(3),)
+
+
+@program
+def astype_float16():
+    return lambda x: x.astype(jnp.float16) * 2, (f32(3),)
+
+
+@program
+def bool_logic():
+    return lambda x: jnp.logical_and(x > 0, x < 1), (f32(3),)
+
+
+@program
+def grad_mul_add():
+    return jax.grad(lambda x, y: x * y + y, argnums=(0, 1)), (1.0, 2.0)
+
+
+@program
+def grad_div():
+    return jax.grad(lambda x, y: x / y, argnums=1), (1.0, 2.0)
+
+
+@program
+def grad_pow_xy():
+    return jax.grad(lambda x, y: x**y), (1.5, 2.0)
+
+
+@program
+def grad_maximum():
+    return jax.grad(lambda x: jnp.maximum(x, 0.0)), (1.5,)
+
+
+# --- reductions ----------------------------------------------------------------------------------
+
+
+@program
+def sum_all():
+    return jnp.sum, (f32(3, 4),)
+
+
+@program
+def sum_axis0():
+    return lambda x: jnp.sum(x, axis=0), (f32(3, 4),)
+
+
+@program
+def sum_axis1_keepdims():
+    return lambda x: jnp.sum(x, axis=1, keepdims=True), (f32(3, 4),)
+
+
+@program
+def mean_all():
+    return jnp.mean, (f32(3, 4),)
+
+
+@program
+def mean_axis1():
+    return lambda x: jnp.mean(x, axis=1), (f32(3, 4),)
+
+
+@program
+def max_all():
+    return jnp.max, (f32(3, 4),)
+
+
+@program
+def min_axis0():
+    return lambda x: jnp.min(x, axis=0), (f32(3, 4),)
+
+
+@program
+def prod_all():
+    return jnp.prod, (f32(4),)
+
+
+@program
+def var_all():
+    return jnp.var, (f32(5),)
+
+
+@program
+def std_axis0():
+    return lambda x: jnp.std(x, axis=0), (f32(5, 2),)
+
+
+@program
+def argmax_axis1():
+    return lambda x: jnp.argmax(x, axis=1), (f32(3, 4),)
+
+
+@program
+def argmin_all():
+    return jnp.argmin, (f32(6),)
+
+
+@program
+def any_positive():
+    return lambda x: jnp.any(x > 0), (f32(3),)
+
+
+@program
+def all_positive():
+    return lambda x: jnp.all(x > 0), (f32(3),)
+
+
+@program
+def cumsum():
+    return jnp.cumsum, (f32(5),)
+
+
+@program
+def method_sum():
+    return lambda x: x.sum(), (f32(3, 2),)
+
+
+@program
+def method_mean_axis():
+    return lambda x: x.mean(axis=0), (f32(3, 2),)
+
+
+@program
+def grad_sum_sq():
+    return jax.grad(lambda x: jnp.sum(x**2)), (f32(3),)
+
+
+@program
+def grad_mean_sq():
+    return jax.grad(lambda x: jnp.mean(x**2)), (f32(3),)
+
+
+@program
+def grad_max():
+    return jax.grad(jnp.max), (f32(4),)
+
+
+@program
+def grad_prod():
+    return jax.grad(jnp.prod), (f32(3),)
+
+
+@program
+def grad_var():
+    return jax.grad(jnp.var), (f32(4),)
+
+
+@program
+def logsumexp():
+    return nn.logsumexp, (f32(4),)
+
+
+@program
+def grad_logsumexp():
+    return jax.grad(nn.logsumexp), (f32(4),)
+
+
+@program
+def softmax():
+    return nn.softmax, (f32(4),)
+
+
+@program
+def log_softmax():
+    return nn.log_softmax, (f32(4),)
+
+
+@program
+def softmax_axis0():
+    return lambda x: nn.softmax(x, axis=0), (f32(3, 4),)
+
+
+@program
+def manual_softmax():
+    def softmax(x):
+        e = jnp.exp(x - jnp.max(x))
+        return e / jnp.sum(e)
+
+    return softmax, (f32(4),)
+
+
+@program
+def grad_manual_softmax():
+    def softmax(x):
+        e = jnp.exp(x - jnp.max(x))
+        return e / jnp.sum(e)
+
+    return jax.grad(lambda x: softmax(x)[0]), (f32(4),)
+
+
+@program
+def one_hot():
+    return lambda i: nn.one_hot(i, 4), (i32(3),)
+
+
+@program
+def norm_l2():
+    return jnp.linalg.norm, (f32(3),)
+
+
+@program
+def grad_norm_l2():
+    return jax.grad(jnp.linalg.norm), (f32(3),)
+
+
+# --- shapes ----------------------------------------------------------------------------------------
+
+
+@program
+def reshape():
+    return lambda x: x.reshape(4, 3), (f32(3, 4),)
+
+
+@program
+def reshape_minus_one():
+    return lambda x: jnp.reshape(x, (-1,)), (f32(3, 4),)
+
+
+@program
+def transpose_T():
+    return lambda x: x.T, (f32(3, 4),)
+
+
+@program
+def transpose_axes():
+    return lambda x: jnp.transpose(x, (1, 2, 0)), (f32(2, 3, 4),)
+
+
+@program
+def expand_dims():
+    return lambda x: jnp.expand_dims(x, 0), (f32(3),)
+
+
+@program
+def squeeze():
+    return lambda x: jnp.squeeze(x), (f32(1, 3),)
+
+
+@program
+def concatenate():
+    return lambda x, y: jnp.concatenate([x, y]), (f32(3), f32(2))
+
+
+@program
+def concatenate_axis1():
+    return lambda x, y: jnp.concatenate([x, y], axis=1), (f32(2, 3), f32(2, 2))
+
+
+@program
+def stack():
+    return lambda x, y: jnp.stack([x, y]), (f32(3), f32(3))
+
+
+@program
+def tile():
+    return lambda x: jnp.tile(x, 2), (f32(3),)
+
+
+@program
+def repeat():
+    return lambda x: jnp.repeat(x, 2), (f32(3),)
+
+
+@program
+def flip():
+    return jnp.flip, (f32(3),)
+
+
+@program
+def broadcast_to():
+    return lambda x: jnp.broadcast_to(x, (2, 3)), (f32(3),)
+
+
+@program
+def ravel():
+    return jnp.ravel, (f32(2, 3),)
+
+
+@program
+def zeros_like_plus():
+    return lambda x: jnp.zeros_like(x) + x, (f32(3),)
+
+
+@program
+def ones_times():
+    return lambda x: jnp.ones(3) * x, (f32(3),)
+
+
+@program
+def arange_times():
+    return lambda x: jnp.arange(3.0) * x, (f32(3),)
+
+
+@program
+def linspace_plus():
+    return lambda x: jnp.linspace(0.0, 1.0, 3) + x, (f32(3),)
+
+
+@program
+def full_like():
+    return lambda x: jnp.full_like(x, 2.0), (f32(3),)
+
+
+@program
+def eye_matmul():
+    return lambda x: jnp.eye(3) @ x, (f32(3),)
+
+
+@program
+def clip():
+    return lambda x: jnp.clip(x, -1.0, 1.0), (f32(3),)
+
+
+@program
+def where():
+    return lambda x: jnp.where(x > 0, x, 0.0), (f32(3),)
+
+
+@program
+def where_two_arrays():
+    return lambda c, x, y: jnp.where(c, x, y), (np.array([True, False, True]), f32(3), f32(3, seed=1))
+
+
+@program
+def grad_where():
+    return jax.grad(lambda x: jnp.sum(jnp.where(x > 0, x, 0.0))), (f32(3),)
+
+
+@program
+def grad_clip():
+    return jax.grad(lambda x: jnp.sum(jnp.clip(x, -1.0, 1.0))), (f32(3),)
+
+
+@program
+def grad_reshape():
+    return jax.grad(lambda x: jnp.sum(x.reshape(6) ** 2)), (f32(2, 3),)
+
+
+@program
+def grad_transpose():
+    return jax.grad(lambda x: jnp.sum(x.T * jnp.arange(2.0))), (f32(2, 3),)
+
+
+@program
+def grad_concatenate():
+    return jax.grad(lambda x: jnp.sum(jnp.concatenate([x, x]) ** 2)), (f32(3),)
+
+
+# --- indexing ------------------------------------------------------------------------------------
+
+
+@program
+def index_int():
+    return lambda x: x[0], (f32(3, 4),)
+
+
+@program
+def index_negative():
+    return lambda x: x[-1], (f32(3),)
+
+
+@program
+def slice_range():
+    return lambda x: x[1:3], (f32(5),)
+
+
+@program
+def slice_step():
+    return lambda x: x[::2], (f32(6),)
+
+
+@program
+def slice_reverse():
+    return lambda x: x[::-1], (f32(4),)
+
+
+@program
+def index_column():
+    return lambda x: x[:, 0], (f32(3, 4),)
+
+
+@program
+def index_none():
+    return lambda x: x[None], (f32(3),)
+
+
+@program
+def index_array():
+    return lambda x, i: x[i], (f32(5), i32(3))
+
+
+@program
+def index_2d_scalar():
+    return lambda x: x[1, 2], (f32(3, 4),)
+
+
+@program
+def index_dynamic():
+    return lambda x, i: x[i], (f32(5), 2)
+
+
+@program
+def at_set():
+    return lambda x: x.at[0].set(1.0), (f32(3),)
+
+
+@program
+def at_add():
+    return lambda x: x.at[1].add(2.0), (f32(3),)
+
+
+@program
+def at_mul():
+    return lambda x: x.at[1].multiply(2.0), (f32(3),)
+
+
+@program
+def at_set_slice():
+    return lambda x: x.at[1:].set(0.0), (f32(4),)
+
+
+@program
+def at_get():
+    return lambda x: x.at[2].get(), (f32(4),)
+
+
+@program
+def dynamic_slice():
+    return lambda x, i: lax.dynamic_slice(x, (i,), (2,)), (f32(5), 1)
+
+
+@program
+def dynamic_update_slice():
+    return lambda x, y: lax.dynamic_update_slice(x, y, (1,)), (f32(5), f32(2))
+
+
+@program
+def take():
+    return lambda x, i: jnp.take(x, i), (f32(5), i32(2))
+
+
+@program
+def grad_index_int():
+    return jax.grad(lambda x: x[0] * 2.0), (f32(3),)
+
+
+@program
+def grad_slice():
+    return jax.grad(lambda x: jnp.sum(x[1:3])), (f32(5),)
+
+
+@program
+def grad_index_array():
+    return jax.grad(lambda x, i: jnp.sum(x[i])), (f32(5), i32(3))
+
+
+@program
+def grad_at_set():
+    return jax.grad(lambda x: jnp.sum(x.at[0].set(1.0))), (f32(3),)
+
+
+# --- linear algebra ----------------------------------------------------------------------------------
+
+
+@program
+def matmul_op():
+    return lambda x, W: x @ W, (f32(4, 3), f32(3, 2))
+
+
+@program
+def matvec():
+    return lambda W, x: W @ x, (f32(2, 3), f32(3))
+
+
+@program
+def vecdot():
+    return jnp.dot, (f32(3), f32(3, seed=1))
+
+
+@program
+def dot_matrix():
+    return jnp.dot, (f32(2, 3), f32(3, 4))
+
+
+@program
+def matmul_batched():
+    return jnp.matmul, (f32(5, 2, 3), f32(5, 3, 4))
+
+
+@program
+def einsum_ij_jk():
+    return lambda a, b: jnp.einsum("ij,jk->ik", a, b), (f32(2, 3), f32(3, 4))
+
+
+@program
+def einsum_trace():
+    return lambda a: jnp.einsum("ii->", a), (f32(3, 3),)
+
+
+@program
+def einsum_batch():
+    return lambda a, b: jnp.einsum("bij,bjk->bik", a, b), (f32(5, 2, 3), f32(5, 3, 4))
+
+
+@program
+def outer():
+    return jnp.outer, (f32(3), f32(2))
+
+
+@program
+def inner():
+    return jnp.inner, (f32(3), f32(3, seed=1))
+
+
+@program
+def tensordot():
+    return lambda a, b: jnp.tensordot(a, b, axes=1), (f32(2, 3), f32(3, 4))
+
+
+@program
+def lax_dot():
+    return lax.dot, (f32(2, 3), f32(3, 4))
+
+
+@program
+def grad_matmul_W():
+    return jax.grad(lambda W, x: jnp.sum(x @ W)), (f32(3, 2), f32(4, 3))
+
+
+@program
+def grad_matvec_x():
+    return jax.grad(lambda x, W: jnp.sum(W @ x), argnums=0), (f32(3), f32(2, 3))
+
+
+@program
+def grad_vecdot():
+    return jax.grad(lambda x, y: jnp.dot(x, y)), (f32(3), f32(3, seed=1))
+
+
+@program
+def vmap_dot():
+    return jax.vmap(jnp.dot), (f32(5, 3), f32(5, 3))
+
+
+@program
+def vmap_matvec():
+    return jax.vmap(lambda x, W: W @ x, in_axes=(0, None)), (f32(5, 3), f32(2, 3))
+
+
+@program
+def vmap_matmul_both():
+    return jax.vmap(jnp.matmul), (f32(5, 2, 3), f32(5, 3, 4))
+
+
+# --- the MLP of the docs -------------------------------------------------------------------------------
+
+
+def _mlp_loss(W, b, x, y):
+    p = jnp.tanh(x @ W + b)
+    return jnp.mean((p - y) ** 2)
+
+
+@program
+def mlp_loss():
+    return _mlp_loss, (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_grad():
+    return jax.grad(_mlp_loss), (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_grad_argnums():
+    return jax.grad(_mlp_loss, argnums=(0, 1)), (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_value_and_grad():
+    return jax.value_and_grad(_mlp_loss), (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_per_example_grads():
+    g = jax.vmap(jax.grad(_mlp_loss), in_axes=(None, None, 0, 0))
+    return g, (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_vmap_forward():
+    return jax.vmap(_mlp_loss, in_axes=(None, None, 0, 0)), (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def mlp_jit_grad():
+    return jax.jit(jax.grad(_mlp_loss)), (f32(3, 2), f32(2), f32(4, 3), f32(4, 2))
+
+
+@program
+def two_layer_mlp():
+    def predict(params, x):
+        (W1, b1), (W2, b2) = params
+        h = jax.nn.relu(x @ W1 + b1)
+        return h @ W2 + b2
+
+    params = ((f32(3, 4), f32(4)), (f32(4, 2), f32(2)))
+    return predict, (params, f32(5, 3))
+
+
+@program
+def two_layer_mlp_grad():
+    def loss(params, x, y):
+        (W1, b1), (W2, b2) = params
+        h = jax.nn.relu(x @ W1 + b1)
+        return jnp.mean((h @ W2 + b2 - y) ** 2)
+
+    params = ((f32(3, 4), f32(4)), (f32(4, 2), f32(2)))
+    return jax.grad(loss), (params, f32(5, 3), f32(5, 2))
+
+
+@program
+def logistic_regression_grad():
+    def loss(w, x, y):
+        p = jax.nn.sigmoid(x @ w)
+        return -jnp.mean(y * jnp.log(p) + (1 - y) * jnp.log(1 - p))
+
+    return jax.grad(loss), (f32(3), f32(6, 3), f32(6))
+
+
+@program
+def cross_entropy_grad():
+    def loss(logits, labels):
+        return -jnp.sum(labels * jax.nn.log_softmax(logits))
+
+    return jax.grad(loss), (f32(4), f32(4, seed=1))
+
+
+# --- transformations ------------------------------------------------------------------------------------
+
+
+@program
+def grad_has_aux():
+    return jax.grad(lambda x: (jnp.sin(x), jnp.cos(x)), has_aux=True), (1.0,)
+
+
+@program
+def value_and_grad_scalar():
+    return jax.value_and_grad(lambda x: x**2 + 3 * x), (1.0,)
+
+
+@program
+def grad_argnums_tuple():
+    return jax.grad(lambda x, y, z: x * y * z, argnums=(0, 2)), (1.0, 2.0, 3.0)
+
+
+@program
+def jvp_sin():
+    return lambda x, t: jax.jvp(jnp.sin, (x,), (t,)), (f32(3), f32(3, seed=1))
+
+
+@program
+def jvp_mul():
+    return lambda x, t: jax.jvp(lambda x: x * x * 3.0, (x,), (t,)), (f32(3), f32(3, seed=1))
+
+
+@program
+def vjp_sin():
+    def f(x, ct):
+        y, pullback = jax.vjp(jnp.sin, x)
+        return pullback(ct)
+
+    return f, (f32(3), f32(3, seed=1))
+
+
+@program
+def vjp_tanh_exp():
+    def f(x, ct):
+        y, pullback = jax.vjp(lambda x: jnp.tanh(jnp.exp(x)), x)
+        return y, pullback(ct)
+
+    return f, (f32(3), f32(3, seed=1))
+
+
+@program
+def linearize_sin():
+    def f(x, t):
+        y, f_jvp = jax.linearize(jnp.sin, x)
+        return f_jvp(t)
+
+    return f, (f32(3), f32(3, seed=1))
+
+
+@program
+def jacfwd_sin():
+    return jax.jacfwd(jnp.sin), (f32(3),)
+
+
+@program
+def jacrev_sin():
+    return jax.jacrev(jnp.sin), (f32(3),)
+
+
+@program
+def jacfwd_matvec():
+    return jax.jacfwd(lambda x: jnp.tanh(f32(2, 3) @ x)), (f32(3),)
+
+
+@program
+def jacrev_matvec():
+    return jax.jacrev(lambda W, x: jnp.tanh(W @ x), argnums=1), (f32(2, 3), f32(3))
+
+
+@program
+def jacfwd_scalar():
+    return jax.jacfwd(lambda x: x**3), (2.0,)
+
+
+@program
+def jacrev_scalar_to_vector():
+    return jax.jacrev(lambda x: jnp.array([x, x**2])), (2.0,)
+
+
+@program
+def hessian_sum_cubes():
+    return jax.hessian(lambda x: jnp.sum(x**3)), (f32(3),)
+
+
+@program
+def hessian_scalar():
+    return jax.hessian(lambda x: jnp.sin(x) * x), (1.0,)
+
+
+@program
+def hessian_quadratic():
+    return jax.hessian(lambda x, A: x @ A @ x), (f32(3), f32(3, 3))
+
+
+@program
+def jacfwd_jacrev():
+    return jax.jacfwd(jax.jacrev(lambda x: jnp.sum(jnp.sin(x)))), (f32(3),)
+
+
+@program
+def vmap_sin():
+    return jax.vmap(jnp.sin), (f32(5),)
+
+
+@program
+def vmap_add_in_axes():
+    return jax.vmap(lambda x, y: x + y, in_axes=(0, None)), (f32(5, 3), f32(3))
+
+
+@program
+def vmap_in_axes_1():
+    return jax.vmap(lambda x: jnp.sum(x), in_axes=1), (f32(3, 5),)
+
+
+@program
+def vmap_out_axes_1():
+    return jax.vmap(lambda x: x * 2.0, out_axes=1), (f32(5, 3),)
+
+
+@program
+def vmap_sum():
+    return jax.vmap(jnp.sum), (f32(5, 3),)
+
+
+@program
+def vmap_mean():
+    return jax.vmap(jnp.mean), (f32(5, 3),)
+
+
+@program
+def vmap_max():
+    return jax.vmap(jnp.max), (f32(5, 3),)
+
+
+@program
+def vmap_argmax():
+    return jax.vmap(jnp.argmax), (f32(5, 3),)
+
+
+@program
+def vmap_softmax():
+    return jax.vmap(nn.softmax), (f32(5, 3),)
+
+
+@program
+def vmap_index():
+    return jax.vmap(lambda x: x[0]), (f32(5, 3),)
+
+
+@program
+def vmap_index_batched_idx():
+    return jax.vmap(lambda x, i: x[i]), (f32(5, 3), i32(5, hi=3))
+
+
+@program
+def vmap_reshape():
+    return jax.vmap(lambda x: x.reshape(3, 2)), (f32(5, 6),)
+
+
+@program
+def vmap_transpose():
+    return jax.vmap(lambda x: x.T), (f32(5, 2, 3),)
+
+
+@program
+def vmap_concatenate():
+    return jax.vmap(lambda x: jnp.concatenate([x, x])), (f32(5, 3),)
+
+
+@program
+def vmap_where():
+    return jax.vmap(lambda x: jnp.where(x > 0, x, 0.0)), (f32(5, 3),)
+
+
+@program
+def vmap_of_vmap():
+    return jax.vmap(jax.vmap(lambda x, y: x * y)), (f32(4, 5), f32(4, 5))
+
+
+@program
+def vmap_outer_via_nested():
+    return jax.vmap(jax.vmap(lambda x, y: x * y, (None, 0)), (0, None)), (f32(4), f32(5))
+
+
+@program
+def vmap_pytree_in():
+    return jax.vmap(lambda d: d["a"] * d["b"]), ({"a": f32(5), "b": f32(5, seed=1)},)
+
+
+@program
+def vmap_tuple_out():
+    return jax.vmap(lambda x: (x, x * 2)), (f32(5),)
+
+
+@program
+def vmap_dynamic_slice():
+    return jax.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,))), (f32(5, 4), i32(5, hi=2))
+
+
+@program
+def vmap_at_set():
+    return jax.vmap(lambda x: x.at[0].set(1.0)), (f32(5, 3),)
+
+
+@program
+def jit_simple():
+    return jax.jit(lambda x: jnp.sin(x) * 2.0), (f32(3),)
+
+
+@program
+def jit_named():
+    def scale(x):
+        return x * 3.0
+
+    return jax.jit(scale), (f32(3),)
+
+
+@program
+def jit_inside():
+    def f(x):
+        y = jax.jit(jnp.cos)(x)
+        return y + 1.0
+
+    return f, (f32(3),)
+
+
+@program
+def jit_two_outputs():
+    def f(x):
+        return x + 1.0, x * 2.0
+
+    return jax.jit(f), (f32(3),)
+
+
+@program
+def jit_static_argnums():
+    def f(x, n):
+        return x**n
+
+    return lambda x: jax.jit(f, static_argnums=1)(x, 3), (f32(3),)
+
+
+@program
+def grad_of_jit():
+    return jax.grad(jax.jit(lambda x: jnp.sin(x) * x)), (1.0,)
+
+
+@program
+def vmap_of_jit():
+    return jax.vmap(jax.jit(lambda x: jnp.sum(x * x))), (f32(5, 3),)
+
+
+@program
+def jit_of_vmap():
+    return jax.jit(jax.vmap(lambda x: jnp.sum(x * x))), (f32(5, 3),)
+
+
+@program
+def jit_of_grad():
+    return jax.jit(jax.grad(lambda x: jnp.sin(x) * x)), (1.0,)
+
+
+@program
+def nested_jit():
+    inner = jax.jit(lambda x: x * 2.0)
+    return jax.jit(lambda x: inner(x) + inner(x + 1.0)), (f32(3),)
+
+
+@program
+def vmap_grad_jit():
+    return jax.vmap(jax.grad(jax.jit(lambda x: jnp.tanh(x) ** 2))), (f32(5),)
+
+
+@program
+def stop_gradient():
+    return jax.grad(lambda x: x * lax.stop_gradient(x)), (1.0,)
+
+
+@program
+def custom_jvp_fn():
+    @jax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), jnp.cos(x) * t
+
+    return f, (1.0,)
+
+
+@program
+def grad_custom_jvp():
+    @jax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), jnp.cos(x) * t
+
+    return jax.grad(f), (1.0,)
+
+
+# --- lax functions -----------------------------------------------------------------------------------------
+
+
+@program
+def lax_add():
+    return lax.add, (f32(3), f32(3, seed=1))
+
+
+@program
+def lax_exp_log():
+    return lambda x: lax.log(lax.exp(x)), (f32(3),)
+
+
+@program
+def lax_rsqrt():
+    return lax.rsqrt, (f32(3),)
+
+
+@program
+def lax_integer_pow():
+    return lambda x: lax.integer_pow(x, 3), (f32(3),)
+
+
+@program
+def lax_convert():
+    return lambda x: lax.convert_element_type(x, jnp.int32), (f32(3),)
+
+
+@program
+def lax_broadcast_in_dim():
+    return lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)), (f32(3),)
+
+
+@program
+def lax_reshape():
+    return lambda x: lax.reshape(x, (6,)), (f32(2, 3),)
+
+
+@program
+def lax_reduce_sum():
+    return lambda x: lax.reduce_sum(x, (0,)), (f32(2, 3),)
+
+
+@program
+def lax_slice():
+    return lambda x: lax.slice(x, (1,), (3,)), (f32(5),)
+
+
+@program
+def lax_pad():
+    return lambda x: lax.pad(x, 0.0, ((1, 2, 0),)), (f32(3),)
+
+
+@program
+def lax_select():
+    return lambda p, x, y: lax.select(p, x, y), (np.array([True, False]), f32(2), f32(2))
+
+
+@program
+def lax_max():
+    return lax.max, (f32(3), f32(3, seed=1))
+
+
+@program
+def lax_dot_general():
+    return lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), (f32(2, 3), f32(3, 4))
+
+
+@program
+def lax_dot_general_batch():
+    return lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))), (f32(5, 2, 3), f32(5, 3, 4))
+
+
+@program
+def lax_iota():
+    return lambda x: lax.iota(jnp.int32, 3) + x, (i32(3),)
+
+
+@program
+def lax_square():
+    return lax.square, (f32(3),)
+
+
+@program
+def lax_sort():
+    return jnp.sort, (f32(5),)
+
+
+@program
+def lax_cumsum():
+    return lambda x: lax.cumsum(x), (f32(5),)
+
+
+@program
+def lax_erf():
+    return lax.erf, (f32(3),)
+
+
+@program
+def lax_logistic():
+    return lax.logistic, (f32(3),)
+
+
+@program
+def lax_rev():
+    return lambda x: lax.rev(x, (0,)), (f32(3),)
+
+
+@program
+def lax_squeeze():
+    return lambda x: lax.squeeze(x, (0,)), (f32(1, 3),)
+
+
+@program
+def lax_expand_dims():
+    return lambda x: lax.expand_dims(x, (0,)), (f32(3),)
+
+
+@program
+def lax_clamp():
+    return lambda x: lax.clamp(-1.0, x, 1.0), (f32(3),)
+
+
+@program
+def lax_neg_abs():
+    return lambda x: lax.neg(lax.abs(x)), (f32(3),)
+
+
+# --- control flow ------------------------------------------------------------------------------------------
+
+
+@program
+def cond_simple():
+    return lambda x: lax.cond(x > 0, lambda x: x + 1.0, lambda x: x - 1.0, x), (1.0,)
+
+
+@program
+def cond_array():
+    return lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), (True, f32(3))
+
+
+@program
+def cond_two_operands():
+    return lambda p, x, y: lax.cond(p, lambda a, b: a * b, lambda a, b: a + b, x, y), (True, 1.0, 2.0)
+
+
+@program
+def cond_closure():
+    def f(x, y):
+        return lax.cond(x > 0, lambda: x * y, lambda: y)
+
+    return f, (1.0, 2.0)
+
+
+@program
+def switch_three():
+    branches = [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: -x]
+    return lambda i, x: lax.switch(i, branches, x), (1, 2.0)
+
+
+@program
+def grad_cond():
+    return jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)), (1.0,)
+
+
+@program
+def vmap_cond():
+    return jax.vmap(lambda x: lax.cond(x > 0, lambda x: x + 1.0, lambda x: x - 1.0, x)), (f32(5),)
+
+
+@program
+def fori_loop_sum():
+    return lambda x: lax.fori_loop(0, 5, lambda i, acc: acc + i, x), (1.0,)
+
+
+@program
+def fori_loop_array():
+    return lambda x: lax.fori_loop(0, 3, lambda i, v: v * 2.0, x), (f32(3),)
+
+
+@program
+def while_loop_double():
+    return lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x), (1.0,)
+
+
+@program
+def while_loop_tuple():
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))
+
+    return f, (1.0,)
+
+
+@program
+def scan_cumsum():
+    def f(xs):
+        return lax.scan(lambda c, x: (c + x, c), 0.0, xs)
+
+    return f, (f32(5),)
+
+
+@program
+def scan_rnn():
+    def f(W, h0, xs):
+        def step(h, x):
+            h = jnp.tanh(W @ h + x)
+            return h, h
+
+        return lax.scan(step, h0, xs)
+
+    return f, (f32(3, 3), f32(3), f32(4, 3))
+
+
+@program
+def grad_scan():
+    def f(xs):
+        c, _ = lax.scan(lambda c, x: (c * x, None), 1.0, xs)
+        return c
+
+    return jax.grad(f), (f32(4),)
+
+
+@program
+def grad_fori_loop():
+    return jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, v: jnp.sin(v), x)), (1.0,)
+
+
+@program
+def vmap_fori_loop():
+    return jax.vmap(lambda x: lax.fori_loop(0, 3, lambda i, v: v * x, x)), (f32(5),)
+
+
+@program
+def vmap_while_loop():
+    return jax.vmap(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)), (f32(5),)
+
+
+@program
+def python_loop_unrolled():
+    def f(x):
+        for _ in range(3):
+            x = jnp.sin(x) + x
+        return x
+
+    return f, (f32(3),)
+
+
+@program
+def map_over_rows():
+    return lambda xs: lax.map(jnp.sum, xs), (f32(4, 3),)
+
+
+# --- pytrees -------------------------------------------------------------------------------------------------
+
+
+@program
+def dict_input():
+    return lambda d: d["x"] * d["y"], ({"x": f32(3), "y": f32(3, seed=1)},)
+
+
+@program
+def dict_output():
+    return lambda x: {"sin": jnp.sin(x), "cos": jnp.cos(x)}, (f32(3),)
+
+
+@program
+def tuple_output():
+    return lambda x: (x, x + 1.0, x * 2.0), (f32(3),)
+
+
+@program
+def list_input():
+    return lambda xs: xs[0] + xs[1], ([f32(3), f32(3, seed=1)],)
+
+
+@program
+def grad_dict_params():
+    def loss(p, x):
+        return jnp.sum(jnp.tanh(x @ p["w"] + p["b"]))
+
+    return jax.grad(loss), ({"w": f32(3, 2), "b": f32(2)}, f32(4, 3))
+
+
+@program
+def tree_map_scale():
+    return lambda t: jax.tree_util.tree_map(lambda a: a * 2.0, t), ((f32(2), {"k": f32(3)}),)
+
+
+@program
+def sgd_update():
+    def update(params, grads):
+        return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+    params = {"w": f32(3, 2), "b": f32(2)}
+    return update, (params, params)
+
+
+@program
+def output_passthrough():
+    return lambda x, y: (y, x), (f32(2), f32(3))
+
+
+@program
+def unused_input():
+    return lambda x, y: x * 2.0, (f32(2), f32(3))
+
+
+@program
+def constant_output():
+    return lambda x: (x, 3.0), (f32(2),)
+
+
+@program
+def closed_over_array():
+    c = f32(3, seed=5)
+    return lambda x: x * c, (f32(3),)
+
+
+# --- random ----------------------------------------------------------------------------------------------------
+
+
+@program
+def random_key():
+    return lambda s: random.key(s), (0,)
+
+
+@program
+def random_PRNGKey():
+    return lambda s: random.PRNGKey(s), (0,)
+
+
+@program
+def random_split():
+    return lambda k: random.split(k), (np.array([0, 42], np.uint32),)
+
+
+@program
+def random_normal():
+    return lambda k: random.normal(k, (3,)), (np.array([0, 42], np.uint32),)
+
+
+@program
+def random_uniform():
+    return lambda k: random.uniform(k, (2, 2)), (np.array([0, 42], np.uint32),)
+
+
+@program
+def random_bernoulli():
+    return lambda k: random.bernoulli(k, 0.5, (3,)), (np.array([0, 42], np.uint32),)
+
+
+@program
+def random_randint():
+    return lambda k: random.randint(k, (3,), 0, 10), (np.array([0, 42], np.uint32),)
+
+
+@program
+def random_dropout():
+    def dropout(k, x):
+        keep = random.bernoulli(k, 0.9, x.shape)
+        return jnp.where(keep, x / 0.9, 0.0)
+
+    return dropout, (np.array([0, 42], np.uint32), f32(4))
+
+
+# --- pmap --------------------------------------------------------------------------------------------------------
+
+
+@program
+def pmap_sin():
+    return jax.pmap(jnp.sin), (f32(4),)
+
+
+@program
+def pmap_psum():
+    return jax.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i"), (f32(4),)
+
+
+@program
+def pmap_pmean():
+    return jax.pmap(lambda x: lax.pmean(x, "i"), axis_name="i"), (f32(4, 3),)
+
+
+@program
+def pmap_in_axes_none():
+    return jax.pmap(lambda x, y: x * y, in_axes=(0, None)), (f32(4, 3), f32(3))
+
+
+@program
+def pmap_grad():
+    return jax.pmap(jax.grad(lambda x: jnp.sum(x**2))), (f32(4, 3),)
