@@ -9,13 +9,26 @@ from __future__ import annotations
 import functools
 import inspect as _pyinspect
 
-from . import ad, batching, core
+from . import ad, batching, core, ir
 from .ir import ClosedJaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
+
+
+def _custom_jvp_pp_params(eqn):
+    p = eqn.params
+    return [
+        ("name", p["name"]),
+        ("call_jaxpr", p["call_jaxpr"]),
+        ("jvp", p["jvp"]),
+        ("symbolic_zeros", False),
+    ]
+
+
+ir.pp_params_rules[custom_jvp_call_p] = _custom_jvp_pp_params
 custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
 _in_rule: set = set()  # custom functions whose rule is running now
 

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import core
+from . import pretty_printer as pp
 from .core import ShapedArray, SourceInfo
 
 
@@ -94,91 +95,232 @@ class ClosedJaxpr:
 
 
 # ---------------------------------------------------------------------------------------------
-# Pretty-printing in the spirit of `jax.make_jaxpr` output.
+# Pretty-printing as JAX prints: the same documents (engine.pretty_printer), the same variable
+# naming (one context over nested jaxprs; a jit's inner variables take their outer names), the
+# same parameter display rules, and jaxprs used twice (or long nested ones) printed once up front.
 
 
-def _var_names():
-    for n in itertools.count(1):
-        for combo in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
-            yield "".join(combo)
+def _encode_name(n: int) -> str:
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
 
 
-class _Names:
+class PpContext:
+    """Names of variables (and of shared jaxprs) while printing one jaxpr."""
+
     def __init__(self):
-        self.names: dict[Var, str] = {}
-        self.gen = _var_names()
+        self.var_names: dict = {}
+        self.shared_jaxprs: dict = {}  # Jaxpr -> name
+        self._count = 0
 
-    def __call__(self, v) -> str:
-        if isinstance(v, Literal):
-            return pp_literal(v)
-        if v not in self.names:
-            self.names[v] = next(self.gen)
-        return self.names[v]
+    def name(self, v) -> str:
+        if type(v) is DropVar:
+            return "_"
+        n = self.var_names.get(v)
+        if n is None:
+            n = self.var_names[v] = _encode_name(self._count)
+            self._count += 1
+        return n
+
+    def suggest_same_names(self, for_vars, like_vars) -> None:
+        """Name ``for_vars`` (a sub-jaxpr's binders) like the atoms they alias, as JAX does."""
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for f, like in zip(for_vars, like_vars):
+            if isinstance(like, Var) and like not in used and isinstance(f, Var) and f not in self.var_names:
+                used.add(like)
+                self.var_names[f] = self.name(like)
+
+
+class DropVar(Var):
+    """An output binder nothing reads; prints as ``_``."""
+
+    __slots__ = ()
 
 
 def pp_literal(lit: Literal) -> str:
     val = np.asarray(core.to_numpy(lit.val))
-    if val.dtype == np.bool_:
-        s = "True" if val else "False"
-    elif np.issubdtype(val.dtype, np.floating):
-        s = repr(float(val))
-        if s in ("inf", "-inf", "nan"):
-            s = s
-    else:
-        s = str(val.item())
+    s = str(val.item()) if val.ndim == 0 else "[...]"
     return f"{s}:{lit.aval.str_short()}"
 
 
-def pp_param(value, names: _Names, indent: int) -> str:
-    if isinstance(value, ClosedJaxpr):
-        return _pp_jaxpr_body(value.jaxpr, names.__class__(), indent + 2)
-    if isinstance(value, Jaxpr):
-        return _pp_jaxpr_body(value, names.__class__(), indent + 2)
-    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (ClosedJaxpr, Jaxpr)) for v in value):
-        return (
-            "(\n"
-            + "".join(" " * (indent + 2) + pp_param(v, names, indent + 2) + "\n" for v in value)
-            + " " * indent
-            + ")"
-        )
+def pp_param(value) -> str:
+    """The text of a parameter value that is not a jaxpr."""
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
-    if callable(value) and hasattr(value, "__name__"):
+    if isinstance(value, frozenset):
+        return f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})"
+    if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
         return value.__name__
     return str(value)
 
 
-def _pp_jaxpr_body(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
-    def binder(v):
-        return f"{names(v)}:{v.aval.str_short()}"
+# primitive -> eqn -> [(name, value)]: the parameters JAX shows for it, in its order (default:
+# all of them, sorted by name). Modules defining primitives add rows.
+pp_params_rules: dict = {}
 
-    consts = " ".join(binder(v) for v in jaxpr.constvars)
-    args = " ".join(binder(v) for v in jaxpr.in_binders)
-    pad = " " * (indent + 4)
-    lines = []
-    for eqn in jaxpr.eqns:
-        lhs = " ".join(binder(v) for v in eqn.out_binders) or "_"
-        params = ""
-        if eqn.params:
-            params = (
-                "["
-                + " ".join(f"{k}={pp_param(v, names, indent + 4)}" for k, v in sorted(eqn.params.items()))
-                + "]"
-            )
-        rhs = " ".join(names(x) for x in eqn.inputs)
-        lines.append(f"{pad}{lhs} = {eqn.primitive.name}{params} {rhs}".rstrip())
-    outs = " ".join(names(v) for v in jaxpr.outs)
-    outs = f"({outs},)" if len(jaxpr.outs) == 1 else f"({outs})"
-    head = f"{{ lambda {consts}; {args}. let"
-    if not lines:
-        return f"{head} in {outs} }}"
-    return head + "\n" + "\n".join(lines) + "\n" + " " * (indent + 2) + f"in {outs} }}"
+
+def _pp_atom(x, ctx: PpContext) -> str:
+    return pp_literal(x) if type(x) is Literal else ctx.name(x)
+
+
+def _pp_vars(vs, ctx: PpContext, separator: str = "", print_shapes: bool = False) -> pp.Doc:
+    if print_shapes:
+        items = [pp.text(f"{_pp_atom(v, ctx)}:{v.aval.str_short()}") for v in vs]
+    else:
+        items = [pp.text(_pp_atom(v, ctx)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
+
+
+def _is_jaxpr(v) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr))
+
+
+def _pp_kv_pair(k: str, v, ctx: PpContext) -> pp.Doc:
+    if type(v) is tuple and v and all(_is_jaxpr(j) for j in v):
+        body = _pp_jaxprs(v, ctx)
+    elif _is_jaxpr(v):
+        body = _pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v, ctx)
+    else:
+        body = pp.text(pp_param(v))
+    return pp.text(f"{k}=") + body
+
+
+def _pp_kv_pairs(pairs, ctx: PpContext) -> pp.Doc:
+    if not pairs:
+        return pp.nil()
+    return pp.group(
+        pp.concat(
+            [
+                pp.nest(
+                    2,
+                    pp.concat(
+                        [
+                            pp.text("["),
+                            pp.brk(""),
+                            pp.join(pp.brk(), [_pp_kv_pair(k, v, ctx) for k, v in pairs]),
+                        ]
+                    ),
+                ),
+                pp.brk(""),
+                pp.text("]"),
+            ]
+        )
+    )
+
+
+def eqn_display_params(eqn) -> list:
+    """The (name, value) parameters JAX prints for ``eqn``, in its order."""
+    rule = pp_params_rules.get(eqn.primitive)
+    return rule(eqn) if rule is not None else sorted(eqn.params.items())
+
+
+def _pp_eqn(eqn, ctx: PpContext) -> pp.Doc:
+    sub = eqn.params.get("jaxpr")
+    if eqn.params.get("name") is not None and _is_jaxpr(sub):
+        sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+        if sub not in ctx.shared_jaxprs:
+            ctx.suggest_same_names(sub.in_binders, eqn.inputs)
+            ctx.suggest_same_names(sub.outs, eqn.out_binders)
+    pairs = eqn_display_params(eqn)
+    lhs = _pp_vars(eqn.out_binders, ctx, print_shapes=True)
+    rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(pairs, ctx), pp.text(" ") + _pp_vars(eqn.inputs, ctx)]
+    if eqn.out_binders:
+        return pp.concat([lhs, pp.text(" = "), *rhs])
+    return pp.concat(rhs)
+
+
+def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext) -> pp.Doc:
+    constvars = _pp_vars(jaxpr.constvars, ctx, print_shapes=True)
+    invars = _pp_vars(jaxpr.in_binders, ctx, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx) for e in jaxpr.eqns])
+    outs = pp.concat(
+        [
+            pp.text("("),
+            _pp_vars(jaxpr.outs, ctx, separator=","),
+            pp.text(")" if len(jaxpr.outs) != 1 else ",)"),
+        ]
+    )
+    body = [
+        pp.text("{ "),
+        pp.text("lambda "),
+        constvars,
+        pp.text("; "),
+        invars,
+        pp.text(". "),
+        pp.text("let"),
+    ]
+    body += [pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outs]
+    return pp.group(pp.nest(2, pp.concat(body)) + pp.text(" }"))
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, ctx: PpContext) -> pp.Doc:
+    name = ctx.shared_jaxprs.get(jaxpr)
+    return pp.text(name) if name is not None else _pp_skeleton(jaxpr, ctx)
+
+
+def _pp_jaxprs(jaxprs, ctx: PpContext) -> pp.Doc:
+    docs = [_pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx) for j in jaxprs]
+    inner = pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), docs)]))
+    return pp.group(pp.concat([inner, pp.brk(""), pp.text(")")]))
+
+
+def _shared_jaxprs(top: Jaxpr) -> list:
+    """Jaxprs printed once up front: those used more than once, and nested ones over 10 equations."""
+    counts: dict = {}
+    names: dict = {}
+    queue = [top]
+    while queue:
+        j = queue.pop(0)
+        counts[j] = counts.get(j, 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
+        for eqn in j.eqns:
+            name = eqn.params.get("name")
+            subs = list(subjaxprs(eqn))
+            queue.extend(subs)
+            if isinstance(name, str):
+                for s in subs:
+                    names.setdefault(s, name.strip("<>"))
+    taken: dict = {}
+    shared = []
+    for j, c in counts.items():
+        if c == 1:
+            continue
+        name = names.get(j, "jaxpr")
+        count = taken.get(name, 0)
+        taken[name] = count + 1
+        if count:
+            name += str(count)
+            taken[name] = taken.get(name, 0) + 1
+        shared.append((name, j))
+    return shared
+
+
+def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
+    ctx = PpContext() if ctx is None else ctx
+    docs = []
+    for name, j in _shared_jaxprs(jaxpr):
+        ctx.shared_jaxprs[j] = name
+    for j, name in list(ctx.shared_jaxprs.items()):
+        docs.append(pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx), pp.text(" in"), pp.brk()]))
+    docs.append(_pp_jaxpr(jaxpr, ctx))
+    return pp.concat(docs)
 
 
 def pp_jaxpr(jaxpr: Jaxpr, consts=()) -> str:
-    return _pp_jaxpr_body(jaxpr, _Names(), 0)
+    return pp_toplevel(jaxpr).format(80)
+
+
+def printed_names(jaxpr: Jaxpr) -> dict:
+    """Var -> the name ``str(jaxpr)`` gives it (sub-jaxprs included), for views that must agree."""
+    ctx = PpContext()
+    pp_toplevel(jaxpr, ctx)
+    return ctx.var_names
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,6 +401,19 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
             live.update(x for x in eqn.inputs if type(x) is Var)
     kept.reverse()
     return Jaxpr(jaxpr.constvars, jaxpr.in_binders, kept, outs)
+
+
+def drop_unused_binders(jaxpr: Jaxpr) -> Jaxpr:
+    """The same program with outputs nothing reads bound to ``_`` (as JAX's top-level traces are)."""
+    used = {x for e in jaxpr.eqns for x in e.inputs if type(x) is Var}
+    used.update(x for x in jaxpr.outs if type(x) is Var)
+    eqns = [
+        e
+        if all(v in used for v in e.out_binders)
+        else e._replace(out_binders=[v if v in used else DropVar(v.aval) for v in e.out_binders])
+        for e in jaxpr.eqns
+    ]
+    return Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
 
 
 def subjaxprs(eqn: JaxprEqn):

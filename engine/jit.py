@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from . import ad, batching, core, monitoring
+from . import ad, batching, core, ir, monitoring
 from .config import config as _config
 from .core import Array, ShapedArray, Tracer
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, dce_jaxpr
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from .backends import numba_jit
 
 jit_p = core.Primitive("jit", multiple_results=True)
+# JAX prints name= first (easier to scan), then the rest by name.
+ir.pp_params_rules[jit_p] = lambda eqn: [
+    ("name", eqn.params["name"]),
+    *sorted((k, v) for k, v in eqn.params.items() if k != "name"),
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,7 +144,7 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
     t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
     closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
     tvals = [t for t in tangents if type(t) is not ad.Zero]
-    outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=f"jvp({name})", **params)
+    outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
     m = len(jaxpr.out_avals)
     return outs[:m], outs[m:]
 
@@ -160,7 +165,7 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
 
     closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
     defined_vals = [a for a, u in zip(args, undef) if not u]
-    outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=f"transpose({name})", **params)
+    outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
     it = iter(outs)
     return [next(it) if u else None for u in undef]
 
@@ -568,6 +573,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
             return out_leaves
 
         closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+        closed = ir.ClosedJaxpr(ir.drop_unused_binders(closed.jaxpr), closed.consts)
         if return_shape:
             out_tree, out_leaves = out_store[0]
             from .tree_util import tree_unflatten as unf

@@ -52,20 +52,22 @@ def _is_jaxpr_param(v) -> bool:
 
 def _param_text(v) -> str:
     try:
-        text = ir.pp_param(v, ir._Names(), 0)
+        text = ir.pp_param(v)
     except Exception:  # noqa: BLE001 - an odd param must not break the report
         text = repr(v)
     return text if len(text) <= PARAM_CAP else text[:PARAM_CAP] + "…"
 
 
-def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | None = None) -> IRGraph:
+def jaxpr_graph(
+    jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | None = None, names: dict | None = None
+) -> IRGraph:
     """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0``."""
     budget = [NODE_CAP] if budget is None else budget
-    names = ir._Names()  # same naming order as ir._pp_jaxpr_body, so ids match the text
+    names = ir.printed_names(jaxpr) if names is None else names  # the text's names, so ids match it
     g = IRGraph(name=name)
 
     def var(v) -> str:
-        n = names(v)
+        n = "_" if type(v) is ir.DropVar else names.get(v) or f"?{v.count}"
         if n not in g.vars:
             g.vars[n] = IRVar(
                 id=n, shape=list(v.aval.shape), dtype=str(v.aval.dtype), weak_type=v.aval.weak_type
@@ -92,7 +94,9 @@ def jaxpr_graph(jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | N
             source=source_of(eqn.source_info),
             cost=as_eqn_cost(eqn_cost(eqn)),
         )
-        node.subgraphs = [jaxpr_graph(sub, key, f"{node_id}/", budget) for key, sub in _sub_jaxprs(eqn)]
+        node.subgraphs = [
+            jaxpr_graph(sub, key, f"{node_id}/", budget, names) for key, sub in _sub_jaxprs(eqn)
+        ]
         g.nodes.append(node)
     g.outvars = [atom(x) for x in jaxpr.outs]
     return g

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
@@ -26,6 +26,7 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "cond_p",
 cond_p = Primitive("cond", multiple_results=True)
 while_p = Primitive("while", multiple_results=True)
 scan_p = Primitive("scan", multiple_results=True)
+ir.pp_params_rules[scan_p] = lambda eqn: sorted({"unroll": 1, **eqn.params}.items())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -74,6 +75,10 @@ def switch(index, branches, *operands):
     >>> switch(1, [lambda x: x + 1., lambda x: x * 2.], 3.)
     Array(6., dtype=float32, weak_type=True)
     """
+    return _switch(index, branches, operands, clamp_index=True)
+
+
+def _switch(index, branches, operands, clamp_index):
     branches = list(branches)
     if not branches:
         raise ValueError("switch requires at least one branch")
@@ -81,8 +86,8 @@ def switch(index, branches, *operands):
     if idx_aval.shape != () or idx_aval.dtype.kind not in "iub":
         raise TypeError(f"switch index must be a scalar integer, got {idx_aval.str_short()}")
     index = lax.convert_element_type(index, np.int32)
-    if len(branches) > 1:
-        index = lax.max(lax.min(index, np.int32(len(branches) - 1)), np.int32(0))
+    if len(branches) > 1 and clamp_index:  # cond's index is 0 or 1 already
+        index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     leaves, in_tree = tree_flatten(operands)
     avals = _avals(leaves)
     closed, trees = [], []
@@ -129,7 +134,9 @@ def cond(pred, true_fun, false_fun, *operands):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))
-    return switch(lax.convert_element_type(pred, np.int32), [false_fun, true_fun], *operands)
+    return _switch(
+        lax.convert_element_type(pred, np.int32), [false_fun, true_fun], operands, clamp_index=False
+    )
 
 
 def _cond_impl(index, *args, branches):

@@ -380,27 +380,27 @@ defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, np.log(2))))
 defjvp(log_p, lambda g, x: div(g, x))
 defjvp(log1p_p, lambda g, x: div(g, add(x, 1.0)))
 defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1.0)))
-defjvp2(tanh_p, lambda g, ans, x: mul(g, sub(1.0, square(ans))))
+defjvp2(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), sub(1.0, ans)))  # JAX's formulation
 defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(1.0, ans))))
 defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
 defjvp2(tan_p, lambda g, ans, x: mul(g, add(1.0, square(ans))))
 defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(1.0, square(x)))))
-defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(sub(1.0, square(x))))))
+defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(1.0, square(x))))))
 defjvp(atan_p, lambda g, x: div(g, add(1.0, square(x))))
 defjvp(sinh_p, lambda g, x: mul(g, _lax().cosh(x)))
 defjvp(cosh_p, lambda g, x: mul(g, _lax().sinh(x)))
 defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1.0))))
 defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), 1.0))))
-defjvp(atanh_p, lambda g, x: div(g, sub(1.0, square(x))))
-defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(2, ans)))
+defjvp(atanh_p, lambda g, x: mul(div(1.0, add(1.0, x)), div(g, sub(1.0, x))))
+defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(0.5, ans)))
 defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
-defjvp2(cbrt_p, lambda g, ans, x: mul(g, div(1 / 3, square(ans))))
+defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(1 / 3, integer_pow(ans, -2))))
 
 
 def _abs_jvp(g, ans, x):
-    if core.get_aval(x).dtype.kind != "c":
-        return mul(g, sign(x))
+    if core.get_aval(x).dtype.kind != "c":  # JAX's formulation: select(x >= 0, g, -g)
+        return select(_lax().ge(x, np.zeros((), x.dtype)), g, neg(g))
     # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
     from .complex_numbers import conj, real
 
@@ -441,7 +441,7 @@ def _div_transpose(ct, x, y):
     return [_unbroadcast(div(ct, y), x), None]
 
 
-defjvp2(div_p, lambda g, ans, x, y: div(g, y), lambda g, ans, x, y: neg(mul(g, div(ans, y))))
+defjvp(div_p, lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.transpose_rules[div_p] = _div_transpose
 
 defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _lax().round(div(sub(x, _lax().rem(x, y)), y))))

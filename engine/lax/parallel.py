@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Array, Primitive, ShapedArray
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
@@ -117,6 +117,7 @@ def _names(axis_name) -> tuple:
 # ``axis_size`` so that abstract evaluation needs no environment.
 
 psum_p = Primitive("psum", multiple_results=True)
+ir.pp_params_rules[psum_p] = lambda eqn: sorted({"axis_index_groups": None, **eqn.params}.items())
 pmax_p = Primitive("pmax")
 pmin_p = Primitive("pmin")
 all_gather_p = Primitive("all_gather")

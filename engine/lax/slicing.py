@@ -14,7 +14,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
 
@@ -696,6 +696,27 @@ _SCATTER_COMBINE = {
     scatter_min_p: np.minimum,
     scatter_max_p: np.maximum,
 }
+
+
+def _scatter_pp_params(combine_name):
+    # JAX shows the combining function as a scalar jaxpr (None for a plain scatter) and its consts.
+    def rule(eqn):
+        update_jaxpr = None
+        if combine_name is not None:
+            from . import elementwise
+
+            aval = ShapedArray((), eqn.out_binders[0].aval.dtype, False)
+            x, y, out = ir.Var(aval), ir.Var(aval), ir.Var(aval)
+            prim = getattr(elementwise, combine_name + "_p")
+            update_jaxpr = ir.Jaxpr([], [x, y], [ir.JaxprEqn(prim, [x, y], {}, [out])], [out])
+        return sorted({**eqn.params, "update_consts": (), "update_jaxpr": update_jaxpr}.items())
+
+    return rule
+
+
+for _p, _name in [(scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"), (scatter_mul_p, "mul"),
+                  (scatter_min_p, "min"), (scatter_max_p, "max")]:  # fmt: skip
+    ir.pp_params_rules[_p] = _scatter_pp_params(_name)
 
 
 def _scatter_window_sizes(operand_shape, updates_shape, dn):

@@ -7,6 +7,7 @@ import numpy as np
 from .. import ad, batching, core
 from ..batching import not_mapped, moveaxis
 from ..core import Primitive, ShapedArray
+from .. import ir
 
 
 def _lax():
@@ -64,6 +65,14 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     return np.broadcast_to(x.reshape(expanded), shape)
 
 
+# The shape is the binder's type; trivial broadcast dimensions are not shown (as in JAX).
+ir.pp_params_rules[broadcast_in_dim_p] = lambda eqn: (
+    [("broadcast_dimensions", eqn.params["broadcast_dimensions"])]
+    if eqn.params["broadcast_dimensions"]
+    else []
+)
+
+
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
     if len(broadcast_dimensions) != x.ndim:
@@ -113,6 +122,9 @@ batching.batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
 
 reshape_p = Primitive("reshape")
 reshape_p.def_impl(lambda x, *, new_sizes, dimensions=None: np.reshape(x, new_sizes))
+ir.pp_params_rules[reshape_p] = lambda eqn: sorted(
+    {"dimensions": None, **eqn.params, "sharding": None}.items()
+)
 
 
 @reshape_p.def_abstract_eval
@@ -287,6 +299,7 @@ def _reduce_sum_transpose(ct, x, *, axes):
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
 batching.batch_rules[reduce_sum_p] = _reduce_batch(reduce_sum_p)
+ir.pp_params_rules[reduce_sum_p] = lambda eqn: [*sorted(eqn.params.items()), ("out_sharding", None)]
 
 
 def _reduce_chooser_jvp(prim):
@@ -413,7 +426,7 @@ def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_typ
     dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract))) if x_contract else []
     out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
-    res = lax.dot_general(g, y, dims, preferred_element_type=None)
+    res = lax.dot_general(g, y, dims, preferred_element_type=preferred_element_type)
     res = lax.transpose(res, tuple(int(a) for a in out_axes))
     if res.dtype != x_aval.dtype:
         res = lax.convert_element_type(res, x_aval.dtype)
@@ -422,10 +435,21 @@ def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_typ
 
 def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
     (xc, yc), (xb, yb) = dimension_numbers
+    pet = preferred_element_type
     if ad.is_undefined(x):
-        return [_dot_transpose_lhs(ct, x.aval, y, dimension_numbers=dimension_numbers), None]
+        return [
+            _dot_transpose_lhs(
+                ct, x.aval, y, dimension_numbers=dimension_numbers, preferred_element_type=pet
+            ),
+            None,
+        ]
     swapped = ((yc, xc), (yb, xb))
-    return [None, _dot_transpose_lhs(ct, y.aval, x, dimension_numbers=swapped, swap_ans=True)]
+    return [
+        None,
+        _dot_transpose_lhs(
+            ct, y.aval, x, dimension_numbers=swapped, preferred_element_type=pet, swap_ans=True
+        ),
+    ]
 
 
 def _dot_jvp(primals, tangents, **params):
@@ -461,6 +485,17 @@ def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred
 
 
 ad.jvp_rules[dot_general_p] = _dot_jvp
+
+
+def _dot_general_pp_params(eqn):
+    # As JAX shows it: dimension numbers as lists, precision and preferred type only when set.
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    params = {k: v for k, v in eqn.params.items() if v is not None}
+    params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return sorted(params.items())
+
+
+ir.pp_params_rules[dot_general_p] = _dot_general_pp_params
 ad.transpose_rules[dot_general_p] = _dot_transpose
 batching.batch_rules[dot_general_p] = _dot_batch
 

@@ -53,6 +53,11 @@ def _to_bool_if(out, was_bool):
     return lax.ne(out, lax.full_like(out, 0)) if was_bool else out
 
 
+def _result_pet(a, b, preferred_element_type):
+    # JAX accumulates in (and records as preferred) the operands' result type unless told otherwise.
+    return a.dtype if preferred_element_type is None else preferred_element_type
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """numpy's ``dot``: inner product of vectors, matrix products, last-by-second-to-last axes.
 
@@ -61,11 +66,11 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     """
     a, b, was_bool = _promote_pair("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
-        from ._ufuncs import multiply
-
-        return _to_bool_if(multiply(a, b), was_bool)
-    cb = 0 if b.ndim == 1 else b.ndim - 2
-    out = _dot_general(a, b, (((a.ndim - 1,), (cb,)), ((), ())), "dot", preferred_element_type)
+        contract = ((), ())
+    else:
+        contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
+    pet = _result_pet(a, b, preferred_element_type)
+    out = _dot_general(a, b, (contract, ((), ())), "dot", pet)
     return _to_bool_if(out, was_bool)
 
 
@@ -78,35 +83,58 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     a, b, was_bool = _promote_pair("matmul", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul operands must not be scalars, got shapes {a.shape} and {b.shape}")
-    a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    if a_vec:
-        a = lax.reshape(a, (1, a.shape[0]))
-    if b_vec:
-        b = lax.reshape(b, (b.shape[0], 1))
-    if a.shape[-1] != b.shape[-2]:
+    ka = a.shape[-1]
+    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if ka != kb:
         raise TypeError(
-            f"matmul: contracting dimensions differ: {a.shape[-1]} and {b.shape[-2]} "
-            f"(operands of shapes {a.shape} and {b.shape})."
+            f"matmul: contracting dimensions differ: {ka} and {kb} (operands of shapes {a.shape} and {b.shape})."
         )
-    if b.ndim == 2:
-        out = _dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())), "matmul", preferred_element_type)
-    elif a.ndim == 2:
-        # (n, k) @ (..., k, m): contract, then bring n next to m.
-        out = _dot_general(a, b, (((1,), (b.ndim - 2,)), ((), ())), "matmul", preferred_element_type)
-        perm = list(range(1, b.ndim - 1)) + [0, b.ndim - 1]
+    # JAX's formulation: one dot_general over the broadcast batch axes (size-1 ones squeezed),
+    # then a transpose into numpy's output order, so the jaxpr matches JAX's.
+    a_is_mat, b_is_mat = a.ndim > 1, b.ndim > 1
+    a_batch_dims = a.shape[:-2] if a_is_mat else ()
+    b_batch_dims = b.shape[:-2] if b_is_mat else ()
+    nb = max(len(a_batch_dims), len(b_batch_dims))
+    a_batch_dims = (None,) * (nb - len(a_batch_dims)) + tuple(a_batch_dims)
+    b_batch_dims = (None,) * (nb - len(b_batch_dims)) + tuple(b_batch_dims)
+    a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch = [], [], [], [], []
+    idx_batch, idx_a_other, idx_b_other = [], [], []
+    for i, (ba, bb) in enumerate(zip(a_batch_dims, b_batch_dims)):
+        if ba is None:
+            idx_b_other.append(i)
+        elif bb is None:
+            idx_a_other.append(i)
+        elif ba == 1 and bb == 1:
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif ba == 1:
+            idx_b_other.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+        elif bb == 1:
+            idx_a_other.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+        elif ba == bb:
+            a_batch.append(len(idx_batch) + len(idx_a_other))
+            b_batch.append(len(idx_batch) + len(idx_b_other))
+            idx_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible shapes for matmul arguments: {a.shape} and {b.shape}")
+    if a_is_mat:
+        idx_a_other.append(nb)
+    if b_is_mat:
+        idx_b_other.append(nb + a_is_mat)
+    perm = tuple(int(p) for p in np.argsort(idx_batch + idx_a_other + idx_b_other))
+    if a_squeeze:
+        a = lax.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax.squeeze(b, tuple(b_squeeze))
+    dn = (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch)))
+    out = _dot_general(a, b, dn, "matmul", _result_pet(a, b, preferred_element_type))
+    if perm != tuple(range(len(perm))):
         out = lax.transpose(out, perm)
-    else:
-        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = broadcast_to_shape(a, batch + a.shape[-2:])
-        b = broadcast_to_shape(b, batch + b.shape[-2:])
-        nb = len(batch)
-        out = _dot_general(
-            a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), "matmul", preferred_element_type
-        )
-    if a_vec:
-        out = lax.squeeze(out, (out.ndim - 2,))
-    if b_vec:
-        out = lax.squeeze(out, (out.ndim - 1,))
+    if both_squeeze:
+        out = lax.expand_dims(out, tuple(both_squeeze))
     return _to_bool_if(out, was_bool)
 
 

@@ -38,10 +38,7 @@ def _reduce_dtype(x, dtype, promote_integers: bool):
 def _keep(out, axes, ndim, keepdims):
     if not keepdims:
         return out
-    shape = list(out.shape)
-    for a in axes:
-        shape.insert(a, 1)
-    return lax.reshape(out, shape)
+    return lax.expand_dims(out, tuple(axes))  # a broadcast_in_dim, as in JAX
 
 
 def _masked(a, where, fill):
@@ -191,10 +188,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
-    total = sum(a, axes, keepdims=True, where=where)
+    total = sum(a, axes, keepdims=keepdims, where=where)
     n = _count(a, axes, where)
-    res = lax.div(total, lax.full_like(total, n)) if isinstance(n, int) else lax.div(total, n)
-    return res if keepdims else lax.reshape(res, [d for i, d in enumerate(res.shape) if i not in axes])
+    if isinstance(n, int):  # JAX divides by the count as a scalar literal
+        return lax.div(total, np.asarray(n, total.dtype))
+    if keepdims:
+        return lax.div(total, n)
+    return lax.div(total, lax.reshape(n, total.shape)) if n.shape != total.shape else lax.div(total, n)
 
 
 def var(
