@@ -334,8 +334,7 @@ def grad(
             return g, aux
         return vg(*args, **kwargs)[1]
 
-    grad_f.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
-    return grad_f
+    return grad_f  # named like fun (functools.wraps), as in JAX: jit(grad(f)) prints name=f
 
 
 def _std_basis(leaves):
@@ -564,7 +563,6 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
             outs = batching.vmap_flat(flat, size, axis_name, in_dims, args_flat, out_dims_spec)
         return tree_unflatten(out_store[0], outs)
 
-    vmap_f.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
     return vmap_f
 
 

@@ -154,15 +154,19 @@ def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callab
 # Rule helpers ---------------------------------------------------------------------------------
 
 
-def broadcast_batcher(primitive):
+def broadcast_batcher(primitive, size_one: bool = False):
     """Elementwise n-ary ops whose operands share one shape or are scalars (0-d).
 
     Scalars stay scalars when unmapped (so a constant like ``2.0`` is never broadcast to the batch);
-    everything else gets its batch axis at the front.
+    everything else gets its batch axis at the front. With ``size_one`` (ops that broadcast size-1
+    axes themselves) unmapped operands get a size-1 batch axis instead, as JAX's rule does.
     """
 
     def rule(axis_size, vals, dims, **params):
         from . import lax
+
+        if size_one:
+            return _size_one_batch(primitive, vals, dims, params)
 
         first = next(d for d in dims if d is not not_mapped)
         ranks = [core.get_aval(v).ndim for v in vals]
@@ -194,6 +198,35 @@ def broadcast_batcher(primitive):
 
     batch_rules[primitive] = rule
     return rule
+
+
+def _size_one_batch(primitive, vals, dims, params):
+    # JAX's broadcast_batcher: agreeing batch axes bind as they are; otherwise every operand gets
+    # its batch axis in front (size 1 when unmapped) and the op's own broadcasting does the rest.
+    from . import lax
+
+    avals = [core.get_aval(v) for v in vals]
+    shape, dim = next((a.shape, d) for a, d in zip(avals, dims) if d is not not_mapped)
+    if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
+        out = primitive.bind(*vals, **params)
+        return out, ([dim] * len(out) if primitive.multiple_results else dim)
+    new_vals = []
+    for v, a, d in zip(vals, avals, dims):
+        if a.ndim and d is not_mapped:  # numpy integers, as JAX's rule makes them (they print so)
+            front = tuple(np.int64(i) for i in range(1, a.ndim + 1))
+            v = lax.structural.broadcast_in_dim_p.bind(v, shape=(1, *a.shape), broadcast_dimensions=front)
+        elif a.ndim:
+            v = moveaxis(v, d, 0)
+        new_vals.append(v)
+    nd = max(core.get_aval(v).ndim for v in new_vals)
+    new_vals = [
+        v
+        if d is not_mapped or core.get_aval(v).ndim == nd
+        else lax.expand_dims(v, tuple(range(core.get_aval(v).ndim, nd)))
+        for v, d in zip(new_vals, dims)
+    ]
+    out = primitive.bind(*new_vals, **params)
+    return out, ([0] * len(out) if primitive.multiple_results else 0)
 
 
 def vectorized_batcher(primitive):

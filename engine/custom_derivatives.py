@@ -137,6 +137,7 @@ class custom_jvp:
                 _in_rule.discard(self)
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
+        jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
         outs = custom_jvp_call_p.bind(
             *hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat, num_consts=len(hoisted), name=self.__name__
         )

@@ -183,10 +183,20 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     in_unknowns = [not t.pval.is_known for t in tracers]
     j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
-    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(dce_jaxpr(j1), jaxpr.consts))
+    j1 = dce_jaxpr(j1)
+    # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
+    n_known_out = len(j1.outs) - num_res
+    forwarded = {}
+    if len(j1.in_binders) == len(known_vals):
+        position = {v: i for i, v in enumerate(j1.in_binders)}
+        forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
+    if forwarded:
+        kept = [r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded]
+        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
-    n_known_out = len(outs1_res) - num_res
-    outs1, res = outs1_res[:n_known_out], outs1_res[n_known_out:]
+    outs1, res_it = outs1_res[:n_known_out], iter(outs1_res[n_known_out:])
+    res = [known_vals[forwarded[k]] if k in forwarded else next(res_it) for k in range(num_res)]
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     closed2 = ClosedJaxpr(j2, [])

@@ -175,11 +175,15 @@ for shape in SHAPES:
             order=0,
             label="uint",
         )
+    case("square", lax.square, normal(*s))
     for y in (0, 1, 2, 3, -2):
         case("integer_pow", lambda x, y=y: lax.integer_pow(x, y), uniform(0.5, 2, *s), label=f"y={y}")
 
 # Wrapper-level broadcasting of scalars (Python and 0-d) against arrays.
 case("add", lambda x: lax.add(x, 2.0), normal(2, 3), label="python scalar")
+# Size-1 axes broadcast inside binary ops, as in JAX's lax (``add x:f32[2,3] y:f32[1,3]``).
+case("mul", lambda x: lax.mul(x, lax.slice(x, (0, 0), (1, 3))), normal(2, 3), label="size-1 axis")
+case("sub", lambda x: lax.sub(lax.slice(x, (0, 0), (2, 1)), x), normal(2, 3), label="size-1 axis")
 case("mul", lambda x: lax.mul(3, x), ints(-5, 5, 4), order=0, label="python int")
 case("sub", lax.sub, join(normal(), normal(2, 3)), batch=False, label="0-d vs array")
 case(

@@ -287,6 +287,7 @@ def _integer_pow(eqn, x):
 
 
 lowerings[ew.integer_pow_p] = Scalar(_integer_pow)
+lowerings[ew.square_p] = Scalar(lambda eqn, x: f"({x} * {x})")
 
 
 def _convert(eqn, x):

@@ -41,6 +41,9 @@ import numba as nb
 import numpy as np
 
 from .. import core, monitoring
+from ..core import ShapedArray
+from ..lax.elementwise import implicitly_broadcasting
+from ..lax.structural import broadcast_in_dim_p
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from . import lowering as L
 from . import numba_math, numba_rt
@@ -175,10 +178,26 @@ class _Flat:
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
                 outs = self._inline(inner.jaxpr, cs, ins)
             else:
+                if eqn.primitive in implicitly_broadcasting:
+                    ins = self._explicit_broadcasts(eqn, ins)
                 outs = [Var(v.aval) for v in eqn.out_binders]
                 self.eqns.append(JaxprEqn(eqn.primitive, ins, eqn.params, outs, eqn.source_info))
             sub.update(zip(eqn.out_binders, outs))
         return [read(x) for x in jaxpr.outs]
+
+    def _explicit_broadcasts(self, eqn, ins):
+        """Size-1 axes a binary op broadcasts implicitly become a broadcast_in_dim (fused as a load)."""
+        shape = eqn.out_binders[0].aval.shape
+        out = []
+        for x in ins:
+            s = x.aval.shape
+            if s and s != shape:
+                v = Var(ShapedArray(shape, x.aval.dtype, x.aval.weak_type))
+                params = dict(shape=shape, broadcast_dimensions=tuple(range(len(s))))
+                self.eqns.append(JaxprEqn(broadcast_in_dim_p, [x], params, [v], eqn.source_info))
+                x = v
+            out.append(x)
+        return out
 
 
 def _call_prims():

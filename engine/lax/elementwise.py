@@ -73,18 +73,32 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
                 f"{x.dtype.name}, {y.dtype.name}. Cast one with .astype() "
                 f"(jnp functions promote dtypes for you)."
             )
-        # Equal shapes, or a scalar with anything (as JAX prints `mul a 2.0:f32[]`).
-        if x.shape != y.shape and x.shape and y.shape:
-            raise TypeError(
-                f"lax.{name} requires arguments to have the same shape, got "
-                f"{x.shape} and {y.shape}. Use jnp.{name} to broadcast."
-            )
         dtype = result_dtype or x.dtype
-        return ShapedArray(x.shape or y.shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
+        shape = _broadcast_size_one(name, x.shape, y.shape)
+        return ShapedArray(shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
 
     p.def_abstract_eval(abstract)
-    batching.broadcast_batcher(p)
+    batching.broadcast_batcher(p, size_one=True)
+    implicitly_broadcasting.add(p)
     return p
+
+
+# Binary ops that broadcast as JAX's lax does: a scalar with anything, and size-1 axes of
+# operands of equal rank (``add x:f32[4,2] b:f32[1,2]``). Backends make these broadcasts explicit.
+implicitly_broadcasting: set = set()
+
+
+def _broadcast_size_one(name, xs, ys):
+    if xs == ys or not ys:
+        return xs
+    if not xs:
+        return ys
+    if len(xs) == len(ys) and all(a == b or a == 1 or b == 1 for a, b in zip(xs, ys)):
+        return tuple(b if a == 1 else a for a, b in zip(xs, ys))
+    raise TypeError(
+        f"lax.{name} requires arguments to have the same shape (or size-1 axes), got "
+        f"{xs} and {ys}. Use jnp.{name} to broadcast."
+    )
 
 
 def _np_round(x, rounding_method=0):
@@ -123,6 +137,7 @@ def _errs(f):
 
 neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
 sign_p = unop("sign", np.sign, (_FLOAT, _INT, _COMPLEX))
+square_p = unop("square", np.square, (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", _np_round)
@@ -319,18 +334,24 @@ ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 
 
 def _to_shape(t, shape):
-    """A scalar operand's tangent, broadcast to the result's shape."""
-    if core.get_aval(t).shape == shape:
+    """A scalar (or size-1 broadcast) operand's tangent, broadcast to the result's shape."""
+    t_shape = core.get_aval(t).shape
+    if t_shape == shape:
         return t
-    return _lax().broadcast_in_dim(t, shape, ())
+    return _lax().broadcast_in_dim(t, shape, tuple(range(len(t_shape))))
 
 
 def _unbroadcast(ct, operand):
-    """The cotangent of a scalar operand that was implicitly broadcast: summed back to 0-d."""
+    """The cotangent of an operand that was implicitly broadcast: summed back to its shape (JAX's)."""
     aval = operand.aval if ad.is_undefined(operand) else core.get_aval(operand)
-    if aval.shape or not core.get_aval(ct).shape:
+    ct_shape = core.get_aval(ct).shape
+    if aval.shape == ct_shape:
         return ct
-    return _lax().reduce_sum(ct, tuple(range(core.get_aval(ct).ndim)))
+    lax = _lax()
+    if not aval.shape:
+        return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
+    dims = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape)) if a != b)
+    return lax.reshape(lax.reduce_sum(ct, dims), aval.shape)
 
 
 def _additive_jvp(p, negate_y: bool):
@@ -411,6 +432,7 @@ def _abs_jvp(g, ans, x):
 
 
 defjvp2(abs_p, _abs_jvp)
+defjvp(square_p, lambda g, x: mul(g, mul(2.0, x)))
 defjvp(erf_p, lambda g, x: mul(g, mul(2 / np.sqrt(np.pi), exp(neg(square(x))))))
 defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(np.sqrt(np.pi) / 2, exp(square(ans)))))
 
@@ -475,9 +497,12 @@ ad.jvp_rules[pow_p] = _pow_jvp
 
 def _balanced_eq(x, z, y):
     # Where x == y both share the gradient: 1 where x wins, 0.5 on ties, 0 where it loses.
+    # JAX's formulation: (x == z ? 1 : 0) / (y == z ? 2 : 1).
     lax = _lax()
-    one, half, zero = full_like(x, 1), full_like(x, 0.5), full_like(x, 0)
-    return select(lax.eq(x, z), select(lax.eq(y, z), half, one), zero)
+    return div(
+        select(lax.eq(x, z), full_like(z, 1), full_like(z, 0)),
+        select(lax.eq(y, z), full_like(z, 2), full_like(z, 1)),
+    )
 
 
 defjvp2(

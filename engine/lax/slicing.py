@@ -80,8 +80,15 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(shape)
     out_shape = core.get_aval(ct).shape
     # The last element taken sits at start + (n - 1) * stride; everything after it is high padding.
-    real_limits = [a + (n - 1) * s + 1 if n else a for a, n, s in zip(start_indices, out_shape, strides)]
-    config = tuple((a, d - r, s - 1) for a, d, r, s in zip(start_indices, shape, real_limits, strides))
+    # (numpy integers where JAX computes them with numpy, so the printed params match JAX's.)
+    if all(s == 1 for s in strides):
+        config = tuple((a, np.int64(d - b), 0) for a, d, b in zip(start_indices, shape, limit_indices))
+    else:
+        real_limits = [a + (n - 1) * s + 1 if n else a for a, n, s in zip(start_indices, out_shape, strides)]
+        config = tuple(
+            (a, np.int64(d - r), np.int64(s - 1))
+            for a, d, r, s in zip(start_indices, shape, real_limits, strides)
+        )
     return [_lax().pad(ct, lax.full((), 0, ct.dtype), config)]
 
 

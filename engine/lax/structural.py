@@ -275,7 +275,7 @@ def _reduce_abstract(x, *, axes, **_):
 def _reduce_batch(prim):
     def rule(size, vals, dims, *, axes, **params):
         x, d = vals[0], dims[0]
-        new_axes = tuple(sorted(_shift_axes(axes, d)))
+        new_axes = tuple(np.int64(a) for a in sorted(_shift_axes(axes, d)))  # numpy ints, as JAX's rule makes
         out_dim = d - sum(1 for a in new_axes if a < d)
         return prim.bind(x, axes=new_axes, **params), out_dim
 

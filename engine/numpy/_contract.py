@@ -36,7 +36,8 @@ def _dot_general(a, b, dn, name, preferred_element_type=None):
             f"{name} requires contracting dimensions to have the same shape, got {sa} and "
             f"{sb} (operands of shapes {a.shape} and {b.shape})."
         )
-    out = lax.dot_general(a, b, dn, preferred_element_type=_pet(preferred_element_type))
+    pet = a.dtype if preferred_element_type is None else preferred_element_type  # as JAX's jnp records it
+    out = lax.dot_general(a, b, dn, preferred_element_type=_pet(pet))
     return out
 
 
@@ -174,7 +175,7 @@ def outer(a, b, out=None):
     from ._ufuncs import multiply
 
     a, b = ravel(a), ravel(b)
-    return multiply(lax.reshape(a, (a.shape[0], 1)), lax.reshape(b, (1, b.shape[0])))
+    return multiply(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
@@ -401,7 +402,7 @@ def einsum(
             (tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
             (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)),
         )
-        res = lax.dot_general(a, b, dn)
+        res = lax.dot_general(a, b, dn, preferred_element_type=a.dtype)
         lres = (
             "".join(batch)
             + "".join(c for c in la if c not in shared)

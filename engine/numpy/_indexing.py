@@ -156,7 +156,7 @@ def _normalize_array_index(arr, n):
     if isinstance(arr, np.ndarray):
         return Array(np.where(arr < 0, arr + n, arr).astype(np.int32))
     arr = convert(arr, _INT32) if arr.dtype != _INT32 else arr
-    return lax.select(lax.lt(arr, lax.full_like(arr, 0)), lax.add(arr, lax.full_like(arr, n)), arr)
+    return lax.select(lax.lt(arr, np.int32(0)), lax.add(arr, np.int32(n)), arr)  # scalar literals, as JAX
 
 
 def _advanced_layout(entries):
@@ -180,7 +180,7 @@ def _apply_slices(x, entries):
             start, stop, step = e[1:]
             m = len(range(start, stop, step))
             if step > 0:
-                lo, hi, st = start, start + (m - 1) * step + 1 if m else start, step
+                lo, hi, st = start, stop if m else start, step  # JAX slices up to the stop given
             else:
                 lo = start + (m - 1) * step if m else 0
                 hi, st = (start + 1 if m else 0), -step
@@ -211,8 +211,14 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring."""
     x = as_operand(arr)
     entries, expanded = _expand_index(x.shape, idx)
-    if expanded != x.shape:
-        x = lax.reshape(x, expanded)
+    if expanded != x.shape:  # None entries: new size-1 axes, a broadcast_in_dim as in JAX
+        dims, j = [], 0
+        for d in x.shape:
+            while expanded[j] != d:
+                j += 1
+            dims.append(j)
+            j += 1
+        x = lax.broadcast_in_dim(x, expanded, tuple(dims))
     x, entries = _apply_slices(x, entries)
     scalars = [k for k, e in enumerate(entries) if e[0] == "scalar"]
     has_array = any(e[0] == "array" for e in entries)
@@ -244,7 +250,7 @@ def _index_arrays(x, entries, adv):
 
 
 def _stack_last(arrs, bshape):
-    cols = [lax.reshape(a, bshape + (1,)) for a in arrs]
+    cols = [lax.expand_dims(a, (len(bshape),)) for a in arrs]  # a broadcast_in_dim, as in JAX
     if all(type(c) is Array for c in cols):
         return Array(np.concatenate([c._value for c in cols], axis=-1))
     return lax.concatenate(cols, len(bshape)) if len(cols) > 1 else cols[0]

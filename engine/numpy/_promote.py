@@ -128,14 +128,19 @@ def promote_args(name: str, *args):
 
 
 def promote_shapes_keep_scalars(*args):
-    """Like promote_shapes, but 0-d operands stay 0-d: elementwise lax ops broadcast scalars
-    themselves, so jaxprs read ``mul a 2.0:f32[]`` instead of materializing a broadcast."""
+    """Operands of a binary lax op that broadcasts itself (as JAX's ``_promote_shapes``): 0-d
+    operands stay 0-d and size-1 axes stay size 1; only ranks are equalized, by leading size-1
+    axes. So jaxprs read ``mul a 2.0:f32[]`` and ``add x:f32[4,2] b:f32[1,2]``."""
     shapes = [shape_of(a) for a in args]
-    shaped = [s for s in shapes if s]
-    if not shaped or all(s == shaped[0] for s in shaped):
+    ranks = {len(s) for s in shapes if s}
+    if len(ranks) < 2:
+        broadcast_shapes(*shapes)  # the numpy error for incompatible shapes
         return [as_operand(a) for a in args]
-    shape = broadcast_shapes(*shapes)
-    return [as_operand(a) if not s else broadcast_to_shape(a, shape) for a, s in zip(args, shapes)]
+    rank = len(broadcast_shapes(*shapes))
+    return [
+        lax.expand_dims(as_operand(a), tuple(range(rank - len(s)))) if s and len(s) < rank else as_operand(a)
+        for a, s in zip(args, shapes)
+    ]
 
 
 def promote_elementwise(name: str, *args):

@@ -144,10 +144,7 @@ def expand_dims(a, axis):
     axes = sorted(canonicalize_axis(x, out_ndim) for x in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in expand_dims: {axis}")
-    shape = list(a.shape)
-    for x in axes:
-        shape.insert(x, 1)
-    return lax.reshape(a, shape)
+    return lax.expand_dims(a, axes)  # a broadcast_in_dim, as in JAX
 
 
 def broadcast_to(array, shape):

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
+from ._staged import staged_as_jit
 from ._promote import (
     as_operand,
     check_arraylike,
@@ -312,7 +313,7 @@ def reciprocal(x, /):
 
 def square(x, /):
     (x,) = promote_args("square", x)
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def absolute(x, /):
@@ -558,6 +559,11 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
             "Complex values have no ordering and cannot be clipped. Please convert to a real value "
             "or array by taking the real or imaginary components via jax.numpy.real/imag respectively."
         )
+    return _clip(arr, min, max)
+
+
+@staged_as_jit(name="clip")
+def _clip(arr, min, max):
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
@@ -583,6 +589,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         if _dtype_of(condition) != np.bool_
         else as_operand(condition)
     )
+    return _where(condition, x, y)
+
+
+@staged_as_jit
+def _where(condition, x, y):
     x, y = promote_args("where", x, y)
     condition, x, y = promote_shapes(condition, x, y)
     return lax.select(condition, x, y)

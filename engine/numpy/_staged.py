@@ -1,0 +1,44 @@
+"""jnp functions that JAX defines under ``jax.jit``: staged, each prints as a nested ``jit[name=...]``.
+
+JAX users see ``jnp.where`` as ``jit[name=_where jaxpr={...}]`` in their jaxprs; so do ours. Only
+while a staging trace (``make_jaxpr``, ``jit``) is open and an argument is traced: eager calls run
+the function directly, so eager speed is unchanged. Under ``jit`` the nested equation is inlined
+by the backend, so compiled code is unchanged too.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import core
+
+
+def staged_as_jit(fn=None, *, name=None, static_argnames=()):
+    """Decorate a jnp helper that JAX decorates with ``jax.jit``; the jit is named ``name`` (default:
+    the function's name)."""
+    if fn is None:
+        return functools.partial(staged_as_jit, name=name, static_argnames=static_argnames)
+    jitted = []
+    if name is not None:
+        fn.__name__ = name
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not core.staging_anywhere[0] or not _any_tracer(args, kwargs):
+            return fn(*args, **kwargs)
+        if not jitted:
+            from ..jit import jit
+
+            jitted.append(jit(fn, static_argnames=static_argnames))
+        return jitted[0](*args, **kwargs)
+
+    return wrapper
+
+
+def _any_tracer(args, kwargs) -> bool:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, core.Tracer):
+            return True
+        if isinstance(a, (tuple, list)) and any(isinstance(b, core.Tracer) for b in a):
+            return True
+    return False
