@@ -215,7 +215,44 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
+def _jit_partial_eval_jaxpr(unks_in, eqn):
+    # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
+    # into a known jit returning residuals and an unknown jit consuming them.
+    closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
+    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in))
+    j1 = dce_jaxpr(j1)
+    n_known_out = len(j1.outs) - num_res
+    known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == len(known_ins) else {}
+    res_atoms, kept = [], []
+    for r in j1.outs[n_known_out:]:
+        if r in position:  # a known input: passed on directly (JAX's forwarding)
+            res_atoms.append(known_ins[position[r]])
+        else:
+            res_atoms.append(Var(r.aval))
+            kept.append(r)
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    new_res = [a for a in res_atoms if type(a) is Var and a not in known_ins]
+    eqn1 = JaxprEqn(
+        jit_p,
+        known_ins,
+        dict(params, jaxpr=ClosedJaxpr(j1, closed.consts)),
+        [*known_outs, *new_res],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        jit_p,
+        [*res_atoms, *[x for x, u in zip(eqn.inputs, unks_in) if u]],
+        dict(params, jaxpr=ClosedJaxpr(j2, [])),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
+    return eqn1, eqn2, out_uk, res_atoms
+
+
 ad.jvp_rules[jit_p] = _jit_jvp
+ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose
 batching.batch_rules[jit_p] = _jit_batch
 ad.partial_eval_rules[jit_p] = _jit_partial_eval

@@ -311,7 +311,9 @@ def _reduce_chooser_jvp(prim):
         ans = prim.bind(x, axes=axes)
         shape = core.get_aval(x).shape
         kept = tuple(i for i in range(len(shape)) if i not in axes)
-        location = lax.convert_element_type(lax.eq(x, lax.broadcast_in_dim(ans, shape, kept)), g.dtype)
+        # JAX's formulation: ans reshaped with size-1 reduced axes, compared by broadcasting.
+        ones = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        location = lax.convert_element_type(lax.eq(x, lax.reshape(ans, ones)), g.dtype)
         counts = lax.reduce_sum(location, axes)
         return ans, lax.div(lax.reduce_sum(lax.mul(g, location), axes), counts)
 

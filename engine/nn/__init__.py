@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from .. import numpy as jnp
+from ..custom_derivatives import custom_jvp
 from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
+from ..numpy._staged import staged_as_jit
 
 
 def relu(x):
@@ -19,14 +21,42 @@ def relu(x):
     >>> relu(jnp.array([-1.0, 0.0, 2.0]))
     Array([0., 0., 2.], dtype=float32)
     """
+    if _staging(x):
+        return _relu(x)
     x = as_operand(x)
     return jnp.where(x > 0, x, lax.full_like(x, 0))
 
 
 def relu6(x):
     """``min(max(x, 0), 6)``."""
+    if _staging(x):
+        return _relu6(x)
     x = as_operand(x)
     return jnp.where(x > 0, jnp.where(x < 6, x, lax.full_like(x, 6)), lax.full_like(x, 0))
+
+
+def _staging(x) -> bool:
+    return bool(core.staging_anywhere[0]) and isinstance(x, core.Tracer)
+
+
+# Staged, relu and relu6 are what JAX makes them: a custom_jvp around a jit (same values and
+# derivatives as the eager formulas above, which skip the custom_jvp machinery).
+@custom_jvp
+@staged_as_jit(name="relu")
+def _relu(x):
+    return jnp.maximum(x, 0)
+
+
+_relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+
+
+@custom_jvp
+@staged_as_jit(name="relu6")
+def _relu6(x):
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+_relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
 
 
 def sigmoid(x):
@@ -52,6 +82,7 @@ def soft_sign(x):
     return x / (jnp.abs(x) + 1)
 
 
+@staged_as_jit
 def silu(x):
     """``x * sigmoid(x)`` (also called swish)."""
     (x,) = promote_args_inexact("silu", x)
@@ -78,16 +109,17 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@staged_as_jit
 def leaky_relu(x, negative_slope=1e-2):
     x = as_operand(x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
+@staged_as_jit
 def elu(x, alpha=1.0):
     """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise."""
     (x,) = promote_args_inexact("elu", x)
-    safe = jnp.where(x > 0, lax.full_like(x, 0), x)
-    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+    return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
 def celu(x, alpha=1.0):
@@ -169,9 +201,7 @@ def softmax(x, axis=-1, where=None, initial=None):
     """
     (x,) = promote_args_inexact("softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(
-        jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
-    )
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
     unnormalized = jnp.exp(x - m)
     if where is not None:
         unnormalized = jnp.where(where, unnormalized, 0.0)
@@ -182,9 +212,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(
-        jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
-    )
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
     shifted = x - m
     e = jnp.exp(shifted)
     if where is not None:

@@ -356,13 +356,15 @@ def scatter_update(
         inserted_window_dims=tuple(indexed),
         scatter_dims_to_operand_dims=tuple(indexed),
     )
+    # Static integer indices (and whole-axis windows) address one sorted, unique location (JAX).
+    static = all(entries[k][0] == "int" for k in indexed)
     out = scatter_fn(
         xe,
         indices,
         y,
         dn,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted or static,
+        unique_indices=unique_indices or static,
         mode="drop" if mode is None else mode,
     )
     return lax.reshape(out, x.shape) if expanded != x.shape else out

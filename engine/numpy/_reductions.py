@@ -18,6 +18,7 @@ from ._promote import (
     promote_dtypes_inexact,
     promote_shapes,
 )
+from ._staged import staged_as_jit
 
 
 def _reduce_dtype(x, dtype, promote_integers: bool):
@@ -119,10 +120,9 @@ def _extreme(name, lax_fn, identity_fn):
         if initial is None and builtins.any(a.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
         res = lax_fn(a, axes) if axes else a
-        if initial is not None:
-            from ._ufuncs import maximum, minimum
-
-            res = (maximum if name in ("max", "amax") else minimum)(res, lax.full_like(res, initial))
+        if initial is not None:  # lax.max(initial, res), the scalar first, as JAX writes it
+            combine = lax.max if name in ("max", "amax") else lax.min
+            res = combine(np.asarray(initial, res.dtype), res)
         return _keep(res, axes, a.ndim, keepdims)
 
     f.__name__ = f.__qualname__ = name
@@ -357,7 +357,7 @@ def _cumulative(name, lax_fn, accumulates: bool):
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
-    return f
+    return staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
 
 
 cumsum = cumulative_sum = _cumulative("cumsum", lax.cumsum, True)

@@ -21,6 +21,7 @@ from ._promote import (
     promote_dtypes,
     shape_of,
 )
+from ._staged import staged_as_jit
 
 
 def _resolve_shape(newshape, size: int) -> tuple:
@@ -408,7 +409,11 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
 
 def flip(m, axis=None):
     """Reverse the order of elements along ``axis`` (all axes when None)."""
-    m = as_operand(m)
+    return _flip(as_operand(m), axis)
+
+
+@staged_as_jit(static_argnames=("axis",))
+def _flip(m, axis):
     axes = canonicalize_axes(axis, m.ndim)
     return lax.rev(m, axes) if axes else m
 
@@ -517,6 +522,7 @@ def pad(array, pad_width, mode: str = "constant", *, constant_values=0, **kwargs
 # --- sorting and searching (concrete-size results outside tracing) ----------------------------
 
 
+@staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
     """Sorted copy along ``axis`` (flattened when None); NaNs go last, as in numpy."""
     a = as_operand(a)

@@ -9,6 +9,7 @@ by the backend, so compiled code is unchanged too.
 from __future__ import annotations
 
 import functools
+import inspect
 
 from .. import core
 
@@ -30,9 +31,18 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
             from ..jit import jit
 
             jitted.append(jit(fn, static_argnames=static_argnames))
+        if static_argnames:  # static arguments by name, however they were passed
+            bound = _signature(fn).bind(*args, **kwargs)
+            args = [bound.arguments.pop(n) for n in list(bound.arguments) if n not in static_argnames]
+            kwargs = bound.arguments
         return jitted[0](*args, **kwargs)
 
     return wrapper
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn):
+    return inspect.signature(fn)
 
 
 def _any_tracer(args, kwargs) -> bool:

@@ -365,6 +365,7 @@ trunc = _integral_identity("trunc", _trunc)
 fix = trunc
 
 
+@staged_as_jit(static_argnames=("decimals", "out"))
 def round(a, decimals: int = 0, out=None):
     """Round half to even, to ``decimals`` places (negative decimals round integers too).
 

@@ -13,6 +13,7 @@ from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
 from ._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from ._shape import diagonal, matrix_transpose  # noqa: F401
 from ._shape import trace as _trace
+from ._staged import staged_as_jit
 
 
 def _abs(x):
@@ -51,6 +52,7 @@ def _vector_norm(x, axis, ord, keepdims):
     return power(s, lax.div(lax.full((), 1, a.dtype), p))
 
 
+@staged_as_jit(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """Vector or matrix norm: ``ord`` in None/2/1/inf/-inf/0/p for vectors, None/'fro'/1/-1/inf/-inf
     (and 2/-2/'nuc' on concrete inputs) for matrices.
