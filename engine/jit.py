@@ -275,7 +275,12 @@ class Lowered:
         self.out_tree = out_tree
 
     def as_text(self) -> str:
-        return str(self.jaxpr)
+        """The engine's own lowered program, labelled as such (JAX returns StableHLO text here)."""
+        backend = getattr(get_backend(), "name", "?")
+        return (
+            f"# jaxplay engine: the jaxpr jit({self.name}) compiles with its {backend} backend (not "
+            f"StableHLO); .source() shows the generated code\n{self.jaxpr}"
+        )
 
     def source(self) -> str | None:
         backend = get_backend()

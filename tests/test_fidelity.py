@@ -6,7 +6,7 @@ import pytest
 from tests.fidelity import compare, programs
 
 # Raised as the engine's printing and rules come closer to JAX's; never lowered.
-THRESHOLD = 0.09
+THRESHOLD = 0.78
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,10 @@ def test_identical_fraction(results):
     same = [n for n, (s, _, _) in results.items() if s == "same"]
     differing = sorted(n for n in results if n not in same and n not in compare.INTENDED_DIFFERENCES)
     fraction = len(same) / len(results)
-    print(f"\nfidelity: {len(same)}/{len(results)} identical ({fraction:.1%}); differing: {differing}")
+    print(
+        f"\nfidelity: {len(same)}/{len(results)} identical ({fraction:.1%}); "
+        f"{len(compare.INTENDED_DIFFERENCES)} intended differences; other differences: {differing}"
+    )
     assert fraction >= THRESHOLD, f"identical fraction {fraction:.1%} fell below {THRESHOLD:.0%}"
 
 

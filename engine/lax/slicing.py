@@ -89,7 +89,9 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
             (a, np.int64(d - r), np.int64(s - 1))
             for a, d, r, s in zip(start_indices, shape, real_limits, strides)
         )
-    return [_lax().pad(ct, lax.full((), 0, ct.dtype), config)]
+    from .structural import pad_p  # bound directly: lax.pad would make the numpy ints plain ints
+
+    return [pad_p.bind(ct, lax.full((), 0, ct.dtype), padding_config=config)]
 
 
 def _slice_batch(size, vals, dims, *, start_indices, limit_indices, strides):

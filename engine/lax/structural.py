@@ -185,7 +185,8 @@ def _squeeze_abstract(x, *, dimensions):
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)
 
 
-ad.deflinear(squeeze_p, lambda ct, x, **_: [_lax().reshape(ct, x.aval.shape)])
+# JAX transposes squeeze to expand_dims (a broadcast_in_dim).
+ad.deflinear(squeeze_p, lambda ct, x, *, dimensions: [_lax().expand_dims(ct, dimensions)])
 
 
 def _squeeze_batch(size, vals, dims, *, dimensions):

@@ -241,15 +241,18 @@ def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
     Array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
-    x = as_operand(x)
-    num_classes = int(num_classes)
-    out_ndim = x.ndim + 1
-    ax = axis % out_ndim
-    classes = lax.broadcasted_iota(
-        x.dtype if x.dtype.kind in "iu" else np.int32, x.shape[:ax] + (num_classes,) + x.shape[ax:], ax
-    )
-    xb = lax.broadcast_in_dim(x, classes.shape, tuple(i for i in range(out_ndim) if i != ax))
-    return jnp.asarray(xb == classes, dtype=dtype)
+    return _one_hot(as_operand(x), int(num_classes), dtype=dtype, axis=axis)
+
+
+@staged_as_jit(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, num_classes, *, dtype, axis):
+    # JAX's formulation: x with a size-1 class axis compared with an iota of the classes.
+    ax = axis % (x.ndim + 1)
+    lhs = lax.expand_dims(x, (ax,))
+    rhs_shape = [1] * x.ndim
+    rhs_shape.insert(ax, num_classes)
+    rhs = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), ax)
+    return lax.convert_element_type(lax.eq(lhs, rhs), jnp.dtype(dtype))
 
 
 tanh = jnp.tanh

@@ -213,6 +213,8 @@ def var(
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
+    if where is None:
+        return _var(a, ddof, axes=tuple(axes), keepdims=keepdims)
     centered = lax.sub(
         a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
     )
@@ -228,10 +230,27 @@ def var(
     return lax.div(total, lax.sub(n, lax.full_like(n, ddof)))
 
 
+@staged_as_jit(static_argnames=("axes", "keepdims"))
+def _var(a, ddof, *, axes, keepdims):
+    # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
+    from ._ufuncs import where
+
+    centered = lax.square(lax.sub(a, mean(a, axes, keepdims=True)))
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    normalizer = lax.sub(np.asarray(n, a.dtype), lax.convert_element_type(ddof, a.dtype))
+    result = lax.div(sum(centered, axes, keepdims=keepdims), normalizer)
+    return where(lax.gt(normalizer, np.asarray(0, a.dtype)), result, np.nan)
+
+
 def std(
     a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
 ):
     """Standard deviation over ``axis`` (square root of ``var``)."""
+    return _std(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+
+
+@staged_as_jit(static_argnames=("axis", "dtype", "out", "keepdims"))
+def _std(a, axis, dtype, out, ddof, keepdims, *, where, correction):
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
 
 

@@ -32,9 +32,13 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
 
             jitted.append(jit(fn, static_argnames=static_argnames))
         if static_argnames:  # static arguments by name, however they were passed
-            bound = _signature(fn).bind(*args, **kwargs)
-            args = [bound.arguments.pop(n) for n in list(bound.arguments) if n not in static_argnames]
-            kwargs = bound.arguments
+            bound = _signature(fn).bind(*args, **kwargs).arguments
+            args, kwargs, positional = [], {}, True
+            for name in list(bound):
+                positional = positional and name not in static_argnames
+                if positional:
+                    args.append(bound.pop(name))
+            kwargs = bound
         return jitted[0](*args, **kwargs)
 
     return wrapper

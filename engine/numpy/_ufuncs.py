@@ -192,13 +192,15 @@ def _floor_divide(x1, x2):
     return _float_divmod(x1, x2)[0]
 
 
+@staged_as_jit(name="remainder")
 def _remainder(x1, x2):
     x1, x2 = promote_args("remainder", x1, x2)
     if _is_bool(x1):
         raise TypeError("jnp.remainder does not support bool inputs")
     trunc = lax.rem(x1, x2)
-    zero = lax.full_like(trunc, 0)
-    fix = lax.bitwise_and(lax.ne(lax.lt(trunc, zero), lax.lt(x2, zero)), lax.ne(trunc, zero))
+    zero = np.zeros((), trunc.dtype)
+    nonzero = lax.ne(trunc, zero)
+    fix = lax.bitwise_and(lax.ne(lax.lt(trunc, zero), lax.lt(x2, zero)), nonzero)
     return lax.select(fix, lax.add(trunc, x2), trunc)
 
 
@@ -596,7 +598,10 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 @staged_as_jit
 def _where(condition, x, y):
     x, y = promote_args("where", x, y)
-    condition, x, y = promote_shapes(condition, x, y)
+    if condition.ndim == 0:  # select takes a scalar predicate as it is (as in JAX)
+        x, y = promote_shapes(x, y)
+    else:
+        condition, x, y = promote_shapes(condition, x, y)
     return lax.select(condition, x, y)
 
 

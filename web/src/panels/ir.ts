@@ -209,6 +209,8 @@ export class IRPanel {
     const baseIndent = Math.min(...lines.filter(isEqn).map(indent));
     const eqnAt = new Map<number, number>();
     lines.forEach((l, i) => { if (isEqn(l) && indent(l) === baseIndent) eqnAt.set(i, eqnAt.size); });
+    // A one-equation jaxpr prints on one line, as JAX prints it: `{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }`.
+    if (!eqnAt.size && lines.length === 1 && nodes.length === 1 && / let .+ = /.test(lines[0])) eqnAt.set(0, 0);
     const linkable = eqnAt.size === nodes.length;
     // The fold structure, from the strings alone: which equation line owns each deeper line.
     const ownerOf = new Array<number>(lines.length).fill(-1);
