@@ -78,7 +78,7 @@ def switch(index, branches, *operands):
     return _switch(index, branches, operands, clamp_index=True)
 
 
-def _switch(index, branches, operands, clamp_index):
+def _switch(index, branches, operands, clamp_index, const_order=None):
     branches = list(branches)
     if not branches:
         raise ValueError("switch requires at least one branch")
@@ -104,18 +104,20 @@ def _switch(index, branches, operands, clamp_index):
         trees.append(store[0])
     for c, t in zip(closed[1:], trees[1:]):
         _check_same("branches of cond/switch", closed[0].out_avals, c.out_avals, trees[0], t)
-    # Every branch takes the union of all branches' constants, so operands line up.
-    all_consts, jaxprs = [], []
+    # Every branch takes the union of all branches' constants, each once (JAX's order: cond's true
+    # branch first), so operands line up.
+    consts, position = [], {}
+    for k in const_order or range(len(closed)):
+        for x in closed[k].consts:
+            if id(x) not in position:
+                position[id(x)] = len(consts)
+                consts.append(x)
+    jaxprs = []
     for c in closed:
-        all_consts.append(list(c.consts))
-    for k, c in enumerate(closed):
         j = c.jaxpr
-        before = [Var(core.get_aval(x)) for i in range(k) for x in all_consts[i]]
-        after = [Var(core.get_aval(x)) for i in range(k + 1, len(closed)) for x in all_consts[i]]
-        jaxprs.append(
-            ClosedJaxpr(Jaxpr([], [*before, *j.constvars, *after, *j.in_binders], j.eqns, j.outs), [])
-        )
-    consts = [x for cs in all_consts for x in cs]
+        mine = {position[id(x)]: v for x, v in zip(c.consts, j.constvars)}
+        binders = [mine.get(p) or Var(core.get_aval(x)) for p, x in enumerate(consts)]
+        jaxprs.append(ClosedJaxpr(Jaxpr([], [*binders, *j.in_binders], j.eqns, j.outs), []))
     if len(branches) == 1:
         return tree_unflatten(trees[0], _run(jaxprs[0], *consts, *leaves))
     outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
@@ -135,7 +137,7 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))
     return _switch(
-        lax.convert_element_type(pred, np.int32), [false_fun, true_fun], operands, clamp_index=False
+        lax.convert_element_type(pred, np.int32), [false_fun, true_fun], operands, False, const_order=(1, 0)
     )
 
 
