@@ -18,7 +18,7 @@ import numpy as np
 from . import ad, batching, core, ir, monitoring
 from .config import config as _config
 from .core import Array, ShapedArray, Tracer
-from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, dce_jaxpr
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 

@@ -111,12 +111,11 @@ def _fits(doc: Doc, width: int) -> bool:
     agenda = [doc]
     while width >= 0 and agenda:
         d = agenda.pop()
-        t = type(d)
-        if t is _Text or t is _Break:
+        if isinstance(d, (_Text, _Break)):
             width -= len(d.text)
-        elif t is _Concat:
+        elif isinstance(d, _Concat):
             agenda.extend(reversed(d.children))
-        elif t is _Group or t is _Nest:
+        elif isinstance(d, (_Group, _Nest)):
             agenda.append(d.child)
     return width >= 0
 
@@ -125,25 +124,24 @@ def _format(doc: Doc, width: int) -> str:
     lines: list[str] = []
     line: list[str] = []
     k = 0
-    agenda = [(0, _BREAK, doc)]
+    agenda: list[tuple[int, int, Doc]] = [(0, _BREAK, doc)]
     while agenda:
         i, m, d = agenda.pop()
-        t = type(d)
-        if t is _Text:
+        if isinstance(d, _Text):
             line.append(d.text)
             k += len(d.text)
-        elif t is _Concat:
+        elif isinstance(d, _Concat):
             agenda.extend((i, m, c) for c in reversed(d.children))
-        elif t is _Break:
+        elif isinstance(d, _Break):
             if m == _BREAK:
                 lines.append("".join(line))
                 line, k = [" " * i], i
             else:
                 line.append(d.text)
                 k += len(d.text)
-        elif t is _Nest:
+        elif isinstance(d, _Nest):
             agenda.append((i + d.n, m, d.child))
-        elif t is _Group:
+        elif isinstance(d, _Group):
             agenda.append((i, _FLAT if _fits(d.child, width - k) else _BREAK, d.child))
     lines.append("".join(line))
     return "\n".join(lines)

@@ -311,7 +311,6 @@ def _reduce_chooser_jvp(prim):
         lax = _lax()
         ans = prim.bind(x, axes=axes)
         shape = core.get_aval(x).shape
-        kept = tuple(i for i in range(len(shape)) if i not in axes)
         # JAX's formulation: ans reshaped with size-1 reduced axes, compared by broadcasting.
         ones = tuple(1 if i in axes else d for i, d in enumerate(shape))
         location = lax.convert_element_type(lax.eq(x, lax.reshape(ans, ones)), g.dtype)

@@ -14,7 +14,6 @@ from .. import core, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
 from ._promote import (
-    broadcast_shapes,
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
