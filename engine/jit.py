@@ -182,6 +182,7 @@ def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
 def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):
     in_unknowns = [not t.pval.is_known for t in tracers]
     j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     j1 = dce_jaxpr(j1)
     # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
@@ -215,11 +216,25 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
+def _prune_residuals(j1, j2, num_res):
+    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs)."""
+    used = {x for e in j2.eqns for x in e.inputs if type(x) is Var} | {x for x in j2.outs if type(x) is Var}
+    keep = [k for k, v in enumerate(j2.in_binders[:num_res]) if v in used]
+    if len(keep) == num_res:
+        return j1, j2, num_res
+    n_known = len(j1.outs) - num_res
+    res = j1.outs[n_known:]
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known], *[res[k] for k in keep]])
+    j2 = Jaxpr(j2.constvars, [*[j2.in_binders[k] for k in keep], *j2.in_binders[num_res:]], j2.eqns, j2.outs)
+    return j1, j2, len(keep)
+
+
 def _jit_partial_eval_jaxpr(unks_in, eqn):
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
     j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in))
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]

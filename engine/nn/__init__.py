@@ -208,6 +208,7 @@ def softmax(x, axis=-1, where=None, initial=None):
     return unnormalized / jnp.sum(unnormalized, axes, keepdims=True)
 
 
+@staged_as_jit(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
