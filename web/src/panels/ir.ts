@@ -204,11 +204,19 @@ export class IRPanel {
     // fold under it; long blocks start folded.
     const lines = stage.text.split("\n");
     const nodes = stage.graph?.nodes ?? [];
-    const isEqn = (l: string) => /^\s+\S.*=\s*\S/.test(l);
+    // Jaxprs used twice (or long nested ones) print first, as JAX prints them: `let name = { ... } in`.
+    // Their lines are not equations of this stage; each block folds under its `let` line.
+    const shared = new Set<number>();
+    for (let i = 0, open = false; i < lines.length; i++) {
+      if (!open && /^let \S+ = \{ lambda /.test(lines[i])) open = true;
+      if (open) shared.add(i);
+      if (open && /\} in$/.test(lines[i])) open = false;
+    }
+    const isEqn = (l: string, i: number) => !shared.has(i) && /^\s+\S.*=\s*\S/.test(l);
     const indent = (l: string) => l.length - l.trimStart().length;
     const baseIndent = Math.min(...lines.filter(isEqn).map(indent));
     const eqnAt = new Map<number, number>();
-    lines.forEach((l, i) => { if (isEqn(l) && indent(l) === baseIndent) eqnAt.set(i, eqnAt.size); });
+    lines.forEach((l, i) => { if (isEqn(l, i) && indent(l) === baseIndent) eqnAt.set(i, eqnAt.size); });
     // A one-equation jaxpr prints on one line, as JAX prints it: `{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }`.
     if (!eqnAt.size && lines.length === 1 && nodes.length === 1 && / let .+ = /.test(lines[0])) eqnAt.set(0, 0);
     const linkable = eqnAt.size === nodes.length;
@@ -217,8 +225,8 @@ export class IRPanel {
     const blockSize = new Map<number, number>();
     let owner = -1;
     lines.forEach((text, i) => {
-      if (eqnAt.has(i)) owner = i;
-      else if (owner >= 0 && text.trim() && indent(text) > baseIndent) { ownerOf[i] = owner; blockSize.set(owner, (blockSize.get(owner) ?? 0) + 1); }
+      if (eqnAt.has(i) || (shared.has(i) && text.startsWith("let "))) owner = i;
+      else if (owner >= 0 && text.trim() && (shared.has(i) || indent(text) > baseIndent)) { ownerOf[i] = owner; blockSize.set(owner, (blockSize.get(owner) ?? 0) + 1); }
       else owner = -1;
     });
     const foldable = [...blockSize].filter(([, n]) => n >= FOLD_MIN_LINES).map(([i]) => i);
