@@ -8,6 +8,7 @@ trace. Each interpreter owns a rule table keyed by primitive; adding an operatio
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
@@ -63,6 +64,7 @@ _SHORT = {
 }
 
 
+@functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
 def dtype_short(dtype) -> str:
     name = np.dtype(dtype).name
     if dtype == float0:

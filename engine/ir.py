@@ -221,14 +221,39 @@ def eqn_display_params(eqn) -> list:
     return rule(eqn) if rule is not None else sorted(eqn.params.items())
 
 
-def _pp_eqn(eqn, ctx: PpContext) -> pp.Doc:
+def _pp_eqn_flat(eqn, pairs, ctx: PpContext) -> str:
+    lhs = " ".join(f"{ctx.name(v)}:{v.aval.str_short()}" for v in eqn.out_binders)
+    params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in pairs) + "]" if pairs else ""
+    rhs = f"{eqn.primitive.name}{params} " + " ".join(_pp_atom(x, ctx) for x in eqn.inputs)
+    return f"{lhs} = {rhs}" if eqn.out_binders else rhs
+
+
+def _pp_eqn(eqn, ctx: PpContext, indent: int | None = None) -> pp.Doc:
+    """``indent``: where the equation's line starts when its jaxpr breaks into lines, if known. An
+    equation without sub-jaxprs that fits there is laid out flat, so it is built as one text (fast)."""
+    if indent is None or any(_has_jaxpr(v) for v in eqn.params.values()):
+        return _pp_eqn_doc(eqn, None, ctx)
+    pairs = eqn_display_params(eqn)
+    if any(_has_jaxpr(v) for _, v in pairs):
+        return _pp_eqn_doc(eqn, pairs, ctx)
+    flat = _pp_eqn_flat(eqn, pairs, ctx)
+    if indent + len(flat) <= PP_WIDTH and "\n" not in flat:
+        return pp.text(flat)
+    return _pp_eqn_doc(eqn, pairs, ctx)
+
+
+def _has_jaxpr(v) -> bool:
+    return _is_jaxpr(v) or (type(v) is tuple and any(_is_jaxpr(w) for w in v))
+
+
+def _pp_eqn_doc(eqn, pairs, ctx: PpContext) -> pp.Doc:
     sub = eqn.params.get("jaxpr")
     if eqn.params.get("name") is not None and _is_jaxpr(sub):
         sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
         if sub not in ctx.shared_jaxprs:
             ctx.suggest_same_names(sub.in_binders, eqn.inputs)
             ctx.suggest_same_names(sub.outs, eqn.out_binders)
-    pairs = eqn_display_params(eqn)
+    pairs = eqn_display_params(eqn) if pairs is None else pairs
     lhs = _pp_vars(eqn.out_binders, ctx, print_shapes=True)
     rhs = [pp.text(eqn.primitive.name), _pp_kv_pairs(pairs, ctx), pp.text(" ") + _pp_vars(eqn.inputs, ctx)]
     if eqn.out_binders:
@@ -236,10 +261,10 @@ def _pp_eqn(eqn, ctx: PpContext) -> pp.Doc:
     return pp.concat(rhs)
 
 
-def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext) -> pp.Doc:
+def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext, eqn_indent: int | None = None) -> pp.Doc:
     constvars = _pp_vars(jaxpr.constvars, ctx, print_shapes=True)
     invars = _pp_vars(jaxpr.in_binders, ctx, print_shapes=True)
-    eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx) for e in jaxpr.eqns])
+    eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx, eqn_indent) for e in jaxpr.eqns])
     outs = pp.concat(
         [
             pp.text("("),
@@ -307,13 +332,16 @@ def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
     for name, j in _shared_jaxprs(jaxpr):
         ctx.shared_jaxprs[j] = name
     for j, name in list(ctx.shared_jaxprs.items()):
-        docs.append(pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx), pp.text(" in"), pp.brk()]))
-    docs.append(_pp_jaxpr(jaxpr, ctx))
+        docs.append(pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx, 4), pp.text(" in"), pp.brk()]))
+    docs.append(_pp_skeleton(jaxpr, ctx, 4))  # top-level equations start at column 4
     return pp.concat(docs)
 
 
+PP_WIDTH = 80  # JAX's default width
+
+
 def pp_jaxpr(jaxpr: Jaxpr, consts=()) -> str:
-    return pp_toplevel(jaxpr).format(80)
+    return pp_toplevel(jaxpr).format(PP_WIDTH)
 
 
 def printed_names(jaxpr: Jaxpr) -> dict:
