@@ -187,6 +187,24 @@ def test_timeout_report_names_the_line_the_run_was_stopped_at(client):
     assert client.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
 
 
+def test_cpu_limit_report_names_the_line_the_run_was_stopped_at(tmp_path):
+    # SIGXCPU at the soft CPU limit interrupts the run where it is, like the wall-clock limit.
+    settings = {
+        "runner": PLAIN,
+        "database_path": tmp_path / "s.sqlite",
+        "workers": 1,
+        "wall_seconds": 20,
+        "cpu_seconds": 1,
+    }
+    with ServerProcess(settings, log_path=str(tmp_path / "server.log")) as s:
+        code = "x = 0\n\nwhile True:\n    x += 1\n"
+        report = httpx.post(s.base_url + "/api/run", json={"code": code}, timeout=60).json()
+    assert not report["ok"] and report["error"]["limit"] == "cpu"
+    assert (
+        report["error"]["line"] in (3, 4) and f"line {report['error']['line']}" in report["error"]["message"]
+    )
+
+
 @pytest.fixture(scope="module")
 def engine_server(tmp_path_factory):
     engine_runner_available()
