@@ -297,6 +297,12 @@ def test_recompile_timeline_names_each_reason(page: Page, artifacts):
     expect(page.get_by_test_id("recompile-summary")).to_contain_text("3 recompiled")
     assert page.get_by_test_id("recompile-mark").count() == 7
     section.screenshot(path=str(artifacts / "recompiles.png"))
+    # A second Run: its compiles next to the first run's
+    page.get_by_test_id("run").click()
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 2", timeout=90_000)
+    page.get_by_test_id("tab-timings").click()
+    expect(page.get_by_test_id("recompile-previous")).to_contain_text("The run before: 7 calls of 2 jitted functions")
+    expect(page.get_by_test_id("recompile-row")).to_have_count(7)
 
 
 @needs_runner

@@ -30,6 +30,8 @@ const PANEL_LABELS: Record<PanelName, string> = {
 class App {
   private session: Session = defaultSession();
   private report: RunReport | null = null;
+  /** The run before this one, for comparing its compiles with this run's. */
+  private previousReport: RunReport | null = null;
   private failure: ApiError | null = null;
   private callIndex = 0;
   private controller: AbortController | null = null;
@@ -184,7 +186,9 @@ class App {
     this.notice = this.dropStaleFunction();
     try {
       const report = await run(toRequest(this.session), controller.signal);
+      this.previousReport = this.report;
       this.report = report;
+      showLineCosts(this.editor.view, null); // the IR panel shows its stage's costs again
       this.failure = null;
       this.callIndex = this.defaultCall(report);
       const err = report.error;
@@ -360,7 +364,7 @@ class App {
         this.notice ? h("p", { class: "notice", testid: "run-notice", role: "note" }, this.notice) : "",
         renderOutput(r, { gotoLine: goto, openFirstNonfinite }, this.expectedCheck(r))); break;
       case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
-      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null), renderRecompiles(r)); break;
+      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null), renderRecompiles(r, this.previousReport)); break;
       case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;
       case "debugger": this.debugger.show(this.callFor("debugger")); replace(this.panelBody, this.debugger.el); break;
     }

@@ -44,16 +44,23 @@ function facts(report: RunReport): CallFact[] {
   return out;
 }
 
-/** The traces and compiles of a run's jitted calls, or null when it made none. */
-export function renderRecompiles(report: RunReport): HTMLElement | null {
+function summarize(rows: CallFact[]): string {
+  const fns = new Set(rows.map((r) => r.call.label));
+  const count = (st: Status) => rows.filter((r) => r.status === st).length;
+  const compileTotal = rows.reduce((a, r) => a + r.compileMs, 0);
+  return `${rows.length} call${rows.length === 1 ? "" : "s"} of ${fns.size} jitted function${fns.size === 1 ? "" : "s"}: `
+    + `${count("compile") + count("recompile")} compiled (${count("recompile")} recompiled), ${count("disk")} from the kernel cache, ${count("hit")} cache hit${count("hit") === 1 ? "" : "s"}; `
+    + `${fmtMs(compileTotal)} tracing+compiling`;
+}
+
+/** The traces and compiles of a run's jitted calls (and the previous run's, summed up), or null
+ *  when it made none. */
+export function renderRecompiles(report: RunReport, previous?: RunReport | null): HTMLElement | null {
   const rows = facts(report);
   if (!rows.length) return null;
   const fns = [...new Set(rows.map((r) => r.call.label))];
-  const count = (st: Status) => rows.filter((r) => r.status === st).length;
-  const compileTotal = rows.reduce((a, r) => a + r.compileMs, 0);
-  const summary = `${rows.length} call${rows.length === 1 ? "" : "s"} of ${fns.length} jitted function${fns.length === 1 ? "" : "s"}: `
-    + `${count("compile") + count("recompile")} compiled (${count("recompile")} recompiled), ${count("disk")} from the kernel cache, ${count("hit")} cache hit${count("hit") === 1 ? "" : "s"}; `
-    + `${fmtMs(compileTotal)} tracing+compiling`;
+  const summary = summarize(rows);
+  const before = previous ? facts(previous) : [];
   // Timeline: one lane per jitted function, calls in run order along x.
   const W = 760, laneH = 26, left = 190, pad = 10;
   const t0 = Math.min(...rows.map((r) => r.start)), t1 = Math.max(...rows.map((r) => r.start + r.traceMs + r.compileMs), t0 + 1);
@@ -82,5 +89,6 @@ export function renderRecompiles(report: RunReport): HTMLElement | null {
   return h("section", { class: "recompiles", testid: "recompiles" },
     h("h3", null, "Traces and compiles"),
     h("p", { class: "muted", testid: "recompile-summary" }, summary),
+    before.length ? h("p", { class: "muted", testid: "recompile-previous" }, `The run before: ${summarize(before)}`) : null,
     svg, table);
 }
