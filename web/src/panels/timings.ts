@@ -83,27 +83,15 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   const item = (key: string, label: string, ms: number) =>
     h("span", { class: "legend-item", testid: "phase-total", dataset: { category: key, ms: String(ms) } },
       h("span", { class: `swatch cat-${key}` }), label, h("b", null, fmtMs(ms)));
-  const hits = events.filter((e) => e.cache === "hit").length;
-  const disk = events.filter((e) => e.cache === "disk").length;
-  const compiled = events.filter((e) => e.category === "compile" && e.cache !== "disk").length;
   const legend = h("div", { class: "legend" },
     phases.map((c) => item(c, c, totals.get(c)!)),
     item("other", "other Python", other),
     h("span", { class: "legend-item total", testid: "wall-total", dataset: { ms: String(wall) } }, "= wall time", h("b", null, fmtMs(wall))));
-  const cache = hits + disk + compiled
-    ? h("div", { class: "cache-facts", testid: "cache-facts", dataset: { hits: String(hits), disk: String(disk), compiled: String(compiled) } },
-        h("span", { class: "label" }, "jit cache"),
-        h("span", { class: "badge ok" }, `${hits} hit${hits === 1 ? "" : "s"}`),
-        disk ? h("span", { class: "badge" }, `${disk} loaded from disk`) : null,
-        h("span", { class: "badge" }, `${compiled} compiled`))
-    : null;
-
   return h("div", { class: "timings", testid: "timings-panel" },
     h("div", { class: "panel-intro" },
       h("span", null, `Wall time ${fmtMs(wall)}`),
       h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes run alongside. Hover a bar for details.")),
     legend,
-    cache,
     h("div", { class: "timeline-wrap" }, svg));
 }
 
