@@ -172,6 +172,11 @@ def test_phone_layout(browser, base_url, artifacts):
         expect(page.get_by_test_id("ir-node").first).to_be_visible()
         graph = page.locator("[data-testid=ir-panel] .graph").first.bounding_box()
         assert graph and graph["height"] >= 320, f"IR graph only {graph} tall"
+        text = page.get_by_test_id("ir-text")
+        text.scroll_into_view_if_needed()
+        expect(text).to_be_visible()
+        pane = page.locator("[data-testid=ir-panel] .text-pane").first.bounding_box()
+        assert pane and pane["height"] >= 200, f"IR text only {pane} tall"
         page.screenshot(path=str(artifacts / "phone-ir.png"), full_page=True)
     finally:
         ctx.close()
