@@ -114,9 +114,10 @@ class custom_jvp:
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
-        if self in _in_rule and not core.staging_anywhere[0]:
-            # The rule calling its own function computes the primal output: no nested rule. (While
-            # staging it binds the call again, at the outer level, as JAX records it.)
+        if self in _in_rule and not any(isinstance(x, core.Tracer) for x in tree_flatten((args, kwargs))[0]):
+            # The rule calling its own function on concrete values computes the primal output
+            # directly. On traced ones it binds the call again, at the outer level, as JAX does:
+            # staged, that is what the jaxpr shows; differentiated again, the rule applies again.
             return self.fun(*args, **kwargs)
         args = _resolve_args(self.fun, args, kwargs)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(

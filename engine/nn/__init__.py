@@ -65,16 +65,18 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
+@staged_as_jit
 def log_sigmoid(x):
     """``log(sigmoid(x))``, computed stably as ``-softplus(-x)``."""
     (x,) = promote_args_inexact("log_sigmoid", x)
     return lax.neg(softplus(lax.neg(x)))
 
 
+@staged_as_jit
 def softplus(x):
     """``log(1 + exp(x))``, stably."""
     (x,) = promote_args_inexact("softplus", x)
-    return jnp.logaddexp(x, lax.full_like(x, 0))
+    return jnp.logaddexp(x, 0)
 
 
 def soft_sign(x):

@@ -7,6 +7,7 @@ gives the same answer as the lax route at a fraction of the dispatch cost.
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -462,11 +463,46 @@ def hypot(x1, x2, /):
 
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    x1, x2 = promote_elementwise_inexact("logaddexp", x1, x2)
+    if isinstance(x1, Tracer) or isinstance(x2, Tracer):  # JAX's custom_jvp (its derivative at ties)
+        return _logaddexp_custom_jvp()(x1, x2)
+    x1, x2 = promote_shapes(x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _logaddexp(x1, x2):
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), out)
+    isnan = lax.ne(delta, delta)
+    both = lax.add(x1, x2)
+    return lax.select(isnan, both, lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+
+
+@functools.lru_cache(maxsize=None)
+def _logaddexp_custom_jvp():
+    """JAX's logaddexp: a custom_jvp whose rule stays finite at infinities (values as the formula)."""
+    from ..custom_derivatives import custom_jvp
+
+    def logaddexp(x1, x2):
+        return _logaddexp(x1, x2)
+
+    f = custom_jvp(logaddexp)
+
+    def replace_inf(x):
+        return lax.select(lax.eq(x, np.asarray(np.inf, x.dtype)), lax.full_like(x, 0), x)
+
+    def _logaddexp_jvp(primals, tangents):
+        x1, x2 = primals
+        t1, t2 = tangents
+        out = f(x1, x2)
+        tangent = lax.add(
+            multiply(t1, lax.exp(subtract(replace_inf(x1), replace_inf(out)))),
+            multiply(t2, lax.exp(subtract(replace_inf(x2), replace_inf(out)))),
+        )
+        return out, tangent
+
+    f.defjvp(_logaddexp_jvp)
+    return f
 
 
 def logaddexp2(x1, x2, /):
