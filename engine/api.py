@@ -352,6 +352,43 @@ def _std_basis(leaves):
     return out, total
 
 
+def _std_basis_staged(leaves):
+    """The basis as JAX stages it: an iota identity, split into the leaves, each cast to the
+    leaf's dtype (so jacfwd's jaxpr is JAX's)."""
+    from . import lax
+    from .lax.structural import convert_element_type_p
+
+    avals = [core.get_aval(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    total = sum(sizes)
+    dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
+    dtype = core.canonical_dtype(dtype if np.issubdtype(dtype, np.inexact) else np.float32)
+    rows = lax.broadcasted_iota(np.int32, (total, total), 0)
+    cols = lax.broadcasted_iota(np.int32, (total, total), 1)
+    eye = lax.convert_element_type(lax.eq(lax.add(rows, np.int32(0)), cols), dtype)
+    pieces = _split_np(eye, sizes, 1)
+    out = []
+    for p, a in zip(pieces, avals):
+        p = _reshape_if(p, (total, *a.shape))
+        out.append(
+            convert_element_type_p.bind(p, new_dtype=core.canonical_dtype(a.dtype), weak_type=a.weak_type)
+        )
+    return out, total
+
+
+def _split_np(x, sizes, axis):
+    # Sizes as numpy integers, as JAX computes them (its jaxprs print them so).
+    from .lax.structural import split_p
+
+    return split_p.bind(x, sizes=tuple(np.int64(s) for s in sizes), axis=int(axis))
+
+
+def _reshape_if(x, shape):
+    from . import lax
+
+    return x if core.get_aval(x).shape == tuple(shape) else lax.reshape(x, shape)
+
+
 def _jac_tree(out_leaves_avals, out_tree, in_avals, in_tree, blocks, out_first: bool):
     """Arrange jacobian blocks as a tree of outputs of trees of inputs (JAX's layout)."""
     rows = []
@@ -385,7 +422,8 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         def pushfwd(*tangents):
             return jvp(f_flat, tuple(dyn_flat), tuple(tangents))
 
-        basis, total = _std_basis(dyn_flat)
+        staged = core.staging_anywhere[0] and any(isinstance(x, core.Tracer) for x in dyn_flat)
+        basis, total = _std_basis_staged(dyn_flat) if staged else _std_basis(dyn_flat)
         y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
         y_flat, y_tree = tree_flatten(y)
         if holomorphic:
@@ -396,6 +434,10 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         blocks = []
         for yv, jv in zip(y_flat, jac_flat):
             ya = core.get_aval(yv)
+            if staged:  # JAX's unravel: one split along the basis axis
+                pieces = _split_np(jv, [a.size for a in in_avals], core.get_aval(jv).ndim - 1)
+                blocks.append([_reshape_if(p, (*ya.shape, *a.shape)) for p, a in zip(pieces, in_avals)])
+                continue
             row, start = [], 0
             for a in in_avals:
                 piece = _slice_axis(jv, -1, start, start + a.size)
@@ -439,7 +481,8 @@ def jacrev(
         y_flat, y_tree = tree_flatten(y)
         for yv in y_flat:
             _check_output_dtype("jacrev", core.get_aval(yv).dtype, holomorphic)
-        basis, total = _std_basis(y_flat)
+        staged = core.staging_anywhere[0] and any(isinstance(x, core.Tracer) for x in y_flat)
+        basis, total = _std_basis_staged(y_flat) if staged else _std_basis(y_flat)
 
         def pull_flat(*cts):
             return pullback(tree_unflatten(y_tree, list(cts)))
@@ -450,7 +493,17 @@ def jacrev(
         in_avals = [core.get_aval(j) for j in jac_flat]
         blocks = []
         start = 0
-        for yv in y_flat:
+        if staged:  # JAX's unravel: each input's block split along the basis axis
+            y_avals = [core.get_aval(yv) for yv in y_flat]
+            split = [_split_np(j, [ya.size for ya in y_avals], 0) for j in jac_flat]
+            blocks = [
+                [
+                    _reshape_if(split[k][i], (*ya.shape, *core.get_aval(j).shape[1:]))
+                    for k, j in enumerate(jac_flat)
+                ]
+                for i, ya in enumerate(y_avals)
+            ]
+        for yv in y_flat if not staged else ():
             ya = core.get_aval(yv)
             row = []
             for j in jac_flat:
