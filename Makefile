@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB_STAMP := web/dist/index.html
 
-.PHONY: install lock web-build install-test run lint test test-unit test-e2e bench clean
+.PHONY: install lock web-build install-test run lint test test-unit test-e2e bench jax-venv clean
 
 install: $(STAMP) web-build
 
@@ -69,7 +69,15 @@ lint: install
 test-unit: install
 	$(BIN)/python -m pytest tests
 
-bench: install
+# JAX 0.10.2, the reference the benchmarks print ratios against, lives in its own git-ignored
+# venv: the engine's venv never imports it (tests must not need JAX).
+JAX_VENV := .jax-venv
+jax-venv:
+	@$(JAX_VENV)/bin/python -c 'import jax' 2>/dev/null || { \
+	  test -x $(JAX_VENV)/bin/python || $(PY) -m venv $(JAX_VENV); \
+	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy; }
+
+bench: install jax-venv
 	$(BIN)/python -m bench
 
 clean:

@@ -1,0 +1,167 @@
+"""Interactive speed (issue 14), engine and JAX 0.10.2 timed in alternation in the same run.
+
+    python -m bench.bench_interactive [--rounds 5] [--seconds 0.2] [--no-server]
+
+Rows: the first calls of 5 freshly written small jitted functions (nothing cached) and their
+second calls; ``jit(x*x + x*2.0)`` on f32[5000, 5000] inputs that are stride-0 broadcasts
+(``jnp.ones``), transposed or strided views, next to the contiguous case; the seed's composite
+``tanh`` grad and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices; and a second Run of
+``jit(vmap(grad(loss)))`` through the server (engine only). JAX runs in its own venv
+(``.jax-venv``, see ``bench/jaxref.py``); without it the JAX column is empty.
+
+Targets (the issue's): first-call total <= JAX's; strided and broadcast inputs within 1.1x of
+contiguous; eager grad of the composite tanh < 250 us; eager ``x + x`` <= 4x numpy; pmap
+dispatch <= JAX's; the second Run a cache hit with no compile time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from bench import cases
+from bench.jaxref import JaxRef, alternate
+
+
+def fmt(t: float | None) -> str:
+    if t is None:
+        return "-"
+    return f"{t * 1e3:.2f} ms" if t >= 1e-3 else f"{t * 1e6:.1f} us"
+
+
+# name -> (factory, kwargs, number per timed batch, rounds' time slice scale, target text)
+CASES = {
+    "first calls, 5 fresh jitted fns (total)": (cases.first_calls, {}, 1, 0.0, "<= JAX"),
+    "second calls, same 5 fns (total)": (cases.second_calls, {}, 20, 1.0, ""),
+    "jit x*x+x*2 on jnp.ones((5000,5000))": (cases.fusion, {"layout": "ones"}, 1, 1.0, "<= 1.1x contig."),
+    "jit x*x+x*2 on contiguous f32[5000,5000]": (cases.fusion, {"layout": "contiguous"}, 1, 1.0, ""),
+    "jit x*x+x*2 on x.T (transposed view)": (cases.fusion, {"layout": "transposed"}, 1, 1.0, "<= 1.1x contig."),
+    "jit x*x+x*2 on x[:, ::2] (strided view)": (cases.fusion, {"layout": "strided"}, 1, 1.0, "<= 1.1x contig."),
+    "jit x*x+x*2 on contiguous f32[5000,2500]": (cases.fusion, {"layout": "contiguous-half"}, 1, 1.0, ""),
+    "eager grad(composite tanh)(1.0), warm": (cases.eager_tanh_grad, {}, 50, 1.0, "< 250 us"),
+    "eager x + x, 10 x f32": (cases.eager_add, {}, 2000, 1.0, "<= 4x numpy"),
+    "numpy a + a, 10 x f32 (reference)": (cases.numpy_add, {}, 2000, 1.0, ""),
+    "pmap(x / psum(x)) over 8 devices, warm": (cases.pmap_normalize, {}, 20, 1.0, "<= JAX"),
+}
+CONTIGUOUS_OF = {
+    "jit x*x+x*2 on jnp.ones((5000,5000))": "jit x*x+x*2 on contiguous f32[5000,5000]",
+    "jit x*x+x*2 on x.T (transposed view)": "jit x*x+x*2 on contiguous f32[5000,5000]",
+    "jit x*x+x*2 on x[:, ::2] (strided view)": "jit x*x+x*2 on contiguous f32[5000,2500]",
+}
+
+
+def second_run_row() -> tuple | None:
+    """Two Runs of ``jit(vmap(grad(loss)))`` through a server with its own (empty) caches: the
+    second Run's wall time and what its report says about the jit cache and compile time."""
+    import httpx
+
+    from server.launch import ServerProcess
+
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "def loss(w, x, y):\n"
+        "    return jnp.sum((jnp.tanh(x @ w) - y) ** 2)\n"
+    )
+    request = {
+        "code": code,
+        "function": "loss",
+        "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}}, {"name": "jit"}],
+        "args": ["jnp.ones((3, 2)) * 0.1", "jnp.ones((4, 3))", "jnp.zeros((4, 2))"],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        env_cache = os.environ.get("ENGINE_CACHE_DIR")
+        os.environ["ENGINE_CACHE_DIR"] = os.path.join(tmp, "kernels")
+        try:
+            with ServerProcess({"database_path": os.path.join(tmp, "db.sqlite")}) as server:
+                with httpx.Client(base_url=server.base_url, timeout=60) as c:
+                    out = []
+                    for _ in range(2):
+                        t = time.perf_counter()
+                        report = c.post("/api/run", json=request).json()
+                        out.append((time.perf_counter() - t, report))
+        finally:
+            if env_cache is None:
+                os.environ.pop("ENGINE_CACHE_DIR", None)
+            else:
+                os.environ["ENGINE_CACHE_DIR"] = env_cache
+    (t1, r1), (t2, r2) = out
+
+    def facts(report):
+        calls = report.get("calls") or [{}]
+        jit = calls[-1].get("jit") or {}
+        compile_ms = sum(
+            e["duration_ms"] for c in calls for e in c.get("timings", []) if e["category"] == "compile"
+        )
+        return f"cache {jit.get('cache', '?')}, compile {compile_ms:.0f} ms"
+
+    return (t2, f"first Run {t1 * 1e3:.0f} ms ({facts(r1)}); second: {facts(r2)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.2, help="time slice per case per round")
+    ap.add_argument("--no-server", action="store_true", help="skip the second-Run row")
+    args = ap.parse_args(argv)
+    load0 = os.getloadavg()[0]
+
+    import engine
+
+    # The first-call rows must find no kernel on disk: an empty cache directory of their own.
+    cache = tempfile.TemporaryDirectory()
+    os.environ["ENGINE_CACHE_DIR"] = cache.name
+    engine.jit(lambda x: x - 1.0)(np.ones(8, np.float32))  # numba initialised: "compiler warm"
+    ref = JaxRef.start()
+    try:
+        table = {}
+        for name, (factory, kwargs, number, scale, _) in CASES.items():
+            key = None
+            if ref is not None and factory is not cases.numpy_add:
+                ref.build(name, "bench.cases", factory.__name__, **kwargs)
+                key = name
+            table[name] = (factory(engine, **kwargs), key, number, args.seconds * scale)
+        measured = alternate(table, ref, args.rounds)
+    finally:
+        if ref is not None:
+            ref.close()
+        os.environ.pop("ENGINE_CACHE_DIR", None)
+        cache.cleanup()
+
+    med = {k: (statistics.median(e), statistics.median(j) if j else None) for k, (e, j) in measured.items()}
+    t_np = med["numpy a + a, 10 x f32 (reference)"][0]
+    rows = []
+    for name, (e, j) in med.items():
+        notes = []
+        if name.startswith("numpy"):
+            continue
+        if name in CONTIGUOUS_OF:
+            notes.append(f"{e / med[CONTIGUOUS_OF[name]][0]:.2f}x contiguous")
+        if name.startswith("eager x + x"):
+            notes.append(f"numpy {fmt(t_np)}, {e / t_np:.1f}x numpy")
+        rows.append((name, fmt(e), fmt(j), f"{e / j:.2f}" if j else "-", CASES[name][4], "; ".join(notes)))
+    if not args.no_server:
+        try:
+            row = second_run_row()
+        except Exception as e:  # noqa: BLE001 - the server row must not hide the others
+            row = (None, f"failed: {type(e).__name__}: {e}")
+        rows.append(("second Run of jit(vmap(grad(loss))), server", fmt(row[0]), "-", "-", "cache hit", row[1]))
+    head = ("workload", "engine", "JAX", "eng/JAX", "target", "notes")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    print(f"JAX: {ref.version + ' (.jax-venv), alternating rounds' if ref else 'not installed (.jax-venv missing)'}")
+    for row in [head, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    print(
+        f"(medians of {args.rounds} alternating rounds; load average {load0:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Workloads of the interactive-speed benchmark, written once for both sides: each factory takes a
+JAX-like module (the engine, or the real JAX in the side venv) and returns the callable to time.
+A callable may carry ``settle``: called untimed after each timed call (the engine's background
+compiles finish there, so they never run into the next measurement, nor into JAX's).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def _block(jax, out):
+    # (an array's own method: the engine's tree-walking block_until_ready costs 1 us by itself)
+    return out.block_until_ready() if hasattr(out, "block_until_ready") else jax.block_until_ready(out)
+
+
+def _background_wait(jax):
+    """The engine's "wait for background compiles", or None (JAX compiles before it returns)."""
+    if not jax.__name__.startswith("engine"):
+        return None
+    import importlib
+
+    return getattr(importlib.import_module("engine.jit"), "wait_for_compiles", None)
+
+
+def eager_add(jax):
+    """``x + x`` on 10 floats, eagerly."""
+    x = jax.numpy.ones(10, np.float32)
+    x = x + 0  # a materialized array on both sides
+    return lambda: _block(jax, x + x)
+
+
+def numpy_add(jax=None):
+    """numpy's own ``a + a`` on 10 floats: the reference of the eager add (engine side only)."""
+    a = np.ones(10, np.float32)
+    return lambda: a + a
+
+
+def _composite_tanh(jnp):
+    def tanh(x):
+        y = jnp.exp(-2.0 * x)
+        return (1.0 - y) / (1.0 + y)
+
+    return tanh
+
+
+def eager_tanh_grad(jax):
+    """The seed program's ``grad(tanh)`` (exp, sub, add, div) at 1.0, warm, eagerly."""
+    g = jax.grad(_composite_tanh(jax.numpy))
+    return lambda: _block(jax, g(1.0))
+
+
+_fresh = itertools.count(1)
+
+
+def first_calls(jax):
+    """The first calls of 5 freshly written small jitted functions (new constants each time, so
+    nothing is cached: as when a user edits a function and runs it again)."""
+    jnp = jax.numpy
+    x = jnp.asarray(np.linspace(-1, 1, 100, dtype=np.float32))
+    y = jnp.asarray(np.linspace(0, 2, 100, dtype=np.float32))
+    m = jnp.asarray(np.linspace(-1, 1, 256, dtype=np.float32).reshape(16, 16))
+
+    def run():
+        c = float(next(_fresh)) + 0.5
+        fs = [
+            (jax.jit(lambda x: x * x + x * c), (x,)),
+            (jax.jit(lambda x: jnp.sin(x) * jnp.exp(-x) + c), (x,)),
+            (jax.jit(lambda x, y: jnp.sum(x * y) + c), (x, y)),
+            (jax.jit(lambda m: jnp.tanh(m @ m + c)), (m,)),
+            (jax.jit(lambda x: jnp.where(x > c, x, x * c).mean()), (x,)),
+        ]
+        for f, args in fs:
+            _block(jax, f(*args))
+
+    wait = _background_wait(jax)
+    if wait is not None:
+        run.settle = wait
+    return run
+
+
+def second_calls(jax):
+    """The same 5 functions' second calls (the compiled tier once it is ready)."""
+    jnp = jax.numpy
+    x = jnp.asarray(np.linspace(-1, 1, 100, dtype=np.float32))
+    y = jnp.asarray(np.linspace(0, 2, 100, dtype=np.float32))
+    m = jnp.asarray(np.linspace(-1, 1, 256, dtype=np.float32).reshape(16, 16))
+    c = 0.5
+    fs = [
+        (jax.jit(lambda x: x * x + x * c), (x,)),
+        (jax.jit(lambda x: jnp.sin(x) * jnp.exp(-x) + c), (x,)),
+        (jax.jit(lambda x, y: jnp.sum(x * y) + c), (x, y)),
+        (jax.jit(lambda m: jnp.tanh(m @ m + c)), (m,)),
+        (jax.jit(lambda x: jnp.where(x > c, x, x * c).mean()), (x,)),
+    ]
+    for f, args in fs:
+        _block(jax, f(*args))
+    wait = _background_wait(jax)
+    if wait is not None:
+        wait()
+
+    def run():
+        for f, args in fs:
+            _block(jax, f(*args))
+
+    return run
+
+
+N = 5000
+
+
+def fusion(jax, layout: str):
+    """``jit(x*x + x*2.0)`` on f32[5000, 5000] inputs of a given layout: ``contiguous``,
+    ``ones`` (the engine's ``jnp.ones`` is a stride-0 broadcast), ``transposed`` (``x.T``),
+    ``strided`` (``x[:, ::2]``), ``contiguous-half`` (a contiguous f32[5000, 2500])."""
+    jnp = jax.numpy
+    base = np.random.default_rng(0).normal(size=(N, N)).astype(np.float32)
+    if layout == "ones":
+        x = jnp.ones((N, N), jnp.float32)
+    elif layout == "transposed":
+        x = jnp.asarray(base).T
+    elif layout == "strided":
+        x = jnp.asarray(base)[:, ::2]
+    elif layout == "contiguous-half":
+        x = jnp.asarray(np.ascontiguousarray(base[:, ::2]))
+    else:
+        x = jnp.asarray(base)
+    f = jax.jit(lambda x: x * x + x * 2.0)
+    _block(jax, f(x))
+    return lambda: _block(jax, f(x))
+
+
+def pmap_normalize(jax):
+    """``pmap(x / psum(x))`` over 8 devices, warm dispatch."""
+    normalize = jax.pmap(lambda x: x / jax.lax.psum(x, "i"), axis_name="i")
+    x = jax.numpy.arange(float(jax.device_count()))
+    _block(jax, normalize(x))
+    return lambda: _block(jax, normalize(x))
