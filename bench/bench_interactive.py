@@ -41,8 +41,20 @@ CASES = {
     "second calls, same 5 fns (total)": (cases.second_calls, {}, 20, 1.0, ""),
     "jit x*x+x*2 on jnp.ones((5000,5000))": (cases.fusion, {"layout": "ones"}, 1, 1.0, "<= 1.1x contig."),
     "jit x*x+x*2 on contiguous f32[5000,5000]": (cases.fusion, {"layout": "contiguous"}, 1, 1.0, ""),
-    "jit x*x+x*2 on x.T (transposed view)": (cases.fusion, {"layout": "transposed"}, 1, 1.0, "<= 1.1x contig."),
-    "jit x*x+x*2 on x[:, ::2] (strided view)": (cases.fusion, {"layout": "strided"}, 1, 1.0, "<= 1.1x contig."),
+    "jit x*x+x*2 on x.T (transposed view)": (
+        cases.fusion,
+        {"layout": "transposed"},
+        1,
+        1.0,
+        "<= 1.1x contig.",
+    ),
+    "jit x*x+x*2 on x[:, ::2] (strided view)": (
+        cases.fusion,
+        {"layout": "strided"},
+        1,
+        1.0,
+        "<= 1.1x contig.",
+    ),
     "jit x*x+x*2 on contiguous f32[5000,2500]": (cases.fusion, {"layout": "contiguous-half"}, 1, 1.0, ""),
     "eager grad(composite tanh)(1.0), warm": (cases.eager_tanh_grad, {}, 50, 1.0, "< 250 us"),
     "eager x + x, 10 x f32": (cases.eager_add, {}, 2000, 1.0, "<= 4x numpy"),
@@ -64,14 +76,16 @@ def second_run_row() -> tuple | None:
     from server.launch import ServerProcess
 
     code = (
-        "import jax, jax.numpy as jnp\n"
-        "def loss(w, x, y):\n"
-        "    return jnp.sum((jnp.tanh(x @ w) - y) ** 2)\n"
+        "import jax, jax.numpy as jnp\ndef loss(w, x, y):\n    return jnp.sum((jnp.tanh(x @ w) - y) ** 2)\n"
     )
     request = {
         "code": code,
         "function": "loss",
-        "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}}, {"name": "jit"}],
+        "stack": [
+            {"name": "grad"},
+            {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}},
+            {"name": "jit"},
+        ],
         "args": ["jnp.ones((3, 2)) * 0.1", "jnp.ones((4, 3))", "jnp.zeros((4, 2))"],
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.2, help="time slice per case per round")
     ap.add_argument("--no-server", action="store_true", help="skip the second-Run row")
+    ap.add_argument("--only", default="", help="only the rows whose name contains this text")
     args = ap.parse_args(argv)
     load0 = os.getloadavg()[0]
 
@@ -121,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = {}
         for name, (factory, kwargs, number, scale, _) in CASES.items():
+            if args.only not in name and not (name.startswith("numpy") and "x + x" in args.only):
+                continue
             key = None
             if ref is not None and factory is not cases.numpy_add:
                 ref.build(name, "bench.cases", factory.__name__, **kwargs)
@@ -134,26 +151,30 @@ def main(argv: list[str] | None = None) -> int:
         cache.cleanup()
 
     med = {k: (statistics.median(e), statistics.median(j) if j else None) for k, (e, j) in measured.items()}
-    t_np = med["numpy a + a, 10 x f32 (reference)"][0]
+    t_np = med.get("numpy a + a, 10 x f32 (reference)", (None,))[0]
     rows = []
     for name, (e, j) in med.items():
         notes = []
         if name.startswith("numpy"):
             continue
-        if name in CONTIGUOUS_OF:
+        if name in CONTIGUOUS_OF and CONTIGUOUS_OF[name] in med:
             notes.append(f"{e / med[CONTIGUOUS_OF[name]][0]:.2f}x contiguous")
         if name.startswith("eager x + x"):
             notes.append(f"numpy {fmt(t_np)}, {e / t_np:.1f}x numpy")
         rows.append((name, fmt(e), fmt(j), f"{e / j:.2f}" if j else "-", CASES[name][4], "; ".join(notes)))
-    if not args.no_server:
+    if not args.no_server and not args.only:
         try:
             row = second_run_row()
         except Exception as e:  # noqa: BLE001 - the server row must not hide the others
             row = (None, f"failed: {type(e).__name__}: {e}")
-        rows.append(("second Run of jit(vmap(grad(loss))), server", fmt(row[0]), "-", "-", "cache hit", row[1]))
+        rows.append(
+            ("second Run of jit(vmap(grad(loss))), server", fmt(row[0]), "-", "-", "cache hit", row[1])
+        )
     head = ("workload", "engine", "JAX", "eng/JAX", "target", "notes")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    print(f"JAX: {ref.version + ' (.jax-venv), alternating rounds' if ref else 'not installed (.jax-venv missing)'}")
+    print(
+        f"JAX: {ref.version + ' (.jax-venv), alternating rounds' if ref else 'not installed (.jax-venv missing)'}"
+    )
     for row in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     print(

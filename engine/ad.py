@@ -422,28 +422,36 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
 
 
 def linearize_flat(f, primals):
-    """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``."""
-    pvals_in = [PartialVal.known(p) for p in primals]
+    """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``.
+
+    Direct linearize: the JVP runs on the primals as they are (concrete values eagerly, or an
+    outer transformation's tracers) and only the tangents are partial-evaluation tracers, so
+    each primal operation is bound once, straight to whatever computes it, and each tangent
+    operation is recorded as a linear equation as the forward pass goes (no known-value tracers).
+    """
     tangent_avals = [tangent_aval(core.get_aval(p)) for p in primals]
     differentiable = [a.dtype != float0 for a in tangent_avals]
-    pvals_in += [PartialVal.unknown(a) for a, d in zip(tangent_avals, differentiable) if d]
-    n = len(primals)
-
-    def f_jvp(*args):
-        ps, ts_unk = args[:n], list(args[n:])
-        ts = [ts_unk.pop(0) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
-        primals_out, tangents_out = jvp_flat(f, ps, ts)
-        return [*primals_out, *tangents_out]
-
-    jaxpr, pvals_out, consts = partial_eval_flat(f_jvp, pvals_in)
-    m = len(pvals_out) // 2
-    primal_pvals = pvals_out[:m]
-    if any(not p.is_known for p in primal_pvals):
-        raise core.UnexpectedTracerError("primal output depends on tangents; engine bug")
-    primals_out = [p.const for p in primal_pvals]
+    with core.new_main(PartialEvalTrace) as main:
+        trace = PartialEvalTrace(main)
+        tracers_in = [trace.new_arg(PartialVal.unknown(a)) for a, d in zip(tangent_avals, differentiable) if d]
+        it = iter(tracers_in)
+        ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
+        primals_out, tangents_out = jvp_flat(f, primals, ts)
+        primals_out = [_known_primal(trace, p) for p in primals_out]
+        tracers_out = [trace.full_raise(t) for t in tangents_out]
+        tangent_pvals = [t.pval for t in tracers_out]
+        unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
+        jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out)
     # Tangent outputs that partial eval found known (zeros) become constants of the linear jaxpr.
-    tangent_pvals = pvals_out[m:]
     return primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals)
+
+
+def _known_primal(trace, p):
+    if isinstance(p, PartialEvalTracer) and p._trace.main is trace.main:
+        if not p.pval.is_known:
+            raise core.UnexpectedTracerError("primal output depends on tangents; engine bug")
+        return p.pval.const
+    return p
 
 
 class UndefPrimal:

@@ -7,8 +7,12 @@ so ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged.
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect as _pyinspect
+import math
+import os
+import threading
 import time
 import weakref
 from typing import TYPE_CHECKING, Callable
@@ -18,7 +22,7 @@ import numpy as np
 from . import ad, batching, core, ir, monitoring
 from .config import config as _config
 from .core import Array, ShapedArray, Tracer
-from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr, subjaxprs
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -78,11 +82,149 @@ def set_backend(backend) -> None:
 def executable(closed: ClosedJaxpr, name: str):
     exe = _executables.get(closed)
     if exe is None:
+        job = _jobs.get(closed)
+        if job is not None and job.done.wait() and job.exe is not None:
+            return job.exe
         t0 = time.perf_counter()
         exe = get_backend().compile(closed, name)
         exe.compile_time = time.perf_counter() - t0
         _executables[closed] = exe
     return exe
+
+
+# ---------------------------------------------------------------------------------------------
+# Tiers. The first call of a program that the interpreter runs quickly does not wait for numba:
+# it is interpreted while the kernels compile on a background thread, and calls switch to them
+# once they are ready. (An edit of a jitted function otherwise waits 0.2-0.5 s per function.)
+
+TIERED = os.environ.get("ENGINE_JIT_TIERED", "1") != "0"
+INTERPRET_MAX_SECONDS = 0.02  # estimated interpreter time per call up to which calls run interpreted
+_EQN_SECONDS, _ELEMENT_SECONDS = 5e-6, 2e-9  # the interpreter: per equation, per output element
+
+
+def interpret_seconds(jaxpr: Jaxpr) -> float:
+    """A rough estimate of one interpreted call's time; inf where the interpreter's time cannot be
+    bounded (while loops) or where a compiled form matters more (pmap)."""
+    total = 0.0
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        subs = list(subjaxprs(eqn))
+        if name == "while" or "pmap" in name:
+            return math.inf
+        if name == "scan":
+            total += eqn.params["length"] * sum(interpret_seconds(j) for j in subs)
+        elif name == "cond":
+            total += max(interpret_seconds(j) for j in subs)
+        elif subs:
+            total += sum(interpret_seconds(j) for j in subs)
+        else:
+            total += _EQN_SECONDS + _ELEMENT_SECONDS * sum(v.aval.size for v in eqn.out_binders)
+    return total
+
+
+class CompileJob:
+    """One program compiling on the background thread: timestamps (``time.perf_counter``) of
+    when it was queued, started and ready, and its executable (or error) once ``done``."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, args):
+        self.closed, self.name = closed, name
+        self.layout_args = args  # a call's arguments: programs specialised on their layouts too
+        self.queued = time.perf_counter()
+        self.started = self.ready = None
+        self.exe = self.error = None
+        self.done = threading.Event()
+
+    def run(self):
+        self.started = time.perf_counter()
+        try:
+            with monitoring.quiet():
+                backend = get_backend()
+                exe = backend.compile(self.closed, self.name)
+                exe.compile_time = time.perf_counter() - self.started
+                specialise = getattr(backend, "specialise", None)
+                if specialise is not None:
+                    specialise(exe, self.closed, self.name, self.layout_args)
+            _executables[self.closed] = exe
+            self.exe = exe
+        except BaseException as e:  # noqa: BLE001 - the next call compiles in the foreground and raises it
+            self.error = e
+        finally:
+            self.ready = time.perf_counter()
+            self.closed = self.layout_args = None  # (the job must not keep its program alive)
+            self.done.set()
+
+
+_jobs: "weakref.WeakKeyDictionary[ClosedJaxpr, CompileJob]" = weakref.WeakKeyDictionary()
+_queue: collections.deque = collections.deque()
+_queue_lock = threading.Lock()
+_worker: list = [None]  # the compile thread while it has work; it ends when the queue is empty
+
+
+def _compile_loop():
+    while True:
+        with _queue_lock:
+            if not _queue:
+                _worker[0] = None
+                return
+            job = _queue.popleft()
+        job.run()
+
+
+def _submit(job: CompileJob) -> None:
+    with _queue_lock:
+        _queue.append(job)
+        if _worker[0] is None:
+            _worker[0] = threading.Thread(target=_compile_loop, name="engine-compile", daemon=True)
+            _worker[0].start()
+
+
+def wait_for_compiles() -> None:
+    """Block until every background compile has finished (before a fork, in benchmarks)."""
+    while True:
+        with _queue_lock:
+            worker = _worker[0]
+        if worker is None:
+            return
+        worker.join()
+
+
+_tier = threading.local()  # .interpreting: interpreted programs running in this thread; .last
+
+
+def _interpreted(closed: ClosedJaxpr, job):
+    run = Interpreter().compile(closed, "")
+
+    def interpreted(*args):
+        _tier.interpreting = getattr(_tier, "interpreting", 0) + 1
+        try:
+            return run(*args)
+        finally:
+            _tier.interpreting -= 1
+
+    interpreted.job = job
+    return interpreted
+
+
+def _first_tier(closed: ClosedJaxpr, name: str, args):
+    """The executable of a call of a program that has none yet: the interpreter while a
+    background compile is on its way (inside an interpreted program, nested programs are
+    interpreted too), else a compile here."""
+    if getattr(_tier, "interpreting", 0):
+        return _interpreted(closed, None)
+    job = _jobs.get(closed)
+    if job is None:
+        backend = get_backend()
+        if not (
+            TIERED
+            and hasattr(backend, "lower_source")
+            and interpret_seconds(closed.jaxpr) <= INTERPRET_MAX_SECONDS
+        ):
+            return executable(closed, name)
+        job = _jobs[closed] = CompileJob(closed, name, args)
+        _submit(job)
+    elif job.done.is_set():
+        return job.exe if job.exe is not None else executable(closed, name)
+    return _interpreted(closed, job)
 
 
 @jit_p.def_impl
@@ -94,8 +236,13 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
         outs = run_sharded(args, jaxpr, name)
         if outs is not None:
             return outs
-    exe = executable(jaxpr, name)
-    outs = exe(*[a._value if isinstance(a, Array) else a for a in args])
+    values = [a._value if isinstance(a, Array) else a for a in args]
+    exe = _executables.get(jaxpr)
+    if exe is None:
+        exe = _first_tier(jaxpr, name, values)
+    outs = exe(*values)
+    job = getattr(exe, "job", False)
+    _tier.last = ("compiled", None) if job is False else ("interpreter", job)
     weak = [a.weak_type for a in jaxpr.out_avals]
     return [Array(o, w) for o, w in zip(outs, weak)]
 
@@ -536,10 +683,20 @@ class JitFunction:
         closed, out_tree, hoisted = entry
         self.timings["trace"] = t_trace if "t_trace" in locals() else 0.0
         t0 = time.perf_counter()
+        _tier.last = (None, None)  # (a staged call runs nothing: no tier)
         outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
-            monitoring.emit("jit_execute", name=self.name, jaxpr=closed, seconds=self.timings["execute"])
+            tier, job = _tier.last
+            monitoring.emit(
+                "jit_execute",
+                name=self.name,
+                jaxpr=closed,
+                seconds=self.timings["execute"],
+                tier=tier,
+                job=job,
+                fun=self.fun,
+            )
         if not hoisted and not statics and not dyn_kwargs and not core.tracing_active():
             fkey = self._fast_key(args)
             if fkey is not None and (fkey not in self._fast or self._fast[fkey][4] is not _backend):

@@ -6,19 +6,34 @@ paths pay one list check.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import Callable
 
 _listeners: list[Callable[[str, dict], None]] = []
+_quiet = threading.local()  # .on: this thread's work is nobody's call (background compiles)
 
 
 def listening() -> bool:
-    return bool(_listeners)
+    return bool(_listeners) and not getattr(_quiet, "on", False)
 
 
 def emit(kind: str, **data) -> None:
+    if getattr(_quiet, "on", False):
+        return
     for listener in list(_listeners):
         listener(kind, data)
+
+
+@contextmanager
+def quiet():
+    """Events of this thread are not emitted while the block runs (a background compile reports
+    through its job, when a call looks at it, not into whichever call happens to be recorded)."""
+    _quiet.on = True
+    try:
+        yield
+    finally:
+        _quiet.on = False
 
 
 @contextmanager

@@ -22,6 +22,7 @@ PROGRAM = textwrap.dedent("""
     J = importlib.import_module('engine.jit')
     f = jax.jit(lambda x: lax.add(lax.mul(x, x), lax.mul(x, {c})))
     out = f(Array(np.ones((4, 5), np.float32)))
+    J.wait_for_compiles()  # (a first call runs interpreted while its kernels compile)
     exe = J._executables[next(iter(f._cache.values()))[0]]
     print(json.dumps(dict(cache=exe.cache, value=float(np.asarray(out)[0, 0]))))
 """)
@@ -101,6 +102,7 @@ def test_monitoring_events_for_every_stage(tmp_path, monkeypatch):
     from engine import monitoring
 
     J.set_backend(nb_jit.NumbaBackend())
+    monkeypatch.setattr(J, "TIERED", False)  # compiles in the call (tests/test_jit_tiers.py: tiered)
     try:
         kinds = []
         with monitoring.listen(lambda k, d: kinds.append((k, d.get("seconds") is not None))):

@@ -66,6 +66,11 @@ def R(dtype, ndim):
     return nb.types.Array(dtype, ndim, "C", readonly=True)
 
 
+def RA(dtype, ndim):
+    """A read-only input of any strides (a strided view passed as it is, not copied)."""
+    return nb.types.Array(dtype, ndim, "A", readonly=True)
+
+
 # ---------------------------------------------------------------------------------------------
 # Runtime helpers the generated host functions call.
 
@@ -208,8 +213,10 @@ def _call_prims():
 
 
 class Codegen:
-    def __init__(self, backend, closed: ClosedJaxpr, name: str):
+    def __init__(self, backend, closed: ClosedJaxpr, name: str, layouts=None):
         self.backend = backend
+        self.layouts = layouts  # per input: see ``layout_of``; None: the C-contiguous program
+        self.strided: set[Var] = set()  # inputs passed with their own strides (``RA`` params)
         self.flat = _Flat(closed)
         self.name = name
         self.kernels: list[str] = []
@@ -373,7 +380,8 @@ class Codegen:
         body = []
         for x, p in g.arrays.items():
             params.append(p)
-            sig.append(f"R({L.nb_type(x.aval.dtype)}, {1 if flat and x.aval.ndim else x.aval.ndim})")
+            ra = "RA" if x in self.strided else "R"
+            sig.append(f"{ra}({L.nb_type(x.aval.dtype)}, {1 if flat and x.aval.ndim else x.aval.ndim})")
             hn = self.names[x]
             call.append(f"{hn}.reshape(-1)" if flat and x.aval.ndim else hn)
         for (x, idx), lname in g.loads.items():
@@ -574,14 +582,56 @@ class Codegen:
             v = eqn.out_binders[0]
             self.bind_host(v, f"_h({fb}({', '.join(names)}), np.{v.aval.dtype.name})")
 
+    def input_view(self, v: Var, arg: str, layout: tuple):
+        """Input ``v`` as a deferred re-indexing of the array it views, which is bound as is:
+        a broadcast reads its compact source (a scalar, for jnp.ones), a transpose its
+        C-contiguous base; any other strides are read in place by kernels typed ``RA``."""
+        kind = layout[0]
+        shape = v.aval.shape
+        if kind == "b":
+            kept = layout[1]
+            src = Var(ShapedArray(tuple(shape[d] for d in kept), v.aval.dtype))
+            pick = tuple(slice(None) if d in kept else 0 for d in range(len(shape)))
+            self.bind_host(src, f"_c({arg}[{_index_text(pick)}])")
+            expand = lambda read, idx: read(src, [idx[d] for d in kept])  # noqa: E731
+            indexed = False
+        elif kind == "t":
+            perm = layout[1]
+            src = Var(ShapedArray(tuple(shape[p] for p in perm), v.aval.dtype))
+            self.bind_host(src, f"np.transpose({arg}, {perm!r})")
+            expand = lambda read, idx: read(src, [idx[p] for p in perm])  # noqa: E731
+            indexed = False
+        elif kind == "s":
+            # Constant strides (in elements) over the 1-d span of memory the view covers: the
+            # kernel's index arithmetic is known to LLVM, so unit inner strides still vectorize.
+            steps = layout[1]
+            span = sum((n - 1) * st for n, st in zip(shape, steps)) + 1
+            src = Var(ShapedArray((span,), v.aval.dtype))
+            self.bind_host(src, f"_span({arg}, {span})")
+            expand = lambda read, idx: read(  # noqa: E731
+                src, [" + ".join(f"np.uint64({i}) * np.uint64({st})" for i, st in zip(idx, steps))]
+            )
+            indexed = True
+        else:
+            src = Var(v.aval)
+            self.bind_host(src, arg)
+            self.strided.add(src)
+            expand = lambda read, idx: read(src, idx)  # noqa: E731
+            indexed = True  # (a flattened loop would reshape, that is copy, the view)
+        self.lazy[v] = (expand, indexed)
+
     # --- the whole module ------------------------------------------------------------------
 
     def generate(self) -> str:
         args = []
-        for v in self.flat.inputs:
+        for k, v in enumerate(self.flat.inputs):
             a = self.fresh("x")
             args.append(a)
-            self.bind_host(v, f"_c({a})")
+            layout = self.layouts[k] if self.layouts else None
+            if layout is None:
+                self.bind_host(v, f"_c({a})")
+            else:
+                self.input_view(v, a, layout)
         for v, c in self.flat.consts.items():
             cname = self.fresh("c")
             self.env[cname] = _c(c)
@@ -589,12 +639,21 @@ class Codegen:
         for i, eqn in enumerate(self.flat.eqns):
             self.lower_eqn(i, eqn)
         outs = [self.host_name(x) for x in self.flat.outs]
+        check = []
+        if self.layouts is None and args:
+            # Views (a stride-0 broadcast from jnp.ones, a transpose, a slice) go to a program
+            # specialised on their layout instead of being copied here.
+            self.env["_relayout"] = None  # set by NumbaBackend.compile
+            check = [
+                f"        if not ({' and '.join(f'{a}.flags.c_contiguous' for a in args)}):",
+                f"            return _relayout({', '.join(args)})",
+            ]
         lines = [
             "# Generated by engine.backends.numba_jit; do not edit.",
             "import numpy as np",
             "import numba as nb",
             "from engine.backends import numba_rt as rt",
-            "from engine.backends.numba_jit import _KW, A, R, _buf, _c, _h, _par, _matmul",
+            "from engine.backends.numba_jit import _KW, A, R, RA, _buf, _c, _h, _par, _matmul, _span",
             f"NAME = {self.name!r}",
             "",
         ]
@@ -604,6 +663,7 @@ class Codegen:
         for key in self.env:
             lines.append(f"    {key} = env[{key!r}]")
         lines.append(f"    def run({', '.join(args)}):")
+        lines += check
         lines += ["        " + h for h in self.host]
         lines.append(f"        return [{', '.join(outs)}]")
         lines.append("    return run")
@@ -619,6 +679,51 @@ def _libm(line: str) -> str:
 
 _LOCAL = re.compile(r"\b([plosrt])\d+\b")  # kernel-local names (params, loads, scalars, temps)
 _COMPUTED = re.compile(r"\b[st]\d+\b")  # names of values computed in a loop body
+
+
+def _index_text(pick) -> str:
+    return ", ".join(":" if type(p) is slice else str(p) for p in pick) + ("," if len(pick) == 1 else "")
+
+
+def layout_of(x, aval) -> tuple | None:
+    """How a non-C-contiguous input is laid out, for a program specialised on it, or None (the
+    input is copied to C order): ``("b", kept axes)`` a broadcast (stride 0 on the other axes),
+    ``("t", perm)`` a transpose of a C-contiguous array, ``("s", strides)`` positive strides (in
+    elements), ``("a",)`` other strides."""
+    if type(x) is not np.ndarray or x.flags.c_contiguous or x.size == 0:
+        return None
+    if x.dtype != aval.dtype or x.shape != aval.shape or not L.supported(x.dtype) or x.ndim == 0:
+        return None
+    st, sh = x.strides, x.shape
+    if 0 in st:
+        return ("b", tuple(d for d in range(x.ndim) if st[d] != 0 and sh[d] != 1))
+    perm = tuple(sorted(range(x.ndim), key=lambda d: (-abs(st[d]), d)))
+    if np.transpose(x, perm).flags.c_contiguous:
+        return ("t", perm)
+    size = x.itemsize
+    if all(st > 0 and st % size == 0 for st in x.strides):
+        return ("s", tuple(st // size for st in x.strides))
+    return ("a",)
+
+
+def _span(x, n):
+    """The ``n`` elements of memory from ``x``'s first one on, as a 1-d contiguous view."""
+    return np.lib.stride_tricks.as_strided(x, (n,), (x.itemsize,))
+
+
+def _elementwise_shape(closed: ClosedJaxpr):
+    """The one shape of an elementwise program (every equation a scalar lowering, every value of
+    that shape or 0-d), else None. Such a program computes the same elements whatever order they
+    are laid out in, so a transposed input can run through the contiguous program as it is."""
+    flat = _Flat(closed)
+    shapes = {v.aval.shape for v in flat.inputs} | {x.aval.shape for x in flat.outs}
+    for eqn in flat.eqns:
+        rule = L.lowerings.get(eqn.primitive)
+        if getattr(rule, "kind", None) != "scalar" or eqn.primitive.multiple_results:
+            return None
+        shapes |= {x.aval.shape for x in [*eqn.inputs, *eqn.out_binders]}
+    shapes.discard(())
+    return shapes.pop() if len(shapes) == 1 and not flat.consts else None
 
 
 def _ident(nd) -> tuple:
@@ -1157,9 +1262,9 @@ class NumbaBackend:
             self._modules[key] = mod
             return mod, ("disk" if loaded else "miss")
 
-    def compile(self, closed: ClosedJaxpr, name: str):
+    def compile(self, closed: ClosedJaxpr, name: str, layouts=None):
         t0 = time.perf_counter()
-        gen = Codegen(self, closed, _safe_name(name))
+        gen = Codegen(self, closed, _safe_name(name), layouts)
         source = gen.generate()
         t1 = time.perf_counter()
         listening = monitoring.listening()
@@ -1170,7 +1275,13 @@ class NumbaBackend:
         t1 = time.perf_counter()
         mod, status = self._load(source)
         t2 = time.perf_counter()
+        if "_relayout" in gen.env:
+            variants = {}
+            gen.env["_relayout"] = partial(self._relayout, closed, name, variants)
         run = mod.build(gen.env)
+        if "_relayout" in gen.env:
+            variants[None] = run
+            run.variants = variants
         run.source = source
         run.fallbacks = gen.fallbacks
         run.cache = status
@@ -1180,6 +1291,55 @@ class NumbaBackend:
         if listening:
             monitoring.emit("jit_compile", name=name, seconds=t2 - t1, cache=status)
         return run
+
+    def _relayout(self, closed: ClosedJaxpr, name: str, variants: dict, *args):
+        """Run a program on inputs that are not all C-contiguous: through the contiguous program
+        when that is exact (an elementwise program on inputs transposed alike: the outputs come
+        back transposed alike), else through a program compiled for the inputs' layouts."""
+        layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
+        run = variants.get(layouts)
+        if run is None:
+            run = variants[layouts] = self._variant(closed, name, variants, layouts)
+        return run(*args)
+
+    def _variant(self, closed: ClosedJaxpr, name: str, variants: dict, layouts: tuple):
+        if all(lay is None for lay in layouts):
+            return partial(_contiguous_call, variants[None])
+        perm = _common_transpose(layouts, closed.in_avals)
+        if perm is not None and _elementwise_shape(closed):
+            return partial(_transposed_call, variants[None], perm)
+        return self.compile(closed, name, layouts)
+
+    def specialise(self, run, closed: ClosedJaxpr, name: str, args) -> None:
+        """Compile ahead the program for the layouts of ``args`` (a call's arguments), if they are
+        not all C-contiguous (a background compile does, so the next call finds it ready)."""
+        variants = getattr(run, "variants", None)
+        if variants is None or all(type(x) is not np.ndarray or x.flags.c_contiguous for x in args):
+            return
+        layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
+        if layouts not in variants:
+            variants[layouts] = self._variant(closed, name, variants, layouts)
+
+
+def _contiguous_call(run, *args):
+    return run(*[_c(x) for x in args])
+
+
+def _common_transpose(layouts, avals):
+    """The permutation every array input is transposed by, if they share one (0-d ones aside)."""
+    perms = {
+        lay[1] if lay is not None and lay[0] == "t" else None for lay, a in zip(layouts, avals) if a.ndim
+    }
+    return perms.pop() if len(perms) == 1 and None not in perms else None
+
+
+def _transposed_call(run, perm, *args):
+    # Each input's C-contiguous base, reinterpreted in the program's shape (no copy); the
+    # outputs, reinterpreted back and transposed, are views laid out as the inputs were.
+    inv = tuple(np.argsort(perm))
+    ins = [np.transpose(x, perm).reshape(x.shape) if x.ndim else x for x in args]
+    outs = run(*ins)
+    return [np.transpose(o.reshape(tuple(o.shape[p] for p in perm)), inv) if o.ndim else o for o in outs]
 
 
 def _compiled_text(mod, kind="llvm") -> str:

@@ -319,6 +319,7 @@ class Recorder:
         self.write_stdout: Callable[[str], None] | None = None
         self.device_prints: list[tuple[int, str]] = []
         self._compiled_until = 0.0  # perf_counter time the last jit compile ended
+        self.compile_jobs: list[tuple[TransformedCall, object, int]] = []  # interpreted calls' jobs
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -334,6 +335,7 @@ class Recorder:
         device: int | None = None,
         call: int | None = None,
         cache: str | None = None,
+        tier: str | None = None,
     ) -> None:
         if len(into) < EVENT_CAP:
             into.append(
@@ -345,6 +347,7 @@ class Recorder:
                     device=device,
                     call=call,
                     cache=cache,
+                    tier=tier,
                 )
             )
 
@@ -367,7 +370,31 @@ class Recorder:
             self._compiled_until = t_end
         elif kind == "jit_execute":
             start = max(t_end - seconds, self._compiled_until)
-            self.event(into, f"execute jit({name})", "execute", start, t_end - start, call=call)
+            tier = data.get("tier")
+            label = f"execute jit({name})" + (" (interpreted while compiling)" if tier == "interpreter" else "")
+            self.event(into, label, "execute", start, t_end - start, call=call, tier=tier)
+
+    def settle_compile_jobs(self) -> None:
+        """Background compiles that finished since: a ``compile`` event each, and the time their
+        kernels became ready in the call's jit facts (jobs still compiling stay pending)."""
+        pending = []
+        for record, job, call_id in self.compile_jobs:
+            if not job.done.is_set():
+                pending.append((record, job, call_id))
+                continue
+            if job.started is not None and job.exe is not None:
+                self.event(
+                    record.timings,
+                    f"compile jit({job.name}) in the background",
+                    "compile",
+                    job.started,
+                    job.ready - job.started,
+                    call=call_id,
+                    tier="compiled",
+                )
+                if record.jit is not None and record.jit.compiled_ready_ms is None:
+                    record.jit.compiled_ready_ms = round(self.ms(job.ready), 4)
+        self.compile_jobs = pending
 
     # --- sinks ---
     def on_event(self, kind: str, data: dict) -> None:
@@ -470,6 +497,7 @@ class Recorder:
 
     def _monitor_facts(self, record: TransformedCall, rec: CallRecord, call_id: int) -> None:
         """Jit cache facts and timings, pmap device records, from the engine's events."""
+        self.settle_compile_jobs()
         jit_layer = next((l for l in reversed(rec.t.layers) if l.transform == "jit"), None)
         jit_fun = getattr(jit_layer.real, "fun", None) if jit_layer is not None else None
         for kind, data, t_end in rec.events:
@@ -490,6 +518,13 @@ class Recorder:
                     record.jit.fallbacks = [str(f) for f in data["fallbacks"]]
                 if kind == "jit_compile" and record.jit is not None and data.get("cache") == "disk":
                     record.jit.cache = "disk"
+            elif kind == "jit_execute":
+                tier = data.get("tier")
+                if record.jit is not None and tier is not None and data.get("fun") is jit_fun:
+                    record.jit.tier = tier
+                job = data.get("job")
+                if job is not None and all(j is not job for _, j, _ in self.compile_jobs):
+                    self.compile_jobs.append((record, job, call_id))
             elif kind.startswith("pmap"):
                 _pmap_facts(self, record, kind, data, t_end, call_id)
 

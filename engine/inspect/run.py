@@ -162,6 +162,7 @@ def run_code(
         sys.stdout, sys.stderr = saved
         record._recorder = previous
         undo()
+    rec.settle_compile_jobs()
     report.ok = exc is None
     report.stdout, report.stderr = out.getvalue(), err.getvalue()
     report.calls, report.timings, report.prints = rec.calls, rec.timings, rec.prints

@@ -171,6 +171,16 @@ class JitInfo(BaseModel):
     recompile_reason: Optional[str] = None
     source: Optional[str] = None
     fallbacks: list[str] = Field(default_factory=list, description="Primitives run by the interpreter.")
+    tier: Literal["compiled", "interpreter"] = Field(
+        "compiled",
+        description="What ran the call: the compiled kernels, or the interpreter while they compiled "
+        "in the background (a new program's first call).",
+    )
+    compiled_ready_ms: Optional[float] = Field(
+        None,
+        description="When the background compile finished (ms since the run started); None if it was "
+        "still compiling when the run ended, or if the call waited for the compile.",
+    )
 
 
 class TimingEvent(BaseModel):
@@ -182,6 +192,9 @@ class TimingEvent(BaseModel):
     call: Optional[int] = None
     # For jit's trace and compile steps: "hit" (in-memory cache), "miss" or "disk" (kernel cache).
     cache: Optional[Literal["hit", "miss", "disk"]] = None
+    tier: Optional[Literal["compiled", "interpreter"]] = Field(
+        None, description="For a jit call's execute event: which tier ran it."
+    )
 
 
 class DeviceRecord(BaseModel):

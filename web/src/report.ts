@@ -153,6 +153,10 @@ export interface JitInfo {
   source?: string | null;
   /** Primitives run by the interpreter. */
   fallbacks: string[];
+  /** What ran the call: the kernels, or the interpreter while they compiled in the background. */
+  tier?: "compiled" | "interpreter";
+  /** When the background compile finished (ms since the run started), if it did during the run. */
+  compiled_ready_ms?: number | null;
 }
 
 export type TimingCategory =
@@ -167,6 +171,8 @@ export interface TimingEvent {
   call?: number | null;
   /** For jit's trace and compile steps: "hit" (in-memory cache), "miss" or "disk" (kernel cache). */
   cache?: "hit" | "miss" | "disk" | null;
+  /** For a jit call's execute event: which tier ran it. */
+  tier?: "compiled" | "interpreter" | null;
 }
 
 export interface DeviceRecord {

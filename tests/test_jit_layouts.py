@@ -1,0 +1,75 @@
+"""jit on inputs that are views (a stride-0 broadcast from jnp.ones, transposes, slices): the
+programs specialised on their layouts compute exactly what the contiguous program computes."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+
+pytest.importorskip("numba")
+from engine.backends.numba_jit import layout_of  # noqa: E402
+from engine.core import Array, get_aval  # noqa: E402
+
+BASE = np.random.default_rng(0).normal(size=(6, 12)).astype(np.float32)
+VIEWS = {
+    "ones": lambda: jnp.ones((6, 12)),
+    "full": lambda: jnp.full((6, 12), 1.5),
+    "row broadcast": lambda: jnp.broadcast_to(jnp.asarray(BASE[0]), (6, 12)),
+    "column broadcast": lambda: jnp.broadcast_to(jnp.asarray(BASE[:, :1]), (6, 12)),
+    "transposed": lambda: jnp.asarray(np.ascontiguousarray(BASE.T)).T,
+    "sliced": lambda: jnp.asarray(np.concatenate([BASE, BASE], 1))[:, ::2],
+    "column slice": lambda: jnp.asarray(np.concatenate([BASE, BASE], 1))[:, 3:15],
+    "reversed": lambda: jnp.asarray(BASE)[::-1],
+}
+PROGRAMS = {
+    "elementwise": lambda x, y: x * x + y * 2.0,
+    "reduction": lambda x, y: jnp.sum(x * y, axis=0) + x[0],
+    "transposing": lambda x, y: x.T * 3.0 - jnp.max(y, axis=1),
+    "matmul": lambda x, y: jnp.tanh(x @ y.T) + 1.0,
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_views_compute_what_contiguous_inputs_do(view, program):
+    x = VIEWS[view]()
+    c = Array(np.ascontiguousarray(np.asarray(x)))
+    f = jax.jit(PROGRAMS[program])
+    f(c, c)
+    importlib_jit().wait_for_compiles()
+    want = np.asarray(f(c, c))  # (compiled: the first call may have been interpreted)
+    for args in [(x, x), (x, c), (c, x)]:
+        for _ in range(2):  # the first call may be interpreted while the kernels compile
+            got = np.asarray(f(*args))
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    importlib_jit().wait_for_compiles()
+    for args in [(x, x), (x, c), (c, x)]:
+        np.testing.assert_array_equal(np.asarray(f(*args)), want)
+
+
+def importlib_jit():
+    import importlib
+
+    return importlib.import_module("engine.jit")
+
+
+def test_layouts_are_recognised():
+    x = np.ones((4, 5), np.float32)
+    aval = get_aval(x)
+    assert layout_of(x, aval) is None
+    assert layout_of(np.broadcast_to(np.float32(1), (4, 5)), aval) == ("b", ())
+    assert layout_of(np.broadcast_to(np.arange(5, dtype=np.float32), (4, 5)), aval) == ("b", (1,))
+    assert layout_of(np.ones((5, 4), np.float32).T, aval) == ("t", (1, 0))
+    assert layout_of(np.ones((4, 10), np.float32)[:, ::2], aval) == ("s", (10, 2))
+    assert layout_of(np.ones((4, 5), np.float32)[::-1], aval) == ("a",)
+
+
+def test_transposed_elementwise_result_keeps_the_input_layout():
+    x = jnp.asarray(np.ascontiguousarray(BASE.T)).T
+    f = jax.jit(lambda x: x * 2.0 + 1.0)
+    f(x)
+    importlib_jit().wait_for_compiles()
+    out = f(x)
+    np.testing.assert_array_equal(np.asarray(out), BASE * 2.0 + 1.0)
+    assert np.asarray(out).strides == np.asarray(x).strides  # computed in place order, not copied
