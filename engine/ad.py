@@ -74,16 +74,20 @@ transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
 
     def __init__(self, trace, primal, tangent):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval = None
 
     @property
     def aval(self):
-        return core.get_aval(self.primal)
+        aval = self._aval
+        if aval is None:  # (once: a Python scalar's aval is a new object each time)
+            aval = self._aval = core.get_aval(self.primal)
+        return aval
 
     def concrete_value(self):
         return core.concrete_or_none(self.primal)
@@ -433,7 +437,9 @@ def linearize_flat(f, primals):
     differentiable = [a.dtype != float0 for a in tangent_avals]
     with core.new_main(PartialEvalTrace) as main:
         trace = PartialEvalTrace(main)
-        tracers_in = [trace.new_arg(PartialVal.unknown(a)) for a, d in zip(tangent_avals, differentiable) if d]
+        tracers_in = [
+            trace.new_arg(PartialVal.unknown(a)) for a, d in zip(tangent_avals, differentiable) if d
+        ]
         it = iter(tracers_in)
         ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
         primals_out, tangents_out = jvp_flat(f, primals, ts)
@@ -526,6 +532,15 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
 
 def vjp_flat(f, primals):
     """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
+    from . import tape
+
+    if tape.eager():  # nothing traced: the tape of cached per-primitive linearizations
+        return tape.vjp_flat(f, primals)
+    return linearize_vjp_flat(f, primals)
+
+
+def linearize_vjp_flat(f, primals):
+    """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr."""
     primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(f, primals)
     unknown_outs = [not p.is_known for p in tangent_pvals]
 

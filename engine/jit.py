@@ -127,24 +127,29 @@ class CompileJob:
     when it was queued, started and ready, and its executable (or error) once ``done``."""
 
     def __init__(self, closed: ClosedJaxpr, name: str, args):
-        self.closed, self.name = closed, name
-        self.layout_args = args  # a call's arguments: programs specialised on their layouts too
+        self.closed: ClosedJaxpr | None = closed
+        self.name = name
+        self.layout_args: tuple | None = args  # a call's arguments: specialise on their layouts too
         self.queued = time.perf_counter()
-        self.started = self.ready = None
-        self.exe = self.error = None
+        self.started: float = 0.0
+        self.ready: float = 0.0
+        self.exe: Callable | None = None
+        self.error: BaseException | None = None
         self.done = threading.Event()
 
     def run(self):
         self.started = time.perf_counter()
+        closed = self.closed
+        assert closed is not None
         try:
             with monitoring.quiet():
                 backend = get_backend()
-                exe = backend.compile(self.closed, self.name)
+                exe = backend.compile(closed, self.name)
                 exe.compile_time = time.perf_counter() - self.started
                 specialise = getattr(backend, "specialise", None)
                 if specialise is not None:
-                    specialise(exe, self.closed, self.name, self.layout_args)
-            _executables[self.closed] = exe
+                    specialise(exe, closed, self.name, self.layout_args)
+            _executables[closed] = exe
             self.exe = exe
         except BaseException as e:  # noqa: BLE001 - the next call compiles in the foreground and raises it
             self.error = e
@@ -157,7 +162,8 @@ class CompileJob:
 _jobs: "weakref.WeakKeyDictionary[ClosedJaxpr, CompileJob]" = weakref.WeakKeyDictionary()
 _queue: collections.deque = collections.deque()
 _queue_lock = threading.Lock()
-_worker: list = [None]  # the compile thread while it has work; it ends when the queue is empty
+_worker: list[threading.Thread | None] = [None]  # the compile thread while it has work (it ends
+#                                                   when the queue is empty)
 
 
 def _compile_loop():
@@ -174,8 +180,8 @@ def _submit(job: CompileJob) -> None:
     with _queue_lock:
         _queue.append(job)
         if _worker[0] is None:
-            _worker[0] = threading.Thread(target=_compile_loop, name="engine-compile", daemon=True)
-            _worker[0].start()
+            worker = _worker[0] = threading.Thread(target=_compile_loop, name="engine-compile", daemon=True)
+            worker.start()
 
 
 def wait_for_compiles() -> None:
@@ -201,7 +207,7 @@ def _interpreted(closed: ClosedJaxpr, job):
         finally:
             _tier.interpreting -= 1
 
-    interpreted.job = job
+    interpreted.job = job  # type: ignore[attr-defined]
     return interpreted
 
 

@@ -53,7 +53,11 @@ def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
 
 
 def _stop_kernel_threads() -> None:
-    """Large kernels run on a thread pool; a zygote must be single-threaded when it forks."""
+    """Large kernels run on a thread pool, and first calls compile on a background thread; a
+    zygote must be single-threaded when it forks (and its runs inherit the finished kernels)."""
+    jit_mod: Any = sys.modules.get("engine.jit")
+    if jit_mod is not None and hasattr(jit_mod, "wait_for_compiles"):
+        jit_mod.wait_for_compiles()
     numba_jit: Any = sys.modules.get("engine.backends.numba_jit")
     pool = getattr(numba_jit, "_pool", None)
     if numba_jit is not None and pool is not None:

@@ -1,6 +1,7 @@
 """The run report: stages and graphs, jit facts, errors with line/layer/suggestion, script mode,
 the debugger's steps, the CLI's --report/--trace output."""
 
+import importlib
 import json
 import math
 import os
@@ -353,7 +354,9 @@ def test_target_transformed_by_the_code_is_recorded_in_full_without_a_stack():
     assert abs(r.result.data - 0.41997434) < 1e-6
 
 
-def test_jit_timings_are_disjoint_and_mark_cache_hits():
+def test_jit_timings_are_disjoint_and_mark_cache_hits(monkeypatch):
+    # compiles in the first call (tests/test_jit_tiers.py: a first call interpreted while compiling)
+    monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
     code = textwrap.dedent("""\
         import jax
         from jax import lax

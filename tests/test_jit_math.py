@@ -15,6 +15,13 @@ from engine import lax
 pytest.importorskip("numba")
 from engine.backends import numba_jit  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def compiled_calls(monkeypatch):
+    """These tests measure the kernels: every call compiled, none interpreted while compiling
+    (an interpreted first call computes with numpy's functions, as eager code does)."""
+    monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
+
 rng = np.random.default_rng(1)
 SPECIAL = np.array(
     [

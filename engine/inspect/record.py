@@ -336,6 +336,7 @@ class Recorder:
         call: int | None = None,
         cache: str | None = None,
         tier: str | None = None,
+        background: bool = False,
     ) -> None:
         if len(into) < EVENT_CAP:
             into.append(
@@ -348,6 +349,7 @@ class Recorder:
                     call=call,
                     cache=cache,
                     tier=tier,
+                    background=background,
                 )
             )
 
@@ -371,7 +373,9 @@ class Recorder:
         elif kind == "jit_execute":
             start = max(t_end - seconds, self._compiled_until)
             tier = data.get("tier")
-            label = f"execute jit({name})" + (" (interpreted while compiling)" if tier == "interpreter" else "")
+            label = f"execute jit({name})" + (
+                " (interpreted while compiling)" if tier == "interpreter" else ""
+            )
             self.event(into, label, "execute", start, t_end - start, call=call, tier=tier)
 
     def settle_compile_jobs(self) -> None:
@@ -382,7 +386,7 @@ class Recorder:
             if not job.done.is_set():
                 pending.append((record, job, call_id))
                 continue
-            if job.started is not None and job.exe is not None:
+            if job.exe is not None:
                 self.event(
                     record.timings,
                     f"compile jit({job.name}) in the background",
@@ -391,6 +395,7 @@ class Recorder:
                     job.ready - job.started,
                     call=call_id,
                     tier="compiled",
+                    background=True,
                 )
                 if record.jit is not None and record.jit.compiled_ready_ms is None:
                     record.jit.compiled_ready_ms = round(self.ms(job.ready), 4)

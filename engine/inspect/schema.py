@@ -195,6 +195,11 @@ class TimingEvent(BaseModel):
     tier: Optional[Literal["compiled", "interpreter"]] = Field(
         None, description="For a jit call's execute event: which tier ran it."
     )
+    background: bool = Field(
+        False,
+        description="Ran alongside the host's phases (a first call's compile on the background "
+        "thread), not one of them.",
+    )
 
 
 class DeviceRecord(BaseModel):

@@ -134,6 +134,11 @@ class LocalRuntime:
         counts = worker.set_blas_threads(worker.blas_threads(self.n))
         if self.host_blas is None:
             self.host_blas = counts
+        # A background jit compile holds numba's compiler lock: a fork in the middle of one would
+        # leave the devices a lock nobody releases.
+        from ..jit import wait_for_compiles
+
+        wait_for_compiles()
         for slot in missing:
             self.workers[slot] = self._fork(slot)
 

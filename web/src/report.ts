@@ -173,6 +173,8 @@ export interface TimingEvent {
   cache?: "hit" | "miss" | "disk" | null;
   /** For a jit call's execute event: which tier ran it. */
   tier?: "compiled" | "interpreter" | null;
+  /** Ran alongside the host's phases (a first call's compile on the background thread). */
+  background?: boolean;
 }
 
 export interface DeviceRecord {

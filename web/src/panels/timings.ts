@@ -19,13 +19,14 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   if (!events.length) return empty("No timings recorded.", "Run something first.");
 
   const lanes = new Map<string, TimingEvent[]>();
-  const laneOf = (e: TimingEvent) => (e.category === "run" ? "run" : e.device == null ? "host" : `device ${e.device}`);
+  const laneOf = (e: TimingEvent) =>
+    e.category === "run" ? "run" : e.background ? "background" : e.device == null ? "host" : `device ${e.device}`;
   for (const e of events) {
     const k = laneOf(e);
     if (!lanes.has(k)) lanes.set(k, []);
     lanes.get(k)!.push(e);
   }
-  const order = (k: string) => (k === "run" ? -2 : k === "host" ? -1 : Number(k.split(" ")[1]));
+  const order = (k: string) => (k === "run" ? -3 : k === "host" ? -2 : k === "background" ? -1 : Number(k.split(" ")[1]));
   const laneNames = [...lanes.keys()].sort((a, b) => order(a) - order(b));
 
   const t0 = Math.min(...events.map((e) => e.start_ms));
@@ -77,7 +78,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     }));
 
   const wall = report.duration_ms || span;
-  const totals = exclusiveTotals(events.filter((e) => e.device == null && e.category !== "run"));
+  const totals = exclusiveTotals(events.filter((e) => e.device == null && !e.background && e.category !== "run"));
   const phases = CATEGORIES.filter((c) => c !== "run" && totals.has(c));
   const other = Math.max(0, wall - phases.reduce((a, c) => a + totals.get(c)!, 0));
   const item = (key: string, label: string, ms: number) =>
@@ -90,7 +91,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   return h("div", { class: "timings", testid: "timings-panel" },
     h("div", { class: "panel-intro" },
       h("span", null, `Wall time ${fmtMs(wall)}`),
-      h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes run alongside. Hover a bar for details.")),
+      h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes and background compiles run alongside. Hover a bar for details.")),
     legend,
     h("div", { class: "timeline-wrap" }, svg));
 }

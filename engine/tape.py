@@ -1,0 +1,268 @@
+"""Eager reverse mode on a tape: what ``vjp``/``grad`` run when nothing is being traced.
+
+Reverse mode is linearize + transpose (``ad.py``); done for the whole function on every call,
+that costs a JVP trace over a partial-evaluation trace per operation, a jaxpr built from the
+recipes, and a transposition of it: about 10x the function's own eager time. Here each primitive
+is linearized once per signature instead (primitive, params, input avals, which inputs carry
+tangents): its JVP rule is traced and split, by the same partial evaluation, into a *forward*
+jaxpr (primals -> outputs and residuals) and, transposed, a *backward* jaxpr (residuals and
+output cotangents -> input cotangents). A call then evaluates each operation's forward jaxpr
+as the function runs, recording its residuals on the tape, and the backward jaxprs in reverse:
+the same primitives, on the same values, as the general path binds.
+
+Operations whose linearization cannot be cached (unhashable params, rules that need concrete
+values, higher-order primitives) take the general path for that operation alone; their pullback
+is recorded on the tape like the others.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ad, core
+from .core import Trace, Tracer
+from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
+
+CACHE_MAX = 4096
+
+
+class TapeTracer(Tracer):
+    """A concrete value that the tape follows: ``node`` is its slot in the cotangent table."""
+
+    __slots__ = ("primal", "node", "_aval")
+
+    def __init__(self, trace, primal, node):
+        self._trace = trace
+        self.primal = primal
+        self.node = node
+        self._aval = None
+
+    @property
+    def aval(self):
+        aval = self._aval
+        if aval is None:  # (once: a Python scalar's aval is a new object each time)
+            aval = self._aval = core.get_aval(self.primal)
+        return aval
+
+    def concrete_value(self):
+        return core.concrete_or_none(self.primal)
+
+    def full_lower(self):
+        return self if self.node is not None else core.full_lower(self.primal)
+
+
+class Linearized:
+    """One operation's cached linearization (see the module docstring)."""
+
+    __slots__ = ("fwd", "bwd", "num_outs", "active_outs", "ct_avals", "nonzero_cts")
+
+    def __init__(self, fwd, bwd, num_outs, active_outs, ct_avals, nonzero_cts):
+        self.fwd, self.bwd, self.num_outs = fwd, bwd, num_outs
+        self.active_outs = active_outs  # which outputs carry a tangent
+        self.ct_avals = ct_avals  # cotangent avals of the active outputs
+        self.nonzero_cts = nonzero_cts  # which active inputs get a (non-symbolic-zero) cotangent
+
+
+_cache: dict = {}
+_GENERAL = object()  # cache value: this signature takes the general path
+
+
+def _run(closed: ClosedJaxpr, args, concrete: bool) -> list:
+    """Evaluate a jaxpr. ``concrete``: every value is (the forward pass: the tape runs only when
+    nothing is traced), so equations go straight to evaluation; a pullback may be called under a
+    transformation (``jacrev`` vmaps it), so the backward pass binds."""
+    jaxpr = closed.jaxpr
+    env: dict[Var, Any] = dict(zip(jaxpr.constvars, closed.consts))
+    env.update(zip(jaxpr.in_binders, args))
+    evaluate = core.find_top_trace(()).process_primitive if concrete else None
+    for eqn in jaxpr.eqns:
+        ins = [x.val if type(x) is Literal else env[x] for x in eqn.inputs]
+        if evaluate is not None:
+            outs = evaluate(eqn.primitive, ins, eqn.params)
+        else:
+            with core.source_info_context(eqn.source_info):
+                outs = eqn.primitive.bind(*ins, **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.out_binders, outs))
+        else:
+            env[eqn.out_binders[0]] = outs
+    return [x.val if type(x) is Literal else env[x] for x in jaxpr.outs]
+
+
+def _linearize(primitive, params, avals, active) -> Linearized:
+    from .staging import trace_to_jaxpr
+
+    n = len(avals)
+    t_avals = [ad.tangent_aval(a) for a, act in zip(avals, active) if act]
+
+    def jvp(*args):
+        primals, it = args[:n], iter(args[n:])
+        tangents = [next(it) if act else ad.Zero(ad.tangent_aval(a)) for a, act in zip(avals, active)]
+
+        def f(*xs):
+            out = primitive.bind(*xs, **params)
+            return list(out) if primitive.multiple_results else [out]
+
+        outs, touts = ad.jvp_flat(f, primals, tangents)
+        return [*outs, *touts]
+
+    closed = trace_to_jaxpr(jvp, [*avals, *t_avals])
+    m = len(closed.jaxpr.outs) // 2
+    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(closed.jaxpr, [False] * n + [True] * len(t_avals))
+    if any(out_unknowns[:m]):
+        raise core.UnexpectedTracerError("primal output depends on tangents")
+    active_outs = out_unknowns[m:]
+    # j1's outputs: the primal outputs, the known (zero) tangent outputs, then the residuals
+    known_outs = sum(not u for u in out_unknowns)
+    j1 = dce_jaxpr(Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:m], *j1.outs[known_outs:]]))
+    fwd = ClosedJaxpr(j1, closed.consts)
+    res_avals = [v.aval for v in j2.in_binders[:num_res]]
+    ct_avals = [v.aval for v in j2.outs]
+    nonzero: list[bool] = []
+
+    def bwd(*args):
+        res, cts = args[:num_res], args[num_res:]
+        undef = [ad.UndefPrimal(a) for a in t_avals]
+        cts_in = ad.backward_pass(j2, [*res, *undef], list(cts))
+        nonzero[:] = [type(c) is not ad.Zero for c in cts_in]
+        return [c for c in cts_in if type(c) is not ad.Zero]
+
+    bwd_closed = trace_to_jaxpr(bwd, [*res_avals, *ct_avals])
+    return Linearized(fwd, bwd_closed, m, active_outs, ct_avals, nonzero)
+
+
+def _has_subjaxprs(params) -> bool:
+    def sub(v):
+        return isinstance(v, (ClosedJaxpr, Jaxpr)) or (isinstance(v, (tuple, list)) and any(map(sub, v)))
+
+    return any(map(sub, params.values()))
+
+
+class TapeTrace(Trace):
+    def __init__(self, main):
+        self.main = main
+        self.tape: list = main.global_data  # (linearized or pullback, residuals, in nodes, out nodes)
+        self.nodes = 0
+
+    def new_node(self) -> int:
+        self.nodes += 1
+        return self.nodes - 1
+
+    def pure(self, val):
+        return TapeTracer(self, val, None)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        nodes = [t.node for t in tracers]
+        avals = [t.aval for t in tracers]
+        active = tuple(nd is not None and a.dtype.kind in "fc" for nd, a in zip(nodes, avals))
+        if True not in active:
+            return primitive.bind(*primals, **params)
+        try:  # (plain tuples hash and compare in C; avals would call Python methods)
+            key = (
+                primitive,
+                tuple(params.items()),
+                active,
+                *[(a.shape, a.dtype, a.weak_type) for a in avals],
+            )
+            lin = _cache.get(key)
+        except TypeError:  # unhashable params
+            key, lin = None, _GENERAL
+        if lin is None:
+            lin = _GENERAL
+            if primitive not in ad.partial_eval_rules and not _has_subjaxprs(params):
+                try:
+                    lin = _linearize(primitive, params, avals, active)
+                except Exception:  # noqa: BLE001 - e.g. a rule that needs concrete values
+                    pass
+            if len(_cache) >= CACHE_MAX:
+                _cache.clear()
+            _cache[key] = lin
+        in_nodes = [nd for nd, act in zip(nodes, active) if act]
+        if lin is _GENERAL:
+            return self._general(primitive, params, primals, active, in_nodes)
+        outs_res = _run(lin.fwd, primals, True)
+        n = lin.num_outs
+        out_nodes = [self.new_node() if act else None for act in lin.active_outs]
+        self.tape.append((lin, outs_res[n:], in_nodes, out_nodes))
+        tracers_out = [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs_res[:n], out_nodes)]
+        return tracers_out if primitive.multiple_results else tracers_out[0]
+
+    def _general(self, primitive, params, primals, active, in_nodes):
+        """One operation through linearize + transpose at its concrete values."""
+        consts = [None if act else p for p, act in zip(primals, active)]
+        xs = [p for p, act in zip(primals, active) if act]
+
+        def f(*args):
+            it = iter(args)
+            full = [next(it) if c is None else c for c in consts]
+            out = primitive.bind(*full, **params)
+            return list(out) if primitive.multiple_results else [out]
+
+        outs, f_vjp = ad.vjp_flat(f, xs)
+        out_avals = [core.get_aval(o) for o in outs]
+        active_outs = [ad.tangent_aval(a).dtype.kind in "fc" for a in out_avals]
+        out_nodes = [self.new_node() if act else None for act in active_outs]
+        self.tape.append((f_vjp, out_avals, in_nodes, out_nodes))
+        tracers_out = [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
+        return tracers_out if primitive.multiple_results else tracers_out[0]
+
+
+def eager() -> bool:
+    """Nothing is being traced in this thread: the tape can run ``vjp``."""
+    state = core._state
+    return len(state.stack) == 1 and state.dynamic is None
+
+
+def vjp_flat(f, primals):
+    """``ad.vjp_flat`` on concrete primals, by the tape: same contract, same values."""
+    avals = [ad.tangent_aval(core.get_aval(p)) for p in primals]
+    with core.new_main(TapeTrace, []) as main:
+        trace = TapeTrace(main)
+        main.trace = trace
+        ins = [
+            TapeTracer(trace, p, trace.new_node()) if a.dtype.kind in "fc" else p
+            for p, a in zip(primals, avals)
+        ]
+        outs = f(*ins)
+        outs = [trace.full_raise(o) for o in outs]
+    tape = trace.tape
+    out_nodes = [o.node for o in outs]
+    primals_out = [o.primal for o in outs]
+
+    def f_vjp(*cts):
+        table: dict[int, Any] = {}
+
+        def add(node, ct):
+            prev = table.get(node)
+            table[node] = ct if prev is None else ad.add_jaxvals_p.bind(prev, ct)
+
+        for nd, ct in zip(out_nodes, cts):
+            if nd is not None and ct is not None and type(ct) is not ad.Zero:
+                add(nd, ct)
+        for lin, res, in_nodes, nodes_out in reversed(tape):
+            cts_out = [table.pop(nd, None) if nd is not None else None for nd in nodes_out]
+            if all(c is None for c in cts_out):
+                continue
+            if type(lin) is Linearized:
+                got = [c for c, act in zip(cts_out, lin.active_outs) if act]
+                got = [np.zeros(a.shape, a.dtype) if c is None else c for c, a in zip(got, lin.ct_avals)]
+                it = iter(_run(lin.bwd, [*res, *got], False))
+                cts_in = [next(it) if nz else None for nz in lin.nonzero_cts]
+            else:  # a general pullback: ``res`` holds the outputs' avals
+                full = [ad.Zero(ad.tangent_aval(a)) if c is None else c for c, a in zip(cts_out, res)]
+                cts_in = [None if type(c) is ad.Zero else c for c in lin(*full)]
+            for nd, ct in zip(in_nodes, cts_in):
+                if ct is not None:
+                    add(nd, ct)
+        out = []
+        for x, a in zip(ins, avals):
+            ct = table.get(x.node) if type(x) is TapeTracer else None
+            out.append(ad.Zero(a) if ct is None else ct)
+        return out
+
+    return primals_out, f_vjp
