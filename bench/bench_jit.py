@@ -50,6 +50,18 @@ def _jax():
         return None
 
 
+_REF = None  # JAX in the side venv (bench.jaxref.JaxRef) when it is not importable here
+
+
+def _remote(factory: str, *, seconds: float = 1.0, number: int = 1, **kwargs):
+    """Median seconds per call of ``bench.cases.<factory>`` run by the side venv's JAX, or None."""
+    if _REF is None:
+        return None
+    key = f"{factory}{sorted(kwargs.items())}"
+    _REF.build(key, "bench.cases", factory, **kwargs)
+    return float(np.median(_REF.time(key, seconds, number)))
+
+
 def fusion_rows(jax_ref):
     import engine as ej
     import engine.numpy as jnp
@@ -68,6 +80,8 @@ def fusion_rows(jax_ref):
         jf = jax_ref.jit(lambda x: x * x + x * 2.0)
         xj = jax_ref.numpy.asarray(x_np)
         t_jax = best(lambda: jf(xj).block_until_ready())
+    else:
+        t_jax = _remote("fusion", layout="contiguous")
     rows.append(("x*x + x*2.0  f32[5000,5000]", t_eng, t_np, t_jax, floor))
 
     g = ej.jit(lambda x: jnp.tanh(x) * jnp.exp(-x * x) + jnp.sin(x) / 2)
@@ -80,6 +94,8 @@ def fusion_rows(jax_ref):
         jg = jax_ref.jit(lambda x: jn.tanh(x) * jn.exp(-x * x) + jn.sin(x) / 2)
         xj = jn.asarray(x_np)
         t_jax = best(lambda: jg(xj).block_until_ready(), repeat=3)
+    else:
+        t_jax = _remote("jit_chain")
     rows.append(("tanh(x)*exp(-x*x)+sin(x)/2", t_eng, t_np, t_jax, floor))
     return rows
 
@@ -140,6 +156,8 @@ def mlp_row(jax_ref):
         jf = jax_ref.jit(jax_ref.vmap(jax_ref.grad(jl), in_axes=(None, 0, 0)))
         xj, yj = jn.asarray(xb), jn.asarray(yb)
         t_jax = best(lambda: jax_ref.block_until_ready(jf(jp, xj, yj)), repeat=3)
+    else:
+        t_jax = _remote("mlp_grads", seconds=2.0)
     return ("per-example grads MLP 784-512-256-10 b128", t_eng, t_np, t_jax, None)
 
 
@@ -158,6 +176,8 @@ def warm_row(jax_ref):
         jf = jax_ref.jit(lambda x: x * x + x * 2.0)
         xj = jax_ref.numpy.ones(10)
         t_jax = best(lambda: jf(xj).block_until_ready(), repeat=5, number=2000)
+    else:
+        t_jax = _remote("warm_call", number=2000)
     return ("warm call, 10 floats", t_eng, t_np, t_jax, None)
 
 
@@ -228,11 +248,20 @@ def fmt(t):
 
 
 def main():
+    global _REF
     jax_ref = _jax()
+    if jax_ref is None:
+        from bench.jaxref import JaxRef
+
+        _REF = JaxRef.start()
     rows = []
-    rows += fusion_rows(jax_ref)
-    rows.append(mlp_row(jax_ref))
-    rows.append(warm_row(jax_ref))
+    try:
+        rows += fusion_rows(jax_ref)
+        rows.append(mlp_row(jax_ref))
+        rows.append(warm_row(jax_ref))
+    finally:
+        if _REF is not None:
+            _REF.close()
     rows += cold_rows()
     head = (
         f"{'workload':58} {'engine':>12} {'numpy':>12} {'JAX jit':>12} {'eng/np':>7} {'eng/JAX':>8} "
@@ -250,8 +279,10 @@ def main():
         if isinstance(te, Timing) and isinstance(floor, Timing):
             mins += f", {te.min / floor.min:.2f}"
         print(f"{name:58} {fmt(te):>12} {fmt(tn):>12} {fmt(tj):>12} {r_np} {r_jax} {r_fl}  {mins:>32}")
-    if jax_ref is None:
+    if jax_ref is None and _REF is None:
         print("(jax is not installed: no JAX reference column)")
+    elif _REF is not None:
+        print(f"(JAX {_REF.version} from .jax-venv, timed in its own process after the engine)")
     print(f"(medians; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}, {os.cpu_count()} cores)")
 
 

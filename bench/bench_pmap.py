@@ -120,9 +120,13 @@ def _jax_reference() -> dict | None:
     try:
         import importlib.util
 
-        if importlib.util.find_spec("jax") is None:
+        from bench.jaxref import JAX_PYTHON
+
+        # JAX from the side venv (.jax-venv), else from this one if it has it
+        python = str(JAX_PYTHON) if JAX_PYTHON.exists() else sys.executable
+        if python == sys.executable and importlib.util.find_spec("jax") is None:
             return None
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=600)
         line = [ln for ln in out.stdout.splitlines() if ln.startswith("JSON ")]
         return json.loads(line[0][5:]) if line else None
     except Exception:

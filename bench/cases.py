@@ -138,3 +138,41 @@ def pmap_normalize(jax):
     x = jax.numpy.arange(float(jax.device_count()))
     _block(jax, normalize(x))
     return lambda: _block(jax, normalize(x))
+
+
+def jit_chain(jax):
+    """``jit(tanh(x) * exp(-x*x) + sin(x) / 2)`` on f32[5000, 5000] (bench_jit's second row)."""
+    jnp = jax.numpy
+    x = jnp.asarray(np.random.default_rng(0).normal(size=(N, N)).astype(np.float32))
+    g = jax.jit(lambda x: jnp.tanh(x) * jnp.exp(-x * x) + jnp.sin(x) / 2)
+    return lambda: _block(jax, g(x))
+
+
+def mlp_grads(jax):
+    """Per-example gradients of a 784-512-256-10 tanh MLP, batch 128 (bench_jit's MLP row)."""
+    jnp = jax.numpy
+    rng = np.random.default_rng(0)
+    sizes = [784, 512, 256, 10]
+    params = [
+        (jnp.asarray(rng.normal(size=(m, n)).astype(np.float32) / np.sqrt(m)), jnp.zeros(n, jnp.float32))
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
+    xb = jnp.asarray(rng.normal(size=(128, 784)).astype(np.float32))
+    yb = jnp.asarray(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)])
+
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.tanh(jnp.dot(h, w) + b)
+        w, b = params[-1]
+        return jnp.sum((jnp.dot(h, w) + b - y) ** 2)
+
+    f = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0, 0)))
+    return lambda: jax.block_until_ready(f(params, xb, yb))
+
+
+def warm_call(jax):
+    """A warm ``jit(x*x + x*2.0)`` call on 10 floats (bench_jit's warm-call row)."""
+    f = jax.jit(lambda x: x * x + x * 2.0)
+    x = jax.numpy.ones(10)
+    return lambda: _block(jax, f(x))

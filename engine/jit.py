@@ -8,6 +8,7 @@ so ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import inspect as _pyinspect
 import math
@@ -166,6 +167,13 @@ _worker: list[threading.Thread | None] = [None]  # the compile thread while it h
 #                                                   when the queue is empty)
 
 
+# Held while a job compiles. A fork made while it is held would leave the child numba's compiler
+# lock held by a thread that is not there: forks of processes that go on compiling (pmap's
+# devices) happen inside ``compiles_paused()``. Children drop the queue (the thread did not come
+# along) and forget unfinished jobs, so their own calls start new ones.
+_compile_lock = threading.Lock()
+
+
 def _compile_loop():
     while True:
         with _queue_lock:
@@ -173,7 +181,28 @@ def _compile_loop():
                 _worker[0] = None
                 return
             job = _queue.popleft()
-        job.run()
+        with _compile_lock:
+            job.run()
+
+
+@contextlib.contextmanager
+def compiles_paused():
+    """No background compile runs in the block (it waits for the one in progress to finish)."""
+    with _compile_lock:
+        yield
+
+
+def _after_fork_in_child():
+    global _compile_lock, _queue_lock
+    _compile_lock, _queue_lock = threading.Lock(), threading.Lock()
+    _queue.clear()
+    _worker[0] = None
+    for closed, job in list(_jobs.items()):
+        if not job.done.is_set():
+            del _jobs[closed]
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _submit(job: CompileJob) -> None:

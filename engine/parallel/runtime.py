@@ -134,13 +134,11 @@ class LocalRuntime:
         counts = worker.set_blas_threads(worker.blas_threads(self.n))
         if self.host_blas is None:
             self.host_blas = counts
-        # A background jit compile holds numba's compiler lock: a fork in the middle of one would
-        # leave the devices a lock nobody releases.
-        from ..jit import wait_for_compiles
+        from ..jit import compiles_paused
 
-        wait_for_compiles()
-        for slot in missing:
-            self.workers[slot] = self._fork(slot)
+        with compiles_paused():  # (the devices must not inherit numba's compiler lock mid-compile)
+            for slot in missing:
+                self.workers[slot] = self._fork(slot)
 
     def _fork(self, slot: int) -> _Worker:
         host_end, dev_end = socket.socketpair()
