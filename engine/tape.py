@@ -76,6 +76,8 @@ def _run(closed: ClosedJaxpr, args, concrete: bool) -> list:
     jaxpr = closed.jaxpr
     env: dict[Var, Any] = dict(zip(jaxpr.constvars, closed.consts))
     env.update(zip(jaxpr.in_binders, args))
+    if not concrete and eager():  # (a pullback called when nothing is traced: all concrete too)
+        concrete = True
     evaluate = core.find_top_trace(()).process_primitive if concrete else None
     for eqn in jaxpr.eqns:
         ins = [x.val if type(x) is Literal else env[x] for x in eqn.inputs]
