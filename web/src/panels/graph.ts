@@ -21,6 +21,7 @@ const OPEN_INNER_UP_TO = 80;
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.7;
 const DRAW_CHUNK = 120;
+const PLAIN_EDGES_ABOVE = 300;
 
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
 export interface NodeDecoration {
@@ -85,6 +86,7 @@ export class GraphView {
   private heatOf: ((n: IRNode) => number) | null = null;
   private heatMax = 1;
   private linkedLine: number | null = null;
+  private plainEdges = false;
   /** The last render's timings, for the benchmark and the status line. */
   lastStats: RenderStats | null = null;
 
@@ -157,6 +159,9 @@ export class GraphView {
     const root: ElkNode = { id: "root", layoutOptions: ELK_OPTIONS, ...body };
     const total = countNodes(root);
     const labelled = total <= ELK_NODE_LIMIT;
+    // Large graphs draw plain edges: arrowhead markers and per-edge tooltips cost more to
+    // render than the rest of the graph (edges run downwards, so the direction stays clear).
+    this.plainEdges = total > PLAIN_EDGES_ABOVE;
     if (!labelled) stripLabels(root);
     this.status.textContent = `laying out ${total} nodes…`;
     this.el.dataset.state = "layout";
@@ -326,8 +331,9 @@ export class GraphView {
         items.push(() => {
           for (const sec of e.sections ?? []) {
             const pts = [sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint];
-            const el = s("path", { d: splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy }))), class: "edge", "marker-end": "url(#arrow)" },
-              s("title", null, e.labels?.[0]?.text ?? ""));
+            const d = splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy })));
+            const el = this.plainEdges ? s("path", { d, class: "edge" })
+              : s("path", { d, class: "edge", "marker-end": "url(#arrow)" }, s("title", null, e.labels?.[0]?.text ?? ""));
             this.edgeEls.push({ el, from: e.sources[0], to: e.targets[0] });
             edgeLayer.appendChild(el);
           }
