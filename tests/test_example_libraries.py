@@ -4,6 +4,7 @@ against values recorded from JAX 0.10.2 (``tests/jax_examples/record.py`` -> ``r
 import importlib.util
 import json
 import os
+import tempfile
 import re
 import subprocess
 import sys
@@ -19,11 +20,11 @@ RECORDED = json.loads((HERE / "recorded.json").read_text())
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_kernel_cache(tmp_path_factory):
-    # The default ~/.cache/jaxplay-engine is shared with concurrent server zygotes, whose start-up
-    # check deletes kernel files it did not vouch for while this process is loading them.
+def private_kernel_cache():
+    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
+    # they did not vouch for there, while this process loads them ("no locator available").
     mp = pytest.MonkeyPatch()
-    mp.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.mktemp("kernels")))
+    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
     yield
     mp.undo()
 
@@ -43,24 +44,28 @@ def cases():
         compat.uninstall()
 
 
-def assert_tree_close(actual, expected, path=""):
+def assert_tree_close(actual, expected, path="", tol=(2e-5, 2e-6)):
     if isinstance(expected, dict):
         assert sorted(actual) == sorted(expected), path
         for k in expected:
-            assert_tree_close(actual[k], expected[k], f"{path}/{k}")
+            assert_tree_close(actual[k], expected[k], f"{path}/{k}", tol)
     elif isinstance(expected, list) and expected and isinstance(expected[0], (list, dict)):
         assert len(actual) == len(expected), path
         for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_tree_close(a, e, f"{path}[{i}]")
+            assert_tree_close(a, e, f"{path}[{i}]", tol)
     else:
         np.testing.assert_allclose(
-            np.asarray(actual), np.asarray(expected), rtol=2e-5, atol=2e-6, err_msg=path
+            np.asarray(actual), np.asarray(expected), rtol=tol[0], atol=tol[1], err_msg=path
         )
 
 
-@pytest.mark.parametrize("group", ["optimizers", "schedules", "utilities", "stax", "initializers"])
+@pytest.mark.parametrize(
+    "group", ["optimizers", "schedules", "utilities", "stax", "initializers", "conv_stax", "lax_windows"]
+)
 def test_library_matches_jax(cases, group):
-    assert_tree_close(cases[group], RECORDED["library"][group], group)
+    # convolution gradients sum many products in another order than XLA: float32 noise is larger
+    tol = (1e-4, 2e-5) if group in ("conv_stax", "lax_windows") else (2e-5, 2e-6)
+    assert_tree_close(cases[group], RECORDED["library"][group], group, tol)
 
 
 def test_optimizer_state_is_a_pytree_with_static_structure():
@@ -125,7 +130,10 @@ def assert_same_output(actual: str, expected: str):
         assert abs(g - w) <= 1e-3 * max(1.0, abs(w)), f"{g} != {w}\n{actual}\n---- JAX printed:\n{expected}"
 
 
-@pytest.mark.parametrize("name", ["mnist_classifier", "mnist_vae", "mnist_classifier_fromscratch", "advi"])
+@pytest.mark.parametrize(
+    "name",
+    ["mnist_classifier", "mnist_vae", "differentially_private_sgd", "mnist_classifier_fromscratch", "advi"],
+)
 def test_example_program_prints_jax_values(name):
     missing = _missing(_NEEDS.get(name, []))
     if missing:

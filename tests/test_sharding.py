@@ -1,6 +1,9 @@
 """The explicit-sharding surface (``jax.sharding``, ``make_mesh``, ``device_put`` with a sharding,
 ``typeof``, ``reshard``) over the simulated devices; reprs and errors as JAX 0.10.2 prints them."""
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -11,11 +14,11 @@ from engine.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, S
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_kernel_cache(tmp_path_factory):
-    # The default ~/.cache/jaxplay-engine is shared with concurrent server zygotes, whose start-up
-    # check deletes kernel files it did not vouch for while this process is loading them.
+def private_kernel_cache():
+    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
+    # they did not vouch for there, while this process loads them ("no locator available").
     mp = pytest.MonkeyPatch()
-    mp.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.mktemp("kernels")))
+    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
     yield
     mp.undo()
 

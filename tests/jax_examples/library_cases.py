@@ -133,6 +133,87 @@ def stax_cases(jax):
     return out
 
 
+def conv_stax_cases(jax):
+    from jax.example_libraries import stax
+    import jax.numpy as jnp
+
+    key = jax.random.key(1)
+    x = jnp.cos(jnp.arange(2 * 9 * 8 * 3.0)).reshape(2, 9, 8, 3)
+    nets = {
+        "conv_pool": stax.serial(
+            stax.Conv(4, (3, 3), padding="SAME", strides=(2, 2)), stax.Relu, stax.MaxPool((2, 2), (1, 1))
+        ),
+        "avg_sum_pool": stax.serial(
+            stax.Conv(2, (2, 3)), stax.AvgPool((2, 2), padding="SAME"), stax.SumPool((2, 1), (2, 1))
+        ),
+        "nchw": stax.serial(
+            stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 3, (2, 2)), stax.Flatten, stax.Dense(2)
+        ),
+    }
+    out = {}
+    for name, (init, apply) in nets.items():
+        inputs = jnp.transpose(x, (0, 3, 1, 2)) if name == "nchw" else x
+        out_shape, params = init(key, inputs.shape)
+        grads = jax.grad(lambda p: jnp.sum(jnp.sin(apply(p, inputs))))(params)
+        out[name] = {
+            "out_shape": [int(n) for n in out_shape],
+            "apply": _tolist(apply(params, inputs), jax),
+            "grads": _tolist(grads, jax),
+        }
+    return out
+
+
+def lax_window_cases(jax):
+    from jax import lax
+    import jax.numpy as jnp
+
+    rng = np.random.RandomState(0)
+    x = rng.randn(2, 7, 6, 3).astype(np.float32)
+    w = rng.randn(3, 2, 3, 4).astype(np.float32)
+    dn = ("NHWC", "HWIO", "NHWC")
+    out = {}
+    convs = {
+        "same_s2": dict(window_strides=(2, 2), padding="SAME"),
+        "valid": dict(window_strides=(1, 1), padding="VALID"),
+        "explicit_dilated": dict(
+            window_strides=(1, 2), padding=[(1, 2), (0, 1)], lhs_dilation=(2, 1), rhs_dilation=(1, 2)
+        ),
+    }
+    for name, kw in convs.items():
+
+        def f(x, w, kw=kw):
+            return lax.conv_general_dilated(x, w, dimension_numbers=dn, **kw)
+
+        gx, gw = jax.grad(lambda x, w: jnp.sum(jnp.sin(f(x, w))), (0, 1))(x, w)
+        out[name] = {
+            "value": _tolist(f(x, w), jax),
+            "grads": _tolist((gx, gw), jax),
+            "vmap": _tolist(jax.vmap(lambda xi: f(xi[None], w)[0])(x), jax),
+        }
+    out["conv_general_shape_tuple"] = [
+        int(n) for n in lax.conv_general_shape_tuple(x.shape, w.shape, (2, 2), "SAME", dn)
+    ]
+    xn, wn = rng.randn(2, 3, 5, 4).astype(np.float32), rng.randn(4, 3, 2, 2).astype(np.float32)
+    out["conv_nchw"] = _tolist(lax.conv(xn, wn, (1, 1), "SAME"), jax)
+    windows = {"max": (lax.max, -jnp.inf, "SAME"), "add": (lax.add, 0.0, "VALID")}
+    for name, (comp, init, pad) in windows.items():
+
+        def g(x, comp=comp, init=init, pad=pad):
+            return lax.reduce_window(x, init, comp, (1, 2, 3, 1), (1, 2, 1, 1), pad)
+
+        out["reduce_window_" + name] = {
+            "value": _tolist(g(x), jax),
+            "grad": _tolist(jax.grad(lambda x: jnp.sum(g(x) ** 2))(x), jax),
+        }
+    out["reduce_window_init"] = _tolist(
+        lax.reduce_window(x, 0.5, lax.max, (1, 2, 3, 1), (1, 2, 1, 1), "VALID"), jax
+    )
+    out["padtype_to_pads"] = [
+        [int(n) for n in p] for p in lax.padtype_to_pads((7, 6), (3, 2), (2, 2), "SAME")
+    ]
+    return out
+
+
 def initializer_cases(jax):
     init = jax.nn.initializers
     key = jax.random.key(42)
@@ -161,4 +242,6 @@ def all_cases(jax):
         "utilities": utility_cases(jax),
         "stax": stax_cases(jax),
         "initializers": initializer_cases(jax),
+        "conv_stax": conv_stax_cases(jax),
+        "lax_windows": lax_window_cases(jax),
     }

@@ -5,7 +5,7 @@ Run with the reference JAX (never needed by the tests):
     /work/main/.jax-venv/bin/python tests/jax_examples/record.py [PROGRAM ...]
 
 Writes ``recorded.json`` next to this file: ``{"jax_version", "library": {...}, "programs":
-{name: stdout}}``. Naming programs re-records only those.
+{name: stdout}}``. Naming programs re-records only those; ``--library`` records no program.
 """
 
 import json
@@ -36,7 +36,7 @@ def main(names):
     recorded["jax_version"] = jax.__version__
     recorded["library"] = library_cases.all_cases(jax)
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    for name in names or PROGRAMS:
+    for name in [] if names == ["--library"] else names or PROGRAMS:
         proc = subprocess.run(
             [sys.executable, f"{name}.py"], cwd=HERE, env=env, capture_output=True, text=True, check=True
         )
