@@ -113,7 +113,14 @@ def _elementwise(ctx, prim, vals, params):
     target = full[0].spec if full else None
     if target is None:
         return Sharded(prim.bind(*[x.val for x in vals], **params), _replicated(max(map(_ndim, vals))))
-    args = [x.val if len(x.spec) == 0 or x.spec == target else _to_spec(ctx, x, target) for x in vals]
+    args = []
+    for x in vals:
+        shape = core.get_aval(x.val).shape
+        # size-1 dimensions broadcast against the others: they stay whole
+        want = tuple(
+            None if n == 1 and x.spec[d] is None else t for d, (n, t) in enumerate(zip(shape, target))
+        )
+        args.append(x.val if len(x.spec) == 0 or x.spec == want else _to_spec(ctx, x, want))
     return Sharded(prim.bind(*args, **params), target)
 
 
