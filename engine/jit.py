@@ -11,6 +11,7 @@ import collections
 import contextlib
 import functools
 import inspect as _pyinspect
+import sys
 import math
 import os
 import threading
@@ -262,10 +263,15 @@ def _first_tier(closed: ClosedJaxpr, name: str, args):
     return _interpreted(closed, job)
 
 
+def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
+    spmd = sys.modules.get("engine.parallel.spmd")  # not imported: no reshard was ever traced
+    return spmd is not None and spmd.mesh_of_jaxpr(jaxpr) is not None
+
+
 @jit_p.def_impl
 def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
     # Arguments sharded over a mesh run as one program per device, where their shards are.
-    if any(type(a) is not Array and isinstance(a, Array) for a in args):
+    if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
         from .parallel.spmd import run_sharded
 
         outs = run_sharded(args, jaxpr, name)

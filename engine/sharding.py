@@ -54,6 +54,9 @@ class PartitionSpec(tuple):
                 )
         return super().__new__(cls, partitions)
 
+    def __getnewargs__(self):
+        return tuple(self)
+
     def __repr__(self):
         return f"P({', '.join(map(repr, self))}{',' if len(self) == 1 else ''})"
 
@@ -517,8 +520,24 @@ def reshard(x, out_shardings):
     from .parallel.named import put_sharded
     from .tree_util import tree_map
 
+    from .core import Tracer
+
     sharding = as_sharding(out_shardings, "reshard")
-    return tree_map(lambda v: put_sharded(v, sharding), x)
+
+    def move(v):
+        if isinstance(v, Tracer):
+            from .parallel.spmd import bind_reshard
+
+            return bind_reshard(v, sharding)
+        return put_sharded(v, sharding)
+
+    return tree_map(move, x)
+
+
+def with_sharding_constraint(x, shardings):
+    """Inside ``jit``: lay ``x`` out by ``shardings`` at this point of the computation (the
+    engine reshards, as ``reshard`` does); outside, the same as ``reshard``."""
+    return reshard(x, shardings)
 
 
 def effects_barrier() -> None:

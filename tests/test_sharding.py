@@ -109,7 +109,7 @@ def test_errors_name_the_problem(mesh):
     with pytest.raises(ValueError, match="needs 64 devices"):
         jax.make_mesh((64,), ("b",))
     with pytest.raises(NotImplementedError, match="inside a traced function"):
-        jax.jit(lambda v: jax.reshard(v, NamedSharding(mesh, P("b"))))(jnp.ones(8))
+        jax.jit(lambda v: jax.device_put(v, NamedSharding(mesh, P("b"))))(jnp.ones(8))
 
 
 def test_visualize_array_sharding(mesh, capsys):
@@ -229,3 +229,17 @@ def test_jit_in_and_out_shardings(mesh):
         return x.sum(0)
 
     assert h(_put(x, mesh, P("b"))).sharding == repl
+
+
+def test_reshard_inside_jit_grad_and_vmap(mesh):
+    x = np.arange(24.0, dtype=np.float32).reshape(8, 3)
+    with jax.set_mesh(mesh):
+        f = jax.jit(lambda v: jax.reshard(v * 2, P("b")) + 1)  # plain input: the reshard sets the mesh
+        y = f(x)
+        assert str(jax.typeof(y)) == "float32[8@b,3]" and len(y.addressable_shards) == 4
+        np.testing.assert_allclose(np.asarray(y), x * 2 + 1)
+        g = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(jax.reshard(v, P("b"))))))(x)
+        np.testing.assert_allclose(np.asarray(g), np.cos(x), rtol=1e-6)
+        h = jax.jit(jax.vmap(lambda r: jax.lax.with_sharding_constraint(r, P("b")) * 3))(x.T.copy())
+        assert str(jax.typeof(h)) == "float32[3,8@b]"
+        np.testing.assert_allclose(np.asarray(h), x.T * 3)

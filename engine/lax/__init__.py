@@ -18,3 +18,4 @@ from .windowed import (  # noqa: F401,E402
     reduce_window,
     reduce_window_shape_tuple,
 )
+from ..sharding import with_sharding_constraint  # noqa: F401,E402

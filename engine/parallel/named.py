@@ -107,8 +107,8 @@ def put_sharded(x, sharding: Sharding):
     """``x`` laid out by ``sharding``: its blocks copied to the sharding's devices."""
     if isinstance(x, core.Tracer):
         raise NotImplementedError(
-            "device_put/reshard with a sharding inside a traced function (jit, grad, vmap) is not supported "
-            "by the engine yet: call it outside, on concrete arrays, and pass the result in"
+            "device_put with a sharding inside a traced function (jit, grad, vmap) is not supported by the "
+            "engine yet: use jax.reshard there, or call device_put outside and pass the result in"
         )
     if isinstance(sharding, SingleDeviceSharding):
         from .sharded import device_put

@@ -232,6 +232,12 @@ def _call(jaxpr_param):
     return rule
 
 
+def structural_rules_missing() -> bool:
+    from ..lax import structural
+
+    return structural.dot_general_p not in spmd_rules
+
+
 def _install_rules():
     from ..jit import jit_p
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
@@ -273,7 +279,9 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded]) -> list[Sharded]:
         if rule is None:
             rule = _elementwise if _is_elementwise(prim) else _fallback
         with core.source_info_context(eqn.source_info):
-            if all(all(s is None for s in x.spec) for x in vals):  # nothing to partition
+            if prim is not reshard_p and all(
+                all(s is None for s in x.spec) for x in vals
+            ):  # nothing to split
                 outs = prim.bind(*[x.val for x in vals], **eqn.params)
                 outs = outs if prim.multiple_results else [outs]
                 outs = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
@@ -304,7 +312,7 @@ def partition(closed: ClosedJaxpr, ctx: _Mesh1D, in_specs: list) -> _Partitioned
     hit = per.get(key)
     if hit is not None:
         return hit
-    if not spmd_rules:
+    if structural_rules_missing():
         _install_rules()
     local_avals = [
         ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
@@ -339,11 +347,7 @@ def _arg_mesh(args) -> Mesh | None:
 
 def _spec_of(x, ctx: _Mesh1D, ndim: int) -> Spec:
     if isinstance(x, NamedShardedArray) and x.sharding.mesh == ctx.mesh:
-        spec = []
-        for entry in x.sharding._normalized(ndim):
-            big = [a for a in entry if ctx.mesh.shape[a] > 1]
-            spec.append(big[0] if big else None)
-        return tuple(spec)
+        return _spec_from(x.sharding, ctx, ndim)
     return _replicated(ndim)
 
 
@@ -352,7 +356,7 @@ def run_sharded(args, closed: ClosedJaxpr, name: str):
     None when no argument is sharded over more than one device."""
     from .pmap import _emit, _program
 
-    mesh = _arg_mesh(args)
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
     if mesh is None:
         return None
     t0 = time.perf_counter()
@@ -432,3 +436,76 @@ class ShardedJit:
 
 def with_shardings(jitted, in_shardings, out_shardings) -> ShardedJit:
     return ShardedJit(jitted, in_shardings, out_shardings)
+
+
+# ---------------------------------------------------------------------------------------------
+# reshard / with_sharding_constraint inside traced code: a primitive the partitioner honours.
+
+reshard_p = core.Primitive("reshard")
+reshard_p.def_impl(lambda x, *, sharding: x)  # host path only; a jit holding one runs per device
+reshard_p.def_abstract_eval(lambda x, *, sharding: x)
+ad.deflinear(reshard_p, lambda ct, x, *, sharding: [ct])  # values are unchanged: so are cotangents
+
+
+def _reshard_batch(axis_size, vals, dims, *, sharding):
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec.insert(d, None)  # the batch dimension is not split
+    return reshard_p.bind(x, sharding=sharding.with_spec(spec)), d
+
+
+batching.batch_rules[reshard_p] = _reshard_batch
+
+
+def _reshard_rule(ctx, prim, vals, params):
+    (x,) = vals
+    sharding = params["sharding"]
+    if sharding.mesh != ctx.mesh:
+        raise ValueError(
+            f"reshard inside jit: the target mesh {sharding.mesh} is not the mesh {ctx.mesh} the "
+            "computation runs on"
+        )
+    spec = _spec_from(sharding, ctx, len(x.spec))
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
+
+
+spmd_rules[reshard_p] = _reshard_rule
+
+
+def _spec_from(sharding: NamedSharding, ctx: _Mesh1D, ndim: int) -> Spec:
+    spec = []
+    for entry in sharding._normalized(ndim):
+        big = [a for a in entry if ctx.mesh.shape[a] > 1]
+        spec.append(big[0] if big else None)
+    return tuple(spec)
+
+
+def bind_reshard(x, sharding: NamedSharding):
+    """``reshard`` of a traced value: a ``reshard`` equation for the partitioner."""
+    if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
+        raise TypeError(f"reshard inside jit needs a NamedSharding over a Mesh, got {sharding!r}")
+    sharding.check_shape(core.get_aval(x).shape)
+    return reshard_p.bind(x, sharding=sharding)
+
+
+_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, object]" = weakref.WeakKeyDictionary()
+
+
+def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
+    from ..ir import subjaxprs
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is reshard_p:
+            return eqn.params["sharding"].mesh
+        for sub in subjaxprs(eqn):
+            found = _mesh_in_jaxpr(sub)
+            if found is not None:
+                return found
+    return None
+
+
+def mesh_of_jaxpr(closed: ClosedJaxpr) -> Mesh | None:
+    """The mesh a ``reshard`` inside ``closed`` names (cached per jaxpr), or None."""
+    if closed not in _jaxpr_meshes:
+        _jaxpr_meshes[closed] = _mesh_in_jaxpr(closed.jaxpr)
+    return _jaxpr_meshes[closed]
