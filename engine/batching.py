@@ -116,9 +116,12 @@ def bdim_at_front(x, bdim, size):
     """Move the batch axis to 0, broadcasting an unmapped value to the batch size."""
     from . import lax
 
-    if bdim is not_mapped:
+    if bdim is not_mapped:  # numpy integer dims, as JAX's rule computes them (its jaxprs print them so)
         shape = tuple(core.get_aval(x).shape)
-        return lax.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+        dims = tuple(np.int64(i) for i in range(1, len(shape) + 1))
+        if isinstance(x, (bool, int, float, complex)):
+            return lax.broadcast_in_dim(x, (size, *shape), dims)
+        return lax.structural.broadcast_in_dim_p.bind(x, shape=(size, *shape), broadcast_dimensions=dims)
     return moveaxis(x, bdim, 0)
 
 
