@@ -50,4 +50,5 @@ from .parallel import (
 from . import sharding  # noqa: E402,F401
 from .sharding import NamedSharding, PartitionSpec as P, make_mesh, set_mesh, reshard, typeof  # noqa: E402,F401
 from .sharding import effects_barrier  # noqa: E402,F401
+from .parallel.spmd import shard_map  # noqa: E402,F401
 from .parallel import named as _named  # noqa: E402,F401  (installs Array.sharding)

@@ -243,3 +243,24 @@ def test_reshard_inside_jit_grad_and_vmap(mesh):
         h = jax.jit(jax.vmap(lambda r: jax.lax.with_sharding_constraint(r, P("b")) * 3))(x.T.copy())
         assert str(jax.typeof(h)) == "float32[3,8@b]"
         np.testing.assert_allclose(np.asarray(h), x.T * 3)
+
+
+def test_shard_map_eager_jit_and_current_mesh(mesh):
+    xn = np.arange(24.0, dtype=np.float32).reshape(8, 3)
+    x = _put(xn, mesh, P("b"))
+    total = jax.shard_map(lambda a: jax.lax.psum(a.sum(0), "b"), mesh=mesh, in_specs=P("b"), out_specs=P())
+    np.testing.assert_allclose(np.asarray(total(x)), xn.sum(0))
+    np.testing.assert_allclose(np.asarray(jax.jit(total)(x)), xn.sum(0))
+    scaled = jax.shard_map(
+        lambda a: a * jax.lax.axis_index("b"), mesh=mesh, in_specs=P("b"), out_specs=P("b")
+    )
+    y = scaled(x)
+    assert str(jax.typeof(y)) == "float32[8@b,3]"
+    np.testing.assert_allclose(np.asarray(y), xn * np.repeat(np.arange(4), 2)[:, None])
+    with jax.set_mesh(mesh):
+        h = jax.shard_map(lambda a, w: a @ w, in_specs=(P("b"), P()), out_specs=P("b"))
+        out = h(x, np.ones((3, 2), np.float32))
+        assert str(jax.typeof(out)) == "float32[8@b,2]"
+        np.testing.assert_allclose(np.asarray(out), xn @ np.ones((3, 2)))
+    with pytest.raises(NotImplementedError, match="inside the function given to shard_map"):
+        jax.grad(lambda v: total(v).sum())(x)
