@@ -268,7 +268,8 @@ class NamedSharding(Sharding):
     (2, 2)
     """
 
-    def __init__(self, mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
+    def __init__(self, mesh, spec: PartitionSpec | None = None, *, memory_kind=None):
+        spec = PartitionSpec() if spec is None else spec
         if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
@@ -336,6 +337,10 @@ class NamedSharding(Sharding):
 
     def devices_indices_map(self, global_shape) -> dict:
         """For each device, the slices of the global array it holds (replicas hold equal slices)."""
+        if not isinstance(self.mesh, Mesh):
+            raise TypeError(
+                "devices_indices_map needs a NamedSharding over a concrete Mesh, not an AbstractMesh"
+            )
         global_shape = tuple(global_shape)
         local = self.shard_shape(global_shape)
         spec = self._normalized(len(global_shape))
@@ -344,7 +349,7 @@ class NamedSharding(Sharding):
         for coords in np.ndindex(*self.mesh.axis_sizes):
             where = dict(zip(names, coords))
             index = []
-            for n, axes, size in zip(global_shape, spec, local):
+            for axes, size in zip(spec, local):
                 if not axes:
                     index.append(slice(None))
                     continue
@@ -452,7 +457,22 @@ def make_mesh(
 # Types that show shardings: jax.typeof.
 
 
-class ShardedShapedArray(ShapedArray):
+class _PlainType(ShapedArray):
+    """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak)."""
+
+    __slots__ = ()
+
+    def str_short(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short()
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+class ShardedShapedArray(_PlainType):
     """``jax.typeof`` of an array on an explicit mesh: its type names the mesh axes per dimension
     (``float32[8@batch,3]``)."""
 
@@ -493,25 +513,6 @@ def typeof(x):
         )
         return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract)
     return _PlainType(aval.shape, aval.dtype, aval.weak_type)
-
-
-class _PlainType(ShapedArray):
-    """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak)."""
-
-    __slots__ = ()
-
-    def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
-
-    def __str__(self):
-        return ("~" if self.weak_type else "") + self.str_short()
-
-    def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
-
-
-ShardedShapedArray.__str__ = _PlainType.__str__
-ShardedShapedArray.__repr__ = _PlainType.__repr__
 
 
 def reshard(x, out_shardings):

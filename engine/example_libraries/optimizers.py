@@ -24,10 +24,14 @@ from ..tree_util import register_pytree_node
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
 # The tree structures are static (aux data); only the packed per-leaf states are children.
+
+
+def _unflatten_state(aux: Any, children: Any) -> OptimizerState:
+    return OptimizerState(children[0], aux[0], aux[1])
+
+
 register_pytree_node(
-    OptimizerState,
-    lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
-    lambda aux, children: OptimizerState(children[0], aux[0], aux[1]),
+    OptimizerState, lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)), _unflatten_state
 )
 
 Schedule = Callable[[int], float]

@@ -27,7 +27,7 @@ randn = normal
 logsoftmax = log_softmax
 
 
-def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):
+def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):  # noqa: B008 (JAX's defaults; stateless)
     """A fully-connected layer: ``inputs @ W + b``."""
 
     def init_fun(rng, input_shape):
@@ -51,7 +51,7 @@ def _kernel_shape(rhs_spec, lhs_spec, input_shape, out_chan, filter_shape):
 
 
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None,
-                b_init=normal(1e-6)):  # fmt: skip
+                b_init=normal(1e-6)):  # noqa: B008  # fmt: skip
     """A convolution layer; ``dimension_numbers`` are ``(lhs_spec, rhs_spec, out_spec)``, e.g.
     ``('NHWC', 'HWIO', 'NHWC')``."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -82,7 +82,7 @@ Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 
 
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
-                         W_init=None, b_init=normal(1e-6)):  # fmt: skip
+                         W_init=None, b_init=normal(1e-6)):  # noqa: B008  # fmt: skip
     """A transposed-convolution layer (``lax.conv_transpose``)."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)

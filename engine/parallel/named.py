@@ -8,6 +8,8 @@ each block to its device (replicated dimensions are copied to every device of th
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .. import core
@@ -30,9 +32,10 @@ class NamedShardedArray(ShardedArray):
 
     @property
     def _value(self) -> np.ndarray:
-        value = self._cache
-        if value is None:
-            value = np.empty(self._aval.shape, self._aval.dtype)
+        cached: np.ndarray | None = self._cache
+        if cached is None:
+            aval = cast(ShapedArray, self._aval)
+            value = np.empty(aval.shape, aval.dtype)
             seen = set()
             for buf, index in zip(self._buffers, self._indices()):
                 key = tuple((s.start, s.stop) for s in index)
@@ -40,8 +43,8 @@ class NamedShardedArray(ShardedArray):
                     seen.add(key)
                     value[index] = buf.view()
             value.flags.writeable = False
-            self._cache = value
-        return value
+            self._cache = cached = value  # type: ignore[assignment]
+        return cached
 
     def _indices(self):
         imap = self._sharding.devices_indices_map(self._aval.shape)
@@ -100,7 +103,7 @@ def _array_sharding(self) -> Sharding:
     return SingleDeviceSharding(topology.get_device(0))
 
 
-Array.sharding = property(_array_sharding)  # JAX's Array.sharding; plain arrays live on device 0
+Array.sharding = property(_array_sharding)  # type: ignore[attr-defined]  # JAX's; plain arrays: device 0
 
 
 def put_sharded(x, sharding: Sharding):

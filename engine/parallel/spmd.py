@@ -342,7 +342,8 @@ def _arg_mesh(args) -> Mesh | None:
             f"jit: arguments are sharded over different meshes {sorted(map(str, meshes))}; "
             "reshard them onto one mesh with jax.device_put(x, NamedSharding(mesh, spec))"
         )
-    return meshes.pop()
+    mesh = meshes.pop()
+    return mesh if isinstance(mesh, Mesh) else None
 
 
 def _spec_of(x, ctx: _Mesh1D, ndim: int) -> Spec:
@@ -367,7 +368,7 @@ def run_sharded(args, closed: ClosedJaxpr, name: str):
     placement = [d.id for d in mesh.devices.flat]
     prog = _program(part.local, name, ctx.axis, ctx.size, tuple(placement))
     per_arg = []
-    for a, spec in zip(args, in_specs):
+    for a in args:
         if isinstance(a, NamedShardedArray) and a.sharding.mesh == mesh:
             per_arg.append(a._buffers)  # used where they are
         else:
@@ -488,7 +489,7 @@ def bind_reshard(x, sharding: NamedSharding):
     return reshard_p.bind(x, sharding=sharding)
 
 
-_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, object]" = weakref.WeakKeyDictionary()
+_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
 
 
 def _mesh_in_jaxpr(jaxpr) -> Mesh | None:

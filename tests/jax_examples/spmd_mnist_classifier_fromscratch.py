@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import datasets
 
 
-def init_random_params(scale, layer_sizes, rng=npr.RandomState(0)):
+def init_random_params(scale, layer_sizes, rng=npr.RandomState(0)):  # noqa: B008 (as JAX's example)
     return [
         (scale * rng.randn(m, n), scale * rng.randn(n)) for m, n in zip(layer_sizes[:-1], layer_sizes[1:])
     ]
