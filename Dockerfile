@@ -68,5 +68,5 @@ USER 0:0
 WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 8000
-HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["python", "/opt/jaxplay/healthcheck.py"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["setpriv", "--reuid=10001", "--regid=10001", "--clear-groups", "--inh-caps=-all", "python", "/opt/jaxplay/healthcheck.py"]
 ENTRYPOINT ["python", "/opt/jaxplay/entrypoint.py"]
