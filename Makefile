@@ -31,7 +31,7 @@ lock:
 web-build:
 	@if [ -f web/package.json ]; then \
 	  if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then (cd web && npm ci --no-audit --no-fund); fi; \
-	  if [ ! -f $(WEB_STAMP) ] || [ -n "$$(find web/src web/index.html web/package.json -newer $(WEB_STAMP) 2>/dev/null | head -1)" ]; then (cd web && npm run build); fi; \
+	  if [ ! -f $(WEB_STAMP) ] || [ -n "$$(find web/src web/public web/index.html web/package.json -newer $(WEB_STAMP) 2>/dev/null | head -1)" ]; then (cd web && npm run build); fi; \
 	fi
 
 # Test services from Debian's packages where apt-get works: Chromium for Playwright (else
