@@ -52,8 +52,17 @@ install-test: install
 	  case "$$missing" in *postgresql*|*nginx*) echo "install$$missing (Debian packages) for the scale-out tests" >&2;; esac; \
 	fi
 
+# `make run` serves your own machine. As a normal user no run can get a uid of its own, so unless
+# JAXPLAY_ISOLATION says otherwise it opts in to single-user isolation, on loopback only, and says so
+# (the page shows the warning too). Public instances: run as root or in the Docker image.
 run: install
-	@if [ -f server/main.py ]; then $(BIN)/python -m server; else echo "server not built yet"; fi
+	@if [ "$$(id -u)" != 0 ] && [ -z "$$JAXPLAY_ISOLATION" ]; then \
+	  case "$${JAXPLAY_HOST:-127.0.0.1}" in \
+	    127.*|localhost|::1) export JAXPLAY_ISOLATION=unsafe-single-user; \
+	      echo "make run: not root, so runs share your uid (JAXPLAY_ISOLATION=unsafe-single-user, loopback only)";; \
+	  esac; \
+	fi; \
+	exec $(BIN)/python -m server
 
 test: install-test lint
 	$(BIN)/python -m pytest tests e2e
