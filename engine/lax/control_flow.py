@@ -411,7 +411,6 @@ def while_loop(cond_fun, body_fun, init_val):
             f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
         )
     _check_same("body_fun output and input", avals, bj.out_avals)
-    bj = _match_weak(bj, avals)
     outs = while_p.bind(
         *cconsts,
         *bconsts,
@@ -462,9 +461,9 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 while_p.def_impl(_while_impl)
-while_p.def_abstract_eval(
-    lambda *avals, body_jaxpr, cond_nconsts, body_nconsts, **_: list(avals[cond_nconsts + body_nconsts :])
-)
+# As in JAX, the loop's outputs take the body's output types: a weakly typed init (a Python scalar)
+# whose carry the body makes strong gives a strong result.
+while_p.def_abstract_eval(lambda *avals, body_jaxpr, **_: list(body_jaxpr.out_avals))
 
 
 def _fixpoint_nonzero(body: ClosedJaxpr, const_nz, carry_nz, xs_nz=(), ys=0):
@@ -717,7 +716,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             f"structure, but they differ: {c_tree} and {trees[0]}."
         )
     _check_same("scan carry output and input", c_avals, body.out_avals[: len(c_avals)])
-    body = _match_weak(body, c_avals)
     outs = scan_p.bind(
         *consts,
         *c_leaves,
@@ -755,7 +753,7 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
-    carry = list(avals[num_consts : num_consts + num_carry])
+    carry = list(jaxpr.out_avals[:num_carry])
     return [*carry, *[a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]]
 
 

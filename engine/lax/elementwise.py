@@ -478,14 +478,18 @@ defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _lax().round(div(su
 
 
 def _pow_jvp_x(g, x, y):
-    # y * x**(y-1), with 0 where y == 0 (so d/dx x**0 is 0 even at x == 0).
-    z = _lax().pow(x, sub(y, _one(y)))
-    return mul(g, select(_lax().eq(y, full_like(y, 0)), full_like(x, 0), mul(y, z)))
+    # JAX's rule for a float exponent (pow_p takes no integer one): y * x**(y-1), at the operands
+    # made strong, so it is nan at x == y == 0 as in JAX.
+    lax = _lax()
+    dtype = core.get_aval(x).dtype
+    x, y = lax.convert_element_type(x, dtype), lax.convert_element_type(y, dtype)
+    return mul(g, mul(y, lax.pow(x, sub(y, _one(y)))))
 
 
 def _pow_jvp_y(g, ans, x, y):
-    safe_log = select(_lax().eq(x, full_like(x, 0)), full_like(x, 0), log(x))
-    return mul(g, mul(ans, safe_log))
+    # log(x), with x == 0 replaced by 1 (JAX's _replace_zero), times x**y.
+    one_if_zero = select(_lax().eq(x, full_like(x, 0)), full_like(x, 1), x)
+    return mul(g, mul(log(one_if_zero), ans))
 
 
 def _pow_jvp(primals, tangents):

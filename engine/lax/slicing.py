@@ -161,9 +161,10 @@ def _dynamic_slice_indices(operand, start_indices):
         if aval.shape != () or aval.dtype.kind not in "iu":
             raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
         if isinstance(i, Tracer):
-            out.append(
-                lax.select(lax.lt(i, lax.full((), 0, aval.dtype)), lax.add(i, lax.full((), n, aval.dtype)), i)
-            )
+            # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first.
+            negative = lax.lt(i, lax.full((), 0, aval.dtype))
+            added = lax.add(lax.convert_element_type(i, aval.dtype), lax.full((), n, aval.dtype))
+            out.append(lax.select(negative, added, i))
         else:
             v = core.to_numpy(i)
             out.append(core.Array(v + n if v < 0 else v))

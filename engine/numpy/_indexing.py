@@ -156,7 +156,9 @@ def _normalize_array_index(arr, n):
     if isinstance(arr, np.ndarray):
         return Array(np.where(arr < 0, arr + n, arr).astype(np.int32))
     arr = convert(arr, _INT32) if arr.dtype != _INT32 else arr
-    return lax.select(lax.lt(arr, np.int32(0)), lax.add(arr, np.int32(n)), arr)  # scalar literals, as JAX
+    # Scalar literals, as JAX; its `index + size` (jnp promotion) makes a weak index strong first.
+    negative = lax.lt(arr, np.int32(0))
+    return lax.select(negative, lax.add(convert(arr, _INT32), np.int32(n)), arr)
 
 
 def _advanced_layout(entries):
