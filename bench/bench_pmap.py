@@ -44,10 +44,15 @@ def cases(jax, jnp, lax):
     small = jnp.arange(float(n))
     big = jnp.asarray(np.random.default_rng(0).standard_normal((n, 1_000_000)).astype(np.float32))
     mats = jnp.asarray(np.random.default_rng(1).standard_normal((n, 1000, 1200)).astype(np.float32))
-    big_on = (
-        jax.device_put_sharded(list(big), jax.devices()[:n]) if hasattr(jax, "device_put_sharded") else big
-    )
-    mats_on = jax.device_put_sharded(list(mats), jax.devices()[:n])
+
+    def on_devices(x):
+        try:
+            return jax.device_put_sharded(list(x), jax.devices()[:n])
+        except AttributeError:  # (JAX 0.10 dropped it: a pmap's output stays on the devices)
+            return jax.pmap(lambda v: v)(x)
+
+    big_on = on_devices(big)
+    mats_on = on_devices(mats)
     host = np.random.default_rng(2).standard_normal(25_000_000).astype(np.float32)  # 100 MB
 
     def block(x):
