@@ -8,6 +8,7 @@ import engine as jax
 import engine.numpy as jnp
 
 pytest.importorskip("numba")
+from engine.backends import numba_jit  # noqa: E402
 from engine.backends.numba_jit import layout_of  # noqa: E402
 from engine.core import Array, get_aval  # noqa: E402
 
@@ -15,6 +16,7 @@ from engine.core import Array, get_aval  # noqa: E402
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(numba_jit, "RELAYOUT_MIN", 0)  # (small arrays here: views of any size)
 
 
 BASE = np.random.default_rng(0).normal(size=(6, 12)).astype(np.float32)
@@ -80,3 +82,11 @@ def test_transposed_elementwise_result_keeps_the_input_layout():
     out = f(x)
     np.testing.assert_array_equal(np.asarray(out), BASE * 2.0 + 1.0)
     assert np.asarray(out).strides == np.asarray(x).strides  # computed in place order, not copied
+
+
+def test_small_views_are_copied_not_dispatched(monkeypatch):
+    monkeypatch.setattr(numba_jit, "RELAYOUT_MIN", 1 << 14)
+    f = jax.jit(lambda x: x * 2.0)
+    assert "_relayout" not in f.lower(jnp.ones((8, 8))).source()  # a copy costs less than a dispatch
+    assert "_relayout" in f.lower(jnp.ones((200, 200))).source()
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones((8, 8)))), np.full((8, 8), 2.0, np.float32))

@@ -109,6 +109,9 @@ def _par(kernel, n, *args):
         f.result()
 
 
+RELAYOUT_MIN = 1 << 14  # elements from which an input view is worth a program of its own rather
+#                        than a copy (dispatching on its layout costs a few microseconds)
+
 POOL_MIN_BYTES = 1 << 20  # buffers at least this large are reused across calls
 
 
@@ -640,12 +643,13 @@ class Codegen:
             self.lower_eqn(i, eqn)
         outs = [self.host_name(x) for x in self.flat.outs]
         check = []
-        if self.layouts is None and args:
-            # Views (a stride-0 broadcast from jnp.ones, a transpose, a slice) go to a program
-            # specialised on their layout instead of being copied here.
+        large = [a for a, v in zip(args, self.flat.inputs) if v.aval.size >= RELAYOUT_MIN]
+        if self.layouts is None and large:
+            # Large views (a stride-0 broadcast from jnp.ones, a transpose, a slice) go to a
+            # program specialised on their layout instead of being copied here.
             self.env["_relayout"] = None  # set by NumbaBackend.compile
             check = [
-                f"        if not ({' and '.join(f'{a}.flags.c_contiguous' for a in args)}):",
+                f"        if not ({' and '.join(f'{a}.flags.c_contiguous' for a in large)}):",
                 f"            return _relayout({', '.join(args)})",
             ]
         lines = [
@@ -1296,10 +1300,15 @@ class NumbaBackend:
         """Run a program on inputs that are not all C-contiguous: through the contiguous program
         when that is exact (an elementwise program on inputs transposed alike: the outputs come
         back transposed alike), else through a program compiled for the inputs' layouts."""
-        layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
-        run = variants.get(layouts)
+        # (the program fixes shapes and dtypes: strides tell the layouts, and are cheap to key on)
+        strides = tuple([getattr(x, "strides", None) for x in args])
+        run = variants.get(strides)
         if run is None:
-            run = variants[layouts] = self._variant(closed, name, variants, layouts)
+            layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
+            run = variants.get(layouts)
+            if run is None:
+                run = variants[layouts] = self._variant(closed, name, variants, layouts)
+            variants[strides] = run
         return run(*args)
 
     def _variant(self, closed: ClosedJaxpr, name: str, variants: dict, layouts: tuple):
