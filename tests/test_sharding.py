@@ -154,7 +154,7 @@ def test_jit_partitions_and_keeps_shardings(mesh):
     )
     for o, w in zip(outs, want):
         np.testing.assert_allclose(np.asarray(o), w, rtol=1e-6)
-    # as JAX 0.10.2 types them, except the slice (gathered: the engine has no rule for it yet)
+    # as JAX 0.10.2 types them
     assert [str(jax.typeof(o)) for o in outs] == [
         "float32[8@b,3]",
         "float32[3]",
@@ -162,8 +162,13 @@ def test_jit_partitions_and_keeps_shardings(mesh):
         "float32[3,3]",
         "float32[8@b,5]",
         "int32[8@b]",
-        "float32[8,2]",
+        "float32[8@b,2]",
     ]
+    cat = jax.jit(lambda a: (jnp.concatenate([a, a * 2], 1), a[::2], jnp.concatenate([a, a])))(a)
+    np.testing.assert_allclose(np.asarray(cat[0]), np.concatenate([an, an * 2], 1))
+    np.testing.assert_allclose(np.asarray(cat[1]), an[::2])  # a strided sharded dim: gathered, still right
+    np.testing.assert_allclose(np.asarray(cat[2]), np.concatenate([an, an]))
+    assert str(jax.typeof(cat[0])) == "float32[8@b,6]"
 
 
 def _mlp_step(params, batch):

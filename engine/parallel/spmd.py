@@ -217,6 +217,29 @@ def _dot_general(ctx, prim, vals, params):
     return Sharded(out, tuple(out_spec))
 
 
+def _slice(ctx, prim, vals, params):
+    """A slice that keeps every sharded dimension whole slices each block alike."""
+    (x,) = vals
+    shape = core.get_aval(x.val).shape
+    start, limit, strides = params["start_indices"], params["limit_indices"], params["strides"]
+    for d, s in enumerate(x.spec):
+        whole = start[d] == 0 and limit[d] == shape[d] * ctx.size and (strides is None or strides[d] == 1)
+        if s is not None and not whole:
+            return _fallback(ctx, prim, vals, params)
+    local = tuple(shape[d] if s is not None else n for d, (s, n) in enumerate(zip(x.spec, limit)))
+    return Sharded(prim.bind(x.val, **dict(params, limit_indices=local)), x.spec)
+
+
+def _concatenate(ctx, prim, vals, params):
+    """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
+    d = params["dimension"]
+    if any(x.spec[d] is not None for x in vals):
+        return _fallback(ctx, prim, vals, params)
+    target = next((x.spec for x in vals if any(s is not None for s in x.spec)), vals[0].spec)
+    args = [x.val if x.spec == target else _to_spec(ctx, x, target) for x in vals]
+    return Sharded(prim.bind(*args, **params), target)
+
+
 def _distinct(spec) -> bool:
     named = [s for s in spec if s is not None]
     return len(set(named)) == len(named)
@@ -241,7 +264,7 @@ def structural_rules_missing() -> bool:
 def _install_rules():
     from ..jit import jit_p
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-    from ..lax import reductions, structural
+    from ..lax import reductions, slicing, structural
 
     spmd_rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
     spmd_rules[structural.reshape_p] = _reshape
@@ -252,6 +275,8 @@ def _install_rules():
     spmd_rules[structural.reduce_max_p] = _reduction(lambda v, ax: lax_parallel.pmax(v, ax))
     spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, ax))
     spmd_rules[structural.dot_general_p] = _dot_general
+    spmd_rules[structural.concatenate_p] = _concatenate
+    spmd_rules[slicing.slice_p] = _slice
     spmd_rules[reductions.argmax_p] = _arg_reduction
     spmd_rules[reductions.argmin_p] = _arg_reduction
     spmd_rules[jit_p] = _call("jaxpr")
