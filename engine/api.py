@@ -220,9 +220,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 def _match_dtype(ct, aval):
     if isinstance(ct, np.ndarray) and ct.dtype == core.float0:
         return ct
-    # Only the dtype: as in JAX, a cotangent's weak type is what the backward pass made it.
     ca = core.get_aval(ct)
-    if ca.dtype != aval.dtype:
+    if ca.dtype != aval.dtype or ca.weak_type != aval.weak_type:
         from . import lax
 
         return lax.convert_element_type(ct, aval.dtype, aval.weak_type)

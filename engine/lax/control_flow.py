@@ -423,32 +423,6 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(tree, outs)
 
 
-def _match_weak(closed, avals):
-    """Carry outputs take the carry inputs' weak types (so the loop's type is a fixed point)."""
-    j = closed.jaxpr
-    n = len(avals)
-    outs = []
-    eqns = list(j.eqns)
-    for k, x in enumerate(j.outs):
-        want = avals[k] if k < n else None
-        if want is not None and x.aval.weak_type != want.weak_type:
-            from .structural import convert_element_type_p
-
-            v = Var(want)
-            eqns.append(
-                JaxprEqn(
-                    convert_element_type_p,
-                    [x],
-                    dict(new_dtype=want.dtype, weak_type=want.weak_type),
-                    [v],
-                    None,
-                )
-            )
-            x = v
-        outs.append(x)
-    return ClosedJaxpr(Jaxpr([], j.in_binders, eqns, outs), [])
-
-
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = (
         args[:cond_nconsts],

@@ -261,7 +261,7 @@ def _dynamic_slice_batch(size, vals, dims, *, slice_sizes):
         slice_sizes=slice_sizes,
         indices_are_sorted=True,
         unique_indices=True,
-        mode=GatherScatterMode.PROMISE_IN_BOUNDS,
+        mode=GatherScatterMode.CLIP,
         fill_value=None,
     )
 
@@ -649,8 +649,9 @@ def _gather_transpose(
     ]
 
 
-def _shift(dims, by=1):
-    return tuple(d + by for d in dims)
+def _shift(dims):
+    # np.add, as JAX's batching rules do: their dimension numbers print as np.int64(...).
+    return tuple(np.add(1, dims))
 
 
 def _gather_batch(size, vals, dims, *, dimension_numbers, slice_sizes, **params):
@@ -670,9 +671,11 @@ def _gather_batch(size, vals, dims, *, dimension_numbers, slice_sizes, **params)
     idx = batching.moveaxis(idx, di, 0)
     if dx is not_mapped:  # the batch dim is one more batch dim of the indices
         new = dn._replace(
-            offset_dims=_shift(dn.offset_dims),
+            offset_dims=tuple(1 + d for d in dn.offset_dims),
             start_indices_batching_dims=_shift(dn.start_indices_batching_dims),
         )
+        # Batched indices into one array may no longer be sorted or unique.
+        params = dict(params, indices_are_sorted=False, unique_indices=False)
         return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=slice_sizes, **params), 0
     x = batching.moveaxis(x, dx, 0)  # both batched: pair them with a batching dim
     new = GatherDimensionNumbers(
