@@ -111,10 +111,9 @@ class Settings(BaseSettings):
         "and no other jaxplay instance on the host, may use these uids.",
     )
     kernel_cache_dir: Path = Field(
-        Path(
-            os.environ.get("ENGINE_CACHE_DIR")
-            or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxplay-engine"
-        ),
+        # Not the engine's own cache (ENGINE_CACHE_DIR): zygotes seal this one with a manifest and
+        # delete whatever they did not write, which would pull files from under another process.
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxplay-server-kernels",
         description="Where zygotes keep compiled gallery kernels between server starts (runs compile "
         "their own code into a private directory).",
     )
