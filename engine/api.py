@@ -220,8 +220,9 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 def _match_dtype(ct, aval):
     if isinstance(ct, np.ndarray) and ct.dtype == core.float0:
         return ct
+    # Only the dtype: as in JAX, a cotangent's weak type is what the backward pass made it.
     ca = core.get_aval(ct)
-    if ca.dtype != aval.dtype or ca.weak_type != aval.weak_type:
+    if ca.dtype != aval.dtype:
         from . import lax
 
         return lax.convert_element_type(ct, aval.dtype, aval.weak_type)
@@ -512,6 +513,12 @@ def jacrev(
                 row.append(lax.reshape(piece, (*ya.shape, *ja.shape[1:])))
             blocks.append(row)
             start += ya.size
+        # JAX's _possible_downcast: each block takes its input's dtype and weak type.
+        examples = tree_flatten(dyn[0] if isinstance(argnums, int) else tuple(dyn))[0]
+        for row in blocks:
+            for k, ex in enumerate(examples):
+                ea = core.get_aval(ex)
+                row[k] = lax.convert_element_type(row[k], ea.dtype, ea.weak_type)
         out = _jac_tree(y_flat, y_tree, in_avals, in_tree, blocks, False)
         return (out, aux) if has_aux else out
 

@@ -397,7 +397,8 @@ for _p in (
     defzero(_p)
 
 defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, np.log(2))))
+# JAX's form: a scalar log 2 (weak where x is, as JAX's _const) times the product.
+defjvp2(exp2_p, lambda g, ans, x: mul(log(full_like(x, 2, shape=())), mul(g, ans)))
 defjvp(log_p, lambda g, x: div(g, x))
 defjvp(log1p_p, lambda g, x: div(g, add(x, 1.0)))
 defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1.0)))

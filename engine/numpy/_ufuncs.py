@@ -426,7 +426,8 @@ cbrt = _unary_inexact("cbrt", lax.cbrt)
 
 def _log_base(base):
     def f(x):
-        return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
+        # A scalar log of the base, as JAX's log2 (lax.div broadcasts it).
+        return lax.div(lax.log(x), lax.log(np.array(base, core.get_aval(x).dtype)))
 
     return f
 
