@@ -1,9 +1,9 @@
 """Estimated cost of equations: FLOPs and bytes moved, from shapes and primitives alone.
 
 Counted the way XLA's HLO cost analysis counts: an elementwise op costs one FLOP per output
-element (transcendentals included), a reduction one per input element, ``dot_general`` two per
-multiply-add, data movement (broadcasts, transposes, slices, gathers) none; bytes are what an
-unfused equation reads and writes (its inputs and outputs). Control flow costs its bodies: a scan
+element (transcendentals included), a reduction one per input element, ``dot_general`` and
+``conv_general_dilated`` two per multiply-add, data movement (broadcasts, transposes, slices,
+gathers) none; bytes are what an unfused equation reads and writes (its inputs and outputs). Control flow costs its bodies: a scan
 ``length`` times its body, a while loop one trip (the count is not known before running), a cond
 its dearest branch. These are estimates of work, not measurements: fusion under ``jit`` removes
 most intermediate bytes, and a transcendental costs far more than an add on real hardware.
@@ -86,6 +86,15 @@ def dot_general(eqn) -> Cost:
     return Cost(2.0 * _out_elements(eqn) * contract, _io_bytes(eqn))
 
 
+def conv_general_dilated(eqn) -> Cost:
+    """Two FLOPs per multiply-add: each output element sums one group's input features times the
+    kernel's window."""
+    rhs = _aval(eqn.inputs[1])
+    rhs_spec = eqn.params["dimension_numbers"].rhs_spec
+    window = math.prod(rhs.shape[d] for d in rhs_spec[1:])  # in features (per group) x spatial
+    return Cost(2.0 * _out_elements(eqn) * window, _io_bytes(eqn))
+
+
 def _jaxpr_of(v) -> Jaxpr:
     return v.jaxpr if isinstance(v, ClosedJaxpr) else v
 
@@ -126,6 +135,7 @@ def pmap(eqn) -> Cost:
 
 cost_rules: dict[str, Callable] = {
     "dot_general": dot_general,
+    "conv_general_dilated": conv_general_dilated,
     "scan": scan,
     "while": while_loop,
     "cond": cond,

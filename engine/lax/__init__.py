@@ -3,6 +3,7 @@
 from .api import *  # noqa: F401,F403
 from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on purpose, like JAX)
 from .control_flow import *  # noqa: F401,F403
+from .convolution import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)

@@ -16,6 +16,8 @@ import numpy as _np
 from ..core import Array, Tracer
 from . import linalg  # noqa: F401
 from ._contract import (
+    convolve,
+    correlate,
     cross,
     dot,
     einsum,

@@ -1,7 +1,8 @@
-"""Products and contractions: dot, matmul (``@``), vdot, inner, outer, tensordot, einsum, kron.
+"""Products and contractions: dot, matmul (``@``), vdot, inner, outer, tensordot, einsum, kron,
+and 1-d convolve/correlate.
 
 Everything lowers to ``lax.dot_general`` (plus reshapes/transposes), so derivatives and batching come
-from that one primitive's rules.
+from that one primitive's rules; convolve/correlate lower to ``lax.conv_general_dilated`` as in JAX.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from .. import core, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
 from ._promote import (
+    as_operand,
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
     convert,
     promote_dtypes,
+    promote_dtypes_inexact,
 )
+from ._staged import staged_as_jit
 
 
 def _pet(preferred_element_type):
@@ -424,6 +428,81 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
     return [
         ("einsum_path",) + tuple((0, 1) for _ in range(max(n - 1, 0)))
     ], f"left-to-right pairwise: {subscripts}"
+
+
+@staged_as_jit(static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, mode, op, precision, preferred_element_type=None):
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"{op}() only support 1-dimensional inputs.")
+    if preferred_element_type is None:  # numpy's default for convolutions: an inexact result
+        x, y = promote_dtypes_inexact(x, y)
+    else:
+        x, y = promote_dtypes(x, y)
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
+    reverse_out = False
+    if op == "correlate":
+        from ._ufuncs import conj
+
+        y = conj(y)
+        if x.shape[0] < y.shape[0]:
+            x, y, reverse_out = y, x, True
+    else:
+        from ._shape import flip
+
+        if x.shape[0] < y.shape[0]:
+            x, y = y, x
+        y = flip(y)
+    n = y.shape[0]
+    if mode == "valid":
+        padding = [(0, 0)]
+    elif mode == "same":
+        padding = [(n // 2, n - n // 2 - 1)]
+    elif mode == "full":
+        padding = [(n - 1, n - 1)]
+    else:
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
+    out = lax.conv_general_dilated(
+        lax.expand_dims(x, (0, 1)),
+        lax.expand_dims(y, (0, 1)),
+        (1,),
+        padding,
+        precision=precision,
+        preferred_element_type=_pet(preferred_element_type),
+    )
+    if reverse_out:
+        out = lax.rev(out, (2,))
+    return lax.squeeze(out, (0, 1))
+
+
+@staged_as_jit(static_argnames=("mode", "precision", "preferred_element_type"))
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Convolution of two 1-d arrays (numpy's ``convolve``; ``mode`` is ``'full'``, ``'same'`` or
+    ``'valid'``); integer inputs give a float result unless ``preferred_element_type`` says otherwise.
+
+    >>> jnp.convolve(jnp.array([1, 2, 3]), jnp.array([1, 1]))
+    Array([1., 3., 5., 3.], dtype=float32)
+    """
+    check_arraylike("convolve", a, v)
+    return _conv(
+        as_operand(a), as_operand(v), mode=mode, op="convolve", precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip
+
+
+@staged_as_jit(static_argnames=("mode", "precision", "preferred_element_type"))
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation of two 1-d arrays, ``c[k] = sum_j a[k + j] * conj(v[j])`` (numpy's
+    ``correlate``; ``mode`` is ``'valid'`` by default, or ``'same'``/``'full'``).
+
+    >>> jnp.correlate(jnp.array([1., 2., 3.]), jnp.array([0., 1.]))
+    Array([2., 3.], dtype=float32)
+    """
+    check_arraylike("correlate", a, v)
+    return _conv(
+        as_operand(a), as_operand(v), mode=mode, op="correlate", precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip
 
 
 del Tracer

@@ -1,6 +1,6 @@
 """Record JAX 0.10.2's answers to the snippets in ``snippets.py`` (run with JAX's venv).
 
-    /work/main/.jax-venv/bin/python tests/jax_reference/record.py
+    /work/main/.jax-venv/bin/python tests/jax_reference/record.py [topic ...]
 
 Each snippet is Python that sets ``out`` using ``jax``, ``jnp``, ``lax``, ``np`` (and ``jsp`` for
 ``jax.scipy``); the recorded JSON holds each result (dtype, shape, values, weak_type), or the
@@ -58,7 +58,10 @@ def main():
     from jax import lax
 
     ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
+    topics = sys.argv[1:] or list(SNIPPETS)  # re-record only the named topics
     for topic, cases in SNIPPETS.items():
+        if topic not in topics:
+            continue
         recorded = {}
         for name, code, *_ in cases:
             try:

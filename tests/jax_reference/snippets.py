@@ -81,6 +81,181 @@ LAX_ERRORS = [
 ]
 
 SNIPPETS = {"complex": COMPLEX, "lax_errors": LAX_ERRORS}
+
+# Convolutions: lax.conv_general_dilated and its wrappers, jnp.convolve/correlate, their
+# derivatives, batching, jit, shape helpers, errors and the jaxprs JAX prints for them.
+_R = "r = np.random.RandomState(0)\n"
+_X2 = (
+    _R + "x = jnp.array(r.randn(2, 3, 6, 5), jnp.float32)\nw = jnp.array(r.randn(4, 3, 3, 2), jnp.float32)\n"
+)
+_XH = (
+    _R + "x = jnp.array(r.randn(2, 7, 6, 3), jnp.float32)\nw = jnp.array(r.randn(3, 2, 3, 4), jnp.float32)\n"
+)
+_NHWC = "dimension_numbers=('NHWC', 'HWIO', 'NHWC')"
+CONV = [
+    ("conv_valid", _X2 + "out = lax.conv(x, w, (1, 1), 'VALID')"),
+    ("conv_same_strided", _X2 + "out = lax.conv(x, w, (2, 1), 'SAME')"),
+    ("conv_same_lower", _X2 + "out = lax.conv_general_dilated(x, w, (1, 2), 'SAME_LOWER')"),
+    ("conv_explicit_pads", _X2 + "out = lax.conv_general_dilated(x, w, (1, 1), ((2, 0), (1, -1)))"),
+    (
+        "conv_dilations",
+        _X2 + "out = lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (0, 1)), lhs_dilation=(2, 1), "
+        "rhs_dilation=(1, 2))",
+    ),
+    ("conv_nhwc", _XH + f"out = lax.conv_general_dilated(x, w, (1, 2), 'SAME', {_NHWC})"),
+    (
+        "conv_mixed_layouts",
+        _R
+        + "x = jnp.array(r.randn(5, 2, 4, 3), jnp.float32)\nw = jnp.array(r.randn(2, 3, 3, 4), jnp.float32)\n"
+        "out = lax.conv_general_dilated(x, w, (1, 1), 'VALID', dimension_numbers=('WNHC', 'HWIO', 'CNWH'))",
+    ),
+    (
+        "conv_general_padding",
+        _X2 + "out = lax.conv_with_general_padding(x, w, (1, 2), [(1, 1), (2, 0)], (1, 2), (2, 1))",
+    ),
+    (
+        "conv_1d_3d",
+        _R + "x1 = jnp.array(r.randn(2, 1, 9), jnp.float32)\nw1 = jnp.array(r.randn(2, 1, 4), jnp.float32)\n"
+        "x3 = jnp.array(r.randn(1, 2, 4, 3, 5), jnp.float32)\nw3 = jnp.array(r.randn(3, 2, 2, 2, 3), jnp.float32)\n"
+        "out = (lax.conv(x1, w1, (2,), 'SAME'), lax.conv(x3, w3, (1, 1, 2), 'VALID'))",
+    ),
+    (
+        "feature_groups",
+        _R
+        + "x = jnp.array(r.randn(2, 6, 5, 5), jnp.float32)\nw = jnp.array(r.randn(9, 2, 3, 3), jnp.float32)\n"
+        "out = lax.conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=3)",
+    ),
+    (
+        "batch_groups",
+        _R
+        + "x = jnp.array(r.randn(4, 3, 5, 5), jnp.float32)\nw = jnp.array(r.randn(6, 3, 2, 2), jnp.float32)\n"
+        "out = lax.conv_general_dilated(x, w, (1, 1), 'VALID', batch_group_count=2)",
+    ),
+    (
+        "int_and_preferred",
+        "x = jnp.arange(2 * 1 * 5 * 4, dtype=jnp.int32).reshape(2, 1, 5, 4)\nw = jnp.ones((2, 1, 2, 2), jnp.int32)\n"
+        "out = (lax.conv(x, w, (1, 1), 'VALID'), lax.conv(x.astype(jnp.float32), w.astype(jnp.float32), "
+        "(1, 1), 'SAME', preferred_element_type=jnp.float32))",
+    ),
+    (
+        "conv_transpose",
+        _XH + "w = w[:, :, :, :2]\nout = (lax.conv_transpose(x, w, (2, 2), 'SAME'), "
+        "lax.conv_transpose(x, w, (2, 1), 'VALID'), lax.conv_transpose(x, w, (1, 2), ((1, 1), (0, 2))), "
+        "lax.conv_transpose(x, w.transpose(0, 1, 3, 2), (2, 2), 'SAME', transpose_kernel=True))",
+    ),
+    (
+        "grad_lhs_rhs",
+        _X2 + "f = lambda x, w: jnp.sum(jnp.sin(lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (0, 1)), "
+        "lhs_dilation=(1, 2), rhs_dilation=(2, 1))))\nout = jax.grad(f, argnums=(0, 1))(x, w)",
+    ),
+    (
+        "grad_groups",
+        _R
+        + "x = jnp.array(r.randn(4, 6, 5, 5), jnp.float32)\nw = jnp.array(r.randn(6, 3, 3, 3), jnp.float32)\n"
+        "f = lambda x, w, **kw: jnp.sum(lax.conv_general_dilated(x, w, (1, 1), 'SAME', **kw) ** 2)\n"
+        "out = (jax.grad(f, (0, 1))(x, w, feature_group_count=2), "
+        "jax.grad(f, (0, 1))(x, w[:, :3].repeat(2, 1)[:, :6], batch_group_count=2))",
+        1e-4,
+    ),
+    (
+        "jvp_nhwc",
+        _XH + f"f = lambda x, w: lax.conv_general_dilated(x, w, (2, 1), 'SAME', {_NHWC})\n"
+        "out = jax.jvp(f, (x, w), (jnp.ones_like(x), jnp.cos(w)))",
+    ),
+    (
+        "vmap_conv",
+        _R
+        + "x = jnp.array(r.randn(3, 2, 2, 5, 5), jnp.float32)\nw = jnp.array(r.randn(3, 4, 2, 3, 3), jnp.float32)\n"
+        "f = lambda x, w: lax.conv(x, w, (1, 1), 'SAME')\n"
+        "out = (jax.vmap(f)(x, w), jax.vmap(f, (0, None))(x, w[0]), jax.vmap(f, (None, 0))(x[0], w), "
+        "jax.vmap(f, (1, 4))(x.transpose(1, 0, 2, 3, 4), w.transpose(1, 2, 3, 4, 0)))",
+    ),
+    (
+        "jit_grad_vmap",
+        _X2
+        + "f = jax.jit(jax.vmap(jax.grad(lambda w, x: jnp.sum(lax.conv(x[None], w, (1, 1), 'SAME') ** 2)), "
+        "(None, 0)))\nout = f(w, x)",
+        1e-4,
+    ),
+    (
+        "jnp_convolve",
+        "a = jnp.array([1., 2., 3., 2., 1.])\nv = jnp.array([4., 1., 2.])\n"
+        "out = (jnp.convolve(a, v), jnp.convolve(a, v, 'same'), jnp.convolve(a, v, 'valid'), "
+        "jnp.convolve(v, a, 'same'), jnp.convolve(v, a, 'valid'))",
+    ),
+    (
+        "jnp_correlate",
+        "a = jnp.array([1., 2., 3., 2., 1.])\nv = jnp.array([4., 5., 6., 0.5])\n"
+        "out = (jnp.correlate(a, v), jnp.correlate(a, v, 'same'), jnp.correlate(a, v, 'full'), "
+        "jnp.correlate(v, a, 'full'), jnp.correlate(v, a, 'same'))",
+    ),
+    (
+        "jnp_convolve_dtypes",
+        "out = (jnp.convolve(jnp.array([1, 2, 3]), jnp.array([1, 1])), "
+        "jnp.convolve(jnp.array([1, 2, 3]), jnp.array([1, 1]), preferred_element_type=jnp.int32), "
+        "jnp.correlate(jnp.array([3 + 1j, 2, 2 - 3j]), jnp.array([4, 2 - 5j, 1]), 'full'), "
+        "jnp.convolve(jnp.array([3 + 1j, 2, 2 - 3j]), jnp.array([4, 2 - 5j, 1])))",
+    ),
+    (
+        "grad_convolve",
+        "out = jax.grad(lambda a, v: jnp.sum(jnp.convolve(a, v, 'same') ** 2), (0, 1))(jnp.arange(6.), "
+        "jnp.array([0.5, -1., 2.]))",
+    ),
+    (
+        "vmap_correlate",
+        "out = jax.vmap(jnp.correlate, (0, None))(jnp.arange(12.).reshape(3, 4), jnp.array([1., -1.]))",
+    ),
+    (
+        "shape_helpers",
+        "out = (lax.conv_general_shape_tuple((2, 9, 8, 3), (3, 3, 3, 5), (2, 1), 'SAME', ('NHWC', 'HWIO', 'NHWC')), "
+        "lax.conv_transpose_shape_tuple((2, 9, 8, 3), (3, 3, 3, 5), (2, 1), 'SAME', ('NHWC', 'HWIO', 'NHWC')), "
+        "lax.conv_dimension_numbers((1, 8, 8, 3), (3, 3, 3, 16), ('NHWC', 'HWIO', 'NHWC')), "
+        "lax.padtype_to_pads((5, 6), (3, 2), (2, 1), 'SAME'), lax.padtype_to_pads((5,), (4,), (1,), 'SAME_LOWER'))",
+    ),
+    # What JAX refuses.
+    ("err_feature_mismatch", _X2 + "out = lax.conv(x, w[:, :2], (1, 1), 'SAME')"),
+    ("err_dtype_mismatch", _X2 + "out = lax.conv(x, w.astype(jnp.float16), (1, 1), 'SAME')"),
+    ("err_rank_mismatch", _X2 + "out = lax.conv(x, w[0], (1, 1), 'SAME')"),
+    ("err_string_pad_lhs_dilation", _X2 + "out = lax.conv_general_dilated(x, w, (1, 1), 'SAME', (2, 1))"),
+    ("err_bad_padding_name", _X2 + "out = lax.conv(x, w, (1, 1), 'FULL')"),
+    (
+        "err_groups_do_not_divide",
+        _X2 + "out = lax.conv_general_dilated(x, w, (1, 1), 'SAME', feature_group_count=2)",
+    ),
+    (
+        "err_bad_spec",
+        _XH
+        + "out = lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWOO', 'NHWC'))",
+    ),
+    ("err_convolve_2d", "out = jnp.convolve(jnp.ones((2, 2)), jnp.ones(2))"),
+    ("err_convolve_mode", "out = jnp.convolve(jnp.ones(3), jnp.ones(2), mode='middle')"),
+    ("err_convolve_empty", "out = jnp.correlate(jnp.ones(3), jnp.ones(0))"),
+    # The jaxprs JAX prints.
+    ("jaxpr_conv", _X2 + "out = str(jax.make_jaxpr(lambda x, w: lax.conv(x, w, (1, 1), 'SAME'))(x, w))"),
+    (
+        "jaxpr_grad",
+        _X2
+        + "out = str(jax.make_jaxpr(jax.grad(lambda x, w: lax.conv(x, w, (2, 1), 'SAME').sum(), (0, 1)))(x, w))",
+    ),
+    (
+        "jaxpr_vmap",
+        _R + "x = jnp.ones((5, 2, 3, 8, 8))\nw = jnp.ones((5, 4, 3, 3, 3))\n"
+        "f = lambda x, w: lax.conv(x, w, (1, 1), 'SAME')\n"
+        "out = (str(jax.make_jaxpr(jax.vmap(f, (0, None)))(x, w[0])), "
+        "str(jax.make_jaxpr(jax.vmap(f, (None, 0)))(x[0], w)))",
+    ),
+    (
+        "jaxpr_nhwc",
+        _XH
+        + f"out = str(jax.make_jaxpr(lambda x, w: lax.conv_general_dilated(x, w, (1, 2), 'VALID', {_NHWC}))(x, w))",
+    ),
+    ("jaxpr_convolve", "out = str(jax.make_jaxpr(jnp.convolve)(jnp.ones(5), jnp.ones(3)))"),
+    (
+        "jaxpr_correlate",
+        "out = str(jax.make_jaxpr(lambda a, v: jnp.correlate(a, v, 'full'))(jnp.ones(3), jnp.ones(5)))",
+    ),
+]
+SNIPPETS["conv"] = CONV
 COMPLEX += [
     (
         "less_lexicographic",
