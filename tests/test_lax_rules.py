@@ -528,6 +528,7 @@ TESTED_ELSEWHERE = {
     "while": "tests/test_control_flow.py",
     "scan": "tests/test_control_flow.py",
     "xla_pmap": "tests/test_pmap.py",
+    "conv_general_dilated": "tests/test_convolution.py",
     **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex")},
     **{p: "tests/test_linalg.py" for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr")},
     **{
