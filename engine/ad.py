@@ -89,6 +89,15 @@ class JVPTracer(Tracer):
             aval = self._aval = core.get_aval(self.primal)
         return aval
 
+    def __repr__(self):
+        # JAX's names: under grad (the tangent is being staged for transposition) a GradTracer.
+        if isinstance(self.tangent, PartialEvalTracer) and not self.tangent.pval.is_known:
+            return f"GradTracer(primal={self.primal}, typeof(tangent)={self.tangent.aval.str_short()})"
+        tangent = self.tangent
+        if type(tangent) is Zero:
+            tangent = f"Zero({tangent.aval.str_short()})"
+        return f"JVPTracer(primal={self.primal}, tangent={tangent})"
+
     def concrete_value(self):
         return core.concrete_or_none(self.primal)
 
@@ -246,6 +255,10 @@ class PartialEvalTracer(Tracer):
 
     def concrete_value(self):
         return core.concrete_or_none(self.pval.const) if self.pval.is_known else None
+
+    def __repr__(self):
+        # A known value (a primal under grad) prints as that value, as JAX's GradTracer shows it.
+        return str(self.pval.const) if self.pval.is_known else super().__repr__()
 
     def full_lower(self):
         if self.pval.is_known:

@@ -29,6 +29,10 @@ class AxisFrame:
         self.name, self.size, self.main = name, size, main
 
 
+def _dtype_shape(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
 class BatchTracer(Tracer):
     __slots__ = ("val", "batch_dim")
 
@@ -45,6 +49,12 @@ class BatchTracer(Tracer):
         shape = list(aval.shape)
         del shape[self.batch_dim]
         return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+    def __repr__(self):
+        a, v = self.aval, core.get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return f"VmapTracer(aval={_dtype_shape(a)}, batched=None)"
+        return f"VmapTracer(aval={_dtype_shape(a)}, batched={_dtype_shape(v)})"
 
     def full_lower(self):
         if self.batch_dim is not_mapped:

@@ -514,6 +514,22 @@ _FAST_SCALAR = {float: np.float32, int: np.int32}
 _LEAF_TREE = tree_flatten(0)[1]
 
 
+# function -> {static configuration: (staged cache, fast-path cache)}; weak, so a function's
+# caches go when it does.
+_caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _shared_caches(fun, config) -> tuple[dict, dict]:
+    try:
+        per_fun = _caches_by_function.setdefault(fun, {})
+    except TypeError:  # not weakly referenceable: a cache of its own
+        return {}, {}
+    if config not in per_fun:
+        # fast: signature -> (executable, out tree, weak types, single)
+        per_fun[config] = ({}, {})
+    return per_fun[config]
+
+
 class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
 
@@ -544,8 +560,9 @@ class JitFunction:
         self.static_argnums = tuple(sorted(set(static_argnums)))
         self.static_argnames = tuple(static_argnames)
         self.name = name or getattr(fun, "__name__", "fun")
-        self._cache: dict = {}
-        self._fast: dict = {}  # fast-path signature -> (executable, out tree, weak types, single)
+        # One cache per function and static configuration, shared by every jit of it (as JAX keys
+        # its trace cache by the function): jit(f) twice traces f once.
+        self._cache, self._fast = _shared_caches(fun, (self.static_argnums, self.static_argnames))
         self.timings: dict = {}  # seconds of the last call's stages: trace, lower, compile, execute
         self._last_key = None
 

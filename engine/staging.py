@@ -22,6 +22,10 @@ class JaxprTracer(Tracer):
     def aval(self):
         return self._aval
 
+    def __repr__(self):  # as JAX 0.10 prints a tracer under jit: JitTracer(~float32[]) when weak
+        a = self._aval
+        return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{','.join(map(str, a.shape))}])"
+
 
 # Rules that let a primitive stage itself in a custom way (e.g. to inline or to record effects).
 staging_rules: dict[core.Primitive, Callable] = {}

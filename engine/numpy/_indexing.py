@@ -99,10 +99,7 @@ def _expand_index(shape, idx):
                 raise ValueError("slice step cannot be zero")
             entries.append(("slice",) + slice(start, stop, step).indices(n))
         elif _is_int_scalar(i):
-            k = int(i)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {axis - 1} with size {n}")
-            entries.append(("int", k % n))
+            entries.append(_static_int_entry(int(i), n))
         else:
             entries.append(_array_entry(i, n, axis - 1))
     return entries, tuple(expanded)
@@ -120,6 +117,14 @@ def _static_slice_part(p):
             )
         return int(np.asarray(core.to_numpy(v)))
     return int(p.__index__()) if not isinstance(p, int) else p
+
+
+def _static_int_entry(k, n):
+    """An in-bounds int indexes statically; an out-of-bounds one becomes a 0-d index array, so
+    that gathers clamp it (or fill) and scatters drop it, as in JAX (which never raises)."""
+    if -n <= k < n:
+        return ("int", k % n)
+    return ("array", np.asarray(k, np.int32))
 
 
 def _array_entry(i, n, axis):
@@ -140,10 +145,7 @@ def _array_entry(i, n, axis):
                 f"{v.dtype.name} at position {axis}"
             )
         if v.ndim == 0:
-            k = int(v)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
-            return ("int", k % n)
+            return _static_int_entry(int(v), n)
         return ("array", v.astype(np.int32) if v.dtype != np.int32 else v)
     raise TypeError(
         f"Indexing with {type(i).__name__} is not supported; use ints, slices, None, "
@@ -209,6 +211,34 @@ def _apply_slices(x, entries):
     return x, new_entries
 
 
+_GATHER_MODES = {None: None, "clip": "clip", "promise_in_bounds": "clip", "fill": "fill", "drop": "fill"}
+_SCATTER_MODES = {
+    None: "drop",
+    "drop": "drop",
+    "fill": "drop",
+    "clip": "clip",
+    "promise_in_bounds": "promise_in_bounds",
+}
+
+
+def _gather_mode(mode):
+    key = getattr(mode, "name", mode)
+    key = key.lower() if isinstance(key, str) else key
+    key = {"fill_or_drop": "fill"}.get(key, key)
+    if key not in _GATHER_MODES:
+        raise ValueError(f'Unknown gather mode "{mode}"')
+    return _GATHER_MODES[key]
+
+
+def _scatter_mode(mode):
+    key = getattr(mode, "name", mode)
+    key = key.lower() if isinstance(key, str) else key
+    key = {"fill_or_drop": "drop"}.get(key, key)
+    if key not in _SCATTER_MODES:
+        raise ValueError(f'Unknown scatter mode "{mode}"')
+    return _SCATTER_MODES[key]
+
+
 def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring."""
     x = as_operand(arr)
@@ -222,6 +252,9 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
             j += 1
         x = lax.broadcast_in_dim(x, expanded, tuple(dims))
     x, entries = _apply_slices(x, entries)
+    mode = _gather_mode(mode)
+    if mode == "fill":  # a traced scalar index must fill too, not clamp as dynamic_slice does
+        entries = [("array", e[1]) if e[0] == "scalar" else e for e in entries]
     scalars = [k for k, e in enumerate(entries) if e[0] == "scalar"]
     has_array = any(e[0] == "array" for e in entries)
     if not has_array:
@@ -273,7 +306,7 @@ def _gather(x, entries, mode, fill_value, unique_indices, indices_are_sorted):
         offset_dims=offset_dims, collapsed_slice_dims=tuple(adv), start_index_map=tuple(adv)
     )
     slice_sizes = tuple(1 if k in adv else x.shape[k] for k in range(x.ndim))
-    mode = "clip" if mode in (None, "clip", "promise_in_bounds") else mode
+    mode = "clip" if mode is None else mode
     return lax.gather(
         x,
         indices,
@@ -367,7 +400,7 @@ def scatter_update(
         dn,
         indices_are_sorted=indices_are_sorted or static,
         unique_indices=unique_indices or static,
-        mode="drop" if mode is None else mode,
+        mode=_scatter_mode(mode),
     )
     return lax.reshape(out, x.shape) if expanded != x.shape else out
 
@@ -434,6 +467,9 @@ def take(
             lax.full(idx.shape, n, _INT32),
         )
         mode = "clip"
+    elif mode == "clip":  # as numpy's take: negative indices clip to 0 (they do not count from the end)
+        idx = convert(idx, _INT32)
+        idx = lax.clamp(lax.full((), 0, _INT32), idx, lax.full((), max(n - 1, 0), _INT32))
     key = (slice(None),) * ax + (idx,)
     return rewriting_take(
         a,

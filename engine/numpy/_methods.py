@@ -48,12 +48,15 @@ _COMPARE = {
 
 
 def _array_getitem(self, idx):
-    # Eager basic indexing of a concrete array is exactly numpy's (static ints are bounds-checked
-    # by both), so skip the lax route when nothing is traced.
+    # Eager basic indexing of a concrete array is exactly numpy's, so skip the lax route when
+    # nothing is traced (an out-of-bounds int, which JAX clamps, takes the lax route).
     if _state.dynamic is None:
         t = type(idx)
         if t is int or t is slice or (t is tuple and builtins_all(type(i) in _BASIC for i in idx)):
-            v = self._value[idx]
+            try:
+                v = self._value[idx]
+            except IndexError:
+                return _indexing.rewriting_take(self, idx)
             return Array(v if type(v) is np.ndarray else np.asarray(v), self.weak_type)
     return _indexing.rewriting_take(self, idx)
 

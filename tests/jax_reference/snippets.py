@@ -571,3 +571,73 @@ SCIPY_LINALG = [
     ),
 ]
 SNIPPETS.update(special=SPECIAL, stats=STATS, scipy_linalg=SCIPY_LINALG)
+
+INDEXING = [
+    (
+        "oob_int_clamps",
+        "x = jnp.arange(10)\nout = (x[11], x[-11], x[jnp.array(12)], jnp.arange(12).reshape(3, 4)[1, 7])",
+    ),
+    ("oob_array_clamps", "out = jnp.arange(10)[jnp.array([0, 12, -20])]"),
+    ("oob_under_jit", "out = jax.jit(lambda x: x[11])(jnp.arange(10))"),
+    (
+        "get_fill",
+        "x = jnp.arange(10.)\nout = (x.at[jnp.array([1, 12])].get(mode='fill', fill_value=-1.), x.at[12].get(mode='fill'), jnp.arange(10).at[12].get(mode='fill'))",
+    ),
+    (
+        "get_fill_traced_scalar",
+        "out = jax.jit(lambda i: jnp.arange(10.).at[i].get(mode='fill', fill_value=-1))(12)",
+    ),
+    ("get_clip", "out = jnp.arange(10).at[12].get(mode='clip')"),
+    (
+        "scatter_modes",
+        "z = jnp.zeros(5)\ni = jnp.array([1, 7])\nout = (z.at[i].set(3., mode='drop'), z.at[i].set(3., mode='clip'), z.at[jnp.array([1, 3])].add(3., mode='promise_in_bounds'), z.at[7].set(3.), z.at[-9].add(1.))",
+    ),
+    ("scatter_fill_mode", "out = jnp.zeros(5).at[jnp.array([1, 7])].set(3., mode='fill')"),
+    (
+        "take_oob",
+        "out = (jnp.take(jnp.arange(10), jnp.array([12])), jnp.take(jnp.arange(10.), jnp.array([12, -1]), mode='clip'))",
+    ),
+    ("bad_gather_mode", "out = jnp.arange(10).at[1].get(mode='wrap')"),
+    ("bad_scatter_mode", "out = jnp.arange(10).at[1].set(0, mode='wrap')"),
+    (
+        "grad_through_fill",
+        "out = jax.grad(lambda x: jnp.sum(x.at[jnp.array([0, 7])].get(mode='fill', fill_value=0.) ** 2))(jnp.arange(1., 4.))",
+    ),
+]
+SNIPPETS["indexing"] = INDEXING
+
+_PRINTED = "import io, contextlib\nbuf = io.StringIO()\nwith contextlib.redirect_stdout(buf):\n"
+TRANSFORMS = [
+    (
+        "nested_ad_jit",
+        "def f(x):\n    return jnp.sin(jnp.cos(x) * x)\nout = jax.grad(jax.jit(jax.grad(jax.jit(jax.grad(f)))))(1.)",
+        1e-5,
+    ),
+    ("nested_ad_jit_tanh", "out = jax.grad(jax.jit(jax.grad(jax.jit(jax.grad(jnp.tanh)))))(1.)", 1e-5),
+    ("jit_of_jit_under_grad", "out = jax.grad(jax.jit(jax.jit(jax.grad(jnp.tanh))))(1.)", 1e-5),
+    (
+        "jit_cache_shared_by_function",
+        "g = 1.0\ndef h(x):\n    return x + g\na = jax.jit(h)(1.0)\ng = 2.0\nout = (a, jax.jit(h)(1.0))",
+    ),
+    (
+        "repr_jit",
+        _PRINTED
+        + "    jax.jit(lambda x: print(x) or x)(1.0)\n    jax.jit(lambda x: print(x) or x)(jnp.ones((2, 3), jnp.int32))\nout = buf.getvalue()",
+    ),
+    (
+        "repr_grad",
+        _PRINTED
+        + "    jax.grad(lambda x: print(x) or x)(jnp.float32(1.))\n    jax.grad(lambda x: print(repr(x)) or jnp.sum(x))(jnp.ones(3))\nout = buf.getvalue()",
+    ),
+    (
+        "repr_jvp_vmap",
+        _PRINTED
+        + "    jax.jvp(lambda x: print(x) or x, (jnp.ones(2),), (jnp.ones(2),))\n    jax.vmap(lambda x: print(x) or x)(jnp.ones((2, 3)))\nout = buf.getvalue()",
+    ),
+    (
+        "repr_nested",
+        _PRINTED
+        + "    jax.jit(jax.grad(lambda x: print(x) or x))(1.)\n    jax.vmap(jax.grad(lambda x: print(x) or x))(jnp.ones(2))\nout = buf.getvalue()",
+    ),
+]
+SNIPPETS["transforms"] = TRANSFORMS
