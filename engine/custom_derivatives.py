@@ -79,6 +79,15 @@ def _stage(fun, nondiff_argnums, args):
     return closed, hoisted, leaves, in_tree, out_store[0], rebuild, nondiff
 
 
+def _innermost_trace(args, nondiff_argnums):
+    """None when nothing is traced (plain evaluation), else the trace that would process a call."""
+    leaves = tree_flatten([a for i, a in enumerate(args) if i not in nondiff_argnums])[0]
+    trace = core.find_top_trace(leaves)
+    if trace.main.level == 0:
+        return None
+    return trace
+
+
 class custom_jvp:
     """A function with a user-defined JVP rule.
 
@@ -120,6 +129,11 @@ class custom_jvp:
             # staged, that is what the jaxpr shows; differentiated again, the rule applies again.
             return self.fun(*args, **kwargs)
         args = _resolve_args(self.fun, args, kwargs)
+        trace = _innermost_trace(args, self.nondiff_argnums)
+        if trace is None:  # plain evaluation: just the function, as JAX calls it
+            return self.fun(*args)
+        if type(trace) is ad.JVPTrace:  # differentiation: just the rule, never the function
+            return self._jvp_directly(trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
@@ -140,6 +154,37 @@ class custom_jvp:
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
         jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
+        return self._bind(closed, hoisted, leaves, out_tree, jvp_flat)
+
+    def _jvp_directly(self, trace, args):
+        nd = self.nondiff_argnums
+        dyn = [trace.full_raise(a) if core.is_array_like(a) else a for i, a in enumerate(args) if i not in nd]
+        dyn_leaves, dyn_tree = tree_flatten(dyn)
+        dyn_leaves = [trace.full_raise(x) for x in dyn_leaves]
+        primals = tree_unflatten(dyn_tree, [x.primal for x in dyn_leaves])
+        tangents = tree_unflatten(dyn_tree, [ad.instantiate_zeros(x.tangent) for x in dyn_leaves])
+        _in_rule.add(self)
+        try:
+            if nd:
+                out, tout = self.jvp(*[args[i] for i in nd], tuple(primals), tuple(tangents))
+            else:
+                out, tout = self.jvp(tuple(primals), tuple(tangents))
+        finally:
+            _in_rule.discard(self)
+        outs, out_tree = tree_flatten(out)
+        touts = tree_flatten(tout, is_leaf=lambda x: x is None)[0]
+        if len(touts) != len(outs):
+            raise TypeError(
+                f"Custom JVP rule of {self.__name__} must produce primal and tangent outputs with "
+                f"equal container (pytree) structures, got {len(outs)} and {len(touts)} leaves."
+            )
+        result = [
+            ad.JVPTracer(trace, o, ad.Zero(ad.tangent_aval(core.get_aval(o))) if t is None else t)
+            for o, t in zip(outs, touts)
+        ]
+        return tree_unflatten(out_tree, result)
+
+    def _bind(self, closed, hoisted, leaves, out_tree, jvp_flat):
         outs = custom_jvp_call_p.bind(
             *hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat, num_consts=len(hoisted), name=self.__name__
         )
@@ -207,6 +252,11 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
+        trace = _innermost_trace(args, self.nondiff_argnums)
+        if trace is None:  # plain evaluation: just the function, as JAX calls it
+            return self.fun(*args)
+        if type(trace) is ad.JVPTrace:  # differentiation: fwd now, bwd when transposed; never fun
+            return self._vjp_directly(trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
@@ -232,6 +282,48 @@ class custom_vjp:
                 )
             return tree_flatten(tuple(cts))[0]
 
+        return self._bind(closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat)
+
+    def _vjp_directly(self, trace, args):
+        nd = self.nondiff_argnums
+        nondiff = {i: args[i] for i in nd}
+        dyn = [a for i, a in enumerate(args) if i not in nd]
+        dyn_leaves, dyn_tree = tree_flatten(dyn)
+        dyn_leaves = [trace.full_raise(x) for x in dyn_leaves]
+        primal_leaves = [x.primal for x in dyn_leaves]
+        tangents = [ad.instantiate_zeros(x.tangent) for x in dyn_leaves]
+
+        def rebuild(leaves):
+            d = iter(tree_unflatten(dyn_tree, list(leaves)))
+            return [nondiff[i] if i in nondiff else next(d) for i in range(len(args))]
+
+        out, res = self.fwd(*rebuild(primal_leaves))
+        outs, out_tree = tree_flatten(out)
+        res_leaves, res_tree = tree_flatten(res)
+        bwd, name = self.bwd, self.__name__
+
+        def bwd_flat(res_in, ct_leaves):
+            r = tree_unflatten(res_tree, list(res_in))
+            ct = tree_unflatten(out_tree, list(ct_leaves))
+            cts = bwd(*[nondiff[i] for i in nd], r, ct) if nd else bwd(r, ct)
+            if not isinstance(cts, (tuple, list)):
+                raise TypeError(
+                    f"Custom VJP bwd rule of {name} must produce a tuple of cotangents, one per "
+                    f"differentiable positional argument; got {type(cts).__name__}."
+                )
+            return tree_flatten(tuple(cts))[0]
+
+        touts = custom_lin_p.bind(
+            *res_leaves,
+            *tangents,
+            num_res=len(res_leaves),
+            bwd=bwd_flat,
+            out_avals=tuple(ad.tangent_aval(core.get_aval(o)) for o in outs),
+            name=name,
+        )
+        return tree_unflatten(out_tree, [ad.JVPTracer(trace, o, t) for o, t in zip(outs, touts)])
+
+    def _bind(self, closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat):
         outs = custom_vjp_call_p.bind(
             *hoisted,
             *leaves,

@@ -235,11 +235,16 @@ def _var(a, ddof, *, axes, keepdims):
     # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
     from ._ufuncs import where
 
-    centered = lax.square(lax.sub(a, mean(a, axes, keepdims=True)))
+    centered = lax.sub(a, mean(a, axes, keepdims=True))
+    if a.dtype.kind == "c":  # |z - mean|^2: the variance of complex values is real
+        centered = lax.add(lax.square(lax.real(centered)), lax.square(lax.imag(centered)))
+    else:
+        centered = lax.square(centered)
+    dt = centered.dtype
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-    normalizer = lax.sub(np.asarray(n, a.dtype), lax.convert_element_type(ddof, a.dtype))
+    normalizer = lax.sub(np.asarray(n, dt), lax.convert_element_type(ddof, dt))
     result = lax.div(sum(centered, axes, keepdims=keepdims), normalizer)
-    return where(lax.gt(normalizer, np.asarray(0, a.dtype)), result, np.nan)
+    return where(lax.gt(normalizer, np.asarray(0, dt)), result, np.nan)
 
 
 def std(

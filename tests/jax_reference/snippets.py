@@ -641,3 +641,59 @@ TRANSFORMS = [
     ),
 ]
 SNIPPETS["transforms"] = TRANSFORMS
+
+_CALLS = (
+    "calls = []\n"
+    "@jax.custom_jvp\n"
+    "def f(x):\n"
+    "    calls.append('f')\n"
+    "    return jnp.sin(x)\n"
+    "@f.defjvp\n"
+    "def f_jvp(p, t):\n"
+    "    calls.append('f_jvp')\n"
+    "    (x,), (tx,) = p, t\n"
+    "    if x > 0:\n"
+    "        return jnp.sin(x), jnp.cos(x) * tx\n"
+    "    return jnp.sin(x), -tx\n"
+    "@jax.custom_vjp\n"
+    "def g(x):\n"
+    "    calls.append('g')\n"
+    "    return jnp.sin(x)\n"
+    "def g_fwd(x):\n"
+    "    calls.append('g_fwd')\n"
+    "    return jnp.sin(x), x\n"
+    "def g_bwd(res, ct):\n"
+    "    calls.append('g_bwd')\n"
+    "    return (jnp.cos(res) * ct,)\n"
+    "g.defvjp(g_fwd, g_bwd)\n"
+    "def log(fn):\n"
+    "    calls.clear()\n"
+    "    fn()\n"
+    "    return list(calls)\n"
+)
+TRANSFORMS += [
+    (
+        "custom_jvp_call_order",
+        _CALLS
+        + "out = (log(lambda: f(1.)), log(lambda: jax.jvp(f, (1.,), (1.,))), log(lambda: jax.grad(f)(1.)), log(lambda: jax.vmap(f)(jnp.ones(2))), log(lambda: jax.jit(f)(1.)))",
+    ),
+    (
+        "custom_jvp_python_if_under_grad",
+        _CALLS + "out = (jax.grad(f)(1.), jax.grad(f)(-1.), jax.jvp(f, (-2.,), (3.,))[0])",
+        1e-6,
+    ),
+    (
+        "custom_vjp_call_order",
+        _CALLS
+        + "out = (log(lambda: g(1.)), log(lambda: jax.grad(g)(1.)), log(lambda: jax.vjp(g, 1.)), log(lambda: jax.jit(jax.grad(g))(1.)), log(lambda: jax.vmap(jax.grad(g))(jnp.ones(2))))",
+    ),
+    ("custom_vjp_jvp_refused", _CALLS + "out = jax.jvp(g, (1.,), (1.,))"),
+    (
+        "weak_fori",
+        "out = (lax.fori_loop(0, 3, lambda i, c: c * 2, 1.0), lax.fori_loop(0, jnp.int32(3), lambda i, c: c + 1, 0))",
+    ),
+    ("weak_while", "out = lax.while_loop(lambda c: c < 10, lambda c: c * 2, 1.0)"),
+    ("weak_scan_carry", "out = lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.))[0]"),
+    ("weak_scan_weak_body", "out = lax.scan(lambda c, x: (c * 2, c), 1.0, None, length=3)"),
+    ("weak_custom_jvp_in_jit", _CALLS + "out = jax.jit(f)(1.0)", 1e-6),
+]
