@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect as _pyinspect
 
-from . import ad, batching, core, ir
+from . import ad, batching, core, ir, tape
 from .ir import ClosedJaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -88,6 +88,24 @@ def _innermost_trace(args, nondiff_argnums):
     return trace
 
 
+def _on_tape(custom, trace, args):
+    nd = custom.nondiff_argnums
+    nondiff = {i: args[i] for i in nd}
+    leaves, in_tree = tree_flatten([a for i, a in enumerate(args) if i not in nd])
+    out_tree = []
+
+    def flat(*xs):
+        d = iter(tree_unflatten(in_tree, list(xs)))
+        out_leaves, t = tree_flatten(
+            custom(*[nondiff[i] if i in nondiff else next(d) for i in range(len(args))])
+        )
+        out_tree[:] = [t]
+        return out_leaves
+
+    outs = trace.process_function(flat, leaves)
+    return tree_unflatten(out_tree[0], outs)
+
+
 class custom_jvp:
     """A function with a user-defined JVP rule.
 
@@ -134,6 +152,8 @@ class custom_jvp:
             return self.fun(*args)
         if type(trace) is ad.JVPTrace:  # differentiation: just the rule, never the function
             return self._jvp_directly(trace, args)
+        if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by the rule)
+            return _on_tape(self, trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
@@ -257,6 +277,8 @@ class custom_vjp:
             return self.fun(*args)
         if type(trace) is ad.JVPTrace:  # differentiation: fwd now, bwd when transposed; never fun
             return self._vjp_directly(trace, args)
+        if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by fwd/bwd)
+            return _on_tape(self, trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )

@@ -52,6 +52,9 @@ class TapeTracer(Tracer):
     def full_lower(self):
         return self if self.node is not None else core.full_lower(self.primal)
 
+    def __repr__(self):  # what JAX prints for a value under grad
+        return f"GradTracer(primal={self.primal}, typeof(tangent)={ad.tangent_aval(self.aval).str_short()})"
+
 
 class Linearized:
     """One operation's cached linearization (see the module docstring)."""
@@ -196,22 +199,36 @@ class TapeTrace(Trace):
 
     def _general(self, primitive, params, primals, active, in_nodes):
         """One operation through linearize + transpose at its concrete values."""
+
+        def f(*full):
+            out = primitive.bind(*full, **params)
+            return list(out) if primitive.multiple_results else [out]
+
+        tracers_out = self._record(f, primals, active, in_nodes)
+        return tracers_out if primitive.multiple_results else tracers_out[0]
+
+    def process_function(self, fun, tracers) -> list:
+        """A Python function of these tracers (returning a flat list), differentiated as one
+        operation: how custom_jvp/custom_vjp functions meet the tape (their rules run, not them)."""
+        tracers = [self.full_raise(t) for t in tracers]
+        active = [t.node is not None and t.aval.dtype.kind in "fc" for t in tracers]
+        in_nodes = [t.node for t, act in zip(tracers, active) if act]
+        return self._record(fun, [t.primal for t in tracers], active, in_nodes)
+
+    def _record(self, fun, primals, active, in_nodes) -> list:
         consts = [None if act else p for p, act in zip(primals, active)]
         xs = [p for p, act in zip(primals, active) if act]
 
         def f(*args):
             it = iter(args)
-            full = [next(it) if c is None else c for c in consts]
-            out = primitive.bind(*full, **params)
-            return list(out) if primitive.multiple_results else [out]
+            return fun(*[next(it) if c is None else c for c in consts])
 
         outs, f_vjp = ad.vjp_flat(f, xs)
         out_avals = [core.get_aval(o) for o in outs]
         active_outs = [ad.tangent_aval(a).dtype.kind in "fc" for a in out_avals]
         out_nodes = [self.new_node() if act else None for act in active_outs]
         self.tape.append((f_vjp, out_avals, in_nodes, out_nodes))
-        tracers_out = [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
-        return tracers_out if primitive.multiple_results else tracers_out[0]
+        return [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
 
 
 def eager() -> bool:
