@@ -697,3 +697,25 @@ TRANSFORMS += [
     ("weak_scan_weak_body", "out = lax.scan(lambda c, x: (c * 2, c), 1.0, None, length=3)"),
     ("weak_custom_jvp_in_jit", _CALLS + "out = jax.jit(f)(1.0)", 1e-6),
 ]
+
+CONVOLVE = [
+    (
+        "convolve_modes",
+        "a = jnp.array([1., 2., 3., 4.])\nv = jnp.array([0., 1., .5])\nout = tuple(jnp.convolve(a, v, m) for m in ('full', 'same', 'valid')) + tuple(jnp.convolve(v, a, m) for m in ('full', 'same', 'valid'))",
+        1e-6,
+    ),
+    (
+        "correlate_modes",
+        "a = jnp.array([1., 2., 3., 4.])\nv = jnp.array([0., 1., .5])\nout = tuple(jnp.correlate(a, v, m) for m in ('full', 'same', 'valid')) + tuple(jnp.correlate(v, a, m) for m in ('full', 'same', 'valid'))",
+        1e-6,
+    ),
+    ("convolve_int", "out = jnp.convolve(jnp.arange(4), jnp.array([1, 2]))"),
+    (
+        "convolve_grad_vmap",
+        "a = jnp.array([1., 2., 3., 4.])\nv = jnp.array([0., 1., .5])\nout = (jax.grad(lambda a, v: jnp.sum(jnp.convolve(a, v) ** 2), argnums=(0, 1))(a, v), jax.vmap(jnp.correlate, in_axes=(0, None))(jnp.stack([a, -a]), v))",
+        1e-6,
+    ),
+    ("convolve_2d_error", "out = jnp.convolve(jnp.ones((2, 2)), jnp.ones(2))"),
+    ("convolve_bad_mode", "out = jnp.convolve(jnp.ones(3), jnp.ones(2), mode='wrap')"),
+]
+SNIPPETS["convolve"] = CONVOLVE
