@@ -316,6 +316,9 @@ case(
     join(normal(2, 3), normal(2, 0), normal(2, 1)),
 )
 case("split", lambda x: lax.split(x, (1, 0, 3), axis=-1), normal(2, 4))
+case("stack", lambda x, y, z: lax.stack([x, y, z], axis=1), join(normal(2, 3), normal(2, 3), normal(2, 3)))
+case("unstack", lambda x: lax.unstack(x, axis=1), normal(2, 3, 2))
+case("tile", lambda x: lax.tile(x, (2, 1, 3)), normal(2, 3, 1))
 case("pad", lambda x, p: lax.pad(x, p, [(1, 2, 1), (-1, 0, 2)]), join(normal(3, 2), normal()))
 case("pad", lambda x: lax.pad(x, 0.0, [(-1, -1, 0)]), normal(4), label="crop")
 case("pad", lambda x, p: lax.pad(x, p, [(2, 1, 3)]), join(normal(0), normal()), label="empty")

@@ -394,6 +394,40 @@ def concatenate(operands, dimension: int):
     return st.concatenate_p.bind(*operands, dimension=int(dimension) % ndim if ndim else int(dimension))
 
 
+def stack(operands, axis: int = 0):
+    """Stack equal-shaped ``operands`` along a new ``axis`` (one ``stack`` equation, as JAX).
+
+    >>> stack([jnp.zeros(2), jnp.ones(2)], axis=1).shape
+    (2, 2)
+    """
+    operands = list(operands)
+    if not operands:
+        raise ValueError("Need at least one array to stack.")
+    ndim = _aval(operands[0]).ndim
+    if not -ndim - 1 <= axis <= ndim:
+        raise ValueError(f"axis {axis} is out of bounds for arrays of dimension {ndim + 1}")
+    return st.stack_p.bind(*operands, axis=int(axis) % (ndim + 1))
+
+
+def unstack(x, axis: int = 0):
+    """The slices of ``x`` along ``axis``, as a tuple; the inverse of ``stack``.
+
+    >>> len(unstack(jnp.ones((3, 2))))
+    3
+    """
+    ndim = _aval(x).ndim
+    return tuple(st.unstack_p.bind(x, axis=int(axis) % ndim if ndim else int(axis)))
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each axis ``i`` (``len(reps) == operand.ndim``).
+
+    >>> tile(jnp.array([1, 2]), (2,))
+    Array([1, 2, 1, 2], dtype=int32)
+    """
+    return st.tile_p.bind(operand, reps=tuple(int(r) for r in reps))
+
+
 def split(operand, sizes, axis: int = 0):
     """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
     ndim = _aval(operand).ndim

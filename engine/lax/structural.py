@@ -575,13 +575,10 @@ def _concatenate_abstract(*xs, dimension):
 
 
 def _concatenate_transpose(ct, *xs, dimension):
-    lax = _lax()
-    out, start = [], 0
-    for x in xs:
-        size = (x.aval if ad.is_undefined(x) else core.get_aval(x)).shape[dimension]
-        out.append(lax.slice_in_dim(ct, start, start + size, axis=dimension) if ad.is_undefined(x) else None)
-        start += size
-    return out
+    # One split into every operand's piece, as JAX (pieces of known operands go unused).
+    sizes = [(x.aval if ad.is_undefined(x) else core.get_aval(x)).shape[dimension] for x in xs]
+    pieces = _lax().split(ct, sizes, dimension)
+    return [p if ad.is_undefined(x) else None for p, x in zip(pieces, xs)]
 
 
 def _concatenate_batch(size, vals, dims, *, dimension):
@@ -630,6 +627,100 @@ batching.batch_rules[split_p] = lambda size, vals, dims, *, sizes, axis: (
     split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])),
     [dims[0]] * len(sizes),
 )
+
+
+# --- stack / unstack / tile (JAX 0.10.2's own primitives, so programs print as JAX's) -------
+
+stack_p = Primitive("stack")
+stack_p.def_impl(lambda *xs, axis: np.stack(xs, axis=axis))
+
+
+@stack_p.def_abstract_eval
+def _stack_abstract(*xs, axis):
+    if not xs:
+        raise TypeError("stack requires a non-empty sequence of operands")
+    x0 = xs[0]
+    if not 0 <= axis <= x0.ndim:
+        raise ValueError(f"stack axis {axis} out of bounds for operands of shape {x0.shape}")
+    if any(x.dtype != x0.dtype for x in xs):
+        raise TypeError(f"stack requires operands of the same dtype, got {[x.dtype.name for x in xs]}")
+    if any(x.shape != x0.shape for x in xs):
+        raise TypeError(f"stack operands must have equal shapes, got {[x.shape for x in xs]}")
+    shape = (*x0.shape[:axis], len(xs), *x0.shape[axis:])
+    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+def _stack_transpose(ct, *xs, axis):
+    pieces = unstack_p.bind(ct, axis=axis)
+    return [p if ad.is_undefined(x) else None for p, x in zip(pieces, xs)]
+
+
+def _stack_batch(size, vals, dims, *, axis):
+    d0 = dims[0]
+    if d0 is not not_mapped and all(d == d0 for d in dims):
+        out_axis, out_dim = (axis, d0 + 1) if axis <= d0 else (axis + 1, d0)
+        return stack_p.bind(*vals, axis=out_axis), out_dim
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+ad.deflinear(stack_p, _stack_transpose)
+batching.batch_rules[stack_p] = _stack_batch
+
+unstack_p = Primitive("unstack", multiple_results=True)
+unstack_p.def_impl(lambda x, *, axis: [np.take(x, i, axis=axis) for i in range(x.shape[axis])])
+
+
+@unstack_p.def_abstract_eval
+def _unstack_abstract(x, *, axis):
+    if x.ndim == 0:
+        raise ValueError(
+            f"unstack requires arrays with rank > 0, however a scalar array of shape {x.shape} was passed."
+        )
+    return [x.update(shape=x.shape[:axis] + x.shape[axis + 1 :])] * x.shape[axis]
+
+
+def _unstack_transpose(cts, x, *, axis):
+    return [stack_p.bind(*[ad.instantiate_zeros(ct) for ct in cts], axis=axis)]
+
+
+def _unstack_batch(size, vals, dims, *, axis):
+    (d,) = dims
+    out_axis, out_dim = (axis, d - 1) if axis < d else (axis + 1, d)
+    outs = unstack_p.bind(vals[0], axis=out_axis)
+    return outs, [out_dim] * len(outs)
+
+
+ad.deflinear(unstack_p, _unstack_transpose)
+batching.batch_rules[unstack_p] = _unstack_batch
+
+tile_p = Primitive("tile")
+tile_p.def_impl(lambda x, *, reps: np.tile(x, reps))
+
+
+@tile_p.def_abstract_eval
+def _tile_abstract(x, *, reps):
+    if x.ndim != len(reps):
+        raise TypeError(
+            f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} and x.ndim={x.ndim}."
+        )
+    return x.update(shape=tuple(int(n * r) for n, r in zip(x.shape, reps)))
+
+
+def _tile_transpose(ct, x, *, reps):
+    # Each copy is one (rep, dim) pair of axes: sum the rep axes away.
+    lax = _lax()
+    pairs = lax.reshape(ct, tuple(k for pair in zip(reps, x.aval.shape) for k in pair))
+    return [lax.reduce_sum(pairs, tuple(2 * i for i in range(x.aval.ndim)))]
+
+
+def _tile_batch(size, vals, dims, *, reps):
+    (d,) = dims
+    return tile_p.bind(vals[0], reps=(*reps[:d], 1, *reps[d:])), d
+
+
+ad.deflinear(tile_p, _tile_transpose)
+batching.batch_rules[tile_p] = _tile_batch
 
 
 # --- pad (low, high and interior padding; negative low/high padding crops) -------------------

@@ -247,7 +247,8 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     >>> jnp.stack([jnp.zeros(2), jnp.ones(2)]).shape
     (2, 2)
     """
-    if isinstance(arrays, (Array, Tracer, np.ndarray)):
+    from_array = isinstance(arrays, (Array, Tracer, np.ndarray))
+    if from_array:
         arrays = [arrays[i] for i in range(arrays.shape[0])]
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
@@ -257,7 +258,13 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         raise ValueError(f"All input arrays must have the same shape, got {sorted(shapes)}.")
     nd = len(next(iter(shapes))) + 1
     ax = canonicalize_axis(axis, nd)
-    return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
+    if from_array:
+        return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
+    arrays = promote_dtypes(*arrays)
+    if dtype is not None:
+        d = core.canonical_dtype(np.dtype(dtype) if not hasattr(dtype, "dtype") else dtype.dtype)
+        arrays = [convert(a, d) for a in arrays]
+    return lax.stack(arrays, ax)  # one stack equation, as JAX
 
 
 def hstack(tup, dtype=None):
@@ -367,17 +374,10 @@ def tile(A, reps):
         if np.ndim(reps) == 0
         else tuple(concrete_int(r, "tile reps") for r in reps)
     )
-    n = builtins.max(len(reps), a.ndim)
-    reps = (1,) * (n - len(reps)) + reps
-    a = lax.reshape(a, (1,) * (n - a.ndim) + a.shape)
-    # Broadcast a new axis of size r in front of every axis, then merge the pairs.
-    inter = []
-    dims = []
-    for i, (r, d) in enumerate(zip(reps, a.shape)):
-        inter += [r, d]
-        dims.append(2 * i + 1)
-    out = lax.broadcast_in_dim(a, inter, dims)
-    return lax.reshape(out, [r * d for r, d in zip(reps, a.shape)])
+    reps = (1,) * (a.ndim - len(reps)) + reps
+    if len(reps) > a.ndim:
+        a = lax.expand_dims(a, tuple(range(len(reps) - a.ndim)))
+    return lax.tile(a, reps)  # one tile equation, as JAX
 
 
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
@@ -727,8 +727,9 @@ del rollaxis_
 
 def unstack(x, /, *, axis: int = 0):
     x = as_operand(x)
-    ax = canonicalize_axis(axis, x.ndim)
-    return tuple(lax.squeeze(slice_axis(x, ax, i, i + 1), (ax,)) for i in range(x.shape[ax]))
+    if x.ndim == 0:
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
+    return lax.unstack(x, canonicalize_axis(axis, x.ndim))
 
 
 def rollaxis(a, axis: int, start: int = 0):
