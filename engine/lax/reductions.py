@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
-from .structural import _reduce_abstract, _reduce_batch
+from .structural import _reduce_abstract, _reduce_batch, accumulating
 
 
 def _lax():
@@ -35,7 +35,7 @@ def _jvp_of(fn, primals, tangents):
 # --- reduce_prod -------------------------------------------------------------------------------
 
 reduce_prod_p = Primitive("reduce_prod")
-reduce_prod_p.def_impl(lambda x, *, axes: np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype)))
+reduce_prod_p.def_impl(accumulating(np.prod))
 reduce_prod_p.def_abstract_eval(_reduce_abstract)
 batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
 

@@ -287,8 +287,24 @@ def _shift_axes(axes, bdim):
     return [a if a < bdim else a + 1 for a in axes]
 
 
+def accumulating(np_fn):
+    """A numpy sum/product that accumulates floats below 64 bits in float64 and rounds once, as
+    the compiled kernels do, where numpy would add one row at a time: along a non-contiguous axis
+    (a float32 mean over 10000 rows was off by ~1e-5 relative, and differed from jit's result).
+    Along trailing axes of a C-contiguous array numpy sums pairwise, accurately and 3x faster."""
+
+    def impl(x, *, axes):
+        trailing = sorted(axes) == list(range(x.ndim - len(axes), x.ndim)) and x.flags.c_contiguous
+        if x.dtype.kind in "fc" and x.dtype.itemsize < (8 if x.dtype.kind == "f" else 16) and not trailing:
+            wide = np.float64 if x.dtype.kind == "f" else np.complex128
+            return np.asarray(np_fn(x, axis=tuple(axes), dtype=wide)).astype(x.dtype)
+        return np.asarray(np_fn(x, axis=tuple(axes), dtype=x.dtype))
+
+    return impl
+
+
 reduce_sum_p = Primitive("reduce_sum")
-reduce_sum_p.def_impl(lambda x, *, axes: np.asarray(np.sum(x, axis=tuple(axes), dtype=x.dtype)))
+reduce_sum_p.def_impl(accumulating(np.sum))
 reduce_sum_p.def_abstract_eval(_reduce_abstract)
 
 
