@@ -102,3 +102,18 @@ def test_real_only_binary_ops_refuse_complex(op):
 def test_real_imag_refuse_real_inputs_in_lax():
     with pytest.raises(TypeError, match="complex"):
         lax.real(np.float32(1))
+
+
+@pytest.mark.parametrize(
+    "name,f",
+    [
+        ("fft", lambda z: jnp.fft.fft(z)),
+        ("ifft2", lambda z: jnp.fft.ifft2(z.reshape(2, 2))),
+        ("rfft", lambda x: jnp.fft.rfft(jnp.real(x))),
+        ("irfft", lambda z: jnp.fft.irfft(z, 6)),
+    ],
+)
+def test_fft_rules(name, f):
+    check_grads(f, (Z,), order=2, atol=5e-3, rtol=5e-3, eps=1e-3)
+    check_batching(f, [np.stack([Z, Z * np.complex64(1.5)])], 0, atol=1e-5, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(engine.jit(f)(Z)), np.asarray(f(Z)), rtol=1e-6)

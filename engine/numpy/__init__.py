@@ -361,3 +361,4 @@ class ndarray(metaclass=_ArrayMeta):
 
 
 install_array_methods()
+from . import fft  # noqa: F401,E402  (jnp.fft)

@@ -719,3 +719,37 @@ CONVOLVE = [
     ("convolve_bad_mode", "out = jnp.convolve(jnp.ones(3), jnp.ones(2), mode='wrap')"),
 ]
 SNIPPETS["convolve"] = CONVOLVE
+
+FFT = [
+    (
+        "fft",
+        "x = jnp.arange(6.)\nout = (jnp.fft.fft(x), jnp.fft.ifft(x), jnp.fft.fft(x, 8), jnp.fft.fft(x, 4), jnp.fft.fft(x, norm='ortho'), jnp.fft.ifft(x, norm='forward'))",
+        1e-5,
+    ),
+    (
+        "rfft_irfft",
+        "x = jnp.arange(6.)\nout = (jnp.fft.rfft(x), jnp.fft.irfft(jnp.fft.rfft(x)), jnp.fft.irfft(jnp.fft.rfft(x), 5), jnp.fft.rfft(x, 7))",
+        1e-5,
+    ),
+    (
+        "fft2_fftn",
+        "x = jnp.arange(12.).reshape(3, 4)\nout = (jnp.fft.fft2(x), jnp.fft.ifft2(x), jnp.fft.fftn(x, axes=(0,)), jnp.fft.fft(x, axis=0))",
+        1e-5,
+    ),
+    (
+        "fftfreq_shift",
+        "out = (jnp.fft.fftfreq(6, 0.5), jnp.fft.rfftfreq(6), jnp.fft.fftshift(jnp.arange(6)), jnp.fft.ifftshift(jnp.arange(5)))",
+        1e-6,
+    ),
+    (
+        "fft_grad",
+        "x = jnp.arange(6.)\nout = (jax.grad(lambda x: jnp.sum(jnp.abs(jnp.fft.fft(x)) ** 2))(x), jax.grad(lambda x: jnp.sum(jnp.fft.irfft(jnp.fft.rfft(x) * jnp.arange(1., 5.)) ** 2))(x))",
+        1e-4,
+    ),
+    (
+        "fft_vmap_jit",
+        "x = jnp.arange(12.).reshape(2, 6)\nout = (jax.vmap(jnp.fft.rfft)(x), jax.jit(jnp.fft.fft)(x))",
+        1e-5,
+    ),
+]
+SNIPPETS["fft"] = FFT

@@ -1,0 +1,147 @@
+"""``jnp.fft``: discrete Fourier transforms (complex64), differentiable and batchable.
+
+>>> jnp.fft.fft(jnp.arange(4.0))
+Array([ 6.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..lax import fft as lax_fft
+from ._promote import as_operand, check_arraylike
+
+
+def _complex(x):
+    x = as_operand(x)
+    if x.dtype.kind == "c":
+        return x
+    return lax.convert_element_type(x, np.complex64)
+
+
+def _fit(x, axis, n):
+    """Crop or zero-pad axis ``axis`` to length ``n`` (numpy's rule)."""
+    size = x.shape[axis]
+    if n == size:
+        return x
+    if n < size:
+        return lax.slice_in_dim(x, 0, n, axis=axis)
+    pads = [(0, 0, 0)] * x.ndim
+    pads[axis] = (0, n - size, 0)
+    return lax.pad(x, lax.full((), 0, x.dtype), pads)
+
+
+def _fftn(a, s, axes, norm, inverse, name):
+    check_arraylike(name, a)
+    x = _complex(a)
+    if axes is None:
+        axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
+    axes = tuple(int(ax) % x.ndim for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name} does not support repeated axes. Got axes {axes}.")
+    if s is not None:
+        for ax, n in zip(axes, s):
+            x = _fit(x, ax, int(n))
+    # Move the transformed axes last, transform, move them back.
+    rest = [d for d in range(x.ndim) if d not in axes]
+    perm = rest + list(axes)
+    xt = lax.transpose(x, perm)
+    lengths = tuple(xt.shape[-len(axes) :])
+    out = lax_fft.fft(xt, "IFFT" if inverse else "FFT", lengths)
+    out = lax.transpose(out, tuple(np.argsort(perm)))
+    n = int(np.prod(lengths))
+    if norm in (None, "backward"):
+        return out
+    if norm == "ortho":
+        factor = np.sqrt(n) if inverse else 1 / np.sqrt(n)
+    elif norm == "forward":
+        factor = n if inverse else 1 / n
+    else:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
+    return lax.mul(out, lax.full((), factor, out.dtype))
+
+
+def fftn(a, s=None, axes=None, norm=None):
+    return _fftn(a, s, axes, norm, False, "fftn")
+
+
+def ifftn(a, s=None, axes=None, norm=None):
+    return _fftn(a, s, axes, norm, True, "ifftn")
+
+
+def fft(a, n=None, axis: int = -1, norm=None):
+    """The 1-d discrete Fourier transform along ``axis``."""
+    return _fftn(a, None if n is None else (n,), (axis,), norm, False, "fft")
+
+
+def ifft(a, n=None, axis: int = -1, norm=None):
+    """The 1-d inverse discrete Fourier transform along ``axis``."""
+    return _fftn(a, None if n is None else (n,), (axis,), norm, True, "ifft")
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn(a, s, axes, norm, False, "fft2")
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    return _fftn(a, s, axes, norm, True, "ifft2")
+
+
+def rfft(a, n=None, axis: int = -1, norm=None):
+    """The FFT of a real signal: the ``n // 2 + 1`` non-negative frequencies."""
+    check_arraylike("rfft", a)
+    a = as_operand(a)
+    if a.dtype.kind == "c":
+        raise TypeError("jnp.fft.rfft requires real-valued input, got complex64.")
+    full = fft(a, n, axis, norm)
+    ax = axis % full.ndim
+    return lax.slice_in_dim(full, 0, full.shape[ax] // 2 + 1, axis=ax)
+
+
+def irfft(a, n=None, axis: int = -1, norm=None):
+    """The inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)``)."""
+    check_arraylike("irfft", a)
+    x = _complex(a)
+    ax = axis % x.ndim
+    m = x.shape[ax]
+    n = 2 * (m - 1) if n is None else int(n)
+    half = n // 2 + 1
+    x = _fit(x, ax, half)
+    # The Hermitian-symmetric full spectrum: X[n - k] = conj(X[k]).
+    tail_len = n - half
+    if tail_len > 0:
+        tail = lax.slice_in_dim(x, 1, 1 + tail_len, axis=ax)
+        tail = lax.rev(lax.conj(tail), (ax,))
+        x = lax.concatenate([x, tail], ax)
+    return lax.real(ifft(x, n, ax, norm))
+
+
+def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
+    """Sample frequencies of an ``n``-point FFT with sample spacing ``d``."""
+    from . import asarray
+
+    return asarray(np.fft.fftfreq(int(n), float(d)), dtype or np.float32)
+
+
+def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
+    from . import asarray
+
+    return asarray(np.fft.rfftfreq(int(n), float(d)), dtype or np.float32)
+
+
+def fftshift(x, axes=None):
+    """Move the zero frequency to the center."""
+    from ._shape import roll
+
+    x = as_operand(x)
+    axes = tuple(range(x.ndim)) if axes is None else ((axes,) if isinstance(axes, int) else tuple(axes))
+    return roll(x, [x.shape[ax] // 2 for ax in axes], axes)
+
+
+def ifftshift(x, axes=None):
+    from ._shape import roll
+
+    x = as_operand(x)
+    axes = tuple(range(x.ndim)) if axes is None else ((axes,) if isinstance(axes, int) else tuple(axes))
+    return roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)
