@@ -172,6 +172,10 @@ def arange(start, stop=None, step=None, dtype=None):
         dtype = promote_types_weak(dtype_and_weak(b) for b in bounds)[0]
     dtype = core.canonical_dtype(to_dtype(dtype))
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
+    # arange(n) and arange(0, n) are an iota, as in JAX (so a traced program shows the equation).
+    size = vals[0] if stop is None and step is None else vals[1] if step is None and vals[0] == 0 else None
+    if size is not None and dtype.kind in "iuf" and np.ceil(size) >= 0:
+        return lax.iota(dtype, int(np.ceil(size)))
     return Array(
         np.arange(
             *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]
@@ -246,7 +250,13 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     Array([[1., 0.],
            [0., 1.]], dtype=float32)
     """
-    return Array(np.eye(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype)))
+    # JAX's lax._eye: iotas compared, then converted (a traced program shows the equations).
+    shape = (int(N), int(N) if M is None else int(M))
+    if min(shape) < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {shape}")
+    rows, cols = lax.broadcasted_iota(np.int32, shape, 0), lax.broadcasted_iota(np.int32, shape, 1)
+    diagonal = lax.eq(lax.add(rows, np.int32(int(k))), cols)
+    return lax.convert_element_type(diagonal, _default_dtype(dtype))
 
 
 def identity(n: int, dtype=None):
