@@ -48,6 +48,7 @@ from .parallel import (
     process_count,
 )
 from . import sharding  # noqa: E402,F401
+from . import dtypes  # noqa: E402,F401  (jax.dtypes)
 from .sharding import NamedSharding, PartitionSpec as P, make_mesh, set_mesh, reshard, typeof  # noqa: E402,F401
 from .sharding import effects_barrier  # noqa: E402,F401
 from .parallel.spmd import shard_map  # noqa: E402,F401

@@ -1,7 +1,8 @@
 """``engine.random`` (``jax.random``): counter-based random numbers that trace.
 
-Keys are ``uint32[2]`` arrays, like ``jax.random.PRNGKey`` (``random.key``
-returns the same raw form). Every sampler is a pure function of its key, so
+Keys are ``uint32[2]`` arrays, like ``jax.random.PRNGKey``, or typed key arrays
+(``random.key``, dtype ``key<fry>``, see :mod:`engine.random_keys`); every
+function takes both, ``split``/``fold_in`` return the style they got. Every sampler is a pure function of its key, so
 samplers work under ``jit``, ``vmap`` and ``grad`` and give the same values as
 in eager mode; the values are JAX's (threefry2x32 with
 ``jax_threefry_partitionable=True``, 64-bit mode off).
@@ -27,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from . import ad, batching, core, lax, prng
+from . import random_keys as rk
 from .core import Array, Primitive, ShapedArray, Tracer
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "key",
     "key_data",
     "wrap_key_data",
+    "key_impl",
+    "clone",
     "split",
     "fold_in",
     "bits",
@@ -185,6 +189,12 @@ def _stack_last(a, b):
 
 
 def _key_words(k, name: str):
+    if rk.is_typed(k) and k.shape:
+        raise ValueError(
+            f"{name} accepts a single key, but was given a key array of shape {k.shape} != (). "
+            f"Use jax.vmap for batching."
+        )
+    k = rk.unwrap(k)
     aval = core.get_aval(k)
     if aval.shape != (2,) or aval.dtype != _U32:
         raise TypeError(
@@ -274,25 +284,55 @@ def PRNGKey(seed) -> Array:
     return Array(prng.PRNGKey(core.to_numpy(seed) if isinstance(seed, Array) else seed))
 
 
-def key(seed) -> Array:
-    """Same as :func:`PRNGKey` (keys here are raw ``uint32[2]`` data).
+def key(seed, *, impl=None) -> rk.PRNGKeyArray:
+    """A typed PRNG key (dtype ``key<fry>``) from an integer seed; its data is ``PRNGKey(seed)``.
 
     Example:
 
       >>> key(1)
-      Array([0, 1], dtype=uint32)
+      Array((), dtype=key<fry>) overlaying:
+      [0 1]
     """
-    return PRNGKey(seed)
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
+    return rk.PRNGKeyArray(PRNGKey(seed))
 
 
 def key_data(keys):
-    """The raw ``uint32`` data of keys (here: the keys themselves)."""
-    return keys
+    """The raw ``uint32[..., 2]`` data of keys (raw ``PRNGKey`` keys are returned as they are).
+
+    Example:
+
+      >>> key_data(key(3))
+      Array([0, 3], dtype=uint32)
+    """
+    return rk.unwrap(keys)
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-    """Keys from raw ``uint32`` data (here: the data itself)."""
-    return key_bits_array
+    """Typed keys over raw ``uint32[..., 2]`` data (the inverse of :func:`key_data`).
+
+    Example:
+
+      >>> wrap_key_data(np.array([0, 5], np.uint32))
+      Array((), dtype=key<fry>) overlaying:
+      [0 5]
+    """
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
+    return rk.wrap(key_bits_array)
+
+
+def key_impl(keys) -> str:
+    """The name of the PRNG implementation of typed keys (always ``threefry2x32``)."""
+    if not rk.is_typed(keys):
+        raise TypeError(f"key_impl requires a typed key array (jax.random.key), got {type(keys).__name__}.")
+    return keys.dtype.impl
+
+
+def clone(key):
+    """The same key (keys are immutable values here)."""
+    return key
 
 
 def split(key, num: int | Sequence[int] = 2):
@@ -309,7 +349,7 @@ def split(key, num: int | Sequence[int] = 2):
     shape = _canon_shape(num if isinstance(num, (tuple, list)) else (num,))
     hi, lo = _iota_2x32(shape)
     y0, y1 = _hash(k0, k1, hi, lo)
-    return _stack_last(y0, y1)
+    return rk.like(key, _stack_last(y0, y1))
 
 
 def fold_in(key, data):
@@ -335,7 +375,7 @@ def fold_in(key, data):
             raise OverflowError(f"Python integer {data} out of bounds for uint32")
         d = Array(np.asarray(core.to_numpy(data) if isinstance(data, Array) else data).astype(_U32))
     y0, y1 = _hash(k0, k1, 0, d)
-    return _stack_last(y0, y1)
+    return rk.like(key, _stack_last(y0, y1))
 
 
 # ---------------------------------------------------------------------------

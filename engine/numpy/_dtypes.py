@@ -225,7 +225,10 @@ def issubdtype(arg1, arg2) -> bool:
     """
     a = arg1.dtype if isinstance(arg1, _ScalarMeta) else arg1
     b = arg2.dtype if isinstance(arg2, _ScalarMeta) else arg2
-    return bool(np.issubdtype(a, b))
+    from ..random_keys import key_issubdtype
+
+    keys = key_issubdtype(a, b)
+    return bool(np.issubdtype(a, b)) if keys is None else keys
 
 
 def isdtype(dtype_, kind) -> bool:

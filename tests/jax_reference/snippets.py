@@ -256,6 +256,66 @@ CONV = [
     ),
 ]
 SNIPPETS["conv"] = CONV
+
+# Typed PRNG keys (jax.random.key) next to raw uint32[2] keys (jax.random.PRNGKey).
+_K = "k = jax.random.key(0)\nr = jax.random.PRNGKey(0)\nkd = jax.random.key_data\n"
+PRNG_KEYS = [
+    ("repr", _K + "out = (repr(k), str(k), repr(jax.random.split(k)), repr(jax.random.split(k)[1]))"),
+    (
+        "dtype",
+        _K
+        + "out = (str(k.dtype), k.dtype.name, k.shape, k.ndim, k.size, k.dtype == jax.random.key(5).dtype)",
+    ),
+    (
+        "issubdtype",
+        _K
+        + "out = (jnp.issubdtype(k.dtype, jax.dtypes.prng_key), jnp.issubdtype(r.dtype, jax.dtypes.prng_key), "
+        "jax.dtypes.issubdtype(k.dtype, jax.dtypes.extended), jnp.issubdtype(k.dtype, jnp.integer), "
+        "repr(jax.dtypes.prng_key))",
+    ),
+    ("key_data", _K + "out = (kd(k), kd(jax.random.split(k, 3)), kd(r), kd(jax.random.key(jnp.int32(7))))"),
+    ("wrap_key_data", "out = repr(jax.random.wrap_key_data(jnp.array([[0, 5], [1, 2]], jnp.uint32)))"),
+    ("wrap_roundtrip", _K + "out = kd(jax.random.wrap_key_data(kd(jax.random.split(k, (2, 3)))))"),
+    (
+        "split_fold_in_styles",
+        _K + "out = (kd(jax.random.split(k)), jax.random.split(r), kd(jax.random.fold_in(k, 7)), "
+        "jax.random.fold_in(r, 7), repr(jax.random.fold_in(k, 7)), jax.random.split(k, 4).shape)",
+    ),
+    (
+        "samplers_both_styles",
+        _K
+        + "out = [(f(k), f(r)) for f in (lambda k: jax.random.uniform(k, (3,)), lambda k: jax.random.normal(k, (2,)), "
+        "lambda k: jax.random.randint(k, (4,), 0, 10), lambda k: jax.random.bits(k, (2,)), "
+        "lambda k: jax.random.bernoulli(k, 0.3, (4,)), lambda k: jax.random.permutation(k, 5), "
+        "lambda k: jax.random.choice(k, 5, (3,)), lambda k: jax.random.categorical(k, jnp.zeros(4)), "
+        "lambda k: jax.random.gumbel(k, (2,)), lambda k: jax.random.exponential(k, (2,)), "
+        "lambda k: jax.random.truncated_normal(k, -1., 1., (2,)))]",
+    ),
+    ("unpack_split", _K + "a, b = jax.random.split(k)\nout = (repr(a), kd(b), jax.random.uniform(b))"),
+    (
+        "jit",
+        _K + "f = jax.jit(lambda k: (jax.random.split(k), jax.random.normal(k, (2,))))\n"
+        "ks, x = f(k)\nout = (repr(ks), x, jax.jit(lambda k: jax.random.uniform(k))(r))",
+    ),
+    (
+        "vmap",
+        _K + "ks = jax.random.split(k, 3)\nout = (jax.vmap(lambda k: jax.random.normal(k))(ks), "
+        "repr(jax.vmap(jax.random.fold_in, (None, 0))(k, jnp.arange(3))), "
+        "kd(jax.vmap(lambda k: jax.random.split(k))(ks)), "
+        "jax.vmap(lambda k: jax.random.uniform(k))(jax.random.split(r, 3)))",
+    ),
+    (
+        "grad_and_loops",
+        _K + "f = lambda x, k: jnp.sum(x * jax.random.normal(k, (3,)))\n"
+        "g = jax.grad(f)(jnp.ones(3), k)\n"
+        "def body(i, c):\n    k, s = c\n    k, sub = jax.random.split(k)\n    return k, s + jax.random.uniform(sub)\n"
+        "kk, total = jax.lax.fori_loop(0, 3, body, (k, 0.))\nout = (g, repr(kk), total)",
+    ),
+    ("key_impl_clone", _K + "out = (str(jax.random.key_impl(k)), repr(jax.random.clone(k)))"),
+    ("err_add", _K + "out = k + 1"),
+    ("err_split_batch", _K + "out = jax.random.split(jax.random.split(k))"),
+]
+SNIPPETS["prng_keys"] = PRNG_KEYS
 COMPLEX += [
     (
         "less_lexicographic",

@@ -1,0 +1,8 @@
+"""``jax.dtypes``: the abstract dtypes of typed PRNG keys and the dtype helpers jnp has.
+
+>>> dtypes.issubdtype(jax.random.key(0).dtype, dtypes.prng_key)
+True
+"""
+
+from .numpy._dtypes import canonicalize_dtype, finfo, iinfo, issubdtype, result_type  # noqa: F401
+from .random_keys import extended, prng_key  # noqa: F401
