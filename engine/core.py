@@ -207,6 +207,9 @@ class Primitive:
     # EvalTrace hands ``Array`` arguments to the impl as they are instead of as numpy (pmap sets
     # it so that device-resident ShardedArrays are used in place, not fetched to the host).
     takes_arrays = False
+    # Eager outputs take their weak types from the abstract rule, not from the operands: control
+    # flow, whose body decides (``cond(True, f, g, 2.0)`` is weak although its index is not).
+    weak_from_abstract_eval = False
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -370,6 +373,9 @@ class EvalTrace(Trace):
                     weak = False
                     break
         if primitive.multiple_results:
+            if primitive.weak_from_abstract_eval:
+                avals = primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
+                return [o if isinstance(o, Array) else Array(o, a.weak_type) for o, a in zip(outs, avals)]
             return [o if isinstance(o, Array) else Array(o, weak and _keeps_dtype(o, args)) for o in outs]
         return outs if isinstance(outs, Array) else Array(outs, weak and _keeps_dtype(outs, args))
 

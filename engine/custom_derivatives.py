@@ -10,6 +10,7 @@ import functools
 import inspect as _pyinspect
 
 from . import ad, batching, core, ir, tape
+from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -30,6 +31,8 @@ def _custom_jvp_pp_params(eqn):
 
 ir.pp_params_rules[custom_jvp_call_p] = _custom_jvp_pp_params
 custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
+# Compiled code inlines the primal body (the rules only matter to transformations).
+lowerings[custom_jvp_call_p] = lowerings[custom_vjp_call_p] = Special("inline")
 _in_rule: set = set()  # custom functions whose rule is running now
 
 

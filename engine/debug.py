@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import ad, batching, core, ir
+from .backends.rows import Special, lowerings
 from .core import Array, Primitive
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -101,6 +102,7 @@ def _debug_callback_impl(*args, callback: Callable, **_):
 
 
 debug_callback_p.def_abstract_eval(lambda *avals, **_: [])
+lowerings[debug_callback_p] = Special("callback")  # a call back into Python from the host code
 
 
 def _debug_callback_jvp(primals, tangents, **params):

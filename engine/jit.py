@@ -26,6 +26,7 @@ from .config import config as _config
 from .core import Array, ShapedArray, Tracer
 from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr, subjaxprs
 from .staging import trace_to_jaxpr
+from .backends.rows import Special, lowerings
 from .tree_util import tree_flatten, tree_unflatten
 
 if TYPE_CHECKING:
@@ -459,6 +460,7 @@ ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose
 batching.batch_rules[jit_p] = _jit_batch
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
+lowerings[jit_p] = Special("inline")  # its body is inlined into the caller's program
 
 
 # ---------------------------------------------------------------------------------------------
@@ -833,8 +835,16 @@ def jit(
 def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
     """A function that returns the jaxpr of ``fun`` at the given example arguments.
 
-    >>> print(make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0))
-    { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }
+    >>> print(make_jaxpr(lambda x, y: jnp.sin(x) * 2.0 + jnp.cos(y) / 3.0 - x * y)(1.0, 2.0))
+    { lambda ; a:f32[] b:f32[]. let
+        c:f32[] = sin a
+        d:f32[] = mul c 2.0:f32[]
+        e:f32[] = cos b
+        f:f32[] = div e 3.0:f32[]
+        g:f32[] = add d f
+        h:f32[] = mul a b
+        i:f32[] = sub g h
+      in (i,) }
     """
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 

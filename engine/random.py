@@ -29,6 +29,7 @@ import numpy as np
 
 from . import ad, batching, core, lax, prng
 from . import random_keys as rk
+from .backends.rows import Mapped, lowerings
 from .core import Array, Primitive, ShapedArray, Tracer
 
 __all__ = [
@@ -116,6 +117,21 @@ def _threefry2x32_batch(axis_size, vals, dims):
 
 
 batching.batch_rules[threefry2x32_p] = _threefry2x32_batch
+
+
+def _threefry_map(eqn):
+    # numpy broadcasting among the four operands (right-aligned, size-1 axes read index 0).
+    out = eqn.out_binders[0].aval.shape
+    maps = []
+    for v in eqn.inputs:
+        s = v.aval.shape
+        off = len(out) - len(s)
+        maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
+    return maps, "rt.threefry2x32({0}, {1}, {2}, {3})"
+
+
+# Fused into loop nests like any elementwise op, calling the runtime's scalar threefry.
+lowerings[threefry2x32_p] = Mapped(_threefry_map)
 ad.defzero(threefry2x32_p)
 
 

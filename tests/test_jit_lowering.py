@@ -9,12 +9,13 @@ import pytest
 import importlib
 
 import engine as jax
-from engine import lax
+from engine import core, lax
 from engine.core import Array
+from conftest import numba_backend
 
 jit_mod = importlib.import_module("engine.jit")
 
-nb_jit = pytest.importorskip("engine.backends.numba_jit")
+nb_jit = numba_backend()
 
 rng = np.random.default_rng(0)
 SHAPES = [(), (0,), (7,), (3, 5), (2, 3, 4)]
@@ -404,7 +405,8 @@ def test_user_strings_never_reach_code_unescaped():
 
 
 def test_threefry_lowered_matches_numpy():
-    random = pytest.importorskip("engine.random")
+    from engine import random
+
     k = random.PRNGKey(42)
     got, want, fb = both(lambda k: random.uniform(k, (5, 3)), k)
     close(got, want)
@@ -420,3 +422,35 @@ def test_warm_call_fast_path_values_and_weak_types():
     assert not b[0].weak_type
     g = jax.jit(lambda x: lax.mul(x, 2.0))
     assert g(3.0).weak_type and float(g(4.0)) == 8.0
+
+
+def _all_primitives():
+    """Every primitive any engine module defines (imported for real, so none is missed)."""
+    import pkgutil
+
+    import engine
+
+    prims = {}
+    for info in pkgutil.walk_packages(engine.__path__, "engine."):
+        if info.name.endswith(("__main__", ".conftest")):
+            continue
+        for v in vars(importlib.import_module(info.name)).values():
+            if isinstance(v, core.Primitive):
+                prims[v] = info.name
+    return prims
+
+
+def test_every_primitive_has_a_lowering_or_is_listed_as_interpreter_only():
+    from engine.backends import rows
+
+    prims = _all_primitives()
+    assert len(prims) > 100
+    unlisted = sorted(
+        f"{m}.{p.name}"
+        for p, m in prims.items()
+        if p not in rows.lowerings and p.name not in rows.INTERPRETER_ONLY
+    )
+    assert not unlisted, f"no lowering row and not in rows.INTERPRETER_ONLY: {unlisted}"
+    stale = sorted(p.name for p in prims if p in rows.lowerings and p.name in rows.INTERPRETER_ONLY)
+    assert not stale, f"listed as interpreter-only but lowered: {stale}"
+    assert set(rows.INTERPRETER_ONLY) <= {p.name for p in prims}, "INTERPRETER_ONLY names a missing primitive"

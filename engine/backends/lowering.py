@@ -26,7 +26,6 @@ Expressions never embed user strings; literal values come from ``literal``.
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 
@@ -36,52 +35,7 @@ from ..lax import reductions as rd
 from ..lax import slicing as sl
 from ..lax import structural as st
 
-lowerings: dict[core.Primitive, object] = {}
-
-
-class Scalar:
-    kind = "scalar"
-
-    def __init__(self, fn: Callable, guard: Callable | None = None):
-        self.fn = fn
-        # guard(eqn, *in_exprs) -> an int32 expression, nonzero where ``fn``'s fast code is not
-        # valid; the loop nest is then rerun with every ``rt.X(`` replaced by ``rt.X_libm(``.
-        self.guard = guard
-
-
-class Mapped:
-    kind = "mapped"
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-
-
-class Index:
-    kind = "index"
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-
-
-class Reduce:
-    kind = "reduce"
-
-    def __init__(self, op: str):
-        self.op = op
-
-
-class Host:
-    kind = "host"
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-
-
-class Special:
-    kind = "special"
-
-    def __init__(self, name: str):
-        self.name = name
+from .rows import INTERPRETER_ONLY, Host, Index, Mapped, Reduce, Scalar, Special, lowerings  # noqa: F401
 
 
 # dtypes the kernels handle; anything else (float16, complex, ...) falls back.
@@ -353,17 +307,6 @@ def _outer_product_map(eqn):
     return [xmap, ymap], rule
 
 
-def _threefry_map(eqn):
-    # numpy broadcasting among the four operands (right-aligned, size-1 axes read index 0).
-    out = eqn.out_binders[0].aval.shape
-    maps = []
-    for v in eqn.inputs:
-        s = v.aval.shape
-        off = len(out) - len(s)
-        maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
-    return maps, "rt.threefry2x32({0}, {1}, {2}, {3})"
-
-
 lowerings[st.broadcast_in_dim_p] = Mapped(_broadcast_map)
 lowerings[st.transpose_p] = Mapped(_transpose_map)
 
@@ -621,36 +564,12 @@ host_fallback_of_mapped = {
 }
 
 
-def register_late():
-    """Rows for primitives defined in modules that import after this one (random, control flow)."""
-    try:
-        from ..random import threefry2x32_p
-
-        lowerings.setdefault(threefry2x32_p, Mapped(_threefry_map))
-    except ImportError:  # pragma: no cover - random not present
-        pass
-    from ..jit import jit_p
-
-    lowerings.setdefault(jit_p, Special("inline"))
-    from .. import custom_derivatives as cd
-    from .. import debug
-
-    lowerings.setdefault(cd.custom_jvp_call_p, Special("inline"))  # (inlined by _Flat)
-    lowerings.setdefault(cd.custom_vjp_call_p, Special("inline"))
-    lowerings.setdefault(debug.debug_callback_p, Special("callback"))
-    for p in (
-        sl.scatter_p,
-        sl.scatter_add_p,
-        sl.scatter_sub_p,
-        sl.scatter_mul_p,
-        sl.scatter_min_p,
-        sl.scatter_max_p,
-    ):
-        lowerings.setdefault(p, Special("scatter"))
-    try:
-        from ..lax import control_flow as cf
-
-        for p in (cf.cond_p, cf.while_p, cf.scan_p):
-            lowerings.setdefault(p, Special(p.name))
-    except ImportError:  # pragma: no cover
-        pass
+for _p in (
+    sl.scatter_p,
+    sl.scatter_add_p,
+    sl.scatter_sub_p,
+    sl.scatter_mul_p,
+    sl.scatter_min_p,
+    sl.scatter_max_p,
+):
+    lowerings[_p] = Special("scatter")

@@ -1233,7 +1233,6 @@ class NumbaBackend:
     def __init__(self):
         self._modules: dict[str, object] = {}
         self._lock = threading.Lock()
-        L.register_late()
 
     def lower_source(self, closed: ClosedJaxpr, name: str) -> str:
         return Codegen(self, closed, _safe_name(name)).generate()

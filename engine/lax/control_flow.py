@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir
+from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
@@ -27,6 +28,10 @@ cond_p = Primitive("cond", multiple_results=True)
 while_p = Primitive("while", multiple_results=True)
 scan_p = Primitive("scan", multiple_results=True)
 ir.pp_params_rules[scan_p] = lambda eqn: sorted({"unroll": 1, **eqn.params}.items())
+cond_p.weak_from_abstract_eval = while_p.weak_from_abstract_eval = scan_p.weak_from_abstract_eval = True
+# Compiled code lowers control flow itself (numba_jit: scalar loops, blocked kernels, host loops).
+for _p in (cond_p, while_p, scan_p):
+    lowerings[_p] = Special(_p.name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,7 +132,9 @@ def _switch(index, branches, operands, clamp_index, const_order=None):
 def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one primitive.
 
+    >>> x = jnp.array(-2.0)
     >>> cond(x > 0, lambda x: x, lambda x: -x, x)
+    Array(2., dtype=float32, weak_type=True)
     """
     aval = core.get_aval(pred)
     if aval.shape != ():
@@ -655,7 +662,8 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, x = carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
 
-        start = core.Array(np.asarray(lo_i, idx_dtype))
+        # Python int bounds give a weakly typed index, as in JAX (whose scan carries the int).
+        start = core.Array(np.asarray(lo_i, idx_dtype), isinstance(lower, int) and isinstance(upper, int))
         (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
         return out
 
@@ -679,6 +687,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns ``(carry, stacked ys)``.
 
     >>> scan(lambda c, x: (c + x, c * x), 0., jnp.arange(3.))
+    (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))
     """
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {core.get_aval(x).shape[0] for x in x_leaves if core.get_aval(x).ndim}

@@ -1,0 +1,82 @@
+"""The lowering table's rows and the table itself (``lowerings[p]``), apart from the rules.
+
+Imports nothing but ``core``, so that the module defining a primitive also registers its row
+(``engine.jit``, ``engine.random``, control flow, ...) without importing numba; most rows live in
+``lowering``. The kinds are described there. A primitive without a row runs through the
+interpreter's numpy rule inside compiled code; ``INTERPRETER_ONLY`` lists those on purpose
+(tests/test_jit_lowering.py checks that every primitive is in one of the two).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import core
+
+
+class Scalar:
+    kind = "scalar"
+
+    def __init__(self, fn: Callable, guard: Callable | None = None):
+        self.fn = fn
+        # guard(eqn, *in_exprs) -> an int32 expression, nonzero where ``fn``'s fast code is not
+        # valid; the loop nest is then rerun with every ``rt.X(`` replaced by ``rt.X_libm(``.
+        self.guard = guard
+
+
+class Mapped:
+    kind = "mapped"
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Index:
+    kind = "index"
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Reduce:
+    kind = "reduce"
+
+    def __init__(self, op: str):
+        self.op = op
+
+
+class Host:
+    kind = "host"
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+
+class Special:
+    kind = "special"
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Special] = {}
+
+# Primitive names that compiled code runs through the interpreter's numpy rule on purpose, and why.
+INTERPRETER_ONLY = {
+    "custom_lin": "linearization residue of custom_vjp: transposed away before any executable runs",
+    "nextafter": "rare bit-level op: numpy's rule is exact",
+    "population_count": "rare bit-level op: numpy's rule is exact",
+    "reduce_precision": "rare bit-level op: numpy's rule is exact",
+    "bitcast_convert_type": "a reinterpretation of the buffer: numpy's view is free",
+    "sort": "numpy's sort (a library call, not a loop nest)",
+    "top_k": "numpy's partition (a library call, not a loop nest)",
+    "psum": "collectives run between device processes (engine.parallel.collectives)",
+    "pmax": "collectives run between device processes",
+    "pmin": "collectives run between device processes",
+    "all_gather": "collectives run between device processes",
+    "all_to_all": "collectives run between device processes",
+    "ppermute": "collectives run between device processes",
+    "reduce_scatter": "collectives run between device processes",
+    "axis_index": "collectives run between device processes",
+    "xla_pmap": "pmap runs its body on the device processes, each compiled there",
+}
