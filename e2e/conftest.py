@@ -5,8 +5,8 @@ The session starts ``python -m server`` on a free loopback port with a temporary
 Chromium: Debian's ``/usr/bin/chromium`` when present, else Playwright's own build. Screenshots
 and the server log go to ``e2e/artifacts/`` (git-ignored).
 
-Tests that run code need the engine's runner (``engine.inspect.run_request``); until it exists
-they are skipped, like the server's own API tests.
+Tests that run code use the engine's runner (``engine.inspect.run_request``): where it does not
+import, they fail (a broken setup is an error, never a skip).
 """
 
 from __future__ import annotations
@@ -38,17 +38,13 @@ CHROMIUM_ARGS = [
 WALL_SECONDS = 10
 
 
-def runner_available() -> bool:
-    try:
-        inspect = importlib.import_module("engine.inspect")
-    except Exception:
-        return False
-    return hasattr(inspect, "run_request")
+@pytest.fixture(scope="session")
+def engine_runner():
+    """The runner the server's runs go through; an import error here fails the test."""
+    return importlib.import_module("engine.inspect").run_request
 
 
-needs_runner = pytest.mark.skipif(
-    not runner_available(), reason="engine.inspect.run_request does not exist yet"
-)
+needs_runner = pytest.mark.usefixtures("engine_runner")
 
 
 @pytest.fixture(scope="session")
@@ -59,8 +55,6 @@ def artifacts() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def server(artifacts):
-    if not (ROOT / "server" / "main.py").exists():
-        pytest.skip("server/main.py does not exist yet")
     if not DIST_INDEX.exists():
         pytest.fail("web/dist is not built: run `make install` (npm ci && npm run build in web/)")
     from server.launch import ServerProcess

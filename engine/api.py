@@ -165,6 +165,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 
     >>> y, f_vjp = vjp(jnp.sin, 0.5)
     >>> f_vjp(1.0)   # (cos(0.5),)
+    (Array(0.87758255, dtype=float32, weak_type=True),)
     """
     primals_flat, in_tree = tree_flatten((primals, {}))
     _check_arrays(primals_flat, "vjp")
@@ -545,7 +546,9 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """Vectorize ``fun`` over a new leading (or ``in_axes``) axis of its arguments.
 
+    >>> xs, w = jnp.arange(6.0).reshape(2, 3), jnp.ones(3)
     >>> vmap(jnp.dot, in_axes=(0, None))(xs, w)   # one dot per row of xs
+    Array([ 3., 12.], dtype=float32)
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)

@@ -8,6 +8,7 @@ import pytest
 import engine as jax
 from engine import lax
 from engine.core import Array
+from conftest import numba_backend
 
 jit_mod = importlib.import_module("engine.jit")
 f32 = lambda v: Array(np.asarray(v, np.float32))
@@ -23,7 +24,7 @@ def backend(request, tmp_path_factory, monkeypatch):
     if request.param == "interpreter":
         jit_mod.set_backend(jit_mod.Interpreter())
     else:
-        nb = pytest.importorskip("engine.backends.numba_jit")
+        nb = numba_backend()
         jit_mod.set_backend(nb.NumbaBackend())
     yield request.param
     jit_mod.set_backend(None)
@@ -147,7 +148,7 @@ def test_errors():
 
 
 def _numba_exe(f, *args, rtol=2e-6):
-    nb = pytest.importorskip("engine.backends.numba_jit")
+    nb = numba_backend()
     args = [Array(np.asarray(a)) for a in args]
     closed = jax.jit(f).lower(*args).jaxpr
     exe = nb.NumbaBackend().compile(closed, "f")
@@ -210,7 +211,7 @@ def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
     import engine.numpy as jnp
 
-    nb = pytest.importorskip("engine.backends.numba_jit")
+    nb = numba_backend()
     monkeypatch.setattr(nb, "PARALLEL_MIN", 1000)  # also through the thread split
     x = np.random.default_rng(0).normal(size=(37, 41)).astype(np.float32)
     w = np.random.default_rng(1).normal(size=(37, 41)).astype(np.float32)

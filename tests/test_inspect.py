@@ -307,7 +307,6 @@ def test_device_tagged_prints_are_ordered_by_device():
     assert r.stdout.splitlines()[0] == "dev 0 step 1"
 
 
-@pytest.mark.skipif(not hasattr(__import__("engine"), "pmap"), reason="pmap has not landed")
 def test_pmap_devices_collectives_and_per_device_timings():
     import engine.parallel as parallel
 

@@ -6,9 +6,10 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
-nb_jit = pytest.importorskip("engine.backends.numba_jit")
+from conftest import numba_backend
+
+nb_jit = numba_backend()
 from engine.core import Array  # noqa: E402
 import engine as jax  # noqa: E402
 from engine import lax  # noqa: E402

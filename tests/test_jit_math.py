@@ -12,8 +12,9 @@ import engine as jax
 import engine.numpy as jnp
 from engine import lax
 
-pytest.importorskip("numba")
-from engine.backends import numba_jit  # noqa: E402
+from conftest import numba_backend
+
+numba_jit = numba_backend()
 
 
 @pytest.fixture(autouse=True)

@@ -14,9 +14,10 @@ import engine.numpy as jnp
 from engine import lax
 from engine.core import Array
 from engine.lax import slicing as sl
+from conftest import numba_backend
 
 jit_mod = importlib.import_module("engine.jit")
-nb_jit = pytest.importorskip("engine.backends.numba_jit")
+nb_jit = numba_backend()
 rng = np.random.default_rng(3)
 
 

@@ -8,6 +8,7 @@ import engine as jax
 import engine.numpy as jnp
 from engine import lax, monitoring
 from engine.parallel import ShardedArray
+from conftest import numba_backend
 
 N = jax.device_count()
 rng = np.random.default_rng(0)
@@ -195,7 +196,7 @@ def test_large_psum_over_groups_of_a_nested_mesh():
 
 
 def test_devices_can_run_programs_compiled_by_the_host(monkeypatch):
-    pytest.importorskip("numba")
+    numba_backend()
     from engine.parallel import programs
 
     monkeypatch.setenv("ENGINE_DEVICE_BACKEND", "numba")

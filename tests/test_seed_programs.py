@@ -1,8 +1,8 @@
 """Conformance: every seed program, run by ``python -m engine run`` with ``jax`` resolving to the
 engine, emits the values JAX 0.10.2 emitted (``../shared/seed-programs/README.md`` gives the rule).
 
-pmap programs are expected to fail only while ``engine.pmap`` does not exist; once it does, they
-are ordinary tests.
+The seed programs are the spec: a checkout without ``../shared/seed-programs`` fails here rather
+than running an empty set.
 """
 
 import builtins
@@ -14,20 +14,16 @@ import sys
 import numpy as np
 import pytest
 
-import engine
 from conftest import ROOT, SEED_PROGRAMS
 
-PMAP_SEEDS = {"s000_06", "s000_07", "s000_08", "s004_02", "s004_03"}
-HAS_PMAP = hasattr(engine, "pmap")
 ATOL, RTOL = 2e-5, 2e-4
 
 
 def _params():
-    for path in sorted(SEED_PROGRAMS.glob("s*.py")):
-        marks = []
-        if path.stem[:7] in PMAP_SEEDS and not HAS_PMAP:
-            marks.append(pytest.mark.xfail(strict=False, reason="engine.pmap has not landed yet"))
-        yield pytest.param(path, id=path.stem, marks=marks)
+    paths = sorted(SEED_PROGRAMS.glob("s*.py"))
+    if not paths:
+        raise FileNotFoundError(f"no seed programs in {SEED_PROGRAMS} (the spec, next to this checkout)")
+    return [pytest.param(path, id=path.stem) for path in paths]
 
 
 def run_seed(path, tmp_path) -> tuple[list[dict], subprocess.CompletedProcess]:

@@ -1,11 +1,8 @@
 """The report's timings as a Chrome trace (``chrome://tracing``, https://ui.perfetto.dev).
 
 One process; thread 0 is the host, thread ``d + 1`` is simulated device ``d``. Each event is a
-complete ("X") event; its args name the transformed call it belongs to.
-
-  >>> trace = chrome_trace(report)
-  >>> trace['traceEvents'][0]['ph']
-  'M'
+complete ("X") event; its args name the transformed call it belongs to. For a run report
+``report``, ``chrome_trace(report)["traceEvents"][0]["ph"]`` is ``"M"`` (the process name).
 """
 
 from __future__ import annotations

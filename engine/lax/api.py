@@ -304,7 +304,10 @@ def reduce_min(x, axes):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """General tensor contraction: ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
 
+    >>> x, y = jnp.arange(6.0).reshape(2, 3), jnp.ones((3, 2))
     >>> dot_general(x, y, (((1,), (0,)), ((), ())))  # matrix product
+    Array([[ 3.,  3.],
+           [12., 12.]], dtype=float32)
     """
     (lc, rc), (lb, rb) = dimension_numbers
     dn = (

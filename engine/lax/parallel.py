@@ -7,7 +7,7 @@ program and their implementation runs between the device processes
 (``engine.parallel.collectives``). A value that a ``vmap`` does not batch reaches the
 implementation directly, which applies the unmapped semantics (``psum`` of it is ``size * x``).
 
->>> vmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(1., 4.))
+>>> jax.vmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(1., 4.))
 Array([0.16666667, 0.33333334, 0.5       ], dtype=float32)
 """
 
@@ -506,7 +506,7 @@ def _lax():
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum ``x`` (a pytree) over the named axis; every member receives the total.
 
-    >>> pmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(4.))
+    >>> jax.pmap(lambda x: x / psum(x, 'i'), axis_name='i')(jnp.arange(4.))
     Array([0.        , 0.16666667, 0.33333334, 0.5       ], dtype=float32)
     """
     _no_groups(axis_index_groups)
@@ -538,7 +538,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every member receives all members' ``x``, stacked at ``axis`` (concatenated if ``tiled``).
 
-    >>> pmap(lambda x: all_gather(x, 'i'), axis_name='i')(jnp.arange(2.))
+    >>> jax.pmap(lambda x: all_gather(x, 'i'), axis_name='i')(jnp.arange(2.))
     Array([[0., 1.],
            [0., 1.]], dtype=float32)
     """
@@ -591,7 +591,7 @@ def ppermute(x, axis_name, perm):
     """Send ``x`` from member ``src`` to member ``dst`` for each ``(src, dst)`` in ``perm``;
     members that receive nothing get zeros.
 
-    >>> pmap(lambda x: ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
+    >>> jax.pmap(lambda x: ppermute(x, 'i', [(0, 1), (1, 0)]), axis_name='i')(jnp.arange(2.))
     Array([1., 0.], dtype=float32)
     """
     perm = tuple((int(s), int(d)) for s, d in perm)
@@ -652,7 +652,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 def axis_index(axis_name):
     """This member's index along the named axis (an int32 scalar).
 
-    >>> pmap(lambda x: x + axis_index('i'), axis_name='i')(jnp.zeros(3))
+    >>> jax.pmap(lambda x: x + axis_index('i'), axis_name='i')(jnp.zeros(3))
     Array([0., 1., 2.], dtype=float32)
     """
     names = _names(axis_name)

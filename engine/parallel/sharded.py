@@ -128,7 +128,7 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
     """Put ``x`` (a pytree) on ``device`` (default: device 0), or lay it out by a sharding (a
     ``NamedSharding``, or a ``PartitionSpec`` over the current mesh); the result stays there until read.
 
-    >>> y = device_put(jnp.ones(3), devices()[1])
+    >>> y = device_put(jnp.ones(3), jax.devices()[1])
     >>> y.devices()
     {CpuDevice(id=1)}
     """
@@ -169,7 +169,7 @@ def device_put_replicated(x, devices):
     """Copy ``x`` (a pytree) to each of ``devices``: a new leading axis of that length, whose row
     ``i`` lives on ``devices[i]``.
 
-    >>> device_put_replicated(jnp.ones(2), devices()[:3]).shape
+    >>> device_put_replicated(jnp.ones(2), jax.devices()[:3]).shape
     (3, 2)
     """
     ids = _device_list(devices)
@@ -191,7 +191,7 @@ def device_put_sharded(shards, devices):
     """Put ``shards[i]`` (pytrees of one structure) on ``devices[i]``; the leaves are stacked
     along a new leading axis.
 
-    >>> device_put_sharded([jnp.zeros(2), jnp.ones(2)], devices()[:2])
+    >>> device_put_sharded([jnp.zeros(2), jnp.ones(2)], jax.devices()[:2])
     Array([[0., 0.],
            [1., 1.]], dtype=float32)
     """
