@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WEB_STAMP := web/dist/index.html
 
-.PHONY: install lock web-build install-test run lint test test-unit test-e2e bench jax-venv clean
+.PHONY: install lock web-build install-test run lint types test test-unit test-e2e bench jax-venv clean
 
 install: $(STAMP) web-build
 
@@ -64,16 +64,24 @@ run: install
 	fi; \
 	exec $(BIN)/python -m server
 
+# The engine's docstring examples run too (in JAX's namespace: engine/conftest.py). A run without
+# numba on purpose sets JAXPLAY_TESTS_WITHOUT_NUMBA=1; otherwise a broken numba fails the jit tests.
 test: install-test lint
+	$(BIN)/python -m pytest --doctest-modules engine
 	$(BIN)/python -m pytest tests e2e
 
-# Seconds, not minutes: ruff (rules and format, config in pyproject.toml), mypy (strict on the core
-# and the server, see [tool.mypy]), and the page's TypeScript check.
+# About a minute: ruff (rules and format, config in pyproject.toml), mypy (see [tool.mypy]), the
+# page's generated report types against the pydantic models, and the page's TypeScript check.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	PY=$(BIN)/python web/report-types.sh --check
 	cd web && npx --no-install tsc --noEmit
+
+# The page's report types (web/src/report.gen.ts) from the pydantic models: run after changing them.
+types: install
+	PY=$(BIN)/python web/report-types.sh
 
 test-unit: install
 	$(BIN)/python -m pytest tests

@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from .fairshare import FairShare
 from .headers import SecurityHeadersMiddleware
 from .limits import BodyLimitMiddleware
-from .routes import examples, health, pages, run, snippets
+from .routes import examples, health, pages, run, snippets, transforms
 from .settings import Settings
 from .store import SnippetStore, open_store
 
@@ -55,7 +55,7 @@ def create_app(
     app.state.fair = FairShare(settings)
     app.state.draining = False
 
-    for module in (run, snippets, examples, health, pages):
+    for module in (run, snippets, examples, transforms, health, pages):
         app.include_router(module.router)
 
     @app.exception_handler(Exception)

@@ -119,6 +119,22 @@ def test_examples_listed(client):
     assert client.get("/api/examples/nope").status_code == 404
 
 
+def test_transforms_listed_from_the_one_registry(client):
+    from engine.inspect.transforms import TRANSFORMS
+
+    listed = client.get("/api/transforms").json()
+    assert [t["name"] for t in listed] == list(TRANSFORMS)
+    by_name = {t["name"]: t for t in listed}
+    assert [o["name"] for o in by_name["vmap"]["options"]] == ["in_axes", "out_axes", "axis_name"]
+    assert all(o["hint"] for t in listed for o in t["options"])
+    assert by_name["jacrev"]["aliases"] == ["jacobian"]
+    # The run request's schema takes exactly these names.
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["TransformSpec"]
+    assert schema["properties"]["name"]["enum"] == list(TRANSFORMS)
+    bad = {"code": "def f(x):\n    return x\n", "function": "f", "stack": [{"name": "nope"}], "args": ["1.0"]}
+    assert client.post("/api/run", json=bad).status_code == 422
+
+
 def test_snippet_round_trip_is_content_addressed(client):
     body = {
         "request": {
@@ -170,12 +186,6 @@ def test_snippets_survive_restart(db_path, tmp_path):
 # --- with the engine's runner ----------------------------------------------------------------
 
 
-def engine_runner_available():
-    inspect = pytest.importorskip("engine.inspect")
-    if not hasattr(inspect, "run_request"):
-        pytest.skip("engine.inspect.run_request does not exist yet")
-
-
 def test_timeout_report_names_the_line_the_run_was_stopped_at(client):
     # Interrupted at the wall-clock limit before being killed: the report says where it was.
     report = client.post(
@@ -207,7 +217,6 @@ def test_cpu_limit_report_names_the_line_the_run_was_stopped_at(tmp_path):
 
 @pytest.fixture(scope="module")
 def engine_server(tmp_path_factory):
-    engine_runner_available()
     log = tmp_path_factory.mktemp("log") / "engine-server.log"
     with ServerProcess(
         {"database_path": tmp_path_factory.mktemp("db2") / "s.sqlite", "workers": 2, "wall_seconds": 20},

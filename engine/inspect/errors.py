@@ -15,6 +15,7 @@ from types import TracebackType
 from engine import errors as jerr
 
 from .schema import Frame, RunError
+from .transforms import TRANSFORMS
 
 USER_FILE = "<user>"
 FRAME_CAP = 60
@@ -23,16 +24,7 @@ _LAYER_ATTR = "__jaxplay_layer__"
 
 # Which tracer types each family of transformations creates.
 _TRACE_FAMILY = {"JVPTrace": "ad", "PartialEvalTrace": "ad", "BatchTrace": "vmap", "JaxprTrace": "jit"}
-_FAMILY = {
-    "grad": "ad",
-    "value_and_grad": "ad",
-    "jacfwd": "ad",
-    "jacrev": "ad",
-    "hessian": "ad",
-    "vmap": "vmap",
-    "jit": "jit",
-    "pmap": "jit",
-}
+_FAMILY = {name: t.family for name, t in TRANSFORMS.items()}
 
 
 def layer_of(exc: BaseException) -> str | None:

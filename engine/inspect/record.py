@@ -30,6 +30,7 @@ from engine.staging import trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
+from . import transforms
 from .concrete_path import trace_on_path
 from .cost import stage_cost
 from .graph import jaxpr_graph, jaxpr_text, mark_added, source_of
@@ -59,7 +60,7 @@ DEBUG_WORK_BYTES = 256 << 20  # stop stepping after producing this much data
 OPTION_REPR_CAP = 80
 SOURCE_CAP = 100_000
 
-TRANSFORMS = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap", "jit", "pmap")
+TRANSFORMS = (*transforms.TRANSFORMS, *transforms.ALIASES)
 
 _recorder: "Recorder | None" = None
 
@@ -272,7 +273,7 @@ def instrumented_transforms() -> dict[str, Callable]:
     """``jax.grad``, ``jax.jit``, ...: versions that return ``Transformed`` objects."""
 
     def make(name):
-        real = getattr(engine, "jacrev" if name == "jacobian" else name, None)
+        real = getattr(engine, transforms.ALIASES.get(name, name), None)
 
         def transform(fun=None, *args, **kwargs):
             if fun is None:  # decorator with options: @jax.jit(static_argnums=0) style

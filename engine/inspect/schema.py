@@ -1,7 +1,8 @@
 """The run report: the one contract between engine, server and page.
 
 The engine fills it (``engine.inspect.run``), the server only limits and transports it, and the
-page only renders it. ``web/src/report.ts`` mirrors these models; keep the two in step.
+page only renders it. The page's types are generated from these models (``make types`` writes
+``web/src/report.gen.ts``; ``make lint`` fails when it is out of date).
 Non-finite floats are sent as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` because
 JSON has no spelling for them.
 """
@@ -9,13 +10,43 @@ JSON has no spelling for them.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+
+from .transforms import ALIASES, OPTION_HINTS, TRANSFORMS
 
 REPORT_VERSION = 1
 
-TransformName = Literal["grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jit", "pmap"]
+if TYPE_CHECKING:
+    TransformName = str
+else:  # the registry's names, as an enum in the JSON Schema
+    TransformName = Literal[tuple(TRANSFORMS)]
+
+
+class TransformOption(BaseModel):
+    name: str
+    hint: str = Field(description="What an empty option box means (the page's placeholder).")
+
+
+class TransformInfo(BaseModel):
+    """A transformation the stack can hold (``GET /api/transforms``)."""
+
+    name: TransformName
+    options: list[TransformOption] = Field(description="Keyword options, in display order.")
+    aliases: list[str] = Field(default_factory=list, description="Other names code may call it by.")
+
+
+def transform_infos() -> list[TransformInfo]:
+    return [
+        TransformInfo(
+            name=t.name,
+            options=[TransformOption(name=o, hint=OPTION_HINTS.get(o, "")) for o in t.options],
+            aliases=[a for a, target in ALIASES.items() if target == t.name],
+        )
+        for t in TRANSFORMS.values()
+    ]
 
 
 class TransformSpec(BaseModel):
@@ -283,3 +314,26 @@ class RunReport(BaseModel):
 
 TreeNode.model_rebuild()
 IRNode.model_rebuild()
+
+
+class _AsSent(GenerateJsonSchema):
+    """Models as sent: every field is in the JSON (defaults included), so every one is required."""
+
+    def field_is_required(self, field, total) -> bool:
+        return self.mode == "serialization" or super().field_is_required(field, total)
+
+
+def openapi_components() -> dict:
+    """What the page reads (reports, as sent) and sends (requests, as validated), as an OpenAPI
+    document of components: ``make types`` turns it into ``web/src/report.gen.ts``."""
+    _, schema = models_json_schema(
+        [(RunReport, "serialization"), (TransformInfo, "serialization"), (RunRequest, "validation")],
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_AsSent,
+    )
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "jaxplay run report", "version": str(REPORT_VERSION)},
+        "paths": {},
+        "components": {"schemas": schema["$defs"]},
+    }

@@ -1,7 +1,7 @@
 // The HTTP API: runs, snippets, examples. `?mock=NAME` serves web/fixtures/NAME.json instead of
 // calling the server (development only; the production page always talks to the real API).
 
-import type { RunReport, RunRequest } from "./report";
+import type { RunReport, RunRequest, TransformInfo } from "./report";
 import { normalizeReport } from "./report";
 import type { ExpectedLeaf } from "./expected";
 import type { Session } from "./session";
@@ -135,6 +135,12 @@ export async function saveSnippet(s: Session): Promise<string> {
 /** A stored snippet: `{id, title, request: RunRequest, engine_version, device_count, created_at}`. */
 export async function loadSnippet(id: string): Promise<Record<string, unknown>> {
   const res = await request(`/api/snippets/${encodeURIComponent(id)}`);
+  return await res.json();
+}
+
+/** The transformations a stack can hold and their options: the server's one registry. */
+export async function listTransforms(): Promise<TransformInfo[]> {
+  const res = await request("/api/transforms");
   return await res.json();
 }
 

@@ -2,7 +2,7 @@
 // gallery together. Components live in their own files; this one only holds the app state.
 
 import "./styles.css";
-import { ApiError, type Example, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
+import { ApiError, type Example, listTransforms, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
 import { type Check, checkExpected } from "./expected";
 import { empty, h, replace } from "./dom";
 import { compareUrl } from "./compare-url";
@@ -18,7 +18,7 @@ import { renderTimings } from "./panels/timings";
 import type { RunReport, TransformedCall } from "./report";
 import {
   decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, parseViewFragment,
-  type Session, toRequest, viewFragment,
+  type Session, setTransforms, toRequest, viewFragment,
 } from "./session";
 import { StackBuilder } from "./stack";
 import { applyTheme, initialTheme, toggleTheme } from "./theme";
@@ -418,6 +418,15 @@ class App {
   // ---- start ----------------------------------------------------------------------------------
 
   async start() {
+    try {
+      setTransforms(await listTransforms());
+      this.stack.setSession(this.session); // now with the registry's transformations
+    } catch (e) {
+      this.failure = e instanceof ApiError ? e : new ApiError(String(e));
+      this.renderTabs();
+      this.renderPanel();
+      return;
+    }
     const m = /^\/s\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
     const mock = mockName();
     if (m) {

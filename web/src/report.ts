@@ -1,262 +1,46 @@
-// A hand-written mirror of engine/inspect/schema.py: the run report, the one contract between
-// engine, server and page. Field names are identical to the pydantic models; keep the two in step.
+// The run report, the one contract between engine, server and page. Its types are generated from
+// the pydantic models (engine/inspect/schema.py) by `make types` into report.gen.ts, which
+// `make lint` checks is up to date; this module names them and adds the page's helpers.
 // Non-finite floats arrive as the strings "NaN", "Infinity" and "-Infinity".
+
+import type { components } from "./report.gen";
+
+type Schemas = components["schemas"];
 
 export const REPORT_VERSION = 1;
 
-export type TransformName =
-  | "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap";
-
-/** One layer of a transformation stack, innermost first. Options are Python expressions. */
-export interface TransformSpec {
-  name: TransformName;
-  options: Record<string, string>;
-}
-
-export interface RunRequest {
-  code: string;
-  /** Target function; null runs the code as a script. */
-  function: string | null;
-  /** Innermost first. */
-  stack: TransformSpec[];
-  /** Arguments as Python expressions. */
-  args: string[];
-}
-
-export interface SourceInfo {
-  file: string;
-  line: number;
-  column?: number | null;
-  function?: string | null;
-}
-
+/** A stack layer as the page keeps it: options always present (the server defaults them to {}). */
+export type TransformSpec = Required<Schemas["TransformSpec"]>;
+export type TransformName = TransformSpec["name"];
+export type TransformInfo = Schemas["TransformInfo"];
+export type RunRequest = Schemas["RunRequest"];
+export type SourceInfo = Schemas["SourceInfo"];
 /** float, or "NaN" / "Infinity" / "-Infinity", or null. */
 export type NumberLike = number | string | null;
-
-export interface ArraySummary {
-  kind: "array";
-  shape: number[];
-  dtype: string;
-  weak_type?: boolean;
-  min?: NumberLike;
-  max?: NumberLike;
-  mean?: NumberLike;
-  nan_count?: number;
-  inf_count?: number;
-  /** Nested lists up to the size cap, else null. */
-  data?: unknown;
-  truncated?: boolean;
-  /** Device ids holding the shards, for sharded arrays. */
-  devices?: number[] | null;
-}
-
-export interface TreeNode {
-  kind: "tuple" | "list" | "dict" | "namedtuple" | "none" | "object";
-  type_name?: string | null;
-  keys?: string[] | null;
-  children: Value[];
-  repr?: string | null;
-}
-
+export type ArraySummary = Schemas["ArraySummary"];
+export type TreeNode = Schemas["TreeNode"];
 export type Value = ArraySummary | TreeNode;
-
-export interface Frame {
-  file: string;
-  line: number;
-  function: string;
-  text?: string | null;
-  user?: boolean;
-}
-
-export type LimitKind = "timeout" | "cpu" | "memory" | "output" | "code_size" | "killed";
-
-export interface RunError {
-  type: string;
-  mro: string[];
-  message: string;
-  line?: number | null;
-  column?: number | null;
-  end_line?: number | null;
-  end_column?: number | null;
-  /** The transformation that raised, e.g. 'jit' or 'vmap'. */
-  layer?: string | null;
-  suggestion?: string | null;
-  traceback: Frame[];
-  limit?: LimitKind | null;
-}
-
-export interface IRVar {
-  id: string;
-  shape: number[];
-  dtype: string;
-  weak_type?: boolean;
-}
-
-export interface IRAtom {
-  var?: string | null;
-  literal?: string | null;
-}
-
-export interface IRNode {
-  id: string;
-  primitive: string;
-  params: Record<string, string>;
-  inputs: IRAtom[];
-  outputs: string[];
-  source?: SourceInfo | null;
-  subgraphs: IRGraph[];
-  /** Introduced by this stage's transformation. */
-  added?: boolean;
-  /** The first stage's equation this one descends from; stable across stages (for diffs). */
-  origin?: string | null;
-  cost?: EqnCost | null;
-}
-
-/** Estimated work (engine/inspect/cost.py), not a measurement. */
-export interface EqnCost {
-  flops: number;
-  bytes: number;
-}
-
-export interface StageCost {
-  flops: number;
-  bytes: number;
-  /** Keyed by user source line. */
-  by_line: Record<string, EqnCost>;
-  estimate: true;
-}
-
-export interface IRGraph {
-  name: string;
-  invars: string[];
-  constvars: string[];
-  outvars: IRAtom[];
-  vars: Record<string, IRVar>;
-  nodes: IRNode[];
-}
-
-export interface Stage {
-  /** e.g. 'f', 'grad(f)', 'vmap(grad(f))'. */
-  name: string;
-  transform?: string | null;
-  text: string;
-  graph?: IRGraph | null;
-  /** Traced on the call's concrete inputs (Python control flow depends on them): the path taken. */
-  path_taken?: boolean;
-  cost?: StageCost | null;
-}
-
-export interface JitInfo {
-  backend: "numba" | "interpreter";
-  cache: "hit" | "miss" | "disk";
-  recompile_reason?: string | null;
-  source?: string | null;
-  /** Primitives run by the interpreter. */
-  fallbacks: string[];
-  /** What ran the call: the kernels, or the interpreter while they compiled in the background. */
-  tier?: "compiled" | "interpreter";
-  /** When the background compile finished (ms since the run started), if it did during the run. */
-  compiled_ready_ms?: number | null;
-}
-
-export type TimingCategory =
-  | "trace" | "transform" | "lower" | "compile" | "execute" | "transfer" | "collective" | "run";
-
-export interface TimingEvent {
-  name: string;
-  category: TimingCategory;
-  start_ms: number;
-  duration_ms: number;
-  device?: number | null;
-  call?: number | null;
-  /** For jit's trace and compile steps: "hit" (in-memory cache), "miss" or "disk" (kernel cache). */
-  cache?: "hit" | "miss" | "disk" | null;
-  /** For a jit call's execute event: which tier ran it. */
-  tier?: "compiled" | "interpreter" | null;
-  /** Ran alongside the host's phases (a first call's compile on the background thread). */
-  background?: boolean;
-}
-
-export interface DeviceRecord {
-  id: number;
-  coords: number[];
-  inputs: ArraySummary[];
-  outputs: ArraySummary[];
-  compute_ms: number;
-  collective_wait_ms: number;
-}
-
-export interface CollectiveEvent {
-  seq: number;
-  primitive: string;
-  axis_name: string;
-  devices: number[];
-  start_ms: number;
-  duration_ms: number;
-  nbytes: number;
-  shape: number[];
-  dtype: string;
-  perm?: number[][] | null;
-}
-
-export interface PmapInfo {
-  axis_names: (string | null)[];
-  mesh: number[];
-  devices: DeviceRecord[];
-  collectives: CollectiveEvent[];
-}
-
-export interface DebugStep {
-  index: number;
-  node: string;
-  primitive: string;
-  source?: SourceInfo | null;
-  outputs: ArraySummary[];
-  nonfinite: boolean;
-}
-
-export interface DebugTrace {
-  /** Name of the stage whose equations are stepped. */
-  graph: string;
-  steps: DebugStep[];
-  first_nonfinite?: number | null;
-  truncated: boolean;
-}
-
-export interface TransformedCall {
-  id: number;
-  /** The composed call as code, e.g. 'jit(vmap(grad(loss)))'. */
-  label: string;
-  function: string;
-  source?: SourceInfo | null;
-  stages: Stage[];
-  jit?: JitInfo | null;
-  pmap?: PmapInfo | null;
-  debug?: DebugTrace | null;
-  timings: TimingEvent[];
-}
-
-export interface DebugPrint {
-  device?: number | null;
-  text: string;
-}
-
-export interface RunReport {
-  version: number;
-  engine_version: string;
-  mode: "script" | "stack";
-  ok: boolean;
-  label?: string | null;
-  stdout: string;
-  stderr: string;
-  result?: Value | null;
-  error?: RunError | null;
-  calls: TransformedCall[];
-  timings: TimingEvent[];
-  prints: DebugPrint[];
-  device_count: number;
-  duration_ms: number;
-}
+export type Frame = Schemas["Frame"];
+export type RunError = Schemas["RunError"];
+export type LimitKind = NonNullable<RunError["limit"]>;
+export type IRVar = Schemas["IRVar"];
+export type IRAtom = Schemas["IRAtom"];
+export type IRNode = Schemas["IRNode"];
+export type IRGraph = Schemas["IRGraph"];
+export type EqnCost = Schemas["EqnCost"];
+export type StageCost = Schemas["StageCost"];
+export type Stage = Schemas["Stage"];
+export type JitInfo = Schemas["JitInfo"];
+export type TimingEvent = Schemas["TimingEvent"];
+export type TimingCategory = TimingEvent["category"];
+export type DeviceRecord = Schemas["DeviceRecord"];
+export type CollectiveEvent = Schemas["CollectiveEvent"];
+export type PmapInfo = Schemas["PmapInfo"];
+export type DebugStep = Schemas["DebugStep"];
+export type DebugTrace = Schemas["DebugTrace"];
+export type TransformedCall = Schemas["TransformedCall"];
+export type DebugPrint = Schemas["DebugPrint"];
+export type RunReport = Schemas["RunReport"];
 
 /** Fill in the defaults pydantic would, so renderers need not guard every optional list. */
 export function normalizeReport(raw: Partial<RunReport>): RunReport {

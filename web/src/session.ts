@@ -1,7 +1,7 @@
 // The session: everything a user set up (code, target function, stack, arguments, open panel).
 // It is what Share stores and what `/s/<id>` and the URL fragment restore.
 
-import type { RunRequest, TransformName, TransformSpec } from "./report";
+import type { RunRequest, TransformInfo, TransformName, TransformSpec } from "./report";
 
 export type PanelName = "output" | "ir" | "timings" | "devices" | "debugger";
 export const PANELS: PanelName[] = ["output", "ir", "timings", "devices", "debugger"];
@@ -16,32 +16,24 @@ export interface Session {
   stage?: string | null;
 }
 
-export const TRANSFORMS: TransformName[] = [
-  "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "jit", "pmap",
-];
+// The transformations, their options (in display order) and the placeholders of the option
+// inputs come from the server's registry (`GET /api/transforms`, engine/inspect/transforms.py):
+// `setTransforms` fills these in before the page first renders.
+export const TRANSFORMS: TransformName[] = [];
+export const TRANSFORM_OPTIONS = {} as Record<TransformName, string[]>;
+export const OPTION_HINTS: Record<string, string> = {};
+/** A line calling one of them (aliases such as `jacobian` included): `jax.vmap(`. */
+let transformCall = /^(?!)/;
 
-/** The options each transformation takes in the builder, in display order. */
-export const TRANSFORM_OPTIONS: Record<TransformName, string[]> = {
-  grad: ["argnums", "has_aux"],
-  value_and_grad: ["argnums", "has_aux"],
-  jacfwd: ["argnums", "has_aux"],
-  jacrev: ["argnums", "has_aux"],
-  hessian: ["argnums", "has_aux"],
-  vmap: ["in_axes", "out_axes", "axis_name"],
-  jit: ["static_argnums"],
-  pmap: ["axis_name", "in_axes", "out_axes", "static_broadcasted_argnums"],
-};
-
-/** Placeholders of the option inputs: what an empty box means, worded so it cannot pass for a value. */
-export const OPTION_HINTS: Record<string, string> = {
-  argnums: "default 0",
-  has_aux: "default False",
-  in_axes: "default 0",
-  out_axes: "default 0",
-  axis_name: "none; e.g. 'i'",
-  static_argnums: "none; e.g. (1,)",
-  static_broadcasted_argnums: "none; e.g. (1,)",
-};
+export function setTransforms(list: TransformInfo[]): void {
+  TRANSFORMS.splice(0, TRANSFORMS.length, ...list.map((t) => t.name));
+  for (const t of list) {
+    TRANSFORM_OPTIONS[t.name] = t.options.map((o) => o.name);
+    for (const o of t.options) OPTION_HINTS[o.name] = o.hint;
+  }
+  const names = list.flatMap((t) => [t.name, ...(t.aliases ?? [])]);
+  transformCall = new RegExp(`^(?:jax\\.)?(?:${names.join("|")})\\(\\s*`);
+}
 
 export const DEFAULT_CODE = `import jax
 import jax.numpy as jnp
@@ -90,7 +82,7 @@ export function parseFunctions(code: string): FunctionDef[] {
   });
   // Top-level names bound to a transformed function (`step = jax.pmap(update, ...)`) or a lambda:
   // they take the arguments of the function they wrap.
-  const transform = /^(?:jax\.)?(?:grad|value_and_grad|jacfwd|jacrev|jacobian|hessian|vmap|jit|pmap)\(\s*/;
+  const transform = transformCall;
   lines.forEach((text, i) => {
     const m = /^([A-Za-z_]\w*)\s*=\s*(.*)$/.exec(text);
     if (!m || seen.has(m[1])) return;

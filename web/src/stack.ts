@@ -102,7 +102,7 @@ export class StackBuilder {
       },
     }, TRANSFORMS.map((t) => h("option", { value: t }, t)));
     name.value = layer.name;
-    const opts = TRANSFORM_OPTIONS[layer.name].map((opt) => {
+    const opts = (TRANSFORM_OPTIONS[layer.name] ?? []).map((opt) => { // empty until the registry loads
       const id = `opt-${i}-${opt}`;
       return h("span", { class: "opt" },
         h("label", { for: id }, opt),
