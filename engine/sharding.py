@@ -138,7 +138,7 @@ class Mesh(_MeshBase):
     """Devices in an n-dimensional grid with named axes.
 
     >>> Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
-    Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto))
+    Mesh(axis_sizes=(2, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
 
     def __init__(self, devices, axis_names, axis_types=None):
@@ -408,6 +408,7 @@ class _SetMesh:
 def set_mesh(mesh: Mesh | None) -> _SetMesh:
     """Make ``mesh`` the current mesh (a bare ``PartitionSpec`` then means a sharding over it).
 
+    >>> mesh = jax.make_mesh((2,), ("batch",))
     >>> with jax.set_mesh(mesh):
     ...     x = jax.device_put(np.ones(8), P("batch"))
     """

@@ -36,6 +36,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import Callable
 
 import numba as nb
 import numpy as np
@@ -1185,7 +1186,7 @@ def _lower_scatter(gen: "Codegen", eqn) -> bool:
 
 # Special(name) rows: fn(codegen, eqn) -> handled? Control flow runs its bodies as compiled
 # sub-executables from the host loop.
-_specials: dict[str, callable] = {
+_specials: dict[str, Callable[["Codegen", JaxprEqn], bool]] = {
     "cond": _lower_cond,
     "while": _lower_while,
     "scan": _lower_scan,

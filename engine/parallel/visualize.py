@@ -38,6 +38,13 @@ def sharding_diagram(shape, sharding) -> str:
 def visualize_array_sharding(arr, **_) -> None:
     """Print the layout of ``arr`` over devices (1-D and 2-D arrays).
 
+    >>> from engine.sharding import NamedSharding, PartitionSpec as P
+    >>> mesh = jax.make_mesh((2,), ("b",))
     >>> jax.debug.visualize_array_sharding(jax.device_put(jnp.ones((4, 2)), NamedSharding(mesh, P("b"))))
+    ┌───────┐
+    │ CPU 0 │
+    ├───────┤
+    │ CPU 1 │
+    └───────┘
     """
     sys.stdout.write(sharding_diagram(arr.shape, arr.sharding) + "\n")
