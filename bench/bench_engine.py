@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import timeit
 
 import numpy as np
 
+from bench.timing import timeit
+
 
 def per_call_seconds(fn, budget: float) -> float:
-    """Best-of-5 time per call, each repeat running about ``budget / 5`` seconds."""
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    per = max(1, int(number * budget / 5 / max(timer.timeit(number), 1e-9)))
-    return min(timer.repeat(repeat=5, number=per)) / per
+    """Median time per call over 5 rounds of about ``budget / 5`` seconds each."""
+    return timeit(fn, repeat=5, budget=budget)
 
 
 def real_jax():
@@ -117,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     head = ("workload", "engine", "numpy", "JAX", "ratios", "target", "")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    print(f"JAX: {'importable' if real_jax() else 'not installed (its column is empty)'}")
+    print(
+        f"JAX: {'importable' if real_jax() else 'not installed (its column is empty)'}; medians of 5 rounds"
+    )
     for row in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0

@@ -12,33 +12,14 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
 
 import numpy as np  # noqa: E402
 
+from bench.timing import Timing, timeit  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-class Timing(float):
-    """Median seconds per call; ``.min`` keeps the best round (closest to an idle machine)."""
-
-    min: float
-
-
-def best(fn, repeat=9, number=1):
-    """Median seconds per call over ``repeat`` rounds (the machine is shared: medians, not minima)."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    t = Timing(np.median(times))
-    t.min = float(min(times))
-    return t
 
 
 def _jax():
@@ -63,41 +44,59 @@ def _remote(factory: str, *, seconds: float = 1.0, number: int = 1, **kwargs):
     return float(np.median(_REF.time(key, seconds, number)))
 
 
+def _kept(fn):
+    """``fn`` with each result kept alive until the next call returns, as ``y = f(x)`` in a loop
+    does: the output buffer cannot be recycled, so every call writes a fresh allocation."""
+    last = [None]
+
+    def call():
+        last[0] = fn()
+
+    return call
+
+
 def fusion_rows(jax_ref):
+    """Each workload twice: its result dropped at once (the engine's buffer pool, like XLA's
+    allocator, hands the same output buffer back: the best case) and kept alive (a fresh output
+    every call, as numpy always pays)."""
     import engine as ej
     import engine.numpy as jnp
 
     x_np = np.random.default_rng(0).normal(size=(5000, 5000)).astype(np.float32)
     x = jnp.asarray(x_np)
-    rows = []
     out = np.empty_like(x_np)
-    floor = best(lambda: np.copyto(out, x_np))
-    f = ej.jit(lambda x: x * x + x * 2.0)
-    f(x)
-    t_eng = best(lambda: f(x))
-    t_np = best(lambda: x_np * x_np + x_np * np.float32(2.0))
-    t_jax = None
-    if jax_ref is not None:
-        jf = jax_ref.jit(lambda x: x * x + x * 2.0)
-        xj = jax_ref.numpy.asarray(x_np)
-        t_jax = best(lambda: jf(xj).block_until_ready())
-    else:
-        t_jax = _remote("fusion", layout="contiguous")
-    rows.append(("x*x + x*2.0  f32[5000,5000]", t_eng, t_np, t_jax, floor))
-
-    g = ej.jit(lambda x: jnp.tanh(x) * jnp.exp(-x * x) + jnp.sin(x) / 2)
-    g(x)
-    t_eng = best(lambda: g(x), repeat=3)
-    t_np = best(lambda: np.tanh(x_np) * np.exp(-x_np * x_np) + np.sin(x_np) / np.float32(2), repeat=3)
-    t_jax = None
-    if jax_ref is not None:
-        jn = jax_ref.numpy
-        jg = jax_ref.jit(lambda x: jn.tanh(x) * jn.exp(-x * x) + jn.sin(x) / 2)
-        xj = jn.asarray(x_np)
-        t_jax = best(lambda: jg(xj).block_until_ready(), repeat=3)
-    else:
-        t_jax = _remote("jit_chain")
-    rows.append(("tanh(x)*exp(-x*x)+sin(x)/2", t_eng, t_np, t_jax, floor))
+    floor = timeit(lambda: np.copyto(out, x_np))
+    jn = jax_ref.numpy if jax_ref is not None else None
+    xj = jn.asarray(x_np) if jn is not None else None
+    workloads = [
+        (
+            "x*x + x*2.0  f32[5000,5000]",
+            lambda m: lambda x: x * x + x * 2.0,
+            lambda: x_np * x_np + x_np * np.float32(2.0),
+            9,
+            dict(factory="fusion", layout="contiguous"),
+        ),
+        (
+            "tanh(x)*exp(-x*x)+sin(x)/2",
+            lambda m: lambda x: m.tanh(x) * m.exp(-x * x) + m.sin(x) / 2,
+            lambda: np.tanh(x_np) * np.exp(-x_np * x_np) + np.sin(x_np) / np.float32(2),
+            3,
+            dict(factory="jit_chain"),
+        ),
+    ]
+    rows = []
+    for name, make, np_fn, repeat, remote in workloads:
+        f = ej.jit(make(jnp))
+        f(x)
+        jf = jax_ref.jit(make(jn)) if jax_ref is not None else None
+        t_np = timeit(np_fn, repeat=repeat)
+        for how, wrap in (("result dropped", lambda fn: fn), ("result kept", _kept)):
+            t_eng = timeit(wrap(lambda f=f: f(x)), repeat=repeat)
+            if jf is not None:
+                t_jax = timeit(wrap(lambda jf=jf: jf(xj).block_until_ready()), repeat=repeat)
+            else:  # the side venv's JAX times its cases with their results dropped
+                t_jax = _remote(**remote) if how == "result dropped" else None
+            rows.append((f"{name} ({how})", t_eng, t_np, t_jax, floor))
     return rows
 
 
@@ -130,7 +129,7 @@ def mlp_row(jax_ref):
     f = ej.jit(ej.vmap(ej.grad(loss), in_axes=(None, 0, 0)))
     f(params, jnp.asarray(xb), jnp.asarray(yb))
     xe, ye = jnp.asarray(xb), jnp.asarray(yb)
-    t_eng = best(lambda: f(params, xe, ye), repeat=3)
+    t_eng = timeit(lambda: f(params, xe, ye), repeat=3)
 
     # numpy reference: the same per-example gradients, written by hand with batched einsums.
     def np_grads():
@@ -148,7 +147,7 @@ def mlp_row(jax_ref):
                 d = (d @ w.T) * (1 - hs[i] ** 2)
         return grads
 
-    t_np = best(np_grads, repeat=3)
+    t_np = timeit(np_grads, repeat=3)
     t_jax = None
     if jax_ref is not None:
         jn = jax_ref.numpy
@@ -156,7 +155,7 @@ def mlp_row(jax_ref):
         jp = [(jn.asarray(w), jn.asarray(b)) for w, b in params_np]
         jf = jax_ref.jit(jax_ref.vmap(jax_ref.grad(jl), in_axes=(None, 0, 0)))
         xj, yj = jn.asarray(xb), jn.asarray(yb)
-        t_jax = best(lambda: jax_ref.block_until_ready(jf(jp, xj, yj)), repeat=3)
+        t_jax = timeit(lambda: jax_ref.block_until_ready(jf(jp, xj, yj)), repeat=3)
     else:
         t_jax = _remote("mlp_grads", seconds=2.0)
     return ("per-example grads MLP 784-512-256-10 b128", t_eng, t_np, t_jax, None)
@@ -170,14 +169,14 @@ def warm_row(jax_ref):
     f = ej.jit(lambda x: x * x + x * 2.0)
     f(x)
     importlib.import_module("engine.jit").wait_for_compiles()  # (the first call ran interpreted)
-    t_eng = best(lambda: f(x), repeat=5, number=2000)
+    t_eng = timeit(lambda: f(x), repeat=5, number=2000)
     x_np = np.ones(10, np.float32)
-    t_np = best(lambda: x_np * x_np + x_np * np.float32(2.0), repeat=5, number=2000)
+    t_np = timeit(lambda: x_np * x_np + x_np * np.float32(2.0), repeat=5, number=2000)
     t_jax = None
     if jax_ref is not None:
         jf = jax_ref.jit(lambda x: x * x + x * 2.0)
         xj = jax_ref.numpy.ones(10)
-        t_jax = best(lambda: jf(xj).block_until_ready(), repeat=5, number=2000)
+        t_jax = timeit(lambda: jf(xj).block_until_ready(), repeat=5, number=2000)
     else:
         t_jax = _remote("warm_call", number=2000)
     return ("warm call, 10 floats", t_eng, t_np, t_jax, None)

@@ -12,28 +12,20 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
+
+from bench.timing import interleaved, timeit
 
 TARGETS = {"normalize (psum) 8 floats": 1.1, "psum 1e6 f32 x 8": 15.0}  # ms, from the issue
 MATMUL = "x @ x.T, 8 x (1000x1200) f32"
 REF = "8 matmuls, one process (numpy)"
+ROUNDTRIP = "host->device->host 100 MB (2 copies)"
 
 
-def _timeit(fn, *, repeat=7, number=None, budget=0.5):
-    fn()
-    if number is None:
-        t0 = time.perf_counter()
-        fn()
-        number = max(1, int(budget / max(time.perf_counter() - t0, 1e-6) / repeat))
-    best = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best.append((time.perf_counter() - t0) / number)
-    return float(np.median(best)) * 1e3
+def _ms(fn) -> float:
+    """Median milliseconds per call (the JAX reference's timing, in its own process)."""
+    return timeit(fn, repeat=7, budget=0.5) * 1e3
 
 
 def cases(jax, jnp, lax):
@@ -59,37 +51,16 @@ def cases(jax, jnp, lax):
         return x.block_until_ready() if hasattr(x, "block_until_ready") else x
 
     def roundtrip():
-        np.asarray(jax.device_put(host, jax.devices()[1]))
+        # np.array copies back into host memory: np.asarray alone would return a zero-copy view of
+        # the device's shared memory, and only the way there would be measured.
+        np.array(jax.device_put(host, jax.devices()[1]))
 
     return {
         "normalize (psum) 8 floats": lambda: block(normalize(small)),
         "psum 1e6 f32 x 8": lambda: block(allreduce(big_on)),
         MATMUL: lambda: block(gram(mats_on)),
-        "host->device->host 100 MB": roundtrip,
+        ROUNDTRIP: roundtrip,
     }
-
-
-def _interleaved(fns: dict, rounds: int = 7, budget: float = 0.15, warm: float = 0.1) -> dict:
-    """Median milliseconds per call of each function over ``rounds`` alternating rounds. In each
-    round a case is first run untimed for ``warm`` seconds (a case after a heavy one otherwise
-    pays for the heavy one: on a loaded machine the scheduler holds back processes that just used
-    a lot of CPU), then timed call by call for ``budget`` seconds (at least one call)."""
-    samples = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, fn in fns.items():
-            end = time.perf_counter() + warm
-            fn()
-            while time.perf_counter() < end:
-                fn()
-            end = time.perf_counter() + budget
-            while True:
-                t0 = time.perf_counter()
-                fn()
-                t1 = time.perf_counter()
-                samples[k].append(t1 - t0)
-                if t1 >= end:
-                    break
-    return {k: float(np.median(v)) * 1e3 for k, v in samples.items()}
 
 
 def _numpy_matmuls():
@@ -109,7 +80,7 @@ def measure() -> tuple[dict, dict]:
             # right after the devices' matmuls, and not before the dispatch case: the host's BLAS
             # threads spin for a while after their work, taking cores from the devices
             fns[REF] = _numpy_matmuls()
-    ours = _interleaved(fns)
+    ours = {k: t * 1e3 for k, t in interleaved(fns).items()}
     ref = {MATMUL: ours.pop(REF)}
     return ours, ref
 
@@ -118,9 +89,9 @@ def _jax_reference() -> dict | None:
     code = (
         "import os; os.environ['XLA_FLAGS']='--xla_force_host_platform_device_count=8'\n"
         "import jax, jax.numpy as jnp, json, sys\nfrom jax import lax\n"
-        f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
-        "import bench_pmap as b\n"
-        "print('JSON', json.dumps({k: b._timeit(f) for k, f in b.cases(jax, jnp, lax).items()}))\n"
+        f"sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r})\n"
+        "import bench.bench_pmap as b\n"
+        "print('JSON', json.dumps({k: b._ms(f) for k, f in b.cases(jax, jnp, lax).items()}))\n"
     )
     try:
         import importlib.util
@@ -151,7 +122,7 @@ def main(argv=None) -> int:
         target = f"{TARGETS[k]:8.1f}" if k in TARGETS else ("  <=1.3x" if k == MATMUL else "        ")
         print(f"{k:34} {v:10.3f} {(f'{r:9.3f}' if r else '      n/a')} {ratio} {target}")
     mb = 100.0
-    print(f"host->device->host throughput: {2 * mb / (ours['host->device->host 100 MB'] / 1e3):.0f} MB/s")
+    print(f"host->device->host throughput: {2 * mb / (ours[ROUNDTRIP] / 1e3):.0f} MB/s (each way copied)")
     if not jax_ref:
         print(f"(JAX not installed: the matmul reference is {REF!r}, run alongside; targets are the issue's)")
     print(

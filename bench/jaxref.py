@@ -21,42 +21,12 @@ import os
 import pathlib
 import subprocess
 import sys
-import time
+
+from bench.timing import run_batched, run_for  # the one timing helper of every bench
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 JAX_PYTHON = ROOT / ".jax-venv" / "bin" / "python"
 DEVICES = 8  # pmap rows run over 8 host devices on both sides
-
-
-def run_for(fn, seconds: float, min_calls: int = 1) -> list[float]:
-    """Seconds of each call of ``fn`` made during ``seconds`` (at least ``min_calls`` calls); a
-    ``fn.settle()`` runs untimed after each call."""
-    settle = getattr(fn, "settle", None)
-    samples = []
-    end = time.perf_counter() + seconds
-    while True:
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        samples.append(t1 - t0)
-        if settle is not None:
-            settle()
-        if time.perf_counter() >= end and len(samples) >= min_calls:
-            return samples
-
-
-def run_batched(fn, seconds: float, number: int) -> list[float]:
-    """Per-call seconds of batches of ``number`` calls (for calls too short to time one by one)."""
-    samples = []
-    end = time.perf_counter() + seconds
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        t1 = time.perf_counter()
-        samples.append((t1 - t0) / number)
-        if t1 >= end:
-            return samples
 
 
 class JaxRef:
