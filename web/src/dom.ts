@@ -1,6 +1,6 @@
 // A tiny hyperscript helper: h("div", {class: "x", onclick: f}, child, "text").
 
-type Child = Node | string | number | null | undefined | false | Child[];
+export type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, unknown>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(

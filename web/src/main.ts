@@ -4,7 +4,7 @@
 import "./styles.css";
 import { ApiError, type Example, listTransforms, loadFixture, loadSnippet, mockName, run, saveSnippet } from "./api";
 import { type Check, checkExpected } from "./expected";
-import { empty, h, replace } from "./dom";
+import { type Child, empty, h, replace } from "./dom";
 import { compareUrl } from "./compare-url";
 import { showLineCosts } from "./cost-gutter";
 import { Editor } from "./editor";
@@ -23,9 +23,18 @@ import {
 import { StackBuilder } from "./stack";
 import { applyTheme, initialTheme, toggleTheme } from "./theme";
 
-const PANEL_LABELS: Record<PanelName, string> = {
-  output: "Output", ir: "IR", timings: "Timings", devices: "Devices", debugger: "Debugger",
-};
+/** One panel of the report: everything the page knows about it, in one row of `App.panels`. */
+interface Panel {
+  label: string;
+  /** Whether the report has anything for it (an empty panel's tab is quiet). */
+  hasContent(r: RunReport): boolean;
+  /** The badge on its tab. */
+  count(r: RunReport): string | null;
+  /** The calls it can show (the call picker prefers these). */
+  shows(c: TransformedCall): boolean;
+  /** Its content for the report (stateful panels keep and return their element). */
+  render(r: RunReport): Child[];
+}
 
 class App {
   private session: Session = defaultSession();
@@ -271,21 +280,60 @@ class App {
   /** The call a panel shows: the selected one, or the first that has what the panel needs. */
   private callFor(panel: PanelName): TransformedCall | null {
     const calls = this.report?.calls ?? [];
-    const has = (c: TransformedCall) => (panel === "devices" ? !!c.pmap : panel === "debugger" ? !!c.debug?.steps.length : true);
+    const has = (c: TransformedCall) => this.panels[panel].shows(c);
     const cur = this.call;
     if (cur && has(cur)) return cur;
     return calls.find(has) ?? cur;
   }
 
   private panelHasContent(p: PanelName): boolean {
-    const r = this.report;
-    if (!r) return false;
-    if (p === "ir") return r.calls.some((c) => c.stages.length);
-    if (p === "timings") return r.timings.length > 0 || r.calls.some((c) => c.timings.length);
-    if (p === "devices") return r.calls.some((c) => c.pmap);
-    if (p === "debugger") return r.calls.some((c) => c.debug?.steps.length);
-    return true;
+    return !!this.report && this.panels[p].hasContent(this.report);
   }
+
+  private readonly panels: Record<PanelName, Panel> = {
+    output: {
+      label: "Output",
+      hasContent: () => true,
+      count: (r) => (r.ok ? null : "!"),
+      shows: () => true,
+      render: (r) => [
+        this.notice ? h("p", { class: "notice", testid: "run-notice", role: "note" }, this.notice) : "",
+        renderOutput(r, { gotoLine: (line) => this.gotoLine(line), openFirstNonfinite: this.firstNonfiniteOpener(r) },
+          this.expectedCheck(r)),
+      ],
+    },
+    ir: {
+      label: "IR",
+      hasContent: (r) => r.calls.some((c) => c.stages.length),
+      count: (r) => (r.calls.length ? String(r.calls.length) : null),
+      shows: () => true,
+      render: () => { this.ir.show(this.callFor("ir")); return [this.ir.el]; },
+    },
+    timings: {
+      label: "Timings",
+      hasContent: (r) => r.timings.length > 0 || r.calls.some((c) => c.timings.length),
+      count: () => null,
+      shows: () => true,
+      render: (r) => [
+        renderTimings(r, r.calls.length > 1 ? this.call?.id ?? null : null),
+        renderRecompiles(r, this.previousReport),
+      ],
+    },
+    devices: {
+      label: "Devices",
+      hasContent: (r) => r.calls.some((c) => c.pmap),
+      count: (r) => { const n = r.calls.find((c) => c.pmap)?.pmap?.devices.length; return n ? String(n) : null; },
+      shows: (c) => !!c.pmap,
+      render: (r) => [renderDevices(this.callFor("devices"), r.device_count)],
+    },
+    debugger: {
+      label: "Debugger",
+      hasContent: (r) => r.calls.some((c) => c.debug?.steps.length),
+      count: () => null,
+      shows: (c) => !!c.debug?.steps.length,
+      render: () => { this.debugger.show(this.callFor("debugger")); return [this.debugger.el]; },
+    },
+  };
 
   // ---- panels ---------------------------------------------------------------------------------
 
@@ -293,10 +341,7 @@ class App {
     const r = this.report;
     replace(this.tabs, PANELS.map((p) => {
       const active = p === this.session.panel;
-      let count: string | null = null;
-      if (r && p === "ir" && r.calls.length) count = String(r.calls.length);
-      if (r && p === "devices") { const n = r.calls.find((c) => c.pmap)?.pmap?.devices.length; if (n) count = String(n); }
-      if (r && p === "output" && !r.ok) count = "!";
+      let count = r ? this.panels[p].count(r) : null;
       if (!r && this.failure && p === "output") count = "!";
       return h("button", {
         type: "button", role: "tab", class: `panel-tab${active ? " active" : ""}${r && !this.panelHasContent(p) ? " quiet" : ""}`,
@@ -310,7 +355,7 @@ class App {
           this.showPanel(next);
           (this.tabs.querySelector(`[data-testid="tab-${next}"]`) as HTMLElement | null)?.focus();
         },
-      }, PANEL_LABELS[p], count ? h("span", { class: `count${count === "!" ? " alert" : ""}` }, count) : null);
+      }, this.panels[p].label, count ? h("span", { class: `count${count === "!" ? " alert" : ""}` }, count) : null);
     }));
   }
 
@@ -352,22 +397,22 @@ class App {
       }
       return;
     }
-    const goto = (line: number) => { this.editor.highlightLines([line]); this.editor.focus(); };
+    replace(this.panelBody, ...this.panels[panel].render(r));
+  }
+
+  private gotoLine(line: number) {
+    this.editor.highlightLines([line]);
+    this.editor.focus();
+  }
+
+  /** Opens the Debugger at the first NaN/Inf, if a call produced one. */
+  private firstNonfiniteOpener(r: RunReport): (() => void) | undefined {
     const nanCall = r.calls.findIndex((c) => c.debug?.first_nonfinite != null);
-    const openFirstNonfinite = nanCall < 0 ? undefined : () => {
+    return nanCall < 0 ? undefined : () => {
       this.callIndex = nanCall;
       this.showPanel("debugger");
       this.debugger.go(r.calls[nanCall].debug!.first_nonfinite!);
     };
-    switch (panel) {
-      case "output": replace(this.panelBody,
-        this.notice ? h("p", { class: "notice", testid: "run-notice", role: "note" }, this.notice) : "",
-        renderOutput(r, { gotoLine: goto, openFirstNonfinite }, this.expectedCheck(r))); break;
-      case "ir": this.ir.show(this.callFor("ir")); replace(this.panelBody, this.ir.el); break;
-      case "timings": replace(this.panelBody, renderTimings(r, this.report?.calls.length && this.report.calls.length > 1 ? this.call?.id ?? null : null), renderRecompiles(r, this.previousReport)); break;
-      case "devices": replace(this.panelBody, renderDevices(this.callFor("devices"), r.device_count)); break;
-      case "debugger": this.debugger.show(this.callFor("debugger")); replace(this.panelBody, this.debugger.el); break;
-    }
   }
 
   /** When the session is an unchanged gallery example with reference values, compare the result. */
