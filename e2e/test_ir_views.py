@@ -301,7 +301,9 @@ def test_recompile_timeline_names_each_reason(page: Page, artifacts):
     page.get_by_test_id("run").click()
     page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 2", timeout=90_000)
     page.get_by_test_id("tab-timings").click()
-    expect(page.get_by_test_id("recompile-previous")).to_contain_text("The run before: 7 calls of 2 jitted functions")
+    expect(page.get_by_test_id("recompile-previous")).to_contain_text(
+        "The run before: 7 calls of 2 jitted functions"
+    )
     expect(page.get_by_test_id("recompile-row")).to_have_count(7)
 
 

@@ -67,7 +67,7 @@ def ndtr(x):
     """The standard normal CDF.
 
     >>> ndtr(0.0)
-    Array(0.5, dtype=float32, weak_type=True)
+    Array(0.5, dtype=float32)
     """
     (x,) = promote_args_inexact("ndtr", x)
     z = lax.mul(x, lax.full_like(x, 1 / np.sqrt(2)))
