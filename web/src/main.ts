@@ -529,10 +529,13 @@ declare global {
 
 // `/embed/<id>` is the read-only page for iframes; everything else is the playground.
 const embedId = /^\/embed\/([A-Za-z0-9]+)\/?$/.exec(location.pathname)?.[1];
+// Both read stacks, so the transformation registry comes first (a failure to fetch it shows up as
+// the snippet's or the run's own error).
+const registry = () => listTransforms().then(setTransforms).catch(() => undefined);
 if (embedId) {
-  void import("./embed").then((m) => m.startEmbed(embedId, document.getElementById("app")!));
+  void registry().then(() => import("./embed")).then((m) => m.startEmbed(embedId, document.getElementById("app")!));
 } else if (/^\/compare\/?$/.test(location.pathname)) {
-  void import("./compare").then((m) => m.startCompare(document.getElementById("app")!));
+  void registry().then(() => import("./compare")).then((m) => m.startCompare(document.getElementById("app")!));
 } else {
   const app = new App(document.getElementById("app")!);
   void app.start();
