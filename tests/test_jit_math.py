@@ -23,6 +23,7 @@ def compiled_calls(monkeypatch):
     (an interpreted first call computes with numpy's functions, as eager code does)."""
     monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
 
+
 rng = np.random.default_rng(1)
 SPECIAL = np.array(
     [

@@ -662,8 +662,8 @@ class Codegen:
             f"NAME = {self.name!r}",
             "",
         ]
-        for k in self.kernels:
-            lines += [k, ""]
+        for kernel in self.kernels:
+            lines += [kernel, ""]
         lines.append("def build(env):")
         for key in self.env:
             lines.append(f"    {key} = env[{key!r}]")

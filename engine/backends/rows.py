@@ -102,5 +102,7 @@ INTERPRETER_ONLY = {
     "ppermute": "collectives run between device processes",
     "reduce_scatter": "collectives run between device processes",
     "axis_index": "collectives run between device processes",
+    "reshard": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",
+    "shard_map": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",
     "xla_pmap": "pmap runs its body on the device processes, each compiled there",
 }

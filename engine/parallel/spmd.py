@@ -652,7 +652,11 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     arguments); ``out_specs`` say how the per-device results assemble. Collectives in ``f``
     (``lax.psum(x, 'batch')``) name mesh axes.
 
+    >>> from engine.sharding import PartitionSpec as P
+    >>> mesh = jax.make_mesh((2,), ("b",))
     >>> f = shard_map(lambda a: lax.psum(a.sum(0), "b"), mesh=mesh, in_specs=P("b"), out_specs=P())
+    >>> f(jnp.arange(8.0).reshape(4, 2))
+    Array([12., 16.], dtype=float32)
     """
     import functools
 
