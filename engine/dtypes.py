@@ -1,6 +1,6 @@
 """``jax.dtypes``: the abstract dtypes of typed PRNG keys and the dtype helpers jnp has.
 
->>> dtypes.issubdtype(jax.random.key(0).dtype, dtypes.prng_key)
+>>> jax.dtypes.issubdtype(jax.random.key(0).dtype, jax.dtypes.prng_key)
 True
 """
 

@@ -7,11 +7,11 @@ the only difference from JAX is that jaxprs show the data (``u32[2]``) where JAX
 ``key<fry>[]``. Every ``jax.random`` function takes either style of key (``_unwrap``); ``split``
 and ``fold_in`` return the style they were given.
 
-  >>> k = random.key(0)
+  >>> k = jax.random.key(0)
   >>> k
   Array((), dtype=key<fry>) overlaying:
   [0 0]
-  >>> random.key_data(random.split(k)).shape
+  >>> jax.random.key_data(jax.random.split(k)).shape
   (2, 2)
 """
 

@@ -102,6 +102,7 @@ INTERPRETER_ONLY = {
     "ppermute": "collectives run between device processes",
     "reduce_scatter": "collectives run between device processes",
     "axis_index": "collectives run between device processes",
+    "fft": "numpy's FFT (a library call, not a loop nest)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",
     "tile": "not lowered yet: numpy's rule (a copy)",
