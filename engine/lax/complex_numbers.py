@@ -13,8 +13,14 @@ import numpy as np
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
 
-_REAL_OF = {np.dtype("complex64"): np.dtype("float32"), np.dtype("complex128"): np.dtype("float64")}
-_COMPLEX_OF = {np.dtype("float32"): np.dtype("complex64"), np.dtype("float64"): np.dtype("complex128")}
+_REAL_OF: dict[np.dtype, np.dtype] = {
+    np.dtype("complex64"): np.dtype("float32"),
+    np.dtype("complex128"): np.dtype("float64"),
+}
+_COMPLEX_OF: dict[np.dtype, np.dtype] = {
+    np.dtype("float32"): np.dtype("complex64"),
+    np.dtype("float64"): np.dtype("complex128"),
+}
 
 
 def real_dtype(dtype) -> np.dtype:
