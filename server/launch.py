@@ -21,6 +21,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_process(proc: Optional[subprocess.Popen], sig: int, timeout: float) -> None:
+    """Ask ``proc`` (started in a session of its own) to stop with ``sig``; kill its group after ``timeout``."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+
+
 class ServerProcess:
     """``python -m server`` with ``JAXPLAY_*`` settings from ``settings``; a context manager.
 
@@ -85,13 +97,7 @@ class ServerProcess:
         raise RuntimeError(f"server did not become healthy in {self.startup_timeout} s")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        stop_process(self.proc, signal.SIGTERM, 15)
         if self._log is not None and not isinstance(self._log, int):  # not DEVNULL
             self._log.close()
             self._log = None

@@ -20,7 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Optional
 
-from .launch import free_port
+from .launch import free_port, stop_process
 from .settings import PROJECT_ROOT
 
 NGINX_TEMPLATE = PROJECT_ROOT / "docker" / "nginx" / "jaxplay.conf.template"
@@ -126,13 +126,7 @@ class PostgresCluster:
         raise RuntimeError("postgres did not become ready")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc, signal.SIGINT, 20)  # PostgreSQL's fast shutdown
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> "PostgresCluster":
@@ -201,13 +195,7 @@ class Nginx:
         raise RuntimeError("nginx did not start listening")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        stop_process(self.proc, signal.SIGQUIT, 10)  # graceful: finish the requests in flight
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> "Nginx":
