@@ -322,20 +322,25 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
     nonzero = [type(t) is not ad.Zero for t in tangents]
     in_avals = jaxpr.in_avals
     n = len(primals)
+    out_nonzero: list[bool] = []
 
     def f(*args):
         ps = args[:n]
         ts_it = iter(args[n:])
         ts = [next(ts_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
-        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, xs, jaxpr.consts), ps, ts)
-        return [*pout, *tout]
+        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, xs, jaxpr.consts), ps, ts, False)
+        # Symbolically zero output tangents stay outside the call (JAX's jvp_jaxpr, instantiate=False).
+        out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
+        return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
 
     t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
     closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
     tvals = [t for t in tangents if type(t) is not ad.Zero]
     outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
     m = len(jaxpr.out_avals)
-    return outs[:m], outs[m:]
+    t_it = iter(outs[m:])
+    tout = [next(t_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(out_nonzero, jaxpr.out_avals)]
+    return outs[:m], tout
 
 
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
