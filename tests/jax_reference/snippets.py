@@ -813,3 +813,27 @@ FFT = [
     ),
 ]
 SNIPPETS["fft"] = FFT
+
+KEYS = [
+    (
+        "key_repr",
+        "k = jax.random.key(0)\nout = (repr(k), str(k.dtype), k.shape, repr(jax.random.split(k)), repr(jax.random.fold_in(k, 3)))",
+    ),
+    (
+        "key_data_wrap",
+        "k = jax.random.key(7)\nout = (jax.random.key_data(k), repr(jax.random.wrap_key_data(jnp.array([0, 42], jnp.uint32))), jax.random.key_data(jax.random.PRNGKey(3)), str(jax.random.key_impl(k)))",
+    ),
+    (
+        "key_sampling_matches_raw",
+        "k = jax.random.key(0)\nout = (jax.random.normal(k, (3,)), jax.random.normal(jax.random.PRNGKey(0), (3,)), jax.random.uniform(jax.random.split(k)[1], (2,)), jax.random.randint(jax.random.fold_in(k, 1), (3,), 0, 10))",
+        1e-6,
+    ),
+    (
+        "key_vmap_jit",
+        "ks = jax.random.split(jax.random.key(0), 3)\nout = (jax.vmap(lambda k: jax.random.uniform(k))(ks), jax.jit(lambda k: jax.random.normal(k, (2,)))(ks[0]), len(ks), ks.shape)",
+        1e-6,
+    ),
+    ("key_split_batch_error", "out = jax.random.normal(jax.random.split(jax.random.key(0)), (2,))"),
+    ("key_from_traced_seed", "out = jax.random.key_data(jax.jit(jax.random.key)(5))"),
+]
+SNIPPETS["keys"] = KEYS
