@@ -337,29 +337,30 @@ def _cond_transpose(cts, index, *args, branches):
     return [None] + [next(it) if u else None for u in undef]
 
 
+def _bcast_to(pred, x):
+    # A per-example predicate broadcast over the rest of x's axes (JAX's _bcast_select).
+    p_nd, shape = core.get_aval(pred).ndim, core.get_aval(x).shape
+    return lax.broadcast_in_dim(pred, shape, tuple(range(p_nd))) if p_nd != len(shape) else pred
+
+
 def _cond_batch(axis_size, vals, dims, *, branches):
     index, *args = vals
     idim, *adims = dims
     if idim is not not_mapped:
-        # A batched predicate: run every branch on the whole batch, then select per example.
-        args0 = [
-            batching.bdim_at_front(a, d, axis_size) if d is not not_mapped else a for a, d in zip(args, adims)
-        ]
-        in_dims = [0 if d is not not_mapped else None for d in adims]
-        outs = [
-            batching.vmap_flat(
-                lambda *xs, b=b: _run(b, *xs), axis_size, None, in_dims, args0, lambda n: [0] * n
-            )
-            for b in branches
-        ]
+        # A batched index becomes a select, as in JAX: every branch runs on the whole batch, its
+        # operands stop_gradient'ed where it is not taken (safe reverse mode, jax#1052).
         idx = batching.bdim_at_front(index, idim, axis_size)
-        res = []
-        for per_branch in zip(*outs):
-            shape = core.get_aval(per_branch[0]).shape
-            w = lax.broadcast_in_dim(idx, shape, (0,)) if len(shape) > 1 else idx
-            if len(branches) == 2:
-                w = lax.convert_element_type(w, np.bool_)
-            res.append(lax.select_n(w, *per_branch))
+        ops = [batching.bdim_at_front(a, d, axis_size) for a, d in zip(args, adims)]
+        branch_outs = []
+        for i, b in enumerate(branches):
+            taken = lax.eq(idx, np.array(i, core.get_aval(idx).dtype))
+            ops_i = [lax.select(_bcast_to(taken, x), x, lax.stop_gradient(x)) for x in ops]
+            branch_outs.append(
+                batching.vmap_flat(
+                    lambda *xs, b=b: _run(b, *xs), axis_size, None, [0] * len(ops_i), ops_i, lambda n: [0] * n
+                )
+            )
+        res = [lax.select_n(_bcast_to(idx, outs[0]), *outs) for outs in zip(*branch_outs)]
         return res, [0] * len(res)
     in_dims = [None if d is not_mapped else d for d in adims]
     new = []
