@@ -173,25 +173,31 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     >>> logsumexp(jnp.array([0.0, 0.0]))
     Array(0.6931472, dtype=float32)
     """
+    # JAX's formulation, equation for equation.
+    if where is not None:
+        a = jnp.where(where, a, 0)
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
         a = jnp.where(b != 0, a, -jnp.inf)
     else:
         (a,) = promote_args_inexact("logsumexp", a)
     axes = canonicalize_axes(axis, a.ndim)
-    amax = jnp.max(a, axes, keepdims=True, where=where, initial=-np.inf if where is not None else None)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
-    e = jnp.exp(a - amax)
+    is_complex = a.dtype.kind == "c"
+    amax = jnp.max(jnp.real(a) if is_complex else a, axes, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, axes)
+    exp_a = lax.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
     if b is not None:
-        e = e * b
-    s = jnp.sum(e, axes, keepdims=keepdims, where=where)
-    sign = jnp.sign(s)
-    out = jnp.log(jnp.abs(s) if return_sign or b is not None else s)
-    out = out + (amax if keepdims else jnp.squeeze(amax, axes))
+        exp_a = lax.mul(exp_a, b)
+    sumexp = jnp.sum(exp_a, axes, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not is_complex:
+        sumexp = lax.abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
         return out, sign
-    if b is not None:
-        out = jnp.where(sign < 0, jnp.nan, out)
+    if b is not None and not is_complex:
+        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
     return out
 
 
