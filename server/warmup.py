@@ -58,11 +58,11 @@ def _stop_kernel_threads() -> None:
     jit_mod: Any = sys.modules.get("engine.jit")
     if jit_mod is not None and hasattr(jit_mod, "wait_for_compiles"):
         jit_mod.wait_for_compiles()
-    numba_jit: Any = sys.modules.get("engine.backends.numba_jit")
-    pool = getattr(numba_jit, "_pool", None)
-    if numba_jit is not None and pool is not None:
+    runtime: Any = sys.modules.get("engine.backends.numba_runtime")
+    pool = getattr(runtime, "_pool", None)
+    if runtime is not None and pool is not None:
         pool.shutdown(wait=True)
-        numba_jit._pool = None
+        runtime._pool = None
     for t in threading.enumerate():
         if t is not threading.main_thread() and t.name.startswith("engine-kernel"):
             t.join(timeout=1.0)
