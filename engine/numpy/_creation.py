@@ -40,9 +40,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
                 promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else np.dtype("float32")
             )
         if any(isinstance(x, Tracer) for x in leaves):
-            from ._shape import stack
-
-            out = stack([array(o, dtype) for o in object]) if object else None
+            out = _concatenate_rows(object, dtype) if object else None
         else:
             out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
     elif isinstance(object, (Tracer, Array)):
@@ -158,6 +156,18 @@ def _static_number(x, what):
     if isinstance(x, Tracer):
         return core.concrete_or_error(x, what).item()
     return x.item() if isinstance(x, (np.ndarray, np.generic, Array)) else x
+
+
+def _concatenate_rows(rows, dtype):
+    """JAX's array() of a list holding tracers: each row converted and expanded in turn, then
+    concatenated (in trees of 16, as JAX does for wide lists)."""
+    out = [lax.expand_dims(array(r, dtype), (0,)) for r in rows]
+    shapes = {core.get_aval(r).shape for r in out}
+    if len(shapes) != 1:
+        raise ValueError(f"All input arrays must have the same shape, got {sorted(s[1:] for s in shapes)}.")
+    while len(out) > 16:
+        out = [lax.concatenate(out[i : i + 16], 0) for i in range(0, len(out), 16)]
+    return lax.concatenate(out, 0)
 
 
 def arange(start, stop=None, step=None, dtype=None):
