@@ -413,11 +413,6 @@ def while_loop(cond_fun, body_fun, init_val):
         return out_leaves
 
     bj, bconsts = _trace(flat_body, avals)
-    leaves, changed = _promote_weak_inputs(leaves, avals, bj.out_avals)
-    if changed:  # as JAX: a weak init whose body output is strong becomes strong; trace again
-        avals = _avals(leaves)
-        body_tree.clear()
-        bj, bconsts = _trace(flat_body, avals)
     cj, cconsts = _trace(flat_cond, avals)
     if body_tree[0] != tree:
         raise TypeError(
@@ -436,18 +431,6 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(tree, outs)
 
 
-def _promote_weak_inputs(leaves, in_avals, out_avals):
-    """Loop inputs that are weakly typed while the body returns them strongly typed (of the same
-    dtype) are made strong, as JAX's loops do, so the loop's carry type is the body's."""
-    changed = False
-    out = list(leaves)
-    for k, (a, b) in enumerate(zip(in_avals, out_avals)):
-        if a.weak_type and not b.weak_type and a.dtype == b.dtype:
-            out[k] = lax.convert_element_type(leaves[k], a.dtype, weak_type=False)
-            changed = True
-    return out, changed
-
-
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = (
         args[:cond_nconsts],
@@ -456,12 +439,12 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     )
     while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
         carry = _run(body_jaxpr, *bc, *carry)
-    return _with_weak_types(carry, body_jaxpr.in_avals[body_nconsts:])
+    return _with_weak_types(carry, body_jaxpr.out_avals)
 
 
 def _with_weak_types(vals, avals):
-    """Loop outputs as Arrays with the weak types the abstract rule gives them (eager evaluation
-    would otherwise call them weak only if every input was)."""
+    """Loop outputs as Arrays with the weak types the abstract rule gives them: the body's output
+    types, as in JAX (whose loops ignore weak-type-only carry mismatches, core.typematch)."""
     return [core.Array(core.to_numpy(v), a.weak_type) for v, a in zip(vals, avals)]
 
 
@@ -717,10 +700,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return [*cl, *yl]
 
     body, consts = _trace(flat, [*c_avals, *x_avals])
-    c_leaves, changed = _promote_weak_inputs(c_leaves, c_avals, body.out_avals[: len(c_avals)])
-    if changed:  # as JAX: a weak init whose body output is strong becomes strong; trace again
-        c_avals = _avals(c_leaves)
-        body, consts = _trace(flat, [*c_avals, *x_avals])
     if trees[0] != c_tree:
         raise TypeError(
             f"scan body function carry input and carry output must have the same pytree "
@@ -760,8 +739,7 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
         carry = outs[:num_carry]
         for y, o in zip(ys, outs[num_carry:]):
             y[i] = core.to_numpy(o)
-    carry_avals = jaxpr.in_avals[num_consts : num_consts + num_carry]
-    return _with_weak_types([*carry, *ys], [*carry_avals, *y_avals])
+    return _with_weak_types([*carry, *ys], jaxpr.out_avals)
 
 
 def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
