@@ -107,11 +107,12 @@ def test_timing_phases_are_disjoint_add_up_to_wall_time_and_show_cache_hits(page
         "els => Object.fromEntries(els.map(e => [e.dataset.category, Number(e.dataset.ms)]))"
     )
     wall = float(page.get_by_test_id("wall-total").get_attribute("data-ms"))
-    assert {"trace", "compile", "execute", "other"} <= set(totals), totals
+    assert {"trace", "execute", "other"} <= set(totals), totals
     assert abs(sum(totals.values()) - wall) <= 1e-6 * wall + 1e-3, (totals, wall)
-    # The first call compiles (inside its execution), the second hits the cache: compile is not
-    # counted again as execute, so execute is what ran after compiling.
-    assert totals["compile"] > totals["execute"], totals
+    # A new program's first call runs in the interpreter while its kernels compile on the
+    # background lane; that lane runs alongside the host phases and is not part of their sum.
+    background = page.locator("[data-testid=timeline-lane][data-lane=background] [data-testid=timeline-bar]")
+    assert all(c == "compile" for c in background.evaluate_all("els => els.map(e => e.dataset.category)"))
     # The second call's cache hit is on the timeline.
     expect(page.get_by_test_id("cache-hit-marker")).to_have_count(1)
     expect(page.get_by_test_id("cache-hit-marker").locator("..")).to_have_attribute("data-category", "trace")
