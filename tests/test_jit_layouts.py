@@ -7,10 +7,11 @@ import pytest
 import engine as jax
 import engine.numpy as jnp
 
-pytest.importorskip("numba")
-from engine.backends import numba_jit  # noqa: E402
-from engine.backends.numba_jit import layout_of  # noqa: E402
-from engine.core import Array, get_aval  # noqa: E402
+from conftest import numba_backend
+from engine.core import Array, get_aval
+
+numba_jit = numba_backend()  # fails if numba is broken; skips only under JAXPLAY_TESTS_WITHOUT_NUMBA=1
+layout_of = numba_jit.layout_of
 
 
 @pytest.fixture(autouse=True)

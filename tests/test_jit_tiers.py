@@ -7,12 +7,14 @@ import importlib
 import numpy as np
 import pytest
 
+from conftest import numba_backend
+
 import engine as jax
 import engine.numpy as jnp
 from engine import monitoring
 from engine.core import Array
 
-pytest.importorskip("numba")
+numba_backend()  # fails if numba is broken; skips only under JAXPLAY_TESTS_WITHOUT_NUMBA=1
 J = importlib.import_module("engine.jit")
 
 
