@@ -73,14 +73,12 @@ transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 # Forward mode.
 
 
-class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent", "_aval")
+class PrimalTracer(Tracer):
+    """A tracer that follows a primal value: its aval is the primal's (forward mode, the tape)."""
 
-    def __init__(self, trace, primal, tangent):
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
-        self._aval = None
+    __slots__ = ("primal", "_aval")
+    primal: Any
+    _aval: ShapedArray | None
 
     @property
     def aval(self):
@@ -88,6 +86,19 @@ class JVPTracer(Tracer):
         if aval is None:  # (once: a Python scalar's aval is a new object each time)
             aval = self._aval = core.get_aval(self.primal)
         return aval
+
+    def concrete_value(self):
+        return core.concrete_or_none(self.primal)
+
+
+class JVPTracer(PrimalTracer):
+    __slots__ = ("tangent",)
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+        self._aval = None
 
     def __repr__(self):
         # JAX's names: under grad (the tangent is being staged for transposition) a GradTracer.
@@ -97,9 +108,6 @@ class JVPTracer(Tracer):
         if type(tangent) is Zero:
             tangent = f"Zero({tangent.aval.str_short()})"
         return f"JVPTracer(primal={self.primal}, tangent={tangent})"
-
-    def concrete_value(self):
-        return core.concrete_or_none(self.primal)
 
     def full_lower(self):
         if type(self.tangent) is Zero:

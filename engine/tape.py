@@ -22,32 +22,22 @@ from typing import Any
 import numpy as np
 
 from . import ad, core
-from .core import Trace, Tracer
+from .core import Trace
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
 
 CACHE_MAX = 4096
 
 
-class TapeTracer(Tracer):
+class TapeTracer(ad.PrimalTracer):
     """A concrete value that the tape follows: ``node`` is its slot in the cotangent table."""
 
-    __slots__ = ("primal", "node", "_aval")
+    __slots__ = ("node",)
 
     def __init__(self, trace, primal, node):
         self._trace = trace
         self.primal = primal
         self.node = node
         self._aval = None
-
-    @property
-    def aval(self):
-        aval = self._aval
-        if aval is None:  # (once: a Python scalar's aval is a new object each time)
-            aval = self._aval = core.get_aval(self.primal)
-        return aval
-
-    def concrete_value(self):
-        return core.concrete_or_none(self.primal)
 
     def full_lower(self):
         return self if self.node is not None else core.full_lower(self.primal)
