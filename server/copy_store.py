@@ -15,13 +15,13 @@ from .store import SnippetStore, SQLiteSnippetStore, content_digest
 from .models import Snippet
 
 
-def store_at(where: str) -> SnippetStore:
+def store_at(where: str, must_exist: bool) -> SnippetStore:
     if where.startswith(("postgresql://", "postgres://")):
         from .postgres_store import PostgresSnippetStore
 
         return PostgresSnippetStore(where)
     path = Path(where)
-    if not path.is_file():
+    if must_exist and not path.is_file():
         raise SystemExit(f"{where}: no such SQLite file")
     return SQLiteSnippetStore(path)
 
@@ -46,12 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", help="SQLite file or postgresql:// URL to read")
     parser.add_argument("target", help="SQLite file or postgresql:// URL to write (created/migrated)")
     args = parser.parse_args(argv)
-    source = store_at(args.source)
-    target = (
-        store_at(args.target)
-        if args.target.startswith(("postgresql://", "postgres://"))
-        else SQLiteSnippetStore(Path(args.target))
-    )
+    source = store_at(args.source, must_exist=True)
+    target = store_at(args.target, must_exist=False)
     source.open()
     target.open()
     try:
