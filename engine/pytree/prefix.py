@@ -1,0 +1,185 @@
+"""Matching a tree against a treedef prefix (``flatten_up_to``, ``broadcast_prefix``), with errors
+that name the key path of the first difference."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .flatten import tree_flatten, tree_leaves, tree_structure
+from .keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr
+from .treedef import (
+    _CUSTOM,
+    _DEFAULTDICT,
+    _DICT,
+    _LEAF,
+    _LIST,
+    _NAMEDTUPLE,
+    _NONE,
+    _ORDEREDDICT,
+    _TUPLE,
+    PyTreeDef,
+    _classify,
+    _kind_cache,
+    _registry,
+    _sorted_keys,
+)
+
+
+class _Mismatch(Exception):
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
+        self.path: list = []
+
+
+_KIND_NAMES = {
+    _NONE: "None",
+    _TUPLE: "tuple",
+    _LIST: "list",
+    _DICT: "dict",
+    _NAMEDTUPLE: "namedtuple",
+    _ORDEREDDICT: "OrderedDict",
+    _DEFAULTDICT: "defaultdict",
+}
+
+
+def _short(x: Any, limit: int = 60) -> str:
+    try:
+        r = repr(x)
+    except Exception:
+        r = f"<{type(x).__name__}>"
+    r = " ".join(r.split())
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _node_desc(td: PyTreeDef) -> str:
+    k = td._kind
+    if k == _NONE:
+        return "None"
+    if k == _DICT or k == _ORDEREDDICT:
+        return f"a {_KIND_NAMES[k]} with keys {list(td._data)!r}"
+    if k == _DEFAULTDICT:
+        return f"a defaultdict with keys {list(td._data[1])!r}"
+    if k == _NAMEDTUPLE:
+        return f"a {td._type.__name__} namedtuple"
+    if k == _CUSTOM:
+        return f"a {td._type.type.__name__} node"
+    return f"a {_KIND_NAMES[k]} of length {len(td._children)}"
+
+
+def _child_keys(td: PyTreeDef) -> list:
+    k = td._kind
+    if k == _TUPLE or k == _LIST:
+        return [SequenceKey(i) for i in range(len(td._children))]
+    if k == _DICT or k == _ORDEREDDICT:
+        return [DictKey(key) for key in td._data]
+    if k == _DEFAULTDICT:
+        return [DictKey(key) for key in td._data[1]]
+    if k == _NAMEDTUPLE:
+        return [GetAttrKey(f) for f in td._type._fields]
+    return [FlattenedIndexKey(i) for i in range(len(td._children))]
+
+
+def _flatten_up_to(td: PyTreeDef, x: Any, out: list) -> None:
+    k = td._kind
+    if k == _LEAF:
+        out.append(x)
+        return
+    t = type(x)
+    xk = _kind_cache.get(t)
+    if xk is None:
+        xk = _classify(t)
+    if k == _NONE:
+        if x is not None:
+            raise _Mismatch(f"expected None, got {type(x).__name__} {_short(x)}")
+        return
+    if xk != k or (k == _NAMEDTUPLE and t is not td._type) or (k == _CUSTOM and _registry[t] is not td._type):
+        raise _Mismatch(f"expected {_node_desc(td)}, got {type(x).__name__} {_short(x)}")
+    if k == _TUPLE or k == _LIST or k == _NAMEDTUPLE:
+        children = x
+        if len(x) != len(td._children):
+            raise _Mismatch(
+                f"expected {_node_desc(td)}, got a {type(x).__name__} of length {len(x)}: {_short(x)}"
+            )
+    elif k == _DICT or k == _ORDEREDDICT or k == _DEFAULTDICT:
+        keys = td._data[1] if k == _DEFAULTDICT else td._data
+        xkeys = _sorted_keys(x) if k != _ORDEREDDICT else tuple(x)
+        if xkeys != keys:
+            if set(xkeys) == set(keys) and k == _ORDEREDDICT:
+                raise _Mismatch(
+                    f"OrderedDict key order differs: expected {list(keys)!r}, got {list(xkeys)!r}"
+                )
+            raise _Mismatch(f"dict key mismatch: expected keys {list(keys)!r}, got {list(xkeys)!r}")
+        children = [x[key] for key in keys]
+    else:
+        children, aux = td._type.flatten(x)
+        children = list(children)
+        if aux != td._data:
+            raise _Mismatch(
+                f"{t.__name__} node data mismatch: expected {_short(td._data)}, got {_short(aux)}"
+            )
+        if len(children) != len(td._children):
+            raise _Mismatch(
+                f"{t.__name__} node arity mismatch: expected {len(td._children)} "
+                f"children, got {len(children)}"
+            )
+    for i, (c, ctd) in enumerate(zip(children, td._children)):
+        try:
+            _flatten_up_to(ctd, c, out)
+        except _Mismatch as e:
+            e.path.append(_child_keys(td)[i])
+            raise
+
+
+def _path_str(rev_path: list) -> str:
+    if not rev_path:
+        return "the root"
+    return "tree" + keystr(tuple(reversed(rev_path)))
+
+
+def _none_or(is_leaf):
+    if is_leaf is None:
+        return lambda x: x is None
+    return lambda x: x is None or is_leaf(x)
+
+
+def broadcast_prefix(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[Any]:
+    """Broadcasts a tree prefix to one entry per leaf of ``full_tree``.
+
+    Each leaf of ``prefix_tree`` is repeated once for every leaf of the subtree
+    of ``full_tree`` found at its position. Unlike most functions here, ``None``
+    in ``prefix_tree`` is a leaf (so ``in_axes=(0, None)`` works). ``is_leaf``
+    marks further leaves in ``prefix_tree``.
+
+    Raises:
+      ValueError: if ``prefix_tree`` is not a prefix of ``full_tree``; the
+        message gives the position of the first difference and both structures.
+
+    Example:
+
+      >>> broadcast_prefix((0, None), ([1, 2], {'a': 3}))
+      [0, 0, None]
+    """
+    prefix_leaves, prefix_def = tree_flatten(prefix_tree, _none_or(is_leaf))
+    if prefix_def._kind == _LEAF:  # fast path: one value for everything
+        return prefix_leaves * len(tree_leaves(full_tree))
+    subtrees: list[Any] = []
+    try:
+        _flatten_up_to(prefix_def, full_tree, subtrees)
+    except _Mismatch as e:
+        raise ValueError(
+            f"Tree prefix mismatch at {_path_str(e.path)}: {e.msg}.\n"
+            f"  prefix structure: {prefix_def!r}\n"
+            f"  full structure:   {tree_structure(full_tree)!r}\n"
+            f"The prefix must have the same containers as the full tree down to its leaves."
+        ) from None
+    result: list[Any] = []
+    for p, sub in zip(prefix_leaves, subtrees):
+        n = len(tree_leaves(sub))
+        if n == 1:
+            result.append(p)
+        elif n:
+            result.extend([p] * n)
+    return result
