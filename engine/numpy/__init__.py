@@ -136,8 +136,6 @@ from ._reductions import (
 )
 from ._shape import (
     append,
-    argsort,
-    argwhere,
     array_split,
     atleast_1d,
     atleast_2d,  # noqa: F401
@@ -147,13 +145,9 @@ from ._shape import (
     column_stack,
     concat,
     concatenate,
-    diag,
-    diagflat,
-    diagonal,
     dsplit,
     dstack,
     expand_dims,
-    flatnonzero,
     flip,
     fliplr,
     flipud,
@@ -162,7 +156,6 @@ from ._shape import (
     matrix_transpose,
     moveaxis,
     ndim,
-    nonzero,
     pad,
     permute_dims,
     ravel,
@@ -171,20 +164,38 @@ from ._shape import (
     roll,
     rot90,
     row_stack,
-    searchsorted,
     shape,
     size,
-    sort,
     split,
     squeeze,
     stack,
     swapaxes,
     tile,
-    trace,
     transpose,
-    unique,
     vsplit,
     vstack,
+)
+from ._searching import (
+    argpartition,
+    argsort,
+    argwhere,
+    flatnonzero,
+    isin,
+    nonzero,
+    partition,
+    searchsorted,
+    sort,
+    unique,
+)
+from ._diagonal import (
+    diag,
+    diag_indices_from,
+    diagflat,
+    diagonal,
+    fill_diagonal,
+    trace,
+    tril_indices_from,
+    triu_indices_from,
 )
 from ._shape import broadcast_shapes_ as broadcast_shapes  # noqa: F401
 from ._ufuncs import (
@@ -303,24 +314,21 @@ from ._ufuncs import (
 )
 from ._shape import (
     apply_along_axis,
-    argpartition,
     block,
-    compress,
-    delete,  # noqa: F401
-    diag_indices_from,
-    fill_diagonal,
-    insert,
-    isin,
-    ix_,
-    partition,
-    polyval,
-    ravel_multi_index,
     resize,
     rollaxis,
-    tril_indices_from,
-    triu_indices_from,
-    unravel_index,
     unstack,
+)
+from ._index_tricks import (
+    compress,
+    delete,  # noqa: F401
+    insert,
+    ix_,
+    ravel_multi_index,
+    unravel_index,
+)
+from ._polynomial import (
+    polyval,
     vander,
 )
 from ._statistics import (

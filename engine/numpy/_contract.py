@@ -314,7 +314,7 @@ def _einsum_sublists(operands):
 
 def _take_diagonal(x, labels: str):
     """Repeated labels in one operand (``'ii'``) select its diagonal."""
-    from ._shape import diagonal
+    from ._diagonal import diagonal
 
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
-from . import _contract, _creation, _indexing, _reductions, _shape, _ufuncs
+from . import _contract, _creation, _diagonal, _indexing, _reductions, _searching, _shape, _ufuncs
 
 _state = core._state
 _staging = core.staging_anywhere
@@ -195,11 +195,11 @@ def _install(cls):
     cls.dot = lambda self, b, **kw: _contract.dot(self, b, **kw)
     cls.take = lambda self, indices, axis=None, **kw: _indexing.take(self, indices, axis, **kw)
     cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)
-    cls.sort = lambda self, axis=-1, **kw: _shape.sort(self, axis, **kw)
-    cls.argsort = lambda self, axis=-1, **kw: _shape.argsort(self, axis, **kw)
-    cls.nonzero = lambda self, **kw: _shape.nonzero(self, **kw)
-    cls.diagonal = lambda self, offset=0, axis1=0, axis2=1: _shape.diagonal(self, offset, axis1, axis2)
-    cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _shape.trace(
+    cls.sort = lambda self, axis=-1, **kw: _searching.sort(self, axis, **kw)
+    cls.argsort = lambda self, axis=-1, **kw: _searching.argsort(self, axis, **kw)
+    cls.nonzero = lambda self, **kw: _searching.nonzero(self, **kw)
+    cls.diagonal = lambda self, offset=0, axis1=0, axis2=1: _diagonal.diagonal(self, offset, axis1, axis2)
+    cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _diagonal.trace(
         self, offset, axis1, axis2, dtype
     )
     for name in (

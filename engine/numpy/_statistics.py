@@ -37,7 +37,8 @@ def quantile(
 
 
 def _quantile(a, q, axis, method, keepdims, ignore_nan):
-    from ._shape import moveaxis, ravel, sort
+    from ._shape import moveaxis, ravel
+    from ._searching import sort
     from ._ufuncs import isnan
 
     check_arraylike("quantile", a, q)
@@ -271,7 +272,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
 
 
 def corrcoef(x, y=None, rowvar: bool = True):
-    from ._shape import diagonal
+    from ._diagonal import diagonal
 
     c = cov(x, y, rowvar)
     if c.ndim == 0:
@@ -299,7 +300,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of ``(xp, fp)`` (``xp`` increasing) at ``x``."""
-    from ._shape import searchsorted
+    from ._searching import searchsorted
     from ._ufuncs import where
 
     x, xp, fp = promote_dtypes_inexact(as_operand(x), as_operand(xp), as_operand(fp))

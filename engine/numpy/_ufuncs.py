@@ -619,7 +619,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     Array([0., 0., 1., 1.], dtype=float32)
     """
     if x is None and y is None:
-        from ._shape import nonzero
+        from ._searching import nonzero
 
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:

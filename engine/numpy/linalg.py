@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from .. import lax
 from ..core import Array
 from ..lax import linalg as lax_linalg
 from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
+from ._diagonal import diagonal  # noqa: F401
+from ._diagonal import trace as _trace
 from ._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
-from ._shape import diagonal, matrix_transpose  # noqa: F401
-from ._shape import trace as _trace
+from ._shape import matrix_transpose  # noqa: F401
 from ._staged import staged_as_jit
 
 
@@ -319,8 +320,8 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)`` as ``numpy.linalg.lstsq``."""
     from ._reductions import sum
-    from ._ufuncs import multiply, where
     from ._shape import ravel
+    from ._ufuncs import multiply, where
 
     a, b = _inexact("lstsq", a, b)
     if a.ndim != 2:
@@ -376,7 +377,8 @@ def matrix_power(a, n: int):
 
 def matrix_rank(M, rtol=None, *, tol=None):
     """The number of singular values above ``rtol * largest`` (numpy's default tolerance)."""
-    from ._reductions import max as amax, sum
+    from ._reductions import max as amax
+    from ._reductions import sum
 
     (M,) = _inexact("matrix_rank", M)
     if M.ndim < 2:

@@ -1,0 +1,98 @@
+"""Diagonals: diagonal, diag, diagflat, trace, fill_diagonal and the ``*_indices_from`` helpers."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ._promote import as_operand, canonicalize_axis
+from ._shape import moveaxis, ravel, slice_axis
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The ``offset`` diagonal of the ``(axis1, axis2)`` planes, as the last axis of the result."""
+    a = as_operand(a)
+    ax1, ax2 = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+    if ax1 == ax2:
+        raise ValueError("axis1 and axis2 must be different")
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    n, m = a.shape[-2:]
+    offset = int(offset)
+    k = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+    batch = a.shape[:-2]
+    if k == 0:
+        return lax.full(batch + (0,), 0, a.dtype, a.weak_type)
+    # In the flattened plane the diagonal is a strided slice: start, then every m + 1 elements.
+    flat = lax.reshape(a, batch + (n * m,))
+    start = offset if offset >= 0 else -offset * m
+    return slice_axis(flat, len(batch), start, start + (k - 1) * (m + 1) + 1, m + 1)
+
+
+def diag(v, k: int = 0):
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with ``v`` on its ``k``-th diagonal."""
+    v = as_operand(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    k = int(k)
+    L = v.shape[0]
+    n = L + builtins.abs(k)
+    if L == 0:
+        return lax.full((n, n), 0, v.dtype, v.weak_type)
+    # Rows [v_i, 0 * L] flattened put v_i at i * (L + 1): the diagonal of an L x L matrix.
+    zero = lax.full((), 0, v.dtype, v.weak_type)
+    rows = lax.pad(lax.reshape(v, (L, 1)), zero, [(0, 0, 0), (0, L, 0)])
+    square = lax.reshape(slice_axis(lax.reshape(rows, (L * (L + 1),)), 0, 0, L * L), (L, L))
+    if k == 0:
+        return square
+    lo, hi = (0, k) if k > 0 else (-k, 0)
+    return lax.pad(square, zero, [(lo, hi, 0), (hi, lo, 0)])
+
+
+def diagflat(v, k: int = 0):
+    return diag(ravel(v), k)
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """Sum of the ``offset`` diagonal."""
+    from ._reductions import sum
+
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diag_indices_from(arr):
+    a = as_operand(arr)
+    from ._creation import diag_indices
+
+    return diag_indices(a.shape[0], a.ndim)
+
+
+def tril_indices_from(arr, k: int = 0):
+    from ._creation import tril_indices
+
+    a = as_operand(arr)
+    return tril_indices(a.shape[-2], k, a.shape[-1])
+
+
+def triu_indices_from(arr, k: int = 0):
+    from ._creation import triu_indices
+
+    a = as_operand(arr)
+    return triu_indices(a.shape[-2], k, a.shape[-1])
+
+
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """A copy of ``a`` with ``val`` on its main diagonal (JAX requires ``inplace=False``)."""
+    if inplace:
+        raise ValueError("jnp.fill_diagonal cannot modify arrays in place; pass inplace=False")
+    a = as_operand(a)
+    n = builtins.min(a.shape)
+    idx = tuple(Array(np.arange(n, dtype=np.int32)) for _ in range(a.ndim))
+    v = ravel(as_operand(val))
+    if v.shape[0] not in (1, n):
+        v = Array(np.resize(core.to_numpy(v), n)) if not isinstance(v, Tracer) else v
+    return a.at[idx].set(v if v.shape[0] == n else lax.broadcast_in_dim(lax.reshape(v, ()), (n,), ()))

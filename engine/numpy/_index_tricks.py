@@ -1,0 +1,118 @@
+"""Index arithmetic (ix_, unravel_index, ravel_multi_index) and editing entries at static positions
+along an axis (delete, insert, compress)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import Array, Tracer
+from ._promote import as_operand, canonicalize_axis, concrete_shape, convert
+from ._searching import _concrete_value, nonzero
+from ._shape import broadcast_to, concatenate, moveaxis, ravel
+
+
+def ix_(*args):
+    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` selects the cross product."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = as_operand(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            a = nonzero(a)[0]
+        out.append(lax.reshape(a, (1,) * i + (a.shape[0],) + (1,) * (n - i - 1)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape):
+    """Coordinates of flat ``indices`` in an array of ``shape`` (out-of-range ones are clipped)."""
+    idx = as_operand(indices)
+    shape = concrete_shape(shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    idx = lax.clamp(lax.full((), -size, idx.dtype), idx, lax.full((), size - 1, idx.dtype))
+    idx = lax.select(lax.lt(idx, lax.full_like(idx, 0)), lax.add(idx, lax.full_like(idx, size)), idx)
+    out = []
+    for d in reversed(shape):
+        out.append(lax.rem(idx, lax.full_like(idx, d)))
+        idx = lax.div(idx, lax.full_like(idx, d))
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
+    dims = concrete_shape(dims)
+    out = None
+    for i, d in zip(multi_index, dims):
+        i = as_operand(i)
+        if mode == "clip":
+            i = lax.clamp(lax.full((), 0, i.dtype), i, lax.full((), d - 1, i.dtype))
+        elif mode == "wrap":
+            i = lax.rem(lax.add(lax.rem(i, lax.full_like(i, d)), lax.full_like(i, d)), lax.full_like(i, d))
+        out = i if out is None else lax.add(lax.mul(out, lax.full_like(out, d)), i)
+    return out
+
+
+def _static_positions(obj, n, what):
+    v = obj if not isinstance(obj, (Array, Tracer)) else _concrete_value(obj, what)
+    if isinstance(v, slice):
+        return np.arange(n)[v]
+    v = np.atleast_1d(np.asarray(v))
+    if v.dtype == np.bool_:
+        return np.nonzero(v)[0]
+    return np.where(v < 0, v + n, v)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
+    """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``."""
+    from ._indexing import take
+
+    a = as_operand(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    n = a.shape[ax]
+    keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, "jnp.delete"))
+    return take(a, Array(keep.astype(np.int32)), axis=ax)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` inserted before the (static) indices ``obj`` along ``axis``."""
+    from ._creation import asarray
+    from ._indexing import take
+
+    a = as_operand(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    n = a.shape[ax]
+    vals = convert(asarray(values), a.dtype)
+    if np.ndim(obj) == 0 and not isinstance(obj, slice):
+        pos = int(_static_positions(obj, n + 1, "jnp.insert")[0])
+        # numpy's rule for one position: values gain leading axes, then their first axis moves to ``axis``.
+        vals = lax.reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
+        vals = moveaxis(vals, 0, ax)
+        shape = list(a.shape)
+        shape[ax] = vals.shape[ax]
+        vals = broadcast_to(vals, shape)
+        m = shape[ax]
+    else:
+        pos = _static_positions(obj, n + 1, "jnp.insert")
+        m = len(pos)
+        shape = list(a.shape)
+        shape[ax] = m
+        vals = broadcast_to(vals, shape) if vals.ndim else broadcast_to(vals, shape)
+    # numpy's own insert on positions gives the permutation of concatenate([a, vals]).
+    order = np.insert(np.arange(n), pos, np.arange(n, n + m))
+    return take(concatenate([a, vals], ax), Array(order.astype(np.int32)), axis=ax)
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0):
+    from ._indexing import take
+
+    cond = _concrete_value(condition, "jnp.compress").astype(bool)
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    idx = np.nonzero(cond)[0]
+    return take(a, Array(idx.astype(np.int32)), axis=axis)

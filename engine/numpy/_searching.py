@@ -1,0 +1,170 @@
+"""Sorting and searching: sort, argsort, partition, nonzero, argwhere, unique, searchsorted, isin.
+
+Results whose size depends on the values (``nonzero``, ``unique``) need concrete arrays outside
+tracing, or a ``size=`` to be traceable.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ._promote import as_operand, canonicalize_axis, convert, promote_dtypes
+from ._shape import ravel, reshape, stack
+from ._staged import staged_as_jit
+
+
+@staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
+def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
+    """Sorted copy along ``axis`` (flattened when None); NaNs go last, as in numpy."""
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    out = lax.sort(a, dimension=ax, is_stable=stable)
+    return lax.rev(out, (ax,)) if descending else out
+
+
+def argsort(
+    a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False
+):
+    """Indices that sort ``a`` along ``axis`` (stable)."""
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = canonicalize_axis(axis, a.ndim)
+    iota = lax.broadcasted_iota(np.int32, a.shape, ax)
+    if descending:
+        a = lax.rev(a, (ax,))
+        iota = lax.sub(lax.full_like(iota, a.shape[ax] - 1), lax.rev(iota, (ax,)))
+        _, idx = lax.sort((a, iota), dimension=ax, is_stable=stable, num_keys=1)
+        return lax.rev(idx, (ax,))
+    _, idx = lax.sort((a, iota), dimension=ax, is_stable=stable, num_keys=1)
+    return idx
+
+
+def _concrete_value(a, what):
+    if isinstance(a, Tracer):
+        v = a.concrete_value()
+        if v is None:
+            raise core.ConcretizationTypeError(
+                a,
+                f"{what} requires a concrete array because its output shape depends on the values; "
+                f"pass size= to get a fixed-size result under jit",
+            )
+        return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
+    return np.asarray(core.to_numpy(a) if isinstance(a, Array) else a)
+
+
+def nonzero(a, *, size: int | None = None, fill_value=None):
+    """Indices of the non-zero elements, one array per axis (outside tracing, or with ``size``)."""
+    a = as_operand(a)
+    if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
+        return _nonzero_sized(a, int(size), fill_value)
+    v = _concrete_value(a, "jnp.nonzero")
+    res = np.nonzero(v)
+    if size is not None:
+        fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (len(res),))
+        res = tuple(
+            np.concatenate([r[:size], np.full(builtins.max(size - len(r), 0), f)]) for r, f in zip(res, fills)
+        )
+    return tuple(Array(r.astype(np.int32)) for r in res)
+
+
+def _nonzero_sized(a, size, fill_value):
+    """Traced ``nonzero(a, size=n)``: positions by a cumulative count, gathered with a one-hot matmul."""
+    flat = lax.reshape(lax.ne(a, lax.full_like(a, 0)), (a.size,))
+    cnt = lax.cumsum(convert(flat, np.dtype("int32")), axis=0)
+    # Slot k holds the first flat index whose running count reaches k + 1.
+    slots = lax.broadcast_in_dim(Array(np.arange(1, size + 1, dtype=np.int32)), (size, a.size), (0,))
+    hit = lax.ge(lax.broadcast_in_dim(cnt, (size, a.size), (1,)), slots)
+    first = lax.reduce_sum(convert(lax.bitwise_not(hit), np.dtype("int32")), (1,))
+    valid = lax.lt(first, lax.full_like(first, a.size))
+    first = lax.select(valid, first, lax.full_like(first, 0))
+    out = []
+    fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (a.ndim,))
+    for d, stride in enumerate(np.cumprod((a.shape + (1,))[::-1])[::-1][1:].tolist()):
+        coord = lax.rem(lax.div(first, lax.full_like(first, stride)), lax.full_like(first, a.shape[d]))
+        out.append(lax.select(valid, coord, lax.full_like(coord, int(fills[d]))))
+    return tuple(out)
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    a = as_operand(a)
+    res = nonzero(a if a.ndim else reshape(a, (1,)), size=size, fill_value=fill_value)
+    return stack(res, axis=1) if res else Array(np.zeros((0, 0), np.int32))
+
+
+def unique(
+    ar,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis=None,
+    *,
+    equal_nan: bool = True,
+    size=None,
+    fill_value=None,
+):
+    """Sorted unique values (outside tracing): the result's size depends on the values."""
+    v = _concrete_value(ar, "jnp.unique")
+    res = np.unique(
+        v, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts, axis=axis
+    )
+    if not isinstance(res, tuple):
+        res = (res,)
+    if size is not None:
+        first = res[0]
+        if len(first) < size:
+            fill = (
+                first.min()
+                if fill_value is None and len(first)
+                else (0 if fill_value is None else fill_value)
+            )
+            res = (np.concatenate([first, np.full(size - len(first), fill, first.dtype)]),) + res[1:]
+        else:
+            res = (first[:size],) + res[1:]
+    out = tuple(Array(r.astype(np.int32) if i and r.dtype.kind in "iu" else r) for i, r in enumerate(res))
+    return out[0] if len(out) == 1 else out
+
+
+def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
+    """Insertion indices of ``v`` into sorted 1-D ``a`` (a comparison count; traceable)."""
+    a, v = promote_dtypes(a, v)
+    if sorter is not None:
+        from ._indexing import take
+
+        a = take(a, sorter)
+    n = a.shape[0]
+    vb = lax.broadcast_in_dim(v, v.shape + (n,), tuple(range(v.ndim)))
+    ab = lax.broadcast_in_dim(a, v.shape + (n,), (v.ndim,))
+    hit = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
+    return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))
+
+
+def partition(a, kth: int, axis: int = -1):
+    """Like numpy's: the ``kth`` element in its sorted place; here the whole axis is sorted."""
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth: int, axis: int = -1):
+    return argsort(a, axis=axis)
+
+
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
+    """Whether each element of ``element`` occurs in ``test_elements``."""
+    from ._promote import promote_args
+
+    e, t = promote_dtypes(as_operand(element), ravel(as_operand(test_elements)))
+    eb = lax.broadcast_in_dim(e, e.shape + t.shape, tuple(range(e.ndim)))
+    tb = lax.broadcast_in_dim(t, e.shape + t.shape, (e.ndim,))
+    hit = lax.reduce_or(lax.eq(eb, tb), (e.ndim,)) if t.shape[0] else lax.full(e.shape, False, np.bool_)
+    del promote_args
+    return lax.bitwise_not(hit) if invert else hit
