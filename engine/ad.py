@@ -4,6 +4,7 @@ reverse mode as linearize + transpose, so that grad, vjp and jacrev share one me
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -241,12 +242,18 @@ class ConstRecipe:
         self.val = val
 
 
+_recipe_serial = itertools.count()
+
+
 class JaxprEqnRecipe:
-    __slots__ = ("prim", "tracers_in", "params", "avals_out", "tracers_out", "source_info")
+    __slots__ = ("prim", "tracers_in", "params", "avals_out", "tracers_out", "source_info", "serial")
 
     def __init__(self, prim, tracers_in, params, avals_out, tracers_out, source_info):
         self.prim, self.tracers_in, self.params = prim, tracers_in, params
         self.avals_out, self.tracers_out, self.source_info = avals_out, tracers_out, source_info
+        # Equations are emitted in the order they were recorded (as JAX's jaxpr trace appends
+        # them), which fixes the order the transpose walks them and so where cotangents meet.
+        self.serial = next(_recipe_serial)
 
 
 class PartialEvalTracer(Tracer):
@@ -325,9 +332,8 @@ def partial_eval_flat(f, pvals_in: list[PartialVal]):
 def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
     tracer_to_var: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
     constvar_to_val: dict[int, tuple[Var, Any]] = {}
-    processed: set[int] = set()
-    eqns = []
-    for t in _toposort(tracers_out):
+    recipes: dict[int, JaxprEqnRecipe] = {}
+    for t in _toposort(tracers_out):  # what the outputs need (dead recipes are dropped)
         r = t.recipe
         if isinstance(r, LambdaBindingRecipe):
             assert id(t) in tracer_to_var, "unexpected input tracer"
@@ -337,15 +343,16 @@ def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
                 constvar_to_val[key] = (Var(t.aval), r.val)
             tracer_to_var[id(t)] = constvar_to_val[key][0]
         elif isinstance(r, JaxprEqnRecipe):
-            if id(r) not in processed:
-                ins = [tracer_to_var[id(x)] for x in r.tracers_in]
-                outs = [Var(a) for a in r.avals_out]
-                for x, v in zip(r.tracers_out, outs):
-                    tracer_to_var[id(x)] = v
-                eqns.append(JaxprEqn(r.prim, ins, r.params, outs, r.source_info))
-                processed.add(id(r))
+            recipes[id(r)] = r
         else:
             raise TypeError(r)
+    eqns = []
+    for r in sorted(recipes.values(), key=lambda r: r.serial):  # in recording order
+        ins = [tracer_to_var[id(x)] for x in r.tracers_in]
+        outs = [Var(a) for a in r.avals_out]
+        for x, v in zip(r.tracers_out, outs):
+            tracer_to_var[id(x)] = v
+        eqns.append(JaxprEqn(r.prim, ins, r.params, outs, r.source_info))
     constvars = [v for v, _ in constvar_to_val.values()]
     constvals = [c for _, c in constvar_to_val.values()]
     in_binders = constvars + [tracer_to_var[id(t)] for t in tracers_in]

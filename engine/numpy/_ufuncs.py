@@ -448,18 +448,23 @@ def arctan2(x1, x2, /):
 atan2 = arctan2
 
 
+@staged_as_jit
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` without overflow for large inputs."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if x1.dtype.kind == "c":
+        raise ValueError(
+            "jnp.hypot is not well defined for complex-valued inputs. "
+            "Please convert to real values first, such as by using abs(x)"
+        )
     x1, x2 = lax.abs(x1), lax.abs(x2)
     inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
-    big, small = lax.max(x1, x2), lax.min(x1, x2)
-    zero = lax.eq(big, lax.full_like(big, 0))
-    safe = lax.select(zero, lax.full_like(big, 1), big)
-    out = lax.select(
-        zero, big, lax.mul(big, lax.sqrt(lax.add(lax.full_like(big, 1), lax.square(lax.div(small, safe)))))
+    x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    # (one expression, as JAX writes it: the outer test is traced before the inner one)
+    x = _where(
+        x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(lax.div(x2, _where(x1 == 0, lax.full_like(x1, 1), x1))))
     )
-    return lax.select(inf, lax.full_like(out, np.inf), out)
+    return _where(inf, np.array(np.inf, x.dtype), x)
 
 
 def logaddexp(x1, x2, /):
@@ -795,14 +800,14 @@ def isposinf(x, /):
     (x,) = promote_args("isposinf", x)
     if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
-    return lax.eq(x, lax.full_like(x, np.inf))
+    return lax.eq(x, np.array(np.inf, x.dtype))
 
 
 def isneginf(x, /):
     (x,) = promote_args("isneginf", x)
     if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
-    return lax.eq(x, lax.full_like(x, -np.inf))
+    return lax.eq(x, np.array(-np.inf, x.dtype))
 
 
 def isfinite(x, /):
