@@ -11,8 +11,16 @@ import os
 import signal
 import sys
 import traceback
+from types import FrameType
+from typing import TYPE_CHECKING, Callable, Optional
 
 from . import isolation
+
+if TYPE_CHECKING:
+    from engine.inspect.schema import RunReport, RunRequest
+
+# ``module:function`` of the settings' ``runner``: a report, or one already serialized to JSON.
+Runner = Callable[["RunRequest"], "RunReport | str | bytes"]
 
 RESULT_FD = 3
 EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
@@ -29,7 +37,7 @@ class LimitInterrupt(BaseException):
 _run_pid = 0
 
 
-def _interrupt(signum, _frame):
+def _interrupt(signum: int, _frame: Optional[FrameType]) -> None:
     if os.getpid() != _run_pid:  # a process the run forked: the signal's default action, as before
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
@@ -78,7 +86,7 @@ def _send(data: bytes) -> None:
 
 
 def run_child(
-    plan: isolation.Plan, runner, request_json: bytes, fds: tuple[int, int, int], workdir: str | None
+    plan: isolation.Plan, runner: Runner, request_json: bytes, fds: tuple[int, int, int], workdir: str | None
 ) -> None:
     """Entry point right after ``fork()`` in the child. Never returns."""
     global _run_pid
@@ -98,7 +106,7 @@ def run_child(
         from engine.inspect.schema import RunRequest
 
         report = runner(RunRequest.model_validate_json(request_json))
-        payload = report.model_dump_json() if hasattr(report, "model_dump_json") else report
+        payload = report if isinstance(report, (str, bytes)) else report.model_dump_json()
         sys.stdout.flush()
         sys.stderr.flush()
         _send(payload.encode() if isinstance(payload, str) else payload)

@@ -17,9 +17,12 @@ import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from . import seccomp
+
+if TYPE_CHECKING:
+    from .slot import SlotHelper
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -69,11 +72,16 @@ def unshare(flags: int) -> None:
 def mount(
     source: Optional[str], target: str, fstype: Optional[str], flags: int, data: Optional[str] = None
 ) -> None:
-    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
     _check(
-        _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+        _libc.mount(
+            _encoded(source), target.encode(), _encoded(fstype), ctypes.c_ulong(flags), _encoded(data)
+        ),
         f"mount {target}",
     )
+
+
+def _encoded(s: Optional[str]) -> Optional[bytes]:
+    return s.encode() if s is not None else None
 
 
 def prctl(option: int, arg: int) -> None:
@@ -147,7 +155,7 @@ class Plan:
     env: dict[str, str] = field(default_factory=dict)
     # Built once per zygote by ``prepare``; a run only patches or enters them.
     filter_template: Optional[seccomp.FilterTemplate] = field(default=None, repr=False, compare=False)
-    helper: Optional[Any] = field(default=None, repr=False, compare=False)  # slot.SlotHelper ("uid" mode)
+    helper: Optional[SlotHelper] = field(default=None, repr=False, compare=False)  # "uid" mode
     template_mnt_fd: Optional[int] = field(default=None, repr=False, compare=False)
     template_net_fd: Optional[int] = field(default=None, repr=False, compare=False)
 
@@ -157,6 +165,11 @@ class Plan:
         return tuple(fd for fd in (self.template_mnt_fd, self.template_net_fd) if fd is not None)
 
     userns: bool = False  # unsafe-single-user: user, mount and network namespaces where allowed
+
+    @property
+    def slot_ids(self) -> Optional[tuple[int, int]]:
+        """The slot's (uid, gid) in "root" and "uid" modes (``make_plan`` sets both or neither)."""
+        return None if self.uid is None or self.gid is None else (self.uid, self.gid)
 
     @property
     def private_tmp(self) -> bool:
@@ -228,9 +241,12 @@ def _reexpose(plan: Plan) -> None:
     Python may live under /root (mode 0700). We cover the blocking directory with an empty
     read-only tmpfs and bind-mount only the needed paths back into it, which also hides the rest.
     """
+    ids = plan.slot_ids
+    if ids is None:
+        raise ValueError('"root" isolation needs the slot\'s uid and gid')
     groups: dict[str, list[str]] = {}
     for path in plan.needed:
-        top = _blocking_ancestor(path, plan.uid, plan.gid)
+        top = _blocking_ancestor(path, *ids)
         if top is not None:
             groups.setdefault(top, []).append(path)
     for top, paths in groups.items():
@@ -295,8 +311,8 @@ def _scratch_filesystem(plan: Plan) -> None:
         # pmap moves arrays through shared memory; the run's whole memory budget may live here.
         mount("tmpfs", "/dev/shm", "tmpfs", scratch, f"size={plan.memory_bytes},mode=1777")
     os.mkdir(RUN_DIR, 0o700)
-    if plan.uid is not None:
-        os.chown(RUN_DIR, plan.uid, plan.gid)
+    if (ids := plan.slot_ids) is not None:
+        os.chown(RUN_DIR, *ids)
 
 
 def _enter_user_namespace(plan: Plan) -> None:
@@ -402,9 +418,9 @@ def discard(plan: Plan) -> None:
         plan.helper.stop()
 
 
-def _enter_templates(plan: Plan) -> None:
-    _setns(plan.template_net_fd, CLONE_NEWNET)
-    _setns(plan.template_mnt_fd, CLONE_NEWNS)  # also moves root and cwd to the template's
+def _enter_templates(plan: Plan, mnt_fd: int, net_fd: int) -> None:
+    _setns(net_fd, CLONE_NEWNET)
+    _setns(mnt_fd, CLONE_NEWNS)  # also moves root and cwd to the template's
     unshare(CLONE_NEWNS | CLONE_NEWIPC)  # the run's own copy: its mounts stay its own
     release(plan)
 
@@ -449,10 +465,10 @@ def _set_limits(plan: Plan) -> None:
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
-def _become_slot_user(plan: Plan) -> None:
+def _become_slot_user(uid: int, gid: int) -> None:
     os.setgroups([])
-    os.setresgid(plan.gid, plan.gid, plan.gid)
-    os.setresuid(plan.uid, plan.uid, plan.uid)
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
 
 
 def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
@@ -462,8 +478,9 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
     run never proceeds with less isolation than the probe promised.
     """
     notes: list[str] = []
-    if plan.mode == "root" and plan.template_mnt_fd is not None:
-        _enter_templates(plan)
+    mnt_fd, net_fd = plan.template_mnt_fd, plan.template_net_fd  # ``prepare`` sets both or neither
+    if plan.mode == "root" and mnt_fd is not None and net_fd is not None:
+        _enter_templates(plan, mnt_fd, net_fd)
         _scratch_filesystem(plan)
     elif plan.mode == "root":
         unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
@@ -473,13 +490,16 @@ def isolate(plan: Plan, workdir: Optional[str]) -> list[str]:
         _private_filesystem(plan, notes)
     _set_limits(plan)
     os.nice(plan.nice)
-    if plan.uid is not None:
-        _become_slot_user(plan)
+    if (ids := plan.slot_ids) is not None:
+        _become_slot_user(*ids)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the uid change cleared the one set after fork
     # From root, the uid change cleared every capability; a "uid" zygote holds its few through
     # the ambient set and a user namespace grants all of them inside: none may reach the run.
     drop_capabilities()
-    os.chdir(RUN_DIR if plan.private_tmp else workdir)  # as the slot's uid: the zygote may not enter it
+    cwd = RUN_DIR if plan.private_tmp else workdir
+    if cwd is None:
+        raise ValueError("a run without a private /tmp needs its work directory")
+    os.chdir(cwd)  # as the slot's uid: the zygote may not enter it
     if plan.mode == "uid":
         # The uid change made the run undumpable; its slot's measuring helper must read it.
         prctl(PR_SET_DUMPABLE, 1)

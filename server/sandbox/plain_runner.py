@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 import traceback
+from typing import Any, Optional
 
 import numpy as np
 
@@ -22,7 +23,7 @@ USER_FILE = "<user>"
 DATA_CAP = 10_000
 
 
-def summarize(value):
+def summarize(value: object) -> TreeNode | ArraySummary:
     if isinstance(value, (tuple, list)):
         return TreeNode(
             kind="tuple" if isinstance(value, tuple) else "list", children=[summarize(v) for v in value]
@@ -39,17 +40,22 @@ def summarize(value):
         return TreeNode(kind="object", type_name=type(value).__name__, repr=repr(value)[:1000])
     if a.dtype == object:
         return TreeNode(kind="object", type_name=type(value).__name__, repr=repr(value)[:1000])
-    numeric = a.size and np.issubdtype(a.dtype, np.number)
-    f = a.astype(np.float64) if numeric else None
-    finite = f[np.isfinite(f)] if numeric else None
+    lo = hi = mean = None
+    nan_count = inf_count = 0
+    if a.size and np.issubdtype(a.dtype, np.number):
+        f = a.astype(np.float64)
+        finite = f[np.isfinite(f)]
+        if finite.size:
+            lo, hi, mean = number(finite.min()), number(finite.max()), number(finite.mean())
+        nan_count, inf_count = int(np.isnan(f).sum()), int(np.isinf(f).sum())
     return ArraySummary(
         shape=list(a.shape),
         dtype=str(a.dtype),
-        min=number(finite.min()) if numeric and finite.size else None,
-        max=number(finite.max()) if numeric and finite.size else None,
-        mean=number(finite.mean()) if numeric and finite.size else None,
-        nan_count=int(np.isnan(f).sum()) if numeric else 0,
-        inf_count=int(np.isinf(f).sum()) if numeric else 0,
+        min=lo,
+        max=hi,
+        mean=mean,
+        nan_count=nan_count,
+        inf_count=inf_count,
         data=a.tolist() if a.size <= DATA_CAP else None,
         truncated=a.size > DATA_CAP,
     )
@@ -80,8 +86,9 @@ def _error(exc: BaseException) -> RunError:
 def run_request(req: RunRequest) -> RunReport:
     start = time.perf_counter()
     mode = "stack" if req.function else "script"
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    result, error = None, None
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
+    result: Optional[TreeNode | ArraySummary] = None
+    error: Optional[RunError] = None
     try:
         exec(compile(req.code, USER_FILE, "exec"), namespace)
         if req.function:

@@ -16,12 +16,12 @@ import os
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from engine.inspect.schema import RunReport, RunRequest
 
 from ..settings import PROJECT_ROOT, Settings
-from .protocol import frame, read_message_async
+from .protocol import ZygoteConfig, frame, read_message_async
 from .reports import limit_report
 
 log = logging.getLogger("jaxplay.sandbox")
@@ -43,7 +43,7 @@ class PoolBusy(Exception):
 class Runtime:
     engine_version: str = "unknown"
     device_count: int = 1
-    isolation: dict = field(default_factory=dict)
+    isolation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,7 +75,7 @@ def zygote_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def zygote_config(settings: Settings, slot: int) -> dict:
+def zygote_config(settings: Settings, slot: int) -> ZygoteConfig:
     db_dir = settings.database_path.resolve().parent
     hidden = [str(PROJECT_ROOT / "server"), str(PROJECT_ROOT / ".git"), *map(str, settings.hidden_paths)]
     # Hide the database directory unless that would hide the engine too; then hide the files.
@@ -116,7 +116,7 @@ class Worker:
         self.settings = settings
         self.slot = slot
         self.proc: Optional[asyncio.subprocess.Process] = None
-        self.hello: dict = {}
+        self.hello: dict[str, Any] = {}  # the zygote's first answer: versions and isolation facts
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
@@ -135,9 +135,10 @@ class Worker:
             close_fds=True,
             limit=self.settings.report_bytes + (1 << 20),
         )
-        self.proc.stdin.write(frame(json.dumps(zygote_config(self.settings, self.slot)).encode()))
-        await self.proc.stdin.drain()
-        hello = json.loads(await asyncio.wait_for(read_message_async(self.proc.stdout), HELLO_TIMEOUT))
+        stdin, stdout = self._pipes()
+        stdin.write(frame(json.dumps(zygote_config(self.settings, self.slot)).encode()))
+        await stdin.drain()
+        hello = json.loads(await asyncio.wait_for(read_message_async(stdout), HELLO_TIMEOUT))
         if "fatal" in hello:
             raise RuntimeError(f"sandbox worker {self.slot} failed to start: {hello['fatal']}")
         self.hello = hello
@@ -146,12 +147,17 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.returncode is None
 
+    def _pipes(self) -> tuple[asyncio.StreamWriter, asyncio.StreamReader]:
+        """The zygote's control pipes (``start`` opens both)."""
+        if self.proc is None or self.proc.stdin is None or self.proc.stdout is None:
+            raise RuntimeError(f"sandbox worker {self.slot} was not started")
+        return self.proc.stdin, self.proc.stdout
+
     async def run(self, payload: bytes) -> bytes:
-        self.proc.stdin.write(frame(payload))
-        await self.proc.stdin.drain()
-        return await asyncio.wait_for(
-            read_message_async(self.proc.stdout), self.settings.wall_seconds + REPLY_GRACE
-        )
+        stdin, stdout = self._pipes()
+        stdin.write(frame(payload))
+        await stdin.drain()
+        return await asyncio.wait_for(read_message_async(stdout), self.settings.wall_seconds + REPLY_GRACE)
 
     async def stop(self) -> None:
         if self.proc is None:
@@ -168,7 +174,7 @@ class SandboxPool:
         self.settings = settings
         self.runtime = Runtime(device_count=settings.device_count)
         self.workers: list[Worker] = []
-        self._idle: Optional[asyncio.Queue] = None
+        self._idle: asyncio.Queue[Worker] = asyncio.Queue()  # a fresh one in each ``start``
         self._waiting = 0
         self._closing = False
 
@@ -195,10 +201,9 @@ class SandboxPool:
         await asyncio.gather(*(w.stop() for w in self.workers))
 
     def stats(self) -> Stats:
-        idle = self._idle.qsize() if self._idle else 0
         return Stats(
             workers=len(self.workers),
-            idle=idle,
+            idle=self._idle.qsize(),
             queued=self._waiting,
             alive=all(w.alive for w in self.workers) if self.workers else False,
         )

@@ -30,7 +30,7 @@ def limit_report(
     message: Optional[str] = None,
     duration_ms: float = 0.0,
     device_count: int = 1,
-    **fmt,
+    **fmt: object,
 ) -> RunReport:
     text = message or LIMIT_MESSAGES[limit].format(**fmt)
     return RunReport(

@@ -206,23 +206,26 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() == "x86_64"
 
 
+Target = int | str  # a jump: an offset, or a label resolved by ``assemble``
+
+
 class Assembler:
     """Instructions with symbolic forward jump targets, resolved to relative offsets at the end."""
 
-    def __init__(self):
-        self.code: list[tuple[int, object, object, int]] = []
+    def __init__(self) -> None:
+        self.code: list[tuple[int, Target, Target, int]] = []
         self.labels: dict[str, int] = {}
 
-    def emit(self, code: int, k: int = 0, jt: object = 0, jf: object = 0):
+    def emit(self, code: int, k: int = 0, jt: Target = 0, jf: Target = 0) -> None:
         self.code.append((code, jt, jf, k & 0xFFFFFFFF))
 
-    def label(self, name: str):
+    def label(self, name: str) -> None:
         self.labels[name] = len(self.code)
 
     def assemble(self) -> bytes:
         out = []
         for pc, (code, jt, jf, k) in enumerate(self.code):
-            offs = []
+            offs: list[int] = []
             for target in (jt, jf):
                 if isinstance(target, str):
                     delta = self.labels[target] - pc - 1

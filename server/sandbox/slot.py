@@ -15,13 +15,19 @@ import signal
 import stat
 import struct
 import time
-from typing import Optional
+from typing import Iterator, NotRequired, Optional, TypedDict
 
 from . import isolation
 
 # Directories every uid may create entries in (sticky or not); what a run leaves there is swept.
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
 HELPER_TIMEOUT = 5.0
+
+
+class HelperRequest(TypedDict):
+    op: str  # "usage" (memory of the run's group ``pgid``) or "sweep"
+    pgid: NotRequired[int]
+    workdir: Optional[str]
 
 
 class SlotHelper:
@@ -79,7 +85,7 @@ class SlotHelper:
                 pass
             self.pid = None
 
-    def call(self, request: dict, timeout: float = HELPER_TIMEOUT) -> Optional[bytes]:
+    def call(self, request: HelperRequest, timeout: float = HELPER_TIMEOUT) -> Optional[bytes]:
         """The helper's answer, or None if it failed or took longer than ``timeout`` (then it is
         replaced before the next call)."""
         if self.pid is None:
@@ -122,7 +128,7 @@ def _serve(requests: int, replies: int) -> None:
             if not chunk:
                 return
             body += chunk
-        request = json.loads(body)
+        request: HelperRequest = json.loads(body)
         try:
             if request["op"] == "usage":
                 reply = usage(request["pgid"], request.get("workdir"))
@@ -136,7 +142,7 @@ def _serve(requests: int, replies: int) -> None:
 # --- what the helper does -----------------------------------------------------------------------
 
 
-def owned_entries(uid: int, top: str):
+def owned_entries(uid: int, top: str) -> Iterator[tuple[str, os.stat_result]]:
     """(path, lstat) of every entry under ``top`` that ``uid`` owns, not descending into them.
 
     ``uid`` can only have created entries in directories it owns or may write to, so the walk goes
@@ -206,7 +212,7 @@ def sweep(workdir: Optional[str]) -> bytes:
         for name in os.listdir(workdir):
             path = os.path.join(workdir, name)
             _remove(path, os.lstat(path))
-    left: list = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
+    left: list[str] = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
     if workdir:
         left += os.listdir(workdir)
     return repr(left).encode()

@@ -9,6 +9,7 @@ and can be reaped; the seccomp filter keeps them all in the run's process group,
 from __future__ import annotations
 
 import os
+import resource
 import select
 import shutil
 import signal
@@ -16,7 +17,7 @@ import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from . import child, isolation, slot
 
@@ -35,6 +36,18 @@ class Limits:
     cpu_seconds: float
 
 
+# Exit statuses and resource usage of reaped processes, by pid.
+Reaped = dict[int, tuple[int, resource.struct_rusage]]
+
+
+class Teardown(NamedTuple):
+    """What ``cleanup`` still owes a run whose report came back before its process exited."""
+
+    pid: int
+    workdir: Optional[str]
+    plan: isolation.Plan
+
+
 @dataclass
 class Outcome:
     """What the supervisor saw. ``report`` is the child's raw JSON, if it finished one."""
@@ -46,15 +59,16 @@ class Outcome:
     detail: str = ""
     duration_ms: float = 0.0
     exit_status: Optional[int] = None
-    leftovers: list = field(default_factory=list)
-    # (pid, workdir, plan) of a run whose report is complete but whose teardown ``cleanup`` still owes.
-    pending: Optional[tuple[int, Optional[str]]] = field(default=None, repr=False)
+    # Pids that survived the kill, and what a sweep could not remove.
+    leftovers: list[int | str] = field(default_factory=list)
+    pending: Optional[Teardown] = field(default=None, repr=False)
 
 
 def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> Optional[int]:
     """The run's memory: PSS of its processes plus what it keeps in tmpfs (its private mounts, or
     in "uid" mode the scratch files its uid owns). None if it could not be measured."""
     if plan.mode == "uid":
+        assert plan.helper is not None  # ``choose_plan`` gives every "uid" plan its helper
         data = plan.helper.call({"op": "usage", "pgid": pgid, "workdir": workdir}, timeout=2.0)
         return struct.unpack("=Q", data)[0] if data and len(data) == 8 else None
     total = slot.proportional_set_size(slot.group_members(pgid))
@@ -71,7 +85,7 @@ def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> O
     return total
 
 
-def _reap(seen: Optional[dict] = None) -> None:
+def _reap(seen: Optional[Reaped] = None) -> None:
     """Collect every exited child (ours and re-parented orphans); remember statuses in ``seen``."""
     while True:
         try:
@@ -84,7 +98,7 @@ def _reap(seen: Optional[dict] = None) -> None:
             seen[pid] = (status, usage)
 
 
-def kill_group(pgid: int, seen: Optional[dict] = None, timeout: float = 3.0) -> list[int]:
+def kill_group(pgid: int, seen: Optional[Reaped] = None, timeout: float = 3.0) -> list[int]:
     """SIGKILL the run's process group until it is empty; return pids still present at the end."""
     deadline = time.monotonic() + timeout
     while True:
@@ -130,7 +144,7 @@ def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, st
 
 def run(
     plan: isolation.Plan,
-    runner,
+    runner: child.Runner,
     request_json: bytes,
     limits: Limits,
     sandbox_tmp: str,
@@ -145,8 +159,8 @@ def run(
     if not plan.private_tmp:
         os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
         workdir = tempfile.mkdtemp(prefix="run-", dir=sandbox_tmp)
-        if plan.uid is not None:
-            os.chown(workdir, plan.uid, plan.gid)
+        if (ids := plan.slot_ids) is not None:
+            os.chown(workdir, *ids)
     result_r, result_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -157,18 +171,18 @@ def run(
         child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir)
     for fd in (result_w, out_w, err_w):
         os.close(fd)
-    outcome = None
+    outcome, finished = None, False
     try:
-        outcome = _supervise(
+        outcome, finished = _supervise(
             pid, start, (result_r, out_r, err_r), limits, lambda: measure_memory(plan, pid, workdir)
         )
     finally:
         for fd in (result_r, out_r, err_r):
             os.close(fd)
-        if outcome is None or outcome.pending is None:
-            sweep(plan, workdir, outcome)
+        if outcome is not None and finished:
+            outcome.pending = Teardown(pid, workdir, plan)
         else:
-            outcome.pending = (pid, workdir, plan)
+            sweep(plan, workdir, outcome)
     if not defer_cleanup:
         cleanup(outcome)
     return outcome
@@ -208,8 +222,8 @@ def cleanup(outcome: Outcome) -> None:
     pid, workdir, plan = outcome.pending
     outcome.pending = None
     try:
-        seen: dict = {}
-        outcome.leftovers = kill_group(pid, seen)
+        seen: Reaped = {}
+        outcome.leftovers = list(kill_group(pid, seen))
         if pid not in seen:
             try:
                 seen[pid] = os.wait4(pid, 0)[1:]
@@ -222,7 +236,9 @@ def cleanup(outcome: Outcome) -> None:
 
 def _supervise(
     pid: int, start: float, fds: tuple[int, int, int], limits: Limits, measure: Callable[[], Optional[int]]
-) -> Outcome:
+) -> tuple[Outcome, bool]:
+    """What the run did, and whether it finished: report sent and every pipe closed, so that the
+    child's exit may be waited for later."""
     result_r, out_r, err_r = fds
     buffers = {result_r: bytearray(), out_r: bytearray(), err_r: bytearray()}
     pidfd = os.pidfd_open(pid)
@@ -238,9 +254,10 @@ def _supervise(
     limit: Optional[str] = None
     detail = ""
     exited = False
-    finished = False  # report sent and every pipe closed: the child's exit may be waited for later
-    status = usage = None
-    leftovers: list[int] = []
+    finished = False
+    status: Optional[int] = None
+    usage: Optional[resource.struct_rusage] = None
+    leftovers: list[int | str] = []
 
     def drain(fd: int) -> None:
         while fd in open_fds:
@@ -318,8 +335,8 @@ def _supervise(
         poller.unregister(pidfd)
         os.close(pidfd)
         if not finished:
-            seen: dict = {}
-            leftovers = kill_group(pid, seen)
+            seen: Reaped = {}
+            leftovers = list(kill_group(pid, seen))
             if pid not in seen:
                 try:
                     seen[pid] = os.wait4(pid, 0)[1:]
@@ -335,7 +352,7 @@ def _supervise(
         report = None
     if limit is None and not report:
         limit, detail = "killed", "no report"
-    return Outcome(
+    outcome = Outcome(
         report=report,
         stdout=bytes(buffers[out_r]),
         stderr=bytes(buffers[err_r]),
@@ -344,5 +361,5 @@ def _supervise(
         duration_ms=(time.monotonic() - start) * 1000,
         exit_status=status,
         leftovers=leftovers,
-        pending=(pid, None) if finished else None,
     )
+    return outcome, finished

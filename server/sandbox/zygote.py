@@ -17,10 +17,14 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from . import isolation, kernel_cache, seccomp, slot, supervise
-from .protocol import read_message, write_message
+from .child import Runner
+from .protocol import ZygoteConfig, read_message, write_message
+
+if TYPE_CHECKING:
+    from engine.inspect.schema import RunRequest
 
 log = logging.getLogger("jaxplay.zygote")
 
@@ -28,12 +32,12 @@ PR_SET_CHILD_SUBREAPER = 36
 TRUNCATED = "\n[output truncated: over the {kib} KiB limit]\n"
 
 
-def resolve_runner(path: str) -> Callable:
+def resolve_runner(path: str) -> Runner:
     module_name, _, attr = path.partition(":")
-    obj = importlib.import_module(module_name)
+    obj: object = importlib.import_module(module_name)
     for part in (attr or "run_request").split("."):
         obj = getattr(obj, part)
-    return obj
+    return cast(Runner, obj)  # the settings promise a runner; a wrong one fails its first run
 
 
 def engine_version() -> str:
@@ -67,7 +71,7 @@ UNSAFE_WARNING = (
 def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
     """In a forked child: apply the plan, then check it took effect; exit 0 if all is well."""
     ok = False
-    facts: dict = {}
+    facts: dict[str, Any] = {}
     try:
         os.setsid()
         facts["notes"] = isolation.isolate(plan, workdir)
@@ -91,17 +95,18 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
             os._exit(0 if ok else 1)
 
 
-def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool, dict]:
+def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool, dict[str, Any]]:
     """Fork a child, isolate it with ``plan``, and check the invariants a safe mode promises."""
     os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
     import tempfile
 
     workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
-    ok, facts = False, {}
+    ok = False
+    facts: dict[str, Any] = {}
     try:
-        if plan.uid is not None:
+        if (ids := plan.slot_ids) is not None:
             try:
-                os.chown(workdir, plan.uid, plan.gid)
+                os.chown(workdir, *ids)
             except PermissionError:
                 facts["error"] = "no capability to hand a directory to the slot's uid (CAP_CHOWN)"
                 return ok, facts
@@ -132,7 +137,9 @@ def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool
     return ok, facts
 
 
-def _safe_mode_facts(plan: isolation.Plan, facts: dict, server_pid: int) -> tuple[bool, Optional[str]]:
+def _safe_mode_facts(
+    plan: isolation.Plan, facts: dict[str, Any], server_pid: int
+) -> tuple[bool, Optional[str]]:
     ours = {os.getuid(), os.stat(f"/proc/{server_pid}").st_uid, 0}
     if facts.get("uid") in ours:
         return False, f"runs would share uid {facts.get('uid')} with the server or a zygote"
@@ -177,7 +184,7 @@ def candidates(wanted: str) -> list[str]:
     return ["root", "uid"] if os.geteuid() == 0 else ["uid"]
 
 
-def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
+def choose_plan(config: ZygoteConfig) -> tuple[isolation.Plan, dict[str, Any]]:
     """The first mode of ``candidates`` whose probe passes. Fails closed: "auto" never falls back
     to a mode where runs share the server's uid; only an explicit "unsafe-single-user" does that."""
     use_seccomp = seccomp.supported()
@@ -185,10 +192,11 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
     for mode in candidates(config["isolation"]):
         for userns in (True, False) if mode == UNSAFE_MODE else (False,):
             plan = make_plan(config, mode, use_seccomp, userns)
-            if plan.uid is not None:
-                claim_slot_uid(plan.uid)  # before the probe: it kills and sweeps the uid's leftovers
-            if mode == "uid":
-                plan.helper = slot.SlotHelper(plan.uid, plan.gid)
+            ids = plan.slot_ids
+            if ids is not None:
+                claim_slot_uid(ids[0])  # before the probe: it kills and sweeps the uid's leftovers
+            if mode == "uid" and ids is not None:
+                plan.helper = slot.SlotHelper(*ids)
             prepared = isolation.prepare(plan)
             ok, facts = probe(plan, config["sandbox_tmp"], config["server_pid"])
             if not ok and plan.keep_fds:
@@ -213,7 +221,9 @@ def choose_plan(config: dict) -> tuple[isolation.Plan, dict]:
     raise RuntimeError("; ".join(failures))
 
 
-def _describe(plan: isolation.Plan, facts: dict, notes: list[str], use_seccomp: bool) -> dict:
+def _describe(
+    plan: isolation.Plan, facts: dict[str, Any], notes: list[str], use_seccomp: bool
+) -> dict[str, Any]:
     namespaces = plan.mode == "root" or plan.userns
     return {
         "mode": plan.mode,
@@ -233,7 +243,7 @@ def _describe(plan: isolation.Plan, facts: dict, notes: list[str], use_seccomp: 
     }
 
 
-def make_plan(config: dict, mode: str, use_seccomp: bool, userns: bool = False) -> isolation.Plan:
+def make_plan(config: ZygoteConfig, mode: str, use_seccomp: bool, userns: bool = False) -> isolation.Plan:
     if mode not in (*SAFE_MODES, UNSAFE_MODE):
         raise ValueError(f"unknown isolation mode {mode!r}")
     uid = gid = None
@@ -284,7 +294,7 @@ def _cap(text: str, limit: int) -> str:
     )
 
 
-def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> bytes:
+def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig, version: str) -> bytes:
     """Turn what the supervisor saw into the run report sent to the server."""
     from engine.inspect.schema import RunReport
     from .reports import limit_report
@@ -351,7 +361,7 @@ def finish(outcome: supervise.Outcome, request, config: dict, version: str) -> b
     return report.model_dump_json().encode()
 
 
-def serve(ctrl_in: int, ctrl_out: int, config: dict) -> None:
+def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
     from engine.inspect.schema import RunRequest
 
     from .reports import limit_report
@@ -468,7 +478,7 @@ def main() -> None:
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    config = json.loads(read_message(ctrl_in) or b"{}")
+    config: ZygoteConfig = json.loads(read_message(ctrl_in) or b"{}")
     isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != config.get("server_pid"):
         return  # the server is already gone
