@@ -55,46 +55,40 @@ def base(mode):
     shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def sandbox_tmp(base, mode):
-    return owned_dir(base / "sandbox", 0 if mode == "root" else SERVER_UID, 0o711)
-
-
-@pytest.fixture(scope="module")
-def db_path(base, mode):
-    return owned_dir(base / "db", 0 if mode == "root" else SERVER_UID, 0o700) / "snippets.sqlite"
-
-
-@pytest.fixture(scope="module")
-def kernel_cache(base, mode):
-    return owned_dir(base / "kernels", 0 if mode == "root" else SERVER_UID)
-
-
-@pytest.fixture(scope="module")
-def server(mode, base, sandbox_tmp, db_path, kernel_cache):
-    log = base / "server.log"
+def start_server(mode, base, name: str, uid_base: int, cpu_seconds: float, wall_seconds: float):
+    """A server with its own database, kernel cache, scratch directory and slot uids."""
+    owner = 0 if mode == "root" else SERVER_UID
+    sandbox_tmp = owned_dir(base / f"{name}-sandbox", owner, 0o711)
+    db_path = owned_dir(base / f"{name}-db", owner, 0o700) / "snippets.sqlite"
+    kernel_cache = owned_dir(base / f"{name}-kernels", owner)
     settings = {
         "runner": PLAIN,
         "database_path": db_path,
         "workers": WORKERS,
-        "wall_seconds": WALL,
-        "cpu_seconds": 2,
+        "wall_seconds": wall_seconds,
+        "cpu_seconds": cpu_seconds,
         "memory_bytes": MEMORY,
         "queue_size": 8,
         "queue_timeout": 30,
-        "slot_uid_base": UID_BASE,
+        "slot_uid_base": uid_base,
         "sandbox_tmp": sandbox_tmp,
         "isolation": mode,
         "kernel_cache_dir": kernel_cache,
         "sandbox_env": json.dumps({"NUMBA_CACHE_DIR": str(kernel_cache / "numba")}),
     }
-    prefix = ()
+    prefix = uid_mode_prefix() if mode == "uid" else ()
+    s = ServerProcess(
+        settings, extra_env={"JAXPLAY_TEST_SECRET": SECRET}, log_path=str(base / f"{name}.log"), prefix=prefix
+    )
     if mode == "uid":
-        prefix = uid_mode_prefix()
-    s = ServerProcess(settings, extra_env={"JAXPLAY_TEST_SECRET": SECRET}, log_path=str(log), prefix=prefix)
-    if mode == "uid":
-        s.python = readable_python(base)
-    with s:
+        s.python = readable_python(base / name)
+    s.sandbox_tmp, s.db_path, s.kernel_cache, s.uid_base = sandbox_tmp, db_path, kernel_cache, uid_base
+    return s
+
+
+@pytest.fixture(scope="module")
+def server(mode, base):
+    with start_server(mode, base, "tight", UID_BASE, cpu_seconds=2, wall_seconds=WALL) as s:
         # Put something in the database, so reading it would have something to steal.
         httpx.post(s.base_url + "/api/snippets", json={"request": {"code": f"# {SECRET}"}})
         assert httpx.get(s.base_url + "/api/health").json()["isolation"]["mode"] == mode
@@ -102,14 +96,38 @@ def server(mode, base, sandbox_tmp, db_path, kernel_cache):
 
 
 @pytest.fixture(scope="module")
+def roomy(mode, base):
+    """A server whose time limits are far away, for memory bombs. Touching memory is slow on a
+    virtual machine (first-touch page faults cost up to ~3 s of system CPU per GiB here), so with
+    the tight server's 2 s CPU limit a bomb could hit that limit before the memory one."""
+    with start_server(mode, base, "roomy", UID_BASE + WORKERS, cpu_seconds=30, wall_seconds=30) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def sandbox_tmp(server):
+    return server.sandbox_tmp
+
+
+@pytest.fixture(scope="module")
+def db_path(server):
+    return server.db_path
+
+
+@pytest.fixture(scope="module")
+def kernel_cache(server):
+    return server.kernel_cache
+
+
+@pytest.fixture(scope="module")
 def shm_before():
     return set(os.listdir("/dev/shm"))
 
 
-def slot_processes() -> list[int]:
+def slot_processes(uid_base: int = UID_BASE) -> list[int]:
     """Processes whose real or saved uid is a slot's (the zygotes' helpers only borrow its
     effective uid, and are not runs)."""
-    return [pid for uid in range(UID_BASE, UID_BASE + WORKERS) for pid in slot.processes_of(uid)]
+    return [pid for uid in range(uid_base, uid_base + WORKERS) for pid in slot.processes_of(uid)]
 
 
 def _owner(path: str) -> int:
@@ -119,11 +137,11 @@ def _owner(path: str) -> int:
         return -1
 
 
-def slot_leftovers() -> list:
+def slot_leftovers(uid_base: int = UID_BASE) -> list:
     """Files the slot uids own in the shared scratch directories, and their System V objects."""
     found = [
         p
-        for uid in range(UID_BASE, UID_BASE + WORKERS)
+        for uid in range(uid_base, uid_base + WORKERS)
         for top in slot.SCRATCH_DIRS
         for p, _ in slot.owned_entries(uid, top)
     ]
@@ -132,7 +150,7 @@ def slot_leftovers() -> list:
             header = f.readline().split()
             for line in f:
                 row = dict(zip(header, line.split()))
-                if UID_BASE <= int(row["uid"]) < UID_BASE + WORKERS:
+                if uid_base <= int(row["uid"]) < uid_base + WORKERS:
                     found.append((kind, row))
     return found
 
@@ -144,26 +162,28 @@ def run(server, code: str, timeout: float = 30, **extra) -> dict:
 
 
 @pytest.fixture
-def clean(server, sandbox_tmp, shm_before):
+def clean(request, shm_before):
     """Check after the test: healthy server, no run processes, no temp dirs, no new shared memory."""
     yield
+    server = request.getfixturevalue("roomy" if "roomy" in request.fixturenames else "server")
+    sandbox_tmp, uid_base = server.sandbox_tmp, server.uid_base
     health = httpx.get(server.base_url + "/api/health", timeout=10).json()
     assert health["status"] == "ok" and health["idle_workers"] == WORKERS
     # A worker is idle again once its reply is out; its teardown (kill, sweep) follows, before
     # it reads the next request. Give that teardown time on a slow shared disk.
     deadline = time.monotonic() + 10
     while (
-        slot_processes() or list(sandbox_tmp.iterdir()) or slot_leftovers()
+        slot_processes(uid_base) or list(sandbox_tmp.iterdir()) or slot_leftovers(uid_base)
     ) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert slot_processes() == []
+    assert slot_processes(uid_base) == []
     assert list(sandbox_tmp.iterdir()) == []
     # New /dev/shm entries of other uids are other programs' (a database on this shared machine);
     # the runs' own would be the slot uids', which slot_leftovers() looks for everywhere.
     assert {
         n for n in set(os.listdir("/dev/shm")) - shm_before if _owner(f"/dev/shm/{n}") >= UID_BASE
     } == set()
-    assert slot_leftovers() == []
+    assert slot_leftovers(uid_base) == []
     assert run(server, "print('still fine')")["stdout"] == "still fine\n"
 
 
@@ -199,23 +219,23 @@ def test_memory_bomb_single_allocation(server):
     assert report["error"]["type"] == "MemoryError" and report["error"]["limit"] == "memory"
 
 
-def test_memory_bomb_gradual(server):
-    report = run(server, "chunks = []\nwhile True:\n    chunks.append(b'x' * 10**7)\n")
+def test_memory_bomb_gradual(roomy):
+    report = run(roomy, "chunks = []\nwhile True:\n    chunks.append(b'x' * 10**7)\n")
     assert report["error"]["limit"] == "memory"
 
 
-def test_memory_bomb_across_processes(server):
+def test_memory_bomb_across_processes(roomy):
     # Each process stays under the per-process limit; together they pass the run's budget.
     code = (
         "import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        b = bytearray(300 * 1024**2)\n"
         "        time.sleep(30)\n        os._exit(0)\ntime.sleep(30)\n"
     )
-    report = run(server, code)
+    report = run(roomy, code)
     assert report["error"]["limit"] == "memory"
 
 
-def test_legitimate_200mb_array(server):
-    report = run(server, "import numpy as np\na = np.ones(25_000_000)\nprint(a.nbytes, a.sum())\n")
+def test_legitimate_200mb_array(roomy):
+    report = run(roomy, "import numpy as np\na = np.ones(25_000_000)\nprint(a.nbytes, a.sum())\n")
     assert report["ok"] and report["stdout"] == "200000000 25000000.0\n"
 
 
@@ -704,7 +724,7 @@ print('sent', sent)
     assert "'socket'" not in report["stdout"], report["stdout"]
 
 
-def test_tmpfs_counts_against_memory(server):
+def test_tmpfs_counts_against_memory(roomy):
     # 300 MiB in shared-memory files plus 300 MiB in the heap: over the 512 MiB budget together.
     code = """
 import os, time
@@ -718,7 +738,7 @@ for i in range(0, len(heap), 4096):
 print('survived', flush=True)
 time.sleep(5)
 """
-    report = run(server, code)
+    report = run(roomy, code)
     assert report["error"]["limit"] == "memory", (report["error"], report["stdout"])
 
 
