@@ -145,7 +145,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating the first (as numpy does)."""
     from ._shape import ravel
-    from ._ufuncs import conj
+    from ._complex_parts import conj
 
     return dot(conj(ravel(a)), ravel(b), preferred_element_type=preferred_element_type)
 
@@ -442,7 +442,7 @@ def _conv(x, y, mode, op, precision, preferred_element_type=None):
         raise ValueError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}.")
     reverse_out = False
     if op == "correlate":
-        from ._ufuncs import conj
+        from ._complex_parts import conj
 
         y = conj(y)
         if x.shape[0] < y.shape[0]:

@@ -278,7 +278,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
 
 
 def _triangle(m, k, lower):
-    from ._ufuncs import where
+    from ._selection import where
 
     m = as_operand(m)
     if m.ndim < 2:

@@ -13,7 +13,19 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
-from . import _contract, _creation, _diagonal, _indexing, _reductions, _searching, _shape, _ufuncs
+from . import (
+    _complex_parts,
+    _contract,
+    _creation,
+    _diagonal,
+    _indexing,
+    _logic,
+    _reductions,
+    _searching,
+    _selection,
+    _shape,
+    _ufuncs,
+)
 
 _state = core._state
 _staging = core.staging_anywhere
@@ -30,20 +42,20 @@ _BINARY = {
     "mod": _ufuncs.remainder,
     "pow": _ufuncs.power,
     "matmul": _contract.matmul,
-    "and": _ufuncs.bitwise_and,
-    "or": _ufuncs.bitwise_or,
-    "xor": _ufuncs.bitwise_xor,
-    "lshift": _ufuncs.left_shift,
-    "rshift": _ufuncs.right_shift,
+    "and": _logic.bitwise_and,
+    "or": _logic.bitwise_or,
+    "xor": _logic.bitwise_xor,
+    "lshift": _logic.left_shift,
+    "rshift": _logic.right_shift,
     "divmod": _ufuncs.divmod,
 }
 _COMPARE = {
-    "eq": _ufuncs.equal,
-    "ne": _ufuncs.not_equal,
-    "lt": _ufuncs.less,
-    "le": _ufuncs.less_equal,
-    "gt": _ufuncs.greater,
-    "ge": _ufuncs.greater_equal,
+    "eq": _logic.equal,
+    "ne": _logic.not_equal,
+    "lt": _logic.less,
+    "le": _logic.less_equal,
+    "gt": _logic.greater,
+    "ge": _logic.greater_equal,
 }
 
 
@@ -105,7 +117,7 @@ def _squeeze(self, axis=None):
 
 
 def _clip(self, min=None, max=None):
-    return _ufuncs.clip(self, min, max)
+    return _selection.clip(self, min, max)
 
 
 def _is_operand(other):
@@ -175,14 +187,14 @@ def _install(cls):
     cls.__neg__ = _ufuncs.negative
     cls.__pos__ = _ufuncs.positive
     cls.__abs__ = _ufuncs.absolute
-    cls.__invert__ = _ufuncs.bitwise_not
+    cls.__invert__ = _logic.bitwise_not
     cls.__round__ = lambda self, ndigits=None: _ufuncs.round(self, ndigits or 0)
     cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
     cls.at = property(_indexing._IndexUpdateHelper)
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)
-    cls.real = property(_ufuncs.real)
-    cls.imag = property(_ufuncs.imag)
+    cls.real = property(_complex_parts.real)
+    cls.imag = property(_complex_parts.imag)
     cls.reshape = _reshape
     cls.transpose = _transpose
     cls.astype = _astype
@@ -191,7 +203,7 @@ def _install(cls):
     cls.swapaxes = _shape.swapaxes
     cls.clip = _clip
     cls.round = lambda self, decimals=0, out=None: _ufuncs.round(self, decimals)
-    cls.conj = cls.conjugate = _ufuncs.conjugate
+    cls.conj = cls.conjugate = _complex_parts.conjugate
     cls.dot = lambda self, b, **kw: _contract.dot(self, b, **kw)
     cls.take = lambda self, indices, axis=None, **kw: _indexing.take(self, indices, axis, **kw)
     cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)

@@ -45,7 +45,7 @@ def _keep(out, axes, ndim, keepdims):
 def _masked(a, where, fill):
     if where is None:
         return a
-    from ._ufuncs import where as where_
+    from ._selection import where as where_
 
     a, where = promote_shapes(a, where)
     return where_(where, a, lax.full_like(a, fill))
@@ -233,7 +233,7 @@ def var(
 @staged_as_jit(static_argnames=("axes", "keepdims"))
 def _var(a, ddof, *, axes, keepdims):
     # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
-    from ._ufuncs import where
+    from ._selection import where
 
     centered = lax.sub(a, mean(a, axes, keepdims=True))
     if a.dtype.kind == "c":  # |z - mean|^2: the variance of complex values is real
@@ -325,7 +325,7 @@ argmin = _arg_extreme("argmin", lax.argmin)
 
 
 def _nan_replaced(a, fill):
-    from ._ufuncs import isnan
+    from ._logic import isnan
 
     a = as_operand(a)
     if a.dtype.kind not in "fc":
@@ -352,12 +352,12 @@ def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
-    from ._ufuncs import isnan, logical_not
+    from ._logic import isnan, logical_not
 
     (a,) = promote_dtypes_inexact(as_operand(a))
     valid = logical_not(isnan(a))
     if where is not None:
-        from ._ufuncs import logical_and
+        from ._logic import logical_and
 
         valid = logical_and(valid, where)
     return mean(a, axis, dtype, keepdims=keepdims, where=valid)
@@ -407,7 +407,7 @@ del Tracer
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only themselves)."""
     from ._promote import promote_args
-    from ._ufuncs import isinf, isnan
+    from ._logic import isinf, isnan
 
     a, b = promote_args("isclose", a, b)
     if a.dtype.kind not in "fc":
@@ -434,7 +434,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 def array_equal(a1, a2, equal_nan: bool = False):
     """Same shape and elements (a 0-d bool array)."""
     from ._promote import shape_of
-    from ._ufuncs import isnan, logical_and, logical_or
+    from ._logic import isnan, logical_and, logical_or
 
     if shape_of(a1) != shape_of(a2):
         return Array(np.asarray(False))

@@ -39,7 +39,7 @@ def quantile(
 def _quantile(a, q, axis, method, keepdims, ignore_nan):
     from ._shape import moveaxis, ravel
     from ._searching import sort
-    from ._ufuncs import isnan
+    from ._logic import isnan
 
     check_arraylike("quantile", a, q)
     (a,) = promote_dtypes_inexact(as_operand(a))
@@ -147,7 +147,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     from ._reductions import var
-    from ._ufuncs import isnan, logical_and, logical_not
+    from ._logic import isnan, logical_and, logical_not
 
     (a,) = promote_dtypes_inexact(as_operand(a))
     valid = logical_not(isnan(a))
@@ -162,7 +162,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def _nanarg(fn, fill):
     def f(a, axis=None, out=None, keepdims=False):
-        from ._ufuncs import isnan
+        from ._logic import isnan
 
         a = as_operand(a)
         return fn(
@@ -189,7 +189,8 @@ def nanargmin(a, axis=None, out=None, keepdims=False):
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis``."""
     from ._shape import concatenate, slice_axis
-    from ._ufuncs import not_equal, subtract
+    from ._logic import not_equal
+    from ._ufuncs import subtract
 
     a = as_operand(a)
     ax = canonicalize_axis(axis, a.ndim)
@@ -301,7 +302,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of ``(xp, fp)`` (``xp`` increasing) at ``x``."""
     from ._searching import searchsorted
-    from ._ufuncs import where
+    from ._selection import where
 
     x, xp, fp = promote_dtypes_inexact(as_operand(x), as_operand(xp), as_operand(fp))
     if period is not None:

@@ -303,7 +303,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values below
     ``rtol * largest`` count as zero)."""
     from ._reductions import max as amax
-    from ._ufuncs import where
+    from ._selection import where
 
     (a,) = _inexact("pinv", a)
     rtol = rcond if rtol is None else rtol
@@ -321,7 +321,8 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)`` as ``numpy.linalg.lstsq``."""
     from ._reductions import sum
     from ._shape import ravel
-    from ._ufuncs import multiply, where
+    from ._ufuncs import multiply
+    from ._selection import where
 
     a, b = _inexact("lstsq", a, b)
     if a.ndim != 2:

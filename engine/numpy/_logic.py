@@ -1,0 +1,151 @@
+"""Comparisons, logical and bitwise functions, and the float tests (isnan, isinf, isfinite, ...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise, promote_shapes
+from ._ufunc_dispatch import _binary
+
+
+def _to_bool(x):
+    x = as_operand(x)
+    if x.dtype == np.bool_:
+        return x
+    return lax.ne(x, lax.full_like(x, 0))
+
+
+def logical_and(x1, x2, /):
+    check_arraylike("logical_and", x1, x2)
+    return lax.bitwise_and(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+
+
+def logical_or(x1, x2, /):
+    check_arraylike("logical_or", x1, x2)
+    return lax.bitwise_or(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+
+
+def logical_xor(x1, x2, /):
+    check_arraylike("logical_xor", x1, x2)
+    return lax.bitwise_xor(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+
+
+def logical_not(x, /):
+    check_arraylike("logical_not", x)
+    return lax.bitwise_not(_to_bool(x))
+
+
+def _bitwise(name, lax_fn, np_fn):
+    def general(x1, x2):
+        x1, x2 = promote_args(name, x1, x2)
+        if x1.dtype.kind not in "iub":
+            raise TypeError(f"jnp.{name} requires integer or boolean arguments, got {x1.dtype.name}")
+        return lax_fn(x1, x2)
+
+    return _binary(name, general, np_fn, "iub")
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and, np.bitwise_and)
+
+
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or, np.bitwise_or)
+
+
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor, np.bitwise_xor)
+
+
+def bitwise_not(x, /):
+    (x,) = promote_args("bitwise_not", x)
+    if x.dtype.kind not in "iub":
+        raise TypeError(f"jnp.bitwise_not requires integer or boolean arguments, got {x.dtype.name}")
+    return lax.bitwise_not(x)
+
+
+invert = bitwise_invert = bitwise_not
+
+
+def left_shift(x1, x2, /):
+    x1, x2 = promote_args("left_shift", x1, x2)
+    return lax.shift_left(x1, x2)
+
+
+def right_shift(x1, x2, /):
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if x1.dtype.kind == "u":
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def bitwise_count(x, /):
+    (x,) = promote_args("bitwise_count", x)
+    return lax.convert_element_type(lax.population_count(x), np.uint8)
+
+
+def _comparison(name, lax_fn, np_fn):
+    def general(x1, x2):
+        x1, x2 = promote_elementwise(name, x1, x2)
+        if x1.dtype.kind == "c" and lax_fn not in (lax.eq, lax.ne):
+            # numpy's (and JAX's) order on complex numbers: by real part, then imaginary part.
+            r1, r2 = lax.real(x1), lax.real(x2)
+            tie = lax.bitwise_and(lax.eq(r1, r2), lax_fn(lax.imag(x1), lax.imag(x2)))
+            return lax.bitwise_or(lax.bitwise_and(lax.ne(r1, r2), lax_fn(r1, r2)), tie)
+        return lax_fn(x1, x2)
+
+    return _binary(name, general, np_fn, "fiub", bool_out=True)
+
+
+equal = _comparison("equal", lax.eq, np.equal)
+
+
+not_equal = _comparison("not_equal", lax.ne, np.not_equal)
+
+
+less = _comparison("less", lax.lt, np.less)
+
+
+less_equal = _comparison("less_equal", lax.le, np.less_equal)
+
+
+greater = _comparison("greater", lax.gt, np.greater)
+
+
+greater_equal = _comparison("greater_equal", lax.ge, np.greater_equal)
+
+
+def isnan(x, /):
+    (x,) = promote_args("isnan", x)
+    if x.dtype.kind not in "fc":
+        return lax.full_like(x, False, np.bool_)
+    return lax.ne(x, x)
+
+
+def isinf(x, /):
+    (x,) = promote_args("isinf", x)
+    if x.dtype.kind not in "fc":
+        return lax.full_like(x, False, np.bool_)
+    return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
+
+
+def isposinf(x, /):
+    (x,) = promote_args("isposinf", x)
+    if x.dtype.kind not in "fc":
+        return lax.full_like(x, False, np.bool_)
+    return lax.eq(x, np.array(np.inf, x.dtype))
+
+
+def isneginf(x, /):
+    (x,) = promote_args("isneginf", x)
+    if x.dtype.kind not in "fc":
+        return lax.full_like(x, False, np.bool_)
+    return lax.eq(x, np.array(-np.inf, x.dtype))
+
+
+def isfinite(x, /):
+    (x,) = promote_args("isfinite", x)
+    if x.dtype.kind not in "fc":
+        return lax.full_like(x, True, np.bool_)
+    return lax.is_finite(x)

@@ -1,0 +1,148 @@
+"""Choosing between values elementwise: maximum/minimum (and the NaN-ignoring fmax/fmin), clip,
+where, select, piecewise, nan_to_num."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ._complex_parts import iscomplexobj
+from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_not
+from ._promote import as_operand, check_arraylike, convert, promote_args, promote_elementwise, promote_shapes
+from ._staged import staged_as_jit
+from ._ufunc_dispatch import _binary
+
+
+def _maximum(x1, x2):
+    x1, x2 = promote_elementwise("maximum", x1, x2)
+    return lax.max(x1, x2)
+
+
+def _minimum(x1, x2):
+    x1, x2 = promote_elementwise("minimum", x1, x2)
+    return lax.min(x1, x2)
+
+
+maximum = _binary("maximum", _maximum, np.maximum, "fiub")
+
+
+minimum = _binary("minimum", _minimum, np.minimum, "fiub")
+
+
+def fmax(x1, x2, /):
+    """Elementwise maximum that ignores NaNs."""
+    x1, x2 = promote_args("fmax", x1, x2)
+    return lax.select(lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2)), x1, x2)
+
+
+def fmin(x1, x2, /):
+    """Elementwise minimum that ignores NaNs."""
+    x1, x2 = promote_args("fmin", x1, x2)
+    return lax.select(lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2)), x1, x2)
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """Clamp values to ``[min, max]`` (either bound may be None).
+
+    >>> jnp.clip(jnp.arange(5), 1, 3)
+    Array([1, 1, 2, 3, 3], dtype=int32)
+    """
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    check_arraylike("clip", arr)
+    if any(iscomplexobj(v) for v in (arr, min, max) if v is not None):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real value "
+            "or array by taking the real or imaginary components via jax.numpy.real/imag respectively."
+        )
+    return _clip(arr, min, max)
+
+
+@staged_as_jit(name="clip")
+def _clip(arr, min, max):
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return as_operand(arr)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` else ``y``, broadcasting all three; one argument means ``nonzero``.
+
+    >>> jnp.where(jnp.arange(4) > 1, 1.0, 0.0)
+    Array([0., 0., 1., 1.], dtype=float32)
+    """
+    if x is None and y is None:
+        from ._searching import nonzero
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
+    check_arraylike("where", condition, x, y)
+    condition = (
+        convert(as_operand(condition), np.dtype(np.bool_), False)
+        if _dtype_of(condition) != np.bool_
+        else as_operand(condition)
+    )
+    return _where(condition, x, y)
+
+
+@staged_as_jit
+def _where(condition, x, y):
+    x, y = promote_args("where", x, y)
+    if condition.ndim == 0:  # select takes a scalar predicate as it is (as in JAX)
+        x, y = promote_shapes(x, y)
+    else:
+        condition, x, y = promote_shapes(condition, x, y)
+    return lax.select(condition, x, y)
+
+
+def _dtype_of(x):
+    if type(x) is bool:
+        return np.dtype(np.bool_)
+    return getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else np.dtype("float32")
+
+
+def select(condlist, choicelist, default=0):
+    """The first choice whose condition holds, else ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if not condlist:
+        raise ValueError("condlist must be non-empty")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = where(cond, choice, out)
+    return out
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """``funclist[i](x)`` where ``condlist[i]``; one extra function covers the remaining places."""
+    x = as_operand(x)
+    condlist = [_to_bool(c) for c in condlist]
+    out = lax.full_like(x, 0)
+    if len(funclist) == len(condlist) + 1:
+        rest = logical_not(condlist[0]) if condlist else lax.full_like(x, True, np.bool_)
+        for c in condlist[1:]:
+            rest = logical_and(rest, logical_not(c))
+        condlist = condlist + [rest]
+    for cond, fn in zip(condlist, funclist):
+        out = where(cond, fn(x, *args, **kw) if callable(fn) else fn, out)
+    return out
+
+
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN with ``nan`` and infinities with the largest finite values (or those given)."""
+    (x,) = promote_args("nan_to_num", x)
+    if x.dtype.kind not in "fc":
+        return x
+    info = np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(isnan(x), lax.full_like(x, nan), x)
+    out = where(isposinf(x), lax.full_like(x, posinf), out)
+    return where(isneginf(x), lax.full_like(x, neginf), out)
