@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from types import FrameType
+from typing import Any, Optional
 
 import uvicorn
 
@@ -25,7 +26,7 @@ class DrainingServer(uvicorn.Server):
         self.drain_seconds = drain_seconds
         self._draining = False
 
-    def handle_exit(self, sig, frame) -> None:
+    def handle_exit(self, sig: int, frame: Optional[FrameType]) -> None:
         app: Any = self.config.app  # the FastAPI app (uvicorn types it as any ASGI app)
         if self._draining or self.should_exit:
             return super().handle_exit(sig, frame)
@@ -34,7 +35,7 @@ class DrainingServer(uvicorn.Server):
         log.info("draining: %d runs in flight; refusing new ones", app.state.fair.in_flight)
         threading.Thread(target=self._exit_when_idle, args=(sig, frame), daemon=True).start()
 
-    def _exit_when_idle(self, sig, frame) -> None:
+    def _exit_when_idle(self, sig: int, frame: Optional[FrameType]) -> None:
         deadline = time.monotonic() + self.drain_seconds
         app: Any = self.config.app
         while app.state.fair.in_flight and time.monotonic() < deadline:

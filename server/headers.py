@@ -9,6 +9,8 @@ The read-only ``/embed/<id>`` page is the one route other sites may frame (``FRA
 
 from __future__ import annotations
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 PAGE_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -63,16 +65,16 @@ def headers_for(path: str) -> list[tuple[bytes, bytes]]:
 class SecurityHeadersMiddleware:
     """Adds ``headers_for(path)`` to every HTTP response, replacing any of the same name."""
 
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp):
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         extra = headers_for(scope.get("path", "/"))
         names = {name for name, _ in extra}
 
-        async def with_headers(message):
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
                 message = {**message, "headers": kept + extra}

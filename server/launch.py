@@ -18,10 +18,11 @@ from .settings import PROJECT_ROOT
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def stop_process(proc: Optional[subprocess.Popen], sig: int, timeout: float) -> None:
+def stop_process(proc: Optional[subprocess.Popen[bytes]], sig: int, timeout: float) -> None:
     """Ask ``proc`` (started in a session of its own) to stop with ``sig``; kill its group after ``timeout``."""
     if proc is None or proc.poll() is not None:
         return
@@ -41,8 +42,8 @@ class ServerProcess:
 
     def __init__(
         self,
-        settings: Optional[dict] = None,
-        extra_env: Optional[dict] = None,
+        settings: Optional[dict[str, object]] = None,
+        extra_env: Optional[dict[str, str]] = None,
         startup_timeout: float = 120.0,
         log_path: Optional[str] = None,
         prefix: tuple[str, ...] = (),
@@ -67,7 +68,7 @@ class ServerProcess:
         self.log_path = log_path
         self.python = sys.executable
         self.prefix = tuple(prefix)  # e.g. a setpriv command line that drops uid and capabilities
-        self.proc: Optional[subprocess.Popen] = None
+        self.proc: Optional[subprocess.Popen[bytes]] = None
         self._log: BinaryIO | int | None = None
 
     def start(self) -> "ServerProcess":
@@ -105,5 +106,5 @@ class ServerProcess:
     def __enter__(self) -> "ServerProcess":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

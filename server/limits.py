@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 
 class BodyLimitMiddleware:
     """Answer 413 for bodies over ``limit`` bytes without buffering them.
@@ -12,11 +14,11 @@ class BodyLimitMiddleware:
     stream in and cut off as soon as they pass the limit.
     """
 
-    def __init__(self, app, limit: int):
+    def __init__(self, app: ASGIApp, limit: int):
         self.app = app
         self.limit = limit
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         for name, value in scope.get("headers", []):
@@ -30,7 +32,7 @@ class BodyLimitMiddleware:
         seen = 0
         started = False
 
-        async def counted_receive():
+        async def counted_receive() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -39,7 +41,7 @@ class BodyLimitMiddleware:
                     raise _TooLarge()
             return message
 
-        async def tracking_send(message):
+        async def tracking_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
@@ -52,7 +54,7 @@ class BodyLimitMiddleware:
                 await self._reject(send, 413, f"request body over {self.limit} bytes")
 
     @staticmethod
-    async def _reject(send, status: int, detail: str):
+    async def _reject(send: Send, status: int, detail: str) -> None:
         body = json.dumps({"detail": detail}).encode()
         await send(
             {

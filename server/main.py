@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Optional
+from typing import TYPE_CHECKING, AsyncIterator, Optional
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
@@ -18,17 +18,23 @@ from .routes import examples, health, pages, run, snippets, transforms
 from .settings import Settings
 from .store import SnippetStore, open_store
 
+if TYPE_CHECKING:
+    from .sandbox.pool import SandboxPool
+
 log = logging.getLogger("jaxplay.server")
 
 
 def create_app(
-    settings: Optional[Settings] = None, *, pool=None, store: Optional[SnippetStore] = None
+    settings: Optional[Settings] = None,
+    *,
+    pool: Optional[SandboxPool] = None,
+    store: Optional[SnippetStore] = None,
 ) -> FastAPI:
     """Build the app. ``pool`` and ``store`` may be injected (tests); otherwise they come from settings."""
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_pool = pool is None
         if own_pool:
             from .sandbox.pool import SandboxPool  # imported here: building the app must not start processes
@@ -59,7 +65,7 @@ def create_app(
         app.include_router(module.router)
 
     @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception):
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         # A bug in a route must cost one request, never the server.
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)

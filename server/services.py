@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 from string import Template
-from typing import Optional
+from typing import Callable, Optional
 
 from .launch import free_port, stop_process
 from .settings import PROJECT_ROOT
@@ -37,12 +37,13 @@ def _postgres_bin(name: str) -> str:
     return found[-1]
 
 
-def _as_unprivileged():
+def _as_unprivileged() -> Optional[Callable[[], None]]:
+    """What a child must run before exec to become ``UNPRIVILEGED`` (None unless we are root)."""
     if os.getuid() != 0:
         return None
     user = pwd.getpwnam(UNPRIVILEGED)
 
-    def drop():
+    def drop() -> None:
         os.setgid(user.pw_gid)
         os.setgroups([])
         os.setuid(user.pw_uid)
@@ -53,10 +54,10 @@ def _as_unprivileged():
 class PostgresCluster:
     """A throwaway cluster on 127.0.0.1:<free port>, trust auth, database ``jaxplay``."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="jaxplay-pg-"))
         self.port = free_port()
-        self.proc: Optional[subprocess.Popen] = None
+        self.proc: Optional[subprocess.Popen[bytes]] = None
         self.url = f"postgresql://jaxplay@127.0.0.1:{self.port}/jaxplay"
 
     def start(self) -> "PostgresCluster":
@@ -132,7 +133,7 @@ class PostgresCluster:
     def __enter__(self) -> "PostgresCluster":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -152,7 +153,7 @@ class Nginx:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.upstreams = upstreams
-        self.proc: Optional[subprocess.Popen] = None
+        self.proc: Optional[subprocess.Popen[bytes]] = None
 
     def start(self) -> "Nginx":
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -201,5 +202,5 @@ class Nginx:
     def __enter__(self) -> "Nginx":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

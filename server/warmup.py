@@ -19,12 +19,15 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from .sandbox.child import Runner
 
 log = logging.getLogger("jaxplay.warmup")
 
 
-def warm(runner: Callable | None = None) -> list[tuple[str, float, bool]]:
+def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
     """Run every non-pmap gallery example once; returns (id, seconds, ok) per example."""
     from engine.inspect.schema import RunRequest
 

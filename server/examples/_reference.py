@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.inspect.schema import TransformSpec
 
 from ..models import ExpectedLeaf
 
 
-def leaf(value, rtol: float = 2e-4, atol: float = 2e-5) -> ExpectedLeaf:
+def leaf(value: npt.ArrayLike, rtol: float = 2e-4, atol: float = 2e-5) -> ExpectedLeaf:
     a = np.asarray(value, dtype=np.float64)
     return ExpectedLeaf(shape=list(a.shape), data=a.ravel().tolist(), rtol=rtol, atol=atol)
 

@@ -1,4 +1,5 @@
 import numpy as np
+import numpy.typing as npt
 
 from ..models import Example
 from ._reference import leaf
@@ -38,7 +39,7 @@ print(new_params[0][0].shape)   # (4, 3, 4): one (identical) copy per device
 N_DEV = 4
 
 
-def _reference_step():
+def _reference_step() -> list[npt.NDArray[np.float64]]:
     w1, b1 = np.linspace(-1.0, 1.0, 12).reshape(3, 4), np.zeros(4)
     w2, b2 = np.linspace(0.5, -0.5, 8).reshape(4, 2), np.array([0.1, -0.1])
     xs = np.linspace(-1.0, 1.0, N_DEV * 6).reshape(N_DEV, 2, 3)

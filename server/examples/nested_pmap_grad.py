@@ -1,4 +1,5 @@
 import numpy as np
+import numpy.typing as npt
 
 from ..models import Example
 from ._reference import leaf, t
@@ -25,11 +26,14 @@ print(grad(total)(x))   # the backward pass is parallel too
 """
 
 
-def _grad_total(x):
+def _grad_total(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     # f[r, j] = -sin(x[r, j]) * T_r * S_r with T_r = tan(sum_j sin x[r]), S_r = sum_j tanh x[r]
     s = np.sin(x).sum(axis=1, keepdims=True)
     T, S = np.tan(s), np.tanh(x).sum(axis=1, keepdims=True)
-    return -np.cos(x) * T * S - s * ((1 + T**2) * np.cos(x) * S + T * (1 - np.tanh(x) ** 2))
+    grad: npt.NDArray[np.float64] = -np.cos(x) * T * S - s * (
+        (1 + T**2) * np.cos(x) * S + T * (1 - np.tanh(x) ** 2)
+    )
+    return grad
 
 
 EXAMPLE = Example(

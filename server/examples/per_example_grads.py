@@ -1,4 +1,5 @@
 import numpy as np
+import numpy.typing as npt
 
 from ..models import Example
 from ._reference import leaf, t
@@ -25,9 +26,10 @@ _xs = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, -0.5]])
 _ys = np.array([0.0, 1.0, -1.0])
 
 
-def _per_example_grads():
+def _per_example_grads() -> npt.NDArray[np.float64]:
     p = np.tanh(_xs @ _w)
-    return (2 * (p - _ys) * (1 - p**2))[:, None] * _xs
+    grads: npt.NDArray[np.float64] = (2 * (p - _ys) * (1 - p**2))[:, None] * _xs
+    return grads
 
 
 EXAMPLE = Example(

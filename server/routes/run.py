@@ -5,9 +5,10 @@ from fastapi.responses import JSONResponse, Response
 
 from engine.inspect.schema import RunReport, RunRequest
 
-from ..fairshare import retry_after
-from ..sandbox.pool import PoolBusy, QueueFull
+from ..fairshare import FairShare, retry_after
+from ..sandbox.pool import PoolBusy, QueueFull, SandboxPool
 from ..sandbox.reports import code_size_report
+from ..settings import Settings
 
 router = APIRouter(prefix="/api", tags=["run"])
 
@@ -21,9 +22,11 @@ router = APIRouter(prefix="/api", tags=["run"])
         503: {"description": "The replica is draining, or no worker became free in time"},
     },
 )
-async def run(req: RunRequest, request: Request):
+async def run(req: RunRequest, request: Request) -> Response:
     state = request.app.state
-    settings, pool, fair = state.settings, state.pool, state.fair
+    settings: Settings = state.settings
+    pool: SandboxPool = state.pool
+    fair: FairShare = state.fair
     if state.draining:
         return JSONResponse(
             {"detail": "this server is shutting down; retry"}, status_code=503, headers={"Retry-After": "1"}

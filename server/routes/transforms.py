@@ -8,6 +8,6 @@ router = APIRouter(prefix="/api", tags=["transforms"])
 
 
 @router.get("/transforms", response_model=list[TransformInfo])
-async def list_transforms():
+async def list_transforms() -> list[TransformInfo]:
     """The transformations a stack can hold and their options (the page builds its stack from it)."""
     return transform_infos()
