@@ -189,5 +189,7 @@ def uninstall() -> None:
     """Undo :func:`install` and forget the ``jax`` aliases imported so far."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "jax" or n.startswith("jax.")]:
+    for name in [
+        n for n in list(sys.modules) if n == "jax" or n.startswith("jax.")
+    ]:  # (a snapshot: threads import)
         del sys.modules[name]

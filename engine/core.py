@@ -443,7 +443,10 @@ class Array:
     Array([0., 2., 4.], dtype=float32)
     """
 
-    __slots__ = ("_value", "weak_type", "_aval", "__weakref__")
+    # python_value (set only on a Python scalar a lax op took in another operand's dtype): the
+    # number as written, which a jaxpr literal prints as JAX's does; the value computed with is
+    # still _value.
+    __slots__ = ("_value", "weak_type", "_aval", "python_value", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):

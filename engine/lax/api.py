@@ -17,7 +17,10 @@ def _aval(x):
 
 
 def _scalar_like(val, like_dtype, weak=True):
-    return Array(np.asarray(val, dtype=like_dtype), weak)
+    out = Array(np.asarray(val, dtype=like_dtype), weak)
+    if out.dtype.kind == core.python_scalar_dtype(val).kind:  # (JAX takes only these)
+        out.python_value = val  # JAX's literal keeps the Python scalar: printed as written
+    return out
 
 
 # How far up int < float < complex a Python scalar's kind sits: a scalar may take the other

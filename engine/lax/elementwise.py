@@ -423,9 +423,20 @@ defjvp(cosh_p, lambda g, x: mul(g, _lax().sinh(x)))
 defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1.0))))
 defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), 1.0))))
 defjvp(atanh_p, lambda g, x: mul(integer_pow(add(1.0, x), -1), div(g, sub(1.0, x))))
-defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(0.5, ans)))
-defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(-0.5, div(ans, x))))
-defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(1 / 3, integer_pow(ans, -2))))
+
+
+def _const(example, val):
+    """``val`` as a constant for ``example``'s computation, as JAX's ``_const``: a Python scalar
+    when ``example`` is a weakly typed scalar, else an array of its dtype (which prints rounded)."""
+    aval = core.get_aval(example)
+    if aval.weak_type and not aval.shape:
+        return val
+    return np.array(val, aval.dtype)
+
+
+defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
 
 def _abs_jvp(g, ans, x):

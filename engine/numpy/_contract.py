@@ -312,18 +312,31 @@ def _einsum_sublists(operands):
     return spec, ops
 
 
-def _take_diagonal(x, labels: str):
-    """Repeated labels in one operand (``'ii'``) select its diagonal."""
-    from ._diagonal import diagonal
-
-    while True:
-        dup = next((c for c in labels if labels.count(c) > 1), None)
-        if dup is None:
-            return x, labels
-        i = labels.index(dup)
-        j = labels.index(dup, i + 1)
-        x = diagonal(x, 0, i, j)
-        labels = "".join(c for k, c in enumerate(labels) if k not in (i, j)) + dup
+def _sum_repeats(x, labels: str, keep: set):
+    """Repeated labels in one operand (``'ii'``), as JAX contracts them: mask with the Kronecker
+    delta over their axes, then sum all of them (or all but the last, if the label is kept)."""
+    counts: dict = {}
+    for c in labels:
+        counts[c] = counts.get(c, 0) + 1
+    for c, count in counts.items():
+        if count < 2:
+            continue
+        axes = [i for i, n in enumerate(labels) if n == c]
+        base_shape = tuple(x.shape[i] for i in axes)
+        iotas = [lax.broadcasted_iota(np.dtype("uint32"), base_shape, i) for i in range(len(axes))]
+        eye = lax.eq(iotas[0], iotas[1])
+        for i1, i2 in zip(iotas[1:-1], iotas[2:]):
+            eye = lax.bitwise_and(eye, lax.eq(i1, i2))
+        if base_shape != x.shape:
+            eye = lax.broadcast_in_dim(eye, x.shape, tuple(axes))
+        x = lax.select(eye, x, lax.full_like(x, 0))
+        if c not in keep:
+            x = lax.reduce_sum(x, tuple(axes))
+            labels = labels.replace(c, "")
+        else:
+            x = lax.reduce_sum(x, tuple(axes[:-1]))
+            labels = labels.replace(c, "", count - 1)
+    return x, labels
 
 
 def _sum_unneeded(x, labels: str, needed: set):
@@ -369,10 +382,7 @@ def einsum(
             if d != 1 and sizes.get(c, 1) not in (1, d):
                 raise ValueError(f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {d})")
             sizes[c] = d if d != 1 else sizes.get(c, 1)
-    terms = []
-    for o, spec in zip(ops, labels):
-        o, spec = _take_diagonal(o, spec)
-        terms.append((o, spec))
+    terms = list(zip(ops, labels))
 
     def needed_except(k):
         s = set(out_labels)
@@ -381,8 +391,12 @@ def einsum(
                 s.update(sp)
         return s
 
-    # Sum out labels private to one operand before contracting anything.
-    terms = [_sum_unneeded(o, sp, needed_except(k)) for k, (o, sp) in enumerate(terms)]
+    # Before contracting anything, sum out labels private to one operand: those it has once,
+    # then (as JAX orders it) its repeated ones.
+    for k, (o, sp) in enumerate(terms):
+        needed = needed_except(k)
+        o, sp = _sum_unneeded(o, sp, needed | {c for c in sp if sp.count(c) > 1})
+        terms[k] = _sum_repeats(o, sp, needed)
     while len(terms) > 1:
         (a, la), (b, lb) = terms[0], terms[1]
         rest = terms[2:]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -10,7 +9,8 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
-from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of
+from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
+from ._staged import staged_as_jit
 
 
 def _leaves(obj, out):
@@ -207,7 +207,13 @@ def linspace(
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
     out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
     div = (num - 1) if endpoint else num
-    if not isinstance(start, Tracer) and not isinstance(stop, Tracer) and dtype_in.kind != "c":
+    staging = core.staging_anywhere[0] and core._state.dynamic is not None  # (shows _linspace)
+    if (
+        not staging
+        and not isinstance(start, Tracer)
+        and not isinstance(stop, Tracer)
+        and dtype_in.kind != "c"
+    ):
         cs, ce = core.to_numpy(start), core.to_numpy(stop)
         with np.errstate(all="ignore"):
             out = np.linspace(
@@ -218,25 +224,51 @@ def linspace(
         res = Array(out.astype(out_dtype))
         step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
         return (res, Array(np.asarray(step).astype(dtype_in))) if retstep else res
-    # Traced bounds: start * (1 - t) + stop * t, with the endpoint exactly ``stop``.
-    from ._shape import concatenate, expand_dims, moveaxis
-    from ._ufuncs import add, multiply, subtract, floor
+    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
-    s, e = asarray(start, dtype_in), asarray(stop, dtype_in)
-    bshape = np.broadcast_shapes(s.shape, e.shape)
-    s, e = broadcast_to_shape(s, bshape), broadcast_to_shape(e, bshape)
-    t = np.arange(num if not endpoint else builtins.max(num - 1, 0), dtype=np.float64)
-    t = Array((t / div if div > 0 else t).astype(dtype_in).reshape((-1,) + (1,) * len(bshape)))
-    out = add(multiply(expand_dims(s, 0), subtract(1, t)), multiply(expand_dims(e, 0), t))
-    if endpoint and num > 0:
-        out = concatenate([out, expand_dims(e, 0)], 0)
-    out = moveaxis(out, 0, axis)
-    if out_dtype.kind in "iu":
+
+@staged_as_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    # JAX's formulation, ``start * (1 - step) + stop * step`` in the computation dtype, which
+    # recovers both endpoints; staged (under jit or make_jaxpr) it prints as JAX's _linspace.
+    from ._shape import concatenate, expand_dims
+    from ._ufuncs import floor
+
+    start, stop = as_operand(start), as_operand(stop)
+    if dtype is None:
+        dtype = to_inexact_dtype(promote_types_weak(dtype_and_weak(x) for x in (start, stop))[0])
+    else:
+        dtype = core.canonical_dtype(to_dtype(dtype))
+    computation_dtype = to_inexact_dtype(dtype)
+    start, stop = convert(start, computation_dtype, False), convert(stop, computation_dtype, False)
+    bounds_shape = list(np.broadcast_shapes(start.shape, stop.shape))
+    broadcast_start = broadcast_to_shape(start, bounds_shape)
+    broadcast_stop = broadcast_to_shape(stop, bounds_shape)
+    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+    bounds_shape.insert(axis, 1)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        delta = convert(stop - start, computation_dtype, False) / asarray(div, dtype=computation_dtype)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        real_dtype = np.finfo(computation_dtype).dtype
+        step = lax.iota(real_dtype, div).reshape(iota_shape) / asarray(div, real_dtype)
+        step = step.astype(computation_dtype)
+        out = broadcast_start.reshape(bounds_shape) * (1 - step) + broadcast_stop.reshape(bounds_shape) * step
+        if endpoint:
+            out = concatenate([out, expand_dims(broadcast_stop, axis)], axis)
+    elif num == 1:
+        delta = asarray(np.nan if endpoint else stop - start, dtype=computation_dtype)
+        out = broadcast_start.reshape(bounds_shape)
+    else:  # num == 0, as numpy
+        empty_shape = list(np.broadcast_shapes(start.shape, stop.shape))
+        empty_shape.insert(axis, 0)
+        delta = lax.full((), np.nan, computation_dtype)
+        out = lax.full(empty_shape, 0, dtype)
+    if dtype.kind in "iu" and out.dtype.kind not in "iu":
         out = floor(out)
-    out = convert(out, out_dtype)
-    if retstep:
-        return out, (e - s) / div if div > 0 else lax.full(bshape, np.nan, dtype_in)
-    return out
+    result = convert(out, dtype, False)
+    return (result, delta) if retstep else result
 
 
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):

@@ -1,8 +1,9 @@
 """jnp functions that JAX defines under ``jax.jit``: staged, each prints as a nested ``jit[name=...]``.
 
 JAX users see ``jnp.where`` as ``jit[name=_where jaxpr={...}]`` in their jaxprs; so do ours. Only
-while a staging trace (``make_jaxpr``, ``jit``) is open and an argument is traced: eager calls run
-the function directly, so eager speed is unchanged. Under ``jit`` the nested equation is inlined
+while this thread stages (``make_jaxpr``, ``jit``), then even on constant arguments, as JAX's jit
+stages them (``jnp.linspace(0.0, 1.0, 3)`` shows its ``_linspace``): eager calls run the function
+directly, so eager speed is unchanged. Under ``jit`` the nested equation is inlined
 by the backend, so compiled code is unchanged too.
 """
 
@@ -25,7 +26,7 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not core.staging_anywhere[0] or not _any_tracer(args, kwargs):
+        if not core.staging_anywhere[0] or core._state.dynamic is None:
             return fn(*args, **kwargs)
         if not jitted:
             from ..jit import jit
@@ -47,12 +48,3 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
 @functools.lru_cache(maxsize=None)
 def _signature(fn):
     return inspect.signature(fn)
-
-
-def _any_tracer(args, kwargs) -> bool:
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, core.Tracer):
-            return True
-        if isinstance(a, (tuple, list)) and any(isinstance(b, core.Tracer) for b in a):
-            return True
-    return False

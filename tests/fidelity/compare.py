@@ -41,8 +41,6 @@ INTENDED_DIFFERENCES: dict[str, str] = {
             "random_dropout",
         )
     },  # fmt: skip
-    "grad_cbrt": "JAX's literal keeps the Python float 1/3 (0.3333333333333333); engine literals hold "
-    "the float32 the program computes with (0.3333333432674408)",
 }
 
 _BINDER = re.compile(r"(?<![\w=.])([a-z]+):(?=[a-z0-9]+[\[<])")
