@@ -355,7 +355,7 @@ def test_target_transformed_by_the_code_is_recorded_in_full_without_a_stack():
 
 def test_jit_timings_are_disjoint_and_mark_cache_hits(monkeypatch):
     # compiles in the first call (tests/test_jit_tiers.py: a first call interpreted while compiling)
-    monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
+    monkeypatch.setattr(importlib.import_module("engine.jit_runtime"), "TIERED", False)
     code = textwrap.dedent("""\
         import jax
         from jax import lax

@@ -103,7 +103,9 @@ def test_monitoring_events_for_every_stage(tmp_path, monkeypatch):
     from engine import monitoring
 
     J.set_backend(nb_jit.NumbaBackend())
-    monkeypatch.setattr(J, "TIERED", False)  # compiles in the call (tests/test_jit_tiers.py: tiered)
+    monkeypatch.setattr(
+        importlib.import_module("engine.jit_runtime"), "TIERED", False
+    )  # compiles in the call (tests/test_jit_tiers.py: tiered)
     try:
         kinds = []
         with monitoring.listen(lambda k, d: kinds.append((k, d.get("seconds") is not None))):

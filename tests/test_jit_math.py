@@ -21,7 +21,7 @@ numba_jit = numba_backend()
 def compiled_calls(monkeypatch):
     """These tests measure the kernels: every call compiled, none interpreted while compiling
     (an interpreted first call computes with numpy's functions, as eager code does)."""
-    monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
+    monkeypatch.setattr(importlib.import_module("engine.jit_runtime"), "TIERED", False)
 
 
 rng = np.random.default_rng(1)

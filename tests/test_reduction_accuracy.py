@@ -35,7 +35,7 @@ CASES = {
 @pytest.fixture
 def compiled(monkeypatch):
     """jit compiles before its first call returns (the first call is otherwise interpreted)."""
-    monkeypatch.setattr(importlib.import_module("engine.jit"), "TIERED", False)
+    monkeypatch.setattr(importlib.import_module("engine.jit_runtime"), "TIERED", False)
 
 
 def _rel_err(got, want):

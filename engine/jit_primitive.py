@@ -1,0 +1,220 @@
+"""``jit_p``: the call primitive whose param is the closed jaxpr, its impl (run through
+``jit_runtime``'s tiers, or per device for sharded arguments) and its rules, which transform the
+inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
+
+from __future__ import annotations
+
+import sys
+
+from . import ad, batching, core, ir
+from .backends.rows import Special, lowerings
+from .core import Array, Tracer
+from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from .jit_runtime import _executables, _first_tier, _tier
+from .staging import trace_to_jaxpr
+
+jit_p = core.Primitive("jit", multiple_results=True)
+# JAX prints name= first (easier to scan), then the rest by name.
+ir.pp_params_rules[jit_p] = lambda eqn: [
+    ("name", eqn.params["name"]),
+    *sorted((k, v) for k, v in eqn.params.items() if k != "name"),
+]
+
+
+def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
+    spmd = sys.modules.get("engine.parallel.spmd")  # not imported: no reshard was ever traced
+    return spmd is not None and spmd.mesh_of_jaxpr(jaxpr) is not None
+
+
+@jit_p.def_impl
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
+    # Arguments sharded over a mesh run as one program per device, where their shards are.
+    if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
+        from .parallel.spmd import run_sharded
+
+        outs = run_sharded(args, jaxpr, name)
+        if outs is not None:
+            return outs
+    values = [a._value if isinstance(a, Array) else a for a in args]
+    exe = _executables.get(jaxpr)
+    if exe is None:
+        exe = _first_tier(jaxpr, name, values)
+    outs = exe(*values)
+    job = getattr(exe, "job", False)
+    _tier.last = ("compiled", None) if job is False else ("interpreter", job)
+    weak = [a.weak_type for a in jaxpr.out_avals]
+    return [Array(o, w) for o, w in zip(outs, weak)]
+
+
+jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
+jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
+
+
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Consts that are tracers of an outer transformation become explicit arguments."""
+    jaxpr = closed.jaxpr
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        return closed, []
+    keep_v, keep_c, hoist_v, hoist_c = [], [], [], []
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if isinstance(c, Tracer):
+            hoist_v.append(v)
+            hoist_c.append(c)
+        else:
+            keep_v.append(v)
+            keep_c.append(c)
+    new = Jaxpr(keep_v, hoist_v + jaxpr.in_binders, jaxpr.eqns, jaxpr.outs)
+    return ClosedJaxpr(new, keep_c), hoist_c
+
+
+# --- rules of jit_p ---------------------------------------------------------------------------
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    in_avals = jaxpr.in_avals
+    n = len(primals)
+    out_nonzero: list[bool] = []
+
+    def f(*args):
+        ps = args[:n]
+        ts_it = iter(args[n:])
+        ts = [next(ts_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
+        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, xs, jaxpr.consts), ps, ts, False)
+        # Symbolically zero output tangents stay outside the call (JAX's jvp_jaxpr, instantiate=False).
+        out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
+        return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
+
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+    tvals = [t for t in tangents if type(t) is not ad.Zero]
+    outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
+    m = len(jaxpr.out_avals)
+    t_it = iter(outs[m:])
+    tout = [next(t_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(out_nonzero, jaxpr.out_avals)]
+    return outs[:m], tout
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
+    undef = [ad.is_undefined(a) for a in args]
+    defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    ct_avals = [core.get_aval(c) for c in cts]
+    nd = len(defined_avals)
+
+    def f(*xs):
+        defined, ct = xs[:nd], xs[nd:]
+        it = iter(defined)
+        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+        outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], list(ct))
+        return [ad.instantiate_zeros(o) for o in outs]
+
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+    defined_vals = [a for a, u in zip(args, undef) if not u]
+    outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
+    it = iter(outs)
+    return [next(it) if u else None for u in undef]
+
+
+def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
+    # Keep the vmap's axis name, so collectives over it inside the jit reduce the batch axis.
+    axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
+    closed, hoisted = _hoist_tracer_consts(batched)
+    outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
+    return outs, out_dims
+
+
+def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
+    j1 = dce_jaxpr(j1)
+    # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
+    n_known_out = len(j1.outs) - num_res
+    forwarded = {}
+    if len(j1.in_binders) == len(known_vals):
+        position = {v: i for i, v in enumerate(j1.in_binders)}
+        forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
+    if forwarded:
+        kept = [r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded]
+        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
+    outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
+    outs1, res_it = outs1_res[:n_known_out], iter(outs1_res[n_known_out:])
+    res = [known_vals[forwarded[k]] if k in forwarded else next(res_it) for k in range(num_res)]
+    res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+    unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
+    closed2 = ClosedJaxpr(j2, [])
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
+    recipe = ad.JaxprEqnRecipe(
+        jit_p,
+        res_tracers + unknown_tracers,
+        dict(jaxpr=closed2, name=name, **params),
+        [v.aval for v in j2.outs],
+        outs2,
+        core.current_source_info(),
+    )
+    for t in outs2:
+        t.recipe = recipe
+    it1, it2 = iter(outs1), iter(outs2)
+    return [next(it2) if u else next(it1) for u in out_unknowns]
+
+
+def _prune_residuals(j1, j2, num_res):
+    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs)."""
+    used = {x for e in j2.eqns for x in e.inputs if type(x) is Var} | {x for x in j2.outs if type(x) is Var}
+    keep = [k for k, v in enumerate(j2.in_binders[:num_res]) if v in used]
+    if len(keep) == num_res:
+        return j1, j2, num_res
+    n_known = len(j1.outs) - num_res
+    res = j1.outs[n_known:]
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known], *[res[k] for k in keep]])
+    j2 = Jaxpr(j2.constvars, [*[j2.in_binders[k] for k in keep], *j2.in_binders[num_res:]], j2.eqns, j2.outs)
+    return j1, j2, len(keep)
+
+
+def _jit_partial_eval_jaxpr(unks_in, eqn):
+    # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
+    # into a known jit returning residuals and an unknown jit consuming them.
+    closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
+    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in))
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    j1 = dce_jaxpr(j1)
+    n_known_out = len(j1.outs) - num_res
+    known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == len(known_ins) else {}
+    res_atoms, kept = [], []
+    for r in j1.outs[n_known_out:]:
+        if r in position:  # a known input: passed on directly (JAX's forwarding)
+            res_atoms.append(known_ins[position[r]])
+        else:
+            res_atoms.append(Var(r.aval))
+            kept.append(r)
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    new_res = [a for a in res_atoms if type(a) is Var and a not in known_ins]
+    eqn1 = JaxprEqn(
+        jit_p,
+        known_ins,
+        dict(params, jaxpr=ClosedJaxpr(j1, closed.consts)),
+        [*known_outs, *new_res],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        jit_p,
+        [*res_atoms, *[x for x, u in zip(eqn.inputs, unks_in) if u]],
+        dict(params, jaxpr=ClosedJaxpr(j2, [])),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
+    return eqn1, eqn2, out_uk, res_atoms
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
+ad.transpose_rules[jit_p] = _jit_transpose
+batching.batch_rules[jit_p] = _jit_batch
+ad.partial_eval_rules[jit_p] = _jit_partial_eval
+lowerings[jit_p] = Special("inline")  # its body is inlined into the caller's program

@@ -1,0 +1,247 @@
+"""How staged programs run: the backends (numba where it imports, else the numpy interpreter), one
+executable per closed jaxpr, and tiers (a first call is interpreted while numba compiles in the
+background).
+
+A backend compiles a closed jaxpr to ``callable(*numpy_args) -> list[numpy]``. ``engine.jit`` is
+the public module (it re-exports ``get_backend``, ``set_backend``, ``wait_for_compiles``, ...).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import math
+import os
+import threading
+import time
+import weakref
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from . import core, monitoring
+from .core import Array
+from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, subjaxprs
+
+if TYPE_CHECKING:
+    from .backends import numba_jit
+
+
+class Interpreter:
+    name = "interpreter"
+
+    def compile(self, closed: ClosedJaxpr, name: str):
+        def run(*args):
+            outs = eval_jaxpr(
+                closed.jaxpr, [Array(a) if isinstance(a, np.ndarray) else a for a in args], closed.consts
+            )
+            return [core.to_numpy(o) for o in outs]
+
+        run.source = None  # type: ignore[attr-defined]
+        run.fallbacks = []  # type: ignore[attr-defined]
+        return run
+
+
+_backend: Interpreter | numba_jit.NumbaBackend | None = None
+_executables: "weakref.WeakKeyDictionary[ClosedJaxpr, Callable]" = weakref.WeakKeyDictionary()
+
+
+def get_backend():
+    """The numba backend when numba imports, else the interpreter (e.g. under Pyodide)."""
+    global _backend
+    if _backend is None:
+        try:
+            from .backends import numba_jit
+
+            _backend = numba_jit.NumbaBackend()
+        except ImportError:
+            _backend = Interpreter()
+    return _backend
+
+
+def set_backend(backend) -> None:
+    global _backend
+    _backend = backend
+    _executables.clear()
+
+
+def executable(closed: ClosedJaxpr, name: str):
+    exe = _executables.get(closed)
+    if exe is None:
+        job = _jobs.get(closed)
+        if job is not None and job.done.wait() and job.exe is not None:
+            return job.exe
+        t0 = time.perf_counter()
+        exe = get_backend().compile(closed, name)
+        exe.compile_time = time.perf_counter() - t0
+        _executables[closed] = exe
+    return exe
+
+
+# ---------------------------------------------------------------------------------------------
+# Tiers. The first call of a program that the interpreter runs quickly does not wait for numba:
+# it is interpreted while the kernels compile on a background thread, and calls switch to them
+# once they are ready. (An edit of a jitted function otherwise waits 0.2-0.5 s per function.)
+
+TIERED = os.environ.get("ENGINE_JIT_TIERED", "1") != "0"
+INTERPRET_MAX_SECONDS = 0.02  # estimated interpreter time per call up to which calls run interpreted
+_EQN_SECONDS, _ELEMENT_SECONDS = 5e-6, 2e-9  # the interpreter: per equation, per output element
+
+
+def interpret_seconds(jaxpr: Jaxpr) -> float:
+    """A rough estimate of one interpreted call's time; inf where the interpreter's time cannot be
+    bounded (while loops) or where a compiled form matters more (pmap)."""
+    total = 0.0
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        subs = list(subjaxprs(eqn))
+        if name == "while" or "pmap" in name:
+            return math.inf
+        if name == "scan":
+            total += eqn.params["length"] * sum(interpret_seconds(j) for j in subs)
+        elif name == "cond":
+            total += max(interpret_seconds(j) for j in subs)
+        elif subs:
+            total += sum(interpret_seconds(j) for j in subs)
+        else:
+            total += _EQN_SECONDS + _ELEMENT_SECONDS * sum(v.aval.size for v in eqn.out_binders)
+    return total
+
+
+class CompileJob:
+    """One program compiling on the background thread: timestamps (``time.perf_counter``) of
+    when it was queued, started and ready, and its executable (or error) once ``done``."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, args):
+        self.closed: ClosedJaxpr | None = closed
+        self.name = name
+        self.layout_args: tuple | None = args  # a call's arguments: specialise on their layouts too
+        self.queued = time.perf_counter()
+        self.started: float = 0.0
+        self.ready: float = 0.0
+        self.exe: Callable | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+    def run(self):
+        self.started = time.perf_counter()
+        closed = self.closed
+        assert closed is not None
+        try:
+            with monitoring.quiet():
+                backend = get_backend()
+                exe = backend.compile(closed, self.name)
+                exe.compile_time = time.perf_counter() - self.started
+                specialise = getattr(backend, "specialise", None)
+                if specialise is not None:
+                    specialise(exe, closed, self.name, self.layout_args)
+            _executables[closed] = exe
+            self.exe = exe
+        except BaseException as e:  # noqa: BLE001 - the next call compiles in the foreground and raises it
+            self.error = e
+        finally:
+            self.ready = time.perf_counter()
+            self.closed = self.layout_args = None  # (the job must not keep its program alive)
+            self.done.set()
+
+
+_jobs: "weakref.WeakKeyDictionary[ClosedJaxpr, CompileJob]" = weakref.WeakKeyDictionary()
+_queue: collections.deque = collections.deque()
+_queue_lock = threading.Lock()
+_worker: list[threading.Thread | None] = [None]  # the compile thread while it has work (it ends
+#                                                   when the queue is empty)
+
+
+# Held while a job compiles. A fork made while it is held would leave the child numba's compiler
+# lock held by a thread that is not there: forks of processes that go on compiling (pmap's
+# devices) happen inside ``compiles_paused()``. Children drop the queue (the thread did not come
+# along) and forget unfinished jobs, so their own calls start new ones.
+_compile_lock = threading.Lock()
+
+
+def _compile_loop():
+    while True:
+        with _queue_lock:
+            if not _queue:
+                _worker[0] = None
+                return
+            job = _queue.popleft()
+        with _compile_lock:
+            job.run()
+
+
+@contextlib.contextmanager
+def compiles_paused():
+    """No background compile runs in the block (it waits for the one in progress to finish)."""
+    with _compile_lock:
+        yield
+
+
+def _after_fork_in_child():
+    global _compile_lock, _queue_lock
+    _compile_lock, _queue_lock = threading.Lock(), threading.Lock()
+    _queue.clear()
+    _worker[0] = None
+    for closed, job in list(_jobs.items()):
+        if not job.done.is_set():
+            del _jobs[closed]
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _submit(job: CompileJob) -> None:
+    with _queue_lock:
+        _queue.append(job)
+        if _worker[0] is None:
+            worker = _worker[0] = threading.Thread(target=_compile_loop, name="engine-compile", daemon=True)
+            worker.start()
+
+
+def wait_for_compiles() -> None:
+    """Block until every background compile has finished (before a fork, in benchmarks)."""
+    while True:
+        with _queue_lock:
+            worker = _worker[0]
+        if worker is None:
+            return
+        worker.join()
+
+
+_tier = threading.local()  # .interpreting: interpreted programs running in this thread; .last
+
+
+def _interpreted(closed: ClosedJaxpr, job):
+    run = Interpreter().compile(closed, "")
+
+    def interpreted(*args):
+        _tier.interpreting = getattr(_tier, "interpreting", 0) + 1
+        try:
+            return run(*args)
+        finally:
+            _tier.interpreting -= 1
+
+    interpreted.job = job  # type: ignore[attr-defined]
+    return interpreted
+
+
+def _first_tier(closed: ClosedJaxpr, name: str, args):
+    """The executable of a call of a program that has none yet: the interpreter while a
+    background compile is on its way (inside an interpreted program, nested programs are
+    interpreted too), else a compile here."""
+    if getattr(_tier, "interpreting", 0):
+        return _interpreted(closed, None)
+    job = _jobs.get(closed)
+    if job is None:
+        backend = get_backend()
+        if not (
+            TIERED
+            and hasattr(backend, "lower_source")
+            and interpret_seconds(closed.jaxpr) <= INTERPRET_MAX_SECONDS
+        ):
+            return executable(closed, name)
+        job = _jobs[closed] = CompileJob(closed, name, args)
+        _submit(job)
+    elif job.done.is_set():
+        return job.exe if job.exe is not None else executable(closed, name)
+    return _interpreted(closed, job)
