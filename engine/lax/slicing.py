@@ -154,16 +154,24 @@ def _dynamic_slice_indices(operand, start_indices):
     lax = _lax()
     out = []
     for i, n in zip(start_indices, shape):
-        if isinstance(i, (int, np.integer)):
-            out.append(int(i) + n if i < 0 else int(i))
+        if isinstance(i, (int, np.integer)):  # static: a constant int32, as JAX converts it
+            out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), np.int32)))
             continue
         aval = core.get_aval(i)
         if aval.shape != () or aval.dtype.kind not in "iu":
             raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
-        if isinstance(i, Tracer):
-            # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first.
+        if aval.dtype.kind == "u":  # cannot be negative
+            out.append(i)
+        elif isinstance(i, Tracer) or core.staging_anywhere[0]:
+            # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first
+            # (a constant converts without an equation); constants are staged, as JAX does.
             negative = lax.lt(i, lax.full((), 0, aval.dtype))
-            added = lax.add(lax.convert_element_type(i, aval.dtype), lax.full((), n, aval.dtype))
+            strong = (
+                lax.convert_element_type(i, aval.dtype)
+                if isinstance(i, Tracer)
+                else core.Array(np.asarray(core.to_numpy(i), aval.dtype))
+            )
+            added = lax.add(strong, lax.full((), n, aval.dtype))
             out.append(lax.select(negative, added, i))
         else:
             v = core.to_numpy(i)
@@ -230,15 +238,16 @@ def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
     return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
 
 
-def _index_vector(size, idx, dims):
-    """Scalar start indices (some batched) as one ``(size, n)`` index array, batch first."""
+def _batch_dynamic_slice_indices(size, idx, dims):
+    """Scalar start indices (some batched) as one index array, and its batch dim (JAX's rule):
+    ``(size, n)`` when any is batched, else an unbatched ``(n,)``."""
     lax = _lax()
-    dtype = np.result_type(*[core.get_aval(i).dtype for i in idx]) if idx else np.int32
-    cols = []
-    for i, d in zip(idx, dims):
-        i = lax.convert_element_type(i, dtype)
-        cols.append(lax.broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,)))
-    return lax.concatenate(cols, 1) if cols else lax.full((size, 0), 0, np.int32)
+    if not idx:
+        return core.Array(np.array([], np.int32)), not_mapped
+    if all(d is not_mapped for d in dims):
+        return lax.concatenate([lax.broadcast_in_dim(i, (1,), ()) for i in idx], 0), not_mapped
+    cols = [lax.broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,)) for i, d in zip(idx, dims)]
+    return lax.concatenate(cols, 1), 0
 
 
 def _dynamic_slice_batch(size, vals, dims, *, slice_sizes):
@@ -249,14 +258,11 @@ def _dynamic_slice_batch(size, vals, dims, *, slice_sizes):
     dnums = GatherDimensionNumbers(
         offset_dims=tuple(range(nd)), collapsed_slice_dims=(), start_index_map=tuple(range(nd))
     )
-    if all(d is not_mapped for d in didx):
-        x = batching.moveaxis(x, dx, 0)
-        return dynamic_slice_p.bind(x, core.Array(np.int32(0)), *idx, slice_sizes=(size, *slice_sizes)), 0
-    index = _index_vector(size, idx, didx)
+    index, dindex = _batch_dynamic_slice_indices(size, idx, didx)
     return _gather_batch(
         size,
         [x, index],
-        [dx, 0],
+        [dx, dindex],
         dimension_numbers=dnums,
         slice_sizes=slice_sizes,
         indices_are_sorted=True,
@@ -321,11 +327,11 @@ def _dynamic_update_slice_batch(size, vals, dims):
         inserted_window_dims=(),
         scatter_dims_to_operand_dims=tuple(range(nd)),
     )
-    index = _index_vector(size, idx, didx)
+    index, dindex = _batch_dynamic_slice_indices(size, idx, didx)
     return _scatter_batch(scatter_p)(
         size,
         [x, index, update],
-        [dx, 0, du],
+        [dx, dindex, du],
         dimension_numbers=dnums,
         indices_are_sorted=True,
         unique_indices=True,

@@ -110,7 +110,7 @@ def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):
     (x,) = vals
     x = moveaxis(x, dims[0], 0)
     new_shape = (size, *shape)
-    new_dims = (0, *[d + 1 for d in broadcast_dimensions])
+    new_dims = (0, *np.add(1, broadcast_dimensions).astype(np.int64))  # numpy ints, as JAX prints them
     return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims), 0
 
 

@@ -1,108 +1,142 @@
-"""numpy-style indexing (``x[idx]``) and functional updates (``x.at[idx].set(v)``), as JAX does them.
+"""numpy-style indexing (``x[idx]``) and functional updates (``x.at[idx].set(v)``), lowered as JAX
+0.10.2 lowers them (``jax._src.numpy.indexing``), so the jaxprs are JAX's:
 
-An index expression is first normalized: ``None`` axes are inserted by a reshape, ``Ellipsis`` is
-expanded, boolean masks become integer arrays (only outside tracing). Then:
-
-* static ints and slices lower to ``lax.slice`` / ``lax.rev`` / ``lax.squeeze`` (lean jaxprs);
-* traced scalar indices lower to ``lax.dynamic_slice`` (which clamps, like JAX);
-* integer arrays lower to one ``lax.gather`` (clamped by default) placing the broadcast index
-  dimensions where numpy's advanced-indexing rule puts them;
-* updates lower to ``lax.scatter*`` with out-of-bounds updates dropped.
+* the index is parsed against the shape (``None``, ``Ellipsis``, slices, ints, bool and int arrays);
+* static ints and slices become ``lax.slice`` / ``lax.rev`` / ``lax.squeeze`` / ``expand_dims``;
+* ints with traced scalars become one ``lax.dynamic_slice`` (negative starts count from the end;
+  starts are clamped, as XLA does);
+* anything else is one ``lax.gather`` (``PROMISE_IN_BOUNDS`` by default, which clamps), whose
+  indices and dimension numbers ``_index_to_gather`` builds;
+* updates are the transposed gather: one ``lax.scatter*`` (out-of-bounds updates dropped).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
 from ..errors import NonConcreteBooleanIndexError
-from ._promote import as_operand, broadcast_shapes, convert, shape_of
+from ._promote import as_operand, broadcast_shapes, broadcast_to_shape, convert
+from ._staged import staged_as_jit
 
 _INT32 = np.dtype("int32")
+_NONE, _SLICE, _ELLIPSIS, _INTEGER, _BOOLEAN, _ARRAY = "none", "slice", "ellipsis", "int", "bool", "array"
+_PROMISE, _CLIP = lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP
 
 
-# --- normalization ---------------------------------------------------------------------------
+# --- parsing (JAX's NDIndexer) ----------------------------------------------------------------
+
+
+class _Parsed(NamedTuple):
+    index: object
+    typ: str
+    axes: tuple  # the operand axes this entry consumes
 
 
 def _is_int_scalar(i):
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
 
 
-def _is_bool_array(i):
-    return isinstance(i, (Tracer, Array, np.ndarray)) and i.dtype == np.bool_
+def _index_type(i):
+    if i is None:
+        return _NONE
+    if i is Ellipsis:
+        return _ELLIPSIS
+    if isinstance(i, slice):
+        return _SLICE
+    if _is_int_scalar(i):
+        return _INTEGER
+    if isinstance(i, (bool, np.bool_)):
+        return _BOOLEAN
+    if isinstance(i, (Tracer, Array, np.ndarray)):
+        if i.dtype == np.bool_:
+            return _BOOLEAN
+        if i.dtype.kind in "iu":
+            return _ARRAY
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name}")
+    if isinstance(i, str):
+        raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
+    if isinstance(i, (float, complex, np.generic)):
+        raise TypeError(
+            f"Indexer must have integer or boolean type, got indexer with type {np.dtype(type(i)).name}"
+        )
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer or boolean "
+        f"arrays are valid indices. Got {i}"
+    )
 
 
-def _static_index_value(i):
-    """A numpy array for a concrete index array-like, or None for a traced one."""
-    if isinstance(i, Tracer):
-        v = i.concrete_value()
-        return None if v is None else np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
-    if isinstance(i, Array):
-        return core.to_numpy(i)
-    return np.asarray(i)
-
-
-def _expand_index(shape, idx):
-    """Entries, one per axis of the operand with ``None`` axes inserted, plus that expanded shape.
-
-    Entry kinds: ('slice', start, stop, step), ('int', k), ('scalar', tracer), ('array', arr).
-    """
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    if any(isinstance(i, list) for i in idx):
+def _parse(idx, shape) -> list[_Parsed]:
+    if isinstance(idx, list):
         raise TypeError(
             "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
             "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array."
         )
-    # Boolean masks become integer arrays first (they may span several axes).
-    flat = []
-    for i in idx:
-        if isinstance(i, (bool, np.bool_)):
-            flat.append(None)  # x[True] adds a unit axis, as in numpy; False is not supported
-            if not i:
-                raise IndexError("Boolean scalar index False is not supported (its result is empty)")
-            continue
-        if _is_bool_array(i):
-            if np.ndim(i) == 0 if not isinstance(i, Tracer) else i.ndim == 0:
-                raise IndexError("0-d boolean array indices are not supported")
-            v = _static_index_value(i)
-            if v is None:
-                raise NonConcreteBooleanIndexError(i)
-            flat.extend(Array(a.astype(np.int32)) for a in np.nonzero(v))
-            continue
-        flat.append(i)
-    n_ell = sum(1 for i in flat if i is Ellipsis)
-    if n_ell > 1:
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    idx = tuple(i.__jax_array__() if hasattr(i, "__jax_array__") else i for i in idx)
+    idx = tuple(np.asarray(i) if isinstance(i, list) else i for i in idx)  # sequences inside a tuple
+    types = [_index_type(i) for i in idx]
+    consumed = [
+        np.ndim(i) if t == _BOOLEAN else 0 if t in (_NONE, _ELLIPSIS) else 1 for i, t in zip(idx, types)
+    ]
+    ellipses = [k for k, t in enumerate(types) if t == _ELLIPSIS]
+    if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(1 for i in flat if i is not None and i is not Ellipsis)
-    if used > len(shape):
-        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {used} were indexed")
-    if n_ell:
-        k = flat.index(Ellipsis)
-        flat = flat[:k] + [slice(None)] * (len(shape) - used) + flat[k + 1 :]
-    else:
-        flat = flat + [slice(None)] * (len(shape) - used)
-    entries, expanded = [], []
-    axis = 0
-    for i in flat:
-        if i is None:
-            expanded.append(1)
-            entries.append(("slice", 0, 1, 1))
-            continue
-        n = shape[axis]
-        axis += 1
-        expanded.append(n)
-        if isinstance(i, slice):
-            start, stop, step = (_static_slice_part(p) for p in (i.start, i.stop, i.step))
-            if step == 0:
-                raise ValueError("slice step cannot be zero")
-            entries.append(("slice",) + slice(start, stop, step).indices(n))
-        elif _is_int_scalar(i):
-            entries.append(_static_int_entry(int(i), n))
+    total = sum(consumed)
+    if total > len(shape):
+        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {total} were indexed")
+    if ellipses:
+        consumed[ellipses[0]] = len(shape) - total
+    out, dim = [], 0
+    for i, t, n in zip(idx, types, consumed):
+        out.append(_Parsed(i, t, tuple(range(dim, dim + n))))
+        dim += n
+    return out
+
+
+def _expand_ellipses(indices, shape):
+    out, consumed = [], 0
+    for p in indices:
+        consumed += len(p.axes)
+        if p.typ == _ELLIPSIS:
+            out.extend(_Parsed(slice(None), _SLICE, (a,)) for a in p.axes)
         else:
-            entries.append(_array_entry(i, n, axis - 1))
-    return entries, tuple(expanded)
+            out.append(p)
+    out.extend(_Parsed(slice(None), _SLICE, (a,)) for a in range(consumed, len(shape)))
+    return out
+
+
+def _concrete(i):
+    """A numpy value for a concrete index, or None for a traced one."""
+    if isinstance(i, Tracer):
+        v = i.concrete_value()
+        return None if v is None else np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
+    return core.to_numpy(i) if isinstance(i, Array) else np.asarray(i)
+
+
+def _expand_bool_indices(indices, shape):
+    out = []
+    for position, p in enumerate(indices):
+        if p.typ != _BOOLEAN:
+            out.append(p)
+            continue
+        v = _concrete(p.index)
+        if v is None:
+            raise NonConcreteBooleanIndexError(p.index)
+        if v.ndim == 0:
+            out.append(_Parsed(bool(v), _BOOLEAN, ()))
+            continue
+        expected = [shape[a] for a in p.axes]
+        if not all(s1 in (0, s2) for s1, s2 in zip(v.shape, expected)):
+            raise IndexError(
+                f"boolean index did not match shape of indexed array in index {position}: "
+                f"got {list(v.shape)}, expected {expected}"
+            )
+        out.extend(_Parsed(Array(i.astype(_INT32)), _ARRAY, (a,)) for i, a in zip(np.nonzero(v), p.axes))
+    return out
 
 
 def _static_slice_part(p):
@@ -119,207 +153,343 @@ def _static_slice_part(p):
     return int(p.__index__()) if not isinstance(p, int) else p
 
 
-def _static_int_entry(k, n):
-    """An in-bounds int indexes statically; an out-of-bounds one becomes a 0-d index array, so
-    that gathers clamp it (or fill) and scatters drop it, as in JAX (which never raises)."""
-    if -n <= k < n:
-        return ("int", k % n)
-    return ("array", np.asarray(k, np.int32))
+def _slice_indices(s: slice, size):
+    parts = [_static_slice_part(p) for p in (s.start, s.stop, s.step)]
+    if parts[2] == 0:
+        raise ValueError("slice step cannot be zero")
+    return slice(*parts).indices(size)
 
 
-def _array_entry(i, n, axis):
-    if hasattr(i, "__jax_array__"):
-        i = i.__jax_array__()
-    if isinstance(i, Tracer):
-        if i.dtype.kind not in "iu":
-            raise TypeError(
-                f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name} "
-                f"at position {axis}"
-            )
-        return ("scalar", i) if i.ndim == 0 else ("array", i)
-    if isinstance(i, (Array, np.ndarray, np.generic)):
-        v = core.to_numpy(i) if isinstance(i, Array) else np.asarray(i)
-        if v.dtype.kind not in "iu":
-            raise TypeError(
-                f"Indexer must have integer or boolean type, got indexer with type "
-                f"{v.dtype.name} at position {axis}"
-            )
-        if v.ndim == 0:
-            return _static_int_entry(int(v), n)
-        return ("array", v.astype(np.int32) if v.dtype != np.int32 else v)
-    raise TypeError(
-        f"Indexing with {type(i).__name__} is not supported; use ints, slices, None, "
-        f"Ellipsis, or integer/boolean arrays."
-    )
+def _validate_slices(indices):
+    for p in indices:
+        if p.typ == _SLICE:
+            _slice_indices(p.index, 1)
 
 
-def _normalize_array_index(arr, n):
-    """Negative indices count from the end (concrete ones in numpy, traced ones with a select)."""
-    if isinstance(arr, np.ndarray):
-        return Array(np.where(arr < 0, arr + n, arr).astype(np.int32))
-    arr = convert(arr, _INT32) if arr.dtype != _INT32 else arr
-    # Scalar literals, as JAX; its `index + size` (jnp promotion) makes a weak index strong first.
-    negative = lax.lt(arr, np.int32(0))
-    return lax.select(negative, lax.add(convert(arr, _INT32), np.int32(n)), arr)
+def _parse_mode(mode):
+    return lax.GatherScatterMode.from_any(mode)
 
 
-def _advanced_layout(entries):
-    """Positions of advanced entries, and whether numpy keeps them in place (contiguous) or in front."""
-    has_array = any(e[0] == "array" for e in entries)
-    adv = [k for k, e in enumerate(entries) if e[0] in ("array", "int", "scalar")] if has_array else []
-    contiguous = bool(adv) and adv == list(range(adv[0], adv[-1] + 1))
-    return adv, contiguous
-
-
-# --- gather (x[idx]) ---------------------------------------------------------------------------
-
-
-def _apply_slices(x, entries):
-    """Static slices via one lax.slice plus a lax.rev for negative steps; other axes untouched."""
-    starts, limits, strides, rev = [], [], [], []
-    new_entries = []
-    for ax, e in enumerate(entries):
-        n = x.shape[ax]
-        if e[0] == "slice":
-            start, stop, step = e[1:]
-            m = len(range(start, stop, step))
-            if step > 0:
-                lo, hi, st = start, stop if m else start, step  # JAX slices up to the stop given
-            else:
-                lo = start + (m - 1) * step if m else 0
-                hi, st = (start + 1 if m else 0), -step
-                if m > 1:
-                    rev.append(ax)
-            starts.append(lo)
-            limits.append(hi)
-            strides.append(st)
-            new_entries.append(("slice", 0, m, 1))
-        elif e[0] == "int" and not any(f[0] == "array" for f in entries):
-            starts.append(e[1])
-            limits.append(e[1] + 1)
-            strides.append(1)
-            new_entries.append(("int", 0))
-        else:
-            starts.append(0)
-            limits.append(n)
-            strides.append(1)
-            new_entries.append(e)
-    if starts != [0] * x.ndim or limits != list(x.shape) or strides != [1] * x.ndim:
-        x = lax.slice(x, starts, limits, None if all(s == 1 for s in strides) else strides)
-    if rev:
-        x = lax.rev(x, tuple(rev))
-    return x, new_entries
-
-
-_GATHER_MODES = {None: None, "clip": "clip", "promise_in_bounds": "clip", "fill": "fill", "drop": "fill"}
-_SCATTER_MODES = {
-    None: "drop",
-    "drop": "drop",
-    "fill": "drop",
-    "clip": "clip",
-    "promise_in_bounds": "promise_in_bounds",
-}
-
-
-def _gather_mode(mode):
-    key = getattr(mode, "name", mode)
-    key = key.lower() if isinstance(key, str) else key
-    key = {"fill_or_drop": "fill"}.get(key, key)
-    if key not in _GATHER_MODES:
-        raise ValueError(f'Unknown gather mode "{mode}"')
-    return _GATHER_MODES[key]
-
-
-def _scatter_mode(mode):
-    key = getattr(mode, "name", mode)
-    key = key.lower() if isinstance(key, str) else key
-    key = {"fill_or_drop": "drop"}.get(key, key)
-    if key not in _SCATTER_MODES:
-        raise ValueError(f'Unknown scatter mode "{mode}"')
-    return _SCATTER_MODES[key]
+# --- x[idx]: static slice, dynamic slice, else gather (JAX's rewriting_take) --------------------
 
 
 def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring."""
     x = as_operand(arr)
-    entries, expanded = _expand_index(x.shape, idx)
-    if expanded != x.shape:  # None entries: new size-1 axes, a broadcast_in_dim as in JAX
-        dims, j = [], 0
-        for d in x.shape:
-            while expanded[j] != d:
-                j += 1
-            dims.append(j)
-            j += 1
-        x = lax.broadcast_in_dim(x, expanded, tuple(dims))
-    x, entries = _apply_slices(x, entries)
-    mode = _gather_mode(mode)
-    if mode == "fill":  # a traced scalar index must fill too, not clamp as dynamic_slice does
-        entries = [("array", e[1]) if e[0] == "scalar" else e for e in entries]
-    scalars = [k for k, e in enumerate(entries) if e[0] == "scalar"]
-    has_array = any(e[0] == "array" for e in entries)
-    if not has_array:
-        if scalars:
-            # lax.dynamic_slice counts negative starts from the end and clamps, as JAX's does.
-            starts = [entries[k][1] if k in scalars else 0 for k in range(x.ndim)]
-            sizes = [1 if k in scalars else x.shape[k] for k in range(x.ndim)]
-            x = lax.dynamic_slice(x, starts, sizes)
-        drop = tuple(k for k, e in enumerate(entries) if e[0] in ("int", "scalar"))
-        return lax.squeeze(x, drop) if drop else x
-    return _gather(x, entries, mode, fill_value, unique_indices, indices_are_sorted)
+    indices = _parse(idx, x.shape)
+    parsed_mode = None if mode is None else _parse_mode(mode)
+    if parsed_mode in (None, _PROMISE, _CLIP):
+        out = _try_static_slice(x, indices, parsed_mode)
+        if out is not None:
+            return out
+        out = _try_dynamic_slice(x, indices)
+        if out is not None:
+            return out
+    indices = _expand_bool_indices(indices, x.shape)
+    return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted)
 
 
-def _index_arrays(x, entries, adv):
-    """The advanced indices, normalized, as int32 operands, and their broadcast shape."""
-    arrs = []
-    for k in adv:
-        e = entries[k]
-        n = x.shape[k]
-        if e[0] == "int":
-            arrs.append(Array(np.asarray(e[1], np.int32)))
+def _try_static_slice(x, indices, mode):
+    if any(p.typ not in (_INTEGER, _ELLIPSIS, _SLICE, _NONE) for p in indices):
+        return None
+    shape = x.shape
+    if mode != _CLIP:  # promise_in_bounds: an out-of-bounds int goes the dynamic (clamping) way
+        for p in indices:
+            if p.typ == _INTEGER and not -shape[p.axes[0]] <= int(p.index) < shape[p.axes[0]]:
+                return None
+    _validate_slices(indices)
+    starts, limits, strides, rev, squeeze, newaxis = [], [], [], [], [], []
+    for p in _expand_ellipses(indices, shape):
+        if p.typ == _NONE:
+            newaxis.append(len(starts) - len(squeeze) + len(newaxis))
+        elif p.typ == _INTEGER:
+            (axis,) = p.axes
+            if shape[axis] == 0:
+                raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+            start = int(p.index)
+            start = start + shape[axis] if start < 0 else start
+            start = min(max(start, 0), shape[axis] - 1)
+            starts.append(start)
+            limits.append(start + 1)
+            strides.append(1)
+            squeeze.append(axis)
         else:
-            arrs.append(_normalize_array_index(e[1], n))
-    bshape = broadcast_shapes(*[a.shape for a in arrs])
-    from ._promote import broadcast_to_shape
+            (axis,) = p.axes
+            size = shape[axis]
+            start, stop, stride = _slice_indices(p.index, size)
+            if stride < 0:
+                new_start = min(size, stop + 1 + abs(start - stop - 1) % abs(stride))
+                starts.append(new_start)
+                limits.append(max(new_start, start + 1))
+                strides.append(abs(stride))
+                rev.append(axis)
+            else:
+                starts.append(start)
+                limits.append(max(start, stop))
+                strides.append(stride)
+    out = x
+    trivial = all(s == 1 for s in strides) and all((a, b) == (0, n) for a, b, n in zip(starts, limits, shape))
+    if not trivial:
+        out = lax.slice(out, starts, limits, None if all(s == 1 for s in strides) else strides)
+    if rev:
+        out = lax.rev(out, tuple(rev))
+    if squeeze:
+        out = lax.squeeze(out, tuple(squeeze))
+    if newaxis:
+        out = lax.expand_dims(out, tuple(newaxis))
+    return out
 
-    return [broadcast_to_shape(a, bshape) for a in arrs], bshape
+
+def _try_dynamic_slice(x, indices):
+    for p in indices:
+        if p.typ == _SLICE:
+            step = _static_slice_part(p.index.step)
+            if step not in (None, -1, 1):
+                return None
+        elif p.typ == _ARRAY:
+            if np.ndim(p.index) != 0:
+                return None
+        elif p.typ == _BOOLEAN:
+            return None
+    shape = x.shape
+    starts, sizes, rev, squeeze, newaxis = [], [], [], [], []
+    trivial = True
+    for p in _expand_ellipses(indices, shape):
+        if p.typ == _NONE:
+            newaxis.append(len(starts) - len(squeeze) + len(newaxis))
+        elif p.typ in (_INTEGER, _ARRAY):
+            trivial = False
+            (axis,) = p.axes
+            if shape[axis] == 0:
+                raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+            starts.append(
+                as_operand(p.index) if p.typ == _ARRAY else Array(np.asarray(p.index, _INT32), True)
+            )
+            sizes.append(1)
+            squeeze.append(axis)
+        else:
+            (axis,) = p.axes
+            if p.index != slice(None):
+                trivial = False
+            size = shape[axis]
+            start, stop, stride = _slice_indices(p.index, size)
+            if stride < 0:
+                new_start = stop + 1 + abs(start - stop - 1) % abs(stride)
+                starts.append(new_start)
+                sizes.append(max(0, start + 1 - new_start))
+                rev.append(axis)
+            else:
+                starts.append(start)
+                sizes.append(max(0, stop - start))
+    if len(starts) > 1:  # dynamic_slice wants one index dtype
+        starts = [_as_index_dtype(i) for i in starts]
+    out = x if trivial else lax.dynamic_slice(x, starts, sizes)
+    if rev:
+        out = lax.rev(out, tuple(rev))
+    if squeeze:
+        out = lax.squeeze(out, tuple(squeeze))
+    if newaxis:
+        out = lax.expand_dims(out, tuple(newaxis))
+    return out
 
 
-def _stack_last(arrs, bshape):
-    cols = [lax.expand_dims(a, (len(bshape),)) for a in arrs]  # a broadcast_in_dim, as in JAX
-    if all(type(c) is Array for c in cols):
-        return Array(np.concatenate([c._value for c in cols], axis=-1))
-    return lax.concatenate(cols, len(bshape)) if len(cols) > 1 else cols[0]
+def _as_index_dtype(i):
+    """``lax.convert_element_type(i, int32)``; JAX converts a constant without staging it."""
+    if isinstance(i, Tracer):
+        return lax.convert_element_type(i, _INT32)
+    return Array(np.asarray(core.to_numpy(i) if isinstance(i, Array) else i, _INT32))
 
 
-def _gather(x, entries, mode, fill_value, unique_indices, indices_are_sorted):
-    adv, contiguous = _advanced_layout(entries)
-    arrs, bshape = _index_arrays(x, entries, adv)
-    indices = _stack_last(arrs, bshape)
-    rest = [k for k in range(x.ndim) if k not in adv]
-    nb = len(bshape)
-    if contiguous:
-        before = sum(1 for k in rest if k < adv[0])
-        offset_dims = tuple(range(before)) + tuple(range(before + nb, nb + len(rest)))
+def _gather(x, indices, mode, fill_value, unique_indices, indices_are_sorted):
+    g = _index_to_gather(x.shape, indices)
+    y = x
+    if fill_value is not None:
+        if isinstance(fill_value, Tracer) and fill_value.concrete_value() is None:
+            raise core.ConcretizationTypeError(fill_value, "fill_value argument to indexed get()")
+        if np.ndim(fill_value) != 0:
+            raise ValueError("fill_value argument to indexed get() must be a scalar")
+        if isinstance(fill_value, np.ndarray):
+            fill_value = fill_value.item()
+    if g.scalar_bool_dims:
+        y = lax.expand_dims(y, g.scalar_bool_dims)
+    if 0 in g.slice_shape:
+        return lax.full_like(y, 0, shape=g.slice_shape)
+    if 0 not in np.shape(g.indices):
+        y = lax.gather(
+            y,
+            g.indices,
+            g.dnums,
+            g.gather_slice_shape,
+            unique_indices=unique_indices or g.unique_indices,
+            indices_are_sorted=indices_are_sorted or g.indices_are_sorted,
+            mode=mode,
+            fill_value=fill_value,
+        )
+    if g.reversed_y_dims:
+        y = lax.rev(y, g.reversed_y_dims)
+    return lax.expand_dims(y, g.newaxis_dims) if g.newaxis_dims else y
+
+
+class _GatherIndexer(NamedTuple):
+    slice_shape: tuple
+    gather_slice_shape: tuple
+    indices: object
+    dnums: lax.GatherDimensionNumbers
+    unique_indices: bool
+    indices_are_sorted: bool
+    reversed_y_dims: tuple
+    newaxis_dims: tuple
+    scalar_bool_dims: tuple
+
+
+def _normalize_index(i, size):
+    """Negative indices count from the end: ``select(i < 0, i + size, i)`` (unsigned ones cannot)."""
+    if i.dtype.kind == "u":
+        return i
+    if not isinstance(i, Tracer) and not core.staging_anywhere[0]:  # eager: the same values in numpy
+        v = core.to_numpy(i)
+        return Array(np.where(v < 0, v + np.asarray(size, v.dtype), v), i.weak_type)
+    return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, np.asarray(size, i.dtype)), i)
+
+
+def _index_to_gather(shape, indices) -> _GatherIndexer:
+    """JAX's ``_index_to_gather``: the gather (and, transposed, the scatter) computing ``x[idx]``."""
+    _validate_slices(indices)
+    is_advanced = np.nonzero([p.typ in (_ARRAY, _INTEGER) for p in indices])[0]
+    contiguous = bool(np.all(np.diff(is_advanced) == 1))
+    indices = _expand_ellipses(indices, shape)
+    scalar_bool_dims = tuple(n for n, p in enumerate(indices) if p.typ == _BOOLEAN)
+    # Scalar bools: a new unit axis, indexed by arange(1) (True) or arange(0) (False).
+    shape, expanded, dim = list(shape), [], 0
+    for k, p in enumerate(indices):
+        if p.typ == _BOOLEAN:
+            shape.insert(k, 1)
+            expanded.append(_Parsed(Array(np.arange(int(p.index), dtype=_INT32)), _ARRAY, (dim,)))
+            dim += 1
+        else:
+            expanded.append(_Parsed(p.index, p.typ, tuple(range(dim, dim + len(p.axes)))))
+            dim += len(p.axes)
+    indices = []
+    for p in expanded:  # normalize negative indices
+        if p.typ == _INTEGER:
+            n = shape[p.axes[0]]
+            indices.append(p._replace(index=int(p.index) + n if int(p.index) < 0 else int(p.index)))
+        elif p.typ == _ARRAY:
+            indices.append(p._replace(index=_normalize_index(as_operand(p.index), shape[p.axes[0]])))
+        else:
+            indices.append(p)
+
+    advanced, idx_adv_axes, x_adv_axes = [], [], []
+    if any(p.typ == _ARRAY and np.ndim(p.index) > 0 for p in indices):
+        without_none = [(i, p) for i, p in enumerate(indices) if p.typ != _NONE]
+        for j, (i, p) in enumerate(without_none):
+            if p.typ in (_ARRAY, _INTEGER):
+                advanced.append(as_operand(p.index) if p.typ == _ARRAY else Array(np.asarray(p.index), True))
+                idx_adv_axes.append(i)
+                x_adv_axes.append(j)
+
+    x_axis = y_axis = collapsed_y_axis = 0
+    offset_dims: list = []
+    collapsed_slice_dims: list = []
+    start_index_map: list = []
+    gather_indices: list = []  # (array, first dim in the indices' batch shape)
+    gather_indices_shape: list = []
+    slice_shape: list = []
+    newaxis_dims: list = []
+    reversed_y_dims: list = []
+    gather_slice_shape: list = []
+
+    for idx_pos, p in enumerate(indices):
+        if advanced and (contiguous and idx_pos == idx_adv_axes[0] or not contiguous and idx_pos == 0):
+            bshape = broadcast_shapes(*[a.shape for a in advanced])
+            arrs = [broadcast_to_shape(a, bshape) for a in advanced]
+            start_dim = len(gather_indices_shape)
+            gather_indices.extend((_as_index_dtype(a), start_dim) for a in arrs)
+            gather_indices_shape += bshape
+            start_index_map.extend(x_adv_axes)
+            collapsed_slice_dims.extend(x_adv_axes)
+            slice_shape.extend(bshape)
+            y_axis += len(bshape)
+            collapsed_y_axis += len(bshape)
+        if idx_pos in idx_adv_axes:
+            x_axis += 1
+            gather_slice_shape.append(1)
+            continue
+        if p.typ in (_INTEGER, _ARRAY) and np.ndim(p.index) == 0:
+            if shape[x_axis] == 0:
+                raise IndexError(f"index is out of bounds for axis {x_axis} with size 0")
+            gather_indices.append((_as_index_dtype(p.index), len(gather_indices_shape)))
+            collapsed_slice_dims.append(x_axis)
+            gather_slice_shape.append(1)
+            start_index_map.append(x_axis)
+            x_axis += 1
+        elif p.typ == _NONE:
+            slice_shape.append(1)
+            newaxis_dims.append(y_axis)
+            y_axis += 1
+        elif p.typ == _SLICE:
+            start, stop, step = _slice_indices(p.index, shape[x_axis])
+            size = len(range(start, stop, step))
+            slice_shape.append(size)
+            if step == 1:
+                if size != shape[x_axis]:  # a whole axis needs no index
+                    gather_indices.append((Array(np.asarray(start, _INT32)), len(gather_indices_shape)))
+                    start_index_map.append(x_axis)
+                gather_slice_shape.append(size)
+                offset_dims.append(collapsed_y_axis)
+            else:
+                ramp = lax.add(
+                    Array(np.asarray(start, _INT32)),
+                    lax.mul(Array(np.asarray(step, _INT32)), lax.iota(_INT32, size)),
+                )
+                if step < 0:
+                    reversed_y_dims.append(collapsed_y_axis)
+                    ramp = lax.rev(ramp, (0,))
+                gather_slice_shape.append(1)
+                gather_indices.append((ramp, len(gather_indices_shape)))
+                start_index_map.append(x_axis)
+                gather_indices_shape.append(size)
+                collapsed_slice_dims.append(x_axis)
+            collapsed_y_axis += 1
+            y_axis += 1
+            x_axis += 1
+        else:
+            raise IndexError(f"Got unsupported indexer at position {idx_pos}: {p.index!r}")
+
+    if not gather_indices:
+        index_array = Array(np.zeros((0,), _INT32))
+    elif len(gather_indices) == 1:
+        g, _ = gather_indices[0]
+        index_array = lax.expand_dims(g, (np.ndim(g),))
     else:
-        offset_dims = tuple(range(nb, nb + len(rest)))
-    dn = lax.GatherDimensionNumbers(
-        offset_dims=offset_dims, collapsed_slice_dims=tuple(adv), start_index_map=tuple(adv)
+        last = len(gather_indices_shape)
+        gather_indices_shape.append(1)
+        index_array = lax.concatenate(
+            [
+                lax.broadcast_in_dim(g, gather_indices_shape, tuple(range(i, i + np.ndim(g))))
+                for g, i in gather_indices
+            ],
+            last,
+        )
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims),
+        collapsed_slice_dims=tuple(sorted(collapsed_slice_dims)),
+        start_index_map=tuple(start_index_map),
     )
-    slice_sizes = tuple(1 if k in adv else x.shape[k] for k in range(x.ndim))
-    mode = "clip" if mode is None else mode
-    return lax.gather(
-        x,
-        indices,
-        dn,
-        slice_sizes,
-        mode=mode,
-        fill_value=fill_value,
-        unique_indices=unique_indices,
-        indices_are_sorted=indices_are_sorted,
+    return _GatherIndexer(
+        slice_shape=tuple(slice_shape),
+        gather_slice_shape=tuple(gather_slice_shape),
+        indices=index_array,
+        dnums=dnums,
+        unique_indices=not advanced,
+        indices_are_sorted=not advanced,
+        reversed_y_dims=tuple(reversed_y_dims),
+        newaxis_dims=tuple(newaxis_dims),
+        scalar_bool_dims=scalar_bool_dims,
     )
 
 
-# --- scatter (x.at[idx].op(v)) ------------------------------------------------------------------
+# --- scatter (x.at[idx].op(v)): the gather above, transposed (JAX's _scatter_update) ------------
 
 
 def scatter_update(
@@ -337,95 +507,44 @@ def scatter_update(
     x = as_operand(x)
     y = convert(as_operand(y), x.dtype, x.weak_type)
     if x.ndim == 0:  # x.at[()] / x.at[...]: a one-element vector has an axis to scatter along
-        _expand_index((), idx)
+        _parse(idx, ())
         out = scatter_update(lax.reshape(x, (1,)), 0, y, scatter_fn, mode=mode)
         return lax.reshape(out, ())
-    entries, expanded = _expand_index(x.shape, idx)
-    xe = lax.reshape(x, expanded) if expanded != x.shape else x
-    adv, contiguous = _advanced_layout(entries)
-    # Every non-full slice and every int/scalar index becomes an indexed dimension; full slices are
-    # windows. Indexed slices contribute an iota along their own result dimension.
-    result_shape, slots = _result_layout(entries, adv, contiguous)
-    windows = [
-        k for k, e in enumerate(entries) if e[0] == "slice" and k not in adv and e[1:] == (0, xe.shape[k], 1)
-    ]
-    if len(windows) == xe.ndim and windows:
-        windows = windows[1:]  # scatter needs an index dimension: take axis 0 as an iota
-    indexed = [k for k in range(xe.ndim) if k not in windows]
-    window_result_dims = [slots[k] for k in windows]
-    scatter_shape = tuple(d for r, d in enumerate(result_shape) if r not in window_result_dims)
-    # Result dims (minus windows) -> scatter-batch dims, for placing each index array.
-    to_batch = {
-        r: b for b, r in enumerate(r for r in range(len(result_shape)) if r not in window_result_dims)
-    }
-    adv_arrs, bshape = _index_arrays(xe, entries, adv) if adv else ([], ())
-    cols = []
-    for k in indexed:
-        e = entries[k]
-        if k in adv:
-            a = adv_arrs[adv.index(k)]
-            first = to_batch[slots["adv"]] if bshape else None
-            dims = tuple(range(first, first + len(bshape))) if bshape else ()
-            cols.append(lax.broadcast_in_dim(a, scatter_shape, dims))
-        elif e[0] == "slice":
-            start, stop, step = e[1:]
-            ramp = Array(np.arange(start, stop, step, dtype=np.int32))
-            cols.append(lax.broadcast_in_dim(ramp, scatter_shape, (to_batch[slots[k]],)))
-        elif e[0] == "int":
-            cols.append(lax.full(scatter_shape, e[1], _INT32))
-        else:  # a traced scalar index without any array index
-            s = _normalize_array_index(e[1], xe.shape[k])
-            cols.append(lax.broadcast_in_dim(s, scatter_shape, ()))
-    indices = _stack_last(cols, scatter_shape)
+    indices = _expand_bool_indices(_parse(idx, x.shape), x.shape)
+    g = _index_to_gather(x.shape, indices)
+    if 0 in g.slice_shape:
+        return x
     try:
-        from ._promote import broadcast_to_shape
-
-        y = broadcast_to_shape(y, result_shape)
+        y = broadcast_to_shape(y, g.slice_shape)
     except ValueError:
         raise ValueError(
             f"Incompatible shapes for update: value of shape {y.shape} cannot be broadcast to "
-            f"the indexed shape {result_shape}"
+            f"the indexed shape {g.slice_shape}"
         ) from None
-    dn = lax.ScatterDimensionNumbers(
-        update_window_dims=tuple(window_result_dims),
-        inserted_window_dims=tuple(indexed),
-        scatter_dims_to_operand_dims=tuple(indexed),
+    if g.newaxis_dims:
+        y = lax.squeeze(y, g.newaxis_dims)
+    if g.reversed_y_dims:
+        y = lax.rev(y, g.reversed_y_dims)
+    if g.scalar_bool_dims:
+        x = lax.expand_dims(x, g.scalar_bool_dims)
+    dn = g.dnums
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims,
+        inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims,
     )
-    # Static integer indices (and whole-axis windows) address one sorted, unique location (JAX).
-    static = all(entries[k][0] == "int" for k in indexed)
     out = scatter_fn(
-        xe,
-        indices,
+        x,
+        g.indices,
         y,
-        dn,
-        indices_are_sorted=indices_are_sorted or static,
-        unique_indices=unique_indices or static,
-        mode=_scatter_mode(mode),
+        dnums,
+        indices_are_sorted=g.indices_are_sorted or indices_are_sorted,
+        unique_indices=g.unique_indices or unique_indices,
+        mode=mode,
     )
-    return lax.reshape(out, x.shape) if expanded != x.shape else out
-
-
-def _result_layout(entries, adv, contiguous):
-    """Shape of ``x[idx]`` (numpy rules) and where each kept slice (and the advanced block) lands."""
-    bshape = ()
-    if adv:
-        bshape = broadcast_shapes(
-            *[() if entries[k][0] in ("int",) else shape_of(entries[k][1]) for k in adv]
-        )
-    shape, slots = [], {}
-    if adv and not contiguous:
-        slots["adv"] = 0
-        shape.extend(bshape)
-    for k, e in enumerate(entries):
-        if adv and contiguous and k == adv[0]:
-            slots["adv"] = len(shape)
-            shape.extend(bshape)
-        if k in adv:
-            continue
-        if e[0] == "slice":
-            slots[k] = len(shape)
-            shape.append(len(range(*e[1:])))
-    return tuple(shape), slots
+    return lax.squeeze(out, g.scalar_bool_dims) if g.scalar_bool_dims else out
 
 
 # --- take, take_along_axis, the .at[] helper -------------------------------------------------
@@ -447,37 +566,70 @@ def take(
     >>> jnp.take(jnp.array([10, 20, 30]), jnp.array([2, 0]))
     Array([30, 10], dtype=int32)
     """
-    from ._shape import ravel
-    from ._promote import canonicalize_axis
-
-    a = as_operand(a)
-    if axis is None:
-        a, axis = ravel(a), 0
-    ax = canonicalize_axis(axis, a.ndim)
-    idx = as_operand(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"take indices must be integers, got {idx.dtype.name}")
-    n = a.shape[ax]
-    if mode == "wrap":
-        idx = lax.rem(
-            lax.add(
-                lax.rem(convert(idx, _INT32), lax.full_like(convert(idx, _INT32), n)),
-                lax.full(idx.shape, n, _INT32),
-            ),
-            lax.full(idx.shape, n, _INT32),
-        )
-        mode = "clip"
-    elif mode == "clip":  # as numpy's take: negative indices clip to 0 (they do not count from the end)
-        idx = convert(idx, _INT32)
-        idx = lax.clamp(lax.full((), 0, _INT32), idx, lax.full((), max(n - 1, 0), _INT32))
-    key = (slice(None),) * ax + (idx,)
-    return rewriting_take(
-        a,
-        key,
-        mode="fill" if mode in (None, "fill") else mode,
-        fill_value=fill_value,
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    return _take(
+        as_operand(a),
+        as_operand(indices),
+        axis=None if axis is None else int(axis.__index__()),
+        mode=mode,
         unique_indices=unique_indices,
         indices_are_sorted=indices_are_sorted,
+        fill_value=fill_value,
+    )
+
+
+@staged_as_jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted", "fill_value"))
+def _take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False, fill_value=None):
+    from ._promote import canonicalize_axis
+    from ._shape import ravel
+    from ._selection import _where
+    from ._ufuncs import remainder
+
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"take indices must be integers, got {indices.dtype.name}")
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if mode is None or mode == "fill":
+        gather_mode = lax.GatherScatterMode.FILL_OR_DROP
+        # gather does not count negative indices from the end; take does
+        indices = _where(indices < 0, indices + n, indices)
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    elif mode == "wrap":
+        indices = remainder(indices, Array(np.asarray(n, indices.dtype)))
+        gather_mode = _PROMISE
+    elif mode == "clip":
+        gather_mode = _CLIP
+    else:
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
+    slice_sizes = list(a.shape)
+    if n == 0:
+        if indices.size != 0:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
+    if indices.size == 0:
+        return lax.full_like(
+            a, 0, shape=tuple(slice_sizes[:axis]) + indices.shape + tuple(slice_sizes[axis + 1 :])
+        )
+    slice_sizes[axis] = 1
+    index_dims = indices.ndim
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(list(range(axis)) + list(range(axis + index_dims, a.ndim + index_dims - 1))),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+    )
+    return lax.gather(
+        a,
+        rewriting_take(indices, (Ellipsis, None)),
+        dnums,
+        tuple(slice_sizes),
+        mode=gather_mode,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        fill_value=fill_value,
     )
 
 
@@ -489,32 +641,71 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     Array([[1, 3],
            [0, 5]], dtype=int32)
     """
-    from ._shape import ravel
-    from ._promote import canonicalize_axis
+    return _take_along_axis(as_operand(arr), as_operand(indices), axis, mode=mode, fill_value=fill_value)
 
-    a = as_operand(arr)
-    idx = as_operand(indices)
+
+@staged_as_jit(name="take_along_axis", static_argnames=("axis", "mode", "fill_value"))
+def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
+    from ._promote import canonicalize_axis
+    from ._shape import ravel
+
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype.name}")
     if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape {indices.shape}")
         a, axis = ravel(a), 0
-        idx = ravel(idx)
-    if idx.ndim != a.ndim:
-        raise ValueError(f"indices and arr must have the same number of dimensions; {idx.ndim} vs {a.ndim}")
-    ax = canonicalize_axis(axis, a.ndim)
-    key = []
-    for k in range(a.ndim):
-        if k == ax:
-            key.append(idx)
-        else:
-            shp = [1] * a.ndim
-            shp[k] = a.shape[k]
-            # Axes where indices have size 1 broadcast; mismatched sizes are an error, as in numpy.
-            if idx.shape[k] not in (1, a.shape[k]) and a.shape[k] != 1:
-                raise ValueError(
-                    f"take_along_axis: indices shape {idx.shape} does not match array shape {a.shape}"
-                )
-            key.append(Array(np.arange(a.shape[k], dtype=np.int32).reshape(shp)))
-    return rewriting_take(
-        a, tuple(key), mode="fill" if mode in (None, "fill") else mode, fill_value=fill_value
+    rank = a.ndim
+    if rank != indices.ndim:
+        raise ValueError(
+            f"indices and arr must have the same number of dimensions; {indices.ndim} vs. {a.ndim}"
+        )
+    axis = canonicalize_axis(axis, rank)
+    idx_shape = indices.shape
+    axis_size = a.shape[axis]
+    arr_shape = a.shape[:axis] + (1,) + a.shape[axis + 1 :]
+    out_shape = broadcast_shapes(idx_shape, arr_shape)
+    if axis_size == 0:
+        return lax.full(out_shape, 0, a.dtype)
+    wrap = mode != "promise_in_bounds"
+    if wrap:
+        indices = _normalize_index(
+            convert(indices, _INT32) if indices.dtype.kind == "i" else indices, axis_size
+        )
+    index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
+    indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+    slice_sizes, offset_dims, start_index_map, collapsed, op_batching, idx_batching = [], [], [], [], [], []
+    squeeze, new_i, j = [], 0, 0
+    for i in range(rank):
+        if i == axis:
+            slice_sizes.append(1)
+            start_index_map.append(new_i)
+            collapsed.append(new_i)
+            new_i += 1
+            j += 1
+        elif idx_shape[i] == 1:  # take the whole axis: no iota index
+            offset_dims.append(i)
+            slice_sizes.append(arr_shape[i])
+            new_i += 1
+        elif arr_shape[i] == 1:
+            squeeze.append(i)
+            j += 1
+        else:  # matching axes of array and indices pair up as batching dims
+            slice_sizes.append(0 if arr_shape[i] == 0 else 1)
+            op_batching.append(new_i)
+            idx_batching.append(j)
+            new_i += 1
+            j += 1
+    a = lax.squeeze(a, tuple(squeeze))
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims),
+        collapsed_slice_dims=tuple(collapsed),
+        start_index_map=tuple(start_index_map),
+        operand_batching_dims=tuple(op_batching),
+        start_indices_batching_dims=tuple(idx_batching),
+    )
+    return lax.gather(
+        a, indices, dnums, tuple(slice_sizes), mode="fill" if mode is None else mode, fill_value=fill_value
     )
 
 

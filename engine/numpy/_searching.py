@@ -28,22 +28,40 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(out, (ax,)) if descending else out
 
 
+@staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(
-    a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False
+    a,
+    axis: int | None = -1,
+    *,
+    kind=None,
+    order=None,
+    stable: bool = True,
+    descending: bool = False,
+    dtype=None,
 ):
-    """Indices that sort ``a`` along ``axis`` (stable)."""
+    """Indices that sort ``a`` along ``axis`` (stable unless ``stable=False``).
+
+    >>> jnp.argsort(jnp.array([1.0, 3.0, 2.0, 3.0]), descending=True)
+    Array([1, 3, 2, 0], dtype=int32)
+    """
+    if kind is not None:
+        raise TypeError(
+            "'kind' argument to argsort is not supported. Use stable=True or stable=False to "
+            "specify sort stability."
+        )
+    if order is not None:
+        raise TypeError("'order' argument to argsort is not supported.")
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
-    iota = lax.broadcasted_iota(np.int32, a.shape, ax)
-    if descending:
+    iota = lax.broadcasted_iota(np.int32 if dtype is None else dtype, a.shape, ax)
+    # Stable descending: reverse array and indices first, so ties keep their original order.
+    if descending and stable:
         a = lax.rev(a, (ax,))
-        iota = lax.sub(lax.full_like(iota, a.shape[ax] - 1), lax.rev(iota, (ax,)))
-        _, idx = lax.sort((a, iota), dimension=ax, is_stable=stable, num_keys=1)
-        return lax.rev(idx, (ax,))
+        iota = lax.rev(iota, (ax,))
     _, idx = lax.sort((a, iota), dimension=ax, is_stable=stable, num_keys=1)
-    return idx
+    return lax.rev(idx, (ax,)) if descending else idx
 
 
 def _concrete_value(a, what):

@@ -640,6 +640,139 @@ def grad_at_set():
     return jax.grad(lambda x: jnp.sum(x.at[0].set(1.0))), (f32(3),)
 
 
+@program
+def index_two_arrays():
+    return lambda x, i, j: x[i, j], (f32(4, 5), i32(3), i32(3))
+
+
+@program
+def index_slice_and_array():
+    return lambda x, i: x[1:3, i], (f32(4, 5), i32(2))
+
+
+@program
+def index_column_array():
+    return lambda x, i: x[:, i], (f32(4, 5), i32(3))
+
+
+@program
+def index_array_2d():
+    return lambda x, i: x[i], (f32(5, 3), i32(2, 2))
+
+
+@program
+def index_newaxis_slice():
+    return lambda x: x[None, 1:3], (f32(5),)
+
+
+@program
+def index_reversed():
+    return lambda x: x[::-1], (f32(5),)
+
+
+@program
+def index_dynamic_row():
+    return lambda x, i: x[i, 1:], (f32(4, 3), 2)
+
+
+@program
+def at_add_array():
+    return lambda x, i: x.at[i].add(1.0), (f32(5), i32(2))
+
+
+@program
+def at_mul_array():
+    return lambda x, i, v: x.at[i].multiply(v), (f32(5), i32(2), f32(2))
+
+
+@program
+def at_min_array():
+    return lambda x, i, v: x.at[i].min(v), (f32(5), i32(3), f32(3))
+
+
+@program
+def at_max_array():
+    return lambda x, i, v: x.at[i].max(v), (f32(5), i32(3), f32(3))
+
+
+@program
+def at_set_row():
+    return lambda x, v: x.at[1].set(v), (f32(3, 4), f32(4))
+
+
+@program
+def at_add_column():
+    return lambda x, i: x.at[:, i].add(1.0), (f32(3, 4), i32(2))
+
+
+@program
+def at_get_fill():
+    return lambda x, i: x.at[i].get(mode="fill", fill_value=0.0), (f32(5), i32(3))
+
+
+@program
+def at_set_drop():
+    return lambda x, i: x.at[i].set(0.0, mode="drop"), (f32(5), i32(3))
+
+
+@program
+def take_clip():
+    return lambda x, i: jnp.take(x, i, mode="clip"), (f32(5), i32(2))
+
+
+@program
+def take_axis1():
+    return lambda x, i: jnp.take(x, i, axis=1), (f32(3, 4), i32(2))
+
+
+@program
+def take_along_axis_argsort():
+    return lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1), (f32(3, 4),)
+
+
+@program
+def grad_at_add():
+    return jax.grad(lambda x, i: jnp.sum(x.at[i].add(x[i] ** 2))), (f32(5), i32(2))
+
+
+@program
+def grad_take():
+    return jax.grad(lambda x, i: jnp.sum(jnp.take(x, i))), (f32(5), i32(3))
+
+
+@program
+def vmap_index_array():
+    return jax.vmap(lambda x, i: x[i]), (f32(3, 5), i32(3, 2))
+
+
+@program
+def vmap_index_scalar():
+    return jax.vmap(lambda x, i: x[i], in_axes=(None, 0)), (f32(5), i32(3))
+
+
+@program
+def grad_dynamic_slice():
+    return jax.grad(lambda x, i: jnp.sum(lax.dynamic_slice(x, (i,), (2,)) ** 2)), (f32(5), 1)
+
+
+@program
+def grad_dynamic_update_slice():
+    def f(x, y):
+        return jnp.sum(lax.dynamic_update_slice(x, y * 2.0, (1,)) ** 2)
+
+    return jax.grad(f, argnums=(0, 1)), (f32(5), f32(2))
+
+
+@program
+def vmap_dynamic_update_slice():
+    return jax.vmap(lambda x, y: lax.dynamic_update_slice(x, y, (1,))), (f32(3, 5), f32(3, 2))
+
+
+@program
+def dynamic_slice_in_dim_2d():
+    return lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1), (f32(3, 5), 1)
+
+
 # --- linear algebra ----------------------------------------------------------------------------------
 
 
@@ -1363,6 +1496,73 @@ def vmap_fori_loop():
 @program
 def vmap_while_loop():
     return jax.vmap(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)), (f32(5),)
+
+
+@program
+def grad_fori_loop_mul():
+    return jax.grad(lambda x: lax.fori_loop(0, 4, lambda i, v: v * x, 1.0)), (1.5,)
+
+
+@program
+def vmap_scan_cumsum():
+    def f(xs):
+        return lax.scan(lambda c, x: (c + x, c * x), 0.0, xs)
+
+    return jax.vmap(f), (f32(3, 4),)
+
+
+@program
+def vmap_switch():
+    branches = [lambda x: x + 1.0, lambda x: x * 2.0, lambda x: -x]
+    return jax.vmap(lambda i, x: lax.switch(i, branches, x)), (i32(4, hi=3), f32(4))
+
+
+@program
+def grad_jit_cond():
+    f = jax.jit(lambda x: lax.cond(x > 0, lambda x: x * x, lambda x: -x, x))
+    return jax.grad(f), (1.0,)
+
+
+@program
+def jit_grad_cond():
+    return jax.jit(jax.grad(lambda x: lax.cond(x > 0, lambda x: x * x, lambda x: -x, x))), (1.0,)
+
+
+@program
+def grad_switch():
+    branches = [jnp.sin, jnp.cos, lambda x: x * x]
+    return jax.grad(lambda x, i: lax.switch(i, branches, x)), (0.5, 1)
+
+
+@program
+def grad_while_fori_unrolled():
+    return jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, v: v * v, x)), (1.1,)
+
+
+@program
+def vmap_grad_scan():
+    def f(xs):
+        c, _ = lax.scan(lambda c, x: (jnp.sin(c) * x, None), 1.0, xs)
+        return c
+
+    return jax.vmap(jax.grad(f)), (f32(2, 3),)
+
+
+@program
+def scan_with_consts():
+    def f(w, xs):
+        return lax.scan(lambda c, x: (c + w * x, c), 0.0, xs)
+
+    return f, (2.0, f32(4))
+
+
+@program
+def grad_scan_consts():
+    def f(w, xs):
+        c, _ = lax.scan(lambda c, x: (c + jnp.sin(w * x), None), 0.0, xs)
+        return c
+
+    return jax.grad(f), (2.0, f32(4))
 
 
 @program
