@@ -1,0 +1,168 @@
+"""``dot_general``: the general contraction primitive (batch and contracting dimensions), with its
+rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core, ir
+from ..batching import moveaxis, not_mapped
+from ..core import Primitive, ShapedArray
+
+
+def _lax():
+    from . import api
+
+    return api
+
+
+# --- dot_general -------------------------------------------------------------------------------
+
+dot_general_p = Primitive("dot_general")
+
+
+def _dot_general_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+    (xc, yc), (xb, yb) = dimension_numbers
+    xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
+    yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
+    bshape = [x.shape[i] for i in xb]
+    xt = np.transpose(x, [*xb, *xf, *xc]).reshape(
+        int(np.prod(bshape, dtype=np.int64)),
+        int(np.prod([x.shape[i] for i in xf], dtype=np.int64)),
+        int(np.prod([x.shape[i] for i in xc], dtype=np.int64)),
+    )
+    yt = np.transpose(y, [*yb, *yc, *yf]).reshape(
+        xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
+    )
+    out = np.matmul(xt, yt)
+    dtype = preferred_element_type or x.dtype
+    return out.reshape([*bshape, *[x.shape[i] for i in xf], *[y.shape[i] for i in yf]]).astype(
+        dtype, copy=False
+    )
+
+
+dot_general_p.def_impl(_dot_general_impl)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+    (xc, yc), (xb, yb) = dimension_numbers
+    if [x.shape[i] for i in xc] != [y.shape[i] for i in yc]:
+        raise TypeError(
+            f"dot_general requires contracting dimensions to have the same shape, got "
+            f"{tuple(x.shape[i] for i in xc)} and {tuple(y.shape[i] for i in yc)}."
+        )
+    if [x.shape[i] for i in xb] != [y.shape[i] for i in yb]:
+        raise TypeError(
+            f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
+            f"the same shape, got {tuple(x.shape[i] for i in xb)} and "
+            f"{tuple(y.shape[i] for i in yb)}."
+        )
+    if x.dtype != y.dtype and preferred_element_type is None:
+        raise TypeError(
+            f"dot_general requires operands of the same dtype, got {x.dtype.name} and {y.dtype.name}."
+        )
+    xf = [x.shape[i] for i in range(x.ndim) if i not in xc and i not in xb]
+    yf = [y.shape[i] for i in range(y.ndim) if i not in yc and i not in yb]
+    shape = [x.shape[i] for i in xb] + xf + yf
+    return ShapedArray(shape, preferred_element_type or x.dtype, x.weak_type and y.weak_type)
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        yield tuple(range(start, start + len(x)))
+        start += len(x)
+
+
+def _remaining(original, *removed_lists):
+    removed = set(i for r in removed_lists for i in r)
+    return [i for i in original if i not in removed]
+
+
+def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_type=None, swap_ans=False):
+    lax = _lax()
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_ndim = x_aval.ndim
+    y_ndim = core.get_aval(y).ndim
+    x_kept = _remaining(range(x_ndim), x_contract, x_batch)
+    y_kept = _remaining(range(y_ndim), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
+    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract))) if x_contract else []
+    out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
+    res = lax.dot_general(g, y, dims, preferred_element_type=preferred_element_type)
+    res = lax.transpose(res, tuple(int(a) for a in out_axes))
+    if res.dtype != x_aval.dtype:
+        res = lax.convert_element_type(res, x_aval.dtype)
+    return res
+
+
+def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+    (xc, yc), (xb, yb) = dimension_numbers
+    pet = preferred_element_type
+    if ad.is_undefined(x):
+        return [
+            _dot_transpose_lhs(
+                ct, x.aval, y, dimension_numbers=dimension_numbers, preferred_element_type=pet
+            ),
+            None,
+        ]
+    swapped = ((yc, xc), (yb, xb))
+    return [
+        None,
+        _dot_transpose_lhs(
+            ct, y.aval, x, dimension_numbers=swapped, preferred_element_type=pet, swap_ans=True
+        ),
+    ]
+
+
+def _dot_jvp(primals, tangents, **params):
+    x, y = primals
+    gx, gy = tangents
+    out = dot_general_p.bind(x, y, **params)
+    acc = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    if type(gx) is not ad.Zero:
+        acc = ad.add_tangents(acc, dot_general_p.bind(gx, y, **params))
+    if type(gy) is not ad.Zero:
+        acc = ad.add_tangents(acc, dot_general_p.bind(x, gy, **params))
+    return out, acc
+
+
+def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None):
+    x, y = vals
+    xd, yd = dims
+    (xc, yc), (xb, yb) = dimension_numbers
+    shift = lambda ds: tuple(d + 1 for d in ds)
+    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    if xd is not not_mapped and yd is not not_mapped:
+        x, y = moveaxis(x, xd, 0), moveaxis(y, yd, 0)
+        dn = ((shift(xc), shift(yc)), ((0, *shift(xb)), (0, *shift(yb))))
+        return dot_general_p.bind(x, y, dimension_numbers=dn, **params), 0
+    if xd is not not_mapped:
+        x = moveaxis(x, xd, 0)
+        dn = ((shift(xc), yc), (shift(xb), yb))
+        return dot_general_p.bind(x, y, dimension_numbers=dn, **params), len(xb)
+    y = moveaxis(y, yd, 0)
+    dn = ((xc, shift(yc)), (xb, shift(yb)))
+    x_free = core.get_aval(x).ndim - len(xc) - len(xb)
+    return dot_general_p.bind(x, y, dimension_numbers=dn, **params), len(xb) + x_free
+
+
+ad.jvp_rules[dot_general_p] = _dot_jvp
+
+
+def _dot_general_pp_params(eqn):
+    # As JAX shows it: dimension numbers as lists, precision and preferred type only when set.
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    params = {k: v for k, v in eqn.params.items() if v is not None}
+    params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return sorted(params.items())
+
+
+ir.pp_params_rules[dot_general_p] = _dot_general_pp_params
+ad.transpose_rules[dot_general_p] = _dot_transpose
+batching.batch_rules[dot_general_p] = _dot_batch

@@ -1,0 +1,195 @@
+"""Joining and splitting arrays: the concatenate, split, stack, unstack and tile primitives, with
+their rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..batching import not_mapped
+from ..core import Primitive, ShapedArray
+
+
+def _lax():
+    from . import api
+
+    return api
+
+
+# --- concatenate -------------------------------------------------------------------------------
+
+concatenate_p = Primitive("concatenate")
+concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    x0 = xs[0]
+    if not 0 <= dimension < x0.ndim:
+        raise ValueError(f"concatenate dimension out of bounds: dimension {dimension} for shape {x0.shape}")
+    for x in xs[1:]:
+        if x.dtype != x0.dtype:
+            raise TypeError(
+                f"concatenate requires operands of the same dtype, got {[x.dtype.name for x in xs]}"
+            )
+        if x.ndim != x0.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension
+        ):
+            raise TypeError(
+                f"concatenate operands must have equal shapes except in dimension "
+                f"{dimension}, got {[x.shape for x in xs]}"
+            )
+    shape = list(x0.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    # One split into every operand's piece, as JAX (pieces of known operands go unused).
+    sizes = [(x.aval if ad.is_undefined(x) else core.get_aval(x)).shape[dimension] for x in xs]
+    pieces = _lax().split(ct, sizes, dimension)
+    return [p if ad.is_undefined(x) else None for p, x in zip(pieces, xs)]
+
+
+def _concatenate_batch(size, vals, dims, *, dimension):
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+ad.deflinear(concatenate_p, _concatenate_transpose)
+batching.batch_rules[concatenate_p] = _concatenate_batch
+
+
+# --- split (the inverse of concatenate; one primitive with several outputs, as in JAX) --------
+
+split_p = Primitive("split", multiple_results=True)
+
+
+@split_p.def_impl
+def _split_impl(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+@split_p.def_abstract_eval
+def _split_abstract(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"split axis {axis} out of bounds for shape {x.shape}")
+    if sum(sizes) != x.shape[axis] or any(s < 0 for s in sizes):
+        raise ValueError(
+            f"split sizes {sizes} must be non-negative and sum to the dimension size "
+            f"{x.shape[axis]} of axis {axis}"
+        )
+    return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1 :]) for s in sizes]
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    lax = _lax()
+    shape = x.aval.shape
+    parts = [
+        lax.full(shape[:axis] + (s,) + shape[axis + 1 :], 0, x.aval.dtype) if type(ct) is ad.Zero else ct
+        for ct, s in zip(cts, sizes)
+    ]
+    return [lax.concatenate(parts, axis)]
+
+
+ad.deflinear(split_p, _split_transpose)
+batching.batch_rules[split_p] = lambda size, vals, dims, *, sizes, axis: (
+    split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])),
+    [dims[0]] * len(sizes),
+)
+
+
+# --- stack / unstack / tile (JAX 0.10.2's own primitives, so programs print as JAX's) -------
+
+stack_p = Primitive("stack")
+stack_p.def_impl(lambda *xs, axis: np.stack(xs, axis=axis))
+
+
+@stack_p.def_abstract_eval
+def _stack_abstract(*xs, axis):
+    if not xs:
+        raise TypeError("stack requires a non-empty sequence of operands")
+    x0 = xs[0]
+    if not 0 <= axis <= x0.ndim:
+        raise ValueError(f"stack axis {axis} out of bounds for operands of shape {x0.shape}")
+    if any(x.dtype != x0.dtype for x in xs):
+        raise TypeError(f"stack requires operands of the same dtype, got {[x.dtype.name for x in xs]}")
+    if any(x.shape != x0.shape for x in xs):
+        raise TypeError(f"stack operands must have equal shapes, got {[x.shape for x in xs]}")
+    shape = (*x0.shape[:axis], len(xs), *x0.shape[axis:])
+    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+def _stack_transpose(ct, *xs, axis):
+    pieces = unstack_p.bind(ct, axis=axis)
+    return [p if ad.is_undefined(x) else None for p, x in zip(pieces, xs)]
+
+
+def _stack_batch(size, vals, dims, *, axis):
+    d0 = dims[0]
+    if d0 is not not_mapped and all(d == d0 for d in dims):
+        out_axis, out_dim = (axis, d0 + 1) if axis <= d0 else (axis + 1, d0)
+        return stack_p.bind(*vals, axis=out_axis), out_dim
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+ad.deflinear(stack_p, _stack_transpose)
+batching.batch_rules[stack_p] = _stack_batch
+
+unstack_p = Primitive("unstack", multiple_results=True)
+unstack_p.def_impl(lambda x, *, axis: [np.take(x, i, axis=axis) for i in range(x.shape[axis])])
+
+
+@unstack_p.def_abstract_eval
+def _unstack_abstract(x, *, axis):
+    if x.ndim == 0:
+        raise ValueError(
+            f"unstack requires arrays with rank > 0, however a scalar array of shape {x.shape} was passed."
+        )
+    return [x.update(shape=x.shape[:axis] + x.shape[axis + 1 :])] * x.shape[axis]
+
+
+def _unstack_transpose(cts, x, *, axis):
+    return [stack_p.bind(*[ad.instantiate_zeros(ct) for ct in cts], axis=axis)]
+
+
+def _unstack_batch(size, vals, dims, *, axis):
+    (d,) = dims
+    out_axis, out_dim = (axis, d - 1) if axis < d else (axis + 1, d)
+    outs = unstack_p.bind(vals[0], axis=out_axis)
+    return outs, [out_dim] * len(outs)
+
+
+ad.deflinear(unstack_p, _unstack_transpose)
+batching.batch_rules[unstack_p] = _unstack_batch
+
+tile_p = Primitive("tile")
+tile_p.def_impl(lambda x, *, reps: np.tile(x, reps))
+
+
+@tile_p.def_abstract_eval
+def _tile_abstract(x, *, reps):
+    if x.ndim != len(reps):
+        raise TypeError(
+            f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} and x.ndim={x.ndim}."
+        )
+    return x.update(shape=tuple(int(n * r) for n, r in zip(x.shape, reps)))
+
+
+def _tile_transpose(ct, x, *, reps):
+    # Each copy is one (rep, dim) pair of axes: sum the rep axes away.
+    lax = _lax()
+    pairs = lax.reshape(ct, tuple(k for pair in zip(reps, x.aval.shape) for k in pair))
+    return [lax.reduce_sum(pairs, tuple(2 * i for i in range(x.aval.ndim)))]
+
+
+def _tile_batch(size, vals, dims, *, reps):
+    (d,) = dims
+    return tile_p.bind(vals[0], reps=(*reps[:d], 1, *reps[d:])), d
+
+
+ad.deflinear(tile_p, _tile_transpose)
+batching.batch_rules[tile_p] = _tile_batch
