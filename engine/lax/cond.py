@@ -1,0 +1,303 @@
+"""``cond`` and ``switch``: one ``cond`` primitive whose ``branches`` are closed jaxprs, selected by an
+index (clamped into range). Differentiable in both modes; ``vmap`` with a batched index runs every
+branch and selects, as JAX does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..backends.rows import Special, lowerings
+from ..batching import not_mapped
+from ..core import Primitive
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..staging import trace_to_jaxpr
+from ..tree_util import tree_flatten, tree_unflatten
+from . import api as lax
+from .control_flow_common import (
+    _trace,
+    _avals,
+    _run,
+    _join_weak,
+    _check_same,
+    _jvp_closed,
+    _stage,
+    _all_unknown,
+    _zero_var,
+)
+
+cond_p = Primitive("cond", multiple_results=True)
+cond_p.weak_from_abstract_eval = True
+lowerings[cond_p] = Special(cond_p.name)  # compiled code lowers control flow itself
+
+
+def switch(index, branches, *operands):
+    """Apply ``branches[index](*operands)``, the index clamped into range.
+
+    >>> switch(1, [lambda x: x + 1., lambda x: x * 2.], 3.)
+    Array(6., dtype=float32, weak_type=True)
+    """
+    return _switch(index, branches, operands, clamp_index=True)
+
+
+def _switch(index, branches, operands, clamp_index, const_order=None):
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch requires at least one branch")
+    idx_aval = core.get_aval(index)
+    if idx_aval.shape != () or idx_aval.dtype.kind not in "iub":
+        raise TypeError(f"switch index must be a scalar integer, got {idx_aval.str_short()}")
+    index = lax.convert_element_type(index, np.int32)
+    if len(branches) > 1 and clamp_index:  # cond's index is 0 or 1 already
+        index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    leaves, in_tree = tree_flatten(operands)
+    avals = _avals(leaves)
+    closed, trees = [], []
+    for br in branches:
+        store = []
+
+        def flat(*xs, br=br, store=store):
+            out = br(*tree_unflatten(in_tree, xs))
+            out_leaves, tree = tree_flatten(out)
+            store.append(tree)
+            return out_leaves
+
+        closed.append(trace_to_jaxpr(flat, avals))
+        trees.append(store[0])
+    for c, t in zip(closed[1:], trees[1:]):
+        _check_same("branches of cond/switch", closed[0].out_avals, c.out_avals, trees[0], t)
+    # Every branch takes the union of all branches' constants, each once (JAX's order: cond's true
+    # branch first), so operands line up.
+    consts, position = [], {}
+    for k in const_order or range(len(closed)):
+        for x in closed[k].consts:
+            if id(x) not in position:
+                position[id(x)] = len(consts)
+                consts.append(x)
+    jaxprs = []
+    for c in closed:
+        j = c.jaxpr
+        mine = {position[id(x)]: v for x, v in zip(c.consts, j.constvars)}
+        binders = [mine.get(p) or Var(core.get_aval(x)) for p, x in enumerate(consts)]
+        jaxprs.append(ClosedJaxpr(Jaxpr([], [*binders, *j.in_binders], j.eqns, j.outs), []))
+    if len(branches) == 1:
+        return tree_unflatten(trees[0], _run(jaxprs[0], *consts, *leaves))
+    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
+    return tree_unflatten(trees[0], outs)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one primitive.
+
+    >>> x = jnp.array(-2.0)
+    >>> cond(x > 0, lambda x: x, lambda x: -x, x)
+    Array(2., dtype=float32, weak_type=True)
+    """
+    aval = core.get_aval(pred)
+    if aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
+    if aval.dtype.kind not in "biu" and aval.dtype.kind != "f":
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
+    if aval.dtype != np.bool_:
+        pred = lax.ne(pred, lax.full_like(pred, 0))
+    return _switch(
+        lax.convert_element_type(pred, np.int32), [false_fun, true_fun], operands, False, const_order=(1, 0)
+    )
+
+
+def _cond_impl(index, *args, branches):
+    i = int(np.clip(int(index), 0, len(branches) - 1))
+    return [core.to_numpy(o) for o in _run(branches[i], *args)]
+
+
+cond_p.def_impl(_cond_impl)
+
+
+cond_p.def_abstract_eval(lambda index, *args, branches: _join_weak([b.out_avals for b in branches]))
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, *args = primals
+    nz = [type(t) is not ad.Zero for t in tangents[1:]]
+    new = [_jvp_closed(b, nz, True)[0] for b in branches]
+    ts = [t for t in tangents[1:] if type(t) is not ad.Zero]
+    outs = cond_p.bind(index, *args, *ts, branches=tuple(new))
+    m = len(branches[0].out_avals)
+    return outs[:m], outs[m:]
+
+
+def _cond_split(branches, unknowns):
+    """Partial-evaluate every branch alike: known branches also return the union of residuals."""
+    out_uk = [False] * len(branches[0].out_avals)
+    for _ in range(2):
+        splits = [ad.partial_eval_jaxpr(b.jaxpr, unknowns, instantiate=out_uk) for b in branches]
+        new_uk = [any(s[2][i] for s in splits) for i in range(len(out_uk))]
+        if new_uk == out_uk:
+            break
+        out_uk = new_uk
+    res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
+    known, unknown = [], []
+    for k, (j1, j2, _, nres) in enumerate(splits):
+        n_out = len(j1.outs) - nres
+        own = j1.outs[n_out:]
+        # Residual slots of other branches are filled with zeros.
+        pads_eqns, outs_res = [], []
+        for i, avs in enumerate(res_avals):
+            if i == k:
+                outs_res += own
+                continue
+            for a in avs:
+                outs_res.append(_zero_var(a, pads_eqns))
+        known.append(
+            ClosedJaxpr(Jaxpr([], j1.in_binders, [*j1.eqns, *pads_eqns], [*j1.outs[:n_out], *outs_res]), [])
+        )
+        res_vars = [[Var(a) for a in avs] for avs in res_avals]
+        res_vars[k] = list(j2.in_binders[:nres])
+        unknown.append(
+            ClosedJaxpr(
+                Jaxpr([], [*[v for rv in res_vars for v in rv], *j2.in_binders[nres:]], j2.eqns, j2.outs), []
+            )
+        )
+    return known, unknown, out_uk, sum(len(r) for r in res_avals)
+
+
+def _cond_partial_eval(trace, tracers, *, branches):
+    index, *args = tracers
+    if not index.pval.is_known:
+        return _all_unknown(trace, cond_p, tracers, dict(branches=branches))
+    unknowns = [not t.pval.is_known for t in args]
+    known, unknown, out_uk, nres = _cond_split(branches, unknowns)
+    kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
+    outs1 = cond_p.bind(core.full_lower(index), *kvals, branches=tuple(known))
+    n_known = len(outs1) - nres
+    res = outs1[n_known:]
+    idx_t = trace.instantiate_const(trace.full_raise(index.pval.const))
+    res_t = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+    uk_t = [trace.instantiate_const(t) for t, u in zip(args, unknowns) if u]
+    return _stage(
+        trace,
+        cond_p,
+        [idx_t, *res_t, *uk_t],
+        dict(branches=tuple(unknown)),
+        [a for a, u in zip(branches[0].out_avals, out_uk) if u],
+        outs1[:n_known],
+        out_uk,
+    )
+
+
+def _cond_partial_eval_jaxpr(unks_in, eqn):
+    idx_uk, *unknowns = unks_in
+    branches = eqn.params["branches"]
+    if idx_uk:
+        return None, eqn, [True] * len(eqn.out_binders), [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    known, unknown, out_uk, nres = _cond_split(branches, unknowns)
+    res_vars = [Var(a) for k in known[:1] for a in k.out_avals[len(k.out_avals) - nres :]]
+    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    ins = eqn.inputs[1:]
+    eqn1 = JaxprEqn(
+        cond_p,
+        [eqn.inputs[0], *[x for x, u in zip(ins, unknowns) if not u]],
+        dict(branches=tuple(known)),
+        [*known_outs, *res_vars],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        cond_p,
+        [eqn.inputs[0], *res_vars, *[x for x, u in zip(ins, unknowns) if u]],
+        dict(branches=tuple(unknown)),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
+    return eqn1, eqn2, out_uk, [eqn.inputs[0], *res_vars]
+
+
+def _cond_transpose(cts, index, *args, branches):
+    assert not ad.is_undefined(index)
+    undef = [ad.is_undefined(a) for a in args]
+    defined = [a for a in args if not ad.is_undefined(a)]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    d_avals, ct_avals = _avals(defined), _avals(cts)
+    nd = len(defined)
+
+    def transposed(b):
+        def f(*xs):
+            it = iter(xs[:nd])
+            full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+            outs = ad.backward_pass(b.jaxpr, full, list(xs[nd:]))
+            return [ad.instantiate_zeros(o) for o in outs]
+
+        jc, consts = _trace(f, [*d_avals, *ct_avals])
+        return jc, consts
+
+    traced = [transposed(b) for b in branches]
+    # Constants captured while transposing (rare) become operands shared by all branches.
+    allc = [c for _, cs in traced for c in cs]
+    new = []
+    for k, (jc, cs) in enumerate(traced):
+        j = jc.jaxpr
+        pre = [Var(core.get_aval(c)) for i in range(k) for c in traced[i][1]]
+        post = [Var(core.get_aval(c)) for i in range(k + 1, len(traced)) for c in traced[i][1]]
+        new.append(
+            ClosedJaxpr(
+                Jaxpr([], [*pre, *j.in_binders[: len(cs)], *post, *j.in_binders[len(cs) :]], j.eqns, j.outs),
+                [],
+            )
+        )
+    outs = cond_p.bind(index, *allc, *defined, *cts, branches=tuple(new))
+    it = iter(outs)
+    return [None] + [next(it) if u else None for u in undef]
+
+
+def _bcast_to(pred, x):
+    # A per-example predicate broadcast over the rest of x's axes (JAX's _bcast_select).
+    p_nd, shape = core.get_aval(pred).ndim, core.get_aval(x).shape
+    return lax.broadcast_in_dim(pred, shape, tuple(range(p_nd))) if p_nd != len(shape) else pred
+
+
+def _cond_batch(axis_size, vals, dims, *, branches):
+    index, *args = vals
+    idim, *adims = dims
+    if idim is not not_mapped:
+        # A batched index becomes a select, as in JAX: every branch runs on the whole batch, its
+        # operands stop_gradient'ed where it is not taken (safe reverse mode, jax#1052).
+        idx = batching.bdim_at_front(index, idim, axis_size)
+        ops = [batching.bdim_at_front(a, d, axis_size) for a, d in zip(args, adims)]
+        branch_outs = []
+        for i, b in enumerate(branches):
+            taken = lax.eq(idx, np.array(i, core.get_aval(idx).dtype))
+            ops_i = [lax.select(_bcast_to(taken, x), x, lax.stop_gradient(x)) for x in ops]
+            branch_outs.append(
+                batching.vmap_flat(
+                    lambda *xs, b=b: _run(b, *xs), axis_size, None, [0] * len(ops_i), ops_i, lambda n: [0] * n
+                )
+            )
+        res = [lax.select_n(_bcast_to(idx, outs[0]), *outs) for outs in zip(*branch_outs)]
+        return res, [0] * len(res)
+    in_dims = [None if d is not_mapped else d for d in adims]
+    new = []
+    for b in branches:
+        jc, consts = _trace(
+            lambda *xs, b=b: batching.vmap_flat(
+                lambda *ys: _run(b, *ys), axis_size, None, in_dims, xs, lambda n: [0] * n
+            ),
+            _avals(args),
+        )
+        assert not consts
+        new.append(jc)
+    return cond_p.bind(index, *args, branches=tuple(new)), [0] * len(new[0].out_avals)
+
+
+ad.jvp_rules[cond_p] = _cond_jvp
+
+
+ad.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+ad.partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
+
+
+ad.transpose_rules[cond_p] = _cond_transpose
+
+
+batching.batch_rules[cond_p] = _cond_batch

@@ -1,0 +1,133 @@
+"""What the control-flow primitives (``cond``, ``while``, ``scan``) share: tracing bodies to
+closure-converted jaxprs, jvp of a body, staging a partially known equation, and the dependence
+analyses (nonzero tangents, batched outputs) their rules iterate to a fixed point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, core
+from ..core import ShapedArray
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
+from ..staging import trace_to_jaxpr
+
+
+def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Constants become leading inputs, so the body is a pure function of its operands."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), []), list(closed.consts)
+
+
+def _trace(fun, avals) -> tuple[ClosedJaxpr, list]:
+    return _closure_convert(trace_to_jaxpr(fun, list(avals)))
+
+
+def _avals(xs):
+    return [core.get_aval(x) for x in xs]
+
+
+def _run(closed: ClosedJaxpr, *args):
+    return eval_jaxpr(closed.jaxpr, args, closed.consts)
+
+
+def _join_weak(avals_lists):
+    return [
+        a.update(weak_type=all(al[i].weak_type for al in avals_lists)) for i, a in enumerate(avals_lists[0])
+    ]
+
+
+def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):
+    if a_tree is not None and a_tree != b_tree:
+        raise TypeError(f"{what} must have identical types; got output structures {a_tree} and {b_tree}.")
+    for a, b in zip(a_avals, b_avals):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise TypeError(f"{what} must have identical types, got {a.str_short()} and {b.str_short()}.")
+
+
+def _jvp_closed(closed: ClosedJaxpr, nonzeros, instantiate):
+    """The jvp of a closure-free jaxpr: ``(primals, nonzero tangents) -> (outs, tangents)``."""
+    avals = closed.in_avals
+    n = len(avals)
+    out_nz = []
+
+    def f(*args):
+        ps, it = args[:n], iter(args[n:])
+        ts = [next(it) if nz else ad.Zero(ad.tangent_aval(a)) for a, nz in zip(avals, nonzeros)]
+        po, to = ad.jvp_flat(lambda *xs: _run(closed, *xs), ps, ts, instantiate=False)
+        inst = instantiate if isinstance(instantiate, (list, tuple)) else [instantiate] * len(to)
+        to = [ad.instantiate_zeros(t) if i or type(t) is not ad.Zero else t for t, i in zip(to, inst)]
+        out_nz[:] = [type(t) is not ad.Zero for t in to]
+        return [*po, *[t for t in to if type(t) is not ad.Zero]]
+
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
+    jc, consts = _trace(f, [*avals, *t_avals])
+    assert not consts
+    return jc, out_nz
+
+
+def _stage(trace, prim, in_tracers, params, out_avals, known_outs, out_uk):
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None) for a in out_avals]
+    recipe = ad.JaxprEqnRecipe(prim, in_tracers, params, out_avals, outs2, core.current_source_info())
+    for t in outs2:
+        t.recipe = recipe
+    it1, it2 = iter(known_outs), iter(outs2)
+    return [next(it2) if u else next(it1) for u in out_uk]
+
+
+def _all_unknown(trace, prim, tracers, params):
+    ins = [trace.instantiate_const(t) for t in tracers]
+    out_avals = prim.abstract_eval(*[t.aval for t in ins], **params)
+    return _stage(trace, prim, ins, params, out_avals, [], [True] * len(out_avals))
+
+
+def _zero_var(aval, eqns):
+    from .structural import broadcast_in_dim_p
+    from ..ir import Literal
+
+    v = Var(aval)
+    zero = Literal(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, aval.weak_type))
+    eqns.append(
+        JaxprEqn(broadcast_in_dim_p, [zero], dict(shape=aval.shape, broadcast_dimensions=()), [v], None)
+    )
+    return v
+
+
+def _with_weak_types(vals, avals):
+    """Loop outputs as Arrays with the weak types the abstract rule gives them: the body's output
+    types, as in JAX (whose loops ignore weak-type-only carry mismatches, core.typematch)."""
+    return [core.Array(core.to_numpy(v), a.weak_type) for v, a in zip(vals, avals)]
+
+
+def _fixpoint_nonzero(body: ClosedJaxpr, const_nz, carry_nz, xs_nz=(), ys=0):
+    carry_nz = list(carry_nz)
+    while True:
+        _, out_nz = _jvp_closed(body, [*const_nz, *carry_nz, *xs_nz], False)
+        new = [a or b for a, b in zip(carry_nz, out_nz[: len(carry_nz)])]
+        if new == carry_nz:
+            return carry_nz
+        carry_nz = new
+
+
+def _interleave_jvp(body, nz_groups, inst):
+    """jvp of ``body`` with binders grouped as (g1, g1_tangents, g2, g2_tangents, ...)."""
+    jc, _ = _jvp_closed(body, [nz for g in nz_groups for nz in g], inst)
+    j = jc.jaxpr
+    n = sum(len(g) for g in nz_groups)
+    prim, tans = j.in_binders[:n], iter(j.in_binders[n:])
+    binders, start = [], 0
+    for g in nz_groups:
+        binders += prim[start : start + len(g)]
+        binders += [next(tans) for nz in g if nz]
+        start += len(g)
+    return ClosedJaxpr(Jaxpr([], binders, j.eqns, j.outs), [])
+
+
+def _batched_outs(closed, in_batched, axis_size):
+    """Which outputs of ``closed`` depend on batched inputs (a dependence analysis on the jaxpr)."""
+    j = closed.jaxpr
+    batched = {v for v, b in zip(j.in_binders, in_batched) if b}
+    for eqn in j.eqns:
+        if any(type(x) is Var and x in batched for x in eqn.inputs):
+            batched.update(eqn.out_binders)
+    return [type(x) is Var and x in batched for x in j.outs]

@@ -1,0 +1,271 @@
+"""dynamic_slice and dynamic_update_slice: static-size windows at traced start indices, clamped into
+bounds as XLA does. Batched, they become a gather / a scatter (as in JAX).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..batching import not_mapped
+from ..core import Primitive, ShapedArray, Tracer
+from .gather_scatter import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    _gather_batch,
+    _scatter_batch,
+    scatter_p,
+)
+
+_pyslice = builtins.slice
+
+
+def _lax():
+    from . import api
+
+    return api
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamic_slice and dynamic_update_slice: start indices are arrays, clamped into bounds.
+
+dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+def _dynamic_slice_indices(operand, start_indices):
+    """Negative start indices count from the end (as in JAX), then XLA clamps into bounds."""
+    shape = core.get_aval(operand).shape
+    if len(start_indices) != len(shape):
+        raise ValueError(
+            f"Length of slice indices must match number of operand dimensions "
+            f"({len(start_indices)} vs {len(shape)})"
+        )
+    lax = _lax()
+    out = []
+    for i, n in zip(start_indices, shape):
+        if isinstance(i, (int, np.integer)):  # static: a constant int32, as JAX converts it
+            out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), np.int32)))
+            continue
+        aval = core.get_aval(i)
+        if aval.shape != () or aval.dtype.kind not in "iu":
+            raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
+        if aval.dtype.kind == "u":  # cannot be negative
+            out.append(i)
+        elif isinstance(i, Tracer) or core.staging_anywhere[0]:
+            # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first
+            # (a constant converts without an equation); constants are staged, as JAX does.
+            negative = lax.lt(i, lax.full((), 0, aval.dtype))
+            strong = (
+                lax.convert_element_type(i, aval.dtype)
+                if isinstance(i, Tracer)
+                else core.Array(np.asarray(core.to_numpy(i), aval.dtype))
+            )
+            added = lax.add(strong, lax.full((), n, aval.dtype))
+            out.append(lax.select(negative, added, i))
+        else:
+            v = core.to_numpy(i)
+            out.append(core.Array(v + n if v < 0 else v))
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """A slice of static size ``slice_sizes`` starting at traced ``start_indices``.
+
+    Starts are clamped so the slice fits, as in XLA:
+
+    >>> dynamic_slice(jnp.arange(5), (4,), (2,))
+    Array([3, 4], dtype=int32)
+    """
+    idx = _dynamic_slice_indices(operand, start_indices)
+    return dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """``operand`` with ``update`` written at traced ``start_indices`` (clamped so it fits)."""
+    idx = _dynamic_slice_indices(operand, start_indices)
+    return dynamic_update_slice_p.bind(operand, update, *idx)
+
+
+def _clamped_starts(shape, sizes, idx):
+    return [int(np.clip(int(i), 0, n - s)) for i, n, s in zip(idx, shape, sizes)]
+
+
+@dynamic_slice_p.def_impl
+def _dynamic_slice_impl(x, *idx, slice_sizes):
+    starts = _clamped_starts(x.shape, slice_sizes, idx)
+    return x[tuple(_pyslice(a, a + s) for a, s in zip(starts, slice_sizes))]
+
+
+def _check_indices(name, x, idx):
+    if len(idx) != x.ndim:
+        raise TypeError(f"{name}: {len(idx)} start indices for an operand of rank {x.ndim}")
+    for i in idx:
+        if i.shape != () or i.dtype.kind not in "iu":
+            raise TypeError(f"{name} start indices must be integer scalars, got {i.str_short()}")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract(x, *idx, slice_sizes):
+    _check_indices("dynamic_slice", x, idx)
+    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+        raise TypeError(
+            f"dynamic_slice slice_sizes {slice_sizes} must be non-negative and fit in "
+            f"the operand shape {x.shape}"
+        )
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    out = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+    return out, dynamic_slice_p.bind(ad.instantiate_zeros(tangents[0]), *idx, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
+    lax = _lax()
+    zeros = lax.full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
+
+
+def _batch_dynamic_slice_indices(size, idx, dims):
+    """Scalar start indices (some batched) as one index array, and its batch dim (JAX's rule):
+    ``(size, n)`` when any is batched, else an unbatched ``(n,)``."""
+    lax = _lax()
+    if not idx:
+        return core.Array(np.array([], np.int32)), not_mapped
+    if all(d is not_mapped for d in dims):
+        return lax.concatenate([lax.broadcast_in_dim(i, (1,), ()) for i in idx], 0), not_mapped
+    cols = [lax.broadcast_in_dim(i, (size, 1), () if d is not_mapped else (0,)) for i, d in zip(idx, dims)]
+    return lax.concatenate(cols, 1), 0
+
+
+def _dynamic_slice_batch(size, vals, dims, *, slice_sizes):
+    # A batched dynamic_slice is a gather whose windows are the slices (JAX does the same).
+    x, *idx = vals
+    dx, *didx = dims
+    nd = len(slice_sizes)
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(nd)), collapsed_slice_dims=(), start_index_map=tuple(range(nd))
+    )
+    index, dindex = _batch_dynamic_slice_indices(size, idx, didx)
+    return _gather_batch(
+        size,
+        [x, index],
+        [dx, dindex],
+        dimension_numbers=dnums,
+        slice_sizes=slice_sizes,
+        indices_are_sorted=True,
+        unique_indices=True,
+        mode=GatherScatterMode.CLIP,
+        fill_value=None,
+    )
+
+
+ad.jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
+ad.transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+batching.batch_rules[dynamic_slice_p] = _dynamic_slice_batch
+
+
+@dynamic_update_slice_p.def_impl
+def _dynamic_update_slice_impl(x, update, *idx):
+    starts = _clamped_starts(x.shape, update.shape, idx)
+    out = np.array(x)
+    out[tuple(_pyslice(a, a + s) for a, s in zip(starts, update.shape))] = update
+    return out
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract(x, update, *idx):
+    _check_indices("dynamic_update_slice", x, idx)
+    if update.dtype != x.dtype:
+        raise TypeError(
+            f"dynamic_update_slice update dtype {update.dtype.name} must match the "
+            f"operand dtype {x.dtype.name}"
+        )
+    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
+        raise TypeError(
+            f"dynamic_update_slice update shape {update.shape} must fit in the operand shape {x.shape}"
+        )
+    return x
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *idx = primals
+    gx, gu = ad.instantiate_zeros(tangents[0]), ad.instantiate_zeros(tangents[1])
+    return (dynamic_update_slice_p.bind(x, update, *idx), dynamic_update_slice_p.bind(gx, gu, *idx))
+
+
+def _dynamic_update_slice_transpose(ct, x, update, *idx):
+    lax = _lax()
+    u_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
+    ct_x = ct_u = None
+    if ad.is_undefined(x):
+        ct_x = dynamic_update_slice_p.bind(ct, lax.full(u_aval.shape, 0, u_aval.dtype), *idx)
+    if ad.is_undefined(update):
+        ct_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=u_aval.shape)
+    return [ct_x, ct_u] + [None] * len(idx)
+
+
+def _dynamic_update_slice_batch(size, vals, dims):
+    # A batched dynamic_update_slice is a scatter of one window per member (JAX does the same).
+    x, update, *idx = vals
+    dx, du, *didx = dims
+    nd = core.get_aval(x).ndim - (dx is not not_mapped)
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=tuple(range(nd)),
+        inserted_window_dims=(),
+        scatter_dims_to_operand_dims=tuple(range(nd)),
+    )
+    index, dindex = _batch_dynamic_slice_indices(size, idx, didx)
+    return _scatter_batch(scatter_p)(
+        size,
+        [x, index, update],
+        [dx, dindex, du],
+        dimension_numbers=dnums,
+        indices_are_sorted=True,
+        unique_indices=True,
+        mode=GatherScatterMode.CLIP,
+    )
+
+
+ad.jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+batching.batch_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """``dynamic_slice`` along one axis."""
+    shape = core.get_aval(operand).shape
+    axis = int(axis) % len(shape)
+    starts = [0] * len(shape)
+    sizes = list(shape)
+    starts[axis], sizes[axis] = start_index, int(slice_size)
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The element at traced ``index`` along ``axis``."""
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else _lax().squeeze(out, (int(axis) % core.get_aval(operand).ndim,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """``dynamic_update_slice`` along one axis."""
+    ndim = core.get_aval(operand).ndim
+    axis = int(axis) % ndim
+    starts = [0] * ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """Write ``update`` (without the ``axis`` dimension, or with it of size 1) at ``index``."""
+    ndim = core.get_aval(operand).ndim
+    axis = int(axis) % ndim
+    if core.get_aval(update).ndim == ndim - 1:
+        update = _lax().expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)

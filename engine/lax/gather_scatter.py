@@ -1,0 +1,689 @@
+"""Gather and the scatter family: XLA's Gather/Scatter evaluated in numpy, with JAX's dimension-number
+types, ``GatherScatterMode`` and wrappers' signatures, including the batching dimensions that let
+batching rules stay simple (a vmapped gather is a gather with one more batching dim).
+
+``jnp`` indexing and ``.at[]`` (``engine/numpy/_indexing.py``) are built on these.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import ad, batching, core, ir
+from ..batching import not_mapped
+from ..core import Primitive, ShapedArray
+
+
+def _lax():
+    from . import api
+
+    return api
+
+
+# ---------------------------------------------------------------------------------------------
+# gather and scatter: dimension numbers and out-of-bounds modes, as in JAX.
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How the dimensions of a gather's operand, indices and output correspond (XLA's Gather).
+
+    ``offset_dims``: output dims holding the slice window (ascending). ``collapsed_slice_dims``:
+    operand dims of window size 1 with no output dim. ``start_index_map``: the operand dim each
+    entry of an index vector (the indices' last dim) starts. ``operand_batching_dims`` /
+    ``start_indices_batching_dims``: operand dims paired one-to-one with indices dims.
+    """
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How a scatter's operand, indices and updates correspond; the mirror of gather's."""
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """Out-of-bounds handling. ``CLIP`` clamps starts so the window fits; ``FILL_OR_DROP``
+    fills a gathered window that is not wholly in bounds / drops such a scattered window;
+    ``PROMISE_IN_BOUNDS`` clamps gathers and drops scatters (what XLA does unchecked)."""
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s):
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+def _tuple_dnums(cls, dnums):
+    return cls(*(tuple(int(i) for i in f) for f in dnums))
+
+
+def _default_fill(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "i":
+        return np.iinfo(dtype).min
+    if dtype.kind == "u":
+        return np.iinfo(dtype).max
+    if dtype.kind == "b":
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+def _window_index(
+    operand_shape, indices, index_map, batching_dims, indices_batching_dims, window_sizes, clamp: bool
+):
+    """Per-operand-dim integer arrays of shape ``batch + window`` addressing every element of
+    every window, and a ``batch``-shaped mask of windows that are wholly in bounds."""
+    batch = indices.shape[:-1]
+    nd = len(operand_shape)
+    starts = [np.zeros(batch, np.int64) for _ in range(nd)]
+    for k, d in enumerate(index_map):
+        starts[d] = indices[..., k].astype(np.int64)
+    for od, idim in zip(batching_dims, indices_batching_dims):
+        ramp = np.arange(batch[idim]).reshape([-1 if i == idim else 1 for i in range(len(batch))])
+        starts[od] = np.broadcast_to(ramp, batch)
+    upper = [n - w for n, w in zip(operand_shape, window_sizes)]
+    in_bounds = np.ones(batch, bool)
+    for d in range(nd):
+        in_bounds &= (starts[d] >= 0) & (starts[d] <= upper[d])
+    if clamp:
+        starts = [np.clip(s, 0, max(u, 0)) for s, u in zip(starts, upper)]
+    idx = []
+    for d in range(nd):
+        offs = np.arange(window_sizes[d]).reshape([1] * len(batch) + [-1 if j == d else 1 for j in range(nd)])
+        idx.append(starts[d].reshape(batch + (1,) * nd) + offs)
+    return idx, in_bounds
+
+
+gather_p = Primitive("gather")
+
+
+def gather(
+    operand,
+    start_indices,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes,
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode=None,
+    fill_value=None,
+):
+    """XLA's Gather: windows of ``slice_sizes`` taken at the index vectors in ``start_indices``
+    (its last dimension). Prefer ``jnp`` indexing; this is what that is built on.
+
+    >>> x = jnp.array([10, 11, 12])
+    >>> dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
+    >>> gather(x, jnp.array([[2], [0]]), dn, (1,))
+    Array([12, 10], dtype=int32)
+    """
+    parsed = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill(core.get_aval(operand).dtype)
+    else:
+        fill_value = None
+    return gather_p.bind(
+        operand,
+        start_indices,
+        dimension_numbers=_tuple_dnums(GatherDimensionNumbers, dimension_numbers),
+        slice_sizes=tuple(int(s) for s in slice_sizes),
+        unique_indices=bool(unique_indices),
+        indices_are_sorted=bool(indices_are_sorted),
+        mode=parsed,
+        fill_value=fill_value,
+    )
+
+
+def _gather_window_sizes(dn, slice_sizes):
+    return [
+        s
+        for d, s in enumerate(slice_sizes)
+        if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims
+    ]
+
+
+def _gather_output_perm(batch_rank, offset_dims):
+    """Output dim order from the ``batch + offsets`` layout the numpy evaluation produces."""
+    perm, b = [], 0
+    for i in range(batch_rank + len(offset_dims)):
+        if i in offset_dims:
+            perm.append(batch_rank + offset_dims.index(i))
+        else:
+            perm.append(b)
+            b += 1
+    return perm
+
+
+@gather_p.def_impl
+def _gather_impl(
+    operand, indices, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
+):
+    dn = dimension_numbers
+    clip = mode != GatherScatterMode.FILL_OR_DROP
+    idx, in_bounds = _window_index(
+        operand.shape,
+        indices,
+        dn.start_index_map,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+        slice_sizes,
+        clamp=True,
+    )
+    batch = indices.shape[:-1]
+    out = operand[tuple(idx)] if operand.size else np.zeros(batch + tuple(slice_sizes), operand.dtype)
+    if not clip:
+        fill = _default_fill(operand.dtype) if fill_value is None else fill_value
+        mask = in_bounds.reshape(batch + (1,) * operand.ndim)
+        out = np.where(mask, out, np.asarray(fill).astype(operand.dtype))
+    out = out.reshape(batch + tuple(_gather_window_sizes(dn, slice_sizes)))
+    return np.transpose(out, _gather_output_perm(len(batch), list(dn.offset_dims)))
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract(
+    operand, indices, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
+):
+    dn = dimension_numbers
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
+    if indices.ndim < 1 or indices.shape[-1] != len(dn.start_index_map):
+        raise TypeError(
+            f"gather: the last dimension of start_indices (shape {indices.shape}) must "
+            f"be the index vector, of length len(start_index_map)={len(dn.start_index_map)}"
+        )
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(
+            f"gather slice_sizes {slice_sizes} must have one entry per operand "
+            f"dimension (shape {operand.shape})"
+        )
+    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
+        if not 0 <= s <= n:
+            raise TypeError(
+                f"gather slice size {s} of dimension {d} does not fit the operand shape {operand.shape}"
+            )
+        if (d in dn.collapsed_slice_dims or d in dn.operand_batching_dims) and s > 1:
+            raise TypeError(
+                f"gather: collapsed or batching operand dimension {d} needs slice size 1, got {s}"
+            )
+    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
+        raise TypeError("gather: operand_batching_dims and start_indices_batching_dims must pair up")
+    batch = indices.shape[:-1]
+    for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        if operand.shape[od] != batch[idim]:
+            raise TypeError(
+                f"gather: operand batching dim {od} (size {operand.shape[od]}) and "
+                f"indices batching dim {idim} (size {batch[idim]}) differ"
+            )
+    window = _gather_window_sizes(dn, slice_sizes)
+    if len(dn.offset_dims) != len(window) or list(dn.offset_dims) != sorted(dn.offset_dims):
+        raise TypeError(
+            f"gather offset_dims {dn.offset_dims} must be sorted and name one output "
+            f"dimension per window dimension ({len(window)})"
+        )
+    rank = len(batch) + len(window)
+    shape, b, w = [], iter(batch), iter(window)
+    for i in range(rank):
+        shape.append(next(w) if i in dn.offset_dims else next(b))
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _scatter_dnums_for(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
+    return ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims,
+        inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims,
+    )
+
+
+def _gather_dnums_for(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
+    return GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims,
+        collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims,
+    )
+
+
+def _gather_jvp(primals, tangents, **params):
+    x, idx = primals
+    out = gather_p.bind(x, idx, **params)
+    fill = 0 if params["mode"] == GatherScatterMode.FILL_OR_DROP else None
+    return out, gather_p.bind(ad.instantiate_zeros(tangents[0]), idx, **{**params, "fill_value": fill})
+
+
+def _gather_transpose(
+    ct, x, idx, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
+):
+    assert ad.is_undefined(x) and not ad.is_undefined(idx)
+    zeros = _lax().full(x.aval.shape, 0, x.aval.dtype)
+    return [
+        scatter_add_p.bind(
+            zeros,
+            idx,
+            ct,
+            dimension_numbers=_scatter_dnums_for(dimension_numbers),
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+        ),
+        None,
+    ]
+
+
+def _shift(dims):
+    # np.add, as JAX's batching rules do: their dimension numbers print as np.int64(...).
+    return tuple(np.add(1, dims))
+
+
+def _gather_batch(size, vals, dims, *, dimension_numbers, slice_sizes, **params):
+    x, idx = vals
+    dx, di = dims
+    dn = dimension_numbers
+    if di is not_mapped:  # the batch dim is one more window dim, taken whole
+        x = batching.moveaxis(x, dx, 0)
+        new = GatherDimensionNumbers(
+            offset_dims=(0, *_shift(dn.offset_dims)),
+            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+            start_index_map=_shift(dn.start_index_map),
+            operand_batching_dims=_shift(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims,
+        )
+        return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(size, *slice_sizes), **params), 0
+    idx = batching.moveaxis(idx, di, 0)
+    if dx is not_mapped:  # the batch dim is one more batch dim of the indices
+        new = dn._replace(
+            offset_dims=tuple(1 + d for d in dn.offset_dims),
+            start_indices_batching_dims=_shift(dn.start_indices_batching_dims),
+        )
+        # Batched indices into one array may no longer be sorted or unique.
+        params = dict(params, indices_are_sorted=False, unique_indices=False)
+        return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=slice_sizes, **params), 0
+    x = batching.moveaxis(x, dx, 0)  # both batched: pair them with a batching dim
+    new = GatherDimensionNumbers(
+        offset_dims=_shift(dn.offset_dims),
+        collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+        start_index_map=_shift(dn.start_index_map),
+        operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+        start_indices_batching_dims=(0, *_shift(dn.start_indices_batching_dims)),
+    )
+    return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(1, *slice_sizes), **params), 0
+
+
+ad.jvp_rules[gather_p] = _gather_jvp
+ad.transpose_rules[gather_p] = _gather_transpose
+batching.batch_rules[gather_p] = _gather_batch
+
+
+# --- scatter family ----------------------------------------------------------------------------
+
+scatter_p = Primitive("scatter")
+scatter_add_p = Primitive("scatter-add")
+scatter_sub_p = Primitive("scatter-sub")
+scatter_mul_p = Primitive("scatter-mul")
+scatter_min_p = Primitive("scatter-min")
+scatter_max_p = Primitive("scatter-max")
+
+_SCATTER_COMBINE = {
+    scatter_add_p: np.add,
+    scatter_sub_p: np.subtract,
+    scatter_mul_p: np.multiply,
+    scatter_min_p: np.minimum,
+    scatter_max_p: np.maximum,
+}
+
+
+def _scatter_pp_params(combine_name):
+    # JAX shows the combining function as a scalar jaxpr (None for a plain scatter) and its consts.
+    def rule(eqn):
+        update_jaxpr = None
+        if combine_name is not None:
+            from . import elementwise
+
+            aval = ShapedArray((), eqn.out_binders[0].aval.dtype, False)
+            x, y, out = ir.Var(aval), ir.Var(aval), ir.Var(aval)
+            prim = getattr(elementwise, combine_name + "_p")
+            update_jaxpr = ir.Jaxpr([], [x, y], [ir.JaxprEqn(prim, [x, y], {}, [out])], [out])
+        return sorted({**eqn.params, "update_consts": (), "update_jaxpr": update_jaxpr}.items())
+
+    return rule
+
+
+for _p, _name in [(scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"), (scatter_mul_p, "mul"),
+                  (scatter_min_p, "min"), (scatter_max_p, "max")]:  # fmt: skip
+    ir.pp_params_rules[_p] = _scatter_pp_params(_name)
+
+
+def _scatter_window_sizes(operand_shape, updates_shape, dn):
+    sizes, pos = [], 0
+    for d in range(len(operand_shape)):
+        if d in dn.inserted_window_dims or d in dn.operand_batching_dims:
+            sizes.append(1)
+        else:
+            sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    return sizes
+
+
+def _scatter_impl(prim):
+    def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices, mode):
+        dn = dimension_numbers
+        sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
+        scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+        batch = indices.shape[:-1]
+        u = np.transpose(updates, scatter_dims + list(dn.update_window_dims)).reshape(batch + tuple(sizes))
+        clip = mode == GatherScatterMode.CLIP
+        idx, in_bounds = _window_index(
+            operand.shape,
+            indices,
+            dn.scatter_dims_to_operand_dims,
+            dn.operand_batching_dims,
+            dn.scatter_indices_batching_dims,
+            sizes,
+            clamp=clip,
+        )
+        keep = np.ones(batch, bool) if clip else in_bounds
+        where = tuple(i[keep] for i in idx)
+        vals = u[keep]
+        out = np.array(operand)
+        if prim is scatter_p:
+            out[where] = vals
+        else:
+            _SCATTER_COMBINE[prim].at(out, where, vals)
+        return out
+
+    return impl
+
+
+def _scatter_abstract(
+    operand, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices, mode
+):
+    dn = dimension_numbers
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"scatter indices must be integers, got {indices.dtype.name}")
+    if updates.dtype != operand.dtype:
+        raise TypeError(
+            f"scatter updates dtype {updates.dtype.name} must match the operand dtype {operand.dtype.name}"
+        )
+    if indices.ndim < 1 or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
+        raise TypeError(
+            f"scatter: the last dimension of indices (shape {indices.shape}) must be "
+            f"the index vector, of length {len(dn.scatter_dims_to_operand_dims)}"
+        )
+    n_window = operand.ndim - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
+    if len(dn.update_window_dims) != n_window:
+        raise TypeError(
+            f"scatter: update_window_dims {dn.update_window_dims} must name "
+            f"{n_window} window dimensions of the updates"
+        )
+    scatter_shape = tuple(s for d, s in enumerate(updates.shape) if d not in dn.update_window_dims)
+    if scatter_shape != indices.shape[:-1]:
+        raise TypeError(
+            f"scatter: updates scatter dims {scatter_shape} must match the indices batch "
+            f"shape {indices.shape[:-1]}"
+        )
+    sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
+    if updates.size and any(s > n for s, n in zip(sizes, operand.shape)):  # empty updates write nothing
+        raise TypeError(f"scatter: update window {sizes} is larger than the operand {operand.shape}")
+    return operand
+
+
+def _scatter_params(params):
+    return {k: params[k] for k in ("dimension_numbers", "indices_are_sorted", "unique_indices", "mode")}
+
+
+def _scatter_gather(x, idx, updates_aval, dn, params):
+    """The gather reading back the windows a scatter wrote: the transpose of scatter-add."""
+    lax = _lax()
+    sizes = _scatter_window_sizes(core.get_aval(x).shape, updates_aval.shape, dn)
+    mode = params["mode"]
+    out = gather_p.bind(
+        x,
+        idx,
+        dimension_numbers=_gather_dnums_for(dn),
+        slice_sizes=tuple(sizes),
+        unique_indices=params["unique_indices"],
+        indices_are_sorted=params["indices_are_sorted"],
+        mode=mode,
+        fill_value=0 if mode == GatherScatterMode.FILL_OR_DROP else None,
+    )
+    return lax.convert_element_type(out, updates_aval.dtype) if out.dtype != updates_aval.dtype else out
+
+
+def _zeros(x):
+    return _lax().full_like(x, 0)
+
+
+def _scatter_linear_jvp(prim):
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        gx, _, gu = tangents
+        gx = _zeros(x) if type(gx) is ad.Zero else gx
+        gu = _zeros(u) if type(gu) is ad.Zero else gu
+        return prim.bind(x, idx, u, **params), prim.bind(gx, idx, gu, **params)
+
+    return rule
+
+
+def _scatter_add_transpose(sign):
+    def rule(ct, x, idx, u, **params):
+        ct_x = ct if ad.is_undefined(x) else None
+        ct_u = None
+        if ad.is_undefined(u):
+            ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], params)
+            ct_u = _lax().neg(ct_u) if sign < 0 else ct_u
+        return [ct_x, None, ct_u]
+
+    return rule
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    x, idx, u = primals
+    gx, _, gu = tangents
+    out = scatter_mul_p.bind(x, idx, u, **params)
+    acc = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    if type(gx) is not ad.Zero:
+        acc = ad.add_tangents(acc, scatter_mul_p.bind(gx, idx, u, **params))
+    if type(gu) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError("scatter_mul gradients are only implemented if `unique_indices=True`")
+        acc = ad.add_tangents(acc, _lax().mul(x, scatter_add_p.bind(_zeros(x), idx, gu, **params)))
+    return out, acc
+
+
+def _scatter_mul_transpose(ct, x, idx, u, **params):
+    if ad.is_undefined(u):
+        raise NotImplementedError("scatter_mul is not linear in its updates")
+    return [scatter_mul_p.bind(ct, idx, u, **params) if ad.is_undefined(x) else None, None, None]
+
+
+def _scatter_extremal_jvp(prim):
+    # The tangent at each output element averages the tangents of every value that attains it:
+    # the operand element if it survived, and each update equal to the result.
+    def rule(primals, tangents, **params):
+        lax = _lax()
+        x, idx, u = primals
+        gx, _, gu = tangents
+        out = prim.bind(x, idx, u, **params)
+        dn = params["dimension_numbers"]
+        gx = _zeros(x) if type(gx) is ad.Zero else gx
+        gu = _zeros(u) if type(gu) is ad.Zero else gu
+        dtype = core.get_aval(out).dtype
+        won = lax.convert_element_type(
+            lax.eq(u, _scatter_gather(out, idx, core.get_aval(u), dn, params)), dtype
+        )
+        kept = lax.convert_element_type(lax.eq(x, out), dtype)
+        count = scatter_add_p.bind(kept, idx, won, **params)
+        total = scatter_add_p.bind(lax.mul(gx, kept), idx, lax.mul(gu, won), **params)
+        safe = lax.select(lax.eq(count, _zeros(count)), lax.full_like(count, 1), count)
+        return out, lax.div(total, safe)
+
+    return rule
+
+
+def _scatter_jvp(primals, tangents, **params):
+    """Plain scatter: with unique indices its tangent is a scatter of tangents. Otherwise (JAX's
+    construction) scatter update ids to learn which update won each element, mask the losers,
+    and express both value and tangent as scatter-adds of the winners."""
+    lax = _lax()
+    x, idx, u = primals
+    gx, _, gu = tangents
+    gx = _zeros(x) if type(gx) is ad.Zero else gx
+    gu = _zeros(u) if type(gu) is ad.Zero else gu
+    if params["unique_indices"]:
+        return scatter_p.bind(x, idx, u, **params), scatter_p.bind(gx, idx, gu, **params)
+    dn = params["dimension_numbers"]
+    u_shape = core.get_aval(u).shape
+    scatter_dims = [d for d in range(len(u_shape)) if d not in dn.update_window_dims]
+    n_updates = int(np.prod([u_shape[d] for d in scatter_dims], dtype=np.int64))
+    ids_flat = (
+        lax.add(lax.iota(np.int32, n_updates), lax.full((), 1, np.int32))
+        if n_updates
+        else lax.full((0,), 0, np.int32)
+    )
+    ids = lax.reshape(ids_flat, [u_shape[d] for d in scatter_dims])
+    ids = lax.broadcast_in_dim(ids, u_shape, tuple(scatter_dims))
+    winner = scatter_p.bind(lax.full(core.get_aval(x).shape, 0, np.int32), idx, ids, **params)
+    won = lax.eq(ids, _scatter_gather(winner, idx, core.get_aval(ids), dn, params))
+    untouched = lax.eq(winner, lax.full_like(winner, 0))
+    val = scatter_add_p.bind(
+        lax.select(untouched, x, _zeros(x)), idx, lax.select(won, u, _zeros(u)), **params
+    )
+    tan = scatter_add_p.bind(
+        lax.select(untouched, gx, _zeros(gx)), idx, lax.select(won, gu, _zeros(gu)), **params
+    )
+    return val, tan
+
+
+def _scatter_transpose(ct, x, idx, u, **params):
+    if not params["unique_indices"]:
+        raise NotImplementedError("scatter transpose is only implemented where unique_indices=True")
+    lax = _lax()
+    ct_x = ct_u = None
+    if ad.is_undefined(x):
+        u_aval = u.aval if ad.is_undefined(u) else core.get_aval(u)
+        ct_x = scatter_p.bind(ct, idx, lax.full(u_aval.shape, 0, u_aval.dtype), **params)
+    if ad.is_undefined(u):
+        ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], params)
+    return [ct_x, None, ct_u]
+
+
+def _scatter_batch(prim):
+    def rule(size, vals, dims, *, dimension_numbers, **params):
+        x, idx, u = vals
+        dx, di, du = dims
+        dn = dimension_numbers
+        x = batching.bdim_at_front(x, dx, size)
+        u = batching.bdim_at_front(u, du, size)
+        if di is not_mapped:  # the batch dim becomes one more (whole) window dim
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0, *_shift(dn.update_window_dims)),
+                inserted_window_dims=_shift(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=_shift(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims,
+            )
+            return prim.bind(x, idx, u, dimension_numbers=new, **params), 0
+        idx = batching.moveaxis(idx, di, 0)
+        new = ScatterDimensionNumbers(
+            update_window_dims=_shift(dn.update_window_dims),
+            inserted_window_dims=_shift(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+            scatter_indices_batching_dims=(0, *_shift(dn.scatter_indices_batching_dims)),
+        )
+        return prim.bind(x, idx, u, dimension_numbers=new, **params), 0
+
+    return rule
+
+
+for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+    _p.def_impl(_scatter_impl(_p))
+    _p.def_abstract_eval(_scatter_abstract)
+    batching.batch_rules[_p] = _scatter_batch(_p)
+
+ad.jvp_rules[scatter_add_p] = _scatter_linear_jvp(scatter_add_p)
+ad.transpose_rules[scatter_add_p] = _scatter_add_transpose(+1)
+ad.jvp_rules[scatter_sub_p] = _scatter_linear_jvp(scatter_sub_p)
+ad.transpose_rules[scatter_sub_p] = _scatter_add_transpose(-1)
+ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
+ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
+ad.jvp_rules[scatter_p] = _scatter_jvp
+ad.transpose_rules[scatter_p] = _scatter_transpose
+
+
+def _scatter_wrapper(prim, doc):
+    def wrapper(
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode=None,
+    ):
+        return prim.bind(
+            operand,
+            scatter_indices,
+            updates,
+            dimension_numbers=_tuple_dnums(ScatterDimensionNumbers, dimension_numbers),
+            indices_are_sorted=bool(indices_are_sorted),
+            unique_indices=bool(unique_indices),
+            mode=GatherScatterMode.from_any(mode),
+        )
+
+    wrapper.__name__ = prim.name.replace("-", "_")
+    wrapper.__doc__ = doc
+    return wrapper
+
+
+scatter = _scatter_wrapper(
+    scatter_p,
+    """XLA's Scatter with replacement: ``updates`` windows
+overwrite ``operand`` at ``scatter_indices``. Prefer ``x.at[idx].set(v)``.
+
+>>> dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+...                              scatter_dims_to_operand_dims=(0,))
+>>> scatter(jnp.zeros(3), jnp.array([[1]]), jnp.array([5.]), dn)
+Array([0., 5., 0.], dtype=float32)
+""",
+)
+scatter_add = _scatter_wrapper(scatter_add_p, "Scatter combining with addition (``x.at[idx].add(v)``).")
+scatter_sub = _scatter_wrapper(scatter_sub_p, "Scatter combining with subtraction.")
+scatter_mul = _scatter_wrapper(
+    scatter_mul_p, "Scatter combining with multiplication (``x.at[idx].multiply(v)``)."
+)
+scatter_min = _scatter_wrapper(scatter_min_p, "Scatter combining with minimum (``x.at[idx].min(v)``).")
+scatter_max = _scatter_wrapper(scatter_max_p, "Scatter combining with maximum (``x.at[idx].max(v)``).")

@@ -1,0 +1,275 @@
+"""``while_loop`` and ``fori_loop``: one ``while`` primitive with ``cond_jaxpr`` and ``body_jaxpr``.
+Forward-mode differentiable only (the trip count is unknown); ``fori_loop`` with concrete bounds
+is a ``scan``, so it differentiates in reverse mode too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core
+from ..backends.rows import Special, lowerings
+from ..batching import not_mapped
+from ..core import Primitive
+from ..ir import ClosedJaxpr, Jaxpr, Var
+from ..tree_util import tree_flatten, tree_unflatten
+from . import api as lax
+from .control_flow_common import (
+    _trace,
+    _avals,
+    _run,
+    _check_same,
+    _with_weak_types,
+    _fixpoint_nonzero,
+    _interleave_jvp,
+    _batched_outs,
+)
+from .scan import scan
+
+while_p = Primitive("while", multiple_results=True)
+while_p.weak_from_abstract_eval = True
+lowerings[while_p] = Special(while_p.name)  # compiled code lowers control flow itself
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """Repeat ``val = body_fun(val)`` while ``cond_fun(val)``; forward-mode differentiable.
+
+    >>> while_loop(lambda x: x < 10, lambda x: x * 2, 1)
+    Array(16, dtype=int32, weak_type=True)
+    """
+    leaves, tree = tree_flatten(init_val)
+    avals = [a.update(weak_type=False) if False else a for a in _avals(leaves)]
+
+    def flat_cond(*xs):
+        out = cond_fun(tree_unflatten(tree, xs))
+        a = core.get_aval(out)
+        if a.shape != () or a.dtype != np.bool_:
+            raise TypeError(
+                f"cond_fun must return a boolean scalar, but got output type(s) [{a.str_short()}]."
+            )
+        return [out]
+
+    body_tree = []
+
+    def flat_body(*xs):
+        out_leaves, t = tree_flatten(body_fun(tree_unflatten(tree, xs)))
+        body_tree.append(t)
+        return out_leaves
+
+    bj, bconsts = _trace(flat_body, avals)
+    cj, cconsts = _trace(flat_cond, avals)
+    if body_tree[0] != tree:
+        raise TypeError(
+            f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
+        )
+    _check_same("body_fun output and input", avals, bj.out_avals)
+    outs = while_p.bind(
+        *cconsts,
+        *bconsts,
+        *leaves,
+        cond_jaxpr=cj,
+        body_jaxpr=bj,
+        cond_nconsts=len(cconsts),
+        body_nconsts=len(bconsts),
+    )
+    return tree_unflatten(tree, outs)
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cc, bc, carry = (
+        args[:cond_nconsts],
+        args[cond_nconsts : cond_nconsts + body_nconsts],
+        list(args[cond_nconsts + body_nconsts :]),
+    )
+    while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
+        carry = _run(body_jaxpr, *bc, *carry)
+    return _with_weak_types(carry, body_jaxpr.out_avals)
+
+
+while_p.def_impl(_while_impl)
+
+
+# As in JAX, the loop's outputs take the body's output types: a weakly typed init (a Python scalar)
+# whose carry the body makes strong gives a strong result.
+while_p.def_abstract_eval(lambda *avals, body_jaxpr, **_: list(body_jaxpr.out_avals))
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    cc, bc, carry = primals[:nc], primals[nc : nc + nb], primals[nc + nb :]
+    bct, ct = tangents[nc : nc + nb], tangents[nc + nb :]
+    bc_nz = [type(t) is not ad.Zero for t in bct]
+    carry_nz = _fixpoint_nonzero(body_jaxpr, bc_nz, [type(t) is not ad.Zero for t in ct])
+    body = _interleave_jvp(body_jaxpr, [bc_nz, carry_nz], [*carry_nz])
+    # The new body's outputs are (carry, carry tangents): reorder cond to ignore tangents.
+    cj = cond_jaxpr.jaxpr
+    extra = [Var(ad.tangent_aval(a)) for a, nz in zip(cond_jaxpr.in_avals[nc:], carry_nz) if nz]
+    cond_new = ClosedJaxpr(Jaxpr([], [*cj.in_binders, *extra], cj.eqns, cj.outs), [])
+    bct_vals = [t for t in bct if type(t) is not ad.Zero]
+    ct_vals = [ad.instantiate_zeros(t) if nz else None for t, nz in zip(ct, carry_nz)]
+    ct_vals = [t for t in ct_vals if t is not None]
+    outs = while_p.bind(
+        *cc,
+        *bc,
+        *bct_vals,
+        *carry,
+        *ct_vals,
+        cond_jaxpr=cond_new,
+        body_jaxpr=body,
+        cond_nconsts=nc,
+        body_nconsts=nb + len(bct_vals),
+    )
+    n = len(carry)
+    it = iter(outs[n:])
+    return outs[:n], [
+        next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(c))) for c, nz in zip(carry, carry_nz)
+    ]
+
+
+def _while_transpose(*_, **__):
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+        "with dynamic start/stop values. Try using lax.scan, or using fori_loop with "
+        "static start/stop."
+    )
+
+
+def _while_partial_eval(trace, tracers, **params):
+    if all(t.pval.is_known for t in tracers):
+        return while_p.bind(*[core.full_lower(t) for t in tracers], **params)
+    _while_transpose()  # reverse mode needs the trip count: JAX's error, raised where JAX does
+
+
+def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    cdims, bdims, kdims = dims[:nc], dims[nc : nc + nb], list(dims[nc + nb :])
+    cvals, bvals, kvals = vals[:nc], vals[nc : nc + nb], list(vals[nc + nb :])
+    kb = [d is not not_mapped for d in kdims]
+    # Carry batched-ness is a fixed point of the body (and of the predicate, below).
+    while True:
+        out_b = _batched_outs(body_jaxpr, [d is not not_mapped for d in bdims] + kb, axis_size)
+        new = [a or b for a, b in zip(kb, out_b)]
+        pred_b = _batched_outs(cond_jaxpr, [d is not not_mapped for d in cdims] + new, axis_size)[0]
+        if pred_b:
+            new = [True] * len(new)
+        if new == kb:
+            break
+        kb = new
+    kvals = [batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(kvals, kdims, kb)]
+    c_in = [None if d is not_mapped else d for d in cdims] + [0 if b else None for b in kb]
+    b_in = [None if d is not_mapped else d for d in bdims] + [0 if b else None for b in kb]
+    spec = lambda n: [0 if b else None for b in kb]
+
+    def body_b(*xs):
+        return batching.vmap_flat(lambda *ys: _run(body_jaxpr, *ys), axis_size, None, b_in, xs, spec)
+
+    def cond_b(*xs):
+        return batching.vmap_flat(
+            lambda *ys: _run(cond_jaxpr, *ys), axis_size, None, c_in, xs, lambda n: [0 if pred_b else None]
+        )
+
+    kavals = _avals(kvals)
+    if pred_b:
+        # Examples finish at different steps: loop while any runs, freeze finished ones.
+        def body_sel(*xs):
+            cvs, bvs, ks = xs[:nc], xs[nc : nc + nb], xs[nc + nb :]
+            p = cond_b(*cvs, *ks)[0]
+            new = body_b(*bvs, *ks)
+            outs = []
+            for n_, o in zip(new, ks):
+                shape = core.get_aval(o).shape
+                w = lax.broadcast_in_dim(p, shape, (0,)) if len(shape) > 1 else p
+                outs.append(lax.select(w, n_, o))
+            return outs
+
+        bj, bconsts = _trace(body_sel, [*_avals(cvals), *_avals(bvals), *kavals])
+        cj, cconsts = _trace(
+            lambda *xs: (
+                [lax.reduce_or(cond_b(*xs)[0], (0,))]
+                if hasattr(lax, "reduce_or")
+                else [
+                    lax.gt(
+                        lax.reduce_max(lax.convert_element_type(cond_b(*xs)[0], np.int32), (0,)), np.int32(0)
+                    )
+                ]
+            ),
+            [*_avals(cvals), *kavals],
+        )
+        outs = while_p.bind(
+            *cconsts,
+            *cvals,
+            *bconsts,
+            *cvals,
+            *bvals,
+            *kvals,
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts) + nc,
+            body_nconsts=len(bconsts) + nc + nb,
+        )
+    else:
+        bj, bconsts = _trace(body_b, [*_avals(bvals), *kavals])
+        cj, cconsts = _trace(cond_b, [*_avals(cvals), *kavals])
+        outs = while_p.bind(
+            *cconsts,
+            *cvals,
+            *bconsts,
+            *bvals,
+            *kvals,
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts) + nc,
+            body_nconsts=len(bconsts) + nb,
+        )
+    return outs, [0 if b else not_mapped for b in kb]
+
+
+ad.jvp_rules[while_p] = _while_jvp
+
+
+ad.transpose_rules[while_p] = _while_transpose
+
+
+ad.partial_eval_rules[while_p] = _while_partial_eval
+
+
+batching.batch_rules[while_p] = _while_batch
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With concrete bounds this is a ``scan`` (reverse-differentiable); otherwise a ``while_loop``.
+
+    >>> fori_loop(0, 5, lambda i, x: x + i, 0)
+    Array(10, dtype=int32, weak_type=True)
+    """
+    lo_c, hi_c = core.concrete_or_none(lower), core.concrete_or_none(upper)
+    idx_dtype = (
+        np.result_type(*(core.get_aval(b).dtype for b in (lower, upper)))
+        if not (isinstance(lower, int) and isinstance(upper, int))
+        else np.dtype(np.int32)
+    )
+    idx_dtype = core.canonical_dtype(idx_dtype)
+    if lo_c is not None and hi_c is not None:
+        lo_i, hi_i = int(lo_c), int(hi_c)
+
+        def step(carry, _):
+            i, x = carry
+            return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
+
+        # Python int bounds give a weakly typed index, as in JAX (whose scan carries the int).
+        start = core.Array(np.asarray(lo_i, idx_dtype), isinstance(lower, int) and isinstance(upper, int))
+        (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
+        return out
+
+    def cond_fun(c):
+        return lax.lt(c[0], c[1])
+
+    def body(c):
+        i, hi, x = c
+        return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
+
+    lo = lax.convert_element_type(lower, idx_dtype)
+    hi = lax.convert_element_type(upper, idx_dtype)
+    return while_loop(cond_fun, body, (lo, hi, init_val))[2]

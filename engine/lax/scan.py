@@ -1,0 +1,366 @@
+"""``scan`` and ``map``: one ``scan`` primitive carrying a state over the leading axis of its inputs.
+Differentiable in both modes (reverse mode scans the transposed body backwards).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, batching, core, ir
+from ..backends.rows import Special, lowerings
+from ..batching import not_mapped
+from ..core import Primitive
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..tree_util import tree_flatten, tree_unflatten
+from .control_flow_common import (
+    _trace,
+    _avals,
+    _run,
+    _check_same,
+    _jvp_closed,
+    _stage,
+    _with_weak_types,
+    _fixpoint_nonzero,
+    _interleave_jvp,
+    _batched_outs,
+)
+
+scan_p = Primitive("scan", multiple_results=True)
+scan_p.weak_from_abstract_eval = True
+lowerings[scan_p] = Special(scan_p.name)  # compiled code lowers control flow itself
+
+ir.pp_params_rules[scan_p] = lambda eqn: sorted({"unroll": 1, **eqn.params}.items())
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns ``(carry, stacked ys)``.
+
+    >>> scan(lambda c, x: (c + x, c * x), 0., jnp.arange(3.))
+    (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))
+    """
+    x_leaves, x_tree = tree_flatten(xs)
+    lengths = {core.get_aval(x).shape[0] for x in x_leaves if core.get_aval(x).ndim}
+    if any(core.get_aval(x).ndim == 0 for x in x_leaves):
+        raise ValueError("scan got value with no leading axis to scan over.")
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ValueError(
+            f"scan got {'no' if not lengths else 'inconsistent'} lengths for the leading "
+            f"axis of xs: {sorted(lengths)}; pass length= when xs is None."
+        )
+    n = lengths.pop()
+    c_leaves, c_tree = tree_flatten(init)
+    c_avals = _avals(c_leaves)
+    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in x_leaves]
+    trees = []
+
+    def flat(*args):
+        c = tree_unflatten(c_tree, args[: len(c_leaves)])
+        x = tree_unflatten(x_tree, args[len(c_leaves) :])
+        carry, y = f(c, x)
+        cl, ct = tree_flatten(carry)
+        yl, yt = tree_flatten(y)
+        trees[:] = [ct, yt]
+        return [*cl, *yl]
+
+    body, consts = _trace(flat, [*c_avals, *x_avals])
+    if trees[0] != c_tree:
+        raise TypeError(
+            f"scan body function carry input and carry output must have the same pytree "
+            f"structure, but they differ: {c_tree} and {trees[0]}."
+        )
+    _check_same("scan carry output and input", c_avals, body.out_avals[: len(c_avals)])
+    outs = scan_p.bind(
+        *consts,
+        *c_leaves,
+        *x_leaves,
+        jaxpr=body,
+        num_consts=len(consts),
+        num_carry=len(c_leaves),
+        length=n,
+        reverse=bool(reverse),
+    )
+    return tree_unflatten(c_tree, outs[: len(c_leaves)]), tree_unflatten(trees[1], outs[len(c_leaves) :])
+
+
+def map(f, xs):
+    """``f`` applied to each slice of ``xs`` along the leading axis, sequentially (a scan)."""
+    _, ys = scan(lambda c, x: (c, f(x)), (), xs)
+    return ys
+
+
+def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = (
+        args[:num_consts],
+        list(args[num_consts : num_consts + num_carry]),
+        args[num_consts + num_carry :],
+    )
+    y_avals = jaxpr.out_avals[num_carry:]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
+    for k in range(length):
+        i = length - 1 - k if reverse else k
+        outs = _run(jaxpr, *consts, *carry, *[x[i] for x in xs])
+        carry = outs[:num_carry]
+        for y, o in zip(ys, outs[num_carry:]):
+            y[i] = core.to_numpy(o)
+    return _with_weak_types([*carry, *ys], jaxpr.out_avals)
+
+
+def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
+    carry = list(jaxpr.out_avals[:num_carry])
+    return [*carry, *[a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]]
+
+
+scan_p.def_impl(_scan_impl)
+
+
+scan_p.def_abstract_eval(_scan_abstract)
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
+    nz = [type(t) is not ad.Zero for t in tangents]
+    c_nz, k_nz, x_nz = nz[:num_consts], nz[num_consts : num_consts + num_carry], nz[num_consts + num_carry :]
+    k_nz = _fixpoint_nonzero(jaxpr, c_nz, k_nz, x_nz)
+    inst = [*k_nz, *[False] * (len(jaxpr.out_avals) - num_carry)]
+    _, out_nz = _jvp_closed(jaxpr, [*c_nz, *k_nz, *x_nz], inst)
+    body = _interleave_jvp(jaxpr, [c_nz, k_nz, x_nz], inst)
+    # Outputs come as (carry, ys, carry tangents, y tangents); scan wants carries first.
+    j = body.jaxpr
+    ny = len(jaxpr.out_avals) - num_carry
+    nkt = sum(k_nz)
+    prim_outs, tan_outs = j.outs[: num_carry + ny], j.outs[num_carry + ny :]
+    outs = [*prim_outs[:num_carry], *tan_outs[:nkt], *prim_outs[num_carry:], *tan_outs[nkt:]]
+    body = ClosedJaxpr(Jaxpr([], j.in_binders, j.eqns, outs), [])
+    p = primals
+    consts, carry, xs = p[:num_consts], p[num_consts : num_consts + num_carry], p[num_consts + num_carry :]
+    ct = [t for t in tangents[:num_consts] if type(t) is not ad.Zero]
+    kt = [ad.instantiate_zeros(t) for t, z in zip(tangents[num_consts : num_consts + num_carry], k_nz) if z]
+    xt = [t for t in tangents[num_consts + num_carry :] if type(t) is not ad.Zero]
+    res = scan_p.bind(
+        *consts,
+        *ct,
+        *carry,
+        *kt,
+        *xs,
+        *xt,
+        jaxpr=body,
+        num_consts=num_consts + len(ct),
+        num_carry=num_carry + len(kt),
+        length=length,
+        reverse=reverse,
+    )
+    carry_out, carry_t = res[:num_carry], iter(res[num_carry : num_carry + nkt])
+    ys, ys_t = res[num_carry + nkt : num_carry + nkt + ny], iter(res[num_carry + nkt + ny :])
+    t_carry = [
+        next(carry_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(c))) for c, z in zip(carry_out, k_nz)
+    ]
+    t_ys = [
+        next(ys_t) if z else ad.Zero(ad.tangent_aval(core.get_aval(y)))
+        for y, z in zip(ys, out_nz[num_carry:])
+    ]
+    return [*carry_out, *ys], [*t_carry, *t_ys]
+
+
+def _scan_split(jaxpr, num_consts, num_carry, unknowns):
+    """Known scan (also emitting residuals as extra ys) and unknown scan (taking them as xs)."""
+    c_uk = list(unknowns[:num_consts])
+    k_uk = list(unknowns[num_consts : num_consts + num_carry])
+    x_uk = list(unknowns[num_consts + num_carry :])
+    ny = len(jaxpr.out_avals) - num_carry
+    while True:
+        j1, j2, out_uk, nres = ad.partial_eval_jaxpr(
+            jaxpr.jaxpr, [*c_uk, *k_uk, *x_uk], instantiate=[*k_uk, *[False] * ny]
+        )
+        new = [a or b for a, b in zip(k_uk, out_uk[:num_carry])]
+        if new == k_uk:
+            break
+        k_uk = new
+    known = ClosedJaxpr(j1, [])
+    res_binders, uk_ins = j2.in_binders[:nres], j2.in_binders[nres:]
+    n_uc, n_uk = sum(c_uk), sum(k_uk)
+    unknown = ClosedJaxpr(
+        Jaxpr([], [*uk_ins[: n_uc + n_uk], *res_binders, *uk_ins[n_uc + n_uk :]], j2.eqns, j2.outs), []
+    )
+    return known, unknown, c_uk, k_uk, x_uk, out_uk, nres
+
+
+def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
+    unknowns = [not t.pval.is_known for t in tracers]
+    known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(jaxpr, num_consts, num_carry, unknowns)
+    uk_all = [*c_uk, *k_uk, *x_uk]
+    kvals = [t.pval.const for t, u in zip(tracers, uk_all) if not u]
+    n_kc = num_consts - sum(c_uk)
+    n_kk = num_carry - sum(k_uk)
+    outs1 = scan_p.bind(*kvals, jaxpr=known, num_consts=n_kc, num_carry=n_kk, length=length, reverse=reverse)
+    n_known = len(outs1) - nres
+    res = outs1[n_known:]
+    res_t = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+    uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
+    n_uc, n_uk = sum(c_uk), sum(k_uk)
+    ins = [*uk_t[: n_uc + n_uk], *res_t, *uk_t[n_uc + n_uk :]]
+    params = dict(jaxpr=unknown, num_consts=n_uc, num_carry=n_uk, length=length, reverse=reverse)
+    out_avals = _scan_abstract(*[t.aval for t in ins], **params)
+    return _stage(trace, scan_p, ins, params, out_avals, outs1[:n_known], out_uk)
+
+
+def _scan_partial_eval_jaxpr(unks_in, eqn):
+    p = eqn.params
+    known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
+        p["jaxpr"], p["num_consts"], p["num_carry"], unks_in
+    )
+    uk_all = [*c_uk, *k_uk, *x_uk]
+    res_vars = [
+        Var(a.update(shape=(p["length"], *a.shape))) for a in known.out_avals[len(known.out_avals) - nres :]
+    ]
+    n_uc, n_uk = sum(c_uk), sum(k_uk)
+    kin = [x for x, u in zip(eqn.inputs, uk_all) if not u]
+    uin = [x for x, u in zip(eqn.inputs, uk_all) if u]
+    eqn1 = JaxprEqn(
+        scan_p,
+        kin,
+        dict(p, jaxpr=known, num_consts=p["num_consts"] - n_uc, num_carry=p["num_carry"] - n_uk),
+        [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *res_vars],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        scan_p,
+        [*uin[: n_uc + n_uk], *res_vars, *uin[n_uc + n_uk :]],
+        dict(p, jaxpr=unknown, num_consts=n_uc, num_carry=n_uk),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
+    return eqn1, eqn2, out_uk, res_vars
+
+
+def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
+    consts, carry, xs = (
+        args[:num_consts],
+        args[num_consts : num_consts + num_carry],
+        args[num_consts + num_carry :],
+    )
+    c_lin = [ad.is_undefined(c) for c in consts]
+    x_lin = [ad.is_undefined(x) for x in xs]
+    # The carry is linear even where its initial value is a known constant (a zero tangent
+    # instantiated by the jvp): such a carry gets no cotangent back.
+    k_lin = [ad.is_undefined(c) for c in carry]
+    carry = [c if ad.is_undefined(c) else ad.UndefPrimal(core.get_aval(c)) for c in carry]
+    ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
+    ct_carry = [ad.instantiate_zeros(c) for c in ct_carry]
+    ct_ys = [ad.instantiate_zeros(c) for c in ct_ys]
+    res_c = [c for c, l in zip(consts, c_lin) if not l]
+    res_x = [x for x, l in zip(xs, x_lin) if not l]
+    lin_c_avals = [c.aval for c, l in zip(consts, c_lin) if l]
+    carry_avals = [c.aval for c in carry]
+    body_avals = jaxpr.in_avals
+
+    def body_t(*vals):
+        i = 0
+        rc = vals[i : i + len(res_c)]
+        i += len(res_c)
+        acc = vals[i : i + len(lin_c_avals)]
+        i += len(lin_c_avals)
+        ctc = vals[i : i + num_carry]
+        i += num_carry
+        rx = vals[i : i + len(res_x)]
+        i += len(res_x)
+        cty = vals[i:]
+        it_c, it_x = iter(rc), iter(rx)
+        full = [ad.UndefPrimal(a) if l else next(it_c) for a, l in zip(body_avals[:num_consts], c_lin)]
+        full += [ad.UndefPrimal(a) for a in body_avals[num_consts : num_consts + num_carry]]
+        full += [
+            ad.UndefPrimal(a) if l else next(it_x)
+            for a, l in zip(body_avals[num_consts + num_carry :], x_lin)
+        ]
+        outs = ad.backward_pass(jaxpr.jaxpr, full, [*ctc, *cty])
+        outs = [ad.instantiate_zeros(o) for o in outs]
+        n_lc = len(lin_c_avals)
+        ct_c, ct_k, ct_x = outs[:n_lc], outs[n_lc : n_lc + num_carry], outs[n_lc + num_carry :]
+        new_acc = [ad.add_jaxvals_p.bind(a, c) for a, c in zip(acc, ct_c)]
+        return [*new_acc, *ct_k, *ct_x]
+
+    x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
+    cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]
+    bt, bconsts = _trace(body_t, [*_avals(res_c), *lin_c_avals, *carry_avals, *x_res_avals, *cty_avals])
+    zeros_acc = [ad.zeros_like_aval(a) for a in lin_c_avals]
+    outs = scan_p.bind(
+        *bconsts,
+        *res_c,
+        *zeros_acc,
+        *ct_carry,
+        *res_x,
+        *ct_ys,
+        jaxpr=bt,
+        num_consts=len(bconsts) + len(res_c),
+        num_carry=len(lin_c_avals) + num_carry,
+        length=length,
+        reverse=not reverse,
+    )
+    n_lc = len(lin_c_avals)
+    ct_consts, ct_init, ct_xs = (
+        iter(outs[:n_lc]),
+        outs[n_lc : n_lc + num_carry],
+        iter(outs[n_lc + num_carry :]),
+    )
+    return (
+        [next(ct_consts) if l else None for l in c_lin]
+        + [c if l else None for c, l in zip(ct_init, k_lin)]
+        + [next(ct_xs) if l else None for l in x_lin]
+    )
+
+
+def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
+    nc, nk = num_consts, num_carry
+    cb = [d is not not_mapped for d in dims[:nc]]
+    kb = [d is not not_mapped for d in dims[nc : nc + nk]]
+    xb = [d is not not_mapped for d in dims[nc + nk :]]
+    while True:
+        out_b = _batched_outs(jaxpr, [*cb, *kb, *xb], axis_size)
+        new = [a or b for a, b in zip(kb, out_b[:nk])]
+        if new == kb:
+            break
+        kb = new
+    consts = [
+        batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(vals[:nc], dims[:nc], cb)
+    ]
+    carry = [
+        batching.bdim_at_front(v, d, axis_size) if b else v
+        for v, d, b in zip(vals[nc : nc + nk], dims[nc : nc + nk], kb)
+    ]
+    xs = [batching.moveaxis(v, d, 1) if b else v for v, d, b in zip(vals[nc + nk :], dims[nc + nk :], xb)]
+    y_b = _batched_outs(jaxpr, [*cb, *kb, *xb], axis_size)[nk:]
+    in_dims = [0 if b else None for b in [*cb, *kb, *xb]]
+    spec = lambda n: [0 if b else None for b in [*kb, *y_b]]
+
+    def body(*args):
+        return batching.vmap_flat(lambda *ys: _run(jaxpr, *ys), axis_size, None, in_dims, args, spec)
+
+    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in xs]
+    bj, bconsts = _trace(body, [*_avals(consts), *_avals(carry), *x_avals])
+    outs = scan_p.bind(
+        *bconsts,
+        *consts,
+        *carry,
+        *xs,
+        jaxpr=bj,
+        num_consts=len(bconsts) + nc,
+        num_carry=nk,
+        length=length,
+        reverse=reverse,
+    )
+    return outs, [*[0 if b else not_mapped for b in kb], *[1 if b else not_mapped for b in y_b]]
+
+
+ad.jvp_rules[scan_p] = _scan_jvp
+
+
+ad.partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+ad.partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
+
+
+ad.transpose_rules[scan_p] = _scan_transpose
+
+
+batching.batch_rules[scan_p] = _scan_batch
