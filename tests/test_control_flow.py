@@ -211,8 +211,10 @@ def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
     import engine.numpy as jnp
 
-    nb = numba_backend()
-    monkeypatch.setattr(nb, "PARALLEL_MIN", 1000)  # also through the thread split
+    numba_backend()
+    monkeypatch.setattr(
+        importlib.import_module("engine.backends.numba_codegen"), "PARALLEL_MIN", 1000
+    )  # also through the thread split
     x = np.random.default_rng(0).normal(size=(37, 41)).astype(np.float32)
     w = np.random.default_rng(1).normal(size=(37, 41)).astype(np.float32)
     loops = [

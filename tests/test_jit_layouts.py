@@ -1,6 +1,8 @@
 """jit on inputs that are views (a stride-0 broadcast from jnp.ones, transposes, slices): the
 programs specialised on their layouts compute exactly what the contiguous program computes."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -12,12 +14,13 @@ from engine.core import Array, get_aval
 
 numba_jit = numba_backend()  # fails if numba is broken; skips only under JAXPLAY_TESTS_WITHOUT_NUMBA=1
 layout_of = numba_jit.layout_of
+numba_codegen = importlib.import_module("engine.backends.numba_codegen")
 
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(numba_jit, "RELAYOUT_MIN", 0)  # (small arrays here: views of any size)
+    monkeypatch.setattr(numba_codegen, "RELAYOUT_MIN", 0)  # (small arrays here: views of any size)
 
 
 BASE = np.random.default_rng(0).normal(size=(6, 12)).astype(np.float32)
@@ -86,7 +89,7 @@ def test_transposed_elementwise_result_keeps_the_input_layout():
 
 
 def test_small_views_are_copied_not_dispatched(monkeypatch):
-    monkeypatch.setattr(numba_jit, "RELAYOUT_MIN", 1 << 14)
+    monkeypatch.setattr(numba_codegen, "RELAYOUT_MIN", 1 << 14)
     f = jax.jit(lambda x: x * 2.0)
     assert "_relayout" not in f.lower(jnp.ones((8, 8))).source()  # a copy costs less than a dispatch
     assert "_relayout" in f.lower(jnp.ones((200, 200))).source()

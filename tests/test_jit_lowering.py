@@ -344,7 +344,7 @@ def test_softmax_like_chain():
 def test_large_parallel_split_matches(monkeypatch):
     # Split over the thread pool (threshold lowered so the test array stays small), including a
     # reduction over the kept outer axis.
-    monkeypatch.setattr(nb_jit, "PARALLEL_MIN", 1000)
+    monkeypatch.setattr(importlib.import_module("engine.backends.numba_codegen"), "PARALLEL_MIN", 1000)
     x = rand((300, 70), np.float32)
     f = lambda x: lax.add(lax.mul(lax.tanh(x), 2.0), x)
     g = lambda x: lax.reduce_sum(lax.mul(x, x), (1,))

@@ -1,8 +1,8 @@
 """Control flow and host callbacks for the numba code generator: ``cond`` as compiled branches,
 ``while``/``scan``/``fori_loop`` compiled whole when their bodies are scalar code or elementwise
 over equal-shaped arrays (blocked: every step runs on a block in L1), else compiled bodies driven
-from a host loop. ``numba_jit`` registers these as its ``Special`` lowerings (import that module,
-not this one: they share the code generator's helpers)."""
+from a host loop. ``numba_codegen`` registers these as its ``Special`` lowerings (import that
+module, not this one: they share the code generator's helpers)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 from .. import core
 from ..ir import ClosedJaxpr, Literal
 from . import lowering as L
-from . import numba_jit
-from .numba_jit import Codegen, _Flat, _libm
+from . import numba_codegen
+from .numba_codegen import Codegen, _Flat, _libm
 
 
 def _sub(gen: "Codegen", closed: ClosedJaxpr, what: str) -> str:
@@ -297,7 +297,7 @@ def _blocked_loop(gen: "Codegen", eqn, ins, consts, init, body_jaxpr, loop, cond
         gen.names[v] = hn
         outs.append(hn + (".reshape(-1)" if v.aval.ndim else ""))
     args = ", ".join([*names, *outs])
-    split = size >= numba_jit.PARALLEL_MIN // 8 and size >= 2 * SCAN_BLOCK
+    split = size >= numba_codegen.PARALLEL_MIN // 8 and size >= 2 * SCAN_BLOCK
     gen.host.append(f"_par({kid}, {size}, {args})" if split else f"{kid}(0, {size}, {args})")
     return True
 

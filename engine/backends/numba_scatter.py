@@ -1,12 +1,12 @@
 """Scatter (``x.at[idx].set/add/...``) for the numba code generator: one kernel over the updates
-that combines each into its operand element, after the operand is copied. ``numba_jit`` registers
-it as a ``Special`` lowering (import that module, not this one)."""
+that combines each into its operand element, after the operand is copied. ``numba_codegen``
+registers it as a ``Special`` lowering (import that module, not this one)."""
 
 from __future__ import annotations
 
 
 from . import lowering as L
-from .numba_jit import Codegen
+from .numba_codegen import Codegen
 
 _SCATTER_COMBINE = {
     "scatter": None,
