@@ -98,7 +98,7 @@ from ._dtypes import (
     uint64,
     unsignedinteger,
 )
-from ._indexing import take, take_along_axis  # noqa: F401
+from ._take import take, take_along_axis  # noqa: F401
 from ._reductions import (
     all,
     allclose,

@@ -65,7 +65,7 @@ def _static_positions(obj, n, what):
 
 def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``."""
-    from ._indexing import take
+    from ._take import take
 
     a = as_operand(arr)
     if axis is None:
@@ -79,7 +79,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
 def insert(arr, obj, values, axis=None):
     """``arr`` with ``values`` inserted before the (static) indices ``obj`` along ``axis``."""
     from ._creation import asarray
-    from ._indexing import take
+    from ._take import take
 
     a = as_operand(arr)
     if axis is None:
@@ -108,7 +108,7 @@ def insert(arr, obj, values, axis=None):
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0):
-    from ._indexing import take
+    from ._take import take
 
     cond = _concrete_value(condition, "jnp.compress").astype(bool)
     a = as_operand(a)

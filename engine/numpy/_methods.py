@@ -18,12 +18,14 @@ from . import (
     _contract,
     _creation,
     _diagonal,
+    _index_update,
     _indexing,
     _logic,
     _reductions,
     _searching,
     _selection,
     _shape,
+    _take,
     _ufuncs,
 )
 
@@ -190,7 +192,7 @@ def _install(cls):
     cls.__invert__ = _logic.bitwise_not
     cls.__round__ = lambda self, ndigits=None: _ufuncs.round(self, ndigits or 0)
     cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
-    cls.at = property(_indexing._IndexUpdateHelper)
+    cls.at = property(_index_update._IndexUpdateHelper)
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)
     cls.real = property(_complex_parts.real)
@@ -205,7 +207,7 @@ def _install(cls):
     cls.round = lambda self, decimals=0, out=None: _ufuncs.round(self, decimals)
     cls.conj = cls.conjugate = _complex_parts.conjugate
     cls.dot = lambda self, b, **kw: _contract.dot(self, b, **kw)
-    cls.take = lambda self, indices, axis=None, **kw: _indexing.take(self, indices, axis, **kw)
+    cls.take = lambda self, indices, axis=None, **kw: _take.take(self, indices, axis, **kw)
     cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)
     cls.sort = lambda self, axis=-1, **kw: _searching.sort(self, axis, **kw)
     cls.argsort = lambda self, axis=-1, **kw: _searching.argsort(self, axis, **kw)

@@ -157,7 +157,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
     """Insertion indices of ``v`` into sorted 1-D ``a`` (a comparison count; traceable)."""
     a, v = promote_dtypes(a, v)
     if sorter is not None:
-        from ._indexing import take
+        from ._take import take
 
         a = take(a, sorter)
     n = a.shape[0]

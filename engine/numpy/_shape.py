@@ -399,7 +399,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if reps.shape != (a.shape[ax],):
         raise ValueError(f"repeats has shape {reps.shape}, expected ({a.shape[ax]},)")
     idx = np.repeat(np.arange(a.shape[ax]), reps)
-    from ._indexing import take
+    from ._take import take
 
     return take(a, Array(idx.astype(np.int32)), axis=ax)
 
@@ -510,7 +510,7 @@ def pad(array, pad_width, mode: str = "constant", *, constant_values=0, **kwargs
             idx = np.pad(np.arange(n), (lo, hi), mode=mode)
         else:
             raise NotImplementedError(f"jnp.pad mode {mode!r} is not supported")
-        from ._indexing import take
+        from ._take import take
 
         a = take(a, Array(idx.astype(np.int32)), axis=ax)
     return a
@@ -552,7 +552,7 @@ def rollaxis(a, axis: int, start: int = 0):
 
 
 def resize(a, new_shape):
-    from ._indexing import take
+    from ._take import take
 
     a = ravel(as_operand(a))
     new_shape = concrete_shape(new_shape)

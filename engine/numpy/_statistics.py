@@ -76,7 +76,7 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan):
     def at(p):
         i = lax.convert_element_type(lax.clamp(lax.full_like(p, 0), p, lax.full_like(p, n - 1)), np.int32)
         i = lax.reshape(i, i.shape + (1,))
-        from ._indexing import take_along_axis
+        from ._take import take_along_axis
 
         return lax.squeeze(take_along_axis(xb, i, axis=-1), (xb.ndim - 1,))
 
@@ -309,7 +309,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         raise NotImplementedError("interp period is not supported")
     n = xp.shape[0]
     i = lax.clamp(lax.full((), 1, np.int32), searchsorted(xp, x, side="right"), lax.full((), n - 1, np.int32))
-    from ._indexing import take
+    from ._take import take
 
     x0, x1 = take(xp, i - 1, mode="clip"), take(xp, i, mode="clip")
     f0, f1 = take(fp, i - 1, mode="clip"), take(fp, i, mode="clip")

@@ -1,0 +1,158 @@
+"""Parsing a numpy index against a shape (JAX's NDIndexer): ``None``, ``Ellipsis``, slices, ints,
+bool and int arrays, each tagged with the operand axes it consumes."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core, lax
+from ..core import Array, Tracer
+from ..errors import NonConcreteBooleanIndexError
+
+
+_INT32 = np.dtype("int32")
+
+
+_NONE, _SLICE, _ELLIPSIS, _INTEGER, _BOOLEAN, _ARRAY = "none", "slice", "ellipsis", "int", "bool", "array"
+
+
+class _Parsed(NamedTuple):
+    index: object
+    typ: str
+    axes: tuple  # the operand axes this entry consumes
+
+
+def _is_int_scalar(i):
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+def _index_type(i):
+    if i is None:
+        return _NONE
+    if i is Ellipsis:
+        return _ELLIPSIS
+    if isinstance(i, slice):
+        return _SLICE
+    if _is_int_scalar(i):
+        return _INTEGER
+    if isinstance(i, (bool, np.bool_)):
+        return _BOOLEAN
+    if isinstance(i, (Tracer, Array, np.ndarray)):
+        if i.dtype == np.bool_:
+            return _BOOLEAN
+        if i.dtype.kind in "iu":
+            return _ARRAY
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name}")
+    if isinstance(i, str):
+        raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
+    if isinstance(i, (float, complex, np.generic)):
+        raise TypeError(
+            f"Indexer must have integer or boolean type, got indexer with type {np.dtype(type(i)).name}"
+        )
+    raise IndexError(
+        "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer or boolean "
+        f"arrays are valid indices. Got {i}"
+    )
+
+
+def _parse(idx, shape) -> list[_Parsed]:
+    if isinstance(idx, list):
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array."
+        )
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    idx = tuple(i.__jax_array__() if hasattr(i, "__jax_array__") else i for i in idx)
+    idx = tuple(np.asarray(i) if isinstance(i, list) else i for i in idx)  # sequences inside a tuple
+    types = [_index_type(i) for i in idx]
+    consumed = [
+        np.ndim(i) if t == _BOOLEAN else 0 if t in (_NONE, _ELLIPSIS) else 1 for i, t in zip(idx, types)
+    ]
+    ellipses = [k for k, t in enumerate(types) if t == _ELLIPSIS]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    total = sum(consumed)
+    if total > len(shape):
+        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {total} were indexed")
+    if ellipses:
+        consumed[ellipses[0]] = len(shape) - total
+    out, dim = [], 0
+    for i, t, n in zip(idx, types, consumed):
+        out.append(_Parsed(i, t, tuple(range(dim, dim + n))))
+        dim += n
+    return out
+
+
+def _expand_ellipses(indices, shape):
+    out, consumed = [], 0
+    for p in indices:
+        consumed += len(p.axes)
+        if p.typ == _ELLIPSIS:
+            out.extend(_Parsed(slice(None), _SLICE, (a,)) for a in p.axes)
+        else:
+            out.append(p)
+    out.extend(_Parsed(slice(None), _SLICE, (a,)) for a in range(consumed, len(shape)))
+    return out
+
+
+def _concrete(i):
+    """A numpy value for a concrete index, or None for a traced one."""
+    if isinstance(i, Tracer):
+        v = i.concrete_value()
+        return None if v is None else np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
+    return core.to_numpy(i) if isinstance(i, Array) else np.asarray(i)
+
+
+def _expand_bool_indices(indices, shape):
+    out = []
+    for position, p in enumerate(indices):
+        if p.typ != _BOOLEAN:
+            out.append(p)
+            continue
+        v = _concrete(p.index)
+        if v is None:
+            raise NonConcreteBooleanIndexError(p.index)
+        if v.ndim == 0:
+            out.append(_Parsed(bool(v), _BOOLEAN, ()))
+            continue
+        expected = [shape[a] for a in p.axes]
+        if not all(s1 in (0, s2) for s1, s2 in zip(v.shape, expected)):
+            raise IndexError(
+                f"boolean index did not match shape of indexed array in index {position}: "
+                f"got {list(v.shape)}, expected {expected}"
+            )
+        out.extend(_Parsed(Array(i.astype(_INT32)), _ARRAY, (a,)) for i, a in zip(np.nonzero(v), p.axes))
+    return out
+
+
+def _static_slice_part(p):
+    if p is None:
+        return None
+    if isinstance(p, Tracer):
+        v = p.concrete_value()
+        if v is None:
+            raise IndexError(
+                "Array slice indices must have static start/stop/step to be used with numpy "
+                "indexing syntax; use lax.dynamic_slice (or jnp.take) for traced offsets."
+            )
+        return int(np.asarray(core.to_numpy(v)))
+    return int(p.__index__()) if not isinstance(p, int) else p
+
+
+def _slice_indices(s: slice, size):
+    parts = [_static_slice_part(p) for p in (s.start, s.stop, s.step)]
+    if parts[2] == 0:
+        raise ValueError("slice step cannot be zero")
+    return slice(*parts).indices(size)
+
+
+def _validate_slices(indices):
+    for p in indices:
+        if p.typ == _SLICE:
+            _slice_indices(p.index, 1)
+
+
+def _parse_mode(mode):
+    return lax.GatherScatterMode.from_any(mode)

@@ -1,0 +1,124 @@
+"""``x.at[idx]``: the functional update helper (``set``, ``add``, ``multiply``, ``min``, ``get``, ...),
+each one scatter of the indexing gather (``_indexing.scatter_update``)."""
+
+from __future__ import annotations
+
+
+from .. import lax
+from ._indexing import rewriting_take, scatter_update
+from ._promote import as_operand
+
+
+class _IndexUpdateHelper:
+    """``x.at``: indexable, giving an ``_IndexUpdateRef`` with the update methods."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: functional updates returning a new array (out-of-bounds updates are dropped).
+
+    >>> jnp.zeros(3).at[1].set(5.0)
+    Array([0., 5., 0.], dtype=float32)
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+        return rewriting_take(
+            self.array,
+            self.index,
+            mode=mode,
+            fill_value=fill_value,
+            unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted,
+        )
+
+    def _update(self, fn, values, indices_are_sorted, unique_indices, mode):
+        return scatter_update(
+            self.array,
+            self.index,
+            values,
+            fn,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(lax.scatter, values, indices_are_sorted, unique_indices, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(lax.scatter_add, values, indices_are_sorted, unique_indices, mode)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        from ._ufuncs import negative
+
+        return self._update(lax.scatter_add, negative(values), indices_are_sorted, unique_indices, mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(lax.scatter_mul, values, indices_are_sorted, unique_indices, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        from ._creation import ones_like
+        from ._ufuncs import divide
+
+        x = as_operand(self.array)
+        denom = scatter_update(
+            ones_like(x),
+            self.index,
+            values,
+            lax.scatter_mul,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
+        return divide(x, denom)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        from ._creation import ones_like
+        from ._ufuncs import power
+
+        x = as_operand(self.array)
+        expo = scatter_update(
+            ones_like(x),
+            self.index,
+            values,
+            lax.scatter_mul,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
+        return power(x, expo)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(lax.scatter_min, values, indices_are_sorted, unique_indices, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(lax.scatter_max, values, indices_are_sorted, unique_indices, mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``func`` applied once to each indexed element (duplicate indices apply it once)."""
+        return self.set(
+            func(self.get(mode=mode)),
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+        )
