@@ -387,14 +387,18 @@ def _toposort(out_nodes):
     return order
 
 
-def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
+def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None, op_literal_residuals=False):
     """Split a jaxpr into a known part (which also returns residuals) and an unknown part.
 
     ``jaxpr1: known_ins -> known_outs + residuals``; ``jaxpr2: residuals + unknown_ins -> unknown_outs``.
-    Constvars count as known inputs of jaxpr1.
+    Constvars count as known inputs of jaxpr1. ``op_literal_residuals``: literals that JAX would
+    hold in tracers (``Array.op_result``, e.g. an instantiated zero tangent) and that unknown
+    equations read become residuals too, returned as literals by jaxpr1, as JAX's linearization
+    of a jit (which traces) makes them.
     """
     env: dict[Var, bool] = {}
     residuals: dict[Var, None] = {}
+    literal_residuals: dict[int, tuple[Var, Literal]] = {}
 
     def read(x):
         return type(x) is Var and env[x]
@@ -402,6 +406,10 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
     def new_res(x):
         if type(x) is Var:
             residuals[x] = None
+        elif op_literal_residuals and getattr(x.val, "op_result", False):
+            v, _ = literal_residuals.setdefault(id(x.val), (Var(x.aval), x))
+            residuals[v] = None
+            return v
         return x
 
     for v in jaxpr.constvars:
@@ -443,7 +451,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None):
     ins2 = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if u]
     outs1 = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
     outs2 = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
-    jaxpr1 = Jaxpr(jaxpr.constvars, ins1, eqns1, outs1 + res)
+    returned = {id(v): lit for v, lit in literal_residuals.values()}
+    jaxpr1 = Jaxpr(jaxpr.constvars, ins1, eqns1, outs1 + [returned.get(id(r), r) for r in res])
     # Residual vars are rebound as inputs of jaxpr2; rename to keep binders unique per jaxpr.
     jaxpr2 = Jaxpr([], res + ins2, eqns2, outs2)
     return jaxpr1, jaxpr2, out_unknowns, len(res)

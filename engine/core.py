@@ -445,8 +445,9 @@ class Array:
 
     # python_value (set only on a Python scalar a lax op took in another operand's dtype): the
     # number as written, which a jaxpr literal prints as JAX's does; the value computed with is
-    # still _value.
-    __slots__ = ("_value", "weak_type", "_aval", "python_value", "__weakref__")
+    # still _value. op_result (set only on a scalar lax.full made): a value JAX computes by an
+    # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
+    __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type: bool = False):

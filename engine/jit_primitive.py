@@ -127,7 +127,7 @@ def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
 
 def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):
     in_unknowns = [not t.pval.is_known for t in tracers]
-    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
+    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns, op_literal_residuals=True)
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     j1 = dce_jaxpr(j1)
@@ -163,7 +163,10 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
 
 
 def _prune_residuals(j1, j2, num_res):
-    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs)."""
+    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs); tangent
+    work that reaches no output (a ``stop_gradient``'s operand) is dead first, as in JAX's
+    auto-DCE'd tangent trace, so the known side computes no residuals for it."""
+    j2 = dce_jaxpr(j2)
     used = {x for e in j2.eqns for x in e.inputs if type(x) is Var} | {x for x in j2.outs if type(x) is Var}
     keep = [k for k, v in enumerate(j2.in_binders[:num_res]) if v in used]
     if len(keep) == num_res:
@@ -179,7 +182,7 @@ def _jit_partial_eval_jaxpr(unks_in, eqn):
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
-    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in))
+    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in), op_literal_residuals=True)
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res

@@ -206,6 +206,8 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
         val = convert_element_type(fill_value, dtype, weak_type)
     else:
         val = Array(np.asarray(core.to_numpy(fill_value), dtype=dtype), weak_type)
+        if not shape:
+            val.op_result = True  # (JAX's full binds convert_element_type: a traced value)
     return broadcast_in_dim(val, shape, ()) if shape else val
 
 
