@@ -5,7 +5,10 @@
 For grad of a deep tanh MLP (about 11 equations per layer), it times how long the IR panel takes
 from the click on the stage tab to a drawn graph (worker layout included), in the default
 grouped view and with every group expanded, and the longest the page's main thread went without
-running a 16 ms heartbeat meanwhile (a long task blocks input for that long).
+running a 16 ms heartbeat meanwhile (a long task blocks input for that long), until the text view
+is complete too. A Chromium trace of the same window gives the longest main-thread task and the
+CPU time the thread spent in it (on a loaded machine a task's wall time includes waiting for a
+core; its CPU time is the page's own work).
 The e2e test ``e2e/test_ir_views.py`` uses the same helpers with generous bounds.
 """
 
@@ -71,8 +74,25 @@ def wait_graph(page, timeout: float = 120_000) -> dict:
     )
 
 
-def time_render(page, action) -> dict:
-    """Run ``action`` (which starts a graph render) and time it to a drawn graph, with the worst stall."""
+def time_render(page, action, trace: bool = False) -> dict:
+    """Run ``action`` (which starts a graph render) and time it to a drawn graph, with the worst stall
+    until the text view is complete too. With ``trace``, a Chromium trace of the same window also
+    gives the longest main-thread task and the CPU time the thread spent in it: on a loaded
+    machine the wall-clock stall includes time the renderer waited for a core, its CPU time not."""
+    cdp = None
+    if trace:
+        cdp = page.context.new_cdp_session(page)
+        events: list = []
+        done: list = []
+        cdp.on("Tracing.dataCollected", lambda e: events.extend(e["value"]))
+        cdp.on("Tracing.tracingComplete", lambda e: done.append(1))
+        cdp.send(
+            "Tracing.start",
+            {
+                "categories": "__metadata,devtools.timeline,disabled-by-default-devtools.timeline",
+                "transferMode": "ReportEvents",
+            },
+        )
     page.evaluate(HEARTBEAT_JS)
     page.evaluate(
         "() => { const g = document.querySelector('[data-testid=ir-graph]'); if (g) g.dataset.state = 'stale'; }"
@@ -81,8 +101,42 @@ def time_render(page, action) -> dict:
     action()
     info = wait_graph(page)
     wall = (time.perf_counter() - t0) * 1000
+    page.wait_for_function(
+        "() => { const t = document.querySelector('[data-testid=ir-text]'); return !t || t.dataset.complete === 'true'; }",
+        timeout=60_000,
+    )
+    page.wait_for_timeout(250)  # trailing work (the minimap, the last frame)
     stalls = page.evaluate("() => window.__irBench.stop()")
-    return {"wall_ms": wall, **info, **stalls}
+    out = {"wall_ms": wall, **info, **stalls}
+    if cdp is not None:
+        cdp.send("Tracing.end")
+        while not done:
+            page.wait_for_timeout(50)
+        cdp.detach()
+        out.update(longest_task(events))
+    return out
+
+
+def longest_task(events: list) -> dict:
+    """The renderer main thread's longest task in a trace: wall ms and the thread's CPU ms in it."""
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    tasks = [
+        e
+        for e in events
+        if e.get("name") == "RunTask" and e.get("ph") == "X" and (e["pid"], e["tid"]) in main
+    ]
+    if not tasks:
+        return {"task_ms": 0.0, "task_cpu_ms": 0.0, "max_task_cpu_ms": 0.0}
+    worst = max(tasks, key=lambda e: e.get("dur", 0))
+    return {
+        "task_ms": worst.get("dur", 0) / 1000,
+        "task_cpu_ms": worst.get("tdur", 0) / 1000,
+        "max_task_cpu_ms": max(e.get("tdur", 0) for e in tasks) / 1000,
+    }
 
 
 def equations(page) -> int:
@@ -98,8 +152,8 @@ def measure(ctx, target: int, fragment) -> list[tuple[int, str, dict]]:
         wait_graph(page)
         n = equations(page)
         tabs = page.get_by_test_id("stage-tab")
-        grouped = time_render(page, lambda: tabs.nth(tabs.count() - 1).click())
-        expanded = time_render(page, lambda: page.get_by_test_id("graph-expand-all").click())
+        grouped = time_render(page, lambda: tabs.nth(tabs.count() - 1).click(), trace=True)
+        expanded = time_render(page, lambda: page.get_by_test_id("graph-expand-all").click(), trace=True)
         return [(n, "grouped", grouped), (n, "all expanded", expanded)]
     finally:
         page.close()
@@ -137,9 +191,16 @@ def main(argv=None) -> int:
             for target in (250, 1000):
                 rows += measure(ctx, target, session_fragment)
             browser.close()
-    print(f"{'equations':>9} {'view':<13} {'nodes':>6} {'to drawn (ms)':>14} {'worst stall (ms)':>17}")
+    print(
+        f"{'equations':>9} {'view':<13} {'nodes':>6} {'to drawn (ms)':>14} {'worst stall (ms)':>17}"
+        f" {'longest task (ms)':>18} {'its CPU (ms)':>13} {'most CPU in a task (ms)':>24}"
+    )
     for n, view, r in rows:
-        print(f"{n:>9} {view:<13} {r['nodes']:>6} {r['ms']:>14.0f} {r['maxGap']:>17.0f}")
+        print(
+            f"{n:>9} {view:<13} {r['nodes']:>6} {r['ms']:>14.0f} {r['maxGap']:>17.0f}"
+            f" {r['task_ms']:>18.0f} {r['task_cpu_ms']:>13.0f} {r['max_task_cpu_ms']:>24.0f}"
+        )
+    print(f"(load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0
 
 

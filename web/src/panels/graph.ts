@@ -10,6 +10,7 @@ import { h, s } from "../dom";
 import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
+import { SLICE_MS, nextFrame } from "../slices";
 import { ELK_NODE_LIMIT, countNodes, layoutInWorker } from "./layout";
 import "./ir-views.css";
 
@@ -20,7 +21,6 @@ export const GROUP_ABOVE = 40;
 const OPEN_INNER_UP_TO = 80;
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.7;
-const DRAW_CHUNK = 120;
 const PLAIN_EDGES_ABOVE = 300;
 
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
@@ -59,8 +59,12 @@ export interface RenderStats {
 
 export class GraphView {
   readonly el: HTMLElement;
-  private svg: SVGSVGElement;
-  private viewport: SVGGElement;
+  /** The visible window onto the graph: pan and zoom events land here. */
+  private stage: HTMLElement;
+  /** The graph at its own size, moved and scaled by a CSS transform; holds the SVG layers. */
+  private canvas: HTMLElement;
+  private edgeLayers: HTMLElement;
+  private nodeLayers: HTMLElement;
   private status: HTMLElement;
   private searchInput: HTMLInputElement;
   private searchCount: HTMLElement;
@@ -76,6 +80,9 @@ export class GraphView {
   private openGroups = new Set<string>();
   private tx = 0; private ty = 0; private k = 1;
   private contentW = 1; private contentH = 1;
+  private size: { width: number; height: number } | null = null;
+  /** Theme colours for the minimap, read before drawing (reading them later forces a restyle). */
+  private colors = { fg: "#889", accent: "#36c" };
   private selected: string | null = null;
   private focused = false;
   private graph: IRGraph | null = null;
@@ -91,12 +98,14 @@ export class GraphView {
   lastStats: RenderStats | null = null;
 
   constructor(private handlers: GraphHandlers) {
-    this.viewport = s("g", { class: "viewport" });
-    this.svg = s("svg", { class: "graph-svg", role: "group", "aria-label": "IR graph" },
+    const defs = s("svg", { class: "graph-defs", width: 0, height: 0, "aria-hidden": "true" },
       s("defs", null,
         s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
-          s("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))),
-      this.viewport);
+          s("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))));
+    this.edgeLayers = h("div", { class: "graph-layers" });
+    this.nodeLayers = h("div", { class: "graph-layers" });
+    this.canvas = h("div", { class: "graph-canvas" }, defs, this.edgeLayers, this.nodeLayers);
+    this.stage = h("div", { class: "graph-stage", role: "group", "aria-label": "IR graph" }, this.canvas);
     this.focusBtn = h("button", { type: "button", class: "icon", title: "Focus on the selected node's neighbourhood (f)", "aria-label": "Focus on neighbourhood", "aria-pressed": "false", testid: "graph-focus", disabled: true, onclick: () => this.toggleFocus() }, "◎");
     const tools = h("div", { class: "graph-tools" },
       h("button", { type: "button", class: "icon", title: "Zoom in", "aria-label": "Zoom in", onclick: () => this.zoomBy(1.25) }, "+"),
@@ -113,13 +122,18 @@ export class GraphView {
     this.searchCount = h("span", { class: "graph-search-count muted", testid: "graph-search-count" });
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
     this.minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
-    this.el = h("div", { class: "graph", testid: "ir-graph" }, this.svg,
+    this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage,
       h("div", { class: "graph-find" }, this.searchInput, this.searchCount, this.status),
       tools, this.minimap,
       h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
         h("span", { class: "swatch linked" }), "from the selected source line"));
     this.installPanZoom();
     this.installMinimap();
+    new ResizeObserver((entries) => {
+      const r = entries[entries.length - 1].contentRect;
+      this.size = r.width ? { width: r.width, height: r.height } : null;
+      this.drawMinimapViewport();
+    }).observe(this.stage);
   }
 
   /** Marks from other views (the stage diff); applied at the next render. */
@@ -169,13 +183,13 @@ export class GraphView {
     if (seq !== this.renderSeq) return null;
     if (!reply.graph) {
       this.status.textContent = "";
-      this.viewport.replaceChildren(s("text", { x: 10, y: 20, class: "tick" }, `Layout failed: ${reply.error ?? "unknown error"}`));
+      this.edgeLayers.replaceChildren();
+      this.nodeLayers.replaceChildren(h("p", { class: "graph-failed" }, `Layout failed: ${reply.error ?? "unknown error"}`));
       this.el.dataset.state = "failed";
       return null;
     }
     const ok = await this.draw(reply.graph, seq);
     if (!ok) return null;
-    this.fit();
     this.renderMinimap();
     if (this.matches.length) this.markMatches();
     this.highlightLine(this.linkedLine);
@@ -312,56 +326,91 @@ export class GraphView {
     for (const sg of n.subgraphs) for (const inner of allNodes(sg)) this.visibleOf.set(inner, visible);
   }
 
-  /** Build the SVG in chunks (one task each), so a big graph never blocks input for long. */
+  /**
+   * Draw the laid-out graph a slice at a time: each slice is built detached as an SVG layer of its
+   * own, attached, and the browser renders it before the next slice starts. Separate layers keep
+   * each frame's style, layout and paint to that slice (one big SVG repaints whole), and every
+   * slice ends well within a frame, so input is never held up for long.
+   */
   private async draw(root: ElkNode, seq: number): Promise<boolean> {
     this.nodeEls.clear();
     this.boxes.clear();
     this.edgeEls = [];
-    const edgeLayer = s("g", { class: "edges" });
-    const nodeLayer = s("g", { class: "nodes" });
-    const items: (() => void)[] = [];
+    const nodeSteps: { c: ElkNode; m: Meta; x: number; y: number }[] = [];
+    const edgeSteps: { e: ElkExtendedEdge; ox: number; oy: number }[] = [];
     const walk = (n: ElkNode, ox: number, oy: number) => {
       for (const c of n.children ?? []) {
         const x = ox + (c.x ?? 0), y = oy + (c.y ?? 0);
         const m = this.meta.get(c.id);
-        if (m) items.push(() => nodeLayer.appendChild(this.drawNode(c, m, x, y)));
+        if (m) {
+          this.boxes.set(c.id, { x, y, w: c.width ?? 60, h: c.height ?? 28 });
+          nodeSteps.push({ c, m, x, y });
+        }
         if (c.children?.length) walk(c, x, y);
       }
-      for (const e of n.edges ?? []) {
-        items.push(() => {
-          for (const sec of e.sections ?? []) {
-            const pts = [sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint];
-            const d = splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy })));
-            const el = this.plainEdges ? s("path", { d, class: "edge" })
-              : s("path", { d, class: "edge", "marker-end": "url(#arrow)" }, s("title", null, e.labels?.[0]?.text ?? ""));
-            this.edgeEls.push({ el, from: e.sources[0], to: e.targets[0] });
-            edgeLayer.appendChild(el);
-          }
-          for (const l of e.labels ?? []) {
-            if (l.x === undefined) continue;
-            edgeLayer.appendChild(s("text", { x: ox + (l.x ?? 0) + 2, y: oy + (l.y ?? 0) + 10, class: "edge-label" }, l.text ?? ""));
-          }
-        });
-      }
+      for (const e of (n.edges ?? []) as ElkExtendedEdge[]) edgeSteps.push({ e, ox, oy });
     };
     walk(root, 0, 0);
     this.contentW = root.width ?? 1;
     this.contentH = root.height ?? 1;
-    this.viewport.replaceChildren(edgeLayer, nodeLayer);
-    for (let i = 0; i < items.length; i += DRAW_CHUNK) {
-      if (i) {
-        await new Promise((r) => setTimeout(r, 0));
+    this.canvas.style.width = `${Math.ceil(this.contentW)}px`;
+    this.canvas.style.height = `${Math.ceil(this.contentH)}px`;
+    this.edgeLayers.replaceChildren();
+    this.nodeLayers.replaceChildren();
+    const css = getComputedStyle(this.el);
+    this.colors = {
+      fg: css.getPropertyValue("--node-border").trim() || "#889",
+      accent: css.getPropertyValue("--accent").trim() || "#36c",
+    };
+    // Zoom first, while the graph is empty: the zoom classes restyle every label.
+    this.fit();
+    // Compound boxes (expanded sub-jaxprs) first, so they lie under their contents; then what is
+    // nearest the top (the inputs, where "fit" looks first).
+    nodeSteps.sort((a, b) => Number(!!b.m.expanded) - Number(!!a.m.expanded) || a.y - b.y || a.x - b.x);
+    const layer = () => s("svg", { class: "graph-layer", width: Math.ceil(this.contentW), height: Math.ceil(this.contentH) });
+    const slices: (() => void)[] = [];
+    const sliceOf = <T>(items: T[], host: HTMLElement, drawOne: (item: T, into: SVGSVGElement) => void) => {
+      let i = 0;
+      const next = () => {
+        const into = layer();
+        const t0 = performance.now();
+        do drawOne(items[i++], into); while (i < items.length && performance.now() - t0 < SLICE_MS);
+        host.appendChild(into);
+        if (i < items.length) slices.push(next);
+      };
+      if (items.length) slices.push(next);
+    };
+    sliceOf(edgeSteps, this.edgeLayers, ({ e, ox, oy }, into) => this.drawEdge(e, ox, oy, into));
+    sliceOf(nodeSteps, this.nodeLayers, ({ c, m, x, y }, into) => into.appendChild(this.drawNode(c, m, x, y)));
+    // Slices queue the next one as they go (each knows where it stopped).
+    for (let k = 0; k < slices.length; k++) {
+      if (k) {
+        await nextFrame();
         if (seq !== this.renderSeq) return false;
       }
-      for (const f of items.slice(i, i + DRAW_CHUNK)) f();
+      slices[k]();
     }
     this.applySelection();
     return true;
   }
 
+  private drawEdge(e: ElkExtendedEdge, ox: number, oy: number, into: SVGSVGElement) {
+    for (const sec of e.sections ?? []) {
+      const pts = [sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint];
+      const d = splinePath(pts.map((p) => ({ x: p.x + ox, y: p.y + oy })));
+      const el = this.plainEdges ? s("path", { d, class: "edge" })
+        : s("path", { d, class: "edge", "marker-end": "url(#arrow)" }, s("title", null, e.labels?.[0]?.text ?? ""));
+      this.edgeEls.push({ el, from: e.sources[0], to: e.targets[0] });
+      into.appendChild(el);
+    }
+    for (const l of e.labels ?? []) {
+      if (l.x === undefined) continue;
+      into.appendChild(s("text", { x: ox + (l.x ?? 0) + 2, y: oy + (l.y ?? 0) + 10, class: "edge-label" }, l.text ?? ""));
+    }
+  }
+
   private drawNode(c: ElkNode, m: Meta, x: number, y: number): SVGGElement {
     const w = c.width ?? 60, hgt = c.height ?? 28;
-    this.boxes.set(c.id, { x, y, w, h: hgt });
     const node = m.node;
     const cls = ["node", m.kind === "group" ? "eqn group" : m.kind, node?.added || m.members?.some((n) => n.added) ? "added" : "",
       m.compound ? "compound" : "", m.expanded ? "expanded" : "", m.kind === "eqn" && m.collapsible && !m.compound ? "grouped" : "", m.deco?.cls ?? ""].filter(Boolean).join(" ");
@@ -555,18 +604,30 @@ export class GraphView {
 
   // ---- pan, zoom, minimap ---------------------------------------------------------------------
 
+  /** The stage's size in CSS pixels, kept by a ResizeObserver: reading it from the DOM while a
+   *  slice of the graph waits to be rendered would force that rendering early. */
+  private viewSize(): { width: number; height: number } {
+    if (!this.size) {
+      this.size = { width: this.stage.clientWidth, height: this.stage.clientHeight };
+      if (!this.size.width) { this.size = null; return { width: 600, height: 400 }; }
+    }
+    return this.size;
+  }
+
   private apply() {
-    this.viewport.setAttribute("transform", `translate(${this.tx},${this.ty}) scale(${this.k})`);
+    // Pan and zoom move the canvas with a CSS transform: a transform inside an SVG would change
+    // its text's screen scale, and Chromium then lays out every label again (100+ ms on a
+    // 1,000-node graph); a CSS transform around the SVGs only re-rasters.
+    this.canvas.style.transform = `translate(${this.tx}px,${this.ty}px) scale(${this.k})`;
     // Semantic zoom: edge labels (name: type) only where they are legible, sub-lines likewise.
-    this.svg.classList.toggle("zoomed-out", this.k < 0.85);
-    this.svg.classList.toggle("zoomed-far", this.k < 0.45);
+    this.canvas.classList.toggle("zoomed-out", this.k < 0.85);
+    this.canvas.classList.toggle("zoomed-far", this.k < 0.45);
     this.drawMinimapViewport();
   }
 
   /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
   fit() {
-    const box = this.svg.getBoundingClientRect();
-    const W = box.width || 600, H = box.height || 400;
+    const { width: W, height: H } = this.viewSize();
     const pad = 20;
     const fitW = (W - 2 * pad) / this.contentW, fitH = (H - 2 * pad) / this.contentH;
     this.k = Math.min(1.25, Math.max(Math.min(fitW, fitH), READABLE_K));
@@ -588,8 +649,7 @@ export class GraphView {
       x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h);
     }
     if (!isFinite(x0)) return;
-    const box = this.svg.getBoundingClientRect();
-    const W = box.width || 600, H = box.height || 400;
+    const { width: W, height: H } = this.viewSize();
     this.k = Math.min(1.25, Math.max(READABLE_K, Math.min((W - 40) / (x1 - x0), (H - 40) / (y1 - y0))));
     this.tx = W / 2 - ((x0 + x1) / 2) * this.k;
     this.ty = H / 2 - ((y0 + y1) / 2) * this.k;
@@ -599,8 +659,7 @@ export class GraphView {
   private centerOn(id: string) {
     const b = this.boxes.get(id);
     if (!b) return;
-    const box = this.svg.getBoundingClientRect();
-    const W = box.width || 600, H = box.height || 400;
+    const { width: W, height: H } = this.viewSize();
     this.k = Math.max(this.k, READABLE_K);
     this.tx = W / 2 - (b.x + b.w / 2) * this.k;
     this.ty = H / 2 - (b.y + b.h / 2) * this.k;
@@ -608,7 +667,7 @@ export class GraphView {
   }
 
   private zoomBy(f: number, cx?: number, cy?: number) {
-    const box = this.svg.getBoundingClientRect();
+    const box = this.viewSize();
     const px = cx ?? box.width / 2, py = cy ?? box.height / 2;
     const k = Math.min(4, Math.max(0.05, this.k * f));
     this.tx = px - ((px - this.tx) * k) / this.k;
@@ -631,9 +690,7 @@ export class GraphView {
     const ctx = img.getContext("2d");
     if (!ctx) return;
     const { sc, ox, oy } = this.minimapScale();
-    const css = getComputedStyle(this.el);
-    const fg = css.getPropertyValue("--node-border").trim() || "#889";
-    const accent = css.getPropertyValue("--accent").trim() || "#36c";
+    const { fg, accent } = this.colors;
     for (const [id, b] of this.boxes) {
       const m = this.meta.get(id);
       if (m?.expanded) continue;
@@ -651,11 +708,11 @@ export class GraphView {
     ctx.clearRect(0, 0, this.minimap.width, this.minimap.height);
     ctx.drawImage(this.minimapImage, 0, 0);
     const { sc, ox, oy } = this.minimapScale();
-    const box = this.svg.getBoundingClientRect();
+    const box = this.viewSize();
     const x = (-this.tx / this.k) * sc + ox, y = (-this.ty / this.k) * sc + oy;
-    ctx.strokeStyle = getComputedStyle(this.el).getPropertyValue("--accent").trim() || "#36c";
+    ctx.strokeStyle = this.colors.accent;
     ctx.lineWidth = 1.5;
-    ctx.strokeRect(x, y, ((box.width || 600) / this.k) * sc, ((box.height || 400) / this.k) * sc);
+    ctx.strokeRect(x, y, (box.width / this.k) * sc, (box.height / this.k) * sc);
   }
 
   private installMinimap() {
@@ -664,9 +721,9 @@ export class GraphView {
       const r = this.minimap.getBoundingClientRect();
       const { sc, ox, oy } = this.minimapScale();
       const gx = (e.clientX - r.left - ox) / sc, gy = (e.clientY - r.top - oy) / sc;
-      const box = this.svg.getBoundingClientRect();
-      this.tx = (box.width || 600) / 2 - gx * this.k;
-      this.ty = (box.height || 400) / 2 - gy * this.k;
+      const box = this.viewSize();
+      this.tx = box.width / 2 - gx * this.k;
+      this.ty = box.height / 2 - gy * this.k;
       this.apply();
     };
     this.minimap.addEventListener("pointerdown", (e) => { dragging = true; this.minimap.setPointerCapture(e.pointerId); moveTo(e); });
@@ -676,33 +733,34 @@ export class GraphView {
 
   private installPanZoom() {
     let drag: { x: number; y: number; tx: number; ty: number } | null = null;
-    this.svg.addEventListener("wheel", (e) => {
+    const stage = this.stage;
+    stage.addEventListener("wheel", (e) => {
       e.preventDefault();
-      const box = this.svg.getBoundingClientRect();
+      const box = stage.getBoundingClientRect();
       this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - box.left, e.clientY - box.top);
     }, { passive: false });
-    this.svg.addEventListener("pointerdown", (e) => {
+    stage.addEventListener("pointerdown", (e) => {
       if ((e.target as Element).closest(".node")) return;
       drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty };
-      this.svg.setPointerCapture(e.pointerId);
-      this.svg.classList.add("dragging");
+      stage.setPointerCapture(e.pointerId);
+      stage.classList.add("dragging");
     });
-    this.svg.addEventListener("pointermove", (e) => {
+    stage.addEventListener("pointermove", (e) => {
       if (!drag) return;
       this.tx = drag.tx + e.clientX - drag.x;
       this.ty = drag.ty + e.clientY - drag.y;
       this.apply();
     });
-    const end = () => { drag = null; this.svg.classList.remove("dragging"); };
-    this.svg.addEventListener("pointerup", end);
-    this.svg.addEventListener("pointercancel", end);
-    this.svg.addEventListener("click", (e) => {
+    const end = () => { drag = null; stage.classList.remove("dragging"); };
+    stage.addEventListener("pointerup", end);
+    stage.addEventListener("pointercancel", end);
+    stage.addEventListener("click", (e) => {
       if (!(e.target as Element).closest(".node") && this.selected) this.select(null);
     });
-    this.svg.tabIndex = 0;
-    this.svg.addEventListener("keydown", (e) => {
+    stage.tabIndex = 0;
+    stage.addEventListener("keydown", (e) => {
       const step = 40;
-      if (e.target !== this.svg) return;
+      if (e.target !== stage) return;
       if (e.key === "+" || e.key === "=") this.zoomBy(1.2);
       else if (e.key === "-") this.zoomBy(1 / 1.2);
       else if (e.key === "0") this.fit();

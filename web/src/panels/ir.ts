@@ -5,6 +5,7 @@ import { empty, h, replace } from "../dom";
 import { formatCount } from "../cost-gutter";
 import type { IRGraph, IRNode, Stage, StageCost, TransformedCall } from "../report";
 import { userLine } from "../report";
+import { runSliced } from "../slices";
 import { GraphView } from "./graph";
 import { type StageDiff, diffStages } from "./stage-diff";
 
@@ -24,7 +25,7 @@ type Heat = "off" | "flops" | "bytes";
 
 /** Continuation blocks (sub-jaxprs, long params) of at least this many lines get a fold marker. */
 const FOLD_MIN_LINES = 3;
-const TEXT_CHUNK = 80;
+const TEXT_CHUNK = 40;
 /** …and start folded when longer than this. */
 const FOLD_OPEN_UP_TO = 8;
 
@@ -278,7 +279,7 @@ export class IRPanel {
       return el;
     };
     // Lines go in chunks the browser skips laying out while they are off screen
-    // (content-visibility); chunks past the first few are built in later tasks, so a
+    // (content-visibility); the first is built now, the rest a time slice per frame, so a
     // 1,000-line stage never holds up the page.
     const chunks = Math.ceil(lines.length / TEXT_CHUNK);
     const buildChunk = (c: number) => {
@@ -287,15 +288,13 @@ export class IRPanel {
       pre.appendChild(div);
     };
     const seq = ++this.textSeq;
-    let next = 0;
-    for (; next < Math.min(chunks, 2); next++) buildChunk(next);
-    const more = () => {
-      if (seq !== this.textSeq) return;
-      for (const stop = Math.min(chunks, next + 3); next < stop; next++) buildChunk(next);
-      if (next < chunks) setTimeout(more, 0);
-      else { pre.dataset.complete = "true"; this.highlightLine(this.linkedLine); }
-    };
-    if (next < chunks) setTimeout(more, 0); else pre.dataset.complete = "true";
+    if (chunks) buildChunk(0);
+    const rest = Array.from({ length: Math.max(0, chunks - 1) }, (_, k) => () => buildChunk(k + 1));
+    void runSliced(rest, () => seq !== this.textSeq, true).then((done) => {
+      if (!done) return;
+      pre.dataset.complete = "true";
+      this.highlightLine(this.linkedLine);
+    });
     const foldAll = (o: boolean) => { for (const i of foldable) { open.set(i, o); setFold.get(i)?.(o); for (const l of blockEls.get(i) ?? []) l.classList.toggle("folded-away", !o); } };
     const tools = h("div", { class: "text-tools" },
       h("label", null, h("input", {
