@@ -234,6 +234,9 @@ def _first_tier(closed: ClosedJaxpr, name: str, args):
     job = _jobs.get(closed)
     if job is None:
         backend = get_backend()
+        shared = getattr(backend, "shared_kernels", None)
+        if shared is not None and shared(closed, name):
+            return executable(closed, name)  # compiled for an earlier run: loaded, not compiled
         if not (
             TIERED
             and hasattr(backend, "lower_source")

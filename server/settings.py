@@ -114,8 +114,13 @@ class Settings(BaseSettings):
         # Not the engine's own cache (ENGINE_CACHE_DIR): zygotes seal this one with a manifest and
         # delete whatever they did not write, which would pull files from under another process.
         Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxplay-server-kernels",
-        description="Where zygotes keep compiled gallery kernels between server starts (runs compile "
-        "their own code into a private directory).",
+        description="Where zygotes keep compiled gallery kernels between server starts, and (under "
+        "shared/) the kernel compile service its kernels for runs (runs cannot write either).",
+    )
+    kernel_service: bool = Field(
+        True,
+        description="Each zygote forks a compile service: runs send it the programs they compile (as "
+        "data), it compiles them into the kernel cache, and later runs of the same code load them.",
     )
     warm_examples: bool = Field(
         True,

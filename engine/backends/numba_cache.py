@@ -29,3 +29,18 @@ def _write_atomic(path: str, text: str):
         except OSError:
             pass
         raise
+
+
+def numba_cache_dir(py_file: str) -> str | None:
+    """Where numba keeps (and looks for) the cache files of the functions of ``py_file``: the
+    directory its first applicable cache locator picks, as numba's own ``CacheImpl`` chooses."""
+    from numba.core import caching, config
+
+    config.reload_config()  # (numba's compiler does so too: NUMBA_CACHE_DIR may have been set since)
+    if config.CACHE_LOCATOR_CLASSES:
+        return None
+    for cls in caching.CacheImpl._locator_classes:
+        locator = cls.from_function(numba_cache_dir, py_file)
+        if locator is not None:
+            return locator.get_cache_path()
+    return None

@@ -38,6 +38,7 @@ import sys
 import threading
 import time
 from functools import partial
+from typing import Callable
 
 import numba as nb
 import numpy as np
@@ -46,13 +47,20 @@ from .. import monitoring
 from ..ir import ClosedJaxpr
 from . import lowering as L
 from .numba_codegen import Codegen, _Flat
-from . import numba_math, numba_rt
+from . import jaxpr_wire, kernel_client, numba_math, numba_rt
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
 from .numba_runtime import _c
 
 _RUNTIME_HASH = hashlib.sha256(
     b"".join(open(m.__file__, "rb").read() for m in (numba_rt, numba_math, L))
 ).hexdigest()[:16]
+
+
+def module_key(source: str) -> str:
+    """The disk cache's key of a generated module: its source and what compiles it."""
+    return hashlib.sha256(
+        "\n".join([source, nb.__version__, np.__version__, _RUNTIME_HASH, sys.version]).encode()
+    ).hexdigest()[:32]
 
 
 def _safe_name(name) -> str:
@@ -67,13 +75,18 @@ class NumbaBackend:
         self._modules: dict[str, object] = {}
         self._lock = threading.Lock()
 
+    def shared_kernels(self, closed: ClosedJaxpr, name: str) -> bool:
+        """Whether the server's compile service holds this program's kernels, compiled for an
+        earlier run (only inside the server's sandbox; elsewhere False)."""
+        return kernel_client.connected() and kernel_client.lookup(partial(jaxpr_wire.encode, closed, name))
+
     def lower_source(self, closed: ClosedJaxpr, name: str) -> str:
         return Codegen(self, closed, _safe_name(name)).generate()
 
-    def _load(self, source: str):
-        key = hashlib.sha256(
-            "\n".join([source, nb.__version__, np.__version__, _RUNTIME_HASH, sys.version]).encode()
-        ).hexdigest()[:32]
+    def _load(self, source: str, program: Callable[[], dict] | None = None):
+        """The module of ``source``, and how it was found: "hit" (in memory), "disk" (numba's
+        cache) or "miss" (compiled). ``program()`` describes it for the server's compile service."""
+        key = module_key(source)
         mod = self._modules.get(key)
         if mod is not None:
             return mod, "hit"
@@ -88,6 +101,8 @@ class NumbaBackend:
                     existed = f.read() == source
             if not existed:
                 _write_atomic(path, source)
+                if program is not None and kernel_client.connected():
+                    existed = kernel_client.fetch(key, path, program)
             spec = importlib.util.spec_from_file_location(f"engine_kernels_{key}", path)
             mod = importlib.util.module_from_spec(spec)
             # Registered first: numba's cache records (and on load re-imports) the module by name.
@@ -109,7 +124,7 @@ class NumbaBackend:
                 "jit_lower", name=name, seconds=t1 - t0, source=source, fallbacks=list(gen.fallbacks)
             )
         t1 = time.perf_counter()
-        mod, status = self._load(source)
+        mod, status = self._load(source, partial(jaxpr_wire.encode, closed, name, layouts))
         t2 = time.perf_counter()
         if "_relayout" in gen.env:
             variants = {}

@@ -6,6 +6,7 @@ it ends with ``os._exit`` so no zygote state (atexit hooks, buffered pipes) runs
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import signal
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 Runner = Callable[["RunRequest"], "RunReport | str | bytes"]
 
 RESULT_FD = 3
+SERVICE_FD = 4  # the run's connection to the kernel compile service, when there is one
 EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
 # The supervisor interrupts a run at its wall-clock limit with SIGINT, and the kernel at its CPU
 # soft limit with SIGXCPU, before killing it: the run stops where it is, and its report's
@@ -45,21 +47,30 @@ def _interrupt(signum: int, _frame: Optional[FrameType]) -> None:
     raise LimitInterrupt(INTERRUPTS[signal.Signals(signum)])
 
 
-def _wire_descriptors(result_w: int, out_w: int, err_w: int, keep: tuple[int, ...] = ()) -> None:
+def _wire_descriptors(
+    result_w: int, out_w: int, err_w: int, keep: tuple[int, ...] = (), service: int | None = None
+) -> None:
+    if service is not None:  # out of the way of the dup2s below, whatever number it has now
+        service = fcntl.fcntl(service, fcntl.F_DUPFD, 64)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
     os.dup2(result_w, RESULT_FD)
+    low = RESULT_FD + 1
+    if service is not None:
+        os.dup2(service, SERVICE_FD)
+        low = SERVICE_FD + 1
     # Everything else the zygote held (its control pipes, other runs' leftovers) is closed; the
     # namespace descriptors in ``keep`` are closed by ``isolate`` once it has entered them.
-    low = RESULT_FD + 1
     for fd in sorted(k for k in keep if k >= low):
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
     for fd in (0, 1, 2, RESULT_FD):
         os.set_inheritable(fd, fd != RESULT_FD)  # device processes may print, but not forge reports
+    if service is not None:
+        os.set_inheritable(SERVICE_FD, False)
     sys.stdin = open(0, "r", closefd=False)
     # Line-buffered, so output reaches the supervisor (and its cap) while the run goes on.
     sys.stdout = io.TextIOWrapper(
@@ -86,7 +97,12 @@ def _send(data: bytes) -> None:
 
 
 def run_child(
-    plan: isolation.Plan, runner: Runner, request_json: bytes, fds: tuple[int, int, int], workdir: str | None
+    plan: isolation.Plan,
+    runner: Runner,
+    request_json: bytes,
+    fds: tuple[int, int, int],
+    workdir: str | None,
+    service_fd: int | None = None,
 ) -> None:
     """Entry point right after ``fork()`` in the child. Never returns."""
     global _run_pid
@@ -96,8 +112,10 @@ def run_child(
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
-        _wire_descriptors(*fds, keep=plan.keep_fds)
+        _wire_descriptors(*fds, keep=plan.keep_fds, service=service_fd)
         isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
+        if service_fd is not None:
+            os.environ["ENGINE_KERNEL_SERVICE_FD"] = f"{SERVICE_FD}:{os.getpid()}"
         _clean_import_path()
         _run_pid = os.getpid()
         for sig in INTERRUPTS:

@@ -19,12 +19,13 @@ import logging
 import os
 import stat
 import tempfile
-from typing import Optional
+from typing import Iterator, Optional
 
 log = logging.getLogger("jaxplay.kernel_cache")
 
 MANIFEST = ".jaxplay-manifest.json"
 MANIFEST_TMP = ".manifest-"  # a manifest being written (zygotes seal at the same time)
+SHARED = "shared"  # the compile service's store (``kernel_service``): its own markers vouch for it
 
 
 def _writable_by_others(st: os.stat_result, trusted: set[int]) -> bool:
@@ -55,9 +56,16 @@ def untrusted_reason(path: str) -> Optional[str]:
     return None
 
 
+def _walk(path: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    for root, dirs, files in os.walk(path):
+        if root == path and SHARED in dirs:
+            dirs.remove(SHARED)
+        yield root, dirs, files
+
+
 def _files(path: str) -> dict[str, str]:
     digests = {}
-    for root, _, files in os.walk(path):
+    for root, _, files in _walk(path):
         for name in files:
             p = os.path.join(root, name)
             rel = os.path.relpath(p, path)
@@ -88,7 +96,7 @@ def verify(path: str) -> list[str]:
     except (OSError, ValueError):
         trusted = {}
     removed = []
-    for root, _, files in os.walk(path):
+    for root, _, files in _walk(path):
         for name in files:
             p = os.path.join(root, name)
             rel = os.path.relpath(p, path)

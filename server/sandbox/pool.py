@@ -108,6 +108,7 @@ def zygote_config(settings: Settings, slot: int) -> ZygoteConfig:
         "device_count": settings.device_count,
         "warm_examples": settings.warm_examples,
         "kernel_cache_dir": str(settings.kernel_cache_dir),
+        "kernel_service": settings.kernel_service,
     }
 
 

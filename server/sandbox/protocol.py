@@ -83,3 +83,4 @@ class ZygoteConfig(TypedDict):
     device_count: int
     warm_examples: bool
     kernel_cache_dir: str
+    kernel_service: bool

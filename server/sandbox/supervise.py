@@ -149,11 +149,13 @@ def run(
     limits: Limits,
     sandbox_tmp: str,
     defer_cleanup: bool = False,
+    service_fd: Optional[int] = None,
 ) -> Outcome:
     """Run one request. With ``defer_cleanup`` the outcome may come back as soon as the child has
     sent its report and closed its pipes, while it is still exiting (unmapping its memory, tearing
     down its namespaces): the caller then sends the result on and must call ``cleanup`` before
-    the next run, which kills the run's process group and reaps it as before."""
+    the next run, which kills the run's process group and reaps it as before. ``service_fd`` is
+    the run's end of a connection to the kernel compile service; it is the run's from here on."""
     start = time.monotonic()
     workdir = None
     if not plan.private_tmp:
@@ -168,8 +170,8 @@ def run(
     if pid == 0:
         for fd in (result_r, out_r, err_r):
             os.close(fd)
-        child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir)
-    for fd in (result_w, out_w, err_w):
+        child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir, service_fd)
+    for fd in (result_w, out_w, err_w, *([] if service_fd is None else [service_fd])):
         os.close(fd)
     outcome, finished = None, False
     try:

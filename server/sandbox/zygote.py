@@ -19,7 +19,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Optional, cast
 
-from . import isolation, kernel_cache, seccomp, slot, supervise
+from . import isolation, kernel_cache, kernel_service, seccomp, slot, supervise
 from .child import Runner
 from .protocol import ZygoteConfig, read_message, write_message
 
@@ -408,6 +408,13 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
             len(warmed),
             time.perf_counter() - t0,
         )
+    service = None
+    if runner is not None and config["kernel_service"]:
+        # Forked now: single-threaded, and before the plan's helpers and namespaces exist.
+        service = kernel_service.Service(
+            os.path.join(kernels, kernel_cache.SHARED), (os.getpid(), config["server_pid"])
+        )
+        service.start()
     plan, info = choose_plan(config)
     if plan.uid is not None:
         supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run
@@ -448,7 +455,13 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
                 )
             else:
                 outcome = supervise.run(
-                    plan, runner, message, limits, config["sandbox_tmp"], defer_cleanup=True
+                    plan,
+                    runner,
+                    message,
+                    limits,
+                    config["sandbox_tmp"],
+                    defer_cleanup=True,
+                    service_fd=service.connect() if service is not None else None,
                 )
                 reply = finish(outcome, request, config, version)
         except Exception as e:  # noqa: BLE001 - one bad run must not take the zygote down

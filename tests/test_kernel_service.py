@@ -1,0 +1,88 @@
+"""The kernel compile service through the API: a second Run of the same jitted code loads the
+kernels the service compiled for the first (a kernel cache hit, no compile), with the same
+values; other code is not mistaken for it. Attacks on the service are in test_sandbox_abuse.py."""
+
+import os
+import time
+
+import httpx
+import pytest
+
+from conftest import numba_backend
+from server.launch import ServerProcess
+
+numba_backend()
+
+LOSS = "import jax, jax.numpy as jnp\ndef loss(w, x, y):\n    return jnp.sum((jnp.tanh(x @ w) - y) ** {p})\n"
+
+
+def page_request(p=2):
+    return {
+        "code": LOSS.format(p=p),
+        "function": "loss",
+        "stack": [
+            {"name": "grad"},
+            {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}},
+            {"name": "jit"},
+        ],
+        "args": ["jnp.ones((3, 2)) * 0.1", "jnp.ones((4, 3))", "jnp.zeros((4, 2))"],
+    }
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("kernel-service")
+    with ServerProcess(
+        {
+            "database_path": base / "snippets.sqlite",
+            "kernel_cache_dir": base / "kernels",
+            "workers": 2,
+            "slot_uid_base": 61400,
+        },
+        log_path=str(base / "server.log"),
+    ) as s:
+        s.store = base / "kernels" / "shared"
+        yield s
+
+
+def facts(report):
+    call = report["calls"][-1]
+    compiles = [e for c in report["calls"] for e in c["timings"] if e["category"] == "compile"]
+    return call["jit"], compiles, report["result"]
+
+
+def run_until_loaded(client, request, seconds=90):
+    """Runs of ``request`` until one loads its kernels from the cache (the first run's compile
+    finishes in the service after that run has answered)."""
+    reports = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        report = client.post("/api/run", json=request).json()
+        assert report["ok"], report.get("error")
+        reports.append(report)
+        if facts(report)[0]["cache"] == "disk":
+            return reports
+        time.sleep(0.5)
+    pytest.fail(f"no run loaded its kernels: {[facts(r)[0] for r in reports]}")
+
+
+def test_second_run_is_a_kernel_cache_hit(server):
+    with httpx.Client(base_url=server.base_url, timeout=60) as client:
+        first, *_, loaded = run_until_loaded(client, page_request())
+    jit, _, _ = facts(first)
+    assert jit["cache"] == "miss"
+    jit, compiles, result = facts(loaded)
+    assert jit["tier"] == "compiled"  # the kernels ran at once: no interpreted first call
+    assert compiles and all(e["cache"] == "disk" for e in compiles)  # loaded, not compiled
+    assert result == facts(first)[2]
+    assert any(name.endswith(".ready") for name in os.listdir(server.store))
+
+
+def test_other_code_is_not_taken_for_it(server):
+    with httpx.Client(base_url=server.base_url, timeout=60) as client:
+        loaded = run_until_loaded(client, page_request(2))[-1]
+        other = client.post("/api/run", json=page_request(4)).json()
+    assert other["ok"]
+    jit, compiles, result = facts(other)
+    assert jit["cache"] == "miss" and not any(e["cache"] == "disk" for e in compiles)
+    assert result["data"] != facts(loaded)[2]["data"]
