@@ -2,7 +2,11 @@
 kernels the service compiled for the first (a kernel cache hit, no compile), with the same
 values; other code is not mistaken for it. Attacks on the service are in test_sandbox_abuse.py."""
 
+import json
 import os
+import select
+import signal
+import socket
 import time
 
 import httpx
@@ -86,3 +90,63 @@ def test_other_code_is_not_taken_for_it(server):
     jit, compiles, result = facts(other)
     assert jit["cache"] == "miss" and not any(e["cache"] == "disk" for e in compiles)
     assert result["data"] != facts(loaded)[2]["data"]
+
+
+def _drive(service, limit=20.0):
+    """What ``Server.serve`` does about a running compile: read its answer, or time it out."""
+    from server.sandbox import kernel_service as ks
+
+    deadline = time.monotonic() + limit
+    service.start_next()
+    while service.running is not None and time.monotonic() < deadline:
+        _, _, r, started, _ = service.running
+        if select.select([r], [], [], 0.05)[0]:
+            service.compile_output()
+        elif time.monotonic() > started + ks.COMPILE_SECONDS:
+            service.compile_output(timed_out=True)
+    assert service.running is None
+
+
+def _replies(conn):
+    out, data = [], bytes(conn.outbox)
+    while data:
+        n = int.from_bytes(data[:4], "big")
+        out.append(json.loads(data[4 : 4 + n]))
+        data = data[4 + n :]
+    return out
+
+
+@pytest.mark.parametrize("how", ["crash", "hang"])
+def test_a_compile_that_crashes_or_hangs_is_refused_and_the_service_goes_on(tmp_path, monkeypatch, how):
+    from server.sandbox import kernel_service as ks
+
+    if how == "crash":
+        monkeypatch.setattr(
+            ks, "compile_request", lambda request, store: os.kill(os.getpid(), signal.SIGSEGV)
+        )
+    else:
+        monkeypatch.setattr(ks, "COMPILE_SECONDS", 1.0)
+        monkeypatch.setattr(ks, "compile_request", lambda request, store: time.sleep(60))
+    service = ks.Server(str(tmp_path), ())
+    ours, theirs = socket.socketpair()
+    conn = ks._Connection(ours)
+    request = {"op": "kernel", "key": "0" * 32, "request": {"v": 1}, "id": 7}
+    service.request(conn, json.dumps(request).encode())
+    _drive(service)
+    (reply,) = _replies(conn)
+    assert reply["id"] == 7 and reply["status"] == "refused"
+    assert ("SIGSEGV" if how == "crash" else "took over") in reply["reason"]
+    # and it still answers (a lookup of a program it never compiled)
+    conn.outbox.clear()
+    service.request(conn, json.dumps({"op": "lookup", "request": {"v": 1}, "id": 8}).encode())
+    assert _replies(conn) == [{"status": "absent", "id": 8}]
+    theirs.close()
+
+
+def test_outside_the_server_the_engine_does_not_use_a_service(monkeypatch):
+    from engine.backends import kernel_client
+
+    monkeypatch.delenv(kernel_client.ENV, raising=False)
+    assert not kernel_client.connected()
+    monkeypatch.setenv(kernel_client.ENV, f"4:{os.getpid() + 1}")  # another process's (a pmap device)
+    assert not kernel_client.connected()

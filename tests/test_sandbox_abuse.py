@@ -495,7 +495,23 @@ def server_family(server) -> dict[str, list[int]]:
             except (OSError, IndexError, ValueError):
                 pass
     tids = [int(t) for t in os.listdir(f"/proc/{server_pid}/task")]
-    return {"server": [server_pid], "threads": tids, "zygotes": zygotes}
+    # The zygotes' kernel compile services: their children under the server's own (effective) uid.
+    services = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+                if parent in zygotes and _effective_uid(int(entry)) == _effective_uid(server_pid):
+                    services.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return {"server": [server_pid], "threads": tids, "zygotes": zygotes, "services": services}
+
+
+def _effective_uid(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("Uid:")).split()[2])
 
 
 def nofile_limit(pid: int) -> str:
@@ -623,7 +639,8 @@ def test_cannot_signal_limit_or_own_io_of_server_and_zygotes(server):
     family = server_family(server)
     assert len(family["zygotes"]) == WORKERS
     before = {pid: nofile_limit(pid) for pid in family["server"] + family["zygotes"]}
-    targets = sorted({*family["server"], *family["threads"], *family["zygotes"]})
+    assert len(family["services"]) == WORKERS
+    targets = sorted({*family["server"], *family["threads"], *family["zygotes"], *family["services"]})
     code = f"""
 import os, signal, resource, socket, fcntl, struct
 targets = {targets!r}
@@ -670,6 +687,7 @@ print('done', done)
     assert server.proc.poll() is None
     after = server_family(server)
     assert after["zygotes"] == family["zygotes"] and after["server"] == family["server"]
+    assert after["services"] == family["services"]
     assert {pid: nofile_limit(pid) for pid in before} == before
     for pid in targets:
         with open(f"/proc/{pid}/stat") as f:
@@ -828,3 +846,196 @@ print(n)
 """
     report = run(server, code)
     assert report["ok"] and report["stdout"] == "300\n", (report["error"], report["stderr"][-500:])
+
+
+# --- the kernel compile service (kernel_service.py): a run's one channel to a server-uid process ---
+
+SERVICE_CLIENT = """
+import json, os, select, struct
+def answer(wait=10.0):
+    data = b""
+    while True:
+        if len(data) >= 4 and len(data) >= 4 + struct.unpack(">I", data[:4])[0]:
+            return json.loads(data[4 : 4 + struct.unpack(">I", data[:4])[0]])
+        if not select.select([4], [], [], wait)[0]:
+            return {"status": "no answer"}
+        chunk = os.read(4, 1 if len(data) < 4 else 4 + struct.unpack(">I", data[:4])[0] - len(data))
+        if not chunk:
+            return {"status": "closed"}
+        data += chunk
+def ask(message=None, raw=None, wait=10.0):
+    data = raw if raw is not None else json.dumps(message).encode()
+    os.write(4, struct.pack(">I", len(data)) + data)
+    return answer(wait)
+def said(reply):
+    return reply.get("status", "?") + ": " + str(reply.get("reason", ""))[:80]
+"""
+
+SMALL_PROGRAM = """
+import copy
+import engine as jax, engine.numpy as jnp
+from engine.backends import jaxpr_wire as W
+good = W.encode(jax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(1.0), "f")
+def changed(edit):
+    data = copy.deepcopy(good)
+    edit(data)
+    return {"op": "kernel", "key": "0" * 32, "request": data}
+"""
+
+
+def _service_run(server, code: str) -> dict:
+    report = run(server, SERVICE_CLIENT + SMALL_PROGRAM + code)
+    assert report["ok"], (report["error"], report["stdout"][-2000:], report["stderr"][-2000:])
+    return json.loads(report["stdout"].strip().splitlines()[-1])
+
+
+def test_kernel_store_cannot_be_written(server, mode, kernel_cache):
+    store = kernel_cache / "shared"
+    store.mkdir(exist_ok=True)
+    key = "a" * 32
+    planted = [store / f"engine_{key}.py", store / f"engine_{key}.ready", store / "__pycache__" / "x.nbi"]
+    code = f"""
+import os
+done = []
+for p in {[str(p) for p in planted]!r}:
+    try:
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, 'w').write('{{"files": {{"passwd": "0"}}}}')
+        done.append(p)
+    except OSError as e:
+        done.append(type(e).__name__)
+try:
+    os.chmod({str(store)!r}, 0o777)
+    done.append('chmod')
+except OSError as e:
+    done.append(type(e).__name__)
+print(json.dumps(done))
+"""
+    done = _service_run(server, code)
+    if mode == "uid":
+        assert not any("engine_" in d or "nbi" in d or d == "chmod" for d in done), done
+    # (In root mode the path lies under /tmp, which a run sees as its own private tmpfs.)
+    assert not any(p.exists() for p in planted)
+    assert store.stat().st_mode & 0o777 == 0o755
+
+
+def test_hostile_compile_requests_are_refused(server):
+    family = server_family(server)
+    code = """
+out = {}
+out["not json"] = said(ask(raw=b"{nope"))
+out["unknown op"] = said(ask({"op": "shell", "cmd": "id", "id": 1}))
+out["path as key"] = said(ask({"op": "kernel", "key": "../../../etc/passwd", "request": good, "id": 2}))
+def unknown(d): d["program"]["jaxpr"]["eqns"][0][0] = "os.system"
+out["unknown primitive"] = said(ask(changed(unknown)))
+def huge(d): d["program"]["jaxpr"]["in"][0] = [[1 << 20, 1 << 20], "float32", False]
+out["huge shape"] = said(ask(changed(huge)))
+def name(d): d["name"] = "__import__('os').system('touch /tmp/pwned')"
+out["code as name"] = said(ask(changed(name)))
+def param(d): d["program"]["jaxpr"]["eqns"][0][2]["accuracy"] = "x');import os;os.system('id"
+out["code as param"] = said(ask(changed(param)))
+def pickle(d): d["program"]["jaxpr"]["eqns"][0][2]["accuracy"] = {"pickle": "gASVBQAAAAAAAACMAmlklC4="}
+out["pickle as param"] = said(ask(changed(pickle)))
+def lie(d): d["program"]["jaxpr"]["eqns"][0][3][0] = [[7, 7], "float32", False]
+out["inconsistent types"] = said(ask(changed(lie)))
+out["version"] = said(ask(changed(lambda d: d.update(v=99))))
+print(json.dumps(out))
+"""
+    out = _service_run(server, code)
+    assert out["not json"].startswith("refused")
+    assert out["unknown op"] == "refused: unknown request"
+    assert out["path as key"] == "refused: malformed key"
+    assert "unknown primitive" in out["unknown primitive"]
+    assert "over the limit" in out["huge shape"]
+    assert out["code as name"] == "refused: WireError: malformed name"
+    assert "string parameter refused" in out["code as param"]
+    assert "malformed value" in out["pickle as param"]
+    assert "JaxprTypeError" in out["inconsistent types"]
+    assert "format version" in out["version"]
+    assert all(s.startswith("refused") for s in out.values()), out
+    assert not os.path.exists("/tmp/pwned")
+    assert server_family(server)["services"] == family["services"]
+    assert_kernels_still_shared(server)
+
+
+def test_oversized_and_flooded_requests(server):
+    family = server_family(server)
+    code = """
+import time
+out = {}
+# A flood of distinct compile requests, sent without waiting: a few queue, the rest are "busy".
+sent = 0
+for i in range(60):
+    data = copy.deepcopy(good)
+    data["program"]["jaxpr"]["eqns"][1][1][1]["lit"] = float(i) + 0.5
+    req = json.dumps({"op": "kernel", "key": "%032x" % i, "request": data, "id": 100 + i}).encode()
+    os.write(4, struct.pack(">I", len(req)) + req)
+    sent += 1
+statuses = []
+deadline = time.monotonic() + 1.0
+while time.monotonic() < deadline and len(statuses) < sent:
+    statuses.append(answer(wait=max(0.01, deadline - time.monotonic())).get("status"))
+out["flood"] = sorted(set(s for s in statuses if s))
+# A frame claiming 100 MB is refused unread, and the connection closed.
+os.write(4, struct.pack(">I", 100 << 20) + b"x" * 1000)
+replies = [answer(wait=2.0) for _ in range(sent + 2)]
+out["oversized"] = [said(r) for r in replies if "id" in r and r["id"] is None][:1]
+out["then"] = [r.get("status") for r in replies][-1]
+print(json.dumps(out))
+"""
+    out = _service_run(server, code)
+    assert "busy" in out["flood"], out
+    assert out["oversized"] and "over the" in out["oversized"][0] and "byte limit" in out["oversized"][0]
+    assert out["then"] == "closed"
+    assert server_family(server)["services"] == family["services"]
+    assert_kernels_still_shared(server)
+
+
+def test_a_request_cannot_give_another_runs_key_other_kernels(server):
+    # The victim's key (the hash of the module its program generates), claimed for another program.
+    code = """
+from engine.backends.numba_jit import NumbaBackend, module_key
+victim = jax.make_jaxpr(lambda x: x * 7.0 + 1.0)(jnp.ones(3))
+key = module_key(NumbaBackend().lower_source(victim, "victim"))
+evil = W.encode(jax.make_jaxpr(lambda x: x * 0.0 - 1.0)(jnp.ones(3)), "victim")
+print(json.dumps({"evil": said(ask({"op": "kernel", "key": key, "request": evil, "id": 5}, wait=20))}))
+"""
+    assert _service_run(server, code)["evil"] == "mismatch: "
+    victim = """
+import importlib, engine as jax, engine.numpy as jnp
+J = importlib.import_module("engine.jit")
+f = jax.jit(lambda x: x * 7.0 + 1.0)
+f.name = "victim"
+f(jnp.ones(3)); J.wait_for_compiles()
+print(f(jnp.ones(3)).tolist())
+"""
+    deadline = time.monotonic() + 30
+    while True:  # (until the service has compiled it: a run waiting for that may time out)
+        report = run(server, victim)
+        if report["ok"] or time.monotonic() > deadline:
+            break
+    assert report["stdout"] == "[8.0, 8.0, 8.0]\n", (report["error"], report["stderr"][-2000:])
+
+
+def assert_kernels_still_shared(server):
+    """After an attack the services still compile and share kernels for honest runs."""
+    deadline = time.monotonic() + 30
+    while True:
+        c = round(time.time() % 1000, 3)  # a program no run has compiled yet
+        code = f"""
+import importlib, json, engine as jax, engine.numpy as jnp
+from engine.backends import kernel_client
+J = importlib.import_module("engine.jit")
+f = jax.jit(lambda x: x * 5.0 + {c!r})
+f(jnp.ones(3)); J.wait_for_compiles()
+print(json.dumps({{"status": sorted(set(kernel_client.last_status.values())), "value": f(jnp.ones(3)).tolist()}}))
+"""
+        report = run(server, code)
+        # (a run may meet the service still busy with an attacker's queued compiles, and time out)
+        if report["ok"]:
+            out = json.loads(report["stdout"])
+            assert out["value"] == pytest.approx([5.0 + c] * 3)
+            if out["status"] == ["ready"]:
+                return
+        assert time.monotonic() < deadline, report
+        time.sleep(1)

@@ -71,14 +71,29 @@ def _marker(store: str, key: str) -> str:
     return os.path.join(store, f"engine_{key}{READY}")
 
 
+def _cache_dir_of(store: str, key: str) -> Optional[str]:
+    from engine.backends.numba_cache import numba_cache_dir
+
+    module = os.path.join(store, f"engine_{key}.py")
+    return numba_cache_dir(module) if os.path.exists(module) else None
+
+
+_CACHE_FILE = re.compile(r"engine_[0-9a-f]{32}\.[A-Za-z0-9_.\-]+\.nb[ic]")
+
+
 def stored_files(store: str, key: str) -> Optional[dict[str, bytes]]:
     """numba's cache files of module ``key`` as the service recorded them (hashes checked), or None."""
     try:
         with open(_marker(store, key)) as f:
-            recorded = json.load(f)
+            recorded = json.load(f)["files"]
+        cache = _cache_dir_of(store, key)
+        if cache is None or type(recorded) is not dict:
+            return None
         out: dict[str, bytes] = {}
-        for name, digest in recorded["files"].items():
-            with open(os.path.join(recorded["dir"], name), "rb") as f:
+        for name, digest in recorded.items():
+            if not (_CACHE_FILE.fullmatch(name) and name.startswith(f"engine_{key}.")):
+                return None
+            with open(os.path.join(cache, name), "rb") as f:
                 data = f.read()
             if _digest(data) != digest:
                 return None
@@ -89,21 +104,19 @@ def stored_files(store: str, key: str) -> Optional[dict[str, bytes]]:
         return None
 
 
-def _record(store: str, key: str, module_path: str) -> None:
+def _record(store: str, key: str) -> None:
     """Write the ready marker of a module the service has compiled (numba's files beside it)."""
-    from engine.backends.numba_cache import numba_cache_dir
-
-    cache = numba_cache_dir(module_path)
+    cache = _cache_dir_of(store, key)
     if cache is None:
         return
     files = {}
     for name in os.listdir(cache):
-        if name.startswith(f"engine_{key}.") and name.endswith((".nbi", ".nbc")):
+        if name.startswith(f"engine_{key}.") and _CACHE_FILE.fullmatch(name):
             with open(os.path.join(cache, name), "rb") as f:
                 files[name] = _digest(f.read())
     tmp = _marker(store, key) + f".tmp-{os.getpid()}"
     with open(tmp, "w") as f:
-        json.dump({"dir": cache, "files": files}, f)
+        json.dump({"files": files}, f)
     os.replace(tmp, _marker(store, key))
 
 
@@ -118,13 +131,13 @@ def _evict(store: str) -> None:
     for entry in markers[: len(markers) - MAX_MODULES * 9 // 10]:
         key = entry.name[len("engine_") : -len(READY)]
         try:
-            with open(entry.path) as f:
-                recorded = json.load(f)
+            cache = _cache_dir_of(store, key) or store
             os.unlink(entry.path)
-            for name in recorded.get("files", {}):
-                os.unlink(os.path.join(recorded["dir"], name))
+            for name in os.listdir(cache):
+                if name.startswith(f"engine_{key}.") and _CACHE_FILE.fullmatch(name):
+                    os.unlink(os.path.join(cache, name))
             os.unlink(os.path.join(store, f"engine_{key}.py"))
-        except (OSError, ValueError, KeyError, TypeError):
+        except OSError:
             pass
 
 
@@ -209,7 +222,7 @@ def compile_request(request: Any, store: str) -> list[str]:
             _check_module(source)
             out = super()._load(source)
             keys.append(module_key(source))
-            _record(store, keys[-1], os.path.join(store, f"engine_{keys[-1]}.py"))
+            _record(store, keys[-1])
             return out
 
     Checked().compile(program.closed, program.name, program.layouts)  # type: ignore[no-untyped-call]
@@ -485,6 +498,18 @@ class Server:
                 c.reply(None, {"status": "refused", "reason": type(e).__name__})
 
 
+def _prepare_compiler() -> None:
+    """Import the code generator and have numba compile once here (the zygote may not have), so
+    that every compile's fork starts with both ready (numba's first compile in a process costs
+    about a second)."""
+    import numba
+
+    import engine.backends.jaxpr_wire  # noqa: F401
+    import engine.backends.numba_jit  # noqa: F401
+
+    numba.njit("float32(float32)", cache=False)(lambda x: x + 1.0)
+
+
 class Service:
     """The zygote's handle on its compile service process."""
 
@@ -510,6 +535,8 @@ class Service:
                 keep = theirs.fileno()
                 os.closerange(low, keep)
                 os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+                _prepare_compiler()
+
                 Server(self.store, self.protected).serve(theirs)
                 code = 0
             except BaseException:  # noqa: BLE001
