@@ -11,12 +11,11 @@ import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
 import { SLICE_MS, nextFrame } from "../slices";
-import { ELK_NODE_LIMIT, countNodes, layoutInWorker } from "./layout";
+import { GROUP_ABOVE, allNodes, findPath, groupRuns, summarizePrims } from "./graph-structure";
+import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
 
 const CHAR_W = 7.4;
-/** A level with more equations than this folds runs of one source line into one box. */
-export const GROUP_ABOVE = 40;
 /** Sub-jaxprs with at most this many equations open by default when the stage is just that call. */
 const OPEN_INNER_UP_TO = 80;
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
@@ -774,90 +773,6 @@ export class GraphView {
       this.apply();
     });
   }
-}
-
-const ELK_OPTIONS = {
-  "elk.algorithm": "layered",
-  "elk.direction": "DOWN",
-  "elk.hierarchyHandling": "INCLUDE_CHILDREN",
-  "elk.layered.spacing.nodeNodeBetweenLayers": "26",
-  "elk.spacing.nodeNode": "22",
-  "elk.spacing.edgeLabel": "3",
-  "elk.spacing.edgeNode": "12",
-  "elk.edgeLabels.inline": "false",
-  // NETWORK_SIMPLEX placement looked slightly tidier but took seconds at 60 nodes.
-  "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
-  "elk.edgeRouting": "SPLINES",
-};
-
-function stripLabels(n: ElkNode) {
-  for (const e of n.edges ?? []) (e as ElkExtendedEdge).labels = (e.labels ?? []).map((l) => ({ text: l.text }));
-  for (const c of n.children ?? []) stripLabels(c);
-}
-
-/** The most equations one line group holds; longer runs are cut into pieces of this size. */
-const MAX_GROUP = 32;
-
-/**
- * Consecutive equations from one user source line, when ``grouping``; every other equation (and
- * every equation with sub-jaxprs, which is its own box) is a run of one. A line inside a Python
- * loop makes one long run that repeats itself (dot_general add tanh, dot_general add tanh, ...):
- * such runs are cut at their period, one group per iteration, so the graph keeps its shape.
- */
-export function groupRuns(nodes: IRNode[], grouping: boolean): IRNode[][] {
-  const runs: IRNode[][] = [];
-  for (const n of nodes) {
-    const line = userLine(n.source);
-    const last = runs[runs.length - 1];
-    if (grouping && last && line !== null && !n.subgraphs.length && !last[0].subgraphs.length && userLine(last[0].source) === line) last.push(n);
-    else runs.push([n]);
-  }
-  return runs.flatMap((r) => {
-    if (r.length < 4) return [r];
-    const p = period(r.map((n) => n.primitive));
-    const size = p < r.length ? p : MAX_GROUP;
-    const out: IRNode[][] = [];
-    for (let i = 0; i < r.length; i += size) out.push(r.slice(i, i + size));
-    return out;
-  });
-}
-
-/** The smallest period of ``seq`` (repeated at least twice), else its length. */
-function period(seq: string[]): number {
-  for (let p = 1; p <= Math.min(MAX_GROUP, seq.length / 2); p++) {
-    let ok = true;
-    for (let i = 0; i + p < seq.length && ok; i++) ok = seq[i] === seq[i + p];
-    if (ok) return p;
-  }
-  return seq.length;
-}
-
-/** The group and compound keys that must be open to show ``target``, outermost first. */
-function findPath(g: IRGraph, target: IRNode, prefix: string): string[] | null {
-  for (const run of groupRuns(g.nodes, g.nodes.length > GROUP_ABOVE)) {
-    for (const n of run) {
-      const here = run.length > 1 ? [`${prefix}g:${run[0].id}`] : [];
-      if (n === target) return here;
-      for (let i = 0; i < n.subgraphs.length; i++) {
-        const inner = findPath(n.subgraphs[i], target, `${prefix}${n.id}/${i}/`);
-        if (inner) return [...here, `${prefix}${n.id}`, ...inner];
-      }
-    }
-  }
-  return null;
-}
-
-export function* allNodes(g: IRGraph): Generator<IRNode> {
-  for (const n of g.nodes) {
-    yield n;
-    for (const sg of n.subgraphs) yield* allNodes(sg);
-  }
-}
-
-function summarizePrims(run: IRNode[]): string {
-  const counts = new Map<string, number>();
-  for (const n of run) counts.set(n.primitive, (counts.get(n.primitive) ?? 0) + 1);
-  return [...counts].map(([p, c]) => (c > 1 ? `${p}×${c}` : p)).join(" ");
 }
 
 function shorten(t: string, n: number): string {

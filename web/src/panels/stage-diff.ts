@@ -6,7 +6,7 @@
 import { typeStr } from "../format";
 import type { IRGraph, IRNode, Stage } from "../report";
 import { userLine } from "../report";
-import { allNodes } from "./graph";
+import { allNodes } from "./graph-structure";
 
 export interface NodeChange {
   kind: "added" | "changed";
