@@ -66,10 +66,30 @@ _SHORT = {
 
 @functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
 def dtype_short(dtype) -> str:
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     name = np.dtype(dtype).name
     if dtype == float0:
         return "float0"
     return _SHORT.get(name, name)
+
+
+class ExtendedDType:
+    """A dtype that is no numpy dtype (``jax.dtypes.extended``): typed PRNG keys' ``key<fry>``.
+
+    Abstract values carry it; concrete values store it as the numpy dtype ``numpy_dtype`` (so
+    numpy's structural operations move its elements), and ``to_user`` wraps such numpy arrays in
+    their user-facing array type (see ``array_of``).
+    """
+
+    name = "extended"
+    kind = "V"
+    numpy_dtype: np.dtype
+    to_user: Callable
+
+
+# numpy storage dtype -> its extended dtype (registered by the module that defines it).
+extended_dtypes: dict[np.dtype, ExtendedDType] = {}
 
 
 class ShapedArray:
@@ -81,7 +101,9 @@ class ShapedArray:
     def __init__(self, shape, dtype, weak_type: bool = False):
         # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
         self.shape = shape if type(shape) is tuple else tuple(int(d) for d in shape)
-        self.dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, np.dtype) else np.dtype(dtype)
+        if not (type(dtype) is np.dtype or isinstance(dtype, (np.dtype, ExtendedDType))):
+            dtype = np.dtype(dtype)
+        self.dtype = dtype
         self.weak_type = weak_type
 
     ndim = property(lambda self: len(self.shape))
@@ -375,9 +397,9 @@ class EvalTrace(Trace):
         if primitive.multiple_results:
             if primitive.weak_from_abstract_eval:
                 avals = primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
-                return [o if isinstance(o, Array) else Array(o, a.weak_type) for o, a in zip(outs, avals)]
-            return [o if isinstance(o, Array) else Array(o, weak and _keeps_dtype(o, args)) for o in outs]
-        return outs if isinstance(outs, Array) else Array(outs, weak and _keeps_dtype(outs, args))
+                return [o if isinstance(o, Array) else array_of(o, a.weak_type) for o, a in zip(outs, avals)]
+            return [o if isinstance(o, Array) else array_of(o, weak and _keeps_dtype(o, args)) for o in outs]
+        return outs if isinstance(outs, Array) else array_of(outs, weak and _keeps_dtype(outs, args))
 
 
 def _keeps_dtype(out, args) -> bool:
@@ -419,6 +441,8 @@ def to_numpy(x) -> np.ndarray:
         raise TracerArrayConversionError(x)
     if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x, dtype=python_scalar_dtype(x))
+    if isinstance(x, Array):  # subclasses (typed keys, device arrays) hold their numpy value
+        return x._value
     return _canonical_np(x)
 
 
@@ -565,6 +589,17 @@ class Array:
         return True
 
 
+def array_of(value, weak_type: bool = False) -> "Array":
+    """The engine's concrete value for an impl's numpy result: an ``Array``, or for the numpy
+    storage of an extended dtype (typed keys) that dtype's array type."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind == "V":
+        ext = extended_dtypes.get(dtype)
+        if ext is not None:
+            return ext.to_user(value)
+    return Array(value, weak_type)
+
+
 # ---------------------------------------------------------------------------------------------
 # Tracers.
 
@@ -625,7 +660,9 @@ class Tracer:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))  # type: ignore[index]  # engine.numpy installs __getitem__
+        from .lax import index_in_dim  # (as JAX iterates: slice and squeeze each row)
+
+        return (index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 
     def __hash__(self):
         raise TypeError(

@@ -43,7 +43,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
     job = getattr(exe, "job", False)
     _tier.last = ("compiled", None) if job is False else ("interpreter", job)
     weak = [a.weak_type for a in jaxpr.out_avals]
-    return [Array(o, w) for o, w in zip(outs, weak)]
+    return [core.array_of(o, w) for o, w in zip(outs, weak)]
 
 
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))

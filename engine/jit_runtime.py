@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import core, monitoring
-from .core import Array
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, subjaxprs
 
 if TYPE_CHECKING:
@@ -33,7 +32,9 @@ class Interpreter:
     def compile(self, closed: ClosedJaxpr, name: str):
         def run(*args):
             outs = eval_jaxpr(
-                closed.jaxpr, [Array(a) if isinstance(a, np.ndarray) else a for a in args], closed.consts
+                closed.jaxpr,
+                [core.array_of(a) if isinstance(a, np.ndarray) else a for a in args],
+                closed.consts,
             )
             return [core.to_numpy(o) for o in outs]
 

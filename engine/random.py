@@ -1,15 +1,12 @@
-"""``engine.random`` (``jax.random``): counter-based random numbers that trace.
+"""``engine.random`` (``jax.random``): counter-based random numbers that trace, as JAX stages them.
 
-Keys are ``uint32[2]`` arrays, like ``jax.random.PRNGKey``, or typed key arrays
-(``random.key``, dtype ``key<fry>``, see :mod:`engine.random_keys`); every
-function takes both, ``split``/``fold_in`` return the style they got. Every sampler is a pure function of its key, so
-samplers work under ``jit``, ``vmap`` and ``grad`` and give the same values as
-in eager mode; the values are JAX's (threefry2x32 with
-``jax_threefry_partitionable=True``, 64-bit mode off).
-
-The hash is the ``threefry2x32`` primitive (implementation:
-:func:`engine.prng.threefry2x32`); everything else is written with
-``engine.lax`` operations. Never reuse a key: ``split`` it.
+Keys are typed key arrays (``random.key``, dtype ``key<fry>``, see :mod:`engine.random_keys`) or
+raw ``uint32[2]`` arrays (``random.PRNGKey``); every function takes both, ``split``/``fold_in``
+return the style they got. Functions are written as JAX 0.10.2 writes them: a raw key is wrapped
+(``random_wrap``), samplers are nested jits (``_uniform``, ``_normal``, ``_randint``, ...) around
+the key primitives of :mod:`engine.random_primitives` (``random_bits``, ``random_split``, ...), so
+``make_jaxpr`` prints JAX's program, and the values are JAX's (threefry2x32 with
+``jax_threefry_partitionable=True``, 64-bit mode off). Never reuse a key: ``split`` it.
 
 Example:
 
@@ -22,15 +19,23 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
 
-from . import ad, batching, core, lax, prng
+from . import core, lax, prng
 from . import random_keys as rk
-from .backends.rows import Mapped, lowerings
-from .core import Array, Primitive, ShapedArray, Tracer
+from .core import Array, Tracer
+from .numpy._staged import staged_as_jit
+from .random_primitives import (
+    random_bits as _random_bits,
+    random_fold_in,
+    random_seed,
+    random_split,
+    random_unwrap,
+    random_wrap,
+    threefry2x32_p,
+)
 
 __all__ = [
     "PRNGKey",
@@ -58,224 +63,7 @@ __all__ = [
 ]
 
 _U32 = np.dtype(np.uint32)
-
-# ---------------------------------------------------------------------------
-# The threefry2x32 primitive
-# ---------------------------------------------------------------------------
-
-threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
-
-
-@threefry2x32_p.def_impl
-def _threefry2x32_impl(k0, k1, x0, x1):
-    y0, y1 = prng.threefry2x32(k0, k1, x0, x1)
-    return [y0, y1]
-
-
-@threefry2x32_p.def_abstract_eval
-def _threefry2x32_abstract_eval(k0, k1, x0, x1):
-    avals = (k0, k1, x0, x1)
-    if any(a.dtype != _U32 for a in avals):
-        raise TypeError(f"threefry2x32 requires uint32 arguments, got {[a.dtype.name for a in avals]}")
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in avals))
-    except ValueError:
-        raise TypeError(
-            f"threefry2x32 arguments must broadcast together, got shapes {[a.shape for a in avals]}"
-        ) from None
-    out = ShapedArray(shape, _U32)
-    return [out, out]
-
-
-def _threefry2x32_batch(axis_size, vals, dims):
-    # Elementwise with numpy broadcasting: align every operand to (batch, *out_shape).
-    shapes = [
-        core.get_aval(v).shape
-        if d is batching.not_mapped
-        else tuple(s for i, s in enumerate(core.get_aval(v).shape) if i != d)
-        for v, d in zip(vals, dims)
-    ]
-    out_shape = np.broadcast_shapes(*shapes)
-    full = (axis_size, *out_shape)
-    n = len(out_shape)
-    args = []
-    for v, d, s in zip(vals, dims, shapes):
-        if d is batching.not_mapped:
-            if s != out_shape:
-                v = lax.broadcast_in_dim(v, out_shape, tuple(range(n - len(s), n)))
-            args.append(v)  # stays unbatched; broadcast against the batched operands below
-        else:
-            v = batching.moveaxis(v, d, 0)
-            if (axis_size, *s) != full:
-                v = lax.broadcast_in_dim(v, full, (0, *range(1 + n - len(s), 1 + n)))
-            args.append(v)
-    args = [
-        lax.broadcast_in_dim(a, full, tuple(range(1, n + 1))) if d is batching.not_mapped else a
-        for a, d in zip(args, dims)
-    ]
-    return threefry2x32_p.bind(*args), [0, 0]
-
-
-batching.batch_rules[threefry2x32_p] = _threefry2x32_batch
-
-
-def _threefry_map(eqn):
-    # numpy broadcasting among the four operands (right-aligned, size-1 axes read index 0).
-    out = eqn.out_binders[0].aval.shape
-    maps = []
-    for v in eqn.inputs:
-        s = v.aval.shape
-        off = len(out) - len(s)
-        maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
-    return maps, "rt.threefry2x32({0}, {1}, {2}, {3})"
-
-
-# Fused into loop nests like any elementwise op, calling the runtime's scalar threefry.
-lowerings[threefry2x32_p] = Mapped(_threefry_map)
-ad.defzero(threefry2x32_p)
-
-
-def _hash(k0, k1, x0, x1):
-    return threefry2x32_p.bind(*(_u32(v) for v in (k0, k1, x0, x1)))
-
-
-# ---------------------------------------------------------------------------
-# Small helpers written with lax
-# ---------------------------------------------------------------------------
-
-
-def _is_concrete(*xs) -> bool:
-    return not any(isinstance(x, Tracer) for x in xs)
-
-
-def _u32(x):
-    if isinstance(x, (int, np.integer)):
-        return Array(np.asarray(int(x) & 0xFFFFFFFF, _U32))
-    return x
-
-
-def _const(value, dtype):
-    return Array(np.asarray(value, dtype))
-
-
-def _shape(x):
-    return core.get_aval(x).shape
-
-
-def _dtype(x):
-    return core.get_aval(x).dtype
-
-
-def _canon_shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(
-        int(
-            core.concrete_or_error(d, "a shape argument of a random function") if isinstance(d, Tracer) else d
-        )
-        for d in shape
-    )
-
-
-def _index0(x, i: int):
-    """``x[i]`` along the leading axis."""
-    n = _shape(x)[0]
-    rest = _shape(x)[1:]
-    if hasattr(lax, "index_in_dim"):
-        return lax.index_in_dim(x, i, 0, keepdims=False)
-    if hasattr(lax, "slice"):
-        return lax.reshape(lax.slice(x, (i, *[0] * len(rest)), (i + 1, *rest)), rest)
-    # Fallback without slicing ops: mask the other rows and reduce (exact for unsigned keys).
-    mask = np.zeros((n, *rest), bool)
-    mask[i] = True
-    zeros = lax.full((n, *rest), 0, _dtype(x))
-    return lax.reduce_max(lax.select(Array(mask), x, zeros), (0,))
-
-
-def _stack_last(a, b):
-    """``stack([a, b], axis=-1)`` for two arrays of one shape."""
-    s = _shape(a)
-    if hasattr(lax, "concatenate"):
-        return lax.concatenate([lax.reshape(a, (*s, 1)), lax.reshape(b, (*s, 1))], len(s))
-    full = (*s, 2)
-    dims = tuple(range(len(s)))
-    mask = np.zeros(full, bool)
-    mask[..., 1] = True
-    return lax.select(Array(mask), lax.broadcast_in_dim(b, full, dims), lax.broadcast_in_dim(a, full, dims))
-
-
-def _key_words(k, name: str):
-    if rk.is_typed(k) and k.shape:
-        raise ValueError(
-            f"{name} accepts a single key, but was given a key array of shape {k.shape} != (). "
-            f"Use jax.vmap for batching."
-        )
-    k = rk.unwrap(k)
-    aval = core.get_aval(k)
-    if aval.shape != (2,) or aval.dtype != _U32:
-        raise TypeError(
-            f"{name}: expected a PRNG key (uint32 array of shape (2,)), got "
-            f"{aval.str_short()}. Create one with random.PRNGKey(seed); to use a batch "
-            f"of keys, vmap over them."
-        )
-    if not isinstance(k, (Array, Tracer)):
-        k = Array(np.asarray(k, _U32))
-    return _index0(k, 0), _index0(k, 1)
-
-
-def _iota_2x32(shape):
-    """(high, low) 32-bit words of the row-major flat index of each position."""
-    size = math.prod(shape)
-    if size >= 2**32:
-        hi, lo = prng.iota_2x32_shape(shape)
-        return Array(hi), Array(lo)
-    hi = lax.full(shape, 0, _U32)
-    if hasattr(lax, "iota") and shape:
-        lo = lax.reshape(lax.iota(_U32, size), shape)
-    else:
-        lo = Array(np.arange(size, dtype=_U32).reshape(shape))
-    return hi, lo
-
-
-def _split_words(kw, i: int):
-    """Words of ``split(key)[i]`` (for a 2-way split) without building the key array."""
-    return _hash(kw[0], kw[1], 0, i)
-
-
-def _bits_words(kw, bit_width: int, shape):
-    hi, lo = _iota_2x32(shape)
-    y0, y1 = _hash(kw[0], kw[1], hi, lo)
-    b = lax.bitwise_xor(y0, y1)
-    if bit_width == 32:
-        return b
-    if bit_width in (8, 16):
-        return lax.convert_element_type(b, np.dtype(f"uint{bit_width}"))
-    raise TypeError("bits: 64-bit random bits need 64-bit mode, which is off; use 8, 16 or 32.")
-
-
-def _bcast_to(x, shape, dtype):
-    """Convert to ``dtype`` and broadcast (numpy-style, right-aligned) to ``shape``."""
-    if not isinstance(x, (Array, Tracer)):
-        x = Array(np.asarray(x, dtype))
-    x = lax.convert_element_type(x, dtype)
-    s = _shape(x)
-    if s == tuple(shape):
-        return x
-    if len(s) > len(shape) or np.broadcast_shapes(s, shape) != tuple(shape):
-        raise ValueError(f"parameter shape {s} is not broadcast-compatible with shape {tuple(shape)}")
-    n = len(shape)
-    if any(a != b for a, b in zip(s, shape[n - len(s) :])):  # size-1 axes: squeeze them first
-        keep = [i for i, d in enumerate(s) if d != 1 or shape[n - len(s) + i] == 1]
-        x = lax.reshape(x, tuple(s[i] for i in keep))
-        return lax.broadcast_in_dim(x, shape, tuple(n - len(s) + i for i in keep))
-    return lax.broadcast_in_dim(x, shape, tuple(range(n - len(s), n)))
-
-
-def _float_dtype(dtype):
-    dtype = core.canonical_dtype(np.float32 if dtype is None else dtype)
-    if dtype.kind != "f":
-        raise ValueError(f"dtype argument must be a float dtype, got {dtype}")
-    return dtype
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)}
 
 
 # ---------------------------------------------------------------------------
@@ -283,24 +71,53 @@ def _float_dtype(dtype):
 # ---------------------------------------------------------------------------
 
 
-def PRNGKey(seed) -> Array:
-    """A PRNG key (``uint32[2]``) from an integer seed: ``[0, seed mod 2**32]``.
+def _check_prng_key(name: str, key, *, allow_batched: bool = False):
+    """``(typed key, wrapped)``: typed keys as they are, raw uint32 key data wrapped."""
+    if rk.is_typed(key):
+        typed, wrapped = key, False
+    else:
+        if not isinstance(key, (Array, Tracer)):
+            try:
+                key = Array(np.asarray(key))
+            except (TypeError, ValueError):
+                raise TypeError(f"unexpected PRNG key type {type(key)}") from None
+        aval = core.get_aval(key)
+        if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != 2:
+            raise TypeError(
+                f"{name}: expected a PRNG key (uint32 array of shape (2,)), got {aval.str_short()}. "
+                f"Create one with random.key(seed); to use a batch of keys, vmap over them."
+            )
+        typed, wrapped = random_wrap(key), True
+    if not allow_batched and typed.ndim:
+        raise ValueError(
+            f"{name} accepts a single key, but was given a key array of shape {typed.shape} != (). "
+            f"Use jax.vmap for batching."
+        )
+    return typed, wrapped
 
-    Example:
 
-      >>> PRNGKey(42)
-      Array([ 0, 42], dtype=uint32)
-    """
-    if isinstance(seed, Tracer):
-        aval = seed.aval
-        if aval.shape or aval.dtype.kind not in "iu":
-            raise TypeError(f"PRNG key seed must be an integer scalar; got {aval.str_short()}")
-        lo = lax.convert_element_type(seed, _U32)
-        return _stack_last(lax.full((), 0, _U32), lo)
-    return Array(prng.PRNGKey(core.to_numpy(seed) if isinstance(seed, Array) else seed))
+def _return_prng_keys(wrapped: bool, key):
+    return random_unwrap(key) if wrapped else key
 
 
-def key(seed, *, impl=None) -> rk.PRNGKeyArray:
+def _seed(ctor_name: str, seed):
+    if rk.is_typed(seed):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed) if not isinstance(seed, (Array, Tracer)) else seed.ndim:
+        raise TypeError(
+            f"{ctor_name} accepts a scalar seed, but was given an array of shape {np.shape(seed)} != (). "
+            f"Use jax.vmap for batching"
+        )
+    if not isinstance(seed, Tracer):
+        s = np.asarray(core.to_numpy(seed) if isinstance(seed, Array) else seed)
+        if not np.issubdtype(s.dtype, np.integer):
+            raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+        # 64-bit mode is off: the seed's low 32 bits, as an int32 (wrapping like JAX's canonicalization).
+        seed = Array(np.asarray(int(s) & 0xFFFFFFFF, np.uint32).view(np.int32))
+    return random_seed(seed)
+
+
+def key(seed, *, impl=None):
     """A typed PRNG key (dtype ``key<fry>``) from an integer seed; its data is ``PRNGKey(seed)``.
 
     Example:
@@ -311,7 +128,20 @@ def key(seed, *, impl=None) -> rk.PRNGKeyArray:
     """
     if impl not in (None, "threefry2x32"):
         raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
-    return rk.PRNGKeyArray(PRNGKey(seed))
+    return _seed("key", seed)
+
+
+def PRNGKey(seed, *, impl=None):
+    """A legacy PRNG key (``uint32[2]``) from an integer seed: ``[0, seed mod 2**32]``.
+
+    Example:
+
+      >>> PRNGKey(42)
+      Array([ 0, 42], dtype=uint32)
+    """
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
+    return random_unwrap(_seed("PRNGKey", seed))
 
 
 def key_data(keys):
@@ -322,7 +152,8 @@ def key_data(keys):
       >>> key_data(key(3))
       Array([0, 3], dtype=uint32)
     """
-    return rk.unwrap(keys)
+    keys, _ = _check_prng_key("key_data", keys, allow_batched=True)
+    return random_unwrap(keys)
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
@@ -336,7 +167,16 @@ def wrap_key_data(key_bits_array, *, impl=None):
     """
     if impl not in (None, "threefry2x32"):
         raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
-    return rk.wrap(key_bits_array)
+    if rk.is_typed(key_bits_array):
+        raise TypeError("wrap_key_data: the argument is already a typed key array; pass its key_data.")
+    if not isinstance(key_bits_array, (Array, Tracer)):
+        key_bits_array = Array(np.asarray(key_bits_array))
+    if core.get_aval(key_bits_array).dtype != _U32:
+        raise TypeError(
+            f"wrap_key_data requires uint32 key data for threefry2x32, got "
+            f"{core.get_aval(key_bits_array).dtype.name}."
+        )
+    return random_wrap(key_bits_array)
 
 
 def key_impl(keys) -> str:
@@ -351,6 +191,10 @@ def clone(key):
     return key
 
 
+def _shape_of(num) -> tuple[int, ...]:
+    return _canon_shape(tuple(num) if isinstance(num, (tuple, list)) else (num,))
+
+
 def split(key, num: int | Sequence[int] = 2):
     """Splits a key into ``num`` new keys (``num`` may be a shape); key ``i`` is
     ``threefry2x32(key, (0, i))``.
@@ -361,11 +205,13 @@ def split(key, num: int | Sequence[int] = 2):
       Array([[1797259609, 2579123966],
              [ 928981903, 3453687069]], dtype=uint32)
     """
-    k0, k1 = _key_words(key, "split")
-    shape = _canon_shape(num if isinstance(num, (tuple, list)) else (num,))
-    hi, lo = _iota_2x32(shape)
-    y0, y1 = _hash(k0, k1, hi, lo)
-    return rk.like(key, _stack_last(y0, y1))
+    typed, wrapped = _check_prng_key("split", key)
+    return _return_prng_keys(wrapped, random_split(typed, _shape_of(num)))
+
+
+def _split(key, num=2):
+    """``split`` of a typed key, inside samplers."""
+    return random_split(key, _shape_of(num))
 
 
 def fold_in(key, data):
@@ -376,7 +222,7 @@ def fold_in(key, data):
       >>> fold_in(PRNGKey(0), 1)
       Array([ 928981903, 3453687069], dtype=uint32)
     """
-    k0, k1 = _key_words(key, "fold_in")
+    typed, wrapped = _check_prng_key("fold_in", key)
     if isinstance(data, Tracer):
         if data.aval.shape:
             raise TypeError("fold_in accepts a scalar; use vmap for batching.")
@@ -385,13 +231,65 @@ def fold_in(key, data):
         if np.ndim(data):
             raise TypeError(
                 f"fold_in accepts a scalar, but was given an array of shape "
-                f"{np.shape(data)} != (). Use vmap for batching."
+                f"{np.shape(data)} != (). Use jax.vmap for batching."
             )
         if isinstance(data, int) and not 0 <= data < 2**32:
             raise OverflowError(f"Python integer {data} out of bounds for uint32")
         d = Array(np.asarray(core.to_numpy(data) if isinstance(data, Array) else data).astype(_U32))
-    y0, y1 = _hash(k0, k1, 0, d)
-    return rk.like(key, _stack_last(y0, y1))
+    return _return_prng_keys(wrapped, random_fold_in(typed, d))
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _canon_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(
+        int(
+            core.concrete_or_error(d, "a shape argument of a random function") if isinstance(d, Tracer) else d
+        )
+        for d in shape
+    )
+
+
+def _shape(x):
+    return core.get_aval(x).shape
+
+
+def _check_shape(name: str, shape, *param_shapes) -> None:
+    if param_shapes:
+        try:
+            b = np.broadcast_shapes(shape, *param_shapes)
+        except ValueError:
+            b = None
+        if b != tuple(shape):
+            raise ValueError(
+                f"{name} parameter shapes must be broadcast-compatible with shape argument, and the "
+                f"result of broadcasting the shapes must equal the shape argument, but got result {b} "
+                f"for shape argument {tuple(shape)}."
+            )
+
+
+def _float_dtype(dtype, name: str):
+    dtype = core.canonical_dtype(np.float32 if dtype is None else dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+    return dtype
+
+
+def _operand(x, dtype=None):
+    """A concrete parameter as an Array (converted in numpy, so nothing is staged); tracers as they are."""
+    if isinstance(x, Tracer):
+        return x
+    if isinstance(x, Array) and dtype is None:
+        return x
+    v = np.asarray(core.to_numpy(x) if isinstance(x, Array) else x)
+    if dtype is not None:
+        return Array(v.astype(dtype))
+    return Array(core.to_numpy(x), core.is_weak(x))
 
 
 # ---------------------------------------------------------------------------
@@ -407,36 +305,12 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
       >>> bits(PRNGKey(0), (2,)).dtype
       dtype('uint32')
     """
+    typed, _ = _check_prng_key("bits", key)
     dtype = np.dtype(np.uint32 if dtype is None else dtype)
     if dtype.kind != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
-    kw = _key_words(key, "bits")
-    return _bits_words(kw, dtype.itemsize * 8, _canon_shape(shape))
-
-
-def _uniform(kw, shape, dtype, minval, maxval):
-    finfo = np.finfo(dtype)
-    nbits, nmant = finfo.bits, finfo.nmant
-    if nbits not in (16, 32):
-        raise TypeError(f"uniform supports float16 and float32 (64-bit mode is off), got {dtype}")
-    b = _bits_words(kw, nbits, shape)
-    # The top nmant bits as a mantissa in [1, 2) minus 1, computed exactly as m * 2**-nmant.
-    m = lax.shift_right_logical(b, lax.full(shape, nbits - nmant, b.dtype))
-    floats = lax.mul(lax.convert_element_type(m, dtype), lax.full(shape, 2.0**-nmant, dtype))
-    if _is_concrete(minval, maxval):
-        lo = np.asarray(core.to_numpy(minval) if isinstance(minval, Array) else minval).astype(dtype)
-        hi = np.asarray(core.to_numpy(maxval) if isinstance(maxval, Array) else maxval).astype(dtype)
-        if lo.shape == () and hi.shape == () and lo == 0 and hi == 1:
-            return floats  # floats * 1 + 0, clamped at 0: the same values, fewer ops
-        with np.errstate(over="ignore", invalid="ignore"):
-            scale = _bcast_to(Array(np.asarray(hi - lo, dtype)), shape, dtype)
-        minval = _bcast_to(Array(lo), shape, dtype)
-    else:
-        minval = _bcast_to(minval, shape, dtype)
-        maxval = _bcast_to(maxval, shape, dtype)
-        scale = lax.sub(maxval, minval)
-    out = lax.add(lax.mul(floats, scale), minval)
-    return lax.max(minval, out)
+    dtype = core.canonical_dtype(dtype)
+    return _random_bits(typed, dtype.itemsize * 8, _canon_shape(shape))
 
 
 def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
@@ -447,9 +321,34 @@ def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
       >>> uniform(PRNGKey(0), (2,))
       Array([0.947667 , 0.9785799], dtype=float32)
     """
-    dtype = _float_dtype(dtype)
-    kw = _key_words(key, "uniform")
-    return _uniform(kw, _canon_shape(shape), dtype, minval, maxval)
+    typed, _ = _check_prng_key("uniform", key)
+    dtype = _float_dtype(dtype, "uniform")
+    return _uniform(typed, minval, maxval, shape=_canon_shape(shape), dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _uniform(key, minval, maxval, shape, dtype):
+    from . import numpy as jnp
+
+    _check_shape("uniform", shape, _shape(minval), _shape(maxval))
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = lax.broadcast_to_rank(minval, len(shape))
+    maxval = lax.broadcast_to_rank(maxval, len(shape))
+    finfo = np.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    if nbits not in (16, 32):
+        raise TypeError(f"uniform supports float16 and float32 (64-bit mode is off), got {dtype}")
+    rng_bits = 8 if nmant < 8 else nbits
+    uint = UINT_DTYPES[nbits]
+    b = _random_bits(key, rng_bits, shape)
+    if rng_bits != nbits:
+        b = lax.convert_element_type(b, uint)
+    # The top nmant bits as the mantissa of a float in [1, 2), minus 1.
+    float_bits = lax.shift_right_logical(b, jnp.array(rng_bits - nmant, uint))
+    float_bits = lax.bitwise_or(float_bits, jnp.asarray(np.array(1.0, dtype).view(uint), dtype=uint))
+    floats = lax.bitcast_convert_type(float_bits, dtype) - jnp.array(1.0, dtype)
+    return lax.max(minval, lax.reshape(floats * (maxval - minval) + minval, shape))
 
 
 def normal(key, shape: Sequence[int] = (), dtype=None):
@@ -460,39 +359,33 @@ def normal(key, shape: Sequence[int] = (), dtype=None):
       >>> normal(PRNGKey(0), (3,)).shape
       (3,)
     """
-    dtype = _float_dtype(dtype)
-    shape = _canon_shape(shape)
-    kw = _key_words(key, "normal")
+    typed, _ = _check_prng_key("normal", key)
+    dtype = _float_dtype(dtype, "normal")
+    return _normal(typed, shape=_canon_shape(shape), dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _normal(key, shape, dtype):
+    return _normal_real(key, shape=shape, dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _normal_real(key, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = _uniform(kw, shape, dtype, lo, np.array(1.0, dtype))
-    return lax.mul(lax.full(shape, np.sqrt(2), dtype), lax.erf_inv(u))
+    hi = np.array(1.0, dtype)
+    u = uniform(key, shape, dtype, Array(lo), Array(hi))
+    return lax.mul(Array(np.array(np.sqrt(2), dtype)), lax.erf_inv(u))
 
 
-def _clip_to(x, dtype):
-    """Convert an integer array to ``dtype``, clipping to its range (no wraparound)."""
-    src = _dtype(x)
+def _convert_and_clip_integer(val, dtype):
+    """``val`` converted to the integer ``dtype``, clipped to its range instead of wrapping."""
+    from . import numpy as jnp
+
+    src = core.get_aval(val).dtype
     lo = max(np.iinfo(dtype).min, np.iinfo(src).min)
     hi = min(np.iinfo(dtype).max, np.iinfo(src).max)
-    s = _shape(x)
-    x = lax.max(x, lax.full(s, lo, src))
-    x = lax.min(x, lax.full(s, hi, src))
-    return lax.convert_element_type(x, dtype)
-
-
-def _as_int_array(v):
-    if isinstance(v, Tracer):
-        if v.aval.dtype.kind not in "iu":
-            v = lax.convert_element_type(v, np.int32)
-        return v, None
-    a = np.asarray(core.to_numpy(v) if isinstance(v, Array) else v)
-    if a.dtype.kind not in "iu":
-        a = a.astype(np.int32)
-    wide = a.astype(np.int64)
-    return Array(
-        np.clip(wide, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
-        if a.dtype.itemsize > 4 or a.dtype == np.int64
-        else a
-    ), wide
+    weak = core.is_weak(val)  # (bounds as weak as the value, as JAX's lax._const makes them)
+    return jnp.clip(val, Array(np.asarray(lo, src), weak), Array(np.asarray(hi, src), weak)).astype(dtype)
 
 
 def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
@@ -503,69 +396,57 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
       >>> randint(PRNGKey(0), (5,), 0, 10)
       Array([9, 0, 2, 3, 1], dtype=int32)
     """
+    from . import numpy as jnp
+
+    typed, _ = _check_prng_key("randint", key)
     dtype = core.canonical_dtype(np.int32 if dtype is None else dtype)
     if dtype.kind not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = _canon_shape(shape)
     info = np.iinfo(dtype)
-    kw = _key_words(key, "randint")
-    minval, min_wide = _as_int_array(minval)
-    maxval, max_wide = _as_int_array(maxval)
-    for v in (minval, maxval):
-        s = _shape(v)
-        if len(s) > len(shape) or np.broadcast_shapes(s, shape) != shape:
-            raise ValueError(f"randint: parameter shape {s} is not broadcast-compatible with shape {shape}")
+    sampling = dtype
     if info.bits < 32:
         # Like JAX: sample in int32 (less bias), clipped to the narrow range, then convert.
-        s_min, s_max = _shape(minval), _shape(maxval)
-        minval = lax.max(lax.convert_element_type(minval, np.int32), lax.full(s_min, int(info.min), np.int32))
-        minval = lax.min(minval, lax.full(s_min, int(info.max), np.int32))
-        maxval = lax.max(lax.convert_element_type(maxval, np.int32), lax.full(s_max, int(info.min), np.int32))
-        maxval = lax.min(maxval, lax.full(s_max, int(info.max) + 1, np.int32))
-        return lax.convert_element_type(_randint(kw, shape, minval, maxval, np.dtype(np.int32), None), dtype)
-    out_of_range = None
-    if max_wide is not None and (max_wide > info.max).any():
-        out_of_range = Array(np.broadcast_to(max_wide > info.max, shape).copy())
-    return _randint(kw, shape, minval, maxval, dtype, out_of_range, min_wide, max_wide)
+        sampling = np.dtype(np.int32)
+        minval = jnp.clip(jnp.asarray(minval).astype("int32"), int(info.min), int(info.max))
+        maxval = jnp.clip(jnp.asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
+    out = _randint(typed, minval, maxval, shape=shape, dtype=sampling)
+    return lax.convert_element_type(out, dtype) if out.dtype != dtype else out
 
 
-def _randint(kw, shape, minval, maxval, dtype, out_of_range, min_wide=None, max_wide=None):
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _randint(key, minval, maxval, shape, dtype):
+    from . import numpy as jnp
+
+    _check_shape("randint", shape, _shape(minval), _shape(maxval))
+    minval = jnp.asarray(minval)
+    maxval = jnp.asarray(maxval)
+    if minval.dtype.kind not in "iu":
+        minval = minval.astype(np.int32)
+    if maxval.dtype.kind not in "iu":
+        maxval = maxval.astype(np.int32)
+    # Where maxval is above dtype's range (randint(key, shape, 0, 256, 'uint8')) the span is one larger.
+    top = _convert_and_clip_integer(Array(np.asarray(np.iinfo(dtype).max, dtype)), maxval.dtype)
+    maxval_out_of_range = lax.gt(maxval, top)
+    minval = _convert_and_clip_integer(minval, dtype)
+    maxval = _convert_and_clip_integer(maxval, dtype)
+    minval = lax.broadcast_to_rank(minval, len(shape))
+    maxval = lax.broadcast_to_rank(maxval, len(shape))
     nbits = np.iinfo(dtype).bits
-    udt = np.dtype(f"uint{nbits}")
-    info = np.iinfo(dtype)
-    # Concrete bounds are clipped in numpy from their full-width values.
-    minval = (
-        Array(np.clip(min_wide, info.min, info.max).astype(dtype))
-        if min_wide is not None
-        else _clip_to(minval, dtype)
-    )
-    maxval = (
-        Array(np.clip(max_wide, info.min, info.max).astype(dtype))
-        if max_wide is not None
-        else _clip_to(maxval, dtype)
-    )
-    minval = _bcast_to(minval, shape, dtype)
-    maxval = _bcast_to(maxval, shape, dtype)
-    higher = _bits_words(_split_words(kw, 0), nbits, shape)
-    lower = _bits_words(_split_words(kw, 1), nbits, shape)
-    span = lax.convert_element_type(lax.sub(maxval, minval), udt)
-    one = lax.full(shape, 1, udt)
-    span = lax.select(lax.le(maxval, minval), one, span)
-    may_be_zero = False
-    if out_of_range is not None:
-        span = lax.select(lax.bitwise_and(out_of_range, lax.gt(maxval, minval)), lax.add(span, one), span)
-        may_be_zero = True
-
-    def rem(a, b):
-        if not may_be_zero:
-            return lax.rem(a, b)
-        zero = lax.eq(b, lax.full(shape, 0, udt))  # XLA: a % 0 == a
-        return lax.select(zero, a, lax.rem(a, lax.select(zero, one, b)))
-
-    multiplier = rem(lax.full(shape, 2 ** (nbits // 2), udt), span)
-    multiplier = rem(lax.mul(multiplier, multiplier), span)
-    offset = lax.add(lax.mul(rem(higher, span), multiplier), rem(lower, span))
-    offset = rem(offset, span)
+    # Twice the bits the dtype needs, reduced modulo the span (less bias).
+    k1, k2 = _split(key)
+    higher_bits, lower_bits = _random_bits(k1, nbits, shape), _random_bits(k2, nbits, shape)
+    udt = UINT_DTYPES[nbits]
+    span = lax.convert_element_type(maxval - minval, udt)
+    span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
+    # (lax's and: JAX's `&` here leaves the scalar flag unbroadcast, lax-style)
+    out_of_range = lax.bitwise_and(maxval_out_of_range, maxval > minval)
+    span = lax.select(out_of_range, lax.add(span, Array(np.asarray(1, udt))), span)
+    # 2**nbits % span without overflow: (a * b) % n == ((a % n) * (b % n)) % n.
+    multiplier = lax.rem(Array(np.asarray(2 ** (nbits // 2), udt)), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
+    offset = lax.rem(offset, span)
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
@@ -577,14 +458,23 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
       >>> bernoulli(PRNGKey(0), 0.3, (4,))
       Array([False, False, False, False], dtype=bool)
     """
-    p_aval = core.get_aval(p)
-    if p_aval.dtype.kind != "f":
-        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {p_aval.dtype}.")
-    dtype = p_aval.dtype
-    shape = p_aval.shape if shape is None else _canon_shape(shape)
-    kw = _key_words(key, "bernoulli")
-    u = _uniform(kw, shape, dtype, 0.0, 1.0)
-    return lax.lt(u, _bcast_to(p, shape, dtype))
+    if shape is not None:
+        shape = _canon_shape(shape)
+    typed, _ = _check_prng_key("bernoulli", key)
+    dtype = core.get_aval(p).dtype
+    if dtype.kind != "f":
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    p = lax.convert_element_type(p, dtype) if isinstance(p, Tracer) else _operand(p, dtype)
+    return _bernoulli(typed, p, shape=shape)
+
+
+@staged_as_jit(static_argnames=("shape",))
+def _bernoulli(key, p, shape):
+    if shape is None:
+        shape = _shape(p)
+    else:
+        _check_shape("bernoulli", shape, _shape(p))
+    return uniform(key, shape, core.get_aval(p).dtype) < p
 
 
 def exponential(key, shape: Sequence[int] = (), dtype=None):
@@ -595,9 +485,14 @@ def exponential(key, shape: Sequence[int] = (), dtype=None):
       >>> exponential(PRNGKey(0), (2,)).dtype
       dtype('float32')
     """
-    dtype = _float_dtype(dtype)
-    shape = _canon_shape(shape)
-    u = _uniform(_key_words(key, "exponential"), shape, dtype, 0.0, 1.0)
+    typed, _ = _check_prng_key("exponential", key)
+    dtype = _float_dtype(dtype, "exponential")
+    return _exponential(typed, shape=_canon_shape(shape), dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _exponential(key, shape, dtype):
+    u = uniform(key, shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
@@ -609,9 +504,14 @@ def gumbel(key, shape: Sequence[int] = (), dtype=None):
       >>> gumbel(PRNGKey(0), (2,)).shape
       (2,)
     """
-    dtype = _float_dtype(dtype)
-    shape = _canon_shape(shape)
-    u = _uniform(_key_words(key, "gumbel"), shape, dtype, np.finfo(dtype).tiny, 1.0)
+    typed, _ = _check_prng_key("gumbel", key)
+    dtype = _float_dtype(dtype, "gumbel")
+    return _gumbel(typed, shape=_canon_shape(shape), dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _gumbel(key, shape, dtype):
+    u = uniform(key, shape, dtype, Array(np.asarray(np.finfo(dtype).tiny, dtype)), Array(np.ones((), dtype)))
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
@@ -624,244 +524,31 @@ def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtyp
       >>> bool((np.abs(np.asarray(x)) < 1).all())
       True
     """
-    dtype = _float_dtype(dtype)
+    typed, _ = _check_prng_key("truncated_normal", key)
+    dtype = _float_dtype(dtype, "truncated_normal")
     if shape is None:
-        shape = np.broadcast_shapes(core.get_aval(lower).shape, core.get_aval(upper).shape)
-    shape = _canon_shape(shape)
-    kw = _key_words(key, "truncated_normal")
-    lower = _bcast_to(lower, shape, dtype)
-    upper = _bcast_to(upper, shape, dtype)
-    sqrt2 = lax.full(shape, np.sqrt(2), dtype)
+        shape = np.broadcast_shapes(_shape(lower), _shape(upper))
+    return _truncated_normal(typed, lower, upper, shape=_canon_shape(shape), dtype=dtype)
+
+
+@staged_as_jit(static_argnames=("shape", "dtype"))
+def _truncated_normal(key, lower, upper, shape, dtype):
+    _check_shape("truncated_normal", shape, _shape(lower), _shape(upper))
+    sqrt2 = Array(np.array(np.sqrt(2), dtype))
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
     a = lax.erf(lax.div(lower, sqrt2))
     b = lax.erf(lax.div(upper, sqrt2))
-    u = _uniform(kw, shape, dtype, a, b)
+    u = uniform(key, shape, dtype, minval=a, maxval=b)
     out = lax.mul(sqrt2, lax.erf_inv(u))
-    inf = lax.full(shape, np.inf, dtype)
+    inf = Array(np.array(np.inf, dtype))
     out = lax.max(lax.nextafter(lower, inf), out)
     return lax.min(lax.nextafter(upper, lax.neg(inf)), out)
-
-
-# ---------------------------------------------------------------------------
-# Permutations
-# ---------------------------------------------------------------------------
-
-
-def _sort_by_keys_last(sort_keys, x):
-    """Stable sort of ``x`` by ``sort_keys`` along the last axis.
-
-    With a ``lax.sort_key_val`` this is one op; without it, ranks come from an
-    O(n^2) comparison (fine for the sizes a playground shuffles).
-    """
-    if hasattr(lax, "sort_key_val"):
-        return lax.sort_key_val(sort_keys, x, len(_shape(x)) - 1)[1]
-    shape = _shape(x)
-    n = shape[-1]
-    lead = shape[:-1]
-    r = len(shape)
-    sq = (*lead, n, n)  # [..., i, j]
-    ki = lax.broadcast_in_dim(sort_keys, sq, (*range(r - 1), r - 1))  # key of i along axis -2
-    kj = lax.broadcast_in_dim(sort_keys, sq, (*range(r - 1), r))  # key of j along axis -1
-    tri = lax.broadcast_in_dim(Array(np.tri(n, n, -1, dtype=bool)), sq, (r - 1, r))  # j < i
-    before = lax.bitwise_or(lax.lt(kj, ki), lax.bitwise_and(lax.eq(kj, ki), tri))
-    rank = lax.reduce_sum(lax.convert_element_type(before, np.int32), (r,))  # [..., i]
-    # out[..., p] = x[..., i] where rank[..., i] == p
-    pos = lax.broadcast_in_dim(Array(np.arange(n, dtype=np.int32)), sq, (r - 1,))  # p along -2
-    rk = lax.broadcast_in_dim(rank, sq, (*range(r - 1), r))  # rank_i along -1
-    hit = lax.eq(rk, pos)
-    xd = _dtype(x)
-    xs = x if xd.kind != "b" else lax.convert_element_type(x, np.int32)
-    xi = lax.broadcast_in_dim(xs, sq, (*range(r - 1), r))
-    out = lax.reduce_sum(lax.select(hit, xi, lax.full(sq, 0, _dtype(xs))), (r,))
-    return out if xd.kind != "b" else lax.convert_element_type(out, xd)
-
-
-def _shuffle(kw, x, axis: int):
-    shape = _shape(x)
-    size = math.prod(shape)
-    num_rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
-    ndim = len(shape)
-    perm = None
-    if axis != ndim - 1:
-        perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
-    for _ in range(num_rounds):
-        sub = _split_words(kw, 1)
-        kw = _split_words(kw, 0)
-        sort_keys = _bits_words(sub, 32, shape)
-        if perm is not None:
-            sort_keys, x = lax.transpose(sort_keys, perm), lax.transpose(x, perm)
-        x = _sort_by_keys_last(sort_keys, x)
-        if perm is not None:
-            x = lax.transpose(x, tuple(np.argsort(perm)))
-    return x
-
-
-def _as_array(x):
-    if isinstance(x, (Array, Tracer)):
-        return x
-    return Array(np.asarray(x))
-
-
-def permutation(key, x, axis: int = 0, independent: bool = False):
-    """A random permutation of ``arange(x)`` (integer ``x``) or of an array along ``axis``.
-
-    Example:
-
-      >>> permutation(PRNGKey(0), 10)
-      Array([0, 1, 8, 5, 6, 4, 3, 2, 7, 9], dtype=int32)
-    """
-    kw = _key_words(key, "permutation")
-    if not np.ndim(x) and not (isinstance(x, Tracer) and x.aval.shape):
-        if isinstance(x, Tracer):
-            n = int(core.concrete_or_error(x, "argument x of random.permutation()"))
-        else:
-            if not np.issubdtype(np.asarray(x).dtype, np.integer):
-                raise TypeError("x must be an integer or at least 1-dimensional")
-            n = int(x)
-        return _shuffle(kw, Array(np.arange(n, dtype=np.int32)), 0)
-    x = _as_array(x)
-    ndim = len(_shape(x))
-    axis = axis % ndim
-    if independent or ndim == 1:
-        return _shuffle(kw, x, axis)
-    n = _shape(x)[axis]
-    ind = _shuffle(kw, Array(np.arange(n, dtype=np.int32)), 0)
-    return _take(x, ind, axis)
-
-
-def _take(x, ind, axis):
-    """``take(x, ind, axis)`` for 1-d ``ind``: a one-hot selection (no gather op needed)."""
-    if hasattr(lax, "take"):
-        return lax.take(x, ind, axis)
-    xs = _shape(x)
-    m = _shape(ind)[0]
-    n = xs[axis]
-    xt = lax.transpose(x, (*[i for i in range(len(xs)) if i != axis], axis)) if axis != len(xs) - 1 else x
-    lead = _shape(xt)[:-1]
-    r = len(lead)
-    sq = (*lead, m, n)
-    hit = lax.eq(
-        lax.broadcast_in_dim(ind, sq, (r,)),
-        lax.broadcast_in_dim(Array(np.arange(n, dtype=_dtype(ind))), sq, (r + 1,)),
-    )
-    xd = _dtype(x)
-    xi = xt if xd.kind != "b" else lax.convert_element_type(xt, np.int32)
-    xb = lax.broadcast_in_dim(xi, sq, (*range(r), r + 1))
-    out = lax.reduce_sum(lax.select(hit, xb, lax.full(sq, 0, _dtype(xi))), (r + 1,))
-    if xd.kind == "b":
-        out = lax.convert_element_type(out, xd)
-    if axis != len(xs) - 1:
-        out = lax.transpose(out, tuple(np.argsort((*[i for i in range(len(xs)) if i != axis], axis))))
-    return out
-
-
-def shuffle(key, x, axis: int = 0):
-    """Shuffles each vector of ``x`` along ``axis`` independently (JAX's deprecated
-    ``random.shuffle``; prefer :func:`permutation`)."""
-    x = _as_array(x)
-    return _shuffle(_key_words(key, "shuffle"), x, axis % max(1, len(_shape(x))))
-
-
-def _argmax_last(x):
-    """First index of the maximum along the last axis, with lax ops."""
-    if hasattr(lax, "argmax"):
-        return lax.argmax(x, len(_shape(x)) - 1, np.int32)
-    s = _shape(x)
-    r = len(s) - 1
-    mx = lax.broadcast_in_dim(lax.reduce_max(x, (r,)), s, tuple(range(r)))
-    idx = lax.broadcast_in_dim(Array(np.arange(s[-1], dtype=np.int32)), s, (r,))
-    big = lax.full(s, s[-1], np.int32)
-    return lax.reduce_min(lax.select(lax.eq(x, mx), idx, big), (r,))
-
-
-def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None):
-    """Samples from categorical distributions given by ``logits`` (Gumbel max trick).
-
-    Example:
-
-      >>> categorical(PRNGKey(0), jnp_logits := Array(np.log(np.float32([.2, .8])))).shape
-      ()
-    """
-    logits = _as_array(logits)
-    if _dtype(logits) != np.float32:
-        logits = lax.convert_element_type(logits, np.float32)
-    ls = _shape(logits)
-    axis = axis % len(ls)
-    batch_shape = tuple(d for i, d in enumerate(ls) if i != axis)
-    shape = batch_shape if shape is None else _canon_shape(shape)
-    if np.broadcast_shapes(shape, batch_shape) != shape:
-        raise ValueError(
-            f"categorical: shape {shape} is not broadcast-compatible with batch shape {batch_shape}"
-        )
-    prefix = shape[: len(shape) - len(batch_shape)]
-    lshape = list(shape[len(shape) - len(batch_shape) :])
-    lshape.insert(axis, ls[axis])
-    full = (*prefix, *lshape)
-    g = gumbel(key, full, _dtype(logits))
-    lb = lax.broadcast_in_dim(logits, full, tuple(range(len(prefix), len(full))))
-    y = lax.add(g, lb)
-    ax = len(prefix) + axis
-    if ax != len(full) - 1:
-        y = lax.transpose(y, (*[i for i in range(len(full)) if i != ax], ax))
-    return _argmax_last(y)
-
-
-def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
-    """Random samples from ``a`` (an array, or ``arange(a)`` for an integer).
-
-    Example:
-
-      >>> choice(PRNGKey(42), 10, (5,))
-      Array([4, 4, 1, 9, 9], dtype=int32)
-    """
-    shape = _canon_shape(shape)
-    scalar = not (isinstance(a, Tracer) and a.aval.shape) and not np.ndim(a)
-    if scalar:
-        n_inputs = int(core.concrete_or_error(a, "argument a of random.choice()"))
-        arr = None
-    else:
-        arr = _as_array(a)
-        axis = axis % len(_shape(arr))
-        n_inputs = _shape(arr)[axis]
-    n_draws = math.prod(shape)
-    if n_draws == 0:
-        return Array(np.zeros(shape, np.int32 if arr is None else _dtype(arr)))
-    if n_inputs <= 0:
-        raise ValueError("a must be greater than 0 unless no samples are taken")
-    if not replace and n_draws > n_inputs:
-        raise ValueError(
-            f"Cannot take a larger sample (size {n_draws}) than population "
-            f"(size {n_inputs}) when 'replace=False'"
-        )
-    if p is not None:
-        if not _is_concrete(key, a, p):
-            raise NotImplementedError(
-                "random.choice with p= under a transformation needs cumsum/"
-                "searchsorted or top_k, which engine.lax does not have yet."
-            )
-        res = prng.choice(
-            np.asarray(key),
-            np.asarray(a) if arr is not None else n_inputs,
-            shape,
-            replace,
-            np.asarray(p),
-            axis,
-        )
-        return Array(res)
-    if replace:
-        ind = randint(key, shape, 0, n_inputs)
-        if arr is None:
-            return ind
-        flat = _take(arr, lax.reshape(ind, (n_draws,)), axis)
-    else:
-        perm = permutation(key, n_inputs if arr is None else arr, axis)
-        ind_sel = Array(np.arange(n_draws, dtype=np.int32))
-        flat = _take(perm, ind_sel, 0 if arr is None else axis)
-        if arr is None:
-            return lax.reshape(flat, shape)
-    s = _shape(arr)
-    return lax.reshape(flat, (*s[:axis], *shape, *s[axis + 1 :]))
 
 
 def threefry_2x32(keypair, count):
     """Threefry on a counter array, as JAX's ``prng.threefry_2x32`` (concrete inputs)."""
     return Array(prng.threefry_2x32(np.asarray(keypair), np.asarray(count)))
+
+
+from .random_permutations import categorical, choice, permutation, shuffle  # noqa: E402

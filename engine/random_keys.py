@@ -1,11 +1,11 @@
-"""Typed PRNG keys (``jax.random.key``): arrays of dtype ``key<fry>`` overlaying ``uint32[..., 2]``.
+"""Typed PRNG keys (``jax.random.key``): arrays of the extended dtype ``key<fry>``.
 
-A typed key array wraps the raw key data (an ``Array`` or a tracer) and shows its key shape (the
-data's shape without the trailing 2). It is a pytree whose one leaf is that data, so ``jit``,
-``vmap`` and ``grad`` carry the data through their traces and hand the function typed keys again:
-the only difference from JAX is that jaxprs show the data (``u32[2]``) where JAX shows
-``key<fry>[]``. Every ``jax.random`` function takes either style of key (``_unwrap``); ``split``
-and ``fold_in`` return the style they were given.
+``key<fry>`` is an extended dtype (``core.ExtendedDType``): abstract values and jaxprs carry it
+(``key<fry>[]``, as JAX prints them), and the key primitives of :mod:`engine.random_primitives`
+(``random_seed``, ``random_wrap``, ``random_bits``, ...) consume and produce it. A concrete key
+array stores each key's two uint32 words as one element of a numpy structured dtype, so numpy's
+structural operations (slicing, reshaping, stacking, selecting) move whole keys; its ``uint32[...,
+2]`` data is a view of that storage.
 
   >>> k = jax.random.key(0)
   >>> k
@@ -20,8 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import core
-from .core import Array, Tracer
-from .tree_util import register_pytree_node
+from .core import Array, ShapedArray, Tracer
 
 
 class prng_key:
@@ -36,12 +35,15 @@ class extended:
     __module__ = "jax.dtypes"
 
 
-class KeyTy:
+class KeyTy(core.ExtendedDType):
     """The dtype of a typed key array: ``key<fry>`` for the threefry2x32 implementation."""
 
     name = "key<fry>"
     impl = "threefry2x32"
     kind = "V"  # (not a number: numpy code that checks ``dtype.kind`` treats keys as opaque)
+    itemsize = 8
+    # One key per element: its two uint32 words.
+    numpy_dtype = np.dtype([("fry", np.uint32, (2,))])
 
     def __repr__(self):
         return self.name
@@ -54,75 +56,80 @@ class KeyTy:
     def __hash__(self):
         return hash(self.name)
 
+    @staticmethod
+    def to_user(value):
+        return PRNGKeyArray(value)
+
 
 key_dtype = KeyTy()
+core.extended_dtypes[key_dtype.numpy_dtype] = key_dtype
 
 
-def _data_shape(x) -> tuple:
-    return tuple(core.get_aval(x).shape)
+def is_key_aval(aval) -> bool:
+    return isinstance(aval.dtype, KeyTy)
 
 
-class PRNGKeyArray:
-    """An array of typed PRNG keys; ``.shape`` is the key shape, the data is ``uint32[*shape, 2]``."""
+def storage_from_data(data: np.ndarray) -> np.ndarray:
+    """Key storage (structured, shape ``data.shape[:-1]``) from ``uint32[..., 2]`` data."""
+    data = np.asarray(data, dtype=np.uint32)
+    if not data.flags.c_contiguous:
+        data = data.copy()
+    return data.view(key_dtype.numpy_dtype).reshape(data.shape[:-1])
 
-    __slots__ = ("_data",)
-    dtype = key_dtype
 
-    def __init__(self, data):
-        shape = _data_shape(data)
-        if not shape or shape[-1] != 2 or core.get_aval(data).dtype != np.uint32:
+def data_from_storage(storage: np.ndarray) -> np.ndarray:
+    """The ``uint32[..., 2]`` data of key storage."""
+    return storage["fry"]
+
+
+class PRNGKeyArray(Array):
+    """A concrete array of typed PRNG keys; ``.shape`` is the key shape, its data ``uint32[*shape, 2]``."""
+
+    __slots__ = ()
+
+    def __init__(self, storage):
+        if isinstance(storage, Array):
+            storage = storage._value
+        storage = np.asarray(storage)
+        if storage.dtype != key_dtype.numpy_dtype:
             raise TypeError(
-                f"typed PRNG keys overlay uint32 data whose last axis has size 2 (threefry2x32), got "
-                f"{core.get_aval(data).str_short()}."
+                f"typed PRNG key storage must have dtype {key_dtype.numpy_dtype}, got {storage.dtype}"
             )
-        self._data = data
+        storage.flags.writeable = False
+        self._value = storage
+        self.weak_type = False
+        self._aval = None
 
     @property
-    def shape(self) -> tuple:
-        return _data_shape(self._data)[:-1]
+    def aval(self) -> ShapedArray:
+        aval = self._aval
+        if aval is None:
+            aval = self._aval = ShapedArray(self._value.shape, key_dtype)
+        return aval
+
+    dtype = property(lambda self: key_dtype)
+    nbytes = property(lambda self: self._value.nbytes)
 
     @property
-    def ndim(self) -> int:
-        return len(self.shape)
+    def data(self) -> np.ndarray:
+        return data_from_storage(self._value)
 
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def __getitem__(self, idx):
+        from .numpy import _indexing
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
+        basic = (int, slice, type(None), type(Ellipsis))
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if core._state.dynamic is None and all(type(i) in basic for i in parts):
+            return PRNGKeyArray(self._value[idx])
+        return _indexing.rewriting_take(self, idx)
 
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
-
-    def __getitem__(self, idx):
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        if any(i is Ellipsis for i in idx):  # the data's key axis stays whole
-            idx = (*idx, slice(None))
-        return PRNGKeyArray(self._data[idx])
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return PRNGKeyArray(self._data.reshape(*shape, 2))
-
-    @property
-    def T(self):
-        from . import lax
-
-        nd = self.ndim
-        return PRNGKeyArray(lax.transpose(self._data, (*reversed(range(nd)), nd)))
-
-    def block_until_ready(self):
-        return self
+        return (PRNGKeyArray(v) for v in self._value)
 
     def __repr__(self):
-        if isinstance(self._data, Tracer):
-            return f"key<fry>{list(self.shape)} overlaying {self._data!r}"
-        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self.data}"
 
     __str__ = __repr__
 
@@ -132,11 +139,12 @@ class PRNGKeyArray:
         )
 
     def __eq__(self, other):
-        if not isinstance(other, PRNGKeyArray):
+        if not isinstance(other, (PRNGKeyArray, Tracer)) or not isinstance(other.dtype, KeyTy):
             return NotImplemented
         from . import numpy as jnp
+        from . import random
 
-        return jnp.all(jnp.equal(self._data, other._data), axis=-1)
+        return jnp.all(jnp.equal(random.key_data(self), random.key_data(other)), axis=-1)
 
     def __ne__(self, other):
         eq = self.__eq__(other)
@@ -144,41 +152,15 @@ class PRNGKeyArray:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self):
+        return (PRNGKeyArray, (np.array(self._value),))
 
-def _unflatten(_, children):
-    # Unchecked: transformations also unflatten trees of axis specs or avals into this node.
-    keys = object.__new__(PRNGKeyArray)
-    keys._data = children[0]
-    return keys
-
-
-register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), _unflatten)
+    def tolist(self):
+        raise TypeError("a typed PRNG key array has no list value: use jax.random.key_data(keys).")
 
 
 def is_typed(k) -> bool:
-    return isinstance(k, PRNGKeyArray)
-
-
-def unwrap(k):
-    """The raw ``uint32[..., 2]`` data of either style of key."""
-    return k._data if isinstance(k, PRNGKeyArray) else k
-
-
-def like(template, raw):
-    """``raw`` key data in the style of ``template`` (typed if it was typed)."""
-    return PRNGKeyArray(raw) if isinstance(template, PRNGKeyArray) else raw
-
-
-def wrap(raw):
-    if isinstance(raw, PRNGKeyArray):
-        raise TypeError("wrap_key_data: the argument is already a typed key array; pass its key_data.")
-    if not isinstance(raw, (Array, Tracer)):
-        raw = Array(np.asarray(raw))
-    if core.get_aval(raw).dtype != np.uint32:
-        raise TypeError(
-            f"wrap_key_data requires uint32 key data for threefry2x32, got {core.get_aval(raw).dtype.name}."
-        )
-    return PRNGKeyArray(raw)
+    return isinstance(getattr(k, "dtype", None), KeyTy)
 
 
 def key_issubdtype(a, b) -> bool | None:

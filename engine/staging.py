@@ -117,7 +117,7 @@ def _is_scalar_literal(val) -> bool:
     if isinstance(val, (bool, int, float, complex)):
         return True
     if isinstance(val, core.Array) and val.ndim == 0:
-        return True
+        return not isinstance(val.dtype, core.ExtendedDType)  # (a key stays a constant, as in JAX)
     if isinstance(val, (np.ndarray, np.generic)) and np.ndim(val) == 0:
         return True
     return False

@@ -522,7 +522,18 @@ OWNED_HERE = {c.prim for c in CASES}
 # coverage test checks that the named file exists (so a primitive without tests anywhere fails).
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
-    "threefry2x32": "tests/test_random.py",
+    **{
+        p: "tests/test_random.py"
+        for p in (
+            "threefry2x32",
+            "random_seed",
+            "random_wrap",
+            "random_unwrap",
+            "random_bits",
+            "random_split",
+            "random_fold_in",
+        )
+    },
     "custom_jvp_call": "tests/test_custom_derivatives.py",
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "custom_lin": "tests/test_custom_derivatives.py",

@@ -333,7 +333,8 @@ def test_prng_doctests():
 # ---------------------------------------------------------------------------
 
 import engine as jax  # noqa: E402
-from engine import lax  # noqa: E402
+from engine import core, ir, lax  # noqa: E402
+from engine.core import Array  # noqa: E402
 from engine import random as R  # noqa: E402
 
 A = np.asarray
@@ -487,9 +488,18 @@ def test_grad_through_samplers():
     np.testing.assert_allclose(float(g), u.sum(), rtol=1e-6)
 
 
-def test_jaxpr_shows_threefry():
-    text = str(jax.make_jaxpr(lambda k: R.normal(k, (3,)))(R.PRNGKey(0)))
-    assert "threefry2x32" in text and "erf_inv" in text
+def test_jaxpr_stages_key_primitives_and_compiles_to_threefry():
+    from engine import random_lowering
+
+    closed = jax.make_jaxpr(lambda k: R.normal(k, (3,)))(R.PRNGKey(0))
+    text = str(closed)
+    assert "random_wrap[impl=fry]" in text and "random_bits[bit_width=32 shape=(3,)]" in text
+    assert "jit[\n      name=_normal" in text and "erf_inv" in text and "threefry2x32" not in text
+    # Compiled code runs the same program on the keys' uint32 data, hashed by threefry2x32.
+    physical = random_lowering.physical_program(closed)
+    assert "threefry2x32" in str(physical) and "key<fry>" not in str(physical)
+    assert physical.jaxpr.in_avals[0].shape == (2,)
+    same(ir.eval_closed(physical, R.PRNGKey(0))[0], R.normal(R.PRNGKey(0), (3,)))
 
 
 def test_random_errors():
@@ -512,3 +522,87 @@ def test_random_errors():
 def test_random_doctests():
     res = doctest.testmod(R, extraglobs={"np": np, "Array": jax.Array})
     assert res.failed == 0 and res.attempted > 0
+
+
+# --- the key primitives (random_seed, random_wrap, random_bits, ...) ---------------------------
+
+
+def test_key_primitives_on_key_arrays_match_per_key_values():
+    from engine import random_primitives as RP
+
+    keys = R.split(R.key(3), 4)
+    bits = RP.random_bits(keys, 32, (2, 3))
+    assert bits.shape == (4, 2, 3) and bits.dtype == np.uint32
+    data = A(R.key_data(keys))
+    for i in range(4):
+        same(bits[i], P.random_bits(data[i], 32, (2, 3)))
+    splits = RP.random_split(keys, (5,))
+    assert splits.shape == (4, 5) and splits.dtype == R.key(0).dtype
+    same(R.key_data(splits)[2], P.split(data[2], 5))
+    msgs = Array(np.uint32([7, 8, 9, 10]))
+    folded = R.key_data(RP.random_fold_in(keys, msgs))
+    for i in range(4):
+        same(A(folded)[i], P.fold_in(data[i], 7 + i))
+    seeds = R.key_data(RP.random_seed(Array(np.int32([0, -1, 42]))))
+    same(seeds, np.stack([P.PRNGKey(s) for s in (0, -1, 42)]))
+
+
+def test_key_primitives_batch_and_have_float0_tangents():
+    keys = R.split(R.key(1), 3)
+    same(
+        R.key_data(jax.vmap(lambda k: R.split(k, 2))(keys)),
+        np.stack([A(R.key_data(R.split(k, 2))) for k in keys]),
+    )
+    same(
+        R.key_data(jax.vmap(R.fold_in, (None, 0))(R.key(1), np.arange(3))),
+        np.stack([A(R.key_data(R.fold_in(R.key(1), i))) for i in range(3)]),
+    )
+    same(jax.vmap(lambda k: R.bits(k, (2,)))(keys), np.stack([A(R.bits(k, (2,))) for k in keys]))
+    # Keys are not differentiable: their tangents (and those of bits) are float0, as in JAX.
+    out, tan = jax.jvp(
+        lambda x, k: (R.key_data(R.split(k)), x * 2.0), (1.0, R.key(0)), (1.0, np.zeros((), core.float0))
+    )
+    assert tan[0].dtype == core.float0 and float(tan[1]) == 2.0
+
+
+def test_typed_key_jaxprs_are_jaxs():
+    # Recorded from JAX 0.10.2 (make_jaxpr with typed keys as arguments).
+    want = {
+        "split": "{ lambda ; a:key<fry>[]. let\n    b:key<fry>[2] = random_split[shape=(2,)] a\n  in (b,) }",
+        "fold_in": "{ lambda ; a:key<fry>[] b:i32[]. let\n    c:u32[] = convert_element_type[new_dtype=uint32 "
+        "weak_type=False] b\n    d:key<fry>[] = random_fold_in a c\n  in (d,) }",
+        "bits": "{ lambda ; a:key<fry>[]. let\n    b:u32[2] = random_bits[bit_width=32 shape=(2,)] a\n  in (b,) }",
+    }
+    k = R.key(0)
+    assert str(jax.make_jaxpr(lambda k: R.split(k))(k)) == want["split"]
+    assert str(jax.make_jaxpr(lambda k, d: R.fold_in(k, d))(k, 3)) == want["fold_in"]
+    assert str(jax.make_jaxpr(lambda k: R.bits(k, (2,)))(k)) == want["bits"]
+
+
+def test_compiled_programs_on_typed_keys_match_eager():
+    from engine import random_lowering
+
+    k = R.key(0)
+
+    def f(k):
+        a, b = R.split(k)
+        return R.split(a, 3), R.normal(b, (4,)), R.randint(R.fold_in(k, 5), (3,), 0, 10)
+
+    closed = jax.make_jaxpr(f)(k)
+    physical = random_lowering.physical_program(closed)
+    assert "key<fry>" not in str(physical) and "threefry2x32" in str(physical)
+    exe = jax.jit(f).lower(k).compile()
+    got, want = exe(k), f(k)
+    same(R.key_data(got[0]), R.key_data(want[0]))
+    same(got[1], want[1])
+    same(got[2], want[2])
+    assert not [fb for fb in exe.exe.fallbacks if "interpreter" in fb]
+
+    # Keys carried through a loop have no rule on key data: that program runs interpreted, correctly.
+    def loop(k):
+        return lax.fori_loop(0, 3, lambda i, c: R.split(c)[0], k)
+
+    closed = jax.make_jaxpr(loop)(k)
+    with pytest.raises(NotImplementedError, match="typed PRNG keys"):
+        random_lowering.physical_program(closed)
+    same(R.key_data(jax.jit(loop)(k)), R.key_data(R.split(R.split(R.split(k)[0])[0])[0]))

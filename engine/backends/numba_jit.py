@@ -78,10 +78,46 @@ class NumbaBackend:
     def shared_kernels(self, closed: ClosedJaxpr, name: str) -> bool:
         """Whether the server's compile service holds this program's kernels, compiled for an
         earlier run (only inside the server's sandbox; elsewhere False)."""
+        from ..random_lowering import has_keys
+
+        if has_keys(closed.jaxpr):  # (its physical program is what compiles, and is looked up then)
+            return False
         return kernel_client.connected() and kernel_client.lookup(partial(jaxpr_wire.encode, closed, name))
 
     def lower_source(self, closed: ClosedJaxpr, name: str) -> str:
+        from .. import random_lowering
+
+        if random_lowering.has_keys(closed.jaxpr):
+            try:
+                closed = random_lowering.physical_program(closed)
+            except NotImplementedError as e:
+                return f"# runs with the interpreter: {e}\n"
         return Codegen(self, closed, _safe_name(name)).generate()
+
+    def _compile_keys(self, closed: ClosedJaxpr, name: str):
+        """A program with typed keys: compiled on the keys' uint32 data (``engine.random_lowering``),
+        or interpreted where an operation on keys has no rule there."""
+        from .. import random_lowering
+        from .. import random_keys as rk
+        from ..jit import Interpreter
+
+        try:
+            physical = random_lowering.physical_program(closed)
+        except NotImplementedError as e:
+            interpreted = Interpreter().compile(closed, name)
+            interpreted.fallbacks = [f"interpreter: {e}"]  # type: ignore[attr-defined]
+            return interpreted
+        inner = self.compile(physical, name)
+        key_in = [rk.is_key_aval(a) for a in closed.in_avals]
+        key_out = [rk.is_key_aval(a) for a in closed.out_avals]
+
+        def run(*args):
+            args = [rk.data_from_storage(a) if k else a for a, k in zip(args, key_in)]
+            outs = inner(*args)
+            return [rk.storage_from_data(o) if k else o for o, k in zip(outs, key_out)]
+
+        run.__dict__.update(inner.__dict__)
+        return run
 
     def _load(self, source: str, program: Callable[[], dict] | None = None):
         """The module of ``source``, and how it was found: "hit" (in memory), "disk" (numba's
@@ -114,6 +150,10 @@ class NumbaBackend:
             return mod, ("disk" if loaded else "miss")
 
     def compile(self, closed: ClosedJaxpr, name: str, layouts=None):
+        from ..random_lowering import has_keys
+
+        if has_keys(closed.jaxpr):
+            return self._compile_keys(closed, name)
         t0 = time.perf_counter()
         gen = Codegen(self, closed, _safe_name(name), layouts)
         source = gen.generate()

@@ -52,6 +52,13 @@ class Host:
         self.fn = fn
 
 
+class Physical:
+    """Key primitives (``random_bits``, ...): ``engine.random_lowering`` rewrites them, and every
+    operation on typed keys, to operations on the keys' uint32 data before code is generated."""
+
+    kind = "physical"
+
+
 class Special:
     kind = "special"
 
@@ -59,7 +66,7 @@ class Special:
         self.name = name
 
 
-lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Special] = {}
+lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Physical | Special] = {}
 
 # Primitive names that compiled code runs through the interpreter's numpy rule on purpose, and why.
 INTERPRETER_ONLY = {

@@ -71,6 +71,12 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
             devices = [int(d) for d in x.device_ids]
         except (TypeError, ValueError):
             devices = None
+    if a.dtype.kind == "V":  # typed PRNG keys: opaque, shown by their dtype (key<fry>) and shape
+        from engine import core
+
+        ext = core.extended_dtypes.get(a.dtype)
+        if ext is not None:
+            return ArraySummary(shape=list(a.shape), dtype=ext.name, devices=devices)
     name = _DTYPE_NAMES.get(a.dtype)
     if name is None:
         name = _DTYPE_NAMES[a.dtype] = str(a.dtype)  # (str() of a dtype takes microseconds)

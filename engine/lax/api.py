@@ -191,6 +191,18 @@ def broadcast(x, sizes):
     return broadcast_in_dim(x, (*sizes, *_aval(x).shape), tuple(range(len(sizes), len(sizes) + ndim)))
 
 
+def broadcast_to_rank(x, rank: int):
+    """Add leading size-1 dimensions up to ``rank``.
+
+    >>> broadcast_to_rank(jnp.ones(3), 2).shape
+    (1, 3)
+    """
+    ndim = _aval(x).ndim
+    if ndim == rank:
+        return x
+    return broadcast(x, (1,) * (rank - ndim))
+
+
 def full(shape, fill_value, dtype=None, weak_type: bool = False):
     """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
     shape = (

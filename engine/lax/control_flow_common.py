@@ -96,7 +96,7 @@ def _zero_var(aval, eqns):
 def _with_weak_types(vals, avals):
     """Loop outputs as Arrays with the weak types the abstract rule gives them: the body's output
     types, as in JAX (whose loops ignore weak-type-only carry mismatches, core.typematch)."""
-    return [core.Array(core.to_numpy(v), a.weak_type) for v, a in zip(vals, avals)]
+    return [core.array_of(core.to_numpy(v), a.weak_type) for v, a in zip(vals, avals)]
 
 
 def _fixpoint_nonzero(body: ClosedJaxpr, const_nz, carry_nz, xs_nz=(), ys=0):

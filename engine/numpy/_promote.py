@@ -122,8 +122,16 @@ def promote_shapes(*args):
     return [broadcast_to_shape(a, shape) for a in args]
 
 
+def check_numeric(name: str, *args):
+    """Arithmetic takes no typed PRNG keys (extended dtypes), with JAX's error."""
+    if any(isinstance(getattr(a, "dtype", None), core.ExtendedDType) for a in args):
+        dtypes = ", ".join(str(core.get_aval(a).dtype) for a in args)
+        raise TypeError(f"{name} does not accept dtypes {dtypes}.")
+
+
 def promote_args(name: str, *args):
     check_arraylike(name, *args)
+    check_numeric(name, *args)
     return promote_shapes(*promote_dtypes(*args))
 
 
@@ -146,6 +154,7 @@ def promote_shapes_keep_scalars(*args):
 def promote_elementwise(name: str, *args):
     """Operands of one elementwise lax op: dtypes joined, shapes broadcast except scalars."""
     check_arraylike(name, *args)
+    check_numeric(name, *args)
     return promote_shapes_keep_scalars(*promote_dtypes(*args))
 
 

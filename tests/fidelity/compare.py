@@ -22,25 +22,8 @@ _PMAP = (
     "the engine's pmap is the one xla_pmap equation its device runtime (engine/parallel) executes; "
     "JAX 0.10.2 stages pmap as jit(shard_map) over a Mesh, which that runtime does not run"
 )
-_KEYS = (
-    "engine PRNG keys are raw uint32[2] arrays (threefry, bit-identical values); JAX 0.10.2 stages "
-    "typed key<fry> arrays (random_seed/random_wrap/random_bits)"
-)
 INTENDED_DIFFERENCES: dict[str, str] = {
     **{n: _PMAP for n in ("pmap_sin", "pmap_psum", "pmap_pmean", "pmap_in_axes_none", "pmap_grad")},
-    **{
-        n: _KEYS
-        for n in (
-            "random_key",
-            "random_PRNGKey",
-            "random_split",
-            "random_normal",
-            "random_uniform",
-            "random_bernoulli",
-            "random_randint",
-            "random_dropout",
-        )
-    },  # fmt: skip
 }
 
 _BINDER = re.compile(r"(?<![\w=.])([a-z]+):(?=[a-z0-9]+[\[<])")

@@ -1,0 +1,247 @@
+"""Permutations and discrete choices of ``engine.random``: ``permutation``, ``shuffle``,
+``categorical`` and ``choice`` (JAX's methods: sorting by fresh random bits, the Gumbel max trick).
+
+  >>> import engine.random as random
+  >>> sorted(random.permutation(random.PRNGKey(0), 5).tolist())
+  [0, 1, 2, 3, 4]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from . import core, lax, prng
+from .core import Array, Tracer
+from .random import _canon_shape, _check_prng_key, _shape, gumbel, key_data, randint
+from .random_primitives import random_bits, random_split
+
+
+def _dtype(x):
+    return core.get_aval(x).dtype
+
+
+def _is_concrete(*xs) -> bool:
+    return not any(isinstance(x, Tracer) for x in xs)
+
+
+def _sort_by_keys_last(sort_keys, x):
+    """Stable sort of ``x`` by ``sort_keys`` along the last axis.
+
+    With a ``lax.sort_key_val`` this is one op; without it, ranks come from an
+    O(n^2) comparison (fine for the sizes a playground shuffles).
+    """
+    if hasattr(lax, "sort_key_val"):
+        return lax.sort_key_val(sort_keys, x, len(_shape(x)) - 1)[1]
+    shape = _shape(x)
+    n = shape[-1]
+    lead = shape[:-1]
+    r = len(shape)
+    sq = (*lead, n, n)  # [..., i, j]
+    ki = lax.broadcast_in_dim(sort_keys, sq, (*range(r - 1), r - 1))  # key of i along axis -2
+    kj = lax.broadcast_in_dim(sort_keys, sq, (*range(r - 1), r))  # key of j along axis -1
+    tri = lax.broadcast_in_dim(Array(np.tri(n, n, -1, dtype=bool)), sq, (r - 1, r))  # j < i
+    before = lax.bitwise_or(lax.lt(kj, ki), lax.bitwise_and(lax.eq(kj, ki), tri))
+    rank = lax.reduce_sum(lax.convert_element_type(before, np.int32), (r,))  # [..., i]
+    # out[..., p] = x[..., i] where rank[..., i] == p
+    pos = lax.broadcast_in_dim(Array(np.arange(n, dtype=np.int32)), sq, (r - 1,))  # p along -2
+    rk = lax.broadcast_in_dim(rank, sq, (*range(r - 1), r))  # rank_i along -1
+    hit = lax.eq(rk, pos)
+    xd = _dtype(x)
+    xs = x if xd.kind != "b" else lax.convert_element_type(x, np.int32)
+    xi = lax.broadcast_in_dim(xs, sq, (*range(r - 1), r))
+    out = lax.reduce_sum(lax.select(hit, xi, lax.full(sq, 0, _dtype(xs))), (r,))
+    return out if xd.kind != "b" else lax.convert_element_type(out, xd)
+
+
+def _shuffle(key, x, axis: int):
+    shape = _shape(x)
+    size = math.prod(shape)
+    num_rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    ndim = len(shape)
+    perm = None
+    if axis != ndim - 1:
+        perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
+    for _ in range(num_rounds):
+        keys = random_split(key, (2,))
+        key, sub = keys[0], keys[1]
+        sort_keys = random_bits(sub, 32, shape)
+        if perm is not None:
+            sort_keys, x = lax.transpose(sort_keys, perm), lax.transpose(x, perm)
+        x = _sort_by_keys_last(sort_keys, x)
+        if perm is not None:
+            x = lax.transpose(x, tuple(np.argsort(perm)))
+    return x
+
+
+def _as_array(x):
+    if isinstance(x, (Array, Tracer)):
+        return x
+    return Array(np.asarray(x))
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False):
+    """A random permutation of ``arange(x)`` (integer ``x``) or of an array along ``axis``.
+
+    Example:
+
+      >>> from engine.random import PRNGKey
+      >>> permutation(PRNGKey(0), 10)
+      Array([0, 1, 8, 5, 6, 4, 3, 2, 7, 9], dtype=int32)
+    """
+    key, _ = _check_prng_key("permutation", key)
+    if not np.ndim(x) and not (isinstance(x, Tracer) and x.aval.shape):
+        if isinstance(x, Tracer):
+            n = int(core.concrete_or_error(x, "argument x of random.permutation()"))
+        else:
+            if not np.issubdtype(np.asarray(x).dtype, np.integer):
+                raise TypeError("x must be an integer or at least 1-dimensional")
+            n = int(x)
+        return _shuffle(key, Array(np.arange(n, dtype=np.int32)), 0)
+    x = _as_array(x)
+    ndim = len(_shape(x))
+    axis = axis % ndim
+    if independent or ndim == 1:
+        return _shuffle(key, x, axis)
+    n = _shape(x)[axis]
+    ind = _shuffle(key, Array(np.arange(n, dtype=np.int32)), 0)
+    return _take(x, ind, axis)
+
+
+def _take(x, ind, axis):
+    """``take(x, ind, axis)`` for 1-d ``ind``: a one-hot selection (no gather op needed)."""
+    if hasattr(lax, "take"):
+        return lax.take(x, ind, axis)
+    xs = _shape(x)
+    m = _shape(ind)[0]
+    n = xs[axis]
+    xt = lax.transpose(x, (*[i for i in range(len(xs)) if i != axis], axis)) if axis != len(xs) - 1 else x
+    lead = _shape(xt)[:-1]
+    r = len(lead)
+    sq = (*lead, m, n)
+    hit = lax.eq(
+        lax.broadcast_in_dim(ind, sq, (r,)),
+        lax.broadcast_in_dim(Array(np.arange(n, dtype=_dtype(ind))), sq, (r + 1,)),
+    )
+    xd = _dtype(x)
+    xi = xt if xd.kind != "b" else lax.convert_element_type(xt, np.int32)
+    xb = lax.broadcast_in_dim(xi, sq, (*range(r), r + 1))
+    out = lax.reduce_sum(lax.select(hit, xb, lax.full(sq, 0, _dtype(xi))), (r + 1,))
+    if xd.kind == "b":
+        out = lax.convert_element_type(out, xd)
+    if axis != len(xs) - 1:
+        out = lax.transpose(out, tuple(np.argsort((*[i for i in range(len(xs)) if i != axis], axis))))
+    return out
+
+
+def shuffle(key, x, axis: int = 0):
+    """Shuffles each vector of ``x`` along ``axis`` independently (JAX's deprecated
+    ``random.shuffle``; prefer :func:`permutation`)."""
+    x = _as_array(x)
+    key, _ = _check_prng_key("shuffle", key)
+    return _shuffle(key, x, axis % max(1, len(_shape(x))))
+
+
+def _argmax_last(x):
+    """First index of the maximum along the last axis, with lax ops."""
+    if hasattr(lax, "argmax"):
+        return lax.argmax(x, len(_shape(x)) - 1, np.int32)
+    s = _shape(x)
+    r = len(s) - 1
+    mx = lax.broadcast_in_dim(lax.reduce_max(x, (r,)), s, tuple(range(r)))
+    idx = lax.broadcast_in_dim(Array(np.arange(s[-1], dtype=np.int32)), s, (r,))
+    big = lax.full(s, s[-1], np.int32)
+    return lax.reduce_min(lax.select(lax.eq(x, mx), idx, big), (r,))
+
+
+def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None):
+    """Samples from categorical distributions given by ``logits`` (Gumbel max trick).
+
+    Example:
+
+      >>> from engine.random import PRNGKey
+      >>> categorical(PRNGKey(0), jnp_logits := Array(np.log(np.float32([.2, .8])))).shape
+      ()
+    """
+    logits = _as_array(logits)
+    if _dtype(logits) != np.float32:
+        logits = lax.convert_element_type(logits, np.float32)
+    ls = _shape(logits)
+    axis = axis % len(ls)
+    batch_shape = tuple(d for i, d in enumerate(ls) if i != axis)
+    shape = batch_shape if shape is None else _canon_shape(shape)
+    if np.broadcast_shapes(shape, batch_shape) != shape:
+        raise ValueError(
+            f"categorical: shape {shape} is not broadcast-compatible with batch shape {batch_shape}"
+        )
+    prefix = shape[: len(shape) - len(batch_shape)]
+    lshape = list(shape[len(shape) - len(batch_shape) :])
+    lshape.insert(axis, ls[axis])
+    full = (*prefix, *lshape)
+    g = gumbel(key, full, _dtype(logits))
+    lb = lax.broadcast_in_dim(logits, full, tuple(range(len(prefix), len(full))))
+    y = lax.add(g, lb)
+    ax = len(prefix) + axis
+    if ax != len(full) - 1:
+        y = lax.transpose(y, (*[i for i in range(len(full)) if i != ax], ax))
+    return _argmax_last(y)
+
+
+def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
+    """Random samples from ``a`` (an array, or ``arange(a)`` for an integer).
+
+    Example:
+
+      >>> from engine.random import PRNGKey
+      >>> choice(PRNGKey(42), 10, (5,))
+      Array([4, 4, 1, 9, 9], dtype=int32)
+    """
+    shape = _canon_shape(shape)
+    scalar = not (isinstance(a, Tracer) and a.aval.shape) and not np.ndim(a)
+    if scalar:
+        n_inputs = int(core.concrete_or_error(a, "argument a of random.choice()"))
+        arr = None
+    else:
+        arr = _as_array(a)
+        axis = axis % len(_shape(arr))
+        n_inputs = _shape(arr)[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return Array(np.zeros(shape, np.int32 if arr is None else _dtype(arr)))
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than population "
+            f"(size {n_inputs}) when 'replace=False'"
+        )
+    if p is not None:
+        if not _is_concrete(key, a, p):
+            raise NotImplementedError(
+                "random.choice with p= under a transformation needs cumsum/"
+                "searchsorted or top_k, which engine.lax does not have yet."
+            )
+        res = prng.choice(
+            np.asarray(core.to_numpy(key_data(key))),
+            np.asarray(a) if arr is not None else n_inputs,
+            shape,
+            replace,
+            np.asarray(p),
+            axis,
+        )
+        return Array(res)
+    if replace:
+        ind = randint(key, shape, 0, n_inputs)
+        if arr is None:
+            return ind
+        flat = _take(arr, lax.reshape(ind, (n_draws,)), axis)
+    else:
+        perm = permutation(key, n_inputs if arr is None else arr, axis)
+        ind_sel = Array(np.arange(n_draws, dtype=np.int32))
+        flat = _take(perm, ind_sel, 0 if arr is None else axis)
+        if arr is None:
+            return lax.reshape(flat, shape)
+    s = _shape(arr)
+    return lax.reshape(flat, (*s[:axis], *shape, *s[axis + 1 :]))

@@ -1,0 +1,367 @@
+"""JAX's PRNG primitives: ``random_seed``, ``random_wrap``, ``random_unwrap``, ``random_bits``,
+``random_split`` and ``random_fold_in`` on typed key arrays (dtype ``key<fry>``), and the
+``threefry2x32`` hash they are computed with.
+
+Each key primitive works on keys of any shape (``random_bits`` of keys of shape ``s`` has shape
+``s + shape``), so its batching rule moves the batch axis to the front. Keys are not
+differentiable: their tangents are ``float0`` zeros, as in JAX. The numpy implementations hash
+with :func:`engine.prng.threefry2x32`; compiled code (``engine.random_lowering``) rewrites the key
+primitives to ``threefry2x32`` on the keys' ``uint32`` data, which the numba backend fuses.
+
+  >>> import engine as jax
+  >>> print(jax.make_jaxpr(lambda s: jax.random.key(s))(0))
+  { lambda ; a:i32[]. let b:key<fry>[] = random_seed[impl=fry] a in (b,) }
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from . import ad, batching, core, ir, lax, prng
+from . import random_keys as rk
+from .backends.rows import Mapped, Physical, lowerings
+from .core import Primitive, ShapedArray
+
+_U32 = np.dtype(np.uint32)
+
+
+class PRNGImpl:
+    """The ``impl`` parameter of ``random_seed``/``random_wrap``; prints as JAX prints it (``fry``)."""
+
+    name = "threefry2x32"
+    tag = "fry"
+
+    def __repr__(self):
+        return self.tag
+
+    __str__ = __repr__
+
+
+threefry_prng_impl = PRNGImpl()
+
+# ---------------------------------------------------------------------------------------------
+# threefry2x32: the hash, elementwise on uint32 words.
+
+threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
+
+
+@threefry2x32_p.def_impl
+def _threefry2x32_impl(k0, k1, x0, x1):
+    y0, y1 = prng.threefry2x32(k0, k1, x0, x1)
+    return [y0, y1]
+
+
+@threefry2x32_p.def_abstract_eval
+def _threefry2x32_abstract_eval(k0, k1, x0, x1):
+    avals = (k0, k1, x0, x1)
+    if any(a.dtype != _U32 for a in avals):
+        raise TypeError(f"threefry2x32 requires uint32 arguments, got {[a.dtype.name for a in avals]}")
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in avals))
+    except ValueError:
+        raise TypeError(
+            f"threefry2x32 arguments must broadcast together, got shapes {[a.shape for a in avals]}"
+        ) from None
+    out = ShapedArray(shape, _U32)
+    return [out, out]
+
+
+def _threefry2x32_batch(axis_size, vals, dims):
+    # Elementwise with numpy broadcasting: align every operand to (batch, *out_shape).
+    shapes = [
+        core.get_aval(v).shape
+        if d is batching.not_mapped
+        else tuple(s for i, s in enumerate(core.get_aval(v).shape) if i != d)
+        for v, d in zip(vals, dims)
+    ]
+    out_shape = np.broadcast_shapes(*shapes)
+    full = (axis_size, *out_shape)
+    n = len(out_shape)
+    args = []
+    for v, d, s in zip(vals, dims, shapes):
+        if d is batching.not_mapped:
+            if s != out_shape:
+                v = lax.broadcast_in_dim(v, out_shape, tuple(range(n - len(s), n)))
+            args.append(lax.broadcast_in_dim(v, full, tuple(range(1, n + 1))))
+        else:
+            v = batching.moveaxis(v, d, 0)
+            if (axis_size, *s) != full:
+                v = lax.broadcast_in_dim(v, full, (0, *range(1 + n - len(s), 1 + n)))
+            args.append(v)
+    return threefry2x32_p.bind(*args), [0, 0]
+
+
+batching.batch_rules[threefry2x32_p] = _threefry2x32_batch
+
+
+def _threefry_map(eqn):
+    # numpy broadcasting among the four operands (right-aligned, size-1 axes read index 0).
+    out = eqn.out_binders[0].aval.shape
+    maps = []
+    for v in eqn.inputs:
+        s = v.aval.shape
+        off = len(out) - len(s)
+        maps.append([off + i if s[i] == out[off + i] else None for i in range(len(s))])
+    return maps, "rt.threefry2x32({0}, {1}, {2}, {3})"
+
+
+# Fused into loop nests like any elementwise op, calling the runtime's scalar threefry.
+lowerings[threefry2x32_p] = Mapped(_threefry_map)
+ad.defzero(threefry2x32_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# numpy implementations on key storage (see engine.random_keys).
+
+
+def _words(storage: np.ndarray, extra: int):
+    """The two key words of every key, with ``extra`` trailing axes of size 1 to broadcast."""
+    data = rk.data_from_storage(storage)
+    k0, k1 = data[..., 0], data[..., 1]
+    pad = (1,) * extra
+    return k0.reshape(k0.shape + pad), k1.reshape(k1.shape + pad)
+
+
+def _keys_of(y0, y1) -> np.ndarray:
+    return rk.storage_from_data(np.stack([y0, y1], axis=-1))
+
+
+def _seed_impl(seeds, *, impl):
+    seeds = np.asarray(seeds)
+    # threefry_seed: the high word is seed >> 32 (zero for 32-bit seeds), the low word its low 32 bits.
+    lo = (seeds.astype(np.int64) & 0xFFFFFFFF).astype(_U32)
+    return rk.PRNGKeyArray(_keys_of(np.zeros_like(lo), lo))
+
+
+def _bits_impl(keys, *, bit_width, shape):
+    k0, k1 = _words(keys, len(shape))
+    hi, lo = prng.iota_2x32_shape(shape)
+    y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
+    y0, y1 = (np.broadcast_to(y, keys.shape + tuple(shape)) for y in (y0, y1))
+    bits = y0 ^ y1
+    return bits if bit_width == 32 else bits.astype(np.dtype(f"uint{bit_width}"))
+
+
+def _split_impl(keys, *, shape):
+    k0, k1 = _words(keys, len(shape))
+    hi, lo = prng.iota_2x32_shape(shape)
+    y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
+    full = keys.shape + tuple(shape)
+    return rk.PRNGKeyArray(_keys_of(np.broadcast_to(y0, full), np.broadcast_to(y1, full)))
+
+
+def _fold_in_impl(keys, msgs):
+    k0, k1 = _words(keys, 0)
+    y0, y1 = prng.threefry2x32(k0, k1, np.uint32(0), np.asarray(msgs, _U32))
+    return rk.PRNGKeyArray(_keys_of(y0, y1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Abstract evaluation.
+
+
+def _key_aval_of(name: str, aval) -> None:
+    if not rk.is_key_aval(aval):
+        raise TypeError(f"{name} requires a typed key array (dtype key<fry>), got {aval.str_short()}")
+
+
+def _seed_abstract_eval(seeds, *, impl):
+    if seeds.dtype.kind not in "iu":
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short()}")
+    return ShapedArray(seeds.shape, rk.key_dtype)
+
+
+def _wrap_abstract_eval(base, *, impl):
+    if base.dtype != _U32 or not base.shape or base.shape[-1] != 2:
+        raise TypeError(
+            f"random_wrap: threefry2x32 key data must be a uint32 array whose last axis has size 2, "
+            f"got {base.str_short()}. Create keys with jax.random.key(seed)."
+        )
+    return ShapedArray(base.shape[:-1], rk.key_dtype)
+
+
+def _unwrap_abstract_eval(keys):
+    _key_aval_of("random_unwrap", keys)
+    return ShapedArray((*keys.shape, 2), _U32)
+
+
+def _bits_abstract_eval(keys, *, bit_width, shape):
+    _key_aval_of("random_bits", keys)
+    if bit_width not in (8, 16, 32):
+        raise TypeError("random bits: 64-bit random bits need 64-bit mode, which is off; use 8, 16 or 32.")
+    return ShapedArray((*keys.shape, *shape), np.dtype(f"uint{bit_width}"))
+
+
+def _split_abstract_eval(keys, *, shape):
+    _key_aval_of("random_split", keys)
+    return ShapedArray((*keys.shape, *shape), rk.key_dtype)
+
+
+def _fold_in_abstract_eval(keys, msgs):
+    _key_aval_of("random_fold_in", keys)
+    if msgs.dtype != _U32:
+        raise TypeError(f"random_fold_in requires uint32 data, got {msgs.str_short()}")
+    return ShapedArray(np.broadcast_shapes(keys.shape, msgs.shape), rk.key_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# The primitives and their rows.
+
+
+def _leading_batch(p):
+    """Keys of any shape map to outputs with the same leading axes: batch at the front."""
+
+    def rule(axis_size, vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return p.bind(batching.moveaxis(x, d, 0), **params), 0
+
+    return rule
+
+
+def _fold_in_batch(axis_size, vals, dims):
+    rank = max(core.get_aval(v).ndim - (d is not batching.not_mapped) for v, d in zip(vals, dims))
+    args = []
+    for v, d in zip(vals, dims):
+        if d is not batching.not_mapped:
+            v = batching.moveaxis(v, d, 0)
+            s = core.get_aval(v).shape
+            if len(s) - 1 < rank:  # right-align its example axes with the other operand's
+                v = lax.reshape(v, (s[0], *(1,) * (rank - len(s) + 1), *s[1:]))
+        args.append(v)
+    return random_fold_in_p.bind(*args), 0
+
+
+def _primitive(name, impl, abstract_eval, pp_params=None):
+    p = Primitive(name)
+    p.def_impl(impl)
+    p.def_abstract_eval(abstract_eval)
+    ad.defzero(p)
+    batching.batch_rules[p] = _leading_batch(p)
+    lowerings[p] = Physical()
+    if pp_params is not None:
+        ir.pp_params_rules[p] = pp_params
+    return p
+
+
+def _wrap_impl(base, *, impl):
+    return rk.PRNGKeyArray(rk.storage_from_data(base))
+
+
+def _unwrap_impl(keys):
+    return rk.data_from_storage(keys)
+
+
+random_seed_p = _primitive("random_seed", _seed_impl, _seed_abstract_eval)
+random_wrap_p = _primitive("random_wrap", _wrap_impl, _wrap_abstract_eval)
+random_unwrap_p = _primitive("random_unwrap", _unwrap_impl, _unwrap_abstract_eval)
+random_bits_p = _primitive(
+    "random_bits",
+    _bits_impl,
+    _bits_abstract_eval,
+    lambda eqn: [("bit_width", eqn.params["bit_width"]), ("shape", eqn.params["shape"])],
+)
+random_split_p = _primitive("random_split", _split_impl, _split_abstract_eval)
+random_fold_in_p = _primitive("random_fold_in", _fold_in_impl, _fold_in_abstract_eval)
+batching.batch_rules[random_fold_in_p] = _fold_in_batch
+
+
+def random_seed(seeds):
+    return random_seed_p.bind(seeds, impl=threefry_prng_impl)
+
+
+def random_wrap(base):
+    return random_wrap_p.bind(base, impl=threefry_prng_impl)
+
+
+def random_unwrap(keys):
+    return random_unwrap_p.bind(keys)
+
+
+def random_bits(keys, bit_width: int, shape: tuple):
+    return random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
+
+
+def random_split(keys, shape: tuple):
+    return random_split_p.bind(keys, shape=tuple(shape))
+
+
+def random_fold_in(keys, msgs):
+    return random_fold_in_p.bind(keys, msgs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Physical rules: the same computations on the keys' uint32[..., 2] data, written with lax and
+# threefry2x32 (engine.random_lowering substitutes them before the numba backend lowers a program).
+
+
+def _split_words(data):
+    n = core.get_aval(data).ndim
+    w = [lax.squeeze(lax.slice_in_dim(data, i, i + 1, axis=n - 1), (n - 1,)) for i in (0, 1)]
+    return w[0], w[1]
+
+
+def _stack_words(y0, y1):
+    s = core.get_aval(y0).shape
+    return lax.concatenate([lax.reshape(y0, (*s, 1)), lax.reshape(y1, (*s, 1))], len(s))
+
+
+def _iota_2x32(shape):
+    """(high, low) 32-bit words of the row-major flat index of each position."""
+    size = math.prod(shape)
+    if size >= 2**32:
+        hi, lo = prng.iota_2x32_shape(shape)
+        return core.Array(hi), core.Array(lo)
+    lo = lax.reshape(lax.iota(_U32, size), shape) if shape else lax.full((), 0, _U32)
+    return lax.full(shape, 0, _U32), lo
+
+
+def _hash_keys(data, shape):
+    """threefry2x32 of every key in ``data`` with the counters of ``shape``: keys.shape + shape."""
+    k0, k1 = _split_words(data)
+    kshape = core.get_aval(k0).shape
+    full = (*kshape, *shape)
+    hi, lo = _iota_2x32(shape)
+    n = len(kshape)
+    k0, k1 = (lax.broadcast_in_dim(k, full, tuple(range(n))) for k in (k0, k1))
+    hi, lo = (lax.broadcast_in_dim(c, full, tuple(range(n, n + len(shape)))) for c in (hi, lo))
+    return threefry2x32_p.bind(k0, k1, hi, lo)
+
+
+def _physical_seed(seeds, *, impl):
+    lo = lax.convert_element_type(seeds, _U32)
+    return _stack_words(lax.full(core.get_aval(lo).shape, 0, _U32), lo)
+
+
+def _physical_bits(data, *, bit_width, shape):
+    y0, y1 = _hash_keys(data, shape)
+    bits = lax.bitwise_xor(y0, y1)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, np.dtype(f"uint{bit_width}"))
+
+
+def _physical_split(data, *, shape):
+    return _stack_words(*_hash_keys(data, shape))
+
+
+def _physical_fold_in(data, msgs):
+    k0, k1 = _split_words(data)
+    shape = np.broadcast_shapes(core.get_aval(k0).shape, core.get_aval(msgs).shape)
+
+    def bcast(x):
+        s = core.get_aval(x).shape
+        return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(s), len(shape))))
+
+    y0, y1 = threefry2x32_p.bind(bcast(k0), bcast(k1), lax.full(shape, 0, _U32), bcast(msgs))
+    return _stack_words(y0, y1)
+
+
+physical_rules: dict[Primitive, Callable] = {
+    random_seed_p: _physical_seed,
+    random_wrap_p: lambda base, *, impl: base,
+    random_unwrap_p: lambda data: data,
+    random_bits_p: _physical_bits,
+    random_split_p: _physical_split,
+    random_fold_in_p: _physical_fold_in,
+}
