@@ -421,6 +421,10 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> None:
 effectful: set[core.Primitive] = set()  # primitives DCE must keep even when unused (debug.print)
 
 
+# Per-primitive DCE of the sub-jaxprs a kept equation carries (cond drops dead branch equations).
+dce_rules: dict = {}
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
     """Drop equations whose outputs nothing uses."""
     outs = jaxpr.outs if used_outputs is None else [o for o, u in zip(jaxpr.outs, used_outputs) if u]
@@ -428,6 +432,8 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
     kept = []
     for eqn in reversed(jaxpr.eqns):
         if eqn.primitive in effectful or any(v in live for v in eqn.out_binders):
+            rule = dce_rules.get(eqn.primitive)
+            eqn = rule(eqn) if rule is not None else eqn
             kept.append(eqn)
             live.update(x for x in eqn.inputs if type(x) is Var)
     kept.reverse()

@@ -464,6 +464,7 @@ def _clamp(eqn, lo, x, hi):
 lowerings[sl.slice_p] = Index(_slice)
 lowerings[st.rev_p] = Index(_rev)
 lowerings[st.iota_p] = Index(_iota)
+lowerings[st.empty2_p] = Index(lambda eqn: lambda read, idx: literal(0, eqn.params["dtype"]))
 lowerings[st.pad_p] = Index(_pad)
 lowerings[st.concatenate_p] = Index(_concatenate)
 lowerings[sl.dynamic_slice_p] = Index(_dynamic_slice)

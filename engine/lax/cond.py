@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, ir
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..core import Primitive
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
-from . import api as lax
+from . import api as lax, structural
 from .control_flow_common import (
     _trace,
     _avals,
@@ -24,7 +24,6 @@ from .control_flow_common import (
     _jvp_closed,
     _stage,
     _all_unknown,
-    _zero_var,
 )
 
 cond_p = Primitive("cond", multiple_results=True)
@@ -128,7 +127,9 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 def _cond_split(branches, unknowns):
-    """Partial-evaluate every branch alike: known branches also return the union of residuals."""
+    """Partial-evaluate every branch alike (JAX's _cond_partial_eval): known branches also return
+    the residuals, in slots merged across branches by type; a branch fills the slots it does not
+    use with ``empty2`` values, and the unknown branches take every slot as an input."""
     out_uk = [False] * len(branches[0].out_avals)
     for _ in range(2):
         splits = [ad.partial_eval_jaxpr(b.jaxpr, unknowns, instantiate=out_uk) for b in branches]
@@ -137,29 +138,46 @@ def _cond_split(branches, unknowns):
             break
         out_uk = new_uk
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
+    all_res, slots = _merge_branch_residuals(res_avals)
     known, unknown = [], []
-    for k, (j1, j2, _, nres) in enumerate(splits):
+    for (j1, j2, _, nres), own in zip(splits, slots):
         n_out = len(j1.outs) - nres
-        own = j1.outs[n_out:]
-        # Residual slots of other branches are filled with zeros.
-        pads_eqns, outs_res = [], []
-        for i, avs in enumerate(res_avals):
-            if i == k:
-                outs_res += own
-                continue
-            for a in avs:
-                outs_res.append(_zero_var(a, pads_eqns))
+        fill = trace_to_jaxpr(lambda: [structural.empty_like(a) for a in all_res], [])
+        empties = list(fill.jaxpr.outs)
+        res_outs = list(empties)
+        for slot, v in zip(own, j1.outs[n_out:]):
+            res_outs[slot] = v
         known.append(
-            ClosedJaxpr(Jaxpr([], j1.in_binders, [*j1.eqns, *pads_eqns], [*j1.outs[:n_out], *outs_res]), [])
-        )
-        res_vars = [[Var(a) for a in avs] for avs in res_avals]
-        res_vars[k] = list(j2.in_binders[:nres])
-        unknown.append(
             ClosedJaxpr(
-                Jaxpr([], [*[v for rv in res_vars for v in rv], *j2.in_binders[nres:]], j2.eqns, j2.outs), []
+                Jaxpr([], j1.in_binders, [*j1.eqns, *fill.jaxpr.eqns], [*j1.outs[:n_out], *res_outs]), []
             )
         )
-    return known, unknown, out_uk, sum(len(r) for r in res_avals)
+        res_vars = [Var(a) for a in all_res]
+        for slot, v in zip(own, j2.in_binders[:nres]):
+            res_vars[slot] = v
+        unknown.append(ClosedJaxpr(Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs), []))
+    return known, unknown, out_uk, len(all_res)
+
+
+def _merge_branch_residuals(res_avals):
+    """One slot per (type, k-th occurrence in a branch); each branch's residuals' slot indices."""
+    tagged = []
+    for avals in res_avals:
+        seen: dict = {}
+        row = []
+        for a in avals:
+            key = (a.shape, a.dtype, a.weak_type)
+            row.append((key, seen.setdefault(key, 0)))
+            seen[key] += 1
+        tagged.append(row)
+    order: dict = {}
+    all_res = []
+    for row, avals in zip(tagged, res_avals):
+        for t, a in zip(row, avals):
+            if t not in order:
+                order[t] = len(order)
+                all_res.append(a)
+    return all_res, [[order[t] for t in row] for row in tagged]
 
 
 def _cond_partial_eval(trace, tracers, *, branches):
@@ -288,6 +306,13 @@ def _cond_batch(axis_size, vals, dims, *, branches):
     return cond_p.bind(index, *args, branches=tuple(new)), [0] * len(new[0].out_avals)
 
 
+def _cond_dce(eqn):
+    # Every output stays (JAX's rule with all outputs used): dead equations inside branches go.
+    branches = tuple(ClosedJaxpr(ir.dce_jaxpr(b.jaxpr), b.consts) for b in eqn.params["branches"])
+    return eqn._replace(params=dict(eqn.params, branches=branches))
+
+
+ir.dce_rules[cond_p] = _cond_dce
 ad.jvp_rules[cond_p] = _cond_jvp
 
 

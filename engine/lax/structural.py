@@ -7,6 +7,8 @@ unstack/tile (``joining``) live in their own modules and are re-exported here.
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .. import ad, batching, core
@@ -299,6 +301,27 @@ def _iota_abstract(*, dtype, shape, dimension, sharding=None):
     if np.dtype(dtype).kind not in "iuf":
         raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}")
     return ShapedArray(shape, dtype, False)
+
+
+# --- empty2: a scalar whose value does not matter (JAX pads cond residuals with it) --------------
+
+
+class MemorySpace(enum.Enum):
+    Device = "device"
+
+    def __str__(self):
+        return f"MemorySpace.{self.name}"
+
+
+empty2_p = Primitive("empty2")
+empty2_p.def_impl(lambda *, dtype, memory_space: np.zeros((), dtype))  # zeros: runs stay reproducible
+empty2_p.def_abstract_eval(lambda *, dtype, memory_space: ShapedArray((), dtype, False))
+
+
+def empty_like(aval: ShapedArray):
+    """A value of ``aval``'s type that nobody reads (JAX's ``ad_util.empty_like_aval``)."""
+    out = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
+    return _lax().broadcast_in_dim(out, aval.shape, ()) if aval.shape else out
 
 
 # --- rev ---------------------------------------------------------------------------------------
