@@ -33,12 +33,11 @@ from . import errors as report_errors
 from . import transforms
 from .concrete_path import trace_on_path
 from .cost import stage_cost
-from .graph import jaxpr_graph, jaxpr_text, mark_added, source_of
+from .debugger import DEBUG_DATA_CAP, debug_trace
+from .graph import jaxpr_graph, jaxpr_text, mark_added
 from .schema import (
     CollectiveEvent,
     DebugPrint,
-    DebugStep,
-    DebugTrace,
     DeviceRecord,
     JitInfo,
     PmapInfo,
@@ -53,10 +52,7 @@ CALL_CAP = 100  # recorded calls per run
 DETAIL_CAP = 16  # calls with stages, jit source and debugger steps
 EVENT_CAP = 400  # timing events per call
 PRINT_CAP = 2000  # debug.print lines per run
-DEBUG_STEP_CAP = 500  # equations stepped by the debugger
-DEBUG_DATA_CAP = 256  # elements of data per stepped value
 DEBUG_ARG_BYTES = 16 << 20  # skip the debugger for calls on more input data than this
-DEBUG_WORK_BYTES = 256 << 20  # stop stepping after producing this much data
 OPTION_REPR_CAP = 80
 SOURCE_CAP = 100_000
 
@@ -729,71 +725,3 @@ def _pmap_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t
         )
     except Exception:  # noqa: BLE001 - a malformed event must not break the report
         pass
-
-
-# ---------------------------------------------------------------------------------------------
-# The debugger: the final stage evaluated equation by equation.
-
-
-def debug_trace(closed: ClosedJaxpr, args: list, name: str) -> DebugTrace:
-    """Evaluate ``closed`` one equation at a time (stepping into jit calls), bounded in size."""
-    trace = DebugTrace(graph=name)
-    budget = {"steps": DEBUG_STEP_CAP, "bytes": DEBUG_WORK_BYTES}
-    try:
-        with np.errstate(all="ignore"):
-            _step_jaxpr(closed.jaxpr, list(closed.consts), [_concrete(a) for a in args], "", trace, budget)
-    except _Stop:
-        trace.truncated = True
-    except Exception:  # noqa: BLE001 - a failing equation ends the trace; the call's error says why
-        trace.truncated = True
-    return trace
-
-
-class _Stop(Exception):
-    pass
-
-
-def _concrete(x):
-    return x if isinstance(x, Array) else Array(core.to_numpy(x), core.is_weak(x))
-
-
-def _step_jaxpr(jaxpr: Jaxpr, consts, args, prefix, trace: DebugTrace, budget) -> list:
-    from engine.ir import Literal
-
-    env = {}
-    read = lambda x: x.val if type(x) is Literal else env[x]  # noqa: E731
-    for v, val in zip(jaxpr.constvars, consts):
-        env[v] = val
-    for v, val in zip(jaxpr.in_binders, args):
-        env[v] = val
-    for i, eqn in enumerate(jaxpr.eqns):
-        node = f"{prefix}n{i}"
-        ins = [read(x) for x in eqn.inputs]
-        inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
-        if isinstance(inner, ClosedJaxpr):
-            outs = _step_jaxpr(inner.jaxpr, list(inner.consts), ins, f"{node}/", trace, budget)
-        else:
-            if budget["steps"] <= 0 or budget["bytes"] <= 0:
-                raise _Stop
-            budget["steps"] -= 1
-            with core.source_info_context(eqn.source_info):
-                outs = eqn.primitive.bind(*ins, **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
-            summaries = [s for s in (summarize_array(o, DEBUG_DATA_CAP) for o in outs) if s is not None]
-            budget["bytes"] -= sum(nbytes(o) for o in outs)
-            nonfinite = any(s.nan_count or s.inf_count for s in summaries)
-            trace.steps.append(
-                DebugStep(
-                    index=len(trace.steps),
-                    node=node,
-                    primitive=eqn.primitive.name,
-                    source=source_of(eqn.source_info),
-                    outputs=summaries,
-                    nonfinite=nonfinite,
-                )
-            )
-            if nonfinite and trace.first_nonfinite is None:
-                trace.first_nonfinite = trace.steps[-1].index
-        for v, o in zip(eqn.out_binders, outs):
-            env[v] = o
-    return [read(x) for x in jaxpr.outs]
