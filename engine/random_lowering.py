@@ -6,8 +6,9 @@ re-traced here before code generation: the key primitives run their physical rul
 (``random_primitives.physical_rules``: ``threefry2x32`` and lax on the data), structural
 operations on keys (slicing, reshaping, broadcasting, stacking, selecting) gain a trailing axis of
 size 2, and nested ``jit`` calls are inlined (the backend inlines them anyway). A program with an
-operation on keys that has no rule here (keys carried through a loop, for instance) raises
-``NotImplementedError``, and the backend runs that program with the interpreter.
+operation on keys that has no rule here raises ``NotImplementedError``, and the backend runs that
+program with the interpreter. Control flow (``cond``, ``while``, ``scan``) carries key data in its
+physical bodies.
 
   >>> import engine as jax
   >>> closed = jax.make_jaxpr(lambda k: jax.random.bits(k, (2,)))(jax.random.key(0))
@@ -99,7 +100,26 @@ def _physical_eqn(eqn, ins) -> list:
         return [physical_rules[p](*ins, **eqn.params)]
     if p in _structural_rules:
         return [_structural_rules[p](eqn, *ins)]
+    if subs:  # control flow (cond, while, scan): the same equation over physical bodies
+        params = {k: _physical_param(p, v) for k, v in eqn.params.items()}
+        outs = p.bind(*ins, **params)
+        return outs if p.multiple_results else [outs]
     raise NotImplementedError(f"no rule for {p.name} on typed PRNG keys in compiled code")
+
+
+def _physical_param(p, v):
+    if isinstance(v, (tuple, list)):
+        return type(v)(_physical_param(p, w) for w in v)
+    if isinstance(v, Jaxpr):
+        if has_keys(v):
+            raise NotImplementedError(f"no rule for {p.name} with an open body on typed PRNG keys")
+        return v
+    if not isinstance(v, ClosedJaxpr) or not has_keys(v.jaxpr):
+        return v
+    physical = physical_program(v)
+    if len(physical.consts) != len(v.consts):  # (bodies whose constants are operands stay so)
+        raise NotImplementedError(f"no rule for {p.name} whose body gains constants on key data")
+    return physical
 
 
 def _trail(dims) -> tuple:
@@ -149,6 +169,14 @@ def _gather(eqn, x, idx):
     )
 
 
+def _scatter(eqn, x, idx, updates):
+    pr = eqn.params
+    dn = pr["dimension_numbers"]
+    rank = len(eqn.inputs[2].aval.shape)  # the updates' key axes; the key data axis follows them
+    dn = dn._replace(update_window_dims=(*dn.update_window_dims, rank))
+    return slicing.scatter_p.bind(x, idx, updates, **{**pr, "dimension_numbers": dn})
+
+
 _structural_rules: dict[core.Primitive, Callable] = {
     slicing.slice_p: _slice,
     st.squeeze_p: lambda eqn, x: lax.squeeze(x, eqn.params["dimensions"]),
@@ -162,4 +190,5 @@ _structural_rules: dict[core.Primitive, Callable] = {
     slicing.dynamic_slice_p: _dynamic_slice,
     slicing.dynamic_update_slice_p: _dynamic_update_slice,
     slicing.gather_p: _gather,
+    slicing.scatter_p: _scatter,
 }

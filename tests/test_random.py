@@ -334,7 +334,9 @@ def test_prng_doctests():
 
 import engine as jax  # noqa: E402
 from engine import core, ir, lax  # noqa: E402
+from engine import random_keys as rk  # noqa: E402
 from engine.core import Array  # noqa: E402
+import engine.numpy as jnp  # noqa: E402
 from engine import random as R  # noqa: E402
 
 A = np.asarray
@@ -598,11 +600,22 @@ def test_compiled_programs_on_typed_keys_match_eager():
     same(got[2], want[2])
     assert not [fb for fb in exe.exe.fallbacks if "interpreter" in fb]
 
-    # Keys carried through a loop have no rule on key data: that program runs interpreted, correctly.
-    def loop(k):
-        return lax.fori_loop(0, 3, lambda i, c: R.split(c)[0], k)
+    # Keys carried through control flow, scattered, selected, concatenated: compiled on key data too.
+    def loops(k, ks):
+        carried = lax.fori_loop(0, 3, lambda i, c: R.split(c)[0], k)
+        _, bits = lax.scan(lambda c, kk: (c, R.bits(kk)), 0, ks)
+        chosen = lax.cond(True, lambda k: R.fold_in(k, 3), lambda k: k, k)
+        stacked = jnp.concatenate([ks.at[1].set(k), jnp.where(False, k, chosen)[None]])
+        return carried, bits, stacked
 
-    closed = jax.make_jaxpr(loop)(k)
+    ks = R.split(R.key(5), 3)
+    exe = jax.jit(loops).lower(k, ks).compile()
+    assert not [fb for fb in exe.exe.fallbacks if "interpreter" in fb]
+    for g, w in zip(exe(k, ks), loops(k, ks)):
+        same(R.key_data(g) if rk.is_typed(g) else g, R.key_data(w) if rk.is_typed(w) else w)
+
+    # An operation on keys without a rule on key data (stack): that program runs interpreted, correctly.
+    closed = jax.make_jaxpr(lambda a, b: jnp.stack([a, b]))(k, R.key(1))
     with pytest.raises(NotImplementedError, match="typed PRNG keys"):
         random_lowering.physical_program(closed)
-    same(R.key_data(jax.jit(loop)(k)), R.key_data(R.split(R.split(R.split(k)[0])[0])[0]))
+    same(R.key_data(jax.jit(lambda a, b: jnp.stack([a, b]))(k, R.key(1))), np.uint32([[0, 0], [0, 1]]))

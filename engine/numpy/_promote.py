@@ -74,6 +74,14 @@ def promote_dtypes(*args):
     """Convert all args to their joint dtype (JAX lattice); weak only if the join is weak."""
     if len(args) < 2:
         return [as_operand(a) for a in args]
+    extended = {d for a in args if isinstance(d := getattr(a, "dtype", None), core.ExtendedDType)}
+    if extended:  # typed PRNG keys: joined with keys of their own dtype only
+        if len(extended) != 1 or any(
+            not isinstance(getattr(a, "dtype", None), core.ExtendedDType) for a in args
+        ):
+            dtypes = ", ".join(str(core.get_aval(a).dtype) for a in args)
+            raise TypeError(f"Cannot promote dtypes {dtypes}: keys mix with no other dtype.")
+        return list(args)
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
     return [convert(a, dtype, weak) for a in args]
 
@@ -131,7 +139,6 @@ def check_numeric(name: str, *args):
 
 def promote_args(name: str, *args):
     check_arraylike(name, *args)
-    check_numeric(name, *args)
     return promote_shapes(*promote_dtypes(*args))
 
 
