@@ -449,3 +449,19 @@ def test_debug_print_in_pmap_run_report_in_device_order():
     assert [(p.device, p.text) for p in r.prints] == [
         (d, t) for d in range(3) for t in (f"a {float(d)}", "b 3.0")
     ]
+
+
+def test_pmap_over_typed_keys():
+    # Typed keys cross to the devices as their uint32 data and come back as keys.
+    from engine import random
+
+    ks = random.split(random.key(0), 4)
+    want = np.stack([np.asarray(random.normal(k, (3,))) for k in ks])
+    close(jax.pmap(lambda k: random.normal(k, (3,)))(ks), want, 0)
+    close(jax.jit(jax.pmap(lambda k: random.normal(k, (3,))))(ks), want, 0)
+    split = jax.pmap(lambda k: random.split(k))(ks)
+    assert split.shape == (4, 2) and split.dtype == ks.dtype
+    assert np.array_equal(
+        np.asarray(random.key_data(split)),
+        np.stack([np.asarray(random.key_data(random.split(k))) for k in ks]),
+    )

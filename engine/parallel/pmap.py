@@ -25,11 +25,13 @@ from typing import Callable
 import numpy as np
 
 from .. import ad, batching, core, monitoring
+from .. import random_keys as rk
 from ..batching import not_mapped
 from ..core import Array, ShapedArray, Tracer
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
 from ..jit import _hoist_tracer_consts
 from ..lax import parallel as lax_parallel
+from ..random_primitives import random_unwrap, random_wrap
 from ..staging import trace_to_jaxpr
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from . import collectives, programs
@@ -548,6 +550,10 @@ class PmapFunction:
         else:
             in_axes_spec = self.in_axes
         leaves, in_tree = tree_flatten((tuple(dyn_args), kwargs))
+        # Typed PRNG keys cross to the devices as their uint32 data (wrapped again inside).
+        key_in = tuple(rk.is_typed(x) for x in leaves)
+        if any(key_in):
+            leaves = [random_unwrap(x) if k else x for x, k in zip(leaves, key_in)]
         axes_key = (in_tree, tuple(sorted(static_nums)))
         axes = self._axes_cache.get(axes_key)
         if axes is None:
@@ -557,13 +563,15 @@ class PmapFunction:
             finally:
                 self.in_axes = saved
             self._axes_cache[axes_key] = axes
+        if any(key_in):  # (a negative axis counts from the end of the key shape, before the data axis)
+            axes = [a - 1 if k and a is not None and a < 0 else a for a, k in zip(axes, key_in)]
         avals, flat_axes, size = self._check_args(leaves, axes, dyn_args, in_axes_spec)
-        key = (statics, in_tree, tuple(flat_axes), tuple(avals))
+        key = (statics, in_tree, tuple(flat_axes), tuple(avals), key_in)
         entry = self._cache.get(key)
         listening = monitoring.listening()
         if entry is None:
             t0 = time.perf_counter()
-            entry = self._trace(statics, nargs, in_tree, flat_axes, avals, size)
+            entry = self._trace(statics, nargs, in_tree, flat_axes, avals, size, key_in)
             if not entry[2]:
                 self._cache[key] = entry
             if listening:
@@ -579,7 +587,7 @@ class PmapFunction:
             monitoring.emit(
                 "pmap_trace", name=self.name, jaxpr=entry[0], cache="hit", seconds=0.0, fun=self.fun
             )
-        closed, out_tree, hoisted, out_axes = entry
+        closed, out_tree, hoisted, out_axes, key_out = entry
         if not hoisted and not core.tracing_active() and not any(isinstance(x, Tracer) for x in leaves):
             # Eager: straight to the devices (binding would convert device arrays to numpy first).
             outs = _run_on_devices(
@@ -597,6 +605,8 @@ class PmapFunction:
                 axis_size=size,
                 devices=self.devices,
             )
+        if any(key_out):
+            outs = [random_wrap(o) if k else o for o, k in zip(outs, key_out)]
         return tree_unflatten(out_tree, outs)
 
     def _check_args(self, leaves, axes, dyn_args, in_axes_spec):
@@ -641,21 +651,23 @@ class PmapFunction:
             )
         return avals, flat_axes, size
 
-    def _trace(self, statics, nargs, in_tree, flat_axes, avals, size):
+    def _trace(self, statics, nargs, in_tree, flat_axes, avals, size, key_in):
         out_store = []
         static_pos = dict(statics)
 
         def flat(*xs):
+            xs = [random_wrap(x) if k else x for x, k in zip(xs, key_in)]
             dyn, kwargs = tree_unflatten(in_tree, xs)
             it = iter(dyn)
             full = [static_pos[i] if i in static_pos else next(it) for i in range(nargs)]
             out = self.fun(*full, **kwargs)
             out_leaves, out_tree = tree_flatten(out)
-            out_store[:] = [out_tree]
-            return out_leaves
+            key_out = tuple(rk.is_typed(o) for o in out_leaves)
+            out_store[:] = [out_tree, key_out]
+            return [random_unwrap(o) if k else o for o, k in zip(out_leaves, key_out)]
 
         closed, hoisted = _trace_body(flat, avals, self.axis_name, size)
-        out_tree = out_store[0]
+        out_tree, key_out = out_store
         try:
             out_axes = broadcast_prefix(
                 self.out_axes,
@@ -670,7 +682,7 @@ class PmapFunction:
             None if o is None else _normalize_axis(o, a.ndim + 1, "out_axes")
             for o, a in zip(out_axes, closed.out_avals)
         )
-        return closed, out_tree, hoisted, out_axes
+        return closed, out_tree, hoisted, out_axes, key_out
 
 
 def _rank_error(ax, aval, i, n_leaves, dyn_args, in_axes_spec) -> str:
