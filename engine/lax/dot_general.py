@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir
-from ..batching import moveaxis, not_mapped
+from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 
 
@@ -133,23 +133,31 @@ def _dot_jvp(primals, tangents, **params):
 
 
 def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None):
+    # JAX's _dot_general_batch_dim_nums: no operand moves. Two mapped axes become one more batch
+    # dimension (first in the result); one mapped axis is one more free dimension of its side.
     x, y = vals
     xd, yd = dims
     (xc, yc), (xb, yb) = dimension_numbers
-    shift = lambda ds: tuple(d + 1 for d in ds)
-    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    x_ndim, y_ndim = core.get_aval(x).ndim, core.get_aval(y).ndim
+
+    def bump(ds, b):
+        return tuple(int(d) + (int(d) >= b) for d in ds)
+
     if xd is not not_mapped and yd is not not_mapped:
-        x, y = moveaxis(x, xd, 0), moveaxis(y, yd, 0)
-        dn = ((shift(xc), shift(yc)), ((0, *shift(xb)), (0, *shift(yb))))
-        return dot_general_p.bind(x, y, dimension_numbers=dn, **params), 0
-    if xd is not not_mapped:
-        x = moveaxis(x, xd, 0)
-        dn = ((shift(xc), yc), (shift(xb), yb))
-        return dot_general_p.bind(x, y, dimension_numbers=dn, **params), len(xb)
-    y = moveaxis(y, yd, 0)
-    dn = ((xc, shift(yc)), (xb, shift(yb)))
-    x_free = core.get_aval(x).ndim - len(xc) - len(xb)
-    return dot_general_p.bind(x, y, dimension_numbers=dn, **params), len(xb) + x_free
+        xb, yb = (xd, *bump(xb, xd)), (yd, *bump(yb, yd))
+        xc, yc = bump(xc, xd), bump(yc, yd)
+        out_dim = 0
+    elif xd is not not_mapped:
+        x_free = [d for d in range(x_ndim) if d not in xb and d not in xc]
+        out_dim = len(xb) + sum(d < xd for d in x_free)
+        xb, xc = bump(xb, xd), bump(xc, xd)
+    else:
+        y_free = [d for d in range(y_ndim) if d not in yb and d not in yc]
+        out_dim = x_ndim - len(xc) + sum(d < yd for d in y_free)
+        yb, yc = bump(yb, yd), bump(yc, yd)
+    dn = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
+    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    return dot_general_p.bind(x, y, dimension_numbers=dn, **params), out_dim
 
 
 ad.jvp_rules[dot_general_p] = _dot_jvp

@@ -430,7 +430,7 @@ def _const(example, val):
     when ``example`` is a weakly typed scalar, else an array of its dtype (which prints rounded)."""
     aval = core.get_aval(example)
     if aval.weak_type and not aval.shape:
-        return val
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[aval.dtype.kind](val)
     return np.array(val, aval.dtype)
 
 

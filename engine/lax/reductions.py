@@ -142,30 +142,36 @@ reduce_prod_p.def_abstract_eval(_reduce_abstract)
 batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
 
 
-def _prod_tree(x, axes):
-    """reduce_prod as a tree of pairwise multiplications of halves (differentiable, exact at 0)."""
-    lax = _lax()
-    shape = core.get_aval(x).shape
-    kept = [i for i in range(len(shape)) if i not in axes]
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    rest = [shape[i] for i in kept]
-    x = lax.reshape(lax.transpose(x, (*axes, *kept)), (n, *rest))
-    if n == 0:
-        return lax.full(rest, 1, x.dtype)
-    while n > 1:
-        if n % 2:
-            x = lax.concatenate([x, lax.full((1, *rest), 1, x.dtype)], 0)
-            n += 1
-        half = n // 2
-        x = lax.mul(lax.slice_in_dim(x, 0, half), lax.slice_in_dim(x, half, n))
-        n = half
-    return lax.reshape(x, rest)
-
-
 def _reduce_prod_jvp(primals, tangents, *, axes):
-    out = reduce_prod_p.bind(primals[0], axes=axes)
-    _, t = _jvp_of(lambda x: _prod_tree(x, axes), primals, tangents)
-    return out, t
+    # JAX's _reduce_jvp: the reduced axes moved to the front and flattened, then the product as a
+    # tree of pairwise multiplications of halves (the shorter half padded with 1), differentiated
+    # as a whole: exact where entries are 0, and no reduce_prod in the program (as in JAX's).
+    from .elementwise import _const
+
+    lax = _lax()
+    (x,), (t,) = primals, [ad.instantiate_zeros(t) for t in tangents]
+    shape = core.get_aval(x).shape
+    non_axes = [i for i in range(len(shape)) if i not in axes]
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    new_shape = (n, *[shape[i] for i in non_axes])
+    permutation = (*axes, *non_axes)
+    x, t = lax.reshape(x, new_shape, permutation), lax.reshape(t, new_shape, permutation)
+    one = _const(primals[0], 1)
+
+    def tree(x):
+        while x.shape[0] > 1:
+            n = x.shape[0]
+            n1 = (n + 1) // 2
+            x1, x2 = lax.slice_in_dim(x, 0, n1), lax.slice_in_dim(x, n1, None)
+            if n - n1 != n1:
+                x2 = lax.pad(x2, one, [(0, 1, 0)] + [(0, 0, 0)] * (x.ndim - 1))
+            x = lax.mul(x1, x2)
+        if x.shape[0] == 0:
+            return lax.full(new_shape[1:], one)
+        return lax.squeeze(x, (0,))
+
+    outs, touts = ad.jvp_flat(lambda x: [tree(x)], [x], [t])
+    return outs[0], touts[0]
 
 
 ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp

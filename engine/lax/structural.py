@@ -400,11 +400,18 @@ def _pad_abstract(x, padding_value, *, padding_config):
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
     lax = _lax()
+    from .slicing import slice_p
+
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    unpadded = pad_p.bind(
-        ct, lax.full((), 0, ct.dtype), padding_config=tuple((-a, -b, 0) for a, b in zip(lo, hi))
+    # JAX's arithmetic, numpy's integers included (its params print them: np.int64(-1)).
+    unpad_config = tuple(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+    unpadded = pad_p.bind(ct, np.array(0, ct.dtype), padding_config=unpad_config)
+    t_x = slice_p.bind(
+        unpadded,
+        start_indices=tuple(np.zeros_like(lo)),
+        limit_indices=tuple(unpadded.shape),
+        strides=tuple(np.add(interior, 1)),
     )
-    t_x = lax.slice(unpadded, (0,) * len(lo), unpadded.shape, tuple(i + 1 for i in interior))
     t_pad = None
     if ad.is_undefined(padding_value):
         all_axes = tuple(range(len(lo)))
