@@ -11,7 +11,8 @@ import numpy as np
 
 from . import core
 from .core import ShapedArray, Trace, Tracer, float0
-from .ir import Jaxpr, JaxprEqn, Literal, Var
+from .errors import UnexpectedTracerError
+from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var
 
 jvp_rules: dict[core.Primitive, Callable] = {}
 transpose_rules: dict[core.Primitive, Callable] = {}
@@ -348,7 +349,7 @@ def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
             raise TypeError(r)
     eqns = []
     for r in sorted(recipes.values(), key=lambda r: r.serial):  # in recording order
-        ins = [tracer_to_var[id(x)] for x in r.tracers_in]
+        ins: list[Atom] = [tracer_to_var[id(x)] for x in r.tracers_in]
         outs = [Var(a) for a in r.avals_out]
         for x, v in zip(r.tracers_out, outs):
             tracer_to_var[id(x)] = v
@@ -492,7 +493,7 @@ def linearize_flat(f, primals):
 def _known_primal(trace, p):
     if isinstance(p, PartialEvalTracer) and p._trace.main is trace.main:
         if not p.pval.is_known:
-            raise core.UnexpectedTracerError("primal output depends on tangents; engine bug")
+            raise UnexpectedTracerError("primal output depends on tangents; engine bug")
         return p.pval.const
     return p
 

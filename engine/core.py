@@ -16,9 +16,10 @@ import sysconfig
 import threading
 import types
 from contextlib import contextmanager
-from typing import Callable
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import (
     ConcretizationTypeError,
@@ -31,6 +32,12 @@ from .errors import (
 # ---------------------------------------------------------------------------------------------
 # dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
 
+# An operand or result of a primitive: a concrete ``Array``, numpy array or Python scalar, or a
+# ``Tracer``. Any rather than a union: engine.numpy installs the array methods on both at import.
+Value = Any
+# A primitive's parameters: ints, tuples, dtypes, jaxprs, callables..., as each primitive defines.
+Params = dict[str, Any]
+
 _CANONICAL: dict[np.dtype, np.dtype] = {
     np.dtype("float64"): np.dtype("float32"),
     np.dtype("int64"): np.dtype("int32"),
@@ -41,7 +48,7 @@ _CANONICAL: dict[np.dtype, np.dtype] = {
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
 
 
-def canonical_dtype(dtype) -> np.dtype:
+def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
     dtype = np.dtype(dtype)
     return _CANONICAL.get(dtype, dtype)
 
@@ -65,7 +72,7 @@ _SHORT = {
 
 
 @functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
-def dtype_short(dtype) -> str:
+def dtype_short(dtype: DType | npt.DTypeLike) -> str:
     if isinstance(dtype, ExtendedDType):
         return dtype.name
     name = np.dtype(dtype).name
@@ -85,7 +92,10 @@ class ExtendedDType:
     name = "extended"
     kind = "V"
     numpy_dtype: np.dtype
-    to_user: Callable
+    to_user: Callable[[np.ndarray], Array]  # numpy storage -> the user-facing array
+
+
+DType = np.dtype | ExtendedDType  # what an abstract value's dtype may be
 
 
 # numpy storage dtype -> its extended dtype (registered by the module that defines it).
@@ -98,18 +108,28 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type: bool = False):
+    def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
         # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
-        self.shape = shape if type(shape) is tuple else tuple(int(d) for d in shape)
+        self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(int(d) for d in shape)
         if not (type(dtype) is np.dtype or isinstance(dtype, (np.dtype, ExtendedDType))):
             dtype = np.dtype(dtype)
-        self.dtype = dtype
+        self.dtype: DType = dtype
         self.weak_type = weak_type
 
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(
+        self,
+        shape: Sequence[int] | None = None,
+        dtype: DType | npt.DTypeLike | None = None,
+        weak_type: bool | None = None,
+    ) -> "ShapedArray":
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
@@ -119,7 +139,7 @@ class ShapedArray:
     def strip_weak_type(self) -> "ShapedArray":
         return self.update(weak_type=False) if self.weak_type else self
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (
             type(other) is ShapedArray
             and self.shape == other.shape
@@ -127,17 +147,17 @@ class ShapedArray:
             and self.weak_type == other.weak_type
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type))
 
     def str_short(self) -> str:
         return f"{dtype_short(self.dtype)}[{','.join(map(str, self.shape))}]"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
 
 
-def raise_to_shaped(aval: ShapedArray, weak_type=None) -> ShapedArray:
+def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
     return aval if weak_type is None else aval.update(weak_type=weak_type)
 
 
@@ -165,7 +185,7 @@ class SourceInfo:
     def __init__(self, file: str, line: int, function: str):
         self.file, self.line, self.function = file, line, function
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{self.file}:{self.line} ({self.function})"
 
 
@@ -174,7 +194,7 @@ _source_override = threading.local()
 
 def current_source_info() -> SourceInfo | None:
     """The innermost frame outside the engine and the standard library: the user's line."""
-    override = getattr(_source_override, "value", None)
+    override: SourceInfo | None = getattr(_source_override, "value", None)
     if override is not None:
         return override
     frame: types.FrameType | None = sys._getframe(1)
@@ -190,7 +210,7 @@ def current_source_info() -> SourceInfo | None:
     return None
 
 
-_skip_code: dict = {}
+_skip_code: dict[types.CodeType, bool] = {}
 
 
 def staging_source_info() -> SourceInfo | None:
@@ -205,7 +225,7 @@ def staging_source_info() -> SourceInfo | None:
 
 
 @contextmanager
-def source_info_context(info: SourceInfo | None):
+def source_info_context(info: SourceInfo | None) -> Iterator[None]:
     """While replaying an equation (transposing, batching a jaxpr...), new equations inherit its line."""
     prev = getattr(_source_override, "value", None)
     _source_override.value = info if info is not None else prev
@@ -218,8 +238,9 @@ def source_info_context(info: SourceInfo | None):
 # ---------------------------------------------------------------------------------------------
 # Primitives and their rule tables.
 
-impl_rules: dict["Primitive", Callable] = {}
-abstract_eval_rules: dict["Primitive", Callable] = {}
+impl_rules: dict["Primitive", Callable[..., Any]] = {}
+abstract_eval_rules: dict["Primitive", Callable[..., Any]] = {}
+Rule = TypeVar("Rule", bound=Callable[..., Any])
 
 
 class Primitive:
@@ -237,10 +258,11 @@ class Primitive:
         self.name = name
         self.multiple_results = multiple_results
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.name
 
-    def bind(self, *args, **params):
+    def bind(self, *args: Value, **params: Any) -> Value:
+        """The result of applying this primitive (a list of them if ``multiple_results``)."""
         trace = find_top_trace(args)
         if trace.main.level:
             args = [trace.full_raise(a) for a in args]  # type: ignore[assignment]
@@ -249,15 +271,16 @@ class Primitive:
             return [full_lower(o) for o in outs]
         return full_lower(outs)
 
-    def def_impl(self, fn):
+    def def_impl(self, fn: Rule) -> Rule:
         impl_rules[self] = fn
         return fn
 
-    def def_abstract_eval(self, fn):
+    def def_abstract_eval(self, fn: Rule) -> Rule:
         abstract_eval_rules[self] = fn
         return fn
 
-    def abstract_eval(self, *avals, **params):
+    def abstract_eval(self, *avals: ShapedArray, **params: Any) -> Any:
+        """The output's ShapedArray (a list of them if ``multiple_results``)."""
         return abstract_eval_rules[self](*avals, **params)
 
 
@@ -268,16 +291,16 @@ class Primitive:
 class MainTrace:
     __slots__ = ("level", "trace_type", "global_data", "trace")
 
-    def __init__(self, level, trace_type, global_data=None):
+    def __init__(self, level: int, trace_type: type[Trace], global_data: Any = None):
         self.level, self.trace_type, self.global_data = level, trace_type, global_data
-        self.trace = None  # the Trace object, made once (binds are hot)
+        self.trace: Trace | None = None  # the Trace object, made once (binds are hot)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MainTrace({self.level}, {self.trace_type.__name__})"
 
 
 class _TraceState(threading.local):
-    def __init__(self):
+    def __init__(self) -> None:
         self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
         self.dynamic: MainTrace | None = None
 
@@ -286,7 +309,7 @@ _state: _TraceState  # set below, once EvalTrace exists
 
 
 @contextmanager
-def new_main(trace_type, global_data=None):
+def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainTrace]:
     level = len(_state.stack)
     main = MainTrace(level, trace_type, global_data)
     _state.stack.append(main)
@@ -304,7 +327,7 @@ _staging_lock = threading.Lock()
 
 
 @contextmanager
-def new_dynamic(main: MainTrace):
+def new_dynamic(main: MainTrace) -> Iterator[None]:
     """Make ``main`` catch every bind, even of constants: how jit stages constant-only work."""
     prev, _state.dynamic = _state.dynamic, main
     with _staging_lock:
@@ -321,7 +344,7 @@ def tracing_active() -> bool:
     return len(_state.stack) > 1
 
 
-def find_top_trace(xs) -> "Trace":
+def find_top_trace(xs: Iterable[Value]) -> Trace:
     state = _state
     top = state.stack[0]
     level = 0
@@ -339,7 +362,7 @@ def find_top_trace(xs) -> "Trace":
     return trace
 
 
-def full_lower(val):
+def full_lower(val: Value) -> Value:
     return val.full_lower() if isinstance(val, Tracer) else val
 
 
@@ -347,12 +370,13 @@ class Trace:
     def __init__(self, main: MainTrace):
         self.main = main
 
-    def pure(self, val):
+    def pure(self, val: Value) -> Value:
+        """``val`` (not traced by this trace) as a value of this trace."""
         raise NotImplementedError
 
     lift = pure
 
-    def full_raise(self, val):
+    def full_raise(self, val: Value) -> Value:
         if not isinstance(val, Tracer):
             return self.pure(val)
         level = self.main.level
@@ -369,19 +393,19 @@ class Trace:
             )
         raise UnexpectedTracerError("Different traces at the same level; this is an engine bug.")
 
-    def process_primitive(self, primitive, tracers, params):
+    def process_primitive(self, primitive: Primitive, tracers: Sequence[Value], params: Params) -> Value:
         raise NotImplementedError
 
 
 class EvalTrace(Trace):
     """Level 0: run the primitive's numpy implementation on concrete values."""
 
-    def pure(self, val):
+    def pure(self, val: Value) -> Value:
         return val
 
     lift = pure
 
-    def process_primitive(self, primitive, vals, params):
+    def process_primitive(self, primitive: Primitive, vals: Sequence[Value], params: Params) -> Value:
         if primitive.takes_arrays:
             args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
         else:
@@ -402,7 +426,7 @@ class EvalTrace(Trace):
         return outs if isinstance(outs, Array) else array_of(outs, weak and _keeps_dtype(outs, args))
 
 
-def _keeps_dtype(out, args) -> bool:
+def _keeps_dtype(out: Value, args: Sequence[np.ndarray | Array]) -> bool:
     # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
     # comparisons (bool), argmax (int) and the like are strong, as under jit.
     # A complex value's real part, imaginary part and modulus (and a real value's conjugate)
@@ -418,7 +442,7 @@ _state = _TraceState()
 # Concrete arrays.
 
 
-def _canonical_np(x) -> np.ndarray:
+def _canonical_np(x: npt.ArrayLike) -> np.ndarray:
     a = np.asarray(x)
     d = _CANONICAL.get(a.dtype)
     if d is not None and d != a.dtype:
@@ -426,7 +450,7 @@ def _canonical_np(x) -> np.ndarray:
     return a
 
 
-def is_weak(x) -> bool:
+def is_weak(x: Value) -> bool:
     if type(x) is Array:
         return x.weak_type
     if isinstance(x, Tracer):
@@ -434,9 +458,10 @@ def is_weak(x) -> bool:
     return type(x) in (int, float, complex)
 
 
-def to_numpy(x) -> np.ndarray:
+def to_numpy(x: Value) -> np.ndarray:
     if type(x) is Array:
-        return x._value
+        value: np.ndarray = x._value
+        return value
     if isinstance(x, Tracer):
         raise TracerArrayConversionError(x)
     if isinstance(x, (bool, int, float, complex)):
@@ -446,7 +471,7 @@ def to_numpy(x) -> np.ndarray:
     return _canonical_np(x)
 
 
-def python_scalar_dtype(x) -> np.dtype:
+def python_scalar_dtype(x: object) -> np.dtype:
     t = type(x)
     if t is bool or t is np.bool_:
         return np.dtype("bool")
@@ -474,14 +499,14 @@ class Array:
     __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value, weak_type: bool = False):
+    def __init__(self, value: npt.ArrayLike, weak_type: bool = False):
         if type(value) is not np.ndarray:
             value = np.asarray(value)
         d = _CANONICAL.get(value.dtype)
         if d is not None and d != value.dtype:
             value = value.astype(d)
         value.flags.writeable = False
-        self._value = value
+        self._value: np.ndarray = value
         self.weak_type = weak_type
         self._aval: ShapedArray | None = None
 
@@ -492,13 +517,27 @@ class Array:
             aval = self._aval = ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
         return aval
 
-    shape = property(lambda self: self._value.shape)
-    dtype = property(lambda self: self._value.dtype)
-    ndim = property(lambda self: self._value.ndim)
-    size = property(lambda self: self._value.size)
-    nbytes = property(lambda self: self._value.nbytes)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
 
-    def __array__(self, dtype=None, copy=None):
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def nbytes(self) -> int:
+        return self._value.nbytes
+
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         if dtype is not None and np.dtype(dtype) != self._value.dtype:
             return self._value.astype(dtype)
         if copy:
@@ -509,7 +548,7 @@ class Array:
             self._value.flags.writeable = False
         return self._value
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._value.size == 0 or self._value.ndim > 0:
             body = np.array2string(self._value, separator=", ", prefix="Array(")
         else:
@@ -518,78 +557,79 @@ class Array:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"Array({body}, dtype={dt}{weak})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self._value)
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self._value.ndim == 0:
             return format(self._value.item(), spec)
         return format(str(self), spec)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._value)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._value)
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._value)
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._value)
 
-    def __index__(self):
+    def __index__(self) -> int:
         return int(self._value.__index__())
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._value.ndim == 0:
             raise TypeError("len() of unsized object")
-        return self._value.shape[0]
+        n: int = self._value.shape[0]
+        return n
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
         if self._value.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         return (Array(v, self.weak_type) for v in self._value)
 
-    def __hash__(self):
+    def __hash__(self) -> NoReturn:
         raise TypeError("unhashable type: 'Array' (mark the argument as static only if it is hashable)")
 
-    def tolist(self):
+    def tolist(self) -> Any:  # nested lists of Python scalars, as numpy's
         return self._value.tolist()
 
-    def item(self, *args):
+    def item(self, *args: int) -> Any:  # a Python scalar, as numpy's
         return self._value.item(*args)
 
-    def block_until_ready(self):
+    def block_until_ready(self) -> Array:
         return self
 
-    def copy(self):
+    def copy(self) -> Array:
         return Array(self._value.copy(), self.weak_type)
 
-    def __copy__(self):
+    def __copy__(self) -> Array:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: object) -> Array:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Array], tuple[np.ndarray, bool]]:
         return (Array, (np.array(self._value), self.weak_type))
 
     @property
-    def addressable_shards(self):
+    def addressable_shards(self) -> list[Array]:
         return [self]
 
-    def devices(self):
+    def devices(self) -> set[Any]:
         from . import devices as _devices
 
         return {_devices()[0]}
 
     @property
-    def is_fully_replicated(self):
+    def is_fully_replicated(self) -> bool:
         return True
 
 
-def array_of(value, weak_type: bool = False) -> "Array":
+def array_of(value: Value, weak_type: bool = False) -> "Array":
     """The engine's concrete value for an impl's numpy result: an ``Array``, or for the numpy
     storage of an extended dtype (typed keys) that dtype's array type."""
     dtype = getattr(value, "dtype", None)
@@ -615,72 +655,87 @@ class Tracer:
     def aval(self) -> ShapedArray:
         raise NotImplementedError
 
-    def full_lower(self):
+    def full_lower(self) -> Value:
         return self
 
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: self.aval.ndim)
-    size = property(lambda self: self.aval.size)
-    weak_type = property(lambda self: self.aval.weak_type)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
 
-    def concrete_value(self):
+    @property
+    def dtype(self) -> DType:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def concrete_value(self) -> Value | None:
         """The concrete value behind this tracer, if the transformation knows one, else None."""
         return None
 
-    def _concrete(self, what: str, error_cls):
+    def _concrete(self, what: str, error_cls: Callable[[Tracer, str], Exception]) -> Value:
         val = self.concrete_value()
         if val is None:
             raise error_cls(self, what)
         return val
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._concrete("bool", TracerBoolConversionError))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._concrete("int", ConcretizationTypeError))
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._concrete("float", ConcretizationTypeError))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._concrete("complex", ConcretizationTypeError))
 
-    def __index__(self):
+    def __index__(self) -> int:
         return int(self._concrete("index", TracerIntegerConversionError))
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> NoReturn:
         raise TracerArrayConversionError(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Value]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         from .lax import index_in_dim  # (as JAX iterates: slice and squeeze each row)
 
         return (index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 
-    def __hash__(self):
+    def __hash__(self) -> NoReturn:
         raise TypeError(
             f"unhashable type: {type(self).__name__}. A traced value cannot be a static "
             f"argument or a dict key."
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Traced<{self.aval.str_short()}>with<{type(self).__name__}>"
 
-    def block_until_ready(self):
+    def block_until_ready(self) -> Tracer:
         return self
 
 
-def get_aval(x) -> ShapedArray:
+def get_aval(x: Value) -> ShapedArray:
     t = type(x)
     if t is Array:
-        return x.aval
+        aval: ShapedArray = x.aval  # (``t is Array`` does not narrow ``x`` for the checker)
+        return aval
     if isinstance(x, Tracer):
         return x.aval
     if t in (int, float, complex):
@@ -699,11 +754,11 @@ def get_aval(x) -> ShapedArray:
     )
 
 
-def is_array_like(x) -> bool:
+def is_array_like(x: object) -> bool:
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex))
 
 
-def concrete_or_none(x):
+def concrete_or_none(x: Value) -> np.ndarray | None:
     """A numpy value for x if it is concrete (possibly behind tracers that know it), else None."""
     if isinstance(x, Tracer):
         v = x.concrete_value()
@@ -711,7 +766,7 @@ def concrete_or_none(x):
     return to_numpy(x)
 
 
-def concrete_or_error(x, what: str):
+def concrete_or_error(x: Value, what: str) -> np.ndarray:
     v = concrete_or_none(x)
     if v is None:
         raise ConcretizationTypeError(x, what)

@@ -25,7 +25,7 @@ def _describe(tracer) -> str:
 class ConcretizationTypeError(JAXTypeError):
     """A traced value was used where a concrete Python value is needed."""
 
-    def __init__(self, tracer, context: str = ""):
+    def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
         if isinstance(tracer, str):
             super().__init__(tracer)
@@ -40,7 +40,7 @@ class ConcretizationTypeError(JAXTypeError):
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
-    def __init__(self, tracer, context: str = "bool"):
+    def __init__(self, tracer: object, context: str = "bool"):
         self.tracer = tracer
         TypeError.__init__(
             self,
@@ -52,7 +52,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 
 class TracerIntegerConversionError(JAXIndexError, ConcretizationTypeError):
-    def __init__(self, tracer, context: str = "index"):
+    def __init__(self, tracer: object, context: str = "index"):
         self.tracer = tracer
         IndexError.__init__(
             self,
@@ -63,7 +63,7 @@ class TracerIntegerConversionError(JAXIndexError, ConcretizationTypeError):
 
 
 class TracerArrayConversionError(JAXTypeError):
-    def __init__(self, tracer):
+    def __init__(self, tracer: object):
         self.tracer = tracer
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array "
@@ -77,7 +77,7 @@ class UnexpectedTracerError(JAXTypeError):
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
-    def __init__(self, tracer):
+    def __init__(self, tracer: object):
         self.tracer = tracer
         super().__init__(
             f"Array boolean indices must be concrete; got {_describe(tracer)}. Boolean masks change "

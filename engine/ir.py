@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeGuard, final
 
 import numpy as np
 
 from . import core
 from . import pretty_printer as pp
-from .core import ShapedArray, SourceInfo
+from .core import Params, ShapedArray, SourceInfo, Value
 
 
 class Var:
@@ -20,18 +20,19 @@ class Var:
         self.aval = aval
         self.count = next(Var._counter)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Var({self.aval.str_short()}#{self.count})"
 
 
+@final  # so that ``type(x) is Literal`` (faster than isinstance) tells a checker the rest are Vars
 class Literal:
     __slots__ = ("val", "aval")
 
-    def __init__(self, val, aval: ShapedArray):
+    def __init__(self, val: Value, aval: ShapedArray):
         self.val = val
         self.aval = aval
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Literal({self.val})"
 
 
@@ -40,9 +41,9 @@ Atom = Var | Literal
 
 class JaxprEqn(NamedTuple):
     primitive: core.Primitive
-    inputs: list
-    params: dict
-    out_binders: list
+    inputs: list[Atom]
+    params: Params
+    out_binders: list[Var]
     source_info: SourceInfo | None = None
 
 
@@ -51,21 +52,27 @@ class Jaxpr:
 
     __slots__ = ("constvars", "in_binders", "eqns", "outs", "__weakref__")
 
-    def __init__(self, constvars, in_binders, eqns, outs):
+    def __init__(
+        self,
+        constvars: Iterable[Var],
+        in_binders: Iterable[Var],
+        eqns: Iterable[JaxprEqn],
+        outs: Iterable[Atom],
+    ):
         self.constvars = list(constvars)
         self.in_binders = list(in_binders)
         self.eqns = list(eqns)
         self.outs = list(outs)
 
     @property
-    def in_avals(self):
+    def in_avals(self) -> list[ShapedArray]:
         return [v.aval for v in self.in_binders]
 
     @property
-    def out_avals(self):
+    def out_avals(self) -> list[ShapedArray]:
         return [v.aval for v in self.outs]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return pp_jaxpr(self, [])
 
     __repr__ = __str__
@@ -76,21 +83,29 @@ class ClosedJaxpr:
 
     __slots__ = ("jaxpr", "consts", "__weakref__")
 
-    def __init__(self, jaxpr: Jaxpr, consts):
+    def __init__(self, jaxpr: Jaxpr, consts: Sequence[Value]):
         assert not jaxpr.constvars or len(jaxpr.constvars) == len(consts)
         self.jaxpr = jaxpr
         self.consts = list(consts)
 
-    in_avals = property(lambda self: self.jaxpr.in_avals)
-    out_avals = property(lambda self: self.jaxpr.out_avals)
-    eqns = property(lambda self: self.jaxpr.eqns)
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.in_avals
 
-    def __str__(self):
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self) -> list[JaxprEqn]:
+        return self.jaxpr.eqns
+
+    def __str__(self) -> str:
         return pp_jaxpr(self.jaxpr, self.consts)
 
     __repr__ = __str__
 
-    def pretty_print(self, **_):
+    def pretty_print(self, **_: object) -> str:
         return str(self)
 
 
@@ -111,12 +126,12 @@ def _encode_name(n: int) -> str:
 class PpContext:
     """Names of variables (and of shared jaxprs) while printing one jaxpr."""
 
-    def __init__(self):
-        self.var_names: dict = {}
-        self.shared_jaxprs: dict = {}  # Jaxpr -> name
+    def __init__(self) -> None:
+        self.var_names: dict[Var, str] = {}
+        self.shared_jaxprs: dict[Jaxpr, str] = {}
         self._count = 0
 
-    def name(self, v) -> str:
+    def name(self, v: Var) -> str:
         if type(v) is DropVar:
             return "_"
         n = self.var_names.get(v)
@@ -125,11 +140,11 @@ class PpContext:
             self._count += 1
         return n
 
-    def suggest_same_names(self, for_vars, like_vars) -> None:
+    def suggest_same_names(self, for_vars: Sequence[Atom], like_vars: Sequence[Atom]) -> None:
         """Name ``for_vars`` (a sub-jaxpr's binders) like the atoms they alias, as JAX does."""
         if len(for_vars) != len(like_vars):
             return
-        used = set()
+        used: set[Var] = set()
         for f, like in zip(for_vars, like_vars):
             if isinstance(like, Var) and like not in used and isinstance(f, Var) and f not in self.var_names:
                 used.add(like)
@@ -151,7 +166,7 @@ def pp_literal(lit: Literal) -> str:
     return f"{s}:{lit.aval.str_short()}"
 
 
-def pp_param(value) -> str:
+def pp_param(value: object) -> str:
     """The text of a parameter value that is not a jaxpr."""
     if isinstance(value, np.dtype):
         return value.name
@@ -160,20 +175,21 @@ def pp_param(value) -> str:
     if isinstance(value, frozenset):
         return f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})"
     if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
-        return value.__name__
+        return str(value.__name__)
     return str(value)
 
 
 # primitive -> eqn -> [(name, value)]: the parameters JAX shows for it, in its order (default:
 # all of them, sorted by name). Modules defining primitives add rows.
-pp_params_rules: dict = {}
+ParamsDisplay = Sequence[tuple[str, Any]]
+pp_params_rules: dict[core.Primitive, Callable[[JaxprEqn], ParamsDisplay]] = {}
 
 
-def _pp_atom(x, ctx: PpContext) -> str:
+def _pp_atom(x: Atom, ctx: PpContext) -> str:
     return pp_literal(x) if type(x) is Literal else ctx.name(x)
 
 
-def _pp_vars(vs, ctx: PpContext, separator: str = "", print_shapes: bool = False) -> pp.Doc:
+def _pp_vars(vs: Sequence[Atom], ctx: PpContext, separator: str = "", print_shapes: bool = False) -> pp.Doc:
     if print_shapes:
         items = [pp.text(f"{_pp_atom(v, ctx)}:{v.aval.str_short()}") for v in vs]
     else:
@@ -181,11 +197,11 @@ def _pp_vars(vs, ctx: PpContext, separator: str = "", print_shapes: bool = False
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
 
 
-def _is_jaxpr(v) -> bool:
+def _is_jaxpr(v: object) -> TypeGuard[Jaxpr | ClosedJaxpr]:
     return isinstance(v, (Jaxpr, ClosedJaxpr))
 
 
-def _pp_kv_pair(k: str, v, ctx: PpContext) -> pp.Doc:
+def _pp_kv_pair(k: str, v: object, ctx: PpContext) -> pp.Doc:
     if type(v) is tuple and v and all(_is_jaxpr(j) for j in v):
         body = _pp_jaxprs(v, ctx)
     elif _is_jaxpr(v):
@@ -195,7 +211,7 @@ def _pp_kv_pair(k: str, v, ctx: PpContext) -> pp.Doc:
     return pp.text(f"{k}=") + body
 
 
-def _pp_kv_pairs(pairs, ctx: PpContext) -> pp.Doc:
+def _pp_kv_pairs(pairs: ParamsDisplay, ctx: PpContext) -> pp.Doc:
     if not pairs:
         return pp.nil()
     return pp.group(
@@ -218,20 +234,20 @@ def _pp_kv_pairs(pairs, ctx: PpContext) -> pp.Doc:
     )
 
 
-def eqn_display_params(eqn) -> list:
+def eqn_display_params(eqn: JaxprEqn) -> ParamsDisplay:
     """The (name, value) parameters JAX prints for ``eqn``, in its order."""
     rule = pp_params_rules.get(eqn.primitive)
     return rule(eqn) if rule is not None else sorted(eqn.params.items())
 
 
-def _pp_eqn_flat(eqn, pairs, ctx: PpContext) -> str:
+def _pp_eqn_flat(eqn: JaxprEqn, pairs: ParamsDisplay, ctx: PpContext) -> str:
     lhs = " ".join(f"{ctx.name(v)}:{v.aval.str_short()}" for v in eqn.out_binders)
     params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in pairs) + "]" if pairs else ""
     rhs = f"{eqn.primitive.name}{params} " + " ".join(_pp_atom(x, ctx) for x in eqn.inputs)
     return f"{lhs} = {rhs}" if eqn.out_binders else rhs
 
 
-def _pp_eqn(eqn, ctx: PpContext, indent: int | None = None) -> pp.Doc:
+def _pp_eqn(eqn: JaxprEqn, ctx: PpContext, indent: int | None = None) -> pp.Doc:
     """``indent``: where the equation's line starts when its jaxpr breaks into lines, if known. An
     equation without sub-jaxprs that fits there is laid out flat, so it is built as one text (fast)."""
     if indent is None or any(_has_jaxpr(v) for v in eqn.params.values()):
@@ -245,11 +261,11 @@ def _pp_eqn(eqn, ctx: PpContext, indent: int | None = None) -> pp.Doc:
     return _pp_eqn_doc(eqn, pairs, ctx)
 
 
-def _has_jaxpr(v) -> bool:
+def _has_jaxpr(v: object) -> bool:
     return _is_jaxpr(v) or (type(v) is tuple and any(_is_jaxpr(w) for w in v))
 
 
-def _pp_eqn_doc(eqn, pairs, ctx: PpContext) -> pp.Doc:
+def _pp_eqn_doc(eqn: JaxprEqn, pairs: ParamsDisplay | None, ctx: PpContext) -> pp.Doc:
     sub = eqn.params.get("jaxpr")
     if eqn.params.get("name") is not None and _is_jaxpr(sub):
         sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
@@ -293,16 +309,16 @@ def _pp_jaxpr(jaxpr: Jaxpr, ctx: PpContext) -> pp.Doc:
     return pp.text(name) if name is not None else _pp_skeleton(jaxpr, ctx)
 
 
-def _pp_jaxprs(jaxprs, ctx: PpContext) -> pp.Doc:
+def _pp_jaxprs(jaxprs: Sequence[Jaxpr | ClosedJaxpr], ctx: PpContext) -> pp.Doc:
     docs = [_pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx) for j in jaxprs]
     inner = pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), docs)]))
     return pp.group(pp.concat([inner, pp.brk(""), pp.text(")")]))
 
 
-def _shared_jaxprs(top: Jaxpr) -> list:
+def _shared_jaxprs(top: Jaxpr) -> list[tuple[str, Jaxpr]]:
     """Jaxprs printed once up front: those used more than once, and nested ones over 10 equations."""
-    counts: dict = {}
-    names: dict = {}
+    counts: dict[Jaxpr, int] = {}
+    names: dict[Jaxpr, str] = {}
     queue = [top]
     while queue:
         j = queue.pop(0)
@@ -314,7 +330,7 @@ def _shared_jaxprs(top: Jaxpr) -> list:
             if isinstance(name, str):
                 for s in subs:
                     names.setdefault(s, name.strip("<>"))
-    taken: dict = {}
+    taken: dict[str, int] = {}
     shared = []
     for j, c in counts.items():
         if c == 1:
@@ -343,11 +359,11 @@ def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
 PP_WIDTH = 80  # JAX's default width
 
 
-def pp_jaxpr(jaxpr: Jaxpr, consts=()) -> str:
+def pp_jaxpr(jaxpr: Jaxpr, consts: Sequence[Value] = ()) -> str:
     return pp_toplevel(jaxpr).format(PP_WIDTH)
 
 
-def printed_names(jaxpr: Jaxpr) -> dict:
+def printed_names(jaxpr: Jaxpr) -> dict[Var, str]:
     """Var -> the name ``str(jaxpr)`` gives it (sub-jaxprs included), for views that must agree."""
     ctx = PpContext()
     pp_toplevel(jaxpr, ctx)
@@ -359,10 +375,10 @@ def printed_names(jaxpr: Jaxpr) -> dict:
 # transforms it. Equations keep their source line while replayed.
 
 
-def eval_jaxpr(jaxpr: Jaxpr, args, consts=()) -> list:
-    env: dict[Var, Any] = {}
+def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value] = ()) -> list[Value]:
+    env: dict[Var, Value] = {}
 
-    def read(x):
+    def read(x: Atom) -> Value:
         return x.val if type(x) is Literal else env[x]
 
     for v, val in zip(jaxpr.constvars, consts):
@@ -380,11 +396,11 @@ def eval_jaxpr(jaxpr: Jaxpr, args, consts=()) -> list:
     return [read(x) for x in jaxpr.outs]
 
 
-def eval_closed(closed: ClosedJaxpr, *args) -> list:
+def eval_closed(closed: ClosedJaxpr, *args: Value) -> list[Value]:
     return eval_jaxpr(closed.jaxpr, args, closed.consts)
 
 
-def jaxpr_as_fun(closed: ClosedJaxpr):
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Value]]:
     return lambda *args: eval_closed(closed, *args)
 
 
@@ -422,10 +438,10 @@ effectful: set[core.Primitive] = set()  # primitives DCE must keep even when unu
 
 
 # Per-primitive DCE of the sub-jaxprs a kept equation carries (cond drops dead branch equations).
-dce_rules: dict = {}
+dce_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn]] = {}
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs=None) -> Jaxpr:
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
     """Drop equations whose outputs nothing uses."""
     outs = jaxpr.outs if used_outputs is None else [o for o, u in zip(jaxpr.outs, used_outputs) if u]
     live = {x for x in outs if type(x) is Var}
@@ -453,7 +469,7 @@ def drop_unused_binders(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
 
 
-def subjaxprs(eqn: JaxprEqn):
+def subjaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
     """The sub-jaxprs an equation carries in its params (jit, cond branches, scan bodies...)."""
     for v in eqn.params.values():
         if isinstance(v, ClosedJaxpr):

@@ -7,7 +7,8 @@ from typing import Callable
 import numpy as np
 
 from . import core
-from .core import ShapedArray, Tracer, Trace
+from .core import ShapedArray, Trace, Tracer
+from .errors import UnexpectedTracerError
 from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
@@ -92,7 +93,7 @@ class JaxprBuilder:
     def getvar(self, tracer):
         v = self.tracer_to_var.get(id(tracer))
         if v is None:
-            raise core.UnexpectedTracerError(
+            raise UnexpectedTracerError(
                 "A tracer from a finished transformation was used in a jit/make_jaxpr trace. "
                 "Pass it in as an argument instead of closing over it."
             )

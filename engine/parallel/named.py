@@ -31,7 +31,7 @@ class NamedShardedArray(ShardedArray):
         self._sharding = sharding
 
     @property
-    def _value(self) -> np.ndarray:
+    def _value(self) -> np.ndarray:  # type: ignore[override]  # as ShardedArray's
         cached: np.ndarray | None = self._cache
         if cached is None:
             aval = cast(ShapedArray, self._aval)

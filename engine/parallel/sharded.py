@@ -46,7 +46,7 @@ class ShardedArray(Array):
         self.weak_type = aval.weak_type
 
     @property
-    def _value(self) -> np.ndarray:
+    def _value(self) -> np.ndarray:  # type: ignore[override]  # Array's slot, here fetched from the devices on first read
         value = self._cache
         if value is None:
             if self._axis is None:
