@@ -5,6 +5,7 @@ bounds as XLA does. Batched, they become a gather / a scatter (as in JAX).
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -247,6 +248,27 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
     return dynamic_slice(operand, starts, sizes)
 
 
+def _staged_as_jit(static_argnames):
+    """JAX jits these helpers, so they print as nested ``jit`` equations; the decorator lives with
+    jnp's staged helpers, which import lax, so it is looked up at the first call."""
+
+    def decorate(fn):
+        staged = []
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if not staged:
+                from ..numpy._staged import staged_as_jit
+
+                staged.append(staged_as_jit(fn, static_argnames=static_argnames))
+            return staged[0](*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+@_staged_as_jit(static_argnames=("axis", "keepdims"))
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     """The element at traced ``index`` along ``axis``."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
@@ -262,6 +284,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
     return dynamic_update_slice(operand, update, starts)
 
 
+@_staged_as_jit(static_argnames=("axis",))
 def dynamic_update_index_in_dim(operand, update, index, axis: int):
     """Write ``update`` (without the ``axis`` dimension, or with it of size 1) at ``index``."""
     ndim = core.get_aval(operand).ndim

@@ -769,6 +769,16 @@ def vmap_dynamic_update_slice():
 
 
 @program
+def dynamic_index_in_dim():
+    return lambda x, i: lax.dynamic_index_in_dim(x, i, keepdims=False), (f32(4, 3), 2)
+
+
+@program
+def dynamic_update_index_in_dim():
+    return lambda x, y, i: lax.dynamic_update_index_in_dim(x, y, i, 0), (f32(4, 3), f32(3), 1)
+
+
+@program
 def dynamic_slice_in_dim_2d():
     return lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1), (f32(3, 5), 1)
 
