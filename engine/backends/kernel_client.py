@@ -125,10 +125,11 @@ def lookup(program: Callable[[], dict]) -> bool:
     return True
 
 
-def fetch(key: str, module_path: str, program: Callable[[], dict]) -> bool:
+def fetch(key: str, module_path: str, program: Callable[[], dict]) -> str | None:
     """Ask the service for the compiled kernels of the module at ``module_path`` (whose source
-    hashes to ``key``); ``program()`` is its jaxpr as ``jaxpr_wire`` data. True when numba's cache
-    files for it are now in place beside the module (numba will load instead of compiling)."""
+    hashes to ``key``); ``program()`` is its jaxpr as ``jaxpr_wire`` data. Once numba's cache files
+    for it are in place beside the module (numba will load instead of compiling): "stored" (an
+    earlier run's) or "compiled" (the service compiled them for this request); else None."""
     from .jaxpr_wire import WireError
     from .numba_cache import numba_cache_dir
 
@@ -138,26 +139,28 @@ def fetch(key: str, module_path: str, program: Callable[[], dict]) -> bool:
             request = {"op": "kernel", "key": key, "request": program()}
         except WireError as e:
             last_status[key] = f"not sent: {e}"
-            return False
+            return None
         with _lock:
             reply = _ask(request, WAIT_SECONDS)
         last_status[key] = str(reply.get("status"))
         files = reply.get("files")
         if reply.get("status") != "ready" or type(files) is not dict:
-            return False
+            return None
     else:
         last_status[key] = "ready"
+        reply = {}
+    found = "compiled" if reply.get("compiled") is True else "stored"
     if not files:
-        return True  # a module without kernels: nothing to compile
+        return found  # a module without kernels: nothing to compile
     target = numba_cache_dir(module_path)
     if target is None:
-        return False
+        return None
     os.makedirs(target, exist_ok=True)
     for name, data in files.items():
         if type(name) is not str or not _CACHE_FILE.fullmatch(name) or not name.startswith(f"engine_{key}."):
-            return False
+            return None
         tmp = os.path.join(target, f".tmp-{os.getpid()}-{name}")
         with open(tmp, "wb") as f:
             f.write(base64.b64decode(data))
         os.replace(tmp, os.path.join(target, name))
-    return True
+    return found

@@ -135,17 +135,24 @@ class NumbaBackend:
             if existed:
                 with open(path) as f:
                     existed = f.read() == source
+            fetched = None
             if not existed:
                 _write_atomic(path, source)
                 if program is not None and kernel_client.connected():
-                    existed = kernel_client.fetch(key, path, program)
+                    fetched = kernel_client.fetch(key, path, program)
+                    existed = fetched is not None
             spec = importlib.util.spec_from_file_location(f"engine_kernels_{key}", path)
             mod = importlib.util.module_from_spec(spec)
             # Registered first: numba's cache records (and on load re-imports) the module by name.
             sys.modules[spec.name] = mod
             spec.loader.exec_module(mod)  # compiles (or loads from numba's cache) every kernel
             kernels = [v for v in vars(mod).values() if isinstance(v, nb.core.registry.CPUDispatcher)]
-            loaded = existed and all(sum(k.stats.cache_hits.values()) > 0 for k in kernels)
+            # (kernels the compile service compiled for this very request were compiled, not found)
+            loaded = (
+                existed
+                and fetched != "compiled"
+                and all(sum(k.stats.cache_hits.values()) > 0 for k in kernels)
+            )
             self._modules[key] = mod
             return mod, ("disk" if loaded else "miss")
 

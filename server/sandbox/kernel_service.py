@@ -340,6 +340,7 @@ class _Compile(NamedTuple):
     rid: Optional[int]
     key: str
     request: object
+    answered: bool = False  # (told "busy" already: no second answer)
 
 
 class Server:
@@ -385,7 +386,14 @@ class Server:
             return conn.reply(rid, {"status": "busy"})
         conn.compiles += 1
         conn.pending += 1
-        self.queue.append(_Compile(conn, rid, key, message.get("request")))
+        # Behind other runs' compiles the run would wait for them: it hears "busy" now and
+        # compiles alone; the service still compiles the program, for the next run of it.
+        behind_others = any(job.conn is not conn for job in self.queue) or (
+            self.running is not None and self.running[0].conn is not conn
+        )
+        if behind_others:
+            conn.reply(rid, {"status": "busy"})
+        self.queue.append(_Compile(conn, rid, key, message.get("request"), behind_others))
 
     def start_next(self) -> None:
         if self.running is None and self.queue:
@@ -416,11 +424,15 @@ class Server:
                 json.dump({"key": keys[-1]}, f)
             os.replace(tmp, _program_marker(self.store, program_hash(job.request)))
         _evict(self.store)
+        if job.answered:
+            return
+        reply: dict[str, Any]
         if "error" in answer:
             reply = {"status": "refused", "reason": str(answer["error"])}
         else:
             # None: the module the service generated is not the one the run generated.
-            reply = _ready(self.store, job.key) or {"status": "mismatch"}
+            ready = _ready(self.store, job.key)
+            reply = {**ready, "compiled": True} if ready else {"status": "mismatch"}
         job.conn.reply(job.rid, reply)
 
     def serve(self, control: socket.socket) -> None:
