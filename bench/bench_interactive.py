@@ -68,26 +68,30 @@ CONTIGUOUS_OF = {
 }
 
 
-def second_run_row() -> tuple | None:
-    """Two Runs of ``jit(vmap(grad(loss)))`` through a server with its own (empty) caches: the
-    second Run's wall time and what its report says about the jit cache and compile time."""
+PAGE_LOSS = {
+    "code": "import jax, jax.numpy as jnp\ndef loss(w, x, y):\n    return jnp.sum((jnp.tanh(x @ w) - y) ** 2)\n",
+    "function": "loss",
+    "stack": [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}}, {"name": "jit"}],
+    "args": ["jnp.ones((3, 2)) * 0.1", "jnp.ones((4, 3))", "jnp.zeros((4, 2))"],
+}
+# A while loop is never interpreted first: its first Run waits for its kernels.
+NEWTON = {
+    "code": "import jax, jax.numpy as jnp\ndef newton(x):\n    def body(c):\n        i, y = c\n"
+    "        return i + 1, y - (y * y - x) / (2.0 * y)\n"
+    "    return jax.lax.while_loop(lambda c: c[0] < 20, body, (0, x))[1].sum()\n",
+    "function": "newton",
+    "stack": [{"name": "jit"}],
+    "args": ["jnp.ones(8) * 2.0"],
+}
+
+
+def second_run_row(request: dict = PAGE_LOSS) -> tuple | None:
+    """Two Runs of ``request`` through a server with its own (empty) caches: the second Run's
+    wall time and what both reports say about the jit cache and compile time."""
     import httpx
 
     from server.launch import ServerProcess
 
-    code = (
-        "import jax, jax.numpy as jnp\ndef loss(w, x, y):\n    return jnp.sum((jnp.tanh(x @ w) - y) ** 2)\n"
-    )
-    request = {
-        "code": code,
-        "function": "loss",
-        "stack": [
-            {"name": "grad"},
-            {"name": "vmap", "options": {"in_axes": "(None, 0, 0)"}},
-            {"name": "jit"},
-        ],
-        "args": ["jnp.ones((3, 2)) * 0.1", "jnp.ones((4, 3))", "jnp.zeros((4, 2))"],
-    }
     with tempfile.TemporaryDirectory() as tmp:
         env_cache = os.environ.get("ENGINE_CACHE_DIR")
         os.environ["ENGINE_CACHE_DIR"] = os.path.join(tmp, "kernels")
@@ -174,13 +178,12 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"numpy {fmt(t_np)}, {e / t_np:.1f}x numpy")
         rows.append((name, fmt(e), fmt(j), f"{e / j:.2f}" if j else "-", CASES[name][4], "; ".join(notes)))
     if not args.no_server and not args.only:
-        try:
-            row = second_run_row()
-        except Exception as e:  # noqa: BLE001 - the server row must not hide the others
-            row = (None, f"failed: {type(e).__name__}: {e}")
-        rows.append(
-            ("second Run of jit(vmap(grad(loss))), server", fmt(row[0]), "-", "-", "cache hit", row[1])
-        )
+        for label, request in (("jit(vmap(grad(loss)))", PAGE_LOSS), ("jit(while_loop newton)", NEWTON)):
+            try:
+                row = second_run_row(request)
+            except Exception as e:  # noqa: BLE001 - the server row must not hide the others
+                row = (None, f"failed: {type(e).__name__}: {e}")
+            rows.append((f"second Run of {label}, server", fmt(row[0]), "-", "-", "cache hit", row[1]))
     head = ("workload", "engine", "JAX", "eng/JAX", "target", "notes")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     print(
