@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import enum
+from typing import TYPE_CHECKING, Any, Callable, Final, Sequence
 
 import numpy as np
 
 from . import core
-from .core import ShapedArray, Trace, Tracer
+from .core import MainTrace, Params, ShapedArray, Trace, Tracer, Value
+
+if TYPE_CHECKING:
+    from .ir import ClosedJaxpr
 
 
-class NotMapped:
-    def __repr__(self):
+class NotMapped(enum.Enum):
+    """The batch dimension of a value that is not batched (one member, so ``is`` narrows)."""
+
+    token = 0
+
+    def __repr__(self) -> str:
         return "not_mapped"
 
+    __str__ = __repr__
 
-not_mapped = NotMapped()
 
-batch_rules: dict[core.Primitive, Callable] = {}
+not_mapped: Final = NotMapped.token
+BatchDim = int | NotMapped
+
+# rule(axis_size, vals, dims, **params) -> (out, out_dims): out_dims is a BatchDim, or a list of
+# them for a primitive with multiple results.
+batch_rules: dict[core.Primitive, Callable[..., tuple[Value, Any]]] = {}
 # Collectives consult the axis name; `vmap(..., axis_name=)` registers its frame here.
 axis_frames: list["AxisFrame"] = []
 
@@ -25,24 +38,24 @@ axis_frames: list["AxisFrame"] = []
 class AxisFrame:
     __slots__ = ("name", "size", "main")
 
-    def __init__(self, name, size, main):
+    def __init__(self, name: object, size: int, main: MainTrace | None):
         self.name, self.size, self.main = name, size, main
 
 
-def _dtype_shape(aval) -> str:
+def _dtype_shape(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 class BatchTracer(Tracer):
     __slots__ = ("val", "batch_dim")
 
-    def __init__(self, trace, val, batch_dim):
+    def __init__(self, trace: BatchTrace, val: Value, batch_dim: BatchDim):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
 
     @property
-    def aval(self):
+    def aval(self) -> ShapedArray:
         aval = core.get_aval(self.val)
         if self.batch_dim is not_mapped:
             return aval
@@ -50,33 +63,38 @@ class BatchTracer(Tracer):
         del shape[self.batch_dim]
         return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         a, v = self.aval, core.get_aval(self.val)
         if self.batch_dim is not_mapped:
             return f"VmapTracer(aval={_dtype_shape(a)}, batched=None)"
         return f"VmapTracer(aval={_dtype_shape(a)}, batched={_dtype_shape(v)})"
 
-    def full_lower(self):
+    def full_lower(self) -> Value:
         if self.batch_dim is not_mapped:
             return core.full_lower(self.val)
         return self
 
 
 class BatchTrace(Trace):
-    def pure(self, val):
+    def pure(self, val: Value) -> BatchTracer:
         return BatchTracer(self, val, not_mapped)
 
     lift = pure
 
     @property
-    def axis_size(self):
-        return self.main.global_data.size
+    def frame(self) -> AxisFrame:
+        frame: AxisFrame = self.main.global_data  # what ``vmap_flat``/``batch_jaxpr`` made the main with
+        return frame
 
     @property
-    def axis_name(self):
-        return self.main.global_data.name
+    def axis_size(self) -> int:
+        return self.frame.size
 
-    def process_primitive(self, primitive, tracers, params):
+    @property
+    def axis_name(self) -> object:
+        return self.frame.name
+
+    def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
         if all(d is not_mapped for d in dims):
@@ -97,21 +115,21 @@ _trace_ctx: list[BatchTrace] = []
 class _current_batch_trace:
     """Lets collective rules find the vmap whose axis they act on."""
 
-    def __init__(self, trace):
+    def __init__(self, trace: BatchTrace):
         self.trace = trace
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         _trace_ctx.append(self.trace)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _trace_ctx.pop()
 
 
-def current_batch_trace():
+def current_batch_trace() -> BatchTrace | None:
     return _trace_ctx[-1] if _trace_ctx else None
 
 
-def moveaxis(x, src, dst):
+def moveaxis(x: Value, src: int, dst: int) -> Value:
     from . import lax
 
     if src == dst:
@@ -122,7 +140,7 @@ def moveaxis(x, src, dst):
     return lax.transpose(x, perm)
 
 
-def bdim_at_front(x, bdim, size):
+def bdim_at_front(x: Value, bdim: BatchDim, size: int) -> Value:
     """Move the batch axis to 0, broadcasting an unmapped value to the batch size."""
     from . import lax
 
@@ -135,7 +153,14 @@ def bdim_at_front(x, bdim, size):
     return moveaxis(x, bdim, 0)
 
 
-def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callable):
+def vmap_flat(
+    f: Callable[..., Sequence[Value]],
+    axis_size: int,
+    axis_name: object,
+    in_dims: Sequence[BatchDim | None],
+    args: Sequence[Value],
+    out_dims_spec: Callable[[int], Sequence[int | None]],
+) -> list[Value]:
     """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis."""
     frame = AxisFrame(axis_name, axis_size, None)
     with core.new_main(BatchTrace, frame) as main:
@@ -167,7 +192,7 @@ def vmap_flat(f, axis_size: int, axis_name, in_dims, args, out_dims_spec: Callab
 # Rule helpers ---------------------------------------------------------------------------------
 
 
-def broadcast_batcher(primitive, size_one: bool = False):
+def broadcast_batcher(primitive: core.Primitive, size_one: bool = False) -> Callable[..., tuple[Value, Any]]:
     """Elementwise n-ary ops whose operands share one shape or are scalars (0-d).
 
     Scalars stay scalars when unmapped (so a constant like ``2.0`` is never broadcast to the batch);
@@ -175,7 +200,9 @@ def broadcast_batcher(primitive, size_one: bool = False):
     axes themselves) unmapped operands get a size-1 batch axis instead, as JAX's rule does.
     """
 
-    def rule(axis_size, vals, dims, **params):
+    def rule(
+        axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], **params: Any
+    ) -> tuple[Value, Any]:
         from . import lax
 
         if size_one:
@@ -213,7 +240,9 @@ def broadcast_batcher(primitive, size_one: bool = False):
     return rule
 
 
-def _size_one_batch(primitive, vals, dims, params):
+def _size_one_batch(
+    primitive: core.Primitive, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[Value, Any]:
     # JAX's broadcast_batcher: agreeing batch axes bind as they are; otherwise every operand gets
     # its batch axis in front (size 1 when unmapped) and the op's own broadcasting does the rest.
     from . import lax
@@ -225,11 +254,12 @@ def _size_one_batch(primitive, vals, dims, params):
         return out, ([dim] * len(out) if primitive.multiple_results else dim)
     new_vals = []
     for v, a, d in zip(vals, avals, dims):
-        if a.ndim and d is not_mapped:  # numpy integers, as JAX's rule makes them (they print so)
-            front = tuple(np.int64(i) for i in range(1, a.ndim + 1))
-            v = lax.structural.broadcast_in_dim_p.bind(v, shape=(1, *a.shape), broadcast_dimensions=front)
-        elif a.ndim:
-            v = moveaxis(v, d, 0)
+        if a.ndim:
+            if d is not_mapped:  # numpy integers, as JAX's rule makes them (they print so)
+                front = tuple(np.int64(i) for i in range(1, a.ndim + 1))
+                v = lax.structural.broadcast_in_dim_p.bind(v, shape=(1, *a.shape), broadcast_dimensions=front)
+            else:
+                v = moveaxis(v, d, 0)
         new_vals.append(v)
     nd = max(core.get_aval(v).ndim for v in new_vals)
     new_vals = [
@@ -242,10 +272,12 @@ def _size_one_batch(primitive, vals, dims, params):
     return out, ([0] * len(out) if primitive.multiple_results else 0)
 
 
-def vectorized_batcher(primitive):
+def vectorized_batcher(primitive: core.Primitive) -> Callable[..., tuple[Value, Any]]:
     """Unary elementwise ops: the batch axis passes straight through."""
 
-    def rule(axis_size, vals, dims, **params):
+    def rule(
+        axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], **params: Any
+    ) -> tuple[Value, Any]:
         out = primitive.bind(*vals, **params)
         return out, dims[0]
 
@@ -253,7 +285,7 @@ def vectorized_batcher(primitive):
     return rule
 
 
-def _register_ad_rows():
+def _register_ad_rows() -> None:
     from . import ad
 
     broadcast_batcher(ad.add_jaxvals_p)
@@ -262,7 +294,13 @@ def _register_ad_rows():
 _register_ad_rows()
 
 
-def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None):
+def batch_jaxpr(
+    closed: ClosedJaxpr,
+    axis_size: int,
+    in_dims: Sequence[BatchDim | None],
+    axis_name: object = None,
+    force_out: Sequence[bool] | None = None,
+) -> tuple[ClosedJaxpr, list[BatchDim]]:
     """Batch a closed jaxpr: ``(batched ClosedJaxpr, out_dims)``.
 
     Mapped outputs come out with their batch axis at 0; unmapped ones stay unmapped (so e.g. the
@@ -271,9 +309,9 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
     from .ir import eval_jaxpr
     from .staging import trace_to_jaxpr
 
-    out_dims_store: list = []
+    out_dims_store: list[list[BatchDim]] = []
 
-    def f(*xs):
+    def f(*xs: Value) -> list[Value]:
         frame = AxisFrame(axis_name, axis_size, None)
         with core.new_main(BatchTrace, frame) as main:
             frame.main = main
@@ -285,7 +323,8 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
             outs = eval_jaxpr(closed.jaxpr, tracers, closed.consts)
             outs = [trace.full_raise(o) for o in outs]
             vals, dims = [o.val for o in outs], [o.batch_dim for o in outs]
-        res, res_dims = [], []
+        res: list[Value] = []
+        res_dims: list[BatchDim] = []
         for i, (v, d) in enumerate(zip(vals, dims)):
             if d is not_mapped and not (force_out and force_out[i]):
                 res.append(v)
@@ -304,7 +343,7 @@ def batch_jaxpr(closed, axis_size: int, in_dims, axis_name=None, force_out=None)
     return batched, out_dims_store[0]
 
 
-def _in_avals(closed, axis_size, in_dims):
+def _in_avals(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[BatchDim | None]) -> list[ShapedArray]:
     out = []
     for a, d in zip(closed.in_avals, in_dims):
         if d is None or d is not_mapped:

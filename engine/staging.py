@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 from . import core
-from .core import ShapedArray, Trace, Tracer
+from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
-from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class JaxprTracer(Tracer):
     __slots__ = ("_aval",)
 
-    def __init__(self, trace, aval: ShapedArray):
+    def __init__(self, trace: JaxprTrace, aval: ShapedArray):
         self._trace = trace
         self._aval = aval
 
     @property
-    def aval(self):
+    def aval(self) -> ShapedArray:
         return self._aval
 
-    def __repr__(self):  # as JAX 0.10 prints a tracer under jit: JitTracer(~float32[]) when weak
+    def __repr__(self) -> str:  # as JAX 0.10 prints a tracer under jit: JitTracer(~float32[]) when weak
         a = self._aval
         return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{','.join(map(str, a.shape))}])"
 
 
 # Rules that let a primitive stage itself in a custom way (e.g. to inline or to record effects).
-staging_rules: dict[core.Primitive, Callable] = {}
+# Called as rule(trace, tracers, **params).
+staging_rules: dict[core.Primitive, Callable[..., Value]] = {}
 
 
 class JaxprTrace(Trace):
@@ -38,7 +39,7 @@ class JaxprTrace(Trace):
         self.builder.tracer_to_var[id(tracer)] = Var(aval)
         return tracer
 
-    def get_or_make_const_tracer(self, val):
+    def get_or_make_const_tracer(self, val: Value) -> JaxprTracer:
         builder = self.builder
         tracer = builder.const_tracers.get(id(val))
         if tracer is None:
@@ -49,7 +50,7 @@ class JaxprTrace(Trace):
 
     pure = lift = get_or_make_const_tracer
 
-    def process_primitive(self, primitive, tracers, params):
+    def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         rule = staging_rules.get(primitive)
         if rule is not None:
             return rule(self, tracers, **params)
@@ -63,34 +64,42 @@ class JaxprTrace(Trace):
 
     @property
     def builder(self) -> "JaxprBuilder":
-        return self.main.global_data
+        builder: JaxprBuilder = self.main.global_data  # what ``trace_to_jaxpr`` made the main with
+        return builder
 
 
 class JaxprBuilder:
-    def __init__(self):
-        self.eqns: list = []
+    def __init__(self) -> None:
+        self.eqns: list[JaxprEqn] = []
         self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[int, JaxprTracer] = {}
-        self.constvals: dict[Var, object] = {}
-        self.tracers: list = []
+        self.constvals: dict[Var, Value] = {}
+        self.tracers: list[JaxprTracer] = []
 
-    def new_tracer(self, trace, aval):
+    def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
         t = JaxprTracer(trace, aval)
         self.tracers.append(t)
         return t
 
-    def add_eqn(self, primitive, in_tracers, params, out_tracers):
+    def add_eqn(
+        self,
+        primitive: core.Primitive,
+        in_tracers: Sequence[Value],
+        params: Params,
+        out_tracers: Sequence[JaxprTracer],
+    ) -> None:
         info = core.current_source_info()
-        inputs = [self.getvar(t) for t in in_tracers]
+        inputs: list[Atom] = [self.getvar(t) for t in in_tracers]
         outs = [self.add_var(t) for t in out_tracers]
         self.eqns.append(JaxprEqn(primitive, inputs, params, outs, info))
 
-    def add_var(self, tracer) -> Var:
+    def add_var(self, tracer: JaxprTracer) -> Var:
         v = Var(tracer.aval)
         self.tracer_to_var[id(tracer)] = v
         return v
 
-    def getvar(self, tracer):
+    def getvar(self, tracer: object) -> Var:
+        """The variable of a tracer of this trace (looked up by identity)."""
         v = self.tracer_to_var.get(id(tracer))
         if v is None:
             raise UnexpectedTracerError(
@@ -99,22 +108,22 @@ class JaxprBuilder:
             )
         return v
 
-    def add_const(self, tracer, val) -> Var:
+    def add_const(self, tracer: JaxprTracer, val: Value) -> Var:
         var = self.add_var(tracer)
         self.const_tracers[id(val)] = tracer
         self.constvals[var] = val
         return var
 
-    def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
+    def build(self, in_tracers: Sequence[Value], out_tracers: Sequence[Value]) -> tuple[Jaxpr, list[Value]]:
         constvars, constvals = list(self.constvals), list(self.constvals.values())
         in_binders = constvars + [self.getvar(t) for t in in_tracers]
-        out_vars = [self.getvar(t) for t in out_tracers]
+        out_vars: list[Atom] = [self.getvar(t) for t in out_tracers]
         jaxpr = Jaxpr([], in_binders, self.eqns, out_vars)
         jaxpr, constvals = _inline_literals(jaxpr, constvals)
         return jaxpr, constvals
 
 
-def _is_scalar_literal(val) -> bool:
+def _is_scalar_literal(val: Value) -> bool:
     if isinstance(val, (bool, int, float, complex)):
         return True
     if isinstance(val, core.Array) and val.ndim == 0:
@@ -124,10 +133,10 @@ def _is_scalar_literal(val) -> bool:
     return False
 
 
-def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
+def _inline_literals(jaxpr: Jaxpr, consts: list[Value]) -> tuple[Jaxpr, list[Value]]:
     """Scalars become literals in the printed jaxpr; arrays stay constants."""
     const_binders, other_binders = jaxpr.in_binders[: len(consts)], jaxpr.in_binders[len(consts) :]
-    literals = {}
+    literals: dict[Var, Atom] = {}
     new_constvars, new_consts = [], []
     for v, val in zip(const_binders, consts):
         if _is_scalar_literal(val) and not isinstance(val, Tracer):
@@ -138,7 +147,7 @@ def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
     if not literals:
         return Jaxpr(const_binders, other_binders, jaxpr.eqns, jaxpr.outs), consts
 
-    def lit(x):
+    def lit(x: Atom) -> Atom:
         return literals.get(x, x) if type(x) is Var else x
 
     eqns = [
@@ -148,7 +157,7 @@ def _inline_literals(jaxpr: Jaxpr, consts: list) -> tuple[Jaxpr, list]:
     return Jaxpr(new_constvars, other_binders, eqns, [lit(x) for x in jaxpr.outs]), new_consts
 
 
-def trace_to_jaxpr(fun: Callable, in_avals: list[ShapedArray]) -> ClosedJaxpr:
+def trace_to_jaxpr(fun: Callable[..., Sequence[Value]], in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
     """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr.
 
     Constants the function closes over that are themselves tracers of an outer transformation stay

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import builtins
+from typing import Sequence, SupportsIndex
 
 import numpy as np
 
 from .. import core
-from ..core import Array, Tracer
+from ..core import Array, Tracer, Value
 from . import elementwise as ew
 from . import structural as st
 
@@ -171,7 +172,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
     return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
+def broadcast_in_dim(
+    x: Value, shape: Sequence[SupportsIndex], broadcast_dimensions: Sequence[SupportsIndex]
+) -> Value:
     """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``."""
     shape = tuple(int(d) for d in shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
@@ -243,7 +246,7 @@ def reshape(x, new_sizes, dimensions=None):
     return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=None)
 
 
-def transpose(x, permutation):
+def transpose(x: Value, permutation: Sequence[int]) -> Value:
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))) and not isinstance(x, (int, float, bool, complex)):
         return x
@@ -258,7 +261,7 @@ def squeeze(x, dimensions):
     return st.squeeze_p.bind(x, dimensions=dims)
 
 
-def expand_dims(x, dimensions):
+def expand_dims(x: Value, dimensions: Sequence[int]) -> Value:
     """Insert size-1 dimensions at ``dimensions`` (positions in the result; negative allowed).
 
     >>> expand_dims(jnp.ones((2, 3)), (0, -1)).shape
