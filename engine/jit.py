@@ -33,7 +33,7 @@ from .jit_runtime import get_backend as get_backend
 from .jit_runtime import interpret_seconds as interpret_seconds
 from .jit_runtime import set_backend as set_backend
 from .jit_runtime import wait_for_compiles as wait_for_compiles
-from .staging import trace_to_jaxpr
+from .staging import staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 
@@ -195,7 +195,8 @@ class JitFunction:
                     )
             return out_leaves
 
-        closed = trace_to_jaxpr(flat, avals)
+        with staging_for_display(False):  # (a program jit runs: pmap stays the device runtime's xla_pmap)
+            closed = trace_to_jaxpr(flat, avals)
         return closed, out_store[0]
 
     def _explain_miss(self, key) -> str | None:
@@ -438,7 +439,8 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
             out_store[:] = [(out_tree, out_leaves)]
             return out_leaves
 
-        closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+        with staging_for_display():
+            closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
         closed = ir.ClosedJaxpr(ir.drop_unused_binders(closed.jaxpr), closed.consts)
         if return_shape:
             out_tree, out_leaves = out_store[0]

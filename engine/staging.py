@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -155,6 +157,25 @@ def _inline_literals(jaxpr: Jaxpr, consts: list[Value]) -> tuple[Jaxpr, list[Val
         for e in jaxpr.eqns
     ]
     return Jaxpr(new_constvars, other_binders, eqns, [lit(x) for x in jaxpr.outs]), new_consts
+
+
+_display = threading.local()
+
+
+@contextmanager
+def staging_for_display(on: bool = True) -> Iterator[None]:
+    """Traces made to be shown (``make_jaxpr``, the page's stages), not run: ``pmap`` stages JAX's
+    ``jit(shard_map)`` in them. ``jit`` turns it off while it stages a program it will run."""
+    prev: bool = getattr(_display, "on", False)
+    _display.on = on
+    try:
+        yield
+    finally:
+        _display.on = prev
+
+
+def displaying() -> bool:
+    return bool(getattr(_display, "on", False))
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Value]], in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:

@@ -465,3 +465,21 @@ def test_pmap_over_typed_keys():
         np.asarray(random.key_data(split)),
         np.stack([np.asarray(random.key_data(random.split(k))) for k in ks]),
     )
+
+
+def test_shown_pmap_is_jaxs_jit_of_shard_map_and_runs_the_same():
+    from engine import ir
+
+    f = jax.pmap(lambda x, y: x * y / lax.psum(x, "i"), axis_name="i", in_axes=(0, None))
+    x, y = jnp.arange(1.0, 13.0).reshape(4, 3), jnp.arange(3.0)
+    closed = jax.make_jaxpr(f)(x, y)
+    text = str(closed)
+    assert "jit[\n      name=_fun" in text and "shard_map[" in text and "xla_pmap" not in text
+    assert "in_specs=(P('i',), P())" in text and "mesh=Mesh('i': 4, axis_types=(Auto,))" in text
+    # The shown program runs on the devices (shard_map) and computes what pmap computes.
+    close(ir.eval_closed(closed, x, y)[0], f(x, y))
+    # What jit stages to run, and pmap under grad, stay the xla_pmap call the runtime executes.
+    assert "xla_pmap" in str(jax.make_jaxpr(jax.jit(f))(x, y))
+    g = jax.grad(lambda x: jnp.sum(jax.pmap(jnp.sin)(x)))
+    assert "xla_pmap" in str(jax.make_jaxpr(g)(jnp.ones(4)))
+    close(jax.jit(f)(x, y), f(x, y))

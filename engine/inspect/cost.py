@@ -133,6 +133,11 @@ def pmap(eqn) -> Cost:
     return call(eqn).scaled(eqn.params.get("axis_size", 1))
 
 
+def shard_map(eqn) -> Cost:
+    """Every device of the mesh runs the body."""
+    return call(eqn).scaled(eqn.params["mesh"].size)
+
+
 cost_rules: dict[str, Callable] = {
     "dot_general": dot_general,
     "conv_general_dilated": conv_general_dilated,
@@ -140,6 +145,7 @@ cost_rules: dict[str, Callable] = {
     "while": while_loop,
     "cond": cond,
     "xla_pmap": pmap,
+    "shard_map": shard_map,
 }
 for _name in ("jit", "custom_jvp_call", "custom_vjp_call", "custom_lin"):
     cost_rules[_name] = call

@@ -26,7 +26,7 @@ import engine
 from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
-from engine.staging import trace_to_jaxpr
+from engine.staging import staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
@@ -153,7 +153,8 @@ class ArgSpec:
 
 
 def stage_jaxpr(fun: Callable, spec: ArgSpec) -> ClosedJaxpr:
-    return trace_to_jaxpr(spec.flat_fun(fun, []), list(spec.avals))
+    with staging_for_display():  # (shown, as make_jaxpr shows it)
+        return trace_to_jaxpr(spec.flat_fun(fun, []), list(spec.avals))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -633,7 +634,7 @@ def _runs_on_devices(jaxpr: Jaxpr) -> bool:
     """Replaying a pmap equation reruns it on every device, and the debugger could only show it
     as one opaque step; the call's PmapInfo already has each device's inputs and outputs."""
     for eqn in jaxpr.eqns:
-        if "pmap" in eqn.primitive.name:
+        if "pmap" in eqn.primitive.name or eqn.primitive.name == "shard_map":
             return True
         inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
         if isinstance(inner, ClosedJaxpr) and _runs_on_devices(inner.jaxpr):

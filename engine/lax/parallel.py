@@ -520,7 +520,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
     n = axis_size(axis_name)
-    return tree_map(lambda v: _lax().div(v, _lax().full_like(v, n)), psum(x, axis_name))
+    return tree_map(lambda v: _lax().div(v, n), psum(x, axis_name))  # (n a literal, as in JAX)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):

@@ -18,6 +18,7 @@ import functools
 import itertools
 import math
 import pickle
+import threading
 import time
 import weakref
 from typing import Callable
@@ -30,9 +31,10 @@ from ..batching import not_mapped
 from ..core import Array, ShapedArray, Tracer
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
 from ..jit import _hoist_tracer_consts
+from ..lax import api as lax_api
 from ..lax import parallel as lax_parallel
 from ..random_primitives import random_unwrap, random_wrap
-from ..staging import trace_to_jaxpr
+from ..staging import displaying, trace_to_jaxpr
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from . import collectives, programs
 from . import topology as _devices
@@ -259,6 +261,9 @@ def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
 
 # ---------------------------------------------------------------------------------------------
 # Rules: like jit_p's, with the mapped axes tracked.
+
+
+_shown = threading.local()  # depth of pmaps being staged as shard_map (nested ones stay xla_pmap)
 
 
 def _trace_body(f, avals, axis_name, axis_size):
@@ -566,6 +571,8 @@ class PmapFunction:
         if any(key_in):  # (a negative axis counts from the end of the key shape, before the data axis)
             axes = [a - 1 if k and a is not None and a < 0 else a for a, k in zip(axes, key_in)]
         avals, flat_axes, size = self._check_args(leaves, axes, dyn_args, in_axes_spec)
+        if self._stages_as_jax(leaves, flat_axes):
+            return self._staged_as_shard_map(statics, nargs, in_tree, leaves, flat_axes, key_in, size)
         key = (statics, in_tree, tuple(flat_axes), tuple(avals), key_in)
         entry = self._cache.get(key)
         listening = monitoring.listening()
@@ -607,6 +614,62 @@ class PmapFunction:
             )
         if any(key_out):
             outs = [random_wrap(o) if k else o for o, k in zip(outs, key_out)]
+        return tree_unflatten(out_tree, outs)
+
+    def _stages_as_jax(self, leaves, flat_axes) -> bool:
+        """Whether this call is staged into a jaxpr made to be shown (make_jaxpr, the page's stages)
+        directly, with axes JAX's ``jit(shard_map)`` form expresses: then it is staged in that form."""
+        dyn = core._state.dynamic
+        return (
+            dyn is not None
+            and displaying()
+            and not getattr(_shown, "depth", 0)
+            and core.find_top_trace(leaves).main is dyn
+            and self.devices is None
+            and isinstance(self.out_axes, int)
+            and self.out_axes == 0
+            and all(a in (0, None) for a in flat_axes)
+            and isinstance(self.axis_name, (str, AnonymousAxis))
+        )
+
+    def _staged_as_shard_map(self, statics, nargs, in_tree, leaves, flat_axes, key_in, size):
+        """JAX 0.10.2's pmap: ``jit[name=_fun]`` around a ``shard_map`` over a 1-D mesh of the first
+        ``size`` devices, whose body squeezes each device's block and expands each result. The
+        shard_map runs its body on the same device processes (``spmd._shard_map_impl``)."""
+        from ..jit import jit
+        from ..sharding import Mesh, PartitionSpec
+        from .spmd import shard_map
+
+        axis = "_internal_pmap_axis_name" if isinstance(self.axis_name, AnonymousAxis) else self.axis_name
+        mesh = Mesh(np.array(_devices.devices()[:size]), (axis,))
+        static_pos = dict(statics)
+        out_store: list = []
+
+        def body(*blocks):
+            xs = [lax_api.squeeze(b, (0,)) if ax is not None else b for b, ax in zip(blocks, flat_axes)]
+            xs = [random_wrap(x) if k else x for x, k in zip(xs, key_in)]
+            dyn, kwargs = tree_unflatten(in_tree, xs)
+            it = iter(dyn)
+            full = [static_pos[i] if i in static_pos else next(it) for i in range(nargs)]
+            out_leaves, out_tree = tree_flatten(self.fun(*full, **kwargs))
+            key_out = tuple(rk.is_typed(o) for o in out_leaves)
+            out_store[:] = [out_tree, key_out]
+            outs = [random_unwrap(o) if k else o for o, k in zip(out_leaves, key_out)]
+            return [lax_api.expand_dims(o, (0,)) for o in outs]
+
+        in_specs = tuple(PartitionSpec(axis) if ax is not None else PartitionSpec() for ax in flat_axes)
+        mapped = shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=PartitionSpec(axis), check_vma=False)
+
+        def _fun(*xs):
+            return mapped(*xs)
+
+        _shown.depth = getattr(_shown, "depth", 0) + 1
+        try:
+            outs = jit(_fun)(*leaves)
+        finally:
+            _shown.depth -= 1
+        out_tree, key_out = out_store
+        outs = [random_wrap(o) if k else o for o, k in zip(outs, key_out)]
         return tree_unflatten(out_tree, outs)
 
     def _check_args(self, leaves, axes, dyn_args, in_axes_spec):

@@ -25,7 +25,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .. import ad, batching, core, monitoring
+from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
@@ -557,6 +557,29 @@ def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
 
 
 shard_map_p.def_abstract_eval(_shard_map_abstract)
+
+
+def _pp_spec(spec) -> PartitionSpec:
+    spec = list(spec)
+    while spec and spec[-1] is None:  # (as the user wrote it: P('i') for a rank-2 block)
+        spec.pop()
+    return PartitionSpec(*spec)
+
+
+def _pp_shard_map(eqn):
+    # JAX's parameters: specs as P(...), and every mesh axis newly manual inside the body.
+    p = eqn.params
+    return [
+        ("check_vma", p["check_vma"]),
+        ("in_specs", tuple(_pp_spec(s) for s in p["in_specs"])),
+        ("jaxpr", p["jaxpr"]),
+        ("mesh", p["mesh"]),
+        ("newly_manual_axes", frozenset(p["mesh"].axis_names)),
+        ("out_specs", tuple(_pp_spec(s) for s in p["out_specs"])),
+    ]
+
+
+ir.pp_params_rules[shard_map_p] = _pp_shard_map
 
 
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma):

@@ -18,13 +18,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 # Programs whose text differs from JAX's on purpose, with the reason. Everything else that differs
 # counts against the identical fraction (tests/test_fidelity.py prints the list).
-_PMAP = (
-    "the engine's pmap is the one xla_pmap equation its device runtime (engine/parallel) executes; "
-    "JAX 0.10.2 stages pmap as jit(shard_map) over a Mesh, which that runtime does not run"
-)
-INTENDED_DIFFERENCES: dict[str, str] = {
-    **{n: _PMAP for n in ("pmap_sin", "pmap_psum", "pmap_pmean", "pmap_in_axes_none", "pmap_grad")},
-}
+INTENDED_DIFFERENCES: dict[str, str] = {}
 
 _BINDER = re.compile(r"(?<![\w=.])([a-z]+):(?=[a-z0-9]+[\[<])")
 _TOKEN = re.compile(r"(?<![\w=.<\-])([a-z]+)(?![\w\[=(<])")
