@@ -10,7 +10,7 @@ from .. import ad, batching, core, ir
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..core import Primitive
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import (
     _trace,
@@ -186,22 +186,76 @@ def _scan_split(jaxpr, num_consts, num_carry, unknowns):
 
 
 def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
+    """JAX's rule: a known scan, then an unknown one reading the residuals. Residuals that are
+    known consts or xs are passed on (not stacked); those computed from known consts alone are
+    computed once before the loop (hoisted); the rest are stacked as extra ys of the known scan.
+    The unknown scan takes consts ``[*intensive residuals, *unknown consts]`` and xs
+    ``[*unknown xs, *extensive residuals]``."""
     unknowns = [not t.pval.is_known for t in tracers]
     known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(jaxpr, num_consts, num_carry, unknowns)
     uk_all = [*c_uk, *k_uk, *x_uk]
-    kvals = [t.pval.const for t, u in zip(tracers, uk_all) if not u]
-    n_kc = num_consts - sum(c_uk)
-    n_kk = num_carry - sum(k_uk)
-    outs1 = scan_p.bind(*kvals, jaxpr=known, num_consts=n_kc, num_carry=n_kk, length=length, reverse=reverse)
-    n_known = len(outs1) - nres
-    res = outs1[n_known:]
-    res_t = [trace.instantiate_const(trace.full_raise(r)) for r in res]
-    uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
-    ins = [*uk_t[: n_uc + n_uk], *res_t, *uk_t[n_uc + n_uk :]]
-    params = dict(jaxpr=unknown, num_consts=n_uc, num_carry=n_uk, length=length, reverse=reverse)
+    n_kc, n_kk = num_consts - n_uc, num_carry - n_uk
+    kvals = [t.pval.const for t, u in zip(tracers, uk_all) if not u]
+    j1 = known.jaxpr
+    n_known_out = len(j1.outs) - nres
+    res_outs = j1.outs[n_known_out:]
+    # Forwarding: a residual that is a known const or xs input is that input.
+    position = {v: i for i, v in enumerate(j1.in_binders)}
+    fwd = [
+        position.get(r) if type(r) is Var and not n_kc <= position.get(r, -1) < n_kc + n_kk else None
+        for r in res_outs
+    ]
+    j1 = Jaxpr(
+        [], j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *[r for r, f in zip(res_outs, fwd) if f is None]]
+    )
+    # Hoisting: what depends on known consts only runs once, before the loop.
+    n_nonfwd = len(j1.outs) - n_known_out
+    ja, jb, out_uk2, _ = ad.partial_eval_jaxpr(
+        j1,
+        [False] * n_kc + [True] * (len(j1.in_binders) - n_kc),
+        instantiate=[True] * n_known_out + [False] * n_nonfwd,
+    )
+    outer = eval_jaxpr(ja, kvals[:n_kc], [])
+    n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc))
+    hoisted, new_consts = list(outer[:n_hoisted]), list(outer[n_hoisted:])
+    outs1 = scan_p.bind(
+        *new_consts,
+        *kvals[n_kc:],
+        jaxpr=ClosedJaxpr(jb, []),
+        num_consts=len(new_consts),
+        num_carry=n_kk,
+        length=length,
+        reverse=reverse,
+    )
+    known_outs, stacked = outs1[:n_known_out], iter(outs1[n_known_out:])
+    hoisted_it = iter(hoisted)
+    which_hoisted = iter([not u for u in out_uk2[n_known_out:]])
+    intensive, extensive = [], []  # (residual index, value)
+    for k, f in enumerate(fwd):
+        if f is not None:
+            (intensive if f < n_kc else extensive).append((k, kvals[f]))
+        elif next(which_hoisted):
+            intensive.append((k, next(hoisted_it)))
+        else:
+            extensive.append((k, next(stacked)))
+    j2 = unknown.jaxpr  # binders: [*unknown consts, *unknown carry, *residuals, *unknown xs]
+    res_binders = j2.in_binders[n_uc + n_uk : n_uc + n_uk + nres]
+    uk_binders = [*j2.in_binders[: n_uc + n_uk], *j2.in_binders[n_uc + n_uk + nres :]]
+    binders = [
+        *[res_binders[k] for k, _ in intensive],
+        *uk_binders,
+        *[res_binders[k] for k, _ in extensive],
+    ]
+    unknown = ClosedJaxpr(Jaxpr([], binders, j2.eqns, j2.outs), [])
+    raise_ = lambda v: trace.instantiate_const(trace.full_raise(v))
+    uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
+    ins = [*[raise_(v) for _, v in intensive], *uk_t, *[raise_(v) for _, v in extensive]]
+    params = dict(
+        jaxpr=unknown, num_consts=len(intensive) + n_uc, num_carry=n_uk, length=length, reverse=reverse
+    )
     out_avals = _scan_abstract(*[t.aval for t in ins], **params)
-    return _stage(trace, scan_p, ins, params, out_avals, outs1[:n_known], out_uk)
+    return _stage(trace, scan_p, ins, params, out_avals, known_outs, out_uk)
 
 
 def _scan_partial_eval_jaxpr(unks_in, eqn):
@@ -251,7 +305,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     res_c = [c for c, l in zip(consts, c_lin) if not l]
     res_x = [x for x, l in zip(xs, x_lin) if not l]
     lin_c_avals = [c.aval for c, l in zip(consts, c_lin) if l]
-    carry_avals = [c.aval for c in carry]
+    # The carry's cotangents keep the incoming cotangents' type (JAX's accumulators are typed by
+    # them), so a weak carry gets no convert back to weak.
+    carry_avals = [core.get_aval(c) for c in ct_carry]
     body_avals = jaxpr.in_avals
 
     def body_t(*vals):
@@ -267,17 +323,21 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
         cty = vals[i:]
         it_c, it_x = iter(rc), iter(rx)
         full = [ad.UndefPrimal(a) if l else next(it_c) for a, l in zip(body_avals[:num_consts], c_lin)]
-        full += [ad.UndefPrimal(a) for a in body_avals[num_consts : num_consts + num_carry]]
+        full += [ad.UndefPrimal(a) for a in carry_avals]
         full += [
             ad.UndefPrimal(a) if l else next(it_x)
             for a, l in zip(body_avals[num_consts + num_carry :], x_lin)
         ]
-        outs = ad.backward_pass(jaxpr.jaxpr, full, [*ctc, *cty])
+        # Each linear const's running sum enters as the cotangent of the const itself (an extra
+        # output), so its contributions add onto it as they arise, as JAX accumulates them.
+        j = jaxpr.jaxpr
+        lin_consts = [v for v, l in zip(j.in_binders[:num_consts], c_lin) if l]
+        j = Jaxpr(j.constvars, j.in_binders, j.eqns, [*j.outs, *lin_consts])
+        outs = ad.backward_pass(j, full, [*ctc, *cty, *acc])
         outs = [ad.instantiate_zeros(o) for o in outs]
         n_lc = len(lin_c_avals)
         ct_c, ct_k, ct_x = outs[:n_lc], outs[n_lc : n_lc + num_carry], outs[n_lc + num_carry :]
-        new_acc = [ad.add_jaxvals_p.bind(a, c) for a, c in zip(acc, ct_c)]
-        return [*new_acc, *ct_k, *ct_x]
+        return [*ct_c, *ct_k, *ct_x]
 
     x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
     cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]

@@ -65,7 +65,9 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
 
 ad.jvp_rules[convert_element_type_p] = _convert_jvp
 ad.transpose_rules[convert_element_type_p] = lambda ct, x, **_: [
-    convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
+    ct  # a conversion to the type ct has already is no equation (JAX's bind elides it)
+    if (core.get_aval(ct).dtype, core.get_aval(ct).weak_type) == (x.aval.dtype, x.aval.weak_type)
+    else convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
 ]
 batching.vectorized_batcher(convert_element_type_p)
 
