@@ -153,3 +153,33 @@ def test_outside_the_server_the_engine_does_not_use_a_service(monkeypatch):
     assert not kernel_client.connected()
     monkeypatch.setenv(kernel_client.ENV, f"4:{os.getpid() + 1}")  # another process's (a pmap device)
     assert not kernel_client.connected()
+
+
+def test_a_run_that_does_not_read_its_answers_is_held_back_and_one_that_floods_is_cut_off(
+    tmp_path, monkeypatch
+):
+    from server.sandbox import kernel_service as ks
+
+    service = ks.Server(str(tmp_path), ())
+    ours, theirs = socket.socketpair()
+    conn = ks._Connection(ours)
+    frame = lambda i: (lambda d: len(d).to_bytes(4, "big") + d)(json.dumps({"op": "x", "id": i}).encode())  # noqa: E731
+    monkeypatch.setattr(ks, "OUTBOX_LIMIT", 10)
+    conn.inbox += frame(1) + frame(2) + frame(3)
+    service.process(conn)
+    assert [r["id"] for r in _replies(conn)] == [1]  # the rest wait until the answer is read
+    conn.outbox.clear()
+    service.process(conn)
+    assert [r["id"] for r in _replies(conn)] == [2]
+    monkeypatch.setattr(ks, "OUTBOX_LIMIT", 1 << 20)
+    monkeypatch.setattr(ks, "MAX_REQUESTS", 4)
+    conn.outbox.clear()
+    conn.inbox += frame(4) + frame(5)
+    service.process(conn)
+    assert [(r["id"], r["reason"]) for r in _replies(conn)] == [
+        (3, "unknown request"),
+        (4, "unknown request"),
+        (None, "too many requests"),
+    ]
+    assert conn.closing
+    theirs.close()

@@ -51,7 +51,9 @@ MAX_COMPILES = 64  # compiles one run may ask for
 COMPILE_BUDGET = 60.0  # seconds of compiling one run may cost the service
 COMPILE_SECONDS = 30.0  # one compile (its child is killed after this, CPU or wall)
 COMPILE_MEMORY = 1 << 30  # address space the compile child may add to what the fork inherits
-MAX_MODULES = 4000  # modules kept in the store; the least recently used go first
+MAX_MODULES = 2000  # modules kept in the store; the least recently used go first
+MAX_REQUESTS = 2000  # requests one run may send (then it is refused and its connection closed)
+OUTBOX_LIMIT = 16 << 20  # bytes of answers a run has not read; past it, its requests wait unread
 HEADER = 4
 QUEUE = 8  # compiles waiting, over all runs (more: "busy", the run compiles alone)
 PER_RUN_QUEUE = 2
@@ -300,6 +302,7 @@ class _Connection:
         self.inbox = bytearray()
         self.outbox = bytearray()
         self.compiles = 0
+        self.requests = 0
         self.seconds = 0.0
         self.pending = 0  # its compiles queued or running
         self.closing = False
@@ -354,6 +357,11 @@ class Server:
 
     def request(self, conn: _Connection, data: bytes) -> None:
         """Answer one request now, or queue its compile."""
+        conn.requests += 1
+        if conn.requests > MAX_REQUESTS:
+            conn.reply(None, {"status": "refused", "reason": "too many requests"})
+            conn.closing = True
+            return
         try:
             message = json.loads(data)
         except ValueError:
@@ -442,7 +450,10 @@ class Server:
         conns = self.conns
         while True:
             self.start_next()
-            readers = [control.fileno(), *(fd for fd, c in conns.items() if not c.closing)]
+            readers = [
+                control.fileno(),
+                *(fd for fd, c in conns.items() if not c.closing and len(c.outbox) < OUTBOX_LIMIT),
+            ]
             timeout = 5.0
             if self.running is not None:
                 readers.append(self.running[2])
@@ -460,6 +471,7 @@ class Server:
                 except OSError:
                     c.outbox.clear()
                     c.closing = True
+                self.process(c)  # (requests held back while its answers went unread)
             for fd in ready_r:
                 if self.running is not None and fd == self.running[2]:
                     self.compile_output()
@@ -493,7 +505,11 @@ class Server:
             c.outbox.clear()
             return
         c.inbox += chunk
-        while not c.closing:
+        self.process(c)
+
+    def process(self, c: _Connection) -> None:
+        """Answer the complete requests in ``c``'s inbox while its unread answers are few."""
+        while not c.closing and len(c.outbox) < OUTBOX_LIMIT:
             try:
                 data = c.frame()
             except ValueError as e:
