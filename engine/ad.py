@@ -5,25 +5,34 @@ reverse mode as linearize + transpose, so that grad, vjp and jacrev share one me
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, final
 
 import numpy as np
 
 from . import core
-from .core import ShapedArray, Trace, Tracer, float0
+from .core import Params, ShapedArray, Trace, Tracer, Value, float0
 from .errors import UnexpectedTracerError
 from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var
 
-jvp_rules: dict[core.Primitive, Callable] = {}
-transpose_rules: dict[core.Primitive, Callable] = {}
-partial_eval_rules: dict[core.Primitive, Callable] = {}  # on tracers, during linearize
-partial_eval_jaxpr_rules: dict[core.Primitive, Callable] = {}  # on equations, splitting a jaxpr
+# rule(primals, tangents, **params) -> (primal out, tangent out); lists of them for a primitive
+# with multiple results.
+jvp_rules: dict[core.Primitive, Callable[..., tuple[Any, Any]]] = {}
+# rule(cotangent(s) out, *primals in (UndefPrimal for the linear ones), **params) -> cotangents in.
+transpose_rules: dict[core.Primitive, Callable[..., Sequence[Any]]] = {}
+# On tracers, during linearize: rule(trace, tracers, **params) -> out tracer(s).
+partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
+# On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn, unknown eqn, unknowns out, residuals).
+partial_eval_jaxpr_rules: dict[
+    core.Primitive,
+    Callable[[list[bool], JaxprEqn], tuple[JaxprEqn | None, JaxprEqn | None, Sequence[bool], Sequence[Atom]]],
+] = {}
 
 
 # ---------------------------------------------------------------------------------------------
 # Symbolic zeros.
 
 
+@final  # so that the fast ``type(t) is Zero`` narrows for the checker
 class Zero:
     """A tangent or cotangent known to be zero; rules skip work on it."""
 
@@ -32,7 +41,7 @@ class Zero:
     def __init__(self, aval: ShapedArray):
         self.aval = aval
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
 
 
@@ -42,7 +51,11 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, float0, False)
 
 
-def zeros_like_aval(aval: ShapedArray):
+# A tangent or cotangent: a value, or a symbolic Zero.
+Tangent = Value | Zero
+
+
+def zeros_like_aval(aval: ShapedArray) -> Value:
     from . import lax
 
     if aval.dtype == float0:
@@ -50,11 +63,11 @@ def zeros_like_aval(aval: ShapedArray):
     return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 
-def instantiate_zeros(t):
+def instantiate_zeros(t: Tangent) -> Value:
     return zeros_like_aval(t.aval) if type(t) is Zero else t
 
 
-def add_tangents(x, y):
+def add_tangents(x: Tangent, y: Tangent) -> Tangent:
     if type(x) is Zero:
         return y
     if type(y) is Zero:
@@ -83,26 +96,26 @@ class PrimalTracer(Tracer):
     _aval: ShapedArray | None
 
     @property
-    def aval(self):
+    def aval(self) -> ShapedArray:
         aval = self._aval
         if aval is None:  # (once: a Python scalar's aval is a new object each time)
             aval = self._aval = core.get_aval(self.primal)
         return aval
 
-    def concrete_value(self):
+    def concrete_value(self) -> Value | None:
         return core.concrete_or_none(self.primal)
 
 
 class JVPTracer(PrimalTracer):
     __slots__ = ("tangent",)
 
-    def __init__(self, trace, primal, tangent):
+    def __init__(self, trace: JVPTrace, primal: Value, tangent: Tangent):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
         self._aval = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         # JAX's names: under grad (the tangent is being staged for transposition) a GradTracer.
         if isinstance(self.tangent, PartialEvalTracer) and not self.tangent.pval.is_known:
             return f"GradTracer(primal={self.primal}, typeof(tangent)={self.tangent.aval.str_short()})"
@@ -111,19 +124,19 @@ class JVPTracer(PrimalTracer):
             tangent = f"Zero({tangent.aval.str_short()})"
         return f"JVPTracer(primal={self.primal}, tangent={tangent})"
 
-    def full_lower(self):
+    def full_lower(self) -> Value:
         if type(self.tangent) is Zero:
             return core.full_lower(self.primal)
         return self
 
 
 class JVPTrace(Trace):
-    def pure(self, val):
+    def pure(self, val: Value) -> JVPTracer:
         return JVPTracer(self, val, Zero(tangent_aval(core.get_aval(val))))
 
     lift = pure
 
-    def process_primitive(self, primitive, tracers, params):
+    def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
         for t in tangents:
@@ -143,7 +156,12 @@ class JVPTrace(Trace):
         return JVPTracer(self, primal_out, tangent_out)
 
 
-def jvp_flat(f, primals, tangents, instantiate=True):
+def jvp_flat(
+    f: Callable[..., Sequence[Value]],
+    primals: Sequence[Value],
+    tangents: Sequence[Tangent],
+    instantiate: bool = True,
+) -> tuple[list[Value], list[Tangent]]:
     with core.new_main(JVPTrace) as main:
         trace = JVPTrace(main)
         tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
@@ -159,12 +177,12 @@ def jvp_flat(f, primals, tangents, instantiate=True):
 # Helpers to write rules as rows, in JAX's manner.
 
 
-def defjvp(primitive, *jvp_fns):
+def defjvp(primitive: core.Primitive, *jvp_fns: Callable[..., Value] | None) -> None:
     """One function per argument: ``fn(tangent, *primals, **params) -> output tangent``."""
 
-    def rule(primals, tangents, **params):
+    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Tangent]:
         out = primitive.bind(*primals, **params)
-        acc = Zero(tangent_aval(core.get_aval(out)))
+        acc: Tangent = Zero(tangent_aval(core.get_aval(out)))
         for fn, t in zip(jvp_fns, tangents):
             if fn is not None and type(t) is not Zero:
                 acc = add_tangents(acc, fn(t, *primals, **params))
@@ -173,12 +191,12 @@ def defjvp(primitive, *jvp_fns):
     jvp_rules[primitive] = rule
 
 
-def defjvp2(primitive, *jvp_fns):
+def defjvp2(primitive: core.Primitive, *jvp_fns: Callable[..., Value] | None) -> None:
     """Like defjvp, but each function also receives the primal output: ``fn(g, ans, *primals)``."""
 
-    def rule(primals, tangents, **params):
+    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Tangent]:
         out = primitive.bind(*primals, **params)
-        acc = Zero(tangent_aval(core.get_aval(out)))
+        acc: Tangent = Zero(tangent_aval(core.get_aval(out)))
         for fn, t in zip(jvp_fns, tangents):
             if fn is not None and type(t) is not Zero:
                 acc = add_tangents(acc, fn(t, out, *primals, **params))
@@ -187,10 +205,10 @@ def defjvp2(primitive, *jvp_fns):
     jvp_rules[primitive] = rule
 
 
-def deflinear(primitive, transpose_rule):
+def deflinear(primitive: core.Primitive, transpose_rule: Callable[..., Sequence[Any]]) -> None:
     """A primitive linear in all its arguments: its JVP is itself applied to the tangents."""
 
-    def rule(primals, tangents, **params):
+    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Value]:
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
             return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
@@ -200,10 +218,10 @@ def deflinear(primitive, transpose_rule):
     transpose_rules[primitive] = transpose_rule
 
 
-def defzero(primitive):
+def defzero(primitive: core.Primitive) -> None:
     """Outputs whose derivative is zero everywhere (comparisons, integer ops, argmax...)."""
 
-    def rule(primals, tangents, **params):
+    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Any]:
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
             return out, [Zero(tangent_aval(core.get_aval(o))) for o in out]
@@ -219,16 +237,16 @@ def defzero(primitive):
 class PartialVal:
     __slots__ = ("aval", "const", "is_known")
 
-    def __init__(self, aval, const):
+    def __init__(self, aval: ShapedArray, const: Value | None):
         self.aval, self.const = aval, const
         self.is_known = const is not None
 
     @classmethod
-    def known(cls, val):
+    def known(cls, val: Value) -> PartialVal:
         return cls(core.get_aval(val), val)
 
     @classmethod
-    def unknown(cls, aval):
+    def unknown(cls, aval: ShapedArray) -> PartialVal:
         return cls(aval, None)
 
 
@@ -239,7 +257,7 @@ class LambdaBindingRecipe:
 class ConstRecipe:
     __slots__ = ("val",)
 
-    def __init__(self, val):
+    def __init__(self, val: Value):
         self.val = val
 
 
@@ -249,7 +267,15 @@ _recipe_serial = itertools.count()
 class JaxprEqnRecipe:
     __slots__ = ("prim", "tracers_in", "params", "avals_out", "tracers_out", "source_info", "serial")
 
-    def __init__(self, prim, tracers_in, params, avals_out, tracers_out, source_info):
+    def __init__(
+        self,
+        prim: core.Primitive,
+        tracers_in: list[PartialEvalTracer],
+        params: Params,
+        avals_out: list[ShapedArray],
+        tracers_out: list[PartialEvalTracer],
+        source_info: core.SourceInfo | None,
+    ):
         self.prim, self.tracers_in, self.params = prim, tracers_in, params
         self.avals_out, self.tracers_out, self.source_info = avals_out, tracers_out, source_info
         # Equations are emitted in the order they were recorded (as JAX's jaxpr trace appends
@@ -257,36 +283,40 @@ class JaxprEqnRecipe:
         self.serial = next(_recipe_serial)
 
 
+# How an unknown partial-evaluation tracer came to be: an input, a constant, an equation.
+Recipe = LambdaBindingRecipe | ConstRecipe | JaxprEqnRecipe | None
+
+
 class PartialEvalTracer(Tracer):
     __slots__ = ("pval", "recipe")
 
-    def __init__(self, trace, pval, recipe):
+    def __init__(self, trace: PartialEvalTrace, pval: PartialVal, recipe: Recipe):
         self._trace = trace
         self.pval = pval
         self.recipe = recipe
 
     @property
-    def aval(self):
+    def aval(self) -> ShapedArray:
         return self.pval.aval
 
-    def concrete_value(self):
+    def concrete_value(self) -> Value | None:
         return core.concrete_or_none(self.pval.const) if self.pval.is_known else None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         # A known value (a primal under grad) prints as that value, as JAX's GradTracer shows it.
         return str(self.pval.const) if self.pval.is_known else super().__repr__()
 
-    def full_lower(self):
+    def full_lower(self) -> Value:
         if self.pval.is_known:
             return core.full_lower(self.pval.const)
         return self
 
 
 class PartialEvalTrace(Trace):
-    def new_arg(self, pval: PartialVal):
+    def new_arg(self, pval: PartialVal) -> PartialEvalTracer:
         return PartialEvalTracer(self, pval, LambdaBindingRecipe())
 
-    def pure(self, val):
+    def pure(self, val: Value) -> PartialEvalTracer:
         return PartialEvalTracer(self, PartialVal.known(val), None)
 
     lift = pure
@@ -297,7 +327,7 @@ class PartialEvalTrace(Trace):
             return PartialEvalTracer(self, PartialVal.unknown(core.get_aval(val)), ConstRecipe(val))
         return tracer
 
-    def process_primitive(self, primitive, tracers, params):
+    def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         for t in tracers:
             if not t.pval.is_known:
                 break
@@ -317,7 +347,9 @@ class PartialEvalTrace(Trace):
         return tracers_out if primitive.multiple_results else tracers_out[0]
 
 
-def partial_eval_flat(f, pvals_in: list[PartialVal]):
+def partial_eval_flat(
+    f: Callable[..., Sequence[Value]], pvals_in: list[PartialVal]
+) -> tuple[Jaxpr, list[PartialVal], list[Value]]:
     with core.new_main(PartialEvalTrace) as main:
         trace = PartialEvalTrace(main)
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
@@ -330,7 +362,9 @@ def partial_eval_flat(f, pvals_in: list[PartialVal]):
     return jaxpr, pvals_out, consts
 
 
-def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
+def tracers_to_jaxpr(
+    tracers_in: Sequence[PartialEvalTracer], tracers_out: Sequence[PartialEvalTracer]
+) -> tuple[Jaxpr, list[Value]]:
     tracer_to_var: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
     constvar_to_val: dict[int, tuple[Var, Any]] = {}
     recipes: dict[int, JaxprEqnRecipe] = {}
@@ -357,18 +391,19 @@ def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
     constvars = [v for v, _ in constvar_to_val.values()]
     constvals = [c for _, c in constvar_to_val.values()]
     in_binders = constvars + [tracer_to_var[id(t)] for t in tracers_in]
-    out_vars = [tracer_to_var[id(t)] for t in tracers_out]
+    out_vars: list[Atom] = [tracer_to_var[id(t)] for t in tracers_out]
     return Jaxpr([], in_binders, eqns, out_vars), constvals
 
 
-def _parents(t):
+def _parents(t: PartialEvalTracer) -> list[PartialEvalTracer]:
     r = t.recipe
     return r.tracers_in if isinstance(r, JaxprEqnRecipe) else []
 
 
-def _toposort(out_nodes):
+def _toposort(out_nodes: Sequence[PartialEvalTracer]) -> list[PartialEvalTracer]:
     # Iterative DFS post-order (deep programs would overflow Python's recursion limit).
-    order, seen = [], set()
+    order: list[PartialEvalTracer] = []
+    seen: set[int] = set()
     for root in out_nodes:
         if id(root) in seen:
             continue
@@ -388,7 +423,12 @@ def _toposort(out_nodes):
     return order
 
 
-def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None, op_literal_residuals=False):
+def partial_eval_jaxpr(
+    jaxpr: Jaxpr,
+    in_unknowns: Sequence[bool],
+    instantiate: Sequence[bool] | None = None,
+    op_literal_residuals: bool = False,
+) -> tuple[Jaxpr, Jaxpr, list[bool], int]:
     """Split a jaxpr into a known part (which also returns residuals) and an unknown part.
 
     ``jaxpr1: known_ins -> known_outs + residuals``; ``jaxpr2: residuals + unknown_ins -> unknown_outs``.
@@ -401,11 +441,11 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None, 
     residuals: dict[Var, None] = {}
     literal_residuals: dict[int, tuple[Var, Literal]] = {}
 
-    def read(x):
+    def read(x: Atom) -> bool:
         return type(x) is Var and env[x]
 
-    def new_res(x):
-        if type(x) is Var:
+    def new_res(x: Atom) -> Atom:
+        if type(x) is not Literal:
             residuals[x] = None
         elif op_literal_residuals and getattr(x.val, "op_result", False):
             v, _ = literal_residuals.setdefault(id(x.val), (Var(x.aval), x))
@@ -422,12 +462,12 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None, 
         unks_in = [read(x) for x in eqn.inputs]
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         if rule is not None and any(unks_in):
-            eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
+            eqn1, eqn2, unks_out, eqn_res = rule(unks_in, eqn)
             if eqn1 is not None:
                 eqns1.append(eqn1)
             if eqn2 is not None:
                 eqns2.append(eqn2)
-            for r in res:
+            for r in eqn_res:
                 new_res(r)
             for v, u in zip(eqn.out_binders, unks_out):
                 env[v] = u
@@ -463,7 +503,14 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: list[bool], instantiate=None, 
 # Linearize, and reverse mode by transposition.
 
 
-def linearize_flat(f, primals):
+# A linearization: (linear jaxpr, its residual consts, the tangent outputs' partial values,
+# which inputs are differentiable, the tangent input avals).
+Linearized = tuple[Jaxpr, list[Value], list[PartialVal], list[bool], list[ShapedArray]]
+
+
+def linearize_flat(
+    f: Callable[..., Sequence[Value]], primals: Sequence[Value]
+) -> tuple[list[Value], Linearized]:
     """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``.
 
     Direct linearize: the JVP runs on the primals as they are (concrete values eagerly, or an
@@ -490,7 +537,7 @@ def linearize_flat(f, primals):
     return primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals)
 
 
-def _known_primal(trace, p):
+def _known_primal(trace: PartialEvalTrace, p: Value) -> Value:
     if isinstance(p, PartialEvalTracer) and p._trace.main is trace.main:
         if not p.pval.is_known:
             raise UnexpectedTracerError("primal output depends on tangents; engine bug")
@@ -498,34 +545,39 @@ def _known_primal(trace, p):
     return p
 
 
+# f_vjp(*cotangents out) -> a cotangent for each primal in.
+VJP = Callable[..., list[Tangent]]
+
+
+@final  # so that the fast ``type(x) is UndefPrimal`` narrows for the checker
 class UndefPrimal:
     __slots__ = ("aval",)
 
-    def __init__(self, aval):
+    def __init__(self, aval: ShapedArray):
         self.aval = aval
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"UndefPrimal({self.aval.str_short()})"
 
 
-def is_undefined(x) -> bool:
+def is_undefined(x: object) -> bool:
     return type(x) is UndefPrimal
 
 
-def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
+def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Tangent | None]) -> list[Tangent]:
     """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
-    primal_env: dict[Var, Any] = {}
-    ct_env: dict[Var, Any] = {}
+    primal_env: dict[Var, Value] = {}
+    ct_env: dict[Var, Value] = {}
 
-    def read_primal(x):
+    def read_primal(x: Atom) -> Value:
         return x.val if type(x) is Literal else primal_env[x]
 
-    def write_cotangent(x, ct):
+    def write_cotangent(x: Atom, ct: Tangent | None) -> None:
         if type(x) is Var and ct is not None and type(ct) is not Zero:
             prev = ct_env.get(x)
             ct_env[x] = ct if prev is None else add_jaxvals_p.bind(prev, ct)
 
-    def read_cotangent(v):
+    def read_cotangent(v: Var) -> Tangent:
         ct = ct_env.pop(v, None)
         return Zero(v.aval) if ct is None else ct
 
@@ -568,7 +620,7 @@ def backward_pass(jaxpr: Jaxpr, args, cotangents) -> list:
     return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
 
 
-def vjp_flat(f, primals):
+def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], VJP]:
     """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
     from . import tape
 
@@ -577,17 +629,19 @@ def vjp_flat(f, primals):
     return linearize_vjp_flat(f, primals)
 
 
-def linearize_vjp_flat(f, primals):
+def linearize_vjp_flat(
+    f: Callable[..., Sequence[Value]], primals: Sequence[Value]
+) -> tuple[list[Value], VJP]:
     """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr."""
     primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(f, primals)
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
-    def f_vjp(*cts):
+    def f_vjp(*cts: Tangent) -> list[Tangent]:
         cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
         undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
         cts_in = backward_pass(jaxpr, [*consts, *undef], cts_unk)
         it = iter(cts_in)
-        out = []
+        out: list[Tangent] = []
         for a, d in zip(tangent_avals, differentiable):
             out.append(next(it) if d else Zero(a))
         return out
@@ -595,6 +649,8 @@ def linearize_vjp_flat(f, primals):
     return primals_out, f_vjp
 
 
-def linear_transpose_flat(jaxpr: Jaxpr, consts, in_avals, cts):
+def linear_transpose_flat(
+    jaxpr: Jaxpr, consts: Sequence[Value], in_avals: Sequence[ShapedArray], cts: Sequence[Tangent]
+) -> list[Tangent]:
     undef = [UndefPrimal(a) for a in in_avals]
     return backward_pass(jaxpr, [*consts, *undef], cts)

@@ -17,12 +17,12 @@ is recorded on the tape like the others.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import ad, core
-from .core import Trace
+from .core import Trace, Value
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
 
 CACHE_MAX = 4096
@@ -227,7 +227,7 @@ def eager() -> bool:
     return len(state.stack) == 1 and state.dynamic is None
 
 
-def vjp_flat(f, primals):
+def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], ad.VJP]:
     """``ad.vjp_flat`` on concrete primals, by the tape: same contract, same values."""
     avals = [ad.tangent_aval(core.get_aval(p)) for p in primals]
     with core.new_main(TapeTrace, []) as main:
