@@ -33,6 +33,7 @@ from .jit_runtime import get_backend as get_backend
 from .jit_runtime import interpret_seconds as interpret_seconds
 from .jit_runtime import set_backend as set_backend
 from .jit_runtime import wait_for_compiles as wait_for_compiles
+from .random_keys import PRNGKeyArray
 from .staging import staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -230,6 +231,8 @@ class JitFunction:
                 key.append((a.shape, a.dtype, False))
             elif t is float or t is int:
                 key.append(t)
+            elif t is PRNGKeyArray:  # typed keys: their storage goes to the executable as it is
+                key.append((a._value.shape, "key<fry>", False))
             else:
                 return None
         return tuple(key)
@@ -256,6 +259,8 @@ class JitFunction:
                         if type(a) is Array
                         else a
                         if type(a) is np.ndarray
+                        else a._value
+                        if type(a) is PRNGKeyArray
                         else np.asarray(a, _FAST_SCALAR[type(a)])
                         for a in args
                     ]

@@ -619,3 +619,16 @@ def test_compiled_programs_on_typed_keys_match_eager():
     with pytest.raises(NotImplementedError, match="typed PRNG keys"):
         random_lowering.physical_program(closed)
     same(R.key_data(jax.jit(lambda a, b: jnp.stack([a, b]))(k, R.key(1))), np.uint32([[0, 0], [0, 1]]))
+
+
+def test_warm_jit_calls_with_typed_keys_take_the_fast_path():
+    from engine import jit_runtime
+
+    f = jax.jit(lambda k, x: x + R.normal(k, (3,)))
+    k, x = R.key(0), Array(np.ones(3, np.float32))
+    want = A(R.normal(k, (3,))) + 1
+    same(f(k, x), want)
+    jit_runtime.wait_for_compiles()  # (the first call may have run interpreted while they compiled)
+    for _ in range(3):  # the later calls go straight to the executable, with the keys' storage
+        same(f(k, x), want)
+    assert any(sig and sig[0] == ((), "key<fry>", False) for sig in f._fast)
