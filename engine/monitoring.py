@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 _listeners: list[Callable[[str, dict], None]] = []
+_profiling = [False]  # jit programs compiled meanwhile time each kernel launch
 _quiet = threading.local()  # .on: this thread's work is nobody's call (background compiles)
 
 
@@ -44,3 +45,20 @@ def listen(callback: Callable[[str, dict], None]):
         yield
     finally:
         _listeners.remove(callback)
+
+
+def kernel_profiling() -> bool:
+    return _profiling[0]
+
+
+@contextmanager
+def profile_kernels():
+    """Programs jit compiles while the block runs time each kernel launch (a few hundred ns per
+    launch): their executables carry ``launch_seconds``/``launch_counts``/``launch_min`` beside
+    ``launches``."""
+    before = _profiling[0]
+    _profiling[0] = True
+    try:
+        yield
+    finally:
+        _profiling[0] = before

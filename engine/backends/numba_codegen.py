@@ -50,6 +50,19 @@ class _Group:
         self.forced: set[Var] = set()  # members written out whatever their uses
         self.indexed = False  # the body uses loop indices itself (no flattening)
         self.eqn_ids: set[int] = set()
+        self.fused: set[int] = set()  # deferred equations composed into this nest's loads
+
+
+class Launch:
+    """One kernel call of the host program: which kernel, the flat equations it computes (those
+    whose values it defines and the deferred re-indexings composed into its loads), and the bytes
+    it reads and writes (each array once: what fusion leaves of the equations' traffic)."""
+
+    __slots__ = ("kernel", "eqns", "read_bytes", "write_bytes", "host_line")
+
+    def __init__(self, kernel: str, eqns: list[int], read_bytes: int, write_bytes: int, host_line: int):
+        self.kernel, self.eqns = kernel, eqns
+        self.read_bytes, self.write_bytes, self.host_line = read_bytes, write_bytes, host_line
 
 
 class _Flat:
@@ -61,35 +74,39 @@ class _Flat:
         j = closed.jaxpr
         cvars = [self._const(c, v.aval) for v, c in zip(j.constvars, closed.consts)]
         self.inputs = [Var(v.aval) for v in j.in_binders]
-        self.outs = self._inline(j, cvars, self.inputs)
+        # per flat equation: where it sits in the staged jaxpr (equation indices, outermost first,
+        # through the calls inlined here), so what a kernel computes can be shown on the IR graph
+        self.paths: list[tuple[int, ...]] = []
+        self.outs = self._inline(j, cvars, self.inputs, ())
 
     def _const(self, val, aval):
         v = Var(aval)
         self.consts[v] = val
         return v
 
-    def _inline(self, jaxpr: Jaxpr, const_atoms, in_atoms):
+    def _inline(self, jaxpr: Jaxpr, const_atoms, in_atoms, path: tuple[int, ...]):
         from ..jit import jit_p
 
         inline = (jit_p, *_call_prims())
         sub = dict(zip(jaxpr.constvars, const_atoms))
         sub.update(zip(jaxpr.in_binders, in_atoms))
         read = lambda x: sub.get(x, x) if type(x) is Var else x
-        for eqn in jaxpr.eqns:
+        for k, eqn in enumerate(jaxpr.eqns):
             ins = [read(x) for x in eqn.inputs]
             if eqn.primitive in inline:
                 inner = eqn.params["jaxpr" if eqn.primitive is jit_p else "call_jaxpr"]
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
-                outs = self._inline(inner.jaxpr, cs, ins)
+                outs = self._inline(inner.jaxpr, cs, ins, (*path, k))
             else:
                 if eqn.primitive in implicitly_broadcasting:
-                    ins = self._explicit_broadcasts(eqn, ins)
+                    ins = self._explicit_broadcasts(eqn, ins, (*path, k))
                 outs = [Var(v.aval) for v in eqn.out_binders]
                 self.eqns.append(JaxprEqn(eqn.primitive, ins, eqn.params, outs, eqn.source_info))
+                self.paths.append((*path, k))
             sub.update(zip(eqn.out_binders, outs))
         return [read(x) for x in jaxpr.outs]
 
-    def _explicit_broadcasts(self, eqn, ins):
+    def _explicit_broadcasts(self, eqn, ins, path):
         """Size-1 axes a binary op broadcasts implicitly become a broadcast_in_dim (fused as a load)."""
         shape = eqn.out_binders[0].aval.shape
         out = []
@@ -99,6 +116,7 @@ class _Flat:
                 v = Var(ShapedArray(shape, x.aval.dtype, x.aval.weak_type))
                 params = dict(shape=shape, broadcast_dimensions=tuple(range(len(s))))
                 self.eqns.append(JaxprEqn(broadcast_in_dim_p, [x], params, [v], eqn.source_info))
+                self.paths.append(path)
                 x = v
             out.append(x)
         return out
@@ -128,6 +146,10 @@ class Codegen:
         self.open: dict[tuple, _Group] = {}
         # deferred ops: var -> (expand(read, idx) -> scalar expression, uses loop indices?)
         self.lazy: dict[Var, tuple] = {}
+        self.lazy_eqn: dict[Var, int] = {}  # deferred value -> the flat equation defining it
+        self.launches: list[Launch] = []
+        self.source = ""  # set by NumbaBackend.lower_program
+        self._run_parts: tuple[list, list, list] = ([], [], [])  # run's arguments, checks, outputs
         self._n = 0
         self.uses: dict[Var, set[int]] = {}
         for i, eqn in enumerate(self.flat.eqns):
@@ -202,6 +224,8 @@ class Codegen:
         if lazy is not None:  # a deferred op: composed into this load, never materialized
             expand, indexed = lazy
             g.indexed |= indexed
+            if x in self.lazy_eqn:
+                g.fused.add(self.lazy_eqn[x])
             return expand(lambda y, yidx: self.load(g, y, yidx), list(idx))
         idx = tuple(idx)
         if x in g.members and x.aval.shape == g.shape and idx == _ident(len(g.shape)):
@@ -341,6 +365,11 @@ class Codegen:
             nest([_libm(line) for line in body] if g.guards else body)
         kid = self.add_kernel(g.id, src)
         n0 = shape[0] if nd else 0
+        read = sum(x.aval.size * x.aval.dtype.itemsize for x in g.arrays)
+        written = sum(v.aval.size * v.aval.dtype.itemsize for v in escaping)
+        written += sum(r[0].aval.size * r[0].aval.dtype.itemsize for r in g.reduces)
+        eqns = sorted(g.eqn_ids | g.fused)
+        self.launches.append(Launch(kid, eqns, read, written, len(self.host)))
         if parallel_ok:
             self.host.append(f"_par({kid}, {n0}, {', '.join(call)})")
         else:
@@ -435,6 +464,7 @@ class Codegen:
                 return exprs[0] if combine is None else f"{L.cast(dt)}({combine.format(*exprs)})"
 
             self.lazy[eqn.out_binders[0]] = (expand, False)
+            self.lazy_eqn[eqn.out_binders[0]] = i
             return
         shape = eqn.out_binders[0].aval.shape
         ident = _ident(len(shape))
@@ -447,6 +477,7 @@ class Codegen:
     def lower_index(self, i, eqn, expand):
         """An ``Index`` row: deferred like a re-indexing op; its expansion may use loop indices."""
         self.lazy[eqn.out_binders[0]] = (expand, True)
+        self.lazy_eqn[eqn.out_binders[0]] = i
 
     def lower_reduce(self, i, eqn, op):
         x = eqn.inputs[0]
@@ -559,15 +590,40 @@ class Codegen:
         ]
         for kernel in self.kernels:
             lines += [kernel, ""]
-        lines.append("def build(env):")
+        self._run_parts = args, check, outs
+        return "\n".join(lines + self.build_lines()) + "\n"
+
+    def build_lines(self, timed: bool = False) -> list[str]:
+        """``build(env)``, which binds the environment and returns the host function ``run``;
+        ``timed``: a ``run`` that also times each kernel launch into ``env['_launch_*']`` lists
+        (executed by the backend in the loaded module's namespace, so the module stays as is)."""
+        args, check, outs = self._run_parts
+        lines = ["def build(env):"]
         for key in self.env:
             lines.append(f"    {key} = env[{key!r}]")
+        if timed:
+            lines.append(
+                "    _ls, _ln, _lm = env['_launch_seconds'], env['_launch_counts'], env['_launch_min']"
+            )
         lines.append(f"    def run({', '.join(args)}):")
         lines += check
-        lines += ["        " + h for h in self.host]
+        at = {launch.host_line: j for j, launch in enumerate(self.launches)} if timed else {}
+        for k, h in enumerate(self.host):
+            j = at.get(k)
+            if j is None:
+                lines.append("        " + h)
+                continue
+            lines += [
+                "        _t = _pc()",
+                "        " + h,
+                "        _t = _pc() - _t",
+                f"        _ls[{j}] += _t",
+                f"        _ln[{j}] += 1",
+                f"        if _t < _lm[{j}]: _lm[{j}] = _t",
+            ]
         lines.append(f"        return [{', '.join(outs)}]")
         lines.append("    return run")
-        return "\n".join(lines) + "\n"
+        return lines
 
 
 _FAST = re.compile(r"\brt\.(sin_f32|cos_f32)\(")

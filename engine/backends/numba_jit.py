@@ -92,7 +92,21 @@ class NumbaBackend:
                 closed = random_lowering.physical_program(closed)
             except NotImplementedError as e:
                 return f"# runs with the interpreter: {e}\n"
-        return Codegen(self, closed, _safe_name(name)).generate()
+            return Codegen(self, closed, _safe_name(name)).generate()
+        program = self.lower_program(closed, name)
+        return program.source if program is not None else ""
+
+    def lower_program(self, closed: ClosedJaxpr, name: str) -> Codegen | None:
+        """The code generator after lowering ``closed``: its ``source``, kernel ``launches`` and
+        ``flat`` equations (what ``compile`` builds, without compiling it). None for a program
+        with typed keys: it is lowered as its physical program, whose equations are not these."""
+        from .. import random_lowering
+
+        if random_lowering.has_keys(closed.jaxpr):
+            return None
+        gen = Codegen(self, closed, _safe_name(name))
+        gen.source = gen.generate()
+        return gen
 
     def _compile_keys(self, closed: ClosedJaxpr, name: str):
         """A program with typed keys: compiled on the keys' uint32 data (``engine.random_lowering``),
@@ -176,12 +190,18 @@ class NumbaBackend:
         if "_relayout" in gen.env:
             variants = {}
             gen.env["_relayout"] = partial(self._relayout, closed, name, variants)
-        run = mod.build(gen.env)
+        profiled = monitoring.kernel_profiling() and bool(gen.launches)
+        run = _timed_build(mod, gen) if profiled else mod.build(gen.env)
         if "_relayout" in gen.env:
             variants[None] = run
             run.variants = variants
         run.source = source
         run.fallbacks = gen.fallbacks
+        # what each kernel launch computes (flat equations, and where they sit in ``closed``)
+        run.launches, run.flat = gen.launches, gen.flat
+        run.launch_seconds = gen.env.get("_launch_seconds") if profiled else None
+        run.launch_counts = gen.env.get("_launch_counts") if profiled else None
+        run.launch_min = gen.env.get("_launch_min") if profiled else None
         run.cache = status
         run.lower_time, run.backend_compile_time = t1 - t0, t2 - t1
         run.compiled_text = partial(_compiled_text, mod)
@@ -222,6 +242,22 @@ class NumbaBackend:
         layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
         if layouts not in variants:
             variants[layouts] = self._variant(closed, name, variants, layouts)
+
+
+def _timed_build(mod, gen: Codegen):
+    """The module's host function, timing each kernel launch (the kernels are the module's own,
+    already compiled): the host code is plain Python, so only it is built again."""
+    n = len(gen.launches)
+    env = {
+        **gen.env,
+        "_launch_seconds": [0.0] * n,
+        "_launch_counts": [0] * n,
+        "_launch_min": [float("inf")] * n,
+    }
+    gen.env.update(env)
+    namespace = {**vars(mod), "_pc": time.perf_counter}
+    exec("\n".join(gen.build_lines(timed=True)), namespace)  # noqa: S102 - our own generated code
+    return namespace["build"](env)
 
 
 def layout_of(x, aval) -> tuple | None:

@@ -35,6 +35,7 @@ from .concrete_path import trace_on_path
 from .cost import stage_cost
 from .debugger import DEBUG_DATA_CAP, debug_trace
 from .graph import jaxpr_graph, jaxpr_text, mark_added
+from .kernels import kernel_steps
 from .schema import (
     CollectiveEvent,
     DebugPrint,
@@ -296,6 +297,7 @@ class CallRecord:
         self.detailed = detailed
         self.captures: dict[int, ArgSpec] = {}
         self.events: list[tuple[str, dict, float]] = []
+        self.jit_jaxpr: ClosedJaxpr | None = None  # what the call's jit layer staged and ran
 
 
 class Recorder:
@@ -318,6 +320,7 @@ class Recorder:
         self.device_prints: list[tuple[int, str]] = []
         self._compiled_until = 0.0  # perf_counter time the last jit compile ended
         self.compile_jobs: list[tuple[TransformedCall, object, int]] = []  # interpreted calls' jobs
+        self.kernel_records: list[tuple[JitInfo, ClosedJaxpr]] = []  # measured at the end of the run
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -513,6 +516,7 @@ class Recorder:
                         cache=data.get("cache", "miss"),
                         recompile_reason=data.get("reason"),
                     )
+                    rec.jit_jaxpr = data.get("jaxpr")
                     exe = _executable_of(data.get("jaxpr"))
                     if exe is not None:
                         record.jit.fallbacks = [str(f) for f in getattr(exe, "fallbacks", None) or []]
@@ -610,10 +614,14 @@ class Recorder:
         if not hasattr(jit_fn, "lower"):
             return
         start = time.perf_counter()
+        program = None
         try:
             args, kwargs = spec.placeholders()
             lowered = jit_fn.lower(*args, **kwargs)
-            source = lowered.source()
+            backend = importlib.import_module("engine.jit").get_backend()
+            if hasattr(backend, "lower_program"):
+                program = backend.lower_program(lowered.jaxpr, lowered.name)
+            source = program.source if program is not None else lowered.source()
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
         self.event(
@@ -628,6 +636,23 @@ class Recorder:
             record.jit.source = (
                 source if len(source) <= SOURCE_CAP else source[:SOURCE_CAP] + "\n# … (truncated)"
             )
+        # The program that ran (with its launch times) when it is compiled, else the lowering.
+        ran = _executable_of(rec.jit_jaxpr)
+        record.jit.kernels = kernel_steps(ran if getattr(ran, "launches", None) is not None else program)
+        if record.jit.kernels:
+            record.jit.kernel_stage = record.stages[idx + 1].name if idx + 1 < len(record.stages) else None
+            if rec.jit_jaxpr is not None:
+                self.kernel_records.append((record.jit, rec.jit_jaxpr))
+
+    def measure_kernels(self) -> None:
+        """Kernel times of the whole run: calls after a call's details were taken ran too."""
+        for info, closed in self.kernel_records:
+            ran = _executable_of(closed)
+            if getattr(ran, "launch_counts", None) is None:
+                continue
+            measured = kernel_steps(ran)
+            if [k.name for k in measured] == [k.name for k in info.kernels]:
+                info.kernels = measured
 
 
 def _runs_on_devices(jaxpr: Jaxpr) -> bool:

@@ -153,7 +153,7 @@ def run_code(
     exc = None
     try:
         sys.stdout, sys.stderr = out, err
-        with monitoring.listen(rec.on_event), debug.capture(rec.on_print):
+        with monitoring.listen(rec.on_event), debug.capture(rec.on_print), monitoring.profile_kernels():
             _execute(req, filename, report, rec, argv)
     except BaseException as e:  # noqa: BLE001 - every failure of user code is part of the report
         exc = e
@@ -163,6 +163,7 @@ def run_code(
         record._recorder = previous
         undo()
     rec.settle_compile_jobs()
+    rec.measure_kernels()
     report.ok = exc is None
     report.stdout, report.stderr = out.getvalue(), err.getvalue()
     report.calls, report.timings, report.prints = rec.calls, rec.timings, rec.prints

@@ -196,6 +196,29 @@ class Stage(BaseModel):
     cost: Optional[StageCost] = None
 
 
+class KernelInfo(BaseModel):
+    """One step of a jitted program: a fused kernel launch, or an equation the host runs itself
+    (a matmul through BLAS, a loop, an interpreter fallback)."""
+
+    name: str = Field(description="The kernel's name in the generated code, or 'host: <primitive>'.")
+    kind: Literal["kernel", "host"] = "kernel"
+    eqns: list[str] = Field(
+        default_factory=list,
+        description="The equations it computes, as paths of equation indices into the jitted jaxpr "
+        "('n3', or 'n5/n2' inside an inlined call): under the stage's jit node in the graph.",
+    )
+    flops: float = 0.0
+    bytes: float = Field(
+        0.0,
+        description="Bytes it reads and writes: for a kernel each array once (what fusion leaves), "
+        "for a host step its equation's inputs and outputs.",
+    )
+    estimate: Literal[True] = True
+    launches: int = Field(0, description="Times it ran compiled during the run (0: not measured).")
+    measured_ms: Optional[float] = Field(None, description="Its fastest measured launch, in ms.")
+    total_ms: Optional[float] = Field(None, description="All its measured launches, in ms.")
+
+
 class JitInfo(BaseModel):
     backend: Literal["numba", "interpreter"]
     cache: Literal["hit", "miss", "disk"] = "miss"
@@ -207,6 +230,12 @@ class JitInfo(BaseModel):
         description="What ran the call: the compiled kernels, or the interpreter while they compiled "
         "in the background (a new program's first call).",
     )
+    kernels: list[KernelInfo] = Field(
+        default_factory=list,
+        description="The program's steps in order, with the equations each computes, their estimated "
+        "cost and (when the run executed the compiled program) measured time.",
+    )
+    kernel_stage: Optional[str] = Field(None, description="The stage whose jit equation `eqns` index.")
     compiled_ready_ms: Optional[float] = Field(
         None,
         description="When the background compile finished (ms since the run started); None if it was "

@@ -306,6 +306,17 @@ export interface components {
              */
             fallbacks: string[];
             /**
+             * Kernel Stage
+             * @description The stage whose jit equation `eqns` index.
+             * @default null
+             */
+            kernel_stage: string | null;
+            /**
+             * Kernels
+             * @description The program's steps in order, with the equations each computes, their estimated cost and (when the run executed the compiled program) measured time.
+             */
+            kernels: components["schemas"]["KernelInfo"][];
+            /**
              * Recompile Reason
              * @default null
              */
@@ -322,6 +333,64 @@ export interface components {
              * @enum {string}
              */
             tier: "compiled" | "interpreter";
+        };
+        /**
+         * KernelInfo
+         * @description One step of a jitted program: a fused kernel launch, or an equation the host runs itself
+         *     (a matmul through BLAS, a loop, an interpreter fallback).
+         */
+        KernelInfo: {
+            /**
+             * Bytes
+             * @description Bytes it reads and writes: for a kernel each array once (what fusion leaves), for a host step its equation's inputs and outputs.
+             * @default 0
+             */
+            bytes: number;
+            /**
+             * Eqns
+             * @description The equations it computes, as paths of equation indices into the jitted jaxpr ('n3', or 'n5/n2' inside an inlined call): under the stage's jit node in the graph.
+             */
+            eqns: string[];
+            /**
+             * Estimate
+             * @default true
+             * @constant
+             */
+            estimate: true;
+            /**
+             * Flops
+             * @default 0
+             */
+            flops: number;
+            /**
+             * Kind
+             * @default kernel
+             * @enum {string}
+             */
+            kind: "kernel" | "host";
+            /**
+             * Launches
+             * @description Times it ran compiled during the run (0: not measured).
+             * @default 0
+             */
+            launches: number;
+            /**
+             * Measured Ms
+             * @description Its fastest measured launch, in ms.
+             * @default null
+             */
+            measured_ms: number | null;
+            /**
+             * Name
+             * @description The kernel's name in the generated code, or 'host: <primitive>'.
+             */
+            name: string;
+            /**
+             * Total Ms
+             * @description All its measured launches, in ms.
+             * @default null
+             */
+            total_ms: number | null;
         };
         /** PmapInfo */
         PmapInfo: {

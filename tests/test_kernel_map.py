@@ -1,0 +1,95 @@
+"""Which equations each fused kernel computes, its estimated cost, and its measured launches."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import numba_backend
+
+import engine as jax
+import engine.numpy as jnp
+from engine import monitoring
+from engine.inspect import run_request
+from engine.inspect.cost import eqn_cost
+from engine.inspect.kernels import kernel_steps
+from engine.inspect.schema import RunRequest
+
+nb_jit = numba_backend()
+
+
+def _program(f, *args):
+    closed = jax.make_jaxpr(f)(*args)
+    return closed, nb_jit.NumbaBackend().lower_program(closed, "f")
+
+
+def test_elementwise_chain_is_one_kernel_covering_every_equation():
+    closed, prog = _program(lambda x, y: jnp.sin(x) * y + 1.0, np.ones(8, np.float32), np.ones(8, np.float32))
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["sin", "mul", "add"]
+    assert len(prog.launches) == 1
+    (launch,) = prog.launches
+    assert [prog.flat.paths[i] for i in launch.eqns] == [(0,), (1,), (2,)]
+    # fused traffic: x and y read once (32 B each), the result written once
+    assert (launch.read_bytes, launch.write_bytes) == (64, 32)
+    (step,) = kernel_steps(prog)
+    assert step.kind == "kernel" and step.eqns == ["n0", "n1", "n2"]
+    assert step.flops == sum(eqn_cost(e).flops for e in closed.jaxpr.eqns) == 24
+    assert step.launches == 0 and step.measured_ms is None  # lowered, never run
+
+
+def test_matmul_runs_on_the_host_between_kernels():
+    def f(w, x):
+        return jnp.sum(jnp.tanh(x @ w + 1.0))
+
+    closed, prog = _program(f, np.ones((4, 3), np.float32), np.ones((2, 4), np.float32))
+    steps = kernel_steps(prog)
+    prims = {f"n{i}": e.primitive.name for i, e in enumerate(closed.jaxpr.eqns)}
+    assert steps[0].kind == "host" and steps[0].name == "host: dot_general" and steps[0].eqns == ["n0"]
+    assert steps[0].flops == 2 * 2 * 3 * 4  # two per multiply-add
+    kernels = [s for s in steps if s.kind == "kernel"]
+    assert kernels and {prims[e] for k in kernels for e in k.eqns} >= {"add", "tanh", "reduce_sum"}
+    # every equation that does work is in exactly one step
+    covered = [e for s in steps for e in s.eqns]
+    assert len(covered) == len(set(covered))
+    assert {e for e, p in prims.items() if eqn_cost(closed.jaxpr.eqns[int(e[1:])]).flops} <= set(covered)
+
+
+def test_inlined_calls_map_to_nested_equation_paths():
+    inner = jax.jit(lambda x: jnp.exp(x) * 2.0)
+    closed, prog = _program(lambda x: inner(x) + 1.0, np.ones(5, np.float32))
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["jit", "add"]
+    (step,) = kernel_steps(prog)
+    assert step.eqns == ["n0/n0", "n0/n1", "n1"]
+
+
+def test_profiled_program_times_each_launch_and_computes_the_same():
+    f = jax.jit(lambda x: jnp.cos(x) * x)
+    x = np.linspace(0, 1, 1000, dtype=np.float32)
+    closed = jax.make_jaxpr(f)(x).jaxpr.eqns[0].params["jaxpr"]
+    with monitoring.profile_kernels():
+        exe = nb_jit.NumbaBackend().compile(closed, "f")
+    plain = nb_jit.NumbaBackend().compile(closed, "f")
+    assert plain.launch_seconds is None
+    for _ in range(3):
+        (out,) = exe(x)
+    np.testing.assert_array_equal(out, plain(x)[0])
+    assert exe.launch_counts == [3]
+    (step,) = kernel_steps(exe)
+    assert step.launches == 3 and 0 < step.measured_ms <= step.total_ms
+
+
+def test_run_report_carries_kernels_of_the_jit_stage():
+    code = "import jax.numpy as jnp\ndef f(w, x):\n    return jnp.sum(jnp.tanh(x @ w) ** 2)\n"
+    stack = [{"name": "grad"}, {"name": "jit"}]
+    r = run_request(
+        RunRequest(code=code, function="f", stack=stack, args=["jnp.ones((3, 3))", "jnp.ones((2, 3))"])
+    )
+    assert r.ok, r.error
+    jit = r.calls[0].jit
+    assert jit.kernel_stage == "jit(grad(f))" == r.calls[0].stages[-1].name
+    inner = r.calls[0].stages[-1].graph.nodes[0]
+    assert inner.primitive == "jit"
+    ids = {n.id.removeprefix(f"{inner.id}/") for n in inner.subgraphs[0].nodes}
+    assert jit.kernels and all(set(k.eqns) <= ids for k in jit.kernels)
+    assert any(k.kind == "kernel" for k in jit.kernels) and any(
+        k.name == "host: dot_general" for k in jit.kernels
+    )
+    assert sum(k.flops for k in jit.kernels) > 0
