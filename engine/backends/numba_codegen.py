@@ -365,9 +365,9 @@ class Codegen:
             nest([_libm(line) for line in body] if g.guards else body)
         kid = self.add_kernel(g.id, src)
         n0 = shape[0] if nd else 0
-        read = sum(x.aval.size * x.aval.dtype.itemsize for x in g.arrays)
-        written = sum(v.aval.size * v.aval.dtype.itemsize for v in escaping)
-        written += sum(r[0].aval.size * r[0].aval.dtype.itemsize for r in g.reduces)
+        nbytes = lambda v: int(v.aval.size) * int(v.aval.dtype.itemsize)  # noqa: E731
+        read = sum((nbytes(x) for x in g.arrays), 0)
+        written = sum((nbytes(v) for v in [*escaping, *(r[0] for r in g.reduces)]), 0)
         eqns = sorted(g.eqn_ids | g.fused)
         self.launches.append(Launch(kid, eqns, read, written, len(self.host)))
         if parallel_ok:
