@@ -240,7 +240,6 @@ def value_and_grad(
 ):
     """A function returning ``(fun(*args), grad(fun)(*args))``."""
     nums = _argnums_tuple(argnums)
-    name = getattr(fun, "__name__", "fun")
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -265,8 +264,7 @@ def value_and_grad(
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((ans, aux), g) if has_aux else (ans, g)
 
-    value_and_grad_f.__name__ = f"value_and_grad({name})"
-    return value_and_grad_f
+    return value_and_grad_f  # named like fun (functools.wraps), as in JAX: jit of it prints name=fun
 
 
 _NON_HOLOMORPHIC_TIP = {

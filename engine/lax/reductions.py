@@ -65,9 +65,14 @@ reduce_sum_p.def_abstract_eval(_reduce_abstract)
 
 
 def _reduce_sum_transpose(ct, x, *, axes):
+    from .structural import broadcast_in_dim_p
+
     shape = x.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [_lax().broadcast_in_dim(ct, shape, kept)]
+    if not axes:
+        return [ct]
+    # JAX's arithmetic, numpy's integers included (its params print them: np.int64(0)).
+    kept = tuple(np.delete(np.arange(len(shape)), axes))
+    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)

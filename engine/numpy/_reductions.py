@@ -70,6 +70,8 @@ def sum(
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d, weak = _reduce_dtype(a, dtype, promote_integers)
+    if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as int32 first (_cast_to_numeric)
+        a = convert(a, np.dtype("int32"))
     a = convert(a, d, weak)
     a = _masked(a, where, 0)
     res = lax.reduce_sum(a, axes) if axes else a
@@ -184,6 +186,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     """
     check_arraylike("mean", a)
     a = as_operand(a)
+    if a.dtype == np.bool_:  # JAX's sum counts bools as int32 first (its _cast_to_numeric)
+        a = convert(a, np.dtype("int32"))
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)

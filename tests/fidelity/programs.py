@@ -1271,6 +1271,229 @@ def grad_custom_jvp():
     return jax.grad(f), (1.0,)
 
 
+# --- everyday autodiff: losses, aux outputs, jvp/linearize, hessians, custom rules -----------------------------
+
+
+def _params(sizes, seed=0):
+    rs = np.random.RandomState(seed)
+    return [
+        (rs.randn(m, n).astype(np.float32), rs.randn(n).astype(np.float32))
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
+
+
+def _relu_mlp(params, x):
+    for W, b in params[:-1]:
+        x = nn.relu(x @ W + b)
+    W, b = params[-1]
+    return x @ W + b
+
+
+def _xent(params, x, y):
+    return -jnp.mean(jnp.sum(nn.log_softmax(_relu_mlp(params, x)) * y, axis=-1))
+
+
+_ONEHOT = np.eye(3, dtype=np.float32)[[0, 2, 1, 1]]
+
+
+@program
+def grad_mlp_xent():
+    return jax.grad(_xent), (_params([4, 5, 3]), f32(4, 4), _ONEHOT)
+
+
+@program
+def jit_value_and_grad_mlp():
+    return jax.jit(jax.value_and_grad(_xent)), (_params([4, 3]), f32(4, 4), _ONEHOT)
+
+
+@program
+def value_and_grad_has_aux_mlp():
+    def loss(params, x, y):
+        logits = _relu_mlp(params, x)
+        accuracy = jnp.mean(jnp.argmax(logits, -1) == jnp.argmax(y, -1))
+        return jnp.mean((logits - y) ** 2), {"logits": logits, "acc": accuracy}
+
+    return jax.value_and_grad(loss, has_aux=True), (_params([4, 3]), f32(4, 4), _ONEHOT)
+
+
+@program
+def value_and_grad_argnums():
+    def loss(W, b, x):
+        return jnp.sum(jnp.tanh(x @ W + b))
+
+    return jax.value_and_grad(loss, argnums=(0, 1)), (f32(3, 2), f32(2), f32(4, 3))
+
+
+@program
+def grad_softmax_xent_int_labels():
+    def loss(logits, labels):
+        return -jnp.mean(jnp.take_along_axis(nn.log_softmax(logits), labels[:, None], axis=1))
+
+    return jax.grad(loss), (f32(4, 3), np.array([0, 2, 1, 1], np.int32))
+
+
+@program
+def grad_sigmoid_bce():
+    return jax.grad(lambda w, x, y: jnp.mean(nn.softplus(x @ w) - y * (x @ w))), (f32(3), f32(5, 3), f32(5))
+
+
+@program
+def grad_l2_reg():
+    return jax.grad(lambda W, x: jnp.mean(jnp.tanh(x @ W)) + 1e-3 * jnp.sum(W**2)), (f32(3, 2), f32(4, 3))
+
+
+@program
+def grad_nn_gelu_layer():
+    return jax.grad(lambda W, x: jnp.sum(nn.gelu(x @ W))), (f32(3, 2), f32(4, 3))
+
+
+@program
+def grad_relu_sum_sq():
+    return jax.grad(lambda x: jnp.sum(nn.relu(x) ** 2)), (f32(4),)
+
+
+@program
+def grad_stop_gradient_target():
+    return jax.grad(lambda w, x: jnp.sum((x @ w - lax.stop_gradient(x @ w) * 0.5) ** 2)), (f32(3), f32(4, 3))
+
+
+@program
+def grad_norm_distance():
+    return jax.grad(lambda a, b: jnp.linalg.norm(a - b)), (f32(3), f32(3))
+
+
+@program
+def grad_logsumexp_axis1():
+    return jax.grad(lambda x: jnp.sum(nn.logsumexp(x, axis=1))), (f32(2, 3),)
+
+
+@program
+def grad_std_plus_mean():
+    return jax.grad(lambda x: jnp.std(x) + jnp.mean(x)), (f32(5),)
+
+
+@program
+def grad_grad_polynomial():
+    return jax.grad(jax.grad(lambda x: x**3 + 2 * x**2)), (1.5,)
+
+
+@program
+def jvp_softmax():
+    return lambda x, t: jax.jvp(nn.softmax, (x,), (t,)), (f32(5), f32(5, seed=1))
+
+
+@program
+def jvp_logsumexp():
+    return lambda x, t: jax.jvp(nn.logsumexp, (x,), (t,)), (f32(5), f32(5, seed=1))
+
+
+@program
+def jvp_norm():
+    return lambda x, t: jax.jvp(jnp.linalg.norm, (x,), (t,)), (f32(4), f32(4, seed=1))
+
+
+@program
+def jvp_two_arguments():
+    def f(a, b):
+        return jnp.sin(a) * jnp.exp(b)
+
+    return lambda x, y, tx, ty: jax.jvp(f, (x, y), (tx, ty)), (f32(3), f32(3), f32(3), f32(3))
+
+
+@program
+def linearize_tanh_sq_sum():
+    def f(x, t):
+        y, f_jvp = jax.linearize(lambda x: jnp.sum(jnp.tanh(x) ** 2), x)
+        return y, f_jvp(t)
+
+    return f, (f32(4), f32(4, seed=1))
+
+
+@program
+def linearize_manual_softmax():
+    def f(x, t):
+        _, f_jvp = jax.linearize(lambda x: jnp.exp(x) / jnp.sum(jnp.exp(x)), x)
+        return f_jvp(t)
+
+    return f, (f32(4), f32(4, seed=1))
+
+
+@program
+def vjp_two_outputs():
+    def f(x, c1, c2):
+        _, f_vjp = jax.vjp(lambda x: (jnp.sin(x), jnp.cos(x) * 2.0), x)
+        return f_vjp((c1, c2))
+
+    return f, (f32(3), f32(3), f32(3))
+
+
+@program
+def jacrev_softmax():
+    return jax.jacrev(nn.softmax), (f32(3),)
+
+
+@program
+def jacfwd_tanh_layer():
+    return jax.jacfwd(lambda W, x: jnp.tanh(W @ x)), (f32(2, 3), f32(3))
+
+
+@program
+def hessian_small_net():
+    return lambda w, x: jax.hessian(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2))(w, x), (f32(3), f32(2, 3))
+
+
+@program
+def hessian_logsumexp():
+    return jax.hessian(nn.logsumexp), (f32(3),)
+
+
+@program
+def grad_custom_jvp_softplus():
+    @jax.custom_jvp
+    def softplus(x):
+        return jnp.log1p(jnp.exp(x))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t * nn.sigmoid(x)
+
+    return jax.grad(lambda x: jnp.sum(softplus(x))), (f32(3),)
+
+
+@program
+def grad_custom_vjp_clip_gradient():
+    @jax.custom_vjp
+    def clip_gradient(x):
+        return x
+
+    def fwd(x):
+        return x, None
+
+    def bwd(_, g):
+        return (jnp.clip(g, -1.0, 1.0),)
+
+    clip_gradient.defvjp(fwd, bwd)
+    return jax.grad(lambda x: jnp.sum(clip_gradient(x) ** 2)), (f32(3),)
+
+
+@program
+def grad_custom_vjp_residuals():
+    @jax.custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    def fwd(x, y):
+        return jnp.sin(x) * y, (jnp.cos(x), jnp.sin(x), y)
+
+    def bwd(res, g):
+        c, s, y = res
+        return (c * g * y, s * g)
+
+    f.defvjp(fwd, bwd)
+    return jax.grad(lambda x, y: jnp.sum(f(x, y)), argnums=(0, 1)), (f32(3), f32(3))
+
+
 # --- lax functions -----------------------------------------------------------------------------------------
 
 
