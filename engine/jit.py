@@ -462,7 +462,8 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+        dtype = dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)
+        self.shape, self.dtype, self.weak_type = tuple(shape), dtype, weak_type
 
     def __repr__(self):
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"

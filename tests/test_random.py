@@ -632,3 +632,11 @@ def test_warm_jit_calls_with_typed_keys_take_the_fast_path():
     for _ in range(3):  # the later calls go straight to the executable, with the keys' storage
         same(f(k, x), want)
     assert any(sig and sig[0] == ((), "key<fry>", False) for sig in f._fast)
+
+
+def test_typed_keys_through_eval_shape_and_device_put():
+    ks = R.split(R.key(0), 4)
+    s = jax.eval_shape(lambda k: R.split(k), ks[0])
+    assert s.shape == (2,) and s.dtype == ks.dtype
+    put = jax.device_put(ks)  # (keys stay host arrays)
+    assert put.dtype == ks.dtype and np.array_equal(A(R.key_data(put)), A(R.key_data(ks)))

@@ -149,6 +149,8 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
         if isinstance(v, ShardedArray) and v._axis is None and v._buffers[0].device == dev:
             return v
         aval = core.get_aval(v)
+        if isinstance(aval.dtype, core.ExtendedDType):  # typed PRNG keys stay host arrays
+            return v
         return ShardedArray([rt.put(dev, _canonical(v))], None, aval)
 
     return tree_map(put, x)
