@@ -207,17 +207,29 @@ def _scan_scalar(gen: "Codegen", eqn) -> bool:
 
 
 def _lower_while(gen: "Codegen", eqn) -> bool:
-    if _while_scalar(gen, eqn) or _while_elementwise(gen, eqn):
-        return True
     p = eqn.params
+    batched_pred = p["cond_jaxpr"].out_avals[0].shape != ()  # a vmapped while (JAX's form)
+    if not batched_pred and (_while_scalar(gen, eqn) or _while_elementwise(gen, eqn)):
+        return True
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
     names = [gen.host_name(x) for x in eqn.inputs]
     cs, bs, carry = names[:nc], names[nc : nc + nb], names[nc + nb :]
     cf, bf = _sub(gen, p["cond_jaxpr"], "cond"), _sub(gen, p["body_jaxpr"], "body")
     c = gen.fresh("carry")
     gen.host.append(f"{c} = [{', '.join(carry)}]")
-    gen.host.append(f"while {cf}({', '.join([*cs, f'*{c}'])})[0]:")
-    gen.host.append(f"    {c} = {bf}({', '.join([*bs, f'*{c}'])})")
+    if batched_pred:  # loop while any example runs; finished ones keep their carry
+        pr = gen.fresh("pred")
+        gen.host.append("while True:")
+        gen.host.append(f"    {pr} = np.asarray({cf}({', '.join([*cs, f'*{c}'])})[0])")
+        gen.host.append(f"    if not {pr}.any():")
+        gen.host.append("        break")
+        gen.host.append(
+            f"    {c} = [np.where({pr}.reshape({pr}.shape + (1,) * (np.ndim(n) - {pr}.ndim)), n, o) "
+            f"for n, o in zip({bf}({', '.join([*bs, f'*{c}'])}), {c})]"
+        )
+    else:
+        gen.host.append(f"while {cf}({', '.join([*cs, f'*{c}'])})[0]:")
+        gen.host.append(f"    {c} = {bf}({', '.join([*bs, f'*{c}'])})")
     gen.bind_outs(eqn, c)
     return True
 

@@ -1,6 +1,8 @@
 """``while_loop`` and ``fori_loop``: one ``while`` primitive with ``cond_jaxpr`` and ``body_jaxpr``.
 Forward-mode differentiable only (the trip count is unknown); ``fori_loop`` with concrete bounds
 is a ``scan``, so it differentiates in reverse mode too.
+A vmapped loop with a batched predicate keeps it batched (as JAX stages it): the
+``while`` primitive then loops while any example runs and keeps the carries of finished ones.
 """
 
 from __future__ import annotations
@@ -81,9 +83,23 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         args[cond_nconsts : cond_nconsts + body_nconsts],
         list(args[cond_nconsts + body_nconsts :]),
     )
-    while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
-        carry = _run(body_jaxpr, *bc, *carry)
-    return _with_weak_types(carry, body_jaxpr.out_avals)
+    if cond_jaxpr.out_avals[0].shape == ():
+        while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
+            carry = _run(body_jaxpr, *bc, *carry)
+        return _with_weak_types(carry, body_jaxpr.out_avals)
+    # A batched predicate (a vmapped while, as JAX stages it): loop while any example runs;
+    # finished examples keep their carry (the predicate's shape is a prefix of every carry's).
+    while True:
+        pred = np.asarray(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0]))
+        if not pred.any():
+            return _with_weak_types(carry, body_jaxpr.out_avals)
+        new = [core.to_numpy(v) for v in _run(body_jaxpr, *bc, *carry)]
+        carry = [_select_by_prefix(pred, n, core.to_numpy(c)) for n, c in zip(new, carry)]
+
+
+def _select_by_prefix(pred, on_true, on_false):
+    """``where(pred, on_true, on_false)`` with ``pred``'s shape a prefix of the others'."""
+    return np.where(pred.reshape(pred.shape + (1,) * (np.ndim(on_true) - pred.ndim)), on_true, on_false)
 
 
 while_p.def_impl(_while_impl)
@@ -155,6 +171,8 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         if new == kb:
             break
         kb = new
+    # A batched predicate stays batched (JAX's rule): the while primitive loops while any
+    # example runs and keeps the carries of finished ones (its impl and lowerings do).
     kvals = [batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(kvals, kdims, kb)]
     c_in = [None if d is not_mapped else d for d in cdims] + [0 if b else None for b in kb]
     b_in = [None if d is not_mapped else d for d in bdims] + [0 if b else None for b in kb]
@@ -169,58 +187,19 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         )
 
     kavals = _avals(kvals)
-    if pred_b:
-        # Examples finish at different steps: loop while any runs, freeze finished ones.
-        def body_sel(*xs):
-            cvs, bvs, ks = xs[:nc], xs[nc : nc + nb], xs[nc + nb :]
-            p = cond_b(*cvs, *ks)[0]
-            new = body_b(*bvs, *ks)
-            outs = []
-            for n_, o in zip(new, ks):
-                shape = core.get_aval(o).shape
-                w = lax.broadcast_in_dim(p, shape, (0,)) if len(shape) > 1 else p
-                outs.append(lax.select(w, n_, o))
-            return outs
-
-        bj, bconsts = _trace(body_sel, [*_avals(cvals), *_avals(bvals), *kavals])
-        cj, cconsts = _trace(
-            lambda *xs: (
-                [lax.reduce_or(cond_b(*xs)[0], (0,))]
-                if hasattr(lax, "reduce_or")
-                else [
-                    lax.gt(
-                        lax.reduce_max(lax.convert_element_type(cond_b(*xs)[0], np.int32), (0,)), np.int32(0)
-                    )
-                ]
-            ),
-            [*_avals(cvals), *kavals],
-        )
-        outs = while_p.bind(
-            *cconsts,
-            *cvals,
-            *bconsts,
-            *cvals,
-            *bvals,
-            *kvals,
-            cond_jaxpr=cj,
-            body_jaxpr=bj,
-            cond_nconsts=len(cconsts) + nc,
-            body_nconsts=len(bconsts) + nc + nb,
-        )
-    else:
-        bj, bconsts = _trace(body_b, [*_avals(bvals), *kavals])
-        cj, cconsts = _trace(cond_b, [*_avals(cvals), *kavals])
-        outs = while_p.bind(
-            *cconsts,
-            *cvals,
-            *bconsts,
-            *bvals,
-            *kvals,
-            cond_jaxpr=cj,
-            body_jaxpr=bj,
-            cond_nconsts=len(cconsts) + nc,
-            body_nconsts=len(bconsts) + nb,
-        )
+    bj, bconsts = _trace(body_b, [*_avals(bvals), *kavals])
+    cj, cconsts = _trace(cond_b, [*_avals(cvals), *kavals])
+    outs = while_p.bind(
+        *cconsts,
+        *cvals,
+        *bconsts,
+        *bvals,
+        *kvals,
+        cond_jaxpr=cj,
+        body_jaxpr=bj,
+        cond_nconsts=len(cconsts) + nc,
+        body_nconsts=len(bconsts) + nb,
+    )
     return outs, [0 if b else not_mapped for b in kb]
 
 
