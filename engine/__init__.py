@@ -34,6 +34,7 @@ from .api import (
 )
 from .config import config, disable_jit  # noqa: F401
 from .jit import ShapeDtypeStruct  # noqa: F401
+from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .parallel import (
     pmap,

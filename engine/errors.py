@@ -85,5 +85,9 @@ class NonConcreteBooleanIndexError(JAXIndexError):
         )
 
 
+class JaxRuntimeError(RuntimeError):
+    """An error while the computation ran (e.g. a host callback returned the wrong shape)."""
+
+
 class KeyReuseError(RuntimeError):
     pass

@@ -46,6 +46,15 @@ class JaxprEqn(NamedTuple):
     out_binders: list[Var]
     source_info: SourceInfo | None = None
 
+    # JAX's names, for interpreters written against jax.extend.core
+    @property
+    def invars(self) -> list[Atom]:
+        return self.inputs
+
+    @property
+    def outvars(self) -> list[Var]:
+        return self.out_binders
+
 
 class Jaxpr:
     """A typed, first-order program: ``{ lambda consts ; args . let eqns in outs }``."""
@@ -63,6 +72,15 @@ class Jaxpr:
         self.in_binders = list(in_binders)
         self.eqns = list(eqns)
         self.outs = list(outs)
+
+    # JAX's names, for interpreters written against jax.extend.core
+    @property
+    def invars(self) -> list[Var]:
+        return self.in_binders
+
+    @property
+    def outvars(self) -> list[Atom]:
+        return self.outs
 
     @property
     def in_avals(self) -> list[ShapedArray]:
@@ -91,6 +109,11 @@ class ClosedJaxpr:
     @property
     def in_avals(self) -> list[ShapedArray]:
         return self.jaxpr.in_avals
+
+    @property
+    def literals(self) -> list[object]:
+        """JAX 0.10's name for the bound constants."""
+        return self.consts
 
     @property
     def out_avals(self) -> list[ShapedArray]:

@@ -467,3 +467,9 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    @classmethod
+    def like(cls, x) -> "ShapeDtypeStruct":
+        """The shape and dtype of ``x`` (an array, tracer or ShapeDtypeStruct)."""
+        aval = core.get_aval(x) if not isinstance(x, ShapeDtypeStruct) else x
+        return cls(aval.shape, aval.dtype, getattr(aval, "weak_type", False))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import core, monitoring
-from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr, subjaxprs
+from .ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr, subjaxprs
 
 if TYPE_CHECKING:
     from .backends import numba_jit
@@ -30,9 +30,12 @@ class Interpreter:
     name = "interpreter"
 
     def compile(self, closed: ClosedJaxpr, name: str):
+        # Unused pure work is dropped, as XLA drops it (an unused jax.pure_callback never runs).
+        jaxpr = dce_jaxpr(closed.jaxpr)
+
         def run(*args):
             outs = eval_jaxpr(
-                closed.jaxpr,
+                jaxpr,
                 [core.array_of(a) if isinstance(a, np.ndarray) else a for a in args],
                 closed.consts,
             )

@@ -245,14 +245,9 @@ def fold_in(key, data):
 
 
 def _canon_shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(
-        int(
-            core.concrete_or_error(d, "a shape argument of a random function") if isinstance(d, Tracer) else d
-        )
-        for d in shape
-    )
+    from .numpy._promote import concrete_shape  # one shape rule (and error) for jnp and random
+
+    return concrete_shape(shape)
 
 
 def _shape(x):

@@ -22,3 +22,18 @@ def numba_backend():
     if WITHOUT_NUMBA:
         pytest.skip("JAXPLAY_TESTS_WITHOUT_NUMBA=1: numba-less run", allow_module_level=True)
     return importlib.import_module("engine.backends.numba_jit")
+
+
+# page -> (matched, scored, skipped) cells of JAX's documentation (tests/test_jax_docs.py)
+DOC_SCORES: dict[str, tuple[int, int, int]] = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not DOC_SCORES:
+        return
+    write = terminalreporter.write_line
+    write("JAX documentation cells matched on the engine (matched / scored, skipped):")
+    for page, (matched, scored, skipped) in sorted(DOC_SCORES.items()):
+        write(f"  {page:28s} {matched:3d} / {scored:3d}   ({skipped} skipped)")
+    m, s = sum(v[0] for v in DOC_SCORES.values()), sum(v[1] for v in DOC_SCORES.values())
+    write(f"  {'total':28s} {m:3d} / {s:3d}   ({100 * m / max(s, 1):.1f}%)")

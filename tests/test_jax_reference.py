@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -100,3 +101,19 @@ def test_snippet_matches_jax(code, want, rtol, weak_differs, jax_on_engine):
         )
         return
     _compare(encode(run(code, _namespace(jax_on_engine))), want["value"], rtol, weak_differs)
+
+
+def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
+    """lax's same-dtype errors say what JAX's say, tip to the promoting jnp function included; so
+    does the first line of the error for a traced dimension in a shape."""
+    recorded = json.loads((HERE / "lax_errors.json").read_text())
+    checked = 0
+    for name, code, *_ in SNIPPETS["lax_errors"]:
+        want = recorded[name]
+        if want.get("error") != "TypeError" or not re.search("same dtypes|^Shapes must", want["message"]):
+            continue
+        with pytest.raises(TypeError) as info:
+            run(code, _namespace(jax_on_engine))
+        assert str(info.value).split("\n")[0] == want["message"], name
+        checked += 1
+    assert checked >= 14

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import core
 from ..core import ShapedArray
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
 from ..lax.structural import broadcast_in_dim_p
 from . import lowering as L
@@ -71,7 +71,7 @@ class _Flat:
     def __init__(self, closed: ClosedJaxpr):
         self.eqns: list[JaxprEqn] = []
         self.consts: dict[Var, object] = {}
-        j = closed.jaxpr
+        j = dce_jaxpr(closed.jaxpr)  # unused pure work is not run, as XLA drops it
         cvars = [self._const(c, v.aval) for v, c in zip(j.constvars, closed.consts)]
         self.inputs = [Var(v.aval) for v in j.in_binders]
         # per flat equation: where it sits in the staged jaxpr (equation indices, outermost first,

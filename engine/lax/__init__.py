@@ -10,3 +10,25 @@ from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, polygamma, zeta, betainc  # noqa: F401,E402
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
+
+# The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
+from . import (  # noqa: E402
+    complex_numbers as _cn,
+    control_flow as _cf,
+    convolution as _cv,
+    elementwise as _ew,
+    fft as _fft,
+    parallel as _par,
+    reductions as _red,
+    slicing as _sl,
+    sorting as _so,
+    special as _sp,
+    structural as _st,
+)
+from ..core import Primitive as _Primitive  # noqa: E402
+
+for _mod in (_cn, _cf, _cv, _ew, _fft, _par, _red, _sl, _so, _sp, _st):
+    for _name, _val in vars(_mod).items():
+        if _name.endswith("_p") and isinstance(_val, _Primitive) and _name not in globals():
+            globals()[_name] = _val
+del _mod, _name, _val

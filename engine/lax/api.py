@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import sys
 from typing import Sequence, SupportsIndex
 
 import numpy as np
@@ -24,25 +25,65 @@ def _scalar_like(val, like_dtype, weak=True):
     return out
 
 
-# How far up int < float < complex a Python scalar's kind sits: a scalar may take the other
-# operand's dtype only if that loses nothing (lax never promotes, as in JAX).
+# jnp functions that promote, named in the error of the lax op that does not (as JAX's tip does).
+_PROMOTING_TWIN = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "div": "divide",
+    "max": "maximum",
+    "min": "minimum",
+    "eq": "equal",
+    "ne": "not_equal",
+    "shift_left": "left_shift",
+    "shift_right_logical": "right_shift",
+    "shift_right_arithmetic": "right_shift",
+}
+
+# How far up int < float < complex a Python scalar's kind sits: where a scalar may take the other
+# operand's dtype (the engine's own calls, pow's exponent), only if that loses nothing.
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
-def _binary_args(x, y, name="binary op"):
-    """Python scalars take the other operand's dtype; 0-d operands broadcast to the other's shape."""
-    px, py = isinstance(x, (int, float, complex, bool)), isinstance(y, (int, float, complex, bool))
-    if px and not py:
-        _check_scalar_fits(name, x, _aval(y).dtype, True)
-        x = _scalar_like(x, _aval(y).dtype)
-    elif py and not px:
-        _check_scalar_fits(name, y, _aval(x).dtype, False)
-        y = _scalar_like(y, _aval(x).dtype)
-    elif px and py:
+def _is_python_scalar(x):
+    return isinstance(x, (int, float, complex, bool))
+
+
+def _called_by_user() -> bool:
+    """Is the public lax function that called this one called from outside the engine?
+
+    The engine's own rules and jnp functions write constants as Python scalars that take the
+    other operand's dtype (JAX's internals build them with ``_const(x, c)``); a user's lax call
+    gets JAX's strict rule."""
+    return not sys._getframe(2).f_globals.get("__name__", "").startswith("engine.")
+
+
+def _binary_args(x, y, name="binary op", strict=False):
+    """The two operands of a lax binary op, Python scalars made arrays.
+
+    ``strict`` (a user's call) is JAX's rule, lax never promotes: a Python scalar is a weak array
+    of its own default dtype (int32, float32, complex64) and both operands must then have one
+    dtype, so ``lax.mul(x, 3)`` with a float ``x`` is a TypeError and ``lax.mul(x, 3.0)`` is fine.
+    Otherwise a scalar takes the other operand's dtype if that loses nothing."""
+    px, py = _is_python_scalar(x), _is_python_scalar(y)
+    if px and py:
         dx, dy = core.python_scalar_dtype(x), core.python_scalar_dtype(y)
         if dx != dy:
             _mismatch(name, dx, dy)
-    return x, y
+        return x, y
+    if not strict or name == "pow":  # pow: an integer exponent takes the base's dtype, as in JAX
+        if px:
+            _check_scalar_fits(name, x, _aval(y).dtype, True)
+            return _scalar_like(x, _aval(y).dtype), y
+        if py:
+            _check_scalar_fits(name, y, _aval(x).dtype, False)
+            return x, _scalar_like(y, _aval(x).dtype)
+        return x, y
+    dx = core.python_scalar_dtype(x) if px else _aval(x).dtype
+    dy = core.python_scalar_dtype(y) if py else _aval(y).dtype
+    if dx != dy:
+        _mismatch(name, dx, dy)
+    return (_scalar_like(x, dx) if px else x), (_scalar_like(y, dy) if py else y)
 
 
 def _check_scalar_fits(name, scalar, dtype, scalar_first):
@@ -52,16 +93,21 @@ def _check_scalar_fits(name, scalar, dtype, scalar_first):
 
 
 def _mismatch(name, dx, dy):
+    twin = _PROMOTING_TWIN.get(name)
+    tip = (
+        f" (Tip: jnp.{twin} is a similar function that does automatic type promotion on inputs)."
+        if twin
+        else ""
+    )
     raise TypeError(
         f"lax.{name} requires arguments to have the same dtypes, got {np.dtype(dx).name}, "
-        f"{np.dtype(dy).name}. (Tip: jnp.{name} is a similar function that does automatic type "
-        f"promotion on inputs)."
+        f"{np.dtype(dy).name}.{tip}"
     )
 
 
 def _binary(p):
     def f(x, y):
-        x, y = _binary_args(x, y, p.name)
+        x, y = _binary_args(x, y, p.name, strict=_called_by_user())
         return p.bind(x, y)
 
     f.__name__ = p.name

@@ -58,8 +58,13 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
         out = Array(np.array(object, dtype=dtype or core.canonical_dtype(object.dtype), copy=True))
     elif isinstance(object, (range, memoryview)) or hasattr(object, "__array__"):
         out = array(np.asarray(object), dtype)
+    elif object is None:
+        raise ValueError("None is not a valid value for jnp.array")
     else:
-        raise TypeError(f"Unexpected input type for array: {type(object).__name__}")
+        raise TypeError(
+            f"Value {object!r} with dtype object is not a valid JAX array type. Only arrays of numeric "
+            "types are supported by JAX."
+        )
     if ndmin > len(shape_of(out)):
         out = lax.reshape(out, (1,) * (ndmin - len(shape_of(out))) + tuple(shape_of(out)))
     return out

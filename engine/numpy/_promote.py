@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
+from ..errors import ConcretizationTypeError
 from ._dtypes import dtype_and_weak, promote_types_weak
 
 _SCALARS = (bool, int, float, complex)
@@ -202,10 +203,19 @@ def concrete_int(x, what: str) -> int:
 
 
 def concrete_shape(shape, what="shape") -> tuple:
+    """A shape of Python ints. A traced dimension is JAX's TypeError, naming the shape given."""
     if (
         isinstance(shape, (int, np.integer))
         or (isinstance(shape, Array) and shape.ndim == 0)
         or (isinstance(shape, Tracer) and shape.ndim == 0)
     ):
-        return (concrete_int(shape, what),)
-    return tuple(concrete_int(d, what) for d in shape)
+        shape = (shape,)
+    try:
+        return tuple(concrete_int(d, what) for d in shape)
+    except ConcretizationTypeError:
+        if what != "shape":
+            raise
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.\n"
+            "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions."
+        ) from None

@@ -78,6 +78,29 @@ LAX_ERRORS = [
     ("tree_map_mixed_keys", "out = jax.tree.map(lambda x: x, {1: 1.0, 'a': 2.0})"),
     ("tree_leaves_mixed_keys", "out = jax.tree.leaves({1: 1.0, 'a': 2.0})"),
     ("tree_map_int_keys", "out = jax.tree.map(lambda x: x * 2, {2: 1.0, 1: 2.0})"),
+    # lax does not promote: a Python int is int32 and a Python float float32, whatever the array
+    ("mul_float_array_int", "out = lax.mul(jnp.ones(3), 3)"),
+    ("mul_int_float_array", "out = lax.mul(3, jnp.ones(3))"),
+    ("mul_int8_array_int", "out = lax.mul(jnp.ones(3, jnp.int8), 3)"),
+    ("mul_float16_array_float", "out = lax.mul(jnp.ones(3, jnp.float16), 3.0)"),
+    ("mul_float_array_float", "out = lax.mul(jnp.ones(3), 3.0)"),
+    ("mul_int_array_int", "out = lax.mul(jnp.ones(3, jnp.int32), 3)"),
+    ("mul_numpy_float64", "out = lax.mul(np.ones(3), jnp.ones(3))"),
+    ("mul_numpy_int32_scalar", "out = lax.mul(np.int32(2), jnp.ones(3))"),
+    ("add_float32_float16", "out = lax.add(jnp.ones(3), jnp.ones(3, jnp.float16))"),
+    ("sub_eager_scalars", "out = lax.sub(jnp.float32(1), jnp.int32(2))"),
+    ("div_float_int", "out = lax.div(jnp.ones(3), 2)"),
+    ("max_float_int", "out = lax.max(jnp.ones(3), 0)"),
+    ("lt_float_int", "out = lax.lt(jnp.ones(3), 2)"),
+    ("eq_int_uint", "out = lax.eq(jnp.ones(3, jnp.int32), np.uint32(2))"),
+    ("shift_int_uint", "out = lax.shift_left(jnp.ones(3, jnp.int32), np.uint32(2))"),
+    ("pow_int_exponent", "out = lax.pow(jnp.ones(3), 2)"),
+    ("mul_under_jit", "out = jax.jit(lambda x: lax.mul(x, 3))(jnp.ones(3))"),
+    # a traced dimension in a shape is a TypeError, not a ConcretizationTypeError
+    ("ones_traced_shape", "out = jax.jit(lambda n: jnp.ones((n,)))(3)"),
+    ("zeros_traced_scalar_shape", "out = jax.jit(lambda n: jnp.zeros(n))(3)"),
+    ("full_traced_shape", "out = jax.jit(lambda n: jnp.full((2, n), 1.0))(3)"),
+    ("random_traced_shape", "out = jax.jit(lambda n: jax.random.normal(jax.random.key(0), (n,)))(3)"),
 ]
 
 SNIPPETS = {"complex": COMPLEX, "lax_errors": LAX_ERRORS}

@@ -1,0 +1,201 @@
+"""Host callbacks with results: ``jax.pure_callback`` and ``jax.experimental.io_callback``.
+
+Each is one primitive whose impl calls the user's Python function with the runtime values (engine
+Arrays, as JAX hands its callbacks ``jax.Array``s) and checks what it returns against the declared
+result shapes and dtypes. A pure callback has no effects, so dead-code elimination drops it when
+its results are unused; an IO callback is kept (``ir.effectful``), like ``jax.debug.callback``.
+Neither is differentiable (JAX's errors); under ``vmap`` a pure callback follows its
+``vmap_method`` and an unordered IO callback runs once per batch element.
+
+  >>> import engine as jax, numpy as np
+  >>> def host_sin(x):
+  ...     return np.sin(x).astype(x.dtype)
+  >>> f = lambda x: jax.pure_callback(host_sin, jax.ShapeDtypeStruct.like(x), x)
+  >>> jax.jit(f)(jax.numpy.float32(0.5))
+  Array(0.47942555, dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import ad, batching, core, ir
+from .backends.rows import INTERPRETER_ONLY
+from .core import Array, Primitive, ShapedArray
+from .errors import JaxRuntimeError
+from .tree_util import tree_flatten, tree_unflatten
+
+pure_callback_p = Primitive("pure_callback", multiple_results=True)
+io_callback_p = Primitive("io_callback", multiple_results=True)
+ir.effectful.add(io_callback_p)
+for _p in (pure_callback_p, io_callback_p):
+    INTERPRETER_ONLY[_p.name] = "a call into the user's Python function: the interpreter's rule"
+
+VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized")
+
+
+def _result_avals(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
+    leaves, tree = tree_flatten(result_shape_dtypes)
+    return [ShapedArray(tuple(np.shape(x)), core.canonical_dtype(np.dtype(x.dtype))) for x in leaves], tree
+
+
+def _flat_callback(callback: Callable, in_tree, result_tree) -> Callable:
+    """``callback`` on flat arguments, returning its results flat."""
+
+    def flat(*vals):
+        args, kwargs = tree_unflatten(in_tree, list(vals))
+        leaves, tree = tree_flatten(callback(*args, **kwargs))
+        if tree != result_tree:
+            raise JaxRuntimeError(
+                f"Callback {getattr(callback, '__name__', callback)!r} returned a value of structure "
+                f"{tree}, but its result_shape_dtypes have structure {result_tree}."
+            )
+        return leaves
+
+    return flat
+
+
+def _checked(outs, result_avals) -> list:
+    """The callback's results as arrays of the declared shapes and dtypes (JAX reports a mismatch
+    when the callback runs, as a JaxRuntimeError)."""
+    results = []
+    for i, (x, aval) in enumerate(zip(outs, result_avals)):
+        a = np.asarray(x)
+        if a.shape != aval.shape:
+            raise JaxRuntimeError(
+                f"Incorrect output shape for return value #{i}: Expected: {aval.shape}, Actual: {a.shape}"
+            )
+        if core.canonical_dtype(a.dtype) != aval.dtype:
+            raise JaxRuntimeError(
+                f"Incorrect output dtype for return value #{i}: Expected: {aval.dtype}, Actual: {a.dtype}"
+            )
+        results.append(Array(a.astype(aval.dtype, copy=False)))
+    return results
+
+
+def _bind_callback(p, callback, result_shape_dtypes, args, kwargs, **params):
+    from . import numpy as jnp
+
+    leaves, in_tree = tree_flatten((args, kwargs))
+    leaves = [x if isinstance(x, core.Tracer) else jnp.asarray(x) for x in leaves]
+    avals, result_tree = _result_avals(result_shape_dtypes)
+    flat = _flat_callback(callback, in_tree, result_tree)
+    flat.__name__ = getattr(callback, "__name__", "callback")
+    outs = p.bind(*leaves, callback=flat, result_avals=tuple(avals), **params)
+    return tree_unflatten(result_tree, list(outs))
+
+
+def pure_callback(
+    callback: Callable, result_shape_dtypes, *args, sharding=None, vmap_method: str | None = None, **kwargs
+):
+    """Call a side-effect-free Python ``callback`` on runtime values inside traced code.
+
+    ``result_shape_dtypes`` is a pytree of ``jax.ShapeDtypeStruct`` (or arrays) describing what
+    ``callback`` returns. ``vmap_method`` says how ``vmap`` calls it: ``'sequential'`` once per
+    element, ``'expand_dims'`` once with a leading batch axis (size 1 on unbatched arguments),
+    ``'broadcast_all'`` once with every argument broadcast to the batch.
+
+    >>> jax.pure_callback(lambda x: x * 2, jax.ShapeDtypeStruct((), jnp.float32), 1.5)
+    Array(3., dtype=float32)
+    """
+    if vmap_method is not None and vmap_method not in VMAP_METHODS:
+        raise ValueError(f"vmap_method must be one of {VMAP_METHODS} or None, got {vmap_method!r}")
+    return _bind_callback(
+        pure_callback_p, callback, result_shape_dtypes, args, kwargs, vmap_method=vmap_method
+    )
+
+
+def io_callback(
+    callback: Callable, result_shape_dtypes, *args, sharding=None, ordered: bool = False, **kwargs
+):
+    """Call a Python ``callback`` with side effects (printing, a host RNG, I/O) inside traced code.
+
+    Unlike :func:`pure_callback` it is never dropped when its results are unused; ``ordered=True``
+    keeps calls in program order (and cannot be vmapped).
+
+    >>> from engine.experimental import io_callback  # jax.experimental under compat
+    >>> io_callback(lambda: print("hi"), None)
+    hi
+    """
+    return _bind_callback(io_callback_p, callback, result_shape_dtypes, args, kwargs, ordered=bool(ordered))
+
+
+def _impl(*args, callback, result_avals, **_):
+    outs = callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
+    return _checked(outs, result_avals)
+
+
+for _p in (pure_callback_p, io_callback_p):
+    _p.def_impl(_impl)
+    _p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
+
+
+def _no_jvp(message):
+    def rule(primals, tangents, **params):
+        raise ValueError(message)
+
+    return rule
+
+
+ad.jvp_rules[pure_callback_p] = _no_jvp(
+    "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use callbacks while taking gradients."
+)
+ad.jvp_rules[io_callback_p] = _no_jvp("IO callbacks do not support JVP.")
+
+
+def _take(x, d, i):
+    return x if d is batching.not_mapped else Array(np.take(np.asarray(x), i, axis=d))
+
+
+def _batched_avals(axis_size, result_avals):
+    return tuple(ShapedArray((axis_size, *a.shape), a.dtype) for a in result_avals)
+
+
+def _sequential(p, axis_size, vals, dims, callback, result_avals, params):
+    """One call per batch element, results stacked along a new leading axis."""
+
+    def per_element(*arrays):
+        rows = [callback(*[_take(a, d, i) for a, d in zip(arrays, dims)]) for i in range(axis_size)]
+        return [np.stack([r[k] for r in rows]) for k in range(len(result_avals))]
+
+    outs = p.bind(*vals, callback=per_element, result_avals=_batched_avals(axis_size, result_avals), **params)
+    return list(outs), [0] * len(result_avals)
+
+
+def _pure_callback_batch(axis_size, vals, dims, *, callback, result_avals, vmap_method):
+    params = {"vmap_method": vmap_method}
+    if vmap_method in ("sequential", "sequential_unrolled"):
+        return _sequential(pure_callback_p, axis_size, vals, dims, callback, result_avals, params)
+    if vmap_method not in ("expand_dims", "broadcast_all", "legacy_vectorized"):
+        raise NotImplementedError(
+            "vmap is only supported for the pure_callback primitive when vmap_method is one of "
+            "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            f"'legacy_vectorized'. Got vmap_method={vmap_method!r}."
+        )
+    from . import lax
+
+    moved = []
+    for v, d in zip(vals, dims):
+        if d is not batching.not_mapped:
+            moved.append(batching.moveaxis(v, d, 0))
+        elif vmap_method == "expand_dims":
+            moved.append(lax.expand_dims(v, (0,)))
+        else:
+            shape = core.get_aval(v).shape
+            moved.append(lax.broadcast_in_dim(v, (axis_size, *shape), tuple(range(1, len(shape) + 1))))
+    outs = pure_callback_p.bind(
+        *moved, callback=callback, result_avals=_batched_avals(axis_size, result_avals), **params
+    )
+    return list(outs), [0] * len(result_avals)
+
+
+def _io_callback_batch(axis_size, vals, dims, *, callback, result_avals, ordered):
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    return _sequential(io_callback_p, axis_size, vals, dims, callback, result_avals, {"ordered": ordered})
+
+
+batching.batch_rules[pure_callback_p] = _pure_callback_batch
+batching.batch_rules[io_callback_p] = _io_callback_batch

@@ -1,0 +1,9 @@
+"""``jax.experimental``: what the engine has of it."""
+
+from ..callbacks import io_callback  # noqa: F401
+
+
+def __getattr__(name):
+    raise AttributeError(
+        f"module 'jax.experimental' has no attribute {name!r} (the engine does not implement it)"
+    )

@@ -1,0 +1,123 @@
+"""``jax.pure_callback`` and ``jax.experimental.io_callback``: results against numpy's, under every
+transformation, and JAX's errors (no JVP, no vmap without a method, no vmap of ordered IO)."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import lax
+from engine.errors import JaxRuntimeError
+from engine.experimental import io_callback
+
+X = np.arange(5.0, dtype=np.float32)
+
+
+def host_sin(x):
+    assert isinstance(x, jax.Array)  # JAX hands callbacks jax.Arrays
+    return np.sin(x).astype(x.dtype)
+
+
+def f(x, vmap_method="sequential"):
+    return jax.pure_callback(host_sin, jax.ShapeDtypeStruct.like(x), x, vmap_method=vmap_method)
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda: f(jnp.asarray(X)),
+        lambda: jax.jit(f)(jnp.asarray(X)),
+        lambda: jax.vmap(f)(jnp.asarray(X)),
+        lambda: jax.vmap(lambda x: f(x, "expand_dims"))(jnp.asarray(X)),
+        lambda: jax.jit(jax.vmap(lambda x: f(x, "broadcast_all")))(jnp.asarray(X)),
+        lambda: lax.scan(lambda c, x: (c, f(x)), None, jnp.asarray(X))[1],
+    ],
+    ids=["eager", "jit", "vmap_sequential", "vmap_expand_dims", "jit_vmap_broadcast_all", "scan"],
+)
+def test_pure_callback_matches_numpy(run):
+    out = run()
+    assert out.dtype == jnp.float32 and out.shape == (5,)
+    np.testing.assert_allclose(np.asarray(out), np.sin(X), rtol=1e-6)
+
+
+def test_vmap_methods_see_the_batch_as_jax_does():
+    seen = []
+
+    def record(x, y):
+        seen.append((x.shape, y.shape))
+        return np.asarray(x) + np.asarray(y)
+
+    def g(x, y, method):
+        return jax.pure_callback(record, jax.ShapeDtypeStruct(x.shape, x.dtype), x, y, vmap_method=method)
+
+    xs, y = jnp.ones((3, 2)), jnp.ones(2)
+    for method in ("expand_dims", "broadcast_all", "sequential"):
+        out = jax.vmap(lambda x: g(x, y, method))(xs)
+        np.testing.assert_array_equal(np.asarray(out), np.full((3, 2), 2.0))
+    assert seen == [((3, 2), (1, 2)), ((3, 2), (3, 2))] + [((2,), (2,))] * 3
+
+
+def test_pytree_results_and_arguments():
+    out = jax.jit(
+        lambda x: jax.pure_callback(
+            lambda d: {"a": np.asarray(d["x"]) * 2, "b": (np.asarray(d["x"]) + 1,)},
+            {"a": jax.ShapeDtypeStruct((3,), jnp.float32), "b": (jax.ShapeDtypeStruct((3,), jnp.float32),)},
+            {"x": x},
+        )
+    )(jnp.ones(3))
+    np.testing.assert_array_equal(np.asarray(out["a"]), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(out["b"][0]), [2.0, 2.0, 2.0])
+
+
+def test_unused_pure_callback_is_dropped_but_io_callback_runs():
+    calls = []
+
+    def touch():
+        calls.append(1)
+        return np.int32(0)
+
+    @jax.jit
+    def pure(x):
+        jax.pure_callback(touch, np.int32(0))
+        return x + 1.0
+
+    @jax.jit
+    def io(x):
+        io_callback(touch, np.int32(0))
+        return x + 1.0
+
+    for _ in range(3):
+        pure(1.0)
+    assert calls == []
+    for _ in range(3):
+        io(1.0)
+    assert len(calls) == 3
+
+
+def test_io_callback_under_vmap_runs_per_element_and_ordered_refuses():
+    shapes = []
+
+    def rng_like(x):
+        shapes.append(x.shape)
+        return np.zeros(x.shape, x.dtype)
+
+    jax.vmap(jax.jit(lambda x: io_callback(rng_like, x, x)))(jnp.zeros(4))
+    assert shapes == [()] * 4
+    with pytest.raises(ValueError, match="Cannot `vmap` ordered IO callback"):
+        jax.vmap(lambda x: io_callback(rng_like, x, x, ordered=True))(jnp.zeros(4))
+
+
+def test_errors_are_jaxs():
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):
+        jax.grad(lambda x: f(x).sum())(jnp.asarray(X))
+    with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
+        jax.grad(lambda x: io_callback(lambda v: v, x, x))(1.0)
+    with pytest.raises(NotImplementedError, match="vmap_method"):
+        jax.vmap(lambda x: f(x, None))(jnp.asarray(X))
+    with pytest.raises(JaxRuntimeError, match=r"Expected: \(2,\), Actual: \(3,\)"):
+        jax.pure_callback(lambda x: x, jax.ShapeDtypeStruct((2,), jnp.float32), jnp.ones(3))
+
+
+def test_shape_dtype_struct_like():
+    s = jax.ShapeDtypeStruct.like(jnp.ones((2, 3), jnp.int32))
+    assert (s.shape, s.dtype) == ((2, 3), np.dtype("int32"))
