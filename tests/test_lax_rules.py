@@ -540,6 +540,7 @@ TESTED_ELSEWHERE = {
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "custom_lin": "tests/test_custom_derivatives.py",
     "debug_callback": "tests/test_inspect.py",
+    **{p: "tests/test_callbacks.py" for p in ("pure_callback", "io_callback")},
     "cond": "tests/test_control_flow.py",
     "while": "tests/test_control_flow.py",
     "scan": "tests/test_control_flow.py",
