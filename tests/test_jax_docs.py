@@ -3,7 +3,7 @@ namespace on the engine (``import jax`` is the engine) and must print, show and 
 0.10.2 did (recorded by ``tests/jax_docs/record.py`` in ``tests/jax_docs/recorded/``).
 
 The cells themselves are JAX's text and stay out of this repository: they are read from a JAX git
-checkout (``JAXPLAY_JAX_DOCS``; see ``tests/jax_docs/cells.py``), and the test skips without one.
+checkout (``JAXPLAY_JAX_DOCS``; see ``tests/jax_docs/doc_cells.py``), and the test skips without one.
 Cells the engine cannot run yet are listed in ``KNOWN_FAILURES`` with the cause; the test checks
 they still fail, so the list cannot go stale. A per-page score is printed at the end.
 """
@@ -19,9 +19,9 @@ from conftest import DOC_SCORES, ROOT
 
 DOCS = ROOT / "tests" / "jax_docs"
 sys.path.insert(0, str(DOCS))
-import cells as docs  # noqa: E402
-from compare import ATOL, RTOL, outcome_mismatch  # noqa: E402
-from record import run_page  # noqa: E402
+import doc_cells as docs  # noqa: E402
+from doc_compare import ATOL, RTOL, outcome_mismatch  # noqa: E402
+from doc_runner import run_in_subprocess  # noqa: E402
 
 sys.path.remove(str(DOCS))
 
@@ -60,7 +60,7 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
 _FINITE_DIFFERENCES = (
     "float32 central differences with eps=1e-4 turn one-ulp differences of log/exp into 1e-3"
 )
-# (page, cell index) -> (rtol, atol) and why the default tolerance of compare.py is too tight.
+# (page, cell index) -> (rtol, atol) and why the default tolerance of doc_compare.py is too tight.
 LOOSER: dict[tuple[str, int], tuple[tuple[float, float], str]] = {
     ("automatic-differentiation", 9): ((1e-2, 1e-4), _FINITE_DIFFERENCES),
     ("autodiff-cookbook", 7): ((1e-2, 1e-4), _FINITE_DIFFERENCES),
@@ -89,7 +89,7 @@ def test_page_matches_jax(checkout, page):
     assert [docs.cell_hash(s) for s in sources] == [c["hash"] for c in rec["cells"]], (
         f"{page}: the checkout's cells differ from the recorded ones; re-run tests/jax_docs/record.py"
     )
-    outcomes = run_page("engine", sys.executable, sources, [c["skip"] for c in rec["cells"]])
+    outcomes = run_in_subprocess("engine", sys.executable, sources, [c["skip"] for c in rec["cells"]])
     matched = scored = 0
     unexpected, fixed = [], []
     for i, (cell, got) in enumerate(zip(rec["cells"], outcomes)):

@@ -2,10 +2,10 @@
 
     /work/main/.jax-venv/bin/python tests/jax_docs/record.py [PAGE ...]
 
-Needs a JAX checkout with the tag ``cells.TAG`` (``JAXPLAY_JAX_DOCS``). Each page runs twice in a
+Needs a JAX checkout with the tag ``doc_cells.TAG`` (``JAXPLAY_JAX_DOCS``). Each page runs twice in a
 fresh process; cells whose output differs between the two runs (timings, object ids) are run but
 not scored. Cells are skipped (not run, here nor on the engine) for the reasons in
-``cells.static_skip``, when the reference venv lacks a module they import, and when they fail with
+``doc_cells.static_skip``, when the reference venv lacks a module they import, and when they fail with
 a NameError because an earlier cell was skipped; skipping changes the namespace, so a page is
 re-run until its skips settle. Writes ``recorded/<page>.json`` (no text of JAX's).
 """
@@ -13,34 +13,14 @@ re-run until its skips settle. Writes ``recorded/<page>.json`` (no text of JAX's
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import subprocess
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import cells as docs  # noqa: E402
-
-
-def run_page(backend: str, python: str, sources: list[str], skip: list, timeout=900) -> list:
-    """One page in a fresh process of ``python`` (the reference venv's, or the engine's)."""
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env["JAXPLAY_DEVICE_COUNT"] = "1"  # JAX on a CPU host has one device unless XLA_FLAGS asks
-    with tempfile.TemporaryDirectory() as tmp:
-        spec, out = pathlib.Path(tmp, "cells.json"), pathlib.Path(tmp, "out.json")
-        spec.write_text(json.dumps({"cells": sources, "skip": skip}))
-        subprocess.run(
-            [python, str(HERE / "runner.py"), backend, str(spec), str(out)],
-            env=env,
-            cwd=tmp,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=True,
-        )
-        return json.loads(out.read_text())
+import doc_cells as docs  # noqa: E402
+from doc_runner import run_in_subprocess  # noqa: E402
 
 
 def _learned_skip(outcome: dict | None) -> str | None:
@@ -59,12 +39,12 @@ def record(page: str, repo: pathlib.Path) -> dict:
     sources = docs.code_cells(docs.page_text(page, repo))
     skip = [docs.static_skip(s) for s in sources]
     for _ in range(4):
-        first = run_page("jax", sys.executable, sources, skip)
+        first = run_in_subprocess("jax", sys.executable, sources, skip)
         learned = [s or _learned_skip(o) for s, o in zip(skip, first)]
         if learned == skip:
             break
         skip = learned
-    second = run_page("jax", sys.executable, sources, skip)
+    second = run_in_subprocess("jax", sys.executable, sources, skip)
     cells = []
     for source, reason, a, b in zip(sources, skip, first, second):
         cell = {"hash": docs.cell_hash(source), "skip": reason}

@@ -1,6 +1,6 @@
 """Run one documentation page's cells in order in one namespace, as a notebook would.
 
-    python runner.py {jax,engine} CELLS.json OUT.json
+    python doc_runner.py {jax,engine} CELLS.json OUT.json
 
 ``CELLS.json`` is ``{"cells": [source, ...], "skip": [reason or null, ...]}``; ``OUT.json`` gets one
 outcome per cell: what it printed, the repr of its last expression (as IPython displays it), and
@@ -13,8 +13,11 @@ from __future__ import annotations
 import ast
 import io
 import json
+import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 import types
 import warnings
 
@@ -50,7 +53,7 @@ def _install_plot_stand_in():
 
 
 def run_cell(source: str, ns: dict) -> dict:
-    from cells import without_magics
+    from doc_cells import without_magics
 
     source = without_magics(source)
     out = io.StringIO()
@@ -84,6 +87,24 @@ def run_cell(source: str, ns: dict) -> dict:
 def run_page(cells: list[str], skip: list) -> list:
     ns: dict = {"__name__": "__main__"}
     return [None if reason else run_cell(source, ns) for source, reason in zip(cells, skip)]
+
+
+def run_in_subprocess(backend: str, python: str, sources: list[str], skip: list, timeout=900) -> list:
+    """One page in a fresh process of ``python`` (the reference venv's, or the engine's)."""
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAXPLAY_DEVICE_COUNT"] = "1"  # JAX on a CPU host has one device unless XLA_FLAGS asks
+    with tempfile.TemporaryDirectory() as tmp:
+        spec, out = pathlib.Path(tmp, "cells.json"), pathlib.Path(tmp, "out.json")
+        spec.write_text(json.dumps({"cells": sources, "skip": skip}))
+        subprocess.run(
+            [python, str(pathlib.Path(__file__).resolve()), backend, str(spec), str(out)],
+            env=env,
+            cwd=tmp,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+            check=True,
+        )
+        return json.loads(out.read_text())
 
 
 def main(backend: str, cells_path: str, out_path: str):
