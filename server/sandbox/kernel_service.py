@@ -6,12 +6,16 @@ Each zygote forks one service before it forks any run. The service runs under th
 For each run the zygote makes a socket pair and hands one end to the service (``SCM_RIGHTS``)
 and the other to the run (``child.SERVICE_FD``). A run sends, per program it is about to compile,
 ``{"op": "kernel", "key": <hash of the module source it generated>, "request": <jaxpr_wire
-data>}`` and gets numba's cache files for that module, or a refusal.
+data>}`` and gets numba's cache files for that module, or a refusal. A jitted function's first
+call first sends ``{"op": "lookup", "request": ...}``: the store's index of programs the service
+compiled before (by the hash of the request as the service re-serializes it) answers at once,
+without compiling, so the call loads the kernels instead of running interpreted.
 
 What a run sends is data, and it is treated as hostile:
 
 * frames over ``MAX_REQUEST`` bytes are refused unread; each connection may ask ``MAX_COMPILES``
-  compiles costing at most ``COMPILE_BUDGET`` seconds; requests are served one at a time;
+  compiles costing at most ``COMPILE_BUDGET`` seconds and send ``MAX_REQUESTS`` requests; compiles
+  run one at a time from a bounded queue (lookups are answered meanwhile);
 * the program is decoded and validated (``jaxpr_wire``: primitives from the registry, plain
   parameters, size limits) and type-checked with the primitives' own rules in a *forked* child
   with CPU, memory and file limits and the sandbox's seccomp filter, killed after
