@@ -344,3 +344,51 @@ def test_two_stacks_side_by_side_as_one_link(page: Page, context, artifacts):
     assert other.get_by_test_id("cmp-stack-b").input_value() == "grad, vmap(in_axes=(None, 0))"
     expect(other.get_by_test_id("cmp-values")).to_contain_text("values match")
     other.close()
+
+
+JIT_LOOP = """import time
+import jax
+import jax.numpy as jnp
+
+def loss(w, x):
+    h = jnp.tanh(x @ w + 1.0)
+    return jnp.sum(h * h)
+
+g = jax.jit(jax.grad(loss))
+w, x = jnp.ones((4, 4)) * 0.1, jnp.ones((2, 4))
+for i in range(300):  # the first calls run interpreted while the kernels compile
+    g(w, x)
+    time.sleep(0.01)
+"""
+
+
+@needs_runner
+def test_cost_per_fused_kernel_with_measured_time_and_its_equations(page: Page, artifacts):
+    page.goto("/" + session_fragment(JIT_LOOP, None, [], [], "ir"))
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    wait_graph(page)
+    jit_tab = page.get_by_test_id("stage-tab").filter(has_text="jit(grad(loss))")
+    expect(jit_tab).to_have_attribute("aria-selected", "true")  # the last stage opens first
+    steps = page.get_by_test_id("kernel-steps")
+    expect(steps).to_contain_text("cost per kernel (estimate)")
+    steps.locator("summary").click()
+    rows = page.get_by_test_id("kernel-row")
+    kinds = rows.evaluate_all("els => els.map(e => e.dataset.kind)")
+    assert "kernel" in kinds and "host" in kinds, kinds  # fused loops, and the matmuls on BLAS
+    expect(rows.filter(has_text="host: dot_general").first).to_be_visible()
+    kernel = rows.filter(has=page.locator("td", has_text=re.compile(r"^k\d+$"))).first
+    expect(kernel.get_by_test_id("kernel-measured")).to_have_text(re.compile(r"\d+(\.\d+)? (µs|ms)"))
+    # picking a kernel outlines exactly its equations in the graph (all visible: a small program)
+    eqns = int(kernel.get_attribute("data-eqns"))
+    kernel.click()
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=ir-graph]').dataset.marked === '{eqns}'", timeout=30_000
+    )
+    assert page.locator("[data-testid=ir-node].kernel-mark").count() == eqns
+    prims = page.locator("[data-testid=ir-node].kernel-mark").evaluate_all(
+        "els => els.map(e => e.dataset.primitive)"
+    )
+    assert "dot_general" not in prims and "tanh" in prims, prims
+    page.screenshot(path=str(artifacts / "ir-kernels.png"))
+    kernel.click()  # again: the marks go
+    page.wait_for_function("() => document.querySelector('[data-testid=ir-graph]').dataset.marked === '0'")

@@ -31,6 +31,7 @@ export type EqnCost = Schemas["EqnCost"];
 export type StageCost = Schemas["StageCost"];
 export type Stage = Schemas["Stage"];
 export type JitInfo = Schemas["JitInfo"];
+export type KernelInfo = Schemas["KernelInfo"];
 export type TimingEvent = Schemas["TimingEvent"];
 export type TimingCategory = TimingEvent["category"];
 export type DeviceRecord = Schemas["DeviceRecord"];

@@ -92,6 +92,8 @@ export class GraphView {
   private heatOf: ((n: IRNode) => number) | null = null;
   private heatMax = 1;
   private linkedLine: number | null = null;
+  /** Equations picked elsewhere (a kernel's), outlined wherever they are drawn. */
+  private marked: Set<IRNode> | null = null;
   private plainEdges = false;
   /** The last render's timings, for the benchmark and the status line. */
   lastStats: RenderStats | null = null;
@@ -192,6 +194,7 @@ export class GraphView {
     this.renderMinimap();
     if (this.matches.length) this.markMatches();
     this.highlightLine(this.linkedLine);
+    this.applyMarks();
     const stats: RenderStats = { nodes: total, engine: reply.engine ?? "fast", layoutMs: reply.ms, totalMs: performance.now() - t0 };
     this.lastStats = stats;
     this.status.textContent = `${total} nodes · ${Math.round(stats.totalMs)} ms`;
@@ -587,6 +590,27 @@ export class GraphView {
     const id = this.visibleOf.get(target);
     if (id) { this.selected = id; this.applySelection(); this.centerOn(id); this.handlers.onSelect(target); }
     this.markMatches();
+  }
+
+  /** Outline ``nodes`` (a kernel's equations), opening the groups and sub-jaxprs that hide them,
+   *  and bring the first into view; null clears the marks. Returns how many boxes are marked. */
+  async markNodes(nodes: IRNode[] | null): Promise<number> {
+    this.marked = nodes && nodes.length ? new Set(nodes) : null;
+    let changed = false;
+    for (const n of nodes ?? []) changed = this.reveal(n) || changed;
+    if (changed && this.graph) await this.render(this.graph);
+    const count = this.applyMarks();
+    const first = nodes?.map((n) => this.visibleOf.get(n)).find((id) => id);
+    if (first) this.centerOn(first);
+    return count;
+  }
+
+  private applyMarks(): number {
+    const ids = new Set<string>();
+    for (const n of this.marked ?? []) { const id = this.visibleOf.get(n); if (id) ids.add(id); }
+    for (const [id, g] of this.nodeEls) g.classList.toggle("kernel-mark", ids.has(id));
+    this.el.dataset.marked = String(ids.size);
+    return ids.size;
   }
 
   /** Mark nodes whose source is this line (editor cursor → graph). */

@@ -3,10 +3,11 @@
 
 import { empty, h, replace } from "../dom";
 import { formatCount } from "../cost-gutter";
-import type { IRGraph, IRNode, Stage, StageCost, TransformedCall } from "../report";
+import type { IRGraph, IRNode, KernelInfo, Stage, StageCost, TransformedCall } from "../report";
 import { userLine } from "../report";
 import { runSliced } from "../slices";
 import { GraphView } from "./graph";
+import { allNodes } from "./graph-structure";
 import { type StageDiff, diffStages } from "./stage-diff";
 
 export interface IRHandlers {
@@ -137,6 +138,8 @@ export class IRPanel {
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
     const parts: HTMLElement[] = [head, this.renderCompare(call, stage)];
+    const kernels = this.renderKernels(call, stage);
+    if (kernels) parts.push(kernels);
     const content = h("div", { class: `stage-content view-${this.view}` });
     parts.push(content);
     this.graph = null;
@@ -197,6 +200,49 @@ export class IRPanel {
       cost ? h("span", { class: "muted", testid: "stage-cost", title: "Estimated from shapes and primitives (XLA cost-analysis style), not measured" },
         `≈ ${formatCount(cost.flops, "FLOP")} · ${formatCount(cost.bytes, "B")} (estimate)`) : null,
       h("div", { class: "segmented", role: "group", "aria-label": "Cost heat" }, heatBtn("off", "no heat"), heatBtn("flops", "FLOPs"), heatBtn("bytes", "bytes")));
+  }
+
+  /** The jitted program's steps (fused kernels, host steps) on the stage the jit staged: the
+   *  equations each computes (click: outlined in the graph), estimated cost, measured time. */
+  private renderKernels(call: TransformedCall, stage: Stage): HTMLElement | null {
+    const steps = call.jit?.kernels ?? [];
+    if (!steps.length || call.jit?.kernel_stage !== stage.name || !stage.graph) return null;
+    const jitNode = stage.graph.nodes.find((n) => n.primitive === "jit");
+    if (!jitNode) return null;
+    const byId = new Map<string, IRNode>();
+    for (const sg of jitNode.subgraphs) for (const n of allNodes(sg)) byId.set(n.id, n);
+    const nodesOf = (k: KernelInfo) => k.eqns.map((e) => byId.get(`${jitNode.id}/${e}`)).filter((n): n is IRNode => !!n);
+    const measured = steps.some((k) => k.launches > 0);
+    const rows = steps.map((k, i) => {
+      const row = h("tr", {
+        testid: "kernel-row", "data-kind": k.kind, "data-eqns": String(k.eqns.length), tabindex: 0,
+        onclick: () => void pick(i),
+        onkeydown: (e: KeyboardEvent) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); void pick(i); } },
+      },
+        h("td", { class: "mono" }, k.name),
+        h("td", { class: "num" }, String(k.eqns.length)),
+        h("td", { class: "num" }, formatCount(k.flops, "FLOP")),
+        h("td", { class: "num" }, formatCount(k.bytes, "B")),
+        h("td", { class: "num", testid: "kernel-measured" }, k.measured_ms != null
+          ? `${formatMs(k.measured_ms)}${k.launches > 1 ? ` (fastest of ${k.launches})` : ""}` : "—"));
+      return row;
+    });
+    let active = -1;
+    const pick = async (i: number) => {
+      active = active === i ? -1 : i;
+      rows.forEach((r, j) => r.classList.toggle("active", j === active));
+      await this.graph?.markNodes(active >= 0 ? nodesOf(steps[active]) : null);
+    };
+    const kernelsN = steps.filter((k) => k.kind === "kernel").length;
+    return h("details", { class: "kernel-steps", testid: "kernel-steps" },
+      h("summary", null, `${kernelsN} fused kernel${kernelsN === 1 ? "" : "s"} and ${steps.length - kernelsN} host step${steps.length - kernelsN === 1 ? "" : "s"}: cost per kernel (estimate)`,
+        measured ? "" : h("span", { class: "muted" }, " · not measured: the call ran interpreted while the kernels compiled")),
+      h("table", { class: "kernel-table" },
+        h("thead", null, h("tr", null, h("th", null, "step"), h("th", null, "eqns"),
+          h("th", { title: "Estimated from shapes and primitives, not measured" }, "≈ FLOPs"),
+          h("th", { title: "Estimated: each array the kernel reads or writes, once" }, "≈ bytes"),
+          h("th", { title: "Measured during the run: the fastest launch" }, "measured"))),
+        h("tbody", null, rows)));
   }
 
   private renderText(stage: Stage): HTMLElement {
@@ -341,4 +387,8 @@ function highlightJaxpr(line: string): (HTMLElement | string)[] {
   const m = /^(\s*)(.*?)(=\s*)([a-z_][\w]*)(\[.*?\])?(.*)$/.exec(line);
   if (!m || line.trimStart().startsWith("{") || line.trimStart().startsWith("in ")) return [line || " "];
   return [m[1], m[2], m[3], h("span", { class: "prim" }, m[4]), m[5] ? h("span", { class: "params" }, m[5]) : "", m[6]];
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(ms >= 0.01 ? 0 : 1)} µs`;
 }
