@@ -39,6 +39,8 @@ PROGRAMS = {
     "scatter (.at[].add)": (lambda x: x.at[jnp.array([0, 2])].add(1.0), (jnp.zeros(4),)),
     "int64-typed shape dims": (jax.jacfwd(lambda x: jnp.tanh(x) * x), (jnp.ones(2),)),
     "constants": (lambda x: x + np.arange(3, dtype=np.float32), (jnp.ones(3),)),
+    # (jnp.ones is a stride-0 broadcast: a program specialised on that layout is compiled too)
+    "layout variant": (lambda x: jnp.sum(x * 2.0, axis=0), (jnp.ones((300, 100)),)),
 }
 
 
@@ -71,6 +73,8 @@ def test_decoded_program_generates_the_same_module(label):
     fun, args = PROGRAMS[label]
     programs = _compiled(fun, args)
     assert programs
+    if label == "layout variant":
+        assert any(layouts is not None for _, _, layouts in programs)
     backend = nb_jit.NumbaBackend()
     for closed, name, layouts in programs:
         data = json.loads(json.dumps(W.encode(closed, name, layouts)))  # through JSON, as sent
