@@ -5,11 +5,12 @@ inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
 from __future__ import annotations
 
 import sys
+from typing import Any, Sequence
 
 from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
-from .core import Array, Tracer
-from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from .core import Array, Tracer, Value
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .jit_runtime import _executables, _first_tier, _tier
 from .staging import trace_to_jaxpr
 
@@ -27,14 +28,14 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 
 
 @jit_p.def_impl
-def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, **_):
+def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
         from .parallel.spmd import run_sharded
 
-        outs = run_sharded(args, jaxpr, name)
-        if outs is not None:
-            return outs
+        sharded_outs = run_sharded(args, jaxpr, name)
+        if sharded_outs is not None:
+            return sharded_outs
     values = [a._value if isinstance(a, Array) else a for a in args]
     exe = _executables.get(jaxpr)
     if exe is None:
@@ -50,7 +51,7 @@ jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
 
-def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Tracer]]:
     """Consts that are tracers of an outer transformation become explicit arguments."""
     jaxpr = closed.jaxpr
     if not any(isinstance(c, Tracer) for c in closed.consts):
@@ -70,13 +71,15 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 # --- rules of jit_p ---------------------------------------------------------------------------
 
 
-def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
+def _jit_jvp(
+    primals: Sequence[Value], tangents: Sequence[ad.Tangent], *, jaxpr: ClosedJaxpr, name: str, **params: Any
+) -> tuple[list[Value], list[ad.Tangent]]:
     nonzero = [type(t) is not ad.Zero for t in tangents]
     in_avals = jaxpr.in_avals
     n = len(primals)
     out_nonzero: list[bool] = []
 
-    def f(*args):
+    def f(*args: Value) -> list[Value]:
         ps = args[:n]
         ts_it = iter(args[n:])
         ts = [next(ts_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
@@ -95,14 +98,16 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name, **params):
     return outs[:m], tout
 
 
-def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
+def _jit_transpose(
+    cts: Sequence[ad.Tangent], *args: Value, jaxpr: ClosedJaxpr, name: str, **params: Any
+) -> list[Value | None]:
     undef = [ad.is_undefined(a) for a in args]
     defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
     cts = [ad.instantiate_zeros(c) for c in cts]
     ct_avals = [core.get_aval(c) for c in cts]
     nd = len(defined_avals)
 
-    def f(*xs):
+    def f(*xs: Value) -> list[Value]:
         defined, ct = xs[:nd], xs[nd:]
         it = iter(defined)
         full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
@@ -116,7 +121,15 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name, **params):
     return [next(it) if u else None for u in undef]
 
 
-def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
+def _jit_batch(
+    axis_size: int,
+    vals: Sequence[Value],
+    dims: Sequence[batching.BatchDim],
+    *,
+    jaxpr: ClosedJaxpr,
+    name: str,
+    **params: Any,
+) -> tuple[list[Value], list[batching.BatchDim]]:
     # Keep the vmap's axis name, so collectives over it inside the jit reduce the batch axis.
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
     batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
@@ -125,7 +138,14 @@ def _jit_batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, name, **params):
     return outs, out_dims
 
 
-def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr, name, **params):
+def _jit_partial_eval(
+    trace: ad.PartialEvalTrace,
+    tracers: Sequence[ad.PartialEvalTracer],
+    *,
+    jaxpr: ClosedJaxpr,
+    name: str,
+    **params: Any,
+) -> list[Value]:
     in_unknowns = [not t.pval.is_known for t in tracers]
     j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns, op_literal_residuals=True)
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
@@ -133,7 +153,7 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     j1 = dce_jaxpr(j1)
     # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
     n_known_out = len(j1.outs) - num_res
-    forwarded = {}
+    forwarded: dict[int, int] = {}
     if len(j1.in_binders) == len(known_vals):
         position = {v: i for i, v in enumerate(j1.in_binders)}
         forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
@@ -162,7 +182,7 @@ def _jit_partial_eval(trace: ad.PartialEvalTrace, tracers, *, jaxpr: ClosedJaxpr
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
-def _prune_residuals(j1, j2, num_res):
+def _prune_residuals(j1: Jaxpr, j2: Jaxpr, num_res: int) -> tuple[Jaxpr, Jaxpr, int]:
     """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs); tangent
     work that reaches no output (a ``stop_gradient``'s operand) is dead first, as in JAX's
     auto-DCE'd tangent trace, so the known side computes no residuals for it."""
@@ -178,7 +198,9 @@ def _prune_residuals(j1, j2, num_res):
     return j1, j2, len(keep)
 
 
-def _jit_partial_eval_jaxpr(unks_in, eqn):
+def _jit_partial_eval_jaxpr(
+    unks_in: Sequence[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Atom]]:
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
@@ -188,7 +210,8 @@ def _jit_partial_eval_jaxpr(unks_in, eqn):
     n_known_out = len(j1.outs) - num_res
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
     position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == len(known_ins) else {}
-    res_atoms, kept = [], []
+    res_atoms: list[Atom] = []
+    kept: list[Atom] = []
     for r in j1.outs[n_known_out:]:
         if r in position:  # a known input: passed on directly (JAX's forwarding)
             res_atoms.append(known_ins[position[r]])

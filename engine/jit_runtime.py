@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -25,15 +25,19 @@ from .ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr, subjaxprs
 if TYPE_CHECKING:
     from .backends import numba_jit
 
+# A compiled program: exe(*numpy args) -> list of numpy results. Backends note facts on the
+# function object itself (compile_time, source, fallbacks; a tier's job), read with getattr.
+Executable = Callable[..., list[np.ndarray]]
+
 
 class Interpreter:
     name = "interpreter"
 
-    def compile(self, closed: ClosedJaxpr, name: str):
+    def compile(self, closed: ClosedJaxpr, name: str) -> Executable:
         # Unused pure work is dropped, as XLA drops it (an unused jax.pure_callback never runs).
         jaxpr = dce_jaxpr(closed.jaxpr)
 
-        def run(*args):
+        def run(*args: Any) -> list[np.ndarray]:
             outs = eval_jaxpr(
                 jaxpr,
                 [core.array_of(a) if isinstance(a, np.ndarray) else a for a in args],
@@ -47,10 +51,10 @@ class Interpreter:
 
 
 _backend: Interpreter | numba_jit.NumbaBackend | None = None
-_executables: "weakref.WeakKeyDictionary[ClosedJaxpr, Callable]" = weakref.WeakKeyDictionary()
+_executables: "weakref.WeakKeyDictionary[ClosedJaxpr, Executable]" = weakref.WeakKeyDictionary()
 
 
-def get_backend():
+def get_backend() -> Interpreter | numba_jit.NumbaBackend:
     """The numba backend when numba imports, else the interpreter (e.g. under Pyodide)."""
     global _backend
     if _backend is None:
@@ -63,13 +67,13 @@ def get_backend():
     return _backend
 
 
-def set_backend(backend) -> None:
+def set_backend(backend: Interpreter | numba_jit.NumbaBackend | None) -> None:
     global _backend
     _backend = backend
     _executables.clear()
 
 
-def executable(closed: ClosedJaxpr, name: str):
+def executable(closed: ClosedJaxpr, name: str) -> Executable:
     exe = _executables.get(closed)
     if exe is None:
         job = _jobs.get(closed)
@@ -77,7 +81,7 @@ def executable(closed: ClosedJaxpr, name: str):
             return job.exe
         t0 = time.perf_counter()
         exe = get_backend().compile(closed, name)
-        exe.compile_time = time.perf_counter() - t0
+        exe.compile_time = time.perf_counter() - t0  # type: ignore[attr-defined]  # a note on the function
         _executables[closed] = exe
     return exe
 
@@ -116,18 +120,18 @@ class CompileJob:
     """One program compiling on the background thread: timestamps (``time.perf_counter``) of
     when it was queued, started and ready, and its executable (or error) once ``done``."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, args):
+    def __init__(self, closed: ClosedJaxpr, name: str, args: Sequence[object] | None):
         self.closed: ClosedJaxpr | None = closed
         self.name = name
-        self.layout_args: tuple | None = args  # a call's arguments: specialise on their layouts too
+        self.layout_args = args  # a call's arguments: specialise on their layouts too
         self.queued = time.perf_counter()
         self.started: float = 0.0
         self.ready: float = 0.0
-        self.exe: Callable | None = None
+        self.exe: Executable | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
 
-    def run(self):
+    def run(self) -> None:
         self.started = time.perf_counter()
         closed = self.closed
         assert closed is not None
@@ -135,7 +139,7 @@ class CompileJob:
             with monitoring.quiet():
                 backend = get_backend()
                 exe = backend.compile(closed, self.name)
-                exe.compile_time = time.perf_counter() - self.started
+                exe.compile_time = time.perf_counter() - self.started  # type: ignore[attr-defined]  # a note
                 specialise = getattr(backend, "specialise", None)
                 if specialise is not None:
                     specialise(exe, closed, self.name, self.layout_args)
@@ -150,7 +154,7 @@ class CompileJob:
 
 
 _jobs: "weakref.WeakKeyDictionary[ClosedJaxpr, CompileJob]" = weakref.WeakKeyDictionary()
-_queue: collections.deque = collections.deque()
+_queue: collections.deque[CompileJob] = collections.deque()
 _queue_lock = threading.Lock()
 _worker: list[threading.Thread | None] = [None]  # the compile thread while it has work (it ends
 #                                                   when the queue is empty)
@@ -163,7 +167,7 @@ _worker: list[threading.Thread | None] = [None]  # the compile thread while it h
 _compile_lock = threading.Lock()
 
 
-def _compile_loop():
+def _compile_loop() -> None:
     while True:
         with _queue_lock:
             if not _queue:
@@ -175,13 +179,13 @@ def _compile_loop():
 
 
 @contextlib.contextmanager
-def compiles_paused():
+def compiles_paused() -> Iterator[None]:
     """No background compile runs in the block (it waits for the one in progress to finish)."""
     with _compile_lock:
         yield
 
 
-def _after_fork_in_child():
+def _after_fork_in_child() -> None:
     global _compile_lock, _queue_lock
     _compile_lock, _queue_lock = threading.Lock(), threading.Lock()
     _queue.clear()
@@ -215,10 +219,10 @@ def wait_for_compiles() -> None:
 _tier = threading.local()  # .interpreting: interpreted programs running in this thread; .last
 
 
-def _interpreted(closed: ClosedJaxpr, job):
+def _interpreted(closed: ClosedJaxpr, job: CompileJob | None) -> Executable:
     run = Interpreter().compile(closed, "")
 
-    def interpreted(*args):
+    def interpreted(*args: Any) -> list[np.ndarray]:
         _tier.interpreting = getattr(_tier, "interpreting", 0) + 1
         try:
             return run(*args)
@@ -229,7 +233,7 @@ def _interpreted(closed: ClosedJaxpr, job):
     return interpreted
 
 
-def _first_tier(closed: ClosedJaxpr, name: str, args):
+def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Executable:
     """The executable of a call of a program that has none yet: the interpreter while a
     background compile is on its way (inside an interpreted program, nested programs are
     interpreted too), else a compile here."""

@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 from functools import partial
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numba as nb
 import numpy as np
@@ -50,6 +50,9 @@ from .numba_codegen import Codegen, _Flat
 from . import jaxpr_wire, kernel_client, numba_math, numba_rt
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
 from .numba_runtime import _c
+
+if TYPE_CHECKING:
+    from ..jit_runtime import Executable
 
 _RUNTIME_HASH = hashlib.sha256(
     b"".join(open(m.__file__, "rb").read() for m in (numba_rt, numba_math, L))
@@ -71,7 +74,7 @@ def _safe_name(name) -> str:
 class NumbaBackend:
     name = "numba"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._modules: dict[str, object] = {}
         self._lock = threading.Lock()
 
@@ -170,7 +173,9 @@ class NumbaBackend:
             self._modules[key] = mod
             return mod, ("disk" if loaded else "miss")
 
-    def compile(self, closed: ClosedJaxpr, name: str, layouts=None):
+    def compile(
+        self, closed: ClosedJaxpr, name: str, layouts: tuple[object, ...] | None = None
+    ) -> Executable:
         from ..random_lowering import has_keys
 
         if has_keys(closed.jaxpr):
@@ -233,7 +238,9 @@ class NumbaBackend:
             return partial(_transposed_call, variants[None], perm)
         return self.compile(closed, name, layouts)
 
-    def specialise(self, run, closed: ClosedJaxpr, name: str, args) -> None:
+    def specialise(
+        self, run: Executable, closed: ClosedJaxpr, name: str, args: Sequence[object] | None
+    ) -> None:
         """Compile ahead the program for the layouts of ``args`` (a call's arguments), if they are
         not all C-contiguous (a background compile does, so the next call finds it ready)."""
         variants = getattr(run, "variants", None)

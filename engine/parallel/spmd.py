@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -377,7 +377,7 @@ def _spec_of(x, ctx: _Mesh1D, ndim: int) -> Spec:
     return _replicated(ndim)
 
 
-def run_sharded(args, closed: ClosedJaxpr, name: str):
+def run_sharded(args: Sequence[core.Value], closed: ClosedJaxpr, name: str) -> list[Array] | None:
     """Run ``closed`` (a jit's jaxpr) SPMD on the mesh its sharded arguments live on, or return
     None when no argument is sharded over more than one device."""
     from .pmap import _emit, _program

@@ -231,7 +231,7 @@ def compile_request(request: Any, store: str) -> list[str]:
             _record(store, keys[-1])
             return out
 
-    Checked().compile(program.closed, program.name, program.layouts)  # type: ignore[no-untyped-call]
+    Checked().compile(program.closed, program.name, program.layouts)
     return keys
 
 
