@@ -249,6 +249,10 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, hi, x = c
         return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
 
-    lo = lax.convert_element_type(lower, idx_dtype)
-    hi = lax.convert_element_type(upper, idx_dtype)
+    # As JAX: the bounds are converted only when their dtypes differ.
+    same = core.canonical_dtype(core.get_aval(lower).dtype) == core.canonical_dtype(
+        core.get_aval(upper).dtype
+    )
+    lo = lower if same else lax.convert_element_type(lower, idx_dtype)
+    hi = upper if same else lax.convert_element_type(upper, idx_dtype)
     return while_loop(cond_fun, body, (lo, hi, init_val))[2]

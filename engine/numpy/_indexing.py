@@ -222,7 +222,9 @@ def _normalize_index(i, size):
     if not isinstance(i, Tracer) and not core.staging_anywhere[0]:  # eager: the same values in numpy
         v = core.to_numpy(i)
         return Array(np.where(v < 0, v + np.asarray(size, v.dtype), v), i.weak_type)
-    return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, np.asarray(size, i.dtype)), i)
+    # JAX's lax._const: a weak scalar index adds a weak (Python) size, so the sum stays weak.
+    n = size if i.weak_type and i.ndim == 0 else np.asarray(size, i.dtype)
+    return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, n), i)
 
 
 def _index_to_gather(shape, indices) -> _GatherIndexer:
@@ -378,7 +380,7 @@ def scatter_update(
 ):
     """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``)."""
     x = as_operand(x)
-    y = convert(as_operand(y), x.dtype, x.weak_type)
+    y = as_operand(y)
     if x.ndim == 0:  # x.at[()] / x.at[...]: a one-element vector has an axis to scatter along
         _parse(idx, ())
         out = scatter_update(lax.reshape(x, (1,)), 0, y, scatter_fn, mode=mode)
@@ -387,6 +389,7 @@ def scatter_update(
     g = _index_to_gather(x.shape, indices)
     if 0 in g.slice_shape:
         return x
+    y = convert(y, x.dtype, x.weak_type)  # after the indices, where JAX promotes
     try:
         y = broadcast_to_shape(y, g.slice_shape)
     except ValueError:

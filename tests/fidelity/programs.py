@@ -769,6 +769,91 @@ def vmap_dynamic_update_slice():
 
 
 @program
+def index_strided():
+    return lambda x: x[::2], (f32(6),)
+
+
+@program
+def index_ellipsis_last():
+    return lambda x: x[..., 0], (f32(2, 3, 4),)
+
+
+@program
+def index_middle_newaxis():
+    return lambda x: x[:, None], (f32(3, 4),)
+
+
+@program
+def index_traced_pair():
+    return lambda x, i, j: x[i, j], (f32(3, 4), 1, 2)
+
+
+@program
+def index_const_array():
+    return lambda x: x[jnp.array([0, 2])], (f32(4),)
+
+
+@program
+def index_argmax():
+    return lambda x: x[jnp.argmax(x)], (f32(5),)
+
+
+@program
+def at_set_traced_scalar():
+    return lambda x, i, v: x.at[i].set(v), (f32(5), 2, 1.5)
+
+
+@program
+def at_set_column_zero():
+    return lambda x: x.at[:, 0].set(0.0), (f32(3, 4),)
+
+
+@program
+def at_add_strided():
+    return lambda x: x.at[::2].add(1.0), (f32(6),)
+
+
+@program
+def at_get_clip():
+    return lambda x, i: x.at[i].get(mode="clip"), (f32(5), i32(3, hi=8))
+
+
+@program
+def grad_index_strided():
+    return jax.grad(lambda x: jnp.sum(x[::2] ** 2)), (f32(6),)
+
+
+@program
+def grad_index_reversed():
+    return jax.grad(lambda x: jnp.sum(x[::-1] * jnp.arange(5.0))), (f32(5),)
+
+
+@program
+def grad_take_along_axis():
+    return jax.grad(lambda x, i: jnp.sum(jnp.take_along_axis(x, i, axis=1))), (f32(3, 4), i32(3, 2))
+
+
+@program
+def vmap_at_set_batched_index():
+    return jax.vmap(lambda x, i: x.at[i].set(0.0)), (f32(3, 5), i32(3))
+
+
+@program
+def vmap_dynamic_update_slice_index():
+    return jax.vmap(lambda x, y, i: lax.dynamic_update_slice(x, y, (i,))), (f32(3, 5), f32(3, 2), i32(3))
+
+
+@program
+def dynamic_slice_2d():
+    return lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)), (f32(4, 5), 1, 2)
+
+
+@program
+def grad_dynamic_slice_2d():
+    return jax.grad(lambda x, i: jnp.sum(lax.dynamic_slice(x, (i, 0), (2, 3)))), (f32(4, 3), 1)
+
+
+@program
 def dynamic_index_in_dim():
     return lambda x, i: lax.dynamic_index_in_dim(x, i, keepdims=False), (f32(4, 3), 2)
 
@@ -1796,6 +1881,75 @@ def grad_scan_consts():
         return c
 
     return jax.grad(f), (2.0, f32(4))
+
+
+@program
+def scan_pytree_carry():
+    def f(xs):
+        def step(c, x):
+            a, b = c
+            return (a + x, b * x), a
+
+        return lax.scan(step, (0.0, 1.0), xs)
+
+    return f, (f32(4),)
+
+
+@program
+def vmap_map():
+    return jax.vmap(lambda xs: lax.map(jnp.sin, xs)), (f32(2, 3),)
+
+
+@program
+def cond_pytree():
+    def f(x, y):
+        return lax.cond(x > 0, lambda a: (a[0] + a[1], a[1]), lambda a: (a[0] - a[1], -a[1]), (x, y))
+
+    return f, (1.0, 2.0)
+
+
+@program
+def vmap_grad_switch():
+    branches = [jnp.sin, jnp.cos, lambda x: x * x]
+    return jax.vmap(jax.grad(lambda x, i: lax.switch(i, branches, x))), (f32(3), i32(3, hi=3))
+
+
+@program
+def fori_loop_traced_bounds():
+    return lambda n, x: lax.fori_loop(0, n, lambda i, v: v + i, x), (3, 1.0)
+
+
+@program
+def jit_fori_loop():
+    return jax.jit(lambda x: lax.fori_loop(0, 4, lambda i, v: v * 0.5 + i, x)), (f32(3),)
+
+
+@program
+def jvp_while_loop():
+    f = lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)
+    return lambda x, t: jax.jvp(f, (x,), (t,)), (1.0, 1.0)
+
+
+@program
+def jacfwd_while_loop():
+    return jax.jacfwd(lambda x: lax.while_loop(lambda v: v[0] < 10.0, lambda v: v * 2.0, x)), (f32(2),)
+
+
+@program
+def grad_scan_two_carries():
+    def f(x):
+        (a, b), _ = lax.scan(lambda c, _: ((c[0] * c[1], c[0] + c[1]), None), (x, 1.0), None, length=3)
+        return a + b
+
+    return jax.grad(f), (0.7,)
+
+
+@program
+def vmap_scan_batched_consts():
+    def f(w, xs):
+        return lax.scan(lambda c, x: (jnp.tanh(w * c + x), c), 0.0, xs)
+
+    return jax.vmap(f, in_axes=(0, None)), (f32(3), f32(4))
 
 
 @program
