@@ -183,3 +183,33 @@ def test_a_run_that_does_not_read_its_answers_is_held_back_and_one_that_floods_i
     ]
     assert conn.closing
     theirs.close()
+
+
+def test_generated_module_check_refuses_anything_but_imports_a_name_and_kernels():
+    from server.sandbox.kernel_service import _check_module
+
+    numba_jit = numba_backend()
+    import engine as jax
+    import engine.numpy as jnp
+
+    closed = jax.make_jaxpr(lambda x, y: jnp.sum(jnp.tanh(x @ y) ** 2, axis=0))(
+        jnp.ones((3, 2)), jnp.ones((2, 4))
+    )
+    _check_module(numba_jit.NumbaBackend().lower_source(closed, "f"))  # what the generator writes passes
+    kernel = "@nb.njit(nb.void(nb.int64, R(nb.float32, 2)), **_KW)\ndef k1(lo, hi, p0):\n    pass\n"
+    _check_module(kernel)
+    for hostile in [
+        "import os\n",
+        "from engine.backends import numba_rt as rt\nrt.__builtins__['exec']('1')\n",
+        "NAME = __import__('os').system('id')\n",
+        "@nb.njit(nb.core.caching.os.system(nb.core.caching.builtins.chr(105)))\ndef k1(lo, hi):\n    pass\n",
+        "@nb.njit(nb.void(nb.int64), boundscheck=print(1))\ndef k1(lo, hi):\n    pass\n",
+        "@nb.njit(nb.void(nb.int64, 'x'))\ndef k1(lo, hi):\n    pass\n",
+        "@nb.njit(nb.void(nb.int64))\ndef k1(lo, hi=print(1)):\n    pass\n",
+        "def build(env=print(1)):\n    pass\n",
+        "@print\ndef build(env):\n    pass\n",
+        "class K:\n    pass\n",
+        "if 1:\n    pass\n",
+    ]:
+        with pytest.raises(ValueError):
+            _check_module(hostile)

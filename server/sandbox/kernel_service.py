@@ -150,7 +150,6 @@ def _evict(store: str) -> None:
 # --- compiling (in a forked child) ----------------------------------------------------------------
 
 _IMPORTS = {"numpy", "numba", "engine.backends", "engine.backends.numba_runtime"}
-_DECORATOR_NAMES = {"nb", "A", "R", "RA", "_KW"}
 
 
 def _check_module(source: str) -> None:
@@ -185,16 +184,23 @@ def _check_module(source: str) -> None:
 
 
 def _plain_decorator(d: ast.expr) -> bool:
+    """``nb.njit(<type>, **_KW)``: types are ``nb.<name>`` or calls of ``nb.<name>``, ``A``, ``R``,
+    ``RA`` on types and int constants (no deeper attribute chains: those could reach any module)."""
+
+    def plain_type(n: ast.expr) -> bool:
+        if isinstance(n, ast.Constant):
+            return type(n.value) is int
+        if isinstance(n, ast.Attribute):
+            return isinstance(n.value, ast.Name) and n.value.id == "nb" and not n.attr.startswith("_")
+        if isinstance(n, ast.Call):
+            callee_ok = (isinstance(n.func, ast.Name) and n.func.id in ("A", "R", "RA")) or plain_type(n.func)
+            return callee_ok and not n.keywords and all(plain_type(a) for a in n.args)
+        return False
+
     if not (isinstance(d, ast.Call) and ast.unparse(d.func) == "nb.njit"):
         return False
-    for n in ast.walk(d):
-        if isinstance(n, ast.Name) and n.id not in _DECORATOR_NAMES:
-            return False
-        if isinstance(n, ast.Constant) and not isinstance(n.value, int):
-            return False
-        if not isinstance(n, (ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.keyword, ast.Load)):
-            return False
-    return True
+    kw_ok = all(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == "_KW" for k in d.keywords)
+    return kw_ok and all(plain_type(a) for a in d.args)
 
 
 def _limit_child(protected: tuple[int, ...]) -> None:
