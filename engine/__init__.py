@@ -14,6 +14,7 @@ from .api import (
     jvp,
     vjp,
     linearize,
+    linear_transpose,
     grad,
     value_and_grad,
     jacfwd,

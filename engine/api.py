@@ -218,6 +218,46 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     return out_main, f_vjp
 
 
+def linear_transpose(fun: Callable, *primals, reduce_axes=()):
+    """The transpose of ``fun``, a function linear in its arguments: a function taking an output
+    cotangent to the tuple of input cotangents. ``primals`` give only the input shapes and dtypes.
+
+    >>> f_t = linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(3.0)
+    (Array(6., dtype=float32, weak_type=True),)
+    """
+    primals_flat, in_tree = tree_flatten(primals)
+    _check_arrays(primals_flat, "linear_transpose")
+    in_avals = [core.get_aval(p) for p in primals_flat]
+    out_store: list = []
+    flat = _flatten_fun(fun, tree_flatten((primals, {}))[1], out_store)
+    jaxpr, out_pvals, consts = ad.partial_eval_flat(flat, [ad.PartialVal.unknown(a) for a in in_avals])
+    out_tree = out_store[0]
+    out_avals = [p.aval for p in out_pvals]
+    kinds = [a.dtype.kind for a in (*in_avals, *out_avals)]
+    if not (all(k in "fc" for k in kinds) or all(k in "iu" for k in kinds)):
+        raise TypeError(
+            "linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
+            f"integer functions, but got {[a.dtype.name for a in in_avals]} -> "
+            f"{[a.dtype.name for a in out_avals]}."
+        )
+    unknown_outs = [not p.is_known for p in out_pvals]
+
+    def transposed_fun(out_cotangent):
+        cts, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output")
+        if [(core.get_aval(c).shape, core.get_aval(c).dtype) for c in cts] != [
+            (a.shape, a.dtype) for a in out_avals
+        ]:
+            raise TypeError("cotangent type does not match function output")
+        cts_unknown = [c for c, u in zip(cts, unknown_outs) if u]
+        in_cts = ad.linear_transpose_flat(jaxpr, consts, in_avals, cts_unknown)
+        return tree_unflatten(in_tree, [ad.instantiate_zeros(c) for c in in_cts])
+
+    return transposed_fun
+
+
 def _match_dtype(ct, aval):
     if isinstance(ct, np.ndarray) and ct.dtype == core.float0:
         return ct

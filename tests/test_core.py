@@ -58,6 +58,21 @@ def test_jvp_vjp_linearize_agree():
     np.testing.assert_allclose(gy, np.sin(xn) * ctn, rtol=1e-6)
 
 
+def test_linear_transpose_is_the_vjp_of_a_linear_function():
+    W = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    f_t = jax.linear_transpose(
+        lambda x, b: (W @ x + 2.0 * jax.numpy.sum(b), -x), np.zeros(3, np.float32), 1.0
+    )
+    ct = (np.array([1.0, -2.0], np.float32), np.array([0.5, 0.0, 1.0], np.float32))
+    gx, gb = f_t(ct)
+    np.testing.assert_allclose(gx, W.T @ ct[0] - ct[1])
+    np.testing.assert_allclose(gb, 2.0 * ct[0].sum())
+    with pytest.raises(TypeError, match="cotangent tree does not match"):
+        f_t(ct[0])
+    with pytest.raises(TypeError, match=r"\[float or complex\]"):
+        jax.linear_transpose(lambda x: x.astype(np.int32), np.zeros(2, np.float32))
+
+
 def test_grad_argnums_and_has_aux():
     f = lambda x, y: (lax.mul(x, lax.mul(y, y)), {"aux": y})
     (gx, gy), aux = jax.grad(f, argnums=(0, 1), has_aux=True)(2.0, 3.0)

@@ -79,7 +79,7 @@ class GatherScatterMode(enum.Enum):
 
 
 def _tuple_dnums(cls, dnums):
-    return cls(*(tuple(int(i) for i in f) for f in dnums))
+    return cls(*(tuple(f) for f in dnums))  # (element types kept: JAX prints np.int64 where made)
 
 
 def _default_fill(dtype):

@@ -68,7 +68,7 @@ def take_along_axis(x, indices, axis):
 
     lax = _lax()
     ndim = core.get_aval(x).ndim
-    others = tuple(d for d in range(ndim) if d != axis)
+    others = tuple(np.delete(np.arange(ndim, dtype=np.int64), axis))  # (JAX's numpy integers)
     dnums = GatherDimensionNumbers(
         offset_dims=(),
         collapsed_slice_dims=(axis,),
@@ -89,7 +89,9 @@ def take_along_axis(x, indices, axis):
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     lax = _lax()
     shape = core.get_aval(primals[0]).shape
-    iota = lax.broadcasted_iota(np.int32, shape, dimension)
+    # JAX's index dtype (int_dtype_for_shape, unsigned): uint32 unless an axis needs 64 bits.
+    index_dtype = np.dtype(np.uint64 if any(d > np.iinfo(np.uint32).max for d in shape) else np.uint32)
+    iota = lax.broadcasted_iota(index_dtype, shape, dimension)
     *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     touts = [t if type(t) is ad.Zero else take_along_axis(t, perm, dimension) for t in tangents]
     return outs, touts

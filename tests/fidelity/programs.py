@@ -1579,6 +1579,193 @@ def grad_custom_vjp_residuals():
     return jax.grad(lambda x, y: jnp.sum(f(x, y)), argnums=(0, 1)), (f32(3), f32(3))
 
 
+@program
+def grad_huber():
+    def loss(p, y):
+        err = jnp.abs(p - y)
+        return jnp.mean(jnp.where(err < 1.0, 0.5 * (p - y) ** 2, err - 0.5))
+
+    return jax.grad(loss), (f32(4), f32(4, seed=1))
+
+
+@program
+def grad_attention():
+    def attention(q, k, v):
+        s = q @ k.T / jnp.sqrt(q.shape[-1])
+        return jnp.sum(nn.softmax(s, axis=-1) @ v)
+
+    return jax.grad(attention, argnums=(0, 1, 2)), (f32(3, 4), f32(5, 4), f32(5, 2))
+
+
+@program
+def grad_layernorm():
+    def layernorm(x, g, b):
+        m = jnp.mean(x, axis=-1, keepdims=True)
+        v = jnp.var(x, axis=-1, keepdims=True)
+        return jnp.sum((x - m) / jnp.sqrt(v + 1e-5) * g + b)
+
+    return jax.grad(layernorm, argnums=(0, 1, 2)), (f32(2, 4), f32(4), f32(4))
+
+
+def _dict_model(params, x):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    return jnp.sum((h @ params["w2"]) ** 2)
+
+
+@program
+def per_example_grads_dict_params():
+    params = {"w1": f32(3, 4), "b1": f32(4), "w2": f32(4, 2)}
+    return jax.vmap(jax.grad(_dict_model), in_axes=(None, 0)), (params, f32(5, 3))
+
+
+@program
+def value_and_grad_dict_params():
+    return jax.value_and_grad(_dict_model), ({"w1": f32(3, 4), "b1": f32(4), "w2": f32(4, 2)}, f32(5, 3))
+
+
+@program
+def hvp_forward_over_reverse():
+    g = jax.grad(lambda x: jnp.sum(jnp.sin(x) * x**2))
+    return lambda x, v: jax.jvp(g, (x,), (v,))[1], (f32(3), f32(3, seed=1))
+
+
+@program
+def grad_cosine_similarity():
+    return jax.grad(lambda a, b: jnp.dot(a, b) / (jnp.linalg.norm(a) * jnp.linalg.norm(b))), (f32(4), f32(4))
+
+
+@program
+def grad_nn_silu_sum():
+    return jax.grad(lambda x: jnp.sum(nn.silu(x))), (f32(4),)
+
+
+@program
+def grad_nn_elu_sum():
+    return jax.grad(lambda x: jnp.sum(nn.elu(x))), (f32(4),)
+
+
+@program
+def grad_nn_leaky_relu_sum():
+    return jax.grad(lambda x: jnp.sum(nn.leaky_relu(x))), (f32(4),)
+
+
+@program
+def grad_softmax_axis0_sq():
+    return jax.grad(lambda x: jnp.sum(nn.softmax(x, axis=0) ** 2)), (f32(3, 2),)
+
+
+@program
+def grad_custom_jvp_two_args():
+    @jax.custom_jvp
+    def scaled(x, s):
+        return x * s
+
+    @scaled.defjvp
+    def scaled_jvp(primals, tangents):
+        (x, s), (tx, ts) = primals, tangents
+        return x * s, tx * s + x * ts
+
+    return jax.grad(lambda x, s: jnp.sum(scaled(x, s)), argnums=(0, 1)), (f32(3), 2.0)
+
+
+def _custom_vjp_square():
+    @jax.custom_vjp
+    def square(x):
+        return x**2
+
+    square.defvjp(lambda x: (x**2, x), lambda x, g: (2 * x * g,))
+    return square
+
+
+@program
+def jit_grad_custom_vjp():
+    square = _custom_vjp_square()
+    return jax.jit(jax.grad(lambda x: jnp.sum(square(x)))), (f32(3),)
+
+
+@program
+def vmap_grad_custom_vjp():
+    return jax.vmap(jax.grad(_custom_vjp_square())), (f32(3),)
+
+
+@program
+def vjp_has_aux():
+    def f(x, c):
+        _, f_vjp, _ = jax.vjp(lambda x: (jnp.sin(x), jnp.cos(x)), x, has_aux=True)
+        return f_vjp(c)
+
+    return f, (f32(3), f32(3, seed=1))
+
+
+@program
+def jacrev_pytree_output():
+    return jax.jacrev(lambda x: {"a": jnp.sin(x), "b": jnp.sum(x**2)}), (f32(3),)
+
+
+@program
+def linear_transpose_matvec():
+    return lambda W, y: jax.linear_transpose(lambda x: W @ x, np.zeros(3, np.float32))(y), (f32(2, 3), f32(2))
+
+
+@program
+def linear_transpose_pytree():
+    def f(c1, c2):
+        f_t = jax.linear_transpose(lambda x: {"s": jnp.sum(x), "neg": -x}, np.zeros(3, np.float32))
+        return f_t({"s": c1, "neg": c2})
+
+    return f, (np.float32(1.0), f32(3))
+
+
+@program
+def jvp_of_vmap_tanh():
+    return lambda x, t: jax.jvp(jax.vmap(jnp.tanh), (x,), (t,)), (f32(3), f32(3, seed=1))
+
+
+@program
+def grad_cumsum_sq():
+    return jax.grad(lambda x: jnp.sum(jnp.cumsum(x) ** 2)), (f32(4),)
+
+
+@program
+def grad_sort_weighted():
+    return jax.grad(lambda x: jnp.sum(jnp.sort(x) * jnp.arange(4.0))), (f32(4),)
+
+
+@program
+def grad_sort_axis0():
+    return jax.grad(lambda x: jnp.sum(jnp.sort(x, axis=0) * jnp.arange(3.0))), (f32(4, 3),)
+
+
+@program
+def jvp_sort():
+    return lambda x, t: jax.jvp(jnp.sort, (x,), (t,)), (f32(4), f32(4, seed=1))
+
+
+@program
+def grad_max_axis1():
+    return jax.grad(lambda x: jnp.sum(jnp.max(x, axis=1))), (f32(2, 3),)
+
+
+@program
+def grad_sqrt_sum_sq():
+    return jax.grad(lambda x: jnp.sqrt(jnp.sum(x**2))), (f32(4),)
+
+
+@program
+def grad_of_jitted_mse():
+    return jax.grad(jax.jit(lambda w, x, y: jnp.mean((x @ w - y) ** 2))), (f32(3), f32(5, 3), f32(5))
+
+
+@program
+def grad_outer_product():
+    return jax.grad(lambda a, b: jnp.sum(jnp.outer(a, b) ** 2), argnums=(0, 1)), (f32(3), f32(2))
+
+
+@program
+def grad_exp_normalize():
+    return jax.grad(lambda x: jnp.sum(jnp.exp(x - nn.logsumexp(x)) * jnp.arange(3.0))), (f32(3),)
+
+
 # --- lax functions -----------------------------------------------------------------------------------------
 
 
