@@ -12,12 +12,13 @@ import os
 import subprocess
 import sys
 import textwrap
+from functools import partial
 
 os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
 
 import numpy as np  # noqa: E402
 
-from bench.timing import Timing, timeit  # noqa: E402
+from bench.timing import Timing, interleaved, timeit  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,21 +45,24 @@ def _remote(factory: str, *, seconds: float = 1.0, number: int = 1, **kwargs):
     return float(np.median(_REF.time(key, seconds, number)))
 
 
-def _kept(fn):
-    """``fn`` with each result kept alive until the next call returns, as ``y = f(x)`` in a loop
-    does: the output buffer cannot be recycled, so every call writes a fresh allocation."""
-    last = [None]
+def _kept(fn, n=1):
+    """``fn`` with its last ``n`` results kept alive until the next call returns. ``n=1`` is
+    ``y = f(x)`` in a loop: the result of two calls back is free, and the engine's buffer pool
+    (like XLA's allocator) hands its buffer back. ``n=3`` defeats that: every call writes a
+    fresh allocation, as numpy always pays."""
+    last: list = []
 
     def call():
-        last[0] = fn()
+        last.append(fn())
+        del last[:-n]
 
     return call
 
 
 def fusion_rows(jax_ref):
-    """Each workload twice: its result dropped at once (the engine's buffer pool, like XLA's
-    allocator, hands the same output buffer back: the best case) and kept alive (a fresh output
-    every call, as numpy always pays)."""
+    """Each workload three ways, engine and numpy timed in alternating rounds: its result dropped
+    at once (the engine's pool hands the same output buffer back: the best case), kept as
+    ``y = f(x)`` keeps it, and with every output fresh (page-faulted on first touch)."""
     import engine as ej
     import engine.numpy as jnp
 
@@ -73,30 +77,32 @@ def fusion_rows(jax_ref):
             "x*x + x*2.0  f32[5000,5000]",
             lambda m: lambda x: x * x + x * 2.0,
             lambda: x_np * x_np + x_np * np.float32(2.0),
-            9,
             dict(factory="fusion", layout="contiguous"),
         ),
         (
             "tanh(x)*exp(-x*x)+sin(x)/2",
             lambda m: lambda x: m.tanh(x) * m.exp(-x * x) + m.sin(x) / 2,
             lambda: np.tanh(x_np) * np.exp(-x_np * x_np) + np.sin(x_np) / np.float32(2),
-            3,
             dict(factory="jit_chain"),
         ),
     ]
+    hows = (("result dropped", lambda fn: fn), ("result kept", _kept), ("fresh output", partial(_kept, n=3)))
     rows = []
-    for name, make, np_fn, repeat, remote in workloads:
+    for name, make, np_fn, remote in workloads:
         f = ej.jit(make(jnp))
         f(x)
         jf = jax_ref.jit(make(jn)) if jax_ref is not None else None
-        t_np = timeit(np_fn, repeat=repeat)
-        for how, wrap in (("result dropped", lambda fn: fn), ("result kept", _kept)):
-            t_eng = timeit(wrap(lambda f=f: f(x)), repeat=repeat)
+        fns = {"numpy": np_fn}
+        for how, wrap in hows:
+            fns[f"engine {how}"] = wrap(lambda f=f: f(x))
             if jf is not None:
-                t_jax = timeit(wrap(lambda jf=jf: jf(xj).block_until_ready()), repeat=repeat)
-            else:  # the side venv's JAX times its cases with their results dropped
-                t_jax = _remote(**remote) if how == "result dropped" else None
-            rows.append((f"{name} ({how})", t_eng, t_np, t_jax, floor))
+                fns[f"jax {how}"] = wrap(lambda jf=jf: jf(xj).block_until_ready())
+        t = interleaved(fns, rounds=5, budget=0.3)
+        for how, _ in hows:
+            t_jax = t.get(f"jax {how}")
+            if t_jax is None and how == "result dropped":  # the side venv's JAX drops its results
+                t_jax = _remote(**remote)
+            rows.append((f"{name} ({how})", t[f"engine {how}"], t["numpy"], t_jax, floor))
     return rows
 
 

@@ -2,6 +2,7 @@
 empty arrays, negative axes; plus fusion, fallbacks and the interpreter backend itself."""
 
 import re
+import weakref
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import importlib
 import engine as jax
 from engine import core, lax
 from engine.core import Array
+from engine.jit_runtime import wait_for_compiles
 from conftest import numba_backend
 
 jit_mod = importlib.import_module("engine.jit")
@@ -328,6 +330,28 @@ def test_pooled_buffers_never_reused_while_referenced():
     del first, view
     third = f(x)
     assert float(second[0, 0]) == 10.0 and float(third[0, 0]) == 5.0
+
+
+def test_pooled_buffer_of_two_calls_back_is_reused():
+    # ``y = f(x)`` in a loop holds the last result while the next call runs: the output of two
+    # calls back is free by then, and its buffer is handed back instead of a fresh allocation.
+    f = jax.jit(lambda x: lax.add(lax.mul(x, x), 1.0))
+    x = Array(np.full((600, 600), 2.0, np.float32))  # 1.4 MB: a pooled output
+
+    def buffer(a):
+        b = np.asarray(a)
+        while isinstance(b.base, np.ndarray):
+            b = b.base
+        return b
+
+    f(x)
+    wait_for_compiles()  # (a first call may be interpreted while the kernel compiles)
+    y = f(x)
+    first = weakref.ref(buffer(y))
+    y = f(Array(np.full((600, 600), 3.0, np.float32)))
+    assert first() is not None and buffer(y) is not first()
+    z = f(x)
+    assert buffer(z) is first() and float(z[0, 0]) == 5.0 and float(y[0, 0]) == 10.0
 
 
 def test_softmax_like_chain():

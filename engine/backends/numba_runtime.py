@@ -70,20 +70,29 @@ def _par(kernel, n, *args):
 
 
 POOL_MIN_BYTES = 1 << 20  # buffers at least this large are reused across calls
+POOL_SLOTS = 2  # buffers kept per allocation site
 
 
 def _buf(bufs, k, shape, dtype):
-    """The buffer of allocation site ``k``: the previous call's if nothing references it any more.
+    """A buffer for allocation site ``k``: one of its last ``POOL_SLOTS`` buffers that nothing
+    references any more, else a fresh one (which replaces the oldest slot).
 
     A fresh 100 MB allocation is mmapped and page-faulted on every call (as slow as the kernel
-    itself here); reusing the last one, as XLA's allocator does, saves that. Any live Array,
-    view or memoryview of a buffer holds a reference to it, so it is never reused under one.
+    itself here); reusing a released one, as XLA's allocator does, saves that. Two slots because
+    ``y = f(x)`` in a loop keeps the previous result alive while the next call runs: the buffer
+    of two calls back is the free one. Any live Array, view or memoryview of a buffer holds a
+    reference to it, so it is never reused under one.
     """
-    b = bufs[k]
-    if b is not None and sys.getrefcount(b) == 3:  # bufs[k], b, getrefcount's argument
-        b.flags.writeable = True
-        return b
-    b = bufs[k] = np.empty(shape, dtype)
+    slots = bufs[k]
+    if slots is None:
+        slots = bufs[k] = []
+    for b in slots:
+        if sys.getrefcount(b) == 3:  # slots, b, getrefcount's argument
+            b.flags.writeable = True
+            return b
+    b = np.empty(shape, dtype)
+    del slots[: len(slots) - POOL_SLOTS + 1]
+    slots.append(b)
     return b
 
 
