@@ -315,6 +315,14 @@ _NON_HOLOMORPHIC_TIP = {
 }
 
 
+def _check_tree_as_jax_does(check, name, tree, *flags):
+    """``check`` the leaves of ``tree``, then rebuild it with None leaves, as JAX's jacfwd/jacrev
+    check through ``tree_map``: a custom node's unflatten sees the Nones (and may raise there)."""
+    leaves, treedef = tree_flatten(tree)
+    check(name, leaves, *flags)
+    tree_unflatten(treedef, [None] * len(leaves))
+
+
 def _check_input_dtypes(name, leaves, holomorphic: bool, allow_int: bool):
     """JAX's rules: holomorphic derivatives need complex inputs; jacfwd needs real ones; grad and
     jacrev accept real or complex ones (integers only with allow_int)."""
@@ -448,7 +456,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
         dyn_flat, dyn_tree = tree_flatten(dyn_arg)
-        _check_input_dtypes("jacfwd", dyn_flat, holomorphic, True)
+        _check_tree_as_jax_does(_check_input_dtypes, "jacfwd", tuple(dyn), holomorphic, True)
         out_store = []
 
         def f_flat(*leaves):
@@ -513,7 +521,7 @@ def jacrev(
         from . import lax
 
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
-        _check_input_dtypes("jacrev", tree_flatten(dyn)[0], holomorphic, allow_int)
+        _check_tree_as_jax_does(_check_input_dtypes, "jacrev", tuple(dyn), holomorphic, allow_int)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 
@@ -23,6 +24,8 @@ class Config:
                 "This engine runs with 64-bit types disabled (jax_enable_x64=False); "
                 "float64 inputs are computed in float32."
             )
+        if name == "jax_num_cpu_devices":
+            _set_device_count(int(value))
         self.values[name] = value
 
     def read(self, name: str):
@@ -36,6 +39,14 @@ class Config:
 
 
 config = Config()
+
+
+def _set_device_count(n: int) -> None:
+    """``jax_num_cpu_devices``: the simulated device count from now on (JAX's CPU devices)."""
+    from .parallel import topology
+
+    os.environ["JAXPLAY_DEVICE_COUNT"] = str(n)  # what `import jax` and jax.devices() re-read
+    topology.set_device_count(n)
 
 
 @contextmanager

@@ -35,8 +35,8 @@ class Device:
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
 
-    def __str__(self):
-        return f"TFRT_CPU_{self.id}"
+    def __str__(self):  # as JAX 0.10.2 prints a CPU device
+        return f"cpu:{self.id}"
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id

@@ -43,6 +43,14 @@ PAGES = {
     "convolutions": "docs/notebooks/convolutions.md",
     "custom-interpreters": "docs/notebooks/Writing_custom_interpreters_in_Jax.md",
     "autodidax": "docs/autodidax.md",
+    "autodidax2-part1": "docs/autodidax2_part1.md",
+    "tracing": "docs/tracing.md",
+    "jax-primitives": "docs/jax-primitives.md",
+    "type-promotion": "docs/jep/9407-type-promotion.md",
+    "autodiff-remat": "docs/notebooks/autodiff_remat.md",
+    "parallel": "docs/parallel.md",
+    "array-refs": "docs/array_refs.md",
+    "neural-network-data-loading": "docs/notebooks/Neural_Network_and_Data_Loading.md",
 }
 
 # Why a cell is not run, decided from its text (the recorder adds: modules the reference venv lacks).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -30,6 +31,8 @@ def _learned_skip(outcome: dict | None) -> str | None:
         return f"needs a module the reference venv lacks ({outcome['message']})"
     if outcome["error"] == "NameError":
         return "depends on a skipped cell"
+    if re.search(r"requires `?\w+`? to be installed", outcome["message"] or ""):
+        return f"needs a package the reference venv lacks ({outcome['message']})"
     if "matplotlib" in (outcome["message"] or "").lower():
         return "computes with matplotlib values (the stand-in only swallows plotting calls)"
     return None

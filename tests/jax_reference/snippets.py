@@ -781,6 +781,29 @@ TRANSFORMS += [
     ("weak_custom_jvp_in_jit", _CALLS + "out = jax.jit(f)(1.0)", 1e-6),
 ]
 
+# jacfwd/jacrev check input dtypes through tree_map, which rebuilds the tree with None leaves: a
+# custom node whose unflatten wraps its leaves in jnp.asarray raises there (JAX's pytree docs).
+_NONE_REJECTING_NODE = (
+    "class Box:\n"
+    "    def __init__(self, a):\n"
+    "        self.a = jnp.asarray(a)\n"
+    "jax.tree_util.register_pytree_node(Box, lambda b: ((b.a,), None), lambda _, c: Box(*c))\n"
+)
+TRANSFORMS += [
+    (
+        "jacrev_rebuilds_inputs_with_none",
+        _NONE_REJECTING_NODE + "out = jax.jacrev(lambda b: b.a)(Box(jnp.ones(2)))",
+    ),
+    (
+        "jacfwd_rebuilds_inputs_with_none",
+        _NONE_REJECTING_NODE + "out = jax.jacfwd(lambda b: b.a)(Box(jnp.ones(2)))",
+    ),
+    (
+        "grad_of_custom_node",
+        _NONE_REJECTING_NODE + "out = jax.grad(lambda b: jnp.sum(b.a**2))(Box(jnp.ones(2))).a",
+    ),
+]
+
 CONVOLVE = [
     (
         "convolve_modes",
