@@ -13,17 +13,19 @@ import functools
 import inspect as _pyinspect
 import time
 import weakref
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from . import core, ir, jit_runtime, monitoring
 from .config import config as _config
-from .core import Array, ShapedArray
+from .core import Array, DType, ShapedArray, Tracer, Value
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
 from .jit_runtime import CompileJob as CompileJob
+from .jit_runtime import Executable
 from .jit_runtime import Interpreter as Interpreter
 from .jit_runtime import _executables as _executables
 from .jit_runtime import _tier
@@ -34,18 +36,19 @@ from .jit_runtime import interpret_seconds as interpret_seconds
 from .jit_runtime import set_backend as set_backend
 from .jit_runtime import wait_for_compiles as wait_for_compiles
 from .random_keys import PRNGKeyArray
+from .pytree.treedef import PyTreeDef
 from .staging import staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 
-def _abstractify(x) -> ShapedArray:
+def _abstractify(x: Value) -> ShapedArray:
     return core.get_aval(x)
 
 
 class Lowered:
     """``jit(f).lower(*args)``: the staged program before compilation."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef):
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
@@ -69,15 +72,16 @@ class Lowered:
 
 
 class Compiled:
-    def __init__(self, exe, lowered: Lowered):
+    def __init__(self, exe: Executable, lowered: Lowered):
         self.exe = exe
         self.lowered = lowered
 
     def as_text(self) -> str:
-        text = getattr(self.exe, "compiled_text", None)
+        # A backend's note on its executable: the compiled text, or a function that makes it.
+        text: Callable[[], str] | str | None = getattr(self.exe, "compiled_text", None)
         return text() if callable(text) else (text or self.lowered.as_text())
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         leaves = tree_flatten(args)[0]
         outs = jit_p.bind(*leaves, jaxpr=self.lowered.jaxpr, name=self.lowered.name)
         return tree_unflatten(self.lowered.out_tree, outs)
@@ -87,12 +91,25 @@ _FAST_SCALAR = {float: np.float32, int: np.int32}
 _LEAF_TREE = tree_flatten(0)[1]
 
 
+# Static arguments: ("pos", index, value) and ("kw", name, value).
+Statics = tuple[tuple[str, Any, Any], ...]
+StagedKey = tuple[Statics, PyTreeDef, tuple[ShapedArray, ...]]
+StagedEntry = tuple[ClosedJaxpr, PyTreeDef, list[Tracer]]  # (jaxpr, out tree, hoisted tracer consts)
+FastKey = tuple[object, ...]  # see _fast_key
+# (executable, out tree, weak types, single output, the backend it was compiled with)
+FastEntry = tuple[Executable, PyTreeDef, list[bool], bool, object]
+StaticConfig = tuple[tuple[int, ...], tuple[str, ...]]
+# (The fast cache is also asked for None, the key of arguments that have none: never found.)
+Caches = tuple[dict[StagedKey, StagedEntry], dict[FastKey | None, FastEntry]]
+
 # function -> {static configuration: (staged cache, fast-path cache)}; weak, so a function's
 # caches go when it does.
-_caches_by_function: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_caches_by_function: "weakref.WeakKeyDictionary[Callable[..., Any], dict[StaticConfig, Caches]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _shared_caches(fun, config) -> tuple[dict, dict]:
+def _shared_caches(fun: Callable[..., Any], config: StaticConfig) -> Caches:
     try:
         per_fun = _caches_by_function.setdefault(fun, {})
     except TypeError:  # not weakly referenceable: a cache of its own
@@ -106,7 +123,14 @@ def _shared_caches(fun, config) -> tuple[dict, dict]:
 class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(), name=None):
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        static_argnums: int | Sequence[int] | None = (),
+        static_argnames: str | Sequence[str] | None = (),
+        donate_argnums: int | Sequence[int] | None = (),
+        name: str | None = None,
+    ):
         self.fun = fun
         self.__wrapped__ = fun
         functools.update_wrapper(self, fun, updated=())
@@ -132,22 +156,27 @@ class JitFunction:
             )
         self.static_argnums = tuple(sorted(set(static_argnums)))
         self.static_argnames = tuple(static_argnames)
-        self.name = name or getattr(fun, "__name__", "fun")
+        self.name: str = name if name else getattr(fun, "__name__", "fun")
         # One cache per function and static configuration, shared by every jit of it (as JAX keys
         # its trace cache by the function): jit(f) twice traces f once.
         self._cache, self._fast = _shared_caches(fun, (self.static_argnums, self.static_argnames))
-        self.timings: dict = {}  # seconds of the last call's stages: trace, lower, compile, execute
-        self._last_key = None
+        self.timings: dict[
+            str, float
+        ] = {}  # seconds of the last call's stages: trace, lower, compile, execute
+        self._last_key: StagedKey | None = None
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
         if obj is None:
             return self
         return functools.partial(self, obj)
 
-    def _split(self, args, kwargs):
+    def _split(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[Statics, tuple[int, ...], list[Any], dict[str, Any]]:
         nargs = len(args)
         static_nums = tuple(i % nargs for i in self.static_argnums if -nargs <= i < nargs) if nargs else ()
-        statics, dyn_args = [], []
+        statics: list[tuple[str, Any, Any]] = []
+        dyn_args = []
         for i, a in enumerate(args):
             if i in static_nums:
                 statics.append(("pos", i, a))
@@ -171,11 +200,18 @@ class JitFunction:
                 ) from None
         return tuple(statics), static_nums, dyn_args, dyn_kwargs
 
-    def _stage(self, statics, static_nums, nargs, in_tree, avals):
+    def _stage(
+        self,
+        statics: Statics,
+        static_nums: tuple[int, ...],
+        nargs: int,
+        in_tree: PyTreeDef,
+        avals: list[ShapedArray],
+    ) -> tuple[ClosedJaxpr, PyTreeDef]:
         """Trace once; returns the closed jaxpr and output tree."""
-        out_store: list = []
+        out_store: list[PyTreeDef] = []
 
-        def flat(*leaves):
+        def flat(*leaves: Value) -> list[Value]:
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
             it = iter(dyn_args)
             args = []
@@ -200,7 +236,7 @@ class JitFunction:
             closed = trace_to_jaxpr(flat, avals)
         return closed, out_store[0]
 
-    def _explain_miss(self, key) -> str | None:
+    def _explain_miss(self, key: StagedKey) -> str | None:
         if not self._cache:
             return None
         prev = self._last_key
@@ -219,9 +255,9 @@ class JitFunction:
         ]
         return "; ".join(diffs) if diffs else "new signature"
 
-    def _fast_key(self, args):
+    def _fast_key(self, args: tuple[Any, ...]) -> FastKey | None:
         """Signature of positional array/number arguments in canonical dtypes, or None."""
-        key: list = []
+        key: list[object] = []
         for a in args:
             t = type(a)
             if t is Array:
@@ -237,7 +273,7 @@ class JitFunction:
                 return None
         return tuple(key)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Fast path (the warm-call budget): no trace active, nobody listening, positional
         # array arguments of a signature seen before -> call the compiled executable directly.
         fast = self._fast
@@ -271,7 +307,7 @@ class JitFunction:
                 return tree_unflatten(out_tree, [core.array_of(o, w) for o, w in zip(outs, weak)])
         return self._call_slow(args, kwargs)
 
-    def _call_slow(self, args, kwargs):
+    def _call_slow(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _config.values["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
@@ -283,8 +319,8 @@ class JitFunction:
                 f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
                 f"arguments static with static_argnums)"
             ) from None
-        key = (statics, in_tree, avals)
-        entry = self._cache.get(key)
+        key: StagedKey = (statics, in_tree, avals)
+        entry: StagedEntry | None = self._cache.get(key)
         listening = monitoring.listening()
         if entry is None:
             reason = self._explain_miss(key) if listening else None
@@ -355,38 +391,38 @@ class JitFunction:
                     )
         return tree_unflatten(out_tree, outs)
 
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = [_abstractify(x) for x in leaves]
         closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
         return Lowered(closed, self.name, out_tree)
 
-    def trace(self, *args, **kwargs) -> Lowered:
+    def trace(self, *args: Any, **kwargs: Any) -> Lowered:
         return self.lower(*args, **kwargs)
 
-    def clear_cache(self):
+    def clear_cache(self) -> None:
         self._cache.clear()
         self._fast.clear()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<jit({self.name})>"
 
 
 def jit(
-    fun: Callable | None = None,
+    fun: Callable[..., Any] | None = None,
     *,
-    static_argnums=(),
-    static_argnames=(),
-    donate_argnums=(),
-    donate_argnames=(),
-    keep_unused=False,
-    device=None,
-    backend=None,
-    inline=False,
-    in_shardings=None,
-    out_shardings=None,
-):
+    static_argnums: int | Sequence[int] | None = (),
+    static_argnames: str | Sequence[str] | None = (),
+    donate_argnums: int | Sequence[int] | None = (),
+    donate_argnames: str | Sequence[str] | None = (),
+    keep_unused: bool = False,
+    device: object = None,
+    backend: str | None = None,
+    inline: bool = False,
+    in_shardings: Any = None,
+    out_shardings: Any = None,
+) -> Any:  # a JitFunction (a ShardedJit with shardings; without ``fun``, a decorator making one)
     """Compile ``fun``: trace it once per input signature to a jaxpr, then run that.
 
     >>> fast_f = jit(lambda x: x * x + x * 2.0)
@@ -412,7 +448,9 @@ def jit(
     return jitted
 
 
-def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
+def make_jaxpr(
+    fun: Callable[..., Any], static_argnums: int | Sequence[int] = (), return_shape: bool = False
+) -> Callable[..., Any]:
     """A function that returns the jaxpr of ``fun`` at the given example arguments.
 
     >>> print(make_jaxpr(lambda x, y: jnp.sin(x) * 2.0 + jnp.cos(y) / 3.0 - x * y)(1.0, 2.0))
@@ -429,13 +467,13 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
-    def make_jaxpr_f(*args, **kwargs):
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> ClosedJaxpr | tuple[ClosedJaxpr, Any]:
         statics = {i: a for i, a in enumerate(args) if i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static_argnums]
         leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
-        out_store: list = []
+        out_store: list[tuple[PyTreeDef, list[Value]]] = []
 
-        def flat(*xs):
+        def flat(*xs: Value) -> list[Value]:
             d, kw = tree_unflatten(in_tree, xs)
             it = iter(d)
             full = [statics[i] if i in statics else next(it) for i in range(len(args))]
@@ -461,15 +499,15 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False):
 class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
-        dtype = dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)
-        self.shape, self.dtype, self.weak_type = tuple(shape), dtype, weak_type
+    def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
+        self.dtype: DType = dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)
+        self.shape, self.weak_type = tuple(shape), weak_type
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
     @classmethod
-    def like(cls, x) -> "ShapeDtypeStruct":
+    def like(cls, x: Value) -> "ShapeDtypeStruct":
         """The shape and dtype of ``x`` (an array, tracer or ShapeDtypeStruct)."""
         aval = core.get_aval(x) if not isinstance(x, ShapeDtypeStruct) else x
         return cls(aval.shape, aval.dtype, getattr(aval, "weak_type", False))
