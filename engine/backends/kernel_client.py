@@ -108,11 +108,9 @@ _prefetched: dict[str, dict] = {}  # module key -> numba's files for it, from a 
 def lookup(program: Callable[[], dict]) -> bool:
     """Whether the service holds compiled kernels for ``program()`` (``jaxpr_wire`` data): a quick
     question that never makes it compile. If it does, its files are kept for ``fetch``."""
-    from .jaxpr_wire import WireError
-
     try:
         request = {"op": "lookup", "request": program()}
-    except WireError:
+    except Exception:  # noqa: BLE001 - WireError, or any other: this program is not shared
         return False
     with _lock:
         reply = _ask(request, LOOKUP_SECONDS)
@@ -130,15 +128,14 @@ def fetch(key: str, module_path: str, program: Callable[[], dict]) -> str | None
     hashes to ``key``); ``program()`` is its jaxpr as ``jaxpr_wire`` data. Once numba's cache files
     for it are in place beside the module (numba will load instead of compiling): "stored" (an
     earlier run's) or "compiled" (the service compiled them for this request); else None."""
-    from .jaxpr_wire import WireError
     from .numba_cache import numba_cache_dir
 
     files = _prefetched.pop(key, None)
     if files is None:
         try:
             request = {"op": "kernel", "key": key, "request": program()}
-        except WireError as e:
-            last_status[key] = f"not sent: {e}"
+        except Exception as e:  # noqa: BLE001 - WireError, or any other: this program is not shared
+            last_status[key] = f"not sent: {type(e).__name__}: {e}"
             return None
         with _lock:
             reply = _ask(request, WAIT_SECONDS)
@@ -152,15 +149,19 @@ def fetch(key: str, module_path: str, program: Callable[[], dict]) -> str | None
     found = "compiled" if reply.get("compiled") is True else "stored"
     if not files:
         return found  # a module without kernels: nothing to compile
-    target = numba_cache_dir(module_path)
-    if target is None:
+    if not all(type(n) is str and _CACHE_FILE.fullmatch(n) and n.startswith(f"engine_{key}.") for n in files):
         return None
-    os.makedirs(target, exist_ok=True)
-    for name, data in files.items():
-        if type(name) is not str or not _CACHE_FILE.fullmatch(name) or not name.startswith(f"engine_{key}."):
+    try:
+        target = numba_cache_dir(module_path)
+        if target is None:
             return None
-        tmp = os.path.join(target, f".tmp-{os.getpid()}-{name}")
-        with open(tmp, "wb") as f:
-            f.write(base64.b64decode(data))
-        os.replace(tmp, os.path.join(target, name))
+        os.makedirs(target, exist_ok=True)
+        # Data files first, each index last: numba never finds an index without its data.
+        for name, data in sorted(files.items(), key=lambda item: item[0].endswith(".nbi")):
+            tmp = os.path.join(target, f".tmp-{os.getpid()}-{name}")
+            with open(tmp, "wb") as f:
+                f.write(base64.b64decode(data))
+            os.replace(tmp, os.path.join(target, name))
+    except (OSError, ValueError, TypeError):  # (a full scratch disk: the run compiles itself)
+        return None
     return found
