@@ -392,3 +392,67 @@ def test_cost_per_fused_kernel_with_measured_time_and_its_equations(page: Page, 
     page.screenshot(path=str(artifacts / "ir-kernels.png"))
     kernel.click()  # again: the marks go
     page.wait_for_function("() => document.querySelector('[data-testid=ir-graph]').dataset.marked === '0'")
+
+
+SCOPED = """import jax
+import jax.numpy as jnp
+
+def dense(w, x):
+    with jax.named_scope("dense"):
+        return jnp.tanh(x @ w + 1.0)
+
+def head(h):
+    with jax.named_scope("head"):
+        return jnp.sum(h ** 2)
+
+def model(w, x):
+    h = dense(w, x)
+    h = dense(w, h)
+    return head(h)
+"""
+
+
+@needs_runner
+def test_groups_by_user_function_and_named_scope(page: Page, artifacts):
+    page.goto(
+        "/"
+        + session_fragment(
+            SCOPED, "model", [{"name": "grad"}], ["jnp.ones((4, 4)) * 0.1", "jnp.ones((2, 4))"], "ir"
+        )
+    )
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    wait_graph(page)
+    groups = page.get_by_test_id("ir-group")
+    expect(groups).to_have_count(0)  # a small graph: no line groups
+    nodes = page.get_by_test_id("ir-node").count()
+
+    page.get_by_test_id("graph-group-by").select_option("function")
+    wait_graph(page)
+    assert groups.count() >= 3, groups.count()
+    kinds = set(groups.evaluate_all("els => els.map(e => e.dataset.group)"))
+    assert kinds == {"function"}, kinds
+    labels = groups.locator(".node-label").evaluate_all("els => els.map(e => e.textContent)")
+    assert any(t.startswith("▸ dense()") for t in labels) and any(t.startswith("▸ head()") for t in labels), (
+        labels
+    )
+    # each call of dense() is a group of its own (the loop-period cut), forward and backward
+    assert sum(t.startswith("▸ dense()") for t in labels) >= 2, labels
+    assert page.get_by_test_id("ir-node").count() < nodes
+    titles = groups.evaluate_all("els => els.map(e => e.querySelector('title').textContent)")
+    assert any("function model › dense" in t for t in titles), titles
+
+    page.get_by_test_id("graph-group-by").select_option("scope")
+    wait_graph(page)
+    labels = groups.locator(".node-label").evaluate_all("els => els.map(e => e.textContent)")
+    assert any(t.startswith("▸ dense ·") for t in labels) and any(t.startswith("▸ head ·") for t in labels), (
+        labels
+    )
+    assert set(groups.evaluate_all("els => els.map(e => e.dataset.group)")) == {"scope"}
+    # expandable like line groups
+    first = groups.first
+    count = int(first.get_attribute("data-count"))
+    before = page.get_by_test_id("ir-node").count()
+    first.get_by_test_id("graph-toggle").click()
+    wait_graph(page)
+    assert page.get_by_test_id("ir-node").count() == before + count
+    page.screenshot(path=str(artifacts / "ir-scopes.png"))

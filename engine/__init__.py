@@ -29,6 +29,7 @@ from .api import (
     checkpoint,
     remat,
     named_scope,
+    named_call,
     ensure_compile_time_eval,
     default_matmul_precision,
     default_backend,

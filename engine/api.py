@@ -739,7 +739,28 @@ class _NullContext:
         return fun
 
 
-named_scope = _NullContext
+named_scope = core.named_scope
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+    """``fun`` with its equations under the name ``name`` (default: ``fun``'s name), as JAX 0.10.2
+    does it: a name on their name stack (``source_info.scope``), no call of its own in the jaxpr.
+
+    >>> import engine as jax
+    >>> f = jax.named_call(jax.numpy.sin, name="layer")
+    >>> [e.source_info.scope for e in jax.make_jaxpr(f)(1.0).jaxpr.eqns]
+    ['layer']
+    """
+    scope = name if name is not None else getattr(fun, "__name__", "fun")
+
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        with core.named_scope(scope):
+            return fun(*args, **kwargs)
+
+    return named
+
+
 ensure_compile_time_eval = _NullContext
 default_matmul_precision = _NullContext
 

@@ -25,7 +25,13 @@ PARAM_CAP = 300  # characters per printed param
 def source_of(info) -> SourceInfo | None:
     if info is None:
         return None
-    return SourceInfo(file=info.file, line=info.line, function=info.function)
+    return SourceInfo(
+        file=info.file,
+        line=info.line,
+        function=info.function,
+        callers=list(info.callers),
+        scope=info.scope or None,
+    )
 
 
 def _literal_text(lit: Literal) -> str:

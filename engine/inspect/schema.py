@@ -72,6 +72,10 @@ class SourceInfo(BaseModel):
     line: int
     column: Optional[int] = None
     function: Optional[str] = None
+    callers: list[str] = Field(
+        default_factory=list, description="The user functions that called `function`, outermost first."
+    )
+    scope: Optional[str] = Field(None, description="jax.named_scope / jax.named_call names, 'outer/inner'.")
 
 
 Number = Union[float, str, None]  # str for "NaN"/"Infinity"/"-Infinity"

@@ -529,6 +529,11 @@ export interface components {
         /** SourceInfo */
         SourceInfo: {
             /**
+             * Callers
+             * @description The user functions that called `function`, outermost first.
+             */
+            callers: string[];
+            /**
              * Column
              * @default null
              */
@@ -545,6 +550,12 @@ export interface components {
             function: string | null;
             /** Line */
             line: number;
+            /**
+             * Scope
+             * @description jax.named_scope / jax.named_call names, 'outer/inner'.
+             * @default null
+             */
+            scope: string | null;
         };
         /** Stage */
         Stage: {

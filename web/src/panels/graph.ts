@@ -11,11 +11,13 @@ import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
 import { SLICE_MS, nextFrame } from "../slices";
-import { GROUP_ABOVE, allNodes, findPath, groupRuns, summarizePrims } from "./graph-structure";
+import { type GroupBy, allNodes, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
 import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
 
 const CHAR_W = 7.4;
+/** How groups fold, for every graph view of the page (the user's last choice). */
+let groupBy: GroupBy = "line";
 /** Sub-jaxprs with at most this many equations open by default when the stage is just that call. */
 const OPEN_INNER_UP_TO = 80;
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
@@ -43,6 +45,8 @@ interface Meta {
   line?: number | null;
   deco?: NodeDecoration;
   heat?: number;
+  /** For a group: what it folds by ("line", "function" or "scope"). */
+  group?: string;
 }
 
 export interface GraphHandlers {
@@ -124,7 +128,12 @@ export class GraphView {
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
     this.minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
     this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage,
-      h("div", { class: "graph-find" }, this.searchInput, this.searchCount, this.status),
+      h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
+        h("select", {
+          testid: "graph-group-by", "aria-label": "Group equations by", title: "Fold runs of equations by their source line, the user function they came from, or their jax.named_scope",
+          onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
+        }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
+        this.status),
       tools, this.minimap,
       h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
         h("span", { class: "swatch linked" }), "from the selected source line"));
@@ -247,7 +256,7 @@ export class GraphView {
         if (from && from !== id && !(members?.has(a.var))) edge(from, id, a.var);
       }
     };
-    for (const run of groupRuns(g.nodes, g.nodes.length > GROUP_ABOVE)) {
+    for (const run of groupRuns(g.nodes, groupBy)) {
       const first = run[0];
       const groupId = `${prefix}g:${first.id}`;
       if (run.length > 1 && !this.openGroups.has(groupId)) {
@@ -262,8 +271,9 @@ export class GraphView {
         const m: Meta = {
           kind: "group", members: run, line, collapsible: groupId, deco,
           heat: this.heatOf ? run.reduce((a, n) => a + this.heatOf!(n), 0) : undefined,
-          label: `▸ line ${line} · ${run.length} eqns`, sub: shorten(prims, 40),
-          title: `${run.length} equations from line ${line}${first.source?.function ? ` in ${first.source.function}` : ""}: ${prims}\nDouble-click or + to expand`,
+          label: `▸ ${groupName(first, groupBy, g.nodes.length)} · ${run.length} eqns`, sub: shorten(prims, 40),
+          title: `${run.length} equations from ${groupTitle(first, groupBy, g.nodes.length)}: ${prims}\nDouble-click or + to expand`,
+          group: groupKind(first, groupBy, g.nodes.length),
         };
         const outs = new Set<string>();
         for (const n of run) { this.registerHidden(n, groupId); n.outputs.forEach((o) => outs.add(o)); }
@@ -431,7 +441,7 @@ export class GraphView {
     const g = s("g", {
       class: cls, transform: `translate(${x},${y})`, "data-id": c.id, testid: m.kind === "eqn" ? "ir-node" : m.kind === "group" ? "ir-group" : `ir-${m.kind}`,
       "data-primitive": node?.primitive, "data-line": m.line ?? undefined, "data-added": node?.added ? "true" : undefined,
-      "data-count": m.members ? m.members.length : undefined, "data-heat": heat !== undefined ? heat.toFixed(3) : undefined, "data-diff": m.deco?.diff,
+      "data-count": m.members ? m.members.length : undefined, "data-group": m.group, "data-heat": heat !== undefined ? heat.toFixed(3) : undefined, "data-diff": m.deco?.diff,
       tabindex: clickable ? 0 : undefined, role: clickable ? "button" : undefined,
       "aria-label": clickable ? m.title.split("\n").join(", ") : undefined,
     }, s("title", null, m.title), shape, heatEl, text);
@@ -466,12 +476,19 @@ export class GraphView {
     if (this.graph) void this.render(this.graph);
   }
 
+  /** Fold runs of equations by source line, user function or named scope (kept for later graphs). */
+  setGroupBy(by: GroupBy) {
+    groupBy = by;
+    this.openGroups.clear();
+    if (this.graph) void this.render(this.graph);
+  }
+
   private setAllExpanded(open: boolean) {
     this.expanded.clear();
     this.openGroups.clear();
     if (open && this.graph) {
       const visit = (g: IRGraph, prefix: string) => {
-        for (const run of groupRuns(g.nodes, g.nodes.length > GROUP_ABOVE)) {
+        for (const run of groupRuns(g.nodes, groupBy)) {
           if (run.length > 1) this.openGroups.add(`${prefix}g:${run[0].id}`);
           for (const n of run) {
             if (!n.subgraphs.length) continue;
@@ -488,7 +505,7 @@ export class GraphView {
   /** Open whatever hides ``target`` (its line group, the sub-jaxprs around it); true if anything changed. */
   private reveal(target: IRNode): boolean {
     if (!this.graph) return false;
-    const path = findPath(this.graph, target, "");
+    const path = findPath(this.graph, target, "", groupBy);
     if (!path) return false;
     let changed = false;
     for (const key of path) {
@@ -812,4 +829,24 @@ function splinePath(pts: { x: number; y: number }[]): string {
   for (; i + 2 < pts.length; i += 3) d += ` C${pts[i].x},${pts[i].y} ${pts[i + 1].x},${pts[i + 1].y} ${pts[i + 2].x},${pts[i + 2].y}`;
   for (; i < pts.length; i++) d += ` L${pts[i].x},${pts[i].y}`;
   return d;
+}
+
+/** A group's label: the function (innermost), the scope, or the line. */
+function groupName(first: IRNode, by: GroupBy, count: number): string {
+  const key = groupKey(first, by, count) ?? "";
+  if (key.startsWith("scope:")) return key.slice(6);
+  if (key.startsWith("line:")) return `line ${key.slice(5)}`;
+  return `${first.source?.function ?? "?"}()`;
+}
+
+function groupTitle(first: IRNode, by: GroupBy, count: number): string {
+  const key = groupKey(first, by, count) ?? "";
+  if (key.startsWith("scope:")) return `named scope ${key.slice(6)}`;
+  if (key.startsWith("line:")) return `line ${key.slice(5)}${first.source?.function ? ` in ${first.source.function}` : ""}`;
+  return `function ${key} (line ${first.source?.line ?? "?"} first)`;
+}
+
+function groupKind(first: IRNode, by: GroupBy, count: number): string {
+  const key = groupKey(first, by, count) ?? "";
+  return key.startsWith("scope:") ? "scope" : key.startsWith("line:") ? "line" : "function";
 }
