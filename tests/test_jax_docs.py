@@ -65,7 +65,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "make_jaxpr: a concrete int array plus a traced float in a cond branch is converted eagerly "
         "(an f32 constant) where JAX stages convert_element_type"
     ),
-    ("jaxpr", 6): "make_jaxpr: fori_loop stages convert_element_type of its int bounds, JAX does not",
     ("thinking-in-jax", 4): "type(x) of an array is engine.core.Array, not jaxlib._jax.ArrayImpl",
 }
 
