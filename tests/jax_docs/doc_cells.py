@@ -49,6 +49,7 @@ PAGES = {
     "type-promotion": "docs/jep/9407-type-promotion.md",
     "autodiff-remat": "docs/notebooks/autodiff_remat.md",
     "parallel": "docs/parallel.md",
+    "shard-map": "docs/notebooks/shard_map.md",
     "array-refs": "docs/array_refs.md",
     "neural-network-data-loading": "docs/notebooks/Neural_Network_and_Data_Loading.md",
 }
