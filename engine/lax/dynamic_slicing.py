@@ -196,16 +196,18 @@ def _dynamic_update_slice_abstract(x, update, *idx):
 
 def _dynamic_update_slice_jvp(primals, tangents):
     x, update, *idx = primals
+    out = dynamic_update_slice_p.bind(x, update, *idx)  # the primal first, as in JAX's rule
     gx, gu = ad.instantiate_zeros(tangents[0]), ad.instantiate_zeros(tangents[1])
-    return (dynamic_update_slice_p.bind(x, update, *idx), dynamic_update_slice_p.bind(gx, gu, *idx))
+    return out, dynamic_update_slice_p.bind(gx, gu, *idx)
 
 
 def _dynamic_update_slice_transpose(ct, x, update, *idx):
     lax = _lax()
     u_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
     ct_x = ct_u = None
+    zeros = lax.full(u_aval.shape, 0, u_aval.dtype)  # made either way, as JAX's rule does
     if ad.is_undefined(x):
-        ct_x = dynamic_update_slice_p.bind(ct, lax.full(u_aval.shape, 0, u_aval.dtype), *idx)
+        ct_x = dynamic_update_slice_p.bind(ct, zeros, *idx)
     if ad.is_undefined(update):
         ct_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=u_aval.shape)
     return [ct_x, ct_u] + [None] * len(idx)

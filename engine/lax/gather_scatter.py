@@ -479,6 +479,11 @@ def _scatter_gather(x, idx, updates_aval, dn, params):
     return lax.convert_element_type(out, updates_aval.dtype) if out.dtype != updates_aval.dtype else out
 
 
+def _unflagged(params):
+    # JAX's scatter transposes gather without the scatter's sorted/unique promises.
+    return dict(params, unique_indices=False, indices_are_sorted=False)
+
+
 def _zeros(x):
     return _lax().full_like(x, 0)
 
@@ -499,7 +504,7 @@ def _scatter_add_transpose(sign):
         ct_x = ct if ad.is_undefined(x) else None
         ct_u = None
         if ad.is_undefined(u):
-            ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], params)
+            ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], _unflagged(params))
             ct_u = _lax().neg(ct_u) if sign < 0 else ct_u
         return [ct_x, None, ct_u]
 
@@ -593,7 +598,7 @@ def _scatter_transpose(ct, x, idx, u, **params):
         u_aval = u.aval if ad.is_undefined(u) else core.get_aval(u)
         ct_x = scatter_p.bind(ct, idx, lax.full(u_aval.shape, 0, u_aval.dtype), **params)
     if ad.is_undefined(u):
-        ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], params)
+        ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], _unflagged(params))
     return [ct_x, None, ct_u]
 
 

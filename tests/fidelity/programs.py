@@ -854,6 +854,54 @@ def grad_dynamic_slice_2d():
 
 
 @program
+def index_newaxis_both():
+    return lambda x: x[None, :, None], (f32(3),)
+
+
+@program
+def index_int_reversed():
+    return lambda x: x[1, ::-1], (f32(3, 4),)
+
+
+@program
+def index_chained_traced():
+    return lambda x, i, j: x[i][j], (f32(3, 4), 1, 2)
+
+
+@program
+def at_add_two_arrays():
+    return lambda x, i, j: x.at[i, j].add(1.0), (f32(3, 4), i32(2, hi=3), i32(2))
+
+
+@program
+def grad_at_set_slice():
+    return jax.grad(lambda x: jnp.sum(x.at[1:3].set(0.0) ** 2)), (f32(5),)
+
+
+@program
+def grad_at_set_value():
+    return jax.grad(lambda v, x: jnp.sum(x.at[1].set(v) * x), argnums=0), (2.0, f32(4))
+
+
+@program
+def take_last_axis():
+    return lambda x, i: jnp.take(x, i, axis=-1), (f32(2, 5), i32(3))
+
+
+@program
+def vmap_take_unbatched_indices():
+    return jax.vmap(lambda x, i: jnp.take(x, i), in_axes=(0, None)), (f32(3, 5), i32(2))
+
+
+@program
+def grad_dynamic_update_slice_update():
+    def f(y, x):
+        return jnp.sum(lax.dynamic_update_slice(x, jnp.sin(y), (2,)))
+
+    return jax.grad(f), (f32(2), f32(5))
+
+
+@program
 def dynamic_index_in_dim():
     return lambda x, i: lax.dynamic_index_in_dim(x, i, keepdims=False), (f32(4, 3), 2)
 
@@ -2137,6 +2185,55 @@ def vmap_scan_batched_consts():
         return lax.scan(lambda c, x: (jnp.tanh(w * c + x), c), 0.0, xs)
 
     return jax.vmap(f, in_axes=(0, None)), (f32(3), f32(4))
+
+
+@program
+def scan_reverse():
+    return lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs, reverse=True), (f32(4),)
+
+
+@program
+def scan_no_xs():
+    return lambda c0: lax.scan(lambda c, _: (c * 2.0, c), c0, None, length=3), (1.0,)
+
+
+@program
+def grad_cond_closure():
+    def f(x):
+        return lax.cond(x > 1.0, lambda: jnp.sin(x), lambda: x * x)
+
+    return jax.grad(f), (0.5,)
+
+
+@program
+def jit_switch_clamped():
+    branches = [lambda x: x + 1.0, lambda x: x - 1.0]
+    return jax.jit(lambda i, x: lax.switch(i, branches, x)), (5, 1.0)
+
+
+@program
+def grad_fori_loop_tuple():
+    def f(x):
+        a, b = lax.fori_loop(0, 3, lambda i, c: (c[0] * c[1], c[1] + 1.0), (x, x))
+        return a + b
+
+    return jax.grad(f), (0.9,)
+
+
+@program
+def vmap_cond_partially_batched():
+    def f(p, x, y):
+        return lax.cond(p > 0, lambda a, b: a * b, lambda a, b: a + b, x, y)
+
+    return jax.vmap(f, in_axes=(None, 0, None)), (1.0, f32(3), 2.0)
+
+
+@program
+def vmap_while_unbatched_predicate():
+    def f(n, x):
+        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))[1]
+
+    return jax.vmap(f, in_axes=(None, 0)), (3, f32(4))
 
 
 @program
