@@ -93,6 +93,9 @@ def run_in_subprocess(backend: str, python: str, sources: list[str], skip: list,
     """One page in a fresh process of ``python`` (the reference venv's, or the engine's)."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAXPLAY_DEVICE_COUNT"] = "1"  # JAX on a CPU host has one device unless XLA_FLAGS asks
+    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
+    # they did not vouch for there (as in tests/test_example_libraries.py).
+    env["ENGINE_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels")
     with tempfile.TemporaryDirectory() as tmp:
         spec, out = pathlib.Path(tmp, "cells.json"), pathlib.Path(tmp, "out.json")
         spec.write_text(json.dumps({"cells": sources, "skip": skip}))
