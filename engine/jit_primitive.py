@@ -5,6 +5,7 @@ inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any, Sequence
 
 from . import ad, batching, core, ir
@@ -88,8 +89,15 @@ def _jit_jvp(
         out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
         return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
 
-    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
-    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+    key = tuple(nonzero)
+    cached = _linearized_cache(_jvp_jaxprs, jaxpr).get(key)
+    if cached is None:
+        t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+        closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+        cached = (closed, hoisted, list(out_nonzero))
+        if not hoisted:  # (tracer constants belong to this call only)
+            _jvp_jaxprs[jaxpr][key] = cached
+    closed, hoisted, out_nonzero = cached
     tvals = [t for t in tangents if type(t) is not ad.Zero]
     outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
     m = len(jaxpr.out_avals)
@@ -114,7 +122,13 @@ def _jit_transpose(
         outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], list(ct))
         return [ad.instantiate_zeros(o) for o in outs]
 
-    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+    key = (tuple(undef), tuple(defined_avals), tuple(ct_avals))
+    cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
+    if cached is None:
+        cached = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+        if not cached[1]:
+            _transposed_jaxprs[jaxpr][key] = cached
+    closed, hoisted = cached
     defined_vals = [a for a, u in zip(args, undef) if not u]
     outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
     it = iter(outs)
@@ -147,26 +161,20 @@ def _jit_partial_eval(
     **params: Any,
 ) -> list[Value]:
     in_unknowns = [not t.pval.is_known for t in tracers]
-    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns, op_literal_residuals=True)
-    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
-    j1 = dce_jaxpr(j1)
-    # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
-    n_known_out = len(j1.outs) - num_res
-    forwarded: dict[int, int] = {}
-    if len(j1.in_binders) == len(known_vals):
-        position = {v: i for i, v in enumerate(j1.in_binders)}
-        forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
-    if forwarded:
-        kept = [r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded]
-        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
-    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
+    key = tuple(in_unknowns)
+    cached = _linearized_cache(_split_jaxprs, jaxpr).get(key)
+    if cached is None:
+        cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals))
+        if not cached[1]:
+            _split_jaxprs[jaxpr][key] = cached
+    known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded = cached
+    j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
     outs1, res_it = outs1_res[:n_known_out], iter(outs1_res[n_known_out:])
     res = [known_vals[forwarded[k]] if k in forwarded else next(res_it) for k in range(num_res)]
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
-    closed2 = ClosedJaxpr(j2, [])
     outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
     recipe = ad.JaxprEqnRecipe(
         jit_p,
@@ -180,6 +188,40 @@ def _jit_partial_eval(
         t.recipe = recipe
     it1, it2 = iter(outs1), iter(outs2)
     return [next(it2) if u else next(it1) for u in out_unknowns]
+
+
+def _split_for_partial_eval(jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_known: int) -> tuple[Any, ...]:
+    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns, op_literal_residuals=True)
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    j1 = dce_jaxpr(j1)
+    # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
+    n_known_out = len(j1.outs) - num_res
+    forwarded: dict[int, int] = {}
+    if len(j1.in_binders) == num_known:
+        position = {v: i for i, v in enumerate(j1.in_binders)}
+        forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
+    if forwarded:
+        kept = [r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded]
+        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
+    return known_closed, hoisted, ClosedJaxpr(j2, []), out_unknowns, n_known_out, num_res, forwarded
+
+
+# A jit's linearization (its JVP, the split into known and unknown parts, the transposes), once per
+# jaxpr and signature, as JAX caches them: the same jitted function differentiated twice shows
+# the same sub-jaxprs (printed once, as shared `let` jaxprs), and reruns skip the tracing.
+_jvp_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_split_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_transposed_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _linearized_cache(
+    table: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]", jaxpr: ClosedJaxpr
+) -> dict[Any, Any]:
+    entry: dict[Any, Any] | None = table.get(jaxpr)
+    if entry is None:
+        entry = table[jaxpr] = {}
+    return entry
 
 
 def _prune_residuals(j1: Jaxpr, j2: Jaxpr, num_res: int) -> tuple[Jaxpr, Jaxpr, int]:

@@ -1814,6 +1814,25 @@ def grad_exp_normalize():
     return jax.grad(lambda x: jnp.sum(jnp.exp(x - nn.logsumexp(x)) * jnp.arange(3.0))), (f32(3),)
 
 
+@program
+def grad_safe_where_division():
+    return jax.grad(lambda x: jnp.sum(jnp.where(x > 0, 1.0 / jnp.where(x > 0, x, 1.0), 0.0))), (f32(4),)
+
+
+@program
+def grad_where_twice():
+    return jax.grad(lambda x: jnp.sum(jnp.where(x > 0, x, 1.0) * jnp.where(x > 0, 2 * x, 0.0))), (f32(4),)
+
+
+@program
+def grad_jit_called_twice():
+    def f(x):
+        g = jax.jit(lambda y: jnp.sin(y) * 2.0)
+        return jnp.sum(g(x) * g(x * 3.0))
+
+    return jax.grad(f), (f32(3),)
+
+
 # --- lax functions -----------------------------------------------------------------------------------------
 
 
