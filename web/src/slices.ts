@@ -19,6 +19,11 @@ export function nextFrame(): Promise<void> {
   });
 }
 
+/** Let the event loop run (input, timers), then continue in a new task. */
+export function yieldToMain(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /**
  * Run ``steps`` in order, a slice per frame (starting with a wait for one when ``deferred``).
  * Returns false (and stops) as soon as ``stale()`` says the work is no longer wanted.

@@ -10,7 +10,7 @@ import { h, s } from "../dom";
 import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
-import { SLICE_MS, nextFrame } from "../slices";
+import { SLICE_MS, nextFrame, yieldToMain } from "../slices";
 import { type GroupBy, allNodes, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
 import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
@@ -180,6 +180,9 @@ export class GraphView {
     this.visibleOf.clear();
     const body = this.build(graph, "");
     this.heatMax = Math.max(1e-30, ...[...this.meta.values()].map((m) => m.heat ?? 0));
+    // Building the model and handing it to the worker (a structured clone) are each a task's work.
+    await yieldToMain();
+    if (seq !== this.renderSeq) return null;
     const root: ElkNode = { id: "root", layoutOptions: ELK_OPTIONS, ...body };
     const total = countNodes(root);
     const labelled = total <= ELK_NODE_LIMIT;
@@ -395,11 +398,10 @@ export class GraphView {
     sliceOf(edgeSteps, this.edgeLayers, ({ e, ox, oy }, into) => this.drawEdge(e, ox, oy, into));
     sliceOf(nodeSteps, this.nodeLayers, ({ c, m, x, y }, into) => into.appendChild(this.drawNode(c, m, x, y)));
     // Slices queue the next one as they go (each knows where it stopped).
+    // (the first slice too: the task that received the layout has done its share)
     for (let k = 0; k < slices.length; k++) {
-      if (k) {
-        await nextFrame();
-        if (seq !== this.renderSeq) return false;
-      }
+      await nextFrame();
+      if (seq !== this.renderSeq) return false;
       slices[k]();
     }
     this.applySelection();
