@@ -16,7 +16,7 @@ import sysconfig
 import threading
 import types
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from .errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+
+if TYPE_CHECKING:
+    from .parallel.topology import Device
 
 # ---------------------------------------------------------------------------------------------
 # dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
@@ -672,8 +675,8 @@ class Array:
     def addressable_shards(self) -> list[Array]:
         return [self]
 
-    def devices(self) -> set[Any]:
-        from . import devices as _devices
+    def devices(self) -> set[Device]:
+        from .parallel.topology import devices as _devices
 
         return {_devices()[0]}
 
@@ -767,7 +770,7 @@ class Tracer:
     def __iter__(self) -> Iterator[Value]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        from .lax import index_in_dim  # (as JAX iterates: slice and squeeze each row)
+        from .lax.slicing import index_in_dim  # (as JAX iterates: slice and squeeze each row)
 
         return (index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 

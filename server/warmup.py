@@ -34,7 +34,7 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
     from .examples import EXAMPLES
 
     if runner is None:
-        from engine.inspect import run_request
+        from engine.inspect.run import run_request
 
         runner = run_request
     done = []
@@ -76,7 +76,7 @@ def main() -> int:
     results = warm()
     from .sandbox import kernel_cache
 
-    from engine.backends.numba_jit import cache_dir
+    from engine.backends.numba_cache import cache_dir
 
     # Vouch for what was just compiled here (the image build): zygotes load nothing else.
     paths = [cache_dir()]
