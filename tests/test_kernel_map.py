@@ -8,7 +8,7 @@ from conftest import numba_backend
 import engine as jax
 import engine.numpy as jnp
 from engine import monitoring
-from engine.inspect import run_request
+from engine.inspect import record, run_request
 from engine.inspect.cost import eqn_cost
 from engine.inspect.kernels import kernel_steps
 from engine.inspect.schema import RunRequest
@@ -76,7 +76,9 @@ def test_profiled_program_times_each_launch_and_computes_the_same():
     assert step.launches == 3 and 0 < step.measured_ms <= step.total_ms
 
 
-def test_run_report_carries_kernels_of_the_jit_stage():
+def test_run_report_carries_kernels_of_the_jit_stage(monkeypatch):
+    # the call runs interpreted while its kernels compile; the report then runs them once to time them
+    monkeypatch.setattr(record, "KERNEL_WAIT_SECONDS", 120.0)
     code = "import jax.numpy as jnp\ndef f(w, x):\n    return jnp.sum(jnp.tanh(x @ w) ** 2)\n"
     stack = [{"name": "grad"}, {"name": "jit"}]
     r = run_request(
@@ -93,3 +95,8 @@ def test_run_report_carries_kernels_of_the_jit_stage():
         k.name == "host: dot_general" for k in jit.kernels
     )
     assert sum(k.flops for k in jit.kernels) > 0
+    for k in jit.kernels:
+        if k.kind == "kernel":
+            assert k.launches >= 1 and 0 < k.measured_ms <= k.total_ms, k
+        else:
+            assert k.launches == 0 and k.measured_ms is None, k  # host steps are not timed

@@ -56,6 +56,7 @@ PRINT_CAP = 2000  # debug.print lines per run
 DEBUG_ARG_BYTES = 16 << 20  # skip the debugger for calls on more input data than this
 OPTION_REPR_CAP = 80
 SOURCE_CAP = 100_000
+KERNEL_WAIT_SECONDS = 3.0  # how long a report waits for a first call's kernels, to time them
 
 TRANSFORMS = (*transforms.TRANSFORMS, *transforms.ALIASES)
 
@@ -592,6 +593,9 @@ class Recorder:
             )
             if i == len(funcs) - 1:
                 final_closed, final_path = closed, path_taken
+        # (stack mode only: there the call is the run's last work; a script would wait mid-way)
+        if ok and not self.detail_calls and rec.t.layers and rec.t.layers[-1].transform == "jit":
+            self._measure_jit(rec, top.dynamic_leaves(args, kwargs))
         self._jit_source(record, rec, specs, call_id)
         if (
             ok
@@ -643,6 +647,34 @@ class Recorder:
             record.jit.kernel_stage = record.stages[idx + 1].name if idx + 1 < len(record.stages) else None
             if rec.jit_jaxpr is not None:
                 self.kernel_records.append((record.jit, rec.jit_jaxpr))
+
+    def _measure_jit(self, rec: CallRecord, leaves: list) -> None:
+        """A stack's call that ran interpreted while its kernels compiled measured none: once they
+        are ready (waiting up to ``KERNEL_WAIT_SECONDS``), run the compiled program on the call's
+        own inputs once, so its kernels are timed (the outermost jit only: its inputs are the
+        call's; prints inside are not repeated while details are built)."""
+        closed = rec.jit_jaxpr
+        if closed is None:
+            return
+        runtime = importlib.import_module("engine.jit_runtime")
+        exe = _executable_of(closed)
+        if exe is None:
+            job = runtime._jobs.get(closed)
+            if job is None or not job.done.wait(KERNEL_WAIT_SECONDS):
+                return
+            exe = job.exe
+        counts = getattr(exe, "launch_counts", None)
+        if counts is None or any(counts):
+            return
+        avals = closed.in_avals
+        if len(leaves) != len(avals) or any(core.get_aval(x).shape != a.shape for x, a in zip(leaves, avals)):
+            return
+        try:
+            exe(
+                *[np.asarray(x._value if isinstance(x, Array) else x, a.dtype) for x, a in zip(leaves, avals)]
+            )
+        except Exception:  # noqa: BLE001 - a measurement must not break the report
+            return
 
     def measure_kernels(self) -> None:
         """Kernel times of the whole run: calls after a call's details were taken ran too."""
