@@ -30,9 +30,6 @@ _XLA = "Autodidax part 3 lowers jaxprs to XLA through jax.extend.mlir and jaxlib
 _CHECKPOINT = (
     "jax.ad_checkpoint (print_saved_residuals, checkpoint_name) and jax.checkpoint_policies are missing"
 )
-_COMPLEX_LINALG = (
-    "complex Cholesky (holomorphic grad through it): the engine's linear algebra is real-only, raises"
-)
 _PRIMITIVES = (
     "defining a primitive through jax._src internals with an XLA lowering (jax.interpreters.mlir, "
     "jax._src.lib.xla_client): no XLA here"
@@ -93,8 +90,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
     },
     **{("array-refs", i): _REFS for i in (0, 1, 2, 3, 6, 7, 9, 10, 11, 12, 15, 18)},
     **{("autodidax", i): _XLA for i in (44, 46, 48, 49, 50, 51, 55, 56, 57, 59, 72, 73, 80, 81, 90, 94)},
-    ("autodiff-cookbook", 34): _COMPLEX_LINALG,
-    ("complex-differentiation", 8): _COMPLEX_LINALG,
     ("debugging", 3): (
         "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
         "program order"

@@ -87,7 +87,7 @@ def test_cholesky_of_indefinite_matrix_is_nan():
     assert np.isnan(np.asarray(jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]])))).all()
 
 
-@pytest.mark.parametrize("fn", [jnp.linalg.cholesky, jnp.linalg.inv, jnp.linalg.det, jnp.linalg.eigh])
+@pytest.mark.parametrize("fn", [jnp.linalg.inv, jnp.linalg.det, jnp.linalg.eigh])
 def test_complex_matrices_raise_a_clear_error(fn):
     with pytest.raises(TypeError, match="complex64"):
         fn(jnp.eye(2) * (1 + 1j))

@@ -5,7 +5,8 @@ the batch axis to the front). The JVP rules are JAX's formulas; reverse mode tra
 (only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
 these through their numpy implementations (numba has no lowering for them).
 
-Real floating dtypes only for now: complex operands raise a TypeError naming the dtype.
+Real floating dtypes, and complex ones for ``cholesky`` and ``triangular_solve`` (Hermitian
+factors, JAX's ``conjugate_a``); elsewhere complex operands raise a TypeError naming the dtype.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from ..core import Primitive, ShapedArray
 # Shared checks and helpers.
 
 
-def _check_matrix(name, aval, square=True):
-    if aval.dtype.kind != "f":
+def _check_matrix(name, aval, square=True, complex_ok=False):
+    if aval.dtype.kind != "f" and not (complex_ok and aval.dtype.kind == "c"):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
             f"real floating dtypes (convert with .astype(jnp.float32))."
@@ -61,6 +62,14 @@ def _mm(a, b):
 
 def _T(x):
     return _jnp().swapaxes(x, -1, -2)
+
+
+def _H(x):
+    """The conjugate transpose (the transpose for real ``x``: no conj equation, as in JAX)."""
+    t = _T(x)
+    from .complex_numbers import conj
+
+    return conj(t) if core.get_aval(x).dtype.kind == "c" else t
 
 
 def _tril(x, k=0):
@@ -108,12 +117,12 @@ def _cholesky_impl(x):
         return out
 
 
-cholesky_p.def_impl(_real_only("cholesky", _cholesky_impl))
+cholesky_p.def_impl(_cholesky_impl)
 
 
 @cholesky_p.def_abstract_eval
 def _cholesky_abstract(x):
-    _check_matrix("cholesky", x)
+    _check_matrix("cholesky", x, complex_ok=True)
     return x.strip_weak_type()
 
 
@@ -122,8 +131,8 @@ def _cholesky_jvp(primals, tangents):
     L = cholesky_p.bind(x)
     lax = _lax()
     # (JAX's rule: the factorization reads the lower triangle, the tangent is used whole.)
-    # L_dot = L phi(L^-1 sigma_dot L^-T), phi = lower triangle with the diagonal halved.
-    tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, lower=True)
+    # L_dot = L phi(L^-1 sigma_dot L^-H), phi = lower triangle with the diagonal halved.
+    tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True)
     inner = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
     n = core.get_aval(x).shape[-1]
     half_diag = core.Array((np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(core.get_aval(x).dtype))
@@ -143,7 +152,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     if symmetrize_input:
         lax = _lax()
-        x = lax.mul(lax.add(x, _T(x)), 0.5)
+        x = lax.mul(lax.add(x, _H(x)), 0.5)
     return cholesky_p.bind(x)
 
 
@@ -154,8 +163,10 @@ def cholesky(x, *, symmetrize_input: bool = True):
 triangular_solve_p = Primitive("triangular_solve")
 
 
-def _effective_a(a, lower, transpose_a, unit_diagonal):
+def _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal):
     a = np.tril(a) if lower else np.triu(a)
+    if conjugate_a:
+        a = np.conj(a)
     if unit_diagonal:
         n = a.shape[-1]
         a = a * (1 - np.eye(n, dtype=a.dtype)) + np.eye(n, dtype=a.dtype)
@@ -163,8 +174,9 @@ def _effective_a(a, lower, transpose_a, unit_diagonal):
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    op_a = _effective_a(a, lower, transpose_a, unit_diagonal).astype(np.float64)
-    b64 = b.astype(np.float64)
+    wide = np.complex128 if b.dtype.kind == "c" else np.float64
+    op_a = _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal).astype(wide)
+    b64 = b.astype(wide)
     with np.errstate(all="ignore"):
         if left_side:
             out = np.linalg.solve(np.broadcast_to(op_a, b.shape[:-2] + op_a.shape[-2:]), b64)
@@ -180,13 +192,13 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
     return out.astype(b.dtype)
 
 
-triangular_solve_p.def_impl(_real_only("triangular_solve", _triangular_solve_impl))
+triangular_solve_p.def_impl(_triangular_solve_impl)
 
 
 @triangular_solve_p.def_abstract_eval
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    _check_matrix("triangular_solve", a)
-    _check_matrix("triangular_solve", b, square=False)
+    _check_matrix("triangular_solve", a, complex_ok=True)
+    _check_matrix("triangular_solve", b, square=False, complex_ok=True)
     if a.dtype != b.dtype:
         raise TypeError(
             f"triangular_solve requires a and b of one dtype, got {a.dtype.name} and {b.dtype.name}."
@@ -240,8 +252,12 @@ def _triangular_solve_jvp(primals, tangents, **params):
             if params["lower"]
             else _triu(ga, 1 if params["unit_diagonal"] else 0)
         )
-        op_ga = _T(ga) if params["transpose_a"] else ga
         lax = _lax()
+        if params["conjugate_a"] and core.get_aval(ga).dtype.kind == "c":
+            from .complex_numbers import conj
+
+            ga = conj(ga)
+        op_ga = _T(ga) if params["transpose_a"] else ga
         if params["left_side"]:
             term = triangular_solve_p.bind(a, _mm(op_ga, ans), **params)
         else:

@@ -176,7 +176,9 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """
     (a,) = _inexact("cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
-    return matrix_transpose(L) if upper else L
+    if not upper:
+        return L
+    return lax.conj(matrix_transpose(L)) if L.dtype.kind == "c" else matrix_transpose(L)
 
 
 def _lu_solve(lu_, perm, b, vector: bool):

@@ -434,6 +434,40 @@ LINALG = [
     ),
     ("err_nonsquare_inv", "out = jnp.linalg.inv(jnp.ones((2, 3)))"),
 ]
+# Complex Hermitian matrices: cholesky and triangular_solve (conjugate_a) with their derivatives.
+_H = (
+    "H = jnp.array([[5., 2.+3j, 5j], [2.-3j, 7., 1.+7j], [-5j, 1.-7j, 12.]])\n"
+    "dH = jnp.array([[1., 0.5j, 0.], [-0.5j, 2., 1.-1j], [0., 1.+1j, 0.5]])\n"
+)
+LINALG += [
+    ("cholesky_complex", _H + "out = (jnp.linalg.cholesky(H), jnp.linalg.cholesky(H, upper=True))", 1e-5),
+    (
+        "cholesky_complex_holomorphic_grad",
+        _H
+        + "out = jax.grad(lambda X: jnp.sum((jnp.linalg.cholesky(X) - jnp.sin(jnp.linalg.cholesky(X))) ** 2), "
+        "holomorphic=True)(H)",
+        1e-4,
+    ),
+    ("cholesky_complex_jvp", _H + "out = jax.jvp(jnp.linalg.cholesky, (H,), (dH,))", 1e-4),
+    (
+        "cholesky_complex_vmap_jit",
+        _H + "out = jax.jit(jax.vmap(jnp.linalg.cholesky))(jnp.stack([H, 2 * H]))",
+        1e-5,
+    ),
+    (
+        "triangular_solve_conjugate_a",
+        _H + "L = jnp.linalg.cholesky(H)\n"
+        "out = tuple(jax.lax.linalg.triangular_solve(L, dH, left_side=s, lower=True, transpose_a=t, conjugate_a=c) "
+        "for s in (True, False) for t in (True, False) for c in (True, False))",
+        1e-4,
+    ),
+    (
+        "triangular_solve_complex_grad_b",
+        _H + "L = jnp.linalg.cholesky(H)\nout = jax.grad(lambda b: jnp.sum(jax.lax.linalg.triangular_solve("
+        "L, b, left_side=True, lower=True, transpose_a=True, conjugate_a=True) ** 2), holomorphic=True)(dH)",
+        1e-4,
+    ),
+]
 SNIPPETS["linalg"] = LINALG
 
 _X = "x = jnp.array([0.3, 1.0, 2.5, 7.0])\nu = jnp.array([0.01, 0.2, 0.5, 0.97])\n"
