@@ -37,7 +37,7 @@ def test_thousand_equation_graph_draws_without_blocking(page: Page, artifacts):
         page.get_by_test_id("graph-expand-all").click()
         page.get_by_test_id("graph-search").press_sequentially("tanh", delay=30)
 
-    expanded = time_render(page, expand_and_type)
+    expanded = time_render(page, expand_and_type, trace=True)
     assert expanded["nodes"] > n, expanded
     assert page.get_by_test_id("ir-node").count() >= n
     lat = page.evaluate("() => window.__lat")
@@ -45,6 +45,8 @@ def test_thousand_equation_graph_draws_without_blocking(page: Page, artifacts):
     # Generous bounds (the machine is shared); `python -m bench ir_page` records the real numbers.
     assert expanded["ms"] < 20_000, expanded
     assert expanded["maxGap"] < 2_000, expanded
+    # the page's own work in one task (CPU time, so a loaded machine's waits do not count)
+    assert expanded["max_task_cpu_ms"] < 250, expanded
     print(f"1000-eqn graph: grouped {grouped}, expanded {expanded}, input latency {lat}")
     page.screenshot(path=str(artifacts / "ir-1000.png"))
 
