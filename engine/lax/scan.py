@@ -185,6 +185,30 @@ def _scan_split(jaxpr, num_consts, num_carry, unknowns):
     return known, unknown, c_uk, k_uk, x_uk, out_uk, nres
 
 
+def _forward_residuals(j1: Jaxpr, nres, n_kc, n_kk):
+    """Residuals that are known const or xs inputs are those inputs (JAX's forwarding): drop them
+    from the known body's outputs. ``fwd[k]``: the known input residual ``k`` is, or None."""
+    n_known_out = len(j1.outs) - nres
+    res_outs = j1.outs[n_known_out:]
+    position = {v: i for i, v in enumerate(j1.in_binders)}
+    fwd = [
+        position.get(r) if type(r) is Var and not n_kc <= position.get(r, -1) < n_kc + n_kk else None
+        for r in res_outs
+    ]
+    outs = [*j1.outs[:n_known_out], *[r for r, f in zip(res_outs, fwd) if f is None]]
+    return Jaxpr([], j1.in_binders, j1.eqns, outs), fwd
+
+
+def _arrange_unknown(unknown: ClosedJaxpr, n_lead, nres, intensive, extensive) -> ClosedJaxpr:
+    """The unknown body's binders ``[*uk consts, *uk carry, *res, *uk xs]`` reordered to the scan
+    convention ``[*intensive res, *uk consts, *uk carry, *uk xs, *extensive res]``."""
+    j2 = unknown.jaxpr
+    res_binders = j2.in_binders[n_lead : n_lead + nres]
+    uk_binders = [*j2.in_binders[:n_lead], *j2.in_binders[n_lead + nres :]]
+    binders = [*[res_binders[k] for k, _ in intensive], *uk_binders, *[res_binders[k] for k, _ in extensive]]
+    return ClosedJaxpr(Jaxpr([], binders, j2.eqns, j2.outs), [])
+
+
 def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
     """JAX's rule: a known scan, then an unknown one reading the residuals. Residuals that are
     known consts or xs are passed on (not stacked); those computed from known consts alone are
@@ -197,18 +221,8 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     n_uc, n_uk = sum(c_uk), sum(k_uk)
     n_kc, n_kk = num_consts - n_uc, num_carry - n_uk
     kvals = [t.pval.const for t, u in zip(tracers, uk_all) if not u]
-    j1 = known.jaxpr
-    n_known_out = len(j1.outs) - nres
-    res_outs = j1.outs[n_known_out:]
-    # Forwarding: a residual that is a known const or xs input is that input.
-    position = {v: i for i, v in enumerate(j1.in_binders)}
-    fwd = [
-        position.get(r) if type(r) is Var and not n_kc <= position.get(r, -1) < n_kc + n_kk else None
-        for r in res_outs
-    ]
-    j1 = Jaxpr(
-        [], j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *[r for r, f in zip(res_outs, fwd) if f is None]]
-    )
+    n_known_out = len(known.jaxpr.outs) - nres
+    j1, fwd = _forward_residuals(known.jaxpr, nres, n_kc, n_kk)
     # Hoisting: what depends on known consts only runs once, before the loop.
     n_nonfwd = len(j1.outs) - n_known_out
     ja, jb, out_uk2, _ = ad.partial_eval_jaxpr(
@@ -239,15 +253,7 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
             intensive.append((k, next(hoisted_it)))
         else:
             extensive.append((k, next(stacked)))
-    j2 = unknown.jaxpr  # binders: [*unknown consts, *unknown carry, *residuals, *unknown xs]
-    res_binders = j2.in_binders[n_uc + n_uk : n_uc + n_uk + nres]
-    uk_binders = [*j2.in_binders[: n_uc + n_uk], *j2.in_binders[n_uc + n_uk + nres :]]
-    binders = [
-        *[res_binders[k] for k, _ in intensive],
-        *uk_binders,
-        *[res_binders[k] for k, _ in extensive],
-    ]
-    unknown = ClosedJaxpr(Jaxpr([], binders, j2.eqns, j2.outs), [])
+    unknown = _arrange_unknown(unknown, n_uc + n_uk, nres, intensive, extensive)
     raise_ = lambda v: trace.instantiate_const(trace.full_raise(v))
     uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
     ins = [*[raise_(v) for _, v in intensive], *uk_t, *[raise_(v) for _, v in extensive]]
@@ -259,32 +265,47 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
 
 
 def _scan_partial_eval_jaxpr(unks_in, eqn):
+    # As the trace-level rule, with residual forwarding (hoisting needs equations before the
+    # scan, which a one-equation rule cannot emit: const-only residuals are stacked instead).
     p = eqn.params
     known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
         p["jaxpr"], p["num_consts"], p["num_carry"], unks_in
     )
     uk_all = [*c_uk, *k_uk, *x_uk]
-    res_vars = [
-        Var(a.update(shape=(p["length"], *a.shape))) for a in known.out_avals[len(known.out_avals) - nres :]
-    ]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
+    n_kc, n_kk = p["num_consts"] - n_uc, p["num_carry"] - n_uk
     kin = [x for x, u in zip(eqn.inputs, uk_all) if not u]
     uin = [x for x, u in zip(eqn.inputs, uk_all) if u]
+    n_known_out = len(known.jaxpr.outs) - nres
+    j1, fwd = _forward_residuals(known.jaxpr, nres, n_kc, n_kk)
+    stacked = [Var(v.aval.update(shape=(p["length"], *v.aval.shape))) for v in j1.outs[n_known_out:]]
     eqn1 = JaxprEqn(
         scan_p,
         kin,
-        dict(p, jaxpr=known, num_consts=p["num_consts"] - n_uc, num_carry=p["num_carry"] - n_uk),
-        [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *res_vars],
+        dict(p, jaxpr=ClosedJaxpr(j1, []), num_consts=n_kc, num_carry=n_kk),
+        [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *stacked],
         eqn.source_info,
     )
+    it = iter(stacked)
+    intensive, extensive = [], []
+    for k, f in enumerate(fwd):
+        if f is None:
+            extensive.append((k, next(it)))
+        else:
+            (intensive if f < n_kc else extensive).append((k, kin[f]))
     eqn2 = JaxprEqn(
         scan_p,
-        [*uin[: n_uc + n_uk], *res_vars, *uin[n_uc + n_uk :]],
-        dict(p, jaxpr=unknown, num_consts=n_uc, num_carry=n_uk),
+        [*[v for _, v in intensive], *uin, *[v for _, v in extensive]],
+        dict(
+            p,
+            jaxpr=_arrange_unknown(unknown, n_uc + n_uk, nres, intensive, extensive),
+            num_consts=len(intensive) + n_uc,
+            num_carry=n_uk,
+        ),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
-    return eqn1, eqn2, out_uk, res_vars
+    return eqn1, eqn2, out_uk, [v for _, v in [*intensive, *extensive]]
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):

@@ -2256,6 +2256,35 @@ def vmap_while_unbatched_predicate():
 
 
 @program
+def grad_jit_scan():
+    def f(xs):
+        c, _ = lax.scan(lambda c, x: (jnp.sin(c) * x, None), 1.0, xs)
+        return c
+
+    return jax.grad(jax.jit(f)), (f32(4),)
+
+
+@program
+def jit_grad_scan():
+    def f(xs):
+        c, _ = lax.scan(lambda c, x: (jnp.sin(c) * x, None), 1.0, xs)
+        return c
+
+    return jax.jit(jax.grad(f)), (f32(4),)
+
+
+@program
+def grad_jit_index_array():
+    return jax.grad(jax.jit(lambda x, i: jnp.sum(x[i] ** 2))), (f32(5), i32(3))
+
+
+@program
+def vmap_jit_cond():
+    f = jax.jit(lambda x: lax.cond(x > 0, lambda x: x * 2.0, lambda x: x - 1.0, x))
+    return jax.vmap(f), (f32(4),)
+
+
+@program
 def python_loop_unrolled():
     def f(x):
         for _ in range(3):
