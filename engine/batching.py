@@ -81,18 +81,16 @@ class BatchTrace(Trace):
 
     lift = pure
 
-    @property
-    def frame(self) -> AxisFrame:
-        frame: AxisFrame = self.main.global_data  # what ``vmap_flat``/``batch_jaxpr`` made the main with
-        return frame
-
+    # The main carries the AxisFrame ``vmap_flat``/``batch_jaxpr`` made it with (read inline: hot).
     @property
     def axis_size(self) -> int:
-        return self.frame.size
+        frame: AxisFrame = self.main.global_data
+        return frame.size
 
     @property
     def axis_name(self) -> object:
-        return self.frame.name
+        frame: AxisFrame = self.main.global_data
+        return frame.name
 
     def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         vals = [t.val for t in tracers]
