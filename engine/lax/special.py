@@ -491,7 +491,7 @@ mul, div, sub, neg, exp, log = ew.mul, ew.div, ew.sub, ew.neg, ew.exp, ew.log
 
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_lax().full_like(x, 1), x)))
-ad.defjvp(erfc_p, lambda g, x: mul(g, mul(-2 / np.sqrt(np.pi), exp(neg(ew.square(x))))))
+ad.defjvp(erfc_p, lambda g, x: mul(ew._const(x, -2.0 / np.sqrt(np.pi)), mul(g, exp(neg(ew.square(x))))))
 ad.defjvp2(ndtri_p, lambda g, ans, p: mul(g, mul(np.sqrt(2 * np.pi), exp(mul(0.5, ew.square(ans))))))
 
 

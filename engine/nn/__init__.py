@@ -142,7 +142,8 @@ def gelu(x, approximate: bool = True):
         c = np.sqrt(2 / np.pi).astype(x.dtype)
         cdf = 0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x**3))))
         return x * cdf
-    return x * (lax.erf(x / np.float32(np.sqrt(2)).astype(x.dtype)) + 1) / 2
+    sqrt_half = np.sqrt(0.5).astype(x.dtype)
+    return jnp.array(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)  # (JAX's, copy included)
 
 
 def mish(x):

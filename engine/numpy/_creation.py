@@ -45,6 +45,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
             out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
     elif isinstance(object, (Tracer, Array)):
         weak = dtype is None and object.weak_type
+        if copy and isinstance(object, Tracer):  # JAX copies a traced value first (a copy equation)
+            object = lax.copy_p.bind(object)
         out = convert(object, dtype or object.dtype, weak)
         if copy and out is object and isinstance(object, Array):
             out = Array(np.array(core.to_numpy(object)), object.weak_type)
@@ -166,7 +168,7 @@ def _static_number(x, what):
 def _concatenate_rows(rows, dtype):
     """JAX's array() of a list holding tracers: each row converted and expanded in turn, then
     concatenated (in trees of 16, as JAX does for wide lists)."""
-    out = [lax.expand_dims(array(r, dtype), (0,)) for r in rows]
+    out = [lax.expand_dims(array(r, dtype, copy=False), (0,)) for r in rows]
     shapes = {core.get_aval(r).shape for r in out}
     if len(shapes) != 1:
         raise ValueError(f"All input arrays must have the same shape, got {sorted(s[1:] for s in shapes)}.")
@@ -302,7 +304,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     if min(shape) < 0:
         raise ValueError(f"negative dimensions are not allowed, got {shape}")
     rows, cols = lax.broadcasted_iota(np.int32, shape, 0), lax.broadcasted_iota(np.int32, shape, 1)
-    diagonal = lax.eq(lax.add(rows, np.int32(int(k))), cols)
+    # A traced offset (jnp.trace's, under jit) is converted as JAX's _eye does; else a literal.
+    offset = lax.convert_element_type(k, np.int32, False) if isinstance(k, Tracer) else np.int32(int(k))
+    diagonal = lax.eq(lax.add(rows, offset), cols)
     return lax.convert_element_type(diagonal, _default_dtype(dtype))
 
 

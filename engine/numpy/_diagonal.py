@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import as_operand, canonicalize_axis
+from ._promote import as_operand, canonicalize_axis, check_arraylike
+from ._staged import staged_as_jit
 from ._shape import moveaxis, ravel, slice_axis
 
 
@@ -57,11 +58,28 @@ def diagflat(v, k: int = 0):
     return diag(ravel(v), k)
 
 
+@staged_as_jit(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-    """Sum of the ``offset`` diagonal."""
-    from ._reductions import sum
+    """Sum of the ``offset`` diagonal: JAX's formulation, the array masked with ``eye`` and summed
+    (staged as JAX's jit ``trace``).
 
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    >>> jnp.trace(jnp.arange(4.0).reshape(2, 2))
+    Array(3., dtype=float32)
+    """
+    from ._creation import eye, zeros_like
+    from ._reductions import sum
+    from ._selection import where
+
+    check_arraylike("trace", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    a = as_operand(a)
+    if canonicalize_axis(axis1, a.ndim) == canonicalize_axis(axis2, a.ndim):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    a_shape = a.shape
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    a = where(eye(a_shape[axis1], a_shape[axis2], k=offset, dtype=bool), a, zeros_like(a))
+    return sum(a, axis=(-2, -1), dtype=dtype)
 
 
 def diag_indices_from(arr):

@@ -1833,6 +1833,139 @@ def grad_jit_called_twice():
     return jax.grad(f), (f32(3),)
 
 
+@program
+def grad_one_hot_xent():
+    def loss(logits, labels):
+        return -jnp.mean(jnp.sum(nn.one_hot(labels, 3) * nn.log_softmax(logits), -1))
+
+    return jax.grad(loss), (f32(4, 3), np.array([0, 2, 1, 1], np.int32))
+
+
+@program
+def sgd_step_tree_map():
+    def step(params, x):
+        grads = jax.grad(lambda p: jnp.sum(jnp.tanh(x @ p["w"] + p["b"])))(params)
+        return jax.tree_util.tree_map(lambda w, g: w - 0.1 * g, params, grads)
+
+    return step, ({"w": f32(3, 2), "b": f32(2)}, f32(4, 3))
+
+
+@program
+def grad_centered_sum_sq():
+    return jax.grad(lambda x: jnp.sum((x - jnp.mean(x, axis=0, keepdims=True)) ** 2)), (f32(4, 3),)
+
+
+@program
+def grad_log_softmax_index():
+    return jax.grad(lambda x, i: nn.log_softmax(x)[i]), (f32(5), 2)
+
+
+@program
+def grad_kl_divergence():
+    def kl(p, q):
+        return jnp.sum(nn.softmax(p) * (nn.log_softmax(p) - nn.log_softmax(q)))
+
+    return jax.grad(kl), (f32(4), f32(4, seed=1))
+
+
+@program
+def grad_rbf_kernel():
+    def k(x, y):
+        return jnp.sum(jnp.exp(-jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, -1)))
+
+    return jax.grad(k), (f32(3, 2), f32(4, 2))
+
+
+@program
+def grad_unrolled_rnn():
+    return jax.grad(lambda W, xs: jnp.sum(jnp.tanh(jnp.tanh(xs[0] @ W) @ W + xs[1]))), (f32(3, 3), f32(2, 3))
+
+
+@program
+def grad_clip_by_norm():
+    return jax.grad(lambda g: jnp.sum(g * jnp.minimum(1.0, 1.0 / jnp.linalg.norm(g)))), (f32(4),)
+
+
+@program
+def vmap_jacrev():
+    return jax.vmap(jax.jacrev(lambda x: jnp.sin(x) * x)), (f32(2, 3),)
+
+
+@program
+def jacfwd_of_grad():
+    return jax.jacfwd(jax.grad(lambda x: jnp.sum(x**3))), (f32(3),)
+
+
+@program
+def grad_logaddexp():
+    return jax.grad(lambda a, b: jnp.sum(jnp.logaddexp(a, b))), (f32(3), f32(3, seed=1))
+
+
+@program
+def grad_arctan2():
+    return jax.grad(lambda y, x: jnp.sum(jnp.arctan2(y, x))), (f32(3), f32(3, seed=1))
+
+
+@program
+def grad_abs_power_fractional():
+    return jax.grad(lambda x: jnp.sum(jnp.abs(x) ** 1.5)), (f32(3),)
+
+
+@program
+def grad_log1p_expm1():
+    return jax.grad(lambda x: jnp.sum(jnp.log1p(jnp.expm1(x) ** 2))), (f32(3),)
+
+
+@program
+def gelu_exact():
+    return lambda x: nn.gelu(x, approximate=False), (f32(3),)
+
+
+@program
+def grad_gelu_exact():
+    return jax.grad(lambda x: jnp.sum(nn.gelu(x, approximate=False))), (f32(3),)
+
+
+@program
+def grad_erfc():
+    return jax.grad(lax.erfc), (0.3,)
+
+
+@program
+def trace_matrix():
+    return jnp.trace, (f32(3, 3),)
+
+
+@program
+def trace_offset_axes():
+    return lambda a: jnp.trace(a, 1, 1, 2), (f32(2, 3, 4),)
+
+
+@program
+def linalg_trace_batched():
+    return jnp.linalg.trace, (f32(2, 3, 3),)
+
+
+@program
+def grad_trace_of_square():
+    return jax.grad(lambda A: jnp.trace(A @ A)), (f32(3, 3),)
+
+
+@program
+def array_of_tracer_copies():
+    return lambda x: jnp.array(x) + 1.0, (f32(3),)
+
+
+@program
+def array_of_tracer_dtype():
+    return lambda x: jnp.array(x, dtype=jnp.int32), (f32(3),)
+
+
+@program
+def grad_through_array_copy():
+    return jax.grad(lambda x: jnp.sum(jnp.array(x) ** 2)), (f32(3),)
+
+
 # --- lax functions -----------------------------------------------------------------------------------------
 
 
