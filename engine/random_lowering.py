@@ -40,7 +40,7 @@ def has_keys(jaxpr: Jaxpr) -> bool:
         if any(rk.is_key_aval(v.aval) for v in eqn.out_binders):
             return True
         for sub in ir.subjaxprs(eqn):
-            if has_keys(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub):
+            if has_keys(sub):
                 return True
     return False
 
@@ -90,7 +90,7 @@ def _physical_eqn(eqn, ins) -> list:
     p = eqn.primitive
     keyed = any(rk.is_key_aval(v.aval) for v in (*eqn.inputs, *eqn.out_binders))
     subs = list(ir.subjaxprs(eqn))
-    if not keyed and not any(has_keys(s.jaxpr if isinstance(s, ClosedJaxpr) else s) for s in subs):
+    if not keyed and not any(has_keys(s) for s in subs):
         outs = p.bind(*ins, **eqn.params)
         return outs if p.multiple_results else [outs]
     if p.name == "jit":  # inline the call: its body runs on the same data

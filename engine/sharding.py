@@ -268,7 +268,7 @@ class NamedSharding(Sharding):
     (2, 2)
     """
 
-    def __init__(self, mesh, spec: PartitionSpec | None = None, *, memory_kind=None):
+    def __init__(self, mesh, spec: PartitionSpec | tuple | list | None = None, *, memory_kind=None):
         spec = PartitionSpec() if spec is None else spec
         if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh).__name__}")

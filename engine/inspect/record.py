@@ -18,6 +18,7 @@ import functools
 import importlib
 import sys
 import time
+from types import FrameType
 from typing import Any, Callable
 
 import numpy as np
@@ -75,7 +76,7 @@ def _short_repr(v) -> str:
 
 
 def _user_source(user_file: str) -> SourceInfo | None:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename == user_file:
             return SourceInfo(file=user_file, line=frame.f_lineno, function=frame.f_code.co_name)

@@ -763,7 +763,7 @@ def _rank_error(ax, aval, i, n_leaves, dyn_args, in_axes_spec) -> str:
 
 
 def pmap(
-    fun: Callable = None,
+    fun: Callable | None = None,
     axis_name=None,
     *,
     in_axes=0,
