@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
-import sys
-import sysconfig
 import threading
-import types
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence, TypeVar
 
@@ -28,6 +24,12 @@ from .errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+
+from .source_info import SourceInfo as SourceInfo
+from .source_info import _source_override
+from .source_info import current_source_info as current_source_info
+from .source_info import named_scope as named_scope
+from .source_info import source_info_context as source_info_context
 
 if TYPE_CHECKING:
     from .parallel.topology import Device
@@ -165,108 +167,8 @@ def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedA
 
 
 # ---------------------------------------------------------------------------------------------
-# Source information: every staged equation remembers the user line that produced it.
-
-_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
-_SKIP_PREFIXES = tuple(
-    {
-        p
-        for p in (
-            _ENGINE_DIR,
-            sysconfig.get_paths().get("stdlib"),
-            sysconfig.get_paths().get("purelib"),
-            sysconfig.get_paths().get("platlib"),
-        )
-        if p
-    }
-)
-
-
-class SourceInfo:
-    """Where an equation came from: the user's line and function, the user functions that called
-    it (``callers``, outermost first, from the same file) and the ``jax.named_scope`` /
-    ``jax.named_call`` names around it (``scope``, ``"outer/inner"``; JAX's name stack)."""
-
-    __slots__ = ("file", "line", "function", "callers", "scope")
-
-    def __init__(self, file: str, line: int, function: str, callers: tuple[str, ...] = (), scope: str = ""):
-        self.file, self.line, self.function = file, line, function
-        self.callers, self.scope = callers, scope
-
-    def __repr__(self) -> str:
-        return f"{self.file}:{self.line} ({self.function})"
-
-
-_source_override = threading.local()
-
-
-def current_source_info() -> SourceInfo | None:
-    """The innermost frame outside the engine and the standard library: the user's line."""
-    override: SourceInfo | None = getattr(_source_override, "value", None)
-    if override is not None:
-        return override
-    frame: types.FrameType | None = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        skip = _skip_code.get(code)
-        if skip is None:
-            fname = code.co_filename
-            skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
-        if not skip:
-            return SourceInfo(
-                code.co_filename, frame.f_lineno, code.co_name, _callers(frame), "/".join(_scopes())
-            )
-        frame = frame.f_back
-    return None
-
-
-def _callers(frame: types.FrameType) -> tuple[str, ...]:
-    """The functions of the user's file that called ``frame``'s, outermost first (the module body
-    and comprehensions left out: they are not functions a user would group by)."""
-    file = frame.f_code.co_filename
-    names = []
-    f = frame.f_back
-    while f is not None:
-        code = f.f_code
-        if code.co_filename == file and not code.co_name.startswith("<"):
-            names.append(code.co_name)
-        f = f.f_back
-    return tuple(reversed(names))
-
-
-_name_stack = threading.local()
-
-
-def _scopes() -> list[str]:
-    stack = getattr(_name_stack, "names", None)
-    if stack is None:
-        stack = _name_stack.names = []
-    return stack
-
-
-@contextmanager
-def named_scope(name: str) -> Iterator[None]:
-    """Equations staged inside carry ``name`` in their source info's ``scope`` (nested scopes join
-    with ``/``), as JAX's ``jax.named_scope`` puts it on their name stack.
-
-    >>> import engine as jax
-    >>> def f(x):
-    ...     with jax.named_scope("dense"):
-    ...         return jax.numpy.sin(x)
-    >>> jax.make_jaxpr(f)(1.0).jaxpr.eqns[0].source_info.scope
-    'dense'
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"named_scope name must be a string, got {type(name).__name__}: {name!r}")
-    stack = _scopes()
-    stack.append(name)
-    try:
-        yield
-    finally:
-        stack.pop()
-
-
-_skip_code: dict[types.CodeType, bool] = {}
+# Source information: every staged equation remembers the user line that produced it (the frame
+# walk and named scopes are in ``source_info``).
 
 
 def staging_source_info() -> SourceInfo | None:
@@ -278,17 +180,6 @@ def staging_source_info() -> SourceInfo | None:
         if not monitoring.listening():
             return None
     return current_source_info()
-
-
-@contextmanager
-def source_info_context(info: SourceInfo | None) -> Iterator[None]:
-    """While replaying an equation (transposing, batching a jaxpr...), new equations inherit its line."""
-    prev = getattr(_source_override, "value", None)
-    _source_override.value = info if info is not None else prev
-    try:
-        yield
-    finally:
-        _source_override.value = prev
 
 
 # ---------------------------------------------------------------------------------------------
