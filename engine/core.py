@@ -212,7 +212,7 @@ class Primitive:
         """The result of applying this primitive (a list of them if ``multiple_results``)."""
         trace = find_top_trace(args)
         if trace.main.level:
-            args = [trace.full_raise(a) for a in args]  # type: ignore[assignment]
+            args = [trace.full_raise(a) for a in args]  # type: ignore[assignment]  # a list, not a tuple() copy: hot
         outs = trace.process_primitive(self, args, params)
         if self.multiple_results:
             return [full_lower(o) for o in outs]

@@ -45,7 +45,7 @@ class Interpreter:
             )
             return [core.to_numpy(o) for o in outs]
 
-        run.source = None  # type: ignore[attr-defined]
+        run.source = None  # type: ignore[attr-defined]  # notes on the function (see Executable)
         run.fallbacks = []  # type: ignore[attr-defined]
         return run
 
@@ -81,7 +81,7 @@ def executable(closed: ClosedJaxpr, name: str) -> Executable:
             return job.exe
         t0 = time.perf_counter()
         exe = get_backend().compile(closed, name)
-        exe.compile_time = time.perf_counter() - t0  # type: ignore[attr-defined]  # a note on the function
+        exe.compile_time = time.perf_counter() - t0  # type: ignore[attr-defined]  # a note (see Executable)
         _executables[closed] = exe
     return exe
 
@@ -229,7 +229,7 @@ def _interpreted(closed: ClosedJaxpr, job: CompileJob | None) -> Executable:
         finally:
             _tier.interpreting -= 1
 
-    interpreted.job = job  # type: ignore[attr-defined]
+    interpreted.job = job  # type: ignore[attr-defined]  # a note on the function (see Executable)
     return interpreted
 
 
