@@ -4,7 +4,11 @@
 
 Rows: the first calls of 5 freshly written small jitted functions (nothing cached) and their
 second calls; ``jit(x*x + x*2.0)`` on f32[5000, 5000] inputs that are stride-0 broadcasts
-(``jnp.ones``), transposed or strided views, next to the contiguous case; the seed's composite
+(``jnp.ones``), transposed or strided views, next to the contiguous case, and the same with the
+view taken in each call (``f(x[:, ::2])``, ``f(x.T)``: JAX copies when it slices, the engine
+passes the view) or copied to C order first; numpy's own strided/contiguous copy as the floor of
+what reading through strides costs (a strided kernel reads every cache line of the base, twice
+those of a contiguous half, so "1.1x contiguous" is below that floor); the seed's composite
 ``tanh`` grad and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices; and a second Run of
 ``jit(vmap(grad(loss)))`` through the server (engine only). JAX runs in its own venv
 (``.jax-venv``, see ``bench/jaxref.py``); without it the JAX column is empty.
@@ -56,6 +60,17 @@ CASES = {
         "<= 1.1x contig.",
     ),
     "jit x*x+x*2 on contiguous f32[5000,2500]": (cases.fusion, {"layout": "contiguous-half"}, 1, 1.0, ""),
+    "f(x[:, ::2]), slice taken in the call": (cases.fusion_of_view, {"view": "strided"}, 1, 1.0, "<= JAX"),
+    "f(copy of x[:, ::2]), copied in the call": (
+        cases.fusion_of_view,
+        {"view": "strided", "copy": True},
+        1,
+        1.0,
+        "",
+    ),
+    "f(x.T), transpose taken in the call": (cases.fusion_of_view, {"view": "transposed"}, 1, 1.0, "<= JAX"),
+    "numpy copy f32[5000,2500] from contiguous": (cases.numpy_copy, {"layout": "contiguous"}, 1, 1.0, ""),
+    "numpy copy f32[5000,2500] from x[:, ::2]": (cases.numpy_copy, {"layout": "strided"}, 1, 1.0, ""),
     "eager grad(composite tanh)(1.0), warm": (cases.eager_tanh_grad, {}, 50, 1.0, "< 250 us"),
     "eager x + x, 10 x f32": (cases.eager_add, {}, 2000, 1.0, "<= 4x numpy"),
     "numpy a + a, 10 x f32 (reference)": (cases.numpy_add, {}, 2000, 1.0, ""),
@@ -65,7 +80,10 @@ CONTIGUOUS_OF = {
     "jit x*x+x*2 on jnp.ones((5000,5000))": "jit x*x+x*2 on contiguous f32[5000,5000]",
     "jit x*x+x*2 on x.T (transposed view)": "jit x*x+x*2 on contiguous f32[5000,5000]",
     "jit x*x+x*2 on x[:, ::2] (strided view)": "jit x*x+x*2 on contiguous f32[5000,2500]",
+    "f(copy of x[:, ::2]), copied in the call": "jit x*x+x*2 on contiguous f32[5000,2500]",
 }
+# Rows numpy alone runs (references; no JAX column).
+NUMPY_ONLY = (cases.numpy_add, cases.numpy_copy)
 
 
 PAGE_LOSS = {
@@ -137,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.2, help="time slice per case per round")
     ap.add_argument("--no-server", action="store_true", help="skip the second-Run row")
-    ap.add_argument("--only", default="", help="only the rows whose name contains this text")
+    ap.add_argument(
+        "--only", default="", help="only the rows whose name contains one of these |-separated texts"
+    )
     args = ap.parse_args(argv)
     load0 = os.getloadavg()[0]
 
@@ -151,10 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = {}
         for name, (factory, kwargs, number, scale, _) in CASES.items():
-            if args.only not in name and not (name.startswith("numpy") and "x + x" in args.only):
+            if not any(o in name for o in args.only.split("|")) and not name.startswith("numpy"):
                 continue
             key = None
-            if ref is not None and factory is not cases.numpy_add:
+            if ref is not None and factory not in NUMPY_ONLY:
                 ref.build(name, "bench.cases", factory.__name__, **kwargs)
                 key = name
             table[name] = (factory(engine, **kwargs), key, number, args.seconds * scale)
@@ -174,6 +194,16 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if name in CONTIGUOUS_OF and CONTIGUOUS_OF[name] in med:
             notes.append(f"{e / med[CONTIGUOUS_OF[name]][0]:.2f}x contiguous")
+        if name == "jit x*x+x*2 on x[:, ::2] (strided view)":
+            floor = [
+                med.get(f"numpy copy f32[5000,2500] from {w}", (None,))[0]
+                for w in ("x[:, ::2]", "contiguous")
+            ]
+            copied = med.get("f(copy of x[:, ::2]), copied in the call", (None,))[0]
+            if None not in floor:
+                notes.append(f"the memory system's own strided/contiguous read: {floor[0] / floor[1]:.2f}x")
+            if copied is not None:
+                notes.append(f"copy then contiguous kernel: {copied / e:.1f}x this")
         if name.startswith("eager x + x"):
             notes.append(f"numpy {fmt(t_np)}, {e / t_np:.1f}x numpy")
         rows.append((name, fmt(e), fmt(j), f"{e / j:.2f}" if j else "-", CASES[name][4], "; ".join(notes)))
