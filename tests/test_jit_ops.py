@@ -2,7 +2,8 @@
 against the interpreter (values, dtypes) and with no interpreter fallback: slice, rev, iota, pad,
 concatenate, dynamic_slice, dynamic_update_slice, gather and scatter (the forms jnp indexing and
 ``.at[]`` produce, plus clip/fill modes), clamp, copy, stop_gradient, reduce_prod/and/or/xor,
-argmax/argmin, cumulative reductions, split, custom_jvp/custom_vjp calls, debug callbacks."""
+argmax/argmin, cumulative reductions, split, custom_jvp/custom_vjp calls, debug callbacks,
+bitcast_convert_type (bit for bit)."""
 
 import importlib
 
@@ -190,3 +191,48 @@ def test_debug_callbacks_run_in_program_order():
     out = exe(np.asarray(x))
     assert seen == [("a", 1.0), ("b", 2.0)]
     np.testing.assert_allclose(out[0], 3.0)
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "f" else a
+
+
+@pytest.mark.parametrize(
+    "src,dst",
+    [("float32", "uint32"), ("uint32", "float32"), ("float32", "int32"), ("int32", "float32")]
+    + [("int8", "uint8"), ("uint8", "int8"), ("uint16", "int16")],
+)
+def test_bitcast_convert_type_is_a_view_of_the_same_bits(src, dst):
+    # Compiled (no fallback) and interpreted results agree bit for bit, special values included:
+    # NaN payloads, -0.0, infinities, subnormals, and integers whose bits are such floats.
+    src = np.dtype(src)
+    if src.kind == "f":
+        x = np.array([0.0, -0.0, 1.5, -np.inf, np.inf, np.nan, 1e-40, 3.0e38], src)  # (float32 only:
+        # without x64 the engine's arrays are 32-bit)
+        x = np.concatenate([x, rng.normal(size=8).astype(src)])
+        x = np.concatenate([x, np.array([0x7FC00001, 0xFF800042, 1], "u4").view(src)])
+    else:
+        info = np.iinfo(src)
+        x = np.array([0, 1, info.min, info.max, info.max // 3, info.min // 5], src)
+    arg = Array(x)
+    closed = jax.jit(lambda x: lax.bitcast_convert_type(x, dst)).lower(arg).jaxpr
+    exe = nb_jit.NumbaBackend().compile(closed, "f")
+    assert exe.fallbacks == [], exe.fallbacks
+    (got,) = exe(x)
+    (want,) = jit_mod.Interpreter().compile(closed, "f")(x)
+    assert np.asarray(got).dtype == np.dtype(dst) and np.array_equal(_bits(got), _bits(want))
+    np.testing.assert_array_equal(_bits(got), _bits(x.view(dst)))
+
+
+def test_uniform_sampling_compiles_without_fallback():
+    # uniform's mantissa trick (random bits | exponent of 1.0, bitcast to float, minus 1) runs
+    # inside the kernel; the samples match the interpreter's bit for bit.
+    key = jax.random.PRNGKey(7)
+    closed = jax.jit(lambda k: jax.random.uniform(k, (1000,), minval=-2.0, maxval=3.0)).lower(key).jaxpr
+    exe = nb_jit.NumbaBackend().compile(closed, "u")
+    assert "bitcast_convert_type" not in exe.fallbacks, exe.fallbacks
+    k = np.asarray(key)
+    (got,) = exe(k)
+    (want,) = jit_mod.Interpreter().compile(closed, "u")(k)
+    assert np.array_equal(_bits(got), _bits(want)) and -2.0 <= float(np.min(got)) < float(np.max(got)) < 3.0

@@ -257,6 +257,17 @@ def _convert(eqn, x):
 lowerings[st.convert_element_type_p] = Scalar(_convert)
 
 
+def _bitcast(eqn, x):
+    # Same-width bitcasts only: the others add or drop an axis (they run from the host).
+    src, dst = _in_dtype(eqn), np.dtype(eqn.params["new_dtype"])
+    if src.itemsize != dst.itemsize or np.dtype(np.bool_) in (src, dst):
+        return None
+    return x if src == dst else f"rt.bitcast_{dst.name}({cast(src)}({x}))"
+
+
+lowerings[st.bitcast_convert_type_p] = Scalar(_bitcast)
+
+
 def _select_n(eqn, which, *cases):
     if len(cases) == 1:
         return cases[0]

@@ -188,3 +188,32 @@ def threefry2x32(k0, k1, x0, x1):
             a = np.uint32(a + ks2)
             b = np.uint32(b + ks0 + np.uint32(j))
     return a, b
+
+
+def _bitcast_to(target):
+    """``bitcast_<dtype>(x)``: the bits of scalar ``x`` read as ``target`` (of the same width),
+    an LLVM bitcast (numba has no scalar ``view``)."""
+
+    @nb.extending.intrinsic
+    def bitcast(typingctx, x):
+        if not isinstance(x, (nb.types.Integer, nb.types.Float)) or x.bitwidth != target.bitwidth:
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], context.get_value_type(target))
+
+        return target(x), codegen
+
+    return bitcast
+
+
+bitcast_float32 = _bitcast_to(nb.types.float32)
+bitcast_float64 = _bitcast_to(nb.types.float64)
+bitcast_int8 = _bitcast_to(nb.types.int8)
+bitcast_int16 = _bitcast_to(nb.types.int16)
+bitcast_int32 = _bitcast_to(nb.types.int32)
+bitcast_int64 = _bitcast_to(nb.types.int64)
+bitcast_uint8 = _bitcast_to(nb.types.uint8)
+bitcast_uint16 = _bitcast_to(nb.types.uint16)
+bitcast_uint32 = _bitcast_to(nb.types.uint32)
+bitcast_uint64 = _bitcast_to(nb.types.uint64)

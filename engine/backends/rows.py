@@ -74,7 +74,6 @@ INTERPRETER_ONLY = {
     "nextafter": "rare bit-level op: numpy's rule is exact",
     "population_count": "rare bit-level op: numpy's rule is exact",
     "reduce_precision": "rare bit-level op: numpy's rule is exact",
-    "bitcast_convert_type": "a reinterpretation of the buffer: numpy's view is free",
     "complex": "complex dtypes are not in the kernels' types: numpy's rule",
     "real": "complex dtypes are not in the kernels' types: numpy's rule",
     "imag": "complex dtypes are not in the kernels' types: numpy's rule",
