@@ -256,7 +256,7 @@ def _eqns(jaxpr: Jaxpr, pmap_p):
 def mesh_for(closed: ClosedJaxpr, axis_size: int, device_count: int) -> tuple[int, ...]:
     """Outer axis first; a nested pmap gets its own mesh dimension when all pmaps at that depth
     agree on the size and the devices suffice (else it runs as a vmap on each device)."""
-    from .pmap import pmap_p
+    from .pmap_primitive import pmap_p
 
     mesh = [axis_size]
     level = [closed.jaxpr]
@@ -278,7 +278,7 @@ def slot_bytes_for(closed: ClosedJaxpr, mesh) -> int:
     nested pmaps that run as vmaps), and the outputs gathered by nested pmaps."""
     from ..lax.parallel import collective_primitives
     from .collectives import gathered_bytes
-    from .pmap import pmap_p
+    from .pmap_primitive import pmap_p
 
     def nbytes(aval, factor):
         return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize * factor

@@ -380,7 +380,7 @@ def _spec_of(x, ctx: _Mesh1D, ndim: int) -> Spec:
 def run_sharded(args: Sequence[core.Value], closed: ClosedJaxpr, name: str) -> list[Array] | None:
     """Run ``closed`` (a jit's jaxpr) SPMD on the mesh its sharded arguments live on, or return
     None when no argument is sharded over more than one device."""
-    from .pmap import _emit, _program
+    from .pmap_primitive import _emit, _program
 
     mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
     if mesh is None:
@@ -588,7 +588,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma):
     t0 = time.perf_counter()
     rt = get_runtime()
     placement = [d.id for d in mesh.devices.flat]
-    from .pmap import _emit, _program
+    from .pmap_primitive import _emit, _program
 
     prog = _program(jaxpr, "shard_map", ctx.axis, ctx.size, tuple(placement))
     per_arg = []
