@@ -91,6 +91,25 @@ def test_scan_value_grad_vmap(backend):
     assert np.asarray(yr).tolist() == [9.0, 7.0, 4.0, 0.0]
 
 
+def test_grad_of_jitted_scan_whose_carry_starts_known(backend):
+    # Horner's rule from a zero carry: the carry's tangent starts as a known zero but the body makes
+    # it unknown, so the unknown scan reads a known input (it must become a residual of the jit).
+    def polyval(p, x):
+        y, _ = lax.scan(lambda y, c: (lax.add(lax.mul(y, x), c), None), lax.full_like(x, 0), p)
+        return y
+
+    p, x = f32([1.0, -2.0, 3.0]), f32([0.5, 2.0])
+    loss = lambda p, x: lax.reduce_sum(polyval(p, x), (0,))
+    want_p = [float(np.sum(np.asarray(x) ** k)) for k in (2, 1, 0)]
+    want_x = 2 * np.asarray(p)[0] * np.asarray(x) + np.asarray(p)[1]
+    jitted = jax.jit(polyval)
+    for f in (loss, lambda p, x: lax.reduce_sum(jitted(p, x), (0,))):
+        gp, gx = jax.grad(f, argnums=(0, 1))(p, x)
+        np.testing.assert_allclose(gp, want_p, rtol=1e-6)
+        np.testing.assert_allclose(gx, want_x, rtol=1e-6)
+        np.testing.assert_allclose(jax.jit(jax.grad(f))(p, x), want_p, rtol=1e-6)
+
+
 def test_scan_jvp_matches_finite_difference(backend):
     x = f32([0.3, -0.2, 0.5])
     f = lambda x: lax.scan(lambda c, xi: (lax.sin(lax.add(c, xi)), lax.mul(c, c)), 0.1, x)[1]

@@ -305,7 +305,10 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
-    return eqn1, eqn2, out_uk, [v for _, v in [*intensive, *extensive]]
+    # Known inputs the fixpoint made unknown (a carry whose init is a known zero tangent but whose
+    # body output is not) are read by the unknown scan: residuals too.
+    forced = [x for x, u, was in zip(eqn.inputs, uk_all, unks_in) if u and not was]
+    return eqn1, eqn2, out_uk, [v for _, v in [*intensive, *extensive]] + forced
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
