@@ -460,8 +460,9 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> None:
 effectful: set[core.Primitive] = set()  # primitives DCE must keep even when unused (debug.print)
 
 
-# Per-primitive DCE of the sub-jaxprs a kept equation carries (cond drops dead branch equations).
-dce_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn]] = {}
+# Per-primitive DCE of a kept equation: ``rule(eqn, used_outputs) -> eqn`` may drop dead equations
+# of its sub-jaxprs and outputs nothing uses (scan drops unused carries, cond dead branch code).
+dce_rules: dict[core.Primitive, Callable[[JaxprEqn, list[bool]], JaxprEqn]] = {}
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
@@ -472,7 +473,8 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     for eqn in reversed(jaxpr.eqns):
         if eqn.primitive in effectful or any(v in live for v in eqn.out_binders):
             rule = dce_rules.get(eqn.primitive)
-            eqn = rule(eqn) if rule is not None else eqn
+            if rule is not None:
+                eqn = rule(eqn, [v in live for v in eqn.out_binders])
             kept.append(eqn)
             live.update(x for x in eqn.inputs if type(x) is Var)
     kept.reverse()

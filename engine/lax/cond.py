@@ -306,7 +306,7 @@ def _cond_batch(axis_size, vals, dims, *, branches):
     return cond_p.bind(index, *args, branches=tuple(new)), [0] * len(new[0].out_avals)
 
 
-def _cond_dce(eqn):
+def _cond_dce(eqn, used_outputs):
     # Every output stays (JAX's rule with all outputs used): dead equations inside branches go.
     branches = tuple(ClosedJaxpr(ir.dce_jaxpr(b.jaxpr), b.consts) for b in eqn.params["branches"])
     return eqn._replace(params=dict(eqn.params, branches=branches))

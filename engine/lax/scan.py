@@ -435,6 +435,32 @@ def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, 
     return outs, [*[0 if b else not_mapped for b in kb], *[1 if b else not_mapped for b in y_b]]
 
 
+def _scan_dce(eqn, used_outputs):
+    """JAX's rule: drop unused ys and the carries nothing needs (a fixed point: a carry is needed
+    if its output is used or a needed output reads it), then the inputs nothing reads."""
+    p = eqn.params
+    j, nc, nk = p["jaxpr"].jaxpr, p["num_consts"], p["num_carry"]
+    used_carry, used_ys = list(used_outputs[:nk]), list(used_outputs[nk:])
+    while True:
+        body = ir.dce_jaxpr(j, [*used_carry, *used_ys])
+        read = {x for e in body.eqns for x in e.inputs if type(x) is Var}
+        read.update(x for x in body.outs if type(x) is Var)
+        used_in = [v in read for v in j.in_binders]
+        carry_in = [a or b for a, b in zip(used_in[nc : nc + nk], used_carry)]
+        if carry_in == used_carry:
+            break
+        used_carry = carry_in
+    used_in[nc : nc + nk] = used_carry
+    used_out = [*used_carry, *used_ys]
+    body = Jaxpr([], [v for v, u in zip(j.in_binders, used_in) if u], body.eqns, body.outs)
+    return eqn._replace(
+        inputs=[x for x, u in zip(eqn.inputs, used_in) if u],
+        out_binders=[v for v, u in zip(eqn.out_binders, used_out) if u],
+        params=dict(p, jaxpr=ClosedJaxpr(body, []), num_consts=sum(used_in[:nc]), num_carry=sum(used_carry)),
+    )
+
+
+ir.dce_rules[scan_p] = _scan_dce
 ad.jvp_rules[scan_p] = _scan_jvp
 
 

@@ -2407,6 +2407,11 @@ def jit_grad_scan():
 
 
 @program
+def grad_jit_fori_loop():
+    return jax.grad(jax.jit(lambda x: lax.fori_loop(0, 3, lambda i, v: v * x + 1.0, x))), (0.5,)
+
+
+@program
 def grad_jit_index_array():
     return jax.grad(jax.jit(lambda x, i: jnp.sum(x[i] ** 2))), (f32(5), i32(3))
 
