@@ -43,6 +43,9 @@ class DeviceError(RuntimeError):
     """A device process died or failed while running a program."""
 
 
+SMALL_PUT_BYTES = 4096  # shards up to this size are copied to a device as bytes
+
+
 class Buffer:
     """An array in one device's memory. Freed (in the host's allocator) when collected."""
 
@@ -205,7 +208,11 @@ class LocalRuntime:
         """Copy a host array into ``device``'s memory."""
         array = np.asarray(array)
         buf = self.alloc(device, array.shape, array.dtype)
-        np.copyto(buf.view(), array)
+        n = array.nbytes
+        if n <= SMALL_PUT_BYTES:  # (a slice assignment of its bytes: no array view of the arena)
+            self.arenas[device].mm[buf.offset : buf.offset + n] = array.tobytes()
+        else:
+            np.copyto(buf.view(), array)
         return buf
 
     def get(self, buffer: Buffer) -> np.ndarray:
