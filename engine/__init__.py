@@ -38,6 +38,7 @@ from .config import config, disable_jit  # noqa: F401
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .ad_checkpoint import checkpoint_policies  # noqa: F401
 from .parallel import (
     pmap,
     devices,

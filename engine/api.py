@@ -715,14 +715,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
     )
 
 
-def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None, static_argnums=()):
-    """Rematerialization is a memory optimization; here it is the identity (values are the same)."""
-    if fun is None:
-        return lambda f: f
-    return fun
-
-
-remat = checkpoint
+from .ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402, F401
 
 
 class _NullContext:

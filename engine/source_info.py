@@ -32,11 +32,31 @@ class SourceInfo:
     it (``callers``, outermost first, from the same file) and the ``jax.named_scope`` /
     ``jax.named_call`` names around it (``scope``, ``"outer/inner"``; JAX's name stack)."""
 
-    __slots__ = ("file", "line", "function", "callers", "scope")
+    __slots__ = ("file", "line", "function", "callers", "scope", "position")
 
-    def __init__(self, file: str, line: int, function: str, callers: tuple[str, ...] = (), scope: str = ""):
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        function: str,
+        callers: tuple[str, ...] = (),
+        scope: str = "",
+        position: tuple[types.CodeType, int] | None = None,
+    ):
         self.file, self.line, self.function = file, line, function
         self.callers, self.scope = callers, scope
+        self.position = position  # (code, last instruction offset): the column, looked up when asked
+
+    @property
+    def column(self) -> int | None:
+        """The 0-based column of the call on ``line`` (JAX's ``file:line:col``), when known."""
+        if self.position is None:
+            return None
+        code, lasti = self.position
+        for k, pos in enumerate(code.co_positions()):
+            if 2 * k == lasti:
+                return pos[2]
+        return None
 
     def __repr__(self) -> str:
         return f"{self.file}:{self.line} ({self.function})"
@@ -59,7 +79,12 @@ def current_source_info() -> SourceInfo | None:
             skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
         if not skip:
             return SourceInfo(
-                code.co_filename, frame.f_lineno, code.co_name, _callers(frame), "/".join(_scopes())
+                code.co_filename,
+                frame.f_lineno,
+                code.co_name,
+                _callers(frame),
+                "/".join(_scopes()),
+                (code, frame.f_lasti),
             )
         frame = frame.f_back
     return None

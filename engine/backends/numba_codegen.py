@@ -94,7 +94,9 @@ class _Flat:
         for k, eqn in enumerate(jaxpr.eqns):
             ins = [read(x) for x in eqn.inputs]
             if eqn.primitive in inline:
-                inner = eqn.params["jaxpr" if eqn.primitive is jit_p else "call_jaxpr"]
+                inner = eqn.params["call_jaxpr" if "call_jaxpr" in eqn.params else "jaxpr"]
+                if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
+                    inner = ClosedJaxpr(inner, [])
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
                 outs = self._inline(inner.jaxpr, cs, ins, (*path, k))
             else:
@@ -123,10 +125,11 @@ class _Flat:
 
 
 def _call_prims():
-    """custom_jvp/custom_vjp calls: evaluation is their ``call_jaxpr`` (the rules are for AD)."""
+    """custom_jvp/custom_vjp and checkpoint calls: evaluation is their body (the rules are for AD)."""
     from .. import custom_derivatives as cd
+    from ..ad_checkpoint import checkpoint_p
 
-    return cd.custom_jvp_call_p, cd.custom_vjp_call_p
+    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p
 
 
 class Codegen:

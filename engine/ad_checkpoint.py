@@ -1,0 +1,501 @@
+"""Gradient checkpointing (``jax.checkpoint`` / ``jax.remat``): the ``remat2`` call primitive,
+``checkpoint_name`` (the ``name`` primitive), the saving policies and ``print_saved_residuals``.
+
+Differentiating a checkpointed function saves, for the backward pass, only its inputs and what the
+policy allows; every other intermediate is recomputed there from them (the backward pass is a
+``remat2`` with ``differentiated=True`` that reruns the primal equations it needs).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import ad, batching, core, ir
+from .backends.rows import Scalar, Special, lowerings
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, eval_jaxpr
+from .staging import trace_to_jaxpr
+from .tree_util import tree_flatten, tree_unflatten
+
+checkpoint_p = core.Primitive("remat2", multiple_results=True)
+name_p = core.Primitive("name")
+
+# ---------------------------------------------------------------------------------------------
+# Policies: ``policy(primitive, *in_avals, **params) -> bool``, whether an equation's outputs may
+# be saved for the backward pass (else they are recomputed there).
+
+
+def everything_saveable(*_: Any, **__: Any) -> bool:
+    """Save every intermediate, as if ``checkpoint`` were not used."""
+    return True
+
+
+def nothing_saveable(*_: Any, **__: Any) -> bool:
+    """Save nothing but the inputs (the default policy of ``checkpoint``)."""
+    return False
+
+
+@dataclass(frozen=True)
+class DotsSaveable:
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim: core.Primitive, *_: Any, **params: Any) -> bool:
+        if self.only_if_no_batch_dims:
+            if prim.name == "dot_general":
+                (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+                return not lhs_b and not rhs_b
+            return False
+        return prim.name in ("dot_general", "conv_general_dilated")
+
+
+checkpoint_dots = dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+@dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    saveable_names: frozenset
+
+    def __call__(self, prim: core.Primitive, *_: Any, **params: Any) -> bool:
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    names: frozenset
+
+    def __call__(self, prim: core.Primitive, *_: Any, **params: Any) -> bool:
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved: str) -> SaveOnlyTheseNames:
+    """Save only values named (by ``checkpoint_name``) with one of these names."""
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save: str) -> SaveAnyNamesButThese:
+    """Save only named values, except those with these names."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_anything_except_these_names(*names_not_to_save: str) -> Callable[..., bool]:
+    """Save any value (as JAX 0.10.2 does, the names are not looked at)."""
+    return lambda *_, **__: True
+
+
+def save_from_both_policies(
+    policy_1: Callable[..., bool], policy_2: Callable[..., bool]
+) -> Callable[..., bool]:
+    """Save what either policy saves."""
+
+    def policy(prim: core.Primitive, *args: Any, **params: Any) -> bool:
+        return bool(policy_1(prim, *args, **params)) or bool(policy_2(prim, *args, **params))
+
+    return policy
+
+
+def _offload(name: str) -> Callable[..., Any]:
+    def unsupported(*_: Any, **__: Any) -> Any:
+        raise NotImplementedError(
+            f"jax.checkpoint_policies.{name}: offloading residuals to host memory needs device memory "
+            "spaces, which the engine (one numpy host) does not have; use save_only_these_names or "
+            "dots_with_no_batch_dims_saveable instead."
+        )
+
+    unsupported.__name__ = name
+    return unsupported
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=checkpoint_dots,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    save_only_these_names=save_only_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_from_both_policies=save_from_both_policies,
+    offload_dot_with_no_batch_dims=_offload("offload_dot_with_no_batch_dims"),
+    save_and_offload_only_these_names=_offload("save_and_offload_only_these_names"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# checkpoint_name: the identity, with a name a policy can look at.
+
+
+def checkpoint_name(x: Any, name: str) -> Any:
+    """Name the values of ``x`` (a pytree) for ``save_only_these_names`` and friends.
+
+    >>> y = checkpoint_name(jnp.sin(x), "y")
+    """
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [name_p.bind(v, name=name) for v in leaves])
+
+
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+ad.deflinear(name_p, lambda ct, x, *, name: [ct])
+lowerings[name_p] = Scalar(lambda eqn, x: x)
+batching.batch_rules[name_p] = lambda axis_size, vals, dims, *, name: (
+    name_p.bind(vals[0], name=name),
+    dims[0],
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# checkpoint / remat.
+
+
+def checkpoint(
+    fun: Callable | None = None,
+    *,
+    prevent_cse: bool = True,
+    policy: Callable[..., bool] | None = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Any:
+    """Make ``fun`` recompute its intermediates in the backward pass instead of saving them.
+
+    >>> f = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    >>> jax.grad(f)(1.0)  # the backward pass recomputes sin(x)
+    Array(0.3608..., dtype=float32, weak_type=True)
+    """
+    if fun is None:
+        return functools.partial(
+            checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
+        )
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def remat_f(*args: Any, **kwargs: Any) -> Any:
+        n = len(args)
+        static_pos = {i % n if n else i for i in static}
+        statics = {i: args[i] for i in static_pos if i < n}
+        dyn_leaves, in_tree = tree_flatten(([a for i, a in enumerate(args) if i not in statics], kwargs))
+        out_store: list[Any] = []
+
+        def flat(*xs: Any) -> list[Any]:
+            dyn, kw = tree_unflatten(in_tree, list(xs))
+            it = iter(dyn)
+            full = [statics[i] if i in statics else next(it) for i in range(n)]
+            out_leaves, out_tree = tree_flatten(fun(*full, **kw))
+            out_store[:] = [out_tree]
+            return out_leaves
+
+        jaxpr, consts = _open(trace_to_jaxpr(flat, [core.get_aval(x) for x in dyn_leaves]))
+        outs = checkpoint_p.bind(
+            *consts, *dyn_leaves, jaxpr=jaxpr, prevent_cse=prevent_cse, differentiated=False, policy=policy
+        )
+        return tree_unflatten(out_store[0], outs)
+
+    return remat_f
+
+
+remat = checkpoint
+
+
+def _open(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
+    """Constants become leading inputs (JAX's convert_constvars_jaxpr): the param is an open jaxpr."""
+    j = closed.jaxpr
+    return Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), list(closed.consts)
+
+
+def _bind_like(params: dict[str, Any], closed: ClosedJaxpr, args: Sequence[Any], **changes: Any) -> list[Any]:
+    jaxpr, consts = _open(closed)
+    return checkpoint_p.bind(*consts, *args, **dict(params, jaxpr=jaxpr, **changes))
+
+
+@checkpoint_p.def_impl
+def _checkpoint_impl(*args: Any, jaxpr: Jaxpr, **_: Any) -> list[Any]:
+    outs = eval_jaxpr(jaxpr, [core.Array(a) if isinstance(a, np.ndarray) else a for a in args])
+    return [o if isinstance(o, core.Array) else core.to_numpy(o) for o in outs]
+
+
+checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: [x.aval for x in jaxpr.outs])
+# JAX prints the params sorted by name; policy=None unless one was given.
+ir.pp_params_rules[checkpoint_p] = lambda eqn: sorted(eqn.params.items())
+# Compiled code runs the body once, inline (rematerialization is a memory schedule, not values).
+lowerings[checkpoint_p] = Special("inline")
+
+
+def _checkpoint_jvp(
+    primals: Sequence[Any], tangents: Sequence[ad.Tangent], *, jaxpr: Jaxpr, **params: Any
+) -> tuple[list[Any], list[ad.Tangent]]:
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    in_avals = [v.aval for v in jaxpr.in_binders]
+    n = len(primals)
+    out_nonzero: list[bool] = []
+
+    def f(*args: Any) -> list[Any]:
+        it = iter(args[n:])
+        ts = [next(it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
+        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr, xs), args[:n], ts, False)
+        out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
+        return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
+
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+    closed = trace_to_jaxpr(f, [*in_avals, *t_avals])
+    outs = _bind_like(params, closed, [*primals, *[t for t in tangents if type(t) is not ad.Zero]])
+    m = len(jaxpr.outs)
+    it = iter(outs[m:])
+    out_avals = [x.aval for x in jaxpr.outs]
+    return outs[:m], [
+        next(it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(out_nonzero, out_avals)
+    ]
+
+
+def _checkpoint_transpose(cts: Sequence[ad.Tangent], *args: Any, jaxpr: Jaxpr, **params: Any) -> list[Any]:
+    undef = [ad.is_undefined(a) for a in args]
+    defined = [a for a, u in zip(args, undef) if not u]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    nd = len(defined)
+
+    def f(*xs: Any) -> list[Any]:
+        it = iter(xs[:nd])
+        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+        return [ad.instantiate_zeros(c) for c in ad.backward_pass(jaxpr, full, list(xs[nd:]))]
+
+    closed = trace_to_jaxpr(f, [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]])
+    outs = _bind_like(params, closed, [*defined, *cts], differentiated=True)
+    it = iter(outs)
+    return [next(it) if u else None for u in undef]
+
+
+def _checkpoint_batch(
+    axis_size: int, vals: Sequence[Any], dims: Sequence[batching.BatchDim], *, jaxpr: Jaxpr, **params: Any
+) -> tuple[list[Any], list[batching.BatchDim]]:
+    axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
+    batched, out_dims = batching.batch_jaxpr(
+        ClosedJaxpr(jaxpr, []), axis_size, dims, axis_name, force_out=[True] * len(jaxpr.outs)
+    )
+    return _bind_like(params, batched, vals), out_dims
+
+
+# --- partial evaluation: what the policy saves, and what the backward pass recomputes --------
+
+
+def _split(
+    jaxpr: Jaxpr, in_unknowns: Sequence[bool], policy: Callable[..., bool] | None
+) -> tuple[Jaxpr, Jaxpr, list[bool], int, list[bool]]:
+    """``(known, staged, out_unknowns, num_res, staged_inputs)``.
+
+    ``known: known ins -> known outs + residuals``, the residuals being outputs of equations the
+    policy saves; ``staged: residuals + the inputs it reads (staged_inputs) -> unknown outs``, which
+    reruns every known equation it needs that the policy does not save.
+    """
+    saveable = policy or nothing_saveable
+    unknown: dict[Var, bool] = {v: u for v, u in zip(jaxpr.in_binders, in_unknowns)}
+    saved: set[Var] = set()
+    known_eqns: list[JaxprEqn] = []
+    staged_eqns: list[JaxprEqn] = []
+    for eqn in jaxpr.eqns:
+        unks_in = [type(x) is Var and unknown[x] for x in eqn.inputs]
+        rule = ad.partial_eval_jaxpr_rules.get(eqn.primitive)
+        if any(unks_in) and rule is not None:  # (a nested remat or jit: split it too)
+            eqn1, eqn2, unks_out, _ = rule(unks_in, eqn)
+            unknown.update(zip(eqn.out_binders, unks_out))
+            if eqn2 is not None:
+                staged_eqns.append(eqn2)
+            if eqn1 is None:
+                continue
+            eqn = eqn1
+        elif any(unks_in):
+            staged_eqns.append(eqn)
+            unknown.update((v, True) for v in eqn.out_binders)
+            continue
+        known_eqns.append(eqn)
+        unknown.update((v, False) for v in eqn.out_binders)
+        if saveable(eqn.primitive, *[x.aval for x in eqn.inputs], **eqn.params):
+            saved.update(eqn.out_binders)
+        else:
+            staged_eqns.append(eqn)
+    out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
+    staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
+    staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))
+    defined = {v for e in staged.eqns for v in e.out_binders}
+    free = {x: None for e in staged.eqns for x in e.inputs if type(x) is Var and x not in defined}
+    free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
+    res = [v for e in known_eqns for v in e.out_binders if v in free and v in saved]
+    staged_inputs = [v in free for v in jaxpr.in_binders]
+    staged = Jaxpr([], [*res, *[v for v in jaxpr.in_binders if v in free]], staged.eqns, staged.outs)
+    known_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
+    known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
+    known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
+    return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
+
+
+def _reduce_precision_residuals(known: Jaxpr, num_res: int) -> Jaxpr:
+    # As JAX does, a saved float intermediate goes through reduce_precision at its own precision,
+    # so that the forward and the backward pass see the same value whatever the compiler fuses.
+    from .lax.elementwise import reduce_precision_p
+
+    res = known.outs[len(known.outs) - num_res :]
+    produced = {v: k for k, e in enumerate(known.eqns) for v in e.out_binders}
+    eqns = list(known.eqns)
+    for v in res:
+        if type(v) is not Var or v not in produced or v.aval.dtype.kind not in "fc":
+            continue
+        k = produced[v]
+        eqn = eqns[k]
+        finfo = np.finfo(v.aval.dtype)
+        params = dict(exponent_bits=finfo.nexp, mantissa_bits=finfo.nmant)
+        if eqn.primitive is reduce_precision_p and eqn.params == params:
+            continue
+        pre = Var(v.aval)
+        outs = [pre if o is v else o for o in eqn.out_binders]
+        eqns[k] = JaxprEqn(eqn.primitive, eqn.inputs, eqn.params, outs, eqn.source_info)
+        eqns.insert(k + 1, JaxprEqn(reduce_precision_p, [pre], params, [v], eqn.source_info))
+        produced = {w: j for j, e in enumerate(eqns) for w in e.out_binders}
+    return Jaxpr(known.constvars, known.in_binders, eqns, known.outs)
+
+
+def _checkpoint_partial_eval(
+    trace: ad.PartialEvalTrace, tracers: Sequence[ad.PartialEvalTracer], *, jaxpr: Jaxpr, **params: Any
+) -> list[Any]:
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    known, staged, out_unknowns, num_res, staged_inputs = _split(jaxpr, in_unknowns, params["policy"])
+    # The known part runs here, inline (JAX hoists it out of the remat), the rest is recorded.
+    known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
+    known_outs_res = eval_jaxpr(known, known_vals)
+    n_known = len(known_outs_res) - num_res
+    res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in known_outs_res[n_known:]]
+    in_tracers = [trace.instantiate_const(t) for t, s in zip(tracers, staged_inputs) if s]
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(x.aval), None) for x in staged.outs]
+    recipe = ad.JaxprEqnRecipe(
+        checkpoint_p,
+        [*res_tracers, *in_tracers],
+        dict(params, jaxpr=staged, differentiated=True),
+        [x.aval for x in staged.outs],
+        outs2,
+        core.current_source_info(),
+    )
+    for t in outs2:
+        t.recipe = recipe
+    it1, it2 = iter(known_outs_res[:n_known]), iter(outs2)
+    return [next(it2) if u else next(it1) for u in out_unknowns]
+
+
+def _checkpoint_partial_eval_jaxpr(
+    unks_in: Sequence[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Atom]]:
+    # Inside a jaxpr being split (grad of a jit around it): the known part is a remat too.
+    params = {k: v for k, v in eqn.params.items() if k != "jaxpr"}
+    known, staged, out_uk, num_res, staged_inputs = _split(eqn.params["jaxpr"], unks_in, params["policy"])
+    res = [Var(v.aval) for v in staged.in_binders[:num_res]]
+    known_binders = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    eqn1 = JaxprEqn(
+        checkpoint_p,
+        [x for x, u in zip(eqn.inputs, unks_in) if not u],
+        dict(params, jaxpr=known),
+        [*known_binders, *res],
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        checkpoint_p,
+        [*res, *[x for x, s in zip(eqn.inputs, staged_inputs) if s]],
+        dict(params, jaxpr=staged, differentiated=True),
+        [v for v, u in zip(eqn.out_binders, out_uk) if u],
+        eqn.source_info,
+    )
+    # The known inputs the staged part reads are residuals of the outer split too.
+    known_read = [x for x, s, u in zip(eqn.inputs, staged_inputs, unks_in) if s and not u]
+    return eqn1, eqn2, out_uk, [*res, *known_read]
+
+
+ad.jvp_rules[checkpoint_p] = _checkpoint_jvp
+ad.transpose_rules[checkpoint_p] = _checkpoint_transpose
+ad.partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
+ad.partial_eval_jaxpr_rules[checkpoint_p] = _checkpoint_partial_eval_jaxpr
+batching.batch_rules[checkpoint_p] = _checkpoint_batch
+
+
+# ---------------------------------------------------------------------------------------------
+# What reverse mode saves.
+
+
+def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[core.ShapedArray, str]]:
+    """``(aval, where it comes from)`` for each value ``vjp(f, *args)`` saves for the backward pass."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    names = _arg_names(f, args, kwargs)
+
+    def residuals(*xs: Any) -> list[Any]:
+        a, kw = tree_unflatten(in_tree, list(xs))
+        out_store: list[Any] = []
+
+        def flat(*ys: Any) -> list[Any]:
+            b, kw2 = tree_unflatten(in_tree, list(ys))
+            out, tree = tree_flatten(f(*b, **kw2))
+            out_store[:] = [tree]
+            return out
+
+        _, (_, consts, _, _, _) = ad.linearize_flat(flat, list(xs))
+        return list(consts)
+
+    closed = trace_to_jaxpr(residuals, [core.get_aval(x) for x in leaves])
+    return _describe(closed, names)
+
+
+def _describe(closed: ClosedJaxpr, arg_names: Sequence[str]) -> list[tuple[core.ShapedArray, str]]:
+    from .lax.elementwise import reduce_precision_p
+
+    j = closed.jaxpr
+    through = {e.out_binders[0]: e.inputs[0] for e in j.eqns if e.primitive is reduce_precision_p}
+    res = {through.get(x, x): None for x in j.outs if type(x) is Var}
+    out: list[tuple[core.ShapedArray, str]] = [
+        (x.aval, "from a literal") for x in j.outs if type(x) is Literal
+    ]
+    out += [(v.aval, "from a constant") for v in j.constvars if v in res]
+    out += [(v.aval, f"from the argument {name}") for v, name in zip(j.in_binders, arg_names) if v in res]
+    for eqn in j.eqns:
+        for v in eqn.out_binders:
+            if v in res:
+                src = _summarize(eqn.source_info)
+                if eqn.primitive is name_p:
+                    out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
+                elif eqn.primitive.name == "jit":
+                    out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from {src}"))
+                else:
+                    out.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
+    return out
+
+
+def _summarize(info: core.SourceInfo | None) -> str:
+    if info is None:
+        return "unknown"
+    col = info.column
+    if col is None or info.position is None:
+        return repr(info)
+    return f"{info.file}:{info.line}:{col} ({info.position[0].co_qualname})"
+
+
+def _arg_names(f: Callable, args: tuple, kwargs: dict) -> list[str]:
+    """Each flat argument's name as JAX's debug info spells it: ``x``, ``params['w']``, ``xs[0]``."""
+    try:
+        bound = inspect.signature(f).bind(*args, **kwargs)
+        named = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
+    from .tree_util import keystr, tree_flatten_with_path  # noqa: F811
+
+    names: list[str] = []
+    for name, value in named:
+        for path, _ in tree_flatten_with_path(value)[0]:
+            names.append(name + keystr(path))
+    return names
+
+
+def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:
+    """Print what reverse mode of ``f`` at ``args`` saves, one residual a line.
+
+    >>> print_saved_residuals(lambda x: jnp.sin(jnp.sin(x)), 1.0)
+    f32[] output of cos from ...
+    """
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short()} {src}")

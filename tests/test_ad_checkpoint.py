@@ -1,0 +1,116 @@
+"""jax.checkpoint / remat: values and gradients equal the plain function's, under every policy;
+the backward pass recomputes what the policy does not save; checkpoint_name and the policies."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.ad_checkpoint import checkpoint_name, checkpoint_p, print_saved_residuals
+from engine.test_util import check_grads
+
+P = jax.checkpoint_policies
+
+
+def g(W, x):
+    y = checkpoint_name(jnp.dot(W, x), "y")
+    return jnp.sin(jnp.sin(y)) * x
+
+
+W = np.arange(9.0, dtype=np.float32).reshape(3, 3) / 10
+X = np.array([0.3, -0.2, 0.5], np.float32)
+
+POLICIES = [
+    None,
+    P.everything_saveable,
+    P.nothing_saveable,
+    P.dots_saveable,
+    P.dots_with_no_batch_dims_saveable,
+    P.save_only_these_names("y"),
+    P.save_any_names_but_these("z"),
+    P.save_from_both_policies(P.dots_saveable, P.save_only_these_names("y")),
+]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_values_and_grads_match_the_plain_function(policy):
+    f = jax.checkpoint(g, policy=policy)
+    np.testing.assert_allclose(f(W, X), g(W, X), rtol=1e-6)
+    loss = lambda W, x: f(W, x).sum()
+    for argnums in (0, 1):
+        np.testing.assert_allclose(
+            jax.grad(loss, argnums)(W, X), jax.grad(lambda W, x: g(W, x).sum(), argnums)(W, X), rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            jax.jit(jax.grad(loss, argnums))(W, X),
+            jax.grad(lambda W, x: g(W, x).sum(), argnums)(W, X),
+            rtol=1e-5,
+        )
+    check_grads(f, (W, X), order=2, modes=("fwd", "rev"))
+
+
+def test_vmap_and_grad_of_jit():
+    f = jax.checkpoint(g)
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(jax.vmap(f, (None, 0))(W, xs), np.stack([g(W, X), g(W, 2 * X)]), rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.grad(lambda W: jax.jit(f)(W, X).sum())(W), jax.grad(lambda W: g(W, X).sum())(W), rtol=1e-6
+    )
+
+
+def test_backward_pass_recomputes_unless_the_policy_saves():
+    def inner_eqns(policy):
+        jaxpr = jax.make_jaxpr(jax.grad(lambda W: jax.checkpoint(g, policy=policy)(W, X).sum()))(W).jaxpr
+        (bwd,) = [e for e in jaxpr.eqns if e.primitive is checkpoint_p]
+        assert bwd.params["differentiated"] is True
+        return [e.primitive.name for e in bwd.params["jaxpr"].eqns]
+
+    assert "dot_general" in inner_eqns(None)[:1]  # the forward dot reruns in the backward pass
+    assert inner_eqns(P.dots_saveable)[0] != "dot_general"  # its output is saved instead
+
+
+def test_static_argnums_and_nested_remat():
+    f = jax.checkpoint(lambda x, n: x**n, static_argnums=(1,))
+    assert float(jax.grad(f)(2.0, 3)) == pytest.approx(12.0)
+    h = lambda x: jnp.sin(jax.checkpoint(lambda y: jnp.sin(jax.checkpoint(jnp.sin)(y)))(x))
+    plain = lambda x: jnp.sin(jnp.sin(jnp.sin(x)))
+    assert float(jax.grad(h)(0.7)) == pytest.approx(float(jax.grad(plain)(0.7)), rel=1e-6)
+
+
+def test_print_saved_residuals(capsys):
+    print_saved_residuals(jax.checkpoint(g, policy=P.save_only_these_names("y")), W, X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["f32[3,3] from the argument W", "f32[3] from the argument x"]
+    assert lines[2].startswith("f32[3] named 'y' from ") and len(lines) == 3
+
+
+def test_offload_policies_raise_clearly():
+    with pytest.raises(NotImplementedError, match="offload"):
+        jax.grad(
+            lambda x: jax.checkpoint(
+                jnp.sin, policy=P.offload_dot_with_no_batch_dims("device", "pinned_host")
+            )(x)
+        )(1.0)
+
+
+def test_numba_inlines_checkpoint_and_names(tmp_path, monkeypatch):
+    import importlib
+
+    from conftest import numba_backend
+
+    from engine.jit_runtime import executable
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    jit_mod = importlib.import_module("engine.jit")
+    f = jax.grad(lambda W, x: jax.checkpoint(g, policy=P.save_only_these_names("y"))(W, x).sum())
+    closed = jax.make_jaxpr(f)(W, X)
+    jit_mod.set_backend(numba_backend().NumbaBackend())
+    try:
+        exe = executable(closed, "f")
+        (got,) = exe(W, X)
+    finally:
+        jit_mod.set_backend(None)
+    # remat2 is inlined and name is the identity; reduce_precision (the saved residual's) has no
+    # numba lowering yet and runs through the interpreter's fallback.
+    assert set(exe.fallbacks) <= {"reduce_precision"}
+    np.testing.assert_allclose(got, jax.grad(lambda W: g(W, X).sum())(W), rtol=1e-5)
