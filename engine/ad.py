@@ -21,10 +21,14 @@ jvp_rules: dict[core.Primitive, Callable[..., tuple[Any, Any]]] = {}
 transpose_rules: dict[core.Primitive, Callable[..., Sequence[Any]]] = {}
 # On tracers, during linearize: rule(trace, tracers, **params) -> out tracer(s).
 partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
-# On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn, unknown eqn, unknowns out, residuals).
+# On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn (or a list of them, inlined),
+# unknown eqn, unknowns out, residuals).
 partial_eval_jaxpr_rules: dict[
     core.Primitive,
-    Callable[[list[bool], JaxprEqn], tuple[JaxprEqn | None, JaxprEqn | None, Sequence[bool], Sequence[Atom]]],
+    Callable[
+        [list[bool], JaxprEqn],
+        tuple[JaxprEqn | list[JaxprEqn] | None, JaxprEqn | None, Sequence[bool], Sequence[Atom]],
+    ],
 ] = {}
 
 
@@ -463,7 +467,9 @@ def partial_eval_jaxpr(
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         if rule is not None and any(unks_in):
             eqn1, eqn2, unks_out, eqn_res = rule(unks_in, eqn)
-            if eqn1 is not None:
+            if type(eqn1) is list:  # a known part inlined (as JAX hoists a remat's)
+                eqns1.extend(eqn1)
+            elif eqn1 is not None:
                 eqns1.append(eqn1)
             if eqn2 is not None:
                 eqns2.append(eqn2)

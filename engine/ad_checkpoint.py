@@ -298,24 +298,37 @@ def _split(
     for eqn in jaxpr.eqns:
         unks_in = [type(x) is Var and unknown[x] for x in eqn.inputs]
         rule = ad.partial_eval_jaxpr_rules.get(eqn.primitive)
-        if any(unks_in) and rule is not None:  # (a nested remat or jit: split it too)
+        if any(unks_in) and eqn.primitive is checkpoint_p:
+            # A nested remat: its known part stays a remat here, and is inlined where recomputed.
+            call, inlined, eqn2, unks_out, _ = _split_eqn(unks_in, eqn)
+            unknown.update(zip(eqn.out_binders, unks_out))
+            staged_eqns.append(eqn2)
+            known_eqns.append(call)
+            unknown.update((v, False) for v in call.out_binders)
+            if saveable(call.primitive, *[x.aval for x in call.inputs], **call.params):
+                saved.update(call.out_binders)
+            else:
+                staged_eqns.extend(inlined or [call])
+            continue
+        if any(unks_in) and rule is not None:  # (a nested jit: split it too)
             eqn1, eqn2, unks_out, _ = rule(unks_in, eqn)
             unknown.update(zip(eqn.out_binders, unks_out))
             if eqn2 is not None:
                 staged_eqns.append(eqn2)
-            if eqn1 is None:
-                continue
-            eqn = eqn1
+            known_part = eqn1 if type(eqn1) is list else [] if eqn1 is None else [eqn1]
         elif any(unks_in):
             staged_eqns.append(eqn)
             unknown.update((v, True) for v in eqn.out_binders)
             continue
-        known_eqns.append(eqn)
-        unknown.update((v, False) for v in eqn.out_binders)
-        if saveable(eqn.primitive, *[x.aval for x in eqn.inputs], **eqn.params):
-            saved.update(eqn.out_binders)
         else:
-            staged_eqns.append(eqn)
+            known_part = [eqn]
+        for e in known_part:
+            known_eqns.append(e)
+            unknown.update((v, False) for v in e.out_binders)
+            if saveable(e.primitive, *[x.aval for x in e.inputs], **e.params):
+                saved.update(e.out_binders)
+            else:
+                staged_eqns.append(e)
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
     staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))
@@ -382,21 +395,36 @@ def _checkpoint_partial_eval(
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
-def _checkpoint_partial_eval_jaxpr(
+def _inline(jaxpr: Jaxpr, ins: Sequence[Atom], out_binders: Sequence[Var]) -> list[JaxprEqn] | None:
+    """``jaxpr``'s equations reading ``ins`` and writing ``out_binders``; None when an output is
+    not written by one of its equations (an input, a literal, or written twice)."""
+    produced = {v for e in jaxpr.eqns for v in e.out_binders}
+    target: dict[Var, Var] = {}
+    for x, b in zip(jaxpr.outs, out_binders):
+        if type(x) is not Var or x not in produced or x in target:
+            return None
+        target[x] = b
+    sub: dict[Var, Atom] = dict(zip(jaxpr.in_binders, ins))
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [target.get(v) or Var(v.aval) for v in e.out_binders]
+        sub.update(zip(e.out_binders, outs))
+        new_ins = [sub.get(x, x) if type(x) is Var else x for x in e.inputs]
+        eqns.append(JaxprEqn(e.primitive, new_ins, e.params, outs, e.source_info))
+    return eqns
+
+
+def _split_eqn(
     unks_in: Sequence[bool], eqn: JaxprEqn
-) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Atom]]:
-    # Inside a jaxpr being split (grad of a jit around it): the known part is a remat too.
+) -> tuple[JaxprEqn, list[JaxprEqn] | None, JaxprEqn, list[bool], list[Atom]]:
+    """A remat equation split: ``(known part as a remat, the same inlined (or None), unknown part,
+    unknowns out, residuals)``."""
     params = {k: v for k, v in eqn.params.items() if k != "jaxpr"}
     known, staged, out_uk, num_res, staged_inputs = _split(eqn.params["jaxpr"], unks_in, params["policy"])
     res = [Var(v.aval) for v in staged.in_binders[:num_res]]
-    known_binders = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
-    eqn1 = JaxprEqn(
-        checkpoint_p,
-        [x for x, u in zip(eqn.inputs, unks_in) if not u],
-        dict(params, jaxpr=known),
-        [*known_binders, *res],
-        eqn.source_info,
-    )
+    known_outs = [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *res]
+    known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    call = JaxprEqn(checkpoint_p, known_ins, dict(params, jaxpr=known), known_outs, eqn.source_info)
     eqn2 = JaxprEqn(
         checkpoint_p,
         [*res, *[x for x, s in zip(eqn.inputs, staged_inputs) if s]],
@@ -406,7 +434,16 @@ def _checkpoint_partial_eval_jaxpr(
     )
     # The known inputs the staged part reads are residuals of the outer split too.
     known_read = [x for x, s, u in zip(eqn.inputs, staged_inputs, unks_in) if s and not u]
-    return eqn1, eqn2, out_uk, [*res, *known_read]
+    return call, _inline(known, known_ins, known_outs), eqn2, out_uk, [*res, *known_read]
+
+
+def _checkpoint_partial_eval_jaxpr(
+    unks_in: Sequence[bool], eqn: JaxprEqn
+) -> tuple[JaxprEqn | list[JaxprEqn], JaxprEqn, list[bool], list[Atom]]:
+    # Inside a jaxpr being split (grad of a jit around it): the known part is inlined, as JAX's
+    # partial evaluation of the jit's body runs it outside the remat.
+    call, inlined, eqn2, out_uk, res = _split_eqn(unks_in, eqn)
+    return inlined or call, eqn2, out_uk, res
 
 
 ad.jvp_rules[checkpoint_p] = _checkpoint_jvp

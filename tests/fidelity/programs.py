@@ -8,6 +8,8 @@ same source runs on both. Arguments are numpy arrays (or Python scalars), never 
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 PROGRAMS: dict = {}
@@ -2576,3 +2578,69 @@ def pmap_in_axes_none():
 @program
 def pmap_grad():
     return jax.pmap(jax.grad(lambda x: jnp.sum(x**2))), (f32(4, 3),)
+
+
+# --- checkpoint / remat ------------------------------------------------------------------------------------------
+
+
+def _remat_layer(W, x):
+    return jnp.sin(jnp.dot(W, x))
+
+
+def _remat_named(W, x):
+    # (jax.ad_checkpoint is a submodule: imported, not an attribute of ``import jax``)
+    checkpoint_name = importlib.import_module(jax.__name__ + ".ad_checkpoint").checkpoint_name
+    y = checkpoint_name(jnp.dot(W, x), "y")
+    return jnp.sin(y) * x
+
+
+@program
+def remat_plain():
+    return jax.checkpoint(_remat_layer), (f32(3, 3), f32(3))
+
+
+@program
+def remat_grad():
+    return jax.grad(lambda W, x: jax.checkpoint(_remat_layer)(W, x).sum()), (f32(3, 3), f32(3))
+
+
+@program
+def remat_grad_dots_saveable():
+    policy = jax.checkpoint_policies.dots_saveable
+    return jax.grad(lambda W, x: jax.checkpoint(_remat_layer, policy=policy)(W, x).sum()), (f32(3, 3), f32(3))
+
+
+@program
+def remat_grad_save_only_these_names():
+    policy = jax.checkpoint_policies.save_only_these_names("y")
+    f = jax.checkpoint(_remat_named, policy=policy)
+    return jax.grad(lambda W, x: f(W, x).sum(), argnums=(0, 1)), (f32(3, 3), f32(3))
+
+
+@program
+def remat_grad_nested():
+    f = lambda x: jnp.sin(jax.remat(lambda y: jnp.cos(jax.remat(jnp.sin)(y)))(x))
+    return jax.grad(f), (np.float32(0.5),)
+
+
+@program
+def remat_jvp():
+    f = jax.checkpoint(_remat_layer)
+    return lambda W, x: jax.jvp(f, (W, x), (W, x)), (f32(3, 3), f32(3))
+
+
+@program
+def remat_vmap():
+    return jax.vmap(jax.checkpoint(_remat_layer), (None, 0)), (f32(3, 3), f32(2, 3))
+
+
+@program
+def remat_grad_of_jit():
+    f = jax.jit(jax.checkpoint(_remat_named))
+    return jax.grad(lambda W, x: f(W, x).sum()), (f32(3, 3), f32(3))
+
+
+@program
+def remat_static_argnums():
+    f = jax.checkpoint(lambda x, n: jnp.sin(x) ** n, static_argnums=(1,))
+    return jax.grad(lambda x: f(x, 3)), (np.float32(0.5),)
