@@ -467,7 +467,7 @@ def partial_eval_jaxpr(
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         if rule is not None and any(unks_in):
             eqn1, eqn2, unks_out, eqn_res = rule(unks_in, eqn)
-            if type(eqn1) is list:  # a known part inlined (as JAX hoists a remat's)
+            if isinstance(eqn1, list):  # a known part inlined (as JAX hoists a remat's)
                 eqns1.extend(eqn1)
             elif eqn1 is not None:
                 eqns1.append(eqn1)
