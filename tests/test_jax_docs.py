@@ -28,8 +28,9 @@ sys.path.remove(str(DOCS))
 # (page, cell index) -> why the engine's outcome differs from JAX's.
 _XLA = "Autodidax part 3 lowers jaxprs to XLA through jax.extend.mlir and jaxlib's xla_client: no XLA here"
 _CHECKPOINT = (
-    "save_any_names_but_these: JAX 0.10.2 saves no named value here (only the arguments), the engine "
-    "saves the names the policy allows"
+    "JAX reuses its cached trace of checkpoint(loss) made before predict was redefined with "
+    "checkpoint_name (a stale trace: no names, so only the arguments are saved); the engine traces "
+    "the current predict and saves layer0_output, as JAX does in a fresh process"
 )
 _PRIMITIVES = (
     "defining a primitive through jax._src internals with an XLA lowering (jax.interpreters.mlir, "
