@@ -114,3 +114,15 @@ def test_numba_inlines_checkpoint_and_names(tmp_path, monkeypatch):
     # numba lowering yet and runs through the interpreter's fallback.
     assert set(exe.fallbacks) <= {"reduce_precision"}
     np.testing.assert_allclose(got, jax.grad(lambda W: g(W, X).sum())(W), rtol=1e-5)
+
+
+def test_a_policy_is_not_sent_to_the_compile_service():
+    import json
+
+    from engine.backends import jaxpr_wire
+
+    f = jax.grad(lambda W: jax.checkpoint(g, policy=P.dots_saveable)(W, X).sum())
+    closed = jax.make_jaxpr(f)(W)
+    decoded = jaxpr_wire.decode(json.loads(json.dumps(jaxpr_wire.encode(closed, "f"))))
+    (eqn,) = [e for e in decoded.closed.jaxpr.eqns if e.primitive is checkpoint_p]
+    assert "policy" not in eqn.params and eqn.params["differentiated"] is True
