@@ -80,8 +80,16 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         num_carry=len(c_leaves),
         length=n,
         reverse=bool(reverse),
+        unroll=_unroll(unroll, n),
     )
     return tree_unflatten(c_tree, outs[: len(c_leaves)]), tree_unflatten(trees[1], outs[len(c_leaves) :])
+
+
+def _unroll(unroll, length):
+    # JAX's: True unrolls the whole loop, False not at all; the value only shapes compiled code.
+    if isinstance(unroll, bool):
+        return max(length, 1) if unroll else 1
+    return int(unroll)
 
 
 def map(f, xs):
@@ -90,7 +98,7 @@ def map(f, xs):
     return ys
 
 
-def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     consts, carry, xs = (
         args[:num_consts],
         list(args[num_consts : num_consts + num_carry]),
@@ -107,7 +115,7 @@ def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     return _with_weak_types([*carry, *ys], jaxpr.out_avals)
 
 
-def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     carry = list(jaxpr.out_avals[:num_carry])
     return [*carry, *[a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]]
 
@@ -118,7 +126,7 @@ scan_p.def_impl(_scan_impl)
 scan_p.def_abstract_eval(_scan_abstract)
 
 
-def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     nz = [type(t) is not ad.Zero for t in tangents]
     c_nz, k_nz, x_nz = nz[:num_consts], nz[num_consts : num_consts + num_carry], nz[num_consts + num_carry :]
     k_nz = _fixpoint_nonzero(jaxpr, c_nz, k_nz, x_nz)
@@ -149,6 +157,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
         num_carry=num_carry + len(kt),
         length=length,
         reverse=reverse,
+        unroll=unroll,
     )
     carry_out, carry_t = res[:num_carry], iter(res[num_carry : num_carry + nkt])
     ys, ys_t = res[num_carry + nkt : num_carry + nkt + ny], iter(res[num_carry + nkt + ny :])
@@ -209,7 +218,7 @@ def _arrange_unknown(unknown: ClosedJaxpr, n_lead, nres, intensive, extensive) -
     return ClosedJaxpr(Jaxpr([], binders, j2.eqns, j2.outs), [])
 
 
-def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     """JAX's rule: a known scan, then an unknown one reading the residuals. Residuals that are
     known consts or xs are passed on (not stacked); those computed from known consts alone are
     computed once before the loop (hoisted); the rest are stacked as extra ys of the known scan.
@@ -241,6 +250,7 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
         num_carry=n_kk,
         length=length,
         reverse=reverse,
+        unroll=unroll,
     )
     known_outs, stacked = outs1[:n_known_out], iter(outs1[n_known_out:])
     hoisted_it = iter(hoisted)
@@ -258,7 +268,12 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     uk_t = [trace.instantiate_const(t) for t, u in zip(tracers, uk_all) if u]
     ins = [*[raise_(v) for _, v in intensive], *uk_t, *[raise_(v) for _, v in extensive]]
     params = dict(
-        jaxpr=unknown, num_consts=len(intensive) + n_uc, num_carry=n_uk, length=length, reverse=reverse
+        jaxpr=unknown,
+        num_consts=len(intensive) + n_uc,
+        num_carry=n_uk,
+        length=length,
+        reverse=reverse,
+        unroll=unroll,
     )
     out_avals = _scan_abstract(*[t.aval for t in ins], **params)
     return _stage(trace, scan_p, ins, params, out_avals, known_outs, out_uk)
@@ -311,7 +326,7 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
     return eqn1, eqn2, out_uk, [v for _, v in [*intensive, *extensive]] + forced
 
 
-def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     consts, carry, xs = (
         args[:num_consts],
         args[num_consts : num_consts + num_carry],
@@ -379,6 +394,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
         num_carry=len(lin_c_avals) + num_carry,
         length=length,
         reverse=not reverse,
+        unroll=unroll,
     )
     n_lc = len(lin_c_avals)
     ct_consts, ct_init, ct_xs = (
@@ -393,7 +409,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     )
 
 
-def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
+def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     nc, nk = num_consts, num_carry
     cb = [d is not not_mapped for d in dims[:nc]]
     kb = [d is not not_mapped for d in dims[nc : nc + nk]]
@@ -431,6 +447,7 @@ def _scan_batch(axis_size, vals, dims, *, jaxpr, num_consts, num_carry, length, 
         num_carry=nk,
         length=length,
         reverse=reverse,
+        unroll=unroll,
     )
     return outs, [*[0 if b else not_mapped for b in kb], *[1 if b else not_mapped for b in y_b]]
 

@@ -2425,6 +2425,32 @@ def vmap_jit_cond():
 
 
 @program
+def scan_unroll():
+    return lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs, unroll=2), (f32(4),)
+
+
+@program
+def cond_int_predicate():
+    return lambda i, x: lax.cond(i, lambda x: x + 1.0, lambda x: x * 3.0, x), (1, 2.0)
+
+
+@program
+def jit_grad_switch():
+    branches = [jnp.sin, jnp.cos]
+    return jax.jit(jax.grad(lambda x, i: lax.switch(i, branches, x))), (0.3, 1)
+
+
+@program
+def take_along_axis_axis0():
+    return lambda x, i: jnp.take_along_axis(x, i, axis=0), (f32(4, 3), i32(2, 3))
+
+
+@program
+def vmap_fori_loop_batched_bound():
+    return jax.vmap(lambda n, x: lax.fori_loop(0, n, lambda i, v: v * 2.0, x)), (i32(3, hi=4), f32(3))
+
+
+@program
 def python_loop_unrolled():
     def f(x):
         for _ in range(3):
