@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -173,6 +174,8 @@ def checkpoint(
         )
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    traces: dict[Any, tuple[Jaxpr, list[Any], Any]] = {}
+
     @functools.wraps(fun)
     def remat_f(*args: Any, **kwargs: Any) -> Any:
         n = len(args)
@@ -189,11 +192,27 @@ def checkpoint(
             out_store[:] = [out_tree]
             return out_leaves
 
-        jaxpr, consts = _open(trace_to_jaxpr(flat, [core.get_aval(x) for x in dyn_leaves]))
+        avals = [core.get_aval(x) for x in dyn_leaves]
+        try:  # (traced once per signature, as JAX caches it: a training loop does not retrace)
+            key: Any = (
+                in_tree,
+                tuple((a.shape, a.dtype, a.weak_type) for a in avals),
+                tuple(statics.items()),
+            )
+            hash(key)
+        except TypeError:  # unhashable static arguments
+            key = None
+        cached = traces.get(key) if key is not None else None
+        if cached is None:
+            jaxpr, consts = _open(trace_to_jaxpr(flat, avals))
+            cached = (jaxpr, consts, out_store[0])
+            if key is not None and not any(isinstance(c, core.Tracer) for c in consts):
+                traces[key] = cached
+        jaxpr, consts, out_tree = cached
         outs = checkpoint_p.bind(
             *consts, *dyn_leaves, jaxpr=jaxpr, prevent_cse=prevent_cse, differentiated=False, policy=policy
         )
-        return tree_unflatten(out_store[0], outs)
+        return tree_unflatten(out_tree, outs)
 
     return remat_f
 
@@ -205,6 +224,32 @@ def _open(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:
     """Constants become leading inputs (JAX's convert_constvars_jaxpr): the param is an open jaxpr."""
     j = closed.jaxpr
     return Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), list(closed.consts)
+
+
+# A remat's derived jaxprs (its JVP, its transposes, its splits), once per jaxpr and signature, so
+# that eager differentiation in a loop does not retrace them.
+_derived: "weakref.WeakKeyDictionary[Jaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _memo(jaxpr: Jaxpr, key: Any, make: Callable[[], Any]) -> Any:
+    table = _derived.get(jaxpr)
+    if table is None:
+        table = _derived[jaxpr] = {}
+    try:
+        hit = table.get(key)
+    except TypeError:  # an unhashable policy
+        return make()
+    if hit is None:
+        hit = make()
+        if not any(isinstance(c, core.Tracer) for c in _consts_of(hit)):
+            table[key] = hit
+    return hit
+
+
+def _consts_of(value: Any) -> list[Any]:
+    return (
+        [c for x in value if isinstance(x, ClosedJaxpr) for c in x.consts] if isinstance(value, tuple) else []
+    )
 
 
 def _bind_like(params: dict[str, Any], closed: ClosedJaxpr, args: Sequence[Any], **changes: Any) -> list[Any]:
@@ -240,8 +285,11 @@ def _checkpoint_jvp(
         out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
         return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
 
-    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
-    closed = trace_to_jaxpr(f, [*in_avals, *t_avals])
+    def make() -> tuple[ClosedJaxpr, list[bool]]:
+        t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+        return trace_to_jaxpr(f, [*in_avals, *t_avals]), list(out_nonzero)
+
+    closed, out_nonzero = _memo(jaxpr, ("jvp", tuple(nonzero)), make)
     outs = _bind_like(params, closed, [*primals, *[t for t in tangents if type(t) is not ad.Zero]])
     m = len(jaxpr.outs)
     it = iter(outs[m:])
@@ -262,7 +310,9 @@ def _checkpoint_transpose(cts: Sequence[ad.Tangent], *args: Any, jaxpr: Jaxpr, *
         full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
         return [ad.instantiate_zeros(c) for c in ad.backward_pass(jaxpr, full, list(xs[nd:]))]
 
-    closed = trace_to_jaxpr(f, [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]])
+    avals = [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]]
+    key = ("transpose", tuple(undef), tuple((a.shape, a.dtype, a.weak_type) for a in avals))
+    (closed,) = _memo(jaxpr, key, lambda: (trace_to_jaxpr(f, avals),))
     outs = _bind_like(params, closed, [*defined, *cts], differentiated=True)
     it = iter(outs)
     return [next(it) if u else None for u in undef]
@@ -373,7 +423,10 @@ def _checkpoint_partial_eval(
     trace: ad.PartialEvalTrace, tracers: Sequence[ad.PartialEvalTracer], *, jaxpr: Jaxpr, **params: Any
 ) -> list[Any]:
     in_unknowns = [not t.pval.is_known for t in tracers]
-    known, staged, out_unknowns, num_res, staged_inputs = _split(jaxpr, in_unknowns, params["policy"])
+    policy = params["policy"]
+    known, staged, out_unknowns, num_res, staged_inputs = _memo(
+        jaxpr, ("split", tuple(in_unknowns), policy), lambda: _split(jaxpr, in_unknowns, policy)
+    )
     # The known part runs here, inline (JAX hoists it out of the remat), the rest is recorded.
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     known_outs_res = eval_jaxpr(known, known_vals)

@@ -126,3 +126,13 @@ def test_a_policy_is_not_sent_to_the_compile_service():
     decoded = jaxpr_wire.decode(json.loads(json.dumps(jaxpr_wire.encode(closed, "f"))))
     (eqn,) = [e for e in decoded.closed.jaxpr.eqns if e.primitive is checkpoint_p]
     assert "policy" not in eqn.params and eqn.params["differentiated"] is True
+
+
+def test_closing_over_an_outer_tracer_and_new_shapes():
+    # The traced body is reused per signature; a body that closes over an outer grad's tracer is not.
+    f = lambda a: jax.checkpoint(lambda x: a * jnp.sin(x))(2.0)
+    assert float(jax.grad(f)(3.0)) == pytest.approx(np.sin(2.0), rel=1e-6)
+    assert float(jax.grad(f)(5.0)) == pytest.approx(np.sin(2.0), rel=1e-6)
+    h = jax.checkpoint(lambda x: jnp.sin(x).sum())
+    for n in (2, 3, 2):
+        np.testing.assert_allclose(jax.grad(h)(np.ones(n, np.float32)), np.cos(np.ones(n)), rtol=1e-6)
