@@ -2670,3 +2670,13 @@ def remat_grad_of_jit():
 def remat_static_argnums():
     f = jax.checkpoint(lambda x, n: jnp.sin(x) ** n, static_argnums=(1,))
     return jax.grad(lambda x: f(x, 3)), (np.float32(0.5),)
+
+
+@program
+def remat_grad_checkpoint_dots_no_batch():
+    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+
+    def f(W, x):
+        return jnp.sum(jnp.tanh(W @ jnp.tanh(W @ x)))
+
+    return jax.grad(jax.checkpoint(f, policy=policy)), (f32(3, 3), f32(3))
