@@ -322,9 +322,8 @@ def _checkpoint_batch(
     axis_size: int, vals: Sequence[Any], dims: Sequence[batching.BatchDim], *, jaxpr: Jaxpr, **params: Any
 ) -> tuple[list[Any], list[batching.BatchDim]]:
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
-    batched, out_dims = batching.batch_jaxpr(
-        ClosedJaxpr(jaxpr, []), axis_size, dims, axis_name, force_out=[True] * len(jaxpr.outs)
-    )
+    # Mapped outputs come out at axis 0, the others stay unmapped (JAX's instantiate=False).
+    batched, out_dims = batching.batch_jaxpr(ClosedJaxpr(jaxpr, []), axis_size, dims, axis_name)
     return _bind_like(params, batched, vals), out_dims
 
 
@@ -351,27 +350,25 @@ def _split(
         if any(unks_in) and eqn.primitive is checkpoint_p:
             # A nested remat: its known part stays a remat here, and is inlined where recomputed.
             call, inlined, eqn2, unks_out, _ = _split_eqn(unks_in, eqn)
-            unknown.update(zip(eqn.out_binders, unks_out))
-            staged_eqns.append(eqn2)
             known_eqns.append(call)
             unknown.update((v, False) for v in call.out_binders)
             if saveable(call.primitive, *[x.aval for x in call.inputs], **call.params):
                 saved.update(call.out_binders)
             else:
                 staged_eqns.extend(inlined or [call])
-            continue
-        if any(unks_in) and rule is not None:  # (a nested jit: split it too)
-            eqn1, eqn2, unks_out, _ = rule(unks_in, eqn)
+            staged_eqns.append(eqn2)  # (after the recomputation of the residuals it reads)
             unknown.update(zip(eqn.out_binders, unks_out))
-            if eqn2 is not None:
-                staged_eqns.append(eqn2)
+            continue
+        unknown_part: JaxprEqn | None = None
+        if any(unks_in) and rule is not None:  # (a nested jit, cond, scan: split it too)
+            eqn1, unknown_part, unks_out, _ = rule(unks_in, eqn)
             known_part = eqn1 if type(eqn1) is list else [] if eqn1 is None else [eqn1]
         elif any(unks_in):
             staged_eqns.append(eqn)
             unknown.update((v, True) for v in eqn.out_binders)
             continue
         else:
-            known_part = [eqn]
+            known_part, unks_out = [eqn], [False] * len(eqn.out_binders)
         for e in known_part:
             known_eqns.append(e)
             unknown.update((v, False) for v in e.out_binders)
@@ -379,6 +376,9 @@ def _split(
                 saved.update(e.out_binders)
             else:
                 staged_eqns.append(e)
+        if unknown_part is not None:
+            staged_eqns.append(unknown_part)  # (after the recomputation of the residuals it reads)
+        unknown.update(zip(eqn.out_binders, unks_out))
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
     staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))

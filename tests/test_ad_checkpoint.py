@@ -136,3 +136,45 @@ def test_closing_over_an_outer_tracer_and_new_shapes():
     h = jax.checkpoint(lambda x: jnp.sin(x).sum())
     for n in (2, 3, 2):
         np.testing.assert_allclose(jax.grad(h)(np.ones(n, np.float32)), np.cos(np.ones(n)), rtol=1e-6)
+
+
+def test_control_flow_custom_vjp_and_higher_order_inside_checkpoint(capsys):
+    from engine import lax
+
+    def f(x):
+        y = lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)
+        return jnp.tanh(y) * x
+
+    x = np.array([0.3, -0.5, 0.9], np.float32)
+    check_grads(jax.checkpoint(f), (x,), order=2, modes=("rev",))
+    np.testing.assert_allclose(jax.jacrev(jax.checkpoint(f))(x), jax.jacrev(f)(x), atol=1e-6)
+    t = lambda x: jnp.tanh(x).sum()
+    np.testing.assert_allclose(jax.hessian(jax.checkpoint(t))(x), jax.hessian(t)(x), atol=1e-6)
+
+    def step(c, x):
+        c = jnp.sin(c * x) + c
+        return c, c.sum()
+
+    def loss(c, xs, wrap):
+        c, ys = lax.scan(wrap(step), c, xs)
+        return c.sum() + ys.sum()
+
+    xs = np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_allclose(
+        jax.grad(loss)(x, xs, jax.checkpoint), jax.grad(loss)(x, xs, lambda f: f), rtol=1e-6
+    )
+
+    @jax.custom_vjp
+    def cv(x):
+        return jnp.sin(x)
+
+    cv.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, g: (g * c,))
+    got = jax.grad(lambda x: jax.checkpoint(lambda y: cv(y) * y)(x).sum())(x)
+    np.testing.assert_allclose(got, jax.grad(lambda x: (jnp.sin(x) * x).sum())(x), rtol=1e-6)
+
+    def printed(x):
+        jax.debug.print("x={x}", x=x)
+        return jnp.sin(x)
+
+    jax.grad(jax.checkpoint(printed))(1.0)
+    assert capsys.readouterr().out == "x=1.0\nx=1.0\n"  # the backward pass reruns it, as in JAX
