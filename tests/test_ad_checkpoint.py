@@ -178,3 +178,13 @@ def test_control_flow_custom_vjp_and_higher_order_inside_checkpoint(capsys):
 
     jax.grad(jax.checkpoint(printed))(1.0)
     assert capsys.readouterr().out == "x=1.0\nx=1.0\n"  # the backward pass reruns it, as in JAX
+
+
+def test_cost_model_counts_the_recomputation():
+    from engine.inspect.cost import jaxpr_cost
+
+    Wb, xb = np.ones((64, 64), np.float32), np.ones(64, np.float32)
+    h = lambda W, x: jnp.sin(W @ jnp.sin(W @ x)).sum()
+    plain = jaxpr_cost(jax.make_jaxpr(jax.grad(h))(Wb, xb).jaxpr).flops
+    remat = jaxpr_cost(jax.make_jaxpr(jax.grad(jax.checkpoint(h)))(Wb, xb).jaxpr).flops
+    assert remat >= plain + 2 * 64 * 64  # the forward matmul W @ x runs again in the backward pass

@@ -147,7 +147,7 @@ cost_rules: dict[str, Callable] = {
     "xla_pmap": pmap,
     "shard_map": shard_map,
 }
-for _name in ("jit", "custom_jvp_call", "custom_vjp_call", "custom_lin"):
+for _name in ("jit", "custom_jvp_call", "custom_vjp_call", "custom_lin", "remat2"):
     cost_rules[_name] = call
 for _name in (
     "reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin "
