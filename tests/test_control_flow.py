@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import engine as jax
+import engine.numpy as jnp
 from engine import lax
 from engine.core import Array
 from conftest import numba_backend
@@ -265,3 +266,17 @@ def test_non_elementwise_loops_keep_compiled_bodies(tmp_path, monkeypatch):
     assert "def w" not in exe.source
     exe = _numba_exe(lambda x: lax.fori_loop(0, 5, lambda i, c: c - c.sum(), x), np.ones(4, np.float32))
     assert "def w" not in exe.source
+
+
+def test_cond_batching_leaves_outputs_no_branch_batches_unmapped():
+    # jacfwd vmaps a jvp with the primal outputs unmapped: a cond whose tangents alone are batched
+    # must keep its primal outputs unbatched (this raised before), and its values are f''.
+    f = lambda x: lax.cond(x > 0, lambda x: jnp.sin(x) * x, lambda x: x**3, x)
+    for x in (1.0, -1.0):
+        want = 2 * np.cos(x) - x * np.sin(x) if x > 0 else 6 * x
+        np.testing.assert_allclose(jax.hessian(f)(x), want, rtol=1e-5)
+        np.testing.assert_allclose(jax.jacfwd(jax.grad(f))(x), want, rtol=1e-5)
+    g = lambda x, y: lax.cond(y > 0, lambda x: (x * 2, y), lambda x: (x, y + 1), x)
+    a, b = jax.vmap(g, in_axes=(0, None))(jnp.arange(3.0), 1.0)
+    np.testing.assert_array_equal(a, [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(b, [1.0, 1.0, 1.0])

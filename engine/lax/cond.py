@@ -293,17 +293,24 @@ def _cond_batch(axis_size, vals, dims, *, branches):
         res = [lax.select_n(_bcast_to(idx, outs[0]), *outs) for outs in zip(*branch_outs)]
         return res, [0] * len(res)
     in_dims = [None if d is not_mapped else d for d in adims]
+    # As JAX's rule: an output is batched if any branch batches it, and only then (so the primal
+    # outputs of a jvp under jacfwd stay unmapped when only tangents are batched).
+    branch_dims = [batching.batch_jaxpr(b, axis_size, in_dims)[1] for b in branches]
+    out_axes = [
+        0 if any(d[i] is not not_mapped for d in branch_dims) else None for i in range(len(branch_dims[0]))
+    ]
     new = []
     for b in branches:
         jc, consts = _trace(
             lambda *xs, b=b: batching.vmap_flat(
-                lambda *ys: _run(b, *ys), axis_size, None, in_dims, xs, lambda n: [0] * n
+                lambda *ys: _run(b, *ys), axis_size, None, in_dims, xs, lambda n: out_axes
             ),
             _avals(args),
         )
         assert not consts
         new.append(jc)
-    return cond_p.bind(index, *args, branches=tuple(new)), [0] * len(new[0].out_avals)
+    outs = cond_p.bind(index, *args, branches=tuple(new))
+    return outs, [not_mapped if a is None else 0 for a in out_axes]
 
 
 def _cond_dce(eqn, used_outputs):

@@ -2680,3 +2680,19 @@ def remat_grad_checkpoint_dots_no_batch():
         return jnp.sum(jnp.tanh(W @ jnp.tanh(W @ x)))
 
     return jax.grad(jax.checkpoint(f, policy=policy)), (f32(3, 3), f32(3))
+
+
+@program
+def hessian_cond():
+    def f(x):
+        return lax.cond(x > 0, lambda x: jnp.sin(x) * x, lambda x: x**3, x)
+
+    return jax.hessian(f), (np.float32(-1.0),)
+
+
+@program
+def vmap_cond_unbatched_output():
+    def f(x, y):
+        return lax.cond(y > 0, lambda x: (x * 2, y), lambda x: (x, y + 1), x)
+
+    return jax.vmap(f, in_axes=(0, None)), (f32(3), 1.0)
