@@ -172,28 +172,6 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 # ---------------------------------------------------------------------------
 
 
-def _unflatten(td: PyTreeDef, it) -> Any:
-    k = td._kind
-    if k == _LEAF:
-        return next(it)
-    if k == _TUPLE:
-        return tuple([_unflatten(c, it) for c in td._children])
-    if k == _LIST:
-        return [_unflatten(c, it) for c in td._children]
-    if k == _NONE:
-        return None
-    if k == _DICT:
-        return dict(zip(td._data, [_unflatten(c, it) for c in td._children]))
-    if k == _NAMEDTUPLE:
-        return td._type(*[_unflatten(c, it) for c in td._children])
-    if k == _ORDEREDDICT:
-        return td._type(zip(td._data, [_unflatten(c, it) for c in td._children]))
-    if k == _DEFAULTDICT:
-        factory, keys = td._data
-        return td._type(factory, zip(keys, [_unflatten(c, it) for c in td._children]))
-    return td._type.unflatten(td._data, [_unflatten(c, it) for c in td._children])
-
-
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Builds a pytree from a treedef and leaves; the inverse of tree_flatten.
 
