@@ -134,6 +134,35 @@ def test_integer_binary_matches_numpy(name):
     np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(x, y))
 
 
+def test_integer_remainder_by_zero_is_zero_eager_and_staged():
+    # JAX guards the divisor (x % 0 -> x % 1 == 0), as numpy's result; XLA's rem by 0 is undefined.
+    x, y = np.array([5, -5, 3, 7], np.int32), np.array([0, 3, -2, 0], np.int32)
+    with np.errstate(divide="ignore"):
+        want = np.remainder(x, y)
+    np.testing.assert_array_equal(np.asarray(jnp.remainder(x, y)), want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(jnp.remainder)(x, y)), want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: a % 0)(x)), np.zeros(4, np.int32))
+    i = np.array([0, 7, -2, -6], np.int32)
+    close(
+        jax.jit(lambda a, i: jnp.take(a, i, mode="wrap"))(np.arange(5.0), i),
+        np.take(np.arange(5.0), i, mode="wrap"),
+    )
+
+
+def test_remainder_grads_with_a_scalar_operand():
+    v = np.array([1.5, -2.5, 7.0])
+    check_grads(lambda y: jnp.remainder(v, y), (2.25,), order=1)
+    check_grads(lambda x: jnp.remainder(x, v), (5.3,), order=1)
+
+
+def test_polyval_scan_matches_numpy_and_grads():
+    p, x = np.array([2.0, -1.0, 0.5, 3.0]), np.array([0.3, -1.2, 2.0])
+    close(jax.jit(jnp.polyval)(p, x), np.polyval(p, x))
+    close(jnp.polyval(p, x, unroll=1), np.polyval(p, x))
+    np.testing.assert_array_equal(np.asarray(jnp.polyval(np.array([1, 2, 3]), 2)), 11)
+    check_grads(jnp.polyval, (p, x), order=2)
+
+
 def test_integer_power_uses_integer_pow():
     jaxpr = str(jax.make_jaxpr(lambda x: x**3)(1.0))
     assert "integer_pow" in jaxpr and "pow " not in jaxpr.replace("integer_pow", "")

@@ -486,7 +486,11 @@ def _div_transpose(ct, x, y):
 defjvp(div_p, lambda g, x, y: div(g, y), lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.transpose_rules[div_p] = _div_transpose
 
-defjvp(rem_p, lambda g, x, y: g, lambda g, x, y: mul(neg(g), _lax().round(div(sub(x, _lax().rem(x, y)), y))))
+defjvp(
+    rem_p,
+    lambda g, x, y: _to_shape(g, np.broadcast_shapes(core.get_aval(x).shape, core.get_aval(y).shape)),
+    lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), _lax().floor(_lax().abs(div(x, y))))),
+)
 
 
 def _pow_jvp_x(g, x, y):

@@ -86,9 +86,11 @@ def _floor_divide(x1, x2):
 
 @staged_as_jit(name="remainder")
 def _remainder(x1, x2):
-    x1, x2 = promote_args("remainder", x1, x2)
+    x1, x2 = promote_elementwise("remainder", x1, x2)
     if _is_bool(x1):
         raise TypeError("jnp.remainder does not support bool inputs")
+    if _is_int(x2):  # integer x % 0 is 0, as in JAX (XLA leaves rem by 0 undefined)
+        x2 = _where(lax.eq(x2, np.zeros((), x2.dtype)), lax.full_like(x2, 1), x2)
     trunc = lax.rem(x1, x2)
     zero = np.zeros((), trunc.dtype)
     nonzero = lax.ne(trunc, zero)

@@ -723,6 +723,46 @@ def take_clip():
 
 
 @program
+def take_wrap():
+    return lambda x, i: jnp.take(x, i, mode="wrap"), (f32(5), np.array([0, 7, -2], np.int32))
+
+
+@program
+def remainder_int_scalar():
+    return lambda a, b: a % b, (i32(3, hi=9), 2)
+
+
+@program
+def remainder_int_arrays():
+    return jnp.remainder, (i32(3, hi=9), i32(3))
+
+
+@program
+def grad_remainder_divisor():
+    return jax.grad(lambda y, x: jnp.sum(jnp.remainder(x, y) * x)), (2.0, f32(3))
+
+
+@program
+def grad_remainder_scalar_dividend():
+    return jax.grad(lambda x, y: jnp.sum(jnp.remainder(x, y) * y)), (5.0, f32(3))
+
+
+@program
+def polyval():
+    return jnp.polyval, (f32(3), f32(2))
+
+
+@program
+def vmap_polyval():
+    return jax.vmap(jnp.polyval, (None, 0)), (f32(3), f32(2))
+
+
+@program
+def polyval_python_scalar_x():
+    return lambda p: jnp.polyval(p, 2.0), (f32(3),)
+
+
+@program
 def take_axis1():
     return lambda x, i: jnp.take(x, i, axis=1), (f32(3, 4), i32(2))
 
