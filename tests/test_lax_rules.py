@@ -791,3 +791,57 @@ def test_reductions_of_empty_axes_give_identities():
     np.testing.assert_array_equal(lax.reduce_max(e, (0,)), [-np.inf, -np.inf])
     np.testing.assert_array_equal(lax.reduce_min(e.astype(i32), (0,)), [np.iinfo(i32).max] * 2)
     np.testing.assert_array_equal(lax.reduce_prod(e, (0,)), [1, 1])
+
+
+_STRICT_BINARY_OPS = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "div": "divide",
+    "max": "maximum",
+    "min": "minimum",
+    "rem": None,
+    "atan2": None,
+    "nextafter": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STRICT_BINARY_OPS))
+def test_lax_binary_ops_never_promote_whoever_calls_them(name):
+    """JAX's lax never promotes a Python scalar to the other operand's dtype, also when the caller's
+    module is named like the engine's own (the engine builds its constants explicitly instead)."""
+    code = f"from engine import lax\nimport numpy as np\nlax.{name}(np.ones(3, np.float32), 3)\n"
+    for module in ("user_code", "engine.user_code"):
+        with pytest.raises(TypeError) as info:
+            exec(compile(code, "<cell>", "exec"), {"__name__": module})
+        message = str(info.value)
+        assert message.startswith(
+            f"lax.{name} requires arguments to have the same dtypes, got float32, int32"
+        )
+        twin = _STRICT_BINARY_OPS[name]
+        if twin:
+            assert f"Tip: jnp.{twin} is a similar function that does automatic type promotion" in message
+    exec(compile(code.replace(", 3)", ", 3.0)"), "<cell>", "exec"), {"__name__": "engine.user_code"})
+
+
+def test_internal_constants_take_the_operands_dtype():
+    """Rules and jnp functions write constants that take the dtype they meet (float16, complex64),
+    where public lax would refuse a Python scalar of another dtype."""
+    x16 = np.array([0.5, 1.5], np.float16)
+    _, t = engine.jvp(lax.square, (x16,), (np.ones(2, np.float16),))
+    assert t.dtype == np.float16
+    np.testing.assert_array_equal(t, 2 * x16)
+    z = np.array([1 + 2j, -0.5j], np.complex64)
+    _, t = engine.jvp(lambda v: lax.integer_pow(v, 3), (z,), (np.ones(2, np.complex64),))
+    np.testing.assert_allclose(t, 3 * z**2, rtol=1e-6)
+    _, t = engine.jvp(lax.tanh, (z,), (np.ones(2, np.complex64),))
+    np.testing.assert_allclose(t, 1 - np.tanh(z) ** 2, rtol=1e-5)
+    a = np.array([[4, 1 - 1j], [1 + 1j, 3]], np.complex64)
+    chol = np.asarray(lax.linalg.cholesky(a))
+    np.testing.assert_allclose(chol, np.linalg.cholesky(a), rtol=1e-6)
+    sign, logdet = engine.numpy.linalg.slogdet(np.array([[1, 2], [3, 4]], np.float16))
+    assert sign.dtype == np.float16 and sign == -1
+    np.testing.assert_allclose(logdet, np.log(2), rtol=1e-3)
+    m = engine.vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(np.array([1, 2, 6], np.float16))
+    assert m.dtype == np.float16
+    np.testing.assert_array_equal(m, [3, 3, 3])

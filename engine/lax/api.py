@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import sys
 from typing import Sequence, SupportsIndex
 
 import numpy as np
@@ -49,22 +48,13 @@ def _is_python_scalar(x):
     return isinstance(x, (int, float, complex, bool))
 
 
-def _called_by_user() -> bool:
-    """Is the public lax function that called this one called from outside the engine?
-
-    The engine's own rules and jnp functions write constants as Python scalars that take the
-    other operand's dtype (JAX's internals build them with ``_const(x, c)``); a user's lax call
-    gets JAX's strict rule."""
-    return not sys._getframe(2).f_globals.get("__name__", "").startswith("engine.")
-
-
-def _binary_args(x, y, name="binary op", strict=False):
+def _binary_args(x, y, name="binary op", strict=True):
     """The two operands of a lax binary op, Python scalars made arrays.
 
-    ``strict`` (a user's call) is JAX's rule, lax never promotes: a Python scalar is a weak array
-    of its own default dtype (int32, float32, complex64) and both operands must then have one
-    dtype, so ``lax.mul(x, 3)`` with a float ``x`` is a TypeError and ``lax.mul(x, 3.0)`` is fine.
-    Otherwise a scalar takes the other operand's dtype if that loses nothing."""
+    ``strict`` is JAX's rule, lax never promotes: a Python scalar is a weak array of its own default
+    dtype (int32, float32, complex64) and both operands must then have one dtype, so ``lax.mul(x, 3)``
+    with a float ``x`` is a TypeError and ``lax.mul(x, 3.0)`` is fine. Otherwise (``lax.complex``) a
+    scalar takes the other operand's dtype if that loses nothing."""
     px, py = _is_python_scalar(x), _is_python_scalar(y)
     if px and py:
         dx, dy = core.python_scalar_dtype(x), core.python_scalar_dtype(y)
@@ -84,6 +74,20 @@ def _binary_args(x, y, name="binary op", strict=False):
     if dx != dy:
         _mismatch(name, dx, dy)
     return (_scalar_like(x, dx) if px else x), (_scalar_like(y, dy) if py else y)
+
+
+def _const_like(x, c):
+    """``c`` (a Python scalar) as a constant of ``x``'s dtype, for the engine's own lax calls.
+
+    Public lax never promotes, whoever calls it, so internal code builds its constants explicitly
+    (JAX's ``lax._const``): a weak array that keeps the Python scalar where its kind matches, so a
+    jaxpr prints it as written. Next to another Python scalar ``c`` stays as it is."""
+    if _is_python_scalar(x):
+        return c
+    dtype = _aval(x).dtype
+    if _KIND_RANK[core.python_scalar_dtype(c).kind] > _KIND_RANK.get(dtype.kind, 3):
+        raise TypeError(f"the constant {c!r} does not fit an operand of dtype {dtype.name}")
+    return _scalar_like(c, dtype)
 
 
 def _check_scalar_fits(name, scalar, dtype, scalar_first):
@@ -107,7 +111,7 @@ def _mismatch(name, dx, dy):
 
 def _binary(p):
     def f(x, y):
-        x, y = _binary_args(x, y, p.name, strict=_called_by_user())
+        x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
     f.__name__ = p.name

@@ -146,7 +146,7 @@ def complex(x, y):
     """
     from .api import _binary_args
 
-    x, y = _binary_args(x, y)
+    x, y = _binary_args(x, y, "complex", strict=False)
     return complex_p.bind(x, y)
 
 

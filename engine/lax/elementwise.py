@@ -292,15 +292,20 @@ def _L(name):
 
 
 def _L2(name):
-    """A binary lax op for the rules below: rules may meet two Python scalars of different kinds
-    (e.g. an int exponent and a complex primal), which public lax refuses; give both the wider
-    kind's dtype first."""
+    """A binary lax op for the rules below, whose constants are Python scalars: public lax never
+    promotes, so a scalar becomes a constant of the other operand's dtype (JAX's rules write
+    ``_const(x, c)``); two scalars of different kinds (an int exponent and a complex primal) both
+    take the wider kind's dtype."""
 
     def f(x, y):
         if type(x) in _PY and type(y) in _PY and type(x) is not type(y):
             dtype = core.python_scalar_dtype(complex() if complex in (type(x), type(y)) else 0.0)
             x, y = core.Array(np.asarray(x, dtype), True), core.Array(np.asarray(y, dtype), True)
-        return getattr(_lax(), name)(x, y)
+        lax = _lax()
+        px, py = lax._is_python_scalar(x), lax._is_python_scalar(y)
+        if px != py:
+            x, y = (lax._const_like(y, x), y) if px else (x, lax._const_like(x, y))
+        return getattr(lax, name)(x, y)
 
     return f
 

@@ -152,7 +152,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     if symmetrize_input:
         lax = _lax()
-        x = lax.mul(lax.add(x, _H(x)), 0.5)
+        x = lax.mul(lax.add(x, _H(x)), lax._const_like(x, 0.5))
     return cholesky_p.bind(x)
 
 
@@ -414,7 +414,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a symmetric matrix."""
     if symmetrize_input:
         lax = _lax()
-        x = lax.mul(lax.add(x, _T(x)), 0.5)
+        x = lax.mul(lax.add(x, _T(x)), lax._const_like(x, 0.5))
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
     return v, w
 

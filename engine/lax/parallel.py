@@ -520,7 +520,8 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
     n = axis_size(axis_name)
-    return tree_map(lambda v: _lax().div(v, n), psum(x, axis_name))  # (n a literal, as in JAX)
+    lax = _lax()
+    return tree_map(lambda v: lax.div(v, lax._const_like(v, n)), psum(x, axis_name))  # (a literal, as JAX)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):

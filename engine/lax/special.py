@@ -463,9 +463,9 @@ def log_ndtr(x):
 
 def _binary(p):
     def f(x, y):
-        from .api import _binary_args, _called_by_user
+        from .api import _binary_args
 
-        x, y = _binary_args(x, y, p.name, strict=_called_by_user())
+        x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
     f.__name__ = p.name

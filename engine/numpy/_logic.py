@@ -127,7 +127,8 @@ def isinf(x, /):
     (x,) = promote_args("isinf", x)
     if x.dtype.kind not in "fc":
         return lax.full_like(x, False, np.bool_)
-    return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
+    magnitude = lax.abs(x)  # (real for a complex x)
+    return lax.eq(magnitude, lax.full_like(magnitude, np.inf))
 
 
 def isposinf(x, /):

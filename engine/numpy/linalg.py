@@ -9,6 +9,7 @@ import numpy as np
 from .. import lax
 from ..core import Array
 from ..lax import linalg as lax_linalg
+from ..lax.api import _const_like
 from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
 from ._diagonal import diagonal  # noqa: F401
 from ._diagonal import trace as _trace
@@ -232,7 +233,7 @@ def _lu_sign_and_diag(a):
     d = diagonal(lu_, axis1=-2, axis2=-1)
     swaps = sum(lax.ne(pivots, Array(np.arange(pivots.shape[-1], dtype=np.int32))), axis=-1)
     parity = lax.convert_element_type(lax.rem(swaps, lax.full_like(swaps, 2)), a.dtype)
-    return lax.sub(lax.full_like(parity, 1), lax.mul(parity, 2.0)), d
+    return lax.sub(lax.full_like(parity, 1), lax.mul(parity, _const_like(parity, 2.0))), d
 
 
 def det(a):
