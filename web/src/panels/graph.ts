@@ -12,6 +12,7 @@ import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
 import { SLICE_MS, nextFrame, yieldToMain } from "../slices";
 import { type GroupBy, allNodes, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
+import { type Box, Viewport } from "./graph-viewport";
 import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
 
@@ -20,8 +21,6 @@ const CHAR_W = 7.4;
 let groupBy: GroupBy = "line";
 /** Sub-jaxprs with at most this many equations open by default when the stage is just that call. */
 const OPEN_INNER_UP_TO = 80;
-/** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
-const READABLE_K = 0.7;
 const PLAIN_EDGES_ABOVE = 300;
 
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
@@ -72,18 +71,14 @@ export class GraphView {
   private searchInput: HTMLInputElement;
   private searchCount: HTMLElement;
   private focusBtn: HTMLButtonElement;
-  private minimap: HTMLCanvasElement;
-  private minimapImage: HTMLCanvasElement | null = null;
+  private view: Viewport;
   private meta = new Map<string, Meta>();
   private nodeEls = new Map<string, SVGGElement>();
-  private boxes = new Map<string, { x: number; y: number; w: number; h: number }>();
+  private boxes = new Map<string, Box>();
   private edgeEls: { el: SVGPathElement; from: string; to: string }[] = [];
   private visibleOf = new Map<IRNode, string>();
   private expanded = new Set<string>();
   private openGroups = new Set<string>();
-  private tx = 0; private ty = 0; private k = 1;
-  private contentW = 1; private contentH = 1;
-  private size: { width: number; height: number } | null = null;
   /** Theme colours for the minimap, read before drawing (reading them later forces a restyle). */
   private colors = { fg: "#889", accent: "#36c" };
   private selected: string | null = null;
@@ -113,8 +108,8 @@ export class GraphView {
     this.stage = h("div", { class: "graph-stage", role: "group", "aria-label": "IR graph" }, this.canvas);
     this.focusBtn = h("button", { type: "button", class: "icon", title: "Focus on the selected node's neighbourhood (f)", "aria-label": "Focus on neighbourhood", "aria-pressed": "false", testid: "graph-focus", disabled: true, onclick: () => this.toggleFocus() }, "◎");
     const tools = h("div", { class: "graph-tools" },
-      h("button", { type: "button", class: "icon", title: "Zoom in", "aria-label": "Zoom in", onclick: () => this.zoomBy(1.25) }, "+"),
-      h("button", { type: "button", class: "icon", title: "Zoom out", "aria-label": "Zoom out", onclick: () => this.zoomBy(0.8) }, "−"),
+      h("button", { type: "button", class: "icon", title: "Zoom in", "aria-label": "Zoom in", onclick: () => this.view.zoomBy(1.25) }, "+"),
+      h("button", { type: "button", class: "icon", title: "Zoom out", "aria-label": "Zoom out", onclick: () => this.view.zoomBy(0.8) }, "−"),
       h("button", { type: "button", class: "icon", title: "Fit to view (0)", "aria-label": "Fit to view", testid: "graph-fit", onclick: () => this.fit() }, "⤢"),
       this.focusBtn,
       h("button", { type: "button", class: "icon", title: "Expand every group and sub-jaxpr", "aria-label": "Expand all", testid: "graph-expand-all", onclick: () => this.setAllExpanded(true) }, "⊞"),
@@ -126,7 +121,7 @@ export class GraphView {
     });
     this.searchCount = h("span", { class: "graph-search-count muted", testid: "graph-search-count" });
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
-    this.minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
+    const minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
     this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage,
       h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
         h("select", {
@@ -134,16 +129,18 @@ export class GraphView {
           onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
         }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
         this.status),
-      tools, this.minimap,
+      tools, minimap,
       h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
         h("span", { class: "swatch linked" }), "from the selected source line"));
-    this.installPanZoom();
-    this.installMinimap();
-    new ResizeObserver((entries) => {
-      const r = entries[entries.length - 1].contentRect;
-      this.size = r.width ? { width: r.width, height: r.height } : null;
-      this.drawMinimapViewport();
-    }).observe(this.stage);
+    this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
+      onBackgroundClick: () => { if (this.selected) this.select(null); },
+      onFocusKey: () => this.toggleFocus(),
+    });
+  }
+
+  /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
+  fit() {
+    this.view.fit();
   }
 
   /** Marks from other views (the stage diff); applied at the next render. */
@@ -203,7 +200,11 @@ export class GraphView {
     }
     const ok = await this.draw(reply.graph, seq);
     if (!ok) return null;
-    this.renderMinimap();
+    const { fg, accent } = this.colors;
+    this.view.renderMinimap((id) => {
+      const m = this.meta.get(id);
+      return m?.expanded ? null : m?.node?.added || m?.members?.some((n) => n.added) ? accent : fg;
+    }, accent);
     if (this.matches.length) this.markMatches();
     this.highlightLine(this.linkedLine);
     this.applyMarks();
@@ -366,10 +367,8 @@ export class GraphView {
       for (const e of (n.edges ?? []) as ElkExtendedEdge[]) edgeSteps.push({ e, ox, oy });
     };
     walk(root, 0, 0);
-    this.contentW = root.width ?? 1;
-    this.contentH = root.height ?? 1;
-    this.canvas.style.width = `${Math.ceil(this.contentW)}px`;
-    this.canvas.style.height = `${Math.ceil(this.contentH)}px`;
+    const contentW = root.width ?? 1, contentH = root.height ?? 1;
+    this.view.setContent(contentW, contentH);
     this.edgeLayers.replaceChildren();
     this.nodeLayers.replaceChildren();
     const css = getComputedStyle(this.el);
@@ -378,11 +377,11 @@ export class GraphView {
       accent: css.getPropertyValue("--accent").trim() || "#36c",
     };
     // Zoom first, while the graph is empty: the zoom classes restyle every label.
-    this.fit();
+    this.view.fit();
     // Compound boxes (expanded sub-jaxprs) first, so they lie under their contents; then what is
     // nearest the top (the inputs, where "fit" looks first).
     nodeSteps.sort((a, b) => Number(!!b.m.expanded) - Number(!!a.m.expanded) || a.y - b.y || a.x - b.x);
-    const layer = () => s("svg", { class: "graph-layer", width: Math.ceil(this.contentW), height: Math.ceil(this.contentH) });
+    const layer = () => s("svg", { class: "graph-layer", width: Math.ceil(contentW), height: Math.ceil(contentH) });
     const slices: (() => void)[] = [];
     const sliceOf = <T>(items: T[], host: HTMLElement, drawOne: (item: T, into: SVGSVGElement) => void) => {
       let i = 0;
@@ -529,7 +528,7 @@ export class GraphView {
   selectNode(nodeId: string) {
     const node = this.graph?.nodes.find((n) => n.id === nodeId);
     const id = node ? this.visibleOf.get(node) : undefined;
-    if (id) { this.selected = id; this.centerOn(id); }
+    if (id) { this.selected = id; this.view.centerOn(id); }
     this.applySelection();
   }
 
@@ -545,7 +544,7 @@ export class GraphView {
     this.focused = !this.focused && !!this.selected;
     this.focusBtn.setAttribute("aria-pressed", String(this.focused));
     this.applyFocus();
-    if (this.focused) this.fitTo(this.neighbourhood(this.selected!, 2));
+    if (this.focused) this.view.fitTo(this.neighbourhood(this.selected!, 2));
   }
 
   /** Nodes within ``hops`` edges of ``id``, in either direction. */
@@ -607,7 +606,7 @@ export class GraphView {
     const target = this.matches[this.matchIndex];
     if (this.reveal(target)) await this.render(this.graph);
     const id = this.visibleOf.get(target);
-    if (id) { this.selected = id; this.applySelection(); this.centerOn(id); this.handlers.onSelect(target); }
+    if (id) { this.selected = id; this.applySelection(); this.view.centerOn(id); this.handlers.onSelect(target); }
     this.markMatches();
   }
 
@@ -620,7 +619,7 @@ export class GraphView {
     if (changed && this.graph) await this.render(this.graph);
     const count = this.applyMarks();
     const first = nodes?.map((n) => this.visibleOf.get(n)).find((id) => id);
-    if (first) this.centerOn(first);
+    if (first) this.view.centerOn(first);
     return count;
   }
 
@@ -642,179 +641,6 @@ export class GraphView {
       if (on) count++;
     }
     return count;
-  }
-
-  // ---- pan, zoom, minimap ---------------------------------------------------------------------
-
-  /** The stage's size in CSS pixels, kept by a ResizeObserver: reading it from the DOM while a
-   *  slice of the graph waits to be rendered would force that rendering early. */
-  private viewSize(): { width: number; height: number } {
-    if (!this.size) {
-      this.size = { width: this.stage.clientWidth, height: this.stage.clientHeight };
-      if (!this.size.width) { this.size = null; return { width: 600, height: 400 }; }
-    }
-    return this.size;
-  }
-
-  private apply() {
-    // Pan and zoom move the canvas with a CSS transform: a transform inside an SVG would change
-    // its text's screen scale, and Chromium then lays out every label again (100+ ms on a
-    // 1,000-node graph); a CSS transform around the SVGs only re-rasters.
-    this.canvas.style.transform = `translate(${this.tx}px,${this.ty}px) scale(${this.k})`;
-    // Semantic zoom: edge labels (name: type) only where they are legible, sub-lines likewise.
-    this.canvas.classList.toggle("zoomed-out", this.k < 0.85);
-    this.canvas.classList.toggle("zoomed-far", this.k < 0.45);
-    this.drawMinimapViewport();
-  }
-
-  /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
-  fit() {
-    const { width: W, height: H } = this.viewSize();
-    const pad = 20;
-    const fitW = (W - 2 * pad) / this.contentW, fitH = (H - 2 * pad) / this.contentH;
-    this.k = Math.min(1.25, Math.max(Math.min(fitW, fitH), READABLE_K));
-    this.tx = this.contentW * this.k > W - 2 * pad ? pad : (W - this.contentW * this.k) / 2;
-    this.ty = this.contentH * this.k > H - 2 * pad ? pad : (H - this.contentH * this.k) / 2;
-    if (this.contentW * this.k > W - 2 * pad) {
-      // Too wide: centre on the first equations rather than on the far left edge.
-      const first = [...this.boxes.values()].sort((a, b) => a.y - b.y || a.x - b.x)[0];
-      if (first) this.tx = W / 2 - (first.x + first.w / 2) * this.k;
-    }
-    this.apply();
-  }
-
-  private fitTo(ids: Set<string>) {
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const id of ids) {
-      const b = this.boxes.get(id);
-      if (!b) continue;
-      x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h);
-    }
-    if (!isFinite(x0)) return;
-    const { width: W, height: H } = this.viewSize();
-    this.k = Math.min(1.25, Math.max(READABLE_K, Math.min((W - 40) / (x1 - x0), (H - 40) / (y1 - y0))));
-    this.tx = W / 2 - ((x0 + x1) / 2) * this.k;
-    this.ty = H / 2 - ((y0 + y1) / 2) * this.k;
-    this.apply();
-  }
-
-  private centerOn(id: string) {
-    const b = this.boxes.get(id);
-    if (!b) return;
-    const { width: W, height: H } = this.viewSize();
-    this.k = Math.max(this.k, READABLE_K);
-    this.tx = W / 2 - (b.x + b.w / 2) * this.k;
-    this.ty = H / 2 - (b.y + b.h / 2) * this.k;
-    this.apply();
-  }
-
-  private zoomBy(f: number, cx?: number, cy?: number) {
-    const box = this.viewSize();
-    const px = cx ?? box.width / 2, py = cy ?? box.height / 2;
-    const k = Math.min(4, Math.max(0.05, this.k * f));
-    this.tx = px - ((px - this.tx) * k) / this.k;
-    this.ty = py - ((py - this.ty) * k) / this.k;
-    this.k = k;
-    this.apply();
-  }
-
-  private minimapScale() {
-    const mw = this.minimap.width, mh = this.minimap.height;
-    const sc = Math.min(mw / this.contentW, mh / this.contentH);
-    return { sc, ox: (mw - this.contentW * sc) / 2, oy: (mh - this.contentH * sc) / 2 };
-  }
-
-  /** The minimap's picture of every node, drawn once per layout; the viewport box goes on top. */
-  private renderMinimap() {
-    const img = document.createElement("canvas");
-    img.width = this.minimap.width;
-    img.height = this.minimap.height;
-    const ctx = img.getContext("2d");
-    if (!ctx) return;
-    const { sc, ox, oy } = this.minimapScale();
-    const { fg, accent } = this.colors;
-    for (const [id, b] of this.boxes) {
-      const m = this.meta.get(id);
-      if (m?.expanded) continue;
-      ctx.fillStyle = m?.node?.added || m?.members?.some((n) => n.added) ? accent : fg;
-      ctx.fillRect(ox + b.x * sc, oy + b.y * sc, Math.max(1, b.w * sc), Math.max(1, b.h * sc));
-    }
-    this.minimapImage = img;
-    this.minimap.hidden = this.boxes.size < 25;
-    this.drawMinimapViewport();
-  }
-
-  private drawMinimapViewport() {
-    const ctx = this.minimap.getContext("2d");
-    if (!ctx || !this.minimapImage || this.minimap.hidden) return;
-    ctx.clearRect(0, 0, this.minimap.width, this.minimap.height);
-    ctx.drawImage(this.minimapImage, 0, 0);
-    const { sc, ox, oy } = this.minimapScale();
-    const box = this.viewSize();
-    const x = (-this.tx / this.k) * sc + ox, y = (-this.ty / this.k) * sc + oy;
-    ctx.strokeStyle = this.colors.accent;
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(x, y, (box.width / this.k) * sc, (box.height / this.k) * sc);
-  }
-
-  private installMinimap() {
-    let dragging = false;
-    const moveTo = (e: PointerEvent) => {
-      const r = this.minimap.getBoundingClientRect();
-      const { sc, ox, oy } = this.minimapScale();
-      const gx = (e.clientX - r.left - ox) / sc, gy = (e.clientY - r.top - oy) / sc;
-      const box = this.viewSize();
-      this.tx = box.width / 2 - gx * this.k;
-      this.ty = box.height / 2 - gy * this.k;
-      this.apply();
-    };
-    this.minimap.addEventListener("pointerdown", (e) => { dragging = true; this.minimap.setPointerCapture(e.pointerId); moveTo(e); });
-    this.minimap.addEventListener("pointermove", (e) => { if (dragging) moveTo(e); });
-    this.minimap.addEventListener("pointerup", () => { dragging = false; });
-  }
-
-  private installPanZoom() {
-    let drag: { x: number; y: number; tx: number; ty: number } | null = null;
-    const stage = this.stage;
-    stage.addEventListener("wheel", (e) => {
-      e.preventDefault();
-      const box = stage.getBoundingClientRect();
-      this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - box.left, e.clientY - box.top);
-    }, { passive: false });
-    stage.addEventListener("pointerdown", (e) => {
-      if ((e.target as Element).closest(".node")) return;
-      drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty };
-      stage.setPointerCapture(e.pointerId);
-      stage.classList.add("dragging");
-    });
-    stage.addEventListener("pointermove", (e) => {
-      if (!drag) return;
-      this.tx = drag.tx + e.clientX - drag.x;
-      this.ty = drag.ty + e.clientY - drag.y;
-      this.apply();
-    });
-    const end = () => { drag = null; stage.classList.remove("dragging"); };
-    stage.addEventListener("pointerup", end);
-    stage.addEventListener("pointercancel", end);
-    stage.addEventListener("click", (e) => {
-      if (!(e.target as Element).closest(".node") && this.selected) this.select(null);
-    });
-    stage.tabIndex = 0;
-    stage.addEventListener("keydown", (e) => {
-      const step = 40;
-      if (e.target !== stage) return;
-      if (e.key === "+" || e.key === "=") this.zoomBy(1.2);
-      else if (e.key === "-") this.zoomBy(1 / 1.2);
-      else if (e.key === "0") this.fit();
-      else if (e.key === "f") this.toggleFocus();
-      else if (e.key === "ArrowLeft") this.tx += step;
-      else if (e.key === "ArrowRight") this.tx -= step;
-      else if (e.key === "ArrowUp") this.ty += step;
-      else if (e.key === "ArrowDown") this.ty -= step;
-      else return;
-      e.preventDefault();
-      this.apply();
-    });
   }
 }
 

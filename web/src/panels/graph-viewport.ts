@@ -1,0 +1,219 @@
+// Pan, zoom and the minimap of the IR graph: where the drawn graph sits in its stage. The graph
+// view owns what is drawn; this owns the transform, the stage's input handlers and the minimap.
+
+/** A drawn node's box in graph coordinates. */
+export interface Box { x: number; y: number; w: number; h: number }
+
+/** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
+const READABLE_K = 0.7;
+
+export interface ViewportHandlers {
+  /** A click on the stage outside any node. */
+  onBackgroundClick: () => void;
+  /** The "f" key on the stage (focus on the selected node's neighbourhood). */
+  onFocusKey: () => void;
+}
+
+export class Viewport {
+  private tx = 0; private ty = 0; private k = 1;
+  private contentW = 1; private contentH = 1;
+  private size: { width: number; height: number } | null = null;
+  private minimapImage: HTMLCanvasElement | null = null;
+  private accent = "#36c";
+
+  constructor(
+    private stage: HTMLElement,
+    private canvas: HTMLElement,
+    private minimap: HTMLCanvasElement,
+    private boxes: Map<string, Box>,
+    private handlers: ViewportHandlers,
+  ) {
+    this.installPanZoom();
+    this.installMinimap();
+    new ResizeObserver((entries) => {
+      const r = entries[entries.length - 1].contentRect;
+      this.size = r.width ? { width: r.width, height: r.height } : null;
+      this.drawMinimapViewport();
+    }).observe(this.stage);
+  }
+
+  /** A new drawing of ``width`` x ``height`` graph units. */
+  setContent(width: number, height: number) {
+    this.contentW = width;
+    this.contentH = height;
+    this.canvas.style.width = `${Math.ceil(width)}px`;
+    this.canvas.style.height = `${Math.ceil(height)}px`;
+  }
+
+  /** The stage's size in CSS pixels, kept by a ResizeObserver: reading it from the DOM while a
+   *  slice of the graph waits to be rendered would force that rendering early. */
+  private viewSize(): { width: number; height: number } {
+    if (!this.size) {
+      this.size = { width: this.stage.clientWidth, height: this.stage.clientHeight };
+      if (!this.size.width) { this.size = null; return { width: 600, height: 400 }; }
+    }
+    return this.size;
+  }
+
+  private apply() {
+    // Pan and zoom move the canvas with a CSS transform: a transform inside an SVG would change
+    // its text's screen scale, and Chromium then lays out every label again (100+ ms on a
+    // 1,000-node graph); a CSS transform around the SVGs only re-rasters.
+    this.canvas.style.transform = `translate(${this.tx}px,${this.ty}px) scale(${this.k})`;
+    // Semantic zoom: edge labels (name: type) only where they are legible, sub-lines likewise.
+    this.canvas.classList.toggle("zoomed-out", this.k < 0.85);
+    this.canvas.classList.toggle("zoomed-far", this.k < 0.45);
+    this.drawMinimapViewport();
+  }
+
+  /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
+  fit() {
+    const { width: W, height: H } = this.viewSize();
+    const pad = 20;
+    const fitW = (W - 2 * pad) / this.contentW, fitH = (H - 2 * pad) / this.contentH;
+    this.k = Math.min(1.25, Math.max(Math.min(fitW, fitH), READABLE_K));
+    this.tx = this.contentW * this.k > W - 2 * pad ? pad : (W - this.contentW * this.k) / 2;
+    this.ty = this.contentH * this.k > H - 2 * pad ? pad : (H - this.contentH * this.k) / 2;
+    if (this.contentW * this.k > W - 2 * pad) {
+      // Too wide: centre on the first equations rather than on the far left edge.
+      const first = [...this.boxes.values()].sort((a, b) => a.y - b.y || a.x - b.x)[0];
+      if (first) this.tx = W / 2 - (first.x + first.w / 2) * this.k;
+    }
+    this.apply();
+  }
+
+  fitTo(ids: Set<string>) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const id of ids) {
+      const b = this.boxes.get(id);
+      if (!b) continue;
+      x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h);
+    }
+    if (!isFinite(x0)) return;
+    const { width: W, height: H } = this.viewSize();
+    this.k = Math.min(1.25, Math.max(READABLE_K, Math.min((W - 40) / (x1 - x0), (H - 40) / (y1 - y0))));
+    this.tx = W / 2 - ((x0 + x1) / 2) * this.k;
+    this.ty = H / 2 - ((y0 + y1) / 2) * this.k;
+    this.apply();
+  }
+
+  centerOn(id: string) {
+    const b = this.boxes.get(id);
+    if (!b) return;
+    const { width: W, height: H } = this.viewSize();
+    this.k = Math.max(this.k, READABLE_K);
+    this.tx = W / 2 - (b.x + b.w / 2) * this.k;
+    this.ty = H / 2 - (b.y + b.h / 2) * this.k;
+    this.apply();
+  }
+
+  zoomBy(f: number, cx?: number, cy?: number) {
+    const box = this.viewSize();
+    const px = cx ?? box.width / 2, py = cy ?? box.height / 2;
+    const k = Math.min(4, Math.max(0.05, this.k * f));
+    this.tx = px - ((px - this.tx) * k) / this.k;
+    this.ty = py - ((py - this.ty) * k) / this.k;
+    this.k = k;
+    this.apply();
+  }
+
+  private minimapScale() {
+    const mw = this.minimap.width, mh = this.minimap.height;
+    const sc = Math.min(mw / this.contentW, mh / this.contentH);
+    return { sc, ox: (mw - this.contentW * sc) / 2, oy: (mh - this.contentH * sc) / 2 };
+  }
+
+  /** The minimap's picture of every node, drawn once per layout (``paint`` gives a node's colour,
+   *  or null to leave it out); the viewport box goes on top. */
+  renderMinimap(paint: (id: string) => string | null, accent: string) {
+    this.accent = accent;
+    const img = document.createElement("canvas");
+    img.width = this.minimap.width;
+    img.height = this.minimap.height;
+    const ctx = img.getContext("2d");
+    if (!ctx) return;
+    const { sc, ox, oy } = this.minimapScale();
+    for (const [id, b] of this.boxes) {
+      const color = paint(id);
+      if (color === null) continue;
+      ctx.fillStyle = color;
+      ctx.fillRect(ox + b.x * sc, oy + b.y * sc, Math.max(1, b.w * sc), Math.max(1, b.h * sc));
+    }
+    this.minimapImage = img;
+    this.minimap.hidden = this.boxes.size < 25;
+    this.drawMinimapViewport();
+  }
+
+  drawMinimapViewport() {
+    const ctx = this.minimap.getContext("2d");
+    if (!ctx || !this.minimapImage || this.minimap.hidden) return;
+    ctx.clearRect(0, 0, this.minimap.width, this.minimap.height);
+    ctx.drawImage(this.minimapImage, 0, 0);
+    const { sc, ox, oy } = this.minimapScale();
+    const box = this.viewSize();
+    const x = (-this.tx / this.k) * sc + ox, y = (-this.ty / this.k) * sc + oy;
+    ctx.strokeStyle = this.accent;
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(x, y, (box.width / this.k) * sc, (box.height / this.k) * sc);
+  }
+
+  private installMinimap() {
+    let dragging = false;
+    const moveTo = (e: PointerEvent) => {
+      const r = this.minimap.getBoundingClientRect();
+      const { sc, ox, oy } = this.minimapScale();
+      const gx = (e.clientX - r.left - ox) / sc, gy = (e.clientY - r.top - oy) / sc;
+      const box = this.viewSize();
+      this.tx = box.width / 2 - gx * this.k;
+      this.ty = box.height / 2 - gy * this.k;
+      this.apply();
+    };
+    this.minimap.addEventListener("pointerdown", (e) => { dragging = true; this.minimap.setPointerCapture(e.pointerId); moveTo(e); });
+    this.minimap.addEventListener("pointermove", (e) => { if (dragging) moveTo(e); });
+    this.minimap.addEventListener("pointerup", () => { dragging = false; });
+  }
+
+  private installPanZoom() {
+    let drag: { x: number; y: number; tx: number; ty: number } | null = null;
+    const stage = this.stage;
+    stage.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      const box = stage.getBoundingClientRect();
+      this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - box.left, e.clientY - box.top);
+    }, { passive: false });
+    stage.addEventListener("pointerdown", (e) => {
+      if ((e.target as Element).closest(".node")) return;
+      drag = { x: e.clientX, y: e.clientY, tx: this.tx, ty: this.ty };
+      stage.setPointerCapture(e.pointerId);
+      stage.classList.add("dragging");
+    });
+    stage.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      this.tx = drag.tx + e.clientX - drag.x;
+      this.ty = drag.ty + e.clientY - drag.y;
+      this.apply();
+    });
+    const end = () => { drag = null; stage.classList.remove("dragging"); };
+    stage.addEventListener("pointerup", end);
+    stage.addEventListener("pointercancel", end);
+    stage.addEventListener("click", (e) => {
+      if (!(e.target as Element).closest(".node")) this.handlers.onBackgroundClick();
+    });
+    stage.tabIndex = 0;
+    stage.addEventListener("keydown", (e) => {
+      const step = 40;
+      if (e.target !== stage) return;
+      if (e.key === "+" || e.key === "=") this.zoomBy(1.2);
+      else if (e.key === "-") this.zoomBy(1 / 1.2);
+      else if (e.key === "0") this.fit();
+      else if (e.key === "f") this.handlers.onFocusKey();
+      else if (e.key === "ArrowLeft") this.tx += step;
+      else if (e.key === "ArrowRight") this.tx -= step;
+      else if (e.key === "ArrowUp") this.ty += step;
+      else if (e.key === "ArrowDown") this.ty -= step;
+      else return;
+      e.preventDefault();
+      this.apply();
+    });
+  }
+}
