@@ -188,3 +188,13 @@ def test_cost_model_counts_the_recomputation():
     plain = jaxpr_cost(jax.make_jaxpr(jax.grad(h))(Wb, xb).jaxpr).flops
     remat = jaxpr_cost(jax.make_jaxpr(jax.grad(jax.checkpoint(h)))(Wb, xb).jaxpr).flops
     assert remat >= plain + 2 * 64 * 64  # the forward matmul W @ x runs again in the backward pass
+
+
+def test_weak_types_survive_checkpoint():
+    # As in JAX: a Python float through a checkpointed function stays weakly typed, eagerly and
+    # under jvp and grad.
+    f = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+    assert f(1.0).weak_type
+    assert all(o.weak_type for o in jax.jvp(f, (1.0,), (1.0,)))
+    assert jax.grad(f)(1.0).weak_type
+    assert not f(np.float32(1.0)).weak_type
