@@ -10,7 +10,7 @@ import sysconfig
 import threading
 import types
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
 _SKIP_PREFIXES = tuple(
@@ -41,22 +41,27 @@ class SourceInfo:
         function: str,
         callers: tuple[str, ...] = (),
         scope: str = "",
-        position: tuple[types.CodeType, int] | None = None,
+        position: tuple[types.CodeType, int] | int | None = None,
     ):
         self.file, self.line, self.function = file, line, function
         self.callers, self.scope = callers, scope
-        self.position = position  # (code, last instruction offset): the column, looked up when asked
+        # (code, last instruction offset): the column, looked up when asked; or the column itself.
+        self.position = position
 
     @property
     def column(self) -> int | None:
         """The 0-based column of the call on ``line`` (JAX's ``file:line:col``), when known."""
-        if self.position is None:
-            return None
+        if self.position is None or isinstance(self.position, int):
+            return self.position
         code, lasti = self.position
         for k, pos in enumerate(code.co_positions()):
             if 2 * k == lasti:
                 return pos[2]
         return None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Code objects do not pickle, and pmap ships jaxprs to its device processes: send the column.
+        return (SourceInfo, (self.file, self.line, self.function, self.callers, self.scope, self.column))
 
     def __repr__(self) -> str:
         return f"{self.file}:{self.line} ({self.function})"

@@ -220,3 +220,23 @@ def test_small_and_large_shards_reach_the_devices_in_c_order():
     for x in cases:
         got = np.asarray(f(jnp.asarray(x)))
         assert got.dtype == x.dtype and np.array_equal(got, ~x if x.dtype == np.bool_ else -x)
+
+
+def test_pmap_programs_pickle_to_the_devices():
+    # A program that does not pickle reaches the devices only by forking them again; source info
+    # (which holds a code object to find the column) must pickle, with its column.
+    import pickle
+
+    from engine.parallel import programs
+
+    closed = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+    programs.dumps(closed)
+    info = closed.jaxpr.eqns[0].source_info
+    assert info is not None and info.column is not None
+    back = pickle.loads(pickle.dumps(info))
+    assert (back.file, back.line, back.function, back.column) == (
+        info.file,
+        info.line,
+        info.function,
+        info.column,
+    )
