@@ -76,37 +76,31 @@ class _IndexUpdateRef:
 
     mul = multiply
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def _ones_but(self, values, indices_are_sorted, unique_indices, mode):
+        # Ones with ``values`` multiplied in at the index (JAX builds divide and power this way).
         from ._creation import ones_like
+
+        return scatter_update(
+            ones_like(as_operand(self.array)),
+            self.index,
+            values,
+            lax.scatter_mul,
+            mode=mode,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         from ._ufuncs import divide
 
-        x = as_operand(self.array)
-        denom = scatter_update(
-            ones_like(x),
-            self.index,
-            values,
-            lax.scatter_mul,
-            mode=mode,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-        )
-        return divide(x, denom)
+        denom = self._ones_but(values, indices_are_sorted, unique_indices, mode)
+        return divide(as_operand(self.array), denom)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        from ._creation import ones_like
         from ._ufuncs import power
 
-        x = as_operand(self.array)
-        expo = scatter_update(
-            ones_like(x),
-            self.index,
-            values,
-            lax.scatter_mul,
-            mode=mode,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-        )
-        return power(x, expo)
+        expo = self._ones_but(values, indices_are_sorted, unique_indices, mode)
+        return power(as_operand(self.array), expo)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         return self._update(lax.scatter_min, values, indices_are_sorted, unique_indices, mode)
