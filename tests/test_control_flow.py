@@ -250,6 +250,8 @@ def test_elementwise_array_loops_run_blocked_in_one_kernel(tmp_path, monkeypatch
             x,
         ),
         lambda x, w: lax.while_loop(lambda c: c[1] < 40.0, lambda c: (c[0] - w, c[1] * 2.0), (x, 1.0)),
+        # no consts: the array carry is the kernel's first input (its block buffer is ``b0``)
+        lambda x, w: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x),
     ]
     for f in loops:
         exe = _numba_exe(f, x, w, rtol=1e-5)

@@ -256,7 +256,7 @@ def _blocked_loop(gen: "Codegen", eqn, ins, consts, init, body_jaxpr, loop, cond
     if size == 0:
         return False
     shaped = [x.aval.ndim > 0 for x in ins]
-    read = lambda k: f"a{k}[b0 + j]" if shaped[k] else f"a{k}[()]"
+    read = lambda k: f"a{k}[base + j]" if shaped[k] else f"a{k}[()]"
     carry = [f"b{k}[j]" if shaped[k] else gen.fresh("v") for k in init]
     body = _ScalarBody(gen, body_jaxpr, [*[read(k) for k in consts[1]], *carry], shape)
     cond = (
@@ -266,12 +266,13 @@ def _blocked_loop(gen: "Codegen", eqn, ins, consts, init, body_jaxpr, loop, cond
         return False
     dts = [x.aval.dtype for x in ins]
     lines = [f"b{k} = np.empty({SCAN_BLOCK}, np.{dts[k].name})" for k in init if shaped[k]]
-    # (unsigned indices: a signed ``b0 + j`` keeps numba's negative-index wraparound in the loop)
-    lines.append(f"for b0 in range(np.uint64(lo), np.uint64(hi), np.uint64({SCAN_BLOCK})):")
-    lines.append(f"    m = min(np.uint64({SCAN_BLOCK}), np.uint64(hi) - b0)")
+    # (unsigned indices: a signed ``base + j`` keeps numba's negative-index wraparound in the loop;
+    # ``base``, not a ``b<k>`` name: those are the carries' block buffers)
+    lines.append(f"for base in range(np.uint64(lo), np.uint64(hi), np.uint64({SCAN_BLOCK})):")
+    lines.append(f"    m = min(np.uint64({SCAN_BLOCK}), np.uint64(hi) - base)")
     for k, c in zip(init, carry):
         lines += (
-            ["    for j in range(m):", f"        b{k}[j] = a{k}[b0 + j]"]
+            ["    for j in range(m):", f"        b{k}[j] = a{k}[base + j]"]
             if shaped[k]
             else [f"    {c} = {L.cast(dts[k])}(a{k}[()])"]
         )
@@ -288,7 +289,7 @@ def _blocked_loop(gen: "Codegen", eqn, ins, consts, init, body_jaxpr, loop, cond
     lines += [f"        {c} = {L.cast(dt)}({e})" for c, dt, sh, e in updates if not sh]
     for o, (k, c) in enumerate(zip(init, carry)):
         lines += (
-            ["    for j in range(m):", f"        o{o}[b0 + j] = b{k}[j]"]
+            ["    for j in range(m):", f"        o{o}[base + j] = b{k}[j]"]
             if shaped[k]
             else [f"    o{o}[()] = {c}"]
         )
