@@ -96,7 +96,5 @@ def test_run_report_carries_kernels_of_the_jit_stage(monkeypatch):
     )
     assert sum(k.flops for k in jit.kernels) > 0
     for k in jit.kernels:
-        if k.kind == "kernel":
-            assert k.launches >= 1 and 0 < k.measured_ms <= k.total_ms, k
-        else:
-            assert k.launches == 0 and k.measured_ms is None, k  # host steps are not timed
+        # kernels and host steps (the BLAS matmuls) are both timed
+        assert k.launches >= 1 and 0 < k.measured_ms <= k.total_ms, k

@@ -151,6 +151,10 @@ class Codegen:
         self.lazy: dict[Var, tuple] = {}
         self.lazy_eqn: dict[Var, int] = {}  # deferred value -> the flat equation defining it
         self.launches: list[Launch] = []
+        # host steps: (flat equation, first host line, end) of the code an equation no kernel
+        # computes runs on the host (a BLAS matmul, a loop, a fallback), timed like launches
+        self.host_steps: list[tuple[int, int, int]] = []
+        self._closed_at = 0  # end of the host lines the last closed loop nest wrote
         self.source = ""  # set by NumbaBackend.lower_program
         self._run_parts: tuple[list, list, list] = ([], [], [])  # run's arguments, checks, outputs
         self._n = 0
@@ -378,6 +382,7 @@ class Codegen:
         else:
             self.host.append(f"{kid}(0, {n0}, {', '.join(call)})")
         self.host += post
+        self._closed_at = len(self.host)
 
     def add_kernel(self, kid: str, src: list) -> str:
         """Add a kernel, or reuse an identical one (each costs ~0.1-0.3 s to compile): local names
@@ -395,6 +400,14 @@ class Codegen:
     # --- equations -------------------------------------------------------------------------
 
     def lower_eqn(self, i: int, eqn: JaxprEqn):
+        n0 = len(self.host)
+        self._lower_eqn(i, eqn)
+        # the lines after any loop nest this equation had to close (its operands' kernels)
+        start = max(n0, self._closed_at)
+        if start < len(self.host) and not self.host[start].startswith(" "):
+            self.host_steps.append((i, start, len(self.host)))
+
+    def _lower_eqn(self, i: int, eqn: JaxprEqn):
         p = eqn.primitive
         rule = L.lowerings.get(p)
         dtypes_ok = all(L.supported(x.aval.dtype) for x in [*eqn.inputs, *eqn.out_binders])
@@ -598,8 +611,9 @@ class Codegen:
 
     def build_lines(self, timed: bool = False) -> list[str]:
         """``build(env)``, which binds the environment and returns the host function ``run``;
-        ``timed``: a ``run`` that also times each kernel launch into ``env['_launch_*']`` lists
-        (executed by the backend in the loaded module's namespace, so the module stays as is)."""
+        ``timed``: a ``run`` that also times each kernel launch into ``env['_launch_*']`` lists and
+        each host step into ``env['_host_*']`` (executed by the backend in the loaded module's
+        namespace, so the module stays as is)."""
         args, check, outs = self._run_parts
         lines = ["def build(env):"]
         for key in self.env:
@@ -608,22 +622,35 @@ class Codegen:
             lines.append(
                 "    _ls, _ln, _lm = env['_launch_seconds'], env['_launch_counts'], env['_launch_min']"
             )
+            lines.append("    _hs, _hn, _hm = env['_host_seconds'], env['_host_counts'], env['_host_min']")
         lines.append(f"    def run({', '.join(args)}):")
         lines += check
         at = {launch.host_line: j for j, launch in enumerate(self.launches)} if timed else {}
+        starts = {a: j for j, (_, a, _) in enumerate(self.host_steps)} if timed else {}
+        ends = {b - 1: j for j, (_, _, b) in enumerate(self.host_steps)} if timed else {}
         for k, h in enumerate(self.host):
+            if k in starts:
+                lines.append("        _th = _pc()")
             j = at.get(k)
             if j is None:
                 lines.append("        " + h)
-                continue
-            lines += [
-                "        _t = _pc()",
-                "        " + h,
-                "        _t = _pc() - _t",
-                f"        _ls[{j}] += _t",
-                f"        _ln[{j}] += 1",
-                f"        if _t < _lm[{j}]: _lm[{j}] = _t",
-            ]
+            else:
+                lines += [
+                    "        _t = _pc()",
+                    "        " + h,
+                    "        _t = _pc() - _t",
+                    f"        _ls[{j}] += _t",
+                    f"        _ln[{j}] += 1",
+                    f"        if _t < _lm[{j}]: _lm[{j}] = _t",
+                ]
+            j = ends.get(k)
+            if j is not None:
+                lines += [
+                    "        _th = _pc() - _th",
+                    f"        _hs[{j}] += _th",
+                    f"        _hn[{j}] += 1",
+                    f"        if _th < _hm[{j}]: _hm[{j}] = _th",
+                ]
         lines.append(f"        return [{', '.join(outs)}]")
         lines.append("    return run")
         return lines

@@ -195,7 +195,7 @@ class NumbaBackend:
         if "_relayout" in gen.env:
             variants = {}
             gen.env["_relayout"] = partial(self._relayout, closed, name, variants)
-        profiled = monitoring.kernel_profiling() and bool(gen.launches)
+        profiled = monitoring.kernel_profiling() and bool(gen.launches or gen.host_steps)
         run = _timed_build(mod, gen) if profiled else mod.build(gen.env)
         if "_relayout" in gen.env:
             variants[None] = run
@@ -207,6 +207,10 @@ class NumbaBackend:
         run.launch_seconds = gen.env.get("_launch_seconds") if profiled else None
         run.launch_counts = gen.env.get("_launch_counts") if profiled else None
         run.launch_min = gen.env.get("_launch_min") if profiled else None
+        run.host_steps = gen.host_steps
+        run.host_seconds = gen.env.get("_host_seconds") if profiled else None
+        run.host_counts = gen.env.get("_host_counts") if profiled else None
+        run.host_min = gen.env.get("_host_min") if profiled else None
         run.cache = status
         run.lower_time, run.backend_compile_time = t1 - t0, t2 - t1
         run.compiled_text = partial(_compiled_text, mod)
@@ -252,14 +256,17 @@ class NumbaBackend:
 
 
 def _timed_build(mod, gen: Codegen):
-    """The module's host function, timing each kernel launch (the kernels are the module's own,
-    already compiled): the host code is plain Python, so only it is built again."""
+    """The module's host function, timing each kernel launch and host step (the kernels are the
+    module's own, already compiled): the host code is plain Python, so only it is built again."""
     n = len(gen.launches)
     env = {
         **gen.env,
         "_launch_seconds": [0.0] * n,
         "_launch_counts": [0] * n,
         "_launch_min": [float("inf")] * n,
+        "_host_seconds": [0.0] * len(gen.host_steps),
+        "_host_counts": [0] * len(gen.host_steps),
+        "_host_min": [float("inf")] * len(gen.host_steps),
     }
     gen.env.update(env)
     namespace = {**vars(mod), "_pc": time.perf_counter}

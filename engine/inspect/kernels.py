@@ -4,7 +4,7 @@ with their estimated cost and measured time.
 The numba backend records, per kernel launch, the flat equations it fuses (``Launch``) and where
 each sits in the staged jaxpr (``_Flat.paths``); a program compiled while the run profiles kernels
 also times each launch. Equations no kernel computes run on the host (matmuls through BLAS,
-loops, fallbacks): each is a step of its own when it does work.
+loops, fallbacks): each is a step of its own when it does work, timed like a launch.
 """
 
 from __future__ import annotations
@@ -47,12 +47,19 @@ def kernel_steps(program) -> list[KernelInfo]:
                 ),
             )
         )
+    # a host step's timing slot, by its equation
+    host = {i: j for j, (i, _, _) in enumerate(getattr(program, "host_steps", None) or [])}
+    host_seconds = getattr(program, "host_seconds", None)
+    host_counts = getattr(program, "host_counts", None)
+    host_min = getattr(program, "host_min", None)
     for i, eqn in enumerate(flat.eqns):
         if i in covered:
             continue
         cost = eqn_cost(eqn)
         if cost.flops <= 0:
             continue  # a re-indexing no kernel needed, a reshape: no work of its own
+        j = host.get(i)
+        n = host_counts[j] if j is not None and host_counts else 0
         steps.append(
             (
                 i,
@@ -62,6 +69,9 @@ def kernel_steps(program) -> list[KernelInfo]:
                     eqns=[eqn_path(flat.paths[i])],
                     flops=cost.flops,
                     bytes=cost.bytes,
+                    launches=n,
+                    measured_ms=round(host_min[j] * 1000, 6) if n and host_min else None,
+                    total_ms=round(host_seconds[j] * 1000, 6) if n and host_seconds else None,
                 ),
             )
         )
