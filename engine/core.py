@@ -344,6 +344,11 @@ class Trace:
         raise NotImplementedError
 
 
+# Runs a primitive on operands sharded over a mesh on the mesh's devices (set by
+# engine.parallel.partition when such arrays exist); None means "compute on the host".
+sharded_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
+
+
 class EvalTrace(Trace):
     """Level 0: run the primitive's numpy implementation on concrete values."""
 
@@ -356,6 +361,12 @@ class EvalTrace(Trace):
         if primitive.takes_arrays:
             args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
         else:
+            for v in vals:
+                if type(v) is not Array and getattr(v, "on_mesh", False):
+                    out = sharded_eager_dispatch(primitive, vals, params)  # type: ignore[misc]
+                    if out is not None:
+                        return out
+                    break
             args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         outs = impl_rules[primitive](*args, **params)
         weak = params.get("weak_type")

@@ -442,7 +442,7 @@ def jit(
         raise TypeError(f"Expected a callable value, got {fun!r}")
     jitted = JitFunction(fun, static_argnums, static_argnames, donate_argnums)
     if in_shardings is not None or out_shardings is not None:
-        from .parallel.spmd import with_shardings
+        from .parallel.partition import with_shardings
 
         return with_shardings(jitted, in_shardings, out_shardings)
     return jitted

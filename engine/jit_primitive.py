@@ -24,15 +24,15 @@ ir.pp_params_rules[jit_p] = lambda eqn: [
 
 
 def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
-    spmd = sys.modules.get("engine.parallel.spmd")  # not imported: no reshard was ever traced
-    return spmd is not None and spmd.mesh_of_jaxpr(jaxpr) is not None
+    part = sys.modules.get("engine.parallel.partition")  # not imported: no reshard was ever traced
+    return part is not None and part.mesh_of_jaxpr(jaxpr) is not None
 
 
 @jit_p.def_impl
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
-        from .parallel.spmd import run_sharded
+        from .parallel.partition import run_sharded
 
         sharded_outs = run_sharded(args, jaxpr, name)
         if sharded_outs is not None:

@@ -528,7 +528,7 @@ def reshard(x, out_shardings):
 
     def move(v):
         if isinstance(v, Tracer):
-            from .parallel.spmd import bind_reshard
+            from .parallel.partition import bind_reshard
 
             return bind_reshard(v, sharding)
         return put_sharded(v, sharding)

@@ -49,21 +49,12 @@ _SHARD_MAP = (
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ("autodiff-remat", 22): _CHECKPOINT,
     **{("jax-primitives", i): _PRIMITIVES for i in (0, 2, 4, 7, 9, 10, 13, 14, 15, 17, 18, 19, 21, 22, 23)},
-    **{
-        ("parallel", i): _EXPLICIT_SHARDING
-        for i in (4, 9, 14, 16, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31, 32, 33, 34, 35)
-    },
+    **{("parallel", i): _EXPLICIT_SHARDING for i in (9, 16, 17, 18, 20, 23, 25, 27, 28, 29, 33, 34, 35)},
     **{
         ("shard-map", i): _SHARD_MAP
         for i in (
-            2,
             3,
             5,
-            9,
-            10,
-            11,
-            12,
-            13,
             14,
             15,
             16,

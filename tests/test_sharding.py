@@ -212,11 +212,57 @@ def test_data_parallel_training_step_runs_on_every_device(mesh):
     assert [5, 6] in [list(s) for s in summed] and [3, 5] in [list(s) for s in summed]  # weight grads
 
 
-def test_unpartitionable_mesh_raises():
-    m = jax.make_mesh((2, 2), ("x", "y"))
-    x = jax.device_put(np.ones((4, 4), np.float32), NamedSharding(m, P("x", "y")))
-    with pytest.raises(NotImplementedError, match="one mesh axis of size > 1"):
-        jax.jit(lambda v: v * 2)(x)
+def test_two_dimensional_mesh_runs_each_block_on_its_device():
+    from engine import monitoring
+
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    xn = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    x = jax.device_put(xn, NamedSharding(m, P("x", "y")))
+    events = []
+    with monitoring.listen(lambda kind, data: events.append(data) if kind == "pmap_execute" else None):
+        y = jnp.sin(x).T  # eager: each op runs on the 8 devices
+        s = jax.jit(lambda v: v.sum(0))(x)
+    assert str(jax.typeof(y)) == "float32[4@y,8@x]" and str(jax.typeof(s)) == "float32[4@y]"
+    np.testing.assert_allclose(np.asarray(y), np.sin(xn).T, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(s), xn.sum(0))
+    # device (i, j) holds rows 2j:2j+2, columns 2i:2i+2 of sin(x).T
+    for sh in y.addressable_shards:
+        i, j = divmod(sh.device.id, 2)
+        np.testing.assert_allclose(
+            np.asarray(sh.data), np.sin(xn[2 * i : 2 * i + 2, 2 * j : 2 * j + 2]).T, rtol=1e-6
+        )
+    run = events[-1]
+    assert run["mesh"] == [4, 2] and all(d["inputs"][0].shape == (2, 2) for d in run["devices"])
+    (psum,) = [e for e in run["collectives"] if e["primitive"] == "psum"]
+    assert psum["axis_name"] == "x" and psum["shape"] == [2]  # the column sums of one block, over x
+    # a contraction over a dimension split by both axes: psum over both
+    dot = jax.jit(lambda a: a.T @ a)(jax.device_put(xn, NamedSharding(m, P(("x", "y"), None))))
+    np.testing.assert_allclose(np.asarray(dot), xn.T @ xn)
+    assert dot.sharding.is_fully_replicated
+
+
+def test_explicit_mesh_type_errors_and_auto_mesh_layouts():
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    a = jax.device_put(np.ones((4, 4), np.int32), NamedSharding(m, P("x", None)))
+    b = jax.device_put(np.ones((4, 4), np.int32), NamedSharding(m, P(None, "x")))
+    with pytest.raises(
+        Exception, match=r"add operation with inputs: i32\[4@x,4\], i32\[4,4@x\] produces an "
+    ):
+        a + b
+    with pytest.raises(Exception, match="Contracting dimensions are sharded and it is ambiguous"):
+        jnp.dot(b, a)
+    auto = jax.make_mesh((4, 2), ("x", "y"), (AxisType.Auto, AxisType.Auto))
+    xn, wn = np.arange(32.0, dtype=np.float32).reshape(8, 4), np.arange(64.0, dtype=np.float32).reshape(4, 16)
+    x = jax.device_put(xn, NamedSharding(auto, P(None, "x")))
+    w = jax.device_put(wn, NamedSharding(auto, P("x", None)))
+    z = jnp.dot(x, w)  # Auto axes: no error; partial products summed over x
+    np.testing.assert_allclose(np.asarray(z), xn @ wn)
+    assert z.sharding == NamedSharding(auto, P()) and repr(z.sharding.spec) == "P()"
+    c = jax.jit(
+        lambda p, q: jax.lax.with_sharding_constraint(jnp.dot(p, q), NamedSharding(auto, P("x", None)))
+    )(x, w)
+    assert repr(c.sharding.spec) == "P('x',)"  # as XLA reports it: no trailing unsplit dimensions
+    np.testing.assert_allclose(np.asarray(c), xn @ wn)
 
 
 def test_jit_in_and_out_shardings(mesh):

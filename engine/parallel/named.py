@@ -55,6 +55,11 @@ class NamedShardedArray(ShardedArray):
         return self._sharding
 
     @property
+    def on_mesh(self) -> bool:
+        """Operations on it run on the mesh's devices (``partition.run_eager``)."""
+        return self._sharding.num_devices > 1
+
+    @property
     def named_sharding(self) -> NamedSharding:
         return self._sharding
 
@@ -121,6 +126,8 @@ def put_sharded(x, sharding: Sharding):
         raise TypeError(f"device_put: unsupported sharding {sharding!r}")
     if isinstance(x, NamedShardedArray) and x._sharding == sharding:
         return x
+    from . import partition  # noqa: F401  (operations on the result run per device)
+
     aval = core.get_aval(x)
     if not isinstance(sharding.mesh, Mesh):
         raise TypeError("device_put needs a NamedSharding over a concrete Mesh, not an AbstractMesh")

@@ -82,12 +82,16 @@ class Program:
 
     __slots__ = ("closed", "key", "payload", "mesh", "names", "slot_bytes", "name", "compiled")
 
-    def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True):
+    def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None):
         self.closed, self.name = closed, name
         # compiled here first, so the devices load it (from memory if forked later, else from disk)
         self.compiled = programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
-        self.mesh = programs.mesh_for(closed, axis_size, device_count) if nested else (axis_size,)
-        self.names = {axis_name: 0, _dim_name(0): 0}
+        if axes is not None:  # a named mesh (jit of sharded arrays, shard_map): one dimension per axis
+            self.mesh = tuple(s for _, s in axes)
+            self.names = {n: d for d, (n, _) in enumerate(axes)}
+        else:
+            self.mesh = programs.mesh_for(closed, axis_size, device_count) if nested else (axis_size,)
+            self.names = {axis_name: 0, _dim_name(0): 0}
         self.slot_bytes = programs.slot_bytes_for(closed, self.mesh)
         try:
             self.key, self.payload = programs.dumps(closed)
@@ -117,6 +121,19 @@ def _program(closed, name, axis_name, axis_size, explicit_devices) -> Program:
     prog = per.get(key)
     if prog is None or (prog.payload is None and prog.key not in rt.inherited):
         prog = per[key] = Program(closed, name, axis_name, axis_size, rt.n, nested=not explicit_devices)
+    return prog
+
+
+def mesh_program(closed, name, mesh) -> Program:
+    """``closed`` as a program over every device of ``mesh`` (a ``jax.sharding.Mesh``), whose
+    collectives name the mesh's axes; positions are the mesh's devices in row-major order."""
+    per = _programs.setdefault(closed, {})
+    rt = get_runtime()
+    axes = tuple(zip(mesh.axis_names, mesh.axis_sizes))
+    key = ("mesh", axes, tuple(int(i) for i in mesh.device_ids.flat), rt.n)
+    prog = per.get(key)
+    if prog is None or (prog.payload is None and prog.key not in rt.inherited):
+        prog = per[key] = Program(closed, name, None, mesh.size, rt.n, axes=axes)
     return prog
 
 
@@ -229,7 +246,10 @@ def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
         m["duration_ms"] = m.pop("_end") - m["start_ms"]
         m["devices"] = sorted(set(m["devices"]))
         events.append(m)
-    names = [None if isinstance(axis_name, AnonymousAxis) else axis_name]
+    if isinstance(axis_name, tuple):  # a named mesh: its axes
+        names = list(axis_name)
+    else:
+        names = [None if isinstance(axis_name, AnonymousAxis) else axis_name]
     monitoring.emit(
         "pmap_execute",
         name=prog.name,

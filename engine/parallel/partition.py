@@ -1,0 +1,751 @@
+"""``jit`` (and eager operations) on arrays sharded over a mesh: one program per device.
+
+When a jitted function receives ``NamedShardedArray`` arguments (``jax.device_put(x,
+NamedSharding(mesh, P(...)))``), its jaxpr (global shapes) is partitioned into a per-device jaxpr
+(local shapes) by propagating each value's partition spec equation by equation, with one rule per
+primitive in ``spmd_rules``: elementwise operations keep their operands' spec, reductions and
+contractions over a sharded dimension reduce locally and ``psum`` over the mesh axes that split
+it, ``broadcast_in_dim``/``reshape``/``transpose`` carry specs to the dimensions they become. An
+operation with no rule runs on gathered (replicated) operands, so results are always right; a
+replicated operand meeting a sharded one is sliced locally (no communication).
+
+A spec names, per dimension, the tuple of mesh axes splitting it (major first; ``()``: whole), so
+any mesh shape works: on a ``(4, 2)`` mesh ``('X', 'Y')`` a ``float32[8@X,4@Y]`` value is a
+``(2, 2)`` block per device, and a sum over dimension 0 is a local sum and a ``psum`` over ``X``
+(the devices that share a ``Y`` coordinate).
+
+On a mesh whose axes are ``Explicit`` the rules also check what JAX's sharding-in-types rules
+check (operands of an elementwise op must agree; a contraction over sharded dimensions needs
+``out_sharding``) and raise JAX's errors. Eager operations on sharded arrays run the same way: the
+primitive is a one-equation program partitioned like any other (``run_eager``).
+
+The per-device program runs on the device processes (``pmap_primitive.mesh_program``), so the run
+report shows each device's work and the collectives as for ``pmap``; results stay on the devices
+as ``NamedShardedArray``s with the propagated shardings (``jax.typeof`` shows them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+import weakref
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from .. import ad, batching, core, monitoring
+from ..core import Array, ShapedArray
+from ..ir import ClosedJaxpr, Literal
+from ..lax import parallel as lax_parallel
+from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
+from ..staging import trace_to_jaxpr
+from .named import NamedShardedArray
+from .runtime import get_runtime
+
+Spec = tuple  # per dimension: the tuple of mesh axes splitting it, major first (() = whole)
+
+
+class ShardingTypeError(Exception):
+    """Operands whose shardings (in their types, on an explicit mesh) do not fit together."""
+
+
+class Sharded(NamedTuple):
+    """A value of the per-device program: the local piece and how the global value is split."""
+
+    val: object
+    spec: Spec
+
+
+class MeshContext:
+    """The mesh a program is partitioned over."""
+
+    def __init__(self, mesh: Mesh, checks: bool = False):
+        self.mesh = mesh
+        self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+        # Raise JAX's sharding-type errors (explicit axes only). Eager operations do; inside jit
+        # the engine's AD rules do not say the out_sharding JAX's would (a transposed dot over a
+        # sharded batch), so the partitioner picks a layout instead of refusing the program.
+        self.explicit = frozenset(mesh.explicit_axes) if checks else frozenset()
+
+    def parts(self, axes) -> int:
+        return math.prod(self.sizes[a] for a in axes)
+
+    def local_shape(self, shape, spec) -> tuple:
+        return tuple(n // self.parts(s) for n, s in zip(shape, spec))
+
+    def global_shape(self, shape, spec) -> tuple:
+        return tuple(n * self.parts(s) for n, s in zip(shape, spec))
+
+    def axis_env(self) -> contextlib.ExitStack:
+        stack = contextlib.ExitStack()
+        for name, size in self.sizes.items():
+            stack.enter_context(lax_parallel.extend_axis_env(name, size))
+        return stack
+
+
+def spec_of(sharding: NamedSharding, ndim: int) -> Spec:
+    return tuple(tuple(axes) for axes in sharding._normalized(ndim))
+
+
+def _entry(axes):
+    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+
+
+def sharding_of(mesh: Mesh, spec: Spec) -> NamedSharding:
+    """The ``NamedSharding`` of a computed value. On a mesh of ``Auto`` axes JAX reports what the
+    compiler chose, without trailing unsplit dimensions (``P('X',)``); on an explicit mesh the
+    type's spec, one entry per dimension."""
+    entries = [_entry(s) for s in spec]
+    if not mesh.explicit_axes:
+        while entries and entries[-1] is None:
+            entries.pop()
+    return NamedSharding(mesh, PartitionSpec(*entries))
+
+
+spmd_rules: dict[core.Primitive, Callable] = {}
+
+
+def _replicated(ndim) -> Spec:
+    return ((),) * ndim
+
+
+def _ndim(x) -> int:
+    return core.get_aval(x.val).ndim
+
+
+def _axis_name(axes):
+    return axes[0] if len(axes) == 1 else tuple(axes)
+
+
+def _to_spec(ctx: MeshContext, x: Sharded, spec: Spec):
+    """The local piece of ``x`` as laid out by ``spec``: all-gather the dimensions whose split
+    changes (unless the new split only refines the old one), then slice locally."""
+    from .. import lax
+
+    v = x.val
+    cur = list(x.spec)
+    for d, (have, want) in enumerate(zip(cur, spec)):
+        if have != want and tuple(want[: len(have)]) != tuple(have):
+            v = lax_parallel.all_gather(v, _axis_name(have), axis=d, tiled=True)
+            cur[d] = ()
+    for d, (have, want) in enumerate(zip(cur, spec)):
+        if have != want:
+            extra = tuple(want[len(have) :])
+            n = core.get_aval(v).shape[d] // ctx.parts(extra)
+            start = lax_parallel.axis_index(_axis_name(extra)) * n
+            v = lax.dynamic_slice_in_dim(v, start, n, axis=d)
+    return v
+
+
+def _gathered(ctx, x: Sharded):
+    return _to_spec(ctx, x, _replicated(len(x.spec)))
+
+
+def _fallback(ctx, prim, vals, params):
+    """No partitioning rule: every device computes the whole result from gathered operands."""
+    out = prim.bind(*[_gathered(ctx, x) for x in vals], **params)
+    outs = out if prim.multiple_results else [out]
+    res = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
+    return res if prim.multiple_results else res[0]
+
+
+def _is_elementwise(prim) -> bool:
+    rule = batching.batch_rules.get(prim)
+    name = getattr(rule, "__qualname__", "")
+    return name.startswith(("vectorized_batcher", "broadcast_batcher"))
+
+
+# --- JAX's sharding-in-types checks (explicit mesh axes only) ----------------------------------
+
+
+def _type_str(ctx, x: Sharded) -> str:
+    """``i32[4@X,4]``: the global type of ``x`` with its explicit axes, as JAX's errors print it."""
+    aval = core.get_aval(x.val)
+    dims = []
+    for n, axes in zip(ctx.global_shape(aval.shape, x.spec), x.spec):
+        shown = [a for a in axes if a in ctx.explicit]
+        dims.append(
+            f"{n}@{_axis_name(shown) if len(shown) == 1 else '(' + ','.join(shown) + ')'}"
+            if shown
+            else str(n)
+        )
+    return f"{core.dtype_short(aval.dtype)}[{','.join(dims)}]"
+
+
+def _explicit(ctx, axes) -> tuple:
+    return tuple(a for a in axes if a in ctx.explicit)
+
+
+def _elementwise(ctx, prim, vals, params):
+    ranked = [x for x in vals if len(x.spec)]
+    if not any(any(s) for x in ranked for s in x.spec):
+        return Sharded(prim.bind(*[x.val for x in vals], **params), _replicated(max(map(_ndim, vals))))
+    nd = len(ranked[0].spec)
+    gshapes = [ctx.global_shape(core.get_aval(x.val).shape, x.spec) for x in ranked]
+    target = []
+    for d in range(nd):
+        # size-1 dimensions broadcast against the others: they do not vote
+        split = [x.spec[d] for x in ranked if x.spec[d]]
+        shown = {_explicit(ctx, s) for s in split} - {()}
+        if len(shown) > 1:
+            specs = ", ".join(str(tuple(_entry(_explicit(ctx, s)) for s in x.spec)) for x in ranked)
+            raise ShardingTypeError(f"{prim.name} got incompatible shardings for broadcasting: {specs}.")
+        target.append(split[0] if split else ())
+    used = [a for axes in target for a in axes]
+    if len(set(used)) != len(used):
+        if set(used) & ctx.explicit:
+            out = prim.abstract_eval(*[core.get_aval(x.val) for x in vals], **params)
+            shape = [max(g[d] for g in gshapes) for d in range(nd)]
+            dims = [f"{n}@{_axis_name(t)}" if _explicit(ctx, t) else str(n) for n, t in zip(shape, target)]
+            inputs = ", ".join(_type_str(ctx, x) for x in vals)
+            raise ShardingTypeError(
+                f"{prim.name} operation with inputs: {inputs} produces an illegally sharded result: "
+                f"{core.dtype_short(out.dtype)}[{','.join(dims)}]"
+            )
+        seen: set = set()  # Auto axes: the first dimension keeps an axis used twice
+        deduped = []
+        for axes in target:
+            deduped.append(() if set(axes) & seen else axes)
+            seen.update(axes)
+        target = deduped
+    target_t = tuple(target)
+    args = []
+    for x in vals:
+        if not len(x.spec):
+            args.append(x.val)
+            continue
+        shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
+        want = tuple(() if n == 1 and not x.spec[d] else t for d, (n, t) in enumerate(zip(shape, target_t)))
+        args.append(x.val if x.spec == want else _to_spec(ctx, x, want))
+    return Sharded(prim.bind(*args, **params), target_t)
+
+
+def _broadcast_in_dim(ctx, prim, vals, params):
+    x = vals[0]
+    shape, dims = params["shape"], params["broadcast_dimensions"]
+    in_shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
+    spec: list = [()] * len(shape)
+    for i, d in enumerate(dims):
+        if x.spec[i] and in_shape[i] == shape[d]:
+            spec[d] = x.spec[i]
+        elif x.spec[i]:
+            return _fallback(ctx, prim, vals, params)
+    local = dict(params, shape=ctx.local_shape(shape, spec))
+    return Sharded(prim.bind(x.val, *[v.val for v in vals[1:]], **local), tuple(spec))
+
+
+def _reshape(ctx, prim, vals, params):
+    """Dimensions that survive the reshape keep their split; a split dimension that is divided
+    into several keeps its split on the first (when it divides evenly); otherwise gather."""
+    x = vals[0]
+    new = tuple(params["new_sizes"])
+    if not any(x.spec):
+        return Sharded(prim.bind(*[v.val for v in vals], **params), _replicated(len(new)))
+    if params.get("dimensions") is not None:
+        return _fallback(ctx, prim, vals, params)
+    gshape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
+    spec: list = [()] * len(new)
+    for d, s in enumerate(x.spec):
+        if not s:
+            continue
+        before = math.prod(gshape[:d])
+        match = [
+            e
+            for e in range(len(new))
+            if math.prod(new[:e]) == before
+            and (new[e] == gshape[d] or (gshape[d] % new[e] == 0 and new[e] % ctx.parts(s) == 0))
+        ]
+        if not match:
+            return _fallback(ctx, prim, vals, params)
+        e = match[0]
+        if new[e] != gshape[d] and any(x.spec[d + 1 :]):
+            return _fallback(ctx, prim, vals, params)
+        spec[e] = s
+    local = dict(params, new_sizes=ctx.local_shape(new, spec))
+    return Sharded(prim.bind(x.val, **local), tuple(spec))
+
+
+def _transpose(ctx, prim, vals, params):
+    (x,) = vals
+    perm = params["permutation"]
+    return Sharded(prim.bind(x.val, **params), tuple(x.spec[p] for p in perm))
+
+
+def _squeeze(ctx, prim, vals, params):
+    (x,) = vals
+    dims = {d % len(x.spec) for d in params["dimensions"]}
+    return Sharded(prim.bind(x.val, **params), tuple(s for d, s in enumerate(x.spec) if d not in dims))
+
+
+def _reduction(collective):
+    def rule(ctx, prim, vals, params):
+        (x,) = vals
+        axes = set(params["axes"])
+        out = prim.bind(x.val, **params)
+        over = tuple(a for d in sorted(axes) for a in x.spec[d])
+        if over:
+            out = collective(out, over)
+        return Sharded(out, tuple(s for d, s in enumerate(x.spec) if d not in axes))
+
+    return rule
+
+
+def _arg_reduction(ctx, prim, vals, params):
+    (x,) = vals
+    (axis,) = params["axes"]
+    if x.spec[axis]:  # the index is global: gather the reduced dimension first
+        spec = x.spec[:axis] + ((),) + x.spec[axis + 1 :]
+        x = Sharded(_to_spec(ctx, x, spec), spec)
+    return Sharded(prim.bind(x.val, **params), tuple(s for d, s in enumerate(x.spec) if d != axis))
+
+
+def _dot_general(ctx, prim, vals, params):
+    lhs, rhs = vals
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    out_sharding = params.get("out_sharding")
+    if ctx.explicit and out_sharding is None:  # (eager only: see MeshContext)
+        _check_dot_types(ctx, lhs, rhs, lc, rc, lb, rb)
+    lspec, rspec = list(lhs.spec), list(rhs.spec)
+    # Pair dimensions (contracting and batch) must agree: a replicated side is sliced to match.
+    for i, j in list(zip(lc, rc)) + list(zip(lb, rb)):
+        if lspec[i] != rspec[j]:
+            want = lspec[i] or rspec[j]
+            if lspec[i] and rspec[j]:
+                want = ()
+            lspec[i] = rspec[j] = want
+    lfree = [d for d in range(len(lspec)) if d not in lc and d not in lb]
+    rfree = [d for d in range(len(rspec)) if d not in rc and d not in rb]
+    out_spec = [lspec[i] for i in lb] + [lspec[d] for d in lfree] + [rspec[d] for d in rfree]
+    used = [a for s in out_spec for a in s]
+    summed = tuple(a for i in lc for a in lspec[i])
+    if len(set(used)) != len(used) or not (_distinct(lspec) and _distinct(rspec)) or set(used) & set(summed):
+        out = _fallback(ctx, prim, vals, _local_params(params))  # one mesh axis would split two dimensions
+    else:
+        lv = lhs.val if tuple(lspec) == lhs.spec else _to_spec(ctx, lhs, tuple(lspec))
+        rv = rhs.val if tuple(rspec) == rhs.spec else _to_spec(ctx, rhs, tuple(rspec))
+        out = Sharded(prim.bind(lv, rv, **_local_params(params)), tuple(out_spec))
+        if summed:
+            out = _reduce_summed(ctx, out, summed, out_sharding)
+    if out_sharding is not None:
+        want = spec_of(out_sharding, len(out.spec))
+        out = Sharded(out.val if out.spec == want else _to_spec(ctx, out, want), want)
+    return out
+
+
+def _local_params(params):
+    return {k: v for k, v in params.items() if k != "out_sharding"} if "out_sharding" in params else params
+
+
+def _reduce_summed(ctx, out: Sharded, summed, out_sharding) -> Sharded:
+    """Partial sums over the ``summed`` axes: a ``psum``, or, when ``out_sharding`` splits a
+    dimension over exactly those axes, a ``psum_scatter`` along it (each device keeps its block)."""
+    if out_sharding is not None:
+        want = spec_of(out_sharding, len(out.spec))
+        for d, (have, w) in enumerate(zip(out.spec, want)):
+            if not have and tuple(w) == tuple(summed):
+                val = lax_parallel.psum_scatter(out.val, _axis_name(summed), scatter_dimension=d, tiled=True)
+                return Sharded(val, out.spec[:d] + (tuple(summed),) + out.spec[d + 1 :])
+    return Sharded(lax_parallel.psum(out.val, _axis_name(summed)), out.spec)
+
+
+def _check_dot_types(ctx, lhs, rhs, lc, rc, lb, rb):
+    def entries(x, dims):
+        return tuple(_entry(_explicit(ctx, x.spec[d])) for d in dims)
+
+    lbs, rbs = entries(lhs, lb), entries(rhs, rb)
+    if any(a is not None and b is not None and a != b for a, b in zip(lbs, rbs)):
+        raise ShardingTypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the consistent "
+            f"sharding, got {lbs} and {rbs}."
+        )
+    lcs, rcs = entries(lhs, lc), entries(rhs, rc)
+    if any(a is not None and b is not None and a != b for a, b in zip(lcs, rcs)):
+        raise ShardingTypeError(
+            f"dot_general requires contracting dimensions to have consistent sharding, got {lcs} and {rcs}."
+        )
+    for a, b in zip(lcs, rcs):
+        if a is not None and b is not None:
+            raise ShardingTypeError(
+                "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
+                "Please specify the output sharding via the `out_sharding` parameter. "
+                f"Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}"
+            )
+
+
+def _slice(ctx, prim, vals, params):
+    """A slice that keeps every sharded dimension whole slices each block alike."""
+    (x,) = vals
+    shape = core.get_aval(x.val).shape
+    start, limit, strides = params["start_indices"], params["limit_indices"], params["strides"]
+    for d, s in enumerate(x.spec):
+        whole = start[d] == 0 and limit[d] == shape[d] * ctx.parts(s) and (strides is None or strides[d] == 1)
+        if s and not whole:
+            return _fallback(ctx, prim, vals, params)
+    local = tuple(shape[d] if s else n for d, (s, n) in enumerate(zip(x.spec, limit)))
+    return Sharded(prim.bind(x.val, **dict(params, limit_indices=local)), x.spec)
+
+
+def _concatenate(ctx, prim, vals, params):
+    """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
+    d = params["dimension"]
+    if any(x.spec[d] for x in vals):
+        return _fallback(ctx, prim, vals, params)
+    target = next((x.spec for x in vals if any(x.spec)), vals[0].spec)
+    args = [x.val if x.spec == target else _to_spec(ctx, x, target) for x in vals]
+    return Sharded(prim.bind(*args, **params), target)
+
+
+def _distinct(spec) -> bool:
+    named = [a for s in spec for a in s]
+    return len(set(named)) == len(named)
+
+
+def _call(jaxpr_param):
+    """Calls (nested jit, custom_jvp/vjp): partition the body in line."""
+
+    def rule(ctx, prim, vals, params):
+        closed = params[jaxpr_param]
+        return _interpret(ctx, closed.jaxpr, closed.consts, vals)
+
+    return rule
+
+
+def structural_rules_missing() -> bool:
+    from ..lax import structural
+
+    return structural.dot_general_p not in spmd_rules
+
+
+def _install_rules():
+    from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+    from ..jit import jit_p
+    from ..lax import reductions, slicing, structural
+
+    spmd_rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
+    spmd_rules[structural.reshape_p] = _reshape
+    spmd_rules[structural.transpose_p] = _transpose
+    spmd_rules[structural.squeeze_p] = _squeeze
+    spmd_rules[structural.select_n_p] = _elementwise
+    spmd_rules[structural.reduce_sum_p] = _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax)))
+    spmd_rules[structural.reduce_max_p] = _reduction(lambda v, ax: lax_parallel.pmax(v, _axis_name(ax)))
+    spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, _axis_name(ax)))
+    spmd_rules[structural.dot_general_p] = _dot_general
+    spmd_rules[structural.concatenate_p] = _concatenate
+    spmd_rules[slicing.slice_p] = _slice
+    spmd_rules[reductions.argmax_p] = _arg_reduction
+    spmd_rules[reductions.argmin_p] = _arg_reduction
+    spmd_rules[jit_p] = _call("jaxpr")
+    spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
+    spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
+    spmd_rules[ad.add_jaxvals_p] = _elementwise
+
+
+def _interpret(ctx, jaxpr, consts, args: list[Sharded]) -> list[Sharded]:
+    env: dict = {}
+
+    def read(x):
+        if type(x) is Literal:
+            return Sharded(x.val, _replicated(x.aval.ndim))
+        return env[x]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = Sharded(c, _replicated(core.get_aval(c).ndim))
+    for v, a in zip(jaxpr.in_binders, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        vals = [read(x) for x in eqn.inputs]
+        prim = eqn.primitive
+        rule = spmd_rules.get(prim)
+        if rule is None:
+            rule = _elementwise if _is_elementwise(prim) else _fallback
+        with core.source_info_context(eqn.source_info):
+            if prim not in _always_ruled and all(not any(x.spec) for x in vals):  # nothing to split
+                outs = prim.bind(*[x.val for x in vals], **_local_params(eqn.params))
+                outs = outs if prim.multiple_results else [outs]
+                outs = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
+            else:
+                res = rule(ctx, prim, vals, eqn.params)
+                outs = res if isinstance(res, list) else [res]
+        for v, o in zip(eqn.out_binders, outs):
+            env[v] = o
+    return [read(x) for x in jaxpr.outs]
+
+
+# Primitives whose rule runs even on replicated operands (they set a layout themselves).
+_always_ruled: set = set()
+
+
+# ---------------------------------------------------------------------------------------------
+# Partitioning and running.
+
+
+class _Partitioned(NamedTuple):
+    local: ClosedJaxpr
+    out_specs: list
+
+
+_cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partitioned:
+    """The per-device jaxpr of ``closed`` for arguments split as ``in_specs``, and its outputs' specs."""
+    per = _cache.setdefault(closed, {})
+    key = (ctx.mesh, bool(ctx.explicit), tuple(in_specs))
+    hit = per.get(key)
+    if hit is not None:
+        return hit
+    if structural_rules_missing():
+        _install_rules()
+    local_avals = [
+        ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
+        for a, s in zip(closed.in_avals, in_specs)
+    ]
+    out_specs: list = []
+
+    def local_fun(*vals):
+        outs = _interpret(ctx, closed.jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)])
+        out_specs[:] = [o.spec for o in outs]
+        return [o.val for o in outs]
+
+    with ctx.axis_env():
+        local = trace_to_jaxpr(local_fun, local_avals)
+    hit = per[key] = _Partitioned(local, list(out_specs))
+    return hit
+
+
+def _on_mesh(a) -> bool:
+    return isinstance(a, NamedShardedArray) and a.sharding.num_devices > 1
+
+
+def _arg_mesh(args) -> Mesh | None:
+    meshes = {a.sharding.mesh for a in args if _on_mesh(a)}
+    if not meshes:
+        return None
+    if len(meshes) > 1:
+        raise ValueError(
+            f"jit: arguments are sharded over different meshes {sorted(map(str, meshes))}; "
+            "reshard them onto one mesh with jax.device_put(x, NamedSharding(mesh, spec))"
+        )
+    mesh = meshes.pop()
+    return mesh if isinstance(mesh, Mesh) else None
+
+
+def _spec_of(x, ctx: MeshContext, ndim: int) -> Spec:
+    if isinstance(x, NamedShardedArray) and x.sharding.mesh == ctx.mesh:
+        return spec_of(x.sharding, ndim)
+    return _replicated(ndim)
+
+
+def run_sharded(
+    args: Sequence[core.Value], closed: ClosedJaxpr, name: str, checks: bool = False
+) -> list[Array] | None:
+    """Run ``closed`` (a jit's jaxpr) SPMD on the mesh its sharded arguments live on, or return
+    None when no argument is sharded over more than one device."""
+    from .pmap_primitive import _emit, mesh_program
+
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
+    if mesh is None:
+        return None
+    t0 = time.perf_counter()
+    ctx = MeshContext(mesh, checks)
+    in_specs = [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)]
+    part = partition(closed, ctx, in_specs)
+    rt = get_runtime()
+    placement = [int(d) for d in mesh.device_ids.flat]
+    prog = mesh_program(part.local, name, mesh)
+    per_arg = []
+    for a in args:
+        if isinstance(a, NamedShardedArray) and a.sharding.mesh == mesh:
+            per_arg.append(a._buffers)  # used where they are
+        else:
+            value = core._canonical_np(np.asarray(a._value if isinstance(a, Array) else a))
+            per_arg.append([rt.put(dev, value) for dev in placement])
+    inputs = [[bufs[p] for bufs in per_arg] for p in range(len(placement))]
+    t_put = time.perf_counter()
+    listening = monitoring.listening()
+    outs, replies = rt.run(prog, placement, inputs, part.local.out_avals, t0, events=listening)
+    results = []
+    for k, (aval, spec) in enumerate(zip(closed.out_avals, part.out_specs)):
+        sharding = sharding_of(mesh, spec)
+        results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
+    if listening:
+        _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Eager operations on sharded arrays: each primitive is a one-equation program, run per device.
+
+_eager_programs: dict = {}
+
+
+def run_eager(prim: core.Primitive, vals, params):
+    """``prim`` applied to ``vals`` (some of them ``NamedShardedArray``s on a mesh) on the mesh's
+    devices, as JAX runs an eager op on sharded arrays (a compiled one-op program)."""
+    avals = tuple(core.get_aval(v) for v in vals)
+    try:
+        key: object = (prim, tuple(sorted(params.items())), avals)
+        hash(key)
+    except TypeError:
+        key = None
+    closed = _eager_programs.get(key) if key is not None else None
+    if closed is None:
+        closed = trace_to_jaxpr(lambda *xs: _as_list(prim, prim.bind(*xs, **params)), list(avals))
+        if key is not None:
+            if len(_eager_programs) > 512:
+                _eager_programs.clear()
+            _eager_programs[key] = closed
+    outs = run_sharded(vals, closed, prim.name, checks=True)
+    if outs is None:  # (not reached: run_eager is only called with a sharded operand)
+        raise AssertionError("run_eager without a sharded operand")
+    return outs if prim.multiple_results else outs[0]
+
+
+def _as_list(prim, out):
+    return list(out) if prim.multiple_results else [out]
+
+
+def _install_eager_dispatch():
+    def dispatch(prim, vals, params):
+        if prim.takes_arrays or prim in _host_only:
+            return None
+        return run_eager(prim, vals, params)
+
+    core.sharded_eager_dispatch = dispatch
+
+
+_host_only: set = set()  # primitives that never run per device (host callbacks...)
+
+
+# ---------------------------------------------------------------------------------------------
+# jit(in_shardings=, out_shardings=).
+
+
+def _place(tree, shardings, what):
+    from ..sharding import as_sharding
+    from .sharded import device_put
+
+    if shardings is None:
+        return tree
+    if isinstance(shardings, (list, tuple)) and not isinstance(shardings, PartitionSpec):
+        if not isinstance(tree, (list, tuple)) or len(tree) != len(shardings):
+            raise ValueError(
+                f"jit {what}: {len(shardings)} shardings for "
+                f"{len(tree) if isinstance(tree, (list, tuple)) else 'a non-sequence of'} values"
+            )
+        return type(tree)(_place(t, s, what) for t, s in zip(tree, shardings))
+    return device_put(tree, as_sharding(shardings, f"jit {what}"))
+
+
+class ShardedJit:
+    """``jit(f, in_shardings=..., out_shardings=...)``: arguments are laid out by ``in_shardings``
+    before the call (so the program runs per device), results are moved to ``out_shardings``."""
+
+    def __init__(self, jitted, in_shardings, out_shardings):
+        self._jitted, self.in_shardings, self.out_shardings = jitted, in_shardings, out_shardings
+        self.__wrapped__ = jitted.fun
+        self.__name__ = getattr(jitted, "__name__", "fun")
+        self.__doc__ = jitted.__doc__
+
+    def __call__(self, *args, **kwargs):
+        if core.tracing_active():  # inside another transformation: placement is the outer call's
+            raise NotImplementedError(
+                "jit with in_shardings/out_shardings inside a traced function (jit, grad, vmap) is not "
+                "supported by the engine yet; apply the shardings to the outermost jit"
+            )
+        if self.in_shardings is not None:
+            shardings = self.in_shardings
+            if not isinstance(shardings, (list, tuple)) or isinstance(shardings, PartitionSpec):
+                shardings = (shardings,) * len(args)
+            args = _place(tuple(args), tuple(shardings), "in_shardings")
+        out = self._jitted(*args, **kwargs)
+        return _place(out, self.out_shardings, "out_shardings")
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+
+def with_shardings(jitted, in_shardings, out_shardings) -> ShardedJit:
+    return ShardedJit(jitted, in_shardings, out_shardings)
+
+
+# ---------------------------------------------------------------------------------------------
+# reshard / with_sharding_constraint inside traced code: a primitive the partitioner honours.
+
+reshard_p = core.Primitive("reshard")
+reshard_p.def_impl(lambda x, *, sharding: x)  # host path only; a jit holding one runs per device
+reshard_p.def_abstract_eval(lambda x, *, sharding: x)
+ad.deflinear(reshard_p, lambda ct, x, *, sharding: [ct])  # values are unchanged: so are cotangents
+_always_ruled.add(reshard_p)
+_host_only.add(reshard_p)
+
+
+def _reshard_batch(axis_size, vals, dims, *, sharding):
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec.insert(d, None)  # the batch dimension is not split
+    return reshard_p.bind(x, sharding=sharding.with_spec(spec)), d
+
+
+batching.batch_rules[reshard_p] = _reshard_batch
+
+
+def _reshard_rule(ctx, prim, vals, params):
+    (x,) = vals
+    sharding = params["sharding"]
+    if sharding.mesh != ctx.mesh:
+        raise ValueError(
+            f"reshard inside jit: the target mesh {sharding.mesh} is not the mesh {ctx.mesh} the "
+            "computation runs on"
+        )
+    spec = spec_of(sharding, len(x.spec))
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
+
+
+spmd_rules[reshard_p] = _reshard_rule
+
+
+def bind_reshard(x, sharding: NamedSharding):
+    """``reshard`` of a traced value: a ``reshard`` equation for the partitioner."""
+    if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
+        raise TypeError(f"reshard inside jit needs a NamedSharding over a Mesh, got {sharding!r}")
+    sharding.check_shape(core.get_aval(x).shape)
+    return reshard_p.bind(x, sharding=sharding)
+
+
+_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
+
+
+def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
+    from ..ir import subjaxprs
+
+    for eqn in jaxpr.eqns:
+        found = _eqn_mesh(eqn)
+        if found is not None:
+            return found
+        for sub in subjaxprs(eqn):
+            found = _mesh_in_jaxpr(sub)
+            if found is not None:
+                return found
+    return None
+
+
+# primitive -> the mesh an equation of it names (reshard, shard_map...), or None
+eqn_meshes: dict[core.Primitive, Callable] = {reshard_p: lambda eqn: eqn.params["sharding"].mesh}
+
+
+def _eqn_mesh(eqn):
+    rule = eqn_meshes.get(eqn.primitive)
+    return rule(eqn) if rule is not None else None
+
+
+def mesh_of_jaxpr(closed: ClosedJaxpr) -> Mesh | None:
+    """The mesh a ``reshard`` (or ``shard_map``) inside ``closed`` names (cached per jaxpr), or None."""
+    if closed not in _jaxpr_meshes:
+        _jaxpr_meshes[closed] = _mesh_in_jaxpr(closed.jaxpr)
+    return _jaxpr_meshes[closed]
+
+
+_install_eager_dispatch()
+del AbstractMesh, AxisType
