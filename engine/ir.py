@@ -459,6 +459,21 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> None:
 
 effectful: set[core.Primitive] = set()  # primitives DCE must keep even when unused (debug.print)
 
+# Equations staged code cannot run: ``rule(eqn)`` raises why (a bare ``checkify.check`` under jit).
+lowering_refusals: dict[core.Primitive, Callable[[JaxprEqn], None]] = {}
+
+
+def check_lowerable(jaxpr: Jaxpr) -> None:
+    """Raise the refusal of the first equation (nested jaxprs included) staged code cannot run."""
+    if not lowering_refusals:
+        return
+    for eqn in jaxpr.eqns:
+        rule = lowering_refusals.get(eqn.primitive)
+        if rule is not None:
+            rule(eqn)
+        for sub in subjaxprs(eqn):
+            check_lowerable(sub)
+
 
 # Per-primitive DCE of a kept equation: ``rule(eqn, used_outputs) -> eqn`` may drop dead equations
 # of its sub-jaxprs and outputs nothing uses (scan drops unused carries, cond dead branch code).

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import core, monitoring
-from .ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr, subjaxprs
+from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, subjaxprs
 
 if TYPE_CHECKING:
     from .backends import numba_jit
@@ -76,6 +76,7 @@ def set_backend(backend: Interpreter | numba_jit.NumbaBackend | None) -> None:
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
     exe = _executables.get(closed)
     if exe is None:
+        check_lowerable(closed.jaxpr)
         job = _jobs.get(closed)
         if job is not None and job.done.wait() and job.exe is not None:
             return job.exe
@@ -239,6 +240,7 @@ def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Execu
     interpreted too), else a compile here."""
     if getattr(_tier, "interpreting", 0):
         return _interpreted(closed, None)
+    check_lowerable(closed.jaxpr)
     job = _jobs.get(closed)
     if job is None:
         backend = get_backend()

@@ -58,8 +58,8 @@ def while_loop(cond_fun, body_fun, init_val):
         body_tree.append(t)
         return out_leaves
 
+    cj, cconsts = _trace(flat_cond, avals)  # the condition first, as JAX traces them
     bj, bconsts = _trace(flat_body, avals)
-    cj, cconsts = _trace(flat_cond, avals)
     if body_tree[0] != tree:
         raise TypeError(
             f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."

@@ -917,3 +917,267 @@ KEYS = [
     ("key_from_traced_seed", "out = jax.random.key_data(jax.jit(jax.random.key)(5))"),
 ]
 SNIPPETS["keys"] = KEYS
+
+# jax.experimental.checkify: error messages (err.get(), what throw() raises), values, composition.
+_CK = (
+    "from jax.experimental import checkify as ck\n"
+    "def raised(f, *a):\n"
+    "    try:\n"
+    "        f(*a)\n"
+    "    except Exception as e:\n"
+    "        return (type(e).__name__, str(e))\n"
+    "    return None\n"
+    "def pos(x):\n"
+    "    ck.check(x > 0, '{x} needs to be positive!', x=x)\n"
+    "    return jnp.log(x)\n"
+    "def idx(x, i):\n"
+    "    ck.check(i >= 0, 'index needs to be non-negative, got {i}', i=i)\n"
+    "    return jnp.sin(x[i])\n"
+)
+_ALL = "ck.all_checks"
+CHECKIFY = [
+    (
+        "user_check_eager",
+        _CK + "err, y = ck.checkify(pos)(jnp.array(-3.))\nout = (err.get(), str(err), raised(err.throw), y)",
+    ),
+    (
+        "user_check_passes",
+        _CK + "err, y = ck.checkify(pos)(jnp.array(2.))\nout = (err.get(), str(err), raised(err.throw), y)",
+    ),
+    ("user_check_python_arg", _CK + "out = raised(ck.checkify(pos), -3.)"),
+    ("jit_of_checkify", _CK + "err, y = jax.jit(ck.checkify(pos))(-3.)\nout = (err.get(), y)"),
+    ("checkify_of_jit", _CK + "err, y = ck.checkify(jax.jit(pos))(-3.)\nout = (err.get(), y)"),
+    ("jit_bare_check", _CK + "out = raised(jax.jit(pos), -3.)"),
+    ("eager_bare_check", _CK + "out = (raised(pos, jnp.array(-3.)), raised(pos, -3.), pos(jnp.array(1.)))"),
+    (
+        "positional_fmt",
+        _CK + "def f(x, y):\n    ck.check(x < y, '{} is not below {}', x, y)\n    return x - y\n"
+        "out = (ck.checkify(f)(jnp.array(3), jnp.array(2))[0].get(), jax.jit(ck.checkify(f))(1, 2)[0].get())",
+    ),
+    (
+        "array_fmt",
+        _CK + "def f(x):\n    ck.check(jnp.all(x > 0), 'bad {}', x)\n    return x\n"
+        "out = jax.jit(ck.checkify(f))(jnp.array([1., -2., 3.]))[0].get()",
+    ),
+    (
+        "nan_sin",
+        _CK
+        + "err, y = ck.checkify(jnp.sin, errors=ck.float_checks)(jnp.inf)\nout = (err.get(), raised(err.throw))",
+    ),
+    ("nan_off_by_default", _CK + "err, y = ck.checkify(jnp.sin)(jnp.inf)\nout = (err.get(), y)"),
+    (
+        "nan_of_grad",
+        _CK
+        + "f = lambda x: x / (1 + jnp.sqrt(x))\nerr, g = ck.checkify(jax.grad(f), errors=ck.nan_checks)(0.)\n"
+        "out = (err.get(), g)",
+    ),
+    (
+        "nan_log_negative",
+        _CK + "out = ck.checkify(jnp.log, errors=ck.nan_checks)(jnp.array([1., -1.]))[0].get()",
+    ),
+    (
+        "div_by_zero",
+        _CK
+        + "out = ck.checkify(lambda x: jnp.ones((5,)) / x, errors=ck.div_checks)(jnp.arange(5.))[0].get()",
+    ),
+    ("div_int", _CK + "out = jax.jit(ck.checkify(lambda x, y: x // y, errors=ck.div_checks))(7, 0)[0].get()"),
+    (
+        "div_ok",
+        _CK
+        + "err, y = ck.checkify(lambda x: 1. / x, errors=ck.float_checks)(jnp.arange(1., 4.))\nout = (err.get(), y)",
+    ),
+    (
+        "div_zero_nan",
+        _CK + "out = ck.checkify(lambda x: x / x, errors=ck.float_checks)(jnp.zeros(2))[0].get()",
+    ),
+    (
+        "oob_gather",
+        _CK
+        + f"err, y = ck.checkify(idx, errors={_ALL})(jnp.ones((5,)), jnp.array(100))\nout = (err.get(), y)",
+    ),
+    (
+        "oob_negative_check_first",
+        _CK + f"out = ck.checkify(idx, errors={_ALL})(jnp.ones((5,)), jnp.array(-1))[0].get()",
+    ),
+    (
+        "user_check_and_nan",
+        _CK + f"out = ck.checkify(idx, errors={_ALL})(jnp.array([jnp.inf, 1.]), jnp.array(0))[0].get()",
+    ),
+    (
+        "no_error_all_checks",
+        _CK
+        + f"err, y = ck.checkify(idx, errors={_ALL})(jnp.array([5., 1.]), jnp.array(0))\nout = (err.get(), y)",
+    ),
+    (
+        "oob_2d",
+        _CK
+        + "out = ck.checkify(lambda x, i, j: x[i, j], errors=ck.index_checks)(jnp.ones((3, 4)), 1, 7)[0].get()",
+    ),
+    (
+        "oob_dynamic_slice",
+        _CK + "f = lambda x, i: jax.lax.dynamic_slice(x, (i,), (2,))\n"
+        "out = (ck.checkify(f, errors=ck.index_checks)(jnp.arange(5.), 4)[0].get(), "
+        "ck.checkify(f, errors=ck.index_checks)(jnp.arange(5.), 3)[0].get())",
+    ),
+    (
+        "oob_dynamic_update_slice",
+        _CK + "f = lambda x, i: jax.lax.dynamic_update_slice(x, jnp.ones(3), (i,))\n"
+        "out = ck.checkify(f, errors=ck.index_checks)(jnp.arange(5.), 3)[0].get()",
+    ),
+    (
+        "oob_scatter",
+        _CK
+        + "out = jax.jit(ck.checkify(lambda x, i: x.at[i].set(1.), errors=ck.index_checks))(jnp.zeros(4), 9)[0].get()",
+    ),
+    (
+        "oob_index_array",
+        _CK
+        + "out = ck.checkify(lambda x, i: x[i], errors=ck.index_checks)(jnp.arange(4.), jnp.array([0, 2, 5, -9]))[0].get()",
+    ),
+    (
+        "first_error_wins",
+        _CK
+        + "def f(x):\n    ck.check(x > 10, 'first')\n    y = jnp.log(x - 5)\n    ck.check(x > 20, 'third')\n    return y\n"
+        f"out = (ck.checkify(f, errors={_ALL})(jnp.array(1.))[0].get(), ck.checkify(f, errors={_ALL})(jnp.array(15.))[0].get())",
+    ),
+    (
+        "vmap_of_checkify",
+        _CK
+        + f"errs, y = jax.vmap(ck.checkify(idx, errors={_ALL}))(jnp.ones((3, 5)), jnp.array([-1, 2, 100]))\n"
+        "out = (errs.get(), str(errs), raised(errs.throw), y)",
+    ),
+    (
+        "checkify_of_vmap",
+        _CK
+        + f"err, y = ck.checkify(jax.vmap(idx), errors={_ALL})(jnp.ones((3, 5)), jnp.array([-1, 2, -3]))\n"
+        "out = (err.get(), y)",
+    ),
+    ("vmap_bare_check", _CK + "out = raised(jax.vmap(pos), jnp.array([1., -2., -3., 4.]))"),
+    (
+        "vmap_all_fine",
+        _CK + "errs, y = jax.vmap(ck.checkify(pos))(jnp.array([1., 2.]))\nout = (errs.get(), str(errs), y)",
+    ),
+    (
+        "jit_vmap_checkify",
+        _CK + "errs, y = jax.jit(jax.vmap(ck.checkify(pos)))(jnp.array([1., -2.]))\nout = (errs.get(), y)",
+    ),
+    (
+        "grad_check_primal",
+        _CK + "err, g = ck.checkify(jax.grad(pos))(-2.)\nerr2, g2 = ck.checkify(jax.grad(pos))(2.)\n"
+        "out = (err.get(), err2.get(), g2)",
+    ),
+    ("grad_bare_check", _CK + "out = (raised(jax.grad(pos), -2.), jax.grad(pos)(2.))"),
+    (
+        "value_and_grad_in_checkify_jit",
+        _CK + "err, (v, g) = jax.jit(ck.checkify(jax.value_and_grad(pos)))(4.)\nout = (err.get(), v, g)",
+    ),
+    (
+        "scan_check",
+        _CK
+        + "def body(c, x):\n    ck.check(x < 3, 'x={x} too big at carry {c}', x=x, c=c)\n    return c + x, c * x\n"
+        "f = lambda xs: jax.lax.scan(body, 0., xs)\n"
+        "err, (c, ys) = ck.checkify(f)(jnp.arange(5.))\nerr2, out2 = jax.jit(ck.checkify(f))(jnp.arange(3.))\n"
+        "out = (err.get(), c, ys, err2.get(), out2)",
+    ),
+    (
+        "scan_nan",
+        _CK + "f = lambda xs: jax.lax.scan(lambda c, x: (c + jnp.log(x), c), 0., xs)\n"
+        "out = (ck.checkify(f, errors=ck.nan_checks)(jnp.array([1., 2., -1., 3.]))[0].get(), "
+        "ck.checkify(f, errors=ck.nan_checks)(jnp.array([1., 2.]))[0].get())",
+    ),
+    (
+        "cond_check",
+        _CK + "def f(p, x):\n"
+        "    def t(x):\n        ck.check(x > 0, 'true branch needs positive {}', x)\n        return x\n"
+        "    def e(x):\n        ck.check(x < 0, 'false branch needs negative {}', x)\n        return -x\n"
+        "    return jax.lax.cond(p, t, e, x)\n"
+        "g = jax.jit(ck.checkify(f))\n"
+        "out = (g(True, -1.)[0].get(), g(False, 1.)[0].get(), g(True, 1.)[0].get(), g(False, -2.)[1])",
+    ),
+    (
+        "cond_oob_one_branch",
+        _CK + "f = lambda p, x, i: jax.lax.cond(p, lambda: x[i], lambda: x[0])\n"
+        "g = ck.checkify(f, errors=ck.index_checks)\n"
+        "out = (g(True, jnp.arange(3.), 7)[0].get(), g(False, jnp.arange(3.), 7)[0].get())",
+    ),
+    (
+        "while_check",
+        _CK + "def f(n):\n"
+        "    def cond(c):\n        ck.check(c[1] < 100., 'cond saw {}', c[1])\n        return c[0] < n\n"
+        "    def body(c):\n        ck.check(c[0] < 4, 'body step {}', c[0])\n        return c[0] + 1, c[1] * 3.\n"
+        "    return jax.lax.while_loop(cond, body, (0, 1.))\n"
+        "g = ck.checkify(f)\n"
+        "out = (g(3)[0].get(), g(3)[1], g(6)[0].get(), jax.jit(g)(5)[0].get())",
+    ),
+    (
+        "fori_loop_oob",
+        _CK + "f = lambda x: jax.lax.fori_loop(0, 4, lambda i, s: s + x[i * 2], 0.)\n"
+        "out = (ck.checkify(f, errors=ck.index_checks)(jnp.arange(6.))[0].get(), "
+        "ck.checkify(f, errors=ck.index_checks)(jnp.arange(8.))[1])",
+    ),
+    (
+        "debug_check",
+        _CK + "def f(x):\n    ck.debug_check(x != 0, 'cannot be zero!')\n    return x\n"
+        "out = (f(0), jax.jit(f)(0), jax.jit(ck.checkify(f))(0)[0].get(), ck.checkify(f)(1)[0].get())",
+    ),
+    (
+        "check_error",
+        _CK + "def f(x):\n    ck.check(x > 0, 'must be positive!')\n    return x\n"
+        "def with_inner_jit(x):\n    err, out = jax.jit(ck.checkify(f))(x)\n    ck.check_error(err)\n    return out\n"
+        "out = (with_inner_jit(1), raised(with_inner_jit, -1), ck.checkify(with_inner_jit)(-1)[0].get(), "
+        "raised(ck.check_error, 3))",
+    ),
+    (
+        "pred_errors",
+        _CK + "out = (raised(ck.check, jnp.array([True, False]), 'vector'), raised(ck.check, 1, 'int'), "
+        "raised(ck.check, jnp.array(True), 'msg {}', 3.0))",
+    ),
+    (
+        "user_checks_disabled",
+        _CK + "out = (ck.checkify(pos, errors=ck.float_checks)(jnp.array(-3.))[0].get(), "
+        "ck.checkify(pos, errors=ck.float_checks)(jnp.array(-3.))[1])",
+    ),
+    (
+        "nested_checkify",
+        _CK
+        + "def outer(x):\n    err, y = ck.checkify(pos)(x)\n    ck.check(y < 1., 'y={} too big', y)\n    return err, y\n"
+        "e1, (e2, y) = ck.checkify(outer)(jnp.array(5.))\ne3, (e4, _) = ck.checkify(outer)(jnp.array(-5.))\n"
+        "out = (e1.get(), e2.get(), e3.get(), e4.get())",
+    ),
+    (
+        "custom_vjp_bwd_check",
+        _CK + "@jax.custom_vjp\ndef agn(x):\n    return x\n"
+        "def fwd(x):\n    return agn(x), None\n"
+        "def bwd(_, g):\n    ck.check(g < 0, 'gradient needs to be negative!')\n    return (g,)\n"
+        "agn.defvjp(fwd, bwd)\nout = (raised(jax.grad(agn), -1.), jax.grad(lambda x: -agn(x))(1.))",
+    ),
+    (
+        "custom_jvp_body_check",
+        _CK
+        + "@jax.custom_jvp\ndef f(x):\n    ck.check(x > 0, 'f needs positive {}', x)\n    return jnp.sqrt(x)\n"
+        "f.defjvp(lambda p, t: (f(p[0]), t[0] * 7.))\n"
+        "err, y = ck.checkify(f)(jnp.array(-4.))\nerr2, g = ck.checkify(jax.grad(f))(jnp.array(4.))\n"
+        "out = (err.get(), err2.get(), g)",
+    ),
+    (
+        "remat_nan",
+        _CK + "f = jax.checkpoint(lambda x: jnp.sin(x) * x)\n"
+        "out = (ck.checkify(f, errors=ck.nan_checks)(jnp.inf)[0].get(), ck.checkify(jax.grad(f), errors=ck.nan_checks)(2.)[1])",
+    ),
+    (
+        "pmap_of_checkify",
+        _CK + f"err, y = jax.pmap(ck.checkify(idx, errors={_ALL}))(jnp.ones((1, 5)), jnp.array([100]))\n"
+        "out = (err.get(), y.shape)",
+    ),
+    (
+        "error_pytree",
+        _CK + "err, _ = ck.checkify(pos)(jnp.array(-1.))\nleaves, tree = jax.tree_util.tree_flatten(err)\n"
+        "out = (len(leaves), [l.dtype.name for l in leaves], jax.tree_util.tree_unflatten(tree, leaves).get())",
+    ),
+    (
+        "categories",
+        _CK
+        + "out = sorted(c.__name__ for c in ck.all_checks), sorted(c.__name__ for c in ck.float_checks), ck.user_checks <= ck.all_checks, ck.automatic_checks == ck.float_checks | ck.index_checks",
+    ),
+]
+SNIPPETS["checkify"] = CHECKIFY

@@ -1,0 +1,96 @@
+"""checkify beyond the recorded snippets (tests/jax_reference/snippets.py, topic "checkify", replayed
+by test_jax_reference.py): mapped errors across device processes, checks in compiled code, and
+the shape of the transformation (checks become values; automatic checks are rows of a table)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import checkify as checkify_impl
+from engine.experimental import checkify
+
+RECORDED = json.loads((pathlib.Path(__file__).parent / "jax_reference" / "checkify.json").read_text())
+
+
+def _idx(x, i):
+    checkify.check(i >= 0, "index needs to be non-negative, got {i}", i=i)
+    return jnp.sin(x[i])
+
+
+def _recorded_str(name, position):
+    return RECORDED[name]["value"]["tuple"][position]["py"]
+
+
+@pytest.mark.skipif(jax.device_count() < 3, reason="needs 3 devices")
+@pytest.mark.parametrize("order", ["pmap_of_checkify", "checkify_of_pmap"])
+def test_pmap_errors_are_mapped_like_vmaps(order):
+    """Each device process checks its shard; the error reads as JAX's vmapped one does (JAX 0.10.2
+    itself fails on checkify-of-pmap with an internal ValueError, so both orders are held to it)."""
+    f = checkify.checkify(_idx, errors=checkify.all_checks)
+    if order == "checkify_of_pmap":
+        f = checkify.checkify(jax.pmap(_idx), errors=checkify.all_checks)
+    else:
+        f = jax.pmap(f)
+    err, y = f(jnp.ones((3, 5)), jnp.array([-1, 2, 100]))
+    assert err.get() == _recorded_str("vmap_of_checkify", 0)
+    np.testing.assert_allclose(np.asarray(y), np.sin(1.0) * np.ones(3), rtol=1e-6)
+
+
+def test_checks_become_values_in_the_jaxpr():
+    def f(x):
+        checkify.check(x > 0, "{} must be positive", x)
+        return jnp.log(x)
+
+    bare = str(jax.make_jaxpr(f)(1.0))
+    checked = jax.make_jaxpr(checkify.checkify(f))(1.0)
+    assert "check[debug=False]" in bare
+    assert "check" not in str(checked).replace("checkify", "")
+    # (pred, code, payload) then the output
+    assert [str(a.dtype) for a in checked.out_avals] == ["bool", "int32", "float32", "float32"]
+
+
+def test_bare_check_is_refused_by_compiled_code_but_debug_check_runs_there():
+    def f(x):
+        checkify.check(x > 0, "must be positive")
+        return x
+
+    with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check"):
+        jax.jit(f).lower(1.0).compile()(1.0)
+
+    def g(x):
+        checkify.debug_check(x > 0, "ignored")
+        return x * 2
+
+    compiled = jax.jit(g).lower(1.0).compile()
+    assert float(compiled(-1.0)) == -2.0
+    err, y = jax.jit(checkify.checkify(g)).lower(-1.0).compile()(-1.0)
+    assert err.get() == "ignored (`check` failed)" and float(y) == -2.0
+
+
+def test_compiled_loops_carry_the_error():
+    """The snippets' scan/while run through whichever jit tier; here the compiled kernels."""
+
+    def body(c, x):
+        checkify.check(x < 3, "x={x} too big at carry {c}", x=x, c=c)
+        return c + x, c * x
+
+    f = jax.jit(checkify.checkify(lambda xs: jax.lax.scan(body, 0.0, xs)))
+    err, (c, ys) = f.lower(jnp.arange(5.0)).compile()(jnp.arange(5.0))
+    assert err.get() == _recorded_str("scan_check", 0)
+    assert float(c) == 10.0 and np.asarray(ys).tolist() == [0.0, 0.0, 2.0, 9.0, 24.0]
+
+
+def test_automatic_checks_are_rows_keyed_by_primitive():
+    from engine.lax import elementwise, gather_scatter
+
+    rows = checkify_impl.error_checks
+    assert elementwise.div_p in rows and gather_scatter.gather_p in rows and elementwise.sin_p in rows
+    assert elementwise.neg_p not in rows  # cannot make a NaN: bound as it is
+    err, _ = checkify.checkify(lambda x: -x, errors=checkify.all_checks)(jnp.nan)
+    assert err.get() is None  # a NaN passed through is not one generated
