@@ -45,8 +45,8 @@ class Zero:
     def __init__(self, aval: ShapedArray):
         self.aval = aval
 
-    def __repr__(self) -> str:
-        return f"Zero({self.aval.str_short()})"
+    def __repr__(self) -> str:  # JAX's: Zero(~float32[])
+        return f"Zero({self.aval})"
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -563,7 +563,7 @@ class UndefPrimal:
         self.aval = aval
 
     def __repr__(self) -> str:
-        return f"UndefPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"  # JAX's name and aval text
 
 
 def is_undefined(x: object) -> bool:

@@ -161,6 +161,10 @@ class ShapedArray:
     def __repr__(self) -> str:
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
 
+    def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
+        name = getattr(self.dtype, "name", str(self.dtype))
+        return f"{'~' if self.weak_type else ''}{name}[{','.join(map(str, self.shape))}]"
+
 
 def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
     return aval if weak_type is None else aval.update(weak_type=weak_type)
@@ -200,6 +204,9 @@ class Primitive:
     # Eager outputs take their weak types from the abstract rule, not from the operands: control
     # flow, whose body decides (``cond(True, f, g, 2.0)`` is weak although its index is not).
     weak_from_abstract_eval = False
+    # Made with jax.extend.core.Primitive: its rules are the user's, so transformations call them
+    # as JAX does (no cached linearization) and jit needs its lowering rule.
+    defined_outside_engine = False
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -228,7 +235,10 @@ class Primitive:
 
     def abstract_eval(self, *avals: ShapedArray, **params: Any) -> Any:
         """The output's ShapedArray (a list of them if ``multiple_results``)."""
-        return abstract_eval_rules[self](*avals, **params)
+        rule = abstract_eval_rules.get(self)
+        if rule is None:
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+        return rule(*avals, **params)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,10 +378,15 @@ class EvalTrace(Trace):
                         return out
                     break
             args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
-        outs = impl_rules[primitive](*args, **params)
+        try:
+            impl = impl_rules[primitive]
+        except KeyError:
+            raise NotImplementedError(f"Evaluation rule for '{primitive}' not implemented") from None
+        outs = impl(*args, **params)
         weak = params.get("weak_type")
         if weak is None:
-            weak = bool(vals)
+            # (a user-defined impl's numpy results are strongly typed, as in JAX)
+            weak = bool(vals) and not primitive.defined_outside_engine
             for v in vals:
                 if not (v.weak_type if type(v) is Array else is_weak(v)):
                     weak = False

@@ -30,6 +30,9 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 
 @jit_p.def_impl
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
+    lowering = sys.modules.get("engine.extend.mlir.lowering")  # imported once a rule or an
+    if lowering is not None:  # extension primitive exists: their equations become their lowerings
+        jaxpr = lowering.expand(jaxpr)
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
         from .parallel.partition import run_sharded

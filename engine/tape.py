@@ -169,7 +169,11 @@ class TapeTrace(Trace):
             key, lin = None, _GENERAL
         if lin is None:
             lin = _GENERAL
-            if primitive not in ad.partial_eval_rules and not _has_subjaxprs(params):
+            if (
+                primitive not in ad.partial_eval_rules
+                and not _has_subjaxprs(params)
+                and not primitive.defined_outside_engine
+            ):
                 try:
                     lin = _linearize(primitive, params, avals, active)
                 except Exception:  # noqa: BLE001 - e.g. a rule that needs concrete values

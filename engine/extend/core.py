@@ -6,5 +6,25 @@
 [False, True]
 """
 
-from ..core import Primitive  # noqa: F401
+from .. import core as _core
 from ..ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun  # noqa: F401
+
+
+class Primitive(_core.Primitive):
+    """A primitive defined outside the engine, as in JAX: ``def_impl`` and ``def_abstract_eval``
+    give its eager and abstract rules; running it under ``jit`` needs a lowering rule
+    (``jax.interpreters.mlir.register_lowering``), else NotImplementedError, as in JAX.
+
+    >>> p = Primitive("twice")
+    >>> _ = p.def_impl(lambda x: 2 * x)
+    >>> p.bind(3.0)
+    Array(6., dtype=float32)
+    """
+
+    defined_outside_engine = True
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        super().__init__(name, multiple_results)
+        from .mlir import lowering
+
+        lowering.extension_primitives.add(self)

@@ -1,0 +1,1 @@
+"""``jax.extend.mlir.dialects``: the ``stablehlo`` and ``func`` dialects (see their modules)."""

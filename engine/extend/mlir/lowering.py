@@ -1,0 +1,201 @@
+"""Lowering rules for primitives, as ``jax.interpreters.mlir.register_lowering`` registers them.
+
+When ``jit`` runs a program, every equation whose primitive has a registered rule is lowered:
+the rule builds StableHLO for it (``rule(ctx, *block_arguments, **params)``), and the module is
+translated to the engine's primitives (``execute.Binding``), staged as a nested ``jit`` in
+place of the equation. The numba backend or the interpreter then runs it like any other code.
+
+A primitive made with ``jax.extend.core.Primitive`` must have a rule to run under ``jit``, as in
+JAX (its ``impl`` is for eager calls); the engine's own primitives have their own backends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ... import core
+from ...core import ShapedArray
+from ...ir import ClosedJaxpr, Jaxpr, JaxprEqn
+from . import execute, ir
+from .dialects import func
+from .dialects import stablehlo as hlo
+
+# primitive -> rule(ctx, *ir values, **params) -> sequence of ir values
+lowering_rules: dict[core.Primitive, Callable[..., Any]] = {}
+# primitives defined through jax.extend.core (jit needs a lowering rule for them)
+extension_primitives: "weakref.WeakSet[core.Primitive]" = weakref.WeakSet()
+
+
+def register_lowering(
+    prim: core.Primitive, rule: Callable[..., Any], platform: str | None = None, **_: Any
+) -> None:
+    """Use ``rule`` to lower ``prim`` when a ``jit`` program runs (CPU is the engine's platform;
+    rules for other platforms are kept out of the way)."""
+    if platform not in (None, "cpu"):
+        return
+    lowering_rules[prim] = rule
+    _expanded.clear()  # (programs lowered before now used the previous rule)
+    _unchanged.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# Types and constants, as jax.interpreters.mlir spells them.
+
+
+def dtype_to_ir_type(dtype: Any) -> ir.Type:
+    return ir.element_type_of(dtype)
+
+
+def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    return ir.RankedTensorType(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+def aval_to_ir_types(aval: ShapedArray) -> tuple[ir.RankedTensorType]:
+    return (aval_to_ir_type(aval),)
+
+
+def ir_constant(val: Any) -> ir.Value:
+    return hlo.constant(ir.DenseElementsAttr.get(np.asarray(val)))
+
+
+def dense_int_array(xs: Sequence[int]) -> ir.DenseI64ArrayAttr:
+    return ir.DenseI64ArrayAttr(xs)
+
+
+def i32_attr(i: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr(ir.IntegerType(32), i)
+
+
+def i64_attr(i: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr(ir.IntegerType(64), i)
+
+
+@dataclasses.dataclass
+class ModuleContext:
+    context: ir.Context
+    module: ir.Module
+    ip: ir.InsertionPoint
+    symbol_table: ir.SymbolTable
+    platforms: tuple[str, ...] = ("cpu",)
+
+
+@dataclasses.dataclass
+class LoweringRuleContext:
+    """What a lowering rule is told about the equation it lowers."""
+
+    module_context: ModuleContext
+    primitive: core.Primitive
+    avals_in: Sequence[ShapedArray]
+    avals_out: Sequence[ShapedArray]
+    platforms: Sequence[str] | None = None
+
+    def replace(self, **changes: Any) -> "LoweringRuleContext":
+        return dataclasses.replace(self, **changes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lowering an equation to a jaxpr of engine primitives.
+
+
+def _flat_values(outs: Any) -> list[ir.Value]:
+    if isinstance(outs, (ir.Value, ir.Operation, ir.OpView)):
+        return [ir.as_value(outs)]
+    flat: list[ir.Value] = []
+    for o in outs:
+        flat.extend(_flat_values(o))
+    return flat
+
+
+def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> ClosedJaxpr:
+    """The equation's lowering, as a closed jaxpr of engine primitives."""
+    from ...staging import trace_to_jaxpr
+
+    avals_in = [x.aval for x in eqn.inputs]
+    avals_out = [v.aval for v in eqn.out_binders]
+    with ir.Context() as context, ir.Location.unknown():
+        module = ir.Module.create()
+        types = ir.FunctionType(
+            [aval_to_ir_type(a) for a in avals_in], [aval_to_ir_type(a) for a in avals_out]
+        )
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("main", types)
+        block = fn.add_entry_block()
+        ip = ir.InsertionPoint(block)
+        mctx = ModuleContext(context, module, ip, ir.SymbolTable(module.operation))
+        with ip:
+            outs = rule(LoweringRuleContext(mctx, prim, avals_in, avals_out), *block.arguments, **eqn.params)
+            values = _flat_values(outs)
+            func.ReturnOp(values)
+    got = [str(v.type) for v in values]
+    want = [str(t) for t in types.results]
+    if got != want:
+        raise TypeError(
+            f"the lowering rule of '{prim}' returned values of types {got}; its abstract evaluation says {want}"
+        )
+    return trace_to_jaxpr(lambda *xs: execute.run_function(fn, xs, execute.Binding()), avals_in)
+
+
+def _jit_eqn(prim: core.Primitive, eqn: JaxprEqn) -> JaxprEqn:
+    from ...jit_primitive import jit_p
+
+    rule = lowering_rules.get(prim)
+    if rule is None:
+        raise NotImplementedError(
+            f"MLIR translation rule for primitive '{prim.name}' not found for platform cpu"
+        )
+    lowered = lower_equation(prim, rule, eqn)
+    return JaxprEqn(
+        jit_p, eqn.inputs, {"jaxpr": lowered, "name": prim.name}, eqn.out_binders, eqn.source_info
+    )
+
+
+def _expand_param(v: Any) -> Any:
+    if isinstance(v, ClosedJaxpr):
+        return expand(v)
+    if isinstance(v, Jaxpr):
+        return _expand_jaxpr(v)
+    if isinstance(v, tuple) and any(isinstance(w, (ClosedJaxpr, Jaxpr)) for w in v):
+        new = tuple(_expand_param(w) for w in v)
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
+def _expand_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    eqns, changed = [], False
+    for eqn in jaxpr.eqns:
+        new = eqn
+        if eqn.primitive in lowering_rules or eqn.primitive in extension_primitives:
+            new = _jit_eqn(eqn.primitive, eqn)
+        else:
+            params = {k: _expand_param(v) for k, v in eqn.params.items()}
+            if any(params[k] is not v for k, v in eqn.params.items()):
+                new = eqn._replace(params=params)
+        changed |= new is not eqn
+        eqns.append(new)
+    return Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs) if changed else jaxpr
+
+
+_expanded: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
+_unchanged: "weakref.WeakSet[ClosedJaxpr]" = weakref.WeakSet()
+
+
+def expand(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` with each equation that has a lowering rule replaced by its lowering (the same
+    object when there is none)."""
+    if not lowering_rules and not extension_primitives:
+        return closed
+    if closed in _unchanged:
+        return closed
+    got = _expanded.get(closed)
+    if got is not None:
+        return got
+    jaxpr = _expand_jaxpr(closed.jaxpr)
+    if jaxpr is closed.jaxpr:
+        _unchanged.add(closed)
+        return closed
+    new = _expanded[closed] = ClosedJaxpr(jaxpr, closed.consts)
+    return new

@@ -1,0 +1,282 @@
+"""The StableHLO builder (``engine.extend.mlir``): modules built with MLIR's Python API, printed,
+parsed back, executed on the engine's primitives, and custom primitives lowered through
+``jax.interpreters.mlir.register_lowering`` under jit/grad/vmap. Values are checked against
+numpy computed independently."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import engine as jax
+from engine import jit_runtime
+from engine._src import xla_bridge as xb
+from engine.extend import core as xcore
+from engine.extend.mlir import execute, ir
+from engine.extend.mlir.dialects import func
+from engine.extend.mlir.dialects import stablehlo as hlo
+from engine.interpreters import ad, batching, mlir
+
+
+def _tensor(shape, dtype=np.float32):
+    return ir.RankedTensorType.get(shape, ir.element_type_of(dtype))
+
+
+def _module(body, *arg_types):
+    """A module whose @main is ``body(*block_arguments) -> values``."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            func.func(*arg_types, name="main")(body)
+    return module
+
+
+def _text(module):
+    out = io.StringIO()
+    module.operation.print(file=out)
+    return out.getvalue()
+
+
+def _run_both(module, args):
+    """Results of the built module and of its printed-and-parsed text (they must agree)."""
+    built = execute.run_module(module, args)
+    parsed = execute.run_module(ir.Module.parse(_text(module)), args)
+    for a, b in zip(built, parsed):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    return built
+
+
+def _scalar_reduce(x, init, combine, dims, out_type):
+    elem = ir.RankedTensorType.get((), out_type.element_type)
+    op = hlo.ReduceOp([out_type], [x], [init], dims)
+    block = op.body.blocks.append(elem, elem)
+    with ir.InsertionPoint(block):
+        hlo.return_([combine(*block.arguments)])
+    return op.result
+
+
+def test_elementwise_reduce_and_shapes_match_numpy_in_float64():
+    x = np.linspace(-2, 3, 12).reshape(3, 4)
+    w = np.arange(8.0).reshape(4, 2) / 7
+
+    def body(a, b):
+        s = hlo.add(hlo.multiply(hlo.sine(a), hlo.exponential(a)), hlo.tanh(a))
+        zero = hlo.constant(ir.DenseElementsAttr.get(np.array(1.5)))
+        rows = _scalar_reduce(s, zero, hlo.add, [1], _tensor((3,), np.float64))
+        mx = _scalar_reduce(
+            a,
+            hlo.constant(ir.DenseElementsAttr.get(np.array(-np.inf))),
+            hlo.maximum,
+            [0],
+            _tensor((4,), np.float64),
+        )
+        dnums = hlo.DotDimensionNumbers.get(lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])
+        mm = hlo.dot_general(_tensor((3, 2), np.float64), a, b, dnums)
+        t = hlo.transpose(mm, [1, 0])
+        sl = hlo.slice(a, [0, 1], [3, 4], [2, 2])
+        cat = hlo.concatenate([rows, mx], 0)
+        bc = hlo.broadcast_in_dim(_tensor((2, 3), np.float64), rows, [1])
+        rs = hlo.reshape(_tensor((4, 3), np.float64), a)
+        sel = hlo.select(
+            hlo.compare(a, hlo.negate(a), hlo.ComparisonDirectionAttr.get("GT")), a, hlo.negate(a)
+        )
+        return [rows, mx, t, sl, cat, bc, rs, sel]
+
+    module = _module(body, _tensor((3, 4), np.float64), _tensor((4, 2), np.float64))
+    rows, mx, t, sl, cat, bc, rs, sel = _run_both(module, [x, w])
+    s = np.sin(x) * np.exp(x) + np.tanh(x)
+    np.testing.assert_allclose(rows, s.sum(1) + 1.5, rtol=1e-12)
+    assert rows.dtype == np.float64  # tensor<f64> computes in float64
+    np.testing.assert_array_equal(mx, x.max(0))
+    np.testing.assert_allclose(t, (x @ w).T, rtol=1e-12)
+    np.testing.assert_array_equal(sl, x[0:3:2, 1:4:2])
+    np.testing.assert_array_equal(cat, np.concatenate([s.sum(1) + 1.5, x.max(0)]))
+    np.testing.assert_array_equal(bc, np.broadcast_to(rows, (2, 3)))
+    np.testing.assert_array_equal(rs, x.reshape(4, 3))
+    np.testing.assert_array_equal(sel, np.abs(x))
+
+
+def test_if_while_and_calls_between_functions():
+    f32 = _tensor(())
+    i32 = _tensor((), np.int32)
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        table = ir.SymbolTable(module.operation)
+        with ir.InsertionPoint(module.body):
+
+            @func.func(f32, name="helper")
+            def helper(x):
+                return hlo.multiply(x, x)
+
+            @func.func(f32, name="helper")  # same name: the symbol table renames it
+            def helper2(x):
+                return hlo.negate(x)
+
+            renamed = table.insert(helper2.func_op)
+
+            @func.func(f32, i32, name="main")
+            def main(x, n):
+                loop = hlo.WhileOp([f32, i32], [x, n])
+                cond = loop.cond.blocks.append(f32, i32)
+                with ir.InsertionPoint(cond):
+                    zero = hlo.constant(ir.DenseElementsAttr.get(np.int32(0)))
+                    hlo.return_([hlo.compare(cond.arguments[1], zero, hlo.ComparisonDirectionAttr.get("GT"))])
+                body = loop.body.blocks.append(f32, i32)
+                with ir.InsertionPoint(body):
+                    one = hlo.constant(ir.DenseElementsAttr.get(np.int32(1)))
+                    half = hlo.constant(ir.DenseElementsAttr.get(np.float32(0.5)))
+                    hlo.return_(
+                        [hlo.add(helper(body.arguments[0]), half), hlo.subtract(body.arguments[1], one)]
+                    )
+                y = loop.results[0]
+                branch = hlo.IfOp([f32], hlo.compare(y, x, hlo.ComparisonDirectionAttr.get("LT")))
+                with ir.InsertionPoint(branch.true_branch.blocks.append()):
+                    hlo.return_([y])
+                with ir.InsertionPoint(branch.false_branch.blocks.append()):
+                    hlo.return_([helper2(y)])
+                return branch.result
+
+    assert renamed.value == "helper_0"
+    for x, n in [(0.3, 3), (1.2, 2), (-0.4, 0)]:
+        y = np.float32(x)
+        for _ in range(n):
+            y = np.float32(y * y + np.float32(0.5))
+        want = y if y < np.float32(x) else -y
+        (got,) = _run_both(module, [np.float32(x), np.int32(n)])
+        assert got.dtype == np.float32 and got == want
+
+
+def test_xla_client_compiles_printed_text_and_executes():
+    module = _module(lambda a, b: [hlo.add(hlo.multiply(a, b), b)], _tensor((3,)), _tensor((3,)))
+    backend = xb.get_backend(None)
+    exe = backend.compile_and_load(_text(module), backend.devices()[:1])
+    a, b = np.float32([1, 2, 3]), np.float32([4, 5, 6])
+    (out,) = exe.execute([a, b])
+    np.testing.assert_array_equal(out, a * b + b)
+
+
+def test_unsupported_operations_raise_naming_the_operation():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            with pytest.raises(NotImplementedError, match="stablehlo.custom_call"):
+                hlo.CustomCallOp([_tensor(())], [], call_target_name="foo")
+    # an operation the executor has no translation for, given as text
+    text = _text(_module(lambda a: [hlo.negate(a)], _tensor((2,)))).replace(
+        "stablehlo.negate", "stablehlo.sort"
+    )
+    with pytest.raises(NotImplementedError, match="stablehlo.sort"):
+        execute.run_module(ir.Module.parse(text), [np.float32([1, 2])])
+
+    # a reduction whose body is not a single known combiner
+    def body(a):
+        out_t = _tensor(())
+        elem = _tensor(())
+        op = hlo.ReduceOp([out_t], [a], [hlo.constant(ir.DenseElementsAttr.get(np.float32(0)))], [0])
+        block = op.body.blocks.append(elem, elem)
+        with ir.InsertionPoint(block):
+            hlo.return_([hlo.add(hlo.multiply(block.arguments[0], block.arguments[0]), block.arguments[1])])
+        return op.result
+
+    with pytest.raises(NotImplementedError, match="stablehlo.reduce"):
+        execute.run_module(_module(body, _tensor((3,))), [np.float32([1, 2, 3])])
+
+
+# ---------------------------------------------------------------------------------------------
+# A custom primitive lowered to StableHLO, under the engine's transformations.
+
+
+@pytest.fixture(scope="module")
+def fma():
+    calls = {"impl": 0, "lowering": 0}
+    p = xcore.Primitive("fma_hlo_test")
+
+    def impl(x, y, z):
+        calls["impl"] += 1
+        return np.add(np.multiply(x, y), z)
+
+    def lowering(ctx, x, y, z):
+        calls["lowering"] += 1
+        assert [a.shape for a in ctx.avals_in] == [a.shape for a in ctx.avals_out] * 3
+        return [hlo.AddOp(hlo.MulOp(x, y), z).result]
+
+    def jvp(primals, tangents):
+        x, y, z = primals
+        xt, yt, zt = (jax.lax.zeros_like_array(x) if type(t) is ad.Zero else t for t in tangents)
+        return p.bind(x, y, z), p.bind(xt, y, p.bind(x, yt, zt))
+
+    def transpose(ct, x, y, z):
+        zeros = jax.lax.zeros_like_array(ct)
+        if ad.is_undefined_primal(x):
+            return p.bind(ct, y, zeros), None, ct
+        return None, p.bind(x, ct, zeros), ct
+
+    p.def_impl(impl)
+    p.def_abstract_eval(lambda x, y, z: jax.core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(p, lowering, platform="cpu")
+    ad.primitive_jvps[p] = jvp
+    ad.primitive_transposes[p] = transpose
+    batching.primitive_batchers[p] = lambda args, dims: (
+        (p.bind(*args), dims[0]) if len(set(dims)) == 1 else None
+    )
+    return p, calls
+
+
+def test_jit_runs_the_lowering_not_the_impl(fma):
+    p, calls = fma
+    x, y, z = np.float32([1.5, -2.0]), np.float32([3.0, 0.25]), np.float32([0.5, 4.0])
+    before = dict(calls)
+    out = jax.jit(lambda a, b, c: p.bind(a, b, c) * 2.0)(x, y, z)
+    np.testing.assert_allclose(out, (x * y + z) * 2, rtol=1e-6)
+    assert calls["impl"] == before["impl"]  # under jit the module ran, not the numpy impl
+    assert calls["lowering"] == before["lowering"] + 1
+    assert "fma_hlo_test" in str(jax.make_jaxpr(lambda a: p.bind(a, a, a))(x))
+
+
+def test_grad_vmap_and_their_jit_through_the_lowering(fma):
+    p, _ = fma
+
+    def f(a, b):
+        return jax.numpy.sum(p.bind(a, a, b) * b)
+
+    a, b = np.float32([0.5, -1.25, 2.0]), np.float32([3.0, 0.5, -1.0])
+    want = 2 * a * b  # d/da sum((a*a + b) * b)
+    np.testing.assert_allclose(jax.grad(f)(a, b), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(f))(a, b), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(f, argnums=1)(a, b), a * a + 2 * b, rtol=1e-6)
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(jax.vmap(lambda r: p.bind(r, r, r))(xs), xs * xs + xs)
+    np.testing.assert_allclose(jax.jit(jax.vmap(lambda r: p.bind(r, r, r)))(xs), xs * xs + xs)
+
+
+def test_lowering_runs_in_the_interpreter_backend_too(fma):
+    p, _ = fma
+    saved = jit_runtime.get_backend()
+    jit_runtime.set_backend(jit_runtime.Interpreter())
+    try:
+        out = jax.jit(lambda a: p.bind(a, a, a))(np.float32([2.0, 3.0]))
+    finally:
+        jit_runtime.set_backend(saved)
+    np.testing.assert_array_equal(out, np.float32([6.0, 12.0]))
+
+
+def test_jit_of_an_extension_primitive_needs_a_lowering_rule():
+    p = xcore.Primitive("no_lowering_hlo_test")
+    p.def_impl(lambda x: x + 1)
+    p.def_abstract_eval(lambda x: x)
+    assert p.bind(1.0) == 2.0
+    with pytest.raises(
+        NotImplementedError, match="MLIR translation rule for primitive 'no_lowering_hlo_test'"
+    ):
+        jax.jit(p.bind)(1.0)
+
+
+def test_a_lowering_of_the_wrong_type_is_an_error():
+    p = xcore.Primitive("wrong_type_hlo_test")
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(p, lambda ctx, x: [hlo.convert(_tensor((), np.int32), x)])
+    with pytest.raises(TypeError, match="tensor<i32>"):
+        jax.jit(p.bind)(np.float32(1.0))
