@@ -280,3 +280,41 @@ def test_a_lowering_of_the_wrong_type_is_an_error():
     mlir.register_lowering(p, lambda ctx, x: [hlo.convert(_tensor((), np.int32), x)])
     with pytest.raises(TypeError, match="tensor<i32>"):
         jax.jit(p.bind)(np.float32(1.0))
+
+
+def test_lower_fun_lowers_through_a_traced_function():
+    p = xcore.Primitive("softplus_hlo_test")
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(
+        p, mlir.lower_fun(lambda x: jax.numpy.log1p(jax.numpy.exp(x)), multiple_results=False)
+    )
+    x = np.float32([-3.0, 0.0, 2.5])
+    np.testing.assert_allclose(jax.jit(p.bind)(x), np.log1p(np.exp(x)), rtol=1e-6)
+
+
+def test_type_casts_and_a_python_traced_op_does_not_survive_text():
+    from engine.extend.mlir.lowering import JaxprCallOp
+
+    closed = jax.make_jaxpr(lambda a: jax.numpy.cos(a) * 2.0)(np.float32([1.0, 2.0]))
+    module = _module(lambda a: JaxprCallOp(closed, [a]).results, _tensor((2,)))
+    x = np.float32([1.0, 2.0])
+    (out,) = execute.run_module(module, [x])
+    np.testing.assert_allclose(out, np.cos(x) * 2, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="engine.jaxpr_call"):
+        execute.run_module(ir.Module.parse(_text(module)), [x])
+    arg = module.body.operations[0].regions[0].blocks[0].arguments[0]
+    t = ir.RankedTensorType(arg.type)
+    assert (
+        t.shape == (2,)
+        and ir.F32Type.isinstance(t.element_type)
+        and not ir.F64Type.isinstance(t.element_type)
+    )
+
+
+def test_lower_then_compile_uses_the_lowering(fma):
+    p, calls = fma
+    x = np.float32([1.0, 2.0])
+    before = calls["impl"]
+    compiled = jax.jit(lambda a: p.bind(a, a, a)).lower(x).compile()
+    np.testing.assert_array_equal(compiled(x), x * x + x)
+    assert calls["impl"] == before

@@ -21,5 +21,6 @@ from ..extend.mlir.lowering import (  # noqa: F401
     i32_attr,
     i64_attr,
     ir_constant,
+    lower_fun,
     register_lowering,
 )

@@ -420,3 +420,21 @@ def _call(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
 
 
 _rules["func.call"] = _call
+
+
+def _jaxpr_call(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
+    from ...ir import eval_jaxpr
+
+    closed = getattr(op.attributes["jaxpr"], "closed", None)
+    if closed is None:  # parsed from text: the jaxpr itself did not come along
+        raise NotImplementedError(
+            "engine.jaxpr_call (from mlir.lower_fun) runs only in the module built in this process, "
+            "not in one parsed from text"
+        )
+    if isinstance(ev, Concrete):
+        outs = eval_jaxpr(closed.jaxpr, [core.Array(x) for x in xs], closed.consts)
+        return [core.to_numpy(o) for o in outs]
+    return eval_jaxpr(closed.jaxpr, xs, closed.consts)
+
+
+_rules["engine.jaxpr_call"] = _jaxpr_call

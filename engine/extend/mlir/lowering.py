@@ -97,6 +97,41 @@ class LoweringRuleContext:
         return dataclasses.replace(self, **changes)
 
 
+class JaxprAttr(ir.Attribute):
+    """A traced jaxpr carried by an ``engine.jaxpr_call`` operation (what ``lower_fun`` emits).
+    It prints, but text cannot carry it back: a parsed module holding one does not execute."""
+
+    def __init__(self, closed: ClosedJaxpr):
+        self.closed = closed
+
+    def __str__(self) -> str:
+        return str(ir.StringAttr(str(self.closed)))
+
+
+class JaxprCallOp(ir.OpView):
+    OPERATION_NAME = "engine.jaxpr_call"
+
+    def __init__(self, closed: ClosedJaxpr, args: Sequence[Any], *, loc: Any = None, ip: Any = None):
+        types = [aval_to_ir_type(a) for a in closed.out_avals]
+        super().__init__(self.build(list(args), types, {"jaxpr": JaxprAttr(closed)}, ip=ip))
+
+
+def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> Callable[..., Any]:
+    """A lowering rule that runs ``fun`` (written with jax.numpy/lax) on the operands: it is
+    traced at the rule context's input avals and emitted as one ``engine.jaxpr_call``."""
+    from ...staging import trace_to_jaxpr
+
+    def rule(ctx: LoweringRuleContext, *args: Any, **params: Any) -> list[ir.Value]:
+        def flat(*xs: Any) -> list[Any]:
+            out = fun(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        closed = trace_to_jaxpr(flat, list(ctx.avals_in))
+        return list(JaxprCallOp(closed, args).results)
+
+    return rule
+
+
 # ---------------------------------------------------------------------------------------------
 # Lowering an equation to a jaxpr of engine primitives.
 

@@ -63,6 +63,10 @@ class FloatType(Type):
     def get(cls, context: Context | None = None) -> "FloatType":
         return cls()
 
+    @classmethod
+    def isinstance(cls, t: object) -> bool:
+        return isinstance(t, cls)
+
     def __str__(self) -> str:
         return self.name
 
@@ -120,7 +124,12 @@ class ShapedType(Type):
 
 
 class RankedTensorType(ShapedType):
-    def __init__(self, shape: Sequence[int], element_type: Type):
+    def __init__(self, shape: "Sequence[int] | Type", element_type: Type | None = None):
+        if element_type is None:  # MLIR's cast: RankedTensorType(value.type)
+            if not isinstance(shape, ShapedType):
+                raise ValueError(f"{shape} is not a ranked tensor type")
+            shape, element_type = shape.shape, shape.element_type
+        assert not isinstance(shape, Type)
         self.shape = tuple(int(d) for d in shape)
         self.element_type = element_type
 
