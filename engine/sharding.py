@@ -459,18 +459,43 @@ def make_mesh(
 
 
 class _PlainType(ShapedArray):
-    """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak)."""
+    """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak;
+    inside ``shard_map`` a value that varies over mesh axes shows them: ``float32[3]{V:i}``)."""
 
-    __slots__ = ()
+    __slots__ = ("vma",)
+
+    def __init__(self, shape, dtype, weak_type=False, vma: tuple = ()):
+        super().__init__(shape, dtype, weak_type)
+        self.vma = tuple(vma)
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]{_vma_str(self.vma)}"
+
+    @property
+    def manual_axis_type(self):
+        return ManualAxisType(varying=frozenset(self.vma))
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short()
 
     def __repr__(self):
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+
+def _vma_str(vma) -> str:
+    if not vma:
+        return ""
+    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
+
+
+class ManualAxisType:
+    """Which manual mesh axes a value inside ``shard_map`` varies over (JAX's, ``varying`` only)."""
+
+    def __init__(self, *, varying=frozenset()):
+        self.varying = frozenset(varying)
+
+    def __repr__(self):
+        return f"ManualAxisType(varying={self.varying})"
 
 
 class ShardedShapedArray(_PlainType):
@@ -513,7 +538,8 @@ def typeof(x):
             sharding.mesh.abstract_mesh, sharding.spec._normalized_spec_for_aval(aval.ndim)
         )
         return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract)
-    return _PlainType(aval.shape, aval.dtype, aval.weak_type)
+    # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
+    return _PlainType(aval.shape, aval.dtype, aval.weak_type, getattr(x, "vma", ()))
 
 
 def reshard(x, out_shardings):

@@ -548,7 +548,8 @@ TESTED_ELSEWHERE = {
     "xla_pmap": "tests/test_pmap.py",
     "conv_general_dilated": "tests/test_convolution.py",
     **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex", "fft")},
-    **{p: "tests/test_sharding.py" for p in ("reshard", "shard_map")},
+    **{p: "tests/test_sharding.py" for p in ("reshard",)},
+    **{p: "tests/test_shard_map_2d.py" for p in ("shard_map", "pvary")},
     **{p: "tests/test_linalg.py" for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr")},
     **{
         p: "tests/test_special.py"

@@ -35,6 +35,8 @@ __all__ = [
     "all_to_all",
     "axis_index",
     "axis_size",
+    "pcast",
+    "pvary",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -670,3 +672,39 @@ def axis_index(axis_name):
 def _no_groups(groups):
     if groups is not None:
         raise NotImplementedError("axis_index_groups is not supported")
+
+
+# ---------------------------------------------------------------------------------------------
+# pvary: mark a value as varying over mesh axes (a type change: no data moves). Its cotangent
+# passes through: shard_map's transpose sums the cotangents of replicated arguments itself.
+pvary_p = core.Primitive("pvary", multiple_results=True)
+pvary_p.def_impl(lambda *xs, axes: list(xs))
+pvary_p.def_abstract_eval(lambda *avals, axes: list(avals))
+ad.jvp_rules[pvary_p] = lambda primals, tangents, *, axes: (
+    pvary_p.bind(*primals, axes=axes),
+    [t if type(t) is ad.Zero else pvary_p.bind(t, axes=axes)[0] for t in tangents],
+)
+ad.transpose_rules[pvary_p] = lambda cts, *args, axes: [ad.instantiate_zeros(c) for c in cts]
+batching.batch_rules[pvary_p] = lambda size, vals, dims, *, axes: (pvary_p.bind(*vals, axes=axes), list(dims))
+
+
+def pcast(x, axis_name, *, to):
+    """Change which mesh axes ``x`` varies over inside ``shard_map``: ``to='varying'`` makes it
+    vary over ``axis_name`` (each device may then change its copy independently).
+
+    >>> from engine.sharding import PartitionSpec as P
+    >>> mesh = jax.make_mesh((2,), ("i",))
+    >>> f = jax.shard_map(lambda y: pcast(y, "i", to="varying") + axis_index("i"),
+    ...                   mesh=mesh, in_specs=P(), out_specs=P("i"))
+    >>> f(jnp.zeros(1))
+    Array([0., 1.], dtype=float32)
+    """
+    if to != "varying":
+        raise NotImplementedError(f"lax.pcast(..., to={to!r}): the engine supports to='varying' only")
+    axes = _names(axis_name)
+    return tree_map(lambda v: pvary_p.bind(v, axes=axes)[0], x)
+
+
+def pvary(x, axis_name):
+    """``pcast(x, axis_name, to='varying')`` (JAX's older name)."""
+    return pcast(x, axis_name, to="varying")

@@ -1,46 +1,99 @@
-"""``shard_map``: a per-device function written by hand, run on every device of a mesh.
+"""``shard_map``: a function written per device, run once per device of a mesh on that device's
+blocks. Collectives in it (``lax.psum(x, 'j')``, ``all_gather(x, ('i', 'j'))``) name mesh axes, one
+or several, of a mesh of any rank.
 
-The body is traced once with per-device (local) shapes; collectives in it name the mesh's axes.
-Eagerly it runs as one program on the mesh's device processes (``pmap_primitive.mesh_program``);
-inside a ``jit`` of sharded arrays the partitioner (``engine.parallel.partition``) evaluates the
-body in line on each device's blocks.
+``shard_map_p``'s params: the body (a closed jaxpr on per-device blocks), the concrete ``mesh``, and
+per argument/result a spec (per dimension ``None``, a mesh axis name or a tuple of names). Its
+impl runs the body as one program on the mesh's device processes (``pmap_primitive.Program`` with
+the mesh's axes as its dimensions); a ``jit`` holding it runs it there too. It has rows in the
+rule tables like any call primitive: jvp, transpose (cotangents of replicated outputs are divided
+among the devices that hold them, cotangents of replicated inputs summed over the axes they are
+replicated on), partial evaluation (residuals leave the known body stacked over all mesh axes)
+and batching (the batch dimension is an unsplit leading dimension).
+
+Called outside any transformation, shard_map runs eagerly as JAX does: the body is Python run on
+values that hold one block per device (``ShardMapTracer``; each operation is a one-equation
+program on the devices), so ``print`` inside shows every device's block, and ``jax.typeof``
+shows the mesh axes a value varies over (``float32[3]{V:i}``).
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import time
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
 from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
-from ..lax import parallel as lax_parallel  # noqa: F401  (collectives the bodies use)
-from ..sharding import Mesh, NamedSharding, PartitionSpec
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from ..lax import parallel as lax_parallel
+from ..sharding import AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
 from ..staging import trace_to_jaxpr
-from .named import NamedShardedArray
-from .partition import MeshContext, Sharded, _entry, _to_spec, eqn_meshes, spec_of, spmd_rules
+from . import partition
+from .named import NamedShardedArray, put_sharded
+from .partition import Spec, _entry
 from .runtime import get_runtime
 
-# ---------------------------------------------------------------------------------------------
-# shard_map: a per-device function written by hand (collectives name the mesh axes).
-
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
+shard_map_p.takes_arrays = True  # device-resident blocks are used where they are
 
 
-def _global_aval(aval, spec, ctx):
-    return ShapedArray(ctx.global_shape(aval.shape, spec), aval.dtype, aval.weak_type)
+# ---------------------------------------------------------------------------------------------
+# Specs and blocks.
 
 
-def _sharding(mesh, spec) -> NamedSharding:
+def _factor(mesh: Mesh, entry) -> int:
+    return math.prod(mesh.shape[a] for a in _axes_of(entry))
+
+
+def _block_shape(mesh: Mesh, shape, spec: Spec) -> tuple:
+    return tuple(n // _factor(mesh, e) for n, e in zip(shape, spec))
+
+
+def _global_shape(mesh: Mesh, shape, spec: Spec) -> tuple:
+    return tuple(n * _factor(mesh, e) for n, e in zip(shape, spec))
+
+
+def _mentioned(spec: Spec) -> set:
+    return {a for e in spec for a in _axes_of(e)}
+
+
+def _unmentioned(mesh: Mesh, spec: Spec) -> tuple:
+    used = _mentioned(spec)
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _in_mesh_order(mesh: Mesh, axes) -> tuple:
+    return tuple(a for a in mesh.axis_names if a in set(axes))
+
+
+def _replicated(ndim: int) -> Spec:
+    return ((),) * ndim
+
+
+def _stacked_spec(mesh: Mesh, ndim: int) -> Spec:
+    """Leading dimensions, one per mesh axis, each split over its axis: one block per device."""
+    return tuple((a,) for a in mesh.axis_names) + _replicated(ndim)
+
+
+def _sharding(mesh: Mesh, spec: Spec) -> NamedSharding:
     return NamedSharding(mesh, _pp_spec(spec))
 
 
-def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
-    ctx = MeshContext(mesh)
-    return [_global_aval(a, s, ctx) for a, s in zip(jaxpr.out_avals, out_specs)]
-
-
-shard_map_p.def_abstract_eval(_shard_map_abstract)
+def _spec_entries(p: PartitionSpec | None, ndim: int, mesh: Mesh, what: str) -> Spec:
+    p = p if p is not None else PartitionSpec()
+    if len(p) > ndim:
+        raise ValueError(f"shard_map {what}: {p} has {len(p)} entries for a value of rank {ndim}")
+    for e in p:
+        for a in _axes_of(e):
+            if a not in mesh.shape:
+                raise ValueError(
+                    f"shard_map {what}: {p} names the axis {a!r}, which the mesh {mesh} does not have"
+                )
+    return tuple(_axes_of(e) for e in p) + _replicated(ndim - len(p))
 
 
 def _pp_spec(spec) -> PartitionSpec:
@@ -50,15 +103,55 @@ def _pp_spec(spec) -> PartitionSpec:
     return PartitionSpec(*spec)
 
 
+@contextmanager
+def _manual_axes(mesh: Mesh):
+    """Bind every mesh axis (collectives in a body being traced name them)."""
+    with ExitStack() as stack:
+        for name, size in zip(mesh.axis_names, mesh.axis_sizes):
+            stack.enter_context(lax_parallel.extend_axis_env(name, size))
+        yield
+
+
+def _trace_body(f, avals, mesh) -> tuple[ClosedJaxpr, list]:
+    from ..jit import _hoist_tracer_consts
+
+    with _manual_axes(mesh):
+        return _hoist_tracer_consts(trace_to_jaxpr(f, avals))
+
+
+def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
+    """``shard_map_p`` on ``args`` (tracers of outer transformations closed over by the body come
+    first, replicated)."""
+    specs = tuple(_replicated(core.get_aval(h).ndim) for h in hoisted) + tuple(in_specs)
+    return shard_map_p.bind(
+        *hoisted, *args, jaxpr=body, mesh=mesh, in_specs=specs, out_specs=tuple(out_specs), **params
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The primitive.
+
+
+def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, **_):
+    return [
+        ShapedArray(_global_shape(mesh, a.shape, s), a.dtype, a.weak_type)
+        for a, s in zip(jaxpr.out_avals, out_specs)
+    ]
+
+
+shard_map_p.def_abstract_eval(_shard_map_abstract)
+
+
 def _pp_shard_map(eqn):
     # JAX's parameters: specs as P(...), and every mesh axis newly manual inside the body.
     p = eqn.params
+    mesh = p["mesh"]
     return [
         ("check_vma", p["check_vma"]),
         ("in_specs", tuple(_pp_spec(s) for s in p["in_specs"])),
         ("jaxpr", p["jaxpr"]),
-        ("mesh", p["mesh"]),
-        ("newly_manual_axes", frozenset(p["mesh"].axis_names)),
+        ("mesh", mesh.abstract_mesh if p.get("mesh_from_context") else mesh),
+        ("newly_manual_axes", frozenset(mesh.axis_names)),
         ("out_specs", tuple(_pp_spec(s) for s in p["out_specs"])),
     ]
 
@@ -66,14 +159,17 @@ def _pp_shard_map(eqn):
 ir.pp_params_rules[shard_map_p] = _pp_shard_map
 
 
-def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma):
-    """Eager (or host-path) shard_map: the body runs on each device of the mesh, on its blocks."""
-    ctx = MeshContext(mesh)
-    t0 = time.perf_counter()
-    rt = get_runtime()
-    placement = [int(d) for d in mesh.device_ids.flat]
+def _placement(mesh: Mesh) -> list[int]:
+    return [int(d) for d in mesh.device_ids.flat]
+
+
+def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **_):
+    """The body runs on each device of the mesh, on its blocks; results stay there."""
     from .pmap_primitive import _emit, mesh_program
 
+    t0 = time.perf_counter()
+    rt = get_runtime()
+    placement = _placement(mesh)
     prog = mesh_program(jaxpr, "shard_map", mesh)
     per_arg = []
     for a, spec in zip(args, in_specs):
@@ -81,8 +177,6 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma):
         if isinstance(a, NamedShardedArray) and a.sharding == sharding:
             per_arg.append(a._buffers)
         else:
-            from .named import put_sharded
-
             per_arg.append(put_sharded(a if isinstance(a, Array) else np.asarray(a), sharding)._buffers)
     inputs = [[bufs[p] for bufs in per_arg] for p in range(len(placement))]
     t_put = time.perf_counter()
@@ -92,58 +186,534 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma):
     for k, (aval, spec) in enumerate(zip(jaxpr.out_avals, out_specs)):
         sharding = _sharding(mesh, spec)
         bufs = [outs[p][k] for p in range(len(placement))]
-        results.append(NamedShardedArray(bufs, _global_aval(aval, spec, ctx), sharding))
+        gaval = ShapedArray(_global_shape(mesh, aval.shape, spec), aval.dtype, aval.weak_type)
+        results.append(NamedShardedArray(bufs, gaval, sharding))
     if listening:
         _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
     return results
 
 
 shard_map_p.def_impl(_shard_map_impl)
-shard_map_p.takes_arrays = True  # device-resident blocks are used where they are
 
 
-def _shard_map_not_differentiable(*args, **kwargs):
-    raise NotImplementedError(
-        "differentiating or vmapping a shard_map is not supported by the engine yet; apply grad/vmap "
-        "inside the function given to shard_map"
+def _shard_map_partition_rule(ctx, prim, vals, params):
+    """Inside a jit partitioned over the same mesh: the body runs in line on the blocks."""
+    if params["mesh"] != ctx.mesh:
+        raise ValueError(f"shard_map over {params['mesh']} inside a computation on {ctx.mesh}")
+    local = [
+        x.val if x.spec == s else partition._to_spec(ctx, x, s) for x, s in zip(vals, params["in_specs"])
+    ]
+    body = params["jaxpr"]
+    outs = eval_jaxpr(body.jaxpr, local, body.consts)
+    return [partition.Sharded(o, s) for o, s in zip(outs, params["out_specs"])]
+
+
+partition.spmd_rules[shard_map_p] = _shard_map_partition_rule
+partition.eqn_meshes[shard_map_p] = lambda eqn: eqn.params["mesh"]
+partition._always_ruled.add(shard_map_p)  # (replicated operands too: its body names the mesh axes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differentiation and batching.
+
+
+def _params(params):
+    return {k: v for k, v in params.items() if k not in ("jaxpr", "in_specs", "out_specs", "mesh")}
+
+
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **params):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    in_avals = jaxpr.in_avals
+    n = len(primals)
+
+    def f(*args):
+        it = iter(args[n:])
+        ts = [next(it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(nonzero, in_avals)]
+        pout, tout = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, xs, jaxpr.consts), args[:n], ts)
+        return [*pout, *[ad.instantiate_zeros(t) for t in tout]]
+
+    t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+    body, hoisted = _trace_body(f, [*in_avals, *t_avals], mesh)
+    tvals = [t for t in tangents if type(t) is not ad.Zero]
+    t_specs = [s for s, nz in zip(in_specs, nonzero) if nz]
+    outs = _bind(
+        hoisted,
+        [*primals, *tvals],
+        [*in_specs, *t_specs],
+        [*out_specs, *out_specs],
+        body,
+        mesh=mesh,
+        **params,
+    )
+    m = len(out_specs)
+    return outs[:m], outs[m:]
+
+
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    from ..lax import api as lax
+
+    undef = [ad.is_undefined(a) for a in args]
+    defined = [(a, s) for a, s, u in zip(args, in_specs, undef) if not u]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    undef_avals = [
+        a.aval.update(shape=_block_shape(mesh, a.aval.shape, s))
+        for a, s, u in zip(args, in_specs, undef)
+        if u
+    ]
+    undef_specs = [s for s, u in zip(in_specs, undef) if u]
+    avals = [
+        core.get_aval(a).update(shape=_block_shape(mesh, core.get_aval(a).shape, s)) for a, s in defined
+    ] + [
+        core.get_aval(c).update(shape=_block_shape(mesh, core.get_aval(c).shape, s))
+        for c, s in zip(cts, out_specs)
+    ]
+    nd = len(defined)
+    body = jaxpr.jaxpr
+    if body.constvars:
+        body = Jaxpr([], [*body.constvars, *body.in_binders], body.eqns, body.outs)
+
+    def f(*xs):
+        it, ut = iter(xs[:nd]), iter(undef_avals)
+        full = [ad.UndefPrimal(next(ut)) if u else next(it) for u in undef]
+        # A result replicated over some axes was counted once: each copy takes its share.
+        out_cts = []
+        for c, s in zip(xs[nd:], out_specs):
+            copies = math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
+            out_cts.append(c if copies == 1 else lax.div(c, lax.full_like(c, copies)))
+        outs = ad.backward_pass(body, [*jaxpr.consts, *full], out_cts)
+        res = []
+        for o, s in zip(outs, undef_specs):
+            o = ad.instantiate_zeros(o)
+            over = _unmentioned(mesh, s)
+            if over:  # the argument was replicated there: its cotangent sums the copies'
+                (o,) = lax_parallel.psum_p.bind(o, axes=over)
+            res.append(o)
+        return res
+
+    closed, hoisted = _trace_body(f, avals, mesh)
+    outs = _bind(
+        hoisted,
+        [a for a, _ in defined] + cts,
+        [s for _, s in defined] + list(out_specs),
+        undef_specs,
+        closed,
+        mesh=mesh,
+        **params,
+    )
+    it = iter(outs)
+    return [next(it) if u else None for u in undef]
+
+
+def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
+    trace = batching.current_batch_trace()
+    vname = trace.axis_name if trace is not None else None
+    new_vals, specs, inner_dims, avals = [], [], [], []
+    for v, d, s, aval in zip(vals, dims, in_specs, jaxpr.in_avals):
+        if d is batching.not_mapped:
+            new_vals.append(v), specs.append(s), inner_dims.append(None), avals.append(aval)
+        else:
+            new_vals.append(batching.moveaxis(v, d, 0))
+            specs.append(((), *s))
+            inner_dims.append(0)
+            avals.append(aval.update(shape=(size, *aval.shape)))
+
+    def f(*xs):
+        return batching.vmap_flat(
+            lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts),
+            size,
+            vname,
+            inner_dims,
+            xs,
+            lambda n: [0] * n,
+        )
+
+    body, hoisted = _trace_body(f, avals, mesh)
+    outs = _bind(hoisted, new_vals, specs, [((), *s) for s in out_specs], body, mesh=mesh, **params)
+    return outs, [0] * len(outs)
+
+
+def _expand_residuals(j1: Jaxpr, consts, n_known_out: int, mesh: Mesh) -> ClosedJaxpr:
+    """The known body with each residual given a leading dimension of 1 (split over all mesh
+    axes outside: one residual block per device)."""
+    from ..lax import api as lax
+
+    def f(*xs):
+        outs = eval_jaxpr(j1, xs, consts)
+        return [*outs[:n_known_out], *[lax.expand_dims(r, (0,)) for r in outs[n_known_out:]]]
+
+    with _manual_axes(mesh):
+        return trace_to_jaxpr(f, [v.aval for v in j1.in_binders])
+
+
+def _squeeze_residuals(j2: Jaxpr, num_res: int, mesh: Mesh) -> ClosedJaxpr:
+    from ..lax import api as lax
+
+    def f(*xs):
+        res = [lax.squeeze(r, (0,)) for r in xs[:num_res]]
+        return eval_jaxpr(j2, [*res, *xs[num_res:]], [])
+
+    avals = [v.aval.update(shape=(1, *v.aval.shape)) for v in j2.in_binders[:num_res]]
+    with _manual_axes(mesh):
+        return trace_to_jaxpr(f, [*avals, *[v.aval for v in j2.in_binders[num_res:]]])
+
+
+def _split(jaxpr: ClosedJaxpr, unks_in, mesh):
+    j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in)
+    j1 = dce_jaxpr(j1)
+    n_known_out = len(j1.outs) - num_res
+    res_avals = [v.aval for v in j1.outs[n_known_out:]]
+    known = _expand_residuals(j1, jaxpr.consts, n_known_out, mesh)
+    unknown = _squeeze_residuals(j2, num_res, mesh)
+    res_specs = [(tuple(mesh.axis_names), *_replicated(a.ndim)) for a in res_avals]
+    return known, unknown, out_unks, res_avals, res_specs
+
+
+def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs, **params):
+    from ..jit import _hoist_tracer_consts
+
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    known, unknown, out_unks, res_avals, res_specs = _split(jaxpr, in_unknowns, mesh)
+    known, hoisted = _hoist_tracer_consts(known)
+    known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
+    outs1_res = _bind(
+        hoisted,
+        known_vals,
+        [s for s, u in zip(in_specs, in_unknowns) if not u],
+        [s for s, u in zip(out_specs, out_unks) if not u] + res_specs,
+        known,
+        mesh=mesh,
+        **params,
+    )
+    n_known_out = len(outs1_res) - len(res_avals)
+    outs1, res = outs1_res[:n_known_out], outs1_res[n_known_out:]
+    res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+    unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
+    unk_out_specs = tuple(s for s, u in zip(out_specs, out_unks) if u)
+    params2 = dict(
+        params,
+        jaxpr=unknown,
+        mesh=mesh,
+        in_specs=tuple(res_specs) + tuple(s for s, u in zip(in_specs, in_unknowns) if u),
+        out_specs=unk_out_specs,
+    )
+    out_avals = shard_map_p.abstract_eval(*[], **params2)
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None) for a in out_avals]
+    recipe = ad.JaxprEqnRecipe(
+        shard_map_p, res_tracers + unknown_tracers, params2, out_avals, outs2, core.current_source_info()
+    )
+    for t in outs2:
+        t.recipe = recipe
+    it1, it2 = iter(outs1), iter(outs2)
+    return [next(it2) if u else next(it1) for u in out_unks]
+
+
+def _shard_map_partial_eval_jaxpr(unks_in, eqn):
+    """Split a shard_map equation of a jaxpr being split (a shard_map in a jit under grad)."""
+    p = eqn.params
+    mesh = p["mesh"]
+    known, unknown, out_unks, res_avals, res_specs = _split(p["jaxpr"], unks_in, mesh)
+    res_vars = [Var(ShapedArray((mesh.size, *a.shape), a.dtype, a.weak_type)) for a in res_avals]
+    rest = _params(p)
+    eqn1 = JaxprEqn(
+        shard_map_p,
+        [x for x, u in zip(eqn.inputs, unks_in) if not u],
+        dict(
+            rest,
+            jaxpr=known,
+            mesh=mesh,
+            in_specs=tuple(s for s, u in zip(p["in_specs"], unks_in) if not u),
+            out_specs=tuple(s for s, u in zip(p["out_specs"], out_unks) if not u) + tuple(res_specs),
+        ),
+        [v for v, u in zip(eqn.out_binders, out_unks) if not u] + res_vars,
+        eqn.source_info,
+    )
+    eqn2 = JaxprEqn(
+        shard_map_p,
+        res_vars + [x for x, u in zip(eqn.inputs, unks_in) if u],
+        dict(
+            rest,
+            jaxpr=unknown,
+            mesh=mesh,
+            in_specs=tuple(res_specs) + tuple(s for s, u in zip(p["in_specs"], unks_in) if u),
+            out_specs=tuple(s for s, u in zip(p["out_specs"], out_unks) if u),
+        ),
+        [v for v, u in zip(eqn.out_binders, out_unks) if u],
+        eqn.source_info,
+    )
+    return eqn1, eqn2, out_unks, res_vars
+
+
+ad.jvp_rules[shard_map_p] = _shard_map_jvp
+ad.transpose_rules[shard_map_p] = _shard_map_transpose
+ad.partial_eval_rules[shard_map_p] = _shard_map_partial_eval
+ad.partial_eval_jaxpr_rules[shard_map_p] = _shard_map_partial_eval_jaxpr
+batching.batch_rules[shard_map_p] = _shard_map_batch
+
+
+# ---------------------------------------------------------------------------------------------
+# Which mesh axes a value varies over (JAX's varying manual axes), for typeof and the check that
+# results declared replicated (out_specs without an axis) are.
+
+
+def _vma_rule(prim, params, in_vmas) -> tuple:
+    """The axes an equation's results vary over, given its operands'."""
+    from ..lax.parallel import (
+        all_gather_p,
+        all_to_all_p,
+        axis_index_p,
+        pmax_p,
+        pmin_p,
+        ppermute_p,
+        psum_p,
+        psum_scatter_p,
+    )
+
+    union: set = set().union(*in_vmas) if in_vmas else set()
+    if prim in (psum_p, pmax_p, pmin_p):
+        return tuple(union - set(params["axes"]))
+    if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
+        return tuple(union | set(params["axes"]))
+    if prim is axis_index_p:
+        return tuple(lax_parallel._names(params["axis_name"]))
+    if prim is lax_parallel.pvary_p:
+        return tuple(union | set(params["axes"]))
+    return tuple(union)
+
+
+def infer_vma(jaxpr: Jaxpr, in_vmas) -> list[tuple]:
+    env: dict = {}
+
+    def read(x):
+        return env.get(x, ()) if type(x) is Var else ()
+
+    for v, s in zip(jaxpr.in_binders, in_vmas):
+        env[v] = tuple(s)
+    for eqn in jaxpr.eqns:
+        out = _vma_rule(eqn.primitive, eqn.params, [read(x) for x in eqn.inputs])
+        for v in eqn.out_binders:
+            env[v] = out
+    return [read(x) for x in jaxpr.outs]
+
+
+def _check_out_vma(fun_name, mesh, out_specs, out_vmas):
+    msgs = []
+    for spec, vma in zip(out_specs, out_vmas):
+        unmentioned = _unmentioned(mesh, spec)
+        bad = [a for a in unmentioned if a in set(vma)]
+        if not bad:
+            continue
+        shown = _pp_spec(spec)
+        if len(unmentioned) > 1:
+            need = ",".join(_in_mesh_order(mesh, _mentioned(spec)))
+            got = ",".join(_in_mesh_order(mesh, vma))
+            msgs.append(
+                f"* out_specs is {shown} which implies that the corresponding output value is only "
+                f"varying across mesh axes {{{need}}} and not {{{','.join(bad)}}}, but it was inferred "
+                f"to be possibly varying over {{{got}}}"
+            )
+        else:
+            msgs.append(
+                f"* out_specs is {shown} which implies that the corresponding output value is "
+                f"replicated across mesh axis '{unmentioned[0]}', but could not infer replication over "
+                "any axes"
+            )
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{fun_name}' was given out_specs which require replication "
+        "which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+        f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. If not, consider "
+        "revising the corresponding out_specs entries. If so, consider disabling the check by passing the "
+        "check_vma=False argument to `jax.shard_map`."
     )
 
 
-ad.jvp_rules[shard_map_p] = _shard_map_not_differentiable
-batching.batch_rules[shard_map_p] = _shard_map_not_differentiable
+# ---------------------------------------------------------------------------------------------
+# Eager shard_map: the body's Python runs once, on values holding one block per device.
 
 
-def _shard_map_rule(ctx, prim, vals, params):
-    if params["mesh"] != ctx.mesh:
-        raise ValueError(f"shard_map over {params['mesh']} inside a computation on {ctx.mesh}")
-    local = [x.val if x.spec == s else _to_spec(ctx, x, s) for x, s in zip(vals, params["in_specs"])]
-    body = params["jaxpr"]
-    from ..ir import eval_jaxpr
+@contextmanager
+def _not_dynamic():
+    """The eager body's trace catches every bind (``axis_index`` has no operands to find it by);
+    what it runs itself goes to the traces below it."""
+    prev, core._state.dynamic = core._state.dynamic, None
+    try:
+        yield
+    finally:
+        core._state.dynamic = prev
 
-    outs = eval_jaxpr(body.jaxpr, local, body.consts)
-    return [Sharded(o, s) for o, s in zip(outs, params["out_specs"])]
+
+class ShardMapTrace(core.Trace):
+    """Values are ``NamedShardedArray``s of shape ``(*mesh sizes, *block shape)`` with one block on
+    each device; each primitive runs as a one-equation program on the devices."""
+
+    @property
+    def mesh(self) -> Mesh:
+        return self.main.global_data
+
+    def pure(self, val):
+        with _not_dynamic():
+            return self._pure(val)
+
+    def _pure(self, val):
+        aval = core.get_aval(val)
+        value = core._canonical_np(np.asarray(core.to_numpy(val)))
+        stacked = np.broadcast_to(value, (*self.mesh.axis_sizes, *value.shape))
+        sharding = _sharding(self.mesh, _stacked_spec(self.mesh, 0))
+        arr = put_sharded(Array(np.ascontiguousarray(stacked), aval.weak_type), sharding)
+        return ShardMapTracer(self, arr, aval.update(shape=value.shape), ())
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        with _not_dynamic():
+            return self._process_primitive(primitive, tracers, params)
+
+    def _process_primitive(self, primitive, tracers, params):
+        mesh = self.mesh
+        k = len(mesh.axis_names)
+        avals = [t.aval for t in tracers]
+        out_avals: list = []
+
+        def body(*blocks):
+            from ..lax import api as lax
+
+            xs = [lax.squeeze(b, tuple(range(k))) for b in blocks]
+            outs = primitive.bind(*xs, **params)
+            outs = outs if primitive.multiple_results else [outs]
+            out_avals[:] = [core.get_aval(o) for o in outs]
+            return [lax.expand_dims(o, tuple(range(k))) for o in outs]
+
+        stacked = [a.update(shape=(1,) * k + a.shape) for a in avals]
+        closed, hoisted = _trace_body(body, stacked, mesh)
+        specs = [_stacked_spec(mesh, a.ndim) for a in avals]
+        outs = _bind(
+            hoisted,
+            [t.val for t in tracers],
+            specs,
+            [_stacked_spec(mesh, a.ndim) for a in out_avals],
+            closed,
+            mesh=mesh,
+            check_vma=False,
+        )
+        vma = _in_mesh_order(mesh, _vma_rule(primitive, params, [t.vma for t in tracers]))
+        res = [ShardMapTracer(self, o, a, vma) for o, a in zip(outs, out_avals)]
+        return res if primitive.multiple_results else res[0]
 
 
-spmd_rules[shard_map_p] = _shard_map_rule
-eqn_meshes[shard_map_p] = lambda eqn: eqn.params["mesh"]
+class ShardMapTracer(core.Tracer):
+    __slots__ = ("val", "_aval", "vma")
+
+    def __init__(self, trace, val: NamedShardedArray, aval: ShapedArray, vma: tuple):
+        self._trace, self.val, self._aval, self.vma = trace, val, aval, tuple(vma)
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def _blocks(self) -> list[np.ndarray]:
+        k = len(self._trace.mesh.axis_names)
+        return [b.view().reshape(b.view().shape[k:]) for b in self.val._buffers]
+
+    def __str__(self) -> str:
+        # as JAX prints a value inside an eager shard_map: every device's block
+        mesh = self._trace.mesh
+        names = ", ".join(mesh.axis_names) + ","
+        parts = []
+        for pos, (dev, block) in enumerate(zip(mesh.devices.flat, self._blocks())):
+            coords = tuple(int(c) for c in np.unravel_index(pos, mesh.axis_sizes))
+            parts.append(
+                f"On {dev} at mesh coordinates ({names}) = {coords}:\n{Array(block, self.weak_type)}\n"
+            )
+        return "\n".join(parts)
+
+    def __repr__(self) -> str:
+        return self.__str__()
+
+
+def _eager(f, fun_name, mesh, leaves, in_tree, in_sp, out_specs, check_vma):
+    from ..lax import api as lax
+    from ..tree_util import tree_flatten, tree_unflatten
+
+    k = len(mesh.axis_names)
+    with core.new_main(ShardMapTrace, global_data=mesh) as main:
+        trace = main.trace = ShardMapTrace(main)
+        tracers = []
+        for x, spec in zip(leaves, in_sp):
+            aval = core.get_aval(x)
+            block = aval.update(shape=_block_shape(mesh, aval.shape, spec))
+
+            def split(b):
+                return [lax.expand_dims(b, tuple(range(k)))]
+
+            closed, _ = _trace_body(split, [block], mesh)
+            (val,) = _bind(
+                [], [x], [spec], [_stacked_spec(mesh, block.ndim)], closed, mesh=mesh, check_vma=False
+            )
+            vma = _in_mesh_order(mesh, _mentioned(spec))
+            tracers.append(ShardMapTracer(trace, val, block, vma))
+        with _manual_axes(mesh), core.new_dynamic(main):  # (collectives' wrappers ask for axis sizes)
+            out = f(*tree_unflatten(in_tree, tracers))
+        out_leaves, out_tree = tree_flatten(out)
+        out_tracers = [trace.full_raise(o) for o in out_leaves]
+    out_sp = _out_specs(out_specs, out, [t.aval for t in out_tracers], mesh)
+    if check_vma:
+        _check_out_vma("_rem_singleton", mesh, out_sp, [t.vma for t in out_tracers])
+    results = []
+    for t, spec in zip(out_tracers, out_sp):
+
+        def join(b):
+            return [lax.squeeze(b, tuple(range(k)))]
+
+        closed, _ = _trace_body(join, [t.aval.update(shape=(1,) * k + t.aval.shape)], mesh)
+        (r,) = _bind(
+            [], [t.val], [_stacked_spec(mesh, t.aval.ndim)], [spec], closed, mesh=mesh, check_vma=False
+        )
+        results.append(r)
+    return tree_unflatten(out_tree, results)
+
+
+# ---------------------------------------------------------------------------------------------
+# The API.
 
 
 def _per_leaf_specs(specs, tree_args, what) -> list:
-    """One ``PartitionSpec`` per flattened leaf: ``specs`` is one spec for everything or one per
-    argument (each applying to all of that argument's leaves)."""
-    from ..tree_util import tree_leaves
+    """One ``PartitionSpec`` per flattened leaf: ``specs`` is a pytree prefix of ``tree_args``
+    (one spec for a whole subtree applies to each of its leaves)."""
+    from ..tree_util import tree_flatten
 
-    if isinstance(specs, PartitionSpec) or specs is None:
-        return [specs or PartitionSpec()] * len(tree_leaves(tree_args))
-    if not isinstance(specs, (tuple, list)) or len(specs) != len(tree_args):
-        raise ValueError(f"shard_map {what}: expected one PartitionSpec per argument/output, got {specs!r}")
-    out = []
-    for s, a in zip(specs, tree_args):
-        if not (isinstance(s, PartitionSpec) or s is None):
-            raise NotImplementedError(
-                f"shard_map {what}: nested pytrees of specs are not supported yet ({s!r})"
+    def is_spec(s):
+        return isinstance(s, PartitionSpec) or s is None
+
+    if is_spec(specs):
+        return [specs or PartitionSpec()] * len(tree_flatten(tree_args)[0])
+    if isinstance(specs, (tuple, list)) and isinstance(tree_args, (tuple, list)):
+        if len(specs) != len(tree_args):
+            raise ValueError(
+                f"shard_map {what}: {len(specs)} specs for {len(tree_args)} values ({specs!r}); give one "
+                "PartitionSpec per argument/output (or a pytree of them matching it)"
             )
-        out += [s or PartitionSpec()] * len(tree_leaves(a))
+        return [leaf for s, a in zip(specs, tree_args) for leaf in _per_leaf_specs(s, a, what)]
+    if isinstance(specs, dict) and isinstance(tree_args, dict) and set(specs) == set(tree_args):
+        return [
+            leaf for key in sorted(tree_args) for leaf in _per_leaf_specs(specs[key], tree_args[key], what)
+        ]
+    raise ValueError(f"shard_map {what}: {specs!r} is not a pytree prefix of the values it describes")
+
+
+def _out_specs(out_specs, out_value, out_avals, mesh) -> list:
+    specs = _per_leaf_specs(out_specs, _as_args(out_value, out_specs), "out_specs")
+    return [_spec_entries(s, a.ndim, mesh, "out_specs") for s, a in zip(specs, out_avals)]
+
+
+def _as_args(out, out_specs):
+    # out_specs per output element when both are sequences of the same length
+    if isinstance(out_specs, (tuple, list)) and not isinstance(out_specs, PartitionSpec):
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
     return out
 
 
@@ -155,19 +725,53 @@ class _Infer:
 Infer = _Infer()
 
 
+def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
+    """On a mesh whose axes are all Explicit, arrays carry their shardings in their types: the
+    in_specs must say what they are (as JAX checks)."""
+    from ..sharding import typeof
+
+    if not all(t is AxisType.Explicit for t in mesh.axis_types):
+        return
+    for x, spec in zip(leaves, in_sp):
+        if isinstance(x, core.Tracer):
+            continue
+        got = (
+            x.sharding.spec
+            if isinstance(x, NamedShardedArray) and x.sharding.mesh == mesh
+            else PartitionSpec()
+        )
+        ndim = core.get_aval(x).ndim
+        want = PartitionSpec(*[_entry(axes) for axes in spec])
+        got_n = got._normalized_spec_for_aval(ndim)
+        if tuple(_drop_size_one(mesh, got_n)) != tuple(_drop_size_one(mesh, want)):
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the input: {got_n} for "
+                f"arg: {typeof(x)}. `in_specs` is an optional argument so you can omit specifying it and "
+                "shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, "
+                "you can use `jax.reshard` on the arguments and then pass those args to shard_map."
+            )
+
+
+def _drop_size_one(mesh, spec):
+    out = []
+    for e in spec:
+        axes = tuple(a for a in _axes_of(e) if mesh.shape[a] > 1)
+        out.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return out
+
+
 def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(), check_vma=True):
     """Run ``f`` once per device of ``mesh`` on that device's blocks (as ``in_specs`` cut the
     arguments); ``out_specs`` say how the per-device results assemble. Collectives in ``f``
-    (``lax.psum(x, 'batch')``) name mesh axes.
+    (``lax.psum(x, 'batch')``) name mesh axes, one or a tuple of them.
 
     >>> from engine.sharding import PartitionSpec as P
     >>> mesh = jax.make_mesh((2,), ("b",))
     >>> f = shard_map(lambda a: lax.psum(a.sum(0), "b"), mesh=mesh, in_specs=P("b"), out_specs=P())
-    >>> f(jnp.arange(8.0).reshape(4, 2))
+    >>> x = jax.device_put(jnp.arange(8.0).reshape(4, 2), jax.sharding.NamedSharding(mesh, P("b")))
+    >>> f(x)
     Array([12., 16.], dtype=float32)
     """
-    import functools
-
     from ..sharding import get_mesh
     from ..tree_util import tree_flatten, tree_unflatten
 
@@ -180,25 +784,37 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             axis_names=axis_names,
             check_vma=check_vma,
         )
+    if axis_names and mesh is not None and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            "shard_map with axis_names= a subset of the mesh axes (partially manual) is not supported by the "
+            "engine; leave axis_names out to make every mesh axis manual"
+        )
+    fun_name = getattr(f, "__name__", str(f))
 
     @functools.wraps(f)
     def wrapped(*args):
         m = mesh if mesh is not None else get_mesh()
         if not isinstance(m, Mesh):
             raise ValueError("shard_map needs a mesh: pass mesh= or call it under jax.set_mesh(mesh)")
-        ctx = MeshContext(m)
         leaves, in_tree = tree_flatten(args)
         if in_specs is Infer:
-            specs = [x.sharding.spec if isinstance(x, NamedShardedArray) else PartitionSpec() for x in leaves]
+            specs = [
+                x.sharding.spec
+                if isinstance(x, NamedShardedArray) and x.sharding.mesh == m
+                else PartitionSpec()
+                for x in leaves
+            ]
         else:
             specs = _per_leaf_specs(in_specs, args, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
-        in_sp = [spec_of(NamedSharding(m, s), a.ndim) for s, a in zip(specs, avals)]
+        in_sp = [_spec_entries(s, a.ndim, m, "in_specs") for s, a in zip(specs, avals)]
         for a, s in zip(avals, in_sp):
             _sharding(m, s).check_shape(a.shape)
-        local_avals = [
-            ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type) for a, s in zip(avals, in_sp)
-        ]
+        if in_specs is not Infer:
+            _check_in_specs_match(m, leaves, in_sp)
+        if not core.tracing_active() and core._state.dynamic is None:
+            return _eager(f, fun_name, m, leaves, in_tree, in_sp, out_specs, check_vma)
+        local_avals = [a.update(shape=_block_shape(m, a.shape, s)) for a, s in zip(avals, in_sp)]
         out_store: list = []
 
         def local_fun(*vals):
@@ -207,25 +823,22 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             out_store[:] = [out_tree, out]
             return out_leaves
 
-        with ctx.axis_env():
-            body = trace_to_jaxpr(local_fun, local_avals)
+        body, hoisted = _trace_body(local_fun, local_avals, m)
         out_tree, out_value = out_store
-        out_sp = [
-            spec_of(NamedSharding(m, s), a.ndim)
-            for s, a in zip(
-                _per_leaf_specs(out_specs, _as_args(out_value, out_specs), "out_specs"), body.out_avals
-            )
-        ]
-        outs = shard_map_p.bind(
-            *leaves, jaxpr=body, mesh=m, in_specs=tuple(in_sp), out_specs=tuple(out_sp), check_vma=check_vma
+        out_sp = _out_specs(out_specs, out_value, body.out_avals, m)
+        if check_vma:
+            in_vmas = [()] * len(hoisted) + [_in_mesh_order(m, _mentioned(s)) for s in in_sp]
+            _check_out_vma(fun_name, m, out_sp, infer_vma(body.jaxpr, in_vmas))
+        outs = _bind(
+            hoisted,
+            leaves,
+            in_sp,
+            out_sp,
+            body,
+            mesh=m,
+            check_vma=check_vma,
+            mesh_from_context=mesh is None,
         )
         return tree_unflatten(out_tree, outs)
 
     return wrapped
-
-
-def _as_args(out, out_specs):
-    # out_specs per output element when both are sequences of the same length
-    if isinstance(out_specs, (tuple, list)) and not isinstance(out_specs, PartitionSpec):
-        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    return out
