@@ -12,7 +12,7 @@ import numpy as np
 from . import core
 from .core import Params, ShapedArray, Trace, Tracer, Value, float0
 from .errors import UnexpectedTracerError
-from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var
+from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 
 # rule(primals, tangents, **params) -> (primal out, tangent out); lists of them for a primitive
 # with multiple results.
@@ -22,12 +22,14 @@ transpose_rules: dict[core.Primitive, Callable[..., Sequence[Any]]] = {}
 # On tracers, during linearize: rule(trace, tracers, **params) -> out tracer(s).
 partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
 # On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn (or a list of them, inlined),
-# unknown eqn, unknowns out, residuals).
+# unknown eqn (or a list of them), unknowns out, residuals).
 partial_eval_jaxpr_rules: dict[
     core.Primitive,
     Callable[
         [list[bool], JaxprEqn],
-        tuple[JaxprEqn | list[JaxprEqn] | None, JaxprEqn | None, Sequence[bool], Sequence[Atom]],
+        tuple[
+            JaxprEqn | list[JaxprEqn] | None, JaxprEqn | list[JaxprEqn] | None, Sequence[bool], Sequence[Atom]
+        ],
     ],
 ] = {}
 
@@ -69,6 +71,26 @@ def zeros_like_aval(aval: ShapedArray) -> Value:
 
 def instantiate_zeros(t: Tangent) -> Value:
     return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def zeros_eqns(aval: ShapedArray) -> tuple[list[JaxprEqn], Atom]:
+    """Equations making zeros of ``aval`` and the atom holding them (a literal for a scalar)."""
+    from .staging import trace_to_jaxpr
+
+    closed = trace_to_jaxpr(lambda: [zeros_like_aval(aval)], [])
+    return list(closed.jaxpr.eqns), closed.jaxpr.outs[0]
+
+
+def instantiate_zeros_where(t: Tangent, tangents: Sequence[Tangent]) -> Value:
+    """``t`` instantiated beside ``tangents``: under linearization (the top trace of the tangents is
+    a partial evaluation) a zero is made on the unknown side, as JAX's linearize rules (scan's)
+    instantiate it in the tangent trace, so it is recomputed there, not saved as a residual."""
+    if type(t) is not Zero:
+        return t
+    trace = core.find_top_trace([x for x in tangents if type(x) is not Zero])
+    if isinstance(trace, PartialEvalTrace):
+        return trace.stage_zeros(t.aval)
+    return zeros_like_aval(t.aval)
 
 
 def add_tangents(x: Tangent, y: Tangent) -> Tangent:
@@ -265,6 +287,13 @@ class ConstRecipe:
         self.val = val
 
 
+class LiteralRecipe:
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: Literal):
+        self.literal = literal
+
+
 _recipe_serial = itertools.count()
 
 
@@ -288,7 +317,7 @@ class JaxprEqnRecipe:
 
 
 # How an unknown partial-evaluation tracer came to be: an input, a constant, an equation.
-Recipe = LambdaBindingRecipe | ConstRecipe | JaxprEqnRecipe | None
+Recipe = LambdaBindingRecipe | ConstRecipe | LiteralRecipe | JaxprEqnRecipe | None
 
 
 class PartialEvalTracer(Tracer):
@@ -331,6 +360,26 @@ class PartialEvalTrace(Trace):
             return PartialEvalTracer(self, PartialVal.unknown(core.get_aval(val)), ConstRecipe(val))
         return tracer
 
+    def stage_zeros(self, aval: ShapedArray) -> PartialEvalTracer:
+        """Zeros of ``aval`` as an unknown value: their equations are staged, not evaluated."""
+        eqns, out = zeros_eqns(aval)
+        env: dict[Var, PartialEvalTracer] = {}
+
+        def read(x: Atom) -> PartialEvalTracer:
+            if type(x) is Literal:
+                return PartialEvalTracer(self, PartialVal.unknown(x.aval), LiteralRecipe(x))
+            return env[x]
+
+        for eqn in eqns:
+            ins = [read(x) for x in eqn.inputs]
+            avals = [v.aval for v in eqn.out_binders]
+            outs = [PartialEvalTracer(self, PartialVal.unknown(a), None) for a in avals]
+            recipe = JaxprEqnRecipe(eqn.primitive, ins, eqn.params, avals, outs, core.staging_source_info())
+            for v, t in zip(eqn.out_binders, outs):
+                t.recipe = recipe
+                env[v] = t
+        return read(out)
+
     def process_primitive(self, primitive: core.Primitive, tracers: Sequence[Value], params: Params) -> Value:
         for t in tracers:
             if not t.pval.is_known:
@@ -369,7 +418,8 @@ def partial_eval_flat(
 def tracers_to_jaxpr(
     tracers_in: Sequence[PartialEvalTracer], tracers_out: Sequence[PartialEvalTracer]
 ) -> tuple[Jaxpr, list[Value]]:
-    tracer_to_var: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
+    binders = [Var(t.aval) for t in tracers_in]
+    tracer_to_var: dict[int, Atom] = {id(t): v for t, v in zip(tracers_in, binders)}
     constvar_to_val: dict[int, tuple[Var, Any]] = {}
     recipes: dict[int, JaxprEqnRecipe] = {}
     for t in _toposort(tracers_out):  # what the outputs need (dead recipes are dropped)
@@ -381,6 +431,8 @@ def tracers_to_jaxpr(
             if key not in constvar_to_val:
                 constvar_to_val[key] = (Var(t.aval), r.val)
             tracer_to_var[id(t)] = constvar_to_val[key][0]
+        elif isinstance(r, LiteralRecipe):
+            tracer_to_var[id(t)] = r.literal
         elif isinstance(r, JaxprEqnRecipe):
             recipes[id(r)] = r
         else:
@@ -394,7 +446,7 @@ def tracers_to_jaxpr(
         eqns.append(JaxprEqn(r.prim, ins, r.params, outs, r.source_info))
     constvars = [v for v, _ in constvar_to_val.values()]
     constvals = [c for _, c in constvar_to_val.values()]
-    in_binders = constvars + [tracer_to_var[id(t)] for t in tracers_in]
+    in_binders = constvars + binders
     out_vars: list[Atom] = [tracer_to_var[id(t)] for t in tracers_out]
     return Jaxpr([], in_binders, eqns, out_vars), constvals
 
@@ -471,7 +523,9 @@ def partial_eval_jaxpr(
                 eqns1.extend(eqn1)
             elif eqn1 is not None:
                 eqns1.append(eqn1)
-            if eqn2 is not None:
+            if isinstance(eqn2, list):  # equations the unknown part recomputes, then it
+                eqns2.extend(eqn2)
+            elif eqn2 is not None:
                 eqns2.append(eqn2)
             for r in eqn_res:
                 new_res(r)
@@ -539,6 +593,9 @@ def linearize_flat(
         tangent_pvals = [t.pval for t in tracers_out]
         unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
         jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out)
+    # Tangent work no output reads is dead, as in JAX's auto-DCE'd tangent trace (a scan's unused
+    # tangent ys go, so its transpose reads no zero cotangent for them).
+    jaxpr = dce_jaxpr(jaxpr)
     # Tangent outputs that partial eval found known (zeros) become constants of the linear jaxpr.
     return primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals)
 

@@ -368,7 +368,7 @@ def _split(
             staged_eqns.append(eqn2)  # (after the recomputation of the residuals it reads)
             unknown.update(zip(eqn.out_binders, unks_out))
             continue
-        unknown_part: JaxprEqn | None = None
+        unknown_part: JaxprEqn | list[JaxprEqn] | None = None
         if any(unks_in) and rule is not None:  # (a nested jit, cond, scan: split it too)
             eqn1, unknown_part, unks_out, _ = rule(unks_in, eqn)
             known_part = eqn1 if type(eqn1) is list else [] if eqn1 is None else [eqn1]
@@ -385,8 +385,8 @@ def _split(
                 saved.update(e.out_binders)
             else:
                 staged_eqns.append(e)
-        if unknown_part is not None:
-            staged_eqns.append(unknown_part)  # (after the recomputation of the residuals it reads)
+        if unknown_part is not None:  # (after the recomputation of the residuals it reads)
+            staged_eqns.extend(unknown_part if isinstance(unknown_part, list) else [unknown_part])
         unknown.update(zip(eqn.out_binders, unks_out))
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]

@@ -542,6 +542,7 @@ from .slicing import (
     index_in_dim,
     scatter,
     scatter_add,
+    scatter_apply,
     scatter_max,
     scatter_min,
     scatter_mul,

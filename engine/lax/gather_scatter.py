@@ -8,6 +8,7 @@ batching rules stay simple (a vmapped gather is a gather with one more batching 
 from __future__ import annotations
 
 import enum
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -366,6 +367,10 @@ def _scatter_pp_params(combine_name):
     # JAX shows the combining function as a scalar jaxpr (None for a plain scatter) and its consts.
     def rule(eqn):
         update_jaxpr = None
+        applied = eqn.params.get("update_jaxpr")
+        if applied is not None:  # scatter_apply's: the function, as a jaxpr of (x, unused update)
+            params = {**eqn.params, "update_consts": tuple(applied.consts), "update_jaxpr": applied.jaxpr}
+            return sorted(params.items())
         if combine_name is not None:
             from . import elementwise
 
@@ -395,7 +400,17 @@ def _scatter_window_sizes(operand_shape, updates_shape, dn):
 
 
 def _scatter_impl(prim):
-    def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices, mode):
+    def impl(
+        operand,
+        indices,
+        updates,
+        *,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+        update_jaxpr=None,
+    ):
         dn = dimension_numbers
         sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
         scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
@@ -415,6 +430,8 @@ def _scatter_impl(prim):
         where = tuple(i[keep] for i in idx)
         vals = u[keep]
         out = np.array(operand)
+        if update_jaxpr is not None:
+            return _apply_combiner(update_jaxpr, out, where, vals)
         if prim is scatter_p:
             out[where] = vals
         else:
@@ -424,8 +441,38 @@ def _scatter_impl(prim):
     return impl
 
 
+def _apply_combiner(update_jaxpr, out, where, vals):
+    """XLA's scatter with a combiner: ``out[i] = f(out[i], u)`` for each update in turn, so an
+    element indexed twice is combined twice. Done in rounds: round ``r`` takes each element's
+    ``r``-th update, all at distinct elements, so one batched call of ``f`` serves the round."""
+    from ..api import vmap
+
+    flat = (
+        np.ravel_multi_index(tuple(np.ravel(w) for w in where), out.shape) if out.ndim else np.zeros(0, int)
+    )
+    vals = np.ravel(vals)
+    order = np.argsort(flat, kind="stable")
+    first = np.r_[0, np.flatnonzero(np.diff(flat[order])) + 1] if flat.size else np.zeros(0, int)
+    rank = np.empty(flat.size, int)
+    rank[order] = np.arange(flat.size) - np.repeat(first, np.diff(np.r_[first, flat.size]))
+    combine = vmap(lambda x, u: ir.eval_closed(update_jaxpr, x, u)[0])
+    view = out.reshape(-1)
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        at = rank == r
+        view[flat[at]] = core.to_numpy(combine(view[flat[at]], vals[at]))
+    return out
+
+
 def _scatter_abstract(
-    operand, indices, updates, *, dimension_numbers, indices_are_sorted, unique_indices, mode
+    operand,
+    indices,
+    updates,
+    *,
+    dimension_numbers,
+    indices_are_sorted,
+    unique_indices,
+    mode,
+    update_jaxpr=None,
 ):
     dn = dimension_numbers
     if indices.dtype.kind not in "iu":
@@ -532,25 +579,49 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
 
 
 def _scatter_extremal_jvp(prim):
-    # The tangent at each output element averages the tangents of every value that attains it:
-    # the operand element if it survived, and each update equal to the result.
+    # JAX's rule: the tangent at each output element averages the tangents of every value that
+    # attains it (the operand element if it survived, and each update equal to the result),
+    # built from gathers and scatter-adds as JAX builds it. One deliberate difference: under
+    # mode='clip' the counting gathers and scatters clip too (JAX's drop out-of-bounds updates
+    # from the counts, so its tangent there is inf or nan).
     def rule(primals, tangents, **params):
         lax = _lax()
         x, idx, u = primals
         gx, _, gu = tangents
         out = prim.bind(x, idx, u, **params)
+        if type(gx) is ad.Zero and type(gu) is ad.Zero:
+            return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+        gx, gu = ad.instantiate_zeros(gx), ad.instantiate_zeros(gu)
         dn = params["dimension_numbers"]
-        gx = _zeros(x) if type(gx) is ad.Zero else gx
-        gu = _zeros(u) if type(gu) is ad.Zero else gu
-        dtype = core.get_aval(out).dtype
-        won = lax.convert_element_type(
-            lax.eq(u, _scatter_gather(out, idx, core.get_aval(u), dn, params)), dtype
+        gdn = _gather_dnums_for(dn)
+        sizes = _scatter_window_sizes(core.get_aval(x).shape, core.get_aval(u).shape, dn)
+
+        clip = params["mode"] == GatherScatterMode.CLIP
+        count_mode = GatherScatterMode.CLIP if clip else None
+
+        def take(a):
+            return gather(a, idx, gdn, sizes, mode=count_mode)
+
+        initial, target = take(x), take(out)
+        successful, retained = lax.eq(u, target), lax.eq(initial, target)
+        zeros = lax.full_like(x, 0)
+        num_updates = take(
+            scatter_add(
+                zeros,
+                idx,
+                lax.select(successful, lax.full_like(u, 1), lax.full_like(u, 0)),
+                dn,
+                mode=count_mode,
+            )
         )
-        kept = lax.convert_element_type(lax.eq(x, out), dtype)
-        count = scatter_add_p.bind(kept, idx, won, **params)
-        total = scatter_add_p.bind(lax.mul(gx, kept), idx, lax.mul(gu, won), **params)
-        safe = lax.select(lax.eq(count, _zeros(count)), lax.full_like(count, 1), count)
-        return out, lax.div(total, safe)
+        zeros = lax.full_like(x, 0)
+        num_refs = take(scatter_add(zeros, idx, lax.full_like(u, 1), dn, mode=count_mode))
+        updates_normalizer = lax.select(retained, 1.0 / (num_updates + 1), 1.0 / num_updates)
+        updates_coef = lax.select(successful, updates_normalizer, lax.full_like(u, 0))
+        operand_normalizer = lax.select(retained, 1.0 / (num_updates + 1), lax.full_like(num_updates, 0))
+        operand_coef = (-1.0 + operand_normalizer) / num_refs
+        tangent_updates = take(gx) * operand_coef + gu * updates_coef
+        return out, scatter_add_p.bind(gx, idx, tangent_updates, **params)
 
     return rule
 
@@ -559,6 +630,8 @@ def _scatter_jvp(primals, tangents, **params):
     """Plain scatter: with unique indices its tangent is a scatter of tangents. Otherwise (JAX's
     construction) scatter update ids to learn which update won each element, mask the losers,
     and express both value and tangent as scatter-adds of the winners."""
+    if params.get("update_jaxpr") is not None:
+        raise NotImplementedError("scatter_apply JVP not implemented")  # (JAX has none either)
     lax = _lax()
     x, idx, u = primals
     gx, _, gu = tangents
@@ -692,3 +765,54 @@ scatter_mul = _scatter_wrapper(
 )
 scatter_min = _scatter_wrapper(scatter_min_p, "Scatter combining with minimum (``x.at[idx].min(v)``).")
 scatter_max = _scatter_wrapper(scatter_max_p, "Scatter combining with maximum (``x.at[idx].max(v)``).")
+
+
+# The combiner jaxpr of each function given to scatter_apply, per operand type: as JAX caches it,
+# so applying one function twice shows one shared jaxpr.
+_apply_jaxprs: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+
+
+def scatter_apply(
+    operand,
+    scatter_indices,
+    func,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    update_shape=(),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode=None,
+):
+    """``func`` applied at each index of ``operand`` (once per occurrence of the index), XLA's
+    Scatter with ``func`` as its combiner. Prefer ``x.at[idx].apply(func)``; not differentiable.
+
+    >>> dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    ...                              scatter_dims_to_operand_dims=(0,))
+    >>> scatter_apply(jnp.ones(3), jnp.array([[1]]), lambda x: x * 5, dn)
+    Array([1., 5., 1.], dtype=float32)
+    """
+    from ..staging import trace_to_jaxpr
+
+    lax = _lax()
+    aval = core.get_aval(operand)
+    unused = lax.full(tuple(update_shape), 0, aval.dtype)
+    scalar = ShapedArray((), aval.dtype, aval.weak_type)
+    try:
+        per_func = _apply_jaxprs.setdefault(func, {})
+    except TypeError:  # not weakly referenceable: traced each time
+        per_func = {}
+    closed = per_func.get(scalar)
+    if closed is None:
+        closed = per_func[scalar] = trace_to_jaxpr(lambda x, _: [func(x)], [scalar, scalar])
+        if any(isinstance(c, core.Tracer) for c in closed.consts):
+            raise NotImplementedError("scatter_apply: the function cannot close over traced values")
+    return scatter_p.bind(
+        operand,
+        scatter_indices,
+        unused,
+        update_jaxpr=closed,
+        dimension_numbers=_tuple_dnums(ScatterDimensionNumbers, dimension_numbers),
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices),
+        mode=GatherScatterMode.from_any(mode),
+    )

@@ -143,7 +143,11 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     p = primals
     consts, carry, xs = p[:num_consts], p[num_consts : num_consts + num_carry], p[num_consts + num_carry :]
     ct = [t for t in tangents[:num_consts] if type(t) is not ad.Zero]
-    kt = [ad.instantiate_zeros(t) for t, z in zip(tangents[num_consts : num_consts + num_carry], k_nz) if z]
+    kt = [
+        ad.instantiate_zeros_where(t, tangents)
+        for t, z in zip(tangents[num_consts : num_consts + num_carry], k_nz)
+        if z
+    ]
     xt = [t for t in tangents[num_consts + num_carry :] if type(t) is not ad.Zero]
     res = scan_p.bind(
         *consts,
@@ -308,6 +312,14 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
             extensive.append((k, next(it)))
         else:
             (intensive if f < n_kc else extensive).append((k, kin[f]))
+    # Known inputs the fixpoint made unknown are zero tangents of carries (a tangent that reads no
+    # unknown is zero); JAX's linearization instantiates them on the unknown side, not as residuals.
+    zeros: list[JaxprEqn] = []
+    for k, (x, u, was) in enumerate(zip(eqn.inputs, uk_all, unks_in)):
+        if u and not was:
+            made, atom = ad.zeros_eqns(x.aval)
+            zeros.extend(made)
+            uin[sum(uk_all[:k])] = atom
     eqn2 = JaxprEqn(
         scan_p,
         [*[v for _, v in intensive], *uin, *[v for _, v in extensive]],
@@ -320,10 +332,7 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
-    # Known inputs the fixpoint made unknown (a carry whose init is a known zero tangent but whose
-    # body output is not) are read by the unknown scan: residuals too.
-    forced = [x for x, u, was in zip(eqn.inputs, uk_all, unks_in) if u and not was]
-    return eqn1, eqn2, out_uk, [v for _, v in [*intensive, *extensive]] + forced
+    return eqn1, [*zeros, eqn2] if zeros else eqn2, out_uk, [v for _, v in [*intensive, *extensive]]
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
@@ -357,9 +366,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         i += len(lin_c_avals)
         ctc = vals[i : i + num_carry]
         i += num_carry
-        rx = vals[i : i + len(res_x)]
-        i += len(res_x)
-        cty = vals[i:]
+        cty = vals[i : i + len(ct_ys)]
+        i += len(ct_ys)
+        rx = vals[i:]
         it_c, it_x = iter(rc), iter(rx)
         full = [ad.UndefPrimal(a) if l else next(it_c) for a, l in zip(body_avals[:num_consts], c_lin)]
         full += [ad.UndefPrimal(a) for a in carry_avals]
@@ -380,15 +389,16 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
 
     x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
     cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]
-    bt, bconsts = _trace(body_t, [*_avals(res_c), *lin_c_avals, *carry_avals, *x_res_avals, *cty_avals])
+    # xs as JAX orders them: the ys' cotangents, then the extensive residuals.
+    bt, bconsts = _trace(body_t, [*_avals(res_c), *lin_c_avals, *carry_avals, *cty_avals, *x_res_avals])
     zeros_acc = [ad.zeros_like_aval(a) for a in lin_c_avals]
     outs = scan_p.bind(
         *bconsts,
         *res_c,
         *zeros_acc,
         *ct_carry,
-        *res_x,
         *ct_ys,
+        *res_x,
         jaxpr=bt,
         num_consts=len(bconsts) + len(res_c),
         num_carry=len(lin_c_avals) + num_carry,

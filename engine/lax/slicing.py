@@ -153,6 +153,7 @@ from .gather_scatter import (  # noqa: E402,F401
     scatter,
     scatter_add,
     scatter_add_p,
+    scatter_apply,
     scatter_max,
     scatter_max_p,
     scatter_min,

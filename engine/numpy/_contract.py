@@ -10,13 +10,13 @@ from __future__ import annotations
 import string
 
 import numpy as np
+import opt_einsum
 
 from .. import core, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
 from ._promote import (
     as_operand,
-    broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
     convert,
@@ -339,33 +339,80 @@ def _sum_repeats(x, labels: str, keep: set):
     return x, labels
 
 
-def _sum_unneeded(x, labels: str, needed: set):
-    axes = tuple(i for i, c in enumerate(labels) if c not in needed)
-    if axes:
-        x = lax.reduce_sum(x, axes)
-        labels = "".join(c for i, c in enumerate(labels) if i not in axes)
-    return x, labels
+def _sum_labels(x, labels: str, names):
+    """Sum out the axes labelled ``names`` (in that order)."""
+    if not names:
+        return x, labels
+    x = lax.reduce_sum(x, tuple(labels.index(c) for c in names))
+    return x, "".join(c for c in labels if c not in names)
 
 
-def _squeeze_label(x, labels, c):
-    i = labels.index(c)
-    return lax.reshape(x, x.shape[:i] + x.shape[i + 1 :]), labels[:i] + labels[i + 1 :]
+def _drop_singletons(x, labels: str, other_shape, other_labels: str):
+    """Size-1 axes whose label the other operand has bigger: a sum over one element, dropped so the
+    other operand's size wins (broadcasting, as JAX's einsum does)."""
+    drop = []
+    for i, c in enumerate(labels):
+        j = other_labels.find(c)
+        if x.shape[i] == 1 and j != -1 and other_shape[j] != 1:
+            drop.append(i)
+    if not drop:
+        return x, labels
+    return lax.squeeze(x, tuple(drop)), "".join(c for i, c in enumerate(labels) if i not in drop)
+
+
+class _InOrder(opt_einsum.paths.PathOptimizer):
+    """``optimize=False``: contract the operands left to right."""
+
+    def __call__(self, inputs, *args, **kwargs):
+        return [(0, 1)] * (len(inputs) - 1)
+
+
+def _contract_pair(a, la: str, b, lb: str, removed, result: str):
+    """One pairwise step of an einsum path, as JAX's einsum takes it: broadcast size-1 axes, sum
+    labels private to one side, take repeated labels' diagonals, then one ``dot_general`` whose
+    operand order avoids a transpose when it can (opt_einsum contracts right to left)."""
+    a, la = _drop_singletons(a, la, b.shape, lb)
+    b, lb = _drop_singletons(b, lb, a.shape, la)
+    counts_a, counts_b = {c: la.count(c) for c in la}, {c: lb.count(c) for c in lb}
+    a, la = _sum_labels(a, la, [c for c in removed if counts_a.get(c) == 1 and c not in counts_b])
+    b, lb = _sum_labels(b, lb, [c for c in removed if counts_b.get(c) == 1 and c not in counts_a])
+    a, la = _sum_repeats(a, la, set(result + lb))
+    b, lb = _sum_repeats(b, lb, set(result + la))
+    contract = [c for c in removed if c in la or c in lb]
+    batch = [c for c in result if c in la and c in lb]
+    gone = set(batch) | set(contract)
+    rest_a, rest_b = "".join(c for c in la if c not in gone), "".join(c for c in lb if c not in gone)
+    cont_a, cont_b = tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)
+    batch_a, batch_b = tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)
+    names = "".join(batch) + rest_b + rest_a
+    if names == result:
+        return lax.dot_general(
+            b, a, ((cont_b, cont_a), (batch_b, batch_a)), preferred_element_type=a.dtype
+        ), names
+    names = "".join(batch) + rest_a + rest_b
+    return lax.dot_general(
+        a, b, ((cont_a, cont_b), (batch_a, batch_b)), preferred_element_type=a.dtype
+    ), names
 
 
 def einsum(
     subscripts,
     *operands,
     out=None,
-    optimize="optimal",
+    optimize="auto",
     precision=None,
     preferred_element_type=None,
     _dot_general=None,
 ):
-    """Einstein summation: pairwise ``dot_general`` contractions, diagonals, sums and broadcasting.
+    """Einstein summation, contracted pairwise in the order opt_einsum's path optimizer picks
+    (``optimize``: ``"auto"`` as in JAX, ``True`` for ``"optimal"``, ``False`` for left to right,
+    or any opt_einsum strategy or explicit path).
 
     >>> jnp.einsum('ij,bj->bi', jnp.ones((2, 3)), jnp.ones((4, 3))).shape
     (4, 2)
     """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_sublists((subscripts,) + operands)
     check_arraylike("einsum", *operands)
@@ -375,73 +422,44 @@ def einsum(
     was_bool = ops[0].dtype == np.bool_
     if was_bool:
         ops = [convert(o, np.dtype("int32")) for o in ops]
-    labels, out_labels = _parse_einsum(subscripts, [o.shape for o in ops])
-    sizes = {}
-    for o, spec in zip(ops, labels):
-        for c, d in zip(spec, o.shape):
-            if d != 1 and sizes.get(c, 1) not in (1, d):
-                raise ValueError(f"einsum: size of label {c!r} differs between operands ({sizes[c]} vs {d})")
-            sizes[c] = d if d != 1 else sizes.get(c, 1)
-    terms = list(zip(ops, labels))
-
-    def needed_except(k):
-        s = set(out_labels)
-        for j, (_, sp) in enumerate(terms):
-            if j != k:
-                s.update(sp)
-        return s
-
-    # Before contracting anything, sum out labels private to one operand: those it has once,
-    # then (as JAX orders it) its repeated ones.
-    for k, (o, sp) in enumerate(terms):
-        needed = needed_except(k)
-        o, sp = _sum_unneeded(o, sp, needed | {c for c in sp if sp.count(c) > 1})
-        terms[k] = _sum_repeats(o, sp, needed)
-    while len(terms) > 1:
-        (a, la), (b, lb) = terms[0], terms[1]
-        rest = terms[2:]
-        keep = set(out_labels)
-        for _, sp in rest:
-            keep.update(sp)
-        # Broadcast size-1 axes against their partner's size by dropping them (a sum over one element).
-        for c in set(la) & set(lb):
-            da, db = a.shape[la.index(c)], b.shape[lb.index(c)]
-            if da == 1 and db != 1:
-                a, la = _squeeze_label(a, la, c)
-            elif db == 1 and da != 1:
-                b, lb = _squeeze_label(b, lb, c)
-        a, la = _sum_unneeded(a, la, keep | set(lb))
-        b, lb = _sum_unneeded(b, lb, keep | set(la))
-        shared = [c for c in la if c in lb]
-        batch = [c for c in shared if c in keep]
-        contract = [c for c in shared if c not in keep]
-        dn = (
-            (tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
-            (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)),
-        )
-        res = lax.dot_general(a, b, dn, preferred_element_type=a.dtype)
-        lres = (
-            "".join(batch)
-            + "".join(c for c in la if c not in shared)
-            + "".join(c for c in lb if c not in shared)
-        )
-        terms = [(res, lres)] + rest
-    x, lx = terms[0]
-    x, lx = _sum_unneeded(x, lx, set(out_labels))
-    # Labels of size 1 that the output wants bigger come from broadcasting against size-1 axes.
-    x = lax.transpose(x, tuple(lx.index(c) for c in out_labels))
-    out_shape = tuple(sizes[c] for c in out_labels)
-    if x.shape != out_shape:
-        x = broadcast_to_shape(x, out_shape)
+    _parse_einsum(subscripts, [o.shape for o in ops])  # (the engine's errors for a bad spec)
+    path = "optimal" if optimize is True else _InOrder() if optimize is False else optimize
+    _, contractions = opt_einsum.contract_path(
+        subscripts, *ops, einsum_call=True, use_blas=True, optimize=path
+    )
+    terms = list(ops)
+    for indices, removed_set, einstr, *_ in contractions:
+        removed = sorted(removed_set)
+        ins, result = einstr.split("->")
+        in_labels = ins.split(",")
+        if len(indices) == 1:
+            x, lx = terms.pop(indices[0]), in_labels[0]
+            x, lx = _sum_labels(x, lx, [c for c in removed if lx.count(c) == 1])
+            x, lx = _sum_repeats(x, lx, set(result))
+        elif len(indices) == 2:
+            a, b = terms.pop(indices[0]), terms.pop(indices[1])
+            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result)
+        else:
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. "
+                "Typically this means you've passed an unsupported path to the einsum optimize parameter."
+            )
+        if lx != result:
+            x = lax.transpose(x, tuple(lx.index(c) for c in result))
+        terms.append(x)
+    x = terms[0]
     return lax.ne(x, lax.full_like(x, 0)) if was_bool else x
 
 
-def einsum_path(subscripts, *operands, optimize="greedy"):
-    """The contraction order einsum uses: left to right, one pair at a time."""
-    n = len(operands)
-    return [
-        ("einsum_path",) + tuple((0, 1) for _ in range(max(n - 1, 0)))
-    ], f"left-to-right pairwise: {subscripts}"
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """The contraction path einsum takes and opt_einsum's description of it (JAX's einsum_path).
+
+    >>> path, info = jnp.einsum_path("ij,jk,kl", jnp.ones((2, 3)), jnp.ones((3, 4)), jnp.ones((4, 5)))
+    >>> path
+    [(0, 1), (0, 1)]
+    """
+    path = "optimal" if optimize is True else _InOrder() if optimize is False else optimize
+    return opt_einsum.contract_path(subscripts, *operands, optimize=path)
 
 
 @staged_as_jit(static_argnames=("mode", "op", "precision", "preferred_element_type"))

@@ -109,10 +109,12 @@ class _IndexUpdateRef:
         return self._update(lax.scatter_max, values, indices_are_sorted, unique_indices, mode)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """``func`` applied once to each indexed element (duplicate indices apply it once)."""
-        return self.set(
-            func(self.get(mode=mode)),
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-            mode=mode,
-        )
+        """``func`` applied to each indexed element, once per time the index occurs (as JAX's
+        ``scatter_apply``); not differentiable (JAX's scatter has no JVP with a combiner)."""
+        from ._creation import zeros_like
+
+        def scatter_fn(x, indices, y, dnums, **kwargs):
+            return lax.scatter_apply(x, indices, func, dnums, update_shape=y.shape, **kwargs)
+
+        zero = zeros_like(as_operand(self.array), shape=())
+        return self._update(scatter_fn, zero, indices_are_sorted, unique_indices, mode)

@@ -219,6 +219,10 @@ def _normalize_index(i, size):
     """Negative indices count from the end: ``select(i < 0, i + size, i)`` (unsigned ones cannot)."""
     if i.dtype.kind == "u":
         return i
+    if isinstance(i, np.ndarray):  # a numpy index: JAX compares it with numpy's `<`, a constant mask
+        v = i.astype(core.canonical_dtype(i.dtype))
+        operand = Array(v)
+        return lax.select(v < 0, lax.add(operand, np.asarray(size, v.dtype)), operand)
     if not isinstance(i, Tracer) and not core.staging_anywhere[0]:  # eager: the same values in numpy
         v = core.to_numpy(i)
         return Array(np.where(v < 0, v + np.asarray(size, v.dtype), v), i.weak_type)
@@ -250,7 +254,12 @@ def _index_to_gather(shape, indices) -> _GatherIndexer:
             n = shape[p.axes[0]]
             indices.append(p._replace(index=int(p.index) + n if int(p.index) < 0 else int(p.index)))
         elif p.typ == _ARRAY:
-            indices.append(p._replace(index=_normalize_index(as_operand(p.index), shape[p.axes[0]])))
+            i = (
+                p.index
+                if isinstance(p.index, np.ndarray) and p.index.dtype.kind == "i"
+                else as_operand(p.index)
+            )
+            indices.append(p._replace(index=_normalize_index(i, shape[p.axes[0]])))
         else:
             indices.append(p)
 

@@ -2736,3 +2736,153 @@ def vmap_cond_unbatched_output():
         return lax.cond(y > 0, lambda x: (x * 2, y), lambda x: (x, y + 1), x)
 
     return jax.vmap(f, in_axes=(0, None)), (f32(3), 1.0)
+
+
+# --- a scan's zero carry tangent is made on the unknown side (JAX's scan linearization) ---------
+
+
+@program
+def grad_polyval():
+    return jax.grad(lambda p, x: jnp.sum(jnp.polyval(p, x)), argnums=(0, 1)), (f32(3), f32(2))
+
+
+@program
+def grad_scan_zeros_init():
+    def f(p, x):
+        c, _ = lax.scan(lambda c, pi: (c * x + pi, c), jnp.zeros_like(x), p)
+        return jnp.sum(c)
+
+    return jax.grad(f), (f32(3), f32(2))
+
+
+@program
+def grad_scan_scalar_zero_init():
+    def f(p):
+        c, _ = lax.scan(lambda c, pi: (c * pi + pi, c), jnp.zeros(()), p)
+        return c
+
+    return jax.grad(f), (f32(3),)
+
+
+@program
+def grad_jit_scan_zeros_init():
+    @jax.jit
+    def f(p, x):
+        c, ys = lax.scan(lambda c, pi: (jnp.sin(c) * x + pi, c), jnp.zeros_like(x), p)
+        return jnp.sum(c) + jnp.sum(ys)
+
+    return jax.grad(f, argnums=(0, 1)), (f32(3), f32(2))
+
+
+@program
+def jvp_polyval():
+    return lambda p, x: jax.jvp(jnp.polyval, (p, x), (p, x)), (f32(3), f32(2))
+
+
+# --- a numpy index's negative-index mask is computed with numpy at trace time, as JAX does ----
+
+
+@program
+def at_numpy_index_set():
+    idx = np.array([0, -1, 2])
+    return lambda x: x.at[idx].set(1.0), (f32(5),)
+
+
+@program
+def getitem_numpy_index():
+    idx = np.array([[1, -2], [0, 3]], np.int32)
+    return lambda x: x[idx], (f32(5, 2),)
+
+
+@program
+def at_numpy_index_add_2d():
+    idx = np.array([1, -3])
+    return lambda x: x.at[idx, 1].add(2.0), (f32(4, 3),)
+
+
+# --- .at[].apply: a scatter whose combiner is the function (JAX's scatter_apply) ----------------
+
+
+@program
+def at_apply():
+    return lambda x, i: x.at[i].apply(jnp.sin), (f32(5), i32(3))
+
+
+@program
+def at_apply_scalar_index():
+    return lambda x: x.at[2].apply(lambda t: t * 2.0), (f32(5),)
+
+
+@program
+def at_apply_twice_same_function():
+    return lambda x: x.at[0].apply(jnp.exp).at[1:3].apply(jnp.exp), (f32(5),)
+
+
+@program
+def vmap_at_apply():
+    return jax.vmap(lambda x: x.at[1].apply(jnp.cos)), (f32(2, 3),)
+
+
+# --- einsum contracts in the order opt_einsum's path optimizer picks, as JAX's does ----------
+
+
+@program
+def einsum_chain3():
+    return lambda a, b, c: jnp.einsum("ij,jk,kl->il", a, b, c), (f32(2, 3), f32(3, 4), f32(4, 5))
+
+
+@program
+def einsum_chain4_vector():
+    return lambda a, b, c, d: jnp.einsum("ij,jk,kl,l->i", a, b, c, d), (
+        f32(2, 3),
+        f32(3, 4),
+        f32(4, 5),
+        f32(5),
+    )
+
+
+@program
+def einsum_chain3_unoptimized():
+    return lambda a, b, c: jnp.einsum("ij,jk,kl", a, b, c, optimize=False), (f32(2, 3), f32(3, 4), f32(4, 5))
+
+
+@program
+def einsum_chain3_greedy():
+    return lambda a, b, c: jnp.einsum("ij,jk,kl", a, b, c, optimize="greedy"), (
+        f32(2, 3),
+        f32(3, 4),
+        f32(4, 5),
+    )
+
+
+@program
+def einsum_private_labels():
+    return lambda a, b: jnp.einsum("ijx,jky->ik", a, b), (f32(2, 3, 2), f32(3, 4, 5))
+
+
+@program
+def einsum_singleton_broadcast():
+    return lambda a, b: jnp.einsum("ij,ij->ij", a, b), (f32(1, 3), f32(4, 3))
+
+
+@program
+def einsum_ellipsis3():
+    return lambda a, b, c: jnp.einsum("...ij,...jk,...k->...i", a, b, c), (
+        f32(2, 3, 4),
+        f32(2, 4, 5),
+        f32(2, 5),
+    )
+
+
+@program
+def einsum_bilinear():
+    return lambda x, w, y: jnp.einsum("bi,oij,bj->bo", x, w, y), (f32(4, 3), f32(2, 3, 5), f32(4, 5))
+
+
+@program
+def grad_einsum_chain3():
+    return jax.grad(lambda a, b, c: jnp.einsum("ij,jk,kl->", a, b, c), argnums=(0, 1, 2)), (
+        f32(2, 3),
+        f32(3, 4),
+        f32(4, 5),
+    )

@@ -1181,3 +1181,44 @@ CHECKIFY = [
     ),
 ]
 SNIPPETS["checkify"] = CHECKIFY
+
+# Semantics JAX 0.10.2 has that the engine once differed on (issue 13's follow-up).
+_IDX = "x = jnp.arange(5.) - 2\ni = jnp.array([1, 3, 1])\nv = jnp.array([0.5, -3., 1.])\n"
+SEMANTICS = [
+    (
+        "grad_polyval",
+        "p = jnp.array([1.5, -2., 3.])\nxs = jnp.array([0.5, 2.])\n"
+        "out = jax.grad(lambda p, x: jnp.sum(jnp.polyval(p, x)), argnums=(0, 1))(p, xs)",
+    ),
+    (
+        "grad_jit_scan_zeros_init",
+        "p = jnp.array([0.3, -1., 2.])\nxs = jnp.array([0.5, 2.])\n"
+        "def f(p, x):\n"
+        "    c, ys = lax.scan(lambda c, pi: (jnp.sin(c) * x + pi, c), jnp.zeros_like(x), p)\n"
+        "    return jnp.sum(c) + jnp.sum(ys)\n"
+        "out = jax.grad(jax.jit(f), argnums=(0, 1))(p, xs)",
+        1e-6,
+    ),
+    ("at_apply_duplicates", _IDX + "out = x.at[i].apply(jnp.sin)", 1e-6),
+    ("at_apply_jit", _IDX + "out = jax.jit(lambda x: x.at[i].apply(lambda t: t * 2 + 1))(x)"),
+    ("at_apply_vmap", "out = jax.vmap(lambda x: x.at[1].apply(jnp.cos))(jnp.ones((2, 3)))", 1e-6),
+    ("at_apply_out_of_bounds", "out = jnp.arange(3.).at[jnp.array([5, 1])].apply(lambda t: t + 10)"),
+    ("err_grad_at_apply", _IDX + "out = jax.grad(lambda x: jnp.sum(x.at[i].apply(jnp.sin)))(x)"),
+    ("jvp_at_min_ties", _IDX + "out = jax.jvp(lambda x, v: x.at[i].min(v), (x, v), (x + 1, v * 2))"),
+    ("jvp_at_max_ties", _IDX + "out = jax.jvp(lambda x, v: x.at[i].max(v), (x, v), (x * 3, v - 1))"),
+    (
+        "grad_at_max",
+        _IDX + "out = jax.grad(lambda x, v: jnp.sum(x.at[i].max(v) ** 2), argnums=(0, 1))(x, v)",
+    ),
+    (
+        "jvp_at_min_equal_updates",
+        "x = jnp.array([1., 2., 3.])\ni = jnp.array([0, 0, 2])\nv = jnp.array([0.5, 0.5, 3.])\n"
+        "out = jax.jvp(lambda x, v: x.at[i].min(v), (x, v), (jnp.ones(3), jnp.array([2., 4., 8.])))",
+    ),
+    (
+        "at_numpy_index_negative",
+        "x = jnp.arange(6.)\nout = (jax.jit(lambda x: x.at[np.array([0, -1, -3])].add(10.))(x), "
+        "jax.jit(lambda x: x[np.array([[-1], [2]])])(x))",
+    ),
+]
+SNIPPETS["semantics"] = SEMANTICS
