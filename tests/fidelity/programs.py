@@ -2646,6 +2646,35 @@ def pmap_grad():
     return jax.pmap(jax.grad(lambda x: jnp.sum(x**2))), (f32(4, 3),)
 
 
+# --- shard_map on a 2-D mesh (Auto axes, check_vma=False: no sharding or varying axes in the types) -------------
+# (not yet identical, so not here: out_specs as written (P('i', None)), axis_index of a tuple of axes, and
+# grad's residual layout)
+
+
+def _mesh_2d():
+    return jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
+
+
+def _shard_map_2d(f, in_specs, out_specs):
+    return jax.shard_map(f, mesh=_mesh_2d(), in_specs=in_specs, out_specs=out_specs, check_vma=False)
+
+
+def _spec(*entries):
+    return jax.sharding.PartitionSpec(*entries)
+
+
+@program
+def shard_map_2d_vmap():
+    f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
+    return jax.vmap(f), (f32(3, 8, 4),)
+
+
+@program
+def shard_map_2d_jvp():
+    f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
+    return (lambda x, t: jax.jvp(f, (x,), (t,))), (f32(8, 4), f32(8, 4))
+
+
 # --- checkpoint / remat ------------------------------------------------------------------------------------------
 
 
