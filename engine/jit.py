@@ -45,6 +45,22 @@ def _abstractify(x: Value) -> ShapedArray:
     return core.get_aval(x)
 
 
+class Traced:
+    """``jit(f).trace(*args)``: the function staged to a jaxpr for these argument types."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef):
+        self.jaxpr = closed
+        self.fun_name = name
+        self.out_tree = out_tree
+
+    @property
+    def out_avals(self) -> Any:
+        return tree_unflatten(self.out_tree, list(self.jaxpr.out_avals))
+
+    def lower(self) -> "Lowered":
+        return Lowered(self.jaxpr, self.fun_name, self.out_tree)
+
+
 class Lowered:
     """``jit(f).lower(*args)``: the staged program before compilation."""
 
@@ -80,6 +96,14 @@ class Compiled:
         # A backend's note on its executable: the compiled text, or a function that makes it.
         text: Callable[[], str] | str | None = getattr(self.exe, "compiled_text", None)
         return text() if callable(text) else (text or self.lowered.as_text())
+
+    def cost_analysis(self) -> dict[str, float]:
+        """Estimated FLOPs and bytes accessed, counted as XLA's HLO cost analysis counts them
+        (``engine.inspect.cost``; the per-operand entries XLA adds are not reproduced)."""
+        from .inspect.cost import jaxpr_cost
+
+        cost = jaxpr_cost(self.lowered.jaxpr.jaxpr)
+        return {"flops": float(cost.flops), "bytes accessed": float(cost.bytes)}
 
     def __call__(self, *args: Any) -> Any:
         leaves = tree_flatten(args)[0]
@@ -398,8 +422,9 @@ class JitFunction:
         closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
         return Lowered(closed, self.name, out_tree)
 
-    def trace(self, *args: Any, **kwargs: Any) -> Lowered:
-        return self.lower(*args, **kwargs)
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        lowered = self.lower(*args, **kwargs)
+        return Traced(lowered.jaxpr, lowered.name, lowered.out_tree)
 
     def clear_cache(self) -> None:
         self._cache.clear()

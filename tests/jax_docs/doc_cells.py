@@ -1,5 +1,9 @@
 """JAX's documentation pages as lists of code cells, read from a JAX git checkout.
 
+Notebook pages (MyST ``{code-cell}`` blocks) give one cell per block. Plain pages (``FENCED``) give
+one cell per fenced ```` ```python ```` block, or, for a doctest block (``>>>`` prompts), one cell per
+prompt, so each statement's value is compared as IPython would show it.
+
 The cells are JAX's own text, so they are never stored in this repository: they are read, at test
 and record time, from a git checkout of github.com/jax-ml/jax at the tag of the reference version
 (``JAXPLAY_JAX_DOCS``, default the local mirror below). ``recorded/<page>.json`` keeps only what
@@ -8,11 +12,13 @@ this project computed: each cell's hash, why it is skipped, and what JAX 0.10.2 
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import pathlib
 import re
 import subprocess
+import textwrap
 
 TAG = "jax-v0.10.2"
 DEFAULT_CHECKOUT = "/work/.mirror/jax-ml+jax/repo"
@@ -53,6 +59,20 @@ PAGES = {
     "array-refs": "docs/array_refs.md",
     "neural-network-data-loading": "docs/notebooks/Neural_Network_and_Data_Loading.md",
 }
+
+# page name -> a plain page whose examples are ```python fenced blocks (or doctests in them)
+FENCED = {
+    "checkify-guide": "docs/debugging/checkify_guide.md",
+    "debugging-index": "docs/debugging/index.md",
+    "print-breakpoint": "docs/debugging/print_breakpoint.md",
+    "default-dtypes": "docs/default_dtypes.md",
+    "migrate-pmap": "docs/migrate_pmap.md",
+    "aot": "docs/aot.md",
+}
+# page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
+RST = {"faq": "docs/faq.rst"}
+PAGES.update(FENCED)
+PAGES.update(RST)
 
 # Why a cell is not run, decided from its text (the recorder adds: modules the reference venv lacks).
 _SKIP_PATTERNS = [
@@ -97,6 +117,79 @@ def code_cells(text: str) -> list[str]:
     return cells
 
 
+_FENCE = re.compile(r"^([ \t]*)```python[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M)
+
+
+def fenced_cells(text: str) -> list[str]:
+    """The ```python blocks of a plain page, dedented; a doctest block split at its prompts."""
+    cells = []
+    for m in _FENCE.finditer(text):
+        indent = len(m.group(1))
+        lines = [line[indent:] if line[:indent].isspace() else line for line in m.group(2).split("\n")]
+        if any(line.startswith(">>>") for line in lines):
+            cells.extend(_doctest_statements(lines))
+        else:
+            cells.append("\n".join(lines).strip("\n"))
+    return cells
+
+
+def _doctest_statements(lines: list[str]) -> list[str]:
+    """One source per ``>>>`` prompt (with its ``...`` continuation lines); shown outputs dropped."""
+    statements: list[list[str]] = []
+    for line in lines:
+        if line.startswith(">>>"):
+            statements.append([line[4:]])
+        elif line.startswith("...") and statements:
+            statements[-1].append(line[4:])
+    return [
+        s for s in ("\n".join(st).strip("\n") for st in statements) if s and not s.lstrip().startswith("#")
+    ]
+
+
+def rst_cells(text: str) -> list[str]:
+    """The literal blocks (after ``::``, or ``.. code-block:: python``) and doctest paragraphs of an
+    RST page, in order: a block per cell, a doctest split at its prompts."""
+    lines = text.split("\n")
+    cells: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith(">>>"):
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            cells.extend(_doctest_statements(lines[i:j]))
+            i = j
+            continue
+        stripped = line.strip()
+        opens = stripped.endswith("::") and not stripped.startswith("..")
+        if opens or re.match(r"^\.\. code-block::\s*python\s*$", stripped):
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or re.match(r"^\s+:[\w-]+:", lines[j])):
+                j += 1
+            base = len(line) - len(line.lstrip())
+            block = []
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+                block.append(lines[j])
+                j += 1
+            if block:
+                body = textwrap.dedent("\n".join(block)).strip("\n")
+                doctest = body.split("\n")
+                cells.extend(_doctest_statements(doctest) if body.startswith(">>>") else [body])
+            i = j
+            continue
+        i += 1
+    return cells
+
+
+def page_cells(page: str, repo: pathlib.Path) -> list[str]:
+    """The page's cells in order: code cells of a notebook page, fenced blocks of a plain one."""
+    text = page_text(page, repo)
+    if page in RST:
+        return rst_cells(text)
+    return fenced_cells(text) if page in FENCED else code_cells(text)
+
+
 def cell_hash(source: str) -> str:
     return hashlib.sha1(source.encode()).hexdigest()[:12]
 
@@ -109,6 +202,12 @@ def without_magics(source: str) -> str:
 def static_skip(source: str) -> str | None:
     if not without_magics(source).strip():
         return "IPython magic only (timing)"
+    try:
+        tree = ast.parse(without_magics(source))
+    except SyntaxError:
+        return "not Python as written (a sketch, or output shown inline)"
+    if tree.body and all(isinstance(s, ast.AnnAssign) and s.value is None for s in tree.body):
+        return "printed output shown as text (`Name: value` lines), not code"
     for pattern, reason in _SKIP_PATTERNS:
         if re.search(pattern, source, re.M):
             return reason

@@ -39,7 +39,7 @@ def _learned_skip(outcome: dict | None) -> str | None:
 
 
 def record(page: str, repo: pathlib.Path) -> dict:
-    sources = docs.code_cells(docs.page_text(page, repo))
+    sources = docs.page_cells(page, repo)
     skip = [docs.static_skip(s) for s in sources]
     for _ in range(4):
         first = run_in_subprocess("jax", sys.executable, sources, skip)

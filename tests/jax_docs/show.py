@@ -25,7 +25,7 @@ def main(page: str, only: list[int]):
     if repo is None:
         sys.exit("no JAX checkout: set JAXPLAY_JAX_DOCS to a git dir of github.com/jax-ml/jax")
     rec = json.loads((HERE / "recorded" / f"{page}.json").read_text())
-    sources = docs.code_cells(docs.page_text(page, repo))
+    sources = docs.page_cells(page, repo)
     outcomes = run_in_subprocess("engine", sys.executable, sources, [c["skip"] for c in rec["cells"]])
     matched = scored = 0
     for i, (source, cell, got) in enumerate(zip(sources, rec["cells"], outcomes)):
