@@ -64,10 +64,12 @@ class Traced:
 class Lowered:
     """``jit(f).lower(*args)``: the staged program before compilation."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef, args: Sequence[Any] = ()):
         self.jaxpr = closed
         self.name = name
         self.out_tree = out_tree
+        # the arguments' layouts, when some are sharded over a mesh (the program runs per device)
+        self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
 
     def as_text(self) -> str:
         """The engine's own lowered program, labelled as such (JAX returns StableHLO text here)."""
@@ -84,15 +86,21 @@ class Lowered:
         return None
 
     def compile(self) -> "Compiled":
+        if self.args_on_mesh:  # runs as one program per device: no host executable
+            return Compiled(None, self)
         return Compiled(executable(self.jaxpr, self.name), self)
 
 
 class Compiled:
-    def __init__(self, exe: Executable, lowered: Lowered):
+    def __init__(self, exe: Executable | None, lowered: Lowered):
         self.exe = exe
         self.lowered = lowered
 
     def as_text(self) -> str:
+        if self.exe is None:
+            from .parallel.partition import partitioned_text
+
+            return partitioned_text(self.lowered.jaxpr, self.lowered.name, self.lowered.args_on_mesh)
         # A backend's note on its executable: the compiled text, or a function that makes it.
         text: Callable[[], str] | str | None = getattr(self.exe, "compiled_text", None)
         return text() if callable(text) else (text or self.lowered.as_text())
@@ -231,6 +239,7 @@ class JitFunction:
         nargs: int,
         in_tree: PyTreeDef,
         avals: list[ShapedArray],
+        in_shardings: Sequence[Any] | None = None,
     ) -> tuple[ClosedJaxpr, PyTreeDef]:
         """Trace once; returns the closed jaxpr and output tree."""
         out_store: list[PyTreeDef] = []
@@ -257,7 +266,7 @@ class JitFunction:
             return out_leaves
 
         with staging_for_display(False):  # (a program jit runs: pmap stays the device runtime's xla_pmap)
-            closed = trace_to_jaxpr(flat, avals)
+            closed = trace_to_jaxpr(flat, avals, in_shardings)
         return closed, out_store[0]
 
     def _explain_miss(self, key: StagedKey) -> str | None:
@@ -343,13 +352,19 @@ class JitFunction:
                 f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
                 f"arguments static with static_argnums)"
             ) from None
-        key: StagedKey = (statics, in_tree, avals)
+        # Arguments on a mesh: their shardings are part of their types (jax.typeof inside sees them).
+        shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
+        in_shardings = shardings if any(s is not None for s in shardings) else None
+        keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(shardings)))
+        key: StagedKey = (keyed, in_tree, avals)
         entry: StagedEntry | None = self._cache.get(key)
         listening = monitoring.listening()
         if entry is None:
             reason = self._explain_miss(key) if listening else None
             t0 = time.perf_counter()
-            closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, list(avals))
+            closed, out_tree = self._stage(
+                statics, static_nums, len(args), in_tree, list(avals), in_shardings
+            )
             closed, hoisted = _hoist_tracer_consts(closed)
             t_trace = time.perf_counter() - t0
             entry = (closed, out_tree, hoisted)
@@ -420,7 +435,7 @@ class JitFunction:
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = [_abstractify(x) for x in leaves]
         closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
-        return Lowered(closed, self.name, out_tree)
+        return Lowered(closed, self.name, out_tree, leaves)
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         lowered = self.lower(*args, **kwargs)

@@ -244,6 +244,15 @@ def fold_in(key, data):
 # ---------------------------------------------------------------------------
 
 
+def _laid_out(x, out_sharding):
+    """Samples placed as ``out_sharding`` says (the values do not depend on the layout)."""
+    if out_sharding is None:
+        return x
+    from .sharding import reshard
+
+    return reshard(x, out_sharding)
+
+
 def _canon_shape(shape) -> tuple[int, ...]:
     from .numpy._promote import concrete_shape  # one shape rule (and error) for jnp and random
 
@@ -292,7 +301,7 @@ def _operand(x, dtype=None):
 # ---------------------------------------------------------------------------
 
 
-def bits(key, shape: Sequence[int] = (), dtype=None):
+def bits(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """Uniform random bits (``uint8``, ``uint16`` or ``uint32``).
 
     Example:
@@ -305,10 +314,10 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
     if dtype.kind != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     dtype = core.canonical_dtype(dtype)
-    return _random_bits(typed, dtype.itemsize * 8, _canon_shape(shape))
+    return _laid_out(_random_bits(typed, dtype.itemsize * 8, _canon_shape(shape)), out_sharding)
 
 
-def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
+def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0, out_sharding=None):
     """Uniform floats in ``[minval, maxval)``.
 
     Example:
@@ -318,7 +327,7 @@ def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
     """
     typed, _ = _check_prng_key("uniform", key)
     dtype = _float_dtype(dtype, "uniform")
-    return _uniform(typed, minval, maxval, shape=_canon_shape(shape), dtype=dtype)
+    return _laid_out(_uniform(typed, minval, maxval, shape=_canon_shape(shape), dtype=dtype), out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -346,7 +355,7 @@ def _uniform(key, minval, maxval, shape, dtype):
     return lax.max(minval, lax.reshape(floats * (maxval - minval) + minval, shape))
 
 
-def normal(key, shape: Sequence[int] = (), dtype=None):
+def normal(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """Standard normal samples: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in (-1, 1).
 
     Example:
@@ -356,7 +365,7 @@ def normal(key, shape: Sequence[int] = (), dtype=None):
     """
     typed, _ = _check_prng_key("normal", key)
     dtype = _float_dtype(dtype, "normal")
-    return _normal(typed, shape=_canon_shape(shape), dtype=dtype)
+    return _laid_out(_normal(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -383,7 +392,7 @@ def _convert_and_clip_integer(val, dtype):
     return jnp.clip(val, Array(np.asarray(lo, src), weak), Array(np.asarray(hi, src), weak)).astype(dtype)
 
 
-def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
+def randint(key, shape: Sequence[int], minval, maxval, dtype=None, out_sharding=None):
     """Uniform integers in ``[minval, maxval)`` (``minval`` where ``maxval <= minval``).
 
     Example:
@@ -406,7 +415,7 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
         minval = jnp.clip(jnp.asarray(minval).astype("int32"), int(info.min), int(info.max))
         maxval = jnp.clip(jnp.asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
     out = _randint(typed, minval, maxval, shape=shape, dtype=sampling)
-    return lax.convert_element_type(out, dtype) if out.dtype != dtype else out
+    return _laid_out(lax.convert_element_type(out, dtype) if out.dtype != dtype else out, out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -445,7 +454,7 @@ def _randint(key, minval, maxval, shape, dtype):
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
+def bernoulli(key, p=0.5, shape: Sequence[int] | None = None, out_sharding=None):
     """Booleans that are True with probability ``p``.
 
     Example:
@@ -460,7 +469,7 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
     if dtype.kind != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype) if isinstance(p, Tracer) else _operand(p, dtype)
-    return _bernoulli(typed, p, shape=shape)
+    return _laid_out(_bernoulli(typed, p, shape=shape), out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape",))
@@ -472,7 +481,7 @@ def _bernoulli(key, p, shape):
     return uniform(key, shape, core.get_aval(p).dtype) < p
 
 
-def exponential(key, shape: Sequence[int] = (), dtype=None):
+def exponential(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """Exponential samples: ``-log1p(-u)``.
 
     Example:
@@ -482,7 +491,7 @@ def exponential(key, shape: Sequence[int] = (), dtype=None):
     """
     typed, _ = _check_prng_key("exponential", key)
     dtype = _float_dtype(dtype, "exponential")
-    return _exponential(typed, shape=_canon_shape(shape), dtype=dtype)
+    return _laid_out(_exponential(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -491,7 +500,7 @@ def _exponential(key, shape, dtype):
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
-def gumbel(key, shape: Sequence[int] = (), dtype=None):
+def gumbel(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """Gumbel samples: ``-log(-log(u))`` with ``u`` uniform in ``[tiny, 1)``.
 
     Example:
@@ -501,7 +510,7 @@ def gumbel(key, shape: Sequence[int] = (), dtype=None):
     """
     typed, _ = _check_prng_key("gumbel", key)
     dtype = _float_dtype(dtype, "gumbel")
-    return _gumbel(typed, shape=_canon_shape(shape), dtype=dtype)
+    return _laid_out(_gumbel(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -510,7 +519,7 @@ def _gumbel(key, shape, dtype):
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
-def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtype=None):
+def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtype=None, out_sharding=None):
     """Standard normal samples truncated to ``(lower, upper)`` (inverse CDF).
 
     Example:
@@ -523,7 +532,9 @@ def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtyp
     dtype = _float_dtype(dtype, "truncated_normal")
     if shape is None:
         shape = np.broadcast_shapes(_shape(lower), _shape(upper))
-    return _truncated_normal(typed, lower, upper, shape=_canon_shape(shape), dtype=dtype)
+    return _laid_out(
+        _truncated_normal(typed, lower, upper, shape=_canon_shape(shape), dtype=dtype), out_sharding
+    )
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 import threading
 from collections import OrderedDict
 from typing import Sequence
@@ -371,6 +372,7 @@ def make_single_device_sharding(device) -> SingleDeviceSharding:
 
 class _MeshState(threading.local):
     mesh: Mesh | None = None
+    abstract: AbstractMesh | None = None  # set by use_abstract_mesh / auto_axes / explicit_axes
 
 
 _mesh_state = _MeshState()
@@ -383,8 +385,118 @@ def get_mesh() -> Mesh | None:
 
 def get_abstract_mesh() -> AbstractMesh:
     """The current mesh without devices; an empty ``AbstractMesh`` when none is set."""
+    if _mesh_state.abstract is not None:
+        return _mesh_state.abstract
     m = _mesh_state.mesh
     return m.abstract_mesh if m is not None else AbstractMesh((), ())
+
+
+class use_abstract_mesh:
+    """Within the block, ``get_abstract_mesh()`` (what types and bare ``PartitionSpec``s refer
+    to) is ``mesh``; the concrete mesh's devices stay where they are.
+
+    >>> with jax.sharding.use_abstract_mesh(AbstractMesh((8,), ("A",))):
+    ...     jax.sharding.get_abstract_mesh().axis_names
+    ('A',)
+    """
+
+    def __init__(self, mesh: AbstractMesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError(f"use_abstract_mesh expects an AbstractMesh, got {type(mesh).__name__}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        self.prev, _mesh_state.abstract = _mesh_state.abstract, self.mesh
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _mesh_state.abstract = self.prev
+        return False
+
+
+def _concrete_for(abstract: AbstractMesh) -> Mesh | None:
+    """The devices of the current mesh arranged as ``abstract`` (same devices, its axes), or None."""
+    mesh = _mesh_state.mesh
+    if mesh is None or abstract.empty or abstract.size != mesh.size:
+        return None
+    if abstract.axis_names == mesh.axis_names and abstract.axis_sizes == mesh.axis_sizes:
+        return Mesh(mesh.devices, mesh.axis_names, abstract.axis_types)
+    return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names, abstract.axis_types)
+
+
+def _with_axis_types(mesh: AbstractMesh, axes, kind: AxisType, what: str) -> AbstractMesh:
+    if mesh.empty:
+        raise ValueError(f"{what} needs a mesh: call it under jax.set_mesh(mesh)")
+    names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
+    for n in names:
+        if n not in mesh.axis_names:
+            raise ValueError(f"{what}: {n!r} is not an axis of the mesh {mesh}")
+    types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+
+
+def _per_arg(shardings, args, move):
+    if isinstance(shardings, (tuple, list)) and not isinstance(shardings, PartitionSpec):
+        if len(shardings) != len(args):
+            raise ValueError(f"{len(shardings)} shardings for {len(args)} arguments")
+        return tuple(move(a, s) for a, s in zip(args, shardings))
+    return tuple(move(a, shardings) for a in args)
+
+
+def auto_axes(fun=None, *, axes=None, out_sharding=None):
+    """Run ``fun`` with the mesh ``axes`` (default: all) of type ``Auto`` (the compiler lays values
+    out; no sharding-type errors), then lay its results out by ``out_sharding`` (required, given to
+    the decorator or to the call).
+
+    >>> @jax.sharding.auto_axes
+    ... def add(x, y):
+    ...     return x + y
+    >>> # add(x, y, out_sharding=P("X", None))
+    """
+    import functools
+
+    if fun is None:
+        return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(fun)
+    def wrapped(*args, out_sharding=out_sharding, **kwargs):
+        if out_sharding is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        with use_abstract_mesh(_with_axis_types(get_abstract_mesh(), axes, AxisType.Auto, "auto_axes")):
+            out = fun(*args, **kwargs)
+        from .tree_util import tree_map
+
+        if isinstance(out_sharding, (tuple, list)) and not isinstance(out_sharding, PartitionSpec):
+            return type(out)(reshard(o, s) for o, s in zip(out, out_sharding))
+        return tree_map(lambda o: reshard(o, out_sharding), out)
+
+    return wrapped
+
+
+def explicit_axes(fun=None, *, axes=None, in_sharding=None):
+    """Run ``fun`` with the mesh ``axes`` (default: all) of type ``Explicit``: its arguments are
+    first laid out by ``in_sharding`` (required), and shardings show in their types inside.
+
+    >>> @jax.sharding.explicit_axes
+    ... def double(y):
+    ...     return y * 2
+    >>> # double(x, in_sharding=P("X", "Y"))
+    """
+    import functools
+
+    if fun is None:
+        return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(fun)
+    def wrapped(*args, in_sharding=in_sharding, **kwargs):
+        if in_sharding is None:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        mesh = _with_axis_types(get_abstract_mesh(), axes, AxisType.Explicit, "explicit_axes")
+        args = _per_arg(in_sharding, args, reshard)
+        with use_abstract_mesh(mesh):
+            return fun(*args, **kwargs)
+
+    return wrapped
 
 
 class _SetMesh:
@@ -423,6 +535,15 @@ def as_sharding(s, what: str = "device_put"):
         mesh = get_mesh()
         if mesh is None:
             raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to {what}")
+        abstract = _mesh_state.abstract
+        if abstract is not None and abstract.axis_names != mesh.axis_names:
+            # a spec over the abstract mesh: the current devices arranged as it says
+            arranged = _concrete_for(abstract)
+            if arranged is None:
+                raise ValueError(
+                    f"{what}: the abstract mesh {abstract} does not fit the devices of the mesh {mesh}"
+                )
+            mesh = arranged
         return NamedSharding(mesh, s)
     raise TypeError(f"{what}: expected a Sharding or a PartitionSpec, got {s!r}")
 
@@ -531,33 +652,49 @@ def typeof(x):
     from . import core
 
     aval = core.get_aval(x)
-    named = getattr(x, "named_sharding", None)
-    sharding = named if named is not None else None
-    if sharding is not None and sharding.mesh.explicit_axes:
-        abstract = NamedSharding(
-            sharding.mesh.abstract_mesh, sharding.spec._normalized_spec_for_aval(aval.ndim)
-        )
-        return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract)
-    # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
-    return _PlainType(aval.shape, aval.dtype, aval.weak_type, getattr(x, "vma", ()))
+    vma = getattr(x, "vma", ())
+    if vma:  # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
+        return _PlainType(aval.shape, aval.dtype, aval.weak_type, vma)
+    sharding = getattr(x, "named_sharding", None)
+    if sharding is None and isinstance(x, core.Tracer) and "engine.parallel.partition" in sys.modules:
+        sharding = sys.modules["engine.parallel.partition"].traced_sharding(x)
+    if sharding is None:
+        empty = NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * aval.ndim))
+        return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, empty)
+    mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
+    current = get_abstract_mesh()
+    if current.axis_names == mesh.axis_names and current.axis_sizes == mesh.axis_sizes:
+        mesh = current  # (auto_axes / explicit_axes change the axis types)
+    explicit = set(mesh.explicit_axes)
+    spec = [_type_entry([a for a in axes if a in explicit]) for axes in sharding._normalized(aval.ndim)]
+    return ShardedShapedArray(
+        aval.shape, aval.dtype, aval.weak_type, NamedSharding(mesh, PartitionSpec(*spec))
+    )
+
+
+def _type_entry(axes):
+    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 def reshard(x, out_shardings):
     """Move ``x`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
     current mesh): the values are unchanged, the pieces move between devices."""
+    from . import core
+    from .core import Tracer
     from .parallel.named import put_sharded
     from .tree_util import tree_map
-
-    from .core import Tracer
 
     sharding = as_sharding(out_shardings, "reshard")
 
     def move(v):
+        s = sharding
+        if isinstance(s, NamedSharding) and s.mesh.explicit_axes:  # the value's type: every dimension
+            s = s.with_spec(s.spec._normalized_spec_for_aval(core.get_aval(v).ndim))
         if isinstance(v, Tracer):
             from .parallel.partition import bind_reshard
 
-            return bind_reshard(v, sharding)
-        return put_sharded(v, sharding)
+            return bind_reshard(v, s)
+        return put_sharded(v, s)
 
     return tree_map(move, x)
 

@@ -77,6 +77,8 @@ class JaxprBuilder:
         self.const_tracers: dict[int, JaxprTracer] = {}
         self.constvals: dict[Var, Value] = {}
         self.tracers: list[JaxprTracer] = []
+        # arguments' shardings (a jit of arrays on an explicit mesh): what jax.typeof shows
+        self.in_shardings: dict[Var, object] = {}
 
     def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
         t = JaxprTracer(trace, aval)
@@ -178,7 +180,11 @@ def displaying() -> bool:
     return bool(getattr(_display, "on", False))
 
 
-def trace_to_jaxpr(fun: Callable[..., Sequence[Value]], in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+def trace_to_jaxpr(
+    fun: Callable[..., Sequence[Value]],
+    in_avals: Sequence[ShapedArray],
+    in_shardings: Sequence[object] | None = None,
+) -> ClosedJaxpr:
     """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr.
 
     Constants the function closes over that are themselves tracers of an outer transformation stay
@@ -189,6 +195,9 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Value]], in_avals: Sequence[Shape
         with core.new_dynamic(main):
             trace = JaxprTrace(main)
             tracers_in = [trace.new_arg(a) for a in in_avals]
+            for t, s in zip(tracers_in, in_shardings or ()):
+                if s is not None:
+                    builder.in_shardings[builder.getvar(t)] = s
             outs = fun(*tracers_in)
             tracers_out = [trace.full_raise(o) for o in outs]
             jaxpr, consts = builder.build(tracers_in, tracers_out)

@@ -315,3 +315,76 @@ def test_shard_map_eager_jit_and_current_mesh(mesh):
         np.testing.assert_allclose(np.asarray(out), xn @ np.ones((3, 2)))
     # d/dv of sum(psum of the blocks' column sums) is 1 everywhere
     np.testing.assert_allclose(np.asarray(jax.grad(lambda v: total(v).sum())(x)), np.ones_like(xn))
+
+
+def test_out_sharding_reduce_scatters_on_the_devices():
+    from engine import monitoring
+
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    xn, wn = np.arange(32.0, dtype=np.float32).reshape(8, 4), np.arange(64.0, dtype=np.float32).reshape(4, 16)
+    with jax.set_mesh(m):
+        x, w = jax.device_put(xn, P(None, "x")), jax.device_put(wn, P("x", None))
+        events = []
+        with monitoring.listen(lambda kind, data: events.append(data) if kind == "pmap_execute" else None):
+            z = jnp.dot(x, w, out_sharding=P("x", None))
+            zj = jax.jit(lambda a, b: jnp.matmul(a, b, out_sharding=P("x", None)))(x, w)
+        for out in (z, zj):
+            assert str(jax.typeof(out)) == "float32[8@x,16]"
+            np.testing.assert_allclose(np.asarray(out), xn @ wn)
+        # each device multiplies its (8, 1) by (1, 16) blocks and keeps its rows of the sum
+        (scatter,) = [e for e in events[0]["collectives"] if e["primitive"] == "psum_scatter"]
+        assert scatter["axis_name"] == "x" and scatter["shape"] == [8, 16]
+        assert [d["outputs"][0].shape for d in events[0]["devices"]] == [(2, 16)] * 8
+        key = jax.random.key(0)
+        r = jax.random.normal(key, (8, 4), out_sharding=P("x", "y"))
+        assert str(jax.typeof(r)) == "float32[8@x,4@y]"
+        np.testing.assert_array_equal(np.asarray(r), np.asarray(jax.random.normal(key, (8, 4))))
+        text = jax.jit(lambda v: v.sum(0)).lower(r).compile().as_text()
+        assert "all-reduce(f32[2])" in text and "every device runs" in text
+        assert "all-reduce" not in jax.jit(lambda v: v * 2).lower(r).compile().as_text()
+
+
+def test_auto_and_explicit_axes_and_types_inside_jit():
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    with jax.set_mesh(m):
+        a = jax.device_put(np.arange(16, dtype=np.int32).reshape(4, 4), P("x", None))
+        b = jax.device_put(np.arange(16, dtype=np.int32).reshape(4, 4), P(None, "x"))
+
+        @jax.sharding.auto_axes
+        def add(p, q):
+            assert jax.sharding.get_abstract_mesh().axis_types == (AxisType.Auto, AxisType.Auto)
+            return p + q  # no sharding-type error with Auto axes
+
+        c = add(a, b, out_sharding=P("x", None))
+        assert str(jax.typeof(c)) == "int32[4@x,4]"
+        np.testing.assert_array_equal(np.asarray(c), np.arange(16).reshape(4, 4) * 2)
+        with pytest.raises(TypeError, match="out_sharding"):
+            add(a, b)
+
+        seen = []
+
+        @jax.jit
+        def f(v):
+            seen.append((str(jax.typeof(v)), str(jax.typeof(v.T * 2)), str(jax.typeof(v.sum(0)))))
+            seen.append(repr(jax.typeof(v).sharding.spec))
+            return v
+
+        f(a)
+        assert seen == [("int32[4@x,4]", "int32[4,4@x]", "int32[4]"), "P('x', None)"]
+    auto = jax.make_mesh((4, 2), ("x", "y"), (AxisType.Auto, AxisType.Auto))
+    with jax.set_mesh(auto):
+        seen.clear()
+
+        @jax.sharding.explicit_axes
+        def g(y):
+            seen.append((jax.sharding.get_abstract_mesh().axis_types, str(jax.typeof(y * 2))))
+            return y * 2
+
+        x = jax.device_put(np.arange(16.0, dtype=np.float32).reshape(4, 4), P("x", "y"))
+        out = jax.jit(lambda v: g(jnp.sin(v), in_sharding=P("x", "y")) + 1)(x)
+        assert seen == [((AxisType.Explicit, AxisType.Explicit), "float32[4@x,4@y]")]
+        np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(16.0).reshape(4, 4)) * 2 + 1, rtol=1e-6)
+        assert repr(jax.typeof(x).sharding.spec) == "P(None, None)"  # Auto axes are not in types
+    with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((8,), ("A",))):
+        assert jax.sharding.get_abstract_mesh().axis_names == ("A",)
+    assert jax.sharding.get_abstract_mesh().empty

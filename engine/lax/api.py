@@ -371,7 +371,7 @@ def reduce_min(x, axes):
     return st.reduce_min_p.bind(x, axes=_axes(x, axes))
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
     """General tensor contraction: ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
 
     >>> x, y = jnp.arange(6.0).reshape(2, 3), jnp.ones((3, 2))
@@ -385,13 +385,26 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         (tuple(int(i) for i in lb), tuple(int(i) for i in rb)),
     )
     pet = None if preferred_element_type is None else core.canonical_dtype(preferred_element_type)
-    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None, preferred_element_type=pet)
+    params = dict(dimension_numbers=dn, precision=None, preferred_element_type=pet)
+    if out_sharding is not None:  # how the result is laid out over the mesh (a sharded contraction)
+        from ..sharding import as_sharding
+
+        params["out_sharding"] = as_sharding(out_sharding, "dot_general")
+        out = st.dot_general_p.bind(lhs, rhs, **params)
+        if not isinstance(out, core.Tracer) and getattr(out, "sharding", None) != params["out_sharding"]:
+            from ..sharding import reshard  # computed on the host (no operand was on the mesh)
+
+            out = reshard(out, params["out_sharding"])
+        return out
+    return st.dot_general_p.bind(lhs, rhs, **params)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
     """Vector/matrix products of rank-1 and rank-2 arrays."""
     ln = _aval(lhs).ndim
-    return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type)
+    return dot_general(
+        lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type, out_sharding
+    )
 
 
 def clamp(min, x, max):

@@ -21,7 +21,9 @@ def _lax():
 dot_general_p = Primitive("dot_general")
 
 
-def _dot_general_impl(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+def _dot_general_impl(
+    x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
     (xc, yc), (xb, yb) = dimension_numbers
     xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
@@ -45,7 +47,9 @@ dot_general_p.def_impl(_dot_general_impl)
 
 
 @dot_general_p.def_abstract_eval
-def _dot_general_abstract(x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+def _dot_general_abstract(
+    x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
     (xc, yc), (xb, yb) = dimension_numbers
     if [x.shape[i] for i in xc] != [y.shape[i] for i in yc]:
         raise TypeError(
@@ -101,7 +105,10 @@ def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_typ
     return res
 
 
-def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, preferred_element_type=None):
+def _dot_transpose(
+    ct, x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
+    # (a cotangent takes its primal's layout: the partitioner picks it, out_sharding is not carried)
     (xc, yc), (xb, yb) = dimension_numbers
     pet = preferred_element_type
     if ad.is_undefined(x):
@@ -132,7 +139,9 @@ def _dot_jvp(primals, tangents, **params):
     return out, acc
 
 
-def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None):
+def _dot_batch(
+    size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
     # JAX's _dot_general_batch_dim_nums: no operand moves. Two mapped axes become one more batch
     # dimension (first in the result); one mapped axis is one more free dimension of its side.
     x, y = vals
@@ -157,6 +166,10 @@ def _dot_batch(size, vals, dims, *, dimension_numbers, precision=None, preferred
         yb, yc = bump(yb, yd), bump(yc, yd)
     dn = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
     params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    if out_sharding is not None:  # the batch dimension is not split
+        spec = list(out_sharding.spec) + [None] * (len(out_sharding.spec) <= out_dim)
+        spec.insert(out_dim, None)
+        params["out_sharding"] = out_sharding.with_spec(spec[: max(len(spec), out_dim + 1)])
     return dot_general_p.bind(x, y, dimension_numbers=dn, **params), out_dim
 
 
@@ -166,7 +179,8 @@ ad.jvp_rules[dot_general_p] = _dot_jvp
 def _dot_general_pp_params(eqn):
     # As JAX shows it: dimension numbers as lists, precision and preferred type only when set.
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    params = {k: v for k, v in eqn.params.items() if v is not None}
+    # (out_sharding shows in the result's type in JAX, not as a parameter)
+    params = {k: v for k, v in eqn.params.items() if v is not None and k != "out_sharding"}
     params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
     return sorted(params.items())
 

@@ -30,7 +30,7 @@ def _pet(preferred_element_type):
     return None if preferred_element_type is None else core.canonical_dtype(to_dtype(preferred_element_type))
 
 
-def _dot_general(a, b, dn, name, preferred_element_type=None):
+def _dot_general(a, b, dn, name, preferred_element_type=None, out_sharding=None):
     (ca, cb), _ = dn
     sa = tuple(a.shape[i] for i in ca)
     sb = tuple(b.shape[i] for i in cb)
@@ -40,8 +40,7 @@ def _dot_general(a, b, dn, name, preferred_element_type=None):
             f"{sb} (operands of shapes {a.shape} and {b.shape})."
         )
     pet = a.dtype if preferred_element_type is None else preferred_element_type  # as JAX's jnp records it
-    out = lax.dot_general(a, b, dn, preferred_element_type=_pet(pet))
-    return out
+    return lax.dot_general(a, b, dn, preferred_element_type=_pet(pet), out_sharding=out_sharding)
 
 
 def _promote_pair(name, a, b, preferred_element_type):
@@ -62,7 +61,7 @@ def _result_pet(a, b, preferred_element_type):
     return a.dtype if preferred_element_type is None else preferred_element_type
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy's ``dot``: inner product of vectors, matrix products, last-by-second-to-last axes.
 
     >>> jnp.dot(jnp.ones((2, 3)), jnp.ones(3))
@@ -74,11 +73,11 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     else:
         contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
     pet = _result_pet(a, b, preferred_element_type)
-    out = _dot_general(a, b, (contract, ((), ())), "dot", pet)
+    out = _dot_general(a, b, (contract, ((), ())), "dot", pet, out_sharding)
     return _to_bool_if(out, was_bool)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with numpy's rules: 1-D operands are promoted, leading axes broadcast.
 
     >>> (jnp.ones((5, 2, 3)) @ jnp.ones((3, 4))).shape
@@ -134,11 +133,17 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     if b_squeeze:
         b = lax.squeeze(b, tuple(b_squeeze))
     dn = (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch)))
-    out = _dot_general(a, b, dn, "matmul", _result_pet(a, b, preferred_element_type))
+    direct = perm == tuple(range(len(perm))) and not both_squeeze
+    pet = _result_pet(a, b, preferred_element_type)
+    out = _dot_general(a, b, dn, "matmul", pet, out_sharding if direct else None)
     if perm != tuple(range(len(perm))):
         out = lax.transpose(out, perm)
     if both_squeeze:
         out = lax.expand_dims(out, tuple(both_squeeze))
+    if out_sharding is not None and not direct:
+        from ..sharding import reshard
+
+        out = reshard(out, out_sharding)
     return _to_bool_if(out, was_bool)
 
 
@@ -403,6 +408,7 @@ def einsum(
     precision=None,
     preferred_element_type=None,
     _dot_general=None,
+    out_sharding=None,
 ):
     """Einstein summation, contracted pairwise in the order opt_einsum's path optimizer picks
     (``optimize``: ``"auto"`` as in JAX, ``True`` for ``"optimal"``, ``False`` for left to right,
@@ -448,6 +454,10 @@ def einsum(
             x = lax.transpose(x, tuple(lx.index(c) for c in result))
         terms.append(x)
     x = terms[0]
+    if out_sharding is not None:
+        from ..sharding import reshard
+
+        x = reshard(x, out_sharding)
     return lax.ne(x, lax.full_like(x, 0)) if was_bool else x
 
 

@@ -53,8 +53,8 @@ def as_operand(x):
 
 def convert(x, dtype: np.dtype, weak: bool = False):
     """``x`` as ``dtype``: concrete values convert in numpy, traced ones with convert_element_type."""
-    if isinstance(x, Tracer):
-        a = x.aval
+    if isinstance(x, Tracer) or getattr(x, "on_mesh", False):  # (sharded: converted on its devices)
+        a = core.get_aval(x)
         if a.dtype == dtype and a.weak_type == weak:
             return x
         return lax.convert_element_type(x, dtype, weak)

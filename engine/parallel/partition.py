@@ -38,7 +38,7 @@ from .. import ad, batching, core, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
-from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
+from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
 from .runtime import get_runtime
@@ -67,6 +67,9 @@ class MeshContext:
         # the engine's AD rules do not say the out_sharding JAX's would (a transposed dot over a
         # sharded batch), so the partitioner picks a layout instead of refusing the program.
         self.explicit = frozenset(mesh.explicit_axes) if checks else frozenset()
+        current = get_abstract_mesh()
+        if current.axis_names == mesh.axis_names:  # (auto_axes turns checks off for its axes)
+            self.explicit &= frozenset(current.explicit_axes)
 
     def parts(self, axes) -> int:
         return math.prod(self.sizes[a] for a in axes)
@@ -328,9 +331,17 @@ def _dot_general(ctx, prim, vals, params):
         if summed:
             out = _reduce_summed(ctx, out, summed, out_sharding)
     if out_sharding is not None:
+        _check_mesh(ctx, out_sharding, "dot_general's out_sharding")
         want = spec_of(out_sharding, len(out.spec))
         out = Sharded(out.val if out.spec == want else _to_spec(ctx, out, want), want)
     return out
+
+
+def _check_mesh(ctx, sharding, what):
+    if sharding.mesh != ctx.mesh:
+        raise ValueError(
+            f"{what}: the mesh {sharding.mesh} is not the mesh {ctx.mesh} the computation runs on"
+        )
 
 
 def _local_params(params):
@@ -460,7 +471,11 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded]) -> list[Sharded]:
         if rule is None:
             rule = _elementwise if _is_elementwise(prim) else _fallback
         with core.source_info_context(eqn.source_info):
-            if prim not in _always_ruled and all(not any(x.spec) for x in vals):  # nothing to split
+            if (
+                prim not in _always_ruled
+                and "out_sharding" not in eqn.params
+                and all(not any(x.spec) for x in vals)
+            ):  # nothing to split
                 outs = prim.bind(*[x.val for x in vals], **_local_params(eqn.params))
                 outs = outs if prim.multiple_results else [outs]
                 outs = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
@@ -491,7 +506,7 @@ _cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictiona
 def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partitioned:
     """The per-device jaxpr of ``closed`` for arguments split as ``in_specs``, and its outputs' specs."""
     per = _cache.setdefault(closed, {})
-    key = (ctx.mesh, bool(ctx.explicit), tuple(in_specs))
+    key = (ctx.mesh, ctx.explicit, tuple(in_specs))
     hit = per.get(key)
     if hit is not None:
         return hit
@@ -572,6 +587,47 @@ def run_sharded(
     if listening:
         _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
     return results
+
+
+# XLA's names for the collectives (what JAX's compiled text shows).
+_XLA_NAMES = {
+    "psum": "all-reduce",
+    "pmax": "all-reduce",
+    "pmin": "all-reduce",
+    "all_gather": "all-gather",
+    "reduce_scatter": "reduce-scatter",
+    "ppermute": "collective-permute",
+    "all_to_all": "all-to-all",
+}
+
+
+def partitioned_text(closed: ClosedJaxpr, name: str, args) -> str:
+    """``jit(f).lower(*args).compile().as_text()`` for sharded arguments: the program each device
+    runs, after a list of its collectives under XLA's names."""
+    from ..ir import subjaxprs
+
+    mesh = _arg_mesh(args)
+    assert mesh is not None
+    ctx = MeshContext(mesh)
+    part = partition(closed, ctx, [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)])
+    lines = [
+        f"# jaxplay engine: jit({name}) partitioned over {mesh}: every device runs the program below "
+        "on its blocks (not XLA HLO)."
+    ]
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            xla = _XLA_NAMES.get(eqn.primitive.name)
+            if xla is not None:
+                operands = ", ".join(v.aval.str_short() for v in eqn.inputs)
+                axes = eqn.params.get("axes")
+                lines.append(f"#   {xla}({operands}) over mesh axes {axes} ({eqn.primitive.name})")
+            for sub in subjaxprs(eqn):
+                walk(sub)
+
+    walk(part.local.jaxpr)
+    lines.append(f"# results' shardings: {', '.join(str(sharding_of(mesh, s).spec) for s in part.out_specs)}")
+    return "\n".join(lines) + "\n" + str(part.local)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,11 +750,7 @@ batching.batch_rules[reshard_p] = _reshard_batch
 def _reshard_rule(ctx, prim, vals, params):
     (x,) = vals
     sharding = params["sharding"]
-    if sharding.mesh != ctx.mesh:
-        raise ValueError(
-            f"reshard inside jit: the target mesh {sharding.mesh} is not the mesh {ctx.mesh} the "
-            "computation runs on"
-        )
+    _check_mesh(ctx, sharding, "reshard inside jit")
     spec = spec_of(sharding, len(x.spec))
     return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
 
@@ -735,7 +787,17 @@ def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
 eqn_meshes: dict[core.Primitive, Callable] = {reshard_p: lambda eqn: eqn.params["sharding"].mesh}
 
 
+def _out_sharding_mesh(eqn):
+    s = eqn.params.get("out_sharding")
+    return s.mesh if s is not None else None
+
+
 def _eqn_mesh(eqn):
+    if not eqn_meshes.get("installed"):
+        from ..lax.structural import dot_general_p
+
+        eqn_meshes[dot_general_p] = _out_sharding_mesh
+        eqn_meshes["installed"] = True  # type: ignore[index]
     rule = eqn_meshes.get(eqn.primitive)
     return rule(eqn) if rule is not None else None
 
@@ -745,6 +807,65 @@ def mesh_of_jaxpr(closed: ClosedJaxpr) -> Mesh | None:
     if closed not in _jaxpr_meshes:
         _jaxpr_meshes[closed] = _mesh_in_jaxpr(closed.jaxpr)
     return _jaxpr_meshes[closed]
+
+
+# ---------------------------------------------------------------------------------------------
+# jax.typeof of a traced value: its layout, found by partitioning the program traced so far.
+
+
+def traced_sharding(tracer) -> NamedSharding | None:
+    """The sharding a value being staged (a ``jit`` tracer) will have, when the program works on a
+    mesh (its arguments are sharded, or it reshards): the program traced so far up to the
+    equation making the value, partitioned like a whole program is. None when no mesh is named."""
+    from ..ir import Jaxpr, Var
+    from ..staging import JaxprTracer
+
+    if not isinstance(tracer, JaxprTracer):
+        return None
+    builder = tracer._trace.builder
+    var = builder.tracer_to_var.get(id(tracer))
+    if var is None:
+        return None
+    seeds = builder.in_shardings
+    if var in seeds:
+        return seeds[var]
+    mesh = next((s.mesh for s in seeds.values() if isinstance(s.mesh, Mesh)), None)
+    for eqn in builder.eqns:
+        if mesh is not None:
+            break
+        mesh = _eqn_mesh(eqn)
+    if mesh is None:
+        return None
+    k = next((i for i, e in enumerate(builder.eqns) if var in e.out_binders), None)
+    if k is None:
+        return None
+    eqns = builder.eqns[: k + 1]
+    defined = {v for e in eqns for v in e.out_binders}
+    free: list = []
+    for e in eqns:
+        for x in e.inputs:
+            if type(x) is Var and x not in defined and x not in free:
+                free.append(x)
+    ctx = MeshContext(mesh)
+    specs = [spec_of(seeds[v], v.aval.ndim) if v in seeds else _replicated(v.aval.ndim) for v in free]
+    consts = builder.constvals
+    out_spec: list = []
+
+    def local_fun(*vals):
+        args = [Sharded(consts[v] if v in consts else val, s) for v, val, s in zip(free, vals, specs)]
+        (out,) = _interpret(ctx, Jaxpr([], free, eqns, [var]), [], args)
+        out_spec[:] = [out.spec]
+        return [out.val]
+
+    if structural_rules_missing():
+        _install_rules()
+    local_avals = [
+        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
+        for v, s in zip(free, specs)
+    ]
+    with ctx.axis_env():
+        trace_to_jaxpr(local_fun, local_avals)
+    return sharding_of(mesh, out_spec[0])
 
 
 _install_eager_dispatch()
