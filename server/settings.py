@@ -107,8 +107,9 @@ class Settings(BaseSettings):
     )
     slot_uid_base: int = Field(
         61000,
-        description="Slot i runs under uid/gid slot_uid_base + i (root and uid modes); no other process, "
-        "and no other jaxplay instance on the host, may use these uids.",
+        description="Slot i runs under uid/gid slot_uid_base + i and its compile service's compiles under "
+        "slot_uid_base + 1000 + i (root and uid modes); no other process, and no other jaxplay instance "
+        "on the host, may use these uids.",
     )
     kernel_cache_dir: Path = Field(
         # Not the engine's own cache (ENGINE_CACHE_DIR): zygotes seal this one with a manifest and

@@ -82,7 +82,7 @@ def test_second_run_is_a_kernel_cache_hit(server):
     assert jit["tier"] == "compiled"  # the kernels ran at once: no interpreted first call
     assert compiles and all(e["cache"] == "disk" for e in compiles)  # loaded, not compiled
     assert result == facts(first)[2]
-    assert any(name.endswith(".ready") for name in os.listdir(server.store))
+    assert any(name.startswith("program_") for name in os.listdir(server.store))
 
 
 def test_other_code_is_not_taken_for_it(server):
@@ -102,10 +102,9 @@ def _drive(service, limit=20.0):
     deadline = time.monotonic() + limit
     service.start_next()
     while service.running is not None and time.monotonic() < deadline:
-        _, _, r, started, _ = service.running
-        if select.select([r], [], [], 0.05)[0]:
+        if select.select([service.running.answer_fd], [], [], 0.05)[0]:
             service.compile_output()
-        elif time.monotonic() > started + ks.COMPILE_SECONDS:
+        elif time.monotonic() > service.running.started + ks.COMPILE_SECONDS:
             service.compile_output(timed_out=True)
     assert service.running is None
 
@@ -119,18 +118,32 @@ def _replies(conn):
     return out
 
 
+def unisolated_server(tmp_path):
+    """A service's state whose compiles run as this process's uid, with the seccomp filter and
+    rlimits ("unsafe-single-user" without namespaces)."""
+    from server.sandbox import compile_child, isolation, kernel_service, seccomp
+
+    plan = isolation.Plan(mode="unsafe-single-user", use_seccomp=seccomp.supported())
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "store").mkdir()
+    return kernel_service.Server(
+        str(tmp_path / "store"), compile_child.compile_plan(plan, None, ()), str(tmp_path / "scratch")
+    )
+
+
 @pytest.mark.parametrize("how", ["crash", "hang"])
 def test_a_compile_that_crashes_or_hangs_is_refused_and_the_service_goes_on(tmp_path, monkeypatch, how):
+    from server.sandbox import compile_child
     from server.sandbox import kernel_service as ks
 
     if how == "crash":
         monkeypatch.setattr(
-            ks, "compile_request", lambda request, store: os.kill(os.getpid(), signal.SIGSEGV)
+            compile_child, "compile_request", lambda request, cache: os.kill(os.getpid(), signal.SIGSEGV)
         )
     else:
         monkeypatch.setattr(ks, "COMPILE_SECONDS", 1.0)
-        monkeypatch.setattr(ks, "compile_request", lambda request, store: time.sleep(60))
-    service = ks.Server(str(tmp_path), ())
+        monkeypatch.setattr(compile_child, "compile_request", lambda request, cache: time.sleep(60))
+    service = unisolated_server(tmp_path)
     ours, theirs = socket.socketpair()
     conn = ks._Connection(ours)
     request = {"op": "kernel", "key": "0" * 32, "request": {"v": 1}, "id": 7}
@@ -139,6 +152,7 @@ def test_a_compile_that_crashes_or_hangs_is_refused_and_the_service_goes_on(tmp_
     (reply,) = _replies(conn)
     assert reply["id"] == 7 and reply["status"] == "refused"
     assert ("SIGSEGV" if how == "crash" else "took over") in reply["reason"]
+    assert os.listdir(tmp_path / "store") == [] and os.listdir(tmp_path / "scratch") == []
     # and it still answers
     conn.outbox.clear()
     service.request(conn, json.dumps({"op": "kernel", "key": "x", "id": 8}).encode())
@@ -160,7 +174,7 @@ def test_a_run_that_does_not_read_its_answers_is_held_back_and_one_that_floods_i
 ):
     from server.sandbox import kernel_service as ks
 
-    service = ks.Server(str(tmp_path), ())
+    service = unisolated_server(tmp_path)
     ours, theirs = socket.socketpair()
     conn = ks._Connection(ours)
     frame = lambda i: (lambda d: len(d).to_bytes(4, "big") + d)(json.dumps({"op": "x", "id": i}).encode())  # noqa: E731
@@ -186,7 +200,7 @@ def test_a_run_that_does_not_read_its_answers_is_held_back_and_one_that_floods_i
 
 
 def test_generated_module_check_refuses_anything_but_imports_a_name_and_kernels():
-    from server.sandbox.kernel_service import _check_module
+    from server.sandbox.compile_child import check_module as _check_module
 
     numba_jit = numba_backend()
     import engine as jax

@@ -173,11 +173,14 @@ def clean(request, shm_before):
     # it reads the next request. Give that teardown time on a slow shared disk.
     deadline = time.monotonic() + 10
     while (
-        slot_processes(uid_base) or list(sandbox_tmp.iterdir()) or slot_leftovers(uid_base)
+        slot_processes(uid_base)
+        or [p for p in sandbox_tmp.iterdir() if not p.name.startswith("compile-")]
+        or slot_leftovers(uid_base)
     ) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert slot_processes(uid_base) == []
-    assert list(sandbox_tmp.iterdir()) == []
+    # (compile-<slot>: the kernel services' compiles' working directories, uid mode)
+    assert [p for p in sandbox_tmp.iterdir() if not p.name.startswith("compile-")] == []
     # New /dev/shm entries of other uids are other programs' (a database on this shared machine);
     # the runs' own would be the slot uids', which slot_leftovers() looks for everywhere.
     assert {
@@ -893,30 +896,87 @@ def test_kernel_store_cannot_be_written(server, mode, kernel_cache):
     store = kernel_cache / "shared"
     store.mkdir(exist_ok=True)
     key = "a" * 32
-    planted = [store / f"engine_{key}.py", store / f"engine_{key}.ready", store / "__pycache__" / "x.nbi"]
+    # the store's entries, the services' scratch where compiles work (uid mode), a planted module
+    planted = [
+        store / f"program_{key}.json",
+        store / f"program_tmp-{key}.json",
+        server.sandbox_tmp / "compile-0" / "compile-planted",
+        store / f"engine_{key}.py",
+    ]
     code = f"""
 import os
 done = []
 for p in {[str(p) for p in planted]!r}:
     try:
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        open(p, 'w').write('{{"files": {{"passwd": "0"}}}}')
+        open(p, 'w').write('{{"key": "{key}", "modules": {{"{key}": {{}}}}}}')
         done.append(p)
     except OSError as e:
         done.append(type(e).__name__)
-try:
-    os.chmod({str(store)!r}, 0o777)
-    done.append('chmod')
-except OSError as e:
-    done.append(type(e).__name__)
+for d in ({str(store)!r}, {str(server.sandbox_tmp / "compile-0")!r}):
+    try:
+        os.chmod(d, 0o777)
+        done.append('chmod')
+    except OSError as e:
+        done.append(type(e).__name__)
 print(json.dumps(done))
 """
     done = _service_run(server, code)
     if mode == "uid":
-        assert not any("engine_" in d or "nbi" in d or d == "chmod" for d in done), done
+        assert not any("program_" in d or "compile-" in d or "engine_" in d or d == "chmod" for d in done), (
+            done
+        )
     # (In root mode the path lies under /tmp, which a run sees as its own private tmpfs.)
     assert not any(p.exists() for p in planted)
     assert store.stat().st_mode & 0o777 == 0o755
+
+
+def test_compiles_run_under_their_own_uid(server, mode):
+    """While the services compile a run's program, their compile children's uids are neither the
+    server's nor a slot's; the store holds only files the server's uid wrote."""
+    server_uid = _effective_uid(server.proc.pid)
+    compile_uids = {server.uid_base + 1000 + i for i in range(WORKERS)}
+    seen: dict[int, tuple[int, ...]] = {}
+    c = round(time.time() % 1000, 3)  # a program no run has compiled yet
+    # (the run sends its program and leaves: the service compiles it all the same)
+    code = f"""
+import json
+data = W.encode(jax.make_jaxpr(lambda x: jnp.cumsum(jnp.tanh(x) * {c!r}) @ jnp.cos(x))(jnp.ones(64)), "p")
+print(json.dumps(said(ask({{"op": "kernel", "key": "0" * 32, "request": data, "id": 1}}, wait=0.5))))
+"""
+    store = server.kernel_cache / "shared"
+    before = set(os.listdir(store)) if store.exists() else set()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        running = pool.submit(_service_run, server, code)
+        deadline = time.monotonic() + 60
+        while not (running.done() and set(os.listdir(store)) - before) and time.monotonic() < deadline:
+            for pid in _children(server_family(server)["services"]):
+                try:
+                    with open(f"/proc/{pid}/status") as f:
+                        status = dict(line.split(":", 1) for line in f if ":" in line)
+                except OSError:
+                    continue
+                if status["Seccomp"].strip() == "2":  # (isolated: its filter is the last step)
+                    seen[pid] = tuple(int(u) for u in status["Uid"].split())
+            time.sleep(0.005)
+        running.result()
+    ids = {u for uids in seen.values() for u in uids}
+    assert seen and ids <= compile_uids, seen  # all of real, effective, saved and filesystem uids
+    assert server_uid not in ids and not ids & set(range(server.uid_base, server.uid_base + WORKERS))
+    assert {os.lstat(store / n).st_uid for n in os.listdir(store)} == {server_uid}
+
+
+def _children(parents: list[int]) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if int(f.read().rsplit(b")", 1)[1].split()[1]) in parents:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
 
 
 def test_hostile_compile_requests_are_refused(server):

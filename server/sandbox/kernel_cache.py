@@ -25,7 +25,7 @@ log = logging.getLogger("jaxplay.kernel_cache")
 
 MANIFEST = ".jaxplay-manifest.json"
 MANIFEST_TMP = ".manifest-"  # a manifest being written (zygotes seal at the same time)
-SHARED = "shared"  # the compile service's store (``kernel_service``): its own markers vouch for it
+SHARED = "shared"  # the compile service's store (``kernel_store``): only the service writes it
 
 
 def _writable_by_others(st: os.stat_result, trusted: set[int]) -> bool:

@@ -2,308 +2,58 @@
 writing what another loads.
 
 Each zygote forks one service before it forks any run. The service runs under the server's uid
-(never a run's) and owns the kernel store (``<kernel cache>/shared``), which no run can write.
-For each run the zygote makes a socket pair and hands one end to the service (``SCM_RIGHTS``)
-and the other to the run (``child.SERVICE_FD``). A run sends, per program it is about to compile,
-``{"op": "kernel", "key": <hash of the module source it generated>, "request": <jaxpr_wire
-data>}`` and gets numba's cache files for that module, or a refusal. A jitted function's first
-call first sends ``{"op": "lookup", "request": ...}``: the store's index of programs the service
-compiled before (by the hash of the request as the service re-serializes it) answers at once,
-without compiling, so the call loads the kernels instead of running interpreted.
+(never a run's) and alone writes the kernel store (``kernel_store``: ``<kernel cache>/shared``),
+which no run can write. For each run the zygote makes a socket pair and hands one end to the
+service (``SCM_RIGHTS``) and the other to the run (``child.SERVICE_FD``). A run sends, per program
+it is about to compile, ``{"op": "kernel", "key": <hash of the module source it generated>,
+"request": <jaxpr_wire data>}`` and gets numba's cache files for that module, or a refusal. A
+jitted function's first call first sends ``{"op": "lookup", "request": ...}``: the store's entry
+for that program, if the service compiled it before, answers at once, without compiling, so the
+call loads the kernels instead of running interpreted.
 
 What a run sends is data, and it is treated as hostile:
 
 * frames over ``MAX_REQUEST`` bytes are refused unread; each connection may ask ``MAX_COMPILES``
   compiles costing at most ``COMPILE_BUDGET`` seconds and send ``MAX_REQUESTS`` requests; compiles
   run one at a time from a bounded queue (lookups are answered meanwhile);
-* the program is decoded and validated (``jaxpr_wire``: primitives from the registry, plain
-  parameters, size limits) and type-checked with the primitives' own rules in a *forked* child
-  with CPU, memory and file limits and the sandbox's seccomp filter, killed after
-  ``COMPILE_SECONDS``: a program that crashes, loops or exhausts memory takes that child down,
-  never the service;
-* the child generates the module source itself (the run's source text is never accepted), checks
-  its top level is only imports, a name and kernel definitions (``_check_module``), and compiles
-  it with numba into the store; the store keys it by the hash of that source. A run asking for key
-  K gets files only if the service itself compiled a module whose source hashes to K; the run
-  loads them only beside its own identical source. So no request can change what another run's
-  key holds.
+* the program is decoded, validated, type-checked, turned into a module and compiled in a forked
+  child (``compile_child``) isolated like a run, under a uid of its own in "root" and "uid"
+  modes, and killed after ``COMPILE_SECONDS``: a program that crashes, loops, exhausts memory or
+  even takes the child over reaches neither the service, the server, the store nor any run;
+* the child answers with numba's files; the service checks their form and stores them under the
+  hash of the request it handed the child. A run asking for key K of program P gets files only if
+  a compile of P produced a module whose source hashes to K; the run loads them only beside its
+  own identical source. So no request can change what another program's entry holds.
 """
 
 from __future__ import annotations
 
-import ast
-import base64
 import collections
-import hashlib
 import json
 import logging
 import os
-import re
-import resource
 import select
+import shutil
 import signal
 import socket
+import tempfile
 import time
 from typing import Any, NamedTuple, Optional
 
-from . import isolation, seccomp
+from . import compile_child, isolation, kernel_store
+from .compile_child import COMPILE_SECONDS
 
 log = logging.getLogger("jaxplay.kernel_service")
 
 MAX_REQUEST = 4 << 20  # bytes of one request frame
 MAX_COMPILES = 64  # compiles one run may ask for
 COMPILE_BUDGET = 60.0  # seconds of compiling one run may cost the service
-COMPILE_SECONDS = 30.0  # one compile (its child is killed after this, CPU or wall)
-COMPILE_MEMORY = 1 << 30  # address space the compile child may add to what the fork inherits
-MAX_MODULES = 2000  # modules kept in the store; the least recently used go first
 MAX_REQUESTS = 2000  # requests one run may send (then it is refused and its connection closed)
 OUTBOX_LIMIT = 16 << 20  # bytes of answers a run has not read; past it, its requests wait unread
 HEADER = 4
 QUEUE = 8  # compiles waiting, over all runs (more: "busy", the run compiles alone)
 PER_RUN_QUEUE = 2
 RESTART_AFTER = 30.0  # seconds between restarts of a service that died (runs compile alone meanwhile)
-_KEY = re.compile(r"[0-9a-f]{32}")
-READY = ".ready"
-
-
-# --- the store ----------------------------------------------------------------------------------
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _marker(store: str, key: str) -> str:
-    return os.path.join(store, f"engine_{key}{READY}")
-
-
-def _cache_dir_of(store: str, key: str) -> Optional[str]:
-    from engine.backends.numba_cache import numba_cache_dir
-
-    module = os.path.join(store, f"engine_{key}.py")
-    return numba_cache_dir(module) if os.path.exists(module) else None
-
-
-_CACHE_FILE = re.compile(r"engine_[0-9a-f]{32}\.[A-Za-z0-9_.\-]+\.nb[ic]")
-
-
-def stored_files(store: str, key: str) -> Optional[dict[str, bytes]]:
-    """numba's cache files of module ``key`` as the service recorded them (hashes checked), or None."""
-    try:
-        with open(_marker(store, key)) as f:
-            recorded = json.load(f)["files"]
-        cache = _cache_dir_of(store, key)
-        if cache is None or type(recorded) is not dict:
-            return None
-        out: dict[str, bytes] = {}
-        for name, digest in recorded.items():
-            if not (_CACHE_FILE.fullmatch(name) and name.startswith(f"engine_{key}.")):
-                return None
-            with open(os.path.join(cache, name), "rb") as f:
-                data = f.read()
-            if _digest(data) != digest:
-                return None
-            out[name] = data
-        os.utime(_marker(store, key))  # (recently used: kept longest)
-        return out  # (empty for a module without kernels: nothing to compile)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _record(store: str, key: str) -> None:
-    """Write the ready marker of a module the service has compiled (numba's files beside it)."""
-    cache = _cache_dir_of(store, key)
-    if cache is None:
-        return
-    files = {}
-    for name in os.listdir(cache):
-        if name.startswith(f"engine_{key}.") and _CACHE_FILE.fullmatch(name):
-            with open(os.path.join(cache, name), "rb") as f:
-                files[name] = _digest(f.read())
-    tmp = _marker(store, key) + f".tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump({"files": files}, f)
-    os.replace(tmp, _marker(store, key))
-
-
-def _evict(store: str) -> None:
-    try:
-        markers = [e for e in os.scandir(store) if e.name.endswith(READY)]
-    except OSError:
-        return
-    if len(markers) <= MAX_MODULES:
-        return
-    markers.sort(key=lambda e: e.stat().st_mtime)
-    for entry in markers[: len(markers) - MAX_MODULES * 9 // 10]:
-        key = entry.name[len("engine_") : -len(READY)]
-        try:
-            cache = _cache_dir_of(store, key) or store
-            os.unlink(entry.path)
-            for name in os.listdir(cache):
-                if name.startswith(f"engine_{key}.") and _CACHE_FILE.fullmatch(name):
-                    os.unlink(os.path.join(cache, name))
-            os.unlink(os.path.join(store, f"engine_{key}.py"))
-        except OSError:
-            pass
-
-
-# --- compiling (in a forked child) ----------------------------------------------------------------
-
-_IMPORTS = {"numpy", "numba", "engine.backends", "engine.backends.numba_runtime"}
-
-
-def _check_module(source: str) -> None:
-    """Raise unless the module's top level (what importing it runs) is only the generator's own
-    imports, ``NAME = "..."``, kernels decorated with ``nb.njit(<types>)`` and ``build``."""
-    tree = ast.parse(source)
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            ok = all(a.name in _IMPORTS for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            ok = node.module in _IMPORTS and node.level == 0
-        elif isinstance(node, ast.Assign):
-            ok = (
-                len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "NAME"
-                and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)
-            )
-        elif isinstance(node, ast.FunctionDef):
-            a = node.args
-            ok = not (a.defaults or a.kw_defaults or node.returns) and all(
-                _plain_decorator(d) for d in node.decorator_list
-            )
-            ok = ok and (node.name == "build") == (not node.decorator_list)
-        else:
-            ok = False
-        if not ok:
-            raise ValueError(
-                f"unexpected statement at line {getattr(node, 'lineno', '?')} of a generated module"
-            )
-
-
-def _plain_decorator(d: ast.expr) -> bool:
-    """``nb.njit(<type>, **_KW)``: types are ``nb.<name>`` or calls of ``nb.<name>``, ``A``, ``R``,
-    ``RA`` on types and int constants (no deeper attribute chains: those could reach any module)."""
-
-    def plain_type(n: ast.expr) -> bool:
-        if isinstance(n, ast.Constant):
-            return type(n.value) is int
-        if isinstance(n, ast.Attribute):
-            return isinstance(n.value, ast.Name) and n.value.id == "nb" and not n.attr.startswith("_")
-        if isinstance(n, ast.Call):
-            callee_ok = (isinstance(n.func, ast.Name) and n.func.id in ("A", "R", "RA")) or plain_type(n.func)
-            return callee_ok and not n.keywords and all(plain_type(a) for a in n.args)
-        return False
-
-    if not (isinstance(d, ast.Call) and ast.unparse(d.func) == "nb.njit"):
-        return False
-    kw_ok = all(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == "_KW" for k in d.keywords)
-    return kw_ok and all(plain_type(a) for a in d.args)
-
-
-def _limit_child(protected: tuple[int, ...]) -> None:
-    os.setsid()
-    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
-    cpu = int(COMPILE_SECONDS)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    with open("/proc/self/statm") as f:
-        vm = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    resource.setrlimit(resource.RLIMIT_AS, (vm + COMPILE_MEMORY, vm + COMPILE_MEMORY))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    os.nice(5)
-    if seccomp.supported():
-        seccomp.install(seccomp.build_filter(os.getpgid(0), protected))
-
-
-def compile_request(request: Any, store: str) -> list[str]:
-    """Validate ``request`` (``jaxpr_wire`` data), generate and compile its modules into ``store``;
-    returns the keys of the modules now there. Raises on anything invalid."""
-    from engine.backends import jaxpr_wire
-    from engine.backends.numba_jit import NumbaBackend, module_key
-
-    program = jaxpr_wire.decode(request)
-    _typecheck(program.closed.jaxpr)
-    os.environ["ENGINE_CACHE_DIR"] = store
-    keys: list[str] = []
-
-    class Checked(NumbaBackend):
-        def _load(self, source: str, program: Any = None) -> Any:
-            _check_module(source)
-            out = super()._load(source)
-            keys.append(module_key(source))
-            _record(store, keys[-1])
-            return out
-
-    Checked().compile(program.closed, program.name, program.layouts)
-    return keys
-
-
-def _typecheck(jaxpr: Any) -> None:
-    from engine import ir
-
-    ir.typecheck_jaxpr(jaxpr)
-    for eqn in jaxpr.eqns:
-        for sub in ir.subjaxprs(eqn):
-            _typecheck(sub)
-
-
-def _start_compile(request: Any, store: str, protected: tuple[int, ...]) -> tuple[int, int]:
-    """Fork a child that runs ``compile_request`` under limits; (its pid, the pipe its answer
-    comes on)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(r)
-            # Nothing of the service's (runs' connections, its control socket) stays open here.
-            os.closerange(3, w)
-            os.closerange(w + 1, os.sysconf("SC_OPEN_MAX"))
-            _limit_child(protected)
-            answer: dict[str, object]
-            try:
-                answer = {"keys": compile_request(request, store)}
-                code = 0
-            except Exception as e:  # noqa: BLE001 - a refusal, reported to the run
-                answer = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-            os.write(w, json.dumps(answer).encode()[:65536])
-        finally:
-            os._exit(code)
-    os.close(w)
-    return pid, r
-
-
-def _end_compile(pid: int, data: bytes) -> dict[str, Any]:
-    """Kill and reap a compile child; its answer, or why there is none."""
-    for kill in (os.killpg, os.kill):  # (its group, once it has made one; else itself)
-        try:
-            kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    _, status = os.waitpid(pid, 0)
-    try:
-        answer = json.loads(data)
-    except ValueError:
-        answer = {}
-    if type(answer) is not dict or ("keys" not in answer and "error" not in answer):
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        answer = {"error": f"the compile stopped ({signal.Signals(sig).name if sig else 'no answer'})"}
-    return answer
-
-
-# --- serving --------------------------------------------------------------------------------------
-
-
-def program_hash(request: Any) -> str:
-    """The store's index of a program: the hash of its data as the service re-serializes it."""
-    return _digest(json.dumps(request, sort_keys=True, separators=(",", ":")).encode())[:32]
-
-
-def _program_marker(store: str, phash: str) -> str:
-    return os.path.join(store, f"program_{phash}.json")
 
 
 class _Connection:
@@ -337,15 +87,10 @@ class _Connection:
         self.outbox += len(payload).to_bytes(HEADER, "big") + payload
 
 
-def _ready(store: str, key: str) -> Optional[dict[str, Any]]:
-    files = stored_files(store, key)
-    if files is None:
-        return None
-    return {
-        "status": "ready",
-        "key": key,
-        "files": {n: base64.b64encode(d).decode() for n, d in files.items()},
-    }
+def _ready(entry: Optional[dict[str, Any]], key: Any) -> Optional[dict[str, Any]]:
+    """The answer giving module ``key`` of a store entry, if the entry has it."""
+    files = entry["modules"].get(key) if entry is not None and type(key) is str else None
+    return {"status": "ready", "key": key, "files": files} if type(files) is dict else None
 
 
 class _Compile(NamedTuple):
@@ -356,14 +101,27 @@ class _Compile(NamedTuple):
     answered: bool = False  # (told "busy" already: no second answer)
 
 
-class Server:
-    """The service's state: runs' connections, the compile queue and the compile running."""
+class _Running(NamedTuple):
+    job: _Compile
+    pid: int
+    answer_fd: int
+    started: float
+    data: bytearray
+    workdir: Optional[str]
 
-    def __init__(self, store: str, protected: tuple[int, ...]):
-        self.store, self.protected = store, protected
+
+class Server:
+    """The service's state: runs' connections, the compile queue and the compile running.
+
+    ``plan`` is the compile children's (``compile_child.compile_plan``); ``scratch`` the directory
+    in which each compile gets a fresh working directory where the plan gives it no private /tmp.
+    """
+
+    def __init__(self, store: str, plan: isolation.Plan, scratch: Optional[str] = None):
+        self.store, self.plan, self.scratch = store, plan, scratch
         self.conns: dict[int, _Connection] = {}
         self.queue: collections.deque[_Compile] = collections.deque()
-        self.running: Optional[tuple[_Compile, int, int, float, bytearray]] = None
+        self.running: Optional[_Running] = None
 
     def request(self, conn: _Connection, data: bytes) -> None:
         """Answer one request now, or queue its compile."""
@@ -381,21 +139,16 @@ class Server:
         rid = message.get("id")
         rid = rid if type(rid) is int else None
         op = message.get("op")
-        if op == "lookup":
-            # (only an index: the run still checks the module key against its own source)
-            try:
-                with open(_program_marker(self.store, program_hash(message.get("request")))) as f:
-                    key = json.load(f)["key"]
-                answer = _ready(self.store, key) if type(key) is str and _KEY.fullmatch(key) else None
-            except (OSError, ValueError, KeyError, TypeError):
-                answer = None
-            return conn.reply(rid, answer or {"status": "absent"})
-        if op != "kernel":
+        if op not in ("lookup", "kernel"):
             return conn.reply(rid, {"status": "refused", "reason": "unknown request"})
+        entry = kernel_store.load(self.store, kernel_store.program_hash(message.get("request")))
+        if op == "lookup":
+            # (the run still checks the module key against its own source)
+            return conn.reply(rid, _ready(entry, entry and entry.get("key")) or {"status": "absent"})
         key = message.get("key")
-        if type(key) is not str or not _KEY.fullmatch(key):
+        if type(key) is not str or not kernel_store.KEY.fullmatch(key):
             return conn.reply(rid, {"status": "refused", "reason": "malformed key"})
-        answer = _ready(self.store, key)
+        answer = _ready(entry, key)
         if answer is not None:
             return conn.reply(rid, answer)
         if conn.compiles >= MAX_COMPILES or conn.seconds >= COMPILE_BUDGET:
@@ -407,41 +160,73 @@ class Server:
         # Behind other runs' compiles the run would wait for them: it hears "busy" now and
         # compiles alone; the service still compiles the program, for the next run of it.
         behind_others = any(job.conn is not conn for job in self.queue) or (
-            self.running is not None and self.running[0].conn is not conn
+            self.running is not None and self.running.job.conn is not conn
         )
         if behind_others:
             conn.reply(rid, {"status": "busy"})
         self.queue.append(_Compile(conn, rid, key, message.get("request"), behind_others))
 
+    def _workdir(self) -> Optional[str]:
+        """A fresh working directory for the next compile (None where it gets a private /tmp)."""
+        if self.plan.private_tmp:
+            return None
+        assert self.scratch is not None
+        for name in os.listdir(self.scratch):  # earlier compiles' (emptied by their successors)
+            path = os.path.join(self.scratch, name)
+            if self.plan.slot_ids is None:
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+        workdir = tempfile.mkdtemp(prefix="compile-", dir=self.scratch)
+        if (ids := self.plan.slot_ids) is not None:
+            os.chown(workdir, *ids)
+        return workdir
+
     def start_next(self) -> None:
         if self.running is None and self.queue:
             # (also when its run is gone: the next run of the same code finds the kernels)
             job = self.queue.popleft()
-            pid, r = _start_compile(job.request, self.store, self.protected)
-            self.running = (job, pid, r, time.monotonic(), bytearray())
+            workdir = self._workdir()
+            pid, r = compile_child.start(job.request, self.plan, workdir, self.scratch)
+            self.running = _Running(job, pid, r, time.monotonic(), bytearray(), workdir)
 
     def compile_output(self, timed_out: bool = False) -> None:
         assert self.running is not None
-        job, pid, r, started, data = self.running
+        job, pid, r, started, data, workdir = self.running
         if not timed_out:
-            chunk = os.read(r, 65536)
-            if chunk:
+            chunk = os.read(r, 1 << 20)
+            if chunk and len(data) <= compile_child.MAX_ANSWER:
                 data += chunk
                 return
         os.close(r)
         self.running = None
-        answer = _end_compile(pid, bytes(data))
+        answer = compile_child.end(pid, bytes(data))
+        if workdir is not None and self.plan.slot_ids is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        elif workdir is not None:
+            try:
+                os.rmdir(workdir)  # (emptied by the child; else by the next compile's child)
+            except OSError:
+                pass
         job.conn.pending -= 1
         job.conn.seconds += time.monotonic() - started
         if timed_out:
             answer = {"error": f"the compile took over {COMPILE_SECONDS:.0f} s"}
-        keys = answer.get("keys")
-        if type(keys) is list and keys and type(keys[-1]) is str and _KEY.fullmatch(keys[-1]):
-            tmp = _program_marker(self.store, "tmp-" + str(os.getpid()))
-            with open(tmp, "w") as f:
-                json.dump({"key": keys[-1]}, f)
-            os.replace(tmp, _program_marker(self.store, program_hash(job.request)))
-        _evict(self.store)
+        entry = None
+        if "error" not in answer:
+            # The storing step: only data of a checked form, only under the program compiled.
+            try:
+                entry = kernel_store.checked_entry(answer)
+                kernel_store.save(self.store, kernel_store.program_hash(job.request), entry)
+            except ValueError as e:
+                answer = {"error": f"the compile's answer was refused: {e}"}
+            except OSError as e:
+                log.warning("kernel store %s: %s", self.store, e)
+        elif str(answer["error"]).startswith("the compile sandbox"):
+            log.warning("kernel service: %s", answer["error"])
         if job.answered:
             return
         reply: dict[str, Any]
@@ -449,7 +234,7 @@ class Server:
             reply = {"status": "refused", "reason": str(answer["error"])}
         else:
             # None: the module the service generated is not the one the run generated.
-            ready = _ready(self.store, job.key)
+            ready = _ready(entry, job.key)
             reply = {**ready, "compiled": True} if ready else {"status": "mismatch"}
         job.conn.reply(job.rid, reply)
 
@@ -466,11 +251,11 @@ class Server:
             ]
             timeout = 5.0
             if self.running is not None:
-                readers.append(self.running[2])
-                timeout = max(0.0, self.running[3] + COMPILE_SECONDS - time.monotonic())
+                readers.append(self.running.answer_fd)
+                timeout = max(0.0, self.running.started + COMPILE_SECONDS - time.monotonic())
             writers = [fd for fd, c in conns.items() if c.outbox]
             ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
-            if self.running is not None and time.monotonic() > self.running[3] + COMPILE_SECONDS:
+            if self.running is not None and time.monotonic() > self.running.started + COMPILE_SECONDS:
                 self.compile_output(timed_out=True)
             for fd in ready_w:
                 c = conns[fd]
@@ -483,7 +268,7 @@ class Server:
                     c.closing = True
                 self.process(c)  # (requests held back while its answers went unread)
             for fd in ready_r:
-                if self.running is not None and fd == self.running[2]:
+                if self.running is not None and fd == self.running.answer_fd:
                     self.compile_output()
                 elif fd == control.fileno():
                     try:
@@ -549,17 +334,24 @@ def _prepare_compiler() -> None:
 
 
 class Service:
-    """The zygote's handle on its compile service process."""
+    """The zygote's handle on its compile service process. ``plan`` is the zygote's runs' plan;
+    the compile children get it under ``compile_ids`` (None: the server's uid, in
+    "unsafe-single-user"); ``scratch`` holds their working directories where they have no private
+    /tmp."""
 
-    def __init__(self, store: str, protected: tuple[int, ...]):
-        self.store = store
-        self.protected = protected
+    def __init__(
+        self, store: str, plan: isolation.Plan, compile_ids: Optional[tuple[int, int]], scratch: Optional[str]
+    ):
+        self.store, self.plan, self.compile_ids, self.scratch = store, plan, compile_ids, scratch
         self.pid: Optional[int] = None
         self.control: Optional[socket.socket] = None
         self.started = 0.0
 
     def start(self) -> None:
         self.started = time.monotonic()
+        if self.scratch is not None and not os.path.isdir(self.scratch):
+            os.makedirs(os.path.dirname(self.scratch), mode=0o711, exist_ok=True)
+            os.mkdir(self.scratch, 0o755)  # (the compile uid lists it for its predecessors' leftovers)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
         if pid == 0:
@@ -569,13 +361,15 @@ class Service:
                 isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
                 isolation.prctl(isolation.PR_SET_DUMPABLE, 0)
                 os.nice(5)
+                # Only the connection to the zygote and the namespaces compiles enter stay open.
                 low = 3
-                keep = theirs.fileno()
-                os.closerange(low, keep)
-                os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+                for fd in sorted({theirs.fileno(), *self.plan.keep_fds}):
+                    os.closerange(low, fd)
+                    low = fd + 1
+                os.closerange(low, os.sysconf("SC_OPEN_MAX"))
                 _prepare_compiler()
-
-                Server(self.store, self.protected).serve(theirs)
+                plan = compile_child.compile_plan(self.plan, self.compile_ids, (os.getpid(),))
+                Server(self.store, plan, self.scratch).serve(theirs)
                 code = 0
             except BaseException:  # noqa: BLE001
                 log.exception("kernel service failed")

@@ -187,6 +187,13 @@ def _remove(path: str, st: os.stat_result) -> None:
             pass
 
 
+def empty(directory: str) -> None:
+    """Remove everything in ``directory`` (which this uid owns)."""
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        _remove(path, os.lstat(path))
+
+
 def _tree_bytes(path: str, st: os.stat_result) -> int:
     total = st.st_blocks * 512
     if stat.S_ISDIR(st.st_mode):
@@ -209,9 +216,7 @@ def sweep(workdir: Optional[str]) -> bytes:
         for path, st in list(owned_entries(uid, top)):
             _remove(path, st)
     if workdir:
-        for name in os.listdir(workdir):
-            path = os.path.join(workdir, name)
-            _remove(path, os.lstat(path))
+        empty(workdir)
     left: list[str] = [p for top in SCRATCH_DIRS for p, _ in owned_entries(uid, top)]
     if workdir:
         left += os.listdir(workdir)

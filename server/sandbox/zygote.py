@@ -19,7 +19,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Optional, cast
 
-from . import isolation, kernel_cache, kernel_service, seccomp, slot, supervise
+from . import compile_child, isolation, kernel_cache, kernel_service, seccomp, slot, supervise
 from .child import Runner
 from .protocol import ZygoteConfig, read_message, write_message
 
@@ -172,8 +172,8 @@ def claim_slot_uid(uid: int) -> None:
     except OSError:
         s.close()
         raise RuntimeError(
-            f"slot uid {uid} is in use by another jaxplay instance on this host: give each instance "
-            "its own JAXPLAY_SLOT_UID_BASE"
+            f"uid {uid} (a slot's, or its compile service's) is in use by another jaxplay instance on "
+            "this host: give each instance its own JAXPLAY_SLOT_UID_BASE"
         ) from None
     _claims[uid] = s
 
@@ -276,6 +276,22 @@ def make_plan(config: ZygoteConfig, mode: str, use_seccomp: bool, userns: bool =
         nice=config["nice"],
         env=config["env"],
     )
+
+
+def start_service(config: ZygoteConfig, plan: isolation.Plan, store: str) -> kernel_service.Service:
+    """The kernel compile service; in "root" and "uid" modes its compiles run under a uid of
+    their own, claimed like a slot's (no other instance may use it) and freed of any leftover
+    process of a predecessor."""
+    ids = None
+    if plan.slot_ids is not None:
+        uid = compile_child.compile_uid(config["slot_uid_base"], config["slot"])
+        claim_slot_uid(uid)
+        supervise.kill_uid(uid)
+        ids = (uid, uid)
+    scratch = None if plan.private_tmp else os.path.join(config["sandbox_tmp"], f"compile-{config['slot']}")
+    service = kernel_service.Service(store, plan, ids, scratch)
+    service.start()
+    return service
 
 
 # --- serving ----------------------------------------------------------------------------------
@@ -408,17 +424,13 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
             len(warmed),
             time.perf_counter() - t0,
         )
-    service = None
-    if runner is not None and config["kernel_service"]:
-        # Forked now: single-threaded, and before the plan's helpers and namespaces exist.
-        service = kernel_service.Service(
-            os.path.join(kernels, kernel_cache.SHARED), (os.getpid(), config["server_pid"])
-        )
-        service.start()
     plan, info = choose_plan(config)
     if plan.uid is not None:
         supervise.kill_uid(plan.uid)  # leftovers of a predecessor that died mid-run
         supervise.sweep(plan, None)
+    service = None
+    if runner is not None and config["kernel_service"]:
+        service = start_service(config, plan, os.path.join(kernels, kernel_cache.SHARED))
     threads = len(os.listdir("/proc/self/task"))
     if threads != 1 or threading.active_count() != 1:
         info["notes"].append(f"zygote has {threads} threads after preload; forking it is unsafe")
