@@ -318,3 +318,34 @@ def test_lower_then_compile_uses_the_lowering(fma):
     compiled = jax.jit(lambda a: p.bind(a, a, a)).lower(x).compile()
     np.testing.assert_array_equal(compiled(x), x * x + x)
     assert calls["impl"] == before
+
+
+def test_dot_broadcast_complex_parts_and_generic_operations():
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    v = np.float32([1.0, -2.0, 0.5])
+    re, im = np.float32([1.0, 2.0]), np.float32([-3.0, 0.25])
+
+    def body(x, y, r, i):
+        z = hlo.complex(r, i)
+        return [
+            hlo.dot(_tensor((2,)), x, y),
+            hlo.broadcast(y, [2]),
+            hlo.real(hlo.multiply(z, z)),
+            hlo.imag(hlo.multiply(z, z)),
+            ir.Operation.create("stablehlo.tanh", results=[y.type], operands=[y]).result,
+        ]
+
+    module = _module(body, _tensor((2, 3)), _tensor((3,)), _tensor((2,)), _tensor((2,)))
+    dot, bc, zr, zi, th = _run_both(module, [a, v, re, im])
+    z = re + 1j * im
+    np.testing.assert_allclose(dot, a @ v, rtol=1e-6)
+    np.testing.assert_array_equal(bc, np.broadcast_to(v, (2, 3)))
+    np.testing.assert_allclose(zr, (z * z).real, rtol=1e-6)
+    np.testing.assert_allclose(zi, (z * z).imag, rtol=1e-6)
+    np.testing.assert_allclose(th, np.tanh(v), rtol=1e-6)
+    unknown = _module(
+        lambda y: [ir.Operation.create("stablehlo.erf_inv", results=[y.type], operands=[y]).result],
+        _tensor((3,)),
+    )
+    with pytest.raises(NotImplementedError, match="stablehlo.erf_inv"):
+        execute.run_module(unknown, [v])

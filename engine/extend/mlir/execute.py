@@ -36,6 +36,7 @@ import numpy as np
 
 from ... import core
 from ...lax.dot_general import dot_general_p
+from ...lax import complex_numbers as cx
 from ...lax import dynamic_slicing as ds
 from ...lax import elementwise as ew
 from ...lax import joining as jn
@@ -354,6 +355,33 @@ def _dot_general(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
 
 
 _rules["stablehlo.dot_general"] = _dot_general
+
+
+def _dot(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
+    lhs_t, rhs_t = op.operands[0].type, op.operands[1].type
+    assert isinstance(lhs_t, ir.ShapedType) and isinstance(rhs_t, ir.ShapedType)
+    if not (1 <= lhs_t.rank <= 2 and 1 <= rhs_t.rank <= 2):
+        raise NotImplementedError(f"stablehlo.dot of ranks {lhs_t.rank} and {rhs_t.rank} (1 or 2 each)")
+    dnums = (((lhs_t.rank - 1,), (0,)), ((), ()))
+    return [
+        ev.apply(
+            dot_general_p, xs, {"dimension_numbers": dnums, "precision": None, "preferred_element_type": None}
+        )
+    ]
+
+
+def _broadcast(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
+    t = _result_type(op)
+    rank = len(op.operands[0].type.shape)  # type: ignore[attr-defined]
+    dims = tuple(range(t.rank - rank, t.rank))
+    return [ev.apply(st.broadcast_in_dim_p, xs, {"shape": t.shape, "broadcast_dimensions": dims})]
+
+
+_rules["stablehlo.dot"] = _dot
+_rules["stablehlo.broadcast"] = _broadcast
+_rules["stablehlo.real"] = lambda ev, op, xs, env: [ev.apply(cx.real_p, xs, {})]
+_rules["stablehlo.imag"] = lambda ev, op, xs, env: [ev.apply(cx.imag_p, xs, {})]
+_rules["stablehlo.complex"] = lambda ev, op, xs, env: [ev.apply(cx.complex_p, xs, {})]
 
 # A reduce whose body combines its two scalar arguments with one of these is that reduction.
 _REDUCERS = {

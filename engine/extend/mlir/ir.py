@@ -280,6 +280,25 @@ class Operation:
         self.parent: Block | None = None
         self._view: OpView | None = None
 
+    @classmethod
+    def create(
+        cls,
+        name: str,
+        results: Sequence[Type] | None = None,
+        operands: Sequence[Value] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+        regions: int = 0,
+        loc: Any = None,
+        ip: "InsertionPoint | None" = None,
+        **_: Any,
+    ) -> "Operation":
+        """Any operation by name (executing one the engine cannot translate raises)."""
+        op = cls(name, list(operands or []), list(results or []), attributes, regions)
+        point = ip if ip is not None else InsertionPoint.current
+        if point is not None:
+            point.insert(op)
+        return op
+
     @property
     def result(self) -> OpResult:
         if len(self.results) != 1:

@@ -361,6 +361,64 @@ class DotGeneralOp(OpView):
         super().__init__(self.build([lhs, rhs], [result], attrs, ip=ip))
 
 
+class DotOp(OpView):
+    """The legacy ``dot``: contracts ``lhs``'s last axis with ``rhs``'s first (ranks 1 and 2)."""
+
+    OPERATION_NAME = "stablehlo.dot"
+
+    def __init__(
+        self,
+        result: ir.Type,
+        lhs: Any,
+        rhs: Any,
+        *,
+        precision_config: Any = None,
+        loc: Any = None,
+        ip: Any = None,
+    ):
+        super().__init__(self.build([lhs, rhs], [result], ip=ip))
+
+
+class BroadcastOp(OpView):
+    OPERATION_NAME = "stablehlo.broadcast"
+
+    def __init__(self, operand: Any, broadcast_sizes: Any, *, loc: Any = None, ip: Any = None):
+        x = as_value(operand)
+        sizes = ints_of(broadcast_sizes)
+        attrs = {"broadcast_sizes": _i64s(sizes)}
+        super().__init__(self.build([x], [_tensor([*sizes, *x.type.shape], x.type)], attrs, ip=ip))
+
+
+def _part_type(t: ir.Type) -> ir.RankedTensorType:
+    assert isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.ComplexType)
+    return ir.RankedTensorType(t.shape, t.element_type.element_type)
+
+
+class RealOp(OpView):
+    OPERATION_NAME = "stablehlo.real"
+
+    def __init__(self, operand: Any, *, loc: Any = None, ip: Any = None):
+        x = as_value(operand)
+        super().__init__(self.build([x], [_part_type(x.type)], ip=ip))
+
+
+class ImagOp(OpView):
+    OPERATION_NAME = "stablehlo.imag"
+
+    def __init__(self, operand: Any, *, loc: Any = None, ip: Any = None):
+        x = as_value(operand)
+        super().__init__(self.build([x], [_part_type(x.type)], ip=ip))
+
+
+class ComplexOp(OpView):
+    OPERATION_NAME = "stablehlo.complex"
+
+    def __init__(self, lhs: Any, rhs: Any, *, loc: Any = None, ip: Any = None):
+        x = as_value(lhs)
+        t = ir.RankedTensorType(x.type.shape, ir.ComplexType(x.type.element_type))
+        super().__init__(self.build([x, rhs], [t], ip=ip))
+
+
 # ---------------------------------------------------------------------------------------------
 # Operations with regions.
 
@@ -434,6 +492,11 @@ for _cls, _fn in [
     (ConcatenateOp, "concatenate"),
     (PadOp, "pad"),
     (DotGeneralOp, "dot_general"),
+    (DotOp, "dot"),
+    (BroadcastOp, "broadcast"),
+    (RealOp, "real"),
+    (ImagOp, "imag"),
+    (ComplexOp, "complex"),
     (ReturnOp, "return_"),
     (ReduceOp, "reduce"),
     (IfOp, "if_"),
@@ -484,11 +547,6 @@ for _cls, _mn in [
     ("DynamicIotaOp", "dynamic_iota"),
     ("CompositeOp", "composite"),
     ("MapOp", "map"),
-    ("ComplexOp", "complex"),
-    ("RealOp", "real"),
-    ("ImagOp", "imag"),
-    ("DotOp", "dot"),
-    ("BroadcastOp", "broadcast"),
 ]:
     globals()[_cls] = _unsupported(_cls, _mn)
     globals()[_mn if _mn not in ("tuple", "map", "complex") else _mn + "_"] = _functional(
