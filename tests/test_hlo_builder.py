@@ -349,3 +349,13 @@ def test_dot_broadcast_complex_parts_and_generic_operations():
     )
     with pytest.raises(NotImplementedError, match="stablehlo.erf_inv"):
         execute.run_module(unknown, [v])
+
+
+def test_an_unsigned_comparison_of_signless_integers_is_refused():
+    def body(a, b):
+        kind = hlo.ComparisonTypeAttr.get("UNSIGNED")
+        return [hlo.compare(a, b, hlo.ComparisonDirectionAttr.get("LT"), compare_type=kind)]
+
+    module = _module(body, _tensor((2,), np.int32), _tensor((2,), np.int32))
+    with pytest.raises(NotImplementedError, match="UNSIGNED"):
+        execute.run_module(module, [np.int32([-1, 2]), np.int32([1, 3])])

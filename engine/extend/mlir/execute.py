@@ -242,9 +242,15 @@ def _compare(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     m = re.search(r"comparison_direction (\w+)", str(op.attributes["comparison_direction"]))
     if m is None or m.group(1) not in _COMPARE:
         raise NotImplementedError(f"stablehlo.compare with {op.attributes['comparison_direction']}")
-    kind = op.attributes.get("compare_type")
-    if kind is not None and "TOTALORDER" in str(kind):
+    kind = str(op.attributes.get("compare_type", ""))
+    if "TOTALORDER" in kind:
         raise NotImplementedError("stablehlo.compare with compare_type TOTALORDER is not supported")
+    signed = ir.numpy_dtype(op.operands[0].type).kind == "i"
+    if ("UNSIGNED" in kind and signed) or (
+        kind.endswith("SIGNED>") and "UNSIGNED" not in kind and not signed
+    ):
+        # (signless integers hold numpy's signed values: comparing them as unsigned would differ)
+        raise NotImplementedError(f"stablehlo.compare of {op.operands[0].type} with {kind}")
     return [ev.apply(_COMPARE[m.group(1)], xs, {})]
 
 
