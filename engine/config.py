@@ -77,6 +77,8 @@ class Config:
                 "This engine runs with 64-bit types disabled (jax_enable_x64=False); "
                 "float64 inputs are computed in float32."
             )
+        if name in ("jax_debug_nans", "jax_debug_infs"):
+            _set_debug_values(name[-4:-1], bool(value))
         if name == "jax_num_cpu_devices":
             _set_device_count(int(value))
         self.values[name] = value
@@ -92,6 +94,16 @@ class Config:
 
 
 config = Config()
+
+
+def _set_debug_values(kind: str, on: bool) -> None:
+    from . import core, debug_nans
+
+    was = debug_nans.active[0]
+    debug_nans.set_flag(kind, on)
+    if debug_nans.active[0] != was:  # eager fast paths skip the checks: send every op the general way
+        with core._staging_lock:
+            core.staging_anywhere[0] += 1 if debug_nans.active[0] else -1
 
 
 def _set_device_count(n: int) -> None:

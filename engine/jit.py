@@ -18,8 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import core, ir, jit_runtime, monitoring
+from . import core, debug_nans, ir, jit_runtime, monitoring
 from .config import config as _config
+from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
@@ -317,6 +318,7 @@ class JitFunction:
             and core._state.dynamic is None
             and not monitoring._listeners
             and not _config.values["jax_disable_jit"]
+            and not debug_nans.active[0]
         ):
             entry = fast.get(self._fast_key(args))
             if entry is not None and entry[4] is jit_runtime._backend:  # (set_backend invalidates)
@@ -343,6 +345,19 @@ class JitFunction:
     def _call_slow(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _config.values["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
+        if debug_nans.active[0] and not core.tracing_active():
+            with debug_nans.running_program():
+                out = self._call_staged(args, kwargs)
+
+            def deoptimized() -> Any:
+                with disable_jit():
+                    return self.fun(*args, **kwargs)
+
+            debug_nans.check_jit_outputs(self.name, tree_flatten(out)[0], deoptimized)
+            return out
+        return self._call_staged(args, kwargs)
+
+    def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         try:

@@ -72,10 +72,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ),
     ("default-dtypes", 4): "jax_enable_x64=True: the engine runs with 64-bit types disabled (it raises)",
     **{("aot", i): _STABLEHLO for i in (6, 17)},
-    ("debugging-index", 3): (
-        "jax_debug_nans is not implemented: JAX reruns a jit whose output has a NaN de-optimized (here "
-        "x / y on Python floats raises ZeroDivisionError); the engine returns nan"
-    ),
     ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
     ("faq", 12): (
         "XLA's algebraic simplifier rewrites log(exp(x)) to x under jit (the FAQ's point); the engine's "

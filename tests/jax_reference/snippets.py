@@ -1222,3 +1222,44 @@ SEMANTICS = [
     ),
 ]
 SNIPPETS["semantics"] = SEMANTICS
+
+# jax_debug_nans / jax_debug_infs: which operation is named, and what a jit whose output is invalid
+# does (re-runs de-optimized). Each snippet turns the flag off again before it returns.
+_DN = (
+    "import io, contextlib\n"
+    "def raised(f, *a):\n"
+    "    buf = io.StringIO()\n"
+    "    try:\n"
+    "        with contextlib.redirect_stdout(buf):\n"
+    "            r = f(*a)\n"
+    "    except Exception as e:\n"
+    "        return (type(e).__name__, str(e)[:120], buf.getvalue())\n"
+    "    return ('returned', repr(r), buf.getvalue())\n"
+)
+DEBUG_NANS = [
+    (
+        "debug_nans",
+        _DN + "jax.config.update('jax_debug_nans', True)\n"
+        "try:\n"
+        "    out = (raised(lambda: jax.jit(lambda x, y: x / y)(0., 0.)),\n"
+        "           raised(lambda: jnp.array(0.) / jnp.array(0.)),\n"
+        "           raised(lambda: jax.jit(lambda x: x * jnp.nan)(1.)),\n"
+        "           raised(lambda: jax.jit(lambda x: jnp.sqrt(x) * 2)(jnp.array([1., -1.]))),\n"
+        "           raised(lambda: jax.jit(lambda x: x + 1)(2.)),\n"
+        "           raised(lambda: jax.grad(jnp.sqrt)(0.)))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_nans', False)\n"
+        "out = out + (raised(lambda: jnp.array(0.) / jnp.array(0.)),)",
+    ),
+    (
+        "debug_infs",
+        _DN + "jax.config.update('jax_debug_infs', True)\n"
+        "try:\n"
+        "    out = (raised(lambda: jnp.array(1.) / jnp.array(0.)), raised(lambda: jnp.exp(jnp.array(100.))),\n"
+        "           raised(lambda: jax.jit(lambda x: x * 2)(3.)))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_infs', False)",
+    ),
+    ("unknown_option", _DN + "out = raised(lambda: jax.config.update('jax_no_such_option', 1))"),
+]
+SNIPPETS["debug_nans"] = DEBUG_NANS
