@@ -83,7 +83,7 @@ class Lowered:
     def source(self) -> str | None:
         backend = get_backend()
         if hasattr(backend, "lower_source"):
-            return backend.lower_source(self.jaxpr, self.name)
+            return backend.lower_source(jit_runtime.with_lowerings(self.jaxpr), self.name)
         return None
 
     def compile(self) -> "Compiled":

@@ -12,7 +12,7 @@ from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
-from .jit_runtime import _executables, _first_tier, _tier
+from .jit_runtime import _executables, _first_tier, _tier, with_lowerings
 from .staging import trace_to_jaxpr
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -30,9 +30,7 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 
 @jit_p.def_impl
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
-    lowering = sys.modules.get("engine.extend.mlir.lowering")  # imported once a rule or an
-    if lowering is not None:  # extension primitive exists: their equations become their lowerings
-        jaxpr = lowering.expand(jaxpr)
+    jaxpr = with_lowerings(jaxpr)
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
         from .parallel.partition import run_sharded

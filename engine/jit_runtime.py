@@ -74,10 +74,15 @@ def set_backend(backend: Interpreter | numba_jit.NumbaBackend | None) -> None:
     _executables.clear()
 
 
+def with_lowerings(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` with each equation that has a registered lowering rule (``jax.interpreters.mlir``)
+    replaced by its lowering; the same object while no rule or extension primitive exists."""
+    lowering = sys.modules.get("engine.extend.mlir.lowering")
+    return closed if lowering is None else lowering.expand(closed)
+
+
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
-    lowering = sys.modules.get("engine.extend.mlir.lowering")  # (as in jit_primitive._jit_impl:
-    if lowering is not None:  # equations with lowering rules become their lowerings)
-        closed = lowering.expand(closed)
+    closed = with_lowerings(closed)
     exe = _executables.get(closed)
     if exe is None:
         check_lowerable(closed.jaxpr)
