@@ -43,7 +43,9 @@ class PartitionSpec(tuple):
     P('batch', None)
     """
 
-    def __new__(cls, *partitions):
+    unreduced: frozenset = frozenset()
+
+    def __new__(cls, *partitions, unreduced=frozenset()):
         for p in partitions:
             if not (
                 p is None
@@ -53,30 +55,43 @@ class PartitionSpec(tuple):
                 raise TypeError(
                     f"PartitionSpec entries must be axis names, tuples of them or None; got {p!r}"
                 )
-        return super().__new__(cls, partitions)
+        spec = super().__new__(cls, partitions)
+        if unreduced:  # mesh axes over which the value is a sum of the devices' pieces
+            spec.unreduced = frozenset(unreduced)
+        return spec
 
-    def __getnewargs__(self):
-        return tuple(self)
+    def __reduce__(self):
+        return (_spec, (tuple(self), self.unreduced))
 
     def __repr__(self):
-        return f"P({', '.join(map(repr, self))}{',' if len(self) == 1 else ''})"
+        pr = f"{', '.join(map(repr, self))}{',' if len(self) == 1 else ''}"
+        if not self.unreduced:
+            return f"P({pr})"
+        pr = "" if not pr else f"{pr} " if pr.endswith(",") else f"{pr}, "
+        return f"P({pr}unreduced={set(self.unreduced)!r})"
 
     __str__ = __repr__
 
     def __eq__(self, other):
-        return type(other) is PartitionSpec and tuple(self) == tuple(other)
+        return (
+            type(other) is PartitionSpec and tuple(self) == tuple(other) and self.unreduced == other.unreduced
+        )
 
     def __ne__(self, other):
         return not self == other
 
     def __hash__(self):
-        return hash(("PartitionSpec", tuple(self)))
+        return hash(("PartitionSpec", tuple(self), self.unreduced))
 
     def _normalized_spec_for_aval(self, ndim: int) -> "PartitionSpec":
-        return PartitionSpec(*self, *([None] * (ndim - len(self))))
+        return PartitionSpec(*self, *([None] * (ndim - len(self))), unreduced=self.unreduced)
 
 
 P = PartitionSpec
+
+
+def _spec(partitions, unreduced):
+    return PartitionSpec(*partitions, unreduced=unreduced)
 
 
 def _axes_of(entry) -> tuple[str, ...]:
@@ -278,7 +293,7 @@ class NamedSharding(Sharding):
                 spec = PartitionSpec(*spec)
             else:
                 raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
-        used = [a for entry in spec for a in _axes_of(entry)]
+        used = [a for entry in spec for a in _axes_of(entry)] + sorted(spec.unreduced)
         for a in used:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
@@ -295,17 +310,20 @@ class NamedSharding(Sharding):
             isinstance(other, NamedSharding)
             and self.mesh == other.mesh
             and self._normalized(8) == other._normalized(8)
+            and self.spec.unreduced == other.spec.unreduced
         )
 
     def __hash__(self):
-        return hash((self.mesh, tuple(self._normalized(8))))
+        return hash((self.mesh, tuple(self._normalized(8)), self.spec.unreduced))
 
     def _normalized(self, ndim):
         spec = list(self.spec) + [None] * (ndim - len(self.spec))
         return [_axes_of(e) for e in spec]
 
     def with_spec(self, spec) -> "NamedSharding":
-        return NamedSharding(self.mesh, spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec))
+        if not isinstance(spec, PartitionSpec):
+            spec = PartitionSpec(*spec, unreduced=self.spec.unreduced)
+        return NamedSharding(self.mesh, spec)
 
     @property
     def device_set(self):
@@ -313,7 +331,9 @@ class NamedSharding(Sharding):
 
     @property
     def is_fully_replicated(self):
-        return all(self.mesh.shape[a] == 1 for e in self.spec for a in _axes_of(e))
+        return all(self.mesh.shape[a] == 1 for e in self.spec for a in _axes_of(e)) and not any(
+            self.mesh.shape[a] > 1 for a in self.spec.unreduced
+        )
 
     def check_shape(self, shape) -> None:
         if len(self.spec) > len(shape):

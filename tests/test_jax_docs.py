@@ -36,10 +36,6 @@ _PRIMITIVES = (
     "contains 'partial_eval.JaxprTracer'; the engine's is engine.ad.PartialEvalTracer, so the tangents "
     "grad passes to a custom JVP rule print as Traced<f32[]>with<PartialEvalTracer>"
 )
-_EXPLICIT_SHARDING = (
-    "explicit sharding in types: use_abstract_mesh with a mesh of other axes inside jit (reshard onto "
-    "the same devices arranged as AbstractMesh((8,), ('A',))), P(unreduced=) (device_put of unreduced values)"
-)
 _STABLEHLO = (
     "Lowered.as_text() is StableHLO in JAX; the engine prints its own program (the jaxpr its backend "
     "compiles), labelled"
@@ -53,7 +49,6 @@ _SHARD_MAP = (
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ("autodiff-remat", 22): _CHECKPOINT,
     **{("jax-primitives", i): _PRIMITIVES for i in (17, 19)},
-    **{("parallel", i): _EXPLICIT_SHARDING for i in (9, 16, 17, 18)},
     **{("shard-map", i): _SHARD_MAP for i in (21, 59)},
     **{("array-refs", i): _REFS for i in (0, 1, 2, 3, 6, 7, 9, 10, 11, 12, 15, 18)},
     ("debugging", 3): (

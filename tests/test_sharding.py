@@ -388,3 +388,44 @@ def test_auto_and_explicit_axes_and_types_inside_jit():
     with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((8,), ("A",))):
         assert jax.sharding.get_abstract_mesh().axis_names == ("A",)
     assert jax.sharding.get_abstract_mesh().empty
+
+
+def test_unreduced_values_sum_over_their_axes():
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    xn = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    x = jax.device_put(xn, NamedSharding(m, P("x", "y")))
+    spec = P("x", None, unreduced={"y"})
+    assert repr(spec) == "P('x', None, unreduced={'y'})" and spec != P("x", None)
+    u = jax.device_put(x, NamedSharding(m, spec))
+    assert u.sharding.spec == spec and not u.sharding.is_fully_replicated
+    # device (i, j) keeps the columns it held (2j:2j+2) of its rows, zeros elsewhere
+    for sh in u.addressable_shards:
+        i, j = divmod(sh.device.id, 2)
+        want = np.zeros((2, 4), np.float32)
+        want[:, 2 * j : 2 * j + 2] = xn[2 * i : 2 * i + 2, 2 * j : 2 * j + 2]
+        np.testing.assert_array_equal(np.asarray(sh.data), want)
+    np.testing.assert_array_equal(np.asarray(u), xn)  # the blocks of a y-group add up to the value
+    assert repr(u).startswith("Array(shape=(8, 4), dtype=float32, sharding=NamedSharding(")
+    with pytest.raises(NotImplementedError, match="unreduced"):
+        u * 2
+    r = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(m, spec))  # not split over y: y=0 holds it
+    assert [float(np.asarray(sh.data).sum()) for sh in r.addressable_shards] == [8.0, 0.0] * 4
+
+
+def test_reshard_onto_the_same_devices_under_an_abstract_mesh():
+    m = jax.make_mesh((4, 2), ("x", "y"))
+    xn = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    with jax.set_mesh(m):
+        x = jax.device_put(xn, P("x", "y"))
+
+        @jax.jit
+        def f(v):
+            with jax.sharding.use_abstract_mesh(
+                jax.sharding.AbstractMesh((8,), ("a",), (AxisType.Explicit,))
+            ):
+                return jax.reshard(v, P("a", None)) * 2
+
+        z = f(x)
+    assert str(jax.typeof(z)) == "float32[8@a,4]" and z.sharding.mesh.axis_names == ("a",)
+    for sh in z.addressable_shards:  # device k holds row k
+        np.testing.assert_array_equal(np.asarray(sh.data), xn[sh.device.id : sh.device.id + 1] * 2)

@@ -35,13 +35,18 @@ class NamedShardedArray(ShardedArray):
         cached: np.ndarray | None = self._cache
         if cached is None:
             aval = cast(ShapedArray, self._aval)
-            value = np.empty(aval.shape, aval.dtype)
+            unreduced = self._sharding.spec.unreduced
+            value = np.zeros(aval.shape, aval.dtype) if unreduced else np.empty(aval.shape, aval.dtype)
             seen = set()
-            for buf, index in zip(self._buffers, self._indices()):
-                key = tuple((s.start, s.stop) for s in index)
-                if key not in seen:  # replicas hold the same block
+            for buf, index, coords in zip(self._buffers, self._indices(), self._coords()):
+                # replicas hold the same block; over unreduced axes the blocks add up
+                key = (tuple((s.start, s.stop) for s in index), tuple(coords[a] for a in sorted(unreduced)))
+                if key not in seen:
                     seen.add(key)
-                    value[index] = buf.view()
+                    if unreduced:
+                        value[index] += buf.view()
+                    else:
+                        value[index] = buf.view()
             value.flags.writeable = False
             self._cache = cached = value  # type: ignore[assignment]
         return cached
@@ -49,6 +54,19 @@ class NamedShardedArray(ShardedArray):
     def _indices(self):
         imap = self._sharding.devices_indices_map(self._aval.shape)
         return [imap[d] for d in self._sharding.mesh.devices.flat]
+
+    def _coords(self):
+        mesh = self._sharding.mesh
+        return [dict(zip(mesh.axis_names, c)) for c in np.ndindex(*mesh.axis_sizes)]
+
+    def __repr__(self):
+        if self._sharding.spec.unreduced:  # (a sum not yet taken: JAX shows its layout, not values)
+            weak = ", weak_type=True" if self.weak_type else ""
+            return f"Array(shape={self.shape}, dtype={self.dtype.name}{weak}, sharding={self._sharding})"
+        return super().__repr__()
+
+    def __str__(self):
+        return repr(self) if self._sharding.spec.unreduced else super().__str__()
 
     @property
     def sharding(self) -> NamedSharding:
@@ -132,9 +150,55 @@ def put_sharded(x, sharding: Sharding):
     if not isinstance(sharding.mesh, Mesh):
         raise TypeError("device_put needs a NamedSharding over a concrete Mesh, not an AbstractMesh")
     sharding.check_shape(aval.shape)
+    if sharding.spec.unreduced:
+        return _put_unreduced(x, sharding, aval)
     value = x._value if isinstance(x, Array) else core.to_numpy(x) if not isinstance(x, np.ndarray) else x
     value = core._canonical_np(np.asarray(value))
     rt = get_runtime()
     imap = sharding.devices_indices_map(aval.shape)
     buffers = [rt.put(d.id, np.ascontiguousarray(value[imap[d]])) for d in sharding.mesh.devices.flat]
     return NamedShardedArray(buffers, ShapedArray(aval.shape, value.dtype, aval.weak_type), sharding)
+
+
+def _put_unreduced(x, sharding: NamedSharding, aval) -> NamedShardedArray:
+    """``x`` as a sum over the ``unreduced`` mesh axes: each device's block (by the spec) holds
+    the part of it that the device held in ``x`` (where ``x`` splits it over those axes), zeros
+    elsewhere; a value not split over them is held by the devices at coordinate 0, zeros on the
+    others. The blocks of a group add up to the value."""
+    unreduced = sharding.spec.unreduced
+    mesh = sharding.mesh
+    value = core._canonical_np(np.asarray(x._value if isinstance(x, Array) else x))
+    target = sharding.devices_indices_map(aval.shape)
+    held = None
+    if isinstance(x, NamedShardedArray) and x._sharding.mesh == mesh and not x._sharding.spec.unreduced:
+        split = {a for e in x._sharding.spec for a in ((e,) if isinstance(e, str) else (e or ()))}
+        if unreduced <= split:
+            held = x._sharding.devices_indices_map(aval.shape)
+    rt = get_runtime()
+    buffers = []
+    for coords, dev in zip(np.ndindex(*mesh.axis_sizes), mesh.devices.flat):
+        where = dict(zip(mesh.axis_names, coords))
+        index = target[dev]
+        block = np.zeros(value[index].shape, value.dtype)
+        if held is not None:  # the part of the block this device held
+            mine = held[dev]
+            inner = tuple(
+                slice(
+                    max(m.start or 0, t.start or 0) - (t.start or 0),
+                    min(_stop(m, n), _stop(t, n)) - (t.start or 0),
+                )
+                for m, t, n in zip(mine, index, aval.shape)
+            )
+            outer = tuple(
+                slice(s.start + (t.start or 0), s.stop + (t.start or 0)) for s, t in zip(inner, index)
+            )
+            if all(s.stop > s.start for s in inner):
+                block[inner] = value[outer]
+        elif all(where[a] == 0 for a in unreduced):
+            block[...] = value[index]
+        buffers.append(rt.put(dev.id, block))
+    return NamedShardedArray(buffers, ShapedArray(aval.shape, value.dtype, aval.weak_type), sharding)
+
+
+def _stop(s: slice, n: int) -> int:
+    return n if s.stop is None else s.stop

@@ -55,6 +55,43 @@ class Sharded(NamedTuple):
 
     val: object
     spec: Spec
+    view: Mesh | None = None  # the mesh it is typed on, when a reshard moved it onto the same
+    # devices arranged with other axes (use_abstract_mesh): its spec stays in the program's axes
+
+
+def _axis_groups(ctx_mesh: Mesh, view: Mesh) -> dict | None:
+    """Each axis of ``view`` as the run of ``ctx_mesh``'s axes it spans, when ``view`` is the
+    same devices (in the same order) with coarser axes; else None."""
+    if list(ctx_mesh.device_ids.flat) != list(view.device_ids.flat):
+        return None
+    groups, names = {}, list(zip(ctx_mesh.axis_names, ctx_mesh.axis_sizes))
+    for name, size in zip(view.axis_names, view.axis_sizes):
+        run, n = [], 1
+        while n < size and names:
+            a, s = names.pop(0)
+            run.append(a)
+            n *= s
+        if n != size:
+            return None
+        groups[name] = tuple(run)
+    return groups
+
+
+def _view_sharding(ctx_mesh: Mesh, view: Mesh, spec: Spec) -> NamedSharding | None:
+    groups = _axis_groups(ctx_mesh, view)
+    if groups is None:
+        return None
+    back = {run: name for name, run in groups.items()}
+    entries = []
+    for axes in spec:
+        if not axes:
+            entries.append(None)
+            continue
+        name = back.get(tuple(axes))
+        if name is None:
+            return None
+        entries.append(name)
+    return NamedSharding(view, PartitionSpec(*entries))
 
 
 class MeshContext:
@@ -221,7 +258,8 @@ def _elementwise(ctx, prim, vals, params):
         shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
         want = tuple(() if n == 1 and not x.spec[d] else t for d, (n, t) in enumerate(zip(shape, target_t)))
         args.append(x.val if x.spec == want else _to_spec(ctx, x, want))
-    return Sharded(prim.bind(*args, **params), target_t)
+    views = {x.view for x in ranked if any(x.spec)}
+    return Sharded(prim.bind(*args, **params), target_t, views.pop() if len(views) == 1 else None)
 
 
 def _broadcast_in_dim(ctx, prim, vals, params):
@@ -498,6 +536,7 @@ _always_ruled: set = set()
 class _Partitioned(NamedTuple):
     local: ClosedJaxpr
     out_specs: list
+    out_views: list
 
 
 _cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
@@ -517,15 +556,17 @@ def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partiti
         for a, s in zip(closed.in_avals, in_specs)
     ]
     out_specs: list = []
+    out_views: list = []
 
     def local_fun(*vals):
         outs = _interpret(ctx, closed.jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)])
         out_specs[:] = [o.spec for o in outs]
+        out_views[:] = [o.view for o in outs]
         return [o.val for o in outs]
 
     with ctx.axis_env():
         local = trace_to_jaxpr(local_fun, local_avals)
-    hit = per[key] = _Partitioned(local, list(out_specs))
+    hit = per[key] = _Partitioned(local, list(out_specs), list(out_views))
     return hit
 
 
@@ -562,6 +603,13 @@ def run_sharded(
     mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
     if mesh is None:
         return None
+    for a in args:
+        if isinstance(a, NamedShardedArray) and a.sharding.spec.unreduced:
+            raise NotImplementedError(
+                f"{name}: an operand is unreduced over {sorted(a.sharding.spec.unreduced)} (a sum not yet "
+                "taken); the engine computes on reduced values only: jax.reshard it to a spec without "
+                "unreduced= first"
+            )
     t0 = time.perf_counter()
     ctx = MeshContext(mesh, checks)
     in_specs = [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)]
@@ -581,8 +629,8 @@ def run_sharded(
     listening = monitoring.listening()
     outs, replies = rt.run(prog, placement, inputs, part.local.out_avals, t0, events=listening)
     results = []
-    for k, (aval, spec) in enumerate(zip(closed.out_avals, part.out_specs)):
-        sharding = sharding_of(mesh, spec)
+    for k, (aval, spec, view) in enumerate(zip(closed.out_avals, part.out_specs, part.out_views)):
+        sharding = (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
         results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
     if listening:
         _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
@@ -750,9 +798,15 @@ batching.batch_rules[reshard_p] = _reshard_batch
 def _reshard_rule(ctx, prim, vals, params):
     (x,) = vals
     sharding = params["sharding"]
-    _check_mesh(ctx, sharding, "reshard inside jit")
-    spec = spec_of(sharding, len(x.spec))
-    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
+    view = None
+    groups = _axis_groups(ctx.mesh, sharding.mesh) if sharding.mesh != ctx.mesh else None
+    if groups is not None:  # the same devices with other axes: in the program's axes
+        view = sharding.mesh
+        spec = tuple(tuple(a for n in axes for a in groups[n]) for axes in spec_of(sharding, len(x.spec)))
+    else:
+        _check_mesh(ctx, sharding, "reshard inside jit")
+        spec = spec_of(sharding, len(x.spec))
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec, view)
 
 
 spmd_rules[reshard_p] = _reshard_rule
@@ -854,7 +908,7 @@ def traced_sharding(tracer) -> NamedSharding | None:
     def local_fun(*vals):
         args = [Sharded(consts[v] if v in consts else val, s) for v, val, s in zip(free, vals, specs)]
         (out,) = _interpret(ctx, Jaxpr([], free, eqns, [var]), [], args)
-        out_spec[:] = [out.spec]
+        out_spec[:] = [(out.spec, out.view)]
         return [out.val]
 
     if structural_rules_missing():
@@ -865,7 +919,8 @@ def traced_sharding(tracer) -> NamedSharding | None:
     ]
     with ctx.axis_env():
         trace_to_jaxpr(local_fun, local_avals)
-    return sharding_of(mesh, out_spec[0])
+    spec, view = out_spec[0]
+    return (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
 
 
 _install_eager_dispatch()
