@@ -61,6 +61,8 @@ class BatchTracer(Tracer):
             return aval
         shape = list(aval.shape)
         del shape[self.batch_dim]
+        if type(aval) is not ShapedArray:  # a batched mutable array ref
+            return aval.update(shape=tuple(shape))
         return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
     def __repr__(self) -> str:

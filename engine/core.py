@@ -435,6 +435,11 @@ def is_weak(x: Value) -> bool:
     return type(x) in (int, float, complex)
 
 
+# Values that are not arrays (mutable array refs): type -> its abstract value. Impls get them as
+# they are (``to_numpy`` passes them through); the module defining the type adds its row.
+pytype_aval_mappings: dict[type, Callable[[Any], Any]] = {}
+
+
 def to_numpy(x: Value) -> np.ndarray:
     if type(x) is Array:
         value: np.ndarray = x._value
@@ -445,6 +450,9 @@ def to_numpy(x: Value) -> np.ndarray:
         return np.asarray(x, dtype=python_scalar_dtype(x))
     if isinstance(x, Array):  # subclasses (typed keys, device arrays) hold their numpy value
         return x._value
+    if type(x) in pytype_aval_mappings:
+        opaque: np.ndarray = x  # type: ignore[assignment]  # (handed to the impl as it is)
+        return opaque
     return _canonical_np(x)
 
 
@@ -725,6 +733,10 @@ def get_aval(x: Value) -> ShapedArray:
         return x.aval
     if hasattr(x, "__jax_array__"):
         return get_aval(x.__jax_array__())
+    rule = pytype_aval_mappings.get(t)
+    if rule is not None:
+        aval: ShapedArray = rule(x)
+        return aval
     raise TypeError(
         f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
         f"Pass arrays, numbers, or pytrees (tuples, lists, dicts) of them."
@@ -732,7 +744,9 @@ def get_aval(x: Value) -> ShapedArray:
 
 
 def is_array_like(x: object) -> bool:
-    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex))
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)) or (
+        type(x) in pytype_aval_mappings
+    )
 
 
 def concrete_or_none(x: Value) -> np.ndarray | None:

@@ -256,6 +256,26 @@ ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 
 
+def _flat_cts(cts, primal_args) -> list:
+    """A bwd rule's cotangents, flat: a None for an argument (no cotangent: zero, or a ref it
+    only plumbs data through) stands for each of that argument's leaves."""
+    if len(cts) != len(primal_args):
+        raise TypeError(
+            "Custom VJP bwd rule must produce an output with the same container (pytree) structure "
+            "as the args tuple of the primal function, and in particular must produce a tuple of "
+            "length equal to the number of arguments to the primal function, but got bwd output "
+            f"structure {tree_flatten(tuple(cts))[1]} for primal input structure "
+            f"{tree_flatten(tuple(primal_args))[1]}."
+        )
+    flat: list = []
+    for ct, arg in zip(cts, primal_args):
+        if ct is None:
+            flat += [None] * len(tree_flatten(arg)[0])
+        else:
+            flat += tree_flatten(ct, is_leaf=lambda x: x is None)[0]
+    return flat
+
+
 class custom_vjp:
     """A function with a user-defined VJP rule: ``f.defvjp(fwd, bwd)``.
 
@@ -305,7 +325,7 @@ class custom_vjp:
                     f"cotangents, one per differentiable positional argument; got "
                     f"{type(cts).__name__}."
                 )
-            return tree_flatten(tuple(cts))[0]
+            return _flat_cts(cts, [a for i, a in enumerate(args) if i not in nd])
 
         return self._bind(closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat)
 
@@ -336,7 +356,7 @@ class custom_vjp:
                     f"Custom VJP bwd rule of {name} must produce a tuple of cotangents, one per "
                     f"differentiable positional argument; got {type(cts).__name__}."
                 )
-            return tree_flatten(tuple(cts))[0]
+            return _flat_cts(cts, dyn)
 
         touts = custom_lin_p.bind(
             *res_leaves,

@@ -208,6 +208,11 @@ ParamsDisplay = Sequence[tuple[str, Any]]
 pp_params_rules: dict[core.Primitive, Callable[[JaxprEqn], ParamsDisplay]] = {}
 
 
+# primitive -> (eqn, ctx) -> the whole equation's document, for equations JAX prints in a syntax
+# of their own (state: ``c:f32[] <- a[1]``, ``a[...] <- b``, ``a[i] += b``).
+pp_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn, PpContext], pp.Doc]] = {}
+
+
 def _pp_atom(x: Atom, ctx: PpContext) -> str:
     return pp_literal(x) if type(x) is Literal else ctx.name(x)
 
@@ -273,6 +278,9 @@ def _pp_eqn_flat(eqn: JaxprEqn, pairs: ParamsDisplay, ctx: PpContext) -> str:
 def _pp_eqn(eqn: JaxprEqn, ctx: PpContext, indent: int | None = None) -> pp.Doc:
     """``indent``: where the equation's line starts when its jaxpr breaks into lines, if known. An
     equation without sub-jaxprs that fits there is laid out flat, so it is built as one text (fast)."""
+    rule = pp_eqn_rules.get(eqn.primitive)
+    if rule is not None:
+        return rule(eqn, ctx)
     if indent is None or any(_has_jaxpr(v) for v in eqn.params.values()):
         return _pp_eqn_doc(eqn, None, ctx)
     pairs = eqn_display_params(eqn)
@@ -458,6 +466,15 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> None:
 
 
 effectful: set[core.Primitive] = set()  # primitives DCE must keep even when unused (debug.print)
+# Effects on mutable array refs: an equation whose sub-jaxprs hold one (a scan writing a ref it
+# closes over) is kept too, though nothing reads its outputs.
+ref_effects: set[core.Primitive] = set()
+
+
+def has_ref_effects(jaxpr: Jaxpr) -> bool:
+    return any(
+        e.primitive in ref_effects or any(has_ref_effects(j) for j in subjaxprs(e)) for e in jaxpr.eqns
+    )
 
 # Equations staged code cannot run: ``rule(eqn)`` raises why (a bare ``checkify.check`` under jit).
 lowering_refusals: dict[core.Primitive, Callable[[JaxprEqn], None]] = {}
@@ -486,7 +503,11 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
     live = {x for x in outs if type(x) is Var}
     kept = []
     for eqn in reversed(jaxpr.eqns):
-        if eqn.primitive in effectful or any(v in live for v in eqn.out_binders):
+        if (
+            eqn.primitive in effectful
+            or any(v in live for v in eqn.out_binders)
+            or (ref_effects and any(has_ref_effects(j) for j in subjaxprs(eqn)))
+        ):
             rule = dce_rules.get(eqn.primitive)
             if rule is not None:
                 eqn = rule(eqn, [v in live for v in eqn.out_binders])

@@ -37,6 +37,9 @@ from .jit_runtime import interpret_seconds as interpret_seconds
 from .jit_runtime import set_backend as set_backend
 from .jit_runtime import wait_for_compiles as wait_for_compiles
 from .random_keys import PRNGKeyArray
+from .state import Ref, is_ref
+from .state.checks import arg_names, check_no_aliased_args, check_no_closed_over_args, check_no_returned_refs
+from .state.types import AbstractRef
 from .pytree.treedef import PyTreeDef
 from .staging import staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -258,6 +261,9 @@ class JitFunction:
             out_leaves, out_tree = tree_flatten(out)
             out_store[:] = [out_tree]
             for leaf in out_leaves:
+                if is_ref(leaf):
+                    names = functools.partial(arg_names, self.fun, args, dyn_kwargs, static_pos)
+                    check_no_returned_refs(self.fun, out, leaves, names)
                 if not core.is_array_like(leaf):
                     raise TypeError(
                         f"jit-compiled function {self.name} returned a value of type "
@@ -269,6 +275,11 @@ class JitFunction:
         with staging_for_display(False):  # (a program jit runs: pmap stays the device runtime's xla_pmap)
             closed = trace_to_jaxpr(flat, avals, in_shardings)
         return closed, out_store[0]
+
+    def _arg_names(
+        self, args: tuple[Any, ...], dyn_kwargs: dict[str, Any], static_nums: tuple[int, ...]
+    ) -> Callable[[], list[str]]:
+        return functools.partial(arg_names, self.fun, args, dyn_kwargs, static_nums)
 
     def _explain_miss(self, key: StagedKey) -> str | None:
         if not self._cache:
@@ -372,6 +383,8 @@ class JitFunction:
         in_shardings = shardings if any(s is not None for s in shardings) else None
         keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(shardings)))
         key: StagedKey = (keyed, in_tree, avals)
+        if any(type(a) is AbstractRef for a in avals):
+            check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
         entry: StagedEntry | None = self._cache.get(key)
         listening = monitoring.listening()
         if entry is None:
@@ -381,6 +394,9 @@ class JitFunction:
                 statics, static_nums, len(args), in_tree, list(avals), in_shardings
             )
             closed, hoisted = _hoist_tracer_consts(closed)
+            if any(type(c) is Ref for c in closed.consts):
+                names = self._arg_names(args, dyn_kwargs, static_nums)
+                check_no_closed_over_args(self.fun, closed.consts, leaves, names)
             t_trace = time.perf_counter() - t0
             entry = (closed, out_tree, hoisted)
             if not hoisted:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import core, monitoring
-from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, subjaxprs
+from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
     from .backends import numba_jit
@@ -81,9 +81,21 @@ def with_lowerings(closed: ClosedJaxpr) -> ClosedJaxpr:
     return closed if lowering is None else lowering.expand(closed)
 
 
+def interpreted_only(closed: ClosedJaxpr) -> bool:
+    """Programs with effects on mutable array refs run on the interpreter, which passes the
+    ``Ref`` objects between equations (compiled code is functional: it never sees one)."""
+    j = closed.jaxpr
+    return has_ref_effects(j) or any(
+        not isinstance(v.aval, core.ShapedArray) for v in (*j.constvars, *j.in_binders)
+    )
+
+
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
     closed = with_lowerings(closed)
     exe = _executables.get(closed)
+    if exe is None and interpreted_only(closed):
+        check_lowerable(closed.jaxpr)
+        exe = _executables[closed] = Interpreter().compile(closed, name)
     if exe is None:
         check_lowerable(closed.jaxpr)
         job = _jobs.get(closed)
@@ -250,6 +262,8 @@ def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Execu
     if getattr(_tier, "interpreting", 0):
         return _interpreted(closed, None)
     check_lowerable(closed.jaxpr)
+    if interpreted_only(closed):
+        return executable(closed, name)
     job = _jobs.get(closed)
     if job is None:
         backend = get_backend()

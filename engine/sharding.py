@@ -672,6 +672,8 @@ def typeof(x):
     from . import core
 
     aval = core.get_aval(x)
+    if not isinstance(aval, core.ShapedArray):  # a mutable array ref: Ref{float32[3]}
+        return aval
     vma = getattr(x, "vma", ())
     if vma:  # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
         return _PlainType(aval.shape, aval.dtype, aval.weak_type, vma)

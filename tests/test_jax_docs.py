@@ -40,7 +40,6 @@ _STABLEHLO = (
     "Lowered.as_text() is StableHLO in JAX; the engine prints its own program (the jaxpr its backend "
     "compiles), labelled"
 )
-_REFS = "jax.new_ref / jax.Ref (mutable array references) are not implemented"
 _SHARD_MAP = (
     "shard_map beyond the engine's subset: jnp.dot(out_sharding=) (explicit sharding), jaxpr types "
     "with shardings and varying axes (f32[6@i], {V:i}, pvary inserted by JAX), jit(grad) of a "
@@ -50,7 +49,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ("autodiff-remat", 22): _CHECKPOINT,
     **{("jax-primitives", i): _PRIMITIVES for i in (17, 19)},
     **{("shard-map", i): _SHARD_MAP for i in (21, 59)},
-    **{("array-refs", i): _REFS for i in (0, 1, 2, 3, 6, 7, 9, 10, 11, 12, 15, 18)},
     ("debugging", 3): (
         "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
         "program order"

@@ -100,6 +100,12 @@ INTERPRETER_ONLY = {
     "polygamma": "special function: series in the numpy rule",
     "regularized_incomplete_beta": "special function: series in the numpy rule",
     "zeta": "special function: series in the numpy rule",
+    # Mutable array refs: programs with them run on the interpreter (jit_runtime.interpreted_only).
+    "new_ref": "mutable array refs: the interpreter passes Ref objects between equations",
+    "get": "mutable array refs: read on the interpreter",
+    "swap": "mutable array refs: written on the interpreter",
+    "addupdate": "mutable array refs: written on the interpreter",
+    "freeze": "mutable array refs: read on the interpreter",
     "psum": "collectives run between device processes (engine.parallel.collectives)",
     "pmax": "collectives run between device processes",
     "pmin": "collectives run between device processes",

@@ -13,6 +13,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
+from ..state.types import AbstractRef
 from . import (
     _complex_parts,
     _contract,
@@ -83,7 +84,23 @@ def builtins_all(it):
 
 
 def _tracer_getitem(self, idx):
+    if type(self.aval) is AbstractRef:  # a ref under jit or vmap
+        from ..state import ref_get
+
+        return ref_get(self, idx)
     return _indexing.rewriting_take(self, idx)
+
+
+def _tracer_setitem(self, idx, value):
+    if type(self.aval) is AbstractRef:
+        from ..state import ref_set
+
+        return ref_set(self, idx, value)
+    raise TypeError(
+        "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+        "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+    )
 
 
 def _reshape(self, *args, order="C"):
@@ -192,6 +209,8 @@ def _install(cls):
     cls.__invert__ = _logic.bitwise_not
     cls.__round__ = lambda self, ndigits=None: _ufuncs.round(self, ndigits or 0)
     cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
+    if cls is not Array:
+        cls.__setitem__ = _tracer_setitem
     cls.at = property(_index_update._IndexUpdateHelper)
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)

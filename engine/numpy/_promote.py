@@ -7,6 +7,7 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
+from ..state.types import is_ref
 from ._dtypes import dtype_and_weak, promote_types_weak
 
 _SCALARS = (bool, int, float, complex)
@@ -16,8 +17,17 @@ def is_arraylike(x) -> bool:
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS) or hasattr(x, "__jax_array__")
 
 
+# What JAX's message names as the type of a ref given to a jnp function: JAX's jnp functions are
+# jitted, so the ref reaches the check as jit's tracer of it.
+_REF_AS_JAX_SEES_IT = "<class 'jax._src.interpreters.partial_eval.DynamicJaxprTracer'>"
+
+
 def check_arraylike(name: str, *args):
     for i, a in enumerate(args):
+        if is_ref(a):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {_REF_AS_JAX_SEES_IT} at position {i}."
+            )
         if not is_arraylike(a):
             raise TypeError(
                 f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at "

@@ -1,0 +1,491 @@
+"""The state primitives — ``new_ref``, ``get``, ``swap``, ``addupdate``, ``freeze`` — their rules, and
+the functions of ``jax.ref`` on them.
+
+Where a ref lives decides how an operation on it runs:
+
+* an eager ``Ref`` (made outside any transformation): reads and writes act on its buffer; under a
+  staging trace (``jit``, ``make_jaxpr``, a ``scan`` body) they are staged with the ref as a
+  constant of the jaxpr, printed as JAX prints them (``c:f32[3] <- b[1:]``, ``b[...] <- d``);
+* a ref made inside a staging trace: a tracer of type ``Ref{...}``; the jaxpr runs on the
+  interpreter, which passes ``Ref`` objects between equations (``jit_runtime`` sends programs
+  with state there, never to compiled code);
+* a ref made inside ``grad``/``vmap`` (or any other non-staging transformation): a ``Ref`` whose
+  value is that transformation's tracer; reads and writes are functional indexing and ``.at[]``
+  updates of the value, so the transformation only ever sees pure array operations;
+* a ref passed to ``vmap`` as a batched argument: the batch rules below read the whole ref, index
+  it per batch member, and write it back whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import ad, batching, core, ir
+from .. import pretty_printer as pp
+from ..core import Tracer, Value
+from ..staging import JaxprTrace
+from .types import AbstractRef, Indexer, Ref, indexed_aval, is_ref, parse_index
+
+
+class _StatePrimitive(core.Primitive):
+    """Binds by where the ref lives (see the module docstring) before any trace sees it."""
+
+    def bind(self, *args: Value, **params: Any) -> Any:
+        return _bind(self, args, params)
+
+    def bind_traced(self, *args: Value, **params: Any) -> Any:
+        return core.Primitive.bind(self, *args, **params)
+
+
+new_ref_p = _StatePrimitive("new_ref")
+get_p = _StatePrimitive("get")
+swap_p = _StatePrimitive("swap")
+addupdate_p = _StatePrimitive("addupdate", multiple_results=True)
+freeze_p = _StatePrimitive("freeze")
+STATE_PRIMITIVES = (new_ref_p, get_p, swap_p, addupdate_p, freeze_p)
+for _p in STATE_PRIMITIVES:
+    ir.effectful.add(_p)  # never dropped as dead code: their effect is the point
+    ir.ref_effects.add(_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding.
+
+
+def _staging_innermost() -> bool:
+    top = core._state.stack[-1]
+    return top.trace_type is JaxprTrace
+
+
+def _lowered(x: Value) -> Value:
+    """``x`` without wrappers that carry nothing (a zero tangent, an unbatched vmap value)."""
+    while isinstance(x, Tracer):
+        y = x.full_lower()
+        if y is x:
+            break
+        x = y
+    return x
+
+
+def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) -> Any:
+    if prim is new_ref_p:
+        (x,) = args
+        if len(core._state.stack) == 1:
+            return _new_ref_impl(x, **params)
+        if _staging_innermost():
+            return prim.bind_traced(x, **params)
+        return Ref(x, core.get_aval(x), traced=True)  # a non-staging transformation's ref: functional
+    ref, rest = args[0], [_lowered(a) for a in args[1:]]
+    if isinstance(ref, Ref):
+        if ref.is_traced:
+            return _functional(prim, ref, rest, params)
+        if not any(isinstance(a, Tracer) for a in rest):
+            if core._state.dynamic is not None:  # inside jit/make_jaxpr: the effect is staged
+                return prim.bind_traced(ref, *rest, **params)
+            return impl_rules[prim](ref, *rest, **params)
+        if isinstance(core.find_top_trace(rest), JaxprTrace):
+            return prim.bind_traced(ref, *rest, **params)
+        if prim is get_p:  # a traced index into an eager ref: index a snapshot of its value
+            return _functional(prim, Ref(ref.value(), ref._inner, traced=True), rest, params)
+        _check_writable(prim, ref, rest, params)
+    return prim.bind_traced(ref, *rest, **params)
+
+
+def _write_error(prim: _StatePrimitive, ty: Any, under: str) -> Exception:
+    """JAX's errors for a write of a transformed value into a ref the transformation does not own."""
+    if under == "vmap":
+        what = "a set/swap operation" if prim is swap_p else "an addupdate operation"
+        return Exception(
+            f"performing {what} with vmapped value on an unbatched array reference of type {ty}. "
+            "Move the array reference to be an argument to the vmapped function?"
+        )
+    return Exception(
+        "performing a set/swap operation with a differentiated value on a non-differentiated "
+        f"array reference of type {ty}. Move the array reference to be an argument of the "
+        "differentiated function?"
+    )
+
+
+def _check_writable(prim: _StatePrimitive, ref: Ref, rest: Sequence[Value], params: dict[str, Any]) -> None:
+    from .. import tape
+
+    val = rest[0]
+    if isinstance(val, batching.BatchTracer) and val.batch_dim is not batching.not_mapped:
+        raise _write_error(prim, ref.aval, "vmap")
+    if isinstance(val, (ad.JVPTracer, ad.PartialEvalTracer, tape.TapeTracer)):
+        # JAX's rule writes the primal before it refuses the tangent: so does this, eagerly.
+        primal = _lowered(getattr(val, "primal", None))
+        if primal is not None and not isinstance(primal, Tracer) and core._state.dynamic is None:
+            if not any(isinstance(i, Tracer) for i in rest[1:]):
+                impl_rules[prim](ref, primal, *rest[1:], **params)
+        raise _write_error(prim, ref.aval, "grad")
+
+
+# ---------------------------------------------------------------------------------------------
+# Eager rules (on Ref buffers) and functional rules (on a ref holding a traced value).
+
+
+def _np_index(ref: Ref, indexer: Indexer | None, operands: Sequence[Value]) -> Any:
+    if indexer is None:
+        return ...
+    shape = ref.shape
+    arrays = []
+    dims = [k for k, d in enumerate(indexer.dims) if d[0] == "array"]
+    for k, a in zip(dims, operands):
+        i = np.asarray(core.to_numpy(a)).astype(np.int64)
+        n = shape[k]
+        arrays.append(np.clip(np.where(i < 0, i + n, i), 0, n - 1))  # out of bounds clamps, as JAX's
+    return indexer.numpy_index(arrays)
+
+
+def _new_ref_impl(x: Value, kind: Any = None, memory_space: Any = None) -> Ref:
+    return Ref(x, core.get_aval(x))
+
+
+def _get_impl(ref: Ref, *idx: Value, indexer: Indexer | None) -> core.Array:
+    assert ref._buf is not None
+    return core.Array(np.array(ref._buf[_np_index(ref, indexer, idx)]), ref._inner.weak_type)
+
+
+def _swap_impl(ref: Ref, val: Value, *idx: Value, indexer: Indexer | None) -> core.Array:
+    _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], "swap")
+    assert ref._buf is not None
+    ix = _np_index(ref, indexer, idx)
+    old = np.array(ref._buf[ix])
+    ref._buf[ix] = core.to_numpy(val)
+    ref._written = True
+    return core.Array(old, ref._inner.weak_type)
+
+
+def _addupdate_impl(ref: Ref, val: Value, *idx: Value, indexer: Indexer | None) -> list[Value]:
+    _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], "addupdate")
+    assert ref._buf is not None
+    np.add.at(ref._buf, _np_index(ref, indexer, idx), core.to_numpy(val))
+    ref._written = True
+    return []
+
+
+def _freeze_impl(ref: Ref) -> core.Array:
+    assert ref._buf is not None
+    return core.Array(ref._buf.copy(), ref._inner.weak_type and not ref._written)
+
+
+impl_rules: dict[core.Primitive, Any] = {
+    get_p: _get_impl,
+    swap_p: _swap_impl,
+    addupdate_p: _addupdate_impl,
+    freeze_p: _freeze_impl,
+}
+
+
+def functional_get(value: Value, indexer: Indexer | None, idx: Sequence[Value]) -> Value:
+    return value if indexer is None else value[indexer.numpy_index(idx)]  # type: ignore[index]
+
+
+def functional_set(value: Value, indexer: Indexer | None, idx: Sequence[Value], val: Value) -> Value:
+    if indexer is None:
+        return val
+    return value.at[indexer.numpy_index(idx)].set(val)  # type: ignore[union-attr]
+
+
+def functional_add(value: Value, indexer: Indexer | None, idx: Sequence[Value], val: Value) -> Value:
+    if indexer is None:
+        return value + val  # type: ignore[operator]
+    return value.at[indexer.numpy_index(idx)].add(val)  # type: ignore[union-attr]
+
+
+def _functional(prim: _StatePrimitive, ref: Ref, rest: Sequence[Value], params: dict[str, Any]) -> Any:
+    value = ref._traced if ref.is_traced else ref.value()
+    if prim is freeze_p:
+        return value
+    indexer = params["indexer"]
+    if prim is get_p:
+        return functional_get(value, indexer, rest)
+    val, idx = rest[0], rest[1:]
+    _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], prim.name)
+    if prim is swap_p:
+        old = functional_get(value, indexer, idx)
+        ref._traced = functional_set(value, indexer, idx, val)
+        return old
+    ref._traced = functional_add(value, indexer, idx, val)
+    return []
+
+
+# ---------------------------------------------------------------------------------------------
+# Types.
+
+
+def _check_value(ref: AbstractRef, val: Any, indexer: Indexer | None, idx: Sequence[Any], what: str) -> Any:
+    if isinstance(val, AbstractRef):
+        raise ValueError("Cannot store a Ref into another Ref. Did you forget to load from it using `[...]`?")
+    expected = indexed_aval(ref.inner_aval, indexer, idx)
+    if expected.shape != val.shape:
+        raise ValueError(
+            f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: {expected.shape}. "
+            f"Value shape: {val.shape}. Transforms: {_transforms_text(indexer)}. "
+        )
+    if expected.dtype != val.dtype:
+        raise ValueError(
+            f"Invalid dtype for `{what}`. Ref dtype: {expected.dtype}. Value dtype: {val.dtype}. "
+        )
+    return expected
+
+
+def _transforms_text(indexer: Indexer | None) -> str:
+    return "()" if indexer is None else f"({indexer!r},)"
+
+
+def _ref_aval(x: Any) -> AbstractRef:
+    if not isinstance(x, AbstractRef):
+        raise ValueError(f"Can only index a `Ref`, got {x}.")
+    return x
+
+
+core.abstract_eval_rules[new_ref_p] = lambda x, kind=None, memory_space=None: AbstractRef(x)
+core.abstract_eval_rules[get_p] = lambda ref, *idx, indexer: indexed_aval(
+    _ref_aval(ref).inner_aval, indexer, idx
+)
+core.abstract_eval_rules[swap_p] = lambda ref, val, *idx, indexer: _check_value(
+    _ref_aval(ref), val, indexer, idx, "swap"
+)
+
+
+def _addupdate_abstract_eval(ref: Any, val: Any, *idx: Any, indexer: Indexer | None) -> list[Any]:
+    _check_value(_ref_aval(ref), val, indexer, idx, "addupdate")
+    return []
+
+
+core.abstract_eval_rules[addupdate_p] = _addupdate_abstract_eval
+core.abstract_eval_rules[freeze_p] = lambda ref: _ref_aval(ref).inner_aval
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing, as JAX 0.10.2 prints state equations.
+
+
+def _pp_index(
+    eqn: ir.JaxprEqn, ref: ir.Atom, indexer: Indexer | None, idx: Sequence[ir.Atom], ctx: Any
+) -> str:
+    name = ir._pp_atom(ref, ctx)
+    if indexer is None:
+        return f"{name}[...]"
+    shape = ref.aval.shape
+    parts = []
+    it = iter(idx)
+    for d, n in zip(indexer.dims, shape):
+        if d[0] == "slice":
+            _, start, size, _stride = d
+            end = start + size
+            parts.append(f"{start or ''}:{'' if end == n else end}")  # (JAX's printer omits strides)
+        elif d[0] == "int":
+            parts.append(str(d[1]))
+        else:
+            a = next(it)
+            parts.append(
+                str(np.asarray(core.to_numpy(a.val)).item()) if type(a) is ir.Literal else ctx.name(a)
+            )
+    return f"{name}[{','.join(parts)}]"
+
+
+def _typed(v: ir.Var, ctx: Any) -> str:
+    return f"{ctx.name(v)}:{v.aval.str_short()}"
+
+
+def _pp_get(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
+    ref, *idx = eqn.inputs
+    return pp.text(
+        f"{_typed(eqn.out_binders[0], ctx)} <- {_pp_index(eqn, ref, eqn.params['indexer'], idx, ctx)}"
+    )
+
+
+def _pp_swap(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
+    ref, val, *idx = eqn.inputs
+    (out,) = eqn.out_binders
+    target = _pp_index(eqn, ref, eqn.params["indexer"], idx, ctx)
+    v = ir._pp_atom(val, ctx)
+    if ctx.name(out) == "_":  # a set: the old value is not read
+        return pp.text(f"{target} <- {v}")
+    return pp.text(f"{_typed(out, ctx)}, {target} <- {target}, {v}")
+
+
+def _pp_addupdate(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
+    ref, val, *idx = eqn.inputs
+    return pp.text(f"{_pp_index(eqn, ref, eqn.params['indexer'], idx, ctx)} += {ir._pp_atom(val, ctx)}")
+
+
+ir.pp_eqn_rules[get_p] = _pp_get
+ir.pp_eqn_rules[swap_p] = _pp_swap
+ir.pp_eqn_rules[addupdate_p] = _pp_addupdate
+ir.pp_params_rules[new_ref_p] = lambda eqn: [("kind", None), ("memory_space", None)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Differentiation: refs made inside grad hold tracers (functional), so a state primitive meets a
+# nonzero tangent only when a differentiated value is written into a ref made outside.
+
+
+def _state_jvp(prim: _StatePrimitive) -> Any:
+    def rule(primals: Sequence[Value], tangents: Sequence[ad.Tangent], **params: Any) -> Any:
+        if prim in (swap_p, addupdate_p) and type(tangents[1]) is not ad.Zero:
+            raise _write_error(prim, core.get_aval(primals[0]), "grad")
+        out = prim.bind(*primals, **params)
+        if prim.multiple_results:
+            return out, []
+        return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+
+    return rule
+
+
+for _p in (get_p, swap_p, addupdate_p, freeze_p):
+    ad.jvp_rules[_p] = _state_jvp(_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching: a batched ref is read whole, indexed per batch member, and written back whole.
+
+
+def _vmapped(
+    fn: Any, size: int, args: Sequence[Value], dims: Sequence[Any], out_dims: Sequence[int]
+) -> list[Value]:
+    in_dims = [None if d is batching.not_mapped else d for d in dims]
+    return batching.vmap_flat(fn, size, None, in_dims, list(args), lambda n: list(out_dims))
+
+
+def _get_batch(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+    ref, *idx = vals
+    rd, *idims = dims
+    if indexer is None:
+        return get_p.bind(ref, indexer=None), rd
+    whole = get_p.bind(ref, indexer=None)
+    (out,) = _vmapped(lambda r, *i: [functional_get(r, indexer, i)], size, [whole, *idx], [rd, *idims], [0])
+    return out, 0
+
+
+def _write_batch(prim: _StatePrimitive) -> Any:
+    def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+        ref, val, *idx = vals
+        rd, vd, *idims = dims
+        if rd is batching.not_mapped:
+            raise _write_error(prim, core.get_aval(ref), "vmap")
+        if indexer is None:
+            val = batching.moveaxis(batching.bdim_at_front(val, vd, size), 0, rd)
+            if prim is swap_p:
+                return swap_p.bind(ref, val, indexer=None), rd
+            return addupdate_p.bind(ref, val, indexer=None), []
+        whole = get_p.bind(ref, indexer=None)
+        update = functional_set if prim is swap_p else functional_add
+
+        def per_member(r: Value, v: Value, *i: Value) -> list[Value]:
+            return [functional_get(r, indexer, i), update(r, indexer, i, v)]
+
+        old, new = _vmapped(per_member, size, [whole, val, *idx], [rd, vd, *idims], [0, rd])
+        swap_p.bind(ref, new, indexer=None)
+        return (old, 0) if prim is swap_p else ([], [])
+
+    return rule
+
+
+batching.batch_rules[get_p] = _get_batch
+batching.batch_rules[swap_p] = _write_batch(swap_p)
+batching.batch_rules[addupdate_p] = _write_batch(addupdate_p)
+batching.batch_rules[freeze_p] = lambda size, vals, dims: (freeze_p.bind(vals[0]), dims[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# The API (``jax.new_ref``, ``jax.freeze``, ``jax.ref.*``).
+
+
+def _implicit_cast(dtype: Any, value: Value) -> Value:
+    """As JAX's refs take values: a weak float into a float ref, any integer into an int ref."""
+    from .. import lax
+
+    aval = core.get_aval(value)
+    kind, vkind = np.dtype(dtype).kind, aval.dtype.kind
+    if (aval.weak_type and kind == "f" and vkind == "f") or (kind in "iu" and vkind in "iu"):
+        if aval.dtype != dtype or aval.weak_type:
+            return lax.convert_element_type(value, dtype)
+    return value
+
+
+def _check_ref(ref: Any, what: str) -> None:
+    if not is_ref(ref):
+        raise ValueError(f"Can only call `{what}` on a `Ref`: {ref}.")
+
+
+def new_ref(init_val: Value, *, kind: Any = None, memory_space: Any = None) -> Any:
+    """A new mutable array reference holding ``init_val``.
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> jax.new_ref(jnp.arange(3))
+    Ref([0, 1, 2], dtype=int32)
+    """
+    if is_ref(init_val):
+        raise ValueError("Cannot make a Ref of a Ref (no higher-order refs).")
+    return new_ref_p.bind(init_val, kind=kind, memory_space=memory_space)
+
+
+def freeze(ref: Any) -> Value:
+    """The final value of ``ref``, which should not be used afterwards.
+
+    >>> import engine as jax
+    >>> jax.freeze(jax.new_ref(1.0))
+    Array(1., dtype=float32, weak_type=True)
+    """
+    _check_ref(ref, "freeze")
+    return freeze_p.bind(ref)
+
+
+def ref_get(ref: Any, idx: Any = None) -> Value:
+    """``ref[idx]`` for a NumPy-style index ``idx``.
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> jax.ref.get(jax.new_ref(jnp.arange(5)), slice(1, 3))
+    Array([1, 2], dtype=int32)
+    """
+    _check_ref(ref, "ref_get")
+    indexer, operands = parse_index(idx, tuple(ref.shape))
+    return get_p.bind(ref, *operands, indexer=indexer)
+
+
+def ref_swap(ref: Any, idx: Any, value: Value, _function_name: str = "ref_swap") -> Value:
+    """Writes ``value`` at ``ref[idx]`` and returns what was there.
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> ref = jax.new_ref(jnp.arange(5))
+    >>> jax.ref.swap(ref, 3, 10)
+    Array(3, dtype=int32)
+    >>> ref
+    Ref([ 0,  1,  2, 10,  4], dtype=int32)
+    """
+    _check_ref(ref, _function_name)
+    value = _implicit_cast(ref.dtype, value)
+    indexer, operands = parse_index(idx, tuple(ref.shape))
+    return swap_p.bind(ref, value, *operands, indexer=indexer)
+
+
+def ref_set(ref: Any, idx: Any, value: Value) -> None:
+    """``ref[idx] = value``.
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> ref = jax.new_ref(jnp.zeros(3))
+    >>> jax.ref.set(ref, 1, 10.0)
+    >>> ref
+    Ref([ 0., 10.,  0.], dtype=float32)
+    """
+    ref_swap(ref, idx, value, _function_name="ref_set")
+
+
+def ref_addupdate(ref: Any, idx: Any, x: Value) -> None:
+    """Adds ``x`` to ``ref[idx]`` in place (one ``addupdate``, not a read and a write).
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> ref = jax.new_ref(jnp.arange(5))
+    >>> jax.ref.addupdate(ref, 2, 10)
+    >>> ref
+    Ref([ 0,  1, 12,  3,  4], dtype=int32)
+    """
+    _check_ref(ref, "ref_addupdate")
+    indexer, operands = parse_index(idx, tuple(ref.shape))
+    addupdate_p.bind(ref, x, *operands, indexer=indexer)
