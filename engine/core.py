@@ -451,7 +451,7 @@ def to_numpy(x: Value) -> np.ndarray:
     if isinstance(x, Array):  # subclasses (typed keys, device arrays) hold their numpy value
         return x._value
     if type(x) in pytype_aval_mappings:
-        opaque: np.ndarray = x  # type: ignore[assignment]  # (handed to the impl as it is)
+        opaque: np.ndarray = x  # (a ref: handed to the impl as it is)
         return opaque
     return _canonical_np(x)
 
@@ -735,8 +735,8 @@ def get_aval(x: Value) -> ShapedArray:
         return get_aval(x.__jax_array__())
     rule = pytype_aval_mappings.get(t)
     if rule is not None:
-        aval: ShapedArray = rule(x)
-        return aval
+        opaque_aval: ShapedArray = rule(x)  # (an AbstractRef: shaped like one)
+        return opaque_aval
     raise TypeError(
         f"Value {x!r} of type {type(x).__name__} is not a valid array type. "
         f"Pass arrays, numbers, or pytrees (tuples, lists, dicts) of them."

@@ -39,7 +39,6 @@ from .jit_runtime import wait_for_compiles as wait_for_compiles
 from .random_keys import PRNGKeyArray
 from .state import Ref, is_ref
 from .state.checks import arg_names, check_no_aliased_args, check_no_closed_over_args, check_no_returned_refs
-from .state.types import AbstractRef
 from .pytree.treedef import PyTreeDef
 from .staging import staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -130,7 +129,7 @@ _LEAF_TREE = tree_flatten(0)[1]
 # Static arguments: ("pos", index, value) and ("kw", name, value).
 Statics = tuple[tuple[str, Any, Any], ...]
 StagedKey = tuple[Statics, PyTreeDef, tuple[ShapedArray, ...]]
-StagedEntry = tuple[ClosedJaxpr, PyTreeDef, list[Tracer]]  # (jaxpr, out tree, hoisted tracer consts)
+StagedEntry = tuple[ClosedJaxpr, PyTreeDef, list[Any]]  # (jaxpr, out tree, hoisted tracer consts and refs)
 FastKey = tuple[object, ...]  # see _fast_key
 # (executable, out tree, weak types, single output, the backend it was compiled with)
 FastEntry = tuple[Executable, PyTreeDef, list[bool], bool, object]
@@ -262,7 +261,7 @@ class JitFunction:
             out_store[:] = [out_tree]
             for leaf in out_leaves:
                 if is_ref(leaf):
-                    names = functools.partial(arg_names, self.fun, args, dyn_kwargs, static_pos)
+                    names = functools.partial(arg_names, self.fun, args, dyn_kwargs, tuple(static_pos))
                     check_no_returned_refs(self.fun, out, leaves, names)
                 if not core.is_array_like(leaf):
                     raise TypeError(
@@ -383,7 +382,7 @@ class JitFunction:
         in_shardings = shardings if any(s is not None for s in shardings) else None
         keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(shardings)))
         key: StagedKey = (keyed, in_tree, avals)
-        if any(type(a) is AbstractRef for a in avals):
+        if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
         entry: StagedEntry | None = self._cache.get(key)
         listening = monitoring.listening()
@@ -394,12 +393,12 @@ class JitFunction:
                 statics, static_nums, len(args), in_tree, list(avals), in_shardings
             )
             closed, hoisted = _hoist_tracer_consts(closed)
-            if any(type(c) is Ref for c in closed.consts):
+            if any(type(c) is Ref for c in hoisted):
                 names = self._arg_names(args, dyn_kwargs, static_nums)
-                check_no_closed_over_args(self.fun, closed.consts, leaves, names)
+                check_no_closed_over_args(self.fun, hoisted, leaves, names)
             t_trace = time.perf_counter() - t0
             entry = (closed, out_tree, hoisted)
-            if not hoisted:
+            if not any(isinstance(h, Tracer) for h in hoisted):  # (closed-over refs stay the same)
                 self._cache[key] = entry
             if listening:
                 monitoring.emit(

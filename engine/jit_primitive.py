@@ -14,6 +14,7 @@ from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .jit_runtime import _executables, _first_tier, _tier, with_lowerings
 from .staging import trace_to_jaxpr
+from .state.types import Ref
 
 jit_p = core.Primitive("jit", multiple_results=True)
 # JAX prints name= first (easier to scan), then the rest by name.
@@ -53,14 +54,15 @@ jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
 
-def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Tracer]]:
-    """Consts that are tracers of an outer transformation become explicit arguments."""
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """Consts that are tracers of an outer transformation become explicit arguments, and so do
+    mutable array refs the function closes over (as JAX passes them: the call's effects show)."""
     jaxpr = closed.jaxpr
-    if not any(isinstance(c, Tracer) for c in closed.consts):
+    if not any(isinstance(c, (Tracer, Ref)) for c in closed.consts):
         return closed, []
     keep_v, keep_c, hoist_v, hoist_c = [], [], [], []
     for v, c in zip(jaxpr.constvars, closed.consts):
-        if isinstance(c, Tracer):
+        if isinstance(c, (Tracer, Ref)):
             hoist_v.append(v)
             hoist_c.append(c)
         else:

@@ -2915,3 +2915,146 @@ def grad_einsum_chain3():
         f32(3, 4),
         f32(4, 5),
     )
+
+
+# --- mutable array refs (jax.new_ref, jax.ref) ---------------------------------------------------
+
+
+@program
+def refs_new_get_swap_freeze():
+    def f(x):
+        r = jax.new_ref(x)
+        r[...] = r[...] + 1.0
+        r[1] += 2.0
+        y = r[0]
+        return jax.freeze(r) * y
+
+    return f, (f32(3),)
+
+
+@program
+def refs_closed_over_slices_and_arrays():
+    x_ref = jax.new_ref(jnp.zeros(3))
+
+    def f(x):
+        x_ref[...] = x
+        x_ref[1:] += x[:2]
+        return x_ref[jnp.array([0, 1])]
+
+    return f, (f32(3),)
+
+
+@program
+def refs_argument_set():
+    def f(r, x):
+        r[...] = x
+
+    return f, (jax.new_ref(jnp.zeros(3)), f32(3))
+
+
+@program
+def refs_jit_argument_set():
+    @jax.jit
+    def f(r, x):
+        r[...] = x
+
+    return f, (jax.new_ref(jnp.zeros(3)), f32(3))
+
+
+@program
+def refs_jit_internal_ref():
+    @jax.jit
+    def g(x):
+        r = jax.new_ref(0.0)
+        r[...] = jnp.sin(x)
+        return r[...]
+
+    return g, (0.5,)
+
+
+@program
+def refs_jit_closed_over_indexed_add():
+    x_ref = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def f():
+        x_ref[1] += 1.0
+
+    return f, ()
+
+
+@program
+def refs_scan_closed_over():
+    r = jax.new_ref(0)
+
+    def body(c, x):
+        r[...] += x
+        return c, x * 2
+
+    return (lambda xs: lax.scan(body, None, xs)), (i32(5),)
+
+
+@program
+def refs_fori_loop_closed_over():
+    r = jax.new_ref(0)
+
+    def body(i, c):
+        r[...] = r[...] + i
+        return c * 2
+
+    return (lambda: lax.fori_loop(0, 3, body, 0)), ()
+
+
+@program
+def refs_vmap_vmap_argument():
+    def dist(x, y, out_ref):
+        out_ref[...] = jnp.sum((x - y) ** 2)
+
+    return jax.vmap(jax.vmap(dist, (0, None, 0)), (None, 0, 0)), (
+        f32(3, 4),
+        f32(3, 4, seed=1),
+        jax.new_ref(jnp.zeros((3, 3))),
+    )
+
+
+@program
+def refs_api_get_swap_set():
+    def f(r, i):
+        a = jax.ref.get(r, 1)
+        b = jax.ref.swap(r, (slice(0, 2),), jnp.ones(2))
+        jax.ref.set(r, i, a)
+        return a, b, r[i]
+
+    return f, (jax.new_ref(jnp.zeros(3)), np.int32(2))
+
+
+@program
+def refs_addupdate_and_index_kinds():
+    def f(r):
+        jax.ref.addupdate(r, (0, slice(None)), jnp.ones(3))
+        jax.ref.addupdate(r, ..., jnp.ones((2, 3)))
+        return r[:, 1], r[::2, 1:], r[1]
+
+    return f, (jax.new_ref(jnp.zeros((2, 3))),)
+
+
+@program
+def refs_while_loop_closed_over():
+    r = jax.new_ref(jnp.zeros(4))
+
+    def body(i):
+        r[i] = i * 2.0
+        return i + 1
+
+    return (lambda: lax.while_loop(lambda i: i < 4, body, 0)), ()
+
+
+@program
+def refs_cond_closed_over():
+    r = jax.new_ref(0.0)
+
+    def f(p, x):
+        lax.cond(p, lambda: r.__setitem__(..., x), lambda: r.__setitem__(..., x * 2))
+        return r[...]
+
+    return f, (True, np.float32(1.5))

@@ -1,0 +1,307 @@
+"""Mutable array references (``jax.new_ref``, ``jax.Ref``, ``jax.ref``): eager reads and writes,
+under ``jit`` (arguments, closed over, made inside), ``grad``, ``vmap`` and control flow, and
+JAX's errors. Expected values are computed here with numpy or by hand; the jaxpr texts are in the
+fidelity corpus (``tests/fidelity/programs.py``, ``refs_*``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import jit_runtime, lax
+
+
+def test_eager_indexing_reads_and_writes_as_numpy_does():
+    ref = jax.new_ref(jnp.arange(12.0).reshape(3, 4))
+    want = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    ref[1] = ref[0]
+    want[1] = want[0]
+    ref[2, 3] = ref[1, 2]
+    want[2, 3] = want[1, 2]
+    ref[0, :3] = ref[:, 1]
+    want[0, :3] = want[:, 1]
+    vals = ref[jnp.array([0, 0, 1]), jnp.array([1, 2, 3])]
+    np.testing.assert_array_equal(vals, want[[0, 0, 1], [1, 2, 3]])
+    ref[jnp.array([1, 2, 1]), jnp.array([0, 0, 1])] = vals
+    want[[1, 2, 1], [0, 0, 1]] = want[[0, 0, 1], [1, 2, 3]]
+    np.testing.assert_array_equal(ref[...], want)
+    np.testing.assert_array_equal(ref[::2, 1:], want[::2, 1:])
+    np.testing.assert_array_equal(ref[-1], want[-1])
+    np.testing.assert_array_equal(ref[jnp.array([2, 0]), 1:3], want[[2, 0], 1:3])
+
+
+def test_ref_api_swap_set_addupdate_freeze():
+    ref = jax.new_ref(jnp.arange(5))
+    old = jax.ref.swap(ref, 3, 10)
+    assert int(old) == 3
+    jax.ref.set(ref, slice(0, 2), jnp.array([7, 8], jnp.int32))
+    jax.ref.addupdate(ref, jnp.array([4, 4, 0]), jnp.array([1, 2, 3], jnp.int32))  # repeats accumulate
+    np.testing.assert_array_equal(jax.ref.get(ref, ...), [10, 8, 2, 10, 7])
+    np.testing.assert_array_equal(jax.freeze(ref), [10, 8, 2, 10, 7])
+
+
+def test_repr_and_type_follow_jax():
+    r = jax.new_ref(0.0)
+    assert repr(r) == "Ref(0., dtype=float32, weak_type=True)"
+    assert repr(r[...]) == "Array(0., dtype=float32, weak_type=True)"
+    r[...] = 5.0
+    assert repr(r) == "Ref(5., dtype=float32)"  # a write makes the buffer strongly typed
+    m = jax.new_ref(jnp.ones((2, 2), jnp.int32))
+    assert repr(m) == "Ref([[1, 1],\n       [1, 1]], dtype=int32)"
+    assert str(jax.typeof(m)) == "Ref{int32[2,2]}"
+    assert isinstance(m, jax.Ref) and not isinstance(m, jax.Array)
+    assert (m.shape, m.ndim, m.dtype, len(m)) == ((2, 2), 2, np.dtype("int32"), 2)
+
+
+def test_refs_are_not_arrays_and_writes_are_checked():
+    r = jax.new_ref(jnp.zeros(4))
+    with pytest.raises(TypeError, match="sin requires ndarray or scalar arguments"):
+        jnp.sin(r)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        r + 1
+    with pytest.raises(ValueError, match="Invalid shape for `swap`.*Value shape: \\(3,\\)"):
+        r[...] = jnp.ones(3)
+    with pytest.raises(ValueError, match="Invalid dtype for `swap`. Ref dtype: float32. Value dtype: int32"):
+        r[...] = jnp.ones(4, jnp.int32)
+    with pytest.raises(ValueError, match="Out of bound indexer: idx=5, dim=4"):
+        r[5] = 1.0
+    with pytest.raises(ValueError, match="no higher-order refs"):
+        jax.new_ref(r)
+    with pytest.raises(ValueError, match="Invalid dtype"):
+        r[0] = 3  # JAX converts weak floats into float refs, not integers
+    r[0] = 3.0
+    assert float(r[0]) == 3.0
+
+
+def test_jit_updates_a_closed_over_ref_each_call():
+    x_ref = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def f():
+        x_ref[1] += 1.0
+
+    f()
+    f()
+    np.testing.assert_array_equal(x_ref[...], [0.0, 2.0, 0.0])
+
+
+def test_jit_with_ref_arguments_runs_in_place_on_the_interpreter():
+    @jax.jit
+    def sin_inplace(x_ref):
+        x_ref[...] = jnp.sin(x_ref[...])
+
+    r = jax.new_ref(jnp.arange(3.0))
+    pointer = r.unsafe_buffer_pointer()
+    sin_inplace(r)
+    sin_inplace(r)
+    np.testing.assert_allclose(r[...], np.sin(np.sin(np.arange(3.0))), rtol=1e-6)
+    assert r.unsafe_buffer_pointer() == pointer
+    closed = sin_inplace.lower(r).jaxpr
+    assert jit_runtime.interpreted_only(closed)
+
+    @jax.jit
+    def two(a, b, x):
+        a[...] += x
+        b[1] = a[0] * 2
+        return a[...] + b[...]
+
+    a, b = jax.new_ref(jnp.ones(2)), jax.new_ref(jnp.zeros(2))
+    np.testing.assert_array_equal(two(a, b, 3.0), [4.0, 4.0 + 8.0])  # a = [4, 4], b = [0, 8]
+    np.testing.assert_array_equal(two(a, b, 1.0), [5.0, 5.0 + 10.0])
+    np.testing.assert_array_equal(b[...], [0.0, 10.0])
+
+
+def test_refs_made_inside_jit_are_pure():
+    @jax.jit
+    def pure(x):
+        ref = jax.new_ref(x)
+        ref[...] = ref[...] + ref[...]
+        return ref[...]
+
+    assert float(pure(3.0)) == 6.0
+    assert float(jax.grad(pure)(3.0)) == 2.0
+
+
+def _g(x):
+    q = jax.new_ref(jnp.zeros(3))
+    q[1] = x * 2
+    q[...] += jnp.sin(x)
+    jax.ref.addupdate(q, 0, x**2)
+    return jnp.sum(q[...] * jnp.arange(1.0, 4.0))  # = x**2 + 4 x + 6 sin x
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [jax.grad, lambda f: jax.jit(jax.grad(f)), lambda f: jax.grad(jax.jit(f))],
+    ids=["grad", "jit_grad", "grad_jit"],
+)
+def test_grad_through_refs_made_inside(transform):
+    x = 1.5
+    np.testing.assert_allclose(transform(_g)(x), 2 * x + 4 + 6 * np.cos(x), rtol=1e-6)
+
+
+def test_vmap_of_grad_and_jacfwd_through_refs():
+    xs = np.array([1.5, 0.5, -2.0], np.float32)
+    np.testing.assert_allclose(jax.vmap(jax.grad(_g))(xs), 2 * xs + 4 + 6 * np.cos(xs), rtol=1e-5)
+    np.testing.assert_allclose(jax.jacfwd(_g)(0.5), 1 + 4 + 6 * np.cos(0.5), rtol=1e-6)
+
+
+def test_grad_refuses_a_differentiated_write_into_an_outside_ref():
+    plumbing = jax.new_ref(0.0)
+
+    def err(x, ref):
+        y = x + x
+        ref[...] += y
+        return y
+
+    with pytest.raises(Exception, match="differentiated value on a non-differentiated array reference"):
+        jax.grad(err)(1.0, plumbing)
+    with pytest.raises(Exception, match="differentiated value on a non-differentiated array reference"):
+        jax.grad(jax.jit(err))(1.0, plumbing)
+
+    def fine(x, ref):
+        y = x + x
+        ref[...] += lax.stop_gradient(y)
+        return y
+
+    before = float(plumbing[...])
+    assert float(jax.grad(fine)(1.0, plumbing)) == 2.0
+    assert float(plumbing[...]) == before + 2.0
+
+
+def test_custom_vjp_plumbs_cotangents_into_a_ref():
+    @jax.custom_vjp
+    def stash(ref, x):
+        return x
+
+    def stash_bwd(ref, g):
+        ref[...] = g
+        return None, g
+
+    stash.defvjp(lambda ref, x: (x, ref), stash_bwd)
+
+    def f(x, ref):
+        return stash(ref, jnp.sin(x)) * 3.0
+
+    ref = jax.new_ref(0.0)
+    f(1.0, ref)
+    assert float(ref[...]) == 0.0  # the forward pass alone writes nothing
+    np.testing.assert_allclose(jax.grad(f)(1.0, ref), 3 * np.cos(1.0), rtol=1e-6)
+    assert float(ref[...]) == 3.0
+
+
+def test_custom_vjp_none_cotangent_is_zero_for_its_argument():
+    @jax.custom_vjp
+    def f(a, b):
+        return a * b
+
+    f.defvjp(lambda a, b: (a * b, (a, b)), lambda res, g: (None, g * res[0]))
+    ga, gb = jax.grad(lambda a, b: f(a, b), argnums=(0, 1))(2.0, 5.0)
+    assert (float(ga), float(gb)) == (0.0, 2.0)
+
+
+def test_vmap_over_ref_arguments():
+    def dist(x, y, out_ref):
+        assert x.ndim == y.ndim == 1 and out_ref.ndim == 0
+        out_ref[...] = jnp.sum((x - y) ** 2)
+
+    vecs = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    out = jax.new_ref(jnp.zeros((3, 3)))
+    jax.vmap(jax.vmap(dist, (0, None, 0)), (None, 0, 0))(vecs, vecs, out)
+    want = ((vecs[None, :, :] - vecs[:, None, :]) ** 2).sum(-1)
+    np.testing.assert_array_equal(out[...], want)
+
+    rows = jax.new_ref(jnp.zeros((3, 4)))
+
+    def write(x, o):
+        o[1] = x.sum()
+        o[2:] = x[:2]
+
+    jax.vmap(write)(vecs, rows)
+    want = np.zeros((3, 4), np.float32)
+    want[:, 1] = vecs.sum(1)
+    want[:, 2:] = vecs[:, :2]
+    np.testing.assert_array_equal(rows[...], want)
+
+    acc = jax.new_ref(jnp.ones(3))
+    jax.vmap(lambda x, a: jax.ref.addupdate(a, ..., x))(jnp.arange(3.0), acc)
+    np.testing.assert_array_equal(acc[...], [1.0, 2.0, 3.0])
+    jax.vmap(lambda i, o: o.__setitem__(i, 7.0))(jnp.array([0, 2, 1]), rows)
+    np.testing.assert_array_equal(rows[...][[0, 1, 2], [0, 2, 1]], [7.0, 7.0, 7.0])
+
+
+def test_vmap_reads_an_outside_ref_but_refuses_to_write_it():
+    src = jax.new_ref(jnp.arange(10.0))
+    np.testing.assert_array_equal(jax.vmap(lambda i: src[i])(jnp.array([3, 1, 2])), [3.0, 1.0, 2.0])
+    x_ref = jax.new_ref(0.0)
+    msg = "with vmapped value on an unbatched array reference of type Ref\\{float32\\[\\]\\}"
+    with pytest.raises(Exception, match="set/swap operation " + msg):
+        jax.vmap(lambda x: x_ref.__setitem__(..., x))(jnp.arange(3.0))
+    with pytest.raises(Exception, match="addupdate operation " + msg):
+        jax.vmap(lambda x: jax.ref.addupdate(x_ref, ..., x))(jnp.arange(3.0))
+    made_inside = jax.vmap(lambda x: (lambda q: (q.__setitem__(0, x), q[...])[1])(jax.new_ref(jnp.zeros(2))))
+    np.testing.assert_array_equal(made_inside(jnp.arange(3.0)), [[0, 0], [1, 0], [2, 0]])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_control_flow_bodies_write_closed_over_refs(jit):
+    wrap = jax.jit if jit else (lambda f: f)
+    total = jax.new_ref(0)
+
+    def body(c, x):
+        total[...] += x
+        return c + 1, x * 2
+
+    (n, ys) = wrap(lambda xs: lax.scan(body, 0, xs))(jnp.arange(10))
+    assert int(total[...]) == 45 and int(n) == 10
+    np.testing.assert_array_equal(ys, np.arange(10) * 2)
+
+    s = jax.new_ref(0.0)
+    wrap(lambda: lax.fori_loop(0, 4, lambda i, c: (s.__setitem__(..., s[...] + i), c)[1], 0))()
+    assert float(s[...]) == 6.0  # nothing reads the loop's output: its effect is kept all the same
+
+    buf = jax.new_ref(jnp.zeros(5))
+
+    def wbody(i):
+        buf[i] = i * 2.0
+        return i + 1
+
+    wrap(lambda: lax.while_loop(lambda i: i < 5, wbody, 0))()
+    np.testing.assert_array_equal(buf[...], np.arange(5) * 2.0)
+
+    flag = jax.new_ref(0.0)
+    branch = wrap(
+        lambda p: lax.cond(p, lambda: flag.__setitem__(..., 1.0), lambda: flag.__setitem__(..., 2.0))
+    )
+    branch(True)
+    assert float(flag[...]) == 1.0
+    branch(False)
+    assert float(flag[...]) == 2.0
+
+
+def test_jit_rejects_aliased_and_returned_refs_as_jax_does():
+    x_ref = jax.new_ref(0.0)
+
+    def err1(x_ref):
+        x_ref[...] = 5.0
+        return x_ref
+
+    with pytest.raises(
+        ValueError, match="returned a mutable array reference of type Ref\\{float32\\[\\]\\}.*"
+    ):
+        jax.jit(err1)(x_ref)
+    with pytest.raises(ValueError, match="passed in as the argument x_ref"):
+        jax.jit(err1)(x_ref)
+    with pytest.raises(ValueError, match="appeared at both x_ref and y_ref"):
+        jax.jit(lambda x_ref, y_ref: None)(x_ref, x_ref)
+    with pytest.raises(ValueError, match="both closed over and passed as the argument y_ref"):
+        jax.jit(lambda y_ref: y_ref.__setitem__(..., x_ref[...]))(x_ref)
+    with pytest.raises(ValueError, match="was created on line .*test_refs.py"):
+        jax.jit(lambda x: jax.new_ref(x))(1.0)
+
+
+def test_tracers_of_arrays_are_immutable():
+    with pytest.raises(TypeError, match="JAX arrays are immutable"):
+        jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.zeros(2))
