@@ -476,6 +476,7 @@ def has_ref_effects(jaxpr: Jaxpr) -> bool:
         e.primitive in ref_effects or any(has_ref_effects(j) for j in subjaxprs(e)) for e in jaxpr.eqns
     )
 
+
 # Equations staged code cannot run: ``rule(eqn)`` raises why (a bare ``checkify.check`` under jit).
 lowering_refusals: dict[core.Primitive, Callable[[JaxprEqn], None]] = {}
 
