@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeGuard, final
 
 import numpy as np
@@ -146,6 +147,11 @@ def _encode_name(n: int) -> str:
     return s
 
 
+# jaxpr -> {var: its type with the mesh axes splitting it, "f32[8@X,4]"}: set for jaxprs of values
+# on an explicit mesh (engine.parallel.partition.annotate_types), which JAX prints with shardings.
+sharded_types: "weakref.WeakKeyDictionary[Jaxpr, dict[Var, str]]" = weakref.WeakKeyDictionary()
+
+
 class PpContext:
     """Names of variables (and of shared jaxprs) while printing one jaxpr."""
 
@@ -153,6 +159,11 @@ class PpContext:
         self.var_names: dict[Var, str] = {}
         self.shared_jaxprs: dict[Jaxpr, str] = {}
         self._count = 0
+        self.types: dict[Var, str] = {}
+
+    def type_str(self, v: Atom) -> str:
+        t = self.types.get(v) if self.types and type(v) is not Literal else None
+        return t if t is not None else v.aval.str_short()
 
     def name(self, v: Var) -> str:
         if type(v) is DropVar:
@@ -219,7 +230,7 @@ def _pp_atom(x: Atom, ctx: PpContext) -> str:
 
 def _pp_vars(vs: Sequence[Atom], ctx: PpContext, separator: str = "", print_shapes: bool = False) -> pp.Doc:
     if print_shapes:
-        items = [pp.text(f"{_pp_atom(v, ctx)}:{v.aval.str_short()}") for v in vs]
+        items = [pp.text(f"{_pp_atom(v, ctx)}:{ctx.type_str(v)}") for v in vs]
     else:
         items = [pp.text(_pp_atom(v, ctx)) for v in vs]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
@@ -269,7 +280,7 @@ def eqn_display_params(eqn: JaxprEqn) -> ParamsDisplay:
 
 
 def _pp_eqn_flat(eqn: JaxprEqn, pairs: ParamsDisplay, ctx: PpContext) -> str:
-    lhs = " ".join(f"{ctx.name(v)}:{v.aval.str_short()}" for v in eqn.out_binders)
+    lhs = " ".join(f"{ctx.name(v)}:{ctx.type_str(v)}" for v in eqn.out_binders)
     params = "[" + " ".join(f"{k}={pp_param(v)}" for k, v in pairs) + "]" if pairs else ""
     rhs = f"{eqn.primitive.name}{params} " + " ".join(_pp_atom(x, ctx) for x in eqn.inputs)
     return f"{lhs} = {rhs}" if eqn.out_binders else rhs
@@ -312,6 +323,8 @@ def _pp_eqn_doc(eqn: JaxprEqn, pairs: ParamsDisplay | None, ctx: PpContext) -> p
 
 
 def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext, eqn_indent: int | None = None) -> pp.Doc:
+    if sharded_types:
+        ctx.types.update(sharded_types.get(jaxpr, {}))
     constvars = _pp_vars(jaxpr.constvars, ctx, print_shapes=True)
     invars = _pp_vars(jaxpr.in_binders, ctx, print_shapes=True)
     eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx, eqn_indent) for e in jaxpr.eqns])

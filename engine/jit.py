@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect as _pyinspect
+import sys
 import time
 import weakref
 from typing import Any, Callable, Sequence
@@ -552,9 +553,19 @@ def make_jaxpr(
             out_store[:] = [(out_tree, out_leaves)]
             return out_leaves
 
+        on_mesh = [x.sharding if getattr(x, "on_mesh", False) else None for x in leaves]
         with staging_for_display():
-            closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+            closed = trace_to_jaxpr(
+                flat, [core.get_aval(x) for x in leaves], on_mesh if any(on_mesh) else None
+            )
+        types = None
+        if any(on_mesh) or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
+            from .parallel.partition import annotate_types
+
+            types = annotate_types(closed, leaves)
         closed = ir.ClosedJaxpr(ir.drop_unused_binders(closed.jaxpr), closed.consts)
+        if types:
+            ir.sharded_types[closed.jaxpr] = types
         if return_shape:
             out_tree, out_leaves = out_store[0]
             from .tree_util import tree_unflatten as unf

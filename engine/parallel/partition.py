@@ -34,7 +34,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from .. import ad, batching, core, monitoring
+from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
@@ -490,8 +490,8 @@ def _install_rules():
     spmd_rules[ad.add_jaxvals_p] = _elementwise
 
 
-def _interpret(ctx, jaxpr, consts, args: list[Sharded]) -> list[Sharded]:
-    env: dict = {}
+def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None) -> list[Sharded]:
+    env = {} if env is None else env  # (given: the caller reads every variable's layout)
 
     def read(x):
         if type(x) is Literal:
@@ -782,6 +782,7 @@ reshard_p.def_impl(lambda x, *, sharding: x)  # host path only; a jit holding on
 reshard_p.def_abstract_eval(lambda x, *, sharding: x)
 ad.deflinear(reshard_p, lambda ct, x, *, sharding: [ct])  # values are unchanged: so are cotangents
 _always_ruled.add(reshard_p)
+ir.pp_params_rules[reshard_p] = lambda eqn: []  # (JAX prints a reshard without parameters: the type says it)
 _host_only.add(reshard_p)
 
 
@@ -921,6 +922,45 @@ def traced_sharding(tracer) -> NamedSharding | None:
         trace_to_jaxpr(local_fun, local_avals)
     spec, view = out_spec[0]
     return (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
+
+
+def annotate_types(closed: ClosedJaxpr, args) -> dict:
+    """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
+    (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
+    involved or no axis is explicit."""
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
+    if mesh is None or not mesh.explicit_axes:
+        return {}
+    if structural_rules_missing():
+        _install_rules()
+    ctx = MeshContext(mesh)
+    jaxpr = closed.jaxpr
+    in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
+    env: dict = {}
+
+    def local_fun(*vals):
+        outs = _interpret(ctx, jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)], env)
+        return [o.val for o in outs]
+
+    avals = [
+        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
+        for v, s in zip(jaxpr.in_binders, in_specs)
+    ]
+    with ctx.axis_env():
+        trace_to_jaxpr(local_fun, avals)
+    types = {}
+    explicit = set(mesh.explicit_axes)
+    for v, x in env.items():
+        if type(v) is Literal or not any(set(axes) & explicit for axes in x.spec):
+            continue
+        dims = []
+        for n, axes in zip(v.aval.shape, x.spec):
+            shown = [a for a in axes if a in explicit]
+            dims.append(
+                f"{n}@{shown[0] if len(shown) == 1 else '(' + ','.join(shown) + ')'}" if shown else str(n)
+            )
+        types[v] = f"{core.dtype_short(v.aval.dtype)}[{','.join(dims)}]"
+    return types
 
 
 _install_eager_dispatch()

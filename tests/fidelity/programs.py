@@ -3058,3 +3058,63 @@ def refs_cond_closed_over():
         return r[...]
 
     return f, (True, np.float32(1.5))
+
+
+# --- explicit sharding: types name the mesh axes that split each dimension (f32[8@X,4]) ------------------------
+# (arguments are numpy arrays: a reshard inside the function puts them on the mesh)
+
+
+def _explicit_mesh():
+    return jax.make_mesh((4, 2), ("X", "Y"))  # Explicit axes: make_mesh's default
+
+
+def _on(mesh, *entries):
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*entries))
+
+
+@program
+def explicit_sharding_elementwise_transpose_sum():
+    m = _explicit_mesh()
+    return (lambda a: jnp.sin(jax.reshard(a, _on(m, None, "X"))).T.sum(0)), (f32(8, 4),)
+
+
+@program
+def explicit_sharding_dot_out_sharding():
+    m = _explicit_mesh()
+
+    def f(a, b):
+        a, b = jax.reshard(a, _on(m, None, "X")), jax.reshard(b, _on(m, "X", None))
+        return jnp.dot(a, b, out_sharding=_on(m, "X", None))
+
+    return f, (f32(8, 4), f32(4, 16))
+
+
+@program
+def explicit_sharding_broadcast_add():
+    m = _explicit_mesh()
+    return (lambda a, b: jax.reshard(a, _on(m, "X", None)) + jax.reshard(b, _on(m, None, "Y"))), (
+        f32(4, 1),
+        f32(1, 8),
+    )
+
+
+@program
+def explicit_sharding_two_axes_reductions():
+    m = _explicit_mesh()
+
+    def f(a):
+        a = jax.reshard(a, _on(m, "X", "Y"))
+        return (a * 2.0).sum(1), jnp.max(a, axis=0), jnp.exp(a).T
+
+    return f, (f32(8, 4),)
+
+
+@program
+def explicit_sharding_matmul_free_dims():
+    m = _explicit_mesh()
+
+    def f(a, w):
+        a, w = jax.reshard(a, _on(m, "X", None)), jax.reshard(w, _on(m, None, "Y"))
+        return jnp.tanh(a @ w)
+
+    return f, (f32(8, 3), f32(3, 4))
