@@ -202,8 +202,9 @@ class Error:
     def _exception_at(self, idx: tuple[int, ...]) -> JaxException | None:
         first: tuple[int, ErrorEffect] | None = None
         for effect, code in self._code.items():
-            if bool(np.asarray(self._pred[effect])[idx]):
-                c = int(np.asarray(code)[idx])
+            pred = self._pred[effect][idx] if idx else self._pred[effect]
+            if bool(pred):  # (a traced error cannot be read: TracerBoolConversionError, as in JAX)
+                c = int(code[idx] if idx else code)
                 if first is None or c < first[0]:
                     first = (c, effect)
         if first is None:

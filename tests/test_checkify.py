@@ -94,3 +94,16 @@ def test_automatic_checks_are_rows_keyed_by_primitive():
     assert elementwise.neg_p not in rows  # cannot make a NaN: bound as it is
     err, _ = checkify.checkify(lambda x: -x, errors=checkify.all_checks)(jnp.nan)
     assert err.get() is None  # a NaN passed through is not one generated
+
+
+def test_vmap_of_checkify_of_while_loop():
+    """JAX 0.10.2 fails here with an internal ValueError (foreach() argument lengths); the loop is
+    unbatched inside checkify, so the engine runs it: each n counts up to itself."""
+
+    def count_to(n):
+        checkify.check(n < 10, "n={} too big", n)
+        return jax.lax.while_loop(lambda c: c < n, lambda c: c + 1, 0)
+
+    err, out = jax.vmap(checkify.checkify(count_to))(jnp.array([1, 3, 12]))
+    assert np.asarray(out).tolist() == [1, 3, 12]
+    assert err.get() == "at mapped index 2: n=12 too big (`check` failed)"

@@ -1263,3 +1263,52 @@ DEBUG_NANS = [
     ("unknown_option", _DN + "out = raised(lambda: jax.config.update('jax_no_such_option', 1))"),
 ]
 SNIPPETS["debug_nans"] = DEBUG_NANS
+CHECKIFY += [
+    (
+        "grad_of_checkified",
+        _CK + "g = jax.grad(lambda x: ck.checkify(pos)(x)[1])\nout = (g(2.), jax.jit(g)(4.))",
+    ),
+    (
+        "checkify_kwargs",
+        _CK + "def f(x, *, scale):\n    ck.check(scale > 0, 'scale {s}', s=scale)\n    return x * scale\n"
+        "err, y = ck.checkify(f)(jnp.array(2.), scale=jnp.array(-1.))\nout = (err.get(), y)",
+    ),
+    (
+        "checkify_of_vmap_of_while",
+        _CK + "f = jax.vmap(lambda n: jax.lax.while_loop(lambda c: c < n, lambda c: c + 1, 0))\n"
+        "out = ck.checkify(f)(jnp.array([1, 3]))",
+    ),
+    (
+        "python_if_on_traced",
+        _CK
+        + "def f(x):\n    if x > 0:\n        return x\n    return -x\nout = raised(ck.checkify(f), jnp.array(1.))[0]",
+    ),
+    (
+        "gather_fill_mode",
+        _CK + "f = lambda x, i: x.at[i].get(mode='fill', fill_value=-1.)\n"
+        "err, y = ck.checkify(f, errors=ck.index_checks)(jnp.arange(3.), jnp.array(5))\nout = (err.get(), y)",
+    ),
+    (
+        "take_and_clip",
+        _CK + "f = lambda x, i: (jnp.take(x, i), x.at[i].get(mode='clip'))\n"
+        "err, y = ck.checkify(f, errors=ck.index_checks)(jnp.arange(3.), jnp.array(-7))\nout = (err.get(), y)",
+    ),
+    (
+        "nan_in_matmul",
+        _CK + "x = jnp.array([[jnp.inf, 1.], [0., 1.]])\n"
+        "out = (ck.checkify(lambda a: a @ jnp.array([[0.], [1.]]), errors=ck.nan_checks)(x)[0].get(), "
+        "ck.checkify(lambda a: jnp.sum(a - a), errors=ck.nan_checks)(x)[0].get())",
+    ),
+    (
+        "error_get_under_jit_is_error",
+        _CK
+        + "def f(x):\n    err, y = ck.checkify(pos)(x)\n    return err.get()\nout = raised(jax.jit(f), 1.)[0]",
+    ),
+    (
+        "rem_and_pow_nan",
+        _CK + "out = (ck.checkify(lambda x: x % 0., errors=ck.nan_checks)(jnp.array(1.))[0].get(), "
+        "ck.checkify(lambda x: x ** 0.5, errors=ck.nan_checks)(jnp.array(-1.))[0].get(), "
+        "ck.checkify(lambda x: x // 0, errors=ck.div_checks)(jnp.array(3))[0].get())",
+    ),
+]
+SNIPPETS["checkify"] = CHECKIFY
