@@ -478,8 +478,13 @@ def test_shown_pmap_is_jaxs_jit_of_shard_map_and_runs_the_same():
     assert "in_specs=(P('i',), P())" in text and "mesh=Mesh('i': 4, axis_types=(Auto,))" in text
     # The shown program runs on the devices (shard_map) and computes what pmap computes.
     close(ir.eval_closed(closed, x, y)[0], f(x, y))
-    # What jit stages to run, and pmap under grad, stay the xla_pmap call the runtime executes.
+    # What jit stages to run stays the xla_pmap call the runtime executes.
     assert "xla_pmap" in str(jax.make_jaxpr(jax.jit(f))(x, y))
+    # Under grad/vmap the shown pmap is JAX's too (shard_map has AD and batching rules), and runs.
     g = jax.grad(lambda x: jnp.sum(jax.pmap(jnp.sin)(x)))
-    assert "xla_pmap" in str(jax.make_jaxpr(g)(jnp.ones(4)))
+    shown = jax.make_jaxpr(g)(jnp.arange(4.0))
+    assert "xla_pmap" not in str(shown) and str(shown).count("shard_map[") == 2
+    close(ir.eval_closed(shown, jnp.arange(4.0))[0], np.cos(np.arange(4.0)))
+    v = jax.make_jaxpr(jax.vmap(jax.pmap(lambda a: a * 2.0)))(jnp.ones((2, 4, 3)))
+    assert "xla_pmap" not in str(v) and "in_specs=(P(None, '_internal_pmap_axis_name'),)" in str(v)
     close(jax.jit(f)(x, y), f(x, y))

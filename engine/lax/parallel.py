@@ -128,6 +128,25 @@ ppermute_p = Primitive("ppermute")
 all_to_all_p = Primitive("all_to_all")
 axis_index_p = Primitive("axis_index")
 
+
+def _pp_named(*, groups: bool):
+    """JAX's parameter names: the axes are ``axis_name`` (``axis_index_groups`` beside them)."""
+
+    def rule(eqn):
+        params = {("axis_name" if k == "axes" else k): v for k, v in eqn.params.items()}
+        if groups:
+            params["axis_index_groups"] = None
+        return sorted(params.items())
+
+    return rule
+
+
+ir.pp_params_rules[pmax_p] = ir.pp_params_rules[pmin_p] = ir.pp_params_rules[psum_p]
+ir.pp_params_rules[all_gather_p] = _pp_named(groups=True)
+ir.pp_params_rules[psum_scatter_p] = _pp_named(groups=True)
+ir.pp_params_rules[ppermute_p] = _pp_named(groups=False)
+
+
 collective_primitives = (
     psum_p,
     pmax_p,
@@ -666,7 +685,15 @@ def axis_index(axis_name):
     if any(n in frames for n in names):
         raise NotImplementedError("axis_index over a vmap axis together with other axes")
     axis_size(axis_name)  # raises NameError for unbound names
-    return axis_index_p.bind(axis_name=names if len(names) > 1 else names[0])
+    if len(names) > 1:  # row-major over the names, from each axis's index (as JAX stages it)
+        from . import api as lax
+
+        index, stride = 0, 1
+        for name in reversed(names):
+            index = lax.add(index, lax.mul(axis_index(name), stride))
+            stride *= axis_size(name)
+        return index
+    return axis_index_p.bind(axis_name=names[0])
 
 
 def _no_groups(groups):

@@ -51,6 +51,17 @@ def _normalize_axis(ax, ndim, what):
     return int(ax) % ndim if ndim else int(ax)
 
 
+def _transformed_under(main, dyn) -> bool:
+    """``main`` is the staging trace ``dyn`` itself or a jvp/partial-eval/batch trace above it."""
+    if main is dyn:
+        return True
+    from .. import ad, batching
+
+    return main.level > dyn.level and issubclass(
+        main.trace_type, (ad.JVPTrace, ad.PartialEvalTrace, batching.BatchTrace)
+    )
+
+
 class PmapFunction:
     """The callable that ``pmap`` returns; caches one traced program per input signature."""
 
@@ -178,14 +189,14 @@ class PmapFunction:
         return tree_unflatten(out_tree, outs)
 
     def _stages_as_jax(self, leaves, flat_axes) -> bool:
-        """Whether this call is staged into a jaxpr made to be shown (make_jaxpr, the page's stages)
-        directly, with axes JAX's ``jit(shard_map)`` form expresses: then it is staged in that form."""
+        """Whether this call is staged into a jaxpr made to be shown (make_jaxpr, the page's stages),
+        directly or under jvp/grad/vmap (shard_map has their rules), with axes JAX's ``jit(shard_map)`` form expresses: then it is staged in that form."""
         dyn = core._state.dynamic
         return (
             dyn is not None
             and displaying()
             and not getattr(_shown, "depth", 0)
-            and core.find_top_trace(leaves).main is dyn
+            and _transformed_under(core.find_top_trace(leaves).main, dyn)
             and self.devices is None
             and isinstance(self.out_axes, int)
             and self.out_axes == 0

@@ -42,19 +42,24 @@ shard_map_p.takes_arrays = True  # device-resident blocks are used where they ar
 
 
 # ---------------------------------------------------------------------------------------------
-# Specs and blocks.
+# Specs and blocks. A spec holds, per dimension as the user wrote it (``P('i')`` for a rank-2
+# value has one entry: jaxprs print it so), the tuple of mesh axes splitting that dimension.
 
 
 def _factor(mesh: Mesh, entry) -> int:
     return math.prod(mesh.shape[a] for a in _axes_of(entry))
 
 
+def _padded(spec: Spec, ndim: int) -> Spec:
+    return tuple(spec) + _replicated(ndim - len(spec))
+
+
 def _block_shape(mesh: Mesh, shape, spec: Spec) -> tuple:
-    return tuple(n // _factor(mesh, e) for n, e in zip(shape, spec))
+    return tuple(n // _factor(mesh, e) for n, e in zip(shape, _padded(spec, len(shape))))
 
 
 def _global_shape(mesh: Mesh, shape, spec: Spec) -> tuple:
-    return tuple(n * _factor(mesh, e) for n, e in zip(shape, spec))
+    return tuple(n * _factor(mesh, e) for n, e in zip(shape, _padded(spec, len(shape))))
 
 
 def _mentioned(spec: Spec) -> set:
@@ -93,14 +98,11 @@ def _spec_entries(p: PartitionSpec | None, ndim: int, mesh: Mesh, what: str) -> 
                 raise ValueError(
                     f"shard_map {what}: {p} names the axis {a!r}, which the mesh {mesh} does not have"
                 )
-    return tuple(_axes_of(e) for e in p) + _replicated(ndim - len(p))
+    return tuple(_axes_of(e) for e in p)
 
 
 def _pp_spec(spec) -> PartitionSpec:
-    spec = [_entry(axes) for axes in spec]
-    while spec and spec[-1] is None:  # (as the user wrote it: P('i') for a rank-2 block)
-        spec.pop()
-    return PartitionSpec(*spec)
+    return PartitionSpec(*[_entry(axes) for axes in spec])
 
 
 @contextmanager
@@ -122,7 +124,7 @@ def _trace_body(f, avals, mesh) -> tuple[ClosedJaxpr, list]:
 def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
     """``shard_map_p`` on ``args`` (tracers of outer transformations closed over by the body come
     first, replicated)."""
-    specs = tuple(_replicated(core.get_aval(h).ndim) for h in hoisted) + tuple(in_specs)
+    specs = ((),) * len(hoisted) + tuple(in_specs)
     return shard_map_p.bind(
         *hoisted, *args, jaxpr=body, mesh=mesh, in_specs=specs, out_specs=tuple(out_specs), **params
     )
@@ -201,11 +203,14 @@ def _shard_map_partition_rule(ctx, prim, vals, params):
     if params["mesh"] != ctx.mesh:
         raise ValueError(f"shard_map over {params['mesh']} inside a computation on {ctx.mesh}")
     local = [
-        x.val if x.spec == s else partition._to_spec(ctx, x, s) for x, s in zip(vals, params["in_specs"])
+        x.val if x.spec == s else partition._to_spec(ctx, x, s)
+        for x, s in ((x, _padded(s, len(x.spec))) for x, s in zip(vals, params["in_specs"]))
     ]
     body = params["jaxpr"]
     outs = eval_jaxpr(body.jaxpr, local, body.consts)
-    return [partition.Sharded(o, s) for o, s in zip(outs, params["out_specs"])]
+    return [
+        partition.Sharded(o, _padded(s, core.get_aval(o).ndim)) for o, s in zip(outs, params["out_specs"])
+    ]
 
 
 partition.spmd_rules[shard_map_p] = _shard_map_partition_rule
@@ -254,33 +259,30 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
 
     undef = [ad.is_undefined(a) for a in args]
     defined = [(a, s) for a, s, u in zip(args, in_specs, undef) if not u]
-    cts = [ad.instantiate_zeros(c) for c in cts]
+    # A result replicated over some axes was counted once: each copy takes its share.
+    shared = []
+    for c, s in zip(cts, out_specs):
+        c = ad.instantiate_zeros(c)
+        copies = math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
+        shared.append(c if copies == 1 else lax.div(c, float(copies)))
     undef_avals = [
         a.aval.update(shape=_block_shape(mesh, a.aval.shape, s))
         for a, s, u in zip(args, in_specs, undef)
         if u
     ]
     undef_specs = [s for s, u in zip(in_specs, undef) if u]
-    avals = [
-        core.get_aval(a).update(shape=_block_shape(mesh, core.get_aval(a).shape, s)) for a, s in defined
-    ] + [
-        core.get_aval(c).update(shape=_block_shape(mesh, core.get_aval(c).shape, s))
-        for c, s in zip(cts, out_specs)
+    avals = [_local_aval(mesh, c, s) for c, s in zip(shared, out_specs)] + [
+        _local_aval(mesh, a, s) for a, s in defined
     ]
-    nd = len(defined)
+    nc = len(shared)
     body = jaxpr.jaxpr
     if body.constvars:
         body = Jaxpr([], [*body.constvars, *body.in_binders], body.eqns, body.outs)
 
     def f(*xs):
-        it, ut = iter(xs[:nd]), iter(undef_avals)
+        it, ut = iter(xs[nc:]), iter(undef_avals)
         full = [ad.UndefPrimal(next(ut)) if u else next(it) for u in undef]
-        # A result replicated over some axes was counted once: each copy takes its share.
-        out_cts = []
-        for c, s in zip(xs[nd:], out_specs):
-            copies = math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
-            out_cts.append(c if copies == 1 else lax.div(c, lax.full_like(c, copies)))
-        outs = ad.backward_pass(body, [*jaxpr.consts, *full], out_cts)
+        outs = ad.backward_pass(body, [*jaxpr.consts, *full], list(xs[:nc]))
         res = []
         for o, s in zip(outs, undef_specs):
             o = ad.instantiate_zeros(o)
@@ -293,8 +295,8 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
     closed, hoisted = _trace_body(f, avals, mesh)
     outs = _bind(
         hoisted,
-        [a for a, _ in defined] + cts,
-        [s for _, s in defined] + list(out_specs),
+        shared + [a for a, _ in defined],
+        list(out_specs) + [s for _, s in defined],
         undef_specs,
         closed,
         mesh=mesh,
@@ -302,6 +304,11 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
     )
     it = iter(outs)
     return [next(it) if u else None for u in undef]
+
+
+def _local_aval(mesh, x, spec) -> ShapedArray:
+    aval = core.get_aval(x)
+    return aval.update(shape=_block_shape(mesh, aval.shape, spec))
 
 
 def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
@@ -332,39 +339,40 @@ def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **pa
     return outs, [0] * len(outs)
 
 
-def _expand_residuals(j1: Jaxpr, consts, n_known_out: int, mesh: Mesh) -> ClosedJaxpr:
-    """The known body with each residual given a leading dimension of 1 (split over all mesh
-    axes outside: one residual block per device)."""
-    from ..lax import api as lax
-
-    def f(*xs):
-        outs = eval_jaxpr(j1, xs, consts)
-        return [*outs[:n_known_out], *[lax.expand_dims(r, (0,)) for r in outs[n_known_out:]]]
-
-    with _manual_axes(mesh):
-        return trace_to_jaxpr(f, [v.aval for v in j1.in_binders])
-
-
-def _squeeze_residuals(j2: Jaxpr, num_res: int, mesh: Mesh) -> ClosedJaxpr:
-    from ..lax import api as lax
-
-    def f(*xs):
-        res = [lax.squeeze(r, (0,)) for r in xs[:num_res]]
-        return eval_jaxpr(j2, [*res, *xs[num_res:]], [])
-
-    avals = [v.aval.update(shape=(1, *v.aval.shape)) for v in j2.in_binders[:num_res]]
-    with _manual_axes(mesh):
-        return trace_to_jaxpr(f, [*avals, *[v.aval for v in j2.in_binders[num_res:]]])
-
-
 def _split(jaxpr: ClosedJaxpr, unks_in, mesh):
+    """The known body (residuals first, then its known results) and the unknown body (its
+    unknown inputs, then the residuals), as JAX lays them out. Each device's residual blocks are
+    stacked along their first dimension over all mesh axes (a scalar becomes shape ``(1,)``)."""
+    from ..lax import api as lax
+
     j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
-    res_avals = [v.aval for v in j1.outs[n_known_out:]]
-    known = _expand_residuals(j1, jaxpr.consts, n_known_out, mesh)
-    unknown = _squeeze_residuals(j2, num_res, mesh)
-    res_specs = [(tuple(mesh.axis_names), *_replicated(a.ndim)) for a in res_avals]
+    res = j1.outs[n_known_out:]
+    res_avals = [v.aval if v.aval.ndim else v.aval.update(shape=(1,)) for v in res]
+    if all(v.aval.ndim for v in res):
+        known = ClosedJaxpr(
+            Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*res, *j1.outs[:n_known_out]]), jaxpr.consts
+        )
+        unknown = ClosedJaxpr(
+            Jaxpr(j2.constvars, [*j2.in_binders[num_res:], *j2.in_binders[:num_res]], j2.eqns, j2.outs), []
+        )
+    else:
+
+        def known_fun(*xs):
+            outs = eval_jaxpr(j1, xs, jaxpr.consts)
+            rs = [r if core.get_aval(r).ndim else lax.broadcast(r, (1,)) for r in outs[n_known_out:]]
+            return [*rs, *outs[:n_known_out]]
+
+        def unknown_fun(*xs):
+            ins, rs = xs[: len(xs) - num_res], xs[len(xs) - num_res :]
+            rs = [r if v.aval.ndim else lax.squeeze(r, (0,)) for r, v in zip(rs, res)]
+            return eval_jaxpr(j2, [*rs, *ins], [])
+
+        with _manual_axes(mesh):
+            known = trace_to_jaxpr(known_fun, [v.aval for v in j1.in_binders])
+            unknown = trace_to_jaxpr(unknown_fun, [*[v.aval for v in j2.in_binders[num_res:]], *res_avals])
+    res_specs = [(tuple(mesh.axis_names),) for _ in res_avals]
     return known, unknown, out_unks, res_avals, res_specs
 
 
@@ -375,17 +383,16 @@ def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs,
     known, unknown, out_unks, res_avals, res_specs = _split(jaxpr, in_unknowns, mesh)
     known, hoisted = _hoist_tracer_consts(known)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
-    outs1_res = _bind(
+    res_outs1 = _bind(
         hoisted,
         known_vals,
         [s for s, u in zip(in_specs, in_unknowns) if not u],
-        [s for s, u in zip(out_specs, out_unks) if not u] + res_specs,
+        res_specs + [s for s, u in zip(out_specs, out_unks) if not u],
         known,
         mesh=mesh,
         **params,
     )
-    n_known_out = len(outs1_res) - len(res_avals)
-    outs1, res = outs1_res[:n_known_out], outs1_res[n_known_out:]
+    res, outs1 = res_outs1[: len(res_avals)], res_outs1[len(res_avals) :]
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     unk_out_specs = tuple(s for s, u in zip(out_specs, out_unks) if u)
@@ -393,13 +400,13 @@ def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs,
         params,
         jaxpr=unknown,
         mesh=mesh,
-        in_specs=tuple(res_specs) + tuple(s for s, u in zip(in_specs, in_unknowns) if u),
+        in_specs=tuple(s for s, u in zip(in_specs, in_unknowns) if u) + tuple(res_specs),
         out_specs=unk_out_specs,
     )
-    out_avals = shard_map_p.abstract_eval(*[], **params2)
+    out_avals = shard_map_p.abstract_eval(**params2)
     outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None) for a in out_avals]
     recipe = ad.JaxprEqnRecipe(
-        shard_map_p, res_tracers + unknown_tracers, params2, out_avals, outs2, core.current_source_info()
+        shard_map_p, unknown_tracers + res_tracers, params2, out_avals, outs2, core.current_source_info()
     )
     for t in outs2:
         t.recipe = recipe
@@ -412,7 +419,7 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
     p = eqn.params
     mesh = p["mesh"]
     known, unknown, out_unks, res_avals, res_specs = _split(p["jaxpr"], unks_in, mesh)
-    res_vars = [Var(ShapedArray((mesh.size, *a.shape), a.dtype, a.weak_type)) for a in res_avals]
+    res_vars = [Var(a.update(shape=_global_shape(mesh, a.shape, s))) for a, s in zip(res_avals, res_specs)]
     rest = _params(p)
     eqn1 = JaxprEqn(
         shard_map_p,
@@ -422,19 +429,19 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
             jaxpr=known,
             mesh=mesh,
             in_specs=tuple(s for s, u in zip(p["in_specs"], unks_in) if not u),
-            out_specs=tuple(s for s, u in zip(p["out_specs"], out_unks) if not u) + tuple(res_specs),
+            out_specs=tuple(res_specs) + tuple(s for s, u in zip(p["out_specs"], out_unks) if not u),
         ),
-        [v for v, u in zip(eqn.out_binders, out_unks) if not u] + res_vars,
+        res_vars + [v for v, u in zip(eqn.out_binders, out_unks) if not u],
         eqn.source_info,
     )
     eqn2 = JaxprEqn(
         shard_map_p,
-        res_vars + [x for x, u in zip(eqn.inputs, unks_in) if u],
+        [x for x, u in zip(eqn.inputs, unks_in) if u] + res_vars,
         dict(
             rest,
             jaxpr=unknown,
             mesh=mesh,
-            in_specs=tuple(res_specs) + tuple(s for s, u in zip(p["in_specs"], unks_in) if u),
+            in_specs=tuple(s for s, u in zip(p["in_specs"], unks_in) if u) + tuple(res_specs),
             out_specs=tuple(s for s, u in zip(p["out_specs"], out_unks) if u),
         ),
         [v for v, u in zip(eqn.out_binders, out_unks) if u],
@@ -741,7 +748,7 @@ def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
             else PartitionSpec()
         )
         ndim = core.get_aval(x).ndim
-        want = PartitionSpec(*[_entry(axes) for axes in spec])
+        want = PartitionSpec(*[_entry(axes) for axes in _padded(spec, ndim)])
         got_n = got._normalized_spec_for_aval(ndim)
         if tuple(_drop_size_one(mesh, got_n)) != tuple(_drop_size_one(mesh, want)):
             raise ValueError(

@@ -2647,8 +2647,7 @@ def pmap_grad():
 
 
 # --- shard_map on a 2-D mesh (Auto axes, check_vma=False: no sharding or varying axes in the types) -------------
-# (not yet identical, so not here: out_specs as written (P('i', None)), axis_index of a tuple of axes, and
-# grad's residual layout)
+# (not yet identical, so not here: grad, whose cotangent seed JAX reshards to the output's sharding)
 
 
 def _mesh_2d():
@@ -2664,6 +2663,30 @@ def _spec(*entries):
 
 
 @program
+def shard_map_2d_psum():
+    return _shard_map_2d(lambda b: lax.psum(b, "j"), _spec("i", "j"), _spec("i", None)), (f32(8, 4),)
+
+
+@program
+def shard_map_2d_tuple_axes():
+    def body(b):
+        return lax.all_gather(b, ("i", "j"), tiled=True) * lax.axis_index(("i", "j"))
+
+    return _shard_map_2d(body, _spec(("i", "j")), _spec(("i", "j"))), (f32(16),)
+
+
+@program
+def shard_map_collectives():
+    def body(b):
+        a = lax.all_gather(b, "i", tiled=True)
+        c = lax.psum_scatter(a, "i", tiled=True)
+        d = lax.ppermute(c, "i", [(0, 1), (1, 2), (2, 3), (3, 0)])
+        return lax.pmax(d, ("i", "j")) + lax.axis_index("i")
+
+    return _shard_map_2d(body, _spec(("i", "j")), _spec(("i", "j"))), (f32(32),)
+
+
+@program
 def shard_map_2d_vmap():
     f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
     return jax.vmap(f), (f32(3, 8, 4),)
@@ -2673,6 +2696,16 @@ def shard_map_2d_vmap():
 def shard_map_2d_jvp():
     f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
     return (lambda x, t: jax.jvp(f, (x,), (t,))), (f32(8, 4), f32(8, 4))
+
+
+@program
+def pmap_jvp():
+    return (lambda x, t: jax.jvp(jax.pmap(jnp.sin), (x,), (t,))), (f32(4, 3), f32(4, 3))
+
+
+@program
+def pmap_vmap():
+    return jax.vmap(jax.pmap(lambda v: v * 2.0)), (f32(2, 4, 3),)
 
 
 # --- checkpoint / remat ------------------------------------------------------------------------------------------
