@@ -335,8 +335,10 @@ def batch_jaxpr(
         out_dims_store[:] = [res_dims]
         return res
 
+    from .state.types import AbstractRef
+
     avals = [
-        core.get_aval(v) if not isinstance(v, ShapedArray) else v
+        core.get_aval(v) if not isinstance(v, (ShapedArray, AbstractRef)) else v
         for v in _in_avals(closed, axis_size, in_dims)
     ]
     batched = trace_to_jaxpr(f, avals)
@@ -351,5 +353,5 @@ def _in_avals(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[BatchDim | 
         else:
             shape = list(a.shape)
             shape.insert(d, axis_size)
-            out.append(ShapedArray(tuple(shape), a.dtype, a.weak_type))
+            out.append(a.update(shape=tuple(shape)))  # (an array, or a batched ref)
     return out

@@ -14,9 +14,10 @@ from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .jit_runtime import _executables, _first_tier, _tier, with_lowerings
 from .staging import trace_to_jaxpr
+from .state.discharge import RefOperandPrimitive
 from .state.types import Ref
 
-jit_p = core.Primitive("jit", multiple_results=True)
+jit_p = RefOperandPrimitive("jit", multiple_results=True)
 # JAX prints name= first (easier to scan), then the rest by name.
 ir.pp_params_rules[jit_p] = lambda eqn: [
     ("name", eqn.params["name"]),

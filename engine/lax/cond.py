@@ -10,10 +10,10 @@ import numpy as np
 from .. import ad, batching, core, ir
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..core import Primitive
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
+from ..state.discharge import RefOperandPrimitive
 from . import api as lax, structural
 from .control_flow_common import (
     _trace,
@@ -26,7 +26,7 @@ from .control_flow_common import (
     _all_unknown,
 )
 
-cond_p = Primitive("cond", multiple_results=True)
+cond_p = RefOperandPrimitive("cond", multiple_results=True)
 cond_p.weak_from_abstract_eval = True
 lowerings[cond_p] = Special(cond_p.name)  # compiled code lowers control flow itself
 

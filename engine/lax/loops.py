@@ -12,9 +12,9 @@ import numpy as np
 from .. import ad, batching, core
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..core import Primitive
 from ..ir import ClosedJaxpr, Jaxpr, Var
 from ..tree_util import tree_flatten, tree_unflatten
+from ..state.discharge import RefOperandPrimitive
 from . import api as lax
 from .control_flow_common import (
     _trace,
@@ -28,7 +28,7 @@ from .control_flow_common import (
 )
 from .scan import scan
 
-while_p = Primitive("while", multiple_results=True)
+while_p = RefOperandPrimitive("while", multiple_results=True)
 while_p.weak_from_abstract_eval = True
 lowerings[while_p] = Special(while_p.name)  # compiled code lowers control flow itself
 

@@ -9,9 +9,9 @@ import numpy as np
 from .. import ad, batching, core, ir
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..core import Primitive
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
+from ..state.discharge import RefOperandPrimitive
 from .control_flow_common import (
     _trace,
     _avals,
@@ -25,7 +25,7 @@ from .control_flow_common import (
     _batched_outs,
 )
 
-scan_p = Primitive("scan", multiple_results=True)
+scan_p = RefOperandPrimitive("scan", multiple_results=True)
 scan_p.weak_from_abstract_eval = True
 lowerings[scan_p] = Special(scan_p.name)  # compiled code lowers control flow itself
 

@@ -11,7 +11,8 @@ Where a ref lives decides how an operation on it runs:
   with state there, never to compiled code);
 * a ref made inside ``grad``/``vmap`` (or any other non-staging transformation): a ``Ref`` whose
   value is that transformation's tracer; reads and writes are functional indexing and ``.at[]``
-  updates of the value, so the transformation only ever sees pure array operations;
+  updates of the value, so the transformation only ever sees pure array operations (a ``scan``,
+  ``while``, ``cond`` or ``jit`` body using one is discharged: see ``discharge``);
 * a ref passed to ``vmap`` as a batched argument: the batch rules below read the whole ref, index
   it per batch member, and write it back whole.
 """
@@ -59,6 +60,15 @@ def _staging_innermost() -> bool:
     return top.trace_type is JaxprTrace
 
 
+def _captured_by_staging(ref: Ref) -> bool:
+    """A functional ref used while a body (scan, cond, jit...) nested inside its transformation is
+    being staged."""
+    top = core._state.stack[-1]
+    value = ref._traced
+    level = value._trace.main.level if isinstance(value, Tracer) else 0
+    return top.trace_type is JaxprTrace and top.level > level
+
+
 def _lowered(x: Value) -> Value:
     """``x`` without wrappers that carry nothing (a zero tangent, an unbatched vmap value)."""
     while isinstance(x, Tracer):
@@ -80,6 +90,8 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
     ref, rest = args[0], [_lowered(a) for a in args[1:]]
     if isinstance(ref, Ref):
         if ref.is_traced:
+            if _captured_by_staging(ref):  # a body being staged closes over it: a real ref there,
+                return prim.bind_traced(ref, *rest, **params)  # discharged when the body is bound
             return _functional(prim, ref, rest, params)
         if not any(isinstance(a, Tracer) for a in rest):
             if core._state.dynamic is not None:  # inside jit/make_jaxpr: the effect is staged

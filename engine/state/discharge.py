@@ -1,0 +1,169 @@
+"""State discharge for calls and control flow whose operands include refs made inside ``grad`` or
+``vmap`` (refs holding a transformation's tracer, ``Ref.is_traced``).
+
+Such a ref is functional: its value is threaded through the program. When a ``scan``, ``while``,
+``cond`` or ``jit`` body reads or writes one, the body's ref operand becomes a value operand (a
+carry of a loop, an extra output of a branch or call), the body is run with a functional ref over
+that value, and the ref takes the final value afterwards: JAX's discharge of state effects, done
+as the primitive is bound, so every transformation sees pure primitives.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import core
+from ..core import Value
+from ..ir import ClosedJaxpr, eval_jaxpr
+from .types import Ref
+
+
+def is_functional_ref(x: object) -> bool:
+    return type(x) is Ref and x.is_traced
+
+
+class RefOperandPrimitive(core.Primitive):
+    """A call or control-flow primitive: bound with a functional ref among its operands, it runs
+    its discharge rule instead (the rule binds the same primitive on values)."""
+
+    def bind(self, *args: Value, **params: Any) -> Any:
+        for a in args:
+            if type(a) is Ref and a.is_traced:
+                return discharge_rules[self.name](*args, **params)
+        return core.Primitive.bind(self, *args, **params)
+
+
+def run_discharged(
+    closed: ClosedJaxpr, args: Sequence[Value], refs: Sequence[bool]
+) -> tuple[list[Value], list[Value]]:
+    """Evaluate ``closed`` with the ``refs`` positions of ``args`` (their values) as functional refs;
+    returns the outputs and those refs' final values."""
+    boxes = [
+        Ref(a, closed.in_avals[k].inner_aval, traced=True) if r else None  # type: ignore[attr-defined]
+        for k, (a, r) in enumerate(zip(args, refs))
+    ]
+    outs = eval_jaxpr(closed.jaxpr, [b if b is not None else a for a, b in zip(args, boxes)], closed.consts)
+    return outs, [b._traced for b in boxes if b is not None]
+
+
+def _substitute(ops: Sequence[Value], refs: list[Ref], values: Sequence[Value]) -> list[Value]:
+    """``ops`` with each functional ref replaced by its carried value."""
+    where = {id(r): k for k, r in enumerate(refs)}
+    return [values[where[id(o)]] if id(o) in where else o for o in ops]
+
+
+def _unique_refs(ops: Sequence[Value]) -> list[Ref]:
+    seen: dict[int, Ref] = {}
+    for o in ops:
+        if is_functional_ref(o):
+            seen.setdefault(id(o), o)  # type: ignore[arg-type]
+    return list(seen.values())
+
+
+def _scan(
+    *args: Value, jaxpr: ClosedJaxpr, num_consts: int, num_carry: int, length: int, reverse: bool, unroll: int
+) -> list[Value]:
+    from ..lax.scan import scan
+
+    consts, carry, xs = (
+        args[:num_consts],
+        args[num_consts : num_consts + num_carry],
+        args[num_consts + num_carry :],
+    )
+    refs = _unique_refs(consts)
+    mask = [is_functional_ref(c) for c in consts] + [False] * (num_carry + len(xs))
+
+    def body(c: Any, x: Any) -> Any:
+        values, carry_in = c
+        full = [*_substitute(consts, refs, values), *carry_in, *x]
+        outs, finals = run_discharged(jaxpr, full, mask)
+        return (_by_ref(consts, refs, values, finals), list(outs[:num_carry])), list(outs[num_carry:])
+
+    (finals, carry_out), ys = scan(
+        body,
+        ([r._traced for r in refs], list(carry)),
+        list(xs),
+        length=length,
+        reverse=reverse,
+        unroll=unroll,
+    )
+    _store(refs, finals)
+    return [*carry_out, *ys]
+
+
+def _by_ref(
+    ops: Sequence[Value], refs: list[Ref], values: Sequence[Value], finals: Sequence[Value]
+) -> list[Value]:
+    """The new value of each of ``refs``: its final value where ``ops`` held it, else unchanged."""
+    out = list(values)
+    it = iter(finals)
+    where = {id(r): k for k, r in enumerate(refs)}
+    for o in ops:
+        if is_functional_ref(o):
+            out[where[id(o)]] = next(it)
+    return out
+
+
+def _store(refs: list[Ref], finals: Sequence[Value]) -> None:
+    for r, v in zip(refs, finals):
+        r._traced = v
+
+
+def _while(
+    *args: Value, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, cond_nconsts: int, body_nconsts: int
+) -> list[Value]:
+    from ..lax.loops import while_loop
+
+    cc, bc = args[:cond_nconsts], args[cond_nconsts : cond_nconsts + body_nconsts]
+    carry = args[cond_nconsts + body_nconsts :]
+    refs = _unique_refs([*cc, *bc])
+    cmask = [is_functional_ref(c) for c in cc] + [False] * len(carry)
+    bmask = [is_functional_ref(c) for c in bc] + [False] * len(carry)
+
+    def cond_fun(c: Any) -> Any:
+        values, carry_in = c
+        return run_discharged(cond_jaxpr, [*_substitute(cc, refs, values), *carry_in], cmask)[0][0]
+
+    def body_fun(c: Any) -> Any:
+        values, carry_in = c
+        outs, finals = run_discharged(body_jaxpr, [*_substitute(bc, refs, values), *carry_in], bmask)
+        return _by_ref(bc, refs, values, finals), list(outs)
+
+    finals, carry_out = while_loop(cond_fun, body_fun, ([r._traced for r in refs], list(carry)))
+    _store(refs, finals)
+    return list(carry_out)
+
+
+def _cond(index: Value, *ops: Value, branches: tuple[ClosedJaxpr, ...]) -> list[Value]:
+    from ..lax.cond import switch
+
+    refs = _unique_refs(ops)
+    mask = [is_functional_ref(o) for o in ops]
+
+    def branch(closed: ClosedJaxpr) -> Callable[..., Any]:
+        def run(values: Any, rest: Any) -> Any:
+            outs, finals = run_discharged(closed, _substitute(ops, refs, values), mask)
+            return list(outs), _by_ref(ops, refs, values, finals)
+
+        return run
+
+    outs, finals = switch(index, [branch(b) for b in branches], [r._traced for r in refs], None)
+    _store(refs, finals)
+    return list(outs)
+
+
+def _jit(*args: Value, jaxpr: ClosedJaxpr, **_: Any) -> list[Value]:
+    refs = [a for a in args if is_functional_ref(a)]
+    outs, finals = run_discharged(
+        jaxpr, [a._traced if is_functional_ref(a) else a for a in args], [is_functional_ref(a) for a in args]
+    )  # type: ignore[union-attr]
+    _store(refs, finals)  # type: ignore[arg-type]
+    return outs
+
+
+discharge_rules: dict[str, Callable[..., list[Value]]] = {
+    "scan": _scan,
+    "while": _while,
+    "cond": _cond,
+    "jit": _jit,
+}
