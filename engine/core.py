@@ -374,7 +374,7 @@ class EvalTrace(Trace):
             args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
         else:
             for v in vals:
-                if type(v) is not Array and getattr(v, "on_mesh", False):
+                if type(v) is not Array and isinstance(v, Array) and v.on_mesh:
                     out = sharded_eager_dispatch(primitive, vals, params)  # type: ignore[misc]
                     if out is not None:
                         return out
@@ -482,6 +482,7 @@ class Array:
     # still _value. op_result (set only on a scalar lax.full made): a value JAX computes by an
     # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
     __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
+    on_mesh: bool = False  # sharded over a mesh's devices (engine.parallel.named): operations run there
     __array_priority__ = 100
 
     def __init__(self, value: npt.ArrayLike, weak_type: bool = False):

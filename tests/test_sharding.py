@@ -84,6 +84,9 @@ def test_plain_arrays_and_typeof():
     y = jnp.ones(3)
     assert repr(y.sharding) == "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
     assert isinstance(y.sharding, SingleDeviceSharding)
+    assert y.device == jax.devices()[0] and jax.device_put(y, jax.devices()[3]).device == jax.devices()[3]
+    m = jax.make_mesh((4,), ("b",))
+    assert jax.device_put(np.ones(4), NamedSharding(m, P("b"))).device == NamedSharding(m, P("b"))
     assert repr(jax.typeof(y)) == "ShapedArray(float32[3])"
     assert str(jax.typeof(1.0)) == "~float32[]"
     assert jax.effects_barrier() is None

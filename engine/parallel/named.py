@@ -24,11 +24,12 @@ class NamedShardedArray(ShardedArray):
     """An array whose pieces sit on the devices of ``sharding.mesh`` (one buffer per device, in
     the mesh's device order)."""
 
-    __slots__ = ("_sharding",)
+    __slots__ = ("_sharding", "on_mesh")
 
     def __init__(self, buffers, aval: ShapedArray, sharding: NamedSharding):
         super().__init__(buffers, "named", aval)  # an _axis pmap never asks for: it reads the value
         self._sharding = sharding
+        self.on_mesh = sharding.num_devices > 1  # operations on it run on the mesh's devices
 
     @property
     def _value(self) -> np.ndarray:  # type: ignore[override]  # as ShardedArray's
@@ -71,11 +72,6 @@ class NamedShardedArray(ShardedArray):
     @property
     def sharding(self) -> NamedSharding:
         return self._sharding
-
-    @property
-    def on_mesh(self) -> bool:
-        """Operations on it run on the mesh's devices (``partition.run_eager``)."""
-        return self._sharding.num_devices > 1
 
     @property
     def named_sharding(self) -> NamedSharding:
@@ -127,6 +123,16 @@ def _array_sharding(self) -> Sharding:
 
 
 Array.sharding = property(_array_sharding)  # type: ignore[attr-defined]  # JAX's; plain arrays: device 0
+
+
+def _array_device(self):
+    """JAX's ``Array.device``: the device of a single-device array, else its sharding."""
+    sharding = _array_sharding(self)
+    devices = sharding.device_set
+    return next(iter(devices)) if len(devices) == 1 else sharding
+
+
+Array.device = property(_array_device)  # type: ignore[attr-defined]
 
 
 def put_sharded(x, sharding: Sharding):
