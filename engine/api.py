@@ -327,7 +327,11 @@ def _check_input_dtypes(name, leaves, holomorphic: bool, allow_int: bool):
     """JAX's rules: holomorphic derivatives need complex inputs; jacfwd needs real ones; grad and
     jacrev accept real or complex ones (integers only with allow_int)."""
     for leaf in leaves:
-        dt = core.get_aval(leaf).dtype
+        aval = core.get_aval(leaf)
+        if not isinstance(aval, core.ShapedArray):  # a ref: its cotangent would be an array
+            inner = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+            raise ValueError(f"Expected cotangent type {aval} but got {inner}")
+        dt = aval.dtype
         if holomorphic:
             if dt.kind != "c":
                 raise TypeError(

@@ -27,6 +27,8 @@ class JaxprTracer(Tracer):
 
     def __repr__(self) -> str:  # as JAX 0.10 prints a tracer under jit: JitTracer(~float32[]) when weak
         a = self._aval
+        if type(a).__name__ == "AbstractRef":  # a mutable array ref: JitTracer(Ref{float32[]})
+            return f"JitTracer({a})"
         return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{','.join(map(str, a.shape))}])"
 
 

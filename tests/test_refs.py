@@ -372,3 +372,11 @@ def test_vmap_of_a_jit_taking_a_batched_ref():
     np.testing.assert_array_equal(out[...], [0.0, 2.0, 4.0])
     inner = jax.vmap(jax.jit(_scan_sum))(jnp.arange(3.0))
     np.testing.assert_array_equal(inner, [0.0, 6.0, 12.0])
+
+
+def test_grad_with_respect_to_a_ref_and_tracer_repr():
+    with pytest.raises(ValueError, match=r"Expected cotangent type Ref\{float32\[\]\} but got float32\[\]"):
+        jax.grad(lambda r: r[...])(jax.new_ref(1.0))
+    seen = []
+    jax.jit(lambda r: seen.append(repr(r)))(jax.new_ref(jnp.zeros(2)))
+    assert seen == ["JitTracer(Ref{float32[2]})"]
