@@ -432,3 +432,36 @@ def test_reshard_onto_the_same_devices_under_an_abstract_mesh():
     assert str(jax.typeof(z)) == "float32[8@a,4]" and z.sharding.mesh.axis_names == ("a",)
     for sh in z.addressable_shards:  # device k holds row k
         np.testing.assert_array_equal(np.asarray(sh.data), xn[sh.device.id : sh.device.id + 1] * 2)
+
+
+@pytest.mark.parametrize("kind", [AxisType.Auto, AxisType.Explicit])
+def test_data_and_model_parallel_training_step_on_a_2d_mesh(kind):
+    from engine import monitoring
+
+    rng = np.random.RandomState(0)
+    params = [(rng.randn(6, 8) * 0.3, rng.randn(8)), (rng.randn(8, 4) * 0.3, rng.randn(4))]
+    params = [(w.astype(np.float32), b.astype(np.float32)) for w, b in params]
+    x, t = rng.rand(16, 6).astype(np.float32), np.eye(4, dtype=np.float32)[rng.randint(0, 4, 16)]
+    want_loss, want = jax.jit(_mlp_step)(params, (x, t))
+    m = jax.make_mesh((4, 2), ("X", "Y"), (kind, kind))
+    (w1, b1), (w2, b2) = params
+    layout = [(P(None, "Y"), P("Y")), (P("Y", None), P())]  # hidden units split over Y, the batch over X
+    sharded = [
+        (jax.device_put(w, NamedSharding(m, sw)), jax.device_put(b, NamedSharding(m, sb)))
+        for (w, b), (sw, sb) in zip(params, layout)
+    ]
+    batch = jax.device_put((x, t), NamedSharding(m, P("X")))
+    events = []
+    with monitoring.listen(lambda k, d: events.append(d) if k == "pmap_execute" else None):
+        got_loss, got = jax.jit(_mlp_step)(sharded, batch)
+    np.testing.assert_allclose(float(got_loss), float(want_loss), rtol=1e-6)
+    for (gw, gb), (ww, wb), (sw, sb) in zip(got, want, layout):
+        np.testing.assert_allclose(np.asarray(gw), np.asarray(ww), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(np.asarray(gb), np.asarray(wb), rtol=1e-5, atol=1e-7)
+        assert gw.sharding == NamedSharding(m, sw) and gb.sharding == NamedSharding(m, sb)  # kept in place
+    (run,) = events
+    assert run["mesh"] == [4, 2] and run["axis_names"] == ["X", "Y"]
+    assert [a.shape for a in run["devices"][0]["inputs"]] == [(6, 4), (4,), (4, 4), (4,), (4, 6), (4, 4)]
+    sums = {(e["axis_name"], tuple(e["shape"])) for e in run["collectives"] if e["primitive"] == "psum"}
+    assert ("Y", (4, 4)) in sums  # the hidden layer's contraction over Y-split units
+    assert ("X", (4, 6)) in sums  # a weight gradient summed over the batch's X-split rows
