@@ -148,10 +148,11 @@ def compile_request(request: Any, cache: str) -> dict[str, Any]:
     return {"keys": keys, "modules": modules}
 
 
-def _private_numba_caches() -> None:
-    """The engine's numba helpers (``cache=True``) picked their cache directory when the zygote
-    imported them, and a compile cannot write there: point them at this compile's own (the
-    environment ``isolate`` set), so the helpers a new kernel needs compile and are kept here."""
+def _helpers_read_only() -> None:
+    """The engine's numba helpers (``cache=True``) keep the cache directory the zygote chose for
+    them, which this compile may read (as runs do) but not write; it need not: a kernel's own
+    cache files hold the helpers it calls. numba then takes its directory for the new module
+    from the environment ``isolate`` set."""
     from numba.core import caching, config, registry
 
     from engine.backends import numba_math, numba_rt, numba_runtime
@@ -159,9 +160,13 @@ def _private_numba_caches() -> None:
     config.reload_config()  # type: ignore[no-untyped-call]
     for module in (numba_rt, numba_math, numba_runtime):
         for value in vars(module).values():
-            cached = isinstance(getattr(value, "_cache", None), caching.FunctionCache)
-            if isinstance(value, registry.CPUDispatcher) and cached:
-                value.enable_caching()
+            cache = getattr(value, "_cache", None)
+            if isinstance(value, registry.CPUDispatcher) and isinstance(cache, caching.FunctionCache):
+                setattr(cache, "save_overload", _not_saved)
+
+
+def _not_saved(sig: Any, data: Any) -> None:
+    pass
 
 
 def _typecheck(jaxpr: Any) -> None:
@@ -217,7 +222,7 @@ def start(
                 isolation.isolate(plan, workdir)
                 isolation.prctl(isolation.PR_SET_DUMPABLE, 0)
                 child._clean_import_path()
-                _private_numba_caches()
+                _helpers_read_only()
                 scratch = os.getcwd()
                 if plan.slot_ids is not None and not plan.private_tmp:
                     _empty_leftovers(scratch_parent, scratch)

@@ -321,16 +321,44 @@ class Server:
                 c.reply(None, {"status": "refused", "reason": type(e).__name__})
 
 
+# The engine's float32 scalar helpers that kernels call (``rt.<name>``) and their arities,
+# compiled (or loaded from numba's cache) once by the service: compile children inherit them, and
+# cannot save the ones they compile for the next compile (no compile writes what another loads).
+WARM_HELPERS = {
+    "numba_math": {
+        n: 1 for n in ("exp_f32", "log_f32", "tanh_f32", "expm1_f32", "log1p_f32", "sin_f32", "cos_f32")
+    },
+    "numba_rt": {
+        "fsign": 1,
+        "round_away": 1,
+        "logistic": 1,
+        "erf": 1,
+        "erf_inv_f32": 1,
+        "fmax": 2,
+        "fmin": 2,
+    },
+}
+
+
 def _prepare_compiler() -> None:
-    """Import the code generator and have numba compile once here (the zygote may not have), so
-    that every compile's fork starts with both ready (numba's first compile in a process costs
-    about a second)."""
+    """Import the code generator and have numba compile once here, and the helpers above (the
+    zygote may not have), so that every compile's fork starts with them ready (numba's first
+    compile in a process costs about a second, the helpers about 3 s more when not cached)."""
+    import importlib
+
     import numba
 
     import engine.backends.jaxpr_wire  # noqa: F401
     import engine.backends.numba_jit  # noqa: F401
 
     numba.njit("float32(float32)", cache=False)(lambda x: x + 1.0)
+    for module, arities in WARM_HELPERS.items():
+        helpers = importlib.import_module(f"engine.backends.{module}")
+        for name, arity in arities.items():
+            try:
+                getattr(helpers, name).compile((numba.float32,) * arity)
+            except Exception as e:  # noqa: BLE001 - it compiles with its first kernel instead
+                log.warning("kernel service: helper %s not compiled: %s", name, e)
 
 
 class Service:
@@ -349,6 +377,7 @@ class Service:
 
     def start(self) -> None:
         self.started = time.monotonic()
+        os.makedirs(self.store, mode=0o755, exist_ok=True)
         if self.scratch is not None and not os.path.isdir(self.scratch):
             os.makedirs(os.path.dirname(self.scratch), mode=0o711, exist_ok=True)
             os.mkdir(self.scratch, 0o755)  # (the compile uid lists it for its predecessors' leftovers)
@@ -369,6 +398,7 @@ class Service:
                 os.closerange(low, os.sysconf("SC_OPEN_MAX"))
                 _prepare_compiler()
                 plan = compile_child.compile_plan(self.plan, self.compile_ids, (os.getpid(),))
+                log.info("kernel service %d ready in %.2f s", os.getpid(), time.monotonic() - self.started)
                 Server(self.store, plan, self.scratch).serve(theirs)
                 code = 0
             except BaseException:  # noqa: BLE001
