@@ -162,7 +162,7 @@ def _helpers_read_only() -> None:
         for value in vars(module).values():
             cache = getattr(value, "_cache", None)
             if isinstance(value, registry.CPUDispatcher) and isinstance(cache, caching.FunctionCache):
-                setattr(cache, "save_overload", _not_saved)
+                cache.save_overload = _not_saved  # type: ignore[method-assign]
 
 
 def _not_saved(sig: Any, data: Any) -> None:
