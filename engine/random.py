@@ -27,6 +27,7 @@ from . import core, lax, prng
 from . import random_keys as rk
 from .core import Array, Tracer
 from .numpy._staged import staged_as_jit
+from .sharding import with_out_sharding
 from .random_primitives import (
     random_bits as _random_bits,
     random_fold_in,
@@ -244,15 +245,6 @@ def fold_in(key, data):
 # ---------------------------------------------------------------------------
 
 
-def _laid_out(x, out_sharding):
-    """Samples placed as ``out_sharding`` says (the values do not depend on the layout)."""
-    if out_sharding is None:
-        return x
-    from .sharding import reshard
-
-    return reshard(x, out_sharding)
-
-
 def _canon_shape(shape) -> tuple[int, ...]:
     from .numpy._promote import concrete_shape  # one shape rule (and error) for jnp and random
 
@@ -301,7 +293,8 @@ def _operand(x, dtype=None):
 # ---------------------------------------------------------------------------
 
 
-def bits(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
+@with_out_sharding
+def bits(key, shape: Sequence[int] = (), dtype=None):
     """Uniform random bits (``uint8``, ``uint16`` or ``uint32``).
 
     Example:
@@ -314,10 +307,11 @@ def bits(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     if dtype.kind != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     dtype = core.canonical_dtype(dtype)
-    return _laid_out(_random_bits(typed, dtype.itemsize * 8, _canon_shape(shape)), out_sharding)
+    return _random_bits(typed, dtype.itemsize * 8, _canon_shape(shape))
 
 
-def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0, out_sharding=None):
+@with_out_sharding
+def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
     """Uniform floats in ``[minval, maxval)``.
 
     Example:
@@ -327,7 +321,7 @@ def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0, 
     """
     typed, _ = _check_prng_key("uniform", key)
     dtype = _float_dtype(dtype, "uniform")
-    return _laid_out(_uniform(typed, minval, maxval, shape=_canon_shape(shape), dtype=dtype), out_sharding)
+    return _uniform(typed, minval, maxval, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -355,7 +349,8 @@ def _uniform(key, minval, maxval, shape, dtype):
     return lax.max(minval, lax.reshape(floats * (maxval - minval) + minval, shape))
 
 
-def normal(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
+@with_out_sharding
+def normal(key, shape: Sequence[int] = (), dtype=None):
     """Standard normal samples: ``sqrt(2) * erf_inv(u)``, ``u`` uniform in (-1, 1).
 
     Example:
@@ -365,7 +360,7 @@ def normal(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """
     typed, _ = _check_prng_key("normal", key)
     dtype = _float_dtype(dtype, "normal")
-    return _laid_out(_normal(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
+    return _normal(typed, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -392,7 +387,8 @@ def _convert_and_clip_integer(val, dtype):
     return jnp.clip(val, Array(np.asarray(lo, src), weak), Array(np.asarray(hi, src), weak)).astype(dtype)
 
 
-def randint(key, shape: Sequence[int], minval, maxval, dtype=None, out_sharding=None):
+@with_out_sharding
+def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
     """Uniform integers in ``[minval, maxval)`` (``minval`` where ``maxval <= minval``).
 
     Example:
@@ -415,7 +411,7 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None, out_sharding=
         minval = jnp.clip(jnp.asarray(minval).astype("int32"), int(info.min), int(info.max))
         maxval = jnp.clip(jnp.asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
     out = _randint(typed, minval, maxval, shape=shape, dtype=sampling)
-    return _laid_out(lax.convert_element_type(out, dtype) if out.dtype != dtype else out, out_sharding)
+    return lax.convert_element_type(out, dtype) if out.dtype != dtype else out
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -454,7 +450,8 @@ def _randint(key, minval, maxval, shape, dtype):
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-def bernoulli(key, p=0.5, shape: Sequence[int] | None = None, out_sharding=None):
+@with_out_sharding
+def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
     """Booleans that are True with probability ``p``.
 
     Example:
@@ -469,7 +466,7 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None, out_sharding=None)
     if dtype.kind != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype) if isinstance(p, Tracer) else _operand(p, dtype)
-    return _laid_out(_bernoulli(typed, p, shape=shape), out_sharding)
+    return _bernoulli(typed, p, shape=shape)
 
 
 @staged_as_jit(static_argnames=("shape",))
@@ -481,7 +478,8 @@ def _bernoulli(key, p, shape):
     return uniform(key, shape, core.get_aval(p).dtype) < p
 
 
-def exponential(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
+@with_out_sharding
+def exponential(key, shape: Sequence[int] = (), dtype=None):
     """Exponential samples: ``-log1p(-u)``.
 
     Example:
@@ -491,7 +489,7 @@ def exponential(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """
     typed, _ = _check_prng_key("exponential", key)
     dtype = _float_dtype(dtype, "exponential")
-    return _laid_out(_exponential(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
+    return _exponential(typed, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -500,7 +498,8 @@ def _exponential(key, shape, dtype):
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
-def gumbel(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
+@with_out_sharding
+def gumbel(key, shape: Sequence[int] = (), dtype=None):
     """Gumbel samples: ``-log(-log(u))`` with ``u`` uniform in ``[tiny, 1)``.
 
     Example:
@@ -510,7 +509,7 @@ def gumbel(key, shape: Sequence[int] = (), dtype=None, out_sharding=None):
     """
     typed, _ = _check_prng_key("gumbel", key)
     dtype = _float_dtype(dtype, "gumbel")
-    return _laid_out(_gumbel(typed, shape=_canon_shape(shape), dtype=dtype), out_sharding)
+    return _gumbel(typed, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
@@ -519,7 +518,8 @@ def _gumbel(key, shape, dtype):
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
-def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtype=None, out_sharding=None):
+@with_out_sharding
+def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtype=None):
     """Standard normal samples truncated to ``(lower, upper)`` (inverse CDF).
 
     Example:
@@ -532,9 +532,7 @@ def truncated_normal(key, lower, upper, shape: Sequence[int] | None = None, dtyp
     dtype = _float_dtype(dtype, "truncated_normal")
     if shape is None:
         shape = np.broadcast_shapes(_shape(lower), _shape(upper))
-    return _laid_out(
-        _truncated_normal(typed, lower, upper, shape=_canon_shape(shape), dtype=dtype), out_sharding
-    )
+    return _truncated_normal(typed, lower, upper, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))

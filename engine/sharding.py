@@ -721,6 +721,19 @@ def reshard(x, out_shardings):
     return tree_map(move, x)
 
 
+def with_out_sharding(fn):
+    """``fn`` with JAX's ``out_sharding=`` keyword: its result laid out so (as ``reshard`` does;
+    the values do not depend on the layout)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapped(*args, out_sharding=None, **kwargs):
+        out = fn(*args, **kwargs)
+        return out if out_sharding is None else reshard(out, out_sharding)
+
+    return wrapped
+
+
 def with_sharding_constraint(x, shardings):
     """Inside ``jit``: lay ``x`` out by ``shardings`` at this point of the computation (the
     engine reshards, as ``reshard`` does); outside, the same as ``reshard``."""

@@ -342,6 +342,13 @@ def test_out_sharding_reduce_scatters_on_the_devices():
         r = jax.random.normal(key, (8, 4), out_sharding=P("x", "y"))
         assert str(jax.typeof(r)) == "float32[8@x,4@y]"
         np.testing.assert_array_equal(np.asarray(r), np.asarray(jax.random.normal(key, (8, 4))))
+        # creation and shape functions take out_sharding too (values as without it)
+        assert str(jax.typeof(jnp.zeros((8, 4), out_sharding=P("x", "y")))) == "float32[8@x,4@y]"
+        a = jnp.arange(8, out_sharding=P("x"))
+        assert str(jax.typeof(a)) == "int32[8@x]" and np.asarray(a).tolist() == list(range(8))
+        re = r.reshape(4, 8, out_sharding=P("x", None))
+        assert str(jax.typeof(re)) == "float32[4@x,8]"
+        np.testing.assert_array_equal(np.asarray(re), np.asarray(r).reshape(4, 8))
         text = jax.jit(lambda v: v.sum(0)).lower(r).compile().as_text()
         assert "all-reduce(f32[2])" in text and "every device runs" in text
         assert "all-reduce" not in jax.jit(lambda v: v * 2).lower(r).compile().as_text()

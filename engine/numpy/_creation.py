@@ -10,6 +10,7 @@ from .. import core, lax
 from ..core import Array, Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
+from ..sharding import with_out_sharding
 from ._staged import staged_as_jit
 
 
@@ -22,6 +23,7 @@ def _leaves(obj, out):
     return out
 
 
+@with_out_sharding
 def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     """Create an array; Python scalars give weakly typed results, lists strong ones.
 
@@ -81,6 +83,7 @@ def _host(x):
     return x
 
 
+@with_out_sharding
 def asarray(a, dtype=None, order=None, *, copy=None):
     """``array`` without a copy of values that are already arrays of the right dtype."""
     return array(a, dtype=dtype, copy=bool(copy), order=order)
@@ -90,6 +93,7 @@ def _default_dtype(dtype, default="float32"):
     return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else np.dtype(default)
 
 
+@with_out_sharding
 def zeros(shape, dtype=None):
     """An array of zeros (float32 unless ``dtype`` says otherwise).
 
@@ -99,16 +103,19 @@ def zeros(shape, dtype=None):
     return lax.full(concrete_shape(shape), 0, _default_dtype(dtype))
 
 
+@with_out_sharding
 def ones(shape, dtype=None):
     """An array of ones (float32 unless ``dtype`` says otherwise)."""
     return lax.full(concrete_shape(shape), 1, _default_dtype(dtype))
 
 
+@with_out_sharding
 def empty(shape, dtype=None):
     """Like ``zeros``: arrays are immutable, so "uninitialized" has no use."""
     return zeros(shape, dtype)
 
 
+@with_out_sharding
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value`` (which may itself be an array that broadcasts).
 
@@ -135,12 +142,14 @@ def _like_dtype_shape(a, dtype, shape):
     return d, weak, shape_of(a) if shape is None else concrete_shape(shape)
 
 
+@with_out_sharding
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype (and weak type) of ``a``."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
     return lax.full(s, 0, d, weak)
 
 
+@with_out_sharding
 def ones_like(a, dtype=None, shape=None):
     """Ones with the shape and dtype (and weak type) of ``a``."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
@@ -151,6 +160,7 @@ def empty_like(a, dtype=None, shape=None):
     return zeros_like(a, dtype, shape)
 
 
+@with_out_sharding
 def full_like(a, fill_value, dtype=None, shape=None):
     """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
@@ -177,6 +187,7 @@ def _concatenate_rows(rows, dtype):
     return lax.concatenate(out, 0)
 
 
+@with_out_sharding
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in ``[start, stop)``; the bounds must be concrete.
 

@@ -103,9 +103,9 @@ def _tracer_setitem(self, idx, value):
     )
 
 
-def _reshape(self, *args, order="C"):
+def _reshape(self, *args, order="C", out_sharding=None):
     shape = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
-    return _shape.reshape(self, shape, order)
+    return _shape.reshape(self, shape, order, out_sharding=out_sharding)
 
 
 def _transpose(self, *args):

@@ -21,6 +21,7 @@ from ._promote import (
     promote_dtypes,
     shape_of,
 )
+from ..sharding import with_out_sharding
 from ._staged import staged_as_jit
 
 
@@ -39,6 +40,7 @@ def _resolve_shape(newshape, size: int) -> tuple:
     return tuple(shape)
 
 
+@with_out_sharding
 def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
     """Reshape (row-major); one dimension may be -1.
 
@@ -55,6 +57,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
     return lax.reshape(a, new)
 
 
+@with_out_sharding
 def ravel(a, order: str = "C"):
     a = as_operand(a)
     return reshape(a, (a.size,), order)
@@ -145,6 +148,7 @@ def expand_dims(a, axis):
     return lax.expand_dims(a, axes)  # a broadcast_in_dim, as in JAX
 
 
+@with_out_sharding
 def broadcast_to(array, shape):
     """Broadcast ``array`` to ``shape`` with numpy's rules."""
     check_arraylike("broadcast_to", array)
@@ -377,6 +381,7 @@ def tile(A, reps):
     return lax.tile(a, reps)  # one tile equation, as JAX
 
 
+@with_out_sharding
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
     """Repeat each element ``repeats`` times (an int, or one count per element, concrete)."""
     a = as_operand(a)
