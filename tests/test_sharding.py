@@ -472,3 +472,45 @@ def test_data_and_model_parallel_training_step_on_a_2d_mesh(kind):
     sums = {(e["axis_name"], tuple(e["shape"])) for e in run["collectives"] if e["primitive"] == "psum"}
     assert ("Y", (4, 4)) in sums  # the hidden layer's contraction over Y-split units
     assert ("X", (4, 6)) in sums  # a weight gradient summed over the batch's X-split rows
+
+
+_SPECS_3D = [  # (lhs, rhs) layouts over a (2, 2, 2) mesh: refinements, multi-axis splits, conflicts
+    (P("a", ("b", "c")), P(None, "a")),
+    (P(("c", "a"), None), P("b", ("a", "c"))),
+    (P(None, ("a", "b", "c")), P(("a", "b", "c"))),
+    (P("b", "a"), P("a", "b")),
+]
+
+
+@pytest.mark.parametrize(
+    "name, f, ref",
+    [
+        ("elementwise", lambda a, b: jnp.sin(a) * b + 1.0, lambda a, b: np.sin(a) * b + 1.0),
+        ("transpose_matmul", lambda a, b: a.T @ b, lambda a, b: a.T @ b),
+        ("reductions", lambda a, b: a.sum(0) + jnp.max(b, axis=1), lambda a, b: a.sum(0) + b.max(1)),
+        (
+            "reshape",
+            lambda a, b: (a + b).reshape(2, 4, 8).sum(1),
+            lambda a, b: (a + b).reshape(2, 4, 8).sum(1),
+        ),
+        ("broadcast", lambda a, b: a[:, None, :] * b[None, :, :], lambda a, b: a[:, None, :] * b[None, :, :]),
+        (
+            "grad",
+            lambda a, b: jax.grad(lambda u: jnp.sum(jnp.tanh(u @ b.T)))(a),
+            lambda a, b: (1 - np.tanh(a @ b.T) ** 2) @ b,
+        ),
+    ],
+)
+def test_any_layouts_on_a_3d_mesh_give_numpy_values(name, f, ref):
+    m = jax.make_mesh((2, 2, 2), ("a", "b", "c"), (AxisType.Auto,) * 3)
+    an = np.random.RandomState(0).randn(8, 8).astype(np.float32)
+    bn = np.random.RandomState(1).randn(8, 8).astype(np.float32)
+    want = ref(an.astype(np.float64), bn.astype(np.float64))
+    for sa, sb in _SPECS_3D:
+        a, b = jax.device_put(an, NamedSharding(m, sa)), jax.device_put(bn, NamedSharding(m, sb))
+        np.testing.assert_allclose(
+            np.asarray(jax.jit(f)(a, b)), want, rtol=2e-5, atol=2e-5, err_msg=f"{sa} {sb}"
+        )
+        np.testing.assert_allclose(
+            np.asarray(f(a, b)), want, rtol=2e-5, atol=2e-5, err_msg=f"eager {sa} {sb}"
+        )
