@@ -104,6 +104,7 @@ class MeshContext:
         # the engine's AD rules do not say the out_sharding JAX's would (a transposed dot over a
         # sharded batch), so the partitioner picks a layout instead of refusing the program.
         self.explicit = frozenset(mesh.explicit_axes) if checks else frozenset()
+        self.record: dict | None = None  # set: every variable's layout, bodies of calls included
         current = get_abstract_mesh()
         if current.axis_names == mesh.axis_names:  # (auto_axes turns checks off for its axes)
             self.explicit &= frozenset(current.explicit_axes)
@@ -455,7 +456,7 @@ def _call(jaxpr_param):
 
     def rule(ctx, prim, vals, params):
         closed = params[jaxpr_param]
-        return _interpret(ctx, closed.jaxpr, closed.consts, vals)
+        return _interpret(ctx, closed.jaxpr, closed.consts, vals, ctx.record)
 
     return rule
 
@@ -937,6 +938,7 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     jaxpr = closed.jaxpr
     in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
     env: dict = {}
+    ctx.record = env
 
     def local_fun(*vals):
         outs = _interpret(ctx, jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)], env)

@@ -3151,3 +3151,9 @@ def explicit_sharding_matmul_free_dims():
         return jnp.tanh(a @ w)
 
     return f, (f32(8, 3), f32(3, 4))
+
+
+@program
+def explicit_sharding_nested_calls():
+    m = _explicit_mesh()
+    return (lambda a: jax.nn.relu(jax.reshard(a, _on(m, "X", None)) * 2.0).sum(1)), (f32(8, 4),)
