@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import inspect as _pyinspect
 
+import numpy as np
+
 from . import ad, batching, core, ir, tape
 from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, eval_jaxpr
@@ -39,7 +41,11 @@ _in_rule: set = set()  # custom functions whose rule is running now
 def _eval_call(*args, call_jaxpr: ClosedJaxpr, **_):
     return [
         core.to_numpy(o) if not isinstance(o, core.Array) else o
-        for o in eval_jaxpr(call_jaxpr.jaxpr, [core.Array(a) for a in args], call_jaxpr.consts)
+        for o in eval_jaxpr(
+            call_jaxpr.jaxpr,
+            [core.Array(a) if isinstance(a, np.ndarray) else a for a in args],  # (refs pass as they are)
+            call_jaxpr.consts,
+        )
     ]
 
 

@@ -82,12 +82,41 @@ def with_lowerings(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def interpreted_only(closed: ClosedJaxpr) -> bool:
-    """Programs with effects on mutable array refs run on the interpreter, which passes the
-    ``Ref`` objects between equations (compiled code is functional: it never sees one)."""
+    """Programs with effects on mutable array refs: compiled code is functional and never sees a
+    ``Ref``, so they run discharged (``_stateful``) or on the interpreter."""
     j = closed.jaxpr
     return has_ref_effects(j) or any(
         not isinstance(v.aval, core.ShapedArray) for v in (*j.constvars, *j.in_binders)
     )
+
+
+# program with refs -> its discharged form and which arguments are refs (None: interpreted)
+_discharged: "weakref.WeakKeyDictionary[ClosedJaxpr, Any]" = weakref.WeakKeyDictionary()
+
+
+def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> Executable:
+    """A program with refs runs as its discharged (pure) form, compiled and tiered like any other
+    program, writing the refs' final values into their buffers in place; where state stays
+    (a ref inside a body that is not discharged) the interpreter runs it as it is."""
+    from .state import discharge
+
+    if closed not in _discharged:
+        _discharged[closed] = discharge.discharge_program(closed)
+    found = _discharged[closed]
+    if found is None:
+        exe = _executables[closed] = Interpreter().compile(closed, name)
+        return exe
+    functional, mask = found
+    inner = _executables.get(functional)
+    if inner is None:
+        if args is None:
+            inner = executable(functional, name)
+        else:
+            inner = _first_tier(functional, name, discharge.ref_buffers(args, mask))
+    exe = discharge.in_place(inner, mask)
+    if _executables.get(functional) is inner:
+        _executables[closed] = exe
+    return exe
 
 
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
@@ -95,7 +124,7 @@ def executable(closed: ClosedJaxpr, name: str) -> Executable:
     exe = _executables.get(closed)
     if exe is None and interpreted_only(closed):
         check_lowerable(closed.jaxpr)
-        exe = _executables[closed] = Interpreter().compile(closed, name)
+        return _stateful(closed, name, None)
     if exe is None:
         check_lowerable(closed.jaxpr)
         job = _jobs.get(closed)
@@ -263,7 +292,7 @@ def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Execu
         return _interpreted(closed, None)
     check_lowerable(closed.jaxpr)
     if interpreted_only(closed):
-        return executable(closed, name)
+        return _stateful(closed, name, args)
     job = _jobs.get(closed)
     if job is None:
         backend = get_backend()

@@ -87,7 +87,7 @@ def test_jit_updates_a_closed_over_ref_each_call():
     np.testing.assert_array_equal(x_ref[...], [0.0, 2.0, 0.0])
 
 
-def test_jit_with_ref_arguments_runs_in_place_on_the_interpreter():
+def test_jit_with_ref_arguments_runs_discharged_and_in_place():
     @jax.jit
     def sin_inplace(x_ref):
         x_ref[...] = jnp.sin(x_ref[...])
@@ -95,11 +95,20 @@ def test_jit_with_ref_arguments_runs_in_place_on_the_interpreter():
     r = jax.new_ref(jnp.arange(3.0))
     pointer = r.unsafe_buffer_pointer()
     sin_inplace(r)
+    jit_runtime.wait_for_compiles()
     sin_inplace(r)
     np.testing.assert_allclose(r[...], np.sin(np.sin(np.arange(3.0))), rtol=1e-6)
     assert r.unsafe_buffer_pointer() == pointer
-    closed = sin_inplace.lower(r).jaxpr
+    # The program with a ref runs as its pure form (the ref's value in, its final value out),
+    # which the backend compiles like any other.
+    ((closed, _, _),) = sin_inplace._cache.values()
     assert jit_runtime.interpreted_only(closed)
+    pure, is_ref = jit_runtime._discharged[closed]
+    assert is_ref == [True] and not jit_runtime.interpreted_only(pure)
+    assert jit_runtime._executables.get(pure) is not None
+    read = jax.jit(lambda q: q[...])(r)  # an output never aliases the ref's buffer
+    r[...] = jnp.zeros(3)
+    np.testing.assert_allclose(read, np.sin(np.sin(np.arange(3.0))), rtol=1e-6)
 
     @jax.jit
     def two(a, b, x):

@@ -14,8 +14,10 @@ from typing import Any, Callable, Sequence
 
 from .. import core
 from ..core import Value
-from ..ir import ClosedJaxpr, eval_jaxpr
-from .types import Ref
+from ..ir import ClosedJaxpr, eval_jaxpr, has_ref_effects
+from ..staging import trace_to_jaxpr
+from .primitives import discharging
+from .types import AbstractRef, Ref
 
 
 def is_functional_ref(x: object) -> bool:
@@ -42,8 +44,35 @@ def run_discharged(
         Ref(a, closed.in_avals[k].inner_aval, traced=True) if r else None  # type: ignore[attr-defined]
         for k, (a, r) in enumerate(zip(args, refs))
     ]
-    outs = eval_jaxpr(closed.jaxpr, [b if b is not None else a for a, b in zip(args, boxes)], closed.consts)
+    discharging.append(core._state.stack[-1].level)  # (refs the body makes are functional too)
+    try:
+        outs = eval_jaxpr(
+            closed.jaxpr, [b if b is not None else a for a, b in zip(args, boxes)], closed.consts
+        )
+    finally:
+        discharging.pop()
     return outs, [b._traced for b in boxes if b is not None]
+
+
+def discharge_program(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[bool]] | None:
+    """A program taking refs as a pure one: each ref argument becomes its value, and its final
+    value an extra output (after the program's own). None where some state stays (a ref inside a
+    body this module does not discharge): that program runs on the interpreter."""
+    mask = [type(a) is AbstractRef for a in closed.in_avals]
+    in_avals = [a.inner_aval if m else a for a, m in zip(closed.in_avals, mask)]  # type: ignore[attr-defined]
+
+    def pure(*args: Value) -> list[Value]:
+        outs, finals = run_discharged(closed, args, mask)
+        return [*outs, *finals]
+
+    try:
+        functional = trace_to_jaxpr(pure, in_avals)
+    except Exception:  # noqa: BLE001 - the interpreter runs the program as it is (and raises what it raises)
+        return None
+    j = functional.jaxpr
+    if has_ref_effects(j) or any(isinstance(c, Ref) for c in functional.consts):
+        return None
+    return functional, mask
 
 
 def _substitute(ops: Sequence[Value], refs: list[Ref], values: Sequence[Value]) -> list[Value]:
@@ -167,3 +196,28 @@ discharge_rules: dict[str, Callable[..., list[Value]]] = {
     "cond": _cond,
     "jit": _jit,
 }
+
+
+def ref_buffers(args: Sequence[Any], mask: Sequence[bool]) -> list[Any]:
+    # Copies: the program may hand its input back as an output (``r[...]``), and an Array the
+    # user holds must not change when the ref is written later.
+    return [a._buf.copy() if m else a for a, m in zip(args, mask)]
+
+
+def in_place(inner: Callable[..., list[Any]], mask: Sequence[bool]) -> Callable[..., list[Any]]:
+    """``inner`` (a discharged program's executable) called on refs: their buffers go in, and their
+    final values (its last outputs) are written back into the same buffers."""
+    n_refs = sum(mask)
+
+    def run(*args: Any) -> list[Any]:
+        outs = inner(*ref_buffers(args, mask))
+        n = len(outs) - n_refs
+        for ref, final in zip([a for a, m in zip(args, mask) if m], outs[n:]):
+            ref._buf[...] = final
+            ref._written = True
+        return list(outs[:n])
+
+    for note in ("source", "fallbacks", "job", "compile_time", "lower_time", "compiled_text"):
+        if hasattr(inner, note):
+            setattr(run, note, getattr(inner, note))
+    return run

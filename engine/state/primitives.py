@@ -55,9 +55,14 @@ for _p in STATE_PRIMITIVES:
 # Binding.
 
 
+# Levels of staging traces that are discharging state (``discharge.run_discharged``): refs made
+# there are functional too.
+discharging: list[int] = []
+
+
 def _staging_innermost() -> bool:
     top = core._state.stack[-1]
-    return top.trace_type is JaxprTrace
+    return top.trace_type is JaxprTrace and top.level not in discharging
 
 
 def _captured_by_staging(ref: Ref) -> bool:
