@@ -389,3 +389,21 @@ def test_grad_with_respect_to_a_ref_and_tracer_repr():
     seen = []
     jax.jit(lambda r: seen.append(repr(r)))(jax.new_ref(jnp.zeros(2)))
     assert seen == ["JitTracer(Ref{float32[2]})"]
+
+
+def test_jit_interprets_what_it_cannot_discharge():
+    # A custom_jvp body writing a ref it closes over stays stateful: that program is interpreted,
+    # with the same effects.
+    r = jax.new_ref(jnp.zeros(2))
+
+    @jax.custom_jvp
+    def double_and_log(x):
+        r[0] = x
+        return x * 2
+
+    double_and_log.defjvp(lambda p, t: (double_and_log(p[0]), t[0] * 2))
+    g = jax.jit(lambda x: double_and_log(x) + 1)
+    assert float(g(5.0)) == 11.0
+    np.testing.assert_array_equal(r[...], [5.0, 0.0])
+    ((closed, _, _),) = g._cache.values()
+    assert jit_runtime._discharged[closed] is None
