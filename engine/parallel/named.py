@@ -138,9 +138,13 @@ Array.device = property(_array_device)  # type: ignore[attr-defined]
 def put_sharded(x, sharding: Sharding):
     """``x`` laid out by ``sharding``: its blocks copied to the sharding's devices."""
     if isinstance(x, core.Tracer):
+        if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh):
+            from .partition import bind_reshard  # inside jit: the value is laid out there
+
+            return bind_reshard(x, sharding)
         raise NotImplementedError(
-            "device_put with a sharding inside a traced function (jit, grad, vmap) is not supported by the "
-            "engine yet: use jax.reshard there, or call device_put outside and pass the result in"
+            f"device_put onto {sharding!r} inside a traced function (jit, grad, vmap) is not supported by "
+            "the engine: call device_put outside and pass the result in"
         )
     if isinstance(sharding, SingleDeviceSharding):
         from .sharded import device_put
