@@ -407,3 +407,14 @@ def test_jit_interprets_what_it_cannot_discharge():
     np.testing.assert_array_equal(r[...], [5.0, 0.0])
     ((closed, _, _),) = g._cache.values()
     assert jit_runtime._discharged[closed] is None
+
+
+def test_ref_addupdate_method_eagerly_and_under_jit():
+    r = jax.new_ref(jnp.arange(3.0))
+    r.addupdate(jnp.ones(3))
+    r.addupdate(10.0, 1)
+    np.testing.assert_array_equal(r[...], [1.0, 12.0, 3.0])
+    jax.jit(lambda q: q.addupdate(jnp.full(3, 2.0)))(r)
+    np.testing.assert_array_equal(r[...], [3.0, 14.0, 5.0])
+    with pytest.raises(AttributeError):
+        jax.jit(lambda x: x.addupdate(1.0))(jnp.zeros(2))

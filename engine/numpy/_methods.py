@@ -91,6 +91,14 @@ def _tracer_getitem(self, idx):
     return _indexing.rewriting_take(self, idx)
 
 
+def _tracer_addupdate(self, x, idx=()):
+    if type(self.aval) is not AbstractRef:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'addupdate'")
+    from ..state import ref_addupdate
+
+    ref_addupdate(self, idx, x)
+
+
 def _tracer_setitem(self, idx, value):
     if type(self.aval) is AbstractRef:
         from ..state import ref_set
@@ -211,6 +219,7 @@ def _install(cls):
     cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
     if cls is not Array:
         cls.__setitem__ = _tracer_setitem
+        cls.addupdate = _tracer_addupdate  # (refs under jit/vmap: ref.addupdate(x, idx))
     cls.at = property(_index_update._IndexUpdateHelper)
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)

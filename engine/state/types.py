@@ -128,6 +128,16 @@ class Ref:
 
         ref_set(self, idx, value)
 
+    def addupdate(self, x: Value, idx: Any = ()) -> None:
+        """``ref[idx] += x`` as one ``addupdate``."""
+        from .primitives import ref_addupdate
+
+        ref_addupdate(self, idx, x)
+
+    @property
+    def at(self) -> Any:
+        raise NotImplementedError("Ref.at is not implemented (as in JAX 0.10.2): index the ref directly")
+
     def unsafe_buffer_pointer(self) -> int:
         if self._buf is None:
             raise ValueError("a Ref made inside a transformation has no buffer")
