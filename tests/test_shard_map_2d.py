@@ -236,3 +236,27 @@ def test_nested_in_specs_apply_to_each_subtree():
     x = np.arange(4.0, dtype=np.float32)
     out = f((np.float32(3.0), np.ones(4, np.float32) * 10), x)
     np.testing.assert_array_equal(np.asarray(out), x * 3 + 10)
+
+
+def test_checked_bodies_are_staged_with_varying_types_as_jax_does():
+    mesh = Mesh(np.array(jax.devices()[:4]), ("i",))
+
+    def body(x, y):
+        return lax.psum((x * y, y), "i")
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=(P("i"), P()), out_specs=P())
+    x, y = np.arange(8.0, dtype=np.float32), np.arange(2.0, dtype=np.float32)
+    text = str(jax.make_jaxpr(f)(x, y))
+    # y is replicated: it is pvary'd before meeting the varying block, and psum'd one operand at a time
+    assert "e:f32[2]{V:i} f:f32[2]. let" in text
+    assert "g:f32[2]{V:i} = pvary[axes=('i',)] f" in text and "h:f32[2]{V:i} = mul e g" in text
+    assert text.count("psum_invariant[axes=('i',)]") == 2 and "psum[" not in text
+    a, b = f(x, y)
+    np.testing.assert_allclose(np.asarray(a), (x.reshape(4, 2) * y).sum(0))
+    np.testing.assert_allclose(np.asarray(b), 4 * y)
+    # the staged psum_invariant differentiates as psum does: d/dx sum(psum(x * y)) = y per block
+    g = jax.grad(lambda x: f(x, y)[0].sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.tile(y, 4))
+    np.testing.assert_allclose(
+        np.asarray(jax.vmap(lambda v: f(v, y)[0])(np.stack([x, 2 * x]))[1]), 2 * np.asarray(a)
+    )

@@ -735,3 +735,20 @@ def pcast(x, axis_name, *, to):
 def pvary(x, axis_name):
     """``pcast(x, axis_name, to='varying')`` (JAX's older name)."""
     return pcast(x, axis_name, to="varying")
+
+
+# psum_invariant: JAX's name for a one-operand psum inside a shard_map whose varying axes are
+# checked (check_vma=True): same values and rules as psum's; shard_map stages it (spmd).
+psum_invariant_p = Primitive("psum_invariant")
+psum_invariant_p.def_abstract_eval(lambda x, *, axes: x)
+psum_invariant_p.def_impl(lambda x, *, axes: _psum_impl(x, axes=axes)[0])
+_linear(psum_invariant_p, lambda ct, *, axes: psum_invariant_p.bind(ct, axes=axes))
+
+
+def _psum_invariant_batch(size, vals, dims, *, axes):
+    outs, out_dims = _psum_batch(size, vals, dims, axes=axes)
+    return outs[0], out_dims[0]
+
+
+batching.batch_rules[psum_invariant_p] = _psum_invariant_batch
+collective_primitives = (*collective_primitives, psum_invariant_p)

@@ -476,7 +476,7 @@ def _vma_rule(prim, params, in_vmas) -> tuple:
     )
 
     union: set = set().union(*in_vmas) if in_vmas else set()
-    if prim in (psum_p, pmax_p, pmin_p):
+    if prim in (psum_p, pmax_p, pmin_p, lax_parallel.psum_invariant_p):
         return tuple(union - set(params["axes"]))
     if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
         return tuple(union | set(params["axes"]))
@@ -487,19 +487,78 @@ def _vma_rule(prim, params, in_vmas) -> tuple:
     return tuple(union)
 
 
-def infer_vma(jaxpr: Jaxpr, in_vmas) -> list[tuple]:
-    env: dict = {}
+def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxpr, list[tuple]]:
+    """``jaxpr`` as JAX stages a body whose varying axes are checked: where an operation's
+    operands vary over different mesh axes, the less varying ones are ``pvary``'d to match first
+    (a collective's operand to vary over its axes), ``psum`` is one ``psum_invariant`` per operand,
+    and every value's type shows the axes it varies over (``f32[3]{V:i}``). Results are
+    ``pvary``'d to the axes ``out_want`` names. Also the results' varying axes."""
+    from ..jit_primitive import jit_p
+    from ..lax.parallel import all_gather_p, all_to_all_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
 
-    def read(x):
+    env: dict = {}
+    types: dict = {}
+    eqns: list = []
+
+    def vma(x) -> tuple:
         return env.get(x, ()) if type(x) is Var else ()
 
-    for v, s in zip(jaxpr.in_binders, in_vmas):
-        env[v] = tuple(s)
+    def note(v, axes):
+        env[v] = axes = _in_mesh_order(mesh, axes)
+        if axes:
+            types[v] = v.aval.str_short() + _vma_str(axes)
+
+    def cast(x, want, src):
+        missing = _in_mesh_order(mesh, set(want) - set(vma(x)))
+        if not missing:
+            return x
+        out = Var(x.aval)
+        eqns.append(JaxprEqn(lax_parallel.pvary_p, [x], {"axes": missing}, [out], src))
+        note(out, set(vma(x)) | set(missing))
+        return out
+
+    for v in jaxpr.constvars:
+        note(v, ())
+    for v, a in zip(jaxpr.in_binders, in_vmas):
+        note(v, a)
     for eqn in jaxpr.eqns:
-        out = _vma_rule(eqn.primitive, eqn.params, [read(x) for x in eqn.inputs])
-        for v in eqn.out_binders:
-            env[v] = out
-    return [read(x) for x in jaxpr.outs]
+        prim, ins, src, params = eqn.primitive, list(eqn.inputs), eqn.source_info, eqn.params
+        if prim is psum_p:
+            for x, o in zip(ins, eqn.out_binders):
+                x = cast(x, params["axes"], src)
+                eqns.append(JaxprEqn(lax_parallel.psum_invariant_p, [x], dict(params), [o], src))
+                note(o, set(vma(x)) - set(params["axes"]))
+            continue
+        if prim in (pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
+            ins = [cast(ins[0], params["axes"], src)]
+            outs = _vma_rule(prim, params, [vma(ins[0])])
+        elif prim is jit_p:
+            sub, outs_v = type_varying(params["jaxpr"].jaxpr, [vma(x) for x in ins], mesh)
+            params = dict(params, jaxpr=ClosedJaxpr(sub, params["jaxpr"].consts))
+            eqns.append(eqn._replace(inputs=ins, params=params))
+            for o, a in zip(eqn.out_binders, outs_v):
+                note(o, a)
+            continue
+        elif next(ir.subjaxprs(eqn), None) is not None:
+            outs = _vma_rule(prim, params, [vma(x) for x in ins])
+        else:
+            outs = _vma_rule(prim, params, [vma(x) for x in ins])
+            if len(ins) > 1 and prim is not lax_parallel.pvary_p:
+                ins = [cast(x, outs, src) for x in ins]
+        eqns.append(eqn._replace(inputs=ins, params=params))
+        for o in eqn.out_binders:
+            note(o, outs)
+    outs_atoms = list(jaxpr.outs)
+    if out_want is not None:
+        outs_atoms = [cast(x, w, None) for x, w in zip(outs_atoms, out_want)]
+    typed = Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, outs_atoms)
+    if types:
+        ir.sharded_types[typed] = types
+    return typed, [vma(x) for x in outs_atoms]
+
+
+def _vma_str(vma) -> str:
+    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
 
 
 def _check_out_vma(fun_name, mesh, out_specs, out_vmas):
@@ -835,7 +894,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         out_sp = _out_specs(out_specs, out_value, body.out_avals, m)
         if check_vma:
             in_vmas = [()] * len(hoisted) + [_in_mesh_order(m, _mentioned(s)) for s in in_sp]
-            _check_out_vma(fun_name, m, out_sp, infer_vma(body.jaxpr, in_vmas))
+            typed, out_vmas = type_varying(body.jaxpr, in_vmas, m)
+            _check_out_vma(fun_name, m, out_sp, out_vmas)
+            typed, _ = type_varying(body.jaxpr, in_vmas, m, [_mentioned(s) for s in out_sp])
+            body = ClosedJaxpr(typed, body.consts)
         outs = _bind(
             hoisted,
             leaves,

@@ -2686,6 +2686,43 @@ def shard_map_collectives():
     return _shard_map_2d(body, _spec(("i", "j")), _spec(("i", "j"))), (f32(32),)
 
 
+def _checked(f, in_specs, out_specs, mesh=None):
+    mesh = mesh if mesh is not None else _mesh_2d()
+    return jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)
+
+
+@program
+def shard_map_checked_pvary():
+    def body(x, y, w):
+        b = x * 2.0 + jnp.ones(3)
+        d = jnp.dot(jnp.sin(y) * b, w)
+        g = lax.all_gather(y, "i", tiled=True)
+        return d + lax.psum(y, "j").sum() + g.sum(), lax.psum(x, "i")
+
+    f = _checked(body, (_spec("i"), _spec(), _spec()), (_spec("i"), _spec()))
+    return f, (f32(12), f32(3), f32(3, 3))
+
+
+@program
+def shard_map_checked_psum_tuple_and_out_pvary():
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+    f = _checked(
+        lambda x, y: (lax.psum((x, y), "i"), y * 2), (_spec("i"), _spec()), (_spec(), _spec("i")), mesh
+    )
+    return f, (f32(8), f32(3))
+
+
+@program
+def shard_map_checked_where_and_collectives():
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+
+    def body(x, y):
+        z = jnp.where(x > 0, x, y)
+        return lax.pmax(z, "i") + lax.axis_index("i") + lax.ppermute(z, "i", [(0, 1), (1, 0), (2, 3), (3, 2)])
+
+    return _checked(body, (_spec("i"), _spec()), _spec("i"), mesh), (f32(8), f32(2))
+
+
 @program
 def shard_map_2d_vmap():
     f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
