@@ -342,6 +342,9 @@ def test_out_sharding_reduce_scatters_on_the_devices():
         r = jax.random.normal(key, (8, 4), out_sharding=P("x", "y"))
         assert str(jax.typeof(r)) == "float32[8@x,4@y]"
         np.testing.assert_array_equal(np.asarray(r), np.asarray(jax.random.normal(key, (8, 4))))
+        e = jnp.einsum("ij,jk->ki", x, w, out_sharding=P("x", None))  # the contraction lays it out
+        assert str(jax.typeof(e)) == "float32[16@x,8]"
+        np.testing.assert_allclose(np.asarray(e), (xn @ wn).T)
         # creation and shape functions take out_sharding too (values as without it)
         assert str(jax.typeof(jnp.zeros((8, 4), out_sharding=P("x", "y")))) == "float32[8@x,4@y]"
         a = jnp.arange(8, out_sharding=P("x"))

@@ -372,7 +372,7 @@ class _InOrder(opt_einsum.paths.PathOptimizer):
         return [(0, 1)] * (len(inputs) - 1)
 
 
-def _contract_pair(a, la: str, b, lb: str, removed, result: str):
+def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None):
     """One pairwise step of an einsum path, as JAX's einsum takes it: broadcast size-1 axes, sum
     labels private to one side, take repeated labels' diagonals, then one ``dot_general`` whose
     operand order avoids a transpose when it can (opt_einsum contracts right to left)."""
@@ -392,12 +392,29 @@ def _contract_pair(a, la: str, b, lb: str, removed, result: str):
     names = "".join(batch) + rest_b + rest_a
     if names == result:
         return lax.dot_general(
-            b, a, ((cont_b, cont_a), (batch_b, batch_a)), preferred_element_type=a.dtype
+            b,
+            a,
+            ((cont_b, cont_a), (batch_b, batch_a)),
+            preferred_element_type=a.dtype,
+            out_sharding=_by_labels(laid_out, names),
         ), names
     names = "".join(batch) + rest_a + rest_b
     return lax.dot_general(
-        a, b, ((cont_a, cont_b), (batch_a, batch_b)), preferred_element_type=a.dtype
+        a,
+        b,
+        ((cont_a, cont_b), (batch_a, batch_b)),
+        preferred_element_type=a.dtype,
+        out_sharding=_by_labels(laid_out, names),
     ), names
+
+
+def _by_labels(laid_out, names: str):
+    """The sharding of a contraction's result whose dimensions are ``names``: ``laid_out`` is
+    (the einsum's out_sharding, label -> its spec entry), or None."""
+    if laid_out is None:
+        return None
+    sharding, entries = laid_out
+    return sharding.with_spec(tuple(entries[c] for c in names))
 
 
 def einsum(
@@ -434,7 +451,14 @@ def einsum(
         subscripts, *ops, einsum_call=True, use_blas=True, optimize=path
     )
     terms = list(ops)
-    for indices, removed_set, einstr, *_ in contractions:
+    laid_out = None  # the final contraction lays its result out by out_sharding (no reshard after)
+    if out_sharding is not None and contractions and len(contractions[-1][0]) == 2:
+        from ..sharding import as_sharding
+
+        out_labels = contractions[-1][2].split("->")[1]
+        sharding = as_sharding(out_sharding, "einsum")
+        laid_out = (sharding, dict(zip(out_labels, sharding.spec._normalized_spec_for_aval(len(out_labels)))))
+    for k, (indices, removed_set, einstr, *_) in enumerate(contractions):
         removed = sorted(removed_set)
         ins, result = einstr.split("->")
         in_labels = ins.split(",")
@@ -444,7 +468,8 @@ def einsum(
             x, lx = _sum_repeats(x, lx, set(result))
         elif len(indices) == 2:
             a, b = terms.pop(indices[0]), terms.pop(indices[1])
-            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result)
+            last = laid_out if k == len(contractions) - 1 else None
+            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result, last)
         else:
             raise NotImplementedError(
                 "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. "
@@ -454,7 +479,7 @@ def einsum(
             x = lax.transpose(x, tuple(lx.index(c) for c in result))
         terms.append(x)
     x = terms[0]
-    if out_sharding is not None:
+    if out_sharding is not None and laid_out is None:
         from ..sharding import reshard
 
         x = reshard(x, out_sharding)
