@@ -165,6 +165,7 @@ def checkpoint(
     prevent_cse: bool = True,
     policy: Callable[..., bool] | None = None,
     static_argnums: int | Sequence[int] = (),
+    concrete: bool | None = None,
 ) -> Any:
     """Make ``fun`` recompute its intermediates in the backward pass instead of saving them.
 
@@ -172,6 +173,12 @@ def checkpoint(
     >>> jax.grad(f)(1.0)  # the backward pass recomputes sin(x)
     Array(0.36003944, dtype=float32, weak_type=True)
     """
+    if concrete is not None:
+        raise NotImplementedError(
+            "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and removed in JAX "
+            "v0.10.0. In its place please use `static_argnums`; for details refer to "
+            "https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html."
+        )
     if fun is None:
         return functools.partial(
             checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums

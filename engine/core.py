@@ -315,10 +315,23 @@ def find_top_trace(xs: Iterable[Value]) -> Trace:
     dyn = state.dynamic
     if dyn is not None and dyn.level > level:
         top = dyn
+    elif level:
+        stack = state.stack
+        if level >= len(stack) or stack[level] is not top:  # its transformation has finished
+            _leaked_tracer(top)
     trace = top.trace
     if trace is None:
         trace = top.trace = top.trace_type(top)
     return trace
+
+
+def _leaked_tracer(main: MainTrace) -> NoReturn:
+    raise UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing "
+        f"for a reference to an intermediate value wrapped in a {main.trace_type.__name__} tracer to "
+        "escape the scope of the transformation. Return the value from the transformed function "
+        "instead of storing it in a global or closure."
+    )
 
 
 def full_lower(val: Value) -> Value:

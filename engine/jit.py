@@ -46,6 +46,8 @@ from .tree_util import tree_flatten, tree_unflatten
 
 
 def _abstractify(x: Value) -> ShapedArray:
+    if type(x) is ShapeDtypeStruct:  # (jit(f).trace/lower take abstract arguments too)
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
     return core.get_aval(x)
 
 
@@ -119,6 +121,12 @@ class Compiled:
 
     def __call__(self, *args: Any) -> Any:
         leaves = tree_flatten(args)[0]
+        for x in leaves:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    "Cannot apply JAX transformations to a function lowered and compiled for a particular "
+                    f"signature. Detected argument of Tracer type {type(x)}."
+                )
         outs = jit_p.bind(*leaves, jaxpr=self.lowered.jaxpr, name=self.lowered.name)
         return tree_unflatten(self.lowered.out_tree, outs)
 

@@ -68,9 +68,20 @@ FENCED = {
     "default-dtypes": "docs/default_dtypes.md",
     "migrate-pmap": "docs/migrate_pmap.md",
     "aot": "docs/aot.md",
+    "jep-typed-keys": "docs/jep/9263-typed-keys.md",
+    "jep-omnistaging": "docs/jep/4410-omnistaging.md",
+    "jep-prng": "docs/jep/263-prng.md",
+    "jep-stateful-rng": "docs/jep/28845-stateful-rng.md",
+    "jep-new-remat": "docs/jep/11830-new-remat-checkpoint.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
-RST = {"faq": "docs/faq.rst"}
+RST = {
+    "faq": "docs/faq.rst",
+    "async-dispatch": "docs/async_dispatch.rst",
+    "rank-promotion-warning": "docs/rank_promotion_warning.rst",
+    "type-promotion-rst": "docs/type_promotion.rst",
+    "transfer-guard": "docs/transfer_guard.rst",
+}
 PAGES.update(FENCED)
 PAGES.update(RST)
 
@@ -182,12 +193,22 @@ def rst_cells(text: str) -> list[str]:
     return cells
 
 
+# JAX runs its doctests with these names defined (its conftest.py's doctest namespace): a page with
+# doctests gets them as a first cell of ours.
+DOCTEST_NAMESPACE = "import jax\nfrom jax import lax\nimport jax.numpy as jnp\nimport numpy as np"
+
+
 def page_cells(page: str, repo: pathlib.Path) -> list[str]:
     """The page's cells in order: code cells of a notebook page, fenced blocks of a plain one."""
     text = page_text(page, repo)
     if page in RST:
-        return rst_cells(text)
-    return fenced_cells(text) if page in FENCED else code_cells(text)
+        cells = rst_cells(text)
+    elif page in FENCED:
+        cells = fenced_cells(text)
+    else:
+        return code_cells(text)
+    has_doctests = re.search(r"^\s*>>>", text, re.M) is not None
+    return [DOCTEST_NAMESPACE, *cells] if has_doctests else cells
 
 
 def cell_hash(source: str) -> str:
