@@ -38,7 +38,7 @@ from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
-from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
+from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
 from .runtime import get_runtime
@@ -966,4 +966,3 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
 
 
 _install_eager_dispatch()
-del AbstractMesh, AxisType
