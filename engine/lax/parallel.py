@@ -213,6 +213,8 @@ def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis):
 
 
 def _split_axes(axes):
+    if len(core._state.stack) == 1:  # no vmap running (a device's warm run): all names are pmap's
+        return 1, (), axes
     frames = _vmap_frames()
     vm = tuple(a for a in axes if a in frames)
     rest = tuple(a for a in axes if a not in frames)
@@ -221,7 +223,7 @@ def _split_axes(axes):
 
 def _on_devices(kind, x, axes, **params):
     ctx = _device_context()
-    missing = [a for a in axes if ctx is None or not ctx.has_axis(a)]
+    missing = [a for a in axes if a not in ctx.names] if ctx is not None else list(axes)
     if missing:
         raise NameError(
             f"unbound axis name: {missing[0]}. Collectives need an enclosing pmap or "

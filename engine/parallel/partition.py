@@ -624,7 +624,7 @@ def run_sharded(
             per_arg.append(a._buffers)  # used where they are
         else:
             value = core._canonical_np(np.asarray(a._value if isinstance(a, Array) else a))
-            per_arg.append([rt.put(dev, value) for dev in placement])
+            per_arg.append(rt.put_each(placement, value[None], [0] * len(placement)))
     inputs = [[bufs[p] for bufs in per_arg] for p in range(len(placement))]
     t_put = time.perf_counter()
     listening = monitoring.listening()

@@ -157,13 +157,11 @@ def _shards(rt, x, axis, placement, group):
         return x._buffers  # already where it is needed
     value = core._canonical_np(x) if isinstance(x, np.ndarray) else core.to_numpy(x)
     if axis is None:
-        return [rt.put(dev, value) for dev in placement]
-    index = [slice(None)] * value.ndim
-    out = []
-    for pos, dev in enumerate(placement):
-        index[axis] = pos // group
-        out.append(rt.put(dev, value[tuple(index)]))
-    return out
+        return rt.put_each(placement, value[None], [0] * len(placement))
+    rows = np.moveaxis(value, axis, 0) if axis else value
+    return rt.put_each(
+        placement, rows, None if group == 1 else [pos // group for pos in range(len(placement))]
+    )
 
 
 def _run_on_devices(args, jaxpr, name, axis_name, axis_size, in_axes, out_axes, devices):

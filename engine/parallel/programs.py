@@ -84,6 +84,20 @@ def loads(payload: bytes) -> ClosedJaxpr:
     return unpickler.load()
 
 
+def calls_python(jaxpr: Jaxpr) -> bool:
+    """Whether running ``jaxpr`` may call back into Python (``jax.debug.print``, callbacks), in
+    it or in any sub-jaxpr."""
+    from ..callbacks import pure_callback_p
+    from ..ir import effectful
+
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in effectful or eqn.primitive is pure_callback_p:
+            return True
+        if any(calls_python(sub) for sub in subjaxprs(eqn)):
+            return True
+    return False
+
+
 class Runner:
     """A program prepared for repeated runs on one device: its equations as direct calls of the
     primitives' implementations on numpy arrays (no ``bind``, no tracing machinery), values in a

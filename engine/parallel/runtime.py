@@ -49,15 +49,16 @@ SMALL_PUT_BYTES = 4096  # shards up to this size are copied to a device as bytes
 class Buffer:
     """An array in one device's memory. Freed (in the host's allocator) when collected."""
 
-    __slots__ = ("runtime", "device", "offset", "shape", "dtype", "__weakref__")
+    __slots__ = ("runtime", "device", "offset", "shape", "dtype", "_allocator", "__weakref__")
 
-    def __init__(self, runtime, device, offset, shape, dtype):
+    def __init__(self, runtime, device, offset, shape, dtype, allocator=None):
         self.runtime, self.device, self.offset = runtime, device, offset
         self.shape, self.dtype = shape, dtype
+        self._allocator = runtime.allocators[device] if allocator is None else allocator
 
     def __del__(self):
         try:
-            self.runtime.allocators[self.device].free(self.offset)
+            self._allocator.free(self.offset)
         except Exception:  # interpreter shutdown
             pass
 
@@ -193,27 +194,46 @@ class LocalRuntime:
 
     # --- memory ---------------------------------------------------------------------------------
     def alloc(self, device: int, shape, dtype) -> Buffer:
+        return self.alloc_each((device,), shape, dtype)[0]
+
+    def alloc_each(self, devices, shape, dtype) -> list[Buffer]:
+        """One uninitialised buffer of ``shape`` and ``dtype`` on each of ``devices``."""
         if type(dtype) is not np.dtype:
             dtype = np.dtype(dtype)
         if type(shape) is not tuple:
             shape = tuple(map(int, shape))
-        allocator = self.allocators[device]
-        size = allocator.arena.size
-        buf = Buffer(self, device, allocator.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)
-        if allocator.arena.size != size:
-            self.control.sizes[device] = allocator.arena.size
-        return buf
+        nbytes = math.prod(shape) * dtype.itemsize
+        out = []
+        for device in devices:
+            allocator = self.allocators[device]
+            size = allocator.arena.size
+            out.append(Buffer(self, device, allocator.alloc(nbytes), shape, dtype, allocator))
+            if allocator.arena.size != size:
+                self.control.sizes[device] = allocator.arena.size
+        return out
 
     def put(self, device: int, array) -> Buffer:
         """Copy a host array into ``device``'s memory."""
         array = np.asarray(array)
-        buf = self.alloc(device, array.shape, array.dtype)
-        n = array.nbytes
-        if n <= SMALL_PUT_BYTES:  # (a slice assignment of its bytes: no array view of the arena)
-            self.arenas[device].mm[buf.offset : buf.offset + n] = array.tobytes()
+        return self.put_each((device,), array[None])[0]
+
+    def put_each(self, devices, rows: np.ndarray, index=None) -> list[Buffer]:
+        """Copy ``rows[index[k]]`` (``rows[k]`` without ``index``) into ``devices[k]``'s memory."""
+        bufs = self.alloc_each(devices, rows.shape[1:], rows.dtype)
+        if not bufs:
+            return bufs
+        n = bufs[0].nbytes
+        if n <= SMALL_PUT_BYTES and rows.size * rows.itemsize <= SMALL_PUT_BYTES * len(devices):
+            # byte slices of one copy of the rows: no array view of each arena
+            data = memoryview(rows.tobytes())
+            arenas = self.arenas
+            for k, b in enumerate(bufs):
+                r = k if index is None else index[k]
+                arenas[b.device].mm[b.offset : b.offset + n] = data[r * n : r * n + n]
         else:
-            np.copyto(buf.view(), array)
-        return buf
+            for k, b in enumerate(bufs):
+                np.copyto(b.view(), rows[k if index is None else index[k]])
+        return bufs
 
     def get(self, buffer: Buffer) -> np.ndarray:
         return buffer.read()
@@ -231,7 +251,8 @@ class LocalRuntime:
         t0 = time.perf_counter() if t0 is None else t0
         self.exchange.grow(collectives.exchange_bytes(len(placement), program.slot_bytes))
         self.control.sizes[self.n] = self.exchange.size
-        outputs = [[self.alloc(dev, a.shape, a.dtype) for a in out_avals] for dev in placement]
+        per_out = [self.alloc_each(placement, a.shape, a.dtype) for a in out_avals]
+        outputs = [[bufs[pos] for bufs in per_out] for pos in range(len(placement))]
         key = (program.key, tuple(placement))
         sid = self.setup_ids.get(key)
         if sid is None:

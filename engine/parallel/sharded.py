@@ -181,7 +181,7 @@ def device_put_replicated(x, devices):
         value = _canonical(v)
         aval = core.get_aval(v)
         return ShardedArray(
-            [rt.put(d, value) for d in ids],
+            rt.put_each(ids, value[None], [0] * len(ids)),
             0,
             ShapedArray((len(ids), *aval.shape), aval.dtype, aval.weak_type),
         )

@@ -113,10 +113,13 @@ def restore_blas_threads(counts: list[int]) -> None:
 class _Setup:
     """What a device keeps for one (program, placement): the runner and its collective context."""
 
-    __slots__ = ("runner", "ctx", "ins", "outs", "views", "views_of")
+    __slots__ = ("runner", "ctx", "ins", "outs", "views", "views_of", "prints")
 
-    def __init__(self, runner, ctx, ins, outs):
+    def __init__(self, runner, ctx, ins, outs, prints):
         self.runner, self.ctx, self.ins, self.outs = runner, ctx, ins, outs
+        # whether the program calls back into Python (jax.debug.print...): only then are prints
+        # collected (two context managers per run otherwise wasted)
+        self.prints = prints
         self.views: dict = {}  # (input offsets, output offsets) -> the arena views
         self.views_of = None  # ... of this mapping of the arena
 
@@ -213,10 +216,6 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
 
 def _setup(cmd, slot, runtime, barrier, setups):
     _, sid, setup, ins, outs, t0, flags = cmd
-    s = setups.get(sid)
-    if s is not None:
-        setups.move_to_end(sid)
-        return s
     if setup is None:
         raise RuntimeError(f"program setup {sid} was never sent to this device")
     key, payload, info = setup
@@ -247,6 +246,7 @@ def _setup(cmd, slot, runtime, barrier, setups):
         ctx,
         [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
         [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals],
+        programs.calls_python(prog.jaxpr),
     )
     if len(setups) > PROGRAM_CACHE:
         setups.popitem(last=False)
@@ -258,7 +258,11 @@ def _run(cmd, slot, runtime, barrier, setups):
     _, sid, setup, ins, outs, t0, flags = cmd
     prints = None
     try:
-        s = _setup(cmd, slot, runtime, barrier, setups)
+        s = setups.get(sid)
+        if s is None:
+            s = _setup(cmd, slot, runtime, barrier, setups)
+        else:
+            setups.move_to_end(sid)
         arena, sizes = runtime.arenas[slot], runtime.control.sizes
         arena.remap(int(sizes[slot]))
         runtime.exchange.remap(int(sizes[runtime.n]))
@@ -268,7 +272,10 @@ def _run(cmd, slot, runtime, barrier, setups):
         t1 = time.perf_counter()
         collectives._current = ctx
         try:
-            with debug.device_prints(slot) as prints:
+            if s.prints:
+                with debug.device_prints(slot) as prints:
+                    results = s.runner(args, dests, ctx)
+            else:
                 results = s.runner(args, dests, ctx)
         finally:
             collectives._current = None
