@@ -93,8 +93,14 @@ class DeviceContext:
         t0=0.0,
         arenas=(),
         control=None,
+        input_operands=(),
     ):
         self.me, self.pos, self.placement = me, pos, list(placement)
+        # program input -> its place in ``peers``: where every position's copy of it is, this run
+        self.operand_index = {i: k for k, i in enumerate(input_operands)}
+        self.peers: tuple = ()
+        self.inputs: list = []  # this run's program inputs (views of my arena)
+        self.peer_views: dict = {}  # (device, offset, shape, dtype) -> a view of that memory
         self.mesh, self.coords = tuple(mesh), tuple(coords)
         self.base_names = dict(names)  # axis name -> mesh dimension
         self.exchange, self.barrier, self.slot_bytes = exchange, barrier, slot_bytes
@@ -115,6 +121,7 @@ class DeviceContext:
         self.wait_s = 0.0
         self.t0 = t0
         self.dests: list = []  # output buffers the next psum results may be written to
+        self.sources: list = []  # which program input each operand of the next collective is
 
     # --- names ------------------------------------------------------------------------------
     def has_axis(self, name) -> bool:
@@ -224,23 +231,14 @@ class DeviceContext:
                     f"{kind} operand of {x.nbytes} bytes exceeds the exchange slot of "
                     f"{self.slot_bytes} bytes (engine bug: slot sizing)"
                 )
-            region = self.seq % 2
             dest = self._take_dest(x) if kind == "psum" else None
-            if kind == "psum" and x.nbytes >= BIG_PSUM and len(group) > 1:
-                out = self._split_psum(x, group, rank, region, dest)
+            source = self.sources.pop(0) if self.sources else None
+            if source is not None and kind in _REDUCERS and self.inputs[source] is x:
+                out = self._reduce_inputs(kind, x, group, source, dest)
             else:
-                mine = self._slot(region, self.pos, x.shape, x.dtype)
-                np.copyto(mine, x)
-                self._sync()
-                stack = self._stack(region, group, x.shape, x.dtype)
-                if kind in _REDUCERS:
-                    acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
-                    _REDUCERS[kind].reduce(stack, axis=0, out=acc)
-                    out = acc
-                else:
-                    out = getattr(self, "_" + kind)(x, list(stack), rank, group, region, **params)
+                out = self._exchange(kind, x, group, rank, dest, params)
+                self.seq += 1  # (only exchanges: regions alternate between barriers)
             nbytes, shape, dtype = x.nbytes, x.shape, x.dtype
-            self.seq += 1  # (not for axis_index: regions alternate between barriers)
         if self.record:
             self._event(kind, axes, group, start, wait0, nbytes, shape, dtype, params)
         return out
@@ -310,6 +308,48 @@ class DeviceContext:
                 perm=[list(p) for p in params["perm"]] if "perm" in params else None,
             )
         )
+
+    def _exchange(self, kind, x, group, rank, dest, params):
+        """Through the exchange region of this collective: each member's operand in its slot,
+        a barrier, then the group's slots read (or a split psum for big operands)."""
+        region = self.seq % 2
+        if kind == "psum" and x.nbytes >= BIG_PSUM and len(group) > 1:
+            return self._split_psum(x, group, rank, region, dest)
+        np.copyto(self._slot(region, self.pos, x.shape, x.dtype), x)
+        self._sync()
+        stack = self._stack(region, group, x.shape, x.dtype)
+        if kind in _REDUCERS:
+            acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
+            _REDUCERS[kind].reduce(stack, axis=0, out=acc)
+            return acc
+        return getattr(self, "_" + kind)(x, list(stack), rank, group, region, **params)
+
+    def _reduce_inputs(self, kind, x, group, source, dest):
+        """A reduction of a program input: every member's copy was written before the run
+        started, so it is read where it is, with no exchange slot and no barrier. (Stacked in
+        group order first, so the sum is the same as through the slots.)"""
+        n = len(self.placement)
+        at = self.operand_index[source] * n
+        key = ("inputs", len(group), x.shape, x.dtype)
+        stack = self.slots.get(key)
+        if stack is None:
+            stack = self.slots[key] = np.empty((len(group), *x.shape), x.dtype)
+        for j, p in enumerate(group):
+            stack[j] = self._peer_input(p, self.peers[at + p], x.shape, x.dtype)
+        acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
+        _REDUCERS[kind].reduce(stack, axis=0, out=acc)
+        return acc
+
+    def _peer_input(self, pos, offset, shape, dtype):
+        key = (pos, offset, shape, dtype)
+        view = self.peer_views.get(key)
+        if view is None:
+            if len(self.peer_views) > 256:
+                self.peer_views.clear()
+            view = self.peer_views[key] = self._peer_view(
+                None, pos, (self.placement[pos], offset), shape, dtype
+            )
+        return view
 
     def _take_dest(self, x):
         """The output buffer this psum result may be written into (set by the program runner for

@@ -80,7 +80,17 @@ def _pmap_abstract(*avals, jaxpr, axis_size, out_axes, **_):
 class Program:
     """A pmap body ready for the devices: pickled bytes and the key workers cache it under."""
 
-    __slots__ = ("closed", "key", "payload", "mesh", "names", "slot_bytes", "name", "compiled")
+    __slots__ = (
+        "closed",
+        "key",
+        "payload",
+        "mesh",
+        "names",
+        "slot_bytes",
+        "name",
+        "compiled",
+        "input_operands",
+    )
 
     def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None):
         self.closed, self.name = closed, name
@@ -93,6 +103,7 @@ class Program:
             self.mesh = programs.mesh_for(closed, axis_size, device_count) if nested else (axis_size,)
             self.names = {axis_name: 0, _dim_name(0): 0}
         self.slot_bytes = programs.slot_bytes_for(closed, self.mesh)
+        self.input_operands = programs.input_operands(closed.jaxpr)
         try:
             self.key, self.payload = programs.dumps(closed)
         except (pickle.PicklingError, TypeError, AttributeError):

@@ -98,6 +98,30 @@ def calls_python(jaxpr: Jaxpr) -> bool:
     return False
 
 
+def input_operands(jaxpr: Jaxpr) -> tuple[int, ...]:
+    """Positions of the program inputs that a small ``psum``/``pmax``/``pmin`` of ``jaxpr``
+    reduces as they are. The host has written every input before a run starts, so each device
+    reads the group's copies straight from their memory: no exchange, no barrier. (The device
+    checks that the operand really is the input: a vmap in between would change it.)"""
+    from ..ir import Literal
+    from ..lax.parallel import pmax_p, pmin_p, psum_p
+
+    inputs = {v: i for i, v in enumerate(jaxpr.in_binders)}
+    found = set()
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in (psum_p, pmax_p, pmin_p):
+            for x in eqn.inputs:
+                if type(x) is not Literal and x in inputs and _small(x.aval):
+                    found.add(inputs[x])
+    return tuple(sorted(found))
+
+
+def _small(aval) -> bool:
+    from .collectives import BIG_PSUM
+
+    return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize < BIG_PSUM
+
+
 class Runner:
     """A program prepared for repeated runs on one device: its equations as direct calls of the
     primitives' implementations on numpy arrays (no ``bind``, no tracing machinery), values in a
@@ -106,7 +130,9 @@ class Runner:
 
     def __init__(self, closed: ClosedJaxpr):
         from ..ir import Literal
-        from ..lax.parallel import psum_p
+        from ..lax.parallel import pmax_p, pmin_p, psum_p
+
+        reducers = (psum_p, pmax_p, pmin_p)
 
         jaxpr = closed.jaxpr
         env0: list = []
@@ -138,6 +164,8 @@ class Runner:
             if type(x) is not Literal and outs.count(x) == 1:
                 out_pos[x] = k
         keep = set(outs) | set(jaxpr.in_binders) | set(jaxpr.constvars)
+        operands = set(input_operands(jaxpr))
+        in_index = {v: i for i, v in enumerate(jaxpr.in_binders) if i in operands}
         steps = []
         for i, eqn in enumerate(jaxpr.eqns):
             ins = [ref(x) for x in eqn.inputs]
@@ -145,9 +173,17 @@ class Runner:
             for v in eqn.out_binders:
                 where[v] = new()
                 outs_i.append(where[v])
-            hints = None
+            hints = None  # (psum destinations, input operands): see DeviceContext.dests/sources
             if eqn.primitive is psum_p and any(v in out_pos for v in eqn.out_binders):
-                hints = [(out_pos[v], v not in last_use) if v in out_pos else None for v in eqn.out_binders]
+                hints = (
+                    [(out_pos[v], v not in last_use) if v in out_pos else None for v in eqn.out_binders],
+                    [],
+                )
+            if eqn.primitive in reducers and any(
+                type(x) is not Literal and x in in_index for x in eqn.inputs
+            ):
+                sources = [in_index.get(x) if type(x) is not Literal else None for x in eqn.inputs]
+                hints = (hints[0] if hints else [], sources)
             dead = [
                 where[x]
                 for x in set(eqn.inputs)
@@ -172,12 +208,16 @@ class Runner:
         env = list(self.env0)
         for s, a in zip(self.in_slots, args):
             env[s] = a
+        if ctx is not None:
+            ctx.inputs = args
         for impl, ins, outs, params, multiple, hints, dead in self.steps:
-            if hints is not None and dests is not None and ctx is not None:
-                ctx.dests = [None if h is None else (dests[h[0]], h[1]) for h in hints]
+            if hints is not None and ctx is not None:
+                if dests is not None:
+                    ctx.dests = [None if h is None else (dests[h[0]], h[1]) for h in hints[0]]
+                ctx.sources = list(hints[1])
             r = impl(*[env[i] for i in ins], **params)
             if hints is not None and ctx is not None:
-                ctx.dests = []
+                ctx.dests, ctx.sources = [], []
             if multiple:
                 for s, o in zip(outs, r):
                     env[s] = o if type(o) is np.ndarray else _numpy(o)

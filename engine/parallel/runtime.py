@@ -258,6 +258,8 @@ class LocalRuntime:
         if sid is None:
             sid = self.setup_ids[key] = len(self.setup_ids)
         flags = 1 if events else 0
+        # where each position's copy of an input operand of a collective is (read in place)
+        peers = [inputs[pos][i].offset for i in program.input_operands for pos in range(len(placement))]
         for pos, dev in enumerate(placement):
             w = self.workers[dev]
             setup = None
@@ -279,9 +281,9 @@ class LocalRuntime:
                 if len(w.setups) > _worker_cache_size():
                     w.setups.popitem(last=False)
             ins, outs = [b.offset for b in inputs[pos]], [b.offset for b in outputs[pos]]
-            if setup is None and self.control.post_run(dev, sid, flags, t0, ins, outs):
+            if setup is None and self.control.post_run(dev, sid, flags, t0, ins, outs, peers):
                 continue
-            data = pickle.dumps(("run", sid, setup, ins, outs, t0, flags), pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(("run", sid, setup, ins, outs, t0, flags, peers), pickle.HIGHEST_PROTOCOL)
             if not self.control.post(dev, False, data):
                 try:
                     w.conn.send_bytes(data)

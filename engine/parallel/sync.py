@@ -115,23 +115,37 @@ class Control:
         if n >= 0:
             return self.mv[off + 8 : off + 8 + n]
         if n == _RUN:
-            t0, sid, flags, n_in, n_out = struct.unpack_from("dqqqq", self.mv, off + 8)
-            offsets = struct.unpack_from(f"{n_in + n_out}q", self.mv, off + 48)
-            return ("run", sid, None, offsets[:n_in], offsets[n_in:], t0, flags)
+            t0, sid, flags, n_in, n_out, n_peer = struct.unpack_from("dqqqqq", self.mv, off + 8)
+            offsets = struct.unpack_from(f"{n_in + n_out + n_peer}q", self.mv, off + 56)
+            n_io = n_in + n_out
+            return ("run", sid, None, offsets[:n_in], offsets[n_in:n_io], t0, flags, offsets[n_io:])
         if n == _TIMING:
             return ("ok", struct.unpack_from("4d", self.mv, off + 8), None, None)
         return None
 
-    def post_run(self, device: int, sid: int, flags: int, t0: float, ins, outs) -> bool:
-        """A warm run's command (setup already on the device) as packed numbers, no pickle."""
-        n = len(ins) + len(outs)
-        if 48 + 8 * n > MAIL:
+    def post_run(self, device: int, sid: int, flags: int, t0: float, ins, outs, peers) -> bool:
+        """A warm run's command (setup already on the device) as packed numbers, no pickle:
+        input and output offsets, and ``peers`` (every position's offset of each input that a
+        collective reads where it is)."""
+        n = len(ins) + len(outs) + len(peers)
+        if 56 + 8 * n > MAIL:
             return False
         packer = _RUN_FORMATS.get(n)
         if packer is None:
-            packer = _RUN_FORMATS[n] = struct.Struct(f"qdqqqq{n}q")
+            packer = _RUN_FORMATS[n] = struct.Struct(f"qdqqqqq{n}q")
         packer.pack_into(
-            self.mv, self.mail_at + 2 * device * MAIL, _RUN, t0, sid, flags, len(ins), len(outs), *ins, *outs
+            self.mv,
+            self.mail_at + 2 * device * MAIL,
+            _RUN,
+            t0,
+            sid,
+            flags,
+            len(ins),
+            len(outs),
+            len(peers),
+            *ins,
+            *outs,
+            *peers,
         )
         return True
 

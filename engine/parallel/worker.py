@@ -215,7 +215,7 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
 
 
 def _setup(cmd, slot, runtime, barrier, setups):
-    _, sid, setup, ins, outs, t0, flags = cmd
+    _, sid, setup, ins, outs, t0, flags, peers = cmd
     if setup is None:
         raise RuntimeError(f"program setup {sid} was never sent to this device")
     key, payload, info = setup
@@ -223,6 +223,7 @@ def _setup(cmd, slot, runtime, barrier, setups):
     if prog is None:
         raise RuntimeError(f"program {key} was neither sent nor inherited")
     ctx = collectives.DeviceContext(
+        input_operands=programs.input_operands(prog.jaxpr),
         me=slot,
         pos=info["pos"],
         placement=info["placement"],
@@ -255,7 +256,7 @@ def _setup(cmd, slot, runtime, barrier, setups):
 
 def _run(cmd, slot, runtime, barrier, setups):
     t_start = time.perf_counter()
-    _, sid, setup, ins, outs, t0, flags = cmd
+    _, sid, setup, ins, outs, t0, flags, peers = cmd
     prints = None
     try:
         s = setups.get(sid)
@@ -269,6 +270,7 @@ def _run(cmd, slot, runtime, barrier, setups):
         args, dests = s.buffers(arena, ins, outs)
         ctx = s.ctx
         ctx.reset(t0, bool(flags & 1))
+        ctx.peers = peers
         t1 = time.perf_counter()
         collectives._current = ctx
         try:
