@@ -12,7 +12,7 @@ import pytest
 
 import engine as jax
 import engine.numpy as jnp
-from engine import core, lax
+from engine import core, lax, monitoring
 from engine.parallel import DeviceError, runtime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -240,3 +240,34 @@ def test_pmap_programs_pickle_to_the_devices():
         info.function,
         info.column,
     )
+
+
+def test_reductions_of_program_inputs_read_every_copy_in_place():
+    """A psum/pmax/pmin whose operand is a program input reads each device's copy where the host
+    wrote it: no exchange and no barrier (the record shows no device waiting), also when a copy
+    lies beyond what the reading device has mapped of that device's memory (its arena grew since),
+    and the results are those of the same reductions of computed operands (which do exchange)."""
+    n = jax.device_count()
+    f = jax.pmap(
+        lambda v: (lax.psum(v, "i"), lax.pmax(v, "i"), lax.pmin(v, "i"), lax.psum(v * 1.0, "i")),
+        axis_name="i",
+    )
+    x = np.random.default_rng(4).standard_normal((n, 4000)).astype(np.float32)
+    f(x)  # every device is up and has mapped every arena at its current size
+    last = jax.devices()[n - 1]
+    mapped = runtime.get_runtime().arenas[n - 1].size
+    fillers = [jax.device_put(x[0], last)]
+    while fillers[-1]._buffers[0].offset < mapped:  # fill the last device's memory up to there
+        fillers.append(jax.device_put(x[0], last))
+    on_devices = jax.device_put_sharded(list(x), jax.devices()[:n])
+    assert on_devices._buffers[-1].offset >= mapped
+    events = []
+    with monitoring.listen(lambda kind, data: events.append((kind, data))):
+        total, top, bottom, computed = f(on_devices)
+    np.testing.assert_array_equal(np.asarray(total), np.asarray(computed))
+    np.testing.assert_allclose(np.asarray(total), np.broadcast_to(x.sum(0), x.shape), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(top), np.broadcast_to(x.max(0), x.shape))
+    np.testing.assert_array_equal(np.asarray(bottom), np.broadcast_to(x.min(0), x.shape))
+    (rec,) = [d for k, d in events if k == "pmap_execute"]
+    waits = [set(e["waits_ms"].values()) for e in rec["collectives"]]
+    assert waits[:3] == [{0.0}, {0.0}, {0.0}]  # the inputs' reductions: nobody waited
