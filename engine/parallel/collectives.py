@@ -100,7 +100,7 @@ class DeviceContext:
         self.operand_index = {i: k for k, i in enumerate(input_operands)}
         self.peers: tuple = ()
         self.inputs: list = []  # this run's program inputs (views of my arena)
-        self.peer_views: dict = {}  # (device, offset, shape, dtype) -> a view of that memory
+        self.peer_views: dict = {}  # (offsets, group, shape, dtype) -> views of those copies, a stack
         self.mesh, self.coords = tuple(mesh), tuple(coords)
         self.base_names = dict(names)  # axis name -> mesh dimension
         self.exchange, self.barrier, self.slot_bytes = exchange, barrier, slot_bytes
@@ -328,28 +328,23 @@ class DeviceContext:
         """A reduction of a program input: every member's copy was written before the run
         started, so it is read where it is, with no exchange slot and no barrier. (Stacked in
         group order first, so the sum is the same as through the slots.)"""
-        n = len(self.placement)
-        at = self.operand_index[source] * n
-        key = ("inputs", len(group), x.shape, x.dtype)
-        stack = self.slots.get(key)
-        if stack is None:
-            stack = self.slots[key] = np.empty((len(group), *x.shape), x.dtype)
-        for j, p in enumerate(group):
-            stack[j] = self._peer_input(p, self.peers[at + p], x.shape, x.dtype)
+        at = self.operand_index[source] * len(self.placement)
+        peers = self.peers
+        key = (tuple(peers[at + p] for p in group), tuple(group), x.shape, x.dtype)
+        found = self.peer_views.get(key)
+        if found is None:
+            if len(self.peer_views) > 64:
+                self.peer_views.clear()
+            views = [
+                self._peer_view(None, p, (self.placement[p], peers[at + p]), x.shape, x.dtype) for p in group
+            ]
+            found = self.peer_views[key] = (views, np.empty((len(group), *x.shape), x.dtype))
+        views, stack = found
+        for j, v in enumerate(views):
+            stack[j] = v
         acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
         _REDUCERS[kind].reduce(stack, axis=0, out=acc)
         return acc
-
-    def _peer_input(self, pos, offset, shape, dtype):
-        key = (pos, offset, shape, dtype)
-        view = self.peer_views.get(key)
-        if view is None:
-            if len(self.peer_views) > 256:
-                self.peer_views.clear()
-            view = self.peer_views[key] = self._peer_view(
-                None, pos, (self.placement[pos], offset), shape, dtype
-            )
-        return view
 
     def _take_dest(self, x):
         """The output buffer this psum result may be written into (set by the program runner for
