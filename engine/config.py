@@ -56,6 +56,14 @@ JAX_OPTIONS = frozenset(
 )
 
 
+_CHECKING_OPTIONS = (
+    "jax_debug_nans",
+    "jax_debug_infs",
+    "jax_numpy_rank_promotion",
+    "jax_numpy_dtype_promotion",
+)
+
+
 class Config:
     """``config.update(name, value)`` as in JAX: a name JAX does not have is an AttributeError;
     the options the engine does not act on are recorded."""
@@ -67,6 +75,10 @@ class Config:
             "jax_platform_name": "cpu",
             "jax_threefry_partitionable": True,
             "jax_default_matmul_precision": None,
+            "jax_numpy_rank_promotion": "allow",
+            "jax_numpy_dtype_promotion": "standard",
+            "jax_debug_nans": False,
+            "jax_debug_infs": False,
         }
 
     def update(self, name: str, value) -> None:
@@ -78,10 +90,22 @@ class Config:
                 "float64 inputs are computed in float32."
             )
         if name in ("jax_debug_nans", "jax_debug_infs"):
-            _set_debug_values(name[-4:-1], bool(value))
+            from . import debug_nans
+
+            debug_nans.set_flag(name[-4:-1], bool(value))
+        if name == "jax_numpy_rank_promotion":
+            from .numpy import _promote
+
+            _promote.rank_promotion[0] = _choice(name, value, ("allow", "warn", "raise"))
+        if name == "jax_numpy_dtype_promotion":
+            from .numpy import _dtypes
+
+            _dtypes.promotion_mode[0] = _choice(name, value, ("standard", "strict"))
         if name == "jax_num_cpu_devices":
             _set_device_count(int(value))
         self.values[name] = value
+        if name in _CHECKING_OPTIONS:
+            _sync_general_path()
 
     def read(self, name: str):
         return self.values.get(name)
@@ -96,14 +120,30 @@ class Config:
 config = Config()
 
 
-def _set_debug_values(kind: str, on: bool) -> None:
-    from . import core, debug_nans
+def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"Invalid value {value!r} for JAX option {name}; expected one of {allowed}")
+    return value
 
-    was = debug_nans.active[0]
-    debug_nans.set_flag(kind, on)
-    if debug_nans.active[0] != was:  # eager fast paths skip the checks: send every op the general way
+
+def _sync_general_path() -> None:
+    """Eager fast paths skip the checks some options ask for: while one is on, every eager op takes
+    the general path (the fast paths read ``core.staging_anywhere``)."""
+    from . import core, debug_nans
+    from .numpy import _dtypes, _promote
+
+    wanted = (
+        debug_nans.active[0]
+        or _promote.rank_promotion[0] != "allow"
+        or _dtypes.promotion_mode[0] != "standard"
+    )
+    if wanted != _general_path[0]:
+        _general_path[0] = wanted
         with core._staging_lock:
-            core.staging_anywhere[0] += 1 if debug_nans.active[0] else -1
+            core.staging_anywhere[0] += 1 if wanted else -1
+
+
+_general_path = [False]
 
 
 def _set_device_count(n: int) -> None:
@@ -112,6 +152,37 @@ def _set_device_count(n: int) -> None:
 
     os.environ["JAXPLAY_DEVICE_COUNT"] = str(n)  # what `import jax` and jax.devices() re-read
     topology.set_device_count(n)
+
+
+@contextmanager
+def _option(name: str, value):
+    prev = config.values[name]
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, prev)
+
+
+def numpy_rank_promotion(value: str):
+    """Within the block, implicit rank promotion in jnp is ``"allow"``ed, ``"warn"``s or ``"raise"``s.
+
+    >>> with jax.numpy_rank_promotion("raise"):
+    ...     jnp.ones((2, 3)) + 1.0  # scalars always broadcast
+    Array([[2., 2., 2.],
+           [2., 2., 2.]], dtype=float32)
+    """
+    return _option("jax_numpy_rank_promotion", value)
+
+
+def numpy_dtype_promotion(value: str):
+    """Within the block, jnp promotes dtypes by JAX's ``"standard"`` lattice or ``"strict"``ly.
+
+    >>> with jax.numpy_dtype_promotion("strict"):
+    ...     jnp.float32(1) + 1  # a Python scalar still joins an array of its kind or above
+    Array(2., dtype=float32)
+    """
+    return _option("jax_numpy_dtype_promotion", value)
 
 
 @contextmanager

@@ -5,4 +5,5 @@ True
 """
 
 from .numpy._dtypes import canonicalize_dtype, finfo, iinfo, issubdtype, result_type  # noqa: F401
+from .errors import TypePromotionError  # noqa: F401
 from .random_keys import extended, prng_key  # noqa: F401

@@ -91,3 +91,8 @@ class JaxRuntimeError(RuntimeError):
 
 class KeyReuseError(RuntimeError):
     pass
+
+
+class TypePromotionError(ValueError):
+    """Operands whose dtypes the configured promotion (``jax_numpy_dtype_promotion='strict'``) does
+    not join."""

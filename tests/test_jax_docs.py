@@ -75,11 +75,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         ): "jax.experimental.random.stateful_rng (on mutable array refs) is not implemented"
         for i in (2, 3, 4, 5, 10, 12)
     },
-    ("rank-promotion-warning", 5): "the jax.numpy_rank_promotion context manager is not implemented",
-    **{
-        ("type-promotion-rst", i): "the jax.numpy_dtype_promotion context manager is not implemented"
-        for i in (9, 10)
-    },
     ("transfer-guard", 6): (
         "jax.transfer_guard: the engine's arrays live on the host, there are no implicit transfers to refuse"
     ),

@@ -100,9 +100,37 @@ def _node(dtype: np.dtype, weak: bool) -> str:
     return dtype.name
 
 
+# ``jax_numpy_dtype_promotion``: "standard" (JAX's lattice) or "strict" (no implicit promotion but of
+# Python scalars into an array's dtype of their kind or above).
+promotion_mode = ["standard"]
+_STRICT_WEAK_INTO = {"i": "iufc", "f": "fc", "c": "c"}  # weak kind -> strong kinds it may join
+
+
+def _check_strict(pairs) -> None:
+    strong = {d for d, w in pairs if not w}
+    ok = len(strong) <= 1
+    if ok and strong:
+        kind = next(iter(strong)).kind
+        ok = all(kind in _STRICT_WEAK_INTO.get(d.kind, "") for d, w in pairs if w)
+    if not ok:
+        from ..errors import TypePromotionError
+
+        names = tuple(
+            f"<class '{ {'i': 'int', 'f': 'float', 'c': 'complex'}[d.kind] }'>" if w else d.name
+            for d, w in pairs
+        )
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path when "
+            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output type, "
+            "or set jax_numpy_dtype_promotion=standard."
+        )
+
+
 def promote_types_weak(pairs) -> tuple[np.dtype, bool]:
     """Join of (dtype, weak) pairs: the result dtype (canonical) and whether it is weak."""
     pairs = tuple(pairs)
+    if promotion_mode[0] == "strict":
+        _check_strict(pairs)
     out = _promotions.get(pairs)
     if out is None:
         out = _promotions[pairs] = _promote_types_weak(pairs)

@@ -148,8 +148,38 @@ def check_numeric(name: str, *args):
         raise TypeError(f"{name} does not accept dtypes {dtypes}.")
 
 
+# ``jax_numpy_rank_promotion``: "allow", "warn" or "raise" when operands of different ranks broadcast.
+rank_promotion = ["allow"]
+
+
+def check_rank_promotion(name: str, args) -> None:
+    """JAX's check of implicit rank promotion (scalars aside) for the jnp function ``name``."""
+    if rank_promotion[0] == "allow":
+        return
+    shapes = [shape_of(a) for a in args]
+    if len({len(s) for s in shapes if s}) < 2:
+        return
+    shown = " ".join(map(str, shapes))
+    if rank_promotion[0] == "warn":
+        import warnings
+
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+            "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+            stacklevel=4,
+        )
+    else:
+        raise ValueError(
+            f"Operands could not be broadcast together for {name} on shapes {shown} and with the config "
+            "option jax_numpy_rank_promotion='raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+        )
+
+
 def promote_args(name: str, *args):
     check_arraylike(name, *args)
+    check_rank_promotion(name, args)
     return promote_shapes(*promote_dtypes(*args))
 
 
@@ -173,16 +203,19 @@ def promote_elementwise(name: str, *args):
     """Operands of one elementwise lax op: dtypes joined, shapes broadcast except scalars."""
     check_arraylike(name, *args)
     check_numeric(name, *args)
+    check_rank_promotion(name, args)
     return promote_shapes_keep_scalars(*promote_dtypes(*args))
 
 
 def promote_elementwise_inexact(name: str, *args):
     check_arraylike(name, *args)
+    check_rank_promotion(name, args)
     return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
 
 
 def promote_args_inexact(name: str, *args):
     check_arraylike(name, *args)
+    check_rank_promotion(name, args)
     return promote_shapes(*promote_dtypes_inexact(*args))
 
 

@@ -1312,3 +1312,27 @@ CHECKIFY += [
     ),
 ]
 SNIPPETS["checkify"] = CHECKIFY
+DEBUG_NANS += [
+    (
+        "dtype_promotion_strict",
+        _DN + "x, y = jnp.float32(1), jnp.int32(1)\n"
+        "with jax.numpy_dtype_promotion('strict'):\n"
+        "    out = tuple(raised(f)[:2 if raised(f)[0] == 'returned' else 1] for f in [lambda: x + y, lambda: y + 1.0, "
+        "lambda: x + 1, lambda: x + jnp.float16(1), lambda: jnp.bool_(True) + 1, lambda: y * 2, "
+        "lambda: jnp.add(x, 1j), lambda: jnp.array([1, 2.]), lambda: x * x])\n"
+        "out = out + (raised(lambda: x + y)[:2], jax.config.jax_numpy_dtype_promotion)",
+    ),
+    (
+        "rank_promotion",
+        _DN + "import warnings\nx2, y2 = jnp.ones((4, 3)), jnp.ones(3)\n"
+        "with jax.numpy_rank_promotion('raise'):\n"
+        "    out = (raised(lambda: x2 + y2)[:2], raised(lambda: x2 * 2.)[:2], raised(lambda: x2 - jnp.ones((1, 3)))[:2])\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    with jax.numpy_rank_promotion('warn'):\n"
+        "        x2 + y2\n"
+        "out = out + ([str(i.message) for i in w], raised(lambda: jax.config.update('jax_numpy_rank_promotion', 'never'))[0], "
+        "jax.config.jax_numpy_rank_promotion)",
+    ),
+]
+SNIPPETS["debug_nans"] = DEBUG_NANS
