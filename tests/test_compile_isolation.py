@@ -73,7 +73,7 @@ def attack(mode: str) -> dict:
             # (as the abuse tests' servers: where numba keeps the zygote's own cache)
             env=dict(os.environ, NUMBA_CACHE_DIR=str(base / "kernels" / "numba")),
         )
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, (done.stdout[-1000:], done.stderr[-3000:])
         out = json.loads(done.stdout.strip().splitlines()[-1])
         shutil.rmtree(run_dir)
         # the compile uid's files anywhere the children could write
