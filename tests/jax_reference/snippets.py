@@ -1336,3 +1336,30 @@ DEBUG_NANS += [
     ),
 ]
 SNIPPETS["debug_nans"] = DEBUG_NANS
+
+# jax.experimental.random.stateful_rng: a typed key and a counter in a Ref, advanced by each draw.
+_SR = "from jax.experimental import random as xr\n"
+SNIPPETS["stateful_rng"] = [
+    (
+        "keys",
+        _SR
+        + "r = xr.stateful_rng(0)\nout = (jax.random.key_data(r.key()), jax.random.key_data(r.key((2,))), repr(xr.stateful_rng(42)))",
+    ),
+    (
+        "draws",
+        _SR
+        + "r = xr.stateful_rng(1701)\nout = (r.random((3,)), r.uniform(2., 3., 2), r.normal(1., 2., (2,)), r.integers(5, size=4), r.random(2))",
+    ),
+    (
+        "split_vmap",
+        _SR
+        + "r = xr.stateful_rng(123)\nout = jax.vmap(lambda g, x: x + g.uniform())(r.split(3), jnp.zeros(3))",
+    ),
+    ("spawn", _SR + "out = [g.integers(0, 10, 2) for g in xr.stateful_rng(123).spawn(2)]"),
+    (
+        "jit_advances",
+        _SR
+        + "r = xr.stateful_rng(3)\nf = jax.jit(lambda g: g.normal(size=2))\nout = (f(r), f(r), r.random())",
+    ),
+    ("split_generator_refuses", _SR + "out = xr.stateful_rng(0).split(2).key()"),
+]
