@@ -40,14 +40,9 @@ _STABLEHLO = (
     "Lowered.as_text() is StableHLO in JAX; the engine prints its own program (the jaxpr its backend "
     "compiles), labelled"
 )
-_SHARD_MAP = (
-    "jit of a shard_map with in_specs inferred from the arguments: under the engine's jit the "
-    "traced arguments carry no shardings, so the inferred spec is P() (JAX's types carry them)"
-)
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ("autodiff-remat", 22): _CHECKPOINT,
     **{("jax-primitives", i): _PRIMITIVES for i in (17, 19)},
-    ("shard-map", 59): _SHARD_MAP,
     ("debugging", 3): (
         "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
         "program order"

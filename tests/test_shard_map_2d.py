@@ -260,3 +260,21 @@ def test_checked_bodies_are_staged_with_varying_types_as_jax_does():
     np.testing.assert_allclose(
         np.asarray(jax.vmap(lambda v: f(v, y)[0])(np.stack([x, 2 * x]))[1]), 2 * np.asarray(a)
     )
+
+
+def test_jit_of_shard_map_infers_in_specs_from_the_arguments_shardings():
+    mesh = jax.make_mesh((4,), ("b",))
+    w = jax.device_put(
+        np.arange(8.0, dtype=np.float32).reshape(8, 1), jax.sharding.NamedSharding(mesh, P("b"))
+    )
+    x = np.ones((3, 8), np.float32)
+
+    @jax.shard_map(mesh=mesh, out_specs=P())
+    def f(w_block, x):
+        # each device gathers the whole w; the mean of the (equal) sums is replicated
+        return lax.pmean(jnp.sum(x @ lax.all_gather(w_block, "b", tiled=True)), "b")
+
+    expected = np.sum(x @ np.arange(8.0).reshape(8, 1))
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(w, x)), expected)
+    g = jax.jit(jax.grad(f))(w, x)  # d/dw sum(x @ w) = column sums of x
+    np.testing.assert_allclose(np.asarray(g), x.sum(0).reshape(8, 1))

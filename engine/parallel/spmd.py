@@ -791,6 +791,22 @@ class _Infer:
 Infer = _Infer()
 
 
+def _inferred_spec(x, mesh: Mesh) -> PartitionSpec:
+    """``in_specs`` left out: the argument's own sharding (a traced one's, under jit, as its type
+    says: through jvp and partial-evaluation tracers to the value being staged)."""
+    if isinstance(x, NamedShardedArray):
+        return x.sharding.spec if x.sharding.mesh == mesh else PartitionSpec()
+    while isinstance(x, core.Tracer):
+        if isinstance(x, ad.JVPTracer):
+            x = x.primal
+        elif isinstance(x, ad.PartialEvalTracer) and x.pval.is_known:
+            x = x.pval.const
+        else:
+            sharding = partition.traced_sharding(x)
+            return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()
+    return PartitionSpec()
+
+
 def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
     """On a mesh whose axes are all Explicit, arrays carry their shardings in their types: the
     in_specs must say what they are (as JAX checks)."""
@@ -864,12 +880,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             raise ValueError("shard_map needs a mesh: pass mesh= or call it under jax.set_mesh(mesh)")
         leaves, in_tree = tree_flatten(args)
         if in_specs is Infer:
-            specs = [
-                x.sharding.spec
-                if isinstance(x, NamedShardedArray) and x.sharding.mesh == m
-                else PartitionSpec()
-                for x in leaves
-            ]
+            specs = [_inferred_spec(x, m) for x in leaves]
         else:
             specs = _per_leaf_specs(in_specs, args, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
