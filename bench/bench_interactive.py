@@ -6,10 +6,14 @@ Rows: the first calls of 5 freshly written small jitted functions (nothing cache
 second calls; ``jit(x*x + x*2.0)`` on f32[5000, 5000] inputs that are stride-0 broadcasts
 (``jnp.ones``), transposed or strided views, next to the contiguous case, and the same with the
 view taken in each call (``f(x[:, ::2])``, ``f(x.T)``: JAX copies when it slices, the engine
-passes the view) or copied to C order first; numpy's own strided/contiguous copy as the floor of
-what reading through strides costs (a strided kernel reads every cache line of the base, twice
-those of a contiguous half, so "1.1x contiguous" is below that floor); the seed's composite
-``tanh`` grad and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices; and a second Run of
+passes the view) or copied to C order first; numpy's own strided/contiguous copy, and a numba
+kernel reading every cache line of the base in order, as the floor of what reading through
+strides costs (a strided kernel reads every cache line of the base, twice those of a contiguous
+half, so "1.1x contiguous" is below that floor for a memory-bound kernel); a compute-bound chain
+(tanh, exp, sin, cos) on the strided view and on a contiguous array, where strides cost next to
+nothing; the seed's composite
+``tanh`` grad and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices (and with a psum of a
+computed value, which needs the devices' barrier); and a second Run of
 ``jit(vmap(grad(loss)))`` through the server (engine only). JAX runs in its own venv
 (``.jax-venv``, see ``bench/jaxref.py``); without it the JAX column is empty.
 
@@ -71,19 +75,36 @@ CASES = {
     "f(x.T), transpose taken in the call": (cases.fusion_of_view, {"view": "transposed"}, 1, 1.0, "<= JAX"),
     "numpy copy f32[5000,2500] from contiguous": (cases.numpy_copy, {"layout": "contiguous"}, 1, 1.0, ""),
     "numpy copy f32[5000,2500] from x[:, ::2]": (cases.numpy_copy, {"layout": "strided"}, 1, 1.0, ""),
+    "numba: read all of x, write f32[5000,2500]": (cases.read_every_line, {}, 1, 1.0, ""),
+    "jit tanh(exp(sin x)/2)*cos x on x[:, ::2]": (
+        cases.compute_chain,
+        {"layout": "strided"},
+        1,
+        1.0,
+        "<= 1.1x contig.",
+    ),
+    "jit tanh(exp(sin x)/2)*cos x, contiguous": (
+        cases.compute_chain,
+        {"layout": "contiguous-half"},
+        1,
+        1.0,
+        "",
+    ),
     "eager grad(composite tanh)(1.0), warm": (cases.eager_tanh_grad, {}, 50, 1.0, "< 250 us"),
     "eager x + x, 10 x f32": (cases.eager_add, {}, 2000, 1.0, "<= 4x numpy"),
     "numpy a + a, 10 x f32 (reference)": (cases.numpy_add, {}, 2000, 1.0, ""),
     "pmap(x / psum(x)) over 8 devices, warm": (cases.pmap_normalize, {}, 20, 1.0, "<= JAX"),
+    "pmap(x / psum(x * x)) over 8 devices, warm": (cases.pmap_normalize, {"computed": True}, 20, 1.0, ""),
 }
 CONTIGUOUS_OF = {
     "jit x*x+x*2 on jnp.ones((5000,5000))": "jit x*x+x*2 on contiguous f32[5000,5000]",
     "jit x*x+x*2 on x.T (transposed view)": "jit x*x+x*2 on contiguous f32[5000,5000]",
     "jit x*x+x*2 on x[:, ::2] (strided view)": "jit x*x+x*2 on contiguous f32[5000,2500]",
     "f(copy of x[:, ::2]), copied in the call": "jit x*x+x*2 on contiguous f32[5000,2500]",
+    "jit tanh(exp(sin x)/2)*cos x on x[:, ::2]": "jit tanh(exp(sin x)/2)*cos x, contiguous",
 }
-# Rows numpy alone runs (references; no JAX column).
-NUMPY_ONLY = (cases.numpy_add, cases.numpy_copy)
+# Rows numpy (or numba) alone runs (references; no JAX column).
+NUMPY_ONLY = (cases.numpy_add, cases.numpy_copy, cases.read_every_line)
 
 
 PAGE_LOSS = {
@@ -171,13 +192,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = {}
         for name, (factory, kwargs, number, scale, _) in CASES.items():
-            if not any(o in name for o in args.only.split("|")) and not name.startswith("numpy"):
+            if not any(o in name for o in args.only.split("|")) and factory not in NUMPY_ONLY:
                 continue
             key = None
             if ref is not None and factory not in NUMPY_ONLY:
                 ref.build(name, "bench.cases", factory.__name__, **kwargs)
                 key = name
-            table[name] = (factory(engine, **kwargs), key, number, args.seconds * scale)
+            fn = factory(engine, **kwargs)
+            if fn is not None:
+                table[name] = (fn, key, number, args.seconds * scale)
         measured = alternate(table, ref, args.rounds)
     finally:
         if ref is not None:
@@ -190,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name, (e, j) in med.items():
         notes = []
-        if name.startswith("numpy"):
+        if CASES[name][0] in NUMPY_ONLY:
             continue
         if name in CONTIGUOUS_OF and CONTIGUOUS_OF[name] in med:
             notes.append(f"{e / med[CONTIGUOUS_OF[name]][0]:.2f}x contiguous")
@@ -202,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
             copied = med.get("f(copy of x[:, ::2]), copied in the call", (None,))[0]
             if None not in floor:
                 notes.append(f"the memory system's own strided/contiguous read: {floor[0] / floor[1]:.2f}x")
+            every_line = med.get("numba: read all of x, write f32[5000,2500]", (None,))[0]
+            if every_line is not None:
+                notes.append(f"{e / every_line:.2f}x a kernel reading every cache line of x in order")
             if copied is not None:
                 notes.append(f"copy then contiguous kernel: {copied / e:.1f}x this")
         if name.startswith("eager x + x"):

@@ -134,6 +134,18 @@ def fusion(jax, layout: str):
     return lambda: _block(jax, f(x))
 
 
+def compute_chain(jax, layout: str):
+    """``jit(tanh(exp(sin(x)) * 0.5) * cos(x))``, compute-bound (transcendentals), on ``x[:, ::2]``
+    of f32[5000, 5000] (``strided``) or a contiguous f32[5000, 2500] (``contiguous-half``): when a
+    kernel is not limited by memory, reading through strides costs next to nothing."""
+    jnp = jax.numpy
+    base = np.random.default_rng(0).normal(size=(N, N)).astype(np.float32)
+    x = jnp.asarray(base)[:, ::2] if layout == "strided" else jnp.asarray(np.ascontiguousarray(base[:, ::2]))
+    f = jax.jit(lambda x: jnp.tanh(jnp.exp(jnp.sin(x)) * 0.5) * jnp.cos(x))
+    _warm(jax, lambda: f(x))
+    return lambda: _block(jax, f(x))
+
+
 def _warm(jax, call):
     """One call, then the engine's background compiles finished: timed calls run the kernel."""
     _block(jax, call())
@@ -166,9 +178,37 @@ def numpy_copy(jax=None, layout: str = "contiguous"):
     return lambda: np.copyto(out, src)
 
 
-def pmap_normalize(jax):
-    """``pmap(x / psum(x))`` over 8 devices, warm dispatch."""
-    normalize = jax.pmap(lambda x: x / jax.lax.psum(x, "i"), axis_name="i")
+def read_every_line(jax=None):
+    """A numba kernel (2 threads, as the jit's) that reads all of a contiguous f32[5000, 5000] and
+    writes f32[5000, 2500] (``out[i, j] = x[i, 2j] + x[i, 2j + 1]``): the memory traffic of a
+    kernel on ``x[:, ::2]``, which touches every cache line of ``x``, read in order. Engine side
+    only: the floor of the strided rows (None without numba)."""
+    try:
+        import numba as nb
+    except ImportError:
+        return None
+    from engine.backends.numba_runtime import _par
+
+    @nb.njit(nb.void(nb.int64, nb.int64, nb.float32[:, ::1], nb.float32[:, ::1]), nogil=True)
+    def pairs(lo, hi, src, dst):
+        for i in range(lo, hi):
+            row, d = src[i], dst[i]
+            for j in range(d.shape[0]):
+                d[j] = row[np.uint64(2) * np.uint64(j)] + row[np.uint64(2) * np.uint64(j) + np.uint64(1)]
+
+    base = np.random.default_rng(0).normal(size=(N, N)).astype(np.float32)
+    out = np.empty((N, N // 2), np.float32)
+    return lambda: _par(pairs, N, base, out)
+
+
+def pmap_normalize(jax, computed: bool = False):
+    """``pmap(x / psum(x))`` over 8 devices, warm dispatch. ``computed``: ``x / psum(x * x)``, whose
+    psum operand is computed on the devices (the engine reduces a program input where the host
+    wrote it, with no barrier; a computed operand goes through the exchange and a barrier)."""
+    if computed:
+        normalize = jax.pmap(lambda x: x / jax.lax.psum(x * x, "i"), axis_name="i")
+    else:
+        normalize = jax.pmap(lambda x: x / jax.lax.psum(x, "i"), axis_name="i")
     x = jax.numpy.arange(float(jax.device_count()))
     _block(jax, normalize(x))
     return lambda: _block(jax, normalize(x))
