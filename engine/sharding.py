@@ -36,6 +36,23 @@ class AxisType(enum.Enum):
         return self.name
 
 
+class _Unconstrained:
+    """A ``PartitionSpec`` entry that leaves a dimension's layout as it is (``P.UNCONSTRAINED``)."""
+
+    def __repr__(self):
+        return "UNCONSTRAINED"
+
+    def __reduce__(self):
+        return (_unconstrained, ())
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
+def _unconstrained():
+    return UNCONSTRAINED
+
+
 class PartitionSpec(tuple):
     """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
 
@@ -49,6 +66,7 @@ class PartitionSpec(tuple):
         for p in partitions:
             if not (
                 p is None
+                or p is UNCONSTRAINED
                 or isinstance(p, str)
                 or (isinstance(p, tuple) and all(isinstance(a, str) for a in p))
             ):
@@ -87,6 +105,7 @@ class PartitionSpec(tuple):
         return PartitionSpec(*self, *([None] * (ndim - len(self))), unreduced=self.unreduced)
 
 
+PartitionSpec.UNCONSTRAINED = UNCONSTRAINED  # type: ignore[attr-defined]
 P = PartitionSpec
 
 
@@ -95,7 +114,9 @@ def _spec(partitions, unreduced):
 
 
 def _axes_of(entry) -> tuple[str, ...]:
-    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+    if entry is None or entry is UNCONSTRAINED:
+        return ()
+    return (entry,) if isinstance(entry, str) else tuple(entry)
 
 
 class _MeshBase:
@@ -735,9 +756,38 @@ def with_out_sharding(fn):
 
 
 def with_sharding_constraint(x, shardings):
-    """Inside ``jit``: lay ``x`` out by ``shardings`` at this point of the computation (the
-    engine reshards, as ``reshard`` does); outside, the same as ``reshard``."""
-    return reshard(x, shardings)
+    """Lay ``x`` (a pytree) out by ``shardings`` at this point of the computation: inside ``jit`` a
+    ``sharding_constraint`` the partitioner honours, outside a move like ``reshard``. Only for
+    ``Auto`` mesh axes (explicit ones are in the types: use ``reshard``).
+
+    >>> mesh = jax.make_mesh((2,), ("b",), (AxisType.Auto,))
+    >>> y = jax.lax.with_sharding_constraint(np.ones(4), NamedSharding(mesh, P("b")))
+    """
+    from . import core
+    from .parallel.named import put_sharded
+    from .tree_util import tree_map
+
+    sharding = as_sharding(shardings, "with_sharding_constraint")
+    if isinstance(sharding, NamedSharding):
+        mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
+        current = get_abstract_mesh()
+        if current.axis_names == mesh.axis_names:
+            mesh = current
+        used = {a for e in sharding.spec for a in _axes_of(e)}
+        if used & set(mesh.explicit_axes):
+            raise ValueError(
+                "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of "
+                f"the mesh. Got spec={sharding.spec} and mesh={mesh}. You probably meant to use `reshard` API?"
+            )
+
+    def constrain(v):
+        if isinstance(v, core.Tracer):
+            from .parallel.partition import bind_sharding_constraint
+
+            return bind_sharding_constraint(v, sharding, from_spec=isinstance(shardings, PartitionSpec))
+        return put_sharded(v, sharding)
+
+    return tree_map(constrain, x)
 
 
 def effects_barrier() -> None:

@@ -294,9 +294,19 @@ def test_reshard_inside_jit_grad_and_vmap(mesh):
         np.testing.assert_allclose(np.asarray(y), x * 2 + 1)
         g = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(jax.reshard(v, P("b"))))))(x)
         np.testing.assert_allclose(np.asarray(g), np.cos(x), rtol=1e-6)
-        h = jax.jit(jax.vmap(lambda r: jax.lax.with_sharding_constraint(r, P("b")) * 3))(x.T.copy())
+        h = jax.jit(jax.vmap(lambda r: jax.reshard(r, P("b")) * 3))(x.T.copy())
         assert str(jax.typeof(h)) == "float32[3,8@b]"
         np.testing.assert_allclose(np.asarray(h), x.T * 3)
+        with pytest.raises(ValueError, match="can only refer to Auto axes of the mesh"):
+            jax.lax.with_sharding_constraint(x, P("b"))  # explicit axes are in the types: reshard
+    auto = jax.make_mesh((4,), ("b",), (AxisType.Auto,))
+    with jax.set_mesh(auto):  # with_sharding_constraint: Auto axes; its transpose and vmap constrain alike
+        h = jax.jit(jax.vmap(lambda r: jax.lax.with_sharding_constraint(r, P("b")) * 3))(x.T.copy())
+        assert h.sharding == NamedSharding(auto, P(None, "b"))
+        np.testing.assert_allclose(np.asarray(h), x.T * 3)
+        g = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(jax.lax.with_sharding_constraint(v, P("b"))))))(x)
+        np.testing.assert_allclose(np.asarray(g), np.cos(x), rtol=1e-6)
+        assert g.sharding == NamedSharding(auto, P("b"))  # the cotangent is constrained too
 
 
 def test_shard_map_eager_jit_and_current_mesh(mesh):

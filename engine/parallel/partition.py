@@ -822,6 +822,94 @@ def bind_reshard(x, sharding: NamedSharding):
     return reshard_p.bind(x, sharding=sharding)
 
 
+# with_sharding_constraint inside traced code (Auto mesh axes): JAX's sharding_constraint. Its
+# transpose constrains the cotangent alike; vmap leaves the batch dimension UNCONSTRAINED.
+
+sharding_constraint_p = core.Primitive("sharding_constraint")
+sharding_constraint_p.def_impl(lambda x, **_: x)  # host path only; a jit holding one runs per device
+sharding_constraint_p.def_abstract_eval(lambda x, **_: x)
+ad.deflinear(sharding_constraint_p, lambda ct, x, **params: [sharding_constraint_p.bind(ct, **params)])
+_always_ruled.add(sharding_constraint_p)
+_host_only.add(sharding_constraint_p)
+
+
+def _constraint_batch(axis_size, vals, dims, *, sharding, unconstrained_dims, **params):
+    from ..sharding import UNCONSTRAINED
+
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec.insert(d, UNCONSTRAINED)
+    dims_after = frozenset({d} | {u + (u >= d) for u in unconstrained_dims})
+    out = sharding_constraint_p.bind(
+        x,
+        sharding=NamedSharding(sharding.mesh, PartitionSpec(*spec)),
+        unconstrained_dims=dims_after,
+        **params,
+    )
+    return out, d
+
+
+batching.batch_rules[sharding_constraint_p] = _constraint_batch
+
+
+def _constraint_rule(ctx, prim, vals, params):
+    from ..sharding import UNCONSTRAINED
+
+    (x,) = vals
+    sharding = params["sharding"]
+    _check_mesh(ctx, sharding, "with_sharding_constraint inside jit")
+    entries = list(sharding.spec) + [None] * (len(x.spec) - len(sharding.spec))
+    spec = tuple(
+        have if e is UNCONSTRAINED else tuple(axes)
+        for have, e, axes in zip(x.spec, entries, spec_of(sharding, len(x.spec)))
+    )
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
+
+
+spmd_rules[sharding_constraint_p] = _constraint_rule
+
+
+class _MeshShown:
+    """A parameter printed as JAX prints the constraint's meshes (``Mesh()`` when none is set)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def _pp_constraint(eqn):
+    p = eqn.params
+    context = p["context_mesh"]
+    sharding = p["sharding"]
+    if p["from_spec"]:  # (a bare PartitionSpec: JAX resolves it against the abstract mesh)
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    return [
+        ("context_mesh", _MeshShown("Mesh()" if context is None else str(context.abstract_mesh))),
+        ("layout", None),
+        ("sharding", sharding),
+        ("unconstrained_dims", p["unconstrained_dims"]),
+    ]
+
+
+ir.pp_params_rules[sharding_constraint_p] = _pp_constraint
+
+
+def bind_sharding_constraint(x, sharding, *, from_spec: bool):
+    """``with_sharding_constraint`` of a traced value: a ``sharding_constraint`` equation."""
+    from ..sharding import get_mesh
+
+    if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
+        raise TypeError(
+            f"with_sharding_constraint inside jit needs a NamedSharding over a Mesh, got {sharding!r}"
+        )
+    sharding.check_shape(core.get_aval(x).shape)
+    return sharding_constraint_p.bind(
+        x, sharding=sharding, from_spec=from_spec, context_mesh=get_mesh(), unconstrained_dims=frozenset()
+    )
+
+
 _jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
 
 
@@ -840,7 +928,10 @@ def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
 
 
 # primitive -> the mesh an equation of it names (reshard, shard_map...), or None
-eqn_meshes: dict[core.Primitive, Callable] = {reshard_p: lambda eqn: eqn.params["sharding"].mesh}
+eqn_meshes: dict[core.Primitive, Callable] = {
+    reshard_p: lambda eqn: eqn.params["sharding"].mesh,
+    sharding_constraint_p: lambda eqn: eqn.params["sharding"].mesh,
+}
 
 
 def _out_sharding_mesh(eqn):

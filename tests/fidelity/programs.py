@@ -3194,3 +3194,23 @@ def explicit_sharding_matmul_free_dims():
 def explicit_sharding_nested_calls():
     m = _explicit_mesh()
     return (lambda a: jax.nn.relu(jax.reshard(a, _on(m, "X", None)) * 2.0).sum(1)), (f32(8, 4),)
+
+
+# --- with_sharding_constraint on Auto mesh axes: JAX's sharding_constraint (and under vmap) -------------------
+# (not yet identical, so not here: grad, where JAX reshards the seed cotangent 1.0 before broadcasting it)
+
+
+def _auto_on(*entries):
+    auto = jax.sharding.AxisType.Auto
+    return _on(jax.make_mesh((4, 2), ("X", "Y"), (auto, auto)), *entries)
+
+
+@program
+def sharding_constraint_plain():
+    return (lambda a: lax.with_sharding_constraint(a * 2.0, _auto_on("X", None))), (f32(8, 4),)
+
+
+@program
+def sharding_constraint_vmap():
+    s = _auto_on("X", None)
+    return jax.vmap(lambda a: lax.with_sharding_constraint(a * 2.0, s)), (f32(3, 8, 4),)
