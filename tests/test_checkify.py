@@ -107,3 +107,28 @@ def test_vmap_of_checkify_of_while_loop():
     err, out = jax.vmap(checkify.checkify(count_to))(jnp.array([1, 3, 12]))
     assert np.asarray(out).tolist() == [1, 3, 12]
     assert err.get() == "at mapped index 2: n=12 too big (`check` failed)"
+
+
+def test_the_playground_stacks_checkify():
+    """GET /api/transforms lists checkify; a stack layer applies it (its options evaluated in the
+    user's namespace) and the report shows its stage: the function with the error threaded out."""
+    from engine.inspect import RunReport, RunRequest, run_request
+    from engine.inspect.schema import transform_infos
+
+    assert "errors" in {o.name for t in transform_infos() if t.name == "checkify" for o in t.options}
+    code = (
+        "import jax.numpy as jnp\nfrom jax.experimental import checkify\n"
+        "def f(x, i):\n    checkify.check(i >= 0, 'index needs to be non-negative, got {i}', i=i)\n"
+        "    return jnp.sin(x[i])\n"
+    )
+    stack = [{"name": "checkify", "options": {"errors": "checkify.all_checks"}}, {"name": "jit"}]
+    report = run_request(
+        RunRequest(code=code, function="f", stack=stack, args=["jnp.ones(5)", "jnp.array(-2)"])
+    )
+    report = RunReport.model_validate_json(report.model_dump_json())
+    assert report.ok, report.error
+    assert report.label == "jit(checkify(f, errors=checkify.all_checks))"
+    (call,) = report.calls
+    assert [s.name for s in call.stages] == ["f", "checkify(f, errors=checkify.all_checks)", report.label]
+    primitives = {n.primitive for n in call.stages[1].graph.nodes}
+    assert "check" not in primitives and "dynamic_slice" in primitives  # discharged; the index checked

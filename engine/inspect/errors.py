@@ -64,7 +64,7 @@ def layer_for_user_error(exc: BaseException, active: list[str]) -> str | None:
 def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
     """A one-line fix for the usual mistakes with transformations."""
     msg = str(exc)
-    staged = layer in ("jit", "pmap")
+    staged = layer in ("jit", "pmap", "checkify")  # (checkify stages the function as jit does)
     if isinstance(exc, jerr.TracerBoolConversionError):
         if staged:
             return (

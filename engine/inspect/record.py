@@ -167,7 +167,9 @@ def stage_jaxpr(fun: Callable, spec: ArgSpec) -> ClosedJaxpr:
 def _real_transform(name: str):
     if name == "jacobian":
         name = "jacrev"
-    fn = getattr(engine, name, None)
+    t = transforms.TRANSFORMS.get(name)
+    module = engine if t is None or t.module == "engine" else importlib.import_module(t.module)
+    fn = getattr(module, name, None)
     if fn is None:
         raise NotImplementedError(f"jax.{name} is not available in this engine yet")
     return fn
@@ -285,7 +287,12 @@ def instrumented_transforms() -> dict[str, Callable]:
         transform.__wrapped__ = real
         return transform
 
-    out = {name: make(name) for name in TRANSFORMS if name != "pmap" or hasattr(engine, "pmap")}
+    out = {
+        name: make(name)
+        for name in TRANSFORMS
+        if (name != "pmap" or hasattr(engine, "pmap"))
+        and transforms.TRANSFORMS.get(name, transforms.TRANSFORMS["grad"]).module == "engine"  # jax.X only
+    }
     return out
 
 

@@ -13,6 +13,8 @@ class Transform:
     family: str
     # The keyword options the page offers, in display order.
     options: tuple[str, ...]
+    # The module defining it: ``engine`` (``jax.X``), else an experimental one the user imports.
+    module: str = "engine"
 
 
 _AD_OPTIONS = ("argnums", "has_aux")
@@ -28,6 +30,8 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("vmap", "vmap", ("in_axes", "out_axes", "axis_name")),
         Transform("jit", "jit", ("static_argnums",)),
         Transform("pmap", "jit", ("axis_name", "in_axes", "out_axes", "static_broadcasted_argnums")),
+        # jax.experimental.checkify.checkify: f -> (Error, out); stages the function as jit does
+        Transform("checkify", "jit", ("errors",), module="engine.checkify"),
     )
 }
 
@@ -43,4 +47,5 @@ OPTION_HINTS = {
     "axis_name": "none; e.g. 'i'",
     "static_argnums": "none; e.g. (1,)",
     "static_broadcasted_argnums": "none; e.g. (1,)",
+    "errors": "default checkify.user_checks; e.g. checkify.all_checks",
 }

@@ -663,7 +663,7 @@ export interface components {
              * Name
              * @enum {string}
              */
-            name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap";
+            name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap" | "checkify";
             /**
              * Options
              * @description Keyword options, in display order.
@@ -692,7 +692,7 @@ export interface components {
              * Name
              * @enum {string}
              */
-            name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap";
+            name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap" | "checkify";
             /** Options */
             options?: {
                 [key: string]: string;
