@@ -548,7 +548,7 @@ TESTED_ELSEWHERE = {
     "xla_pmap": "tests/test_pmap.py",
     "conv_general_dilated": "tests/test_convolution.py",
     **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex", "fft")},
-    **{p: "tests/test_sharding.py" for p in ("reshard",)},
+    **{p: "tests/test_sharding.py" for p in ("reshard", "sharding_constraint")},
     **{p: "tests/test_shard_map_2d.py" for p in ("shard_map", "pvary", "psum_invariant")},
     **{p: "tests/test_linalg.py" for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr")},
     **{
