@@ -770,6 +770,44 @@ def _pmap_check(error, enabled, *args, jaxpr, in_axes, out_axes, axis_name, axis
     return _split(out_aux, outs)
 
 
+def _shard_map_check(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    """Each device checks its blocks: errors go in replicated and come out with a leading axis
+    split over the whole mesh (one entry per device), as JAX's rule gives them."""
+    from .jit_primitive import _hoist_tracer_consts
+    from .lax import api as lax_api
+    from .parallel import spmd
+
+    err_leaves, err_aux = _flatten_error(error)
+    n_err, store = len(err_leaves), []
+
+    def body(*xs: Any) -> list[Any]:
+        e, outs = checkify_jaxpr(
+            jaxpr.jaxpr, jaxpr.consts, enabled, _unflatten_error(err_aux, xs[:n_err]), xs[n_err:]
+        )
+        leaves, aux = _flatten_error(e)
+        store.append(aux)
+        return [*(lax_api.expand_dims(x, (0,)) for x in leaves), *outs]
+
+    with spmd._manual_axes(mesh):
+        traced = trace_to_jaxpr(body, [*(core.get_aval(x) for x in err_leaves), *jaxpr.in_avals])
+    closed, hoisted = _hoist_tracer_consts(traced)
+    out_err = traced.jaxpr.outs[: len(traced.jaxpr.outs) - len(jaxpr.out_avals)]
+    every_device = tuple(mesh.axis_names)
+    outs = spmd.shard_map_p.bind(
+        *hoisted,
+        *err_leaves,
+        *args,
+        jaxpr=closed,
+        mesh=mesh,
+        in_specs=tuple(spmd._replicated(core.get_aval(x).ndim) for x in (*hoisted, *err_leaves))
+        + tuple(in_specs),
+        out_specs=tuple((every_device,) + spmd._replicated(v.aval.ndim - 1) for v in out_err)
+        + tuple(out_specs),
+        **params,
+    )
+    return _split(store[0], outs)
+
+
 def _cond_check(error, enabled, index, *ops, branches):
     from .lax.cond import cond_p
 
@@ -911,6 +949,9 @@ def _register_higher_order_rows() -> None:
     from .parallel.pmap_primitive import pmap_p
 
     error_checks[pmap_p] = _pmap_check
+    from .parallel import spmd
+
+    error_checks[spmd.shard_map_p] = _shard_map_check
     for prim, param in (
         (custom_derivatives.custom_jvp_call_p, "call_jaxpr"),
         (custom_derivatives.custom_vjp_call_p, "call_jaxpr"),

@@ -1363,3 +1363,17 @@ SNIPPETS["stateful_rng"] = [
     ),
     ("split_generator_refuses", _SR + "out = xr.stateful_rng(0).split(2).key()"),
 ]
+CHECKIFY += [
+    (
+        "shard_map",
+        _CK + "from jax.sharding import PartitionSpec as P\n"
+        "mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ('i',))\n"
+        "def body(x):\n    ck.check(jnp.all(x > 0), 'bad block {}', x)\n    return jnp.log(x)\n"
+        "f = jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=P('i'))\n"
+        "e1, y1 = ck.checkify(f, errors=ck.all_checks)(jnp.array([-1., 2.]))\n"
+        "e2, y2 = jax.jit(ck.checkify(f, errors=ck.nan_checks))(jnp.array([-1., 2.]))\n"
+        "e3, y3 = ck.checkify(f)(jnp.array([1., 2.]))\n"
+        "out = (e1.get(), y1, e2.get(), e3.get(), y3, sorted(l.shape for l in jax.tree_util.tree_leaves(e1)))",
+    ),
+]
+SNIPPETS["checkify"] = CHECKIFY
