@@ -5,6 +5,7 @@ rules (like ``jit_p``'s, with the mapped axes tracked). ``engine.parallel.pmap``
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import pickle
@@ -66,6 +67,12 @@ def _add_axis(aval: ShapedArray, axis, size) -> ShapedArray:
     shape = list(aval.shape)
     shape.insert(axis, size)
     return aval.update(shape=tuple(shape))
+
+
+@functools.lru_cache(maxsize=1024)
+def _mapped_aval(aval: ShapedArray, axis, size) -> ShapedArray:
+    """``_add_axis``, remembered: a warm call's results get their avals without building them."""
+    return _add_axis(aval, axis, size)
 
 
 @pmap_p.def_abstract_eval
@@ -192,7 +199,7 @@ def _run_on_devices(args, jaxpr, name, axis_name, axis_size, in_axes, out_axes, 
             results.append(ShardedArray([outs[0][k]], None, aval))
         else:
             leaders = [outs[p][k] for p in range(0, len(placement), group)]
-            results.append(ShardedArray(leaders, o, _add_axis(aval, o, axis_size)))
+            results.append(ShardedArray(leaders, o, _mapped_aval(aval, o, axis_size)))
     if listening:
         _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put)
     return results

@@ -92,6 +92,10 @@ class Control:
         # per region and position of a split psum: (operand device, offset, result device, offset)
         self.desc = self.arena.view(desc_at, (2, n_devices, 4), np.int64)
         self.base = self.words.ctypes.data
+        # the first word of each device's reply box: a plain reply's kind, else a length
+        self.reply_kinds = np.ndarray(
+            (n_devices,), np.int64, buffer=self.arena.mm, offset=self.mail_at + MAIL, strides=(2 * MAIL,)
+        )
 
     def addr(self, word: int) -> int:
         return self.base + 4 * word
@@ -148,6 +152,11 @@ class Control:
             *peers,
         )
         return True
+
+    def plain_replies(self, devices) -> bool:
+        """Whether every one of ``devices`` replied with timings only (ran fine, printed nothing)."""
+        kinds = self.reply_kinds
+        return all(kinds[d] == _TIMING for d in devices)
 
     def post_timing(self, device: int, timing) -> None:
         struct.pack_into("q4d", self.mv, self.mail_at + (2 * device + 1) * MAIL, _TIMING, *timing)
