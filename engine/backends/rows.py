@@ -114,6 +114,8 @@ INTERPRETER_ONLY = {
     "ppermute": "collectives run between device processes",
     "reduce_scatter": "collectives run between device processes",
     "axis_index": "collectives run between device processes",
+    "psum_invariant": "collectives run between device processes (psum's rules)",
+    "pvary": "a varying-axes cast of shard_map's types: the identity, no kernel of its own",
     "fft": "numpy's FFT (a library call, not a loop nest)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",
