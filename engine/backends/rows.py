@@ -121,7 +121,8 @@ INTERPRETER_ONLY = {
     "stack": "not lowered yet: numpy's rule (a copy)",
     "tile": "not lowered yet: numpy's rule (a copy)",
     "unstack": "not lowered yet: numpy's rule (views)",
-    "reshard": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",
+    "reshard": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
+    "sharding_constraint": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
     "shard_map": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",
     "xla_pmap": "pmap runs its body on the device processes, each compiled there",
 }
