@@ -389,6 +389,18 @@ class PartialEvalTrace(Trace):
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
             return rule(self, tracers, **params)
+        return self.default_process_primitive(primitive, tracers, params)
+
+    @property
+    def forwards_identities(self) -> bool:
+        """Whether an identity operation (a broadcast to its own shape) is its operand here, as
+        JAX's jaxpr traces forward it; ``linear_transpose`` traces with JAX's older partial
+        evaluation, which records it (so its transpose shows a ``reduce_sum`` over no axes)."""
+        return bool(self.main.global_data != "records_identities")
+
+    def default_process_primitive(
+        self, primitive: core.Primitive, tracers: Sequence[Value], params: Params
+    ) -> Value:
         tracers_in = [self.instantiate_const(t) for t in tracers]
         avals_in = [t.aval for t in tracers_in]
         avals_out = primitive.abstract_eval(*avals_in, **params)
@@ -403,7 +415,7 @@ class PartialEvalTrace(Trace):
 def partial_eval_flat(
     f: Callable[..., Sequence[Value]], pvals_in: list[PartialVal]
 ) -> tuple[Jaxpr, list[PartialVal], list[Value]]:
-    with core.new_main(PartialEvalTrace) as main:
+    with core.new_main(PartialEvalTrace, "records_identities") as main:
         trace = PartialEvalTrace(main)
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
         outs = f(*tracers_in)

@@ -184,8 +184,10 @@ def checkpoint(
             checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
         )
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-
-    traces: dict[Any, tuple[Jaxpr, list[Any], Any]] = {}
+    try:
+        traces = _traces.setdefault(fun, {})
+    except TypeError:  # not weakly referenceable: this checkpoint keeps its own
+        traces = {}
 
     @functools.wraps(fun)
     def remat_f(*args: Any, **kwargs: Any) -> Any:
@@ -204,7 +206,7 @@ def checkpoint(
             return out_leaves
 
         avals = [core.get_aval(x) for x in dyn_leaves]
-        try:  # (traced once per signature, as JAX caches it: a training loop does not retrace)
+        try:  # (traced once per function and signature, as JAX caches it: see _traces)
             key: Any = (
                 in_tree,
                 tuple((a.shape, a.dtype, a.weak_type) for a in avals),
@@ -229,6 +231,14 @@ def checkpoint(
 
 
 remat = checkpoint
+
+# The traces of checkpointed functions, per function (weakly) and signature, shared by every
+# checkpoint of the same function as JAX's weakref-keyed trace cache is: a training loop does not
+# retrace, and checkpoint(f, policy=p2) after checkpoint(f, policy=p1) reuses f's trace (the policy
+# applies to the jaxpr), even if what f calls was redefined in between.
+_traces: "weakref.WeakKeyDictionary[Callable, dict[Any, tuple[Jaxpr, list[Any], Any]]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _open(closed: ClosedJaxpr) -> tuple[Jaxpr, list[Any]]:

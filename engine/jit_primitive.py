@@ -172,11 +172,18 @@ def _jit_partial_eval(
         cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals))
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
-    known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded = cached
+    known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded = cached
     j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
     outs1, res_it = outs1_res[:n_known_out], iter(outs1_res[n_known_out:])
-    res = [known_vals[forwarded[k]] if k in forwarded else next(res_it) for k in range(num_res)]
+    res = [
+        known_vals[forwarded[k]]
+        if k in forwarded
+        else outs1[out_forwarded[k]]
+        if k in out_forwarded
+        else next(res_it)
+        for k in range(num_res)
+    ]
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
@@ -204,11 +211,21 @@ def _split_for_partial_eval(jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_kno
     if len(j1.in_binders) == num_known:
         position = {v: i for i, v in enumerate(j1.in_binders)}
         forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
-    if forwarded:
-        kept = [r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded]
+    # Residuals that are known outputs too are taken from those (JAX's output forwarding).
+    out_position = {v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var}
+    out_forwarded = {
+        k: out_position[r]
+        for k, r in enumerate(j1.outs[n_known_out:])
+        if k not in forwarded and type(r) is Var and r in out_position
+    }
+    if forwarded or out_forwarded:
+        kept = [
+            r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded and k not in out_forwarded
+        ]
         j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
     known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
-    return known_closed, hoisted, ClosedJaxpr(j2, []), out_unknowns, n_known_out, num_res, forwarded
+    closed2 = ClosedJaxpr(j2, [])
+    return known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded
 
 
 # A jit's linearization (its JVP, the split into known and unknown parts, the transposes), once per
@@ -256,17 +273,20 @@ def _jit_partial_eval_jaxpr(
     n_known_out = len(j1.outs) - num_res
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
     position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == len(known_ins) else {}
+    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    out_position = {v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var}
     res_atoms: list[Atom] = []
     kept: list[Atom] = []
     for r in j1.outs[n_known_out:]:
         if r in position:  # a known input: passed on directly (JAX's forwarding)
             res_atoms.append(known_ins[position[r]])
+        elif r in out_position:  # a known output too: read from it (JAX's output forwarding)
+            res_atoms.append(known_outs[out_position[r]])
         else:
             res_atoms.append(Var(r.aval))
             kept.append(r)
     j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
-    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
-    new_res = [a for a in res_atoms if type(a) is Var and a not in known_ins]
+    new_res = [a for a in res_atoms if type(a) is Var and a not in known_ins and a not in known_outs]
     eqn1 = JaxprEqn(
         jit_p,
         known_ins,

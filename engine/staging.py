@@ -58,6 +58,11 @@ class JaxprTrace(Trace):
         rule = staging_rules.get(primitive)
         if rule is not None:
             return rule(self, tracers, **params)
+        return self.default_process_primitive(primitive, tracers, params)
+
+    def default_process_primitive(
+        self, primitive: core.Primitive, tracers: Sequence[Value], params: Params
+    ) -> Value:
         avals_in = [t.aval for t in tracers]
         avals_out = primitive.abstract_eval(*avals_in, **params)
         multiple = primitive.multiple_results

@@ -198,3 +198,24 @@ def test_weak_types_survive_checkpoint():
     assert all(o.weak_type for o in jax.jvp(f, (1.0,), (1.0,)))
     assert jax.grad(f)(1.0).weak_type
     assert not f(np.float32(1.0)).weak_type
+
+
+def test_checkpoint_traces_are_cached_per_function_as_in_jax():
+    # JAX 0.10.2 caches checkpoint's trace by the function object (weakly) and signature, across
+    # checkpoint() calls and policies: what the function reads is baked in at its first trace.
+    # Values recorded from JAX: sin(1), sin(1) (stale), cos(1) (a new function), sin(2), cos(1)
+    # (a strongly typed argument is a new signature).
+    impl = {"inner": jnp.sin}
+
+    def f(x):
+        return impl["inner"](x)
+
+    a = jax.checkpoint(f)(1.0)
+    impl["inner"] = jnp.cos
+    b = jax.checkpoint(f, policy=jax.checkpoint_policies.everything_saveable)(1.0)
+    c = jax.checkpoint(lambda x: f(x))(1.0)
+    d = jax.checkpoint(f)(2.0)
+    e = jax.checkpoint(f)(jnp.float32(1.0))
+    np.testing.assert_allclose(
+        [a, b, c, d, e], [0.84147096, 0.84147096, 0.5403023, 0.9092974, 0.5403023], rtol=1e-6
+    )

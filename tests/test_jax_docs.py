@@ -26,11 +26,6 @@ from doc_runner import run_in_subprocess  # noqa: E402
 sys.path.remove(str(DOCS))
 
 # (page, cell index) -> why the engine's outcome differs from JAX's.
-_CHECKPOINT = (
-    "JAX reuses its cached trace of checkpoint(loss) made before predict was redefined with "
-    "checkpoint_name (a stale trace: no names, so only the arguments are saved); the engine traces "
-    "the current predict and saves layer0_output, as JAX does in a fresh process"
-)
 _PRIMITIVES = (
     "the tutorial's printer shows partial-evaluation tracers as Traced<...> only when their class path "
     "contains 'partial_eval.JaxprTracer'; the engine's is engine.ad.PartialEvalTracer, so the tangents "
@@ -41,16 +36,10 @@ _STABLEHLO = (
     "compiles), labelled"
 )
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
-    ("autodiff-remat", 22): _CHECKPOINT,
     **{("jax-primitives", i): _PRIMITIVES for i in (17, 19)},
     ("debugging", 3): (
         "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
         "program order"
-    ),
-    ("gradient-checkpointing", 21): _CHECKPOINT,
-    ("jaxpr", 5): (
-        "make_jaxpr: a concrete int array plus a traced float in a cond branch is converted eagerly "
-        "(an f32 constant) where JAX stages convert_element_type"
     ),
     ("thinking-in-jax", 4): "type(x) of an array is engine.core.Array, not jaxlib._jax.ArrayImpl",
     ("print-breakpoint", 2): (

@@ -524,6 +524,7 @@ OWNED_HERE = {c.prim for c in CASES}
 # coverage test checks that the named file exists (so a primitive without tests anywhere fails).
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
+    "custom_linear_solve": "tests/test_linalg.py",
     **{
         p: "tests/test_random.py"
         for p in (

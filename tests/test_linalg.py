@@ -87,7 +87,66 @@ def test_cholesky_of_indefinite_matrix_is_nan():
     assert np.isnan(np.asarray(jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]])))).all()
 
 
-@pytest.mark.parametrize("fn", [jnp.linalg.inv, jnp.linalg.det, jnp.linalg.eigh])
+@pytest.mark.parametrize("fn", [jnp.linalg.inv, jnp.linalg.eigh])
 def test_complex_matrices_raise_a_clear_error(fn):
     with pytest.raises(TypeError, match="complex64"):
         fn(jnp.eye(2) * (1 + 1j))
+
+
+def test_det_of_small_complex_matrices_is_closed_form_larger_raise():
+    # 2x2 and 3x3 determinants are JAX's closed forms (plain arithmetic, complex too; values from
+    # JAX 0.10.2); larger ones go through LU, which takes real matrices only.
+    a2 = jnp.array([[1 + 1j, 2], [3, 4j]], dtype=jnp.complex64)
+    a3 = jnp.array([[1 + 1j, 2, 0], [3, 4j, 1], [0, 1, 2]], dtype=jnp.complex64)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.det(a2)), -10 + 4j, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.det(a3)), -21 + 7j, rtol=1e-6)
+    with pytest.raises(TypeError, match="complex64"):
+        jnp.linalg.det(jnp.eye(4) * (1 + 1j))
+
+
+# --- lax.custom_linear_solve (its rules: jvp, transpose, batching) --------------------------------
+
+M = np.array([[4.0, 1.0, 0.5], [0.2, 3.0, 0.1], [0.3, 0.4, 5.0]], np.float32)
+
+
+def _cls(a, b):
+    return lax.custom_linear_solve(
+        lambda x: a @ x,
+        b,
+        solve=lambda _, x: jnp.linalg.solve(a, x),
+        transpose_solve=lambda _, x: jnp.linalg.solve(a.T, x),
+    )
+
+
+def test_custom_linear_solve_value_and_derivatives():
+    b = np.array([1.0, -2.0, 0.5], np.float32)
+    np.testing.assert_allclose(np.asarray(_cls(M, b)), np.linalg.solve(M, b), rtol=1e-5)
+    check_grads(_cls, (M, b), order=2, atol=1e-2, rtol=1e-2, eps=1e-3)
+
+
+def test_custom_linear_solve_batches_over_operator_and_rhs():
+    bs = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]], np.float32)
+    ms = np.stack([M, 2 * M])
+    np.testing.assert_allclose(
+        np.asarray(engine.vmap(_cls, (None, 0))(M, bs)), np.linalg.solve(M, bs.T).T, rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        np.asarray(engine.vmap(_cls, (0, None))(ms, bs[0])),
+        [np.linalg.solve(m, bs[0]) for m in ms],
+        rtol=1e-5,
+    )
+    grads = engine.vmap(engine.grad(lambda b: jnp.sum(_cls(M, b) ** 2)))(bs)
+    want = [engine.grad(lambda b: jnp.sum(_cls(M, b) ** 2))(b) for b in bs]
+    np.testing.assert_allclose(np.asarray(grads), np.asarray(want), rtol=1e-5)
+
+
+def test_custom_linear_solve_reverse_mode_needs_transpose_solve():
+    def f(b):
+        return jnp.sum(lax.custom_linear_solve(lambda x: M @ x, b, solve=lambda _, x: jnp.linalg.solve(M, x)))
+
+    b = np.ones(3, np.float32)
+    np.testing.assert_allclose(
+        np.asarray(engine.jvp(f, (b,), (b,))[1]), np.sum(np.linalg.solve(M, b)), rtol=1e-5
+    )
+    with pytest.raises(TypeError, match="transpose_solve required"):
+        engine.grad(f)(b)

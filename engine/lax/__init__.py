@@ -5,6 +5,8 @@ from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on pu
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
+from .solves import custom_linear_solve  # noqa: F401
+from .dot_general import Precision  # noqa: F401
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, polygamma, zeta, betainc  # noqa: F401,E402
@@ -21,13 +23,14 @@ from . import (  # noqa: E402
     parallel as _par,
     reductions as _red,
     slicing as _sl,
+    solves as _sv,
     sorting as _so,
     special as _sp,
     structural as _st,
 )
 from ..core import Primitive as _Primitive  # noqa: E402
 
-for _mod in (_cn, _cf, _cv, _ew, _fft, _par, _red, _sl, _so, _sp, _st):
+for _mod in (_cn, _cf, _cv, _ew, _fft, _par, _red, _sl, _so, _sp, _st, _sv):
     for _name, _val in vars(_mod).items():
         if _name.endswith("_p") and isinstance(_val, _Primitive) and _name not in globals():
             globals()[_name] = _val

@@ -232,9 +232,9 @@ def broadcast_in_dim(
     if (
         aval.shape == shape
         and broadcast_dimensions == tuple(range(len(shape)))
-        and not isinstance(x, (int, float, bool, complex))
+        and not isinstance(x, (int, float, bool, complex, Tracer))
     ):
-        return x
+        return x  # (traced, it is bound: the trace forwards it, see structural._forward_identity)
     return st.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
 
@@ -385,7 +385,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         (tuple(int(i) for i in lb), tuple(int(i) for i in rb)),
     )
     pet = None if preferred_element_type is None else core.canonical_dtype(preferred_element_type)
-    params = dict(dimension_numbers=dn, precision=None, preferred_element_type=pet)
+    from .dot_general import canonicalize_precision
+
+    params = dict(
+        dimension_numbers=dn, precision=canonicalize_precision(precision), preferred_element_type=pet
+    )
     if out_sharding is not None:  # how the result is laid out over the mesh (a sharded contraction)
         from ..sharding import as_sharding
 

@@ -3,6 +3,8 @@ rules."""
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .. import ad, batching, core, ir
@@ -17,6 +19,37 @@ def _lax():
 
 
 # --- dot_general -------------------------------------------------------------------------------
+
+
+class Precision(enum.Enum):
+    """The precision of a contraction on accelerators (``lax.Precision.HIGHEST``...). The engine
+    computes in the operands' precision whatever is asked; the param is kept, as JAX shows it."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    __str__ = __repr__
+
+
+def canonicalize_precision(precision):
+    """``None``, or a ``(lhs, rhs)`` pair of ``Precision`` (one value or name stands for both)."""
+    if precision is None:
+        return None
+    if isinstance(precision, (str, Precision)):
+        p = Precision[precision.upper()] if isinstance(precision, str) else precision
+        return (p, p)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        pair = tuple(Precision[p.upper()] if isinstance(p, str) else p for p in precision)
+        if all(isinstance(p, Precision) for p in pair):
+            return pair
+    raise ValueError(
+        f"Precision argument must be None, a string, a Precision or a pair of them; got {precision!r}"
+    )
+
 
 dot_general_p = Primitive("dot_general")
 
@@ -84,7 +117,9 @@ def _remaining(original, *removed_lists):
     return [i for i in original if i not in removed]
 
 
-def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_type=None, swap_ans=False):
+def _dot_transpose_lhs(
+    g, x_aval, y, *, dimension_numbers, precision=None, preferred_element_type=None, swap_ans=False
+):
     lax = _lax()
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x_aval.ndim
@@ -98,7 +133,7 @@ def _dot_transpose_lhs(g, x_aval, y, *, dimension_numbers, preferred_element_typ
     dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract))) if x_contract else []
     out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
-    res = lax.dot_general(g, y, dims, preferred_element_type=preferred_element_type)
+    res = lax.dot_general(g, y, dims, precision=precision, preferred_element_type=preferred_element_type)
     res = lax.transpose(res, tuple(int(a) for a in out_axes))
     if res.dtype != x_aval.dtype:
         res = lax.convert_element_type(res, x_aval.dtype)
@@ -114,7 +149,12 @@ def _dot_transpose(
     if ad.is_undefined(x):
         return [
             _dot_transpose_lhs(
-                ct, x.aval, y, dimension_numbers=dimension_numbers, preferred_element_type=pet
+                ct,
+                x.aval,
+                y,
+                dimension_numbers=dimension_numbers,
+                precision=precision,
+                preferred_element_type=pet,
             ),
             None,
         ]
@@ -122,7 +162,13 @@ def _dot_transpose(
     return [
         None,
         _dot_transpose_lhs(
-            ct, y.aval, x, dimension_numbers=swapped, preferred_element_type=pet, swap_ans=True
+            ct,
+            y.aval,
+            x,
+            dimension_numbers=swapped,
+            precision=precision,
+            preferred_element_type=pet,
+            swap_ans=True,
         ),
     ]
 

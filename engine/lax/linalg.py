@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
+from ..batching import not_mapped
 
 # ---------------------------------------------------------------------------------------------
 # Shared checks and helpers.
@@ -276,7 +277,30 @@ def _triangular_solve_transpose(ct, a, b, **params):
 
 ad.jvp_rules[triangular_solve_p] = _triangular_solve_jvp
 ad.transpose_rules[triangular_solve_p] = _triangular_solve_transpose
-_batch_leading(triangular_solve_p)
+
+
+def _triangular_solve_batch(axis_size, vals, dims, **params):
+    # As JAX batches it: an unbatched matrix solves once for all batched right-hand sides, folded
+    # into the columns (rows, solving from the right); otherwise both batch axes go to the front.
+    a, b = vals
+    da, db = dims
+    if da is not_mapped:
+        if params["left_side"]:
+            b = batching.moveaxis(b, db, b.ndim - 1)
+            flat = _lax().reshape(b, (*b.shape[:-2], b.shape[-2] * b.shape[-1]))
+            out_dim = b.ndim - 1
+        else:
+            b = batching.moveaxis(b, db, b.ndim - 2)
+            flat = _lax().reshape(b, (*b.shape[:-3], b.shape[-3] * b.shape[-2], b.shape[-1]))
+            out_dim = b.ndim - 2
+        out = triangular_solve_p.bind(a, flat, **params)
+        return _lax().reshape(out, b.shape), out_dim
+    a = batching.bdim_at_front(a, da, axis_size)
+    b = batching.bdim_at_front(b, db, axis_size)
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+batching.batch_rules[triangular_solve_p] = _triangular_solve_batch
 
 
 # ---------------------------------------------------------------------------------------------

@@ -98,9 +98,21 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_batch(size, vals, dims, *, dimension, is_stable, num_keys):
-    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
-    outs = sort_p.bind(*xs, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
-    return outs, [0] * len(outs)
+    # As JAX batches it: every operand takes the first batched operand's batch axis (unbatched
+    # ones are broadcast to its shape), and the sort dimension shifts past it.
+    from . import api as lax_api
+
+    proto, bdim = next((x, d) for x, d in zip(vals, dims) if d is not batching.not_mapped)
+    shape = core.get_aval(proto).shape
+    xs = []
+    for x, d in zip(vals, dims):
+        if d is batching.not_mapped:
+            xs.append(lax_api.broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != bdim]))
+        else:
+            xs.append(batching.moveaxis(x, d, bdim))
+    new_dimension = dimension + (bdim <= dimension)
+    outs = sort_p.bind(*xs, dimension=new_dimension, is_stable=is_stable, num_keys=num_keys)
+    return outs, [bdim] * len(outs)
 
 
 ad.jvp_rules[sort_p] = _sort_jvp

@@ -122,7 +122,7 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     unit = [i for i, s in enumerate(in_shape) if s == 1 and shape[broadcast_dimensions[i]] != 1]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     axes = tuple(i for i in range(len(shape)) if i not in kept)
-    summed = lax.reduce_sum(ct, axes) if axes else ct
+    summed = lax.reduce_sum(ct, axes)  # (over no axes too, as JAX transposes it)
     return [lax.reshape(summed, in_shape) if summed.shape != in_shape else summed]
 
 
@@ -136,6 +136,35 @@ def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):
 
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching.batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
+
+
+def _is_identity(x, shape, broadcast_dimensions):
+    return x.aval.shape == tuple(shape) and tuple(broadcast_dimensions) == tuple(range(len(shape)))
+
+
+def _forward_identity_staged(trace, tracers, **params):
+    # A traced broadcast to the operand's own shape is the operand (JAX's jaxpr trace forwards it).
+    if _is_identity(tracers[0], params["shape"], params["broadcast_dimensions"]):
+        return tracers[0]
+    return trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
+
+
+def _forward_identity_partial_eval(trace, tracers, **params):
+    if trace.forwards_identities and _is_identity(
+        tracers[0], params["shape"], params["broadcast_dimensions"]
+    ):
+        return tracers[0]
+    return trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
+
+
+def _register_forwarding():
+    from ..staging import staging_rules
+
+    staging_rules[broadcast_in_dim_p] = _forward_identity_staged
+    ad.partial_eval_rules[broadcast_in_dim_p] = _forward_identity_partial_eval
+
+
+_register_forwarding()
 
 
 # --- reshape -----------------------------------------------------------------------------------

@@ -94,7 +94,24 @@ def promote_dtypes(*args):
             raise TypeError(f"Cannot promote dtypes {dtypes}: keys mix with no other dtype.")
         return list(args)
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
-    return [convert(a, dtype, weak) for a in args]
+    return _convert_beside_tracers(args, dtype, weak)
+
+
+def _convert_beside_tracers(args, dtype, weak):
+    """Each arg as ``dtype``. Beside a traced operand, a concrete array is converted in the trace
+    (JAX stages convert_element_type there: it folds only Python and numpy scalars)."""
+    if not any(isinstance(a, Tracer) for a in args):
+        return [convert(a, dtype, weak) for a in args]
+    out = []
+    for a in args:
+        staged = (isinstance(a, Array) and not (a.ndim == 0 and a.weak_type)) or (
+            isinstance(a, np.ndarray) and a.ndim > 0
+        )
+        if staged and (a.dtype != dtype or (isinstance(a, Array) and a.weak_type != weak)):
+            out.append(lax.convert_element_type(as_operand(a), dtype, weak))
+        else:
+            out.append(convert(a, dtype, weak))
+    return out
 
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
@@ -105,7 +122,7 @@ def promote_dtypes_inexact(*args):
     """Promote, then move integers and bools to float32 (keeping weakness)."""
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
     dtype = to_inexact_dtype(dtype)
-    return [convert(a, dtype, weak) for a in args]
+    return _convert_beside_tracers(args, dtype, weak)
 
 
 def broadcast_shapes(*shapes) -> tuple:

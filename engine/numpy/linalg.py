@@ -191,26 +191,130 @@ def _lu_solve(lu_, perm, b, vector: bool):
     return lax.squeeze(x, (x.ndim - 1,)) if vector else x
 
 
+def _lu_solve_core(lu_, perm, b, trans: int):
+    """One unbatched solve from packed LU factors: ``a x = b`` (``trans=0``) or ``a^T x = b``
+    (``trans=1``; ``2``: conjugate transpose), with ``b`` of shape ``(m, k)``."""
+    from ._shape import reshape
+
+    m = lu_.shape[0]
+    x = reshape(b, (m, int(np.prod(b.shape[1:]))))
+    if trans == 0:
+        x = x[perm, :]
+        x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+        x = lax_linalg.triangular_solve(lu_, x, left_side=True, lower=False)
+    elif trans in (1, 2):
+        conj = trans == 2
+        x = lax_linalg.triangular_solve(
+            lu_, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj
+        )
+        x = lax_linalg.triangular_solve(
+            lu_, x, left_side=True, lower=True, unit_diagonal=True, transpose_a=True, conjugate_a=conj
+        )
+        _, inverse = lax.sort_key_val(perm, lax.iota(np.dtype("int32"), perm.shape[0]))
+        x = x[inverse, :]
+    else:
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    return reshape(x, b.shape)
+
+
+@staged_as_jit(name="_lu_solve", static_argnames=("trans",))
+def _lu_solve_staged(lu_, perm, b, trans: int):
+    """``lax.linalg.lu_solve`` as JAX stages it: a vector ``b`` gets a column axis, batch axes
+    broadcast and are vmapped over."""
+    from ..api import vmap
+    from ._shape import broadcast_to
+
+    vector = lu_.ndim == b.ndim + 1
+    if vector:
+        b = b[..., None]
+    batch = tuple(np.broadcast_shapes(lu_.shape[:-2], perm.shape[:-1], b.shape[:-2]))
+    lu_ = broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
+    perm = broadcast_to(perm, (*batch, perm.shape[-1]))
+    b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    fn = _lu_solve_core
+    for _ in batch:
+        fn = vmap(fn, in_axes=(0, 0, 0, None))
+    x = fn(lu_, perm, b, trans)
+    return x[..., 0] if vector else x
+
+
+def _broadcast_leading(x, shape):
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _broadcasted_matvec(a, x):
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], x.shape[:-1]))
+    a = _broadcast_leading(a, (*batch, *a.shape[-2:]))
+    x = _broadcast_leading(x, (*batch, x.shape[-1]))
+    n = len(batch)
+    dn = (((a.ndim - 1,), (x.ndim - 1,)), (tuple(range(n)), tuple(range(n))))
+    return lax.dot_general(a, x, dn, precision=lax.Precision.HIGHEST)
+
+
+def _solve(a, b):
+    """``a x = b`` by LU, as a ``custom_linear_solve`` (JAX's formulation): derivatives solve
+    again with the same factors instead of differentiating through the factorization."""
+    from ..api import vmap
+    from ..lax.solves import custom_linear_solve
+
+    if not (
+        a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]
+    ):
+        raise ValueError(
+            "The arguments to solve must have shapes a=[..., m, m] and "
+            f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}"
+        )
+    out_shape = tuple(da if db == 1 else db for da, db in zip(a.shape[:-1] + (1,), b.shape))
+    if out_shape != b.shape:
+        b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+    lu_, _, perm = lax_linalg.lu(lax.stop_gradient(a))
+
+    def custom_solve(b):
+        return custom_linear_solve(
+            lambda x: _broadcasted_matvec(a, x),
+            b,
+            solve=lambda _, x: _lu_solve_staged(lu_, perm, x, trans=0),
+            transpose_solve=lambda _, x: _lu_solve_staged(lu_, perm, x, trans=1),
+        )
+
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
+@staged_as_jit
 def solve(a, b):
     """Solve ``a @ x = b`` for ``x``; a 1-d ``b`` is one right-hand side.
 
     >>> jnp.linalg.solve(jnp.array([[2.0, 0.0], [0.0, 4.0]]), jnp.array([2.0, 2.0]))
     Array([1. , 0.5], dtype=float32)
     """
-    from ._shape import broadcast_to, expand_dims
+    from ..api import vmap
+    from ._shape import broadcast_to
 
     a, b = _inexact("solve", a, b)
-    _square("solve", a)
-    vector = b.ndim == 1
-    if vector:
-        b = expand_dims(b, -1)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if a.ndim < 2:
+        raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a.shape}")
+    if b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1] and a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would have been "
+            "treated as a batched 1-dimensional solve. To recover this behavior, use "
+            "solve(a, b[..., None]).squeeze(-1)."
+        )
+    # jnp.vectorize over the signature (m,m),(m)->(m) or (m,m),(m,n)->(m,n): batch axes broadcast.
+    core_b = 1 if b.ndim == 1 else 2
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[: b.ndim - core_b]))
+    if not batch:
+        return _solve(a, b)
     a = broadcast_to(a, (*batch, *a.shape[-2:]))
-    b = broadcast_to(b, (*batch, *b.shape[-2:]))
-    lu_, _, perm = lax_linalg.lu(a)
-    return _lu_solve(lu_, perm, b, vector)
+    b = broadcast_to(b, (*batch, *b.shape[b.ndim - core_b :]))
+    fn = _solve
+    for _ in batch:
+        fn = vmap(fn)
+    return fn(a, b)
 
 
+@staged_as_jit
 def inv(a):
     """The matrix inverse (NaN or inf entries for a singular matrix, as in JAX).
 
@@ -218,12 +322,11 @@ def inv(a):
     Array([[0.5 , 0.  ],
            [0.  , 0.25]], dtype=float32)
     """
-    from ._shape import broadcast_to
+    from ._creation import eye
 
     (a,) = _inexact("inv", a)
     _square("inv", a)
-    eye = broadcast_to(Array(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
-    return solve(a, eye)
+    return solve(a, lax.broadcast(eye(a.shape[-1], dtype=a.dtype), a.shape[:-2]))
 
 
 def _lu_sign_and_diag(a):
@@ -236,8 +339,26 @@ def _lu_sign_and_diag(a):
     return lax.sub(lax.full_like(parity, 1), lax.mul(parity, _const_like(parity, 2.0))), d
 
 
+def _det_2x2(a):
+    return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+    # The rule of Sarrus, term by term as JAX writes it (so its jaxpr and rounding are JAX's).
+    return (
+        a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+        + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+        + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+        - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+        - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+        - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2]
+    )
+
+
+@staged_as_jit
 def det(a):
-    """The determinant, from the LU factorization (differentiable).
+    """The determinant: closed forms for 2x2 and 3x3 matrices (as JAX), else from the LU
+    factorization (differentiable).
 
     >>> jnp.linalg.det(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
     Array(-2., dtype=float32)
@@ -246,6 +367,10 @@ def det(a):
 
     (a,) = _inexact("det", a)
     _square("det", a)
+    if a.shape[-2:] == (2, 2):
+        return _det_2x2(a)
+    if a.shape[-2:] == (3, 3):
+        return _det_3x3(a)
     sign, d = _lu_sign_and_diag(a)
     return lax.mul(sign, prod(d, axis=-1))
 

@@ -3214,3 +3214,110 @@ def sharding_constraint_plain():
 def sharding_constraint_vmap():
     s = _auto_on("X", None)
     return jax.vmap(lambda a: lax.with_sharding_constraint(a * 2.0, s)), (f32(3, 8, 4),)
+
+
+# --- a concrete array promoted beside a tracer is converted in the trace (JAX folds scalars only)
+
+
+@program
+def concrete_int_array_plus_traced_float():
+    c = jnp.array([1, 2])
+    return lambda x: c + x, (1.5,)
+
+
+@program
+def numpy_int_array_times_traced_float():
+    c = np.arange(3)
+    return lambda x: c * x, (f32(3),)
+
+
+@program
+def numpy_scalar_plus_traced_float():
+    return lambda x: np.int32(3) + x, (f32(3),)
+
+
+@program
+def cond_branch_concrete_int_array():
+    def f(p, x):
+        return lax.cond(p >= 0.0, lambda x: x[0], lambda x: jnp.array([1]) + x[1], x)
+
+    return f, (5.0, (np.zeros(1, np.float32), 2.0))
+
+
+# --- linalg as JAX formulates it: solve is a custom_linear_solve over LU, det closed-form -------
+
+
+def _well_conditioned(n, seed=0):
+    return (np.random.RandomState(seed).standard_normal((n, n)) + 3 * np.eye(n)).astype(np.float32)
+
+
+@program
+def linalg_solve():
+    return jnp.linalg.solve, (_well_conditioned(3), f32(3))
+
+
+@program
+def linalg_solve_matrix_rhs():
+    return jnp.linalg.solve, (_well_conditioned(3), f32(3, 2))
+
+
+@program
+def grad_linalg_solve():
+    return jax.grad(lambda a, b: jnp.sum(jnp.linalg.solve(a, b)), argnums=(0, 1)), (
+        _well_conditioned(3),
+        f32(3),
+    )
+
+
+@program
+def grad_linalg_inv():
+    return jax.grad(lambda a: jnp.sum(jnp.linalg.inv(a))), (_well_conditioned(3),)
+
+
+@program
+def grad_linalg_det_3x3():
+    return jax.grad(jnp.linalg.det), (_well_conditioned(3),)
+
+
+@program
+def linalg_det_2x2():
+    return jnp.linalg.det, (_well_conditioned(2),)
+
+
+@program
+def vmap_linalg_solve():
+    return jax.vmap(jnp.linalg.solve, (None, 0)), (_well_conditioned(3), f32(4, 3))
+
+
+@program
+def custom_linear_solve_diagonal():
+    def f(d, b):
+        return lax.custom_linear_solve(lambda x: d * x, b, lambda mv, x: x / d, lambda vm, x: x / d)
+
+    return f, (f32(3), f32(3))
+
+
+@program
+def grad_custom_linear_solve():
+    def f(a, d, b):
+        x = lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, x: x / d, lambda vm, x: x / d)
+        return jnp.sum(x**2)
+
+    return jax.grad(f, argnums=(0, 2)), (_well_conditioned(3), f32(3), f32(3))
+
+
+@program
+def grad_jit_linalg_solve():
+    f = jax.jit(lambda a, b: jnp.sum(jnp.linalg.solve(a, b)))
+    return jax.grad(f, argnums=(0, 1)), (_well_conditioned(3), f32(3))
+
+
+@program
+def vmap_grad_linalg_solve():
+    a = _well_conditioned(3)
+    return jax.vmap(jax.grad(lambda a, b: jnp.sum(jnp.linalg.solve(a, b)))), (np.stack([a, 2 * a]), f32(2, 3))
+
+
+@program
+def vmap_sort_unbatched_values():
+    return jax.vmap(lambda k, v: lax.sort_key_val(k, v), (0, None)), (f32(2, 4), f32(4))

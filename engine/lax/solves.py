@@ -1,0 +1,221 @@
+"""``custom_linear_solve``: a linear solve with user-given solvers, differentiated implicitly.
+
+One primitive, ``custom_linear_solve``, whose params hold four closed jaxprs (``matvec``, its
+transpose ``vecmat``, ``solve`` and ``transpose_solve``, each taking its constants first). Its JVP
+solves again for the tangent (``A dx = db - dA x``), its transpose solves with the transposed
+system, so neither differentiates through the solver.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+from typing import Any, NamedTuple
+
+from .. import ad, batching, core, ir
+from ..batching import not_mapped
+from ..core import Primitive
+from ..tree_util import tree_flatten, tree_unflatten
+from .control_flow_common import _avals, _run, _trace
+
+
+class _LinearSolveTuple(NamedTuple):
+    matvec: Any
+    vecmat: Any
+    solve: Any
+    transpose_solve: Any
+
+    def transpose(self) -> "_LinearSolveTuple":
+        return type(self)(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+
+
+linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
+
+
+def _split(args, const_lengths):
+    out, i = [], 0
+    for n in const_lengths:
+        out.append(list(args[i : i + n]))
+        i += n
+    return _LinearSolveTuple(*out), list(args[i:])
+
+
+def _flatten(groups):
+    return [x for g in groups for x in g]
+
+
+def _traced(fun, tree, b_avals, what):
+    """``fun`` on the tree of ``b`` as a closed jaxpr of its flat leaves, and its constants."""
+
+    def flat(*xs):
+        out, out_tree = tree_flatten(fun(tree_unflatten(tree, list(xs))))
+        if out_tree != tree:
+            raise TypeError(f"{what}() output pytree structure must match b, got {out_tree} and {tree}")
+        return out
+
+    closed, consts = _trace(flat, b_avals)
+    for a, o in zip(b_avals, closed.out_avals):
+        if a.shape != o.shape or a.dtype != o.dtype:
+            raise TypeError(f"{what}() output shapes must match b, got {o.str_short()} and {a.str_short()}")
+    return closed, consts
+
+
+def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False, has_aux=False):
+    """Solve ``matvec(x) == b`` with ``solve(matvec, b)``, differentiated implicitly: the
+    derivatives solve the linear system again (``transpose_solve`` for reverse mode) instead of
+    differentiating through ``solve``.
+
+    >>> a = jnp.array([[2., 0.], [0., 4.]])
+    >>> lax.custom_linear_solve(lambda x: a @ x, jnp.array([2., 2.]), lambda mv, b: b / jnp.diag(a))
+    Array([1. , 0.5], dtype=float32)
+    """
+    if has_aux:
+        raise NotImplementedError("custom_linear_solve(has_aux=True) is not supported yet")
+    from ..api import linear_transpose
+
+    b_flat, tree = tree_flatten(b)
+    b_avals = _avals(b_flat)
+    matvec_jaxpr, matvec_consts = _traced(matvec, tree, b_avals, "matvec")
+    solve_jaxpr, solve_consts = _traced(lambda x: solve(matvec, x), tree, b_avals, "solve")
+    if transpose_solve is None:
+        vecmat_jaxpr = tr_solve_jaxpr = None
+        vecmat_consts: list = []
+        tr_solve_consts: list = []
+    else:
+        if symmetric:
+            vecmat = matvec
+            vecmat_jaxpr, vecmat_consts = matvec_jaxpr, matvec_consts
+        else:
+            matvec_t = linear_transpose(matvec, b)
+
+            def vecmat(x):
+                return matvec_t(x)[0]
+
+            vecmat_jaxpr, vecmat_consts = _traced(vecmat, tree, b_avals, "vecmat")
+        tr_solve_jaxpr, tr_solve_consts = _traced(
+            lambda x: transpose_solve(vecmat, x), tree, b_avals, "transpose_solve"
+        )
+    groups = [matvec_consts, vecmat_consts, solve_consts, tr_solve_consts]
+    const_lengths = _LinearSolveTuple(*[len(g) for g in groups])
+    jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr)
+    outs = linear_solve_p.bind(*_flatten(groups), *b_flat, const_lengths=const_lengths, jaxprs=jaxprs)
+    return tree_unflatten(tree, outs)
+
+
+def _linear_solve_impl(*args, const_lengths, jaxprs):
+    params, b = _split(args, const_lengths)
+    return _run(jaxprs.solve, *params.solve, *b)
+
+
+def _linear_solve_abstract(*avals, const_lengths, jaxprs):
+    return list(avals[sum(const_lengths) :])
+
+
+def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
+    # A x = b, so dA x + A dx = db: dx solves A dx = db - dA x.
+    kwargs = dict(const_lengths=const_lengths, jaxprs=jaxprs)
+    x = linear_solve_p.bind(*primals, **kwargs)
+    params, _ = _split(primals, const_lengths)
+    params_dot, b_dot = _split(tangents, const_lengths)
+    if all(type(p) is ad.Zero for p in params_dot.matvec):
+        rhs = b_dot
+    else:
+        _, dAx = ad.jvp_flat(
+            lambda *xs: _run(jaxprs.matvec, *xs),
+            [*params.matvec, *x],
+            [*params_dot.matvec, *[ad.Zero(ad.tangent_aval(core.get_aval(v))) for v in x]],
+            instantiate=False,
+        )
+        rhs = [
+            ad.add_tangents(db, operator.neg(t) if type(t) is not ad.Zero else t) for db, t in zip(b_dot, dAx)
+        ]
+    rhs = [ad.instantiate_zeros(t) for t in rhs]
+    x_dot = linear_solve_p.bind(*_flatten(params), *rhs, **kwargs)
+    return x, x_dot
+
+
+def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
+    if jaxprs.transpose_solve is None:
+        raise TypeError(
+            "transpose_solve required for backwards mode automatic differentiation of custom_linear_solve"
+        )
+    params, b = _split(primals, const_lengths)
+    if any(ad.is_undefined(p) for p in _flatten(params)):
+        raise NotImplementedError("custom_linear_solve: transposing with respect to the operator")
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    ct_b = linear_solve_p.bind(
+        *_flatten(params.transpose()),
+        *cts,
+        const_lengths=const_lengths.transpose(),
+        jaxprs=jaxprs.transpose(),
+    )
+    return [None] * sum(const_lengths) + list(ct_b)
+
+
+# Batched jaxprs, per jaxpr (weakly) and batching, as JAX caches batch_jaxpr: the solves of one
+# vmapped linearization share their jaxprs (printed once, as shared `let` jaxprs).
+_batched: "weakref.WeakKeyDictionary[ir.ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _linear_solve_batch(axis_size, vals, dims, *, const_lengths, jaxprs):
+    # Which parts of x and b are batched is a fixpoint over all four jaxprs (as in JAX), so the
+    # batched jaxprs agree with each other.
+    params, b = _split(vals, const_lengths)
+    params_dims, b_dims = _split(dims, const_lengths)
+    bat = [[d is not not_mapped for d in g] for g in params_dims]
+    matvec_bat, vecmat_bat, solve_bat, solve_t_bat = bat
+    orig_b_bat = [d is not not_mapped for d in b_dims]
+
+    def batch(closed, in_bat, force):
+        key = (axis_size, tuple(in_bat), tuple(force))
+        per_jaxpr = _batched.setdefault(closed, {})
+        if key not in per_jaxpr:
+            in_dims = [0 if x else not_mapped for x in in_bat]
+            batched, out_dims = batching.batch_jaxpr(closed, axis_size, in_dims, force_out=force)
+            per_jaxpr[key] = batched, [d is not not_mapped for d in out_dims]
+        return per_jaxpr[key]
+
+    b_bat = list(orig_b_bat)
+    x_bat = [False] * len(b)
+    for _ in range(2 + 2 * len(b)):
+        solve_b, solve_x_bat = batch(jaxprs.solve, solve_bat + b_bat, x_bat)
+        if jaxprs.vecmat is None:
+            vecmat_b, x_bat_out = None, solve_x_bat
+        else:
+            vecmat_b, vecmat_x_bat = batch(jaxprs.vecmat, vecmat_bat + b_bat, b_bat)
+            x_bat_out = [p or q for p, q in zip(vecmat_x_bat, solve_x_bat)]
+        matvec_b, matvec_b_bat = batch(jaxprs.matvec, matvec_bat + x_bat_out, b_bat)
+        if jaxprs.transpose_solve is None:
+            solve_t_b, b_bat_out = None, [p or q for p, q in zip(matvec_b_bat, orig_b_bat)]
+        else:
+            solve_t_b, solve_t_b_bat = batch(jaxprs.transpose_solve, solve_t_bat + x_bat_out, x_bat_out)
+            b_bat_out = [p or q or r for p, q, r in zip(matvec_b_bat, solve_t_b_bat, orig_b_bat)]
+        if x_bat_out == x_bat and b_bat_out == b_bat:
+            break
+        x_bat, b_bat = x_bat_out, b_bat_out
+    else:
+        raise AssertionError("custom_linear_solve batching: fixpoint not reached")
+    new_params = [
+        batching.moveaxis(v, d, 0) if d is not not_mapped and d != 0 else v
+        for v, d in zip(_flatten(params), _flatten(params_dims))
+    ]
+    new_b = [batching.bdim_at_front(v, d, axis_size) if now else v for v, d, now in zip(b, b_dims, b_bat)]
+    outs = linear_solve_p.bind(
+        *new_params,
+        *new_b,
+        const_lengths=const_lengths,
+        jaxprs=_LinearSolveTuple(matvec_b, vecmat_b, solve_b, solve_t_b),
+    )
+    return outs, [0 if x else not_mapped for x in solve_x_bat]
+
+
+def _linear_solve_subjaxprs(eqn):
+    return [j for j in eqn.params["jaxprs"] if j is not None]
+
+
+linear_solve_p.def_impl(_linear_solve_impl)
+linear_solve_p.def_abstract_eval(_linear_solve_abstract)
+ad.jvp_rules[linear_solve_p] = _linear_solve_jvp
+ad.transpose_rules[linear_solve_p] = _linear_solve_transpose
+batching.batch_rules[linear_solve_p] = _linear_solve_batch
+ir.pp_params_rules[linear_solve_p] = lambda eqn: sorted(eqn.params.items())
