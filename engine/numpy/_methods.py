@@ -205,6 +205,15 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
     return array_op
 
 
+def _array_namespace(self, *, api_version: str | None = None):
+    """The Python array API namespace of an array: ``jax.numpy`` (standard version 2024.12)."""
+    if api_version is not None and api_version != "2024.12":
+        raise ValueError(f"{api_version=!r} is not available; available versions are: ['2024.12']")
+    import engine.numpy
+
+    return engine.numpy
+
+
 def _install(cls):
     for name, f in _BINARY.items():
         setattr(cls, f"__{name}__", _operator(f, False, cls is Array))
@@ -221,6 +230,7 @@ def _install(cls):
         cls.__setitem__ = _tracer_setitem
         cls.addupdate = _tracer_addupdate  # (refs under jit/vmap: ref.addupdate(x, idx))
     cls.at = property(_index_update._IndexUpdateHelper)
+    cls.__array_namespace__ = _array_namespace
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)
     cls.real = property(_complex_parts.real)

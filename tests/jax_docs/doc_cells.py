@@ -73,6 +73,11 @@ FENCED = {
     "jep-prng": "docs/jep/263-prng.md",
     "jep-stateful-rng": "docs/jep/28845-stateful-rng.md",
     "jep-new-remat": "docs/jep/11830-new-remat-checkpoint.md",
+    "jep-sequencing-effects": "docs/jep/10657-sequencing-effects.md",
+    "jep-shard-map": "docs/jep/14273-shard-map.md",
+    "jep-type-annotations": "docs/jep/12049-type-annotations.md",
+    "jep-array-protocol": "docs/jep/28661-jax-array-protocol.md",
+    "compilation-cache": "docs/persistent_compilation_cache.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
 RST = {
@@ -81,6 +86,7 @@ RST = {
     "rank-promotion-warning": "docs/rank_promotion_warning.rst",
     "type-promotion-rst": "docs/type_promotion.rst",
     "transfer-guard": "docs/transfer_guard.rst",
+    "jax-numpy-rst": "docs/jax.numpy.rst",
 }
 PAGES.update(FENCED)
 PAGES.update(RST)
