@@ -34,21 +34,19 @@ from . import errors as report_errors
 from . import transforms
 from .concrete_path import trace_on_path
 from .cost import stage_cost
-from .debugger import DEBUG_DATA_CAP, debug_trace
+from .debugger import debug_trace
+from .device_programs import device_facts
 from .graph import jaxpr_graph, jaxpr_text, mark_added
 from .kernels import kernel_steps
 from .schema import (
-    CollectiveEvent,
     DebugPrint,
-    DeviceRecord,
     JitInfo,
-    PmapInfo,
     SourceInfo,
     Stage,
     TimingEvent,
     TransformedCall,
 )
-from .values import nbytes, summarize_array
+from .values import nbytes
 
 CALL_CAP = 100  # recorded calls per run
 DETAIL_CAP = 16  # calls with stages, jit source and debugger steps
@@ -59,7 +57,7 @@ OPTION_REPR_CAP = 80
 SOURCE_CAP = 100_000
 KERNEL_WAIT_SECONDS = 3.0  # how long a report waits for a first call's kernels, to time them
 
-TRANSFORMS = (*transforms.TRANSFORMS, *transforms.ALIASES)
+TRANSFORMS = (*transforms.TRANSFORMS, *transforms.ALIASES, *transforms.RECORDED_ONLY)
 
 _recorder: "Recorder | None" = None
 
@@ -330,6 +328,7 @@ class Recorder:
         self._compiled_until = 0.0  # perf_counter time the last jit compile ended
         self.compile_jobs: list[tuple[TransformedCall, object, int]] = []  # interpreted calls' jobs
         self.kernel_records: list[tuple[JitInfo, ClosedJaxpr]] = []  # measured at the end of the run
+        self.device_programs_t0: dict[int, float] = {}  # per call: when its first device program started
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -542,7 +541,7 @@ class Recorder:
                 if job is not None and all(j is not job for _, j, _ in self.compile_jobs):
                     self.compile_jobs.append((record, job, call_id))
             elif kind.startswith("pmap"):
-                _pmap_facts(self, record, kind, data, t_end, call_id)
+                device_facts(self, record, kind, data, t_end, call_id)
 
     def _detail(
         self, record: TransformedCall, rec: CallRecord, top: ArgSpec, args, kwargs, call_id: int, ok: bool
@@ -726,68 +725,3 @@ def _executable_of(closed):
         return jit_mod._executables.get(closed)
     except TypeError:
         return None
-
-
-def _pmap_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t_end: float, call_id: int):
-    """pmap reports ``pmap_execute`` with ``axis_names``, ``mesh``, ``devices`` (dicts with ``id``,
-    ``inputs``/``outputs`` arrays, ``compute_ms``, ``collective_wait_ms``), ``collectives`` (dicts
-    of ``CollectiveEvent`` fields) and ``seconds``; any missing key is simply left out."""
-    seconds = data.get("seconds") or 0.0
-    if seconds:
-        rec.event(
-            record.timings,
-            f"{kind.replace('_', ' ')} {data.get('name', '')}".strip(),
-            "execute" if kind.endswith("execute") else "trace",
-            t_end - seconds,
-            seconds,
-            call=call_id,
-        )
-    if kind == "pmap_execute" and seconds:
-        # device and collective times are relative to the start of the pmap call
-        t0 = t_end - seconds
-        transfer_s = (data.get("transfer_ms") or 0.0) / 1e3
-        if transfer_s:
-            rec.event(record.timings, "transfer to devices", "transfer", t0, transfer_s, call=call_id)
-        for d in (data.get("devices") or [])[:64]:
-            busy_s = ((d.get("compute_ms") or 0.0) + (d.get("collective_wait_ms") or 0.0)) / 1e3
-            rec.event(
-                record.timings,
-                f"compute {data.get('name', '')}".strip(),
-                "execute",
-                t0 + transfer_s,
-                busy_s,
-                device=d.get("id"),
-                call=call_id,
-            )
-        for c in (data.get("collectives") or [])[:EVENT_CAP]:
-            rec.event(
-                record.timings,
-                f"{c.get('primitive', 'collective')} over {c.get('axis_name', '?')}",
-                "collective",
-                t0 + (c.get("start_ms") or 0.0) / 1e3,
-                (c.get("duration_ms") or 0.0) / 1e3,
-                call=call_id,
-            )
-    if kind != "pmap_execute" or record.pmap is not None:
-        return
-    try:
-        devices = [
-            DeviceRecord(
-                id=d["id"],
-                coords=list(d.get("coords", [])),
-                inputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get("inputs", [])) if s],
-                outputs=[s for s in (summarize_array(x, DEBUG_DATA_CAP) for x in d.get("outputs", [])) if s],
-                compute_ms=d.get("compute_ms", 0.0),
-                collective_wait_ms=d.get("collective_wait_ms", 0.0),
-            )
-            for d in data.get("devices", [])[:64]
-        ]
-        collectives = [CollectiveEvent(**c) for c in data.get("collectives", [])[:EVENT_CAP]]
-        record.pmap = PmapInfo(
-            axis_names=list(data.get("axis_names", [])),
-            mesh=list(data.get("mesh", [])),
-            devices=devices,
-            collectives=collectives,
-        )
-    except Exception:  # noqa: BLE001 - a malformed event must not break the report
-        pass

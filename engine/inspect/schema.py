@@ -285,12 +285,25 @@ class CollectiveEvent(BaseModel):
     nbytes: int = 0
     shape: list[int] = Field(default_factory=list)
     dtype: str = ""
-    perm: Optional[list[list[int]]] = None
+    perm: Optional[list[list[int]]] = Field(
+        None, description="ppermute's (source, destination) pairs, as positions within each group."
+    )
+    groups: list[list[int]] = Field(
+        default_factory=list,
+        description="The device ids that exchanged with each other, one list per group (a psum over "
+        "'y' on a (4, 2) mesh is 4 groups of 2), each in its axis order.",
+    )
 
 
 class PmapInfo(BaseModel):
+    """What each device of a mesh computed and exchanged in one call (all its device programs)."""
+
+    kind: Literal["pmap", "shard_map", "jit"] = Field(
+        "pmap", description="What ran on the devices: a pmap, a shard_map, or a jit of sharded arrays."
+    )
     axis_names: list[Optional[str]] = Field(default_factory=list)
-    mesh: list[int] = Field(default_factory=list)
+    mesh: list[int] = Field(default_factory=list, description="The mesh's shape, one size per axis.")
+    programs: int = Field(1, description="Device programs the call ran (eager shard_map runs one per op).")
     devices: list[DeviceRecord] = Field(default_factory=list)
     collectives: list[CollectiveEvent] = Field(default_factory=list)
 

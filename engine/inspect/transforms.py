@@ -38,6 +38,10 @@ TRANSFORMS: dict[str, Transform] = {
 # Other names user code may call for one of them (recorded as calls, not offered in a stack).
 ALIASES = {"jacobian": "jacrev"}
 
+# Transformations user code may call that are recorded (their stages, devices, errors) but not offered
+# in a stack: their options (a mesh, specs) are objects the code builds.
+RECORDED_ONLY = ("shard_map",)
+
 # What an empty option box means, worded so that it cannot pass for a value.
 OPTION_HINTS = {
     "argnums": "default 0",

@@ -634,7 +634,7 @@ def run_sharded(
         sharding = (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
         results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
     if listening:
-        _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
+        _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put, kind="jit")
     return results
 
 

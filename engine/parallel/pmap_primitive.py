@@ -232,7 +232,9 @@ def _run_nested(ctx, args, jaxpr, axis_name, axis_size, in_axes, out_axes):
     return [core.to_numpy(o) for o in outs]
 
 
-def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
+def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put, kind="pmap"):
+    """Tell listeners (the run report) what each device computed and exchanged; ``kind`` says
+    which API ran the program: ``pmap``, ``shard_map`` or ``jit`` (of sharded arrays)."""
     devices, merged = [], {}
     for pos, (dev, rep) in enumerate(zip(placement, replies)):
         devices.append(
@@ -249,8 +251,10 @@ def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
             m = merged.get(ev["seq"])
             end = ev["start_ms"] + ev["duration_ms"]
             if m is None:
-                m = merged[ev["seq"]] = dict(ev, waits_ms={}, _end=end)
+                m = merged[ev["seq"]] = dict(ev, waits_ms={}, _end=end, groups=[])
                 del m["wait_ms"]
+            if ev["devices"] not in m["groups"]:  # the devices that exchanged with each other
+                m["groups"].append(list(ev["devices"]))
             m["start_ms"] = min(m["start_ms"], ev["start_ms"])
             m["_end"] = max(m["_end"], end)
             m["waits_ms"][dev] = ev["wait_ms"]
@@ -261,6 +265,7 @@ def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
         m = merged[seq]
         m["duration_ms"] = m.pop("_end") - m["start_ms"]
         m["devices"] = sorted(set(m["devices"]))
+        m["groups"].sort()
         events.append(m)
     if isinstance(axis_name, tuple):  # a named mesh: its axes
         names = list(axis_name)
@@ -269,6 +274,7 @@ def _emit(prog, placement, inputs, outs, replies, axis_name, t0, t_put):
     monitoring.emit(
         "pmap_execute",
         name=prog.name,
+        api=kind,
         jaxpr=prog.closed,
         axis_names=names,
         mesh=list(prog.mesh),

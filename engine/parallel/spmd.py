@@ -191,7 +191,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **_):
         gaval = ShapedArray(_global_shape(mesh, aval.shape, spec), aval.dtype, aval.weak_type)
         results.append(NamedShardedArray(bufs, gaval, sharding))
     if listening:
-        _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put)
+        _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put, kind="shard_map")
     return results
 
 

@@ -81,12 +81,18 @@ export interface components {
             /** Duration Ms */
             duration_ms: number;
             /**
+             * Groups
+             * @description The device ids that exchanged with each other, one list per group (a psum over 'y' on a (4, 2) mesh is 4 groups of 2), each in its axis order.
+             */
+            groups: number[][];
+            /**
              * Nbytes
              * @default 0
              */
             nbytes: number;
             /**
              * Perm
+             * @description ppermute's (source, destination) pairs, as positions within each group.
              * @default null
              */
             perm: number[][] | null;
@@ -392,7 +398,10 @@ export interface components {
              */
             total_ms: number | null;
         };
-        /** PmapInfo */
+        /**
+         * PmapInfo
+         * @description What each device of a mesh computed and exchanged in one call (all its device programs).
+         */
         PmapInfo: {
             /** Axis Names */
             axis_names: (string | null)[];
@@ -400,8 +409,24 @@ export interface components {
             collectives: components["schemas"]["CollectiveEvent"][];
             /** Devices */
             devices: components["schemas"]["DeviceRecord"][];
-            /** Mesh */
+            /**
+             * Kind
+             * @description What ran on the devices: a pmap, a shard_map, or a jit of sharded arrays.
+             * @default pmap
+             * @enum {string}
+             */
+            kind: "pmap" | "shard_map" | "jit";
+            /**
+             * Mesh
+             * @description The mesh's shape, one size per axis.
+             */
             mesh: number[];
+            /**
+             * Programs
+             * @description Device programs the call ran (eager shard_map runs one per op).
+             * @default 1
+             */
+            programs: number;
         };
         /** RunError */
         RunError: {

@@ -5,20 +5,28 @@ import { empty, h, s } from "../dom";
 import { fmtBytes, fmtMs, preview, typeStr } from "../format";
 import type { ArraySummary, CollectiveEvent, DeviceRecord, TransformedCall } from "../report";
 
+const KIND_LABEL: Record<string, string> = { pmap: "pmap", shard_map: "shard_map", jit: "jit on the mesh" };
+
 export function renderDevices(call: TransformedCall | null, deviceCount: number): HTMLElement {
   const info = call?.pmap;
   if (!call || !info || !info.devices.length) {
-    return empty("No pmap in this call.", `The engine simulates ${deviceCount} devices. Run a pmap example to see what each one computed and exchanged.`);
+    return empty("No devices ran in this call.", `The engine simulates ${deviceCount} devices. Run a pmap, a shard_map or a jit of sharded arrays to see what each one computed and exchanged.`);
   }
   const devices = [...info.devices].sort((a, b) => a.id - b.id);
-  const cols = info.mesh.length >= 2 ? info.mesh[info.mesh.length - 1] : Math.min(4, devices.length);
+  const mesh = meshLayout(info.mesh, devices);
   const maxTime = Math.max(...devices.map((d) => d.compute_ms + d.collective_wait_ms), 1e-6);
-  const groups = groupCollectives(info.collectives, info.axis_names);
-  let selected: number | null = null; // null: every group at once
+  // axis_index is recorded with the collectives but moves no data: it is listed, not drawn.
+  const groups = groupCollectives(info.collectives.filter((c) => c.primitive !== "axis_index"), info.axis_names);
+  // null: every collective at once, unless that many hubs would hide the cards.
+  let selected: number | null = groups.reduce((n, g) => n + g.groups.length, 0) > 6 ? 0 : null;
 
-  const grid = h("div", { class: "device-grid", style: { gridTemplateColumns: `repeat(${cols}, minmax(150px, 1fr))` } },
-    devices.map((d) => card(d, maxTime)));
-  // Lines run under the cards; hubs sit above them, so a hub between two cards stays visible.
+  const grid = mesh
+    ? h("div", { class: "device-grid mesh-grid", testid: "mesh-grid", style: { gridTemplateColumns: `auto repeat(${mesh.cols}, minmax(150px, 1fr))` } },
+      ...meshHeaders(mesh, info.axis_names),
+      ...devices.map((d) => card(d, maxTime, info.axis_names, mesh)))
+    : h("div", { class: "device-grid", style: { gridTemplateColumns: `repeat(${Math.min(4, devices.length)}, minmax(150px, 1fr))` } },
+      devices.map((d) => card(d, maxTime, info.axis_names, null)));
+  // Lines run under the cards; hubs sit above them, in the gaps between rows of cards.
   const lines = s("svg", { class: "collective-overlay lines", "aria-hidden": "true" });
   const hubs = s("svg", { class: "collective-overlay hubs", "aria-hidden": "true" });
   const stage = h("div", { class: "device-stage" }, lines, grid, hubs);
@@ -32,11 +40,11 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
       }, `all (${groups.length})`),
       ...groups.map((g, i) => h("button", {
         type: "button", role: "option", class: `chip collective-chip${i === selected ? " active" : ""}`, testid: "collective",
-        "aria-selected": String(i === selected), dataset: { count: String(g.events.length) },
+        "aria-selected": String(i === selected), dataset: { count: String(g.events.length), axis: g.axisName, groups: String(g.groups.length) },
         title: g.events.map((c) => `#${c.seq} ${c.dtype ? typeStr(c.dtype, c.shape) : ""} ${fmtMs(c.duration_ms)}`).join("\n"),
         onclick: () => { selected = i; renderChips(); draw(); },
       }, h("b", null, g.primitive), ` over ${g.axis}`, g.events.length > 1 ? h("span", { class: "times" }, ` ×${g.events.length}`) : "",
-        ` · ${g.devices.length} devices · ${fmtMs(g.ms)}${g.nbytes ? ` · ${fmtBytes(g.nbytes)}` : ""}`)));
+        ` · ${groupSummary(g)} · ${fmtMs(g.ms)}${g.nbytes ? ` · ${fmtBytes(g.nbytes)}` : ""}`)));
   };
 
   const draw = () => {
@@ -52,43 +60,47 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
     }
     lines.appendChild(s("defs", null, s("marker", { id: "carrow", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto" },
       s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }))));
+    const rects = new Map<number, DOMRect>();
+    grid.querySelectorAll<HTMLElement>(".device-card").forEach((el) => rects.set(Number(el.dataset.device), el.getBoundingClientRect()));
+    const center = (id: number) => {
+      const r = rects.get(id)!;
+      return { x: r.left - base.left + r.width / 2, y: r.top - base.top + r.height / 2 };
+    };
+    // Hubs go in the gap under a row of cards (never onto a card's text): the gap just below a point.
+    const rowGap = parseFloat(getComputedStyle(grid).rowGap) || 24;
+    const gaps = [...new Set([...rects.values()].map((r) => Math.round(r.bottom - base.top + rowGap / 2)))].sort((a, b) => a - b);
+    const gapBelow = (y: number) => gaps.find((g) => g >= y - 1) ?? gaps[gaps.length - 1];
     shown.forEach((g, k) => {
-      const centers = new Map<number, { x: number; y: number }>();
-      let bottom = 0;
+      const members = g.groups.flat().filter((id) => rects.has(id));
       grid.querySelectorAll<HTMLElement>(".device-card").forEach((el) => {
-        const id = Number(el.dataset.device);
-        if (!g.devices.includes(id)) return;
-        el.classList.add("in-collective");
-        const r = el.getBoundingClientRect();
-        centers.set(id, { x: r.left - base.left + r.width / 2, y: r.top - base.top + r.height / 2 });
-        bottom = Math.max(bottom, r.bottom - base.top);
+        if (members.includes(Number(el.dataset.device))) el.classList.add("in-collective");
       });
       const perm = g.events[0].perm;
       if (perm?.length) {
-        for (const [src, dst] of perm) {
-          const a = centers.get(src), b = centers.get(dst);
-          if (!a || !b) continue;
-          const mx = (a.x + b.x) / 2 + (b.y - a.y) * 0.15, my = (a.y + b.y) / 2 - (b.x - a.x) * 0.15;
-          lines.appendChild(s("path", { d: `M${a.x},${a.y} Q${mx},${my} ${b.x},${b.y}`, class: "collective-line", "marker-end": "url(#carrow)" }));
+        for (const group of g.groups) {
+          for (const [src, dst] of perm) {
+            if (!rects.has(group[src]) || !rects.has(group[dst])) continue;
+            const a = center(group[src]), b = center(group[dst]);
+            const mx = (a.x + b.x) / 2 + (b.y - a.y) * 0.15, my = (a.y + b.y) / 2 - (b.x - a.x) * 0.15;
+            lines.appendChild(s("path", { d: `M${a.x},${a.y} Q${mx},${my} ${b.x},${b.y}`, class: "collective-line", "marker-end": "url(#carrow)" }));
+          }
         }
         return;
       }
-      const pts = [...centers.values()];
-      if (!pts.length) return;
-      // Several groups at once: their hubs side by side around the common centre.
+      // Several collectives at once: their hubs side by side.
       const offset = (k - (shown.length - 1) / 2) * 96;
-      // Devices in one row: the hub goes below the row, not onto the cards' text.
-      const oneRow = pts.every((p) => Math.abs(p.y - pts[0].y) < 1);
-      const hub = {
-        x: pts.reduce((a, p) => a + p.x, 0) / pts.length + offset,
-        y: oneRow ? bottom + 24 : pts.reduce((a, p) => a + p.y, 0) / pts.length,
-      };
-      for (const p of pts) lines.appendChild(s("line", { x1: p.x, y1: p.y, x2: hub.x, y2: hub.y, class: "collective-line" }));
-      const label = g.primitive, w = Math.max(50, label.length * 7.6 + 18);
-      hubs.appendChild(s("g", { class: "hub", testid: "collective-hub", "data-primitive": g.primitive },
-        s("title", null, `${g.primitive} over ${g.axis}${g.events.length > 1 ? ` ×${g.events.length}` : ""}`),
-        s("rect", { x: hub.x - w / 2, y: hub.y - 13, width: w, height: 26, rx: 13 }),
-        s("text", { x: hub.x, y: hub.y + 4, "text-anchor": "middle" }, label)));
+      for (const group of g.groups) {
+        const pts = group.filter((id) => rects.has(id)).map(center);
+        if (!pts.length) continue;
+        const cy = pts.reduce((a, p) => a + p.y, 0) / pts.length;
+        const hub = { x: pts.reduce((a, p) => a + p.x, 0) / pts.length + offset, y: gapBelow(cy) };
+        for (const p of pts) lines.appendChild(s("line", { x1: p.x, y1: p.y, x2: hub.x, y2: hub.y, class: "collective-line" }));
+        const label = g.primitive, w = Math.max(50, label.length * 7.6 + 18);
+        hubs.appendChild(s("g", { class: "hub", testid: "collective-hub", "data-primitive": g.primitive, "data-devices": group.join(",") },
+          s("title", null, `${g.primitive} over ${g.axis} among devices ${group.join(", ")}${g.events.length > 1 ? ` ×${g.events.length}` : ""}`),
+          s("rect", { x: hub.x - w / 2, y: hub.y - 13, width: w, height: 26, rx: 13 }),
+          s("text", { x: hub.x, y: hub.y + 4, "text-anchor": "middle" }, label)));
+      }
     });
   };
   renderChips();
@@ -96,16 +108,51 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
   ro.observe(stage);
   requestAnimationFrame(draw);
 
-  return h("div", { class: "devices", testid: "devices-panel" },
+  return h("div", { class: "devices", testid: "devices-panel", dataset: { kind: info.kind } },
     h("div", { class: "panel-intro" },
       h("span", { testid: "mesh-facts" }, h("b", null, `${devices.length} devices`), info.mesh.length ? ` · mesh ${info.mesh.join(" × ")}` : "",
-        ` · ${axisSummary(info.axis_names, info.mesh)}`),
+        ` · ${axisSummary(info.axis_names, info.mesh)} · ${KIND_LABEL[info.kind] ?? info.kind}`,
+        info.programs > 1 ? h("span", { class: "muted", title: "An eager shard_map runs one device program per operation; inputs are the first one's, outputs the last one's." }, ` · ${info.programs} device programs`) : ""),
       h("span", { class: "legend" },
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-execute" }), "compute"),
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-collective" }), "waiting on collectives"))),
-    info.collectives.length ? chips : h("p", { class: "hint" }, "No collectives in this call."),
+    groups.length ? chips : h("p", { class: "hint" }, "No collectives in this call."),
     stage,
     info.collectives.length ? collectiveTable(info.collectives, info.axis_names) : null);
+}
+
+interface MeshLayout { mesh: number[]; rows: number; cols: number }
+
+/** A mesh of two or more axes as a grid: the last axis across, the others down (row-major). */
+function meshLayout(mesh: number[], devices: DeviceRecord[]): MeshLayout | null {
+  if (mesh.length < 2 || !devices.every((d) => d.coords.length === mesh.length)) return null;
+  const cols = mesh[mesh.length - 1];
+  return { mesh, rows: devices.length / cols, cols };
+}
+
+function rowOf(coords: number[], mesh: number[]): number {
+  return coords.slice(0, -1).reduce((row, c, i) => row * mesh[i] + c, 0);
+}
+
+function axisTag(name: string | null | undefined, i: number): string {
+  return name ?? `axis ${i}`;
+}
+
+/** The axis names on the sides: the last axis over the columns, the others down the rows. */
+function meshHeaders(m: MeshLayout, names: (string | null)[]): HTMLElement[] {
+  const last = m.mesh.length - 1;
+  const lead = names.slice(0, last).map((n, i) => axisTag(n, i)).join(", ");
+  const out = [h("div", { class: "mesh-corner", testid: "mesh-corner" }, h("span", null, `${lead} ↓`), h("span", null, `${axisTag(names[last], last)} →`))];
+  for (let c = 0; c < m.cols; c++) {
+    out.push(h("div", { class: "mesh-axis mesh-col", testid: "mesh-col", style: { gridRow: "1", gridColumn: String(c + 2) } }, `${axisTag(names[last], last)}=${c}`));
+  }
+  for (let r = 0; r < m.rows; r++) {
+    const coords: number[] = [];
+    for (let i = last - 1, rest = r; i >= 0; i--) { coords.unshift(rest % m.mesh[i]); rest = Math.floor(rest / m.mesh[i]); }
+    out.push(h("div", { class: "mesh-axis mesh-row", testid: "mesh-row", style: { gridRow: String(r + 2), gridColumn: "1" } },
+      coords.map((c, i) => `${axisTag(names[i], i)}=${c}`).join(" ")));
+  }
+  return out;
 }
 
 /** An axis as the user named it; the engine names an unnamed one `<axis N>`. */
@@ -130,30 +177,48 @@ function axisSummary(names: (string | null)[], mesh: number[]): string {
 interface CollectiveGroup {
   primitive: string;
   axis: string;
+  axisName: string;
   devices: number[];
+  /** Devices that exchanged with each other (a psum over 'y' on a (4, 2) mesh: 4 groups of 2). */
+  groups: number[][];
   events: CollectiveEvent[];
   ms: number;
   nbytes: number;
 }
 
-/** Collectives of one kind over the same axis and devices, as one group (a nested pmap repeats them). */
+/** Collectives of one kind over the same axes and devices, as one entry (a nested pmap repeats them). */
 function groupCollectives(cs: CollectiveEvent[], names: (string | null)[]): CollectiveGroup[] {
-  const groups = new Map<string, CollectiveGroup>();
+  const entries = new Map<string, CollectiveGroup>();
   for (const c of cs) {
-    const key = `${c.primitive}|${c.axis_name}|${c.devices.join(",")}|${JSON.stringify(c.perm ?? null)}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { primitive: c.primitive, axis: axisLabel(c.axis_name, names), devices: c.devices, events: [], ms: 0, nbytes: 0 }));
+    const groups = c.groups?.length ? c.groups : [c.devices];
+    const key = `${c.primitive}|${c.axis_name}|${JSON.stringify(groups)}|${JSON.stringify(c.perm ?? null)}`;
+    let g = entries.get(key);
+    if (!g) entries.set(key, (g = { primitive: c.primitive, axis: axesLabel(c.axis_name, names), axisName: c.axis_name, devices: c.devices, groups, events: [], ms: 0, nbytes: 0 }));
     g.events.push(c);
     g.ms += c.duration_ms;
     g.nbytes += c.nbytes;
   }
-  return [...groups.values()];
+  return [...entries.values()];
 }
 
-function card(d: DeviceRecord, maxTime: number): HTMLElement {
+/** A collective's axes: one, or a tuple ("x,y" in the event) as ('x', 'y'). */
+function axesLabel(axis: string, names: (string | null)[]): string {
+  const parts = axis.split(",");
+  return parts.length > 1 ? `(${parts.map((p) => axisLabel(p, names)).join(", ")})` : axisLabel(axis, names);
+}
+
+function groupSummary(g: CollectiveGroup): string {
+  const sizes = new Set(g.groups.map((x) => x.length));
+  if (g.groups.length === 1) return `${g.devices.length} devices`;
+  return sizes.size === 1 ? `${g.groups.length} groups of ${[...sizes][0]} devices` : `${g.groups.length} groups`;
+}
+
+function card(d: DeviceRecord, maxTime: number, names: (string | null)[], mesh: MeshLayout | null): HTMLElement {
   const pct = (ms: number) => `${Math.max(0.5, (ms / maxTime) * 100)}%`;
-  return h("article", { class: "device-card", testid: "device-card", dataset: { device: String(d.id) }, tabindex: 0, "aria-label": `Device ${d.id}` },
-    h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono" }, `(${d.coords.join(", ")})`) : null),
+  const at = d.coords.map((c, i) => `${axisTag(names[i], i)}=${c}`).join(" ");
+  const place = mesh ? { gridRow: String(rowOf(d.coords, mesh.mesh) + 2), gridColumn: String(d.coords[d.coords.length - 1] + 2) } : undefined;
+  return h("article", { class: "device-card", testid: "device-card", style: place, dataset: { device: String(d.id), coords: d.coords.join(",") }, tabindex: 0, "aria-label": `Device ${d.id}${at ? ` at ${at}` : ""}` },
+    h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono", testid: "device-coords" }, at) : null),
     h("div", { class: "time-bar", title: `compute ${fmtMs(d.compute_ms)}, waiting ${fmtMs(d.collective_wait_ms)}` },
       h("span", { class: "cat-execute", style: { width: pct(d.compute_ms) } }),
       h("span", { class: "cat-collective", style: { width: pct(d.collective_wait_ms) } })),
@@ -175,7 +240,7 @@ function collectiveTable(cs: CollectiveEvent[], names: (string | null)[]): HTMLE
     h("table", { class: "plain" },
       h("thead", null, h("tr", null, ["#", "primitive", "axis", "devices", "value", "bytes", "start", "duration"].map((t) => h("th", null, t)))),
       h("tbody", null, cs.map((c) => h("tr", null,
-        h("td", null, String(c.seq)), h("td", { class: "mono" }, c.primitive), h("td", { class: "mono" }, axisLabel(c.axis_name, names)),
-        h("td", null, c.devices.join(", ")), h("td", { class: "mono" }, c.dtype ? typeStr(c.dtype, c.shape) : ""),
+        h("td", null, String(c.seq)), h("td", { class: "mono" }, c.primitive), h("td", { class: "mono" }, axesLabel(c.axis_name, names)),
+        h("td", null, (c.groups?.length ? c.groups : [c.devices]).map((g) => `{${g.join(", ")}}`).join(" ")), h("td", { class: "mono" }, c.dtype ? typeStr(c.dtype, c.shape) : ""),
         h("td", null, fmtBytes(c.nbytes)), h("td", null, fmtMs(c.start_ms)), h("td", null, fmtMs(c.duration_ms)))))));
 }
