@@ -1221,6 +1221,34 @@ SEMANTICS = [
         "jax.jit(lambda x: x[np.array([[-1], [2]])])(x))",
     ),
 ]
+_A3 = "a = jnp.array([[4., 1., .5], [.2, 3., .1], [.3, .4, 5.]])\nb = jnp.array([1., -2., .5])\n"
+SEMANTICS += [
+    (
+        "grad_linalg_solve",
+        _A3 + "out = jax.grad(lambda a, b: jnp.sum(jnp.linalg.solve(a, b) ** 2), argnums=(0, 1))(a, b)",
+        1e-5,
+    ),
+    ("grad_linalg_inv", _A3 + "out = jax.grad(lambda a: jnp.sum(jnp.linalg.inv(a) ** 2))(a)", 1e-5),
+    ("grad_linalg_det_3x3", _A3 + "out = (jnp.linalg.det(a), jax.grad(jnp.linalg.det)(a))", 1e-6),
+    ("grad_linalg_det_2x2", "out = jax.grad(jnp.linalg.det)(jnp.array([[1., 2.], [3., 4.]]))"),
+    ("det_complex_3x3", "out = jnp.linalg.det(jnp.array([[1 + 1j, 2, 0], [3, 4j, 1], [0, 1, 2]]))", 1e-6),
+    (
+        "custom_linear_solve_grad",
+        _A3 + "f = lambda a, b: jnp.sum(lax.custom_linear_solve(lambda x: a @ x, b, "
+        "lambda mv, x: jnp.linalg.solve(a, x), lambda vm, x: jnp.linalg.solve(a.T, x)) ** 2)\n"
+        "out = (f(a, b), jax.grad(f, argnums=(0, 1))(a, b))",
+        1e-5,
+    ),
+    (
+        "vmap_linalg_solve_batched_matrix",
+        _A3 + "out = jax.vmap(jnp.linalg.solve, (0, None))(jnp.stack([a, 2 * a]), b)",
+        1e-5,
+    ),
+    (
+        "einsum_chain_values",
+        "out = jnp.einsum('ij,jk,kl->il', jnp.ones((2, 3)), jnp.arange(12.).reshape(3, 4), jnp.ones((4, 2)))",
+    ),
+]
 SNIPPETS["semantics"] = SEMANTICS
 
 # jax_debug_nans / jax_debug_infs: which operation is named, and what a jit whose output is invalid
