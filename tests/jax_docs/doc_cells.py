@@ -58,6 +58,18 @@ PAGES = {
     "shard-map": "docs/notebooks/shard_map.md",
     "array-refs": "docs/array_refs.md",
     "neural-network-data-loading": "docs/notebooks/Neural_Network_and_Data_Loading.md",
+    "host-offloading": "docs/notebooks/host-offloading.md",
+    "layout": "docs/notebooks/layout.md",
+    "colocated-python": "docs/notebooks/colocated-python.md",
+    "debugging-flags": "docs/debugging/flags.md",
+    "distributed-data-loading": "docs/distributed_data_loading.md",
+    "pallas-quickstart": "docs/pallas/quickstart.md",
+    "ffi": "docs/ffi.md",
+    "cute-dsl-jax": "docs/notebooks/cute_dsl_jax.md",
+    "pallas-tpu-distributed": "docs/pallas/tpu/distributed.md",
+    "pallas-tpu-matmul": "docs/pallas/tpu/matmul.md",
+    "pallas-tpu-pipelining": "docs/pallas/tpu/pipelining.md",
+    "pallas-tpu-sparse": "docs/pallas/tpu/sparse.md",
 }
 
 # page name -> a plain page whose examples are ```python fenced blocks (or doctests in them)
@@ -78,6 +90,10 @@ FENCED = {
     "jep-type-annotations": "docs/jep/12049-type-annotations.md",
     "jep-array-protocol": "docs/jep/28661-jax-array-protocol.md",
     "compilation-cache": "docs/persistent_compilation_cache.md",
+    "pallas-grid-blockspec": "docs/pallas/grid_blockspec.md",
+    "pallas-pipelining": "docs/pallas/pipelining.md",
+    "pallas-tpu-core-map": "docs/pallas/tpu/core_map.md",
+    "pallas-tpu-sparsecore": "docs/pallas/tpu/sparsecore.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
 RST = {
@@ -134,7 +150,8 @@ def code_cells(text: str) -> list[str]:
     return cells
 
 
-_FENCE = re.compile(r"^([ \t]*)```python[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M)
+# jupytext's markdown pages put cell metadata after the language (```python id="...")
+_FENCE = re.compile(r"^([ \t]*)```python(?:[ \t][^\n]*)?\n(.*?)^[ \t]*```[ \t]*$", re.S | re.M)
 
 
 def fenced_cells(text: str) -> list[str]:
