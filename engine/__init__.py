@@ -34,7 +34,14 @@ from .api import (
     default_matmul_precision,
     default_backend,
 )
-from .config import config, disable_jit, numpy_dtype_promotion, numpy_rank_promotion  # noqa: F401
+from .config import (  # noqa: F401
+    config,
+    debug_infs,
+    debug_nans,
+    disable_jit,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+)
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

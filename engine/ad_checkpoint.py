@@ -100,16 +100,40 @@ def save_from_both_policies(
     return policy
 
 
-def _offload(name: str) -> Callable[..., Any]:
-    def unsupported(*_: Any, **__: Any) -> Any:
-        raise NotImplementedError(
-            f"jax.checkpoint_policies.{name}: offloading residuals to host memory needs device memory "
-            "spaces, which the engine (one numpy host) does not have; use save_only_these_names or "
-            "dots_with_no_batch_dims_saveable instead."
-        )
+# The offloading policies keep what JAX would move to host memory (``Offloadable``): the engine's
+# arrays all live in one (host) memory, so an offloaded residual is a saved one, the same values.
+def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callable[..., bool]:
+    """Like ``dots_with_no_batch_dims_saveable``; JAX keeps those results in ``offload_dst`` memory."""
+    _memory_kinds(offload_src, offload_dst)
+    return dots_with_no_batch_dims_saveable
 
-    unsupported.__name__ = name
-    return unsupported
+
+def save_and_offload_only_these_names(
+    *,
+    names_which_can_be_saved: Any,
+    names_which_can_be_offloaded: Any,
+    offload_src: str,
+    offload_dst: str,
+) -> SaveOnlyTheseNames:
+    """Like ``save_only_these_names``; JAX keeps the values of the offloadable names in
+    ``offload_dst`` memory (the engine's single memory: they are saved)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in `names_which_can_be_saved` and "
+            f"`names_which_can_be_offloaded`. Got names_which_can_be_saved={saved}, "
+            f"names_which_can_be_offloaded={offloaded} and the intersection={both}"
+        )
+    _memory_kinds(offload_src, offload_dst)
+    return SaveOnlyTheseNames(frozenset(saved | offloaded))
+
+
+def _memory_kinds(*kinds: str) -> None:
+    from .sharding import check_memory_kind
+
+    for kind in kinds:
+        check_memory_kind(kind)
 
 
 checkpoint_policies = types.SimpleNamespace(
@@ -123,8 +147,8 @@ checkpoint_policies = types.SimpleNamespace(
     save_any_names_but_these=save_any_names_but_these,
     save_anything_except_these_names=save_anything_except_these_names,
     save_from_both_policies=save_from_both_policies,
-    offload_dot_with_no_batch_dims=_offload("offload_dot_with_no_batch_dims"),
-    save_and_offload_only_these_names=_offload("save_and_offload_only_these_names"),
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
 )
 
 

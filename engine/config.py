@@ -90,9 +90,9 @@ class Config:
                 "float64 inputs are computed in float32."
             )
         if name in ("jax_debug_nans", "jax_debug_infs"):
-            from . import debug_nans
+            from . import invalid_values
 
-            debug_nans.set_flag(name[-4:-1], bool(value))
+            invalid_values.set_flag(name[-4:-1], bool(value))
         if name == "jax_numpy_rank_promotion":
             from .numpy import _promote
 
@@ -129,11 +129,11 @@ def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
 def _sync_general_path() -> None:
     """Eager fast paths skip the checks some options ask for: while one is on, every eager op takes
     the general path (the fast paths read ``core.staging_anywhere``)."""
-    from . import core, debug_nans
+    from . import core, invalid_values
     from .numpy import _dtypes, _promote
 
     wanted = (
-        debug_nans.active[0]
+        invalid_values.active[0]
         or _promote.rank_promotion[0] != "allow"
         or _dtypes.promotion_mode[0] != "standard"
     )
@@ -183,6 +183,21 @@ def numpy_dtype_promotion(value: str):
     Array(2., dtype=float32)
     """
     return _option("jax_numpy_dtype_promotion", value)
+
+
+def debug_nans(on: bool = True):
+    """``jax_debug_nans`` inside the ``with`` block only (then back to what it was).
+
+    >>> with jax.debug_nans(False):
+    ...     print(jax.numpy.log(-1.0))
+    nan
+    """
+    return _option("jax_debug_nans", on)
+
+
+def debug_infs(on: bool = True):
+    """``jax_debug_infs`` inside the ``with`` block only (then back to what it was)."""
+    return _option("jax_debug_infs", on)
 
 
 @contextmanager

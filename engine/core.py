@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import debug_nans
-from .debug_nans import active as _debug_values
+from . import invalid_values
+from .invalid_values import active as _debug_values
 from .errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -399,7 +399,7 @@ class EvalTrace(Trace):
             raise NotImplementedError(f"Evaluation rule for '{primitive}' not implemented") from None
         outs = impl(*args, **params)
         if _debug_values[0]:
-            debug_nans.check_primitive(primitive.name, outs, primitive.multiple_results)
+            invalid_values.check_primitive(primitive.name, outs, primitive.multiple_results)
         weak = params.get("weak_type")
         if weak is None:
             # (a user-defined impl's numpy results are strongly typed, as in JAX)

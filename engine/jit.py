@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import core, debug_nans, ir, jit_runtime, monitoring
+from . import core, invalid_values, ir, jit_runtime, monitoring
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -110,6 +110,11 @@ class Compiled:
         # A backend's note on its executable: the compiled text, or a function that makes it.
         text: Callable[[], str] | str | None = getattr(self.exe, "compiled_text", None)
         return text() if callable(text) else (text or self.lowered.as_text())
+
+    def memory_analysis(self) -> None:
+        """XLA's buffer-assignment sizes (temporaries, arguments, outputs); JAX returns None where a
+        backend has none, as here: the engine does not plan buffers ahead of running."""
+        return None
 
     def cost_analysis(self) -> dict[str, float]:
         """Estimated FLOPs and bytes accessed, counted as XLA's HLO cost analysis counts them
@@ -337,7 +342,7 @@ class JitFunction:
             and core._state.dynamic is None
             and not monitoring._listeners
             and not _config.values["jax_disable_jit"]
-            and not debug_nans.active[0]
+            and not invalid_values.active[0]
         ):
             entry = fast.get(self._fast_key(args))
             if entry is not None and entry[4] is jit_runtime._backend:  # (set_backend invalidates)
@@ -364,15 +369,15 @@ class JitFunction:
     def _call_slow(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _config.values["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
-        if debug_nans.active[0] and not core.tracing_active():
-            with debug_nans.running_program():
+        if invalid_values.active[0] and not core.tracing_active():
+            with invalid_values.running_program():
                 out = self._call_staged(args, kwargs)
 
             def deoptimized() -> Any:
                 with disable_jit():
                     return self.fun(*args, **kwargs)
 
-            debug_nans.check_jit_outputs(self.name, tree_flatten(out)[0], deoptimized)
+            invalid_values.check_jit_outputs(self.name, tree_flatten(out)[0], deoptimized)
             return out
         return self._call_staged(args, kwargs)
 
@@ -586,14 +591,22 @@ def make_jaxpr(
 
 
 class ShapeDtypeStruct:
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
+    def __init__(
+        self,
+        shape: Sequence[int],
+        dtype: DType | npt.DTypeLike,
+        weak_type: bool = False,
+        *,
+        sharding: Any = None,
+    ):
         self.dtype: DType = dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)
-        self.shape, self.weak_type = tuple(shape), weak_type
+        self.shape, self.weak_type, self.sharding = tuple(shape), weak_type, sharding
 
     def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        placed = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{placed})"
 
     @classmethod
     def like(cls, x: Value) -> "ShapeDtypeStruct":

@@ -240,10 +240,35 @@ class Mesh(_MeshBase):
         return set(self.devices.flat)
 
 
+MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")  # what JAX's CPU devices address
+
+
+def check_memory_kind(kind: str | None) -> str:
+    """``kind`` (``None``: the default, ``"device"``), or JAX's error for a kind a CPU lacks."""
+    if kind is None:
+        return "device"
+    if kind not in MEMORY_KINDS:
+        raise ValueError(
+            "Could not find memory addressable by device cpu. Device cpu can address the following memory "
+            f"kinds: {', '.join(MEMORY_KINDS)}. Got memory kind: {kind}"
+        )
+    return kind
+
+
 class Sharding:
-    """How an array's pieces are laid out on devices."""
+    """How an array's pieces are laid out on devices, and in which of their memories
+    (``memory_kind``: ``"device"``, or host memory, ``"pinned_host"``; the engine's arrays all live
+    in host RAM, so the kind is a label that transfers between kinds keep, as JAX reports it)."""
 
     memory_kind = "device"
+
+    def with_memory_kind(self, kind: str) -> "Sharding":
+        """This layout in memory ``kind``."""
+        import copy
+
+        other = copy.copy(self)
+        other.memory_kind = check_memory_kind(kind)
+        return other
 
     @property
     def device_set(self) -> set:
@@ -273,6 +298,7 @@ class SingleDeviceSharding(Sharding):
 
     def __init__(self, device, *, memory_kind=None):
         self._device = device
+        self.memory_kind = check_memory_kind(memory_kind)
 
     @property
     def device_set(self):
@@ -289,13 +315,17 @@ class SingleDeviceSharding(Sharding):
         return tuple(global_shape)
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
     def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+        return (
+            isinstance(other, SingleDeviceSharding)
+            and other._device == self._device
+            and other.memory_kind == self.memory_kind
+        )
 
     def __hash__(self):
-        return hash(("SingleDeviceSharding", self._device))
+        return hash(("SingleDeviceSharding", self._device, self.memory_kind))
 
 
 class NamedSharding(Sharding):
@@ -321,9 +351,10 @@ class NamedSharding(Sharding):
         if len(set(used)) != len(used):
             raise ValueError(f"A mesh axis is used twice in {spec}")
         self.mesh, self.spec = mesh, spec
+        self.memory_kind = check_memory_kind(memory_kind)
 
     def __repr__(self):
-        kind = "" if isinstance(self.mesh, AbstractMesh) else ", memory_kind=device"
+        kind = "" if isinstance(self.mesh, AbstractMesh) else f", memory_kind={self.memory_kind}"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}{kind})"
 
     def __eq__(self, other):
@@ -332,10 +363,11 @@ class NamedSharding(Sharding):
             and self.mesh == other.mesh
             and self._normalized(8) == other._normalized(8)
             and self.spec.unreduced == other.spec.unreduced
+            and self.memory_kind == other.memory_kind
         )
 
     def __hash__(self):
-        return hash((self.mesh, tuple(self._normalized(8)), self.spec.unreduced))
+        return hash((self.mesh, tuple(self._normalized(8)), self.spec.unreduced, self.memory_kind))
 
     def _normalized(self, ndim):
         spec = list(self.spec) + [None] * (ndim - len(self.spec))
@@ -344,7 +376,7 @@ class NamedSharding(Sharding):
     def with_spec(self, spec) -> "NamedSharding":
         if not isinstance(spec, PartitionSpec):
             spec = PartitionSpec(*spec, unreduced=self.spec.unreduced)
-        return NamedSharding(self.mesh, spec)
+        return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
 
     @property
     def device_set(self):

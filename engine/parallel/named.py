@@ -147,6 +147,11 @@ def put_sharded(x, sharding: Sharding):
             "the engine: call device_put outside and pass the result in"
         )
     if isinstance(sharding, SingleDeviceSharding):
+        if sharding.memory_kind != "device":
+            raise NotImplementedError(
+                f"device_put to a SingleDeviceSharding in memory kind {sharding.memory_kind!r}: the engine "
+                "keeps memory kinds on NamedShardings only (use a NamedSharding over a one-device Mesh)"
+            )
         from .sharded import device_put
 
         return device_put(x, next(iter(sharding.device_set)))
@@ -166,7 +171,8 @@ def put_sharded(x, sharding: Sharding):
     value = core._canonical_np(np.asarray(value))
     rt = get_runtime()
     imap = sharding.devices_indices_map(aval.shape)
-    buffers = [rt.put(d.id, np.ascontiguousarray(value[imap[d]])) for d in sharding.mesh.devices.flat]
+    # (np.array, not np.ascontiguousarray, which turns a scalar's block into shape (1,))
+    buffers = [rt.put(d.id, np.array(value[imap[d]], order="C")) for d in sharding.mesh.devices.flat]
     return NamedShardedArray(buffers, ShapedArray(aval.shape, value.dtype, aval.weak_type), sharding)
 
 

@@ -65,11 +65,7 @@ PAGES = {
     "distributed-data-loading": "docs/distributed_data_loading.md",
     "pallas-quickstart": "docs/pallas/quickstart.md",
     "ffi": "docs/ffi.md",
-    "cute-dsl-jax": "docs/notebooks/cute_dsl_jax.md",
-    "pallas-tpu-distributed": "docs/pallas/tpu/distributed.md",
-    "pallas-tpu-matmul": "docs/pallas/tpu/matmul.md",
     "pallas-tpu-pipelining": "docs/pallas/tpu/pipelining.md",
-    "pallas-tpu-sparse": "docs/pallas/tpu/sparse.md",
 }
 
 # page name -> a plain page whose examples are ```python fenced blocks (or doctests in them)

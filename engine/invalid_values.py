@@ -17,6 +17,12 @@ import numpy as np
 active = [False]  # either flag on (read by EvalTrace and jit's fast path: a plain list cell)
 _flags = {"nan": False, "inf": False}
 _staged = threading.local()
+# JAX raises these from inside a jit (eager primitives run as one), whose boundary notes that it
+# removed its own frames from the traceback
+_FILTERED_NOTE = (
+    "--------------------\nFor simplicity, JAX has removed its internal frames from the traceback of the "
+    "following exception. Set JAX_TRACEBACK_FILTERING=off to include these."
+)
 _RERUN = (
     "Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized version."
 )
@@ -48,7 +54,7 @@ def check_primitive(name: str, outs: Any, multiple_results: bool) -> None:
     if kind is not None:
         # JAX runs an eager primitive as a compiled program, then again de-optimized: it says so
         print(_RERUN)
-        raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+        raise _noted(FloatingPointError(f"invalid value ({kind}) encountered in {name}"))
 
 
 @contextmanager
@@ -67,13 +73,20 @@ def check_jit_outputs(name: str, outs: Sequence[Any], rerun_deoptimized: Callabl
         return
     print(_RERUN)
     rerun_deoptimized()  # raises where the eager check (or Python) finds the invalid value
-    raise FloatingPointError(
-        f"('jit({name})', '{kind}'). Because jax_config.debug_nans.value and/or config.jax_debug_infs is "
-        "set, the de-optimized function (i.e., the function as if the `jit` decorator were removed) was "
-        "called in an attempt to get a more precise error message. However, the de-optimized function did "
-        "not produce invalid values during its execution. This behavior can result from `jit` optimizations "
-        "causing the invalid value to be produced. It may also arise from having nan/inf literals as inputs "
-        "or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\nIt may be possible to avoid the "
-        "invalid value by removing the `jit` decorator, at the cost of losing optimizations. \n\nIf you see "
-        "this error, consider opening a bug report at https://github.com/jax-ml/jax."
+    raise _noted(
+        FloatingPointError(
+            f"('jit({name})', '{kind}'). Because jax_config.debug_nans.value and/or config.jax_debug_infs is "
+            "set, the de-optimized function (i.e., the function as if the `jit` decorator were removed) was "
+            "called in an attempt to get a more precise error message. However, the de-optimized function did "
+            "not produce invalid values during its execution. This behavior can result from `jit` optimizations "
+            "causing the invalid value to be produced. It may also arise from having nan/inf literals as inputs "
+            "or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\nIt may be possible to avoid the "
+            "invalid value by removing the `jit` decorator, at the cost of losing optimizations. \n\nIf you see "
+            "this error, consider opening a bug report at https://github.com/jax-ml/jax."
+        )
     )
+
+
+def _noted(e: BaseException) -> BaseException:
+    e.add_note(_FILTERED_NOTE)
+    return e

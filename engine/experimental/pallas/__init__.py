@@ -1,0 +1,271 @@
+"""``jax.experimental.pallas``: kernels written on refs, run as JAX runs them on a CPU.
+
+JAX compiles a ``pallas_call`` for GPUs and TPUs only: on a CPU it runs a kernel in interpret mode
+(``interpret=True``) and refuses otherwise, when the call is compiled (``ValueError: Only interpret
+mode is supported on CPU backend.``). The engine does the same. In interpret mode the kernel runs
+once per point of ``grid``: each ``BlockSpec``'s ``index_map`` picks the block of each operand
+(block indices times ``block_shape``), the kernel reads and writes refs (``engine.state``) holding
+those blocks, and the output blocks are written back. Outputs start uninitialized, as in JAX
+(NaN for floats, the minimum for integers), and blocks that run past an array's end are padded.
+
+    >>> import engine as jax, engine.numpy as jnp
+    >>> def double(x_ref, o_ref):
+    ...     o_ref[...] = 2 * x_ref[...]
+    >>> pallas_call(double, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32), grid=(2,),
+    ...             in_specs=[BlockSpec((2,), lambda i: (i,))], out_specs=BlockSpec((2,), lambda i: (i,)),
+    ...             interpret=True)(jnp.arange(4.0))
+    Array([0., 2., 4., 6.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import itertools
+import math
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ... import batching, core, ir
+from ...tree_util import tree_flatten, tree_unflatten
+
+_CPU_REFUSAL = "Only interpret mode is supported on CPU backend."
+
+
+class MemorySpace(enum.Enum):
+    """Where a block lives; on a CPU in interpret mode every space is host memory."""
+
+    ANY = "any"
+    HOST = "host"
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+
+ANY = MemorySpace.ANY
+HOST = MemorySpace.HOST
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockSpec:
+    """Which block of an operand each kernel invocation sees.
+
+    ``index_map(*grid_indices)`` returns block indices; element offsets are block index times
+    ``block_shape``. A ``None`` in ``block_shape`` is a dimension of size 1 the kernel does not see.
+    Without a ``block_shape`` the kernel sees the whole array.
+    """
+
+    block_shape: Sequence[int | None] | None = None
+    index_map: Callable[..., Any] | None = None
+    memory_space: Any = None
+    pipeline_mode: Any = None
+
+
+_program_ids = threading.local()
+
+
+def program_id(axis: int) -> Any:
+    """The index, along grid axis ``axis``, of the kernel invocation running now."""
+    ids, _ = _current_grid("program_id")
+    return core.Array(np.int32(ids[axis]))
+
+
+def num_programs(axis: int) -> int:
+    """The grid's size along ``axis``."""
+    _, grid = _current_grid("num_programs")
+    return grid[axis]
+
+
+def _current_grid(what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    stack = getattr(_program_ids, "stack", None)
+    if not stack:
+        raise ValueError(f"pl.{what} can only be called inside a kernel run by pallas_call")
+    return stack[-1]
+
+
+@contextlib.contextmanager
+def _running(ids: tuple[int, ...], grid: tuple[int, ...]):
+    _program_ids.stack = getattr(_program_ids, "stack", []) + [(ids, grid)]
+    try:
+        yield
+    finally:
+        _program_ids.stack = _program_ids.stack[:-1]
+
+
+def when(condition: Any) -> Callable[[Callable[[], None]], None]:
+    """``@pl.when(cond)`` runs the decorated function only where ``cond`` holds."""
+
+    def decorate(f: Callable[[], None]) -> None:
+        from ... import lax
+
+        try:
+            taken = bool(condition)
+        except Exception:  # a traced condition: staged as a cond
+            lax.cond(condition, f, lambda: None)
+            return
+        if taken:
+            f()
+
+    return decorate
+
+
+def pallas_call(
+    kernel: Callable[..., None],
+    out_shape: Any,
+    *,
+    grid: int | Sequence[int] = (),
+    in_specs: Any = None,
+    out_specs: Any = None,
+    interpret: bool = False,
+    name: str | None = None,
+    **_compiler_options: Any,
+) -> Callable[..., Any]:
+    """A function running ``kernel`` over ``grid`` on blocks of its operands (see the module doc).
+
+    ``out_shape`` is a pytree of ``ShapeDtypeStruct``s (or arrays) giving the outputs' shapes;
+    ``in_specs``/``out_specs`` are ``BlockSpec``s per operand/output (default: whole arrays).
+    """
+    grid = (grid,) if isinstance(grid, int) else tuple(grid)
+    out_leaves, out_tree = tree_flatten(out_shape)
+    out_avals = [core.ShapedArray(tuple(o.shape), np.dtype(o.dtype)) for o in out_leaves]
+
+    def call(*args: Any) -> Any:
+        from ... import numpy as jnp
+
+        leaves, _ = tree_flatten(args)
+        leaves = [jnp.asarray(x) for x in leaves]
+        in_blocks = _specs(in_specs, len(leaves), "in_specs")
+        out_blocks = _specs(out_specs, len(out_avals), "out_specs")
+        if not interpret:
+            outs = pallas_call_p.bind(*leaves, out_avals=tuple(out_avals), name=name or kernel_name(kernel))
+        else:
+            outs = _interpret(kernel, grid, leaves, in_blocks, out_avals, out_blocks)
+        return tree_unflatten(out_tree, list(outs))
+
+    return call
+
+
+def kernel_name(kernel: Callable[..., Any]) -> str:
+    return getattr(getattr(kernel, "func", kernel), "__name__", "kernel")
+
+
+def _specs(specs: Any, n: int, what: str) -> list[BlockSpec]:
+    if specs is None:
+        return [BlockSpec()] * n
+    leaves = [specs] if isinstance(specs, BlockSpec) else list(tree_flatten(specs, is_leaf=_is_spec)[0])
+    if len(leaves) != n:
+        raise ValueError(f"pallas_call: {what} has {len(leaves)} BlockSpecs for {n} arrays")
+    return [BlockSpec() if s is None else s for s in leaves]
+
+
+def _is_spec(x: Any) -> bool:
+    return isinstance(x, BlockSpec) or x is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Interpret mode.
+
+
+def _block_shape(spec: BlockSpec, shape: tuple[int, ...]) -> list[int | None]:
+    if spec.block_shape is None:
+        return list(shape)
+    if len(spec.block_shape) != len(shape):
+        raise ValueError(
+            f"Block shape {tuple(spec.block_shape)} must have the same number of dimensions as the "
+            f"array shape {shape}."
+        )
+    return list(spec.block_shape)
+
+
+def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
+    from ... import numpy as jnp
+
+    if np.issubdtype(dtype, np.floating):
+        return jnp.full(shape, np.nan, dtype)
+    if np.issubdtype(dtype, np.integer):
+        return jnp.full(shape, np.iinfo(dtype).min, dtype)
+    return jnp.zeros(shape, dtype)
+
+
+def _padded(x: Any, blocks: Sequence[int | None]) -> Any:
+    """``x`` grown with uninitialized values to a whole number of blocks per dimension."""
+    from ... import lax
+
+    pads = [(0, -d % (b or 1), 0) for d, b in zip(x.shape, blocks)]
+    if not any(p[1] for p in pads):
+        return x
+    return lax.pad(x, _uninitialized((), x.dtype), pads)
+
+
+def _offsets(spec: BlockSpec, ids: tuple[int, ...], blocks: Sequence[int | None], ndim: int) -> list[Any]:
+    if spec.index_map is None:
+        return [0] * ndim
+    idx = spec.index_map(*ids)
+    idx = (idx,) if not isinstance(idx, (tuple, list)) else tuple(idx)
+    if len(idx) != ndim:
+        raise ValueError(f"index_map returned {len(idx)} block indices for an array of rank {ndim}")
+    return [i * (b or 1) for i, b in zip(idx, blocks)]
+
+
+def _interpret(kernel, grid, args, in_specs, out_avals, out_specs) -> list[Any]:
+    from ... import lax
+    from ...state import new_ref
+
+    in_blocks = [_block_shape(s, tuple(x.shape)) for s, x in zip(in_specs, args)]
+    out_blocks = [_block_shape(s, a.shape) for s, a in zip(out_specs, out_avals)]
+    ins = [_padded(x, b) for x, b in zip(args, in_blocks)]
+    outs = [_padded(_uninitialized(a.shape, a.dtype), b) for a, b in zip(out_avals, out_blocks)]
+    for ids in itertools.product(*(range(g) for g in grid)):
+        in_at = [_offsets(s, ids, b, x.ndim) for s, b, x in zip(in_specs, in_blocks, ins)]
+        out_at = [_offsets(s, ids, b, o.ndim) for s, b, o in zip(out_specs, out_blocks, outs)]
+        in_refs = [new_ref(_read(x, at, b)) for x, at, b in zip(ins, in_at, in_blocks)]
+        out_refs = [new_ref(_read(o, at, b)) for o, at, b in zip(outs, out_at, out_blocks)]
+        with _running(tuple(ids), grid):
+            kernel(*in_refs, *out_refs)
+        for k, (ref, at, b) in enumerate(zip(out_refs, out_at, out_blocks)):
+            block = ref[...].reshape([d or 1 for d in b])
+            outs[k] = lax.dynamic_update_slice(outs[k], block, at)
+    return [o[tuple(slice(0, d) for d in a.shape)] for o, a in zip(outs, out_avals)]
+
+
+def _read(x: Any, at: Sequence[Any], blocks: Sequence[int | None]) -> Any:
+    from ... import lax
+
+    block = lax.dynamic_slice(x, at, [b or 1 for b in blocks])
+    squeezed = tuple(d for d, b in enumerate(blocks) if b is None)
+    return lax.squeeze(block, squeezed) if squeezed else block
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled path, which a CPU refuses.
+
+pallas_call_p = core.Primitive("pallas_call", multiple_results=True)
+
+
+@pallas_call_p.def_impl
+def _pallas_call_impl(*args: Any, out_avals: tuple, name: str) -> list:
+    raise ValueError(_CPU_REFUSAL)
+
+
+pallas_call_p.def_abstract_eval(lambda *avals, out_avals, name: list(out_avals))
+
+
+def _refuse_compiling(eqn: ir.JaxprEqn) -> None:
+    raise ValueError(_CPU_REFUSAL)
+
+
+ir.lowering_refusals[pallas_call_p] = _refuse_compiling
+
+
+def _pallas_call_batch(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], *, out_avals, name):
+    """vmap adds the batch as a leading dimension of every operand and output, as JAX's batching of
+    ``pallas_call`` does (there, as a new grid axis)."""
+    vals = [batching.bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
+    batched = tuple(core.ShapedArray((axis_size, *a.shape), a.dtype) for a in out_avals)
+    return pallas_call_p.bind(*vals, out_avals=batched, name=name), [0] * len(batched)
+
+
+batching.batch_rules[pallas_call_p] = _pallas_call_batch

@@ -1,0 +1,110 @@
+"""Memory kinds on shardings (host offloading), offloading checkpoint policies, colocated Python
+and the jax.debug_nans context manager, as JAX 0.10.2 behaves on a CPU."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.experimental import colocated_python
+from engine.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+
+def _mesh():
+    return Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("x", "y"))
+
+
+def test_memory_kind_is_kept_by_device_put_and_jit_outputs():
+    dev = NamedSharding(_mesh(), P("x", "y"), memory_kind="device")
+    host = dev.with_memory_kind("pinned_host")
+    assert repr(host).endswith("spec=P('x', 'y'), memory_kind=pinned_host)")
+    assert host != dev and host == NamedSharding(_mesh(), P("x", "y"), memory_kind="pinned_host")
+    x = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+    on_host = jax.device_put(x, host)
+    assert on_host.sharding.memory_kind == "pinned_host"
+    back = jax.jit(lambda v: jax.device_put(v, dev) + 1, out_shardings=dev)(on_host)
+    np.testing.assert_array_equal(back, x + 1)
+    assert back.sharding.memory_kind == "device"
+    assert jax.jit(lambda v: v, out_shardings=host)(back).sharding.memory_kind == "pinned_host"
+
+
+def test_unknown_memory_kind_is_jaxs_value_error():
+    with pytest.raises(ValueError, match="can address the following memory kinds: device, pinned_host"):
+        NamedSharding(_mesh(), P(), memory_kind="hbm")
+
+
+def test_scalar_device_put_onto_a_mesh_keeps_its_shape():
+    s = NamedSharding(Mesh(jax.devices()[:1], ["x"]), P())
+    x = jax.device_put(1, s)
+    assert x.shape == () and int(x) == 1 and int(jax.jit(lambda v: v + 1)(x)) == 2
+
+
+def test_offloading_policy_gives_the_gradient_of_the_unremated_function():
+    from engine.ad_checkpoint import checkpoint_name
+
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[],
+        names_which_can_be_offloaded=["h"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    )
+
+    def layer(w, x):
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        return jnp.sum(h * h)
+
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    got = jax.grad(jax.checkpoint(layer, policy=policy))(w, x)
+    z = x @ w  # d/dw sum(sin(z)^2) = x.T @ (2 sin z cos z)
+    np.testing.assert_allclose(got, x.T @ (2 * np.sin(z) * np.cos(z)), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="should be exclusive"):
+        jax.checkpoint_policies.save_and_offload_only_these_names(
+            names_which_can_be_saved=["h"],
+            names_which_can_be_offloaded=["h"],
+            offload_src="device",
+            offload_dst="pinned_host",
+        )
+
+
+def test_memory_analysis_is_unavailable_as_jax_allows():
+    assert jax.jit(lambda v: v * 2).lower(jnp.ones(3)).compile().memory_analysis() is None
+
+
+def test_colocated_function_runs_here_and_keeps_the_argument_layout():
+    s = NamedSharding(Mesh(colocated_python.colocated_cpu_devices(jax.devices()[:1]), ["x"]), P())
+    x = jax.device_put(np.int32(41), s)
+    f = colocated_python.colocated_python(lambda v: v + 1)
+    y = f.specialize(out_specs_fn=lambda v: v)(x)
+    assert int(y) == 42 and y.sharding == x.sharding
+    with pytest.raises(ValueError, match="specialized with devices"):
+        colocated_python.colocated_python(lambda: None)()
+
+    log = []
+
+    class Counter:
+        def __init__(self, start):
+            self.n = start
+
+        def add(self, v):
+            return v + self.n
+
+        def __del__(self):
+            log.append("gone")
+
+    c = colocated_python.colocated_python_class(Counter)(5)
+    assert int(c.add(x)) == 46
+    del c
+    assert log == ["gone"]
+
+
+def test_debug_nans_context_manager_restores_the_flag():
+    f = jax.jit(lambda v: jnp.log(-v))
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError, match="invalid value \\(nan\\) encountered in log") as e:
+            f(2.0)
+        assert any("removed its internal frames" in n for n in e.value.__notes__)
+        with jax.debug_nans(False):
+            assert np.isnan(f(2.0))
+    assert np.isnan(f(2.0))

@@ -1,0 +1,115 @@
+"""jax.experimental.pallas on a CPU: interpret mode runs kernels over a grid of blocks (checked
+against numpy); without interpret=True a call is refused when it runs, as JAX 0.10.2 refuses it."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.experimental import pallas as pl
+
+
+def _matmul(x, y, bm, bn, interpret=True):
+    def kernel(x_ref, y_ref, z_ref):
+        z_ref[...] = x_ref[...] @ y_ref[...]
+
+    m, n = x.shape[0], y.shape[1]
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        grid=(m // bm, n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, x.shape[1]), lambda i, j: (i, 0)),
+            pl.BlockSpec((y.shape[0], bn), lambda i, j: (0, j)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=interpret,
+    )(x, y)
+
+
+def test_blocked_matmul_matches_numpy_eagerly_and_under_jit():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 8)).astype(np.float32)
+    y = rng.standard_normal((8, 12)).astype(np.float32)
+    want = x @ y
+    np.testing.assert_allclose(_matmul(jnp.asarray(x), jnp.asarray(y), 8, 4), want, rtol=1e-5, atol=1e-5)
+    jitted = jax.jit(lambda a, b: _matmul(a, b, 4, 6))(x, y)
+    np.testing.assert_allclose(jitted, want, rtol=1e-5, atol=1e-5)
+
+
+def test_grad_through_an_interpreted_kernel():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    y = rng.standard_normal((3, 6)).astype(np.float32)
+    g = jax.grad(lambda a: jnp.sum(_matmul(a, jnp.asarray(y), 2, 3)))(jnp.asarray(x))
+    # d/dx sum(x @ y) = ones @ y.T
+    np.testing.assert_allclose(g, np.ones((4, 6), np.float32) @ y.T, rtol=1e-5)
+
+
+def test_program_ids_and_squeezed_block_dims_accumulate_a_reduction():
+    def sum_kernel(x_ref, o_ref):
+        @pl.when(pl.program_id(2) == 0)
+        def _():
+            o_ref[...] = jnp.zeros_like(o_ref)
+
+        o_ref[...] += x_ref[...]
+
+    x = np.arange(3 * 4 * 6, dtype=np.float32).reshape(3, 4, 6)
+    out = pl.pallas_call(
+        sum_kernel,
+        grid=(2, 3, 3),
+        in_specs=[pl.BlockSpec((None, 2, 2), lambda i, j, k: (k, i, j))],
+        out_specs=pl.BlockSpec((2, 2), lambda i, j, k: (i, j)),
+        out_shape=jax.ShapeDtypeStruct((4, 6), jnp.float32),
+        interpret=True,
+    )(x)
+    np.testing.assert_array_equal(out, x.sum(0))
+
+
+def test_iota_writes_one_element_per_program():
+    def iota_kernel(o_ref):
+        i = pl.program_id(0)
+        o_ref[i] = i * pl.num_programs(0)
+
+    out = pl.pallas_call(
+        iota_kernel, out_shape=jax.ShapeDtypeStruct((5,), jnp.int32), grid=(5,), interpret=True
+    )()
+    np.testing.assert_array_equal(out, np.arange(5) * 5)
+
+
+def test_outputs_start_uninitialized_and_ragged_blocks_are_cut():
+    def first_only(x_ref, o_ref):
+        @pl.when(pl.program_id(0) == 0)
+        def _():
+            o_ref[...] = x_ref[...]
+
+    x = np.arange(5, dtype=np.float32)
+    spec = pl.BlockSpec((2,), lambda i: (i,))
+    out = pl.pallas_call(
+        first_only,
+        out_shape=jax.ShapeDtypeStruct((5,), jnp.float32),
+        grid=(3,),
+        in_specs=[spec],
+        out_specs=spec,
+        interpret=True,
+    )(x)
+    np.testing.assert_array_equal(out[:2], [0.0, 1.0])
+    assert np.isnan(np.asarray(out[2:])).all()  # never written: JAX's interpret mode leaves NaN
+
+
+def test_compiled_kernels_are_refused_on_cpu_when_they_run():
+    x = jnp.ones((4, 4))
+    with pytest.raises(ValueError, match="Only interpret mode is supported on CPU backend"):
+        _matmul(x, x, 2, 2, interpret=False)
+    with pytest.raises(ValueError, match="Only interpret mode"):
+        jax.jit(lambda a: _matmul(a, a, 2, 2, interpret=False))(x)
+    with pytest.raises(ValueError, match="Only interpret mode"):
+        jax.vmap(lambda a: _matmul(a, a, 2, 2, interpret=False))(jnp.ones((3, 4, 4)))
+    # staging alone is fine (JAX refuses at lowering)
+    text = str(jax.make_jaxpr(lambda a: _matmul(a, a, 2, 2, interpret=False))(x))
+    assert "pallas_call" in text
+
+
+def test_pl_program_id_outside_a_kernel_is_an_error():
+    with pytest.raises(ValueError, match="inside a kernel"):
+        pl.program_id(0)
