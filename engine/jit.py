@@ -54,17 +54,20 @@ def _abstractify(x: Value) -> ShapedArray:
 class Traced:
     """``jit(f).trace(*args)``: the function staged to a jaxpr for these argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef):
+    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef, signature: Any = None):
         self.jaxpr = closed
         self.fun_name = name
         self.out_tree = out_tree
+        self.signature = signature  # (in_tree, argument names), for Compiled.input_formats
 
     @property
     def out_avals(self) -> Any:
         return tree_unflatten(self.out_tree, list(self.jaxpr.out_avals))
 
     def lower(self) -> "Lowered":
-        return Lowered(self.jaxpr, self.fun_name, self.out_tree)
+        lowered = Lowered(self.jaxpr, self.fun_name, self.out_tree)
+        lowered.signature = self.signature
+        return lowered
 
 
 class Lowered:
@@ -76,6 +79,7 @@ class Lowered:
         self.out_tree = out_tree
         # the arguments' layouts, when some are sharded over a mesh (the program runs per device)
         self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
+        self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
 
     def as_text(self) -> str:
         """The engine's own lowered program, labelled as such (JAX returns StableHLO text here)."""
@@ -132,8 +136,29 @@ class Compiled:
                     "Cannot apply JAX transformations to a function lowered and compiled for a particular "
                     f"signature. Detected argument of Tracer type {type(x)}."
                 )
+        if "engine.experimental.layout" in sys.modules:
+            names = self.lowered.signature[1] if self.lowered.signature else ()
+            sys.modules["engine.experimental.layout"].check_argument_layouts(
+                leaves, [names[i] if i < len(names) else f"args[{i}]" for i in range(len(leaves))]
+            )
         outs = jit_p.bind(*leaves, jaxpr=self.lowered.jaxpr, name=self.lowered.name)
         return tree_unflatten(self.lowered.out_tree, outs)
+
+    @property
+    def input_formats(self) -> Any:
+        """The layouts and shardings the program takes: ``(args, kwargs)`` as the function's."""
+        from .experimental.layout import compiled_formats
+
+        formats = compiled_formats(self.lowered.jaxpr.in_avals)
+        if self.lowered.signature is None:
+            return tuple(formats), {}
+        return tree_unflatten(self.lowered.signature[0], formats)
+
+    @property
+    def output_formats(self) -> Any:
+        from .experimental.layout import compiled_formats
+
+        return tree_unflatten(self.lowered.out_tree, compiled_formats(self.lowered.jaxpr.out_avals))
 
 
 _FAST_SCALAR = {float: np.float32, int: np.int32}
@@ -479,11 +504,25 @@ class JitFunction:
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = [_abstractify(x) for x in leaves]
         closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
-        return Lowered(closed, self.name, out_tree, leaves)
+        lowered = Lowered(closed, self.name, out_tree, leaves)
+        lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
+        return lowered
+
+    def _argument_names(
+        self, args: Sequence[Any], dyn_args: Sequence[Any], leaves: Sequence[Any]
+    ) -> list[str]:
+        """A name per argument leaf, as JAX's errors name them (``y``, ``args[2]``)."""
+        try:
+            params = list(_pyinspect.signature(self.fun).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if len(dyn_args) != len(args) or len(leaves) != len(args):  # statics or pytrees: positions
+            return [f"args[{i}]" for i in range(len(leaves))]
+        return [params[i] if i < len(params) else f"args[{i}]" for i in range(len(leaves))]
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         lowered = self.lower(*args, **kwargs)
-        return Traced(lowered.jaxpr, lowered.name, lowered.out_tree)
+        return Traced(lowered.jaxpr, lowered.name, lowered.out_tree, lowered.signature)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -525,6 +564,10 @@ def jit(
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     jitted = JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    if in_shardings is not None or out_shardings is not None:
+        from .experimental.layout import strip_formats
+
+        in_shardings, out_shardings = strip_formats(in_shardings), strip_formats(out_shardings)
     if in_shardings is not None or out_shardings is not None:
         from .parallel.partition import with_shardings
 

@@ -85,10 +85,6 @@ _FFI = (
     "jax.ffi (ffi_call of compiled C++ handlers, register_ffi_target), lax.platform_dependent and "
     "jax.experimental.custom_partitioning are not implemented"
 )
-_LAYOUT = (
-    "jax.experimental.layout (Layout, Format, with_layout_constraint, Array.format, compiled "
-    "input_formats) is not implemented"
-)
 KNOWN_FAILURES.update(
     {
         **{("host-offloading", i): _MEMORY_STATS for i in (5, 8)},
@@ -101,7 +97,6 @@ KNOWN_FAILURES.update(
             "mesh prints without weak_type=True)"
         ),
         **{("ffi", i): _FFI for i in (4, 5, 6, 7, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20)},
-        **{("layout", i): _LAYOUT for i in range(5)},
     }
 )
 

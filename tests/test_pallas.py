@@ -113,3 +113,18 @@ def test_compiled_kernels_are_refused_on_cpu_when_they_run():
 def test_pl_program_id_outside_a_kernel_is_an_error():
     with pytest.raises(ValueError, match="inside a kernel"):
         pl.program_id(0)
+
+
+def test_element_blocks_are_indexed_by_element_offset_into_the_padded_array():
+    def ids_kernel(o_ref):
+        o_ref[...] = jnp.full(o_ref.shape, pl.program_id(0))
+
+    out = pl.pallas_call(
+        ids_kernel,
+        out_shape=jax.ShapeDtypeStruct((5,), jnp.int32),
+        grid=(3,),
+        out_specs=pl.BlockSpec((pl.Element(2, (1, 0)),), lambda i: (2 * i,)),
+        interpret=True,
+    )()
+    # padded by one in front: program i covers padded [2i, 2i+2) = original [2i-1, 2i+1)
+    np.testing.assert_array_equal(out, [0, 1, 1, 2, 2])

@@ -125,4 +125,5 @@ INTERPRETER_ONLY = {
     "sharding_constraint": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
     "shard_map": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",
     "xla_pmap": "pmap runs its body on the device processes, each compiled there",
+    "pallas_call": "a compiled Pallas kernel, which a CPU refuses (ir.lowering_refusals; interpret mode is traced)",
 }

@@ -132,6 +132,10 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
     >>> y.devices()
     {CpuDevice(id=1)}
     """
+    from ..experimental.layout import Format, put_with_format
+
+    if isinstance(device, Format):  # a sharding and a layout
+        return tree_map(lambda v: put_with_format(v, device), x)
     if device is not None and not isinstance(device, (_devices.Device, int)):
         from ..sharding import as_sharding
         from .named import put_sharded

@@ -54,7 +54,8 @@ class BlockSpec:
     """Which block of an operand each kernel invocation sees.
 
     ``index_map(*grid_indices)`` returns block indices; element offsets are block index times
-    ``block_shape``. A ``None`` in ``block_shape`` is a dimension of size 1 the kernel does not see.
+    ``block_shape``. A ``None`` in ``block_shape`` is a dimension of size 1 the kernel does not see;
+    an ``Element(n, padding)`` one is indexed by element offset.
     Without a ``block_shape`` the kernel sees the whole array.
     """
 
@@ -62,6 +63,15 @@ class BlockSpec:
     index_map: Callable[..., Any] | None = None
     memory_space: Any = None
     pipeline_mode: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Element:
+    """A block dimension indexed by element: ``index_map`` returns the block's first element (in the
+    array grown by ``padding``, low and high) instead of a block index."""
+
+    block_size: int
+    padding: tuple[int, int] = (0, 0)
 
 
 _program_ids = threading.local()
@@ -169,7 +179,8 @@ def _is_spec(x: Any) -> bool:
 # Interpret mode.
 
 
-def _block_shape(spec: BlockSpec, shape: tuple[int, ...]) -> list[int | None]:
+def _block_shape(spec: BlockSpec, shape: tuple[int, ...]) -> list[Any]:
+    """Per dimension: a block size, None (size 1, squeezed away) or an ``Element``."""
     if spec.block_shape is None:
         return list(shape)
     if len(spec.block_shape) != len(shape):
@@ -178,6 +189,10 @@ def _block_shape(spec: BlockSpec, shape: tuple[int, ...]) -> list[int | None]:
             f"array shape {shape}."
         )
     return list(spec.block_shape)
+
+
+def _size(b: Any) -> int:
+    return 1 if b is None else b.block_size if isinstance(b, Element) else b
 
 
 def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
@@ -190,24 +205,34 @@ def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
     return jnp.zeros(shape, dtype)
 
 
-def _padded(x: Any, blocks: Sequence[int | None]) -> Any:
-    """``x`` grown with uninitialized values to a whole number of blocks per dimension."""
+def _low(b: Any) -> int:
+    return b.padding[0] if isinstance(b, Element) else 0
+
+
+def _padded(x: Any, blocks: Sequence[Any]) -> Any:
+    """``x`` grown with uninitialized values: by an ``Element`` dimension's padding, else to a whole
+    number of blocks."""
     from ... import lax
 
-    pads = [(0, -d % (b or 1), 0) for d, b in zip(x.shape, blocks)]
-    if not any(p[1] for p in pads):
+    pads = [
+        (b.padding[0], b.padding[1], 0) if isinstance(b, Element) else (0, -d % _size(b), 0)
+        for d, b in zip(x.shape, blocks)
+    ]
+    if not any(lo or hi for lo, hi, _ in pads):
         return x
     return lax.pad(x, _uninitialized((), x.dtype), pads)
 
 
-def _offsets(spec: BlockSpec, ids: tuple[int, ...], blocks: Sequence[int | None], ndim: int) -> list[Any]:
+def _offsets(spec: BlockSpec, ids: tuple[int, ...], blocks: Sequence[Any], ndim: int) -> list[Any]:
+    """Where each block starts: block index times block size, or an ``Element`` dimension's index
+    itself (an element offset into the padded array)."""
     if spec.index_map is None:
         return [0] * ndim
     idx = spec.index_map(*ids)
     idx = (idx,) if not isinstance(idx, (tuple, list)) else tuple(idx)
     if len(idx) != ndim:
         raise ValueError(f"index_map returned {len(idx)} block indices for an array of rank {ndim}")
-    return [i * (b or 1) for i, b in zip(idx, blocks)]
+    return [i if isinstance(b, Element) else i * _size(b) for i, b in zip(idx, blocks)]
 
 
 def _interpret(kernel, grid, args, in_specs, out_avals, out_specs) -> list[Any]:
@@ -226,15 +251,18 @@ def _interpret(kernel, grid, args, in_specs, out_avals, out_specs) -> list[Any]:
         with _running(tuple(ids), grid):
             kernel(*in_refs, *out_refs)
         for k, (ref, at, b) in enumerate(zip(out_refs, out_at, out_blocks)):
-            block = ref[...].reshape([d or 1 for d in b])
+            block = ref[...].reshape([_size(d) for d in b])
             outs[k] = lax.dynamic_update_slice(outs[k], block, at)
-    return [o[tuple(slice(0, d) for d in a.shape)] for o, a in zip(outs, out_avals)]
+    return [
+        o[tuple(slice(_low(b), _low(b) + d) for d, b in zip(a.shape, bs))]
+        for o, a, bs in zip(outs, out_avals, out_blocks)
+    ]
 
 
-def _read(x: Any, at: Sequence[Any], blocks: Sequence[int | None]) -> Any:
+def _read(x: Any, at: Sequence[Any], blocks: Sequence[Any]) -> Any:
     from ... import lax
 
-    block = lax.dynamic_slice(x, at, [b or 1 for b in blocks])
+    block = lax.dynamic_slice(x, at, [_size(b) for b in blocks])
     squeezed = tuple(d for d, b in enumerate(blocks) if b is None)
     return lax.squeeze(block, squeezed) if squeezed else block
 
