@@ -328,9 +328,11 @@ class DeviceContext:
         """A reduction of a program input: every member's copy was written before the run
         started, so it is read where it is, with no exchange slot and no barrier. (Stacked in
         group order first, so the sum is the same as through the slots.)"""
-        at = self.operand_index[source] * len(self.placement)
+        n = len(self.placement)
+        at = self.operand_index[source] * n
         peers = self.peers
-        key = (tuple(peers[at + p] for p in group), tuple(group), x.shape, x.dtype)
+        # (the input fixes shape and dtype; a group is one list object per set of mesh dimensions)
+        key = (source, id(group), peers[at : at + n])
         found = self.peer_views.get(key)
         if found is None:
             if len(self.peer_views) > 64:

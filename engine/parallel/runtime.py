@@ -259,7 +259,7 @@ class LocalRuntime:
             sid = self.setup_ids[key] = len(self.setup_ids)
         flags = 1 if events else 0
         # where each position's copy of an input operand of a collective is (read in place)
-        peers = [inputs[pos][i].offset for i in program.input_operands for pos in range(len(placement))]
+        peers = tuple(inputs[pos][i].offset for i in program.input_operands for pos in range(len(placement)))
         for pos, dev in enumerate(placement):
             w = self.workers[dev]
             setup = None
