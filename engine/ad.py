@@ -21,6 +21,10 @@ jvp_rules: dict[core.Primitive, Callable[..., tuple[Any, Any]]] = {}
 transpose_rules: dict[core.Primitive, Callable[..., Sequence[Any]]] = {}
 # On tracers, during linearize: rule(trace, tracers, **params) -> out tracer(s).
 partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
+# rule(tracers, **params) -> an input tracer the output is (an identity operation), or None:
+# partial evaluation of a linearization forwards it instead of recording an equation (JAX's
+# pe.forwarding_rules). Kept apart from partial_eval_rules, which mark a primitive as special.
+forwarding_rules: dict[core.Primitive, Callable[..., Value | None]] = {}
 # On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn (or a list of them, inlined),
 # unknown eqn (or a list of them), unknowns out, residuals).
 partial_eval_jaxpr_rules: dict[
@@ -389,6 +393,11 @@ class PartialEvalTrace(Trace):
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
             return rule(self, tracers, **params)
+        forward = forwarding_rules.get(primitive)
+        if forward is not None and self.forwards_identities:
+            same = forward(tracers, **params)
+            if same is not None:
+                return self.instantiate_const(same)
         return self.default_process_primitive(primitive, tracers, params)
 
     @property

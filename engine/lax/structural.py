@@ -142,26 +142,21 @@ def _is_identity(x, shape, broadcast_dimensions):
     return x.aval.shape == tuple(shape) and tuple(broadcast_dimensions) == tuple(range(len(shape)))
 
 
+def _broadcast_in_dim_forward(tracers, *, shape, broadcast_dimensions):
+    # A traced broadcast to the operand's own shape is the operand (JAX's traces forward it).
+    return tracers[0] if _is_identity(tracers[0], shape, broadcast_dimensions) else None
+
+
 def _forward_identity_staged(trace, tracers, **params):
-    # A traced broadcast to the operand's own shape is the operand (JAX's jaxpr trace forwards it).
-    if _is_identity(tracers[0], params["shape"], params["broadcast_dimensions"]):
-        return tracers[0]
-    return trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
-
-
-def _forward_identity_partial_eval(trace, tracers, **params):
-    if trace.forwards_identities and _is_identity(
-        tracers[0], params["shape"], params["broadcast_dimensions"]
-    ):
-        return tracers[0]
-    return trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
+    same = _broadcast_in_dim_forward(tracers, **params)
+    return same if same is not None else trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
 
 
 def _register_forwarding():
     from ..staging import staging_rules
 
     staging_rules[broadcast_in_dim_p] = _forward_identity_staged
-    ad.partial_eval_rules[broadcast_in_dim_p] = _forward_identity_partial_eval
+    ad.forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forward
 
 
 _register_forwarding()
