@@ -106,7 +106,18 @@ class TreeNode(BaseModel):
     repr: Optional[str] = None
 
 
-Value = Union[ArraySummary, TreeNode]
+class CheckifyError(BaseModel):
+    """A ``checkify`` Error value: the failure it holds (``err.get()``), or none."""
+
+    kind: Literal["checkify_error"] = "checkify_error"
+    message: Optional[str] = Field(None, description="err.get(): None when no check failed.")
+    error_type: Optional[str] = Field(
+        None, description="The failure's class: FailedCheckError, NaNError, ..."
+    )
+    source: Optional[SourceInfo] = Field(None, description="The user line whose check failed.")
+
+
+Value = Union[ArraySummary, CheckifyError, TreeNode]
 
 
 class Frame(BaseModel):

@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .schema import ArraySummary, TreeNode, Value
+from engine import checkify
+
+from .schema import ArraySummary, CheckifyError, SourceInfo, TreeNode, Value
 
 DATA_CAP = 4096  # elements of data sent per array
 TREE_CAP = 256  # nodes per summarized pytree
@@ -117,6 +119,8 @@ def _summarize(value, cap, budget) -> Value:
     summary = summarize_array(value, cap)
     if summary is not None:
         return summary
+    if isinstance(value, checkify.Error):
+        return _checkify_error(value)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return TreeNode(
             kind="namedtuple",
@@ -141,6 +145,21 @@ def _summarize(value, cap, budget) -> Value:
     except Exception as e:  # noqa: BLE001 - a broken __repr__ must not break the report
         text = f"<repr failed: {type(e).__name__}>"
     return TreeNode(kind="object", type_name=type(value).__name__, repr=text[:REPR_CAP])
+
+
+def _checkify_error(err: checkify.Error) -> CheckifyError:
+    try:
+        exc = err.get_exception()
+    except Exception as e:  # noqa: BLE001 - a traced error cannot be read (as in JAX)
+        return CheckifyError(message=f"<unreadable: {type(e).__name__}>")
+    if exc is None:
+        return CheckifyError()
+    first = next(iter(exc.error_mapping.values())) if isinstance(exc, checkify.BatchedError) else exc
+    src = getattr(first, "source_info", None)
+    source = None
+    if src is not None and getattr(src, "line", None):
+        source = SourceInfo(file=src.file, line=src.line, function=src.function)
+    return CheckifyError(message=str(exc)[:REPR_CAP], error_type=type(first).__name__, source=source)
 
 
 def nbytes(x) -> int:

@@ -84,6 +84,7 @@ function sessionOf(side: Side): Session {
 function leaves(v: Value | null | undefined): ArraySummary[] {
   if (!v) return [];
   if (v.kind === "array") return [v];
+  if (v.kind === "checkify_error") return [];
   return v.children.flatMap((c) => leaves(c));
 }
 

@@ -18,6 +18,7 @@ export interface Check {
 export function resultLeaves(v: Value | null | undefined): ArraySummary[] {
   if (!v) return [];
   if (v.kind === "array") return [v as ArraySummary];
+  if (v.kind === "checkify_error") return [];
   return (v.children ?? []).flatMap(resultLeaves);
 }
 

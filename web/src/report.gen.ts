@@ -67,6 +67,35 @@ export interface components {
              */
             weak_type: boolean;
         };
+        /**
+         * CheckifyError
+         * @description A ``checkify`` Error value: the failure it holds (``err.get()``), or none.
+         */
+        CheckifyError: {
+            /**
+             * Error Type
+             * @description The failure's class: FailedCheckError, NaNError, ...
+             * @default null
+             */
+            error_type: string | null;
+            /**
+             * Kind
+             * @default checkify_error
+             * @constant
+             */
+            kind: "checkify_error";
+            /**
+             * Message
+             * @description err.get(): None when no check failed.
+             * @default null
+             */
+            message: string | null;
+            /**
+             * @description The user line whose check failed.
+             * @default null
+             */
+            source: components["schemas"]["SourceInfo"] | null;
+        };
         /** CollectiveEvent */
         CollectiveEvent: {
             /** Axis Name */
@@ -511,7 +540,7 @@ export interface components {
              * Result
              * @default null
              */
-            result: components["schemas"]["ArraySummary"] | components["schemas"]["TreeNode"] | null;
+            result: components["schemas"]["ArraySummary"] | components["schemas"]["CheckifyError"] | components["schemas"]["TreeNode"] | null;
             /**
              * Stderr
              * @default
@@ -750,7 +779,7 @@ export interface components {
         /** TreeNode */
         TreeNode: {
             /** Children */
-            children: (components["schemas"]["ArraySummary"] | components["schemas"]["TreeNode"])[];
+            children: (components["schemas"]["ArraySummary"] | components["schemas"]["CheckifyError"] | components["schemas"]["TreeNode"])[];
             /**
              * Keys
              * @default null

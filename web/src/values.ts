@@ -4,13 +4,27 @@
 import { heatmap, linePlot, makeScale, tint } from "./charts";
 import { h } from "./dom";
 import { flatten, fmtNum, size, typeStr } from "./format";
-import type { ArraySummary, TreeNode, Value } from "./report";
+import type { ArraySummary, CheckifyError, TreeNode, Value } from "./report";
 import { num } from "./report";
 
 export function renderValue(v: Value | null | undefined, depth = 0): HTMLElement {
   if (!v) return h("span", { class: "muted" }, "None");
   if (v.kind === "array") return renderArray(v as ArraySummary);
+  if (v.kind === "checkify_error") return renderCheckifyError(v as CheckifyError);
   return renderTree(v as TreeNode, depth);
+}
+
+/** checkify's Error value: the failure it holds and the line whose check failed, or that none did. */
+function renderCheckifyError(e: CheckifyError): HTMLElement {
+  if (e.message === null || e.message === undefined) {
+    return h("div", { class: "checkify-error ok", testid: "checkify-error", dataset: { failed: "false" } },
+      h("span", { class: "badge ok" }, "Error(None)"), " no check failed");
+  }
+  const where = e.source ? `line ${e.source.line}${e.source.function ? ` in ${e.source.function}` : ""}` : null;
+  return h("div", { class: "checkify-error failed", testid: "checkify-error", dataset: { failed: "true", line: e.source ? String(e.source.line) : "" } },
+    h("span", { class: "badge danger" }, e.error_type ?? "Error"),
+    where ? h("span", { class: "muted", testid: "checkify-error-line" }, ` at ${where}`) : null,
+    h("pre", { class: "mono checkify-message", testid: "checkify-error-message" }, e.message));
 }
 
 function renderTree(t: TreeNode, depth: number): HTMLElement {

@@ -28,7 +28,7 @@ export function nonfiniteCounts(v: Value | null | undefined): { nan: number; inf
   const walk = (x: Value | null | undefined) => {
     if (!x) return;
     if (x.kind === "array") { out.nan += (x as ArraySummary).nan_count ?? 0; out.inf += (x as ArraySummary).inf_count ?? 0; }
-    else (x as TreeNode).children?.forEach(walk);
+    else if (x.kind !== "checkify_error") (x as TreeNode).children?.forEach(walk);
   };
   walk(v);
   return out;
