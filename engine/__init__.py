@@ -67,3 +67,4 @@ from .parallel import named as _named  # noqa: E402,F401  (installs Array.shardi
 from . import ref  # noqa: E402,F401  (jax.ref)
 from .state import Ref, new_ref, freeze  # noqa: E402,F401
 from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.format)
+from . import ffi  # noqa: E402,F401  (jax.ffi)

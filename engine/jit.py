@@ -97,6 +97,7 @@ class Lowered:
 
     def compile(self) -> "Compiled":
         if self.args_on_mesh:  # runs as one program per device: no host executable
+            ir.check_lowerable(self.jaxpr.jaxpr)  # (what compiling refuses, as for one device)
             return Compiled(None, self)
         return Compiled(executable(self.jaxpr, self.name), self)
 

@@ -333,3 +333,19 @@ ad.transpose_rules[cond_p] = _cond_transpose
 
 
 batching.batch_rules[cond_p] = _cond_batch
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """``per_platform[p](*args)`` for the platform the code runs on: the engine runs on a CPU, so
+    the ``cpu`` branch (else ``default``) is the one traced and run. (JAX stages every branch with
+    a ``platform_index`` and picks at compile time; the result is the same on a CPU.)
+
+    >>> platform_dependent(2.0, cpu=lambda x: x + 1, cuda=lambda x: x - 1)
+    3.0
+    """
+    branch = per_platform.get("cpu", default)
+    if branch is None:
+        raise NotImplementedError(
+            f"platform_dependent has no branch for cpu (branches for: {sorted(per_platform)}) and no default"
+        )
+    return branch(*args)

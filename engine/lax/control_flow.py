@@ -12,8 +12,19 @@ batched predicate runs every branch and selects.
 
 from __future__ import annotations
 
-from .cond import cond, cond_p, switch  # noqa: F401
+from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
 from .loops import fori_loop, while_loop, while_p  # noqa: F401
 from .scan import map, scan, scan_p  # noqa: F401
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "cond_p", "while_p", "scan_p"]
+__all__ = [
+    "cond",
+    "switch",
+    "platform_dependent",
+    "while_loop",
+    "fori_loop",
+    "scan",
+    "map",
+    "cond_p",
+    "while_p",
+    "scan_p",
+]
