@@ -1,0 +1,310 @@
+"""``reshard`` and ``with_sharding_constraint`` inside traced code (primitives the partitioner
+honours), the mesh a staged program works on, and ``jax.typeof``'s layout of a value being
+traced (the program traced so far, partitioned like a whole program)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+from .. import ad, batching, core, ir
+from ..core import ShapedArray
+from ..ir import ClosedJaxpr, Literal
+from ..sharding import Mesh, NamedSharding, PartitionSpec
+from ..staging import trace_to_jaxpr
+from .partition import (
+    MeshContext,
+    Sharded,
+    _always_ruled,
+    _arg_mesh,
+    _axis_groups,
+    _check_mesh,
+    _host_only,
+    _install_rules,
+    _interpret,
+    _replicated,
+    _spec_of,
+    _to_spec,
+    _view_sharding,
+    sharding_of,
+    spec_of,
+    spmd_rules,
+    structural_rules_missing,
+)
+
+reshard_p = core.Primitive("reshard")
+reshard_p.def_impl(lambda x, *, sharding: x)  # host path only; a jit holding one runs per device
+reshard_p.def_abstract_eval(lambda x, *, sharding: x)
+ad.deflinear(reshard_p, lambda ct, x, *, sharding: [ct])  # values are unchanged: so are cotangents
+_always_ruled.add(reshard_p)
+ir.pp_params_rules[reshard_p] = lambda eqn: []  # (JAX prints a reshard without parameters: the type says it)
+_host_only.add(reshard_p)
+
+
+def _reshard_batch(axis_size, vals, dims, *, sharding):
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec.insert(d, None)  # the batch dimension is not split
+    return reshard_p.bind(x, sharding=sharding.with_spec(spec)), d
+
+
+batching.batch_rules[reshard_p] = _reshard_batch
+
+
+def _reshard_rule(ctx, prim, vals, params):
+    (x,) = vals
+    sharding = params["sharding"]
+    view = None
+    groups = _axis_groups(ctx.mesh, sharding.mesh) if sharding.mesh != ctx.mesh else None
+    if groups is not None:  # the same devices with other axes: in the program's axes
+        view = sharding.mesh
+        spec = tuple(tuple(a for n in axes for a in groups[n]) for axes in spec_of(sharding, len(x.spec)))
+    else:
+        _check_mesh(ctx, sharding, "reshard inside jit")
+        spec = spec_of(sharding, len(x.spec))
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec, view)
+
+
+spmd_rules[reshard_p] = _reshard_rule
+
+
+def bind_reshard(x, sharding: NamedSharding):
+    """``reshard`` of a traced value: a ``reshard`` equation for the partitioner."""
+    if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
+        raise TypeError(f"reshard inside jit needs a NamedSharding over a Mesh, got {sharding!r}")
+    sharding.check_shape(core.get_aval(x).shape)
+    return reshard_p.bind(x, sharding=sharding)
+
+
+# with_sharding_constraint inside traced code (Auto mesh axes): JAX's sharding_constraint. Its
+# transpose constrains the cotangent alike; vmap leaves the batch dimension UNCONSTRAINED.
+
+sharding_constraint_p = core.Primitive("sharding_constraint")
+sharding_constraint_p.def_impl(lambda x, **_: x)  # host path only; a jit holding one runs per device
+sharding_constraint_p.def_abstract_eval(lambda x, **_: x)
+ad.deflinear(sharding_constraint_p, lambda ct, x, **params: [sharding_constraint_p.bind(ct, **params)])
+_always_ruled.add(sharding_constraint_p)
+_host_only.add(sharding_constraint_p)
+
+
+def _constraint_batch(axis_size, vals, dims, *, sharding, unconstrained_dims, **params):
+    from ..sharding import UNCONSTRAINED
+
+    (x,), (d,) = vals, dims
+    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec.insert(d, UNCONSTRAINED)
+    dims_after = frozenset({d} | {u + (u >= d) for u in unconstrained_dims})
+    out = sharding_constraint_p.bind(
+        x,
+        sharding=NamedSharding(sharding.mesh, PartitionSpec(*spec)),
+        unconstrained_dims=dims_after,
+        **params,
+    )
+    return out, d
+
+
+batching.batch_rules[sharding_constraint_p] = _constraint_batch
+
+
+def _constraint_rule(ctx, prim, vals, params):
+    from ..sharding import UNCONSTRAINED
+
+    (x,) = vals
+    sharding = params["sharding"]
+    _check_mesh(ctx, sharding, "with_sharding_constraint inside jit")
+    entries = list(sharding.spec) + [None] * (len(x.spec) - len(sharding.spec))
+    spec = tuple(
+        have if e is UNCONSTRAINED else tuple(axes)
+        for have, e, axes in zip(x.spec, entries, spec_of(sharding, len(x.spec)))
+    )
+    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec)
+
+
+spmd_rules[sharding_constraint_p] = _constraint_rule
+
+
+class _MeshShown:
+    """A parameter printed as JAX prints the constraint's meshes (``Mesh()`` when none is set)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def _pp_constraint(eqn):
+    p = eqn.params
+    context = p["context_mesh"]
+    sharding = p["sharding"]
+    if p["from_spec"]:  # (a bare PartitionSpec: JAX resolves it against the abstract mesh)
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+    return [
+        ("context_mesh", _MeshShown("Mesh()" if context is None else str(context.abstract_mesh))),
+        ("layout", None),
+        ("sharding", sharding),
+        ("unconstrained_dims", p["unconstrained_dims"]),
+    ]
+
+
+ir.pp_params_rules[sharding_constraint_p] = _pp_constraint
+
+
+def bind_sharding_constraint(x, sharding, *, from_spec: bool):
+    """``with_sharding_constraint`` of a traced value: a ``sharding_constraint`` equation."""
+    from ..sharding import get_mesh
+
+    if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
+        raise TypeError(
+            f"with_sharding_constraint inside jit needs a NamedSharding over a Mesh, got {sharding!r}"
+        )
+    sharding.check_shape(core.get_aval(x).shape)
+    return sharding_constraint_p.bind(
+        x, sharding=sharding, from_spec=from_spec, context_mesh=get_mesh(), unconstrained_dims=frozenset()
+    )
+
+
+_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
+
+
+def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
+    from ..ir import subjaxprs
+
+    for eqn in jaxpr.eqns:
+        found = _eqn_mesh(eqn)
+        if found is not None:
+            return found
+        for sub in subjaxprs(eqn):
+            found = _mesh_in_jaxpr(sub)
+            if found is not None:
+                return found
+    return None
+
+
+# primitive -> the mesh an equation of it names (reshard, shard_map...), or None
+eqn_meshes: dict[core.Primitive, Callable] = {
+    reshard_p: lambda eqn: eqn.params["sharding"].mesh,
+    sharding_constraint_p: lambda eqn: eqn.params["sharding"].mesh,
+}
+
+
+def _out_sharding_mesh(eqn):
+    s = eqn.params.get("out_sharding")
+    return s.mesh if s is not None else None
+
+
+def _eqn_mesh(eqn):
+    if not eqn_meshes.get("installed"):
+        from ..lax.structural import dot_general_p
+
+        eqn_meshes[dot_general_p] = _out_sharding_mesh
+        eqn_meshes["installed"] = True  # type: ignore[index]
+    rule = eqn_meshes.get(eqn.primitive)
+    return rule(eqn) if rule is not None else None
+
+
+def mesh_of_jaxpr(closed: ClosedJaxpr) -> Mesh | None:
+    """The mesh a ``reshard`` (or ``shard_map``) inside ``closed`` names (cached per jaxpr), or None."""
+    if closed not in _jaxpr_meshes:
+        _jaxpr_meshes[closed] = _mesh_in_jaxpr(closed.jaxpr)
+    return _jaxpr_meshes[closed]
+
+
+# ---------------------------------------------------------------------------------------------
+# jax.typeof of a traced value: its layout, found by partitioning the program traced so far.
+
+
+def traced_sharding(tracer) -> NamedSharding | None:
+    """The sharding a value being staged (a ``jit`` tracer) will have, when the program works on a
+    mesh (its arguments are sharded, or it reshards): the program traced so far up to the
+    equation making the value, partitioned like a whole program is. None when no mesh is named."""
+    from ..ir import Jaxpr, Var
+    from ..staging import JaxprTracer
+
+    if not isinstance(tracer, JaxprTracer):
+        return None
+    builder = tracer._trace.builder
+    var = builder.tracer_to_var.get(id(tracer))
+    if var is None:
+        return None
+    seeds = builder.in_shardings
+    if var in seeds:
+        return seeds[var]
+    mesh = next((s.mesh for s in seeds.values() if isinstance(s.mesh, Mesh)), None)
+    for eqn in builder.eqns:
+        if mesh is not None:
+            break
+        mesh = _eqn_mesh(eqn)
+    if mesh is None:
+        return None
+    k = next((i for i, e in enumerate(builder.eqns) if var in e.out_binders), None)
+    if k is None:
+        return None
+    eqns = builder.eqns[: k + 1]
+    defined = {v for e in eqns for v in e.out_binders}
+    free: list = []
+    for e in eqns:
+        for x in e.inputs:
+            if type(x) is Var and x not in defined and x not in free:
+                free.append(x)
+    ctx = MeshContext(mesh)
+    specs = [spec_of(seeds[v], v.aval.ndim) if v in seeds else _replicated(v.aval.ndim) for v in free]
+    consts = builder.constvals
+    out_spec: list = []
+
+    def local_fun(*vals):
+        args = [Sharded(consts[v] if v in consts else val, s) for v, val, s in zip(free, vals, specs)]
+        (out,) = _interpret(ctx, Jaxpr([], free, eqns, [var]), [], args)
+        out_spec[:] = [(out.spec, out.view)]
+        return [out.val]
+
+    if structural_rules_missing():
+        _install_rules()
+    local_avals = [
+        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
+        for v, s in zip(free, specs)
+    ]
+    with ctx.axis_env():
+        trace_to_jaxpr(local_fun, local_avals)
+    spec, view = out_spec[0]
+    return (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
+
+
+def annotate_types(closed: ClosedJaxpr, args) -> dict:
+    """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
+    (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
+    involved or no axis is explicit."""
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
+    if mesh is None or not mesh.explicit_axes:
+        return {}
+    if structural_rules_missing():
+        _install_rules()
+    ctx = MeshContext(mesh)
+    jaxpr = closed.jaxpr
+    in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
+    env: dict = {}
+    ctx.record = env
+
+    def local_fun(*vals):
+        outs = _interpret(ctx, jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)], env)
+        return [o.val for o in outs]
+
+    avals = [
+        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
+        for v, s in zip(jaxpr.in_binders, in_specs)
+    ]
+    with ctx.axis_env():
+        trace_to_jaxpr(local_fun, avals)
+    types = {}
+    explicit = set(mesh.explicit_axes)
+    for v, x in env.items():
+        if type(v) is Literal or not any(set(axes) & explicit for axes in x.spec):
+            continue
+        dims = []
+        for n, axes in zip(v.aval.shape, x.spec):
+            shown = [a for a in axes if a in explicit]
+            dims.append(
+                f"{n}@{shown[0] if len(shown) == 1 else '(' + ','.join(shown) + ')'}" if shown else str(n)
+            )
+        types[v] = f"{core.dtype_short(v.aval.dtype)}[{','.join(dims)}]"
+    return types
