@@ -445,6 +445,8 @@ def is_weak(x: Value) -> bool:
         return x.weak_type
     if isinstance(x, Tracer):
         return x.aval.weak_type
+    if isinstance(x, Array):  # device-resident arrays (ShardedArray) keep theirs too
+        return x.weak_type
     return type(x) in (int, float, complex)
 
 

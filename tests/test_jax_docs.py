@@ -88,10 +88,6 @@ KNOWN_FAILURES.update(
             "JAX types host-memory values (bool<host>[...]) and refuses an `and` mixing memory spaces in "
             "the offloaded remat; the engine keeps memory kinds on shardings only, not in avals"
         ),
-        ("colocated-python", 5): (
-            "an eager op on a NamedShardedArray drops weak_type (x + 1 of a weak int32 device_put on a "
-            "mesh prints without weak_type=True)"
-        ),
         ("ffi", 10): (
             "lax.platform_dependent traces only the cpu branch (the engine's platform); JAX stages "
             "platform_index and a cond over every platform's branch"

@@ -108,3 +108,11 @@ def test_debug_nans_context_manager_restores_the_flag():
         with jax.debug_nans(False):
             assert np.isnan(f(2.0))
     assert np.isnan(f(2.0))
+
+
+def test_device_put_arrays_keep_their_weak_type_through_eager_ops():
+    # JAX 0.10.2: device_put(1) + 1 -> Array(2, dtype=int32, weak_type=True); a strong operand wins
+    a = jax.device_put(1)
+    assert (a + 1).weak_type and not (a * jnp.int32(2)).weak_type
+    on_mesh = jax.device_put(1, NamedSharding(Mesh(jax.devices()[:1], ["x"]), P()))
+    assert repr(on_mesh + 1) == "Array(2, dtype=int32, weak_type=True)"
