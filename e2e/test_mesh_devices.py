@@ -119,3 +119,30 @@ def test_jit_of_a_named_sharding_input_shows_the_mesh_and_each_devices_block(pag
     expect(chip).to_have_count(1)
     expect(chip).to_contain_text("psum over 'y'")
     page.screenshot(path=str(artifacts / "devices-jit-named-sharding.png"))
+
+
+BAD_AXIS = """import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P, AxisType
+
+mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+
+def f(a):
+    return jax.lax.psum(a, 'z')
+
+x = jnp.arange(32.0).reshape(8, 4)
+out = jax.jit(jax.shard_map(f, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y')))(x)
+"""
+
+
+@needs_runner
+def test_collective_over_an_unknown_axis_is_an_error_at_the_users_line(page: Page, artifacts):
+    open_session(page, BAD_AXIS)
+    box = page.get_by_test_id("error-box")
+    expect(box).to_be_visible()
+    expect(box).to_have_attribute("data-type", "NameError")
+    expect(page.get_by_test_id("error-message")).to_contain_text("unbound axis name: z")
+    expect(page.get_by_test_id("error-message")).to_contain_text("['x', 'y']")
+    expect(page.get_by_test_id("error-line")).to_have_attribute("data-line", "8")
+    expect(page.locator(".cm-error-line")).to_contain_text("jax.lax.psum(a, 'z')")
+    page.screenshot(path=str(artifacts / "mesh-unknown-axis-error.png"))

@@ -114,6 +114,19 @@ def _names(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
+def _bound(axis_name) -> tuple:
+    """``axis_name``'s names, each bound here (else JAX's NameError, raised at the user's call
+    while tracing, not later on the devices); integers are positional axes. A trace made to be
+    shown may stage a body alone, outside the pmap that binds its axes (the page's stages)."""
+    from ..staging import displaying
+
+    names = _names(axis_name)
+    named = tuple(n for n in names if not isinstance(n, int))
+    if named and not displaying():
+        axis_size(named)
+    return names
+
+
 # ---------------------------------------------------------------------------------------------
 # Primitives. Every collective carries ``axes`` (a tuple of names); shape-changing ones also carry
 # ``axis_size`` so that abstract evaluation needs no environment.
@@ -536,7 +549,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
-    return tree_unflatten(tree, psum_p.bind(*leaves, axes=_names(axis_name)))
+    return tree_unflatten(tree, psum_p.bind(*leaves, axes=_bound(axis_name)))
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
@@ -550,13 +563,13 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
-    return tree_map(lambda v: pmax_p.bind(v, axes=_names(axis_name)), x)
+    return tree_map(lambda v: pmax_p.bind(v, axes=_bound(axis_name)), x)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
-    return tree_map(lambda v: pmin_p.bind(v, axes=_names(axis_name)), x)
+    return tree_map(lambda v: pmin_p.bind(v, axes=_bound(axis_name)), x)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):

@@ -4,6 +4,7 @@ closed over and passed, or returned. The messages name the function and the argu
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable, Sequence
 
@@ -13,6 +14,9 @@ from .types import AbstractRef, Ref
 
 
 def func_src_info(fun: Callable[..., Any]) -> str:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)  # the user's function, not a decorator's wrapper (as JAX names it)
     code = getattr(fun, "__code__", None)
     name = getattr(fun, "__name__", "fun")
     return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code is not None else name
