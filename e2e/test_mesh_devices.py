@@ -9,7 +9,7 @@ import numpy as np
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
-from .test_playground import expect_ok, open_session
+from .test_playground import expect_ok, open_session, run_and_wait
 
 SHARD_MAP_PSUM_Y = """import jax
 import jax.numpy as jnp
@@ -146,3 +146,17 @@ def test_collective_over_an_unknown_axis_is_an_error_at_the_users_line(page: Pag
     expect(page.get_by_test_id("error-line")).to_have_attribute("data-line", "8")
     expect(page.locator(".cm-error-line")).to_contain_text("jax.lax.psum(a, 'z')")
     page.screenshot(path=str(artifacts / "mesh-unknown-axis-error.png"))
+
+
+@needs_runner
+def test_gallery_mesh_example_opens_on_its_devices(page: Page, artifacts):
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator("[data-testid=gallery-item][data-id='mesh-shard-map']").click)
+    expect_ok(page)
+    expect(page.get_by_test_id("expected-check")).to_have_attribute("data-status", "match")
+    page.get_by_test_id("tab-devices").click()
+    expect(page.get_by_test_id("device-card")).to_have_count(8)
+    expect(page.get_by_test_id("mesh-row")).to_have_count(4)
+    expect(page.get_by_test_id("collective-hub")).to_have_count(4)
+    page.screenshot(path=str(artifacts / "gallery-mesh-shard-map-devices.png"))

@@ -18,6 +18,7 @@ TOPICS = [
     "pmap_psum",
     "nested_pmap_grad",
     "data_parallel_step",
+    "mesh_shard_map",
 ]
 
 
