@@ -93,6 +93,13 @@ KNOWN_FAILURES.update(
             "platform_index and a cond over every platform's branch"
         ),
         **{("ffi", i): _STABLEHLO for i in (11, 12)},
+        **{
+            ("pallas-tpu-sparse", i): (
+                "jnp.bfloat16 is not an engine dtype (AttributeError before the pallas_call that JAX "
+                "refuses on a CPU; cells 4 and 7 use what those cells define)"
+            )
+            for i in (3, 4, 6, 7)
+        },
     }
 )
 

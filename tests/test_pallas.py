@@ -128,3 +128,28 @@ def test_element_blocks_are_indexed_by_element_offset_into_the_padded_array():
     )()
     # padded by one in front: program i covers padded [2i, 2i+2) = original [2i-1, 2i+1)
     np.testing.assert_array_equal(out, [0, 1, 1, 2, 2])
+
+
+def test_scalar_prefetch_picks_blocks_and_scratch_persists_across_the_grid():
+    from engine.experimental.pallas import tpu as pltpu
+
+    def gather_kernel(idx_ref, x_ref, o_ref, count_ref):
+        @pl.when(pl.program_id(0) == 0)
+        def _():
+            count_ref[...] = jnp.zeros_like(count_ref)
+
+        count_ref[...] += 1.0
+        o_ref[...] = x_ref[...] + 100 * count_ref[0]
+
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1,
+        grid=(2,),
+        in_specs=[pl.BlockSpec((2, 4), lambda i, idx: (idx[i], 0))],
+        out_specs=pl.BlockSpec((2, 4), lambda i, idx: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((1,), jnp.float32)],
+    )
+    out = pl.pallas_call(
+        gather_kernel, grid_spec=spec, out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32), interpret=True
+    )(jnp.array([3, 1], jnp.int32), x)
+    np.testing.assert_array_equal(out, np.concatenate([x[6:8] + 100, x[2:4] + 200]))

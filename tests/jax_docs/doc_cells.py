@@ -66,6 +66,9 @@ PAGES = {
     "pallas-quickstart": "docs/pallas/quickstart.md",
     "ffi": "docs/ffi.md",
     "pallas-tpu-pipelining": "docs/pallas/tpu/pipelining.md",
+    "pallas-tpu-sparse": "docs/pallas/tpu/sparse.md",
+    "pallas-tpu-distributed": "docs/pallas/tpu/distributed.md",
+    "cute-dsl-jax": "docs/notebooks/cute_dsl_jax.md",
 }
 
 # page name -> a plain page whose examples are ```python fenced blocks (or doctests in them)

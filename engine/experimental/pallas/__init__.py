@@ -49,6 +49,13 @@ ANY = MemorySpace.ANY
 HOST = MemorySpace.HOST
 
 
+class DeviceIdType(enum.Enum):
+    """How a remote copy names its target device: by mesh coordinates or by logical id."""
+
+    MESH = "mesh"
+    LOGICAL = "logical"
+
+
 @dataclasses.dataclass(frozen=True)
 class BlockSpec:
     """Which block of an operand each kernel invocation sees.
@@ -129,6 +136,8 @@ def pallas_call(
     grid: int | Sequence[int] = (),
     in_specs: Any = None,
     out_specs: Any = None,
+    scratch_shapes: Sequence[Any] = (),
+    grid_spec: "GridSpec | None" = None,
     interpret: bool = False,
     name: str | None = None,
     **_compiler_options: Any,
@@ -136,8 +145,17 @@ def pallas_call(
     """A function running ``kernel`` over ``grid`` on blocks of its operands (see the module doc).
 
     ``out_shape`` is a pytree of ``ShapeDtypeStruct``s (or arrays) giving the outputs' shapes;
-    ``in_specs``/``out_specs`` are ``BlockSpec``s per operand/output (default: whole arrays).
+    ``in_specs``/``out_specs`` are ``BlockSpec``s per operand/output (default: whole arrays);
+    ``scratch_shapes`` are buffers the kernel gets after its outputs, kept across the grid. A
+    ``grid_spec`` gives all of these at once; with ``num_scalar_prefetch=n`` (TPU's
+    ``PrefetchScalarGridSpec``) the first ``n`` operands are passed whole, first to the kernel and
+    after the grid indices to every ``index_map``.
     """
+    prefetch = 0
+    if grid_spec is not None:
+        grid, in_specs, out_specs = grid_spec.grid, grid_spec.in_specs, grid_spec.out_specs
+        scratch_shapes = grid_spec.scratch_shapes
+        prefetch = getattr(grid_spec, "num_scalar_prefetch", 0)
     grid = (grid,) if isinstance(grid, int) else tuple(grid)
     out_leaves, out_tree = tree_flatten(out_shape)
     out_avals = [core.ShapedArray(tuple(o.shape), np.dtype(o.dtype)) for o in out_leaves]
@@ -147,15 +165,26 @@ def pallas_call(
 
         leaves, _ = tree_flatten(args)
         leaves = [jnp.asarray(x) for x in leaves]
-        in_blocks = _specs(in_specs, len(leaves), "in_specs")
+        in_blocks = _specs(in_specs, len(leaves) - prefetch, "in_specs")
         out_blocks = _specs(out_specs, len(out_avals), "out_specs")
         if not interpret:
             outs = pallas_call_p.bind(*leaves, out_avals=tuple(out_avals), name=name or kernel_name(kernel))
         else:
-            outs = _interpret(kernel, grid, leaves, in_blocks, out_avals, out_blocks)
+            run = _Run(kernel, grid, leaves[:prefetch], tuple(scratch_shapes))
+            outs = _interpret(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
         return tree_unflatten(out_tree, list(outs))
 
     return call
+
+
+@dataclasses.dataclass(frozen=True)
+class GridSpec:
+    """``grid``, ``in_specs``, ``out_specs`` and ``scratch_shapes`` of a ``pallas_call`` together."""
+
+    grid: Any = ()
+    in_specs: Any = None
+    out_specs: Any = None
+    scratch_shapes: Sequence[Any] = ()
 
 
 def kernel_name(kernel: Callable[..., Any]) -> str:
@@ -223,9 +252,10 @@ def _padded(x: Any, blocks: Sequence[Any]) -> Any:
     return lax.pad(x, _uninitialized((), x.dtype), pads)
 
 
-def _offsets(spec: BlockSpec, ids: tuple[int, ...], blocks: Sequence[Any], ndim: int) -> list[Any]:
+def _offsets(spec: BlockSpec, ids: tuple, blocks: Sequence[Any], ndim: int) -> list[Any]:
     """Where each block starts: block index times block size, or an ``Element`` dimension's index
-    itself (an element offset into the padded array)."""
+    itself (an element offset into the padded array). ``ids``: the grid indices, then the scalar
+    prefetch refs."""
     if spec.index_map is None:
         return [0] * ndim
     idx = spec.index_map(*ids)
@@ -235,21 +265,33 @@ def _offsets(spec: BlockSpec, ids: tuple[int, ...], blocks: Sequence[Any], ndim:
     return [i if isinstance(b, Element) else i * _size(b) for i, b in zip(idx, blocks)]
 
 
-def _interpret(kernel, grid, args, in_specs, out_avals, out_specs) -> list[Any]:
+@dataclasses.dataclass
+class _Run:
+    kernel: Callable[..., None]
+    grid: tuple[int, ...]
+    prefetched: list[Any]
+    scratch_shapes: tuple[Any, ...]
+
+
+def _interpret(run: _Run, args, in_specs, out_avals, out_specs) -> list[Any]:
     from ... import lax
     from ...state import new_ref
 
+    kernel, grid = run.kernel, run.grid
+    prefetch_refs = [new_ref(x) for x in run.prefetched]
+    scratch = [new_ref(_uninitialized(tuple(s.shape), np.dtype(s.dtype))) for s in run.scratch_shapes]
     in_blocks = [_block_shape(s, tuple(x.shape)) for s, x in zip(in_specs, args)]
     out_blocks = [_block_shape(s, a.shape) for s, a in zip(out_specs, out_avals)]
     ins = [_padded(x, b) for x, b in zip(args, in_blocks)]
     outs = [_padded(_uninitialized(a.shape, a.dtype), b) for a, b in zip(out_avals, out_blocks)]
     for ids in itertools.product(*(range(g) for g in grid)):
-        in_at = [_offsets(s, ids, b, x.ndim) for s, b, x in zip(in_specs, in_blocks, ins)]
-        out_at = [_offsets(s, ids, b, o.ndim) for s, b, o in zip(out_specs, out_blocks, outs)]
+        mapped = (*(core.Array(np.int32(i)) for i in ids), *prefetch_refs)
+        in_at = [_offsets(s, mapped, b, x.ndim) for s, b, x in zip(in_specs, in_blocks, ins)]
+        out_at = [_offsets(s, mapped, b, o.ndim) for s, b, o in zip(out_specs, out_blocks, outs)]
         in_refs = [new_ref(_read(x, at, b)) for x, at, b in zip(ins, in_at, in_blocks)]
         out_refs = [new_ref(_read(o, at, b)) for o, at, b in zip(outs, out_at, out_blocks)]
         with _running(tuple(ids), grid):
-            kernel(*in_refs, *out_refs)
+            kernel(*prefetch_refs, *in_refs, *out_refs, *scratch)
         for k, (ref, at, b) in enumerate(zip(out_refs, out_at, out_blocks)):
             block = ref[...].reshape([_size(d) for d in b])
             outs[k] = lax.dynamic_update_slice(outs[k], block, at)

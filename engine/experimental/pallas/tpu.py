@@ -33,6 +33,26 @@ class Allocation:
     memory_space: MemorySpace
 
 
+class SemaphoreType(enum.Enum):
+    """Semaphores a TPU kernel signals and waits on (DMA completion, or counts of its own); in
+    scratch shapes, one (``SemaphoreType.DMA``) or an array of them (``SemaphoreType.DMA((n,))``)."""
+
+    REGULAR = "regular"
+    DMA = "dma"
+    BARRIER = "barrier"
+
+    def __call__(self, shape: tuple[int, ...]) -> Allocation:
+        return Allocation(tuple(shape), "int32", MemorySpace.SEMAPHORE)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def dtype(self) -> str:
+        return "int32"
+
+
 @dataclasses.dataclass(frozen=True)
 class CompilerParams:
     """Mosaic's compilation options (accepted; interpret mode has nothing to tune)."""
@@ -46,6 +66,18 @@ class CompilerParams:
     internal_scratch_in_bytes: int | None = None
     disable_bounds_checks: bool = False
     has_side_effects: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class PrefetchScalarGridSpec:
+    """A grid spec whose first ``num_scalar_prefetch`` operands are read whole before the grid runs
+    (into SMEM on a TPU) and handed to the kernel and to every ``index_map``."""
+
+    num_scalar_prefetch: int
+    grid: Any = ()
+    in_specs: Any = None
+    out_specs: Any = None
+    scratch_shapes: Any = ()
 
 
 ANY = MemorySpace.ANY
