@@ -28,9 +28,11 @@ lock:
 	$(LOCK) --extra server -o requirements.lock
 	$(LOCK) --extra server --extra dev -c requirements.lock -o requirements-dev.lock
 
+# A symlinked web/node_modules belongs to another checkout (a git worktree's link to main's): npm ci
+# here would empty it through the link, so it is never reinstalled from here.
 web-build:
 	@if [ -f web/package.json ]; then \
-	  if [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then (cd web && npm ci --no-audit --no-fund); fi; \
+	  if [ ! -L web/node_modules ] && { [ ! -d web/node_modules ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; }; then (cd web && npm ci --no-audit --no-fund); fi; \
 	  if [ ! -f $(WEB_STAMP) ] || [ -n "$$(find web/src web/public web/index.html web/package.json -newer $(WEB_STAMP) 2>/dev/null | head -1)" ]; then (cd web && npm run build); fi; \
 	fi
 
