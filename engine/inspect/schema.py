@@ -107,14 +107,11 @@ class TreeNode(BaseModel):
 
 
 class CheckifyError(BaseModel):
-    """A ``checkify`` Error value: the failure it holds (``err.get()``), or none."""
-
+    # A checkify Error value: the failure it holds, or none.
     kind: Literal["checkify_error"] = "checkify_error"
-    message: Optional[str] = Field(None, description="err.get(): None when no check failed.")
-    error_type: Optional[str] = Field(
-        None, description="The failure's class: FailedCheckError, NaNError, ..."
-    )
-    source: Optional[SourceInfo] = Field(None, description="The user line whose check failed.")
+    message: Optional[str] = None  # err.get(): None when no check failed
+    error_type: Optional[str] = None  # the failure's class: FailedCheckError, NaNError, ...
+    source: Optional[SourceInfo] = None  # the user line whose check failed
 
 
 Value = Union[ArraySummary, CheckifyError, TreeNode]
@@ -296,9 +293,7 @@ class CollectiveEvent(BaseModel):
     nbytes: int = 0
     shape: list[int] = Field(default_factory=list)
     dtype: str = ""
-    perm: Optional[list[list[int]]] = Field(
-        None, description="ppermute's (source, destination) pairs, as positions within each group."
-    )
+    perm: Optional[list[list[int]]] = None  # ppermute's (source, destination) positions within each group
     groups: list[list[int]] = Field(
         default_factory=list,
         description="The device ids that exchanged with each other, one list per group (a psum over "
@@ -307,14 +302,12 @@ class CollectiveEvent(BaseModel):
 
 
 class PmapInfo(BaseModel):
-    """What each device of a mesh computed and exchanged in one call (all its device programs)."""
-
-    kind: Literal["pmap", "shard_map", "jit"] = Field(
-        "pmap", description="What ran on the devices: a pmap, a shard_map, or a jit of sharded arrays."
-    )
+    # What each device of a mesh computed and exchanged in one call (all its device programs; the
+    # generated TypeScript must stay under 800 lines, hence comments rather than descriptions).
+    kind: Literal["pmap", "shard_map", "jit"] = "pmap"  # a pmap, a shard_map, or a jit of sharded arrays
     axis_names: list[Optional[str]] = Field(default_factory=list)
-    mesh: list[int] = Field(default_factory=list, description="The mesh's shape, one size per axis.")
-    programs: int = Field(1, description="Device programs the call ran (eager shard_map runs one per op).")
+    mesh: list[int] = Field(default_factory=list)  # the mesh's shape, one size per axis
+    programs: int = 1  # device programs the call ran (an eager shard_map runs one per operation)
     devices: list[DeviceRecord] = Field(default_factory=list)
     collectives: list[CollectiveEvent] = Field(default_factory=list)
 

@@ -67,14 +67,10 @@ export interface components {
              */
             weak_type: boolean;
         };
-        /**
-         * CheckifyError
-         * @description A ``checkify`` Error value: the failure it holds (``err.get()``), or none.
-         */
+        /** CheckifyError */
         CheckifyError: {
             /**
              * Error Type
-             * @description The failure's class: FailedCheckError, NaNError, ...
              * @default null
              */
             error_type: string | null;
@@ -86,14 +82,10 @@ export interface components {
             kind: "checkify_error";
             /**
              * Message
-             * @description err.get(): None when no check failed.
              * @default null
              */
             message: string | null;
-            /**
-             * @description The user line whose check failed.
-             * @default null
-             */
+            /** @default null */
             source: components["schemas"]["SourceInfo"] | null;
         };
         /** CollectiveEvent */
@@ -121,7 +113,6 @@ export interface components {
             nbytes: number;
             /**
              * Perm
-             * @description ppermute's (source, destination) pairs, as positions within each group.
              * @default null
              */
             perm: number[][] | null;
@@ -427,10 +418,7 @@ export interface components {
              */
             total_ms: number | null;
         };
-        /**
-         * PmapInfo
-         * @description What each device of a mesh computed and exchanged in one call (all its device programs).
-         */
+        /** PmapInfo */
         PmapInfo: {
             /** Axis Names */
             axis_names: (string | null)[];
@@ -440,19 +428,14 @@ export interface components {
             devices: components["schemas"]["DeviceRecord"][];
             /**
              * Kind
-             * @description What ran on the devices: a pmap, a shard_map, or a jit of sharded arrays.
              * @default pmap
              * @enum {string}
              */
             kind: "pmap" | "shard_map" | "jit";
-            /**
-             * Mesh
-             * @description The mesh's shape, one size per axis.
-             */
+            /** Mesh */
             mesh: number[];
             /**
              * Programs
-             * @description Device programs the call ran (eager shard_map runs one per op).
              * @default 1
              */
             programs: number;
