@@ -463,7 +463,13 @@ def get_runtime() -> LocalRuntime:
     global _runtime, _atexit_registered
     if _runtime is None or _runtime.closed or _runtime.host_pid != os.getpid():
         if _runtime is not None and _runtime.host_pid != os.getpid():
-            _runtime.workers = [None] * _runtime.n  # forked host (e.g. a sandboxed run): not ours
+            # A forked host (e.g. a sandboxed run): the devices are not ours. Their connections'
+            # descriptors may already be closed (the sandbox closes what it does not hand over)
+            # and their numbers reused, so they are let go of without closing them.
+            for w in _runtime.workers:
+                if w is not None:
+                    w.conn._handle = None  # type: ignore[attr-defined]  (Connection.__del__ closes it)
+            _runtime.workers = [None] * _runtime.n
         _runtime = LocalRuntime(_devices.device_count())
         if not _atexit_registered:
             atexit.register(shutdown, restore_blas=False)  # (restoring would start a BLAS pool)
