@@ -468,7 +468,7 @@ def get_runtime() -> LocalRuntime:
             # and their numbers reused, so they are let go of without closing them.
             for w in _runtime.workers:
                 if w is not None:
-                    w.conn._handle = None  # type: ignore[attr-defined]  (Connection.__del__ closes it)
+                    w.conn._handle = None  # (Connection.__del__ would close it)
             _runtime.workers = [None] * _runtime.n
         _runtime = LocalRuntime(_devices.device_count())
         if not _atexit_registered:
