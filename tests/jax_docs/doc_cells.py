@@ -67,6 +67,7 @@ PAGES = {
     "ffi": "docs/ffi.md",
     "pallas-tpu-pipelining": "docs/pallas/tpu/pipelining.md",
     "pallas-tpu-sparse": "docs/pallas/tpu/sparse.md",
+    "pallas-tpu-matmul": "docs/pallas/tpu/matmul.md",
     "pallas-tpu-distributed": "docs/pallas/tpu/distributed.md",
     "cute-dsl-jax": "docs/notebooks/cute_dsl_jax.md",
 }
@@ -112,7 +113,7 @@ _SKIP_PATTERNS = [
     (r"\b(import|from)\s+(torch|tensorflow|tensorflow_datasets)\b", "needs torch/tensorflow"),
     (r"\b(urllib|requests|wget|tfds\.load|download)\b", "needs the internet"),
     (r"['\"](gpu|tpu|cuda)['\"]|\bjax\.devices\(\s*['\"]?(gpu|tpu)", "needs a GPU/TPU"),
-    (r"\btime\.(time|perf_counter)\(", "timing"),
+    (r"\btime\.(time|perf_counter)\(|\btimeit\.timeit\(", "timing"),
     (r"\bbreakpoint\(", "interactive debugger (reads stdin)"),
     (r"^\s*(import|from)\s+scipy\b", "needs scipy, which the engine's environment does not install"),
 ]
