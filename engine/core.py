@@ -732,6 +732,16 @@ class Tracer:
         return self
 
 
+def refuse_jax_array_protocol() -> NoReturn:
+    """As in JAX 0.10.2: ``__jax_array__`` objects convert only through ``jnp.array``/``jnp.asarray``
+    (and arithmetic operators); jnp/lax functions, transformations and indexing refuse them."""
+    raise ValueError(
+        "Triggering __jax_array__() during abstractification is no longer supported. To avoid this "
+        "error, either explicitly convert your object using jax.numpy.array(), or register your "
+        "object as a pytree."
+    )
+
+
 def get_aval(x: Value) -> ShapedArray:
     t = type(x)
     if t is Array:
@@ -748,7 +758,7 @@ def get_aval(x: Value) -> ShapedArray:
     if isinstance(x, Array):  # subclasses, e.g. device-resident arrays: no need to fetch data
         return x.aval
     if hasattr(x, "__jax_array__"):
-        return get_aval(x.__jax_array__())
+        refuse_jax_array_protocol()
     rule = pytype_aval_mappings.get(t)
     if rule is not None:
         opaque_aval: ShapedArray = rule(x)  # (an AbstractRef: shaped like one)

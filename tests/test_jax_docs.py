@@ -56,13 +56,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "a stateful_rng closed over by vmap: JAX raises (an addupdate it sees as batched on an unbatched "
         "ref); the engine draws once for the whole batch"
     ),
-    **{
-        ("jep-array-protocol", i): (
-            "JAX 0.10.2 no longer calls __jax_array__ when abstractifying (its ValueError); the engine still "
-            "converts such objects"
-        )
-        for i in (2, 3)
-    },
     ("transfer-guard", 6): (
         "jax.transfer_guard: the engine's arrays live on the host, there are no implicit transfers to refuse"
     ),

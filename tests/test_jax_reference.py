@@ -117,3 +117,20 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         assert str(info.value).split("\n")[0] == want["message"], name
         checked += 1
     assert checked >= 14
+
+
+@pytest.mark.parametrize("topic", ["array_protocol"])
+def test_refusals_say_what_jax_says(topic, jax_on_engine):
+    """The messages of __jax_array__'s refusals (jnp/lax functions, jit, grad, indexing) and of
+    transfer_guard's refused implicit transfers are JAX's, word for word."""
+    recorded = json.loads((HERE / f"{topic}.json").read_text())
+    checked = 0
+    for name, code, *_ in SNIPPETS[topic]:
+        want = recorded[name]
+        if "error" not in want:
+            continue
+        with pytest.raises(Exception) as info:
+            run(code, _namespace(jax_on_engine))
+        assert str(info.value).split("\n")[0] == want["message"], name
+        checked += 1
+    assert checked >= 3

@@ -88,7 +88,7 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
     if isinstance(x, (np.ndarray, np.generic)):
         return core.canonical_dtype(x.dtype), False
     if hasattr(x, "__jax_array__"):
-        return dtype_and_weak(x.__jax_array__())
+        core.refuse_jax_array_protocol()
     if x is int or x is float or x is complex:  # the Python types as dtypes are weak, as in JAX
         return dtype_and_weak(x(0))
     return core.canonical_dtype(to_dtype(x)), False

@@ -64,7 +64,8 @@ def _parse(idx, shape) -> list[_Parsed]:
             "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array."
         )
     idx = idx if isinstance(idx, tuple) else (idx,)
-    idx = tuple(i.__jax_array__() if hasattr(i, "__jax_array__") else i for i in idx)
+    if any(hasattr(i, "__jax_array__") and not isinstance(i, Array) for i in idx):
+        core.refuse_jax_array_protocol()
     idx = tuple(np.asarray(i) if isinstance(i, list) else i for i in idx)  # sequences inside a tuple
     types = [_index_type(i) for i in idx]
     consumed = [

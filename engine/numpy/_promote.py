@@ -54,7 +54,7 @@ def as_operand(x):
     if isinstance(x, (Array, Tracer)):
         return x
     if hasattr(x, "__jax_array__"):
-        return as_operand(x.__jax_array__())
+        core.refuse_jax_array_protocol()
     if type(x) in _SCALARS:
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
     check_arraylike("jnp function", x)
@@ -71,7 +71,7 @@ def convert(x, dtype: np.dtype, weak: bool = False):
     if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
         return x
     if hasattr(x, "__jax_array__"):
-        return convert(x.__jax_array__(), dtype, weak)
+        core.refuse_jax_array_protocol()
     v = core.to_numpy(x) if isinstance(x, Array) else x
     if isinstance(v, (int, float)) and np.dtype(dtype).kind in "iu" and isinstance(v, int):
         info = np.iinfo(dtype)

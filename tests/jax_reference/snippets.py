@@ -1405,3 +1405,21 @@ CHECKIFY += [
     ),
 ]
 SNIPPETS["checkify"] = CHECKIFY
+
+# __jax_array__: JAX 0.10.2 converts such objects only in jnp.array/jnp.asarray and in the array's
+# arithmetic operators; jnp/lax functions, jit arguments and indices refuse them (a ValueError).
+_JA = (
+    "class C:\n    def __init__(s, d): s.data = d\n    def __jax_array__(s): return jnp.asarray(s.data)\n"
+    "a = C(np.arange(3))\n"
+)
+SNIPPETS["array_protocol"] = [
+    ("asarray", _JA + "out = (jnp.asarray(a), jnp.array(a))"),
+    ("operators", _JA + "out = (jnp.ones(3) + a, a + jnp.ones(3))"),
+    ("jnp_function", _JA + "out = jnp.multiply(a, 2)"),
+    ("jnp_unary", _JA + "out = jnp.sin(a)"),
+    ("jnp_sum", _JA + "out = jnp.sum(a)"),
+    ("lax_function", _JA + "out = lax.add(a, a)"),
+    ("jit_argument", _JA + "out = jax.jit(lambda x: x)(a)"),
+    ("grad_argument", _JA + "out = jax.grad(lambda x: x.sum())(a)"),
+    ("index", _JA + "out = jnp.arange(5)[C(np.array(1))]"),
+]
