@@ -525,6 +525,7 @@ OWNED_HERE = {c.prim for c in CASES}
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
     "custom_linear_solve": "tests/test_linalg.py",
+    "ffi_call": "tests/test_ffi.py",
     **{
         p: "tests/test_random.py"
         for p in (
