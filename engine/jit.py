@@ -352,7 +352,7 @@ class JitFunction:
             elif t is float or t is int:
                 key.append(t)
             elif t is PRNGKeyArray:  # typed keys: their storage goes to the executable as it is
-                key.append((a._value.shape, "key<fry>", False))
+                key.append((a._value.shape, a.dtype.name, False))
             else:
                 return None
         return tuple(key)

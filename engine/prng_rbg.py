@@ -45,7 +45,7 @@ def philox4x32(counter: Sequence[np.ndarray], key: Sequence[int]) -> list[np.nda
 
     Example:
 
-      >>> [hex(int(w)) for w in philox4x32([np.zeros(1, np.uint32)] * 4, (0, 0))]
+      >>> [hex(int(w[0])) for w in philox4x32([np.zeros(1, np.uint32)] * 4, (0, 0))]
       ['0x6627e8d5', '0xe169c58d', '0xbc57ac4c', '0x9b00dbd8']
     """
     x = [np.asarray(c, _U32) for c in counter]
@@ -163,6 +163,47 @@ def unsafe_fold_in(key, data) -> np.ndarray:
     d = int(np.asarray(data).astype(_U32))
     _, rows = rng_bit_generator(np.concatenate([np.array([0, d], _U32)] * 2), (10, 4))
     return key ^ rows[-1]
+
+
+# Batches of keys. JAX computes these by vmap, and the batching rule of ``rng_bit_generator`` draws
+# the whole batch's bits from the batch's first key: so do these, on ``uint32[..., 4]`` key data.
+
+
+def _first(keys: np.ndarray) -> np.ndarray:
+    return keys.reshape(-1, 4)[0] if keys.size else np.zeros(4, _U32)
+
+
+def batch_random_bits(keys, bit_width: int, shape: Sequence[int]) -> np.ndarray:
+    """``random_bits`` of every key of ``keys`` (``uint32[*s, 4]``): shape ``s + shape``."""
+    keys = np.asarray(keys, _U32)
+    return random_bits(_first(keys), bit_width, keys.shape[:-1] + tuple(shape))
+
+
+def batch_split(impl: str, keys, shape: Sequence[int]) -> np.ndarray:
+    """``split`` of every key of ``keys`` (``uint32[*s, 4]``) into ``shape``: ``s + shape + (4,)``."""
+    keys = np.asarray(keys, _U32)
+    batch, shape = keys.shape[:-1], tuple(shape)
+    if impl == "rbg":
+        flat = [split(k, shape) for k in keys.reshape(-1, 4)]
+        return np.stack(flat).reshape(*batch, *shape, 4) if flat else np.zeros((*batch, *shape, 4), _U32)
+    num = math.prod(shape)
+    _, rows = rng_bit_generator(_first(keys), (math.prod(batch), 10 * num, 4))
+    return rows[:, ::10].reshape(*batch, *shape, 4)
+
+
+def batch_fold_in(impl: str, keys, msgs) -> np.ndarray:
+    """``fold_in`` of keys (``uint32[*s, 4]``) and uint32 ``msgs`` that broadcast against ``s``."""
+    keys, msgs = np.asarray(keys, _U32), np.asarray(msgs, _U32)
+    shape = np.broadcast_shapes(keys.shape[:-1], msgs.shape)
+    if impl == "rbg":
+        k = np.broadcast_to(keys, (*shape, 4)).reshape(-1, 4)
+        m = np.broadcast_to(msgs, shape).reshape(-1)
+        out = [fold_in(a, b) for a, b in zip(k, m)]
+        return np.stack(out).reshape(*shape, 4) if out else np.zeros((*shape, 4), _U32)
+    # The seeds of the messages are one batch of keys for the bit generator.
+    first = int(msgs.reshape(-1)[0]) if msgs.size else 0
+    _, rows = rng_bit_generator(seed(first), (*msgs.shape, 10, 4))
+    return keys ^ rows[..., -1, :]
 
 
 # name -> (seed, split, fold_in, random_bits), for the two implementations.

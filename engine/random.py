@@ -101,7 +101,17 @@ def _return_prng_keys(wrapped: bool, key):
     return random_unwrap(key) if wrapped else key
 
 
-def _seed(ctor_name: str, seed):
+def _impl_name(impl) -> str:
+    """JAX's name of a PRNG implementation given by name (None: the default, threefry2x32)."""
+    name = "threefry2x32" if impl is None else getattr(impl, "name", impl)
+    if name not in rk.key_dtypes:
+        raise ValueError(
+            f"unrecognized PRNG implementation {impl!r}: the engine has {', '.join(map(repr, rk.key_dtypes))}."
+        )
+    return name
+
+
+def _seed(ctor_name: str, seed, impl: str = "threefry2x32"):
     if rk.is_typed(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     if np.ndim(seed) if not isinstance(seed, (Array, Tracer)) else seed.ndim:
@@ -115,11 +125,12 @@ def _seed(ctor_name: str, seed):
             raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
         # 64-bit mode is off: the seed's low 32 bits, as an int32 (wrapping like JAX's canonicalization).
         seed = Array(np.asarray(int(s) & 0xFFFFFFFF, np.uint32).view(np.int32))
-    return random_seed(seed)
+    return random_seed(seed, impl)
 
 
 def key(seed, *, impl=None):
     """A typed PRNG key (dtype ``key<fry>``) from an integer seed; its data is ``PRNGKey(seed)``.
+    ``impl`` may name another implementation: ``'rbg'`` or ``'unsafe_rbg'`` (XLA's bit generator).
 
     Example:
 
@@ -127,9 +138,7 @@ def key(seed, *, impl=None):
       Array((), dtype=key<fry>) overlaying:
       [0 1]
     """
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
-    return _seed("key", seed)
+    return _seed("key", seed, _impl_name(impl))
 
 
 def PRNGKey(seed, *, impl=None):
@@ -166,22 +175,21 @@ def wrap_key_data(key_bits_array, *, impl=None):
       Array((), dtype=key<fry>) overlaying:
       [0 5]
     """
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
+    impl = _impl_name(impl)
     if rk.is_typed(key_bits_array):
         raise TypeError("wrap_key_data: the argument is already a typed key array; pass its key_data.")
     if not isinstance(key_bits_array, (Array, Tracer)):
         key_bits_array = Array(np.asarray(key_bits_array))
     if core.get_aval(key_bits_array).dtype != _U32:
         raise TypeError(
-            f"wrap_key_data requires uint32 key data for threefry2x32, got "
+            f"wrap_key_data requires uint32 key data for {impl}, got "
             f"{core.get_aval(key_bits_array).dtype.name}."
         )
-    return random_wrap(key_bits_array)
+    return random_wrap(key_bits_array, impl)
 
 
 def key_impl(keys) -> str:
-    """The name of the PRNG implementation of typed keys (always ``threefry2x32``)."""
+    """The name of the PRNG implementation of typed keys (``threefry2x32``, ``rbg``, ``unsafe_rbg``)."""
     if not rk.is_typed(keys):
         raise TypeError(f"key_impl requires a typed key array (jax.random.key), got {type(keys).__name__}.")
     return keys.dtype.impl

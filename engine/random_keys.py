@@ -36,14 +36,17 @@ class extended:
 
 
 class KeyTy(core.ExtendedDType):
-    """The dtype of a typed key array: ``key<fry>`` for the threefry2x32 implementation."""
+    """The dtype of a typed key array of one PRNG implementation: ``key<fry>`` (threefry2x32),
+    ``key<rbg>`` or ``key<urbg>`` (unsafe_rbg)."""
 
-    name = "key<fry>"
-    impl = "threefry2x32"
     kind = "V"  # (not a number: numpy code that checks ``dtype.kind`` treats keys as opaque)
-    itemsize = 8
-    # One key per element: its two uint32 words.
-    numpy_dtype = np.dtype([("fry", np.uint32, (2,))])
+
+    def __init__(self, impl: str, tag: str, words: int):
+        self.impl, self.tag, self.words = impl, tag, words
+        self.name = f"key<{tag}>"
+        self.itemsize = 4 * words
+        # One key per element: its uint32 words, in a field named by the tag.
+        self.numpy_dtype = np.dtype([(tag, np.uint32, (words,))])
 
     def __repr__(self):
         return self.name
@@ -51,7 +54,7 @@ class KeyTy(core.ExtendedDType):
     __str__ = __repr__
 
     def __eq__(self, other):
-        return isinstance(other, KeyTy)
+        return isinstance(other, KeyTy) and other.impl == self.impl
 
     def __hash__(self):
         return hash(self.name)
@@ -61,25 +64,33 @@ class KeyTy(core.ExtendedDType):
         return PRNGKeyArray(value)
 
 
-key_dtype = KeyTy()
-core.extended_dtypes[key_dtype.numpy_dtype] = key_dtype
+key_dtype = KeyTy("threefry2x32", "fry", 2)
+# Every implementation's key dtype, by JAX's implementation name.
+key_dtypes = {k.impl: k for k in (key_dtype, KeyTy("rbg", "rbg", 4), KeyTy("unsafe_rbg", "urbg", 4))}
+for _k in key_dtypes.values():
+    core.extended_dtypes[_k.numpy_dtype] = _k
 
 
 def is_key_aval(aval) -> bool:
     return isinstance(aval.dtype, KeyTy)
 
 
-def storage_from_data(data: np.ndarray) -> np.ndarray:
-    """Key storage (structured, shape ``data.shape[:-1]``) from ``uint32[..., 2]`` data."""
+def storage_from_data(data: np.ndarray, dtype: KeyTy = key_dtype) -> np.ndarray:
+    """Key storage (structured, shape ``data.shape[:-1]``) from ``uint32[..., words]`` data."""
     data = np.asarray(data, dtype=np.uint32)
     if not data.flags.c_contiguous:
         data = data.copy()
-    return data.view(key_dtype.numpy_dtype).reshape(data.shape[:-1])
+    return data.view(dtype.numpy_dtype).reshape(data.shape[:-1])
+
+
+def data_dtype(storage: np.ndarray) -> KeyTy:
+    """The key dtype of key storage."""
+    return core.extended_dtypes[storage.dtype]  # type: ignore[return-value]
 
 
 def data_from_storage(storage: np.ndarray) -> np.ndarray:
-    """The ``uint32[..., 2]`` data of key storage."""
-    return storage["fry"]
+    """The ``uint32[..., words]`` data of key storage."""
+    return storage[storage.dtype.names[0]]
 
 
 class PRNGKeyArray(Array):
@@ -91,10 +102,8 @@ class PRNGKeyArray(Array):
         if isinstance(storage, Array):
             storage = storage._value
         storage = np.asarray(storage)
-        if storage.dtype != key_dtype.numpy_dtype:
-            raise TypeError(
-                f"typed PRNG key storage must have dtype {key_dtype.numpy_dtype}, got {storage.dtype}"
-            )
+        if not isinstance(core.extended_dtypes.get(storage.dtype), KeyTy):
+            raise TypeError(f"typed PRNG key storage must have a key dtype's storage, got {storage.dtype}")
         storage.flags.writeable = False
         self._value = storage
         self.weak_type = False
@@ -104,10 +113,10 @@ class PRNGKeyArray(Array):
     def aval(self) -> ShapedArray:
         aval = self._aval
         if aval is None:
-            aval = self._aval = ShapedArray(self._value.shape, key_dtype)
+            aval = self._aval = ShapedArray(self._value.shape, self.dtype)
         return aval
 
-    dtype = property(lambda self: key_dtype)
+    dtype = property(lambda self: core.extended_dtypes[self._value.dtype])
     nbytes = property(lambda self: self._value.nbytes)
 
     @property

@@ -32,17 +32,21 @@ from .staging import trace_to_jaxpr
 _U32 = np.dtype(np.uint32)
 
 
-def has_keys(jaxpr: Jaxpr) -> bool:
-    """Whether any value of ``jaxpr`` (or of a jaxpr nested in it) is a typed key."""
-    if any(rk.is_key_aval(v.aval) for v in jaxpr.in_binders):
+def has_keys(jaxpr: Jaxpr, is_key=rk.is_key_aval) -> bool:
+    """Whether any value of ``jaxpr`` (or of a jaxpr nested in it) is a typed key (``is_key``)."""
+    if any(is_key(v.aval) for v in jaxpr.in_binders):
         return True
     for eqn in jaxpr.eqns:
-        if any(rk.is_key_aval(v.aval) for v in eqn.out_binders):
+        if any(is_key(v.aval) for v in eqn.out_binders):
             return True
         for sub in ir.subjaxprs(eqn):
-            if has_keys(sub):
+            if has_keys(sub, is_key):
                 return True
     return False
+
+
+def _is_bit_generator_key(aval) -> bool:
+    return rk.is_key_aval(aval) and aval.dtype != rk.key_dtype
 
 
 def physical_aval(aval):
@@ -59,6 +63,8 @@ def physical_value(x):
 def physical_program(closed: ClosedJaxpr) -> ClosedJaxpr:
     """The program on key data: inputs and outputs that were keys are their ``uint32[..., 2]`` data."""
     jaxpr = closed.jaxpr
+    if has_keys(jaxpr, _is_bit_generator_key):
+        raise NotImplementedError("rbg and unsafe_rbg keys (XLA's bit generator) have no compiled code")
     consts = [physical_value(c) for c in closed.consts]
 
     def run(*args):

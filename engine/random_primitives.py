@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ad, batching, core, ir, lax, prng
+from . import ad, batching, core, ir, lax, prng, prng_rbg
 from . import random_keys as rk
 from .backends.rows import Mapped, Physical, lowerings
 from .core import Primitive, ShapedArray
@@ -31,8 +31,10 @@ _U32 = np.dtype(np.uint32)
 class PRNGImpl:
     """The ``impl`` parameter of ``random_seed``/``random_wrap``; prints as JAX prints it (``fry``)."""
 
-    name = "threefry2x32"
-    tag = "fry"
+    def __init__(self, name: str):
+        self.name = name
+        self.key_dtype = rk.key_dtypes[name]
+        self.tag = self.key_dtype.tag
 
     def __repr__(self):
         return self.tag
@@ -40,7 +42,8 @@ class PRNGImpl:
     __str__ = __repr__
 
 
-threefry_prng_impl = PRNGImpl()
+prng_impls = {name: PRNGImpl(name) for name in rk.key_dtypes}
+threefry_prng_impl = prng_impls["threefry2x32"]
 
 # ---------------------------------------------------------------------------------------------
 # threefry2x32: the hash, elementwise on uint32 words.
@@ -131,12 +134,19 @@ def _keys_of(y0, y1) -> np.ndarray:
 
 def _seed_impl(seeds, *, impl):
     seeds = np.asarray(seeds)
+    if impl is not threefry_prng_impl:
+        seed_fn = prng_rbg.IMPLS[impl.name][0]
+        out = [seed_fn(int(s)) for s in seeds.reshape(-1)]
+        data = np.stack(out).reshape(*seeds.shape, 4) if out else np.zeros((*seeds.shape, 4), _U32)
+        return rk.PRNGKeyArray(rk.storage_from_data(data, impl.key_dtype))
     # threefry_seed: the high word is seed >> 32 (zero for 32-bit seeds), the low word its low 32 bits.
     lo = (seeds.astype(np.int64) & 0xFFFFFFFF).astype(_U32)
     return rk.PRNGKeyArray(_keys_of(np.zeros_like(lo), lo))
 
 
 def _bits_impl(keys, *, bit_width, shape):
+    if rk.data_dtype(keys) != rk.key_dtype:
+        return prng_rbg.batch_random_bits(rk.data_from_storage(keys), bit_width, shape)
     k0, k1 = _words(keys, len(shape))
     hi, lo = prng.iota_2x32_shape(shape)
     y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
@@ -146,6 +156,10 @@ def _bits_impl(keys, *, bit_width, shape):
 
 
 def _split_impl(keys, *, shape):
+    kd = rk.data_dtype(keys)
+    if kd != rk.key_dtype:
+        out = prng_rbg.batch_split(kd.impl, rk.data_from_storage(keys), shape)
+        return rk.PRNGKeyArray(rk.storage_from_data(out, kd))
     k0, k1 = _words(keys, len(shape))
     hi, lo = prng.iota_2x32_shape(shape)
     y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
@@ -154,6 +168,10 @@ def _split_impl(keys, *, shape):
 
 
 def _fold_in_impl(keys, msgs):
+    kd = rk.data_dtype(keys)
+    if kd != rk.key_dtype:
+        out = prng_rbg.batch_fold_in(kd.impl, rk.data_from_storage(keys), msgs)
+        return rk.PRNGKeyArray(rk.storage_from_data(out, kd))
     k0, k1 = _words(keys, 0)
     y0, y1 = prng.threefry2x32(k0, k1, np.uint32(0), np.asarray(msgs, _U32))
     return rk.PRNGKeyArray(_keys_of(y0, y1))
@@ -165,27 +183,28 @@ def _fold_in_impl(keys, msgs):
 
 def _key_aval_of(name: str, aval) -> None:
     if not rk.is_key_aval(aval):
-        raise TypeError(f"{name} requires a typed key array (dtype key<fry>), got {aval.str_short()}")
+        raise TypeError(f"{name} requires a typed key array (such as key<fry>), got {aval.str_short()}")
 
 
 def _seed_abstract_eval(seeds, *, impl):
     if seeds.dtype.kind not in "iu":
         raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short()}")
-    return ShapedArray(seeds.shape, rk.key_dtype)
+    return ShapedArray(seeds.shape, impl.key_dtype)
 
 
 def _wrap_abstract_eval(base, *, impl):
-    if base.dtype != _U32 or not base.shape or base.shape[-1] != 2:
+    words = impl.key_dtype.words
+    if base.dtype != _U32 or not base.shape or base.shape[-1] != words:
         raise TypeError(
-            f"random_wrap: threefry2x32 key data must be a uint32 array whose last axis has size 2, "
+            f"random_wrap: {impl.name} key data must be a uint32 array whose last axis has size {words}, "
             f"got {base.str_short()}. Create keys with jax.random.key(seed)."
         )
-    return ShapedArray(base.shape[:-1], rk.key_dtype)
+    return ShapedArray(base.shape[:-1], impl.key_dtype)
 
 
 def _unwrap_abstract_eval(keys):
     _key_aval_of("random_unwrap", keys)
-    return ShapedArray((*keys.shape, 2), _U32)
+    return ShapedArray((*keys.shape, keys.dtype.words), _U32)
 
 
 def _bits_abstract_eval(keys, *, bit_width, shape):
@@ -197,14 +216,14 @@ def _bits_abstract_eval(keys, *, bit_width, shape):
 
 def _split_abstract_eval(keys, *, shape):
     _key_aval_of("random_split", keys)
-    return ShapedArray((*keys.shape, *shape), rk.key_dtype)
+    return ShapedArray((*keys.shape, *shape), keys.dtype)
 
 
 def _fold_in_abstract_eval(keys, msgs):
     _key_aval_of("random_fold_in", keys)
     if msgs.dtype != _U32:
         raise TypeError(f"random_fold_in requires uint32 data, got {msgs.str_short()}")
-    return ShapedArray(np.broadcast_shapes(keys.shape, msgs.shape), rk.key_dtype)
+    return ShapedArray(np.broadcast_shapes(keys.shape, msgs.shape), keys.dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,7 +266,7 @@ def _primitive(name, impl, abstract_eval, pp_params=None):
 
 
 def _wrap_impl(base, *, impl):
-    return rk.PRNGKeyArray(rk.storage_from_data(base))
+    return rk.PRNGKeyArray(rk.storage_from_data(base, impl.key_dtype))
 
 
 def _unwrap_impl(keys):
@@ -268,12 +287,12 @@ random_fold_in_p = _primitive("random_fold_in", _fold_in_impl, _fold_in_abstract
 batching.batch_rules[random_fold_in_p] = _fold_in_batch
 
 
-def random_seed(seeds):
-    return random_seed_p.bind(seeds, impl=threefry_prng_impl)
+def random_seed(seeds, impl: str = "threefry2x32"):
+    return random_seed_p.bind(seeds, impl=prng_impls[impl])
 
 
-def random_wrap(base):
-    return random_wrap_p.bind(base, impl=threefry_prng_impl)
+def random_wrap(base, impl: str = "threefry2x32"):
+    return random_wrap_p.bind(base, impl=prng_impls[impl])
 
 
 def random_unwrap(keys):

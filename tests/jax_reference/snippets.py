@@ -1423,3 +1423,48 @@ SNIPPETS["array_protocol"] = [
     ("grad_argument", _JA + "out = jax.grad(lambda x: x.sum())(a)"),
     ("index", _JA + "out = jnp.arange(5)[C(np.array(1))]"),
 ]
+
+# Typed keys of the rbg / unsafe_rbg implementations (XLA's bit generator; CPU values).
+RK = "kr = jax.random.key(5, impl='rbg')\nku = jax.random.key(5, impl='unsafe_rbg')\n"
+SNIPPETS["rbg_keys"] = [
+    ("repr", "out = (repr(jax.random.key(0, impl='rbg')), repr(jax.random.key(3, impl='unsafe_rbg')))"),
+    ("uniform_seed0", "out = jax.random.uniform(jax.random.key(0, impl='rbg'), (3,))"),
+    (
+        "key_data",
+        RK + "out = (jax.random.key_data(kr), jax.random.key_data(ku), str(kr.dtype), str(ku.dtype))",
+    ),
+    (
+        "split",
+        RK
+        + "out = (jax.random.key_data(jax.random.split(kr, 3)), jax.random.key_data(jax.random.split(ku)))",
+    ),
+    (
+        "fold_in",
+        RK
+        + "out = (jax.random.key_data(jax.random.fold_in(kr, 9)), jax.random.key_data(jax.random.fold_in(ku, 9)))",
+    ),
+    (
+        "samplers",
+        RK
+        + "out = (jax.random.normal(kr, (2, 3)), jax.random.randint(ku, (5,), 0, 50), jax.random.bits(kr, (4,), jnp.uint8))",
+    ),
+    ("uniform_f16", RK + "out = jax.random.uniform(ku, (3,), jnp.float16)"),
+    ("vmap_bits", RK + "out = jax.vmap(lambda k: jax.random.uniform(k, (2,)))(jax.random.split(kr, 3))"),
+    (
+        "vmap_split",
+        RK + "out = jax.random.key_data(jax.vmap(lambda k: jax.random.split(k, 2))(jax.random.split(ku, 3)))",
+    ),
+    (
+        "vmap_fold_in",
+        RK + "out = jax.random.key_data(jax.vmap(lambda d: jax.random.fold_in(ku, d))(jnp.arange(3)))",
+    ),
+    ("jit", RK + "out = jax.jit(lambda k: jax.random.normal(k, (3,)))(ku)"),
+    (
+        "wrap",
+        "out = jax.random.key_data(jax.random.split(jax.random.wrap_key_data(jnp.array([1, 2, 3, 4], jnp.uint32), impl='rbg')))",
+    ),
+    (
+        "rng_bit_generator",
+        "out = lax.rng_bit_generator(jnp.array([7, 8, 9, 10], jnp.uint32), (2, 3), dtype=jnp.uint16)",
+    ),
+]
