@@ -48,10 +48,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ),
     ("default-dtypes", 5): "jax_enable_x64=True: the engine runs with 64-bit types disabled (it raises)",
     **{("aot", i): _STABLEHLO for i in (7, 18)},
-    **{
-        ("jep-typed-keys", i): "jax.random.key(0, impl='rbg'): the engine has threefry2x32 keys only"
-        for i in (19, 20, 21)
-    },
     ("jep-stateful-rng", 10): (
         "a stateful_rng closed over by vmap: JAX raises (an addupdate it sees as batched on an unbatched "
         "ref); the engine draws once for the whole batch"

@@ -11,6 +11,7 @@ from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, polygamma, zeta, betainc  # noqa: F401,E402
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E402
+from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.

@@ -1467,4 +1467,15 @@ SNIPPETS["rbg_keys"] = [
         "rng_bit_generator",
         "out = lax.rng_bit_generator(jnp.array([7, 8, 9, 10], jnp.uint32), (2, 3), dtype=jnp.uint16)",
     ),
+    (
+        "rng_bit_generator_vmap",
+        "ks = jnp.array([[1, 2, 3, 4], [5, 6, 7, 8]], jnp.uint32)\n"
+        "out = jax.vmap(lambda k: lax.rng_bit_generator(k, (3,)))(ks)",
+    ),
+    (
+        "rng_bit_generator_jit_jaxpr",
+        "f = lambda k: lax.rng_bit_generator(k, (2, 2), dtype=jnp.uint8)\n"
+        "k = jnp.array([0, 1, 2, 3], jnp.uint32)\n"
+        "out = (jax.jit(f)(k), str(jax.make_jaxpr(f)(k)))",
+    ),
 ]

@@ -1,0 +1,89 @@
+"""``lax.rng_bit_generator``: XLA's stateless bit generator (``RngBitGenerator``) as a primitive.
+
+On CPU, JAX's default algorithm is Philox-4x32-10 (``engine.prng_rbg`` computes it); the key is
+``uint32[4]`` and the primitive returns the advanced key and the bits. The ``rbg`` and
+``unsafe_rbg`` PRNG implementations draw their bits with it.
+
+  >>> new_key, bits = rng_bit_generator(jnp.array([1, 2, 3, 4], jnp.uint32), (2,))
+  >>> new_key
+  Array([1, 2, 4, 4], dtype=uint32)
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .. import batching, core, prng_rbg
+from ..core import Primitive, ShapedArray
+
+_U32 = np.dtype(np.uint32)
+_BIT_DTYPES = tuple(np.dtype(f"uint{w}") for w in (8, 16, 32, 64))
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """Which algorithm ``rng_bit_generator`` uses (``RNG_DEFAULT``: Philox on CPU)."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+    def __str__(self):
+        return self.name
+
+
+rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)
+
+
+@rng_bit_generator_p.def_impl
+def _impl(key, *, shape, dtype, algorithm, out_sharding):
+    if algorithm == RandomAlgorithm.RNG_THREE_FRY:
+        raise NotImplementedError(
+            "rng_bit_generator: RNG_THREE_FRY is not implemented; use RNG_DEFAULT or RNG_PHILOX."
+        )
+    new_key, bits = prng_rbg.rng_bit_generator(np.asarray(key), shape, dtype)
+    return [new_key, bits]
+
+
+@rng_bit_generator_p.def_abstract_eval
+def _abstract_eval(key, *, shape, dtype, algorithm, out_sharding):
+    if key.shape != (4,) or key.dtype != _U32:
+        raise TypeError(f"rng_bit_generator: the key must be uint32[4], got {key.str_short()}")
+    return [ShapedArray(key.shape, key.dtype), ShapedArray(shape, dtype)]
+
+
+def _batch(axis_size, vals, dims, **params):
+    # As JAX: a batch of keys draws the whole batch's bits from its first key.
+    (keys,), (d,) = vals, dims
+    keys = batching.moveaxis(keys, d, 0)
+    shape = (axis_size, *params.pop("shape"))
+    new_key, bits = rng_bit_generator_p.bind(keys[0], shape=shape, **params)
+    return [keys.at[0].set(new_key), bits], [0, 0]
+
+
+batching.batch_rules[rng_bit_generator_p] = _batch
+
+
+def rng_bit_generator(
+    key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *, out_sharding=None
+):
+    """Stateless random bits (``uint8/16/32/64``) of ``shape`` from a ``uint32[4]`` key: ``(new_key,
+    bits)``. JAX discourages its direct use; ``jax.random`` is the stable API.
+
+      >>> rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,))[1]
+      Array([1713891541, 3781805453], dtype=uint32)
+    """
+    shape = tuple(int(d) for d in shape)
+    dtype = np.dtype(dtype)
+    if dtype not in _BIT_DTYPES:
+        raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    if dtype == np.uint64:  # 64-bit mode is off
+        dtype = np.dtype(np.uint32)
+    if not isinstance(key, (core.Array, core.Tracer)):
+        key = core.Array(np.asarray(key))
+    return tuple(
+        rng_bit_generator_p.bind(
+            key, shape=shape, dtype=dtype, algorithm=algorithm, out_sharding=out_sharding
+        )
+    )
