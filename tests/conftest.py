@@ -1,5 +1,6 @@
 import os
 import pathlib
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -22,6 +23,25 @@ def numba_backend():
     if WITHOUT_NUMBA:
         pytest.skip("JAXPLAY_TESTS_WITHOUT_NUMBA=1: numba-less run", allow_module_level=True)
     return importlib.import_module("engine.backends.numba_jit")
+
+
+@pytest.fixture(scope="module")
+def test_kernel_cache():
+    """The module's jit kernels in the tests' own cache directory, not the default
+    ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files they did not vouch
+    for there, while this process loads them ("no locator available"). Use it with
+    ``pytestmark = pytest.mark.usefixtures("test_kernel_cache")``."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
+    yield
+    mp.undo()
+
+
+@pytest.fixture
+def private_kernel_cache(tmp_path, monkeypatch):
+    """Each test's jit kernels in a cache directory of its own (nothing carries over between
+    tests)."""
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
 
 
 # page -> (matched, scored, skipped) cells of JAX's documentation (tests/test_jax_docs.py)

@@ -4,7 +4,6 @@ against values recorded from JAX 0.10.2 (``tests/jax_examples/record.py`` -> ``r
 import importlib.util
 import json
 import os
-import tempfile
 import re
 import subprocess
 import sys
@@ -19,14 +18,7 @@ HERE = ROOT / "tests" / "jax_examples"
 RECORDED = json.loads((HERE / "recorded.json").read_text())
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_kernel_cache():
-    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
-    # they did not vouch for there, while this process loads them ("no locator available").
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("test_kernel_cache")
 
 
 @pytest.fixture(scope="module")

@@ -39,9 +39,7 @@ LOSS = textwrap.dedent("""\
     """)
 
 
-@pytest.fixture(autouse=True)
-def private_kernel_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 def stack_report(code, function, stack, args) -> RunReport:

@@ -19,9 +19,7 @@ CODE = textwrap.dedent("""\
     """)
 
 
-@pytest.fixture(autouse=True)
-def private_kernel_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 def stack_result(stack, arg):

@@ -19,9 +19,7 @@ HEADER = textwrap.dedent("""\
 FIRST = HEADER.count("\n") + 1  # the first line after the header
 
 
-@pytest.fixture(autouse=True)
-def private_kernel_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 def error_of(body: str):

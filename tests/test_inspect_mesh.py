@@ -20,9 +20,7 @@ X = np.arange(32.0, dtype=np.float32).reshape(8, 4)
 COORDS = [[r, c] for r in range(4) for c in range(2)]
 
 
-@pytest.fixture(autouse=True)
-def private_kernel_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 def script_report(body: str) -> RunReport:

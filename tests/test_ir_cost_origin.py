@@ -11,9 +11,7 @@ from engine.inspect import RunReport, RunRequest, run_request
 from engine.inspect.cost import eqn_cost, jaxpr_cost
 
 
-@pytest.fixture(autouse=True)
-def private_kernel_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path / "kernels"))
+pytestmark = pytest.mark.usefixtures("private_kernel_cache")
 
 
 def costs(f, *args):

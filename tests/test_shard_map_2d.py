@@ -4,8 +4,6 @@ and grad/vmap of shard_map. Expected values are computed with numpy from the blo
 
 import contextlib
 import io
-import os
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,12 +14,7 @@ from engine import lax
 from engine.sharding import Mesh, PartitionSpec as P
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_kernel_cache():
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("test_kernel_cache")
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,6 @@
 """The explicit-sharding surface (``jax.sharding``, ``make_mesh``, ``device_put`` with a sharding,
 ``typeof``, ``reshard``) over the simulated devices; reprs and errors as JAX 0.10.2 prints them."""
 
-import os
-import tempfile
-
 import numpy as np
 import pytest
 
@@ -13,14 +10,7 @@ from engine.parallel.named import NamedShardedArray
 from engine.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_kernel_cache():
-    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
-    # they did not vouch for there, while this process loads them ("no locator available").
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ENGINE_CACHE_DIR", os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels"))
-    yield
-    mp.undo()
+pytestmark = pytest.mark.usefixtures("test_kernel_cache")
 
 
 @pytest.fixture(scope="module")
