@@ -42,6 +42,13 @@ from .config import (  # noqa: F401
     numpy_dtype_promotion,
     numpy_rank_promotion,
 )
+from .transfers import (  # noqa: F401
+    device_get,
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401

@@ -103,6 +103,12 @@ class Config:
             _dtypes.promotion_mode[0] = _choice(name, value, ("standard", "strict"))
         if name == "jax_num_cpu_devices":
             _set_device_count(int(value))
+        if name.startswith("jax_transfer_guard"):
+            from . import transfers
+
+            transfers.check_level(name, value)
+            self.values[name] = value
+            transfers.sync_active()
         self.values[name] = value
         if name in _CHECKING_OPTIONS:
             _sync_general_path()

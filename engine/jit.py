@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import core, invalid_values, ir, jit_runtime, monitoring
+from . import core, invalid_values, ir, jit_runtime, monitoring, transfers
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -369,6 +369,7 @@ class JitFunction:
             and not monitoring._listeners
             and not _config.values["jax_disable_jit"]
             and not invalid_values.active[0]
+            and not transfers.active[0]
         ):
             entry = fast.get(self._fast_key(args))
             if entry is not None and entry[4] is jit_runtime._backend:  # (set_backend invalidates)
@@ -417,6 +418,10 @@ class JitFunction:
                 f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
                 f"arguments static with static_argnums)"
             ) from None
+        if transfers.active[0] and not core.tracing_active():
+            for x in leaves:
+                if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+                    transfers.host_to_device(x)
         # Arguments on a mesh: their shardings are part of their types (jax.typeof inside sees them).
         shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
         in_shardings = shardings if any(s is not None for s in shardings) else None

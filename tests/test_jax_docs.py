@@ -52,9 +52,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "a stateful_rng closed over by vmap: JAX raises (an addupdate it sees as batched on an unbatched "
         "ref); the engine draws once for the whole batch"
     ),
-    ("transfer-guard", 6): (
-        "jax.transfer_guard: the engine's arrays live on the host, there are no implicit transfers to refuse"
-    ),
     ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
     ("faq", 13): (
         "XLA's algebraic simplifier rewrites log(exp(x)) to x under jit (the FAQ's point); the engine's "

@@ -119,7 +119,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
     assert checked >= 14
 
 
-@pytest.mark.parametrize("topic", ["array_protocol"])
+@pytest.mark.parametrize("topic", ["array_protocol", "transfer_guard"])
 def test_refusals_say_what_jax_says(topic, jax_on_engine):
     """The messages of __jax_array__'s refusals (jnp/lax functions, jit, grad, indexing) and of
     transfer_guard's refused implicit transfers are JAX's, word for word."""

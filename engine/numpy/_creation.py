@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, lax, transfers
 from ..core import Array, Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
@@ -35,6 +35,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     dtype = None if dtype is None else core.canonical_dtype(to_dtype(dtype))
     if hasattr(object, "__jax_array__"):
         object = object.__jax_array__()
+    if transfers.active[0] and isinstance(object, (np.ndarray, np.generic)) and not core.tracing_active():
+        transfers.host_to_device(object)
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
         if dtype is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, lax, transfers
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
@@ -55,6 +55,8 @@ def as_operand(x):
         return x
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
+    if transfers.active[0] and not core.tracing_active():
+        transfers.host_to_device(x)
     if type(x) in _SCALARS:
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
     check_arraylike("jnp function", x)

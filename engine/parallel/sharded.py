@@ -132,7 +132,13 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
     >>> y.devices()
     {CpuDevice(id=1)}
     """
+    from .. import transfers
     from ..experimental.layout import Format, put_with_format
+
+    if transfers.active[0]:
+        for v in tree_flatten(x)[0]:
+            if isinstance(v, (np.ndarray, np.generic, bool, int, float, complex)):
+                transfers.host_to_device(v, explicit=True)
 
     if isinstance(device, Format):  # a sharding and a layout
         return tree_map(lambda v: put_with_format(v, device), x)

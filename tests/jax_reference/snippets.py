@@ -1479,3 +1479,35 @@ SNIPPETS["rbg_keys"] = [
         "out = (jax.jit(f)(k), str(jax.make_jaxpr(f)(k)))",
     ),
 ]
+
+# jax.transfer_guard on a CPU: fetches to the host are always allowed; a NumPy or Python value
+# becoming an array (a jit argument, jnp.array) is guarded, jax.device_put only by "disallow_explicit".
+_TG = "x = jnp.arange(3.)\nf = jax.jit(lambda a: a + 1)\n"
+SNIPPETS["transfer_guard"] = [
+    (
+        "fetches_allowed",
+        _TG + "with jax.transfer_guard('disallow_explicit'):\n"
+        "    out = (str(x), np.asarray(x), jax.device_get({'x': x}), f(x), x * x)",
+    ),
+    ("jit_numpy_argument", _TG + "with jax.transfer_guard('disallow'):\n    out = f(np.ones(3))"),
+    ("jit_scalar_argument", _TG + "with jax.transfer_guard('disallow'):\n    out = f(1.0)"),
+    (
+        "jnp_array_of_numpy",
+        _TG + "with jax.transfer_guard_host_to_device('disallow'):\n    out = jnp.array(np.ones(3))",
+    ),
+    (
+        "device_put_explicit",
+        _TG + "with jax.transfer_guard('disallow'):\n    out = jax.device_put(np.ones(3))",
+    ),
+    (
+        "device_put_disallow_explicit",
+        _TG + "with jax.transfer_guard('disallow_explicit'):\n    out = jax.device_put(np.ones(3))",
+    ),
+    ("log_allows", _TG + "with jax.transfer_guard('log'):\n    out = f(np.ones(3))"),
+    (
+        "other_directions",
+        _TG + "with jax.transfer_guard_device_to_host('disallow'):\n    out = f(np.ones(3))",
+    ),
+    ("restored_after_block", _TG + "with jax.transfer_guard('disallow'):\n    pass\nout = f(np.ones(3))"),
+    ("bad_level", _TG + "with jax.transfer_guard('never'):\n    out = 1"),
+]
