@@ -153,6 +153,11 @@ def bdim_at_front(x: Value, bdim: BatchDim, size: int) -> Value:
     return moveaxis(x, bdim, 0)
 
 
+# The ids of the refs vmaps being traced map over (their arguments): any other eager ref a vmapped
+# function writes is one it closes over, which JAX's batching rules refuse.
+mapped_refs: list[int] = []
+
+
 def vmap_flat(
     f: Callable[..., Sequence[Value]],
     axis_size: int,
@@ -162,12 +167,19 @@ def vmap_flat(
     out_dims_spec: Callable[[int], Sequence[int | None]],
 ) -> list[Value]:
     """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis."""
+    from .state.types import Ref
+
     frame = AxisFrame(axis_name, axis_size, None)
+    mapped = [id(x) for x, d in zip(args, in_dims) if d is not None and isinstance(x, Ref)]
     with core.new_main(BatchTrace, frame) as main:
         frame.main = main
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not None else x for x, d in zip(args, in_dims)]
-        outs = f(*tracers_in)
+        mapped_refs.extend(mapped)
+        try:
+            outs = f(*tracers_in)
+        finally:
+            del mapped_refs[len(mapped_refs) - len(mapped) :]
         tracers_out = [trace.full_raise(o) for o in outs]
         vals_out = [t.val for t in tracers_out]
         dims_out = [t.batch_dim for t in tracers_out]

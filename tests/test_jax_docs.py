@@ -48,10 +48,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
     ),
     ("default-dtypes", 5): "jax_enable_x64=True: the engine runs with 64-bit types disabled (it raises)",
     **{("aot", i): _STABLEHLO for i in (7, 18)},
-    ("jep-stateful-rng", 10): (
-        "a stateful_rng closed over by vmap: JAX raises (an addupdate it sees as batched on an unbatched "
-        "ref); the engine draws once for the whole batch"
-    ),
     ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
     ("faq", 13): (
         "XLA's algebraic simplifier rewrites log(exp(x)) to x under jit (the FAQ's point); the engine's "

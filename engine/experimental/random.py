@@ -46,7 +46,7 @@ class StatefulPRNG:
         if self._base_key.shape:
             raise ValueError("cannot operate on split stateful generator")
         k = random.fold_in(self._base_key, self._counter[...])
-        self._counter[...] += 1
+        self._counter.addupdate(1)  # (JAX adds in place: an addupdate, not a swap)
         shape = _size(shape)
         return random.split(k, shape) if shape else k
 

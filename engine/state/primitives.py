@@ -65,6 +65,12 @@ def _staging_innermost() -> bool:
     return top.trace_type is JaxprTrace and top.level not in discharging
 
 
+def _under_vmap() -> bool:
+    """A vmap is being traced: an eager ref it does not map over is unbatched there, and JAX's
+    batching rules refuse any write to it."""
+    return any(m.trace_type is batching.BatchTrace for m in core._state.stack[1:])
+
+
 def _captured_by_staging(ref: Ref) -> bool:
     """A functional ref used while a body (scan, cond, jit...) nested inside its transformation is
     being staged."""
@@ -98,6 +104,8 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
             if _captured_by_staging(ref):  # a body being staged closes over it: a real ref there,
                 return prim.bind_traced(ref, *rest, **params)  # discharged when the body is bound
             return _functional(prim, ref, rest, params)
+        if prim is not get_p and _under_vmap() and id(ref) not in batching.mapped_refs:
+            raise _write_error(prim, ref.aval, "vmap")
         if not any(isinstance(a, Tracer) for a in rest):
             if core._state.dynamic is not None:  # inside jit/make_jaxpr: the effect is staged
                 return prim.bind_traced(ref, *rest, **params)

@@ -1390,6 +1390,21 @@ SNIPPETS["stateful_rng"] = [
         + "r = xr.stateful_rng(3)\nf = jax.jit(lambda g: g.normal(size=2))\nout = (f(r), f(r), r.random())",
     ),
     ("split_generator_refuses", _SR + "out = xr.stateful_rng(0).split(2).key()"),
+    # a generator (or ref) a vmapped function closes over is unbatched there: JAX refuses writes to it
+    (
+        "vmap_closed_over",
+        _SR + "r = xr.stateful_rng(0)\nout = jax.vmap(lambda x: x + r.uniform())(jnp.arange(3))",
+    ),
+    (
+        "vmap_closed_over_ref_set",
+        "r = jax.new_ref(0)\ndef f(x):\n    r[...] = 5\n    return x\nout = jax.vmap(f)(jnp.arange(2))",
+    ),
+    ("vmap_closed_over_ref_read", "r = jax.new_ref(3)\nout = jax.vmap(lambda x: x + r[...])(jnp.arange(2))"),
+    (
+        "vmap_mapped_ref_write",
+        "r = jax.new_ref(jnp.zeros(3))\ndef f(x, q):\n    q[...] += x\n    return x\n"
+        "out = (jax.vmap(f)(jnp.arange(3.), r), r[...])",
+    ),
 ]
 CHECKIFY += [
     (
