@@ -155,7 +155,7 @@ def _shard_map_check(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **
     return _split(store[0], outs)
 
 
-def _cond_check(error, enabled, index, *ops, branches):
+def _cond_check(error, enabled, index, *ops, branches, branches_platforms=None):
     from .lax.cond import cond_p
 
     avals = [core.get_aval(x) for x in ops]

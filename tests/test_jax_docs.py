@@ -70,10 +70,6 @@ KNOWN_FAILURES.update(
             "JAX types host-memory values (bool<host>[...]) and refuses an `and` mixing memory spaces in "
             "the offloaded remat; the engine keeps memory kinds on shardings only, not in avals"
         ),
-        ("ffi", 10): (
-            "lax.platform_dependent traces only the cpu branch (the engine's platform); JAX stages "
-            "platform_index and a cond over every platform's branch"
-        ),
         **{("ffi", i): _STABLEHLO for i in (11, 12)},
         **{
             ("pallas-tpu-sparse", i): (

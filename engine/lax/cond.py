@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir
-from ..backends.rows import Special, lowerings
+from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..staging import trace_to_jaxpr
@@ -40,7 +40,7 @@ def switch(index, branches, *operands):
     return _switch(index, branches, operands, clamp_index=True)
 
 
-def _switch(index, branches, operands, clamp_index, const_order=None):
+def _switch(index, branches, operands, clamp_index, const_order=None, **params):
     branches = list(branches)
     if not branches:
         raise ValueError("switch requires at least one branch")
@@ -82,7 +82,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None):
         jaxprs.append(ClosedJaxpr(Jaxpr([], [*binders, *j.in_binders], j.eqns, j.outs), []))
     if len(branches) == 1:
         return tree_unflatten(trees[0], _run(jaxprs[0], *consts, *leaves))
-    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
+    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs), **params)
     return tree_unflatten(trees[0], outs)
 
 
@@ -105,7 +105,7 @@ def cond(pred, true_fun, false_fun, *operands):
     )
 
 
-def _cond_impl(index, *args, branches):
+def _cond_impl(index, *args, branches, branches_platforms=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
     return [core.to_numpy(o) for o in _run(branches[i], *args)]
 
@@ -113,10 +113,12 @@ def _cond_impl(index, *args, branches):
 cond_p.def_impl(_cond_impl)
 
 
-cond_p.def_abstract_eval(lambda index, *args, branches: _join_weak([b.out_avals for b in branches]))
+cond_p.def_abstract_eval(
+    lambda index, *args, branches, branches_platforms=None: _join_weak([b.out_avals for b in branches])
+)
 
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
     index, *args = primals
     nz = [type(t) is not ad.Zero for t in tangents[1:]]
     new = [_jvp_closed(b, nz, True)[0] for b in branches]
@@ -180,7 +182,7 @@ def _merge_branch_residuals(res_avals):
     return all_res, [[order[t] for t in row] for row in tagged]
 
 
-def _cond_partial_eval(trace, tracers, *, branches):
+def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     index, *args = tracers
     if not index.pval.is_known:
         return _all_unknown(trace, cond_p, tracers, dict(branches=branches))
@@ -230,7 +232,7 @@ def _cond_partial_eval_jaxpr(unks_in, eqn):
     return eqn1, eqn2, out_uk, [eqn.inputs[0], *res_vars]
 
 
-def _cond_transpose(cts, index, *args, branches):
+def _cond_transpose(cts, index, *args, branches, branches_platforms=None):
     assert not ad.is_undefined(index)
     undef = [ad.is_undefined(a) for a in args]
     defined = [a for a in args if not ad.is_undefined(a)]
@@ -273,7 +275,7 @@ def _bcast_to(pred, x):
     return lax.broadcast_in_dim(pred, shape, tuple(range(p_nd))) if p_nd != len(shape) else pred
 
 
-def _cond_batch(axis_size, vals, dims, *, branches):
+def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
     index, *args = vals
     idim, *adims = dims
     if idim is not not_mapped:
@@ -335,17 +337,55 @@ ad.transpose_rules[cond_p] = _cond_transpose
 batching.batch_rules[cond_p] = _cond_batch
 
 
+# The index of the branch for the platform the code runs on, among ``platforms`` (a tuple of
+# platform-name tuples, ``None`` for the default): the engine's one platform is the CPU.
+platform_index_p = core.Primitive("platform_index")
+
+
+def _platform_index(platforms) -> int:
+    for k, names in enumerate(platforms):
+        if names is None or "cpu" in names:
+            return k
+    raise NotImplementedError(
+        f"platform_dependent has no branch for cpu (branches for: {platforms}) and no default"
+    )
+
+
+platform_index_p.def_impl(lambda *, platforms: np.int32(_platform_index(platforms)))
+platform_index_p.def_abstract_eval(lambda *, platforms: core.ShapedArray((), np.dtype(np.int32), False))
+lowerings[platform_index_p] = Index(
+    lambda eqn: lambda read, idx: f"np.int32({_platform_index(eqn.params['platforms'])})"
+)
+
+
 def platform_dependent(*args, default=None, **per_platform):
-    """``per_platform[p](*args)`` for the platform the code runs on: the engine runs on a CPU, so
-    the ``cpu`` branch (else ``default``) is the one traced and run. (JAX stages every branch with
-    a ``platform_index`` and picks at compile time; the result is the same on a CPU.)
+    """``per_platform[p](*args)`` for the platform the code runs on (the engine's is the CPU).
+    Eagerly the ``cpu`` branch (else ``default``) runs; traced, a ``platform_index`` picks among
+    every branch in a ``cond``, as JAX stages it.
 
     >>> platform_dependent(2.0, cpu=lambda x: x + 1, cuda=lambda x: x - 1)
     3.0
     """
-    branch = per_platform.get("cpu", default)
-    if branch is None:
-        raise NotImplementedError(
-            f"platform_dependent has no branch for cpu (branches for: {sorted(per_platform)}) and no default"
-        )
-    return branch(*args)
+    grouped: list[tuple[list[str], object]] = []  # platforms sharing one branch share a cond branch
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        for names, b in grouped:
+            if b == branch:
+                names.append(name)
+                break
+        else:
+            grouped.append(([name], branch))
+    platforms: tuple = tuple(tuple(names) for names, _ in grouped)
+    branches = [b for _, b in grouped]
+    if default is not None:
+        if not callable(default):
+            raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+        branches.append(default)
+        platforms += (None,)
+    index = platform_index_p.bind(platforms=platforms)
+    if not isinstance(index, core.Tracer):
+        return branches[int(core.to_numpy(index))](*args)
+    return _switch(index, branches, args, clamp_index=False, branches_platforms=platforms)

@@ -163,7 +163,9 @@ def _while(
     return list(carry_out)
 
 
-def _cond(index: Value, *ops: Value, branches: tuple[ClosedJaxpr, ...]) -> list[Value]:
+def _cond(
+    index: Value, *ops: Value, branches: tuple[ClosedJaxpr, ...], branches_platforms: Any = None
+) -> list[Value]:
     from ..lax.cond import switch
 
     refs = _unique_refs(ops)

@@ -1526,3 +1526,20 @@ SNIPPETS["transfer_guard"] = [
     ("restored_after_block", _TG + "with jax.transfer_guard('disallow'):\n    pass\nout = f(np.ones(3))"),
     ("bad_level", _TG + "with jax.transfer_guard('never'):\n    out = 1"),
 ]
+
+# lax.platform_dependent: eagerly the CPU branch runs; traced, platform_index picks a cond branch.
+_PD = (
+    "def f(x):\n"
+    "    return lax.platform_dependent(x, cpu=lambda v: jnp.sin(v) * 2, cuda=lambda v: v - 1, tpu=lambda v: v - 1)\n"
+    "def g(x):\n"
+    "    return lax.platform_dependent(x, tpu=jnp.cos, default=jnp.exp)\n"
+    "x = jnp.array([0.5, 1.5])\n"
+)
+SNIPPETS["platform_dependent"] = [
+    ("eager", _PD + "out = (f(x), g(x))"),
+    ("jit", _PD + "out = (jax.jit(f)(x), jax.jit(g)(x))"),
+    ("jaxpr", _PD + "out = (str(jax.make_jaxpr(f)(x)), str(jax.make_jaxpr(g)(x)))"),
+    ("grad", _PD + "out = (jax.grad(lambda v: f(v).sum())(x), jax.jit(jax.grad(lambda v: g(v).sum()))(x))"),
+    ("vmap", _PD + "out = jax.vmap(f)(jnp.stack([x, x + 1]))"),
+    ("gpu_name", _PD + "out = lax.platform_dependent(x, gpu=jnp.cos)"),
+]
