@@ -526,6 +526,7 @@ TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
     "custom_linear_solve": "tests/test_linalg.py",
     "ffi_call": "tests/test_ffi.py",
+    "check": "tests/test_checkify.py",
     **{
         p: "tests/test_random.py"
         for p in (
