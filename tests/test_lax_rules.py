@@ -527,6 +527,8 @@ TESTED_ELSEWHERE = {
     "custom_linear_solve": "tests/test_linalg.py",
     "ffi_call": "tests/test_ffi.py",
     "check": "tests/test_checkify.py",
+    "rng_bit_generator": "tests/test_prng_rbg.py",
+    "platform_index": "tests/test_jax_reference.py",  # (snippets: eager, jit, grad, vmap)
     **{
         p: "tests/test_random.py"
         for p in (

@@ -116,6 +116,7 @@ INTERPRETER_ONLY = {
     "axis_index": "collectives run between device processes",
     "psum_invariant": "collectives run between device processes (psum's rules)",
     "pvary": "a varying-axes cast of shard_map's types: the identity, no kernel of its own",
+    "rng_bit_generator": "XLA's CPU Philox in numpy (engine/prng_rbg.py): rbg keys run on the interpreter",
     "ffi_call": "a call into a registered foreign function (jax.ffi): the interpreter's rule",
     "fft": "numpy's FFT (a library call, not a loop nest)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
