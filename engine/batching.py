@@ -153,6 +153,39 @@ def bdim_at_front(x: Value, bdim: BatchDim, size: int) -> Value:
     return moveaxis(x, bdim, 0)
 
 
+def batch_leading(
+    closed: ClosedJaxpr, size: int, vals: Sequence[Value], dims: Sequence[BatchDim]
+) -> tuple[list[Value], list[bool], list[ShapedArray], Callable[..., list[Value]]]:
+    """For a batching rule of a primitive that runs a body on devices (``pmap``, ``shard_map``):
+    the operands with their batch axis moved to the front, which of them are mapped, the body's
+    input avals with that axis, and the body batched over it (outputs batched at the front)."""
+    from .ir import eval_jaxpr
+
+    trace = current_batch_trace()
+    vname = trace.axis_name if trace is not None else None
+    moved: list[Value] = []
+    mapped: list[bool] = []
+    avals: list[ShapedArray] = []
+    for v, d, aval in zip(vals, dims, closed.in_avals):
+        is_mapped = d is not not_mapped
+        moved.append(moveaxis(v, d, 0) if is_mapped else v)  # type: ignore[arg-type]
+        mapped.append(is_mapped)
+        avals.append(aval.update(shape=(size, *aval.shape)) if is_mapped else aval)
+    inner_dims: list[BatchDim | None] = [0 if m else None for m in mapped]
+
+    def body(*xs: Value) -> list[Value]:
+        return vmap_flat(
+            lambda *ys: eval_jaxpr(closed.jaxpr, ys, closed.consts),
+            size,
+            vname,
+            inner_dims,
+            xs,
+            lambda n: [0] * n,
+        )
+
+    return moved, mapped, avals, body
+
+
 # The ids of the refs vmaps being traced map over (their arguments): any other eager ref a vmapped
 # function writes is one it closes over, which JAX's batching rules refuse.
 mapped_refs: list[int] = []

@@ -16,7 +16,6 @@ import weakref
 import numpy as np
 
 from .. import ad, batching, core, monitoring
-from ..batching import not_mapped
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
 from ..jit import _hoist_tracer_consts
@@ -379,28 +378,8 @@ def _pmap_transpose(cts, *args, jaxpr, in_axes, out_axes, axis_name, axis_size, 
 
 
 def _pmap_batch(size, vals, dims, *, jaxpr, in_axes, out_axes, axis_name, axis_size, **params):
-    trace = batching.current_batch_trace()
-    vname = trace.axis_name if trace is not None else None
-    new_vals, new_axes, inner_dims, avals = [], [], [], []
-    for v, d, a, aval in zip(vals, dims, in_axes, jaxpr.in_avals):
-        if d is not_mapped:
-            new_vals.append(v), new_axes.append(a), inner_dims.append(None), avals.append(aval)
-        else:
-            new_vals.append(batching.moveaxis(v, d, 0))
-            new_axes.append(None if a is None else a + 1)
-            inner_dims.append(0)
-            avals.append(aval.update(shape=(size, *aval.shape)))
-
-    def f(*xs):
-        return batching.vmap_flat(
-            lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts),
-            size,
-            vname,
-            inner_dims,
-            xs,
-            lambda n: [0] * n,
-        )
-
+    new_vals, mapped, avals, f = batching.batch_leading(jaxpr, size, vals, dims)
+    new_axes = [a + 1 if m and a is not None else a for a, m in zip(in_axes, mapped)]
     closed, hoisted = _trace_body(f, avals, axis_name, axis_size)
     outs = _bind(
         hoisted,

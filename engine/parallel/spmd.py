@@ -312,28 +312,8 @@ def _local_aval(mesh, x, spec) -> ShapedArray:
 
 
 def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
-    trace = batching.current_batch_trace()
-    vname = trace.axis_name if trace is not None else None
-    new_vals, specs, inner_dims, avals = [], [], [], []
-    for v, d, s, aval in zip(vals, dims, in_specs, jaxpr.in_avals):
-        if d is batching.not_mapped:
-            new_vals.append(v), specs.append(s), inner_dims.append(None), avals.append(aval)
-        else:
-            new_vals.append(batching.moveaxis(v, d, 0))
-            specs.append(((), *s))
-            inner_dims.append(0)
-            avals.append(aval.update(shape=(size, *aval.shape)))
-
-    def f(*xs):
-        return batching.vmap_flat(
-            lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts),
-            size,
-            vname,
-            inner_dims,
-            xs,
-            lambda n: [0] * n,
-        )
-
+    new_vals, mapped, avals, f = batching.batch_leading(jaxpr, size, vals, dims)
+    specs = [((), *s) if m else s for s, m in zip(in_specs, mapped)]
     body, hoisted = _trace_body(f, avals, mesh)
     outs = _bind(hoisted, new_vals, specs, [((), *s) for s in out_specs], body, mesh=mesh, **params)
     return outs, [0] * len(outs)
