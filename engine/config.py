@@ -162,7 +162,8 @@ def _set_device_count(n: int) -> None:
 
 @contextmanager
 def _option(name: str, value):
-    prev = config.values[name]
+    """Within the block, option ``name`` is ``value`` (``config.update`` checks it)."""
+    prev = config.values.get(name)
     config.update(name, value)
     try:
         yield

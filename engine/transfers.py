@@ -9,11 +9,10 @@ an explicit transfer (refused only by ``"disallow_explicit"``).
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
 
 import numpy as np
 
-from .config import config
+from .config import _option, config
 
 LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")
@@ -56,39 +55,28 @@ def host_to_device(x, explicit: bool = False) -> None:
     raise JaxRuntimeError(f"INVALID_ARGUMENT: Disallowed {what}")
 
 
-@contextmanager
-def _guard(name: str, level: str):
-    check_level(name, level)
-    prev = config.values.get(name)
-    config.update(name, level)
-    try:
-        yield
-    finally:
-        config.update(name, prev)
-
-
 def transfer_guard(new_val: str):
     """Within the block, transfers of every direction are guarded at ``new_val``'s level.
 
     >>> with jax.transfer_guard("disallow"):
     ...     y = jax.device_put(np.ones(2))  # explicit: allowed
     """
-    return _guard("jax_transfer_guard", new_val)
+    return _option("jax_transfer_guard", new_val)
 
 
 def transfer_guard_host_to_device(new_val: str):
     """Guard only host-to-device transfers (a Python or NumPy value becoming an array)."""
-    return _guard("jax_transfer_guard_host_to_device", new_val)
+    return _option("jax_transfer_guard_host_to_device", new_val)
 
 
 def transfer_guard_device_to_host(new_val: str):
     """Guard only device-to-host fetches (always allowed on the engine's CPU, as in JAX)."""
-    return _guard("jax_transfer_guard_device_to_host", new_val)
+    return _option("jax_transfer_guard_device_to_host", new_val)
 
 
 def transfer_guard_device_to_device(new_val: str):
     """Guard only device-to-device copies (none are guarded on a CPU, as in JAX)."""
-    return _guard("jax_transfer_guard_device_to_device", new_val)
+    return _option("jax_transfer_guard_device_to_device", new_val)
 
 
 def device_get(x):
