@@ -7,15 +7,17 @@ runs it has finish (up to ``drain_seconds``), then shuts down. A second signal e
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from types import FrameType
 from typing import Any, Optional
 
 import uvicorn
+from pydantic import ValidationError
 
 from .main import create_app
-from .settings import Settings
+from .settings import Settings, settings_problem
 
 log = logging.getLogger("jaxplay.server")
 
@@ -46,7 +48,10 @@ class DrainingServer(uvicorn.Server):
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as e:
+        sys.exit(f"jaxplay: {settings_problem(e)}")
     # One uvicorn process: the sandbox pool lives in it, and the pool is where the parallelism is.
     config = uvicorn.Config(
         create_app(settings),

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -146,6 +146,25 @@ class Settings(BaseSettings):
         Path("/tmp/jaxplay-sandbox"),
         description="Parent of per-run directories when no private /tmp can be mounted.",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_only(cls, url: Optional[str]) -> Optional[str]:
+        # psycopg's own message for a SQLite URL ("missing '=' after ...") does not say what to set.
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                "must be a postgresql:// URL; for a SQLite file set JAXPLAY_DATABASE_PATH instead"
+            )
+        return url
+
+
+def settings_problem(error: ValidationError) -> str:
+    """One line per bad variable, named as the user set it (``JAXPLAY_PORT: ...``)."""
+    lines = []
+    for e in error.errors():
+        name = "JAXPLAY_" + "__".join(str(part) for part in e["loc"]).upper()
+        lines.append(f"{name}={e.get('input')!r}: {e['msg']}")
+    return "bad configuration:\n  " + "\n  ".join(lines)
 
 
 def get_settings() -> Settings:
