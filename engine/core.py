@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import invalid_values
+from .dims import InconclusiveDimensionOperation, is_constant_dim, max_dim, min_dim  # noqa: F401  (jax.core)
 from .invalid_values import active as _debug_values
 from .errors import (
     ConcretizationTypeError,
