@@ -282,6 +282,21 @@ def test_engine_error_points_at_line_and_layer(engine_server):
     assert report["error"]["layer"] == "jit"
 
 
+def test_engine_report_carries_the_jit_stage_lowered_text(engine_server):
+    code = "import jax\n\ndef f(x, y):\n    return x + y\n"
+    report = httpx.post(
+        engine_server.base_url + "/api/run",
+        timeout=60,
+        json={"code": code, "function": "f", "stack": [{"name": "jit"}], "args": ["1.0", "2.0"]},
+    ).json()
+    assert report["ok"], report["error"]
+    base, jitted = report["calls"][0]["stages"]
+    assert base["stablehlo"] is None  # only jit stages are lowered
+    text = jitted["stablehlo"]
+    assert text.startswith("# jaxplay engine: the jaxpr jit(f)"), text
+    assert "add a b" in text, text
+
+
 def test_security_headers_on_every_response(client):
     for path, status in [("/api/health", 200), ("/api/snippets/nonexistent", 404), ("/", None)]:
         r = client.get(path)

@@ -38,6 +38,7 @@ from .debugger import debug_trace
 from .device_programs import device_facts
 from .graph import jaxpr_graph, jaxpr_text, mark_added
 from .kernels import kernel_steps
+from .lowered import lowered_text, why_not
 from .schema import (
     DebugPrint,
     JitInfo,
@@ -552,6 +553,7 @@ class Recorder:
         specs = [rec.captures.get(id(layers[i])) for i in range(len(layers))] + [top]
         previous = None
         final_closed, final_path = None, False
+        traced: dict[int, Stage] = {}  # the stages that traced, by position in the stack
         for i, (fun, name) in enumerate(zip(funcs, names)):
             spec = specs[i] or top
             start = time.perf_counter()
@@ -588,22 +590,21 @@ class Recorder:
             graph = jaxpr_graph(closed.jaxpr, name)
             mark_added(graph, previous)
             previous = graph
-            record.stages.append(
-                Stage(
-                    name=name,
-                    transform=layers[i - 1].transform if i else None,
-                    text=jaxpr_text(closed),
-                    graph=graph,
-                    path_taken=path_taken,
-                    cost=stage_cost(closed.jaxpr, self.user_file),
-                )
+            traced[i] = Stage(
+                name=name,
+                transform=layers[i - 1].transform if i else None,
+                text=jaxpr_text(closed),
+                graph=graph,
+                path_taken=path_taken,
+                cost=stage_cost(closed.jaxpr, self.user_file),
             )
+            record.stages.append(traced[i])
             if i == len(funcs) - 1:
                 final_closed, final_path = closed, path_taken
         # (stack mode only: there the call is the run's last work; a script would wait mid-way)
         if ok and not self.detail_calls and rec.t.layers and rec.t.layers[-1].transform == "jit":
             self._measure_jit(rec, top.dynamic_leaves(args, kwargs))
-        self._jit_source(record, rec, specs, call_id)
+        self._jit_source(record, rec, specs, call_id, traced)
         if (
             ok
             and final_closed is not None
@@ -613,9 +614,15 @@ class Recorder:
             label = f"{names[-1]} (path taken for these inputs)" if final_path else names[-1]
             record.debug = debug_trace(final_closed, top.dynamic_leaves(args, kwargs), label)
 
-    def _jit_source(self, record: TransformedCall, rec: CallRecord, specs, call_id: int) -> None:
+    def _jit_source(
+        self, record: TransformedCall, rec: CallRecord, specs, call_id: int, traced: dict[int, Stage]
+    ) -> None:
         layers = rec.t.layers
         idx = next((i for i in range(len(layers) - 1, -1, -1) if layers[i].transform == "jit"), None)
+        for i, layer in enumerate(layers[:idx] if idx is not None else ()):  # inner jit stages
+            if layer.transform == "jit" and i + 1 in traced:
+                lower = functools.partial(_lower, layer.real, specs[i + 1] or specs[-1])
+                traced[i + 1].stablehlo = lowered_text(lower)
         if idx is None:
             return
         jit_fn = layers[idx].real
@@ -627,14 +634,17 @@ class Recorder:
         start = time.perf_counter()
         program = None
         try:
-            args, kwargs = spec.placeholders()
-            lowered = jit_fn.lower(*args, **kwargs)
+            lowered = _lower(jit_fn, spec)
+            if idx + 1 in traced:
+                traced[idx + 1].stablehlo = lowered_text(lambda: lowered)
             backend = importlib.import_module("engine.jit").get_backend()
             if hasattr(backend, "lower_program"):
                 program = backend.lower_program(lowered.jaxpr, lowered.name)
             source = program.source if program is not None else lowered.source()
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
+            if idx + 1 in traced and traced[idx + 1].stablehlo is None:
+                traced[idx + 1].stablehlo = why_not(e)
         self.event(
             record.timings,
             f"lower {layers[idx].label}",
@@ -704,6 +714,12 @@ def _runs_on_devices(jaxpr: Jaxpr) -> bool:
         if isinstance(inner, ClosedJaxpr) and _runs_on_devices(inner.jaxpr):
             return True
     return False
+
+
+def _lower(jit_fn, spec: ArgSpec):
+    """``jit_fn.lower`` on stand-ins of the types the stage was traced with."""
+    args, kwargs = spec.placeholders()
+    return jit_fn.lower(*args, **kwargs)
 
 
 def _static_positions(t: Transformed):

@@ -206,6 +206,10 @@ class Stage(BaseModel):
         "them: the equations that ran for these inputs, not a program valid for all inputs.",
     )
     cost: Optional[StageCost] = None
+    # A jit stage's lowered program as jit(f).lower(*args).as_text() prints it (capped), or a `//`
+    # line saying why there is none; None for other stages. (A comment, not a description: the
+    # generated TypeScript must stay under 800 lines.)
+    stablehlo: Optional[str] = None
 
 
 class KernelInfo(BaseModel):

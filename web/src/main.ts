@@ -73,6 +73,7 @@ class App {
     this.ir = new IRPanel({
       onSourceLines: (l) => this.editor.highlightLines(l),
       onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
+      onForm: (form) => { this.session.ir = form === "stablehlo" ? form : null; this.sessionChanged(); },
       onStageCost: (cost) => showLineCosts(this.editor.view, cost),
       compareLink: () => compareUrl(this.session, this.session),
     });
@@ -154,6 +155,7 @@ class App {
     this.example = null;
     this.session = s;
     this.ir.preferStage(s.stage ?? null);
+    this.ir.setForm(s.ir ?? "jaxpr");
     this.editor.setCode(s.code);
     this.stack.setSession(s);
     this.report = null;
@@ -482,6 +484,7 @@ class App {
         const view = parseViewFragment(location.hash);
         if (view.panel) s.panel = view.panel;
         s.stage = view.stage;
+        s.ir = view.ir;
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));

@@ -611,6 +611,11 @@ export interface components {
              * @default false
              */
             path_taken: boolean;
+            /**
+             * Stablehlo
+             * @default null
+             */
+            stablehlo: string | null;
             /** Text */
             text: string;
             /**

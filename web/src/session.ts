@@ -14,6 +14,8 @@ export interface Session {
   panel: PanelName;
   /** The IR stage open (by name), when one was picked. */
   stage?: string | null;
+  /** "stablehlo" when jit stages show their lowered StableHLO instead of the jaxpr. */
+  ir?: "stablehlo" | null;
 }
 
 // The transformations, their options (in display order) and the placeholders of the option
@@ -196,7 +198,7 @@ export function decodeFragment(hash: string): Session | null {
 }
 
 function compact(s: Session) {
-  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}) };
+  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}), ...(s.ir ? { i: s.ir } : {}) };
 }
 
 /** A session from a fragment, a stored snippet or a gallery example, tolerant of missing fields. */
@@ -218,6 +220,7 @@ export function fromAny(o: any): Session | null {
     args: Array.isArray(args) ? args.map(String) : [],
     panel: PANELS.includes(panel) ? panel : "output",
     stage: typeof (o.stage ?? o.g) === "string" ? (o.stage ?? o.g) : null,
+    ir: (o.ir ?? o.i) === "stablehlo" ? "stablehlo" : null,
   };
 }
 
@@ -227,13 +230,13 @@ function stringOptions(o: unknown): Record<string, string> {
   return out;
 }
 
-/** The view part of a share link's fragment: the open panel and IR stage, `p=ir&g=grad(f)`. */
+/** The view part of a share link's fragment: the open panel, IR stage and form, `p=ir&g=jit(f)&i=stablehlo`. */
 export function viewFragment(s: Session): string {
-  return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}`;
+  return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}${s.ir ? `&i=${s.ir}` : ""}`;
 }
 
-export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null } {
+export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null; ir: "stablehlo" | null } {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const panel = params.get("p") as PanelName | null;
-  return { panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g") };
+  return { panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g"), ir: params.get("i") === "stablehlo" ? "stablehlo" : null };
 }

@@ -1,5 +1,6 @@
 // The IR panel: one tab per stage of the stack (f, grad(f), vmap(grad(f)), …, lowered code), each
-// with the jaxpr as an interactive graph and as text. Nodes and text lines link to source lines.
+// with the jaxpr as an interactive graph and as text (a jit stage also as its lowered StableHLO).
+// Nodes and text lines link to source lines.
 
 import { empty, h, replace } from "../dom";
 import { formatCount } from "../cost-gutter";
@@ -8,6 +9,7 @@ import { userLine } from "../report";
 import { runSliced } from "../slices";
 import { GraphView } from "./graph";
 import { allNodes } from "./graph-structure";
+import { stablehloView } from "./stablehlo";
 import { type StageDiff, diffStages } from "./stage-diff";
 
 export interface IRHandlers {
@@ -19,9 +21,13 @@ export interface IRHandlers {
   onStageCost?(cost: StageCost | null): void;
   /** A link that opens this session in the two-stack comparison, when it fits in a URL. */
   compareLink?(): string | null;
+  /** The user switched between the jaxpr and the lowered StableHLO, for the session to remember. */
+  onForm?(form: IRForm): void;
 }
 
 type View = "graph" | "text" | "both";
+/** Which program a jit stage shows: its jaxpr (graph and text) or its lowered StableHLO text. */
+export type IRForm = "jaxpr" | "stablehlo";
 type Heat = "off" | "flops" | "bytes";
 
 /** Continuation blocks (sub-jaxprs, long params) of at least this many lines get a fold marker. */
@@ -37,6 +43,7 @@ export class IRPanel {
   private call: TransformedCall | null = null;
   private stageIndex = 0;
   private view: View = "both";
+  private form: IRForm = "jaxpr";
   private graph: GraphView | null = null;
   private textLines: { el: HTMLElement; node: IRNode | null }[] = [];
   private linkedLine: number | null = null;
@@ -75,6 +82,12 @@ export class IRPanel {
     if (want >= 0) { this.stageIndex = want; this.preferred = null; }
     this.renderTabs();
     this.renderStage();
+  }
+
+  /** Show jit stages as this form (stages without a lowered program show their jaxpr). */
+  setForm(form: IRForm) {
+    this.form = form;
+    if (this.call) this.renderStage();
   }
 
   /** Open the stage with this name when a call that has it is shown. */
@@ -130,13 +143,26 @@ export class IRPanel {
       type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v),
       onclick: () => { this.view = v; this.renderStage(); },
     }, label);
+    const hlo = stage.stablehlo ?? null;
+    const showHlo = hlo !== null && this.form === "stablehlo";
+    const formBtn = (f: IRForm, label: string) => h("button", {
+      type: "button", class: `seg${this.form === f ? " active" : ""}`, "aria-pressed": String(this.form === f), testid: `ir-form-${f}`,
+      onclick: () => { this.form = f; this.renderStage(); this.handlers.onForm?.(f); },
+    }, label);
     const head = h("div", { class: "stage-head" },
       h("div", { class: "stage-facts" },
         h("code", { class: "mono" }, stage.name),
         stage.graph ? h("span", { class: "muted", testid: "stage-equations" }, `${stage.graph.nodes.length} equations`) : null,
         stage.path_taken ? h("span", { class: "badge warn", testid: "path-taken", title: "Python control flow depends on the inputs, so this is the path these inputs took, not a program for every input" }, "path taken for these inputs") : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
-      h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
+      hlo !== null ? h("div", { class: "segmented", role: "group", "aria-label": "IR form" }, formBtn("jaxpr", "jaxpr"), formBtn("stablehlo", "StableHLO")) : null,
+      showHlo ? null : h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
+    if (showHlo) {
+      this.graph = null;
+      this.textLines = [];
+      replace(this.body, head, this.renderStablehlo(hlo));
+      return;
+    }
     const parts: HTMLElement[] = [head, this.renderCompare(call, stage)];
     const kernels = this.renderKernels(call, stage);
     if (kernels) parts.push(kernels);
@@ -350,6 +376,20 @@ export class IRPanel {
       foldable.length ? h("button", { type: "button", class: "link", testid: "ir-unfold-all", onclick: () => foldAll(true) }, "unfold all") : null,
       foldable.length ? h("button", { type: "button", class: "link", onclick: () => foldAll(false) }, "fold all") : null);
     return h("div", { class: "text-pane" }, tools, pre);
+  }
+
+  /** The stage's lowered program as `jax.jit(f).lower(*args).as_text()` prints it. */
+  private renderStablehlo(text: string): HTMLElement {
+    const pane = h("div", { class: "text-pane hlo-pane" });
+    const draw = () => replace(pane, tools, stablehloView(text, this.wrapText));
+    const tools = h("div", { class: "text-tools" },
+      h("span", { class: "muted" }, "What ", h("code", null, "jax.jit(f).lower(*args).as_text()"), " prints for this stage"),
+      h("label", null, h("input", {
+        type: "checkbox", checked: this.wrapText,
+        onchange: (e: Event) => { this.wrapText = (e.target as HTMLInputElement).checked; draw(); },
+      }), "wrap long lines"));
+    draw();
+    return h("div", { class: "stage-content view-hlo" }, pane);
   }
 
   private renderLowered(): HTMLElement {

@@ -1,0 +1,66 @@
+"""The IR panel's StableHLO form: a jit stage toggles between its jaxpr and the lowered program
+(read-only, highlighted), the choice travels in the URL, and stages without jit have no toggle."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from playwright.sync_api import Page, expect
+
+from .conftest import needs_runner, session_fragment
+from .test_playground import wait_runs
+
+CODE = "import jax\nimport jax.numpy as jnp\n\ndef f(x, y):\n    return jnp.sin(x) + y\n"
+STACK = [{"name": "vmap", "options": {}}, {"name": "jit", "options": {}}]
+ARGS = ["jnp.arange(3.0)", "jnp.ones(3)"]
+
+
+def fragment_session(url: str) -> dict:
+    raw = url.split("#s=", 1)[1]
+    return json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+
+
+@needs_runner
+def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, artifacts):
+    page.goto("/" + session_fragment(CODE, "f", STACK, ARGS, panel="ir"))
+    wait_runs(page, 1)
+    tabs = page.get_by_test_id("stage-tab")
+    expect(tabs).to_have_count(4)  # f, vmap(f), jit(vmap(f)), lowered code
+    expect(tabs.nth(2)).to_have_attribute("aria-selected", "true")
+
+    page.get_by_test_id("ir-form-stablehlo").click()
+    view = page.get_by_test_id("stablehlo-text")
+    expect(view).to_be_visible()
+    expect(page.get_by_test_id("ir-node")).to_have_count(0)  # the graph gave way to the text
+    text = view.locator(".cm-content").inner_text()
+    assert "jit(f)" in text and "sin" in text, text  # the report's lowered program, as sent
+    # highlighted: the MLIR tokens are styled spans
+    assert view.locator(".cm-line span").count() > 0
+    page.screenshot(path=str(artifacts / "ir-stablehlo.png"))
+
+    # The form is part of the session the URL restores.
+    page.wait_for_function("location.hash.length > 3 && !location.hash.startsWith('#p=')")
+    page.wait_for_timeout(400)  # (the fragment is written 250 ms after a change)
+    url = page.url
+    assert fragment_session(url).get("i") == "stablehlo", fragment_session(url)
+
+    # A stage without jit has no lowered program, so no toggle; the jit stage keeps the choice.
+    tabs.nth(1).click()
+    expect(page.get_by_test_id("ir-form-stablehlo")).to_have_count(0)
+    expect(page.get_by_test_id("ir-node").first).to_be_visible()
+    tabs.nth(2).click()
+    expect(page.get_by_test_id("stablehlo-text")).to_be_visible()
+
+    page.goto("about:blank")
+    page.goto(url)
+    wait_runs(page, 1)
+    expect(page.get_by_test_id("stablehlo-text")).to_be_visible()
+    expect(page.get_by_test_id("ir-form-stablehlo")).to_have_attribute("aria-pressed", "true")
+
+    # Back to the jaxpr: graph and text again, and the URL forgets the form.
+    page.get_by_test_id("ir-form-jaxpr").click()
+    expect(page.get_by_test_id("stablehlo-text")).to_have_count(0)
+    expect(page.get_by_test_id("ir-node").first).to_be_visible()
+    page.wait_for_timeout(400)
+    assert "i" not in fragment_session(page.url)
