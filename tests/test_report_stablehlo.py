@@ -61,3 +61,14 @@ def test_a_failed_lowering_is_one_comment_line_with_the_reason():
         "// no lowered program for this stage: NotImplementedError: "
         "no StableHLO lowering for primitive 'frobnicate' yet"
     )
+
+
+def test_a_program_over_the_equation_cap_is_not_printed_and_says_how_to(monkeypatch):
+    monkeypatch.setattr(lowered_mod, "EQN_CAP", 3)  # jit(f) lowers sin, convert_element_type, mul
+    assert not stages([{"name": "jit"}])["jit(f)"].stablehlo.startswith("//")
+    monkeypatch.setattr(lowered_mod, "EQN_CAP", 2)
+    text = stages([{"name": "jit"}])["jit(f)"].stablehlo
+    assert text == (
+        "// not printed here: jit(f) has 3 equations (the report prints up to 2); "
+        "print(jax.jit(f).lower(*args).as_text()) in the code shows it"
+    )
