@@ -81,13 +81,20 @@ class Lowered:
         self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
         self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
 
-    def as_text(self) -> str:
-        """The engine's own lowered program, labelled as such (JAX returns StableHLO text here)."""
-        backend = getattr(get_backend(), "name", "?")
-        return (
-            f"# jaxplay engine: the jaxpr jit({self.name}) compiles with its {backend} backend (not "
-            f"StableHLO); .source() shows the generated code\n{self.jaxpr}"
-        )
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The StableHLO module JAX prints for this program (``engine.stablehlo``). The engine
+        does not compile it: ``.compile()`` runs the jaxpr on its own backends."""
+        if dialect not in (None, "stablehlo"):
+            raise NotImplementedError(
+                f"as_text(dialect={dialect!r}): the engine prints StableHLO only (no XLA HLO here)"
+            )
+        from .stablehlo import module_text, result_paths
+
+        return module_text(self.jaxpr, self.name, result_names=result_paths(self.out_tree))
+
+    def compiler_ir(self, dialect: str | None = None) -> str:
+        """JAX returns an MLIR module object; the engine returns its text (``str()`` of JAX's)."""
+        return self.as_text(dialect)
 
     def source(self) -> str | None:
         backend = get_backend()
@@ -114,7 +121,13 @@ class Compiled:
             return partitioned_text(self.lowered.jaxpr, self.lowered.name, self.lowered.args_on_mesh)
         # A backend's note on its executable: the compiled text, or a function that makes it.
         text: Callable[[], str] | str | None = getattr(self.exe, "compiled_text", None)
-        return text() if callable(text) else (text or self.lowered.as_text())
+        if callable(text):
+            return text()
+        backend = getattr(get_backend(), "name", "?")
+        return text or (
+            f"# jaxplay engine: the jaxpr jit({self.lowered.name}) compiles with its {backend} backend "
+            f"(not XLA); .lowered.source() shows the generated code\n{self.lowered.jaxpr}"
+        )
 
     def memory_analysis(self) -> None:
         """XLA's buffer-assignment sizes (temporaries, arguments, outputs); JAX returns None where a

@@ -31,10 +31,6 @@ _PRIMITIVES = (
     "contains 'partial_eval.JaxprTracer'; the engine's is engine.ad.PartialEvalTracer, so the tangents "
     "grad passes to a custom JVP rule print as Traced<f32[]>with<PartialEvalTracer>"
 )
-_STABLEHLO = (
-    "Lowered.as_text() is StableHLO in JAX; the engine prints its own program (the jaxpr its backend "
-    "compiles), labelled"
-)
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
     **{("jax-primitives", i): _PRIMITIVES for i in (17, 19)},
     ("debugging", 3): (
@@ -47,7 +43,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "engine prints in program order"
     ),
     ("default-dtypes", 5): "jax_enable_x64=True: the engine runs with 64-bit types disabled (it raises)",
-    **{("aot", i): _STABLEHLO for i in (7, 18)},
     ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
     ("faq", 13): (
         "XLA's algebraic simplifier rewrites log(exp(x)) to x under jit (the FAQ's point); the engine's "
@@ -70,7 +65,11 @@ KNOWN_FAILURES.update(
             "JAX types host-memory values (bool<host>[...]) and refuses an `and` mixing memory spaces in "
             "the offloaded remat; the engine keeps memory kinds on shardings only, not in avals"
         ),
-        **{("ffi", i): _STABLEHLO for i in (11, 12)},
+        ("ffi", 11): (
+            "Lowered.as_text(): StableHLO for platform_index and a multi-platform cond (lowering for "
+            "several platforms at once) is not implemented"
+        ),
+        ("ffi", 12): "as_text(dialect='hlo') is XLA's HLO text: there is no XLA here",
         **{
             ("pallas-tpu-sparse", i): (
                 "jnp.bfloat16 is not an engine dtype (AttributeError before the pallas_call that JAX "

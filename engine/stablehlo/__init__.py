@@ -1,0 +1,99 @@
+"""StableHLO text for a jaxpr, as JAX 0.10.2 prints it (``jit(f).lower(x).as_text()``).
+
+>>> import engine, engine.numpy as jnp
+>>> print(engine.jit(jnp.sin).lower(1.0).as_text())  # doctest: +NORMALIZE_WHITESPACE
+module @jit_sin attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> {jax.result_info = "result"}) {
+    %0 = stablehlo.sine %arg0 : tensor<f32>
+    return %0 : tensor<f32>
+  }
+}
+<BLANKLINE>
+
+The engine does not compile this text (``.compile()`` runs the jaxpr on its own backends); it is
+what JAX would hand to XLA, for reading. A primitive without a rule raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..ir import ClosedJaxpr, Var, dce_jaxpr
+from . import literals
+from .lowering import Module, emit, lower_jaxpr, rules
+from .lowering import _return_render
+
+__all__ = ["module_text", "result_paths", "rules"]
+
+
+def result_paths(out_tree: Any) -> list[str]:
+    """``result``, ``result[0]``, ``result['a']``: the names JAX gives a function's outputs."""
+    from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
+
+    n = out_tree.num_leaves
+    try:
+        tree = tree_unflatten(out_tree, [_Leaf() for _ in range(n)])
+        paths = [keystr(p) for p, _ in tree_flatten_with_path(tree)[0]]
+    except Exception:  # a pytree whose nodes refuse stand-in leaves: positions instead
+        paths = [f"[{i}]" for i in range(n)] if n != 1 else [""]
+    return ["result" + p for p in paths] if len(paths) == n else [f"result[{i}]" for i in range(n)]
+
+
+class _Leaf:
+    pass
+
+
+def module_text(
+    closed: ClosedJaxpr,
+    name: str,
+    *,
+    result_names: Sequence[str] | None = None,
+    keep_unused: bool = False,
+    arg_attrs: Sequence[str] | None = None,
+) -> str:
+    """The StableHLO module JAX prints for ``closed`` jitted as ``name``.
+
+    Args:
+      closed: the program (what ``make_jaxpr`` returns).
+      name: the function's name; the module is ``@jit_<name>``.
+      result_names: ``jax.result_info`` of each output (default ``result``, ``result[i]``);
+        ``result_paths(out_tree)`` gives JAX's names for a pytree of outputs.
+      keep_unused: keep arguments the program does not use (``jit(keep_unused=True)``); by
+        default they are dropped from ``@main`` as JAX drops them.
+      arg_attrs: an attribute dictionary's text per kept argument (``""`` for none).
+
+    Raises NotImplementedError naming the first primitive that has no StableHLO rule.
+    """
+    from . import rules_calls, rules_elementwise, rules_structural  # noqa: F401  (their rows of ``rules``)
+
+    jaxpr = dce_jaxpr(closed.jaxpr)
+    if keep_unused:
+        kept = list(range(len(jaxpr.in_binders)))
+    else:
+        used = {x for e in jaxpr.eqns for x in e.inputs if type(x) is Var} | {
+            x for x in jaxpr.outs if type(x) is Var
+        }
+        kept = [i for i, v in enumerate(jaxpr.in_binders) if v in used]
+    n_out = len(jaxpr.outs)
+    if result_names is None:
+        result_names = ["result"] if n_out == 1 else [f"result[{i}]" for i in range(n_out)]
+    module = Module()
+    main = module.add_function("main", True, [literals.aval_type(jaxpr.in_binders[i].aval) for i in kept])
+    if arg_attrs is not None:
+        main.arg_attrs = list(arg_attrs)
+    args: list[Any] = [None] * len(jaxpr.in_binders)
+    for i, a in zip(kept, main.body.args):
+        args[i] = a
+    outs = lower_jaxpr(module, main.body, jaxpr, closed.consts, args)
+    main.result_types = [v.type for v in outs]
+    main.result_attrs = [f'jax.result_info = "{n}"' for n in result_names]
+    emit(main.body, [], _return_render("return", outs))
+    header = f"module @{_module_name(name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n"
+    return header + "".join(f.text() for f in module.functions) + "}\n"
+
+
+def _module_name(name: str) -> str:
+    """JAX's: ``jit(<name>)`` with each character other than a word character, ``.`` or ``-``
+    made ``_``, trailing ``_`` dropped (``<lambda>`` gives ``jit__lambda``)."""
+    return re.sub(r"[^\w.-]", "_", f"jit({name})").rstrip("_")

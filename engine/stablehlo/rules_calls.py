@@ -1,0 +1,34 @@
+"""StableHLO rules for call-like primitives: ``jit`` becomes a private function and a call; custom
+derivatives and checkpoints are inlined (their primal computation), as JAX lowers them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ad_checkpoint import checkpoint_p, name_p
+from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from ..jit_primitive import jit_p
+from .lowering import RuleContext, register
+from .syntax import Value
+
+
+@register(jit_p)
+def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **_: Any) -> list[Value]:
+    fn = ctx.module.private_function(jaxpr, name)
+    return ctx.call(fn, args)
+
+
+@register(custom_jvp_call_p)
+@register(custom_vjp_call_p)
+def _custom_call(ctx: RuleContext, *args: Value, call_jaxpr: Any, **_: Any) -> list[Value]:
+    return ctx.lower_jaxpr(ctx.block, call_jaxpr, args)
+
+
+@register(checkpoint_p)
+def _checkpoint(ctx: RuleContext, *args: Value, jaxpr: Any, **_: Any) -> list[Value]:
+    return ctx.lower_jaxpr(ctx.block, jaxpr, args)
+
+
+@register(name_p)
+def _name(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    return [x]

@@ -1,0 +1,229 @@
+"""StableHLO rules for elementwise primitives: one StableHLO or CHLO operation each, as JAX lowers them."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..ad import add_jaxvals_p
+from ..lax import elementwise as ew
+from ..lax import special
+from ..lax import structural as st
+from . import literals
+from .lowering import RuleContext, register
+from .syntax import Printer, Value, functional_type, same_or_functional
+
+
+def hlo_op(ctx: RuleContext, name: str, *xs: Value, out_type: str | None = None) -> Value:
+    """``stablehlo.<name> %a, %b : type``: an operation printed with one type when all agree."""
+    ty = out_type or ctx.out_types[0]
+    ins = [x.type for x in xs]
+    text_type = same_or_functional(ins, [ty])
+    return ctx.emit([ty], lambda p: f"{name} {p.list(xs)} : {text_type}")[0]
+
+
+def _simple(prim: Any, name: str) -> None:
+    register(prim)(lambda ctx, *xs, **_: [hlo_op(ctx, name, *xs)])
+
+
+def _chlo(prim: Any, name: str) -> None:
+    def rule(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+        ty = ctx.out_types[0]
+        return ctx.emit([ty], lambda p: f"{name} {p(x)} : {x.type} -> {ty}")
+
+    register(prim)(rule)
+
+
+for _prim, _name in [
+    (ew.neg_p, "negate"), (ew.sign_p, "sign"), (ew.floor_p, "floor"), (ew.ceil_p, "ceil"),
+    (ew.is_finite_p, "is_finite"), (ew.exp_p, "exponential"), (ew.log_p, "log"),
+    (ew.log1p_p, "log_plus_one"), (ew.expm1_p, "exponential_minus_one"), (ew.tanh_p, "tanh"),
+    (ew.logistic_p, "logistic"), (ew.sin_p, "sine"), (ew.cos_p, "cosine"), (ew.tan_p, "tan"),
+    (ew.sqrt_p, "sqrt"), (ew.rsqrt_p, "rsqrt"), (ew.cbrt_p, "cbrt"), (ew.abs_p, "abs"),
+    (ew.not_p, "not"), (ew.population_count_p, "popcnt"),
+    (ew.add_p, "add"), (add_jaxvals_p, "add"), (ew.sub_p, "subtract"), (ew.mul_p, "multiply"),
+    (ew.div_p, "divide"), (ew.rem_p, "remainder"), (ew.pow_p, "power"), (ew.max_p, "maximum"),
+    (ew.min_p, "minimum"), (ew.atan2_p, "atan2"), (ew.and_p, "and"), (ew.or_p, "or"),
+    (ew.xor_p, "xor"), (ew.shift_left_p, "shift_left"),
+    (ew.shift_right_logical_p, "shift_right_logical"),
+    (ew.shift_right_arithmetic_p, "shift_right_arithmetic"),
+]:  # fmt: skip
+    _simple(_prim, "stablehlo." + _name)
+
+for _prim, _name in [
+    (ew.asin_p, "asin"), (ew.acos_p, "acos"), (ew.atan_p, "atan"), (ew.sinh_p, "sinh"),
+    (ew.cosh_p, "cosh"), (ew.asinh_p, "asinh"), (ew.acosh_p, "acosh"), (ew.atanh_p, "atanh"),
+    (ew.square_p, "square"), (ew.erf_p, "erf"), (special.erfc_p, "erfc"), (ew.erf_inv_p, "erf_inv"),
+    (special.lgamma_p, "lgamma"), (special.digamma_p, "digamma"),
+]:  # fmt: skip
+    _chlo(_prim, "chlo." + _name)
+
+
+@register(ew.nextafter_p)
+def _nextafter(ctx: RuleContext, x: Value, y: Value) -> list[Value]:
+    ty = ctx.out_types[0]
+    return ctx.emit([ty], lambda p: f"chlo.next_after {p(x)}, {p(y)} : {x.type}, {y.type} -> {ty}")
+
+
+@register(ew.round_p)
+def _round(ctx: RuleContext, x: Value, rounding_method: Any = 0) -> list[Value]:
+    even = "EVEN" in str(rounding_method).upper() or rounding_method == 1
+    return [hlo_op(ctx, "stablehlo.round_nearest_even" if even else "stablehlo.round_nearest_afz", x)]
+
+
+@register(ew.exp2_p)
+def _exp2(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    aval = ctx.avals_in[0]
+    log2 = ctx.constant(np.log(2), aval.dtype)
+    log2 = broadcast_in_dim(ctx, log2, aval.shape, ())
+    return [hlo_op(ctx, "stablehlo.exponential", hlo_op(ctx, "stablehlo.multiply", log2, x))]
+
+
+def compare_type(dtype: Any) -> str:
+    kind = np.dtype(dtype).kind
+    return "FLOAT" if kind in "fc" else "SIGNED" if kind == "i" else "UNSIGNED"
+
+
+def compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any, out_type: str) -> Value:
+    ctype = compare_type(dtype)
+    return ctx.emit(
+        [out_type],
+        lambda p: (
+            f"stablehlo.compare {direction}, {p(x)}, {p(y)}, {ctype} : "
+            f"{functional_type([x.type, y.type], [out_type])}"
+        ),
+    )[0]
+
+
+def _compare(prim: Any, direction: str) -> None:
+    def rule(ctx: RuleContext, x: Value, y: Value) -> list[Value]:
+        return [compare(ctx, direction, x, y, ctx.avals_in[0].dtype, ctx.out_types[0])]
+
+    register(prim)(rule)
+
+
+for _prim, _dir in [
+    (ew.eq_p, "EQ"), (ew.ne_p, "NE"), (ew.lt_p, "LT"), (ew.le_p, "LE"), (ew.gt_p, "GT"), (ew.ge_p, "GE"),
+]:  # fmt: skip
+    _compare(_prim, _dir)
+
+
+def broadcast_in_dim(ctx: RuleContext, x: Value, shape: Any, dims: Any) -> Value:
+    """``stablehlo.broadcast_in_dim %x, dims = [...]`` to ``shape`` (x's element type)."""
+    ty = "tensor<" + "".join(f"{d}x" for d in shape) + _element_of(x.type) + ">"
+    dims_text = ", ".join(str(d) for d in dims)
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.broadcast_in_dim {p(x)}, dims = [{dims_text}] : ({x.type}) -> {ty}"
+    )[0]
+
+
+def _element_of(tensor_type: str) -> str:
+    inner = tensor_type[len("tensor<") : -1]
+    parts = inner.split("x")
+    # the element type may contain an 'x' only inside complex<...>
+    if inner.startswith("complex") or "complex" in inner:
+        return inner[inner.index("complex") :]
+    return parts[-1]
+
+
+def full_like(ctx: RuleContext, value: Any, aval: Any) -> Value:
+    """JAX's ``full_like_aval``: a scalar constant, then ``broadcast_in_dim`` (even to a scalar)."""
+    c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
+    return broadcast_in_dim(ctx, c, aval.shape, ())
+
+
+def convert(ctx: RuleContext, x: Value, aval_in: Any, aval_out: Any) -> Value:
+    """JAX's ``convert_hlo``: a cast to bool is ``x != 0`` (then converted, as JAX does)."""
+    if np.dtype(aval_out.dtype) == np.bool_ and np.dtype(aval_in.dtype) != np.bool_:
+        zero = full_like(ctx, 0, aval_in)
+        x = compare(ctx, "NE", x, zero, aval_in.dtype, literals.tensor_type(aval_in.shape, np.bool_))
+    return hlo_op(ctx, "stablehlo.convert", x, out_type=literals.aval_type(aval_out))
+
+
+@register(st.convert_element_type_p)
+def _convert_element_type(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    aval_in = ctx.avals_in[0]
+    if np.dtype(aval_in.dtype).kind == "c" and np.dtype(ctx.avals_out[0].dtype).kind != "c":
+        real = np.dtype(aval_in.dtype).type(0).real.dtype
+        x = hlo_op(ctx, "stablehlo.real", x, out_type=literals.tensor_type(aval_in.shape, real))
+        aval_in = aval_in.update(dtype=real)
+    return [convert(ctx, x, aval_in, ctx.avals_out[0])]
+
+
+@register(ew.integer_pow_p)
+def _integer_pow(ctx: RuleContext, x: Value, y: int) -> list[Value]:
+    def mul(a: Value, b: Value) -> Value:
+        return hlo_op(ctx, "stablehlo.multiply", a, b)
+
+    if y == 1:
+        return [x]
+    if y == 2:
+        return [mul(x, x)]
+    if y == 3:
+        return [mul(mul(x, x), x)]
+    if y == -1:
+        return [hlo_op(ctx, "stablehlo.divide", full_like(ctx, 1, ctx.avals_in[0]), x)]
+    if y == 0:  # (JAX's lower_fun of lax.full_like: a constant, broadcast when shaped)
+        return [_lax_full(ctx, 1, ctx.avals_out[0])]
+    # JAX's _integer_pow, traced and inlined: square-and-multiply
+    n, acc = abs(y), None
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else mul(acc, x)
+        n >>= 1
+        if n > 0:
+            x = mul(x, x)
+    assert acc is not None
+    if y < 0:
+        return [hlo_op(ctx, "stablehlo.divide", _lax_full(ctx, 1, ctx.avals_out[0]), acc)]
+    return [acc]
+
+
+def _lax_full(ctx: RuleContext, value: Any, aval: Any) -> Value:
+    """What ``lax.full`` traces to: a literal, broadcast by an equation when the shape is not ()."""
+    c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
+    return c if aval.shape == () else broadcast_in_dim(ctx, c, aval.shape, ())
+
+
+def select(ctx: RuleContext, pred: Value, on_true: Value, on_false: Value) -> Value:
+    ty = on_true.type
+
+    def render(p: Printer) -> str:
+        t = (
+            f"{pred.type}, {ty}"
+            if on_false.type == ty
+            else functional_type([pred.type, ty, on_false.type], [ty])
+        )
+        return f"stablehlo.select {p(pred)}, {p(on_true)}, {p(on_false)} : {t}"
+
+    return ctx.emit([ty], render)[0]
+
+
+@register(st.select_n_p)
+def _select_n(ctx: RuleContext, which: Value, *cases: Value) -> list[Value]:
+    which_aval = ctx.avals_in[0]
+    if np.dtype(which_aval.dtype) == np.bool_:
+        return [cases[0] if len(cases) == 1 else select(ctx, which, cases[1], cases[0])]
+
+    def tree(offset: int, cs: Sequence[Value]) -> Value:  # JAX's binary tree of LT comparisons
+        if len(cs) == 1:
+            return cs[0]
+        mid = len(cs) // 2
+        bound = full_like(ctx, offset + mid, which_aval)
+        pred = compare(
+            ctx, "LT", which, bound, which_aval.dtype, literals.tensor_type(which_aval.shape, np.bool_)
+        )
+        return select(ctx, pred, tree(offset, cs[:mid]), tree(offset + mid, cs[mid:]))
+
+    return [tree(0, cases)]
+
+
+@register(ew.clamp_p)
+def _clamp(ctx: RuleContext, lo: Value, x: Value, hi: Value) -> list[Value]:
+    return [hlo_op(ctx, "stablehlo.clamp", lo, x, hi)]
+
+
+@register(ew.stop_gradient_p)
+def _identity(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    return [x]

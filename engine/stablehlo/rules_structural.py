@@ -1,0 +1,273 @@
+"""StableHLO rules for shape and data movement primitives, reductions and dot_general."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..lax.dot_general import dot_general_p
+from ..lax import dynamic_slicing as ds
+from ..lax import joining, reductions, slicing
+from ..lax import structural as st
+from . import literals
+from .lowering import RuleContext, register
+from .rules_elementwise import broadcast_in_dim, compare, hlo_op
+from .syntax import Block, Printer, Value
+
+
+def ints(xs: Sequence[int]) -> str:
+    return ", ".join(str(int(x)) for x in xs)
+
+
+@register(st.broadcast_in_dim_p)
+def _broadcast_in_dim(
+    ctx: RuleContext, x: Value, *dyn: Value, shape: Any, broadcast_dimensions: Any, **_: Any
+) -> list[Value]:
+    return [broadcast_in_dim(ctx, x, shape, broadcast_dimensions)]
+
+
+def reshape(ctx: RuleContext, x: Value, out_type: str) -> Value:
+    return ctx.emit([out_type], lambda p: f"stablehlo.reshape {p(x)} : ({x.type}) -> {out_type}")[0]
+
+
+@register(st.reshape_p)
+def _reshape(ctx: RuleContext, x: Value, *dyn: Value, dimensions: Any = None, **_: Any) -> list[Value]:
+    if dimensions is not None and tuple(dimensions) != tuple(range(len(ctx.avals_in[0].shape))):
+        x = transpose(ctx, x, dimensions, ctx.avals_in[0])
+    return [reshape(ctx, x, ctx.out_types[0])]
+
+
+@register(st.squeeze_p)
+def _squeeze(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    return [reshape(ctx, x, ctx.out_types[0])]
+
+
+def transpose(ctx: RuleContext, x: Value, perm: Sequence[int], aval: Any) -> Value:
+    ty = literals.tensor_type([aval.shape[d] for d in perm], aval.dtype)
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.transpose {p(x)}, dims = [{ints(perm)}] : ({x.type}) -> {ty}"
+    )[0]
+
+
+@register(st.transpose_p)
+def _transpose(ctx: RuleContext, x: Value, permutation: Any) -> list[Value]:
+    return [transpose(ctx, x, permutation, ctx.avals_in[0])]
+
+
+@register(slicing.slice_p)
+def _slice(
+    ctx: RuleContext, x: Value, start_indices: Any, limit_indices: Any, strides: Any = None
+) -> list[Value]:
+    ty = ctx.out_types[0]
+    if strides is None or all(s == 1 for s in strides):
+        ranges = ", ".join(f"{a}:{b}" for a, b in zip(start_indices, limit_indices))
+    else:
+        ranges = ", ".join(f"{a}:{b}:{s}" for a, b, s in zip(start_indices, limit_indices, strides))
+    return ctx.emit([ty], lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}")
+
+
+@register(ds.dynamic_slice_p)
+def _dynamic_slice(ctx: RuleContext, x: Value, *idx: Value, slice_sizes: Any) -> list[Value]:
+    ty = ctx.out_types[0]
+    types = ", ".join(v.type for v in (x, *idx))
+    return ctx.emit(
+        [ty],
+        lambda p: (
+            f"stablehlo.dynamic_slice {p.list([x, *idx])}, sizes = [{ints(slice_sizes)}] : ({types}) -> {ty}"
+        ),
+    )
+
+
+@register(ds.dynamic_update_slice_p)
+def _dynamic_update_slice(ctx: RuleContext, x: Value, update: Value, *idx: Value, **_: Any) -> list[Value]:
+    ty = ctx.out_types[0]
+    types = ", ".join(v.type for v in (x, update, *idx))
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.dynamic_update_slice {p.list([x, update, *idx])} : ({types}) -> {ty}"
+    )
+
+
+@register(joining.concatenate_p)
+def _concatenate(ctx: RuleContext, *xs: Value, dimension: int) -> list[Value]:
+    ty = ctx.out_types[0]
+    types = ", ".join(v.type for v in xs)
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.concatenate {p.list(xs)}, dim = {dimension} : ({types}) -> {ty}"
+    )
+
+
+@register(st.pad_p)
+def _pad(ctx: RuleContext, x: Value, pad_value: Value, padding_config: Any) -> list[Value]:
+    ty = ctx.out_types[0]
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.emit(
+        [ty],
+        lambda p: (
+            f"stablehlo.pad {p(x)}, {p(pad_value)}, low = [{ints(lo)}], high = [{ints(hi)}], "
+            f"interior = [{ints(interior)}] : ({x.type}, {pad_value.type}) -> {ty}"
+        ),
+    )
+
+
+@register(st.rev_p)
+def _rev(ctx: RuleContext, x: Value, dimensions: Any) -> list[Value]:
+    return ctx.emit([x.type], lambda p: f"stablehlo.reverse {p(x)}, dims = [{ints(dimensions)}] : {x.type}")
+
+
+@register(st.iota_p)
+def _iota(ctx: RuleContext, *dyn: Value, dimension: int, **_: Any) -> list[Value]:
+    ty = ctx.out_types[0]
+    return ctx.emit([ty], lambda p: f"stablehlo.iota dim = {dimension} : {ty}")
+
+
+@register(st.bitcast_convert_type_p)
+def _bitcast(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    return [hlo_op(ctx, "stablehlo.bitcast_convert", x)]
+
+
+# --- reductions --------------------------------------------------------------------------------
+
+
+def _max_identity(dtype: Any) -> Any:
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return -np.inf
+    if dt.kind in "iu":
+        return np.iinfo(dt).min
+    return False
+
+
+def _min_identity(dtype: Any) -> Any:
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return np.inf
+    if dt.kind in "iu":
+        return np.iinfo(dt).max
+    return True
+
+
+def reduce(ctx: RuleContext, x: Value, init: Value, op: str, axes: Sequence[int]) -> Value:
+    """``stablehlo.reduce(%x init: %c) applies <op> across dimensions = [...]`` (MLIR's compact form)."""
+    ty = ctx.out_types[0]
+    scalar = init.type
+    body = Block([scalar, scalar])
+    a, b = body.args
+    ctx.at(body).emit([scalar], lambda p: f"{op} {p(a)}, {p(b)} : {scalar}")
+    return ctx.emit(
+        [ty],
+        lambda p: (
+            f"stablehlo.reduce({p(x)} init: {p(init)}) applies {op} across dimensions = [{ints(axes)}] : "
+            f"({x.type}, {init.type}) -> {ty}"
+        ),
+        regions=[body],
+    )[0]
+
+
+def _reduction(prim: Any, op: str, identity: Any) -> None:
+    def rule(ctx: RuleContext, x: Value, axes: Any, **_: Any) -> list[Value]:
+        dtype = ctx.avals_in[0].dtype
+        init = ctx.constant(identity(dtype), dtype)
+        return [reduce(ctx, x, init, op, axes)]
+
+    register(prim)(rule)
+
+
+_reduction(reductions.reduce_sum_p, "stablehlo.add", lambda dt: 0)
+_reduction(reductions.reduce_prod_p, "stablehlo.multiply", lambda dt: 1)
+_reduction(reductions.reduce_max_p, "stablehlo.maximum", _max_identity)
+_reduction(reductions.reduce_min_p, "stablehlo.minimum", _min_identity)
+_reduction(reductions.reduce_and_p, "stablehlo.and", lambda dt: True if np.dtype(dt) == np.bool_ else -1)
+_reduction(reductions.reduce_or_p, "stablehlo.or", lambda dt: 0)
+_reduction(reductions.reduce_xor_p, "stablehlo.xor", lambda dt: 0)
+
+
+def _argminmax(prim: Any, direction: str, identity: Any) -> None:
+    """JAX lowers argmax/argmin once per signature as a private function of a two-operand reduce."""
+
+    def body(ctx: RuleContext, x: Value, axes: Any, index_dtype: Any) -> list[Value]:
+        aval = ctx.avals_in[0]
+        (axis,) = axes
+        idx_type = literals.tensor_type(aval.shape, index_dtype)
+        iota = ctx.emit([idx_type], lambda p: f"stablehlo.iota dim = {axis} : {idx_type}")[0]
+        init_v = ctx.constant(identity(aval.dtype), aval.dtype)
+        init_i = ctx.constant(0, index_dtype)
+        vt, it = init_v.type, init_i.type
+        blk = Block([vt, it, vt, it])
+        b = ctx.at(blk)
+        ov, oi, av, ai = blk.args
+        i1 = "tensor<i1>"
+        pick_val = hlo_op(
+            b,
+            "stablehlo.or",
+            compare(b, direction, ov, av, aval.dtype, i1),
+            compare(b, "NE", ov, ov, aval.dtype, i1),
+            out_type=i1,
+        )
+        tie = hlo_op(
+            b,
+            "stablehlo.and",
+            compare(b, "EQ", ov, av, aval.dtype, i1),
+            compare(b, "LT", oi, ai, index_dtype, i1),
+            out_type=i1,
+        )
+        pick_idx = hlo_op(b, "stablehlo.or", pick_val, tie, out_type=i1)
+        val = b.emit([vt], lambda p: f"stablehlo.select {p(pick_val)}, {p(ov)}, {p(av)} : {i1}, {vt}")[0]
+        idx = b.emit([it], lambda p: f"stablehlo.select {p(pick_idx)}, {p(oi)}, {p(ai)} : {i1}, {it}")[0]
+        b.emit([], lambda p: f"stablehlo.return {p(val)}, {p(idx)} : {vt}, {it}")
+        out_v = literals.tensor_type(ctx.avals_out[0].shape, aval.dtype)
+        out_i = ctx.out_types[0]
+
+        def render(p: Printer) -> str:
+            return (
+                f"stablehlo.reduce({p(x)} init: {p(init_v)}), ({p(iota)} init: {p(init_i)}) across dimensions = "
+                f"[{axis}] : ({x.type}, {iota.type}, {vt}, {it}) -> ({out_v}, {out_i})\n"
+                f"{p.indent} reducer({p(ov)}: {vt}, {p(av)}: {vt}) ({p(oi)}: {it}, {p(ai)}: {it})  {{\n"
+                f"{p.block(blk, p.indent + '  ')}{p.indent}}}"
+            )
+
+        outs = ctx.emit([out_v, out_i], render, regions=[blk])
+        return [outs[1]]
+
+    def rule(ctx: RuleContext, x: Value, axes: Any, index_dtype: Any) -> list[Value]:
+        return ctx.cached_call(
+            prim.name,
+            [x],
+            lambda c, args: body(c, args[0], axes, index_dtype),
+            key=(tuple(axes), np.dtype(index_dtype).name),
+        )
+
+    register(prim)(rule)
+
+
+_argminmax(reductions.argmax_p, "GT", _max_identity)
+_argminmax(reductions.argmin_p, "LT", _min_identity)
+
+
+# --- dot_general -------------------------------------------------------------------------------
+
+
+@register(dot_general_p)
+def _dot_general(
+    ctx: RuleContext, x: Value, y: Value, dimension_numbers: Any, precision: Any = None, **_: Any
+) -> list[Value]:
+    (lc, rc), (lb, rb) = dimension_numbers
+    ty = ctx.out_types[0]
+    parts = []
+    if lb or rb:
+        parts.append(f"batching_dims = [{ints(lb)}] x [{ints(rb)}]")
+    parts.append(f"contracting_dims = [{ints(lc)}] x [{ints(rc)}]")
+    parts.append(f"precision = [{_precision(precision)}]")
+    attrs = ", ".join(parts)
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.dot_general {p(x)}, {p(y)}, {attrs} : ({x.type}, {y.type}) -> {ty}"
+    )
+
+
+def _precision(precision: Any) -> str:
+    if precision is None:
+        return "DEFAULT, DEFAULT"
+    if not isinstance(precision, (tuple, list)):
+        precision = (precision, precision)
+    names = [str(getattr(q, "name", q) or "DEFAULT").upper().split(".")[-1] for q in precision]
+    return ", ".join(names)

@@ -1,0 +1,107 @@
+"""``jit(f).lower(*args).as_text()`` prints the StableHLO module JAX 0.10.2 prints: the fidelity
+corpus's programs against the texts recorded from JAX (tests/stablehlo/expected.json, by
+tests/stablehlo/record.py), MLIR's float printing, and a clear error for what has no rule."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.stablehlo import literals
+from tests.stablehlo import compare
+
+# Raised as rules are added; never lowered.
+MIN_IDENTICAL = 226
+
+
+@pytest.fixture(scope="module")
+def results():
+    return compare.run()
+
+
+def test_corpus_is_recorded():
+    from tests.fidelity import programs
+
+    want = compare.expected()
+    assert set(want) == set(programs.PROGRAMS), "re-run tests/stablehlo/record.py"
+    assert sum("text" in v for v in want.values()) >= 590
+
+
+def test_identical_count(results):
+    same = [n for n, (s, _, _) in results.items() if s == "same"]
+    raising = sorted(n for n, (s, _, _) in results.items() if s == "error")
+    print(f"\nstablehlo: {len(same)}/{len(results)} identical; {len(raising)} raise NotImplementedError")
+    assert len(same) >= MIN_IDENTICAL
+
+
+def test_only_missing_rules_raise(results):
+    # A program either prints or names the primitive it lacks; nothing else may go wrong.
+    bad = {n: got for n, (s, _, got) in results.items() if s == "error" and "NotImplementedError" not in got}
+    assert not bad, bad
+
+
+def test_aot_example_prints_jax_text():
+    def f(x, y):
+        return 2 * x + y
+
+    text = jax.jit(f).lower(3, 4).as_text()
+    assert text == (
+        "module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+        "  func.func public @main(%arg0: tensor<i32>, %arg1: tensor<i32>) -> "
+        '(tensor<i32> {jax.result_info = "result"}) {\n'
+        "    %c = stablehlo.constant dense<2> : tensor<i32>\n"
+        "    %0 = stablehlo.multiply %c, %arg0 : tensor<i32>\n"
+        "    %1 = stablehlo.add %0, %arg1 : tensor<i32>\n"
+        "    return %1 : tensor<i32>\n"
+        "  }\n"
+        "}\n"
+    )
+    assert jax.jit(f).lower(3, 4).as_text(dialect="stablehlo") == text
+    assert jax.jit(f).lower(3, 4).compiler_ir("stablehlo") == text
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [  # as JAX 0.10.2 printed them (dense<...> of float32 constants)
+        (0.1, "1.000000e-01"),
+        (3.14159, "3.141590e+00"),
+        (1e10, "1.000000e+10"),
+        (1e-7, "1.000000e-07"),
+        (np.nan, "0x7FC00000"),
+        (np.inf, "0x7F800000"),
+        (-np.inf, "0xFF800000"),
+        (-0.0, "-0.000000e+00"),
+        (0.0, "0.000000e+00"),
+        (0.30000001, "3.000000e-01"),
+        (np.log(2), "0.693147182"),
+        (1e-5, "9.99999974E-6"),
+    ],
+)
+def test_float_constants_print_as_mlir_does(value, text):
+    assert literals.float_text(np.float32(value)) == text
+
+
+def test_large_constants_print_as_hex_and_small_as_lists():
+    assert literals.dense_text(np.arange(3, dtype=np.float32), np.float32) == (
+        "dense<[0.000000e+00, 1.000000e+00, 2.000000e+00]>"
+    )
+    assert literals.dense_text(np.zeros((2, 3), np.float32), np.float32) == "dense<0.000000e+00>"
+    assert literals.dense_text(np.array([True, False]), np.bool_) == "dense<[true, false]>"
+    big = literals.dense_text(np.arange(101, dtype=np.float32), np.float32)
+    assert big.startswith('dense<"0x000000000000803F') and big.endswith('">')
+
+
+def test_a_primitive_without_a_rule_raises_naming_it():
+    from engine.core import ShapedArray
+    from engine.extend.core import Primitive
+
+    twice_p = Primitive("twice_for_test")
+    twice_p.def_impl(lambda x: 2 * x)
+    twice_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+    with pytest.raises(NotImplementedError, match="'twice_for_test'"):
+        jax.jit(lambda x: twice_p.bind(x)).lower(np.ones(3, np.float32)).as_text()
+
+
+def test_xla_hlo_dialect_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="hlo"):
+        jax.jit(jnp.sin).lower(1.0).as_text(dialect="hlo")
