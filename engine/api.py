@@ -704,14 +704,11 @@ def block_until_ready(x):
 
 def eval_shape(fun: Callable, *args, **kwargs):
     """The output shapes and dtypes of ``fun`` without computing it (a pytree of ShapeDtypeStruct)."""
-    from .jit import ShapeDtypeStruct
+    from .jit import ShapeDtypeStruct, abstractify
     from .staging import trace_to_jaxpr
 
     leaves, in_tree = tree_flatten((args, kwargs))
-    avals = [
-        core.ShapedArray(x.shape, x.dtype) if isinstance(x, ShapeDtypeStruct) else core.get_aval(x)
-        for x in leaves
-    ]
+    avals = [abstractify(x) for x in leaves]
     out_store = []
     closed = trace_to_jaxpr(_flatten_fun(fun, in_tree, out_store), avals)
     return tree_unflatten(

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import invalid_values
-from .dims import InconclusiveDimensionOperation, is_constant_dim, max_dim, min_dim  # noqa: F401  (jax.core)
+from . import dims, invalid_values
+from .dims import InconclusiveDimensionOperation, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .errors import (
     ConcretizationTypeError,
@@ -118,7 +118,7 @@ class ShapedArray:
 
     def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
         # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
-        self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(int(d) for d in shape)
+        self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(map(dims.as_dim, shape))
         if not (type(dtype) is np.dtype or isinstance(dtype, (np.dtype, ExtendedDType))):
             dtype = np.dtype(dtype)
         self.dtype: DType = dtype
@@ -130,7 +130,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return dims.dim_product(self.shape)  # type: ignore[no-any-return]  # (symbolic: an expression)
 
     def update(
         self,
@@ -466,6 +466,8 @@ def to_numpy(x: Value) -> np.ndarray:
         return np.asarray(x, dtype=python_scalar_dtype(x))
     if isinstance(x, Array):  # subclasses (typed keys, device arrays) hold their numpy value
         return x._value
+    if getattr(x, "_is_dim_expr", False):  # a symbolic dimension: only staged programs have its value
+        return to_numpy(x.dimension_as_value())
     if type(x) in pytype_aval_mappings:
         opaque: np.ndarray = x  # (a ref: handed to the impl as it is)
         return opaque

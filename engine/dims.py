@@ -31,6 +31,11 @@ def is_symbolic_dim(d: Any) -> bool:
     return getattr(d, "_is_dim_expr", False)
 
 
+def as_dim(d: Any) -> Any:
+    """``d`` as a dimension: a symbolic expression as it is, anything else as an ``int``."""
+    return d if getattr(d, "_is_dim_expr", False) else int(d)
+
+
 def is_constant_shape(shape: tuple) -> bool:
     return all(type(d) is int or is_constant_dim(d) for d in shape)
 
@@ -59,9 +64,45 @@ def definitely_equal(d1: Any, d2: Any) -> bool:
     return d1 == d2
 
 
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """numpy's broadcasting of shapes, with symbolic dimensions (equal ones, or one of them 1)."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        sizes = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        big = [d for d in sizes if not (is_constant_dim(d) and d == 1)]
+        if any(d != big[0] for d in big[1:]):
+            raise TypeError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
+        out.append(big[0] if big else 1)
+    return tuple(out)
+
+
+def slice_indices(start: Any, stop: Any, step: Any, size: Any) -> tuple:
+    """``slice(start, stop, step).indices(size)``, where the size or bounds may be symbolic (then
+    the step must be a positive int; bounds are clamped with ``max``/``min`` expressions)."""
+    parts = (start, stop, step, size)
+    if not any(is_symbolic_dim(p) for p in parts):
+        return slice(start, stop, step).indices(size)
+    step = 1 if step is None else step
+    if not is_constant_dim(step) or step <= 0:
+        raise NotImplementedError(
+            f"slicing with step {step} along an axis of symbolic size {size} is not supported; "
+            "use a positive integer step"
+        )
+
+    def bound(i: Any, default: Any) -> Any:
+        if i is None:
+            return default
+        if i < 0:  # (inconclusive for a symbolic bound that may be negative, as in JAX)
+            i = i + size
+        return max_dim(0, min_dim(i, size))
+
+    return bound(start, 0), bound(stop, size), step
+
+
 def dim_product(shape: tuple) -> Any:
     """The number of elements of ``shape`` (an int, or an expression when symbolic)."""
     out: Any = 1
     for d in shape:
-        out = d * out
+        out = (d if type(d) is int or is_symbolic_dim(d) else int(d)) * out
     return out

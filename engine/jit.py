@@ -630,9 +630,7 @@ def make_jaxpr(
 
         on_mesh = [x.sharding if getattr(x, "on_mesh", False) else None for x in leaves]
         with staging_for_display():
-            closed = trace_to_jaxpr(
-                flat, [core.get_aval(x) for x in leaves], on_mesh if any(on_mesh) else None
-            )
+            closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh if any(on_mesh) else None)
         types = None
         if any(on_mesh) or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
             from .parallel.partition import annotate_types
@@ -650,6 +648,13 @@ def make_jaxpr(
         return closed
 
     return make_jaxpr_f
+
+
+def abstractify(x: Value) -> core.ShapedArray:
+    """The abstract value of an argument to stage: an array's, or a ShapeDtypeStruct's."""
+    if isinstance(x, ShapeDtypeStruct):
+        return core.ShapedArray(x.shape, x.dtype, x.weak_type)
+    return core.get_aval(x)
 
 
 class ShapeDtypeStruct:

@@ -47,6 +47,10 @@ class JaxprTrace(Trace):
         builder = self.builder
         tracer = builder.const_tracers.get(id(val))
         if tracer is None:
+            if getattr(val, "_is_dim_expr", False):  # a symbolic dimension used as a value
+                from .export.dim_value import dim_as_value_p
+
+                return self.default_process_primitive(dim_as_value_p, [], {"dim": val})  # type: ignore[no-any-return]
             aval = core.get_aval(val)
             tracer = builder.new_tracer(self, aval)
             builder.add_const(tracer, val)

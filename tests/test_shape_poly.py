@@ -95,3 +95,57 @@ def test_symbolic_args_specs():
     assert sx.shape[0] == sy.shape[0] and sy.dtype == np.float32
     specs = symbolic_args_specs({"p": x, "q": y}, {"p": "(b, _)", "q": None})
     assert str(specs["p"].shape) == "(b, 1)" and specs["q"].shape == (3, 4)
+
+
+PROGRAMS = json.loads((REF / "programs.json").read_text())
+
+
+class _JaxRepr:
+    """An aval as JAX's repr shows it: ``ShapedArray(int32[a,2*b])``."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        a = self.aval
+        weak = ", weak_type=True" if a.weak_type else ""
+        return f"ShapedArray({a.dtype.name}[{','.join(map(str, a.shape))}]{weak})"
+
+
+@pytest.fixture(scope="module")
+def jax_on_engine():
+    from engine import compat
+
+    compat.install()
+    import jax
+
+    yield jax
+    compat.uninstall()
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_programs_trace_and_run_as_jax(jax_on_engine, name):
+    """Traced with symbolic shapes: JAX's result types (and jaxpr where the engine stages the same
+    equations); specialized to a concrete argument: JAX's values."""
+    import engine.numpy as jnp
+    from engine import ir
+    from engine.export import shape_poly_eval
+
+    programs = _load("programs")
+    src, spec, dtype, shape = programs.PROGRAMS[name]
+    expected = PROGRAMS[name]
+    f = eval(src, {"jax": jax_on_engine, "jnp": jnp, "np": np})
+    sds = jax_on_engine.ShapeDtypeStruct(symbolic_shape(spec), np.dtype(dtype))
+    closed = jax_on_engine.make_jaxpr(f)(sds)
+    assert repr(tuple(_JaxRepr(a) for a in closed.out_avals)) == expected["out_avals"]
+    if name in programs.SAME_JAXPR:
+        assert str(closed) == expected["jaxpr"]
+    avals = [ir.ShapedArray(sds.shape, sds.dtype)]
+    shape_poly_eval.check_solvable(avals, ["args[0]"])
+    shape_poly_eval.check_dim_vars_used(closed, avals)
+    x = programs.argument(shape, dtype)
+    env = shape_poly_eval.solve_dim_vars(avals, [x.shape], ["args[0]"])
+    outs = ir.eval_closed(shape_poly_eval.specialize(closed, env), x)
+    assert [str(np.asarray(o).dtype) for o in outs] == expected["dtypes"]
+    for got, want in zip(outs, expected["values"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from .. import core
+from .shape_poly import _DimExpr
 
 dim_as_value_p = core.Primitive("dim_as_value")
 
 
 @dim_as_value_p.def_abstract_eval
 def _dim_as_value_abstract_eval(*, dim: Any) -> core.ShapedArray:
-    return core.ShapedArray((), np.dtype("int32"))
+    return core.ShapedArray((), np.dtype("int32"), weak_type=True)
 
 
 @dim_as_value_p.def_impl
@@ -29,6 +30,13 @@ def _dim_as_value_impl(*, dim: Any) -> np.ndarray:
             "It seems that you are using shape polymorphism outside jax.export."
         )
     return np.asarray(dim, np.int32)
+
+
+def _dim_aval(dim: Any) -> core.ShapedArray:
+    return core.ShapedArray((), np.dtype("int32"), weak_type=True)
+
+
+core.pytype_aval_mappings[_DimExpr] = _dim_aval
 
 
 def dim_as_value(dim: Any) -> Any:

@@ -499,7 +499,7 @@ def _ensure_poly(x: Any, operation: str, scope: SymbolicScope) -> _DimExpr:
         scope._check_same_scope(x, f"for operation {operation}")
         return x
     if dims.is_constant_dim(x):
-        return _DimExpr(((_ONE, operator.index(x)),) if operator.index(x) else (), scope)
+        return _DimExpr(((_ONE, operator.index(x)),), scope)
     raise TypeError(f"Symbolic dimension {operation} not supported for {x}.")
 
 

@@ -8,6 +8,7 @@ from typing import Sequence, SupportsIndex
 import numpy as np
 
 from .. import core
+from .. import dims as _dims
 from ..core import Array, Tracer, Value
 from . import elementwise as ew
 from . import structural as st
@@ -222,11 +223,16 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
     return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
+def _shape(sizes: Sequence) -> tuple:
+    """Sizes as ints, or symbolic dimensions as they are (shape polymorphism)."""
+    return tuple(d if type(d) is int else _dims.as_dim(d) for d in sizes)
+
+
 def broadcast_in_dim(
     x: Value, shape: Sequence[SupportsIndex], broadcast_dimensions: Sequence[SupportsIndex]
 ) -> Value:
     """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``."""
-    shape = tuple(int(d) for d in shape)
+    shape = _shape(shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
     aval = _aval(x)
     if (
@@ -259,9 +265,9 @@ def broadcast_to_rank(x, rank: int):
 def full(shape, fill_value, dtype=None, weak_type: bool = False):
     """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
     shape = (
-        tuple(int(d) for d in np.atleast_1d(shape))
+        _shape(np.atleast_1d(shape) if not _dims.is_symbolic_dim(shape) else (shape,))
         if not isinstance(shape, tuple)
-        else tuple(int(d) for d in shape)
+        else _shape(shape)
     )
     if dtype is None:
         dtype = _aval(fill_value).dtype
@@ -288,7 +294,7 @@ def zeros_like_array(x):
 
 def reshape(x, new_sizes, dimensions=None):
     """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX."""
-    new_sizes = tuple(int(d) for d in new_sizes)
+    new_sizes = _shape(new_sizes)
     if dimensions is not None:
         x = transpose(x, dimensions)
     if _aval(x).shape == new_sizes and not isinstance(x, (int, float, bool, complex)):
@@ -336,7 +342,7 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
     """
     shape = _aval(operand).shape
     lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
-    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    size = _dims.dim_product(shape[lo:hi])
     return reshape(operand, (*shape[:lo], size, *shape[hi:]))
 
 
@@ -454,12 +460,12 @@ def iota(dtype, size: int):
     >>> iota(np.int32, 3)
     Array([0, 1, 2], dtype=int32)
     """
-    return broadcasted_iota(dtype, (int(size),), 0)
+    return broadcasted_iota(dtype, _shape((size,)), 0)
 
 
 def broadcasted_iota(dtype, shape, dimension: int):
     """An array of ``shape`` whose values count along ``dimension``."""
-    shape = tuple(int(d) for d in shape)
+    shape = _shape(shape)
     return st.iota_p.bind(
         dtype=core.canonical_dtype(dtype), shape=shape, dimension=int(dimension) % len(shape), sharding=None
     )
@@ -515,13 +521,13 @@ def tile(operand, reps):
     >>> tile(jnp.array([1, 2]), (2,))
     Array([1, 2, 1, 2], dtype=int32)
     """
-    return st.tile_p.bind(operand, reps=tuple(int(r) for r in reps))
+    return st.tile_p.bind(operand, reps=_shape(reps))
 
 
 def split(operand, sizes, axis: int = 0):
     """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
     ndim = _aval(operand).ndim
-    return tuple(st.split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis) % ndim))
+    return tuple(st.split_p.bind(operand, sizes=_shape(sizes), axis=int(axis) % ndim))
 
 
 def pad(operand, padding_value, padding_config):
@@ -533,7 +539,7 @@ def pad(operand, padding_value, padding_config):
     """
     if isinstance(padding_value, (int, float, bool, complex)):
         padding_value = _scalar_like(padding_value, _aval(operand).dtype)
-    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    config = tuple(_shape(c) for c in padding_config)
     return st.pad_p.bind(operand, padding_value, padding_config=config)
 
 

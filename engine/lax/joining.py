@@ -176,7 +176,7 @@ def _tile_abstract(x, *, reps):
         raise TypeError(
             f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} and x.ndim={x.ndim}."
         )
-    return x.update(shape=tuple(int(n * r) for n, r in zip(x.shape, reps)))
+    return x.update(shape=tuple(n * r for n, r in zip(x.shape, reps)))
 
 
 def _tile_transpose(ct, x, *, reps):

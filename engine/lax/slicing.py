@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, dims
 from ..core import Primitive, ShapedArray
 
 
@@ -37,8 +37,8 @@ def slice(
     """
     return slice_p.bind(
         operand,
-        start_indices=tuple(int(i) for i in start_indices),
-        limit_indices=tuple(int(i) for i in limit_indices),
+        start_indices=tuple(i if type(i) is int else dims.as_dim(i) for i in start_indices),
+        limit_indices=tuple(i if type(i) is int else dims.as_dim(i) for i in limit_indices),
         strides=None if strides is None else tuple(int(s) for s in strides),
     )
 
@@ -111,11 +111,22 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stri
     """``slice`` along one axis; ``None`` bounds and negative indices as in Python slicing."""
     shape = core.get_aval(operand).shape
     axis = int(axis) % len(shape)
-    start, limit, _ = _pyslice(start_index, limit_index).indices(shape[axis])
+    if dims.is_symbolic_dim(shape[axis]) or dims.is_symbolic_dim(limit_index):
+        # as JAX: negative bounds count from the end, no clamping (the slice checks the bounds)
+        start = 0 if start_index is None else start_index + shape[axis] if start_index < 0 else start_index
+        limit = (
+            shape[axis]
+            if limit_index is None
+            else limit_index + shape[axis]
+            if limit_index < 0
+            else limit_index
+        )
+    else:
+        start, limit, _ = _pyslice(start_index, limit_index).indices(shape[axis])
     starts = [0] * len(shape)
     limits = list(shape)
     strides = [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, max(limit, start), int(stride)
+    starts[axis], limits[axis], strides[axis] = start, dims.max_dim(limit, start), int(stride)
     return slice(operand, starts, limits, strides)
 
 

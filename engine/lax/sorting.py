@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, dims
 from ..core import Primitive
 
 
@@ -193,5 +193,5 @@ def top_k(operand, k: int):
     >>> top_k(jnp.array([1., 4., 2.]), 2)
     (Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32))
     """
-    values, idx = top_k_p.bind(operand, k=int(k))
+    values, idx = top_k_p.bind(operand, k=dims.as_dim(k))
     return values, idx

@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, dims
 from ..batching import not_mapped, moveaxis
 from ..core import Primitive, ShapedArray
 from .. import ir
@@ -173,10 +173,10 @@ ir.pp_params_rules[reshape_p] = lambda eqn: sorted(
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract(x, *, new_sizes, dimensions=None):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if dims.dim_product(new_sizes) != x.size:
         raise TypeError(
             f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
-            f"{tuple(new_sizes)} (size {int(np.prod(new_sizes, dtype=np.int64))})"
+            f"{tuple(new_sizes)} (size {dims.dim_product(new_sizes)})"
         )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .. import core, lax, transfers
+from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
@@ -35,6 +35,12 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     dtype = None if dtype is None else core.canonical_dtype(to_dtype(dtype))
     if hasattr(object, "__jax_array__"):
         object = object.__jax_array__()
+    if dims.is_symbolic_dim(object) or (
+        isinstance(object, (list, tuple)) and any(dims.is_symbolic_dim(d) for d in object)
+    ):  # symbolic dimensions (jnp.array(x.shape)): their values
+        object = (
+            object.dimension_as_value() if dims.is_symbolic_dim(object) else [as_operand(d) for d in object]
+        )
     if transfers.active[0] and isinstance(object, (np.ndarray, np.generic)) and not core.tracing_active():
         transfers.host_to_device(object)
     if isinstance(object, (list, tuple)):
@@ -201,6 +207,12 @@ def arange(start, stop=None, step=None, dtype=None):
     if dtype is None:
         dtype = promote_types_weak(dtype_and_weak(b) for b in bounds)[0]
     dtype = core.canonical_dtype(to_dtype(dtype))
+    if any(dims.is_symbolic_dim(b) for b in bounds):  # a symbolic length: an iota, shifted
+        if step not in (None, 1):
+            raise NotImplementedError("jnp.arange with symbolic bounds supports only step=1")
+        lo, hi = (0, start) if stop is None else (start, stop)
+        out = lax.iota(dtype, dims.max_dim(0, hi - lo))
+        return out if dims.is_constant_dim(lo) and lo == 0 else out + lo
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
     # arange(n) and arange(0, n) are an iota, as in JAX (so a traced program shows the equation).
     size = vals[0] if stop is None and step is None else vals[1] if step is None and vals[0] == 0 else None

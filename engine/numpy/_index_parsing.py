@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..core import Array, Tracer
 from ..errors import NonConcreteBooleanIndexError
 
@@ -139,14 +139,16 @@ def _static_slice_part(p):
                 "indexing syntax; use lax.dynamic_slice (or jnp.take) for traced offsets."
             )
         return int(np.asarray(core.to_numpy(v)))
-    return int(p.__index__()) if not isinstance(p, int) else p
+    if isinstance(p, int) or dims.is_symbolic_dim(p):
+        return p
+    return int(p.__index__())
 
 
 def _slice_indices(s: slice, size):
     parts = [_static_slice_part(p) for p in (s.start, s.stop, s.step)]
     if parts[2] == 0:
         raise ValueError("slice step cannot be zero")
-    return slice(*parts).indices(size)
+    return dims.slice_indices(parts[0], parts[1], parts[2], size)
 
 
 def _validate_slices(indices):

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..core import Array, Tracer
 from ._index_parsing import (
     _ARRAY,
@@ -98,7 +98,8 @@ def _try_static_slice(x, indices, mode):
                 rev.append(axis)
             else:
                 starts.append(start)
-                limits.append(max(start, stop))
+                symbolic = dims.is_symbolic_dim(start) or dims.is_symbolic_dim(stop)
+                limits.append(start + dims.max_dim(0, stop - start) if symbolic else max(start, stop))
                 strides.append(stride)
     out = x
     trivial = all(s == 1 for s in strides) and all((a, b) == (0, n) for a, b, n in zip(starts, limits, shape))

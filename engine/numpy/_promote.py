@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, lax, transfers
+from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
@@ -14,7 +14,11 @@ _SCALARS = (bool, int, float, complex)
 
 
 def is_arraylike(x) -> bool:
-    return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS) or hasattr(x, "__jax_array__")
+    return (
+        isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALARS)
+        or hasattr(x, "__jax_array__")
+        or dims.is_symbolic_dim(x)
+    )
 
 
 # What JAX's message names as the type of a ref given to a jnp function: JAX's jnp functions are
@@ -53,6 +57,8 @@ def as_operand(x):
     """An Array or Tracer for ``x`` (Python scalars stay weakly typed)."""
     if isinstance(x, (Array, Tracer)):
         return x
+    if dims.is_symbolic_dim(x):
+        return x.dimension_as_value()
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
     if transfers.active[0] and not core.tracing_active():
@@ -72,6 +78,8 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         return lax.convert_element_type(x, dtype, weak)
     if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
         return x
+    if dims.is_symbolic_dim(x):
+        return lax.convert_element_type(x.dimension_as_value(), dtype, weak)
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
     v = core.to_numpy(x) if isinstance(x, Array) else x
@@ -132,6 +140,8 @@ def broadcast_shapes(*shapes) -> tuple:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(map(tuple, shapes))}") from None
+    except TypeError:  # symbolic dimensions
+        return dims.broadcast_shapes(*shapes)
 
 
 def broadcast_to_shape(x, shape):
@@ -258,7 +268,10 @@ def canonicalize_axes(axis, ndim: int) -> tuple:
 
 
 def concrete_int(x, what: str) -> int:
-    """A Python int from a static value; traced values raise JAX's concretization error."""
+    """A Python int from a static value (or a symbolic dimension, as it is); traced values raise
+    JAX's concretization error."""
+    if type(x) is int or getattr(x, "_is_dim_expr", False):
+        return x
     if isinstance(x, Tracer):
         return int(core.concrete_or_error(x, what))
     return int(x)

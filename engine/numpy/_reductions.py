@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..core import Array, Tracer
 from ._dtypes import to_dtype
 from ._promote import (
@@ -172,7 +172,7 @@ def count_nonzero(a, axis=None, keepdims: bool = False):
 
 def _count(a, axes, where):
     if where is None:
-        return int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+        return dims.dim_product(tuple(a.shape[i] for i in axes))
     w = as_operand(where)
     w = promote_shapes(w, a)[0]
     return sum(w, axis=axes, dtype=a.dtype, keepdims=True)
@@ -192,8 +192,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
+    n = _count(a, axes, where) if where is None else None
+    symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
     total = sum(a, axes, keepdims=keepdims, where=where)
-    n = _count(a, axes, where)
+    if symbolic_n is not None:
+        return lax.div(total, symbolic_n)
+    if n is None:
+        n = _count(a, axes, where)
     if isinstance(n, int):  # JAX divides by the count as a scalar literal
         return lax.div(total, np.asarray(n, total.dtype))
     if keepdims:

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..core import Array, Tracer
 from ._promote import (
     as_operand,
@@ -31,11 +31,11 @@ def _resolve_shape(newshape, size: int) -> tuple:
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension (-1)")
     if unknown:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-        if known == 0 or size % known:
+        known = dims.dim_product([d for d in shape if d != -1])
+        if known == 0 or size % known != 0:
             raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
         shape[unknown[0]] = size // known
-    if int(np.prod(shape, dtype=np.int64)) != size:
+    if dims.dim_product(shape) != size:
         raise TypeError(f"cannot reshape array of shape with size {size} into shape {tuple(newshape)}")
     return tuple(shape)
 
