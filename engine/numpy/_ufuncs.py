@@ -112,7 +112,7 @@ add = _binary("add", _add, np.add)
 subtract = _binary("subtract", _subtract, np.subtract)
 multiply = _binary("multiply", _multiply, np.multiply)
 true_divide = _binary("true_divide", _true_divide, _quiet(np.true_divide), "f")
-divide = true_divide
+divide = _binary("divide", _true_divide, _quiet(np.true_divide), "f")  # (JAX's own function, named so)
 floor_divide = _binary("floor_divide", _floor_divide, _np_floor_divide, "iu")
 remainder = _binary("remainder", _remainder, _np_mod, "iu")
 mod = remainder
@@ -219,7 +219,9 @@ def absolute(x, /):
     return lax.abs(x)
 
 
-abs = absolute
+def abs(x, /):
+    """Alias of :func:`engine.numpy.absolute` (a function of its own, named ``abs``, as in JAX)."""
+    return absolute(x)
 
 
 def fabs(x, /):

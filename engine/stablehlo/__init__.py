@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..ir import ClosedJaxpr, Var, dce_jaxpr
+from ..ir import ClosedJaxpr
 from . import literals
+from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
 from .lowering import _return_render
 
@@ -67,14 +68,8 @@ def module_text(
     """
     from . import rules_calls, rules_elementwise, rules_structural  # noqa: F401  (their rows of ``rules``)
 
-    jaxpr = dce_jaxpr(closed.jaxpr)
-    if keep_unused:
-        kept = list(range(len(jaxpr.in_binders)))
-    else:
-        used = {x for e in jaxpr.eqns for x in e.inputs if type(x) is Var} | {
-            x for x in jaxpr.outs if type(x) is Var
-        }
-        kept = [i for i, v in enumerate(jaxpr.in_binders) if v in used]
+    jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
+    kept = [i for i, u in enumerate(used) if u or keep_unused]
     n_out = len(jaxpr.outs)
     if result_names is None:
         result_names = ["result"] if n_out == 1 else [f"result[{i}]" for i in range(n_out)]

@@ -64,15 +64,16 @@ class Module:
     def __init__(self) -> None:
         self.functions: list[Function] = []
         self._calls: dict[tuple[Any, ...], Function] = {}
-        self._keep: list[Any] = []  # (the jaxprs keyed by id stay alive while this module is built)
+        self._keep: list[Any] = []
+        self._uniquing = 0  # (the jaxprs keyed by id stay alive while this module is built)
 
     def add_function(self, name: str, public: bool, arg_types: Sequence[str]) -> Function:
         taken = {f.name for f in self.functions}
-        if name in taken:
-            i = 0
-            while f"{name}_{i}" in taken:
-                i += 1
-            name = f"{name}_{i}"
+        if name in taken:  # MLIR's SymbolTable: one counter for the whole module
+            while f"{name}_{self._uniquing}" in taken:
+                self._uniquing += 1
+            name = f"{name}_{self._uniquing}"
+            self._uniquing += 1
         fn = Function(name, public, arg_types)
         self.functions.append(fn)
         return fn

@@ -25,7 +25,21 @@ def _custom_call(ctx: RuleContext, *args: Value, call_jaxpr: Any, **_: Any) -> l
 
 
 @register(checkpoint_p)
-def _checkpoint(ctx: RuleContext, *args: Value, jaxpr: Any, **_: Any) -> list[Value]:
+def _checkpoint(
+    ctx: RuleContext,
+    *args: Value,
+    jaxpr: Any,
+    prevent_cse: bool = True,
+    differentiated: bool = False,
+    **_: Any,
+) -> list[Value]:
+    if differentiated and prevent_cse and args:
+        # JAX keeps XLA from merging the recomputation with the forward pass: the arguments go
+        # through an optimization barrier first
+        types, ins = [a.type for a in args], args
+        args = tuple(
+            ctx.emit(types, lambda p: f"stablehlo.optimization_barrier {p.list(ins)} : {', '.join(types)}")
+        )
     return ctx.lower_jaxpr(ctx.block, jaxpr, args)
 
 

@@ -23,8 +23,20 @@ def hlo_op(ctx: RuleContext, name: str, *xs: Value, out_type: str | None = None)
     return ctx.emit([ty], lambda p: f"{name} {p.list(xs)} : {text_type}")[0]
 
 
+def broadcast_operands(ctx: RuleContext, xs: Sequence[Value]) -> list[Value]:
+    """JAX's ``multi_broadcast_in_dim``: an operand whose shape is not the output's is broadcast
+    to it (trailing dimensions aligned)."""
+    shape = ctx.avals_out[0].shape
+    out = []
+    for x, aval in zip(xs, ctx.avals_in):
+        if tuple(aval.shape) != tuple(shape):
+            x = broadcast_in_dim(ctx, x, shape, range(len(shape) - len(aval.shape), len(shape)))
+        out.append(x)
+    return out
+
+
 def _simple(prim: Any, name: str) -> None:
-    register(prim)(lambda ctx, *xs, **_: [hlo_op(ctx, name, *xs)])
+    register(prim)(lambda ctx, *xs, **_: [hlo_op(ctx, name, *broadcast_operands(ctx, xs))])
 
 
 def _chlo(prim: Any, name: str) -> None:
@@ -39,7 +51,7 @@ for _prim, _name in [
     (ew.neg_p, "negate"), (ew.sign_p, "sign"), (ew.floor_p, "floor"), (ew.ceil_p, "ceil"),
     (ew.is_finite_p, "is_finite"), (ew.exp_p, "exponential"), (ew.log_p, "log"),
     (ew.log1p_p, "log_plus_one"), (ew.expm1_p, "exponential_minus_one"), (ew.tanh_p, "tanh"),
-    (ew.logistic_p, "logistic"), (ew.sin_p, "sine"), (ew.cos_p, "cosine"), (ew.tan_p, "tan"),
+    (ew.sin_p, "sine"), (ew.cos_p, "cosine"), (ew.tan_p, "tan"),
     (ew.sqrt_p, "sqrt"), (ew.rsqrt_p, "rsqrt"), (ew.cbrt_p, "cbrt"), (ew.abs_p, "abs"),
     (ew.not_p, "not"), (ew.population_count_p, "popcnt"),
     (ew.add_p, "add"), (add_jaxvals_p, "add"), (ew.sub_p, "subtract"), (ew.mul_p, "multiply"),
@@ -72,6 +84,22 @@ def _round(ctx: RuleContext, x: Value, rounding_method: Any = 0) -> list[Value]:
     return [hlo_op(ctx, "stablehlo.round_nearest_even" if even else "stablehlo.round_nearest_afz", x)]
 
 
+@register(ew.logistic_p)
+def _logistic(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    # JAX's logistic_impl, traced and inlined: 1 / (1 + exp(-x)), each 1 a literal of its own
+    aval = ctx.avals_in[0]
+    e = hlo_op(ctx, "stablehlo.exponential", hlo_op(ctx, "stablehlo.negate", x))
+    one = _literal_operand(ctx, 1, aval)
+    denominator = hlo_op(ctx, "stablehlo.add", one, e)
+    return [hlo_op(ctx, "stablehlo.divide", _literal_operand(ctx, 1, aval), denominator)]
+
+
+def _literal_operand(ctx: RuleContext, value: Any, aval: Any) -> Value:
+    """A scalar literal used by an elementwise operation of ``aval``'s shape (broadcast if needed)."""
+    c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
+    return c if aval.shape == () else broadcast_in_dim(ctx, c, aval.shape, ())
+
+
 @register(ew.exp2_p)
 def _exp2(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     aval = ctx.avals_in[0]
@@ -98,6 +126,7 @@ def compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any, ou
 
 def _compare(prim: Any, direction: str) -> None:
     def rule(ctx: RuleContext, x: Value, y: Value) -> list[Value]:
+        x, y = broadcast_operands(ctx, [x, y])
         return [compare(ctx, direction, x, y, ctx.avals_in[0].dtype, ctx.out_types[0])]
 
     register(prim)(rule)
@@ -221,7 +250,7 @@ def _select_n(ctx: RuleContext, which: Value, *cases: Value) -> list[Value]:
 
 @register(ew.clamp_p)
 def _clamp(ctx: RuleContext, lo: Value, x: Value, hi: Value) -> list[Value]:
-    return [hlo_op(ctx, "stablehlo.clamp", lo, x, hi)]
+    return [hlo_op(ctx, "stablehlo.clamp", *broadcast_operands(ctx, [lo, x, hi]))]
 
 
 @register(ew.stop_gradient_p)
