@@ -18,6 +18,7 @@ from ..ir import (
     subjaxprs,
 )
 from ..jit_primitive import jit_p
+from ..lax.cond import cond_p
 
 
 class Pruner:
@@ -46,6 +47,8 @@ class Pruner:
                 continue
             if eqn.primitive is jit_p:
                 eqn = self._jit(eqn, used)
+            elif eqn.primitive is cond_p:
+                eqn = self._cond(eqn, used)
             else:
                 rule = dce_rules.get(eqn.primitive)
                 if rule is not None:
@@ -58,6 +61,26 @@ class Pruner:
             [v for v, u in zip(jaxpr.in_binders, used_inputs) if u] if prune_inputs else jaxpr.in_binders
         )
         return Jaxpr(jaxpr.constvars, binders, kept, outs), used_inputs
+
+    def _cond(self, eqn: JaxprEqn, used: list[bool]) -> JaxprEqn:
+        """JAX's cond rule: unused outputs leave every branch; inputs no branch reads leave too."""
+        branches = eqn.params["branches"]
+        pruned = [self.jaxpr(b.jaxpr, used, prune_inputs=False) for b in branches]
+        used_in = [any(u) for u in zip(*(u for _, u in pruned))] if pruned else []
+        new = tuple(
+            ClosedJaxpr(
+                Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), b.consts
+            )
+            for (j, _), b in zip(pruned, branches)
+        )
+        index, *args = eqn.inputs
+        return JaxprEqn(
+            cond_p,
+            [index, *(x for x, u in zip(args, used_in) if u)],
+            {**eqn.params, "branches": new},
+            [v for v, u in zip(eqn.out_binders, used) if u],
+            eqn.source_info,
+        )
 
     def _jit(self, eqn: JaxprEqn, used: list[bool]) -> JaxprEqn:
         closed = eqn.params["jaxpr"]
