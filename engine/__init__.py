@@ -75,3 +75,4 @@ from . import ref  # noqa: E402,F401  (jax.ref)
 from .state import Ref, new_ref, freeze  # noqa: E402,F401
 from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.format)
 from . import ffi  # noqa: E402,F401  (jax.ffi)
+from . import export  # noqa: E402,F401  (jax.export)

@@ -79,6 +79,7 @@ class Config:
             "jax_numpy_dtype_promotion": "standard",
             "jax_debug_nans": False,
             "jax_debug_infs": False,
+            "jax_export_calling_convention_version": 10,
         }
 
     def update(self, name: str, value) -> None:

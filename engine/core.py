@@ -161,8 +161,9 @@ class ShapedArray:
     def str_short(self) -> str:
         return f"{dtype_short(self.dtype)}[{','.join(map(str, self.shape))}]"
 
-    def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+    def __repr__(self) -> str:  # JAX's: full dtype names (``ShapedArray(int32[4])``)
+        name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
+        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{', weak_type=True' if self.weak_type else ''})"
 
     def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
         name = getattr(self.dtype, "name", str(self.dtype))

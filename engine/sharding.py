@@ -149,13 +149,24 @@ class _MeshBase:
 class AbstractMesh(_MeshBase):
     """A mesh's shape, names and axis types without its devices (what types refer to)."""
 
-    def __init__(self, axis_sizes: tuple[int, ...], axis_names: tuple[str, ...], axis_types=None):
+    def __init__(
+        self,
+        axis_sizes: tuple[int, ...],
+        axis_names: tuple[str, ...],
+        axis_types=None,
+        *,
+        abstract_device=None,
+    ):
         self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
         self.axis_types = tuple(axis_types) if axis_types is not None else (AxisType.Auto,) * len(axis_names)
+        # the kind of device, known for the abstract mesh of a concrete Mesh (JAX prints it then)
+        self.abstract_device = abstract_device
 
     def __repr__(self):
         if self.empty:
             return "AbstractMesh((), axis_types=())"
+        if self.abstract_device is None:
+            return f"AbstractMesh({self._body()})"
         return f"AbstractMesh({self._body()}, device_kind=cpu, num_cores=None, platform=cpu)"
 
     def __eq__(self, other):
@@ -202,7 +213,7 @@ class Mesh(_MeshBase):
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types, abstract_device="cpu")
 
     def __repr__(self):
         return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types={self.axis_types!r})"
@@ -502,7 +513,7 @@ def _with_axis_types(mesh: AbstractMesh, axes, kind: AxisType, what: str) -> Abs
         if n not in mesh.axis_names:
             raise ValueError(f"{what}: {n!r} is not an axis of the mesh {mesh}")
     types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
-    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types, abstract_device=mesh.abstract_device)
 
 
 def _per_arg(shardings, args, move):

@@ -78,6 +78,25 @@ KNOWN_FAILURES.update(
             for i in (3, 6)
         },
         **{("pallas-tpu-matmul", i): "jnp.bfloat16 is not an engine dtype (AttributeError)" for i in (9, 11)},
+        ("export-export", 7): (
+            "Exported.mlir_module() is StableHLO text in JAX; the engine exports its jaxpr and raises "
+            "NotImplementedError until a StableHLO printer lands"
+        ),
+        **{
+            ("export-export", i): (
+                "jax._src.core / jax._src.interpreters.mlir.custom_call: the engine's StableHLO builder "
+                "cannot build custom_call, so the page's custom-call primitive (and export's refusal of "
+                "it) cannot be reproduced"
+            )
+            for i in range(26, 34)
+        },
+        **{
+            ("export-export", i): (
+                "len(mlir_module_serialized) counts XLA's StableHLO bytecode; the engine's is its own "
+                "program data"
+            )
+            for i in (50, 52)
+        },
     }
 )
 

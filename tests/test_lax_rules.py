@@ -528,6 +528,7 @@ TESTED_ELSEWHERE = {
     "ffi_call": "tests/test_ffi.py",
     "check": "tests/test_checkify.py",
     "rng_bit_generator": "tests/test_prng_rbg.py",
+    "call_exported": "tests/test_export.py",
     "platform_index": "tests/test_jax_reference.py",  # (snippets: eager, jit, grad, vmap)
     **{
         p: "tests/test_random.py"

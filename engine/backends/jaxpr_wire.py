@@ -23,6 +23,7 @@ program is compiled by the run alone.
 
 from __future__ import annotations
 
+import base64
 import enum
 import math
 import re
@@ -100,8 +101,8 @@ def _number(x) -> Any:
     raise WireError(f"{type(x).__name__} is not a number")
 
 
-def _value(x) -> Any:
-    """A parameter or literal value."""
+def _value(x, values: bool = False) -> Any:
+    """A parameter or literal value (``values``: nested closed jaxprs carry their constants)."""
     t = type(x)
     if x is None or t is bool or t is str:
         if t is str and not SAFE_STRING.fullmatch(x):
@@ -126,19 +127,19 @@ def _value(x) -> Any:
     if isinstance(x, enum.Enum):
         return {"enum": type(x).__name__, "v": x.name}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return {"struct": t.__name__, "v": [_value(e) for e in x]}
+        return {"struct": t.__name__, "v": [_value(e, values) for e in x]}
     if t is tuple or t is list:
-        return {"tuple" if t is tuple else "list": [_value(e) for e in x]}
+        return {"tuple" if t is tuple else "list": [_value(e, values) for e in x]}
     if t is ClosedJaxpr:
-        return {"closed": _closed(x)}
+        return {"closed": _closed(x, values)}
     if t is Jaxpr:
-        return {"jaxpr": _jaxpr(x)}
+        return {"jaxpr": _jaxpr(x, values)}
     if isinstance(x, core.Array):
         return _value(np.asarray(x._value))
     raise WireError(f"a parameter of type {t.__name__} cannot be sent")
 
 
-def _jaxpr(j: Jaxpr) -> dict:
+def _jaxpr(j: Jaxpr, values: bool = False) -> dict:
     ids: dict[Var, int] = {}
 
     def bind(v: Var) -> Any:
@@ -157,7 +158,7 @@ def _jaxpr(j: Jaxpr) -> dict:
     eqns = []
     for e in j.eqns:
         keep = _DROPPED.get(e.primitive.name)
-        params = {k: _value(v) for k, v in e.params.items() if keep is None or k in keep}
+        params = {k: _value(v, values) for k, v in e.params.items() if keep is None or k in keep}
         ins = [atom(x) for x in e.inputs]
         outs = [None if type(v) is DropVar else bind(v) for v in e.out_binders]
         if None in outs:  # a dropped output still has an aval
@@ -166,17 +167,31 @@ def _jaxpr(j: Jaxpr) -> dict:
     return {"constvars": constvars, "in": in_binders, "eqns": eqns, "outs": [atom(x) for x in j.outs]}
 
 
-def _closed(c: ClosedJaxpr) -> dict:
-    return {"consts": [_aval(core.get_aval(x)) for x in c.consts], "jaxpr": _jaxpr(c.jaxpr)}
+def _closed(c: ClosedJaxpr, values: bool = False) -> dict:
+    out = {"consts": [_aval(core.get_aval(x)) for x in c.consts], "jaxpr": _jaxpr(c.jaxpr, values)}
+    if values:
+        out["values"] = [_const_bytes(x) for x in c.consts]
+    return out
 
 
-def encode(closed: ClosedJaxpr, name: str, layouts: Optional[tuple] = None) -> dict:
-    """The program ``NumbaBackend.compile(closed, name, layouts)`` compiles, as plain data."""
+def _const_bytes(x) -> str:
+    """A constant's bytes (little-endian, C order) in base64: numbers only, never objects."""
+    a = np.ascontiguousarray(np.asarray(x._value if isinstance(x, core.Array) else x))
+    return base64.b64encode(a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes()).decode("ascii")
+
+
+def encode(
+    closed: ClosedJaxpr, name: str, layouts: Optional[tuple] = None, *, const_values: bool = False
+) -> dict:
+    """The program ``NumbaBackend.compile(closed, name, layouts)`` compiles, as plain data.
+
+    ``const_values``: the constants travel with their values (``jax.export``'s programs run
+    elsewhere on them), not as avals only."""
     return {
         "v": VERSION,
         "name": _value(str(name)),
         "layouts": None if layouts is None else [_value(lay) for lay in layouts],
-        "program": _closed(closed),
+        "program": _closed(closed, const_values),
     }
 
 
@@ -201,8 +216,9 @@ def primitives() -> dict[str, core.Primitive]:
 
 
 class _Decoder:
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, const_values: bool = False):
         self.limits = limits
+        self.const_values = const_values
         self.prims = primitives()
         self.structs = _structs()
         self.equations = 0
@@ -376,29 +392,48 @@ class _Decoder:
         return Jaxpr(constvars, in_binders, eqns, [atom(x) for x in d["outs"]])
 
     def closed(self, d, depth: int) -> ClosedJaxpr:
-        if type(d) is not dict or set(d) != {"consts", "jaxpr"} or type(d["consts"]) is not list:
+        keys = {"consts", "jaxpr", "values"} if self.const_values else {"consts", "jaxpr"}
+        if type(d) is not dict or set(d) != keys or type(d["consts"]) is not list:
             raise WireError("malformed closed jaxpr")
+        if self.const_values and (type(d["values"]) is not list or len(d["values"]) != len(d["consts"])):
+            raise WireError("malformed constants")
         avals = [self.aval(a) for a in d["consts"]]
         jaxpr = self.jaxpr(d["jaxpr"], depth)
         if len(avals) != len(jaxpr.constvars):
             raise WireError("constants do not match the jaxpr")
         consts = []
-        for a in avals:
+        for i, a in enumerate(avals):
             self.const_bytes += a.size * a.dtype.itemsize
             if self.const_bytes > self.limits.const_bytes:
                 raise WireError("constants too large")
-            consts.append(np.zeros(a.shape, a.dtype))  # (calloc: untouched pages cost nothing)
+            if self.const_values:
+                consts.append(self.const_array(a, d["values"][i]))
+            else:
+                consts.append(np.zeros(a.shape, a.dtype))  # (calloc: untouched pages cost nothing)
         return ClosedJaxpr(jaxpr, consts)
 
+    def const_array(self, aval: ShapedArray, data) -> np.ndarray:
+        if type(data) is not str or len(data) > 2 * self.limits.const_bytes:
+            raise WireError("malformed constant")
+        try:
+            raw = base64.b64decode(data.encode("ascii"), validate=True)
+        except (ValueError, UnicodeEncodeError):
+            raise WireError("malformed constant") from None
+        dtype = aval.dtype.newbyteorder("<")
+        if len(raw) != aval.size * dtype.itemsize:
+            raise WireError("a constant's bytes do not match its aval")
+        return np.frombuffer(raw, dtype).astype(aval.dtype).reshape(aval.shape)
 
-def decode(data: Any, limits: Limits = Limits()) -> Program:
+
+def decode(data: Any, limits: Limits = Limits(), *, const_values: bool = False) -> Program:
     """The program ``data`` describes, checked against the registry and ``limits``; raises
-    ``WireError`` for anything else. Its constants are zeros of their avals."""
+    ``WireError`` for anything else. Its constants are zeros of their avals, or with
+    ``const_values`` the values ``encode(..., const_values=True)`` sent."""
     if type(data) is not dict or set(data) != {"v", "name", "layouts", "program"}:
         raise WireError("malformed request")
     if data["v"] != VERSION:
         raise WireError(f"format version {data['v']!r} is not {VERSION}")
-    dec = _Decoder(limits)
+    dec = _Decoder(limits, const_values)
     name = data["name"]
     if type(name) is not str or len(name) > limits.string or not SAFE_STRING.fullmatch(name):
         raise WireError("malformed name")

@@ -94,6 +94,7 @@ FENCED = {
     "pallas-pipelining": "docs/pallas/pipelining.md",
     "pallas-tpu-core-map": "docs/pallas/tpu/core_map.md",
     "pallas-tpu-sparsecore": "docs/pallas/tpu/sparsecore.md",
+    "export-export": "docs/export/export.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
 RST = {
@@ -112,7 +113,11 @@ _SKIP_PATTERNS = [
     (r"^\s*!", "shell command (pip)"),
     (r"\b(import|from)\s+(torch|tensorflow|tensorflow_datasets)\b", "needs torch/tensorflow"),
     (r"\b(urllib|requests|wget|tfds\.load|download)\b", "needs the internet"),
-    (r"['\"](gpu|tpu|cuda)['\"]|\bjax\.devices\(\s*['\"]?(gpu|tpu)", "needs a GPU/TPU"),
+    # (a platform named in ``platforms=``, as export's, is only a target: exporting for it needs no device)
+    (
+        r"^(?!.*\bplatforms\s*=).*['\"](gpu|tpu|cuda)['\"]|\bjax\.devices\(\s*['\"]?(gpu|tpu)",
+        "needs a GPU/TPU",
+    ),
     (r"\btime\.(time|perf_counter)\(|\btimeit\.timeit\(", "timing"),
     (r"\bbreakpoint\(", "interactive debugger (reads stdin)"),
     (r"^\s*(import|from)\s+scipy\b", "needs scipy, which the engine's environment does not install"),

@@ -1543,3 +1543,164 @@ SNIPPETS["platform_dependent"] = [
     ("vmap", _PD + "out = jax.vmap(f)(jnp.stack([x, x + 1]))"),
     ("gpu_name", _PD + "out = lax.platform_dependent(x, gpu=jnp.cos)"),
 ]
+
+# jax.export: exported functions called eagerly, under jit and grad, serialized and deserialized,
+# and the errors JAX raises for calls that do not match the export.
+_EXP = (
+    "from jax import export\n"
+    "def f(x, y):\n"
+    "    return {'s': x + y, 'p': (x * y, jnp.sin(x))}\n"
+    "exp = export.export(jax.jit(f))(np.float32(1.), jax.ShapeDtypeStruct((3,), np.float32))\n"
+    "y = np.arange(3, dtype=np.float32)\n"
+)
+_EXP_G = (
+    "from jax import export\n"
+    "g = lambda x: jnp.sum(jnp.sin(x) * x)\n"
+    "eg = export.export(jax.jit(g))(jax.ShapeDtypeStruct((3,), np.float32))\n"
+    "x = np.arange(3, dtype=np.float32)\n"
+)
+SNIPPETS["export"] = [
+    (
+        "signature",
+        _EXP + "out = (repr(exp.in_tree), repr(exp.out_tree), repr(exp.in_avals), repr(exp.out_avals))",
+    ),
+    (
+        "fields",
+        _EXP + "out = (exp.fun_name, exp.nr_devices, exp.platforms, exp.calling_convention_version, "
+        "exp.module_kept_var_idx, exp.uses_global_constants, str(exp), exp._in_named_shardings, exp.ordered_effects)",
+    ),
+    ("call", _EXP + "out = exp.call(np.float32(2.), y)"),
+    ("call_jit", _EXP + "out = jax.jit(exp.call)(np.float32(2.), y)"),
+    ("call_roundtrip", _EXP + "out = export.deserialize(exp.serialize()).call(np.float32(2.), y)"),
+    (
+        "roundtrip_fields",
+        _EXP
+        + "r = export.deserialize(exp.serialize())\nout = (r.fun_name, repr(r.in_tree), repr(r.out_avals), r.has_vjp())",
+    ),
+    ("weak_in_avals", "from jax import export\nout = repr(export.export(jax.jit(jnp.cos))(1.).in_avals)"),
+    ("weak_call", "from jax import export\nout = export.export(jax.jit(jnp.cos))(1.).call(1.)"),
+    (
+        "weak_dropped_by_serialization",
+        "from jax import export\nout = export.deserialize(export.export(jax.jit(jnp.cos))(1.).serialize()).call(1.)",
+    ),
+    (
+        "kept_var_idx",
+        "from jax import export\nout = export.export(jax.jit(lambda x, y, z: x + z))(1., 2., 3.).module_kept_var_idx",
+    ),
+    (
+        "kwargs_tree",
+        "from jax import export\nout = repr(export.export(jax.jit(lambda x, *, y: x + y))(1., y=2.).in_tree)",
+    ),
+    (
+        "static_tree",
+        "from jax import export\nout = repr(export.export(jax.jit(lambda x, n: x * n, static_argnums=1))(1., 3).in_tree)",
+    ),
+    (
+        "consts",
+        "from jax import export\ne = export.export(jax.jit(lambda x: x + jnp.arange(3.)))(jax.ShapeDtypeStruct((3,), np.float32))\nout = export.deserialize(e.serialize()).call(np.ones(3, np.float32))",
+    ),
+    ("grad_in_memory", _EXP_G + "out = jax.grad(eg.call)(x)"),
+    (
+        "grad_deserialized",
+        _EXP_G
+        + "r = export.deserialize(eg.serialize(vjp_order=1))\nout = (jax.grad(r.call)(x), jax.jit(jax.grad(r.call))(x))",
+    ),
+    (
+        "grad2_deserialized",
+        _EXP_G
+        + "r = export.deserialize(eg.serialize(vjp_order=2))\nout = jax.grad(lambda v: jax.grad(r.call)(v).sum())(x)",
+    ),
+    (
+        "vjp_signature",
+        _EXP_G
+        + "v = eg.vjp()\nout = (v.fun_name, repr(v.in_avals), repr(v.out_avals), repr(v.in_tree), repr(v.out_tree))",
+    ),
+    (
+        "vjp_float0",
+        "from jax import export\ne = export.export(jax.jit(lambda x: (x * 2, x.astype(jnp.int32))))(1.)\nout = repr(e.vjp().in_avals)",
+    ),
+    ("err_grad_no_vjp", _EXP_G + "out = jax.grad(export.deserialize(eg.serialize()).call)(x)"),
+    ("err_vmap", _EXP_G + "out = jax.vmap(eg.call)(np.ones((2, 3), np.float32))"),
+    ("err_jvp", _EXP_G + "out = jax.jvp(eg.call, (x,), (x,))"),
+    ("err_shape", _EXP + "out = exp.call(np.float32(2.), np.arange(4, dtype=np.float32))"),
+    ("err_rank", _EXP + "out = exp.call(np.float32(2.), np.ones((2, 3), np.float32))"),
+    ("err_dtype", _EXP + "out = exp.call(np.float32(2.), np.arange(3, dtype=np.int32))"),
+    ("err_tree_len", _EXP + "out = exp.call(np.float32(2.))"),
+    ("err_tree_type", _EXP + "out = exp.call((np.float32(2.),), y)"),
+    ("err_kwargs", _EXP + "out = exp.call(x=np.float32(2.), y=y)"),
+    ("err_not_jit", "from jax import export\nout = export.export(lax.cos)(1.)"),
+    (
+        "err_platform",
+        "from jax import export\nout = export.export(jax.jit(jnp.cos), platforms=['tpu'])(1.).call(1.)",
+    ),
+    (
+        "err_platform_jit",
+        "from jax import export\nout = jax.jit(export.export(jax.jit(jnp.cos), platforms=['tpu'])(1.).call)(1.)",
+    ),
+    (
+        "platform_check_disabled",
+        "from jax import export\nout = export.export(jax.jit(jnp.cos), platforms=['tpu'], "
+        "disabled_checks=[export.DisabledSafetyCheck.platform()])(1.).call(1.)",
+    ),
+    (
+        "multi_platform",
+        "from jax import export\ne = export.export(jax.jit(jnp.cos), platforms=['tpu', 'cpu'])(1.)\nout = (e.platforms, e.call(1.))",
+    ),
+    (
+        "err_host_callback",
+        "from jax import export\nout = export.export(jax.jit(lambda x: jax.pure_callback(np.sin, x, x)))(1.)",
+    ),
+    (
+        "err_debug_print",
+        "from jax import export\nout = export.export(jax.jit(lambda x: jax.debug.print('{}', x) or x))(1.)",
+    ),
+    (
+        "err_version",
+        "from jax import export\nfrom jax._src import config\nwith config.jax_export_calling_convention_version(8):\n"
+        "    out = export.export(jax.jit(jnp.cos))(1.)",
+    ),
+    (
+        "version_9",
+        "from jax import export\nfrom jax._src import config\nwith config.jax_export_calling_convention_version(9):\n"
+        "    out = export.export(jax.jit(jnp.cos))(1.).calling_convention_version",
+    ),
+    (
+        "checks",
+        "from jax import export\nc = export.DisabledSafetyCheck\n"
+        "out = (str(c.platform()), repr(c.custom_call('x')), c.custom_call('x').is_custom_call(), c.platform().is_custom_call(), c.platform() == c.platform())",
+    ),
+    (
+        "err_unregistered_node",
+        "from jax import export\nimport collections\nNT = collections.namedtuple('NT', 'a b')\n"
+        "out = export.export(jax.jit(lambda p: p.a))(NT(1., 2.)).serialize()",
+    ),
+    (
+        "namedtuple_registered",
+        "from jax import export\nimport collections\nNT2 = collections.namedtuple('NT2', 'a b')\n"
+        "export.register_namedtuple_serialization(NT2, serialized_name='test.NT2')\n"
+        "r = export.deserialize(export.export(jax.jit(lambda p: NT2(p.b, p.a)))(NT2(1., 2.)).serialize())\n"
+        "out = (repr(r.in_tree), r.call(NT2(np.float32(3.), np.float32(4.))))",
+    ),
+    (
+        "sharding_abstract_mesh",
+        "from jax import export\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P\n"
+        "m = AbstractMesh((4,), ('a',))\n"
+        "e = export.export(jax.jit(lambda x: x.T))(jax.ShapeDtypeStruct((32,), np.int32, sharding=NamedSharding(m, P('a'))))\n"
+        "r = export.deserialize(e.serialize())\n"
+        "out = (e.nr_devices, repr(e.in_shardings_jax(m)), repr(e.out_shardings_jax(m)), r.nr_devices, repr(r.in_shardings_jax(m)))",
+    ),
+    (
+        "err_sharding_mesh",
+        "from jax import export\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P\n"
+        "m = AbstractMesh((4,), ('a',))\n"
+        "e = export.export(jax.jit(lambda x: x.T))(jax.ShapeDtypeStruct((32,), np.int32, sharding=NamedSharding(m, P('a'))))\n"
+        "out = e.in_shardings_jax(AbstractMesh((2,), ('b',)))",
+    ),
+    (
+        "err_device_count",
+        "from jax import export\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P\n"
+        "m = AbstractMesh((4,), ('a',))\n"
+        "e = export.export(jax.jit(lambda x: x.T))(jax.ShapeDtypeStruct((32,), np.int32, sharding=NamedSharding(m, P('a'))))\n"
+        "out = e.call(jnp.arange(32))",
+    ),
+]

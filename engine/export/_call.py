@@ -1,0 +1,180 @@
+"""``Exported.call``: the ``call_exported`` primitive, and reverse-mode AD through the exported VJP.
+
+One primitive per call site, as JAX has it: abstract evaluation checks the arguments against the
+exported types (JAX's errors) and gives the exported result types; the impl runs the program.
+There is no JVP or batching rule (JAX has none either): ``call`` wraps the primitive in a
+``custom_vjp`` whose backward pass calls ``exported.vjp()``, so ``grad`` works up to the VJP
+orders available and ``jvp``/``vmap`` raise JAX's errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import core
+from ..backends.rows import INTERPRETER_ONLY
+from ..core import Primitive, ShapedArray
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
+from ._export import DisabledSafetyCheck, Exported
+
+call_exported_p = Primitive("call_exported", multiple_results=True)
+call_exported_p.takes_arrays = True  # (sharded arguments reach the impl as they are)
+INTERPRETER_ONLY[call_exported_p.name] = "runs the exported program (its own jit) from the interpreter"
+
+
+def _arg_name(exported: Exported, i: int) -> str:
+    """``args[1]``, ``kwargs['y']``: the i-th flat argument as the exported signature names it."""
+    paths = tree_flatten_with_path(exported.in_tree.unflatten([0] * exported.in_tree.num_leaves))[0]
+    path = paths[i][0]
+    return ("args" if path[0].idx == 0 else "kwargs") + keystr(path[1:])
+
+
+def _check_args(exported: Exported, avals) -> None:
+    """JAX's checks of a call's argument types against the exported ones."""
+    for i, (want, got) in enumerate(zip(exported.in_avals, avals)):
+        if not isinstance(got, ShapedArray):
+            raise ValueError(f"Expected ShapedArray but got: {got}")
+        if len(want.shape) != len(got.shape):
+            raise ValueError(
+                f"Rank mismatch for {_arg_name(exported, i)}: expected {want.shape} and called with {got.shape}"
+            )
+        if want.dtype != got.dtype:
+            raise ValueError(
+                f"Dtype mismatch for {_arg_name(exported, i)}: expected {want.dtype} "
+                f"and called with {got.dtype}"
+            )
+        for d, (a, b) in enumerate(zip(want.shape, got.shape)):
+            if a != b:
+                raise ValueError(
+                    f"Shape mismatch for {_arg_name(exported, i)}.shape[{d}] (expected same constant): "
+                    f"expected {want.shape} and called with {got.shape}"
+                )
+
+
+@call_exported_p.def_abstract_eval
+def _call_exported_abstract_eval(*avals, exported: Exported):
+    _check_args(exported, avals)
+    return list(exported.out_avals)
+
+
+def _devices_of(args) -> int:
+    """How many devices the call runs on: the largest mesh its arguments are sharded over."""
+    sizes = [getattr(getattr(getattr(a, "sharding", None), "mesh", None), "size", 1) for a in args]
+    return max([1, *sizes])
+
+
+@call_exported_p.def_impl
+def _call_exported_impl(*args, exported: Exported):
+    from ..jit_primitive import jit_p
+
+    _check_args(exported, [core.get_aval(a) for a in args])
+    if (
+        "cpu" not in exported.platforms
+        and DisabledSafetyCheck.platform() not in exported.disabled_safety_checks
+    ):
+        raise ValueError(
+            f"Function '{exported.fun_name}' was exported for platforms '{exported.platforms}' "
+            f"but it is used on '('cpu',)'."
+        )
+    n = _devices_of(args)
+    if n != exported.nr_devices and exported.nr_devices != 1:
+        raise ValueError(
+            f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and is called "
+            f"in a context with {n} devices, which is not allowed."
+        )
+    outs = jit_p.bind(*args, jaxpr=exported._program, name=exported.fun_name)
+    # (the results have the exported types: a deserialized function's are never weak)
+    return [
+        core.array_of(o._value, a.weak_type) if type(o) is core.Array and o.weak_type != a.weak_type else o
+        for o, a in zip(outs, exported.out_avals)
+    ]
+
+
+def _equality_errors(path: tuple, t1: Any, t2: Any):
+    """Where two argument structures differ, as JAX's ``tree_util.equality_errors`` says it."""
+    from ..pytree.flatten import tree_structure
+
+    if tree_structure(t1).is_leaf() and tree_structure(t2).is_leaf():
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (
+            path,
+            f"{type(t1).__name__} of length {len(t1)}",
+            f"{type(t2).__name__} of length {len(t2)}",
+            "the lengths do not match",
+        )
+        return
+    k1 = list(t1) if isinstance(t1, dict) else list(range(len(t1))) if isinstance(t1, (list, tuple)) else []
+    k2 = list(t2) if isinstance(t2, dict) else list(range(len(t2))) if isinstance(t2, (list, tuple)) else []
+    if isinstance(t1, dict) and sorted(k1) != sorted(k2):
+        diff = " ".join(repr(k) for k in set(k1).symmetric_difference(k2))
+
+        def kids(n):
+            return f"{n} child{'ren' if n > 1 else ''}"
+
+        yield (
+            path,
+            f"{type(t1)} with {kids(len(k1))}",
+            f"{type(t2)} with {kids(len(k2))}",
+            "the numbers of children do not match"
+            + (diff and f", with the symmetric difference of key sets: {{{diff}}}")
+            if len(k1) != len(k2)
+            else f"the pytree node metadata does not match (keys {sorted(k1)} and {sorted(k2)})",
+        )
+        return
+    for k in sorted(k1) if isinstance(t1, dict) else k1:
+        yield from _equality_errors((*path, k), t1[k], t2[k])
+
+
+def _path_str(path: tuple) -> str:
+    head = "args" if path[0] == 0 else "kwargs"
+    return head + "".join(f"[{k!r}]" for k in path[1:])
+
+
+def call_exported(exported: Exported):
+    """A function calling ``exported`` with its argument structure (``Exported.call``)."""
+    from ..custom_derivatives import custom_vjp
+
+    if not isinstance(exported, Exported):
+        raise ValueError(f"The exported argument must be an export.Exported. Found {exported}.")
+
+    @custom_vjp
+    def f_flat(*args_flat):
+        return call_exported_p.bind(*args_flat, exported=exported)
+
+    def f_flat_vjp_fwd(*args_flat):
+        return f_flat(*args_flat), args_flat
+
+    def f_flat_vjp_bwd(args_flat, cts):
+        exp_vjp = exported.vjp()
+        expected = exp_vjp.in_avals[len(args_flat) :]
+        # (a zero cotangent of an integer output is float0 for the VJP program)
+        fixed = [
+            np.zeros(a.shape, core.float0) if a.dtype == core.float0 else ct for ct, a in zip(cts, expected)
+        ]
+        return tuple(call_exported(exp_vjp)(*args_flat, *fixed))
+
+    f_flat.defvjp(f_flat_vjp_fwd, f_flat_vjp_bwd)
+
+    def f_imported(*args, **kwargs):
+        args_flat, in_tree = tree_flatten((args, kwargs))
+        if in_tree != exported.in_tree:
+            got = in_tree.unflatten([0] * in_tree.num_leaves)
+            want = exported.in_tree.unflatten([0] * exported.in_tree.num_leaves)
+            raise ValueError(
+                "The invocation args and kwargs must have the same pytree structure as when the function "
+                f"'{exported.fun_name}' was exported, but they have the following structural differences:\n"
+                + "\n".join(
+                    f"   - {_path_str(path)} is a {thing1} in the invocation and a {thing2} when exported, "
+                    f"so {why}.\n"
+                    for path, thing1, thing2, why in _equality_errors((), got, want)
+                )
+            )
+        return exported.out_tree.unflatten(f_flat(*args_flat))
+
+    return f_imported
