@@ -159,3 +159,18 @@ def test_mlir_module_serialized_is_the_program_as_data():
     exp = export.export(jax.jit(lambda x: x + 1.0))(np.float32(1))
     data = json.loads(exp.mlir_module_serialized)
     assert [e[0] for e in data["program"]["jaxpr"]["eqns"]] == ["add"]
+
+
+def test_mlir_module_main_signature_is_jaxs():
+    """@main as JAX 0.10.2 prints it for this export (argument names as locations, result paths)."""
+    exp = export.export(jax.jit(lambda x, y: (x + y, x)))(
+        jax.ShapeDtypeStruct((), np.float32), jax.ShapeDtypeStruct((2,), np.float32)
+    )
+    want = (
+        '  func.func public @main(%arg0: tensor<f32> loc("x"), %arg1: tensor<2xf32> loc("y")) -> '
+        '(tensor<2xf32> {jax.result_info = "result[0]"}, tensor<f32> {jax.result_info = "result[1]"}) {'
+    )
+    for e in (exp, _roundtrip(exp)):
+        text = e.mlir_module()
+        assert text.split("\n")[1] == want
+        assert text.startswith("module @jit__lambda attributes {jax.uses_shape_polymorphism = false, ")

@@ -78,10 +78,6 @@ KNOWN_FAILURES.update(
             for i in (3, 6)
         },
         **{("pallas-tpu-matmul", i): "jnp.bfloat16 is not an engine dtype (AttributeError)" for i in (9, 11)},
-        ("export-export", 7): (
-            "Exported.mlir_module() is StableHLO text in JAX; the engine exports its jaxpr and raises "
-            "NotImplementedError until a StableHLO printer lands"
-        ),
         **{
             ("export-export", i): (
                 "jax._src.core / jax._src.interpreters.mlir.custom_call: the engine's StableHLO builder "

@@ -95,6 +95,7 @@ class Exported:
     calling_convention_version: int
     module_kept_var_idx: tuple[int, ...]
     uses_global_constants: bool
+    _arg_names: tuple[str, ...] = dataclasses.field(repr=False)  # (JAX's argument locations)
     _program: ClosedJaxpr = dataclasses.field(repr=False)
     _get_vjp: Optional[Callable[["Exported"], "Exported"]]
 
@@ -106,15 +107,21 @@ class Exported:
         return program_bytes(self)
 
     def mlir_module(self) -> str:
-        """The program as StableHLO text."""
-        try:
-            from ..stablehlo import module_text  # type: ignore[attr-defined]
-        except ImportError:
-            raise NotImplementedError(
-                "Exported.mlir_module(): the engine does not print StableHLO for its programs yet; "
-                "print the exported jaxpr instead (jax.make_jaxpr(exported.call))"
-            ) from None
-        return module_text(self._program, self.fun_name)
+        """The program as StableHLO text, as JAX prints the exported module (without the source
+        locations of its operations; each argument's location is its name, as in JAX)."""
+        from ..stablehlo import module_text, result_paths
+
+        text = module_text(self._program, self.fun_name, result_names=result_paths(self.out_tree))
+        text = text.replace(" attributes {", " attributes {jax.uses_shape_polymorphism = false, ", 1)
+        kept = [i for i in self.module_kept_var_idx if i < len(self._arg_names)]
+
+        def located(m: re.Match) -> str:
+            k = int(m.group(1))
+            return f'{m.group(0)} loc("{self._arg_names[kept[k]]}")' if k < len(kept) else m.group(0)
+
+        head, sep, rest = text.partition("func.func public @main(")
+        sig, nl, body = rest.partition("\n")
+        return head + sep + re.sub(r"%arg(\d+): tensor<[^>]*>", located, sig) + nl + body
 
     def __str__(self) -> str:
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -255,11 +262,14 @@ def _export_traced(jitted, args, kwargs, platforms, checks, version) -> Exported
         checks=checks,
         version=version,
         kept=tuple(i for i in range(len(in_avals)) if used[i]),
+        arg_names=tuple(traced.signature[1]),
         program=program,
     )
 
 
-def _make_exported(*, in_shardings, out_shardings, checks, version, kept, program, **fields) -> Exported:
+def _make_exported(
+    *, in_shardings, out_shardings, checks, version, kept, arg_names, program, **fields
+) -> Exported:
     return Exported(
         _has_named_shardings=True,
         _in_named_shardings=in_shardings,
@@ -272,6 +282,7 @@ def _make_exported(*, in_shardings, out_shardings, checks, version, kept, progra
         calling_convention_version=version,
         module_kept_var_idx=kept,
         uses_global_constants=False,
+        _arg_names=arg_names,
         _program=program,
         _get_vjp=_exported_vjp,
         **fields,

@@ -279,6 +279,7 @@ def _exported(exp: Exported, vjp_order: int) -> dict:
         "disabled_checks": [str(c) for c in exp.disabled_safety_checks],
         "calling_convention_version": exp.calling_convention_version,
         "module_kept_var_idx": list(exp.module_kept_var_idx),
+        "arg_names": list(exp._arg_names),
         "program": _program(exp),
         "vjp": _exported(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None,
     }
@@ -304,6 +305,7 @@ _FIELDS = {
     "disabled_checks",
     "calling_convention_version",
     "module_kept_var_idx",
+    "arg_names",
     "program",
     "vjp",
 }
@@ -322,6 +324,7 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
     platforms = tuple(_list(d["platforms"], "platforms"))
     checks = tuple(_list(d["disabled_checks"], "disabled_checks"))
     kept = tuple(_list(d["module_kept_var_idx"], "module_kept_var_idx"))
+    arg_names = tuple(_list(d["arg_names"], "arg_names"))
     version = d["calling_convention_version"]
     ok = (
         in_tree.num_leaves == len(in_avals) == len(in_shardings)
@@ -332,6 +335,10 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
         and all(type(c) is str and len(c) < 1000 for c in checks)
         and all(type(i) is int and 0 <= i < len(in_avals) for i in kept)
         and type(version) is int
+        and len(arg_names) <= len(in_avals)
+        and all(
+            type(n) is str and n.isprintable() and not set(n) & set('"\\') and len(n) < 200 for n in arg_names
+        )
     )
     if not ok:
         raise DeserializationError("malformed Exported")
@@ -357,6 +364,7 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
         checks=tuple(DisabledSafetyCheck(c) for c in checks),
         version=version,
         kept=kept,
+        arg_names=arg_names,
         program=program,
     )
     return dataclasses.replace(exp, _get_vjp=None if vjp is None else (lambda _: vjp))
