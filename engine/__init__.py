@@ -39,6 +39,7 @@ from .config import (  # noqa: F401
     debug_infs,
     debug_nans,
     disable_jit,
+    enable_x64,
     numpy_dtype_promotion,
     numpy_rank_promotion,
 )
@@ -76,3 +77,8 @@ from .state import Ref, new_ref, freeze  # noqa: E402,F401
 from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.format)
 from . import ffi  # noqa: E402,F401  (jax.ffi)
 from . import export  # noqa: E402,F401  (jax.export)
+
+from .config import bool_env as _bool_env  # noqa: E402
+
+if _bool_env("JAX_ENABLE_X64", False):  # read once, at import, as JAX reads it
+    config.update("jax_enable_x64", True)

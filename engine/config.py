@@ -1,4 +1,4 @@
-"""``jax.config``: the flags this engine honours (x64 is off and stays off)."""
+"""``jax.config``: the flags this engine honours."""
 
 from __future__ import annotations
 
@@ -85,11 +85,11 @@ class Config:
     def update(self, name: str, value) -> None:
         if name not in JAX_OPTIONS:
             raise AttributeError(f"Unrecognized config option: {name}")
-        if name == "jax_enable_x64" and value:
-            raise NotImplementedError(
-                "This engine runs with 64-bit types disabled (jax_enable_x64=False); "
-                "float64 inputs are computed in float32."
-            )
+        if name == "jax_enable_x64":
+            from . import core
+
+            value = bool(value)  # (JAX takes any value by its truth)
+            core.set_x64(value)
         if name in ("jax_debug_nans", "jax_debug_infs"):
             from . import invalid_values
 
@@ -114,6 +114,10 @@ class Config:
         if name in _CHECKING_OPTIONS:
             _sync_general_path()
 
+    @property
+    def x64_enabled(self) -> bool:
+        return bool(self.values["jax_enable_x64"])
+
     def read(self, name: str):
         return self.values.get(name)
 
@@ -125,6 +129,26 @@ class Config:
 
 
 config = Config()
+
+
+def bool_env(varname: str, default: bool) -> bool:
+    """An environment variable read as a boolean, as JAX reads ``JAX_ENABLE_X64`` and the like."""
+    val = os.environ.get(varname, str(default)).lower()
+    if val in ("y", "yes", "t", "true", "on", "1"):
+        return True
+    if val in ("n", "no", "f", "false", "off", "0"):
+        return False
+    raise ValueError(f"invalid truth value {val!r} for environment {varname!r}")
+
+
+def enable_x64(new_val: bool = True):
+    """Context manager for the ``jax_enable_x64`` option: 64-bit types inside the block.
+
+    >>> with jax.enable_x64(True):
+    ...     print(jnp.arange(3.0).dtype)
+    float64
+    """
+    return _option("jax_enable_x64", bool(new_val))
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]) -> str:

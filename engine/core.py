@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from .parallel.topology import Device
 
 # ---------------------------------------------------------------------------------------------
-# dtypes: x64 is off, so 64-bit types canonicalize to 32-bit ones, as in JAX's default config.
+# dtypes: with x64 off (JAX's default) 64-bit types canonicalize to 32-bit ones and Python scalars
+# are 32-bit; ``set_x64`` switches both tables in place, so readers never hold a stale copy.
 
 # An operand or result of a primitive: a concrete ``Array``, numpy array or Python scalar, or a
 # ``Tracer``. Any rather than a union: engine.numpy installs the array methods on both at import.
@@ -46,14 +47,40 @@ Value = Any
 # A primitive's parameters: ints, tuples, dtypes, jaxprs, callables..., as each primitive defines.
 Params = dict[str, Any]
 
-_CANONICAL: dict[np.dtype, np.dtype] = {
+_CANONICAL_32: dict[np.dtype, np.dtype] = {
     np.dtype("float64"): np.dtype("float32"),
     np.dtype("int64"): np.dtype("int32"),
     np.dtype("uint64"): np.dtype("uint32"),
     np.dtype("complex128"): np.dtype("complex64"),
-    np.dtype("float16"): np.dtype("float16"),
 }
+_CANONICAL: dict[np.dtype, np.dtype] = dict(_CANONICAL_32)
+# The dtypes of Python's int, float and complex (and so the defaults of jnp's creation functions).
+_PY_32 = {int: np.dtype("int32"), float: np.dtype("float32"), complex: np.dtype("complex64")}
+_PY_64 = {int: np.dtype("int64"), float: np.dtype("float64"), complex: np.dtype("complex128")}
+_PYTHON_DTYPE: dict[type, np.dtype] = dict(_PY_32)
+x64_enabled = [False]
+# Called with the new flag after it changes: caches keyed by dtypes that the flag decides drop.
+x64_listeners: list[Callable[[bool], None]] = []
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
+
+
+def set_x64(on: bool) -> None:
+    """``jax_enable_x64``: from now on, 64-bit types stay 64-bit and Python scalars are 64-bit."""
+    on = bool(on)
+    if on == x64_enabled[0]:
+        return
+    x64_enabled[0] = on
+    _CANONICAL.clear()
+    _PYTHON_DTYPE.update(_PY_64 if on else _PY_32)
+    if not on:
+        _CANONICAL.update(_CANONICAL_32)
+    for listener in x64_listeners:
+        listener(on)
+
+
+def default_dtype(kind: type) -> np.dtype:
+    """The dtype of Python's ``int``, ``float`` or ``complex`` under the current x64 setting."""
+    return _PYTHON_DTYPE[kind]
 
 
 def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
@@ -74,6 +101,7 @@ _SHORT = {
     "uint64": "u64",
     "bool": "bool",
     "complex64": "c64",
+    "complex128": "c128",
     "bfloat16": "bf16",
     "uint16": "u16",
 }
@@ -479,13 +507,8 @@ def python_scalar_dtype(x: object) -> np.dtype:
     t = type(x)
     if t is bool or t is np.bool_:
         return np.dtype("bool")
-    if t is int:
-        return np.dtype("int32")
-    if t is float:
-        return np.dtype("float32")
-    if t is complex:
-        return np.dtype("complex64")
-    return canonical_dtype(np.asarray(x).dtype)
+    d = _PYTHON_DTYPE.get(t)  # type: ignore[call-overload]
+    return canonical_dtype(np.asarray(x).dtype) if d is None else d
 
 
 class Array:

@@ -175,7 +175,6 @@ class Compiled:
         return tree_unflatten(self.lowered.out_tree, compiled_formats(self.lowered.jaxpr.out_avals))
 
 
-_FAST_SCALAR = {float: np.float32, int: np.int32}
 _LEAF_TREE = tree_flatten(0)[1]
 
 
@@ -368,6 +367,8 @@ class JitFunction:
                 key.append((a._value.shape, a.dtype.name, False))
             else:
                 return None
+        if core.x64_enabled[0]:  # the flag decides what a trace makes, as in JAX's cache key
+            key.append("x64")
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -396,7 +397,7 @@ class JitFunction:
                         if type(a) is np.ndarray
                         else a._value
                         if type(a) is PRNGKeyArray
-                        else np.asarray(a, _FAST_SCALAR[type(a)])
+                        else np.asarray(a, core._PYTHON_DTYPE[type(a)])
                         for a in args
                     ]
                 )
@@ -439,6 +440,8 @@ class JitFunction:
         shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
         in_shardings = shardings if any(s is not None for s in shardings) else None
         keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(shardings)))
+        if core.x64_enabled[0]:  # a function traced without x64 is traced again with it, as in JAX
+            keyed = (*keyed, ("jax_enable_x64", None, True))
         key: StagedKey = (keyed, in_tree, avals)
         if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))

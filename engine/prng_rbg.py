@@ -146,6 +146,8 @@ def random_bits(key, bit_width: int = 32, shape: Sequence[int] = ()) -> np.ndarr
     key = _check_key("random_bits", key)
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    if bit_width == 64:  # (XLA packs two Philox words per 64-bit value; not reproduced here)
+        raise NotImplementedError("rbg/unsafe_rbg keys draw 8, 16 or 32 random bits here, not 64 (x64)")
     return rng_bit_generator(key, shape, prng.UINT_DTYPES[bit_width])[1]
 
 

@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 _U32 = np.dtype(np.uint32)
-UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)}
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
 
 # ---------------------------------------------------------------------------
@@ -123,8 +123,10 @@ def _seed(ctor_name: str, seed, impl: str = "threefry2x32"):
         s = np.asarray(core.to_numpy(seed) if isinstance(seed, Array) else seed)
         if not np.issubdtype(s.dtype, np.integer):
             raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-        # 64-bit mode is off: the seed's low 32 bits, as an int32 (wrapping like JAX's canonicalization).
-        seed = Array(np.asarray(int(s) & 0xFFFFFFFF, np.uint32).view(np.int32))
+        if core.x64_enabled[0]:  # the seed as an int64 (its high word becomes the key's first word)
+            seed = Array(np.asarray(int(s) & 0xFFFFFFFFFFFFFFFF, np.uint64).view(np.int64))
+        else:  # the seed's low 32 bits, as an int32 (wrapping like JAX's canonicalization)
+            seed = Array(np.asarray(int(s) & 0xFFFFFFFF, np.uint32).view(np.int32))
     return random_seed(seed, impl)
 
 
@@ -278,7 +280,7 @@ def _check_shape(name: str, shape, *param_shapes) -> None:
 
 
 def _float_dtype(dtype, name: str):
-    dtype = core.canonical_dtype(np.float32 if dtype is None else dtype)
+    dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
     if dtype.kind != "f":
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
@@ -343,8 +345,8 @@ def _uniform(key, minval, maxval, shape, dtype):
     maxval = lax.broadcast_to_rank(maxval, len(shape))
     finfo = np.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
-    if nbits not in (16, 32):
-        raise TypeError(f"uniform supports float16 and float32 (64-bit mode is off), got {dtype}")
+    if nbits not in (16, 32, 64):
+        raise TypeError(f"uniform supports float16, float32 and float64, got {dtype}")
     rng_bits = 8 if nmant < 8 else nbits
     uint = UINT_DTYPES[nbits]
     b = _random_bits(key, rng_bits, shape)
@@ -407,7 +409,7 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
     from . import numpy as jnp
 
     typed, _ = _check_prng_key("randint", key)
-    dtype = core.canonical_dtype(np.int32 if dtype is None else dtype)
+    dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
     if dtype.kind not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = _canon_shape(shape)
@@ -430,9 +432,9 @@ def _randint(key, minval, maxval, shape, dtype):
     minval = jnp.asarray(minval)
     maxval = jnp.asarray(maxval)
     if minval.dtype.kind not in "iu":
-        minval = minval.astype(np.int32)
+        minval = minval.astype(core.default_dtype(int))
     if maxval.dtype.kind not in "iu":
-        maxval = maxval.astype(np.int32)
+        maxval = maxval.astype(core.default_dtype(int))
     # Where maxval is above dtype's range (randint(key, shape, 0, 256, 'uint8')) the span is one larger.
     top = _convert_and_clip_integer(Array(np.asarray(np.iinfo(dtype).max, dtype)), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)

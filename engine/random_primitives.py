@@ -140,8 +140,10 @@ def _seed_impl(seeds, *, impl):
         data = np.stack(out).reshape(*seeds.shape, 4) if out else np.zeros((*seeds.shape, 4), _U32)
         return rk.PRNGKeyArray(rk.storage_from_data(data, impl.key_dtype))
     # threefry_seed: the high word is seed >> 32 (zero for 32-bit seeds), the low word its low 32 bits.
-    lo = (seeds.astype(np.int64) & 0xFFFFFFFF).astype(_U32)
-    return rk.PRNGKeyArray(_keys_of(np.zeros_like(lo), lo))
+    wide = seeds.astype(np.int64).view(np.uint64)
+    lo = (wide & np.uint64(0xFFFFFFFF)).astype(_U32)
+    hi = (wide >> np.uint64(32)).astype(_U32) if seeds.dtype.itemsize == 8 else np.zeros_like(lo)
+    return rk.PRNGKeyArray(_keys_of(hi, lo))
 
 
 def _bits_impl(keys, *, bit_width, shape):
@@ -151,6 +153,8 @@ def _bits_impl(keys, *, bit_width, shape):
     hi, lo = prng.iota_2x32_shape(shape)
     y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
     y0, y1 = (np.broadcast_to(y, keys.shape + tuple(shape)) for y in (y0, y1))
+    if bit_width == 64:  # (x64) the two words side by side, as JAX's threefry_random_bits
+        return (y0.astype(np.uint64) << np.uint64(32)) | y1.astype(np.uint64)
     bits = y0 ^ y1
     return bits if bit_width == 32 else bits.astype(np.dtype(f"uint{bit_width}"))
 
@@ -209,8 +213,8 @@ def _unwrap_abstract_eval(keys):
 
 def _bits_abstract_eval(keys, *, bit_width, shape):
     _key_aval_of("random_bits", keys)
-    if bit_width not in (8, 16, 32):
-        raise TypeError("random bits: 64-bit random bits need 64-bit mode, which is off; use 8, 16 or 32.")
+    if bit_width not in (8, 16, 32, 64) or (bit_width == 64 and not core.x64_enabled[0]):
+        raise TypeError("random bits: 64-bit random bits need 64-bit mode (jax_enable_x64); use 8, 16 or 32.")
     return ShapedArray((*keys.shape, *shape), np.dtype(f"uint{bit_width}"))
 
 
@@ -351,11 +355,19 @@ def _hash_keys(data, shape):
 
 def _physical_seed(seeds, *, impl):
     lo = lax.convert_element_type(seeds, _U32)
-    return _stack_words(lax.full(core.get_aval(lo).shape, 0, _U32), lo)
+    hi = lax.full(core.get_aval(lo).shape, 0, _U32)
+    if core.get_aval(seeds).dtype.itemsize == 8:  # (x64) the high word is seed >> 32, as threefry_seed
+        shift = lax.full((), 32, core.get_aval(seeds).dtype)
+        hi = lax.convert_element_type(lax.shift_right_logical(seeds, shift), _U32)
+    return _stack_words(hi, lo)
 
 
 def _physical_bits(data, *, bit_width, shape):
     y0, y1 = _hash_keys(data, shape)
+    if bit_width == 64:
+        u64 = np.dtype(np.uint64)
+        hi = lax.shift_left(lax.convert_element_type(y0, u64), lax.full((), 32, u64))
+        return lax.bitwise_or(hi, lax.convert_element_type(y1, u64))
     bits = lax.bitwise_xor(y0, y1)
     return bits if bit_width == 32 else lax.convert_element_type(bits, np.dtype(f"uint{bit_width}"))
 

@@ -120,10 +120,17 @@ def _erf(x):
 
 def _erf_inv(x):
     # The float32 polynomial XLA evaluates (with its fused multiply-adds), so random.normal
-    # matches JAX's bits; see engine/prng.py.
+    # matches JAX's bits; see engine/prng.py. In float64, two Newton steps on erf from there
+    # reach the double-precision root (XLA's 64-bit polynomial is as accurate).
     from ..prng import erf_inv_f32
 
-    return np.asarray(erf_inv_f32(x)).astype(x.dtype, copy=False)
+    y = np.asarray(erf_inv_f32(x)).astype(x.dtype, copy=False)
+    if x.dtype == np.float64:
+        with np.errstate(all="ignore"):
+            for _ in range(2):
+                step = (_erf(y) - x) / (2 / np.sqrt(np.pi) * np.exp(-y * y))
+                y = np.where(np.isfinite(y) & np.isfinite(step), y - step, y)
+    return y
 
 
 def _errs(f):

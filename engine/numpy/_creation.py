@@ -47,7 +47,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
         leaves = _leaves(object, [])
         if dtype is None:
             dtype = (
-                promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else np.dtype("float32")
+                promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else core.default_dtype(float)
             )
         if any(isinstance(x, Tracer) for x in leaves):
             out = _concatenate_rows(object, dtype) if object else None
@@ -97,13 +97,14 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
-def _default_dtype(dtype, default="float32"):
-    return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else np.dtype(default)
+def _default_dtype(dtype, default: type = float):
+    """``dtype`` canonicalized, or the default dtype of Python's ``default`` type (x64 decides)."""
+    return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else core.default_dtype(default)
 
 
 @with_out_sharding
 def zeros(shape, dtype=None):
-    """An array of zeros (float32 unless ``dtype`` says otherwise).
+    """An array of zeros (float32, or float64 with x64, unless ``dtype`` says otherwise).
 
     >>> jnp.zeros((2, 3)).shape
     (2, 3)
@@ -113,7 +114,7 @@ def zeros(shape, dtype=None):
 
 @with_out_sharding
 def ones(shape, dtype=None):
-    """An array of ones (float32 unless ``dtype`` says otherwise)."""
+    """An array of ones (float32, or float64 with x64, unless ``dtype`` says otherwise)."""
     return lax.full(concrete_shape(shape), 1, _default_dtype(dtype))
 
 
@@ -306,7 +307,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
     from ._ufuncs import power
 
-    out = power(convert(base, np.dtype("float32"), True), linspace(start, stop, num, endpoint, axis=axis))
+    out = power(convert(base, core.default_dtype(float), True), linspace(start, stop, num, endpoint, axis=axis))
     return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
 
 
@@ -417,19 +418,19 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0):
 
 
 def diag_indices(n: int, ndim: int = 2):
-    return (Array(np.arange(int(n), dtype=np.int32)),) * int(ndim)
+    return (Array(np.arange(int(n), dtype=core.default_dtype(int))),) * int(ndim)
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(Array(a.astype(np.int32)) for a in np.tril_indices(int(n), int(k), m))
+    return tuple(Array(a.astype(core.default_dtype(int))) for a in np.tril_indices(int(n), int(k), m))
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(Array(a.astype(np.int32)) for a in np.triu_indices(int(n), int(k), m))
+    return tuple(Array(a.astype(core.default_dtype(int))) for a in np.triu_indices(int(n), int(k), m))
 
 
 def indices(dimensions, dtype=None, sparse: bool = False):
-    d = _default_dtype(dtype, "int32")
+    d = _default_dtype(dtype, int)
     res = np.indices(tuple(int(x) for x in dimensions), dtype=d, sparse=sparse)
     return tuple(Array(r) for r in res) if sparse else Array(res)
 

@@ -1,4 +1,4 @@
-"""JAX's type-promotion lattice with weak types (x64 off), and the dtype objects of ``jnp``.
+"""JAX's type-promotion lattice with weak types, and the dtype objects of ``jnp``.
 
 Python scalars are *weakly typed*: they take the dtype of whatever they meet, so ``x * 2.0`` keeps
 ``x``'s float32 and an int32 array times ``2.0`` becomes float32. The promotion of several values is
@@ -53,7 +53,8 @@ def _upper_sets():
 
 _UP = _upper_sets()
 _WEAK_NODE = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
-_WEAK_DEFAULT = {"i*": np.dtype("int32"), "f*": np.dtype("float32"), "c*": np.dtype("complex64")}
+# The dtype a weakly typed value takes when nothing stronger joins it (Python's, under the x64 flag).
+_WEAK_DEFAULT = {"i*": core.default_dtype(int), "f*": core.default_dtype(float), "c*": core.default_dtype(complex)}
 _lub_cache: dict = {}
 
 
@@ -79,12 +80,8 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
         return x.dtype, x.weak_type
     if t is bool:
         return np.dtype("bool"), False
-    if t is int:
-        return np.dtype("int32"), True
-    if t is float:
-        return np.dtype("float32"), True
-    if t is complex:
-        return np.dtype("complex64"), True
+    if t is int or t is float or t is complex:
+        return core._PYTHON_DTYPE[t], True
     if isinstance(x, (np.ndarray, np.generic)):
         return core.canonical_dtype(x.dtype), False
     if hasattr(x, "__jax_array__"):
@@ -140,6 +137,15 @@ def promote_types_weak(pairs) -> tuple[np.dtype, bool]:
 
 
 _promotions: dict = {}  # the lattice join is pure and its inputs few: memoize (it is on every op)
+
+
+def _on_x64(on: bool) -> None:
+    _promotions.clear()
+    _WEAK_DEFAULT.update({"i*": core.default_dtype(int), "f*": core.default_dtype(float)})
+    _WEAK_DEFAULT["c*"] = core.default_dtype(complex)
+
+
+core.x64_listeners.append(_on_x64)
 
 
 def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
@@ -216,8 +222,8 @@ uint8, uint16, uint32, uint64 = (
 )
 float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ("float16", "float32", "float64"))
 complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ("complex64", "complex128"))
-# With x64 off the "default" types are the 32-bit ones.
-int_, uint, float_, complex_ = int32, uint32, float32, complex64
+# As in JAX the "default" types are the 64-bit ones, which canonicalize to 32 bits while x64 is off.
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double = float32, float64
 
 generic, number, inexact, floating, complexfloating = (
@@ -295,4 +301,4 @@ def is_float(dt) -> bool:
 
 
 def default_float_dtype():
-    return np.dtype("float32")
+    return core.default_dtype(float)

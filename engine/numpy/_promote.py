@@ -125,11 +125,11 @@ def _convert_beside_tracers(args, dtype, weak):
 
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
-    return dtype if dtype.kind in "fc" else np.dtype("float32")
+    return dtype if dtype.kind in "fc" else core.default_dtype(float)
 
 
 def promote_dtypes_inexact(*args):
-    """Promote, then move integers and bools to float32 (keeping weakness)."""
+    """Promote, then move integers and bools to the default float (keeping weakness)."""
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
     dtype = to_inexact_dtype(dtype)
     return _convert_beside_tracers(args, dtype, weak)

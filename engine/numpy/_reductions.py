@@ -22,17 +22,19 @@ from ._staged import staged_as_jit
 
 
 def _reduce_dtype(x, dtype, promote_integers: bool):
-    """The accumulation dtype: ``dtype`` if given, else small ints and bools widen to 32 bits."""
+    """The accumulation dtype: ``dtype`` if given, else narrower ints and bools widen to the default
+    int's width (32 bits, 64 with x64)."""
     if dtype is not None:
         return core.canonical_dtype(to_dtype(dtype)), False
     d = x.dtype
     if promote_integers:
+        default = core.default_dtype(int)
         if d == np.bool_:
-            return np.dtype("int32"), x.weak_type
-        if d.kind == "i" and d.itemsize < 4:
-            return np.dtype("int32"), x.weak_type
-        if d.kind == "u" and d.itemsize < 4:
-            return np.dtype("uint32"), x.weak_type
+            return default, x.weak_type
+        if d.kind == "i" and d.itemsize < default.itemsize:
+            return default, x.weak_type
+        if d.kind == "u" and d.itemsize < default.itemsize:
+            return np.dtype(f"uint{8 * default.itemsize}"), x.weak_type
     return d, x.weak_type
 
 
@@ -70,8 +72,8 @@ def sum(
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d, weak = _reduce_dtype(a, dtype, promote_integers)
-    if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as int32 first (_cast_to_numeric)
-        a = convert(a, np.dtype("int32"))
+    if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as ints first (_cast_to_numeric)
+        a = convert(a, core.default_dtype(int))
     a = convert(a, d, weak)
     a = _masked(a, where, 0)
     res = lax.reduce_sum(a, axes) if axes else a
@@ -167,7 +169,7 @@ all = _logical_reduce("all", lax.reduce_and)
 def count_nonzero(a, axis=None, keepdims: bool = False):
     a = as_operand(a)
     nz = lax.ne(a, lax.full_like(a, 0))
-    return sum(nz, axis=axis, dtype=np.int32, keepdims=keepdims)
+    return sum(nz, axis=axis, dtype=core.default_dtype(int), keepdims=keepdims)
 
 
 def _count(a, axes, where):
@@ -186,8 +188,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     """
     check_arraylike("mean", a)
     a = as_operand(a)
-    if a.dtype == np.bool_:  # JAX's sum counts bools as int32 first (its _cast_to_numeric)
-        a = convert(a, np.dtype("int32"))
+    if a.dtype == np.bool_:  # JAX's sum counts bools as ints first (its _cast_to_numeric)
+        a = convert(a, core.default_dtype(int))
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
@@ -319,7 +321,7 @@ def _arg_extreme(name, lax_fn):
             )
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        return lax_fn(a, ax, np.dtype("int32"))
+        return lax_fn(a, ax, core.default_dtype(int))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Index of the {'largest' if 'max' in name else 'smallest'} element along ``axis`` (first one on ties)."

@@ -55,7 +55,7 @@ def argsort(
     if axis is None:
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
-    iota = lax.broadcasted_iota(np.int32 if dtype is None else dtype, a.shape, ax)
+    iota = lax.broadcasted_iota(core.default_dtype(int) if dtype is None else dtype, a.shape, ax)
     # Stable descending: reverse array and indices first, so ties keep their original order.
     if descending and stable:
         a = lax.rev(a, (ax,))
@@ -89,17 +89,18 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
         res = tuple(
             np.concatenate([r[:size], np.full(builtins.max(size - len(r), 0), f)]) for r, f in zip(res, fills)
         )
-    return tuple(Array(r.astype(np.int32)) for r in res)
+    return tuple(Array(r.astype(core.default_dtype(int))) for r in res)
 
 
 def _nonzero_sized(a, size, fill_value):
     """Traced ``nonzero(a, size=n)``: positions by a cumulative count, gathered with a one-hot matmul."""
     flat = lax.reshape(lax.ne(a, lax.full_like(a, 0)), (a.size,))
-    cnt = lax.cumsum(convert(flat, np.dtype("int32")), axis=0)
+    idx = core.default_dtype(int)
+    cnt = lax.cumsum(convert(flat, idx), axis=0)
     # Slot k holds the first flat index whose running count reaches k + 1.
-    slots = lax.broadcast_in_dim(Array(np.arange(1, size + 1, dtype=np.int32)), (size, a.size), (0,))
+    slots = lax.broadcast_in_dim(Array(np.arange(1, size + 1, dtype=idx)), (size, a.size), (0,))
     hit = lax.ge(lax.broadcast_in_dim(cnt, (size, a.size), (1,)), slots)
-    first = lax.reduce_sum(convert(lax.bitwise_not(hit), np.dtype("int32")), (1,))
+    first = lax.reduce_sum(convert(lax.bitwise_not(hit), idx), (1,))
     valid = lax.lt(first, lax.full_like(first, a.size))
     first = lax.select(valid, first, lax.full_like(first, 0))
     out = []
@@ -117,7 +118,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
 def argwhere(a, *, size=None, fill_value=None):
     a = as_operand(a)
     res = nonzero(a if a.ndim else reshape(a, (1,)), size=size, fill_value=fill_value)
-    return stack(res, axis=1) if res else Array(np.zeros((0, 0), np.int32))
+    return stack(res, axis=1) if res else Array(np.zeros((0, 0), core.default_dtype(int)))
 
 
 def unique(
@@ -149,7 +150,7 @@ def unique(
             res = (np.concatenate([first, np.full(size - len(first), fill, first.dtype)]),) + res[1:]
         else:
             res = (first[:size],) + res[1:]
-    out = tuple(Array(r.astype(np.int32) if i and r.dtype.kind in "iu" else r) for i, r in enumerate(res))
+    out = tuple(Array(r.astype(core.default_dtype(int)) if i and r.dtype.kind in "iu" else r) for i, r in enumerate(res))
     return out[0] if len(out) == 1 else out
 
 
@@ -164,7 +165,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
     vb = lax.broadcast_in_dim(v, v.shape + (n,), tuple(range(v.ndim)))
     ab = lax.broadcast_in_dim(a, v.shape + (n,), (v.ndim,))
     hit = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
-    return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))
+    return lax.reduce_sum(convert(hit, core.default_dtype(int)), (v.ndim,))
 
 
 def partition(a, kth: int, axis: int = -1):

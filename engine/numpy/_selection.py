@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ._complex_parts import iscomplexobj
 from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_not
 from ._promote import as_operand, check_arraylike, convert, promote_args, promote_elementwise, promote_shapes
@@ -103,7 +103,7 @@ def _where(condition, x, y):
 def _dtype_of(x):
     if type(x) is bool:
         return np.dtype(np.bool_)
-    return getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else np.dtype("float32")
+    return getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else core.default_dtype(float)
 
 
 def select(condlist, choicelist, default=0):
