@@ -34,58 +34,27 @@ from .source_info import current_source_info as current_source_info
 from .source_info import named_scope as named_scope
 from .source_info import source_info_context as source_info_context
 
+# What 64-bit types and Python scalars become (jax_enable_x64): one table, read where values are made.
+from .canonical_dtypes import _CANONICAL as _CANONICAL
+from .canonical_dtypes import _PYTHON_DTYPE as _PYTHON_DTYPE
+from .canonical_dtypes import canonical_dtype as canonical_dtype
+from .canonical_dtypes import default_dtype as default_dtype
+from .canonical_dtypes import python_scalar_dtype as python_scalar_dtype
+from .canonical_dtypes import set_x64 as set_x64
+from .canonical_dtypes import x64_enabled as x64_enabled
+from .canonical_dtypes import x64_listeners as x64_listeners
+
 if TYPE_CHECKING:
     from .parallel.topology import Device
 
 # ---------------------------------------------------------------------------------------------
-# dtypes: with x64 off (JAX's default) 64-bit types canonicalize to 32-bit ones and Python scalars
-# are 32-bit; ``set_x64`` switches both tables in place, so readers never hold a stale copy.
-
 # An operand or result of a primitive: a concrete ``Array``, numpy array or Python scalar, or a
 # ``Tracer``. Any rather than a union: engine.numpy installs the array methods on both at import.
 Value = Any
 # A primitive's parameters: ints, tuples, dtypes, jaxprs, callables..., as each primitive defines.
 Params = dict[str, Any]
 
-_CANONICAL_32: dict[np.dtype, np.dtype] = {
-    np.dtype("float64"): np.dtype("float32"),
-    np.dtype("int64"): np.dtype("int32"),
-    np.dtype("uint64"): np.dtype("uint32"),
-    np.dtype("complex128"): np.dtype("complex64"),
-}
-_CANONICAL: dict[np.dtype, np.dtype] = dict(_CANONICAL_32)
-# The dtypes of Python's int, float and complex (and so the defaults of jnp's creation functions).
-_PY_32 = {int: np.dtype("int32"), float: np.dtype("float32"), complex: np.dtype("complex64")}
-_PY_64 = {int: np.dtype("int64"), float: np.dtype("float64"), complex: np.dtype("complex128")}
-_PYTHON_DTYPE: dict[type, np.dtype] = dict(_PY_32)
-x64_enabled = [False]
-# Called with the new flag after it changes: caches keyed by dtypes that the flag decides drop.
-x64_listeners: list[Callable[[bool], None]] = []
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
-
-
-def set_x64(on: bool) -> None:
-    """``jax_enable_x64``: from now on, 64-bit types stay 64-bit and Python scalars are 64-bit."""
-    on = bool(on)
-    if on == x64_enabled[0]:
-        return
-    x64_enabled[0] = on
-    _CANONICAL.clear()
-    _PYTHON_DTYPE.update(_PY_64 if on else _PY_32)
-    if not on:
-        _CANONICAL.update(_CANONICAL_32)
-    for listener in x64_listeners:
-        listener(on)
-
-
-def default_dtype(kind: type) -> np.dtype:
-    """The dtype of Python's ``int``, ``float`` or ``complex`` under the current x64 setting."""
-    return _PYTHON_DTYPE[kind]
-
-
-def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
-    dtype = np.dtype(dtype)
-    return _CANONICAL.get(dtype, dtype)
 
 
 _SHORT = {
@@ -501,14 +470,6 @@ def to_numpy(x: Value) -> np.ndarray:
         opaque: np.ndarray = x  # (a ref: handed to the impl as it is)
         return opaque
     return _canonical_np(x)
-
-
-def python_scalar_dtype(x: object) -> np.dtype:
-    t = type(x)
-    if t is bool or t is np.bool_:
-        return np.dtype("bool")
-    d = _PYTHON_DTYPE.get(t)  # type: ignore[call-overload]
-    return canonical_dtype(np.asarray(x).dtype) if d is None else d
 
 
 class Array:

@@ -64,7 +64,12 @@ __all__ = [
 ]
 
 _U32 = np.dtype(np.uint32)
-UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
+UINT_DTYPES = {
+    8: np.dtype(np.uint8),
+    16: np.dtype(np.uint16),
+    32: np.dtype(np.uint32),
+    64: np.dtype(np.uint64),
+}
 
 
 # ---------------------------------------------------------------------------

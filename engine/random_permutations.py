@@ -99,14 +99,14 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
             if not np.issubdtype(np.asarray(x).dtype, np.integer):
                 raise TypeError("x must be an integer or at least 1-dimensional")
             n = int(x)
-        return _shuffle(key, Array(np.arange(n, dtype=np.int32)), 0)
+        return _shuffle(key, Array(np.arange(n, dtype=core.default_dtype(int))), 0)
     x = _as_array(x)
     ndim = len(_shape(x))
     axis = axis % ndim
     if independent or ndim == 1:
         return _shuffle(key, x, axis)
     n = _shape(x)[axis]
-    ind = _shuffle(key, Array(np.arange(n, dtype=np.int32)), 0)
+    ind = _shuffle(key, Array(np.arange(n, dtype=core.default_dtype(int))), 0)
     return _take(x, ind, axis)
 
 
@@ -147,12 +147,12 @@ def shuffle(key, x, axis: int = 0):
 def _argmax_last(x):
     """First index of the maximum along the last axis, with lax ops."""
     if hasattr(lax, "argmax"):
-        return lax.argmax(x, len(_shape(x)) - 1, np.int32)
+        return lax.argmax(x, len(_shape(x)) - 1, core.default_dtype(int))
     s = _shape(x)
     r = len(s) - 1
     mx = lax.broadcast_in_dim(lax.reduce_max(x, (r,)), s, tuple(range(r)))
-    idx = lax.broadcast_in_dim(Array(np.arange(s[-1], dtype=np.int32)), s, (r,))
-    big = lax.full(s, s[-1], np.int32)
+    idx = lax.broadcast_in_dim(Array(np.arange(s[-1], dtype=core.default_dtype(int))), s, (r,))
+    big = lax.full(s, s[-1], core.default_dtype(int))
     return lax.reduce_min(lax.select(lax.eq(x, mx), idx, big), (r,))
 
 
@@ -166,8 +166,10 @@ def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None)
       ()
     """
     logits = _as_array(logits)
-    if _dtype(logits) != np.float32:
-        logits = lax.convert_element_type(logits, np.float32)
+    # (float64 logits stay float64 with x64 on; other dtypes draw in float32)
+    want = core.canonical_dtype(np.float64) if _dtype(logits) == np.float64 else np.dtype(np.float32)
+    if _dtype(logits) != want:
+        logits = lax.convert_element_type(logits, want)
     ls = _shape(logits)
     axis = axis % len(ls)
     batch_shape = tuple(d for i, d in enumerate(ls) if i != axis)
@@ -209,7 +211,7 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
         n_inputs = _shape(arr)[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
-        return Array(np.zeros(shape, np.int32 if arr is None else _dtype(arr)))
+        return Array(np.zeros(shape, core.default_dtype(int) if arr is None else _dtype(arr)))
     if n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:

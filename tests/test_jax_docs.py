@@ -42,7 +42,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the "
         "engine prints in program order"
     ),
-    ("default-dtypes", 5): "jax_enable_x64=True: the engine runs with 64-bit types disabled (it raises)",
     ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
     ("faq", 13): (
         "XLA's algebraic simplifier rewrites log(exp(x)) to x under jit (the FAQ's point); the engine's "

@@ -297,6 +297,25 @@ def test_engine_report_carries_the_jit_stage_lowered_text(engine_server):
     assert "add a b" in text, text
 
 
+def test_engine_run_with_x64_keeps_it_to_itself(engine_server):
+    """A program that turns jax_enable_x64 on at its top computes in float64 (under jit too); the
+    next run starts with JAX's default again."""
+    code = (
+        'import jax\njax.config.update("jax_enable_x64", True)\nimport jax.numpy as jnp\n\n'
+        "def f(x):\n    return jnp.sin(x) / 3 + jnp.arange(2)\n"
+    )
+    request = {"code": code, "function": "f", "stack": [{"name": "jit"}], "args": ["0.5"]}
+    plain = "import jax.numpy as jnp\nprint(jnp.zeros(1).dtype, jnp.array(0.1).dtype)\n"
+    with httpx.Client(base_url=engine_server.base_url, timeout=60) as c:
+        wide = c.post("/api/run", json=request).json()
+        after = c.post("/api/run", json={"code": plain}).json()
+    assert wide["ok"], wide["error"]
+    (leaf,) = leaves(wide["result"])
+    assert leaf["dtype"] == "float64" and leaf["shape"] == [2]
+    assert flat(leaf["data"])[1] == 1.0 + math.sin(0.5) / 3  # float64-exact
+    assert after["ok"] and after["stdout"] == "float32 float32\n"
+
+
 def test_security_headers_on_every_response(client):
     for path, status in [("/api/health", 200), ("/api/snippets/nonexistent", 404), ("/", None)]:
         r = client.get(path)

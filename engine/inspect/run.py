@@ -16,7 +16,7 @@ import sys
 import time
 
 import engine
-from engine import compat, debug, monitoring
+from engine import compat, core, debug, monitoring
 
 from . import errors as report_errors
 from . import record
@@ -140,6 +140,7 @@ def run_code(
     report = RunReport(
         engine_version=engine.__version__, mode=mode, ok=False, device_count=compat.requested_device_count()
     )
+    x64 = core.x64_enabled[0]  # a program may turn x64 on: it stays its own (reset after the report)
     rec = record.Recorder(filename)
     rec.detail_calls = mode == "script"  # in stack mode the stack's call is the one to show in full
     out = _Capture(sys.stdout if tee else None)
@@ -164,6 +165,8 @@ def run_code(
         undo()
     rec.settle_compile_jobs()
     rec.measure_kernels()
+    if core.x64_enabled[0] != x64:
+        engine.config.update("jax_enable_x64", x64)
     report.ok = exc is None
     report.stdout, report.stderr = out.getvalue(), err.getvalue()
     report.calls, report.timings, report.prints = rec.calls, rec.timings, rec.prints

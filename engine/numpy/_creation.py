@@ -47,7 +47,9 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
         leaves = _leaves(object, [])
         if dtype is None:
             dtype = (
-                promote_types_weak(dtype_and_weak(x) for x in leaves)[0] if leaves else core.default_dtype(float)
+                promote_types_weak(dtype_and_weak(x) for x in leaves)[0]
+                if leaves
+                else core.default_dtype(float)
             )
         if any(isinstance(x, Tracer) for x in leaves):
             out = _concatenate_rows(object, dtype) if object else None
@@ -307,7 +309,9 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
     from ._ufuncs import power
 
-    out = power(convert(base, core.default_dtype(float), True), linspace(start, stop, num, endpoint, axis=axis))
+    out = power(
+        convert(base, core.default_dtype(float), True), linspace(start, stop, num, endpoint, axis=axis)
+    )
     return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
 
 
@@ -341,7 +345,10 @@ def identity(n: int, dtype=None):
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
-    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype)))
+    # float32 unless asked (even with x64), as JAX's tri
+    return Array(
+        np.tri(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype or np.float32))
+    )
 
 
 def _triangle(m, k, lower):

@@ -54,7 +54,11 @@ def _upper_sets():
 _UP = _upper_sets()
 _WEAK_NODE = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
 # The dtype a weakly typed value takes when nothing stronger joins it (Python's, under the x64 flag).
-_WEAK_DEFAULT = {"i*": core.default_dtype(int), "f*": core.default_dtype(float), "c*": core.default_dtype(complex)}
+_WEAK_DEFAULT = {
+    "i*": core.default_dtype(int),
+    "f*": core.default_dtype(float),
+    "c*": core.default_dtype(complex),
+}
 _lub_cache: dict = {}
 
 

@@ -125,11 +125,14 @@ def _convert_beside_tracers(args, dtype, weak):
 
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
-    return dtype if dtype.kind in "fc" else core.default_dtype(float)
+    # As JAX's table: 64-bit integers become float64 (float32 while x64 is off), the rest float32.
+    if dtype.kind in "fc":
+        return dtype
+    return core.canonical_dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
 
 
 def promote_dtypes_inexact(*args):
-    """Promote, then move integers and bools to the default float (keeping weakness)."""
+    """Promote, then move integers and bools to floats (keeping weakness)."""
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
     dtype = to_inexact_dtype(dtype)
     return _convert_beside_tracers(args, dtype, weak)

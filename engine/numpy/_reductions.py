@@ -384,8 +384,8 @@ def _cumulative(name, lax_fn, accumulates: bool):
         if axis is None:
             a, axis = lax.reshape(a, (a.size,)), 0
         ax = canonicalize_axis(axis, a.ndim)
-        if accumulates:  # sums and products widen small ints and bools, like sum/prod
-            a = convert(a, *_reduce_dtype(a, dtype, True))
+        if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
+            a = convert(a, *_reduce_dtype(a, dtype, a.dtype == np.bool_))
         if a.shape[ax] == 0:
             return a
         return lax_fn(a, axis=ax)

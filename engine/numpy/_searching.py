@@ -150,7 +150,10 @@ def unique(
             res = (np.concatenate([first, np.full(size - len(first), fill, first.dtype)]),) + res[1:]
         else:
             res = (first[:size],) + res[1:]
-    out = tuple(Array(r.astype(core.default_dtype(int)) if i and r.dtype.kind in "iu" else r) for i, r in enumerate(res))
+    out = tuple(
+        Array(r.astype(core.default_dtype(int)) if i and r.dtype.kind in "iu" else r)
+        for i, r in enumerate(res)
+    )
     return out[0] if len(out) == 1 else out
 
 
@@ -165,7 +168,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
     vb = lax.broadcast_in_dim(v, v.shape + (n,), tuple(range(v.ndim)))
     ab = lax.broadcast_in_dim(a, v.shape + (n,), (v.ndim,))
     hit = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
-    return lax.reduce_sum(convert(hit, core.default_dtype(int)), (v.ndim,))
+    return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))  # int32 even with x64, as JAX
 
 
 def partition(a, kth: int, axis: int = -1):

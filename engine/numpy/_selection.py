@@ -103,7 +103,9 @@ def _where(condition, x, y):
 def _dtype_of(x):
     if type(x) is bool:
         return np.dtype(np.bool_)
-    return getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else core.default_dtype(float)
+    return (
+        getattr(x, "dtype", None) if not isinstance(x, (int, float, complex)) else core.default_dtype(float)
+    )
 
 
 def select(condlist, choicelist, default=0):

@@ -293,7 +293,11 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         v = core.to_numpy(x)
         length = max(int(minlength), int(v.max()) + 1 if v.size else 0)
     length = concrete_int(length, "bincount length")
-    w = lax.full(x.shape, 1, np.int32) if weights is None else promote_dtypes(as_operand(weights))[0]
+    w = (
+        lax.full(x.shape, 1, core.default_dtype(int))
+        if weights is None
+        else promote_dtypes(as_operand(weights))[0]
+    )
     from ._creation import zeros
 
     return zeros(length, w.dtype).at[x].add(w, mode="drop")

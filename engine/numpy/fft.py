@@ -1,4 +1,4 @@
-"""``jnp.fft``: discrete Fourier transforms (complex64), differentiable and batchable.
+"""``jnp.fft``: discrete Fourier transforms (complex64; complex128 with x64), differentiable and batchable.
 
 >>> jnp.fft.fft(jnp.arange(4.0))
 Array([ 6.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ..lax import fft as lax_fft
 from ._promote import as_operand, check_arraylike
 
@@ -17,7 +17,8 @@ def _complex(x):
     x = as_operand(x)
     if x.dtype.kind == "c":
         return x
-    return lax.convert_element_type(x, np.complex64)
+    # 64-bit inputs (only with x64) transform in complex128, the rest in complex64, as JAX's
+    return lax.convert_element_type(x, np.complex128 if x.dtype.itemsize == 8 else np.complex64)
 
 
 def _fit(x, axis, n):
@@ -93,7 +94,7 @@ def rfft(a, n=None, axis: int = -1, norm=None):
     check_arraylike("rfft", a)
     a = as_operand(a)
     if a.dtype.kind == "c":
-        raise TypeError("jnp.fft.rfft requires real-valued input, got complex64.")
+        raise TypeError(f"jnp.fft.rfft requires real-valued input, got {a.dtype.name}.")
     full = fft(a, n, axis, norm)
     ax = axis % full.ndim
     return lax.slice_in_dim(full, 0, full.shape[ax] // 2 + 1, axis=ax)
@@ -121,13 +122,13 @@ def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of an ``n``-point FFT with sample spacing ``d``."""
     from . import asarray
 
-    return asarray(np.fft.fftfreq(int(n), float(d)), dtype or np.float32)
+    return asarray(np.fft.fftfreq(int(n), float(d)), dtype or core.default_dtype(float))
 
 
 def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
     from . import asarray
 
-    return asarray(np.fft.rfftfreq(int(n), float(d)), dtype or np.float32)
+    return asarray(np.fft.rfftfreq(int(n), float(d)), dtype or core.default_dtype(float))
 
 
 def fftshift(x, axes=None):

@@ -1,0 +1,63 @@
+"""Dtype canonicalization under ``jax_enable_x64``: the one place that decides what 64-bit types
+and Python scalars become. With x64 off (JAX's default) 64-bit types canonicalize to 32-bit ones
+and Python scalars are 32-bit; ``set_x64`` switches both tables in place, so every reader (also
+through ``engine.core``, which re-exports these names) sees the flag as it is at trace time.
+
+>>> canonical_dtype(np.float64)
+dtype('float32')
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+_CANONICAL_32: dict[np.dtype, np.dtype] = {
+    np.dtype("float64"): np.dtype("float32"),
+    np.dtype("int64"): np.dtype("int32"),
+    np.dtype("uint64"): np.dtype("uint32"),
+    np.dtype("complex128"): np.dtype("complex64"),
+}
+_CANONICAL: dict[np.dtype, np.dtype] = dict(_CANONICAL_32)
+# The dtypes of Python's int, float and complex (and so the defaults of jnp's creation functions).
+_PY_32 = {int: np.dtype("int32"), float: np.dtype("float32"), complex: np.dtype("complex64")}
+_PY_64 = {int: np.dtype("int64"), float: np.dtype("float64"), complex: np.dtype("complex128")}
+_PYTHON_DTYPE: dict[type, np.dtype] = dict(_PY_32)
+x64_enabled = [False]
+# Called with the new flag after it changes: caches keyed by dtypes that the flag decides drop.
+x64_listeners: list[Callable[[bool], None]] = []
+
+
+def set_x64(on: bool) -> None:
+    """``jax_enable_x64``: from now on, 64-bit types stay 64-bit and Python scalars are 64-bit."""
+    on = bool(on)
+    if on == x64_enabled[0]:
+        return
+    x64_enabled[0] = on
+    _CANONICAL.clear()
+    _PYTHON_DTYPE.update(_PY_64 if on else _PY_32)
+    if not on:
+        _CANONICAL.update(_CANONICAL_32)
+    for listener in x64_listeners:
+        listener(on)
+
+
+def default_dtype(kind: type) -> np.dtype:
+    """The dtype of Python's ``int``, ``float`` or ``complex`` under the current x64 setting."""
+    return _PYTHON_DTYPE[kind]
+
+
+def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return _CANONICAL.get(dtype, dtype)
+
+
+def python_scalar_dtype(x: object) -> np.dtype:
+    """The dtype a Python (or numpy) scalar has as an operand: Python's are weak 32/64-bit ones."""
+    t = type(x)
+    if t is bool or t is np.bool_:
+        return np.dtype("bool")
+    d = _PYTHON_DTYPE.get(t)
+    return canonical_dtype(np.asarray(x).dtype) if d is None else d

@@ -1,0 +1,148 @@
+"""``jax_enable_x64``: 64-bit types, as in JAX 0.10.2 with the flag on. Values, dtypes, weak types and
+printed jaxprs are compared with JAX's (recorded in tests/jax_reference/x64.json by
+record_x64.py); gradients with float64 finite differences; and the flag's switches (config.update,
+``jax.enable_x64``, ``JAX_ENABLE_X64``) turn it on and back off."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+import engine.numpy as jnp
+from engine import core
+from engine.test_util import check_grads
+from conftest import numba_backend
+
+HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
+sys.path.insert(0, str(HERE))
+from record import encode, run  # noqa: E402
+from x64_snippets import X64_SNIPPETS  # noqa: E402
+
+sys.path.remove(str(HERE))
+RECORDED = json.loads((HERE / "x64.json").read_text())
+ROOT = HERE.parent.parent
+
+
+@pytest.fixture(scope="module")
+def jax_on_engine():
+    from engine import compat
+
+    compat.install()
+    import jax
+
+    yield jax
+    compat.uninstall()
+
+
+def _compare(got, want, path="out"):
+    (kind,) = want.keys() if len(want) == 1 else ("array",)
+    if kind in ("tuple", "list"):
+        assert len(got[kind]) == len(want[kind]), path
+        for i, (g, w) in enumerate(zip(got[kind], want[kind])):
+            _compare(g, w, f"{path}[{i}]")
+        return
+    if kind in ("py", "opaque"):
+        assert got == want, f"{path}: got\n{got}\nJAX gave\n{want}"
+        return
+    assert (got["dtype"], got["shape"], got["weak_type"]) == (
+        want["dtype"],
+        want["shape"],
+        want["weak_type"],
+    ), (
+        f"{path}: got {got['dtype']}{got['shape']} weak={got['weak_type']}, JAX gave "
+        f"{want['dtype']}{want['shape']} weak={want['weak_type']}"
+    )
+    # 64-bit through and through: agreement to a few ulps, not float32's 1e-7.
+    rtol = 1e-13 if want["dtype"] in ("float64", "complex128") else 1e-6
+    if "re" in want:
+        g = np.asarray(got["re"]) + 1j * np.asarray(got["im"])
+        w = np.asarray(want["re"]) + 1j * np.asarray(want["im"])
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-15, err_msg=path)
+    elif want["dtype"].startswith("float"):
+        g = np.asarray([float(v) for v in got["values"]])
+        w = np.asarray([float(v) for v in want["values"]])
+        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=path)
+    else:
+        assert got["values"] == want["values"], f"{path}: got {got['values']}, JAX gave {want['values']}"
+
+
+@pytest.mark.parametrize("name,code", X64_SNIPPETS, ids=[n for n, _ in X64_SNIPPETS])
+def test_snippet_matches_jax_with_x64(name, code, jax_on_engine):
+    jax = jax_on_engine
+    with jax.enable_x64(True):
+        got = encode(run(code, {"jax": jax, "jnp": jnp, "np": np}))
+    assert not core.x64_enabled[0]
+    _compare(got, RECORDED[name]["value"])
+
+
+def test_flag_switches_on_and_back_off():
+    assert engine.config.jax_enable_x64 is False and jnp.zeros(1).dtype == np.float32
+    engine.config.update("jax_enable_x64", True)
+    try:
+        assert engine.config.x64_enabled and jnp.array(1.0).dtype == np.float64
+        assert jnp.asarray(np.float64(0.1)).item() == 0.1  # no trip through float32
+    finally:
+        engine.config.update("jax_enable_x64", False)
+    assert jnp.array(1.0).dtype == np.float32 and jnp.asarray(np.float64(0.1)).dtype == np.float32
+    with engine.enable_x64():
+        assert jnp.arange(2).dtype == np.int64
+        with engine.enable_x64(False):
+            assert jnp.arange(2).dtype == np.int32
+        assert jnp.arange(2).dtype == np.int64
+    assert jnp.arange(2).dtype == np.int32
+
+
+def test_env_var_turns_it_on_at_import():
+    code = "import engine, engine.numpy as jnp; print(engine.config.jax_enable_x64, jnp.zeros(1).dtype)"
+    env = {**os.environ, "JAX_ENABLE_X64": "true", "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "float64"]
+    env["JAX_ENABLE_X64"] = "maybe"
+    bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert "invalid truth value 'maybe'" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: jnp.sum(jnp.sin(x) * jnp.exp(x / 3)),
+        lambda x: jnp.prod(jnp.tanh(x) + 2) / jnp.linalg.norm(x),
+        lambda x: jnp.sum(jnp.cumsum(x**3) * jnp.log1p(x * x)),
+    ],
+)
+def test_float64_gradients_match_finite_differences(f):
+    with engine.enable_x64():
+        x = jnp.array([0.3, -1.2, 0.7])
+        assert x.dtype == np.float64
+        # float64 central differences are good to ~1e-9, so the tolerance can be far below float32's.
+        check_grads(f, (x,), order=2, modes=("fwd", "rev"), eps=1e-6, atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.usefixtures("test_kernel_cache")
+def test_jit_compiles_float64_and_int64_kernels():
+    """numba kernels typed f64/i64 (ints beyond int32's range survive), float64-exact results."""
+    nb_jit = numba_backend()
+    jit_mod = importlib.import_module("engine.jit")
+    x = np.linspace(0.0, 1.0, 7)
+    n = np.arange(7) + 2**33
+    jit_mod.set_backend(nb_jit.NumbaBackend())
+    try:
+        with engine.enable_x64():
+            f = engine.jit(lambda x, n: jnp.sin(x) * (n - 2**33) + x / 3 + jnp.sum(x**2) + (n // 2**33))
+            args = jnp.asarray(x), jnp.asarray(n)
+            source = f.lower(*args).source()
+            out = f(*args)
+    finally:
+        jit_mod.set_backend(None)
+    assert "nb.float64" in source and "nb.int64" in source and "float32" not in source
+    assert out.dtype == np.float64
+    want = np.sin(x) * np.arange(7) + x / 3 + np.sum(x**2) + 1
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-14)
