@@ -174,3 +174,25 @@ def test_mlir_module_main_signature_is_jaxs():
         text = e.mlir_module()
         assert text.split("\n")[1] == want
         assert text.startswith("module @jit__lambda attributes {jax.uses_shape_polymorphism = false, ")
+
+
+def test_custom_calls_are_refused_unless_allowed():
+    """A lowering rule that builds a custom call cannot be exported unless its target is allowed
+    (JAX's message); allowed, the export keeps the primitive, and running it says what is missing."""
+    from engine.extend.core import Primitive
+    from engine.interpreters import mlir
+
+    prim = Primitive("test_export_custom")
+    prim.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(
+        prim, lambda ctx, o: mlir.custom_call("my_target", operands=[o], result_types=[o.type]).results
+    )
+    f = jax.jit(lambda x: jnp.sin(prim.bind(x)))
+    with pytest.raises(ValueError, match="^Cannot serialize code with custom calls") as info:
+        export.export(f)(1.0)
+    assert "stablehlo.custom_call @my_target" in str(info.value)
+    for allow in ("my_target", "ALL"):
+        exp = export.export(f, disabled_checks=[export.DisabledSafetyCheck.custom_call(allow)])(1.0)
+        assert exp.disabled_safety_checks == (export.DisabledSafetyCheck.custom_call(allow),)
+        with pytest.raises(NotImplementedError, match="custom_call"):
+            exp.call(1.0)

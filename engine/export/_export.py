@@ -236,11 +236,14 @@ def export(
 
 
 def _export_traced(jitted, args, kwargs, platforms, checks, version) -> Exported:
-    from ..extend.mlir.lowering import expand
+    from ..extend.mlir.lowering import custom_call_targets, expand
 
     traced = jitted.trace(*args, **kwargs)
-    program = expand(traced.jaxpr)  # (primitives with registered lowering rules: their lowering)
-    _check_program(program.jaxpr, checks)
+    targets = custom_call_targets(traced.jaxpr.jaxpr)
+    _check_program(traced.jaxpr.jaxpr, targets, checks)
+    # Primitives with registered lowering rules are exported as their lowering (engine primitives),
+    # unless it calls a custom target: that program keeps them (it can be exported, not run).
+    program = traced.jaxpr if targets else expand(traced.jaxpr)
     in_tree = traced.signature[0]
     base = getattr(jitted, "_jitted", jitted)
     _, _, dyn_args, dyn_kwargs = base._split(args, kwargs)
@@ -330,9 +333,10 @@ def _used_inputs(jaxpr: Jaxpr) -> list[bool]:
 _HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback"})
 
 
-def _check_program(jaxpr: Jaxpr, checks: Sequence[DisabledSafetyCheck]) -> None:
+def _check_program(jaxpr: Jaxpr, targets: Sequence[str], checks: Sequence[DisabledSafetyCheck]) -> None:
+    """JAX's export checks: no host callbacks, no custom calls to targets not allowed by ``checks``."""
     allowed = {c.is_custom_call() for c in checks} - {None}
-    refused: list[str] = []
+    refused = [f"stablehlo.custom_call @{t}" for t in targets if "ALL" not in allowed and t not in allowed]
 
     def walk(j: Jaxpr) -> None:
         for eqn in j.eqns:

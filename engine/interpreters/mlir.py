@@ -16,6 +16,7 @@ from ..extend.mlir.lowering import (  # noqa: F401
     ModuleContext,
     aval_to_ir_type,
     aval_to_ir_types,
+    custom_call,
     dense_int_array,
     dtype_to_ir_type,
     i32_attr,

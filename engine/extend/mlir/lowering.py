@@ -145,10 +145,57 @@ def _flat_values(outs: Any) -> list[ir.Value]:
     return flat
 
 
-def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> ClosedJaxpr:
-    """The equation's lowering, as a closed jaxpr of engine primitives."""
-    from ...staging import trace_to_jaxpr
+def custom_call(
+    call_target_name: str,
+    *,
+    result_types: Sequence[ir.Type],
+    operands: Sequence[ir.Value],
+    backend_config: str = "",
+    has_side_effect: bool = False,
+    api_version: int = 2,
+    **_: Any,
+) -> ir.Operation:
+    """``mlir.custom_call``: a ``stablehlo.custom_call`` to an XLA target. The engine has no such
+    targets: the operation can be built (``jax.export`` sees and refuses it, as JAX's does), and
+    running it raises NotImplementedError naming it."""
+    i32 = ir.IntegerType.get_signless(32)
+    attributes = {
+        "call_target_name": ir.StringAttr.get(call_target_name),
+        "api_version": ir.IntegerAttr.get(i32, api_version),
+        "backend_config": ir.StringAttr.get(backend_config),
+        "has_side_effect": ir.BoolAttr.get(has_side_effect),
+    }
+    return ir.Operation.create(
+        "stablehlo.custom_call", results=list(result_types), operands=list(operands), attributes=attributes
+    )
 
+
+def custom_call_targets(jaxpr: Jaxpr) -> list[str]:
+    """The custom call targets the lowering rules of ``jaxpr``'s equations build (nested jaxprs too)."""
+    from ...ir import subjaxprs
+
+    found: list[str] = []
+
+    def walk_ops(ops: Sequence[ir.Operation]) -> None:
+        for op in ops:
+            if op.name == "stablehlo.custom_call":
+                found.append(str(op.attributes["call_target_name"].value))
+            for region in op.regions:
+                for block in region.blocks:
+                    walk_ops(block.operations)
+
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules.get(eqn.primitive)
+        if rule is not None:
+            fn, _, _ = _build(eqn.primitive, rule, eqn)
+            walk_ops(fn.operation.regions[0].blocks[0].operations)
+        for sub in subjaxprs(eqn):
+            found.extend(custom_call_targets(sub))
+    return found
+
+
+def _build(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> tuple[Any, list, list]:
+    """The equation's lowering built by its rule: ``(func @main, its result values, result types)``."""
     avals_in = [x.aval for x in eqn.inputs]
     avals_out = [v.aval for v in eqn.out_binders]
     with ir.Context() as context, ir.Location.unknown():
@@ -165,8 +212,17 @@ def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn
             outs = rule(LoweringRuleContext(mctx, prim, avals_in, avals_out), *block.arguments, **eqn.params)
             values = _flat_values(outs)
             func.ReturnOp(values)
+    return fn, values, list(types.results)
+
+
+def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> ClosedJaxpr:
+    """The equation's lowering, as a closed jaxpr of engine primitives."""
+    from ...staging import trace_to_jaxpr
+
+    fn, values, result_types = _build(prim, rule, eqn)
+    avals_in = [x.aval for x in eqn.inputs]
     got = [str(v.type) for v in values]
-    want = [str(t) for t in types.results]
+    want = [str(t) for t in result_types]
     if got != want:
         raise TypeError(
             f"the lowering rule of '{prim}' returned values of types {got}; its abstract evaluation says {want}"

@@ -1,0 +1,13 @@
+"""``jax._src.core``: the primitives and jaxpr types JAX's documentation imports privately (the
+same objects as ``jax.extend.core``)."""
+
+from ..extend.core import (  # noqa: F401
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Primitive,
+    Var,
+    jaxpr_as_fun,
+)

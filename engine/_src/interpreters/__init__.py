@@ -1,0 +1,1 @@
+"""``jax._src.interpreters``: the interpreter modules JAX's documentation imports privately."""
