@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import dims, invalid_values
-from .dims import InconclusiveDimensionOperation, is_constant_dim, max_dim, min_dim  # noqa: F401
+from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .errors import (
     ConcretizationTypeError,

@@ -59,9 +59,10 @@ def min_dim(d1: Any, d2: Any) -> Any:
     return min(d1, d2)
 
 
-def definitely_equal(d1: Any, d2: Any) -> bool:
-    """Equality of dimensions (symbolic ones are equal when equal for every valuation)."""
-    return d1 == d2
+def dimension_as_value(d: Any) -> Any:
+    """A dimension as a value to compute with: an int as it is, a symbolic one as JAX's
+    ``dim_as_value`` (an ``int32`` scalar)."""
+    return d.dimension_as_value() if is_symbolic_dim(d) else d
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:

@@ -149,3 +149,22 @@ def test_programs_trace_and_run_as_jax(jax_on_engine, name):
     assert [str(np.asarray(o).dtype) for o in outs] == expected["dtypes"]
     for got, want in zip(outs, expected["values"]):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_dimension_values_and_refusals(jax_on_engine):
+    """A dimension used as a value stages dim_as_value; eagerly (no shapes to take it from) it is
+    JAX's NotImplementedError; StableHLO text of a symbolic program is refused, never wrong."""
+    import engine.numpy as jnp
+    from engine import core
+
+    (a,) = symbolic_shape("a")
+    assert core.dimension_as_value(3) == 3
+    with pytest.raises(NotImplementedError, match="shape polymorphism outside jax.export"):
+        jnp.sin(a)
+    sds = jax_on_engine.ShapeDtypeStruct((a, 2), np.float32)
+    text = str(jax_on_engine.make_jaxpr(lambda x: core.dimension_as_value(x.shape[0]) * x)(sds))
+    assert "dim_as_value[dim=a]" in text and "f32[a,2]" in text
+    with pytest.raises(NotImplementedError, match="symbolic dimensions"):
+        jax_on_engine.jit(lambda x: x + 1).lower(sds).as_text()
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        jax_on_engine.make_jaxpr(lambda x: x.reshape(jnp.array(x.shape[0]) + 2))(sds)

@@ -44,3 +44,22 @@ def dim_as_value(dim: Any) -> Any:
     if isinstance(dim, int):
         return np.int32(dim)
     return dim_as_value_p.bind(dim=dim)
+
+
+def _dim_as_value_lowering(eqn: Any) -> Any:
+    """A constant in compiled code; a program still symbolic declines (its impl raises)."""
+    from ..backends.lowering import cast
+
+    dim = eqn.params["dim"]
+    if not isinstance(dim, int):
+        return None
+    return lambda read, idx: f"{cast(np.dtype('int32'))}({dim})"
+
+
+def _register_lowering() -> None:
+    from ..backends.rows import Index, lowerings
+
+    lowerings[dim_as_value_p] = Index(_dim_as_value_lowering)
+
+
+_register_lowering()

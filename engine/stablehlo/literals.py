@@ -39,6 +39,11 @@ def element_type(dtype: Any) -> str:
 
 
 def tensor_type(shape: Any, dtype: Any) -> str:
+    if any(type(d) is not int and getattr(d, "_is_dim_expr", False) for d in shape):
+        raise NotImplementedError(
+            f"StableHLO text of a program with symbolic dimensions (shape {tuple(shape)}) is not "
+            "supported: JAX prints dynamic shapes with shape refinement, the engine does not"
+        )
     dims = "".join(f"{d}x" for d in shape)
     return f"tensor<{dims}{element_type(dtype)}>"
 
