@@ -196,3 +196,21 @@ def test_custom_calls_are_refused_unless_allowed():
         assert exp.disabled_safety_checks == (export.DisabledSafetyCheck.custom_call(allow),)
         with pytest.raises(NotImplementedError, match="custom_call"):
             exp.call(1.0)
+
+
+def test_calls_reshard_arguments_as_exported():
+    """JAX's documented device-polymorphic call: an export for 4 devices called with an argument
+    on another 4-device mesh of another shape is laid out by the exported sharding over those
+    devices (the shards JAX's page shows)."""
+    from engine.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec as P
+
+    if len(jax.local_devices()) < 6:
+        pytest.skip("needs 6 simulated devices")
+    spec = jax.ShapeDtypeStruct((32,), np.int32, sharding=NamedSharding(AbstractMesh((4,), ("a",)), P("a")))
+    exp = export.export(jax.jit(lambda x: x.T))(spec)
+    assert exp.nr_devices == 4
+    other = Mesh(np.array(jax.local_devices()[2:6]).reshape((2, 2)), ("b", "c"))
+    res = exp.call(jax.device_put(jnp.arange(32), NamedSharding(other, P("b"))))
+    shards = [f"device={s.device} index={s.index}" for s in res.addressable_shards[:2]]
+    assert shards == ["device=cpu:2 index=(slice(0, 8, None),)", "device=cpu:3 index=(slice(8, 16, None),)"]
+    np.testing.assert_array_equal(np.asarray(res), np.arange(32))

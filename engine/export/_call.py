@@ -65,6 +65,34 @@ def _devices_of(args) -> int:
     return max([1, *sizes])
 
 
+def _laid_out(args, exported: Exported) -> list:
+    """The arguments laid out by the exported input shardings over the devices the call runs on
+    (those of the arguments' mesh, in its order), as JAX reshards them; the mesh's shape may
+    differ from the exported one, its size may not."""
+    from ..parallel import device_put
+    from ..sharding import Mesh, NamedSharding
+
+    devices = next(
+        (
+            list(m.devices.flat)
+            for a in args
+            if isinstance(m := getattr(getattr(a, "sharding", None), "mesh", None), Mesh)
+            and m.size == exported.nr_devices
+        ),
+        None,
+    )
+    if exported.nr_devices == 1 or devices is None:
+        return list(args)
+    out = []
+    for a, s in zip(args, exported._in_named_shardings):
+        if s is not None:
+            am = s.mesh
+            mesh = Mesh(np.array(devices, dtype=object).reshape(am.axis_sizes), am.axis_names, am.axis_types)
+            a = device_put(a, NamedSharding(mesh, s.spec))
+        out.append(a)
+    return out
+
+
 @call_exported_p.def_impl
 def _call_exported_impl(*args, exported: Exported):
     from ..jit_primitive import jit_p
@@ -84,7 +112,7 @@ def _call_exported_impl(*args, exported: Exported):
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and is called "
             f"in a context with {n} devices, which is not allowed."
         )
-    outs = jit_p.bind(*args, jaxpr=exported._program, name=exported.fun_name)
+    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=exported._program, name=exported.fun_name)
     # (the results have the exported types: a deserialized function's are never weak)
     return [
         core.array_of(o._value, a.weak_type) if type(o) is core.Array and o.weak_type != a.weak_type else o
