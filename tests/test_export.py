@@ -214,3 +214,12 @@ def test_calls_reshard_arguments_as_exported():
     shards = [f"device={s.device} index={s.index}" for s in res.addressable_shards[:2]]
     assert shards == ["device=cpu:2 index=(slice(0, 8, None),)", "device=cpu:3 index=(slice(8, 16, None),)"]
     np.testing.assert_array_equal(np.asarray(res), np.arange(32))
+
+
+def test_a_function_name_that_could_read_as_code_is_refused():
+    exp = export.export(jax.jit(lambda x: x * 2.0))(np.float32(1))
+    head, body = bytes(exp.serialize()).split(b"\n", 1)
+    evil = json.loads(body)
+    evil["exported"]["fun_name"] = 'f"); __import__("os").system("true'
+    with pytest.raises(DeserializationError, match="fun_name"):
+        export.deserialize(head + b"\n" + json.dumps(evil).encode())

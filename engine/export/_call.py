@@ -9,6 +9,7 @@ orders available and ``jvp``/``vmap`` raise JAX's errors.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -112,7 +113,9 @@ def _call_exported_impl(*args, exported: Exported):
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and is called "
             f"in a context with {n} devices, which is not allowed."
         )
-    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=exported._program, name=exported.fun_name)
+    # (the program's jit name reaches generated code: letters, digits and _ only)
+    name = re.sub(r"\W", "_", exported.fun_name)
+    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=exported._program, name=name)
     # (the results have the exported types: a deserialized function's are never weak)
     return [
         core.array_of(o._value, a.weak_type) if type(o) is core.Array and o.weak_type != a.weak_type else o

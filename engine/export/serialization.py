@@ -314,7 +314,12 @@ _FIELDS = {
 def _unexported(d: Any, depth: int = 0) -> Exported:
     if type(d) is not dict or set(d) != _FIELDS or depth > 16:
         raise DeserializationError("malformed Exported")
-    if type(d["fun_name"]) is not str or len(d["fun_name"]) > 1000:
+    # (names reach generated code as jit names: the wire's safe alphabet only)
+    if (
+        type(d["fun_name"]) is not str
+        or len(d["fun_name"]) > 200
+        or not jaxpr_wire.SAFE_STRING.fullmatch(d["fun_name"])
+    ):
         raise DeserializationError("malformed fun_name")
     in_tree, out_tree = tree_structure(_untree(d["in_tree"])), tree_structure(_untree(d["out_tree"]))
     in_avals = tuple(_unaval(a) for a in _list(d["in_avals"], "in_avals"))
