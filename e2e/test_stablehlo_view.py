@@ -12,7 +12,7 @@ from .conftest import needs_runner, session_fragment
 from .test_playground import wait_runs
 
 CODE = "import jax\nimport jax.numpy as jnp\n\ndef f(x, y):\n    return jnp.sin(x) + y\n"
-STACK = [{"name": "vmap", "options": {}}, {"name": "jit", "options": {}}]
+STACK = [{"name": "jit", "options": {}}, {"name": "vmap", "options": {}}, {"name": "jit", "options": {}}]
 ARGS = ["jnp.arange(3.0)", "jnp.ones(3)"]
 
 
@@ -26,17 +26,22 @@ def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, art
     page.goto("/" + session_fragment(CODE, "f", STACK, ARGS, panel="ir"))
     wait_runs(page, 1)
     tabs = page.get_by_test_id("stage-tab")
-    expect(tabs).to_have_count(4)  # f, vmap(f), jit(vmap(f)), lowered code
-    expect(tabs.nth(2)).to_have_attribute("aria-selected", "true")
+    expect(tabs).to_have_count(5)  # f, jit(f), vmap(jit(f)), jit(vmap(jit(f))), lowered code
+    expect(tabs.nth(3)).to_have_attribute("aria-selected", "true")
 
     page.get_by_test_id("ir-form-stablehlo").click()
     view = page.get_by_test_id("stablehlo-text")
     expect(view).to_be_visible()
     expect(page.get_by_test_id("ir-node")).to_have_count(0)  # the graph gave way to the text
     text = view.locator(".cm-content").inner_text()
-    assert "jit(f)" in text and "sin" in text, text  # the report's lowered program, as sent
-    # highlighted: the MLIR tokens are styled spans
-    assert view.locator(".cm-line span").count() > 0
+    assert text.startswith("module @jit_f attributes"), text
+    assert "stablehlo.sine %arg0 : tensor<3xf32>" in text, text
+    # highlighted: ops, SSA values and types are styled spans in colours of their own
+    op = view.locator(".cm-line span", has_text="stablehlo.sine")
+    ssa = view.locator(".cm-line span", has_text="%arg0").first
+    typ = view.locator(".cm-line span", has_text="tensor<3xf32>").first
+    colors = {loc.evaluate("e => getComputedStyle(e).color") for loc in (op, ssa, typ)}
+    assert len(colors) == 3, colors
     page.screenshot(path=str(artifacts / "ir-stablehlo.png"))
 
     # The form is part of the session the URL restores.
@@ -45,12 +50,14 @@ def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, art
     url = page.url
     assert fragment_session(url).get("i") == "stablehlo", fragment_session(url)
 
-    # A stage without jit has no lowered program, so no toggle; the jit stage keeps the choice.
-    tabs.nth(1).click()
+    # A stage without jit has no lowered program, so no toggle; jit stages keep the choice, the
+    # inner one lowered for one example (vmap is outside it).
+    tabs.nth(2).click()
     expect(page.get_by_test_id("ir-form-stablehlo")).to_have_count(0)
     expect(page.get_by_test_id("ir-node").first).to_be_visible()
-    tabs.nth(2).click()
-    expect(page.get_by_test_id("stablehlo-text")).to_be_visible()
+    tabs.nth(1).click()
+    expect(page.get_by_test_id("stablehlo-text")).to_contain_text("%0 = stablehlo.sine %arg0 : tensor<f32>")
+    tabs.nth(3).click()
 
     page.goto("about:blank")
     page.goto(url)

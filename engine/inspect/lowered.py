@@ -21,9 +21,8 @@ def lowered_text(lower: Callable[[], Any]) -> str:
     """``lower().as_text()``, bounded, or a ``//`` line saying why there is none.
 
     >>> import engine as jax
-    >>> text = lowered_text(lambda: jax.jit(lambda x: x + 1.0).lower(1.0))
-    >>> "jit(<lambda>)" in text or "stablehlo.add" in text
-    True
+    >>> print(lowered_text(lambda: jax.jit(lambda x: x + 1.0).lower(1.0)).splitlines()[3])
+        %0 = stablehlo.add %arg0, %cst : tensor<f32>
     >>> lowered_text(lambda: 1 / 0)
     '// no lowered program for this stage: ZeroDivisionError: division by zero'
     """

@@ -37,7 +37,7 @@ const mlir = StreamLanguage.define<null>({
     if (stream.match(/^(?:[su]?i\d+|bf16|f\d+(?:E\w+)?|index)\b/)) return "typeName";
     if (stream.match(/^(?:0x[0-9A-Fa-f]+|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)/)) return "number";
     if (stream.match(/^(?:true|false)\b/)) return "bool";
-    if (stream.match(/^(?:module|func|return|attributes|loc|dense|public|private)\b/)) return "keyword";
+    if (stream.match(/^(?:module|func|call|return|attributes|loc|dense|public|private)\b/)) return "keyword";
     if (stream.match(/^[A-Za-z_][\w$]*(?=\s*=)/)) return "propertyName";
     if (stream.match(/^(?:->|[=:,()[\]{}<>])/)) return "punctuation";
     stream.next();
@@ -72,7 +72,7 @@ export function stablehloView(text: string, wrap: boolean): HTMLElement {
   new EditorView({
     parent: host,
     state: EditorState.create({
-      doc: text,
+      doc: text.replace(/\n$/, ""),
       extensions: [
         EditorState.readOnly.of(true),
         EditorView.editable.of(false),
