@@ -168,3 +168,48 @@ def test_dimension_values_and_refusals(jax_on_engine):
         jax_on_engine.jit(lambda x: x + 1).lower(sds).as_text()
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jax_on_engine.make_jaxpr(lambda x: x.reshape(jnp.array(x.shape[0]) + 2))(sds)
+
+
+@pytest.mark.parametrize("name", ["concatenate", "dims_as_values", "mean_by_dim", "slice_neg", "grad"])
+def test_exported_call_as_jax(jax_on_engine, name):
+    """``export(jit(f))`` with symbolic shapes, called on concrete arguments: JAX's result types
+    and values (and the same through jit, where the call's result types come from the shapes)."""
+    import engine.numpy as jnp
+    from engine import export
+
+    programs = _load("programs")
+    src, spec, dtype, shape = programs.PROGRAMS[name]
+    f = eval(src, {"jax": jax_on_engine, "jnp": jnp, "np": np})
+    sds = jax_on_engine.ShapeDtypeStruct(symbolic_shape(spec), np.dtype(dtype))
+    exp = export.export(jax_on_engine.jit(f))(sds)
+    assert repr(tuple(_JaxRepr(a) for a in exp.out_avals)) == PROGRAMS[name]["out_avals"]
+    x = programs.argument(shape, dtype)
+    for call in (exp.call, jax_on_engine.jit(exp.call)):
+        outs = jax_on_engine.tree.leaves(call(x))
+        for got, want in zip(outs, PROGRAMS[name]["values"]):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_export_errors_as_jax(jax_on_engine):
+    from engine import export, lax
+
+    jit = jax_on_engine.jit
+    sds = jax_on_engine.ShapeDtypeStruct
+    exp = export.export(jit(lambda x: x))(sds(symbolic_shape("b, b, 2*d"), np.int32))
+    with pytest.raises(ValueError, match="Division had remainder 1 when computing the value of 'd'"):
+        exp.call(np.ones((3, 3, 5), np.int32))
+    with pytest.raises(ValueError, match=r"Found inconsistency between dimension size args\[0\].shape\[1\]"):
+        exp.call(np.ones((3, 2, 4), np.int32))
+    with pytest.raises(ValueError, match="Rank mismatch"):
+        exp.call(np.ones((3, 3), np.int32))
+    (a,) = symbolic_shape("a")
+    with pytest.raises(ValueError, match=r"Cannot solve for values of dimension variables \{'a'\}"):
+        export.export(jit(lambda x: x.shape[0]))(sds((a * a,), np.int32))
+    (k,) = symbolic_shape("k", constraints=["k <= 10"])
+    x = np.arange(40, dtype=np.int32).reshape((4, 10))
+    with pytest.raises(export.UnexpectedDimVar, match="dimension variable 'k'"):
+        export.export(jit(lambda k, x: lax.top_k(x, k)[0], static_argnums=0))(k, x)
+    exp = export.export(jit(lambda d, x: lax.top_k(x, d.shape[1])[0]))(sds((0, k), np.int32), x)
+    np.testing.assert_array_equal(exp.call(np.zeros((0, 3), np.int32), x), np.sort(x, 1)[:, ::-1][:, :3])
+    with pytest.raises(ValueError, match="'k <= 10'"):  # an explicit constraint, checked at the call
+        exp.call(np.zeros((0, 11), np.int32), x)

@@ -10,6 +10,7 @@ orders available and ``jvp``/``vmap`` raise JAX's errors.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from .. import core
 from ..backends.rows import INTERPRETER_ONLY
 from ..core import Primitive, ShapedArray
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
+from . import shape_poly_eval
 from ._export import DisabledSafetyCheck, Exported
 
 call_exported_p = Primitive("call_exported", multiple_results=True)
@@ -47,17 +49,43 @@ def _check_args(exported: Exported, avals) -> None:
                 f"and called with {got.dtype}"
             )
         for d, (a, b) in enumerate(zip(want.shape, got.shape)):
-            if a != b:
+            if a != b and not shape_poly_eval.is_symbolic_dim(a):
                 raise ValueError(
                     f"Shape mismatch for {_arg_name(exported, i)}.shape[{d}] (expected same constant): "
                     f"expected {want.shape} and called with {got.shape}"
                 )
 
 
+def _dim_values(exported: Exported, avals) -> dict[str, int] | None:
+    """The values of the exported symbolic dimensions for arguments of ``avals`` (JAX's errors when
+    the shapes do not fit), or None when the exported types have none."""
+    if not shape_poly_eval.is_polymorphic(exported.in_avals):
+        return None
+    names = [_arg_name(exported, i) for i in range(len(avals))]
+    return shape_poly_eval.solve_dim_vars(exported.in_avals, [a.shape for a in avals], names)
+
+
+# program -> {dimension values: the program specialized to them} (each compiled once)
+_specialized: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _program_for(exported: Exported, env: dict[str, int] | None):
+    if env is None:
+        return exported._program
+    cache = _specialized.setdefault(exported._program, {})
+    key = tuple(sorted(env.items()))
+    if key not in cache:
+        cache[key] = shape_poly_eval.specialize(exported._program, env)
+    return cache[key]
+
+
 @call_exported_p.def_abstract_eval
 def _call_exported_abstract_eval(*avals, exported: Exported):
     _check_args(exported, avals)
-    return list(exported.out_avals)
+    env = _dim_values(exported, avals)
+    if env is None:
+        return list(exported.out_avals)
+    return [shape_poly_eval.evaluate_aval(a, env) for a in exported.out_avals]
 
 
 def _devices_of(args) -> int:
@@ -98,7 +126,9 @@ def _laid_out(args, exported: Exported) -> list:
 def _call_exported_impl(*args, exported: Exported):
     from ..jit_primitive import jit_p
 
-    _check_args(exported, [core.get_aval(a) for a in args])
+    avals = [core.get_aval(a) for a in args]
+    _check_args(exported, avals)
+    env = _dim_values(exported, avals)
     if (
         "cpu" not in exported.platforms
         and DisabledSafetyCheck.platform() not in exported.disabled_safety_checks
@@ -115,7 +145,7 @@ def _call_exported_impl(*args, exported: Exported):
         )
     # (the program's jit name reaches generated code: letters, digits and _ only)
     name = re.sub(r"\W", "_", exported.fun_name)
-    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=exported._program, name=name)
+    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=_program_for(exported, env), name=name)
     # (the results have the exported types: a deserialized function's are never weak)
     return [
         core.array_of(o._value, a.weak_type) if type(o) is core.Array and o.weak_type != a.weak_type else o

@@ -28,6 +28,7 @@ from ..config import config
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, subjaxprs
 from ..pytree.treedef import PyTreeDef
+from . import shape_poly_eval
 
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
@@ -251,6 +252,10 @@ def _export_traced(jitted, args, kwargs, platforms, checks, version) -> Exported
     in_shardings = _in_shardings(leaves, getattr(jitted, "in_shardings", None))
     out_shardings = _out_shardings(getattr(jitted, "out_shardings", None), len(program.out_avals))
     in_avals = tuple(program.in_avals)
+    # JAX's errors for symbolic dimensions that calls could not give values to
+    if shape_poly_eval.is_polymorphic(in_avals):
+        shape_poly_eval.check_solvable(in_avals, shape_poly_eval.arg_names(in_tree))
+    shape_poly_eval.check_dim_vars_used(program, in_avals)
     used = _used_inputs(program.jaxpr)
     return _make_exported(
         fun_name=traced.fun_name,

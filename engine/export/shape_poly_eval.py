@@ -26,6 +26,18 @@ from .shape_poly import UnexpectedDimVar, _DimExpr
 _SEE = "Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details."
 
 
+def is_symbolic_dim(d: Any) -> bool:
+    return isinstance(d, _DimExpr)
+
+
+def arg_names(in_tree: Any) -> list[str]:
+    """``args[0]``, ``kwargs['y']``: how JAX's messages name the flat arguments of ``(args, kwargs)``."""
+    from ..tree_util import keystr, tree_flatten_with_path
+
+    paths = tree_flatten_with_path(in_tree.unflatten([0] * in_tree.num_leaves))[0]
+    return [("args" if p[0].idx == 0 else "kwargs") + keystr(p[1:]) for p, _ in paths]
+
+
 def is_polymorphic(avals: Sequence[Any]) -> bool:
     return any(isinstance(d, _DimExpr) for a in avals for d in getattr(a, "shape", ()))
 

@@ -95,6 +95,7 @@ FENCED = {
     "pallas-tpu-core-map": "docs/pallas/tpu/core_map.md",
     "pallas-tpu-sparsecore": "docs/pallas/tpu/sparsecore.md",
     "export-export": "docs/export/export.md",
+    "export-shape-poly": "docs/export/shape_poly.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
 RST = {
