@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 from playwright.sync_api import Page, expect
 
@@ -65,9 +66,21 @@ def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, art
     expect(page.get_by_test_id("stablehlo-text")).to_be_visible()
     expect(page.get_by_test_id("ir-form-stablehlo")).to_have_attribute("aria-pressed", "true")
 
-    # Back to the jaxpr: graph and text again, and the URL forgets the form.
+    # A share link (stored snippet) carries it in its view fragment, with the stage.
+    tabs.nth(1).click()
+    page.get_by_test_id("share").click()
+    link = page.get_by_test_id("share-link").input_value()
+    assert re.search(r"/s/[0-9A-Za-z]+#p=ir&g=jit\(f\)&i=stablehlo$", link), link
+    page.goto("about:blank")
+    page.goto(link)
+    wait_runs(page, 1)
+    expect(page.get_by_test_id("stage-tab").nth(1)).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_test_id("stablehlo-text")).to_contain_text("%0 = stablehlo.sine %arg0 : tensor<f32>")
+    page.get_by_test_id("stage-tab").nth(3).click()
+
+    # Back to the jaxpr: graph and text again, and the (share link's) URL forgets the form.
     page.get_by_test_id("ir-form-jaxpr").click()
     expect(page.get_by_test_id("stablehlo-text")).to_have_count(0)
     expect(page.get_by_test_id("ir-node").first).to_be_visible()
     page.wait_for_timeout(400)
-    assert "i" not in fragment_session(page.url)
+    assert page.url.endswith("#p=ir&g=jit(vmap(jit(f)))"), page.url
