@@ -454,6 +454,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     """The Jacobian of ``fun`` by forward mode (a ``vmap`` of ``jvp`` over a basis)."""
     nums = _argnums_tuple(argnums)
 
+    @functools.wraps(fun)  # (named after fun, as JAX's: jit(jacfwd(f)) lowers as @jit_f)
     def jacfun(*args, **kwargs):
         from . import lax
 
@@ -521,6 +522,7 @@ def jacrev(
     """The Jacobian of ``fun`` by reverse mode (a ``vmap`` of ``vjp`` over a basis)."""
     nums = _argnums_tuple(argnums)
 
+    @functools.wraps(fun)  # (named after fun, as JAX's: jit(jacfwd(f)) lowers as @jit_f)
     def jacfun(*args, **kwargs):
         from . import lax
 

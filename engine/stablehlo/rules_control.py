@@ -149,10 +149,13 @@ def _dynamic_index_in_dim(ctx: RuleContext, x: Value, i: Value, aval: Any) -> Va
         )
         return [reshape(c, s, literals.tensor_type(aval.shape[1:], aval.dtype))]
 
-    return ctx.cached_call("dynamic_index_in_dim", [x, i], body, key="pjit")[0]
+    # (JAX traces the jitted helper once per argument type, weak types included)
+    return ctx.cached_call("dynamic_index_in_dim", [x, i], body, key=("pjit", aval.weak_type))[0]
 
 
-def _dynamic_update_index_in_dim(ctx: RuleContext, y: Value, update: Value, i: Value, aval: Any) -> Value:
+def _dynamic_update_index_in_dim(
+    ctx: RuleContext, y: Value, update: Value, i: Value, aval: Any, update_aval: Any
+) -> Value:
     """JAX's jitted ``dynamic_update_index_in_dim(y, update, i, 0)``: a private function."""
 
     def body(c: RuleContext, args: Sequence[Value]) -> list[Value]:
@@ -167,7 +170,8 @@ def _dynamic_update_index_in_dim(ctx: RuleContext, y: Value, update: Value, i: V
             ),
         )
 
-    return ctx.cached_call("dynamic_update_index_in_dim", [y, update, i], body, key="pjit")[0]
+    key = ("pjit", update_aval.weak_type)
+    return ctx.cached_call("dynamic_update_index_in_dim", [y, update, i], body, key=key)[0]
 
 
 @register(scan_p)
@@ -182,9 +186,9 @@ def _scan(
     unroll: Any = 1,
     **_: Any,
 ) -> list[Value]:
-    if unroll not in (1, False) or reverse:
+    if unroll not in (1, False):
         raise NotImplementedError(
-            f"StableHLO text for scan with unroll={unroll!r}, reverse={reverse} is not implemented in the engine"
+            f"StableHLO text for scan with unroll={unroll!r} is not implemented in the engine"
         )
     consts, carry, xs = (
         args[:num_consts],
@@ -209,14 +213,20 @@ def _scan(
 
     def body(c: RuleContext, vals: list[Value]) -> list[Value]:
         cap = dict(zip(captured, vals[:n_cap]))
-        i = vals[n_cap]
+        i_ = i = vals[n_cap]
+        if reverse:  # i = num_trips - i_ - 1
+            i = hlo_op(c, "stablehlo.subtract", _i32(c, length), i_, out_type="tensor<i32>")
+            i = hlo_op(c, "stablehlo.subtract", i, _i32(c, 1), out_type="tensor<i32>")
         cs, ys = vals[n_cap + 1 : n_cap + 1 + num_carry], vals[n_cap + 1 + num_carry :]
         x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in zip(xs, xs_avals)]
         closed_call = c.module.private_function(jaxpr, "closed_call")
         outs = c.call(closed_call, [*(cap[k] for k in consts), *cs, *x_slices])
         new_carry, new_ys = outs[:num_carry], outs[num_carry:]
-        ys = [_dynamic_update_index_in_dim(c, y, u, i, a) for y, u, a in zip(ys, new_ys, stacked_avals)]
-        i_next = hlo_op(c, "stablehlo.add", i, _i32(c, 1), out_type="tensor<i32>")
+        ys = [
+            _dynamic_update_index_in_dim(c, y, u, i, a, ua)
+            for y, u, a, ua in zip(ys, new_ys, stacked_avals, y_avals)
+        ]
+        i_next = hlo_op(c, "stablehlo.add", i_, _i32(c, 1), out_type="tensor<i32>")
         return [*vals[:n_cap], i_next, *new_carry, *ys]
 
     outs = while_loop(ctx, init, cond, body)

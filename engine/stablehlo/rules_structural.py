@@ -60,10 +60,10 @@ def _slice(
     ctx: RuleContext, x: Value, start_indices: Any, limit_indices: Any, strides: Any = None
 ) -> list[Value]:
     ty = ctx.out_types[0]
-    if strides is None or all(s == 1 for s in strides):
-        ranges = ", ".join(f"{a}:{b}" for a, b in zip(start_indices, limit_indices))
-    else:
-        ranges = ", ".join(f"{a}:{b}:{s}" for a, b, s in zip(start_indices, limit_indices, strides))
+    strides = strides or [1] * len(start_indices)
+    ranges = ", ".join(
+        f"{a}:{b}" + (f":{s}" if s != 1 else "") for a, b, s in zip(start_indices, limit_indices, strides)
+    )
     return ctx.emit([ty], lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}")
 
 

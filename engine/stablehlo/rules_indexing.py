@@ -1,0 +1,284 @@
+"""StableHLO rules for gather/scatter, split, sort, cumulative reductions and small leftovers
+(copy, reduce_precision, empty2), printed in MLIR's generic form where StableHLO has no other."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..lax import elementwise as ew
+from ..lax import gather_scatter as gs
+from ..lax import joining, reductions, sorting
+from ..lax import structural as st
+from . import literals
+from .lowering import RuleContext, register
+from .rules_elementwise import compare, full_like, hlo_op
+from .rules_structural import ints
+from .syntax import Block, Printer, Value, functional_type
+
+
+def i64_array(xs: Sequence[int]) -> str:
+    """``array<i64: 1, 2>``, MLIR's dense i64 array attribute."""
+    return f"array<i64: {ints(xs)}>" if len(xs) else "array<i64>"
+
+
+def _fields(pairs: Sequence[tuple[str, Sequence[int]]]) -> str:
+    return ", ".join(f"{k} = [{ints(v)}]" for k, v in pairs if len(v))
+
+
+def generic(
+    name: str, operands: Sequence[Value], result_types: Sequence[str], props: str, blocks: Sequence[Block]
+):
+    """A renderer of ``"name"(operands) <{props}> ({ ^bb0(args): ... }) : (types) -> types``."""
+
+    def render(p: Printer) -> str:
+        text = f'"{name}"({p.list(operands)}) <{{{props}}}>'
+        for b in blocks:
+            args = ", ".join(f"{p(a)}: {a.type}" for a in b.args)
+            text += f" ({{\n{p.indent}^bb0({args}):\n{p.block(b, p.indent + '  ')}{p.indent}}})"
+        return f"{text} : {functional_type([v.type for v in operands], result_types)}"
+
+    return render
+
+
+@register(gs.gather_p)
+def _gather(
+    ctx: RuleContext,
+    operand: Value,
+    indices: Value,
+    *,
+    dimension_numbers: Any,
+    slice_sizes: Any,
+    indices_are_sorted: bool,
+    mode: Any,
+    **_: Any,
+) -> list[Value]:
+    if mode == gs.GatherScatterMode.FILL_OR_DROP:
+        raise NotImplementedError(
+            "StableHLO text for a gather with mode='fill' is not implemented in the engine"
+        )
+    d = dimension_numbers
+    dnums = _fields(
+        [
+            ("offset_dims", d.offset_dims),
+            ("collapsed_slice_dims", d.collapsed_slice_dims),
+            ("operand_batching_dims", d.operand_batching_dims),
+            ("start_indices_batching_dims", d.start_indices_batching_dims),
+            ("start_index_map", d.start_index_map),
+        ]
+    )
+    ivd = len(ctx.avals_in[1].shape) - 1
+    dnums = ", ".join(x for x in (dnums, f"index_vector_dim = {ivd}" if ivd else "") if x)
+    props = (
+        f"dimension_numbers = #stablehlo.gather<{dnums}>, indices_are_sorted = {str(bool(indices_are_sorted)).lower()}, "
+        f"slice_sizes = {i64_array(slice_sizes)}"
+    )
+    return ctx.emit(ctx.out_types, generic("stablehlo.gather", [operand, indices], ctx.out_types, props, []))
+
+
+_SCATTER_COMBINE = {
+    gs.scatter_add_p: "stablehlo.add",
+    gs.scatter_sub_p: "stablehlo.subtract",
+    gs.scatter_mul_p: "stablehlo.multiply",
+    gs.scatter_min_p: "stablehlo.minimum",
+    gs.scatter_max_p: "stablehlo.maximum",
+}
+
+
+def _scatter(prim: Any) -> None:
+    def rule(
+        ctx: RuleContext,
+        operand: Value,
+        indices: Value,
+        updates: Value,
+        *,
+        dimension_numbers: Any,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: Any,
+        update_jaxpr: Any = None,
+        **_: Any,
+    ) -> list[Value]:
+        if mode == gs.GatherScatterMode.CLIP:
+            raise NotImplementedError(
+                "StableHLO text for a scatter with mode='clip' is not implemented in the engine"
+            )
+        d = dimension_numbers
+        ivd = len(ctx.avals_in[1].shape) - 1
+        dnums = _fields(
+            [
+                ("update_window_dims", d.update_window_dims),
+                ("inserted_window_dims", d.inserted_window_dims),
+                ("input_batching_dims", d.operand_batching_dims),
+                ("scatter_indices_batching_dims", d.scatter_indices_batching_dims),
+                ("scatter_dims_to_operand_dims", d.scatter_dims_to_operand_dims),
+            ]
+        )
+        dnums = ", ".join(x for x in (dnums, f"index_vector_dim = {ivd}" if ivd else "") if x)
+        scalar = literals.tensor_type((), ctx.avals_in[0].dtype)
+        block = Block([scalar, scalar])
+        b = ctx.at(block)
+        a0, a1 = block.args
+        if update_jaxpr is not None:
+            (out,) = b.lower_jaxpr(block, update_jaxpr, [a0, a1])
+        elif prim in _SCATTER_COMBINE:
+            out = hlo_op(b, _SCATTER_COMBINE[prim], a0, a1, out_type=scalar)
+        else:  # plain scatter: the update replaces the operand
+            out = a1
+        b.emit([], lambda p: f"stablehlo.return {p(out)} : {scalar}")
+        props = (
+            f"indices_are_sorted = {str(bool(indices_are_sorted)).lower()}, "
+            f"scatter_dimension_numbers = #stablehlo.scatter<{dnums}>, "
+            f"unique_indices = {str(bool(unique_indices)).lower()}"
+        )
+        types = ctx.out_types
+        return ctx.emit(
+            types, generic("stablehlo.scatter", [operand, indices, updates], types, props, [block]), [block]
+        )
+
+    register(prim)(rule)
+
+
+for _p in (gs.scatter_p, *_SCATTER_COMBINE):
+    _scatter(_p)
+
+
+@register(joining.split_p)
+def _split(ctx: RuleContext, x: Value, *, sizes: Any, axis: int) -> list[Value]:
+    shape = ctx.avals_in[0].shape
+    start = [0] * len(shape)
+    outs = []
+    for aval, ty in zip(ctx.avals_out, ctx.out_types):
+        limit = list(shape)
+        limit[axis] = start[axis] + aval.shape[axis]
+        ranges = ", ".join(f"{a}:{b}" for a, b in zip(start, limit))
+        text = f"[{ranges}] : ({x.type}) -> {ty}"
+        outs += ctx.emit([ty], _slice_render(x, text))
+        start = list(start)
+        start[axis] = limit[axis]
+    return outs
+
+
+def _slice_render(x: Value, text: str) -> Any:
+    return lambda p: f"stablehlo.slice {p(x)} {text}"
+
+
+@register(ew.copy_p)
+def _copy(ctx: RuleContext, x: Value) -> list[Value]:
+    return [x]
+
+
+@register(ew.reduce_precision_p)
+def _reduce_precision(ctx: RuleContext, x: Value, *, exponent_bits: int, mantissa_bits: int) -> list[Value]:
+    fmt = f"e{exponent_bits}m{mantissa_bits}"
+    return ctx.emit([x.type], lambda p: f"stablehlo.reduce_precision {p(x)}, format = {fmt} : {x.type}")
+
+
+@register(st.empty2_p)
+def _empty2(ctx: RuleContext, *, dtype: Any, **_: Any) -> list[Value]:
+    return [ctx.constant(np.zeros((), dtype), dtype)]
+
+
+# --- cumulative reductions: JAX's cached lowering, a reduce_window over a padded window ----------
+
+
+def _cumulative(prim: Any, op: str, identity: Any) -> None:
+    def body(c: RuleContext, args: Sequence[Value], axis: int, reverse: bool) -> list[Value]:
+        (x,) = args
+        aval = c.avals_in[0]
+        n = aval.shape[axis]
+        scalar = aval.update(shape=())
+        init = full_like(c, identity(aval.dtype), scalar)
+        padding = [[0, 0] for _ in aval.shape]
+        padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        window = [1] * len(aval.shape)
+        window[axis] = n
+        ones = [1] * len(aval.shape)
+        pad_text = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in padding) + "]"
+        props = (
+            f"base_dilations = {i64_array(ones)}, padding = dense<{pad_text}> : tensor<{len(padding)}x2xi64>, "
+            f"window_dilations = {i64_array(ones)}, window_dimensions = {i64_array(window)}, "
+            f"window_strides = {i64_array(ones)}"
+        )
+        st_type = init.type
+        block = Block([st_type, st_type])
+        r = c.at(block)
+        out = hlo_op(r, op, *block.args, out_type=st_type)
+        r.emit([], lambda p: f"stablehlo.return {p(out)} : {st_type}")
+        ty = c.out_types[0]
+        return c.emit([ty], generic("stablehlo.reduce_window", [x, init], [ty], props, [block]), [block])
+
+    def rule(ctx: RuleContext, x: Value, *, axis: int, reverse: bool) -> list[Value]:
+        if ctx.avals_in[0].shape[axis] == 0:
+            return [x]
+        return ctx.cached_call(prim.name, [x], lambda c, a: body(c, a, axis, reverse), key=(axis, reverse))
+
+    register(prim)(rule)
+
+
+def _max_identity(dtype: Any) -> Any:
+    dt = np.dtype(dtype)
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min if dt.kind in "iu" else False
+
+
+def _min_identity(dtype: Any) -> Any:
+    dt = np.dtype(dtype)
+    return np.inf if dt.kind == "f" else np.iinfo(dt).max if dt.kind in "iu" else True
+
+
+_cumulative(reductions.cumsum_p, "stablehlo.add", lambda dt: 0)
+_cumulative(reductions.cumprod_p, "stablehlo.multiply", lambda dt: 1)
+_cumulative(reductions.cummax_p, "stablehlo.maximum", _max_identity)
+_cumulative(reductions.cummin_p, "stablehlo.minimum", _min_identity)
+
+
+# --- sort ---------------------------------------------------------------------------------------
+
+
+def _select(ctx: RuleContext, pred: Value, a: Value, b: Value) -> Value:
+    return ctx.emit(
+        [a.type], lambda p: f"stablehlo.select {p(pred)}, {p(a)}, {p(b)} : {pred.type}, {a.type}"
+    )[0]
+
+
+def _total_order_compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any) -> Value:
+    i1 = "tensor<i1>"
+    if np.dtype(dtype).kind != "f":
+        return compare(ctx, direction, x, y, dtype, i1)
+    keys = []
+    for v in (x, y):
+        is_zero = compare(ctx, "EQ", v, ctx.constant(np.zeros((), dtype), dtype), dtype, i1)
+        w = _select(ctx, is_zero, ctx.constant(np.zeros((), dtype), dtype), v)
+        is_nan = compare(ctx, "NE", v, v, dtype, i1)
+        keys.append(_select(ctx, is_nan, ctx.constant(np.array(np.nan, dtype), dtype), w))
+    ty = functional_type([keys[0].type, keys[1].type], [i1])
+    return ctx.emit(
+        [i1], lambda p: f"stablehlo.compare {direction}, {p(keys[0])}, {p(keys[1])}, TOTALORDER : {ty}"
+    )[0]
+
+
+@register(sorting.sort_p)
+def _sort(ctx: RuleContext, *operands: Value, dimension: int, is_stable: bool, num_keys: int) -> list[Value]:
+    avals = ctx.avals_in
+    if any(np.dtype(a.dtype).kind == "c" for a in avals[:num_keys]):
+        raise NotImplementedError("StableHLO text for sorting complex keys is not implemented in the engine")
+    scalars = [literals.tensor_type((), a.dtype) for a in avals]
+    block = Block([t for t in scalars for _ in (0, 1)])
+    c = ctx.at(block)
+    xs, ys = block.args[0::2], block.args[1::2]
+    pred = None
+    for k in reversed(range(num_keys)):
+        lt = _total_order_compare(c, "LT", xs[k], ys[k], avals[k].dtype)
+        if pred is None:
+            pred = lt
+        else:
+            eq = _total_order_compare(c, "EQ", xs[k], ys[k], avals[k].dtype)
+            both = hlo_op(c, "stablehlo.and", eq, pred, out_type="tensor<i1>")
+            pred = hlo_op(c, "stablehlo.or", lt, both, out_type="tensor<i1>")
+    assert pred is not None
+    final = pred
+    c.emit([], lambda p: f"stablehlo.return {p(final)} : tensor<i1>")
+    props = f"dimension = {dimension} : i64, is_stable = {str(bool(is_stable)).lower()}"
+    types = ctx.out_types
+    return ctx.emit(types, generic("stablehlo.sort", list(operands), types, props, [block]), [block])
