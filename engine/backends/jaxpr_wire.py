@@ -83,7 +83,29 @@ def _structs() -> dict[str, type]:
 # --- encoding (in the run) ---------------------------------------------------------------------
 
 
-def _aval(a) -> list:
+def _export_dtype(dtype) -> Optional[str]:
+    """The name of a dtype only exported programs carry: float0 (integers' cotangents) and the
+    typed PRNG key types (``key<fry>``)."""
+    from ..random_keys import key_dtypes
+
+    if dtype == core.float0:
+        return "float0"
+    return dtype.name if any(dtype == k for k in key_dtypes.values()) else None
+
+
+def _export_dtypes() -> dict:
+    from ..random_keys import key_dtypes
+
+    return {"float0": core.float0, **{k.name: k for k in key_dtypes.values()}}
+
+
+def _aval(a, values: bool = False) -> list:
+    if values and type(a) is ShapedArray and _export_dtype(a.dtype) is not None:
+        return [
+            [d if type(d) is int else _value(d) for d in a.shape],
+            _export_dtype(a.dtype),
+            bool(a.weak_type),
+        ]
     if type(a) is not ShapedArray or a.dtype.name not in DTYPES:
         raise WireError(f"aval {a!r} cannot be sent")
     # (numpy integers in a shape stay numpy integers: the generated code prints shapes)
@@ -126,6 +148,8 @@ def _value(x, values: bool = False) -> Any:
         return {"array": x.dtype.name, "shape": list(x.shape), "v": [_number(e) for e in x.ravel().tolist()]}
     if isinstance(x, enum.Enum):
         return {"enum": type(x).__name__, "v": x.name}
+    if values and type(x).__name__ == "PRNGImpl":  # (by name: random_seed/random_wrap's impl)
+        return {"prng_impl": x.name}
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return {"struct": t.__name__, "v": [_value(e, values) for e in x]}
     if t is tuple or t is list:
@@ -144,9 +168,11 @@ def _jaxpr(j: Jaxpr, values: bool = False) -> dict:
 
     def bind(v: Var) -> Any:
         ids[v] = len(ids)
-        return _aval(v.aval)
+        return _aval(v.aval, values)
 
     def atom(x) -> Any:
+        if type(x) is Literal and values and x.aval.dtype == core.float0:
+            return {"lit": "float0", "aval": _aval(x.aval, values)}  # (zeros: no data)
         if type(x) is Literal:
             return {"lit": _value(x.val), "aval": _aval(x.aval)}
         if x not in ids:
@@ -162,13 +188,16 @@ def _jaxpr(j: Jaxpr, values: bool = False) -> dict:
         ins = [atom(x) for x in e.inputs]
         outs = [None if type(v) is DropVar else bind(v) for v in e.out_binders]
         if None in outs:  # a dropped output still has an aval
-            outs = [{"drop": _aval(v.aval)} if type(v) is DropVar else o for v, o in zip(e.out_binders, outs)]
+            outs = [
+                {"drop": _aval(v.aval, values)} if type(v) is DropVar else o
+                for v, o in zip(e.out_binders, outs)
+            ]
         eqns.append([e.primitive.name, ins, params, outs])
     return {"constvars": constvars, "in": in_binders, "eqns": eqns, "outs": [atom(x) for x in j.outs]}
 
 
 def _closed(c: ClosedJaxpr, values: bool = False) -> dict:
-    out = {"consts": [_aval(core.get_aval(x)) for x in c.consts], "jaxpr": _jaxpr(c.jaxpr, values)}
+    out = {"consts": [_aval(core.get_aval(x), values) for x in c.consts], "jaxpr": _jaxpr(c.jaxpr, values)}
     if values:
         out["values"] = [_const_bytes(x) for x in c.consts]
     return out
@@ -181,17 +210,18 @@ def _const_bytes(x) -> str:
 
 
 def encode(
-    closed: ClosedJaxpr, name: str, layouts: Optional[tuple] = None, *, const_values: bool = False
+    closed: ClosedJaxpr, name: str, layouts: Optional[tuple] = None, *, for_export: bool = False
 ) -> dict:
     """The program ``NumbaBackend.compile(closed, name, layouts)`` compiles, as plain data.
 
-    ``const_values``: the constants travel with their values (``jax.export``'s programs run
-    elsewhere on them), not as avals only."""
+    ``for_export`` (``jax.export``'s programs, which run elsewhere): the constants travel with
+    their values, not as avals only, and float0 (integers' cotangents), typed PRNG keys and PRNG
+    implementations (by name) can be sent."""
     return {
         "v": VERSION,
         "name": _value(str(name)),
         "layouts": None if layouts is None else [_value(lay) for lay in layouts],
-        "program": _closed(closed, const_values),
+        "program": _closed(closed, for_export),
     }
 
 
@@ -216,9 +246,9 @@ def primitives() -> dict[str, core.Primitive]:
 
 
 class _Decoder:
-    def __init__(self, limits: Limits, const_values: bool = False):
+    def __init__(self, limits: Limits, for_export: bool = False):
         self.limits = limits
-        self.const_values = const_values
+        self.for_export = for_export
         self.prims = primitives()
         self.structs = _structs()
         self.equations = 0
@@ -243,6 +273,8 @@ class _Decoder:
             size *= d
         if size > self.limits.elements:
             raise WireError(f"an array of {size} elements is over the limit")
+        if self.for_export and dtype in _export_dtypes() and type(weak) is bool:
+            return ShapedArray(tuple(shape), _export_dtypes()[dtype], weak)
         if type(dtype) is not str or dtype not in DTYPES or type(weak) is not bool:
             raise WireError("malformed dtype")
         return ShapedArray(tuple(shape), np.dtype(dtype), weak)
@@ -310,6 +342,12 @@ class _Decoder:
             if len(fields) > len(cls._fields):  # type: ignore[attr-defined]
                 raise WireError("malformed struct")
             return cls(*fields)
+        if kind == "prng_impl" and len(x) == 1 and self.for_export:
+            from ..random_primitives import prng_impls
+
+            if x["prng_impl"] not in prng_impls:
+                raise WireError("unknown PRNG implementation")
+            return prng_impls[x["prng_impl"]]
         if kind == "closed" and len(x) == 1:
             return self.closed(x["closed"], depth + 1)
         if kind == "jaxpr" and len(x) == 1:
@@ -351,6 +389,12 @@ class _Decoder:
                 if not 0 <= x < len(env):
                     raise WireError("a variable is read before it is bound")
                 return env[x]
+            if type(x) is dict and set(x) == {"lit", "aval"} and x["lit"] == "float0" and self.for_export:
+                aval = self.aval(x["aval"])
+                if aval.dtype != core.float0:
+                    raise WireError("malformed literal")
+                zeros = np.zeros(aval.shape, core.float0)
+                return Literal(zeros[()] if not aval.shape else zeros, aval)
             if type(x) is dict and set(x) == {"lit", "aval"}:
                 aval = self.aval(x["aval"])
                 val = self.value(x["lit"], depth)
@@ -392,10 +436,10 @@ class _Decoder:
         return Jaxpr(constvars, in_binders, eqns, [atom(x) for x in d["outs"]])
 
     def closed(self, d, depth: int) -> ClosedJaxpr:
-        keys = {"consts", "jaxpr", "values"} if self.const_values else {"consts", "jaxpr"}
+        keys = {"consts", "jaxpr", "values"} if self.for_export else {"consts", "jaxpr"}
         if type(d) is not dict or set(d) != keys or type(d["consts"]) is not list:
             raise WireError("malformed closed jaxpr")
-        if self.const_values and (type(d["values"]) is not list or len(d["values"]) != len(d["consts"])):
+        if self.for_export and (type(d["values"]) is not list or len(d["values"]) != len(d["consts"])):
             raise WireError("malformed constants")
         avals = [self.aval(a) for a in d["consts"]]
         jaxpr = self.jaxpr(d["jaxpr"], depth)
@@ -406,7 +450,7 @@ class _Decoder:
             self.const_bytes += a.size * a.dtype.itemsize
             if self.const_bytes > self.limits.const_bytes:
                 raise WireError("constants too large")
-            if self.const_values:
+            if self.for_export:
                 consts.append(self.const_array(a, d["values"][i]))
             else:
                 consts.append(np.zeros(a.shape, a.dtype))  # (calloc: untouched pages cost nothing)
@@ -422,18 +466,20 @@ class _Decoder:
         dtype = aval.dtype.newbyteorder("<")
         if len(raw) != aval.size * dtype.itemsize:
             raise WireError("a constant's bytes do not match its aval")
+        if dtype.itemsize == 0:  # (float0: no bytes)
+            return np.zeros(aval.shape, aval.dtype)
         return np.frombuffer(raw, dtype).astype(aval.dtype).reshape(aval.shape)
 
 
-def decode(data: Any, limits: Limits = Limits(), *, const_values: bool = False) -> Program:
+def decode(data: Any, limits: Limits = Limits(), *, for_export: bool = False) -> Program:
     """The program ``data`` describes, checked against the registry and ``limits``; raises
     ``WireError`` for anything else. Its constants are zeros of their avals, or with
-    ``const_values`` the values ``encode(..., const_values=True)`` sent."""
+    ``for_export`` the values ``encode(..., for_export=True)`` sent (and what else it can send)."""
     if type(data) is not dict or set(data) != {"v", "name", "layouts", "program"}:
         raise WireError("malformed request")
     if data["v"] != VERSION:
         raise WireError(f"format version {data['v']!r} is not {VERSION}")
-    dec = _Decoder(limits, const_values)
+    dec = _Decoder(limits, for_export)
     name = data["name"]
     if type(name) is not str or len(name) > limits.string or not SAFE_STRING.fullmatch(name):
         raise WireError("malformed name")

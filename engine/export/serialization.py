@@ -192,13 +192,15 @@ def _untree(d: Any, depth: int = 0) -> Any:
 
 def _aval(a: ShapedArray) -> list:
     # (weak types are not kept, as in JAX's format: a deserialized function's results are strong)
-    return [list(a.shape), a.dtype.name]
+    return [list(a.shape), jaxpr_wire._export_dtype(a.dtype) or a.dtype.name]
 
 
 def _unaval(d: Any) -> ShapedArray:
     ok = type(d) is list and len(d) == 2 and type(d[0]) is list
     if not ok or not all(type(n) is int and 0 <= n < 1 << 40 for n in d[0]) or len(d[0]) > 32:
         raise DeserializationError("malformed aval")
+    if d[1] in jaxpr_wire._export_dtypes():  # (float0: integers' cotangents in VJPs; PRNG key types)
+        return ShapedArray(tuple(d[0]), jaxpr_wire._export_dtypes()[d[1]])
     if type(d[1]) is not str or d[1] not in jaxpr_wire.DTYPES:
         raise DeserializationError(f"unknown dtype {str(d[1])[:20]!r}")
     return ShapedArray(tuple(d[0]), np.dtype(d[1]))
@@ -254,7 +256,7 @@ def _list(x: Any, what: str) -> list:
 
 def _program(exp: Exported) -> dict:
     try:
-        return jaxpr_wire.encode(exp._program, "main", const_values=True)
+        return jaxpr_wire.encode(exp._program, "main", for_export=True)
     except jaxpr_wire.WireError as e:
         raise NotImplementedError(
             f"The exported function {exp.fun_name!r} cannot be serialized: {e}"
@@ -348,7 +350,7 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
     if not ok:
         raise DeserializationError("malformed Exported")
     try:
-        program = jaxpr_wire.decode(d["program"], LIMITS, const_values=True).closed
+        program = jaxpr_wire.decode(d["program"], LIMITS, for_export=True).closed
     except jaxpr_wire.WireError as e:
         raise DeserializationError(f"malformed program: {e}") from None
     if [(a.shape, a.dtype) for a in program.in_avals] != [(a.shape, a.dtype) for a in in_avals]:

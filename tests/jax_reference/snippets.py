@@ -1697,6 +1697,26 @@ SNIPPETS["export"] = [
         "out = e.in_shardings_jax(AbstractMesh((2,), ('b',)))",
     ),
     (
+        "raw_key",
+        "from jax import export\nk = jax.random.PRNGKey(0)\n"
+        "e = export.export(jax.jit(lambda k: jax.random.normal(k, (2,))))(k)\n"
+        "out = export.deserialize(e.serialize()).call(k)",
+    ),
+    (
+        "typed_key",
+        "from jax import export\nk = jax.random.key(0)\n"
+        "r = export.deserialize(export.export(jax.jit(lambda k: jax.random.split(k)))(k).serialize())\n"
+        "out = (repr(r.in_avals), repr(r.out_avals), jax.random.key_data(r.call(k)))",
+    ),
+    (
+        "int_input_vjp",
+        "from jax import export\n"
+        "e = export.export(jax.jit(lambda d: {'b': d['a'] * 2, 'c': [d['a'], d['z']]}))({'a': 1., 'z': np.int32(3)})\n"
+        "r = export.deserialize(e.serialize(vjp_order=1))\n"
+        "out = (repr(r.vjp().in_avals), repr(r.vjp().out_avals), "
+        "jax.grad(lambda a: r.call({'a': a, 'z': np.int32(1)})['b'])(3.))",
+    ),
+    (
         "err_device_count",
         "from jax import export\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P\n"
         "m = AbstractMesh((4,), ('a',))\n"
