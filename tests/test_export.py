@@ -223,3 +223,21 @@ def test_a_function_name_that_could_read_as_code_is_refused():
     evil["exported"]["fun_name"] = 'f"); __import__("os").system("true'
     with pytest.raises(DeserializationError, match="fun_name"):
         export.deserialize(head + b"\n" + json.dumps(evil).encode())
+
+
+def test_a_deserialized_function_runs_inside_scan_jit_and_grad():
+    """As a scan body (eagerly, under jit, differentiated), the deserialized function gives what
+    the function it was exported from gives."""
+    body = lambda c, x: (c * 0.5 + x, jnp.sin(c))  # noqa: E731
+    r = _roundtrip(export.export(jax.jit(body))(np.float32(0), np.float32(0)), vjp_order=1)
+    xs = np.arange(4, dtype=np.float32)
+    run = lambda f: lambda xs: lax.scan(f, np.float32(1), xs)  # noqa: E731
+    loss = lambda f: lambda xs: run(f)(xs)[1].sum()  # noqa: E731
+    for got, want in [
+        (run(r.call)(xs), run(body)(xs)),
+        (jax.jit(run(r.call))(xs), run(body)(xs)),
+        (jax.grad(loss(r.call))(xs), jax.grad(loss(body))(xs)),
+        (jax.jit(jax.grad(loss(r.call)))(xs), jax.grad(loss(body))(xs)),
+    ]:
+        for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
