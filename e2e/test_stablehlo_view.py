@@ -44,6 +44,11 @@ def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, art
     colors = {loc.evaluate("e => getComputedStyle(e).color") for loc in (op, ssa, typ)}
     assert len(colors) == 3, colors
     page.screenshot(path=str(artifacts / "ir-stablehlo.png"))
+    content = view.locator(".cm-content")
+    expect(content).to_have_class(re.compile(r"\bcm-lineWrapping\b"))
+    page.get_by_role("checkbox", name="wrap long lines").uncheck()
+    expect(content).not_to_have_class(re.compile(r"\bcm-lineWrapping\b"))
+    page.get_by_role("checkbox", name="wrap long lines").check()
 
     # The form is part of the session the URL restores.
     page.wait_for_function("location.hash.length > 3 && !location.hash.startsWith('#p=')")

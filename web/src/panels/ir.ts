@@ -9,7 +9,7 @@ import { userLine } from "../report";
 import { runSliced } from "../slices";
 import { GraphView } from "./graph";
 import { allNodes } from "./graph-structure";
-import { stablehloView } from "./stablehlo";
+import { StablehloView } from "./stablehlo";
 import { type StageDiff, diffStages } from "./stage-diff";
 
 export interface IRHandlers {
@@ -44,6 +44,7 @@ export class IRPanel {
   private stageIndex = 0;
   private view: View = "both";
   private form: IRForm = "jaxpr";
+  private hlo: StablehloView | null = null;
   private graph: GraphView | null = null;
   private textLines: { el: HTMLElement; node: IRNode | null }[] = [];
   private linkedLine: number | null = null;
@@ -65,6 +66,7 @@ export class IRPanel {
   show(call: TransformedCall | null) {
     const sameCall = this.call && call && this.call.id === call.id && this.call.label === call.label;
     this.call = call;
+    this.dropStablehlo();
     if (!call) {
       this.handlers.onStageCost?.(null);
       replace(this.tabs);
@@ -126,6 +128,7 @@ export class IRPanel {
   }
 
   private renderStage() {
+    this.dropStablehlo();
     const call = this.call!;
     const stage = call.stages[this.stageIndex];
     if (!stage) {
@@ -378,18 +381,21 @@ export class IRPanel {
     return h("div", { class: "text-pane" }, tools, pre);
   }
 
+  private dropStablehlo() {
+    this.hlo?.destroy();
+    this.hlo = null;
+  }
+
   /** The stage's lowered program as `jax.jit(f).lower(*args).as_text()` prints it. */
   private renderStablehlo(text: string): HTMLElement {
-    const pane = h("div", { class: "text-pane hlo-pane" });
-    const draw = () => replace(pane, tools, stablehloView(text, this.wrapText));
+    const view = this.hlo = new StablehloView(text, this.wrapText);
     const tools = h("div", { class: "text-tools" },
       h("span", { class: "muted" }, "What ", h("code", null, "jax.jit(f).lower(*args).as_text()"), " prints for this stage"),
       h("label", null, h("input", {
         type: "checkbox", checked: this.wrapText,
-        onchange: (e: Event) => { this.wrapText = (e.target as HTMLInputElement).checked; draw(); },
+        onchange: (e: Event) => { this.wrapText = (e.target as HTMLInputElement).checked; view.setWrap(this.wrapText); },
       }), "wrap long lines"));
-    draw();
-    return h("div", { class: "stage-content view-hlo" }, pane);
+    return h("div", { class: "stage-content view-hlo" }, h("div", { class: "text-pane hlo-pane" }, tools, view.el));
   }
 
   private renderLowered(): HTMLElement {

@@ -4,7 +4,7 @@
 
 import { HighlightStyle, StreamLanguage, syntaxHighlighting, type StringStream } from "@codemirror/language";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
-import { EditorState } from "@codemirror/state";
+import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers } from "@codemirror/view";
 import { tags as t } from "@lezer/highlight";
 import { h } from "../dom";
@@ -66,27 +66,40 @@ const theme = EditorView.theme({
   "&.cm-focused": { outline: "none" },
 });
 
-/** The read-only view of `text`; `wrap` folds long lines (attribute lists run wide). */
-export function stablehloView(text: string, wrap: boolean): HTMLElement {
-  const host = h("div", { class: "hlo-view", testid: "stablehlo-text" });
-  new EditorView({
-    parent: host,
-    state: EditorState.create({
-      doc: text.replace(/\n$/, ""),
-      extensions: [
-        EditorState.readOnly.of(true),
-        EditorView.editable.of(false),
-        EditorView.contentAttributes.of({ "aria-label": "StableHLO text", tabindex: "0" }),
-        lineNumbers(),
-        mlir,
-        syntaxHighlighting(highlight),
-        search({ top: true }),
-        highlightSelectionMatches(),
-        keymap.of(searchKeymap),
-        theme,
-        wrap ? EditorView.lineWrapping : [],
-      ],
-    }),
-  });
-  return host;
+/** The read-only view of a stage's text; `setWrap` folds long lines (attribute lists run wide). */
+export class StablehloView {
+  readonly el = h("div", { class: "hlo-view", testid: "stablehlo-text" });
+  private readonly wrapping = new Compartment();
+  private readonly view: EditorView;
+
+  constructor(text: string, wrap: boolean) {
+    this.view = new EditorView({
+      parent: this.el,
+      state: EditorState.create({
+        doc: text.replace(/\n$/, ""),
+        extensions: [
+          EditorState.readOnly.of(true),
+          EditorView.editable.of(false),
+          EditorView.contentAttributes.of({ "aria-label": "StableHLO text", tabindex: "0" }),
+          lineNumbers(),
+          mlir,
+          syntaxHighlighting(highlight),
+          search({ top: true }),
+          highlightSelectionMatches(),
+          keymap.of(searchKeymap),
+          theme,
+          this.wrapping.of(wrap ? EditorView.lineWrapping : []),
+        ],
+      }),
+    });
+  }
+
+  setWrap(wrap: boolean) {
+    this.view.dispatch({ effects: this.wrapping.reconfigure(wrap ? EditorView.lineWrapping : []) });
+  }
+
+  /** Its listeners on the window go with it (call when the view is replaced). */
+  destroy() {
+    this.view.destroy();
+  }
 }
