@@ -64,10 +64,6 @@ KNOWN_FAILURES.update(
             "JAX types host-memory values (bool<host>[...]) and refuses an `and` mixing memory spaces in "
             "the offloaded remat; the engine keeps memory kinds on shardings only, not in avals"
         ),
-        ("ffi", 11): (
-            "Lowered.as_text(): StableHLO for platform_index and a multi-platform cond (lowering for "
-            "several platforms at once) is not implemented"
-        ),
         ("ffi", 12): "as_text(dialect='hlo') is XLA's HLO text: there is no XLA here",
         **{
             ("pallas-tpu-sparse", i): (

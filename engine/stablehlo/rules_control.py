@@ -36,8 +36,15 @@ def _return(ctx: RuleContext, values: Sequence[Value]) -> None:
 
 @register(cond_p)
 def _cond(
-    ctx: RuleContext, index: Value, *args: Value, branches: Sequence[ClosedJaxpr], **_: Any
+    ctx: RuleContext,
+    index: Value,
+    *args: Value,
+    branches: Sequence[ClosedJaxpr],
+    branches_platforms: Any = None,
+    **_: Any,
 ) -> list[Value]:
+    if branches_platforms is not None:
+        index, branches = _cpu_branches(ctx, index, branches, branches_platforms)
     types = ctx.out_types
     blocks = []
     for branch in branches:
@@ -51,6 +58,26 @@ def _cond(
         )
 
     return ctx.emit(types, render, regions=blocks)
+
+
+def _cpu_branches(
+    ctx: RuleContext, index: Value, branches: Sequence[ClosedJaxpr], platforms: Sequence[Any]
+) -> tuple[Value, list[ClosedJaxpr]]:
+    """JAX keeps the branches of the platforms it lowers for (here the CPU) and maps the index to
+    them with a case of constants."""
+    kept = next(i for i, ps in enumerate(platforms) if ps is None or "cpu" in ps)
+    blocks = []
+    for _ in branches:
+        block = Block()
+        c = ctx.at(block)
+        _return(c, [c.constant(np.int32(0), np.int32)])  # (every branch maps to the one kept)
+        blocks.append(block)
+    i32 = "tensor<i32>"
+
+    def render(p: Printer) -> str:
+        return f'"stablehlo.case"({p(index)}) ({_regions_text(p, blocks)}) : ({index.type}) -> {i32}'
+
+    return ctx.emit([i32], render, regions=blocks)[0], [branches[kept]]
 
 
 def while_loop(
