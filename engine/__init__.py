@@ -77,6 +77,7 @@ from .state import Ref, new_ref, freeze  # noqa: E402,F401
 from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.format)
 from . import ffi  # noqa: E402,F401  (jax.ffi)
 from . import export  # noqa: E402,F401  (jax.export)
+from . import profiler  # noqa: E402,F401  (jax.profiler)
 
 from .config import bool_env as _bool_env  # noqa: E402
 

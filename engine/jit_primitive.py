@@ -12,7 +12,7 @@ from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
-from .jit_runtime import _executables, _first_tier, _tier, with_lowerings
+from .jit_runtime import _executables, _first_tier, _tier, compiled_form
 from .staging import trace_to_jaxpr
 from .state.discharge import RefOperandPrimitive
 from .state.types import Ref
@@ -32,7 +32,8 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 
 @jit_p.def_impl
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
-    jaxpr = with_lowerings(jaxpr)
+    weak = [a.weak_type for a in jaxpr.out_avals]  # the traced program's (a rewrite may drop a convert)
+    jaxpr = compiled_form(jaxpr)
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
         from .parallel.partition import run_sharded
@@ -47,7 +48,6 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
     outs = exe(*values)
     job = getattr(exe, "job", False)
     _tier.last = ("compiled", None) if job is False else ("interpreter", job)
-    weak = [a.weak_type for a in jaxpr.out_avals]
     return [core.array_of(o, w) for o, w in zip(outs, weak)]
 
 

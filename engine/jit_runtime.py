@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import core, monitoring
+from . import algebraic_simplifier, core, monitoring
 from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
@@ -81,6 +81,12 @@ def with_lowerings(closed: ClosedJaxpr) -> ClosedJaxpr:
     return closed if lowering is None else lowering.expand(closed)
 
 
+def compiled_form(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """The program a backend runs for ``closed``: its lowering rules expanded, then XLA's algebraic
+    simplifications that show in values (``engine.algebraic_simplifier``), as JAX's jit runs them."""
+    return algebraic_simplifier.simplify(with_lowerings(closed))
+
+
 def interpreted_only(closed: ClosedJaxpr) -> bool:
     """Programs with effects on mutable array refs: compiled code is functional and never sees a
     ``Ref``, so they run discharged (``_stateful``) or on the interpreter."""
@@ -120,7 +126,7 @@ def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> 
 
 
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
-    closed = with_lowerings(closed)
+    closed = compiled_form(closed)
     exe = _executables.get(closed)
     if exe is None and interpreted_only(closed):
         check_lowerable(closed.jaxpr)

@@ -70,6 +70,7 @@ PAGES = {
     "pallas-tpu-matmul": "docs/pallas/tpu/matmul.md",
     "pallas-tpu-distributed": "docs/pallas/tpu/distributed.md",
     "cute-dsl-jax": "docs/notebooks/cute_dsl_jax.md",
+    "neural-network-tfds": "docs/notebooks/neural_network_with_tfds_data.md",
 }
 
 # page name -> a plain page whose examples are ```python fenced blocks (or doctests in them)
@@ -96,6 +97,20 @@ FENCED = {
     "pallas-tpu-sparsecore": "docs/pallas/tpu/sparsecore.md",
     "export-export": "docs/export/export.md",
     "export-shape-poly": "docs/export/shape_poly.md",
+    "jep-custom-derivatives": "docs/jep/2026-custom-derivatives.md",
+    "jep-shmap-transpose": "docs/jep/17111-shmap-transpose.md",
+    "jep-custom-vjp-update": "docs/jep/4008-custom-vjp-update.md",
+    "jep-jex": "docs/jep/15856-jex.md",
+    "buffer-donation": "docs/buffer_donation.md",
+    "profiling": "docs/profiling.md",
+    "device-memory-profiling": "docs/device_memory_profiling.md",
+    "benchmarking": "docs/benchmarking.md",
+    "pallas-design": "docs/pallas/design/design.md",
+    "xla-metadata": "docs/debugging/xla_metadata.md",
+    "multi-process": "docs/multi_process.md",
+    "internals-constants": "docs/internals/constants.md",
+    "xla-flags": "docs/xla_flags.md",
+    "gpu-performance-tips": "docs/gpu_performance_tips.md",
 }
 # page name -> a reStructuredText page: its ``::`` literal blocks, code-blocks and doctests
 RST = {
@@ -105,6 +120,11 @@ RST = {
     "type-promotion-rst": "docs/type_promotion.rst",
     "transfer-guard": "docs/transfer_guard.rst",
     "jax-numpy-rst": "docs/jax.numpy.rst",
+    "training-cookbook": "docs/the-training-cookbook.rst",
+    "jax-random-rst": "docs/jax.random.rst",
+    "fault-tolerance": "docs/fault_tolerance.rst",
+    "pallas-tpu-prng": "docs/pallas/tpu/prng.rst",
+    "config-options": "docs/config_options.rst",
 }
 PAGES.update(FENCED)
 PAGES.update(RST)
@@ -122,6 +142,10 @@ _SKIP_PATTERNS = [
     (r"\btime\.(time|perf_counter)\(|\btimeit\.timeit\(", "timing"),
     (r"\bbreakpoint\(", "interactive debugger (reads stdin)"),
     (r"^\s*(import|from)\s+scipy\b", "needs scipy, which the engine's environment does not install"),
+    (r"['\"]gs://", "needs the internet (a Google Cloud Storage path)"),
+    (r"create_perfetto_link=True", "waits until a browser opens the Perfetto link it prints"),
+    (r"\bprofiler\.start_server\(", "serves the profiler on a network port"),
+    (r"\bjax\.distributed\.initialize\(", "a script for each of several processes (jax.distributed)"),
 ]
 
 
@@ -194,11 +218,11 @@ def rst_cells(text: str) -> list[str]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith(">>>"):
+        if line.lstrip().startswith(">>>"):  # indented: a doctest in a comment or directive body
             j = i
             while j < len(lines) and lines[j].strip():
                 j += 1
-            cells.extend(_doctest_statements(lines[i:j]))
+            cells.extend(_doctest_statements(textwrap.dedent("\n".join(lines[i:j])).split("\n")))
             i = j
             continue
         stripped = line.strip()

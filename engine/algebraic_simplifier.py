@@ -1,0 +1,232 @@
+"""XLA's algebraic simplifications that change what a jitted program returns.
+
+JAX compiles a jitted function with XLA, whose algebraic simplifier rewrites expressions before
+they run: ``log(exp(x))`` becomes ``x``, so ``jit(lambda x: jnp.log(jnp.exp(x)))(100.)`` is
+``100.`` where the eager ``exp`` overflows to ``inf`` (the FAQ's example). The engine's jit applies
+the same rewrites to the program its backend runs (``make_jaxpr`` and ``Lowered.as_text`` still
+show the program as traced, as JAX's do). Only the rewrites whose effect shows in values are here,
+each checked against JAX 0.10.2 on a CPU; the rest of XLA's simplifier reorders arithmetic within
+rounding. All apply to real floating-point values only (XLA keeps ``log(exp(z))`` for complex z).
+
+``rules[p](eqn, inputs, producer)`` returns ``(new equations, the atom that replaces the equation's
+output)`` or None; ``inputs`` are the equation's inputs after earlier rewrites and ``producer(x)``
+the equation (rewritten) that defines ``x``, if any.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+import numpy as np
+
+from . import core
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
+from .lax import elementwise as ew
+from .lax import structural as st
+
+Producer = Callable[[Atom], JaxprEqn | None]
+Rewrite = tuple[list[JaxprEqn], Atom]
+rules: dict[core.Primitive, Callable[[JaxprEqn, list[Atom], Producer], Rewrite | None]] = {}
+
+
+def _real_float(x: Atom) -> bool:
+    return np.issubdtype(x.aval.dtype, np.floating)
+
+
+def _same_type(a: Atom, b: Atom) -> bool:
+    return a.aval.shape == b.aval.shape and a.aval.dtype == b.aval.dtype
+
+
+def _constant(x: Atom, producer: Producer) -> np.ndarray | None:
+    """The value of a literal (or of a broadcast literal), as XLA sees constants."""
+    if type(x) is not Literal:
+        eqn = producer(x)
+        if eqn is None or eqn.primitive is not st.broadcast_in_dim_p or type(eqn.inputs[0]) is not Literal:
+            return None
+        x = eqn.inputs[0]
+    return np.asarray(getattr(x.val, "_value", x.val))
+
+
+def _operand_of(x: Atom, p: core.Primitive, producer: Producer) -> JaxprEqn | None:
+    eqn = producer(x)
+    return eqn if eqn is not None and eqn.primitive is p else None
+
+
+def _eqn(p: core.Primitive, inputs: list[Atom], aval: core.ShapedArray, params=None) -> tuple[JaxprEqn, Var]:
+    out = Var(aval)
+    return JaxprEqn(p, inputs, dict(params or {}), [out]), out
+
+
+def _log(eqn, inputs, producer):
+    (x,) = inputs
+    if not _real_float(x):
+        return None
+    exp = _operand_of(x, ew.exp_p, producer)
+    if exp is not None:  # ln(exp(A)) => A
+        return [], exp.inputs[0]
+    power = _operand_of(x, ew.pow_p, producer)
+    if power is not None and all(_real_float(v) for v in power.inputs):
+        base, exponent = power.inputs
+        c = _constant(exponent, producer)
+        # XLA first turns pow(A, c) for these c into 1, A, A*A, A*A*A and 1/A: no log of a pow left.
+        if c is not None and c.size and np.all(c == c.flat[0]) and c.flat[0] in (0, 1, 2, 3, -1):
+            return None
+        # ln(pow(A, B)) => B * ln(|A|), also for a negative A (a real result where pow is nan)
+        a = core.ShapedArray(base.aval.shape, base.aval.dtype, base.aval.weak_type)
+        abs_eqn, abs_a = _eqn(ew.abs_p, [base], a)
+        log_eqn, log_a = _eqn(ew.log_p, [abs_a], a)
+        mul_eqn, out = _eqn(ew.mul_p, [exponent, log_a], eqn.out_binders[0].aval)
+        return [abs_eqn, log_eqn, mul_eqn], out
+    return None
+
+
+def _mul(eqn, inputs, producer):
+    """exp(A) * exp(B) => exp(A + B); A * 1 => A (which lets the first apply to 1 / exp(B) * exp(B))."""
+    if not all(_real_float(x) for x in inputs):
+        return None
+    exps = [_operand_of(x, ew.exp_p, producer) for x in inputs]
+    if exps[0] is not None and exps[1] is not None and _same_type(exps[0].inputs[0], exps[1].inputs[0]):
+        return _exp_of(ew.add_p, exps[0].inputs[0], exps[1].inputs[0], eqn.out_binders[0].aval)
+    out = eqn.out_binders[0]
+    for one, other in (inputs, inputs[::-1]):
+        c = _constant(one, producer)
+        if c is not None and np.all(c == 1) and type(other) is Var and _same_type(other, out):
+            return [], other
+    return None
+
+
+def _div(eqn, inputs, producer):
+    """exp(A) / exp(B) => exp(A - B); c / exp(B) => c * exp(-B) for a constant c. (XLA rewrites any
+    A / exp(B) so, but runs with denormals flushed to zero: for a variable A, A * exp(-B) would
+    keep denormals XLA drops, so ``(y / exp(x)) * exp(x)`` would differ from JAX's.)"""
+    if not all(_real_float(x) for x in inputs):
+        return None
+    num, den = (_operand_of(x, ew.exp_p, producer) for x in inputs)
+    if den is None or not _same_type(den.inputs[0], eqn.out_binders[0]):
+        return None
+    aval = eqn.out_binders[0].aval
+    if num is not None and _same_type(num.inputs[0], den.inputs[0]):
+        return _exp_of(ew.sub_p, num.inputs[0], den.inputs[0], aval)
+    if _constant(inputs[0], producer) is None:
+        return None
+    neg, minus_b = _eqn(ew.neg_p, [den.inputs[0]], den.inputs[0].aval)
+    exp, exp_minus_b = _eqn(ew.exp_p, [minus_b], den.out_binders[0].aval)
+    mul, out = _eqn(ew.mul_p, [inputs[0], exp_minus_b], aval)
+    return [neg, exp, mul], out
+
+
+def _exp_of(p_combine, a, b, aval) -> Rewrite:
+    combine, arg = _eqn(p_combine, [a, b], aval)
+    exp, out = _eqn(ew.exp_p, [arg], aval)
+    return [combine, exp], out
+
+
+def _sqrt(eqn, inputs, producer):
+    """sqrt(A * A) => |A| (a square lowers to A * A in XLA, whichever way it was written)."""
+    (x,) = inputs
+    sq = producer(x)
+    if sq is None or not _real_float(x):
+        return None
+    squared = (
+        (sq.primitive is ew.mul_p and sq.inputs[0] is sq.inputs[1] and type(sq.inputs[0]) is Var)
+        or sq.primitive is ew.square_p
+        or (sq.primitive is ew.integer_pow_p and sq.params["y"] == 2)
+    )
+    if not squared:
+        return None
+    abs_eqn, out = _eqn(ew.abs_p, [sq.inputs[0]], eqn.out_binders[0].aval)
+    return [abs_eqn], out
+
+
+def _add(eqn, inputs, producer):
+    """A + 0 => A: the sign of -0. + 0. stays negative."""
+    out = eqn.out_binders[0]
+    if not _real_float(out):
+        return None
+    for zero, other in (inputs, inputs[::-1]):
+        c = _constant(zero, producer)
+        if c is not None and not np.any(c) and type(other) is Var and _same_type(other, out):
+            return [], other
+    return None
+
+
+rules[ew.log_p] = _log
+rules[ew.mul_p] = _mul
+rules[ew.div_p] = _div
+rules[ew.sqrt_p] = _sqrt
+rules[ew.add_p] = _add
+
+
+def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with the rewrites applied, in sub-jaxprs too (the same object when none applies)."""
+    env: dict[Var, Atom] = {}
+    producers: dict[Var, JaxprEqn] = {}
+    eqns: list[JaxprEqn] = []
+    changed = False
+
+    def read(x: Atom) -> Atom:
+        return env.get(x, x) if type(x) is Var else x
+
+    def producer(x: Atom) -> JaxprEqn | None:
+        return producers.get(x) if type(x) is Var else None
+
+    def emit(eqn: JaxprEqn) -> bool:
+        """Add ``eqn``, or its rewrite (whose equations may rewrite further); True if rewritten."""
+        inputs = [read(x) for x in eqn.inputs]
+        if any(a is not b for a, b in zip(inputs, eqn.inputs)):
+            eqn = eqn._replace(inputs=inputs)
+        rule = rules.get(eqn.primitive)
+        rewrite = rule(eqn, inputs, producer) if rule is not None else None
+        if rewrite is None:
+            eqns.append(eqn)
+            producers.update((v, eqn) for v in eqn.out_binders)
+            return False
+        new_eqns, atom = rewrite
+        for new in new_eqns:
+            emit(new._replace(source_info=eqn.source_info))
+        env[eqn.out_binders[0]] = read(atom)
+        return True
+
+    for eqn in jaxpr.eqns:
+        inputs = [read(x) for x in eqn.inputs]
+        params = {k: _simplified_param(v) for k, v in eqn.params.items()}
+        if any(inputs[i] is not x for i, x in enumerate(eqn.inputs)) or any(
+            params[k] is not v for k, v in eqn.params.items()
+        ):
+            eqn = eqn._replace(inputs=inputs, params=params)
+            changed = True
+        changed |= emit(eqn)
+    if not changed:
+        return jaxpr
+    return dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, [read(x) for x in jaxpr.outs]))
+
+
+def _simplified_param(v: object) -> object:
+    if isinstance(v, ClosedJaxpr):
+        return simplify(v)
+    if isinstance(v, Jaxpr):
+        return simplify_jaxpr(v)
+    if isinstance(v, tuple) and any(isinstance(w, (Jaxpr, ClosedJaxpr)) for w in v):
+        new = tuple(_simplified_param(w) for w in v)
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return v
+
+
+_simplified: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
+_final: "weakref.WeakSet[ClosedJaxpr]" = weakref.WeakSet()  # programs no rewrite applies to
+
+
+def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """The program XLA would run for ``closed``; the same object when no rewrite applies, and the
+    same simplified object each time (compiled executables are cached by program)."""
+    if closed in _final:
+        return closed
+    found = _simplified.get(closed)
+    if found is None:
+        jaxpr = simplify_jaxpr(closed.jaxpr)
+        found = closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
+        _final.add(found)
+        if found is not closed:
+            _simplified[closed] = found
+    return found
