@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import core, invalid_values, ir, jit_runtime, monitoring, transfers
+from . import core, donation, invalid_values, ir, jit_runtime, monitoring, transfers
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -185,7 +185,7 @@ StagedEntry = tuple[ClosedJaxpr, PyTreeDef, list[Any]]  # (jaxpr, out tree, hois
 FastKey = tuple[object, ...]  # see _fast_key
 # (executable, out tree, weak types, single output, the backend it was compiled with)
 FastEntry = tuple[Executable, PyTreeDef, list[bool], bool, object]
-StaticConfig = tuple[tuple[int, ...], tuple[str, ...]]
+StaticConfig = tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...]]  # static argnums, names; donated
 # (The fast cache is also asked for None, the key of arguments that have none: never found.)
 Caches = tuple[dict[StagedKey, StagedEntry], dict[FastKey | None, FastEntry]]
 
@@ -243,10 +243,15 @@ class JitFunction:
             )
         self.static_argnums = tuple(sorted(set(static_argnums)))
         self.static_argnames = tuple(static_argnames)
+        self.donate_argnums = (
+            (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums or ())
+        )
         self.name: str = name if name else getattr(fun, "__name__", "fun")
         # One cache per function and static configuration, shared by every jit of it (as JAX keys
         # its trace cache by the function): jit(f) twice traces f once.
-        self._cache, self._fast = _shared_caches(fun, (self.static_argnums, self.static_argnames))
+        self._cache, self._fast = _shared_caches(
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums)
+        )
         self.timings: dict[
             str, float
         ] = {}  # seconds of the last call's stages: trace, lower, compile, execute
@@ -372,6 +377,11 @@ class JitFunction:
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.donate_argnums and not core.tracing_active():
+            out = self._call_slow(args, kwargs)
+            donated = [x for i in self.donate_argnums if i < len(args) for x in tree_flatten(args[i])[0]]
+            donation.donate(donated, tree_flatten(out)[0])
+            return out
         # Fast path (the warm-call budget): no trace active, nobody listening, positional
         # array arguments of a signature seen before -> call the compiled executable directly.
         fast = self._fast
@@ -446,6 +456,8 @@ class JitFunction:
         if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
         entry: StagedEntry | None = self._cache.get(key)
+        if entry is not None:
+            donation.check_not_donated(leaves)
         listening = monitoring.listening()
         if entry is None:
             reason = self._explain_miss(key) if listening else None

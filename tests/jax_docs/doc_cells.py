@@ -249,6 +249,8 @@ def rst_cells(text: str) -> list[str]:
 # JAX runs its doctests with these names defined (its conftest.py's doctest namespace): a page with
 # doctests gets them as a first cell of ours.
 DOCTEST_NAMESPACE = "import jax\nfrom jax import lax\nimport jax.numpy as jnp\nimport numpy as np"
+# Plain pages whose snippets use those names without importing them get them too.
+USES_DOCTEST_NAMES = {"buffer-donation", "training-cookbook"}
 
 
 def page_cells(page: str, repo: pathlib.Path) -> list[str]:
@@ -261,7 +263,7 @@ def page_cells(page: str, repo: pathlib.Path) -> list[str]:
     else:
         return code_cells(text)
     has_doctests = re.search(r"^\s*>>>", text, re.M) is not None
-    return [DOCTEST_NAMESPACE, *cells] if has_doctests else cells
+    return [DOCTEST_NAMESPACE, *cells] if has_doctests or page in USES_DOCTEST_NAMES else cells
 
 
 def cell_hash(source: str) -> str:
