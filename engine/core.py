@@ -765,6 +765,8 @@ def is_array_like(x: object) -> bool:
 
 def concrete_or_none(x: Value) -> np.ndarray | None:
     """A numpy value for x if it is concrete (possibly behind tracers that know it), else None."""
+    if getattr(x, "_is_dim_expr", False):  # a symbolic dimension is known only to staged programs
+        return None
     if isinstance(x, Tracer):
         v = x.concrete_value()
         return None if v is None else np.asarray(to_numpy(v) if not isinstance(v, np.ndarray) else v)

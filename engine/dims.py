@@ -85,11 +85,13 @@ def slice_indices(start: Any, stop: Any, step: Any, size: Any) -> tuple:
     if not any(is_symbolic_dim(p) for p in parts):
         return slice(start, stop, step).indices(size)
     step = 1 if step is None else step
-    if not is_constant_dim(step) or step <= 0:
+    if not is_constant_dim(step) or step == 0 or (step < 0 and not (start is None and stop is None)):
         raise NotImplementedError(
             f"slicing with step {step} along an axis of symbolic size {size} is not supported; "
-            "use a positive integer step"
+            "use a positive integer step, or a negative one without bounds"
         )
+    if step < 0:  # (Python's bounds for ``[::step]``: from the last element down past the first)
+        return size - 1, -1, step
 
     def bound(i: Any, default: Any) -> Any:
         if i is None:

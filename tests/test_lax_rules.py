@@ -529,6 +529,7 @@ TESTED_ELSEWHERE = {
     "check": "tests/test_checkify.py",
     "rng_bit_generator": "tests/test_prng_rbg.py",
     "call_exported": "tests/test_export.py",
+    "dim_as_value": "tests/test_shape_poly.py",
     "platform_index": "tests/test_jax_reference.py",  # (snippets: eager, jit, grad, vmap)
     **{
         p: "tests/test_random.py"

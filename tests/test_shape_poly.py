@@ -213,3 +213,27 @@ def test_export_errors_as_jax(jax_on_engine):
     np.testing.assert_array_equal(exp.call(np.zeros((0, 3), np.int32), x), np.sort(x, 1)[:, ::-1][:, :3])
     with pytest.raises(ValueError, match="'k <= 10'"):  # an explicit constraint, checked at the call
         exp.call(np.zeros((0, 11), np.int32), x)
+
+
+EXPORTS = json.loads((REF / "exports.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_jnp_functions_exported_as_jax(jax_on_engine, name):
+    """jnp/lax functions exported with symbolic shapes and called: JAX's result types and values,
+    or JAX's error class; where the engine cannot take a symbolic dimension yet it raises."""
+    import engine.numpy as jnp
+    from engine import export, lax
+
+    exports = _load("exports")
+    got = exports.outcome(jax_on_engine, jnp, lax, export, name)
+    if name in exports.ENGINE_REFUSES:
+        assert got[0] != "ok" and EXPORTS[name][0] == "ok"
+        return
+    want = EXPORTS[name]
+    if name in exports.ERROR_DIFFERS:
+        assert got[0] != "ok" and want[0] != "ok"
+        return
+    assert got[:2] == want[:2]
+    for g, w in zip(got[2:3] and got[2], want[2:3] and want[2]):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)

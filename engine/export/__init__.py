@@ -9,6 +9,7 @@ polymorphism) for exporting functions.
 Array([1., 1.], dtype=float32)
 """
 
+from . import dim_value  # noqa: F401  (symbolic dimensions as values)
 from .shape_poly import (  # noqa: F401
     InconclusiveDimensionOperation,
     SymbolicScope,

@@ -426,6 +426,8 @@ class _DimExpr:
     # -- comparisons ----------------------------------------------------------------------------
 
     def __int__(self) -> int:
+        if len(self.terms) == 1 and self.terms[0][0].is_constant:  # (an operand: a constant)
+            return self.terms[0][1]
         raise InconclusiveDimensionOperation(
             f"Symbolic dimension '{self}' used in a context that requires a constant"
         )
@@ -443,16 +445,24 @@ class _DimExpr:
     def __ne__(self, other: Any) -> bool:
         return not self.__eq__(other)
 
-    def __ge__(self, other: Any) -> bool:
+    def __ge__(self, other: Any) -> Any:
+        if not _is_dim_like(other):  # an array: compared as values
+            return _as_value(self).__ge__(other)
         return _geq(self, other, lambda: f"'{self}' >= '{other}'")
 
-    def __le__(self, other: Any) -> bool:
+    def __le__(self, other: Any) -> Any:
+        if not _is_dim_like(other):
+            return _as_value(self).__le__(other)
         return _geq(other, self, lambda: f"'{self}' <= '{other}'")
 
-    def __gt__(self, other: Any) -> bool:
+    def __gt__(self, other: Any) -> Any:
+        if not _is_dim_like(other):
+            return _as_value(self).__gt__(other)
         return not _geq(other, self, lambda: f"'{self}' > '{other}'")
 
-    def __lt__(self, other: Any) -> bool:
+    def __lt__(self, other: Any) -> Any:
+        if not _is_dim_like(other):
+            return _as_value(self).__lt__(other)
         return not _geq(self, other, lambda: f"'{self}' < '{other}'")
 
     # -- evaluation -----------------------------------------------------------------------------

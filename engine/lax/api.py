@@ -273,6 +273,8 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
         dtype = _aval(fill_value).dtype
         weak_type = weak_type or _aval(fill_value).weak_type
     dtype = core.canonical_dtype(dtype)
+    if _dims.is_symbolic_dim(fill_value):  # a symbolic dimension: its value
+        fill_value = _dims.dimension_as_value(fill_value)
     if isinstance(fill_value, Tracer):
         val = convert_element_type(fill_value, dtype, weak_type)
     else:

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, dims
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
 from .gather_scatter import (
@@ -82,7 +82,9 @@ def dynamic_slice(operand, start_indices, slice_sizes):
     Array([3, 4], dtype=int32)
     """
     idx = _dynamic_slice_indices(operand, start_indices)
-    return dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(int(s) for s in slice_sizes))
+    return dynamic_slice_p.bind(
+        operand, *idx, slice_sizes=tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes)
+    )
 
 
 def dynamic_update_slice(operand, update, start_indices):

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import ad, batching, core, ir
+from .. import ad, batching, core, dims, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 
@@ -153,7 +153,7 @@ def gather(
         operand,
         start_indices,
         dimension_numbers=_tuple_dnums(GatherDimensionNumbers, dimension_numbers),
-        slice_sizes=tuple(int(s) for s in slice_sizes),
+        slice_sizes=tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes),
         unique_indices=bool(unique_indices),
         indices_are_sorted=bool(indices_are_sorted),
         mode=parsed,

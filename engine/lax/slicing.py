@@ -65,7 +65,7 @@ def _slice_abstract(x, *, start_indices, limit_indices, strides):
                 f"strides >= 1; got start_indices={start_indices}, "
                 f"limit_indices={limit_indices}, strides={strides} for shape {x.shape}"
             )
-        shape.append(-(-(b - a) // s))
+        shape.append((b - a + s - 1) // s)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 

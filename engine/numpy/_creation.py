@@ -330,8 +330,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
            [0., 1.]], dtype=float32)
     """
     # JAX's lax._eye: iotas compared, then converted (a traced program shows the equations).
-    shape = (int(N), int(N) if M is None else int(M))
-    if min(shape) < 0:
+    shape = (dims.as_dim(N), dims.as_dim(N) if M is None else dims.as_dim(M))
+    if any(d < 0 for d in shape):
         raise ValueError(f"negative dimensions are not allowed, got {shape}")
     rows, cols = lax.broadcasted_iota(np.int32, shape, 0), lax.broadcasted_iota(np.int32, shape, 1)
     # A traced offset (jnp.trace's, under jit) is converted as JAX's _eye does; else a literal.

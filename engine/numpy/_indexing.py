@@ -62,6 +62,20 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
     return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted)
 
 
+def _range_length(start, stop, step):
+    """``len(range(start, stop, step))``; for symbolic bounds (a positive step) an expression."""
+    if dims.is_constant_dim(start) and dims.is_constant_dim(stop):
+        return len(range(start, stop, step))
+    return dims.max_dim(0, (stop - start + step - 1) // step)
+
+
+def _index_i32(v):
+    """An int32 index operand: a constant, or a symbolic dimension's value."""
+    if dims.is_constant_dim(v):
+        return Array(np.asarray(v, _INT32))
+    return lax.convert_element_type(dims.dimension_as_value(v), _INT32, False)
+
+
 def _try_static_slice(x, indices, mode):
     if any(p.typ not in (_INTEGER, _ELLIPSIS, _SLICE, _NONE) for p in indices):
         return None
@@ -91,9 +105,11 @@ def _try_static_slice(x, indices, mode):
             size = shape[axis]
             start, stop, stride = _slice_indices(p.index, size)
             if stride < 0:
-                new_start = min(size, stop + 1 + abs(start - stop - 1) % abs(stride))
+                span = start - stop - 1  # (>= 0 when symbolic: the bounds of ``[::step]``)
+                skip = (abs(span) if dims.is_constant_dim(span) else span) % abs(stride)
+                new_start = dims.min_dim(size, stop + 1 + skip)
                 starts.append(new_start)
-                limits.append(max(new_start, start + 1))
+                limits.append(dims.max_dim(new_start, start + 1))
                 strides.append(abs(stride))
                 rev.append(axis)
             else:
@@ -228,7 +244,10 @@ def _normalize_index(i, size):
         v = core.to_numpy(i)
         return Array(np.where(v < 0, v + np.asarray(size, v.dtype), v), i.weak_type)
     # JAX's lax._const: a weak scalar index adds a weak (Python) size, so the sum stays weak.
-    n = size if i.weak_type and i.ndim == 0 else np.asarray(size, i.dtype)
+    if dims.is_symbolic_dim(size):  # its value, as the index's type
+        n = lax.convert_element_type(dims.dimension_as_value(size), i.dtype, i.weak_type and i.ndim == 0)
+    else:
+        n = size if i.weak_type and i.ndim == 0 else np.asarray(size, i.dtype)
     return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, n), i)
 
 
@@ -314,18 +333,18 @@ def _index_to_gather(shape, indices) -> _GatherIndexer:
             y_axis += 1
         elif p.typ == _SLICE:
             start, stop, step = _slice_indices(p.index, shape[x_axis])
-            size = len(range(start, stop, step))
+            size = _range_length(start, stop, step)
             slice_shape.append(size)
             if step == 1:
                 if size != shape[x_axis]:  # a whole axis needs no index
-                    gather_indices.append((Array(np.asarray(start, _INT32)), len(gather_indices_shape)))
+                    gather_indices.append((_index_i32(start), len(gather_indices_shape)))
                     start_index_map.append(x_axis)
                 gather_slice_shape.append(size)
                 offset_dims.append(collapsed_y_axis)
             else:
                 ramp = lax.add(
-                    Array(np.asarray(start, _INT32)),
-                    lax.mul(Array(np.asarray(step, _INT32)), lax.iota(_INT32, size)),
+                    _index_i32(start),
+                    lax.mul(_index_i32(step), lax.iota(_INT32, size)),
                 )
                 if step < 0:
                     reversed_y_dims.append(collapsed_y_axis)

@@ -160,6 +160,8 @@ def _coerce(other):
     """The operand a dunder can use, or None, for Python's NotImplemented."""
     if _is_operand(other):
         return other
+    if getattr(other, "_is_dim_expr", False):  # a symbolic dimension: its value
+        return other.dimension_as_value()
     if hasattr(other, "__jax_array__"):
         return other.__jax_array__()
     return None

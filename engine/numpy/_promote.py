@@ -284,6 +284,7 @@ def concrete_shape(shape, what="shape") -> tuple:
     """A shape of Python ints. A traced dimension is JAX's TypeError, naming the shape given."""
     if (
         isinstance(shape, (int, np.integer))
+        or dims.is_symbolic_dim(shape)
         or (isinstance(shape, Array) and shape.ndim == 0)
         or (isinstance(shape, Tracer) and shape.ndim == 0)
     ):

@@ -252,8 +252,9 @@ def _var(a, ddof, *, axes, keepdims):
     else:
         centered = lax.square(centered)
     dt = centered.dtype
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-    normalizer = lax.sub(np.asarray(n, dt), lax.convert_element_type(ddof, dt))
+    n = dims.dim_product(tuple(a.shape[i] for i in axes))
+    n_value = np.asarray(n, dt) if dims.is_constant_dim(n) else convert(n, dt)  # (symbolic: its value)
+    normalizer = lax.sub(n_value, lax.convert_element_type(ddof, dt))
     result = lax.div(sum(centered, axes, keepdims=keepdims), normalizer)
     return where(lax.gt(normalizer, np.asarray(0, dt)), result, np.nan)
 
