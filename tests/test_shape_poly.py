@@ -237,3 +237,27 @@ def test_jnp_functions_exported_as_jax(jax_on_engine, name):
     assert got[:2] == want[:2]
     for g, w in zip(got[2:3] and got[2], want[2:3] and want[2]):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
+def test_serialized_polymorphic_export(jax_on_engine):
+    """A polymorphic Exported round-trips through serialize/deserialize with its shapes, its
+    constraints (one new scope) and its VJP; a malformed symbolic dimension is refused."""
+    import engine.numpy as jnp
+    from engine import export
+
+    a, b = symbolic_shape("a, b", constraints=("a >= b",))
+    f = jax_on_engine.jit(lambda x: jnp.reshape(x[: x.shape[1]], (-1,)) * x.shape[0])
+    exp = export.export(f)(jax_on_engine.ShapeDtypeStruct((a, b), np.float32))
+    back = export.deserialize(exp.serialize(vjp_order=1))
+    assert str(back.in_avals[0].shape) == "(a, b)" and str(back.out_avals[0].shape) == "(b^2,)"
+    assert back.in_avals[0].shape[0].scope is not a.scope
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(back.call(x), np.ravel(x[:3]) * 4)
+    np.testing.assert_array_equal(
+        jax_on_engine.grad(lambda x: back.call(x).sum())(x), [[4] * 3] * 3 + [[0] * 3]
+    )
+    with pytest.raises(ValueError, match="'a >= b'"):  # the constraint came along
+        back.call(np.ones((2, 3), np.float32))
+    blob = bytes(exp.serialize()).replace(b'"dim":"b"', b'"dim":"b +"', 1)
+    with pytest.raises(ValueError, match="malformed"):
+        export.deserialize(blob)

@@ -160,6 +160,8 @@ def _value(x, values: bool = False) -> Any:
         return {"jaxpr": _jaxpr(x, values)}
     if isinstance(x, core.Array):
         return _value(np.asarray(x._value))
+    if getattr(x, "_is_dim_expr", False):  # a symbolic dimension, as its text (re-parsed in a scope)
+        return {"dim": str(x)}
     raise WireError(f"a parameter of type {t.__name__} cannot be sent")
 
 
@@ -246,9 +248,10 @@ def primitives() -> dict[str, core.Primitive]:
 
 
 class _Decoder:
-    def __init__(self, limits: Limits, for_export: bool = False):
+    def __init__(self, limits: Limits, for_export: bool = False, scope: Any = None):
         self.limits = limits
         self.for_export = for_export
+        self.scope = scope  # (a SymbolicScope: symbolic dimensions are accepted, in it)
         self.prims = primitives()
         self.structs = _structs()
         self.equations = 0
@@ -270,7 +273,7 @@ class _Decoder:
         shape = [self.dim(d) for d in shape]
         size = 1
         for d in shape:
-            size *= d
+            size *= d if type(d) is not dict and not getattr(d, "_is_dim_expr", False) else 1
         if size > self.limits.elements:
             raise WireError(f"an array of {size} elements is over the limit")
         if self.for_export and dtype in _export_dtypes() and type(weak) is bool:
@@ -279,7 +282,20 @@ class _Decoder:
             raise WireError("malformed dtype")
         return ShapedArray(tuple(shape), np.dtype(dtype), weak)
 
+    def symbolic_dim(self, d) -> Any:
+        if self.scope is None or type(d["dim"]) is not str or len(d["dim"]) > self.limits.string:
+            raise WireError("malformed shape")
+        from ..export.shape_spec import symbolic_shape
+
+        try:
+            (out,) = symbolic_shape(d["dim"], scope=self.scope)
+        except (ValueError, TypeError, ArithmeticError):
+            raise WireError("malformed symbolic dimension") from None
+        return out
+
     def dim(self, d):
+        if type(d) is dict and set(d) == {"dim"}:
+            return self.symbolic_dim(d)
         if type(d) is dict and set(d) == {"scalar", "v"} and d["scalar"] in ("int32", "int64"):
             d = np.dtype(d["scalar"]).type(self.dim(d["v"]))
         elif type(d) is not int:
@@ -348,6 +364,8 @@ class _Decoder:
             if x["prng_impl"] not in prng_impls:
                 raise WireError("unknown PRNG implementation")
             return prng_impls[x["prng_impl"]]
+        if kind == "dim" and len(x) == 1:
+            return self.symbolic_dim(x)
         if kind == "closed" and len(x) == 1:
             return self.closed(x["closed"], depth + 1)
         if kind == "jaxpr" and len(x) == 1:
@@ -471,7 +489,7 @@ class _Decoder:
         return np.frombuffer(raw, dtype).astype(aval.dtype).reshape(aval.shape)
 
 
-def decode(data: Any, limits: Limits = Limits(), *, for_export: bool = False) -> Program:
+def decode(data: Any, limits: Limits = Limits(), *, for_export: bool = False, scope: Any = None) -> Program:
     """The program ``data`` describes, checked against the registry and ``limits``; raises
     ``WireError`` for anything else. Its constants are zeros of their avals, or with
     ``for_export`` the values ``encode(..., for_export=True)`` sent (and what else it can send)."""
@@ -479,7 +497,7 @@ def decode(data: Any, limits: Limits = Limits(), *, for_export: bool = False) ->
         raise WireError("malformed request")
     if data["v"] != VERSION:
         raise WireError(f"format version {data['v']!r} is not {VERSION}")
-    dec = _Decoder(limits, for_export)
+    dec = _Decoder(limits, for_export, scope)
     name = data["name"]
     if type(name) is not str or len(name) > limits.string or not SAFE_STRING.fullmatch(name):
         raise WireError("malformed name")

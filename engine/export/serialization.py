@@ -28,7 +28,7 @@ from ..backends import jaxpr_wire
 from ..core import ShapedArray
 from ..pytree.flatten import tree_structure
 from ..pytree.treedef import PyTreeDef
-from . import _export
+from . import _export, shape_poly
 from ._export import DisabledSafetyCheck, Exported
 
 MAGIC = b"jaxplay-exported\n"
@@ -192,18 +192,52 @@ def _untree(d: Any, depth: int = 0) -> Any:
 
 def _aval(a: ShapedArray) -> list:
     # (weak types are not kept, as in JAX's format: a deserialized function's results are strong)
-    return [list(a.shape), jaxpr_wire._export_dtype(a.dtype) or a.dtype.name]
+    shape = [{"dim": str(n)} if shape_poly.is_symbolic_dim(n) else n for n in a.shape]
+    return [shape, jaxpr_wire._export_dtype(a.dtype) or a.dtype.name]
 
 
-def _unaval(d: Any) -> ShapedArray:
-    ok = type(d) is list and len(d) == 2 and type(d[0]) is list
-    if not ok or not all(type(n) is int and 0 <= n < 1 << 40 for n in d[0]) or len(d[0]) > 32:
+def _unaval(d: Any, scope: shape_poly.SymbolicScope) -> ShapedArray:
+    ok = type(d) is list and len(d) == 2 and type(d[0]) is list and len(d[0]) <= 32
+    if not ok or not all((type(n) is int and 0 <= n < 1 << 40) or _is_dim_text(n) for n in d[0]):
         raise DeserializationError("malformed aval")
+    shape = tuple(n if type(n) is int else _parse_dim(n["dim"], scope) for n in d[0])
     if d[1] in jaxpr_wire._export_dtypes():  # (float0: integers' cotangents in VJPs; PRNG key types)
-        return ShapedArray(tuple(d[0]), jaxpr_wire._export_dtypes()[d[1]])
+        return ShapedArray(shape, jaxpr_wire._export_dtypes()[d[1]])
     if type(d[1]) is not str or d[1] not in jaxpr_wire.DTYPES:
         raise DeserializationError(f"unknown dtype {str(d[1])[:20]!r}")
-    return ShapedArray(tuple(d[0]), np.dtype(d[1]))
+    return ShapedArray(shape, np.dtype(d[1]))
+
+
+def _is_dim_text(n: Any) -> bool:
+    return type(n) is dict and set(n) == {"dim"} and type(n["dim"]) is str and len(n["dim"]) <= 200
+
+
+def _parse_dim(text: str, scope: shape_poly.SymbolicScope) -> Any:
+    try:
+        (out,) = shape_poly.symbolic_shape(text, scope=scope)
+    except (ValueError, TypeError, ArithmeticError):
+        raise DeserializationError(f"malformed symbolic dimension {text[:40]!r}") from None
+    return out
+
+
+def _constraints(exp: Exported) -> list[str]:
+    """The constraints of the symbolic scope of the exported shapes (JAX serializes them too)."""
+    for a in exp.in_avals:
+        for n in a.shape:
+            if shape_poly.is_symbolic_dim(n):
+                return [text for _, _, text in n.scope._constraints]
+    return []
+
+
+def _scope(constraints: Any) -> shape_poly.SymbolicScope:
+    if type(constraints) is not list or len(constraints) > 64:
+        raise DeserializationError("malformed symbolic constraints")
+    if not all(type(c) is str and len(c) <= 200 for c in constraints):
+        raise DeserializationError("malformed symbolic constraints")
+    try:
+        return shape_poly.SymbolicScope(tuple(constraints))
+    except (ValueError, TypeError, ArithmeticError, NotImplementedError):
+        raise DeserializationError("malformed symbolic constraints") from None
 
 
 def _sharding(s) -> Any:
@@ -282,6 +316,7 @@ def _exported(exp: Exported, vjp_order: int) -> dict:
         "calling_convention_version": exp.calling_convention_version,
         "module_kept_var_idx": list(exp.module_kept_var_idx),
         "arg_names": list(exp._arg_names),
+        "symbolic_constraints": _constraints(exp),
         "program": _program(exp),
         "vjp": _exported(exp.vjp(), vjp_order - 1) if vjp_order > 0 else None,
     }
@@ -308,6 +343,7 @@ _FIELDS = {
     "calling_convention_version",
     "module_kept_var_idx",
     "arg_names",
+    "symbolic_constraints",
     "program",
     "vjp",
 }
@@ -324,8 +360,9 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
     ):
         raise DeserializationError("malformed fun_name")
     in_tree, out_tree = tree_structure(_untree(d["in_tree"])), tree_structure(_untree(d["out_tree"]))
-    in_avals = tuple(_unaval(a) for a in _list(d["in_avals"], "in_avals"))
-    out_avals = tuple(_unaval(a) for a in _list(d["out_avals"], "out_avals"))
+    scope = _scope(d["symbolic_constraints"])  # (one scope for the shapes of this Exported)
+    in_avals = tuple(_unaval(a, scope) for a in _list(d["in_avals"], "in_avals"))
+    out_avals = tuple(_unaval(a, scope) for a in _list(d["out_avals"], "out_avals"))
     in_shardings = tuple(_unsharding(s) for s in _list(d["in_shardings"], "in_shardings"))
     out_shardings = tuple(_unsharding(s) for s in _list(d["out_shardings"], "out_shardings"))
     platforms = tuple(_list(d["platforms"], "platforms"))
@@ -350,7 +387,7 @@ def _unexported(d: Any, depth: int = 0) -> Exported:
     if not ok:
         raise DeserializationError("malformed Exported")
     try:
-        program = jaxpr_wire.decode(d["program"], LIMITS, for_export=True).closed
+        program = jaxpr_wire.decode(d["program"], LIMITS, for_export=True, scope=scope).closed
     except jaxpr_wire.WireError as e:
         raise DeserializationError(f"malformed program: {e}") from None
     if [(a.shape, a.dtype) for a in program.in_avals] != [(a.shape, a.dtype) for a in in_avals]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, ir
+from .. import ad, batching, core, dims, ir
 from ..core import Primitive, ShapedArray
 
 
@@ -157,7 +157,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     (x,), (t,) = primals, [ad.instantiate_zeros(t) for t in tangents]
     shape = core.get_aval(x).shape
     non_axes = [i for i in range(len(shape)) if i not in axes]
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    n = dims.dim_product(tuple(shape[a] for a in axes))
     new_shape = (n, *[shape[i] for i in non_axes])
     permutation = (*axes, *non_axes)
     x, t = lax.reshape(x, new_shape, permutation), lax.reshape(t, new_shape, permutation)

@@ -69,6 +69,10 @@ def _slice_abstract(x, *, start_indices, limit_indices, strides):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def _i64(d):
+    return d if dims.is_symbolic_dim(d) else np.int64(d)
+
+
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     lax = _lax()
     shape = x.aval.shape
@@ -77,11 +81,11 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     # The last element taken sits at start + (n - 1) * stride; everything after it is high padding.
     # (numpy integers where JAX computes them with numpy, so the printed params match JAX's.)
     if all(s == 1 for s in strides):
-        config = tuple((a, np.int64(d - b), 0) for a, d, b in zip(start_indices, shape, limit_indices))
+        config = tuple((a, _i64(d - b), 0) for a, d, b in zip(start_indices, shape, limit_indices))
     else:
         real_limits = [a + (n - 1) * s + 1 if n else a for a, n, s in zip(start_indices, out_shape, strides)]
         config = tuple(
-            (a, np.int64(d - r), np.int64(s - 1))
+            (a, _i64(d - r), np.int64(s - 1))
             for a, d, r, s in zip(start_indices, shape, real_limits, strides)
         )
     from .structural import pad_p  # bound directly: lax.pad would make the numpy ints plain ints

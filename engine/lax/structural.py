@@ -415,7 +415,7 @@ def _pad_abstract(x, padding_value, *, padding_config):
     for n, (lo, hi, interior) in zip(x.shape, padding_config):
         if interior < 0:
             raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
-        size = lo + hi + n + max(n - 1, 0) * interior
+        size = lo + hi + n + dims.max_dim(n - 1, 0) * interior
         if size < 0:
             raise ValueError(
                 f"pad: negative padding {padding_config} crops more than the operand shape {x.shape} holds"
