@@ -235,7 +235,7 @@ class Error:
         err = self
         for effect in effects - set(self._pred):
             ones = [np.ones(s, d) for s, d in effect.shape_dtypes]
-            err = err._update(effect, np.bool_(False), np.int32(-1), {}, ones)
+            err = err._update(effect, np.bool_(False), np.asarray(-1, core.default_dtype(int)), {}, ones)
         return err
 
 
@@ -267,7 +267,7 @@ def assert_func(error: Error, pred: Any, new_error: JaxException) -> Error:
     return update_error(
         error,
         pred,
-        np.int32(code),
+        np.asarray(code, core.default_dtype(int)),
         {code: (type(new_error), new_error.static())},
         new_error.payload(),
         new_error.effect(),
@@ -281,10 +281,10 @@ def update_error(error: Error, pred, code, metadata: dict, payload: list, effect
 
     pred = jnp.asarray(pred, dtype=bool)
     if effect not in error._pred:
-        return error._update(effect, pred, jnp.asarray(code, np.int32), metadata, list(payload))
+        return error._update(effect, pred, jnp.asarray(code, core.default_dtype(int)), metadata, list(payload))
     had = error._pred[effect]
     out_pred = jnp.logical_or(had, pred)
-    out_code = lax.select(had, error._code[effect], jnp.asarray(code, np.int32))
+    out_code = lax.select(had, error._code[effect], jnp.asarray(code, core.default_dtype(int)))
     out_payload = [lax.select(had, old, new) for old, new in zip(error._payload[effect], payload)]
     return error._update(effect, out_pred, out_code, metadata, out_payload)
 

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from . import prng
+from .canonical_dtypes import canonical_dtype
 
 __all__ = ["philox4x32", "rng_bit_generator", "IMPLS"]
 
@@ -78,10 +79,10 @@ def rng_bit_generator(key, shape: Sequence[int], dtype=np.uint32) -> tuple[np.nd
     dtype = np.dtype(dtype)
     if dtype not in _BIT_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
-    if dtype == np.uint64:  # 64-bit mode off: JAX canonicalizes uint64 to uint32
-        dtype = np.dtype(np.uint32)
+    dtype = canonical_dtype(dtype)  # (uint64 is uint32 while x64 is off)
     shape = tuple(int(d) for d in shape)
-    n = math.prod(shape)
+    wide = dtype == np.uint64  # each value joins two consecutive words, the second one high
+    n = math.prod(shape) * (2 if wide else 1)
     blocks = -(-n // 4)
     start = int(key[2]) | (int(key[3]) << 32)
     counters = (np.arange(blocks, dtype=_U64) + _U64(start)) if blocks else np.zeros(0, _U64)
@@ -96,7 +97,10 @@ def rng_bit_generator(key, shape: Sequence[int], dtype=np.uint32) -> tuple[np.nd
         ],
         (int(key[0]), int(key[1])),
     )
-    bits = np.stack(words, axis=-1).reshape(-1)[:n].astype(dtype).reshape(shape)
+    flat = np.stack(words, axis=-1).reshape(-1)[:n]
+    if wide:
+        flat = flat[0::2].astype(_U64) | (flat[1::2].astype(_U64) << _U64(32))
+    bits = flat.astype(dtype).reshape(shape)
     end = (start + blocks) & 0xFFFFFFFFFFFFFFFF
     new_key = np.array([key[0], key[1], end & 0xFFFFFFFF, end >> 32], _U32)
     return new_key, bits
@@ -146,8 +150,6 @@ def random_bits(key, bit_width: int = 32, shape: Sequence[int] = ()) -> np.ndarr
     key = _check_key("random_bits", key)
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
-    if bit_width == 64:  # (XLA packs two Philox words per 64-bit value; not reproduced here)
-        raise NotImplementedError("rbg/unsafe_rbg keys draw 8, 16 or 32 random bits here, not 64 (x64)")
     return rng_bit_generator(key, shape, prng.UINT_DTYPES[bit_width])[1]
 
 

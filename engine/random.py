@@ -310,7 +310,7 @@ def _operand(x, dtype=None):
 
 @with_out_sharding
 def bits(key, shape: Sequence[int] = (), dtype=None):
-    """Uniform random bits (``uint8``, ``uint16`` or ``uint32``).
+    """Uniform random bits (``uint8``, ``uint16``, ``uint32``; ``uint64``, the default, with x64).
 
     Example:
 
@@ -318,7 +318,7 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
       dtype('uint32')
     """
     typed, _ = _check_prng_key("bits", key)
-    dtype = np.dtype(np.uint32 if dtype is None else dtype)
+    dtype = core.canonical_dtype(np.uint64) if dtype is None else np.dtype(dtype)  # (uint32 without x64)
     if dtype.kind != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     dtype = core.canonical_dtype(dtype)

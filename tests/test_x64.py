@@ -24,10 +24,18 @@ from conftest import numba_backend
 HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
 sys.path.insert(0, str(HERE))
 from record import encode, run  # noqa: E402
+from snippets import SNIPPETS, WEAK_TYPE_DIFFERS  # noqa: E402
 from x64_snippets import X64_SNIPPETS  # noqa: E402
 
 sys.path.remove(str(HERE))
 RECORDED = json.loads((HERE / "x64.json").read_text())
+# tests/jax_reference/snippets.py answered by JAX with x64 on.
+REFERENCE = json.loads((HERE / "x64_reference.json").read_text())
+# Where JAX with x64 differs for reasons that are not x64's (topic/name -> why).
+REFERENCE_DIFFERS = {
+    "debug_nans/debug_nans": "JAX with x64 returns NaN from an eager jnp.array(0.) / jnp.array(0.) unchecked",
+    "debug_nans/debug_infs": "JAX with x64 returns inf from an eager jnp.array(1.) / jnp.array(0.) unchecked",
+}
 ROOT = HERE.parent.parent
 
 
@@ -42,34 +50,39 @@ def jax_on_engine():
     compat.uninstall()
 
 
-def _compare(got, want, path="out"):
+def _compare(got, want, path="out", rtol=None, weak_differs=False):
+    """``rtol`` None: 64-bit values agree to a few ulps (float32 ones to 1e-6)."""
     (kind,) = want.keys() if len(want) == 1 else ("array",)
     if kind in ("tuple", "list"):
         assert len(got[kind]) == len(want[kind]), path
         for i, (g, w) in enumerate(zip(got[kind], want[kind])):
-            _compare(g, w, f"{path}[{i}]")
+            _compare(g, w, f"{path}[{i}]", rtol, weak_differs)
+        return
+    if kind == "dict":
+        assert set(got["dict"]) == set(want["dict"]), path
+        for k in want["dict"]:
+            _compare(got["dict"][k], want["dict"][k], f"{path}[{k!r}]", rtol, weak_differs)
         return
     if kind in ("py", "opaque"):
         assert got == want, f"{path}: got\n{got}\nJAX gave\n{want}"
         return
-    assert (got["dtype"], got["shape"], got["weak_type"]) == (
-        want["dtype"],
-        want["shape"],
-        want["weak_type"],
-    ), (
+    assert "dtype" in got, f"{path}: got {got}, JAX gave an array"
+    keys = ("dtype", "shape") if weak_differs else ("dtype", "shape", "weak_type")
+    assert [got[k] for k in keys] == [want[k] for k in keys], (
         f"{path}: got {got['dtype']}{got['shape']} weak={got['weak_type']}, JAX gave "
         f"{want['dtype']}{want['shape']} weak={want['weak_type']}"
     )
     # 64-bit through and through: agreement to a few ulps, not float32's 1e-7.
-    rtol = 1e-13 if want["dtype"] in ("float64", "complex128") else 1e-6
+    tight = 1e-13 if want["dtype"] in ("float64", "complex128") else 1e-6
+    rtol, atol = (tight, 0.0) if rtol is None else (rtol, rtol)
     if "re" in want:
         g = np.asarray(got["re"]) + 1j * np.asarray(got["im"])
         w = np.asarray(want["re"]) + 1j * np.asarray(want["im"])
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-15, err_msg=path)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=max(atol, 1e-15), equal_nan=True, err_msg=path)
     elif want["dtype"].startswith("float"):
         g = np.asarray([float(v) for v in got["values"]])
         w = np.asarray([float(v) for v in want["values"]])
-        np.testing.assert_allclose(g, w, rtol=rtol, err_msg=path)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
     else:
         assert got["values"] == want["values"], f"{path}: got {got['values']}, JAX gave {want['values']}"
 
@@ -81,6 +94,33 @@ def test_snippet_matches_jax_with_x64(name, code, jax_on_engine):
         got = encode(run(code, {"jax": jax, "jnp": jnp, "np": np}))
     assert not core.x64_enabled[0]
     _compare(got, RECORDED[name]["value"])
+
+
+def _reference_params():
+    for topic, cases in SNIPPETS.items():
+        for name, code, *tol in cases:
+            key = f"{topic}/{name}"
+            differs = REFERENCE_DIFFERS.get(key)
+            marks = [pytest.mark.xfail(reason=differs, strict=True)] if differs else []
+            yield pytest.param(
+                key, code, tol[0] if tol else 1e-5, name in WEAK_TYPE_DIFFERS, id=key, marks=marks
+            )
+
+
+@pytest.mark.parametrize("key,code,rtol,weak_differs", list(_reference_params()))
+def test_reference_snippet_matches_jax_with_x64(key, code, rtol, weak_differs, jax_on_engine):
+    """Every snippet of tests/jax_reference/snippets.py, run with x64 on, gives JAX's x64 answer."""
+    jax = jax_on_engine
+    want = REFERENCE[key]
+    ns = {"jax": jax, "jnp": jnp, "lax": engine.lax, "np": np, "jsp": importlib.import_module("jax.scipy")}
+    with jax.enable_x64(True):
+        if "error" in want:
+            with pytest.raises(Exception) as info:
+                run(code, ns)
+            assert type(info.value).__name__ == want["error"], (want["message"], info.value)
+            return
+        got = encode(run(code, ns))
+    _compare(got, want["value"], rtol=rtol, weak_differs=weak_differs)
 
 
 def test_flag_switches_on_and_back_off():

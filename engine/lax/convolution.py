@@ -642,6 +642,7 @@ def conv_general_dilated(
             ) from e
     if preferred_element_type is not None:
         preferred_element_type = core.canonical_dtype(preferred_element_type)
+        _check_preferred_element_type(core.get_aval(lhs).dtype, preferred_element_type)
     return conv_general_dilated_p.bind(
         lhs,
         rhs,
@@ -655,6 +656,23 @@ def conv_general_dilated(
         precision=precision,
         preferred_element_type=preferred_element_type,
     )
+
+
+def _check_preferred_element_type(input_dtype: np.dtype, preferred: np.dtype) -> None:
+    """JAX's rule: an integer input may accumulate in floats; otherwise the kind (and sign) stays,
+    and the accumulator is never narrower (with x64, int64 inputs refuse int32)."""
+    if not (input_dtype.kind in "iu" and preferred.kind == "f"):
+        kinds = ("iu", "f", "c")
+        if any(input_dtype.kind in k and preferred.kind not in k for k in kinds):
+            raise TypeError(
+                "Input type is incompatible with `preferred_element_type`. The compatible combinations "
+                "of (input_type, preferred_element_type) are (integral, integral), (integral, floating), "
+                "(floating, floating), (complex, complex."
+            )
+        if input_dtype.kind == "i" and preferred.kind != "i":
+            raise TypeError("`preferred_element_type` must have the same signedness as the original type.")
+    if preferred.itemsize < input_dtype.itemsize:
+        raise TypeError("`preferred_element_type` must not be narrower than the original type.")
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

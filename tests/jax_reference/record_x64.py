@@ -2,7 +2,8 @@
 
     /work/main/.jax-venv/bin/python tests/jax_reference/record_x64.py
 
-writes ``x64.json`` (values as ``record.encode`` stores them, or the error JAX raised)."""
+writes ``x64.json`` (values as ``record.encode`` stores them, or the error JAX raised), and
+``x64_reference.json``: the answers to every snippet of ``snippets.py`` with x64 on."""
 
 from __future__ import annotations
 
@@ -16,23 +17,35 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from record import encode, run  # noqa: E402
+from snippets import SNIPPETS  # noqa: E402
 from x64_snippets import X64_SNIPPETS  # noqa: E402
+
+
+def _record(jax, ns, cases) -> dict:
+    recorded = {}
+    with jax.enable_x64(True):
+        for name, code in cases:
+            try:
+                recorded[name] = {"value": encode(run(code, ns))}
+            except Exception as e:  # the error class is part of the expected behaviour
+                recorded[name] = {"error": type(e).__name__, "message": str(e).split("\n")[0][:300]}
+    return recorded
 
 
 def main():
     import jax
     import jax.numpy as jnp
+    import jax.scipy as jsp
+    from jax import lax
 
-    ns = {"jax": jax, "jnp": jnp, "np": np}
-    recorded = {}
-    with jax.enable_x64(True):
-        for name, code in X64_SNIPPETS:
-            try:
-                recorded[name] = {"value": encode(run(code, ns))}
-            except Exception as e:  # the error class is part of the expected behaviour
-                recorded[name] = {"error": type(e).__name__, "message": str(e).split("\n")[0][:300]}
-    (HERE / "x64.json").write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
-    print(f"x64: {len(recorded)} snippets")
+    ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
+    for path, cases in [
+        ("x64.json", X64_SNIPPETS),
+        ("x64_reference.json", [(f"{t}/{n}", code) for t, cs in SNIPPETS.items() for n, code, *_ in cs]),
+    ]:
+        recorded = _record(jax, ns, cases)
+        (HERE / path).write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+        print(f"{path}: {len(recorded)} snippets")
 
 
 if __name__ == "__main__":

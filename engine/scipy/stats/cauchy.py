@@ -11,7 +11,7 @@ from ._common import promote
 def logpdf(x, loc=0, scale=1):
     x, loc, scale = promote("cauchy.logpdf", x, loc, scale)
     z = (x - loc) / scale
-    return -np.float32(np.log(np.pi)).astype(x.dtype) - jnp.log(scale) - jnp.log1p(z * z)
+    return -x.dtype.type(np.log(np.pi)) - jnp.log(scale) - jnp.log1p(z * z)
 
 
 def pdf(x, loc=0, scale=1):
