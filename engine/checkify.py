@@ -281,7 +281,9 @@ def update_error(error: Error, pred, code, metadata: dict, payload: list, effect
 
     pred = jnp.asarray(pred, dtype=bool)
     if effect not in error._pred:
-        return error._update(effect, pred, jnp.asarray(code, core.default_dtype(int)), metadata, list(payload))
+        return error._update(
+            effect, pred, jnp.asarray(code, core.default_dtype(int)), metadata, list(payload)
+        )
     had = error._pred[effect]
     out_pred = jnp.logical_or(had, pred)
     out_code = lax.select(had, error._code[effect], jnp.asarray(code, core.default_dtype(int)))
