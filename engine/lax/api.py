@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import enum
 from typing import Sequence, SupportsIndex
 
 import numpy as np
@@ -186,13 +187,27 @@ sqrt, rsqrt, cbrt, abs, erf, erf_inv, bitwise_not, population_count = map(
     _unary,
     (ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.abs_p, ew.erf_p, ew.erf_inv_p, ew.not_p, ew.population_count_p),
 )
+for _f, _name in ((bitwise_and, "bitwise_and"), (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor"),
+                  (bitwise_not, "bitwise_not")):  # fmt: skip
+    _f.__name__ = _name  # (JAX's functions' names: jit(lax.bitwise_and) lowers as @jit_bitwise_and)
 # JAX spells these with trailing underscores because of Python keywords.
 bitwise_and_ = bitwise_and
 and_, or_, xor, not_ = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
 
 
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` breaks ties: away from zero (0) or to the nearest even integer (1)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
 def round(x, rounding_method=0):
-    """Elementwise round; ``rounding_method=0`` rounds half away from zero, ``1`` to even."""
+    """Elementwise round; ``rounding_method=0`` rounds half away from zero, ``1`` to even.
+
+    >>> round(np.array([0.5, 1.5], np.float32), RoundingMethod.TO_NEAREST_EVEN)
+    Array([0., 2.], dtype=float32)
+    """
     return ew.round_p.bind(x, rounding_method=int(rounding_method))
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..ad import add_jaxvals_p
 from ..lax import elementwise as ew
+from ..lax import complex_numbers as cn
 from ..lax import special
 from ..lax import structural as st
 from . import literals
@@ -256,3 +257,39 @@ def _clamp(ctx: RuleContext, lo: Value, x: Value, hi: Value) -> list[Value]:
 @register(ew.stop_gradient_p)
 def _identity(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [x]
+
+
+# --- complex numbers ----------------------------------------------------------------------------
+
+
+@register(cn.real_p)
+def _real(ctx: RuleContext, x: Value) -> list[Value]:
+    return [hlo_op(ctx, "stablehlo.real", x)]
+
+
+@register(cn.imag_p)
+def _imag(ctx: RuleContext, x: Value) -> list[Value]:
+    return [hlo_op(ctx, "stablehlo.imag", x)]
+
+
+def make_complex(ctx: RuleContext, re: Value, im: Value, out_type: str) -> Value:
+    # (StableHLO prints only the complex result type when the parts are its element types)
+    return ctx.emit([out_type], lambda p: f"stablehlo.complex {p(re)}, {p(im)} : {out_type}")[0]
+
+
+@register(cn.complex_p)
+def _complex(ctx: RuleContext, re: Value, im: Value) -> list[Value]:
+    re, im = broadcast_operands(ctx, [re, im])
+    return [make_complex(ctx, re, im, ctx.out_types[0])]
+
+
+@register(cn.conj_p)
+def _conj(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    # JAX's _conj_impl, traced and inlined: complex(real(x), -imag(x)), or complex(x, 0) for reals
+    aval = ctx.avals_in[0]
+    if np.dtype(aval.dtype).kind == "c":
+        part = literals.tensor_type(aval.shape, np.dtype(aval.dtype).type(0).real.dtype)
+        re = hlo_op(ctx, "stablehlo.real", x, out_type=part)
+        im = hlo_op(ctx, "stablehlo.negate", hlo_op(ctx, "stablehlo.imag", x, out_type=part))
+        return [make_complex(ctx, re, im, ctx.out_types[0])]
+    return [make_complex(ctx, x, _lax_full(ctx, 0, aval), ctx.out_types[0])]

@@ -189,7 +189,10 @@ def _cumulative(prim: Any, op: str, identity: Any) -> None:
         aval = c.avals_in[0]
         n = aval.shape[axis]
         scalar = aval.update(shape=())
-        init = full_like(c, identity(aval.dtype), scalar)
+        if prim is reductions.cumprod_p:  # (JAX's generic reduce_window: the init is a literal)
+            init = c.constant(np.array(identity(aval.dtype), aval.dtype), aval.dtype)
+        else:  # (reduce_window_sum/max/min lower their init with full_like_aval)
+            init = full_like(c, identity(aval.dtype), scalar)
         padding = [[0, 0] for _ in aval.shape]
         padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
         window = [1] * len(aval.shape)
@@ -282,3 +285,11 @@ def _sort(ctx: RuleContext, *operands: Value, dimension: int, is_stable: bool, n
     props = f"dimension = {dimension} : i64, is_stable = {str(bool(is_stable)).lower()}"
     types = ctx.out_types
     return ctx.emit(types, generic("stablehlo.sort", list(operands), types, props, [block]), [block])
+
+
+@register(sorting.top_k_p)
+def _top_k(ctx: RuleContext, x: Value, *, k: int, **_: Any) -> list[Value]:
+    types = ctx.out_types
+    outs = ctx.emit(types, lambda p: f"chlo.top_k({p(x)}, k = {k}) : {x.type} -> ({', '.join(types)})")
+    outs[0].op.result_hints = ("values", "indices")  # type: ignore[union-attr]
+    return outs

@@ -34,7 +34,7 @@ Render = Callable[["Printer"], str]
 
 
 class Op:
-    __slots__ = ("results", "render", "regions", "hint", "arg_hint")
+    __slots__ = ("results", "render", "regions", "hint", "arg_hint", "result_hints")
 
     def __init__(
         self,
@@ -49,6 +49,7 @@ class Op:
         self.regions = list(regions)
         self.hint = hint  # the name MLIR suggests for the result (constants: c / cst)
         self.arg_hint = arg_hint  # ... and for its regions' block arguments (while: iterArg)
+        self.result_hints: Sequence[str] | None = None  # one name per result (chlo.top_k: values, indices)
 
 
 class Printer:
@@ -92,6 +93,10 @@ class Printer:
             for op in block.ops:
                 if not op.results:
                     continue
+                if op.result_hints is not None:
+                    for r, h in zip(op.results, op.result_hints):
+                        self.names[r] = "%" + unique(h)
+                    continue
                 if op.hint is not None and len(op.results) == 1:
                     name = "%" + unique(op.hint)
                 else:
@@ -122,6 +127,8 @@ class Printer:
         if not op.results:
             return indent + text
         first = self.names[op.results[0]]
+        if op.result_hints is not None:
+            return f"{indent}{self.list(op.results)} = {text}"
         lhs = first.split("#")[0] + (f":{len(op.results)}" if len(op.results) > 1 else "")
         return f"{indent}{lhs} = {text}"
 

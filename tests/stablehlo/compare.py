@@ -23,20 +23,30 @@ def engine_text(build) -> str:
     import engine.numpy as jnp
     from engine import lax, nn, random
 
-    from tests.fidelity import programs
+    from tests.fidelity import programs as fidelity_programs
 
+    from . import programs
+
+    fidelity_programs.bind(engine, jnp, lax, random, nn)
     programs.bind(engine, jnp, lax, random, nn)
     f, args = build()
     return engine.jit(f).lower(*args).as_text()
 
 
+def all_programs() -> dict:
+    """The fidelity corpus's programs and this corpus's own, by name."""
+    from tests.fidelity import programs as fidelity_programs
+
+    from . import programs
+
+    return {**fidelity_programs.PROGRAMS, **programs.PROGRAMS}
+
+
 def run(names=None) -> dict:
     """name -> (status, JAX's text, the engine's text or error); status is same / differ / error."""
-    from tests.fidelity import programs
-
     want = expected()
     out = {}
-    for name, build in programs.PROGRAMS.items():
+    for name, build in all_programs().items():
         if (names and name not in names) or "text" not in want.get(name, {}):
             continue
         try:

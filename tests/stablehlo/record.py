@@ -1,5 +1,5 @@
-"""Record the StableHLO texts JAX 0.10.2 prints for the fidelity corpus's programs
-(``jax.jit(f).lower(*args).as_text()``) into ``expected.json``.
+"""Record the StableHLO texts JAX 0.10.2 prints (``jax.jit(f).lower(*args).as_text()``) for the
+fidelity corpus's programs and this corpus's own (``programs.py``) into ``expected.json``.
 
 Run with JAX's venv (tests never need JAX; they read ``expected.json``):
 
@@ -23,15 +23,17 @@ import jax.numpy as jnp  # noqa: E402
 from jax import lax, nn, random  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "fidelity"))
-import programs  # noqa: E402
+sys.path.insert(0, str(HERE.parent.parent))
+from tests.fidelity import programs as fidelity_programs  # noqa: E402
+from tests.stablehlo import programs  # noqa: E402
 
 
 def main() -> None:
     assert jax.__version__ == "0.10.2", jax.__version__
+    fidelity_programs.bind(jax, jnp, lax, random, nn)
     programs.bind(jax, jnp, lax, random, nn)
     expected = {}
-    for name, build in programs.PROGRAMS.items():
+    for name, build in {**fidelity_programs.PROGRAMS, **programs.PROGRAMS}.items():
         try:
             f, args = build()
             expected[name] = {"text": jax.jit(f).lower(*args).as_text()}

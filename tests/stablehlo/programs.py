@@ -1,0 +1,339 @@
+"""Programs for the StableHLO corpus beyond the fidelity corpus's: one per primitive JAX lowers to a
+single StableHLO/CHLO operation (and a few more shapes of the common ones), in the same form as
+``tests/fidelity/programs.py`` (a function of no arguments returning ``(f, args)``, the globals
+bound to JAX or the engine by ``bind``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+PROGRAMS: dict = {}
+
+jax = jnp = lax = random = nn = None  # bound by `bind`
+
+
+def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
+    globals().update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+
+
+def program(fn):
+    name = "shlo_" + fn.__name__
+    assert name not in PROGRAMS, name
+    PROGRAMS[name] = fn
+    return fn
+
+
+def f32(*shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+
+
+def i32(*shape, hi=4):
+    return np.random.RandomState(1).randint(0, hi, shape).astype(np.int32)
+
+
+def _lax_unary(name, arg):
+    def build():
+        return getattr(lax, name), (arg(),)
+
+    build.__name__ = f"lax_{name}"
+    program(build)
+
+
+for _name in ["acosh", "asinh", "atanh", "erf_inv", "lgamma", "digamma", "is_finite", "logistic", "exp2",
+              "rsqrt", "cbrt", "round", "sign", "expm1", "log1p", "tan"]:  # fmt: skip
+    _lax_unary(_name, lambda: np.abs(f32(3)) * 0.5 + 1.0)
+
+for _name in ["population_count", "bitwise_not"]:
+    _lax_unary(_name, lambda: i32(4, hi=100))
+
+
+def _lax_binary(name, a, b, suffix=""):
+    def build():
+        return getattr(lax, name), (a(), b())
+
+    build.__name__ = f"lax_{name}{suffix}"
+    program(build)
+
+
+for _name in ["atan2", "nextafter", "rem", "pow", "max", "min"]:
+    _lax_binary(_name, lambda: f32(3), lambda: np.abs(f32(3, seed=1)) + 0.5)
+
+for _name in ["shift_right_arithmetic", "shift_left", "shift_right_logical", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "div", "rem"]:  # fmt: skip
+    _lax_binary(
+        _name, lambda: i32(4, hi=50) + 1, lambda: i32(4) + 1, "_int" if _name in ("rem", "div") else ""
+    )
+
+
+@program
+def round_half_away():
+    return (lambda x: lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO)), (f32(4),)
+
+
+@program
+def clamp_scalar_bounds():
+    return (lambda x: lax.clamp(-0.5, x, 0.5)), (f32(4),)
+
+
+@program
+def select_n_three_cases():
+    return (lambda i, x: lax.select_n(i, x, x * 2, x * 3)), (i32(4, hi=3), f32(4))
+
+
+@program
+def integer_pow_seven():
+    return (lambda x: lax.integer_pow(x, 7)), (f32(3),)
+
+
+@program
+def integer_pow_minus_three():
+    return (lambda x: lax.integer_pow(x, -3)), (f32(2, 2),)
+
+
+@program
+def batched_matmul():
+    return jnp.matmul, (f32(2, 3, 4), f32(2, 4, 5))
+
+
+@program
+def einsum_contract_two():
+    return (lambda a, b: jnp.einsum("ijk,jkl->il", a, b)), (f32(2, 3, 4), f32(3, 4, 5))
+
+
+@program
+def dot_int():
+    return jnp.dot, (i32(3, 4), i32(4))
+
+
+@program
+def cumprod_axis1():
+    return (lambda x: jnp.cumprod(x, axis=1)), (f32(2, 3),)
+
+
+@program
+def cummax_reverse():
+    return (lambda x: lax.cummax(x, reverse=True)), (f32(5),)
+
+
+@program
+def argmin_axis0():
+    return (lambda x: jnp.argmin(x, axis=0)), (f32(3, 4),)
+
+
+@program
+def max_int_reduce():
+    return (lambda x: jnp.max(x, axis=1)), (i32(3, 4),)
+
+
+@program
+def any_all():
+    return (lambda x: (jnp.any(x > 0), jnp.all(x > 0))), (f32(3, 4),)
+
+
+@program
+def strided_slice():
+    return (lambda x: x[1::2, ::3]), (f32(5, 7),)
+
+
+@program
+def pad_interior_negative():
+    return (lambda x: lax.pad(x, 0.0, [(1, -1, 2)])), (f32(4),)
+
+
+@program
+def rev_two_axes():
+    return (lambda x: lax.rev(x, (0, 1))), (f32(2, 3),)
+
+
+@program
+def concatenate_three():
+    return (lambda a, b: jnp.concatenate([a, b, a], axis=1)), (f32(2, 2), f32(2, 3))
+
+
+@program
+def reshape_transpose():
+    return (lambda x: x.reshape(3, 2, 2).transpose(2, 0, 1)), (f32(12),)
+
+
+@program
+def expand_squeeze():
+    return (lambda x: jnp.squeeze(jnp.expand_dims(x, (0, 2)), 0)), (f32(3),)
+
+
+@program
+def iota_2d():
+    return (lambda x: x + lax.broadcasted_iota(jnp.float32, (3, 4), 1)), (f32(3, 4),)
+
+
+@program
+def convert_bool_int_float():
+    return (lambda x: (x.astype(bool), x.astype(jnp.int32), (x > 0).astype(jnp.uint8))), (f32(3),)
+
+
+@program
+def bitcast_f32_i32():
+    return (lambda x: lax.bitcast_convert_type(x, jnp.int32)), (f32(3),)
+
+
+@program
+def reduce_precision_bf16():
+    return (lambda x: lax.reduce_precision(x, exponent_bits=8, mantissa_bits=7)), (f32(3),)
+
+
+@program
+def sort_two_keys():
+    return (lambda a, b: lax.sort((a, b), num_keys=2)), (i32(5), f32(5))
+
+
+@program
+def sort_int_descending():
+    return (lambda x: -jnp.sort(-x)), (i32(6, hi=9),)
+
+
+@program
+def while_batched_predicate():
+    return jax.vmap(lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)), (
+        np.abs(f32(3)) + 1.0,
+    )
+
+
+@program
+def cond_three_branches():
+    return (lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)), (np.int32(1), f32(3))
+
+
+@program
+def scan_with_consts_and_ys():
+    w = f32(3, 3)
+    return (lambda xs: lax.scan(lambda c, x: (jnp.tanh(w @ c + x), c.sum()), jnp.zeros(3), xs)), (f32(4, 3),)
+
+
+@program
+def fori_loop_traced_carry():
+    return (lambda x: lax.fori_loop(0, 4, lambda i, c: c + i * x, jnp.zeros_like(x))), (f32(3),)
+
+
+@program
+def gather_2d_rows():
+    return (lambda x, i: x[i]), (f32(5, 3), i32(4, hi=5))
+
+
+@program
+def scatter_add_2d():
+    return (lambda x, i, u: x.at[i].add(u)), (f32(5, 3), i32(4, hi=5), f32(4, 3))
+
+
+@program
+def scatter_max():
+    return (lambda x, i, u: x.at[i].max(u)), (f32(5), i32(3, hi=5), f32(3))
+
+
+@program
+def dynamic_slice_2d():
+    return (lambda x, i: lax.dynamic_slice(x, (i, 1), (2, 2))), (f32(4, 4), np.int32(1))
+
+
+@program
+def dynamic_update_slice_2d():
+    return (lambda x, u, i: lax.dynamic_update_slice(x, u, (i, i))), (f32(4, 4), f32(2, 2), np.int32(1))
+
+
+@program
+def split_three():
+    return (lambda x: jnp.split(x, 3, axis=1)), (f32(2, 6),)
+
+
+@program
+def nested_jit_twice():
+    inner = jax.jit(lambda x: x * 2.0 + 1.0)
+    return (lambda x: inner(inner(x)) + inner(x + 1.0)), (f32(3),)
+
+
+@program
+def constant_array_closure():
+    c = np.linspace(0, 1, 6, dtype=np.float32).reshape(2, 3)
+    return (lambda x: x * c + c.sum()), (f32(2, 3),)
+
+
+@program
+def large_constant_hex():
+    c = np.arange(128, dtype=np.float32) / 7
+    return (lambda x: x + c), (f32(128),)
+
+
+@program
+def unused_argument():
+    return (lambda x, y, z: x + z), (f32(2), f32(3), f32(2))
+
+
+@program
+def pytree_outputs():
+    return (lambda x: {"b": [x, x * 2], "a": (x.sum(),)}), (f32(2),)
+
+
+@program
+def softmax_axis0():
+    return (lambda x: jax.nn.softmax(x, axis=0)), (f32(3, 2),)
+
+
+@program
+def logsumexp_rows():
+    return (lambda x: jax.nn.logsumexp(x, axis=1)), (f32(2, 4),)
+
+
+@program
+def one_hot_labels():
+    return (lambda y: jax.nn.one_hot(y, 4)), (i32(3, hi=4),)
+
+
+@program
+def where_three_arg():
+    return (lambda x: jnp.where(x > 0, x, 0.1 * x)), (f32(4),)
+
+
+@program
+def mean_var_std():
+    return (lambda x: (jnp.mean(x), jnp.var(x, axis=0), jnp.std(x))), (f32(3, 4),)
+
+
+@program
+def linspace_arange():
+    return (lambda x: x + jnp.linspace(0.0, 1.0, 4) + jnp.arange(4)), (f32(4),)
+
+
+@program
+def grad_mse_linear():
+    def loss(w, x, y):
+        return jnp.mean((x @ w - y) ** 2)
+
+    return jax.grad(loss), (f32(3), f32(5, 3), f32(5))
+
+
+@program
+def value_and_grad_tanh_mlp():
+    def loss(p, x):
+        h = jnp.tanh(x @ p["w1"] + p["b1"])
+        return jnp.sum(h @ p["w2"])
+
+    params = {"w1": f32(3, 4), "b1": f32(4), "w2": f32(4, 2)}
+    return jax.value_and_grad(loss), (params, f32(2, 3))
+
+
+@program
+def vmap_dot():
+    return jax.vmap(jnp.dot), (f32(4, 3), f32(4, 3))
+
+
+@program
+def jvp_sin_cos():
+    return (lambda x, t: jax.jvp(lambda y: jnp.sin(y) * jnp.cos(y), (x,), (t,))), (f32(3), f32(3))
+
+
+@program
+def top_k_values():
+    return (lambda x: lax.top_k(x, 2)), (f32(5),)
+
+
+@program
+def real_imag_complex():
+    return (lambda x, y: (lax.complex(x, y) * 2).real), (f32(3), f32(3))
