@@ -59,13 +59,15 @@ def _dynamic_slice_indices(operand, start_indices):
         elif isinstance(i, Tracer) or core.staging_anywhere[0]:
             # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first
             # (a constant converts without an equation); constants are staged, as JAX does.
+            # (a symbolic size is converted first, as JAX's jnp `+` converts the dimension operand)
+            size = lax.full((), n, aval.dtype) if dims.is_symbolic_dim(n) else None
             negative = lax.lt(i, lax.full((), 0, aval.dtype))
             strong = (
                 lax.convert_element_type(i, aval.dtype)
                 if isinstance(i, Tracer)
                 else core.Array(np.asarray(core.to_numpy(i), aval.dtype))
             )
-            added = lax.add(strong, lax.full((), n, aval.dtype))
+            added = lax.add(strong, lax.full((), n, aval.dtype) if size is None else size)
             out.append(lax.select(negative, added, i))
         else:
             v = core.to_numpy(i)

@@ -59,7 +59,7 @@ def _slice_abstract(x, *, start_indices, limit_indices, strides):
         )
     shape = []
     for n, a, b, s in zip(x.shape, start_indices, limit_indices, strides):
-        if not 0 <= a <= b <= n or s < 1:
+        if not (a >= 0 and b >= a and n >= b) or s < 1:  # (JAX's order: its symbolic messages)
             raise TypeError(
                 f"slice indices must satisfy 0 <= start <= limit <= shape and "
                 f"strides >= 1; got start_indices={start_indices}, "

@@ -162,7 +162,7 @@ def _top_k_impl(x, *, k):
 
 @top_k_p.def_abstract_eval
 def _top_k_abstract(x, *, k):
-    if x.ndim < 1 or not 0 <= k <= x.shape[-1]:
+    if x.ndim < 1 or k < 0 or x.shape[-1] < k:
         raise ValueError(f"top_k needs 0 <= k <= the last dimension, got k={k} for shape {x.shape}")
     shape = (*x.shape[:-1], k)
     return [x.update(shape=shape), core.ShapedArray(shape, np.int32, False)]

@@ -214,8 +214,8 @@ def arange(start, stop=None, step=None, dtype=None):
         if step not in (None, 1):
             raise NotImplementedError("jnp.arange with symbolic bounds supports only step=1")
         lo, hi = (0, start) if stop is None else (start, stop)
-        out = lax.iota(dtype, dims.max_dim(0, hi - lo))
-        return out if dims.is_constant_dim(lo) and lo == 0 else out + lo
+        out = lax.mul(np.asarray(1, dtype), lax.iota(dtype, dims.max_dim(0, hi - lo)))  # (as JAX stages it)
+        return lax.add(np.asarray(lo, dtype) if dims.is_constant_dim(lo) else convert(lo, dtype), out)
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
     # arange(n) and arange(0, n) are an iota, as in JAX (so a traced program shows the equation).
     size = vals[0] if stop is None and step is None else vals[1] if step is None and vals[0] == 0 else None

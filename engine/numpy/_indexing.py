@@ -51,11 +51,15 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
     x = as_operand(arr)
     indices = _parse(idx, x.shape)
     parsed_mode = None if mode is None else _parse_mode(mode)
+    # (JAX slices statically only arrays of constant shape: symbolic ones go the general way)
+    # (JAX slices arrays of symbolic shape with a gather, and indexes them by ints dynamically)
+    constant = dims.is_constant_shape(x.shape)
     if parsed_mode in (None, _PROMISE, _CLIP):
-        out = _try_static_slice(x, indices, parsed_mode)
+        out = _try_static_slice(x, indices, parsed_mode) if constant else None
         if out is not None:
             return out
-        out = _try_dynamic_slice(x, indices)
+        slicing = not constant and any(p.typ == _SLICE for p in indices)
+        out = None if slicing else _try_dynamic_slice(x, indices)
         if out is not None:
             return out
     indices = _expand_bool_indices(indices, x.shape)
@@ -63,9 +67,11 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
 
 
 def _range_length(start, stop, step):
-    """``len(range(start, stop, step))``; for symbolic bounds (a positive step) an expression."""
+    """``len(range(start, stop, step))``; for symbolic bounds an expression."""
     if dims.is_constant_dim(start) and dims.is_constant_dim(stop):
         return len(range(start, stop, step))
+    if step < 0:
+        return dims.max_dim(0, (start - stop - step - 1) // -step)
     return dims.max_dim(0, (stop - start + step - 1) // step)
 
 

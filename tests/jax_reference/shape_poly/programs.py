@@ -3,9 +3,6 @@ values of calling them, exported, on concrete arguments.
 
 Recorded with ``/work/main/.jax-venv/bin/python tests/jax_reference/shape_poly/programs.py >
 tests/jax_reference/shape_poly/programs.json``; tests/test_shape_poly.py replays them on the engine.
-``SAME_JAXPR`` marks the programs whose jaxpr the engine prints as JAX does (JAX slices symbolic
-axes with ``gather`` and shifts ``iota`` by ``mul 1``/``add 0``; the engine stages ``slice`` and a
-bare ``iota``).
 """
 
 import json
@@ -42,25 +39,6 @@ PROGRAMS = {
     "vmap": ("lambda x: jax.vmap(jnp.sin)(x)", "a, 3", "float32", (2, 3)),
     "stack": ("lambda x: jnp.stack([x, x])", "a", "float32", (3,)),
     "dim_times_array": ("lambda x: x.shape[0] * x", "a", "float32", (3,)),
-}
-SAME_JAXPR = {
-    "sin_mul",
-    "concatenate",
-    "reshape_product",
-    "reshape_minus_one",
-    "mean_by_dim",
-    "dims_as_values",
-    "mean",
-    "matmul",
-    "broadcast_to",
-    "transpose_add",
-    "reduce_max",
-    "zeros_ones",
-    "array_of_dim",
-    "where",
-    "vmap",
-    "stack",
-    "dim_times_array",
 }
 
 
