@@ -13,8 +13,8 @@ from ..lax import joining, reductions, sorting
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import compare, full_like, hlo_op
-from .rules_structural import ints
+from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op
+from .rules_structural import ints, reduce
 from .syntax import Block, Printer, Value, functional_type
 
 
@@ -54,11 +54,21 @@ def _gather(
     mode: Any,
     **_: Any,
 ) -> list[Value]:
-    if mode == gs.GatherScatterMode.FILL_OR_DROP:
-        raise NotImplementedError(
-            "StableHLO text for a gather with mode='fill' is not implemented in the engine"
-        )
     d = dimension_numbers
+    if mode == gs.GatherScatterMode.FILL_OR_DROP:
+        return [_gather_fill(ctx, operand, indices, d, slice_sizes, indices_are_sorted, _.get("fill_value"))]
+    return [_gather_op(ctx, operand, indices, d, slice_sizes, indices_are_sorted, ctx.out_types[0])]
+
+
+def _gather_op(
+    ctx: RuleContext,
+    operand: Value,
+    indices: Value,
+    d: Any,
+    slice_sizes: Any,
+    indices_are_sorted: bool,
+    ty: str,
+) -> Value:
     dnums = _fields(
         [
             ("offset_dims", d.offset_dims),
@@ -74,7 +84,58 @@ def _gather(
         f"dimension_numbers = #stablehlo.gather<{dnums}>, indices_are_sorted = {str(bool(indices_are_sorted)).lower()}, "
         f"slice_sizes = {i64_array(slice_sizes)}"
     )
-    return ctx.emit(ctx.out_types, generic("stablehlo.gather", [operand, indices], ctx.out_types, props, []))
+    return ctx.emit([ty], generic("stablehlo.gather", [operand, indices], [ty], props, []))[0]
+
+
+def _gather_fill(
+    ctx: RuleContext, operand: Value, indices: Value, d: Any, slice_sizes: Any, sorted_: bool, fill_value: Any
+) -> Value:
+    """JAX's ``_gather_fill``, traced and inlined: an in-bounds gather, then the out-of-bounds
+    rows replaced by ``fill_value`` (NaN for floats by default)."""
+    op_aval, idx_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    i32, i1 = np.dtype(np.int32), np.dtype(np.bool_)
+    nb = len(idx_aval.shape) - 1
+    starts = list(d.start_index_map)
+    upper = np.array([op_aval.shape[k] - slice_sizes[k] for k in starts], np.int32)
+    ub = ctx.constant(upper, np.int32)  # (a constant of the traced jaxpr: emitted first)
+    if np.dtype(idx_aval.dtype) != i32:
+        indices = hlo_op(
+            ctx, "stablehlo.convert", indices, out_type=literals.tensor_type(idx_aval.shape, i32)
+        )
+    shape = idx_aval.shape
+    mask_t = literals.tensor_type(shape, i1)
+    zero = broadcast_in_dim(ctx, ctx.constant(np.int32(0), np.int32), shape, ())
+    ge = compare(ctx, "GE", indices, zero, i32, mask_t)
+    if nb:
+        ub = broadcast_in_dim(ctx, ub, (1,) * nb + (len(starts),), [nb])
+    if (1,) * nb + (len(starts),) != tuple(shape):
+        ub = broadcast_in_dim(ctx, ub, shape, range(len(shape)))
+    le = compare(ctx, "LE", indices, ub, i32, mask_t)
+    both = hlo_op(ctx, "stablehlo.and", ge, le, out_type=mask_t)
+    red = RuleContext(ctx.module, ctx.block, [idx_aval], [idx_aval.update(shape=shape[:nb], dtype=i1)], None)
+    mask = reduce(red, both, ctx.constant(True, np.bool_), "stablehlo.and", [nb])
+    out = _gather_op(ctx, operand, indices, d, slice_sizes, sorted_, ctx.out_types[0])
+    batch_dims = [k for k in range(len(out_aval.shape)) if k not in d.offset_dims]
+    if tuple(shape[:nb]) != tuple(out_aval.shape) or batch_dims != list(range(nb)):
+        mask = broadcast_in_dim(ctx, mask, out_aval.shape, batch_dims)
+    if fill_value is None:
+        dt = np.dtype(out_aval.dtype)
+        fill_value = (
+            np.nan
+            if dt.kind in "fc"
+            else np.iinfo(dt).min
+            if dt.kind == "i"
+            else np.iinfo(dt).max
+            if dt.kind == "u"
+            else True
+        )
+    fill = ctx.constant(np.array(fill_value, out_aval.dtype), out_aval.dtype)
+    if out_aval.shape:
+        fill = broadcast_in_dim(ctx, fill, out_aval.shape, ())
+    return ctx.emit(
+        [out.type], lambda p: f"stablehlo.select {p(mask)}, {p(out)}, {p(fill)} : {mask.type}, {out.type}"
+    )[0]
 
 
 _SCATTER_COMBINE = {

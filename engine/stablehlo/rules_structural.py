@@ -8,7 +8,7 @@ import numpy as np
 
 from ..lax.dot_general import dot_general_p
 from ..lax import dynamic_slicing as ds
-from ..lax import joining, reductions, slicing
+from ..lax import convolution, joining, reductions, slicing
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
@@ -271,3 +271,56 @@ def _precision(precision: Any) -> str:
         precision = (precision, precision)
     names = [str(getattr(q, "name", q) or "DEFAULT").upper().split(".")[-1] for q in precision]
     return ", ".join(names)
+
+
+# --- convolution -------------------------------------------------------------------------------
+
+
+def _conv_layout(spec: Sequence[int], first: str, second: str) -> str:
+    """``[b, f, 0, 1]``: which logical dimension each position of the operand holds."""
+    names = [""] * len(spec)
+    names[spec[0]], names[spec[1]] = first, second
+    for k, d in enumerate(spec[2:]):
+        names[d] = str(k)
+    return "[" + ", ".join(names) + "]"
+
+
+@register(convolution.conv_general_dilated_p)
+def _conv_general_dilated(
+    ctx: RuleContext,
+    lhs: Value,
+    rhs: Value,
+    *,
+    window_strides: Any,
+    padding: Any,
+    lhs_dilation: Any,
+    rhs_dilation: Any,
+    dimension_numbers: Any,
+    feature_group_count: int,
+    batch_group_count: int,
+    precision: Any = None,
+    **_: Any,
+) -> list[Value]:
+    d = dimension_numbers
+    dims = (
+        f"{_conv_layout(d.lhs_spec, 'b', 'f')}x{_conv_layout(d.rhs_spec, 'o', 'i')}->"
+        f"{_conv_layout(d.out_spec, 'b', 'f')}"
+    )
+    pad = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in padding) + "]"
+    window = (
+        f"stride = [{ints(window_strides)}], pad = {pad}, lhs_dilate = [{ints(lhs_dilation)}], "
+        f"rhs_dilate = [{ints(rhs_dilation)}], reverse = [{', '.join('false' for _ in window_strides)}]"
+    )
+    prec = ", ".join(f"#stablehlo<precision {q.strip()}>" for q in _precision(precision).split(","))
+    attrs = (
+        f"{{batch_group_count = {batch_group_count} : i64, feature_group_count = {feature_group_count} : i64, "
+        f"precision_config = [{prec}]}}"
+    )
+    ty = ctx.out_types[0]
+    return ctx.emit(
+        [ty],
+        lambda p: (
+            f"stablehlo.convolution({p(lhs)}, {p(rhs)}) dim_numbers = {dims}, window = {{{window}}} {attrs} : "
+            f"({lhs.type}, {rhs.type}) -> {ty}"
+        ),
+    )

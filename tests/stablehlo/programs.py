@@ -337,3 +337,43 @@ def top_k_values():
 @program
 def real_imag_complex():
     return (lambda x, y: (lax.complex(x, y) * 2).real), (f32(3), f32(3))
+
+
+@program
+def conv_nchw_same():
+    return (lambda x, w: lax.conv(x, w, (1, 1), "SAME")), (f32(1, 2, 5, 5), f32(3, 2, 3, 3))
+
+
+@program
+def conv_nhwc_dilated():
+    return (
+        lambda x, w: lax.conv_general_dilated(
+            x, w, (2, 1), [(1, 1), (0, 0)], lhs_dilation=(1, 2), rhs_dilation=(2, 1),
+            dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        )
+    ), (f32(1, 6, 6, 2), f32(2, 2, 2, 4))  # fmt: skip
+
+
+@program
+def jnp_convolve_full():
+    return jnp.convolve, (f32(5), f32(3))
+
+
+@program
+def grad_conv_weights():
+    return jax.grad(lambda w, x: jnp.sum(lax.conv(x, w, (1,), "VALID") ** 2)), (f32(2, 1, 3), f32(1, 1, 6))
+
+
+@program
+def gather_fill_mode():
+    return (lambda x, i: x.at[i].get(mode="fill", fill_value=-1.0)), (f32(5), i32(3, hi=8))
+
+
+@program
+def take_along_axis_rows():
+    return (lambda x, i: jnp.take_along_axis(x, i, axis=1)), (f32(3, 4), i32(3, 2))
+
+
+@program
+def take_fill_int():
+    return (lambda x, i: jnp.take(x, i, mode="fill")), (i32(6, hi=9), i32(4, hi=8))
