@@ -150,3 +150,56 @@ def test_custom_linear_solve_reverse_mode_needs_transpose_solve():
     )
     with pytest.raises(TypeError, match="transpose_solve required"):
         engine.grad(f)(b)
+
+
+# --- det past 3x3: JAX's custom JVP through the adjugate, finite for singular matrices ------------
+# (values recorded from JAX 0.10.2)
+
+_SINGULAR_DET_GRADS = {
+    # rank n-1: the gradient is the (nonzero) adjugate's transpose, where det(a) * inv(a) is undefined
+    "rank_3_diagonal": (
+        np.diag([1.0, 2.0, 3.0, 0.0]),
+        [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 6]],
+    ),
+    "rank_3_pivoted": (
+        [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5.5], [1, 0, 0, 1]],
+        [[-1, 1.5, -2, 1], [2, -5, 5.5, -2], [-1, 3, -3, 1], [0.5, -1, 0.5, 0]],
+    ),
+    # rank < n-1: the adjugate is zero
+    "rank_2": (np.diag([1.0, 2.0, 0.0, 0.0]), np.zeros((4, 4))),
+    "rank_1": (np.ones((4, 4)), np.zeros((4, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SINGULAR_DET_GRADS))
+def test_det_gradient_of_singular_matrices_is_the_adjugate(name):
+    a, want = _SINGULAR_DET_GRADS[name]
+    got = engine.grad(jnp.linalg.det)(np.asarray(a, np.float32))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want, np.float32), atol=2e-5)
+
+
+def test_det_and_slogdet_of_larger_matrices_against_jax_and_finite_differences():
+    a = np.random.RandomState(3).standard_normal((5, 5)).astype(np.float32)
+    sign, logdet = jnp.linalg.slogdet(a)
+    assert float(sign) == -1.0 and abs(float(logdet) - 1.685293197631836) < 1e-5
+    want_row0 = [0.38583, 0.49795, 0.06026, 0.02108, -0.45427]
+    got = engine.grad(lambda a: jnp.linalg.slogdet(a)[1])(a)
+    np.testing.assert_allclose(np.asarray(got)[0], want_row0, atol=1e-4)
+    # (finite differences from numpy in float64: eval_float64 rounds custom_jvp outputs to float32)
+    t = np.random.RandomState(4).standard_normal((5, 5)).astype(np.float32)
+    a64, t64, eps = a.astype(np.float64), t.astype(np.float64), 1e-4
+    fd = (np.linalg.det(a64 + eps * t64) - np.linalg.det(a64 - eps * t64)) / (2 * eps)
+    _, jvp = engine.jvp(jnp.linalg.det, (a,), (t,))
+    np.testing.assert_allclose(float(jvp), fd, rtol=1e-4)
+    check_grads(jnp.linalg.det, (a,), order=2, modes=("rev",))
+    check_grads(lambda a: jnp.linalg.slogdet(a).logabsdet, (a,), order=2, modes=("fwd", "rev"))
+    check_batching(jnp.linalg.det, (np.stack([a, 2 * a]),), 0)
+    sign, logdet = jnp.linalg.slogdet(np.ones((4, 4), np.float32))
+    assert float(sign) == 0.0 and float(logdet) == -np.inf
+
+
+def test_triangular_solve_of_a_singular_matrix_gives_inf_not_an_error():
+    # XLA's substitution divides by the zero pivot; so does the engine (JAX's det gradient relies on it).
+    a = np.triu(np.ones((3, 3), np.float32)) - np.diag([0, 0, 1]).astype(np.float32)
+    out = lax.linalg.triangular_solve(a, np.ones(3, np.float32), left_side=True, lower=False)
+    assert out.shape == (3,) and not np.all(np.isfinite(np.asarray(out)))

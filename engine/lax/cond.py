@@ -118,12 +118,18 @@ cond_p.def_abstract_eval(
 )
 
 
+def _platforms(branches_platforms):
+    """The ``branches_platforms`` parameter a rule passes on (a platform_dependent's cond keeps it
+    through every transformation, as in JAX)."""
+    return {} if branches_platforms is None else {"branches_platforms": branches_platforms}
+
+
 def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
     index, *args = primals
     nz = [type(t) is not ad.Zero for t in tangents[1:]]
     new = [_jvp_closed(b, nz, True)[0] for b in branches]
     ts = [t for t in tangents[1:] if type(t) is not ad.Zero]
-    outs = cond_p.bind(index, *args, *ts, branches=tuple(new))
+    outs = cond_p.bind(index, *args, *ts, branches=tuple(new), **_platforms(branches_platforms))
     m = len(branches[0].out_avals)
     return outs[:m], outs[m:]
 
@@ -185,11 +191,13 @@ def _merge_branch_residuals(res_avals):
 def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     index, *args = tracers
     if not index.pval.is_known:
-        return _all_unknown(trace, cond_p, tracers, dict(branches=branches))
+        return _all_unknown(trace, cond_p, tracers, dict(branches=branches, **_platforms(branches_platforms)))
     unknowns = [not t.pval.is_known for t in args]
     known, unknown, out_uk, nres = _cond_split(branches, unknowns)
     kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
-    outs1 = cond_p.bind(core.full_lower(index), *kvals, branches=tuple(known))
+    outs1 = cond_p.bind(
+        core.full_lower(index), *kvals, branches=tuple(known), **_platforms(branches_platforms)
+    )
     n_known = len(outs1) - nres
     res = outs1[n_known:]
     idx_t = trace.instantiate_const(trace.full_raise(index.pval.const))
@@ -199,7 +207,7 @@ def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
         trace,
         cond_p,
         [idx_t, *res_t, *uk_t],
-        dict(branches=tuple(unknown)),
+        dict(branches=tuple(unknown), **_platforms(branches_platforms)),
         [a for a, u in zip(branches[0].out_avals, out_uk) if u],
         outs1[:n_known],
         out_uk,
@@ -218,14 +226,14 @@ def _cond_partial_eval_jaxpr(unks_in, eqn):
     eqn1 = JaxprEqn(
         cond_p,
         [eqn.inputs[0], *[x for x, u in zip(ins, unknowns) if not u]],
-        dict(branches=tuple(known)),
+        dict(eqn.params, branches=tuple(known)),
         [*known_outs, *res_vars],
         eqn.source_info,
     )
     eqn2 = JaxprEqn(
         cond_p,
         [eqn.inputs[0], *res_vars, *[x for x, u in zip(ins, unknowns) if u]],
-        dict(branches=tuple(unknown)),
+        dict(eqn.params, branches=tuple(unknown)),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
@@ -264,7 +272,7 @@ def _cond_transpose(cts, index, *args, branches, branches_platforms=None):
                 [],
             )
         )
-    outs = cond_p.bind(index, *allc, *defined, *cts, branches=tuple(new))
+    outs = cond_p.bind(index, *allc, *defined, *cts, branches=tuple(new), **_platforms(branches_platforms))
     it = iter(outs)
     return [None] + [next(it) if u else None for u in undef]
 
@@ -311,7 +319,7 @@ def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
         )
         assert not consts
         new.append(jc)
-    outs = cond_p.bind(index, *args, branches=tuple(new))
+    outs = cond_p.bind(index, *args, branches=tuple(new), **_platforms(branches_platforms))
     return outs, [not_mapped if a is None else 0 for a in out_axes]
 
 

@@ -169,27 +169,34 @@ def _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal):
     if conjugate_a:
         a = np.conj(a)
     if unit_diagonal:
-        n = a.shape[-1]
-        a = a * (1 - np.eye(n, dtype=a.dtype)) + np.eye(n, dtype=a.dtype)
+        eye = np.eye(a.shape[-1], dtype=bool)
+        a = np.where(eye, np.ones((), a.dtype), a)  # (where, not arithmetic: the diagonal may be inf)
     return np.swapaxes(a, -1, -2) if transpose_a else a
+
+
+def _substitute(op_a, b, lower):
+    """``op_a @ x = b`` for triangular ``op_a`` by substitution, row by row: a zero on the diagonal
+    gives inf/nan as XLA's solve does, where a general solver would refuse the singular matrix."""
+    n = op_a.shape[-1]
+    x = np.zeros(np.broadcast_shapes(op_a.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        acc = b[..., i, :] - np.einsum("...j,...jk->...k", op_a[..., i, done], x[..., done, :])
+        x[..., i, :] = acc / op_a[..., i, i, None]
+    return x
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     wide = np.complex128 if b.dtype.kind == "c" else np.float64
     op_a = _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal).astype(wide)
+    op_lower = lower != transpose_a
     b64 = b.astype(wide)
     with np.errstate(all="ignore"):
         if left_side:
-            out = np.linalg.solve(np.broadcast_to(op_a, b.shape[:-2] + op_a.shape[-2:]), b64)
+            out = _substitute(op_a, b64, op_lower)
         else:  # x op_a = b  <=>  op_a^T x^T = b^T
             bt = np.swapaxes(b64, -1, -2)
-            out = np.swapaxes(
-                np.linalg.solve(
-                    np.broadcast_to(np.swapaxes(op_a, -1, -2), bt.shape[:-2] + op_a.shape[-2:]), bt
-                ),
-                -1,
-                -2,
-            )
+            out = np.swapaxes(_substitute(np.swapaxes(op_a, -1, -2), bt, not op_lower), -1, -2)
     return out.astype(b.dtype)
 
 
@@ -224,7 +231,11 @@ def triangular_solve(
     Array([[1.],
            [2.]], dtype=float32)
     """
-    return triangular_solve_p.bind(
+    lax = _lax()
+    singleton = np.ndim(b) == np.ndim(a) - 1  # a vector b: one column (row) of a matrix, as JAX
+    if singleton:
+        b = lax.expand_dims(b, (-1 if left_side else -2,))
+    out = triangular_solve_p.bind(
         a,
         b,
         left_side=bool(left_side),
@@ -233,6 +244,9 @@ def triangular_solve(
         conjugate_a=bool(conjugate_a),
         unit_diagonal=bool(unit_diagonal),
     )
+    if singleton:
+        out = lax.squeeze(out, (out.ndim - 1 if left_side else out.ndim - 2,))
+    return out
 
 
 def _tri_params(p):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import builtins
+
 import numpy as np
 
 from .. import core, dims, lax, transfers
@@ -217,10 +219,17 @@ def arange(start, stop=None, step=None, dtype=None):
         out = lax.mul(np.asarray(1, dtype), lax.iota(dtype, dims.max_dim(0, hi - lo)))  # (as JAX stages it)
         return lax.add(np.asarray(lo, dtype) if dims.is_constant_dim(lo) else convert(lo, dtype), out)
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
-    # arange(n) and arange(0, n) are an iota, as in JAX (so a traced program shows the equation).
-    size = vals[0] if stop is None and step is None else vals[1] if step is None and vals[0] == 0 else None
-    if size is not None and dtype.kind in "iuf" and np.ceil(size) >= 0:
-        return lax.iota(dtype, int(np.ceil(size)))
+    if dtype.kind in "iuf":  # JAX's formulas on an iota (its values, and what a traced program shows)
+        lo, hi, by = (0, vals[0], vals[2]) if stop is None else vals
+        if by is not None:
+            working = np.dtype(np.float32) if dtype.kind == "f" and dtype.itemsize < 4 else dtype
+            size = builtins.max(0, int(np.ceil((hi - lo) / by)))
+            ramp = lax.mul(np.array(by, working), lax.iota(working, size))
+            return lax.convert_element_type(lax.add(np.array(lo, working), ramp), dtype)
+        size = builtins.max(0, int(np.ceil(hi - lo)))
+        if lo == 0:
+            return lax.iota(dtype, size)
+        return lax.add(np.array(lo, dtype), lax.iota(dtype, size))
     return Array(
         np.arange(
             *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]

@@ -13,23 +13,42 @@ from ._staged import staged_as_jit
 from ._shape import moveaxis, ravel, slice_axis
 
 
+@staged_as_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
-    """The ``offset`` diagonal of the ``(axis1, axis2)`` planes, as the last axis of the result."""
+    """The ``offset`` diagonal of the ``(axis1, axis2)`` planes, as the last axis of the result:
+    JAX's formulation, a gather of ``a[..., i, i + offset]`` (for a square matrix, staged as a
+    ``platform_dependent`` whose other branch, for TPU kernels, masks with ``eye`` and sums).
+
+    >>> jnp.diagonal(jnp.arange(4.0).reshape(2, 2))
+    Array([0., 3.], dtype=float32)
+    """
+    from ..lax.cond import platform_dependent
+    from ._creation import arange, eye
+
     a = as_operand(a)
+    if a.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
     ax1, ax2 = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
     if ax1 == ax2:
         raise ValueError("axis1 and axis2 must be different")
-    a = moveaxis(a, (ax1, ax2), (-2, -1))
-    n, m = a.shape[-2:]
     offset = int(offset)
-    k = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
-    batch = a.shape[:-2]
-    if k == 0:
-        return lax.full(batch + (0,), 0, a.dtype, a.weak_type)
-    # In the flattened plane the diagonal is a strided slice: start, then every m + 1 elements.
-    flat = lax.reshape(a, batch + (n * m,))
-    start = offset if offset >= 0 else -offset * m
-    return slice_axis(flat, len(batch), start, start + (k - 1) * (m + 1) + 1, m + 1)
+
+    def default(a):
+        n, m = a.shape[ax1], a.shape[ax2]
+        a = moveaxis(a, (ax1, ax2), (-2, -1))
+        size = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+        i = arange(size)
+        j = arange(builtins.abs(offset), builtins.abs(offset) + size)
+        return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+    if a.shape[0] != a.shape[1] or a.ndim != 2 or offset != 0 or a.dtype == np.bool_:
+        return default(a)
+    mask = eye(a.shape[0], dtype=a.dtype)
+
+    def masked_sum(a):
+        return lax.reduce_sum(lax.mul(mask, a), (0,))
+
+    return platform_dependent(a, default=default, mosaic=masked_sum)
 
 
 def diag(v, k: int = 0):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import lax
 from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise, promote_shapes
+from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
 
 
@@ -123,12 +124,21 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
+@staged_as_jit
 def isinf(x, /):
+    """Whether each element is ``inf`` or ``-inf`` (for complex: either part).
+
+    >>> jnp.isinf(jnp.array([1.0, jnp.inf, -jnp.inf]))
+    Array([False,  True,  True], dtype=bool)
+    """
     (x,) = promote_args("isinf", x)
-    if x.dtype.kind not in "fc":
-        return lax.full_like(x, False, np.bool_)
-    magnitude = lax.abs(x)  # (real for a complex x)
-    return lax.eq(magnitude, lax.full_like(magnitude, np.inf))
+    if x.dtype.kind == "f":
+        return lax.eq(lax.abs(x), np.array(np.inf, x.dtype))
+    if x.dtype.kind == "c":
+        re, im = lax.real(x), lax.imag(x)
+        inf = np.array(np.inf, re.dtype)
+        return lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
+    return lax.full_like(x, False, np.bool_)
 
 
 def isposinf(x, /):

@@ -166,9 +166,15 @@ any = _logical_reduce("any", lax.reduce_or)
 all = _logical_reduce("all", lax.reduce_and)
 
 
+@staged_as_jit(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims: bool = False):
+    """The number of nonzero elements along ``axis`` (all of them by default).
+
+    >>> jnp.count_nonzero(jnp.array([0, 1, 2]))
+    Array(2, dtype=int32)
+    """
     a = as_operand(a)
-    nz = lax.ne(a, lax.full_like(a, 0))
+    nz = lax.ne(a, np.array(0, a.dtype))
     return sum(nz, axis=axis, dtype=core.default_dtype(int), keepdims=keepdims)
 
 

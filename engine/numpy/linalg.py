@@ -9,7 +9,7 @@ import numpy as np
 from .. import lax
 from ..core import Array
 from ..lax import linalg as lax_linalg
-from ..lax.api import _const_like
+from . import _det
 from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
 from ._diagonal import diagonal  # noqa: F401
 from ._diagonal import trace as _trace
@@ -329,16 +329,6 @@ def inv(a):
     return solve(a, lax.broadcast(eye(a.shape[-1], dtype=a.dtype), a.shape[:-2]))
 
 
-def _lu_sign_and_diag(a):
-    from ._reductions import sum
-
-    lu_, pivots, _ = lax_linalg.lu(a)
-    d = diagonal(lu_, axis1=-2, axis2=-1)
-    swaps = sum(lax.ne(pivots, Array(np.arange(pivots.shape[-1], dtype=np.int32))), axis=-1)
-    parity = lax.convert_element_type(lax.rem(swaps, lax.full_like(swaps, 2)), a.dtype)
-    return lax.sub(lax.full_like(parity, 1), lax.mul(parity, _const_like(parity, 2.0))), d
-
-
 def _det_2x2(a):
     return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
 
@@ -357,34 +347,31 @@ def _det_3x3(a):
 
 @staged_as_jit
 def det(a):
-    """The determinant: closed forms for 2x2 and 3x3 matrices (as JAX), else from the LU
-    factorization (differentiable).
+    """The determinant: closed forms for 2x2 and 3x3 matrices, else ``sign * exp(logabsdet)``
+    with a JVP from the adjugate (finite for singular matrices), as JAX computes it.
 
     >>> jnp.linalg.det(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
     Array(-2., dtype=float32)
     """
-    from ._reductions import prod
-
     (a,) = _inexact("det", a)
     _square("det", a)
     if a.shape[-2:] == (2, 2):
         return _det_2x2(a)
     if a.shape[-2:] == (3, 3):
         return _det_3x3(a)
-    sign, d = _lu_sign_and_diag(a)
-    return lax.mul(sign, prod(d, axis=-1))
+    return _det.det_by_lu(a)
 
 
+@staged_as_jit(static_argnames=("method",))
 def slogdet(a, *, method=None):
-    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``."""
-    from ._reductions import prod, sum
-    from ._ufuncs import sign as _sign
+    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``.
 
+    >>> jnp.linalg.slogdet(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+    SlogdetResult(sign=Array(-1., dtype=float32), logabsdet=Array(0.6931472, dtype=float32))
+    """
     (a,) = _inexact("slogdet", a)
     _square("slogdet", a)
-    s, d = _lu_sign_and_diag(a)
-    sign = lax.mul(s, prod(_sign(d), axis=-1))
-    return SlogdetResult(sign, sum(lax.log(lax.abs(d)), axis=-1))
+    return SlogdetResult(*_det.slogdet(a, method))
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):

@@ -3285,6 +3285,49 @@ def linalg_det_2x2():
 
 
 @program
+def linalg_det_4x4():  # sign * exp(logabsdet) under a custom_jvp, slogdet's LU under another
+    return jnp.linalg.det, (_well_conditioned(4),)
+
+
+@program
+def linalg_det_batched_5x5():
+    return jnp.linalg.det, (np.stack([_well_conditioned(5), _well_conditioned(5, seed=1)]),)
+
+
+@program
+def linalg_slogdet_4x4():
+    return jnp.linalg.slogdet, (_well_conditioned(4),)
+
+
+@program
+def linalg_slogdet_2x2():  # closed form
+    return jnp.linalg.slogdet, (_well_conditioned(2),)
+
+
+@program
+def diagonal_square():  # a platform_dependent: the masked sum for TPU kernels, else a gather
+    return jnp.diagonal, (f32(3, 3),)
+
+
+@program
+def diagonal_offset_and_batched():
+    return (lambda a, b: (jnp.diagonal(a, 1), jnp.diagonal(a, -1), jnp.diagonal(b, 0, 1, 2))), (
+        f32(3, 4),
+        f32(2, 3, 3),
+    )
+
+
+@program
+def arange_start_and_step():
+    return (lambda x: x + jnp.arange(1, 4) + jnp.arange(0, 6, 2)), (i32(3),)
+
+
+@program
+def count_nonzero_and_isinf():
+    return (lambda x: (jnp.count_nonzero(x > 0, axis=1), jnp.isinf(x))), (f32(3, 4),)
+
+
+@program
 def vmap_linalg_solve():
     return jax.vmap(jnp.linalg.solve, (None, 0)), (_well_conditioned(3), f32(4, 3))
 
