@@ -41,7 +41,7 @@ from .random_keys import PRNGKeyArray
 from .state import Ref, is_ref
 from .state.checks import arg_names, check_no_aliased_args, check_no_closed_over_args, check_no_returned_refs
 from .pytree.treedef import PyTreeDef
-from .staging import staging_for_display, trace_to_jaxpr
+from .staging import displaying, staged_pmaps, staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 
@@ -252,6 +252,7 @@ class JitFunction:
         self._cache, self._fast = _shared_caches(
             fun, (self.static_argnums, self.static_argnames, self.donate_argnums)
         )
+        self._has_pmap: set[StagedKey] = set()  # keys whose program stages a pmap (shown differently)
         self.timings: dict[
             str, float
         ] = {}  # seconds of the last call's stages: trace, lower, compile, execute
@@ -328,8 +329,7 @@ class JitFunction:
                     )
             return out_leaves
 
-        with staging_for_display(False):  # (a program jit runs: pmap stays the device runtime's xla_pmap)
-            closed = trace_to_jaxpr(flat, avals, in_shardings)
+        closed = trace_to_jaxpr(flat, avals, in_shardings)
         return closed, out_store[0]
 
     def _arg_names(
@@ -455,23 +455,28 @@ class JitFunction:
         key: StagedKey = (keyed, in_tree, avals)
         if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
-        entry: StagedEntry | None = self._cache.get(key)
+        entry: StagedEntry | None = None if displaying() and key in self._has_pmap else self._cache.get(key)
         if entry is not None:
             donation.check_not_donated(leaves)
         listening = monitoring.listening()
         if entry is None:
             reason = self._explain_miss(key) if listening else None
             t0 = time.perf_counter()
+            pmaps = staged_pmaps()
             closed, out_tree = self._stage(
                 statics, static_nums, len(args), in_tree, list(avals), in_shardings
             )
+            shown_only = False
+            if staged_pmaps() != pmaps:  # (a pmap's shown form is JAX's, not the program that runs)
+                self._has_pmap.add(key)
+                shown_only = displaying()
             closed, hoisted = _hoist_tracer_consts(closed)
             if any(type(c) is Ref for c in hoisted):
                 names = self._arg_names(args, dyn_kwargs, static_nums)
                 check_no_closed_over_args(self.fun, hoisted, leaves, names)
             t_trace = time.perf_counter() - t0
             entry = (closed, out_tree, hoisted)
-            if not any(isinstance(h, Tracer) for h in hoisted):  # (closed-over refs stay the same)
+            if not shown_only and not any(isinstance(h, Tracer) for h in hoisted):  # (refs stay the same)
                 self._cache[key] = entry
             if listening:
                 monitoring.emit(

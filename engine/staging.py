@@ -178,7 +178,7 @@ _display = threading.local()
 @contextmanager
 def staging_for_display(on: bool = True) -> Iterator[None]:
     """Traces made to be shown (``make_jaxpr``, the page's stages), not run: ``pmap`` stages JAX's
-    ``jit(shard_map)`` in them. ``jit`` turns it off while it stages a program it will run."""
+    ``jit(shard_map)`` in them, also inside a ``jit`` (which then does not cache that program)."""
     prev: bool = getattr(_display, "on", False)
     _display.on = on
     try:
@@ -189,6 +189,16 @@ def staging_for_display(on: bool = True) -> Iterator[None]:
 
 def displaying() -> bool:
     return bool(getattr(_display, "on", False))
+
+
+def note_staged_pmap() -> None:
+    """A ``pmap`` was staged, as the runtime's ``xla_pmap`` or as the form made to be shown (JAX's
+    ``jit(shard_map)``): a program ``jit`` stages with one differs between the two."""
+    _display.pmaps = staged_pmaps() + 1
+
+
+def staged_pmaps() -> int:
+    return int(getattr(_display, "pmaps", 0))
 
 
 def trace_to_jaxpr(

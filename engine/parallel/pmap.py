@@ -28,7 +28,7 @@ from .. import random_keys as rk
 from ..core import Array, ShapedArray, Tracer
 from ..lax import api as lax_api
 from ..random_primitives import random_unwrap, random_wrap
-from ..staging import displaying
+from ..staging import displaying, note_staged_pmap
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from . import topology as _devices
 from .sharded import ShardedArray
@@ -154,6 +154,8 @@ class PmapFunction:
         if any(key_in):  # (a negative axis counts from the end of the key shape, before the data axis)
             axes = [a - 1 if k and a is not None and a < 0 else a for a, k in zip(axes, key_in)]
         avals, flat_axes, size = self._check_args(leaves, axes, dyn_args, in_axes_spec)
+        if core._state.dynamic is not None:
+            note_staged_pmap()
         if self._stages_as_jax(leaves, flat_axes):
             return self._staged_as_shard_map(statics, nargs, in_tree, leaves, flat_axes, key_in, size)
         key = (statics, in_tree, tuple(flat_axes), tuple(avals), key_in)

@@ -2736,6 +2736,17 @@ def shard_map_2d_jvp():
 
 
 @program
+def jit_pmap():  # pmap under jit is staged as JAX stages it too
+    return jax.jit(jax.pmap(jnp.sin)), (f32(4, 2),)
+
+
+@program
+def jit_pmap_psum_in_axes_none():
+    f = jax.pmap(lambda a, b: lax.psum(a * b, "i"), axis_name="i", in_axes=(0, None))
+    return jax.jit(lambda x, y: f(x, y) * 2.0), (f32(4, 2), f32(2))
+
+
+@program
 def pmap_jvp():
     return (lambda x, t: jax.jvp(jax.pmap(jnp.sin), (x,), (t,))), (f32(4, 3), f32(4, 3))
 
