@@ -71,7 +71,6 @@ CASES = {
 }
 ENGINE_REFUSES = {
     "einsum": "opt_einsum's contraction path needs integer sizes",
-    "diag": "jnp.diagonal slices with a stride of the symbolic size",
     "triu": "jnp.triu/tril build their mask with numpy's tri",
 }
 # Both refuse, with different error classes.
