@@ -88,13 +88,78 @@ def _dynamic_update_slice(ctx: RuleContext, x: Value, update: Value, *idx: Value
     )
 
 
+def concatenate(ctx: RuleContext, xs: Sequence[Value], avals: Sequence[Any], dimension: int) -> Value:
+    """JAX's ``_concatenate_tree``: at most 16 operands per ``stablehlo.concatenate``."""
+    current = list(zip(xs, avals))
+    while len(current) > 1:
+        grouped = []
+        for i in range(0, len(current), 16):
+            group = current[i : i + 16]
+            if len(group) == 1:
+                grouped.append(group[0])
+                continue
+            shape = list(group[0][1].shape)
+            shape[dimension] = sum(a.shape[dimension] for _, a in group)
+            aval = group[0][1].update(shape=tuple(shape))
+            ty = literals.aval_type(aval)
+            vs = [v for v, _ in group]
+            types = ", ".join(v.type for v in vs)
+            (out,) = ctx.emit([ty], _concat_render(vs, f"dim = {dimension} : ({types}) -> {ty}"))
+            grouped.append((out, aval))
+        current = grouped
+    return current[0][0]
+
+
+def _concat_render(vs: Sequence[Value], tail: str) -> Any:
+    return lambda p: f"stablehlo.concatenate {p.list(vs)}, {tail}"
+
+
 @register(joining.concatenate_p)
 def _concatenate(ctx: RuleContext, *xs: Value, dimension: int) -> list[Value]:
-    ty = ctx.out_types[0]
-    types = ", ".join(v.type for v in xs)
-    return ctx.emit(
-        [ty], lambda p: f"stablehlo.concatenate {p.list(xs)}, dim = {dimension} : ({types}) -> {ty}"
-    )
+    return [concatenate(ctx, xs, ctx.avals_in, dimension)]
+
+
+@register(joining.stack_p)
+def _stack(ctx: RuleContext, *xs: Value, axis: int) -> list[Value]:
+    dims = [i for i in range(len(ctx.avals_in[0].shape) + 1) if i != axis]
+    avals = []
+    expanded = []
+    for x, aval in zip(xs, ctx.avals_in):
+        shape = list(aval.shape)
+        shape.insert(axis, 1)
+        expanded.append(broadcast_in_dim(ctx, x, shape, dims))
+        avals.append(aval.update(shape=tuple(shape)))
+    return [concatenate(ctx, expanded, avals, axis)]
+
+
+@register(joining.unstack_p)
+def _unstack(ctx: RuleContext, x: Value, *, axis: int) -> list[Value]:
+    aval = ctx.avals_in[0]
+    outs = []
+    for k, ty in enumerate(ctx.out_types):
+        start = [0] * len(aval.shape)
+        limit = list(aval.shape)
+        start[axis], limit[axis] = k, k + 1
+        shape = list(aval.shape)
+        shape[axis] = 1
+        sliced = slice_op(ctx, x, start, limit, literals.tensor_type(shape, aval.dtype))
+        outs.append(reshape(ctx, sliced, ty))
+    return outs
+
+
+@register(joining.tile_p)
+def _tile(ctx: RuleContext, x: Value, *, reps: Any) -> list[Value]:
+    aval = ctx.avals_in[0]
+    expand = tuple(j for i in aval.shape for j in (1, i))
+    r = reshape(ctx, x, literals.tensor_type(expand, aval.dtype))
+    wide = tuple(k for pair in zip(reps, aval.shape) for k in pair)
+    b = broadcast_in_dim(ctx, r, wide, range(2 * len(aval.shape)))
+    return [reshape(ctx, b, ctx.out_types[0])]
+
+
+def slice_op(ctx: RuleContext, x: Value, start: Sequence[int], limit: Sequence[int], ty: str) -> Value:
+    ranges = ", ".join(f"{a}:{b}" for a, b in zip(start, limit))
+    return ctx.emit([ty], lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}")[0]
 
 
 @register(st.pad_p)

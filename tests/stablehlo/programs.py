@@ -377,3 +377,18 @@ def take_along_axis_rows():
 @program
 def take_fill_int():
     return (lambda x, i: jnp.take(x, i, mode="fill")), (i32(6, hi=9), i32(4, hi=8))
+
+
+@program
+def concatenate_twenty():
+    return (lambda x: jnp.concatenate([x * i for i in range(20)])), (f32(2),)
+
+
+@program
+def stack_axis1_unstack():
+    return (lambda a, b: [y.sum() for y in jnp.unstack(jnp.stack([a, b], axis=1))]), (f32(3), f32(3))
+
+
+@program
+def tile_2d():
+    return (lambda x: jnp.tile(x, (2, 3))), (f32(2, 2),)
