@@ -111,7 +111,9 @@ def _reference_params():
 def test_reference_snippet_matches_jax_with_x64(key, code, rtol, weak_differs, jax_on_engine):
     """Every snippet of tests/jax_reference/snippets.py, run with x64 on, gives JAX's x64 answer."""
     jax = jax_on_engine
-    want = REFERENCE[key]
+    want = REFERENCE.get(key)
+    if want is None:  # (a snippet added since: record_x64.py records it)
+        pytest.skip("no x64 answer recorded: run tests/jax_reference/record_x64.py under JAX")
     ns = {"jax": jax, "jnp": jnp, "lax": engine.lax, "np": np, "jsp": importlib.import_module("jax.scipy")}
     with jax.enable_x64(True):
         if "error" in want:
