@@ -12,7 +12,7 @@ import string
 import numpy as np
 import opt_einsum
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..core import Tracer
 from ._dtypes import to_dtype
 from ._promote import (
@@ -447,8 +447,10 @@ def einsum(
         ops = [convert(o, np.dtype("int32")) for o in ops]
     _parse_einsum(subscripts, [o.shape for o in ops])  # (the engine's errors for a bad spec)
     path = "optimal" if optimize is True else _InOrder() if optimize is False else optimize
+    # (the path is chosen on sizes; a symbolic size stands in as 8 for that, as in JAX)
+    shapes = [tuple(d if dims.is_constant_dim(d) else 8 for d in o.shape) for o in ops]
     _, contractions = opt_einsum.contract_path(
-        subscripts, *ops, einsum_call=True, use_blas=True, optimize=path
+        subscripts, *shapes, shapes=True, einsum_call=True, use_blas=True, optimize=path
     )
     terms = list(ops)
     laid_out = None  # the final contraction lays its result out by out_sharding (no reshard after)

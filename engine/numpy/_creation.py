@@ -367,8 +367,14 @@ def _triangle(m, k, lower):
     if m.ndim < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least 2 dimensions")
     n_rows, n_cols = m.shape[-2:]
+    zero = Array(np.zeros((), m.dtype), m.weak_type)
+    if not dims.is_constant_shape((n_rows, n_cols)):  # symbolic sizes: the mask from iotas
+        rows = lax.broadcasted_iota(np.int32, (n_rows, n_cols), 0)
+        cols = lax.broadcasted_iota(np.int32, (n_rows, n_cols), 1)
+        shifted = lax.add(rows, np.int32(int(k)))
+        return where(lax.ge(shifted, cols) if lower else lax.le(shifted, cols), m, zero)
     mask = np.tri(n_rows, n_cols, int(k) if lower else int(k) - 1, dtype=bool)
-    return where(Array(mask if lower else ~mask), m, Array(np.zeros((), m.dtype), m.weak_type))
+    return where(Array(mask if lower else ~mask), m, zero)
 
 
 def tril(m, k: int = 0):

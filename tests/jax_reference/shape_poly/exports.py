@@ -3,8 +3,6 @@
 
 Recorded with ``/work/main/.jax-venv/bin/python tests/jax_reference/shape_poly/exports.py >
 tests/jax_reference/shape_poly/exports.json``; tests/test_shape_poly.py replays them on the engine.
-``ENGINE_REFUSES``: functions JAX exports whose shape rules the engine cannot take symbolic
-dimensions through yet; it raises for them (never computes something else).
 """
 
 import json
@@ -45,6 +43,9 @@ CASES = {
     "outer": ("lambda x: jnp.outer(x[:, 0], x[:, 1])", "b, 3"),
     "diag": ("lambda x: jnp.diag(x @ x.T)", "b, 3"),
     "triu": ("lambda x: jnp.triu(x @ x.T)", "b, 3"),
+    "tril_offset": ("lambda x: jnp.tril(x @ x.T, -1) + jnp.triu(x @ x.T, 2)", "b, 3"),
+    "einsum_chain": ("lambda x: jnp.einsum('ij,jk,kl->il', x.T, x, x.T)", "b, 3"),
+    "trace": ("lambda x: jnp.trace(x @ x.T)", "b, 3"),
     "where1": ("lambda x: jnp.where(x > 0)[0]", "b, 3"),
     "ones_like": ("lambda x: jnp.ones_like(x) * x.shape[0]", "b, 3"),
     "full": ("lambda x: jnp.full((x.shape[0], 2), 7.)", "b, 3"),
@@ -68,10 +69,6 @@ CASES = {
     "concat_const": ("lambda x: jnp.concatenate([x, jnp.ones((2, 3))])", "b, 3"),
     "hstack": ("lambda x: jnp.hstack([x, x])", "b, 3"),
     "meshgrid": ("lambda x: jnp.meshgrid(x[:, 0], x[0])[0]", "b, 3"),
-}
-ENGINE_REFUSES = {
-    "einsum": "opt_einsum's contraction path needs integer sizes",
-    "triu": "jnp.triu/tril build their mask with numpy's tri",
 }
 # Both refuse, with different error classes.
 ERROR_DIFFERS = {
