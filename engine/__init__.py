@@ -52,7 +52,7 @@ from .transfers import (  # noqa: F401
 )
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
-from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .custom_derivatives import custom_jvp, custom_vjp, custom_gradient, closure_convert  # noqa: F401
 from .ad_checkpoint import checkpoint_policies  # noqa: F401
 from .parallel import (
     pmap,
@@ -78,6 +78,9 @@ from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.
 from . import ffi  # noqa: E402,F401  (jax.ffi)
 from . import export  # noqa: E402,F401  (jax.export)
 from . import profiler  # noqa: E402,F401  (jax.profiler)
+from . import flatten_util, ops, typing  # noqa: E402,F401  (jax.flatten_util, jax.ops, jax.typing)
+from .core import float0  # noqa: E402,F401
+from .environment import Device, clear_caches, live_arrays, print_environment_info  # noqa: E402,F401
 
 from .config import bool_env as _bool_env  # noqa: E402
 

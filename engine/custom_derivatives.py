@@ -428,3 +428,6 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+from .closure_conversion import closure_convert, custom_gradient  # noqa: E402,F401  (jax.custom_derivatives)

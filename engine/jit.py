@@ -207,6 +207,15 @@ def _shared_caches(fun: Callable[..., Any], config: StaticConfig) -> Caches:
     return per_fun[config]
 
 
+def clear_caches() -> None:
+    """Forget every traced and compiled ``jit`` function (JAX's ``jax.clear_caches``): the next call
+    of each traces again."""
+    for per_fun in list(_caches_by_function.values()):
+        for staged, fast in per_fun.values():
+            staged.clear()
+            fast.clear()
+
+
 class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
 

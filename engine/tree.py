@@ -27,6 +27,8 @@ __all__ = [
     "transpose",
     "unflatten",
     "broadcast",
+    "reduce_associative",
+    "static",
 ]
 
 _NO_INIT = _tu._NO_INITIALIZER
@@ -179,3 +181,7 @@ def broadcast(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] |
     """
     entries = _tu.broadcast_prefix(prefix_tree, full_tree, is_leaf)
     return _tu.tree_structure(full_tree).unflatten(entries)
+
+
+reduce_associative = _tu.tree_reduce_associative
+from engine.pytree.one_level import static  # noqa: E402

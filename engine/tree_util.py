@@ -56,6 +56,26 @@ from .pytree.tree_functions import (
     treedef_tuple,
 )
 from .pytree.treedef import PyTreeDef
+from .pytree.one_level import (  # noqa: F401
+    KeyEntry,
+    KeyPath,
+    flatten_one_level,
+    flatten_one_level_with_keys,
+    is_tree_node,
+    tree_reduce_associative,
+)
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """Alias of :func:`jax.tree.broadcast`: ``prefix_tree``'s leaves repeated over ``full_tree``.
+
+    >>> tree_broadcast((1, 2), ((1, 2), [3, 4, 5]))
+    ((1, 1), [2, 2, 2])
+    """
+    from .tree import broadcast
+
+    return broadcast(prefix_tree, full_tree, is_leaf=is_leaf)
+
 
 __all__ = [
     "PyTreeDef",
@@ -87,4 +107,9 @@ __all__ = [
     "DictKey",
     "GetAttrKey",
     "FlattenedIndexKey",
+    "flatten_one_level",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
+    "tree_broadcast",
+    "tree_reduce_associative",
 ]

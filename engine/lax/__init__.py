@@ -13,6 +13,7 @@ from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, poly
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E402
 from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
+from .associative_scan import associative_scan  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

@@ -273,3 +273,59 @@ def identity(x):
 
 
 from . import initializers  # noqa: E402,F401  (jax.nn.initializers is an attribute of jax.nn)
+
+
+@staged_as_jit
+def squareplus(x, b=4):
+    """``(x + sqrt(x**2 + b)) / 2``: a smooth ReLU.
+
+    >>> squareplus(jnp.array([-1.0, 0.0, 1.0]))
+    Array([0.618034 , 1.       , 1.618034 ], dtype=float32)
+    """
+    x, b = as_operand(x), as_operand(b)
+    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+
+
+@staged_as_jit
+def sparse_plus(x):
+    """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a sparse softplus."""
+    x = as_operand(x)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@staged_as_jit
+def sparse_sigmoid(x):
+    """``clip((x + 1) / 2, 0, 1)``: the derivative of :func:`sparse_plus`."""
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
+@custom_jvp
+@staged_as_jit
+def log1mexp(x):
+    """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x``.
+
+    >>> log1mexp(jnp.array([0.1, 10.0]))
+    Array([-2.3521626e+00, -4.5400940e-05], dtype=float32)
+    """
+    (x,) = promote_args_inexact("log1mexp", x)
+    return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+
+
+@staged_as_jit(static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
+    """``log(mean(exp(x)))`` over ``axis``, stably: ``logsumexp(x) - log(n)``.
+
+    >>> logmeanexp(jnp.array([0.0, jnp.log(3.0)]))
+    Array(0.6931472, dtype=float32)
+    """
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    x = as_operand(x)
+    ones = jnp.ones_like(x, dtype=lse.dtype)
+    count = jnp.sum(ones, axis=axis, where=where, keepdims=keepdims)
+    return lse - jnp.log(count)
+
+
+from .attention import dot_product_attention  # noqa: E402,F401

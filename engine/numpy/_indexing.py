@@ -257,8 +257,9 @@ def _normalize_index(i, size):
     return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, n), i)
 
 
-def _index_to_gather(shape, indices) -> _GatherIndexer:
-    """JAX's ``_index_to_gather``: the gather (and, transposed, the scatter) computing ``x[idx]``."""
+def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherIndexer:
+    """JAX's ``_index_to_gather``: the gather (and, transposed, the scatter) computing ``x[idx]``.
+    Without ``normalize_indices`` negative array indices stay out of bounds (``jax.ops.segment_*``)."""
     _validate_slices(indices)
     is_advanced = np.nonzero([p.typ in (_ARRAY, _INTEGER) for p in indices])[0]
     contiguous = bool(np.all(np.diff(is_advanced) == 1))
@@ -285,7 +286,9 @@ def _index_to_gather(shape, indices) -> _GatherIndexer:
                 if isinstance(p.index, np.ndarray) and p.index.dtype.kind == "i"
                 else as_operand(p.index)
             )
-            indices.append(p._replace(index=_normalize_index(i, shape[p.axes[0]])))
+            indices.append(
+                p._replace(index=_normalize_index(i, shape[p.axes[0]]) if normalize_indices else i)
+            )
         else:
             indices.append(p)
 
@@ -421,7 +424,7 @@ def scatter_update(
         out = scatter_update(lax.reshape(x, (1,)), 0, y, scatter_fn, mode=mode)
         return lax.reshape(out, ())
     indices = _expand_bool_indices(_parse(idx, x.shape), x.shape)
-    g = _index_to_gather(x.shape, indices)
+    g = _index_to_gather(x.shape, indices, normalize_indices)
     if 0 in g.slice_shape:
         return x
     y = convert(y, x.dtype, x.weak_type)  # after the indices, where JAX promotes

@@ -390,6 +390,7 @@ def _logaddexp_custom_jvp():
     f = custom_jvp(logaddexp)
 
     def replace_inf(x):
+        x = as_operand(x)  # (a weak Python scalar reaches the rule as it was passed)
         return lax.select(lax.eq(x, np.asarray(np.inf, x.dtype)), lax.full_like(x, 0), x)
 
     def _logaddexp_jvp(primals, tangents):

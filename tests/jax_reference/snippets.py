@@ -1724,3 +1724,8 @@ SNIPPETS["export"] = [
         "out = e.call(jnp.arange(32))",
     ),
 ]
+
+from snippets_surface import SURFACE, SURFACE_WEAK_TYPE_DIFFERS  # noqa: E402
+
+SNIPPETS["surface"] = SURFACE
+WEAK_TYPE_DIFFERS |= SURFACE_WEAK_TYPE_DIFFERS
