@@ -61,10 +61,11 @@ def custom_gradient(fun):
     cotangents, one per argument. ``vjp`` may close over values ``fun`` computed; it may not branch
     in Python on them (it is traced once, on the forward pass).
 
+    >>> import engine as jax
     >>> @custom_gradient
     ... def f(x, y):
     ...     return x * y, lambda g: (g * y, g * x)
-    >>> grad(f, argnums=(0, 1))(3.0, 4.0)
+    >>> jax.grad(f, argnums=(0, 1))(3.0, 4.0)
     (Array(4., dtype=float32, weak_type=True), Array(3., dtype=float32, weak_type=True))
     """
 
@@ -97,6 +98,7 @@ def closure_convert(fun, *example_args):
     ``hoisted`` lists the closed-over values that a transformation may be tracing (constants stay
     inside), so a ``custom_vjp`` taking ``converted`` can differentiate with respect to them.
 
+    >>> import engine.numpy as jnp
     >>> c = jnp.float32(2.0)
     >>> f, hoisted = closure_convert(lambda x: x * c, 1.0)
     >>> f(3.0, *hoisted)

@@ -75,11 +75,21 @@ def _jax_getattr(name: str):
     raise AttributeError(f"module 'jax' has no attribute {name!r} (the engine does not implement it)")
 
 
+def _submodule_names() -> set[str]:
+    """The engine's public submodules: ``jax.X`` imports each on first use, so ``dir(jax)`` lists them
+    whether or not they are imported yet (as JAX's, which imports its own)."""
+    import pkgutil
+
+    return {m.name for m in pkgutil.iter_modules(engine.__path__) if not m.name.startswith("_")} - {
+        "conftest"
+    }
+
+
 def _make_jax_module() -> types.ModuleType:
     mod = types.ModuleType("jax", engine.__doc__)
     mod.__path__ = []  # a package, so `import jax.numpy` asks the finders
     mod.__getattr__ = _jax_getattr
-    mod.__dir__ = lambda: sorted(set(dir(engine)) | set(_overrides))
+    mod.__dir__ = lambda: sorted(set(dir(engine)) | set(_overrides) | _submodule_names())
     mod.__version__ = engine.__version__
     mod.__engine__ = engine
     return mod

@@ -280,7 +280,7 @@ def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``: a smooth ReLU.
 
     >>> squareplus(jnp.array([-1.0, 0.0, 1.0]))
-    Array([0.618034 , 1.       , 1.618034 ], dtype=float32)
+    Array([0.618034, 1.      , 1.618034], dtype=float32)
     """
     x, b = as_operand(x), as_operand(b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
@@ -305,7 +305,7 @@ def log1mexp(x):
     """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x``.
 
     >>> log1mexp(jnp.array([0.1, 10.0]))
-    Array([-2.3521626e+00, -4.5400940e-05], dtype=float32)
+    Array([-2.3521686e+00, -4.5400953e-05], dtype=float32)
     """
     (x,) = promote_args_inexact("log1mexp", x)
     return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))

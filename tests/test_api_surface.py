@@ -1,0 +1,200 @@
+"""JAX 0.10.2's public names, module by module (recorded by tests/jax_reference/record_api_surface.py),
+against the engine's under ``import jax``. Every name the engine lacks is listed in ``GAPS`` with the
+reason; a listed name that appears fails the test (remove it from the list), so the list cannot go
+stale. Names whose reason starts with ``elsewhere:`` are being added by concurrent work and may
+appear without failing."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
+RECORDED: dict[str, list[str]] = json.loads((HERE / "api_surface.json").read_text())
+
+NOT_ON_CPU = "needs a GPU/TPU runtime, multi-host processes or XLA internals the engine does not have"
+DLPACK = "no DLPack: the engine's arrays are numpy buffers (np.asarray them instead)"
+EXTENDED_FLOATS = "elsewhere: bfloat16/float8/float4/int4 dtypes (ml_dtypes) are another piece of work"
+DISTRIBUTIONS = "elsewhere: random distributions and scipy.special/stats functions are another piece of work"
+NOT_YET = "not implemented yet"
+TYPING = "typing aliases of JAX internals (annotations only)"
+FILE_IO = "file I/O of numpy arrays: use numpy.save/load on np.asarray(x)"
+INTERNAL_PRIM = "a primitive of an XLA-specific op the engine does not stage (its public wrapper may exist)"
+
+
+def _same(reason: str, names: str) -> dict[str, str]:
+    return {n: reason for n in names.split()}
+
+
+# module -> {name: why the engine lacks it}, or module -> why the whole module is missing.
+GAPS: dict[str, dict[str, str] | str] = {
+    "jax": {
+        **_same(
+            NOT_ON_CPU,
+            "distributed make_array_from_process_local_data process_indices host_count host_id host_ids "
+            "make_user_context thread_guard copy_to_host_async memory smap",
+        ),
+        "dlpack": DLPACK,
+        **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
+        **_same(
+            NOT_YET,
+            "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks "
+            "checking_leaks custom_batching debug_key_reuse default_device default_prng_impl ds empty_ref "
+            "enable_checks enable_custom_prng explain_cache_misses free_ref fwd_and_bwd image "
+            "jax2tf_associative_scan_reductions legacy_prng_key log_compiles make_array_from_callback "
+            "make_array_from_single_device_arrays no_execution no_tracing remove_size_one_mesh_axis_from_type "
+            "softmax_custom_jvp stages threefry_partitionable version",
+        ),
+    },
+    "jax.custom_derivatives": _same(
+        NOT_YET,
+        "CustomVJPPrimal SymbolicZero custom_vjp_primal_tree_values linear_call remat_opt_p zero_from_primal",
+    ),
+    "jax.debug": _same(
+        NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log visualize_sharding"
+    ),
+    "jax.dtypes": {"bfloat16": EXTENDED_FLOATS, **_same(NOT_YET, "float0 itemsize_bits scalar_type_of")},
+    "jax.errors": _same(NOT_YET, "InconclusiveDimensionOperation JaxprTypeError"),
+    "jax.example_libraries.optimizers": _same(
+        "module-level imports and type aliases of JAX's source file, not API",
+        "Array InitFn Params ParamsFn State Step UpdateFn Updates jax map partial safe_map safe_zip unzip2 zip",
+    ),
+    "jax.experimental": _same(NOT_YET, "EArray compilation_cache cur_qdd primal_tangent_dtype"),
+    "jax.experimental.sparse": "sparse arrays (BCOO/BCSR) are not implemented",
+    "jax.image": NOT_YET,
+    "jax.lax": {
+        **_same(
+            TYPING,
+            "AccuracyMode ConvGeneralDilatedDimensionNumbers DotAlgorithm DotAlgorithmPreset DotDimensionNumbers "
+            "FftType PrecisionLike RaggedDotDimensionNumbers Tolerance",
+        ),
+        **_same(
+            INTERNAL_PRIM,
+            "after_all_p approx_top_k_p create_token_p dce_sink_p device_put_p eq_to_p le_to_p lt_to_p "
+            "ragged_all_to_all_p reduce_window_max_p reduce_window_min_p reduce_window_p reduce_window_sum_p "
+            "rng_uniform_p select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
+            "sharding_constraint_p stage_p",
+        ),
+        **_same(
+            NOT_ON_CPU,
+            "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform composite stage pbroadcast",
+        ),
+        "random_gamma_grad": DISTRIBUTIONS,
+        **_same(
+            NOT_YET,
+            "approx_max_k approx_min_k batch_matmul bessel_i0e bessel_i0e_p bessel_i1e bessel_i1e_p "
+            "broadcast_like broadcast_shapes clz clz_p conv_general_dilated_local conv_general_dilated_patches "
+            "cumlogsumexp cumlogsumexp_p custom_root dtype empty index_take mulhi mulhi_p optimization_barrier "
+            "optimization_barrier_p pswapaxes ragged_dot ragged_dot_general reduce reduce_p scaled_dot "
+            "shape_as_value",
+        ),
+    },
+    "jax.nn": _same(NOT_ON_CPU, "get_scaled_dot_general_config scaled_dot_general scaled_matmul"),
+    "jax.nn.initializers": _same(NOT_YET, "Initializer delta_orthogonal orthogonal"),
+    "jax.numpy": {
+        **_same(
+            EXTENDED_FLOATS,
+            "bfloat16 float4_e2m1fn float6_e2m3fn float6_e3m2fn float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
+            "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int4 uint1 "
+            "uint2 uint4",
+        ),
+        "from_dlpack": DLPACK,
+        **_same(FILE_IO, "fromfile load save savez"),
+        **_same(
+            NOT_YET,
+            "ComplexWarning apply_over_axes array_repr array_str bartlett blackman c_ cdouble character choose "
+            "csingle digitize extract flexible frexp fromiter frompyfunc fromstring get_printoptions gradient "
+            "hamming hanning histogram histogram2d histogram_bin_edges histogramdd i0 index_exp intersect1d "
+            "iterable kaiser lexsort mask_indices matvec mgrid object_ ogrid packbits place poly polyadd "
+            "polyder polydiv polyfit polyint polymul polysub printoptions put put_along_axis r_ roots s_ "
+            "set_printoptions setdiff1d setxor1d sort_complex spacing trim_zeros ufunc union1d unique_all "
+            "unique_counts unique_inverse unique_values unpackbits unwrap vecmat",
+        ),
+    },
+    "jax.numpy.fft": _same(NOT_YET, "hfft ihfft irfft2 irfftn rfft2 rfftn"),
+    "jax.numpy.linalg": {
+        **_same("non-symmetric eigendecomposition is not implemented (complex results)", "eig eigvals"),
+        **_same(NOT_YET, "cond cross multi_dot tensorinv tensorsolve"),
+    },
+    "jax.profiler": {
+        **_same("the profiler's protobuf types (xprof)", "ProfileData ProfileEvent ProfilePlane"),
+        **_same(
+            "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
+        ),
+    },
+    "jax.random": _same(
+        DISTRIBUTIONS,
+        "ball beta binomial cauchy chisquare dirichlet double_sided_maxwell f gamma generalized_normal geometric "
+        "key_dtype laplace loggamma logistic lognormal maxwell multinomial multivariate_normal orthogonal pareto "
+        "poisson rademacher random_gamma_p rayleigh t triangular wald weibull_min",
+    ),
+    "jax.scipy": {
+        "sparse": "sparse linear algebra is not implemented",
+        **_same(NOT_YET, "cluster fft integrate interpolate ndimage signal"),
+    },
+    "jax.scipy.cluster": NOT_YET,
+    "jax.scipy.fft": NOT_YET,
+    "jax.scipy.integrate": NOT_YET,
+    "jax.scipy.interpolate": NOT_YET,
+    "jax.scipy.linalg": _same(
+        NOT_YET,
+        "circulant companion convolution_matrix dft eigh_tridiagonal expm_frechet fiedler fiedler_companion funm "
+        "hadamard hankel helmert hessenberg hilbert invhilbert invpascal leslie pascal polar qr_multiply rsf2csf "
+        "schur solve_sylvester sqrtm toeplitz",
+    ),
+    "jax.scipy.ndimage": NOT_YET,
+    "jax.scipy.optimize": NOT_YET,
+    "jax.scipy.signal": NOT_YET,
+    "jax.scipy.spatial.transform": NOT_YET,
+    "jax.scipy.special": _same(
+        DISTRIBUTIONS,
+        "bernoulli bessel_jn boxcox boxcox1p comb dawsn erfcx exp1 expi expn fresnel hyp1f1 hyp2f1 i0 i0e i1 "
+        "i1e owens_t sici spence sph_harm_y wofz",
+    ),
+    "jax.scipy.stats": _same(
+        DISTRIBUTIONS,
+        "betabinom gaussian_kde gennorm geom gumbel_l gumbel_r mode multinomial nbinom pareto rankdata sem "
+        "truncnorm vonmises wrapcauchy",
+    ),
+    "jax.sharding": _same(NOT_YET, "AbstractDevice ManualAxisType"),
+    "jax.stages": NOT_YET,
+    "jax.tree_util": {"default_registry": "the engine's pytree registry is not a PyTreeRegistry object"},
+}
+
+
+@pytest.fixture(scope="module")
+def engine_names():
+    from engine import compat
+
+    compat.install()
+    sys.path.insert(0, str(HERE))
+    from record_api_surface import public_names
+
+    sys.path.remove(str(HERE))
+    yield public_names
+    compat.uninstall()
+
+
+def test_gaps_name_only_recorded_modules_and_names():
+    for module, gaps in GAPS.items():
+        assert module in RECORDED, f"{module} is not in api_surface.json"
+        if isinstance(gaps, dict):
+            unknown = sorted(set(gaps) - set(RECORDED[module]))
+            assert not unknown, f"{module}: JAX 0.10.2 has no {unknown}"
+
+
+@pytest.mark.parametrize("module", sorted(RECORDED))
+def test_module_has_jax_public_names(module, engine_names):
+    gaps = GAPS.get(module, {})
+    if isinstance(gaps, str):
+        with pytest.raises(ImportError):
+            engine_names(module)
+        return
+    have = set(engine_names(module))
+    missing = sorted(n for n in RECORDED[module] if n not in have and n not in gaps)
+    assert not missing, f"{module} lacks {missing} (implement them, or list them in GAPS with the reason)"
+    stale = sorted(n for n, why in gaps.items() if n in have and not why.startswith("elsewhere:"))
+    assert not stale, f"{module} now has {stale}: remove them from GAPS"
