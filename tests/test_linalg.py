@@ -152,6 +152,45 @@ def test_custom_linear_solve_reverse_mode_needs_transpose_solve():
         engine.grad(f)(b)
 
 
+def _cls_aux(a, b):
+    return lax.custom_linear_solve(
+        lambda x: a @ x,
+        b,
+        solve=lambda _, x: (jnp.linalg.solve(a, x), {"n": jnp.sum(x**2)}),
+        transpose_solve=lambda _, x: (jnp.linalg.solve(a.T, x), {"n": jnp.max(x)}),
+        has_aux=True,
+    )
+
+
+def test_custom_linear_solve_has_aux_returns_the_aux_with_zero_derivatives():
+    # Values recorded from JAX 0.10.2.
+    b = np.array([1.0, -2.0, 0.5], np.float32)
+    x, aux = _cls_aux(M, b)
+    np.testing.assert_allclose(np.asarray(x), [0.40814233, -0.69825524, 0.13137187], rtol=1e-5)
+    assert float(aux["n"]) == 5.25
+    grad_a = engine.grad(lambda a, b: jnp.sum(_cls_aux(a, b)[0] ** 2))(M, b)
+    np.testing.assert_allclose(np.asarray(grad_a)[0], [-0.09320938, 0.15946382, -0.03000201], rtol=1e-4)
+    check_grads(lambda a, b: _cls_aux(a, b)[0], (M, b), order=1, atol=1e-2, rtol=1e-2, eps=1e-3)
+    assert float(engine.jvp(lambda b: _cls_aux(M, b)[1]["n"], (b,), (b,))[1]) == 0.0
+    bs = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]], np.float32)
+    xs, auxs = engine.vmap(_cls_aux, (None, 0))(M, bs)
+    np.testing.assert_allclose(np.asarray(xs), np.linalg.solve(M, bs.T).T, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(auxs["n"]), [5.25, 5.0])
+
+
+def test_symmetric_custom_linear_solve_transposes_with_its_solve():
+    # As JAX: symmetric=True without transpose_solve uses solve for reverse mode.
+    s = (M + M.T).astype(np.float32)
+    b = np.array([1.0, -2.0, 0.5], np.float32)
+
+    def f(b):
+        return jnp.sum(
+            lax.custom_linear_solve(lambda x: s @ x, b, lambda _, x: jnp.linalg.solve(s, x), symmetric=True)
+        )
+
+    np.testing.assert_allclose(np.asarray(engine.grad(f)(b)), np.linalg.solve(s, np.ones(3)), rtol=1e-5)
+
+
 # --- det past 3x3: JAX's custom JVP through the adjugate, finite for singular matrices ------------
 # (values recorded from JAX 0.10.2)
 

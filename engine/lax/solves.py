@@ -45,39 +45,47 @@ def _flatten(groups):
     return [x for g in groups for x in g]
 
 
-def _traced(fun, tree, b_avals, what):
-    """``fun`` on the tree of ``b`` as a closed jaxpr of its flat leaves, and its constants."""
+def _traced(fun, tree, b_avals, what, has_aux=False):
+    """``fun`` on the tree of ``b`` as a closed jaxpr of its flat leaves (then, with ``has_aux``, the
+    leaves of its auxiliary output), its constants, and the aux tree."""
+    aux_tree: list = []
 
     def flat(*xs):
-        out, out_tree = tree_flatten(fun(tree_unflatten(tree, list(xs))))
+        out = fun(tree_unflatten(tree, list(xs)))
+        if has_aux:
+            out, aux = out
+            aux_leaves, t = tree_flatten(aux)
+            aux_tree[:] = [t]
+        out, out_tree = tree_flatten(out)
         if out_tree != tree:
             raise TypeError(f"{what}() output pytree structure must match b, got {out_tree} and {tree}")
-        return out
+        return out + aux_leaves if has_aux else out
 
     closed, consts = _trace(flat, b_avals)
     for a, o in zip(b_avals, closed.out_avals):
         if a.shape != o.shape or a.dtype != o.dtype:
             raise TypeError(f"{what}() output shapes must match b, got {o.str_short()} and {a.str_short()}")
-    return closed, consts
+    return closed, consts, (aux_tree[0] if aux_tree else None)
 
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False, has_aux=False):
     """Solve ``matvec(x) == b`` with ``solve(matvec, b)``, differentiated implicitly: the
     derivatives solve the linear system again (``transpose_solve`` for reverse mode) instead of
-    differentiating through ``solve``.
+    differentiating through ``solve``. With ``has_aux``, ``solve`` (and ``transpose_solve``) return
+    ``(x, aux)`` and so does this (``aux`` has zero derivatives).
 
     >>> a = jnp.array([[2., 0.], [0., 4.]])
     >>> lax.custom_linear_solve(lambda x: a @ x, jnp.array([2., 2.]), lambda mv, b: b / jnp.diag(a))
     Array([1. , 0.5], dtype=float32)
     """
-    if has_aux:
-        raise NotImplementedError("custom_linear_solve(has_aux=True) is not supported yet")
     from ..api import linear_transpose
 
+    if transpose_solve is None and symmetric:
+        transpose_solve = solve  # (as JAX: a symmetric operator's solve is its own transpose)
     b_flat, tree = tree_flatten(b)
     b_avals = _avals(b_flat)
-    matvec_jaxpr, matvec_consts = _traced(matvec, tree, b_avals, "matvec")
-    solve_jaxpr, solve_consts = _traced(lambda x: solve(matvec, x), tree, b_avals, "solve")
+    matvec_jaxpr, matvec_consts, _ = _traced(matvec, tree, b_avals, "matvec")
+    solve_jaxpr, solve_consts, aux_tree = _traced(lambda x: solve(matvec, x), tree, b_avals, "solve", has_aux)
     if transpose_solve is None:
         vecmat_jaxpr = tr_solve_jaxpr = None
         vecmat_consts: list = []
@@ -92,15 +100,21 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
             def vecmat(x):
                 return matvec_t(x)[0]
 
-            vecmat_jaxpr, vecmat_consts = _traced(vecmat, tree, b_avals, "vecmat")
-        tr_solve_jaxpr, tr_solve_consts = _traced(
-            lambda x: transpose_solve(vecmat, x), tree, b_avals, "transpose_solve"
+            vecmat_jaxpr, vecmat_consts, _ = _traced(vecmat, tree, b_avals, "vecmat")
+        tr_solve_jaxpr, tr_solve_consts, tr_aux_tree = _traced(
+            lambda x: transpose_solve(vecmat, x), tree, b_avals, "transpose_solve", has_aux
         )
+        if tr_aux_tree != aux_tree:
+            raise TypeError(
+                f"transpose_solve() auxiliary output structure must match solve's, got {tr_aux_tree} "
+                f"and {aux_tree}"
+            )
     groups = [matvec_consts, vecmat_consts, solve_consts, tr_solve_consts]
     const_lengths = _LinearSolveTuple(*[len(g) for g in groups])
     jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr)
     outs = linear_solve_p.bind(*_flatten(groups), *b_flat, const_lengths=const_lengths, jaxprs=jaxprs)
-    return tree_unflatten(tree, outs)
+    x = tree_unflatten(tree, outs[: len(b_flat)])
+    return (x, tree_unflatten(aux_tree, outs[len(b_flat) :])) if has_aux else x
 
 
 def _linear_solve_impl(*args, const_lengths, jaxprs):
@@ -108,16 +122,23 @@ def _linear_solve_impl(*args, const_lengths, jaxprs):
     return _run(jaxprs.solve, *params.solve, *b)
 
 
+def _num_aux(jaxprs):
+    """Outputs of ``solve`` past the solution: its auxiliary data."""
+    return len(jaxprs.solve.out_avals) - len(jaxprs.matvec.out_avals)
+
+
 def _linear_solve_abstract(*avals, const_lengths, jaxprs):
-    return list(avals[sum(const_lengths) :])
+    aux = jaxprs.solve.out_avals[len(jaxprs.solve.out_avals) - _num_aux(jaxprs) :]
+    return list(avals[sum(const_lengths) :]) + list(aux)
 
 
 def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
     # A x = b, so dA x + A dx = db: dx solves A dx = db - dA x.
     kwargs = dict(const_lengths=const_lengths, jaxprs=jaxprs)
-    x = linear_solve_p.bind(*primals, **kwargs)
+    x_aux = linear_solve_p.bind(*primals, **kwargs)
     params, _ = _split(primals, const_lengths)
     params_dot, b_dot = _split(tangents, const_lengths)
+    x = x_aux[: len(b_dot)]
     if all(type(p) is ad.Zero for p in params_dot.matvec):
         rhs = b_dot
     else:
@@ -131,8 +152,9 @@ def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
             ad.add_tangents(db, operator.neg(t) if type(t) is not ad.Zero else t) for db, t in zip(b_dot, dAx)
         ]
     rhs = [ad.instantiate_zeros(t) for t in rhs]
-    x_dot = linear_solve_p.bind(*_flatten(params), *rhs, **kwargs)
-    return x, x_dot
+    x_dot = linear_solve_p.bind(*_flatten(params), *rhs, **kwargs)[: len(b_dot)]
+    aux_dot = [ad.Zero(ad.tangent_aval(core.get_aval(a))) for a in x_aux[len(b_dot) :]]
+    return x_aux, [*x_dot, *aux_dot]
 
 
 def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
@@ -143,6 +165,9 @@ def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
     params, b = _split(primals, const_lengths)
     if any(ad.is_undefined(p) for p in _flatten(params)):
         raise NotImplementedError("custom_linear_solve: transposing with respect to the operator")
+    cts, aux_cts = cts[: len(b)], cts[len(b) :]
+    if any(type(c) is not ad.Zero for c in aux_cts):
+        raise NotImplementedError("custom_linear_solve: a cotangent for the auxiliary output of has_aux=True")
     cts = [ad.instantiate_zeros(c) for c in cts]
     ct_b = linear_solve_p.bind(
         *_flatten(params.transpose()),
@@ -150,7 +175,7 @@ def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
         const_lengths=const_lengths.transpose(),
         jaxprs=jaxprs.transpose(),
     )
-    return [None] * sum(const_lengths) + list(ct_b)
+    return [None] * sum(const_lengths) + list(ct_b[: len(b)])
 
 
 # Batched jaxprs, per jaxpr (weakly) and batching, as JAX caches batch_jaxpr: the solves of one
@@ -176,21 +201,24 @@ def _linear_solve_batch(axis_size, vals, dims, *, const_lengths, jaxprs):
             per_jaxpr[key] = batched, [d is not not_mapped for d in out_dims]
         return per_jaxpr[key]
 
+    num_aux = _num_aux(jaxprs)
     b_bat = list(orig_b_bat)
-    x_bat = [False] * len(b)
-    for _ in range(2 + 2 * len(b)):
+    x_bat = [False] * (len(b) + num_aux)
+    for _ in range(2 + len(b) + len(x_bat)):
         solve_b, solve_x_bat = batch(jaxprs.solve, solve_bat + b_bat, x_bat)
         if jaxprs.vecmat is None:
             vecmat_b, x_bat_out = None, solve_x_bat
         else:
             vecmat_b, vecmat_x_bat = batch(jaxprs.vecmat, vecmat_bat + b_bat, b_bat)
-            x_bat_out = [p or q for p, q in zip(vecmat_x_bat, solve_x_bat)]
-        matvec_b, matvec_b_bat = batch(jaxprs.matvec, matvec_bat + x_bat_out, b_bat)
+            # (as JAX: auxiliary outputs are batched once the operator's transpose is)
+            x_bat_out = [p or q for p, q in zip(vecmat_x_bat + [True] * num_aux, solve_x_bat)]
+        x_bat_noaux = x_bat_out[: len(b)]
+        matvec_b, matvec_b_bat = batch(jaxprs.matvec, matvec_bat + x_bat_noaux, b_bat)
         if jaxprs.transpose_solve is None:
             solve_t_b, b_bat_out = None, [p or q for p, q in zip(matvec_b_bat, orig_b_bat)]
         else:
-            solve_t_b, solve_t_b_bat = batch(jaxprs.transpose_solve, solve_t_bat + x_bat_out, x_bat_out)
-            b_bat_out = [p or q or r for p, q, r in zip(matvec_b_bat, solve_t_b_bat, orig_b_bat)]
+            solve_t_b, solve_t_b_bat = batch(jaxprs.transpose_solve, solve_t_bat + x_bat_noaux, x_bat_out)
+            b_bat_out = [p or q or r for p, q, r in zip(matvec_b_bat, solve_t_b_bat[: len(b)], orig_b_bat)]
         if x_bat_out == x_bat and b_bat_out == b_bat:
             break
         x_bat, b_bat = x_bat_out, b_bat_out

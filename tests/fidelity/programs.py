@@ -3343,6 +3343,50 @@ def vmap_linalg_solve():
     return jax.vmap(jnp.linalg.solve, (None, 0)), (_well_conditioned(3), f32(4, 3))
 
 
+def _solve_with_aux(a, b):
+    def solve(matvec, b):
+        return jnp.linalg.solve(a, b), jnp.sum(b)
+
+    def transpose_solve(vecmat, b):
+        return jnp.linalg.solve(a.T, b), jnp.sum(b) * 2
+
+    return lax.custom_linear_solve(lambda x: a @ x, b, solve, transpose_solve, has_aux=True)
+
+
+@program
+def custom_linear_solve_has_aux():
+    return _solve_with_aux, (_well_conditioned(3), f32(3))
+
+
+@program
+def grad_custom_linear_solve_has_aux():
+    return jax.grad(lambda a, b: jnp.sum(_solve_with_aux(a, b)[0] ** 2), argnums=1), (
+        _well_conditioned(3),
+        f32(3),
+    )
+
+
+def _symmetric_solve_with_aux(b):  # no transpose_solve: a symmetric operator's is its solve
+    def solve(matvec, b):
+        return b / 2.0, (b[0], b * 3)
+
+    return lax.custom_linear_solve(lambda x: 2.0 * x, b, solve, symmetric=True, has_aux=True)
+
+
+@program
+def custom_linear_solve_symmetric_has_aux():
+    return _symmetric_solve_with_aux, (f32(3),)
+
+
+@program
+def grad_custom_linear_solve_symmetric_has_aux():
+    def f(b):
+        x, (first, _) = _symmetric_solve_with_aux(b)
+        return jnp.sum(x) + first
+
+    return jax.grad(f), (f32(3),)
+
+
 @program
 def custom_linear_solve_diagonal():
     def f(d, b):
