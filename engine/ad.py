@@ -13,6 +13,7 @@ from . import core
 from .core import Params, ShapedArray, Trace, Tracer, Value, float0
 from .errors import UnexpectedTracerError
 from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
+from .narrow_dtypes import kind as dtype_kind
 
 # rule(primals, tangents, **params) -> (primal out, tangent out); lists of them for a primitive
 # with multiple results.
@@ -56,7 +57,7 @@ class Zero:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    if aval.dtype.kind in "fc":  # (np.issubdtype is slow, and this is on every bind)
+    if dtype_kind(aval.dtype) in "fc":  # (np.issubdtype is slow, and this is on every bind)
         return aval
     return ShapedArray(aval.shape, float0, False)
 

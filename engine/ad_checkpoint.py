@@ -22,6 +22,7 @@ from .backends.rows import Scalar, Special, lowerings
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
+from .narrow_dtypes import kind as dtype_kind
 
 checkpoint_p = core.Primitive("remat2", multiple_results=True)
 name_p = core.Primitive("name")
@@ -453,7 +454,7 @@ def _reduce_precision_residuals(known: Jaxpr, num_res: int) -> Jaxpr:
     produced = {v: k for k, e in enumerate(known.eqns) for v in e.out_binders}
     eqns = list(known.eqns)
     for v in res:
-        if type(v) is not Var or v not in produced or v.aval.dtype.kind not in "fc":
+        if type(v) is not Var or v not in produced or dtype_kind(v.aval.dtype) not in "fc":
             continue
         k = produced[v]
         eqn = eqns[k]

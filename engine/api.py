@@ -17,6 +17,7 @@ from .tree_util import (
     tree_flatten,
     tree_unflatten,
 )
+from .narrow_dtypes import kind as dtype_kind
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -104,7 +105,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     f = _aux_fun(fun, has_aux)
     flat = _flatten_fun(f, in_tree, out_store)
     tangents_flat = [
-        t if core.get_aval(p).dtype.kind in "fc" else ad.Zero(ad.tangent_aval(core.get_aval(p)))
+        t if dtype_kind(core.get_aval(p).dtype) in "fc" else ad.Zero(ad.tangent_aval(core.get_aval(p)))
         for p, t in zip(primals_flat, tangents_flat)
     ]
     primals_out, tangents_out = ad.jvp_flat(flat, primals_flat, tangents_flat)
@@ -234,7 +235,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
     jaxpr, out_pvals, consts = ad.partial_eval_flat(flat, [ad.PartialVal.unknown(a) for a in in_avals])
     out_tree = out_store[0]
     out_avals = [p.aval for p in out_pvals]
-    kinds = [a.dtype.kind for a in (*in_avals, *out_avals)]
+    kinds = [dtype_kind(a.dtype) for a in (*in_avals, *out_avals)]
     if not (all(k in "fc" for k in kinds) or all(k in "iu" for k in kinds)):
         raise TypeError(
             "linear_transpose only supports [float or complex] -> [float or complex], and integer -> "
@@ -333,17 +334,17 @@ def _check_input_dtypes(name, leaves, holomorphic: bool, allow_int: bool):
             raise ValueError(f"Expected cotangent type {aval} but got {inner}")
         dt = aval.dtype
         if holomorphic:
-            if dt.kind != "c":
+            if dtype_kind(dt) != "c":
                 raise TypeError(
                     f"{name} with holomorphic=True requires inputs with complex dtype, but got {dt.name}."
                 )
         elif name == "jacfwd":
-            if dt.kind != "f":
+            if dtype_kind(dt) != "f":
                 raise TypeError(
                     f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
                     f"np.floating), but got {dt.name}.{_NON_HOLOMORPHIC_TIP['inputs']}"
                 )
-        elif not allow_int and dt.kind not in "fc":
+        elif not allow_int and dtype_kind(dt) not in "fc":
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
                 f"np.inexact), but got {dt.name}. If you want to use Boolean- or integer-valued inputs, "
@@ -353,11 +354,11 @@ def _check_input_dtypes(name, leaves, holomorphic: bool, allow_int: bool):
 
 def _check_output_dtype(name, dtype, holomorphic: bool):
     if holomorphic:
-        if dtype.kind != "c":
+        if dtype_kind(dtype) != "c":
             raise TypeError(
                 f"{name} with holomorphic=True requires outputs with complex dtype, but got {dtype.name}."
             )
-    elif dtype.kind != "f":
+    elif dtype_kind(dtype) != "f":
         raise TypeError(
             f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
             f"but got {dtype.name}.{_NON_HOLOMORPHIC_TIP['outputs']}"
@@ -395,7 +396,7 @@ def _std_basis(leaves):
     sizes = [a.size for a in avals]
     total = sum(sizes)
     dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    dtype = core.canonical_dtype(dtype if np.issubdtype(dtype, np.inexact) else np.float32)
+    dtype = core.canonical_dtype(dtype if dtype_kind(dtype) in "fc" else np.float32)
     eye = np.eye(total, dtype=dtype)
     out, start = [], 0
     for a, s in zip(avals, sizes):
@@ -414,7 +415,7 @@ def _std_basis_staged(leaves):
     sizes = [a.size for a in avals]
     total = sum(sizes)
     dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    dtype = core.canonical_dtype(dtype if np.issubdtype(dtype, np.inexact) else np.float32)
+    dtype = core.canonical_dtype(dtype if dtype_kind(dtype) in "fc" else np.float32)
     rows = lax.broadcasted_iota(np.int32, (total, total), 0)
     cols = lax.broadcasted_iota(np.int32, (total, total), 1)
     eye = lax.convert_element_type(lax.eq(lax.add(rows, np.int32(0)), cols), dtype)

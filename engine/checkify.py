@@ -34,6 +34,7 @@ from .core import Primitive
 from .ir import Jaxpr, Var
 from .staging import trace_to_jaxpr
 from .tree_util import register_pytree_node, tree_flatten, tree_leaves, tree_unflatten
+from .narrow_dtypes import kind as dtype_kind
 
 # ---------------------------------------------------------------------------------------------
 # What can go wrong: one exception class per error category, rebuilt from a static part (kept in
@@ -514,7 +515,7 @@ def _check_nans(prim: Primitive, error: Error, enabled: frozenset, out: Any) -> 
     import engine.numpy as jnp
 
     outs = out if prim.multiple_results else [out]
-    inexact = [o for o in outs if np.dtype(core.get_aval(o).dtype).kind in "fc"]
+    inexact = [o for o in outs if dtype_kind(np.dtype(core.get_aval(o).dtype)) in "fc"]
     if not inexact:
         return error
     any_nan = functools.reduce(jnp.logical_or, [_any(jnp.isnan(o)) for o in inexact])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import dims, invalid_values
+from . import dims, invalid_values, narrow_dtypes
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .errors import (
@@ -57,33 +57,15 @@ Params = dict[str, Any]
 float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
 
 
-_SHORT = {
-    "float32": "f32",
-    "float64": "f64",
-    "float16": "f16",
-    "int32": "i32",
-    "int64": "i64",
-    "int8": "i8",
-    "int16": "i16",
-    "uint8": "u8",
-    "uint32": "u32",
-    "uint64": "u64",
-    "bool": "bool",
-    "complex64": "c64",
-    "complex128": "c128",
-    "bfloat16": "bf16",
-    "uint16": "u16",
-}
-
-
 @functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
 def dtype_short(dtype: DType | npt.DTypeLike) -> str:
     if isinstance(dtype, ExtendedDType):
         return dtype.name
-    name = np.dtype(dtype).name
     if dtype == float0:
         return "float0"
-    return _SHORT.get(name, name)
+    # JAX's abbreviation: bf16, f8_e4m3fn, i4, u32, c64, bool
+    name = np.dtype(dtype).name
+    return name.replace("float", "f").replace("uint", "u").replace("int", "i").replace("complex", "c")
 
 
 class ExtendedDType:
@@ -396,7 +378,10 @@ class EvalTrace(Trace):
             impl = impl_rules[primitive]
         except KeyError:
             raise NotImplementedError(f"Evaluation rule for '{primitive}' not implemented") from None
-        outs = impl(*args, **params)
+        if narrow_dtypes.has_narrow(args) and narrow_dtypes.widens(primitive, params):
+            outs = run_narrow(primitive, impl, vals, args, params)
+        else:
+            outs = impl(*args, **params)
         if _debug_values[0]:
             invalid_values.check_primitive(primitive.name, outs, primitive.multiple_results)
         weak = params.get("weak_type")
@@ -415,13 +400,25 @@ class EvalTrace(Trace):
         return outs if isinstance(outs, Array) else array_of(outs, weak and _keeps_dtype(outs, args))
 
 
+def run_narrow(
+    primitive: Primitive, impl: Callable[..., Any], vals: Sequence[Value], args: list[Any], params: Params
+) -> Any:
+    """``impl`` computing with bfloat16 and the like as XLA's CPU backend does (``narrow_dtypes``)."""
+
+    def out_dtypes() -> list[Any]:
+        out = primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
+        return [a.dtype for a in (out if primitive.multiple_results else [out])]
+
+    return narrow_dtypes.run_impl(impl, args, params, out_dtypes, primitive.multiple_results)
+
+
 def _keeps_dtype(out: Value, args: Sequence[np.ndarray | Array]) -> bool:
     # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
     # comparisons (bool), argmax (int) and the like are strong, as under jit.
     # A complex value's real part, imaginary part and modulus (and a real value's conjugate)
     # stay weak too, as in JAX.
     od, ad = getattr(out, "dtype", None), args[0].dtype
-    return od == ad or (od is not None and od.kind in "fc" and ad.kind in "fc")
+    return od == ad or (od is not None and narrow_dtypes.kind(od) in "fc" and narrow_dtypes.kind(ad) in "fc")
 
 
 _state = _TraceState()

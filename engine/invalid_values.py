@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
+from .narrow_dtypes import kind as dtype_kind
 
 active = [False]  # either flag on (read by EvalTrace and jit's fast path: a plain list cell)
 _flags = {"nan": False, "inf": False}
@@ -37,7 +38,7 @@ def invalid_kind(values: Sequence[Any]) -> str | None:
     """ "nan" or "inf" if a checked kind of invalid value is among ``values``' floats, else None."""
     for v in values:
         a = getattr(v, "_value", v)
-        if not isinstance(a, (np.ndarray, np.generic)) or a.dtype.kind not in "fc":
+        if not isinstance(a, (np.ndarray, np.generic)) or dtype_kind(a.dtype) not in "fc":
             continue
         if _flags["nan"] and np.isnan(a).any():
             return "nan"

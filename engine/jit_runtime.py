@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import algebraic_simplifier, core, monitoring
+from . import algebraic_simplifier, core, monitoring, narrow_dtypes
 from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
@@ -96,6 +96,27 @@ def interpreted_only(closed: ClosedJaxpr) -> bool:
     )
 
 
+def uses_narrow_dtypes(jaxpr: Jaxpr) -> bool:
+    """Whether a program computes with bfloat16, float8, int4 and the like. numba has none of them,
+    so such programs run on the interpreter, which computes them as XLA's CPU backend does
+    (``engine/narrow_dtypes.py``: float32 inside each operation, rounded at its end)."""
+    for v in (*jaxpr.constvars, *jaxpr.in_binders):
+        if narrow_dtypes.is_narrow(v.aval.dtype):
+            return True
+    for eqn in jaxpr.eqns:
+        if any(narrow_dtypes.is_narrow(v.aval.dtype) for v in eqn.out_binders):
+            return True
+        if any(uses_narrow_dtypes(sub) for sub in subjaxprs(eqn)):
+            return True
+    return False
+
+
+def _narrow_interpreted(closed: ClosedJaxpr) -> Executable:
+    exe = _executables[closed] = _interpreted(closed, None)
+    exe.why_interpreted = "narrow dtypes (bfloat16, float8, int4...): numba has none"  # type: ignore[attr-defined]
+    return exe
+
+
 # program with refs -> its discharged form and which arguments are refs (None: interpreted)
 _discharged: "weakref.WeakKeyDictionary[ClosedJaxpr, Any]" = weakref.WeakKeyDictionary()
 
@@ -128,6 +149,9 @@ def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> 
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
     closed = compiled_form(closed)
     exe = _executables.get(closed)
+    if exe is None and uses_narrow_dtypes(closed.jaxpr):
+        check_lowerable(closed.jaxpr)
+        return _narrow_interpreted(closed)
     if exe is None and interpreted_only(closed):
         check_lowerable(closed.jaxpr)
         return _stateful(closed, name, None)
@@ -297,6 +321,8 @@ def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Execu
     if getattr(_tier, "interpreting", 0):
         return _interpreted(closed, None)
     check_lowerable(closed.jaxpr)
+    if uses_narrow_dtypes(closed.jaxpr):
+        return _narrow_interpreted(closed)
     if interpreted_only(closed):
         return _stateful(closed, name, args)
     job = _jobs.get(closed)

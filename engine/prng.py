@@ -25,6 +25,7 @@ import math
 from typing import Sequence
 
 import numpy as np
+from .narrow_dtypes import kind as dtype_kind
 
 __all__ = [
     "threefry2x32",
@@ -283,7 +284,7 @@ def random_bits(k, bit_width: int = 32, shape: Sequence[int] = ()) -> np.ndarray
 def bits(k, shape: Sequence[int] = (), dtype=None) -> np.ndarray:
     """``jax.random.bits``: random bits as an unsigned integer array."""
     dtype = np.dtype(np.uint32 if dtype is None else dtype)
-    if dtype.kind != "u":
+    if dtype_kind(dtype) != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     return random_bits(k, dtype.itemsize * 8, shape)
 
@@ -302,7 +303,7 @@ def uniform(k, shape: Sequence[int] = (), dtype=np.float32, minval=0.0, maxval=1
     """
     dtype = _canon_float(dtype)
     shape = _canon_shape(shape)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         raise TypeError(f"uniform only accepts floating point dtypes, got {dtype}")
     minval = np.asarray(minval).astype(dtype)
     maxval = np.asarray(maxval).astype(dtype)
@@ -426,7 +427,7 @@ def randint(k, shape: Sequence[int], minval, maxval, dtype=np.int32) -> np.ndarr
     """
     dtype = _canon_int(dtype)
     shape = _canon_shape(shape)
-    if dtype.kind not in "iu":
+    if dtype_kind(dtype) not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     minval = np.asarray(minval)
     maxval = np.asarray(maxval)
@@ -437,9 +438,9 @@ def randint(k, shape: Sequence[int], minval, maxval, dtype=np.int32) -> np.ndarr
         lo_ = np.clip(minval.astype(np.int64), info.min, info.max)
         hi_ = np.clip(maxval.astype(np.int64), info.min, info.max + 1)
         return randint(k, shape, lo_.astype(np.int32), hi_.astype(np.int32), np.int32).astype(dtype)
-    if minval.dtype.kind not in "iu":
+    if dtype_kind(minval.dtype) not in "iu":
         minval = minval.astype(np.int32)
-    if maxval.dtype.kind not in "iu":
+    if dtype_kind(maxval.dtype) not in "iu":
         maxval = maxval.astype(np.int32)
     minval = minval.astype(np.int64)
     maxval = maxval.astype(np.int64)
@@ -473,7 +474,7 @@ def bernoulli(k, p=0.5, shape: Sequence[int] | None = None) -> np.ndarray:
       dtype('bool')
     """
     p = np.asarray(p)
-    if p.dtype.kind != "f":
+    if dtype_kind(p.dtype) != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {p.dtype}.")
     p = p.astype(_canon_float(p.dtype))
     if shape is None:

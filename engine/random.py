@@ -37,6 +37,7 @@ from .random_primitives import (
     random_wrap,
     threefry2x32_p,
 )
+from .narrow_dtypes import kind as dtype_kind
 
 __all__ = [
     "PRNGKey",
@@ -286,7 +287,7 @@ def _check_shape(name: str, shape, *param_shapes) -> None:
 
 def _float_dtype(dtype, name: str):
     dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
 
@@ -319,7 +320,7 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
     """
     typed, _ = _check_prng_key("bits", key)
     dtype = core.canonical_dtype(np.uint64) if dtype is None else np.dtype(dtype)  # (uint32 without x64)
-    if dtype.kind != "u":
+    if dtype_kind(dtype) != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     dtype = core.canonical_dtype(dtype)
     return _random_bits(typed, dtype.itemsize * 8, _canon_shape(shape))
@@ -415,7 +416,7 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
 
     typed, _ = _check_prng_key("randint", key)
     dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
-    if dtype.kind not in "iu":
+    if dtype_kind(dtype) not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = _canon_shape(shape)
     info = np.iinfo(dtype)
@@ -436,9 +437,9 @@ def _randint(key, minval, maxval, shape, dtype):
     _check_shape("randint", shape, _shape(minval), _shape(maxval))
     minval = jnp.asarray(minval)
     maxval = jnp.asarray(maxval)
-    if minval.dtype.kind not in "iu":
+    if dtype_kind(minval.dtype) not in "iu":
         minval = minval.astype(core.default_dtype(int))
-    if maxval.dtype.kind not in "iu":
+    if dtype_kind(maxval.dtype) not in "iu":
         maxval = maxval.astype(core.default_dtype(int))
     # Where maxval is above dtype's range (randint(key, shape, 0, 256, 'uint8')) the span is one larger.
     top = _convert_and_clip_integer(Array(np.asarray(np.iinfo(dtype).max, dtype)), maxval.dtype)
@@ -478,7 +479,7 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
         shape = _canon_shape(shape)
     typed, _ = _check_prng_key("bernoulli", key)
     dtype = core.get_aval(p).dtype
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype) if isinstance(p, Tracer) else _operand(p, dtype)
     return _bernoulli(typed, p, shape=shape)

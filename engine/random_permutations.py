@@ -17,6 +17,7 @@ from . import core, lax, prng
 from .core import Array, Tracer
 from .random import _canon_shape, _check_prng_key, _shape, gumbel, key_data, randint
 from .random_primitives import random_bits, random_split
+from .narrow_dtypes import kind as dtype_kind
 
 
 def _dtype(x):
@@ -50,10 +51,10 @@ def _sort_by_keys_last(sort_keys, x):
     rk = lax.broadcast_in_dim(rank, sq, (*range(r - 1), r))  # rank_i along -1
     hit = lax.eq(rk, pos)
     xd = _dtype(x)
-    xs = x if xd.kind != "b" else lax.convert_element_type(x, np.int32)
+    xs = x if dtype_kind(xd) != "b" else lax.convert_element_type(x, np.int32)
     xi = lax.broadcast_in_dim(xs, sq, (*range(r - 1), r))
     out = lax.reduce_sum(lax.select(hit, xi, lax.full(sq, 0, _dtype(xs))), (r,))
-    return out if xd.kind != "b" else lax.convert_element_type(out, xd)
+    return out if dtype_kind(xd) != "b" else lax.convert_element_type(out, xd)
 
 
 def _shuffle(key, x, axis: int):
@@ -126,10 +127,10 @@ def _take(x, ind, axis):
         lax.broadcast_in_dim(Array(np.arange(n, dtype=_dtype(ind))), sq, (r + 1,)),
     )
     xd = _dtype(x)
-    xi = xt if xd.kind != "b" else lax.convert_element_type(xt, np.int32)
+    xi = xt if dtype_kind(xd) != "b" else lax.convert_element_type(xt, np.int32)
     xb = lax.broadcast_in_dim(xi, sq, (*range(r), r + 1))
     out = lax.reduce_sum(lax.select(hit, xb, lax.full(sq, 0, _dtype(xi))), (r + 1,))
-    if xd.kind == "b":
+    if dtype_kind(xd) == "b":
         out = lax.convert_element_type(out, xd)
     if axis != len(xs) - 1:
         out = lax.transpose(out, tuple(np.argsort((*[i for i in range(len(xs)) if i != axis], axis))))

@@ -24,6 +24,7 @@ from . import ad, batching, core, ir, lax, prng, prng_rbg
 from . import random_keys as rk
 from .backends.rows import Mapped, Physical, lowerings
 from .core import Primitive, ShapedArray
+from .narrow_dtypes import kind as dtype_kind
 
 _U32 = np.dtype(np.uint32)
 
@@ -191,7 +192,7 @@ def _key_aval_of(name: str, aval) -> None:
 
 
 def _seed_abstract_eval(seeds, *, impl):
-    if seeds.dtype.kind not in "iu":
+    if dtype_kind(seeds.dtype) not in "iu":
         raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short()}")
     return ShapedArray(seeds.shape, impl.key_dtype)
 

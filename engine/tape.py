@@ -24,6 +24,7 @@ import numpy as np
 from . import ad, core
 from .core import Trace, Value
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
+from .narrow_dtypes import kind as dtype_kind
 
 CACHE_MAX = 4096
 
@@ -154,7 +155,7 @@ class TapeTrace(Trace):
         primals = [t.primal for t in tracers]
         nodes = [t.node for t in tracers]
         avals = [t.aval for t in tracers]
-        active = tuple(nd is not None and a.dtype.kind in "fc" for nd, a in zip(nodes, avals))
+        active = tuple(nd is not None and dtype_kind(a.dtype) in "fc" for nd, a in zip(nodes, avals))
         if True not in active:
             return primitive.bind(*primals, **params)
         try:  # (plain tuples hash and compare in C; avals would call Python methods)
@@ -205,7 +206,7 @@ class TapeTrace(Trace):
         """A Python function of these tracers (returning a flat list), differentiated as one
         operation: how custom_jvp/custom_vjp functions meet the tape (their rules run, not them)."""
         tracers = [self.full_raise(t) for t in tracers]
-        active = [t.node is not None and t.aval.dtype.kind in "fc" for t in tracers]
+        active = [t.node is not None and dtype_kind(t.aval.dtype) in "fc" for t in tracers]
         in_nodes = [t.node for t, act in zip(tracers, active) if act]
         return self._record(fun, [t.primal for t in tracers], active, in_nodes)
 
@@ -219,7 +220,7 @@ class TapeTrace(Trace):
 
         outs, f_vjp = ad.vjp_flat(f, xs)
         out_avals = [core.get_aval(o) for o in outs]
-        active_outs = [ad.tangent_aval(a).dtype.kind in "fc" for a in out_avals]
+        active_outs = [dtype_kind(ad.tangent_aval(a).dtype) in "fc" for a in out_avals]
         out_nodes = [self.new_node() if act else None for act in active_outs]
         self.tape.append((f_vjp, out_avals, in_nodes, out_nodes))
         return [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
@@ -238,7 +239,7 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
         trace = TapeTrace(main)
         main.trace = trace
         ins = [
-            TapeTracer(trace, p, trace.new_node()) if a.dtype.kind in "fc" else p
+            TapeTracer(trace, p, trace.new_node()) if dtype_kind(a.dtype) in "fc" else p
             for p, a in zip(primals, avals)
         ]
         outs = f(*ins)

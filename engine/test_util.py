@@ -17,6 +17,7 @@ import numpy as np
 from . import api, core
 from .core import ShapedArray, Trace, Tracer
 from .tree_util import tree_flatten, tree_unflatten
+from .narrow_dtypes import kind as dtype_kind
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "check_batching", "eval_float64"]
 
@@ -44,9 +45,9 @@ class _F64Tracer(Tracer):
 
 def _widen(x) -> np.ndarray:
     x = np.asarray(x)
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return x.astype(np.float64)
-    return x.astype(np.complex128) if x.dtype.kind == "c" else x
+    return x.astype(np.complex128) if dtype_kind(x.dtype) == "c" else x
 
 
 class _F64Trace(Trace):
@@ -82,7 +83,7 @@ def eval_float64(f: Callable, *args):
 
 
 def _is_float(x) -> bool:
-    return np.issubdtype(core.get_aval(x).dtype, np.inexact)
+    return dtype_kind(core.get_aval(x).dtype) in "fc"
 
 
 def _split_args(f, args):
@@ -109,14 +110,14 @@ def _split_args(f, args):
 
 def _rand_like(rng, x):
     a = np.asarray(x)
-    if a.dtype.kind == "c":
+    if dtype_kind(a.dtype) == "c":
         return (rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape)).astype(a.dtype)
-    return rng.standard_normal(a.shape).astype(a.dtype if a.dtype.kind == "f" else np.float32)
+    return rng.standard_normal(a.shape).astype(a.dtype if dtype_kind(a.dtype) == "f" else np.float32)
 
 
 def _wide(x) -> np.ndarray:
     x = np.asarray(x)
-    return x.astype(np.complex128) if x.dtype.kind == "c" else x.astype(np.float64)
+    return x.astype(np.complex128) if dtype_kind(x.dtype) == "c" else x.astype(np.float64)
 
 
 def _inner(xs, ys) -> float:
@@ -255,7 +256,7 @@ def check_batching(f: Callable, args: Sequence, in_axes, *, atol=1e-5, rtol=1e-5
                 f"vmap output {k}: got {got.dtype}{list(got.shape)}, the loop gives "
                 f"{want.dtype}{list(want.shape)} (in_axes={in_axes})"
             )
-        if got.dtype.kind in "fc":
+        if dtype_kind(got.dtype) in "fc":
             ok = np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
         else:
             ok = np.array_equal(got, want)

@@ -61,14 +61,6 @@ KNOWN_FAILURES.update(
             "the offloaded remat; the engine keeps memory kinds on shardings only, not in avals"
         ),
         ("ffi", 12): "as_text(dialect='hlo') is XLA's HLO text: there is no XLA here",
-        **{
-            ("pallas-tpu-sparse", i): (
-                "jnp.bfloat16 is not an engine dtype (AttributeError before the pallas_call that JAX "
-                "refuses on a CPU)"
-            )
-            for i in (3, 6)
-        },
-        **{("pallas-tpu-matmul", i): "jnp.bfloat16 is not an engine dtype (AttributeError)" for i in (9, 11)},
         ("export-export", 31): (
             "Lowered.compiler_ir() of a primitive lowered by a user's register_lowering rule: engine.stablehlo "
             "has no text for such primitives (NotImplementedError)"

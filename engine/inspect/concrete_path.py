@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from engine import core
+from engine import core, narrow_dtypes
 from engine.core import Tracer
 from engine.ir import ClosedJaxpr
 from engine.staging import JaxprBuilder, JaxprTrace, JaxprTracer
@@ -50,9 +50,16 @@ class PathTrace(JaxprTrace):
         vals = [t.val for t in tracers]
         if all(v is not None for v in vals):
             args = [core.Array(v) for v in vals] if primitive.takes_arrays else vals
-            with core.new_dynamic(None):  # the impl's own binds run eagerly, not into this trace
-                res = core.impl_rules[primitive](*args, **params)
             outs = out if primitive.multiple_results else [out]
+            with core.new_dynamic(None):  # the impl's own binds run eagerly, not into this trace
+                impl = narrow_dtypes.impl_for(
+                    primitive,
+                    core.impl_rules[primitive],
+                    [getattr(v, "dtype", None) for v in vals],
+                    [core.get_aval(t).dtype for t in outs],
+                    params,
+                )
+                res = impl(*args, **params)
             for t, v in zip(outs, res if primitive.multiple_results else [res]):
                 if isinstance(t, PathTracer) and t.val is None:
                     t.val = core.to_numpy(v)

@@ -14,6 +14,7 @@ import numpy as np
 from engine import checkify
 
 from .schema import ArraySummary, CheckifyError, SourceInfo, TreeNode, Value
+from ..narrow_dtypes import kind as dtype_kind
 
 DATA_CAP = 4096  # elements of data sent per array
 TREE_CAP = 256  # nodes per summarized pytree
@@ -48,12 +49,12 @@ _DTYPE_NAMES: dict = {}
 
 
 def _data(a: np.ndarray, finite: bool = False):
-    if a.dtype.kind in "fc":
+    if dtype_kind(a.dtype) in "fc":
         if finite:  # no NaN/Inf to spell out
             return a.real.tolist()
         flat = [number(v) for v in a.real.ravel().tolist()]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
-    if a.dtype.kind in "biu":
+    if dtype_kind(a.dtype) in "biu":
         return a.tolist()
     return None
 
@@ -73,7 +74,7 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
             devices = [int(d) for d in x.device_ids]
         except (TypeError, ValueError):
             devices = None
-    if a.dtype.kind == "V":  # typed PRNG keys: opaque, shown by their dtype (key<fry>) and shape
+    if dtype_kind(a.dtype) == "V":  # typed PRNG keys: opaque, shown by their dtype (key<fry>) and shape
         from engine import core
 
         ext = core.extended_dtypes.get(a.dtype)
@@ -83,9 +84,9 @@ def summarize_array(x, cap: int = DATA_CAP, devices: list[int] | None = None) ->
     if name is None:
         name = _DTYPE_NAMES[a.dtype] = str(a.dtype)  # (str() of a dtype takes microseconds)
     fields = dict(shape=list(a.shape), dtype=name, weak_type=weak, devices=devices)
-    finite_only = a.dtype.kind in "biu"
-    if a.dtype.kind in "biufc" and a.size:
-        f = a.real.astype(np.float64) if a.dtype.kind != "b" else a.astype(np.float64)
+    finite_only = dtype_kind(a.dtype) in "biu"
+    if dtype_kind(a.dtype) in "biufc" and a.size:
+        f = a.real.astype(np.float64) if dtype_kind(a.dtype) != "b" else a.astype(np.float64)
         lo, hi = f.min(), f.max()
         if math.isfinite(lo) and math.isfinite(hi):  # (NaN propagates, Inf would be lo or hi)
             finite_only = True  # the common case: three reductions, not seven

@@ -13,6 +13,7 @@ from .. import dims as _dims
 from ..core import Array, Tracer, Value
 from . import elementwise as ew
 from . import structural as st
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _aval(x):
@@ -21,7 +22,7 @@ def _aval(x):
 
 def _scalar_like(val, like_dtype, weak=True):
     out = Array(np.asarray(val, dtype=like_dtype), weak)
-    if out.dtype.kind == core.python_scalar_dtype(val).kind:  # (JAX takes only these)
+    if dtype_kind(out.dtype) == dtype_kind(core.python_scalar_dtype(val)):  # (JAX takes only these)
         out.python_value = val  # JAX's literal keeps the Python scalar: printed as written
     return out
 
@@ -87,14 +88,14 @@ def _const_like(x, c):
     if _is_python_scalar(x):
         return c
     dtype = _aval(x).dtype
-    if _KIND_RANK[core.python_scalar_dtype(c).kind] > _KIND_RANK.get(dtype.kind, 3):
+    if _KIND_RANK[dtype_kind(core.python_scalar_dtype(c))] > _KIND_RANK.get(dtype_kind(dtype), 3):
         raise TypeError(f"the constant {c!r} does not fit an operand of dtype {dtype.name}")
     return _scalar_like(c, dtype)
 
 
 def _check_scalar_fits(name, scalar, dtype, scalar_first):
     sd = core.python_scalar_dtype(scalar)
-    if _KIND_RANK[sd.kind] > _KIND_RANK.get(dtype.kind, 3):
+    if _KIND_RANK[dtype_kind(sd)] > _KIND_RANK.get(dtype_kind(dtype), 3):
         _mismatch(name, *((sd, dtype) if scalar_first else (dtype, sd)))
 
 
@@ -457,7 +458,7 @@ def stop_gradient(x):
     from ..tree_util import tree_map
 
     def stop(leaf):
-        if np.issubdtype(_aval(leaf).dtype, np.inexact):
+        if dtype_kind(_aval(leaf).dtype) in "fc":
             return ew.stop_gradient_p.bind(leaf)
         return leaf
 

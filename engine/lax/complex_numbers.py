@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
+from ..narrow_dtypes import kind as dtype_kind
 
 _REAL_OF: dict[np.dtype, np.dtype] = {
     np.dtype("complex64"): np.dtype("float32"),
@@ -31,7 +32,7 @@ def real_dtype(dtype) -> np.dtype:
 def complex_dtype(dtype) -> np.dtype:
     """complex64 for float32 and for complex64; other dtypes have no complex counterpart here."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "c":
+    if dtype_kind(dtype) == "c":
         return dtype
     if dtype not in _COMPLEX_OF:
         raise TypeError(f"no complex dtype for {dtype.name}: convert to float32 first.")
@@ -39,7 +40,7 @@ def complex_dtype(dtype) -> np.dtype:
 
 
 def _require_complex(name, aval):
-    if aval.dtype.kind != "c":
+    if dtype_kind(aval.dtype) != "c":
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of complex."
         )
@@ -49,7 +50,7 @@ def _part(name, np_fn):
     p = Primitive(name)
 
     def impl(x):
-        if x.dtype.kind != "c":
+        if dtype_kind(x.dtype) != "c":
             _require_complex(name, core.get_aval(x))
         return np.array(np_fn(x))
 
@@ -72,14 +73,14 @@ conj_p = Primitive("conj")
 
 @conj_p.def_impl
 def _conj_impl(x, *, input_dtype):
-    if x.dtype.kind != "c":  # a real value's conjugate is itself, with a +0 imaginary part
+    if dtype_kind(x.dtype) != "c":  # a real value's conjugate is itself, with a +0 imaginary part
         return x.astype(complex_dtype(x.dtype))
     return np.conj(x)
 
 
 @conj_p.def_abstract_eval
 def _conj_abstract(x, *, input_dtype):
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         raise TypeError(
             f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of floating, complex."
         )
@@ -101,7 +102,7 @@ def _complex_impl(x, y):
 @complex_p.def_abstract_eval
 def _complex_abstract(x, y):
     for a in (x, y):
-        if a.dtype.kind != "f":
+        if dtype_kind(a.dtype) != "f":
             raise TypeError(
                 f"complex does not accept dtype {a.dtype.name}. Accepted dtypes are subtypes of floating."
             )
@@ -185,7 +186,7 @@ def _conj_jvp(primals, tangents, *, input_dtype):
 
 
 def _conj_transpose(ct, x, *, input_dtype):
-    if np.dtype(input_dtype).kind == "c":
+    if dtype_kind(np.dtype(input_dtype)) == "c":
         return [conj(ct)]
     return [real(ct)]
 

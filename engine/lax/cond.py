@@ -25,6 +25,7 @@ from .control_flow_common import (
     _stage,
     _all_unknown,
 )
+from ..narrow_dtypes import kind as dtype_kind
 
 cond_p = RefOperandPrimitive("cond", multiple_results=True)
 cond_p.weak_from_abstract_eval = True
@@ -45,7 +46,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, **params):
     if not branches:
         raise ValueError("switch requires at least one branch")
     idx_aval = core.get_aval(index)
-    if idx_aval.shape != () or idx_aval.dtype.kind not in "iub":
+    if idx_aval.shape != () or dtype_kind(idx_aval.dtype) not in "iub":
         raise TypeError(f"switch index must be a scalar integer, got {idx_aval.str_short()}")
     index = lax.convert_element_type(index, np.int32)
     if len(branches) > 1 and clamp_index:  # cond's index is 0 or 1 already
@@ -96,7 +97,7 @@ def cond(pred, true_fun, false_fun, *operands):
     aval = core.get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
-    if aval.dtype.kind not in "biu" and aval.dtype.kind != "f":
+    if dtype_kind(aval.dtype) not in "biu" and dtype_kind(aval.dtype) != "f":
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))

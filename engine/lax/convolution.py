@@ -21,6 +21,7 @@ import numpy as np
 from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
+from ..narrow_dtypes import kind as dtype_kind
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -225,9 +226,9 @@ def _conv_impl(
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     out_dtype = np.dtype(preferred_element_type or np.result_type(lhs.dtype, rhs.dtype))
     # Accumulate in at least single precision (numpy has no bfloat16 matmul, float16 loses bits).
-    acc = out_dtype if out_dtype.kind in "fc" and out_dtype.itemsize >= 4 else np.dtype(np.float32)
-    if out_dtype.kind in "iub":
-        acc = np.dtype(np.int64) if out_dtype.kind != "b" else np.dtype(np.int32)
+    acc = out_dtype if dtype_kind(out_dtype) in "fc" and out_dtype.itemsize >= 4 else np.dtype(np.float32)
+    if dtype_kind(out_dtype) in "iub":
+        acc = np.dtype(np.int64) if dtype_kind(out_dtype) != "b" else np.dtype(np.int32)
     x = np.transpose(lhs, lhs_spec).astype(acc, copy=False)  # (N, C, spatial...)
     w = np.transpose(rhs, rhs_spec).astype(acc, copy=False)  # (O, I, window...)
     nsp = x.ndim - 2

@@ -20,6 +20,7 @@ from .gather_scatter import (
     _scatter_batch,
     scatter_p,
 )
+from ..narrow_dtypes import kind as dtype_kind
 
 _pyslice = builtins.slice
 
@@ -52,9 +53,9 @@ def _dynamic_slice_indices(operand, start_indices):
             out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), np.int32)))
             continue
         aval = core.get_aval(i)
-        if aval.shape != () or aval.dtype.kind not in "iu":
+        if aval.shape != () or dtype_kind(aval.dtype) not in "iu":
             raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
-        if aval.dtype.kind == "u":  # cannot be negative
+        if dtype_kind(aval.dtype) == "u":  # cannot be negative
             out.append(i)
         elif isinstance(i, Tracer) or core.staging_anywhere[0]:
             # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first
@@ -109,7 +110,7 @@ def _check_indices(name, x, idx):
     if len(idx) != x.ndim:
         raise TypeError(f"{name}: {len(idx)} start indices for an operand of rank {x.ndim}")
     for i in idx:
-        if i.shape != () or i.dtype.kind not in "iu":
+        if i.shape != () or dtype_kind(i.dtype) not in "iu":
             raise TypeError(f"{name} start indices must be integer scalars, got {i.str_short()}")
 
 

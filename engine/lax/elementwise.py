@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from ..ad import defjvp, defjvp2, defzero, Zero
+from ..narrow_dtypes import kind as dtype_kind
 
 _FLOAT = "floating"
 _COMPLEX = "complex"
@@ -16,7 +17,7 @@ _ANY = "any"
 
 
 def _check_kind(name, aval, kinds):
-    kind = aval.dtype.kind
+    kind = dtype_kind(aval.dtype)
     ok = (
         (_FLOAT in kinds and kind == "f")
         or (_COMPLEX in kinds and kind == "c")
@@ -38,7 +39,7 @@ def _rejecting_complex(name, impl, kinds):
         return impl
 
     def checked(x, *rest, **params):
-        if x.dtype.kind == "c" or (rest and getattr(rest[0], "dtype", x.dtype).kind == "c"):
+        if dtype_kind(x.dtype) == "c" or (rest and dtype_kind(getattr(rest[0], "dtype", x.dtype)) == "c"):
             _check_kind(name, ShapedArray((), np.dtype("complex64")), kinds)
         return impl(x, *rest, **params)
 
@@ -109,6 +110,10 @@ def _np_round(x, rounding_method=0):
 
 def _logistic(x):
     with np.errstate(over="ignore"):
+        if narrow_dtypes.is_narrow(x.dtype):  # JAX lowers it to exp, add and div, each rounding
+            wide, dt = narrow_dtypes.WIDE[x.dtype], x.dtype
+            e = np.exp(-x.astype(wide)).astype(dt).astype(wide)
+            return (1 / (1 + e).astype(dt).astype(wide)).astype(dt)
         return (1 / (1 + np.exp(-x))).astype(x.dtype)
 
 
@@ -156,6 +161,7 @@ log1p_p = unop("log1p", _errs(np.log1p), (_FLOAT, _COMPLEX))
 expm1_p = unop("expm1", _errs(np.expm1), (_FLOAT, _COMPLEX))
 tanh_p = unop("tanh", np.tanh, (_FLOAT, _COMPLEX))
 logistic_p = unop("logistic", _logistic, (_FLOAT, _COMPLEX))
+narrow_dtypes.keeps_narrow.add(logistic_p)  # (it rounds each step itself)
 sin_p = unop("sin", np.sin, (_FLOAT, _COMPLEX))
 cos_p = unop("cos", np.cos, (_FLOAT, _COMPLEX))
 tan_p = unop("tan", np.tan, (_FLOAT, _COMPLEX))
@@ -176,7 +182,7 @@ abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
 @abs_p.def_abstract_eval
 def _abs_abstract(x):
     _check_kind("abs", x, (_FLOAT, _INT, _COMPLEX))
-    if x.dtype.kind == "c":  # |z| is real
+    if dtype_kind(x.dtype) == "c":  # |z| is real
         return ShapedArray(x.shape, np.dtype(x.dtype.char.lower()), x.weak_type)
     return x
 
@@ -201,7 +207,7 @@ xor_p = binop("xor", np.bitwise_xor, (_INT, _BOOL))
 def _shift_out_of_range(x, y):
     # XLA defines shifts by a negative amount or by >= the bit width (numpy leaves them to C).
     bits = x.dtype.itemsize * 8
-    return (y < 0) | (y >= bits) if y.dtype.kind == "i" else (y >= bits)
+    return (y < 0) | (y >= bits) if dtype_kind(y.dtype) == "i" else (y >= bits)
 
 
 def _unsigned(x):
@@ -234,7 +240,7 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 
 def _div_impl(x, y):
     with np.errstate(all="ignore"):
-        if x.dtype.kind in "iu":
+        if dtype_kind(x.dtype) in "iu":
             # C-style truncation toward zero, like XLA; x / 0 is -1 (all bits set), and
             # INT_MIN / -1 wraps to INT_MIN.
             safe_y = np.where(y == 0, 1, y)
@@ -246,7 +252,7 @@ def _div_impl(x, y):
 
 def _rem_impl(x, y):
     with np.errstate(all="ignore"):
-        if x.dtype.kind in "iu":  # sign of the dividend; x % 0 is x, as in XLA
+        if dtype_kind(x.dtype) in "iu":  # sign of the dividend; x % 0 is x, as in XLA
             return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y))).astype(x.dtype)
         return np.fmod(x, y)
 
@@ -268,12 +274,33 @@ integer_pow_p = Primitive("integer_pow")
 
 @integer_pow_p.def_impl
 def _integer_pow_impl(x, *, y):
+    if narrow_dtypes.is_narrow(x.dtype):
+        return _narrow_integer_pow(x, y)
     with np.errstate(all="ignore"):
-        if y < 0 and x.dtype.kind in "iu":
+        if y < 0 and dtype_kind(x.dtype) in "iu":
             raise TypeError("Integers cannot be raised to negative powers.")
         return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
 
 
+def _narrow_integer_pow(x, y):
+    """XLA's integer_pow on bfloat16 and the like: JAX lowers it to multiplications by repeated
+    squaring, and each product rounds to the narrow dtype."""
+    wide = narrow_dtypes.WIDE[x.dtype]
+
+    def mul(a, b):
+        return (a.astype(wide) * b.astype(wide)).astype(x.dtype)
+
+    acc, n = (None, abs(y)) if y else (np.ones_like(x), 0)
+    while n > 0:
+        if n & 1:
+            acc = x if acc is None else mul(acc, x)
+        n >>= 1
+        if n > 0:
+            x = mul(x, x)
+    return acc if y >= 0 else (1 / acc.astype(wide)).astype(acc.dtype)
+
+
+narrow_dtypes.keeps_narrow.add(integer_pow_p)  # (it rounds each product itself)
 integer_pow_p.def_abstract_eval(lambda x, *, y: x)
 batching.vectorized_batcher(integer_pow_p)
 
@@ -417,7 +444,8 @@ defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1.0)))
 
 
 def _tanh_jvp(g, ans, x):
-    if core.staging_anywhere[0]:  # staged programs print JAX's formulation, (g + g*ans) * (1 - ans)
+    # Staged programs print JAX's formulation, (g + g*ans) * (1 - ans); bfloat16 rounds as it does.
+    if core.staging_anywhere[0] or narrow_dtypes.is_narrow(core.get_aval(ans).dtype):
         return mul(add(g, mul(g, ans)), sub(1.0, ans))
     return mul(g, sub(1.0, square(ans)))  # eagerly, the one with fewer operations (grad(tanh) speed)
 
@@ -442,7 +470,7 @@ def _const(example, val):
     when ``example`` is a weakly typed scalar, else an array of its dtype (which prints rounded)."""
     aval = core.get_aval(example)
     if aval.weak_type and not aval.shape:
-        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[aval.dtype.kind](val)
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[dtype_kind(aval.dtype)](val)
     return np.array(val, aval.dtype)
 
 
@@ -452,7 +480,7 @@ defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, 
 
 
 def _abs_jvp(g, ans, x):
-    if core.get_aval(x).dtype.kind != "c":  # JAX's formulation: select(x >= 0, g, -g)
+    if dtype_kind(core.get_aval(x).dtype) != "c":  # JAX's formulation: select(x >= 0, g, -g)
         return select(_lax().ge(x, np.zeros((), x.dtype)), g, neg(g))
     # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
     from .complex_numbers import conj, real

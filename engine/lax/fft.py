@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import ad, batching
 from ..core import Primitive
+from ..narrow_dtypes import kind as dtype_kind
 
 fft_p = Primitive("fft")
 
@@ -21,7 +22,7 @@ def _fft_impl(x, *, fft_type, fft_lengths):
 
 @fft_p.def_abstract_eval
 def _fft_abstract(x, *, fft_type, fft_lengths):
-    if x.dtype.kind != "c":
+    if dtype_kind(x.dtype) != "c":
         raise TypeError(f"fft of type {fft_type} requires a complex operand, got {x.dtype.name}.")
     if tuple(x.shape[-len(fft_lengths) :]) != tuple(fft_lengths):
         raise ValueError(f"fft_lengths {fft_lengths} must match the trailing axes of shape {x.shape}.")

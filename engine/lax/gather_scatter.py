@@ -15,6 +15,7 @@ import numpy as np
 from .. import ad, batching, core, dims, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _lax():
@@ -84,13 +85,13 @@ def _tuple_dnums(cls, dnums):
 
 def _default_fill(dtype):
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
+    if dtype_kind(dtype) in "fc":
         return np.nan
-    if dtype.kind == "i":
+    if dtype_kind(dtype) == "i":
         return np.iinfo(dtype).min
-    if dtype.kind == "u":
+    if dtype_kind(dtype) == "u":
         return np.iinfo(dtype).max
-    if dtype.kind == "b":
+    if dtype_kind(dtype) == "b":
         return True
     raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
 
@@ -211,7 +212,7 @@ def _gather_abstract(
     operand, indices, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
 ):
     dn = dimension_numbers
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
     if indices.ndim < 1 or indices.shape[-1] != len(dn.start_index_map):
         raise TypeError(
@@ -474,7 +475,7 @@ def _scatter_abstract(
     update_jaxpr=None,
 ):
     dn = dimension_numbers
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise TypeError(f"scatter indices must be integers, got {indices.dtype.name}")
     if updates.dtype != operand.dtype:
         raise TypeError(

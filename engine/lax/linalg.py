@@ -16,13 +16,14 @@ import numpy as np
 from .. import ad, batching, core
 from ..core import Primitive, ShapedArray
 from ..batching import not_mapped
+from ..narrow_dtypes import kind as dtype_kind
 
 # ---------------------------------------------------------------------------------------------
 # Shared checks and helpers.
 
 
 def _check_matrix(name, aval, square=True, complex_ok=False):
-    if aval.dtype.kind != "f" and not (complex_ok and aval.dtype.kind == "c"):
+    if dtype_kind(aval.dtype) != "f" and not (complex_ok and dtype_kind(aval.dtype) == "c"):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
             f"real floating dtypes (convert with .astype(jnp.float32))."
@@ -38,7 +39,7 @@ def _real_only(name, impl):
 
     def checked(*args, **params):
         for x in args:
-            if x.dtype.kind == "c":
+            if dtype_kind(x.dtype) == "c":
                 _check_matrix(name, ShapedArray(x.shape, x.dtype), square=False)
         return impl(*args, **params)
 
@@ -70,7 +71,7 @@ def _H(x):
     t = _T(x)
     from .complex_numbers import conj
 
-    return conj(t) if core.get_aval(x).dtype.kind == "c" else t
+    return conj(t) if dtype_kind(core.get_aval(x).dtype) == "c" else t
 
 
 def _tril(x, k=0):
@@ -187,7 +188,7 @@ def _substitute(op_a, b, lower):
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    wide = np.complex128 if b.dtype.kind == "c" else np.float64
+    wide = np.complex128 if dtype_kind(b.dtype) == "c" else np.float64
     op_a = _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal).astype(wide)
     op_lower = lower != transpose_a
     b64 = b.astype(wide)
@@ -268,7 +269,7 @@ def _triangular_solve_jvp(primals, tangents, **params):
             else _triu(ga, 1 if params["unit_diagonal"] else 0)
         )
         lax = _lax()
-        if params["conjugate_a"] and core.get_aval(ga).dtype.kind == "c":
+        if params["conjugate_a"] and dtype_kind(core.get_aval(ga).dtype) == "c":
             from .complex_numbers import conj
 
             ga = conj(ga)

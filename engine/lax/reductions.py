@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import ad, batching, core, dims, ir
 from ..core import Primitive, ShapedArray
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _lax():
@@ -51,8 +52,12 @@ def accumulating(np_fn):
 
     def impl(x, *, axes):
         trailing = sorted(axes) == list(range(x.ndim - len(axes), x.ndim)) and x.flags.c_contiguous
-        if x.dtype.kind in "fc" and x.dtype.itemsize < (8 if x.dtype.kind == "f" else 16) and not trailing:
-            wide = np.float64 if x.dtype.kind == "f" else np.complex128
+        if (
+            dtype_kind(x.dtype) in "fc"
+            and x.dtype.itemsize < (8 if dtype_kind(x.dtype) == "f" else 16)
+            and not trailing
+        ):
+            wide = np.float64 if dtype_kind(x.dtype) == "f" else np.complex128
             return np.asarray(np_fn(x, axis=tuple(axes), dtype=wide)).astype(x.dtype)
         return np.asarray(np_fn(x, axis=tuple(axes), dtype=x.dtype))
 
@@ -100,11 +105,11 @@ def _reduce_chooser_jvp(prim):
 def _reduce_identity_impl(np_fn, largest: bool):
     # Reducing an empty axis gives the identity (-inf for max, +inf for min), as XLA does.
     def impl(x, *, axes):
-        if x.dtype.kind == "f":
+        if dtype_kind(x.dtype) == "f":
             ident = np.inf if largest else -np.inf
-        elif x.dtype.kind == "c":  # numpy's (and XLA's) lexicographic order on (real, imag)
+        elif dtype_kind(x.dtype) == "c":  # numpy's (and XLA's) lexicographic order on (real, imag)
             ident = complex(np.inf if largest else -np.inf, 0)
-        elif x.dtype.kind == "b":
+        elif dtype_kind(x.dtype) == "b":
             ident = bool(largest)
         else:
             info = np.iinfo(x.dtype)
@@ -203,7 +208,7 @@ def _logical_reduce(name, np_fn, bool_fn):
         return np.asarray(np_fn.reduce(x, axis=tuple(axes))).astype(x.dtype)
 
     def abstract(x, *, axes):
-        if x.dtype.kind not in "biu":
+        if dtype_kind(x.dtype) not in "biu":
             raise TypeError(f"{name} does not accept dtype {x.dtype.name}; it takes bools or integers.")
         return _reduce_abstract(x, axes=axes)
 
@@ -250,7 +255,7 @@ def _arg_reduce(name, np_fn):
             raise ValueError(f"{name} needs one axis within the operand rank {x.ndim}, got {axes}")
         if x.shape[axes[0]] == 0:
             raise ValueError(f"{name} of an empty axis (shape {x.shape}, axis {axes[0]}) is undefined")
-        if np.dtype(index_dtype).kind not in "iu":
+        if dtype_kind(np.dtype(index_dtype)) not in "iu":
             raise TypeError(f"{name} index_dtype must be an integer type, got {np.dtype(index_dtype).name}")
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axes[0]), index_dtype, False)
 

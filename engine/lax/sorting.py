@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import ad, batching, core, dims
 from ..core import Primitive
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _lax():
@@ -21,7 +22,7 @@ def _lax():
 
 def _total_order_key(x):
     """An integer key whose order is XLA's total order on floats (identity for other types)."""
-    if x.dtype.kind != "f":
+    if dtype_kind(x.dtype) != "f":
         return x.astype(np.int8) if x.dtype == np.bool_ else x
     x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)  # canonical (positive) NaN
     sint = np.dtype(f"i{x.dtype.itemsize}")
@@ -153,7 +154,7 @@ top_k_p = Primitive("top_k", multiple_results=True)
 def _top_k_impl(x, *, k):
     # Descending in the total order; among equal values the lower index comes first.
     perm = np.argsort(
-        -_total_order_key(x).astype(np.int64) if x.dtype.kind == "f" else -x.astype(np.int64),
+        -_total_order_key(x).astype(np.int64) if dtype_kind(x.dtype) == "f" else -x.astype(np.int64),
         axis=-1,
         kind="stable",
     )[..., :k]

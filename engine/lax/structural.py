@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from .. import ad, batching, core, dims
+from .. import ad, batching, core, dims, narrow_dtypes
 from ..batching import not_mapped, moveaxis
 from ..core import Primitive, ShapedArray
 from .. import ir
@@ -26,6 +26,7 @@ from .reductions import accumulating as accumulating
 from .reductions import reduce_max_p as reduce_max_p
 from .reductions import reduce_min_p as reduce_min_p
 from .reductions import reduce_sum_p as reduce_sum_p
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _lax():
@@ -40,12 +41,23 @@ convert_element_type_p = Primitive("convert_element_type")
 
 
 @convert_element_type_p.def_impl
-def _convert_impl(x, *, new_dtype, weak_type=False):
-    if x.dtype.kind == "f" and np.dtype(new_dtype).kind in "iu":
+def convert_values(x, *, new_dtype, weak_type=False):
+    """numpy's astype with XLA's float-to-integer semantics: truncation, saturating at the
+    integer's range, NaN to 0."""
+    if narrow_dtypes.is_narrow(x.dtype):  # (eager jnp conversions call this directly)
+        x = x.astype(narrow_dtypes.WIDE[x.dtype])
+    if dtype_kind(x.dtype) == "f" and dtype_kind(np.dtype(new_dtype)) in "iu":
         with np.errstate(invalid="ignore"):
             x = np.trunc(x)
-            info = np.iinfo(new_dtype)
-            x = np.clip(np.nan_to_num(x, nan=0), info.min, info.max)
+            if np.isnan(x).any():
+                x = np.where(np.isnan(x), 0, x)
+            info = narrow_dtypes.iinfo(new_dtype)
+            # (the bounds compare in the float's own type: float32(2**31 - 1) is 2**31, out of range)
+            out = np.clip(x, info.min, info.max).astype(new_dtype)
+            big, small = x >= info.max, x <= info.min
+            if big.any() or small.any():
+                out = np.where(big, info.max, np.where(small, info.min, out)).astype(new_dtype)
+            return out
     return x.astype(new_dtype)
 
 
@@ -58,17 +70,29 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
     (x,) = primals
     (g,) = tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if np.issubdtype(np.dtype(new_dtype), np.inexact) and np.issubdtype(x.dtype, np.inexact):
+    if dtype_kind(np.dtype(new_dtype)) in "fc" and dtype_kind(x.dtype) in "fc":
         return out, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
     return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
 
 
 ad.jvp_rules[convert_element_type_p] = _convert_jvp
-ad.transpose_rules[convert_element_type_p] = lambda ct, x, **_: [
-    ct  # a conversion to the type ct has already is no equation (JAX's bind elides it)
-    if (core.get_aval(ct).dtype, core.get_aval(ct).weak_type) == (x.aval.dtype, x.aval.weak_type)
-    else convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
-]
+
+
+def _convert_transpose(ct, x, **_):
+    aval = core.get_aval(ct)
+    if (aval.dtype, aval.weak_type) == (x.aval.dtype, x.aval.weak_type):
+        return [ct]  # a conversion to the type ct has already is no equation (JAX's bind elides it)
+    if not isinstance(ct, core.Tracer) and not aval.shape and not isinstance(aval.dtype, core.ExtendedDType):
+        # A constant scalar (grad's seed): converted now, as JAX's staging folds it.
+        value = core.to_numpy(ct)
+        if dtype_kind(value.dtype) == "c" and dtype_kind(x.aval.dtype) != "c":
+            value = value.real  # (JAX's folding keeps the real part, without numpy's warning)
+        value = convert_values(value, new_dtype=x.aval.dtype)
+        return [core.Array(np.asarray(value, x.aval.dtype), x.aval.weak_type)]
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+
+
+ad.transpose_rules[convert_element_type_p] = _convert_transpose
 batching.vectorized_batcher(convert_element_type_p)
 
 
@@ -324,7 +348,7 @@ def _iota_impl(*, dtype, shape, dimension, sharding=None):
 def _iota_abstract(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be in range [0, {len(shape)}), got {dimension}")
-    if np.dtype(dtype).kind not in "iuf":
+    if dtype_kind(np.dtype(dtype)) not in "iuf":
         raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}")
     return ShapedArray(shape, dtype, False)
 
@@ -501,6 +525,7 @@ def _bitcast_abstract(x, *, new_dtype):
     return ShapedArray(x.shape[:-1], new_dtype, False)
 
 
+narrow_dtypes.keeps_narrow.add(bitcast_convert_type_p)
 ad.defzero(bitcast_convert_type_p)
 batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_dtype: (
     bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype),

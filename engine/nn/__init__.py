@@ -13,6 +13,7 @@ from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
 from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
 from ..numpy._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def relu(x):
@@ -183,7 +184,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     else:
         (a,) = promote_args_inexact("logsumexp", a)
     axes = canonicalize_axes(axis, a.ndim)
-    is_complex = a.dtype.kind == "c"
+    is_complex = dtype_kind(a.dtype) == "c"
     amax = jnp.max(jnp.real(a) if is_complex else a, axes, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
     amax_with_dims = amax if keepdims else lax.expand_dims(amax, axes)

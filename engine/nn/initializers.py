@@ -16,6 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..narrow_dtypes import kind as dtype_kind
+
 from .. import numpy as jnp
 from .. import random
 
@@ -100,7 +102,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     def init(key, shape, dtype=dtype, out_sharding=None):
         shape = tuple(int(s) for s in shape)
         d = _dtype(dtype)
-        if not np.issubdtype(d, np.floating):
+        if dtype_kind(d) != "f":
             raise NotImplementedError(f"variance_scaling: dtype {d} is not supported (only real floats)")
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
         if mode == "fan_in":

@@ -7,6 +7,7 @@ import numpy as np
 from .. import lax
 from ..core import Array, Tracer
 from ._promote import as_operand, promote_args, promote_args_inexact
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def real(val, /):
@@ -16,26 +17,26 @@ def real(val, /):
     Array(1., dtype=float32, weak_type=True)
     """
     (val,) = promote_args("real", val)
-    return lax.real(val) if val.dtype.kind == "c" else val
+    return lax.real(val) if dtype_kind(val.dtype) == "c" else val
 
 
 def imag(val, /):
     """The imaginary part; zeros for real inputs."""
     (val,) = promote_args("imag", val)
-    return lax.imag(val) if val.dtype.kind == "c" else lax.full_like(val, 0)
+    return lax.imag(val) if dtype_kind(val.dtype) == "c" else lax.full_like(val, 0)
 
 
 def conjugate(x, /):
     """The complex conjugate; real inputs are returned unchanged."""
     (x,) = promote_args("conjugate", x)
-    return lax.conj(x) if x.dtype.kind == "c" else x
+    return lax.conj(x) if dtype_kind(x.dtype) == "c" else x
 
 
 conj = conjugate
 
 
 def iscomplexobj(x) -> bool:
-    return np.dtype(getattr(x, "dtype", np.result_type(x))).kind == "c"
+    return dtype_kind(np.dtype(getattr(x, "dtype", np.result_type(x)))) == "c"
 
 
 def isrealobj(x) -> bool:
@@ -62,7 +63,7 @@ def angle(z, deg: bool = False):
 def iscomplex(x, /):
     """True where the imaginary part is nonzero."""
     x = as_operand(x)
-    if x.dtype.kind != "c":
+    if dtype_kind(x.dtype) != "c":
         return lax.full(x.shape, False, np.bool_)
     return lax.ne(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))
 
@@ -70,6 +71,6 @@ def iscomplex(x, /):
 def isreal(x, /):
     """True where the imaginary part is zero."""
     x = as_operand(x)
-    if x.dtype.kind != "c":
+    if dtype_kind(x.dtype) != "c":
         return lax.full(x.shape, True, np.bool_)
     return lax.eq(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))

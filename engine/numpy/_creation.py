@@ -14,6 +14,7 @@ from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
 from ..sharding import with_out_sharding
 from ._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _leaves(obj, out):
@@ -219,10 +220,10 @@ def arange(start, stop=None, step=None, dtype=None):
         out = lax.mul(np.asarray(1, dtype), lax.iota(dtype, dims.max_dim(0, hi - lo)))  # (as JAX stages it)
         return lax.add(np.asarray(lo, dtype) if dims.is_constant_dim(lo) else convert(lo, dtype), out)
     vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
-    if dtype.kind in "iuf":  # JAX's formulas on an iota (its values, and what a traced program shows)
+    if dtype_kind(dtype) in "iuf":  # JAX's formulas on an iota (its values, and what a traced program shows)
         lo, hi, by = (0, vals[0], vals[2]) if stop is None else vals
         if by is not None:
-            working = np.dtype(np.float32) if dtype.kind == "f" and dtype.itemsize < 4 else dtype
+            working = np.dtype(np.float32) if dtype_kind(dtype) == "f" and dtype.itemsize < 4 else dtype
             size = builtins.max(0, int(np.ceil((hi - lo) / by)))
             ramp = lax.mul(np.array(by, working), lax.iota(working, size))
             return lax.convert_element_type(lax.add(np.array(lo, working), ramp), dtype)
@@ -256,14 +257,14 @@ def linspace(
         not staging
         and not isinstance(start, Tracer)
         and not isinstance(stop, Tracer)
-        and dtype_in.kind != "c"
+        and dtype_kind(dtype_in) != "c"
     ):
         cs, ce = core.to_numpy(start), core.to_numpy(stop)
         with np.errstate(all="ignore"):
             out = np.linspace(
                 np.asarray(cs, np.float64), np.asarray(ce, np.float64), num, endpoint=endpoint, axis=axis
             )
-        if out_dtype.kind in "iu":
+        if dtype_kind(out_dtype) in "iu":
             out = np.floor(out)
         res = Array(out.astype(out_dtype))
         step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
@@ -309,7 +310,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
         empty_shape.insert(axis, 0)
         delta = lax.full((), np.nan, computation_dtype)
         out = lax.full(empty_shape, 0, dtype)
-    if dtype.kind in "iu" and out.dtype.kind not in "iu":
+    if dtype_kind(dtype) in "iu" and dtype_kind(out.dtype) not in "iu":
         out = floor(out)
     result = convert(out, dtype, False)
     return (result, delta) if retstep else result

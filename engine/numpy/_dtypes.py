@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core
+import ml_dtypes
+
+from .. import core, narrow_dtypes
 from ..core import Array, Tracer
 
 # --- the lattice ------------------------------------------------------------------------------
 # Nodes are dtype names, plus 'i*', 'f*', 'c*' for weakly typed (Python) ints, floats, complexes.
 _EDGES = {
     "bool": ["i*"],
-    "i*": ["uint8", "int8"],
-    "f*": ["float16", "c*"],
+    "i*": ["uint8", "int8", *narrow_dtypes.INT_NAMES],
+    "f*": ["bfloat16", "float16", "c*", *narrow_dtypes.FLOAT_NAMES[1:]],
+    # The 8-, 4- and 2-bit types promote with nothing but Python scalars, as in JAX.
+    **{n: [] for n in narrow_dtypes.INT_NAMES + narrow_dtypes.FLOAT_NAMES[1:]},
+    "bfloat16": ["float32"],
     "c*": ["complex64"],
     "uint8": ["int16", "uint16"],
     "uint16": ["int32", "uint32"],
@@ -66,10 +71,30 @@ def _lub(nodes: frozenset) -> str:
     out = _lub_cache.get(nodes)
     if out is None:
         common = frozenset.intersection(*(_UP[n] for n in nodes))
+        if not common:
+            raise _NoPromotionPath
         # The least element of the common upper bounds is the one all others are above.
         out = next(c for c in common if _UP[c] >= common)
         _lub_cache[nodes] = out
     return out
+
+
+class _NoPromotionPath(Exception):
+    pass
+
+
+def _refuse_narrow_promotion(pairs) -> None:
+    """JAX's error for joining an 8/4/2-bit type with another type (they have no upper bound)."""
+    from ..errors import TypePromotionError
+
+    names = list(dict.fromkeys(d.name for d, w in pairs if not w))
+    ints = any(n in narrow_dtypes.INT_NAMES for n in names)
+    what, example = ("1-bit, 2-bit and 4-bit integers", "int32") if ints else ("8-bit floats", "float32")
+    raise TypePromotionError(
+        f"Input dtypes {tuple(names)} have no available implicit dtype promotion path. To avoid "
+        f"unintended promotion, {what} do not support implicit promotion. If you'd like your inputs to be "
+        f"promoted to another type, you can do so explicitly using e.g. x.astype('{example}')"
+    )
 
 
 def dtype_and_weak(x) -> tuple[np.dtype, bool]:
@@ -99,7 +124,7 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
 
 def _node(dtype: np.dtype, weak: bool) -> str:
     if weak and dtype.kind != "b":
-        return _WEAK_NODE[dtype.kind]
+        return _WEAK_NODE[narrow_dtypes.kind(dtype)]
     return dtype.name
 
 
@@ -113,13 +138,15 @@ def _check_strict(pairs) -> None:
     strong = {d for d, w in pairs if not w}
     ok = len(strong) <= 1
     if ok and strong:
-        kind = next(iter(strong)).kind
-        ok = all(kind in _STRICT_WEAK_INTO.get(d.kind, "") for d, w in pairs if w)
+        kind = narrow_dtypes.kind(next(iter(strong)))
+        ok = all(kind in _STRICT_WEAK_INTO.get(narrow_dtypes.kind(d), "") for d, w in pairs if w)
     if not ok:
         from ..errors import TypePromotionError
 
         names = tuple(
-            f"<class '{ {'i': 'int', 'f': 'float', 'c': 'complex'}[d.kind] }'>" if w else d.name
+            f"<class '{ {'i': 'int', 'f': 'float', 'c': 'complex'}[narrow_dtypes.kind(d)] }'>"
+            if w
+            else d.name
             for d, w in pairs
         )
         raise TypePromotionError(
@@ -165,7 +192,10 @@ def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
         node = _lub(frozenset(d.name for d in dtypes))
         dtype = np.dtype(node) if node not in _WEAK_DEFAULT else _WEAK_DEFAULT[node]
         return core.canonical_dtype(dtype), dtype.kind != "b"
-    node = _lub(frozenset(_node(d, w) for d, w in pairs))
+    try:
+        node = _lub(frozenset(_node(d, w) for d, w in pairs))
+    except _NoPromotionPath:
+        _refuse_narrow_promotion(pairs)
     if node in _WEAK_DEFAULT:
         return _WEAK_DEFAULT[node], True
     return core.canonical_dtype(np.dtype(node)), False
@@ -226,6 +256,13 @@ uint8, uint16, uint32, uint64 = (
 )
 float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ("float16", "float32", "float64"))
 complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ("complex64", "complex128"))
+bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz = (
+    _scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.FLOAT_NAMES[:6]
+)
+float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn = (
+    _scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.FLOAT_NAMES[6:]
+)
+int2, int4, uint2, uint4 = (_scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.INT_NAMES)
 # As in JAX the "default" types are the 64-bit ones, which canonicalize to 32 bits while x64 is off.
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double = float32, float64
@@ -239,7 +276,7 @@ generic, number, inexact, floating, complexfloating = (
 )
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
 dtype = np.dtype
-finfo, iinfo = np.finfo, np.iinfo
+finfo, iinfo = ml_dtypes.finfo, ml_dtypes.iinfo  # numpy's, knowing bfloat16 and the like too
 
 
 def to_dtype(x) -> np.dtype:
@@ -268,7 +305,26 @@ def issubdtype(arg1, arg2) -> bool:
     from ..random_keys import key_issubdtype
 
     keys = key_issubdtype(a, b)
-    return bool(np.issubdtype(a, b)) if keys is None else keys
+    if keys is not None:
+        return keys
+    narrow = _NARROW_SUPERTYPES.get(narrow_dtypes.kind(np.dtype(a))) if _is_narrow_like(a) else None
+    if narrow is not None and isinstance(b, type) and not isinstance(b, _ScalarMeta):
+        return b in narrow  # numpy places ml_dtypes' types under np.generic only
+    return bool(np.issubdtype(a, b))
+
+
+_NARROW_SUPERTYPES = {
+    "f": (np.floating, np.inexact, np.number, np.generic),
+    "i": (np.signedinteger, np.integer, np.number, np.generic),
+    "u": (np.unsignedinteger, np.integer, np.number, np.generic),
+}
+
+
+def _is_narrow_like(x) -> bool:
+    try:
+        return narrow_dtypes.is_narrow(np.dtype(x))
+    except TypeError:
+        return False
 
 
 def isdtype(dtype_, kind) -> bool:
@@ -285,7 +341,7 @@ def isdtype(dtype_, kind) -> bool:
     }
     for k in kinds:
         if isinstance(k, str):
-            if d.kind in names[k]:
+            if narrow_dtypes.kind(d) in names[k]:
                 return True
         elif d == to_dtype(k):
             return True
@@ -301,7 +357,7 @@ def can_cast(from_, to, casting="safe") -> bool:
 
 
 def is_float(dt) -> bool:
-    return np.dtype(dt).kind in "fc"
+    return narrow_dtypes.kind(np.dtype(dt)) in "fc"
 
 
 def default_float_dtype():

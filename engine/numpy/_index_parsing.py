@@ -10,6 +10,7 @@ import numpy as np
 from .. import core, dims, lax
 from ..core import Array, Tracer
 from ..errors import NonConcreteBooleanIndexError
+from ..narrow_dtypes import kind as dtype_kind
 
 
 _INT32 = np.dtype("int32")
@@ -42,7 +43,7 @@ def _index_type(i):
     if isinstance(i, (Tracer, Array, np.ndarray)):
         if i.dtype == np.bool_:
             return _BOOLEAN
-        if i.dtype.kind in "iu":
+        if dtype_kind(i.dtype) in "iu":
             return _ARRAY
         raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {i.dtype.name}")
     if isinstance(i, str):

@@ -39,6 +39,7 @@ from ._index_parsing import (
     _validate_slices,
 )
 from ._promote import as_operand, broadcast_shapes, broadcast_to_shape, convert
+from ..narrow_dtypes import kind as dtype_kind
 
 _PROMISE, _CLIP = lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP
 
@@ -240,7 +241,7 @@ class _GatherIndexer(NamedTuple):
 
 def _normalize_index(i, size):
     """Negative indices count from the end: ``select(i < 0, i + size, i)`` (unsigned ones cannot)."""
-    if i.dtype.kind == "u":
+    if dtype_kind(i.dtype) == "u":
         return i
     if isinstance(i, np.ndarray):  # a numpy index: JAX compares it with numpy's `<`, a constant mask
         v = i.astype(core.canonical_dtype(i.dtype))
@@ -283,7 +284,7 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
         elif p.typ == _ARRAY:
             i = (
                 p.index
-                if isinstance(p.index, np.ndarray) and p.index.dtype.kind == "i"
+                if isinstance(p.index, np.ndarray) and dtype_kind(p.index.dtype) == "i"
                 else as_operand(p.index)
             )
             indices.append(

@@ -8,6 +8,7 @@ from .. import lax
 from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise, promote_shapes
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _to_bool(x):
@@ -40,7 +41,7 @@ def logical_not(x, /):
 def _bitwise(name, lax_fn, np_fn):
     def general(x1, x2):
         x1, x2 = promote_args(name, x1, x2)
-        if x1.dtype.kind not in "iub":
+        if dtype_kind(x1.dtype) not in "iub":
             raise TypeError(f"jnp.{name} requires integer or boolean arguments, got {x1.dtype.name}")
         return lax_fn(x1, x2)
 
@@ -58,7 +59,7 @@ bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor, np.bitwise_xor)
 
 def bitwise_not(x, /):
     (x,) = promote_args("bitwise_not", x)
-    if x.dtype.kind not in "iub":
+    if dtype_kind(x.dtype) not in "iub":
         raise TypeError(f"jnp.bitwise_not requires integer or boolean arguments, got {x.dtype.name}")
     return lax.bitwise_not(x)
 
@@ -73,7 +74,7 @@ def left_shift(x1, x2, /):
 
 def right_shift(x1, x2, /):
     x1, x2 = promote_args("right_shift", x1, x2)
-    if x1.dtype.kind == "u":
+    if dtype_kind(x1.dtype) == "u":
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)
 
@@ -89,7 +90,7 @@ def bitwise_count(x, /):
 def _comparison(name, lax_fn, np_fn):
     def general(x1, x2):
         x1, x2 = promote_elementwise(name, x1, x2)
-        if x1.dtype.kind == "c" and lax_fn not in (lax.eq, lax.ne):
+        if dtype_kind(x1.dtype) == "c" and lax_fn not in (lax.eq, lax.ne):
             # numpy's (and JAX's) order on complex numbers: by real part, then imaginary part.
             r1, r2 = lax.real(x1), lax.real(x2)
             tie = lax.bitwise_and(lax.eq(r1, r2), lax_fn(lax.imag(x1), lax.imag(x2)))
@@ -119,7 +120,7 @@ greater_equal = _comparison("greater_equal", lax.ge, np.greater_equal)
 
 def isnan(x, /):
     (x,) = promote_args("isnan", x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.ne(x, x)
 
@@ -132,9 +133,9 @@ def isinf(x, /):
     Array([False,  True,  True], dtype=bool)
     """
     (x,) = promote_args("isinf", x)
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return lax.eq(lax.abs(x), np.array(np.inf, x.dtype))
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         re, im = lax.real(x), lax.imag(x)
         inf = np.array(np.inf, re.dtype)
         return lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
@@ -143,20 +144,20 @@ def isinf(x, /):
 
 def isposinf(x, /):
     (x,) = promote_args("isposinf", x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(x, np.array(np.inf, x.dtype))
 
 
 def isneginf(x, /):
     (x,) = promote_args("isneginf", x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(x, np.array(-np.inf, x.dtype))
 
 
 def isfinite(x, /):
     (x,) = promote_args("isfinite", x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, True, np.bool_)
     return lax.is_finite(x)

@@ -192,6 +192,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
         if type(other) is Array and not _staging[0]:
             a, b = self._value, other._value
             d = a.dtype
+            # (numpy's kind: bfloat16 and most ml_dtypes types ('V') take the general path)
             if (d is b.dtype or d == b.dtype) and d.kind in kinds:
                 try:
                     r = np_fn(a, b)

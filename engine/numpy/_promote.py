@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dims, lax, transfers
+from .. import core, dims, lax, narrow_dtypes, transfers
+from ..lax.structural import convert_values
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
 from ._dtypes import dtype_and_weak, promote_types_weak
+from ..narrow_dtypes import kind as dtype_kind
 
 _SCALARS = (bool, int, float, complex)
 
@@ -83,12 +85,12 @@ def convert(x, dtype: np.dtype, weak: bool = False):
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
     v = core.to_numpy(x) if isinstance(x, Array) else x
-    if isinstance(v, (int, float)) and np.dtype(dtype).kind in "iu" and isinstance(v, int):
-        info = np.iinfo(dtype)
+    if isinstance(v, (int, float)) and dtype_kind(np.dtype(dtype)) in "iu" and isinstance(v, int):
+        info = narrow_dtypes.iinfo(dtype)
         if not info.min <= v <= info.max:
             raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
     with np.errstate(all="ignore"):
-        return Array(np.asarray(v).astype(dtype), weak)
+        return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
 
 
 def promote_dtypes(*args):
@@ -126,7 +128,7 @@ def _convert_beside_tracers(args, dtype, weak):
 
 def to_inexact_dtype(dtype: np.dtype) -> np.dtype:
     # As JAX's table: 64-bit integers become float64 (float32 while x64 is off), the rest float32.
-    if dtype.kind in "fc":
+    if dtype_kind(dtype) in "fc":
         return dtype
     return core.canonical_dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
 

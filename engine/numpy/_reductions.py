@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 
 from .. import core, dims, lax
@@ -19,6 +20,7 @@ from ._promote import (
     promote_shapes,
 )
 from ._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _reduce_dtype(x, dtype, promote_integers: bool):
@@ -31,11 +33,19 @@ def _reduce_dtype(x, dtype, promote_integers: bool):
         default = core.default_dtype(int)
         if d == np.bool_:
             return default, x.weak_type
-        if d.kind == "i" and d.itemsize < default.itemsize:
+        if dtype_kind(d) == "i" and d.itemsize < default.itemsize:
             return default, x.weak_type
-        if d.kind == "u" and d.itemsize < default.itemsize:
+        if dtype_kind(d) == "u" and d.itemsize < default.itemsize:
             return np.dtype(f"uint{8 * default.itemsize}"), x.weak_type
     return d, x.weak_type
+
+
+def upcast_f16(d: np.dtype) -> np.dtype:
+    """JAX sums, multiplies, averages float16 and bfloat16 values in float32 (rounding once, at the end)."""
+    return np.dtype("float32") if d == np.float16 or d == _BFLOAT16 else d
+
+
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _keep(out, axes, ndim, keepdims):
@@ -75,11 +85,13 @@ def sum(
     if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as ints first (_cast_to_numeric)
         a = convert(a, core.default_dtype(int))
     a = convert(a, d, weak)
+    if dtype is None and upcast_f16(d) != d:
+        a = convert(a, upcast_f16(d))
     a = _masked(a, where, 0)
     res = lax.reduce_sum(a, axes) if axes else a
     if initial is not None:
         res = lax.add(res, lax.full_like(res, initial))
-    return _keep(res, axes, a.ndim, keepdims)
+    return convert(_keep(res, axes, a.ndim, keepdims), d, weak)
 
 
 def prod(
@@ -102,11 +114,13 @@ def prod(
     axes = canonicalize_axes(axis, a.ndim)
     d, weak = _reduce_dtype(a, dtype, promote_integers)
     a = convert(a, d, weak)
+    if dtype is None and upcast_f16(d) != d:
+        a = convert(a, upcast_f16(d))
     a = _masked(a, where, 1)
     res = lax.reduce_prod(a, axes) if axes else a
     if initial is not None:
         res = lax.mul(res, lax.full_like(res, initial))
-    return _keep(res, axes, a.ndim, keepdims)
+    return convert(_keep(res, axes, a.ndim, keepdims), d, weak)
 
 
 def _extreme(name, lax_fn, identity_fn):
@@ -135,11 +149,11 @@ def _extreme(name, lax_fn, identity_fn):
 
 
 def _lowest(d):
-    return -np.inf if d.kind == "f" else (False if d.kind == "b" else np.iinfo(d).min)
+    return -np.inf if dtype_kind(d) == "f" else (False if dtype_kind(d) == "b" else np.iinfo(d).min)
 
 
 def _highest(d):
-    return np.inf if d.kind == "f" else (True if d.kind == "b" else np.iinfo(d).max)
+    return np.inf if dtype_kind(d) == "f" else (True if dtype_kind(d) == "b" else np.iinfo(d).max)
 
 
 max = amax = _extreme("max", lax.reduce_max, _lowest)
@@ -199,6 +213,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
+    d, weak = a.dtype, a.weak_type
+    a = convert(a, upcast_f16(d), weak if upcast_f16(d) == d else False)
     axes = canonicalize_axes(axis, a.ndim)
     n = _count(a, axes, where) if where is None else None
     symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
@@ -208,10 +224,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     if n is None:
         n = _count(a, axes, where)
     if isinstance(n, int):  # JAX divides by the count as a scalar literal
-        return lax.div(total, np.asarray(n, total.dtype))
-    if keepdims:
-        return lax.div(total, n)
-    return lax.div(total, lax.reshape(n, total.shape)) if n.shape != total.shape else lax.div(total, n)
+        out = lax.div(total, np.asarray(n, total.dtype))
+    elif keepdims or n.shape == total.shape:
+        out = lax.div(total, n)
+    else:
+        out = lax.div(total, lax.reshape(n, total.shape))
+    return convert(out, d, weak)
 
 
 def var(
@@ -235,7 +253,7 @@ def var(
     centered = lax.sub(
         a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
     )
-    if centered.dtype.kind == "c":  # the variance of complex values is that of their modulus: real
+    if dtype_kind(centered.dtype) == "c":  # the variance of complex values is that of their modulus: real
         sq = lax.add(lax.integer_pow(lax.real(centered), 2), lax.integer_pow(lax.imag(centered), 2))
     else:
         sq = lax.integer_pow(centered, 2)
@@ -252,8 +270,10 @@ def _var(a, ddof, *, axes, keepdims):
     # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
     from ._selection import where
 
+    d = a.dtype
+    a = convert(a, upcast_f16(d))
     centered = lax.sub(a, mean(a, axes, keepdims=True))
-    if a.dtype.kind == "c":  # |z - mean|^2: the variance of complex values is real
+    if dtype_kind(a.dtype) == "c":  # |z - mean|^2: the variance of complex values is real
         centered = lax.add(lax.square(lax.real(centered)), lax.square(lax.imag(centered)))
     else:
         centered = lax.square(centered)
@@ -262,6 +282,8 @@ def _var(a, ddof, *, axes, keepdims):
     n_value = np.asarray(n, dt) if dims.is_constant_dim(n) else convert(n, dt)  # (symbolic: its value)
     normalizer = lax.sub(n_value, lax.convert_element_type(ddof, dt))
     result = lax.div(sum(centered, axes, keepdims=keepdims), normalizer)
+    if upcast_f16(d) != d:
+        result = convert(result, d)
     return where(lax.gt(normalizer, np.asarray(0, dt)), result, np.nan)
 
 
@@ -322,7 +344,7 @@ def _arg_extreme(name, lax_fn):
         return _keep(res, (ax,), a.ndim, keepdims)
 
     def _arg_along(a, ax):
-        if a.dtype.kind == "c":
+        if dtype_kind(a.dtype) == "c":
             raise TypeError(
                 f"jnp.{name} does not accept dtype {a.dtype.name}: complex numbers have no order."
             )
@@ -346,7 +368,7 @@ def _nan_replaced(a, fill):
     from ._logic import isnan
 
     a = as_operand(a)
-    if a.dtype.kind not in "fc":
+    if dtype_kind(a.dtype) not in "fc":
         return a
     return lax.select(isnan(a), lax.full_like(a, fill), a)
 
@@ -428,7 +450,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     from ._logic import isinf, isnan
 
     a, b = promote_args("isclose", a, b)
-    if a.dtype.kind not in "fc":
+    if dtype_kind(a.dtype) not in "fc":
         return lax.eq(a, b)
     abs_b = lax.abs(b)
     tol = lax.add(lax.full_like(abs_b, atol), lax.mul(lax.full_like(abs_b, rtol), abs_b))

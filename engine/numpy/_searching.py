@@ -15,6 +15,7 @@ from ..core import Array, Tracer
 from ._promote import as_operand, canonicalize_axis, convert, promote_dtypes
 from ._shape import ravel, reshape, stack
 from ._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 @staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
@@ -151,7 +152,7 @@ def unique(
         else:
             res = (first[:size],) + res[1:]
     out = tuple(
-        Array(r.astype(core.default_dtype(int)) if i and r.dtype.kind in "iu" else r)
+        Array(r.astype(core.default_dtype(int)) if i and dtype_kind(r.dtype) in "iu" else r)
         for i, r in enumerate(res)
     )
     return out[0] if len(out) == 1 else out

@@ -11,6 +11,7 @@ from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_no
 from ._promote import as_operand, check_arraylike, convert, promote_args, promote_elementwise, promote_shapes
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _maximum(x1, x2):
@@ -140,7 +141,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN with ``nan`` and infinities with the largest finite values (or those given)."""
     (x,) = promote_args("nan_to_num", x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return x
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf

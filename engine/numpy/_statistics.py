@@ -15,6 +15,7 @@ from ._promote import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def quantile(
@@ -166,7 +167,7 @@ def _nanarg(fn, fill):
 
         a = as_operand(a)
         return fn(
-            lax.select(isnan(a), lax.full_like(a, fill), a) if a.dtype.kind == "f" else a,
+            lax.select(isnan(a), lax.full_like(a, fill), a) if dtype_kind(a.dtype) == "f" else a,
             axis,
             keepdims=keepdims,
         )
@@ -285,7 +286,7 @@ def corrcoef(x, y=None, rowvar: bool = True):
 def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     """Counts of each non-negative int in ``x``; under tracing ``length`` must be given."""
     x = as_operand(x)
-    if x.dtype.kind not in "iu":
+    if dtype_kind(x.dtype) not in "iu":
         raise TypeError(f"bincount requires integer input, got {x.dtype.name}")
     if length is None:
         if isinstance(x, Tracer):

@@ -10,6 +10,7 @@ from ._index_parsing import _INT32
 from ._indexing import _CLIP, _PROMISE, _normalize_index, rewriting_take
 from ._promote import as_operand, broadcast_shapes, convert
 from ._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def take(
@@ -48,7 +49,7 @@ def _take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_so
     from ._selection import _where
     from ._ufuncs import remainder
 
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise TypeError(f"take indices must be integers, got {indices.dtype.name}")
     if axis is None:
         a, axis = ravel(a), 0
@@ -111,7 +112,7 @@ def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
     from ._promote import canonicalize_axis
     from ._shape import ravel
 
-    if indices.dtype.kind not in "iu":
+    if dtype_kind(indices.dtype) not in "iu":
         raise TypeError(f"take_along_axis indices must be of integer type, got {indices.dtype.name}")
     if axis is None:
         if indices.ndim != 1:
@@ -132,7 +133,7 @@ def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
     wrap = mode != "promise_in_bounds"
     if wrap:
         indices = _normalize_index(
-            convert(indices, _INT32) if indices.dtype.kind == "i" else indices, axis_size
+            convert(indices, _INT32) if dtype_kind(indices.dtype) == "i" else indices, axis_size
         )
     index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
     indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))

@@ -13,6 +13,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ._promote import promote_args_inexact
+from ..narrow_dtypes import kind as dtype_kind
 
 
 _state = core._state
@@ -51,14 +52,16 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         if tx is Array:
             xv = x._value
             d = xv.dtype
-            if d.kind not in kinds:
+            if dtype_kind(d) not in kinds:
                 return None
             if ty is Array:
                 yv = y._value
                 if yv.dtype != d:
                     return None
                 weak = x.weak_type and y.weak_type
-            elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
+            elif (ty is float and dtype_kind(d) == "f") or (
+                ty is int and dtype_kind(d) in "fi" and -(2**31) <= y < 2**31
+            ):
                 yv = d.type(y)
                 weak = x.weak_type
             else:
@@ -66,8 +69,8 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         elif ty is Array and (tx is float or tx is int):
             yv = y._value
             d = yv.dtype
-            if d.kind not in kinds or not (
-                d.kind == "f" or (tx is int and d.kind == "i" and -(2**31) <= x < 2**31)
+            if dtype_kind(d) not in kinds or not (
+                dtype_kind(d) == "f" or (tx is int and dtype_kind(d) == "i" and -(2**31) <= x < 2**31)
             ):
                 return None
             xv = d.type(x)
@@ -106,7 +109,7 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
 
 def _unary_inexact(name, lax_fn, doc=None):
     def f(x, /):
-        if not (isinstance(x, (Array, Tracer)) and x.dtype.kind == "f"):
+        if not (isinstance(x, (Array, Tracer)) and dtype_kind(x.dtype) == "f"):
             (x,) = promote_args_inexact(name, x)
         return lax_fn(x)
 
@@ -120,7 +123,7 @@ def _is_bool(x):
 
 
 def _is_int(x):
-    return x.dtype.kind in "iu"
+    return dtype_kind(x.dtype) in "iu"
 
 
 def _quiet(f):

@@ -28,6 +28,7 @@ from ._promote import (
     promote_shapes,
 )
 from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact
+from ..narrow_dtypes import kind as dtype_kind
 
 
 # --- arithmetic --------------------------------------------------------------------------------
@@ -57,7 +58,7 @@ def _true_divide(x1, x2):
 
 def _int_floor_divide(x1, x2):
     zero = lax.full_like(x1, 0)
-    if x1.dtype.kind == "u":
+    if dtype_kind(x1.dtype) == "u":
         return lax.div(x1, x2)
     q = lax.div(x1, x2)
     needs_fix = lax.bitwise_and(lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)), lax.ne(lax.rem(x1, x2), zero))
@@ -135,7 +136,7 @@ def _integer_scalar(x):
     if isinstance(x, Tracer) or type(x) is bool:
         return None
     if isinstance(x, (np.integer,)) or (
-        type(x) in (np.ndarray, Array) and x.ndim == 0 and x.dtype.kind in "iu"
+        type(x) in (np.ndarray, Array) and x.ndim == 0 and dtype_kind(x.dtype) in "iu"
     ):
         return operator.index(x.item() if type(x) is not int else x)
     return None
@@ -179,7 +180,7 @@ def power(x1, x2, /):
 def _is_float_operands(*args):
     from ._dtypes import dtype_and_weak, promote_types_weak
 
-    return promote_types_weak(dtype_and_weak(a) for a in args)[0].kind == "f"
+    return dtype_kind(promote_types_weak(dtype_and_weak(a) for a in args)[0]) == "f"
 
 
 pow = power
@@ -214,7 +215,7 @@ def square(x, /):
 
 def absolute(x, /):
     (x,) = promote_args("absolute", x)
-    if x.dtype.kind in "ub":
+    if dtype_kind(x.dtype) in "ub":
         return x
     return lax.abs(x)
 
@@ -231,7 +232,7 @@ def fabs(x, /):
 
 def sign(x, /):
     (x,) = promote_args("sign", x)
-    if x.dtype.kind == "u":
+    if dtype_kind(x.dtype) == "u":
         return lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), x.dtype, x.weak_type)
     if _is_bool(x):
         return x
@@ -241,7 +242,7 @@ def sign(x, /):
 def _integral_identity(name, lax_fn):
     def f(x, /):
         (x,) = promote_args(name, x)
-        if x.dtype.kind in "iub":
+        if dtype_kind(x.dtype) in "iub":
             return x
         return lax_fn(x)
 
@@ -272,9 +273,9 @@ def round(a, decimals: int = 0, out=None):
     """
     (a,) = promote_args("round", a)
     decimals = int(decimals)
-    if a.dtype.kind == "c":  # each part on its own
+    if dtype_kind(a.dtype) == "c":  # each part on its own
         return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
-    if a.dtype.kind in "iub":
+    if dtype_kind(a.dtype) in "iub":
         if decimals >= 0:
             return a
         f = lax.full_like(a, 10**-decimals)
@@ -347,7 +348,7 @@ atan2 = arctan2
 def hypot(x1, x2, /):
     """``sqrt(x1**2 + x2**2)`` without overflow for large inputs."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    if x1.dtype.kind == "c":
+    if dtype_kind(x1.dtype) == "c":
         raise ValueError(
             "jnp.hypot is not well defined for complex-valued inputs. "
             "Please convert to real values first, such as by using abs(x)"
@@ -428,9 +429,9 @@ def sinc(x, /):
 
 def signbit(x, /):
     (x,) = promote_args("signbit", x)
-    if x.dtype.kind in "ub":
+    if dtype_kind(x.dtype) in "ub":
         return lax.full_like(x, False, np.bool_)
-    if x.dtype.kind in "i":
+    if dtype_kind(x.dtype) in "i":
         return lax.lt(x, lax.full_like(x, 0))
     zero = lax.full_like(x, 0)
     with np.errstate(all="ignore"):
@@ -474,7 +475,7 @@ def modf(x, /):
 def gcd(x1, x2, /):
     """Greatest common divisor of integers (Euclid's algorithm, unrolled for the dtype's width)."""
     x1, x2 = promote_args("gcd", x1, x2)
-    if x1.dtype.kind not in "iu":
+    if dtype_kind(x1.dtype) not in "iu":
         raise TypeError("jnp.gcd requires integer arguments")
     a, b = absolute(x1), absolute(x2)
     zero = lax.full_like(a, 0)

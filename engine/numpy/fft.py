@@ -11,11 +11,12 @@ import numpy as np
 from .. import core, lax
 from ..lax import fft as lax_fft
 from ._promote import as_operand, check_arraylike
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _complex(x):
     x = as_operand(x)
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         return x
     # 64-bit inputs (only with x64) transform in complex128, the rest in complex64, as JAX's
     return lax.convert_element_type(x, np.complex128 if x.dtype.itemsize == 8 else np.complex64)
@@ -93,7 +94,7 @@ def rfft(a, n=None, axis: int = -1, norm=None):
     """The FFT of a real signal: the ``n // 2 + 1`` non-negative frequencies."""
     check_arraylike("rfft", a)
     a = as_operand(a)
-    if a.dtype.kind == "c":
+    if dtype_kind(a.dtype) == "c":
         raise TypeError(f"jnp.fft.rfft requires real-valued input, got {a.dtype.name}.")
     full = fft(a, n, axis, norm)
     ax = axis % full.ndim

@@ -16,6 +16,7 @@ from ._diagonal import trace as _trace
 from ._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from ._shape import matrix_transpose  # noqa: F401
 from ._staged import staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _abs(x):
@@ -24,7 +25,7 @@ def _abs(x):
 
 def _abs_squared(x):
     """|x|**2, real for complex x (x * x would be the complex square)."""
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         return lax.add(lax.integer_pow(lax.real(x), 2), lax.integer_pow(lax.imag(x), 2))
     return lax.mul(x, x)
 
@@ -179,7 +180,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     if not upper:
         return L
-    return lax.conj(matrix_transpose(L)) if L.dtype.kind == "c" else matrix_transpose(L)
+    return lax.conj(matrix_transpose(L)) if dtype_kind(L.dtype) == "c" else matrix_transpose(L)
 
 
 def _lu_solve(lu_, perm, b, vector: bool):
@@ -469,7 +470,7 @@ def matrix_power(a, n: int):
 
     (a,) = (
         _inexact("matrix_power", a)
-        if np.dtype(getattr(a, "dtype", np.float32)).kind in "fc"
+        if dtype_kind(np.dtype(getattr(a, "dtype", np.float32))) in "fc"
         else (as_operand(a),)
     )
     _square("matrix_power", a)

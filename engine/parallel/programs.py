@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from .. import core
+from .. import core, narrow_dtypes
 from ..ir import ClosedJaxpr, Jaxpr, subjaxprs
 
 
@@ -191,7 +191,13 @@ class Runner:
             ]
             steps.append(
                 (
-                    core.impl_rules[eqn.primitive],
+                    narrow_dtypes.impl_for(
+                        eqn.primitive,
+                        core.impl_rules[eqn.primitive],
+                        [x.aval.dtype for x in eqn.inputs],
+                        [v.aval.dtype for v in eqn.out_binders],
+                        eqn.params,
+                    ),
                     ins,
                     outs_i,
                     eqn.params,

@@ -28,6 +28,7 @@ from .. import pretty_printer as pp
 from ..core import Tracer, Value
 from ..staging import JaxprTrace
 from .types import AbstractRef, Indexer, Ref, indexed_aval, is_ref, parse_index
+from ..narrow_dtypes import kind as dtype_kind
 
 
 class _StatePrimitive(core.Primitive):
@@ -427,7 +428,7 @@ def _implicit_cast(dtype: Any, value: Value) -> Value:
     from .. import lax
 
     aval = core.get_aval(value)
-    kind, vkind = np.dtype(dtype).kind, aval.dtype.kind
+    kind, vkind = dtype_kind(np.dtype(dtype)), dtype_kind(aval.dtype)
     if (aval.weak_type and kind == "f" and vkind == "f") or (kind in "iu" and vkind in "iu"):
         if aval.dtype != dtype or aval.weak_type:
             return lax.convert_element_type(value, dtype)

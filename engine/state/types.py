@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import core
 from ..core import ShapedArray, Tracer, Value
+from ..narrow_dtypes import kind as dtype_kind
 
 
 class AbstractRef:
@@ -234,7 +235,7 @@ def parse_index(idx: Any, shape: tuple[int, ...]) -> tuple[Indexer | None, list[
             dims.append(("int", k + n if k < 0 else k))
         else:
             aval = core.get_aval(i)
-            if aval.dtype.kind not in "iu":
+            if dtype_kind(aval.dtype) not in "iu":
                 raise TypeError(
                     f"Ref indices must be integers, slices or integer arrays, got {aval.str_short()}"
                 )

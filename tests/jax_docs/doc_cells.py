@@ -146,6 +146,11 @@ _SKIP_PATTERNS = [
     (r"create_perfetto_link=True", "waits until a browser opens the Perfetto link it prints"),
     (r"\bprofiler\.start_server\(", "serves the profiler on a network port"),
     (r"\bjax\.distributed\.initialize\(", "a script for each of several processes (jax.distributed)"),
+    # (Pallas TPU pages: JAX builds these arrays, then refuses the pallas_call on a CPU)
+    (
+        r"^\s*\w+( = \w+)* = 16384\s*$",
+        "arrays of 16384x16384 (GBs of random bits: minutes on the numpy engine) for a TPU kernel",
+    ),
 ]
 
 

@@ -29,7 +29,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ... import batching, core, ir
+from ... import batching, core, ir, narrow_dtypes
+from ...narrow_dtypes import kind as dtype_kind
 from ...tree_util import tree_flatten, tree_unflatten
 
 _CPU_REFUSAL = "Only interpret mode is supported on CPU backend."
@@ -227,10 +228,10 @@ def _size(b: Any) -> int:
 def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
     from ... import numpy as jnp
 
-    if np.issubdtype(dtype, np.floating):
+    if dtype_kind(dtype) == "f":
         return jnp.full(shape, np.nan, dtype)
-    if np.issubdtype(dtype, np.integer):
-        return jnp.full(shape, np.iinfo(dtype).min, dtype)
+    if dtype_kind(dtype) in "iu":
+        return jnp.full(shape, narrow_dtypes.iinfo(dtype).min, dtype)
     return jnp.zeros(shape, dtype)
 
 

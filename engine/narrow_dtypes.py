@@ -1,0 +1,135 @@
+"""The narrow dtypes JAX takes from ``ml_dtypes``: bfloat16, the float8/float4 types and int4/int2.
+
+numpy knows them only as opaque types (``np.dtype(bfloat16).kind`` is ``'V'``, ``np.finfo`` refuses
+them), so the engine asks ``kind`` here instead of ``dtype.kind`` wherever a float must be told from
+the rest. Their values are computed as XLA's CPU backend computes them: each operation widens its
+narrow operands (floats to float32, integers to int8/uint8), computes, and rounds its result back to
+its narrow dtype (round-to-nearest-even), so every primitive rounds once, and reductions and dots
+accumulate in float32. ``run_impl`` does that around a primitive's numpy implementation.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+FLOAT_NAMES = (
+    "bfloat16",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+)
+INT_NAMES = ("int2", "int4", "uint2", "uint4")
+
+# narrow dtype -> the numpy dtype its values are computed in
+WIDE: dict[np.dtype, np.dtype] = {np.dtype(getattr(ml_dtypes, n)): np.dtype(np.float32) for n in FLOAT_NAMES}
+WIDE.update(
+    {np.dtype(getattr(ml_dtypes, n)): np.dtype(np.uint8 if n[0] == "u" else np.int8) for n in INT_NAMES}
+)
+_KIND = {d: w.kind for d, w in WIDE.items()}
+
+
+def kind(dtype: Any) -> str:
+    """numpy's ``dtype.kind``, but ``'f'`` for the narrow floats and ``'i'``/``'u'`` for int4 and
+    the like (numpy says ``'V'`` for most of them).
+
+    >>> kind(np.dtype(ml_dtypes.bfloat16)), kind(np.dtype(np.float32))
+    ('f', 'f')
+    """
+    try:
+        k: str | None = _KIND.get(dtype)
+    except TypeError:  # (an unhashable stand-in for a dtype)
+        k = None
+    return k if k is not None else dtype.kind
+
+
+def is_narrow(dtype: Any) -> bool:
+    return dtype in WIDE
+
+
+def finfo(dtype: Any) -> Any:
+    """numpy's ``finfo``, also for bfloat16 and the float8 types (ml_dtypes')."""
+    return ml_dtypes.finfo(dtype)
+
+
+def iinfo(dtype: Any) -> Any:
+    return ml_dtypes.iinfo(dtype)
+
+
+def has_narrow(values: Sequence[Any]) -> bool:
+    for v in values:
+        if getattr(v, "dtype", None) in WIDE:
+            return True
+    return False
+
+
+# Primitives that see narrow values as they are: those that reinterpret bits (widening would change
+# the bits a bitcast sees), and (found by ``widens``) those running a jaxpr or a Python function on
+# them, whose equations or user code see the narrow values, as in JAX.
+keeps_narrow: set[Any] = set()
+_widens: dict[Any, bool] = {}
+
+
+def _runs_code(v: Any) -> bool:
+    if isinstance(v, (tuple, list)):
+        return any(_runs_code(e) for e in v)
+    return hasattr(v, "eqns") or hasattr(v, "jaxpr") or (callable(v) and not isinstance(v, type))
+
+
+def widens(primitive: Any, params: dict[str, Any]) -> bool:
+    """Whether ``primitive``'s impl computes on widened operands (see the module's docstring)."""
+    out = _widens.get(primitive)
+    if out is None:
+        out = _widens[primitive] = primitive not in keeps_narrow and not any(
+            _runs_code(v) for v in params.values()
+        )
+    return out
+
+
+def run_impl(
+    impl: Callable[..., Any],
+    args: Sequence[Any],
+    params: dict[str, Any],
+    out_dtypes: Callable[[], Sequence[Any]],
+    multiple_results: bool,
+) -> Any:
+    """``impl`` on ``args`` with narrow operands widened, its outputs rounded back to the narrow
+    dtypes ``out_dtypes()`` gives (the primitive's abstract evaluation)."""
+    wide = [a.astype(WIDE[a.dtype]) if getattr(a, "dtype", None) in WIDE else a for a in args]
+    outs = impl(*wide, **params)
+    dtypes = out_dtypes()
+    rounded = [
+        np.asarray(o).astype(d) if d in WIDE and getattr(o, "dtype", None) != d else o
+        for o, d in zip(outs if multiple_results else [outs], dtypes)
+    ]
+    return rounded if multiple_results else rounded[0]
+
+
+def impl_for(
+    primitive: Any,
+    impl: Callable[..., Any],
+    in_dtypes: Sequence[Any],
+    out_dtypes: Sequence[Any],
+    params: dict[str, Any],
+) -> Callable[..., Any]:
+    """``impl`` for a program's equation whose dtypes are known ahead (a device program's step):
+    itself, or with narrow operands the call of it that widens and rounds (``run_impl``)."""
+    if not any(d in WIDE for d in in_dtypes) or not widens(primitive, params):
+        return impl
+    return functools.partial(_widened_call, impl, tuple(out_dtypes), primitive.multiple_results)
+
+
+def _widened_call(
+    impl: Callable[..., Any], out_dtypes: tuple[Any, ...], multiple: bool, *args: Any, **kw: Any
+) -> Any:
+    return run_impl(impl, args, kw, lambda: out_dtypes, multiple)  # (a function: device programs pickle it)
