@@ -4,8 +4,11 @@ numpy knows them only as opaque types (``np.dtype(bfloat16).kind`` is ``'V'``, `
 them), so the engine asks ``kind`` here instead of ``dtype.kind`` wherever a float must be told from
 the rest. Their values are computed as XLA's CPU backend computes them: each operation widens its
 narrow operands (floats to float32, integers to int8/uint8), computes, and rounds its result back to
-its narrow dtype (round-to-nearest-even), so every primitive rounds once, and reductions and dots
-accumulate in float32. ``run_impl`` does that around a primitive's numpy implementation.
+its narrow dtype (round-to-nearest-even), so every primitive rounds once, and dots and reductions
+accumulate in float32. ``run_impl`` does that around a primitive's numpy implementation. Primitives
+in ``keeps_narrow`` see the narrow values themselves: bitcasts, data movement (numpy moves them as
+they are), scatters (whose combiner rounds each update, as XLA's loop does), and primitives that
+round several steps themselves as JAX's lowering to several operations does (integer_pow, logistic).
 """
 
 from __future__ import annotations
@@ -73,9 +76,9 @@ def has_narrow(values: Sequence[Any]) -> bool:
     return False
 
 
-# Primitives that see narrow values as they are: those that reinterpret bits (widening would change
-# the bits a bitcast sees), and (found by ``widens``) those running a jaxpr or a Python function on
-# them, whose equations or user code see the narrow values, as in JAX.
+# Primitives that see narrow values as they are (rows added where each primitive is defined; see the
+# module's docstring), and (found by ``widens``) those running a jaxpr or a Python function on them,
+# whose equations or user code see the narrow values, as in JAX.
 keeps_narrow: set[Any] = set()
 _widens: dict[Any, bool] = {}
 

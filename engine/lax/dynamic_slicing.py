@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .. import ad, batching, core, dims
+from .. import ad, batching, core, dims, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
 from .gather_scatter import (
@@ -36,6 +36,8 @@ def _lax():
 
 dynamic_slice_p = Primitive("dynamic_slice")
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
+# Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
+narrow_dtypes.keeps_narrow.update((dynamic_slice_p, dynamic_update_slice_p))
 
 
 def _dynamic_slice_indices(operand, start_indices):

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import ad, batching, core, dims, ir
+from .. import ad, batching, core, dims, ir, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
@@ -353,6 +353,12 @@ scatter_sub_p = Primitive("scatter-sub")
 scatter_mul_p = Primitive("scatter-mul")
 scatter_min_p = Primitive("scatter-min")
 scatter_max_p = Primitive("scatter-max")
+# Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
+# A scatter's combiner rounds each update to the narrow dtype (numpy's ufunc.at on ml_dtypes' types),
+# as XLA's scatter loop does: widened, duplicates would be summed in float32 and rounded once.
+narrow_dtypes.keeps_narrow.update(
+    (gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
+)
 
 _SCATTER_COMBINE = {
     scatter_add_p: np.add,

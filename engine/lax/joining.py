@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 
@@ -193,3 +193,6 @@ def _tile_batch(size, vals, dims, *, reps):
 
 ad.deflinear(tile_p, _tile_transpose)
 batching.batch_rules[tile_p] = _tile_batch
+
+# Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
+narrow_dtypes.keeps_narrow.update((concatenate_p, split_p, stack_p, unstack_p, tile_p))

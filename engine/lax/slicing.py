@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import ad, batching, core, dims
+from .. import ad, batching, core, dims, narrow_dtypes
 from ..core import Primitive, ShapedArray
 
 
@@ -25,6 +25,8 @@ def _lax():
 
 _pyslice = builtins.slice  # `slice` below is lax.slice
 slice_p = Primitive("slice")
+# Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
+narrow_dtypes.keeps_narrow.add(slice_p)
 
 
 def slice(

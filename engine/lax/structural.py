@@ -526,6 +526,10 @@ def _bitcast_abstract(x, *, new_dtype):
 
 
 narrow_dtypes.keeps_narrow.add(bitcast_convert_type_p)
+# Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
+narrow_dtypes.keeps_narrow.update(
+    (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, select_n_p, rev_p, pad_p)
+)
 ad.defzero(bitcast_convert_type_p)
 batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_dtype: (
     bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype),

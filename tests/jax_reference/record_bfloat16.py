@@ -168,6 +168,29 @@ CREATION = [
     ),
 ]
 
+_IDX = "m = a[:6, :8]\ni = jnp.array([0, 2, 2, 5, 0, 0])\n"
+INDEXING = [
+    ("gather_slices", _IDX + "out = (m[i], m[1:4, ::2], lax.dynamic_slice(m, (1, 2), (2, 3)), m[::-1], m.T)"),
+    ("scatter_set", _IDX + "out = (m.at[i].set(m[:6] * 2), lax.dynamic_update_slice(m, m[:2, :2], (3, 4)))"),
+    # duplicates: each update rounds to bfloat16 in XLA's scatter loop
+    (
+        "scatter_combine",
+        _IDX + "out = (m.at[i].add(m[:6] * 3.3), m.at[i].multiply(m[:6]), m.at[i].min(-m[:6]), "
+        "m.at[i].max(m[:6]))",
+    ),
+    (
+        "scatter_many",
+        "out = jnp.zeros(3, jnp.bfloat16).at[jnp.zeros(300, int)].add(jnp.full(300, 0.01, jnp.bfloat16))",
+    ),
+    (
+        "joins",
+        _IDX
+        + "out = (jnp.concatenate([m, m]), jnp.stack([m, m], 1), jnp.split(m, 2)[1], jnp.tile(m, (2, 1)), "
+        "jnp.pad(m, ((1, 2), (0, 1)), constant_values=0.3), jnp.where(m > 0, m, 1.7))",
+    ),
+    ("jit_scatter", _IDX + "out = jax.jit(lambda m: m.at[i].add(m[:6] * 3.3))(m)"),
+]
+
 TRANSFORMS = [
     ("grad", "out = jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(x)"),
     ("grad_matmul", "out = jax.grad(lambda a, b: jnp.mean(jnp.tanh(a @ b)), argnums=(0, 1))(a, b)"),
@@ -214,6 +237,7 @@ SNIPPETS = {
     "matmul": MATMUL,
     "casts": CASTS,
     "creation": CREATION,
+    "indexing": INDEXING,
     "transforms": TRANSFORMS,
 }
 
