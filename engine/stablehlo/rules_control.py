@@ -16,7 +16,7 @@ from ..lax.scan import scan_p
 from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, hlo_op
-from .rules_structural import reduce, reshape
+from .rules_structural import concatenate, reduce, reshape, slice_op
 from .syntax import Block, Printer, Value
 
 
@@ -213,42 +213,150 @@ def _scan(
     unroll: Any = 1,
     **_: Any,
 ) -> list[Value]:
-    if unroll not in (1, False):
-        raise NotImplementedError(
-            f"StableHLO text for scan with unroll={unroll!r} is not implemented in the engine"
-        )
-    consts, carry, xs = (
-        args[:num_consts],
-        args[num_consts : num_consts + num_carry],
-        args[num_consts + num_carry :],
-    )
-    xs_avals = ctx.avals_in[num_consts + num_carry :]
+    """JAX's ``_scan_impl``, traced and inlined: a while loop over ``num_trips`` steps of ``unroll``
+    body calls each, and the remaining steps (or all of them, fully unrolled) after it."""
+    unroll = int(unroll)
+    consts = list(args[:num_consts])
+    carry = list(args[num_consts : num_consts + num_carry])
+    xs = list(args[num_consts + num_carry :])
+    xs_avals = list(ctx.avals_in[num_consts + num_carry :])
     y_avals = jaxpr.out_avals[num_carry:]
-    ys_init = []
+    num_trips, remainder = (0, length) if unroll == 0 else divmod(length, unroll)
+    if unroll != 1 and num_trips == 1 and remainder == 0:
+        num_trips, remainder = 0, length
+    xs_rem: list[tuple[Value, Any]] = []
+    if unroll == 1:
+        xss = list(zip(xs, xs_avals))
+        prefix: tuple[int, ...] = (length,)
+    else:
+        if remainder:
+            cut = num_trips * unroll if not reverse else remainder
+            heads, tails = [], []
+            for x, a in zip(xs, xs_avals):  # JAX's _split_leading
+                heads.append(_slice_leading(ctx, x, a, 0, cut))
+                tails.append(_slice_leading(ctx, x, a, cut, a.shape[0]))
+            xs_main, xs_rem = (heads, tails) if not reverse else (tails, heads)
+        else:
+            xs_main = list(zip(xs, xs_avals))
+        if num_trips:
+            xss = []
+            for x, a in xs_main:
+                b = a.update(shape=(num_trips, unroll, *a.shape[1:]))
+                xss.append((reshape(ctx, x, literals.aval_type(b)), b))
+            prefix = (num_trips, unroll)
+        else:
+            xss, prefix = [], (0,)
+    ys: list[Value] = []
     for aval in y_avals:  # JAX's _empty_array: a zero scalar broadcast to the stacked shape
         zero = ctx.constant(np.zeros((), aval.dtype), aval.dtype)
-        ys_init.append(broadcast_in_dim(ctx, zero, (length, *aval.shape), ()))
-    # the while loop carries the body's captured values first: the scanned arrays, then the consts
-    captured = list(dict.fromkeys([*xs, *consts]))
-    i0 = _i32(ctx, 0)
-    init = [*captured, i0, *carry, *ys_init]
+        ys.append(broadcast_in_dim(ctx, zero, (*prefix, *aval.shape), ()))
+    stacked = [a.update(shape=(*prefix, *a.shape)) for a in y_avals]
+    if num_trips or unroll == 1:
+        trips = length if unroll == 1 else num_trips
+        carry, ys = _scan_loop(ctx, jaxpr, trips, unroll, reverse, consts, carry, xss, ys, stacked, num_carry)
+    if unroll != 1 and num_trips:
+        ys = [
+            reshape(ctx, y, literals.aval_type(a.update(shape=(num_trips * unroll, *a.shape))))
+            for y, a in zip(ys, y_avals)
+        ]
+    if remainder and unroll != 1:
+        carry, ys_rem = _scan_inner(ctx, jaxpr, remainder, reverse, consts, carry, xs_rem, num_carry)
+        out_ys = []
+        for y, r, a in zip(ys, ys_rem, y_avals):
+            pair = [y, r] if not reverse else [r, y]
+            shape0 = num_trips * unroll if num_trips else 0
+            pair_avals = [a.update(shape=(shape0, *a.shape)), a.update(shape=(remainder, *a.shape))]
+            out_ys.append(concatenate(ctx, pair, pair_avals if not reverse else pair_avals[::-1], 0))
+        ys = out_ys
+    return [*carry, *ys]
+
+
+def _slice_leading(ctx: RuleContext, x: Value, aval: Any, start: int, stop: int) -> tuple[Value, Any]:
+    b = aval.update(shape=(stop - start, *aval.shape[1:]))
+    st = [start] + [0] * (len(aval.shape) - 1)
+    lim = [stop, *aval.shape[1:]]
+    return slice_op(ctx, x, st, lim, literals.aval_type(b)), b
+
+
+def _scan_inner(
+    ctx: RuleContext,
+    jaxpr: ClosedJaxpr,
+    n: int,
+    reverse: bool,
+    consts: Sequence[Value],
+    carry: Sequence[Value],
+    xs: Sequence[tuple[Value, Any]],
+    num_carry: int,
+) -> tuple[list[Value], list[Value]]:
+    """``n`` body calls on static slices of ``xs``, the per-step outputs stacked (JAX's ``inner``)."""
+    steps = []
+    carry = list(carry)
+    for k in range(n):
+        i = n - k - 1 if reverse else k
+        x = []
+        for v, a in xs:  # JAX's index_in_dim(x, i, keepdims=False): a slice, then a reshape
+            s, _a = _slice_leading(ctx, v, a, i, i + 1)
+            x.append(reshape(ctx, s, literals.aval_type(a.update(shape=a.shape[1:]))))
+        outs = ctx.call(ctx.module.private_function(jaxpr, "closed_call"), [*consts, *carry, *x])
+        carry, y = list(outs[:num_carry]), list(outs[num_carry:])
+        steps.append(y)
+    if reverse:
+        steps.reverse()
+    stacked = []
+    for j, aval in enumerate(jaxpr.out_avals[num_carry:]):  # JAX's _stack: expand_dims, concatenate
+        parts = [broadcast_in_dim(ctx, y[j], (1, *aval.shape), range(1, len(aval.shape) + 1)) for y in steps]
+        one = aval.update(shape=(1, *aval.shape))
+        stacked.append(concatenate(ctx, parts, [one] * len(parts), 0))
+    return carry, stacked
+
+
+def _scan_loop(
+    ctx: RuleContext,
+    jaxpr: ClosedJaxpr,
+    trips: int,
+    unroll: int,
+    reverse: bool,
+    consts: Sequence[Value],
+    carry: Sequence[Value],
+    xss: Sequence[tuple[Value, Any]],
+    ys_init: Sequence[Value],
+    stacked_avals: Sequence[Any],
+    num_carry: int,
+) -> tuple[list[Value], list[Value]]:
+    """The while loop of ``_scan_impl``: it carries the body's captured values first (the scanned
+    arrays, then the consts), the counter, the carry and the stacked outputs."""
+    captured = list(dict.fromkeys([*(x for x, _ in xss), *consts]))
+    init = [*captured, _i32(ctx, 0), *carry, *ys_init]
     n_cap = len(captured)
-    stacked_avals = [a.update(shape=(length, *a.shape)) for a in y_avals]
+    y_avals = jaxpr.out_avals[num_carry:]
 
     def cond(c: RuleContext, vals: list[Value]) -> Value:
-        return compare(c, "LT", vals[n_cap], _i32(c, length), np.int32, "tensor<i1>")
+        return compare(c, "LT", vals[n_cap], _i32(c, trips), np.int32, "tensor<i1>")
 
     def body(c: RuleContext, vals: list[Value]) -> list[Value]:
         cap = dict(zip(captured, vals[:n_cap]))
         i_ = i = vals[n_cap]
         if reverse:  # i = num_trips - i_ - 1
-            i = hlo_op(c, "stablehlo.subtract", _i32(c, length), i_, out_type="tensor<i32>")
+            i = hlo_op(c, "stablehlo.subtract", _i32(c, trips), i_, out_type="tensor<i32>")
             i = hlo_op(c, "stablehlo.subtract", i, _i32(c, 1), out_type="tensor<i32>")
         cs, ys = vals[n_cap + 1 : n_cap + 1 + num_carry], vals[n_cap + 1 + num_carry :]
-        x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in zip(xs, xs_avals)]
-        closed_call = c.module.private_function(jaxpr, "closed_call")
-        outs = c.call(closed_call, [*(cap[k] for k in consts), *cs, *x_slices])
-        new_carry, new_ys = outs[:num_carry], outs[num_carry:]
+        x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in xss]
+        if unroll == 1:
+            closed_call = c.module.private_function(jaxpr, "closed_call")
+            outs = c.call(closed_call, [*(cap[k] for k in consts), *cs, *x_slices])
+            new_carry, new_ys = outs[:num_carry], outs[num_carry:]
+        else:
+            slice_avals = [a.update(shape=a.shape[1:]) for _, a in xss]
+            new_carry, new_ys = _scan_inner(
+                c,
+                jaxpr,
+                unroll,
+                reverse,
+                [cap[k] for k in consts],
+                cs,
+                list(zip(x_slices, slice_avals)),
+                num_carry,
+            )
         ys = [
             _dynamic_update_index_in_dim(c, y, u, i, a, ua)
             for y, u, a, ua in zip(ys, new_ys, stacked_avals, y_avals)
@@ -257,4 +365,4 @@ def _scan(
         return [*vals[:n_cap], i_next, *new_carry, *ys]
 
     outs = while_loop(ctx, init, cond, body)
-    return outs[n_cap + 1 :]
+    return outs[n_cap + 1 : n_cap + 1 + num_carry], outs[n_cap + 1 + num_carry :]

@@ -392,3 +392,20 @@ def stack_axis1_unstack():
 @program
 def tile_2d():
     return (lambda x: jnp.tile(x, (2, 3))), (f32(2, 2),)
+
+
+@program
+def scan_unroll_remainder_ys():
+    return (lambda xs: lax.scan(lambda c, x: (c * x, c + x), jnp.ones(2), xs, unroll=2)), (f32(5, 2),)
+
+
+@program
+def scan_unroll_reverse():
+    return (lambda xs: lax.scan(lambda c, x: (c + x, c), jnp.zeros(2), xs, reverse=True, unroll=3)), (
+        f32(7, 2),
+    )
+
+
+@program
+def scan_full_unroll_true():
+    return (lambda xs: lax.scan(lambda c, x: (c + x, x * 2), 0.0, xs, unroll=True)), (f32(3),)
