@@ -257,3 +257,27 @@ def test_serialized_polymorphic_export(jax_on_engine):
     blob = bytes(exp.serialize()).replace(b'"dim":"b"', b'"dim":"b +"', 1)
     with pytest.raises(ValueError, match="malformed"):
         export.deserialize(blob)
+
+
+@pytest.mark.parametrize("name", sorted(json.loads((REF / "programs_x64.json").read_text())))
+def test_programs_with_x64_as_jax(jax_on_engine, name):
+    """With jax_enable_x64 a dimension's value is an int64, as JAX's default int."""
+    import engine.numpy as jnp
+    from engine import export
+
+    expected = json.loads((REF / "programs_x64.json").read_text())[name]
+    programs = _load("programs")
+    src, spec, dtype, shape = programs.PROGRAMS[name]
+    jax_on_engine.config.update("jax_enable_x64", True)
+    try:
+        f = eval(src, {"jax": jax_on_engine, "jnp": jnp, "np": np})
+        sds = jax_on_engine.ShapeDtypeStruct(symbolic_shape(spec), np.dtype(dtype))
+        assert str(jax_on_engine.make_jaxpr(f)(sds)) == expected["jaxpr"]
+        outs = jax_on_engine.tree.leaves(
+            export.export(jax_on_engine.jit(f))(sds).call(programs.argument(shape, dtype))
+        )
+    finally:
+        jax_on_engine.config.update("jax_enable_x64", False)
+    assert [str(np.asarray(o).dtype) for o in outs] == expected["dtypes"]
+    for got, want in zip(outs, expected["values"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

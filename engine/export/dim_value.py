@@ -1,6 +1,7 @@
 """``dim_as_value``: a symbolic dimension used as a number (``jnp.array(x.shape[0])``, ``5. + d``).
 
-Staged, it is JAX's ``dim_as_value[dim=b]`` equation, an ``int32`` scalar; run on concrete shapes
+Staged, it is JAX's ``dim_as_value[dim=b]`` equation, a weakly typed scalar of the default int
+dtype (``int32``, ``int64`` with x64), as JAX's; run on concrete shapes
 (an exported function called), the dimension is an int by then. Eagerly, with no shapes to take
 it from, it is JAX's error.
 """
@@ -12,14 +13,19 @@ from typing import Any
 import numpy as np
 
 from .. import core
+from ..canonical_dtypes import default_dtype
 from .shape_poly import _DimExpr
 
 dim_as_value_p = core.Primitive("dim_as_value")
 
 
+def _dim_aval(dim: Any = None) -> core.ShapedArray:
+    return core.ShapedArray((), default_dtype(int), weak_type=True)
+
+
 @dim_as_value_p.def_abstract_eval
 def _dim_as_value_abstract_eval(*, dim: Any) -> core.ShapedArray:
-    return core.ShapedArray((), np.dtype("int32"), weak_type=True)
+    return _dim_aval()
 
 
 @dim_as_value_p.def_impl
@@ -29,20 +35,16 @@ def _dim_as_value_impl(*, dim: Any) -> np.ndarray:
             "Evaluation rule for 'dim_as_value' is not implemented. "
             "It seems that you are using shape polymorphism outside jax.export."
         )
-    return np.asarray(dim, np.int32)
-
-
-def _dim_aval(dim: Any) -> core.ShapedArray:
-    return core.ShapedArray((), np.dtype("int32"), weak_type=True)
+    return np.asarray(dim, default_dtype(int))
 
 
 core.pytype_aval_mappings[_DimExpr] = _dim_aval
 
 
 def dim_as_value(dim: Any) -> Any:
-    """``dim`` as an ``int32`` scalar value."""
+    """``dim`` as a scalar value of the default int dtype."""
     if isinstance(dim, int):
-        return np.int32(dim)
+        return np.asarray(dim, default_dtype(int))[()]
     return dim_as_value_p.bind(dim=dim)
 
 
@@ -53,7 +55,8 @@ def _dim_as_value_lowering(eqn: Any) -> Any:
     dim = eqn.params["dim"]
     if not isinstance(dim, int):
         return None
-    return lambda read, idx: f"{cast(np.dtype('int32'))}({dim})"
+    dtype = eqn.out_binders[0].aval.dtype
+    return lambda read, idx: f"{cast(dtype)}({dim})"
 
 
 def _register_lowering() -> None:

@@ -118,7 +118,7 @@ def dtype_and_weak(x) -> tuple[np.dtype, bool]:
     if x is int or x is float or x is complex:  # the Python types as dtypes are weak, as in JAX
         return dtype_and_weak(x(0))
     if getattr(x, "_is_dim_expr", False):  # a symbolic dimension is a weakly typed int, as in JAX
-        return np.dtype("int32"), True
+        return core.python_scalar_dtype(0), True
     return core.canonical_dtype(to_dtype(x)), False
 
 

@@ -1,8 +1,8 @@
 """Functions traced with symbolic shapes: the jaxprs and result types JAX 0.10.2 gives, and the
 values of calling them, exported, on concrete arguments.
 
-Recorded with ``/work/main/.jax-venv/bin/python tests/jax_reference/shape_poly/programs.py >
-tests/jax_reference/shape_poly/programs.json``; tests/test_shape_poly.py replays them on the engine.
+Recorded with ``/work/main/.jax-venv/bin/python tests/jax_reference/shape_poly/programs.py [x64] >
+tests/jax_reference/shape_poly/programs[_x64].json``; tests/test_shape_poly.py replays them on the engine.
 """
 
 import json
@@ -46,9 +46,14 @@ def argument(shape, dtype):
     return (np.arange(int(np.prod(shape))) % 7 - 3).reshape(shape).astype(dtype)
 
 
-def record(jax, jnp, export) -> dict:
+# recorded again with jax_enable_x64 (programs_x64.json): dimensions are int64 values then
+X64_PROGRAMS = ("dims_as_values", "arange", "mean_by_dim", "array_of_dim")
+
+
+def record(jax, jnp, export, names=tuple(PROGRAMS)) -> dict:
     out = {}
-    for name, (src, spec, dtype, shape) in PROGRAMS.items():
+    for name in names:
+        src, spec, dtype, shape = PROGRAMS[name]
         f = eval(src, {"jax": jax, "jnp": jnp, "np": np})
         sds = jax.ShapeDtypeStruct(export.symbolic_shape(spec), np.dtype(dtype))
         exp = export.export(jax.jit(f))(sds)
@@ -63,8 +68,14 @@ def record(jax, jnp, export) -> dict:
 
 
 if __name__ == "__main__":
+    import sys
+
     import jax
     import jax.numpy as jnp
     from jax import export
 
-    print(json.dumps(record(jax, jnp, export), indent=1))
+    if sys.argv[1:] == ["x64"]:
+        jax.config.update("jax_enable_x64", True)
+        print(json.dumps(record(jax, jnp, export, X64_PROGRAMS), indent=1))
+    else:
+        print(json.dumps(record(jax, jnp, export), indent=1))
