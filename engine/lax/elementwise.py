@@ -182,6 +182,11 @@ abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
 @abs_p.def_abstract_eval
 def _abs_abstract(x):
     _check_kind("abs", x, (_FLOAT, _INT, _COMPLEX))
+    if x.dtype.name in narrow_dtypes.INT_NAMES:  # (|-8| is no int4: JAX refuses them)
+        raise TypeError(
+            f"abs does not accept dtype {x.dtype.name}. Support for narrow-width integers is "
+            "platform-dependent and limited to a few specific operations, e.g. basic arithmetic and type casting."
+        )
     if dtype_kind(x.dtype) == "c":  # |z| is real
         return ShapedArray(x.shape, np.dtype(x.dtype.char.lower()), x.weak_type)
     return x

@@ -52,16 +52,15 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         if tx is Array:
             xv = x._value
             d = xv.dtype
-            if dtype_kind(d) not in kinds:
+            # (numpy's kind: bfloat16, int4 and most ml_dtypes types ('V') take the general path)
+            if d.kind not in kinds:
                 return None
             if ty is Array:
                 yv = y._value
                 if yv.dtype != d:
                     return None
                 weak = x.weak_type and y.weak_type
-            elif (ty is float and dtype_kind(d) == "f") or (
-                ty is int and dtype_kind(d) in "fi" and -(2**31) <= y < 2**31
-            ):
+            elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
                 yv = d.type(y)
                 weak = x.weak_type
             else:
@@ -69,8 +68,8 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
         elif ty is Array and (tx is float or tx is int):
             yv = y._value
             d = yv.dtype
-            if dtype_kind(d) not in kinds or not (
-                dtype_kind(d) == "f" or (tx is int and dtype_kind(d) == "i" and -(2**31) <= x < 2**31)
+            if d.kind not in kinds or not (
+                d.kind == "f" or (tx is int and d.kind == "i" and -(2**31) <= x < 2**31)
             ):
                 return None
             xv = d.type(x)

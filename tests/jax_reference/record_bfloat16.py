@@ -191,6 +191,18 @@ INDEXING = [
     ("jit_scatter", _IDX + "out = jax.jit(lambda m: m.at[i].add(m[:6] * 3.3))(m)"),
 ]
 
+_I4 = "v = jnp.array([-8, 3, 7, -1], jnp.int4)\n"
+INT4 = [
+    ("reductions", _I4 + "out = (jnp.max(v), jnp.min(v), jnp.argmax(v), jnp.sort(v), jnp.cumsum(v))"),
+    ("arithmetic", _I4 + "out = (-v, v * v, v // 2, v + 1, jax.jit(lambda v: v * 3 - 1)(v))"),
+    (
+        "selection",
+        _I4 + "out = (jnp.clip(v, -2, 2), jnp.where(v > 0, v, 0), jnp.maximum(v, 1), v.at[0].max(5))",
+    ),
+    ("casts", _I4 + "out = (v.astype(jnp.bfloat16), v.astype(jnp.uint4), v.astype(jnp.float32))"),
+    ("abs", _I4 + "out = jnp.abs(v)"),
+]
+
 TRANSFORMS = [
     ("grad", "out = jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(x)"),
     ("grad_matmul", "out = jax.grad(lambda a, b: jnp.mean(jnp.tanh(a @ b)), argnums=(0, 1))(a, b)"),
@@ -238,6 +250,7 @@ SNIPPETS = {
     "casts": CASTS,
     "creation": CREATION,
     "indexing": INDEXING,
+    "int4": INT4,
     "transforms": TRANSFORMS,
 }
 
