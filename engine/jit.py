@@ -88,6 +88,8 @@ class Lowered:
             raise NotImplementedError(
                 f"as_text(dialect={dialect!r}): the engine prints StableHLO only (no XLA HLO here)"
             )
+        if debug_info:  # (JAX adds loc(...) source locations; printing none would be wrong)
+            raise NotImplementedError("as_text(debug_info=True): the engine prints no source locations")
         from .stablehlo import module_text, result_paths
 
         return module_text(self.jaxpr, self.name, result_names=result_paths(self.out_tree))

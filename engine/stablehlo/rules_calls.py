@@ -8,6 +8,7 @@ from typing import Any
 from ..ad_checkpoint import checkpoint_p, name_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..jit_primitive import jit_p
+from ..lax.solves import linear_solve_p
 from .lowering import RuleContext, register
 from .syntax import Value
 
@@ -46,3 +47,14 @@ def _checkpoint(
 @register(name_p)
 def _name(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [x]
+
+
+@register(linear_solve_p)
+def _custom_linear_solve(
+    ctx: RuleContext, *args: Value, const_lengths: Any, jaxprs: Any, **_: Any
+) -> list[Value]:
+    # JAX's _custom_linear_solve_impl, traced and inlined: the solve jaxpr applied to b
+    n_before = const_lengths.matvec + const_lengths.vecmat
+    solve_consts = args[n_before : n_before + const_lengths.solve]
+    b = args[sum(const_lengths) :]
+    return ctx.lower_jaxpr(ctx.block, jaxprs.solve, [*solve_consts, *b])
