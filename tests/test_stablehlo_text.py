@@ -11,7 +11,7 @@ from engine.stablehlo import literals
 from tests.stablehlo import compare
 
 # Raised as rules are added; never lowered.
-MIN_IDENTICAL = 653
+MIN_IDENTICAL = 655
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +21,10 @@ def results():
 
 def test_corpus_is_recorded():
     want = compare.expected()
-    assert set(want) == set(compare.all_programs()), "re-run tests/stablehlo/record.py"
-    assert sum("text" in v for v in want.values()) >= 650
+    # Programs added to the fidelity corpus later are scored once recorded (record.py); a recorded
+    # program that no longer exists must go.
+    assert set(want) <= set(compare.all_programs()), "re-run tests/stablehlo/record.py"
+    assert sum("text" in v for v in want.values()) >= 700
 
 
 def test_identical_count(results):
