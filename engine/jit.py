@@ -45,6 +45,12 @@ from .staging import displaying, staged_pmaps, staging_for_display, trace_to_jax
 from .tree_util import tree_flatten, tree_unflatten
 
 
+def _written_float(x: float) -> Array:
+    from .lax.api import _scalar_like
+
+    return _scalar_like(x, core.default_dtype(float))
+
+
 def _abstractify(x: Value) -> ShapedArray:
     if type(x) is ShapeDtypeStruct:  # (jit(f).trace/lower take abstract arguments too)
         return ShapedArray(x.shape, x.dtype, x.weak_type)
@@ -514,6 +520,8 @@ class JitFunction:
         self.timings["trace"] = t_trace if "t_trace" in locals() else 0.0
         t0 = time.perf_counter()
         _tier.last = (None, None)  # (a staged call runs nothing: no tier)
+        if core.tracing_active():  # a Python float argument prints as written in the caller's jaxpr
+            leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:

@@ -43,6 +43,7 @@ __all__ = [
     "PRNGKey",
     "key",
     "key_data",
+    "key_dtype",
     "wrap_key_data",
     "key_impl",
     "clone",
@@ -60,6 +61,30 @@ __all__ = [
     "categorical",
     "choice",
     "truncated_normal",
+    "cauchy",
+    "gamma",
+    "loggamma",
+    "ball",
+    "beta",
+    "chisquare",
+    "dirichlet",
+    "f",
+    "generalized_normal",
+    "t",
+    "double_sided_maxwell",
+    "geometric",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "maxwell",
+    "multivariate_normal",
+    "orthogonal",
+    "pareto",
+    "rademacher",
+    "rayleigh",
+    "triangular",
+    "wald",
+    "weibull_min",
     "threefry2x32_p",
     "threefry_2x32",
 ]
@@ -134,6 +159,19 @@ def _seed(ctor_name: str, seed, impl: str = "threefry2x32"):
         else:  # the seed's low 32 bits, as an int32 (wrapping like JAX's canonicalization)
             seed = Array(np.asarray(int(s) & 0xFFFFFFFF, np.uint32).view(np.int32))
     return random_seed(seed, impl)
+
+
+def key_dtype(impl=None):
+    """The dtype of keys of the PRNG implementation ``impl`` (a name, or a key dtype).
+
+    >>> key_dtype("rbg")
+    key<rbg>
+    """
+    if isinstance(impl, rk.KeyTy):
+        return impl
+    if impl is not None and not isinstance(impl, str):
+        raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+    return rk.key_dtypes[_impl_name(impl)]
 
 
 def key(seed, *, impl=None):
@@ -572,3 +610,21 @@ def threefry_2x32(keypair, count):
 
 
 from .random_permutations import categorical, choice, permutation, shuffle  # noqa: E402
+from .random_gamma import ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, t  # noqa: E402
+from .random_samplers import (  # noqa: E402
+    cauchy,
+    double_sided_maxwell,
+    geometric,
+    laplace,
+    logistic,
+    lognormal,
+    maxwell,
+    multivariate_normal,
+    orthogonal,
+    pareto,
+    rademacher,
+    rayleigh,
+    triangular,
+    wald,
+    weibull_min,
+)

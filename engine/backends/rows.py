@@ -79,6 +79,7 @@ INTERPRETER_ONLY = {
     "imag": "complex dtypes are not in the kernels' types: numpy's rule",
     "conj": "complex dtypes are not in the kernels' types: numpy's rule",
     "sort": "numpy's sort (a library call, not a loop nest)",
+    "random_gamma": "a map of rejection loops on keys (engine.random_gamma): its rule runs them",
     "top_k": "numpy's partition (a library call, not a loop nest)",
     # Linear algebra and special functions: LAPACK / scipy-style numpy rules, not loop nests.
     "cholesky": "LAPACK through numpy",

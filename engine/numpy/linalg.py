@@ -11,7 +11,7 @@ from ..core import Array
 from ..lax import linalg as lax_linalg
 from . import _det
 from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
-from ._diagonal import diagonal  # noqa: F401
+from ._diagonal import diagonal as _diagonal
 from ._diagonal import trace as _trace
 from ._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
 from ._shape import matrix_transpose  # noqa: F401
@@ -33,9 +33,9 @@ def _abs_squared(x):
 def _vector_norm(x, axis, ord, keepdims):
     from ._reductions import max, min, sum
 
-    a = _abs(x)
     if ord is None or ord == 2:
         return lax.sqrt(sum(_abs_squared(x), axis=axis, keepdims=keepdims))
+    a = _abs(x)
     if ord == np.inf:
         return max(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
@@ -53,6 +53,16 @@ def _vector_norm(x, axis, ord, keepdims):
 
     s = sum(power(a, p), axis=axis, keepdims=keepdims)
     return power(s, lax.div(lax.full((), 1, a.dtype), p))
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """The diagonals of the matrices in ``x`` (over its last two axes).
+
+    >>> jnp.linalg.diagonal(jnp.arange(8.0).reshape(2, 2, 2))
+    Array([[0., 3.],
+           [4., 7.]], dtype=float32)
+    """
+    return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 @staged_as_jit(static_argnames=("ord", "axis", "keepdims"))

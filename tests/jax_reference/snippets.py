@@ -1729,3 +1729,106 @@ from snippets_surface import SURFACE, SURFACE_WEAK_TYPE_DIFFERS  # noqa: E402
 
 SNIPPETS["surface"] = SURFACE
 WEAK_TYPE_DIFFERS |= SURFACE_WEAK_TYPE_DIFFERS
+
+# jax.random's samplers built on uniform/normal/exponential/bernoulli draws: values for a typed and
+# a raw key, and the program make_jaxpr prints.
+_SAMPLERS = [
+    ("cauchy", "lambda k: jax.random.cauchy(k, (4,))"),
+    ("laplace", "lambda k: jax.random.laplace(k, (4,))"),
+    ("logistic", "lambda k: jax.random.logistic(k, (4,))"),
+    ("pareto", "lambda k: jax.random.pareto(k, 3.0, (4,))"),
+    ("pareto_b_shape", "lambda k: jax.random.pareto(k, np.array([1.0, 2.0, 3.0], np.float32))"),
+    ("rademacher", "lambda k: jax.random.rademacher(k, (6,))"),
+    ("maxwell", "lambda k: jax.random.maxwell(k, (4,))"),
+    ("double_sided_maxwell", "lambda k: jax.random.double_sided_maxwell(k, 1.0, 2.0, (4,))"),
+    (
+        "double_sided_maxwell_params",
+        "lambda k: jax.random.double_sided_maxwell(k, np.zeros(2, np.float32), 1.0)",
+    ),
+    ("weibull_min", "lambda k: jax.random.weibull_min(k, 2.0, 1.5, (4,))"),
+    ("rayleigh", "lambda k: jax.random.rayleigh(k, 2.0, (4,))"),
+    ("wald", "lambda k: jax.random.wald(k, 1.5, (4,))"),
+    ("geometric", "lambda k: jax.random.geometric(k, 0.3, (6,))"),
+    ("triangular", "lambda k: jax.random.triangular(k, 0.0, 0.3, 1.0, (4,))"),
+    ("lognormal", "lambda k: jax.random.lognormal(k, 0.5, (4,))"),
+]
+SNIPPETS["random_samplers"] = [
+    (
+        name,
+        f"f = {f}\nout = (f(jax.random.key(0)), f(jax.random.PRNGKey(1)), str(jax.make_jaxpr(f)(jax.random.key(0))))",
+    )
+    for name, f in _SAMPLERS
+] + [
+    ("lognormal_default", "out = jax.random.lognormal(jax.random.key(0))"),
+    ("err_geometric_float_dtype", "out = jax.random.geometric(jax.random.key(0), 0.3, dtype=jnp.float32)"),
+    ("err_laplace_int_dtype", "out = jax.random.laplace(jax.random.key(0), dtype=jnp.int32)"),
+    ("err_pareto_shape", "out = jax.random.pareto(jax.random.key(0), jnp.ones(3), (2,))"),
+]
+
+_GAMMA_SAMPLERS = [
+    ("gamma", "lambda k: jax.random.gamma(k, 2.0, (4,))"),
+    ("gamma_a_array", "lambda k: jax.random.gamma(k, np.array([0.5, 1.0, 3.0], np.float32))"),
+    ("loggamma", "lambda k: jax.random.loggamma(k, 0.1, (3,))"),
+    ("beta", "lambda k: jax.random.beta(k, 2.0, 3.0, (4,))"),
+    ("dirichlet", "lambda k: jax.random.dirichlet(k, np.array([0.5, 1.0, 2.0], np.float32), (2,))"),
+    ("t", "lambda k: jax.random.t(k, 3.0, (4,))"),
+    ("chisquare", "lambda k: jax.random.chisquare(k, 3.0, (4,))"),
+    ("f", "lambda k: jax.random.f(k, 3.0, 5.0, (4,))"),
+    ("generalized_normal", "lambda k: jax.random.generalized_normal(k, 1.5, (4,))"),
+]
+SNIPPETS["random_gamma"] = [
+    (
+        name,
+        f"f = {f}\nout = (f(jax.random.key(0)), f(jax.random.PRNGKey(1)), str(jax.make_jaxpr(f)(jax.random.key(0))))",
+    )
+    for name, f in _GAMMA_SAMPLERS
+] + [
+    # (JAX's program raises an f32 to an i32 power, which the engine's pow does not take: values only)
+    (
+        "ball",
+        "out = (jax.random.ball(jax.random.key(0), 3, 2, (2,)), jax.random.ball(jax.random.PRNGKey(1), 2, 1.5))",
+    ),
+    ("jit_gamma", "out = jax.jit(lambda k: jax.random.gamma(k, 2.0, (4,)))(jax.random.key(0))"),
+    (
+        "vmap_gamma",
+        "out = jax.vmap(lambda k, a: jax.random.gamma(k, a))(jax.random.split(jax.random.key(0), 3), jnp.array([0.5, 1., 2.]))",
+    ),
+    ("err_dirichlet_scalar", "out = jax.random.dirichlet(jax.random.key(0), 1.0)"),
+    (
+        "callables",
+        "out = sorted(x for x in dir(jax.random) if callable(getattr(jax.random, x)) and x in "
+        "('ball', 'beta', 'cauchy', 'chisquare', 'dirichlet', 'double_sided_maxwell', 'f', 'gamma', "
+        "'generalized_normal', 'geometric', 'laplace', 'loggamma', 'logistic', 'lognormal', 'maxwell', "
+        "'pareto', 'rademacher', 'rayleigh', 't', 'triangular', 'wald', 'weibull_min'))",
+    ),
+]
+
+_COV = "np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)"
+_LINALG_SAMPLERS = [
+    (
+        "multivariate_normal",
+        f"lambda k: jax.random.multivariate_normal(k, np.zeros(2, np.float32), {_COV}, (3,))",
+    ),
+    (
+        "multivariate_normal_mean",
+        f"lambda k: jax.random.multivariate_normal(k, np.array([1.0, -1.0], np.float32), {_COV})",
+    ),
+    ("orthogonal", "lambda k: jax.random.orthogonal(k, 3)"),
+    ("orthogonal_wide", "lambda k: jax.random.orthogonal(k, 2, (2,), m=3)"),
+]
+# (values only: the programs print the engine's linalg, whose jaxprs are not JAX's yet)
+SNIPPETS["random_linalg"] = [
+    (name, f"f = {f}\nout = (f(jax.random.key(0)), f(jax.random.PRNGKey(1)))") for name, f in _LINALG_SAMPLERS
+] + [
+    (
+        "key_dtype",
+        "out = [str(jax.random.key_dtype(s)) for s in (None, 'threefry2x32', 'rbg', 'unsafe_rbg')] + "
+        "[jax.random.key_dtype() == jax.random.key(0).dtype]",
+    ),
+    ("err_key_dtype_int", "out = jax.random.key_dtype(3)"),
+    ("linalg_diagonal", "out = jnp.linalg.diagonal(jnp.arange(12.0).reshape(3, 2, 2))"),
+    (
+        "err_mvn_method",
+        f"out = jax.random.multivariate_normal(jax.random.key(0), np.zeros(2), {_COV}, method='lu')",
+    ),
+]
