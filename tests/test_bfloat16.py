@@ -171,3 +171,14 @@ def test_a_bfloat16_result_reaches_the_page_through_the_server(tmp_path):
     assert result["dtype"] == "bfloat16" and result["shape"] == [4]
     assert result["data"] == [float(v) for v in want.astype(np.float32)]
     assert want.astype(np.float32)[1] != np.float32(np.tanh(np.float32(1 / 3)) * 3 + 0.1)  # (rounded)
+
+
+@pytest.mark.parametrize("op", ["shift_right_logical", "shift_left", "population_count"])
+def test_bit_width_operations_refuse_int4(op):
+    """Computed in 8 bits, these would see other bits than a 4-bit integer has: refused, by name."""
+    v = jnp.array([-8, 3], jnp.int4)
+    args = (v,) if op == "population_count" else (v, jnp.array([1, 1], jnp.int4))
+    with pytest.raises(TypeError, match=f"{op} does not accept dtype int4"):
+        getattr(lax, op)(*args)
+    with pytest.raises(TypeError, match=f"{op} does not accept dtype int4"):
+        engine.jit(getattr(lax, op))(*args)

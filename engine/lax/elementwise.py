@@ -242,6 +242,32 @@ shift_left_p = binop("shift_left", _shift_left, (_INT,))
 shift_right_logical_p = binop("shift_right_logical", _shift_right_logical, (_INT,))
 shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic, (_INT,))
 
+# nextafter steps in the narrow type itself (numpy's on ml_dtypes' types): widened, it would step
+# by a float32 ulp and round back to where it started.
+narrow_dtypes.keeps_narrow.add(nextafter_p)
+
+
+def _refusing_narrow_ints(p):
+    """Operations whose result depends on the bit width: computed widened to 8 bits they would be
+    wrong for int4 and the like, so they are refused (XLA's CPU answers are platform-dependent)."""
+    rule = core.abstract_eval_rules[p]
+
+    def checked(*avals, **params):
+        for a in avals:
+            if a.dtype.name in narrow_dtypes.INT_NAMES:
+                raise TypeError(
+                    f"{p.name} does not accept dtype {a.dtype.name} on the engine: it computes 2- and "
+                    "4-bit integers in 8 bits, which changes the bits this operation sees. Convert with "
+                    "x.astype('int8') (or 'uint8') first."
+                )
+        return rule(*avals, **params)
+
+    p.def_abstract_eval(checked)
+
+
+for _p in (population_count_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p):
+    _refusing_narrow_ints(_p)
+
 
 def _div_impl(x, y):
     with np.errstate(all="ignore"):

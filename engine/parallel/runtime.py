@@ -76,7 +76,9 @@ class Buffer:
         """The data in place, read-only, keeping this buffer (and its mapping) alive for as long
         as the array lives: the host maps device memory, so reading needs no copy (as JAX's CPU
         arrays convert to numpy without one)."""
-        return np.asarray(_Pinned(self))
+        a = np.asarray(_Pinned(self))
+        # (an array interface's typestr names bfloat16 and ml_dtypes' other types as bytes, "<V2")
+        return a if a.dtype == self.dtype else a.view(self.dtype)
 
 
 class _Pinned:

@@ -44,6 +44,11 @@ ARITHMETIC = [
     ("softmax", "out = jax.nn.softmax(a, axis=-1)"),
     ("logsumexp", "out = jax.nn.logsumexp(a, axis=1)"),
     ("chain", "out = jnp.tanh(x) * y + x"),
+    (
+        "nextafter",
+        "out = (jnp.nextafter(x, jnp.bfloat16(jnp.inf)), jnp.nextafter(x, -x), jnp.nextafter(x * 0, y))",
+    ),
+    ("device_put", "out = (jax.device_put(x[:5]), jax.device_put(x[:5]) * 2)"),
 ]
 
 PROMOTION = [
