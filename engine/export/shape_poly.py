@@ -392,7 +392,7 @@ class _DimExpr:
         )
 
     def max(self, other: Any) -> Any:
-        lb, ub = _decision().bounds(self - other)
+        lb, ub = _decision().bounds(self - other, _decision().max_known)
         if lb >= 0:
             return self
         if ub <= 0:
@@ -400,7 +400,7 @@ class _DimExpr:
         return _DimExpr._from_operation(MAX, self, other, scope=self._scope)
 
     def rmax(self, other: Any) -> Any:
-        lb, ub = _decision().bounds(self - other)
+        lb, ub = _decision().bounds(self - other, _decision().max_known)
         if lb >= 0:
             return self
         if ub <= 0:
@@ -408,7 +408,7 @@ class _DimExpr:
         return _DimExpr._from_operation(MAX, other, self, scope=self._scope)
 
     def min(self, other: Any) -> Any:
-        lb, ub = _decision().bounds(self - other)
+        lb, ub = _decision().bounds(self - other, _decision().max_known)
         if lb >= 0:
             return other
         if ub <= 0:
@@ -416,7 +416,7 @@ class _DimExpr:
         return _DimExpr._from_operation(MIN, self, other, scope=self._scope)
 
     def rmin(self, other: Any) -> Any:
-        lb, ub = _decision().bounds(self - other)
+        lb, ub = _decision().bounds(self - other, _decision().max_known)
         if lb >= 0:
             return other
         if ub <= 0:
@@ -489,7 +489,7 @@ def _geq(e1: Any, e2: Any, describe: Any) -> bool:
     scope = e1._scope if isinstance(e1, _DimExpr) else e2._scope
     if isinstance(e1, _DimExpr) and isinstance(e2, _DimExpr):
         scope._check_same_scope(e2, f"when comparing {describe()}")
-    lb, ub = _decision().bounds(e1 - e2)
+    lb, ub = _decision().bounds(e1 - e2, _decision().sign_known)
     if lb >= 0:
         return True
     if ub < 0:

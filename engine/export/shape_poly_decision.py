@@ -18,16 +18,17 @@ things JAX's cannot (``a >= 9`` below).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .shape_poly import MAX, MIN, MOD, FLOORDIV, _DimExpr, _DimTerm, _ONE
 
 INF = math.inf
-_DEPTH = 2  # how many eliminations deep a bound is searched
+_DEPTH = 3  # how many eliminations deep a bound is searched
 
 
-def bounds(e: Any) -> tuple[float, float]:
-    """``(lower, upper)`` bounds of a dimension (``±inf`` when unbounded)."""
+def bounds(e: Any, enough: Callable[[float, float], bool] | None = None) -> tuple[float, float]:
+    """``(lower, upper)`` bounds of a dimension (``±inf`` when unbounded); the search stops early
+    once ``enough(lower, upper)`` (e.g. the sign is known)."""
     if not isinstance(e, _DimExpr):
         return (int(e), int(e))
     scope = e.scope
@@ -36,10 +37,21 @@ def bounds(e: Any) -> tuple[float, float]:
         return cached
     state = _state(scope)
     state.add_implicit_expr(e)
-    lb, ub = state.bounds(e, _DEPTH)
+    lb, ub = state.bounds(e, _DEPTH, enough)
     out = (int(lb) if lb > -INF else lb, int(ub) if ub < INF else ub)
-    scope._bounds_cache[e] = out
+    if enough is None:
+        scope._bounds_cache[e] = out
     return out
+
+
+def sign_known(lb: float, ub: float) -> bool:
+    """Enough to decide ``e >= 0``."""
+    return lb >= 0 or ub < 0
+
+
+def max_known(lb: float, ub: float) -> bool:
+    """Enough to decide ``max(e, 0)``."""
+    return lb >= 0 or ub <= 0
 
 
 def _state(scope: Any) -> _Facts:
@@ -183,7 +195,9 @@ class _Facts:
 
     # -- bounds ---------------------------------------------------------------------------------
 
-    def bounds(self, e: Any, depth: int) -> tuple[float, float]:
+    def bounds(
+        self, e: Any, depth: int, enough: Callable[[float, float], bool] | None = None
+    ) -> tuple[float, float]:
         if not isinstance(e, _DimExpr):
             return (e, e)
         lb: float = 0
@@ -192,7 +206,7 @@ class _Facts:
             tl, th = (1, 1) if t.is_constant else self.term_bounds.get(t, (-INF, INF))
             sl, sh = _scale(tl, th, k)
             lb, ub = lb + sl, ub + sh
-        if depth <= 0 or (lb >= 0 and ub < INF and lb == ub):
+        if depth <= 0 or lb == ub or (enough is not None and enough(lb, ub)):
             return (lb, ub)
         coeffs = dict(e.terms)
         for cmp, c in self.linear:
@@ -207,6 +221,8 @@ class _Facts:
                     lb = max(lb, _ceil_div(l0, abs(kc)))
                 if s < 0 or cmp == "==":
                     ub = min(ub, _floor_div(u0, abs(kc)))
+                if enough is not None and enough(lb, ub):
+                    return (lb, ub)
         for t, k in e.terms:
             f = t.to_factor()
             if f is None or f.operation not in (MAX, MIN):
