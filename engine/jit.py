@@ -46,9 +46,9 @@ from .tree_util import tree_flatten, tree_unflatten
 
 
 def _written_float(x: float) -> Array:
-    from .lax.api import _scalar_like
-
-    return _scalar_like(x, core.default_dtype(float))
+    out = Array(np.asarray(x, core.default_dtype(float)), True)
+    out.python_value = x  # type: ignore[attr-defined]  # (printed as written, as JAX prints it)
+    return out
 
 
 def _abstractify(x: Value) -> ShapedArray:

@@ -87,7 +87,7 @@ def _gamma_impl(key, a, *, log_space: bool):
 
     a_shape = tuple(a.shape)
     keys = vmap(_split, in_axes=(0, None))(key.reshape(-1), math.prod(a_shape[key.ndim :])).reshape(-1)
-    samples = lax.map(lambda args: _gamma_one(*args, log_space=log_space), (keys, a.reshape(-1)))
+    samples = lax.map(lambda args: _gamma_one(args[0], args[1], log_space), (keys, a.reshape(-1)))
     return jnp.reshape(samples, a_shape)
 
 
