@@ -374,6 +374,56 @@ from ._complex_parts import angle, iscomplex, isreal  # noqa: F401
 from ._ufuncs import gcd, lcm, modf, nextafter  # noqa: F401
 from ._creation import asanyarray, ascontiguousarray, asfortranarray, astype, vectorize  # noqa: F401
 from ._methods import install_array_methods
+from ._histograms import digitize, histogram, histogram2d, histogram_bin_edges, histogramdd  # noqa: F401
+from ._windows import bartlett, blackman, hamming, hanning  # noqa: F401
+from ._float_bits import frexp, spacing  # noqa: F401
+from ._setops import (  # noqa: F401
+    intersect1d,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
+from ._polynomial_arith import poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub  # noqa: F401
+from ._array_edits import (  # noqa: F401
+    apply_over_axes,
+    choose,
+    extract,
+    gradient,
+    lexsort,
+    packbits,
+    place,
+    put,
+    put_along_axis,
+    sort_complex,
+    trim_zeros,
+    unpackbits,
+    unwrap,
+)
+from ._index_grids import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: F401
+from ._numpy_names import (  # noqa: F401
+    ComplexWarning,
+    array_repr,
+    array_str,
+    cdouble,
+    character,
+    csingle,
+    flexible,
+    fromfile,
+    fromiter,
+    fromstring,
+    get_printoptions,
+    iterable,
+    mask_indices,
+    matvec,
+    object_,
+    printoptions,
+    set_printoptions,
+    vecmat,
+)
 
 bool = bool_  # noqa: A001  (jnp.bool, as in numpy 2)
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

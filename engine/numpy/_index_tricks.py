@@ -110,9 +110,31 @@ def insert(arr, obj, values, axis=None):
 def compress(condition, a, axis=None, *, size=None, fill_value=0):
     from ._take import take
 
-    cond = _concrete_value(condition, "jnp.compress").astype(bool)
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
+    if size is not None:  # a fixed size: traceable (selected rows first, then fill_value rows)
+        return _compress_sized(as_operand(condition), a, axis, size, fill_value)
+    cond = _concrete_value(condition, "jnp.compress").astype(bool)
     idx = np.nonzero(cond)[0]
     return take(a, Array(idx.astype(np.int32)), axis=axis)
+
+
+def _compress_sized(condition, a, axis, size, fill_value):
+    from ._searching import argsort
+    from ._selection import where
+    from ._shape import expand_dims, moveaxis
+
+    cond = condition.astype(bool)
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    a = moveaxis(a, axis, 0)
+    cond = cond[: a.shape[0]]
+    a = a[: cond.shape[0]]
+    if not 0 <= size <= a.shape[0]:
+        raise ValueError(
+            "size must be positive and not greater than the size of the array axis;"
+            f" got {size=} for a.shape[axis]={a.shape[0]}"
+        )
+    a = where(expand_dims(cond, tuple(range(1, a.ndim))), a, as_operand(fill_value).astype(a.dtype))
+    return moveaxis(a[argsort(cond, stable=True, descending=True)][:size], 0, axis)

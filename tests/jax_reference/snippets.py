@@ -1832,3 +1832,7 @@ SNIPPETS["random_linalg"] = [
         f"out = jax.random.multivariate_normal(jax.random.key(0), np.zeros(2), {_COV}, method='lu')",
     ),
 ]
+
+from snippets_jnp_more import JNP_MORE  # noqa: E402
+
+SNIPPETS["jnp_more"] = JNP_MORE
