@@ -86,6 +86,8 @@ class Lowered:
         # the arguments' layouts, when some are sharded over a mesh (the program runs per device)
         self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
         self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
+        self.keep_unused = False  # (jit's options, for the module text)
+        self.donated: list[bool] | None = None
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The StableHLO module JAX prints for this program (``engine.stablehlo``). The engine
@@ -98,7 +100,13 @@ class Lowered:
             raise NotImplementedError("as_text(debug_info=True): the engine prints no source locations")
         from .stablehlo import module_text, result_paths
 
-        return module_text(self.jaxpr, self.name, result_names=result_paths(self.out_tree))
+        return module_text(
+            self.jaxpr,
+            self.name,
+            result_names=result_paths(self.out_tree),
+            keep_unused=self.keep_unused,
+            donated=self.donated,
+        )
 
     def compiler_ir(self, dialect: str | None = None) -> str:
         """JAX returns an MLIR module object; the engine returns its text (``str()`` of JAX's)."""
@@ -226,6 +234,8 @@ def clear_caches() -> None:
 
 class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
+
+    keep_unused = False  # (jit(keep_unused=True): unused arguments stay in the lowered module)
 
     def __init__(
         self,
@@ -564,6 +574,14 @@ class JitFunction:
         closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
         lowered = Lowered(closed, self.name, out_tree, leaves)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
+        lowered.keep_unused = self.keep_unused
+        if self.donate_argnums:
+            lowered.donated = [
+                i in self.donate_argnums
+                for i, a in enumerate(args)
+                if i not in static_nums
+                for _ in tree_flatten(a)[0]
+            ] + [False] * len(tree_flatten(dyn_kwargs)[0])
         return lowered
 
     def _argument_names(
@@ -616,12 +634,14 @@ def jit(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            keep_unused=keep_unused,
             in_shardings=in_shardings,
             out_shardings=out_shardings,
         )
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     jitted = JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    jitted.keep_unused = bool(keep_unused)
     if in_shardings is not None or out_shardings is not None:
         from .experimental.layout import strip_formats
 

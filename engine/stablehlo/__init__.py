@@ -52,6 +52,7 @@ def module_text(
     result_names: Sequence[str] | None = None,
     keep_unused: bool = False,
     arg_attrs: Sequence[str] | None = None,
+    donated: Sequence[bool] | None = None,
 ) -> str:
     """The StableHLO module JAX prints for ``closed`` jitted as ``name``.
 
@@ -63,6 +64,8 @@ def module_text(
       keep_unused: keep arguments the program does not use (``jit(keep_unused=True)``); by
         default they are dropped from ``@main`` as JAX drops them.
       arg_attrs: an attribute dictionary's text per kept argument (``""`` for none).
+      donated: per argument, whether it is donated (``jit(donate_argnums=...)``): a donated
+        argument aliases the first output of its type (``tf.aliasing_output``), as JAX's.
 
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
@@ -78,6 +81,8 @@ def module_text(
     main = module.add_function("main", True, [literals.aval_type(jaxpr.in_binders[i].aval) for i in kept])
     if arg_attrs is not None:
         main.arg_attrs = list(arg_attrs)
+    elif donated is not None and any(donated):
+        main.arg_attrs = _aliasing_attrs(jaxpr, kept, donated)
     args: list[Any] = [None] * len(jaxpr.in_binders)
     for i, a in zip(kept, main.body.args):
         args[i] = a
@@ -86,7 +91,31 @@ def module_text(
     main.result_attrs = [f'jax.result_info = "{n}"' for n in result_names]
     emit(main.body, [], _return_render("return", outs))
     header = f"module @{_module_name(name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n"
+    if module.callbacks:  # (the one-device mesh JAX places host callbacks on)
+        header += (
+            "  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], "
+            "device_ids = dense<0> : tensor<1xi64>}}\n"
+        )
     return header + "".join(f.text() for f in module.functions) + "}\n"
+
+
+def _aliasing_attrs(jaxpr: Any, kept: Sequence[int], donated: Sequence[bool]) -> list[str]:
+    """JAX's ``_set_up_aliases``: each output takes the first donated argument of its shape and
+    dtype not yet taken; a donated argument left over is a ``jax.buffer_donor``."""
+    free: dict[tuple, list[int]] = {}
+    for k, i in enumerate(kept):
+        if donated[i]:
+            a = jaxpr.in_binders[i].aval
+            free.setdefault((a.shape, a.dtype), []).append(k)
+    attrs = [""] * len(kept)
+    for j, o in enumerate(jaxpr.outs):
+        ks = free.get((o.aval.shape, o.aval.dtype))
+        if ks:
+            attrs[ks.pop(0)] = f"tf.aliasing_output = {j} : i32"
+    for ks in free.values():
+        for k in ks:
+            attrs[k] = "jax.buffer_donor = true"
+    return attrs
 
 
 def _module_name(name: str) -> str:

@@ -65,7 +65,8 @@ class Module:
         self.functions: list[Function] = []
         self._calls: dict[tuple[Any, ...], Function] = {}
         self._keep: list[Any] = []
-        self._uniquing = 0  # (the jaxprs keyed by id stay alive while this module is built)
+        self._uniquing = 0
+        self.callbacks = 0  # host callbacks emitted (each has its index; the module then has a mesh)  # (the jaxprs keyed by id stay alive while this module is built)
 
     def add_function(self, name: str, public: bool, arg_types: Sequence[str]) -> Function:
         taken = {f.name for f in self.functions}

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..debug import debug_callback_p
 from ..ffi import ffi_call_p
 from ..lax.cond import _platform_index, platform_index_p
 from . import literals
@@ -41,11 +42,9 @@ def attribute_text(value: Any) -> str:
 
 
 def _layout_text(layout: Any) -> str:
-    return (
-        f"dense<[{', '.join(str(int(d)) for d in layout)}]> : tensor<{len(layout)}xindex>"
-        if layout
-        else ("dense<> : tensor<0xindex>")
-    )
+    """A minor-to-major layout as MLIR prints the dense index attribute (one element: a splat)."""
+    arr = np.asarray(layout, np.int64).reshape(-1)
+    return f"{literals.dense_text(arr, np.int64)} : tensor<{arr.size}xindex>"
 
 
 @register(ffi_call_p)
@@ -84,3 +83,24 @@ def _ffi_call(
     target = target_name if target_name.replace("_", "a").isalnum() else f'"{target_name}"'
     text = "{" + ", ".join(attrs) + "}"
     return ctx.emit(types, lambda p: f"stablehlo.custom_call @{target}({p.list(operands)}) {text} : {sig}")
+
+
+@register(debug_callback_p)
+def _debug_callback(ctx: RuleContext, *args: Value, ordered: bool = False, **_: Any) -> list[Value]:
+    """JAX's host callback on the CPU: a side-effecting custom call numbered per module, placed on
+    the one-device mesh the module then declares."""
+    if ordered:
+        raise NotImplementedError("StableHLO text for an ordered debug callback (tokens) is not implemented")
+    index = ctx.module.callbacks
+    ctx.module.callbacks += 1
+    layouts = ", ".join(_layout_text(tuple(range(len(a.shape) - 1, -1, -1))) for a in ctx.avals_in)
+    attrs = (
+        f'{{backend_config = "", has_side_effect = true, mhlo.backend_config = {{index = {index} : ui64}}, '
+        f"operand_layouts = [{layouts}], result_layouts = [], "
+        f"sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>}}"
+    )
+    sig = functional_type([v.type for v in args], [])
+    ctx.emit(
+        [], lambda p: f"stablehlo.custom_call @xla_ffi_python_cpu_callback({p.list(args)}) {attrs} : {sig}"
+    )
+    return []

@@ -409,3 +409,28 @@ def scan_unroll_reverse():
 @program
 def scan_full_unroll_true():
     return (lambda xs: lax.scan(lambda c, x: (c + x, x * 2), 0.0, xs, unroll=True)), (f32(3),)
+
+
+@program
+def debug_print_two():
+    def f(x):
+        jax.debug.print("a {}", x)
+        y = jnp.sin(x)
+        jax.debug.print("b {} {}", x, y)
+        return y
+
+    return f, (f32(3),)
+
+
+@program
+def debug_print_in_while():
+    def body(c):
+        jax.debug.print("c={c}", c=c)
+        return c * 2
+
+    return (lambda x: lax.while_loop(lambda c: c < 10, body, x)), (np.float32(1),)
+
+
+@program
+def donate_and_keep_unused():
+    return jax.jit(lambda x, y, z: x + y, donate_argnums=(0, 2), keep_unused=True), (f32(3), f32(3), f32(2))
