@@ -96,6 +96,10 @@ class Lowered:
             raise NotImplementedError(
                 f"as_text(dialect={dialect!r}): the engine prints StableHLO only (no XLA HLO here)"
             )
+        if self.args_on_mesh:  # (JAX's text then carries the shardings and partition counts)
+            raise NotImplementedError(
+                "as_text() for arguments sharded over a mesh: the engine prints no sharding annotations"
+            )
         if debug_info:  # (JAX adds loc(...) source locations; printing none would be wrong)
             raise NotImplementedError("as_text(debug_info=True): the engine prints no source locations")
         from .stablehlo import module_text, result_paths

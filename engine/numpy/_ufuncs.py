@@ -287,7 +287,7 @@ def round(a, decimals: int = 0, out=None):
         )
     if decimals == 0:
         return lax.round(a, 1)
-    factor = lax.full_like(a, 10.0**decimals)
+    factor = np.array(10.0**decimals, a.dtype)  # (a scalar constant, as JAX's lax._const)
     return lax.div(lax.round(lax.mul(a, factor), 1), factor)
 
 
