@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, lax
+from .. import dims as _dims
 from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
 from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
@@ -252,7 +253,7 @@ def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
     Array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
-    return _one_hot(as_operand(x), int(num_classes), dtype=dtype, axis=axis)
+    return _one_hot(as_operand(x), _dims.as_dim(num_classes), dtype=dtype, axis=axis)
 
 
 @staged_as_jit(static_argnames=("num_classes", "dtype", "axis"))

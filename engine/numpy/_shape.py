@@ -328,7 +328,7 @@ def _split_points(a, indices_or_sections, axis, strict):
         sizes = [q + 1] * r + [q] * (n - r)
         return np.cumsum([0] + sizes).tolist()
     idx = [concrete_int(i, "split indices") for i in indices_or_sections]
-    idx = [builtins.min(builtins.max(i + size if i < 0 else i, 0), size) for i in idx]
+    idx = [dims.min_dim(dims.max_dim(i + size if i < 0 else i, 0), size) for i in idx]
     return [0] + idx + [size]
 
 
@@ -341,14 +341,14 @@ def split(ary, indices_or_sections, axis: int = 0):
     a = as_operand(ary)
     ax = canonicalize_axis(axis, a.ndim)
     pts = _split_points(a, indices_or_sections, ax, True)
-    return [slice_axis(a, ax, s, builtins.max(s, e)) for s, e in zip(pts[:-1], pts[1:])]
+    return [slice_axis(a, ax, s, dims.max_dim(s, e)) for s, e in zip(pts[:-1], pts[1:])]
 
 
 def array_split(ary, indices_or_sections, axis: int = 0):
     a = as_operand(ary)
     ax = canonicalize_axis(axis, a.ndim)
     pts = _split_points(a, indices_or_sections, ax, False)
-    return [slice_axis(a, ax, s, builtins.max(s, e)) for s, e in zip(pts[:-1], pts[1:])]
+    return [slice_axis(a, ax, s, dims.max_dim(s, e)) for s, e in zip(pts[:-1], pts[1:])]
 
 
 def hsplit(ary, indices_or_sections):

@@ -68,6 +68,17 @@ CASES = {
     "broadcast_arrays": ("lambda x: jnp.broadcast_arrays(x, x[:1])[1]", "b, 3"),
     "concat_const": ("lambda x: jnp.concatenate([x, jnp.ones((2, 3))])", "b, 3"),
     "hstack": ("lambda x: jnp.hstack([x, x])", "b, 3"),
+    "one_hot": ("lambda x: jax.nn.one_hot(jnp.arange(3), x.shape[0])", "b, 3"),
+    "split_at": ("lambda x: jnp.split(x, [1], axis=0)[1]", "b, 3"),
+    "dyn_slice": ("lambda x: lax.dynamic_slice(x, (1, 0), (x.shape[0] - 1, 2))", "b, 3"),
+    "dyn_update": ("lambda x: lax.dynamic_update_slice(x, jnp.zeros((1, 3)), (2, 0))", "b, 3"),
+    "reshape_sym": ("lambda x: x.reshape(x.shape[0] // 2, 2, 3).sum(1)", "2*b, 3"),
+    "reshape_split": ("lambda x: x.reshape(2, -1, 3)", "2*b, 3"),
+    "pairwise": ("lambda x: (x[:, None, :] - x[None, :, :]).sum(-1)", "b, 3"),
+    "scatter_add": ("lambda x: jnp.zeros(x.shape).at[jnp.arange(x.shape[0]) % 2].add(x)", "b, 3"),
+    "vmap_matmul": ("lambda x: jax.vmap(lambda r: r @ x.T)(x)", "b, 3"),
+    "jvp": ("lambda x: jax.jvp(lambda y: jnp.sin(y).sum(0), (x,), (jnp.ones_like(x),))[1]", "b, 3"),
+    "norm": ("lambda x: jnp.linalg.norm(x, axis=0)", "b, 3"),
     "meshgrid": ("lambda x: jnp.meshgrid(x[:, 0], x[0])[0]", "b, 3"),
 }
 # Both refuse, with different error classes.
