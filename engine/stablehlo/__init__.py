@@ -70,7 +70,7 @@ def module_text(
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
     from . import rules_calls, rules_control, rules_elementwise, rules_ffi, rules_indexing  # noqa: F401
-    from . import rules_structural  # noqa: F401  (each module adds its rows to ``rules``)
+    from . import rules_random, rules_structural  # noqa: F401  (each module adds its rows to ``rules``)
 
     jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
     kept = [i for i, u in enumerate(used) if u or keep_unused]
@@ -87,16 +87,27 @@ def module_text(
     for i, a in zip(kept, main.body.args):
         args[i] = a
     outs = lower_jaxpr(module, main.body, jaxpr, closed.consts, args)
+    keys_out = [i for i, o in enumerate(jaxpr.outs) if literals.is_key(o.aval)]
+    for i in keys_out:  # (JAX pins a returned PRNG key's data to the empty mesh)
+        spec = ", ".join("{}" for _ in literals.physical_shape(jaxpr.outs[i].aval))
+        v = outs[i]
+        outs[i] = emit(main.body, [v.type], _key_constraint(v, spec))[0]
     main.result_types = [v.type for v in outs]
     main.result_attrs = [f'jax.result_info = "{n}"' for n in result_names]
     emit(main.body, [], _return_render("return", outs))
     header = f"module @{_module_name(name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n"
+    if keys_out:
+        header += "  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}\n"
     if module.callbacks:  # (the one-device mesh JAX places host callbacks on)
         header += (
             "  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], "
             "device_ids = dense<0> : tensor<1xi64>}}\n"
         )
     return header + "".join(f.text() for f in module.functions) + "}\n"
+
+
+def _key_constraint(v: Any, spec: str) -> Any:
+    return lambda p: f"sdy.sharding_constraint {p(v)} <@empty_mesh, [{spec}]> : {v.type}"
 
 
 def _aliasing_attrs(jaxpr: Any, kept: Sequence[int], donated: Sequence[bool]) -> list[str]:

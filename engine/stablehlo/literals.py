@@ -49,7 +49,20 @@ def tensor_type(shape: Any, dtype: Any) -> str:
 
 
 def aval_type(aval: Any) -> str:
+    words = getattr(aval.dtype, "words", None)
+    if words is not None:  # a typed PRNG key: its physical data, words of uint32 per key
+        return tensor_type((*aval.shape, words), np.uint32)
     return tensor_type(aval.shape, aval.dtype)
+
+
+def physical_shape(aval: Any) -> tuple:
+    """The shape of the data an aval stands for (a PRNG key's words are a last dimension)."""
+    words = getattr(aval.dtype, "words", None)
+    return (*aval.shape, words) if words is not None else tuple(aval.shape)
+
+
+def is_key(aval: Any) -> bool:
+    return getattr(aval.dtype, "words", None) is not None
 
 
 # --- floats ------------------------------------------------------------------------------------

@@ -60,7 +60,11 @@ def _slice(
     ctx: RuleContext, x: Value, start_indices: Any, limit_indices: Any, strides: Any = None
 ) -> list[Value]:
     ty = ctx.out_types[0]
-    strides = strides or [1] * len(start_indices)
+    strides = list(strides or [1] * len(start_indices))
+    extra = literals.physical_shape(ctx.avals_in[0])[len(start_indices) :]  # (a PRNG key's words)
+    start_indices = [*start_indices, *(0 for _ in extra)]
+    limit_indices = [*limit_indices, *extra]
+    strides += [1] * len(extra)
     ranges = ", ".join(
         f"{a}:{b}" + (f":{s}" if s != 1 else "") for a, b, s in zip(start_indices, limit_indices, strides)
     )
@@ -135,14 +139,16 @@ def _stack(ctx: RuleContext, *xs: Value, axis: int) -> list[Value]:
 @register(joining.unstack_p)
 def _unstack(ctx: RuleContext, x: Value, *, axis: int) -> list[Value]:
     aval = ctx.avals_in[0]
+    shape = literals.physical_shape(aval)
+    element = literals.aval_type(aval).rsplit("x", 1)[-1] if shape else ""
     outs = []
     for k, ty in enumerate(ctx.out_types):
-        start = [0] * len(aval.shape)
-        limit = list(aval.shape)
+        start = [0] * len(shape)
+        limit = list(shape)
         start[axis], limit[axis] = k, k + 1
-        shape = list(aval.shape)
-        shape[axis] = 1
-        sliced = slice_op(ctx, x, start, limit, literals.tensor_type(shape, aval.dtype))
+        one = list(shape)
+        one[axis] = 1
+        sliced = slice_op(ctx, x, start, limit, "tensor<" + "".join(f"{d}x" for d in one) + element)
         outs.append(reshape(ctx, sliced, ty))
     return outs
 

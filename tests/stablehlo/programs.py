@@ -434,3 +434,17 @@ def debug_print_in_while():
 @program
 def donate_and_keep_unused():
     return jax.jit(lambda x, y, z: x + y, donate_argnums=(0, 2), keep_unused=True), (f32(3), f32(3), f32(2))
+
+
+@program
+def random_init_inside_jit():
+    def init(seed):
+        k1, k2 = random.split(random.PRNGKey(seed))
+        return random.normal(k1, (3, 2)), random.uniform(k2, (4,))
+
+    return init, (np.int32(0),)
+
+
+@program
+def random_new_style_key_bits():
+    return (lambda k: random.bits(random.wrap_key_data(k), (2, 3))), (np.array([0, 42], np.uint32),)
