@@ -35,59 +35,67 @@ from .random_primitives import (
     random_split,
     random_unwrap,
     random_wrap,
-    threefry2x32_p,
+    threefry2x32_p,  # noqa: F401  (the engine's own, reachable as random.threefry2x32_p)
 )
 from .narrow_dtypes import kind as dtype_kind
 
+# JAX 0.10.2's public names, which ``dir(jax.random)`` lists; ``shuffle`` (removed from JAX) and the
+# threefry hash (``threefry_2x32``, ``threefry2x32_p``) stay reachable as the engine's own.
 __all__ = [
     "PRNGKey",
+    "ball",
+    "bernoulli",
+    "beta",
+    "binomial",
+    "bits",
+    "categorical",
+    "cauchy",
+    "chisquare",
+    "choice",
+    "clone",
+    "dirichlet",
+    "double_sided_maxwell",
+    "exponential",
+    "f",
+    "fold_in",
+    "gamma",
+    "generalized_normal",
+    "geometric",
+    "gumbel",
     "key",
     "key_data",
     "key_dtype",
-    "wrap_key_data",
     "key_impl",
-    "clone",
-    "split",
-    "fold_in",
-    "bits",
-    "uniform",
-    "normal",
-    "randint",
-    "bernoulli",
-    "permutation",
-    "shuffle",
-    "exponential",
-    "gumbel",
-    "categorical",
-    "choice",
-    "truncated_normal",
-    "cauchy",
-    "gamma",
-    "loggamma",
-    "ball",
-    "beta",
-    "chisquare",
-    "dirichlet",
-    "f",
-    "generalized_normal",
-    "t",
-    "double_sided_maxwell",
-    "geometric",
     "laplace",
+    "loggamma",
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "multivariate_normal",
+    "normal",
     "orthogonal",
     "pareto",
+    "permutation",
+    "poisson",
     "rademacher",
+    "randint",
+    "random_gamma_p",
     "rayleigh",
+    "split",
+    "t",
     "triangular",
+    "truncated_normal",
+    "uniform",
     "wald",
     "weibull_min",
-    "threefry2x32_p",
-    "threefry_2x32",
+    "wrap_key_data",
 ]
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
 
 _U32 = np.dtype(np.uint32)
 UINT_DTYPES = {
@@ -609,8 +617,20 @@ def threefry_2x32(keypair, count):
     return Array(prng.threefry_2x32(np.asarray(keypair), np.asarray(count)))
 
 
-from .random_permutations import categorical, choice, permutation, shuffle  # noqa: E402
-from .random_gamma import ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, t  # noqa: E402
+from .random_permutations import categorical, choice, permutation, shuffle  # noqa: E402,F401
+from .random_discrete import binomial, multinomial, poisson  # noqa: E402
+from .random_gamma import (  # noqa: E402
+    ball,
+    beta,
+    chisquare,
+    dirichlet,
+    f,
+    gamma,
+    generalized_normal,
+    loggamma,
+    random_gamma_p,
+    t,
+)
 from .random_samplers import (  # noqa: E402
     cauchy,
     double_sided_maxwell,

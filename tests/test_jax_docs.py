@@ -84,10 +84,6 @@ KNOWN_FAILURES.update(
             "AttributeError); the engine refuses first: tracing would raise on the TPU Pallas API it "
             "lacks (make_async_copy, sync_copy, ...) where JAX raises the refusal"
         ),
-        ("jax-random-rst", 3): (
-            "the list of jax.random's callables: the engine lacks binomial, multinomial and poisson, and "
-            "its module shows its private helpers"
-        ),
     }
 )
 

@@ -1836,3 +1836,42 @@ SNIPPETS["random_linalg"] = [
 from snippets_jnp_more import JNP_MORE  # noqa: E402
 
 SNIPPETS["jnp_more"] = JNP_MORE
+_POISSON = [
+    ("poisson", "lambda k: jax.random.poisson(k, 3.0, (5,))"),
+    ("poisson_rejection", "lambda k: jax.random.poisson(k, np.array([0.0, 2.0, 30.0, 500.0], np.float32))"),
+]
+# (values only for these: their programs fold Python constants differently from JAX's yet)
+_COUNTING = [
+    ("binomial", "lambda k: jax.random.binomial(k, 10, 0.3, (5,))"),
+    (
+        "binomial_btrs",
+        "lambda k: jax.random.binomial(k, np.array([5.0, 100.0, 1000.0], np.float32), "
+        "np.array([0.2, 0.7, 0.01], np.float32))",
+    ),
+    ("multinomial", "lambda k: jax.random.multinomial(k, 10.0, np.array([0.2, 0.3, 0.5], np.float32))"),
+]
+SNIPPETS["random_discrete"] = (
+    [
+        (
+            name,
+            f"f = {f}\nout = (f(jax.random.key(0)), f(jax.random.PRNGKey(1)), str(jax.make_jaxpr(f)(jax.random.key(0))))",
+        )
+        for name, f in _POISSON
+    ]
+    + [(name, f"f = {f}\nout = (f(jax.random.key(0)), f(jax.random.PRNGKey(1)))") for name, f in _COUNTING]
+    + [
+        (
+            "multinomial_shape",
+            "out = jax.random.multinomial(jax.random.key(0), np.array([5.0, 50.0], np.float32), "
+            "np.array([0.1, 0.9], np.float32), shape=(2, 2))",
+        ),
+        ("jit_poisson", "out = jax.jit(lambda k: jax.random.poisson(k, 3.0, (3,)))(jax.random.key(0))"),
+        (
+            "vmap_binomial",
+            "out = jax.vmap(lambda k: jax.random.binomial(k, 20, 0.5))(jax.random.split(jax.random.key(0), 3))",
+        ),
+        ("err_poisson_rbg", "out = jax.random.poisson(jax.random.key(0, impl='rbg'), 3.0)"),
+        ("err_binomial_int_dtype", "out = jax.random.binomial(jax.random.key(0), 10, 0.5, dtype=jnp.int32)"),
+        ("public_names", "out = [x for x in dir(jax.random) if not x.startswith('__')]"),
+    ]
+)
