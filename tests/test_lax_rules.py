@@ -137,6 +137,8 @@ for shape in SHAPES:
     case("abs", lax.abs, ints(-5, 5, *s), order=0, label="int")
     case("not", lax.bitwise_not, bools(*s), order=0)
     case("population_count", lax.population_count, ints(-100, 100, *s), order=0)
+    case("clz", lax.clz, ints(-100, 1 << 20, *s), order=0)
+    case("mulhi", lax.mulhi, join(ints(-(1 << 30), 1 << 30, *s), ints(-(1 << 30), 1 << 30, *s)), order=0)
     for name in ("add", "sub", "mul", "atan2"):
         case(name, getattr(lax, name), join(normal(*s), normal(*s)), label=str(s))
     case("div", lax.div, join(normal(*s), away_from_zero(*s)), label=str(s))
@@ -477,6 +479,11 @@ for name in ("cumsum", "cumprod", "cummax", "cummin"):
     case(name, lambda x, n=name: getattr(lax, n)(x, axis=0, reverse=True), normal(4, 2), label="reverse")
     case(name, lambda x, n=name: getattr(lax, n)(x, 0), normal(0), label="empty")
     case(name, lambda x, n=name: getattr(lax, n)(x, 1), ints(-3, 3, 2, 4), order=0, label="int")
+case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=-1), normal(3, 5))
+case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=0, reverse=True), normal(4, 2), label="reverse")
+case(
+    "optimization_barrier", lambda x, y: lax.optimization_barrier((x * 2.0, y)), join(normal(3), normal(2, 2))
+)
 case(
     "cumprod",
     lambda x: lax.cumprod(x, 0),

@@ -567,6 +567,7 @@ lowerings[rd.cumsum_p] = _cumulative("np.add")
 lowerings[rd.cumprod_p] = _cumulative("np.multiply")
 lowerings[rd.cummax_p] = _cumulative("np.maximum")
 lowerings[rd.cummin_p] = _cumulative("np.minimum")
+lowerings[rd.cumlogsumexp_p] = _cumulative("np.logaddexp")
 lowerings[st.split_p] = Host(_split)
 lowerings[st.dot_general_p] = Mapped(_outer_product_map)
 host_fallback_of_mapped = {

@@ -14,6 +14,9 @@ from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E40
 from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 from .associative_scan import associative_scan  # noqa: F401,E402
+from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
+from .integer_bits import clz, clz_p, mulhi, mulhi_p  # noqa: F401,E402
+from .composites import approx_max_k, approx_min_k, batch_matmul, broadcast_shapes, index_take, reduce  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

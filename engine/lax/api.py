@@ -594,6 +594,7 @@ from .slicing import (
 from .reductions import (
     argmax,
     argmin,
+    cumlogsumexp,
     cummax,
     cummin,
     cumprod,

@@ -331,7 +331,7 @@ def _cumulative(name, np_fn, combine_name):
 
         def jvp(primals, tangents, *, axis, reverse):
             out = p.bind(primals[0], axis=axis, reverse=reverse)
-            combine = getattr(_lax(), combine_name)
+            combine = getattr(_lax(), combine_name) if isinstance(combine_name, str) else combine_name
             _, t = _jvp_of(lambda x: _prefix_scan(combine, x, axis, reverse), primals, tangents)
             return out, t
 
@@ -343,6 +343,22 @@ cumsum_p = _cumulative("cumsum", np.cumsum, None)
 cumprod_p = _cumulative("cumprod", np.cumprod, "mul")
 cummax_p = _cumulative("cummax", np.maximum.accumulate, "max")
 cummin_p = _cumulative("cummin", np.minimum.accumulate, "min")
+
+
+def _logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` without overflow (both infinite: their sum, as numpy's)."""
+    lax = _lax()
+    delta = lax.sub(a, b)
+    stable = lax.add(lax.max(a, b), lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select(lax.ne(delta, delta), lax.add(a, b), stable)
+
+
+def _np_cumlogsumexp(x, axis):
+    with np.errstate(invalid="ignore"):
+        return np.logaddexp.accumulate(x, axis=axis)
+
+
+cumlogsumexp_p = _cumulative("cumlogsumexp", _np_cumlogsumexp, _logaddexp)
 # cumsum is linear; its transpose sums the cotangent from the other end.
 ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
 
@@ -368,3 +384,11 @@ Array([1, 3, 6], dtype=int32)
 cumprod = _cumulative_wrapper(cumprod_p, "Cumulative product along ``axis`` (from the end if ``reverse``).")
 cummax = _cumulative_wrapper(cummax_p, "Cumulative maximum along ``axis`` (from the end if ``reverse``).")
 cummin = _cumulative_wrapper(cummin_p, "Cumulative minimum along ``axis`` (from the end if ``reverse``).")
+cumlogsumexp = _cumulative_wrapper(
+    cumlogsumexp_p,
+    """Cumulative ``log(sum(exp(x)))`` along ``axis`` (from the end if ``reverse``), without overflow.
+
+>>> cumlogsumexp(jnp.log(jnp.array([1.0, 2.0, 3.0])))
+Array([0.       , 1.0986123, 1.7917595], dtype=float32)
+""",
+)

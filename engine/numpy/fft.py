@@ -147,3 +147,81 @@ def ifftshift(x, axes=None):
     x = as_operand(x)
     axes = tuple(range(x.ndim)) if axes is None else ((axes,) if isinstance(axes, int) else tuple(axes))
     return roll(x, [-(x.shape[ax] // 2) for ax in axes], axes)
+
+
+def _real_axes(a, s, axes, name):
+    x = as_operand(a)
+    if axes is None:
+        axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
+    axes = tuple(int(ax) % x.ndim for ax in axes)
+    if s is not None and len(s) != len(axes):
+        raise ValueError(f"{name}: shape and axes have different lengths.")
+    return x, axes
+
+
+def rfftn(a, s=None, axes=None, norm=None):
+    """The N-d FFT of a real array: the last transformed axis keeps its ``n // 2 + 1`` non-negative
+    frequencies.
+
+    >>> jnp.fft.rfftn(jnp.ones((2, 4))).shape
+    (2, 3)
+    """
+    check_arraylike("rfftn", a)
+    x, axes = _real_axes(a, s, axes, "rfftn")
+    if dtype_kind(x.dtype) == "c":
+        raise TypeError(f"jnp.fft.rfftn requires real-valued input, got {x.dtype.name}.")
+    full = _fftn(x, s, axes, norm, False, "rfftn")
+    last = axes[-1]
+    return lax.slice_in_dim(full, 0, full.shape[last] // 2 + 1, axis=last)
+
+
+def irfftn(a, s=None, axes=None, norm=None):
+    """The inverse of ``rfftn``: a real array (the last axis of length ``s[-1]``, default
+    ``2 * (m - 1)``)."""
+    check_arraylike("irfftn", a)
+    x, axes = _real_axes(a, s, axes, "irfftn")
+    if len(axes) > 1:
+        x = _fftn(x, None if s is None else s[:-1], axes[:-1], norm, True, "irfftn")
+    return irfft(x, None if s is None else s[-1], axes[-1], norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-d FFT of a real array (``rfftn`` over two axes)."""
+    return rfftn(a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The inverse of ``rfft2``."""
+    return irfftn(a, s, axes, norm)
+
+
+def hfft(a, n=None, axis: int = -1, norm=None):
+    """The FFT of a signal with Hermitian symmetry (given by its first half): a real spectrum.
+
+    >>> jnp.fft.hfft(jnp.array([1.0, 2.0, 3.0]))
+    Array([ 8., -2.,  0., -2.], dtype=float32)
+    """
+    check_arraylike("hfft", a)
+    x = lax.conj(_complex(a))
+    nn = (x.shape[axis] - 1) * 2 if n is None else int(n)
+    return irfft(x, n, axis) * (_named_norm(nn, norm, inverse=False) * nn)
+
+
+def ihfft(a, n=None, axis: int = -1, norm=None):
+    """The inverse of ``hfft``: the first half of a Hermitian-symmetric signal's spectrum."""
+    check_arraylike("ihfft", a)
+    x = as_operand(a)
+    nn = x.shape[axis] if n is None else int(n)
+    return lax.conj(rfft(x, n, axis)) * (_named_norm(nn, norm, inverse=True) / nn)
+
+
+def _named_norm(n, norm, inverse):
+    """JAX scales hfft/ihfft by the norm of a transform named like them ('ihfft' as an inverse
+    transform, 'hfft' as a forward one), on top of the unnormalized pair they are built from."""
+    if norm in (None, "backward"):
+        return 1.0
+    if norm == "ortho":
+        return float(np.sqrt(n)) if inverse else 1 / float(np.sqrt(n))
+    if norm == "forward":
+        return float(n) if inverse else 1 / n
+    raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')

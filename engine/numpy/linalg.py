@@ -522,3 +522,6 @@ def matrix_rank(M, rtol=None, *, tol=None):
         ),
         axis=-1,
     )
+
+
+from ._linalg_more import cond, cross, multi_dot, tensorinv, tensorsolve  # noqa: E402,F401

@@ -1875,3 +1875,8 @@ SNIPPETS["random_discrete"] = (
         ("public_names", "out = [x for x in dir(jax.random) if not x.startswith('__')]"),
     ]
 )
+
+
+from snippets_lax_more import LAX_MORE  # noqa: E402
+
+SNIPPETS["lax_more"] = LAX_MORE

@@ -1,0 +1,191 @@
+"""lax functions JAX builds from other operations: ``reduce`` with any computation,
+``batch_matmul``, ``index_take``, ``broadcast_shapes``, ``approx_max_k``/``approx_min_k``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, lax
+from ..tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["approx_max_k", "approx_min_k", "batch_matmul", "broadcast_shapes", "index_take", "reduce"]
+
+
+def broadcast_shapes(*shapes):
+    """The shape ``shapes`` broadcast to (numpy's rule), as a tuple.
+
+    >>> broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    if len(shapes) == 1:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over the leading (batch) dimensions of two arrays of equal rank >= 2.
+
+    >>> batch_matmul(jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))).shape
+    (2, 3, 5)
+    """
+    nl, nr = np.ndim(lhs), np.ndim(rhs)
+    if nl < 2 or nr < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {nl}, {nr}")
+    if nl != nr:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {nl}, {nr}")
+    batch = tuple(range(nl - 2))
+    return lax.dot_general(lhs, rhs, (((nl - 1,), (nr - 2,)), (batch, batch)), precision=precision)
+
+
+def index_take(src, idxs, axes):
+    """``src[idxs[0], idxs[1], ...]`` along ``axes`` (indices wrap modulo each size), one gather.
+
+    >>> index_take(jnp.arange(12).reshape(3, 4), (jnp.array([0, 2]), jnp.array([1, 5])), (0, 1))
+    Array([1, 9], dtype=int32)
+    """
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    sizes = np.array([np.shape(src)[ax] for ax in axes], dtype=core.get_aval(indices).dtype)
+    indices = lax.rem(indices, lax.expand_dims(sizes, tuple(range(indices.ndim - 1))))
+    indices = lax.select(
+        lax.lt(indices, lax.full_like(indices, 0)),
+        lax.add(indices, lax.broadcast_in_dim(sizes, indices.shape, (1,))),
+        indices,
+    )
+    slice_sizes = list(np.shape(src))
+    for ax in axes:
+        slice_sizes[ax] = 1
+    offset_dims = tuple(range(1, np.ndim(src) - indices.shape[1] + 1))
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=offset_dims, collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes)
+    )
+    return lax.gather(src, indices, dimension_numbers=dnums, slice_sizes=tuple(slice_sizes))
+
+
+def _monoid(computation, init):
+    """The reduce_* primitive ``computation`` is, given its identity as ``init``, or None."""
+    v = core.concrete_or_none(init)
+    if v is None or np.shape(v) != ():
+        return None
+    dtype = np.asarray(v).dtype
+    intlike = dtype == np.bool_ or dtype.kind in "iu"
+    if computation is lax.add:
+        return lax.reduce_sum if v == 0 else None
+    if computation is lax.mul:
+        return lax.reduce_prod if v == 1 else None
+    if intlike and computation is lax.bitwise_or:
+        return lax.reduce_or if v == 0 else None
+    if intlike and computation is lax.bitwise_and:
+        return lax.reduce_and if v == np.array(-1).astype(dtype) else None
+    if intlike and computation is lax.bitwise_xor:
+        return lax.reduce_xor if v == 0 else None
+    if computation is lax.max:
+        lowest = -np.inf if dtype.kind == "f" else (False if dtype == np.bool_ else np.iinfo(dtype).min)
+        return lax.reduce_max if v == lowest else None
+    if computation is lax.min:
+        highest = np.inf if dtype.kind == "f" else (True if dtype == np.bool_ else np.iinfo(dtype).max)
+        return lax.reduce_min if v == highest else None
+    return None
+
+
+def reduce(operands, init_values, computation, dimensions):
+    """Reduce ``operands`` (a pytree of arrays) over ``dimensions`` with ``computation``, an
+    associative function of two pytrees like ``init_values`` (its identity).
+
+    ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min`` and the bitwise ops with their identities
+    become the matching ``reduce_*`` primitive, as in JAX. Any other computation folds the elements
+    into the accumulator one by one, in order (a ``lax.scan``).
+
+    >>> reduce(jnp.arange(6.0).reshape(2, 3), 0.0, lax.add, (1,))
+    Array([ 3., 12.], dtype=float32)
+    >>> reduce((jnp.array([3.0, 1.0, 2.0]), jnp.arange(3)), (jnp.inf, 0),
+    ...        lambda a, b: (lax.min(a[0], b[0]), lax.select(a[0] <= b[0], a[1], b[1])), (0,))
+    (Array(1., dtype=float32), Array(1, dtype=int32))
+    """
+    leaves, tree = tree_flatten(operands)
+    inits, init_tree = tree_flatten(init_values)
+    if tree != init_tree:
+        raise ValueError(f"Operands must have the same tree structure as init_values: {tree} vs. {init_tree}")
+    if len(leaves) != len(inits):
+        raise ValueError(
+            f"Must have same total number of operands as init_values:  {len(leaves)} vs. {len(inits)}"
+        )
+    dims = tuple(int(d) for d in dimensions)
+    monoid = _monoid(computation, inits[0]) if len(leaves) == 1 else None
+    if monoid is not None:
+        weak = core.is_weak(leaves[0]) and core.is_weak(inits[0])
+        return lax.convert_element_type(
+            monoid(leaves[0], dims), core.get_aval(leaves[0]).dtype, weak_type=weak
+        )
+
+    def combine(a, b):
+        out, out_tree = tree_flatten(computation(tree_unflatten(tree, a), tree_unflatten(tree, b)))
+        if out_tree != tree:
+            raise TypeError(f"reduce computation returned a {out_tree}; expected a {tree}")
+        return out
+
+    # The reduced dimensions flattened into one leading axis, folded into the accumulator in order
+    # (XLA's CPU reduction order, which decides the result of a non-associative computation).
+    ndim = np.ndim(leaves[0])
+    keep = [d for d in range(ndim) if d not in dims]
+    xs = [
+        lax.reshape(
+            lax.transpose(x, list(dims) + keep),
+            (int(np.prod([np.shape(x)[d] for d in dims])),) + tuple(np.shape(x)[d] for d in keep),
+        )
+        for x in leaves
+    ]
+    acc = [
+        lax.broadcast_in_dim(lax.convert_element_type(i, core.get_aval(x).dtype), x.shape[1:], ())
+        for i, x in zip(inits, xs)
+    ]
+    acc, _ = lax.scan(lambda a, x: (combine(a, x), None), acc, xs)
+    return tree_unflatten(tree, acc)
+
+
+def _top_k_along(operand, k, dimension):
+    x = operand
+    ndim = np.ndim(x)
+    dimension = dimension % ndim
+    if dimension != ndim - 1:
+        x = lax.transpose(x, [d for d in range(ndim) if d != dimension] + [dimension])
+    values, indices = lax.top_k(x, k)
+    if dimension != ndim - 1:
+        back = list(range(ndim - 1))
+        back.insert(dimension, ndim - 1)
+        values, indices = lax.transpose(values, back), lax.transpose(indices, back)
+    return values, indices
+
+
+def approx_max_k(
+    operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+    reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+):  # fmt: skip
+    """The ``k`` largest values along ``reduction_dimension`` and their indices. On CPU JAX computes
+    them exactly (the recall target is met with recall 1); so does the engine.
+
+    >>> approx_max_k(jnp.array([1.0, 5.0, 3.0]), 2)
+    [Array([5., 3.], dtype=float32), Array([1, 2], dtype=int32)]
+    """
+    return list(_top_k_along(operand, k, reduction_dimension))  # (a list, as JAX returns)
+
+
+def approx_min_k(
+    operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+    reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+):  # fmt: skip
+    """The ``k`` smallest values along ``reduction_dimension`` and their indices (exact, as JAX's
+    CPU fallback).
+
+    >>> approx_min_k(jnp.array([1.0, 5.0, 3.0]), 2)
+    [Array([1., 3.], dtype=float32), Array([0, 2], dtype=int32)]
+    """
+    values, indices = _top_k_along(lax.neg(operand), k, reduction_dimension)
+    return [lax.neg(values), indices]
