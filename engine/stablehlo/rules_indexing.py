@@ -161,11 +161,9 @@ def _scatter(prim: Any) -> None:
         update_jaxpr: Any = None,
         **_: Any,
     ) -> list[Value]:
-        if mode == gs.GatherScatterMode.CLIP:
-            raise NotImplementedError(
-                "StableHLO text for a scatter with mode='clip' is not implemented in the engine"
-            )
         d = dimension_numbers
+        if mode == gs.GatherScatterMode.CLIP:
+            indices = _clamp_scatter_indices(ctx, indices, d)
         ivd = len(ctx.avals_in[1].shape) - 1
         dnums = _fields(
             [
@@ -199,6 +197,41 @@ def _scatter(prim: Any) -> None:
         )
 
     register(prim)(rule)
+
+
+def _clamp_scatter_indices(ctx: RuleContext, indices: Value, d: Any) -> Value:
+    """JAX's ``_clamp_scatter_indices``, traced and inlined: indices clamped to where a whole
+    update window fits."""
+    op_aval, idx_aval, upd_aval = ctx.avals_in
+    sizes, pos = [], 0
+    for i in range(len(op_aval.shape)):
+        if i in d.inserted_window_dims or i in d.operand_batching_dims:
+            sizes.append(1)
+        else:
+            sizes.append(upd_aval.shape[d.update_window_dims[pos]])
+            pos += 1
+    bounds = np.array([op_aval.shape[i] - sizes[i] for i in d.scatter_dims_to_operand_dims], np.int32)
+    i32 = np.dtype(np.int32)
+    ub = ctx.constant(bounds, np.int32)
+    cap = min(np.iinfo(np.int32).max, np.iinfo(idx_aval.dtype).max)
+    bound_t = literals.tensor_type(bounds.shape, i32)
+    ub = hlo_op(
+        ctx,
+        "stablehlo.minimum",
+        ub,
+        broadcast_in_dim(ctx, ctx.constant(np.int32(cap), i32), bounds.shape, ()),
+        out_type=bound_t,
+    )
+    if np.dtype(idx_aval.dtype) != i32:
+        ub = hlo_op(ctx, "stablehlo.convert", ub, out_type=literals.tensor_type(bounds.shape, idx_aval.dtype))
+    shape = tuple(idx_aval.shape)
+    if shape != bounds.shape:
+        ub = broadcast_in_dim(ctx, ub, shape, (len(shape) - 1,))
+    zero = ctx.constant(np.zeros((), idx_aval.dtype), idx_aval.dtype)
+    zero = broadcast_in_dim(ctx, zero, shape, ()) if shape else zero
+    return ctx.emit(
+        [indices.type], lambda p: f"stablehlo.clamp {p.list([zero, indices, ub])} : {indices.type}"
+    )[0]
 
 
 for _p in (gs.scatter_p, *_SCATTER_COMBINE):

@@ -448,3 +448,8 @@ def random_init_inside_jit():
 @program
 def random_new_style_key_bits():
     return (lambda k: random.bits(random.wrap_key_data(k), (2, 3))), (np.array([0, 42], np.uint32),)
+
+
+@program
+def scatter_clip_mode():
+    return (lambda x, i, u: x.at[i].set(u, mode="clip")), (f32(5, 3), i32(4, hi=8), f32(4, 3))
