@@ -5,8 +5,8 @@ algorithm on CPU is Philox-4x32-10: the four words are read as two little-endian
 first being the Philox key and the second the low half of a 128-bit counter whose high half is
 the key again (XLA reads it past the end of the one-word state). Each
 counter value yields four 32-bit words, taken in order; the returned key has the counter advanced
-by the number of 128-bit blocks used. Narrower dtypes keep the low bits of each 32-bit word
-(64-bit mode is off, so ``uint64`` draws are 32-bit words too).
+by the number of 128-bit blocks used. Narrower dtypes keep the low bits of each 32-bit word;
+``uint64`` (x64 on) joins two consecutive words, the second one the high half (x64 off: 32-bit words).
 
 ``rbg`` seeds, splits and folds with threefry2x32 on each half of the key; ``unsafe_rbg`` splits
 and folds with the bit generator itself, as JAX 0.10.2 does. Only concrete numpy arrays here.

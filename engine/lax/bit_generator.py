@@ -78,8 +78,7 @@ def rng_bit_generator(
     dtype = np.dtype(dtype)
     if dtype not in _BIT_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
-    if dtype == np.uint64:  # 64-bit mode is off
-        dtype = np.dtype(np.uint32)
+    dtype = core.canonical_dtype(dtype)  # (uint64 draws 32-bit words while x64 is off)
     if not isinstance(key, (core.Array, core.Tracer)):
         key = core.Array(np.asarray(key))
     return tuple(

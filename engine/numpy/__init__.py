@@ -1,6 +1,6 @@
 """``engine.numpy``: JAX's ``jax.numpy`` on the engine (``import engine.numpy as jnp``).
 
-Functions promote dtypes with JAX's lattice and weak types (x64 off), broadcast like numpy, and
+Functions promote dtypes with JAX's lattice and weak types (``jax_enable_x64`` decides the defaults), broadcast like numpy, and
 lower to ``engine.lax``, so everything here can be traced, differentiated and batched.
 
 >>> import engine.numpy as jnp

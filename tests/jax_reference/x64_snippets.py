@@ -93,6 +93,12 @@ X64_SNIPPETS = [
     ("categorical", "out = jax.random.categorical(jax.random.PRNGKey(0), jnp.zeros(3), shape=(4,))"),
     ("gumbel", "out = jax.random.gumbel(jax.random.PRNGKey(2), (3,))"),
     ("truncated_normal", "out = jax.random.truncated_normal(jax.random.PRNGKey(0), -1.0, 1.0, (3,))"),
+    (
+        "rng_bit_generator_u64",
+        "out = jax.lax.rng_bit_generator(jnp.array([1, 2, 3, 4], jnp.uint32), (3,), dtype=jnp.uint64)",
+    ),
+    ("rbg_bits", "out = jax.random.bits(jax.random.key(0, impl='rbg'), (3,))"),
+    ("unsafe_rbg_normal", "out = jax.random.normal(jax.random.key(1, impl='unsafe_rbg'), (3,))"),
     # other modules
     ("fft", "out = jnp.fft.fft(jnp.arange(4.0) / 3)"),
     ("fft_int32", "out = jnp.fft.fft(jnp.arange(3, dtype=jnp.int32))"),
