@@ -60,6 +60,7 @@ class Linearized:
 
 
 _cache: dict = {}
+core.x64_listeners.append(lambda on: _cache.clear())  # rules' constants take the flag's dtypes
 _GENERAL = object()  # cache value: this signature takes the general path
 
 

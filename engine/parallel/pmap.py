@@ -158,7 +158,7 @@ class PmapFunction:
             note_staged_pmap()
         if self._stages_as_jax(leaves, flat_axes):
             return self._staged_as_shard_map(statics, nargs, in_tree, leaves, flat_axes, key_in, size)
-        key = (statics, in_tree, tuple(flat_axes), tuple(avals), key_in)
+        key = (statics, in_tree, tuple(flat_axes), tuple(avals), key_in, core.x64_enabled[0])  # (as jit's)
         entry = self._cache.get(key)
         listening = monitoring.listening()
         if entry is None:
