@@ -538,6 +538,7 @@ TESTED_ELSEWHERE = {
     "call_exported": "tests/test_export.py",
     "dim_as_value": "tests/test_shape_poly.py",
     "platform_index": "tests/test_jax_reference.py",  # (snippets: eager, jit, grad, vmap)
+    "random_gamma": "tests/test_jax_reference.py",  # (snippets random_gamma: values, jaxprs, vmap)
     **{
         p: "tests/test_random.py"
         for p in (
