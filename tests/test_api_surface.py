@@ -43,7 +43,7 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_YET,
             "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks "
             "checking_leaks custom_batching debug_key_reuse default_device default_prng_impl ds empty_ref "
-            "enable_checks enable_custom_prng explain_cache_misses free_ref fwd_and_bwd image "
+            "enable_checks enable_custom_prng explain_cache_misses free_ref fwd_and_bwd "
             "jax2tf_associative_scan_reductions legacy_prng_key log_compiles make_array_from_callback "
             "make_array_from_single_device_arrays no_execution no_tracing remove_size_one_mesh_axis_from_type "
             "softmax_custom_jvp stages threefry_partitionable version",
@@ -64,7 +64,6 @@ GAPS: dict[str, dict[str, str] | str] = {
     ),
     "jax.experimental": _same(NOT_YET, "EArray compilation_cache cur_qdd primal_tangent_dtype"),
     "jax.experimental.sparse": "sparse arrays (BCOO/BCSR) are not implemented",
-    "jax.image": NOT_YET,
     "jax.lax": {
         **_same(
             TYPING,
@@ -125,11 +124,9 @@ GAPS: dict[str, dict[str, str] | str] = {
     ),
     "jax.scipy": {
         "sparse": "sparse linear algebra is not implemented",
-        **_same(NOT_YET, "cluster fft integrate interpolate ndimage signal"),
+        **_same(NOT_YET, "cluster interpolate"),
     },
     "jax.scipy.cluster": NOT_YET,
-    "jax.scipy.fft": NOT_YET,
-    "jax.scipy.integrate": NOT_YET,
     "jax.scipy.interpolate": NOT_YET,
     "jax.scipy.linalg": _same(
         NOT_YET,
@@ -137,9 +134,8 @@ GAPS: dict[str, dict[str, str] | str] = {
         "hadamard hankel helmert hessenberg hilbert invhilbert invpascal leslie pascal polar qr_multiply rsf2csf "
         "schur solve_sylvester sqrtm toeplitz",
     ),
-    "jax.scipy.ndimage": NOT_YET,
     "jax.scipy.optimize": NOT_YET,
-    "jax.scipy.signal": NOT_YET,
+    "jax.scipy.signal": _same(NOT_YET + " (spectral analysis)", "csd istft stft welch"),
     "jax.scipy.spatial.transform": NOT_YET,
     "jax.scipy.special": _same(
         DISTRIBUTIONS,

@@ -1880,3 +1880,7 @@ SNIPPETS["random_discrete"] = (
 from snippets_lax_more import LAX_MORE  # noqa: E402
 
 SNIPPETS["lax_more"] = LAX_MORE
+
+from snippets_scipy_more import SCIPY_MORE  # noqa: E402
+
+SNIPPETS["scipy_more"] = SCIPY_MORE
