@@ -132,8 +132,10 @@ def emit(
     regions: Sequence[Block] = (),
     hint: str | None = None,
     arg_hint: str | None = None,
+    result_hints: Sequence[str] | None = None,
 ) -> list[Value]:
     op = Op(result_types, render, regions, hint, arg_hint)
+    op.result_hints = result_hints
     block.ops.append(op)
     return op.results
 
@@ -170,8 +172,9 @@ class RuleContext:
         regions: Sequence[Block] = (),
         hint: str | None = None,
         arg_hint: str | None = None,
+        result_hints: Sequence[str] | None = None,
     ) -> list[Value]:
-        return emit(self.block, result_types, render, regions, hint, arg_hint)
+        return emit(self.block, result_types, render, regions, hint, arg_hint, result_hints)
 
     def constant(self, value: Any, dtype: Any, shape: Sequence[int] | None = None) -> Value:
         return constant(self.block, value, dtype, shape)

@@ -384,6 +384,6 @@ def _sort(ctx: RuleContext, *operands: Value, dimension: int, is_stable: bool, n
 @register(sorting.top_k_p)
 def _top_k(ctx: RuleContext, x: Value, *, k: int, **_: Any) -> list[Value]:
     types = ctx.out_types
-    outs = ctx.emit(types, lambda p: f"chlo.top_k({p(x)}, k = {k}) : {x.type} -> ({', '.join(types)})")
-    outs[0].op.result_hints = ("values", "indices")  # type: ignore[union-attr]
-    return outs
+    text = f"k = {k}) : {x.type} -> ({', '.join(types)})"
+    # (chlo.top_k names its results %values and %indices)
+    return ctx.emit(types, lambda p: f"chlo.top_k({p(x)}, {text}", result_hints=("values", "indices"))
