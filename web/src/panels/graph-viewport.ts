@@ -7,7 +7,12 @@ export interface Box { x: number; y: number; w: number; h: number }
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.7;
 
+/** How far the overlays (find bar, tool column, legend) reach into the stage, in CSS pixels. */
+export interface Insets { top: number; right: number; bottom: number; left: number }
+
 export interface ViewportHandlers {
+  /** The stage's edges the overlays cover: "fit" places the graph in what is left. */
+  insets: () => Insets;
   /** A click on the stage outside any node. */
   onBackgroundClick: () => void;
   /** The "f" key on the stage (focus on the selected node's neighbourhood). */
@@ -66,18 +71,20 @@ export class Viewport {
     this.drawMinimapViewport();
   }
 
-  /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
+  /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred.
+   *  The graph goes in the part of the stage the overlays leave free, so no node starts hidden. */
   fit() {
     const { width: W, height: H } = this.viewSize();
-    const pad = 20;
-    const fitW = (W - 2 * pad) / this.contentW, fitH = (H - 2 * pad) / this.contentH;
-    this.k = Math.min(1.25, Math.max(Math.min(fitW, fitH), READABLE_K));
-    this.tx = this.contentW * this.k > W - 2 * pad ? pad : (W - this.contentW * this.k) / 2;
-    this.ty = this.contentH * this.k > H - 2 * pad ? pad : (H - this.contentH * this.k) / 2;
-    if (this.contentW * this.k > W - 2 * pad) {
+    const m = this.handlers.insets();
+    const w = Math.max(1, W - m.left - m.right), h = Math.max(1, H - m.top - m.bottom);
+    this.k = Math.min(1.25, Math.max(Math.min(w / this.contentW, h / this.contentH), READABLE_K));
+    const tooWide = this.contentW * this.k > w;
+    this.tx = m.left + (tooWide ? 0 : (w - this.contentW * this.k) / 2);
+    this.ty = m.top + (this.contentH * this.k > h ? 0 : (h - this.contentH * this.k) / 2);
+    if (tooWide) {
       // Too wide: centre on the first equations rather than on the far left edge.
       const first = [...this.boxes.values()].sort((a, b) => a.y - b.y || a.x - b.x)[0];
-      if (first) this.tx = W / 2 - (first.x + first.w / 2) * this.k;
+      if (first) this.tx = m.left + w / 2 - (first.x + first.w / 2) * this.k;
     }
     this.apply();
   }

@@ -121,18 +121,24 @@ export class GraphView {
     });
     this.searchCount = h("span", { class: "graph-search-count muted", testid: "graph-search-count" });
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
+    const legend = h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
+      h("span", { class: "swatch linked" }), "from the selected source line");
     const minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
-    this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage,
-      h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
-        h("select", {
-          testid: "graph-group-by", "aria-label": "Group equations by", title: "Fold runs of equations by their source line, the user function they came from, or their jax.named_scope",
-          onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
-        }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
-        this.status),
-      tools, minimap,
-      h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
-        h("span", { class: "swatch linked" }), "from the selected source line"));
+    const find = h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
+      h("select", {
+        testid: "graph-group-by", "aria-label": "Group equations by", title: "Fold runs of equations by their source line, the user function they came from, or their jax.named_scope",
+        onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
+      }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
+      this.status);
+    this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage, find, tools, minimap, legend);
+    const gap = 12;
     this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
+      insets: () => ({
+        top: find.offsetTop + find.offsetHeight + gap,
+        right: this.el.clientWidth - tools.offsetLeft + gap,
+        bottom: this.el.clientHeight - legend.offsetTop + gap,
+        left: 20,
+      }),
       onBackgroundClick: () => { if (this.selected) this.select(null); },
       onFocusKey: () => this.toggleFocus(),
     });

@@ -155,7 +155,7 @@ export class IRPanel {
     const head = h("div", { class: "stage-head" },
       h("div", { class: "stage-facts" },
         h("code", { class: "mono" }, stage.name),
-        stage.graph ? h("span", { class: "muted", testid: "stage-equations" }, `${stage.graph.nodes.length} equations`) : null,
+        stage.graph ? h("span", { class: "muted", testid: "stage-equations" }, `${stage.graph.nodes.length} equation${stage.graph.nodes.length === 1 ? "" : "s"}`) : null,
         stage.path_taken ? h("span", { class: "badge warn", testid: "path-taken", title: "Python control flow depends on the inputs, so this is the path these inputs took, not a program for every input" }, "path taken for these inputs") : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       hlo !== null ? h("div", { class: "segmented", role: "group", "aria-label": "IR form" }, formBtn("jaxpr", "jaxpr"), formBtn("stablehlo", "StableHLO")) : null,

@@ -1,0 +1,59 @@
+"""Browser tests for the page's look at real window sizes: nothing hidden under an overlay, no
+console noise across the gallery."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page
+
+from bench.bench_ir_page import wait_graph
+
+from .conftest import needs_runner
+from .test_playground import run_and_wait
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+def open_example(page: Page, example: str) -> None:
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator(f"[data-testid=gallery-item][data-id='{example}']").click)
+
+
+@needs_runner
+def test_graph_fit_leaves_the_first_node_clear_of_the_overlays(page: Page, artifacts):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    page.goto("/")
+    open_example(page, "hessian")
+    page.get_by_test_id("tab-ir").click()
+    wait_graph(page)
+    graph = page.get_by_test_id("ir-graph")
+    find, tools = graph.locator(".graph-find"), graph.locator(".graph-tools")
+    legend, minimap = graph.locator(".graph-legend"), graph.get_by_test_id("graph-minimap")
+    nodes = graph.locator(".node").evaluate_all(
+        """ns => ns.map(n => { const r = n.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height}; })"""
+    )
+    first = min(nodes, key=lambda r: (r["y"], r["x"]))
+    page.screenshot(path=str(artifacts / "ir-fit-overlays.png"))
+    box = graph.bounding_box()
+    assert box and first["y"] >= box["y"] and first["x"] >= box["x"], (first, box)
+    for overlay in (find, tools):
+        assert not _overlap(first, overlay.bounding_box()), (first, overlay.bounding_box())
+    # The overlays themselves stay apart: the find bar's node count is not under the zoom buttons,
+    # the legend not under the minimap.
+    assert not _overlap(find.bounding_box(), tools.bounding_box())
+    if minimap.is_visible():
+        assert not _overlap(legend.bounding_box(), minimap.bounding_box())
+        assert not _overlap(tools.bounding_box(), minimap.bounding_box())
+    # The stage's toggles (jaxpr|StableHLO, Graph|Text|Both) wrap instead of running off the panel.
+    right = page.get_by_test_id("ir-panel").bounding_box()
+    for toggle in page.locator(".stage-head .seg").all():
+        b = toggle.bounding_box()
+        assert b and b["x"] + b["width"] <= right["x"] + right["width"], (toggle.inner_text(), b, right)
+    assert page.get_by_test_id("stage-equations").inner_text() == "1 equation"
