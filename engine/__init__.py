@@ -7,7 +7,7 @@ Array(0.41997433, dtype=float32, weak_type=True)
 
 __version__ = "0.1.0"
 
-from . import core, errors, tree_util, lax  # noqa: F401
+from . import core, errors, tree, tree_util, lax  # noqa: F401  (jax.tree.map works after import jax)
 from . import numpy, nn  # noqa: F401  (numpy installs Array/Tracer operators and methods)
 from .core import Array  # noqa: F401
 from .api import (
