@@ -3,8 +3,8 @@ draws them: the ``random_gamma`` primitive runs Marsaglia and Tsang's method per
 element with its own key split from the call's key, rejection loops as ``while_loop``s, so the
 values are JAX's.
 
-Differentiating a sample with respect to ``a`` needs XLA's ``random_gamma_grad`` (implicit
-reparameterization), which the engine does not have: it raises NotImplementedError.
+A sample's derivative in ``a`` is ``lax.random_gamma_grad`` (implicit reparameterization), as
+in JAX, so ``grad`` through ``gamma``/``beta``/``dirichlet`` works.
 
 Example:
 
@@ -104,11 +104,19 @@ def _gamma_batch(size, args, dims, *, log_space):
 batching.batch_rules[random_gamma_p] = _gamma_batch
 
 
+def _gamma_grad(sample, a, *, log_space):
+    """d(sample)/d(a), JAX's implicit reparameterization; a log-space sample is exponentiated
+    first (an underflow to 0 becomes the smallest normal float, as in JAX)."""
+    if not log_space:
+        return lax.random_gamma_grad(a, sample)
+    x = lax.exp(sample)
+    tiny = lax.full_like(x, np.finfo(core.get_aval(x).dtype).tiny)
+    x = lax.select(lax.eq(x, lax.full_like(x, 0)), tiny, x)
+    return lax.div(lax.random_gamma_grad(a, x), x)
+
+
 def _gamma_jvp(tangent, ans, key, a, *, log_space):
-    raise NotImplementedError(
-        "the derivative of a gamma sample in its shape parameter `a` needs XLA's random_gamma_grad "
-        "(implicit reparameterization), which the engine does not implement"
-    )
+    return lax.mul(tangent, _gamma_grad(ans, a, log_space=log_space))
 
 
 ad.defjvp2(random_gamma_p, None, _gamma_jvp)

@@ -81,7 +81,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_ON_CPU,
             "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform composite stage pbroadcast",
         ),
-        "random_gamma_grad": DISTRIBUTIONS,
         "reduce_p": "lax.reduce is built from reduce_* primitives and, for other computations, a scan",
         **_same(
             NOT_YET,
@@ -116,12 +115,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
         ),
     },
-    "jax.random": _same(
-        DISTRIBUTIONS,
-        "ball beta binomial cauchy chisquare dirichlet double_sided_maxwell f gamma generalized_normal geometric "
-        "key_dtype laplace loggamma logistic lognormal maxwell multinomial multivariate_normal orthogonal pareto "
-        "poisson rademacher random_gamma_p rayleigh t triangular wald weibull_min",
-    ),
     "jax.scipy": {
         "sparse": "sparse linear algebra is not implemented",
         **_same(NOT_YET, "cluster interpolate"),

@@ -9,7 +9,18 @@ from .solves import custom_linear_solve  # noqa: F401
 from .dot_general import Precision  # noqa: F401
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
-from .special import lgamma, digamma, erfc, igamma, igammac, igamma_grad_a, polygamma, zeta, betainc  # noqa: F401,E402
+from .special import (
+    lgamma,
+    digamma,
+    erfc,
+    igamma,
+    igammac,
+    igamma_grad_a,
+    polygamma,
+    zeta,
+    betainc,
+    random_gamma_grad,
+)  # noqa: F401,E402
 from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E402
 from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402

@@ -1884,3 +1884,7 @@ SNIPPETS["lax_more"] = LAX_MORE
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 
 SNIPPETS["scipy_more"] = SCIPY_MORE
+
+from snippets_counts import COUNTS  # noqa: E402
+
+SNIPPETS["random_counts"] = COUNTS
