@@ -454,8 +454,14 @@ def roll(a, shift, axis=None):
         shifts = shifts * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
         axes = axes * len(shifts)
-    for s, ax in zip(shifts, axes):
-        ax = canonicalize_axis(ax, a.ndim)
+    axes = [canonicalize_axis(ax, a.ndim) for ax in axes]
+    return _roll_static(a, tuple(int(s) for s in shifts), tuple(axes))
+
+
+@staged_as_jit(static_argnames=("shift", "axis"))
+def _roll_static(a, shift, axis):
+    """``roll`` by static shifts (jitted as JAX's ``_roll_static``)."""
+    for s, ax in zip(shift, axis):
         n = a.shape[ax]
         if n == 0:
             continue
