@@ -23,21 +23,22 @@ from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
-def _reduce_dtype(x, dtype, promote_integers: bool):
+def _reduce_dtype(x, dtype, promote_integers: bool) -> np.dtype:
     """The accumulation dtype: ``dtype`` if given, else narrower ints and bools widen to the default
-    int's width (32 bits, 64 with x64)."""
+    int's width (32 bits, 64 with x64). Reductions convert to it with convert_element_type, so a
+    weakly-typed operand (a Python scalar, or built from one) reduces to a strongly-typed result."""
     if dtype is not None:
-        return core.canonical_dtype(to_dtype(dtype)), False
+        return core.canonical_dtype(to_dtype(dtype))
     d = x.dtype
     if promote_integers:
         default = core.default_dtype(int)
         if d == np.bool_:
-            return default, x.weak_type
+            return default
         if dtype_kind(d) == "i" and d.itemsize < default.itemsize:
-            return default, x.weak_type
+            return default
         if dtype_kind(d) == "u" and d.itemsize < default.itemsize:
-            return np.dtype(f"uint{8 * default.itemsize}"), x.weak_type
-    return d, x.weak_type
+            return np.dtype(f"uint{8 * default.itemsize}")
+    return d
 
 
 def upcast_f16(d: np.dtype) -> np.dtype:
@@ -81,17 +82,17 @@ def sum(
     check_arraylike("sum", a)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
-    d, weak = _reduce_dtype(a, dtype, promote_integers)
+    d = _reduce_dtype(a, dtype, promote_integers)
     if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as ints first (_cast_to_numeric)
         a = convert(a, core.default_dtype(int))
-    a = convert(a, d, weak)
+    a = convert(a, d)
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
     a = _masked(a, where, 0)
     res = lax.reduce_sum(a, axes) if axes else a
     if initial is not None:
         res = lax.add(res, lax.full_like(res, initial))
-    return convert(_keep(res, axes, a.ndim, keepdims), d, weak)
+    return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
 def prod(
@@ -112,21 +113,22 @@ def prod(
     check_arraylike("prod", a)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
-    d, weak = _reduce_dtype(a, dtype, promote_integers)
-    a = convert(a, d, weak)
+    d = _reduce_dtype(a, dtype, promote_integers)
+    a = convert(a, d)
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
     a = _masked(a, where, 1)
     res = lax.reduce_prod(a, axes) if axes else a
     if initial is not None:
         res = lax.mul(res, lax.full_like(res, initial))
-    return convert(_keep(res, axes, a.ndim, keepdims), d, weak)
+    return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
 def _extreme(name, lax_fn, identity_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
         check_arraylike(name, a)
         a = as_operand(a)
+        a = convert(a, a.dtype)  # strong, as JAX's _reduction makes its operand
         axes = canonicalize_axes(axis, a.ndim)
         if where is not None:
             if initial is None:
@@ -164,8 +166,9 @@ def _logical_reduce(name, lax_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, *, where=None):
         check_arraylike(name, a)
         a = as_operand(a)
-        if a.dtype != np.bool_:
-            a = lax.ne(a, lax.full_like(a, 0))
+        if dtype_kind(a.dtype) == "c":
+            a = lax.real(a)
+        a = convert(a, np.dtype(np.bool_))
         axes = canonicalize_axes(axis, a.ndim)
         a = _masked(a, where, name == "all")
         res = lax_fn(a, axes) if axes else a
@@ -213,8 +216,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
-    d, weak = a.dtype, a.weak_type
-    a = convert(a, upcast_f16(d), weak if upcast_f16(d) == d else False)
+    d = a.dtype
+    a = convert(a, upcast_f16(d))
     axes = canonicalize_axes(axis, a.ndim)
     n = _count(a, axes, where) if where is None else None
     symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
@@ -229,7 +232,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
         out = lax.div(total, n)
     else:
         out = lax.div(total, lax.reshape(n, total.shape))
-    return convert(out, d, weak)
+    return convert(out, d)
 
 
 def var(
@@ -414,7 +417,7 @@ def _cumulative(name, lax_fn, accumulates: bool):
             a, axis = lax.reshape(a, (a.size,)), 0
         ax = canonicalize_axis(axis, a.ndim)
         if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
-            a = convert(a, *_reduce_dtype(a, dtype, a.dtype == np.bool_))
+            a = convert(a, _reduce_dtype(a, dtype, a.dtype == np.bool_))
         if a.shape[ax] == 0:
             return a
         return lax_fn(a, axis=ax)

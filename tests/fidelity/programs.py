@@ -3419,3 +3419,22 @@ def vmap_grad_linalg_solve():
 @program
 def vmap_sort_unbatched_values():
     return jax.vmap(lambda k, v: lax.sort_key_val(k, v), (0, None)), (f32(2, 4), f32(4))
+
+
+# --- reductions of weakly-typed operands (built from Python scalars): JAX's result is strong ---------
+
+
+def _weak_reduction_program(name):
+    def build():
+        def f(x):
+            y = jnp.broadcast_to(x, (3,))
+            return getattr(jnp, name)(y)
+
+        return f, (1.0,)
+
+    build.__name__ = f"weak_{name}"
+    return build
+
+
+for _name in ("sum", "prod", "max", "min", "mean", "any", "all", "cumsum"):
+    program(_weak_reduction_program(_name))
