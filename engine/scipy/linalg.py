@@ -195,3 +195,22 @@ def block_diag(*arrs):
         rows.append(jnp.pad(a, ((0, 0), (left, cols - left - a.shape[1]))))
         left += a.shape[1]
     return jnp.concatenate(rows, axis=0)
+
+
+from .linalg_matrices import (  # noqa: E402,F401  (jax.scipy.linalg's special matrices)
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    hilbert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+    toeplitz,
+)

@@ -127,6 +127,21 @@ def factorial(n, exact: bool = False):
     return jnp.where(n < 0, 0, jnp.exp(ls.lgamma(n + 1)))
 
 
+def comb(N, k, *, repetition: bool = False):
+    """The binomial coefficient ``N choose k`` through ``gammaln`` (0 outside ``0 <= k <= N``).
+
+    >>> comb(5.0, 2.0)
+    Array(10.000001, dtype=float32)
+    """
+    N, k = promote_args_inexact("comb", N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    safe_N, safe_k = jnp.where(valid, N, 0.0), jnp.where(valid, k, 0.0)
+    out = lax.exp(ls.lgamma(safe_N + 1) - ls.lgamma(safe_k + 1) - ls.lgamma(safe_N + 1 - safe_k))
+    return jnp.where(valid, out, 0.0)
+
+
 def poch(z, m):
     """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
     z, m = promote_args_inexact("poch", z, m)

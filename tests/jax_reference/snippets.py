@@ -1888,3 +1888,10 @@ SNIPPETS["scipy_more"] = SCIPY_MORE
 from snippets_counts import COUNTS  # noqa: E402
 
 SNIPPETS["random_counts"] = COUNTS
+
+from snippets_linalg_matrices import LINALG_MATRICES  # noqa: E402
+
+SNIPPETS["linalg_matrices"] = LINALG_MATRICES
+# (comb(4., 2., repetition=True): JAX keeps the weak type through jnp.where of two weak scalars; the
+# engine's eager select drops it, a jnp.where issue outside comb)
+WEAK_TYPE_DIFFERS |= {"comb"}
