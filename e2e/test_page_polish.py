@@ -57,3 +57,41 @@ def test_graph_fit_leaves_the_first_node_clear_of_the_overlays(page: Page, artif
         b = toggle.bounding_box()
         assert b and b["x"] + b["width"] <= right["x"] + right["width"], (toggle.inner_text(), b, right)
     assert page.get_by_test_id("stage-equations").inner_text() == "1 equation"
+
+
+# The focus ring's box (outline width + offset around the element) clipped by its nearest
+# ancestor that hides overflow: [visible part, whole ring] widths and heights.
+RING_IN_CLIP = """e => {
+  const cs = getComputedStyle(e);
+  const grow = parseFloat(cs.outlineWidth) + parseFloat(cs.outlineOffset);
+  const r = e.getBoundingClientRect();
+  const ring = {l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow};
+  let clip = {l: -1e9, t: -1e9, r: 1e9, b: 1e9};
+  for (let p = e.parentElement; p; p = p.parentElement) {
+    if (getComputedStyle(p).overflow !== 'visible') {
+      const q = p.getBoundingClientRect();
+      clip = {l: Math.max(clip.l, q.left), t: Math.max(clip.t, q.top), r: Math.min(clip.r, q.right), b: Math.min(clip.b, q.bottom)};
+    }
+  }
+  return {style: cs.outlineStyle, inside: ring.l >= clip.l - 0.5 && ring.t >= clip.t - 0.5 && ring.r <= clip.r + 0.5 && ring.b <= clip.b + 0.5};
+}"""
+
+
+@needs_runner
+def test_keyboard_focus_rings_are_not_clipped(page: Page):
+    page.goto("/")
+    open_example(page, "hessian")
+    page.get_by_test_id("tab-ir").focus()
+    page.keyboard.press("Enter")
+    for target in (
+        page.get_by_test_id("tab-ir"),
+        page.get_by_test_id("stage-tab").last,
+        page.locator(".stage-head .seg").first,
+        page.locator(".stage-head .seg").last,
+    ):
+        # After a key press, focus shows its ring (":focus-visible"), as it does for keyboard users.
+        page.keyboard.press("Shift")
+        target.focus()
+        assert target.evaluate("e => e.matches(':focus-visible')")
+        ring = target.evaluate(RING_IN_CLIP)
+        assert ring["style"] != "none" and ring["inside"], (target, ring)
