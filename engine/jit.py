@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import core, donation, invalid_values, ir, jit_runtime, monitoring, transfers
+from . import compile_log, core, donation, invalid_values, ir, jit_runtime, monitoring, transfers
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -492,6 +492,8 @@ class JitFunction:
         listening = monitoring.listening()
         if entry is None:
             reason = self._explain_miss(key) if listening else None
+            if compile_log.active():  # jax.no_tracing / log_compiles / explain_cache_misses
+                compile_log.on_miss(self.name, self.fun, avals, reason or self._explain_miss(key))
             t0 = time.perf_counter()
             pmaps = staged_pmaps()
             closed, out_tree = self._stage(

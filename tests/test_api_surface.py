@@ -43,10 +43,10 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_YET,
             "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks "
             "checking_leaks custom_batching debug_key_reuse default_device default_prng_impl ds empty_ref "
-            "enable_checks enable_custom_prng explain_cache_misses free_ref fwd_and_bwd "
-            "jax2tf_associative_scan_reductions legacy_prng_key log_compiles make_array_from_callback "
-            "make_array_from_single_device_arrays no_execution no_tracing remove_size_one_mesh_axis_from_type "
-            "softmax_custom_jvp stages threefry_partitionable version",
+            "enable_checks enable_custom_prng  free_ref fwd_and_bwd "
+            "jax2tf_associative_scan_reductions legacy_prng_key  make_array_from_callback "
+            "make_array_from_single_device_arrays no_execution  remove_size_one_mesh_axis_from_type "
+            "softmax_custom_jvp  threefry_partitionable version",
         ),
     },
     "jax.custom_derivatives": _same(
@@ -92,7 +92,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
     },
     "jax.nn": _same(NOT_ON_CPU, "get_scaled_dot_general_config scaled_dot_general scaled_matmul"),
-    "jax.nn.initializers": _same(NOT_YET, "Initializer delta_orthogonal orthogonal"),
     "jax.numpy": {
         **_same(
             EXTENDED_FLOATS,
@@ -117,10 +116,7 @@ GAPS: dict[str, dict[str, str] | str] = {
     },
     "jax.scipy": {
         "sparse": "sparse linear algebra is not implemented",
-        **_same(NOT_YET, "cluster interpolate"),
     },
-    "jax.scipy.cluster": NOT_YET,
-    "jax.scipy.interpolate": NOT_YET,
     "jax.scipy.linalg": _same(
         NOT_YET,
         "eigh_tridiagonal expm_frechet funm hessenberg polar qr_multiply rsf2csf schur solve_sylvester sqrtm",
@@ -139,7 +135,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         "truncnorm vonmises wrapcauchy",
     ),
     "jax.sharding": _same(NOT_YET, "AbstractDevice ManualAxisType"),
-    "jax.stages": NOT_YET,
     "jax.tree_util": {"default_registry": "the engine's pytree registry is not a PyTreeRegistry object"},
 }
 

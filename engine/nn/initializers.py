@@ -18,6 +18,7 @@ import numpy as np
 
 from ..narrow_dtypes import kind as dtype_kind
 
+from .. import core
 from .. import numpy as jnp
 from .. import random
 
@@ -144,3 +145,56 @@ lecun_uniform = _scaling(1.0, "fan_in", "uniform")
 lecun_normal = _scaling(1.0, "fan_in", "truncated_normal")
 he_uniform = kaiming_uniform = _scaling(2.0, "fan_in", "uniform")
 he_normal = kaiming_normal = _scaling(2.0, "fan_in", "truncated_normal")
+
+
+class Initializer:
+    """What the functions here return: ``init(key, shape, dtype=None) -> Array`` (a protocol, for
+    annotations)."""
+
+    def __call__(self, key, shape, dtype=None, out_sharding=None):
+        raise NotImplementedError
+
+
+def orthogonal(scale=1.0, column_axis: int = -1, dtype=None):
+    """An initializer of (semi-)orthogonal matrices: the array reshaped to (rows, ``column_axis``'s
+    size) has orthonormal rows or columns, times ``scale``.
+
+    >>> w = orthogonal()(jax.random.key(0), (3, 3))
+    >>> bool(jnp.allclose(w @ w.T, jnp.eye(3), atol=1e-5))
+    True
+    """
+
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError("out_sharding for the orthogonal initializer")
+        dtype = core.default_dtype(float) if dtype is None else dtype
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(dim == 0 for dim in shape):
+            return jnp.zeros(shape, dtype=dtype)
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = random.orthogonal(key, n_rows, (), dtype, n_cols)
+        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        return jnp.array(scale, dtype) * jnp.moveaxis(q, -1, column_axis)
+
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis: int = -1, dtype=None):
+    """An initializer for 1-3-d convolution kernels (3-5-d shapes): zero except an orthogonal
+    (in, out) matrix at the spatial centre."""
+
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError("out_sharding for the delta_orthogonal initializer")
+        dtype = core.default_dtype(float) if dtype is None else dtype
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dtype=dtype).at[centre + (Ellipsis,)].set(matrix)
+
+    return init

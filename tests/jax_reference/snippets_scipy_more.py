@@ -100,3 +100,50 @@ SCIPY_MORE = [
         + "out = jax.image.scale_and_translate(img, (4, 4, 3), (0,), jnp.array([1.]), jnp.array([0.]), 'nearest')",
     ),
 ]
+
+P = "pts = (jnp.array([1., 2., 4.]), jnp.array([0., 1., 2., 3.]))\nvals = jnp.arange(12.).reshape(3, 4) ** 1.5\n"
+Q = "q = jnp.array([[1.5, 0.5], [3.9, 2.2], [0.5, 1.], [2., 3.]])\n"
+
+SCIPY_MORE += [
+    (
+        "interpolate_rgi",
+        P
+        + Q
+        + "from jax.scipy.interpolate import RegularGridInterpolator as RGI\nf = RGI(pts, vals)\nout = (f(q), f(q, method='nearest'), RGI(pts, vals, fill_value=None)(q), RGI(pts, vals, fill_value=-1.)(q), f((jnp.array([1.5, 2.5]), jnp.array([0.2, 2.9]))), RGI(pts, jnp.stack([vals, -vals], -1))(q), jax.jit(lambda q: f(q))(q))",
+        1e-5,
+    ),
+    (
+        "interpolate_rgi_grad",
+        P
+        + Q
+        + "from jax.scipy.interpolate import RegularGridInterpolator as RGI\nout = (jax.grad(lambda v: RGI(pts, v)(q[:2]).sum())(vals), jax.grad(lambda q: RGI(pts, vals)(q).sum())(q[:2]))",
+        1e-4,
+    ),
+    (
+        "interpolate_rgi_bad",
+        P
+        + "from jax.scipy.interpolate import RegularGridInterpolator as RGI\nout = RGI(pts, vals, method='cubic')",
+    ),
+    (
+        "cluster_vq",
+        "from jax.scipy.cluster.vq import vq\nout = (vq(jnp.array([[0.0, 0.0], [5.0, 5.0], [2., 3.]]), jnp.array([[1.0, 1.0], [4.0, 4.0]])), vq(jnp.array([1., 7., 3.]), jnp.array([2., 6.])))",
+    ),
+    (
+        "nn_orthogonal",
+        "from jax.nn import initializers as I\nk = jax.random.key(0)\nout = (I.orthogonal()(k, (3, 3)), I.orthogonal(2., column_axis=0)(k, (2, 3, 4)), I.orthogonal()(jax.random.PRNGKey(1), (4, 2)), I.delta_orthogonal()(k, (3, 2, 2)), I.delta_orthogonal()(k, (3, 3, 2, 4)))",
+        1e-5,
+    ),
+    ("nn_orthogonal_bad", "out = jax.nn.initializers.orthogonal()(jax.random.key(0), (3,))"),
+    (
+        "stages",
+        "import jax.stages as s\nf = jax.jit(lambda x: x + 1)\nout = (isinstance(f, s.Wrapped), isinstance(f.lower(1.), s.Lowered), isinstance(f.lower(1.).compile(), s.Compiled), isinstance(f.trace(1.), s.Traced), isinstance(len, s.Wrapped))",
+    ),
+    (
+        "no_tracing",
+        "g = jax.jit(lambda x: x * 2)\na = g(jnp.ones(3))\nwith jax.no_tracing():\n    b = g(jnp.zeros(3))\nout = (a, b)",
+    ),
+    (
+        "no_tracing_refuses",
+        "g = jax.jit(lambda x: x * 2)\nwith jax.no_tracing():\n    out = g(jnp.ones(3, jnp.int16))",
+    ),
+]

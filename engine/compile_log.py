@@ -1,0 +1,77 @@
+"""``jax.log_compiles``, ``jax.explain_cache_misses`` and ``jax.no_tracing``: what ``jit`` reports
+(to the ``logging`` module, at WARNING, on JAX's loggers) or refuses when it has to trace a
+function again. Each is a context manager and a ``jax.config`` option (``jax_log_compiles``, ...).
+
+>>> import engine as jax
+>>> with jax.no_tracing():
+...     pass
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+
+from .config import config
+
+__all__ = ["explain_cache_misses", "log_compiles", "no_tracing"]
+
+_FLAGS = ("jax_log_compiles", "jax_explain_cache_misses", "jax_no_tracing")
+
+
+def active() -> bool:
+    values = config.values
+    return any(values.get(f) for f in _FLAGS)
+
+
+def _source(fun) -> str:
+    name = getattr(fun, "__name__", type(fun).__name__)
+    try:
+        return f"{name} at {inspect.getsourcefile(fun)}:{inspect.getsourcelines(fun)[1]}"
+    except (TypeError, OSError):
+        return name
+
+
+def on_miss(name: str, fun, avals, reason: str | None) -> None:
+    """Called by ``jit`` before it traces ``fun`` for argument types it has no program for."""
+    values = config.values
+    if values.get("jax_no_tracing"):
+        raise RuntimeError(f"re-tracing function {_source(fun)} for `jit`, but 'no_tracing' is set")
+    if values.get("jax_explain_cache_misses"):
+        why = reason or "never seen function or these input types"
+        logging.getLogger("jax._src.pjit").warning(
+            "TRACING CACHE MISS:\n  for %s\n  because: %s", _source(fun), why
+        )
+    if values.get("jax_log_compiles"):
+        logging.getLogger("jax._src.interpreters.pxla").warning(
+            "Compiling %s with global shapes and types %s. Argument mapping: %s.",
+            f"jit({name})",
+            tuple(avals),
+            tuple("UnspecifiedValue" for _ in avals),
+        )
+
+
+@contextlib.contextmanager
+def _flag(name: str, enable: bool):
+    before = config.values.get(name, False)
+    config.update(name, bool(enable))
+    try:
+        yield
+    finally:
+        config.update(name, before)
+
+
+def log_compiles(enable: bool = True):
+    """Log (WARNING) each function ``jit`` traces and compiles while the block runs."""
+    return _flag("jax_log_compiles", enable)
+
+
+def explain_cache_misses(enable: bool = True):
+    """Log (WARNING) why ``jit`` had to trace a function again while the block runs."""
+    return _flag("jax_explain_cache_misses", enable)
+
+
+def no_tracing(enable: bool = True):
+    """Make ``jit`` raise instead of tracing a function (again) while the block runs."""
+    return _flag("jax_no_tracing", enable)

@@ -1,0 +1,3 @@
+"""``jax.scipy.cluster``: ``vq`` (vector quantization)."""
+
+from . import vq  # noqa: F401
