@@ -3,7 +3,7 @@ console noise across the gallery."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from bench.bench_ir_page import wait_graph
 
@@ -95,3 +95,11 @@ def test_keyboard_focus_rings_are_not_clipped(page: Page):
         assert target.evaluate("e => e.matches(':focus-visible')")
         ring = target.evaluate(RING_IN_CLIP)
         assert ring["style"] != "none" and ring["inside"], (target, ring)
+
+
+@needs_runner
+def test_expected_values_line_is_grammatical_for_one_value(page: Page):
+    page.goto("/")
+    open_example(page, "vmap-grid")
+    expect(page.get_by_test_id("expected-check")).to_have_attribute("data-status", "match")
+    expect(page.get_by_test_id("expected-check")).to_contain_text("— 1 value matches the reference")

@@ -41,5 +41,5 @@ export function checkExpected(result: Value | null | undefined, expected: Expect
       if (!ok) return { status: "mismatch", detail: `value ${i}, element ${k}: ${a} instead of ${b}` };
     }
   }
-  return { status: "match", detail: `${expected.length} value${expected.length === 1 ? "" : "s"} match the reference` };
+  return { status: "match", detail: expected.length === 1 ? "1 value matches the reference" : `${expected.length} values match the reference` };
 }
