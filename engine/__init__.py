@@ -82,6 +82,7 @@ from . import flatten_util, ops, typing  # noqa: E402,F401  (jax.flatten_util, j
 from .core import float0  # noqa: E402,F401
 from .environment import Device, clear_caches, live_arrays, print_environment_info  # noqa: E402,F401
 from .compile_log import explain_cache_misses, log_compiles, no_tracing  # noqa: E402,F401
+from .array_assembly import make_array_from_callback, make_array_from_single_device_arrays  # noqa: E402,F401
 
 from .config import bool_env as _bool_env  # noqa: E402
 

@@ -7,3 +7,47 @@ True
 from .numpy._dtypes import canonicalize_dtype, finfo, iinfo, issubdtype, result_type  # noqa: F401
 from .errors import TypePromotionError  # noqa: F401
 from .random_keys import extended, prng_key  # noqa: F401
+from .core import float0  # noqa: E402,F401  (the dtype of integer values' tangents)
+
+
+def itemsize_bits(dtype) -> int:
+    """Bits per element of ``dtype`` (4 for int4, 8 for bool).
+
+    >>> itemsize_bits('float32'), itemsize_bits('complex64')
+    (32, 64)
+    """
+    from .narrow_dtypes import kind
+
+    import numpy as np
+
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    dtype = np.dtype(dtype)
+    k = kind(dtype)
+    if k == "b":
+        return 8
+    if k in "iu":
+        return int(iinfo(dtype).bits)
+    if k == "f":
+        return int(finfo(dtype).bits)
+    if k == "c":
+        return 2 * int(finfo(dtype).bits)
+    raise ValueError(f"unexpected input: dtype={dtype}")
+
+
+def scalar_type_of(x) -> type:
+    """The Python scalar type of ``x``'s dtype: ``bool``, ``int``, ``float`` or ``complex``.
+
+    >>> scalar_type_of(jnp.ones(2, jnp.int8))
+    <class 'int'>
+    """
+    import numpy as np
+
+    from .narrow_dtypes import kind
+
+    dtype = np.dtype(x.dtype) if hasattr(x, "dtype") else np.result_type(x)
+    k = kind(dtype)
+    types = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+    if k not in types:
+        raise TypeError(f"Invalid scalar value {x}")
+    return types[k]

@@ -44,8 +44,8 @@ GAPS: dict[str, dict[str, str] | str] = {
             "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks "
             "checking_leaks custom_batching debug_key_reuse default_device default_prng_impl ds empty_ref "
             "enable_checks enable_custom_prng  free_ref fwd_and_bwd "
-            "jax2tf_associative_scan_reductions legacy_prng_key  make_array_from_callback "
-            "make_array_from_single_device_arrays no_execution  remove_size_one_mesh_axis_from_type "
+            "jax2tf_associative_scan_reductions legacy_prng_key   "
+            " no_execution  remove_size_one_mesh_axis_from_type "
             "softmax_custom_jvp  threefry_partitionable version",
         ),
     },
@@ -56,7 +56,7 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.debug": _same(
         NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log visualize_sharding"
     ),
-    "jax.dtypes": {"bfloat16": EXTENDED_FLOATS, **_same(NOT_YET, "float0 itemsize_bits scalar_type_of")},
+    "jax.dtypes": {"bfloat16": EXTENDED_FLOATS},
     "jax.errors": _same(NOT_YET, "InconclusiveDimensionOperation JaxprTypeError"),
     "jax.example_libraries.optimizers": _same(
         "module-level imports and type aliases of JAX's source file, not API",
@@ -172,3 +172,34 @@ def test_module_has_jax_public_names(module, engine_names):
     assert not missing, f"{module} lacks {missing} (implement them, or list them in GAPS with the reason)"
     stale = sorted(n for n, why in gaps.items() if n in have and not why.startswith("elsewhere:"))
     assert not stale, f"{module} now has {stale}: remove them from GAPS"
+
+
+def test_arrays_assembled_from_device_blocks_hold_the_global_values():
+    """make_array_from_callback asks for each device's block by its index into the global array;
+    make_array_from_single_device_arrays takes the blocks; both lay them out by the sharding."""
+    import numpy as np
+
+    import engine
+    from engine.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
+
+    data = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    asked = []
+
+    def block(index):
+        asked.append(index)
+        return data[index]
+
+    one = engine.make_array_from_callback((4, 8), SingleDeviceSharding(engine.devices()[0]), block)
+    np.testing.assert_array_equal(np.asarray(one), data)
+    assert asked == [(slice(None), slice(None))]
+    if engine.device_count() < 4:
+        return
+    sharding = NamedSharding(engine.make_mesh((2, 2), ("x", "y")), PartitionSpec("x", "y"))
+    a = engine.make_array_from_callback((4, 8), sharding, lambda idx: data[idx])
+    np.testing.assert_array_equal(np.asarray(a), data)
+    assert a.sharding == sharding and [s.data.shape for s in a.addressable_shards] == [(2, 4)] * 4
+    pieces = [data[idx] for idx in sharding.devices_indices_map((4, 8)).values()]
+    b = engine.make_array_from_single_device_arrays((4, 8), sharding, pieces)
+    np.testing.assert_array_equal(np.asarray(b * 2), 2 * data)
+    with pytest.raises(ValueError, match="one per device"):
+        engine.make_array_from_single_device_arrays((4, 8), sharding, pieces[:3])

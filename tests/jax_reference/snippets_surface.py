@@ -186,4 +186,10 @@ SURFACE = [
         "live_arrays",
         "x = jnp.arange(7.) * 3\nout = (any(a is x for a in jax.live_arrays()), 'numpy' in jax.print_environment_info(True))",
     ),
+    (
+        "dtypes_helpers",
+        "import jax.dtypes as d\nout = (d.itemsize_bits(np.float32), d.itemsize_bits('int8'), d.itemsize_bits(bool), "
+        "d.itemsize_bits(np.complex64), str(d.scalar_type_of(1.0)), str(d.scalar_type_of(jnp.ones(2, jnp.int8))), "
+        "str(d.scalar_type_of(np.ones(2, bool))), str(d.scalar_type_of(1j)), d.float0 == jax.float0)",
+    ),
 ]
