@@ -121,8 +121,10 @@ export class GraphView {
     });
     this.searchCount = h("span", { class: "graph-search-count muted", testid: "graph-search-count" });
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
-    const legend = h("div", { class: "graph-legend" }, h("span", { class: "swatch added" }), "added by this stage",
-      h("span", { class: "swatch linked" }), "from the selected source line");
+    // Each swatch stays with its words when the legend wraps (beside the minimap).
+    const legend = h("div", { class: "graph-legend" },
+      h("span", { class: "legend-item" }, h("span", { class: "swatch added" }), "added by this stage"),
+      h("span", { class: "legend-item" }, h("span", { class: "swatch linked" }), "from the selected source line"));
     const minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
     const find = h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
       h("select", {
