@@ -367,55 +367,86 @@ argmin = _arg_extreme("argmin", lax.argmin)
 # --- NaN-ignoring variants -------------------------------------------------------------------
 
 
-def _nan_replaced(a, fill):
-    from ._logic import isnan
+def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis, keepdims, where, **kwargs):
+    """``reduction`` of ``a`` with its NaNs replaced by ``init_val``; NaN where every element reduced is
+    NaN when ``nan_if_all_nan`` (nanmax, nanmin: they have no other value to give there)."""
+    from ._selection import _where
 
+    check_arraylike(name, a)
     a = as_operand(a)
     if dtype_kind(a.dtype) not in "fc":
-        return a
-    return lax.select(isnan(a), lax.full_like(a, fill), a)
+        return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
+    fill = np.asarray(init_val, a.dtype)  # strong, of a's dtype: no conversion in the jaxpr (as JAX)
+    out = reduction(_where(lax.ne(a, a), fill, a), axis=axis, keepdims=keepdims, where=where, **kwargs)
+    if not nan_if_all_nan:
+        return out
+    return _where(all(lax.ne(a, a), axis=axis, keepdims=keepdims), np.asarray(np.nan, a.dtype), out)
 
 
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    return sum(_nan_replaced(a, 0), axis, dtype, keepdims=keepdims, initial=initial, where=where)
+    """``sum`` ignoring NaNs (they count as zero).
+
+    >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
+    Array(3., dtype=float32)
+    """
+    return _nan_reduction(a, "nansum", sum, 0, False, axis, keepdims, where, dtype=dtype, initial=initial)
 
 
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    return prod(_nan_replaced(a, 1), axis, dtype, keepdims=keepdims, initial=initial, where=where)
+    """``prod`` ignoring NaNs (they count as one)."""
+    return _nan_reduction(a, "nanprod", prod, 1, False, axis, keepdims, where, dtype=dtype, initial=initial)
 
 
+@staged_as_jit(static_argnames=("axis", "keepdims"))
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """``max`` ignoring NaNs; NaN where all are NaN (and no ``initial`` is given).
+
+    >>> jnp.nanmax(jnp.array([[1.0, jnp.nan], [jnp.nan, jnp.nan]]), axis=1)
+    Array([ 1., nan], dtype=float32)
+    """
     a = as_operand(a)
-    return max(_nan_replaced(a, _lowest(a.dtype)), axis, keepdims=keepdims, initial=initial, where=where)
+    return _nan_reduction(a, "nanmax", max, -np.inf, initial is None, axis, keepdims, where, initial=initial)
 
 
+@staged_as_jit(static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """``min`` ignoring NaNs; NaN where all are NaN (and no ``initial`` is given)."""
     a = as_operand(a)
-    return min(_nan_replaced(a, _highest(a.dtype)), axis, keepdims=keepdims, initial=initial, where=where)
+    return _nan_reduction(a, "nanmin", min, np.inf, initial is None, axis, keepdims, where, initial=initial)
 
 
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
-    from ._logic import isnan, logical_not
+    """``mean`` of the non-NaN elements: NaN where there are none.
 
-    (a,) = promote_dtypes_inexact(as_operand(a))
-    valid = logical_not(isnan(a))
-    if where is not None:
-        from ._logic import logical_and
-
-        valid = logical_and(valid, where)
-    return mean(a, axis, dtype, keepdims=keepdims, where=valid)
+    >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 2.0]))
+    Array(1.5, dtype=float32)
+    """
+    check_arraylike("nanmean", a)
+    a = as_operand(a)
+    if dtype_kind(a.dtype) in "biu":
+        return mean(a, axis, dtype, keepdims=keepdims, where=where)
+    dtype = a.dtype if dtype is None else core.canonical_dtype(to_dtype(dtype))
+    count = sum(lax.not_(lax.ne(a, a)), axis, dtype, keepdims=keepdims, where=where)
+    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), count)
 
 
 # --- cumulative ------------------------------------------------------------------------------
 
 
-def _cumulative(name, lax_fn, accumulates: bool):
+def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
     def f(a, axis=None, dtype=None, out=None):
         check_arraylike(name, a)
         a = as_operand(a)
         if axis is None:
             a, axis = lax.reshape(a, (a.size,)), 0
         ax = canonicalize_axis(axis, a.ndim)
+        if nan_fill is not None:  # as JAX, whatever the dtype (an int is never NaN)
+            from ._selection import _where
+
+            a = _where(lax.ne(a, a), np.asarray(nan_fill, a.dtype), a)
         if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
             a = convert(a, _reduce_dtype(a, dtype, a.dtype == np.bool_))
         if a.shape[ax] == 0:
@@ -433,12 +464,8 @@ cummax = _cumulative("cummax", lax.cummax, False)
 cummin = _cumulative("cummin", lax.cummin, False)
 
 
-def nancumsum(a, axis=None, dtype=None, out=None):
-    return cumsum(_nan_replaced(a, 0), axis, dtype)
-
-
-def nancumprod(a, axis=None, dtype=None, out=None):
-    return cumprod(_nan_replaced(a, 1), axis, dtype)
+nancumsum = _cumulative("nancumsum", lax.cumsum, True, nan_fill=0)
+nancumprod = _cumulative("nancumprod", lax.cumprod, True, nan_fill=1)
 
 
 del Tracer

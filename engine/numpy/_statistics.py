@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import core, lax
@@ -15,6 +17,7 @@ from ._promote import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
+from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -161,30 +164,40 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return lax.sqrt(nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 
-def _nanarg(fn, fill):
-    def f(a, axis=None, out=None, keepdims=False):
-        from ._logic import isnan
+def _nanarg(name, fill):
+    def f(a, axis=None, keepdims=False):
+        from ._reductions import all as all_, argmax, argmin
+        from ._selection import _where
 
-        a = as_operand(a)
-        return fn(
-            lax.select(isnan(a), lax.full_like(a, fill), a) if dtype_kind(a.dtype) == "f" else a,
-            axis,
-            keepdims=keepdims,
-        )
+        arg = argmax if name == "_nanargmax" else argmin
+        if dtype_kind(a.dtype) not in "fc":
+            return arg(a, axis, keepdims=keepdims)
+        nan_mask = lax.ne(a, a)
+        res = arg(_where(nan_mask, fill, a), axis, keepdims=keepdims)
+        return _where(all_(nan_mask, axis=axis, keepdims=keepdims), -1, res)  # -1: all of them NaN
 
-    return f
+    f.__name__ = f.__qualname__ = name
+    return staged_as_jit(f, static_argnames=("axis", "keepdims"))
+
+
+_nanargmax = _nanarg("_nanargmax", -np.inf)
+_nanargmin = _nanarg("_nanargmin", np.inf)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=False):
-    from ._reductions import argmax
+    """Index of the largest non-NaN element along ``axis``; -1 where all are NaN.
 
-    return _nanarg(argmax, -np.inf)(a, axis, keepdims=keepdims)
+    >>> jnp.nanargmax(jnp.array([1.0, jnp.nan, 3.0]))
+    Array(2, dtype=int32)
+    """
+    check_arraylike("nanargmax", a)
+    return _nanargmax(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
-    from ._reductions import argmin
-
-    return _nanarg(argmin, np.inf)(a, axis, keepdims=keepdims)
+    """Index of the smallest non-NaN element along ``axis``; -1 where all are NaN."""
+    check_arraylike("nanargmin", a)
+    return _nanargmin(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):

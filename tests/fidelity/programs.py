@@ -3438,3 +3438,31 @@ def _weak_reduction_program(name):
 
 for _name in ("sum", "prod", "max", "min", "mean", "any", "all", "cumsum"):
     program(_weak_reduction_program(_name))
+
+
+# --- NaN-ignoring reductions (sweep): each a jit named after it, NaNs replaced through a nested _where --
+
+
+def _nan_reduction_program(name, kwargs, arg=None):
+    def build():
+        x = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]], np.float32) if arg is None else arg
+        return (lambda x: getattr(jnp, name)(x, **kwargs)), (x,)
+
+    build.__name__ = f"nan_{name}_" + "_".join(f"{k}{v}" for k, v in kwargs.items())
+    return build
+
+
+for _name, _kwargs in (
+    ("nansum", {}),
+    ("nanprod", {"axis": 0}),
+    ("nanmax", {"axis": 1}),
+    ("nanmin", {"axis": 1, "keepdims": True}),
+    ("nanmean", {}),
+    ("nancumsum", {}),
+    ("nancumprod", {"axis": 1}),
+    ("nanargmax", {}),
+    ("nanargmin", {"axis": 1}),
+):
+    program(_nan_reduction_program(_name, _kwargs))
+program(_nan_reduction_program("nansum", {"axis": 0}, np.arange(6, dtype=np.int32).reshape(2, 3)))
+program(_nan_reduction_program("nancumsum", {"axis": None}, np.arange(6, dtype=np.int32).reshape(2, 3)))

@@ -1,0 +1,223 @@
+"""Sweep public jax.numpy / jax.nn / jax.numpy.linalg / jax.scipy.special functions: ``make_jaxpr``
+texts and values, JAX 0.10.2 against the engine.
+
+    /work/main/.jax-venv/bin/python tests/fidelity/sweep.py dump /tmp/jax.json
+    PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
+    python tests/fidelity/sweep.py compare /tmp/jax.json /tmp/engine.json [--show]
+
+Each function runs on a few typical argument sets (float32 arrays, weakly-typed Python scalars,
+ints, bools, axis/keepdims variants); a function that rejects an argument set is recorded with its
+error class. ``compare`` counts identical texts (after alpha-renaming) and lists value differences
+first, then text differences.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+NAN = float("nan")
+
+
+def _f32(*shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+
+
+def _pos(*shape, seed=0):
+    return (np.abs(_f32(*shape, seed=seed)) + 0.5).astype(np.float32)
+
+
+def _unit(*shape, seed=0):
+    return np.tanh(_f32(*shape, seed=seed)).astype(np.float32)
+
+
+def _with_nans():
+    return np.array([[1.0, NAN, 3.0], [NAN, NAN, NAN]], np.float32)
+
+
+# Argument sets: name -> (args, kwargs). Unary functions run on all of "f32", "scalar", "int", "bool".
+UNARY_ARGS = {
+    "f32": lambda: ((_f32(2, 3),), {}),
+    "pos": lambda: ((_pos(2, 3),), {}),
+    "unit": lambda: ((_unit(2, 3),), {}),
+    "scalar": lambda: ((0.5,), {}),
+    "int": lambda: ((np.arange(6, dtype=np.int32).reshape(2, 3),), {}),
+    "bool": lambda: ((np.array([True, False, True]),), {}),
+}
+BINARY_ARGS = {
+    "f32": lambda: ((_pos(2, 3), _pos(2, 3, seed=1)), {}),
+    "f32_scalar": lambda: ((_pos(2, 3), 2.0), {}),
+    "int": lambda: ((np.arange(1, 7, dtype=np.int32).reshape(2, 3), np.int32(2)), {}),
+    "bcast": lambda: ((_pos(2, 3), _pos(3, seed=1)), {}),
+}
+REDUCTION_ARGS = {
+    "f32": lambda: ((_f32(2, 3),), {}),
+    "axis0": lambda: ((_f32(2, 3),), {"axis": 0}),
+    "axis1_keep": lambda: ((_f32(2, 3),), {"axis": 1, "keepdims": True}),
+    "int": lambda: ((np.arange(6, dtype=np.int32).reshape(2, 3),), {}),
+    "bool": lambda: ((np.array([True, False, True]),), {}),
+    "nans": lambda: ((_with_nans(),), {}),
+    "nans_axis1": lambda: ((_with_nans(),), {"axis": 1}),
+    "all_nan": lambda: ((np.array([NAN, NAN], np.float32),), {}),
+}
+
+UNARY = """abs absolute negative positive sign floor ceil round rint trunc fix exp exp2 expm1 log log2 log10
+log1p sqrt cbrt square reciprocal sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh
+deg2rad rad2deg degrees radians isnan isinf isfinite signbit logical_not invert real imag conj conjugate
+angle sinc i0 nan_to_num isreal iscomplex isneginf isposinf fabs spacing frexp modf""".split()
+BINARY = """add subtract multiply divide true_divide floor_divide power float_power mod remainder fmod
+maximum minimum fmax fmin arctan2 hypot logaddexp logaddexp2 copysign nextafter heaviside equal not_equal
+less less_equal greater greater_equal logical_and logical_or logical_xor ldexp divmod""".split()
+INT_BINARY = "bitwise_and bitwise_or bitwise_xor left_shift right_shift gcd lcm".split()
+REDUCTIONS = """sum prod max min mean var std median ptp any all argmax argmin count_nonzero nansum
+nanprod nanmax nanmin nanmean nanvar nanstd nanargmax nanargmin nanmedian cumsum cumprod nancumsum
+nancumprod average amax amin""".split()
+NN = """relu relu6 sigmoid softplus soft_sign silu swish log_sigmoid elu leaky_relu hard_tanh celu selu
+gelu glu log_softmax softmax logsumexp standardize hard_sigmoid hard_silu hard_swish sparse_plus
+sparse_sigmoid squareplus mish identity""".split()
+SPECIAL = """erf erfc erfinv expit logit gammaln digamma ndtr ndtri log_ndtr entr i0 i0e i1 i1e sinc
+gamma""".split()
+LINALG_SQUARE = "det slogdet inv eigvalsh cholesky matrix_rank pinv svd qr norm eigh".split()
+
+
+def cases():
+    """Yield (case name, module path, function name, args builder)."""
+    for fn in UNARY:
+        for arg in ("f32", "scalar", "int", "bool"):
+            yield f"jnp.{fn}[{arg}]", "numpy", fn, UNARY_ARGS[arg]
+    for fn in BINARY:
+        for arg in ("f32", "f32_scalar", "int", "bcast"):
+            yield f"jnp.{fn}[{arg}]", "numpy", fn, BINARY_ARGS[arg]
+    for fn in INT_BINARY:
+        yield f"jnp.{fn}[int]", "numpy", fn, BINARY_ARGS["int"]
+    for fn in REDUCTIONS:
+        for arg in REDUCTION_ARGS:
+            yield f"jnp.{fn}[{arg}]", "numpy", fn, REDUCTION_ARGS[arg]
+    for fn in ("nanpercentile", "nanquantile", "percentile", "quantile"):
+        q = 50.0 if "percentile" in fn else 0.5
+        for arg in ("f32", "nans", "nans_axis1", "all_nan"):
+            base = REDUCTION_ARGS[arg]
+            yield (
+                f"jnp.{fn}[{arg}]",
+                "numpy",
+                fn,
+                (lambda base=base, q=q: ((base()[0][0], q), base()[1])),
+            )
+    for fn in NN:
+        for arg in ("f32", "scalar"):
+            yield f"nn.{fn}[{arg}]", "nn", fn, UNARY_ARGS[arg]
+    for fn in SPECIAL:
+        for arg in ("pos", "unit", "scalar"):
+            yield f"special.{fn}[{arg}]", "scipy.special", fn, UNARY_ARGS[arg]
+    for fn in LINALG_SQUARE:
+        yield f"linalg.{fn}[f32]", "numpy.linalg", fn, lambda: ((_spd(3),), {})
+
+
+def _spd(n):
+    a = _f32(n, n, seed=3)
+    return (a @ a.T + n * np.eye(n)).astype(np.float32)
+
+
+def _value(out):
+    leaves = out if isinstance(out, (tuple, list)) else [out]
+    vals = []
+    for leaf in leaves:
+        if hasattr(leaf, "_asdict"):
+            leaf = tuple(leaf)
+        arr = np.asarray(leaf)
+        vals.append({"dtype": str(arr.dtype), "shape": list(arr.shape), "v": arr.astype(object).tolist()})
+    return vals
+
+
+def dump(path, use_engine):
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    if use_engine:
+        import engine.compat
+
+        engine.compat.install()
+    import importlib
+
+    import jax
+
+    if not use_engine:
+        jax.config.update("jax_pprint_use_color", False)
+    out = {}
+    for name, mod, fn, build in cases():
+        rec = {}
+        try:
+            f = getattr(importlib.import_module(f"jax.{mod}"), fn)
+        except (AttributeError, ImportError) as e:
+            out[name] = {"missing": f"{type(e).__name__}"}
+            continue
+        args, kwargs = build()
+        g = lambda *a: f(*a, **kwargs)  # noqa: E731
+        try:
+            rec["jaxpr"] = str(jax.make_jaxpr(g)(*args))
+        except Exception as e:
+            rec["jaxpr_error"] = type(e).__name__
+        try:
+            rec["value"] = _value(g(*args))
+        except Exception as e:
+            rec["value_error"] = type(e).__name__
+        out[name] = rec
+    with open(path, "w") as fh:
+        json.dump(out, fh, default=str)
+
+
+def _close(a, b):
+    if a["dtype"] != b["dtype"] or a["shape"] != b["shape"]:
+        return False
+    x, y = np.asarray(a["v"], dtype=object), np.asarray(b["v"], dtype=object)
+    try:
+        xf, yf = x.astype(np.complex128), y.astype(np.complex128)
+    except (TypeError, ValueError):
+        return bool(np.all(x == y))
+    return bool(np.allclose(xf, yf, rtol=2e-5, atol=1e-6, equal_nan=True))
+
+
+def compare(jax_path, engine_path, show=False):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from tests.fidelity.compare import alpha_rename
+
+    ref, eng = json.load(open(jax_path)), json.load(open(engine_path))
+    same = total = 0
+    value_diffs, text_diffs, missing = [], [], []
+    for name, r in ref.items():
+        e = eng.get(name, {})
+        if "missing" in r:
+            continue
+        total += 1
+        if "missing" in e:
+            missing.append(name)
+            continue
+        if "jaxpr" in r and alpha_rename(r["jaxpr"]) == alpha_rename(e.get("jaxpr", "")):
+            same += 1
+        elif "jaxpr" in r or "jaxpr" in e:
+            text_diffs.append(name)
+        if "value" in r:
+            if "value" not in e or len(e["value"]) != len(r["value"]):
+                value_diffs.append((name, r["value"], e.get("value") or e.get("value_error")))
+            elif not all(_close(a, b) for a, b in zip(r["value"], e["value"])):
+                value_diffs.append((name, r["value"], e["value"]))
+        elif "value" in e:
+            value_diffs.append((name, r.get("value_error"), "engine accepts"))
+    print(f"compared {total}, identical jaxprs {same}, text diffs {len(text_diffs)}, ", end="")
+    print(f"value diffs {len(value_diffs)}, missing in engine {len(missing)}")
+    for name, a, b in value_diffs:
+        print("VALUE", name, "\n  jax:   ", str(a)[:300], "\n  engine:", str(b)[:300])
+    for name in text_diffs:
+        print("TEXT ", name)
+        if show:
+            print(ref[name].get("jaxpr", ref[name]))
+            print(eng[name].get("jaxpr", eng[name]))
+    print("MISSING", " ".join(missing))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "dump":
+        dump(sys.argv[2], "--engine" in sys.argv)
+    else:
+        compare(sys.argv[2], sys.argv[3], "--show" in sys.argv)
