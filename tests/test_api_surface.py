@@ -86,7 +86,7 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_YET,
             "   bessel_i0e bessel_i0e_p bessel_i1e bessel_i1e_p "
             "broadcast_like    conv_general_dilated_local conv_general_dilated_patches "
-            "  custom_root dtype empty     "
+            "   dtype empty     "
             " pswapaxes ragged_dot ragged_dot_general scaled_dot "
             "shape_as_value",
         ),

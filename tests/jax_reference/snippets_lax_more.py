@@ -106,4 +106,14 @@ LAX_MORE = [
         "out = jax.grad(lambda x: jnp.abs(jnp.fft.rfft2(x)).sum())(jnp.arange(12.).reshape(3, 4) ** 1.5)",
         1e-4,
     ),
+    (
+        "custom_root",
+        "def newton(f, x0):\n    return lax.fori_loop(0, 20, lambda i, x: x - f(x) / jax.grad(f)(x), x0)\n"
+        "def sqrt_cubed(x):\n    return lax.custom_root(lambda y: y ** 2 - x ** 3, 1.0, newton, lambda g, y: y / g(1.0))\n"
+        "def vec_root(a):\n    f = lambda x: x * x - a\n"
+        "    return lax.custom_root(f, jnp.ones_like(a), lambda f, x0: lax.fori_loop(0, 30, lambda i, x: x - f(x) / (2 * x), x0), "
+        "lambda g, y: y / g(jnp.ones_like(y)))\n"
+        "out = (sqrt_cubed(2.), jax.grad(sqrt_cubed)(2.), jax.jit(jax.grad(sqrt_cubed))(3.), "
+        "jax.vmap(sqrt_cubed)(jnp.array([1., 4.])), jax.jacobian(vec_root)(jnp.array([4., 9.])))",
+    ),
 ]
