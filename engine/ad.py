@@ -649,8 +649,23 @@ def is_undefined(x: object) -> bool:
     return type(x) is UndefPrimal
 
 
+# How many backward passes are running: JAX caches the jaxprs made there apart from others (its
+# trace context differs), which shows in what a program shares (``lax.scatter_combiners``).
+transposing = [0]
+
+
 def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Tangent | None]) -> list[Tangent]:
     """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
+    transposing[0] += 1
+    try:
+        return _backward_pass(jaxpr, args, cotangents)
+    finally:
+        transposing[0] -= 1
+
+
+def _backward_pass(
+    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Tangent | None]
+) -> list[Tangent]:
     primal_env: dict[Var, Value] = {}
     ct_env: dict[Var, Value] = {}
 

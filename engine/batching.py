@@ -333,7 +333,28 @@ def vectorized_batcher(primitive: core.Primitive) -> Callable[..., tuple[Value, 
 def _register_ad_rows() -> None:
     from . import ad
 
-    broadcast_batcher(ad.add_jaxvals_p)
+    def add_any(axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim]) -> tuple[Value, Any]:
+        # JAX's add_batched: an unmapped operand is broadcast at the other's batch axis.
+        (x, y), (dx, dy) = vals, dims
+        if dx == dy:
+            return ad.add_jaxvals_p.bind(x, y), dx
+        if dx is not_mapped:
+            return ad.add_jaxvals_p.bind(_broadcast_at(x, axis_size, dy), y), dy
+        if dy is not_mapped:
+            return ad.add_jaxvals_p.bind(x, _broadcast_at(y, axis_size, dx)), dx
+        return ad.add_jaxvals_p.bind(moveaxis(x, dx, dy), y), dy
+
+    batch_rules[ad.add_jaxvals_p] = add_any
+
+
+def _broadcast_at(x: Value, size: int, axis: int) -> Value:
+    """``x`` with a new axis of ``size`` at ``axis`` (numpy integer dims, as JAX's broadcast makes)."""
+    from . import lax
+
+    shape = list(core.get_aval(x).shape)
+    shape.insert(axis, size)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    return lax.structural.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
 _register_ad_rows()

@@ -313,3 +313,13 @@ def test_eager_fast_path_matches_general_path():
     y = x + x
     with pytest.raises(ValueError):
         np.asarray(y)[0] = 1.0  # handed-out buffers are read-only
+
+
+def test_scatter_add_of_booleans_is_a_type_error_as_in_jax():
+    # JAX traces lax.add on the dtype as the scatter's combiner: booleans are refused there (its
+    # message, recorded from JAX 0.10.2); max combines booleans.
+    with pytest.raises(
+        TypeError, match=r"add does not accept dtype bool at position 0\. Accepted dtypes at "
+    ):
+        jnp.zeros(3, bool).at[1].add(True)
+    np.testing.assert_array_equal(np.asarray(jnp.zeros(3, bool).at[1].max(True)), [False, True, False])

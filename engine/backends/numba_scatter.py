@@ -27,8 +27,8 @@ def _lower_scatter(gen: "Codegen", eqn) -> bool:
     dn, dt = eqn.params["dimension_numbers"], x.aval.dtype
     if not all(L.supported(v.aval.dtype) for v in eqn.inputs) or x.aval.ndim == 0:
         return False
-    if eqn.params.get("update_jaxpr") is not None:  # scatter_apply's combiner: the interpreter runs it
-        return False
+    if eqn.primitive.name == "scatter" and eqn.params.get("update_jaxpr") is not None:
+        return False  # scatter_apply's combiner: the interpreter runs it
     shape, ushape = x.aval.shape, upd.aval.shape
     clip = eqn.params["mode"] == GatherScatterMode.CLIP
     scatter_dims = [d for d in range(len(ushape)) if d not in dn.update_window_dims]

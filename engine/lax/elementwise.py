@@ -16,19 +16,35 @@ _BOOL = "bool"
 _ANY = "any"
 
 
-def _check_kind(name, aval, kinds):
+def _kind_ok(aval, kinds):
     kind = dtype_kind(aval.dtype)
-    ok = (
+    return (
         (_FLOAT in kinds and kind == "f")
         or (_COMPLEX in kinds and kind == "c")
         or (_INT in kinds and kind in "iu")
         or (_BOOL in kinds and kind == "b")
         or _ANY in kinds
     )
-    if not ok:
+
+
+def _check_kind(name, aval, kinds):
+    if not _kind_ok(aval, kinds):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of "
             f"{', '.join(kinds)}."
+        )
+
+
+_JAX_TYPE_NAMES = {_INT: "integer", _FLOAT: "floating", _COMPLEX: "complexfloating", _BOOL: "bool"}
+
+
+def _check_operand_kind(name, aval, kinds, position):
+    """A binary operation's operand check, with JAX's message (the position, JAX's type names)."""
+    if not _kind_ok(aval, kinds):
+        names = ", ".join(v for k, v in _JAX_TYPE_NAMES.items() if k in kinds)
+        raise TypeError(
+            f"{name} does not accept dtype {aval.dtype.name} at position {position}. Accepted dtypes at "
+            f"position {position} are subtypes of {names}."
         )
 
 
@@ -67,7 +83,8 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
     p.def_impl(_rejecting_complex(name, impl, kinds))
 
     def abstract(x, y, **params):
-        _check_kind(name, x, kinds)
+        _check_operand_kind(name, x, kinds, 0)
+        _check_operand_kind(name, y, kinds, 1)
         if x.dtype != y.dtype:
             raise TypeError(
                 f"lax.{name} requires arguments to have the same dtypes, got "

@@ -16,6 +16,7 @@ from .. import ad, batching, core, dims, ir, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
+from .scatter_combiners import combiner
 
 
 def _lax():
@@ -296,6 +297,7 @@ def _gather_transpose(
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
             mode=mode,
+            update_jaxpr=combiner("add", x.aval.dtype),
         ),
         None,
     ]
@@ -360,6 +362,13 @@ narrow_dtypes.keeps_narrow.update(
     (gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
 )
 
+_COMBINER_OPS = {
+    scatter_add_p: "add",
+    scatter_sub_p: "sub",
+    scatter_mul_p: "mul",
+    scatter_min_p: "min",
+    scatter_max_p: "max",
+}
 _SCATTER_COMBINE = {
     scatter_add_p: np.add,
     scatter_sub_p: np.subtract,
@@ -369,29 +378,18 @@ _SCATTER_COMBINE = {
 }
 
 
-def _scatter_pp_params(combine_name):
+def _scatter_pp_params(eqn):
     # JAX shows the combining function as a scalar jaxpr (None for a plain scatter) and its consts.
-    def rule(eqn):
-        update_jaxpr = None
-        applied = eqn.params.get("update_jaxpr")
-        if applied is not None:  # scatter_apply's: the function, as a jaxpr of (x, unused update)
-            params = {**eqn.params, "update_consts": tuple(applied.consts), "update_jaxpr": applied.jaxpr}
-            return sorted(params.items())
-        if combine_name is not None:
-            from . import elementwise
-
-            aval = ShapedArray((), eqn.out_binders[0].aval.dtype, False)
-            x, y, out = ir.Var(aval), ir.Var(aval), ir.Var(aval)
-            prim = getattr(elementwise, combine_name + "_p")
-            update_jaxpr = ir.Jaxpr([], [x, y], [ir.JaxprEqn(prim, [x, y], {}, [out])], [out])
-        return sorted({**eqn.params, "update_consts": (), "update_jaxpr": update_jaxpr}.items())
-
-    return rule
+    closed = eqn.params.get("update_jaxpr")
+    if closed is None and eqn.primitive in _COMBINER_OPS:  # (an equation made without one)
+        closed = combiner(_COMBINER_OPS[eqn.primitive], eqn.out_binders[0].aval.dtype)
+    update = None if closed is None else closed.jaxpr
+    consts = () if closed is None else tuple(closed.consts)
+    return sorted({**eqn.params, "update_consts": consts, "update_jaxpr": update}.items())
 
 
-for _p, _name in [(scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"), (scatter_mul_p, "mul"),
-                  (scatter_min_p, "min"), (scatter_max_p, "max")]:  # fmt: skip
-    ir.pp_params_rules[_p] = _scatter_pp_params(_name)
+for _p in (scatter_p, *_COMBINER_OPS):
+    ir.pp_params_rules[_p] = _scatter_pp_params
 
 
 def _scatter_window_sizes(operand_shape, updates_shape, dn):
@@ -436,7 +434,7 @@ def _scatter_impl(prim):
         where = tuple(i[keep] for i in idx)
         vals = u[keep]
         out = np.array(operand)
-        if update_jaxpr is not None:
+        if update_jaxpr is not None and prim is scatter_p:  # (scatter_apply's function)
             return _apply_combiner(update_jaxpr, out, where, vals)
         if prim is scatter_p:
             out[where] = vals
@@ -541,13 +539,22 @@ def _zeros(x):
     return _lax().full_like(x, 0)
 
 
+def _add(params, x):
+    """``params`` for a scatter-add a rule makes: combining with add (``x``'s dtype), not the
+    combiner of the scatter it came from."""
+    return dict(params, update_jaxpr=combiner("add", core.get_aval(x).dtype))
+
+
 def _scatter_linear_jvp(prim):
     def rule(primals, tangents, **params):
         x, idx, u = primals
         gx, _, gu = tangents
+        out = prim.bind(x, idx, u, **params)  # (first, as JAX: then the zero tangents)
+        if type(gx) is ad.Zero and type(gu) is ad.Zero:
+            return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
         gx = _zeros(x) if type(gx) is ad.Zero else gx
         gu = _zeros(u) if type(gu) is ad.Zero else gu
-        return prim.bind(x, idx, u, **params), prim.bind(gx, idx, gu, **params)
+        return out, prim.bind(gx, idx, gu, **params)
 
     return rule
 
@@ -574,14 +581,20 @@ def _scatter_mul_jvp(primals, tangents, **params):
     if type(gu) is not ad.Zero:
         if not params["unique_indices"]:
             raise NotImplementedError("scatter_mul gradients are only implemented if `unique_indices=True`")
-        acc = ad.add_tangents(acc, _lax().mul(x, scatter_add_p.bind(_zeros(x), idx, gu, **params)))
+        acc = ad.add_tangents(acc, _lax().mul(x, scatter_add_p.bind(_zeros(x), idx, gu, **_add(params, x))))
     return out, acc
 
 
 def _scatter_mul_transpose(ct, x, idx, u, **params):
     if ad.is_undefined(u):
         raise NotImplementedError("scatter_mul is not linear in its updates")
-    return [scatter_mul_p.bind(ct, idx, u, **params) if ad.is_undefined(x) else None, None, None]
+    if not ad.is_undefined(x):
+        return [None, None, None]
+    return [
+        scatter_mul_p.bind(ct, idx, u, **dict(params, update_jaxpr=combiner("mul", ct.dtype))),
+        None,
+        None,
+    ]
 
 
 def _scatter_extremal_jvp(prim):
@@ -627,45 +640,9 @@ def _scatter_extremal_jvp(prim):
         operand_normalizer = lax.select(retained, 1.0 / (num_updates + 1), lax.full_like(num_updates, 0))
         operand_coef = (-1.0 + operand_normalizer) / num_refs
         tangent_updates = take(gx) * operand_coef + gu * updates_coef
-        return out, scatter_add_p.bind(gx, idx, tangent_updates, **params)
+        return out, scatter_add_p.bind(gx, idx, tangent_updates, **_add(params, gx))
 
     return rule
-
-
-def _scatter_jvp(primals, tangents, **params):
-    """Plain scatter: with unique indices its tangent is a scatter of tangents. Otherwise (JAX's
-    construction) scatter update ids to learn which update won each element, mask the losers,
-    and express both value and tangent as scatter-adds of the winners."""
-    if params.get("update_jaxpr") is not None:
-        raise NotImplementedError("scatter_apply JVP not implemented")  # (JAX has none either)
-    lax = _lax()
-    x, idx, u = primals
-    gx, _, gu = tangents
-    gx = _zeros(x) if type(gx) is ad.Zero else gx
-    gu = _zeros(u) if type(gu) is ad.Zero else gu
-    if params["unique_indices"]:
-        return scatter_p.bind(x, idx, u, **params), scatter_p.bind(gx, idx, gu, **params)
-    dn = params["dimension_numbers"]
-    u_shape = core.get_aval(u).shape
-    scatter_dims = [d for d in range(len(u_shape)) if d not in dn.update_window_dims]
-    n_updates = int(np.prod([u_shape[d] for d in scatter_dims], dtype=np.int64))
-    ids_flat = (
-        lax.add(lax.iota(np.int32, n_updates), lax.full((), 1, np.int32))
-        if n_updates
-        else lax.full((0,), 0, np.int32)
-    )
-    ids = lax.reshape(ids_flat, [u_shape[d] for d in scatter_dims])
-    ids = lax.broadcast_in_dim(ids, u_shape, tuple(scatter_dims))
-    winner = scatter_p.bind(lax.full(core.get_aval(x).shape, 0, np.int32), idx, ids, **params)
-    won = lax.eq(ids, _scatter_gather(winner, idx, core.get_aval(ids), dn, params))
-    untouched = lax.eq(winner, lax.full_like(winner, 0))
-    val = scatter_add_p.bind(
-        lax.select(untouched, x, _zeros(x)), idx, lax.select(won, u, _zeros(u)), **params
-    )
-    tan = scatter_add_p.bind(
-        lax.select(untouched, gx, _zeros(gx)), idx, lax.select(won, gu, _zeros(gu)), **params
-    )
-    return val, tan
 
 
 def _scatter_transpose(ct, x, idx, u, **params):
@@ -723,11 +700,12 @@ ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
 ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
 ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
-ad.jvp_rules[scatter_p] = _scatter_jvp
 ad.transpose_rules[scatter_p] = _scatter_transpose
 
 
 def _scatter_wrapper(prim, doc):
+    op = _COMBINER_OPS.get(prim)
+
     def wrapper(
         operand,
         scatter_indices,
@@ -738,6 +716,7 @@ def _scatter_wrapper(prim, doc):
         unique_indices: bool = False,
         mode=None,
     ):
+        combining = {} if op is None else {"update_jaxpr": combiner(op, core.get_aval(operand).dtype)}
         return prim.bind(
             operand,
             scatter_indices,
@@ -746,6 +725,7 @@ def _scatter_wrapper(prim, doc):
             indices_are_sorted=bool(indices_are_sorted),
             unique_indices=bool(unique_indices),
             mode=GatherScatterMode.from_any(mode),
+            **combining,
         )
 
     wrapper.__name__ = prim.name.replace("-", "_")
@@ -773,4 +753,5 @@ scatter_min = _scatter_wrapper(scatter_min_p, "Scatter combining with minimum (`
 scatter_max = _scatter_wrapper(scatter_max_p, "Scatter combining with maximum (``x.at[idx].max(v)``).")
 
 
+from . import scatter_jvp  # noqa: E402, F401  (the JVP of a plain scatter)
 from .scatter_apply import scatter_apply  # noqa: E402, F401  (a scatter with a function as combiner)

@@ -179,7 +179,7 @@ def _scatter(prim: Any) -> None:
         block = Block([scalar, scalar])
         b = ctx.at(block)
         a0, a1 = block.args
-        if update_jaxpr is not None:
+        if update_jaxpr is not None and prim not in _SCATTER_COMBINE:  # (scatter_apply's function)
             (out,) = b.lower_jaxpr(block, update_jaxpr, [a0, a1])
         elif prim in _SCATTER_COMBINE:
             out = hlo_op(b, _SCATTER_COMBINE[prim], a0, a1, out_type=scalar)

@@ -2910,6 +2910,59 @@ def at_numpy_index_add_2d():
     return lambda x: x.at[idx, 1].add(2.0), (f32(4, 3),)
 
 
+# --- scatter combiners (update_jaxpr) shared as JAX shares them: one jaxpr per operation and dtype,
+# another for those a backward pass makes ---------------------------------------------------------
+
+_DUP = np.array([0, 2, 2], np.int32)
+
+
+@program
+def scatter_add_twice_shares_its_combiner():
+    return (lambda x, v: x.at[_DUP].add(v).at[1].add(2.0)), (f32(5), f32(3))
+
+
+@program
+def jvp_scatter_add():
+    f = lambda x, v: x.at[_DUP].add(v)  # noqa: E731
+    return (lambda x, v: jax.jvp(f, (x, v), (x, v))), (f32(5), f32(3))
+
+
+@program
+def grad_scatter_min_duplicates():
+    return jax.grad(lambda x, v: jnp.sum(x.at[_DUP].min(v))), (f32(5), f32(3))
+
+
+@program
+def grad_scatter_max_updates():
+    return jax.grad(lambda x, v: jnp.sum(x.at[_DUP].max(v)), argnums=1), (f32(5), f32(3))
+
+
+@program
+def grad_scatter_mul_operand():
+    return jax.grad(lambda x, v: jnp.sum(x.at[_DUP].multiply(v) ** 2)), (f32(5), f32(3))
+
+
+@program
+def vmap_grad_scatter_min():
+    return jax.vmap(jax.grad(lambda x, v: jnp.sum(x.at[_DUP].min(v)))), (f32(2, 5), f32(2, 3))
+
+
+@program
+def grad_scatter_add_operand_only():
+    return jax.grad(lambda x, v: jnp.sum(x.at[_DUP].add(v))), (f32(5), f32(3))
+
+
+@program
+def grad_scatter_set_duplicates():  # the JVP scatters update ids (uint32) to find each winner
+    return jax.grad(lambda x, v: jnp.sum(x.at[_DUP].set(v) ** 2), argnums=(0, 1)), (f32(5), f32(3))
+
+
+@program
+def jvp_scatter_set_duplicates_window():
+    f = lambda x, v: x.at[jnp.array([0, 0])].set(v)  # noqa: E731
+    return (lambda x, v: jax.jvp(f, (x, v), (x, v))), (f32(3, 4), f32(2, 4))
+
+
 # --- .at[].apply: a scatter whose combiner is the function (JAX's scatter_apply) ----------------
 
 
