@@ -30,7 +30,14 @@ def live_arrays(platform: str | None = None) -> list[Array]:
     """
     if platform not in (None, "cpu"):
         raise RuntimeError(f"Unknown backend {platform}: the engine has only 'cpu' devices")
-    return [o for o in gc.get_objects() if isinstance(o, Array)]
+    return [o for o in gc.get_objects() if _is_array(o)]
+
+
+def _is_array(o: object) -> bool:
+    try:
+        return isinstance(o, Array)
+    except ReferenceError:  # a weakref.proxy whose object is gone (isinstance asks it its class)
+        return False
 
 
 def print_environment_info(return_string: bool = False) -> str | None:
