@@ -341,8 +341,8 @@ def _register_ad_rows() -> None:
         if dx is not_mapped:
             return ad.add_jaxvals_p.bind(_broadcast_at(x, axis_size, cast(int, dy)), y), dy
         if dy is not_mapped:
-            return ad.add_jaxvals_p.bind(x, _broadcast_at(y, axis_size, cast(int, dx))), dx
-        return ad.add_jaxvals_p.bind(moveaxis(x, cast(int, dx), cast(int, dy)), y), dy
+            return ad.add_jaxvals_p.bind(x, _broadcast_at(y, axis_size, dx)), dx
+        return ad.add_jaxvals_p.bind(moveaxis(x, dx, dy), y), dy
 
     batch_rules[ad.add_jaxvals_p] = add_any
 
