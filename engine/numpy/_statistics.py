@@ -16,6 +16,7 @@ from ._promote import (
     convert,
     promote_dtypes,
     promote_dtypes_inexact,
+    to_inexact_dtype,
 )
 from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
@@ -149,19 +150,45 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile(a, 0.5, axis, "linear", keepdims, True)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    from ._reductions import var
-    from ._logic import isnan, logical_and, logical_not
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """Variance of the non-NaN elements along ``axis``: NaN where fewer than ``ddof + 1`` remain.
 
-    (a,) = promote_dtypes_inexact(as_operand(a))
-    valid = logical_not(isnan(a))
-    if where is not None:
-        valid = logical_and(valid, where)
-    return var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=valid)
+    >>> jnp.nanvar(jnp.array([1.0, jnp.nan, 3.0]))
+    Array(1., dtype=float32)
+    """
+    from ._dtypes import to_dtype
+    from ._reductions import nanmean, sum, upcast_f16
+    from ._selection import _where
+
+    check_arraylike("nanvar", a)
+    a = as_operand(a)
+    if dtype is not None:
+        dtype = core.canonical_dtype(to_dtype(dtype))
+    if dtype is None and dtype_kind(a.dtype) not in "fc":
+        dtype = to_inexact_dtype(a.dtype)
+    computation = upcast_f16(dtype if dtype is not None else a.dtype)
+    if dtype is None:  # the real dtype of a complex variance
+        dtype = np.dtype(np.asarray(0, a.dtype).real.dtype)
+    a = convert(a, computation)
+    a_mean = nanmean(a, axis, dtype=computation, keepdims=True, where=where) if mean is None else mean
+    a_mean = convert(as_operand(a_mean), computation)
+    centered = _where(lax.ne(a, a), 0, lax.sub(a, a_mean))  # zero at NaNs: their gradient stays finite
+    if dtype_kind(centered.dtype) == "c":
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        centered = lax.square(centered)
+    normalizer = sum(lax.not_(lax.ne(a, a)), axis=axis, keepdims=keepdims, where=where) - ddof
+    too_few = lax.le(normalizer, np.zeros((), normalizer.dtype))
+    result = _where(too_few, np.nan, sum(centered, axis, keepdims=keepdims, where=where))
+    divisor = _where(too_few, 1, normalizer)
+    return convert(lax.div(result, convert(divisor, result.dtype)), dtype)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    return lax.sqrt(nanvar(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where))
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """Standard deviation of the non-NaN elements along ``axis`` (square root of ``nanvar``)."""
+    return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
 
 
 def _nanarg(name, fill):

@@ -3519,3 +3519,11 @@ for _name, _kwargs in (
     program(_nan_reduction_program(_name, _kwargs))
 program(_nan_reduction_program("nansum", {"axis": 0}, np.arange(6, dtype=np.int32).reshape(2, 3)))
 program(_nan_reduction_program("nancumsum", {"axis": None}, np.arange(6, dtype=np.int32).reshape(2, 3)))
+program(_nan_reduction_program("nanvar", {"axis": 1, "ddof": 1}))
+program(_nan_reduction_program("nanstd", {}))
+
+
+@program
+def grad_nanstd():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, np.nan]], np.float32)
+    return jax.grad(lambda x: jnp.nanstd(x)), (x,)
