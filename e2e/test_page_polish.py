@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from bench.bench_ir_page import wait_graph
 
 from .conftest import needs_runner
-from .test_playground import run_and_wait
+from .test_playground import open_session, run_and_wait
 
 
 def _overlap(a: dict, b: dict) -> bool:
@@ -103,3 +103,12 @@ def test_expected_values_line_is_grammatical_for_one_value(page: Page):
     open_example(page, "vmap-grid")
     expect(page.get_by_test_id("expected-check")).to_have_attribute("data-status", "match")
     expect(page.get_by_test_id("expected-check")).to_contain_text("— 1 value matches the reference")
+
+
+@needs_runner
+def test_debugger_counts_one_equation_in_the_singular(page: Page):
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n"
+    open_session(page, code, "f", [{"name": "vmap", "options": {}}], ["jnp.arange(3.0)"], panel="debugger")
+    expect(page.get_by_test_id("debug-counter")).to_have_text("1 / 1")
+    expect(page.get_by_test_id("debugger-panel")).to_contain_text("· 1 equation")
+    expect(page.get_by_test_id("debugger-panel")).not_to_contain_text("1 equations")

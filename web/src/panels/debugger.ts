@@ -62,7 +62,7 @@ export class DebuggerPanel {
     this.detail = h("div", { class: "step-detail", testid: "debug-detail" });
     replace(this.el,
       h("div", { class: "panel-intro" },
-        h("span", null, "Stepping ", h("code", null, trace.graph), ` · ${steps.length} equations${trace.truncated ? " (truncated)" : ""}`),
+        h("span", null, "Stepping ", h("code", null, trace.graph), ` · ${steps.length} equation${steps.length === 1 ? "" : "s"}${trace.truncated ? " (truncated)" : ""}`),
         h("span", { class: "muted" }, "← → to step, Home/End to jump")),
       controls,
       h("div", { class: "debug-body" }, this.list, this.detail));
