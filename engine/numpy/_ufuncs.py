@@ -210,6 +210,8 @@ def reciprocal(x, /):
 
 def square(x, /):
     (x,) = promote_args("square", x)
+    if _is_bool(x):  # squared as the default int, as JAX's promote_dtypes_numeric
+        x = lax.convert_element_type(x, core.default_dtype(int))
     return lax.square(x)
 
 
@@ -235,7 +237,10 @@ def sign(x, /):
     if dtype_kind(x.dtype) == "u":
         return lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), x.dtype, x.weak_type)
     if _is_bool(x):
-        return x
+        raise TypeError(
+            "sign does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+            "complexfloating."
+        )
     return lax.sign(x)
 
 
@@ -253,7 +258,21 @@ def _integral_identity(name, lax_fn):
 
 floor = _integral_identity("floor", lax.floor)
 ceil = _integral_identity("ceil", lax.ceil)
-rint = _integral_identity("rint", lambda x: lax.round(x, 1))
+
+
+@staged_as_jit
+def rint(x, /):
+    """Round to the nearest integer, half to even; integers and bools become the default float.
+
+    >>> jnp.rint(jnp.array([0.5, 1.5, 2.7]))
+    Array([0., 2., 3.], dtype=float32)
+    """
+    (x,) = promote_args("rint", x)
+    if dtype_kind(x.dtype) in "iub":
+        return lax.convert_element_type(x, core.default_dtype(float))
+    if dtype_kind(x.dtype) == "c":
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+    return lax.round(x, 1)
 
 
 def _trunc(x):
@@ -275,7 +294,9 @@ def round(a, decimals: int = 0, out=None):
     decimals = int(decimals)
     if dtype_kind(a.dtype) == "c":  # each part on its own
         return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
-    if dtype_kind(a.dtype) in "iub":
+    if _is_bool(a):  # JAX's error class and words
+        raise ValueError(f"jnp.round does not accept dtype bool: data type {np.bool_} not inexact")
+    if dtype_kind(a.dtype) in "iu":
         if decimals >= 0:
             return a
         f = lax.full_like(a, 10**-decimals)

@@ -3527,3 +3527,18 @@ program(_nan_reduction_program("nanstd", {}))
 def grad_nanstd():
     x = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, np.nan]], np.float32)
     return jax.grad(lambda x: jnp.nanstd(x)), (x,)
+
+
+@program
+def rint_int():
+    return jnp.rint, (np.arange(4, dtype=np.int32),)
+
+
+@program
+def rint_bool():
+    return jnp.rint, (np.array([True, False]),)
+
+
+@program
+def square_bool():
+    return jnp.square, (np.array([True, False]),)
