@@ -656,3 +656,25 @@ def test_more_numpy_functions():
     close(jnp.rollaxis(r, 2), np.rollaxis(r, 2))
     close(jnp.rollaxis(r, 0, 2), np.rollaxis(r, 0, 2))
     assert [u.shape for u in jnp.unstack(x, axis=1)] == [(3,)] * 4
+
+
+def test_ldexp_stays_finite_where_the_result_is_and_rejects_float_exponents():
+    x1 = np.array([1e-30, 0.5, -3.0, np.inf, 0.0], np.float32)
+    x2 = np.array([120, 3, 130, 2, 5], np.int32)
+    for fn in (jnp.ldexp, jax.jit(jnp.ldexp)):
+        np.testing.assert_allclose(np.asarray(fn(x1, x2)), np.ldexp(x1, x2), rtol=1e-6)
+    with pytest.raises(ValueError, match="ldexp not supported"):
+        jnp.ldexp(1.0, 2.0)
+
+
+def test_nan_reductions_all_nan_slices_as_jax():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]], np.float32)
+    # JAX 0.10.2: NaN where every element is NaN (nanmax/nanmin/nanmean/nanvar), -1 for nanargmax/min
+    np.testing.assert_array_equal(np.asarray(jnp.nanmax(x, axis=1)), [3.0, np.nan])
+    np.testing.assert_array_equal(np.asarray(jnp.nanmin(x, axis=1)), [1.0, np.nan])
+    np.testing.assert_array_equal(np.asarray(jnp.nanmean(x, axis=1)), [2.0, np.nan])
+    np.testing.assert_array_equal(np.asarray(jnp.nanvar(x, axis=1)), [1.0, np.nan])
+    np.testing.assert_array_equal(np.asarray(jnp.nanargmax(x, axis=1)), [2, -1])
+    np.testing.assert_array_equal(np.asarray(jnp.nanargmin(x, axis=1)), [0, -1])
+    np.testing.assert_array_equal(np.asarray(jnp.nanmax(x, axis=1, initial=0.0)), [3.0, 0.0])
+    np.testing.assert_array_equal(np.asarray(jax.jit(jnp.nanmax)(x)), 3.0)

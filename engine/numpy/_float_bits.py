@@ -10,11 +10,13 @@ from ..custom_derivatives import custom_jvp
 from ._logic import isinf, isnan
 from ._promote import as_operand, check_arraylike, promote_args_inexact, promote_dtypes_inexact
 from ._selection import where
+from ._staged import staged_as_jit
 from ._ufuncs import copysign, exp2
 
 _INT_OF_WIDTH = {16: np.int16, 32: np.int32, 64: np.int64}
 
 
+@staged_as_jit
 def frexp(x, /):
     """``(m, e)`` with ``x == m * 2**e`` and ``0.5 <= |m| < 1`` (``m = x, e = 0`` for 0, inf, nan).
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._logic import isposinf
+from ._logic import isinf, isposinf
 from ._selection import _where, maximum, minimum
 from ._staged import staged_as_jit
 from ._promote import (
@@ -466,9 +466,27 @@ def copysign(x1, x2, /):
     return lax.select(signbit(x2), lax.neg(a), a)
 
 
+@staged_as_jit
 def ldexp(x1, x2, /):
+    """``x1 * 2 ** x2`` for integer exponents ``x2``, finite wherever the result is.
+
+    >>> jnp.ldexp(jnp.float32(1e-30), 120)
+    Array(1.329228e+06, dtype=float32)
+    """
+    from ._float_bits import frexp
+
+    x1, x2 = as_operand(x1), as_operand(x2)
+    if dtype_kind(x1.dtype) == "c" or dtype_kind(x2.dtype) in "fc":
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
     (x1,) = promote_args_inexact("ldexp", x1)
-    return multiply(x1, exp2(convert(as_operand(x2), x1.dtype)))
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    # The mantissa and exponent apart, so that a small x1 times a large power of two stays finite.
+    m, e = frexp(x1)
+    e = convert(e, x1.dtype) + x2
+    m = _where(e > 0, m * 2, m)  # the exponent may overflow by one and the result still be finite
+    e = _where(e > 0, e - 1, e)
+    x = m * (2**e)
+    return _where(isinf(x1) | (x1 == 0), x1, x)
 
 
 def heaviside(x1, x2, /):
