@@ -179,3 +179,13 @@ def visualize_array_sharding(arr, **kwargs) -> None:
     from .parallel.visualize import visualize_array_sharding as draw
 
     draw(arr, **kwargs)
+
+
+def visualize_sharding(shape, sharding, **kwargs) -> None:
+    """Print which device holds which block of an array of ``shape`` laid out by ``sharding``
+    (1-D or 2-D), as :func:`visualize_array_sharding` does for an array."""
+    import sys
+
+    from .parallel.visualize import sharding_diagram
+
+    sys.stdout.write(sharding_diagram(tuple(shape), sharding) + "\n")
