@@ -303,6 +303,17 @@ def _std(a, axis, dtype, out, ddof, keepdims, *, where, correction):
 
 
 def ptp(a, axis=None, out=None, keepdims: bool = False):
+    """Peak to peak: ``max - min`` along ``axis``.
+
+    >>> jnp.ptp(jnp.array([[1, 5], [2, 3]]), axis=1)
+    Array([4, 1], dtype=int32)
+    """
+    check_arraylike("ptp", a)
+    return _ptp(as_operand(a), tuple(axis) if isinstance(axis, list) else axis, out, keepdims)
+
+
+@staged_as_jit(static_argnames=("axis", "keepdims"))
+def _ptp(a, axis=None, out=None, keepdims: bool = False):
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 

@@ -3542,3 +3542,8 @@ def rint_bool():
 @program
 def square_bool():
     return jnp.square, (np.array([True, False]),)
+
+
+@program
+def ptp_axis0():
+    return (lambda x: jnp.ptp(x, axis=0)), (f32(2, 3),)
