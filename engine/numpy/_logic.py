@@ -15,7 +15,7 @@ def _to_bool(x):
     x = as_operand(x)
     if x.dtype == np.bool_:
         return x
-    return lax.ne(x, lax.full_like(x, 0))
+    return lax.ne(x, np.zeros((), x.dtype))  # a scalar literal, unbroadcast, as JAX writes it
 
 
 def logical_and(x1, x2, /):

@@ -3547,3 +3547,8 @@ def square_bool():
 @program
 def ptp_axis0():
     return (lambda x: jnp.ptp(x, axis=0)), (f32(2, 3),)
+
+
+@program
+def logical_and_floats():
+    return jnp.logical_and, (f32(2, 3), f32(2, 3, seed=1))
