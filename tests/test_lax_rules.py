@@ -181,6 +181,10 @@ for shape in SHAPES:
     for y in (0, 1, 2, 3, -2):
         case("integer_pow", lambda x, y=y: lax.integer_pow(x, y), uniform(0.5, 2, *s), label=f"y={y}")
 
+# The scaled Bessel functions, away from 0 where |x|'s kink makes finite differences unreliable.
+case("bessel_i0e", lax.bessel_i0e, away_from_zero(2, 3))
+case("bessel_i1e", lax.bessel_i1e, away_from_zero(2, 3))
+
 # Wrapper-level broadcasting of scalars (Python and 0-d) against arrays.
 case("add", lambda x: lax.add(x, 2.0), normal(2, 3), label="python scalar")
 # Size-1 axes broadcast inside binary ops, as in JAX's lax (``add x:f32[2,3] y:f32[1,3]``).

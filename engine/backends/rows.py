@@ -93,6 +93,8 @@ INTERPRETER_ONLY = {
     "qr": "LAPACK through numpy",
     "svd": "LAPACK through numpy",
     "triangular_solve": "LAPACK through numpy",
+    "bessel_i0e": "special function: series in the numpy rule",
+    "bessel_i1e": "special function: series in the numpy rule",
     "digamma": "special function: series in the numpy rule",
     "erfc": "special function: series in the numpy rule",
     "igamma": "special function: series in the numpy rule",

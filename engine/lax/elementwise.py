@@ -529,7 +529,7 @@ defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, 
 
 def _abs_jvp(g, ans, x):
     if dtype_kind(core.get_aval(x).dtype) != "c":  # JAX's formulation: select(x >= 0, g, -g)
-        return select(_lax().ge(x, np.zeros((), x.dtype)), g, neg(g))
+        return select(_lax().ge(x, np.zeros((), core.get_aval(x).dtype)), g, neg(g))
     # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
     from .complex_numbers import conj, real
 

@@ -375,7 +375,7 @@ from ._ufuncs import gcd, lcm, modf, nextafter  # noqa: F401
 from ._creation import asanyarray, ascontiguousarray, asfortranarray, astype, vectorize  # noqa: F401
 from ._methods import install_array_methods
 from ._histograms import digitize, histogram, histogram2d, histogram_bin_edges, histogramdd  # noqa: F401
-from ._windows import bartlett, blackman, hamming, hanning  # noqa: F401
+from ._windows import bartlett, blackman, hamming, hanning, i0, kaiser  # noqa: F401
 from ._float_bits import frexp, spacing  # noqa: F401
 from ._setops import (  # noqa: F401
     intersect1d,

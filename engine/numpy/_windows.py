@@ -56,3 +56,55 @@ def hanning(M: int):
     if short is not None:
         return short
     return 0.5 * (1 - cos(2 * np.pi * n / (M - 1)))
+
+
+def _i0_unscaled(x):
+    abs_x = lax.abs(x)
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
+
+
+def _i0_with_zero_slope():
+    # JAX pins the derivative at 0 to 0 with a custom_jvp (abs's subgradient would give a NaN-free
+    # but arbitrary sign there).
+    from ..custom_derivatives import custom_jvp
+    from ..api import jvp
+    from ._selection import where
+
+    f = custom_jvp(_i0_unscaled)
+
+    @f.defjvp
+    def _jvp(primals, tangents):
+        out, t = jvp(_i0_unscaled, primals, tangents)
+        return out, where(primals[0] == 0, 0.0, t)
+
+    return f
+
+
+_I0 = []
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0.
+
+    >>> i0(0.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    from ._promote import promote_args_inexact
+
+    (x,) = promote_args_inexact("i0", x)
+    if np.dtype(x.dtype).kind != "f":
+        raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")
+    if not _I0:
+        _I0.append(_i0_with_zero_slope())
+    return _I0[0](x)
+
+
+def kaiser(M: int, beta):
+    """The Kaiser window of ``M`` points with shape parameter ``beta``."""
+    from ._ufuncs import sqrt
+
+    M, n, short = _positions(M, "kaiser")
+    if short is not None:
+        return short
+    alpha = 0.5 * (M - 1)
+    return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)

@@ -127,6 +127,30 @@ def factorial(n, exact: bool = False):
     return jnp.where(n < 0, 0, jnp.exp(ls.lgamma(n + 1)))
 
 
+def i0e(x):
+    """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``."""
+    (x,) = promote_args_inexact("i0e", x)
+    return lax.bessel_i0e(x)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0."""
+    (x,) = promote_args_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+    """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``."""
+    (x,) = promote_args_inexact("i1e", x)
+    return lax.bessel_i1e(x)
+
+
+def i1(x):
+    """The modified Bessel function of the first kind, order 1."""
+    (x,) = promote_args_inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
 def comb(N, k, *, repetition: bool = False):
     """The binomial coefficient ``N choose k`` through ``gammaln`` (0 outside ``0 <= k <= N``).
 
