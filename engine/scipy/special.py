@@ -151,6 +151,24 @@ def i1(x):
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
 
 
+def _boxcox(name, x, lmbda, log_fn):
+    x, lmbda = promote_args_inexact(name, x, lmbda)
+    lmbda_is_zero = lmbda == 0
+    safe_lmbda = jnp.where(lmbda_is_zero, jnp.ones_like(lmbda), lmbda)
+    log_x = log_fn(x)
+    return jnp.where(lmbda_is_zero, log_x, jnp.expm1(safe_lmbda * log_x) / safe_lmbda)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``)."""
+    return _boxcox("boxcox", x, lmbda, jnp.log)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of ``1 + x``, accurate for small ``x``."""
+    return _boxcox("boxcox1p", x, lmbda, jnp.log1p)
+
+
 def comb(N, k, *, repetition: bool = False):
     """The binomial coefficient ``N choose k`` through ``gammaln`` (0 outside ``0 <= k <= N``).
 

@@ -23,4 +23,9 @@ BESSEL = [
     ("i0_grad_at_zero", "out = (jax.grad(jnp.i0)(0.), jax.grad(jnp.i0)(1.5), jax.grad(jnp.i0)(-1.5))"),
     ("bessel_jaxpr", "out = str(jax.make_jaxpr(jax.grad(lax.bessel_i0e))(1.))"),
     ("bessel_jit_vmap", "out = jax.jit(jax.vmap(lax.bessel_i1e))(jnp.arange(-2., 3.))"),
+    (
+        "boxcox",
+        S + "x = jnp.array([0.5, 1., 2., 10.])\nl = jnp.array([0., 0.5, -1., 2.])\n"
+        "out = (sp.boxcox(x, l), sp.boxcox1p(x, l), sp.boxcox(3., 0.), jax.grad(sp.boxcox1p)(0.5, 0.3))",
+    ),
 ]
