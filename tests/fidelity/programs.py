@@ -3552,3 +3552,8 @@ def ptp_axis0():
 @program
 def logical_and_floats():
     return jnp.logical_and, (f32(2, 3), f32(2, 3, seed=1))
+
+
+@program
+def deg2rad_int():
+    return jnp.deg2rad, (np.arange(4, dtype=np.int32),)
