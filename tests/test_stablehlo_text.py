@@ -11,7 +11,7 @@ from engine.stablehlo import literals
 from tests.stablehlo import compare
 
 # Raised as rules are added; never lowered.
-MIN_IDENTICAL = 671
+MIN_IDENTICAL = 707
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,20 @@ def test_identical_count(results):
     raising = sorted(n for n, (s, _, _) in results.items() if s == "error")
     print(f"\nstablehlo: {len(same)}/{len(results)} identical; {len(raising)} raise NotImplementedError")
     assert len(same) >= MIN_IDENTICAL
+
+
+# Programs whose text differs from JAX's, and why; the test fails when one starts matching.
+KNOWN_DIFFERENT = {
+    "grad_scatter_add_operand_only": (
+        "the engine's module declares two constants (the scatter's indices and a bool mask) that no "
+        "operation uses; JAX's module has none"
+    ),
+}
+
+
+def test_programs_that_print_differently_are_known(results):
+    differ = {n for n, (s, _, _) in results.items() if s == "differ"}
+    assert differ == set(KNOWN_DIFFERENT), sorted(differ ^ set(KNOWN_DIFFERENT))
 
 
 def test_only_missing_rules_raise(results):

@@ -10,6 +10,7 @@ from ..ad import add_jaxvals_p
 from ..lax import elementwise as ew
 from ..lax import complex_numbers as cn
 from ..lax import special
+from ..narrow_dtypes import kind as dtype_kind
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
@@ -67,10 +68,19 @@ for _prim, _name in [
 for _prim, _name in [
     (ew.asin_p, "asin"), (ew.acos_p, "acos"), (ew.atan_p, "atan"), (ew.sinh_p, "sinh"),
     (ew.cosh_p, "cosh"), (ew.asinh_p, "asinh"), (ew.acosh_p, "acosh"), (ew.atanh_p, "atanh"),
-    (ew.square_p, "square"), (ew.erf_p, "erf"), (special.erfc_p, "erfc"), (ew.erf_inv_p, "erf_inv"),
+    (ew.erf_p, "erf"), (special.erfc_p, "erfc"), (ew.erf_inv_p, "erf_inv"),
     (special.lgamma_p, "lgamma"), (special.digamma_p, "digamma"),
 ]:  # fmt: skip
     _chlo(_prim, "chlo." + _name)
+
+
+@register(ew.square_p)
+def _square(ctx: RuleContext, x: Value) -> list[Value]:
+    # JAX multiplies integers by themselves; chlo.square is for floats and complex numbers
+    if dtype_kind(ctx.avals_in[0].dtype) in "iu":
+        return [hlo_op(ctx, "stablehlo.multiply", x, x)]
+    ty = ctx.out_types[0]
+    return ctx.emit([ty], lambda p: f"chlo.square {p(x)} : {x.type} -> {ty}")
 
 
 @register(ew.nextafter_p)
