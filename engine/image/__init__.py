@@ -146,14 +146,7 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method, 
     >>> scale_and_translate(jnp.arange(4.0), (2,), (0,), jnp.array([0.5]), jnp.array([0.0]), 'linear')
     Array([0.71428573, 2.2857141 ], dtype=float32)
     """
-    shape = tuple(int(s) for s in shape)
-    image = as_operand(image)
-    if len(shape) != image.ndim:
-        raise ValueError(
-            f"shape must have length equal to the number of dimensions of x;  {shape} vs {image.shape}"
-        )
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    image, shape, method = _checked(image, shape, method)
     if method == ResizeMethod.NEAREST:
         raise ValueError("Nearest neighbor resampling is not currently supported for scale_and_translate.")
     if method == ResizeMethod.CUBIC_PYTORCH and antialias:
@@ -165,6 +158,17 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method, 
         return image
     edge = method == ResizeMethod.CUBIC_PYTORCH and not antialias
     return _apply(image, shape, spatial_dims, scale, translation, kernel, antialias, precision, edge, radius)
+
+
+def _checked(image, shape, method):
+    """The image as an array, the target shape as ints (one per axis), the method as a ResizeMethod."""
+    shape = tuple(int(s) for s in shape)
+    image = as_operand(image)
+    if len(shape) != image.ndim:
+        raise ValueError(
+            f"shape must have length equal to the number of dimensions of x;  {shape} vs {image.shape}"
+        )
+    return image, shape, ResizeMethod.from_string(method) if isinstance(method, str) else method
 
 
 def _resize_nearest(x, shape):
@@ -187,14 +191,7 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
     >>> resize(jnp.arange(4.0), (2,), 'nearest')
     Array([1., 3.], dtype=float32)
     """
-    shape = tuple(int(s) for s in shape)
-    image = as_operand(image)
-    if len(shape) != image.ndim:
-        raise ValueError(
-            f"shape must have length equal to the number of dimensions of x;  {shape} vs {image.shape}"
-        )
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    image, shape, method = _checked(image, shape, method)
     if method == ResizeMethod.NEAREST:
         return _resize_nearest(image, shape)
     (image,) = promote_dtypes_inexact(image)
