@@ -13,7 +13,7 @@ physical bodies.
   >>> import engine as jax
   >>> closed = jax.make_jaxpr(lambda k: jax.random.bits(k, (2,)))(jax.random.key(0))
   >>> physical_program(closed).jaxpr.in_avals
-  [ShapedArray(u32[2])]
+  [ShapedArray(uint32[2])]
 """
 
 from __future__ import annotations
