@@ -160,7 +160,15 @@ rules[ew.add_p] = _add
 
 def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     """``jaxpr`` with the rewrites applied, in sub-jaxprs too (the same object when none applies)."""
+    return _simplify(jaxpr)[0]
+
+
+def _simplify(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int] | None]:
+    """The simplified jaxpr, and for each of its equations the index of the traced equation it
+    computes (or replaces), so what ran can be shown on the traced program's graph."""
     env: dict[Var, Atom] = {}
+    origin: dict[Var, int] = {}  # an emitted equation's output -> the traced equation's index
+    current = 0
     producers: dict[Var, JaxprEqn] = {}
     eqns: list[JaxprEqn] = []
     changed = False
@@ -181,6 +189,7 @@ def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
         if rewrite is None:
             eqns.append(eqn)
             producers.update((v, eqn) for v in eqn.out_binders)
+            origin.update((v, current) for v in eqn.out_binders)
             return False
         new_eqns, atom = rewrite
         for new in new_eqns:
@@ -188,7 +197,8 @@ def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
         env[eqn.out_binders[0]] = read(atom)
         return True
 
-    for eqn in jaxpr.eqns:
+    for index, eqn in enumerate(jaxpr.eqns):
+        current = index  # (emit records it as the origin of what it adds)
         inputs = [read(x) for x in eqn.inputs]
         params = {k: _simplified_param(v) for k, v in eqn.params.items()}
         if any(inputs[i] is not x for i, x in enumerate(eqn.inputs)) or any(
@@ -198,8 +208,10 @@ def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
             changed = True
         changed |= emit(eqn)
     if not changed:
-        return jaxpr
-    return dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, [read(x) for x in jaxpr.outs]))
+        return jaxpr, None
+    out = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, [read(x) for x in jaxpr.outs]))
+    found = [next((origin[v] for v in e.out_binders if v in origin), None) for e in out.eqns]
+    return out, None if None in found else [i for i in found if i is not None]
 
 
 def _simplified_param(v: object) -> object:
@@ -215,6 +227,7 @@ def _simplified_param(v: object) -> object:
 
 _simplified: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
 _final: "weakref.WeakSet[ClosedJaxpr]" = weakref.WeakSet()  # programs no rewrite applies to
+_positions: "weakref.WeakKeyDictionary[ClosedJaxpr, list[int]]" = weakref.WeakKeyDictionary()
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -224,9 +237,18 @@ def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
         return closed
     found = _simplified.get(closed)
     if found is None:
-        jaxpr = simplify_jaxpr(closed.jaxpr)
+        jaxpr, positions = _simplify(closed.jaxpr)
         found = closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
         _final.add(found)
         if found is not closed:
             _simplified[closed] = found
+            if positions is not None:
+                _positions[found] = positions
     return found
+
+
+def traced_positions(closed: ClosedJaxpr) -> list[int] | None:
+    """For the program jit runs in place of ``closed``: the index in ``closed`` of each of its
+    equations; None when no rewrite applied (the same equations) or when one cannot be placed."""
+    found = _simplified.get(closed)
+    return None if found is None else _positions.get(found)

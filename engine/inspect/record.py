@@ -659,7 +659,9 @@ class Recorder:
             )
         # The program that ran (with its launch times) when it is compiled, else the lowering.
         ran = _executable_of(rec.jit_jaxpr)
-        record.jit.kernels = kernel_steps(ran if getattr(ran, "launches", None) is not None else program)
+        record.jit.kernels = _on_traced_graph(
+            kernel_steps(ran if getattr(ran, "launches", None) is not None else program), rec.jit_jaxpr
+        )
         if record.jit.kernels:
             record.jit.kernel_stage = record.stages[idx + 1].name if idx + 1 < len(record.stages) else None
             if rec.jit_jaxpr is not None:
@@ -676,7 +678,7 @@ class Recorder:
         runtime = importlib.import_module("engine.jit_runtime")
         exe = _executable_of(closed)
         if exe is None:
-            job = runtime._jobs.get(closed)
+            job = runtime._jobs.get(runtime.compiled_form(closed))
             if job is None or not job.done.wait(KERNEL_WAIT_SECONDS):
                 return
             exe = job.exe
@@ -699,7 +701,7 @@ class Recorder:
             ran = _executable_of(closed)
             if getattr(ran, "launch_counts", None) is None:
                 continue
-            measured = kernel_steps(ran)
+            measured = _on_traced_graph(kernel_steps(ran), closed)
             if [k.name for k in measured] == [k.name for k in info.kernels]:
                 info.kernels = measured
 
@@ -734,10 +736,32 @@ def _backend_name() -> str:
 
 
 def _executable_of(closed):
+    """The executable jit runs for ``closed``: compiled for its simplified form (the algebraic
+    simplifier's rewrites), cached under that program."""
     jit_mod = importlib.import_module("engine.jit")
     if closed is None:
         return None
     try:
-        return jit_mod._executables.get(closed)
+        return jit_mod._executables.get(importlib.import_module("engine.jit_runtime").compiled_form(closed))
     except TypeError:
         return None
+
+
+def _on_traced_graph(kernels: list, closed) -> list:
+    """Kernel steps with their equations named as on the traced program's graph: when jit ran a
+    simplified program, its equation ``nK`` is the traced equation it came from."""
+    if closed is None or not kernels:
+        return kernels
+    positions = importlib.import_module("engine.algebraic_simplifier").traced_positions(
+        importlib.import_module("engine.jit_runtime").with_lowerings(closed)
+    )
+    if positions is None:
+        return kernels
+    for k in kernels:
+        named = []
+        for path in k.eqns:
+            head, _, rest = path.partition("/")
+            top = f"n{positions[int(head[1:])]}"
+            named.append(top + ("/" + rest if rest else ""))
+        k.eqns = list(dict.fromkeys(named))
+    return kernels
