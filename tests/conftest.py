@@ -57,3 +57,15 @@ def pytest_terminal_summary(terminalreporter):
         write(f"  {page:28s} {matched:3d} / {scored:3d}   ({skipped} skipped)")
     m, s = sum(v[0] for v in DOC_SCORES.values()), sum(v[1] for v in DOC_SCORES.values())
     write(f"  {'total':28s} {m:3d} / {s:3d}   ({100 * m / max(s, 1):.1f}%)")
+
+
+@pytest.fixture(scope="module")
+def jax_on_engine():
+    """``import jax`` resolves to the engine (as under ``python -m engine run``) for a module's tests."""
+    from engine import compat
+
+    compat.install()
+    import jax
+
+    yield jax
+    compat.uninstall()

@@ -23,17 +23,6 @@ from snippets import SNIPPETS  # noqa: E402
 sys.path.remove(str(HERE))
 
 
-@pytest.fixture(scope="module")
-def jax_on_engine():
-    from engine import compat
-
-    compat.install()
-    import jax as aliased
-
-    yield aliased
-    compat.uninstall()
-
-
 def test_error_messages_are_jaxs(jax_on_engine):
     """Each refusal's first line is JAX's, word for word (except where JAX prints an address)."""
     recorded = json.loads((HERE / "export.json").read_text())

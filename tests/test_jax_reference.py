@@ -25,18 +25,6 @@ from record import encode, run  # noqa: E402
 sys.path.remove(str(HERE))
 
 
-@pytest.fixture(scope="module")
-def jax_on_engine():
-    """``import jax`` inside snippets resolves to the engine (as under ``python -m engine run``)."""
-    from engine import compat
-
-    compat.install()
-    import jax
-
-    yield jax
-    compat.uninstall()
-
-
 def _namespace(jax):
     import jax.scipy as jsp
 

@@ -112,17 +112,6 @@ class _JaxRepr:
         return f"ShapedArray({a.dtype.name}[{','.join(map(str, a.shape))}]{weak})"
 
 
-@pytest.fixture(scope="module")
-def jax_on_engine():
-    from engine import compat
-
-    compat.install()
-    import jax
-
-    yield jax
-    compat.uninstall()
-
-
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_programs_trace_and_run_as_jax(jax_on_engine, name):
     """Traced with symbolic shapes: JAX's jaxpr and result types; specialized to a concrete

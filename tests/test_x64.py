@@ -39,17 +39,6 @@ REFERENCE_DIFFERS = {
 ROOT = HERE.parent.parent
 
 
-@pytest.fixture(scope="module")
-def jax_on_engine():
-    from engine import compat
-
-    compat.install()
-    import jax
-
-    yield jax
-    compat.uninstall()
-
-
 def _compare(got, want, path="out", rtol=None, weak_differs=False):
     """``rtol`` None: 64-bit values agree to a few ulps (float32 ones to 1e-6)."""
     (kind,) = want.keys() if len(want) == 1 else ("array",)
