@@ -197,6 +197,19 @@ def test_timeout_report_names_the_line_the_run_was_stopped_at(client):
     assert client.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
 
 
+def test_output_limit_report_names_the_line_that_printed_and_what_to_do(client):
+    # The plain runner writes straight to the pipe: the supervisor interrupts the run past the
+    # cap (as at the time limit) and the report says which line was printing.
+    code = "import sys\n\nfor i in range(10**7):\n    sys.stdout.write('x' * 999 + '\\n')\n"
+    report = client.post("/api/run", json={"code": code}).json()
+    error = report["error"]
+    assert not report["ok"] and error["limit"] == "output", error
+    assert error["line"] == 4 and "line 4" in error["message"] and "output limit" in error["message"]
+    assert error["suggestion"] and "Print less" in error["suggestion"]
+    assert (1 << 20) <= len(report["stdout"]) <= (1 << 20) + 200
+    assert client.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+
+
 def test_cpu_limit_report_names_the_line_the_run_was_stopped_at(tmp_path):
     # SIGXCPU at the soft CPU limit interrupts the run where it is, like the wall-clock limit.
     settings = {
@@ -295,6 +308,24 @@ def test_engine_report_carries_the_jit_stage_lowered_text(engine_server):
     text = jitted["stablehlo"]
     assert text.startswith("module @jit_f attributes"), text
     assert "%0 = stablehlo.add %arg0, %arg1 : tensor<f32>" in text, text
+
+
+def test_engine_output_limit_stops_the_run_at_the_printing_line(engine_server):
+    # The engine's runner captures prints (they never reach the supervisor's pipes): it stops the
+    # run itself at the print that crosses the limit, inside the function a stack calls.
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    for i in range(10**6):\n        print('y' * 200)\n    return x\n"
+    report = httpx.post(
+        engine_server.base_url + "/api/run",
+        timeout=60,
+        json={"code": code, "function": "f", "stack": [{"name": "grad"}], "args": ["1.0"]},
+    ).json()
+    error = report["error"]
+    assert not report["ok"] and error["limit"] == "output", error
+    assert error["line"] == 5 and "line 5" in error["message"] and "1024 KiB" in error["message"]
+    assert error["suggestion"] and "Print less" in error["suggestion"]
+    assert report["stdout"].startswith("y" * 200 + "\n") and len(report["stdout"]) <= (1 << 20) + 200
+    # It was stopped there, not run to the end of its loop (200 MB of output).
+    assert report["duration_ms"] < 15_000
 
 
 def test_engine_run_with_x64_keeps_it_to_itself(engine_server):

@@ -61,9 +61,24 @@ def layer_for_user_error(exc: BaseException, active: list[str]) -> str | None:
     return active[-1]
 
 
+PRINT_LESS = (
+    "Print less: a summary (x.shape, x[:5], jnp.mean(x)) instead of whole arrays, and inside a loop "
+    "only every Nth step (if i % 100 == 0: print(...))."
+)
+
+
+class OutputLimitExceeded(BaseException):
+    """Raised by the print that takes a run's output past its limit (``ENGINE_OUTPUT_BYTES``).
+
+    A BaseException, as KeyboardInterrupt, so that user code's ``except Exception`` does not
+    swallow it and go on printing."""
+
+
 def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
     """A one-line fix for the usual mistakes with transformations."""
     msg = str(exc)
+    if isinstance(exc, OutputLimitExceeded):
+        return PRINT_LESS
     staged = layer in ("jit", "pmap", "checkify")  # (checkify stages the function as jit does)
     if isinstance(exc, jerr.TracerBoolConversionError):
         if staged:
@@ -198,6 +213,8 @@ def run_error(
         err.line = fallback_line
     if isinstance(exc, MemoryError):
         err.limit = "memory"
+    elif isinstance(exc, OutputLimitExceeded):
+        err.limit = "output"
     return err
 
 

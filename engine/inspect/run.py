@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import io
 import linecache
+import os
 import sys
 import time
 
@@ -20,22 +21,46 @@ from engine import compat, core, debug, monitoring
 
 from . import errors as report_errors
 from . import record
-from .errors import run_error
+from .errors import OutputLimitExceeded, run_error
 from .schema import RunError, RunReport, RunRequest, TransformSpec
 from .values import summarize
 
 OUTPUT_CAP = 1 << 20  # characters of stdout and of stderr kept in the report
+# Set by the playground's sandbox to its output limit (bytes of stdout + stderr): a run that prints
+# past it is stopped by the write that crosses it, so the report names the user's line.
+OUTPUT_LIMIT_ENV = "ENGINE_OUTPUT_BYTES"
+
+
+class _Budget:
+    """Bytes of output left to the run, shared by its stdout and stderr captures."""
+
+    def __init__(self, limit: int | None):
+        self.limit = limit
+        self.used = 0
+
+    def spend(self, s: str) -> None:
+        if self.limit is None:
+            return
+        self.used += len(s.encode("utf-8", "replace"))
+        if self.used > self.limit:
+            raise OutputLimitExceeded(f"the run printed more than the output limit of {self.limit >> 10} KiB")
+
+
+def output_limit() -> int | None:
+    value = os.environ.get(OUTPUT_LIMIT_ENV, "")
+    return int(value) if value.isdigit() else None
 
 
 class _Capture(io.TextIOBase):
     """A bounded text sink standing in for sys.stdout/sys.stderr; optionally tees to the real one."""
 
-    def __init__(self, tee=None, cap: int = OUTPUT_CAP):
+    def __init__(self, tee=None, cap: int = OUTPUT_CAP, budget: _Budget | None = None):
         self.parts: list[str] = []
         self.size = 0
         self.cap = cap
         self.tee = tee
         self.truncated = False
+        self.budget = budget or _Budget(None)
 
     def writable(self):
         return True
@@ -51,6 +76,7 @@ class _Capture(io.TextIOBase):
             self.size += len(part)
         if len(s) > max(room, 0):
             self.truncated = True
+        self.budget.spend(s)
         return len(s)
 
     def flush(self):
@@ -143,8 +169,9 @@ def run_code(
     x64 = core.x64_enabled[0]  # a program may turn x64 on: it stays its own (reset after the report)
     rec = record.Recorder(filename)
     rec.detail_calls = mode == "script"  # in stack mode the stack's call is the one to show in full
-    out = _Capture(sys.stdout if tee else None)
-    err = _Capture(sys.stderr if tee else None)
+    budget = _Budget(output_limit())
+    out = _Capture(sys.stdout if tee else None, budget=budget)
+    err = _Capture(sys.stderr if tee else None, budget=budget)
     rec.write_stdout = out.write
     source_lines = _register_source(filename, req.code)
     compat.install()

@@ -26,10 +26,13 @@ Runner = Callable[["RunRequest"], "RunReport | str | bytes"]
 RESULT_FD = 3
 SERVICE_FD = 4  # the run's connection to the kernel compile service, when there is one
 EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
-# The supervisor interrupts a run at its wall-clock limit with SIGINT, and the kernel at its CPU
-# soft limit with SIGXCPU, before killing it: the run stops where it is, and its report's
-# traceback says which line that was.
-INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu"}
+# The supervisor interrupts a run at its wall-clock limit with SIGINT, and past its output limit
+# with SIGUSR1, and the kernel at its CPU soft limit with SIGXCPU, before killing it: the run stops
+# where it is, and its report's traceback says which line that was.
+INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu", signal.SIGUSR1: "output"}
+# The engine's runner stops a run itself at the print that crosses the output limit (it captures
+# prints, so they never reach the pipes the supervisor counts): it reads the limit from here.
+OUTPUT_LIMIT_ENV = "ENGINE_OUTPUT_BYTES"
 
 
 class LimitInterrupt(BaseException):
@@ -103,6 +106,7 @@ def run_child(
     fds: tuple[int, int, int],
     workdir: str | None,
     service_fd: int | None = None,
+    output_bytes: int | None = None,
 ) -> None:
     """Entry point right after ``fork()`` in the child. Never returns."""
     global _run_pid
@@ -114,6 +118,8 @@ def run_child(
             signal.signal(sig, signal.SIG_DFL)
         _wire_descriptors(*fds, keep=plan.keep_fds, service=service_fd)
         isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
+        if output_bytes is not None:
+            os.environ[OUTPUT_LIMIT_ENV] = str(output_bytes)
         if service_fd is not None:
             os.environ["ENGINE_KERNEL_SERVICE_FD"] = f"{SERVICE_FD}:{os.getpid()}"
         _clean_import_path()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from engine.inspect.errors import PRINT_LESS
 from engine.inspect.schema import RunError, RunReport, RunRequest
 
 LIMIT_MESSAGES = {
@@ -13,6 +14,21 @@ LIMIT_MESSAGES = {
     "output": "The run printed more than the output limit of {output_kib} KiB and was stopped.",
     "code_size": "The code is larger than the limit of {code_kib} KiB.",
     "killed": "The run ended without a report ({detail}).",
+}
+
+# What to do about each limit (the report's suggested fix).
+STOP_SOONER = (
+    "Look for a loop that never ends (a `while` whose condition stays true), or make the inputs or "
+    "the number of steps smaller."
+)
+LIMIT_SUGGESTIONS = {
+    "timeout": STOP_SOONER,
+    "cpu": STOP_SOONER,
+    "memory": "Make the arrays smaller (fewer elements, float32 rather than float64), and do not keep "
+    "large intermediate arrays alive in lists or globals.",
+    "output": PRINT_LESS,
+    "code_size": "Shorten the code: drop unused parts, and build large data with jnp.arange, "
+    "jnp.linspace or jax.random instead of writing it out.",
 }
 
 
@@ -40,7 +56,10 @@ def limit_report(
         stdout=stdout,
         stderr=stderr,
         error=RunError(
-            type="SandboxLimit" if limit != "killed" else "SandboxError", message=text, limit=limit
+            type="SandboxLimit" if limit != "killed" else "SandboxError",
+            message=text,
+            limit=limit,
+            suggestion=LIMIT_SUGGESTIONS.get(limit),
         ),
         duration_ms=duration_ms,
         device_count=device_count,

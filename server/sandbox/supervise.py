@@ -170,7 +170,9 @@ def run(
     if pid == 0:
         for fd in (result_r, out_r, err_r):
             os.close(fd)
-        child.run_child(plan, runner, request_json, (result_w, out_w, err_w), workdir, service_fd)
+        child.run_child(
+            plan, runner, request_json, (result_w, out_w, err_w), workdir, service_fd, limits.output_bytes
+        )
     for fd in (result_w, out_w, err_w, *([] if service_fd is None else [service_fd])):
         os.close(fd)
     outcome, finished = None, False
@@ -261,6 +263,9 @@ def _supervise(
     usage: Optional[resource.struct_rusage] = None
     leftovers: list[int | str] = []
 
+    def output_over() -> bool:
+        return len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes
+
     def drain(fd: int) -> None:
         while fd in open_fds:
             try:
@@ -271,12 +276,17 @@ def _supervise(
                 poller.unregister(fd)
                 open_fds.discard(fd)
                 return
+            if fd != result_r and output_over():
+                return  # past the cap (the run is interrupted): read so it never blocks; drop
             buffers[fd] += chunk
-            if (
-                len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes
-                or len(buffers[result_r]) > limits.report_bytes
-            ):
+            if output_over() or len(buffers[result_r]) > limits.report_bytes:
                 return
+
+    def interrupt(signum: int) -> None:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
     interrupted = False
     try:
@@ -289,10 +299,7 @@ def _supervise(
                 # it was on), kill after a grace period.
                 limit, detail, interrupted = "timeout", "", True
                 deadline = now + INTERRUPT_GRACE
-                try:
-                    os.kill(pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
+                interrupt(signal.SIGINT)
                 continue
             wait = min(deadline, next_watch) - now
             for fd, _ in poller.poll(max(wait, 0) * 1000):
@@ -300,12 +307,16 @@ def _supervise(
                     exited = True
                 else:
                     drain(fd)
-            if (
-                len(buffers[out_r]) + len(buffers[err_r]) > limits.output_bytes
-                or len(buffers[result_r]) > limits.report_bytes
-            ):
+            if len(buffers[result_r]) > limits.report_bytes:
                 limit = "output"
                 break
+            if output_over() and not interrupted:
+                # Past the output cap: interrupted like a run at its time limit, so that its
+                # report names the line that was printing.
+                limit, detail, interrupted = "output", "", True
+                deadline = min(deadline, time.monotonic() + INTERRUPT_GRACE)
+                interrupt(signal.SIGUSR1)
+                continue
             if exited:
                 # The child is gone; what it wrote is already in the pipes. A grandchild may keep
                 # a pipe open forever, so take what is there now instead of waiting for EOF.

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("jaxplay.zygote")
 
 PR_SET_CHILD_SUBREAPER = 36
+# Error types of a run's own report that mean a limit stopped it: the limit, or None where the
+# message names it (the child's LimitInterrupt; engine.inspect's OutputLimitExceeded).
+STOPPED = {"LimitInterrupt": None, "OutputLimitExceeded": "output"}
 TRUNCATED = "\n[output truncated: over the {kib} KiB limit]\n"
 
 
@@ -326,9 +329,14 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
             if limit != "timeout":  # an interrupted run may not have finished its report
                 limit, detail = "killed", "the run sent back an invalid report"
     stopped_at = None
-    if report is not None and report.error is not None and report.error.type == "LimitInterrupt":
-        # Interrupted at its time or CPU limit: the limit's report, saying where the run was.
-        limit = report.error.message if report.error.message in ("timeout", "cpu") else "timeout"
+    if report is not None and report.error is not None and report.error.type in STOPPED:
+        # Interrupted at its time, CPU or output limit (by the supervisor's signal), or stopped by
+        # the runner at the print that crossed the output limit: the limit's report, saying where
+        # the run was.
+        message = report.error.message
+        limit = STOPPED[report.error.type] or (
+            message if message in ("timeout", "cpu", "output") else "timeout"
+        )
         stopped_at = report.error
         stdout = _cap(report.stdout + stdout, limit_bytes)
         stderr = _cap(report.stderr + stderr, limit_bytes)
@@ -372,6 +380,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
         if stopped_at is not None and report.error is not None:
             report.error.traceback = stopped_at.traceback
             report.error.line, report.error.column = stopped_at.line, stopped_at.column
+            report.error.end_line, report.error.end_column = stopped_at.end_line, stopped_at.end_column
             if stopped_at.line:
                 report.error.message += f" It was running line {stopped_at.line}."
     return report.model_dump_json().encode()

@@ -112,8 +112,23 @@ export class IRPanel {
         "aria-selected": String(i === this.stageIndex), tabindex: i === this.stageIndex ? 0 : -1,
         onclick: () => { this.stageIndex = i; this.renderTabs(); this.renderStage(); this.handlers.onStage?.(name); },
         onkeydown: (e: KeyboardEvent) => this.tabKeys(e, names.length),
-      }, stage?.transform ? h("span", { class: "stage-transform" }, stage.transform) : null, h("span", { class: "mono" }, name));
+        title: name,
+      }, stage?.transform ? h("span", { class: "stage-transform" }, stage.transform) : null, h("span", { class: "mono stage-name" }, name));
     }));
+    this.revealActiveTab();
+  }
+
+  /** Scroll the tab strip so the open stage's tab is in view (the last, innermost-out stage opens
+   *  first, and long stage names push it past the right edge). */
+  private revealActiveTab() {
+    // After the frame's layout: the panel is put in the page after it renders.
+    requestAnimationFrame(() => {
+      const tab = this.tabs.children[this.stageIndex] as HTMLElement | undefined;
+      if (!tab || !this.tabs.clientWidth) return;
+      const strip = this.tabs.getBoundingClientRect(), box = tab.getBoundingClientRect();
+      if (box.right > strip.right) this.tabs.scrollLeft += box.right - strip.right + 12;
+      else if (box.left < strip.left) this.tabs.scrollLeft -= strip.left - box.left + 12;
+    });
   }
 
   private tabKeys(e: KeyboardEvent, n: number) {
@@ -222,7 +237,7 @@ export class IRPanel {
     const compare = this.handlers.compareLink?.() ?? null;
     return h("div", { class: "stage-compare" },
       h("label", { class: "muted" }, "Diff with ", select),
-      h("span", { class: "diff-summary", testid: "stage-diff-summary" }, d ? d.summary : this.compareWith === null ? "" : "nothing to compare with"),
+      h("span", { class: "diff-summary", testid: "stage-diff-summary", title: d ? d.summary : null }, d ? d.summary : this.compareWith === null ? "" : "nothing to compare with"),
       removed,
       h("span", { class: "grow" }),
       compare ? h("a", { href: compare, target: "_blank", rel: "noopener", testid: "compare-link", title: "Run this and another stack side by side" }, "compare stacks ↗") : null,
@@ -378,7 +393,7 @@ export class IRPanel {
       }), "wrap long lines"),
       foldable.length ? h("button", { type: "button", class: "link", testid: "ir-unfold-all", onclick: () => foldAll(true) }, "unfold all") : null,
       foldable.length ? h("button", { type: "button", class: "link", onclick: () => foldAll(false) }, "fold all") : null);
-    return h("div", { class: "text-pane" }, tools, pre);
+    return h("div", { class: "text-pane", testid: "ir-text-pane" }, tools, pre);
   }
 
   private dropStablehlo() {

@@ -1,0 +1,80 @@
+"""Browser tests for what a first-time user's walk through the page found (issue: page usability),
+one test per defect, at the sizes the walk used (1440x900 and 1024x700)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from bench.bench_ir_page import wait_graph
+
+from .conftest import needs_runner
+from .test_playground import GRAD, LOSS, open_session
+
+VMAP = {"name": "vmap", "options": {"in_axes": "(None, 0)"}}
+JIT = {"name": "jit", "options": {}}
+LOSS_ARGS = ["jnp.array([0.5, -1.0, 2.0])", "jnp.arange(12.0).reshape(4, 3) / 10.0"]
+
+# Boxes of the graph, the text pane and the drawn nodes, in page coordinates.
+BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {l: r.left, t: r.top, r: r.right, b: r.bottom}; };
+  const graph = document.querySelector('[data-testid=ir-graph]');
+  return {graph: box(graph), text: box(document.querySelector('[data-testid=ir-text-pane]')),
+          nodes: [...graph.querySelectorAll('[data-testid=ir-node], [data-testid=ir-in]')].map((n) => {
+            // What is drawn at the node's centre: the node, or what covers it.
+            const b = box(n), top = document.elementFromPoint((b.l + b.r) / 2, (b.t + b.b) / 2);
+            return {...b, covered_by_text: !!top?.closest('[data-testid=ir-text-pane]')};
+          }),
+          window: {w: innerWidth, h: innerHeight}};
+}"""
+
+
+def overlap(a, b) -> bool:
+    return min(a["r"], b["r"]) - max(a["l"], b["l"]) > 0.5 and min(a["b"], b["b"]) - max(a["t"], b["t"]) > 0.5
+
+
+def inside(a, b) -> bool:
+    return a["l"] >= b["l"] and a["r"] <= b["r"] and a["t"] >= b["t"] and a["b"] <= b["b"]
+
+
+def centre(a) -> dict:
+    x, y = (a["l"] + a["r"]) / 2, (a["t"] + a["b"]) / 2
+    return {"l": x, "r": x, "t": y, "b": y}
+
+
+@needs_runner
+def test_both_view_leaves_the_graph_room_on_a_small_laptop(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    open_session(page, LOSS, "loss", [GRAD, VMAP, JIT], LOSS_ARGS, panel="ir")
+    expect(page.get_by_role("button", name="Both", exact=True)).to_have_attribute("aria-pressed", "true")
+    wait_graph(page)
+    boxes = page.evaluate(BOXES)
+    graph, text = boxes["graph"], boxes["text"]
+    # A graph one can read: at least 480 x 320 CSS pixels, and that much of it on screen at once.
+    assert graph["r"] - graph["l"] >= 480 and graph["b"] - graph["t"] >= 320, boxes
+    assert min(graph["b"], boxes["window"]["h"]) - graph["t"] >= 320, boxes
+    # The text pane is beside or below the graph, never over it; no drawn node is under it.
+    assert not overlap(graph, text), boxes
+    shown = [n for n in boxes["nodes"] if inside(n, graph)]
+    assert len(shown) >= 4, boxes
+    centred = [n for n in boxes["nodes"] if inside(centre(n), graph)]
+    assert not any(n["covered_by_text"] for n in centred), boxes
+    # Drawn at a legible zoom (a node is ~26 px high at 1x; fit never goes below 0.7x).
+    assert all(n["b"] - n["t"] >= 17 for n in shown), shown
+    # The text form is still there: scrolled to, not squeezed out.
+    page.get_by_test_id("ir-text").scroll_into_view_if_needed()
+    expect(page.get_by_test_id("ir-text")).to_contain_text("jit[name=loss")
+    assert page.get_by_test_id("ir-text-pane").bounding_box()["height"] >= 150
+    # The open stage's tab is in view, not cut off at the strip's right edge.
+    active = page.locator("[data-testid=stage-tab][aria-selected=true]").bounding_box()
+    strip = page.locator(".stage-tabs").bounding_box()
+    assert active["x"] + active["width"] <= strip["x"] + strip["width"] + 0.5, (active, strip)
+
+
+@needs_runner
+def test_both_view_is_side_by_side_when_there_is_room(page: Page):
+    open_session(page, LOSS, "loss", [GRAD, VMAP, JIT], LOSS_ARGS, panel="ir")
+    wait_graph(page)
+    boxes = page.evaluate(BOXES)
+    graph, text = boxes["graph"], boxes["text"]
+    assert text["l"] >= graph["r"] - 0.5 and graph["r"] - graph["l"] >= 400, boxes
+    assert graph["b"] - graph["t"] >= 400, boxes
