@@ -98,12 +98,8 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         "from_dlpack": DLPACK,
         **_same(FILE_IO, "load save savez"),
-        **_same("non-symmetric eigendecomposition (jnp.linalg.eig) is not implemented", "roots"),
         **_same("jnp.ufunc objects (reduce/accumulate/outer/at on arbitrary functions)", "frompyfunc ufunc"),
     },
-    "jax.numpy.linalg": _same(
-        "non-symmetric eigendecomposition is not implemented (complex results)", "eig eigvals"
-    ),
     "jax.profiler": {
         **_same("the profiler's protobuf types (xprof)", "ProfileData ProfileEvent ProfilePlane"),
         **_same(

@@ -87,6 +87,7 @@ INTERPRETER_ONLY = {
     # Linear algebra and special functions: LAPACK / scipy-style numpy rules, not loop nests.
     "cholesky": "LAPACK through numpy",
     "eigh": "LAPACK through numpy",
+    "eig": "LAPACK through numpy (complex results)",
     "expm": "Pade approximation on matrices (numpy rule)",
     "expm_frechet": "Pade approximation on matrices (numpy rule)",
     "lu": "LAPACK through numpy",

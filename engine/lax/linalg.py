@@ -5,7 +5,7 @@ the batch axis to the front). The JVP rules are JAX's formulas; reverse mode tra
 (only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
 these through their numpy implementations (numba has no lowering for them).
 
-Real floating dtypes, and complex ones for ``cholesky`` and ``triangular_solve`` (Hermitian
+Real floating dtypes, and complex ones for ``cholesky``, ``lu`` and ``triangular_solve`` (Hermitian
 factors, JAX's ``conjugate_a``); elsewhere complex operands raise a TypeError naming the dtype.
 """
 
@@ -325,13 +325,14 @@ lu_p = Primitive("lu", multiple_results=True)
 
 
 def _lu_one(a):
-    a = a.astype(np.float64).copy()
+    a = a.astype(np.complex128 if dtype_kind(a.dtype) == "c" else np.float64)
     m, n = a.shape
     k = min(m, n)
     pivots = np.zeros(k, np.int32)
     perm = np.arange(m, dtype=np.int32)
     for j in range(k):
-        p = j + int(np.argmax(np.abs(a[j:, j])))
+        col = a[j:, j]  # LAPACK's pivot measure: |re| + |im| for complex entries
+        p = j + int(np.argmax(np.abs(col.real) + np.abs(col.imag)))
         pivots[j] = p
         if p != j:
             a[[j, p]] = a[[p, j]]
@@ -361,12 +362,12 @@ def _lu_impl(x):
     return [lu, piv, perm]
 
 
-lu_p.def_impl(_real_only("lu", _lu_impl))
+lu_p.def_impl(_lu_impl)
 
 
 @lu_p.def_abstract_eval
 def _lu_abstract(x):
-    _check_matrix("lu", x, square=False)
+    _check_matrix("lu", x, square=False, complex_ok=True)
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
     i32 = np.dtype("int32")
@@ -701,3 +702,6 @@ _batch_leading(expm_frechet_p)
 def expm(x):
     """The matrix exponential ``sum_k x^k / k!`` of the last two axes."""
     return expm_p.bind(x)
+
+
+from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)

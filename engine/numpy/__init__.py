@@ -387,7 +387,7 @@ from ._setops import (  # noqa: F401
     unique_inverse,
     unique_values,
 )
-from ._polynomial_arith import poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub  # noqa: F401
+from ._polynomial_arith import poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, roots  # noqa: F401
 from ._array_edits import (  # noqa: F401
     apply_over_axes,
     choose,

@@ -56,13 +56,15 @@ def _slogdet_lu_fn(a):
     is_zero = jnp.any(diag == jnp.array(0, dtype=dtype), axis=-1)
     iota = lax.expand_dims(jnp.arange(a.shape[-1], dtype=pivot.dtype), range(pivot.ndim - 1))
     parity = jnp.count_nonzero(pivot != iota, axis=-1)
-    parity = parity + jnp.count_nonzero(diag < 0, axis=-1)
-    sign = jnp.where(
-        is_zero,
-        jnp.array(0, dtype=dtype),
-        jnp.array(1, dtype=dtype) * jnp.array(-2 * (parity % 2) + 1, dtype=dtype),
+    if jnp.iscomplexobj(a):  # the sign is the phase: the product of the pivots' phases
+        sign = jnp.prod(diag / jnp.abs(diag).astype(diag.dtype), axis=-1)
+    else:
+        sign = jnp.array(1, dtype=dtype)
+        parity = parity + jnp.count_nonzero(diag < 0, axis=-1)
+    sign = jnp.where(is_zero, jnp.array(0, dtype=dtype), sign * jnp.array(-2 * (parity % 2) + 1, dtype=dtype))
+    logdet = jnp.where(
+        is_zero, jnp.array(-np.inf, dtype=dtype), jnp.sum(jnp.log(jnp.abs(diag)).astype(dtype), axis=-1)
     )
-    logdet = jnp.where(is_zero, jnp.array(-np.inf, dtype=dtype), jnp.sum(jnp.log(jnp.abs(diag)), axis=-1))
     return sign, jnp.real(logdet)
 
 
@@ -71,6 +73,9 @@ def _slogdet_jvp(primals, tangents):
     (x,), (g,) = primals, tangents
     sign, ans = jnp.linalg.slogdet(x)
     ans_dot = jnp.trace(jnp.linalg.solve(x, g), axis1=-1, axis2=-2)
+    if jnp.iscomplexobj(x):  # the imaginary part of trace(x^-1 g) turns the phase
+        sign_dot = (ans_dot - jnp.real(ans_dot).astype(ans_dot.dtype)) * sign
+        return (sign, ans), (sign_dot, jnp.real(ans_dot))
     return (sign, ans), (jnp.zeros_like(sign), ans_dot)
 
 

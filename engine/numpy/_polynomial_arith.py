@@ -7,12 +7,14 @@ import operator
 
 import numpy as np
 
-from .. import core
+from .. import core, lax
+from ..lax.linalg_eig import complex_dtype
 from ._contract import convolve, dot, outer
 from ._creation import arange, array, full, ones, zeros
 from ._promote import as_operand, check_arraylike, promote_dtypes, promote_dtypes_inexact
 from ._selection import maximum
 from ._shape import atleast_1d, concatenate
+from ._staged import staged_as_jit
 
 
 def _static_int(value, what):
@@ -30,9 +32,9 @@ def poly(seq_of_zeros):
     (z,) = promote_dtypes_inexact(as_operand(seq_of_zeros))
     z = atleast_1d(z)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
-        raise NotImplementedError(
-            "poly of a matrix needs its eigenvalues (non-symmetric eig is not implemented)"
-        )
+        from .linalg import eigvals
+
+        z = eigvals(z)  # the characteristic polynomial of the matrix
     if z.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     if len(z) == 0:
@@ -198,3 +200,58 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False): 
     if y.ndim == 1:
         return c, base * atleast_1d(fac)[None]
     return c, base[:, :, None] * atleast_1d(fac)[None, None, :]
+
+
+@staged_as_jit
+def _roots_no_zeros(p):
+    """The eigenvalues of ``p``'s companion matrix (``p[0]`` nonzero)."""
+    from ._diagonal import diag
+    from .linalg import eigvals
+
+    if p.size < 2:
+        return array([], dtype=complex_dtype(p.dtype))
+    A = diag(ones((p.size - 2,), p.dtype), -1)
+    A = A.at[0, :].set(-p[1:] / p[0])
+    return eigvals(A)
+
+
+@staged_as_jit
+def _roots_with_zeros(p, num_leading_zeros):
+    from ._selection import where
+    from ._shape import roll
+
+    p = where(len(p) == num_leading_zeros, 1.0, p)  # (an all-zero p would not factor)
+    roots = _roots_no_zeros(roll(p, -num_leading_zeros))
+    roots = lax.sort_key_val(roots == 0, roots)[1]  # zero roots last
+    return where(arange(roots.size) < roots.size - num_leading_zeros, roots, complex(np.nan, np.nan))
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial with coefficients ``p`` (highest power first), as the eigenvalues
+    of its companion matrix; leading zeros are stripped (``strip_zeros=False``, for ``jit``: their
+    roots are NaN).
+
+    >>> jnp.roots(jnp.array([1.0, -3.0, 2.0]))
+    Array([2.+0.j, 1.+0.j], dtype=complex64)
+    """
+    from ._reductions import all as all_
+    from ._reductions import argmin
+    from ._selection import where
+
+    check_arraylike("roots", p)
+    (p,) = promote_dtypes_inexact(as_operand(p))
+    p = atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if p.size < 2:
+        return array([], dtype=complex_dtype(p.dtype))
+    num_leading_zeros = where(all_(p == 0), len(p), argmin(p == 0))
+    if strip_zeros:
+        num_leading_zeros = _static_int(
+            num_leading_zeros,
+            "The error occurred in the jnp.roots() function. To use this within a JIT-compiled "
+            "context, pass strip_zeros=False, but be aware that leading zeros will result in some "
+            "returned roots being set to NaN.",
+        )
+        return _roots_no_zeros(p[num_leading_zeros:])
+    return _roots_with_zeros(p, num_leading_zeros)

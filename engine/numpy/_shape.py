@@ -446,16 +446,34 @@ def roll(a, shift, axis=None):
     a = as_operand(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = np.atleast_1d(
-        core.concrete_or_error(shift, "roll shift") if isinstance(shift, Tracer) else shift
-    ).tolist()
     axes = np.atleast_1d(axis).tolist()
+    if isinstance(shift, Tracer):
+        known = core.concrete_or_none(shift)
+        if known is None:  # a traced shift: slices of the array repeated twice, as JAX's _roll_dynamic
+            return _roll_dynamic(a, shift, [canonicalize_axis(ax, a.ndim) for ax in axes])
+        shift = known
+    shifts = np.atleast_1d(shift).tolist()
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
         axes = axes * len(shifts)
     axes = [canonicalize_axis(ax, a.ndim) for ax in axes]
     return _roll_static(a, tuple(int(s) for s in shifts), tuple(axes))
+
+
+def _roll_dynamic(a, shift, axis):
+    shift = as_operand(shift)
+    b_shape = np.broadcast_shapes(shift.shape, np.shape(axis))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    shifts = lax.broadcast_in_dim(shift, b_shape, tuple(range(len(b_shape) - shift.ndim, len(b_shape))))
+    for k, ax in enumerate(np.broadcast_to(axis, b_shape).tolist()):
+        from ._ufuncs import remainder
+
+        n = lax.full((), a.shape[ax], np.dtype("int32"))
+        s = remainder(lax.convert_element_type(shifts[k], np.dtype("int32")), lax.max(n, np.int32(1)))
+        a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], ax), n - s, a.shape[ax], axis=ax)
+    return a
 
 
 @staged_as_jit(static_argnames=("shift", "axis"))

@@ -151,6 +151,11 @@ class EighResult(NamedTuple):
     eigenvectors: Any
 
 
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
 class SVDResult(NamedTuple):
     U: Any
     S: Any
@@ -391,6 +396,28 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
     _square("eigh", a)
     v, w = lax_linalg.eigh(a, lower=UPLO in (None, "L"), symmetrize_input=symmetrize_input)
     return EighResult(w, v)
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns) of a general square matrix, always complex.
+
+    >>> jnp.linalg.eig(jnp.array([[2.0, 0.0], [0.0, 3.0]])).eigenvalues
+    Array([2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    (a,) = _inexact("eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@staged_as_jit
+def eigvals(a):
+    """The (complex) eigenvalues of a general square matrix.
+
+    >>> jnp.linalg.eigvals(jnp.array([[0.0, -1.0], [1.0, 0.0]]))
+    Array([0.+1.j, 0.-1.j], dtype=complex64)
+    """
+    (a,) = _inexact("eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):

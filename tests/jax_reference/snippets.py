@@ -1899,3 +1899,7 @@ WEAK_TYPE_DIFFERS |= {"comb", "i0_grad_at_zero", "boxcox"}
 from snippets_bessel import BESSEL  # noqa: E402
 
 SNIPPETS["bessel"] = BESSEL
+
+from snippets_linalg_eig import LINALG_EIG  # noqa: E402
+
+SNIPPETS["linalg_eig"] = LINALG_EIG
