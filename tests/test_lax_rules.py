@@ -535,6 +535,10 @@ OWNED_HERE = {c.prim for c in CASES}
 # coverage test checks that the named file exists (so a primitive without tests anywhere fails).
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
+    **{
+        f"bcoo_{name}": "tests/test_sparse.py"
+        for name in ("todense", "fromdense", "extract", "transpose", "dot_general", "dot_general_sampled")
+    },
     "custom_linear_solve": "tests/test_linalg.py",
     "ffi_call": "tests/test_ffi.py",
     "check": "tests/test_checkify.py",

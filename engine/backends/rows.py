@@ -127,6 +127,13 @@ INTERPRETER_ONLY = {
     "rng_bit_generator": "XLA's CPU Philox in numpy (engine/prng_rbg.py): rbg keys run on the interpreter",
     "ffi_call": "a call into a registered foreign function (jax.ffi): the interpreter's rule",
     "fft": "numpy's FFT (a library call, not a loop nest)",
+    # Sparse BCOO arrays (engine.experimental.sparse): scatters and gathers over the stored elements.
+    "bcoo_todense": "sparse BCOO buffers: numpy's scatter over the stored elements",
+    "bcoo_fromdense": "sparse BCOO buffers: numpy's nonzero and gather",
+    "bcoo_extract": "sparse BCOO buffers: numpy's gather at the stored elements",
+    "bcoo_transpose": "sparse BCOO buffers: a permutation of the buffers (numpy)",
+    "bcoo_dot_general": "sparse BCOO contraction: numpy over the stored elements",
+    "bcoo_dot_general_sampled": "a dense contraction read at BCOO indices (numpy)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",
     "tile": "not lowered yet: numpy's rule (a copy)",

@@ -185,15 +185,14 @@ def _dot_jvp(primals, tangents, **params):
     return out, acc
 
 
-def _dot_batch(
-    size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
-):
-    # JAX's _dot_general_batch_dim_nums: no operand moves. Two mapped axes become one more batch
-    # dimension (first in the result); one mapped axis is one more free dimension of its side.
-    x, y = vals
-    xd, yd = dims
+def batch_dim_nums(ndims, bdims, dimension_numbers):
+    """The dimension numbers of a contraction whose operands have gained the mapped axes ``bdims``
+    (``not_mapped`` or an axis each), and the result's mapped axis (JAX's
+    ``_dot_general_batch_dim_nums``): no operand moves. Two mapped axes become one more batch
+    dimension (first in the result); one mapped axis is one more free dimension of its side."""
+    x_ndim, y_ndim = ndims
+    xd, yd = bdims
     (xc, yc), (xb, yb) = dimension_numbers
-    x_ndim, y_ndim = core.get_aval(x).ndim, core.get_aval(y).ndim
 
     def bump(ds, b):
         return tuple(int(d) + (int(d) >= b) for d in ds)
@@ -210,7 +209,15 @@ def _dot_batch(
         y_free = [d for d in range(y_ndim) if d not in yb and d not in yc]
         out_dim = x_ndim - len(xc) + sum(d < yd for d in y_free)
         yb, yc = bump(yb, yd), bump(yc, yd)
-    dn = ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb)))
+    return ((tuple(xc), tuple(yc)), (tuple(xb), tuple(yb))), out_dim
+
+
+def _dot_batch(
+    size, vals, dims, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
+    x, y = vals
+    ndims = (core.get_aval(x).ndim, core.get_aval(y).ndim)
+    dn, out_dim = batch_dim_nums(ndims, dims, dimension_numbers)
     params = dict(precision=precision, preferred_element_type=preferred_element_type)
     if out_sharding is not None:  # the batch dimension is not split
         spec = list(out_sharding.spec) + [None] * (len(out_sharding.spec) <= out_dim)

@@ -1,0 +1,83 @@
+"""What every sparse format shares: ``JAXSparse`` (the base class), ``SparseInfo`` (the static
+description a primitive carries as its ``spinfo`` parameter) and the efficiency errors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from ... import core
+
+
+class SparseInfo(NamedTuple):
+    """The static part of a sparse array: printed in jaxprs as JAX prints it."""
+
+    shape: tuple[int, ...]
+    indices_sorted: bool = False
+    unique_indices: bool = False
+
+
+class SparseEfficiencyError(ValueError):
+    pass
+
+
+class SparseEfficiencyWarning(UserWarning):
+    pass
+
+
+class CuSparseEfficiencyWarning(SparseEfficiencyWarning):
+    pass
+
+
+class JAXSparse:
+    """Base class of the sparse array types (``BCOO``, ``BCSR``): array-like attributes over
+    buffers (``data`` first), a pytree of those buffers."""
+
+    data: Any
+    shape: tuple[int, ...]
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, args, *, shape):
+        self.shape = tuple(int(s) for s in shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def _repr_extra(self) -> str:
+        return f", nse={self.nse}"
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        try:
+            text = f"{name}({self.dtype}{list(self.shape)}{self._repr_extra()})"
+        except Exception:  # a half-built object (a pytree of placeholders) still prints
+            text = f"{name}(<invalid>)"
+        if isinstance(self.data, core.Tracer):
+            text = f"{type(self.data).__name__}[{text}]"
+        return text
+
+    def block_until_ready(self):
+        for buf in self.tree_flatten()[0]:
+            buf.block_until_ready()
+        return self
+
+    def tree_flatten(self):
+        raise NotImplementedError
+
+    def transpose(self, axes=None):
+        raise NotImplementedError(f"{type(self).__name__}.transpose")
+
+    def todense(self):
+        raise NotImplementedError(f"{type(self).__name__}.todense")

@@ -1,0 +1,193 @@
+"""Programs on ``jax.experimental.sparse`` whose results JAX 0.10.2 recorded in ``sparse.json``
+(``record_sparse.py``, run in JAX's venv) and ``tests/test_sparse.py`` replays on the engine. Each
+case takes the ``jax`` module (JAX's or the engine's) and returns arrays, BCOO arrays or jaxpr texts.
+"""
+
+import numpy as np
+
+M = np.array([[0.0, 1.0, 0.0, 2.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 0.0]], np.float32)
+Y = np.array([3.0, 6.0, 5.0], np.float32)
+B3 = np.array(
+    [[[0, 1, 0], [2, 0, 0]], [[0, 0, 3], [0, 0, 0]], [[5, 0, 0], [0, 6, 7]]], np.float32
+)  # (3, 2, 3): a batch of three 2x3 matrices
+W = np.arange(12, dtype=np.float32).reshape(4, 3) / 4 - 1
+
+
+def _sp(jax):
+    from jax.experimental import sparse
+
+    return sparse
+
+
+def fromdense(jax):
+    return _sp(jax).BCOO.fromdense(M)
+
+
+def fromdense_padded(jax):
+    return _sp(jax).BCOO.fromdense(M, nse=6)
+
+
+def fromdense_batched(jax):
+    return _sp(jax).BCOO.fromdense(B3, n_batch=1)
+
+
+def fromdense_dense_axis(jax):
+    return _sp(jax).BCOO.fromdense(B3, n_dense=1)
+
+
+def todense_batched(jax):
+    return _sp(jax).BCOO.fromdense(B3, n_batch=1, nse=3).todense()
+
+
+def transpose_matvec(jax):
+    return _sp(jax).BCOO.fromdense(M).T @ Y
+
+
+def vec_mat(jax):
+    return jax.numpy.asarray(Y) @ _sp(jax).BCOO.fromdense(M)
+
+
+def mat_mat_both_sides(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    return sp @ W, jax.numpy.asarray(W).T @ sp.T
+
+
+def batched_matmul(jax):
+    sp = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return sp @ W[:3, :2]
+
+
+def jit_grad_docs(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    return jax.jit(jax.grad(lambda y: (sp.T @ y).sum()))(Y)
+
+
+def sparsify_docs(jax):
+    import jax.numpy as jnp
+
+    return _sp(jax).sparsify(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)(_sp(jax).BCOO.fromdense(M), Y)
+
+
+def sparsify_unary_chain(jax):
+    import jax.numpy as jnp
+
+    f = _sp(jax).sparsify(lambda m: -(jnp.sin(m) * 3.0) + jnp.abs(m))
+    return f(_sp(jax).BCOO.fromdense(M - 2 * (M > 1.5)))
+
+
+def scalar_and_dense_multiply(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    return (sp * 2.0).todense(), (sp * M).todense(), (jax.numpy.asarray(M) * sp).data
+
+
+def reduce_sums(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    b = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return sp.sum(0).todense(), sp.sum(1).todense(), sp.sum(), b.sum(0).todense(), b.sum((0, 2)).todense()
+
+
+def sparse_grad(jax):
+    X = _sp(jax).BCOO.fromdense(np.arange(6.0, dtype=np.float32))
+    g = _sp(jax).grad(lambda X, y: X @ y)(X, np.arange(6.0, dtype=np.float32) + 1)
+    return g, g.data
+
+
+def sparse_value_and_grad(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    value, g = _sp(jax).value_and_grad(lambda X, y: ((X.T @ y) ** 2).sum())(X, Y)
+    return value, g.data, g.indices
+
+
+def grad_wrt_data(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+
+    def f(d, y):
+        m = _sp(jax).BCOO((d, sp.indices), shape=(3, 4))
+        return jax.numpy.sum(jax.numpy.tanh(m.T @ y))
+
+    return jax.grad(f, argnums=(0, 1))(sp.data, Y)
+
+
+def vmap_matvec(jax):
+    sp = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return jax.vmap(lambda m, v: m @ v)(sp, W[:3])
+
+
+def vmap_fromdense(jax):
+    out = jax.vmap(lambda m: _sp(jax).BCOO.fromdense(m, nse=3))(B3)
+    return out, out.todense()
+
+
+def vmap_todense_of_data(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    return jax.vmap(lambda d: _sp(jax).BCOO((d, sp.indices), shape=(3, 4)).todense())(
+        np.stack([sp.data, 2 * sp.data])
+    )
+
+
+def eye_and_empty(jax):
+    s = _sp(jax)
+    return (
+        s.eye(3),
+        s.eye(3, 4, k=1).todense(),
+        s.eye(4, k=-2).todense(),
+        s.eye(3, n_batch=1).todense(),
+        s.empty((2, 3)),
+    )
+
+
+def random_bcoo(jax):
+    s = _sp(jax)
+    a = s.random_bcoo(jax.random.key(0), (4, 5), nse=3)
+    b = s.random_bcoo(jax.random.key(1), (2, 3, 4), n_batch=1, nse=0.5)
+    return a, b
+
+
+def jaxpr_fromdense(jax):
+    return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
+
+
+def jaxpr_todense(jax):
+    return str(jax.make_jaxpr(lambda m: m.todense())(_sp(jax).BCOO.fromdense(M)))
+
+
+def jaxpr_transpose_matvec(jax):
+    return str(jax.make_jaxpr(lambda m, y: m.T @ y)(_sp(jax).BCOO.fromdense(M), Y))
+
+
+def jaxpr_vec_mat(jax):
+    return str(jax.make_jaxpr(lambda m, y: y @ m)(_sp(jax).BCOO.fromdense(M), Y))
+
+
+def jaxpr_multiply_dense(jax):
+    return str(jax.make_jaxpr(lambda m, d: m * d)(_sp(jax).BCOO.fromdense(M), M))
+
+
+def jaxpr_sparsify_docs(jax):
+    import jax.numpy as jnp
+
+    f = _sp(jax).sparsify(lambda m, v: 2 * jnp.dot(jnp.log1p(m.T), v) + 1)
+    return str(jax.make_jaxpr(f)(_sp(jax).BCOO.fromdense(M), Y))
+
+
+def jaxpr_grad_rhs(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    return str(jax.make_jaxpr(jax.grad(lambda y: (sp.T @ y).sum()))(Y))
+
+
+def jaxpr_grad_data(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    f = lambda d: (_sp(jax).BCOO((d, sp.indices), shape=(3, 4)).T @ Y).sum()  # noqa: E731
+    return str(jax.make_jaxpr(jax.grad(f))(sp.data))
+
+
+def jaxpr_vmap_todense(jax):
+    sp = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return str(jax.make_jaxpr(jax.vmap(lambda m: m.todense()))(sp))
+
+
+CASES = {
+    name: fn
+    for name, fn in list(globals().items())
+    if callable(fn) and not name.startswith("_") and fn.__module__ == __name__
+}
