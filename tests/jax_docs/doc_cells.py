@@ -125,6 +125,8 @@ RST = {
     "fault-tolerance": "docs/fault_tolerance.rst",
     "pallas-tpu-prng": "docs/pallas/tpu/prng.rst",
     "config-options": "docs/config_options.rst",
+    # an automodule page: the module's docstring is the page (RST with doctests)
+    "jax-experimental-sparse": "jax/experimental/sparse/__init__.py",
 }
 PAGES.update(FENCED)
 PAGES.update(RST)
