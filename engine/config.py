@@ -111,6 +111,8 @@ class Config:
             self.values[name] = value
             transfers.sync_active()
         self.values[name] = value
+        if name.startswith("jax_transfer_guard"):
+            _sync_general_path()
         if name in _CHECKING_OPTIONS:
             _sync_general_path()
 
@@ -160,11 +162,12 @@ def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
 def _sync_general_path() -> None:
     """Eager fast paths skip the checks some options ask for: while one is on, every eager op takes
     the general path (the fast paths read ``core.staging_anywhere``)."""
-    from . import core, invalid_values
+    from . import core, invalid_values, transfers
     from .numpy import _dtypes, _promote
 
     wanted = (
         invalid_values.active[0]
+        or transfers.active[0]
         or _promote.rank_promotion[0] != "allow"
         or _dtypes.promotion_mode[0] != "standard"
     )

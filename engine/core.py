@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import dims, invalid_values, narrow_dtypes
+from . import dims, invalid_values, narrow_dtypes, transfers
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
+from .transfers import active as _transfer_guarded
 from .errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -364,6 +365,8 @@ class EvalTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive: Primitive, vals: Sequence[Value], params: Params) -> Value:
+        if _transfer_guarded[0]:
+            transfers.operands(vals)
         if primitive.takes_arrays:
             args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
         else:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, Type
 
 import numpy as np
 
-from . import core
+from . import core, transfers
 from . import pretty_printer as pp
 from .core import Params, ShapedArray, SourceInfo, Value
 
@@ -425,6 +425,9 @@ def printed_names(jaxpr: Jaxpr) -> dict[Var, str]:
 
 
 def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value] = ()) -> list[Value]:
+    if transfers.active[0]:  # (a program's constants and literals are not transfers)
+        with transfers.inside_program():
+            return eval_jaxpr(jaxpr, args, consts)
     env: dict[Var, Value] = {}
 
     def read(x: Atom) -> Value:

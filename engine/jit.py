@@ -473,10 +473,9 @@ class JitFunction:
                 f"{e} (in a call to jit-compiled function {self.name}; mark non-array "
                 f"arguments static with static_argnums)"
             ) from None
-        if transfers.active[0] and not core.tracing_active():
+        if transfers.active[0]:
             for x in leaves:
-                if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
-                    transfers.host_to_device(x)
+                transfers.entering(x)
         # Arguments on a mesh: their shardings are part of their types (jax.typeof inside sees them).
         shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
         in_shardings = shardings if any(s is not None for s in shardings) else None

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import core, lax, prng
+from . import core, lax, prng, transfers
 from . import random_keys as rk
 from .core import Array, Tracer
 from .numpy._staged import staged_as_jit
@@ -159,6 +159,8 @@ def _seed(ctor_name: str, seed, impl: str = "threefry2x32"):
             f"Use jax.vmap for batching"
         )
     if not isinstance(seed, Tracer):
+        if transfers.active[0]:  # (JAX converts a host seed to the key's integer type, then transfers it)
+            transfers.entering(seed, np.int64 if core.x64_enabled[0] else np.int32, False)
         s = np.asarray(core.to_numpy(seed) if isinstance(seed, Array) else seed)
         if not np.issubdtype(s.dtype, np.integer):
             raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")

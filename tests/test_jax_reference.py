@@ -107,7 +107,9 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
     assert checked >= 14
 
 
-@pytest.mark.parametrize("topic", ["array_protocol", "transfer_guard", "stateful_rng"])
+@pytest.mark.parametrize(
+    "topic", ["array_protocol", "transfer_guard", "transfer_guard_matrix", "stateful_rng"]
+)
 def test_refusals_say_what_jax_says(topic, jax_on_engine):
     """The messages of __jax_array__'s refusals (jnp/lax functions, jit, grad, indexing), of
     transfer_guard's refused implicit transfers and of writes to a ref a vmap closes over are JAX's,

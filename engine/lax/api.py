@@ -8,7 +8,7 @@ from typing import Sequence, SupportsIndex
 
 import numpy as np
 
-from .. import core
+from .. import core, transfers
 from .. import dims as _dims
 from ..core import Array, Tracer, Value
 from . import elementwise as ew
@@ -76,6 +76,9 @@ def _binary_args(x, y, name="binary op", strict=True):
     dy = core.python_scalar_dtype(y) if py else _aval(y).dtype
     if dx != dy:
         _mismatch(name, dx, dy)
+    if transfers.active[0]:  # (a public lax op's Python scalar operand)
+        for v in (x, y):
+            transfers.entering(v)
     return (_scalar_like(x, dx) if px else x), (_scalar_like(y, dy) if py else y)
 
 
@@ -229,6 +232,13 @@ def reciprocal(x):
 def convert_element_type(x, new_dtype, weak_type: bool = False):
     """Cast ``x`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
     new_dtype = core.canonical_dtype(new_dtype)
+    if transfers.active[0] and isinstance(x, transfers.HOST_TYPES):
+        # JAX converts an int, or a scalar made strong, on the host: what is transferred is the result
+        if type(x) is int or (not weak_type and isinstance(x, (bool, float, complex, np.generic))):
+            if transfers.entering(x, new_dtype, weak_type):
+                return Array(np.asarray(x, new_dtype), bool(weak_type))
+        elif transfers.entering(x):
+            x = Array(core.to_numpy(x), core.is_weak(x))
     aval = _aval(x)
     if (
         aval.dtype == new_dtype
@@ -294,6 +304,8 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
     if isinstance(fill_value, Tracer):
         val = convert_element_type(fill_value, dtype, weak_type)
     else:
+        if transfers.active[0]:  # (JAX converts the fill value on the host, then transfers it)
+            transfers.entering(fill_value, dtype, weak_type)
         val = Array(np.asarray(core.to_numpy(fill_value), dtype=dtype), weak_type)
         if not shape:
             val.op_result = True  # (JAX's full binds convert_element_type: a traced value)

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from .. import ad, batching, core, dims, narrow_dtypes
+from .. import ad, batching, core, dims, narrow_dtypes, transfers
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
 from .gather_scatter import (
@@ -52,6 +52,8 @@ def _dynamic_slice_indices(operand, start_indices):
     out = []
     for i, n in zip(start_indices, shape):
         if isinstance(i, (int, np.integer)):  # static: a constant int32, as JAX converts it
+            if transfers.active[0]:  # (converted on the host, then transferred)
+                transfers.entering(i, np.int32, False)
             out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), np.int32)))
             continue
         aval = core.get_aval(i)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, transfers
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, Var
@@ -223,6 +223,9 @@ def fori_loop(lower, upper, body_fun, init_val):
     >>> fori_loop(0, 5, lambda i, x: x + i, 0)
     Array(10, dtype=int32, weak_type=True)
     """
+    if transfers.active[0]:  # (host bounds are transferred, as JAX's fori_loop does)
+        for bound in (lower, upper):
+            transfers.entering(bound)
     lo_c, hi_c = core.concrete_or_none(lower), core.concrete_or_none(upper)
     idx_dtype = (
         np.result_type(*(core.get_aval(b).dtype for b in (lower, upper)))

@@ -13,10 +13,11 @@ from .. import dims as _dims
 from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
 from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
-from ..numpy._staged import staged_as_jit
+from ..numpy._staged import jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
+@jitted_inline
 def relu(x):
     """``max(x, 0)``, with derivative 0 at 0 (as JAX defines it).
 
@@ -29,6 +30,7 @@ def relu(x):
     return jnp.where(x > 0, x, lax.full_like(x, 0))
 
 
+@jitted_inline
 def relu6(x):
     """``min(max(x, 0), 6)``."""
     if _staging(x):
@@ -212,7 +214,7 @@ def softmax(x, axis=-1, where=None, initial=None):
     """
     (x,) = promote_args_inexact("softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-float("inf")))
     unnormalized = jnp.exp(x - m)
     if where is not None:
         unnormalized = jnp.where(where, unnormalized, 0.0)
@@ -224,7 +226,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-float("inf")))
     shifted = x - m
     e = jnp.exp(shifted)
     if where is not None:

@@ -44,8 +44,10 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
         object = (
             object.dimension_as_value() if dims.is_symbolic_dim(object) else [as_operand(d) for d in object]
         )
-    if transfers.active[0] and isinstance(object, (np.ndarray, np.generic)) and not core.tracing_active():
-        transfers.host_to_device(object)
+    if transfers.active[0] and core._state.dynamic is None:
+        _array_transfer(object, dtype)
+        with transfers.inside_program():
+            return array(object, dtype, copy, order, ndmin)
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
         if dtype is None:
@@ -85,6 +87,19 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     if ndmin > len(shape_of(out)):
         out = lax.reshape(out, (1,) * (ndmin - len(shape_of(out))) + tuple(shape_of(out)))
     return out
+
+
+def _array_transfer(object, dtype):
+    """What ``jnp.array`` transfers of a host value: NumPy's array of it, a scalar converted to
+    ``dtype`` first (a list holding arrays is stacked on the device: nothing is)."""
+    if isinstance(object, (list, tuple)):
+        leaves = _leaves(object, [])
+        if leaves and all(isinstance(v, transfers.HOST_TYPES) for v in leaves):
+            transfers.entering(np.asarray(object, dtype))
+    elif dtype is not None and isinstance(object, (bool, int, float, complex, np.generic)):
+        transfers.entering(object, dtype, False)
+    else:
+        transfers.entering(object)
 
 
 def _host(x):
@@ -178,6 +193,11 @@ def empty_like(a, dtype=None, shape=None):
 def full_like(a, fill_value, dtype=None, shape=None):
     """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
+    if transfers.active[0] and core._state.dynamic is None:  # (JAX converts a host fill value first)
+        scalar = shape_of(fill_value) == ()
+        transfers.entering(fill_value, d if scalar else None, weak)
+        with transfers.inside_program():
+            return full_like(a, fill_value, dtype, shape)
     if shape_of(fill_value) == ():
         return lax.full(s, convert(fill_value, d, weak), d, weak)
     return broadcast_to_shape(asarray(fill_value, d), s)
@@ -252,6 +272,9 @@ def linspace(
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
     out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
     div = (num - 1) if endpoint else num
+    if transfers.active[0]:  # (JAX's linspace is a jit call of start and stop)
+        for v in (start, stop):
+            transfers.entering(v)
     staging = core.staging_anywhere[0] and core._state.dynamic is not None  # (shows _linspace)
     if (
         not staging
@@ -356,6 +379,8 @@ def identity(n: int, dtype=None):
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     # float32 unless asked (even with x64), as JAX's tri
+    if transfers.active[0]:  # (JAX's tri compares iotas beside the offset, converted and transferred)
+        transfers.entering(k, np.int32, False)
     return Array(
         np.tri(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype or np.float32))
     )

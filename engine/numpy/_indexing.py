@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core, dims, lax
+from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ._index_parsing import (
     _ARRAY,
@@ -49,6 +49,17 @@ _PROMISE, _CLIP = lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode
 
 def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring."""
+    if transfers.active[0] and core._state.dynamic is None:
+        _index_transfer(idx)
+        with transfers.inside_program():
+            return rewriting_take(
+                arr,
+                idx,
+                mode=mode,
+                fill_value=fill_value,
+                unique_indices=unique_indices,
+                indices_are_sorted=indices_are_sorted,
+            )
     x = as_operand(arr)
     indices = _parse(idx, x.shape)
     parsed_mode = None if mode is None else _parse_mode(mode)
@@ -65,6 +76,23 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
             return out
     indices = _expand_bool_indices(indices, x.shape)
     return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted)
+
+
+def _index_transfer(idx):
+    """What JAX transfers to index eagerly by host values: a NumPy index array, or (its dynamic
+    slice's start) an int32 for an int or a unit-step slice of part of an axis."""
+    for p in idx if isinstance(idx, tuple) else (idx,):
+        if isinstance(p, np.ndarray) and p.dtype != np.bool_:
+            transfers.entering(p)
+            return
+        if (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) or (
+            isinstance(p, slice) and p != slice(None) and p.step in (None, 1)
+        ):
+            transfers.entering(0, np.int32, True)
+            return
+        if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_:
+            transfers.entering(0, np.int32, False)  # (JAX normalizes it beside an int32 constant)
+            return
 
 
 def _range_length(start, stop, step):

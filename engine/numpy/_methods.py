@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core
+from .. import core, transfers
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import AbstractRef
@@ -65,7 +65,7 @@ _COMPARE = {
 def _array_getitem(self, idx):
     # Eager basic indexing of a concrete array is exactly numpy's, so skip the lax route when
     # nothing is traced (an out-of-bounds int, which JAX clamps, takes the lax route).
-    if _state.dynamic is None:
+    if _state.dynamic is None and not transfers.active[0]:
         t = type(idx)
         if t is int or t is slice or (t is tuple and builtins_all(type(i) in _BASIC for i in idx)):
             try:

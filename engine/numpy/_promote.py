@@ -63,8 +63,8 @@ def as_operand(x):
         return x.dimension_as_value()
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
-    if transfers.active[0] and not core.tracing_active():
-        transfers.host_to_device(x)
+    if transfers.active[0]:
+        transfers.entering(x)
     if type(x) in _SCALARS:
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
     check_arraylike("jnp function", x)
@@ -84,6 +84,8 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         return lax.convert_element_type(x.dimension_as_value(), dtype, weak)
     if hasattr(x, "__jax_array__"):
         core.refuse_jax_array_protocol()
+    if transfers.active[0]:
+        transfers.entering(x)
     v = core.to_numpy(x) if isinstance(x, Array) else x
     if isinstance(v, (int, float)) and dtype_kind(np.dtype(dtype)) in "iu" and isinstance(v, int):
         info = narrow_dtypes.iinfo(dtype)

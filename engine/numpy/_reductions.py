@@ -7,7 +7,7 @@ import builtins
 import ml_dtypes
 import numpy as np
 
-from .. import core, dims, lax
+from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ._dtypes import to_dtype
 from ._promote import (
@@ -19,7 +19,7 @@ from ._promote import (
     promote_dtypes_inexact,
     promote_shapes,
 )
-from ._staged import staged_as_jit
+from ._staged import jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -124,8 +124,13 @@ def prod(
     return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
+_STATIC = ("axis", "out", "keepdims")
+
+
 def _extreme(name, lax_fn, identity_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+        if transfers.active[0]:  # (JAX's are jitted: initial and where are its arguments)
+            return transfers.call_jitted(f, (a, axis, out, keepdims, initial, where), {}, _STATIC)
         check_arraylike(name, a)
         a = as_operand(a)
         a = convert(a, a.dtype)  # strong, as JAX's _reduction makes its operand
@@ -203,6 +208,7 @@ def _count(a, axes, where):
     return sum(w, axis=axes, dtype=a.dtype, keepdims=True)
 
 
+@jitted_inline(static_argnames=("axis", "dtype", "keepdims"))
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
     """Arithmetic mean over ``axis``; integer inputs give float32.
 
@@ -503,6 +509,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     return out
 
 
+@jitted_inline(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Whether all elements are ``isclose`` (a 0-d bool array).
 

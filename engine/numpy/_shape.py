@@ -22,7 +22,7 @@ from ._promote import (
     shape_of,
 )
 from ..sharding import with_out_sharding
-from ._staged import staged_as_jit
+from ._staged import jitted_inline, staged_as_jit
 
 
 def _resolve_shape(newshape, size: int) -> tuple:
@@ -441,6 +441,7 @@ def rot90(m, k: int = 1, axes=(0, 1)):
     return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
 
 
+@jitted_inline(static_argnames=("shift", "axis"))
 def roll(a, shift, axis=None):
     """Shift elements cyclically along ``axis`` (the flattened array when None); static shifts."""
     a = as_operand(a)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .. import core
+from .. import core, transfers
 
 
 def staged_as_jit(fn=None, *, name=None, static_argnames=()):
@@ -27,6 +27,8 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if not core.staging_anywhere[0] or core._state.dynamic is None:
+            if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
+                return transfers.call_jitted(fn, args, kwargs, static_argnames)
             return fn(*args, **kwargs)
         if not jitted:
             from ..jit import jit
@@ -41,6 +43,22 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                     args.append(bound.pop(name))
             kwargs = bound
         return jitted[0](*args, **kwargs)
+
+    return wrapper
+
+
+def jitted_inline(fn=None, *, static_argnames=()):
+    """Decorate a jnp function JAX defines under ``jax.jit(..., inline=True)``: no equation of its
+    own in a jaxpr; eagerly under a transfer guard, its host arguments are transferred and its own
+    constants are not (they are constants of JAX's compiled program)."""
+    if fn is None:
+        return functools.partial(jitted_inline, static_argnames=static_argnames)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if transfers.active[0]:
+            return transfers.call_jitted(fn, args, kwargs, static_argnames)
+        return fn(*args, **kwargs)
 
     return wrapper
 

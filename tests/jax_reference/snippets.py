@@ -1903,3 +1903,7 @@ SNIPPETS["bessel"] = BESSEL
 from snippets_linalg_eig import LINALG_EIG  # noqa: E402
 
 SNIPPETS["linalg_eig"] = LINALG_EIG
+
+from snippets_transfer_guard import TRANSFER_GUARD_MATRIX  # noqa: E402
+
+SNIPPETS["transfer_guard_matrix"] = TRANSFER_GUARD_MATRIX
