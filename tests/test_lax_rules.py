@@ -537,7 +537,9 @@ TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
     **{
         f"bcoo_{name}": "tests/test_sparse.py"
-        for name in ("todense", "fromdense", "extract", "transpose", "dot_general", "dot_general_sampled")
+        for name in (
+            "todense fromdense extract transpose dot_general dot_general_sampled sort_indices sum_duplicates"
+        ).split()
     },
     "custom_linear_solve": "tests/test_linalg.py",
     "ffi_call": "tests/test_ffi.py",

@@ -121,9 +121,8 @@ def test_errors_name_what_is_missing(sp):
         sp.sparsify(jnp.exp)(mat)
     with pytest.raises(engine.errors.ConcretizationTypeError, match="nse"):
         engine.jit(lambda m: sp.BCOO.fromdense(m))(sparse_cases.M)
-    # sin needs unique indices, which a BCOO built from buffers does not promise
-    with pytest.raises(NotImplementedError, match="unique indices"):
-        sp.sparsify(jnp.sin)(sp.BCOO((mat.data, mat.indices), shape=(3, 4)))
+    with pytest.raises(ValueError, match="nse must be specified"):
+        engine.jit(lambda m: m.sum_duplicates())(mat)
     with pytest.raises(NotImplementedError, match="contracting over dense"):
         sp.BCOO.fromdense(sparse_cases.B3, n_dense=1) @ jnp.ones((3, 2))
 

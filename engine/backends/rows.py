@@ -134,6 +134,8 @@ INTERPRETER_ONLY = {
     "bcoo_transpose": "sparse BCOO buffers: a permutation of the buffers (numpy)",
     "bcoo_dot_general": "sparse BCOO contraction: numpy over the stored elements",
     "bcoo_dot_general_sampled": "a dense contraction read at BCOO indices (numpy)",
+    "bcoo_sort_indices": "sparse BCOO buffers: numpy's lexsort",
+    "bcoo_sum_duplicates": "sparse BCOO buffers: numpy's unique and scatter-add",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",
     "tile": "not lowered yet: numpy's rule (a copy)",

@@ -143,6 +143,62 @@ def random_bcoo(jax):
     return a, b
 
 
+DUP_DATA = np.array([1.0, 2.0, 0.0, 3.0, 4.0], np.float32)
+DUP_INDICES = np.array([[2, 1], [0, 3], [1, 1], [2, 1], [3, 4]], np.int32)  # a repeat, a zero, padding
+
+
+def _dup(jax):
+    return _sp(jax).BCOO((DUP_DATA, DUP_INDICES), shape=(3, 4))
+
+
+def sum_duplicates(jax):
+    m = _dup(jax)
+    return (
+        m.sum_duplicates(),
+        m.sum_duplicates(remove_zeros=False),
+        m.sum_duplicates(nse=5),
+        m.sum_duplicates(nse=1),
+    )
+
+
+def sort_indices(jax):
+    m = _dup(jax).sort_indices()
+    return m, m.indices_sorted
+
+
+def sparsify_nonlinear_on_duplicates(jax):
+    import jax.numpy as jnp
+
+    return _sp(jax).sparsify(lambda m: jnp.sin(m))(_dup(jax)).todense()
+
+
+def grad_through_sum_duplicates(jax):
+    def f(d):
+        m = _sp(jax).BCOO((d, DUP_INDICES), shape=(3, 4)).sum_duplicates(nse=3, remove_zeros=False)
+        return (m.data**2).sum() + m.todense()[2, 1] * 3
+
+    return jax.grad(f)(DUP_DATA)
+
+
+def grad_through_sort_indices(jax):
+    def f(d):
+        m = _sp(jax).BCOO((d, DUP_INDICES), shape=(3, 4)).sort_indices()
+        return (m.data * np.arange(5.0, dtype=np.float32)).sum()
+
+    return jax.grad(f)(DUP_DATA)
+
+
+def vmap_sum_duplicates(jax):
+    data = np.stack([DUP_DATA, -2 * DUP_DATA])
+    f = lambda d: _sp(jax).BCOO((d, DUP_INDICES), shape=(3, 4)).sum_duplicates(nse=4, remove_zeros=False)  # noqa: E731
+    out = jax.vmap(f)(data)
+    return out.data, out.indices, out.todense()
+
+
+def random_bcoo_sorted(jax):
+    return _sp(jax).random_bcoo(jax.random.key(3), (5, 6), nse=7, sorted_indices=True)
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

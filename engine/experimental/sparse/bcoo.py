@@ -13,8 +13,10 @@ from ... import core
 from ...tree_util import register_pytree_node_class
 from ._base import JAXSparse, SparseInfo
 from . import bcoo_dot as _dot
+from . import bcoo_layout as _layout
 from . import bcoo_primitives as _prims
 from .bcoo_dot import bcoo_dot_general_p, bcoo_dot_general_sampled_p  # noqa: F401
+from .bcoo_layout import bcoo_sort_indices_p, bcoo_sum_duplicates_p  # noqa: F401
 from .bcoo_primitives import (  # noqa: F401
     bcoo_extract_p,
     bcoo_fromdense_p,
@@ -143,6 +145,16 @@ class BCOO(JAXSparse):
             indices = jnp.asarray(np.where(missing, M, cols)[:, None, None], dtype=index_dtype)
         return cls((data, indices), shape=(N, M), indices_sorted=True, unique_indices=True)
 
+    def sum_duplicates(self, nse=None, remove_zeros: bool = True) -> BCOO:
+        """The array with one stored element per index (duplicates summed), sorted, and without
+        explicit zeros unless ``remove_zeros=False``; ``nse`` (required under transformations)
+        pads with out-of-range indices or drops elements."""
+        return _eliminate_zeros(self, nse=nse) if remove_zeros else bcoo_sum_duplicates(self, nse=nse)
+
+    def sort_indices(self) -> BCOO:
+        """The array with its indices in lexicographic order (duplicates kept)."""
+        return bcoo_sort_indices(self)
+
     def todense(self):
         """The dense array."""
         return bcoo_todense(self)
@@ -227,6 +239,46 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0, index_d
         index_dtype=index_dtype,
     )
     return BCOO((data, indices), shape=mat.shape, indices_sorted=True, unique_indices=True)
+
+
+def bcoo_sort_indices(mat: BCOO) -> BCOO:
+    """``mat`` with its stored elements in lexicographic order of their indices."""
+    bufs = _layout.sort_indices(mat.data, mat.indices, spinfo=mat._info)
+    return BCOO(bufs, shape=mat.shape, indices_sorted=True, unique_indices=mat.unique_indices)
+
+
+def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
+    """``mat`` with the data of equal indices summed into one stored element, indices sorted.
+
+    >>> m = BCOO((jnp.array([1., 2., 3.]), jnp.array([[2], [0], [2]])), shape=(3,))
+    >>> s = bcoo_sum_duplicates(m)
+    >>> s.data, s.indices[:, 0]
+    (Array([2., 4.], dtype=float32), Array([0, 2], dtype=int32))
+    """
+    if nse is None:
+        indices = core.concrete_or_none(mat.indices)
+        if indices is None:
+            raise ValueError(
+                "bcoo_sum_duplicates: nse must be specified when using the function within jit, vmap, and "
+                "other transformations requiring abstract evaluation."
+            )
+        nse = _layout.needed_nse(np.asarray(indices), mat.shape)
+    nse = operator.index(int(np.asarray(core.concrete_or_error(nse, "nse argument of bcoo_sum_duplicates."))))
+    bufs = _layout.sum_duplicates(mat.data, mat.indices, spinfo=mat._info, nse=nse)
+    return BCOO(bufs, shape=mat.shape, indices_sorted=True, unique_indices=True)
+
+
+def _eliminate_zeros(mat: BCOO, nse=None) -> BCOO:
+    # elements whose data is all zero get the out-of-range index, which summing then drops
+    jnp = _jnp()
+    n_batch, n_sparse, _, _ = validate(mat.data.shape, mat.indices.shape, mat.shape)
+    mask = (mat.data == 0).all(tuple(range(n_batch + 1, mat.data.ndim)))
+    shared = tuple(i for i, s in enumerate(mat.indices.shape[:n_batch]) if s == 1)
+    if shared:  # an index shared along a broadcast axis goes only if all its elements are zero
+        mask = mask.all(shared, keepdims=True)
+    fill = jnp.array(mat.shape[n_batch : n_batch + n_sparse], dtype=mat.indices.dtype)
+    indices = jnp.where(mask[..., None], fill, mat.indices)
+    return bcoo_sum_duplicates(BCOO((mat.data, indices), shape=mat.shape), nse=nse)
 
 
 def bcoo_todense(mat: BCOO):

@@ -47,8 +47,6 @@ def random_bcoo(
     if 0 < nse < 1:
         nse = int(math.ceil(nse * sparse_size))
     nse = operator.index(nse)
-    if sorted_indices:
-        raise NotImplementedError("random_bcoo(sorted_indices=True): the engine has no bcoo_sort_indices")
     dtype = jnp.float_ if dtype is None else dtype
     indices_dtype = dtypes.canonicalize_dtype(jnp.int_) if indices_dtype is None else indices_dtype
     if sparse_size > jnp.iinfo(indices_dtype).max:
@@ -65,4 +63,5 @@ def random_bcoo(
     keys = jrandom.split(key, math.prod(batch_shape) + 1)
     data = generator(keys[0], shape=(*batch_shape, nse, *dense_shape), dtype=dtype, **kwds)
     indices = api.vmap(positions)(keys[1:]).reshape((*batch_shape, nse, n_sparse))
-    return BCOO((data, indices), shape=shape)
+    mat = BCOO((data, indices), shape=shape)
+    return mat.sort_indices() if sorted_indices else mat

@@ -20,7 +20,14 @@ from ...jit_primitive import jit_p
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
-from .bcoo import BCOO, bcoo_dot_general, bcoo_multiply_dense, bcoo_reduce_sum, bcoo_transpose
+from .bcoo import (
+    BCOO,
+    bcoo_dot_general,
+    bcoo_multiply_dense,
+    bcoo_reduce_sum,
+    bcoo_sum_duplicates,
+    bcoo_transpose,
+)
 
 # primitive -> rule(*operands (BCOO or dense), **params) -> list of outputs (BCOO or dense)
 sparse_rules: dict[core.Primitive, Callable[..., list[Any]]] = {}
@@ -105,11 +112,8 @@ def _with_data(mat: BCOO, data, **info) -> BCOO:
 
 def _unary_rule(prim, linear: bool):
     def rule(x, **params):
-        if not linear and not x.unique_indices:
-            raise NotImplementedError(
-                f"sparse rule for {prim.name} needs unique indices (the engine has no bcoo_sum_duplicates): "
-                "build the BCOO array with unique_indices=True or with BCOO.fromdense."
-            )
+        if not linear and not x.unique_indices:  # f(a) + f(b) is not f(a + b): sum duplicates first
+            x = bcoo_sum_duplicates(x, nse=x.nse)
         data = prim.bind(x.data, **params)
         return [
             BCOO(
