@@ -14,6 +14,8 @@ from typing import Callable
 import numpy as np
 import numpy.typing as npt
 
+from .narrow_dtypes import to_dtype
+
 _CANONICAL_32: dict[np.dtype, np.dtype] = {
     np.dtype("float64"): np.dtype("float32"),
     np.dtype("int64"): np.dtype("int32"),
@@ -50,7 +52,7 @@ def default_dtype(kind: type) -> np.dtype:
 
 
 def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
-    dtype = np.dtype(dtype)
+    dtype = to_dtype(dtype)
     return _CANONICAL.get(dtype, dtype)
 
 

@@ -8,6 +8,18 @@ from .numpy._dtypes import canonicalize_dtype, finfo, iinfo, issubdtype, result_
 from .errors import TypePromotionError  # noqa: F401
 from .random_keys import extended, prng_key  # noqa: F401
 from .core import float0  # noqa: E402,F401  (the dtype of integer values' tangents)
+from . import narrow_dtypes as _narrow_dtypes
+
+
+def __getattr__(name):
+    # jax.dtypes.bfloat16 is ml_dtypes' type, imported (most of a second) when first named
+    if name == "bfloat16":
+        return _narrow_dtypes.load().bfloat16
+    raise AttributeError(f"module 'engine.dtypes' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"bfloat16"})
 
 
 def itemsize_bits(dtype) -> int:
@@ -18,11 +30,9 @@ def itemsize_bits(dtype) -> int:
     """
     from .narrow_dtypes import kind
 
-    import numpy as np
-
     if dtype is None:
         raise ValueError("dtype cannot be None.")
-    dtype = np.dtype(dtype)
+    dtype = _narrow_dtypes.to_dtype(dtype)
     k = kind(dtype)
     if k == "b":
         return 8

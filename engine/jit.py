@@ -19,7 +19,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import compile_log, core, donation, invalid_values, ir, jit_runtime, monitoring, transfers
+from . import (
+    compile_log,
+    core,
+    donation,
+    invalid_values,
+    ir,
+    jit_runtime,
+    monitoring,
+    narrow_dtypes,
+    transfers,
+)
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -732,7 +742,7 @@ class ShapeDtypeStruct:
         *,
         sharding: Any = None,
     ):
-        self.dtype: DType = dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)
+        self.dtype: DType = dtype if isinstance(dtype, core.ExtendedDType) else narrow_dtypes.to_dtype(dtype)
         self.shape, self.weak_type, self.sharding = tuple(shape), weak_type, sharding
 
     def __repr__(self) -> str:

@@ -14,10 +14,11 @@ round several steps themselves as JAX's lowering to several operations does (int
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 FLOAT_NAMES = (
@@ -33,47 +34,94 @@ FLOAT_NAMES = (
     "float4_e2m1fn",
 )
 INT_NAMES = ("int2", "int4", "uint2", "uint4")
+NAMES = frozenset(FLOAT_NAMES + INT_NAMES)
 
-# narrow dtype -> the numpy dtype its values are computed in
-WIDE: dict[np.dtype, np.dtype] = {np.dtype(getattr(ml_dtypes, n)): np.dtype(np.float32) for n in FLOAT_NAMES}
-WIDE.update(
-    {np.dtype(getattr(ml_dtypes, n)): np.dtype(np.uint8 if n[0] == "u" else np.int8) for n in INT_NAMES}
-)
-_KIND = {d: w.kind for d, w in WIDE.items()}
+# narrow dtype -> the numpy dtype its values are computed in. Importing ml_dtypes takes most of a
+# second, so these tables stay empty until a narrow dtype is named (``load``): before that no array
+# can have one, unless something else imported ml_dtypes, which ``_sync`` notices.
+WIDE: dict[np.dtype, np.dtype] = {}
+_KIND: dict[np.dtype, str] = {}
+_loaded = [False]
+
+
+def load() -> ModuleType:
+    """``ml_dtypes``, imported on first use, with its types entered in the tables here."""
+    import ml_dtypes
+
+    if not _loaded[0]:
+        for n in FLOAT_NAMES:
+            WIDE[np.dtype(getattr(ml_dtypes, n))] = np.dtype(np.float32)
+        for n in INT_NAMES:
+            WIDE[np.dtype(getattr(ml_dtypes, n))] = np.dtype(np.uint8 if n[0] == "u" else np.int8)
+        _KIND.update({d: w.kind for d, w in WIDE.items()})
+        _loaded[0] = True
+    return ml_dtypes
+
+
+def _sync() -> bool:
+    """Enter ml_dtypes' types if something imported ml_dtypes meanwhile (True if it did)."""
+    if _loaded[0] or "ml_dtypes" not in sys.modules:
+        return False
+    load()
+    return True
+
+
+def to_dtype(x: Any) -> np.dtype:
+    """``np.dtype(x)``, also for the names of the narrow dtypes (``'bfloat16'``), which numpy knows
+    only once ml_dtypes is imported."""
+    try:
+        return np.dtype(x)
+    except TypeError:
+        if not (isinstance(x, str) and x in NAMES):
+            raise
+    load()
+    return np.dtype(x)
 
 
 def kind(dtype: Any) -> str:
     """numpy's ``dtype.kind``, but ``'f'`` for the narrow floats and ``'i'``/``'u'`` for int4 and
     the like (numpy says ``'V'`` for most of them).
 
-    >>> kind(np.dtype(ml_dtypes.bfloat16)), kind(np.dtype(np.float32))
+    >>> kind(to_dtype("bfloat16")), kind(np.dtype(np.float32))
     ('f', 'f')
     """
     try:
         k: str | None = _KIND.get(dtype)
     except TypeError:  # (an unhashable stand-in for a dtype)
-        k = None
-    return k if k is not None else dtype.kind
+        return str(dtype.kind)
+    if k is None:
+        return kind(dtype) if _sync() else str(dtype.kind)
+    return k
 
 
 def is_narrow(dtype: Any) -> bool:
-    return dtype in WIDE
+    return dtype in WIDE or (_sync() and dtype in WIDE)
 
 
 def finfo(dtype: Any) -> Any:
     """numpy's ``finfo``, also for bfloat16 and the float8 types (ml_dtypes')."""
-    return ml_dtypes.finfo(dtype)
+    return load().finfo(dtype) if _names_narrow(dtype) else np.finfo(dtype)
 
 
 def iinfo(dtype: Any) -> Any:
-    return ml_dtypes.iinfo(dtype)
+    """numpy's ``iinfo``, also for int4 and the like (ml_dtypes')."""
+    return load().iinfo(dtype) if _names_narrow(dtype) else np.iinfo(dtype)
+
+
+def _names_narrow(x: Any) -> bool:
+    if isinstance(x, str):
+        return x in NAMES
+    try:
+        return is_narrow(np.dtype(x))
+    except TypeError:
+        return False
 
 
 def has_narrow(values: Sequence[Any]) -> bool:
     for v in values:
         if getattr(v, "dtype", None) in WIDE:
             return True
-    return False
+    return _sync() and has_narrow(values)
 
 
 # Primitives that see narrow values as they are (rows added where each primitive is defined; see the
@@ -127,7 +175,7 @@ def impl_for(
 ) -> Callable[..., Any]:
     """``impl`` for a program's equation whose dtypes are known ahead (a device program's step):
     itself, or with narrow operands the call of it that widens and rounds (``run_impl``)."""
-    if not any(d in WIDE for d in in_dtypes) or not widens(primitive, params):
+    if not any(is_narrow(d) for d in in_dtypes) or not widens(primitive, params):
         return impl
     return functools.partial(_widened_call, impl, tuple(out_dtypes), primitive.multiple_results)
 

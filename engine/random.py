@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import core, lax, prng, transfers
+from . import core, lax, narrow_dtypes, prng, transfers
 from . import random_keys as rk
 from .core import Array, Tracer
 from .numpy._staged import staged_as_jit
@@ -367,7 +367,9 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
       dtype('uint32')
     """
     typed, _ = _check_prng_key("bits", key)
-    dtype = core.canonical_dtype(np.uint64) if dtype is None else np.dtype(dtype)  # (uint32 without x64)
+    dtype = (
+        core.canonical_dtype(np.uint64) if dtype is None else narrow_dtypes.to_dtype(dtype)
+    )  # (uint32 without x64)
     if dtype_kind(dtype) != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
     dtype = core.canonical_dtype(dtype)

@@ -95,8 +95,9 @@ class Settings(BaseSettings):
         "imported in the zygote before any fork.",
     )
     preload: list[str] = Field(
-        # engine.stablehlo: a report prints every jit stage's StableHLO (30 ms to import per run)
-        default_factory=lambda: ["numpy", "engine", "engine.numpy", "engine.stablehlo"],
+        # engine.stablehlo: a report prints every jit stage's StableHLO (30 ms to import per run);
+        # ml_dtypes: the engine imports it when a program names bfloat16 and the like (0.8 s)
+        default_factory=lambda: ["numpy", "engine", "engine.numpy", "engine.stablehlo", "ml_dtypes"],
         description="Modules imported by each zygote before forking (missing ones are skipped).",
     )
     isolation: Literal["auto", "root", "uid", "unsafe-single-user"] = Field(

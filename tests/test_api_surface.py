@@ -54,7 +54,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         "CustomVJPPrimal SymbolicZero custom_vjp_primal_tree_values linear_call remat_opt_p zero_from_primal",
     ),
     "jax.debug": _same(NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log "),
-    "jax.dtypes": {"bfloat16": EXTENDED_FLOATS},
     "jax.errors": _same(NOT_YET, "InconclusiveDimensionOperation JaxprTypeError"),
     "jax.example_libraries.optimizers": _same(
         "module-level imports and type aliases of JAX's source file, not API",

@@ -18,13 +18,13 @@ import numpy as np
 
 from ..narrow_dtypes import kind as dtype_kind
 
-from .. import core
+from .. import core, narrow_dtypes
 from .. import numpy as jnp
 from .. import random
 
 
 def _dtype(dtype):
-    return np.dtype("float32") if dtype is None else jnp.dtype(dtype)
+    return np.dtype("float32") if dtype is None else narrow_dtypes.to_dtype(dtype)
 
 
 def zeros(key, shape, dtype=None, out_sharding=None):

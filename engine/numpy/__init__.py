@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as _np
 
+from .. import narrow_dtypes as _narrow_dtypes
 from ..core import Array, Tracer
-from . import linalg  # noqa: F401
+from . import _dtypes, linalg  # noqa: F401
 from ._contract import (
     convolve,
     correlate,
@@ -60,7 +61,6 @@ from ._creation import (
     zeros_like,
 )
 from ._dtypes import (
-    bfloat16,
     bool_,
     can_cast,
     canonicalize_dtype,
@@ -71,15 +71,6 @@ from ._dtypes import (
     double,
     dtype,
     finfo,
-    float4_e2m1fn,
-    float8_e3m4,
-    float8_e4m3,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -88,8 +79,6 @@ from ._dtypes import (
     generic,
     iinfo,
     inexact,
-    int2,
-    int4,
     int8,
     int16,
     int32,
@@ -104,8 +93,6 @@ from ._dtypes import (
     signedinteger,
     single,
     uint,
-    uint2,
-    uint4,
     uint8,
     uint16,
     uint32,
@@ -441,3 +428,15 @@ class ndarray(metaclass=_ArrayMeta):
 
 install_array_methods()
 from . import fft  # noqa: F401,E402  (jnp.fft)
+
+
+def __getattr__(name):
+    # jnp.bfloat16 and the other narrow types import ml_dtypes (most of a second) when first named
+    if name in _narrow_dtypes.NAMES:
+        t = globals()[name] = _dtypes.narrow_scalar_type(name)
+        return t
+    raise AttributeError(f"module 'engine.numpy' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _narrow_dtypes.NAMES)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import ml_dtypes
-
 from .. import core, narrow_dtypes
 from ..core import Array, Tracer
 
@@ -256,13 +254,6 @@ uint8, uint16, uint32, uint64 = (
 )
 float16, float32, float64 = (_scalar_type(n, getattr(np, n)) for n in ("float16", "float32", "float64"))
 complex64, complex128 = (_scalar_type(n, getattr(np, n)) for n in ("complex64", "complex128"))
-bfloat16, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz = (
-    _scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.FLOAT_NAMES[:6]
-)
-float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn = (
-    _scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.FLOAT_NAMES[6:]
-)
-int2, int4, uint2, uint4 = (_scalar_type(n, getattr(ml_dtypes, n)) for n in narrow_dtypes.INT_NAMES)
 # As in JAX the "default" types are the 64-bit ones, which canonicalize to 32 bits while x64 is off.
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double = float32, float64
@@ -275,8 +266,46 @@ generic, number, inexact, floating, complexfloating = (
     np.complexfloating,
 )
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
-dtype = np.dtype
-finfo, iinfo = ml_dtypes.finfo, ml_dtypes.iinfo  # numpy's, knowing bfloat16 and the like too
+
+
+class _DTypeMeta(type):
+    """``jnp.dtype`` is numpy's ``np.dtype`` (instances, subclass checks, ``jnp.dtype[...]``), and
+    also reads the narrow dtypes' names, which numpy knows only once ml_dtypes is imported."""
+
+    def __call__(cls, obj, *args, **kwargs):
+        return narrow_dtypes.to_dtype(obj) if not args and not kwargs else np.dtype(obj, *args, **kwargs)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, np.dtype)
+
+    def __subclasscheck__(cls, subclass):
+        return issubclass(subclass, np.dtype)
+
+    def __getitem__(cls, item):
+        return np.dtype[item]
+
+    def __repr__(cls):
+        return repr(np.dtype)
+
+
+class dtype(metaclass=_DTypeMeta):
+    """Create a data type object (``np.dtype``).
+
+    >>> jnp.dtype("bfloat16")
+    dtype(bfloat16)
+    """
+
+
+finfo, iinfo = narrow_dtypes.finfo, narrow_dtypes.iinfo  # numpy's, knowing bfloat16 and the like too
+_narrow_types: dict[str, _ScalarMeta] = {}
+
+
+def narrow_scalar_type(name: str) -> _ScalarMeta:
+    """``jnp.bfloat16`` and the other narrow types, made when first named (importing ml_dtypes)."""
+    t = _narrow_types.get(name)
+    if t is None:
+        t = _narrow_types[name] = _scalar_type(name, getattr(narrow_dtypes.load(), name))
+    return t
 
 
 def to_dtype(x) -> np.dtype:
@@ -287,7 +316,7 @@ def to_dtype(x) -> np.dtype:
         return core.python_scalar_dtype(x(0))
     if isinstance(x, (Array, Tracer)):
         return x.dtype
-    return np.dtype(x)
+    return narrow_dtypes.to_dtype(x)
 
 
 def canonicalize_dtype(x) -> np.dtype:
@@ -307,7 +336,9 @@ def issubdtype(arg1, arg2) -> bool:
     keys = key_issubdtype(a, b)
     if keys is not None:
         return keys
-    narrow = _NARROW_SUPERTYPES.get(narrow_dtypes.kind(np.dtype(a))) if _is_narrow_like(a) else None
+    narrow = (
+        _NARROW_SUPERTYPES.get(narrow_dtypes.kind(narrow_dtypes.to_dtype(a))) if _is_narrow_like(a) else None
+    )
     if narrow is not None and isinstance(b, type) and not isinstance(b, _ScalarMeta):
         return b in narrow  # numpy places ml_dtypes' types under np.generic only
     return bool(np.issubdtype(a, b))
@@ -322,7 +353,7 @@ _NARROW_SUPERTYPES = {
 
 def _is_narrow_like(x) -> bool:
     try:
-        return narrow_dtypes.is_narrow(np.dtype(x))
+        return narrow_dtypes.is_narrow(narrow_dtypes.to_dtype(x))
     except TypeError:
         return False
 
@@ -357,7 +388,7 @@ def can_cast(from_, to, casting="safe") -> bool:
 
 
 def is_float(dt) -> bool:
-    return narrow_dtypes.kind(np.dtype(dt)) in "fc"
+    return narrow_dtypes.kind(narrow_dtypes.to_dtype(dt)) in "fc"
 
 
 def default_float_dtype():

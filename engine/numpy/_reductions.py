@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 
-import ml_dtypes
 import numpy as np
 
 from .. import core, dims, lax, transfers
@@ -43,10 +42,7 @@ def _reduce_dtype(x, dtype, promote_integers: bool) -> np.dtype:
 
 def upcast_f16(d: np.dtype) -> np.dtype:
     """JAX sums, multiplies, averages float16 and bfloat16 values in float32 (rounding once, at the end)."""
-    return np.dtype("float32") if d == np.float16 or d == _BFLOAT16 else d
-
-
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+    return np.dtype("float32") if d == np.float16 or d.name == "bfloat16" else d
 
 
 def _keep(out, axes, ndim, keepdims):
