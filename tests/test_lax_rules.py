@@ -536,9 +536,10 @@ OWNED_HERE = {c.prim for c in CASES}
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
     **{
-        f"bcoo_{name}": "tests/test_sparse.py"
+        name: "tests/test_sparse.py"
         for name in (
-            "todense fromdense extract transpose dot_general dot_general_sampled sort_indices sum_duplicates"
+            "bcoo_todense bcoo_fromdense bcoo_extract bcoo_transpose bcoo_dot_general bcoo_dot_general_sampled "
+            "bcoo_sort_indices bcoo_sum_duplicates bcsr_todense bcsr_fromdense bcsr_extract bcsr_dot_general"
         ).split()
     },
     "custom_linear_solve": "tests/test_linalg.py",

@@ -199,6 +199,45 @@ def random_bcoo_sorted(jax):
     return _sp(jax).random_bcoo(jax.random.key(3), (5, 6), nse=7, sorted_indices=True)
 
 
+def bcsr_fromdense(jax):
+    s = _sp(jax)
+    m = s.BCSR.fromdense(M)
+    p = s.BCSR.fromdense(M, nse=6)
+    b = s.BCSR.fromdense(B3, n_batch=1)
+    return (m, m.indices, m.indptr, p.indices, p.indptr, b, b.indices, b.indptr, b.todense(), p.todense())
+
+
+def bcsr_matmul(jax):
+    m = _sp(jax).BCSR.fromdense(M)
+    b = _sp(jax).BCSR.fromdense(B3, n_batch=1)
+    return m @ W, b @ W[:3, :2], m @ Y[:3].repeat(2)[:4]
+
+
+def bcsr_grad_and_vmap(jax):
+    m = _sp(jax).BCSR.fromdense(M)
+
+    def f(d, x):
+        return jax.numpy.sum(jax.numpy.sin(_sp(jax).BCSR((d, m.indices, m.indptr), shape=(3, 4)) @ x))
+
+    g = jax.grad(f, argnums=(0, 1))(m.data, W)
+    b = _sp(jax).BCSR.fromdense(B3, n_batch=1)
+    return g, jax.vmap(lambda a, v: a @ v)(b, W[:3]), jax.jit(lambda a: a.todense())(m)
+
+
+def bcsr_bcoo_conversions(jax):
+    m = _sp(jax).BCSR.fromdense(M)
+    c = m.to_bcoo()
+    back = _sp(jax).BCSR.from_bcoo(_sp(jax).BCOO.fromdense(M))
+    return c, back, back.indptr, _sp(jax).empty((2, 3), sparse_format="bcsr")
+
+
+def jaxpr_bcsr(jax):
+    m = _sp(jax).BCSR.fromdense(M)
+    return str(jax.make_jaxpr(lambda a, x: a @ x)(m, W)), str(
+        jax.make_jaxpr(lambda x: _sp(jax).BCSR.fromdense(x, nse=4))(M)
+    )
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

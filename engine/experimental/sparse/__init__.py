@@ -46,5 +46,17 @@ from .bcoo import (  # noqa: F401
     bcoo_transpose,
     bcoo_transpose_p,
 )
+from .bcsr import (  # noqa: F401
+    BCSR,
+    bcsr_dot_general,
+    bcsr_dot_general_p,
+    bcsr_extract,
+    bcsr_extract_p,
+    bcsr_fromdense,
+    bcsr_fromdense_p,
+    bcsr_sum_duplicates,
+    bcsr_todense,
+    bcsr_todense_p,
+)
 from .random import random_bcoo  # noqa: F401
 from .transform import sparsify  # noqa: F401

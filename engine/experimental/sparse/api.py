@@ -7,10 +7,11 @@ import operator
 from ... import core
 from ._base import JAXSparse
 from .bcoo import BCOO
+from .bcsr import BCSR
 
 
 def _formats():
-    return {"bcoo": BCOO}
+    return {"bcoo": BCOO, "bcsr": BCSR}
 
 
 def todense(arr):
@@ -50,7 +51,7 @@ def eye(
     Array([[0, 1],
            [1, 2]], dtype=int32)
     """
-    formats = _formats()
+    formats = {"bcoo": BCOO}  # (JAX's eye makes no BCSR either)
     if sparse_format not in formats:
         raise ValueError(f"sparse_format={sparse_format!r} not recognized; must be one of {list(formats)}")
     N, M, k = (

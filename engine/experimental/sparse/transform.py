@@ -20,6 +20,7 @@ from ...jit_primitive import jit_p
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
+from .bcsr import BCSR, bcsr_dot_general
 from .bcoo import (
     BCOO,
     bcoo_dot_general,
@@ -31,6 +32,8 @@ from .bcoo import (
 
 # primitive -> rule(*operands (BCOO or dense), **params) -> list of outputs (BCOO or dense)
 sparse_rules: dict[core.Primitive, Callable[..., list[Any]]] = {}
+# the same for equations with a BCSR operand
+bcsr_rules: dict[core.Primitive, Callable[..., list[Any]]] = {}
 
 
 def is_sparse(x) -> bool:
@@ -56,7 +59,8 @@ def eval_sparse(jaxpr, consts, args) -> list[Any]:
         ins = [read(x) for x in eqn.inputs]
         with core.source_info_context(eqn.source_info):
             if any(is_sparse(v) for v in ins):
-                rule = sparse_rules.get(eqn.primitive)
+                table = bcsr_rules if any(isinstance(v, BCSR) for v in ins) else sparse_rules
+                rule = table.get(eqn.primitive)
                 if rule is None:
                     raise NotImplementedError(
                         f"sparse rule for {eqn.primitive.name} is not implemented (sparsify, "
@@ -134,6 +138,7 @@ for _name in _ZERO_PRESERVING.split():
     sparse_rules[getattr(lax, f"{_name}_p")] = _unary_rule(getattr(lax, f"{_name}_p"), linear=False)
 for _name in "conj copy imag neg real".split():
     sparse_rules[getattr(lax, f"{_name}_p")] = _unary_rule(getattr(lax, f"{_name}_p"), linear=True)
+bcsr_rules.update(sparse_rules)  # (the unary rules keep either format)
 
 
 def _integer_pow_rule(x, *, y):
@@ -147,6 +152,7 @@ def _integer_pow_rule(x, *, y):
 
 
 sparse_rules[lax.integer_pow_p] = _integer_pow_rule
+bcsr_rules[lax.integer_pow_p] = _integer_pow_rule
 
 
 def _add_rule(x, y):
@@ -253,6 +259,20 @@ sparse_rules[lax.reduce_sum_p] = _reduce_sum_rule
 sparse_rules[jit_p] = _jit_rule
 
 
+def _bcsr_dot_general_rule(
+    lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
+    return [
+        bcsr_dot_general(
+            lhs, rhs, dimension_numbers=dimension_numbers, preferred_element_type=preferred_element_type
+        )
+    ]
+
+
+bcsr_rules[lax.dot_general_p] = _bcsr_dot_general_rule
+bcsr_rules[jit_p] = _jit_rule
+
+
 # --- BCOO's operators: jnp functions, sparsified -------------------------------------------------
 
 
@@ -298,3 +318,5 @@ _METHODS = {
 }
 for _method, _impl in _METHODS.items():
     setattr(BCOO, _method, _impl)
+for _method in ("__matmul__", "__rmatmul__"):
+    setattr(BCSR, _method, _METHODS[_method])
