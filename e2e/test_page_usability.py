@@ -3,6 +3,8 @@ one test per defect, at the sizes the walk used (1440x900 and 1024x700)."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
 
 from bench.bench_ir_page import wait_graph
@@ -78,3 +80,78 @@ def test_both_view_is_side_by_side_when_there_is_room(page: Page):
     graph, text = boxes["graph"], boxes["text"]
     assert text["l"] >= graph["r"] - 0.5 and graph["r"] - graph["l"] >= 400, boxes
     assert graph["b"] - graph["t"] >= 400, boxes
+
+
+PMAP = {"name": "pmap", "options": {"in_axes": "(None, 0)"}}
+PREDICT = """import jax
+import jax.numpy as jnp
+
+def predict(w, x):
+    return jnp.tanh(jnp.dot(x, w))
+
+def loss(w, x):
+    return jnp.mean(predict(w, x) ** 2)
+"""
+
+
+@needs_runner
+def test_a_pmap_stack_explains_itself_in_timings_devices_and_debugger(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    stack = [GRAD, VMAP, JIT, PMAP]
+    open_session(page, PREDICT, "loss", stack, ["jnp.ones(3)", "jnp.ones((2, 4, 3))"], panel="timings")
+    expect(page.get_by_test_id("recompile-row")).to_have_count(1)
+    # The compiles table fits the panel: its long stack label wraps instead of pushing columns out.
+    table = page.locator(".recompile-table").bounding_box()
+    body = page.get_by_test_id("panel-body").bounding_box()
+    assert table["x"] + table["width"] <= body["x"] + body["width"] + 0.5, (table, body)
+    # Devices: an axis without a name says so in words, and no collectives says how to add one.
+    page.get_by_test_id("tab-devices").click()
+    facts = page.get_by_test_id("mesh-facts")
+    expect(facts).to_contain_text("axis of size 2 (no axis_name)")
+    expect(facts).not_to_contain_text("unnamed")
+    expect(page.get_by_test_id("no-collectives")).to_contain_text("jax.lax.psum(x, 'i')")
+    # Debugger: why there is nothing to step through, and where to look instead.
+    page.get_by_test_id("tab-debugger").click()
+    panel = page.get_by_test_id("debugger-panel")
+    expect(panel).to_contain_text("ran on several devices")
+    expect(panel).to_contain_text("Devices panel")
+    expect(panel).to_contain_text("Remove pmap from the stack")
+
+
+@needs_runner
+def test_share_popup_fields_take_its_width_and_each_has_a_copy_button(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"])
+    page.get_by_test_id("share").click()
+    pop = page.get_by_test_id("share-pop").bounding_box()
+    for field in ("share-link", "share-embed"):
+        box = page.get_by_test_id(field).bounding_box()
+        copy = page.get_by_test_id(f"{field}-copy").bounding_box()
+        # The field runs up to its Copy button, and both stay inside the popup.
+        assert box["width"] >= 0.6 * pop["width"], (field, box, pop)
+        assert (
+            box["x"] + box["width"] <= copy["x"] and copy["x"] + copy["width"] <= pop["x"] + pop["width"]
+        ), (
+            field,
+            box,
+            copy,
+            pop,
+        )
+    expect(page.get_by_test_id("share-embed")).to_have_value(
+        re.compile(r'^<iframe src="http://127\.0\.0\.1:\d+/embed/')
+    )
+    # Escape closes it and gives the keyboard back to the page.
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("share-pop")).to_be_hidden()
+
+
+@needs_runner
+def test_syntax_error_says_what_to_fix_and_where(page: Page):
+    open_session(
+        page, "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x) *\n", "f", [GRAD], ["1.0"]
+    )
+    expect(page.get_by_test_id("error-type")).to_have_text("SyntaxError")
+    expect(page.get_by_test_id("error-line")).to_have_text("line 4, column 24")
+    suggestion = page.get_by_test_id("error-suggestion")
+    expect(suggestion).to_contain_text("unfinished expression")
+    expect(suggestion).to_contain_text("where the editor marks it")

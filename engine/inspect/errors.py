@@ -79,6 +79,16 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
     msg = str(exc)
     if isinstance(exc, OutputLimitExceeded):
         return PRINT_LESS
+    if isinstance(exc, IndentationError):
+        return (
+            "Indent the lines of each block (after def, if, for, with, ...) by the same number of "
+            "spaces, one level deeper than the line that opens it; do not mix tabs and spaces."
+        )
+    if isinstance(exc, SyntaxError):
+        return (
+            "Fix the Python syntax where the editor marks it: look there, and at the end of the line "
+            "before, for an unfinished expression, an unclosed bracket or quote, or a missing ':'."
+        )
     staged = layer in ("jit", "pmap", "checkify")  # (checkify stages the function as jit does)
     if isinstance(exc, jerr.TracerBoolConversionError):
         if staged:

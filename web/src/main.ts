@@ -439,17 +439,18 @@ class App {
       history.replaceState(null, "", `/s/${id}${location.search}#${viewFragment(this.session)}`);
       let copied = false;
       try { await navigator.clipboard.writeText(url); copied = true; } catch { /* clipboard may be unavailable */ }
-      const input = h("input", { type: "text", readonly: true, value: url, testid: "share-link", "aria-label": "Share link", onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
+      const embed = `<iframe src="${location.origin}/embed/${id}?panel=${["output", "ir", "timings"].includes(this.session.panel) ? this.session.panel : "output"}" width="100%" height="420" style="border:0"></iframe>`;
+      // A read-only text and its Copy button, one row that takes the popup's width.
+      const copyRow = (text: string, testid: string, label: string) => {
+        const field = h("input", { type: "text", readonly: true, value: text, testid, "aria-label": label, onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
+        return [field, h("div", { class: "share-row" }, field,
+          h("button", { type: "button", class: "btn", testid: `${testid}-copy`, "aria-label": `Copy the ${label.toLowerCase()}`, onclick: async () => { field.select(); try { await navigator.clipboard.writeText(text); this.notify("Copied"); } catch { document.execCommand("copy"); } } }, "Copy"))] as const;
+      };
+      const [input, linkRow] = copyRow(url, "share-link", "Share link");
       replace(this.sharePop,
-        h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"),
-        h("div", { class: "share-row" }, input,
-          h("button", { type: "button", class: "btn", onclick: async () => { input.select(); try { await navigator.clipboard.writeText(url); this.notify("Copied"); } catch { document.execCommand("copy"); } } }, "Copy")),
+        h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"), linkRow,
         h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel and IR stage."),
-        h("label", { class: "label" }, "Embed (read-only, for an iframe in docs)"),
-        h("input", {
-          type: "text", readonly: true, testid: "share-embed", "aria-label": "Embed code", onfocus: (e: Event) => (e.target as HTMLInputElement).select(),
-          value: `<iframe src="${location.origin}/embed/${id}?panel=${["output", "ir", "timings"].includes(this.session.panel) ? this.session.panel : "output"}" width="100%" height="420" style="border:0"></iframe>`,
-        }));
+        h("label", { class: "label" }, "Embed (read-only, for an iframe in docs)"), copyRow(embed, "share-embed", "Embed code")[1]);
       input.focus();
     } catch (e) {
       replace(this.sharePop, h("p", { class: "error-text", testid: "share-error" }, `Could not share: ${(e as Error).message}`));

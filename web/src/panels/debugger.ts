@@ -29,7 +29,7 @@ export class DebuggerPanel {
     this.call = call;
     const trace = call?.debug;
     if (!trace || !trace.steps.length) {
-      replace(this.el, empty("No equations recorded for stepping.", call ? "This call has no debug trace." : "Run something first."));
+      replace(this.el, empty("No equations recorded for stepping.", whyNoTrace(call)));
       return;
     }
     if (!same) this.index = trace.first_nonfinite ?? 0;
@@ -110,4 +110,16 @@ function stepDetail(st: DebugStep): HTMLElement {
     st.outputs.map((o, i) => h("section", { class: "step-output" },
       h("h4", null, `output ${i}`, h("span", { class: "muted" }, ` · min ${fmtNum(o.min)} · max ${fmtNum(o.max)} · mean ${fmtNum(o.mean)}`)),
       renderValue(o))));
+}
+
+/** Why a call has no steps to show, and what to do instead (the report records none for calls
+ *  that ran on devices, failed, or took over 16 MiB of inputs). */
+function whyNoTrace(call: TransformedCall | null): string {
+  if (!call) return "Run something first.";
+  if (call.pmap) {
+    return "This call ran on several devices (pmap, shard_map or a sharded jit), which the debugger does not replay: " +
+      "the Devices panel shows each device's inputs and outputs. Remove pmap from the stack to step through the rest.";
+  }
+  if (!call.stages.length) return "The call stopped before it was traced: the Output panel says why.";
+  return "The debugger replays calls that finish, on inputs up to 16 MiB: fix the error the Output panel shows, or use smaller inputs.";
 }

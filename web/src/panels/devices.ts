@@ -116,7 +116,8 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
       h("span", { class: "legend" },
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-execute" }), "compute"),
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-collective" }), "waiting on collectives"))),
-    groups.length ? chips : h("p", { class: "hint" }, "No collectives in this call."),
+    groups.length ? chips : h("p", { class: "hint", testid: "no-collectives" },
+      "No collectives in this call: each device computed its block alone. To combine blocks across devices, name the axis (axis_name='i') and call e.g. jax.lax.psum(x, 'i') in the function."),
     stage,
     info.collectives.length ? collectiveTable(info.collectives, info.axis_names) : null);
 }
@@ -168,8 +169,10 @@ function axisSummary(names: (string | null)[], mesh: number[]): string {
   const dims = Math.max(names.length, mesh.length, 1);
   const parts = Array.from({ length: dims }, (_, i) => {
     const name = names[i];
-    const size = mesh[i] !== undefined ? ` (${mesh[i]})` : "";
-    return (name ? `'${name}'` : dims > 1 ? `${i === 0 ? "outer" : i === dims - 1 ? "inner" : `level ${i + 1}`} unnamed` : "unnamed") + size;
+    if (name) return `'${name}'${mesh[i] !== undefined ? ` (${mesh[i]})` : ""}`;
+    // Unnamed: say what that means (collectives cannot name it) rather than print "unnamed".
+    const where = dims > 1 ? `${i === 0 ? "outer" : i === dims - 1 ? "inner" : `level ${i + 1}`} ` : "";
+    return `${where}${mesh[i] !== undefined ? `of size ${mesh[i]} ` : ""}(no axis_name)`;
   });
   return `${dims > 1 ? "axes" : "axis"} ${parts.join(" × ")}`;
 }
