@@ -130,6 +130,13 @@ class custom_jvp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
 
+    def __getattr__(self, name):
+        # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
+        fun = self.__dict__.get("fun")
+        if fun is None:
+            raise AttributeError(name)
+        return getattr(fun, name)
+
     def defjvp(self, jvp, symbolic_zeros=False):
         self.jvp = jvp
         return jvp
@@ -293,6 +300,13 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+
+    def __getattr__(self, name):
+        # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
+        fun = self.__dict__.get("fun")
+        if fun is None:
+            raise AttributeError(name)
+        return getattr(fun, name)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False):
         self.fwd, self.bwd = fwd, bwd

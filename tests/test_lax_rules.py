@@ -564,6 +564,7 @@ TESTED_ELSEWHERE = {
         )
     },
     "custom_jvp_call": "tests/test_custom_derivatives.py",
+    "custom_vmap_call": "tests/test_jax_reference.py",  # (snippets custom_batching: eager, jit, jvp, vmap)
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "custom_lin": "tests/test_custom_derivatives.py",
     "debug_callback": "tests/test_inspect.py",

@@ -94,7 +94,8 @@ class _Flat:
         for k, eqn in enumerate(jaxpr.eqns):
             ins = [read(x) for x in eqn.inputs]
             if eqn.primitive in inline:
-                inner = eqn.params["call_jaxpr" if "call_jaxpr" in eqn.params else "jaxpr"]
+                p = eqn.params
+                inner = p["call_jaxpr"] if "call_jaxpr" in p else p["call"] if "call" in p else p["jaxpr"]
                 if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
                     inner = ClosedJaxpr(inner, [])
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
@@ -128,8 +129,9 @@ def _call_prims():
     """custom_jvp/custom_vjp and checkpoint calls: evaluation is their body (the rules are for AD)."""
     from .. import custom_derivatives as cd
     from ..ad_checkpoint import checkpoint_p
+    from ..custom_batching import custom_vmap_p
 
-    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p
+    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p
 
 
 class Codegen:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ad_checkpoint import checkpoint_p, name_p
+from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..jit_primitive import jit_p
 from ..lax.solves import linear_solve_p
@@ -23,6 +24,11 @@ def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **_: Any) -> lis
 @register(custom_vjp_call_p)
 def _custom_call(ctx: RuleContext, *args: Value, call_jaxpr: Any, **_: Any) -> list[Value]:
     return ctx.lower_jaxpr(ctx.block, call_jaxpr, args)
+
+
+@register(custom_vmap_p)
+def _custom_vmap_call(ctx: RuleContext, *args: Value, call: Any, **_: Any) -> list[Value]:
+    return ctx.lower_jaxpr(ctx.block, call, args)
 
 
 @register(checkpoint_p)

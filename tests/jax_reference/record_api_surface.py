@@ -49,6 +49,7 @@ MODULES = [
     "jax.debug",
     "jax.sharding",
     "jax.custom_derivatives",
+    "jax.custom_batching",
     "jax.experimental",
     "jax.experimental.sparse",
     "jax.example_libraries.optimizers",

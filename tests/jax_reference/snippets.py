@@ -1907,3 +1907,10 @@ SNIPPETS["linalg_eig"] = LINALG_EIG
 from snippets_transfer_guard import TRANSFER_GUARD_MATRIX  # noqa: E402
 
 SNIPPETS["transfer_guard_matrix"] = TRANSFER_GUARD_MATRIX
+
+from snippets_custom_batching import CUSTOM_BATCHING  # noqa: E402
+
+SNIPPETS["custom_batching"] = CUSTOM_BATCHING
+# (the jvp tangents of a custom_vmap batched only in its tangent: JAX's come out weakly typed, the
+# engine's take the strong type of the tangent the rule computes with)
+WEAK_TYPE_DIFFERS |= {"jvp_extra_batched_tangents"}
