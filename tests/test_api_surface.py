@@ -69,9 +69,8 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
-            "bcoo_broadcast_in_dim bcoo_concatenate bcoo_conv_general_dilated bcoo_dynamic_slice bcoo_gather "
-            "bcoo_multiply_sparse bcoo_reshape bcoo_rev bcoo_slice bcoo_spdot_general_p bcoo_squeeze "
-            "bcoo_update_layout bcsr_broadcast_in_dim bcsr_concatenate",
+            "bcoo_conv_general_dilated bcoo_gather bcoo_multiply_sparse bcoo_spdot_general_p bcoo_update_layout "
+            "bcsr_broadcast_in_dim bcsr_concatenate",
         ),
         **_same(
             "sparsify is the jaxpr interpreter only (no tracer mode, no todense primitive), no sparse linalg",

@@ -238,6 +238,51 @@ def jaxpr_bcsr(jax):
     )
 
 
+def indexing_and_slicing(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    b = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return (
+        sp[1],
+        sp[1].todense(),
+        sp[:, 1:3].todense(),
+        sp[::2, ::3].todense(),
+        b[2].todense(),
+        b[:, 1],
+        [r.todense() for r in sp],
+    )
+
+
+def structural_ops(jax):
+    import jax.numpy as jnp
+    from jax import lax
+
+    s = _sp(jax)
+    sp, b = s.BCOO.fromdense(M), s.BCOO.fromdense(B3, n_batch=1)
+    f = s.sparsify(
+        lambda m: (
+            jnp.concatenate([m, m * 2.0]),
+            jnp.concatenate([m, m], axis=1),
+            m.reshape(4, 3),
+            m.reshape(12),
+            m[::-1, ::-1],
+            m[None],
+            lax.dynamic_slice(m, (1, 2), (2, 2)),
+        )
+    )
+    g = s.sparsify(lambda m: (m.reshape(3, 6), jnp.concatenate([m, m]), m[:, ::-1], m[1:]))
+    return (
+        [x.todense() for x in f(sp)]
+        + [x.todense() for x in g(b)]
+        + [s.bcoo_squeeze(sp[None], dimensions=(0,))]
+    )
+
+
+def jit_dynamic_slice(jax):
+    sp = _sp(jax).BCOO.fromdense(M)
+    f = jax.jit(lambda m, i: _sp(jax).bcoo_dynamic_slice(m, (i, 1), (2, 3)).todense())
+    return f(sp, 0), f(sp, 1), f(sp, 5)
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -46,6 +46,15 @@ from .bcoo import (  # noqa: F401
     bcoo_transpose,
     bcoo_transpose_p,
 )
+from .bcoo_structure import (  # noqa: F401
+    bcoo_broadcast_in_dim,
+    bcoo_concatenate,
+    bcoo_dynamic_slice,
+    bcoo_reshape,
+    bcoo_rev,
+    bcoo_slice,
+    bcoo_squeeze,
+)
 from .bcsr import (  # noqa: F401
     BCSR,
     bcsr_dot_general,

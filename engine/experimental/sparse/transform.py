@@ -20,6 +20,15 @@ from ...jit_primitive import jit_p
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
+from .bcoo_structure import (
+    bcoo_broadcast_in_dim,
+    bcoo_concatenate,
+    bcoo_dynamic_slice,
+    bcoo_reshape,
+    bcoo_rev,
+    bcoo_slice,
+    bcoo_squeeze,
+)
 from .bcsr import BCSR, bcsr_dot_general
 from .bcoo import (
     BCOO,
@@ -253,6 +262,40 @@ def _jit_rule(*args, jaxpr, **params):
     return eval_sparse(jaxpr.jaxpr, jaxpr.consts, list(args))
 
 
+def _standard(fn):
+    def rule(*args, **params):
+        if not all(is_sparse(a) for a in args):
+            raise NotImplementedError(
+                f"{fn.__name__} of a sparse and a dense array (sparsify): make both sparse"
+            )
+        return [fn(*args, **params)]
+
+    return rule
+
+
+def _dynamic_slice_rule(x, *starts, slice_sizes):
+    if any(is_sparse(s) for s in starts):
+        raise NotImplementedError("dynamic_slice at sparse start indices (sparsify)")
+    return [bcoo_dynamic_slice(x, starts, slice_sizes)]
+
+
+sparse_rules[lax.squeeze_p] = _standard(lambda x, *, dimensions: bcoo_squeeze(x, dimensions=dimensions))
+sparse_rules[lax.rev_p] = _standard(lambda x, *, dimensions: bcoo_rev(x, dimensions))
+sparse_rules[lax.concatenate_p] = _standard(lambda *xs, dimension: bcoo_concatenate(xs, dimension=dimension))
+sparse_rules[lax.slice_p] = _standard(
+    lambda x, *, start_indices, limit_indices, strides: bcoo_slice(
+        x, start_indices=start_indices, limit_indices=limit_indices, strides=strides
+    )
+)
+sparse_rules[lax.broadcast_in_dim_p] = _standard(
+    lambda x, *, shape, broadcast_dimensions, **_: bcoo_broadcast_in_dim(
+        x, shape=shape, broadcast_dimensions=broadcast_dimensions
+    )
+)
+sparse_rules[lax.reshape_p] = _standard(
+    lambda x, *, new_sizes, dimensions, **_: bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)
+)
+sparse_rules[lax.dynamic_slice_p] = _dynamic_slice_rule
 sparse_rules[lax.transpose_p] = _transpose_rule
 sparse_rules[lax.dot_general_p] = _dot_general_rule
 sparse_rules[lax.reduce_sum_p] = _reduce_sum_rule
@@ -294,6 +337,14 @@ def _reshape(self, *args, **kwargs):
     return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
 
 
+def _getitem(self, index):
+    return sparsify(lambda x: x[index])(self)
+
+
+def _iter(self):
+    return (self[i] for i in range(self.shape[0]))
+
+
 def _pow(self, exponent):
     return sparsify(lambda x: jnp.power(x, exponent))(self)
 
@@ -315,6 +366,8 @@ _METHODS = {
     "__sub__": sparsify(jnp.subtract),
     "__rsub__": sparsify(_swap(jnp.subtract)),
     "__pow__": _pow,
+    "__getitem__": _getitem,
+    "__iter__": _iter,
 }
 for _method, _impl in _METHODS.items():
     setattr(BCOO, _method, _impl)
