@@ -579,7 +579,10 @@ TESTED_ELSEWHERE = {
     **{p: "tests/test_sharding.py" for p in ("reshard", "sharding_constraint")},
     **{p: "tests/test_shard_map_2d.py" for p in ("shard_map", "pvary", "psum_invariant")},
     **{p: "tests/test_linalg.py" for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr")},
-    "eig": "tests/test_linalg_nonsymmetric.py",
+    **{
+        p: "tests/test_linalg_nonsymmetric.py"
+        for p in ("eig", "schur", "hessenberg", "householder_product", "geqrf", "ormqr")
+    },
     **{
         p: "tests/test_special.py"
         for p in (

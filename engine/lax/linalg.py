@@ -705,3 +705,15 @@ def expm(x):
 
 
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)
+from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
+    geqrf,
+    geqrf_p,
+    hessenberg,
+    hessenberg_p,
+    householder_product,
+    householder_product_p,
+    ormqr,
+    ormqr_p,
+    schur,
+    schur_p,
+)

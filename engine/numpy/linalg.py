@@ -439,9 +439,14 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
+@staged_as_jit(static_argnames=("mode",))
 def qr(a, mode: str = "reduced"):
-    """``(Q, R)`` with ``a = Q @ R``; ``mode`` is 'reduced', 'complete' or 'r' (R only)."""
+    """``(Q, R)`` with ``a = Q @ R``; ``mode`` is 'reduced', 'complete', 'r' (R only) or 'raw'
+    (LAPACK's packed reflectors, transposed, and their scalar factors)."""
     (a,) = _inexact("qr", a)
+    if mode == "raw":
+        h, taus = lax_linalg.geqrf(a)
+        return QRResult(matrix_transpose(h), taus)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     q, r = lax_linalg.qr(a, full_matrices=mode == "complete")

@@ -214,3 +214,14 @@ from .linalg_matrices import (  # noqa: E402,F401  (jax.scipy.linalg's special m
     pascal,
     toeplitz,
 )
+from .linalg_schur import (  # noqa: E402,F401  (the Schur and Householder family)
+    expm_frechet,
+    funm,
+    hessenberg,
+    polar,
+    qr_multiply,
+    rsf2csf,
+    schur,
+    solve_sylvester,
+    sqrtm,
+)

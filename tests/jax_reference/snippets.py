@@ -1914,3 +1914,7 @@ SNIPPETS["custom_batching"] = CUSTOM_BATCHING
 # (the jvp tangents of a custom_vmap batched only in its tangent: JAX's come out weakly typed, the
 # engine's take the strong type of the tangent the rule computes with)
 WEAK_TYPE_DIFFERS |= {"jvp_extra_batched_tangents"}
+
+from snippets_scipy_linalg2 import SCIPY_LINALG2  # noqa: E402
+
+SNIPPETS["scipy_linalg2"] = SCIPY_LINALG2
