@@ -48,10 +48,28 @@ def private_kernel_cache(tmp_path, monkeypatch):
 DOC_SCORES: dict[str, tuple[int, int, int]] = {}
 
 
+# module -> (docstrings passing, docstrings scored, examples matched, examples scored) of JAX's API
+# docstring examples (tests/test_jax_docstrings.py)
+DOCSTRING_SCORES: dict[str, tuple[int, int, int, int]] = {}
+
+
+def _docstring_summary(write):
+    write("JAX docstring examples matched on the engine (docstrings passing / scored, examples):")
+    for module, (fo, f, eo, e) in sorted(DOCSTRING_SCORES.items()):
+        write(f"  {module:28s} {fo:3d} / {f:3d}   examples {eo:4d} / {e:4d}")
+    tot = [sum(v[i] for v in DOCSTRING_SCORES.values()) for i in range(4)]
+    write(
+        f"  {'total':28s} {tot[0]:3d} / {tot[1]:3d}   examples {tot[2]:4d} / {tot[3]:4d}"
+        f"   ({100 * tot[2] / max(tot[3], 1):.1f}%)"
+    )
+
+
 def pytest_terminal_summary(terminalreporter):
+    write = terminalreporter.write_line
+    if DOCSTRING_SCORES:
+        _docstring_summary(write)
     if not DOC_SCORES:
         return
-    write = terminalreporter.write_line
     write("JAX documentation cells matched on the engine (matched / scored, skipped):")
     for page, (matched, scored, skipped) in sorted(DOC_SCORES.items()):
         write(f"  {page:28s} {matched:3d} / {scored:3d}   ({skipped} skipped)")

@@ -1,0 +1,179 @@
+"""Record what JAX 0.10.2 prints and raises for the examples in its public API docstrings.
+
+    /work/main/.jax-venv/bin/python tests/jax_docstrings/record.py [MODULE ...]
+
+Walks the public names of ``MODULES`` (each object once, under the first module that exports it),
+parses each docstring's ``>>>`` examples with ``doctest.DocTestParser``, and runs them in order in a
+fresh namespace (``docstring_runner.py``), twice. It records JAX's actual outputs, not the text the
+docstring shows. Writes ``recorded/<module>.json``: per docstring, each example's source and what
+it printed and raised. The sources are JAX's docstring text (JAX is Apache-2.0 licensed).
+
+An example is skipped (not run, here nor on the engine) when it needs what a CPU process without
+files or network lacks (``static_skip``), is marked ``+SKIP`` in JAX, or raises a NameError because
+an earlier one was skipped; an example whose output differs between two runs is not scored.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import pathlib
+import re
+import sys
+import types
+import warnings
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from docstring_runner import run_in_subprocess  # noqa: E402
+
+# In this order: an object exported by several modules is recorded under the first.
+MODULES = [
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax",
+    "jax.nn",
+    "jax.nn.initializers",
+    "jax.random",
+    "jax.scipy.special",
+    "jax.scipy.stats",
+    "jax.scipy.linalg",
+    "jax.scipy.signal",
+    "jax.scipy.fft",
+    "jax.scipy.ndimage",
+    "jax.scipy.integrate",
+    "jax.scipy.interpolate",
+    "jax.scipy.spatial.transform",
+    "jax.tree_util",
+    "jax.tree",
+    "jax",
+    "jax.dtypes",
+    "jax.debug",
+    "jax.sharding",
+    "jax.ops",
+    "jax.image",
+    "jax.experimental.sparse",
+]
+
+_SKIP_PATTERNS = [
+    (r"['\"](gpu|tpu|cuda|rocm)['\"]|\b(gpu|tpu)s?\(|jax\.devices\(\s*['\"]", "needs a GPU/TPU"),
+    (r"\bjax\.distributed\b|process_index|process_count", "needs several hosts"),
+    (r"\bopen\(|\bnp\.(save|load)|tempfile|\bpathlib\b|\bos\.", "reads or writes files"),
+    (r"\b(urllib|requests|http)\b", "needs the network"),
+    (r"\bprofiler\.", "profiles to files"),
+    (r"\btime\.(time|perf_counter)\(|\btimeit\b", "timing"),
+]
+
+
+def static_skip(example: doctest.Example) -> str | None:
+    if example.options.get(doctest.SKIP):
+        return "marked +SKIP in JAX's docstring"
+    for pattern, reason in _SKIP_PATTERNS:
+        if re.search(pattern, example.source):
+            return reason
+    return None
+
+
+def _learned_skip(outcome: dict | None) -> str | None:
+    if outcome is None or outcome["error"] is None:
+        return None
+    if outcome["error"] in ("ModuleNotFoundError", "ImportError"):
+        return "needs a module the reference venv lacks"
+    if outcome["error"] == "NameError":
+        return "uses a name the docstring does not define (or a skipped example's)"
+    return None
+
+
+def _submodules(module: str) -> list[str]:
+    """A module and its public submodules that are not in ``MODULES`` themselves
+    (``jax.scipy.stats.norm``, ...)."""
+    mod = importlib.import_module(module)
+    subs = [
+        f"{module}.{n}"
+        for n in sorted(dir(mod))
+        if not n.startswith("_") and isinstance(getattr(mod, n), types.ModuleType)
+    ]
+    return [module] + [s for s in subs if s not in MODULES and s.startswith(module + ".")]
+
+
+def docstrings(module: str, seen: set) -> list[dict]:
+    parser = doctest.DocTestParser()
+    found = []
+    for modname in _submodules(module) if module != "jax" else [module]:
+        mod = importlib.import_module(modname)
+        for name in sorted(dir(mod)):
+            obj = getattr(mod, name, None)
+            if name.startswith("_") or isinstance(obj, types.ModuleType) or id(obj) in seen:
+                continue
+            doc = getattr(obj, "__doc__", None)
+            if isinstance(obj, (int, float, str, tuple, dict)) or not isinstance(doc, str):
+                continue
+            examples = parser.get_examples(doc)
+            if not examples:
+                continue
+            seen.add(id(obj))
+            found.append(
+                {
+                    "name": f"{modname}.{name}",
+                    "examples": [e.source for e in examples],
+                    "skip": [static_skip(e) for e in examples],
+                }
+            )
+    return found
+
+
+def record(module: str, seen: set) -> dict | None:
+    spec = docstrings(module, seen)
+    if not spec:
+        return None
+    for _ in range(4):
+        first = run_in_subprocess("jax", sys.executable, spec)
+        changed = False
+        for entry, outcomes in zip(spec, first):
+            learned = [s or _learned_skip(o) for s, o in zip(entry["skip"], outcomes)]
+            changed |= learned != entry["skip"]
+            entry["skip"] = learned
+        if not changed:
+            break
+    second = run_in_subprocess("jax", sys.executable, spec)
+    out = []
+    for entry, a_all, b_all in zip(spec, first, second):
+        examples = []
+        for source, skip, a, b in zip(entry["examples"], entry["skip"], a_all, b_all):
+            ex: dict = {"source": source}
+            if skip:
+                ex["skip"] = skip
+            else:
+                ex.update(out=a["out"], error=a["error"])
+                if (a["out"], a["error"]) != (b["out"], b["error"]):
+                    ex["unscored"] = "output differs between two runs of JAX (ids, timing)"
+            examples.append(ex)
+        out.append({"name": entry["name"], "examples": examples})
+    return {"module": module, "docstrings": out}
+
+
+def main(modules: list[str]):
+    import jax
+
+    warnings.simplefilter("ignore")
+    out_dir = HERE / "recorded"
+    out_dir.mkdir(exist_ok=True)
+    seen: set = set()
+    for module in MODULES:  # every module is walked, so `seen` assigns objects as a full run does
+        rec = (
+            record(module, seen) if not modules or module in modules else (docstrings(module, seen), None)[1]
+        )
+        if rec is None:
+            continue
+        rec["jax_version"] = jax.__version__
+        (out_dir / f"{module}.json").write_text(json.dumps(rec, indent=1) + "\n")
+        exs = [e for d in rec["docstrings"] for e in d["examples"]]
+        n_run = sum(1 for e in exs if "skip" not in e)
+        print(f"{module}: {len(rec['docstrings'])} docstrings, {len(exs)} examples, {n_run} run", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
