@@ -155,3 +155,64 @@ def test_syntax_error_says_what_to_fix_and_where(page: Page):
     suggestion = page.get_by_test_id("error-suggestion")
     expect(suggestion).to_contain_text("unfinished expression")
     expect(suggestion).to_contain_text("where the editor marks it")
+
+
+# Each wrapped line of the StableHLO view: where its first row and its continuation rows start, and
+# whether an `->` was split across two rows.
+HLO_ROWS = """() => [...document.querySelectorAll('[data-testid=stablehlo-text] .cm-line')].map((line) => {
+  const range = document.createRange();
+  range.selectNodeContents(line);
+  const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+  const top = Math.min(...rects.map((r) => r.top));
+  const first = rects.filter((r) => r.top - top < 4), rest = rects.filter((r) => r.top - top >= 4);
+  let split = false;
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  const text = line.textContent;
+  for (let i = text.indexOf('->'); i >= 0; i = text.indexOf('->', i + 2)) {
+    // the two characters' boxes: on one row, or not
+    let offset = 0, n, a = null, b = null;
+    walker.currentNode = line;
+    while ((n = walker.nextNode())) {
+      const len = n.textContent.length;
+      if (a === null && i < offset + len) a = [n, i - offset];
+      if (b === null && i + 1 < offset + len) { b = [n, i + 1 - offset]; break; }
+      offset += len;
+    }
+    const r = document.createRange(); r.setStart(a[0], a[1]); r.setEnd(b[0], b[1] + 1);
+    const tops = new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+    if (tops.size > 1) split = true;
+  }
+  return {wrapped: rest.length > 0, first: Math.min(...first.map((r) => r.left)),
+          rest: rest.length ? Math.min(...rest.map((r) => r.left)) : null, split};
+})"""
+
+
+@needs_runner
+def test_wrapped_stablehlo_lines_hang_and_keep_arrows_whole(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    open_session(page, PREDICT, "loss", [GRAD, VMAP, JIT], ["jnp.ones(3)", "jnp.ones((4, 3))"], panel="ir")
+    page.get_by_test_id("ir-form-stablehlo").click()
+    expect(page.get_by_test_id("stablehlo-text")).to_contain_text("stablehlo.dot_general")
+    rows = page.evaluate(HLO_ROWS)
+    wrapped = [r for r in rows if r["wrapped"]]
+    assert len(wrapped) >= 3, rows  # long signatures and dot_generals wrap at this width
+    # Continuation rows start at least 2 characters right of their line's start.
+    assert all(r["rest"] >= r["first"] + 12 for r in wrapped), wrapped
+    assert not any(r["split"] for r in rows), [r for r in rows if r["split"]]
+
+
+@needs_runner
+def test_cancelling_with_escape_says_what_happened_and_what_to_do_without_an_error_badge(page: Page):
+    page.goto("/")
+    page.evaluate("code => window.jaxplay.setCode(code)", "while True:\n    pass\n")
+    page.get_by_test_id("target-select").select_option("")
+    page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("cancel")).to_be_visible()
+    page.keyboard.press("Escape")
+    box = page.get_by_test_id("error-box")
+    expect(box).to_have_attribute("data-kind", "abort")
+    expect(box).to_contain_text("You stopped the run")
+    expect(box).to_contain_text("Press Run (Ctrl+Enter) to run it again")
+    # A cancel is the user's own doing, not a failure: no "!" on the Output tab.
+    expect(page.get_by_test_id("tab-output")).to_have_text("Output")
+    expect(page.get_by_test_id("run")).to_be_enabled()

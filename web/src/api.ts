@@ -58,6 +58,10 @@ async function detail(res: Response, err: { report: RunReport | null }): Promise
   }
 }
 
+/** What a cancelled run leaves: no report, so say why and how to get one. */
+const CANCELLED = "You stopped the run (Cancel or Esc) before it finished, so there is no result. Press Run (Ctrl+Enter) to run it again; " +
+  "a run that never ends is stopped at the time limit, and its report names the line it was on.";
+
 function httpError(status: number, text: string): ApiError {
   const prefix: Record<number, string> = {
     413: "The code is too large for the server's limit",
@@ -75,7 +79,7 @@ async function request(url: string, init: RequestInit = {}): Promise<Response> {
   try {
     res = await fetch(url, init);
   } catch (e) {
-    if ((e as Error).name === "AbortError") throw new ApiError("Run cancelled", 0, "abort");
+    if ((e as Error).name === "AbortError") throw new ApiError(CANCELLED, 0, "abort");
     throw new ApiError("Cannot reach the server. Is it running?", 0, "network");
   }
   if (!res.ok) {
@@ -94,7 +98,7 @@ export async function run(req: RunRequest, signal: AbortSignal): Promise<RunRepo
     if (!fx) throw new ApiError(`No fixture named ${mock}`);
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(resolve, 350);
-      signal.addEventListener("abort", () => { clearTimeout(t); reject(new ApiError("Run cancelled", 0, "abort")); });
+      signal.addEventListener("abort", () => { clearTimeout(t); reject(new ApiError(CANCELLED, 0, "abort")); });
     });
     return normalizeReport(fx.report);
   }
@@ -114,7 +118,7 @@ export async function run(req: RunRequest, signal: AbortSignal): Promise<RunRepo
   try {
     return normalizeReport(await res.json());
   } catch (e) {
-    if ((e as Error).name === "AbortError") throw new ApiError("Run cancelled", 0, "abort");
+    if ((e as Error).name === "AbortError") throw new ApiError(CANCELLED, 0, "abort");
     throw new ApiError("The server sent a report the page cannot read");
   }
 }

@@ -344,7 +344,7 @@ class App {
     replace(this.tabs, PANELS.map((p) => {
       const active = p === this.session.panel;
       let count = r ? this.panels[p].count(r) : null;
-      if (!r && this.failure && p === "output") count = "!";
+      if (!r && this.failure && this.failure.kind !== "abort" && p === "output") count = "!";
       return h("button", {
         type: "button", role: "tab", class: `panel-tab${active ? " active" : ""}${r && !this.panelHasContent(p) ? " quiet" : ""}`,
         testid: `tab-${p}`, "aria-selected": String(active), tabindex: active ? 0 : -1,

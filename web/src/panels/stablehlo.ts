@@ -55,7 +55,8 @@ const highlight = HighlightStyle.define([
   { tag: t.meta, color: "var(--syn-meta)" },
   { tag: t.propertyName, color: "var(--syn-operator)", fontStyle: "italic" },
   { tag: t.comment, color: "var(--syn-comment)", fontStyle: "italic" },
-  { tag: t.punctuation, color: "var(--syn-operator)" },
+  // (nowrap: a wrapped line must not break an `->` between its two characters)
+  { tag: t.punctuation, color: "var(--syn-operator)", whiteSpace: "nowrap" },
 ]);
 
 const theme = EditorView.theme({
@@ -64,6 +65,8 @@ const theme = EditorView.theme({
   ".cm-gutters": { backgroundColor: "var(--panel)", color: "var(--muted)", border: "none" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection)" },
   "&.cm-focused": { outline: "none" },
+  // A wrapped line's continuation rows hang under its start, so they do not read as new lines.
+  ".cm-lineWrapping .cm-line": { paddingLeft: "calc(6px + 4ch)", textIndent: "-4ch" },
 });
 
 /** The read-only view of a stage's text; `setWrap` folds long lines (attribute lists run wide). */
