@@ -69,7 +69,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
-            "bcoo_conv_general_dilated bcoo_gather bcoo_multiply_sparse bcoo_spdot_general_p bcoo_update_layout "
+            "bcoo_conv_general_dilated bcoo_gather bcoo_spdot_general_p bcoo_update_layout "
             "bcsr_broadcast_in_dim bcsr_concatenate",
         ),
         **_same(

@@ -283,6 +283,118 @@ def jit_dynamic_slice(jax):
     return f(sp, 0), f(sp, 1), f(sp, 5)
 
 
+def more_sparse_jacfwd(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    j = _sp(jax).jacfwd(lambda X, y: X.T @ y)(X, Y)
+    return j, j.data
+
+
+def more_sparse_jacrev(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    return _sp(jax).jacrev(lambda X, y: X.T @ y, argnums=(0, 1))(X, Y)[1]
+
+
+def more_grad_has_aux(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    g, aux = _sp(jax).grad(lambda X: ((X @ W).sum(), X.nse), has_aux=True)(X)
+    return g.data, aux
+
+
+def more_jit_closure(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    return jax.jit(lambda y: jax.numpy.sin(X.T @ y))(Y)
+
+
+def more_vmap_in_axes_none(jax):
+    X = _sp(jax).BCOO.fromdense(M)
+    return jax.vmap(lambda x, y: x @ y, in_axes=(None, 0))(
+        X, W.T[:, :4] if False else np.ones((5, 4), np.float32)
+    )
+
+
+def more_add_sparse_different(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    b = _sp(jax).BCOO.fromdense(M.T.reshape(3, 4) * 0 + np.eye(3, 4, dtype=np.float32))
+    c = a + b
+    return c, c.todense(), (a - b).todense()
+
+
+def more_add_dense(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    return a + M, jax.numpy.asarray(M) + a
+
+
+def more_mul_sparse_same(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    return (a * a).todense(), _sp(jax).sparsify(lambda x: x * x.T.T)(a).todense()
+
+
+def more_astype_abs_neg(jax):
+    a = _sp(jax).BCOO.fromdense(M - 2)
+    return a.astype("int32"), abs(a).data, (-a).data, (a / 2.0).data, (a**2).data
+
+
+def more_grad_sparsify_dense_arg(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    f = _sp(jax).sparsify(lambda m, v: jax.numpy.sum(jax.numpy.tanh(m @ v) ** 2))
+    return jax.grad(f, argnums=1)(a, np.arange(4.0, dtype=np.float32) / 10)
+
+
+def more_todense_repr_tracer(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    out = []
+    jax.jit(lambda m: out.append(repr(m)) or m.data)(a)
+    jax.vmap(lambda m: out.append(repr(m)) or m.data)(_sp(jax).BCOO.fromdense(B3, n_batch=1))
+    return "\n".join(out)
+
+
+def more_fromdense_errors(jax):
+    try:
+        _sp(jax).BCOO((np.ones(3), np.zeros((2, 2), np.int32)), shape=(3, 4))
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+
+
+def more_bcoo_int_matmul(jax):
+    a = _sp(jax).BCOO.fromdense(np.arange(12).reshape(3, 4))
+    return a @ np.arange(4), 2 * a.T @ np.array([3, 4, 2])
+
+
+def more_transpose_batched(jax):
+    b = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    t = b.transpose((0, 2, 1))
+    return t, t.todense(), b.sum(), b.sum(1).todense()
+
+
+def more_dense_axis(jax):
+    d = _sp(jax).BCOO.fromdense(B3, n_dense=1)
+    return (
+        d,
+        d.todense(),
+        (d * 2).data,
+        (W[:2, :3].T @ d.reshape(3, 2, 3)[:, :, 0] if False else d.sum(0).todense()),
+    )
+
+
+def more_eye_variants(jax):
+    s = _sp(jax)
+    return (
+        s.eye(4, 3, k=-1),
+        s.eye(2, 5, k=3),
+        s.eye(3, n_dense=1).todense(),
+        s.eye(3, 3, k=1, n_batch=1),
+        s.eye(3, k=5),
+    )
+
+
+def more_multiply_sparse(jax):
+    s = _sp(jax)
+    a, b = s.BCOO.fromdense(M), s.BCOO.fromdense(M[::-1] + np.eye(3, 4, dtype=np.float32))
+    c = s.bcoo_multiply_sparse(a, b)
+    bb = s.BCOO.fromdense(B3, n_batch=1)
+    return c, c.todense(), (bb * s.BCOO.fromdense(B3[::-1], n_batch=1)).todense()
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

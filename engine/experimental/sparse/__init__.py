@@ -36,6 +36,7 @@ from .bcoo import (  # noqa: F401
     bcoo_fromdense,
     bcoo_fromdense_p,
     bcoo_multiply_dense,
+    bcoo_multiply_sparse,
     bcoo_reduce_sum,
     bcoo_sort_indices,
     bcoo_sort_indices_p,

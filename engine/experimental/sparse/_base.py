@@ -17,6 +17,10 @@ class SparseInfo(NamedTuple):
     unique_indices: bool = False
 
 
+# the engine's tracer classes by the names of JAX's that play their part
+_JAX_TRACER_NAMES = {"JaxprTracer": "DynamicJaxprTracer", "PartialEvalTracer": "JaxprTracer"}
+
+
 class SparseEfficiencyError(ValueError):
     pass
 
@@ -65,7 +69,8 @@ class JAXSparse:
         except Exception:  # a half-built object (a pytree of placeholders) still prints
             text = f"{name}(<invalid>)"
         if isinstance(self.data, core.Tracer):
-            text = f"{type(self.data).__name__}[{text}]"
+            kind = type(self.data).__name__
+            text = f"{_JAX_TRACER_NAMES.get(kind, kind)}[{text}]"
         return text
 
     def block_until_ready(self):

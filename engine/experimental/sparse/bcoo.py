@@ -373,6 +373,55 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
     return lax.mul(sp_mat.data, _prims.extract(sp_mat.indices, v, assume_unique=True))
 
 
+def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
+    """The elementwise product of two BCOO arrays (of any sparsity): every pair of stored elements
+    at one index, ``lhs.nse * rhs.nse`` slots.
+
+    >>> a = BCOO.fromdense(jnp.array([1., 0., 2.]))
+    >>> bcoo_multiply_sparse(a, BCOO.fromdense(jnp.array([3., 5., 0.]))).todense()
+    Array([3., 0., 0.], dtype=float32)
+    """
+    from ... import api, lax
+
+    jnp = _jnp()
+    if len(lhs.shape) != len(rhs.shape):
+        raise TypeError(
+            f"bcoo_multiply_sparse: arrays must have same number of dimensions, got {lhs.shape}, {rhs.shape}"
+        )
+    if lhs.n_dense != rhs.n_dense:
+        raise NotImplementedError(
+            f"bcoo_multiply_sparse: arrays with differing numbers of dense dimensions: {lhs}, {rhs}"
+        )
+    if lhs.n_batch != rhs.n_batch:
+        raise NotImplementedError(
+            "bcoo_multiply_sparse of arrays with different n_batch (bcoo_update_layout)"
+        )
+    nb = lhs.n_batch
+    shape = tuple(lax.broadcast_shapes(lhs.shape, rhs.shape))
+
+    def full(x, n):  # buffers with their batch axes broadcast, so vmap maps them together
+        return jnp.broadcast_to(x, (*shape[:nb], *x.shape[nb:]))
+
+    def one(ld, li, rd, ri):
+        ln, rn = li.shape[0], ri.shape[0]
+        n_sparse = li.shape[1]
+        cols = [i for i in range(n_sparse) if lhs.shape[nb + i] != 1 and rhs.shape[nb + i] != 1]
+        same = jnp.all(li[:, None, cols] == ri[None, :, cols], -1)
+        il, ir = jnp.nonzero(same, size=ln * rn, fill_value=(ln, rn))
+        data = ld.at[il].get(mode="fill", fill_value=0) * rd.at[ir].get(mode="fill", fill_value=0)
+        indices = jnp.maximum(
+            li.at[il].get(mode="fill", fill_value=max(lhs.shape[nb:], default=0)),
+            ri.at[ir].get(mode="fill", fill_value=max(rhs.shape[nb:], default=0)),
+        )
+        return data, indices
+
+    f = one
+    for _ in range(nb):
+        f = api.vmap(f)
+    data, indices = f(full(lhs.data, nb), full(lhs.indices, nb), full(rhs.data, nb), full(rhs.indices, nb))
+    return BCOO((data, indices), shape=shape)
+
+
 def bcoo_reduce_sum(mat: BCOO, *, axes) -> BCOO:
     """``mat`` summed over ``axes``, still sparse: summed sparse axes drop out of the indices,
     summed batch axes join the stored elements.

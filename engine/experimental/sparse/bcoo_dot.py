@@ -244,7 +244,7 @@ def _sampled_batch(size, vals, dims, *, dimension_numbers):
     from ... import lax
 
     A, B, indices = vals
-    A, B = (batching.bdim_at_front(x, d, size) for x, d in ((A, B), dims[:2]))
+    A, B = (batching.bdim_at_front(x, d, size) for x, d in zip((A, B), dims[:2]))
     indices = (
         lax.expand_dims(indices, (0,)) if dims[2] is not_mapped else batching.moveaxis(indices, dims[2], 0)
     )

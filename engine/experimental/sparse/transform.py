@@ -34,6 +34,7 @@ from .bcoo import (
     BCOO,
     bcoo_dot_general,
     bcoo_multiply_dense,
+    bcoo_multiply_sparse,
     bcoo_reduce_sum,
     bcoo_sum_duplicates,
     bcoo_transpose,
@@ -197,9 +198,7 @@ def _mul_rule(x, y):
     if is_sparse(x) and is_sparse(y):
         if x.indices is y.indices and x.unique_indices:
             return [_with_data(x, lax.mul(x.data, y.data), unique_indices=True)]
-        raise NotImplementedError(
-            "multiplication of two BCOO arrays of different sparsity (bcoo_multiply_sparse)"
-        )
+        return [bcoo_multiply_sparse(x, y)]
     sp, dense = (x, y) if is_sparse(x) else (y, x)
     return [_with_data(sp, bcoo_multiply_dense(sp, dense))]
 
