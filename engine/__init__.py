@@ -5,7 +5,7 @@
 Array(0.41997433, dtype=float32, weak_type=True)
 """
 
-__version__ = "0.1.0"
+from .version import __version__, __version_info__  # noqa: F401
 
 from . import core, errors, tree, tree_util, lax  # noqa: F401  (jax.tree.map works after import jax)
 from . import numpy, nn  # noqa: F401  (numpy installs Array/Tracer operators and methods)
@@ -35,13 +35,23 @@ from .api import (
     default_backend,
 )
 from .config import (  # noqa: F401
+    check_tracer_leaks,
+    checking_leaks,
     config,
     debug_infs,
+    debug_key_reuse,
     debug_nans,
+    default_device,
+    default_prng_impl,
     disable_jit,
+    enable_checks,
+    enable_custom_prng,
     enable_x64,
+    legacy_prng_key,
     numpy_dtype_promotion,
     numpy_rank_promotion,
+    softmax_custom_jvp,
+    threefry_partitionable,
 )
 from .transfers import (  # noqa: F401
     device_get,
@@ -54,6 +64,7 @@ from .jit import ShapeDtypeStruct  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp, custom_gradient, closure_convert  # noqa: F401
 from . import custom_batching  # noqa: E402,F401  (jax.custom_batching)
+from . import version  # noqa: E402,F401  (jax.version)
 from .ad_checkpoint import checkpoint_policies  # noqa: F401
 from .parallel import (
     pmap,

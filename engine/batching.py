@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Sequence, cast
 
 import numpy as np
 
-from . import core
+from . import core, leak_check
 from .core import MainTrace, Params, ShapedArray, Trace, Tracer, Value
 
 if TYPE_CHECKING:
@@ -216,6 +216,9 @@ def vmap_flat(
         tracers_out = [trace.full_raise(o) for o in outs]
         vals_out = [t.val for t in tracers_out]
         dims_out = [t.batch_dim for t in tracers_out]
+    if leak_check.enabled():
+        del trace, tracers_in, tracers_out, outs
+        leak_check.check(main)
     wanted = out_dims_spec(len(vals_out))
     results = []
     for v, d, w in zip(vals_out, dims_out, wanted):

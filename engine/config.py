@@ -80,6 +80,14 @@ class Config:
             "jax_debug_nans": False,
             "jax_debug_infs": False,
             "jax_export_calling_convention_version": 10,
+            "jax_enable_checks": False,
+            "jax_check_tracer_leaks": False,
+            "jax_debug_key_reuse": False,
+            "jax_enable_custom_prng": False,
+            "jax_default_prng_impl": "threefry2x32",
+            "jax_legacy_prng_key": "allow",
+            "jax_softmax_custom_jvp": False,
+            "jax_default_device": None,
         }
 
     def update(self, name: str, value) -> None:
@@ -102,6 +110,11 @@ class Config:
             from .numpy import _dtypes
 
             _dtypes.promotion_mode[0] = _choice(name, value, ("standard", "strict"))
+        value = _validated(name, value)
+        if name == "jax_check_tracer_leaks":
+            from . import leak_check
+
+            leak_check.active[0] = value
         if name == "jax_num_cpu_devices":
             _set_device_count(int(value))
         if name.startswith("jax_transfer_guard"):
@@ -151,6 +164,47 @@ def enable_x64(new_val: bool = True):
     float64
     """
     return _option("jax_enable_x64", bool(new_val))
+
+
+PRNG_IMPLS = ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32")
+
+
+def _validated(name: str, value):
+    """``value`` for option ``name`` as JAX takes it, or JAX's error for a value it refuses."""
+    if name == "jax_default_prng_impl" and value not in PRNG_IMPLS:
+        raise ValueError(f"new enum value must be in {list(PRNG_IMPLS)}, got {value} of type {type(value)}.")
+    if name == "jax_legacy_prng_key" and value not in ("allow", "warn", "error"):
+        raise ValueError(f"{value!r} is not a valid LegacyPrngKeyState")
+    if name == "jax_default_device" and value is not None and value not in ("cpu", "gpu", "tpu"):
+        if "Device" not in str(type(value)):
+            raise ValueError(
+                "jax.default_device must be passed either a Device object (e.g. "
+                "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu'"
+                f", got: {value!r}"
+            )
+    if name == "jax_threefry_partitionable" and not value:
+        raise NotImplementedError(
+            "jax_threefry_partitionable=False (threefry's older, non-partitionable bit layout) is not "
+            "implemented: the engine draws the partitionable layout, JAX 0.10.2's default."
+        )
+    if name == "jax_debug_key_reuse" and value:
+        raise NotImplementedError(
+            "jax_debug_key_reuse (raising KeyReuseError when a typed key is used twice) is not "
+            "implemented by the engine"
+        )
+    if name in _BOOL_OPTIONS:
+        return bool(value)
+    return value
+
+
+_BOOL_OPTIONS = (
+    "jax_enable_checks",
+    "jax_check_tracer_leaks",
+    "jax_debug_key_reuse",
+    "jax_enable_custom_prng",
+    "jax_softmax_custom_jvp",
+    "jax_threefry_partitionable",
+)
 
 
 def _choice(name: str, value, allowed: tuple[str, ...]) -> str:
@@ -244,3 +298,94 @@ def disable_jit(disable: bool = True):
         yield
     finally:
         config.values["jax_disable_jit"] = prev
+
+
+class State:
+    """A JAX option as ``jax`` exposes it: ``with jax.NAME(value):`` sets it within the block, and
+    ``jax.NAME.value`` reads it."""
+
+    def __init__(self, option: str, doc: str, default_arg=None):
+        self.option, self.__doc__, self._default_arg = option, doc, default_arg
+
+    def __call__(self, new_val=None):
+        if new_val is None and self._default_arg is None:
+            raise TypeError(f"{self.option[4:]}() takes the value for the block")
+        return _option(self.option, self._default_arg if new_val is None else new_val)
+
+    @property
+    def value(self):
+        return config.values.get(self.option)
+
+    def __repr__(self) -> str:
+        return f"State({self.option!r})"
+
+
+enable_checks = State(
+    "jax_enable_checks",
+    """``jax_enable_checks`` in the block: JAX checks its internal invariants (the engine has no
+    extra checks to turn on; the option is kept and read back).
+
+    >>> with jax.enable_checks(True):
+    ...     print(jax.enable_checks.value)
+    True
+    """,
+    True,
+)
+check_tracer_leaks = State(
+    "jax_check_tracer_leaks",
+    """``jax_check_tracer_leaks`` in the block: a ``jit`` or ``vmap`` trace that finishes while one of
+    its tracers is still referenced (stored in a global or a closure) raises, naming the holder.""",
+    True,
+)
+
+
+def checking_leaks():
+    """``check_tracer_leaks(True)``."""
+    return check_tracer_leaks(True)
+
+
+debug_key_reuse = State(
+    "jax_debug_key_reuse",
+    """``jax_debug_key_reuse``: JAX raises ``KeyReuseError`` when a typed key is used again after a
+    draw, ``split`` or ``fold_in`` consumed it; not implemented by the engine (True is refused).""",
+    True,
+)
+enable_custom_prng = State(
+    "jax_enable_custom_prng",
+    """``jax_enable_custom_prng`` in the block: ``random.PRNGKey`` and the functions given raw keys
+    return typed keys, and raw keys passed to ``jax.random`` warn (``FutureWarning``).""",
+    True,
+)
+default_prng_impl = State(
+    "jax_default_prng_impl",
+    """The PRNG implementation of keys made without ``impl`` in the block (raw keys are read as its
+    key data).
+
+    >>> with jax.default_prng_impl("rbg"):
+    ...     print(jax.random.key(0).dtype)
+    key<rbg>
+    """,
+)
+legacy_prng_key = State(
+    "jax_legacy_prng_key",
+    """What passing a raw ``uint32`` key to ``jax.random`` does in the block: ``"allow"``, ``"warn"``
+    or ``"error"`` (a ValueError).""",
+)
+softmax_custom_jvp = State(
+    "jax_softmax_custom_jvp",
+    """``jax_softmax_custom_jvp`` in the block: ``jax.nn.softmax`` is a ``custom_jvp`` function
+    (``_softmax``, JAX's newer rule) instead of differentiating through a ``stop_gradient``.""",
+    True,
+)
+threefry_partitionable = State(
+    "jax_threefry_partitionable",
+    """``jax_threefry_partitionable`` (JAX 0.10.2's default, True, is the only layout of threefry's
+    random bits the engine draws: False is refused rather than drawing other bits).""",
+    True,
+)
+default_device = State(
+    "jax_default_device",
+    """The device arrays made in the block go to (a ``Device``, or a platform name such as ``"cpu"``,
+    checked as JAX checks it). The engine computes eagerly on the host whatever the device, so
+    values are the same; ``Array.devices()`` still reports the first CPU device.""",
+)

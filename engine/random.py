@@ -19,12 +19,14 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 import numpy as np
 
 from . import core, lax, narrow_dtypes, prng, transfers
 from . import random_keys as rk
+from .config import PRNG_IMPLS, config
 from .core import Array, Tracer
 from .numpy._staged import staged_as_jit
 from .sharding import with_out_sharding
@@ -122,12 +124,15 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
             except (TypeError, ValueError):
                 raise TypeError(f"unexpected PRNG key type {type(key)}") from None
         aval = core.get_aval(key)
-        if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != 2:
+        impl = _impl_name(None)  # (raw keys are the default implementation's key data)
+        words = rk.key_dtypes[impl].words
+        if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != words:
             raise TypeError(
-                f"{name}: expected a PRNG key (uint32 array of shape (2,)), got {aval.str_short()}. "
+                f"{name}: expected a PRNG key (uint32 array of shape ({words},)), got {aval.str_short()}. "
                 f"Create one with random.key(seed); to use a batch of keys, vmap over them."
             )
-        typed, wrapped = random_wrap(key), True
+        typed, wrapped = random_wrap(key, impl), True
+        _legacy_key_used()
     if not allow_batched and typed.ndim:
         raise ValueError(
             f"{name} accepts a single key, but was given a key array of shape {typed.shape} != (). "
@@ -136,13 +141,40 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
     return typed, wrapped
 
 
+def _legacy_key_used() -> None:
+    """What ``jax_legacy_prng_key`` (and ``jax_enable_custom_prng``) say about a raw key."""
+    level = config.values["jax_legacy_prng_key"]
+    if level != "allow":
+        msg = (
+            "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+            'jax.random.key(). If use of a raw key array was intended, set jax_legacy_prng_key="allow".'
+        )
+        if level == "error":
+            raise ValueError(msg)
+        warnings.warn(msg, stacklevel=4)
+    elif config.values["jax_enable_custom_prng"]:
+        warnings.warn(
+            "Raw arrays as random keys to jax.random functions are deprecated. Assuming valid "
+            "threefry2x32 key for now.",
+            FutureWarning,
+            stacklevel=4,
+        )
+
+
 def _return_prng_keys(wrapped: bool, key):
+    if config.values["jax_enable_custom_prng"]:  # (typed keys back, whatever was given)
+        return key
     return random_unwrap(key) if wrapped else key
 
 
 def _impl_name(impl) -> str:
-    """JAX's name of a PRNG implementation given by name (None: the default, threefry2x32)."""
-    name = "threefry2x32" if impl is None else getattr(impl, "name", impl)
+    """JAX's name of a PRNG implementation given by name (None: ``jax_default_prng_impl``'s)."""
+    name = config.values["jax_default_prng_impl"] if impl is None else getattr(impl, "name", impl)
+    if name in PRNG_IMPLS and name not in rk.key_dtypes:
+        raise NotImplementedError(
+            f"the PRNG implementation {name!r} is not implemented: the engine has "
+            f"{', '.join(map(repr, rk.key_dtypes))}."
+        )
     if name not in rk.key_dtypes:
         raise ValueError(
             f"unrecognized PRNG implementation {impl!r}: the engine has {', '.join(map(repr, rk.key_dtypes))}."
@@ -205,9 +237,7 @@ def PRNGKey(seed, *, impl=None):
       >>> PRNGKey(42)
       Array([ 0, 42], dtype=uint32)
     """
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"unsupported PRNG implementation {impl!r}: the engine has threefry2x32 only.")
-    return random_unwrap(_seed("PRNGKey", seed))
+    return _return_prng_keys(True, _seed("PRNGKey", seed, _impl_name(impl)))
 
 
 def key_data(keys):

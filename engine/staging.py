@@ -8,7 +8,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import core
+from . import core, leak_check
 from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -223,4 +223,7 @@ def trace_to_jaxpr(
             tracers_out = [trace.full_raise(o) for o in outs]
             jaxpr, consts = builder.build(tracers_in, tracers_out)
     del builder
+    if leak_check.enabled():
+        del trace, tracers_in, tracers_out, outs
+        leak_check.check(main)
     return ClosedJaxpr(jaxpr, consts)

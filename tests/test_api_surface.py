@@ -41,12 +41,9 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(
             NOT_YET,
-            "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast check_tracer_leaks "
-            "checking_leaks debug_key_reuse default_device default_prng_impl ds empty_ref "
-            "enable_checks enable_custom_prng  free_ref fwd_and_bwd "
-            "jax2tf_associative_scan_reductions legacy_prng_key   "
-            " no_execution  remove_size_one_mesh_axis_from_type "
-            "softmax_custom_jvp  threefry_partitionable version",
+            "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast ds empty_ref "
+            "free_ref fwd_and_bwd jax2tf_associative_scan_reductions no_execution "
+            "remove_size_one_mesh_axis_from_type",
         ),
     },
     "jax.custom_derivatives": _same(

@@ -108,7 +108,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
 
 
 @pytest.mark.parametrize(
-    "topic", ["array_protocol", "transfer_guard", "transfer_guard_matrix", "stateful_rng"]
+    "topic", ["array_protocol", "transfer_guard", "transfer_guard_matrix", "stateful_rng", "config_flags"]
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):
     """The messages of __jax_array__'s refusals (jnp/lax functions, jit, grad, indexing), of

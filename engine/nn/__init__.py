@@ -11,6 +11,7 @@ import numpy as np
 from .. import core, lax
 from .. import dims as _dims
 from .. import numpy as jnp
+from ..config import config
 from ..custom_derivatives import custom_jvp
 from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
 from ..numpy._staged import jitted_inline, staged_as_jit
@@ -212,13 +213,34 @@ def softmax(x, axis=-1, where=None, initial=None):
     >>> softmax(jnp.array([0.0, 0.0]))
     Array([0.5, 0.5], dtype=float32)
     """
+    if config.values["jax_softmax_custom_jvp"]:
+        return _softmax(x, axis, where, -np.inf)
     (x,) = promote_args_inexact("softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-float("inf")))
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
     unnormalized = jnp.exp(x - m)
     if where is not None:
         unnormalized = jnp.where(where, unnormalized, 0.0)
     return unnormalized / jnp.sum(unnormalized, axes, keepdims=True)
+
+
+def _softmax(x, axis, where, initial):
+    # jax_softmax_custom_jvp's softmax (JAX's newer rule): no stop_gradient, a custom JVP instead
+    x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
+
+
+_softmax = custom_jvp(_softmax, nondiff_argnums=(1,))
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x, where, initial), (x_dot, _, _) = primals, tangents
+    y = _softmax(x, axis, where, initial)
+    return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
 @staged_as_jit(static_argnames=("axis",))
@@ -226,7 +248,7 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-float("inf")))
+    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
     shifted = x - m
     e = jnp.exp(shifted)
     if where is not None:

@@ -143,7 +143,12 @@ def _extreme(name, lax_fn, identity_fn):
         res = lax_fn(a, axes) if axes else a
         if initial is not None:  # lax.max(initial, res), the scalar first, as JAX writes it
             combine = lax.max if name in ("max", "amax") else lax.min
-            res = combine(np.asarray(initial, res.dtype), res)
+            init = (
+                convert(initial, res.dtype)
+                if isinstance(initial, core.Tracer)
+                else np.asarray(initial, res.dtype)
+            )
+            res = combine(init, res)
         return _keep(res, axes, a.ndim, keepdims)
 
     f.__name__ = f.__qualname__ = name

@@ -1918,3 +1918,7 @@ WEAK_TYPE_DIFFERS |= {"jvp_extra_batched_tangents"}
 from snippets_scipy_linalg2 import SCIPY_LINALG2  # noqa: E402
 
 SNIPPETS["scipy_linalg2"] = SCIPY_LINALG2
+
+from snippets_config_flags import CONFIG_FLAGS  # noqa: E402
+
+SNIPPETS["config_flags"] = CONFIG_FLAGS

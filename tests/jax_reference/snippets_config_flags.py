@@ -1,0 +1,122 @@
+"""Snippets for the configuration options JAX exposes as ``jax.NAME`` context managers (issue 13):
+PRNG implementation defaults, legacy raw keys, custom PRNG keys, enable_checks, default_device,
+leak checking and key-reuse checking. Registered in snippets.py. Warnings are recorded as text."""
+
+_W = "import warnings\nws = []\n"
+_CATCH = (
+    "with warnings.catch_warnings(record=True) as caught:\n"
+    "    warnings.simplefilter('always')\n"
+    "    v = run()\n"
+    "out = (v, [str(w.message) for w in caught if 'key' in str(w.message).lower()])"
+)
+
+
+def _warned(body: str) -> str:
+    return _W + "def run():\n" + "".join(f"    {line}\n" for line in body.split("\n")) + _CATCH
+
+
+_LEAK = "kept = []\ndef keep(x):\n    kept.append(x)\n    return x\n"
+
+_SM = "with jax.softmax_custom_jvp(True):\n"
+
+CONFIG_FLAGS = [
+    (
+        "state_values",
+        "out = (jax.enable_checks.value, jax.debug_key_reuse.value, jax.legacy_prng_key.value, "
+        "jax.default_prng_impl.value, jax.check_tracer_leaks.value, jax.softmax_custom_jvp.value)",
+    ),
+    (
+        "enable_checks",
+        "with jax.enable_checks(True):\n    out = (jax.config.jax_enable_checks, jax.jit(jnp.sin)(1.))",
+    ),
+    ("enable_checks_restored", "with jax.enable_checks(True):\n    pass\nout = jax.config.jax_enable_checks"),
+    ("legacy_allow", _warned("return jax.random.normal(jax.random.PRNGKey(0))")),
+    (
+        "legacy_warn",
+        _warned("with jax.legacy_prng_key('warn'):\n    return jax.random.normal(jax.random.PRNGKey(0))"),
+    ),
+    (
+        "err_legacy_error",
+        "with jax.legacy_prng_key('error'):\n    out = jax.random.normal(jax.random.PRNGKey(0))",
+    ),
+    (
+        "legacy_error_typed_keys_fine",
+        "with jax.legacy_prng_key('error'):\n    out = (jax.random.normal(jax.random.key(0)), jax.random.PRNGKey(0), "
+        "str(jax.random.split(jax.random.key(1))))",
+    ),
+    ("err_legacy_bad_level", "with jax.legacy_prng_key('never'):\n    out = 1"),
+    ("custom_prng_PRNGKey", "with jax.enable_custom_prng(True):\n    out = str(jax.random.PRNGKey(3))"),
+    (
+        "custom_prng_raw_key_functions",
+        _warned(
+            "with jax.enable_custom_prng(True):\n    k = jnp.array([0, 5], jnp.uint32)\n"
+            "    return (jax.random.uniform(k), str(jax.random.split(k)), str(jax.random.fold_in(k, 2)))"
+        ),
+    ),
+    (
+        "default_impl_rbg",
+        "with jax.default_prng_impl('rbg'):\n    out = (str(jax.random.key(0)), jax.random.PRNGKey(7))",
+    ),
+    (
+        "default_impl_unsafe_rbg",
+        "with jax.default_prng_impl('unsafe_rbg'):\n    out = (str(jax.random.key(1)), jax.random.PRNGKey(2))",
+    ),
+    (
+        "default_impl_rbg_draws",
+        "with jax.default_prng_impl('rbg'):\n    k = jax.random.PRNGKey(5)\n"
+        "    out = (jax.random.uniform(k, (3,)), jax.random.split(k), jax.random.normal(jax.random.key(5), (2,)))",
+    ),
+    ("default_impl_restored", "with jax.default_prng_impl('rbg'):\n    pass\nout = str(jax.random.key(0))"),
+    ("err_default_impl_bogus", "with jax.default_prng_impl('bogus'):\n    out = 1"),
+    ("err_default_impl_update_bogus", "jax.config.update('jax_default_prng_impl', 'bogus')\nout = 1"),
+    (
+        "default_device_cpu",
+        "with jax.default_device(jax.devices('cpu')[0]):\n    out = (jnp.ones(2) + 1, str(jnp.ones(2).devices()))",
+    ),
+    (
+        "default_device_platform",
+        "with jax.default_device('cpu'):\n    out = jax.jit(jnp.cos)(jnp.arange(2.))",
+    ),
+    ("err_default_device_bad", "with jax.default_device('nope'):\n    out = 1"),
+    (
+        "threefry_partitionable_default",
+        "out = (jax.config.jax_threefry_partitionable, jax.threefry_partitionable.value)",
+    ),
+    ("err_leak_jit", _LEAK + "with jax.checking_leaks():\n    out = jax.jit(keep)(1.)"),
+    (
+        "err_leak_make_jaxpr",
+        _LEAK + "with jax.check_tracer_leaks(True):\n    out = str(jax.make_jaxpr(keep)(1.))",
+    ),
+    ("err_leak_vmap", _LEAK + "with jax.checking_leaks():\n    out = jax.vmap(keep)(jnp.ones(2))"),
+    ("leak_grad_not_checked", _LEAK + "with jax.checking_leaks():\n    out = jax.grad(keep)(1.)"),
+    (
+        "no_leak",
+        "with jax.checking_leaks():\n    out = (jax.jit(jnp.sin)(1.), jax.vmap(jnp.cos)(jnp.ones(2)))",
+    ),
+    (
+        "leak_check_off_again",
+        _LEAK
+        + "with jax.checking_leaks():\n    pass\nout = (jax.jit(keep)(1.), jax.check_tracer_leaks.value)",
+    ),
+    (
+        "leak_after_cached_trace_not_checked",
+        _LEAK + "g = jax.jit(keep)\ng(1.)\nkept.clear()\nwith jax.checking_leaks():\n    out = g(2.)",
+    ),
+    ("softmax_custom_jvp_jaxpr", _SM + "    out = str(jax.make_jaxpr(jax.nn.softmax)(jnp.ones(3)))"),
+    (
+        "softmax_custom_jvp_jaxpr_of_grad",
+        _SM + "    out = str(jax.make_jaxpr(jax.grad(lambda x: jax.nn.softmax(x)[0]))(jnp.ones(3)))",
+    ),
+    (
+        "softmax_custom_jvp_values",
+        _SM + "    x = jnp.array([[0.5, -1., 2.], [3., 0., 1.]])\n"
+        "    out = (jax.nn.softmax(x), jax.nn.softmax(x, axis=0), jax.jit(jax.nn.softmax)(x), "
+        "jax.vmap(jax.nn.softmax)(x), jax.grad(lambda v: jax.nn.softmax(v)[1])(x[0]), "
+        "jax.jacfwd(jax.nn.softmax)(x[1]), jax.hessian(lambda v: jax.nn.softmax(v)[0])(x[0]))",
+    ),
+    (
+        "softmax_custom_jvp_where",
+        _SM + "    x, w = jnp.array([0.5, -1., 2.]), jnp.array([True, False, True])\n"
+        "    out = (jax.nn.softmax(x, where=w), jax.grad(lambda v: jax.nn.softmax(v, where=w)[2])(x))",
+    ),
+]
