@@ -216,3 +216,30 @@ def test_cancelling_with_escape_says_what_happened_and_what_to_do_without_an_err
     # A cancel is the user's own doing, not a failure: no "!" on the Output tab.
     expect(page.get_by_test_id("tab-output")).to_have_text("Output")
     expect(page.get_by_test_id("run")).to_be_enabled()
+
+
+# Nodes whose centre is on the graph's screen area, and what is drawn there when it is not the node.
+COVERED_NODES = """() => {
+  const g = document.querySelector('[data-testid=ir-graph]').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid=ir-graph] .node')].flatMap((n) => {
+    const r = n.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    if (x < g.left || x > g.right || y < g.top || y > g.bottom) return [];
+    const top = document.elementFromPoint(x, y);
+    const cover = top?.closest('.graph-minimap, [data-testid=ir-text-pane]');
+    return [cover ? cover.className : null];
+  });
+}"""
+
+
+@needs_runner
+def test_a_big_graph_on_a_small_laptop_keeps_its_nodes_uncovered(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    with page.expect_response("**/api/run"):
+        page.locator("[data-testid=gallery-item][data-id='hessian']").click()
+    page.get_by_test_id("tab-ir").click()
+    wait_graph(page)
+    covered = page.evaluate(COVERED_NODES)
+    assert len(covered) >= 6, covered
+    assert not any(covered), covered
