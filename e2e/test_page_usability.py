@@ -243,3 +243,17 @@ def test_a_big_graph_on_a_small_laptop_keeps_its_nodes_uncovered(page: Page):
     covered = page.evaluate(COVERED_NODES)
     assert len(covered) >= 6, covered
     assert not any(covered), covered
+
+
+@needs_runner
+def test_an_error_in_an_argument_names_the_argument_not_a_code_line(page: Page):
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n"
+    open_session(page, code, "f", [GRAD], ["y"])
+    expect(page.get_by_test_id("error-type")).to_have_text("NameError")
+    expect(page.get_by_test_id("error-message")).to_have_text("In argument 1 (x): name 'y' is not defined")
+    expect(page.get_by_test_id("error-suggestion")).to_contain_text(
+        "define it in the code, or write the value itself"
+    )
+    # Nothing in the code is to blame: no "at line …" link and no error mark in the editor.
+    expect(page.get_by_test_id("error-line")).to_have_count(0)
+    expect(page.locator(".cm-lintRange-error, .cm-error-line")).to_have_count(0)

@@ -142,6 +142,27 @@ def test_vmap_size_error_points_at_in_axes():
     assert "in_axes" in r.error.suggestion and r.error.line == 5  # the target function
 
 
+def test_errors_in_argument_and_option_expressions_name_the_input_not_a_code_line():
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n\ndef bad():\n    return 1 / 0\n"
+    r = stack_report(code, "f", [{"name": "grad"}], ["jnp.ones(3"])
+    assert r.error.type == "SyntaxError" and r.error.line is None
+    assert r.error.message == "In argument 1 (x): '(' was never closed"
+    assert "Fix argument 1 (x)" in r.error.suggestion and "editor" not in r.error.suggestion
+    r = stack_report(code, "f", [{"name": "grad"}], ["y"])
+    assert r.error.type == "NameError" and r.error.line is None
+    assert r.error.message == "In argument 1 (x): name 'y' is not defined"
+    assert r.error.suggestion.startswith("'y' is not defined when argument 1 (x) is evaluated")
+    r = stack_report(
+        code, "f", [{"name": "grad"}, {"name": "vmap", "options": {"in_axes": "(0, 0"}}], ["1.0"]
+    )
+    assert r.error.type == "SyntaxError" and r.error.line is None
+    assert r.error.message.startswith("In option in_axes of vmap (layer 2): ")
+    # An argument that calls the code keeps the code's line.
+    r = stack_report(code, "f", [{"name": "grad"}], ["bad()"])
+    assert r.error.type == "ZeroDivisionError" and r.error.line == 7
+    assert r.error.message == "In argument 1 (x): division by zero"
+
+
 def test_syntax_and_name_errors():
     r = run_request(RunRequest(code="x = 1\ny = (2,\n"))
     assert r.error.type == "SyntaxError" and r.error.line == 2 and r.error.column == 5

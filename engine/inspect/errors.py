@@ -21,10 +21,33 @@ USER_FILE = "<user>"
 FRAME_CAP = 60
 MESSAGE_CAP = 4000
 _LAYER_ATTR = "__jaxplay_layer__"
+_INPUT_ATTR = "__jaxplay_input__"
 
 # Which tracer types each family of transformations creates.
 _TRACE_FAMILY = {"JVPTrace": "ad", "PartialEvalTrace": "ad", "BatchTrace": "vmap", "JaxprTrace": "jit"}
 _FAMILY = {name: t.family for name, t in TRANSFORMS.items()}
+
+
+def tag_input(exc: BaseException, where: str, example: str) -> None:
+    """Mark ``exc`` as raised while evaluating one of the page's inputs (an argument or an option
+    expression), named by ``where`` ("argument 1 (x)"): the report names it instead of a code line."""
+    try:
+        setattr(exc, _INPUT_ATTR, (where, example))
+    except (AttributeError, TypeError):
+        pass
+
+
+def _input_suggestion(exc: BaseException, where: str, example: str) -> str:
+    name = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+    if name:
+        return (
+            f"{name!r} is not defined when {where} is evaluated: define it in the code, or write the "
+            f"value itself (e.g. {example})."
+        )
+    return (
+        f"Fix {where}: it is a Python expression, evaluated after the code ran, with the code's names "
+        f"in scope (e.g. {example})."
+    )
 
 
 def layer_of(exc: BaseException) -> str | None:
@@ -219,8 +242,15 @@ def run_error(
             err.end_line, err.end_column = end_line, end_col
     elif user_tb is not None:
         err.line, err.end_line, err.column, err.end_column = _positions(user_tb)
-    else:
+    elif not hasattr(exc, _INPUT_ATTR):
         err.line = fallback_line
+    if hasattr(exc, _INPUT_ATTR):
+        # Raised by an argument or option expression, not by a line of the code (unless the
+        # expression called the code, whose line is then kept).
+        where, example = getattr(exc, _INPUT_ATTR)
+        text = exc.msg if isinstance(exc, SyntaxError) else message
+        err.message = f"In {where}: {text}"[:MESSAGE_CAP]
+        err.suggestion = _input_suggestion(exc, where, example)
     if isinstance(exc, MemoryError):
         err.limit = "memory"
     elif isinstance(exc, OutputLimitExceeded):

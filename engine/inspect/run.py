@@ -10,6 +10,7 @@ function and calls it with the argument expressions.
 from __future__ import annotations
 
 import builtins
+import inspect
 import io
 import linecache
 import os
@@ -94,8 +95,27 @@ def _register_source(filename: str, code: str) -> list[str]:
     return lines
 
 
-def _stack_transform(spec: TransformSpec, inner, namespace: dict) -> record.Transformed:
-    options = {k: eval(compile(v, "<options>", "eval"), namespace) for k, v in spec.options.items()}
+def _evaluate(text: str, filename: str, namespace: dict, where: str, example: str):
+    """An argument or option expression's value; its errors say which input raised them."""
+    try:
+        return eval(compile(text, filename, "eval"), namespace)
+    except Exception as e:
+        report_errors.tag_input(e, where, example)
+        raise
+
+
+def _parameter_names(fun) -> list[str]:
+    try:
+        return list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _stack_transform(spec: TransformSpec, inner, namespace: dict, layer: int) -> record.Transformed:
+    options = {
+        k: _evaluate(v, "<options>", namespace, f"option {k} of {spec.name} (layer {layer})", "(None, 0)")
+        for k, v in spec.options.items()
+    }
     text = ", ".join(f"{k}={v}" for k, v in spec.options.items())
     return record.Transformed(spec.name, inner, (), options, options=text)
 
@@ -127,7 +147,17 @@ def _execute(
             )
         if not callable(fun):
             raise TypeError(f"{req.function!r} is a {type(fun).__name__}, not a function")
-        args = [eval(compile(a, f"<argument {i + 1}>", "eval"), namespace) for i, a in enumerate(req.args)]
+        names = _parameter_names(fun)
+        args = [
+            _evaluate(
+                a,
+                f"<argument {i + 1}>",
+                namespace,
+                f"argument {i + 1}" + (f" ({names[i]})" if i < len(names) else ""),
+                "jnp.ones(3)",
+            )
+            for i, a in enumerate(req.args)
+        ]
         if not req.stack:
             report.label = req.function
             if isinstance(fun, record.Transformed):
@@ -138,8 +168,8 @@ def _execute(
                 report.result = summarize(fun(*args))
             return
         t = fun
-        for spec in req.stack:
-            t = _stack_transform(spec, t, namespace)
+        for layer, spec in enumerate(req.stack, 1):
+            t = _stack_transform(spec, t, namespace, layer)
         report.label = t.label
         out = rec.record_call(t, args, {}, force_detail=True)
         report.result = summarize(out)
