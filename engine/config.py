@@ -115,6 +115,10 @@ class Config:
             from . import leak_check
 
             leak_check.active[0] = value
+        if name == "jax_debug_key_reuse":
+            from . import key_reuse
+
+            key_reuse.active[0] = value
         if name == "jax_num_cpu_devices":
             _set_device_count(int(value))
         if name.startswith("jax_transfer_guard"):
@@ -186,11 +190,6 @@ def _validated(name: str, value):
         raise NotImplementedError(
             "jax_threefry_partitionable=False (threefry's older, non-partitionable bit layout) is not "
             "implemented: the engine draws the partitionable layout, JAX 0.10.2's default."
-        )
-    if name == "jax_debug_key_reuse" and value:
-        raise NotImplementedError(
-            "jax_debug_key_reuse (raising KeyReuseError when a typed key is used twice) is not "
-            "implemented by the engine"
         )
     if name in _BOOL_OPTIONS:
         return bool(value)
@@ -346,8 +345,8 @@ def checking_leaks():
 
 debug_key_reuse = State(
     "jax_debug_key_reuse",
-    """``jax_debug_key_reuse``: JAX raises ``KeyReuseError`` when a typed key is used again after a
-    draw, ``split`` or ``fold_in`` consumed it; not implemented by the engine (True is refused).""",
+    """``jax_debug_key_reuse`` in the block: a typed PRNG key used again after a draw or ``split``
+    consumed it raises ``jax.errors.KeyReuseError`` (``engine/key_reuse.py``).""",
     True,
 )
 enable_custom_prng = State(

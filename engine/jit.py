@@ -26,6 +26,7 @@ from . import (
     invalid_values,
     ir,
     jit_runtime,
+    key_reuse,
     monitoring,
     narrow_dtypes,
     transfers,
@@ -435,6 +436,7 @@ class JitFunction:
             and not _config.values["jax_disable_jit"]
             and not invalid_values.active[0]
             and not transfers.active[0]
+            and not key_reuse.active[0]
         ):
             entry = fast.get(self._fast_key(args))
             if entry is not None and entry[4] is jit_runtime._backend:  # (set_backend invalidates)
@@ -547,6 +549,8 @@ class JitFunction:
         _tier.last = (None, None)  # (a staged call runs nothing: no tier)
         if core.tracing_active():  # a Python float argument prints as written in the caller's jaxpr
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
+        if key_reuse.active[0] and not core.tracing_active():
+            key_reuse.jit_call(closed, leaves, len(hoisted))
         outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:

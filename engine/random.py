@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import core, lax, narrow_dtypes, prng, transfers
+from . import core, key_reuse, lax, narrow_dtypes, prng, transfers
 from . import random_keys as rk
 from .config import PRNG_IMPLS, config
 from .core import Array, Tracer
@@ -117,6 +117,8 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
     """``(typed key, wrapped)``: typed keys as they are, raw uint32 key data wrapped."""
     if rk.is_typed(key):
         typed, wrapped = key, False
+        if key_reuse.active[0]:
+            key_reuse.sampler_entry(name, key)
     else:
         if not isinstance(key, (Array, Tracer)):
             try:

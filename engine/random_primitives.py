@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ad, batching, core, ir, lax, prng, prng_rbg
+from . import ad, batching, core, ir, key_reuse, lax, prng, prng_rbg
 from . import random_keys as rk
 from .backends.rows import Mapped, Physical, lowerings
 from .core import Primitive, ShapedArray
@@ -305,10 +305,14 @@ def random_unwrap(keys):
 
 
 def random_bits(keys, bit_width: int, shape: tuple):
+    if key_reuse.active[0]:
+        key_reuse.eager_use("random_bits", keys)
     return random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
 
 
 def random_split(keys, shape: tuple):
+    if key_reuse.active[0]:
+        key_reuse.eager_use("random_split", keys)
     return random_split_p.bind(keys, shape=tuple(shape))
 
 

@@ -19,6 +19,8 @@ _LEAK = "kept = []\ndef keep(x):\n    kept.append(x)\n    return x\n"
 
 _SM = "with jax.softmax_custom_jvp(True):\n"
 
+_KR = "k = jax.random.key(0)\nwith jax.debug_key_reuse(True):\n"
+
 CONFIG_FLAGS = [
     (
         "state_values",
@@ -118,5 +120,45 @@ CONFIG_FLAGS = [
         "softmax_custom_jvp_where",
         _SM + "    x, w = jnp.array([0.5, -1., 2.]), jnp.array([True, False, True])\n"
         "    out = (jax.nn.softmax(x, where=w), jax.grad(lambda v: jax.nn.softmax(v, where=w)[2])(x))",
+    ),
+    ("err_key_reuse_draw_twice", _KR + "    jax.random.uniform(k)\n    out = jax.random.uniform(k)"),
+    ("err_key_reuse_split_then_draw", _KR + "    jax.random.split(k)\n    out = jax.random.normal(k)"),
+    (
+        "err_key_reuse_after_key_data",
+        _KR + "    jax.random.key_data(k)\n    jax.random.normal(k)\n    out = jax.random.normal(k)",
+    ),
+    (
+        "key_reuse_split_keys_fine",
+        _KR + "    k1, k2 = jax.random.split(k)\n    out = (jax.random.normal(k1), jax.random.normal(k2), "
+        "jax.random.uniform(jax.random.fold_in(k, 3)))",
+    ),
+    (
+        "key_reuse_fold_in_twice_fine",
+        _KR + "    out = str((jax.random.fold_in(k, 1), jax.random.fold_in(k, 2)))",
+    ),
+    (
+        "key_reuse_raw_keys_untracked",
+        _KR + "    r = jax.random.PRNGKey(0)\n    out = (jax.random.normal(r), jax.random.normal(r))",
+    ),
+    (
+        "err_key_reuse_inside_jit",
+        _KR + "    out = jax.jit(lambda k: jax.random.normal(k) + jax.random.normal(k))(k)",
+    ),
+    (
+        "err_key_reuse_jit_twice",
+        _KR + "    f = jax.jit(lambda k: jax.random.normal(k))\n    f(k)\n    out = f(k)",
+    ),
+    (
+        "err_key_reuse_jit_then_eager",
+        _KR + "    jax.jit(lambda k: jax.random.split(k))(k)\n    out = jax.random.bits(k)",
+    ),
+    (
+        "key_reuse_jit_not_consuming_fine",
+        _KR
+        + "    f = jax.jit(lambda k: jax.random.key_data(k))\n    f(k)\n    out = (f(k), jax.random.normal(k))",
+    ),
+    (
+        "key_reuse_off_again",
+        _KR + "    pass\nout = (jax.random.normal(k), jax.random.normal(k), jax.debug_key_reuse.value)",
     ),
 ]
