@@ -59,12 +59,6 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.experimental": _same(NOT_YET, "EArray compilation_cache cur_qdd primal_tangent_dtype"),
     "jax.experimental.sparse": {
         **_same(
-            "the COO and CSR/CSC formats are not implemented (BCOO and BCSR are)",
-            "COO CSC CSR coo coo_fromdense coo_fromdense_p coo_matmat coo_matmat_p coo_matvec coo_matvec_p "
-            "coo_todense coo_todense_p csr csr_fromdense csr_fromdense_p csr_matmat csr_matmat_p csr_matvec "
-            "csr_matvec_p csr_todense csr_todense_p",
-        ),
-        **_same(
             "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
             "bcoo_conv_general_dilated bcoo_gather bcoo_spdot_general_p bcoo_update_layout "
             "bcsr_broadcast_in_dim bcsr_concatenate",

@@ -145,6 +145,11 @@ INTERPRETER_ONLY = {
     "bcsr_fromdense": "sparse BCSR buffers: numpy, through BCOO coordinates",
     "bcsr_extract": "sparse BCSR buffers: numpy, through BCOO coordinates",
     "bcsr_dot_general": "sparse BCSR contraction: numpy over the stored elements",
+    **{
+        f"{fmt}_{op}": "sparse COO/CSR matrices: numpy's scatter and gather over the stored elements"
+        for fmt in ("coo", "csr")
+        for op in ("todense", "fromdense", "matvec", "matmat")
+    },
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",
     "tile": "not lowered yet: numpy's rule (a copy)",

@@ -395,6 +395,86 @@ def more_multiply_sparse(jax):
     return c, c.todense(), (bb * s.BCOO.fromdense(B3[::-1], n_batch=1)).todense()
 
 
+def coo_format(jax):
+    s = _sp(jax)
+    c = s.COO.fromdense(M)
+    p = s.COO.fromdense(M, nse=6)
+    return (
+        c.data,
+        c.row,
+        c.col,
+        p.row,
+        p.data,
+        c.todense(),
+        c @ np.arange(4.0, dtype=np.float32),
+        c @ W,
+        c.T @ Y,
+        c.T @ W[:3],
+        s.coo_matvec(c, Y, transpose=True),
+        s.eye(3, 4, k=1, sparse_format="coo").todense(),
+        s.empty((2, 3), sparse_format="coo").todense(),
+    )
+
+
+def csr_format(jax):
+    s = _sp(jax)
+    c = s.CSR.fromdense(M)
+    p = s.CSR.fromdense(M, nse=6)
+    d = s.CSC.fromdense(M)
+    return (
+        c.data,
+        c.indices,
+        c.indptr,
+        p.indices,
+        p.indptr,
+        c.todense(),
+        p.todense(),
+        c @ np.arange(4.0, dtype=np.float32),
+        c @ W,
+        d.data,
+        d.indices,
+        d.indptr,
+        d.todense(),
+        d @ np.arange(4.0, dtype=np.float32),
+        d.T @ Y,
+        s.eye(4, 3, k=-1, sparse_format="csr").todense(),
+        s.eye(3, 4, k=1, sparse_format="csc").todense(),
+    )
+
+
+def coo_csr_grads(jax):
+    s = _sp(jax)
+    c, r = s.COO.fromdense(M), s.CSR.fromdense(M, nse=6)
+
+    def f(d, v):
+        return jax.numpy.sum(jax.numpy.sin(s.COO((d, c.row, c.col), shape=(3, 4)) @ v))
+
+    def g(d, B):
+        return jax.numpy.sum(jax.numpy.tanh(s.CSR((d, r.indices, r.indptr), shape=(3, 4)) @ B) ** 2)
+
+    def h(m):
+        return jax.numpy.sum(s.csr_fromdense(m, nse=4).todense() * m) + jax.numpy.sum(
+            s.coo_fromdense(m, nse=4).todense() ** 3
+        )
+
+    return (
+        jax.grad(f, (0, 1))(c.data, W[:, 0]),
+        jax.grad(g, (0, 1))(r.data, W / 4),
+        jax.grad(h)(M),
+        jax.jit(lambda a, v: a @ v)(c, W),
+    )
+
+
+def jaxpr_coo_csr(jax):
+    s = _sp(jax)
+    return (
+        str(jax.make_jaxpr(lambda m: s.COO.fromdense(m, nse=4))(M)),
+        str(jax.make_jaxpr(lambda m: s.CSR.fromdense(m, nse=4))(M)),
+        str(jax.make_jaxpr(lambda a, v: a @ v)(s.COO.fromdense(M), W)),
+        str(jax.make_jaxpr(lambda a, v: a @ v)(s.CSR.fromdense(M), Y[:3].repeat(2)[:4])),
+    )
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -68,5 +68,28 @@ from .bcsr import (  # noqa: F401
     bcsr_todense,
     bcsr_todense_p,
 )
+from .coo import (  # noqa: F401
+    COO,
+    coo_fromdense,
+    coo_fromdense_p,
+    coo_matmat,
+    coo_matmat_p,
+    coo_matvec,
+    coo_matvec_p,
+    coo_todense,
+    coo_todense_p,
+)
+from .csr import (  # noqa: F401
+    CSC,
+    CSR,
+    csr_fromdense,
+    csr_fromdense_p,
+    csr_matmat,
+    csr_matmat_p,
+    csr_matvec,
+    csr_matvec_p,
+    csr_todense,
+    csr_todense_p,
+)
 from .random import random_bcoo  # noqa: F401
 from .transform import sparsify  # noqa: F401

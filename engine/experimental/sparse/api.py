@@ -8,10 +8,12 @@ from ... import core
 from ._base import JAXSparse
 from .bcoo import BCOO
 from .bcsr import BCSR
+from .coo import COO
+from .csr import CSC, CSR
 
 
 def _formats():
-    return {"bcoo": BCOO, "bcsr": BCSR}
+    return {"bcsr": BCSR, "bcoo": BCOO, "coo": COO, "csr": CSR, "csc": CSC}
 
 
 def todense(arr):
@@ -51,7 +53,7 @@ def eye(
     Array([[0, 1],
            [1, 2]], dtype=int32)
     """
-    formats = {"bcoo": BCOO}  # (JAX's eye makes no BCSR either)
+    formats = {"bcoo": BCOO, "coo": COO, "csr": CSR, "csc": CSC}  # (JAX's eye makes no BCSR either)
     if sparse_format not in formats:
         raise ValueError(f"sparse_format={sparse_format!r} not recognized; must be one of {list(formats)}")
     N, M, k = (
