@@ -163,6 +163,14 @@ def test_errors_in_argument_and_option_expressions_name_the_input_not_a_code_lin
     assert r.error.message == "In argument 1 (x): division by zero"
 
 
+def test_shape_mismatch_errors_suggest_what_to_check():
+    code = "import jax.numpy as jnp\n\ndef add(x, y):\n    return x + y\n\ndef dot(x, y):\n    return jnp.dot(x, y)\n"
+    r = stack_report(code, "add", [{"name": "jit"}], ["jnp.ones(3)", "jnp.ones(4)"])
+    assert r.error.type == "ValueError" and r.error.line == 4 and "x[:, None]" in r.error.suggestion
+    r = stack_report(code, "dot", [{"name": "jit"}], ["jnp.ones((2, 3))", "jnp.ones(4)"])
+    assert r.error.type == "TypeError" and r.error.line == 7 and "(x.T)" in r.error.suggestion
+
+
 def test_syntax_and_name_errors():
     r = run_request(RunRequest(code="x = 1\ny = (2,\n"))
     assert r.error.type == "SyntaxError" and r.error.line == 2 and r.error.column == 5

@@ -150,6 +150,17 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
             "Check in_axes: give one entry per argument, and None for arguments that are shared "
             "rather than mapped, e.g. in_axes=(None, 0)."
         )
+    if isinstance(exc, (TypeError, ValueError)) and "Incompatible shapes for broadcasting" in msg:
+        return (
+            "Elementwise operations need shapes that broadcast: axis by axis from the right, sizes "
+            "equal or 1. Check the arguments' shapes, or add an axis to one (x[:, None]) or reshape it."
+        )
+    if isinstance(exc, TypeError) and "contracting dimensions" in msg:
+        return (
+            "jnp.dot and @ contract the last axis of the first operand with the first axis of a "
+            "vector (second-to-last of a matrix): those sizes must match. Check the shapes, or "
+            "transpose an operand (x.T)."
+        )
     if layer == "pmap" and isinstance(exc, ValueError):
         return (
             "pmap maps over the leading axis of every argument, whose size must not exceed the "
