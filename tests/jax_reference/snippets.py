@@ -1922,3 +1922,17 @@ SNIPPETS["scipy_linalg2"] = SCIPY_LINALG2
 from snippets_config_flags import CONFIG_FLAGS  # noqa: E402
 
 SNIPPETS["config_flags"] = CONFIG_FLAGS
+
+from snippets_optimize import OPTIMIZE  # noqa: E402
+
+SNIPPETS["optimize"] = OPTIMIZE
+# (a status carried through lax.while_loop: JAX keeps the weak type of its initial 0, the engine's
+# while_loop takes the body's strong int32)
+WEAK_TYPE_DIFFERS |= {
+    "bfgs_rosen",
+    "bfgs_rosen_2d",
+    "bfgs_quadratic_args",
+    "bfgs_options",
+    "bfgs_norm",
+    "bfgs_already_optimal",
+}
