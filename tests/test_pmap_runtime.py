@@ -143,8 +143,13 @@ def _gone(pids, timeout=5.0):
     return False
 
 
+# The program takes Ctrl-C as a terminal's foreground job does, with Python's handler, whatever it
+# inherited: a non-interactive shell starts background jobs (`make test &`) with SIGINT ignored,
+# an ignored signal stays ignored across exec, and Python then installs no handler (the host would
+# loop on through the test's SIGINT).
 SCRIPT = textwrap.dedent("""
-    import os, sys, time
+    import os, signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import engine as jax, engine.numpy as jnp
     from engine import lax
     from engine.parallel import runtime
