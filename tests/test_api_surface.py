@@ -115,7 +115,6 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.scipy": {
         "sparse": "sparse linear algebra is not implemented",
     },
-    "jax.scipy.linalg": _same(NOT_YET, "eigh_tridiagonal"),
     "jax.scipy.signal": _same(NOT_YET + " (spectral analysis)", "csd istft stft welch"),
     "jax.scipy.spatial.transform": NOT_YET,
     "jax.scipy.special": _same(

@@ -225,3 +225,4 @@ from .linalg_schur import (  # noqa: E402,F401  (the Schur and Householder famil
     solve_sylvester,
     sqrtm,
 )
+from .linalg_tridiagonal import eigh_tridiagonal  # noqa: E402,F401

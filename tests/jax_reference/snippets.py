@@ -1936,3 +1936,7 @@ WEAK_TYPE_DIFFERS |= {
     "bfgs_norm",
     "bfgs_already_optimal",
 }
+
+from snippets_tridiagonal import TRIDIAGONAL  # noqa: E402
+
+SNIPPETS["tridiagonal"] = TRIDIAGONAL
