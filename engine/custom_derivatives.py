@@ -16,6 +16,7 @@ from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
+from . import symbolic_zeros as sz
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
@@ -27,7 +28,7 @@ def _custom_jvp_pp_params(eqn):
         ("name", p["name"]),
         ("call_jaxpr", p["call_jaxpr"]),
         ("jvp", p["jvp"]),
-        ("symbolic_zeros", False),
+        ("symbolic_zeros", getattr(p["jvp"], "symbolic_zeros", False)),
     ]
 
 
@@ -129,6 +130,7 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
+        self.symbolic_zeros = False
 
     def __getattr__(self, name):
         # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
@@ -138,7 +140,7 @@ class custom_jvp:
         return getattr(fun, name)
 
     def defjvp(self, jvp, symbolic_zeros=False):
-        self.jvp = jvp
+        self.jvp, self.symbolic_zeros = jvp, bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *jvps):
@@ -173,9 +175,10 @@ class custom_jvp:
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
-        user_jvp, nd = self.jvp, self.nondiff_argnums
+        user_jvp, nd, symbolic = self.jvp, self.nondiff_argnums, self.symbolic_zeros
 
         def jvp_flat(primal_leaves, tangent_leaves):
+            tangent_leaves = [sz.rule_tangent(t, None, symbolic) for t in tangent_leaves]
             primals = rebuild(primal_leaves)
             tangents = [t for i, t in enumerate(rebuild(tangent_leaves)) if i not in nondiff]
             dyn_primals = [p for i, p in enumerate(primals) if i not in nondiff]
@@ -190,6 +193,7 @@ class custom_jvp:
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
         jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
+        jvp_flat.symbolic_zeros = symbolic  # type: ignore[attr-defined]
         return self._bind(closed, hoisted, leaves, out_tree, jvp_flat)
 
     def _jvp_directly(self, trace, args):
@@ -198,7 +202,8 @@ class custom_jvp:
         dyn_leaves, dyn_tree = tree_flatten(dyn)
         dyn_leaves = [trace.full_raise(x) for x in dyn_leaves]
         primals = tree_unflatten(dyn_tree, [x.primal for x in dyn_leaves])
-        tangents = tree_unflatten(dyn_tree, [ad.instantiate_zeros(x.tangent) for x in dyn_leaves])
+        symbolic = self.symbolic_zeros
+        tangents = tree_unflatten(dyn_tree, [sz.rule_tangent(x.tangent, None, symbolic) for x in dyn_leaves])
         _in_rule.add(self)
         try:
             if nd:
@@ -214,10 +219,7 @@ class custom_jvp:
                 f"Custom JVP rule of {self.__name__} must produce primal and tangent outputs with "
                 f"equal container (pytree) structures, got {len(outs)} and {len(touts)} leaves."
             )
-        result = [
-            ad.JVPTracer(trace, o, ad.Zero(ad.tangent_aval(core.get_aval(o))) if t is None else t)
-            for o, t in zip(outs, touts)
-        ]
+        result = [ad.JVPTracer(trace, o, sz.from_rule(t, core.get_aval(o))) for o, t in zip(outs, touts)]
         return tree_unflatten(out_tree, result)
 
     def _bind(self, closed, hoisted, leaves, out_tree, jvp_flat):
@@ -229,9 +231,11 @@ class custom_jvp:
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
     ps = primals[num_consts:]
-    ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    ts = list(tangents[num_consts:])  # (zeros stay symbolic: the rule's wrapper decides)
+    if not getattr(jvp, "symbolic_zeros", False):
+        ts = [ad.instantiate_zeros(t) for t in ts]
     outs, touts = jvp(ps, ts)
-    touts = [ad.Zero(ad.tangent_aval(core.get_aval(o))) if t is None else t for o, t in zip(outs, touts)]
+    touts = [sz.from_rule(t, core.get_aval(o)) for o, t in zip(outs, touts)]
     return outs, touts
 
 
@@ -282,10 +286,11 @@ def _flat_cts(cts, primal_args) -> list:
         )
     flat: list = []
     for ct, arg in zip(cts, primal_args):
-        if ct is None:
+        if ct is None or isinstance(ct, sz.SymbolicZero):
             flat += [None] * len(tree_flatten(arg)[0])
         else:
-            flat += tree_flatten(ct, is_leaf=lambda x: x is None)[0]
+            leaves = tree_flatten(ct, is_leaf=lambda x: x is None or isinstance(x, sz.SymbolicZero))[0]
+            flat += [None if isinstance(c, sz.SymbolicZero) else c for c in leaves]
     return flat
 
 
@@ -300,6 +305,7 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def __getattr__(self, name):
         # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
@@ -309,7 +315,7 @@ class custom_vjp:
         return getattr(fun, name)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False):
-        self.fwd, self.bwd = fwd, bwd
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -325,10 +331,13 @@ class custom_vjp:
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
-        fwd, bwd, nd = self.fwd, self.bwd, self.nondiff_argnums
+        fwd, bwd, nd, symbolic = self.fwd, self.bwd, self.nondiff_argnums, self.symbolic_zeros
         res_tree_store = []
 
-        def fwd_flat(*primal_leaves):
+        def fwd_flat(*primal_leaves, perturbed=None):
+            if symbolic:  # (the fwd rule sees which arguments are differentiated)
+                flags = perturbed if perturbed is not None else [True] * len(primal_leaves)
+                primal_leaves = [sz.CustomVJPPrimal(p, bool(f)) for p, f in zip(primal_leaves, flags)]
             primals = rebuild(primal_leaves)
             out, res = fwd(*primals)
             res_leaves, res_tree = tree_flatten(res)
@@ -337,7 +346,7 @@ class custom_vjp:
 
         def bwd_flat(res_leaves, ct_leaves):
             res = tree_unflatten(res_tree_store[0], list(res_leaves))
-            ct = tree_unflatten(out_tree, list(ct_leaves))
+            ct = tree_unflatten(out_tree, [sz.rule_tangent(c, None, symbolic) for c in ct_leaves])
             cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
             if not isinstance(cts, (tuple, list)):
                 raise TypeError(
@@ -362,14 +371,21 @@ class custom_vjp:
             d = iter(tree_unflatten(dyn_tree, list(leaves)))
             return [nondiff[i] if i in nondiff else next(d) for i in range(len(args))]
 
-        out, res = self.fwd(*rebuild(primal_leaves))
+        symbolic = self.symbolic_zeros
+        fwd_args = primal_leaves
+        if symbolic:  # (the fwd rule sees which arguments are differentiated)
+            fwd_args = [
+                sz.CustomVJPPrimal(p, type(x.tangent) is not ad.Zero)
+                for p, x in zip(primal_leaves, dyn_leaves)
+            ]
+        out, res = self.fwd(*rebuild(fwd_args))
         outs, out_tree = tree_flatten(out)
         res_leaves, res_tree = tree_flatten(res)
         bwd, name = self.bwd, self.__name__
 
         def bwd_flat(res_in, ct_leaves):
             r = tree_unflatten(res_tree, list(res_in))
-            ct = tree_unflatten(out_tree, list(ct_leaves))
+            ct = tree_unflatten(out_tree, [sz.rule_tangent(c, None, symbolic) for c in ct_leaves])
             cts = bwd(*[nondiff[i] for i in nd], r, ct) if nd else bwd(r, ct)
             if not isinstance(cts, (tuple, list)):
                 raise TypeError(
@@ -402,7 +418,7 @@ class custom_vjp:
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
-    outs, res = fwd(*primals[num_consts:])
+    outs, res = fwd(*primals[num_consts:], perturbed=[type(t) is not ad.Zero for t in tangents[num_consts:]])
     ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
     out_avals = [core.get_aval(o) for o in outs]
     touts = custom_lin_p.bind(
@@ -434,8 +450,7 @@ custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
     res = args[:num_res]
-    cts = [ad.instantiate_zeros(c) for c in cts]
-    cts_in = bwd(res, cts)
+    cts_in = bwd(res, list(cts))  # (zero cotangents stay symbolic: the rule's wrapper decides)
     return [None] * num_res + list(cts_in)
 
 
@@ -445,3 +460,10 @@ ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 
 from .closure_conversion import closure_convert, custom_gradient  # noqa: E402,F401  (jax.custom_derivatives)
+from .linear_call import linear_call  # noqa: E402,F401  (jax.custom_derivatives)
+from .symbolic_zeros import (  # noqa: E402,F401  (jax.custom_derivatives)
+    CustomVJPPrimal,
+    SymbolicZero,
+    custom_vjp_primal_tree_values,
+    zero_from_primal,
+)

@@ -46,10 +46,7 @@ GAPS: dict[str, dict[str, str] | str] = {
             "remove_size_one_mesh_axis_from_type",
         ),
     },
-    "jax.custom_derivatives": _same(
-        NOT_YET,
-        "CustomVJPPrimal SymbolicZero custom_vjp_primal_tree_values linear_call remat_opt_p zero_from_primal",
-    ),
+    "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},
     "jax.debug": _same(NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log "),
     "jax.errors": _same(NOT_YET, "InconclusiveDimensionOperation JaxprTypeError"),
     "jax.example_libraries.optimizers": _same(

@@ -95,7 +95,8 @@ class _Flat:
             ins = [read(x) for x in eqn.inputs]
             if eqn.primitive in inline:
                 p = eqn.params
-                inner = p["call_jaxpr"] if "call_jaxpr" in p else p["call"] if "call" in p else p["jaxpr"]
+                name = next(k for k in ("call_jaxpr", "call", "callee", "jaxpr") if k in p)
+                inner = p[name]
                 if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
                     inner = ClosedJaxpr(inner, [])
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
@@ -130,8 +131,9 @@ def _call_prims():
     from .. import custom_derivatives as cd
     from ..ad_checkpoint import checkpoint_p
     from ..custom_batching import custom_vmap_p
+    from ..linear_call import linear_call_p
 
-    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p
+    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p, linear_call_p
 
 
 class Codegen:

@@ -9,6 +9,7 @@ from ..ad_checkpoint import checkpoint_p, name_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..jit_primitive import jit_p
+from ..linear_call import linear_call_p
 from ..lax.solves import linear_solve_p
 from .lowering import RuleContext, register
 from .syntax import Value
@@ -29,6 +30,11 @@ def _custom_call(ctx: RuleContext, *args: Value, call_jaxpr: Any, **_: Any) -> l
 @register(custom_vmap_p)
 def _custom_vmap_call(ctx: RuleContext, *args: Value, call: Any, **_: Any) -> list[Value]:
     return ctx.lower_jaxpr(ctx.block, call, args)
+
+
+@register(linear_call_p)
+def _linear_call(ctx: RuleContext, *args: Value, callee: Any, **_: Any) -> list[Value]:
+    return ctx.lower_jaxpr(ctx.block, callee, args)
 
 
 @register(checkpoint_p)

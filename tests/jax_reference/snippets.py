@@ -1940,3 +1940,7 @@ WEAK_TYPE_DIFFERS |= {
 from snippets_tridiagonal import TRIDIAGONAL  # noqa: E402
 
 SNIPPETS["tridiagonal"] = TRIDIAGONAL
+
+from snippets_symbolic_zeros import SYMBOLIC_ZEROS  # noqa: E402
+
+SNIPPETS["symbolic_zeros"] = SYMBOLIC_ZEROS
