@@ -266,3 +266,28 @@ def test_a_shape_mismatch_says_what_to_check(page: Page):
     expect(page.get_by_test_id("error-message")).to_contain_text("Incompatible shapes for broadcasting")
     expect(page.get_by_test_id("error-line")).to_have_text("line 4, column 12")
     expect(page.get_by_test_id("error-suggestion")).to_contain_text("Check the arguments' shapes")
+
+
+@needs_runner
+def test_the_timeline_fits_a_narrow_panel_and_shows_sub_millisecond_phases(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"], panel="timings")
+    host = page.locator("[data-testid=timeline-lane][data-lane=host] [data-testid=timeline-bar] rect")
+    expect(host.first).to_be_attached()
+    widths = host.evaluate_all("rs => rs.map(r => r.getBoundingClientRect().width)")
+    # A 0.3 ms trace in a 40 ms run is a sliver, but one that can be seen and hovered.
+    assert widths and min(widths) >= 2, widths
+    # The whole run fits the panel: no bar past the timeline's right edge, nothing to scroll to.
+    wrap = page.locator(".timeline-wrap")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), wrap.evaluate(
+        "w => [w.scrollWidth, w.clientWidth]"
+    )
+    right = wrap.evaluate("w => w.getBoundingClientRect().right")
+    bars = page.get_by_test_id("timeline-bar").evaluate_all(
+        "bs => bs.map(b => b.getBoundingClientRect().right)"
+    )
+    assert bars and max(bars) <= right, (bars, right)
+    # Labels are drawn at their CSS size, not shrunk with the drawing.
+    assert page.get_by_test_id("timeline-tick").first.evaluate("t => t.getBoundingClientRect().height") >= 9
+    ticks = page.get_by_test_id("timeline-tick").all_text_contents()
+    assert ticks[0] == "0", ticks  # times count from the run's first event, as the tooltips do

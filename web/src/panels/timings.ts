@@ -32,8 +32,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   const t0 = Math.min(...events.map((e) => e.start_ms));
   const t1 = Math.max(...events.map((e) => e.start_ms + e.duration_ms));
   const span = Math.max(t1 - t0, 1e-3);
-  const W = 900, LABEL = 84, ROW = 22, TOP = 24, GAP = 6;
-  const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
+  const LABEL = 84, ROW = 22, TOP = 24, GAP = 6;
 
   // Nested or overlapping events of one lane go to sub-rows (greedy interval packing).
   const rows = new Map<string, { e: TimingEvent; row: number }[]>();
@@ -54,28 +53,41 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   for (const lane of laneNames) { laneY.set(lane, yAcc); yAcc += laneRows.get(lane)! * ROW + GAP; }
   const H = yAcc + 4;
 
-  const ticks = niceTicks(t0, t1, 6);
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
-    ticks.map((t) => s("g", null,
-      s("line", { x1: x(t), x2: x(t), y1: TOP - 4, y2: H, class: "grid" }),
-      s("text", { x: x(t), y: 12, "text-anchor": "middle", class: "tick" }, fmtMs(t)))),
-    laneNames.map((lane, i) => {
-      const top = laneY.get(lane)!;
-      return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
-        i % 2 ? s("rect", { x: 0, y: top - GAP / 2, width: W, height: laneRows.get(lane)! * ROW + GAP, class: "lane-band" }) : null,
-        s("text", { x: LABEL - 8, y: top + 15, "text-anchor": "end", class: "lane-label" }, lane),
-        rows.get(lane)!.map(({ e, row }) => {
-          const y = top + row * ROW;
-          const w = Math.max(1.5, x(e.start_ms + e.duration_ms) - x(e.start_ms));
-          const dim = callId !== null && e.call != null && e.call !== callId;
-          return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
-            s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
-            e.cache === "hit"
-              ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
-              : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
-            w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
-        }));
-    }));
+  // Drawn as wide as its box in CSS pixels (redrawn when that changes), so labels keep their size
+  // and the whole run fits the panel, however narrow.
+  const draw = (W: number) => {
+    const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
+    // Ticks count from the first event, as the bars' tooltips do ("… at 3.2 ms").
+    const ticks = niceTicks(0, span, Math.max(2, Math.round(W / 150)));
+    return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
+      ticks.map((t) => s("g", null,
+        s("line", { x1: x(t0 + t), x2: x(t0 + t), y1: TOP - 4, y2: H, class: "grid" }),
+        s("text", { x: x(t0 + t), y: 12, "text-anchor": t === 0 ? "start" : x(t0 + t) > W - 40 ? "end" : "middle", class: "tick", testid: "timeline-tick" }, t === 0 ? "0" : fmtMs(t)))),
+      laneNames.map((lane, i) => {
+        const top = laneY.get(lane)!;
+        return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
+          i % 2 ? s("rect", { x: 0, y: top - GAP / 2, width: W, height: laneRows.get(lane)! * ROW + GAP, class: "lane-band" }) : null,
+          s("text", { x: LABEL - 8, y: top + 15, "text-anchor": "end", class: "lane-label" }, lane),
+          rows.get(lane)!.map(({ e, row }) => {
+            const y = top + row * ROW;
+            // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
+            const w = Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
+            const dim = callId !== null && e.call != null && e.call !== callId;
+            return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
+              s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
+              e.cache === "hit"
+                ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
+                : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
+              w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
+          }));
+      }));
+  };
+  const wrap = h("div", { class: "timeline-wrap" }, draw(900));
+  let drawn = 900;
+  new ResizeObserver((entries) => {
+    const width = Math.max(360, Math.floor(entries[entries.length - 1].contentRect.width));
+    if (width !== drawn) { drawn = width; wrap.replaceChildren(draw(width)); }
+  }).observe(wrap);
 
   const wall = report.duration_ms || span;
   const totals = exclusiveTotals(events.filter((e) => e.device == null && !e.background && e.category !== "run"));
@@ -93,7 +105,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
       h("span", null, `Wall time ${fmtMs(wall)}`),
       h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes and background compiles run alongside. Hover a bar for details.")),
     legend,
-    h("div", { class: "timeline-wrap" }, svg));
+    wrap);
 }
 
 /** Time per category where each instant goes to the innermost event covering it (the latest to
