@@ -119,9 +119,8 @@ greater_equal = _comparison("greater_equal", lax.ge, np.greater_equal)
 
 
 def isnan(x, /):
-    (x,) = promote_args("isnan", x)
-    if dtype_kind(x.dtype) not in "fc":
-        return lax.full_like(x, False, np.bool_)
+    check_arraylike("isnan", x)
+    x = as_operand(x)
     return lax.ne(x, x)
 
 

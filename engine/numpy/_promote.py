@@ -216,7 +216,7 @@ def check_rank_promotion(name: str, args) -> None:
 def promote_args(name: str, *args):
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
-    return promote_shapes(*promote_dtypes(*args))
+    return promote_shapes_keep_scalars(*promote_dtypes(*args))
 
 
 def promote_shapes_keep_scalars(*args):
@@ -249,10 +249,25 @@ def promote_elementwise_inexact(name: str, *args):
     return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
 
 
+def promote_dtypes_numeric(*args):
+    """Promote, then move bools to the default integer (keeping weakness)."""
+    dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
+    if dtype == np.bool_:
+        dtype = core.default_dtype(int)
+    return _convert_beside_tracers(args, dtype, weak)
+
+
+def promote_args_numeric(name: str, *args):
+    check_arraylike(name, *args)
+    check_numeric(name, *args)
+    check_rank_promotion(name, args)
+    return promote_shapes_keep_scalars(*promote_dtypes_numeric(*args))
+
+
 def promote_args_inexact(name: str, *args):
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
-    return promote_shapes(*promote_dtypes_inexact(*args))
+    return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
 
 
 def canonicalize_axis(axis, ndim: int) -> int:

@@ -8,7 +8,14 @@ import numpy as np
 from .. import core, lax
 from ._complex_parts import iscomplexobj
 from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_not
-from ._promote import as_operand, check_arraylike, convert, promote_args, promote_elementwise, promote_shapes
+from ._promote import (
+    as_operand,
+    check_arraylike,
+    promote_args,
+    promote_dtypes,
+    promote_elementwise,
+    promote_shapes,
+)
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
 from ..narrow_dtypes import kind as dtype_kind
@@ -30,16 +37,28 @@ maximum = _binary("maximum", _maximum, np.maximum, "fiub")
 minimum = _binary("minimum", _minimum, np.minimum, "fiub")
 
 
+@staged_as_jit
 def fmax(x1, x2, /):
-    """Elementwise maximum that ignores NaNs."""
-    x1, x2 = promote_args("fmax", x1, x2)
-    return lax.select(lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2)), x1, x2)
+    """Elementwise maximum that ignores NaNs.
+
+    >>> jnp.fmax(jnp.array([1.0, jnp.nan]), 0.5)
+    Array([1. , 0.5], dtype=float32)
+    """
+    from ._logic import bitwise_or, greater
+
+    return where(bitwise_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
+@staged_as_jit
 def fmin(x1, x2, /):
-    """Elementwise minimum that ignores NaNs."""
-    x1, x2 = promote_args("fmin", x1, x2)
-    return lax.select(lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2)), x1, x2)
+    """Elementwise minimum that ignores NaNs.
+
+    >>> jnp.fmin(jnp.array([1.0, jnp.nan]), 0.5)
+    Array([0.5, 0.5], dtype=float32)
+    """
+    from ._logic import bitwise_or, less
+
+    return where(bitwise_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
@@ -83,17 +102,15 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
     check_arraylike("where", condition, x, y)
-    condition = (
-        convert(as_operand(condition), np.dtype(np.bool_), False)
-        if _dtype_of(condition) != np.bool_
-        else as_operand(condition)
-    )
     return _where(condition, x, y)
 
 
 @staged_as_jit
 def _where(condition, x, y):
-    x, y = promote_args("where", x, y)
+    condition = as_operand(condition)
+    if condition.dtype != np.bool_:
+        condition = lax.ne(condition, np.zeros((), condition.dtype))
+    x, y = promote_dtypes(x, y)
     if condition.ndim == 0:  # select takes a scalar predicate as it is (as in JAX)
         x, y = promote_shapes(x, y)
     else:

@@ -21,14 +21,19 @@ from ._promote import (
     as_operand,
     check_arraylike,
     convert,
+    promote_args_numeric,
+    promote_dtypes_inexact,
+    promote_dtypes_numeric,
     promote_args,
     promote_args_inexact,
     promote_elementwise,
     promote_elementwise_inexact,
     promote_shapes,
+    promote_shapes_keep_scalars,
 )
 from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact
 from ..narrow_dtypes import kind as dtype_kind
+from ..lax.elementwise import _const
 
 
 # --- arithmetic --------------------------------------------------------------------------------
@@ -57,39 +62,40 @@ def _true_divide(x1, x2):
 
 
 def _int_floor_divide(x1, x2):
-    zero = lax.full_like(x1, 0)
     if dtype_kind(x1.dtype) == "u":
         return lax.div(x1, x2)
     q = lax.div(x1, x2)
-    needs_fix = lax.bitwise_and(lax.ne(lax.lt(x1, zero), lax.lt(x2, zero)), lax.ne(lax.rem(x1, x2), zero))
-    return lax.select(needs_fix, lax.sub(q, lax.full_like(q, 1)), q)
+    needs_fix = lax.bitwise_and(
+        lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), np.zeros((), x1.dtype))
+    )
+    return _where(needs_fix, lax.sub(q, _const(q, 1)), q)
 
 
 def _float_divmod(x1, x2):
+    # CPython's float_divmod: the quotient of x1 - mod (exact), moved down by one where the signs
+    # of mod and x2 differ; rounded (away from zero) to an integral value.
     mod = lax.rem(x1, x2)
-    div = lax.div(lax.sub(x1, mod), x2)
-    zero = lax.full_like(mod, 0)
-    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(x2, zero), lax.lt(mod, zero)))
+    x1_exact = _where(lax.eq(x2, _const(x2, 0)), x1, lax.sub(x1, mod))
+    div = lax.div(x1_exact, x2)
+    fix = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, x2), mod)
-    div = lax.select(fix, lax.sub(div, lax.full_like(div, 1)), div)
-    return lax.round(div, 1), mod
+    div = lax.select(fix, lax.sub(div, _const(div, 1.0)), div)
+    return lax.round(div, 0), mod
 
 
+@staged_as_jit(name="floor_divide")
 def _floor_divide(x1, x2):
-    x1, x2 = promote_args("floor_divide", x1, x2)
-    if _is_bool(x1):
-        x1, x2 = convert(x1, np.dtype("int32")), convert(x2, np.dtype("int32"))
-        return lax.convert_element_type(_int_floor_divide(x1, x2), np.bool_)
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
     if _is_int(x1):
         return _int_floor_divide(x1, x2)
+    if dtype_kind(x1.dtype) == "c":
+        raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
 
 
 @staged_as_jit(name="remainder")
 def _remainder(x1, x2):
-    x1, x2 = promote_elementwise("remainder", x1, x2)
-    if _is_bool(x1):
-        raise TypeError("jnp.remainder does not support bool inputs")
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
     if _is_int(x2):  # integer x % 0 is 0, as in JAX (XLA leaves rem by 0 undefined)
         x2 = _where(lax.eq(x2, np.zeros((), x2.dtype)), lax.full_like(x2, 1), x2)
     trunc = lax.rem(x1, x2)
@@ -119,14 +125,32 @@ remainder = _binary("remainder", _remainder, _np_mod, "iu")
 mod = remainder
 
 
+@staged_as_jit
 def fmod(x1, x2, /):
-    """C-style remainder (sign of ``x1``)."""
-    x1, x2 = promote_args("fmod", x1, x2)
+    """C-style remainder (sign of ``x1``); an integer ``x % 0`` is 0, as in JAX.
+
+    >>> jnp.fmod(jnp.array([-3.0, 3.0]), 2.0)
+    Array([-1.,  1.], dtype=float32)
+    """
+    check_arraylike("fmod", x1, x2)
+    x1, x2 = as_operand(x1), as_operand(x2)
+    if _is_int(x1) and _is_int(x2):
+        x2 = _where(x2 == 0, lax.full_like(x2, 1), x2)
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
+@staged_as_jit
 def divmod(x1, x2, /):
-    return floor_divide(x1, x2), remainder(x1, x2)
+    """``(floor_divide(x1, x2), remainder(x1, x2))``, computed together for floats.
+
+    >>> jnp.divmod(jnp.array([7.0, -7.0]), 2.0)
+    (Array([ 3., -4.], dtype=float32), Array([1., 1.], dtype=float32))
+    """
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if _is_int(x1):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
 
 
 def _integer_scalar(x):
@@ -143,12 +167,12 @@ def _integer_scalar(x):
 
 
 def _int_pow(x, y):
-    """Integer base to an integer array exponent by repeated squaring (as JAX does)."""
-    acc = lax.full_like(x, 1)
-    zero = lax.full_like(y, 0)
-    one = lax.full_like(y, 1)
-    for _ in range(8 * x.dtype.itemsize):
-        acc = lax.select(lax.ne(lax.bitwise_and(y, one), zero), lax.mul(acc, x), acc)
+    """Integer base to an integer array exponent by repeated squaring, as JAX: six steps (a larger
+    exponent overflows for any base other than 0 and +-1)."""
+    zero, one = np.zeros((), y.dtype), np.ones((), y.dtype)
+    acc = _where(lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero)), zero, one)  # 0 ** y is 0, y != 0
+    for _ in range(6):
+        acc = _where(lax.bitwise_and(y, one), lax.mul(acc, x), acc)
         x = lax.mul(x, x)
         y = lax.shift_right_logical(y, one)
     return acc
@@ -163,24 +187,17 @@ def power(x1, x2, /):
     check_arraylike("power", x1, x2)
     n = _integer_scalar(x2)
     if n is not None:
-        (x1,) = promote_args("power", x1)
+        (x1,) = promote_dtypes_numeric(x1)
         if _is_int(x1) and n < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return lax.integer_pow(x1, n)
-    if _is_float_operands(x1, x2):
-        return lax.pow(*promote_elementwise("power", x1, x2))
-    x1, x2 = promote_args("power", x1, x2)
-    if _is_int(x1):
-        return _int_pow(x1, x2)
-    if _is_bool(x1):
-        return lax.bitwise_or(x1, lax.bitwise_not(x2))
-    return lax.pow(x1, x2)
-
-
-def _is_float_operands(*args):
-    from ._dtypes import dtype_and_weak, promote_types_weak
-
-    return dtype_kind(promote_types_weak(dtype_and_weak(a) for a in args)[0]) == "f"
+    x1, x2 = promote_shapes_keep_scalars(x1, x2)  # (ranks only: not dtypes)
+    p1, p2 = promote_args_numeric("power", x1, x2)
+    if _is_int(p1):
+        return _int_pow(p1, p2)
+    if dtype_kind(x1.dtype) in "fc" and _is_int(x2):  # (differentiable in x1 at 0)
+        return lax.pow(x1, x2)
+    return lax.pow(p1, p2)
 
 
 pow = power
@@ -276,10 +293,10 @@ def rint(x, /):
 
 
 def _trunc(x):
-    return lax.select(lax.lt(x, lax.full_like(x, 0)), lax.ceil(x), lax.floor(x))
+    return _where(lax.lt(x, _const(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-trunc = _integral_identity("trunc", _trunc)
+trunc = staged_as_jit(_integral_identity("trunc", _trunc))
 fix = trunc
 
 
@@ -335,7 +352,7 @@ sinh = _unary_inexact("sinh", lax.sinh)
 cosh = _unary_inexact("cosh", lax.cosh)
 tanh = _unary_inexact("tanh", lax.tanh)
 arcsinh = asinh = _unary_inexact("arcsinh", lax.asinh)
-arccosh = acosh = _unary_inexact("arccosh", lax.acosh)
+arccosh = acosh = staged_as_jit(_unary_inexact("arccosh", lax.acosh))
 arctanh = atanh = _unary_inexact("arctanh", lax.atanh)
 sqrt = _unary_inexact("sqrt", lax.sqrt)
 cbrt = _unary_inexact("cbrt", lax.cbrt)
@@ -411,17 +428,13 @@ def _logaddexp_custom_jvp():
 
     f = custom_jvp(logaddexp)
 
-    def replace_inf(x):
-        x = as_operand(x)  # (a weak Python scalar reaches the rule as it was passed)
-        return lax.select(lax.eq(x, np.asarray(np.inf, x.dtype)), lax.full_like(x, 0), x)
-
     def _logaddexp_jvp(primals, tangents):
         x1, x2 = primals
         t1, t2 = tangents
         out = f(x1, x2)
         tangent = lax.add(
-            multiply(t1, lax.exp(subtract(replace_inf(x1), replace_inf(out)))),
-            multiply(t2, lax.exp(subtract(replace_inf(x2), replace_inf(out)))),
+            multiply(t1, lax.exp(subtract(_replace_inf(x1), _replace_inf(out)))),
+            multiply(t2, lax.exp(subtract(_replace_inf(x2), _replace_inf(out)))),
         )
         return out, tangent
 
@@ -430,40 +443,128 @@ def _logaddexp_custom_jvp():
 
 
 def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)`` computed stably.
+
+    >>> jnp.logaddexp2(jnp.array([1.0, 3.0]), 1.0)
+    Array([2.      , 3.321928], dtype=float32)
+    """
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    ln2 = lax.full_like(x1, np.log(2))
-    return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+    return _logaddexp2_custom_jvp()(x1, x2)
 
 
-def sinc(x, /):
-    """``sin(pi x) / (pi x)``, 1 at 0 (with a finite derivative there)."""
-    (x,) = promote_args_inexact("sinc", x)
-    zero = lax.eq(x, lax.full_like(x, 0))
-    safe = lax.select(zero, lax.full_like(x, 1), x)
-    pix = lax.mul(safe, lax.full_like(x, np.pi))
-    # Near 0 use the Taylor series 1 - (pi x)^2 / 6, so the derivative at 0 is 0, not NaN.
-    taylor = lax.sub(
-        lax.full_like(x, 1), lax.div(lax.square(lax.mul(x, lax.full_like(x, np.pi))), lax.full_like(x, 6))
+def _logaddexp2(x1, x2):
+    amax = lax.max(x1, x2)
+    inv_ln2 = _const(amax, 1 / np.log(2))
+    delta = lax.sub(x1, x2)
+    isnan = lax.ne(delta, delta)
+    both = lax.add(x1, x2)
+    return lax.select(
+        isnan, both, lax.add(amax, lax.mul(inv_ln2, lax.log1p(lax.exp2(lax.neg(lax.abs(delta))))))
     )
-    return lax.select(zero, taylor, lax.div(lax.sin(pix), pix))
 
 
+@functools.lru_cache(maxsize=None)
+def _logaddexp2_custom_jvp():
+    """JAX's logaddexp2: a custom_jvp whose rule stays finite at infinities."""
+    from ..custom_derivatives import custom_jvp
+
+    def logaddexp2(x1, x2):
+        return _logaddexp2(x1, x2)
+
+    f = custom_jvp(logaddexp2)
+
+    def _logaddexp2_jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = f(x1, x2)
+        return out, lax.add(
+            lax.mul(t1, lax.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+            lax.mul(t2, lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))),
+        )
+
+    f.defjvp(_logaddexp2_jvp)
+    return f
+
+
+def _replace_inf(x):
+    x = as_operand(x)  # (a weak Python scalar reaches the rule as it was passed)
+    return lax.select(lax.eq(x, _const(x, np.inf)), lax.full_like(x, 0), x)
+
+
+@staged_as_jit
+def sinc(x, /):
+    """``sin(pi x) / (pi x)``, 1 at 0 (with the series' derivatives there, not NaN).
+
+    >>> jnp.sinc(jnp.array([0.0, 0.5]))
+    Array([1.        , 0.63661975], dtype=float32)
+    """
+    check_arraylike("sinc", x)
+    (x,) = promote_dtypes_inexact(as_operand(x))
+    at_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe_pi_x = _where(at_zero, _const(x, 1), pi_x)
+    return _where(at_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+@functools.lru_cache(maxsize=None)
+def _sinc_maclaurin_fn():
+    """The k-th derivative of ``sin(x)/x`` at 0 (as a function of ``x``, for its tangent): the
+    series' terms, one custom_jvp level per derivative, as JAX's ``_sinc_maclaurin``."""
+    from ..custom_derivatives import custom_jvp
+
+    def _sinc_maclaurin(k, x):
+        if k % 2:
+            return x * 0
+        return x * 0 + _const(x, (-1) ** (k // 2) / (k + 1))
+
+    f = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
+
+    def _sinc_maclaurin_jvp(k, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(k, x), f(k + 1, x) * t
+
+    f.defjvp(_sinc_maclaurin_jvp)
+    return f
+
+
+def _sinc_maclaurin(k, x):
+    return _sinc_maclaurin_fn()(k, x)
+
+
+_INT_OF_BITS = {16: np.int16, 32: np.int32, 64: np.int64}
+
+
+@staged_as_jit
 def signbit(x, /):
+    """Whether the sign bit is set (``-0.0`` and ``-nan`` included).
+
+    >>> jnp.signbit(jnp.array([-1.0, -0.0, 0.0]))
+    Array([ True,  True, False], dtype=bool)
+    """
     (x,) = promote_args("signbit", x)
-    if dtype_kind(x.dtype) in "ub":
+    if dtype_kind(x.dtype) in "iu":
+        return lax.lt(x, _const(x, 0))
+    if _is_bool(x):
         return lax.full_like(x, False, np.bool_)
-    if dtype_kind(x.dtype) in "i":
-        return lax.lt(x, lax.full_like(x, 0))
-    zero = lax.full_like(x, 0)
-    with np.errstate(all="ignore"):
-        neg_zero = lax.bitwise_and(lax.eq(x, zero), lax.lt(lax.div(lax.full_like(x, 1), x), zero))
-    return lax.bitwise_or(lax.lt(x, zero), neg_zero)
+    if dtype_kind(x.dtype) != "f":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
+    info = np.finfo(x.dtype)
+    if info.bits not in _INT_OF_BITS:
+        raise NotImplementedError("jax.numpy.signbit only supports 16, 32, and 64-bit types.")
+    bits = lax.bitcast_convert_type(x, _INT_OF_BITS[info.bits])
+    return lax.convert_element_type(bits >> (info.nexp + info.nmant), np.bool_)
 
 
+@staged_as_jit
 def copysign(x1, x2, /):
+    """``x1``'s magnitude with ``x2``'s sign bit.
+
+    >>> jnp.copysign(jnp.array([1.0, 2.0]), -0.0)
+    Array([-1., -2.], dtype=float32)
+    """
     x1, x2 = promote_args_inexact("copysign", x1, x2)
-    a = lax.abs(x1)
-    return lax.select(signbit(x2), lax.neg(a), a)
+    if dtype_kind(x1.dtype) == "c":
+        raise TypeError("copysign does not support complex-valued inputs")
+    return _where(signbit(x2).astype(np.bool_), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
 @staged_as_jit
@@ -489,11 +590,19 @@ def ldexp(x1, x2, /):
     return _where(isinf(x1) | (x1 == 0), x1, x)
 
 
+@staged_as_jit
 def heaviside(x1, x2, /):
-    """0 for negative ``x1``, 1 for positive, ``x2`` where ``x1 == 0``."""
-    x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    zero = lax.full_like(x1, 0)
-    return lax.select(lax.lt(x1, zero), zero, lax.select(lax.gt(x1, zero), lax.full_like(x1, 1), x2))
+    """0 for negative ``x1``, 1 for positive, ``x2`` where ``x1 == 0`` (NaN stays NaN).
+
+    >>> jnp.heaviside(jnp.array([-1.0, 0.0, 2.0]), 0.5)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    check_arraylike("heaviside", x1, x2)
+    x1, x2 = promote_dtypes_inexact(as_operand(x1), as_operand(x2))
+    zero = _const(x1, 0)
+    return _where(
+        lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2))
+    )
 
 
 # --- floating-point and integer helpers -------------------------------------------------------
@@ -504,10 +613,16 @@ def nextafter(x1, x2, /):
     return lax.nextafter(x1, x2)
 
 
+@staged_as_jit
 def modf(x, /):
-    """Fractional and integral parts, both with the sign of ``x``."""
-    (x,) = promote_args_inexact("modf", x)
-    whole = _trunc(x)
+    """Fractional and integral parts, both with the sign of ``x``.
+
+    >>> jnp.modf(jnp.array([-1.5, 2.25]))
+    (Array([-0.5 ,  0.25], dtype=float32), Array([-1.,  2.], dtype=float32))
+    """
+    check_arraylike("modf", x)
+    (x,) = promote_dtypes_inexact(as_operand(x))
+    whole = _where(lax.ge(x, np.zeros((), x.dtype)), lax.floor(x), lax.ceil(x))
     return lax.sub(x, whole), whole
 
 

@@ -4,6 +4,7 @@ texts and values, JAX 0.10.2 against the engine.
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py dump /tmp/jax.json
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
     python tests/fidelity/sweep.py compare /tmp/jax.json /tmp/engine.json [--show]
+    /work/main/.jax-venv/bin/python tests/fidelity/sweep.py record     # -> sweep_expected.json
 
 Each function runs on a few typical argument sets (float32 arrays, weakly-typed Python scalars,
 ints, bools, axis/keepdims variants); a function that rejects an argument set is recorded with its
@@ -132,6 +133,51 @@ def _value(out):
     return vals
 
 
+def _texts(jax) -> dict:
+    """Case name -> ``{"jaxpr": text}`` or ``{"error": class name}`` (functions the running
+    framework lacks are left out)."""
+    import importlib
+
+    out = {}
+    for name, mod, fn, build in cases():
+        try:
+            f = getattr(importlib.import_module(f"jax.{mod}"), fn)
+        except (AttributeError, ImportError):
+            continue
+        args, kwargs = build()
+        try:
+            out[name] = {"jaxpr": str(jax.make_jaxpr(lambda *a: f(*a, **kwargs))(*args))}
+        except Exception as e:
+            out[name] = {"error": type(e).__name__}
+    return out
+
+
+def record():
+    """Record JAX's texts of every case into ``sweep_expected.json`` (tests read it, never JAX)."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    jax.config.update("jax_pprint_use_color", False)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sweep_expected.json")
+    with open(out, "w") as fh:
+        json.dump({"jax_version": jax.__version__, "cases": _texts(jax)}, fh, indent=0, sort_keys=True)
+        fh.write("\n")
+
+
+def engine_texts() -> dict:
+    """The engine's texts of every case (``import jax`` resolving to the engine meanwhile)."""
+    from engine import compat
+
+    compat.install()
+    try:
+        import jax
+
+        return _texts(jax)
+    finally:
+        compat.uninstall()
+
+
 def dump(path, use_engine):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     if use_engine:
@@ -217,7 +263,9 @@ def compare(jax_path, engine_path, show=False):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "dump":
+    if sys.argv[1] == "record":
+        record()
+    elif sys.argv[1] == "dump":
         dump(sys.argv[2], "--engine" in sys.argv)
     else:
         compare(sys.argv[2], sys.argv[3], "--show" in sys.argv)
