@@ -188,6 +188,9 @@ class Primitive:
     # Eager outputs take their weak types from the abstract rule, not from the operands: control
     # flow, whose body decides (``cond(True, f, g, 2.0)`` is weak although its index is not).
     weak_from_abstract_eval = False
+    # Eager outputs stay weak where all operands are, although the dtype changes: comparisons, whose
+    # bool is weak when both operands are (JAX's standard weak-type rule).
+    keeps_weak_type = False
     # Made with jax.extend.core.Primitive: its rules are the user's, so transformations call them
     # as JAX does (no cached linearization) and jit needs its lowering rule.
     defined_outside_engine = False
@@ -400,7 +403,8 @@ class EvalTrace(Trace):
                 avals = primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
                 return [o if isinstance(o, Array) else array_of(o, a.weak_type) for o, a in zip(outs, avals)]
             return [o if isinstance(o, Array) else array_of(o, weak and _keeps_dtype(o, args)) for o in outs]
-        return outs if isinstance(outs, Array) else array_of(outs, weak and _keeps_dtype(outs, args))
+        keep = weak and (primitive.keeps_weak_type or _keeps_dtype(outs, args))
+        return outs if isinstance(outs, Array) else array_of(outs, keep)
 
 
 def run_narrow(

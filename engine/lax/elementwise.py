@@ -93,9 +93,10 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
             )
         dtype = result_dtype or x.dtype
         shape = _broadcast_size_one(name, x.shape, y.shape)
-        return ShapedArray(shape, dtype, x.weak_type and y.weak_type and result_dtype is None)
+        return ShapedArray(shape, dtype, x.weak_type and y.weak_type)
 
     p.def_abstract_eval(abstract)
+    p.keeps_weak_type = result_dtype is not None
     batching.broadcast_batcher(p, size_one=True)
     implicitly_broadcasting.add(p)
     return p

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import as_operand, promote_args, promote_args_inexact
+from ..lax.elementwise import _const
+from ._promote import as_operand, check_arraylike, promote_args
+from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -49,10 +51,20 @@ def isscalar(element) -> bool:
     return isinstance(element, (bool, int, float, complex))
 
 
+@staged_as_jit(static_argnames=("deg",))
 def angle(z, deg: bool = False):
-    """The counterclockwise angle from the positive real axis, ``atan2(imag(z), real(z))``."""
-    (z,) = promote_args_inexact("angle", z)
-    out = lax.atan2(imag(z), real(z))
+    """The counterclockwise angle from the positive real axis, ``atan2(imag(z), real(z))``.
+
+    >>> jnp.angle(jnp.array([1.0, -1.0]))
+    Array([0.       , 3.1415927], dtype=float32)
+    """
+    check_arraylike("angle", z)
+    z = as_operand(z)
+    re, im = real(z), imag(z)
+    if dtype_kind(re.dtype) not in "fc" or (dtype_kind(z.dtype) == "f" and z.ndim == 0):
+        dtype = core.default_dtype(float)
+        re, im = lax.convert_element_type(re, dtype), lax.convert_element_type(im, dtype)
+    out = lax.atan2(im, re)
     if not deg:
         return out
     from ._ufuncs import rad2deg  # (_ufuncs builds on this module)
@@ -60,17 +72,23 @@ def angle(z, deg: bool = False):
     return rad2deg(out)
 
 
+@staged_as_jit
 def iscomplex(x, /):
-    """True where the imaginary part is nonzero."""
-    x = as_operand(x)
-    if dtype_kind(x.dtype) != "c":
-        return lax.full(x.shape, False, np.bool_)
-    return lax.ne(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))
+    """True where the imaginary part is nonzero.
+
+    >>> jnp.iscomplex(jnp.array([1.0, 1j]))
+    Array([False,  True], dtype=bool)
+    """
+    i = imag(x)
+    return lax.ne(i, _const(i, 0))
 
 
+@staged_as_jit
 def isreal(x, /):
-    """True where the imaginary part is zero."""
-    x = as_operand(x)
-    if dtype_kind(x.dtype) != "c":
-        return lax.full(x.shape, True, np.bool_)
-    return lax.eq(lax.imag(x), lax.full((), 0, lax.imag(x).dtype))
+    """True where the imaginary part is zero.
+
+    >>> jnp.isreal(jnp.array([1.0, 1j]))
+    Array([ True, False], dtype=bool)
+    """
+    i = imag(x)
+    return lax.eq(i, _const(i, 0))

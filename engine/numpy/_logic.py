@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise, promote_shapes
+from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
 from ..narrow_dtypes import kind as dtype_kind
@@ -19,18 +19,15 @@ def _to_bool(x):
 
 
 def logical_and(x1, x2, /):
-    check_arraylike("logical_and", x1, x2)
-    return lax.bitwise_and(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+    return lax.bitwise_and(*map(_to_bool, promote_args("logical_and", x1, x2)))
 
 
 def logical_or(x1, x2, /):
-    check_arraylike("logical_or", x1, x2)
-    return lax.bitwise_or(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+    return lax.bitwise_or(*map(_to_bool, promote_args("logical_or", x1, x2)))
 
 
 def logical_xor(x1, x2, /):
-    check_arraylike("logical_xor", x1, x2)
-    return lax.bitwise_xor(*promote_shapes(_to_bool(x1), _to_bool(x2)))
+    return lax.bitwise_xor(*map(_to_bool, promote_args("logical_xor", x1, x2)))
 
 
 def logical_not(x, /):

@@ -185,7 +185,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
 
     if fast is None or reflected or not cls_is_array:
         return op
-    np_fn, kinds, bool_out, slow = f._np_fn, f._kinds, f._bool_out, op
+    np_fn, kinds, slow = f._np_fn, f._kinds, op
 
     def array_op(self, other):
         # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
@@ -200,7 +200,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
                     return general(self, other)
                 out = _new(Array)
                 out._value = r if type(r) is np.ndarray else np.asarray(r)
-                out.weak_type = False if bool_out else (self.weak_type and other.weak_type)
+                out.weak_type = self.weak_type and other.weak_type  # (comparisons too, as in JAX)
                 out._aval = None
                 return out
         return slow(self, other)

@@ -160,13 +160,8 @@ def broadcast_to_shape(x, shape):
     if len(xs) > len(shape) or any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
         raise ValueError(f"Incompatible shapes for broadcasting: {tuple(xs)} and requested shape {shape}")
     lead = len(shape) - len(xs)
-    # Size-1 axes that stretch are squeezed first, so the broadcast maps real axes only.
-    stretch = [i for i, d in enumerate(xs) if d == 1 and shape[lead + i] != 1]
-    x = as_operand(x)
-    if stretch:
-        x = lax.reshape(x, [d for i, d in enumerate(xs) if i not in stretch])
-    dims = [lead + i for i in range(len(xs)) if i not in stretch]
-    return lax.broadcast_in_dim(x, shape, dims)
+    # (size-1 axes stretch in broadcast_in_dim itself, as JAX's lax.broadcast_to)
+    return lax.broadcast_in_dim(as_operand(x), shape, tuple(range(lead, len(shape))))
 
 
 def promote_shapes(*args):

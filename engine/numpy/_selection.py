@@ -11,7 +11,6 @@ from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_no
 from ._promote import (
     as_operand,
     check_arraylike,
-    promote_args,
     promote_dtypes,
     promote_elementwise,
     promote_shapes,
@@ -155,14 +154,27 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
+@staged_as_jit
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
-    """Replace NaN with ``nan`` and infinities with the largest finite values (or those given)."""
-    (x,) = promote_args("nan_to_num", x)
+    """Replace NaN with ``nan`` and infinities with the largest finite values (or those given).
+
+    >>> jnp.nan_to_num(jnp.array([jnp.nan, -jnp.inf, 1.0]))
+    Array([ 0.0000000e+00, -3.4028235e+38,  1.0000000e+00], dtype=float32)
+    """
+    check_arraylike("nan_to_num", x)
+    x = as_operand(x)
     if dtype_kind(x.dtype) not in "fc":
         return x
+    if dtype_kind(x.dtype) == "c":
+        parts = (lax.real(x), lax.imag(x))
+        return lax.complex(*(nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf) for p in parts))
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = where(isnan(x), lax.full_like(x, nan), x)
-    out = where(isposinf(x), lax.full_like(x, posinf), out)
-    return where(isneginf(x), lax.full_like(x, neginf), out)
+    out = where(isnan(x), _asarray(nan, x.dtype), x)
+    out = where(isposinf(out), _asarray(posinf, x.dtype), out)
+    return where(isneginf(out), _asarray(neginf, x.dtype), out)
+
+
+def _asarray(value, dtype):
+    return as_operand(np.asarray(value, dtype))

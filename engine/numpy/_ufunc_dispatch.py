@@ -80,7 +80,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
             out = np_fn(xv, yv)
         except ValueError:  # shapes that do not broadcast: the general path explains it
             return None
-        return fresh_array(out, False if bool_out else weak)
+        return fresh_array(out, weak)  # (a comparison of weak operands is weak too, as in JAX)
 
     return fast
 

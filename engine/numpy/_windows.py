@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import core, lax
 from ._ufuncs import abs, cos  # noqa: A004
+from ._staged import staged_as_jit
 
 
 def _positions(M, name):
@@ -70,10 +71,13 @@ def _i0_with_zero_slope():
     from ..api import jvp
     from ._selection import where
 
-    f = custom_jvp(_i0_unscaled)
+    def _i0(x):
+        return _i0_unscaled(x)
+
+    f = custom_jvp(_i0)
 
     @f.defjvp
-    def _jvp(primals, tangents):
+    def _i0_jvp(primals, tangents):
         out, t = jvp(_i0_unscaled, primals, tangents)
         return out, where(primals[0] == 0, 0.0, t)
 
@@ -83,6 +87,7 @@ def _i0_with_zero_slope():
 _I0 = []
 
 
+@staged_as_jit
 def i0(x):
     """The modified Bessel function of the first kind, order 0.
 

@@ -5,6 +5,9 @@ texts and values, JAX 0.10.2 against the engine.
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
     python tests/fidelity/sweep.py compare /tmp/jax.json /tmp/engine.json [--show]
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py record     # -> sweep_expected.json
+    PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py differing    # -> sweep_differing.txt
+
+tests/test_fidelity.py asserts every recorded text not listed in sweep_differing.txt identical.
 
 Each function runs on a few typical argument sets (float32 arrays, weakly-typed Python scalars,
 ints, bools, axis/keepdims variants); a function that rejects an argument set is recorded with its
@@ -178,6 +181,25 @@ def engine_texts() -> dict:
         compat.uninstall()
 
 
+def write_differing():
+    """List the cases whose engine text differs from the recorded one in ``sweep_differing.txt``."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from tests.fidelity.compare import alpha_rename
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    want = json.load(open(os.path.join(here, "sweep_expected.json")))["cases"]
+    got = engine_texts()
+    differing = sorted(
+        n
+        for n, w in want.items()
+        if "jaxpr" in w and alpha_rename(got.get(n, {}).get("jaxpr", "")) != alpha_rename(w["jaxpr"])
+    )
+    with open(os.path.join(here, "sweep_differing.txt"), "w") as fh:
+        fh.write("".join(n + "\n" for n in differing))
+    texts = sum("jaxpr" in w for w in want.values())
+    print(f"{texts - len(differing)}/{texts} identical; {len(differing)} listed as differing")
+
+
 def dump(path, use_engine):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     if use_engine:
@@ -265,6 +287,8 @@ def compare(jax_path, engine_path, show=False):
 if __name__ == "__main__":
     if sys.argv[1] == "record":
         record()
+    elif sys.argv[1] == "differing":
+        write_differing()
     elif sys.argv[1] == "dump":
         dump(sys.argv[2], "--engine" in sys.argv)
     else:
