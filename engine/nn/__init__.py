@@ -13,7 +13,7 @@ from .. import dims as _dims
 from .. import numpy as jnp
 from ..config import config
 from ..custom_derivatives import custom_jvp
-from ..numpy._promote import as_operand, canonicalize_axes, promote_args_inexact
+from ..numpy._promote import as_operand, canonicalize_axes, check_arraylike, promote_args_inexact
 from ..numpy._staged import jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -84,8 +84,14 @@ def softplus(x):
     return jnp.logaddexp(x, 0)
 
 
+@staged_as_jit
 def soft_sign(x):
-    (x,) = promote_args_inexact("soft_sign", x)
+    """``x / (|x| + 1)``.
+
+    >>> soft_sign(jnp.array([-1.0, 3.0]))
+    Array([-0.5 ,  0.75], dtype=float32)
+    """
+    x = as_operand(x)
     return x / (jnp.abs(x) + 1)
 
 
@@ -99,16 +105,34 @@ def silu(x):
 swish = silu
 
 
+@staged_as_jit
 def hard_tanh(x):
+    """``x`` clipped to ``[-1, 1]``.
+
+    >>> hard_tanh(jnp.array([-2.0, 0.5, 2.0]))
+    Array([-1. ,  0.5,  1. ], dtype=float32)
+    """
     x = as_operand(x)
-    return jnp.where(x > 1, lax.full_like(x, 1), jnp.where(x < -1, lax.full_like(x, -1), x))
+    return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@staged_as_jit
 def hard_sigmoid(x):
+    """``relu6(x + 3) / 6``.
+
+    >>> hard_sigmoid(jnp.array([-3.0, 0.0, 3.0]))
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
     return relu6(as_operand(x) + 3.0) / 6.0
 
 
+@staged_as_jit
 def hard_silu(x):
+    """``x * hard_sigmoid(x)`` (also called hard_swish).
+
+    >>> hard_silu(jnp.array([-3.0, 0.0, 3.0]))
+    Array([-0.,  0.,  3.], dtype=float32)
+    """
     x = as_operand(x)
     return x * hard_sigmoid(x)
 
@@ -129,12 +153,23 @@ def elu(x, alpha=1.0):
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
+@staged_as_jit
 def celu(x, alpha=1.0):
-    (x,) = promote_args_inexact("celu", x)
+    """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
+
+    >>> celu(jnp.array([-1.0, 1.0]))
+    Array([-0.63212055,  1.        ], dtype=float32)
+    """
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@staged_as_jit
 def selu(x):
+    """Scaled exponential linear unit: ``scale * elu(x, alpha)`` with the self-normalising constants.
+
+    >>> selu(jnp.array([-1.0, 1.0]))
+    Array([-1.1113307,  1.050701 ], dtype=float32)
+    """
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
     return scale * elu(x, alpha)
@@ -151,13 +186,27 @@ def gelu(x, approximate: bool = True):
     return jnp.array(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)  # (JAX's, copy included)
 
 
+@staged_as_jit
 def mish(x):
-    (x,) = promote_args_inexact("mish", x)
+    """``x * tanh(softplus(x))``.
+
+    >>> mish(jnp.array([-2.0, 0.0]))
+    Array([-0.25250146,  0.        ], dtype=float32)
+    """
+    x = as_operand(x)
     return x * jnp.tanh(softplus(x))
 
 
+@staged_as_jit(static_argnames=("axis",))
 def glu(x, axis: int = -1):
-    """Gated linear unit: first half times sigmoid of the second half along ``axis``."""
+    """Gated linear unit: first half times sigmoid of the second half along ``axis``.
+
+    >>> glu(jnp.array([1.0, 2.0, 0.0, 0.0]))
+    Array([0.5, 1. ], dtype=float32)
+    """
+    x = as_operand(x)
+    if x.shape[axis] % 2:
+        raise AssertionError("axis size must be divisible by 2")
     a, b = jnp.split(x, 2, axis)
     return a * sigmoid(b)
 
@@ -257,14 +306,25 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     return out if where is None else jnp.where(where, out, -jnp.inf)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``."""
-    (x,) = promote_args_inexact("standardize", x)
+@staged_as_jit(static_argnames=("axis", "algorithm"))
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *, algorithm="fast"):
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``. ``algorithm="fast"`` takes the
+    variance as ``mean(x**2) - mean(x)**2`` (clipped at 0); ``"stable"`` as ``mean((x - mean)**2)``.
+
+    >>> standardize(jnp.array([1.0, 3.0]))
+    Array([-0.999995,  0.999995], dtype=float32)
+    """
     if mean is None:
         mean = jnp.mean(x, axis, keepdims=True, where=where)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
-    return (x - mean) * lax.rsqrt(variance + epsilon)
+        if algorithm == "stable":
+            variance = jnp.mean(jnp.square(jnp.subtract(x, mean)), axis, keepdims=True, where=where)
+        elif algorithm == "fast":
+            variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
+            variance = jnp.clip(variance, 0)  # (the fast formula can go slightly negative)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+    return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
 normalize = standardize
@@ -294,7 +354,14 @@ def _one_hot(x, num_classes, *, dtype, axis):
 tanh = jnp.tanh
 
 
+@staged_as_jit
 def identity(x):
+    """``x`` itself (an activation that does nothing).
+
+    >>> identity(jnp.array([1.0, -1.0]))
+    Array([ 1., -1.], dtype=float32)
+    """
+    check_arraylike("identity", x)
     return as_operand(x)
 
 

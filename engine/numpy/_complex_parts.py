@@ -7,7 +7,7 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ..lax.elementwise import _const
-from ._promote import as_operand, check_arraylike, promote_args
+from ._promote import as_operand, check_arraylike, convert, promote_args
 from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -63,7 +63,7 @@ def angle(z, deg: bool = False):
     re, im = real(z), imag(z)
     if dtype_kind(re.dtype) not in "fc" or (dtype_kind(z.dtype) == "f" and z.ndim == 0):
         dtype = core.default_dtype(float)
-        re, im = lax.convert_element_type(re, dtype), lax.convert_element_type(im, dtype)
+        re, im = convert(re, dtype), convert(im, dtype)  # (a constant part converts in numpy)
     out = lax.atan2(im, re)
     if not deg:
         return out

@@ -41,11 +41,11 @@ def _frexp(x):
     scaled = where(tiny, x * np.asarray(1 << info.nmant, x.dtype), x)
     exponent = where(tiny, int_t(-info.nmant), int_t(0))
     bits = lax.bitcast_convert_type(scaled, int_t)
-    exponent = exponent + ((bits >> info.nmant) & mask) - bias + 1
+    exponent = exponent + (((bits >> info.nmant) & mask) - bias + 1)
     bits = (bits & int_t(~(mask << info.nmant))) | int_t((bias - 1) << info.nmant)
     mantissa = lax.bitcast_convert_type(bits, x.dtype)
     special = isinf(x) | isnan(x) | (x == 0)
-    exponent = where(special, int_t(0), exponent)
+    exponent = where(special, lax.full_like(exponent, 0), exponent)
     return where(special, x, mantissa), lax.convert_element_type(exponent, np.int32)
 
 

@@ -92,7 +92,10 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         if not info.min <= v <= info.max:
             raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
     with np.errstate(all="ignore"):
-        return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+        out = Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+    if weak and type(x) in (float, complex) and np.dtype(dtype) == core.python_scalar_dtype(x):
+        out.python_value = x  # (still the Python scalar, as in JAX: a jaxpr prints it as written)
+    return out
 
 
 def promote_dtypes(*args):

@@ -369,8 +369,8 @@ def _log_base(base):
 log2 = _unary_inexact("log2", _log_base(2))
 # As JAX: times the float32 of 1/log(10) (log2 divides by a log of 2, as JAX's does).
 log10 = _unary_inexact("log10", lambda x: lax.mul(lax.log(x), np.array(0.4342944819032518, x.dtype)))
-deg2rad = radians = _unary_inexact("deg2rad", lambda x: lax.mul(x, np.array(np.pi / 180, x.dtype)))
-rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, np.array(180 / np.pi, x.dtype)))
+deg2rad = radians = _unary_inexact("deg2rad", lambda x: lax.mul(x, _const(x, np.pi / 180)))
+rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, _const(x, 180 / np.pi)))
 
 
 def arctan2(x1, x2, /):
