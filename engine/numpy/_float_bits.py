@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import lax
 from ..custom_derivatives import custom_jvp
+from ..lax.elementwise import _const
 from ._logic import isinf, isnan
 from ._promote import as_operand, check_arraylike, promote_args_inexact, promote_dtypes_inexact
 from ._selection import where
@@ -38,7 +39,7 @@ def _frexp(x):
     bias = 1 - info.minexp
     # Subnormals: scale into the normal range first, and remember the scaling in the exponent.
     tiny = lax.abs(x) < info.tiny
-    scaled = where(tiny, x * np.asarray(1 << info.nmant, x.dtype), x)
+    scaled = where(tiny, x * _const(x, 1 << info.nmant), x)
     exponent = where(tiny, int_t(-info.nmant), int_t(0))
     bits = lax.bitcast_convert_type(scaled, int_t)
     exponent = exponent + (((bits >> info.nmant) & mask) - bias + 1)
@@ -67,7 +68,7 @@ def spacing(x, /):
     (arr,) = promote_args_inexact("spacing", x)
     if arr.dtype.kind == "c":
         raise ValueError("jnp.spacing is not defined for complex inputs.")
-    inf = lax.full_like(arr, np.inf)
+    inf = _const(arr, np.inf)
     if arr.dtype == np.float16:
         return lax.nextafter(arr, inf) - arr
     result = lax.nextafter(arr, copysign(inf, arr)) - arr

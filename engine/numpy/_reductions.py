@@ -256,10 +256,10 @@ def var(
     a = as_operand(a)
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
-    (a,) = promote_dtypes_inexact(a)
     axes = canonicalize_axes(axis, a.ndim)
     if where is None:
         return _var(a, ddof, axes=tuple(axes), keepdims=keepdims)
+    (a,) = promote_dtypes_inexact(a)
     centered = lax.sub(
         a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
     )
@@ -280,6 +280,7 @@ def _var(a, ddof, *, axes, keepdims):
     # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
     from ._selection import where
 
+    (a,) = promote_dtypes_inexact(a)  # (in the jit, as JAX converts)
     d = a.dtype
     a = convert(a, upcast_f16(d))
     centered = lax.sub(a, mean(a, axes, keepdims=True))
@@ -328,11 +329,11 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
     """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights."""
     check_arraylike("average", a)
     if weights is None:
+        (a,) = promote_dtypes_inexact(as_operand(a))
         avg = mean(a, axis, keepdims=keepdims)
-        a = as_operand(a)
         axes = canonicalize_axes(axis, a.ndim)
         n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-        return (avg, lax.full_like(avg, n)) if returned else avg
+        return (avg, lax.full((), n, avg.dtype)) if returned else avg  # (a scalar sum, as JAX)
     from ._ufuncs import multiply
 
     a, w = promote_dtypes_inexact(a, weights)

@@ -18,136 +18,202 @@ from ._promote import (
     promote_dtypes_inexact,
     to_inexact_dtype,
 )
+from ..lax.elementwise import _const
 from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def quantile(
-    a,
-    q,
-    axis=None,
-    out=None,
-    overwrite_input=False,
-    method: str = "linear",
-    keepdims: bool = False,
-    *,
-    interpolation=None,
+    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims: bool = False
 ):
-    """The ``q``-th quantiles (``q`` in [0, 1], scalar or array) along ``axis``, by sorting.
+    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-d array) along ``axis``, by sorting.
 
     >>> jnp.quantile(jnp.arange(5.0), 0.5)
     Array(2., dtype=float32)
     """
-    return _quantile(a, q, axis, method if interpolation is None else interpolation, keepdims, False)
-
-
-def _quantile(a, q, axis, method, keepdims, ignore_nan):
-    from ._shape import moveaxis, ravel
-    from ._searching import sort
-    from ._logic import isnan
-
     check_arraylike("quantile", a, q)
-    (a,) = promote_dtypes_inexact(as_operand(a))
-    q = convert(as_operand(q), a.dtype)
+    _check_no_output("quantile", out, overwrite_input)
+    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, False)
+
+
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+    """``quantile`` ignoring NaNs (all-NaN slices give NaN).
+
+    >>> jnp.nanquantile(jnp.array([1.0, jnp.nan, 3.0]), 0.5)
+    Array(2., dtype=float32)
+    """
+    check_arraylike("nanquantile", a, q)
+    _check_no_output("nanquantile", out, overwrite_input)
+    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, True)
+
+
+def _check_no_output(name, out, overwrite_input):
+    if overwrite_input or out is not None:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(a, q, axis, method, keepdims, squash_nans):
+    # JAX's construction: sort along the axis, then gather the values either side of q * (n - 1).
+    from ._reductions import any as any_, sum as sum_
+    from ._selection import _where
+    from ._shape import ravel
+
+    if method not in _METHODS + ("inverted_cdf",):
+        raise ValueError(
+            "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'"
+        )
+    if method == "inverted_cdf":
+        raise NotImplementedError("jnp.quantile: method='inverted_cdf' is not implemented in this engine")
+    (a,) = promote_dtypes_inexact(a)
+    if dtype_kind(a.dtype) == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
+    keepdim = []
     if axis is None:
+        if keepdims:
+            keepdim = [1] * a.ndim
+        a, axis = ravel(a), 0
+    elif isinstance(axis, tuple):
         nd = a.ndim
-        a, ax = ravel(a), 0
+        axis = tuple(canonicalize_axis(ax, nd) for ax in axis)
+        if len(set(axis)) != len(axis):
+            raise ValueError("repeated axis")
+        keepdim = [1 if i in axis else d for i, d in enumerate(a.shape)]
+        dims = list(range(nd))
+        for i, s in enumerate(sorted(set(range(nd)) - set(axis))):
+            dims[i], dims[s] = dims[s], dims[i]
+        kept = tuple(d for i, d in enumerate(a.shape) if i not in axis)
+        folded = int(np.prod([d for i, d in enumerate(a.shape) if i in axis]))
+        a = lax.reshape(a, kept + (folded,), dims)
+        axis = a.ndim - 1
     else:
-        nd = a.ndim
-        ax = canonicalize_axis(axis, a.ndim)
-    x = sort(moveaxis(a, ax, -1), axis=-1)
-    n = x.shape[-1]
-    if ignore_nan:
-        count = lax.reduce_sum(convert(lax.bitwise_not(isnan(x)), a.dtype), (x.ndim - 1,))
+        axis = canonicalize_axis(axis, a.ndim)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    q_shape, q_ndim, a_shape = q.shape, q.ndim, a.shape
+    if squash_nans:
+        a = _where(lax.ne(a, a), np.nan, a)  # NaNs positive, so that they sort last
+        a = lax.sort(a, dimension=axis)
+        counts = sum_(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype, keepdims=keepdims)
+        reduced_shape = counts.shape
+        q = lax.expand_dims(q, tuple(range(q_ndim, len(reduced_shape) + q_ndim)))
+        counts = lax.expand_dims(counts, tuple(range(q_ndim)))
+        q = lax.mul(q, lax.sub(counts, _const(q, 1)))
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(_const(high_weight, 1), high_weight)
+        low = lax.max(_const(low, 0), lax.min(low, counts - 1))
+        high = lax.max(_const(high, 0), lax.min(high, counts - 1))
+        low = lax.convert_element_type(low, core.default_dtype(int))
+        high = lax.convert_element_type(high, core.default_dtype(int))
+        out_shape = q_shape + reduced_shape
+        index = [
+            lax.broadcasted_iota(core.default_dtype(int), out_shape, d + q_ndim)
+            for d in range(len(reduced_shape))
+        ]
+        if keepdims:
+            index[axis] = low
+        else:
+            index.insert(axis, low)
+        low_value = a[tuple(index)]
+        index[axis] = high
+        high_value = a[tuple(index)]
     else:
-        count = lax.full(x.shape[:-1], n, a.dtype)
-    # Positions per output element: q over the leading axes of the result.
-    qb = lax.broadcast_in_dim(q, q.shape + count.shape, tuple(range(q.ndim)))
-    cb = lax.broadcast_in_dim(count, q.shape + count.shape, tuple(range(q.ndim, q.ndim + count.ndim)))
-    pos = lax.mul(qb, lax.sub(cb, lax.full_like(cb, 1)))
-    lo, hi = lax.floor(pos), lax.ceil(pos)
-    if method == "lower":
-        pos = lo
+        a = _where(any_(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
+        a = lax.sort(a, dimension=axis)
+        n = convert(a_shape[axis], q.dtype)  # (a constant, as JAX's folded conversion)
+        q = lax.mul(q, n - 1)
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(_const(high_weight, 1), high_weight)
+        low = lax.clamp(_const(low, 0), low, n - 1)
+        high = lax.clamp(_const(high, 0), high, n - 1)
+        low = lax.convert_element_type(low, core.default_dtype(int))
+        high = lax.convert_element_type(high, core.default_dtype(int))
+        slice_sizes = list(a_shape)
+        slice_sizes[axis] = 1
+        last = len(a_shape) + q_ndim if keepdims else len(a_shape) + q_ndim - 1
+        dnums = lax.GatherDimensionNumbers(
+            offset_dims=tuple(range(q_ndim, last)),
+            collapsed_slice_dims=() if keepdims else (axis,),
+            start_index_map=(axis,),
+        )
+        low_value = lax.gather(a, low[..., None], dimension_numbers=dnums, slice_sizes=slice_sizes)
+        high_value = lax.gather(a, high[..., None], dimension_numbers=dnums, slice_sizes=slice_sizes)
+        if q_ndim == 1:
+            low_weight = lax.broadcast_in_dim(low_weight, low_value.shape, (0,))
+            high_weight = lax.broadcast_in_dim(high_weight, high_value.shape, (0,))
+    if method == "linear":
+        result = lax.add(
+            lax.mul(low_value.astype(q.dtype), low_weight), lax.mul(high_value.astype(q.dtype), high_weight)
+        )
+    elif method == "lower":
+        result = low_value
     elif method == "higher":
-        pos = hi
+        result = high_value
     elif method == "nearest":
-        pos = lax.round(pos, 1)
-    elif method == "midpoint":
-        pass
-    elif method != "linear":
-        raise ValueError(f"method {method!r} not supported")
-    xb = lax.broadcast_in_dim(x, q.shape + x.shape, tuple(range(q.ndim, q.ndim + x.ndim)))
-
-    def at(p):
-        i = lax.convert_element_type(lax.clamp(lax.full_like(p, 0), p, lax.full_like(p, n - 1)), np.int32)
-        i = lax.reshape(i, i.shape + (1,))
-        from ._take import take_along_axis
-
-        return lax.squeeze(take_along_axis(xb, i, axis=-1), (xb.ndim - 1,))
-
-    if method in ("lower", "higher", "nearest"):
-        res = at(pos)
-    else:
-        vlo, vhi = at(lo), at(hi)
-        w = lax.sub(pos, lo) if method == "linear" else lax.full_like(pos, 0.5)
-        w = lax.select(lax.eq(lo, hi), lax.full_like(w, 0), w)
-        res = lax.add(vlo, lax.mul(w, lax.sub(vhi, vlo)))
-    if not ignore_nan:
-        # numpy propagates NaN: sorted NaNs sit last, so any NaN shows in the maximum.
-        last = lax.broadcast_in_dim(
-            lax.squeeze(lax.slice_in_dim(x, n - 1, n, axis=x.ndim - 1), (x.ndim - 1,)),
-            res.shape,
-            tuple(range(q.ndim, res.ndim)),
-        )
-        res = lax.select(lax.ne(last, last), last, res)
-    if keepdims:
-        shape = list(res.shape[: q.ndim]) + (
-            [1] * nd if axis is None else [1 if i == ax else d for i, d in enumerate(a.shape)]
-        )
-        res = lax.reshape(res, shape)
-    return res
+        result = lax.select(lax.le(high_weight, _const(high_weight, 0.5)), low_value, high_value)
+    else:  # midpoint
+        result = lax.mul(lax.add(low_value, high_value), _const(low_value, 0.5))
+    if keepdims and keepdim:
+        result = result.reshape(([q_shape[0]] if q_ndim else []) + keepdim)
+    return lax.convert_element_type(result, a.dtype)
 
 
-def percentile(
-    a,
-    q,
-    axis=None,
-    out=None,
-    overwrite_input=False,
-    method: str = "linear",
-    keepdims: bool = False,
-    *,
-    interpolation=None,
-):
-    """``quantile`` with ``q`` in percent."""
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+    """``quantile`` with ``q`` in percent.
+
+    >>> jnp.percentile(jnp.arange(5.0), 25.0)
+    Array(1., dtype=float32)
+    """
     from ._ufuncs import true_divide
 
+    check_arraylike("percentile", a, q)
+    (q,) = promote_dtypes_inexact(as_operand(q))
     return quantile(
-        a,
-        true_divide(q, 100.0),
-        axis,
-        method=method if interpolation is None else interpolation,
+        a, true_divide(q, 100), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
         keepdims=keepdims,
+    )  # fmt: skip
+
+
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+    """``nanquantile`` with ``q`` in percent."""
+    from ._ufuncs import true_divide
+
+    check_arraylike("nanpercentile", a, q)
+    (q,) = promote_dtypes_inexact(as_operand(q))
+    return nanquantile(
+        a, true_divide(q, 100), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+        keepdims=keepdims,
+    )  # fmt: skip
+
+
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims"))
+def median(a, axis=None, out=None, overwrite_input=False, keepdims: bool = False):
+    """The median along ``axis`` (the mean of the two middle values for even sizes).
+
+    >>> jnp.median(jnp.array([3.0, 1.0, 4.0, 2.0]))
+    Array(2.5, dtype=float32)
+    """
+    check_arraylike("median", a)
+    return quantile(
+        a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims, method="midpoint"
     )
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims: bool = False):
-    """The median along ``axis`` (the mean of the two middle values for even sizes)."""
-    return quantile(a, 0.5, axis, keepdims=keepdims)
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    return _quantile(a, q, axis, method, keepdims, True)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    from ._ufuncs import true_divide
-
-    return _quantile(a, true_divide(q, 100.0), axis, method, keepdims, True)
-
-
+@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return _quantile(a, 0.5, axis, "linear", keepdims, True)
+    """The median ignoring NaNs."""
+    check_arraylike("nanmedian", a)
+    return nanquantile(
+        a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims, method="midpoint"
+    )
 
 
 @staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))

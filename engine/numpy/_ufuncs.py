@@ -22,6 +22,7 @@ from ._promote import (
     check_arraylike,
     convert,
     promote_args_numeric,
+    promote_dtypes,
     promote_dtypes_inexact,
     promote_dtypes_numeric,
     promote_args,
@@ -626,23 +627,47 @@ def modf(x, /):
     return lax.sub(x, whole), whole
 
 
+@staged_as_jit
 def gcd(x1, x2, /):
-    """Greatest common divisor of integers (Euclid's algorithm, unrolled for the dtype's width)."""
-    x1, x2 = promote_args("gcd", x1, x2)
-    if dtype_kind(x1.dtype) not in "iu":
-        raise TypeError("jnp.gcd requires integer arguments")
-    a, b = absolute(x1), absolute(x2)
-    zero = lax.full_like(a, 0)
-    for _ in range(8 * x1.dtype.itemsize * 2):
-        nz = lax.ne(b, zero)
-        safe = lax.select(nz, b, lax.full_like(b, 1))
-        a, b = lax.select(nz, b, a), lax.select(nz, lax.rem(a, safe), zero)
-    return a
+    """Greatest common divisor of integers (Euclid's algorithm in a while_loop, as JAX).
+
+    >>> jnp.gcd(jnp.array([12, -18, 0]), 8)
+    Array([4, 2, 8], dtype=int32)
+    """
+    from ._shape import broadcast_arrays
+
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if not _is_int(x1):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+    out, _ = lax.while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+    return out
 
 
+def _gcd_cond(xs):
+    from ._reductions import any as any_
+
+    return any_(xs[1] != 0)
+
+
+def _gcd_body(xs):
+    x1, x2 = xs
+    x1, x2 = _where(x2 != 0, x2, x1), _where(x2 != 0, lax.rem(x1, x2), _const(x2, 0))
+    return _where(x1 < x2, x2, x1), _where(x1 < x2, x1, x2)
+
+
+@staged_as_jit
 def lcm(x1, x2, /):
-    x1, x2 = promote_args("lcm", x1, x2)
-    g = gcd(x1, x2)
-    zero = lax.full_like(g, 0)
-    safe = lax.select(lax.eq(g, zero), lax.full_like(g, 1), g)
-    return lax.select(lax.eq(g, zero), zero, absolute(lax.mul(x1, lax.div(x2, safe))))
+    """Least common multiple of integers.
+
+    >>> jnp.lcm(jnp.array([4, 6]), 6)
+    Array([12,  6], dtype=int32)
+    """
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = absolute(x1), absolute(x2)
+    if not _is_int(x1):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return _where(d == 0, _const(d, 0), multiply(x1, floor_divide(x2, d)))
