@@ -112,6 +112,24 @@ def test_jit_and_vmap_of_functions_of_bcoo(sp):
         engine.vmap(lambda m: m.todense())(mat)
 
 
+def test_sparsify_scans_over_a_sparse_batch(sp):
+    """Beyond JAX (whose sparsify refuses scans with xs): the scanned BCOO loses its leading batch axis
+    in the body, and stacked sparse outputs gain one."""
+    import engine.numpy as jnp
+    from engine import lax
+
+    batch = sp.BCOO.fromdense(sparse_cases.B3, n_batch=1)
+    v = jnp.arange(3.0)
+
+    def f(mats):
+        return lax.scan(lambda acc, m: (acc + m @ v, jnp.sin(m) * 2.0), jnp.zeros(2), mats)
+
+    total, ys = sp.sparsify(f)(batch)
+    np.testing.assert_allclose(total, np.einsum("bij,j->i", sparse_cases.B3, np.arange(3.0)), rtol=1e-6)
+    assert isinstance(ys, sp.BCOO) and ys.n_batch == 1
+    np.testing.assert_allclose(ys.todense(), 2 * np.sin(sparse_cases.B3), rtol=1e-6)
+
+
 def test_errors_name_what_is_missing(sp):
     import engine
     import engine.numpy as jnp

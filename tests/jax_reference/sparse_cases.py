@@ -475,6 +475,29 @@ def jaxpr_coo_csr(jax):
     )
 
 
+def sparsify_control_flow(jax):
+    from jax import lax
+
+    s = _sp(jax)
+    sp = s.BCOO.fromdense(M)
+
+    def f(m, v, flag):
+        c = lax.cond(flag, lambda a: a * 2.0, lambda a: -a, m)
+        w = lax.while_loop(lambda st: st[0] < 3, lambda st: (st[0] + 1, st[1] * 1.5), (0, m))[1]
+        loop = lax.fori_loop(0, 3, lambda i, acc: acc + m @ v * i, v[:3] * 0)
+        return c, w, loop
+
+    def g(m, v):
+        def step(acc, _):
+            return acc * 0.5 + m @ v, None
+
+        return lax.scan(step, np.zeros(3, np.float32), None, length=3)[0]
+
+    c, w, loop = s.sparsify(f)(sp, np.arange(4.0, dtype=np.float32), True)
+    c2 = s.sparsify(f)(sp, np.arange(4.0, dtype=np.float32), False)[0]
+    return c, w, loop, c2.todense(), s.sparsify(g)(sp, np.ones(4, np.float32))
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

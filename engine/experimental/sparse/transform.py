@@ -301,6 +301,48 @@ sparse_rules[lax.reduce_sum_p] = _reduce_sum_rule
 sparse_rules[jit_p] = _jit_rule
 
 
+# --- control flow: the bodies are sparsified, and the loop carries BCOO arrays as pytrees --------
+
+
+def _run(closed, *args):
+    return eval_sparse(closed.jaxpr, closed.consts, list(args))
+
+
+def _cond_rule(index, *operands, branches):
+    if is_sparse(index):
+        raise NotImplementedError("cond on a sparse predicate (sparsify)")
+    return list(lax.switch(index, [functools.partial(_run, b) for b in branches], *operands))
+
+
+def _while_rule(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cconsts, bconsts = args[:cond_nconsts], args[cond_nconsts : cond_nconsts + body_nconsts]
+    init = list(args[cond_nconsts + body_nconsts :])
+    # (a body that changes a carry's sparsity, as an nse or its flags, fails the loop's type check, as in JAX)
+    return lax.while_loop(
+        lambda c: _run(cond_jaxpr, *cconsts, *c)[0], lambda c: _run(body_jaxpr, *bconsts, *c), init
+    )
+
+
+def _scan_rule(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+    consts, init, xs = (
+        args[:num_consts],
+        args[num_consts : num_consts + num_carry],
+        args[num_consts + num_carry :],
+    )
+
+    def step(carry, x):
+        outs = _run(jaxpr, *consts, *carry, *x)
+        return outs[:num_carry], outs[num_carry:]
+
+    carry, ys = lax.scan(step, list(init), list(xs), length=length, reverse=reverse, unroll=unroll)
+    return [*carry, *ys]
+
+
+sparse_rules[lax.cond_p] = _cond_rule
+sparse_rules[lax.while_p] = _while_rule
+sparse_rules[lax.scan_p] = _scan_rule
+
+
 def _bcsr_dot_general_rule(
     lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
 ):
