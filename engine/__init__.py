@@ -35,6 +35,9 @@ from .api import (
     default_backend,
 )
 from .config import (  # noqa: F401
+    allow_f16_reductions,
+    array_garbage_collection_guard,
+    auto_pcast,
     check_tracer_leaks,
     checking_leaks,
     config,
@@ -47,7 +50,10 @@ from .config import (  # noqa: F401
     enable_checks,
     enable_custom_prng,
     enable_x64,
+    jax2tf_associative_scan_reductions,
     legacy_prng_key,
+    no_execution,
+    remove_size_one_mesh_axis_from_type,
     numpy_dtype_promotion,
     numpy_rank_promotion,
     softmax_custom_jvp,

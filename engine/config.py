@@ -88,6 +88,12 @@ class Config:
             "jax_legacy_prng_key": "allow",
             "jax_softmax_custom_jvp": False,
             "jax_default_device": None,
+            "jax_allow_f16_reductions": True,
+            "jax_array_garbage_collection_guard": None,
+            "jax_auto_pcast": True,
+            "jax2tf_associative_scan_reductions": False,
+            "jax_no_execution": False,
+            "jax_remove_size_one_mesh_axis_from_type": False,
         }
 
     def update(self, name: str, value) -> None:
@@ -191,12 +197,33 @@ def _validated(name: str, value):
             "jax_threefry_partitionable=False (threefry's older, non-partitionable bit layout) is not "
             "implemented: the engine draws the partitionable layout, JAX 0.10.2's default."
         )
+    refused = _REFUSED.get(name)
+    if refused is not None and bool(value) == refused[0]:
+        raise NotImplementedError(f"{name}={value!r} is not implemented by the engine: {refused[1]}")
+    if name == "jax_array_garbage_collection_guard" and value not in (None, "allow", "log", "fatal"):
+        raise ValueError(
+            f"new enum value must be None or in ['allow', 'log', 'fatal'], got {value} of type {type(value)}."
+        )
     if name in _BOOL_OPTIONS:
         return bool(value)
     return value
 
 
+# Options whose non-default value would change what the engine does in ways it does not implement:
+# that value is refused rather than silently ignored.
+_REFUSED = {
+    "jax_allow_f16_reductions": (False, "float16/bfloat16 sums are always allowed"),
+    "jax_auto_pcast": (False, "the engine's shard_map does not track varying manual axes"),
+    "jax_no_execution": (True, "executions cannot be disallowed"),
+    "jax_remove_size_one_mesh_axis_from_type": (True, "types keep size-1 mesh axes"),
+}
+
 _BOOL_OPTIONS = (
+    "jax_allow_f16_reductions",
+    "jax_auto_pcast",
+    "jax2tf_associative_scan_reductions",
+    "jax_no_execution",
+    "jax_remove_size_one_mesh_axis_from_type",
     "jax_enable_checks",
     "jax_check_tracer_leaks",
     "jax_debug_key_reuse",
@@ -387,4 +414,30 @@ default_device = State(
     """The device arrays made in the block go to (a ``Device``, or a platform name such as ``"cpu"``,
     checked as JAX checks it). The engine computes eagerly on the host whatever the device, so
     values are the same; ``Array.devices()`` still reports the first CPU device.""",
+)
+allow_f16_reductions = State(
+    "jax_allow_f16_reductions",
+    """``jax_allow_f16_reductions`` (True, JAX's default: sums of float16/bfloat16 are allowed; False is
+    refused).""",
+    True,
+)
+array_garbage_collection_guard = State(
+    "jax_array_garbage_collection_guard",
+    """``jax_array_garbage_collection_guard`` (``"allow"``, ``"log"``, ``"fatal"``): JAX's guard on arrays
+    freed by the cycle collector; the engine's arrays are numpy buffers, so there is nothing to guard.""",
+)
+auto_pcast = State("jax_auto_pcast", """``jax_auto_pcast`` (True, JAX's default; False is refused).""", True)
+jax2tf_associative_scan_reductions = State(
+    "jax2tf_associative_scan_reductions",
+    """``jax2tf_associative_scan_reductions``: which lowering jax2tf uses for cumulative reductions
+    (the engine has no jax2tf: accepted, no effect).""",
+    True,
+)
+no_execution = State(
+    "jax_no_execution", """``jax_no_execution`` (False, JAX's default; True is refused).""", True
+)
+remove_size_one_mesh_axis_from_type = State(
+    "jax_remove_size_one_mesh_axis_from_type",
+    """``jax_remove_size_one_mesh_axis_from_type`` (False, JAX's default; True is refused).""",
+    True,
 )

@@ -41,9 +41,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(
             NOT_YET,
-            "Shard allow_f16_reductions array_garbage_collection_guard auto_pcast ds empty_ref "
-            "free_ref fwd_and_bwd jax2tf_associative_scan_reductions no_execution "
-            "remove_size_one_mesh_axis_from_type",
+            "Shard ds empty_ref free_ref fwd_and_bwd",
         ),
     },
     "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},

@@ -161,4 +161,17 @@ CONFIG_FLAGS = [
         "key_reuse_off_again",
         _KR + "    pass\nout = (jax.random.normal(k), jax.random.normal(k), jax.debug_key_reuse.value)",
     ),
+    (
+        "more_state_values",
+        "out = (jax.allow_f16_reductions.value, jax.auto_pcast.value, jax.no_execution.value, "
+        "jax.jax2tf_associative_scan_reductions.value, jax.remove_size_one_mesh_axis_from_type.value, "
+        "jax.array_garbage_collection_guard.value)",
+    ),
+    (
+        "accepted_contexts",
+        "with jax.array_garbage_collection_guard('log'), jax.jax2tf_associative_scan_reductions(True):\n"
+        "    out = (jnp.cumsum(jnp.arange(4.)), jax.config.jax_array_garbage_collection_guard, "
+        "jax.config.jax2tf_associative_scan_reductions)",
+    ),
+    ("err_gc_guard_bad_level", "with jax.array_garbage_collection_guard('never'):\n    out = 1"),
 ]
