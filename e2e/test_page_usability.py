@@ -291,3 +291,40 @@ def test_the_timeline_fits_a_narrow_panel_and_shows_sub_millisecond_phases(page:
     assert page.get_by_test_id("timeline-tick").first.evaluate("t => t.getBoundingClientRect().height") >= 9
     ticks = page.get_by_test_id("timeline-tick").all_text_contents()
     assert ticks[0] == "0", ticks  # times count from the run's first event, as the tooltips do
+
+
+def open_gallery_example(page: Page, example: str) -> None:
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    with page.expect_response("**/api/run"):
+        page.locator(f"[data-testid=gallery-item][data-id='{example}']").click()
+
+
+@needs_runner
+def test_device_cards_fit_a_narrow_panel_and_their_headers_do_not_collide(page: Page):
+    page.set_viewport_size({"width": 1024, "height": 700})
+    open_gallery_example(page, "pmap-psum")
+    page.get_by_test_id("tab-devices").click()
+    expect(page.get_by_test_id("device-card")).to_have_count(4)
+    body = page.get_by_test_id("panel-body").evaluate("b => b.getBoundingClientRect().right")
+    rights = page.get_by_test_id("device-card").evaluate_all(
+        "cs => cs.map(c => c.getBoundingClientRect().right)"
+    )
+    assert max(rights) <= body, (rights, body)  # cards wrap to more rows instead of running off
+    # On a 2 x 4 mesh, each card's name and mesh coordinates sit apart (wrapped if need be).
+    open_gallery_example(page, "nested-pmap-grad")
+    page.get_by_test_id("tab-devices").click()
+    expect(page.get_by_test_id("device-card")).to_have_count(8)
+    clashes = page.get_by_test_id("device-card").evaluate_all(
+        """cs => cs.filter(c => {
+          const a = c.querySelector('header b').getBoundingClientRect();
+          const b = c.querySelector('[data-testid=device-coords]').getBoundingClientRect();
+          return Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0;
+        }).length"""
+    )
+    assert clashes == 0
+    # A coordinate ("axis 0=1") is never split over two lines.
+    split = page.locator("[data-testid=device-coords] .coord").evaluate_all(
+        "cs => cs.filter(c => c.getClientRects().length > 1).map(c => c.textContent)"
+    )
+    assert split == [], split

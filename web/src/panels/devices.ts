@@ -21,10 +21,11 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
   let selected: number | null = groups.reduce((n, g) => n + g.groups.length, 0) > 6 ? 0 : null;
 
   const grid = mesh
-    ? h("div", { class: "device-grid mesh-grid", testid: "mesh-grid", style: { gridTemplateColumns: `auto repeat(${mesh.cols}, minmax(150px, 1fr))` } },
+    ? h("div", { class: "device-grid mesh-grid", testid: "mesh-grid", style: { gridTemplateColumns: `auto repeat(${mesh.cols}, minmax(100px, 1fr))` } },
       ...meshHeaders(mesh, info.axis_names),
       ...devices.map((d) => card(d, maxTime, info.axis_names, mesh)))
-    : h("div", { class: "device-grid", style: { gridTemplateColumns: `repeat(${Math.min(4, devices.length)}, minmax(150px, 1fr))` } },
+    // Up to four across, fewer (more rows) where the panel is narrow: a card is at least 150px.
+    : h("div", { class: "device-grid", testid: "device-grid", style: { gridTemplateColumns: `repeat(auto-fill, minmax(max(150px, calc((100% - ${Math.min(4, devices.length) - 1} * 22px) / ${Math.min(4, devices.length)})), 1fr))` } },
       devices.map((d) => card(d, maxTime, info.axis_names, null)));
   // Lines run under the cards; hubs sit above them, in the gaps between rows of cards.
   const lines = s("svg", { class: "collective-overlay lines", "aria-hidden": "true" });
@@ -221,7 +222,9 @@ function card(d: DeviceRecord, maxTime: number, names: (string | null)[], mesh: 
   const at = d.coords.map((c, i) => `${axisTag(names[i], i)}=${c}`).join(" ");
   const place = mesh ? { gridRow: String(rowOf(d.coords, mesh.mesh) + 2), gridColumn: String(d.coords[d.coords.length - 1] + 2) } : undefined;
   return h("article", { class: "device-card", testid: "device-card", style: place, dataset: { device: String(d.id), coords: d.coords.join(",") }, tabindex: 0, "aria-label": `Device ${d.id}${at ? ` at ${at}` : ""}` },
-    h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono", testid: "device-coords" }, at) : null),
+    // (each "axis=i" on one line: the pairs wrap between them, never inside)
+    h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono device-coords", testid: "device-coords" },
+      d.coords.map((c, i) => [i ? " " : "", h("span", { class: "coord" }, `${axisTag(names[i], i)}=${c}`)])) : null),
     h("div", { class: "time-bar", title: `compute ${fmtMs(d.compute_ms)}, waiting ${fmtMs(d.collective_wait_ms)}` },
       h("span", { class: "cat-execute", style: { width: pct(d.compute_ms) } }),
       h("span", { class: "cat-collective", style: { width: pct(d.collective_wait_ms) } })),
