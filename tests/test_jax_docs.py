@@ -38,7 +38,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "program order"
     ),
     ("thinking-in-jax", 4): "type(x) of an array is engine.core.Array, not jaxlib._jax.ArrayImpl",
-    ("jax-experimental-sparse", 26): "jax.scipy.optimize (minimize with BFGS) is not implemented",
     ("print-breakpoint", 2): (
         "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the "
         "engine prints in program order"

@@ -127,6 +127,8 @@ RST = {
     "config-options": "docs/config_options.rst",
     # an automodule page: the module's docstring is the page (RST with doctests)
     "jax-experimental-sparse": "jax/experimental/sparse/__init__.py",
+    # the sparsify transformation's module page
+    "jax-experimental-sparse-transform": "jax/experimental/sparse/transform.py",
 }
 PAGES.update(FENCED)
 PAGES.update(RST)
