@@ -100,12 +100,32 @@ def is_narrow(dtype: Any) -> bool:
 
 def finfo(dtype: Any) -> Any:
     """numpy's ``finfo``, also for bfloat16 and the float8 types (ml_dtypes')."""
+    dtype = _unwrap(dtype)
     return load().finfo(dtype) if _names_narrow(dtype) else np.finfo(dtype)
 
 
-def iinfo(dtype: Any) -> Any:
-    """numpy's ``iinfo``, also for int4 and the like (ml_dtypes')."""
-    return load().iinfo(dtype) if _names_narrow(dtype) else np.iinfo(dtype)
+class iinfo:
+    """numpy's ``iinfo``, also for int4 and the like, printed as JAX's (ml_dtypes') prints it.
+
+    >>> iinfo(np.int8)
+    iinfo(min=-128, max=127, dtype=int8)
+    """
+
+    def __init__(self, int_type: Any):
+        int_type = _unwrap(int_type)
+        info = load().iinfo(int_type) if _names_narrow(int_type) else np.iinfo(int_type)
+        self.dtype, self.kind, self.bits = info.dtype, info.kind, info.bits
+        self.min, self.max = info.min, info.max
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+    __str__ = __repr__
+
+
+def _unwrap(x: Any) -> Any:
+    d = getattr(x, "dtype", None)  # an array, or jnp.float32 and the like
+    return d if isinstance(d, np.dtype) else x
 
 
 def _names_narrow(x: Any) -> bool:
