@@ -79,10 +79,15 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
 
 
 def _index_transfer(idx):
-    """What JAX transfers to index eagerly by host values: a NumPy index array, or (its dynamic
-    slice's start) an int32 for an int or a unit-step slice of part of an axis."""
+    """What JAX transfers to index eagerly by host values: a NumPy index array, a boolean index's
+    positions, or (its dynamic slice's start) an int32 for an int or a unit-step slice of part of
+    an axis."""
     for p in idx if isinstance(idx, tuple) else (idx,):
-        if isinstance(p, np.ndarray) and p.dtype != np.bool_:
+        if isinstance(p, (bool, np.bool_)) or (isinstance(p, np.ndarray) and p.dtype == np.bool_):
+            # a boolean index is the positions where it is True: that int32 array is transferred
+            transfers.entering(np.zeros(int(np.count_nonzero(p)), np.int32))
+            return
+        if isinstance(p, np.ndarray):
             transfers.entering(p)
             return
         if (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) or (

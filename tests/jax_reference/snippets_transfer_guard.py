@@ -7,9 +7,8 @@ primitive run eagerly (``lax.add(x, 1.)``, ``jnp.ones``'s fill value, ``grad``'s
 of a jitted function (most jnp functions are jitted: their own constants are not transfers) and
 ``jnp.array``. ``jax.device_put`` is the explicit transfer.
 
-Known differences, left out: JAX refuses ``x[True]`` (an int32[1] index), ``jnp.pad(x, 1)`` and
-``jax.jacfwd(jnp.sin)(x)`` (constants of their eager steps); the engine computes those without a
-transfer it can see.
+Known differences, left out: JAX refuses ``jnp.pad(x, 1)`` and ``jax.jacfwd(jnp.sin)(x)``
+(constants of their eager steps); the engine computes those without a transfer it can see.
 """
 
 _X = (
@@ -169,6 +168,11 @@ CASES = [
     ("jnp_array_of_arrays", "jnp.array([x, x])"),
     ("jnp_array_element_and_float", "jnp.array([x[0], 1.])"),
     ("jnp_full_like", "jnp.full_like(x, 2.)"),
+    ("index_bool", "x[True]"),
+    ("index_false", "x[False]"),
+    ("index_bool_then_int_2d", "y[True, 1]"),
+    ("index_newaxis_bool", "x[None, True]"),
+    ("index_numpy_bool", "x[np.array([True, False, True])]"),
     ("jnp_tri", "jnp.tri(2)"),
 ]
 
