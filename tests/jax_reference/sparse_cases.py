@@ -498,6 +498,26 @@ def sparsify_control_flow(jax):
     return c, w, loop, c2.todense(), s.sparsify(g)(sp, np.ones(4, np.float32))
 
 
+def update_layout(jax):
+    s = _sp(jax)
+    b = s.BCOO.fromdense(B3, n_batch=1)
+    d = s.BCOO.fromdense(B3, n_dense=1)
+    plain = s.BCOO.fromdense(B3)
+    out = [
+        b.update_layout(n_batch=0),
+        d.update_layout(n_dense=0),
+        plain.update_layout(n_batch=1, on_inefficient=None),
+        plain.update_layout(n_dense=1, on_inefficient=None),
+        b.update_layout(n_batch=0, n_dense=1, on_inefficient=None),
+        s.BCOO.fromdense(B3, n_batch=2).update_layout(n_batch=1),
+    ]
+    try:
+        plain.update_layout(n_batch=1)
+    except Exception as e:
+        out.append(type(e).__name__)
+    return out + [m.todense() for m in out[:6]]
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -17,12 +17,8 @@ Array([18.,  3., 20.,  6.], dtype=float32)
 Array([17.635532,  5.158883, 17.09438 ,  7.591674], dtype=float32)
 """
 
-from ._base import (  # noqa: F401
-    CuSparseEfficiencyWarning,
-    JAXSparse,
-    SparseEfficiencyError,
-    SparseEfficiencyWarning,
-)
+from ._base import JAXSparse  # noqa: F401
+from .util import CuSparseEfficiencyWarning, SparseEfficiencyError, SparseEfficiencyWarning  # noqa: F401
 from .ad import grad, jacfwd, jacobian, jacrev, value_and_grad  # noqa: F401
 from .api import empty, eye, todense  # noqa: F401
 from .bcoo import (  # noqa: F401
@@ -55,6 +51,7 @@ from .bcoo_structure import (  # noqa: F401
     bcoo_rev,
     bcoo_slice,
     bcoo_squeeze,
+    bcoo_update_layout,
 )
 from .bcsr import (  # noqa: F401
     BCSR,

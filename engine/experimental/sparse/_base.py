@@ -1,5 +1,5 @@
-"""What every sparse format shares: ``JAXSparse`` (the base class), ``SparseInfo`` (the static
-description a primitive carries as its ``spinfo`` parameter) and the efficiency errors."""
+"""What every sparse format shares: ``JAXSparse`` (the base class) and ``SparseInfo`` (the static
+description a primitive carries as its ``spinfo`` parameter)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,6 @@ class SparseInfo(NamedTuple):
 
 # the engine's tracer classes by the names of JAX's that play their part
 _JAX_TRACER_NAMES = {"JaxprTracer": "DynamicJaxprTracer", "PartialEvalTracer": "JaxprTracer"}
-
-
-class SparseEfficiencyError(ValueError):
-    pass
-
-
-class SparseEfficiencyWarning(UserWarning):
-    pass
-
-
-class CuSparseEfficiencyWarning(SparseEfficiencyWarning):
-    pass
 
 
 class JAXSparse:

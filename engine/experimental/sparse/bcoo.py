@@ -151,6 +151,12 @@ class BCOO(JAXSparse):
         pads with out-of-range indices or drops elements."""
         return _eliminate_zeros(self, nse=nse) if remove_zeros else bcoo_sum_duplicates(self, nse=nse)
 
+    def update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error") -> BCOO:
+        """The array stored with ``n_batch`` batch and ``n_dense`` dense axes (see ``bcoo_update_layout``)."""
+        from .bcoo_structure import bcoo_update_layout
+
+        return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense, on_inefficient=on_inefficient)
+
     def sort_indices(self) -> BCOO:
         """The array with its indices in lexicographic order (duplicates kept)."""
         return bcoo_sort_indices(self)

@@ -294,3 +294,121 @@ def bcoo_dynamic_slice(mat: BCOO, start_indices, slice_sizes) -> BCOO:
     first = jnp.stack([s.astype(dt) for s in starts[nb : nb + ns]])
     first = jnp.clip(jnp.where(first < 0, first + bound, first), 0, bound - size_arr)
     return _keep_inside(mat, data, indices, first, size_arr, sizes)
+
+
+def _nfold_vmap(f, n):
+    from ... import api
+
+    for _ in range(n):
+        f = api.vmap(f)
+    return f
+
+
+def _full_batches(data, indices, shape, n_batch):
+    # both buffers with their batch axes broadcast to the array's, so vmap maps them together
+    return (
+        jnp.broadcast_to(data, (*shape[:n_batch], *data.shape[n_batch:])),
+        jnp.broadcast_to(indices, (*shape[:n_batch], *indices.shape[n_batch:])),
+    )
+
+
+def bcoo_update_layout(mat: BCOO, *, n_batch=None, n_dense=None, on_inefficient="error") -> BCOO:
+    """``mat`` stored with ``n_batch`` batch and ``n_dense`` dense axes. Making sparse axes batch
+    or dense axes stores their zeros too: ``on_inefficient`` ('error', 'warn' or None) says what
+    to do about it.
+
+    >>> m = BCOO.fromdense(jnp.array([[1., 0.], [0., 2.]]), n_batch=1)
+    >>> bcoo_update_layout(m, n_batch=0).indices
+    Array([[0, 0],
+           [1, 1]], dtype=int32)
+    """
+    import warnings
+
+    from .util import SparseEfficiencyError, SparseEfficiencyWarning
+
+    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
+    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
+    if (n_batch, n_dense) == (mat.n_batch, mat.n_dense):
+        return mat
+    if on_inefficient not in ("error", "warn", None):
+        raise ValueError(f"on_inefficent={on_inefficient!r}; expected one of ['error', 'warn', None].")
+    if n_batch < 0:
+        raise ValueError(f"n_batch must be non-negative; got {n_batch}")
+    if n_dense < 0:
+        raise ValueError(f"n_dense must be non-negative; got {n_dense}")
+    if mat.ndim - n_batch - n_dense < 0:
+        raise ValueError(f"sum of {n_batch=} and {n_dense=} cannot be larger than mat.ndim={mat.ndim}.")
+
+    def inefficient(msg):
+        if on_inefficient == "error":
+            raise SparseEfficiencyError(
+                msg
+                + " To disable this error, set the on_inefficient argument of bcoo_update_layout to 'warn' or None."
+            )
+        if on_inefficient == "warn":
+            msg += " To disable this warning, set the on_inefficient argument of bcoo_update_layout to None."
+            warnings.warn(msg, category=SparseEfficiencyWarning, stacklevel=3)
+
+    shape = mat.shape
+    if n_dense > mat.n_dense and any(d > 1 for d in shape[-n_dense : mat.ndim - mat.n_dense]):
+        inefficient(
+            f"For matrix of shape {shape}, increasing n_dense from {mat.n_dense} to {n_dense} results in "
+            "inefficient storage."
+        )
+    if n_batch > mat.n_batch and any(d > 1 for d in shape[mat.n_batch : n_batch]):
+        inefficient(
+            f"For matrix of shape {shape}, increasing n_batch from {mat.n_batch} to {n_batch} results in "
+            "inefficient storage."
+        )
+    data, indices = _full_batches(mat.data, mat.indices, shape, mat.n_batch)
+    nb, nd = mat.n_batch, mat.n_dense
+    if n_dense < nd:  # leading dense axes become sparse: each block splits into elements
+        k = nd - n_dense
+
+        def split_blocks(d, i):
+            blocks = d.reshape(math.prod(d.shape[:k]), *d.shape[k:])
+            grid = jnp.meshgrid(*(jnp.arange(s, dtype=i.dtype) for s in d.shape[:k]), indexing="ij")
+            return blocks, jnp.column_stack(
+                [jnp.broadcast_to(i, (blocks.shape[0], i.size)), *map(jnp.ravel, grid)]
+            )
+
+        data, indices = _nfold_vmap(split_blocks, nb + 1)(data, indices)
+        data = data.reshape(*data.shape[:nb], math.prod(data.shape[nb : nb + 2]), *data.shape[nb + 2 :])
+        indices = indices.reshape(
+            *indices.shape[:nb], math.prod(indices.shape[nb : nb + 2]), *indices.shape[nb + 2 :]
+        )
+        nd = n_dense
+    if n_batch < nb:  # trailing batch axes become sparse: their positions join the indices
+        k = nb - n_batch
+
+        def merge_batches(d, i):
+            nse = i.shape[-2]
+            grid = jnp.meshgrid(*(jnp.arange(s, dtype=i.dtype) for s in (*i.shape[:k], nse)), indexing="ij")
+            merged = i.reshape(math.prod(i.shape[: k + 1]), *i.shape[k + 1 :])
+            return d.reshape(math.prod(d.shape[: k + 1]), *d.shape[k + 1 :]), jnp.column_stack(
+                (*(g.ravel() for g in grid[:-1]), merged)
+            )
+
+        data, indices = _nfold_vmap(merge_batches, n_batch)(data, indices)
+        nb = n_batch
+    if n_dense > nd:  # trailing sparse axes become dense: each element a block with one entry
+        k = n_dense - nd
+
+        def to_blocks(d, i):
+            return jnp.zeros(shape[-n_dense:], d.dtype).at[tuple(i[-k:])].set(d), i[:-k]
+
+        data, indices = _nfold_vmap(to_blocks, nb + 1)(data, indices)
+        nd = n_dense
+    if n_batch > nb:  # leading sparse axes become batch: each element lands in its batch
+        k = n_batch - nb
+        ndense = n_dense
+
+        def to_batches(d, i):
+            nse = i.shape[-2]
+            at = (*(i[:, j] for j in range(k)), jnp.arange(nse))
+            new_i = jnp.broadcast_to(i[:, k:], (*shape[nb:n_batch], nse, i.shape[-1] - k))
+            zeros = jnp.zeros((*shape[nb:n_batch], nse, *d.shape[d.ndim - ndense :]), d.dtype)
+            return zeros.at[at].set(d), new_i
+
+        data, indices = _nfold_vmap(to_batches, nb)(data, indices)
+    return BCOO((data, indices), shape=shape)
