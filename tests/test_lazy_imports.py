@@ -77,3 +77,19 @@ def test_narrow_dtypes_work_however_they_are_first_named():
         " jax.dtypes.itemsize_bits('int4'), jnp.issubdtype('float8_e4m3fn', jnp.floating)]))"
     )
     assert info == [2.0**-7, -8, 4, True]
+
+
+def test_a_serialized_narrow_program_deserializes_in_a_fresh_process(tmp_path):
+    """The program's dtypes are names in its data, which numpy reads only once ml_dtypes is imported."""
+    import engine as jax
+    import engine.numpy as jnp
+    from engine import export
+
+    exported = export.export(jax.jit(lambda x: x * 2))(jax.ShapeDtypeStruct((3,), jnp.bfloat16))
+    (tmp_path / "program.bin").write_bytes(exported.serialize())
+    got = _run(
+        "import json\nfrom engine import export\n"
+        f"e = export.deserialize(bytearray(open({str(tmp_path / 'program.bin')!r}, 'rb').read()))\n"
+        "print(json.dumps([str(a) for a in e.in_avals + e.out_avals]))"
+    )
+    assert got == ["bfloat16[3]", "bfloat16[3]"]

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from .. import core
+from .. import core, narrow_dtypes
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
 
@@ -280,7 +280,7 @@ class _Decoder:
             return ShapedArray(tuple(shape), _export_dtypes()[dtype], weak)
         if type(dtype) is not str or dtype not in DTYPES or type(weak) is not bool:
             raise WireError("malformed dtype")
-        return ShapedArray(tuple(shape), np.dtype(dtype), weak)
+        return ShapedArray(tuple(shape), narrow_dtypes.to_dtype(dtype), weak)
 
     def symbolic_dim(self, d) -> Any:
         if self.scope is None or type(d["dim"]) is not str or len(d["dim"]) > self.limits.string:
@@ -332,9 +332,9 @@ class _Decoder:
         if kind == "dtype" and len(x) == 1:
             if x["dtype"] not in DTYPES:
                 raise WireError("unknown dtype")
-            return np.dtype(x["dtype"])
+            return narrow_dtypes.to_dtype(x["dtype"])
         if kind == "scalar" and set(x) == {"scalar", "v"}:
-            if x["scalar"] not in DTYPES or np.dtype(x["scalar"]).kind == "c":
+            if x["scalar"] not in DTYPES or narrow_dtypes.to_dtype(x["scalar"]).kind == "c":
                 raise WireError("unknown dtype")
             return self.array(x["scalar"], [], [x["v"]])[()]
         if kind == "array" and set(x) == {"array", "shape", "v"}:
@@ -373,7 +373,7 @@ class _Decoder:
         raise WireError("malformed value")
 
     def array(self, dtype, shape, values) -> np.ndarray:
-        if type(dtype) is not str or dtype not in DTYPES or np.dtype(dtype).kind == "c":
+        if type(dtype) is not str or dtype not in DTYPES or narrow_dtypes.to_dtype(dtype).kind == "c":
             raise WireError("unknown dtype")
         if type(shape) is not list or not all(type(d) is int and d >= 0 for d in shape) or len(shape) > 8:
             raise WireError("malformed literal shape")

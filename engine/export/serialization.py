@@ -22,8 +22,8 @@ import dataclasses
 import json
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
+from .. import narrow_dtypes
 from ..backends import jaxpr_wire
 from ..core import ShapedArray
 from ..pytree.flatten import tree_structure
@@ -205,7 +205,7 @@ def _unaval(d: Any, scope: shape_poly.SymbolicScope) -> ShapedArray:
         return ShapedArray(shape, jaxpr_wire._export_dtypes()[d[1]])
     if type(d[1]) is not str or d[1] not in jaxpr_wire.DTYPES:
         raise DeserializationError(f"unknown dtype {str(d[1])[:20]!r}")
-    return ShapedArray(shape, np.dtype(d[1]))
+    return ShapedArray(shape, narrow_dtypes.to_dtype(d[1]))
 
 
 def _is_dim_text(n: Any) -> bool:
