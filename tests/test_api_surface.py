@@ -111,7 +111,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         "sparse": "sparse linear algebra is not implemented",
     },
     "jax.scipy.signal": _same(NOT_YET + " (spectral analysis)", "csd istft stft welch"),
-    "jax.scipy.spatial.transform": NOT_YET,
     "jax.scipy.special": _same(
         DISTRIBUTIONS,
         "bernoulli bessel_jn dawsn erfcx exp1 expi expn fresnel hyp1f1 hyp2f1 owens_t sici "

@@ -1944,3 +1944,7 @@ SNIPPETS["tridiagonal"] = TRIDIAGONAL
 from snippets_symbolic_zeros import SYMBOLIC_ZEROS  # noqa: E402
 
 SNIPPETS["symbolic_zeros"] = SYMBOLIC_ZEROS
+
+from snippets_spatial import SPATIAL  # noqa: E402
+
+SNIPPETS["spatial"] = SPATIAL

@@ -1,0 +1,3 @@
+"""``jax.scipy.spatial``: rotations (``transform``)."""
+
+from . import transform  # noqa: F401

@@ -1,0 +1,317 @@
+"""``jax.scipy.spatial.transform``: ``Rotation`` (unit quaternions ``[x, y, z, w]``, scalar last, with
+any leading batch axes) and ``Slerp``, with scipy's conversions and JAX 0.10.2's formulas (series
+for small angles, the matrix-to-quaternion branch on the largest diagonal entry).
+
+>>> Rotation.from_euler("z", 90, degrees=True).apply(jnp.array([1.0, 0.0, 0.0]))
+Array([0.        , 0.99999994, 0.        ], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from ... import numpy as jnp
+
+
+def _norm(v):
+    return jnp.sqrt(jnp.sum(v * v, axis=-1))
+
+
+def _normalized(q):
+    return q / _norm(q)[..., None]
+
+
+def _compose(p, q):
+    """The quaternion of rotation ``q`` followed by ``p`` (Hamilton product ``p q``)."""
+    p, q = jnp.broadcast_arrays(p, q)
+    cross = jnp.cross(p[..., :3], q[..., :3])
+    pw, qw = p[..., 3:], q[..., 3:]
+    vec = pw * q[..., :3] + qw * p[..., :3] + cross
+    w = p[..., 3] * q[..., 3] - p[..., 0] * q[..., 0] - p[..., 1] * q[..., 1] - p[..., 2] * q[..., 2]
+    return jnp.concatenate([vec, w[..., None]], axis=-1)
+
+
+def _axis_index(axis: str) -> int:
+    if axis not in "xyz" or len(axis) != 1:
+        raise ValueError(f"Expected axis to be from ['x', 'y', 'z'], got {axis}")
+    return "xyz".index(axis)
+
+
+def _check_sequence(seq: str, lengths) -> bool:
+    """Validate an Euler axis sequence; True when intrinsic (upper case)."""
+    if len(seq) not in lengths:
+        if lengths == (3,):
+            raise ValueError(f"Expected 3 axes, got {seq}.")
+        raise ValueError(
+            f"Expected axis specification to be a non-empty string of upto 3 characters, got {seq}"
+        )
+    intrinsic = re.match(r"^[XYZ]{1,3}$", seq) is not None
+    extrinsic = re.match(r"^[xyz]{1,3}$", seq) is not None
+    if not (intrinsic or extrinsic):
+        raise ValueError(f"Expected axes from `seq` to be from ['x', 'y', 'z'] or ['X', 'Y', 'Z'], got {seq}")
+    if any(seq[i] == seq[i + 1] for i in range(len(seq) - 1)):
+        raise ValueError(f"Expected consecutive axes to be different, got {seq}")
+    return intrinsic
+
+
+def _elementary(axis: int, angle):
+    half = angle / 2.0
+    parts = [jnp.zeros_like(angle)] * 3 + [jnp.cos(half)]
+    parts[axis] = jnp.sin(half)
+    return jnp.stack(parts, axis=-1)
+
+
+def _euler_from_quat(quat, axes, extrinsic: bool, degrees: bool):
+    if not extrinsic:
+        axes = axes[::-1]
+    i, j, k = axes
+    symmetric = i == k
+    if symmetric:
+        k = 3 - i - j
+    sign = (i - j) * (j - k) * (k - i) // 2
+    x = [quat[..., n] for n in range(4)]
+    if symmetric:
+        a, b, c, d = x[3], x[i], x[j], x[k] * sign
+    else:
+        a, b, c, d = x[3] - x[j], x[i] + x[k] * sign, x[j] + x[3], x[k] * sign - x[i]
+    middle = 2 * jnp.arctan2(jnp.hypot(c, d), jnp.hypot(a, b))
+    eps = 1e-7
+    case = jnp.where(jnp.abs(middle - np.pi) <= eps, 2, 0)
+    case = jnp.where(jnp.abs(middle) <= eps, 1, case)  # 1, 2: gimbal lock, the first angle takes all
+    half_sum, half_diff = jnp.arctan2(b, a), jnp.arctan2(d, c)
+    first, third = (0, 2) if extrinsic else (2, 0)
+    angles = [None, middle, None]
+    angles[0] = jnp.where(case == 1, 2 * half_sum, 2 * half_diff * (-1 if extrinsic else 1))
+    angles[2] = jnp.zeros_like(middle)  # (the degenerate cases leave the third angle 0)
+    angles[first] = jnp.where(case == 0, half_sum - half_diff, angles[first])
+    angles[third] = jnp.where(case == 0, half_sum + half_diff, angles[third])
+    if not symmetric:
+        angles[third] = angles[third] * sign
+        angles[1] = angles[1] - np.pi / 2
+    out = (jnp.stack(angles, axis=-1) + np.pi) % (2 * np.pi) - np.pi
+    return jnp.rad2deg(out) if degrees else out
+
+
+class Rotation(NamedTuple):
+    """A rotation (or a batch of them) in 3 dimensions, stored as unit quaternions ``[x, y, z, w]``.
+
+    >>> r = Rotation.from_rotvec(jnp.array([0.0, 0.0, jnp.pi / 2]))
+    >>> r.as_matrix().round(5)
+    Array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]], dtype=float32)
+    """
+
+    quat: Any
+
+    @classmethod
+    def concatenate(cls, rotations: Sequence):
+        return cls(jnp.concatenate([r.quat for r in rotations]))
+
+    @classmethod
+    def from_euler(cls, seq: str, angles, degrees: bool = False):
+        intrinsic = _check_sequence(seq, (1, 2, 3))
+        angles = jnp.atleast_1d(angles)
+        if degrees:
+            angles = jnp.deg2rad(angles)
+        axes = [_axis_index(a) for a in seq.lower()]
+        quat = _elementary(axes[0], angles[..., 0])
+        for n in range(1, len(axes)):
+            step = _elementary(axes[n], angles[..., n])
+            quat = _compose(quat, step) if intrinsic else _compose(step, quat)
+        return cls(quat)
+
+    @classmethod
+    def from_matrix(cls, matrix):
+        m = jnp.asarray(matrix)
+        trace = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
+        decision = jnp.stack([m[..., 0, 0], m[..., 1, 1], m[..., 2, 2], trace], axis=-1)
+        choice = jnp.argmax(decision, axis=-1)
+        candidates = []
+        for i in range(3):  # the branch on the largest diagonal entry i, for each i
+            j, k = (i + 1) % 3, (i + 2) % 3
+            q = [None] * 4
+            q[i] = 1 - trace + 2 * m[..., i, i]
+            q[j] = m[..., j, i] + m[..., i, j]
+            q[k] = m[..., k, i] + m[..., i, k]
+            q[3] = m[..., k, j] - m[..., j, k]
+            candidates.append(jnp.stack(q, axis=-1))
+        from_trace = jnp.stack(
+            [
+                m[..., 2, 1] - m[..., 1, 2],
+                m[..., 0, 2] - m[..., 2, 0],
+                m[..., 1, 0] - m[..., 0, 1],
+                1 + trace,
+            ],
+            axis=-1,
+        )
+        quat = from_trace
+        for i in range(3):
+            quat = jnp.where((choice == i)[..., None], candidates[i], quat)
+        return cls(_normalized(quat))
+
+    @classmethod
+    def from_mrp(cls, mrp):
+        mrp = jnp.asarray(mrp)
+        s = jnp.sum(mrp * mrp, axis=-1, keepdims=True) + 1
+        return cls(jnp.concatenate([2 * mrp[..., :3], 2 - s], axis=-1) / s)
+
+    @classmethod
+    def from_quat(cls, quat):
+        return cls(_normalized(jnp.asarray(quat)))
+
+    @classmethod
+    def from_rotvec(cls, rotvec, degrees: bool = False):
+        rotvec = jnp.asarray(rotvec)
+        if degrees:
+            rotvec = jnp.deg2rad(rotvec)
+        angle = _norm(rotvec)
+        a2 = angle * angle
+        scale = jnp.where(angle <= 1e-3, 0.5 - a2 / 48 + a2 * a2 / 3840, jnp.sin(angle / 2) / angle)
+        return cls(jnp.concatenate([scale[..., None] * rotvec, jnp.cos(angle / 2)[..., None]], axis=-1))
+
+    @classmethod
+    def identity(cls, num: int | None = None, dtype=float):
+        assert num is None
+        return cls(jnp.array([0.0, 0.0, 0.0, 1.0], dtype=dtype))
+
+    @classmethod
+    def random(cls, random_key, num: int | None = None):
+        raise NotImplementedError(
+            "Rotation.random needs scipy.stats.special_ortho_group, which JAX lacks too."
+        )
+
+    def __getitem__(self, indexer):
+        if self.single:
+            raise TypeError("Single rotation is not subscriptable.")
+        return Rotation(self.quat[indexer])
+
+    def __len__(self):
+        if self.single:
+            raise TypeError("Single rotation has no len().")
+        return self.quat.shape[0]
+
+    def __mul__(self, other) -> Rotation:  # type: ignore[override]
+        return Rotation.from_quat(_compose(self.quat, other.quat))
+
+    def apply(self, vectors, inverse: bool = False):
+        m = self.as_matrix()
+        if inverse:
+            m = jnp.swapaxes(m, -1, -2)
+        return jnp.matmul(m, jnp.asarray(vectors)[..., None])[..., 0]
+
+    def as_euler(self, seq: str, degrees: bool = False):
+        intrinsic = _check_sequence(seq, (3,))
+        axes = [_axis_index(a) for a in seq.lower()]
+        return _euler_from_quat(self.quat, axes, not intrinsic, degrees)
+
+    def as_matrix(self):
+        x, y, z, w = (self.quat[..., n] for n in range(4))
+        x2, y2, z2, w2 = x * x, y * y, z * z, w * w
+        xy, zw, xz, yw, yz, xw = x * y, z * w, x * z, y * w, y * z, x * w
+        rows = [
+            [x2 - y2 - z2 + w2, 2 * (xy - zw), 2 * (xz + yw)],
+            [2 * (xy + zw), -x2 + y2 - z2 + w2, 2 * (yz - xw)],
+            [2 * (xz - yw), 2 * (yz + xw), -x2 - y2 + z2 + w2],
+        ]
+        return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
+
+    def as_mrp(self):
+        sign = jnp.where(self.quat[..., 3] < 0, -1.0, 1.0)
+        return (sign / (1.0 + sign * self.quat[..., 3]))[..., None] * self.quat[..., :3]
+
+    def as_rotvec(self, degrees: bool = False):
+        quat = jnp.where((self.quat[..., 3] < 0)[..., None], -self.quat, self.quat)  # angle in [0, pi]
+        angle = 2.0 * jnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
+        a2 = angle * angle
+        scale = jnp.where(angle <= 1e-3, 2 + a2 / 12 + 7 * a2 * a2 / 2880, angle / jnp.sin(angle / 2))
+        if degrees:
+            scale = jnp.rad2deg(scale)
+        return scale[..., None] * quat[..., :3]
+
+    def as_quat(self, canonical: bool = False, scalar_first: bool = False):
+        quat = self.quat
+        if canonical:  # w >= 0, or the first nonzero of w, x, y, z positive
+            neg, zero = quat < 0, quat == 0
+            flip = (
+                neg[..., 3]
+                | (zero[..., 3] & neg[..., 0])
+                | (zero[..., 3] & zero[..., 0] & neg[..., 1])
+                | (zero[..., 3] & zero[..., 0] & zero[..., 1] & neg[..., 2])
+            )
+            quat = jnp.where(flip[..., None], -quat, quat)
+        return jnp.roll(quat, shift=1, axis=-1) if scalar_first else quat
+
+    def inv(self):
+        return Rotation(self.quat * jnp.array([-1, -1, -1, 1], dtype=self.quat.dtype))
+
+    def magnitude(self):
+        return 2.0 * jnp.arctan2(_norm(self.quat[..., :3]), jnp.abs(self.quat[..., 3]))
+
+    def mean(self, weights=None):
+        """The rotation minimizing the weighted squared chordal distances (the dominant
+        eigenvector of the weighted quaternion outer products)."""
+        dtype = self.quat.dtype
+        w = (
+            jnp.ones(self.quat.shape[0], dtype=dtype)
+            if weights is None
+            else jnp.asarray(weights, dtype=dtype)
+        )
+        if w.ndim != 1:
+            raise ValueError(f"Expected `weights` to be 1 dimensional, got shape {w.shape}.")
+        if w.shape[0] != len(self):
+            raise ValueError(
+                "Expected `weights` to have number of values equal to number of rotations, got "
+                f"{w.shape[0]} values and {len(self)} rotations."
+            )
+        K = jnp.dot(w[None, :] * self.quat.T, self.quat)
+        _, v = jnp.linalg.eigh(K)
+        return Rotation(v[:, -1])
+
+    @property
+    def single(self) -> bool:
+        return self.quat.ndim == 1
+
+
+class Slerp(NamedTuple):
+    """Spherical linear interpolation between rotations at increasing ``times`` (build it with
+    ``Slerp.init(times, rotations)``; call it with the times to interpolate at)."""
+
+    times: Any
+    timedelta: Any
+    rotations: Any
+    rotvecs: Any
+
+    @classmethod
+    def init(cls, times, rotations: Rotation):
+        if not isinstance(rotations, Rotation):
+            raise TypeError("`rotations` must be a `Rotation` instance.")
+        if rotations.single or len(rotations) == 1:
+            raise ValueError("`rotations` must be a sequence of at least 2 rotations.")
+        times = jnp.asarray(times, dtype=rotations.quat.dtype)
+        if times.ndim != 1:
+            raise ValueError(
+                f"Expected times to be specified in a 1 dimensional array, got {times.ndim} dimensions."
+            )
+        if times.shape[0] != len(rotations):
+            raise ValueError(
+                "Expected number of rotations to be equal to number of timestamps given, got "
+                f"{len(rotations)} rotations and {times.shape[0]} timestamps."
+            )
+        starts = Rotation(rotations.as_quat()[:-1])
+        steps = (starts.inv() * Rotation(rotations.as_quat()[1:])).as_rotvec()
+        return cls(times=times, timedelta=jnp.diff(times), rotations=starts, rotvecs=steps)
+
+    def __call__(self, times):
+        t = jnp.asarray(times, dtype=self.times.dtype)
+        if t.ndim > 1:
+            raise ValueError("`times` must be at most 1-dimensional.")
+        single = t.ndim == 0
+        t = jnp.atleast_1d(t)
+        ind = jnp.maximum(jnp.searchsorted(self.times, t) - 1, 0)
+        alpha = (t - self.times[ind]) / self.timedelta[ind]
+        out = self.rotations[ind] * Rotation.from_rotvec(self.rotvecs[ind] * alpha[:, None])
+        return out[0] if single else out
