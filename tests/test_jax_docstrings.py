@@ -37,7 +37,6 @@ _STATIC_SIZE = (
     "size=/fill_value=/total_repeat_length= under jit: the engine still needs concrete values where JAX's "
     "static size suffices (ConcretizationTypeError)"
 )
-_NO_EIG = "missing: non-symmetric eigendecomposition (jnp.linalg.eig/eigvals; jnp.poly of a matrix needs it)"
 _COMPLEX_EIGH = "eigh/eigvalsh of a complex Hermitian matrix: the engine's eigh takes real dtypes only"
 _PARTITION = (
     "partition/argpartition order the elements around the pivot differently from JAX's top_k-based one"
@@ -49,16 +48,6 @@ KNOWN_FAILURES: dict[str, str] = {
             "jax.experimental.sparse.grad",
             "jax.experimental.sparse.sparsify",
             "jax.experimental.sparse.value_and_grad",
-            "jax.scipy.linalg.eigh_tridiagonal",
-            "jax.scipy.linalg.expm_frechet",
-            "jax.scipy.linalg.funm",
-            "jax.scipy.linalg.hessenberg",
-            "jax.scipy.linalg.polar",
-            "jax.scipy.linalg.qr_multiply",
-            "jax.scipy.linalg.rsf2csf",
-            "jax.scipy.linalg.schur",
-            "jax.scipy.linalg.solve_sylvester",
-            "jax.scipy.linalg.sqrtm",
             "jax.scipy.stats.mode",
             "jax.scipy.stats.sem",
             "jax.scipy.stats.poisson.entropy",
@@ -95,7 +84,6 @@ KNOWN_FAILURES: dict[str, str] = {
         ],
         _STATIC_SIZE,
     ),
-    **dict.fromkeys(["jax.numpy.linalg.eig", "jax.numpy.linalg.eigvals", "jax.numpy.poly"], _NO_EIG),
     **dict.fromkeys(["jax.numpy.linalg.eigh", "jax.numpy.linalg.eigvalsh"], _COMPLEX_EIGH),
     **dict.fromkeys(["jax.numpy.partition", "jax.numpy.argpartition"], _PARTITION),
     **dict.fromkeys(["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.nanpercentile"], _WEIGHTS),
@@ -128,17 +116,13 @@ KNOWN_FAILURES: dict[str, str] = {
     "jax.fwd_and_bwd": "missing: jax.fwd_and_bwd",
     "jax.lax.broadcast_like": "missing: lax.broadcast_like",
     "jax.lax.composite": "missing: lax.composite",
-    "jax.lax.linalg.ormqr": "missing: lax.linalg.ormqr (and jnp.linalg.qr(mode='raw'))",
     "jax.nn.scaled_dot_general": "missing: jax.nn.get_scaled_dot_general_config",
     "jax.numpy.from_dlpack": "missing: jnp.from_dlpack",
     "jax.numpy.load": "missing: jnp.save/jnp.load",
-    "jax.numpy.roots": "missing: jnp.roots",
     "jax.numpy.compress": "missing: Array.compress",
     "jax.numpy.ufunc": "missing: jnp ufunc objects (jnp.add.nin, .reduce, .outer, .at, ...)",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
     "jax.scipy.signal.istft": "missing: jax.scipy.signal.stft/istft",
-    "jax.scipy.spatial.transform.Rotation": "missing: jax.scipy.spatial.transform",
-    "jax.scipy.spatial.transform.Slerp": "missing: jax.scipy.spatial.transform",
     "jax.tree_util.flatten_one_level": "missing: jax._src.tree_util.flatten_one_level",
 }
 
