@@ -518,6 +518,15 @@ def update_layout(jax):
     return out + [m.todense() for m in out[:6]]
 
 
+def concatenate_mixed_layouts(jax):
+    s = _sp(jax)
+    row = s.BCOO.fromdense(M[:1])
+    batched = s.BCOO.fromdense(M[1:], n_batch=1)
+    out = s.bcoo_concatenate([row, batched], dimension=0)
+    stacked = s.sparsify(lambda a, b: jax.numpy.stack([a, b]))(s.BCOO.fromdense(M), s.BCOO.fromdense(2 * M))
+    return out, out.todense(), stacked.todense()
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -113,6 +113,12 @@ def bcoo_concatenate(operands, *, dimension: int) -> BCOO:
     )
     if len({op.n_dense for op in operands}) > 1:
         raise ValueError("bcoo_concatenate requires inputs to have matching nse dimensions.")
+    n_batches = {op.n_batch for op in operands}
+    if len(n_batches) > 1 and max(n_batches) == 1:  # x[None] next to batched arrays: align the layouts
+        if all(op.shape[0] == 1 for op in operands if op.n_batch == 0):
+            operands = [bcoo_update_layout(op, n_batch=1) if op.n_batch == 0 else op for op in operands]
+        elif all(op.shape[0] == 1 for op in operands if op.n_batch == 1):
+            operands = [bcoo_update_layout(op, n_batch=0) if op.n_batch == 1 else op for op in operands]
     if len({op.n_batch for op in operands}) > 1:
         raise ValueError("bcoo_concatenate requires inputs to have matching batch dimensions.")
     n_batch, n_sparse = operands[0].n_batch, operands[0].n_sparse

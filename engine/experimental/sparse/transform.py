@@ -295,6 +295,17 @@ sparse_rules[lax.reshape_p] = _standard(
     lambda x, *, new_sizes, dimensions, **_: bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)
 )
 sparse_rules[lax.dynamic_slice_p] = _dynamic_slice_rule
+
+
+def _stack(*xs, axis):
+    # as JAX's: each operand gains the axis (broadcast_in_dim), then they are concatenated along it
+    shape = (*xs[0].shape[:axis], 1, *xs[0].shape[axis:])
+    dims = tuple(d if d < axis else d + 1 for d in range(xs[0].ndim))
+    grown = [bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims) for x in xs]
+    return bcoo_concatenate(grown, dimension=axis)
+
+
+sparse_rules[lax.stack_p] = _standard(_stack)
 sparse_rules[lax.transpose_p] = _transpose_rule
 sparse_rules[lax.dot_general_p] = _dot_general_rule
 sparse_rules[lax.reduce_sum_p] = _reduce_sum_rule
