@@ -209,6 +209,33 @@ def test_no_orphans_or_leaked_shared_memory(mode, tmp_path):
     assert not _shm_files(host)
 
 
+def test_ctrl_c_while_devices_start_leaves_none_unrecorded(monkeypatch):
+    """A Ctrl-C that lands while the host forks its devices is taken once every fork is recorded:
+    a device forked but not entered in the pool would be nobody's to stop."""
+    runtime.shutdown()
+    pool = runtime.get_runtime()
+    fork = pool._fork
+
+    def fork_then_ctrl_c(slot):
+        worker = fork(slot)
+        if slot == 0:
+            os.kill(os.getpid(), signal.SIGINT)
+        return worker
+
+    monkeypatch.setattr(pool, "_fork", fork_then_ctrl_c)
+    # (as a terminal's foreground job: a test run started in the background ignores SIGINT)
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pool.start()
+    finally:
+        signal.signal(signal.SIGINT, saved)
+    pids = [w.pid for w in pool.workers if w is not None]
+    assert len(pids) == pool.n
+    runtime.shutdown()
+    assert _gone(pids)
+
+
 def test_small_and_large_shards_reach_the_devices_in_c_order():
     # Shards up to SMALL_PUT_BYTES are copied as bytes, larger ones through an array view: both
     # paths give each device its piece, from contiguous and strided inputs of several dtypes.

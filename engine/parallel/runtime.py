@@ -143,8 +143,14 @@ class LocalRuntime:
         from ..jit import compiles_paused
 
         with compiles_paused():  # (the devices must not inherit numba's compiler lock mid-compile)
-            for slot in missing:
-                self.workers[slot] = self._fork(slot)
+            # Ctrl-C waits until each fork is entered in ``workers``: a device forked but not yet
+            # recorded would be nobody's to stop (it lives on until the host exits).
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for slot in missing:
+                    self.workers[slot] = self._fork(slot)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _fork(self, slot: int) -> _Worker:
         host_end, dev_end = socket.socketpair()
