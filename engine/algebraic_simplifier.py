@@ -221,7 +221,9 @@ def _simplified_param(v: object) -> object:
         return simplify_jaxpr(v)
     if isinstance(v, tuple) and any(isinstance(w, (Jaxpr, ClosedJaxpr)) for w in v):
         new = tuple(_simplified_param(w) for w in v)
-        return v if all(a is b for a, b in zip(new, v)) else new
+        if all(a is b for a, b in zip(new, v)):
+            return v
+        return type(v)(*new) if hasattr(v, "_fields") else new  # (a NamedTuple keeps its field names)
     return v
 
 

@@ -72,7 +72,8 @@ def _silenced(closed: ClosedJaxpr) -> ClosedJaxpr:
         if isinstance(v, Jaxpr):
             return jaxpr(v)
         if isinstance(v, tuple) and any(isinstance(w, (Jaxpr, ClosedJaxpr)) for w in v):
-            return tuple(param(w) for w in v)
+            new = tuple(param(w) for w in v)
+            return type(v)(*new) if hasattr(v, "_fields") else new  # (a NamedTuple keeps its field names)
         return v
 
     def eqn(e: ir.JaxprEqn) -> ir.JaxprEqn:

@@ -107,9 +107,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
         ),
     },
-    "jax.scipy": {
-        "sparse": "sparse linear algebra is not implemented",
-    },
     "jax.scipy.signal": _same(NOT_YET + " (spectral analysis)", "csd istft stft welch"),
     "jax.scipy.special": _same(
         DISTRIBUTIONS,

@@ -6,4 +6,4 @@ Array(0.6931472, dtype=float32)
 """
 
 from . import linalg, special, stats  # noqa: F401
-from . import cluster, fft, integrate, interpolate, ndimage, optimize, signal, spatial  # noqa: F401,E402
+from . import cluster, fft, integrate, interpolate, ndimage, optimize, signal, sparse, spatial  # noqa: F401,E402

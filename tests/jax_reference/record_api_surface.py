@@ -31,6 +31,8 @@ MODULES = [
     "jax.scipy.stats.norm",
     "jax.scipy.linalg",
     "jax.scipy.signal",
+    "jax.scipy.sparse",
+    "jax.scipy.sparse.linalg",
     "jax.scipy.optimize",
     "jax.scipy.fft",
     "jax.scipy.ndimage",

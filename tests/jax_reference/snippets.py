@@ -1948,3 +1948,10 @@ SNIPPETS["symbolic_zeros"] = SYMBOLIC_ZEROS
 from snippets_spatial import SPATIAL  # noqa: E402
 
 SNIPPETS["spatial"] = SPATIAL
+
+from snippets_sparse_linalg import SPARSE_LINALG  # noqa: E402
+
+SNIPPETS["sparse_linalg"] = SPARSE_LINALG
+# (gmres's info is jnp.where(failed, -1, 0): JAX keeps the weak type of the two Python ints, the
+# engine's eager select drops it, the jnp.where issue noted above)
+WEAK_TYPE_DIFFERS |= {"gmres_batched", "gmres_incremental"}
