@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
+from .. import ad, batching, core, ir
 from ..core import Primitive, ShapedArray
 from ..batching import not_mapped
 from ..narrow_dtypes import kind as dtype_kind
@@ -153,9 +153,25 @@ def cholesky(x, *, symmetrize_input: bool = True):
            [1.       , 1.4142135]], dtype=float32)
     """
     if symmetrize_input:
-        lax = _lax()
-        x = lax.mul(lax.add(x, _H(x)), lax._const_like(x, 0.5))
-    return cholesky_p.bind(x)
+        x = _symmetrize(x)
+    return _lower_triangle(cholesky_p.bind(x))
+
+
+def _symmetrize(x):
+    lax = _lax()
+    return lax.div(lax.add(x, _H(x)), lax._const_like(x, 2))  # (JAX's (x + x^H) / 2)
+
+
+def _lower_triangle(m):
+    """``m`` with zeros above the diagonal, masked as JAX's lax ``_tril`` (an iota comparison)."""
+    lax = _lax()
+    shape = core.get_aval(m).shape
+    i32 = np.dtype(np.int32)
+    rows = lax.add(lax.broadcasted_iota(i32, shape[-2:], 0), np.zeros((), i32))
+    mask = lax.ge(rows, lax.broadcasted_iota(i32, shape[-2:], 1))
+    if len(shape) > 2:
+        mask = lax.broadcast(mask, shape[:-2])
+    return lax.select(mask, m, lax.full_like(m, 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,10 +469,18 @@ _batch_leading(eigh_p)
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True):
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a symmetric matrix."""
     if symmetrize_input:
-        lax = _lax()
-        x = lax.mul(lax.add(x, _T(x)), lax._const_like(x, 0.5))
+        x = _symmetrize(x)
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
     return v, w
+
+
+def _params_with(**fixed):
+    """Print a primitive's params with the ones JAX's has and the engine fixes (as JAX prints them)."""
+    return lambda eqn: sorted({**eqn.params, **fixed}.items())
+
+
+# (JAX's eigh, svd and qr take an algorithm choice and more; the engine's have one of each)
+ir.pp_params_rules[eigh_p] = _params_with(algorithm=None, subset_by_index=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -703,6 +727,9 @@ def expm(x):
     """The matrix exponential ``sum_k x^k / k!`` of the last two axes."""
     return expm_p.bind(x)
 
+
+ir.pp_params_rules[svd_p] = _params_with(algorithm=None, subset_by_index=None)
+ir.pp_params_rules[qr_p] = _params_with(pivoting=False, use_magma=None)
 
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)
 from .linalg_schur import (  # noqa: E402,F401  (the Householder family)

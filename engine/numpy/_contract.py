@@ -30,7 +30,7 @@ def _pet(preferred_element_type):
     return None if preferred_element_type is None else core.canonical_dtype(to_dtype(preferred_element_type))
 
 
-def _dot_general(a, b, dn, name, preferred_element_type=None, out_sharding=None):
+def _dot_general(a, b, dn, name, preferred_element_type=None, out_sharding=None, precision=None):
     (ca, cb), _ = dn
     sa = tuple(a.shape[i] for i in ca)
     sb = tuple(b.shape[i] for i in cb)
@@ -40,7 +40,9 @@ def _dot_general(a, b, dn, name, preferred_element_type=None, out_sharding=None)
             f"{sb} (operands of shapes {a.shape} and {b.shape})."
         )
     pet = a.dtype if preferred_element_type is None else preferred_element_type  # as JAX's jnp records it
-    return lax.dot_general(a, b, dn, preferred_element_type=_pet(pet), out_sharding=out_sharding)
+    return lax.dot_general(
+        a, b, dn, precision=precision, preferred_element_type=_pet(pet), out_sharding=out_sharding
+    )
 
 
 def _promote_pair(name, a, b, preferred_element_type):
@@ -135,7 +137,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     dn = (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch)))
     direct = perm == tuple(range(len(perm))) and not both_squeeze
     pet = _result_pet(a, b, preferred_element_type)
-    out = _dot_general(a, b, dn, "matmul", pet, out_sharding if direct else None)
+    out = _dot_general(a, b, dn, "matmul", pet, out_sharding if direct else None, precision)
     if perm != tuple(range(len(perm))):
         out = lax.transpose(out, perm)
     if both_squeeze:

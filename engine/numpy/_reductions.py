@@ -85,7 +85,7 @@ def sum(
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
     a = _masked(a, where, 0)
-    res = lax.reduce_sum(a, axes) if axes else a
+    res = lax.reduce_sum(a, axes)  # (also over no axes, as JAX binds it)
     if initial is not None:
         res = lax.add(res, lax.full_like(res, initial))
     return convert(_keep(res, axes, a.ndim, keepdims), d)
@@ -114,7 +114,7 @@ def prod(
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
     a = _masked(a, where, 1)
-    res = lax.reduce_prod(a, axes) if axes else a
+    res = lax.reduce_prod(a, axes)
     if initial is not None:
         res = lax.mul(res, lax.full_like(res, initial))
     return convert(_keep(res, axes, a.ndim, keepdims), d)
@@ -140,7 +140,7 @@ def _extreme(name, lax_fn, identity_fn):
             a = _masked(a, where, identity_fn(a.dtype))
         if initial is None and builtins.any(a.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-        res = lax_fn(a, axes) if axes else a
+        res = lax_fn(a, axes)
         if initial is not None:  # lax.max(initial, res), the scalar first, as JAX writes it
             combine = lax.max if name in ("max", "amax") else lax.min
             init = (
@@ -177,7 +177,7 @@ def _logical_reduce(name, lax_fn):
         a = convert(a, np.dtype(np.bool_))
         axes = canonicalize_axes(axis, a.ndim)
         a = _masked(a, where, name == "all")
-        res = lax_fn(a, axes) if axes else a
+        res = lax_fn(a, axes)
         return _keep(res, axes, a.ndim, keepdims)
 
     f.__name__ = f.__qualname__ = name

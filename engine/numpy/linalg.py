@@ -184,6 +184,7 @@ def _square(name, a):
         )
 
 
+@staged_as_jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """The lower (or ``upper``) Cholesky factor of a symmetric positive-definite matrix.
 
@@ -390,6 +391,7 @@ def slogdet(a, *, method=None):
     return SlogdetResult(*_det.slogdet(a, method))
 
 
+@staged_as_jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO=None, symmetrize_input: bool = True):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix."""
     (a,) = _inexact("eigh", a)
@@ -420,11 +422,14 @@ def eigvals(a):
     return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
+@staged_as_jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):
     """The eigenvalues (ascending) of a symmetric matrix."""
-    return eigh(a, UPLO, symmetrize_input).eigenvalues
+    (a,) = _inexact("eigvalsh", a)
+    return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
+@staged_as_jit(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def svd(
     a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False, subset_by_index=None
 ):
@@ -458,21 +463,80 @@ def _default_rtol(a):
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
-    """The Moore-Penrose pseudo-inverse, from the SVD (singular values below
-    ``rtol * largest`` count as zero)."""
-    from ._reductions import max as amax
+    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at most ``rtol`` times the
+    largest count as zero); its derivative is Golub and Pereyra's formula, as JAX's.
+
+    >>> jnp.linalg.pinv(jnp.array([[2.0, 0.0], [0.0, 0.0]]))
+    Array([[0.5, 0. ],
+           [0. , 0. ]], dtype=float32)
+    """
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    return _pinv_custom_jvp()(a, rtol, hermitian)
+
+
+@staged_as_jit(name="_pinv", static_argnames=("hermitian",))
+def _pinv(a, rtol=None, hermitian=False):
+    from ._creation import empty
+    from ._complex_parts import conj
     from ._selection import where
+    from ._ufuncs import divide
 
-    (a,) = _inexact("pinv", a)
-    rtol = rcond if rtol is None else rtol
-    u, s, vh = lax_linalg.svd(a, full_matrices=False)
-    rtol = _default_rtol(a) if rtol is None else rtol
-    cutoff = lax.mul(amax(s, axis=-1, keepdims=True), lax.full((), rtol, s.dtype))
-    keep = lax.gt(s, lax.broadcast_in_dim(cutoff, s.shape, tuple(range(s.ndim))))
-    s_inv = where(keep, lax.div(lax.full_like(s, 1), where(keep, s, lax.full_like(s, 1))), 0)
-    from ._ufuncs import multiply
+    (arr,) = _inexact("pinv", a)
+    m, n = arr.shape[-2:]
+    if m == 0 or n == 0:
+        return empty(arr.shape[:-2] + (n, m), arr.dtype)
+    arr = conj(arr)
+    if rtol is None:
+        rtol = 10.0 * max(m, n) * Array(np.asarray(np.finfo(arr.dtype).eps))
+    rtol = as_operand(rtol)
+    u, s, vh = svd(arr, full_matrices=False, hermitian=hermitian)
+    rtol = lax.expand_dims(rtol[..., np.newaxis], tuple(range(s.ndim - rtol.ndim - 1)))
+    cutoff = rtol * s[..., 0:1]
+    s = where(s > cutoff, s, np.inf).astype(u.dtype)
+    res = matmul(
+        matrix_transpose(vh), divide(matrix_transpose(u), s[..., np.newaxis]), precision=lax.Precision.HIGHEST
+    )
+    return lax.convert_element_type(res, arr.dtype)
 
-    return matmul(matrix_transpose(vh), multiply(lax.expand_dims(s_inv, (s.ndim,)), matrix_transpose(u)))
+
+_PINV: list = []
+
+
+def _pinv_custom_jvp():
+    if not _PINV:
+        from ..custom_derivatives import custom_jvp
+
+        f = custom_jvp(_pinv, nondiff_argnums=(1, 2))
+
+        def _pinv_jvp(rtol, hermitian, primals, tangents):
+            # Golub and Pereyra (1973): the derivative of the pseudo-inverse p of a.
+            (a,), (a_dot,) = primals, tangents
+            p = pinv(a, rtol=rtol, hermitian=hermitian)
+            if hermitian:
+                a, a_dot = lax_linalg._symmetrize(a), lax_linalg._symmetrize(a_dot)
+            m, n = a.shape[-2:]
+            if m >= n:
+                s = (p @ _H(p)) @ _H(a_dot)
+                t = (_H(a_dot) @ _H(p)) @ p
+                p_dot = -(p @ a_dot) @ p + s - (s @ a) @ p + t - (p @ a) @ t
+            else:
+                s = p @ (_H(p) @ _H(a_dot))
+                t = _H(a_dot) @ (_H(p) @ p)
+                p_dot = -p @ (a_dot @ p) + s - s @ (a @ p) + t - p @ (a @ t)
+            return p, p_dot
+
+        f.defjvp(_pinv_jvp)
+        _PINV.append(f)
+    return _PINV[0]
+
+
+def _H(x):
+    from ._complex_parts import conj
+
+    return conj(matrix_transpose(x))
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
@@ -534,26 +598,30 @@ def matrix_power(a, n: int):
     return result
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
-    """The number of singular values above ``rtol * largest`` (numpy's default tolerance)."""
-    from ._reductions import max as amax
-    from ._reductions import sum
+@staged_as_jit(static_argnames=("hermitian",))
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+    """The number of singular values above a tolerance: ``rtol`` (or ``tol``) as given, by default
+    the largest singular value times ``max(M.shape[-2:]) * eps`` (as JAX 0.10.2).
 
+    >>> jnp.linalg.matrix_rank(jnp.array([[1.0, 2.0], [2.0, 4.0]]))
+    Array(1, dtype=int32)
+    """
+    from ._reductions import any as any_
+    from ._reductions import sum
+    from ._shape import expand_dims
+
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
     (M,) = _inexact("matrix_rank", M)
     if M.ndim < 2:
-        return lax.convert_element_type(lax.ne(M, lax.full_like(M, 0)), np.int32).sum() > 0
-    s = svd(M, compute_uv=False)
-    if tol is None:
-        rtol = _default_rtol(M) / 10.0 if rtol is None else rtol
-        cutoff = lax.mul(amax(s, axis=-1, keepdims=True), lax.full((), rtol, s.dtype))
-    else:
-        cutoff = lax.full(s.shape[:-1] + (1,), tol, s.dtype)
-    return sum(
-        lax.convert_element_type(
-            lax.gt(s, lax.broadcast_in_dim(cutoff, s.shape, tuple(range(s.ndim)))), np.int32
-        ),
-        axis=-1,
-    )
+        return any_(M != 0).astype(np.int32)
+    S = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        rtol = S.max(-1) * np.asarray(max(M.shape[-2:]), S.dtype) * np.finfo(S.dtype).eps
+    rtol = expand_dims(rtol, np.ndim(rtol))
+    return sum(S > rtol, axis=-1)
 
 
 from ._linalg_more import cond, cross, multi_dot, tensorinv, tensorsolve  # noqa: E402,F401
