@@ -92,9 +92,15 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         if not info.min <= v <= info.max:
             raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
     with np.errstate(all="ignore"):
-        out = Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+        return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+
+
+def _promoted(x, dtype, weak):
+    """``x`` converted for a lax op; a weak Python float or complex of its own default dtype stays
+    that Python scalar, as in JAX (a jaxpr prints it as written)."""
+    out = convert(x, dtype, weak)
     if weak and type(x) in (float, complex) and np.dtype(dtype) == core.python_scalar_dtype(x):
-        out.python_value = x  # (still the Python scalar, as in JAX: a jaxpr prints it as written)
+        out.python_value = x
     return out
 
 
@@ -118,7 +124,7 @@ def _convert_beside_tracers(args, dtype, weak):
     """Each arg as ``dtype``. Beside a traced operand, a concrete array is converted in the trace
     (JAX stages convert_element_type there: it folds only Python and numpy scalars)."""
     if not any(isinstance(a, Tracer) for a in args):
-        return [convert(a, dtype, weak) for a in args]
+        return [_promoted(a, dtype, weak) for a in args]
     out = []
     for a in args:
         staged = (isinstance(a, Array) and not (a.ndim == 0 and a.weak_type)) or (
@@ -127,7 +133,7 @@ def _convert_beside_tracers(args, dtype, weak):
         if staged and (a.dtype != dtype or (isinstance(a, Array) and a.weak_type != weak)):
             out.append(lax.convert_element_type(as_operand(a), dtype, weak))
         else:
-            out.append(convert(a, dtype, weak))
+            out.append(_promoted(a, dtype, weak))
     return out
 
 
