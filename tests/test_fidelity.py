@@ -67,5 +67,7 @@ def test_sweep_texts_match_jax():
         and compare.alpha_rename(got[n]["jaxpr"]) == compare.alpha_rename(want[n]["jaxpr"])
     }
     print(f"\nsweep: {len(same)}/{len(texts)} texts identical to JAX's; {len(listed)} listed as differing")
-    assert not [n for n in texts if n not in same and n not in listed], "text differs from JAX's"
-    assert not [n for n in listed if n in same or n not in want], "remove from sweep_differing.txt"
+    regressed = [n for n in texts if n not in same and n not in listed]
+    assert not regressed, f"texts differ from JAX's (see `sweep.py compare --show`): {regressed}"
+    stale = [n for n in listed if n in same or n not in want]
+    assert not stale, f"now identical, run `python tests/fidelity/sweep.py differing` to unlist: {stale}"
