@@ -13,7 +13,9 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..custom_derivatives import custom_jvp
 from ..lax import special as ls
+from ..lax.elementwise import _const
 from ..nn import log_softmax, logsumexp, softmax  # noqa: F401  (jax.scipy.special re-exports)
 from ..numpy._promote import promote_args_inexact
 
@@ -57,10 +59,18 @@ def log_ndtr(x, series_order: int = 3):
     return ls.log_ndtr(x)
 
 
+@custom_jvp
 def logit(x):
-    """``log(x / (1 - x))``, the inverse of ``expit``."""
+    """``log(x / (1 - x))``, the inverse of ``expit`` (a custom_jvp, as JAX's).
+
+    >>> logit(0.75)
+    Array(1.0986123, dtype=float32, weak_type=True)
+    """
     (x,) = promote_args_inexact("logit", x)
-    return lax.log(lax.div(x, lax.sub(lax.full_like(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
 
 
 def ndtr(x):
