@@ -188,7 +188,9 @@ class App {
 
   // ---- running --------------------------------------------------------------------------------
 
-  async run() {
+  /** Run the session. `keepPanel`: a shared link opens the panel it names even when that panel has
+   *  nothing to show (its empty state says why); other runs fall back to Output then. */
+  async run({ keepPanel = false } = {}) {
     if (this.controller) return;
     const controller = new AbortController();
     this.controller = controller;
@@ -204,8 +206,9 @@ class App {
       this.callIndex = this.defaultCall(report);
       const err = report.error;
       if (err?.line) this.editor.setError({ line: err.line, column: err.column, end_line: err.end_line, end_column: err.end_column, message: `${err.type}: ${err.message}` });
+      // A failed run shows its error; a link's panel stays open even when it has nothing to show.
       if (!report.ok) this.session.panel = "output";
-      else if (this.session.panel !== "output" && !this.panelHasContent(this.session.panel)) this.session.panel = "output";
+      else if (!keepPanel && this.session.panel !== "output" && !this.panelHasContent(this.session.panel)) this.session.panel = "output";
     } catch (e) {
       this.failure = e instanceof ApiError ? e : new ApiError(String(e));
       this.report = null;
@@ -489,7 +492,7 @@ class App {
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));
-        await this.run();
+        await this.run({ keepPanel: true });
         this.showPanel(s.panel);
       } catch (e) {
         this.failure = e instanceof ApiError ? e : new ApiError(String(e));
@@ -502,7 +505,7 @@ class App {
     const fromHash = decodeFragment(location.hash);
     if (fromHash) {
       this.load(fromHash);
-      await this.run();
+      await this.run({ keepPanel: true });
       this.showPanel(fromHash.panel);
       return;
     }

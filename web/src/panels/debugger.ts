@@ -115,7 +115,7 @@ function stepDetail(st: DebugStep): HTMLElement {
 /** Why a call has no steps to show, and what to do instead (the report records none for calls
  *  that ran on devices, failed, or took over 16 MiB of inputs). */
 function whyNoTrace(call: TransformedCall | null): string {
-  if (!call) return "Run something first.";
+  if (!call) return "This run made no transformed call: pick a function and stack grad, jit or vmap on it, or call them in the script.";
   if (call.pmap) {
     return "This call ran on several devices (pmap, shard_map or a sharded jit), which the debugger does not replay: " +
       "the Devices panel shows each device's inputs and outputs. Remove pmap from the stack to step through the rest.";

@@ -58,7 +58,8 @@ export class IRPanel {
   private textSeq = 0;
 
   constructor(private handlers: IRHandlers) {
-    this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages" });
+    this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages", onscroll: () => this.markOverflow() });
+    new ResizeObserver(() => this.markOverflow()).observe(this.tabs);
     this.body = h("div", { class: "stage-body" });
     this.el = h("div", { class: "ir", testid: "ir-panel" }, this.tabs, this.body);
   }
@@ -70,12 +71,14 @@ export class IRPanel {
     if (!call) {
       this.handlers.onStageCost?.(null);
       replace(this.tabs);
+      this.markOverflow();
       replace(this.body, empty("No transformed call yet.", "Run a function with a stack, or a script that calls grad, jit, vmap or pmap."));
       return;
     }
     const n = call.stages.length + (call.jit ? 1 : 0);
     if (!n) {
       replace(this.tabs);
+      this.markOverflow();
       replace(this.body, empty("No IR recorded for this call.", "Its stages were not traced; pick it as the target function with a stack to see them."));
       return;
     }
@@ -126,9 +129,19 @@ export class IRPanel {
       const tab = this.tabs.children[this.stageIndex] as HTMLElement | undefined;
       if (!tab || !this.tabs.clientWidth) return;
       const strip = this.tabs.getBoundingClientRect(), box = tab.getBoundingClientRect();
-      if (box.right > strip.right) this.tabs.scrollLeft += box.right - strip.right + 12;
-      else if (box.left < strip.left) this.tabs.scrollLeft -= strip.left - box.left + 12;
+      // Clear of the 40px edge fade (styles.css) where more tabs lie beyond, with a few pixels to spare.
+      if (box.right > strip.right - 44) this.tabs.scrollLeft += box.right - strip.right + 44;
+      else if (box.left < strip.left + 44) this.tabs.scrollLeft -= strip.left - box.left + 44;
+      this.markOverflow();
     });
+  }
+
+  /** Which edges of the tab strip have tabs scrolled out of view past them ("left", "right"): the
+   *  strip fades out there, so a strip that scrolls looks like one. */
+  private markOverflow() {
+    const t = this.tabs, max = t.scrollWidth - t.clientWidth;
+    const edges = [t.scrollLeft > 1 ? "left" : "", max - t.scrollLeft > 1 ? "right" : ""].filter(Boolean);
+    t.dataset.overflow = edges.join(" ");
   }
 
   private tabKeys(e: KeyboardEvent, n: number) {

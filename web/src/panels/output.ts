@@ -116,7 +116,8 @@ export function renderOutput(report: RunReport, handlers: OutputHandlers, check?
   const parts: HTMLElement[] = [];
   parts.push(h("div", { class: "run-meta" },
     runStatus(report, handlers),
-    report.label ? h("code", { class: "mono" }, report.label) : h("span", null, report.mode === "script" ? "script" : ""),
+    // A long stack label is cut to the line with an ellipsis; the whole label is its tooltip.
+    report.label ? h("code", { class: "mono run-label", testid: "run-label", title: report.label }, report.label) : h("span", null, report.mode === "script" ? "script" : ""),
     h("span", { class: "muted" }, fmtMs(report.duration_ms)),
     report.calls.length ? h("span", { class: "muted" }, `${report.calls.length} transformed call${report.calls.length === 1 ? "" : "s"}`) : null,
     h("span", { class: "muted" }, `engine ${report.engine_version}`)));

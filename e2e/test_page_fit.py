@@ -1,0 +1,149 @@
+"""Browser tests for the page's fit on a small laptop (1024x700) and for shared links to empty panels:
+the stack builder's layers, the stage-tab strip's overflow, the Output status line, and a link to
+the Devices or Debugger panel."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from .conftest import needs_runner
+from .test_page_usability import JIT, LOSS_ARGS, PMAP, PREDICT, VMAP
+from .test_playground import GRAD, LOSS, open_session, wait_runs
+
+SMALL = {"width": 1024, "height": 700}
+
+# Each layer's name, height, and the boxes of its transformation select and of its tools.
+LAYERS = """() => [...document.querySelectorAll('[data-testid=stack-layer]')].map((l) => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {t: r.top, b: r.bottom, l: r.left, r: r.right}; };
+  return {name: l.dataset.name, height: l.getBoundingClientRect().height, layer: box(l),
+          select: box(l.querySelector('[data-testid=layer-name]')), tools: box(l.querySelector('.layer-tools')),
+          buttons: [...l.querySelectorAll('.layer-tools button')].map((b) => [b.getAttribute('aria-label'), b.title])};
+})"""
+
+
+@needs_runner
+def test_each_stack_layer_is_one_row_with_its_tools_beside_the_name(page: Page):
+    page.set_viewport_size(SMALL)
+    stack = [GRAD, JIT, VMAP, PMAP]
+    open_session(page, PREDICT, "loss", stack, ["jnp.ones(3)", "jnp.ones((2, 4, 3))"])
+    layers = page.evaluate(LAYERS)
+    assert [x["name"] for x in layers] == ["grad", "jit", "vmap", "pmap"], layers
+    for x in layers:
+        # The move/remove tools sit on the name's line, at the row's right end, inside the row.
+        assert x["tools"]["t"] >= x["select"]["t"] - 2 and x["tools"]["b"] <= x["select"]["b"] + 2, x
+        assert x["tools"]["r"] <= x["layer"]["r"] and x["tools"]["l"] > x["select"]["r"], x
+        # Each is labelled for screen readers and has a tooltip.
+        assert len(x["buttons"]) == 3 and all(label and title for label, title in x["buttons"]), x
+    # A layer with up to two empty options is a single row: no taller than its select plus padding.
+    for x in layers[:2]:
+        assert x["height"] <= x["select"]["b"] - x["select"]["t"] + 14, x
+    # Still usable from the keyboard: Enter on "Move outward" moves the layer and keeps the focus on it.
+    page.get_by_test_id("stack-layer").nth(0).get_by_test_id("layer-down").focus()
+    page.keyboard.press("Enter")
+    names = page.get_by_test_id("stack-layer").evaluate_all("ls => ls.map((l) => l.dataset.name)")
+    assert names == ["jit", "grad", "vmap", "pmap"], names
+    focused = page.evaluate(
+        "() => [document.activeElement.dataset.testid, document.activeElement.closest('li').dataset.name]"
+    )
+    assert focused == ["layer-down", "grad"], focused
+    expect(page.get_by_test_id("composed-call")).to_contain_text("grad(jit(loss))")
+
+
+@needs_runner
+def test_a_shared_link_to_the_debugger_opens_it_and_says_why_it_is_empty(page: Page):
+    page.set_viewport_size(SMALL)
+    stack = [GRAD, VMAP, JIT, PMAP]
+    open_session(page, PREDICT, "loss", stack, ["jnp.ones(3)", "jnp.ones((2, 4, 3))"], panel="debugger")
+    expect(page.get_by_test_id("tab-debugger")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_test_id("panel-body")).to_have_attribute("data-panel", "debugger")
+    panel = page.get_by_test_id("debugger-panel")
+    expect(panel).to_contain_text("No equations recorded for stepping")
+    expect(panel).to_contain_text("ran on several devices")
+
+
+@needs_runner
+def test_a_shared_link_to_the_devices_panel_opens_it_and_says_why_it_is_empty(page: Page, base_url):
+    import httpx
+
+    request = {"code": LOSS, "function": "loss", "stack": [GRAD], "args": ["jnp.ones(3)", "jnp.ones(3)"]}
+    sid = httpx.post(f"{base_url}/api/snippets", json={"request": request}, timeout=30).json()["id"]
+    page.set_viewport_size(SMALL)
+    page.goto(f"/s/{sid}#p=devices")
+    wait_runs(page, 1)
+    expect(page.get_by_test_id("tab-devices")).to_have_attribute("aria-selected", "true")
+    body = page.get_by_test_id("panel-body")
+    expect(body).to_have_attribute("data-panel", "devices")
+    expect(body).to_contain_text("No devices ran in this call")
+    expect(body).to_contain_text("Run a pmap, a shard_map or a jit of sharded arrays")
+    # The link keeps naming the panel it shows.
+    page.wait_for_function("location.hash.includes('p=devices')")
+    # A run from the page itself still falls back to Output when its panel has nothing to show.
+    with page.expect_response("**/api/run"):
+        page.get_by_test_id("run").click()
+    expect(page.get_by_test_id("tab-output")).to_have_attribute("aria-selected", "true")
+
+
+STRIP = """() => {
+  const s = document.querySelector('.stage-tabs');
+  return {overflow: s.dataset.overflow, mask: getComputedStyle(s).maskImage,
+          scrolls: s.scrollWidth > s.clientWidth + 1};
+}"""
+
+
+@needs_runner
+def test_the_stage_tab_strip_fades_at_the_edges_it_scrolls_past(page: Page):
+    page.set_viewport_size(SMALL)
+    open_session(page, LOSS, "loss", [GRAD, VMAP, JIT], LOSS_ARGS, panel="ir")
+    expect(page.get_by_test_id("stage-tab").first).to_be_visible()
+    strip = page.locator(".stage-tabs")
+    # The open stage (jit, "lowered code" after it) is scrolled into view, clear of the fades, with
+    # tabs hidden past both edges.
+    expect(strip).to_have_attribute("data-overflow", "left right")
+    state = page.evaluate(STRIP)
+    assert state["scrolls"] and "gradient" in state["mask"], state
+    active = page.locator("[data-testid=stage-tab][aria-selected=true]").bounding_box()
+    box = strip.bounding_box()
+    assert box["x"] + 40 <= active["x"] and active["x"] + active["width"] <= box["x"] + box["width"] - 40, (
+        active,
+        box,
+    )
+    strip.evaluate("s => { s.scrollLeft = 0; }")
+    expect(strip).to_have_attribute("data-overflow", "right")
+    assert "gradient" in page.evaluate(STRIP)["mask"]
+    strip.evaluate("s => { s.scrollLeft = s.scrollWidth; }")
+    expect(strip).to_have_attribute("data-overflow", "left")
+    # Where every tab fits there is nothing to hint at.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto("about:blank")  # a new fragment alone would not load the page again
+    open_session(page, LOSS, "loss", [GRAD], LOSS_ARGS, panel="ir")
+    expect(page.get_by_test_id("stage-tab")).to_have_count(2)
+    expect(strip).to_have_attribute("data-overflow", "")
+    state = page.evaluate(STRIP)
+    assert not state["scrolls"] and state["mask"] == "none", state
+
+
+@needs_runner
+def test_a_long_stack_label_is_cut_to_one_status_line_with_the_whole_label_on_hover(page: Page):
+    page.set_viewport_size(SMALL)
+    stack = [{"name": "grad", "options": {"argnums": "(0, 1)"}}, VMAP, JIT, PMAP]
+    open_session(page, PREDICT, "loss", stack, ["jnp.ones(3)", "jnp.ones((2, 4, 3))"])
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-state", "ok")
+    label = page.get_by_test_id("run-label")
+    full = "pmap(jit(vmap(grad(loss, argnums=(0, 1)), in_axes=(None, 0))), in_axes=(None, 0))"
+    expect(label).to_have_text(full)
+    expect(label).to_have_attribute("title", full)
+    cut = label.evaluate(
+        "l => ({cut: l.scrollWidth > l.clientWidth, overflow: getComputedStyle(l).textOverflow})"
+    )
+    assert cut == {"cut": True, "overflow": "ellipsis"}, cut
+    meta = page.locator(".run-meta")
+    boxes = meta.evaluate(
+        """m => ({meta: m.getBoundingClientRect().toJSON(), status: m.querySelector('[data-testid=run-status]')
+                 .getBoundingClientRect().toJSON(), body: document.querySelector('[data-testid=panel-body]')
+                 .getBoundingClientRect().toJSON(),
+                 tops: [...m.children].map((c) => Math.round(c.getBoundingClientRect().top))})"""
+    )
+    # One line: every item on the status's row, and the row within the panel.
+    assert max(boxes["tops"]) - min(boxes["tops"]) <= 3, boxes
+    assert boxes["meta"]["height"] <= boxes["status"]["height"] + 14, boxes
+    assert boxes["meta"]["right"] <= boxes["body"]["right"], boxes
