@@ -403,6 +403,8 @@ class EvalTrace(Trace):
                 avals = primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
                 return [o if isinstance(o, Array) else array_of(o, a.weak_type) for o, a in zip(outs, avals)]
             return [o if isinstance(o, Array) else array_of(o, weak and _keeps_dtype(o, args)) for o in outs]
+        if primitive.weak_from_abstract_eval and not isinstance(outs, Array):
+            return array_of(outs, primitive.abstract_eval(*[get_aval(v) for v in vals], **params).weak_type)
         keep = weak and (primitive.keeps_weak_type or _keeps_dtype(outs, args))
         return outs if isinstance(outs, Array) else array_of(outs, keep)
 
@@ -542,7 +544,9 @@ class Array:
         return self._value
 
     def __repr__(self) -> str:
-        if self._value.size == 0 or self._value.ndim > 0:
+        if self._value.size == 0:  # an empty array says its shape, as JAX's repr does
+            body = f"[], shape={self._value.shape}"
+        elif self._value.ndim > 0:
             body = np.array2string(self._value, separator=", ", prefix="Array(")
         else:
             body = np.array2string(self._value)

@@ -69,11 +69,12 @@ def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
 
     def abstract(x, **params):
         _check_kind(name, x, kinds)
-        if result_dtype is not None:
-            return ShapedArray(x.shape, result_dtype, False)
+        if result_dtype is not None:  # (is_finite: weak in, weak out, as in JAX)
+            return ShapedArray(x.shape, result_dtype, x.weak_type)
         return x
 
     p.def_abstract_eval(abstract)
+    p.keeps_weak_type = result_dtype is not None
     batching.vectorized_batcher(p)
     return p
 

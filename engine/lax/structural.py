@@ -270,6 +270,7 @@ batching.batch_rules[squeeze_p] = _squeeze_batch
 # --- select_n ----------------------------------------------------------------------------------
 
 select_n_p = Primitive("select_n")
+select_n_p.weak_from_abstract_eval = True  # (the cases say, not the predicate)
 
 
 @select_n_p.def_impl

@@ -159,9 +159,11 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     from ._reductions import sum
+    from ._complex_parts import conjugate
     from ._ufuncs import multiply
 
-    return sum(multiply(x1, x2), axis=axis)
+    # the first argument conjugated, as the array API (and JAX) define vecdot
+    return sum(multiply(conjugate(x1), x2), axis=axis)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):

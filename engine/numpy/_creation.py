@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import builtins
@@ -445,16 +446,21 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function`` called on each index of ``shape``: vmapped over one axis per argument, so it sees
+    scalars (as JAX's, unlike numpy's, which passes whole index grids).
+
+    >>> jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=int)
+    Array([[ 0,  1,  2],
+           [10, 11, 12]], dtype=int32)
+    """
+    from ..api import vmap
+
     shape = concrete_shape(shape)
     d = _default_dtype(dtype)
-    idx = [
-        Array(
-            np.arange(s).astype(d).reshape([s if j == i else 1 for j in range(len(shape))])
-            * np.ones(shape, d)
-        )
-        for i, s in enumerate(shape)
-    ]
-    return function(*idx, **kwargs)
+    fn = functools.partial(function, **kwargs) if kwargs else function
+    for i in range(len(shape)):  # the innermost vmap maps the last argument
+        fn = vmap(fn, in_axes=tuple(0 if j == len(shape) - 1 - i else None for j in range(len(shape))))
+    return fn(*(Array(np.arange(s).astype(d)) for s in shape))
 
 
 def copy(a, order=None):

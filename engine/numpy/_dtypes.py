@@ -212,8 +212,17 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 
 def promote_types(a, b) -> np.dtype:
-    """The promoted dtype of two dtypes (both strong)."""
-    return promote_types_weak([(to_dtype(a), False), (to_dtype(b), False)])[0]
+    """The promoted dtype of two dtypes; the Python types ``int``, ``float`` and ``complex`` are weak
+    and stand for their 64-bit dtypes, as in JAX.
+
+    >>> promote_types('uint8', int), promote_types(int, float)
+    (dtype('uint8'), dtype('float64'))
+    """
+    pairs = [
+        dtype_and_weak(x) if x is int or x is float or x is complex else (to_dtype(x), False) for x in (a, b)
+    ]
+    dtype, weak = promote_types_weak(pairs)
+    return np.dtype({"i": "int64", "f": "float64", "c": "complex128"}[dtype.kind]) if weak else dtype
 
 
 # --- jnp's dtype objects -----------------------------------------------------------------------

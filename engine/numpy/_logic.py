@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
@@ -15,7 +15,8 @@ def _to_bool(x):
     x = as_operand(x)
     if x.dtype == np.bool_:
         return x
-    return lax.ne(x, np.zeros((), x.dtype))  # a scalar literal, unbroadcast, as JAX writes it
+    # a scalar literal, unbroadcast, as JAX writes it; as weak as x, so a weak x gives a weak bool
+    return lax.ne(x, core.Array(np.zeros((), x.dtype), core.get_aval(x).weak_type))
 
 
 def logical_and(x1, x2, /):
@@ -156,4 +157,6 @@ def isfinite(x, /):
     (x,) = promote_args("isfinite", x)
     if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, True, np.bool_)
+    if dtype_kind(x.dtype) == "c":  # both parts finite
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
     return lax.is_finite(x)

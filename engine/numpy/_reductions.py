@@ -499,8 +499,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     from ._logic import isinf, isnan
 
     a, b = promote_args("isclose", a, b)
-    if dtype_kind(a.dtype) not in "fc":
-        return lax.eq(a, b)
+    if dtype_kind(a.dtype) not in "fc":  # (a strong bool, as JAX's always is)
+        return lax.convert_element_type(lax.eq(a, b), np.bool_)
     abs_b = lax.abs(b)
     tol = lax.add(lax.full_like(abs_b, atol), lax.mul(lax.full_like(abs_b, rtol), abs_b))
     out = lax.le(lax.abs(lax.sub(a, b)), tol)

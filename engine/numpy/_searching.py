@@ -118,8 +118,9 @@ def flatnonzero(a, *, size=None, fill_value=None):
 
 def argwhere(a, *, size=None, fill_value=None):
     a = as_operand(a)
-    res = nonzero(a if a.ndim else reshape(a, (1,)), size=size, fill_value=fill_value)
-    return stack(res, axis=1) if res else Array(np.zeros((0, 0), core.default_dtype(int)))
+    res = stack(nonzero(a if a.ndim else reshape(a, (1,)), size=size, fill_value=fill_value), axis=1)
+    # a 0-d input has no coordinates: one row (or none) of zero columns, as in JAX
+    return res if a.ndim else lax.slice(res, (0, 0), (res.shape[0], 0))
 
 
 def unique(
@@ -172,13 +173,63 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
     return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))  # int32 even with x64, as JAX
 
 
+def _partition_axis(a, kth, axis, name):
+    a = as_operand(a)
+    if dtype_kind(a.dtype) == "c":
+        raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, a.ndim)
+    return lax.transpose(a, _swap_last(a.ndim, axis)), canonicalize_axis(kth, a.shape[axis]), axis
+
+
+def _swap_last(ndim, axis):
+    perm = list(range(ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return tuple(perm)
+
+
+def _smallest(a, k):
+    """``top_k`` of the negated values: the ``k`` smallest, smallest first (unsigned values are
+    shifted by one first, so that 0 negates to the largest)."""
+    if dtype_kind(a.dtype) == "u":
+        one = np.array(1, a.dtype)
+        vals, idx = lax.top_k(lax.neg(lax.add(a, one)), k)
+        return lax.sub(lax.neg(vals), one), idx
+    vals, idx = lax.top_k(lax.neg(a), k)
+    return lax.neg(vals), idx
+
+
 def partition(a, kth: int, axis: int = -1):
-    """Like numpy's: the ``kth`` element in its sorted place; here the whole axis is sorted."""
-    return sort(a, axis=axis)
+    """The ``kth`` smallest element in its sorted place, the smaller ones before it (smallest
+    first) and the larger ones after it (largest first), as JAX's ``top_k``-based partition orders
+    them.
+
+    >>> jnp.partition(jnp.array([5, 1, 4, 2, 3]), 1)
+    Array([1, 2, 5, 4, 3], dtype=int32)
+    """
+    arr, kth, axis = _partition_axis(a, kth, axis, "partition")
+    bottom = _smallest(arr, kth + 1)[0]
+    top = lax.top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return lax.transpose(lax.concatenate([bottom, top], arr.ndim - 1), _swap_last(arr.ndim, axis))
 
 
 def argpartition(a, kth: int, axis: int = -1):
-    return argsort(a, axis=axis)
+    """Indices that would partition ``a`` (as ``partition``): the ``kth + 1`` smallest first, then
+    the rest in index order.
+
+    >>> jnp.argpartition(jnp.array([5, 1, 4, 2, 3]), 1)
+    Array([1, 3, 0, 2, 4], dtype=int32)
+    """
+    arr, kth, axis = _partition_axis(a, kth, axis, "argpartition")
+    n = arr.shape[-1]
+    bottom = _smallest(arr, kth + 1)[1]
+    # the others' indices: top_k of a mask that is 0 at the bottom ones (ties: lowest index first)
+    iota = lax.broadcasted_iota(bottom.dtype, bottom.shape + (n,), bottom.ndim)
+    picked = lax.reduce_or(
+        lax.eq(iota, lax.broadcast_in_dim(bottom, iota.shape, tuple(range(bottom.ndim)))), (bottom.ndim - 1,)
+    )
+    proxy = lax.convert_element_type(lax.bitwise_not(picked), np.float32)
+    top = lax.top_k(proxy, n - kth - 1)[1]
+    return lax.transpose(lax.concatenate([bottom, top], arr.ndim - 1), _swap_last(arr.ndim, axis))
 
 
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
@@ -188,6 +239,8 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
     e, t = promote_dtypes(as_operand(element), ravel(as_operand(test_elements)))
     eb = lax.broadcast_in_dim(e, e.shape + t.shape, tuple(range(e.ndim)))
     tb = lax.broadcast_in_dim(t, e.shape + t.shape, (e.ndim,))
-    hit = lax.reduce_or(lax.eq(eb, tb), (e.ndim,)) if t.shape[0] else lax.full(e.shape, False, np.bool_)
+    # (the comparison's bools strongly typed, as JAX's reduction takes them: a strong result)
+    eq = lax.convert_element_type(lax.eq(eb, tb), np.bool_)
+    hit = lax.reduce_or(eq, (e.ndim,)) if t.shape[0] else lax.full(e.shape, False, np.bool_)
     del promote_args
     return lax.bitwise_not(hit) if invert else hit

@@ -582,13 +582,23 @@ def rollaxis(a, axis: int, start: int = 0):
 
 
 def resize(a, new_shape):
-    from ._take import take
+    """``a`` flattened, repeated as often as needed and cut to ``new_shape``.
 
-    a = ravel(as_operand(a))
-    new_shape = concrete_shape(new_shape)
+    >>> jnp.resize(jnp.array([1, 2, 3]), (2, 2))
+    Array([[1, 2],
+           [3, 1]], dtype=int32)
+    """
+    return _resize(as_operand(a), tuple(concrete_shape(new_shape)))
+
+
+@staged_as_jit(name="resize", static_argnames=("new_shape",))
+def _resize(a, new_shape):
+    a = ravel(a)
     total = int(np.prod(new_shape, dtype=np.int64))
-    idx = np.arange(total) % builtins.max(a.shape[0], 1)
-    return reshape(take(a, Array(idx.astype(np.int32))), new_shape)
+    if a.shape[0] == 0 or total == 0:
+        return lax.full(new_shape, 0, a.dtype)
+    tiled = tile(a, -(-total // a.shape[0]))
+    return reshape(tiled if tiled.shape[0] == total else tiled[:total], new_shape)
 
 
 def block(arrays):

@@ -407,7 +407,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     )
     from ._creation import zeros
 
-    return zeros(length, w.dtype).at[x].add(w, mode="drop")
+    # negative values count in bin 0 and values past length in none, as in JAX
+    return zeros(length, w.dtype).at[lax.max(x, lax.full_like(x, 0))].add(w, mode="drop")
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

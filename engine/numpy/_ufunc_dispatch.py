@@ -59,7 +59,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
                 yv = y._value
                 if yv.dtype != d:
                     return None
-                weak = x.weak_type and y.weak_type
+                weak = x.weak_type and y.weak_type and d.kind != "b"  # (no weak bools after promotion)
             elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
                 yv = d.type(y)
                 weak = x.weak_type

@@ -23,10 +23,10 @@ from ._promote import (
     convert,
     promote_args_numeric,
     promote_dtypes,
-    promote_dtypes_inexact,
     promote_dtypes_numeric,
     promote_args,
     promote_args_inexact,
+    promote_dtypes_inexact,
     promote_elementwise,
     promote_elementwise_inexact,
     promote_shapes,
@@ -399,7 +399,8 @@ def hypot(x1, x2, /):
     x = _where(
         x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(lax.div(x2, _where(x1 == 0, lax.full_like(x1, 1), x1))))
     )
-    return _where(inf, np.array(np.inf, x.dtype), x)
+    # an inf as weak as x: a weak x stays weak, a strong one needs no conversion (as JAX's jaxpr)
+    return _where(inf, Array(np.array(np.inf, x.dtype), core.get_aval(x).weak_type), x)
 
 
 def logaddexp(x1, x2, /):

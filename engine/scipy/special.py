@@ -80,6 +80,7 @@ def ndtr(x):
     Array(0.5, dtype=float32)
     """
     (x,) = promote_args_inexact("ndtr", x)
+    x = lax.convert_element_type(x, x.dtype)  # strongly typed, as JAX's ndtr returns
     z = lax.mul(x, lax.full_like(x, 1 / np.sqrt(2)))
     # erf near 0, erfc in the tails (as JAX), so neither cancels.
     small = lax.add(lax.full_like(x, 0.5), lax.mul(lax.full_like(x, 0.5), lax.erf(z)))
@@ -183,7 +184,7 @@ def comb(N, k, *, repetition: bool = False):
     """The binomial coefficient ``N choose k`` through ``gammaln`` (0 outside ``0 <= k <= N``).
 
     >>> comb(5.0, 2.0)
-    Array(10.000001, dtype=float32)
+    Array(10.000001, dtype=float32, weak_type=True)
     """
     N, k = promote_args_inexact("comb", N, k)
     if repetition:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import numpy as jnp
 from ._common import promote
 
@@ -18,7 +20,7 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     x, loc, scale = promote("uniform.cdf", x, loc, scale)
-    zero, one = jnp.zeros_like(x), jnp.ones_like(x)
+    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)  # strong constants: a strong result, as JAX
     return jnp.select([x < loc, x >= loc + scale], [zero, one], (x - loc) / scale)
 
 
