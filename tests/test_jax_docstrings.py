@@ -32,10 +32,6 @@ MODULES = recorded_modules()
 _ELSEWHERE = (
     "elsewhere: missing (another helper adds jax.experimental.sparse / jax.scipy.linalg / jax.scipy.stats)"
 )
-_STATIC_SIZE = (
-    "size=/fill_value=/total_repeat_length= under jit: the engine still needs concrete values where JAX's "
-    "static size suffices (ConcretizationTypeError)"
-)
 _COMPLEX_EIGH = "eigh/eigvalsh of a complex Hermitian matrix: the engine's eigh takes real dtypes only"
 _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
@@ -51,17 +47,7 @@ KNOWN_FAILURES: dict[str, str] = {
         ],
         _ELSEWHERE,
     ),
-    **dict.fromkeys(
-        [
-            "jax.numpy.delete",
-            "jax.numpy.nonzero",
-            "jax.numpy.repeat",
-            "jax.numpy.setdiff1d",
-            "jax.numpy.union1d",
-            "jax.numpy.unique",
-        ],
-        _STATIC_SIZE,
-    ),
+    "jax.numpy.delete": "delete(assume_unique_indices=True) under jit: the engine needs concrete indices",
     **dict.fromkeys(["jax.numpy.linalg.eigh", "jax.numpy.linalg.eigvalsh"], _COMPLEX_EIGH),
     **dict.fromkeys(
         ["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.percentile", "jax.numpy.nanpercentile"],

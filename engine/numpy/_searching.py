@@ -105,10 +105,17 @@ def _nonzero_sized(a, size, fill_value):
     valid = lax.lt(first, lax.full_like(first, a.size))
     first = lax.select(valid, first, lax.full_like(first, 0))
     out = []
-    fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (a.ndim,))
+    # (a fill value may be traced: one scalar, or one per axis)
+    fill_value = 0 if fill_value is None else fill_value
+    if isinstance(fill_value, (tuple, list)):
+        fill_value = stack([as_operand(f) for f in fill_value])
+    fill = convert(as_operand(fill_value), np.dtype(idx), False)
+    if fill.ndim == 0:
+        fill = lax.broadcast_in_dim(fill, (a.ndim,), ())
     for d, stride in enumerate(np.cumprod((a.shape + (1,))[::-1])[::-1][1:].tolist()):
         coord = lax.rem(lax.div(first, lax.full_like(first, stride)), lax.full_like(first, a.shape[d]))
-        out.append(lax.select(valid, coord, lax.full_like(coord, int(fills[d]))))
+        fill_d = lax.broadcast_in_dim(lax.reshape(lax.slice(fill, (d,), (d + 1,)), ()), coord.shape, ())
+        out.append(lax.select(valid, coord, fill_d))
     return tuple(out)
 
 
@@ -134,7 +141,16 @@ def unique(
     size=None,
     fill_value=None,
 ):
-    """Sorted unique values (outside tracing): the result's size depends on the values."""
+    """Sorted unique values: the result's size depends on the values, so under tracing only the
+    values with a static ``size`` (padded with ``fill_value``, default the smallest value).
+
+    >>> jax.jit(lambda x: jnp.unique(x, size=4))(jnp.array([3, 1, 3, 2]))
+    Array([1, 2, 3, 1], dtype=int32)
+    """
+    a = as_operand(ar)
+    traced = isinstance(a, Tracer) and a.concrete_value() is None
+    if traced and size is not None and axis is None and not (return_index or return_inverse or return_counts):
+        return unique_sized(lax.sort(ravel(a)), int(size), fill_value)
     v = _concrete_value(ar, "jnp.unique")
     res = np.unique(
         v, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts, axis=axis
@@ -157,6 +173,32 @@ def unique(
         for i, r in enumerate(res)
     )
     return out[0] if len(out) == 1 else out
+
+
+def unique_sized(v, size: int, fill_value=None, keep=None, default_fill=None):
+    """The first of each run of equal values of sorted 1-D ``v`` (where ``keep``, if given), in
+    ``size`` slots; the rest hold ``fill_value`` (default ``default_fill``, else ``v``'s smallest)."""
+    n = v.shape[0]
+    if n == 0:
+        return lax.full((size,), 0 if fill_value is None else fill_value, v.dtype)
+    new_run = lax.concatenate(
+        [lax.full((1,), True, np.bool_), lax.ne(lax.slice(v, (1,), (n,)), lax.slice(v, (0,), (n - 1,)))], 0
+    )
+    if keep is not None:
+        new_run = lax.bitwise_and(new_run, keep)
+    (pos,) = _nonzero_sized(new_run, size, n)
+    valid = lax.lt(pos, lax.full_like(pos, n))
+    picked = _take_1d(v, lax.min(pos, lax.full_like(pos, n - 1)))
+    if fill_value is None:
+        fill_value = lax.reshape(lax.slice(v, (0,), (1,)), ()) if default_fill is None else default_fill
+    fill = lax.broadcast_in_dim(convert(as_operand(fill_value), v.dtype, False), (size,), ())
+    return lax.select(valid, picked, fill)
+
+
+def _take_1d(v, idx):
+    from ._take import take
+
+    return take(v, idx)
 
 
 def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):

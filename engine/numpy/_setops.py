@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core
-from ..core import Array
+from .. import core, lax
+from ..core import Array, Tracer
 from ._promote import as_operand, check_arraylike, promote_dtypes
 from ._searching import unique
 
@@ -32,6 +32,11 @@ def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
     return np.concatenate([values, np.full(size - len(values), fill, values.dtype)])
 
 
+def _traced(*xs) -> bool:
+    """Whether some operand's values are unknown (traced): then only a static ``size`` works."""
+    return any(isinstance(x, Tracer) and x.concrete_value() is None for x in xs)
+
+
 def _pair(name, ar1, ar2):
     check_arraylike(name, ar1, ar2)
     a, b = promote_dtypes(as_operand(ar1), as_operand(ar2))
@@ -44,6 +49,13 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
     >>> setdiff1d(jnp.array([1, 2, 3, 2]), jnp.array([2]))
     Array([1, 3], dtype=int32)
     """
+    if size is not None and _traced(ar1, ar2):
+        from ._searching import isin, unique_sized
+        from ._shape import ravel
+
+        a, b = promote_dtypes(ravel(as_operand(ar1)), ravel(as_operand(ar2)))
+        a = lax.sort(a)
+        return unique_sized(a, operator.index(size), fill_value, lax.bitwise_not(isin(a, b)), 0)
     dtype, a, b = _pair("setdiff1d", ar1, ar2)
     out = np.setdiff1d(a, b, assume_unique=assume_unique).astype(dtype)
     return Array(_fixed_size(out, size, fill_value, 0))
@@ -55,6 +67,11 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     >>> union1d(jnp.array([3, 1]), jnp.array([2, 1]))
     Array([1, 2, 3], dtype=int32)
     """
+    if size is not None and _traced(ar1, ar2):
+        from ._shape import ravel
+
+        a, b = promote_dtypes(ravel(as_operand(ar1)), ravel(as_operand(ar2)))
+        return unique(lax.concatenate([a, b], 0), size=size, fill_value=fill_value)
     dtype, a, b = _pair("union1d", ar1, ar2)
     return unique(Array(np.concatenate([a, b]).astype(dtype)), size=size, fill_value=fill_value)
 

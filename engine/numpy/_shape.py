@@ -396,6 +396,8 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         out = lax.broadcast_in_dim(a, inter, [i for i in range(len(inter)) if i != ax + 1])
         shape[ax] *= r
         return lax.reshape(out, shape)
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, ax, concrete_int(total_repeat_length, "total_repeat_length"))
     reps = np.asarray(
         core.concrete_or_error(repeats, "repeat counts")
         if isinstance(repeats, Tracer)
@@ -407,6 +409,22 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     from ._take import take
 
     return take(a, Array(idx.astype(np.int32)), axis=ax)
+
+
+def _repeat_to_length(a, repeats, ax, total):
+    """``repeat`` with a static output length (the counts may be traced): output position ``j``
+    takes the element whose cumulative count first exceeds ``j``; past the counts' sum, the last
+    element (as in JAX)."""
+    from ._take import take
+
+    n = a.shape[ax]
+    reps = convert(as_operand(repeats), np.dtype(np.int32), False)
+    if reps.ndim == 0:
+        reps = lax.broadcast_in_dim(reps, (n,), ())
+    ends = lax.broadcast_in_dim(lax.cumsum(reps, axis=0), (total, n), (1,))
+    pos = lax.broadcasted_iota(np.dtype(np.int32), (total, n), 0)
+    src = lax.reduce_sum(lax.convert_element_type(lax.le(ends, pos), np.int32), (1,))
+    return take(a, lax.min(src, lax.full_like(src, n - 1)), axis=ax)
 
 
 def flip(m, axis=None):
