@@ -37,10 +37,6 @@ _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
     **dict.fromkeys(
         [
-            "jax.experimental.sparse.grad",
-            "jax.experimental.sparse.sparsify",
-            "jax.experimental.sparse.value_and_grad",
-            "jax.scipy.linalg.eigh_tridiagonal",
             "jax.scipy.stats.mode",
             "jax.scipy.stats.sem",
             "jax.scipy.stats.poisson.entropy",
@@ -54,7 +50,6 @@ KNOWN_FAILURES: dict[str, str] = {
         _WEIGHTS,
     ),
     # wrong values
-    "jax.numpy.sinc": "wrong value: sinc's 4th derivative at 0 is 0 (JAX 19.48: its custom rule at 0)",
     # missing arguments and modes
     "jax.lax.map": "missing: lax.map(batch_size=)",
     "jax.lax.reduce_window": "missing: reduce_window's default window_strides/padding",
