@@ -527,6 +527,34 @@ def concatenate_mixed_layouts(jax):
     return out, out.todense(), stacked.todense()
 
 
+def fancy_indexing(jax):
+    import jax.numpy as jnp
+
+    s = _sp(jax)
+    sp, b = s.BCOO.fromdense(M), s.BCOO.fromdense(B3, n_batch=1)
+    rows = sp[jnp.array([2, 0])]
+    cols = sp[:, jnp.array([3, 1, 1])]
+    picked = sp[jnp.array([0, 2]), jnp.array([1, 2])]
+    traced = jax.jit(lambda m, i: m[i].todense())(sp, 1)
+    return rows, rows.todense(), cols.todense(), picked.todense(), b[jnp.array([1, 2])].todense(), traced
+
+
+def empty_arrays(jax):
+    import jax.numpy as jnp
+
+    s = _sp(jax)
+    e = s.empty((3, 4))
+    z = s.BCOO.fromdense(np.zeros((3, 0), np.float32))
+    return (
+        e.todense(),
+        e @ jnp.ones(4),
+        e.sum_duplicates(nse=0),
+        z,
+        z.todense(),
+        s.empty((2, 3), sparse_format="bcsr").todense(),
+    )
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -47,6 +47,7 @@ from .bcoo_structure import (  # noqa: F401
     bcoo_broadcast_in_dim,
     bcoo_concatenate,
     bcoo_dynamic_slice,
+    bcoo_gather,
     bcoo_reshape,
     bcoo_rev,
     bcoo_slice,

@@ -77,7 +77,9 @@ def _dot_general_impl(lhs_data, lhs_indices, rhs, *, dimension_numbers, preferre
         np.stack(np.unravel_index(batch, batch_shape), axis=1) if n_batch else batch[:, None][:, :0]
     )
     coords = np.concatenate([batch_coords, ind], 1)[inside]
-    blocks = np.broadcast_to(lhs_data, (*batch_shape, nse, *dense_shape)).reshape(-1, *dense_shape)[inside]
+    blocks = np.broadcast_to(lhs_data, (*batch_shape, nse, *dense_shape)).reshape(len(batch), *dense_shape)[
+        inside
+    ]
     rhs_free = _remaining(rhs.ndim, rc, rb)
     picked = np.transpose(rhs, (*rb, *rc, *rhs_free))[tuple(coords[:, d] for d in (*lb, *lc))]
     dtype = np.result_type(lhs_data.dtype, rhs.dtype)

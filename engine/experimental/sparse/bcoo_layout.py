@@ -4,6 +4,8 @@ primitives with JAX's names and parameters and their JVP and batching rules."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import ad, batching, core
@@ -32,7 +34,7 @@ bcoo_sort_indices_p = Primitive("bcoo_sort_indices", multiple_results=True)
 
 def _sort_order(indices: np.ndarray) -> np.ndarray:
     """Per batch of indices, the stable lexicographic order of its rows."""
-    flat = indices.reshape(-1, *indices.shape[-2:])
+    flat = indices.reshape(math.prod(indices.shape[:-2]), *indices.shape[-2:])
     order = [np.lexsort(ind.T[::-1]) if ind.shape[1] else np.arange(len(ind)) for ind in flat]
     return np.asarray(order, dtype=np.int64).reshape(indices.shape[:-1])
 
@@ -108,7 +110,7 @@ def unique_layout(indices: np.ndarray, shape) -> tuple[np.ndarray, np.ndarray, n
     ``shape``, which sorts last), each element's position among them, and how many are in range."""
     n_batch, n_sparse, _, nse = validate_indices(indices.shape, shape)
     fill = np.asarray(shape[n_batch : n_batch + n_sparse], dtype=indices.dtype)
-    flat = indices.reshape(-1, nse, n_sparse)
+    flat = indices.reshape(math.prod(indices.shape[:-2]), nse, n_sparse)
     uniq, where, count = [], [], []
     for ind in flat:
         ind = np.where((ind >= fill).any(-1, keepdims=True), fill, ind)
@@ -141,9 +143,9 @@ def _sum_impl(data, indices, *, spinfo, nse):
             rows[b, : min(nse, len(u))] = u[:nse]
         indices_out = rows.reshape(*indices.shape[:-2], nse, n_sparse)
     d = np.broadcast_to(data, (*batch, *data.shape[n_batch:])).reshape(
-        -1, old_nse, *data.shape[n_batch + 1 :]
+        math.prod(batch), old_nse, *data.shape[n_batch + 1 :]
     )
-    w = np.broadcast_to(where, (*batch, old_nse)).reshape(-1, old_nse)
+    w = np.broadcast_to(where, (*batch, old_nse)).reshape(math.prod(batch), old_nse)
     out = np.zeros((len(d), nse, *data.shape[n_batch + 1 :]), data.dtype)
     for b in range(len(d)):
         keep = w[b] < nse  # elements past nse are dropped

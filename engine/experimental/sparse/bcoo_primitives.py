@@ -62,7 +62,8 @@ def _flat_indices(indices: np.ndarray, shape) -> tuple[np.ndarray, np.ndarray, n
     n_batch, n_sparse, _, nse = validate_indices(indices.shape, shape)
     batch_shape = tuple(shape[:n_batch])
     sparse_shape = np.asarray(shape[n_batch : n_batch + n_sparse], dtype=np.int64).reshape(1, -1)
-    ind = np.broadcast_to(indices, (*batch_shape, nse, n_sparse)).reshape(-1, n_sparse).astype(np.int64)
+    n = math.prod(batch_shape) * nse
+    ind = np.broadcast_to(indices, (*batch_shape, nse, n_sparse)).reshape(n, n_sparse).astype(np.int64)
     ind = np.where(ind < 0, ind + sparse_shape, ind)
     inside = np.all((ind >= 0) & (ind < sparse_shape), axis=1)
     batch = np.repeat(np.arange(math.prod(batch_shape)), nse)
@@ -74,7 +75,7 @@ def _todense_impl(data, indices, *, spinfo):
     n_batch, n_sparse, _, nse = validate(data.shape, indices.shape, shape)
     batch_shape, dense_shape = shape[:n_batch], shape[n_batch + n_sparse :]
     batch, ind, inside = _flat_indices(indices, shape)
-    values = np.broadcast_to(data, (*batch_shape, nse, *dense_shape)).reshape(-1, *dense_shape)
+    values = np.broadcast_to(data, (*batch_shape, nse, *dense_shape)).reshape(len(batch), *dense_shape)
     out = np.zeros((math.prod(batch_shape), *shape[n_batch:]), data.dtype)
     np.add.at(out, (batch[inside], *ind[inside].T), values[inside])
     return out.reshape(shape)
@@ -103,7 +104,7 @@ def _fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
     mask = mat != 0
     if n_dense:
         mask = mask.any(axis=tuple(range(mat.ndim - n_dense, mat.ndim)))
-    mask = mask.reshape(-1, *sparse_shape)
+    mask = mask.reshape(math.prod(batch_shape), *sparse_shape)
     indices = np.empty((len(mask), nse, n_sparse), np.dtype(index_dtype))
     indices[...] = np.asarray(sparse_shape, int)  # padding: one past the end, which no rule reads
     for b, m in enumerate(mask if n_sparse else ()):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import core, lax
 from ... import numpy as jnp
-from .bcoo import BCOO, bcoo_sum_duplicates
+from .bcoo import BCOO, bcoo_sum_duplicates, bcoo_transpose
 from .bcoo_primitives import split_permutation
 
 
@@ -418,3 +418,64 @@ def bcoo_update_layout(mat: BCOO, *, n_batch=None, n_dense=None, on_inefficient=
 
         data, indices = _nfold_vmap(to_batches, nb)(data, indices)
     return BCOO((data, indices), shape=shape)
+
+
+def bcoo_gather(
+    operand: BCOO,
+    start_indices,
+    dimension_numbers,
+    slice_sizes,
+    *,
+    unique_indices=False,
+    indices_are_sorted=False,
+    mode=None,
+    fill_value=None,
+) -> BCOO:
+    """``lax.gather`` of a BCOO array (as JAX's: one ``bcoo_dynamic_slice`` per start index, mapped
+    with ``vmap``, then laid out as the gather's result)."""
+    from ... import api
+    from ...jit import ShapeDtypeStruct
+    from ...lax.gather_scatter import GatherScatterMode
+
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
+    if mode != GatherScatterMode.PROMISE_IN_BOUNDS:
+        raise NotImplementedError(f"bcoo_gather: mode={mode} not yet supported.")
+    start_indices = jnp.asarray(start_indices)
+    out = api.eval_shape(
+        lambda o, i: lax.gather(
+            o,
+            i,
+            dimension_numbers,
+            slice_sizes,
+            unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted,
+            mode=mode,
+            fill_value=fill_value,
+        ),
+        ShapeDtypeStruct(operand.shape, operand.dtype),
+        ShapeDtypeStruct(start_indices.shape, start_indices.dtype),
+    )
+    starts = [jnp.zeros((), start_indices.dtype)] * operand.ndim
+    in_axes: list = [None] * operand.ndim
+    sizes = list(operand.shape)
+    for i, j in enumerate(dimension_numbers.start_index_map):
+        starts[j], sizes[j], in_axes[j] = start_indices[..., i].ravel(), slice_sizes[j], 0
+
+    def window(idx):
+        return bcoo_squeeze(
+            bcoo_dynamic_slice(operand, idx, sizes), dimensions=dimension_numbers.collapsed_slice_dims
+        )
+
+    result = api.vmap(window, in_axes=(in_axes,))(starts)
+    result = bcoo_reshape(
+        result, new_sizes=(*start_indices.shape[:-1], *result.shape[1:]), dimensions=tuple(range(result.ndim))
+    )
+    if result.shape:
+        offset = tuple(dimension_numbers.offset_dims)
+        batch = tuple(d for d in range(len(out.shape)) if d not in offset)
+        perm = np.zeros(result.ndim, dtype=int)
+        perm[np.array(batch + offset, dtype=int)] = np.arange(result.ndim)
+        if set(perm[: len(batch)]) != set(range(len(batch))):
+            result = bcoo_update_layout(result, n_batch=0)
+        result = bcoo_transpose(result, permutation=tuple(int(p) for p in perm))
+    return result.reshape(out.shape).astype(out.dtype)

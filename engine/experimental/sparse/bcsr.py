@@ -5,6 +5,8 @@ The numpy rules convert to BCOO coordinates and reuse BCOO's."""
 
 from __future__ import annotations
 
+import math
+
 from typing import NamedTuple
 
 import numpy as np
@@ -69,8 +71,8 @@ def coo_indices_np(indices, indptr, shape) -> np.ndarray:
     ``shape[n_batch]``, out of range."""
     n_batch = indices.ndim - 1
     batch = tuple(max(a, b) for a, b in zip(indices.shape[:n_batch], indptr.shape[:n_batch]))
-    ind = np.broadcast_to(indices, (*batch, indices.shape[-1])).reshape(-1, indices.shape[-1])
-    ptr = np.broadcast_to(indptr, (*batch, indptr.shape[-1])).reshape(-1, indptr.shape[-1])
+    ind = np.broadcast_to(indices, (*batch, indices.shape[-1])).reshape(math.prod(batch), indices.shape[-1])
+    ptr = np.broadcast_to(indptr, (*batch, indptr.shape[-1])).reshape(math.prod(batch), indptr.shape[-1])
     k = np.arange(ind.shape[1])
     rows = np.stack([np.searchsorted(p, k, side="right") - 1 for p in ptr]).astype(indices.dtype)
     return np.stack([rows, ind], axis=-1).reshape(*batch, ind.shape[1], 2)
@@ -95,7 +97,7 @@ def csr_from_coo_np(indices, shape, index_dtype):
     """BCSR (indices, indptr) of sorted two-column BCOO indices."""
     n_batch = indices.ndim - 2
     n_rows = shape[n_batch]
-    flat = indices.reshape(-1, *indices.shape[-2:])
+    flat = indices.reshape(math.prod(indices.shape[:-2]), *indices.shape[-2:])
     ptrs = []
     for ind in flat:
         rows = ind[:, 0]

@@ -24,6 +24,7 @@ from .bcoo_structure import (
     bcoo_broadcast_in_dim,
     bcoo_concatenate,
     bcoo_dynamic_slice,
+    bcoo_gather,
     bcoo_reshape,
     bcoo_rev,
     bcoo_slice,
@@ -295,6 +296,15 @@ sparse_rules[lax.reshape_p] = _standard(
     lambda x, *, new_sizes, dimensions, **_: bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)
 )
 sparse_rules[lax.dynamic_slice_p] = _dynamic_slice_rule
+
+
+def _gather_rule(operand, indices, **params):
+    if is_sparse(indices):
+        raise NotImplementedError("gather at sparse indices (sparsify)")
+    return [bcoo_gather(operand, indices, **params)]
+
+
+sparse_rules[lax.gather_p] = _gather_rule
 
 
 def _stack(*xs, axis):
