@@ -32,7 +32,6 @@ MODULES = recorded_modules()
 _ELSEWHERE = (
     "elsewhere: missing (another helper adds jax.experimental.sparse / jax.scipy.linalg / jax.scipy.stats)"
 )
-_COMPLEX_EIGH = "eigh/eigvalsh of a complex Hermitian matrix: the engine's eigh takes real dtypes only"
 _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
     **dict.fromkeys(
@@ -44,7 +43,6 @@ KNOWN_FAILURES: dict[str, str] = {
         _ELSEWHERE,
     ),
     "jax.numpy.delete": "delete(assume_unique_indices=True) under jit: the engine needs concrete indices",
-    **dict.fromkeys(["jax.numpy.linalg.eigh", "jax.numpy.linalg.eigvalsh"], _COMPLEX_EIGH),
     **dict.fromkeys(
         ["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.percentile", "jax.numpy.nanpercentile"],
         _WEIGHTS,

@@ -5,8 +5,8 @@ the batch axis to the front). The JVP rules are JAX's formulas; reverse mode tra
 (only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
 these through their numpy implementations (numba has no lowering for them).
 
-Real floating dtypes, and complex ones for ``cholesky``, ``lu`` and ``triangular_solve`` (Hermitian
-factors, JAX's ``conjugate_a``); elsewhere complex operands raise a TypeError naming the dtype.
+Real floating dtypes, and complex ones for ``cholesky``, ``lu``, ``eigh`` and ``triangular_solve``
+(Hermitian factors, JAX's ``conjugate_a``); elsewhere complex operands raise a TypeError naming the dtype.
 """
 
 from __future__ import annotations
@@ -427,39 +427,54 @@ def lu(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# eigh: eigenvectors and ascending eigenvalues of a symmetric matrix (lower triangle read).
+# eigh: eigenvectors and ascending eigenvalues of a symmetric (Hermitian) matrix; only its lower
+# (or upper) triangle is read, and a Hermitian matrix's diagonal as real, as LAPACK's heevd.
 
 eigh_p = Primitive("eigh", multiple_results=True)
 
 
+def _real_dtype(dtype):
+    return np.dtype(np.float32) if np.dtype(dtype) == np.complex64 else np.finfo(dtype).dtype
+
+
 def _eigh_impl(x, *, lower, sort_eigenvalues):
-    w, v = np.linalg.eigh(x.astype(np.float64), UPLO="L" if lower else "U")
-    return [v.astype(x.dtype), w.astype(x.dtype)]
+    wide = np.complex128 if dtype_kind(x.dtype) == "c" else np.float64
+    w, v = np.linalg.eigh(x.astype(wide), UPLO="L" if lower else "U")
+    return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
-eigh_p.def_impl(_real_only("eigh", _eigh_impl))
+eigh_p.def_impl(_eigh_impl)
 
 
 @eigh_p.def_abstract_eval
 def _eigh_abstract(x, *, lower, sort_eigenvalues):
-    _check_matrix("eigh", x)
-    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], x.dtype)]
+    _check_matrix("eigh", x, complex_ok=True)
+    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
     (a,), (a_dot,) = primals, tangents
     v, w = eigh_p.bind(a, lower=lower, sort_eigenvalues=sort_eigenvalues)
     lax, jnp = _lax(), _jnp()
-    # The tangent of the symmetric matrix the factorization saw (its `lower` triangle mirrored).
-    tri = _tril(a_dot) if lower else _triu(a_dot)
-    a_dot = lax.sub(lax.add(tri, _T(tri)), jnp.multiply(_eye_like(a), tri))
-    vt_adot_v = _mm(_mm(_T(v), a_dot), v)
+    if dtype_kind(core.get_aval(a).dtype) == "c":
+        # The tangent of the Hermitian matrix the factorization saw: its `lower` triangle mirrored
+        # and conjugated, the diagonal's real part.
+        strict = _tril(a_dot, -1) if lower else _triu(a_dot, 1)
+        diag = jnp.real(jnp.diagonal(a_dot, axis1=-2, axis2=-1)).astype(a_dot.dtype)
+        a_dot = lax.add(lax.add(strict, _H(strict)), jnp.multiply(_eye_like(a), jnp.expand_dims(diag, -2)))
+        w_full = w.astype(core.get_aval(a).dtype)
+    else:
+        # The tangent of the symmetric matrix the factorization saw (its `lower` triangle mirrored).
+        tri = _tril(a_dot) if lower else _triu(a_dot)
+        a_dot = lax.sub(lax.add(tri, _T(tri)), jnp.multiply(_eye_like(a), tri))
+        w_full = w
+    vt_adot_v = _mm(_mm(_H(v), a_dot), v)
     eye = _eye_like(a)
-    diffs = jnp.subtract(jnp.expand_dims(w, -2), jnp.expand_dims(w, -1))
+    diffs = jnp.subtract(jnp.expand_dims(w_full, -2), jnp.expand_dims(w_full, -1))
     F = jnp.subtract(jnp.reciprocal(jnp.add(eye, diffs)), eye)
     dv = _mm(v, lax.mul(F, vt_adot_v))
     dw = jnp.diagonal(vt_adot_v, axis1=-2, axis2=-1)
-    return [v, w], [dv, dw]
+    return [v, w], [dv, jnp.real(dw) if w_full is not w else dw]
 
 
 ad.jvp_rules[eigh_p] = _eigh_jvp
@@ -467,7 +482,8 @@ _batch_leading(eigh_p)
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True):
-    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a symmetric matrix."""
+    """``(v, w)``: eigenvectors (columns) and ascending (real) eigenvalues of a symmetric or
+    Hermitian matrix."""
     if symmetrize_input:
         x = _symmetrize(x)
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))

@@ -109,4 +109,28 @@ LINALG_EIG = [
     ("complex_det_grad", C4 + "out = jax.grad(lambda c: jnp.abs(jnp.linalg.det(c)))(c)", 1e-4),
     ("complex_slogdet_jvp", C4 + "out = jax.jvp(jnp.linalg.slogdet, (c,), (c * 1j,))", 1e-4),
     ("complex_lu_factor_solve", C4 + "out = jsp.linalg.lu_solve(jsp.linalg.lu_factor(c), c[:, 1])", 1e-4),
+    # eigh of complex Hermitian matrices (vectors compared with their first component's phase divided out)
+    ("complex_eigh", C4 + CANON + "h = c + c.conj().T\nw, v = jnp.linalg.eigh(h)\nout = (w, canon(v))", 1e-4),
+    (
+        "complex_eigh_upper",
+        C4
+        + "h = c + c.conj().T\nout = (jnp.linalg.eigvalsh(h, UPLO='U'), jsp.linalg.eigh(h, eigvals_only=True))",
+        1e-4,
+    ),
+    (
+        "complex_eigh_grad",
+        C4 + "h = c + c.conj().T\nout = jax.grad(lambda h: jnp.linalg.eigvalsh(h)[-1])(h)",
+        1e-4,
+    ),
+    (
+        "complex_eigh_jvp",
+        C4
+        + "h = c + c.conj().T\nout = jax.jvp(lambda h: jnp.linalg.eigvalsh(h), (h,), (c * 1j + (c * 1j).conj().T,))",
+        1e-4,
+    ),
+    (
+        "complex_eigh_vmap",
+        C4 + "h = c + c.conj().T\nout = jax.vmap(jnp.linalg.eigvalsh)(jnp.stack([h, 2 * h]))",
+        1e-4,
+    ),
 ]
