@@ -106,7 +106,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
         ),
     },
-    "jax.scipy.signal": _same(NOT_YET + " (spectral analysis)", "csd istft stft welch"),
     "jax.scipy.special": _same(
         DISTRIBUTIONS,
         "bernoulli bessel_jn dawsn erfcx exp1 expi expn fresnel hyp1f1 hyp2f1 owens_t sici "

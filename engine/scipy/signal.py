@@ -15,7 +15,18 @@ from .. import numpy as jnp
 from ..api import vmap
 from ..numpy._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve"]
+__all__ = [
+    "convolve",
+    "convolve2d",
+    "correlate",
+    "correlate2d",
+    "csd",
+    "detrend",
+    "fftconvolve",
+    "istft",
+    "stft",
+    "welch",
+]
 
 _MODES = ("full", "same", "valid")
 
@@ -189,3 +200,6 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0, overwrite_data=Non
         coef = jnp.linalg.lstsq(design, x[lo:hi])[0]
         x = x.at[lo:hi].add(-jnp.matmul(design, coef, precision=lax.Precision.HIGHEST))
     return jnp.moveaxis(x.reshape(shape), 0, axis)
+
+
+from .signal_spectral import csd, istft, stft, welch  # noqa: E402

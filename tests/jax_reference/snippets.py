@@ -1955,3 +1955,7 @@ SNIPPETS["sparse_linalg"] = SPARSE_LINALG
 # (gmres's info is jnp.where(failed, -1, 0): JAX keeps the weak type of the two Python ints, the
 # engine's eager select drops it, the jnp.where issue noted above)
 WEAK_TYPE_DIFFERS |= {"gmres_batched", "gmres_incremental"}
+
+from snippets_spectral import SPECTRAL  # noqa: E402
+
+SNIPPETS["spectral"] = SPECTRAL
