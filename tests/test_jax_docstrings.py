@@ -73,7 +73,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "jax.numpy.compress": "missing: Array.compress",
     "jax.numpy.ufunc": "missing: jnp ufunc objects (jnp.add.nin, .reduce, .outer, .at, ...)",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
-    "jax.scipy.signal.istft": "missing: jax.scipy.signal.stft/istft",
     "jax.tree_util.flatten_one_level": "missing: jax._src.tree_util.flatten_one_level",
 }
 
