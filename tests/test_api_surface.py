@@ -55,7 +55,7 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.experimental.sparse": {
         **_same(
             "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
-            "bcoo_conv_general_dilated bcoo_spdot_general_p bcsr_broadcast_in_dim bcsr_concatenate",
+            "bcoo_conv_general_dilated bcoo_spdot_general_p",
         ),
         **_same(
             "sparsify is the jaxpr interpreter only (no tracer mode, no todense primitive), no sparse linalg",

@@ -555,6 +555,15 @@ def empty_arrays(jax):
     )
 
 
+def bcsr_structure(jax):
+    s = _sp(jax)
+    a, b = s.BCSR.fromdense(M), s.BCSR.fromdense(2 * M + np.eye(3, 4, dtype=np.float32))
+    cat = s.bcsr_concatenate([a, b], dimension=0)
+    grown = s.bcsr_broadcast_in_dim(a, shape=(2, 3, 4), broadcast_dimensions=(1, 2))
+    stacked = s.sparsify(lambda x, y: jax.numpy.stack([x, y]))(a, b)
+    return cat, cat.indptr, cat.todense(), grown, grown.todense(), stacked.todense()
+
+
 def jaxpr_fromdense(jax):
     return str(jax.make_jaxpr(lambda m: _sp(jax).BCOO.fromdense(m, nse=4))(M))
 

@@ -56,6 +56,8 @@ from .bcoo_structure import (  # noqa: F401
 )
 from .bcsr import (  # noqa: F401
     BCSR,
+    bcsr_broadcast_in_dim,
+    bcsr_concatenate,
     bcsr_dot_general,
     bcsr_dot_general_p,
     bcsr_extract,

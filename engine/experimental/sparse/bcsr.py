@@ -506,3 +506,18 @@ def bcsr_dot_general(
     if isinstance(lhs, JAXSparse):
         raise NotImplementedError("bcsr_dot_general currently implemented for BCSR lhs and ndarray rhs.")
     return lax.dot_general(lhs, rhs, dimension_numbers, preferred_element_type=preferred_element_type)
+
+
+def bcsr_broadcast_in_dim(mat: BCSR, *, shape, broadcast_dimensions, sharding=None) -> BCSR:
+    """``lax.broadcast_in_dim`` of a BCSR array (through BCOO)."""
+    from .bcoo_structure import bcoo_broadcast_in_dim
+
+    out = bcoo_broadcast_in_dim(mat.to_bcoo(), shape=shape, broadcast_dimensions=broadcast_dimensions)
+    return BCSR.from_bcoo(out)
+
+
+def bcsr_concatenate(operands, *, dimension: int) -> BCSR:
+    """``lax.concatenate`` of BCSR arrays of one layout (through BCOO)."""
+    from .bcoo_structure import bcoo_concatenate
+
+    return BCSR.from_bcoo(bcoo_concatenate([m.to_bcoo() for m in operands], dimension=dimension))

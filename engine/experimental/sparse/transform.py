@@ -30,7 +30,7 @@ from .bcoo_structure import (
     bcoo_slice,
     bcoo_squeeze,
 )
-from .bcsr import BCSR, bcsr_dot_general
+from .bcsr import BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_general
 from .bcoo import (
     BCOO,
     bcoo_dot_general,
@@ -375,6 +375,15 @@ def _bcsr_dot_general_rule(
 
 
 bcsr_rules[lax.dot_general_p] = _bcsr_dot_general_rule
+bcsr_rules[lax.broadcast_in_dim_p] = _standard(
+    lambda x, *, shape, broadcast_dimensions, **_: bcsr_broadcast_in_dim(
+        x, shape=shape, broadcast_dimensions=broadcast_dimensions
+    )
+)
+bcsr_rules[lax.concatenate_p] = _standard(lambda *xs, dimension: bcsr_concatenate(xs, dimension=dimension))
+bcsr_rules[lax.stack_p] = _standard(
+    lambda *xs, axis: BCSR.from_bcoo(_stack(*(x.to_bcoo() for x in xs), axis=axis))
+)
 bcsr_rules[jit_p] = _jit_rule
 
 
