@@ -166,6 +166,9 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         out_b = _batched_outs(body_jaxpr, [d is not not_mapped for d in bdims] + kb, axis_size)
         new = [a or b for a, b in zip(kb, out_b)]
         pred_b = _batched_outs(cond_jaxpr, [d is not not_mapped for d in cdims] + new, axis_size)[0]
+        # An already batched predicate (an inner vmap's) must lead every batched carry's shape:
+        # batched once more with them, it stays their prefix.
+        pred_b = pred_b or (cond_jaxpr.out_avals[0].shape != () and any(new))
         if pred_b:
             new = [True] * len(new)
         if new == kb:

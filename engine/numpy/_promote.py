@@ -274,6 +274,17 @@ def promote_args_inexact(name: str, *args):
     return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
 
 
+def promote_args_complex(name: str, *args):
+    """Promote to one complex dtype (float32 -> complex64, ...), keeping weakness, and broadcast."""
+    check_arraylike(name, *args)
+    check_rank_promotion(name, args)
+    dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
+    dtype = to_inexact_dtype(dtype)
+    if dtype_kind(dtype) != "c":
+        dtype = np.dtype(np.complex128 if dtype.itemsize == 8 else np.complex64)
+    return promote_shapes(*_convert_beside_tracers(args, dtype, weak))
+
+
 def canonicalize_axis(axis, ndim: int) -> int:
     axis = int(axis) if not isinstance(axis, Tracer) else int(core.concrete_or_error(axis, "axis"))
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):

@@ -151,7 +151,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
         condlist = condlist + [rest]
     for cond, fn in zip(condlist, funclist):
         out = where(cond, fn(x, *args, **kw) if callable(fn) else fn, out)
-    return out
+    # JAX casts each piece to x's dtype with astype, which drops weak typing.
+    return convert(out, x.dtype, False)
 
 
 @staged_as_jit

@@ -370,12 +370,39 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
         if not rowvar and yy.shape[0] != 1:
             yy = lax.transpose(yy, (1, 0))
         x = concatenate([x, convert(yy, x.dtype)], axis=0)
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("cov weights are not supported")
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
+    if fweights is not None or aweights is not None:
+        return _weighted_cov(x, ddof, fweights, aweights)
     xc = x - mean(x, axis=1, keepdims=True)
     c = matmul(xc, lax.transpose(xc, (1, 0))) / (n - ddof)
+    return lax.squeeze(c, (0, 1)) if c.shape == (1, 1) else c
+
+
+def _weighted_cov(x, ddof, fweights, aweights):
+    """numpy's weighted covariance: frequency weights count repeats, analytic weights scale
+    each observation; the normalisation is sum(w) - ddof * sum(w * a) / sum(w)."""
+    from ._contract import matmul
+    from ._reductions import sum as total
+
+    w = None
+    for weights, name in ((fweights, "fweights"), (aweights, "aweights")):
+        if weights is None:
+            continue
+        weights = convert(as_operand(weights), x.dtype)
+        if weights.ndim != 1 or weights.shape[0] != x.shape[1]:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        w = weights if w is None else w * weights
+    w_sum = total(w)
+    avg = total(x * w, axis=1, keepdims=True) / w_sum
+    if ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * total(w * convert(as_operand(aweights), x.dtype)) / w_sum
+    xc = x - avg
+    c = matmul(xc, lax.transpose(xc * w, (1, 0))) / fact
     return lax.squeeze(c, (0, 1)) if c.shape == (1, 1) else c
 
 

@@ -256,3 +256,10 @@ def kl_div(p, q):
         q,
         jnp.where(jnp.logical_and(p > 0, q > 0), rel_entr(p, q) - p + q, jnp.inf),
     )
+
+
+from .special_erf import dawsn, erfcx, owens_t, wofz  # noqa: E402,F401  (the erf family)
+from .special_expint import exp1, expi, expn, sici, spence  # noqa: E402,F401  (exponential integrals)
+from .special_fresnel import fresnel  # noqa: E402,F401
+from .special_hyper import bernoulli, hyp1f1, hyp2f1  # noqa: E402,F401
+from .special_spherical import bessel_jn, sph_harm_y  # noqa: E402,F401

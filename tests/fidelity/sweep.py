@@ -83,7 +83,8 @@ NN = """relu relu6 sigmoid softplus soft_sign silu swish log_sigmoid elu leaky_r
 gelu glu log_softmax softmax logsumexp standardize hard_sigmoid hard_silu hard_swish sparse_plus
 sparse_sigmoid squareplus mish identity""".split()
 SPECIAL = """erf erfc erfinv expit logit gammaln digamma ndtr ndtri log_ndtr entr i0 i0e i1 i1e sinc
-gamma""".split()
+gamma erfcx dawsn exp1 expi spence sici fresnel""".split()
+SPECIAL_BINARY = "owens_t".split()
 LINALG_SQUARE = "det slogdet inv eigvalsh cholesky matrix_rank pinv svd qr norm eigh".split()
 
 
@@ -116,6 +117,9 @@ def cases():
     for fn in SPECIAL:
         for arg in ("pos", "unit", "scalar"):
             yield f"special.{fn}[{arg}]", "scipy.special", fn, UNARY_ARGS[arg]
+    for fn in SPECIAL_BINARY:
+        for arg in ("f32", "f32_scalar"):
+            yield f"special.{fn}[{arg}]", "scipy.special", fn, BINARY_ARGS[arg]
     for fn in LINALG_SQUARE:
         yield f"linalg.{fn}[f32]", "numpy.linalg", fn, lambda: ((_spd(3),), {})
 

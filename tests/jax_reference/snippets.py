@@ -1959,3 +1959,11 @@ WEAK_TYPE_DIFFERS |= {"gmres_batched", "gmres_incremental"}
 from snippets_spectral import SPECTRAL  # noqa: E402
 
 SNIPPETS["spectral"] = SPECTRAL
+
+from snippets_special_more import SPECIAL_MORE  # noqa: E402
+
+SNIPPETS["special_more"] = SPECIAL_MORE
+
+from snippets_stats_more import STATS_MORE  # noqa: E402
+
+SNIPPETS["stats_more"] = STATS_MORE
