@@ -111,11 +111,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         "bernoulli bessel_jn dawsn erfcx exp1 expi expn fresnel hyp1f1 hyp2f1 owens_t sici "
         "spence sph_harm_y wofz",
     ),
-    "jax.scipy.stats": _same(
-        DISTRIBUTIONS,
-        "betabinom gaussian_kde gennorm geom gumbel_l gumbel_r mode multinomial nbinom pareto rankdata sem "
-        "truncnorm vonmises wrapcauchy",
-    ),
     "jax.sharding": _same(NOT_YET, "AbstractDevice ManualAxisType"),
     "jax.tree_util": {"default_registry": "the engine's pytree registry is not a PyTreeRegistry object"},
 }
