@@ -11,6 +11,7 @@ from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_no
 from ._promote import (
     as_operand,
     check_arraylike,
+    convert,
     promote_dtypes,
     promote_elementwise,
     promote_shapes,
