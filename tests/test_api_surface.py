@@ -106,11 +106,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
         ),
     },
-    "jax.scipy.special": _same(
-        DISTRIBUTIONS,
-        "bernoulli bessel_jn dawsn erfcx exp1 expi expn fresnel hyp1f1 hyp2f1 owens_t sici "
-        "spence sph_harm_y wofz",
-    ),
     "jax.sharding": _same(NOT_YET, "AbstractDevice ManualAxisType"),
     "jax.tree_util": {"default_registry": "the engine's pytree registry is not a PyTreeRegistry object"},
 }
