@@ -678,3 +678,39 @@ def test_nan_reductions_all_nan_slices_as_jax():
     np.testing.assert_array_equal(np.asarray(jnp.nanargmin(x, axis=1)), [0, -1])
     np.testing.assert_array_equal(np.asarray(jnp.nanmax(x, axis=1, initial=0.0)), [3.0, 0.0])
     np.testing.assert_array_equal(np.asarray(jax.jit(jnp.nanmax)(x)), 3.0)
+
+
+# make_jaxpr(grad(lambda x, i: x ** (i + 1)))(float32(0.9), int32(3)) as JAX 0.10.2 prints it, but for
+# the unused convert_element_type of the exponent that jnp.power's promotion leaves in the engine's trace.
+_GRAD_POW_TRACED_INT_EXPONENT = """{ lambda ; a:f32[] b:i32[]. let
+    c:i32[] = add b 1:i32[]
+    _:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+    _:f32[] = pow a c
+    d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+    e:bool[] = eq d 0.0:f32[]
+    f:bool[] = eq d 0.0:f32[]
+    g:f32[] = select_n f d 1.0:f32[]
+    h:f32[] = sub d 1.0:f32[]
+    i:f32[] = pow a h
+    j:f32[] = mul g i
+    k:f32[] = select_n e j 0.0:f32[]
+    l:f32[] = mul 1.0:f32[] k
+  in (l,) }"""
+
+
+def test_float_base_to_a_traced_integer_exponent():
+    """lax.pow takes an integer exponent, as JAX's pow_p (optimizers.adam computes b1 ** (i + 1))."""
+    from engine import lax
+
+    f = lambda x, i: x ** (i + 1)  # noqa: E731
+    x, i = jnp.float32(0.9), jnp.int32(3)
+    np.testing.assert_allclose(f(x, i), 0.9**4, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(f)(x, i), 0.9**4, rtol=1e-6)
+    assert f(x, i).dtype == jnp.float32 and lax.pow(2.0, i).dtype == jnp.float32
+    np.testing.assert_allclose(jax.grad(f)(x, i), 4 * 0.9**3, rtol=1e-6)
+    assert jax.grad(f)(jnp.float32(0.0), jnp.int32(-1)) == 0.0  # x ** 0: JAX selects 0, not 0 * inf
+    check_grads(lambda x: f(x, i), (jnp.float32(1.3),), order=2)
+    np.testing.assert_allclose(jax.vmap(f)(jnp.full(3, 2.0), jnp.arange(3)), [2.0, 4.0, 8.0])
+    assert str(jax.make_jaxpr(jax.grad(f))(x, i)) == _GRAD_POW_TRACED_INT_EXPONENT
+    with pytest.raises(TypeError, match="pow does not accept dtype int32 at position 0"):
+        lax.pow(jnp.int32(2), jnp.int32(3))

@@ -65,6 +65,8 @@ def _binary_args(x, y, name="binary op", strict=True):
             _mismatch(name, dx, dy)
         return x, y
     if not strict or name == "pow":  # pow: an integer exponent takes the base's dtype, as in JAX
+        if px and name == "pow" and dtype_kind(_aval(y).dtype) in "iu":  # (a scalar base keeps its own)
+            return _scalar_like(x, core.python_scalar_dtype(x)), y
         if px:
             _check_scalar_fits(name, x, _aval(y).dtype, True)
             return _scalar_like(x, _aval(y).dtype), y

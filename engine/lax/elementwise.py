@@ -309,7 +309,30 @@ def _rem_impl(x, y):
 
 div_p = binop("div", _div_impl, (_FLOAT, _INT, _COMPLEX))
 rem_p = binop("rem", _rem_impl)
-pow_p = binop("pow", _errs(np.power), (_FLOAT, _COMPLEX))
+
+
+def _pow_impl(x, y):
+    # An integer exponent is converted to the base's dtype first, as JAX lowers it (numpy would
+    # compute float32 ** int32 in float64).
+    with np.errstate(all="ignore"):
+        return np.power(x, np.asarray(y).astype(x.dtype, copy=False))
+
+
+def _pow_abstract(x, y):
+    # As JAX's pow_p: an inexact base, and an exponent of the same dtype or of any integer dtype.
+    _check_operand_kind("pow", x, (_FLOAT, _COMPLEX), 0)
+    _check_operand_kind("pow", y, (_FLOAT, _COMPLEX, _INT), 1)
+    if x.dtype != y.dtype and dtype_kind(y.dtype) not in "iu":
+        raise TypeError(
+            "the first argument to pow must have an inexact dtype (float or complex), and the second "
+            "argument must have an inexact or integer dtype, and two inexact dtypes must match, but got "
+            f"{x.dtype} and {y.dtype} respectively."
+        )
+    return ShapedArray(_broadcast_size_one("pow", x.shape, y.shape), x.dtype, x.weak_type and y.weak_type)
+
+
+pow_p = binop("pow", _pow_impl, (_FLOAT, _COMPLEX))
+pow_p.def_abstract_eval(_pow_abstract)
 
 _cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
 eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (
@@ -584,12 +607,18 @@ defjvp(
 
 
 def _pow_jvp_x(g, x, y):
-    # JAX's rule for a float exponent (pow_p takes no integer one): y * x**(y-1), at the operands
-    # made strong, so it is nan at x == y == 0 as in JAX.
+    # JAX's rule: y * x**(y-1), at the operands made strong, so a float exponent gives nan at
+    # x == y == 0 as in JAX; an integer exponent 0 gives 0 there (JAX selects it).
     lax = _lax()
     dtype = core.get_aval(x).dtype
+    integer_y = dtype_kind(core.get_aval(y).dtype) in "iu"
     x, y = lax.convert_element_type(x, dtype), lax.convert_element_type(y, dtype)
-    return mul(g, mul(y, lax.pow(x, sub(y, _one(y)))))
+    if not integer_y:
+        return mul(g, mul(y, lax.pow(x, sub(y, _one(y)))))
+    y_is_zero = lax.eq(y, full_like(y, 0))
+    y_or_one = select(lax.eq(y, full_like(y, 0)), full_like(y, 1), y)  # (JAX's _replace_zero)
+    jac = mul(y_or_one, lax.pow(x, sub(y, _one(y))))
+    return mul(g, select(y_is_zero, full_like(jac, 0), jac))
 
 
 def _pow_jvp_y(g, ans, x, y):

@@ -57,7 +57,7 @@ for _prim, _name in [
     (ew.sqrt_p, "sqrt"), (ew.rsqrt_p, "rsqrt"), (ew.cbrt_p, "cbrt"), (ew.abs_p, "abs"),
     (ew.not_p, "not"), (ew.population_count_p, "popcnt"),
     (ew.add_p, "add"), (add_jaxvals_p, "add"), (ew.sub_p, "subtract"), (ew.mul_p, "multiply"),
-    (ew.div_p, "divide"), (ew.rem_p, "remainder"), (ew.pow_p, "power"), (ew.max_p, "maximum"),
+    (ew.div_p, "divide"), (ew.rem_p, "remainder"), (ew.max_p, "maximum"),
     (ew.min_p, "minimum"), (ew.atan2_p, "atan2"), (ew.and_p, "and"), (ew.or_p, "or"),
     (ew.xor_p, "xor"), (ew.shift_left_p, "shift_left"),
     (ew.shift_right_logical_p, "shift_right_logical"),
@@ -189,6 +189,14 @@ def _convert_element_type(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
         x = hlo_op(ctx, "stablehlo.real", x, out_type=literals.tensor_type(aval_in.shape, real))
         aval_in = aval_in.update(dtype=real)
     return [convert(ctx, x, aval_in, ctx.avals_out[0])]
+
+
+@register(ew.pow_p)
+def _pow(ctx: RuleContext, x: Value, y: Value, **_: Any) -> list[Value]:
+    x_aval, y_aval = ctx.avals_in
+    if x_aval.dtype != y_aval.dtype:  # (an integer exponent, converted to the base's dtype as JAX does)
+        y = convert(ctx, y, y_aval, y_aval.update(dtype=x_aval.dtype))
+    return [hlo_op(ctx, "stablehlo.power", *broadcast_operands(ctx, [x, y]))]
 
 
 @register(ew.integer_pow_p)
