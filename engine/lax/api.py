@@ -290,6 +290,17 @@ def broadcast_to_rank(x, rank: int):
     return broadcast(x, (1,) * (rank - ndim))
 
 
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast to the shape of ``like_arr`` (trailing axes aligned, as numpy).
+
+    >>> broadcast_like(jnp.array([1, 2]), jnp.zeros((2, 2)))
+    Array([[1, 2],
+           [1, 2]], dtype=int32)
+    """
+    shape, ndim = _aval(like_arr).shape, _aval(arr).ndim
+    return broadcast_in_dim(arr, shape, tuple(range(len(shape) - ndim, len(shape))))
+
+
 def full(shape, fill_value, dtype=None, weak_type: bool = False):
     """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
     shape = (

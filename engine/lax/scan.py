@@ -92,10 +92,36 @@ def _unroll(unroll, length):
     return int(unroll)
 
 
-def map(f, xs):
-    """``f`` applied to each slice of ``xs`` along the leading axis, sequentially (a scan)."""
-    _, ys = scan(lambda c, x: (c, f(x)), (), xs)
-    return ys
+def map(f, xs, *, batch_size: int | None = None):
+    """``f`` applied to each slice of ``xs`` along the leading axis, sequentially (a scan); with
+    ``batch_size``, a scan over batches of that many slices, each mapped with ``vmap``, and the
+    remainder mapped with one more ``vmap``, as JAX does.
+
+    >>> map(lambda x: x * 2, jnp.arange(5.), batch_size=2)
+    Array([0., 2., 4., 6., 8.], dtype=float32)
+    """
+    if batch_size is None:
+        _, ys = scan(lambda c, x: (c, f(x)), (), xs)
+        return ys
+    from ..api import vmap
+    from .api import concatenate, reshape
+    from .slicing import slice_in_dim
+
+    leaves, tree = tree_flatten(xs)
+    n = core.get_aval(leaves[0]).shape[0]
+    batches, rest = divmod(n, batch_size)
+
+    def batched(x):
+        x = slice_in_dim(x, 0, batches * batch_size)
+        return reshape(x, (batches, batch_size, *x.shape[1:]))
+
+    _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), tree_unflatten(tree, [batched(x) for x in leaves]))
+    y_leaves, y_tree = tree_flatten(ys)
+    y_leaves = [reshape(y, (batches * batch_size, *y.shape[2:])) for y in y_leaves]
+    if rest:
+        tail = vmap(f)(tree_unflatten(tree, [slice_in_dim(x, batches * batch_size, n) for x in leaves]))
+        y_leaves = [concatenate([y, t], 0) for y, t in zip(y_leaves, tree_flatten(tail)[0])]
+    return tree_unflatten(y_tree, y_leaves)
 
 
 def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):

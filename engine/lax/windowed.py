@@ -73,8 +73,8 @@ def _monoid(computation):
 
 
 def reduce_window(
-    operand, init_value, computation, window_dimensions, window_strides, padding, base_dilation=None,
-    window_dilation=None,
+    operand, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
+    base_dilation=None, window_dilation=None,
 ):  # fmt: skip
     """Reduce every window of ``operand`` with ``computation`` (``lax.max`` for max pooling,
     ``lax.add`` for sum pooling), starting from ``init_value``.
@@ -89,7 +89,8 @@ def reduce_window(
     reduce = _monoid(computation)
     shape = core.get_aval(operand).shape
     nd = len(shape)
-    window_dimensions, window_strides = tuple(window_dimensions), tuple(window_strides)
+    window_dimensions = tuple(window_dimensions)
+    window_strides = tuple(window_strides or (1,) * nd)  # (default: every window, as JAX)
     base_dilation = tuple(base_dilation or (1,) * nd)
     window_dilation = tuple(window_dilation or (1,) * nd)
     dilated = [(n - 1) * d + 1 for n, d in zip(shape, base_dilation)]

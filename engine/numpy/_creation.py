@@ -80,6 +80,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
         out = array(np.asarray(object), dtype)
     elif object is None:
         raise ValueError("None is not a valid value for jnp.array")
+    elif not isinstance(object, (str, bytes)) and _exports_buffer(object):  # (array.array and the like)
+        out = array(np.asarray(memoryview(object)), dtype)
     else:
         raise TypeError(
             f"Value {object!r} with dtype object is not a valid JAX array type. Only arrays of numeric "
@@ -88,6 +90,14 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     if ndmin > len(shape_of(out)):
         out = lax.reshape(out, (1,) * (ndmin - len(shape_of(out))) + tuple(shape_of(out)))
     return out
+
+
+def _exports_buffer(object) -> bool:
+    try:
+        memoryview(object)
+    except TypeError:
+        return False
+    return True
 
 
 def _array_transfer(object, dtype):
@@ -504,23 +514,27 @@ ascontiguousarray = asfortranarray = asanyarray
 
 
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
-    """Broadcast a scalar function over arrays with ``vmap`` (no ``signature`` support yet).
+    """Broadcast a function over arrays with ``vmap``: over all axes of scalar functions, or over the
+    loop axes of a generalized ufunc ``signature`` such as ``'(n,m),(m)->(n)'``.
 
     >>> jnp.vectorize(lambda a, b: a * b + 1)(jnp.arange(3.0), 2.0)
     Array([1., 3., 5.], dtype=float32)
+    >>> jnp.vectorize(jnp.dot, signature='(k),(k)->()')(jnp.ones((2, 3)), jnp.ones(3))
+    Array([3., 3.], dtype=float32)
     """
-    import functools
     from .. import api
-    from ._shape import broadcast_arrays
+    from ._shape import broadcast_arrays, broadcast_to
 
-    if signature is not None:
-        raise NotImplementedError("jnp.vectorize(signature=...) is not supported yet")
+    core_dims = None if signature is None else _parse_gufunc_signature(signature)
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
         keep = [i for i in range(len(args)) if i not in excluded]
-        arrays = broadcast_arrays(*[args[i] for i in keep]) if keep else []
-        ndim = arrays[0].ndim if arrays else 0
+        if core_dims is None:
+            arrays = broadcast_arrays(*[args[i] for i in keep]) if keep else []
+            loop_ndim = arrays[0].ndim if arrays else 0
+        else:
+            arrays, loop_ndim = _gufunc_operands([as_operand(args[i]) for i in keep], core_dims, broadcast_to)
 
         def inner(*arrs):
             full = list(args)
@@ -529,8 +543,48 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             return pyfunc(*full, **kwargs)
 
         f = inner
-        for _ in range(ndim):
+        for _ in range(loop_ndim):
             f = api.vmap(f)
         return f(*arrays)
 
     return wrapped
+
+
+def _parse_gufunc_signature(signature: str) -> list:
+    """``'(n,m),(m)->(n)'`` -> the core dimension names of each input: ``[('n', 'm'), ('m',)]``."""
+    import re
+
+    m = re.fullmatch(r"\s*((?:\([\w,\s]*\)\s*,?\s*)*)->\s*((?:\([\w,\s]*\)\s*,?\s*)*)", signature)
+    if m is None:
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    return [
+        tuple(d for d in (x.strip() for x in g.split(",")) if d)
+        for g in re.findall(r"\(([^)]*)\)", m.group(1))
+    ]
+
+
+def _gufunc_operands(arrays, core_dims, broadcast_to):
+    """The operands broadcast over their loop axes (those before the core ones), with the core
+    dimension sizes checked against each other; and the number of loop axes."""
+    if len(arrays) != len(core_dims):
+        raise TypeError(f"wrong number of positional arguments: expected {len(core_dims)}, got {len(arrays)}")
+    sizes: dict = {}
+    loops = []
+    for x, names in zip(arrays, core_dims):
+        if x.ndim < len(names):
+            raise ValueError(
+                f"input with shape {x.shape!r} does not have enough dimensions for all core dimensions {names!r}"
+            )
+        core_shape = x.shape[x.ndim - len(names) :]
+        for name, n in zip(names, core_shape):
+            if sizes.setdefault(name, n) != n:
+                raise ValueError(f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}")
+        loops.append(x.shape[: x.ndim - len(names)])
+    loop_shape = tuple(np.broadcast_shapes(*loops)) if loops else ()
+    out = [
+        broadcast_to(x, loop_shape + x.shape[x.ndim - len(names) :])
+        if x.shape[: x.ndim - len(names)] != loop_shape
+        else x
+        for x, names in zip(arrays, core_dims)
+    ]
+    return out, len(loop_shape)

@@ -20,6 +20,7 @@ from . import (
     _creation,
     _diagonal,
     _index_update,
+    _index_tricks,
     _indexing,
     _logic,
     _reductions,
@@ -253,6 +254,9 @@ def _install(cls):
     cls.sort = lambda self, axis=-1, **kw: _searching.sort(self, axis, **kw)
     cls.argsort = lambda self, axis=-1, **kw: _searching.argsort(self, axis, **kw)
     cls.nonzero = lambda self, **kw: _searching.nonzero(self, **kw)
+    cls.compress = lambda self, condition, axis=None, **kw: _index_tricks.compress(
+        condition, self, axis, **kw
+    )
     cls.diagonal = lambda self, offset=0, axis1=0, axis2=1: _diagonal.diagonal(self, offset, axis1, axis2)
     cls.trace = lambda self, offset=0, axis1=0, axis2=1, dtype=None: _diagonal.trace(
         self, offset, axis1, axis2, dtype

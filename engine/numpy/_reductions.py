@@ -477,8 +477,43 @@ def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
     return staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
 
 
-cumsum = cumulative_sum = _cumulative("cumsum", lax.cumsum, True)
-cumprod = cumulative_prod = _cumulative("cumprod", lax.cumprod, True)
+cumsum = _cumulative("cumsum", lax.cumsum, True)
+cumprod = _cumulative("cumprod", lax.cumprod, True)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+    """The array API's ``cumsum``: ``axis`` may be omitted for 1-D input only; ``include_initial``
+    starts each sum with a 0.
+
+    >>> jnp.cumulative_sum(jnp.array([1, 2, 3]), include_initial=True)
+    Array([0, 1, 3, 6], dtype=int32)
+    """
+    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False):
+    """The array API's ``cumprod``; ``include_initial`` starts each product with a 1."""
+    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _cumulative_api(name, fn, initial, x, axis, dtype, include_initial):
+    check_arraylike(name, x)
+    x = as_operand(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(
+                f"The input array has rank {x.ndim}, however axis was not set to an explicit value. "
+                "The axis argument is only optional for one-dimensional arrays."
+            )
+        axis = 0
+    out = fn(x, axis=axis, dtype=dtype)
+    if not include_initial:
+        return out
+    ax = canonicalize_axis(axis, out.ndim)
+    shape = [1 if i == ax else d for i, d in enumerate(out.shape)]
+    return lax.concatenate([lax.full(shape, initial, out.dtype), out], ax)
+
+
 cummax = _cumulative("cummax", lax.cummax, False)
 cummin = _cumulative("cummin", lax.cummin, False)
 

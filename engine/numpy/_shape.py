@@ -23,6 +23,7 @@ from ._promote import (
 )
 from ..sharding import with_out_sharding
 from ._staged import jitted_inline, staged_as_jit
+from ..narrow_dtypes import kind as dtype_kind
 
 
 def _resolve_shape(newshape, size: int) -> tuple:
@@ -508,8 +509,14 @@ def _roll_static(a, shift, axis):
     return a
 
 
-def pad(array, pad_width, mode: str = "constant", *, constant_values=0, **kwargs):
-    """Pad with a constant (``mode='constant'``) or by repeating edges/reflecting (``'edge'``, ``'wrap'``)."""
+def pad(array, pad_width, mode="constant", *, constant_values=0, stat_length=None, **kwargs):
+    """Pad with a constant (``mode='constant'``), by repeating edges/reflecting (``'edge'``, ``'wrap'``,
+    ``'reflect'``, ``'symmetric'``), with a statistic of each edge (``'mean'``, ``'median'``,
+    ``'maximum'``, ``'minimum'``), or with a function of each padded 1-D slice (``mode`` callable).
+
+    >>> jnp.pad(jnp.array([10, 20, 30, 40]), 1, mode='mean')
+    Array([25, 10, 20, 30, 40, 25], dtype=int32)
+    """
     a = as_operand(array)
     pw = np.asarray(pad_width, dtype=np.int64)
     if pw.ndim == 0:
@@ -520,6 +527,12 @@ def pad(array, pad_width, mode: str = "constant", *, constant_values=0, **kwargs
         pw = np.broadcast_to(pw, (a.ndim, 2))
     if pw.shape != (a.ndim, 2):
         raise ValueError(f"pad_width {pad_width} does not fit an array of rank {a.ndim}")
+    if callable(mode):
+        return _pad_with_function(a, pw, mode, kwargs)
+    if mode == "empty":
+        mode = "constant"
+    if mode in _PAD_STATS:
+        return _pad_with_stat(a, pw, mode, stat_length)
     if mode == "constant":
         cv = (
             np.asarray(constant_values)
@@ -576,11 +589,67 @@ def ndim(a):
 
 
 def size(a, axis=None):
+    """The number of elements of ``a``, or along ``axis`` (an int or a tuple of them).
+
+    >>> jnp.size(jnp.ones((2, 3)), axis=(0, 1))
+    6
+    """
     s = shape_of(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return int(np.prod([s[ax] for ax in axes], dtype=np.int64))
 
 
 # --- more numpy shape utilities ---------------------------------------------------------------
+
+
+def _pad_with_function(a, pw, function, kwargs):
+    """numpy's callable ``mode``: each axis in turn, ``function(row, (before, after), axis, kwargs)``
+    rewrites every 1-D slice of the zero-padded array."""
+    a = lax.pad(a, lax.full((), 0, a.dtype), [(int(lo), int(hi), 0) for lo, hi in pw])
+    for ax in range(a.ndim):
+        width = (int(pw[ax][0]), int(pw[ax][1]))
+        a = apply_along_axis(lambda row, ax=ax, width=width: function(row, width, ax, kwargs), ax, a)
+    return a
+
+
+def _pad_stat(name):
+    from . import _reductions, _statistics
+
+    return {
+        "mean": _reductions.mean,
+        "maximum": _reductions.max,
+        "minimum": _reductions.min,
+        "median": _statistics.median,
+    }[name]
+
+
+_PAD_STATS = ("mean", "maximum", "minimum", "median")
+
+
+def _pad_with_stat(a, pw, mode, stat_length):
+    """Each axis in turn: the padding before (after) is the statistic of the first (last)
+    ``stat_length`` elements (all by default); integers round the mean and median, as numpy."""
+    stat = _pad_stat(mode)
+    lengths = None if stat_length is None else np.broadcast_to(np.asarray(stat_length, np.int64), (a.ndim, 2))
+    for ax in range(a.ndim):
+        lo, hi = (int(x) for x in pw[ax])
+        n = a.shape[ax]
+        parts = []
+        for side, width in ((0, lo), (1, hi)):
+            k = n if lengths is None else builtins.max(1, builtins.min(int(lengths[ax][side]), n))
+            edge = slice_axis(a, ax, 0, k) if side == 0 else slice_axis(a, ax, n - k, n)
+            value = stat(edge, axis=ax, keepdims=True)
+            if dtype_kind(a.dtype) in "iu" and mode in ("mean", "median"):
+                from ._ufuncs import round as round_
+
+                value = round_(value)
+            value = convert(value, a.dtype, False)
+            shape = tuple(width if i == ax else d for i, d in enumerate(a.shape))
+            parts.append(lax.broadcast_in_dim(value, shape, tuple(range(a.ndim))) if width else None)
+        a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=ax)
+    return a
 
 
 def unstack(x, /, *, axis: int = 0):

@@ -444,8 +444,17 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     from ._selection import where
 
     x, xp, fp = promote_dtypes_inexact(as_operand(x), as_operand(xp), as_operand(fp))
-    if period is not None:
-        raise NotImplementedError("interp period is not supported")
+    if period is not None:  # one period of xp (sorted), extended by a point either side, as numpy
+        from ._searching import argsort
+        from ._shape import concatenate
+        from ._ufuncs import remainder
+
+        period = lax.abs(convert(as_operand(period), x.dtype))
+        x, xp = remainder(x, period), remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
     n = xp.shape[0]
     i = lax.clamp(lax.full((), 1, np.int32), searchsorted(xp, x, side="right"), lax.full((), n - 1, np.int32))
     from ._take import take
@@ -455,8 +464,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     dx = x1 - x0
     t = where(dx == 0, 0.0, (x - x0) / where(dx == 0, 1.0, dx))
     out = f0 + t * (f1 - f0)
-    out = where(x < xp[0], fp[0] if left is None else left, out)
-    return where(x > xp[-1], fp[-1] if right is None else right, out)
+    # ('extrapolate': the end segments' lines continue, which the clamped segment index already gives)
+    if not (isinstance(left, str) and left == "extrapolate"):
+        out = where(x < xp[0], fp[0] if left is None else left, out)
+    if not (isinstance(right, str) and right == "extrapolate"):
+        out = where(x > xp[-1], fp[-1] if right is None else right, out)
+    return out
 
 
 del Array
