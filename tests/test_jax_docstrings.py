@@ -36,8 +36,6 @@ _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
     **dict.fromkeys(
         [
-            "jax.scipy.stats.mode",
-            "jax.scipy.stats.sem",
             "jax.scipy.stats.poisson.entropy",
         ],
         _ELSEWHERE,
