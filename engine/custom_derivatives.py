@@ -116,7 +116,25 @@ def _on_tape(custom, trace, args):
     return tree_unflatten(out_tree[0], outs)
 
 
-class custom_jvp:
+class _Wrapping:
+    """What custom_jvp and custom_vjp share: the attributes of the function they decorate read
+    through them (a custom_vmap's def_vmap under a custom_vjp), as in JAX."""
+
+    def __getattr__(self, name):
+        fun = self.__dict__.get("fun")
+        if fun is None:
+            raise AttributeError(name)
+        return getattr(fun, name)
+
+
+def _wrap(self, fun, nondiff_argnums):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.symbolic_zeros = False
+
+
+class custom_jvp(_Wrapping):
     """A function with a user-defined JVP rule.
 
     >>> @custom_jvp
@@ -126,18 +144,8 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        _wrap(self, fun, nondiff_argnums)
         self.jvp = None
-        self.symbolic_zeros = False
-
-    def __getattr__(self, name):
-        # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
-        fun = self.__dict__.get("fun")
-        if fun is None:
-            raise AttributeError(name)
-        return getattr(fun, name)
 
     def defjvp(self, jvp, symbolic_zeros=False):
         self.jvp, self.symbolic_zeros = jvp, bool(symbolic_zeros)
@@ -294,25 +302,15 @@ def _flat_cts(cts, primal_args) -> list:
     return flat
 
 
-class custom_vjp:
+class custom_vjp(_Wrapping):
     """A function with a user-defined VJP rule: ``f.defvjp(fwd, bwd)``.
 
     ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, cotangent) -> tuple of input cotangents``.
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        _wrap(self, fun, nondiff_argnums)
         self.fwd = self.bwd = None
-        self.symbolic_zeros = False
-
-    def __getattr__(self, name):
-        # what the decorated function has (a custom_vmap's def_vmap under a custom_vjp), as in JAX
-        fun = self.__dict__.get("fun")
-        if fun is None:
-            raise AttributeError(name)
-        return getattr(fun, name)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False):
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
