@@ -3,6 +3,10 @@ examples run in order in a fresh namespace on the engine (``import jax`` is the 
 print and raise what they did under JAX (recorded by ``tests/jax_docstrings/record.py`` in
 ``tests/jax_docstrings/recorded/``: JAX's real outputs, not the docstrings' text).
 
+The examples themselves are JAX's text and stay out of this repository: they are read from a JAX git
+checkout (``JAXPLAY_JAX_DOCS``, as for ``tests/test_jax_docs.py``; see
+``tests/jax_docstrings/docstring_source.py``), and the test skips without one.
+
 One test per module; a docstring passes when all its scored examples match. Docstrings that do not
 pass yet are listed in ``KNOWN_FAILURES`` with the cause; the test checks they still fail, so the
 list cannot go stale. A per-module score is printed at the end.
@@ -16,15 +20,20 @@ import pytest
 
 from conftest import DOCSTRING_SCORES, ROOT
 
-sys.path.insert(0, str(ROOT / "tests" / "jax_docstrings"))
+_PATHS = [str(ROOT / "tests" / "jax_docstrings"), str(ROOT / "tests" / "jax_docs")]
+sys.path[:0] = _PATHS
+import doc_cells  # noqa: E402
+import docstring_source  # noqa: E402
 from docstring_compare import (  # noqa: E402
     default_processes,
     docstring_mismatches,
     recorded_modules,
     run_on_engine,
+    scored_docstrings,
 )
 
-sys.path.remove(str(ROOT / "tests" / "jax_docstrings"))
+for _path in _PATHS:
+    sys.path.remove(_path)
 
 MODULES = recorded_modules()
 
@@ -65,7 +74,15 @@ KNOWN_FAILURES: dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def engine_outcomes():
-    return run_on_engine([d for rec in MODULES.values() for d in rec["docstrings"]], default_processes())
+    repo = doc_cells.checkout()
+    if repo is None:
+        pytest.skip(
+            "JAX's docstrings are not here: set JAXPLAY_JAX_DOCS to a git checkout of "
+            f"github.com/jax-ml/jax with the tag {doc_cells.TAG}"
+        )
+    docstrings = scored_docstrings(MODULES)
+    docstring_source.attach_sources(docstrings, repo)  # SourceMismatch (an error) unless JAX 0.10.2
+    return run_on_engine(docstrings, default_processes())
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -73,6 +90,8 @@ def test_docstring_examples_match_jax(engine_outcomes, module):
     unexpected, fixed = [], []
     funcs = funcs_ok = examples = examples_ok = 0
     for d in MODULES[module]["docstrings"]:
+        if "unscored" in d:
+            continue
         scored = [e for e in d["examples"] if "skip" not in e and "unscored" not in e]
         if not scored:
             continue

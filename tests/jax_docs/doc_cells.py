@@ -164,8 +164,13 @@ def checkout() -> pathlib.Path | None:
 
 
 def page_text(page: str, repo: pathlib.Path) -> str:
+    return file_text(PAGES[page], repo)
+
+
+def file_text(path: str, repo: pathlib.Path) -> str:
+    """A file of JAX's repository at TAG."""
     return subprocess.run(
-        ["git", "--git-dir" if (repo / "HEAD").exists() else "-C", str(repo), "show", f"{TAG}:{PAGES[page]}"],
+        ["git", "--git-dir" if (repo / "HEAD").exists() else "-C", str(repo), "show", f"{TAG}:{path}"],
         check=True,
         capture_output=True,
         text=True,

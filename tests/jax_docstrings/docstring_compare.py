@@ -36,6 +36,11 @@ def example_mismatch(got: dict, want: dict, rtol=RTOL, atol=ATOL) -> str | None:
     return f"output: {why}" if why else None
 
 
+def scored_docstrings(modules: dict[str, dict]) -> list[dict]:
+    """The docstrings whose examples can be read back from a checkout (literal in JAX's source)."""
+    return [d for rec in modules.values() for d in rec["docstrings"] if "unscored" not in d]
+
+
 def _spec(docstring: dict) -> dict:
     exs = docstring["examples"]
     return {

@@ -5,8 +5,11 @@
 Walks the public names of ``MODULES`` (each object once, under the first module that exports it),
 parses each docstring's ``>>>`` examples with ``doctest.DocTestParser``, and runs them in order in a
 fresh namespace (``docstring_runner.py``), twice. It records JAX's actual outputs, not the text the
-docstring shows. Writes ``recorded/<module>.json``: per docstring, each example's source and what
-it printed and raised. The sources are JAX's docstring text (JAX is Apache-2.0 licensed).
+docstring shows. Writes ``recorded/<module>.json``: per docstring, where it is in JAX's source (file,
+line, qualified name) and, per example, a hash of its source and what it printed and raised. No
+source text: the test reads it back from a JAX checkout (``docstring_source.py``). A docstring that
+is not a literal in JAX's source (built at import time, or numpy's on an object JAX re-exports) is
+recorded as not scored, with the reason.
 
 An example is skipped (not run, here nor on the engine) when it needs what a CPU process without
 files or network lacks (``static_skip``), is marked ``+SKIP`` in JAX, or raises a NameError because
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import inspect
 import json
 import pathlib
 import re
@@ -27,6 +31,8 @@ import warnings
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import docstring_source  # noqa: E402
+from doc_cells import cell_hash  # noqa: E402
 from docstring_runner import run_in_subprocess  # noqa: E402
 
 # In this order: an object exported by several modules is recorded under the first.
@@ -99,7 +105,18 @@ def _submodules(module: str) -> list[str]:
     return [module] + [s for s in subs if s not in MODULES and s.startswith(module + ".")]
 
 
-def docstrings(module: str, seen: set) -> list[dict]:
+def _locate(obj, sources: tuple[str, ...], index: dict) -> dict | None:
+    """The docstring in JAX's source with these examples, preferring the object's own file."""
+    places = index.get(sources, [])
+    try:
+        own = pathlib.Path(inspect.getsourcefile(inspect.unwrap(obj)) or "").as_posix()
+    except (TypeError, ValueError):
+        own = ""
+    mine = [p for p in places if own.endswith("/" + p["path"])]
+    return (mine or places or [None])[0]
+
+
+def docstrings(module: str, seen: set, index: dict) -> list[dict]:
     parser = doctest.DocTestParser()
     found = []
     for modname in _submodules(module) if module != "jax" else [module]:
@@ -115,18 +132,21 @@ def docstrings(module: str, seen: set) -> list[dict]:
             if not examples:
                 continue
             seen.add(id(obj))
+            place = _locate(obj, tuple(e.source for e in examples), index)
+            skip = [static_skip(e) for e in examples]
             found.append(
                 {
                     "name": f"{modname}.{name}",
+                    "place": place,
                     "examples": [e.source for e in examples],
-                    "skip": [static_skip(e) for e in examples],
+                    "skip": skip if place else [docstring_source.unreadable_reason(obj)] * len(examples),
                 }
             )
     return found
 
 
-def record(module: str, seen: set) -> dict | None:
-    spec = docstrings(module, seen)
+def record(module: str, seen: set, index: dict) -> dict | None:
+    spec = docstrings(module, seen, index)
     if not spec:
         return None
     for _ in range(4):
@@ -141,9 +161,12 @@ def record(module: str, seen: set) -> dict | None:
     second = run_in_subprocess("jax", sys.executable, spec)
     out = []
     for entry, a_all, b_all in zip(spec, first, second):
+        if entry["place"] is None:
+            out.append({"name": entry["name"], "unscored": entry["skip"][0]})
+            continue
         examples = []
         for source, skip, a, b in zip(entry["examples"], entry["skip"], a_all, b_all):
-            ex: dict = {"source": source}
+            ex: dict = {"hash": cell_hash(source)}
             if skip:
                 ex["skip"] = skip
             else:
@@ -151,7 +174,7 @@ def record(module: str, seen: set) -> dict | None:
                 if (a["out"], a["error"]) != (b["out"], b["error"]):
                     ex["unscored"] = "output differs between two runs of JAX (ids, timing)"
             examples.append(ex)
-        out.append({"name": entry["name"], "examples": examples})
+        out.append({"name": entry["name"], **entry["place"], "examples": examples})
     return {"module": module, "docstrings": out}
 
 
@@ -162,15 +185,18 @@ def main(modules: list[str]):
     out_dir = HERE / "recorded"
     out_dir.mkdir(exist_ok=True)
     seen: set = set()
+    index = docstring_source.index_package(pathlib.Path(jax.__file__).parent)
     for module in MODULES:  # every module is walked, so `seen` assigns objects as a full run does
         rec = (
-            record(module, seen) if not modules or module in modules else (docstrings(module, seen), None)[1]
+            record(module, seen, index)
+            if not modules or module in modules
+            else (docstrings(module, seen, index), None)[1]
         )
         if rec is None:
             continue
         rec["jax_version"] = jax.__version__
         (out_dir / f"{module}.json").write_text(json.dumps(rec, indent=1) + "\n")
-        exs = [e for d in rec["docstrings"] for e in d["examples"]]
+        exs = [e for d in rec["docstrings"] for e in d.get("examples", [])]
         n_run = sum(1 for e in exs if "skip" not in e)
         print(f"{module}: {len(rec['docstrings'])} docstrings, {len(exs)} examples, {n_run} run", flush=True)
 
