@@ -18,12 +18,14 @@ parent-death signal, and an orphan check whenever a wait times out).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import math
 import os
 import pickle
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -106,6 +108,28 @@ class _DeviceDied(Exception):
     pass
 
 
+@contextlib.contextmanager
+def _ctrl_c_deferred():
+    """Ctrl-C waits until the block ends, then acts as it would have: a device forked but not yet
+    recorded in ``workers`` would be nobody's to stop (it would live on until the host exits).
+
+    (Blocking SIGINT in this thread would not do: with other threads running, the kernel hands the
+    signal to one of them and Python still raises it here.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (only the main thread runs Python's signal handlers, so none can interrupt here)
+        return
+    caught: list = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and callable(previous):
+        previous(signal.SIGINT, caught[0])
+    elif caught and previous == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
 class LocalRuntime:
     """``n`` devices as forked processes on this machine, sharing memory with the host."""
 
@@ -143,14 +167,9 @@ class LocalRuntime:
         from ..jit import compiles_paused
 
         with compiles_paused():  # (the devices must not inherit numba's compiler lock mid-compile)
-            # Ctrl-C waits until each fork is entered in ``workers``: a device forked but not yet
-            # recorded would be nobody's to stop (it lives on until the host exits).
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
+            with _ctrl_c_deferred():
                 for slot in missing:
                     self.workers[slot] = self._fork(slot)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _fork(self, slot: int) -> _Worker:
         host_end, dev_end = socket.socketpair()

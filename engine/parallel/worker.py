@@ -187,7 +187,6 @@ def _drop_inherited_descriptors(runtime, conn) -> None:
 
 def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the host's to handle
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (held by the host while it forked)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_host()
     try:  # ENGINE_WORKER_NICE>0 lets the host finish dispatching before a device preempts it
