@@ -91,16 +91,21 @@ def run_page(cells: list[str], skip: list) -> list:
 
 def run_in_subprocess(backend: str, python: str, sources: list[str], skip: list, timeout=900) -> list:
     """One page in a fresh process of ``python`` (the reference venv's, or the engine's)."""
+    return run_script(__file__, backend, python, {"cells": sources, "skip": skip}, timeout)
+
+
+def run_script(script: str, backend: str, python: str, spec: dict | list, timeout: float):
+    """``python script backend spec.json out.json`` in a temporary directory; what it wrote."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAXPLAY_DEVICE_COUNT"] = "1"  # JAX on a CPU host has one device unless XLA_FLAGS asks
     # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
     # they did not vouch for there (as in tests/test_example_libraries.py).
     env["ENGINE_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels")
     with tempfile.TemporaryDirectory() as tmp:
-        spec, out = pathlib.Path(tmp, "cells.json"), pathlib.Path(tmp, "out.json")
-        spec.write_text(json.dumps({"cells": sources, "skip": skip}))
+        spec_path, out = pathlib.Path(tmp, "spec.json"), pathlib.Path(tmp, "out.json")
+        spec_path.write_text(json.dumps(spec))
         subprocess.run(
-            [python, str(pathlib.Path(__file__).resolve()), backend, str(spec), str(out)],
+            [python, str(pathlib.Path(script).resolve()), backend, str(spec_path), str(out)],
             env=env,
             cwd=tmp,
             stdin=subprocess.DEVNULL,

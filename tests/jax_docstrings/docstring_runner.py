@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pathlib
 import signal
-import subprocess
 import sys
-import tempfile
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -96,23 +93,12 @@ def run_docstrings(spec: list) -> list:
 def run_in_subprocess(backend: str, python: str, spec: list, timeout=1800) -> list:
     """Run ``spec``'s docstrings in a fresh process of ``python`` (the reference venv's, or the
     engine's)."""
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env["JAXPLAY_DEVICE_COUNT"] = "1"  # JAX on a CPU host has one device unless XLA_FLAGS asks
-    # Not the default ~/.cache/jaxplay-engine: concurrent server zygotes delete the kernel files
-    # they did not vouch for there (as in tests/test_example_libraries.py).
-    env["ENGINE_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "jaxplay-test-kernels")
-    with tempfile.TemporaryDirectory() as tmp:
-        spec_path, out = pathlib.Path(tmp, "spec.json"), pathlib.Path(tmp, "out.json")
-        spec_path.write_text(json.dumps(spec))
-        subprocess.run(
-            [python, str(pathlib.Path(__file__).resolve()), backend, str(spec_path), str(out)],
-            env=env,
-            cwd=tmp,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=True,
-        )
-        return json.loads(out.read_text())
+    sys.path.insert(0, str(ROOT / "tests" / "jax_docs"))
+    try:
+        from doc_runner import run_script
+    finally:
+        sys.path.pop(0)
+    return run_script(__file__, backend, python, spec, timeout)
 
 
 def main(backend: str, spec_path: str, out_path: str):
