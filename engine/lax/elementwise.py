@@ -312,6 +312,7 @@ rem_p = binop("rem", _rem_impl)
 
 
 def _pow_impl(x, y):
+    _check_operand_kind("pow", x, (_FLOAT, _COMPLEX), 0)  # (eager evaluation may skip abstract evaluation)
     # An integer exponent is converted to the base's dtype first, as JAX lowers it (numpy would
     # compute float32 ** int32 in float64).
     with np.errstate(all="ignore"):
