@@ -45,6 +45,19 @@ def _check_arrays(leaves, what):
             )
 
 
+def _shape_and_dtype(x, what) -> core.ShapedArray:
+    """The abstract value of an argument only its shape and dtype matter for: an array, a
+    ``ShapeDtypeStruct``, or any object with ``shape`` and ``dtype`` (as JAX duck-types it)."""
+    from .jit import ShapeDtypeStruct, abstractify
+
+    if isinstance(x, ShapeDtypeStruct):
+        return abstractify(x)
+    if not core.is_array_like(x) and hasattr(x, "shape") and hasattr(x, "dtype"):
+        return core.ShapedArray(tuple(x.shape), np.dtype(x.dtype))
+    _check_arrays([x], what)
+    return core.get_aval(x)
+
+
 def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
@@ -221,15 +234,15 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()):
     """The transpose of ``fun``, a function linear in its arguments: a function taking an output
-    cotangent to the tuple of input cotangents. ``primals`` give only the input shapes and dtypes.
+    cotangent to the tuple of input cotangents. ``primals`` (arrays, ``ShapeDtypeStruct``s, anything
+    with ``shape`` and ``dtype``) give only the input shapes and dtypes.
 
     >>> f_t = linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(3.0)
     (Array(6., dtype=float32, weak_type=True),)
     """
     primals_flat, in_tree = tree_flatten(primals)
-    _check_arrays(primals_flat, "linear_transpose")
-    in_avals = [core.get_aval(p) for p in primals_flat]
+    in_avals = [_shape_and_dtype(p, "linear_transpose") for p in primals_flat]
     out_store: list = []
     flat = _flatten_fun(fun, tree_flatten((primals, {}))[1], out_store)
     jaxpr, out_pvals, consts = ad.partial_eval_flat(flat, [ad.PartialVal.unknown(a) for a in in_avals])

@@ -170,7 +170,10 @@ def _return_prng_keys(wrapped: bool, key):
 
 
 def _impl_name(impl) -> str:
-    """JAX's name of a PRNG implementation given by name (None: ``jax_default_prng_impl``'s)."""
+    """JAX's name of a PRNG implementation given by name or key dtype (None: the
+    ``jax_default_prng_impl``'s)."""
+    if isinstance(impl, rk.KeyTy):
+        return impl.impl
     name = config.values["jax_default_prng_impl"] if impl is None else getattr(impl, "name", impl)
     if name in PRNG_IMPLS and name not in rk.key_dtypes:
         raise NotImplementedError(
@@ -254,8 +257,9 @@ def key_data(keys):
     return random_unwrap(keys)
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
-    """Typed keys over raw ``uint32[..., 2]`` data (the inverse of :func:`key_data`).
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """Typed keys over raw ``uint32[..., 2]`` data (the inverse of :func:`key_data`); the
+    implementation is named by ``impl`` or given as a key ``dtype`` (not both).
 
     Example:
 
@@ -263,6 +267,10 @@ def wrap_key_data(key_bits_array, *, impl=None):
       Array((), dtype=key<fry>) overlaying:
       [0 5]
     """
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.wrap_key_data")
+        impl = dtype
     impl = _impl_name(impl)
     if rk.is_typed(key_bits_array):
         raise TypeError("wrap_key_data: the argument is already a typed key array; pass its key_data.")

@@ -38,17 +38,8 @@ for _path in _PATHS:
 MODULES = recorded_modules()
 
 # docstring (module.name) -> why the engine's outcome differs from JAX's, grouped by cause
-_ELSEWHERE = (
-    "elsewhere: missing (another helper adds jax.experimental.sparse / jax.scipy.linalg / jax.scipy.stats)"
-)
 _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "jax.scipy.stats.poisson.entropy",
-        ],
-        _ELSEWHERE,
-    ),
     "jax.numpy.delete": "delete(assume_unique_indices=True) under jit: the engine needs concrete indices",
     **dict.fromkeys(
         ["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.percentile", "jax.numpy.nanpercentile"],
@@ -56,9 +47,7 @@ KNOWN_FAILURES: dict[str, str] = {
     ),
     # wrong values
     # missing arguments and modes
-    "jax.random.wrap_key_data": "missing: wrap_key_data(dtype=)",
     "jax.nn.scaled_matmul": "jax.random.uniform with a float8 dtype raises TypeError",
-    "jax.linear_transpose": "linear_transpose refuses ShapeDtypeStruct primals",
     # missing API
     "jax.ds": "missing: jax.ds",
     "jax.fwd_and_bwd": "missing: jax.fwd_and_bwd",
@@ -68,7 +57,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "jax.numpy.load": "missing: jnp.save/jnp.load",
     "jax.numpy.ufunc": "missing: jnp ufunc objects (jnp.add.nin, .reduce, .outer, .at, ...)",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
-    "jax.tree_util.flatten_one_level": "missing: jax._src.tree_util.flatten_one_level",
 }
 
 

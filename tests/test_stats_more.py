@@ -36,6 +36,7 @@ CASES = {
     "multinomial.logpmf": (lambda p: stats.multinomial.logpmf(np.array([1, 2, 0, 1]), 4, p), (P / P.sum(),)),
     "gaussian_kde.logpdf": (lambda d, x: stats.gaussian_kde(d).logpdf(x), (X, P * 3)),
     "sem": (lambda a: stats.sem(a), (np.stack([X, P, X * P]),)),
+    "poisson.entropy": (stats.poisson.entropy, (np.array([0.8, 4.5, 12.0, 60.0], np.float32),)),
 }
 
 

@@ -1967,3 +1967,7 @@ SNIPPETS["special_more"] = SPECIAL_MORE
 from snippets_stats_more import STATS_MORE  # noqa: E402
 
 SNIPPETS["stats_more"] = STATS_MORE
+
+from snippets_api_gaps import API_GAPS  # noqa: E402
+
+SNIPPETS["api_gaps"] = API_GAPS

@@ -1,0 +1,68 @@
+"""Snippets for the API the docstring suite found missing (issue 13): ``jax.ds``,
+``jax.fwd_and_bwd``, ``lax.composite``, ``linear_transpose`` of shape-only primals,
+``wrap_key_data(dtype=)``, float8 sampling, ``jax.nn.scaled_dot_general`` configs,
+``jax._src.tree_util``, ``poisson.entropy`` and ``cost_analysis()``. Registered in snippets.py;
+jaxprs are compared as text."""
+
+_TRANSPOSE = "f = lambda x, y: 0.5 * x - 0.5 * y\n"
+
+API_GAPS = [
+    # poisson.entropy: each regime (0, small, medium, large, negative), broadcasting over loc,
+    # grad (the pmf sums), vmap and jit. The medium regime's float32 terms k log(mu) - gammaln(k + 1)
+    # (hundreds) cancel: JAX's values and the engine's differ from the float64 sums by up to 1e-5
+    # relative (at mu = 99: float64 3.7156524, JAX 3.7156436, the engine 3.715682). From mu ~ 88 on,
+    # JAX's gradient is NaN (exp(-mu) underflows to 0 in the small regime's untaken branch, where
+    # JAX's entr has an infinite derivative and the engine's a 0 one): gradients stop below that.
+    (
+        "poisson_entropy",
+        "from jax.scipy.stats import poisson\n"
+        "mu = jnp.array([0., 0.3, 1., 5., 9.9, 10., 37.5, 99., 100., 1e4, -1.])\n"
+        "out = (poisson.entropy(mu), poisson.entropy(5.0), poisson.entropy(jnp.array([1, 10, 100])), "
+        "poisson.entropy(jnp.array([[2.], [20.]]), jnp.zeros(3)), poisson.entropy(3, 2.))",
+        2e-5,
+    ),
+    (
+        "poisson_entropy_grad_vmap_jit",
+        "from jax.scipy.stats import poisson\n"
+        "mu = jnp.array([0.5, 4., 25., 300.])\n"
+        "out = (jax.vmap(jax.grad(poisson.entropy))(mu[:3]), jax.jit(poisson.entropy)(mu), "
+        "jax.vmap(poisson.entropy)(mu[:, None]))",
+        2e-5,
+    ),
+    # linear_transpose: primals given by their shapes and dtypes only
+    (
+        "linear_transpose_shape_dtype_struct",
+        _TRANSPOSE + "s = jax.ShapeDtypeStruct((), np.dtype(np.float32))\n"
+        "out = jax.linear_transpose(f, s, s)(1.0)",
+    ),
+    (
+        "linear_transpose_duck_typed",
+        _TRANSPOSE + "import types\ns = types.SimpleNamespace(shape=(2,), dtype=np.float32)\n"
+        "out = jax.linear_transpose(f, s, s)(np.ones(2, np.float32))",
+    ),
+    (
+        "linear_transpose_weak_struct",
+        "out = jax.linear_transpose(lambda x: 2 * x, jax.ShapeDtypeStruct((), np.float32, weak_type=True))(1.0)",
+    ),
+    ("err_linear_transpose_str", _TRANSPOSE + "out = jax.linear_transpose(f, 'a', 'b')"),
+    # wrap_key_data(dtype=): a key's dtype names its implementation
+    (
+        "wrap_key_data_dtype",
+        "key = jax.random.key(42)\nnew = jax.random.wrap_key_data(jax.random.key_data(key), dtype=key.dtype)\n"
+        "r = jax.random.key(1, impl='rbg')\n"
+        "r2 = jax.random.wrap_key_data(jax.random.key_data(r), dtype=r.dtype)\n"
+        "out = (key == new, str(new.dtype), str(r2.dtype), jax.random.key_data(r2), "
+        "jax.random.uniform(new, (2,)), str(jax.random.wrap_key_data(jnp.zeros(2, jnp.uint32), dtype='threefry2x32').dtype))",
+    ),
+    (
+        "err_wrap_key_data_impl_and_dtype",
+        "k = jax.random.key(0)\nout = jax.random.wrap_key_data(jax.random.key_data(k), impl='threefry2x32', dtype=k.dtype)",
+    ),
+    # jax._src.tree_util
+    (
+        "flatten_one_level",
+        "from jax._src.tree_util import flatten_one_level\n"
+        "a, b = flatten_one_level({'a': [1, 2], 'b': {'c': 3}})\nc, d = flatten_one_level((4, [5]))\n"
+        "out = (list(a), list(b), list(c), str(d))",
+    ),
+]
