@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence, TypeVar
@@ -198,6 +199,11 @@ class Primitive:
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
+        # The module that made it (past subclasses' __init__): the engine's, or user or test code.
+        frame = sys._getframe(1)
+        while frame.f_code.co_name == "__init__" and frame.f_back is not None:
+            frame = frame.f_back
+        self.defined_in: str = frame.f_globals.get("__name__", "")
 
     def __repr__(self) -> str:
         return self.name
