@@ -51,7 +51,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         "module-level imports and type aliases of JAX's source file, not API",
         "Array InitFn Params ParamsFn State Step UpdateFn Updates jax map partial safe_map safe_zip unzip2 zip",
     ),
-    "jax.experimental": _same(NOT_YET, "EArray compilation_cache cur_qdd primal_tangent_dtype"),
+    "jax.experimental": _same(NOT_YET, "EArray cur_qdd primal_tangent_dtype"),
     "jax.experimental.sparse": {
         **_same(
             "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
