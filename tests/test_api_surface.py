@@ -16,12 +16,10 @@ HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
 RECORDED: dict[str, list[str]] = json.loads((HERE / "api_surface.json").read_text())
 
 NOT_ON_CPU = "needs a GPU/TPU runtime, multi-host processes or XLA internals the engine does not have"
-DLPACK = "no DLPack: the engine's arrays are numpy buffers (np.asarray them instead)"
 EXTENDED_FLOATS = "elsewhere: bfloat16/float8/float4/int4 dtypes (ml_dtypes) are another piece of work"
 DISTRIBUTIONS = "elsewhere: random distributions and scipy.special/stats functions are another piece of work"
 NOT_YET = "not implemented yet"
 TYPING = "typing aliases of JAX internals (annotations only)"
-FILE_IO = "file I/O of numpy arrays: use numpy.save/load on np.asarray(x)"
 INTERNAL_PRIM = "a primitive of an XLA-specific op the engine does not stage (its public wrapper may exist)"
 
 
@@ -37,7 +35,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "distributed make_array_from_process_local_data process_indices host_count host_id host_ids "
             "make_user_context thread_guard copy_to_host_async memory smap",
         ),
-        "dlpack": DLPACK,
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(
             NOT_YET,
@@ -96,8 +93,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int4 uint1 "
             "uint2 uint4",
         ),
-        "from_dlpack": DLPACK,
-        **_same(FILE_IO, "load save savez"),
         **_same("jnp.ufunc objects (reduce/accumulate/outer/at on arbitrary functions)", "frompyfunc ufunc"),
     },
     "jax.profiler": {

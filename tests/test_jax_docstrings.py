@@ -40,7 +40,6 @@ MODULES = recorded_modules()
 # docstring (module.name) -> why the engine's outcome differs from JAX's, grouped by cause
 _WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
-    "jax.numpy.delete": "delete(assume_unique_indices=True) under jit: the engine needs concrete indices",
     **dict.fromkeys(
         ["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.percentile", "jax.numpy.nanpercentile"],
         _WEIGHTS,
@@ -53,8 +52,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "jax.fwd_and_bwd": "missing: jax.fwd_and_bwd",
     "jax.lax.composite": "missing: lax.composite",
     "jax.nn.scaled_dot_general": "missing: jax.nn.get_scaled_dot_general_config",
-    "jax.numpy.from_dlpack": "missing: jnp.from_dlpack",
-    "jax.numpy.load": "missing: jnp.save/jnp.load",
     "jax.numpy.ufunc": "missing: jnp ufunc objects (jnp.add.nin, .reduce, .outer, .at, ...)",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
 }

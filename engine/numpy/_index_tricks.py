@@ -64,7 +64,12 @@ def _static_positions(obj, n, what):
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
-    """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``."""
+    """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``; with
+    ``assume_unique_indices=True``, integer indices may be traced (the result's size is static).
+
+    >>> jax.jit(lambda x, i: delete(x, i, assume_unique_indices=True))(jnp.arange(5), jnp.array([3, 0]))
+    Array([1, 2, 4], dtype=int32)
+    """
     from ._take import take
 
     a = as_operand(arr)
@@ -72,8 +77,28 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
     n = a.shape[ax]
+    if assume_unique_indices and not isinstance(obj, (slice, int, np.integer)):
+        obj = as_operand(obj)
+        if obj.dtype.kind in "iu":
+            return _delete_unique(a, obj, ax)
     keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, "jnp.delete"))
     return take(a, Array(keep.astype(np.int32)), axis=ax)
+
+
+def _delete_unique(a, positions, axis):
+    """Delete distinct (possibly traced) positions: the kept entries are the first ``n - k``
+    positions, each moved up past every deleted position at or before it."""
+    from ._creation import arange
+    from ._searching import sort
+    from ._selection import clip, where
+
+    n = a.shape[axis]
+    pos = ravel(positions)
+    pos = sort(clip(where(pos < 0, pos + n, pos), 0, n))
+    pos = pos - arange(pos.shape[0], dtype=pos.dtype)
+    keep = arange(n - pos.shape[0], dtype=pos.dtype)
+    keep = keep + (keep[None, :] >= pos[:, None]).sum(0, dtype=keep.dtype)
+    return a[(slice(None),) * axis + (keep,)]
 
 
 def insert(arr, obj, values, axis=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, transfers
+from .. import core, dlpack, transfers
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import AbstractRef
@@ -235,6 +235,8 @@ def _install(cls):
         cls.addupdate = _tracer_addupdate  # (refs under jit/vmap: ref.addupdate(x, idx))
     cls.at = property(_index_update._IndexUpdateHelper)
     cls.__array_namespace__ = _array_namespace
+    if cls is Array:
+        cls.__dlpack__, cls.__dlpack_device__ = dlpack.array_dlpack, dlpack.array_dlpack_device
     cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_shape.matrix_transpose)
     cls.real = property(_complex_parts.real)

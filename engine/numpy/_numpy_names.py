@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import narrow_dtypes
 from ._contract import matmul
 from ._creation import asarray, ones
 from ._dtypes import complex64, complex128
@@ -95,3 +96,41 @@ def vecmat(x1, x2, /):
 
     x1, x2 = as_operand(x1), as_operand(x2)
     return matmul(conj(x1)[..., None, :], x2)[..., 0, :]
+
+
+def from_dlpack(x, /, *, device=None, copy: bool | None = None):
+    """An array holding the data of any object with ``__dlpack__`` and ``__dlpack_device__`` (a
+    numpy array, an engine array, ...); shares the buffer unless ``copy=True``.
+
+    >>> from_dlpack(np.arange(3, dtype=np.int32))
+    Array([0, 1, 2], dtype=int32)
+    """
+    from ..dlpack import from_dlpack
+
+    return from_dlpack(x, device=device, copy=copy)
+
+
+save = np.save  # (numpy's own, as JAX re-exports it: an engine array saves through __array__)
+savez = np.savez
+
+
+def load(file, *args, **kwargs):
+    """numpy's ``load``, giving an engine array for a ``.npy`` file and restoring ``bfloat16`` (which
+    numpy saves as two opaque bytes); ``.npz`` archives come back as numpy's.
+
+    >>> import io
+    >>> f = io.BytesIO()
+    >>> save(f, jnp.array([1.5, 2.0], dtype='bfloat16'))
+    >>> _ = f.seek(0)
+    >>> load(f)
+    Array([1.5, 2], dtype=bfloat16)
+    """
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(narrow_dtypes.to_dtype("bfloat16"))
+        try:
+            out = asarray(out)
+        except TypeError:  # a dtype the engine has no arrays of: numpy's array
+            pass
+    return out

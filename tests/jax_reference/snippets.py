@@ -1971,3 +1971,7 @@ SNIPPETS["stats_more"] = STATS_MORE
 from snippets_api_gaps import API_GAPS  # noqa: E402
 
 SNIPPETS["api_gaps"] = API_GAPS
+
+from snippets_jnp_api import JNP_DELETE, JNP_IO  # noqa: E402
+
+SNIPPETS.update(jnp_delete=JNP_DELETE, jnp_io=JNP_IO)
