@@ -10,6 +10,7 @@ import numpy as np
 from .. import core, dims, lax
 from ..core import Array, Tracer
 from ..errors import NonConcreteBooleanIndexError
+from ..indexing import Slice
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -17,6 +18,7 @@ _INT32 = np.dtype("int32")
 
 
 _NONE, _SLICE, _ELLIPSIS, _INTEGER, _BOOLEAN, _ARRAY = "none", "slice", "ellipsis", "int", "bool", "array"
+_DYNAMIC_SLICE = "dynamic_slice"  # a ``jax.ds`` Slice: start (maybe traced) and static size
 
 
 class _Parsed(NamedTuple):
@@ -36,6 +38,8 @@ def _index_type(i):
         return _ELLIPSIS
     if isinstance(i, slice):
         return _SLICE
+    if isinstance(i, Slice):
+        return _DYNAMIC_SLICE
     if _is_int_scalar(i):
         return _INTEGER
     if isinstance(i, (bool, np.bool_)):

@@ -24,6 +24,7 @@ from ..core import Array, Tracer
 from ._index_parsing import (
     _ARRAY,
     _BOOLEAN,
+    _DYNAMIC_SLICE,
     _ELLIPSIS,
     _INT32,
     _INTEGER,
@@ -110,7 +111,10 @@ def _range_length(start, stop, step):
 
 
 def _index_i32(v):
-    """An int32 index operand: a constant, or a symbolic dimension's value."""
+    """An int32 index operand: a constant, a symbolic dimension's value, or (a ``jax.ds`` start)
+    an array."""
+    if isinstance(v, (Array, Tracer)):
+        return lax.convert_element_type(v, _INT32, False)
     if dims.is_constant_dim(v):
         return Array(np.asarray(v, _INT32))
     return lax.convert_element_type(dims.dimension_as_value(v), _INT32, False)
@@ -179,7 +183,7 @@ def _try_dynamic_slice(x, indices):
         elif p.typ == _ARRAY:
             if np.ndim(p.index) != 0:
                 return None
-        elif p.typ == _BOOLEAN:
+        elif p.typ == _BOOLEAN or (p.typ == _DYNAMIC_SLICE and p.index.stride != 1):
             return None
     shape = x.shape
     starts, sizes, rev, squeeze, newaxis = [], [], [], [], []
@@ -197,6 +201,10 @@ def _try_dynamic_slice(x, indices):
             )
             sizes.append(1)
             squeeze.append(axis)
+        elif p.typ == _DYNAMIC_SLICE:
+            trivial = False
+            starts.append(p.index.start)
+            sizes.append(p.index.size)
         else:
             (axis,) = p.axes
             if p.index != slice(None):
@@ -374,9 +382,12 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
             slice_shape.append(1)
             newaxis_dims.append(y_axis)
             y_axis += 1
-        elif p.typ == _SLICE:
-            start, stop, step = _slice_indices(p.index, shape[x_axis])
-            size = _range_length(start, stop, step)
+        elif p.typ in (_SLICE, _DYNAMIC_SLICE):
+            if p.typ == _SLICE:
+                start, stop, step = _slice_indices(p.index, shape[x_axis])
+                size = _range_length(start, stop, step)
+            else:  # (its start may be traced: the ramp below starts there)
+                start, size, step = p.index.start, p.index.size, p.index.stride
             slice_shape.append(size)
             if step == 1:
                 if size != shape[x_axis]:  # a whole axis needs no index
@@ -385,6 +396,10 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
                 gather_slice_shape.append(size)
                 offset_dims.append(collapsed_y_axis)
             else:
+                if isinstance(start, (Array, Tracer)):  # (JAX: jnp.array(start, int32), a copy)
+                    from ._creation import array
+
+                    start = array(start, dtype=_INT32)
                 ramp = lax.add(
                     _index_i32(start),
                     lax.mul(_index_i32(step), lax.iota(_INT32, size)),

@@ -10,12 +10,14 @@ program runs).
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import core
 from ..core import ShapedArray, Tracer, Value
+from ..indexing import Slice
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -228,6 +230,14 @@ def parse_index(idx: Any, shape: tuple[int, ...]) -> tuple[Indexer | None, list[
                 raise ValueError(f"slice must have a step >= 1 (found: {step})")
             size = max(0, (stop - start + step - 1) // step)
             dims.append(("slice", start, size, step))
+        elif isinstance(i, Slice):
+            if i.is_dynamic_start or i.is_dynamic_size:
+                raise NotImplementedError(
+                    f"ref[jax.ds(start, size)] with a traced start or size ({i}): the engine's refs take "
+                    "static slices and integer index arrays; read the ref (ref[...]) and use "
+                    "lax.dynamic_slice, or index with start + jnp.arange(size)"
+                )
+            dims.append(("slice", operator.index(i.start), operator.index(i.size), i.stride))
         elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
             k = int(i)
             if k >= n:

@@ -6,7 +6,39 @@ jaxprs are compared as text."""
 
 _TRANSPOSE = "f = lambda x, y: 0.5 * x - 0.5 * y\n"
 
+_DS = "x = jnp.arange(10.)\ny = jnp.arange(12.).reshape(3, 4)\n"
+_JAXPR = "out = str(jax.make_jaxpr("
+
 API_GAPS = [
+    # jax.ds: a dynamic_slice at a traced start (stride 1), a gather for other strides; static
+    # starts slice statically; out-of-bounds starts clamp as dynamic_slice does
+    ("ds_traced_jaxpr", _DS + _JAXPR + "lambda x, i: x[jax.ds(i, 2)])(x, 3))"),
+    ("ds_static_jaxpr", _DS + _JAXPR + "lambda x: x[jax.ds(3, 2)])(x))"),
+    ("ds_stride_jaxpr", _DS + _JAXPR + "lambda x, i: x[jax.ds(i, 3, 2)])(x, 3))"),
+    ("ds_with_int_jaxpr", _DS + _JAXPR + "lambda y, i: y[jax.ds(i, 2), 1])(y, 3))"),
+    ("ds_with_array_jaxpr", _DS + _JAXPR + "lambda y, i: y[jax.ds(i, 2), jnp.array([0, 2])])(y, 3))"),
+    ("ds_scatter_jaxpr", _DS + _JAXPR + "lambda x, i: x.at[jax.ds(i, 2)].set(1.))(x, 3))"),
+    (
+        "ds_values",
+        _DS + "f = jax.jit(lambda x, i: x[jax.ds(i, 4)])\n"
+        "out = (x[jax.ds(4, 2)], f(x, 8), f(x, -3), x[jax.ds(-3, 2)], x[jax.ds(jnp.int32(-3), 2)], "
+        "x[jax.ds(1, 3, 2)], y[jax.ds(1, 2), jax.ds(2)], jax.jit(lambda y, i: y[:, jax.ds(i, 2, 2)])(y, 1))",
+    ),
+    (
+        "ds_reprs_and_tree",
+        "out = (repr(jax.ds(3, 2)), repr(jax.ds(None)), repr(jax.ds(5)), repr(jax.ds(1, 2, 3)), "
+        "str(jax.tree_util.tree_structure(jax.ds(3, 2))), jax.tree_util.tree_leaves(jax.ds(3, 2)))",
+    ),
+    ("err_ds_negative_stride", "out = jax.ds(1, 2, -1)"),
+    ("err_ds_traced_stride", "out = jax.ds(1, 2, jnp.int32(2))"),
+    (
+        "ds_transforms",
+        _DS + "g = jax.grad(lambda x, i: (x[jax.ds(i, 3)] ** 2).sum())\n"
+        "out = (g(x, 3), jax.jit(g)(x, 8), jax.vmap(lambda i: x[jax.ds(i, 3, 2)])(jnp.arange(3)), "
+        "jax.vmap(lambda r, i: r[jax.ds(i, 2)])(y, jnp.array([0, 1, 2])), "
+        "jax.jit(lambda x, i: x.at[jax.ds(i, 3, 2)].add(1.))(x, 3), "
+        "jax.jvp(lambda x: x[jax.ds(jnp.int32(2), 2)], (x,), (x * 2,)))",
+    ),
     # poisson.entropy: each regime (0, small, medium, large, negative), broadcasting over loc,
     # grad (the pmf sums), vmap and jit. The medium regime's float32 terms k log(mu) - gammaln(k + 1)
     # (hundreds) cancel: JAX's values and the engine's differ from the float64 sums by up to 1e-5
