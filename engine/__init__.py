@@ -68,6 +68,7 @@ from .transfers import (  # noqa: F401
 )
 from .jit import ShapeDtypeStruct  # noqa: F401
 from .indexing import ds  # noqa: F401
+from .vjp_function import fwd_and_bwd  # noqa: F401
 from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp, custom_gradient, closure_convert  # noqa: F401
 from . import custom_batching  # noqa: E402,F401  (jax.custom_batching)

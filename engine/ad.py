@@ -736,17 +736,31 @@ def linearize_vjp_flat(
     primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(f, primals)
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
-    def f_vjp(*cts: Tangent) -> list[Tangent]:
+    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent]) -> list[Tangent]:
         cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
         undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
-        cts_in = backward_pass(jaxpr, [*consts, *undef], cts_unk)
+        cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk)
         it = iter(cts_in)
         out: list[Tangent] = []
         for a, d in zip(tangent_avals, differentiable):
             out.append(next(it) if d else Zero(a))
         return out
 
-    return primals_out, f_vjp
+    return primals_out, Pullback(transpose, consts)
+
+
+class Pullback:
+    """``linearize_vjp_flat``'s pullback, its residuals (the linear jaxpr's constants: what the
+    forward pass computed) apart from the ``transpose`` that reads them, so that ``jax.vjp`` can
+    make a pytree of them (``engine.vjp_function``)."""
+
+    __slots__ = ("transpose", "residuals")
+
+    def __init__(self, transpose: Callable[..., list[Tangent]], residuals: Sequence[Value]):
+        self.transpose, self.residuals = transpose, list(residuals)
+
+    def __call__(self, *cts: Tangent) -> list[Tangent]:
+        return self.transpose(self.residuals, cts)
 
 
 def linear_transpose_flat(

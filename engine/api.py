@@ -18,6 +18,7 @@ from .tree_util import (
     tree_unflatten,
 )
 from .narrow_dtypes import kind as dtype_kind
+from .vjp_function import VJP, Backward
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -203,30 +204,9 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         )
     out_avals = [core.get_aval(p) for p in primals_out[:n_main]]
     in_avals = [core.get_aval(p) for p in primals_flat]
-
-    def f_vjp(*cts):
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_flat, ct_tree = tree_flatten(ct)
-        if ct_tree != main_tree:
-            raise TypeError(
-                f"Tree structure of cotangent input {ct_tree}, does not match structure "
-                f"of primal output {main_tree}."
-            )
-        for c, a in zip(ct_flat, out_avals):
-            ca = core.get_aval(c)
-            if ca.shape != a.shape:
-                raise ValueError(
-                    f"Shape of cotangent input to vjp pullback function {ca.shape} must "
-                    f"be the same as the shape of corresponding primal input {a.shape}."
-                )
-        ct_flat = [ad.Zero(ad.tangent_aval(a)) for a in aux_avals]
-        ct_all = [*tree_flatten(ct)[0], *ct_flat]
-        cts_in = f_vjp_flat(*ct_all)
-        cts_in = [ad.instantiate_zeros(c) if type(c) is ad.Zero else c for c in cts_in]
-        cts_in = [_match_dtype(c, a) for c, a in zip(cts_in, in_avals)]
-        args_ct, _ = tree_unflatten(in_tree, cts_in)
-        return tuple(args_ct)
-
+    residuals = getattr(f_vjp_flat, "residuals", [])  # (none: the eager tape's pullback holds them)
+    transpose = getattr(f_vjp_flat, "transpose", None) or (lambda _, cts: f_vjp_flat(*cts))
+    f_vjp = VJP(Backward(transpose, in_tree, main_tree, out_avals, aux_avals, in_avals), residuals)
     if has_aux:
         return out_main, f_vjp, aux
     return out_main, f_vjp
@@ -270,18 +250,6 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
         return tree_unflatten(in_tree, [ad.instantiate_zeros(c) for c in in_cts])
 
     return transposed_fun
-
-
-def _match_dtype(ct, aval):
-    if isinstance(ct, np.ndarray) and ct.dtype == core.float0:
-        return ct
-    # Only the dtype: as in JAX, a cotangent's weak type is what the backward pass made it.
-    ca = core.get_aval(ct)
-    if ca.dtype != aval.dtype:
-        from . import lax
-
-        return lax.convert_element_type(ct, aval.dtype, aval.weak_type)
-    return ct
 
 
 def value_and_grad(

@@ -38,7 +38,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(
             NOT_YET,
-            "Shard empty_ref free_ref fwd_and_bwd",
+            "Shard empty_ref free_ref",
         ),
     },
     "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},

@@ -4,6 +4,10 @@
 ``jax._src.tree_util``, ``poisson.entropy`` and ``cost_analysis()``. Registered in snippets.py;
 jaxprs are compared as text."""
 
+_FWD = (
+    "x = W = jnp.arange(16.).reshape(4, 4) / 16\ncot = jnp.ones((4, 4))\n"
+    "fwd, bwd = jax.fwd_and_bwd(lambda x, W: jnp.sin(x @ W), argnums=(0, 1))\n"
+)
 _TRANSPOSE = "f = lambda x, y: 0.5 * x - 0.5 * y\n"
 
 _DS = "x = jnp.arange(10.)\ny = jnp.arange(12.).reshape(3, 4)\n"
@@ -61,6 +65,38 @@ API_GAPS = [
         "jax.vmap(poisson.entropy)(mu[:, None]))",
         2e-5,
     ),
+    # fwd_and_bwd: the pullback is a pytree of residuals, so a jitted fwd returns it and a jitted
+    # bwd takes it; after the first call neither traces again (no_tracing raises if one does)
+    (
+        "fwd_and_bwd_compiles_once",
+        _FWD + "y, res = fwd(x, W)\nfirst = bwd(res, cot)\nxs = [x * i for i in range(3)]\n"
+        "with jax.no_tracing():\n"
+        "    for xi in xs:\n"
+        "        y, res = fwd(xi, W)\n"
+        "        cx, cW = bwd(res, cot)\n"
+        "out = (first, y, cx, cW)",
+    ),
+    (
+        "fwd_and_bwd_options",
+        "f = lambda x, y: (x * jnp.sin(y), {'a': x})\n"
+        "fwd, bwd = jax.fwd_and_bwd(f, argnums=1, has_aux=True)\ny, res, aux = fwd(2., 3.)\n"
+        "fwd2, bwd2 = jax.fwd_and_bwd(lambda x, y: x * jnp.sin(y), argnums=(1, 0), jitted=False)\n"
+        "y2, res2 = fwd2(2., 3.)\n"
+        "out = (y, aux, bwd(res, 1.), y2, bwd2(res2, 1.), callable(res2))",
+    ),
+    (
+        "vjp_is_a_pytree",
+        "y, f_vjp = jax.jit(lambda x: jax.vjp(lambda x: jnp.sin(x) * x, x))(jnp.arange(3.))\n"
+        "g = jax.jit(lambda f, c: f(c))\n"
+        "out = (y, f_vjp(jnp.ones(3)), g(f_vjp, jnp.ones(3)), jax.vmap(lambda c: f_vjp(c))(jnp.eye(3)), "
+        "len(jax.tree_util.tree_leaves(f_vjp)))",
+    ),
+    (
+        "err_vjp_cotangent_tree",
+        "y, f = jax.vjp(lambda x: (x * 2, x), jnp.arange(3.))\nout = f(jnp.ones(3))",
+    ),
+    ("err_vjp_cotangent_shape", "y, f = jax.vjp(lambda x: x * 2, jnp.arange(3.))\nout = f(1.0)"),
+    ("err_vjp_cotangent_dtype", "y, f = jax.vjp(lambda x: x * 2, 3.)\nout = f(jnp.int32(1))"),
     # linear_transpose: primals given by their shapes and dtypes only
     (
         "linear_transpose_shape_dtype_struct",
