@@ -93,7 +93,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int4 uint1 "
             "uint2 uint4",
         ),
-        **_same("jnp.ufunc objects (reduce/accumulate/outer/at on arbitrary functions)", "frompyfunc ufunc"),
     },
     "jax.profiler": {
         **_same("the profiler's protobuf types (xprof)", "ProfileData ProfileEvent ProfilePlane"),

@@ -50,7 +50,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # missing API
     "jax.lax.composite": "missing: lax.composite",
     "jax.nn.scaled_dot_general": "missing: jax.nn.get_scaled_dot_general_config",
-    "jax.numpy.ufunc": "missing: jnp ufunc objects (jnp.add.nin, .reduce, .outer, .at, ...)",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
 }
 

@@ -62,3 +62,70 @@ def test_save_load_round_trip_keeps_dtype_and_weakness():
     f.seek(0)
     y = jnp.load(f)
     assert type(y) is engine.Array and y.dtype == np.int16 and y.shape == (2, 3)
+
+
+# --- jnp.ufunc -------------------------------------------------------------------------------
+
+
+def test_builtin_ufunc_call_is_the_function_itself():
+    """No wrapper between ``jnp.add(x, y)`` and the function (the hottest eager call)."""
+    from engine.numpy import _logic, _selection, _ufuncs
+
+    for name, module in [
+        ("add", _ufuncs),
+        ("maximum", _selection),
+        ("bitwise_or", _logic),
+        ("negative", _ufuncs),
+    ]:
+        u = getattr(jnp, name)
+        assert isinstance(u, jnp.ufunc)
+        assert type(u).__dict__["__call__"].__func__ is getattr(module, name)
+    assert jnp.add(jnp.ones(2), 1.0).weak_type is False
+
+
+F = np.random.default_rng(1).normal(size=(3, 4)).astype(np.float32)
+METHODS = {
+    "logaddexp.reduce": lambda f: jnp.logaddexp.reduce(f, axis=1),
+    "logaddexp2.reduce_initial": lambda f: jnp.logaddexp2.reduce(f, axis=None, initial=0.5),
+    "subtract.reduce": lambda f: jnp.subtract.reduce(f),
+    "multiply.accumulate": lambda f: jnp.multiply.accumulate(f, axis=1),
+    "subtract.accumulate": lambda f: jnp.subtract.accumulate(f),
+    "add.outer": lambda f: jnp.add.outer(f[0], f[:, 1]),
+    "multiply.at": lambda f: jnp.multiply.at(f, (jnp.array([0, 0, 2]), 1), 1.5, inplace=False),
+    "logaddexp.at": lambda f: jnp.logaddexp.at(f, (jnp.array([1, 1]),), 0.3, inplace=False),
+    "add.reduceat": lambda f: jnp.add.reduceat(f, jnp.array([0, 2, 3]), axis=1),
+    "frompyfunc.reduce": lambda f: jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1).reduce(f, axis=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_ufunc_method_grads(name):
+    check_grads(METHODS[name], (F,), order=2 if "at" not in name else 1, atol=5e-3, rtol=5e-3)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_ufunc_method_jit_and_vmap(name):
+    f = METHODS[name]
+    np.testing.assert_allclose(engine.jit(f)(F), f(F), rtol=1e-6)
+    check_batching(f, (np.stack([F, F[::-1] * 0.5]),), in_axes=0)
+
+
+def test_ufunc_methods_match_numpy():
+    x = np.array([[3, 1, 4, 1], [5, 9, 2, 6]], np.int32)
+    np.testing.assert_array_equal(jnp.subtract.accumulate(x, axis=1), np.subtract.accumulate(x, axis=1))
+    np.testing.assert_array_equal(
+        jnp.maximum.reduceat(x, jnp.array([0, 2, 1]), axis=1), np.maximum.reduceat(x, [0, 2, 1], axis=1)
+    )
+    want = x.copy()
+    np.maximum.at(want, (np.array([0, 0, 1]), np.array([1, 1, 3])), np.array([7, 2, 8], np.int32))
+    got = jnp.maximum.at(x, (jnp.array([0, 0, 1]), jnp.array([1, 1, 3])), jnp.array([7, 2, 8]), inplace=False)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(jnp.bitwise_xor.reduce(x, axis=None), np.bitwise_xor.reduce(x, axis=None))
+
+
+def test_ufunc_is_a_static_argument():
+    f = engine.jit(lambda u, x: u.reduce(x), static_argnums=0)
+    np.testing.assert_array_equal(f(jnp.add, jnp.arange(4)), 6)
+    np.testing.assert_array_equal(f(jnp.multiply, jnp.arange(1, 5)), 24)
+    with pytest.raises(AttributeError):
+        jnp.add.identity = 1

@@ -202,7 +202,6 @@ from ._shape import broadcast_shapes_ as broadcast_shapes  # noqa: F401
 from ._ufuncs import (
     abs,
     absolute,
-    add,
     acos,
     acosh,
     arccos,
@@ -243,11 +242,7 @@ from ._ufuncs import (
     log1p,
     log2,
     log10,
-    logaddexp,
-    logaddexp2,
     mod,
-    multiply,
-    negative,
     positive,
     pow,
     power,
@@ -265,21 +260,17 @@ from ._ufuncs import (
     sinh,
     sqrt,
     square,
-    subtract,
     tan,
     tanh,
     true_divide,
     trunc,
 )
 from ._logic import (
-    bitwise_and,
     bitwise_count,
     bitwise_invert,
     bitwise_left_shift,
     bitwise_not,
-    bitwise_or,
     bitwise_right_shift,
-    bitwise_xor,
     equal,
     greater,
     greater_equal,
@@ -292,10 +283,7 @@ from ._logic import (
     left_shift,
     less,
     less_equal,
-    logical_and,
     logical_not,
-    logical_or,
-    logical_xor,
     not_equal,
     right_shift,
 )
@@ -303,8 +291,6 @@ from ._selection import (
     clip,
     fmax,
     fmin,
-    maximum,
-    minimum,
     nan_to_num,
     piecewise,
     select,
@@ -431,6 +417,16 @@ class ndarray(metaclass=_ArrayMeta):
 
 
 install_array_methods()
+from . import _logic, _selection, _ufuncs  # noqa: E402
+from ._ufunc_api import builtins_of as _builtins_of, frompyfunc, ufunc  # noqa: E402,F401
+
+# jnp.add, jnp.maximum, ... are jnp.ufunc objects, as in JAX (the functions inside stay plain)
+_u = _builtins_of({**vars(_logic), **vars(_selection), **vars(_ufuncs)})
+add, subtract, multiply, negative = _u["add"], _u["subtract"], _u["multiply"], _u["negative"]
+maximum, minimum, logaddexp, logaddexp2 = _u["maximum"], _u["minimum"], _u["logaddexp"], _u["logaddexp2"]
+bitwise_and, bitwise_or, bitwise_xor = _u["bitwise_and"], _u["bitwise_or"], _u["bitwise_xor"]
+logical_and, logical_or, logical_xor = _u["logical_and"], _u["logical_or"], _u["logical_xor"]
+del _u
 from . import fft  # noqa: F401,E402  (jnp.fft)
 
 

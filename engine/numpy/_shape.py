@@ -295,6 +295,7 @@ def column_stack(tup):
     return concatenate(arrs, 1)
 
 
+@staged_as_jit(static_argnames=("axis",))
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)

@@ -39,64 +39,75 @@ def fresh_array(value, weak_type: bool) -> Array:
     return out
 
 
-def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False):
-    """Concrete same-dtype operands (or an array and a Python scalar of a compatible kind) -> numpy.
+def _no_fast_path(x, y):
+    return None
 
-    Returns None when the fast path does not apply.
+
+def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_path):
+    """Concrete same-dtype operands (or an array and a Python scalar of a compatible kind) -> numpy;
+    other operands -> ``otherwise(x, y)`` (by default None: the fast path does not apply).
     """
 
-    def fast(x, y):
+    def fast(x, y, /):
         if _staging[0]:  # staging (in any thread), or a config that checks every op on the general path
-            return None
+            return otherwise(x, y)
         tx, ty = type(x), type(y)
         if tx is Array:
             xv = x._value
             d = xv.dtype
             # (numpy's kind: bfloat16, int4 and most ml_dtypes types ('V') take the general path)
             if d.kind not in kinds:
-                return None
+                return otherwise(x, y)
             if ty is Array:
                 yv = y._value
                 if yv.dtype != d:
-                    return None
+                    return otherwise(x, y)
                 weak = x.weak_type and y.weak_type and d.kind != "b"  # (no weak bools after promotion)
             elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
                 yv = d.type(y)
                 weak = x.weak_type
             else:
-                return None
+                return otherwise(x, y)
         elif ty is Array and (tx is float or tx is int):
             yv = y._value
             d = yv.dtype
             if d.kind not in kinds or not (
                 d.kind == "f" or (tx is int and d.kind == "i" and -(2**31) <= x < 2**31)
             ):
-                return None
+                return otherwise(x, y)
             xv = d.type(x)
             weak = y.weak_type
         else:
-            return None
+            return otherwise(x, y)
         try:
             out = np_fn(xv, yv)
         except ValueError:  # shapes that do not broadcast: the general path explains it
-            return None
-        return fresh_array(out, weak)  # (a comparison of weak operands is weak too, as in JAX)
+            return otherwise(x, y)
+        # (fresh_array, inlined: this is the hottest eager call; a comparison of weak operands is
+        # weak too, as in JAX)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        res = _new(Array)
+        res._value = out
+        res.weak_type = weak
+        res._aval = None
+        return res
 
     return fast
 
 
 def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=None):
-    fast = _fast_binary(np_fn, kinds, bool_out) if np_fn is not None else None
-
-    if fast is None:
+    """The jnp function ``name``: numpy's ``np_fn`` on concrete eager operands, else ``general``
+    (dtype promotion and lax). One Python call deep on the fast path."""
+    if np_fn is None:
 
         def f(x1, x2, /):
             return general(x1, x2)
-    else:
 
-        def f(x1, x2, /):
-            out = fast(x1, x2)
-            return general(x1, x2) if out is None else out
+        fast = None
+    else:
+        f = _fast_binary(np_fn, kinds, bool_out, otherwise=general)
+        fast = _fast_binary(np_fn, kinds, bool_out)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}`` with numpy broadcasting and JAX dtype promotion."
