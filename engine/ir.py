@@ -309,7 +309,7 @@ def _has_jaxpr(v: object) -> bool:
 
 def _pp_eqn_doc(eqn: JaxprEqn, pairs: ParamsDisplay | None, ctx: PpContext) -> pp.Doc:
     sub = eqn.params.get("jaxpr")
-    if eqn.params.get("name") is not None and _is_jaxpr(sub):
+    if eqn.primitive.name == "jit" and _is_jaxpr(sub):  # (JAX names a jit's body as its caller's)
         sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
         if sub not in ctx.shared_jaxprs:
             ctx.suggest_same_names(sub.in_binders, eqn.inputs)

@@ -74,7 +74,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             NOT_ON_CPU,
-            "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform composite stage pbroadcast",
+            "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform stage pbroadcast",
         ),
         "reduce_p": "lax.reduce is built from reduce_* primitives and, for other computations, a scan",
         **_same(

@@ -10,8 +10,8 @@ generated code names them and never inlines their values, so the service binds z
 Everything has a size limit (``Limits``); ``decode`` raises ``WireError`` on anything else.
 
 Parameters that are Python callables cannot travel. The only ones dropped on purpose are the
-custom-derivative rules of ``custom_jvp_call``/``custom_vjp_call`` and a ``remat2``'s saving policy,
-which evaluation (and so the generated code) never uses; any other callable makes ``encode`` raise ``WireError``: that
+custom-derivative rules of ``custom_jvp_call``/``custom_vjp_call``, a ``remat2``'s saving policy
+and a ``composite``'s name and attributes, which evaluation (and so the generated code) never uses; any other callable makes ``encode`` raise ``WireError``: that
 program is compiled by the run alone.
 
 >>> import engine as jax, engine.numpy as jnp
@@ -50,6 +50,7 @@ _DROPPED = {
     "custom_jvp_call": ("call_jaxpr",),
     "custom_vjp_call": ("call_jaxpr",),
     "remat2": ("jaxpr", "prevent_cse", "differentiated"),  # (its policy is for AD only)
+    "composite": ("jaxpr",),  # (its name and attributes are for a compiler that knows the operation)
 }
 
 

@@ -127,13 +127,15 @@ class _Flat:
 
 
 def _call_prims():
-    """custom_jvp/custom_vjp and checkpoint calls: evaluation is their body (the rules are for AD)."""
+    """custom_jvp/custom_vjp, checkpoint and composite calls: evaluation is their body (the rules
+    are for AD, the composite's name for a compiler that knows it)."""
     from .. import custom_derivatives as cd
     from ..ad_checkpoint import checkpoint_p
     from ..custom_batching import custom_vmap_p
+    from ..lax.composite_call import composite_p
     from ..linear_call import linear_call_p
 
-    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p, linear_call_p
+    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p, linear_call_p, composite_p
 
 
 class Codegen:

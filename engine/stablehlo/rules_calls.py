@@ -1,18 +1,24 @@
 """StableHLO rules for call-like primitives: ``jit`` becomes a private function and a call; custom
-derivatives and checkpoints are inlined (their primal computation), as JAX lowers them."""
+derivatives and checkpoints are inlined (their primal computation), as JAX lowers them; a composite
+is a ``stablehlo.composite`` calling its decomposition."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import numpy as np
 
 from ..ad_checkpoint import checkpoint_p, name_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..jit_primitive import jit_p
 from ..linear_call import linear_call_p
+from ..lax.composite_call import attribute_values, composite_p
 from ..lax.solves import linear_solve_p
-from .lowering import RuleContext, register
-from .syntax import Value
+from . import literals
+from .lowering import RuleContext, register, symbol_ref
+from .syntax import Value, functional_type
 
 
 @register(jit_p)
@@ -70,3 +76,53 @@ def _custom_linear_solve(
     solve_consts = args[n_before : n_before + const_lengths.solve]
     b = args[sum(const_lengths) :]
     return ctx.lower_jaxpr(ctx.block, jaxprs.solve, [*solve_consts, *b])
+
+
+_COMPOSITE_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+")
+
+
+@register(composite_p)
+def _composite(
+    ctx: RuleContext, *args: Value, name: str, attributes: Any, version: int, jaxpr: Any
+) -> list[Value]:
+    if not _COMPOSITE_NAME.fullmatch(name):
+        raise ValueError(
+            "Cannot lower jaxpr with verifier errors:\n\tname must be a valid namespaced op name, i.e. it "
+            f"must match the following regular expression: {_COMPOSITE_NAME.pattern} e.g. "
+            f'"my_namespace.my_op" (got {name!r})'
+        )
+    fn = ctx.module.private_function(jaxpr, name)
+    attrs = attribute_values(attributes)
+    parts = []
+    if attrs:
+        items = ", ".join(f"{k} = {_attribute_text(v, True)}" for k, v in sorted(attrs.items()))
+        parts.append(f"composite_attributes = {{{items}}}")
+    parts.append(f"decomposition = {symbol_ref(fn.name)}")
+    if version:
+        parts.append(f"version = {version} : i32")
+    types = functional_type([a.type for a in args], fn.result_types)
+    return ctx.emit(
+        fn.result_types,
+        lambda p: f'stablehlo.composite "{name}" {p.list(args)} {{{", ".join(parts)}}} : {types}',
+    )
+
+
+def _attribute_text(v: Any, typed: bool) -> str:
+    """A composite attribute as MLIR prints it (JAX's ``ir_attribute``): a scalar's type is shown
+    in the attribute dictionary and elided inside an array."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v)} : i64" if typed else str(int(v))
+    if isinstance(v, (float, np.floating)):
+        text = literals.float_text(np.float64(v))
+        return f"{text} : f64" if typed else text
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, np.ndarray):
+        return f"{literals.dense_text(v, v.dtype)} : {literals.tensor_type(v.shape, v.dtype)}"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(_attribute_text(x, False) for x in v) + "]"
+    raise NotImplementedError(
+        f"a composite attribute of type {type(v).__name__} has no StableHLO text in the engine"
+    )

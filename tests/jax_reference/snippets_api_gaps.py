@@ -8,6 +8,15 @@ _FWD = (
     "x = W = jnp.arange(16.).reshape(4, 4) / 16\ncot = jnp.ones((4, 4))\n"
     "fwd, bwd = jax.fwd_and_bwd(lambda x, W: jnp.sin(x @ W), argnums=(0, 1))\n"
 )
+_TAN = (
+    "from functools import partial\n"
+    "tan = lax.composite(lambda x: lax.sin(x) / lax.cos(x), name='my.tangent')\n"
+    "x = jnp.array([0.0, 0.5, 1.0])\n"
+)
+_ATTRS = (
+    "f = lambda x: lax.composite(lambda x, *, axis, d, e, s, n, b, l: x + 1, name='k.v', version=3)"
+    "(x, axis=0, d=np.arange(3, dtype=np.int32), e=2.5, s='s', n=None, b=True, l=(1, 2))\n"
+)
 _TRANSPOSE = "f = lambda x, y: 0.5 * x - 0.5 * y\n"
 
 _DS = "x = jnp.arange(10.)\ny = jnp.arange(12.).reshape(3, 4)\n"
@@ -97,6 +106,57 @@ API_GAPS = [
     ),
     ("err_vjp_cotangent_shape", "y, f = jax.vjp(lambda x: x * 2, jnp.arange(3.))\nout = f(1.0)"),
     ("err_vjp_cotangent_dtype", "y, f = jax.vjp(lambda x: x * 2, 3.)\nout = f(jnp.int32(1))"),
+    # lax.composite: one equation holding the decomposition's jaxpr, evaluated eagerly and under
+    # jit, printed and lowered (stablehlo.composite) as JAX does; no JVP, transpose or batching rule
+    # in JAX 0.10.2 (the errors are JAX's), custom_jvp around it differentiates it
+    ("composite_jaxpr", _TAN + _JAXPR + "tan)(x))"),
+    (
+        "composite_softmax_jaxpr",
+        _TAN
+        + "sm = partial(lax.composite, name='my.softmax')(lambda x, /, *, axis: jax.nn.softmax(x, axis))\n"
+        + _JAXPR
+        + "lambda x: sm(x, axis=0))(x))",
+    ),
+    (
+        "composite_tree_outputs_jaxpr",
+        _TAN + _JAXPR + "lambda x: lax.composite(lambda x, y: (x * 2, {'a': y + np.float32(1.)}), "
+        "name='a.b', version=3)(x, x))(x))",
+    ),
+    ("composite_attributes_jaxpr", _TAN + _ATTRS + _JAXPR + "f)(x))"),
+    (
+        "composite_consts_and_nesting_jaxpr",
+        _TAN
+        + "w = jnp.arange(3.)\n"
+        + _JAXPR
+        + "lambda x: lax.composite(lambda x: lax.composite(lambda x: x * w, name='in.n')(x) * 2, "
+        "name='out.n')(x))(x))",
+    ),
+    ("composite_lowering", _TAN + "out = jax.jit(tan).lower(x).as_text()"),
+    ("composite_attributes_lowering", _TAN + _ATTRS + "out = jax.jit(f).lower(x).as_text()"),
+    (
+        "composite_values",
+        _TAN + "g = lax.composite(lambda x, y: {'s': x + y, 'p': x * y}, name='a.sp')\n"
+        "out = (tan(x), jax.jit(tan)(x), tan(2.0), g(x, 2), jax.jit(g)(x, x), "
+        "lax.composite(lambda x: x * 2, name='c')(jnp.ones(2)), lax.composite(lambda x: x * 2, name='a.b')(1))",
+    ),
+    (
+        "composite_inside_custom_jvp",
+        _TAN + "f = jax.custom_jvp(tan)\nf.defjvp(lambda p, t: (tan(p[0]), t[0] / jnp.cos(p[0]) ** 2))\n"
+        "out = (jax.grad(lambda x: f(x).sum())(x), jax.jit(jax.grad(lambda x: f(x).sum()))(x), "
+        "jax.jvp(f, (x,), (x,)))",
+    ),
+    ("err_composite_grad", _TAN + "out = jax.grad(lambda x: tan(x).sum())(x)"),
+    ("err_composite_jvp", _TAN + "out = jax.jvp(tan, (x,), (x,))"),
+    ("err_composite_vmap", _TAN + "out = jax.vmap(tan)(x)"),
+    ("err_composite_transpose", _TAN + "out = jax.linear_transpose(tan, x)(x)"),
+    (
+        "err_composite_traced_attribute",
+        _TAN + "out = jax.jit(lambda x, z: lax.composite(lambda x, k: x * k, name='c.d')(x, k=z))(x, 1.)",
+    ),
+    (
+        "err_composite_lowering_name",
+        _TAN + "out = jax.jit(lax.composite(lambda x: x, name='c')).lower(x).as_text()",
+    ),
     # linear_transpose: primals given by their shapes and dtypes only
     (
         "linear_transpose_shape_dtype_struct",
