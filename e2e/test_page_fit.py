@@ -34,8 +34,9 @@ def test_each_stack_layer_is_one_row_with_its_tools_beside_the_name(page: Page):
         assert x["tools"]["r"] <= x["layer"]["r"] and x["tools"]["l"] > x["select"]["r"], x
         # Each is labelled for screen readers and has a tooltip.
         assert len(x["buttons"]) == 3 and all(label and title for label, title in x["buttons"]), x
-    # A layer with up to two empty options is a single row: no taller than its select plus padding.
-    for x in layers[:2]:
+    # Every layer is a single row, vmap and pmap with their in_axes too: no taller than its select
+    # plus padding (unset options wait behind a "+N" toggle).
+    for x in layers:
         assert x["height"] <= x["select"]["b"] - x["select"]["t"] + 14, x
     # Still usable from the keyboard: Enter on "Move outward" moves the layer and keeps the focus on it.
     page.get_by_test_id("stack-layer").nth(0).get_by_test_id("layer-down").focus()
@@ -47,6 +48,45 @@ def test_each_stack_layer_is_one_row_with_its_tools_beside_the_name(page: Page):
     )
     assert focused == ["layer-down", "grad"], focused
     expect(page.get_by_test_id("composed-call")).to_contain_text("grad(jit(loss))")
+
+
+@needs_runner
+def test_unset_options_wait_behind_a_toggle_that_shows_and_hides_them(page: Page):
+    page.set_viewport_size(SMALL)
+    vmap = {"name": "vmap", "options": {"in_axes": "(None, 0)", "out_axes": "0"}}
+    pmap = {"name": "pmap", "options": {"axis_name": "'i'", "in_axes": "(None, 0)"}}
+    open_session(page, PREDICT, "loss", [GRAD, vmap, pmap], ["jnp.ones(3)", "jnp.ones((2, 4, 3))"])
+    layers = page.evaluate(LAYERS)
+    for x in layers:  # set options are all shown, and still on one row
+        assert x["height"] <= x["select"]["b"] - x["select"]["t"] + 14, x
+    layer = page.locator("[data-testid=stack-layer][data-name=pmap]")
+    expect(layer.get_by_test_id("opt-axis_name")).to_have_value("'i'")
+    expect(layer.get_by_test_id("opt-in_axes")).to_have_value("(None, 0)")
+    expect(layer.get_by_test_id("opt-out_axes")).to_have_count(0)
+    more = layer.get_by_test_id("layer-more")
+    expect(more).to_have_text("+2")
+    expect(more).to_have_attribute("aria-expanded", "false")
+    expect(more).to_have_attribute("aria-label", "More pmap options: out_axes, static_broadcasted_argnums")
+    # From the keyboard: Enter shows them and puts the focus on the first one shown.
+    more.focus()
+    page.keyboard.press("Enter")
+    out_axes = layer.get_by_test_id("opt-out_axes")
+    expect(out_axes).to_be_focused()
+    expect(layer.get_by_test_id("opt-static_broadcasted_argnums")).to_be_visible()
+    page.keyboard.type("1")
+    expect(page.get_by_test_id("composed-call")).to_contain_text("out_axes=1")
+    # Hiding keeps what was set in view; the empty one goes back behind the toggle.
+    less = layer.get_by_test_id("layer-more")
+    expect(less).to_have_attribute("aria-expanded", "true")
+    less.click()
+    expect(layer.get_by_test_id("opt-out_axes")).to_have_value("1")
+    expect(layer.get_by_test_id("opt-static_broadcasted_argnums")).to_have_count(0)
+    expect(layer.get_by_test_id("layer-more")).to_be_focused()
+    expect(layer.get_by_test_id("layer-more")).to_have_text("+1")
+    # A layer with nothing set shows its first option, ready to fill.
+    expect(
+        page.locator("[data-testid=stack-layer][data-name=grad]").get_by_test_id("opt-argnums")
+    ).to_be_visible()
 
 
 @needs_runner
@@ -147,3 +187,19 @@ def test_a_long_stack_label_is_cut_to_one_status_line_with_the_whole_label_on_ho
     assert max(boxes["tops"]) - min(boxes["tops"]) <= 3, boxes
     assert boxes["meta"]["height"] <= boxes["status"]["height"] + 14, boxes
     assert boxes["meta"]["right"] <= boxes["body"]["right"], boxes
+
+
+@needs_runner
+def test_on_a_phone_the_stack_label_gets_its_own_line_and_every_panel_tab_fits(page: Page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_session(page, LOSS, "loss", [GRAD, VMAP, JIT], LOSS_ARGS)
+    label = page.get_by_test_id("run-label")
+    expect(label).to_have_text("jit(vmap(grad(loss), in_axes=(None, 0)))")
+    # The whole label shows, not the two letters a shared row would leave it.
+    cut = label.evaluate("l => l.scrollWidth > l.clientWidth + 1")
+    assert not cut, label.evaluate("l => [l.scrollWidth, l.clientWidth]")
+    expect(page.get_by_test_id("run-status")).to_be_visible()
+    tabs = page.evaluate(
+        "() => [...document.querySelectorAll('.panel-tab')].map((t) => t.getBoundingClientRect().right)"
+    )
+    assert len(tabs) == 5 and max(tabs) <= 390, tabs

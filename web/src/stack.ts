@@ -2,7 +2,7 @@
 // arguments as Python expressions, and the composed call shown as code.
 
 import { h, replace } from "./dom";
-import type { TransformName } from "./report";
+import type { TransformName, TransformSpec } from "./report";
 import {
   composedCall, type FunctionDef, OPTION_HINTS, parseFunctions, type Session, TRANSFORM_OPTIONS, TRANSFORMS,
 } from "./session";
@@ -12,6 +12,8 @@ export class StackBuilder {
   private functions: FunctionDef[] = [];
   private body: HTMLElement;
   private callEl: HTMLElement;
+  /** Layers whose every option is shown (by default only those set, and the first). */
+  private expanded = new WeakSet<TransformSpec>();
 
   constructor(private session: Session, private onChange: () => void) {
     this.body = h("div", { class: "stack-body" });
@@ -102,16 +104,39 @@ export class StackBuilder {
       },
     }, TRANSFORMS.map((t) => h("option", { value: t }, t)));
     name.value = layer.name;
-    const opts = (TRANSFORM_OPTIONS[layer.name] ?? []).map((opt) => { // empty until the registry loads
+    // One row per layer: the options shown are the ones set (or, with none set, the transformation's
+    // first); the rest wait behind a "+N" toggle (pmap has four: they never fit one laptop row).
+    const all = TRANSFORM_OPTIONS[layer.name] ?? []; // empty until the registry loads
+    const expanded = this.expanded.has(layer);
+    const isSet = (opt: string) => !!(layer.options[opt] ?? "").trim();
+    const shown = all.filter((opt, k) => expanded || isSet(opt) || (k === 0 && !all.some(isSet)));
+    const hidden = all.filter((opt) => !shown.includes(opt));
+    const opts = shown.map((opt) => {
       const id = `opt-${i}-${opt}`;
       return h("span", { class: "opt" },
         h("label", { for: id }, opt),
         h("input", {
           id, type: "text", spellcheck: "false", autocomplete: "off", testid: `opt-${opt}`,
-          placeholder: OPTION_HINTS[opt] ?? "", value: layer.options[opt] ?? "",
+          placeholder: OPTION_HINTS[opt] ?? "", title: `${opt}: ${OPTION_HINTS[opt] ?? ""}`, value: layer.options[opt] ?? "",
           oninput: (e: Event) => { layer.options[opt] = (e.target as HTMLInputElement).value; this.changed(); },
         }));
     });
+    const toggle = hidden.length || (expanded && all.length > 1)
+      ? h("button", {
+        type: "button", class: "chip more-opts", testid: "layer-more",
+        "aria-expanded": String(expanded),
+        title: expanded ? "Show only the options that are set" : `More options: ${hidden.join(", ")}`,
+        "aria-label": expanded ? `Fewer ${layer.name} options` : `More ${layer.name} options: ${hidden.join(", ")}`,
+        onclick: () => {
+          if (expanded) this.expanded.delete(layer); else this.expanded.add(layer);
+          this.render();
+          const row = this.body.querySelectorAll<HTMLElement>(".layer")[i];
+          const target = expanded ? row?.querySelector<HTMLElement>(".more-opts")
+            : row?.querySelector<HTMLElement>(`[data-testid="opt-${hidden[0]}"]`);
+          target?.focus();
+        },
+      }, expanded ? "−" : `+${hidden.length}`)
+      : null;
     const move = (d: number) => {
       const j = i + d;
       if (j < 0 || j >= s.stack.length) return;
@@ -122,7 +147,7 @@ export class StackBuilder {
     return h("li", { class: "layer", testid: "stack-layer", dataset: { name: layer.name } },
       h("span", { class: "layer-index" }, String(i + 1)),
       name,
-      h("span", { class: "opts" }, opts),
+      h("span", { class: "opts" }, opts, toggle),
       h("span", { class: "layer-tools" },
         h("button", { type: "button", class: "icon up", title: "Move inward", "aria-label": "Move inward", testid: "layer-up", disabled: i === 0, onclick: () => move(-1) }, "↑"),
         h("button", { type: "button", class: "icon down", title: "Move outward", "aria-label": "Move outward", testid: "layer-down", disabled: i === s.stack.length - 1, onclick: () => move(1) }, "↓"),

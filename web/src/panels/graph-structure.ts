@@ -5,6 +5,19 @@
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
 
+/** An equation's primitive and params as make_jaxpr prints them: `integer_pow[y=-2]`. */
+export function eqnHead(n: IRNode): string {
+  const params = Object.entries(n.params).map(([k, v]) => `${k}=${v}`).join(" ");
+  return params ? `${n.primitive}[${params}]` : n.primitive;
+}
+
+/** A node's label: its head and literal operands (`mul -2.0`), cut to ``max`` characters. */
+export function eqnLabel(n: IRNode, max = Infinity): string {
+  const lits = n.inputs.filter((a) => a.literal != null).map((a) => a.literal!);
+  const text = [eqnHead(n), ...lits].join(" ");
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** A level with more equations than this folds runs of one source line into one box. */
 export const GROUP_ABOVE = 40;
 

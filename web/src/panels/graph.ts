@@ -11,12 +11,14 @@ import { typeStr } from "../format";
 import type { IRGraph, IRNode } from "../report";
 import { userLine } from "../report";
 import { SLICE_MS, nextFrame, yieldToMain } from "../slices";
-import { type GroupBy, allNodes, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
+import { type GroupBy, allNodes, eqnHead, eqnLabel, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
 import { type Box, Viewport } from "./graph-viewport";
 import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
 
 const CHAR_W = 7.4;
+/** Characters of a node's label (`primitive[params] literals`); the tooltip has all of it. */
+const LABEL_MAX = 34;
 /** How groups fold, for every graph view of the page (the user's last choice). */
 let groupBy: GroupBy = "line";
 /** Sub-jaxprs with at most this many equations open by default when the stage is just that call. */
@@ -236,7 +238,7 @@ export class GraphView {
     };
     const box = (id: string, m: Meta, extra: Partial<ElkNode> = {}): ElkNode => {
       this.meta.set(id, m);
-      const w = Math.max(m.label.length, (m.sub ?? "").length * 0.85) * CHAR_W + (m.collapsible ? 44 : 26);
+      const w = Math.max(m.label.length, (m.sub ?? "").length * 0.9) * CHAR_W + (m.collapsible ? 44 : 26);
       return { id, width: Math.max(56, w), height: m.sub ? 40 : 28, ...extra };
     };
     for (const v of g.constvars) {
@@ -297,18 +299,16 @@ export class GraphView {
       for (const n of run) {
         const id = `${prefix}${n.id}`;
         this.visibleOf.set(n, id);
-        const lits = n.inputs.filter((a) => a.literal != null).map((a) => a.literal!);
-        const label = lits.length ? `${n.primitive} ${lits.join(" ")}` : n.primitive;
-        const params = Object.entries(n.params).map(([k, v]) => `${k}=${v}`);
+        const label = eqnLabel(n, LABEL_MAX);
         const deco = this.decorate(n);
         const title = [
-          `${n.outputs.join(" ")} = ${n.primitive}${params.length ? `[${params.join(", ")}]` : ""} ${n.inputs.map((a) => a.var ?? a.literal).join(" ")}`,
+          `${n.outputs.join(" ")} = ${eqnHead(n)} ${n.inputs.map((a) => a.var ?? a.literal).join(" ")}`,
           userLine(n.source) ? `line ${n.source!.line}${n.source!.function ? ` in ${n.source!.function}` : ""}` : "",
           n.added ? "added by this stage's transformation" : "",
           deco?.note ?? "",
         ].filter(Boolean).join("\n");
         const line = userLine(n.source);
-        const sub = line ? `line ${line}` : params.length ? shorten(params.join(" "), 28) : undefined;
+        const sub = line ? `line ${line}` : undefined;
         const inGroup = run.length > 1 ? groupId : undefined;
         if (n.subgraphs.length) {
           const key = id;
@@ -532,10 +532,10 @@ export class GraphView {
     this.handlers.onSelect(m?.node ?? m?.members?.[0] ?? null);
   }
 
-  /** Select the node with this IR id (from the text view or the debugger). */
-  selectNode(nodeId: string) {
-    const node = this.graph?.nodes.find((n) => n.id === nodeId);
-    const id = node ? this.visibleOf.get(node) : undefined;
+  /** Select ``node`` (picked in the text view), opening the group or sub-jaxpr that hides it. */
+  async selectNode(node: IRNode) {
+    if (this.reveal(node) && this.graph) await this.render(this.graph);
+    const id = this.visibleOf.get(node);
     if (id) { this.selected = id; this.view.centerOn(id); }
     this.applySelection();
   }

@@ -9,6 +9,7 @@ import { userLine } from "../report";
 import { runSliced } from "../slices";
 import { GraphView } from "./graph";
 import { allNodes } from "./graph-structure";
+import { nestedLinks } from "./jaxpr-links";
 import { StablehloView } from "./stablehlo";
 import { type StageDiff, diffStages } from "./stage-diff";
 
@@ -46,7 +47,8 @@ export class IRPanel {
   private form: IRForm = "jaxpr";
   private hlo: StablehloView | null = null;
   private graph: GraphView | null = null;
-  private textLines: { el: HTMLElement; node: IRNode | null }[] = [];
+  /** The text's lines, with the equations each prints and how to unfold the block hiding it. */
+  private textLines: { el: HTMLElement; nodes: IRNode[]; unfold?: () => void }[] = [];
   private linkedLine: number | null = null;
   /** A stage name to open when the next call shown has it (a restored session's). */
   private preferred: string | null = null;
@@ -187,38 +189,36 @@ export class IRPanel {
         stage.path_taken ? h("span", { class: "badge warn", testid: "path-taken", title: "Python control flow depends on the inputs, so this is the path these inputs took, not a program for every input" }, "path taken for these inputs") : null,
         added ? h("span", { class: "badge accent", testid: "added-count" }, `${added} added by ${stage.transform ?? "this stage"}`) : null),
       hlo !== null ? h("div", { class: "segmented", role: "group", "aria-label": "IR form" }, formBtn("jaxpr", "jaxpr"), formBtn("stablehlo", "StableHLO")) : null,
-      showHlo ? null : h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
+      // A stage without a graph (its tracing failed) is text only: no view, diff or heat switches.
+      showHlo || !stage.graph ? null : h("div", { class: "segmented", role: "group", "aria-label": "View" }, viewBtn("graph", "Graph"), viewBtn("text", "Text"), viewBtn("both", "Both")));
     if (showHlo) {
       this.graph = null;
       this.textLines = [];
       replace(this.body, head, this.renderStablehlo(hlo));
       return;
     }
-    const parts: HTMLElement[] = [head, this.renderCompare(call, stage)];
+    const parts: HTMLElement[] = stage.graph ? [head, this.renderCompare(call, stage)] : [head];
     const kernels = this.renderKernels(call, stage);
     if (kernels) parts.push(kernels);
-    const content = h("div", { class: `stage-content view-${this.view}` });
+    const view = stage.graph ? this.view : "text";
+    const content = h("div", { class: `stage-content view-${view}` });
     parts.push(content);
     this.graph = null;
-    if (this.view !== "text") {
-      if (stage.graph) {
-        this.graph = new GraphView({ onSelect: (n) => this.selectNode(n, "graph") });
-        const diff = this.diff;
-        if (diff) this.graph.setDecorations((n) => {
-          const c = diff.byNode.get(n);
-          return c ? { diff: c.kind, cls: `diff-${c.kind}`, note: c.kind === "added" ? "added since the compared stage" : c.what.join("\n") } : undefined;
-        });
-        if (this.heat !== "off") {
-          const key = this.heat;
-          this.graph.setHeat((n) => n.cost?.[key] ?? 0);
-        }
-        content.appendChild(this.graph.el);
-        void this.graph.render(stage.graph).then(() => this.graph?.highlightLine(this.linkedLine));
-      } else {
-        content.appendChild(empty("No graph for this stage.", "The text form is below."));
+    if (view !== "text" && stage.graph) {
+      this.graph = new GraphView({ onSelect: (n) => this.selectNode(n, "graph") });
+      const diff = this.diff;
+      if (diff) this.graph.setDecorations((n) => {
+        const c = diff.byNode.get(n);
+        return c ? { diff: c.kind, cls: `diff-${c.kind}`, note: c.kind === "added" ? "added since the compared stage" : c.what.join("\n") } : undefined;
+      });
+      if (this.heat !== "off") {
+        const key = this.heat;
+        this.graph.setHeat((n) => n.cost?.[key] ?? 0);
       }
+      content.appendChild(this.graph.el);
+      void this.graph.render(stage.graph).then(() => this.graph?.highlightLine(this.linkedLine));
     }
-    if (this.view !== "graph") content.appendChild(this.renderText(stage));
+    if (view !== "graph") content.appendChild(this.renderText(stage));
     replace(this.body, parts);
   }
 
@@ -333,6 +333,7 @@ export class IRPanel {
       else if (owner >= 0 && text.trim() && (shared.has(i) || indent(text) > baseIndent)) { ownerOf[i] = owner; blockSize.set(owner, (blockSize.get(owner) ?? 0) + 1); }
       else owner = -1;
     });
+    const nestedAt = linkable ? nestedLinks(lines, eqnAt, ownerOf, nodes) : new Map<number, IRNode[]>();
     const foldable = [...blockSize].filter(([, n]) => n >= FOLD_MIN_LINES).map(([i]) => i);
     const open = new Map(foldable.map((i) => [i, blockSize.get(i)! <= FOLD_OPEN_UP_TO]));
     const blockEls = new Map<number, HTMLElement[]>();
@@ -342,7 +343,8 @@ export class IRPanel {
     const makeLine = (i: number): HTMLElement => {
       const text = lines[i];
       const k = linkable ? eqnAt.get(i) ?? -1 : -1;
-      const node = k >= 0 ? nodes[k] : null;
+      const printed = k >= 0 ? [nodes[k]] : nestedAt.get(i) ?? [];
+      const node = printed[0] ?? null;
       const el = h("div", {
         class: `jaxpr-line${node?.added ? " added" : ""}${node ? " eqn" : ""}`,
         dataset: userLine(node?.source) ? { line: String(userLine(node?.source)) } : undefined,
@@ -378,7 +380,7 @@ export class IRPanel {
         set(open.get(i)!);
         setFold.set(i, set);
       }
-      this.textLines.push({ el, node });
+      this.textLines.push({ el, nodes: printed, unfold: own >= 0 && open.has(own) ? () => { if (!open.get(own)) setFold.get(own)?.(true); } : undefined });
       return el;
     };
     // Lines go in chunks the browser skips laying out while they are off screen
@@ -438,8 +440,14 @@ export class IRPanel {
   }
 
   private selectNode(node: IRNode | null, from: "graph" | "text") {
-    for (const t of this.textLines) t.el.classList.toggle("selected", !!node && t.node?.id === node.id);
-    if (node && from === "text") this.graph?.selectNode(node.id);
+    let shown = false;
+    for (const t of this.textLines) {
+      const on = !!node && t.nodes.includes(node);
+      t.el.classList.toggle("selected", on);
+      // A node picked in the graph brings its line into view, unfolding the block that hides it.
+      if (on && from === "graph" && !shown) { shown = true; t.unfold?.(); t.el.scrollIntoView({ block: "nearest" }); }
+    }
+    if (node && from === "text") void this.graph?.selectNode(node);
     const line = userLine(node?.source);
     this.handlers.onSourceLines(line ? [line] : []);
   }
@@ -448,7 +456,7 @@ export class IRPanel {
   highlightLine(line: number | null) {
     this.linkedLine = line;
     this.graph?.highlightLine(line);
-    for (const t of this.textLines) t.el.classList.toggle("linked", line !== null && userLine(t.node?.source) === line);
+    for (const t of this.textLines) t.el.classList.toggle("linked", line !== null && t.nodes.some((n) => userLine(n.source) === line));
   }
 }
 

@@ -120,7 +120,7 @@ export function renderOutput(report: RunReport, handlers: OutputHandlers, check?
     report.label ? h("code", { class: "mono run-label", testid: "run-label", title: report.label }, report.label) : h("span", null, report.mode === "script" ? "script" : ""),
     h("span", { class: "muted" }, fmtMs(report.duration_ms)),
     report.calls.length ? h("span", { class: "muted" }, `${report.calls.length} transformed call${report.calls.length === 1 ? "" : "s"}`) : null,
-    h("span", { class: "muted" }, `engine ${report.engine_version}`)));
+    h("span", { class: "muted run-engine" }, `engine ${report.engine_version}`)));
   // A limit cut the run short: say so before any of its (partial) output.
   if (report.error?.limit) parts.push(renderError(report.error, handlers));
   if (check && report.ok) {
