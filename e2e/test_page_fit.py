@@ -203,3 +203,20 @@ def test_on_a_phone_the_stack_label_gets_its_own_line_and_every_panel_tab_fits(p
         "() => [...document.querySelectorAll('.panel-tab')].map((t) => t.getBoundingClientRect().right)"
     )
     assert len(tabs) == 5 and max(tabs) <= 390, tabs
+
+
+@needs_runner
+def test_on_a_phone_the_minimap_leaves_the_graph_uncovered(page: Page):
+    from bench.bench_ir_page import wait_graph
+
+    from .test_ir_nested import MLP, MLP_ARGS
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_session(page, MLP, "loss", [GRAD], MLP_ARGS, panel="ir")
+    page.get_by_test_id("graph-expand-all").click()
+    wait_graph(page)
+    assert page.locator("[data-testid=ir-graph] [data-testid=ir-node]").count() >= 25
+    expect(page.get_by_test_id("graph-minimap")).to_be_hidden()
+    # The legend is not kept narrow for a minimap that is not there.
+    legend = page.locator(".graph-legend").evaluate("l => getComputedStyle(l).maxWidth")
+    assert legend == "none", legend
