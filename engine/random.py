@@ -439,10 +439,10 @@ def _uniform(key, minval, maxval, shape, dtype):
     maxval = lax.convert_element_type(maxval, dtype)
     minval = lax.broadcast_to_rank(minval, len(shape))
     maxval = lax.broadcast_to_rank(maxval, len(shape))
-    finfo = np.finfo(dtype)
+    finfo = narrow_dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
-    if nbits not in (16, 32, 64):
-        raise TypeError(f"uniform supports float16, float32 and float64, got {dtype}")
+    if nbits not in (8, 16, 32, 64):  # (float4_e2m1fn: as JAX, refused)
+        raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
     rng_bits = 8 if nmant < 8 else nbits
     uint = UINT_DTYPES[nbits]
     b = _random_bits(key, rng_bits, shape)

@@ -85,7 +85,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "shape_as_value",
         ),
     },
-    "jax.nn": _same(NOT_ON_CPU, "get_scaled_dot_general_config scaled_dot_general scaled_matmul"),
     "jax.numpy": {
         **_same(
             EXTENDED_FLOATS,

@@ -46,9 +46,7 @@ KNOWN_FAILURES: dict[str, str] = {
     ),
     # wrong values
     # missing arguments and modes
-    "jax.nn.scaled_matmul": "jax.random.uniform with a float8 dtype raises TypeError",
     # missing API
-    "jax.nn.scaled_dot_general": "missing: jax.nn.get_scaled_dot_general_config",
     "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
 }
 

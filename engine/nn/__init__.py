@@ -422,3 +422,4 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
 
 
 from .attention import dot_product_attention  # noqa: E402,F401
+from .scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul  # noqa: E402,F401

@@ -157,6 +157,55 @@ API_GAPS = [
         "err_composite_lowering_name",
         _TAN + "out = jax.jit(lax.composite(lambda x: x, name='c')).lower(x).as_text()",
     ),
+    # float8 (and bfloat16) sampling: JAX's mantissa-bits construction, so the same values; float4
+    # refused as JAX refuses it
+    (
+        "uniform_normal_narrow_floats",
+        "k = jax.random.PRNGKey(0)\nout = tuple((jax.random.uniform(k, (6,), dtype=dt).astype(jnp.float32), "
+        "jax.random.normal(jax.random.PRNGKey(1), (6,), dtype=dt).astype(jnp.float32), "
+        "str(jax.random.uniform(k, (2,), dt).dtype)) "
+        "for dt in [jnp.float8_e4m3fn, jnp.float8_e5m2, jnp.bfloat16, jnp.float8_e4m3b11fnuz, jnp.float8_e8m0fnu])",
+    ),
+    (
+        "normal_float8_big",
+        "a = jax.random.normal(jax.random.PRNGKey(1), (3, 128, 64), dtype=jnp.float8_e4m3fn)\n"
+        "f = jax.jit(lambda k: jax.random.uniform(k, (3,), jnp.float8_e5m2, -2., 2.))\n"
+        "out = (a.astype(jnp.float32).sum(), a[0, 0, :8].astype(jnp.float32), f(jax.random.key(3)).astype(jnp.float32))",
+    ),
+    ("err_uniform_float4", "out = jax.random.uniform(jax.random.PRNGKey(0), (2,), dtype=jnp.float4_e2m1fn)"),
+    # scaled_dot_general's configs; the scaled products themselves exist on GPUs only (JAX's CPU
+    # raises NotImplementedError, after its shape checks)
+    (
+        "scaled_dot_general_configs",
+        "c = jax.nn.get_scaled_dot_general_config\n"
+        "out = (repr(c('mxfp8')), repr(c('nvfp4', jnp.array([0.5], jnp.float32))), repr(c('nvfp4')))",
+    ),
+    (
+        "scaled_dot_general_without_configs",
+        "lhs = jax.random.normal(jax.random.PRNGKey(1), (3, 8, 4))\nrhs = jax.random.normal(jax.random.PRNGKey(2), (3, 5, 4))\n"
+        "dn = (((2,), (2,)), ((0,), (0,)))\n"
+        "out = (jax.nn.scaled_dot_general(lhs, rhs, dn), jax.nn.scaled_dot_general(lhs.astype(jnp.bfloat16), "
+        "rhs.astype(jnp.bfloat16), dn, preferred_element_type=jnp.bfloat16).astype(jnp.float32))",
+    ),
+    ("err_scaled_config_mode", "out = jax.nn.get_scaled_dot_general_config('x')"),
+    (
+        "err_scaled_dot_general_cpu",
+        "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_dot_general(x, x, (((2,), (2,)), ((0,), (0,))), "
+        "configs=[jax.nn.get_scaled_dot_general_config('mxfp8')] * 3)",
+    ),
+    (
+        "err_scaled_matmul_cpu",
+        "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x, x, jnp.ones((3, 128, 2)), jnp.ones((3, 128, 2)))",
+    ),
+    (
+        "err_scaled_matmul_batch",
+        "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x, x[:2], jnp.ones((3, 128, 2)), jnp.ones((3, 128, 2)))",
+    ),
+    (
+        "err_scaled_matmul_scales",
+        "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x, x, jnp.ones((3, 12, 2)), jnp.ones((3, 128, 2)))",
+    ),
+    ("err_scaled_matmul_rank", "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x[0], x, x, x)"),
     # linear_transpose: primals given by their shapes and dtypes only
     (
         "linear_transpose_shape_dtype_struct",
