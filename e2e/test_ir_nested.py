@@ -139,3 +139,38 @@ def test_a_stage_whose_tracing_failed_is_its_text_across_the_panel(page: Page):
                   document.querySelector('[data-testid=panel-body]').getBoundingClientRect().width]"""
     )
     assert widths[0] >= widths[1] - 4, widths
+
+
+BOX = """(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"""
+
+
+def inside(inner, outer) -> bool:
+    return (
+        inner[0] >= outer[0] - 1
+        and inner[1] >= outer[1] - 1
+        and inner[2] <= outer[2] + 1
+        and inner[3] <= outer[3] + 1
+    )
+
+
+@needs_runner
+def test_an_opened_while_or_cond_shows_each_sub_jaxpr_in_a_box_named_by_its_param(page: Page):
+    open_session(page, MLP, "loss", [GRAD], MLP_ARGS, panel="ir")
+    wait_graph(page)
+    graph = page.get_by_test_id("ir-graph")
+    graph.locator("[data-testid=ir-node][data-primitive=while]").dblclick()
+    wait_graph(page)
+    subs = graph.locator("[data-testid=ir-sub]")
+    expect(subs).to_have_count(2)
+    body = graph.locator("[data-testid=ir-sub]", has_text="body_jaxpr").locator("rect").first.evaluate(BOX)
+    cond = graph.locator("[data-testid=ir-sub]", has_text="cond_jaxpr").locator("rect").first.evaluate(BOX)
+    lt = graph.locator("[data-testid=ir-node][data-primitive=lt] rect").first.evaluate(BOX)
+    add = graph.locator("[data-testid=ir-node][data-primitive=add] rect").first.evaluate(BOX)
+    assert inside(lt, cond) and not inside(lt, body), (lt, cond, body)
+    assert inside(add, body) and not inside(add, cond), (add, body, cond)
+    # A cond's two branches likewise (the first cond, whose branches differ).
+    graph.locator("[data-testid=ir-node][data-primitive=cond]").first.dblclick()
+    wait_graph(page)
+    expect(graph.locator("[data-testid=ir-sub]")).to_have_count(4)
+    names = graph.locator("[data-testid=ir-sub] .node-label").all_text_contents()
+    assert sorted(names) == ["body_jaxpr", "branches[0]", "branches[1]", "cond_jaxpr"], names

@@ -34,7 +34,8 @@ export interface NodeDecoration {
 }
 
 interface Meta {
-  kind: "eqn" | "group" | "in" | "out" | "const";
+  /** "sub": the box of one of an equation's sub-jaxprs (a cond branch, a while's body). */
+  kind: "eqn" | "group" | "in" | "out" | "const" | "sub";
   node?: IRNode;
   members?: IRNode[];
   label: string;
@@ -319,11 +320,18 @@ export class GraphView {
           if (expanded) {
             const inner = n.subgraphs.map((sg, i) => this.build(sg, `${id}/${i}/`));
             this.meta.set(id, m);
+            // Several sub-jaxprs (a while's cond and body, a cond's branches) each get a box named
+            // by its param, as make_jaxpr prints it; one (scan, jit, custom_jvp) needs none.
+            const boxes = n.subgraphs.length > 1 ? inner.map((x, i): ElkNode => {
+              const sid = `${id}/${i}`;
+              this.meta.set(sid, { kind: "sub", label: n.subgraphs[i].name, title: `${n.subgraphs[i].name} of ${n.primitive}`, expanded: true });
+              return { id: sid, width: 80, height: 40, layoutOptions: { "elk.padding": "[top=30,left=10,bottom=10,right=10]" }, children: x.children, edges: x.edges };
+            }) : null;
             children.push({
               id,
               layoutOptions: { "elk.padding": "[top=44,left=12,bottom=12,right=12]" },
-              children: inner.flatMap((x) => x.children),
-              edges: inner.flatMap((x) => x.edges),
+              children: boxes ?? inner.flatMap((x) => x.children),
+              edges: boxes ? [] : inner.flatMap((x) => x.edges),
             });
           } else {
             for (const sg of n.subgraphs) for (const inner of allNodes(sg)) this.registerHidden(inner, id);
