@@ -174,3 +174,34 @@ def test_an_opened_while_or_cond_shows_each_sub_jaxpr_in_a_box_named_by_its_para
     expect(graph.locator("[data-testid=ir-sub]")).to_have_count(4)
     names = graph.locator("[data-testid=ir-sub] .node-label").all_text_contents()
     assert sorted(names) == ["body_jaxpr", "branches[0]", "branches[1]", "cond_jaxpr"], names
+
+
+@needs_runner
+def test_switching_view_heat_or_diff_keeps_what_was_opened_and_picked(page: Page):
+    open_session(page, MLP, "loss", [GRAD], MLP_ARGS, panel="ir")
+    wait_graph(page)
+    graph = page.get_by_test_id("ir-graph")
+    graph.locator("[data-testid=ir-node][data-primitive=while]").dblclick()
+    wait_graph(page)
+    graph.locator("[data-testid=ir-node][data-primitive=lt]").click()
+    selected = page.locator("[data-testid=ir-graph] .node.selected")
+    expect(selected).to_have_attribute("data-primitive", "lt")
+    for switch in (
+        lambda: page.get_by_test_id("heat-flops").click(),
+        lambda: page.get_by_test_id("diff-base").select_option("none"),
+        lambda: page.get_by_role("button", name="Text", exact=True).click(),
+        lambda: page.get_by_role("button", name="Both", exact=True).click(),
+    ):
+        switch()
+        if page.get_by_test_id("ir-graph").count():
+            wait_graph(page)
+            # The while stays open, its condition's `lt` still picked.
+            expect(page.locator("[data-testid=ir-graph] [data-testid=ir-sub]")).to_have_count(2)
+            expect(selected).to_have_attribute("data-primitive", "lt")
+        picked = page.locator("[data-testid=ir-text][data-complete=true] .jaxpr-line.selected")
+        expect(picked).to_have_count(1)
+        expect(picked).to_contain_text("= lt ")
+    # Another stage starts afresh.
+    page.get_by_test_id("stage-tab").first.click()
+    wait_graph(page)
+    expect(page.locator("[data-testid=ir-graph] .node.selected")).to_have_count(0)

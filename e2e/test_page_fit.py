@@ -220,3 +220,6 @@ def test_on_a_phone_the_minimap_leaves_the_graph_uncovered(page: Page):
     # The legend is not kept narrow for a minimap that is not there.
     legend = page.locator(".graph-legend").evaluate("l => getComputedStyle(l).maxWidth")
     assert legend == "none", legend
+    # At a laptop's width, beside the text, the minimap is back.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    expect(page.get_by_test_id("graph-minimap")).to_be_visible()

@@ -149,6 +149,16 @@ export class GraphView {
     });
   }
 
+  /** Keep what the user opened and picked in ``prev`` when it drew ``graph`` too (the same stage
+   *  drawn again for another view, diff or heat), rather than starting closed again. */
+  keepStateOf(prev: GraphView | null, graph: IRGraph) {
+    if (!prev || prev.graph !== graph) return;
+    this.graph = graph;
+    this.expanded = new Set(prev.expanded);
+    this.openGroups = new Set(prev.openGroups);
+    this.selected = prev.selected;
+  }
+
   /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred. */
   fit() {
     this.view.fit();

@@ -47,6 +47,8 @@ export class IRPanel {
   private form: IRForm = "jaxpr";
   private hlo: StablehloView | null = null;
   private graph: GraphView | null = null;
+  /** The last graph drawn, whose opened boxes a Text → Graph switch keeps. */
+  private lastGraph: GraphView | null = null;
   /** The text's lines, with the equations each prints and how to unfold the block hiding it. */
   private textLines: { el: HTMLElement; nodes: IRNode[]; unfold?: () => void }[] = [];
   private linkedLine: number | null = null;
@@ -58,6 +60,8 @@ export class IRPanel {
   private heat: Heat = "off";
   private diff: StageDiff | null = null;
   private textSeq = 0;
+  /** The equation last picked in the graph or text, kept while its stage is drawn again. */
+  private picked: { stage: Stage; node: IRNode } | null = null;
 
   constructor(private handlers: IRHandlers) {
     this.tabs = h("div", { class: "stage-tabs", role: "tablist", "aria-label": "Stages", onscroll: () => this.markOverflow() });
@@ -203,9 +207,13 @@ export class IRPanel {
     const view = stage.graph ? this.view : "text";
     const content = h("div", { class: `stage-content view-${view}` });
     parts.push(content);
+    const previous = this.graph ?? this.lastGraph;
     this.graph = null;
+    if (this.picked?.stage !== stage) this.picked = null;
     if (view !== "text" && stage.graph) {
       this.graph = new GraphView({ onSelect: (n) => this.selectNode(n, "graph") });
+      this.graph.keepStateOf(previous, stage.graph);
+      this.lastGraph = this.graph;
       const diff = this.diff;
       if (diff) this.graph.setDecorations((n) => {
         const c = diff.byNode.get(n);
@@ -399,6 +407,9 @@ export class IRPanel {
       if (!done) return;
       pre.dataset.complete = "true";
       this.highlightLine(this.linkedLine);
+      // The equation picked before this stage was drawn again (another view, diff or heat).
+      const picked = this.picked?.node;
+      if (picked) for (const t of this.textLines) t.el.classList.toggle("selected", t.nodes.includes(picked));
     });
     const foldAll = (o: boolean) => { for (const i of foldable) { open.set(i, o); setFold.get(i)?.(o); for (const l of blockEls.get(i) ?? []) l.classList.toggle("folded-away", !o); } };
     const tools = h("div", { class: "text-tools" },
@@ -440,6 +451,8 @@ export class IRPanel {
   }
 
   private selectNode(node: IRNode | null, from: "graph" | "text") {
+    const stage = this.call?.stages[this.stageIndex];
+    this.picked = node && stage ? { stage, node } : null;
     let shown = false;
     for (const t of this.textLines) {
       const on = !!node && t.nodes.includes(node);
