@@ -100,7 +100,7 @@ class ShapedArray:
     def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
         # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
         self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(map(dims.as_dim, shape))
-        if not (type(dtype) is np.dtype or isinstance(dtype, (np.dtype, ExtendedDType))):
+        if not isinstance(dtype, (np.dtype, ExtendedDType)):  # (numpy's dtypes are subclasses of np.dtype)
             dtype = np.dtype(dtype)
         self.dtype: DType = dtype
         self.weak_type = weak_type

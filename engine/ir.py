@@ -412,6 +412,13 @@ def pp_jaxpr(jaxpr: Jaxpr, consts: Sequence[Value] = ()) -> str:
     return pp_toplevel(jaxpr).format(PP_WIDTH)
 
 
+def pp_jaxpr_and_names(jaxpr: Jaxpr) -> tuple[str, dict[Var, str]]:
+    """``str(jaxpr)`` and the names it gives the variables (sub-jaxprs included): one printing
+    for views that show both, which must agree."""
+    ctx = PpContext()
+    return pp_toplevel(jaxpr, ctx).format(PP_WIDTH), ctx.var_names
+
+
 def printed_names(jaxpr: Jaxpr) -> dict[Var, str]:
     """Var -> the name ``str(jaxpr)`` gives it (sub-jaxprs included), for views that must agree."""
     ctx = PpContext()

@@ -475,6 +475,18 @@ class JitFunction:
             return out
         return self._call_staged(args, kwargs)
 
+    @staticmethod
+    def _staged_key(
+        statics: Statics,
+        in_tree: PyTreeDef,
+        avals: tuple[ShapedArray, ...],
+        in_shardings: Sequence[Any] | None,
+    ) -> StagedKey:
+        keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(in_shardings)))
+        if core.x64_enabled[0]:  # a function traced without x64 is traced again with it, as in JAX
+            keyed = (*keyed, ("jax_enable_x64", None, True))
+        return (keyed, in_tree, avals)
+
     def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
@@ -491,10 +503,7 @@ class JitFunction:
         # Arguments on a mesh: their shardings are part of their types (jax.typeof inside sees them).
         shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
         in_shardings = shardings if any(s is not None for s in shardings) else None
-        keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(shardings)))
-        if core.x64_enabled[0]:  # a function traced without x64 is traced again with it, as in JAX
-            keyed = (*keyed, ("jax_enable_x64", None, True))
-        key: StagedKey = (keyed, in_tree, avals)
+        key = self._staged_key(statics, in_tree, avals, in_shardings)
         if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
         entry: StagedEntry | None = None if displaying() and key in self._has_pmap else self._cache.get(key)
@@ -590,7 +599,17 @@ class JitFunction:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = [_abstractify(x) for x in leaves]
-        closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
+        # A signature a call traced already is not traced again (as in JAX, whose trace cache the
+        # call and ``lower`` share): unless the trace hoisted an outer tracer or a ref out of its
+        # constants, or shows a pmap in another form than the one that runs.
+        key = self._staged_key(statics, in_tree, tuple(avals), None)
+        entry: StagedEntry | None = None
+        if key not in self._has_pmap and not any(getattr(x, "on_mesh", False) for x in leaves):
+            entry = self._cache.get(key)
+        if entry is not None and not entry[2]:
+            closed, out_tree = entry[0], entry[1]
+        else:
+            closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
         lowered = Lowered(closed, self.name, out_tree, leaves)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.keep_unused = self.keep_unused

@@ -90,12 +90,16 @@ def kind(dtype: Any) -> str:
     except TypeError:  # (an unhashable stand-in for a dtype)
         return str(dtype.kind)
     if k is None:
-        return kind(dtype) if _sync() else str(dtype.kind)
+        k = str(dtype.kind)
+        # (every narrow dtype is numpy's kind 'V': other dtypes need no look for ml_dtypes)
+        return kind(dtype) if k == "V" and _sync() else k
     return k
 
 
 def is_narrow(dtype: Any) -> bool:
-    return dtype in WIDE or (_sync() and dtype in WIDE)
+    if dtype in WIDE:
+        return True
+    return getattr(dtype, "kind", "V") == "V" and _sync() and dtype in WIDE
 
 
 def finfo(dtype: Any) -> Any:
@@ -141,6 +145,8 @@ def has_narrow(values: Sequence[Any]) -> bool:
     for v in values:
         if getattr(v, "dtype", None) in WIDE:
             return True
+    if _loaded[0] or "ml_dtypes" not in sys.modules:  # (``_sync`` inlined: this runs per eager op)
+        return False
     return _sync() and has_narrow(values)
 
 

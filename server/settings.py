@@ -96,8 +96,17 @@ class Settings(BaseSettings):
     )
     preload: list[str] = Field(
         # engine.stablehlo: a report prints every jit stage's StableHLO (30 ms to import per run);
-        # ml_dtypes: the engine imports it when a program names bfloat16 and the like (0.8 s)
-        default_factory=lambda: ["numpy", "engine", "engine.numpy", "engine.stablehlo", "ml_dtypes"],
+        # ml_dtypes: the engine imports it when a program names bfloat16 and the like (0.8 s);
+        # numpy.ma: numba's typeof of an array imports it when a jitted call first compiles or
+        # loads its kernels (15 ms of CPU in each such run, unless the zygote's warm-up did)
+        default_factory=lambda: [
+            "numpy",
+            "numpy.ma",
+            "engine",
+            "engine.numpy",
+            "engine.stablehlo",
+            "ml_dtypes",
+        ],
         description="Modules imported by each zygote before forking (missing ones are skipped).",
     )
     isolation: Literal["auto", "root", "uid", "unsafe-single-user"] = Field(

@@ -149,6 +149,7 @@ def mark_added(graph: IRGraph, previous: IRGraph | None) -> None:
             node.origin = last_on_line.get(k[1]) or first_on_line.get(k[1])
 
 
-def jaxpr_text(closed) -> str:
-    text = str(closed)
-    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "\n… (truncated)"
+def jaxpr_text_and_names(closed) -> tuple[str, dict]:
+    """The text of a stage (capped) and its variables' names, for ``jaxpr_graph``'s ``names``."""
+    text, names = ir.pp_jaxpr_and_names(closed.jaxpr)
+    return (text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + "\n… (truncated)"), names

@@ -36,7 +36,7 @@ from .concrete_path import trace_on_path
 from .cost import stage_cost
 from .debugger import debug_trace
 from .device_programs import device_facts
-from .graph import jaxpr_graph, jaxpr_text, mark_added
+from .graph import jaxpr_graph, jaxpr_text_and_names, mark_added
 from .kernels import kernel_steps
 from .lowered import lowered_text, why_not
 from .schema import (
@@ -587,13 +587,14 @@ class Recorder:
                     time.perf_counter() - start,
                     call=call_id,
                 )
-            graph = jaxpr_graph(closed.jaxpr, name)
+            text, var_names = jaxpr_text_and_names(closed)
+            graph = jaxpr_graph(closed.jaxpr, name, names=var_names)
             mark_added(graph, previous)
             previous = graph
             traced[i] = Stage(
                 name=name,
                 transform=layers[i - 1].transform if i else None,
-                text=jaxpr_text(closed),
+                text=text,
                 graph=graph,
                 path_taken=path_taken,
                 cost=stage_cost(closed.jaxpr, self.user_file),
