@@ -35,7 +35,7 @@ def test_batched_matmul_and_elementwise_reduction_and_movement():
     got = dict((p, (f, by)) for p, f, by in costs(lambda x: jnp.sum(jnp.tanh(x).T), x))
     assert got["tanh"] == (42, 2 * 42 * 4)
     assert got["transpose"] == (0, 2 * 42 * 4)  # data movement: bytes, no flops
-    assert got["reduce_sum"] == (42, 42 * 4 + 4)
+    assert got["reduce_sum"] == (41, 42 * 4 + 4)  # (41 adds to one sum: XLA's count)
 
 
 def test_scan_costs_its_body_times_its_length_and_cond_its_dearest_branch():
@@ -53,7 +53,7 @@ def test_scan_costs_its_body_times_its_length_and_cond_its_dearest_branch():
         return jax.lax.cond(p, lambda x: jnp.sum(jnp.exp(x) * x), lambda x: x[0], x)
 
     [cond_cost] = [c for c in costs(branchy, True, x) if c[0] == "cond"]
-    assert cond_cost[1] == 10 + 10 + 10  # exp, mul, reduce_sum: the dearer branch
+    assert cond_cost[1] == 10 + 10 + 9  # exp, mul, reduce_sum (9 adds): the dearer branch
 
 
 def report(code, function, stack, args) -> RunReport:

@@ -47,7 +47,6 @@ KNOWN_FAILURES: dict[str, str] = {
     # wrong values
     # missing arguments and modes
     # missing API
-    "jax.numpy.linalg.multi_dot": "missing: Lowered.cost_analysis() (XLA's flop count)",
 }
 
 

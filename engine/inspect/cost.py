@@ -1,7 +1,8 @@
 """Estimated cost of equations: FLOPs and bytes moved, from shapes and primitives alone.
 
 Counted the way XLA's HLO cost analysis counts: an elementwise op costs one FLOP per output
-element (transcendentals included), a reduction one per input element, ``dot_general`` and
+element (transcendentals included, and counted apart too), a reduction one per input element
+beyond the first of each output, ``integer_pow`` its multiplies, ``dot_general`` and
 ``conv_general_dilated`` two per multiply-add, data movement (broadcasts, transposes, slices,
 gathers) none; bytes are what an unfused equation reads and writes (its inputs and outputs). Control flow costs its bodies: a scan
 ``length`` times its body, a while loop one trip (the count is not known before running), a cond
@@ -22,16 +23,21 @@ from .schema import EqnCost, StageCost
 
 
 class Cost:
-    __slots__ = ("flops", "bytes")
+    """``flops`` counts every operation, transcendental ones too (XLA reports those apart:
+    ``flops - transcendentals`` is its ``flops``)."""
 
-    def __init__(self, flops: float = 0.0, bytes: float = 0.0):
-        self.flops, self.bytes = flops, bytes
+    __slots__ = ("flops", "bytes", "transcendentals")
+
+    def __init__(self, flops: float = 0.0, bytes: float = 0.0, transcendentals: float = 0.0):
+        self.flops, self.bytes, self.transcendentals = flops, bytes, transcendentals
 
     def __add__(self, other: "Cost") -> "Cost":
-        return Cost(self.flops + other.flops, self.bytes + other.bytes)
+        return Cost(
+            self.flops + other.flops, self.bytes + other.bytes, self.transcendentals + other.transcendentals
+        )
 
     def scaled(self, k: float) -> "Cost":
-        return Cost(self.flops * k, self.bytes * k)
+        return Cost(self.flops * k, self.bytes * k, self.transcendentals * k)
 
 
 def _size(aval) -> int:
@@ -61,8 +67,27 @@ def elementwise(eqn) -> Cost:
     return Cost(float(_out_elements(eqn)), _io_bytes(eqn))
 
 
+# the elementwise primitives XLA counts as transcendentals (one HLO operation each)
+TRANSCENDENTAL = frozenset("exp log log1p expm1 sin cos tan tanh sqrt rsqrt cbrt pow erf atan2 atan".split())
+
+
+def transcendental(eqn) -> Cost:
+    n = float(_out_elements(eqn))
+    return Cost(n, _io_bytes(eqn), n)
+
+
+def integer_pow(eqn) -> Cost:
+    """The multiplies of JAX's lowering (square and multiply), one per element each, and a divide
+    for a negative power."""
+    y = abs(eqn.params["y"])
+    muls = max(y.bit_length() - 1, 0) + max(bin(y).count("1") - 1, 0)
+    return Cost(float(_out_elements(eqn) * (muls + (eqn.params["y"] < 0))), _io_bytes(eqn))
+
+
 def reduction(eqn) -> Cost:
-    return Cost(float(sum(_size(_aval(x)) for x in eqn.inputs[:1])), _io_bytes(eqn))
+    """One operation per input element beyond the first of each output (XLA's count)."""
+    n_in = sum(_size(_aval(x)) for x in eqn.inputs[:1])
+    return Cost(float(max(n_in - _size(eqn.out_binders[0].aval), 0)), _io_bytes(eqn))
 
 
 def scan_like(eqn) -> Cost:
@@ -149,6 +174,7 @@ cost_rules: dict[str, Callable] = {
 }
 for _name in ("jit", "custom_jvp_call", "custom_vjp_call", "custom_lin", "remat2"):
     cost_rules[_name] = call
+cost_rules["composite"] = call
 for _name in (
     "reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor argmax argmin "
     "psum pmax pmin reduce_scatter"
@@ -163,6 +189,10 @@ for _name in (
     cost_rules[_name] = movement
 for _name in "reshape squeeze bitcast_convert_type stop_gradient axis_index debug_callback".split():
     cost_rules[_name] = free
+for _name in TRANSCENDENTAL:
+    cost_rules[_name] = transcendental
+cost_rules["integer_pow"] = integer_pow
+cost_rules["select_n"] = movement  # (XLA counts no operation for a select)
 
 
 def eqn_cost(eqn) -> Cost:
@@ -227,3 +257,19 @@ def stage_cost(jaxpr: Jaxpr, user_file: str) -> StageCost:
         bytes=total.bytes,
         by_line={line: as_eqn_cost(c) for line, c in sorted(lines.items())},
     )
+
+
+def cost_analysis(jaxpr: Jaxpr) -> dict[str, float]:
+    """``Lowered.cost_analysis()``'s dict, as JAX reports XLA's: ``flops`` without the
+    transcendentals, ``transcendentals`` when there are any, ``bytes accessed``. Exact (equal to
+    XLA's) for dot_general, reductions and the elementwise operations XLA runs as one HLO operation;
+    an operation XLA expands into several (logistic, erf_inv, lgamma, the inverse trigonometric
+    ones, cumulative ones, sorts) counts as one per element here. ``bytes accessed`` sums each
+    equation's operands and results, constants excepted (XLA's HLO also counts the broadcasts of
+    scalar constants, so its figure can be higher)."""
+    total = jaxpr_cost(jaxpr)
+    out = {"flops": float(total.flops - total.transcendentals)}
+    if total.transcendentals:
+        out["transcendentals"] = float(total.transcendentals)
+    out["bytes accessed"] = float(total.bytes)
+    return out

@@ -206,6 +206,28 @@ API_GAPS = [
         "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x, x, jnp.ones((3, 12, 2)), jnp.ones((3, 128, 2)))",
     ),
     ("err_scaled_matmul_rank", "x = jnp.ones((3, 128, 64))\nout = jax.nn.scaled_matmul(x[0], x, x, x)"),
+    # cost_analysis(): XLA's flop counts (two per multiply-add of a dot, one per element of a
+    # one-operation elementwise op, transcendentals apart, reductions one per element beyond the
+    # first of each output); bytes accessed where the HLO is the jaxpr's (dot chains)
+    (
+        "cost_analysis_dot_chains",
+        "x, y, z = jnp.ones((200, 5)), jnp.ones((5, 100)), jnp.ones((100, 10))\n"
+        "c = lambda f, *a: jax.jit(f).lower(*a).cost_analysis()\n"
+        "l, r = c(lambda x, y, z: (x @ y) @ z, x, y, z), c(lambda x, y, z: x @ (y @ z), x, y, z)\n"
+        "m = c(jnp.linalg.multi_dot, [x, y, z])\n"
+        "k = jax.jit(lambda x, y: x @ y).lower(x, y).compile().cost_analysis()\n"
+        "out = (l['flops'], l['bytes accessed'], r['flops'], r['bytes accessed'], m['flops'], k['flops'])",
+    ),
+    (
+        "cost_analysis_flops",
+        "c = lambda f, *a: jax.jit(f).lower(*a).cost_analysis()\nx = jnp.ones((10, 100))\n"
+        "e = c(lambda a, b: jnp.einsum('bij,bjk->bik', a, b), jnp.ones((3, 4, 5)), jnp.ones((3, 5, 6)))\n"
+        "i = c(lambda a, b: a @ b, jnp.ones((4, 5), jnp.int32), jnp.ones((5, 6), jnp.int32))\n"
+        "s = c(lambda x: jnp.sin(x) * 2 + x.sum(), x)\n"
+        "t = c(lambda x: jnp.exp(x) + jnp.tanh(x) ** 3 - jnp.sqrt(x) / x.max(axis=0), x)\n"
+        "out = (e['flops'], i['flops'], s['flops'], s['transcendentals'], t['flops'], t['transcendentals'], "
+        "'transcendentals' in e)",
+    ),
     # linear_transpose: primals given by their shapes and dtypes only
     (
         "linear_transpose_shape_dtype_struct",
