@@ -168,6 +168,11 @@ def test_an_opened_while_or_cond_shows_each_sub_jaxpr_in_a_box_named_by_its_para
     add = graph.locator("[data-testid=ir-node][data-primitive=add] rect").first.evaluate(BOX)
     assert inside(lt, cond) and not inside(lt, body), (lt, cond, body)
     assert inside(add, body) and not inside(add, cond), (add, body, cond)
+    # The open box's label (`while[body_nconsts=0 cond_nconsts=0]`) is cut clear of its toggle.
+    box = graph.locator("[data-testid=ir-node][data-primitive=while]")
+    label = box.locator(".node-label").first.evaluate(BOX)
+    toggle = box.get_by_test_id("graph-toggle").evaluate(BOX)
+    assert label[2] <= toggle[0], (label, toggle, box.locator(".node-label").first.text_content())
     # A cond's two branches likewise (the first cond, whose branches differ).
     graph.locator("[data-testid=ir-node][data-primitive=cond]").first.dblclick()
     wait_graph(page)

@@ -460,8 +460,10 @@ export class GraphView {
     const heatEl = heat !== undefined && heat > 0 && !m.expanded
       ? s("rect", { class: "heat", width: w, height: hgt, rx: 6, ry: 6, style: `fill-opacity:${(0.12 + 0.6 * Math.min(1, heat)).toFixed(2)}` })
       : null;
+    // An open box is as wide as its contents: its label is cut to stay clear of the toggle.
+    const room = Math.max(4, Math.floor((w - 10 - (m.collapsible ? 30 : 10)) / CHAR_W));
     const text = m.expanded
-      ? [s("text", { x: 10, y: 18, class: "node-label" }, m.label), m.sub ? s("text", { x: 10, y: 33, class: "node-sub" }, m.sub) : null]
+      ? [s("text", { x: 10, y: 18, class: "node-label" }, shorten(m.label, room)), m.sub ? s("text", { x: 10, y: 33, class: "node-sub" }, shorten(m.sub, Math.floor(room / 0.9))) : null]
       : [s("text", { x: w / 2, y: m.sub ? 17 : 18, "text-anchor": "middle", class: "node-label" }, m.label),
          m.sub ? s("text", { x: w / 2, y: 32, "text-anchor": "middle", class: "node-sub" }, m.sub) : null];
     const clickable = m.kind === "eqn" || m.kind === "group";
