@@ -619,8 +619,10 @@ class Array:
         return (Array, (np.array(self._value), self.weak_type))
 
     @property
-    def addressable_shards(self) -> list[Array]:
-        return [self]
+    def addressable_shards(self) -> list[Any]:
+        from .parallel.sharded import Shard
+
+        return [Shard.whole(self)]
 
     def devices(self) -> set[Device]:
         from .parallel.topology import devices as _devices

@@ -70,6 +70,30 @@ def test_two_axis_mesh_and_replication():
     assert str(jax.typeof(r)) == "float32[4,3]"
 
 
+def test_shard_reprs_and_replica_ids_as_jax_prints_them():
+    # JAX 0.10.2 with 8 CPU devices printed these
+    m = jax.make_mesh((4, 2), ("a", "b"))
+    x = jax.device_put(np.arange(8.0).reshape(4, 2), NamedSharding(m, P("a")))
+    assert [repr(s) for s in x.addressable_shards[1:3]] == [
+        "Shard(device=CpuDevice(id=1), index=(slice(0, 1, None), slice(None, None, None)), "
+        "replica_id=1, data=[[0. 1.]])",
+        "Shard(device=CpuDevice(id=2), index=(slice(1, 2, None), slice(None, None, None)), "
+        "replica_id=0, data=[[2. 3.]])",
+    ]
+    y = jax.device_put(np.arange(3), NamedSharding(m, P()))
+    assert [s.replica_id for s in y.addressable_shards] == list(range(8))
+    assert repr(jnp.arange(3).addressable_shards) == (
+        "[Shard(device=CpuDevice(id=0), index=(slice(None, None, None),), replica_id=0, data=[0 1 2])]"
+    )
+    assert repr(jnp.float32(2).addressable_shards[0]) == (
+        "Shard(device=CpuDevice(id=0), index=(), replica_id=0, data=2.0)"
+    )
+    z = jax.pmap(lambda v: v * 2)(np.arange(8.0))
+    assert repr(z.addressable_shards[1]) == (
+        "Shard(device=CpuDevice(id=1), index=(slice(1, 2, None),), replica_id=0, data=[2.])"
+    )
+
+
 def test_plain_arrays_and_typeof():
     y = jnp.ones(3)
     assert repr(y.sharding) == "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"

@@ -39,7 +39,15 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+    def get(
+        self,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        fill_value=None,
+        wrap_negative_indices=True,
+    ):
         return rewriting_take(
             self.array,
             self.index,
@@ -47,9 +55,10 @@ class _IndexUpdateRef:
             fill_value=fill_value,
             unique_indices=unique_indices,
             indices_are_sorted=indices_are_sorted,
+            normalize_indices=wrap_negative_indices,
         )
 
-    def _update(self, fn, values, indices_are_sorted, unique_indices, mode):
+    def _update(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True):
         return scatter_update(
             self.array,
             self.index,
@@ -58,25 +67,42 @@ class _IndexUpdateRef:
             mode=mode,
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
+            normalize_indices=wrap,
         )
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update(lax.scatter, values, indices_are_sorted, unique_indices, mode)
+    def set(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
+        return self._update(
+            lax.scatter, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update(lax.scatter_add, values, indices_are_sorted, unique_indices, mode)
+    def add(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
+        return self._update(
+            lax.scatter_add, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
         from ._ufuncs import negative
 
-        return self._update(lax.scatter_add, negative(values), indices_are_sorted, unique_indices, mode)
+        return self._update(
+            lax.scatter_add, negative(values), indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update(lax.scatter_mul, values, indices_are_sorted, unique_indices, mode)
+    def multiply(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
+        return self._update(
+            lax.scatter_mul, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
     mul = multiply
 
-    def _ones_but(self, values, indices_are_sorted, unique_indices, mode):
+    def _ones_but(self, values, indices_are_sorted, unique_indices, mode, wrap):
         # Ones with ``values`` multiplied in at the index (JAX builds divide and power this way).
         from ._creation import ones_like
 
@@ -88,27 +114,42 @@ class _IndexUpdateRef:
             mode=mode,
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
+            normalize_indices=wrap,
         )
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
         from ._ufuncs import divide
 
-        denom = self._ones_but(values, indices_are_sorted, unique_indices, mode)
+        denom = self._ones_but(values, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
         return divide(as_operand(self.array), denom)
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def power(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
         from ._ufuncs import power
 
-        expo = self._ones_but(values, indices_are_sorted, unique_indices, mode)
+        expo = self._ones_but(values, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
         return power(as_operand(self.array), expo)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update(lax.scatter_min, values, indices_are_sorted, unique_indices, mode)
+    def min(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
+        return self._update(
+            lax.scatter_min, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update(lax.scatter_max, values, indices_are_sorted, unique_indices, mode)
+    def max(
+        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
+        return self._update(
+            lax.scatter_max, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(
+        self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+    ):
         """``func`` applied to each indexed element, once per time the index occurs (as JAX's
         ``scatter_apply``); not differentiable (JAX's scatter has no JVP with a combiner)."""
         from ._creation import zeros_like
@@ -117,4 +158,4 @@ class _IndexUpdateRef:
             return lax.scatter_apply(x, indices, func, dnums, update_shape=y.shape, **kwargs)
 
         zero = zeros_like(as_operand(self.array), shape=())
-        return self._update(scatter_fn, zero, indices_are_sorted, unique_indices, mode)
+        return self._update(scatter_fn, zero, indices_are_sorted, unique_indices, mode, wrap_negative_indices)

@@ -48,8 +48,18 @@ _PROMISE, _CLIP = lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode
 # --- x[idx]: static slice, dynamic slice, else gather (JAX's rewriting_take) --------------------
 
 
-def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
-    """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring."""
+def rewriting_take(
+    arr,
+    idx,
+    *,
+    mode=None,
+    fill_value=None,
+    unique_indices=False,
+    indices_are_sorted=False,
+    normalize_indices=True,
+):
+    """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring.
+    Without ``normalize_indices`` a negative index is out of bounds (``mode`` decides), not from the end."""
     if transfers.active[0] and core._state.dynamic is None:
         _index_transfer(idx)
         with transfers.inside_program():
@@ -60,6 +70,7 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
                 fill_value=fill_value,
                 unique_indices=unique_indices,
                 indices_are_sorted=indices_are_sorted,
+                normalize_indices=normalize_indices,
             )
     x = as_operand(arr)
     indices = _parse(idx, x.shape)
@@ -67,7 +78,7 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
     # (JAX slices statically only arrays of constant shape: symbolic ones go the general way)
     # (JAX slices arrays of symbolic shape with a gather, and indexes them by ints dynamically)
     constant = dims.is_constant_shape(x.shape)
-    if parsed_mode in (None, _PROMISE, _CLIP):
+    if parsed_mode in (None, _PROMISE, _CLIP) and normalize_indices:  # (the slices normalize)
         out = _try_static_slice(x, indices, parsed_mode) if constant else None
         if out is not None:
             return out
@@ -76,7 +87,7 @@ def rewriting_take(arr, idx, *, mode=None, fill_value=None, unique_indices=False
         if out is not None:
             return out
     indices = _expand_bool_indices(indices, x.shape)
-    return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted)
+    return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted, normalize_indices)
 
 
 def _index_transfer(idx):
@@ -238,8 +249,8 @@ def _as_index_dtype(i):
     return Array(np.asarray(core.to_numpy(i) if isinstance(i, Array) else i, _INT32))
 
 
-def _gather(x, indices, mode, fill_value, unique_indices, indices_are_sorted):
-    g = _index_to_gather(x.shape, indices)
+def _gather(x, indices, mode, fill_value, unique_indices, indices_are_sorted, normalize_indices=True):
+    g = _index_to_gather(x.shape, indices, normalize_indices)
     y = x
     if fill_value is not None:
         if isinstance(fill_value, Tracer) and fill_value.concrete_value() is None:
@@ -301,7 +312,8 @@ def _normalize_index(i, size):
 
 def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherIndexer:
     """JAX's ``_index_to_gather``: the gather (and, transposed, the scatter) computing ``x[idx]``.
-    Without ``normalize_indices`` negative array indices stay out of bounds (``jax.ops.segment_*``)."""
+    Without ``normalize_indices`` negative indices stay out of bounds (``jax.ops.segment_*``,
+    ``x.at[i].set(v, wrap_negative_indices=False)``)."""
     _validate_slices(indices)
     is_advanced = np.nonzero([p.typ in (_ARRAY, _INTEGER) for p in indices])[0]
     contiguous = bool(np.all(np.diff(is_advanced) == 1))
@@ -321,7 +333,8 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
     for p in expanded:  # normalize negative indices
         if p.typ == _INTEGER:
             n = shape[p.axes[0]]
-            indices.append(p._replace(index=int(p.index) + n if int(p.index) < 0 else int(p.index)))
+            i = int(p.index)
+            indices.append(p._replace(index=i + n if i < 0 and normalize_indices else i))
         elif p.typ == _ARRAY:
             i = (
                 p.index

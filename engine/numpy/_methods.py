@@ -15,6 +15,7 @@ from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import AbstractRef
 from . import (
+    _bit_views,
     _complex_parts,
     _contract,
     _creation,
@@ -250,6 +251,8 @@ def _install(cls):
     cls.clip = _clip
     cls.round = lambda self, decimals=0, out=None: _ufuncs.round(self, decimals)
     cls.conj = cls.conjugate = _complex_parts.conjugate
+    cls.view = _bit_views.view
+    cls.byteswap = _bit_views.byteswap
     cls.dot = lambda self, b, **kw: _contract.dot(self, b, **kw)
     cls.take = lambda self, indices, axis=None, **kw: _take.take(self, indices, axis, **kw)
     cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)

@@ -17,7 +17,7 @@ from ..core import Array, ShapedArray
 from ..sharding import Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from . import topology
 from .runtime import get_runtime
-from .sharded import Shard, ShardedArray
+from .sharded import Shard, ShardedArray, replica_ids
 
 
 class NamedShardedArray(ShardedArray):
@@ -79,9 +79,10 @@ class NamedShardedArray(ShardedArray):
 
     @property
     def addressable_shards(self):
+        indices = self._indices()
         return [
-            Shard(topology.get_device(b.device), index, b, self)
-            for b, index in zip(self._buffers, self._indices())
+            Shard(topology.get_device(b.device), index, b, self, replica)
+            for b, index, replica in zip(self._buffers, indices, replica_ids(indices))
         ]
 
     @property

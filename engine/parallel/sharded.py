@@ -17,19 +17,42 @@ from .runtime import Buffer, get_runtime
 
 
 class Shard:
-    """One device's piece of a sharded array (JAX's ``addressable_shards`` items)."""
+    """One device's piece of an array (JAX's ``addressable_shards`` items): the device, the index of
+    the global array it holds, which replica of that block it is (0 unless the block is held by
+    several devices), and its data."""
 
-    __slots__ = ("device", "index", "_buffer", "_owner")
+    __slots__ = ("device", "index", "replica_id", "_buffer", "_owner")
 
-    def __init__(self, device, index, buffer, owner):
-        self.device, self.index, self._buffer, self._owner = device, index, buffer, owner
+    def __init__(self, device, index, buffer, owner, replica_id=0):
+        self.device, self.index, self.replica_id = device, index, replica_id
+        self._buffer, self._owner = buffer, owner
+
+    @classmethod
+    def whole(cls, array: Array) -> Shard:
+        """The one shard of an array held whole by the default device."""
+        return cls(_devices.devices()[0], (slice(None),) * array.ndim, None, array)
 
     @property
     def data(self) -> Array:
-        return Array(self._buffer.read(), self._owner.weak_type)
+        if self._buffer is None:
+            return self._owner
+        # a pmap shard's buffer lacks the mapped axis; JAX's data keeps it (length 1)
+        block = [len(range(*s.indices(n))) for s, n in zip(self.index, self._owner.shape)]
+        return Array(self._buffer.read().reshape(block), self._owner.weak_type)
 
     def __repr__(self):
-        return f"Shard(device={self.device!r}, index={self.index}, shape={self._buffer.shape})"
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})"
+
+
+def replica_ids(indices) -> list[int]:
+    """Which replica of its block each device's index is, counting in device order (as JAX does)."""
+    seen: dict = {}
+    out = []
+    for index in indices:
+        key = tuple((s.start, s.stop, s.step) for s in index)
+        out.append(seen.get(key, 0))
+        seen[key] = out[-1] + 1
+    return out
 
 
 class ShardedArray(Array):
@@ -85,7 +108,8 @@ class ShardedArray(Array):
     @property
     def addressable_shards(self):
         if self._axis is None:
-            return [Shard(_devices.get_device(self._buffers[0].device), (), self._buffers[0], self)]
+            whole = (slice(None),) * self.ndim
+            return [Shard(_devices.get_device(self._buffers[0].device), whole, self._buffers[0], self)]
         out = []
         for i, b in enumerate(self._buffers):
             index = [slice(None)] * self.ndim

@@ -22,6 +22,7 @@ import doctest
 import importlib
 import inspect
 import json
+import os
 import pathlib
 import re
 import sys
@@ -60,8 +61,32 @@ MODULES = [
     "jax.debug",
     "jax.sharding",
     "jax.ops",
-    "jax.image",
     "jax.experimental.sparse",
+    "jax.errors",
+    "jax.ref",
+    "jax.custom_derivatives",
+    "jax.custom_batching",
+    "jax.ad_checkpoint",
+    "jax.experimental.checkify",
+    "jax.experimental.jet",
+    "jax.experimental.random",
+    "jax.experimental.multihost_utils",
+    "jax.export",
+    "jax.profiler",
+    "jax.scipy.cluster",
+]
+# Public modules whose docstrings have no ``>>>`` example in JAX 0.10.2 (or only other libraries'
+# docstrings, as example_libraries' namedtuples): nothing to record. jax.lax.linalg's are recorded
+# under jax.lax.
+NO_EXAMPLES = [
+    "jax.scipy.special",
+    "jax.image",
+    "jax.stages",
+    "jax.ffi",
+    "jax.experimental.ode",
+    "jax.experimental.mesh_utils",
+    "jax.example_libraries.optimizers",
+    "jax.example_libraries.stax",
 ]
 
 _SKIP_PATTERNS = [
@@ -100,7 +125,9 @@ def _submodules(module: str) -> list[str]:
     subs = [
         f"{module}.{n}"
         for n in sorted(dir(mod))
-        if not n.startswith("_") and isinstance(getattr(mod, n), types.ModuleType)
+        if not n.startswith("_")
+        and isinstance(getattr(mod, n), types.ModuleType)
+        and getattr(mod, n).__name__ == f"{module}.{n}"  # not a module it imports (jet's `ad_util`)
     ]
     return [module] + [s for s in subs if s not in MODULES and s.startswith(module + ".")]
 
@@ -116,17 +143,40 @@ def _locate(obj, sources: tuple[str, ...], index: dict) -> dict | None:
     return (mine or places or [None])[0]
 
 
+_METHODS = (types.FunctionType, property, classmethod, staticmethod)
+
+
+def _public_members(mod) -> list[tuple[str, object]]:
+    """(name, object) of a module's public names, then of the methods and properties its public
+    classes define themselves (``custom_jvp.defjvp``), named ``Class.member`` (not under an alias
+    such as ``jax.numpy.ndarray``, so they are recorded under the class's own name)."""
+    members = []
+    for name in sorted(dir(mod)):
+        obj = getattr(mod, name, None)
+        if name.startswith("_") or isinstance(obj, types.ModuleType):
+            continue
+        members.append((name, obj))
+        if (
+            isinstance(obj, type)
+            and obj.__name__.rsplit(".", 1)[-1] == name
+            and obj.__module__.split(".")[0] == "jax"
+        ):
+            members += [
+                (f"{name}.{k}", v)
+                for k, v in sorted(vars(obj).items())
+                if not k.startswith("_") and isinstance(v, _METHODS)
+            ]
+    return members
+
+
 def docstrings(module: str, seen: set, index: dict) -> list[dict]:
     parser = doctest.DocTestParser()
     found = []
     for modname in _submodules(module) if module != "jax" else [module]:
         mod = importlib.import_module(modname)
-        for name in sorted(dir(mod)):
-            obj = getattr(mod, name, None)
-            if name.startswith("_") or isinstance(obj, types.ModuleType) or id(obj) in seen:
-                continue
+        for name, obj in _public_members(mod):
             doc = getattr(obj, "__doc__", None)
-            if isinstance(obj, (int, float, str, tuple, dict)) or not isinstance(doc, str):
+            if id(obj) in seen or isinstance(obj, (int, float, str, tuple, dict)) or not isinstance(doc, str):
                 continue
             examples = parser.get_examples(doc)
             if not examples:
@@ -181,6 +231,7 @@ def record(module: str, seen: set, index: dict) -> dict | None:
 def main(modules: list[str]):
     import jax
 
+    os.environ["JAXPLAY_EXAMPLE_TIMEOUT_S"] = "900"  # JAX's outcome, however slow the machine
     warnings.simplefilter("ignore")
     out_dir = HERE / "recorded"
     out_dir.mkdir(exist_ok=True)
