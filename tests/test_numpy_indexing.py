@@ -323,3 +323,18 @@ def test_scatter_add_of_booleans_is_a_type_error_as_in_jax():
     ):
         jnp.zeros(3, bool).at[1].add(True)
     np.testing.assert_array_equal(np.asarray(jnp.zeros(3, bool).at[1].max(True)), [False, True, False])
+
+
+def test_ds_slices_differentiate_and_batch():
+    """``x[jax.ds(i, n, s)]`` and ``x.at[jax.ds(i, n)].add(v)`` at a traced start: derivatives
+    against finite differences (both modes, second order), vmap against a loop over starts."""
+    from engine.test_util import check_batching, check_grads
+
+    x = np.linspace(-1.0, 1.0, 12).astype(np.float32).reshape(3, 4)
+    read = jax.jit(lambda x, i: jnp.sin(x[jax.ds(i, 2), jax.ds(1, 3)]) * x[1, jax.ds(i, 2, 2)].sum())
+    check_grads(lambda x: read(x, jnp.int32(1)), (x,), order=2, atol=1e-2, rtol=1e-2)
+    write = jax.jit(lambda x, v, i: x.at[jax.ds(i, 2)].add(v**2))
+    check_grads(lambda x, v: write(x, v, jnp.int32(1)), (x, x[:2] + 0.5), order=1, atol=1e-2, rtol=1e-2)
+    starts = np.array([0, 1, 2, 5], np.int32)
+    check_batching(lambda i: read(x, i), [starts], 0)
+    check_batching(lambda x, i: jnp.asarray(x)[jax.ds(i, 2)], [np.stack([x, -x, 2 * x, x]), starts], 0)
