@@ -420,3 +420,24 @@ def test_python_control_flow_under_grad_shows_the_path_taken():
     # Abstract tracing still fails where it must: jit of the same function is an error.
     r = stack_report(LOSS, "branchy", [{"name": "jit"}], ["-2.0"])
     assert not r.ok and r.error.type == "TracerBoolConversionError"
+
+
+def test_node_ids_are_unique_across_a_while_s_and_a_cond_s_sub_jaxprs():
+    code = textwrap.dedent("""\
+        import jax
+        from jax import lax
+
+        def f(x):
+            n = lax.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
+            return lax.cond(x > 0, lambda: x * n, lambda: -x)
+        """)
+    r = stack_report(code, "f", [{"name": "grad"}], ["1.0"])
+    assert r.ok, r.error
+    for stage in r.calls[-1].stages:
+        ids = [n.id for n in all_nodes(stage.graph)]
+        assert len(ids) == len(set(ids)), (stage.name, ids)
+        loop = next(n for n in stage.graph.nodes if n.primitive == "while")
+        body, cond = loop.subgraphs
+        assert (body.name, cond.name) == ("body_jaxpr", "cond_jaxpr")
+        assert [n.id for n in cond.nodes] == [f"{loop.id}/1/n0"] and cond.nodes[0].primitive == "lt"
+        assert [n.id for n in body.nodes] == [f"{loop.id}/0/n0"] and body.nodes[0].primitive == "add"

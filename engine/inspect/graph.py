@@ -67,7 +67,8 @@ def _param_text(v) -> str:
 def jaxpr_graph(
     jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | None = None, names: dict | None = None
 ) -> IRGraph:
-    """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0``."""
+    """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0`` (``n3/1/n0`` in
+    the second of several sub-jaxprs), unique in the graph."""
     budget = [NODE_CAP] if budget is None else budget
     names = ir.printed_names(jaxpr) if names is None else names  # the text's names, so ids match it
     g = IRGraph(name=name)
@@ -100,8 +101,12 @@ def jaxpr_graph(
             source=source_of(eqn.source_info),
             cost=as_eqn_cost(eqn_cost(eqn)),
         )
+        subs = _sub_jaxprs(eqn)
+        # One sub-jaxpr (jit, scan, custom_jvp): "n3/n0", the path the kernel map names too. Several
+        # (a while's cond and body, a cond's branches) are told apart by position: "n3/1/n0".
         node.subgraphs = [
-            jaxpr_graph(sub, key, f"{node_id}/", budget, names) for key, sub in _sub_jaxprs(eqn)
+            jaxpr_graph(sub, key, f"{node_id}/" if len(subs) == 1 else f"{node_id}/{k}/", budget, names)
+            for k, (key, sub) in enumerate(subs)
         ]
         g.nodes.append(node)
     g.outvars = [atom(x) for x in jaxpr.outs]
