@@ -223,3 +223,18 @@ def test_on_a_phone_the_minimap_leaves_the_graph_uncovered(page: Page):
     # At a laptop's width, beside the text, the minimap is back.
     page.set_viewport_size({"width": 1440, "height": 900})
     expect(page.get_by_test_id("graph-minimap")).to_be_visible()
+
+
+@needs_runner
+def test_a_link_s_first_run_says_it_is_running_not_that_nothing_ran(page: Page):
+    from .conftest import session_fragment
+
+    slow = "import time\n\ndef f(x):\n    time.sleep(1.5)\n    return x * 2.0\n"
+    page.goto("/" + session_fragment(slow, "f", [], ["1.0"]))
+    running = page.get_by_test_id("panel-running")
+    expect(running).to_be_visible()
+    expect(running).to_contain_text("Running")
+    expect(page.get_by_test_id("welcome")).to_have_count(0)
+    wait_runs(page, 1)
+    expect(running).to_have_count(0)
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-state", "ok")

@@ -258,6 +258,7 @@ class App {
     this.cancelBtn.hidden = !on;
     this.progress.hidden = !on;
     this.root.classList.toggle("running", on);
+    if (on && !this.report) this.renderPanel();
     clearInterval(this.tick);
     if (on) {
       this.runStarted = performance.now();
@@ -397,6 +398,11 @@ class App {
     if (!r) {
       if (this.failure) {
         replace(this.panelBody, requestError(this.failure.message, this.failure.kind));
+      } else if (this.controller) {
+        // A first run (a shared link's, an example's): say so rather than "Nothing run yet".
+        replace(this.panelBody, h("div", { class: "empty", testid: "panel-running" },
+          h("p", null, h("span", { class: "spinner inline", "aria-hidden": "true" }), " Running…"),
+          h("p", null, "The results appear here when the run ends.")));
       } else {
         replace(this.panelBody, welcome());
       }
