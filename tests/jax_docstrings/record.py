@@ -45,7 +45,6 @@ MODULES = [
     "jax.nn",
     "jax.nn.initializers",
     "jax.random",
-    "jax.scipy.special",
     "jax.scipy.stats",
     "jax.scipy.linalg",
     "jax.scipy.signal",
@@ -143,7 +142,14 @@ def _locate(obj, sources: tuple[str, ...], index: dict) -> dict | None:
     return (mine or places or [None])[0]
 
 
-_METHODS = (types.FunctionType, property, classmethod, staticmethod)
+def _defined_in(member, cls) -> bool:
+    """Is ``member`` a method or property of ``cls``: a function (jit-wrapped ones too, as
+    ``jnp.ufunc.reduce``) written in its body, or a plain function or property attached to it (as
+    ``jax.Array.view``), not another object it refers to (an enum member, a nested class)?"""
+    if isinstance(member, (types.FunctionType, property, classmethod, staticmethod)):
+        return True
+    qualname = getattr(member, "__qualname__", None)
+    return callable(member) and isinstance(qualname, str) and qualname.startswith(f"{cls.__qualname__}.")
 
 
 def _public_members(mod) -> list[tuple[str, object]]:
@@ -164,7 +170,7 @@ def _public_members(mod) -> list[tuple[str, object]]:
             members += [
                 (f"{name}.{k}", v)
                 for k, v in sorted(vars(obj).items())
-                if not k.startswith("_") and isinstance(v, _METHODS)
+                if not k.startswith("_") and _defined_in(v, obj)
             ]
     return members
 
