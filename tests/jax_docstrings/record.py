@@ -2,14 +2,15 @@
 
     /work/main/.jax-venv/bin/python tests/jax_docstrings/record.py [MODULE ...]
 
-Walks the public names of ``MODULES`` and the methods their public classes define (each object
-once, under the first module that exports it), parses each docstring's ``>>>`` examples with
+Walks the public names of ``MODULES`` and the methods their public classes define (each object once,
+under the first module that exports it), parses each docstring's ``>>>`` examples with
 ``doctest.DocTestParser``, and runs them in order in a fresh namespace (``docstring_runner.py``),
-twice. It records JAX's actual outputs, not the text the docstring shows. Writes ``recorded/<module>.json``: per docstring, where it is in JAX's source (file,
-line, qualified name) and, per example, a hash of its source and what it printed and raised. No
-source text: the test reads it back from a JAX checkout (``docstring_source.py``). A docstring that
-is not a literal in JAX's source (built at import time, or numpy's on an object JAX re-exports) is
-recorded as not scored, with the reason.
+twice. It records JAX's actual outputs, not the text the docstring shows. Writes
+``recorded/<module>.json``: per docstring, where it is in JAX's source (file, line, qualified name)
+and, per example, a hash of its source and what it printed and raised. No source text: the test
+reads it back from a JAX checkout (``docstring_source.py``). A docstring that is not a literal in
+JAX's source (built at import time, or numpy's on an object JAX re-exports) is recorded as not
+scored, with the reason.
 
 An example is skipped (not run, here nor on the engine) when it needs what a CPU process without
 files or network lacks (``static_skip``), is marked ``+SKIP`` in JAX, or raises a NameError because
