@@ -38,12 +38,7 @@ for _path in _PATHS:
 MODULES = recorded_modules()
 
 # docstring (module.name) -> why the engine's outcome differs from JAX's, grouped by cause
-_WEIGHTS = "missing: weights= of quantile/percentile (method='inverted_cdf')"
 KNOWN_FAILURES: dict[str, str] = {
-    **dict.fromkeys(
-        ["jax.numpy.quantile", "jax.numpy.nanquantile", "jax.numpy.percentile", "jax.numpy.nanpercentile"],
-        _WEIGHTS,
-    ),
     # wrong values
     # missing arguments and modes
     "jax.numpy.ufunc.reduceat": (

@@ -129,3 +129,41 @@ def test_ufunc_is_a_static_argument():
     np.testing.assert_array_equal(f(jnp.multiply, jnp.arange(1, 5)), 24)
     with pytest.raises(AttributeError):
         jnp.add.identity = 1
+
+
+# --- weighted quantiles (method='inverted_cdf') -----------------------------------------------
+
+
+def _weighted_quantile_by_definition(x, w, q):
+    order = np.argsort(x, kind="stable")
+    cum = np.cumsum(w[order])
+    return x[order][min(np.searchsorted(cum, q * cum[-1], side="left"), len(x) - 1)]
+
+
+def test_weighted_quantile_matches_the_definition():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(4, 7)).astype(np.float32)
+    w = rng.uniform(0.1, 2.0, size=(4, 7)).astype(np.float32)
+    qs = np.array([0.0, 0.2, 0.5, 0.9, 1.0], np.float32)
+    got = jnp.quantile(x, qs, axis=1, weights=w, method="inverted_cdf")
+    for i in range(4):
+        for j, q in enumerate(qs):
+            assert got[j, i] == _weighted_quantile_by_definition(x[i], w[i], q), (i, q)
+    got = jnp.percentile(x, 35.0, axis=0, weights=w[:, 0], method="inverted_cdf")
+    for k in range(7):
+        assert got[k] == _weighted_quantile_by_definition(x[:, k], w[:, 0], 0.35), k
+
+
+def test_weighted_quantile_grads_jit_vmap():
+    rng = np.random.default_rng(3)
+    x = rng.permutation(12).reshape(3, 4).astype(np.float32)  # distinct: derivatives are defined
+    w = rng.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32)
+
+    def f(x):
+        return jnp.quantile(x, jnp.array([0.25, 0.6]), axis=1, weights=w, method="inverted_cdf")
+
+    check_grads(f, (x,), order=2)
+    np.testing.assert_array_equal(engine.jit(f)(x), f(x))
+    check_batching(
+        lambda x, w: jnp.nanquantile(x, 0.5, weights=w, method="inverted_cdf"), (x, w), in_axes=(0, 0)
+    )

@@ -25,28 +25,45 @@ from ..narrow_dtypes import kind as dtype_kind
 
 @staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def quantile(
-    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims: bool = False
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights=None,
 ):
-    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-d array) along ``axis``, by sorting.
+    """The ``q``-th quantiles (``q`` in [0, 1], scalar or 1-d array) along ``axis``, by sorting;
+    ``weights`` (with ``method='inverted_cdf'``) weigh each element.
 
     >>> jnp.quantile(jnp.arange(5.0), 0.5)
     Array(2., dtype=float32)
+    >>> jnp.quantile(jnp.arange(5.0), 0.5, weights=jnp.array([1., 1., 1., 4., 1.]), method='inverted_cdf')
+    Array(3., dtype=float32)
     """
-    check_arraylike("quantile", a, q)
+    check_arraylike("quantile", a, q, *(() if weights is None else (weights,)))
     _check_no_output("quantile", out, overwrite_input)
-    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, False)
+    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, False, _operand(weights))
 
 
 @staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+def nanquantile(
+    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False, *, weights=None
+):
     """``quantile`` ignoring NaNs (all-NaN slices give NaN).
 
     >>> jnp.nanquantile(jnp.array([1.0, jnp.nan, 3.0]), 0.5)
     Array(2., dtype=float32)
     """
-    check_arraylike("nanquantile", a, q)
+    check_arraylike("nanquantile", a, q, *(() if weights is None else (weights,)))
     _check_no_output("nanquantile", out, overwrite_input)
-    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, True)
+    return _quantile(as_operand(a), as_operand(q), axis, method, keepdims, True, _operand(weights))
+
+
+def _operand(x):
+    return None if x is None else as_operand(x)
 
 
 def _check_no_output(name, out, overwrite_input):
@@ -57,7 +74,7 @@ def _check_no_output(name, out, overwrite_input):
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(a, q, axis, method, keepdims, squash_nans):
+def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     # JAX's construction: sort along the axis, then gather the values either side of q * (n - 1).
     from ._reductions import any as any_, sum as sum_
     from ._selection import _where
@@ -67,9 +84,27 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         raise ValueError(
             "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'"
         )
-    if method == "inverted_cdf":
-        raise NotImplementedError("jnp.quantile: method='inverted_cdf' is not implemented in this engine")
-    (a,) = promote_dtypes_inexact(a)
+    if weights is not None:
+        if dtype_kind(weights.dtype) == "c":
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(
+                f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights."
+            )
+        a, weights = promote_dtypes_inexact(a, weights)
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes = tuple(
+                canonicalize_axis(ax, a.ndim) for ax in (axis if isinstance(axis, tuple) else (axis,))
+            )
+            if weights.shape != tuple(a.shape[ax] for ax in axes):
+                raise ValueError(
+                    f"Weights shape {weights.shape} must match reduction axes {tuple(a.shape[ax] for ax in axes)}"
+                )
+            weights = lax.broadcast_in_dim(weights, a.shape, axes)
+    else:
+        (a,) = promote_dtypes_inexact(a)
     if dtype_kind(a.dtype) == "c":
         raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
     keepdim = []
@@ -77,6 +112,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         if keepdims:
             keepdim = [1] * a.ndim
         a, axis = ravel(a), 0
+        weights = None if weights is None else ravel(weights)
     elif isinstance(axis, tuple):
         nd = a.ndim
         axis = tuple(canonicalize_axis(ax, nd) for ax in axis)
@@ -89,15 +125,16 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         kept = tuple(d for i, d in enumerate(a.shape) if i not in axis)
         folded = int(np.prod([d for i, d in enumerate(a.shape) if i in axis]))
         a = lax.reshape(a, kept + (folded,), dims)
+        weights = None if weights is None else lax.reshape(weights, kept + (folded,), dims)
         axis = a.ndim - 1
     else:
         axis = canonicalize_axis(axis, a.ndim)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
-    q_shape, q_ndim, a_shape = q.shape, q.ndim, a.shape
+    q_shape, q_ndim, a_shape, q_orig = q.shape, q.ndim, a.shape, q
     if squash_nans:
         a = _where(lax.ne(a, a), np.nan, a)  # NaNs positive, so that they sort last
-        a = lax.sort(a, dimension=axis)
+        a, weights = _sort(a, weights, axis)
         counts = sum_(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype, keepdims=keepdims)
         reduced_shape = counts.shape
         q = lax.expand_dims(q, tuple(range(q_ndim, len(reduced_shape) + q_ndim)))
@@ -124,7 +161,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         high_value = a[tuple(index)]
     else:
         a = _where(any_(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
-        a = lax.sort(a, dimension=axis)
+        a, weights = _sort(a, weights, axis)
         n = convert(a_shape[axis], q.dtype)  # (a constant, as JAX's folded conversion)
         q = lax.mul(q, n - 1)
         low, high = lax.floor(q), lax.ceil(q)
@@ -157,15 +194,28 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         result = high_value
     elif method == "nearest":
         result = lax.select(lax.le(high_weight, _const(high_weight, 0.5)), low_value, high_value)
-    else:  # midpoint
+    elif method == "midpoint":
         result = lax.mul(lax.add(low_value, high_value), _const(low_value, 0.5))
+    else:
+        from ._inverted_cdf import inverted_cdf
+
+        result = inverted_cdf(a, weights, q_orig, axis, keepdims, squash_nans, a_shape[axis])
     if keepdims and keepdim:
         result = result.reshape(([q_shape[0]] if q_ndim else []) + keepdim)
     return lax.convert_element_type(result, a.dtype)
 
 
+def _sort(a, weights, axis):
+    """``a`` sorted along ``axis``, and ``weights`` (if any) in the same order."""
+    if weights is None:
+        return lax.sort(a, dimension=axis), None
+    return lax.sort_key_val(a, weights, dimension=axis)
+
+
 @staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+def percentile(
+    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False, *, weights=None
+):
     """``quantile`` with ``q`` in percent.
 
     >>> jnp.percentile(jnp.arange(5.0), 25.0)
@@ -177,12 +227,14 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method: str = "
     (q,) = promote_dtypes_inexact(as_operand(q))
     return quantile(
         a, true_divide(q, 100), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
-        keepdims=keepdims,
+        keepdims=keepdims, weights=weights,
     )  # fmt: skip
 
 
 @staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False):
+def nanpercentile(
+    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False, *, weights=None
+):
     """``nanquantile`` with ``q`` in percent."""
     from ._ufuncs import true_divide
 
@@ -190,7 +242,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method: str 
     (q,) = promote_dtypes_inexact(as_operand(q))
     return nanquantile(
         a, true_divide(q, 100), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
-        keepdims=keepdims,
+        keepdims=keepdims, weights=weights,
     )  # fmt: skip
 
 

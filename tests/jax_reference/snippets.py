@@ -1972,6 +1972,8 @@ from snippets_api_gaps import API_GAPS  # noqa: E402
 
 SNIPPETS["api_gaps"] = API_GAPS
 
-from snippets_jnp_api import JNP_DELETE, JNP_IO, JNP_UFUNC  # noqa: E402
+from snippets_jnp_api import JNP_DELETE, JNP_IO, JNP_QUANTILE_WEIGHTS, JNP_UFUNC  # noqa: E402
 
-SNIPPETS.update(jnp_delete=JNP_DELETE, jnp_io=JNP_IO, jnp_ufunc=JNP_UFUNC)
+SNIPPETS.update(
+    jnp_delete=JNP_DELETE, jnp_io=JNP_IO, jnp_ufunc=JNP_UFUNC, jnp_quantile_weights=JNP_QUANTILE_WEIGHTS
+)

@@ -235,3 +235,56 @@ JNP_UFUNC = [
         + "out = (J(jnp.add, x, x), J(jnp.negative, f), J(jnp.maximum, f, 0.), J(jnp.logical_or, x, f))",
     ),
 ]
+
+_Q = (
+    "x = jnp.array([[3., 1., 4., 1.], [5., 9., 2., 6.], [5., 3., 5., 8.]])\n"
+    "w = jnp.array([[1., 2., 0.5, 1.], [0., 1., 3., 1.], [2., 2., 1., 1.]])\n"
+    "qs = jnp.array([0., 0.1, 0.5, 0.75, 1.])\n"
+    "J = lambda fn, *a: str(jax.make_jaxpr(fn)(*a))\n"
+)
+
+JNP_QUANTILE_WEIGHTS = [
+    (
+        "quantile",
+        _Q
+        + "out = (jnp.quantile(x, 0.5, weights=w, method='inverted_cdf'), jnp.quantile(x, qs, axis=1, weights=w, method='inverted_cdf'), jnp.quantile(x, qs, axis=0, weights=w[:, 0], method='inverted_cdf'), jnp.quantile(x, 0.3, axis=1, weights=w[0], method='inverted_cdf', keepdims=True), jnp.quantile(x, qs, axis=(0, 1), weights=w, method='inverted_cdf', keepdims=True))",
+    ),
+    (
+        "quantile_unweighted_inverted_cdf",
+        _Q
+        + "out = (jnp.quantile(x, qs, method='inverted_cdf'), jnp.quantile(x, 0.4, axis=1, method='inverted_cdf'))",
+    ),
+    (
+        "percentile",
+        _Q
+        + "out = (jnp.percentile(x, 50., weights=w, method='inverted_cdf'), jnp.percentile(x, jnp.array([10., 90.]), axis=1, weights=w, method='inverted_cdf'), jnp.percentile(x, 30, axis=0, weights=w[:, 1], method='inverted_cdf', keepdims=True))",
+    ),
+    (
+        "nan_and_bad_weights",
+        _Q
+        + "xn = x.at[0, 1].set(jnp.nan)\nwn = w.at[1, 2].set(-1.)\nout = (jnp.quantile(xn, qs, axis=1, weights=w, method='inverted_cdf'), jnp.quantile(x, 0.5, axis=1, weights=wn, method='inverted_cdf'), jnp.nanquantile(xn, qs, axis=1, weights=w, method='inverted_cdf'), jnp.nanpercentile(xn, 50., axis=1, weights=wn, method='inverted_cdf', keepdims=True), jnp.nanquantile(jnp.full((2, 3), jnp.nan), 0.5, axis=1, weights=jnp.ones(3), method='inverted_cdf'), jnp.nanquantile(xn, qs, weights=w, method='inverted_cdf'))",
+    ),
+    (
+        "int_data_weights",
+        "out = jnp.quantile(jnp.array([1, 2, 3, 4, 5]), 0.5, weights=jnp.array([1, 1, 2, 1, 1]), method='inverted_cdf')",
+    ),
+    (
+        "zero_weights",
+        "out = jnp.quantile(jnp.arange(4.), jnp.array([0., 0.5]), weights=jnp.zeros(4), method='inverted_cdf')",
+    ),
+    ("err_method", _Q + "out = jnp.quantile(x, 0.5, weights=w, method='linear')"),
+    ("err_complex", _Q + "out = jnp.quantile(x, 0.5, weights=w * 1j, method='inverted_cdf')"),
+    ("err_shape_axis_none", _Q + "out = jnp.quantile(x, 0.5, weights=w[0], method='inverted_cdf')"),
+    ("err_shape_axis", _Q + "out = jnp.quantile(x, 0.5, axis=1, weights=w[:, 0], method='inverted_cdf')"),
+    ("err_list", _Q + "out = jnp.quantile(x, 0.5, weights=[1., 2., 3., 4.], axis=1, method='inverted_cdf')"),
+    (
+        "grad_jit_vmap",
+        _Q
+        + "f = lambda x, w: jnp.quantile(x, qs, axis=1, weights=w, method='inverted_cdf')\nout = (jax.grad(lambda x: f(x, w).sum())(x), jax.jit(f)(x, w), jax.vmap(lambda r, v: jnp.percentile(r, 60., weights=v, method='inverted_cdf'))(x, w), jax.grad(lambda w: f(x, w).sum())(w))",
+    ),
+    (
+        "jaxprs",
+        _Q
+        + "out = (J(lambda x, w: jnp.quantile(x, 0.5, weights=w, method='inverted_cdf'), x, w), J(lambda x, w: jnp.nanquantile(x, qs, axis=1, weights=w, method='inverted_cdf', keepdims=True), x, w[0]), J(lambda x, w: jnp.percentile(x, 20., axis=(0, 1), weights=w, method='inverted_cdf'), x, w), J(lambda x: jnp.quantile(x, qs, axis=0, method='inverted_cdf'), x))",
+    ),
+]
