@@ -41,10 +41,6 @@ MODULES = recorded_modules()
 KNOWN_FAILURES: dict[str, str] = {
     # wrong values
     # missing arguments and modes
-    "jax.numpy.ufunc.reduceat": (
-        "ufunc.reduce(x, indices) with an array as axis: JAX reads it as a tuple of axes and raises "
-        "ValueError (axis 2 is out of bounds), the engine raises TypeError converting it to an int"
-    ),
     # missing API
 }
 

@@ -113,6 +113,7 @@ class ufunc:
         >>> jnp.bitwise_or.reduce(jnp.array([[1, 2, 3], [4, 5, 6]]), axis=1)
         Array([3, 7], dtype=int32)
         """
+        _hashable(axis, dtype, out, keepdims)
         return _reduce(self, a, axis, dtype, out, keepdims, initial, where)
 
     def accumulate(self, a, axis: int = 0, dtype=None, out=None):
@@ -121,6 +122,7 @@ class ufunc:
         >>> jnp.multiply.accumulate(jnp.array([1, 2, 3, 4]))
         Array([ 1,  2,  6, 24], dtype=int32)
         """
+        _hashable(axis, dtype)
         return _accumulate(self, a, axis, dtype, out)
 
     def at(self, a, indices, b=None, /, *, inplace: bool = True):
@@ -146,6 +148,7 @@ class ufunc:
         >>> jnp.add.reduceat(jnp.arange(1, 9), jnp.array([0, 2, 5]))
         Array([ 3, 12, 21], dtype=int32)
         """
+        _hashable(axis, dtype)
         return _reduceat(self, a, indices, axis, dtype, out)
 
     def outer(self, A, B, /):
@@ -155,6 +158,19 @@ class ufunc:
         (1, 3, 2)
         """
         return _outer(self, A, B)
+
+
+def _hashable(*static):
+    """JAX's methods take these as static arguments of a jit, so an array there is refused (even
+    eagerly, where the engine does not stage)."""
+    for v in static:
+        try:
+            hash(v)
+        except TypeError as e:
+            raise ValueError(
+                "Non-hashable static arguments are not supported. An error occurred while trying to hash "
+                f"an object of type {type(v)}, {v}. The error was:\n{type(e).__name__}: {e}\n"
+            ) from None
 
 
 def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: Any = None) -> ufunc:

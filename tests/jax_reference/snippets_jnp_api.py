@@ -128,6 +128,8 @@ JNP_UFUNC = [
         _X
         + "out = (jnp.add.reduce(x, where=x > 2), jnp.subtract.reduce(f, axis=1, initial=1.0, where=f > 0))",
     ),
+    ("reduce_array_axis", _X + "out = jnp.add.reduce(x[0], jnp.array([0, 2]))"),
+    ("accumulate_array_axis", _X + "out = jnp.add.accumulate(x, jnp.array(0))"),
     ("reduce_negative", _X + "out = jnp.negative.reduce(x)"),
     ("reduce_out", _X + "out = jnp.add.reduce(x, out=1)"),
     (
