@@ -110,7 +110,7 @@ def add_tangents(x: Tangent, y: Tangent) -> Tangent:
 # fan-out stay visible and never broadcast.
 add_jaxvals_p = core.Primitive("add_any")
 add_jaxvals_p.def_impl(lambda x, y: np.add(x, y))
-add_jaxvals_p.def_abstract_eval(lambda x, y: x.update(weak_type=x.weak_type and y.weak_type))
+add_jaxvals_p.def_abstract_eval(lambda x, y: x)  # the first operand's type, as JAX (staged sums keep it)
 jvp_rules[add_jaxvals_p] = lambda primals, tangents: (add_jaxvals_p.bind(*primals), add_tangents(*tangents))
 transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import ad, batching, core, ir, tape
 from .backends.rows import Special, lowerings
-from .ir import ClosedJaxpr, eval_jaxpr
+from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 from . import symbolic_zeros as sz
@@ -28,11 +28,25 @@ def _custom_jvp_pp_params(eqn):
         ("name", p["name"]),
         ("call_jaxpr", p["call_jaxpr"]),
         ("jvp", p["jvp"]),
+        *([("num_consts", p["num_consts"])] if p["num_consts"] else []),
         ("symbolic_zeros", getattr(p["jvp"], "symbolic_zeros", False)),
     ]
 
 
+def _custom_vjp_pp_params(eqn):
+    p = eqn.params
+    return [
+        ("name", p["name"]),
+        ("bwd", p["bwd"]),
+        ("call_jaxpr", p["call_jaxpr"]),
+        ("fwd", p["fwd"]),
+        *([("num_consts", p["num_consts"])] if p["num_consts"] else []),
+        ("symbolic_zeros", getattr(p["fwd"], "symbolic_zeros", False)),
+    ]
+
+
 ir.pp_params_rules[custom_jvp_call_p] = _custom_jvp_pp_params
+ir.pp_params_rules[custom_vjp_call_p] = _custom_vjp_pp_params
 custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
 # Compiled code inlines the primal body (the rules only matter to transformations).
 lowerings[custom_jvp_call_p] = lowerings[custom_vjp_call_p] = Special("inline")
@@ -56,9 +70,13 @@ for _p in (custom_jvp_call_p, custom_vjp_call_p):
 
 
 def _resolve_args(fun, args, kwargs):
-    if not kwargs:
+    # Positional, with defaults filled in as JAX does: a defaulted nondiff argument has an index.
+    try:
+        sig = _pyinspect.signature(fun)
+    except (TypeError, ValueError):  # a builtin or callable without a signature
+        if kwargs:
+            raise
         return args
-    sig = _pyinspect.signature(fun)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args
@@ -82,10 +100,11 @@ def _stage(fun, nondiff_argnums, args):
         return out_leaves
 
     closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
-    # Closed-over tracers of outer transformations become leading arguments (no tangents).
-    from .jit import _hoist_tracer_consts
-
-    closed, hoisted = _hoist_tracer_consts(closed)
+    # Every constant the function closes over (arrays and outer transformations' tracers alike)
+    # becomes a leading argument, counted by num_consts, as JAX converts the call's constvars.
+    j = closed.jaxpr
+    hoisted = list(closed.consts)
+    closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), [])
     return closed, hoisted, leaves, in_tree, out_store[0], rebuild, nondiff
 
 
@@ -271,6 +290,7 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
         m = len(outs) // 2
         return outs[:m], outs[m:]
 
+    batched_jvp.__name__ = getattr(jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
     outs = custom_jvp_call_p.bind(
         *vals, call_jaxpr=batched, jvp=batched_jvp, num_consts=num_consts, name=name
     )
@@ -354,6 +374,10 @@ class custom_vjp(_Wrapping):
                 )
             return _flat_cts(cts, [a for i, a in enumerate(args) if i not in nd])
 
+        # Printed as fwd=<the fwd rule's name> bwd=<the bwd rule's name>, as JAX prints them.
+        fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
+        bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")
+        fwd_flat.symbolic_zeros = symbolic  # type: ignore[attr-defined]
         return self._bind(closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat)
 
     def _vjp_directly(self, trace, args):

@@ -150,10 +150,20 @@ def _jit_batch(
 ) -> tuple[list[Value], list[batching.BatchDim]]:
     # Keep the vmap's axis name, so collectives over it inside the jit reduce the batch axis.
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
-    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
-    closed, hoisted = _hoist_tracer_consts(batched)
+    # The same jaxpr batched the same way is one jaxpr (JAX memoizes batch_jaxpr), so two calls
+    # of one jitted function under vmap print as one shared ``let``.
+    key = (axis_size, tuple(dims), axis_name)
+    table = _linearized_cache(_batched_jaxprs, jaxpr)
+    cached = table.get(key)
+    if cached is None:
+        batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
+        closed, hoisted = _hoist_tracer_consts(batched)
+        cached = (closed, hoisted, out_dims)
+        if not hoisted:
+            table[key] = cached
+    closed, hoisted, out_dims = cached
     outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
-    return outs, out_dims
+    return outs, list(out_dims)
 
 
 def _jit_partial_eval(
@@ -234,6 +244,7 @@ def _split_for_partial_eval(jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_kno
 _jvp_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _split_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _transposed_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_batched_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
 def _linearized_cache(

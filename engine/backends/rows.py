@@ -107,8 +107,6 @@ INTERPRETER_ONLY = {
     "igamma_grad_a": "special function: series in the numpy rule",
     "igammac": "special function: series in the numpy rule",
     "lgamma": "special function: series in the numpy rule",
-    "log_ndtr": "special function: series in the numpy rule",
-    "ndtri": "special function: series in the numpy rule",
     "polygamma": "special function: series in the numpy rule",
     "random_gamma_grad": "special function: series in the numpy rule",
     "regularized_incomplete_beta": "special function: series in the numpy rule",

@@ -567,8 +567,8 @@ def _abs_jvp(g, ans, x):
 
 defjvp2(abs_p, _abs_jvp)
 defjvp(square_p, lambda g, x: mul(g, mul(2.0, x)))
-defjvp(erf_p, lambda g, x: mul(g, mul(2 / np.sqrt(np.pi), exp(neg(square(x))))))
-defjvp2(erf_inv_p, lambda g, ans, x: mul(g, mul(np.sqrt(np.pi) / 2, exp(square(ans)))))
+defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
+defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2), mul(g, exp(square(ans)))))
 
 
 def _integer_pow_jvp(g, x, *, y):

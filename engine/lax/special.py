@@ -233,156 +233,6 @@ def _beta_cf(a, b, x):
     return h
 
 
-def _ndtri(p):
-    """The standard normal quantile (Wichura's AS241, accurate to about 1e-16)."""
-    if math.isnan(p) or p < 0 or p > 1:
-        return math.nan
-    if p == 0:
-        return -math.inf
-    if p == 1:
-        return math.inf
-    q = p - 0.5
-    if abs(q) <= 0.425:
-        r = 0.180625 - q * q
-        num = (
-            (
-                (
-                    (
-                        ((2509.0809287301226727 * r + 33430.575583588128105) * r + 67265.770927008700853) * r
-                        + 45921.953931549871457
-                    )
-                    * r
-                    + 13731.693765509461125
-                )
-                * r
-                + 1971.5909503065514427
-            )
-            * r
-            + 133.14166789178437745
-        ) * r + 3.387132872796366608
-        den = (
-            (
-                (
-                    (
-                        ((5226.495278852545925 * r + 28729.085735721942674) * r + 39307.89580009271061) * r
-                        + 21213.794301586595867
-                    )
-                    * r
-                    + 5394.1960214247511077
-                )
-                * r
-                + 687.1870074920579083
-            )
-            * r
-            + 42.313330701600911252
-        ) * r + 1.0
-        return q * num / den
-    r = p if q < 0 else 1 - p
-    r = math.sqrt(-math.log(r))
-    if r <= 5:
-        r -= 1.6
-        num = (
-            (
-                (
-                    (
-                        (
-                            (7.7454501427834140764e-4 * r + 0.0227238449892691845833) * r
-                            + 0.24178072517745061177
-                        )
-                        * r
-                        + 1.27045825245236838258
-                    )
-                    * r
-                    + 3.64784832476320460504
-                )
-                * r
-                + 5.7694972214606914055
-            )
-            * r
-            + 4.6303378461565452959
-        ) * r + 1.42343711074968357734
-        den = (
-            (
-                (
-                    (
-                        (
-                            (1.05075007164441684324e-9 * r + 5.475938084995344946e-4) * r
-                            + 0.0151986665636164571966
-                        )
-                        * r
-                        + 0.14810397642748007459
-                    )
-                    * r
-                    + 0.68976733498510000455
-                )
-                * r
-                + 1.6763848301838038494
-            )
-            * r
-            + 2.05319162663775882187
-        ) * r + 1.0
-    else:
-        r -= 5
-        num = (
-            (
-                (
-                    (
-                        (
-                            (2.01033439929228813265e-7 * r + 2.71155556874348757815e-5) * r
-                            + 0.0012426609473880784386
-                        )
-                        * r
-                        + 0.026532189526576123093
-                    )
-                    * r
-                    + 0.29656057182850489123
-                )
-                * r
-                + 1.7848265399172913358
-            )
-            * r
-            + 5.4637849111641143699
-        ) * r + 6.6579046435011037772
-        den = (
-            (
-                (
-                    (
-                        (
-                            (2.04426310338993978564e-15 * r + 1.4215117583164458887e-7) * r
-                            + 1.8463183175100546818e-5
-                        )
-                        * r
-                        + 7.868691311456132591e-4
-                    )
-                    * r
-                    + 0.0148753612908506148525
-                )
-                * r
-                + 0.13692988092273580531
-            )
-            * r
-            + 0.59983220655588793769
-        ) * r + 1.0
-    val = num / den
-    return -val if q < 0 else val
-
-
-def _log_ndtr(x):
-    if math.isnan(x):
-        return x
-    if x > 6:
-        return -0.5 * math.erfc(x / math.sqrt(2))  # log(1 - t) for tiny t
-    if x > -20:
-        return math.log(0.5 * math.erfc(-x / math.sqrt(2)))
-    # Asymptotic series of log(erfc) for large negative x.
-    x2 = x * x
-    series, term = 1.0, 1.0
-    for k in range(1, 8):
-        term *= -(2 * k - 1) / x2
-        series += term
-    return -0.5 * x2 - math.log(-x) - 0.5 * math.log(2 * math.pi) + math.log(series)
-
-
 def _erfc(x):
     return math.erfc(x)
 
@@ -407,8 +257,6 @@ _F = (ew._FLOAT,)
 lgamma_p = ew.unop("lgamma", _vectorized(_lgamma, 1))
 digamma_p = ew.unop("digamma", _vectorized(_digamma, 1))
 erfc_p = ew.unop("erfc", _vectorized(_erfc, 1))
-ndtri_p = ew.unop("ndtri", _vectorized(_ndtri, 1))
-log_ndtr_p = ew.unop("log_ndtr", _vectorized(_log_ndtr, 1))
 igamma_p = ew.binop("igamma", _vectorized(_igamma, 2), _F)
 igammac_p = ew.binop("igammac", _vectorized(_igammac, 2), _F)
 igamma_grad_a_p = ew.binop("igamma_grad_a", _vectorized(_igamma_grad_a, 2), _F)
@@ -462,16 +310,6 @@ def erfc(x):
     return erfc_p.bind(x)
 
 
-def ndtri(p):
-    """The standard normal quantile function (inverse of ``ndtr``)."""
-    return ndtri_p.bind(p)
-
-
-def log_ndtr(x):
-    """log of the standard normal CDF, accurate far into the lower tail."""
-    return log_ndtr_p.bind(x)
-
-
 def _binary(p):
     def f(x, y):
         from .api import _binary_args
@@ -503,16 +341,6 @@ mul, div, sub, neg, exp, log = ew.mul, ew.div, ew.sub, ew.neg, ew.exp, ew.log
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_lax().full_like(x, 1), x)))
 ad.defjvp(erfc_p, lambda g, x: mul(ew._const(x, -2.0 / np.sqrt(np.pi)), mul(g, exp(neg(ew.square(x))))))
-ad.defjvp2(ndtri_p, lambda g, ans, p: mul(g, mul(np.sqrt(2 * np.pi), exp(mul(0.5, ew.square(ans))))))
-
-
-def _log_ndtr_jvp(g, ans, x):
-    # d/dx log Phi(x) = phi(x) / Phi(x) = exp(log phi(x) - log Phi(x)).
-    log_pdf = sub(mul(-0.5, ew.square(x)), 0.5 * np.log(2 * np.pi))
-    return mul(g, exp(sub(log_pdf, ans)))
-
-
-ad.defjvp2(log_ndtr_p, _log_ndtr_jvp)
 
 
 def _igamma_dx(g, a, x):

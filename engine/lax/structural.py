@@ -299,7 +299,10 @@ def _select_n_jvp(primals, tangents):
     out = select_n_p.bind(which, *cases)
     if all(type(t) is ad.Zero for t in tcases):
         return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-    return out, select_n_p.bind(which, *[ad.instantiate_zeros(t) for t in tcases])
+    # One zeros array like the first nonzero tangent stands in for every symbolic zero (JAX
+    # makes it even when no case needs it, so a linearized jaxpr shows it as a dead equation).
+    zeros = _lax().full_like(next(t for t in tcases if type(t) is not ad.Zero), 0)
+    return out, select_n_p.bind(which, *[zeros if type(t) is ad.Zero else t for t in tcases])
 
 
 def _select_n_transpose(ct, which, *cases):

@@ -182,10 +182,17 @@ def promote_shapes(*args):
 
 
 def check_numeric(name: str, *args):
-    """Arithmetic takes no typed PRNG keys (extended dtypes), with JAX's error."""
+    """Arithmetic takes no typed PRNG keys (extended dtypes) and no float0 arrays (the tangents
+    of integer values), with JAX's errors."""
     if any(isinstance(getattr(a, "dtype", None), core.ExtendedDType) for a in args):
         dtypes = ", ".join(str(core.get_aval(a).dtype) for a in args)
         raise TypeError(f"{name} does not accept dtypes {dtypes}.")
+    if any(getattr(a, "dtype", None) == core.float0 for a in args):
+        raise TypeError(
+            f"Called {name} with a float0 array: float0 values (the tangents of integer inputs) "
+            "take part in no arithmetic; cast with np.zeros_like(arr, dtype=float) if zeros are "
+            "meant. A float0 usually means a gradient was taken with respect to an integer."
+        )
 
 
 # ``jax_numpy_rank_promotion``: "allow", "warn" or "raise" when operands of different ranks broadcast.

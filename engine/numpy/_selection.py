@@ -134,10 +134,17 @@ def select(condlist, choicelist, default=0):
         )
     if not condlist:
         raise ValueError("condlist must be non-empty")
-    out = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        out = where(cond, choice, out)
-    return out
+    from ._creation import asarray
+    from ._reductions import argmax
+    from ._shape import broadcast_arrays, stack
+
+    check_arraylike("select", *condlist, *choicelist, default)
+    # One select_n indexed by the first true condition: the default sits at index 0 behind a
+    # False condition, which argmax picks when no condition holds (as JAX stages it).
+    choices = promote_dtypes(asarray(default), *[asarray(c) for c in choicelist])
+    conditions = stack(broadcast_arrays(False, *[asarray(c) for c in condlist]))
+    idx = argmax(conditions.astype(bool), axis=0)
+    return lax.select_n(*broadcast_arrays(idx, *choices))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):

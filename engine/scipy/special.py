@@ -14,6 +14,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
+from ..jit import jit
 from ..lax import special as ls
 from ..lax.elementwise import _const
 from ..nn import log_softmax, logsumexp, softmax  # noqa: F401  (jax.scipy.special re-exports)
@@ -47,16 +48,9 @@ gammaln = _unary("gammaln", ls.lgamma, "``log |Gamma(x)|``.")
 loggamma = gammaln
 digamma = _unary("digamma", ls.digamma, "The digamma function, ``d/dx log Gamma(x)``.")
 expit = _unary("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
-ndtri = _unary("ndtri", ls.ndtri, "The inverse of ``ndtr``: the standard normal quantile.")
 gammainc = _binary("gammainc", ls.igamma, "The regularized lower incomplete gamma function P(a, x).")
 gammaincc = _binary("gammaincc", ls.igammac, "The regularized upper incomplete gamma function Q(a, x).")
 zeta = _binary("zeta", ls.zeta, "The Hurwitz zeta function ``sum_k (k + q) ** -x``.")
-
-
-def log_ndtr(x, series_order: int = 3):
-    """``log(ndtr(x))``, accurate far into the lower tail."""
-    (x,) = promote_args_inexact("log_ndtr", x)
-    return ls.log_ndtr(x)
 
 
 @custom_jvp
@@ -71,23 +65,6 @@ def logit(x):
 
 
 logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
-
-
-def ndtr(x):
-    """The standard normal CDF.
-
-    >>> ndtr(0.0)
-    Array(0.5, dtype=float32)
-    """
-    (x,) = promote_args_inexact("ndtr", x)
-    x = lax.convert_element_type(x, x.dtype)  # strongly typed, as JAX's ndtr returns
-    z = lax.mul(x, lax.full_like(x, 1 / np.sqrt(2)))
-    # erf near 0, erfc in the tails (as JAX), so neither cancels.
-    small = lax.add(lax.full_like(x, 0.5), lax.mul(lax.full_like(x, 0.5), lax.erf(z)))
-    tail_lo = lax.mul(lax.full_like(x, 0.5), ls.erfc(lax.neg(z)))
-    tail_hi = lax.sub(lax.full_like(x, 1), lax.mul(lax.full_like(x, 0.5), ls.erfc(z)))
-    tail = jnp.where(lax.gt(z, lax.full_like(z, 0)), tail_hi, tail_lo)
-    return jnp.where(lax.lt(lax.abs(z), lax.full_like(z, 1 / np.sqrt(2))), small, tail)
 
 
 def polygamma(n, x):
@@ -109,18 +86,23 @@ def betainc(a, b, x):
     return ls.betainc(a, b, x)
 
 
+@jit
 def gammasgn(x):
-    """The sign of Gamma(x): -1 on the negative intervals (-2k-1, -2k), else 1."""
+    """The sign of Gamma(x): -1 on the negative intervals (-2k-1, -2k) and at -0.0, NaN at the
+    poles (non-positive integers) and at NaN, else 1."""
     (x,) = promote_args_inexact("gammasgn", x)
-    floor_x = jnp.floor(x)
-    negative = jnp.logical_and(x < 0, jnp.remainder(floor_x, 2) != 0)
-    return jnp.where(negative, -1.0, 1.0).astype(x.dtype)
+    typ = np.dtype(x.dtype).type
+    floor_x = lax.floor(x)
+    negative = x < 0
+    pole = (negative & (x == floor_x)) | jnp.isnan(x)
+    minus = (negative & (floor_x % 2 != 0)) | ((x == 0) & jnp.signbit(x))
+    return jnp.select([pole, minus], [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
 def gamma(x):
     """The gamma function."""
     (x,) = promote_args_inexact("gamma", x)
-    return gammasgn(x) * jnp.exp(ls.lgamma(x))
+    return gammasgn(x) * lax.exp(ls.lgamma(x))
 
 
 def beta(a, b):
@@ -213,51 +195,85 @@ def multigammaln(a, d):
     return total + jnp.asarray(constant, a.dtype)
 
 
-def _xlogy_impl(x, y):
-    safe_y = jnp.where(x == 0, 1, y)
-    return jnp.where(x == 0, 0, x * jnp.log(safe_y))
-
-
+@custom_jvp
 def xlogy(x, y):
-    """``x * log(y)``, with 0 where ``x == 0`` (even where ``y == 0``)."""
+    """``x * log(y)``, with 0 where ``x == 0`` (even where ``y == 0``; NaN in ``y`` propagates).
+
+    >>> xlogy(0.0, 0.0)
+    Array(0., dtype=float32, weak_type=True)
+    """
     x, y = promote_args_inexact("xlogy", x, y)
-    return _xlogy_impl(x, y)
+    keep = (x != 0.0) | jnp.isnan(y)
+    return jnp.where(keep, lax.mul(x, lax.log(y)), jnp.zeros_like(x))
 
 
+def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = xlogy(x, y)
+    return out, (x_dot * lax.log(y) + y_dot * x / y).astype(out.dtype)
+
+
+xlogy.defjvp(_xlogy_jvp)
+
+
+@custom_jvp
 def xlog1py(x, y):
-    """``x * log1p(y)``, with 0 where ``x == 0``."""
+    """``x * log1p(y)``, with 0 where ``x == 0`` (NaN in ``y`` propagates)."""
     x, y = promote_args_inexact("xlog1py", x, y)
-    safe_y = jnp.where(x == 0, 0, y)
-    return jnp.where(x == 0, 0, x * jnp.log1p(safe_y))
+    keep = (x != 0.0) | jnp.isnan(y)
+    return jnp.where(keep, lax.mul(x, lax.log1p(y)), jnp.zeros_like(x))
+
+
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = xlog1py(x, y)
+    return out, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(out.dtype)
+
+
+xlog1py.defjvp(_xlog1py_jvp)
+
+
+@custom_jvp
+def _xlogx(x):
+    # x log x with the derivative log(x) + 1 (xlogy's rule would add the two partials at (x, x)).
+    return xlogy(x, x)
+
+
+def _xlogx_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+_xlogx.defjvp(_xlogx_jvp)
 
 
 def entr(x):
     """``-x log x`` for ``x > 0``, 0 at 0, ``-inf`` for ``x < 0``."""
     (x,) = promote_args_inexact("entr", x)
-    return jnp.where(x < 0, -jnp.inf, -_xlogy_impl(x, x))
+    if jnp.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("entr does not support complex-valued inputs.")
+    return lax.select(lax.lt(x, _const(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def rel_entr(p, q):
     """``p log(p / q)`` for positive p, q; 0 at p == 0 (q >= 0); inf otherwise."""
     p, q = promote_args_inexact("rel_entr", p, q)
-    both_gt_zero = jnp.logical_and(p > 0, q > 0)
-    one_zero = jnp.logical_and(p == 0, q >= 0)
-    safe_p = jnp.where(both_gt_zero, p, 1)
-    safe_q = jnp.where(both_gt_zero, q, 1)
-    log_val = lax.sub(_xlogy_impl(safe_p, safe_p), _xlogy_impl(safe_p, safe_q))
-    return jnp.where(both_gt_zero, log_val, jnp.where(one_zero, 0, jnp.inf))
+    zero = _const(p, 0.0)
+    both_positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    safe_p = jnp.where(both_positive, p, 1)
+    safe_q = jnp.where(both_positive, q, 1)
+    log_val = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return jnp.where(both_positive, log_val, jnp.where(p_zero, zero, np.inf))
 
 
 def kl_div(p, q):
     """``p log(p / q) - p + q`` (the elementwise Kullback-Leibler divergence)."""
     p, q = promote_args_inexact("kl_div", p, q)
-    return jnp.where(
-        jnp.logical_and(p == 0, q >= 0),
-        q,
-        jnp.where(jnp.logical_and(p > 0, q > 0), rel_entr(p, q) - p + q, jnp.inf),
-    )
+    return rel_entr(p, q) - p + q
 
 
+from .special_normal import log_ndtr, ndtr, ndtri  # noqa: E402,F401
 from .special_erf import dawsn, erfcx, owens_t, wofz  # noqa: E402,F401  (the erf family)
 from .special_expint import exp1, expi, expn, sici, spence  # noqa: E402,F401  (exponential integrals)
 from .special_fresnel import fresnel  # noqa: E402,F401

@@ -23,6 +23,12 @@ import sys
 
 import numpy as np
 
+try:
+    from . import sweep_programs
+except ImportError:  # run as a script
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sweep_programs  # type: ignore[no-redef]
+
 NAN = float("nan")
 
 
@@ -140,20 +146,44 @@ def _value(out):
     return vals
 
 
+def all_cases():
+    """Yield (case name, make): ``make(jax)`` returns ``(fun, args)`` for the running framework
+    and raises AttributeError/ImportError where it lacks the API."""
+    import importlib
+
+    for name, mod, fn, build in cases():
+
+        def make(jax, mod=mod, fn=fn, build=build):
+            f = getattr(importlib.import_module(f"jax.{mod}"), fn)
+            args, kwargs = build()
+            return (lambda *a: f(*a, **kwargs)), args
+
+        yield name, make
+    yield from sweep_programs.CASES.items()
+
+
+def _import_modules():
+    import importlib
+
+    for mod in sweep_programs.MODULES:
+        try:
+            importlib.import_module("jax." + mod)
+        except ImportError:
+            pass
+
+
 def _texts(jax) -> dict:
     """Case name -> ``{"jaxpr": text}`` or ``{"error": class name}`` (functions the running
     framework lacks are left out)."""
-    import importlib
-
+    _import_modules()
     out = {}
-    for name, mod, fn, build in cases():
+    for name, make in all_cases():
         try:
-            f = getattr(importlib.import_module(f"jax.{mod}"), fn)
+            g, args = make(jax)
         except (AttributeError, ImportError):
             continue
-        args, kwargs = build()
         try:
-            out[name] = {"jaxpr": str(jax.make_jaxpr(lambda *a: f(*a, **kwargs))(*args))}
+            out[name] = {"jaxpr": str(jax.make_jaxpr(g)(*args))}
         except Exception as e:
             out[name] = {"error": type(e).__name__}
     return out
@@ -162,6 +192,7 @@ def _texts(jax) -> dict:
 def record():
     """Record JAX's texts of every case into ``sweep_expected.json`` (tests read it, never JAX)."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"  # the pmap cases
     import jax
 
     assert jax.__version__ == "0.10.2", jax.__version__
@@ -206,32 +237,30 @@ def write_differing():
 
 def dump(path, use_engine):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
     if use_engine:
         import engine.compat
 
         engine.compat.install()
-    import importlib
-
     import jax
 
     if not use_engine:
         jax.config.update("jax_pprint_use_color", False)
+    _import_modules()
     out = {}
-    for name, mod, fn, build in cases():
+    for name, make in all_cases():
         rec = {}
         try:
-            f = getattr(importlib.import_module(f"jax.{mod}"), fn)
+            g, args = make(jax)
         except (AttributeError, ImportError) as e:
             out[name] = {"missing": f"{type(e).__name__}"}
             continue
-        args, kwargs = build()
-        g = lambda *a: f(*a, **kwargs)  # noqa: E731
         try:
             rec["jaxpr"] = str(jax.make_jaxpr(g)(*args))
         except Exception as e:
             rec["jaxpr_error"] = type(e).__name__
         try:
-            rec["value"] = _value(g(*args))
+            rec["value"] = _value(jax.tree_util.tree_leaves(g(*args)))
         except Exception as e:
             rec["value_error"] = type(e).__name__
         out[name] = rec

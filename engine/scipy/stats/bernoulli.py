@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from ...numpy._promote import promote_args_inexact
+
+from ...lax.elementwise import _const
+
+from ... import lax
+
+import numpy as np
+
 from ... import numpy as jnp
 from .. import special
 from ._common import promote
 
 
 def logpmf(k, p, loc=0):
-    k, p, loc = promote("bernoulli.logpmf", k, p, loc)
-    x = k - loc
-    log_probs = special.xlogy(x, p) + special.xlog1py(1 - x, -p)
-    return jnp.where(jnp.logical_or(x < 0, x > 1), -jnp.inf, log_probs)
+    k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
+    zero, one = _const(k, 0), _const(k, 1)
+    x = lax.sub(k, loc)
+    log_probs = special.xlogy(x, p) + special.xlog1py(lax.sub(one, x), -p)
+    return jnp.where(jnp.logical_or(lax.lt(x, zero), lax.gt(x, one)), -np.inf, log_probs)
 
 
 def pmf(k, p, loc=0):

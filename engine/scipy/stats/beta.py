@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from ...numpy._promote import promote_args_inexact
+
+from ...lax.elementwise import _const
+
+from ... import lax
+
+import numpy as np
+
 from ... import numpy as jnp
 from .. import special
 from ._common import promote
 
 
 def logpdf(x, a, b, loc=0, scale=1):
-    x, a, b, loc, scale = promote("beta.logpdf", x, a, b, loc, scale)
-    shape_term = -special.betaln(a, b)
-    y = (x - loc) / scale
-    log_linear_term = special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y)
-    log_probs = shape_term + log_linear_term - jnp.log(scale)
-    result = jnp.where(jnp.logical_or(x > loc + scale, x < loc), -jnp.inf, log_probs)
-    return jnp.where((a <= 0) | (b <= 0) | (scale <= 0), jnp.nan, result)
+    x, a, b, loc, scale = promote_args_inexact("beta.logpdf", x, a, b, loc, scale)
+    one, zero = _const(x, 1), _const(a, 0)
+    shape_term = lax.neg(special.betaln(a, b))
+    y = lax.div(lax.sub(x, loc), scale)
+    log_linear_term = lax.add(special.xlogy(lax.sub(a, one), y), special.xlog1py(lax.sub(b, one), lax.neg(y)))
+    log_probs = lax.sub(lax.add(shape_term, log_linear_term), lax.log(scale))
+    outside = jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+    result = jnp.where(outside, -np.inf, log_probs)
+    bad_params = jnp.logical_or(jnp.logical_or(lax.le(a, zero), lax.le(b, zero)), lax.le(scale, zero))
+    return jnp.where(bad_params, np.nan, result)
 
 
 def pdf(x, a, b, loc=0, scale=1):

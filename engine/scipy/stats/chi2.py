@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from ... import numpy as jnp
+
+from ...numpy._promote import promote_args_inexact
+
+from ...lax.elementwise import _const
+
+from ... import lax
+
+import numpy as np
+
 from . import gamma
 from ._common import promote
 
 
 def logpdf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.logpdf", x, df, loc, scale)
-    return gamma.logpdf(x, df / 2, loc, 2 * scale)
+    x, df, loc, scale = promote_args_inexact("chi2.logpdf", x, df, loc, scale)
+    one, two = _const(x, 1), _const(x, 2)
+    y = lax.div(lax.sub(x, loc), scale)
+    half_df = lax.div(df, two)
+    kernel = lax.sub(lax.mul(lax.sub(half_df, one), lax.log(y)), lax.div(y, two))
+    log_normalizer = lax.neg(lax.add(lax.lgamma(half_df), lax.div(lax.mul(lax.log(two), df), two)))
+    log_probs = lax.add(lax.sub(log_normalizer, lax.log(scale)), kernel)
+    return jnp.where(lax.lt(x, loc), -np.inf, log_probs)
 
 
 def pdf(x, df, loc=0, scale=1):

@@ -1,43 +1,47 @@
-"""The exponential distribution."""
+"""The exponential distribution starting at ``loc`` with mean ``loc + scale``."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ... import lax
 from ... import numpy as jnp
-from ._common import promote
+from ...numpy._promote import promote_args_inexact
 
 
 def logpdf(x, loc=0, scale=1):
-    x, loc, scale = promote("expon.logpdf", x, loc, scale)
-    y = (x - loc) / scale
-    return jnp.where(y < 0, -jnp.inf, -jnp.log(scale) - y)
+    x, loc, scale = promote_args_inexact("expon.logpdf", x, loc, scale)
+    log_scale = lax.log(scale)
+    linear_term = lax.div(lax.sub(x, loc), scale)
+    log_density = lax.neg(lax.add(linear_term, log_scale))
+    return jnp.where(lax.lt(x, loc), -np.inf, log_density)
 
 
 def pdf(x, loc=0, scale=1):
-    return jnp.exp(logpdf(x, loc, scale))
+    return lax.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
-    x, loc, scale = promote("expon.cdf", x, loc, scale)
-    y = (x - loc) / scale
-    return jnp.where(y < 0, 0, -jnp.expm1(-y))
+    x, loc, scale = promote_args_inexact("expon.cdf", x, loc, scale)
+    neg_z = lax.div(lax.sub(loc, x), scale)
+    return jnp.where(lax.lt(x, loc), jnp.zeros_like(neg_z), lax.neg(lax.expm1(neg_z)))
 
 
 def logcdf(x, loc=0, scale=1):
-    return jnp.log(cdf(x, loc, scale))
-
-
-def sf(x, loc=0, scale=1):
-    x, loc, scale = promote("expon.sf", x, loc, scale)
-    y = (x - loc) / scale
-    return jnp.where(y < 0, 1, jnp.exp(-y))
+    return lax.log1p(lax.neg(sf(x, loc, scale)))
 
 
 def logsf(x, loc=0, scale=1):
-    x, loc, scale = promote("expon.logsf", x, loc, scale)
-    y = (x - loc) / scale
-    return jnp.where(y < 0, 0, -y)
+    x, loc, scale = promote_args_inexact("expon.sf", x, loc, scale)
+    neg_z = lax.div(lax.sub(loc, x), scale)
+    return jnp.where(lax.lt(x, loc), jnp.zeros_like(neg_z), neg_z)
+
+
+def sf(x, loc=0, scale=1):
+    return lax.exp(logsf(x, loc, scale))
 
 
 def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote("expon.ppf", q, loc, scale)
-    return jnp.where(jnp.isnan(q) | (q < 0) | (q > 1), jnp.nan, loc - scale * jnp.log1p(-q))
+    q, loc, scale = promote_args_inexact("expon.ppf", q, loc, scale)
+    invalid = jnp.isnan(q) | (q < 0) | (q > 1)
+    return jnp.where(invalid, np.nan, lax.sub(loc, lax.mul(scale, lax.log1p(lax.neg(q)))))

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from ...numpy._promote import promote_args_inexact
+
+from ...lax.elementwise import _const
+
+from ... import lax
+
+import numpy as np
+
 from ... import numpy as jnp
 from .. import special
 from ._common import promote
 
 
 def logpdf(x, a, loc=0, scale=1):
-    x, a, loc, scale = promote("gamma.logpdf", x, a, loc, scale)
-    y = (x - loc) / scale
-    log_linear_term = special.xlogy(a - 1, y) - y
-    shape_term = special.gammaln(a) + jnp.log(scale)
-    log_probs = log_linear_term - shape_term
-    return jnp.where(y < 0, -jnp.inf, log_probs)
+    x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
+    ok = lax.ge(x, loc)
+    one = _const(x, 1)
+    y = jnp.where(ok, lax.div(lax.sub(x, loc), scale), one)
+    log_linear_term = lax.sub(special.xlogy(lax.sub(a, one), y), y)
+    shape_terms = lax.add(special.gammaln(a), lax.log(scale))
+    return jnp.where(ok, lax.sub(log_linear_term, shape_terms), -np.inf)
 
 
 def pdf(x, a, loc=0, scale=1):

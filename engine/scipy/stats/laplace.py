@@ -1,21 +1,26 @@
-"""The Laplace distribution."""
+"""The Laplace (double exponential) distribution."""
 
 from __future__ import annotations
 
-from ... import numpy as jnp
-from ._common import promote
+from ... import lax
+from ...lax.elementwise import _const
+from ...numpy._promote import promote_args_inexact
 
 
 def logpdf(x, loc=0, scale=1):
-    x, loc, scale = promote("laplace.logpdf", x, loc, scale)
-    return -jnp.log(2 * scale) - jnp.abs(x - loc) / scale
+    x, loc, scale = promote_args_inexact("laplace.logpdf", x, loc, scale)
+    linear_term = lax.div(lax.abs(lax.sub(x, loc)), scale)
+    return lax.neg(lax.add(linear_term, lax.log(lax.mul(_const(x, 2), scale))))
 
 
 def pdf(x, loc=0, scale=1):
-    return jnp.exp(logpdf(x, loc, scale))
+    return lax.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
-    x, loc, scale = promote("laplace.cdf", x, loc, scale)
-    z = (x - loc) / scale
-    return jnp.where(x < loc, 0.5 * jnp.exp(z), 1 - 0.5 * jnp.exp(-z))
+    x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
+    half, one, zero = _const(x, 0.5), _const(x, 1), _const(x, 0)
+    z = lax.div(lax.sub(x, loc), scale)
+    lower = lax.mul(half, lax.exp(z))
+    upper = lax.sub(one, lax.mul(half, lax.exp(lax.neg(z))))
+    return lax.select(lax.le(z, zero), lower, upper)

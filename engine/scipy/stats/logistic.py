@@ -2,36 +2,40 @@
 
 from __future__ import annotations
 
+from ... import lax
 from ... import numpy as jnp
+from ...lax.elementwise import _const
+from ...numpy._promote import promote_args_inexact
 from .. import special
-from ._common import promote
 
 
 def logpdf(x, loc=0, scale=1):
-    x, loc, scale = promote("logistic.logpdf", x, loc, scale)
-    half_x = (x - loc) / scale / 2
-    return -2 * jnp.logaddexp(half_x, -half_x) - jnp.log(scale)
+    x, loc, scale = promote_args_inexact("logistic.logpdf", x, loc, scale)
+    z = lax.div(lax.sub(x, loc), scale)
+    two = _const(z, 2)
+    half_z = lax.div(z, two)
+    return lax.sub(lax.mul(lax.neg(two), jnp.logaddexp(half_z, lax.neg(half_z))), lax.log(scale))
 
 
 def pdf(x, loc=0, scale=1):
-    return jnp.exp(logpdf(x, loc, scale))
-
-
-def cdf(x, loc=0, scale=1):
-    x, loc, scale = promote("logistic.cdf", x, loc, scale)
-    return special.expit((x - loc) / scale)
-
-
-def sf(x, loc=0, scale=1):
-    x, loc, scale = promote("logistic.sf", x, loc, scale)
-    return special.expit(-(x - loc) / scale)
+    return lax.exp(logpdf(x, loc, scale))
 
 
 def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote("logistic.ppf", q, loc, scale)
-    return special.logit(q) * scale + loc
+    q, loc, scale = promote_args_inexact("logistic.ppf", q, loc, scale)
+    return lax.add(lax.mul(special.logit(q), scale), loc)
+
+
+def sf(x, loc=0, scale=1):
+    x, loc, scale = promote_args_inexact("logistic.sf", x, loc, scale)
+    return special.expit(lax.neg(lax.div(lax.sub(x, loc), scale)))
 
 
 def isf(q, loc=0, scale=1):
-    q, loc, scale = promote("logistic.isf", q, loc, scale)
-    return -special.logit(q) * scale + loc
+    q, loc, scale = promote_args_inexact("logistic.isf", q, loc, scale)
+    return lax.add(lax.mul(lax.neg(special.logit(q)), scale), loc)
+
+
+def cdf(x, loc=0, scale=1):
+    x, loc, scale = promote_args_inexact("logistic.cdf", x, loc, scale)
+    return special.expit(lax.div(lax.sub(x, loc), scale))

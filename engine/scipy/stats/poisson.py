@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import lax
 from ... import numpy as jnp
+from ...lax.elementwise import _const
 from ...numpy._promote import promote_args_inexact
 from .. import special
 from ._common import promote
 
 
 def logpmf(k, mu, loc=0):
-    k, mu, loc = promote("poisson.logpmf", k, mu, loc)
-    x = k - loc
+    k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
+    zero = _const(k, 0)
+    x = lax.sub(k, loc)
     log_probs = special.xlogy(x, mu) - special.gammaln(x + 1) - mu
-    return jnp.where(jnp.logical_or(x < 0, x != jnp.round(x)), -jnp.inf, log_probs)
+    return jnp.where(jnp.logical_or(lax.lt(x, zero), lax.ne(jnp.round(k), k)), -np.inf, log_probs)
 
 
 def pmf(k, mu, loc=0):

@@ -1,29 +1,36 @@
-"""The uniform distribution on [loc, loc + scale]."""
+"""The uniform distribution on ``[loc, loc + scale]``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ... import lax
 from ... import numpy as jnp
-from ._common import promote
+from ...numpy._promote import promote_args_inexact
 
 
 def logpdf(x, loc=0, scale=1):
-    x, loc, scale = promote("uniform.logpdf", x, loc, scale)
-    log_probs = -jnp.log(scale)
-    return jnp.where(jnp.logical_or(x > loc + scale, x < loc), -jnp.inf, log_probs)
+    x, loc, scale = promote_args_inexact("uniform.logpdf", x, loc, scale)
+    log_density = lax.neg(lax.log(scale))
+    outside = jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+    return jnp.where(outside, -np.inf, log_density)
 
 
 def pdf(x, loc=0, scale=1):
-    return jnp.exp(logpdf(x, loc, scale))
+    return lax.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
-    x, loc, scale = promote("uniform.cdf", x, loc, scale)
-    zero, one = np.zeros((), x.dtype), np.ones((), x.dtype)  # strong constants: a strong result, as JAX
-    return jnp.select([x < loc, x >= loc + scale], [zero, one], (x - loc) / scale)
+    x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
+    zero, one = jnp.array(0, x.dtype), jnp.array(1, x.dtype)
+    upper = lax.add(loc, scale)
+    inside = lax.ge(x, loc) & lax.le(x, lax.add(loc, scale))
+    return jnp.select(
+        [lax.lt(x, loc), lax.gt(x, upper), inside], [zero, one, lax.div(lax.sub(x, loc), scale)]
+    )
 
 
 def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote("uniform.ppf", q, loc, scale)
-    return jnp.where(jnp.isnan(q) | (q < 0) | (q > 1), jnp.nan, loc + q * scale)
+    q, loc, scale = promote_args_inexact("uniform.ppf", q, loc, scale)
+    invalid = jnp.isnan(q) | (q < 0) | (q > 1)
+    return jnp.where(invalid, np.nan, lax.add(loc, lax.mul(scale, q)))
