@@ -267,26 +267,25 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name
 
 
 def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, name):
-    vals = [batching.bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
+    # Unbatched arguments (the constants above all) stay unbatched, as JAX batches the call.
+    mapped = [d is not batching.not_mapped and d is not None for d in dims]
+    vals = [batching.bdim_at_front(v, d, axis_size) if m else v for v, d, m in zip(vals, dims, mapped)]
+    in_dims = [0 if m else batching.not_mapped for m in mapped]
     batched, _ = batching.batch_jaxpr(
-        call_jaxpr, axis_size, [0] * len(vals), force_out=[True] * len(call_jaxpr.out_avals)
+        call_jaxpr, axis_size, in_dims, force_out=[True] * len(call_jaxpr.out_avals)
     )
     n = len(vals) - num_consts
     in_avals = call_jaxpr.in_avals[num_consts:]
 
     def batched_jvp(ps, ts):
-        ts = [
-            batching.bdim_at_front(t, batching.not_mapped, axis_size)
-            if core.get_aval(t).shape == a.shape
-            else t
-            for t, a in zip(ts, in_avals)
-        ]
+        # An operand with its unbatched shape is unmapped; any other has the batch axis first.
+        in_dims = [None if core.get_aval(x).shape == a.shape else 0 for x, a in zip([*ps, *ts], in_avals * 2)]
 
         def both(*pt):
             o, t = jvp(list(pt[:n]), list(pt[n:]))
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
 
-        outs = batching.vmap_flat(both, axis_size, None, [0] * (2 * n), [*ps, *ts], lambda k: [0] * k)
+        outs = batching.vmap_flat(both, axis_size, None, in_dims, [*ps, *ts], lambda k: [0] * k)
         m = len(outs) // 2
         return outs[:m], outs[m:]
 

@@ -68,3 +68,22 @@ def test_custom_jvp_closes_over_jit_and_vmap_tracers():
 
     assert float(jax.jit(outer)(3.0, 1.0)) == 6.0
     np.testing.assert_allclose(jax.vmap(outer, in_axes=(0, None))(XS, 1.0), [2.0, 4.0])
+
+
+def test_vmapped_custom_jvp_keeps_unbatched_arguments_unbatched():
+    # As JAX: a vmapped custom_jvp_call takes an unmapped argument (and its constants) as they
+    # are, and its rule still differentiates correctly through them from outside the vmap.
+    from engine.scipy.special import erfcx, xlogy
+
+    x = np.array([0.5, 1.5, 2.0], np.float32)
+    f = jax.vmap(xlogy, in_axes=(0, None))
+    text = str(jax.make_jaxpr(f)(x, np.float32(0.7)))
+    assert "broadcast_in_dim" not in text.split("custom_jvp_call")[0]
+    np.testing.assert_allclose(jax.grad(lambda y: f(x, y).sum())(np.float32(0.7)), x.sum() / 0.7, rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.grad(lambda v: f(v, np.float32(0.7)).sum())(x), np.log(0.7) * np.ones(3), rtol=1e-6
+    )
+    assert "f32[2,5]" not in str(jax.make_jaxpr(jax.vmap(erfcx))(np.ones((2, 3), np.float32)))
+    np.testing.assert_allclose(
+        jax.grad(lambda v: jax.vmap(erfcx)(v).sum())(x), jax.vmap(jax.grad(erfcx))(x), rtol=1e-6
+    )
