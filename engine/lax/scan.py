@@ -275,7 +275,7 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     outs1 = scan_p.bind(
         *new_consts,
         *kvals[n_kc:],
-        jaxpr=ClosedJaxpr(jb, []),
+        jaxpr=ClosedJaxpr(ir.dce_jaxpr(jb), []),  # (dead code in nested branches goes, as in JAX)
         num_consts=len(new_consts),
         num_carry=n_kk,
         length=length,
