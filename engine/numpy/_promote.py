@@ -91,8 +91,14 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         info = narrow_dtypes.iinfo(dtype)
         if not info.min <= v <= info.max:
             raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
-    with np.errstate(all="ignore"):
+    if type(v) is float and abs(v) <= _FLOAT_MAX.get(dtype, -1.0):  # a cast that cannot overflow
         return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+    with np.errstate(all="ignore"):  # (2 us: eager grads convert several Python scalars each)
+        return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
+
+
+# Python floats that convert to these dtypes without numpy's overflow warning.
+_FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float32, np.float64)}
 
 
 def _promoted(x, dtype, weak):
