@@ -243,8 +243,9 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, x = carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
 
-        # Python int bounds give a weakly typed index, as in JAX (whose scan carries the int).
-        start = core.Array(np.asarray(lo_i, idx_dtype), isinstance(lower, int) and isinstance(upper, int))
+        # JAX's scan carries int(lower): a weak index of the default int dtype, whatever the bounds'
+        # dtype (int64 with x64).
+        start = core.Array(np.asarray(lo_i, core.canonical_dtype(np.int64)), True)
         (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
         return out
 

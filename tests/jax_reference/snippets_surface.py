@@ -8,9 +8,6 @@ ATT = (
     "v = jnp.asarray(r.randn(2, 6, 2, 5), jnp.float32); b = jnp.asarray(r.randn(2, 4, 3, 6), jnp.float32)\n"
 )
 
-# The gradient of a weak scalar through a custom_jvp (as for jax.nn.relu) comes out strongly typed.
-SURFACE_WEAK_TYPE_DIFFERS = {"nn_smooth", "nn_log1mexp"}
-
 SURFACE = [
     # jax.flatten_util
     (
