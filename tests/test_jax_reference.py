@@ -112,12 +112,20 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
 
 
 @pytest.mark.parametrize(
-    "topic", ["array_protocol", "transfer_guard", "transfer_guard_matrix", "stateful_rng", "config_flags"]
+    "topic",
+    [
+        "array_protocol",
+        "transfer_guard",
+        "transfer_guard_matrix",
+        "stateful_rng",
+        "config_flags",
+        "broadcast_errors",
+    ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):
     """The messages of __jax_array__'s refusals (jnp/lax functions, jit, grad, indexing), of
-    transfer_guard's refused implicit transfers and of writes to a ref a vmap closes over are JAX's,
-    word for word."""
+    transfer_guard's refused implicit transfers, of writes to a ref a vmap closes over and of shapes
+    that do not broadcast are JAX's, word for word."""
     recorded = json.loads((HERE / f"{topic}.json").read_text())
     checked = 0
     for name, code, *_ in SNIPPETS[topic]:

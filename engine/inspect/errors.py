@@ -150,7 +150,9 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
             "Check in_axes: give one entry per argument, and None for arguments that are shared "
             "rather than mapped, e.g. in_axes=(None, 0)."
         )
-    if isinstance(exc, (TypeError, ValueError)) and "Incompatible shapes for broadcasting" in msg:
+    if isinstance(exc, (TypeError, ValueError)) and (
+        "Incompatible shapes for broadcasting" in msg or "incompatible shapes for broadcasting" in msg
+    ):
         return (
             "Elementwise operations need shapes that broadcast: axis by axis from the right, sizes "
             "equal or 1. Check the arguments' shapes, or add an axis to one (x[:, None]) or reshape it."

@@ -398,8 +398,8 @@ def select_n(which, *cases):
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order); scalar cases broadcast."""
     shape = builtins.max((_aval(v).shape for v in (pred, on_true, on_false)), key=len)
-    on_true, on_false = (
-        broadcast_in_dim(v, shape, ()) if _aval(v).shape != shape else v for v in (on_true, on_false)
+    on_true, on_false = (  # (cases of other shapes: select_n's TypeError, as JAX's)
+        broadcast_in_dim(v, shape, ()) if _aval(v).shape == () != shape else v for v in (on_true, on_false)
     )
     return st.select_n_p.bind(pred, on_false, on_true)
 

@@ -79,9 +79,22 @@ def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
     return p
 
 
+def _checking_shapes(name, impl):
+    """Eager evaluation skips abstract evaluation: operands whose shapes do not broadcast as lax's
+    do raise its TypeError here too (numpy would broadcast ranks, or raise a ValueError)."""
+
+    def checked(x, y, **params):
+        if x.shape != y.shape and x.ndim and y.ndim:
+            _broadcast_size_one(name, x.shape, y.shape)
+        return impl(x, y, **params)
+
+    checked.__name__ = getattr(impl, "__name__", name)
+    return checked
+
+
 def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
     p = Primitive(name)
-    p.def_impl(_rejecting_complex(name, impl, kinds))
+    p.def_impl(_checking_shapes(name, _rejecting_complex(name, impl, kinds)))
 
     def abstract(x, y, **params):
         _check_operand_kind(name, x, kinds, 0)
@@ -109,16 +122,18 @@ implicitly_broadcasting: set = set()
 
 
 def _broadcast_size_one(name, xs, ys):
+    """The result shape of a binary lax op (JAX's ``broadcasting_shape_rule``, its TypeErrors)."""
     if xs == ys or not ys:
         return xs
     if not xs:
         return ys
-    if len(xs) == len(ys) and all(a == b or a == 1 or b == 1 for a, b in zip(xs, ys)):
+    if len(xs) != len(ys):
+        raise TypeError(
+            f"{name}: arrays must have the same number of dimensions, got {{{len(xs)}, {len(ys)}}}"
+        )
+    if all(a == b or a == 1 or b == 1 for a, b in zip(xs, ys)):
         return tuple(b if a == 1 else a for a, b in zip(xs, ys))
-    raise TypeError(
-        f"lax.{name} requires arguments to have the same shape (or size-1 axes), got "
-        f"{xs} and {ys}. Use jnp.{name} to broadcast."
-    )
+    raise TypeError(f"{name} got incompatible shapes for broadcasting: {tuple(xs)}, {tuple(ys)}.")
 
 
 def _np_round(x, rounding_method=0):
@@ -680,7 +695,13 @@ defjvp(
 # clamp(min, x, max): a ternary elementwise op whose bounds may be scalars.
 
 clamp_p = Primitive("clamp")
-clamp_p.def_impl(lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi).astype(x.dtype))
+
+
+@clamp_p.def_impl
+def _clamp_impl(lo, x, hi):
+    _check_clamp_shape("min", lo.shape, x.shape)  # (eager evaluation may skip abstract evaluation)
+    _check_clamp_shape("max", hi.shape, x.shape)
+    return np.minimum(np.maximum(x, lo), hi).astype(x.dtype)
 
 
 @clamp_p.def_abstract_eval
@@ -691,12 +712,16 @@ def _clamp_abstract(lo, x, hi):
                 f"lax.clamp requires arguments to have the same dtypes, got "
                 f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}."
             )
-        if b.shape not in ((), x.shape):
-            raise TypeError(
-                f"lax.clamp requires {name} to be a scalar or have the operand's shape "
-                f"{x.shape}, got {b.shape}."
-            )
+        _check_clamp_shape(name, b.shape, x.shape)
     return x
+
+
+def _check_clamp_shape(name, bound_shape, shape):
+    if bound_shape not in ((), shape):
+        raise TypeError(
+            f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
+            f"{name}.shape={tuple(bound_shape)}, operand.shape={tuple(shape)}."
+        )
 
 
 def _bcast_like(g, x):

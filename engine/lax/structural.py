@@ -275,21 +275,31 @@ select_n_p.weak_from_abstract_eval = True  # (the cases say, not the predicate)
 
 @select_n_p.def_impl
 def _select_n_impl(which, *cases):
+    _check_select_shapes(which.shape, [c.shape for c in cases])  # (eager evaluation skips abstract eval)
     if which.dtype == np.bool_:
         return np.where(which, cases[1], cases[0]) if len(cases) == 2 else cases[0]
     return np.choose(which, cases)
 
 
+def _check_select_shapes(which_shape, shapes):
+    # JAX's messages
+    if any(s != shapes[0] for s in shapes[1:]):
+        raise TypeError(f"select cases must have the same shapes, got [{', '.join(map(str, shapes))}].")
+    if which_shape and which_shape != shapes[0]:
+        raise TypeError(
+            "select `which` must be scalar or have the same shape as cases, got `which` shape "
+            f"{which_shape} but case shape {shapes[0]}."
+        )
+
+
 @select_n_p.def_abstract_eval
 def _select_n_abstract(which, *cases):
     c0 = cases[0]
-    for c in cases[1:]:
-        if c.shape != c0.shape or c.dtype != c0.dtype:
-            raise TypeError(
-                f"select_n cases must have the same shapes and dtypes, got {[c.str_short() for c in cases]}"
-            )
-    if which.shape not in ((), c0.shape):
-        raise TypeError(f"select_n predicate shape {which.shape} must be scalar or {c0.shape}")
+    _check_select_shapes(which.shape, [c.shape for c in cases])
+    if any(c.dtype != c0.dtype for c in cases[1:]):
+        raise TypeError(
+            f"select cases must have the same dtypes, got [{', '.join(c.dtype.name for c in cases)}]."
+        )
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
 
 

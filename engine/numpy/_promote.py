@@ -172,8 +172,16 @@ def broadcast_to_shape(x, shape):
     shape = tuple(shape)
     if xs == shape:
         return as_operand(x)
-    if len(xs) > len(shape) or any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
-        raise ValueError(f"Incompatible shapes for broadcasting: {tuple(xs)} and requested shape {shape}")
+    if len(xs) > len(shape):
+        raise ValueError(
+            f"Cannot broadcast to shape with fewer dimensions: arr_shape={tuple(xs)} shape={shape}"
+        )
+    if any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
+        dtype = np.dtype(dtype_and_weak(x)[0]).name
+        raise ValueError(
+            f"Incompatible types for broadcasting: input type={dtype}[{','.join(map(str, xs))}] and "
+            f"requested type={dtype}[{','.join(map(str, shape))}]"
+        )
     lead = len(shape) - len(xs)
     # (size-1 axes stretch in broadcast_in_dim itself, as JAX's lax.broadcast_to)
     return lax.broadcast_in_dim(as_operand(x), shape, tuple(range(lead, len(shape))))
@@ -242,8 +250,7 @@ def promote_shapes_keep_scalars(*args):
     axes. So jaxprs read ``mul a 2.0:f32[]`` and ``add x:f32[4,2] b:f32[1,2]``."""
     shapes = [shape_of(a) for a in args]
     ranks = {len(s) for s in shapes if s}
-    if len(ranks) < 2:
-        broadcast_shapes(*shapes)  # the numpy error for incompatible shapes
+    if len(ranks) < 2:  # (sizes that do not broadcast: the lax op raises its TypeError, as in JAX)
         return [as_operand(a) for a in args]
     rank = len(broadcast_shapes(*shapes))
     return [

@@ -1964,3 +1964,6 @@ SNIPPETS.update(
 from snippets_semantic_gaps import SEMANTIC_GAPS  # noqa: E402
 
 SNIPPETS["semantic_gaps"] = SEMANTIC_GAPS
+from snippets_semantic_gaps import BROADCAST_ERRORS  # noqa: E402
+
+SNIPPETS["broadcast_errors"] = BROADCAST_ERRORS

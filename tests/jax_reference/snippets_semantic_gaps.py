@@ -1,5 +1,5 @@
-"""Snippets for semantic gaps closed one by one (issue 13): weak types through loops' carries, ...
-Registered in snippets.py."""
+"""Snippets for semantic gaps closed one by one (issue 13): weak types through loops' carries, the
+error classes of shapes that do not broadcast, ... Registered in snippets.py."""
 
 _WHILE = "cond = lambda c: c[0] < 3\n"
 
@@ -38,4 +38,50 @@ SEMANTIC_GAPS = [
         "from jax.scipy.sparse.linalg import gmres\nA = jnp.array([[3., 1.], [1., 2.]])\n"
         "out = (gmres(lambda v: A @ v, jnp.array([1., 1.])), jax.jit(lambda b: gmres(lambda v: A @ v, b))(jnp.ones(2)))",
     ),
+]
+SEMANTIC_GAPS += [
+    # (messages differ: JAX's jitted jnp functions report per-example shapes, and isclose's first op)
+    ("err_vmap_add_shapes", "out = jax.vmap(jnp.add)(jnp.ones((2, 3)), jnp.ones((2, 4)))"),
+    ("err_isclose_shapes", "out = jnp.isclose(jnp.ones(3), jnp.ones(4))"),
+]
+
+_O = "o3, o4 = jnp.ones(3), jnp.ones(4)\n"
+# Shapes that do not broadcast: lax's TypeErrors (jnp passes equal ranks to lax), jnp's ValueErrors
+# where ranks differ. test_jax_reference compares the classes and the messages' first lines.
+BROADCAST_ERRORS = [
+    ("jnp_add", _O + "out = jnp.add(o3, o4)"),
+    ("operator_add", _O + "out = o3 + o4"),
+    ("numpy_operand", _O + "out = o3 * np.ones(4, np.float32)"),
+    ("jnp_multiply_2d", "out = jnp.multiply(jnp.ones((2, 3)), jnp.ones((3, 2)))"),
+    ("jnp_maximum", _O + "out = jnp.maximum(o3, o4)"),
+    ("jnp_less", _O + "out = jnp.less(o3, o4)"),
+    ("jnp_logical_and", _O + "out = jnp.logical_and(o3 > 0, o4 > 0)"),
+    ("jnp_power", _O + "out = jnp.power(o3, o4)"),
+    ("jnp_arctan2", _O + "out = jnp.arctan2(o3, o4)"),
+    ("jnp_clip", _O + "out = jnp.clip(o3, o4, 2.0)"),
+    ("jnp_ranks", "out = jnp.add(jnp.ones((2, 3)), jnp.ones((4, 1, 2)))"),
+    ("jnp_where", _O + "out = jnp.where(o3 > 0, o3, o4)"),
+    ("jit_add", _O + "out = jax.jit(jnp.add)(o3, o4)"),
+    ("grad_add", _O + "out = jax.grad(lambda a, b: jnp.sum(a + b))(o3, o4)"),
+    ("lax_add", _O + "out = lax.add(o3, o4)"),
+    ("lax_add_ranks", "out = lax.add(jnp.ones(3), jnp.ones((1, 3)))"),
+    ("lax_mul_2d", "out = lax.mul(jnp.ones((2, 3)), jnp.ones((3, 2)))"),
+    ("lax_max", _O + "out = lax.max(o3, o4)"),
+    ("lax_lt", _O + "out = lax.lt(o3, o4)"),
+    ("lax_pow", _O + "out = lax.pow(o3, o4)"),
+    ("lax_atan2", _O + "out = lax.atan2(o3, o4)"),
+    ("lax_add_jit", _O + "out = jax.jit(lax.add)(o3, o4)"),
+    ("lax_clamp_min", _O + "out = lax.clamp(o3, o4, o3)"),
+    ("lax_clamp_max", _O + "out = lax.clamp(0.0, o4, o3)"),
+    ("lax_select", _O + "out = lax.select(o3 > 0, o3, o4)"),
+    ("lax_select_n", _O + "out = lax.select_n(o3 > 0, o3, o4)"),
+    ("lax_select_which", _O + "out = lax.select_n(o4 > 0, o3, o3)"),
+    ("broadcast_to", "out = jnp.broadcast_to(jnp.ones((2, 3)), (4, 3))"),
+    ("broadcast_to_rank", "out = jnp.broadcast_to(jnp.ones((2, 3)), (3,))"),
+    ("broadcast_shapes", "out = jnp.broadcast_shapes((3,), (4,))"),
+    ("broadcast_arrays", _O + "out = jnp.broadcast_arrays(o3, o4)"),
+    # what does broadcast: size-1 axes of equal ranks in lax, scalars anywhere
+    ("lax_add_size_one", "out = lax.add(jnp.ones((1, 3)), jnp.arange(6.).reshape(2, 3))"),
+    ("lax_mul_scalar", "out = lax.mul(jnp.arange(3.), 2.0)"),
+    ("lax_clamp_scalars", "out = lax.clamp(1.0, jnp.arange(4.), 2.0)"),
 ]
