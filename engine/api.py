@@ -378,7 +378,9 @@ def _std_basis(leaves):
     total = sum(sizes)
     dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
     dtype = core.canonical_dtype(dtype if dtype_kind(dtype) in "fc" else np.float32)
-    eye = np.eye(total, dtype=dtype)
+    from .numpy import eye as jnp_eye  # (as JAX's, whose offset a transfer guard sees)
+
+    eye = np.asarray(jnp_eye(total, dtype=dtype))
     out, start = [], 0
     for a, s in zip(avals, sizes):
         out.append(Array(eye[:, start : start + s].reshape((total, *a.shape))))

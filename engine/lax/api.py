@@ -78,9 +78,10 @@ def _binary_args(x, y, name="binary op", strict=True):
     dy = core.python_scalar_dtype(y) if py else _aval(y).dtype
     if dx != dy:
         _mismatch(name, dx, dy)
-    if transfers.active[0]:  # (a public lax op's Python scalar operand)
-        for v in (x, y):
-            transfers.entering(v)
+    if transfers.active[0]:  # (a public lax op's Python scalar operand; numpy ones: at evaluation)
+        for v, scalar in ((x, px), (y, py)):
+            if scalar:
+                transfers.entering(v)
     return (_scalar_like(x, dx) if px else x), (_scalar_like(y, dy) if py else y)
 
 

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, dims, lax
+from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ._promote import (
     as_operand,
@@ -535,6 +535,8 @@ def pad(array, pad_width, mode="constant", *, constant_values=0, stat_length=Non
     if mode in _PAD_STATS:
         return _pad_with_stat(a, pw, mode, stat_length)
     if mode == "constant":
+        if transfers.active[0] and a.ndim:  # (an argument of JAX's jitted _pad, used in this mode only)
+            transfers.entering(constant_values)
         cv = (
             np.asarray(constant_values)
             if not isinstance(constant_values, (Array, Tracer))

@@ -7,8 +7,8 @@ primitive run eagerly (``lax.add(x, 1.)``, ``jnp.ones``'s fill value, ``grad``'s
 of a jitted function (most jnp functions are jitted: their own constants are not transfers) and
 ``jnp.array``. ``jax.device_put`` is the explicit transfer.
 
-Known differences, left out: JAX refuses ``jnp.pad(x, 1)`` and ``jax.jacfwd(jnp.sin)(x)``
-(constants of their eager steps); the engine computes those without a transfer it can see.
+``jnp.pad``'s constant is an argument of JAX's jitted ``_pad`` (transferred in ``'constant'`` mode
+only: unused arguments are pruned), and ``jacfwd``/``jacrev`` build their basis with ``jnp.eye``.
 """
 
 _X = (
@@ -152,6 +152,14 @@ CASES = [
     ("lax_map", "lax.map(jnp.sin, x)"),
     ("vmap_plus_int", "jax.vmap(lambda a: a + 1)(x)"),
     ("hessian", "jax.hessian(lambda a: jnp.sum(a ** 3))(x)"),
+    ("jnp_pad", "jnp.pad(x, 1)"),
+    ("jnp_pad_value", "jnp.pad(x, (1, 2), constant_values=2.)"),
+    ("jnp_pad_edge", "jnp.pad(x, 1, mode='edge')"),
+    ("jnp_pad_reflect", "jnp.pad(x, 1, mode='reflect')"),
+    ("jnp_pad_wrap", "jnp.pad(y, 1, mode='wrap')"),
+    ("jacfwd_sin", "jax.jacfwd(jnp.sin)(x)"),
+    ("jacrev_sin", "jax.jacrev(jnp.sin)(x)"),
+    ("jit_jacfwd", "jax.jit(jax.jacfwd(jnp.sin))(x)"),
     ("value_and_grad", "jax.value_and_grad(lambda a: jnp.sum(a))(x)"),
     ("vjp_apply", "jax.vjp(jnp.sin, x)[1](x)"),
     ("linearize_apply", "jax.linearize(jnp.sin, x)[1](x)"),
