@@ -118,10 +118,7 @@ def _sph_harm(n, m, theta, phi, n_max: int):
     angle = abs(m) * phi
     phase = lax.complex(jnp.cos(angle), jnp.sin(angle))
     y = lax.complex(p * jnp.real(phase), p * jnp.imag(phase))
-    # Y_n^-m = (-1)^m conj(Y_n^m). (JAX raises -1.0 to the int |m|; the engine's staged pow takes
-    # float exponents only, so |m| goes as a float: the same value.)
-    sign = (-1.0) ** abs(m).astype(p.dtype)
-    return jnp.where(m < 0, sign * jnp.conjugate(y), y)
+    return jnp.where(m < 0, (-1.0) ** abs(m) * jnp.conjugate(y), y)  # Y_n^-m = (-1)^m conj(Y_n^m)
 
 
 def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):

@@ -85,3 +85,19 @@ BROADCAST_ERRORS = [
     ("lax_mul_scalar", "out = lax.mul(jnp.arange(3.), 2.0)"),
     ("lax_clamp_scalars", "out = lax.clamp(1.0, jnp.arange(4.), 2.0)"),
 ]
+
+# sph_harm_y's (-1.0) ** |m| for negative orders: lax.pow with an integer exponent, as JAX stages it.
+SEMANTIC_GAPS += [
+    (
+        "pow_int_exponent_jaxpr",
+        "out = str(jax.make_jaxpr(lambda m: (-1.0) ** abs(m))(jnp.array([0, -1, 2])))",
+    ),
+    (
+        "sph_harm_y_negative_orders",
+        "from jax.scipy.special import sph_harm_y\n"
+        "n, m = jnp.array([1, 2, 3, 3, 2]), jnp.array([-1, -2, -3, -2, -1])\n"
+        "t, p = jnp.array([0.7, 1.1, 2.0, 2.5, 0.9]), jnp.array([1.2, -0.5, 2.0, 3.0, 0.4])\n"
+        "out = (sph_harm_y(n, m, t, p), jax.jit(sph_harm_y, static_argnames='n_max')(n, m, t, p, n_max=3))",
+        2e-6,
+    ),
+]
