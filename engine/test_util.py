@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import api, core
+from . import api, core, ir
+from .jit_primitive import jit_p
 from .core import ShapedArray, Trace, Tracer
 from .tree_util import tree_flatten, tree_unflatten
 from .narrow_dtypes import kind as dtype_kind
@@ -57,6 +58,9 @@ class _F64Trace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
+        if primitive is jit_p:  # (its impl runs a program compiled for the traced, narrower types)
+            closed = params["jaxpr"]
+            return ir.eval_jaxpr(closed.jaxpr, tracers, closed.consts)
         outs = core.impl_rules[primitive](*[t.val for t in tracers], **params)
         if primitive.multiple_results:
             return [_F64Tracer(self, _widen(o)) for o in outs]

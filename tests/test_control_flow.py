@@ -282,3 +282,38 @@ def test_cond_batching_leaves_outputs_no_branch_batches_unmapped():
     a, b = jax.vmap(g, in_axes=(0, None))(jnp.arange(3.0), 1.0)
     np.testing.assert_array_equal(a, [0.0, 2.0, 4.0])
     np.testing.assert_array_equal(b, [1.0, 1.0, 1.0])
+
+
+def _while_power(x):
+    return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
+
+
+def _scan_sin(x):
+    return lax.scan(lambda c, y: (jnp.sin(c) * y, c * y), x, jnp.arange(1.0, 4.0))[0]
+
+
+def _special(x):
+    import engine.scipy.special as sp
+
+    return sp.gammaln(x) + sp.erf(x) + sp.digamma(x) + sp.i0e(x)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+@pytest.mark.parametrize(
+    "f,modes",
+    [
+        (_while_power, ("fwd",)),
+        (lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x), ("fwd", "rev")),
+        (_scan_sin, ("fwd", "rev")),
+        (_special, ("fwd", "rev")),
+    ],
+    ids=["while", "fori", "scan", "special"],
+)
+def test_check_grads_of_functions_that_jit(backend, f, modes, x64):
+    """check_grads's float64 reference evaluates a jit's program, not the kernel compiled for the
+    traced float32 types (which refused float64 operands: jit(while_loop) failed)."""
+    from engine.test_util import check_grads
+
+    with jax.enable_x64(x64):
+        for g in (jax.jit(f), lambda x: jax.jit(f)(x) * 2.0):
+            check_grads(g, (1.3,), order=2, modes=modes)
