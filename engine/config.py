@@ -192,11 +192,6 @@ def _validated(name: str, value):
                 "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu'"
                 f", got: {value!r}"
             )
-    if name == "jax_threefry_partitionable" and not value:
-        raise NotImplementedError(
-            "jax_threefry_partitionable=False (threefry's older, non-partitionable bit layout) is not "
-            "implemented: the engine draws the partitionable layout, JAX 0.10.2's default."
-        )
     refused = _REFUSED.get(name)
     if refused is not None and bool(value) == refused[0]:
         raise NotImplementedError(f"{name}={value!r} is not implemented by the engine: {refused[1]}")
@@ -405,8 +400,9 @@ softmax_custom_jvp = State(
 )
 threefry_partitionable = State(
     "jax_threefry_partitionable",
-    """``jax_threefry_partitionable`` (JAX 0.10.2's default, True, is the only layout of threefry's
-    random bits the engine draws: False is refused rather than drawing other bits).""",
+    """``jax_threefry_partitionable`` in the block: threefry's random bits and split keys in the
+    partitionable layout (True, JAX 0.10.2's default) or JAX's original one (False); ``fold_in``
+    is the same in both.""",
     True,
 )
 default_device = State(

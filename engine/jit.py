@@ -425,6 +425,8 @@ class JitFunction:
                 return None
         if core.x64_enabled[0]:  # the flag decides what a trace makes, as in JAX's cache key
             key.append("x64")
+        if not _config.values["jax_threefry_partitionable"]:  # (in JAX's trace context too)
+            key.append("threefry_original")
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -494,6 +496,8 @@ class JitFunction:
         keyed = statics if in_shardings is None else (*statics, ("shardings", None, tuple(in_shardings)))
         if core.x64_enabled[0]:  # a function traced without x64 is traced again with it, as in JAX
             keyed = (*keyed, ("jax_enable_x64", None, True))
+        if not _config.values["jax_threefry_partitionable"]:  # (random bits are lowered by layout)
+            keyed = (*keyed, ("jax_threefry_partitionable", None, False))
         return (keyed, in_tree, avals)
 
     def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

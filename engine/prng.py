@@ -1,7 +1,7 @@
 """Pure-numpy reference implementation of JAX's default PRNG.
 
-This is the threefry2x32 counter-based generator exactly as JAX (>= 0.5, with
-``jax_threefry_partitionable=True`` and 64-bit mode off) uses it. Keys are
+This is the threefry2x32 counter-based generator exactly as JAX (>= 0.5, 64-bit mode off) uses
+it, in the bit layout ``jax_threefry_partitionable`` selects (True, the default, or False). Keys are
 ``uint32[2]`` arrays, like ``jax.random.PRNGKey``. Everything here works on
 concrete numpy arrays only; ``engine.random`` is the traceable public API and
 uses :func:`threefry2x32` as the implementation of its primitive.
@@ -25,6 +25,7 @@ import math
 from typing import Sequence
 
 import numpy as np
+from .config import config
 from .narrow_dtypes import kind as dtype_kind
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "split",
     "fold_in",
     "random_bits",
+    "random_bits_original",
+    "split_original",
     "bits",
     "uniform",
     "normal",
@@ -202,6 +205,8 @@ def split(k, num: int | Sequence[int] = 2) -> np.ndarray:
     """
     k = _check_key("split", k)
     shape = tuple(num) if isinstance(num, (tuple, list)) else (int(num),)
+    if not partitionable():
+        return split_original(k[0], k[1], shape)
     hi, lo = iota_2x32_shape(shape)
     y0, y1 = threefry2x32(k[0], k[1], hi, lo)
     return np.stack([y0, y1], axis=-1)
@@ -273,12 +278,70 @@ def random_bits(k, bit_width: int = 32, shape: Sequence[int] = ()) -> np.ndarray
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
     shape = _canon_shape(shape)
+    if not partitionable():
+        return random_bits_original(k[0], k[1], bit_width, shape)
     hi, lo = iota_2x32_shape(shape)
     y0, y1 = threefry2x32(k[0], k[1], hi, lo)
     if bit_width == 64:
         return (y0.astype(np.uint64) << np.uint64(32)) | y1.astype(np.uint64)
     b = y0 ^ y1
     return b if bit_width == 32 else b.astype(UINT_DTYPES[bit_width])
+
+
+def partitionable() -> bool:
+    """``jax_threefry_partitionable`` (JAX 0.10.2's default, True): which layout random bits and
+    split keys take."""
+    return bool(config.values["jax_threefry_partitionable"])
+
+
+# ``jax_threefry_partitionable=False``: JAX's original layout, one threefry_2x32 over a flat counter
+# iota (its two halves hashed as the two counter words), cut into bits or keys.
+
+
+def _hash_iota(k0, k1, n: int) -> np.ndarray:
+    """``threefry_2x32(key, iota(n))`` for keys of any shape ``s`` (words ``k0``, ``k1``): ``s + (n,)``."""
+    half = (n + 1) // 2
+    x0, x1 = np.arange(half, dtype=_U32), np.arange(half, 2 * half, dtype=_U32)
+    if n % 2:
+        x1[-1] = 0  # (the zero an odd count is padded with)
+    y0, y1 = threefry2x32(np.asarray(k0)[..., None], np.asarray(k1)[..., None], x0, x1)
+    return np.concatenate([y0, y1], axis=-1)[..., :n]
+
+
+def random_bits_original(k0, k1, bit_width: int, shape: Sequence[int]) -> np.ndarray:
+    """Random bits in JAX's non-partitionable layout: ``uint{bit_width}[s + shape]`` for keys ``s``.
+
+    >>> random_bits_original(np.uint32(0), np.uint32(0), 32, (2,)).tolist()
+    [928981903, 3453687069]
+    """
+    shape = _canon_shape(shape)
+    size = math.prod(shape)
+    count = -(-bit_width * size // 32)
+    if count >= 2**32 - 1:
+        raise NotImplementedError(
+            "random bits in blocks of 2**32 - 1 words (jax_threefry_partitionable=False)"
+        )
+    words = _hash_iota(k0, k1, count)
+    batch = words.shape[:-1]
+    if bit_width == 64:
+        hi, lo = (w.astype(np.uint64) for w in np.split(words, 2, axis=-1))
+        return ((hi << np.uint64(32)) | lo).reshape(*batch, *shape)
+    if bit_width in (8, 16):  # each word's low bits first, as JAX's shifts and reshape
+        shifts = (bit_width * np.arange(32 // bit_width)).astype(_U32)
+        parts = (words[..., None] >> shifts) & _U32(2**bit_width - 1)
+        words = parts.reshape(*batch, -1)[..., :size].astype(UINT_DTYPES[bit_width])
+    return words.reshape(*batch, *shape)
+
+
+def split_original(k0, k1, shape: Sequence[int]) -> np.ndarray:
+    """Keys split in JAX's non-partitionable layout: ``uint32[s + shape + (2,)]`` for keys ``s``.
+
+    >>> split_original(np.uint32(0), np.uint32(0), (2,)).tolist()
+    [[4146024105, 967050713], [2718843009, 1272950319]]
+    """
+    shape = _canon_shape(shape)
+    words = _hash_iota(k0, k1, 2 * math.prod(shape))
+    return words.reshape(*words.shape[:-1], *shape, 2)
 
 
 def bits(k, shape: Sequence[int] = (), dtype=None) -> np.ndarray:

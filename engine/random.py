@@ -5,8 +5,8 @@ raw ``uint32[2]`` arrays (``random.PRNGKey``); every function takes both, ``spli
 return the style they got. Functions are written as JAX 0.10.2 writes them: a raw key is wrapped
 (``random_wrap``), samplers are nested jits (``_uniform``, ``_normal``, ``_randint``, ...) around
 the key primitives of :mod:`engine.random_primitives` (``random_bits``, ``random_split``, ...), so
-``make_jaxpr`` prints JAX's program, and the values are JAX's (threefry2x32 with
-``jax_threefry_partitionable=True``, 64-bit mode off). Never reuse a key: ``split`` it.
+``make_jaxpr`` prints JAX's program, and the values are JAX's (threefry2x32, in the layout
+``jax_threefry_partitionable`` selects). Never reuse a key: ``split`` it.
 
 Example:
 

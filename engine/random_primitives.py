@@ -150,6 +150,8 @@ def _seed_impl(seeds, *, impl):
 def _bits_impl(keys, *, bit_width, shape):
     if rk.data_dtype(keys) != rk.key_dtype:
         return prng_rbg.batch_random_bits(rk.data_from_storage(keys), bit_width, shape)
+    if not prng.partitionable():
+        return prng.random_bits_original(*_words(keys, 0), bit_width, shape)
     k0, k1 = _words(keys, len(shape))
     hi, lo = prng.iota_2x32_shape(shape)
     y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
@@ -165,6 +167,8 @@ def _split_impl(keys, *, shape):
     if kd != rk.key_dtype:
         out = prng_rbg.batch_split(kd.impl, rk.data_from_storage(keys), shape)
         return rk.PRNGKeyArray(rk.storage_from_data(out, kd))
+    if not prng.partitionable():
+        return rk.PRNGKeyArray(rk.storage_from_data(prng.split_original(*_words(keys, 0), shape)))
     k0, k1 = _words(keys, len(shape))
     hi, lo = prng.iota_2x32_shape(shape)
     y0, y1 = prng.threefry2x32(k0, k1, hi, lo)
@@ -367,7 +371,51 @@ def _physical_seed(seeds, *, impl):
     return _stack_words(hi, lo)
 
 
+def _hash_iota(data, n):
+    """``threefry_2x32(key, iota(n))`` of every key in ``data`` (the non-partitionable layout)."""
+    k0, k1 = _split_words(data)
+    kshape = core.get_aval(k0).shape
+    half, nk = (n + 1) // 2, len(kshape)
+    x0, x1 = np.arange(half, dtype=_U32), np.arange(half, 2 * half, dtype=_U32)
+    if n % 2:
+        x1[-1] = 0  # (the zero an odd count is padded with)
+    full = (*kshape, half)
+    k0, k1 = (lax.broadcast_in_dim(k, full, tuple(range(nk))) for k in (k0, k1))
+    x0, x1 = (lax.broadcast_in_dim(core.Array(x), full, (nk,)) for x in (x0, x1))
+    words = lax.concatenate(threefry2x32_p.bind(k0, k1, x0, x1), nk)
+    return words if n == 2 * half else lax.slice_in_dim(words, 0, n, axis=nk)
+
+
+def _physical_bits_original(data, bit_width, shape):
+    size = math.prod(shape)
+    count = -(-bit_width * size // 32)
+    words = _hash_iota(data, count)
+    kshape = core.get_aval(words).shape[:-1]
+    nk = len(kshape)
+    if bit_width == 64:
+        u64 = np.dtype(np.uint64)
+        hi, lo = (
+            lax.convert_element_type(lax.slice_in_dim(words, a, b, axis=nk), u64)
+            for a, b in ((0, count // 2), (count // 2, count))
+        )
+        words = lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, u64)), lo)
+    elif bit_width in (8, 16):  # each word's low bits first
+        per = 32 // bit_width
+        wide = (*kshape, count, per)
+        shifts = core.Array((bit_width * np.arange(per)).astype(_U32))
+        parts = lax.shift_right_logical(
+            lax.broadcast_in_dim(words, wide, tuple(range(nk + 1))),
+            lax.broadcast_in_dim(shifts, wide, (nk + 1,)),
+        )
+        parts = lax.bitwise_and(parts, lax.full((), 2**bit_width - 1, _U32))
+        flat = lax.slice_in_dim(lax.reshape(parts, (*kshape, count * per)), 0, size, axis=nk)
+        words = lax.convert_element_type(flat, np.dtype(f"uint{bit_width}"))
+    return lax.reshape(words, (*kshape, *shape))
+
+
 def _physical_bits(data, *, bit_width, shape):
+    if not prng.partitionable():
+        return _physical_bits_original(data, bit_width, tuple(shape))
     y0, y1 = _hash_keys(data, shape)
     if bit_width == 64:
         u64 = np.dtype(np.uint64)
@@ -378,6 +426,9 @@ def _physical_bits(data, *, bit_width, shape):
 
 
 def _physical_split(data, *, shape):
+    if not prng.partitionable():
+        words = _hash_iota(data, 2 * math.prod(shape))
+        return lax.reshape(words, (*core.get_aval(words).shape[:-1], *shape, 2))
     return _stack_words(*_hash_keys(data, shape))
 
 

@@ -10,7 +10,6 @@ import pytest
 @pytest.mark.parametrize(
     "name,value",
     [
-        ("threefry_partitionable", False),
         ("allow_f16_reductions", False),
         ("auto_pcast", False),
         ("no_execution", True),

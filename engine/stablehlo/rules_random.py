@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import prng
 from ..random_primitives import random_bits_p, random_seed_p, random_split_p, random_unwrap_p, random_wrap_p
 from . import literals
 from .lowering import RuleContext, register
@@ -109,9 +110,17 @@ def _threefry2x32(
     return ctx.call(fn, [k1, k2, x0, x1])
 
 
+def _check_partitionable(name: str) -> None:
+    if not prng.partitionable():
+        raise NotImplementedError(
+            f"StableHLO text for {name} is implemented for jax_threefry_partitionable=True only"
+        )
+
+
 @register(random_bits_p)
 def _random_bits(ctx: RuleContext, key: Value, *, bit_width: int, shape: Any) -> list[Value]:
     key_aval = ctx.avals_in[0]
+    _check_partitionable("random_bits")
     if getattr(key_aval.dtype, "words", 2) != 2 or key_aval.shape != () or bit_width != 32 or not shape:
         raise NotImplementedError(
             "StableHLO text for random_bits is implemented for one threefry key and 32-bit, non-scalar "
@@ -149,6 +158,7 @@ def _iota_render(d: int, ty: str) -> Any:
 @register(random_split_p)
 def _random_split(ctx: RuleContext, key: Value, *, shape: Any) -> list[Value]:
     """JAX's jitted ``_threefry_split``: threefry of the counters, the halves stacked last."""
+    _check_partitionable("random_split")
     if ctx.avals_in[0].shape != () or not shape or getattr(ctx.avals_in[0].dtype, "words", 2) != 2:
         raise NotImplementedError("StableHLO text for random_split is implemented for one threefry key")
     shape = tuple(shape)

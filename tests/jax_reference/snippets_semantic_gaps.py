@@ -1,5 +1,6 @@
 """Snippets for semantic gaps closed one by one (issue 13): weak types through loops' carries, the
-error classes of shapes that do not broadcast, ... Registered in snippets.py."""
+error classes of shapes that do not broadcast, ``jax_threefry_partitionable=False``'s bits.
+Registered in snippets.py."""
 
 _WHILE = "cond = lambda c: c[0] < 3\n"
 
@@ -99,5 +100,50 @@ SEMANTIC_GAPS += [
         "t, p = jnp.array([0.7, 1.1, 2.0, 2.5, 0.9]), jnp.array([1.2, -0.5, 2.0, 3.0, 0.4])\n"
         "out = (sph_harm_y(n, m, t, p), jax.jit(sph_harm_y, static_argnames='n_max')(n, m, t, p, n_max=3))",
         2e-6,
+    ),
+]
+
+# jax_threefry_partitionable: both layouts of random bits and split keys (fold_in is the same in
+# both), eagerly, under jit and vmap, raw and typed keys.
+_DRAWS = (
+    "def draws(k):\n"
+    "    data = jax.random.key_data if jnp.issubdtype(k.dtype, jax.dtypes.prng_key) else (lambda x: x)\n"
+    "    return (jax.random.bits(k, (5,)), jax.random.bits(k, (3,), jnp.uint8), jax.random.bits(k, (5,), jnp.uint16),\n"
+    "            jax.random.uniform(k, (2, 3)), jax.random.normal(k, (5,)), data(jax.random.split(k, 3)),\n"
+    "            data(jax.random.split(k, (2, 2))), data(jax.random.fold_in(k, 7)), jax.random.randint(k, (4,), 0, 100),\n"
+    "            jax.random.permutation(k, 6), jax.random.bernoulli(k, 0.3, (5,)))\n"
+)
+for _part in (True, False):
+    _with = f"with jax.threefry_partitionable({_part}):\n    "
+    _tag = "partitionable" if _part else "original"
+    SEMANTIC_GAPS += [
+        (f"threefry_{_tag}_raw_key", _DRAWS + _with + "out = draws(jax.random.PRNGKey(42))"),
+        (f"threefry_{_tag}_typed_key", _DRAWS + _with + "out = draws(jax.random.key(42))"),
+        (f"threefry_{_tag}_jit", _DRAWS + _with + "out = jax.jit(draws)(jax.random.PRNGKey(7))"),
+        (
+            f"threefry_{_tag}_vmap",
+            _with + "ks = jax.random.split(jax.random.key(3), 3)\n    "
+            "out = (jax.vmap(lambda k: jax.random.normal(k, (2,)))(ks), "
+            "jax.jit(jax.vmap(lambda k: jax.random.bits(k, (3,), jnp.uint8)))(ks), "
+            "jax.random.key_data(jax.vmap(lambda k: jax.random.split(k, 2))(ks)))",
+        ),
+        (
+            f"threefry_{_tag}_rbg_split",
+            _with + "k = jax.random.key(3, impl='rbg')\n    "
+            "out = (jax.random.key_data(jax.random.split(k, 2)), jax.random.key_data(jax.random.fold_in(k, 2)))",
+        ),
+        (
+            f"threefry_{_tag}_after_jit",  # (a jit traced in one layout is traced again in the other)
+            "f = jax.jit(lambda k: jax.random.uniform(k, (3,)))\na = f(jax.random.PRNGKey(1))\n"
+            + _with
+            + "b = f(jax.random.PRNGKey(1))\nout = (a, b, f(jax.random.PRNGKey(1)))",
+        ),
+    ]
+SEMANTIC_GAPS += [
+    (
+        "threefry_config_update",
+        "jax.config.update('jax_threefry_partitionable', False)\n"
+        "try:\n    out = (jax.config.jax_threefry_partitionable, jax.random.uniform(jax.random.PRNGKey(0), (3,)))\n"
+        "finally:\n    jax.config.update('jax_threefry_partitionable', True)",
     ),
 ]
