@@ -161,6 +161,15 @@ for _p, _n in (
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
 lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 
+lowerings[ew.pow_p] = Scalar(
+    lambda eqn, x, y: (
+        f"rt.pow_f32({x}, {y})"
+        if _in_dtype(eqn) == np.float32
+        else _FLOAT_UNARY[ew.pow_p].format(x, y)
+        if _kind(eqn) == "f"
+        else None
+    )
+)
 lowerings[ew.erf_inv_p] = Scalar(
     lambda eqn, x: f"rt.erf_inv_f32({x})" if _in_dtype(eqn) == np.float32 else None
 )

@@ -30,6 +30,12 @@ _inline = dict(cache=True, error_model="numpy")
 
 
 @nb.njit(**_inline)
+def pow_f32(x, y):
+    # XLA's CPU pow: LLVM's pow intrinsic, the C library's powf (numba's float32 ** is that call).
+    return np.float32(x) ** np.float32(y)
+
+
+@nb.njit(**_inline)
 def fmax(x, y):
     return x if (x > y or x != x) else y
 

@@ -147,3 +147,23 @@ SEMANTIC_GAPS += [
         "finally:\n    jax.config.update('jax_threefry_partitionable', True)",
     ),
 ]
+
+# float32 lax.pow bit for bit (compared as int32 bit patterns): XLA's CPU pow is the C library's
+# powf; these operands are ones where numpy's float32 power differs from it in the last bit.
+_POW = (
+    "x = jnp.array([9.127555847167969, 6.066357612609863, 0.027385002002120018, 6.471895217895508, "
+    "0.41039955615997314, 1.2990700006484985, 1.1563751697540283, 0.8929575681686401, 87.04779815673828, "
+    "631111.0625, 1.3705534911423456e-05, 0.7319986820220947], jnp.float32)\n"
+    "y = jnp.array([-2.1572458744049072, 2.852825403213501, -0.6245039701461792, -0.8084249496459961, "
+    "-32.86338806152344, -30.21141242980957, 37.00764465332031, -7.31865930557251, 2.6897220611572266, "
+    "0.76378333568573, 2.3434998989105225, -0.8655598759651184], jnp.float32)\n"
+    "bits = lambda v: lax.bitcast_convert_type(v, jnp.int32)\n"
+)
+SEMANTIC_GAPS += [
+    ("pow_f32_bits", _POW + "out = (bits(lax.pow(x, y)), bits(x ** y), bits(jnp.power(x, y)))"),
+    ("pow_f32_bits_jit", _POW + "f = jax.jit(lambda a, b: bits(lax.pow(a, b)))\nout = (f(x, y), f(x, y))"),
+    (
+        "pow_f32_int_exponent_bits",
+        _POW + "out = bits(lax.pow(x, jnp.array([3, -2, 5, 7, 1, 0, -1, 2, 4, -3, 2, 9])))",
+    ),
+]
