@@ -1,6 +1,6 @@
 """Record JAX 0.10.2's answers to ``x64_snippets.py`` with ``jax_enable_x64`` on (JAX's venv):
 
-    /work/main/.jax-venv/bin/python tests/jax_reference/record_x64.py
+    /work/main/.jax-venv/bin/python tests/jax_reference/record_x64.py [topic ...]
 
 writes ``x64.json`` (values as ``record.encode`` stores them, or the error JAX raised), and
 ``x64_reference.json``: the answers to every snippet of ``snippets.py`` with x64 on."""
@@ -39,11 +39,23 @@ def main():
     from jax import lax
 
     ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
+    topics = sys.argv[1:]  # only these topics of snippets.py, merged into x64_reference.json
     for path, cases in [
-        ("x64.json", X64_SNIPPETS),
-        ("x64_reference.json", [(f"{t}/{n}", code) for t, cs in SNIPPETS.items() for n, code, *_ in cs]),
+        ("x64.json", [] if topics else X64_SNIPPETS),
+        (
+            "x64_reference.json",
+            [
+                (f"{t}/{n}", code)
+                for t, cs in SNIPPETS.items()
+                for n, code, *_ in cs
+                if not topics or t in topics
+            ],
+        ),
     ]:
         recorded = _record(jax, ns, cases)
+        if topics:
+            old = json.loads((HERE / path).read_text())
+            recorded = {**{k: v for k, v in old.items() if k.split("/")[0] not in topics}, **recorded}
         (HERE / path).write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
         print(f"{path}: {len(recorded)} snippets")
 
