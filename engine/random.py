@@ -545,8 +545,7 @@ def _randint(key, minval, maxval, shape, dtype):
     udt = UINT_DTYPES[nbits]
     span = lax.convert_element_type(maxval - minval, udt)
     span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
-    # (lax's and: JAX's `&` here leaves the scalar flag unbroadcast, lax-style)
-    out_of_range = lax.bitwise_and(maxval_out_of_range, maxval > minval)
+    out_of_range = maxval_out_of_range & (maxval > minval)  # (jnp's &, as JAX's: ranks broadcast)
     span = lax.select(out_of_range, lax.add(span, Array(np.asarray(1, udt))), span)
     # 2**nbits % span without overflow: (a * b) % n == ((a % n) * (b % n)) % n.
     multiplier = lax.rem(Array(np.asarray(2 ** (nbits // 2), udt)), span)
