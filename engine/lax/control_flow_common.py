@@ -11,6 +11,7 @@ from .. import ad, core
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..staging import trace_to_jaxpr
+from .structural import convert_element_type_p
 
 
 def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
@@ -25,6 +26,26 @@ def _trace(fun, avals) -> tuple[ClosedJaxpr, list]:
 
 def _avals(xs):
     return [core.get_aval(x) for x in xs]
+
+
+def promote_weak_inits(leaves, avals, out_avals) -> list | None:
+    """JAX's ``_promote_weak_typed_inputs``: a weakly typed init whose carry the body makes another
+    dtype (a Python 0 under x64 beside an int32 body) is converted to the joined dtype, and the
+    body is traced again with it. None when no init changes."""
+    from ..numpy._dtypes import promote_types_weak
+
+    new, changed = list(leaves), False
+    for i, (a, o) in enumerate(zip(avals, out_avals)):
+        if a.weak_type and a.dtype != o.dtype:
+            dtype, weak = promote_types_weak(((a.dtype, True), (o.dtype, o.weak_type)))
+            x = leaves[i]  # (a concrete init is converted on the host, as JAX's Python scalar is)
+            new[i] = (
+                convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+                if isinstance(x, core.Tracer)
+                else core.array_of(np.asarray(core.to_numpy(x)).astype(dtype), weak)
+            )
+            changed = True
+    return new if changed else None
 
 
 def _run(closed: ClosedJaxpr, *args):

@@ -22,6 +22,7 @@ from .control_flow_common import (
     _run,
     _check_same,
     _with_weak_types,
+    promote_weak_inits,
     _fixpoint_nonzero,
     _interleave_jvp,
     _batched_outs,
@@ -60,6 +61,11 @@ def while_loop(cond_fun, body_fun, init_val):
 
     cj, cconsts = _trace(flat_cond, avals)  # the condition first, as JAX traces them
     bj, bconsts = _trace(flat_body, avals)
+    promoted = promote_weak_inits(leaves, avals, bj.out_avals)
+    if promoted is not None:
+        leaves, avals = promoted, _avals(promoted)
+        cj, cconsts = _trace(flat_cond, avals)
+        bj, bconsts = _trace(flat_body, avals)
     if body_tree[0] != tree:
         raise TypeError(
             f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."

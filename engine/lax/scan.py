@@ -20,6 +20,7 @@ from .control_flow_common import (
     _jvp_closed,
     _stage,
     _with_weak_types,
+    promote_weak_inits,
     _fixpoint_nonzero,
     _interleave_jvp,
     _batched_outs,
@@ -65,6 +66,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return [*cl, *yl]
 
     body, consts = _trace(flat, [*c_avals, *x_avals])
+    promoted = promote_weak_inits(c_leaves, c_avals, body.out_avals[: len(c_avals)])
+    if promoted is not None:
+        c_leaves, c_avals = promoted, _avals(promoted)
+        body, consts = _trace(flat, [*c_avals, *x_avals])
     if trees[0] != c_tree:
         raise TypeError(
             f"scan body function carry input and carry output must have the same pytree "
