@@ -263,7 +263,9 @@ def test_an_error_in_an_argument_names_the_argument_not_a_code_line(page: Page):
 def test_a_shape_mismatch_says_what_to_check(page: Page):
     code = "import jax.numpy as jnp\n\ndef f(x, y):\n    return x + y\n"
     open_session(page, code, "f", [JIT], ["jnp.ones(3)", "jnp.ones(4)"])
-    expect(page.get_by_test_id("error-message")).to_contain_text("Incompatible shapes for broadcasting")
+    expect(page.get_by_test_id("error-message")).to_contain_text(
+        "add got incompatible shapes for broadcasting"
+    )
     expect(page.get_by_test_id("error-line")).to_have_text("line 4, column 12")
     expect(page.get_by_test_id("error-suggestion")).to_contain_text("Check the arguments' shapes")
 
