@@ -26,6 +26,15 @@ def _check_operand(name, x, i=0):
         )
 
 
+def _check_same_dtypes(name, *xs):
+    if len({np.dtype(x.dtype) for x in xs}) > 1:
+        raise TypeError(
+            f"lax.{name} requires arguments to have the same dtypes, got "
+            + ", ".join(np.dtype(x.dtype).name for x in xs)
+            + "."
+        )
+
+
 def _per_matrix(fn, *arrays, batch_ndim):
     """Apply ``fn`` to each matrix of the leading batch axes; ``fn`` returns a tuple of arrays."""
     batch = arrays[0].shape[:batch_ndim]
@@ -151,6 +160,7 @@ ormqr_p = Primitive("ormqr")
 
 def _ormqr_impl(a, taus, c, *, left, transpose):
     _check_operand("ormqr", a)
+    _check_same_dtypes("ormqr", a, taus, c)
     outs, batch = _per_matrix(
         lambda x, t, y: (hh.ormqr(x, t, y, left, transpose),), a, taus, c, batch_ndim=a.ndim - 2
     )
@@ -163,6 +173,7 @@ ormqr_p.def_impl(_ormqr_impl)
 @ormqr_p.def_abstract_eval
 def _ormqr_abstract(a, taus, c, *, left, transpose):
     _check_operand("ormqr", a)
+    _check_same_dtypes("ormqr", a, taus, c)
     m = a.shape[-2]
     if left and c.shape[-2] != m:
         raise ValueError(

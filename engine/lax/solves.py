@@ -62,9 +62,10 @@ def _traced(fun, tree, b_avals, what, has_aux=False):
         return out + aux_leaves if has_aux else out
 
     closed, consts = _trace(flat, b_avals)
-    for a, o in zip(b_avals, closed.out_avals):
-        if a.shape != o.shape or a.dtype != o.dtype:
-            raise TypeError(f"{what}() output shapes must match b, got {o.str_short()} and {a.str_short()}")
+    # Shapes only, as JAX: a solve returning another dtype runs eagerly (see _linear_solve_abstract).
+    got, want = [o.shape for o in closed.out_avals[: len(b_avals)]], [a.shape for a in b_avals]
+    if got != want:
+        raise ValueError(f"{what}() output shapes must match b, got {got} and {want}")
     return closed, consts, (aux_tree[0] if aux_tree else None)
 
 
@@ -129,7 +130,15 @@ def _num_aux(jaxprs):
 
 def _linear_solve_abstract(*avals, const_lengths, jaxprs):
     aux = jaxprs.solve.out_avals[len(jaxprs.solve.out_avals) - _num_aux(jaxprs) :]
-    return list(avals[sum(const_lengths) :]) + list(aux)
+    b = avals[sum(const_lengths) :]
+    for a, o in zip(b, jaxprs.solve.out_avals):
+        # JAX stages b's type and then fails to lower (ValueError); eagerly it returns solve's.
+        if a.dtype != o.dtype:
+            raise ValueError(
+                f"custom_linear_solve under a transformation: solve() returns {o.str_short()} for b "
+                f"of type {a.str_short()}; make solve return b's dtype (JAX cannot lower this either)"
+            )
+    return list(b) + list(aux)
 
 
 def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):

@@ -116,4 +116,14 @@ LAX_MORE = [
         "out = (sqrt_cubed(2.), jax.grad(sqrt_cubed)(2.), jax.jit(jax.grad(sqrt_cubed))(3.), "
         "jax.vmap(sqrt_cubed)(jnp.array([1., 4.])), jax.jacobian(vec_root)(jnp.array([4., 9.])))",
     ),
+    # A weakly typed initial carry (a Python scalar) the body returns with another dtype takes the
+    # promoted dtype, strongly typed: 0 next to float32, 0. next to float32 (float64 with x64 on).
+    (
+        "loop_weak_init_promotes",
+        "x = jnp.float32(1.5)\n"
+        "out = (lax.while_loop(lambda c: c < 3, lambda c: c + x, 0.), lax.fori_loop(0, 3, lambda i, c: c + x, 0), "
+        "lax.scan(lambda c, y: (c + y, c), 0., jnp.arange(3, dtype=jnp.float32)), "
+        "lax.fori_loop(0, 3, lambda i, c: c + i, 0.), lax.fori_loop(jnp.int32(0), 3, lambda i, c: c + i, 0), "
+        "str(jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 3, lambda c: c + x, 0.))(x)))",
+    ),
 ]

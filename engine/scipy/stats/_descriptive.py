@@ -72,7 +72,7 @@ def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool 
             values, values, side="left"
         )
         best = jnp.argmax(counts)
-        return values[best], counts[best].astype(np.int32)
+        return values[best], counts[best].astype(int)  # (the default int: int64 with x64 on)
 
     x = jnp.moveaxis(x, axis, 0)
     x = x.reshape(x.shape[0], math.prod(x.shape[1:]))
