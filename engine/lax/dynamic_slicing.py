@@ -51,10 +51,12 @@ def _dynamic_slice_indices(operand, start_indices):
     lax = _lax()
     out = []
     for i, n in zip(start_indices, shape):
-        if isinstance(i, (int, np.integer)):  # static: a constant int32, as JAX converts it
+        if isinstance(i, (int, np.integer)):  # static: a constant of its canonical int dtype, as JAX
+            d = core.canonical_dtype(np.asarray(i).dtype) if isinstance(i, np.integer) else None
+            d = d if d is not None else core.default_dtype(int)
             if transfers.active[0]:  # (converted on the host, then transferred)
-                transfers.entering(i, np.int32, False)
-            out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), np.int32)))
+                transfers.entering(i, d, False)
+            out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), d)))
             continue
         aval = core.get_aval(i)
         if aval.shape != () or dtype_kind(aval.dtype) not in "iu":

@@ -80,7 +80,7 @@ def sum(
     axes = canonicalize_axes(axis, a.ndim)
     d = _reduce_dtype(a, dtype, promote_integers)
     if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as ints first (_cast_to_numeric)
-        a = convert(a, core.default_dtype(int))
+        a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
     a = convert(a, d)
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
@@ -219,7 +219,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     check_arraylike("mean", a)
     a = as_operand(a)
     if a.dtype == np.bool_:  # JAX's sum counts bools as ints first (its _cast_to_numeric)
-        a = convert(a, core.default_dtype(int))
+        a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
     if dtype is not None:
         a = convert(a, core.canonical_dtype(to_dtype(dtype)))
     (a,) = promote_dtypes_inexact(a)
