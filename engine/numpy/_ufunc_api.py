@@ -480,24 +480,17 @@ def _logsumexp(a, axis=None, dtype=None, keepdims=False, initial=None, where=Non
     return result / ln2 if base2 else result
 
 
-def _add_at(a, indices, b):
-    if a.dtype == np.bool_:
-        a = convert(a, np.dtype(np.int32))
-        b = convert(convert(as_operand(b), np.dtype(np.bool_)), np.dtype(np.int32))
-        return convert(a.at[indices].add(b), np.dtype(np.bool_))
-    return a.at[indices].add(b)
+def _scatter_at(method: str, bool_as_int: bool = True):
+    """A ufunc's ``at``: ``x.at[indices].<method>(b)``; bools go through int32 and back, as JAX's."""
 
+    def at(a, indices, b):
+        if bool_as_int and a.dtype == np.bool_:
+            a = convert(a, np.dtype(np.int32))
+            b = convert(convert(as_operand(b), np.dtype(np.bool_)), np.dtype(np.int32))
+            return convert(getattr(a.at[indices], method)(b), np.dtype(np.bool_))
+        return getattr(a.at[indices], method)(b)
 
-def _multiply_at(a, indices, b):
-    if a.dtype == np.bool_:
-        a = convert(a, np.dtype(np.int32))
-        b = convert(convert(as_operand(b), np.dtype(np.bool_)), np.dtype(np.int32))
-        return convert(a.at[indices].mul(b), np.dtype(np.bool_))
-    return a.at[indices].mul(b)
-
-
-def _subtract_at(a, indices, b):
-    return a.at[indices].subtract(b)
+    return at
 
 
 def builtins_of(ns: dict) -> dict:
@@ -505,12 +498,12 @@ def builtins_of(ns: dict) -> dict:
     from . import _reductions as r
 
     b = {
-        "add": dict(identity=0, reduce=r.sum, accumulate=r.cumsum, at=_add_at),
-        "multiply": dict(identity=1, reduce=r.prod, accumulate=r.cumprod, at=_multiply_at),
+        "add": dict(identity=0, reduce=r.sum, accumulate=r.cumsum, at=_scatter_at("add")),
+        "multiply": dict(identity=1, reduce=r.prod, accumulate=r.cumprod, at=_scatter_at("mul")),
         "bitwise_and": dict(identity=-1, reduce=_int_reduce("reduce_bitwise_and", lax.reduce_and, -1)),
         "bitwise_or": dict(identity=0, reduce=_int_reduce("reduce_bitwise_or", lax.reduce_or, 0)),
         "bitwise_xor": dict(identity=0, reduce=_int_reduce("reduce_bitwise_xor", lax.reduce_xor, 0)),
-        "subtract": dict(at=_subtract_at),
+        "subtract": dict(at=_scatter_at("subtract", bool_as_int=False)),
         "minimum": dict(reduce=_extreme_reduce(r.min)),
         "maximum": dict(reduce=_extreme_reduce(r.max)),
         "logical_and": dict(

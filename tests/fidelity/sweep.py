@@ -29,19 +29,8 @@ except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sweep_programs  # type: ignore[no-redef]
 
+_f32, _pos, _unit = sweep_programs._f32, sweep_programs._pos, sweep_programs._unit
 NAN = float("nan")
-
-
-def _f32(*shape, seed=0):
-    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
-
-
-def _pos(*shape, seed=0):
-    return (np.abs(_f32(*shape, seed=seed)) + 0.5).astype(np.float32)
-
-
-def _unit(*shape, seed=0):
-    return np.tanh(_f32(*shape, seed=seed)).astype(np.float32)
 
 
 def _with_nans():
