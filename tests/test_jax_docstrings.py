@@ -38,11 +38,7 @@ for _path in _PATHS:
 MODULES = recorded_modules()
 
 # docstring (module.name) -> why the engine's outcome differs from JAX's, grouped by cause
-KNOWN_FAILURES: dict[str, str] = {
-    # wrong values
-    # missing arguments and modes
-    # missing API
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
