@@ -61,7 +61,10 @@ class _F64Trace(Trace):
         if primitive is jit_p:  # (its impl runs a program compiled for the traced, narrower types)
             closed = params["jaxpr"]
             return ir.eval_jaxpr(closed.jaxpr, tracers, closed.consts)
-        outs = core.impl_rules[primitive](*[t.val for t in tracers], **params)
+        vals = [t.val for t in tracers]
+        if primitive.name == "bitcast_convert_type":  # reads the bits of the traced (narrower) type
+            vals = [v.astype(core.canonical_dtype(v.dtype)) for v in vals]
+        outs = core.impl_rules[primitive](*vals, **params)
         if primitive.multiple_results:
             return [_F64Tracer(self, _widen(o)) for o in outs]
         return _F64Tracer(self, _widen(outs))
