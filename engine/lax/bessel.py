@@ -84,7 +84,7 @@ ad.defjvp2(bessel_i0e_p, lambda g, y, x: ew.mul(g, ew.sub(bessel_i1e(x), ew.mul(
 def _bessel_i1e_jvp(g, y, x):
     api = _api()
     eps = np.finfo(api._aval(x).dtype).eps
-    not_tiny = api.gt(api.abs(x), api.full_like(x, eps))
+    not_tiny = api.abs(x) > eps  # a scalar literal in the comparison, as JAX's
     safe_x = api.select(not_tiny, x, api.full_like(x, eps))
     dy_dx = ew.sub(bessel_i0e(safe_x), ew.mul(y, ew.add(api.sign(safe_x), api.integer_pow(safe_x, -1))))
     return ew.mul(g, api.select(not_tiny, dy_dx, api.full_like(x, 0.5)))

@@ -247,36 +247,40 @@ def _owens_t_quadrature(h, a):
 
 
 @custom_jvp
-def _owens_t(h, a):
+def _owens_t_impl(h, a):
     h, abs_a = jnp.abs(h), jnp.abs(a)
     root_2 = const(h, np.sqrt(2))
     h_scaled = h / root_2
-    small_a = abs_a <= 1.0
-    a_r = jnp.where(small_a, abs_a, jnp.reciprocal(abs_a))
-    h_r = jnp.where(small_a, h, abs_a * h)
+    # T(h, a) for |a| > 1 follows from T(|a| h, 1 / |a|); each operand tests |a| <= 1 itself (as JAX).
+    a_r = jnp.where(abs_a <= 1.0, abs_a, jnp.reciprocal(abs_a))
+    h_r = jnp.where(abs_a <= 1.0, h, abs_a * h)
     t = _owens_t_quadrature(h_r, a_r)
     t = jnp.where(h_r == 0.0, jnp.arctan(a_r) / (2 * np.pi), t)
     t = jnp.where(a_r == 1.0, 0.125 * lax.erfc(-h_r / root_2) * lax.erfc(h_r / root_2), t)
     q_h, q_ah = lax.erfc(h_scaled), lax.erfc(abs_a * h_scaled)
-    reflected = jnp.where(
-        abs_a * h <= 0.67,
-        0.25 - 0.25 * lax.erf(h_scaled) * lax.erf(abs_a * h_scaled) - t,
-        0.25 * (q_h + q_ah - q_h * q_ah) - t,
+    t = jnp.where(
+        abs_a > 1.0,
+        jnp.where(
+            abs_a * h <= 0.67,
+            0.25 - 0.25 * lax.erf(h_scaled) * lax.erf(abs_a * h_scaled) - t,
+            0.25 * (q_h + q_ah - q_h * q_ah) - t,
+        ),
+        t,
     )
-    t = lax.sign(a) * jnp.where(abs_a > 1.0, reflected, t)
+    t = lax.sign(a) * t
     return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(t, jnp.nan), t)
 
 
 def _owens_t_jvp(primals, tangents):
     (h, a), (dh, da) = primals, tangents
-    t = _owens_t(h, a)
+    t = _owens_t_impl(h, a)
     root_2 = const(h, np.sqrt(2))
     dt_dh = -lax.exp(-0.5 * lax.square(h)) * lax.erf(a * h / root_2) / (2.0 * const(h, np.sqrt(2 * np.pi)))
     dt_da = lax.exp(-0.5 * (lax.square(a) + 1.0) * lax.square(h)) / (2.0 * np.pi * (lax.square(a) + 1.0))
     return t, (dt_dh * dh + dt_da * da).astype(t.dtype)
 
 
-_owens_t.defjvp(_owens_t_jvp)
+_owens_t_impl.defjvp(_owens_t_jvp)
 
 
 def owens_t(h, a):
@@ -286,4 +290,4 @@ def owens_t(h, a):
     Array(0.14158061, dtype=float32)
     """
     h, a = promote_args_inexact("owens_t", h, a)
-    return _owens_t(h, a)
+    return _owens_t_impl(h, a)
