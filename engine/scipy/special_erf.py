@@ -167,30 +167,30 @@ _DAWSN_CD = _table(
 
 
 def _dawsn_of(x):
-    ax = lax.abs(x)
+    # Each comparison is made where it is used (as JAX does, so the programs print alike).
+    sign, ax = jnp.sign(x), lax.abs(x)
     t = const(x, 1.0) / lax.square(ax)
-    one = lax.full_like(ax, 1.0)
-    near = ax < const(x, 3.25)
-    middle = (ax >= const(x, 3.25)) & (ax < const(x, 6.25))
-    far = ax >= const(x, 6.25)
+
+    def c(v):
+        return const(x, v)
 
     # Each region on inputs replaced by 1 outside it, so no unused branch overflows into NaN.
-    a1 = lax.select(near, ax, one)
+    a1 = lax.select(ax < c(3.25), ax, lax.full_like(ax, 1.0))
     a1_sq = lax.square(a1)
     near_value = (
         a1 * jnp.polyval(_DAWSN_AN.astype(x.dtype), a1_sq) / jnp.polyval(_DAWSN_AD.astype(x.dtype), a1_sq)
     )
 
-    def tail(mask, num, den):
-        t_r = lax.select(mask, t, lax.full_like(t, 1.0))
-        a_r = lax.select(mask, ax, one)
-        ratio = jnp.polyval(num.astype(x.dtype), t_r) / jnp.polyval(den.astype(x.dtype), t_r)
-        return (const(x, 0.5) / a_r) * (const(x, 1.0) + t_r * ratio)
+    def tail(in_region, num, den):
+        t_r = lax.select(in_region(), t, lax.full_like(t, 1.0))
+        a_r = lax.select(in_region(), ax, lax.full_like(ax, 1.0))
+        return (c(0.5) / a_r) * (
+            c(1.0) + t_r * jnp.polyval(num.astype(x.dtype), t_r) / jnp.polyval(den.astype(x.dtype), t_r)
+        )
 
-    middle_value = tail(middle, _DAWSN_BN, _DAWSN_BD)
-    far_value = tail(far, _DAWSN_CN, _DAWSN_CD)
-    value = lax.select(near, near_value, lax.select(ax < const(x, 6.25), middle_value, far_value))
-    return jnp.sign(x) * value
+    middle_value = tail(lambda: (ax >= c(3.25)) & (ax < c(6.25)), _DAWSN_BN, _DAWSN_BD)
+    far_value = tail(lambda: ax >= c(6.25), _DAWSN_CN, _DAWSN_CD)
+    return sign * lax.select(ax < c(3.25), near_value, lax.select(ax < c(6.25), middle_value, far_value))
 
 
 @custom_jvp
