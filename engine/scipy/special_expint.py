@@ -396,36 +396,39 @@ _SICI_GD8 = _table(
 
 def _sici_series(x):
     dtype = dtype_of(x)
-    t = x * x
-    si = (x * jnp.polyval(_SICI_SN.astype(dtype), t)) / jnp.polyval(_SICI_SD.astype(dtype), t)
-    ci = (
-        np.euler_gamma
-        + jnp.log(x)
-        + t * jnp.polyval(_SICI_CN.astype(dtype), t) / jnp.polyval(_SICI_CD.astype(dtype), t)
-    )
-    return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
+
+    def si_series():
+        t = x * x
+        return (x * jnp.polyval(_SICI_SN.astype(dtype), t)) / jnp.polyval(_SICI_SD.astype(dtype), t)
+
+    def ci_series():
+        t = x * x
+        num, den = _SICI_CN.astype(dtype), _SICI_CD.astype(dtype)
+        return np.euler_gamma + jnp.log(x) + t * jnp.polyval(num, t) / jnp.polyval(den, t)
+
+    # Each series traced inside its where, after the x == 0 test (the order of JAX's program).
+    return jnp.where(x == 0, 0.0, si_series()), jnp.where(x == 0, -np.inf, ci_series())
 
 
 def _sici_auxiliary(x):
     dtype = dtype_of(x)
     s, c, z = jnp.sin(x), jnp.cos(x), 1.0 / (x * x)
 
-    def ratio(num, den):
-        return jnp.polyval(num.astype(dtype), z) / jnp.polyval(den.astype(dtype), z)
+    def poly(coefficients):
+        return jnp.polyval(coefficients.astype(dtype), z)
 
-    f4 = jnp.polyval(_SICI_FN4.astype(dtype), z) / (x * jnp.polyval(_SICI_FD4.astype(dtype), z))
-    g4 = z * ratio(_SICI_GN4, _SICI_GD4)
-    f8 = jnp.polyval(_SICI_FN8.astype(dtype), z) / (x * jnp.polyval(_SICI_FD8.astype(dtype), z))
-    g8 = z * ratio(_SICI_GN8, _SICI_GD8)
+    f4 = poly(_SICI_FN4) / (x * poly(_SICI_FD4))
+    g4 = z * poly(_SICI_GN4) / poly(_SICI_GD4)
+    f8 = poly(_SICI_FN8) / (x * poly(_SICI_FD8))
+    g8 = z * poly(_SICI_GN8) / poly(_SICI_GD8)
     below_8 = x < 8.0
     f, g = jnp.where(below_8, f4, f8), jnp.where(below_8, g4, g8)
     return (np.pi / 2) - f * c - g * s, f * s - g * c
 
 
 def _sici_far(x):
-    si = jnp.where(jnp.isposinf(x), np.pi / 2, (np.pi / 2) - jnp.cos(x) / x)
-    ci = jnp.where(jnp.isposinf(x), 0.0, jnp.sin(x) / x)
-    return si, ci
+    si, ci = (np.pi / 2) - jnp.cos(x) / x, jnp.sin(x) / x
+    return jnp.where(jnp.isposinf(x), np.pi / 2, si), jnp.where(jnp.isposinf(x), 0.0, ci)
 
 
 @custom_jvp
@@ -441,14 +444,14 @@ def sici(x):
     si_aux, ci_aux = _sici_auxiliary(ax)
     si_far, ci_far = _sici_far(ax)
     conds = [ax <= 4, (ax > 4) & (ax <= 1e9)]
-    si = jnp.sign(x) * jnp.select(conds, [si_series, si_aux], si_far)
-    ci = jnp.where(jnp.isneginf(x), np.nan, jnp.select(conds, [ci_series, ci_aux], ci_far))
-    return si, ci
+    si = jnp.select(conds, [si_series, si_aux], si_far)
+    ci = jnp.select(conds, [ci_series, ci_aux], ci_far)
+    return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
 
 
 @sici.defjvp
 @jit
-def _sici_jvp(primals, tangents):
+def sici_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     return sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
 

@@ -98,7 +98,7 @@ _GD64 = _table(
 
 
 @jit
-def _sin_cos_pi_x2_half(x):
+def sincospisquaredhalf(x):
     """``sin(pi x^2 / 2)`` and ``cos(pi x^2 / 2)`` accurate for large ``x``: the angle reduced
     modulo 2 before multiplying by pi (with s = x mod 2, x^2 / 2 = s (x - s / 2) mod 2)."""
     x = jnp.abs(x)
@@ -130,20 +130,26 @@ def fresnel(x):
         single = False
     elif dtype in (np.float32, np.float16) or dtype.name == "bfloat16":
         single, xa = True, xa.astype(np.float32)
+        # The single-precision fits have no denominators; JAX's program still builds an empty
+        # table for each of the four (four broadcasts of shape (0,) in its jaxpr).
+        for _ in range(4):
+            jnp.empty(0)
     else:
         raise NotImplementedError(f"Support for {dtype} dtype is not implemented yet.")
     fdtype = xa.dtype
     x = jnp.abs(xa)
     x2 = x * x
     t = x2 * x2
-    sin, cos = _sin_cos_pi_x2_half(x)
     if single:
         s_small = x * x2 * jnp.polyval(_poly(_SN32, fdtype), t)
         c_small = x * jnp.polyval(_poly(_CN32, fdtype), t)
-        s_large = c_large = 0.5
     else:
         s_small = x * x2 * jnp.polyval(_poly(_SN64, fdtype), t) / jnp.polyval(_poly(_SD64, fdtype), t)
         c_small = x * jnp.polyval(_poly(_CN64, fdtype), t) / jnp.polyval(_poly(_CD64, fdtype), t)
+    sin, cos = sincospisquaredhalf(x)
+    if single:
+        s_large = c_large = 0.5
+    else:
         c_large = 0.5 + 1 / (np.pi * x) * sin
         s_large = 0.5 - 1 / (np.pi * x) * cos
     t = np.pi * x2
@@ -171,5 +177,5 @@ def fresnel(x):
 @fresnel.defjvp
 def _fresnel_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    sin, cos = _sin_cos_pi_x2_half(x)
+    sin, cos = sincospisquaredhalf(x)
     return fresnel(x), (sin * x_dot, cos * x_dot)
