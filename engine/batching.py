@@ -200,6 +200,33 @@ def vmap_flat(
     out_dims_spec: Callable[[int], Sequence[int | None]],
 ) -> list[Value]:
     """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis."""
+    vals_out, dims_out = vmap_traced(f, axis_size, axis_name, in_dims, args)
+    wanted = out_dims_spec(len(vals_out))
+    results = []
+    for v, d, w in zip(vals_out, dims_out, wanted):
+        if w is None:
+            if d is not not_mapped:
+                raise ValueError(
+                    "vmap has out_axes=None for an output that is mapped over the batch "
+                    "axis; only outputs that do not depend on the batched inputs can be unmapped."
+                )
+            results.append(v)
+            continue
+        v = bdim_at_front(v, d, axis_size)
+        ndim = core.get_aval(v).ndim
+        w = w + ndim if w < 0 else w
+        results.append(moveaxis(v, 0, w))
+    return results
+
+
+def vmap_traced(
+    f: Callable[..., Sequence[Value]],
+    axis_size: int,
+    axis_name: object,
+    in_dims: Sequence[BatchDim | None],
+    args: Sequence[Value],
+) -> tuple[list[Value], list[BatchDim]]:
+    """Run ``f`` batched: its outputs with the batch dimensions they came out with."""
     from .state.types import Ref
 
     frame = AxisFrame(axis_name, axis_size, None)
@@ -219,22 +246,7 @@ def vmap_flat(
     if leak_check.enabled():
         del trace, tracers_in, tracers_out, outs
         leak_check.check(main)
-    wanted = out_dims_spec(len(vals_out))
-    results = []
-    for v, d, w in zip(vals_out, dims_out, wanted):
-        if w is None:
-            if d is not not_mapped:
-                raise ValueError(
-                    "vmap has out_axes=None for an output that is mapped over the batch "
-                    "axis; only outputs that do not depend on the batched inputs can be unmapped."
-                )
-            results.append(v)
-            continue
-        v = bdim_at_front(v, d, axis_size)
-        ndim = core.get_aval(v).ndim
-        w = w + ndim if w < 0 else w
-        results.append(moveaxis(v, 0, w))
-    return results
+    return vals_out, dims_out
 
 
 # Rule helpers ---------------------------------------------------------------------------------

@@ -318,7 +318,34 @@ def _flat_cts(cts, primal_args) -> list:
         else:
             leaves = tree_flatten(ct, is_leaf=lambda x: x is None or isinstance(x, sz.SymbolicZero))[0]
             flat += [None if isinstance(c, sz.SymbolicZero) else c for c in leaves]
+    _check_ct_shapes(flat, primal_args)
     return flat
+
+
+def _check_ct_shapes(flat, primal_args) -> None:
+    """A cotangent must have its input's shape (JAX's typecompat; its dtype may differ for a float
+    input, and an integer input's is ignored), or the rule's error would surface far from it."""
+    from .pytree.keys import keystr
+    from .tree_util import tree_flatten_with_path
+
+    paths = tree_flatten_with_path(tuple(primal_args))[0]
+    for ct, (path, arg) in zip(flat, paths):
+        if ct is None:
+            continue
+        a, c = core.get_aval(arg), core.get_aval(ct)
+        if a.shape == c.shape or ad.tangent_aval(a).dtype == core.float0:
+            continue
+        what = ["the dtypes do not match"] if a.dtype != c.dtype else []
+        what.append("the shapes do not match")
+        raise ValueError(
+            "Custom VJP bwd rule must produce an output with the same type as the args tuple of the "
+            f"primal function, but at output{keystr(path)} the bwd rule produced an output of type "
+            f"{_type_str(c)} corresponding to an input of type {_type_str(a)}, so {', and '.join(what)}"
+        )
+
+
+def _type_str(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 class custom_vjp(_Wrapping):
@@ -454,15 +481,90 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
 
 
 def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, name):
-    # Batching the primal staged function; the custom rule is kept for grad inside vmap.
-    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims)
+    """The call again, one level out, with its function, fwd and bwd batched (as JAX's
+    process_custom_vjp_call): differentiated later, the rules still apply, not the function."""
+    trace = batching.current_batch_trace()
+    axis_name = trace.axis_name if trace is not None else None
+    if any(d is not batching.not_mapped for d in dims[:num_consts]):
+        # The rules close over the batched constants themselves (not the call's arguments), so
+        # they cannot be batched apart from the function: batch the primal function inline.
+        batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
+        return eval_jaxpr(batched.jaxpr, vals, batched.consts), out_dims
+    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
+    in_dims = [None if d is batching.not_mapped else d for d in dims[num_consts:]]
+    res_dims: list = []
 
-    outs = eval_jaxpr(batched.jaxpr, vals, batched.consts)
+    def fwd_batched(*primals, perturbed=None):
+        def outs_and_res(*xs):
+            outs, res = fwd(*xs, perturbed=perturbed)
+            return [*outs, *res]
+
+        n_out = len(out_dims)
+        outs, got = batching.vmap_traced(outs_and_res, axis_size, axis_name, in_dims, primals)
+        for i, (d, want) in enumerate(zip(got[:n_out], out_dims)):
+            if want is batching.not_mapped and d is not batching.not_mapped:
+                raise ValueError(
+                    f"custom_vjp function {name}: under vmap, the fwd rule's output {i} is batched "
+                    "where the function's is not."
+                )
+            if want is not batching.not_mapped:
+                outs[i] = batching.bdim_at_front(outs[i], d, axis_size)
+        res_dims[:] = got[n_out:]
+        return outs[:n_out], outs[n_out:]
+
+    def bwd_batched(res, cts):
+        cts = list(cts)
+        zero = [type(c) is ad.Zero for c in cts]
+        live = [c for c, z in zip(cts, zero) if not z]
+        live_dims = [None if d is batching.not_mapped else d for d, z in zip(out_dims, zero) if not z]
+        # A zero cotangent stays symbolic, with the unbatched shape the rule sees.
+        zeros = [ad.Zero(a) for a, z in zip(call_jaxpr.out_avals, zero) if z]
+        nones: list = []
+
+        def one(*xs):
+            r, live_cts = xs[: len(res)], iter(xs[len(res) :])
+            z = iter(zeros)
+            got = bwd(r, [next(z) if is_zero else next(live_cts) for is_zero in zero])
+            nones[:] = [g is None for g in got]
+            return [g for g in got if g is not None]
+
+        rdims = [None if d is batching.not_mapped else d for d in res_dims]
+        outs, got_dims = batching.vmap_traced(one, axis_size, axis_name, [*rdims, *live_dims], [*res, *live])
+        outs_it = iter(zip(outs, got_dims))
+        flat = []
+        for is_none, want in zip(nones, in_dims):
+            if is_none:
+                flat.append(None)
+                continue
+            ct, d = next(outs_it)
+            flat.append(_match_ct_axis(ct, d, want, axis_size))
+        return flat
+
+    fwd_batched.__name__, bwd_batched.__name__ = fwd.__name__, bwd.__name__
+    fwd_batched.symbolic_zeros = getattr(fwd, "symbolic_zeros", False)  # type: ignore[attr-defined]
+    outs = custom_vjp_call_p.bind(
+        *vals, call_jaxpr=batched, fwd=fwd_batched, bwd=bwd_batched, num_consts=num_consts, name=name
+    )
     return outs, out_dims
+
+
+def _match_ct_axis(ct, src, dst, axis_size):
+    """An input's cotangent from a batched bwd, with the batch axis where the input has it:
+    summed over when the input is unbatched (one value served the whole batch)."""
+    from . import lax
+
+    if dst is None:
+        return ct if src is batching.not_mapped else lax.reduce_sum(ct, (src,))
+    return batching.moveaxis(batching.bdim_at_front(ct, src, axis_size), 0, dst)
 
 
 @custom_lin_p.def_impl
 def _custom_lin_impl(*args, **_):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_batch(axis_size, vals, dims, **_):
+    # Tangents batched: forward mode (jacfwd's vmap of a jvp), which a custom_vjp refuses.
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
@@ -477,6 +579,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
 
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
+batching.batch_rules[custom_lin_p] = _custom_lin_batch
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 

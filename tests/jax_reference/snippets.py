@@ -1967,3 +1967,6 @@ SNIPPETS["semantic_gaps"] = SEMANTIC_GAPS
 from snippets_semantic_gaps import BROADCAST_ERRORS  # noqa: E402
 
 SNIPPETS["broadcast_errors"] = BROADCAST_ERRORS
+from snippets_transform_gaps import CUSTOM_VJP_VMAP  # noqa: E402
+
+SNIPPETS["custom_vjp_vmap"] = CUSTOM_VJP_VMAP
