@@ -397,30 +397,47 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     )
 
 
-def _triangle(m, k, lower):
-    from ._selection import where
+def _triangle_mask(shape, k):
+    """JAX's ``tri(N, M, k)`` as staged: the row iota plus ``k`` compared with the column iota
+    (symbolic sizes work the same way)."""
+    rows = lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(k))
+    return lax.ge(rows, lax.broadcasted_iota(np.int32, shape, 1))
 
+
+def _select_triangle(m, k, lower):
+    mask = _triangle_mask(m.shape[-2:], k if lower else k - 1)
+    if m.ndim > 2:
+        mask = lax.broadcast(mask, m.shape[:-2])
+    zero = zeros_like(m)
+    return lax.select(mask, m, zero) if lower else lax.select(mask, zero, m)
+
+
+@staged_as_jit(name="tril", static_argnames=("k",))
+def _tril(m, k):
+    return _select_triangle(m, k, True)
+
+
+@staged_as_jit(name="triu", static_argnames=("k",))
+def _triu(m, k):
+    return _select_triangle(m, k, False)
+
+
+def _triangle(m, k, lower):
     m = as_operand(m)
     if m.ndim < 2:
         raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least 2 dimensions")
-    n_rows, n_cols = m.shape[-2:]
-    zero = Array(np.zeros((), m.dtype), m.weak_type)
-    if not dims.is_constant_shape((n_rows, n_cols)):  # symbolic sizes: the mask from iotas
-        rows = lax.broadcasted_iota(np.int32, (n_rows, n_cols), 0)
-        cols = lax.broadcasted_iota(np.int32, (n_rows, n_cols), 1)
-        shifted = lax.add(rows, np.int32(int(k)))
-        return where(lax.ge(shifted, cols) if lower else lax.le(shifted, cols), m, zero)
-    mask = np.tri(n_rows, n_cols, int(k) if lower else int(k) - 1, dtype=bool)
-    return where(Array(mask if lower else ~mask), m, zero)
+    return (_tril if lower else _triu)(m, k=int(k))
 
 
 def tril(m, k: int = 0):
-    """Lower triangle of the last two axes (entries above the ``k``-th diagonal zeroed)."""
+    """Lower triangle of the last two axes (entries above the ``k``-th diagonal zeroed); a ``jit``
+    named ``tril`` selecting by an iota mask, as JAX's."""
     return _triangle(m, k, True)
 
 
 def triu(m, k: int = 0):
-    """Upper triangle of the last two axes (entries below the ``k``-th diagonal zeroed)."""
+    """Upper triangle of the last two axes (entries below the ``k``-th diagonal zeroed); a ``jit``
+    named ``triu``, as JAX's."""
     return _triangle(m, k, False)
 
 

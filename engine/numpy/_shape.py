@@ -691,8 +691,10 @@ def _resize(a, new_shape):
     return reshape(tiled if tiled.shape[0] == total else tiled[:total], new_shape)
 
 
+@staged_as_jit
 def block(arrays):
-    """Assemble an array from nested lists of blocks (the innermost lists join along the last axis)."""
+    """Assemble an array from nested lists of blocks (the innermost lists join along the last axis);
+    a ``jit`` named ``block``, as JAX's."""
 
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)

@@ -13,6 +13,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..numpy._promote import check_arraylike, promote_dtypes_inexact
+from ..numpy._staged import staged_as_jit
 from ..numpy.linalg import det, inv, pinv, svd  # noqa: F401  (same functions as numpy's)
 
 
@@ -75,8 +76,10 @@ def solve_triangular(
     return x[..., 0] if vector else x
 
 
+@staged_as_jit(static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
-    """``(lu, piv)``: packed LU factors and LAPACK's pivot indices."""
+    """``(lu, piv)``: packed LU factors and LAPACK's pivot indices (a ``jit`` named ``lu_factor``,
+    as JAX's)."""
     (a,) = _inexact("lu_factor", a)
     lu_, pivots, _ = lax_linalg.lu(a)
     return lu_, pivots
