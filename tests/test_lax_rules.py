@@ -493,6 +493,7 @@ case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=0, reverse=True), normal
 case(
     "optimization_barrier", lambda x, y: lax.optimization_barrier((x * 2.0, y)), join(normal(3), normal(2, 2))
 )
+case("device_put", lambda x, y: engine.device_put((x * 2.0, y)), join(normal(3), normal(2, 2)))
 case(
     "cumprod",
     lambda x: lax.cumprod(x, 0),

@@ -76,6 +76,7 @@ INTERPRETER_ONLY = {
     "clz": "rare bit-level op: numpy's rule is exact",
     "mulhi": "rare bit-level op: numpy's rule is exact (128-bit products in Python integers for 64-bit)",
     "optimization_barrier": "an identity: nothing to compile (numpy's rule passes the buffers through)",
+    "device_put": "an identity on the engine's one memory (numpy's rule passes the buffers through)",
     "reduce_precision": "rare bit-level op: numpy's rule is exact",
     "complex": "complex dtypes are not in the kernels' types: numpy's rule",
     "real": "complex dtypes are not in the kernels' types: numpy's rule",

@@ -29,6 +29,16 @@ class _LinearSolveTuple(NamedTuple):
     def transpose(self) -> "_LinearSolveTuple":
         return type(self)(self.vecmat, self.matvec, self.transpose_solve, self.solve)
 
+    def __repr__(self) -> str:
+        # Each jaxpr prints as a top-level one, so outputs nothing reads print as ``_`` (cg's while
+        # carries), as in JAX's text; the shared ``let`` section above prints them named.
+        def text(j: Any) -> str:
+            if not isinstance(j, ir.ClosedJaxpr):  # (const_lengths: counts)
+                return repr(j)
+            return str(ir.ClosedJaxpr(ir.drop_unused_binders(j.jaxpr), j.consts))
+
+        return "_LinearSolveTuple(" + ", ".join(f"{f}={text(getattr(self, f))}" for f in self._fields) + ")"
+
 
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
 

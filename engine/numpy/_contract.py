@@ -75,7 +75,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     else:
         contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
     pet = _result_pet(a, b, preferred_element_type)
-    out = _dot_general(a, b, (contract, ((), ())), "dot", pet, out_sharding)
+    out = _dot_general(a, b, (contract, ((), ())), "dot", pet, out_sharding, precision)
     return _to_bool_if(out, was_bool)
 
 
@@ -154,7 +154,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     from ._shape import ravel
     from ._complex_parts import conj
 
-    return dot(conj(ravel(a)), ravel(b), preferred_element_type=preferred_element_type)
+    return dot(conj(ravel(a)), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):

@@ -110,10 +110,17 @@ def _promoted(x, dtype, weak):
     return out
 
 
+def _python_literal(x):
+    out = as_operand(x)
+    if type(x) in (float, complex):
+        out.python_value = x
+    return out
+
+
 def promote_dtypes(*args):
     """Convert all args to their joint dtype (JAX lattice); weak only if the join is weak."""
-    if len(args) < 2:
-        return [as_operand(a) for a in args]
+    if len(args) < 2:  # (JAX's lax.asarray: a Python float stays the literal as written)
+        return [_python_literal(a) for a in args]
     extended = {d for a in args if isinstance(d := getattr(a, "dtype", None), core.ExtendedDType)}
     if extended:  # typed PRNG keys: joined with keys of their own dtype only
         if len(extended) != 1 or any(

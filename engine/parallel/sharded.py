@@ -164,6 +164,12 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
             if isinstance(v, (np.ndarray, np.generic, bool, int, float, complex)):
                 transfers.host_to_device(v, explicit=True)
 
+    leaves, tree = tree_flatten(x)
+    if device is None and any(isinstance(v, core.Tracer) for v in leaves):
+        # traced values: staged as JAX stages them (one device_put equation for the pytree)
+        from ..device_put_primitive import stage_device_put
+
+        return tree_unflatten(tree, stage_device_put(leaves, may_alias, donate))
     if isinstance(device, Format):  # a sharding and a layout
         return tree_map(lambda v: put_with_format(v, device), x)
     if device is not None and not isinstance(device, (_devices.Device, int)):

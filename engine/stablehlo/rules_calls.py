@@ -12,6 +12,7 @@ import numpy as np
 from ..ad_checkpoint import checkpoint_p, name_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from ..device_put_primitive import device_put_p
 from ..jit_primitive import jit_p
 from ..linear_call import linear_call_p
 from ..lax.composite_call import attribute_values, composite_p
@@ -65,6 +66,11 @@ def _checkpoint(
 @register(name_p)
 def _name(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [x]
+
+
+@register(device_put_p)
+def _device_put(ctx: RuleContext, *xs: Value, **_: Any) -> list[Value]:
+    return list(xs)  # (JAX's CPU lowering: the operands, on the default memory)
 
 
 @register(linear_solve_p)

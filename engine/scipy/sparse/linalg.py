@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from ... import lax
+from ... import core, lax
 from ... import numpy as jnp
 from ...pytree.partial import Partial
 from ...tree_util import tree_leaves, tree_map, tree_structure
@@ -24,13 +24,18 @@ __all__ = ["bicgstab", "cg", "gmres"]
 
 # ---- pytree vector algebra -------------------------------------------------------------------
 
+# JAX's solvers take every inner product and matrix-vector product at HIGHEST precision.
+_HIGHEST = lax.Precision.HIGHEST
+_dot = functools.partial(jnp.dot, precision=_HIGHEST)
+_vdot = functools.partial(jnp.vdot, precision=_HIGHEST)
+
 
 def _real_inner(x, y):
     """``Re(<x, y>)`` of one leaf pair, dropping the real-imaginary cross terms (the inner products
     cg needs are of Hermitian positive-definite forms, which are real)."""
-    out = jnp.vdot(jnp.real(x), jnp.real(y))
+    out = _vdot(jnp.real(x), jnp.real(y))
     if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
-        out = out + jnp.vdot(jnp.imag(x), jnp.imag(y))
+        out = out + _vdot(jnp.imag(x), jnp.imag(y))
     return out
 
 
@@ -39,7 +44,7 @@ def _tree_real_inner(x, y):
 
 
 def _tree_inner(x, y):
-    return sum(tree_leaves(tree_map(jnp.vdot, x, y)))
+    return sum(tree_leaves(tree_map(_vdot, x, y)))
 
 
 def _tree_norm(x):
@@ -80,7 +85,7 @@ def _as_linear_map(op):
         if shape is not None and (len(shape) != 2 or shape[0] != shape[1]):
             raise ValueError(f"linear operator must be a square matrix, but has shape: {tuple(shape)}")
         if isinstance(op, (np.ndarray, jnp.ndarray)):
-            return functools.partial(jnp.dot, op)
+            return functools.partial(_dot, op)
         return functools.partial(operator.matmul, op)
     raise TypeError(f"linear operator must be either a function or ndarray: {op}")
 
@@ -102,7 +107,8 @@ def _check_like_b(x0, b, *, shapes=True):
 
 def _squared_tolerance(b, tol, atol):
     # scipy's non-legacy rule: stop once |r|^2 <= max(tol^2 |b|^2, atol^2)
-    return jnp.maximum(jnp.square(tol) * _tree_real_inner(b, b), jnp.square(atol))
+    b2 = _tree_real_inner(b, b)
+    return jnp.maximum(jnp.square(tol) * b2, jnp.square(atol))
 
 
 # ---- conjugate gradients and BiCGSTAB ---------------------------------------------------------
@@ -170,10 +176,20 @@ def _bicgstab_iterate(A, b, *, x0, maxiter, tol, atol, M):
     return lax.while_loop(keep_going, step, init)[0]
 
 
+def _device_put(b, x0):
+    """``(b, x0)`` as arrays; traced, through one ``device_put`` as JAX's solvers put them."""
+    b, x0 = tree_map(jnp.asarray, (b, x0))
+    if any(isinstance(leaf, core.Tracer) for leaf in tree_leaves((b, x0))):
+        from ...parallel import device_put
+
+        b, x0 = device_put((b, x0))
+    return b, x0
+
+
 def _krylov_solve(iterate, A, b, x0, *, tol, atol, maxiter, M, symmetric_if_real):
     if x0 is None:
         x0 = tree_map(jnp.zeros_like, b)
-    b, x0 = tree_map(jnp.asarray, (b, x0))
+    b, x0 = _device_put(b, x0)
     if maxiter is None:
         maxiter = 10 * sum(np.size(leaf) for leaf in tree_leaves(b))  # scipy's default
     A = _as_linear_map(A)
