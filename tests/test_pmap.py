@@ -228,6 +228,22 @@ def test_vmap_collectives_on_unbatched_and_nested():
     close(g(m), np.full_like(m, m.sum()))
 
 
+def test_reduction_over_a_pmap_axis_and_a_vmap_axis_at_once():
+    # The vmap's axis becomes a positional axis of the same psum/pmax (JAX's batching rule).
+    m = rng.standard_normal((2, 3)).astype(np.float32)
+
+    def both_axes(fn):
+        return jax.pmap(jax.vmap(fn, axis_name="j"), axis_name="i")(m)
+
+    close(both_axes(lambda x: lax.psum(x, ("i", "j"))), np.full_like(m, m.sum()))
+    close(both_axes(lambda x: lax.pmax(x, ("j", "i"))), np.full_like(m, m.max()))
+    close(both_axes(lambda x: lax.pmin(x, ("i", "j"))), np.full_like(m, m.min()))
+    close(both_axes(lambda x: lax.psum(2.0, ("i", "j"))), np.full_like(m, 12.0))  # a constant: 2 * 6
+    close(both_axes(lambda x: x / lax.psum(1, ("i", "j"))), m / 6)
+    g = jax.pmap(jax.grad(lambda x: jax.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j")(x).sum()), "i")
+    close(g(m), np.full_like(m, 6.0))  # d/dx of sum_j (psum over 6 members) = 3 copies * 2 devices
+
+
 def test_collective_inside_jit_inside_vmap():
     f = jax.vmap(jax.jit(lambda x: x / lax.psum(x, "i")), axis_name="i")
     close(f(jnp.arange(1.0, 4.0)), np.arange(1.0, 4.0) / 6)

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import ad, batching, core, ir
-from ..batching import not_mapped
 from ..core import Array, Primitive, ShapedArray
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -171,9 +170,21 @@ collective_primitives = (
     axis_index_p,
 )
 
-psum_p.def_abstract_eval(lambda *avals, axes: [a.update(weak_type=a.weak_type) for a in avals])
-pmax_p.def_abstract_eval(lambda x, *, axes: x)
-pmin_p.def_abstract_eval(lambda x, *, axes: x)
+
+def _positional(axes) -> tuple:
+    """The integer (positional) axes among a reduction's ``axes``: under ``vmap`` the batch axis of
+    an operand becomes one (JAX's psum reduces it there, fused with the named ones)."""
+    return tuple(a for a in axes if isinstance(a, int))
+
+
+def _reduced_aval(aval, axes):
+    pos = _positional(axes)
+    return aval.update(shape=tuple(n for i, n in enumerate(aval.shape) if i not in pos)) if pos else aval
+
+
+psum_p.def_abstract_eval(lambda *avals, axes: [_reduced_aval(a, axes) for a in avals])
+pmax_p.def_abstract_eval(_reduced_aval)
+pmin_p.def_abstract_eval(_reduced_aval)
 ppermute_p.def_abstract_eval(lambda x, *, axes, perm: x)
 axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
 
@@ -245,25 +256,32 @@ def _on_devices(kind, x, axes, **params):
     return ctx.collective(kind, x, axes, **params)
 
 
+def _reduce_positional(reducer, x, axes):
+    pos = _positional(axes)
+    return np.asarray(reducer.reduce(np.asarray(x), axis=pos, dtype=np.asarray(x).dtype)) if pos else x
+
+
 @psum_p.def_impl
 def _psum_impl(*xs, axes):
-    size, vm, rest = _split_axes(axes)
+    xs = tuple(_reduce_positional(np.add, x, axes) for x in xs)
+    size, vm, rest = _split_axes(tuple(a for a in axes if not isinstance(a, int)))
     outs = [np.asarray(x * np.asarray(size, x.dtype)) if vm else x for x in xs]
     if rest:
         outs = [_on_devices("psum", x, rest) for x in outs]
     return outs
 
 
-def _chooser_impl(kind):
+def _chooser_impl(kind, reducer):
     def impl(x, *, axes):
-        _, vm, rest = _split_axes(axes)
+        x = _reduce_positional(reducer, x, axes)
+        _, vm, rest = _split_axes(tuple(a for a in axes if not isinstance(a, int)))
         return _on_devices(kind, x, rest) if rest else x
 
     return impl
 
 
-pmax_p.def_impl(_chooser_impl("pmax"))
-pmin_p.def_impl(_chooser_impl("pmin"))
+pmax_p.def_impl(_chooser_impl("pmax", np.maximum))
+pmin_p.def_impl(_chooser_impl("pmin", np.minimum))
 
 
 @all_gather_p.def_impl
@@ -330,6 +348,12 @@ def _psum_jvp(primals, tangents, *, axes):
 
 def _psum_transpose(cts, *args, axes):
     nz = [type(c) is not ad.Zero for c in cts]
+    if _positional(axes):  # broadcast back along them, then the named sum (axes=() too, as JAX)
+        from .reductions import _reduce_sum_transpose
+
+        pos, named = _positional(axes), tuple(a for a in axes if not isinstance(a, int))
+        cts = [_reduce_sum_transpose(c, x, axes=pos)[0] if n else c for c, x, n in zip(cts, args, nz)]
+        return [psum_p.bind(c, axes=named)[0] if n else None for c, n in zip(cts, nz)]
     outs = iter(psum_p.bind(*[c for c in cts if type(c) is not ad.Zero], axes=axes) if any(nz) else [])
     return [next(outs) if n else None for n in nz]
 
@@ -344,7 +368,10 @@ def _chooser_jvp(prim):
 
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axes=axes)
-        mask = lax.convert_element_type(lax.eq(x, out), core.get_aval(x).dtype)
+        pos, shape = _positional(axes), core.get_aval(x).shape
+        kept = tuple(i for i in range(len(shape)) if i not in pos)
+        full = lax.broadcast_in_dim(out, shape, kept) if pos else out
+        mask = lax.convert_element_type(lax.eq(x, full), core.get_aval(x).dtype)
         # Two binds: the count must stay a primal (known) value when partial eval splits this.
         (num,) = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), axes=axes)
         (den,) = psum_p.bind(mask, axes=axes)
@@ -392,143 +419,6 @@ _linear(
 )
 
 
-# ---------------------------------------------------------------------------------------------
-# Batching: when the vmap's own axis is named, the collective acts on the batch dimension; a
-# collective over another axis passes through with its positional params shifted.
-
-
-def _vmap_axis_name():
-    trace = batching.current_batch_trace()
-    return None if trace is None else trace.axis_name
-
-
-def _front(v, d, size):
-    return batching.bdim_at_front(v, d, size)
-
-
-def _psum_batch(size, vals, dims, *, axes):
-    from . import api as lax
-
-    name = _vmap_axis_name()
-    if name not in axes:
-        return psum_p.bind(*vals, axes=axes), list(dims)
-    outs = []
-    for v, d in zip(vals, dims):
-        if d is not_mapped:
-            outs.append(lax.mul(v, lax.full_like(v, size)))
-        else:
-            outs.append(lax.reduce_sum(v, (d,)))
-    rest = tuple(a for a in axes if a != name)
-    if rest:
-        outs = psum_p.bind(*outs, axes=rest)
-    return outs, [not_mapped] * len(outs)
-
-
-def _chooser_batch(prim, reduce):
-    def rule(size, vals, dims, *, axes):
-        (v,), (d,) = vals, dims
-        name = _vmap_axis_name()
-        if name not in axes:
-            return prim.bind(v, axes=axes), d
-        out = v if d is not_mapped else reduce(v, (d,))
-        rest = tuple(a for a in axes if a != name)
-        return (prim.bind(out, axes=rest) if rest else out), not_mapped
-
-    return rule
-
-
-def _only_this_axis(axes, name, what):
-    if name in axes and len(axes) > 1:
-        raise NotImplementedError(f"{what} over a vmap axis together with other axes {axes}")
-    return name in axes
-
-
-def _all_gather_batch(size, vals, dims, *, axes, axis_size, all_gather_dimension, tiled):
-    from . import api as lax
-
-    (v,), (d,) = vals, dims
-    ad_ = all_gather_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), "all_gather"):
-        out = all_gather_p.bind(
-            _front(v, d, size), axes=axes, axis_size=axis_size, all_gather_dimension=ad_ + 1, tiled=tiled
-        )
-        return out, 0
-    x = batching.moveaxis(_front(v, d, size), 0, ad_)
-    if tiled:
-        shape = list(core.get_aval(x).shape)
-        shape[ad_ : ad_ + 2] = [shape[ad_] * shape[ad_ + 1]]
-        x = lax.reshape(x, shape)
-    return x, not_mapped
-
-
-def _psum_scatter_batch(size, vals, dims, *, axes, axis_size, scatter_dimension, tiled):
-    from . import api as lax
-
-    (v,), (d,) = vals, dims
-    sd = scatter_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), "psum_scatter"):
-        out = psum_scatter_p.bind(
-            _front(v, d, size), axes=axes, axis_size=axis_size, scatter_dimension=sd + 1, tiled=tiled
-        )
-        return out, 0
-    total = lax.reduce_sum(_front(v, d, size), (0,))
-    if not tiled:
-        return total, sd
-    shape = list(core.get_aval(total).shape)
-    shape[sd : sd + 1] = [size, shape[sd] // size]
-    return lax.reshape(total, shape), sd
-
-
-def _ppermute_batch(size, vals, dims, *, axes, perm):
-    from . import api as lax
-
-    (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), "ppermute"):
-        return ppermute_p.bind(v, axes=axes, perm=perm), d
-    x = _front(v, d, size)
-    aval = core.get_aval(x)
-    sel = np.zeros((size, size), aval.dtype)  # out[dst] = x[src]: a one-hot matrix product
-    for src, dst in perm:
-        sel[dst, src] = 1
-    return lax.dot_general(Array(sel), x, (((1,), (0,)), ((), ()))), 0
-
-
-def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis):
-    from . import api as lax
-
-    (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), "all_to_all"):
-        out = all_to_all_p.bind(
-            _front(v, d, size),
-            axes=axes,
-            axis_size=axis_size,
-            split_axis=split_axis + 1,
-            concat_axis=concat_axis + 1,
-        )
-        return out, 0
-    x = _front(v, d, size)  # (j, *s): j is the source index
-    s = list(core.get_aval(x).shape[1:])
-    chunk = s[split_axis] // size
-    x = lax.reshape(x, (size, *s[:split_axis], size, chunk, *s[split_axis + 1 :]))
-    x = batching.moveaxis(x, 1 + split_axis, 0)  # (i, j, *r): i the destination
-    r = s[:split_axis] + [chunk] + s[split_axis + 1 :]
-    k = len(r)
-    perm = [0] + [2 + q for q in range(concat_axis)] + [1] + [2 + q for q in range(concat_axis, k)]
-    x = lax.transpose(x, perm)
-    new_r = list(r)
-    new_r[concat_axis] *= size
-    return lax.reshape(x, (size, *new_r)), 0
-
-
-batching.batch_rules[psum_p] = _psum_batch
-batching.batch_rules[pmax_p] = _chooser_batch(pmax_p, lambda v, a: _lax().reduce_max(v, a))
-batching.batch_rules[pmin_p] = _chooser_batch(pmin_p, lambda v, a: _lax().reduce_min(v, a))
-batching.batch_rules[all_gather_p] = _all_gather_batch
-batching.batch_rules[psum_scatter_p] = _psum_scatter_batch
-batching.batch_rules[ppermute_p] = _ppermute_batch
-batching.batch_rules[all_to_all_p] = _all_to_all_batch
-
-
 def _lax():
     from . import api
 
@@ -549,7 +439,32 @@ def psum(x, axis_name, *, axis_index_groups=None):
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
-    return tree_unflatten(tree, psum_p.bind(*leaves, axes=_bound(axis_name)))
+    axes = _bound(axis_name)
+    if not any(isinstance(v, core.Tracer) for v in leaves):
+        constant = _psum_of_constants(leaves, axes)
+        if constant is not None:
+            return tree_unflatten(tree, constant)
+    return tree_unflatten(tree, psum_p.bind(*leaves, axes=axes))
+
+
+def _psum_of_constants(leaves, axes):
+    """Every member holds the same constant: the sum is the axes' size times it, computed here
+    (JAX's constant case: ``psum(1, 'i')`` is the axis size, no collective staged)."""
+    from ..staging import displaying
+
+    named, pos = tuple(a for a in axes if not isinstance(a, int)), _positional(axes)
+    if named and displaying() and not all(n in _bound_names() for n in named):
+        return None  # (a body shown alone, outside the map binding its axes)
+    size = axis_size(named) if named else 1
+    lax = _lax()
+    out = []
+    for v in leaves:
+        if isinstance(v, (bool, int, float, complex)) and not pos:
+            out.append(type(v)(size) * v)
+        else:
+            v = lax.reduce_sum(v, pos) if pos else v
+            out.append(lax.mul(lax._const_like(v, size), v))
+    return out
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
@@ -755,15 +670,10 @@ def pvary(x, axis_name):
 # psum_invariant: JAX's name for a one-operand psum inside a shard_map whose varying axes are
 # checked (check_vma=True): same values and rules as psum's; shard_map stages it (spmd).
 psum_invariant_p = Primitive("psum_invariant")
-psum_invariant_p.def_abstract_eval(lambda x, *, axes: x)
+psum_invariant_p.def_abstract_eval(_reduced_aval)
 psum_invariant_p.def_impl(lambda x, *, axes: _psum_impl(x, axes=axes)[0])
 _linear(psum_invariant_p, lambda ct, *, axes: psum_invariant_p.bind(ct, axes=axes))
 
-
-def _psum_invariant_batch(size, vals, dims, *, axes):
-    outs, out_dims = _psum_batch(size, vals, dims, axes=axes)
-    return outs[0], out_dims[0]
-
-
-batching.batch_rules[psum_invariant_p] = _psum_invariant_batch
 collective_primitives = (*collective_primitives, psum_invariant_p)
+
+from . import parallel_batching  # noqa: E402,F401  (registers the collectives' batching rules)

@@ -1970,3 +1970,6 @@ SNIPPETS["broadcast_errors"] = BROADCAST_ERRORS
 from snippets_transform_gaps import CUSTOM_VJP_VMAP  # noqa: E402
 
 SNIPPETS["custom_vjp_vmap"] = CUSTOM_VJP_VMAP
+from snippets_transform_gaps import VMAP_COLLECTIVES  # noqa: E402
+
+SNIPPETS["vmap_collectives"] = VMAP_COLLECTIVES

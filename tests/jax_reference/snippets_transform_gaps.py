@@ -82,3 +82,52 @@ CUSTOM_VJP_VMAP += [
         "out = jax.grad(lambda w: t(jnp.arange(3.0), w).sum())(2.0)",
     ),
 ]
+
+# psum/pmax/pmin under vmap: the vmap's axis becomes a positional axis of the same collective
+# (printed psum[axes=(0,)]); a constant's psum is the axes' size times it, nothing staged.
+_M = "m = jnp.arange(6.0).reshape(2, 3)\n"
+VMAP_COLLECTIVES = [
+    (
+        "psum_text",
+        _M + "out = str(jax.make_jaxpr(jax.vmap(lambda x: lax.psum(x, 'j'), axis_name='j'))(m[0]))",
+    ),
+    (
+        "psum_tuple_text",
+        _M + "out = str(jax.make_jaxpr(jax.vmap(lambda x: lax.psum((x, 2 * x), 'j'), axis_name='j'))(m[0]))",
+    ),
+    (
+        "pmax_text",
+        _M + "out = str(jax.make_jaxpr(jax.vmap(lambda x: lax.pmax(x, 'j'), axis_name='j'))(m[0]))",
+    ),
+    (
+        "grad_psum_text",
+        _M + "f = jax.vmap(lambda x: lax.psum(x, 'j'), axis_name='j')\n"
+        "out = str(jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(m[0]))",
+    ),
+    (
+        "nested_psum_text",
+        _M + "f = jax.vmap(jax.vmap(lambda x: lax.psum(x, ('j', 'k')), axis_name='j'), axis_name='k')\n"
+        "out = str(jax.make_jaxpr(f)(m))",
+    ),
+    (
+        "nested_values",
+        _M + "f = lambda p: jax.vmap(jax.vmap(lambda x: p(x, ('j', 'k')), axis_name='j'), axis_name='k')(m)\n"
+        "out = (f(lax.psum), f(lax.pmax), f(lax.pmin), f(lax.pmean))",
+    ),
+    (
+        "grad_nested",
+        _M
+        + "f = jax.vmap(jax.vmap(lambda x: jnp.sin(x) * lax.psum(x, ('j', 'k')), axis_name='j'), axis_name='k')\n"
+        "out = jax.grad(lambda m: f(m).sum())(m)",
+    ),
+    (
+        "constant_text",
+        "out = str(jax.make_jaxpr(jax.vmap(lambda x: x + lax.psum(2.0, 'j'), axis_name='j'))(jnp.ones(3)))",
+    ),
+    ("constant_size", "out = jax.vmap(lambda x: x / lax.psum(1, 'j'), axis_name='j')(jnp.ones(4))"),
+    (
+        "unbatched_operand",
+        "out = jax.vmap(lambda x, c: lax.psum(c, 'j') + x, in_axes=(0, None), axis_name='j')(jnp.ones(3), jnp.float32(2.0))",
+    ),
+    ("int_operand", "out = jax.vmap(lambda x: lax.psum(x, 'j'), axis_name='j')(jnp.arange(4))"),
+]
