@@ -12,7 +12,7 @@ import numpy as np
 from .. import ad, batching, core, transfers
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..ir import ClosedJaxpr, Jaxpr, Var
+from ..ir import ClosedJaxpr, Jaxpr, Var, dce_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
@@ -71,16 +71,67 @@ def while_loop(cond_fun, body_fun, init_val):
             f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
         )
     _check_same("body_fun output and input", avals, bj.out_avals)
-    outs = while_p.bind(
-        *cconsts,
-        *bconsts,
-        *leaves,
-        cond_jaxpr=cj,
-        body_jaxpr=bj,
-        cond_nconsts=len(cconsts),
-        body_nconsts=len(bconsts),
+    move = _forwarded_carries(cj.jaxpr, bj.jaxpr, len(cconsts), len(bconsts))
+    if not any(move):
+        outs = while_p.bind(
+            *cconsts,
+            *bconsts,
+            *leaves,
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts),
+            body_nconsts=len(bconsts),
+        )
+        return tree_unflatten(tree, outs)
+    cj, bj = _carries_to_consts(cj, bj, len(cconsts), len(bconsts), move)
+    moved = [x for x, m in zip(leaves, move) if m]
+    outs = iter(
+        while_p.bind(
+            *cconsts,
+            *moved,
+            *bconsts,
+            *[x for x, m in zip(leaves, move) if not m],
+            cond_jaxpr=cj,
+            body_jaxpr=bj,
+            cond_nconsts=len(cconsts),
+            body_nconsts=len(moved) + len(bconsts),
+        )
     )
-    return tree_unflatten(tree, outs)
+    return tree_unflatten(tree, [x if m else next(outs) for x, m in zip(leaves, move)])
+
+
+def _forwarded_carries(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts: int) -> list[bool]:
+    """The carries JAX's while_loop makes body constants: returned unchanged by the body and not
+    read by the condition (vmap then batches them only if they are batched)."""
+    carries = body.in_binders[body_nconsts:]
+    forwarded = [out is v for out, v in zip(body.outs, carries)]
+    if not any(forwarded):
+        return forwarded
+    live = dce_jaxpr(cond)
+    read = {x for e in live.eqns for x in e.inputs if type(x) is Var}
+    read.update(x for x in live.outs if type(x) is Var)
+    return [f and v not in read for f, v in zip(forwarded, cond.in_binders[cond_nconsts:])]
+
+
+def _carries_to_consts(cj, bj, cond_nconsts, body_nconsts, move):
+    cond, body = dce_jaxpr(cj.jaxpr), bj.jaxpr
+    cond_carries = cond.in_binders[cond_nconsts:]
+    cond = Jaxpr(
+        cond.constvars,
+        cond.in_binders[:cond_nconsts] + [v for v, m in zip(cond_carries, move) if not m],
+        cond.eqns,
+        cond.outs,
+    )
+    carries = body.in_binders[body_nconsts:]
+    body = Jaxpr(
+        body.constvars,
+        [v for v, m in zip(carries, move) if m]
+        + body.in_binders[:body_nconsts]
+        + [v for v, m in zip(carries, move) if not m],
+        body.eqns,
+        [o for o, m in zip(body.outs, move) if not m],
+    )
+    return ClosedJaxpr(cond, cj.consts), ClosedJaxpr(body, bj.consts)
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

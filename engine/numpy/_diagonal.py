@@ -10,7 +10,7 @@ from .. import core, lax
 from ..core import Array, Tracer
 from ._promote import as_operand, canonicalize_axis, check_arraylike
 from ._staged import staged_as_jit
-from ._shape import moveaxis, ravel, slice_axis
+from ._shape import moveaxis, ravel
 
 
 @staged_as_jit(static_argnames=("offset", "axis1", "axis2"))
@@ -52,25 +52,28 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
 
 
 def diag(v, k: int = 0):
-    """The ``k``-th diagonal of a 2-D array, or a 2-D array with ``v`` on its ``k``-th diagonal."""
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with ``v`` on its ``k``-th diagonal (a
+    ``jit`` named ``_diag``, as JAX's)."""
     v = as_operand(v)
+    if v.ndim not in (1, 2):
+        raise ValueError("diag input must be 1d or 2d")
+    return _diag(v, k=int(k))
+
+
+@staged_as_jit(static_argnames=("k",))
+def _diag(v, k):
     if v.ndim == 2:
         return diagonal(v, k)
-    if v.ndim != 1:
-        raise ValueError("diag input must be 1d or 2d")
-    k = int(k)
-    L = v.shape[0]
-    n = L + builtins.abs(k)
-    if L == 0:
-        return lax.full((n, n), 0, v.dtype, v.weak_type)
-    # Rows [v_i, 0 * L] flattened put v_i at i * (L + 1): the diagonal of an L x L matrix.
+    from ._selection import where
+
+    # JAX's formulation: v padded to the matrix's size, selected into the rows of an eye mask
     zero = lax.full((), 0, v.dtype, v.weak_type)
-    rows = lax.pad(lax.reshape(v, (L, 1)), zero, [(0, 0, 0), (0, L, 0)])
-    square = lax.reshape(slice_axis(lax.reshape(rows, (L * (L + 1),)), 0, 0, L * L), (L, L))
-    if k == 0:
-        return square
-    lo, hi = (0, k) if k > 0 else (-k, 0)
-    return lax.pad(square, zero, [(lo, hi, 0), (hi, lo, 0)])
+    n = v.shape[0] + builtins.abs(k)
+    v = lax.pad(v, zero, [(builtins.max(0, -k), builtins.max(0, k), 0)])
+    rows = lax.broadcasted_iota(np.int32, (n, n), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, n), 1)
+    on_diagonal = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return where(on_diagonal, lax.broadcast_in_dim(v, (n, 1), (0,)), zero)
 
 
 def diagflat(v, k: int = 0):

@@ -151,7 +151,7 @@ def _sqrtm_triu(T):
     def entry(l, carry):
         j, U = carry
         i = j - 1 - l
-        s = lax.fori_loop(i + 1, j, lambda k, acc: acc + U[i, k] * U[k, j], jnp.zeros((), U.dtype))
+        s = lax.fori_loop(i + 1, j, lambda k, acc: acc + U[i, k] * U[k, j], 0.0)
         return j, U.at[i, j].set(jnp.where(T[i, j] == s, 0.0, (T[i, j] - s) / (diag[i] + diag[j])))
 
     return lax.fori_loop(0, n, lambda j, U: lax.fori_loop(0, j, entry, (j, U))[1], U)
