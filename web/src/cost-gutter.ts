@@ -63,9 +63,11 @@ const costGutter = [
 
 const installed = new WeakSet<EditorView>();
 
-/** Show ``cost`` (a stage's per-line estimate) in the editor's gutter; null clears it. */
+/** Show ``cost`` (a stage's per-line estimate) in the editor's gutter; null clears it (and the
+ *  gutter is not added to an editor that never showed a cost). */
 export function showLineCosts(view: EditorView, cost: StageCost | null | undefined) {
   if (!installed.has(view)) {
+    if (!cost) return;
     installed.add(view);
     view.dispatch({ effects: StateEffect.appendConfig.of(costGutter) });
   }

@@ -395,6 +395,9 @@ class App {
     this.renderCallPicker(panel);
     this.panelBody.dataset.panel = panel;
     const r = this.report;
+    // The editor's cost marks are the IR panel's shown stage's: another panel, a failed request or
+    // no report clears them (the IR panel sets them again when it shows a stage).
+    if (panel !== "ir" || !r) showLineCosts(this.editor.view, null);
     if (!r) {
       if (this.failure) {
         replace(this.panelBody, requestError(this.failure.message, this.failure.kind));

@@ -83,6 +83,7 @@ export class IRPanel {
     }
     const n = call.stages.length + (call.jit ? 1 : 0);
     if (!n) {
+      this.handlers.onStageCost?.(null);
       replace(this.tabs);
       this.markOverflow();
       replace(this.body, empty("No IR recorded for this call.", "Its stages were not traced; pick it as the target function with a stack to see them."));
