@@ -15,7 +15,7 @@ from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .jit_runtime import _executables, _first_tier, _tier, compiled_form
 from .staging import trace_to_jaxpr
 from .state.discharge import RefOperandPrimitive
-from .state.types import Ref
+from .state.types import AbstractRef, Ref
 
 jit_p = RefOperandPrimitive("jit", multiple_results=True)
 # JAX prints name= first (easier to scan), then the rest by name.
@@ -76,6 +76,22 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
 # --- rules of jit_p ---------------------------------------------------------------------------
 
 
+def _known_tangents_as_zeros(
+    closed: ClosedJaxpr, n_primals: int, out_nonzero: list[bool]
+) -> tuple[ClosedJaxpr, list[bool]]:
+    """Under linearization, a tangent output that reads no input tangent (a custom JVP rule's
+    ``zeros_like``) is a symbolic zero, as in JAX's linearize of a jit (``linearize_from_jvp``
+    takes known tangent outputs for zeros): it leaves the call instead of being computed."""
+    j = closed.jaxpr
+    _, _, unknown, _ = ad.partial_eval_jaxpr(j, [k >= n_primals for k in range(len(j.in_binders))])
+    m = len(j.outs) - sum(out_nonzero)
+    if all(unknown[m:]):
+        return closed, out_nonzero
+    body = dce_jaxpr(j, [True] * m + unknown[m:])
+    it = iter(unknown[m:])
+    return ClosedJaxpr(body, closed.consts), [nz and next(it) for nz in out_nonzero]
+
+
 def _jit_jvp(
     primals: Sequence[Value], tangents: Sequence[ad.Tangent], *, jaxpr: ClosedJaxpr, name: str, **params: Any
 ) -> tuple[list[Value], list[ad.Tangent]]:
@@ -93,16 +109,19 @@ def _jit_jvp(
         out_nonzero[:] = [type(t) is not ad.Zero for t in tout]
         return [*pout, *[t for t in tout if type(t) is not ad.Zero]]
 
-    key = tuple(nonzero)
+    tvals = [t for t in tangents if type(t) is not ad.Zero]
+    linearizing = bool(tvals) and isinstance(core.find_top_trace(tvals), ad.PartialEvalTrace)
+    key = (tuple(nonzero), linearizing)
     cached = _linearized_cache(_jvp_jaxprs, jaxpr).get(key)
     if cached is None:
         t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
         closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+        if linearizing:
+            closed, out_nonzero[:] = _known_tangents_as_zeros(closed, len(hoisted) + n, out_nonzero)
         cached = (closed, hoisted, list(out_nonzero))
         if not hoisted:  # (tracer constants belong to this call only)
             _jvp_jaxprs[jaxpr][key] = cached
     closed, hoisted, out_nonzero = cached
-    tvals = [t for t in tangents if type(t) is not ad.Zero]
     outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
     m = len(jaxpr.out_avals)
     t_it = iter(outs[m:])
@@ -115,18 +134,22 @@ def _jit_transpose(
 ) -> list[Value | None]:
     undef = [ad.is_undefined(a) for a in args]
     defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
-    cts = [ad.instantiate_zeros(c) for c in cts]
+    # Zero cotangents stay symbolic: the transposed jit takes only the others (as JAX's, whose
+    # Zero flattens to no leaf), so work on outputs nobody differentiates is not transposed.
+    zero_avals = [c.aval if type(c) is ad.Zero else None for c in cts]
+    cts = [c for c in cts if type(c) is not ad.Zero]
     ct_avals = [core.get_aval(c) for c in cts]
     nd = len(defined_avals)
 
     def f(*xs: Value) -> list[Value]:
-        defined, ct = xs[:nd], xs[nd:]
+        defined, ct = xs[:nd], iter(xs[nd:])
         it = iter(defined)
         full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
-        outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], list(ct))
+        all_ct = [next(ct) if z is None else ad.Zero(z) for z in zero_avals]
+        outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], all_ct)
         return [ad.instantiate_zeros(o) for o in outs]
 
-    key = (tuple(undef), tuple(defined_avals), tuple(ct_avals))
+    key = (tuple(undef), tuple(defined_avals), tuple(ct_avals), tuple(z is None for z in zero_avals))
     cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
     if cached is None:
         cached = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
@@ -245,6 +268,7 @@ _jvp_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.
 _split_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _transposed_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _batched_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_dced_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
 def _linearized_cache(
@@ -315,6 +339,36 @@ def _jit_partial_eval_jaxpr(
     return eqn1, eqn2, out_uk, res_atoms
 
 
+def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    """JAX's rule: a kept jit drops the outputs nothing uses, the body work only they needed and
+    then the arguments the body no longer reads (so a linearized jit whose tangent output is
+    unused stops taking the residuals that output needed). Bodies with ref effects stay whole."""
+    closed = eqn.params["jaxpr"]
+    if ir.has_ref_effects(closed.jaxpr) or any(type(a) is AbstractRef for a in closed.in_avals):
+        return eqn
+    key = tuple(used_outputs)
+    table = _linearized_cache(_dced_jaxprs, closed)
+    cached = table.get(key)
+    if cached is None:  # memoized, as JAX's: the same jit DCE'd the same way is one shared jaxpr
+        body = dce_jaxpr(closed.jaxpr, used_outputs)
+        read = {x for e in body.eqns for x in e.inputs if type(x) is Var}
+        read.update(x for x in body.outs if type(x) is Var)
+        used_inputs = [v in read for v in body.in_binders]
+        body = Jaxpr(
+            body.constvars, [v for v, u in zip(body.in_binders, used_inputs) if u], body.eqns, body.outs
+        )
+        cached = table[key] = (ClosedJaxpr(body, closed.consts), used_inputs)
+    dced, used_inputs = cached
+    if all(used_inputs) and all(used_outputs) and len(dced.jaxpr.eqns) == len(closed.jaxpr.eqns):
+        return eqn
+    return eqn._replace(
+        inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],
+        out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],
+        params=dict(eqn.params, jaxpr=dced),
+    )
+
+
+ir.dce_rules[jit_p] = _jit_dce
 ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose

@@ -44,10 +44,13 @@ CASES = {
     "svd_vectors_tall": (lambda r: [jnp.abs(m) for m in jnp.linalg.svd(r, full_matrices=False)], (R,)),
     "svd_vectors_wide": (lambda r: [jnp.abs(m) for m in jnp.linalg.svd(r, full_matrices=False)], (W,)),
     "qr": (lambda r: jnp.linalg.qr(r), (R,)),
+    "qr_wide": (lambda w: jnp.linalg.qr(w), (W,)),
+    "qr_complete_square": (lambda a: jnp.linalg.qr(a, mode="complete"), (A,)),
     "pinv": (jnp.linalg.pinv, (R,)),
     "lstsq": (lambda a, b: jnp.linalg.lstsq(a, b)[0], (R, R[:, :2].copy())),
     "matrix_power": (lambda a: jnp.linalg.matrix_power(a, 3), (A,)),
     "matrix_power_negative": (lambda a: jnp.linalg.matrix_power(a, -2), (A,)),
+    "matrix_power_squarings": (lambda a: jnp.linalg.matrix_power(a / 2, 6), (A,)),
     "norm_2": (lambda a: jnp.linalg.norm(a, 2), (A,)),
     "norm_nuc": (lambda a: jnp.linalg.norm(a, "nuc"), (A,)),
 }

@@ -75,12 +75,32 @@ def _H(x):
     return conj(t) if dtype_kind(core.get_aval(x).dtype) == "c" else t
 
 
+def _tri_mask(shape, k):
+    """JAX's lax ``_tri(bool, shape, k)``: True on and below the ``k``-th diagonal (iotas compared)."""
+    lax = _lax()
+    i32 = np.dtype(np.int32)
+    rows = lax.add(lax.broadcasted_iota(i32, shape, 0), np.asarray(k, i32))
+    return lax.ge(rows, lax.broadcasted_iota(i32, shape, 1))
+
+
 def _tril(x, k=0):
-    return _jnp().tril(x, k)
+    """``x`` with zeros above the ``k``-th diagonal, as JAX's lax ``_tril`` (a select on a mask)."""
+    lax = _lax()
+    shape = core.get_aval(x).shape
+    mask = _tri_mask(shape[-2:], k)
+    if len(shape) > 2:
+        mask = lax.broadcast(mask, shape[:-2])
+    return lax.select(mask, x, lax.full_like(x, 0))
 
 
 def _triu(x, k=0):
-    return _jnp().triu(x, k)
+    """``x`` with zeros below the ``k``-th diagonal, as JAX's lax ``_triu``."""
+    lax = _lax()
+    shape = core.get_aval(x).shape
+    mask = _tri_mask(shape[-2:], k - 1)
+    if len(shape) > 2:
+        mask = lax.broadcast(mask, shape[:-2])
+    return lax.select(mask, lax.full_like(x, 0), x)
 
 
 def _eye_like(x):
@@ -177,14 +197,7 @@ def _symmetrize(x):
 
 def _lower_triangle(m):
     """``m`` with zeros above the diagonal, masked as JAX's lax ``_tril`` (an iota comparison)."""
-    lax = _lax()
-    shape = core.get_aval(m).shape
-    i32 = np.dtype(np.int32)
-    rows = lax.add(lax.broadcasted_iota(i32, shape[-2:], 0), np.zeros((), i32))
-    mask = lax.ge(rows, lax.broadcasted_iota(i32, shape[-2:], 1))
-    if len(shape) > 2:
-        mask = lax.broadcast(mask, shape[:-2])
-    return lax.select(mask, m, lax.full_like(m, 0))
+    return _tril(m)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -466,28 +479,38 @@ def _eigh_abstract(x, *, lower, sort_eigenvalues):
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
+    # JAX's rule (nondegenerate perturbation theory) in JAX's equations: the factorization of the
+    # symmetrized operand, and the tangent taken as the symmetric (Hermitian) matrix it is under
+    # jnp.linalg.eigh and symmetrize_input (which symmetrize it before the primitive sees it).
     (a,), (a_dot,) = primals, tangents
-    v, w = eigh_p.bind(a, lower=lower, sort_eigenvalues=sort_eigenvalues)
-    lax, jnp = _lax(), _jnp()
-    if dtype_kind(core.get_aval(a).dtype) == "c":
-        # The tangent of the Hermitian matrix the factorization saw: its `lower` triangle mirrored
-        # and conjugated, the diagonal's real part.
-        strict = _tril(a_dot, -1) if lower else _triu(a_dot, 1)
-        diag = jnp.real(jnp.diagonal(a_dot, axis1=-2, axis2=-1)).astype(a_dot.dtype)
-        a_dot = lax.add(lax.add(strict, _H(strict)), jnp.multiply(_eye_like(a), jnp.expand_dims(diag, -2)))
-        w_full = w.astype(core.get_aval(a).dtype)
-    else:
-        # The tangent of the symmetric matrix the factorization saw (its `lower` triangle mirrored).
-        tri = _tril(a_dot) if lower else _triu(a_dot)
-        a_dot = lax.sub(lax.add(tri, _T(tri)), jnp.multiply(_eye_like(a), tri))
-        w_full = w
-    vt_adot_v = _mm(_mm(_H(v), a_dot), v)
-    eye = _eye_like(a)
-    diffs = jnp.subtract(jnp.expand_dims(w_full, -2), jnp.expand_dims(w_full, -1))
-    F = jnp.subtract(jnp.reciprocal(jnp.add(eye, diffs)), eye)
-    dv = _mm(v, lax.mul(F, vt_adot_v))
-    dw = jnp.diagonal(vt_adot_v, axis1=-2, axis2=-1)
-    return [v, w], [dv, jnp.real(dw) if w_full is not w else dw]
+    v, w_real = eigh_p.bind(_symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
+    lax = _lax()
+    aval = core.get_aval(a)
+    n = aval.shape[-1]
+    w = w_real.astype(aval.dtype)  # (a no-op for real a)
+    eye_n = _eye(aval.dtype, (n, n))
+    # the reciprocal eigenvalue gaps off the diagonal, zeros on it (no division by zero)
+    Fmat = lax.integer_pow(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis], -1) - eye_n
+    vdag_adot_v = _dot_highest(_dot_highest(_H(v), a_dot), v)
+    dv = _dot_highest(v, Fmat * vdag_adot_v)
+    dw = _extract_diagonal(_jnp().real(vdag_adot_v))
+    return [v, w_real], [dv, dw]
+
+
+def _dot_highest(x, y):
+    """JAX's ``lax.dot`` (``batch_matmul`` over leading axes) at HIGHEST precision."""
+    from .composites import batch_matmul
+
+    if core.get_aval(x).ndim == 2:
+        return _lax().dot(x, y, precision=Precision.HIGHEST)
+    return batch_matmul(x, y, precision=Precision.HIGHEST)
+
+
+def _extract_diagonal(s):
+    """The (batched) diagonal as JAX's linalg takes it: ``s[..., i, i]`` with ``i`` an iota."""
+    shape = core.get_aval(s).shape
+    i = _lax().iota(np.int32, min(shape[-2], shape[-1]))
+    return s[..., i, i]
 
 
 ad.jvp_rules[eigh_p] = _eigh_jvp
@@ -542,40 +565,54 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    # JAX's rule in JAX's equations (its products at float32 precision print as HIGHEST).
     (A,), (dA,) = primals, tangents
-    if compute_uv and full_matrices:
-        m, n = core.get_aval(A).shape[-2:]
-        if m != n:
-            raise NotImplementedError(
-                "Singular value decomposition JVP not implemented for full matrices; use full_matrices=False."
-            )
     s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True)
+    m, n = core.get_aval(A).shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
     jnp = _jnp()
-    Ut, V = _T(U), _T(Vt)
-    s_dim = jnp.expand_dims(s, -2)
-    dS = _mm(_mm(Ut, dA), V)
-    ds = jnp.diagonal(dS, axis1=-2, axis2=-1)
+    dtype = core.get_aval(A).dtype
+
+    def mm(x, y):
+        return jnp.matmul(x, y, precision=Precision.HIGHEST)
+
+    Ut, V = _H(U), _H(Vt)
+    s_dim = s[..., None, :]
+    dS = mm(mm(Ut, dA), V)
+    ds = _extract_diagonal(jnp.real(dS))
     if not compute_uv:
         return [s], [ds]
-    s_diffs = jnp.multiply(jnp.add(s_dim, _T(s_dim)), jnp.subtract(s_dim, _T(s_dim)))
-    s_diffs_zeros = jnp.where(s_diffs == 0, 1.0, 0.0).astype(s.dtype)
-    F = jnp.subtract(jnp.reciprocal(jnp.add(s_diffs, s_diffs_zeros)), s_diffs_zeros)
-    dSS = jnp.multiply(s_dim, dS)
-    SdS = jnp.multiply(_T(s_dim), dS)
-    s_zeros = jnp.where(s == 0, 1.0, 0.0).astype(s.dtype)
-    s_inv = jnp.subtract(jnp.reciprocal(jnp.add(s, s_zeros)), s_zeros)
-    s_inv_mat = jnp.multiply(jnp.expand_dims(s_inv, -1), _eye_like(dS))
-    dUdV_diag = jnp.multiply(jnp.multiply(jnp.subtract(dS, _T(dS)), 0.5), s_inv_mat)
-    dU = _mm(U, jnp.add(jnp.multiply(F, jnp.add(dSS, _T(dSS))), dUdV_diag))
-    dV = _mm(V, jnp.multiply(F, jnp.add(SdS, _T(SdS))))
-    m, n = core.get_aval(A).shape[-2:]
+    k = core.get_aval(s).shape[-1]
+    s_diffs = (s_dim + _T(s_dim)) * (s_dim - _T(s_dim))
+    s_diffs_zeros = _eye(core.get_aval(s).dtype, (k, k))  # ones where s_diffs is 0 (the diagonal)
+    s_diffs_zeros = _lax().expand_dims(s_diffs_zeros, tuple(range(s_diffs.ndim - 2)))
+    F = 1 / (s_diffs + s_diffs_zeros) - s_diffs_zeros
+    dSS = s_dim.astype(dtype) * dS  # dS @ diag(s)
+    SdS = _T(s_dim.astype(dtype)) * dS  # diag(s) @ dS
+    s_zeros = (s == 0).astype(s.dtype)
+    s_inv = 1 / (s + s_zeros) - s_zeros
+    s_inv_mat = _construct_diagonal(s_inv)
+    # JAX's Python 0.5 is converted by an operation inside the rule: a residual of the linearized
+    # jit (a scalar lax.full is such a value in the engine), not a literal of the tangent work
+    half = _lax().full((), 0.5, dtype, weak_type=True)
+    dUdV_diag = _lax().mul(half, dS - _H(dS)) * s_inv_mat.astype(dtype)
+    dU = mm(U, F.astype(dtype) * (dSS + _H(dSS)) + dUdV_diag)
+    dV = mm(V, F.astype(dtype) * (SdS + _H(SdS)))
     if m > n:
-        dAV = _mm(dA, V)
-        dU = jnp.add(dU, jnp.divide(jnp.subtract(dAV, _mm(U, _mm(Ut, dAV))), s_dim))
+        dAV = mm(dA, V)
+        dU = dU + (dAV - mm(U, mm(Ut, dAV))) / s_dim.astype(dtype)
     if n > m:
-        dAHU = _mm(_T(dA), U)
-        dV = jnp.add(dV, jnp.divide(jnp.subtract(dAHU, _mm(V, _mm(Vt, dAHU))), s_dim))
-    return [s, U, Vt], [ds, dU, _T(dV)]
+        dAHU = mm(_H(dA), U)
+        dV = dV + (dAHU - mm(V, mm(Vt, dAHU))) / s_dim.astype(dtype)
+    return [s, U, Vt], [ds, dU, _H(dV)]
+
+
+def _construct_diagonal(s):
+    """The (batched) diagonal matrix of ``s``, as JAX's linalg builds it: zeros ``.at[..., i, i].set(s)``."""
+    aval = core.get_aval(s)
+    i = _lax().iota(np.int32, aval.shape[-1])
+    return _lax().full((*aval.shape, aval.shape[-1]), 0, aval.dtype).at[..., i, i].set(s)
 
 
 ad.jvp_rules[svd_p] = _svd_jvp
@@ -614,19 +651,38 @@ def _qr_abstract(x, *, full_matrices):
     return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
 
 
+def _thin_qr_jvp(q, r, dx):
+    """JAX's JVP of a QR factorization with m >= n (j-towns.github.io/papers/qr-derivative.pdf)."""
+    lax = _lax()
+    dx_rinv = triangular_solve(r, dx)  # dx r^-1 (a right-side solve)
+    qt_dx_rinv = _mm(_H(q), dx_rinv)
+    qt_dx_rinv_lower = _tril(qt_dx_rinv, -1)
+    do = qt_dx_rinv_lower - _H(qt_dx_rinv_lower)  # skew-symmetric
+    # (the imaginary part of the diagonal, for complex inputs; nothing for real ones)
+    n = core.get_aval(r).shape[-1]
+    eye = lax.expand_dims(_eye(core.get_aval(do).dtype, (n, n)), tuple(range(qt_dx_rinv.ndim - 2)))
+    do = do + eye * (qt_dx_rinv - _jnp().real(qt_dx_rinv).astype(qt_dx_rinv.dtype))
+    dq = _mm(q, do - qt_dx_rinv) + dx_rinv
+    dr = _mm(qt_dx_rinv - do, r)
+    return dq, dr
+
+
 def _qr_jvp(primals, tangents, *, full_matrices):
+    # JAX's rule: the thin JVP, on the leading square block of a wide matrix (the rest of R is
+    # Q^H times the rest of x); full tall factors are not differentiated here.
     (x,), (dx,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
     m, n = core.get_aval(x).shape[-2:]
-    if m < n or (full_matrices and m != n):
+    if m < n:
+        x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
+        dq, dr1 = _thin_qr_jvp(q, r1, dx1)
+        dr2 = _mm(_H(dq), x2) + _mm(_H(q), dx2)
+        return [q, r], [dq, _lax().concatenate((dr1, dr2), dr1.ndim - 1)]
+    if full_matrices and m != n:
         raise NotImplementedError("Unimplemented case of QR decomposition derivative")
-    lax = _lax()
-    dx_rinv = triangular_solve(r, dx)  # dx r^-1
-    qt_dx_rinv = _mm(_T(q), dx_rinv)
-    lower = _tril(qt_dx_rinv, -1)
-    do = lax.sub(lower, _T(lower))  # skew-symmetric
-    dq = lax.add(_mm(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
-    dr = _mm(lax.sub(qt_dx_rinv, do), r)
+    q_mn = q[..., :, :n] if full_matrices else q
+    r_nn = r[..., :n, :n] if full_matrices else r
+    dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
     return [q, r], [dq, dr]
 
 
@@ -640,127 +696,11 @@ def qr(x, *, full_matrices: bool = True):
     return q, r
 
 
-# ---------------------------------------------------------------------------------------------
-# expm: the matrix exponential (scaling and squaring with Pade 13, Higham 2005), and its
-# Frechet derivative L(a, e), linear in e, which is expm's JVP. L(a, .)^T = L(a^T, .).
-
-_PADE13 = (
-    64764752532480000.0,
-    32382376266240000.0,
-    7771770303897600.0,
-    1187353796428800.0,
-    129060195264000.0,
-    10559470521600.0,
-    670442572800.0,
-    33522128640.0,
-    1323241920.0,
-    40840800.0,
-    960960.0,
-    16380.0,
-    182.0,
-    1.0,
-)
-
-
-def _expm_one(a):
-    n = a.shape[-1]
-    norm = np.abs(a).sum(0).max() if a.size else 0.0
-    s = max(0, int(np.ceil(np.log2(norm / 5.371920351148152)))) if norm > 0 else 0
-    a = a / 2.0**s
-    b = _PADE13
-    ident = np.eye(n)
-    a2 = a @ a
-    a4 = a2 @ a2
-    a6 = a4 @ a2
-    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
-    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * ident
-    r = np.linalg.solve(v - u, v + u)
-    for _ in range(s):
-        r = r @ r
-    return r
-
-
-def _expm_np(x):
-    x64 = x.astype(np.float64)
-    flat = x64.reshape(-1, *x.shape[-2:])
-    out = np.stack([_expm_one(m) for m in flat]) if flat.shape[0] else flat
-    return out.reshape(x.shape)
-
-
-def _expm_impl(x):
-    with np.errstate(all="ignore"):
-        return _expm_np(x).astype(x.dtype)
-
-
-def _expm_frechet_impl(a, e):
-    n = a.shape[-1]
-    block = np.zeros((*a.shape[:-2], 2 * n, 2 * n))
-    block[..., :n, :n] = a
-    block[..., n:, n:] = a
-    block[..., :n, n:] = e
-    with np.errstate(all="ignore"):
-        return _expm_np(block)[..., :n, n:].astype(e.dtype)
-
-
-expm_p = Primitive("expm")
-expm_p.def_impl(_real_only("expm", _expm_impl))
-expm_frechet_p = Primitive("expm_frechet")
-expm_frechet_p.def_impl(_real_only("expm_frechet", _expm_frechet_impl))
-
-
-@expm_p.def_abstract_eval
-def _expm_abstract(x):
-    _check_matrix("expm", x)
-    return x.strip_weak_type()
-
-
-@expm_frechet_p.def_abstract_eval
-def _expm_frechet_abstract(a, e):
-    _check_matrix("expm_frechet", a)
-    if a.shape != e.shape or a.dtype != e.dtype:
-        raise TypeError(f"expm_frechet requires a and e of one shape and dtype, got {a} and {e}.")
-    return e.strip_weak_type()
-
-
-def _expm_jvp(primals, tangents):
-    (a,), (e,) = primals, tangents
-    return expm_p.bind(a), expm_frechet_p.bind(a, ad.instantiate_zeros(e))
-
-
-def _expm_frechet_jvp(primals, tangents):
-    a, e = primals
-    ta, te = tangents
-    out = expm_frechet_p.bind(a, e)
-    if type(ta) is not ad.Zero:
-        raise NotImplementedError(
-            "expm: derivatives of second order (through the Frechet derivative) are not implemented."
-        )
-    return out, expm_frechet_p.bind(a, ad.instantiate_zeros(te))
-
-
-def _expm_frechet_transpose(ct, a, e):
-    assert not ad.is_undefined(a) and ad.is_undefined(e)
-    if type(ct) is ad.Zero:
-        return [None, ad.Zero(e.aval)]
-    return [None, expm_frechet_p.bind(_T(a), ct)]
-
-
-ad.jvp_rules[expm_p] = _expm_jvp
-ad.jvp_rules[expm_frechet_p] = _expm_frechet_jvp
-ad.transpose_rules[expm_frechet_p] = _expm_frechet_transpose
-_batch_leading(expm_p)
-_batch_leading(expm_frechet_p)
-
-
-def expm(x):
-    """The matrix exponential ``sum_k x^k / k!`` of the last two axes."""
-    return expm_p.bind(x)
-
-
 ir.pp_params_rules[svd_p] = _params_with(algorithm=None, subset_by_index=None)
 ir.pp_params_rules[qr_p] = _params_with(pivoting=False, use_magma=None)
 
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)
+from .linalg_expm import expm, expm_frechet_p, expm_p  # noqa: E402,F401  (the matrix exponential)
 from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
     geqrf,
     geqrf_p,

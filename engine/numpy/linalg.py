@@ -518,14 +518,18 @@ def _pinv_custom_jvp():
             if hermitian:
                 a, a_dot = lax_linalg._symmetrize(a), lax_linalg._symmetrize(a_dot)
             m, n = a.shape[-2:]
+
+            def mm(x, y):  # (JAX's rule runs at default_matmul_precision("float32"): HIGHEST)
+                return matmul(x, y, precision=lax.Precision.HIGHEST)
+
             if m >= n:
-                s = (p @ _H(p)) @ _H(a_dot)
-                t = (_H(a_dot) @ _H(p)) @ p
-                p_dot = -(p @ a_dot) @ p + s - (s @ a) @ p + t - (p @ a) @ t
+                s = mm(mm(p, _H(p)), _H(a_dot))
+                t = mm(mm(_H(a_dot), _H(p)), p)
+                p_dot = mm(-mm(p, a_dot), p) + s - mm(mm(s, a), p) + t - mm(mm(p, a), t)
             else:
-                s = p @ (_H(p) @ _H(a_dot))
-                t = _H(a_dot) @ (_H(p) @ p)
-                p_dot = -p @ (a_dot @ p) + s - s @ (a @ p) + t - p @ (a @ t)
+                s = mm(p, mm(_H(p), _H(a_dot)))
+                t = mm(_H(a_dot), mm(_H(p), p))
+                p_dot = mm(-p, mm(a_dot, p)) + s - mm(s, mm(a, p)) + t - mm(p, mm(a, t))
             return p, p_dot
 
         f.defjvp(_pinv_jvp)
@@ -570,8 +574,10 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     return x, resid, rank, s
 
 
+@staged_as_jit(static_argnames=("n",))
 def matrix_power(a, n: int):
-    """``a`` multiplied by itself ``n`` times (by repeated squaring); negative ``n`` inverts first."""
+    """``a`` multiplied by itself ``n`` times (by repeated squaring, in JAX's order of products: its
+    jaxpr is JAX's); negative ``n`` inverts first."""
     from ._shape import broadcast_to
 
     (a,) = (
@@ -588,13 +594,14 @@ def matrix_power(a, n: int):
         return broadcast_to(Array(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
     if n < 0:
         a, n = inv(a), -n
-    result, z = None, a
+    if n == 3:  # JAX special-cases the cube as (a @ a) @ a
+        return matmul(matmul(a, a), a)
+    result, z = None, None
     while n:
-        if n & 1:
+        z = a if z is None else matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
             result = z if result is None else matmul(result, z)
-        n >>= 1
-        if n:
-            z = matmul(z, z)
     return result
 
 
