@@ -23,18 +23,20 @@ def _abs(x):
     return lax.abs(x)
 
 
-def _abs_squared(x):
-    """|x|**2, real for complex x (x * x would be the complex square)."""
-    if dtype_kind(x.dtype) == "c":
-        return lax.add(lax.integer_pow(lax.real(x), 2), lax.integer_pow(lax.imag(x), 2))
-    return lax.mul(x, x)
+def _root_sum_squares(x, axis, keepdims):
+    """JAX's 2-norm: ``sqrt(sum(real(x * conj(x))))``."""
+    from ._complex_parts import conj, real
+    from ._reductions import sum
+    from ._ufuncs import multiply, sqrt
+
+    return sqrt(sum(real(multiply(x, conj(x))), axis=axis, keepdims=keepdims))
 
 
 def _vector_norm(x, axis, ord, keepdims):
     from ._reductions import max, min, sum
 
     if ord is None or ord == 2:
-        return lax.sqrt(sum(_abs_squared(x), axis=axis, keepdims=keepdims))
+        return _root_sum_squares(x, axis, keepdims)
     a = _abs(x)
     if ord == np.inf:
         return max(a, axis=axis, keepdims=keepdims)
@@ -77,10 +79,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     (x,) = promote_dtypes_inexact(as_operand(x))
     if axis is None:
         if ord is None:
-            from ._reductions import sum
-
-            out = lax.sqrt(sum(_abs_squared(x)))
-            return lax.reshape(out, (1,) * x.ndim) if keepdims else out
+            return _root_sum_squares(x, None, keepdims)
         if x.ndim == 1:
             axis = (0,)
         elif x.ndim == 2:
@@ -100,15 +99,17 @@ def _matrix_norm(x, axes, ord, keepdims):
     from ._reductions import max, min, sum
 
     r, c = axes
-    if ord is None or ord == "fro":
-        return lax.sqrt(sum(_abs_squared(x), axis=axes, keepdims=keepdims))
+    if ord is None or ord in ("f", "fro"):
+        return _root_sum_squares(x, axes, keepdims)
     if ord in (1, -1, np.inf, -np.inf):
+        # JAX's: the column (row) sums of |x|, then their max (from 0) or min
         inner, outer_ = (r, c) if ord in (1, -1) else (c, r)
-        s = sum(_abs(x), axis=inner, keepdims=True)
-        out = (max if ord in (1, np.inf) else min)(s, axis=outer_, keepdims=True)
-        if not keepdims:
-            out = lax.reshape(out, [d for i, d in enumerate(out.shape) if i not in axes])
-        return out
+        if not keepdims and outer_ > inner:
+            outer_ -= 1
+        s = sum(_abs(x), axis=inner, keepdims=keepdims)
+        if ord in (1, np.inf):
+            return max(s, axis=outer_, keepdims=keepdims, initial=0)
+        return min(s, axis=outer_, keepdims=keepdims)
     if ord in (2, -2, "nuc"):
         from ._shape import moveaxis
 

@@ -53,6 +53,7 @@ def schur(a, output: str = "real"):
     return _schur(jnp.asarray(a), output)  # (no promotion: integer matrices raise, as in JAX)
 
 
+@staged_as_jit
 def _rsf2csf_2d(T, Z):
     dtype = complex_dtype(jnp.result_type(T, Z))
     T, Z = T.astype(dtype), Z.astype(dtype)
@@ -69,14 +70,14 @@ def _rsf2csf_2d(T, Z):
         G = jnp.array([[jnp.conj(c), s], [-s, c]], dtype=dtype)
         rows = lax.dynamic_slice_in_dim(T, m - 1, 2, axis=0)
         right = jnp.arange(N) >= m - 1
-        rows = jnp.where(right, G @ jnp.where(right, rows, 0), rows)
-        T = lax.dynamic_update_slice_in_dim(T, rows, m - 1, axis=0)
+        rotated = G @ jnp.where(right, rows, 0)
+        T = lax.dynamic_update_slice_in_dim(T, jnp.where(~right, rows, rotated), m - 1, axis=0)
         cols = lax.dynamic_slice_in_dim(T, m - 1, 2, axis=1)
-        upper = jnp.arange(N)[:, None] < m + 1
-        cols = jnp.where(upper, jnp.where(upper, cols, 0) @ _H(G), cols)
-        T = lax.dynamic_update_slice_in_dim(T, cols, m - 1, axis=1)
+        upper = jnp.arange(N)[:, np.newaxis] < m + 1
+        rotated = jnp.where(upper, cols, 0) @ G.conj().T
+        T = lax.dynamic_update_slice_in_dim(T, jnp.where(~upper, cols, rotated), m - 1, axis=1)
         Zc = lax.dynamic_slice_in_dim(Z, m - 1, 2, axis=1)
-        return T, lax.dynamic_update_slice_in_dim(Z, Zc @ _H(G), m - 1, axis=1)
+        return T, lax.dynamic_update_slice_in_dim(Z, Zc @ G.conj().T, m - 1, axis=1)
 
     def step(i, TZ):
         m = N - i
@@ -177,22 +178,23 @@ def sqrtm(A, blocksize: int = 1):
     return _sqrtm(jnp.asarray(A))
 
 
-@staged_as_jit
+@staged_as_jit(name="_algorithm_11_1_1")
 def _parlett(F, T):
     """Parlett's recurrence (Golub & Van Loan, Algorithm 11.1.1): the strict upper triangle of
     ``f(T)`` from its diagonal, superdiagonal by superdiagonal; also the smallest gap between
-    diagonal entries."""
+    diagonal entries. (Staged as JAX's jit of that name, in its order of operations.)"""
     N = T.shape[0]
-    idx = jnp.arange(N)
 
     def entry(i, carry):
         p, F, minden = carry
         j = i + p
-        inner = (idx >= i) & (idx < j - 1)
         s = T[i - 1, j - 1] * (F[j - 1, j - 1] - F[i - 1, i - 1])
+        T_row, T_col = T[i - 1], T[:, j - 1]
+        F_row, F_col = F[i - 1], F[:, j - 1]
+        inner = (jnp.arange(N) >= i) & (jnp.arange(N) < j - 1)
         s = s + (
-            jnp.where(inner, T[i - 1], 0) @ jnp.where(inner, F[:, j - 1], 0)
-            - jnp.where(inner, F[i - 1], 0) @ jnp.where(inner, T[:, j - 1], 0)
+            jnp.where(inner, T_row, 0) @ jnp.where(inner, F_col, 0)
+            - jnp.where(inner, F_row, 0) @ jnp.where(inner, T_col, 0)
         )
         den = T[j - 1, j - 1] - T[i - 1, i - 1]
         s = jnp.where(den != 0, s / den, s)
@@ -220,7 +222,7 @@ def funm(A, func, disp: bool = True):
     T, Z = rsf2csf(T, Z)
     F = jnp.diag(func(jnp.diag(T))).astype(T.dtype)
     F, minden = _parlett(F, T)
-    F = Z @ F @ jnp.conj(Z.T)
+    F = Z @ F @ Z.conj().T
     if disp:
         return F
     tol = float(np.finfo(np.float32 if F.dtype == np.complex64 else np.float64).eps)
