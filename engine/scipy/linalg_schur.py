@@ -17,7 +17,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..lax.linalg_eig import complex_dtype
-from ..numpy._promote import check_arraylike, promote_dtypes_inexact
+from ..numpy._promote import check_arraylike, promote_args_inexact, promote_dtypes_inexact
 from ..numpy._staged import staged_as_jit
 
 
@@ -237,32 +237,43 @@ def funm(A, func, disp: bool = True):
 
 def _sylvester_triangular(R, S, F):
     """``R Y + Y S = F`` for upper-triangular ``R``, ``S``: entries from the bottom-right corner back,
-    row-major (Bartels-Stewart's back substitution), as one ``scan``."""
+    row-major (Bartels-Stewart's back substitution), as one ``scan`` (in JAX's order of operations)."""
+    R, S, F = promote_args_inexact("_solve_sylvester_triangular_scan", R, S, F)
     m, n = F.shape
+    order = jnp.arange(m * n - 1, -1, -1)
+    Y0 = jnp.zeros((m * n,), dtype=F.dtype)
 
     def solve_entry(Y_flat, idx):
         i, j = idx // n, idx % n
         Y = Y_flat.reshape((m, n))
+        rhs = F[i, j]
         below = jnp.sum(jnp.where(jnp.arange(m) > i, R[i, :] * Y[:, j], 0.0))
         right = jnp.sum(jnp.where(jnp.arange(n) > j, Y[i, :] * S[:, j], 0.0))
-        val = (F[i, j] - (below + right)) / (R[i, i] + S[j, j])
+        rhs -= below + right
+        val = rhs / (R[i, i] + S[j, j])
         return Y_flat.at[i * n + j].set(val), None
 
-    Y_flat, _ = lax.scan(solve_entry, jnp.zeros((m * n,), F.dtype), jnp.arange(m * n - 1, -1, -1))
+    Y_flat, _ = lax.scan(solve_entry, Y0, order)
     return Y_flat.reshape((m, n))
 
 
-def _solve_sylvester_2d(A, B, C, method, tol):
+@staged_as_jit(static_argnames=("method",))
+def _solve_sylvester_2d(A, B, C, *, method, tol):
+    m, n = C.shape[-2:]
     if method == "schur":
         R, U = schur(A, output="complex")
-        S, V = schur(jnp.conj(B.T), output="complex")
-        Y = _sylvester_triangular(R, jnp.conj(S.T), jnp.conj(U.T) @ C.astype(R.dtype) @ V)
-        X = U @ Y @ jnp.conj(V.T)
+        S, V = schur(B.conj().T, output="complex")
+        F = U.conj().T @ C.astype(R.dtype) @ V
+        Y = _sylvester_triangular(R, S.conj().T, F)
+        X = U @ Y @ V.conj().T
     elif method == "eigen":
+        from .linalg import solve
+
         RA, UA = jnp.linalg.eig(A)
         RB, UB = jnp.linalg.eig(B)
-        Y = jnp.linalg.solve(UA, C.astype(RA.dtype) @ UB) / (RA[:, None] + RB[None, :])
-        X = UA @ Y @ jnp.linalg.inv(UB)
+        F = solve(UA, C.astype(RA.dtype) @ UB)
+        Y = F / (RA[:, None] + RB[None, :])
+        X = UA[:m, :m] @ Y[:m, :n] @ jnp.linalg.inv(UB)[:n, :n]
     else:
         raise ValueError(
             f'Unrecognized method {method}. The two valid methods are either "schur" or "eigen".'
@@ -274,14 +285,16 @@ def _solve_sylvester_2d(A, B, C, method, tol):
 
 
 @staged_as_jit(name="solve_sylvester", static_argnames=("method",))
-def _solve_sylvester(A, B, C, method, tol):
+def _solve_sylvester(A, B, C, *, method="schur", tol=1e-8):
     A, B, C = promote_dtypes_inexact(A, B, C)
     m, n = C.shape[-2:]
     if A.shape[-2:] != (m, m) or B.shape[-2:] != (n, n):
         raise ValueError(
             f"Incompatible shapes for Sylvester equation:\nA: {A.shape}\nB: {B.shape}\nC: {C.shape}"
         )
-    return _map_batch(lambda a, b, c: _solve_sylvester_2d(a, b, c, method, tol), (2, 2, 2), A, B, C)
+    return _map_batch(
+        lambda a, b, c: _solve_sylvester_2d(a, b, c, method=method, tol=tol), (2, 2, 2), A, B, C
+    )
 
 
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
@@ -294,7 +307,9 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
            [0., 1.]], dtype=float32)
     """
     check_arraylike("solve_sylvester", A, B, C)
-    return _solve_sylvester(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C), method, tol)
+    # (a tol left at its default stays a constant of JAX's jit, not an argument)
+    kwargs = {} if tol == 1e-8 and type(tol) is float else {"tol": tol}
+    return _solve_sylvester(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C), method=method, **kwargs)
 
 
 def qr_multiply(
