@@ -9,7 +9,29 @@ from bench.bench_ir_page import wait_graph
 
 from .conftest import needs_runner
 from .test_ir_views import VMAP_LOSS, VMAP_STACK
-from .test_playground import open_session, run_and_wait
+from .test_playground import expect_ok, open_session, run_and_wait
+
+MESH_2X4 = """import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P, AxisType
+
+mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+
+def f(a):
+    return jax.lax.psum(jnp.sin(a) * 2.0, 'y')
+
+x = jnp.arange(32.0).reshape(4, 8)
+out = jax.shard_map(f, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', None))(x)
+"""
+
+# Elements of the Devices panel reaching past the window's right edge, and whether the panel scrolls.
+SIDEWAYS = """() => {
+  const W = document.documentElement.clientWidth, body = document.querySelector('[data-testid=panel-body]');
+  const past = [...document.querySelectorAll('[data-testid=devices-panel] *')]
+    .filter((e) => e.getBoundingClientRect().right > W + 0.5 && !e.closest('.shard'))
+    .map((e) => `${e.tagName} ${e.getAttribute('class') ?? ''}`);
+  return { page: document.documentElement.scrollWidth - W, panel: body.scrollWidth - body.clientWidth, past };
+}"""
 
 
 @needs_runner
@@ -38,3 +60,31 @@ def test_editor_cost_marks_belong_to_the_ir_tab(page: Page, context):
     run_and_wait(page)
     expect(page.get_by_test_id("tab-output")).to_have_attribute("aria-selected", "true")
     expect(marks).to_have_count(0)
+
+
+@needs_runner
+def test_devices_mesh_fits_a_phone(page: Page, artifacts):
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_session(page, MESH_2X4)
+    expect_ok(page)
+    page.get_by_test_id("tab-devices").click()
+    cards = page.get_by_test_id("device-card")
+    expect(cards).to_have_count(8)
+    page.locator(".collective-table summary").click()
+    expect(page.get_by_test_id("collective-hub")).to_have_count(2)  # drawn once the cards are placed
+    sideways = page.evaluate(SIDEWAYS)
+    page.screenshot(path=str(artifacts / "devices-mesh-2x4-phone.png"), full_page=True)
+    assert sideways == {"page": 0, "panel": 0, "past": []}, sideways
+    # Four columns of cards do not fit 390 px: the cards wrap, in device order, each naming its place.
+    grid = page.get_by_test_id("mesh-grid")
+    expect(grid).to_have_attribute("data-layout", "wrapped")
+    boxes = [cards.nth(i).bounding_box() for i in range(8)]
+    order = sorted(range(8), key=lambda i: (round(boxes[i]["y"]), boxes[i]["x"]))
+    assert order == list(range(8)), boxes
+    expect(cards.nth(5).get_by_test_id("device-coords")).to_have_text("x=1 y=1")
+    # With room for the mesh (a laptop), it is the 2 x 4 grid again, axis names on its sides.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    expect(grid).to_have_attribute("data-layout", "mesh")
+    expect(page.get_by_test_id("mesh-col")).to_have_text(["y=0", "y=1", "y=2", "y=3"])
+    top = [cards.nth(i).bounding_box()["y"] for i in range(4)]
+    assert max(top) - min(top) < 1, top

@@ -21,7 +21,7 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
   let selected: number | null = groups.reduce((n, g) => n + g.groups.length, 0) > 6 ? 0 : null;
 
   const grid = mesh
-    ? h("div", { class: "device-grid mesh-grid", testid: "mesh-grid", style: { gridTemplateColumns: `auto repeat(${mesh.cols}, minmax(100px, 1fr))` } },
+    ? h("div", { class: "device-grid mesh-grid", testid: "mesh-grid", style: `--cols: ${mesh.cols}` },
       ...meshHeaders(mesh, info.axis_names),
       ...devices.map((d) => card(d, maxTime, info.axis_names, mesh)))
     // Up to four across, fewer (more rows) where the panel is narrow: a card is at least 150px.
@@ -104,10 +104,21 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
       }
     });
   };
+  // A mesh wider than the panel (a phone's width, four columns) wraps: its cards flow in rows,
+  // each naming its coordinates, instead of the panel scrolling sideways. The width it needs:
+  // the row names, the columns at their narrowest, the gaps between and the grid's padding.
+  let rowNames = 60;
+  const fitMesh = () => {
+    if (!mesh) return;
+    if (!grid.classList.contains("wrapped")) rowNames = Math.max(0, ...[...grid.querySelectorAll(".mesh-row")].map((r) => r.getBoundingClientRect().width));
+    const needed = rowNames + mesh.cols * (MESH_COL_MIN + MESH_COL_GAP) + 12;
+    grid.classList.toggle("wrapped", stage.clientWidth > 0 && stage.clientWidth < needed);
+    grid.dataset.layout = grid.classList.contains("wrapped") ? "wrapped" : "mesh";
+  };
   renderChips();
-  const ro = new ResizeObserver(() => draw());
+  const ro = new ResizeObserver(() => { fitMesh(); draw(); });
   ro.observe(stage);
-  requestAnimationFrame(draw);
+  requestAnimationFrame(() => { fitMesh(); draw(); });
 
   return h("div", { class: "devices", testid: "devices-panel", dataset: { kind: info.kind } },
     h("div", { class: "panel-intro" },
@@ -124,6 +135,10 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
 }
 
 interface MeshLayout { mesh: number[]; rows: number; cols: number }
+
+/** A mesh column's narrowest width and the gap between columns (styles.css, .mesh-grid), in px. */
+const MESH_COL_MIN = 100;
+const MESH_COL_GAP = 14;
 
 /** A mesh of two or more axes as a grid: the last axis across, the others down (row-major). */
 function meshLayout(mesh: number[], devices: DeviceRecord[]): MeshLayout | null {
@@ -220,7 +235,8 @@ function groupSummary(g: CollectiveGroup): string {
 function card(d: DeviceRecord, maxTime: number, names: (string | null)[], mesh: MeshLayout | null): HTMLElement {
   const pct = (ms: number) => `${Math.max(0.5, (ms / maxTime) * 100)}%`;
   const at = d.coords.map((c, i) => `${axisTag(names[i], i)}=${c}`).join(" ");
-  const place = mesh ? { gridRow: String(rowOf(d.coords, mesh.mesh) + 2), gridColumn: String(d.coords[d.coords.length - 1] + 2) } : undefined;
+  // Its cell in the mesh (custom properties, so a wrapped mesh can let the cards flow instead).
+  const place = mesh ? `--row: ${rowOf(d.coords, mesh.mesh) + 2}; --col: ${d.coords[d.coords.length - 1] + 2}` : undefined;
   return h("article", { class: "device-card", testid: "device-card", style: place, dataset: { device: String(d.id), coords: d.coords.join(",") }, tabindex: 0, "aria-label": `Device ${d.id}${at ? ` at ${at}` : ""}` },
     // (each "axis=i" on one line: the pairs wrap between them, never inside)
     h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono device-coords", testid: "device-coords" },
