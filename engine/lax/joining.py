@@ -132,7 +132,12 @@ def _stack_batch(size, vals, dims, *, axis):
     if d0 is not not_mapped and all(d == d0 for d in dims):
         out_axis, out_dim = (axis, d0 + 1) if axis <= d0 else (axis + 1, d0)
         return stack_p.bind(*vals, axis=out_axis), out_dim
-    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    from .api import broadcast
+
+    # (an unmapped operand is lax.broadcast to the batch size, with Python-int dimensions, as JAX's rule)
+    xs = [
+        broadcast(x, (size,)) if d is not_mapped else batching.moveaxis(x, d, 0) for x, d in zip(vals, dims)
+    ]
     return stack_p.bind(*xs, axis=axis + 1), 0
 
 

@@ -339,7 +339,7 @@ def betainc(a, b, x):
 mul, div, sub, neg, exp, log = ew.mul, ew.div, ew.sub, ew.neg, ew.exp, ew.log
 
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
-ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_lax().full_like(x, 1), x)))
+ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma_p.bind(ew._const(x, 1), x)))  # (a scalar order, as JAX)
 ad.defjvp(erfc_p, lambda g, x: mul(ew._const(x, -2.0 / np.sqrt(np.pi)), mul(g, exp(neg(ew.square(x))))))
 
 
