@@ -9,6 +9,7 @@ import pytest
 
 import engine
 import engine.numpy as jnp
+import engine.scipy.linalg
 from engine import lax
 from engine.test_util import check_batching, check_grads
 
@@ -31,6 +32,20 @@ CASES = {
     ),
     "triangular_solve_unit_diagonal": (
         lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True, unit_diagonal=True),
+        (S, B),
+    ),
+    "triangular_solve_left_wide_rhs": (
+        lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True),
+        (S, W),
+    ),
+    "triangular_solve_right_tall_lhs": (lambda a, b: lax.linalg.triangular_solve(a, b, lower=True), (S, R)),
+    "scipy_solve_triangular_trans": (
+        lambda a, b: engine.scipy.linalg.solve_triangular(a, b, trans="T", lower=True),
+        (S, B[:, 0].copy()),
+    ),
+    # (symmetric perturbations only: the factorization reads one triangle, its JVP assumes symmetry)
+    "scipy_cho_solve": (
+        lambda a, b: engine.scipy.linalg.cho_solve(engine.scipy.linalg.cho_factor((a + a.T) / 2), b),
         (S, B),
     ),
     "lu": (lambda a: lax.linalg.lu(a)[0], (A,)),

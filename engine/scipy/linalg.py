@@ -7,6 +7,8 @@ Array([0.5, 0. ], dtype=float32)
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
@@ -28,11 +30,17 @@ def _matrix_rhs(b):
     return (b[..., None], True) if b.ndim == 1 else (b, False)
 
 
-def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-    """The Cholesky factor: upper (``a = U^T U``) unless ``lower``."""
+@staged_as_jit(static_argnames=("lower",))
+def _cholesky(a, lower: bool):
     (a,) = _inexact("cholesky", a)
-    L = lax_linalg.cholesky(a if lower else jnp.swapaxes(a, -1, -2), symmetrize_input=False)
-    return L if lower else jnp.swapaxes(L, -1, -2)
+    L = lax_linalg.cholesky(a if lower else jnp.conj(jnp.swapaxes(a, -1, -2)), symmetrize_input=False)
+    return L if lower else jnp.conj(jnp.swapaxes(L, -1, -2))
+
+
+def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """The Cholesky factor: upper (``a = U^H U``) unless ``lower`` (a jit named ``_cholesky``, as
+    JAX's)."""
+    return _cholesky(a, lower)
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -40,15 +48,61 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
     return cholesky(a, lower=lower), lower
 
 
-def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
-    """Solve ``a x = b`` given ``cho_factor(a)``."""
-    c, lower = c_and_lower
+def _rhs_signature(name, a, b):
+    """The gufunc signature JAX solves ``b`` with: a vector, a stack of vectors (deprecated by JAX,
+    with a FutureWarning) or a stack of matrices."""
+    if b.ndim == 1:
+        return "(n,n),(n)->(n)"
+    if a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
+        import warnings
+
+        warnings.warn(
+            f"jax.scipy.linalg.{name}: a b of ndim > 1 matching a's batch is solved as a batch of "
+            f"vectors, which is deprecated (it will become a batched matrix solve); pass b[..., None] "
+            f"and squeeze the result's last axis instead.",
+            category=FutureWarning,
+            stacklevel=4,
+        )
+        return "(n,n),(n)->(n)"
+    return "(n,n),(n,k)->(n,k)"
+
+
+def _solve_with(signature, **params):
+    return jnp.vectorize(
+        functools.partial(lax_linalg.triangular_solve, left_side=True, **params), signature=signature
+    )
+
+
+@staged_as_jit(static_argnames=("lower",))
+def _cho_solve(c, b, lower: bool):
     c, b = _inexact("cho_solve", c, b)
-    b, vector = _matrix_rhs(b)
-    # a = L L^T: solve L y = b, then L^T x = y (with L = c^T when c is upper).
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
-    return x[..., 0] if vector else x
+    signature = _rhs_signature("cho_solve", c, b)
+    # a = L L^H: solve L y = b, then L^H x = y (L = c^H when c is upper)
+    y = _solve_with(signature, lower=lower, transpose_a=not lower, conjugate_a=not lower)(c, b)
+    return _solve_with(signature, lower=lower, transpose_a=lower, conjugate_a=lower)(c, y)
+
+
+def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``a x = b`` given ``cho_factor(a)`` (a jit named ``_cho_solve``, as JAX's)."""
+    c, lower = c_and_lower
+    return _cho_solve(c, b, lower)
+
+
+@staged_as_jit(static_argnames=("trans", "lower", "unit_diagonal"))
+def _solve_triangular(a, b, trans, lower: bool, unit_diagonal: bool):
+    if trans in (0, "N"):
+        transpose_a, conjugate_a = False, False
+    elif trans in (1, "T"):
+        transpose_a, conjugate_a = True, False
+    elif trans in (2, "C"):
+        transpose_a, conjugate_a = True, True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    a, b = _inexact("solve_triangular", a, b)
+    signature = _rhs_signature("solve_triangular", a, b)
+    return _solve_with(
+        signature, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a, unit_diagonal=unit_diagonal
+    )(a, b)
 
 
 def solve_triangular(
@@ -61,19 +115,9 @@ def solve_triangular(
     debug=None,
     check_finite: bool = True,
 ):
-    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'."""
-    a, b = _inexact("solve_triangular", a, b)
-    if trans in (0, "N"):
-        transpose_a = False
-    elif trans in (1, "T", 2, "C"):
-        transpose_a = True
-    else:
-        raise ValueError(f"Invalid 'trans' value {trans}")
-    b, vector = _matrix_rhs(b)
-    x = lax_linalg.triangular_solve(
-        a, b, left_side=True, lower=lower, transpose_a=transpose_a, unit_diagonal=unit_diagonal
-    )
-    return x[..., 0] if vector else x
+    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C' (a jit named
+    ``_solve_triangular``, as JAX's)."""
+    return _solve_triangular(a, b, trans, lower, unit_diagonal)
 
 
 @staged_as_jit(static_argnames=("overwrite_a", "check_finite"))

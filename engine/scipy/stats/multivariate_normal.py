@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import numpy as jnp
 from ...numpy._promote import check_arraylike, promote_dtypes_inexact
 from ...lax import linalg as lax_linalg
-from .. import linalg
 
 
 def _inexact(name, *args):
@@ -30,13 +31,14 @@ def logpdf(x, mean, cov, allow_singular=None):
     if cov.ndim < 2 or cov.shape[-2:] != (n, n):
         raise ValueError("multivariate_normal.logpdf got incompatible shapes")
     L = lax_linalg.cholesky(cov)  # symmetrizes cov, as JAX does
-    diff = x - mean
-    batch = np.broadcast_shapes(diff.shape[:-1], L.shape[:-2])
-    diff = jnp.broadcast_to(diff, (*batch, n))
-    L_b = jnp.broadcast_to(L, (*batch, n, n))
-    y = linalg.solve_triangular(L_b, diff[..., None], lower=True)[..., 0]
-    half_log_det = jnp.sum(jnp.log(jnp.diagonal(L, axis1=-1, axis2=-2)), axis=-1)
-    return -1 / 2 * jnp.einsum("...i,...i->...", y, y) - n / 2 * jnp.log(2 * np.pi) - half_log_det
+    # y L^T = x - mean (L y = x - mean), vectorized over the batch axes as JAX solves it
+    solve = functools.partial(lax_linalg.triangular_solve, lower=True, transpose_a=True)
+    y = jnp.vectorize(solve, signature="(n,n),(n)->(n)")(L, x - mean)
+    return (
+        -1 / 2 * jnp.einsum("...i,...i->...", y, y)
+        - n / 2 * jnp.log(2 * np.pi)
+        - jnp.log(L.diagonal(axis1=-1, axis2=-2)).sum(-1)  # log det(cov) / 2
+    )
 
 
 def pdf(x, mean, cov):
