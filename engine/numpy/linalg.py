@@ -37,24 +37,25 @@ def _vector_norm(x, axis, ord, keepdims):
 
     if ord is None or ord == 2:
         return _root_sum_squares(x, axis, keepdims)
+    if ord == 0:
+        from ._logic import not_equal
+
+        real_dtype = np.finfo(x.dtype).dtype
+        return sum(not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=real_dtype)
     a = _abs(x)
     if ord == np.inf:
-        return max(a, axis=axis, keepdims=keepdims)
+        return max(a, axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
         return min(a, axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return sum(
-            lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), a.dtype), axis=axis, keepdims=keepdims
-        )
     if ord == 1:
         return sum(a, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order '{ord}' for vector norm.")
-    p = lax.full((), ord, a.dtype)
     from ._ufuncs import power
 
+    p = np.asarray(ord, a.dtype)  # (the exponents are constants, 1/p computed on the host, as JAX's)
     s = sum(power(a, p), axis=axis, keepdims=keepdims)
-    return power(s, lax.div(lax.full((), 1, a.dtype), p))
+    return power(s, np.asarray(1.0 / p, a.dtype))
 
 
 def diagonal(x, /, *, offset: int = 0):
