@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from bench.bench_ir_page import wait_graph
+from bench.bench_ir_page import layers_for, open_mlp, wait_graph
 
-from .conftest import needs_runner
+from .conftest import needs_runner, session_fragment
 from .test_ir_views import VMAP_LOSS, VMAP_STACK
 from .test_playground import expect_ok, open_session, run_and_wait
 
@@ -23,6 +23,22 @@ def f(a):
 x = jnp.arange(32.0).reshape(4, 8)
 out = jax.shard_map(f, mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', None))(x)
 """
+
+# Points of the drawn nodes' visible parts (inside the graph's stage) the legend is on top of.
+UNDER_LEGEND = """() => {
+  const stage = document.querySelector('[data-testid=ir-graph] .graph-stage').getBoundingClientRect();
+  const hidden = [];
+  for (const n of document.querySelectorAll('[data-testid=ir-graph] .node')) {
+    const r = n.getBoundingClientRect();
+    const x0 = Math.max(r.left, stage.left) + 1, x1 = Math.min(r.right, stage.right) - 1;
+    const y0 = Math.max(r.top, stage.top) + 1, y1 = Math.min(r.bottom, stage.bottom) - 1;
+    if (x0 >= x1 || y0 >= y1) continue;
+    for (const [x, y] of [[x0, y0], [x1, y0], [x0, y1], [x1, y1], [(x0 + x1) / 2, (y0 + y1) / 2]]) {
+      if (document.elementFromPoint(x, y)?.closest('.graph-legend')) hidden.push(n.dataset.id);
+    }
+  }
+  return hidden;
+}"""
 
 # Elements of the Devices panel reaching past the window's right edge, and whether the panel scrolls.
 SIDEWAYS = """() => {
@@ -60,6 +76,31 @@ def test_editor_cost_marks_belong_to_the_ir_tab(page: Page, context):
     run_and_wait(page)
     expect(page.get_by_test_id("tab-output")).to_have_attribute("aria-selected", "true")
     expect(marks).to_have_count(0)
+
+
+@needs_runner
+def test_graph_legend_never_covers_nodes(page: Page, artifacts):
+    open_mlp(page, layers_for(250), session_fragment)
+    wait_graph(page)
+    graph = page.get_by_test_id("ir-graph")
+    legend = graph.locator(".graph-legend")
+    expect(legend).to_contain_text("added by this stage")
+    # Zoomed in, the nodes fill the whole drawing area, its bottom edge too: none is under the legend,
+    # which sits outside the area the graph is drawn in.
+    for _ in range(3):
+        graph.get_by_role("button", name="Zoom in").click()
+    for key in ("ArrowUp", "ArrowRight"):
+        graph.locator(".graph-stage").press(key)
+    page.screenshot(path=str(artifacts / "ir-legend-zoomed.png"))
+    assert page.evaluate(UNDER_LEGEND) == []
+    stage, box = graph.locator(".graph-stage").bounding_box(), legend.bounding_box()
+    assert box["y"] >= stage["y"] + stage["height"] - 0.5, (box, stage)
+    # and at the graph's narrowest (a phone), the same
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)
+    assert page.evaluate(UNDER_LEGEND) == []
+    stage, box = graph.locator(".graph-stage").bounding_box(), legend.bounding_box()
+    assert box["y"] >= stage["y"] + stage["height"] - 0.5, (box, stage)
 
 
 @needs_runner

@@ -7,7 +7,7 @@ export interface Box { x: number; y: number; w: number; h: number }
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.85;
 
-/** How far the overlays (find bar, tool column, legend) reach into the stage, in CSS pixels. */
+/** How far the overlays (find bar, tool column) reach into the stage, in CSS pixels. */
 export interface Insets { top: number; right: number; bottom: number; left: number }
 
 export interface ViewportHandlers {

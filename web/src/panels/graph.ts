@@ -124,7 +124,8 @@ export class GraphView {
     });
     this.searchCount = h("span", { class: "graph-search-count muted", testid: "graph-search-count" });
     this.status = h("span", { class: "graph-status muted", testid: "graph-status", "aria-live": "polite" });
-    // Each swatch stays with its words when the legend wraps (beside the minimap).
+    // A strip under the drawing area, never over it: zoomed in, nodes reach every edge of the stage.
+    // Each swatch stays with its words when it wraps.
     const legend = h("div", { class: "graph-legend" },
       h("span", { class: "legend-item" }, h("span", { class: "swatch added" }), "added by this stage"),
       h("span", { class: "legend-item" }, h("span", { class: "swatch linked" }), "from the selected source line"));
@@ -135,13 +136,13 @@ export class GraphView {
         onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
       }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
       this.status);
-    this.el = h("div", { class: "graph", testid: "ir-graph" }, this.stage, find, tools, minimap, legend);
+    this.el = h("div", { class: "graph", testid: "ir-graph" }, h("div", { class: "graph-area" }, this.stage, find, tools, minimap), legend);
     const gap = 12;
     this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
       insets: () => ({
         top: find.offsetTop + find.offsetHeight + gap,
         right: this.el.clientWidth - tools.offsetLeft + gap,
-        bottom: this.el.clientHeight - legend.offsetTop + gap,
+        bottom: gap,
         left: 20,
       }),
       onBackgroundClick: () => { if (this.selected) this.select(null); },
