@@ -708,7 +708,9 @@ def _backward_pass(
         primals_in = [read_primal(x) for x in eqn.inputs]
         rule = transpose_rules.get(eqn.primitive)
         if rule is None:
-            raise NotImplementedError(f"Transpose rule for '{eqn.primitive}' not implemented")
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive}' not implemented"
+            )
         with core.source_info_context(eqn.source_info):
             if eqn.primitive.multiple_results:
                 cts_out = rule(cts_in, *primals_in, **eqn.params)

@@ -545,6 +545,7 @@ TESTED_ELSEWHERE = {
         name: "tests/test_sparse.py"
         for name in (
             "bcoo_todense bcoo_fromdense bcoo_extract bcoo_transpose bcoo_dot_general bcoo_dot_general_sampled "
+            "bcoo_spdot_general spsolve "
             "bcoo_sort_indices bcoo_sum_duplicates bcsr_todense bcsr_fromdense bcsr_extract bcsr_dot_general "
             "coo_todense coo_fromdense coo_matvec coo_matmat csr_todense csr_fromdense csr_matvec csr_matmat"
         ).split()

@@ -151,3 +151,25 @@ def test_out_of_range_padding_contributes_nothing(sp):
     np.testing.assert_array_equal(mat.todense(), sparse_cases.M)
     np.testing.assert_array_equal(mat @ np.ones(4, np.float32), sparse_cases.M.sum(1))
     assert re.fullmatch(r"BCOO\(float32\[3, 4\], nse=6\)", repr(mat))
+
+
+def test_forward_derivatives_of_sparse_sparse_products(sp):
+    """bcoo_spdot_general's JVP (bilinear in the two data buffers) agrees with finite differences,
+    also batched; reverse mode has no transpose rule, as in JAX (recorded in spdot_errors)."""
+    import engine.numpy as jnp
+    from engine.test_util import check_grads
+
+    a = sp.BCOO.fromdense(sparse_cases.M)
+    b = sp.BCOO.fromdense(sparse_cases.M.T + np.eye(4, 3, dtype=np.float32))
+    batched = sp.BCOO.fromdense(sparse_cases.B3, n_batch=1)
+
+    def product(d, e):
+        return jnp.tanh((sp.BCOO((d, a.indices), shape=(3, 4)) @ sp.BCOO((e, b.indices), shape=(4, 3))).data)
+
+    def batched_product(d):
+        lhs = sp.BCOO((d, batched.indices), shape=(3, 2, 3))
+        return sp.bcoo_dot_general(lhs, lhs, dimension_numbers=(([2], [2]), ([0], [0]))).todense()
+
+    check_grads(product, (a.data, b.data), order=2, modes=["fwd"])
+    # (quadratic in the data, so central differences with a large step are exact but for rounding)
+    check_grads(batched_product, (batched.data,), order=1, modes=["fwd"], eps=1e-2)

@@ -138,6 +138,8 @@ INTERPRETER_ONLY = {
     "bcoo_transpose": "sparse BCOO buffers: a permutation of the buffers (numpy)",
     "bcoo_dot_general": "sparse BCOO contraction: numpy over the stored elements",
     "bcoo_dot_general_sampled": "a dense contraction read at BCOO indices (numpy)",
+    "bcoo_spdot_general": "sparse x sparse BCOO contraction: numpy over pairs of stored elements",
+    "spsolve": "a CSR system solved by numpy's LU (JAX calls scipy on a CPU, a host callback)",
     "bcoo_sort_indices": "sparse BCOO buffers: numpy's lexsort",
     "bcoo_sum_duplicates": "sparse BCOO buffers: numpy's unique and scatter-add",
     "bcsr_todense": "sparse BCSR buffers: numpy, through BCOO coordinates",

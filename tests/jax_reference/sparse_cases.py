@@ -4,6 +4,7 @@ case takes the ``jax`` module (JAX's or the engine's) and returns arrays, BCOO a
 """
 
 import numpy as np
+import sparse_linalg_cases
 
 M = np.array([[0.0, 1.0, 0.0, 2.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 0.0]], np.float32)
 Y = np.array([3.0, 6.0, 5.0], np.float32)
@@ -607,8 +608,120 @@ def jaxpr_vmap_todense(jax):
     return str(jax.make_jaxpr(jax.vmap(lambda m: m.todense()))(sp))
 
 
+def _errors(*thunks):
+    out = []
+    for thunk in thunks:
+        try:
+            thunk()
+            out.append("no error")
+        except Exception as e:
+            out.append(type(e).__name__ + ": " + str(e))
+    return "\n".join(out)
+
+
+def spdot_matmul(jax):  # bcoo_spdot_general: both operands sparse, the result sparse
+    s = _sp(jax)
+    a, b = s.BCOO.fromdense(M), s.BCOO.fromdense(M.T + np.eye(4, 3, dtype=np.float32))
+    v = s.BCOO.fromdense(Y)
+    gram = s.bcoo_dot_general(a, a, dimension_numbers=(([0], [0]), ([], [])))
+    return a @ b, (a @ b).todense(), b @ a, gram, gram.todense(), v @ a, v @ v, (v @ v).todense()
+
+
+def spdot_padded_and_int(jax):
+    s = _sp(jax)
+    a = s.BCOO.fromdense(M, nse=6)
+    ints = s.BCOO.fromdense(np.arange(12).reshape(3, 4) % 3)
+    return a @ a.T, (a @ a.T).todense(), ints @ ints.T, (ints @ ints.T).todense()
+
+
+def spdot_batched(jax):
+    s = _sp(jax)
+    lhs = s.BCOO.fromdense(B3, n_batch=1)
+    rhs = s.BCOO.fromdense(np.transpose(B3, (0, 2, 1)) + 1.0, n_batch=1)
+    shared = s.bcoo_dot_general(lhs, rhs, dimension_numbers=(([2], [1]), ([0], [0])))
+    own = s.bcoo_dot_general(lhs, s.BCOO.fromdense(W[:3]), dimension_numbers=(([2], [0]), ([], [])))
+    rhs_own = s.bcoo_dot_general(
+        s.BCOO.fromdense(W[:3, 0]), rhs, dimension_numbers=(([0], [1]), ([], []))
+    )  # (the rhs's own batch axis may lead: lhs has no free sparse axis)
+    return shared, shared.todense(), own, own.todense(), rhs_own, rhs_own.todense()
+
+
+def spdot_transformed(jax):
+    s = _sp(jax)
+    a = s.BCOO.fromdense(M)
+    b = s.BCOO.fromdense(M.T + np.eye(4, 3, dtype=np.float32))
+
+    def f(d, e):
+        return (s.BCOO((d, a.indices), shape=(3, 4)) @ s.BCOO((e, b.indices), shape=(4, 3))).data
+
+    jitted = jax.jit(lambda x, y: x @ y)(a, b)
+    mapped = jax.vmap(lambda d: f(d, b.data))(np.stack([a.data, 2 * a.data - 1]))
+    both = jax.vmap(f)(np.stack([a.data, -a.data]), np.stack([b.data, b.data + 1]))
+    tangent = jax.jvp(f, (a.data, b.data), (np.ones_like(a.data), np.arange(b.nse, dtype=np.float32)))
+    jac = jax.jacfwd(f)(a.data, b.data)
+    return jitted, jitted.todense(), mapped, both, tangent, jac
+
+
+def spdot_errors(jax):
+    s = _sp(jax)
+    a, dense_axis = s.BCOO.fromdense(M), s.BCOO.fromdense(B3, n_dense=1)
+    batched = s.BCOO.fromdense(B3, n_batch=1)
+
+    def f(d):
+        return (s.BCOO((d, a.indices), shape=(3, 4)) @ a.T).data.sum()
+
+    return _errors(
+        lambda: s.bcoo_dot_general(
+            dense_axis, s.BCOO.fromdense(W[:2]), dimension_numbers=(([1], [0]), ([], []))
+        ),
+        lambda: s.bcoo_dot_general(batched, batched, dimension_numbers=(([0], [0]), ([], []))),
+        lambda: s.bcoo_dot_general(a, batched, dimension_numbers=(([1], [1]), ([], []))),
+        lambda: s.bcoo_dot_general(a, s.BCOO.fromdense(W[:3]), dimension_numbers=(([1], [1]), ([], []))),
+        lambda: jax.grad(f)(a.data),
+    )
+
+
+def jaxpr_spdot(jax):
+    a = _sp(jax).BCOO.fromdense(M)
+    b = _sp(jax).BCOO.fromdense(B3, n_batch=1)
+    return (
+        str(jax.make_jaxpr(lambda x, y: x @ y)(a, a.T)),
+        str(jax.make_jaxpr(lambda x, y: (x @ y).data)(b, b.transpose((0, 2, 1)))),
+        str(
+            jax.make_jaxpr(
+                lambda d: jax.jvp(
+                    lambda e: (_sp(jax).BCOO((e, a.indices), shape=(3, 4)) @ a.T).data, (d,), (d,)
+                )
+            )(a.data)
+        ),
+        str(
+            jax.make_jaxpr(jax.vmap(lambda d: (_sp(jax).BCOO((d, a.indices), shape=(3, 4)) @ a.T).data))(
+                np.stack([a.data, a.data])
+            )
+        ),
+    )
+
+
+def jaxpr_sparsify_nested_jit(jax):
+    import jax.numpy as jnp
+
+    s = _sp(jax)
+    a = s.BCOO.fromdense(M)
+    matvec = s.sparsify(lambda m, v: jax.jit(lambda x, y: jnp.sin(x) @ y)(m, v) * 2)
+    sparse_out = s.sparsify(lambda m: jax.jit(lambda x: jnp.sin(x) * 2)(m).sum(0))
+    dense_only = s.sparsify(lambda m, v: m @ jax.jit(jnp.cos)(v))
+    return (
+        str(jax.make_jaxpr(matvec)(a, Y[:1].repeat(4))),
+        matvec(a, np.arange(4.0, dtype=np.float32)),
+        str(jax.make_jaxpr(sparse_out)(a)),
+        sparse_out(a),
+        str(jax.make_jaxpr(dense_only)(a, np.arange(4.0, dtype=np.float32))),
+    )
+
+
 CASES = {
     name: fn
     for name, fn in list(globals().items())
     if callable(fn) and not name.startswith("_") and fn.__module__ == __name__
 }
+CASES.update(sparse_linalg_cases.CASES)

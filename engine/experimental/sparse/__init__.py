@@ -34,6 +34,7 @@ from .bcoo import (  # noqa: F401
     bcoo_multiply_dense,
     bcoo_multiply_sparse,
     bcoo_reduce_sum,
+    bcoo_spdot_general_p,
     bcoo_sort_indices,
     bcoo_sort_indices_p,
     bcoo_sum_duplicates,
@@ -93,3 +94,4 @@ from .csr import (  # noqa: F401
 )
 from .random import random_bcoo  # noqa: F401
 from .transform import sparsify  # noqa: F401
+from . import linalg as linalg  # noqa: E402

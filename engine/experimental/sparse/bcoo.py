@@ -15,7 +15,9 @@ from ._base import JAXSparse, SparseInfo
 from . import bcoo_dot as _dot
 from . import bcoo_layout as _layout
 from . import bcoo_primitives as _prims
+from . import bcoo_spdot as _spdot
 from .bcoo_dot import bcoo_dot_general_p, bcoo_dot_general_sampled_p  # noqa: F401
+from .bcoo_spdot import bcoo_spdot_general_p  # noqa: F401
 from .bcoo_layout import bcoo_sort_indices_p, bcoo_sum_duplicates_p  # noqa: F401
 from .bcoo_primitives import (  # noqa: F401
     bcoo_extract_p,
@@ -326,10 +328,19 @@ def bcoo_dot_general(
     from ... import lax
 
     del precision, out_sharding  # (unused, as in JAX)
-    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise NotImplementedError(
-            "bcoo_dot_general of two BCOO arrays (bcoo_spdot_general) is not implemented"
+    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):  # the result is sparse too
+        shape = _dot_shape(lhs, rhs, dimension_numbers)
+        bufs = _spdot.spdot_general(
+            lhs.data,
+            lhs.indices,
+            rhs.data,
+            rhs.indices,
+            lhs_spinfo=lhs._info,
+            rhs_spinfo=rhs._info,
+            dimension_numbers=dimension_numbers,
+            preferred_element_type=preferred_element_type,
         )
+        return BCOO(tuple(bufs), shape=shape)
     if isinstance(lhs, BCOO):
         return _dot.dot_general(
             lhs.data,
@@ -354,6 +365,16 @@ def bcoo_dot_general(
         perm = (*range(n_batch), *range(n_swap, out.ndim), *range(n_batch, n_swap))
         return lax.transpose(out, perm)
     return lax.dot_general(lhs, rhs, dimension_numbers, preferred_element_type=preferred_element_type)
+
+
+def _dot_shape(lhs: BCOO, rhs: BCOO, dimension_numbers) -> tuple[int, ...]:
+    """The shape of the contraction of two sparse arrays (``lax.dot_general``'s checks and errors)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((_dot._ints(lc), _dot._ints(rc)), (_dot._ints(lb), _dot._ints(rb)))
+    lhs_aval, rhs_aval = (core.ShapedArray(x.shape, x.dtype) for x in (lhs, rhs))
+    return tuple(
+        _dot.dense_abstract(lhs_aval, rhs_aval, dimension_numbers=dn, preferred_element_type=None).shape
+    )
 
 
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):

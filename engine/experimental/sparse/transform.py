@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ... import core, lax
 from ... import numpy as jnp
 from ...ir import Literal
-from ...jit_primitive import jit_p
+from ...jit_primitive import _hoist_tracer_consts, jit_p
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
@@ -257,9 +257,20 @@ def _reduce_sum_rule(x, *, axes, out_sharding=None):
     return [mat.data.sum() if mat.shape == () else mat]
 
 
-def _jit_rule(*args, jaxpr, **params):
-    # The call is inlined: its body is sparsified with the rest.
-    return eval_sparse(jaxpr.jaxpr, jaxpr.consts, list(args))
+def _jit_rule(*args, jaxpr, name, **params):
+    # The call stays a call (as JAX's sparsify keeps the pjit): its body is sparsified into a new
+    # jaxpr taking the sparse operands' buffers, whose outputs are the sparse results' buffers.
+    leaves, in_tree = tree_flatten(list(args))
+    out_tree = []
+
+    def body(*xs):
+        outs, tree = tree_flatten(eval_sparse(jaxpr.jaxpr, jaxpr.consts, tree_unflatten(in_tree, list(xs))))
+        out_tree.append(tree)
+        return outs
+
+    closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(body, [_aval(x) for x in leaves]))
+    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=name, **params)
+    return tree_unflatten(out_tree[0], outs)
 
 
 def _standard(fn):
