@@ -166,34 +166,32 @@ def broadcast_shapes_(*shapes):
     return broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes])
 
 
+def _with_ndmin(a, n: int):
+    """``a`` with leading size-1 axes up to ``n`` dimensions (JAX's ``array(a, ndmin=n)``)."""
+    a = as_operand(a)
+    return a if a.ndim >= n else lax.expand_dims(a, tuple(range(n - a.ndim)))
+
+
+# The atleast functions are jits in JAX (named atleast_1d, ...): staged, each shows as one.
+@staged_as_jit
 def atleast_1d(*arys):
-    out = [
-        reshape(a, (1,))
-        if np.ndim(a) == 0 and not isinstance(a, (Array, Tracer)) or shape_of(a) == ()
-        else as_operand(a)
-        for a in arys
-    ]
+    out = [_with_ndmin(a, 1) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
+@staged_as_jit
 def atleast_2d(*arys):
-    out = []
-    for a in arys:
-        a = as_operand(a)
-        out.append(a if a.ndim >= 2 else lax.reshape(a, (1,) * (2 - a.ndim) + a.shape))
+    out = [_with_ndmin(a, 2) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
+@staged_as_jit
 def atleast_3d(*arys):
     out = []
     for a in arys:
         a = as_operand(a)
-        if a.ndim == 0:
-            a = lax.reshape(a, (1, 1, 1))
-        elif a.ndim == 1:
-            a = lax.reshape(a, (1, a.shape[0], 1))
-        elif a.ndim == 2:
-            a = lax.reshape(a, a.shape + (1,))
+        if a.ndim < 3:  # (as JAX's: a vector becomes (1, n, 1), a matrix (m, n, 1))
+            a = lax.expand_dims(a, {0: (0, 1, 2), 1: (0, 2), 2: (2,)}[a.ndim])
         out.append(a)
     return out[0] if len(out) == 1 else out
 
@@ -471,7 +469,7 @@ def roll(a, shift, axis=None):
     if isinstance(shift, Tracer):
         known = core.concrete_or_none(shift)
         if known is None:  # a traced shift: slices of the array repeated twice, as JAX's _roll_dynamic
-            return _roll_dynamic(a, shift, [canonicalize_axis(ax, a.ndim) for ax in axes])
+            return _roll_dynamic(a, shift, tuple(canonicalize_axis(ax, a.ndim) for ax in axes))
         shift = known
     shifts = np.atleast_1d(shift).tolist()
     if len(shifts) == 1 and len(axes) > 1:
@@ -482,17 +480,19 @@ def roll(a, shift, axis=None):
     return _roll_static(a, tuple(int(s) for s in shifts), tuple(axes))
 
 
+@staged_as_jit(static_argnames=("axis",))
 def _roll_dynamic(a, shift, axis):
+    """``roll`` by traced shifts (jitted as JAX's ``_roll_dynamic``)."""
     shift = as_operand(shift)
     b_shape = np.broadcast_shapes(shift.shape, np.shape(axis))
     if len(b_shape) != 1:
         raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
-    shifts = lax.broadcast_in_dim(shift, b_shape, tuple(range(len(b_shape) - shift.ndim, len(b_shape))))
-    for k, ax in enumerate(np.broadcast_to(axis, b_shape).tolist()):
-        from ._ufuncs import remainder
+    from ._ufuncs import remainder
 
+    # (iterating the broadcast shifts slices them one by one, as JAX's loop over them does)
+    for x, ax in zip(broadcast_to(shift, b_shape), np.broadcast_to(axis, b_shape).tolist()):
         n = lax.full((), a.shape[ax], np.dtype("int32"))
-        s = remainder(lax.convert_element_type(shifts[k], np.dtype("int32")), lax.max(n, np.int32(1)))
+        s = remainder(lax.convert_element_type(x, np.dtype("int32")), lax.max(n, np.int32(1)))
         a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], ax), n - s, a.shape[ax], axis=ax)
     return a
 
