@@ -61,6 +61,7 @@ CASES = {
     "qr": (lambda r: jnp.linalg.qr(r), (R,)),
     "qr_wide": (lambda w: jnp.linalg.qr(w), (W,)),
     "qr_complete_square": (lambda a: jnp.linalg.qr(a, mode="complete"), (A,)),
+    "qr_complete_tall": (lambda r: jnp.linalg.qr(r, mode="complete"), (R,)),
     "pinv": (jnp.linalg.pinv, (R,)),
     "lstsq": (lambda a, b: jnp.linalg.lstsq(a, b)[0], (R, R[:, :2].copy())),
     "matrix_power": (lambda a: jnp.linalg.matrix_power(a, 3), (A,)),

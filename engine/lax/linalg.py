@@ -675,21 +675,34 @@ def _thin_qr_jvp(q, r, dx):
 
 def _qr_jvp(primals, tangents, *, full_matrices):
     # JAX's rule: the thin JVP, on the leading square block of a wide matrix (the rest of R is
-    # Q^H times the rest of x); full tall factors are not differentiated here.
+    # Q^H times the rest of x); the complement columns of a complete tall Q as in
+    # arxiv.org/abs/2409.13374 (eqs. 32-33, a solve against Q_nn - I instead of an inverse).
     (x,), (dx,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
     m, n = core.get_aval(x).shape[-2:]
+    lax = _lax()
     if m < n:
         x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
         dr2 = _mm(_H(dq), x2) + _mm(_H(q), dx2)
-        return [q, r], [dq, _lax().concatenate((dr1, dr2), dr1.ndim - 1)]
-    if full_matrices and m != n:
-        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+        return [q, r], [dq, lax.concatenate((dr1, dr2), dr1.ndim - 1)]
     q_mn = q[..., :, :n] if full_matrices else q
     r_nn = r[..., :n, :n] if full_matrices else r
-    dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
-    return [q, r], [dq, dr]
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return [q, r], [dq_mn, dr_nn]
+    from ..numpy.linalg import _lu_solve_staged
+
+    q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
+    dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
+    eye = lax.expand_dims(_eye(core.get_aval(q_nn).dtype, (n, n)), tuple(range(q_nn.ndim - 2)))
+    lu_factor, _, perm = lu(q_nn - eye)
+    z_pn_H = _lu_solve_staged(lu_factor, perm, _H(q_pn), 2)  # (Q_nn - I)^H Z^H = Q_pn^H
+    z_pn = _H(z_pn_H)
+    dq_mp = _mm(dq_mn, z_pn_H) - _mm(q_mn + _mm(q_mp, z_pn), _H(dq_pn - _mm(z_pn, dq_nn)))
+    dq = lax.concatenate((dq_mn, dq_mp), dq_mn.ndim - 1)
+    zeros = lax.full((*core.get_aval(dr_nn).shape[:-2], m - n, n), 0, core.get_aval(dr_nn).dtype)
+    return [q, r], [dq, lax.concatenate((dr_nn, zeros), dr_nn.ndim - 2)]
 
 
 ad.jvp_rules[qr_p] = _qr_jvp
