@@ -199,10 +199,11 @@ def _jit_partial_eval(
 ) -> list[Value]:
     in_unknowns = [not t.pval.is_known for t in tracers]
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
-    key = tuple(in_unknowns)
+    literal_residuals = _linearized_directly()
+    key = (tuple(in_unknowns), literal_residuals)
     cached = _linearized_cache(_split_jaxprs, jaxpr).get(key)
     if cached is None:
-        cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals))
+        cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals)
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
     known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded = cached
@@ -234,8 +235,28 @@ def _jit_partial_eval(
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
-def _split_for_partial_eval(jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_known: int) -> tuple[Any, ...]:
-    j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns, op_literal_residuals=True)
+def _linearized_directly() -> bool:
+    """Whether a jit met now is linearized as JAX's linearize_jaxpr does (scalar constants it
+    computes are traced values, so residuals), not split by a JaxprTrace as in a custom_jvp rule
+    running under differentiation (JAX's partial_eval_jaxpr_nounits: literals stay literals)."""
+    from .custom_derivatives import _in_rule
+
+    return not _in_rule and _literal_residuals[0]
+
+
+_literal_residuals = [True]  # False while the body of a jit split without them is split
+
+
+def _split_for_partial_eval(
+    jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_known: int, literal_residuals: bool = True
+) -> tuple[Any, ...]:
+    saved, _literal_residuals[0] = _literal_residuals[0], literal_residuals
+    try:
+        j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(
+            jaxpr.jaxpr, in_unknowns, op_literal_residuals=literal_residuals
+        )
+    finally:
+        _literal_residuals[0] = saved
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     j1 = dce_jaxpr(j1)
     # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
@@ -302,7 +323,9 @@ def _jit_partial_eval_jaxpr(
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
-    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(closed.jaxpr, list(unks_in), op_literal_residuals=True)
+    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(
+        closed.jaxpr, list(unks_in), op_literal_residuals=_literal_residuals[0]
+    )
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res

@@ -29,7 +29,24 @@ def test_betaln_and_beta_match_scipy():
 CASES = {
     "betaln": (sp.betaln, (A[:4], B[:4]), 2),
     "beta": (sp.beta, (A[:3], B[:3]), 1),
+    # zeta's rule differentiates its Euler-Maclaurin series: in s too (lax.zeta's rule has only q)
+    "zeta": (
+        sp.zeta,
+        (np.array([2.0, 3.5, 1.5, 6.0], np.float32), np.array([1.0, 0.7, 2.5, 4.0], np.float32)),
+        1,
+    ),
 }
+
+
+def test_zeta_derivatives_match_jax():
+    s, q = np.array([2.0, 3.5, 1.5, 6.0], np.float32), np.array([1.0, 0.7, 2.5, 4.0], np.float32)
+    # jax.grad of zeta(s, q).sum() in s and in q, JAX 0.10.2
+    ds = [-9.3754822e-01, 1.0958582e00, -3.8080184e00, -5.1472773e-04]
+    dq = [-2.4041140e00, -1.7800705e01, -3.4105352e-01, -4.7718006e-04]
+    np.testing.assert_allclose(np.asarray(engine.grad(lambda s: sp.zeta(s, q).sum())(s)), ds, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(engine.grad(lambda q: sp.zeta(s, q).sum())(q)), dq, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="Riemann"):
+        sp.zeta(2.0)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -472,7 +472,12 @@ def _to_shape(t, shape):
     t_shape = core.get_aval(t).shape
     if t_shape == shape:
         return t
-    return _lax().broadcast_in_dim(t, shape, tuple(range(len(t_shape))))
+    lax = _lax()
+    if not t_shape:
+        return lax.broadcast_in_dim(t, shape, ())
+    # (JAX's _maybe_broadcast: the size-1 axes reshaped away, the rest mapped)
+    dims = tuple(i for i, (a, b) in enumerate(zip(t_shape, shape)) if a == b)
+    return lax.broadcast_in_dim(lax.reshape(t, tuple(t_shape[i] for i in dims)), shape, dims)
 
 
 def _unbroadcast(ct, operand):
@@ -637,15 +642,15 @@ def _pow_jvp_x(g, x, y):
     x, y = lax.convert_element_type(x, dtype), lax.convert_element_type(y, dtype)
     if not integer_y:
         return mul(g, mul(y, lax.pow(x, sub(y, _one(y)))))
-    y_is_zero = lax.eq(y, full_like(y, 0))
-    y_or_one = select(lax.eq(y, full_like(y, 0)), full_like(y, 1), y)  # (JAX's _replace_zero)
+    y_is_zero = lax.eq(y, _const(y, 0))
+    y_or_one = select(lax.eq(y, _const(y, 0)), full_like(y, 1), y)  # (JAX's _replace_zero)
     jac = mul(y_or_one, lax.pow(x, sub(y, _one(y))))
     return mul(g, select(y_is_zero, full_like(jac, 0), jac))
 
 
 def _pow_jvp_y(g, ans, x, y):
     # log(x), with x == 0 replaced by 1 (JAX's _replace_zero), times x**y.
-    one_if_zero = select(_lax().eq(x, full_like(x, 0)), full_like(x, 1), x)
+    one_if_zero = select(_lax().eq(x, _const(x, 0)), full_like(x, 1), x)
     return mul(g, mul(log(one_if_zero), ans))
 
 

@@ -330,10 +330,11 @@ def _cumulative(name, np_fn, combine_name):
     if combine_name is not None:
 
         def jvp(primals, tangents, *, axis, reverse):
-            out = p.bind(primals[0], axis=axis, reverse=reverse)
+            # JAX's rule: the JVP of the parallel prefix scan (primal included), on every backend.
+            from .associative_scan import associative_scan
+
             combine = getattr(_lax(), combine_name) if isinstance(combine_name, str) else combine_name
-            _, t = _jvp_of(lambda x: _prefix_scan(combine, x, axis, reverse), primals, tangents)
-            return out, t
+            return _jvp_of(lambda x: associative_scan(combine, x, reverse, axis), primals, tangents)
 
         ad.jvp_rules[p] = jvp
     return p
