@@ -17,6 +17,8 @@ B = np.array([2.0, 10.0, 40.0, 30.0, 3e5], np.float32)
 # scipy.special.betaln(A, B) and beta(A[:4], B[:4]) in float64
 BETALN = [2.87682072e-01, -6.49223984e00, -8.98362734e00, -3.39688208e01, -2.24938752e05]
 BETA = [1.33333333e00, 1.51515152e-03, 1.25446982e-04, 1.76818855e-15]
+POCH = [0.512644508283859, 2.99, 1.8234347662118302, 1.0]
+MGL = [0.8570478133976193, 3.565098014499829]
 
 
 def test_betaln_and_beta_match_scipy():
@@ -29,6 +31,8 @@ def test_betaln_and_beta_match_scipy():
 CASES = {
     "betaln": (sp.betaln, (A[:4], B[:4]), 2),
     "beta": (sp.beta, (A[:3], B[:3]), 1),
+    "poch": (sp.poch, (np.array([0.5, 1.3, 2.5], np.float32), np.array([1.2, 2.0, 0.7], np.float32)), 2),
+    "multigammaln": (lambda a: sp.multigammaln(a, 3), (np.array([2.5, 3.3, 6.0], np.float32),), 2),
     # zeta's rule differentiates its Euler-Maclaurin series: in s too (lax.zeta's rule has only q)
     "zeta": (
         sp.zeta,
@@ -36,6 +40,15 @@ CASES = {
         1,
     ),
 }
+
+
+def test_poch_and_multigammaln_match_scipy():
+    # scipy.special.poch([0.5, 1.3, 2.5, 4.0], [1.2, 2.0, 0.7, 0.0]), multigammaln([2.5, 4.0], 2)
+    z, m = np.array([0.5, 1.3, 2.5, 4.0], np.float32), np.array([1.2, 2.0, 0.7, 0.0], np.float32)
+    np.testing.assert_allclose(np.asarray(sp.poch(z, m)), POCH, rtol=2e-6)
+    np.testing.assert_allclose(
+        np.asarray(sp.multigammaln(np.array([2.5, 4.0], np.float32), 2)), MGL, rtol=2e-6
+    )
 
 
 def test_zeta_derivatives_match_jax():

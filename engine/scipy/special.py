@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from .. import api, lax
+from .. import api, core, lax
 from .. import numpy as jnp
 from ..custom_derivatives import custom_jvp
 from ..jit import jit
@@ -277,22 +277,40 @@ def comb(N, k, *, repetition: bool = False):
     return jnp.where(valid, out, 0.0)
 
 
+@custom_jvp
 def poch(z, m):
-    """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)``."""
+    """The Pochhammer symbol ``Gamma(z + m) / Gamma(z)`` (1 at ``m == 0``).
+
+    >>> poch(3.0, 2.0)
+    Array(12., dtype=float32)
+    """
     z, m = promote_args_inexact("poch", z, m)
-    return gamma(z + m) / gamma(z)
+    if jnp.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    return jnp.where(m == 0.0, jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+# d/dz (z)_m = (psi(z + m) - psi(z)) (z)_m and d/dm (z)_m = psi(z + m) (z)_m.
+poch.defjvps(
+    lambda z_dot, out, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * z_dot,
+    lambda m_dot, out, z, m: digamma(z + m) * poch(z, m) * m_dot,
+)
 
 
 def multigammaln(a, d):
-    """The log of the multivariate gamma function of dimension ``d`` (a Python int)."""
-    d = int(d)
-    (a,) = promote_args_inexact("multigammaln", a)
-    constant = 0.25 * d * (d - 1) * np.log(np.pi)
-    terms = [ls.lgamma(a - 0.5 * j) for j in range(d)]
-    total = terms[0]
-    for t in terms[1:]:
-        total = total + t
-    return total + jnp.asarray(constant, a.dtype)
+    """The log of the multivariate gamma function of dimension ``d`` (a concrete int):
+    ``d (d - 1) / 4 log(pi) + sum_{j<d} gammaln(a - j / 2)``.
+
+    >>> multigammaln(jnp.array([2.5, 4.0]), 2)
+    Array([0.85704786, 3.565098  ], dtype=float32)
+    """
+    d = int(core.concrete_or_error(d, "d argument of multigammaln"))
+    a, d_ = promote_args_inexact("multigammaln", a, d)
+    const = functools.partial(_const, a)
+    constant = lax.mul(lax.mul(lax.mul(const(0.25), d_), lax.sub(d_, const(1))), lax.log(const(np.pi)))
+    halves = lax.div(jnp.arange(d, dtype=d_.dtype), const(2))
+    terms = ls.lgamma(jnp.expand_dims(a, axis=-1) - jnp.expand_dims(halves, axis=tuple(range(a.ndim))))
+    return jnp.sum(terms, axis=-1) + constant
 
 
 @custom_jvp
