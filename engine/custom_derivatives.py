@@ -15,7 +15,7 @@ from . import ad, batching, core, ir, tape
 from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
@@ -80,6 +80,12 @@ def _resolve_args(fun, args, kwargs):
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args
+
+
+def _stop_traced(x):
+    from .lax.elementwise import stop_gradient_p
+
+    return tree_map(lambda leaf: stop_gradient_p.bind(leaf) if isinstance(leaf, core.Tracer) else leaf, x)
 
 
 def _stage(fun, nondiff_argnums, args):
@@ -195,6 +201,8 @@ class custom_jvp(_Wrapping):
         trace = _innermost_trace(args, self.nondiff_argnums)
         if trace is None:  # plain evaluation: just the function, as JAX calls it
             return self.fun(*args)
+        if self.nondiff_argnums:  # a traced nondiff argument passes through stop_gradient (as JAX's)
+            args = tuple(_stop_traced(a) if i in self.nondiff_argnums else a for i, a in enumerate(args))
         if type(trace) is ad.JVPTrace:  # differentiation: just the rule, never the function
             return self._jvp_directly(trace, args)
         if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by the rule)

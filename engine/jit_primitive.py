@@ -290,6 +290,7 @@ _split_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakre
 _transposed_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _batched_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _dced_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_split_inner_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
 def _linearized_cache(
@@ -323,39 +324,26 @@ def _jit_partial_eval_jaxpr(
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
-    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(
-        closed.jaxpr, list(unks_in), op_literal_residuals=_literal_residuals[0]
-    )
-    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
-    j1 = dce_jaxpr(j1)
-    n_known_out = len(j1.outs) - num_res
+    key = (tuple(unks_in), _literal_residuals[0])
+    cached = _linearized_cache(_split_inner_jaxprs, closed).get(key)
+    if cached is None:
+        cached = _split_inner_jit(closed, list(unks_in), _literal_residuals[0])
+        _split_inner_jaxprs[closed][key] = cached
+    known_closed, unknown_closed, out_uk, sources = cached
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
-    position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == len(known_ins) else {}
     known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
-    out_position = {v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var}
-    res_atoms: list[Atom] = []
-    kept: list[Atom] = []
-    for r in j1.outs[n_known_out:]:
-        if r in position:  # a known input: passed on directly (JAX's forwarding)
-            res_atoms.append(known_ins[position[r]])
-        elif r in out_position:  # a known output too: read from it (JAX's output forwarding)
-            res_atoms.append(known_outs[out_position[r]])
-        else:
-            res_atoms.append(Var(r.aval))
-            kept.append(r)
-    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
-    new_res = [a for a in res_atoms if type(a) is Var and a not in known_ins and a not in known_outs]
+    res_atoms: list[Atom] = [
+        known_ins[i] if kind == "in" else known_outs[i] if kind == "out" else Var(aval)
+        for kind, i, aval in sources
+    ]
+    new_res = [a for a, (kind, _, _) in zip(res_atoms, sources) if kind == "new" and type(a) is Var]
     eqn1 = JaxprEqn(
-        jit_p,
-        known_ins,
-        dict(params, jaxpr=ClosedJaxpr(j1, closed.consts)),
-        [*known_outs, *new_res],
-        eqn.source_info,
+        jit_p, known_ins, dict(params, jaxpr=known_closed), [*known_outs, *new_res], eqn.source_info
     )
     eqn2 = JaxprEqn(
         jit_p,
         [*res_atoms, *[x for x, u in zip(eqn.inputs, unks_in) if u]],
-        dict(params, jaxpr=ClosedJaxpr(j2, [])),
+        dict(params, jaxpr=unknown_closed),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
@@ -392,6 +380,35 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
 
 
 ir.dce_rules[jit_p] = _jit_dce
+
+
+def _split_inner_jit(closed: ClosedJaxpr, unks_in: list[bool], literal_residuals: bool) -> tuple[Any, ...]:
+    """The known and unknown jaxprs of a nested jit, and where each residual comes from: a known
+    input (``("in", i)``, JAX's forwarding), a known output (``("out", i)``), or a new output of
+    the known jit (``("new", _, aval)``)."""
+    j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(
+        closed.jaxpr, unks_in, op_literal_residuals=literal_residuals
+    )
+    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    j1 = dce_jaxpr(j1)
+    n_known_out = len(j1.outs) - num_res
+    num_known = sum(not u for u in unks_in)
+    position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == num_known else {}
+    out_position = {v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var}
+    sources: list[tuple[str, int, Any]] = []
+    kept: list[Atom] = []
+    for r in j1.outs[n_known_out:]:
+        if r in position:
+            sources.append(("in", position[r], None))
+        elif r in out_position:
+            sources.append(("out", out_position[r], None))
+        else:
+            sources.append(("new", 0, r.aval))
+            kept.append(r)
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    return ClosedJaxpr(j1, closed.consts), ClosedJaxpr(j2, []), out_uk, sources
+
+
 ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose

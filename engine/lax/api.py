@@ -485,7 +485,9 @@ def stop_gradient(x):
     from ..tree_util import tree_map
 
     def stop(leaf):
-        if dtype_kind(_aval(leaf).dtype) in "fc":
+        # Bound on every dtype but the extended ones (PRNG keys), as JAX 0.10.2 does: an integer
+        # operand's stop_gradient shows in its jaxprs too.
+        if dtype_kind(_aval(leaf).dtype) in "fciub":
             return ew.stop_gradient_p.bind(leaf)
         return leaf
 

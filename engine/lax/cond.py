@@ -284,6 +284,11 @@ def _bcast_to(pred, x):
     return lax.broadcast_in_dim(pred, shape, tuple(range(p_nd))) if p_nd != len(shape) else pred
 
 
+def _select_taken(taken, x, stopped):
+    # (stop_gradient staged before the predicate's broadcast, the order of JAX's _bcast_select)
+    return lax.select(_bcast_to(taken, x), x, stopped)
+
+
 def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
     index, *args = vals
     idim, *adims = dims
@@ -295,7 +300,7 @@ def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
         branch_outs = []
         for i, b in enumerate(branches):
             taken = lax.eq(idx, np.array(i, core.get_aval(idx).dtype))
-            ops_i = [lax.select(_bcast_to(taken, x), x, lax.stop_gradient(x)) for x in ops]
+            ops_i = [_select_taken(taken, x, lax.stop_gradient(x)) for x in ops]
             branch_outs.append(
                 batching.vmap_flat(
                     lambda *xs, b=b: _run(b, *xs), axis_size, None, [0] * len(ops_i), ops_i, lambda n: [0] * n

@@ -54,7 +54,11 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 def _concatenate_batch(size, vals, dims, *, dimension):
-    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    # An unbatched operand is broadcast with lax.broadcast (plain int dims in the jaxpr, as JAX's rule).
+    xs = [
+        _lax().broadcast(x, (size,)) if d is not_mapped else batching.moveaxis(x, d, 0)
+        for x, d in zip(vals, dims)
+    ]
     return concatenate_p.bind(*xs, dimension=dimension + 1), 0
 
 

@@ -317,11 +317,19 @@ def _select_n_jvp(primals, tangents):
 
 def _select_n_transpose(ct, which, *cases):
     assert not ad.is_undefined(which)
-    zeros = _lax().full_like(ct, 0)
+    lax = _lax()
+    zeros = lax.full_like(ct, 0)
+    which_dtype = core.get_aval(which).dtype
+    if which_dtype == np.bool_:
+        return [None] + [
+            select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
+            if ad.is_undefined(c)
+            else None
+            for i, c in enumerate(cases)
+        ]
+    # An integer index: each case's cotangent selected by ``which == i`` (as JAX's rule).
     return [None] + [
-        select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
-        if ad.is_undefined(c)
-        else None
+        select_n_p.bind(lax.eq(which, np.array(i, which_dtype)), zeros, ct) if ad.is_undefined(c) else None
         for i, c in enumerate(cases)
     ]
 

@@ -7,11 +7,10 @@ import numpy as np
 
 from .. import core, lax
 from ._complex_parts import iscomplexobj
-from ._logic import _to_bool, isnan, isneginf, isposinf, logical_and, logical_not
+from ._logic import isnan, isneginf, isposinf
 from ._promote import (
     as_operand,
     check_arraylike,
-    convert,
     promote_dtypes,
     promote_elementwise,
     promote_shapes,
@@ -148,19 +147,49 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """``funclist[i](x)`` where ``condlist[i]``; one extra function covers the remaining places."""
+    """``funclist[i](x)`` where ``condlist[i]``; one extra function covers the remaining places.
+
+    As JAX's: a ``switch`` on the index of the last true condition (0, the default, when none
+    holds), vectorized over ``x`` (so under a trace every piece runs on every element and a
+    select_n picks), inside a jit named ``_piecewise``.
+
+    >>> jnp.piecewise(jnp.array([-2.0, 3.0]), [jnp.array([True, False])], [0.0, lambda x: 2 * x])
+    Array([0., 6.], dtype=float32)
+    """
+    from ._creation import asarray
+
+    check_arraylike("piecewise", x)
     x = as_operand(x)
-    condlist = [_to_bool(c) for c in condlist]
-    out = lax.full_like(x, 0)
-    if len(funclist) == len(condlist) + 1:
-        rest = logical_not(condlist[0]) if condlist else lax.full_like(x, True, np.bool_)
-        for c in condlist[1:]:
-            rest = logical_and(rest, logical_not(c))
-        condlist = condlist + [rest]
-    for cond, fn in zip(condlist, funclist):
-        out = where(cond, fn(x, *args, **kw) if callable(fn) else fn, out)
-    # JAX casts each piece to x's dtype with astype, which drops weak typing.
-    return convert(out, x.dtype, False)
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = [funclist[-1], *funclist[:-1]]
+    elif nf == nc:
+        funclist = [0, *funclist]
+    else:
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; got {nf}")
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = frozenset((i, f) for i, f in enumerate(funclist) if callable(f))
+    return _piecewise(x, asarray(condlist, dtype=bool), consts, funcs, *args, **kw)
+
+
+@staged_as_jit(static_argnames=("funcs",))
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+    from ._creation import array, vectorize, zeros_like
+    from ._shape import concatenate
+    from ._reductions import argmax, cumsum
+
+    funcdict = dict(funcs)
+    pieces = [consts.get(i, funcdict.get(i)) for i in range(len(condlist) + 1)]
+    # The index of the last true condition, 1-based; 0 where none holds.
+    indices = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
+    dtype = x.dtype
+
+    def branch(piece):
+        if callable(piece):
+            return lambda x: piece(x, *args, **kw).astype(dtype)
+        return lambda x: array(piece, dtype=dtype)
+
+    return vectorize(lax.switch, excluded=(1,))(indices, [branch(p) for p in pieces], x)
 
 
 @staged_as_jit

@@ -35,13 +35,20 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
 
             jitted.append(jit(fn, static_argnames=static_argnames))
         if static_argnames:  # static arguments by name, however they were passed
-            bound = _signature(fn).bind(*args, **kwargs).arguments
+            sig = _signature(fn)
+            bound = sig.bind(*args, **kwargs).arguments
             args, kwargs, positional = [], {}, True
-            for name in list(bound):
+            for name, value in bound.items():
+                kind = sig.parameters[name].kind
                 positional = positional and name not in static_argnames
-                if positional:
-                    args.append(bound.pop(name))
-            kwargs = bound
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    args.extend(value)
+                elif kind is inspect.Parameter.VAR_KEYWORD:
+                    kwargs.update(value)
+                elif positional:
+                    args.append(value)
+                else:
+                    kwargs[name] = value
         return jitted[0](*args, **kwargs)
 
     return wrapper

@@ -125,8 +125,9 @@ def _ei_asymptotic(num, den):
         dtype = dtype_of(x)
         one = const(x, 1.0)
         w = one / x
-        ratio = jnp.polyval(num.astype(dtype), w) / jnp.polyval(den.astype(dtype), w)
-        return jnp.exp(x) * w * (w * ratio + one)
+        f = jnp.polyval(num.astype(dtype), w) / jnp.polyval(den.astype(dtype), w)
+        f = w * f + one
+        return jnp.exp(x) * w * f
 
     return ei
 
@@ -166,7 +167,7 @@ def expi(x):
 
 @expi.defjvp
 @jit
-def _expi_jvp(primals, tangents):
+def expi_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     return expi(x), jnp.exp(x) / x * x_dot
 
@@ -177,7 +178,7 @@ def _expi_jvp(primals, tangents):
 
 
 def _expn_series(x, n):
-    eps = float(np.finfo(dtype_of(x)).eps)
+    eps = np.finfo(dtype_of(x)).eps  # (a numpy scalar: the weakly typed t is converted to meet it)
     zero, one = const(x, 0.0), const(x, 1.0)
     psi = -np.euler_gamma - jnp.log(x)
     psi = lax.fori_loop(const(n, 1), n, lambda i, psi: psi + one / i, psi)
@@ -206,7 +207,7 @@ def _expn_series(x, n):
 
 def _expn_continued_fraction(x, n):
     big = const(x, 1.44115188075855872e17)  # rescale the convergents past 2^57
-    eps = float(np.finfo(dtype_of(x)).eps)
+    eps = np.finfo(dtype_of(x)).eps
     zero, one = const(x, 0.0), const(x, 1.0)
     state = dict(
         k=const(n, 1),
@@ -253,7 +254,6 @@ def _expn_large_n(x, n):
     return (ans + one) * jnp.exp(-x) / xk
 
 
-@jit
 def _expn_elementwise(n, x):
     n, x = promote_args_inexact("expn", n, x)
     if jnp.iscomplexobj(x):
@@ -280,7 +280,8 @@ def _expn_elementwise(n, x):
     return jnp.piecewise(x, conds, values, n=n)
 
 
-_expn_elementwise.__name__ = "expn"
+_expn_elementwise.__name__ = "expn"  # (the jit's name in jaxprs, as JAX's)
+_expn_elementwise = jit(_expn_elementwise)
 
 
 def _expn_vectorized(n, x):
@@ -293,7 +294,7 @@ _expn = custom_jvp(_expn_vectorized, nondiff_argnums=(0,))
 
 @_expn.defjvp
 @jit
-def _expn_jvp(n, primals, tangents):
+def expn_jvp(n, primals, tangents):
     (x,), (x_dot,) = primals, tangents
     return expn(n, x), lax.mul(lax.neg(x_dot), expn(lax.sub(n, const(n, 1)), x))
 
