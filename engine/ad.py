@@ -111,7 +111,18 @@ def add_tangents(x: Tangent, y: Tangent) -> Tangent:
 add_jaxvals_p = core.Primitive("add_any")
 add_jaxvals_p.def_impl(lambda x, y: np.add(x, y))
 add_jaxvals_p.def_abstract_eval(lambda x, y: x)  # the first operand's type, as JAX (staged sums keep it)
-jvp_rules[add_jaxvals_p] = lambda primals, tangents: (add_jaxvals_p.bind(*primals), add_tangents(*tangents))
+
+
+def _add_any_jvp(primals: Sequence[Value], tangents: Sequence[Tangent]) -> tuple[Value, Tangent]:
+    # Linear (JAX's linear_jvp): a zero beside a nonzero tangent is instantiated, not skipped, so
+    # forward-over-reverse programs (a hessian) stage the same add_any of zeros as JAX's.
+    out = add_jaxvals_p.bind(*primals)
+    if all(type(t) is Zero for t in tangents):
+        return out, Zero(tangent_aval(core.get_aval(out)))
+    return out, add_jaxvals_p.bind(*[instantiate_zeros(t) for t in tangents])
+
+
+jvp_rules[add_jaxvals_p] = _add_any_jvp
 transpose_rules[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 
 

@@ -231,8 +231,9 @@ ad.deflinear(
 
 
 def _transpose_batch(size, vals, dims, *, permutation):
-    x = moveaxis(vals[0], dims[0], 0)
-    return transpose_p.bind(x, permutation=(0, *[p + 1 for p in permutation])), 0
+    # One transpose taking the batch axis to the front as well (JAX's rule), not a move first.
+    b = dims[0]
+    return transpose_p.bind(vals[0], permutation=(b, *[p if p < b else p + 1 for p in permutation])), 0
 
 
 batching.batch_rules[transpose_p] = _transpose_batch
