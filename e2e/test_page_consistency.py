@@ -1,11 +1,12 @@
 """Browser tests for page defects found in review, one test per defect: the editor's cost marks
-outlived the IR tab, the graph legend covered nodes, the Devices mesh scrolled sideways on a phone."""
+outlived the IR tab, the graph legend covered nodes, the Devices mesh scrolled sideways on a phone,
+a large graph made the browser render all of it (and the page lay itself out again mid-click)."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from bench.bench_ir_page import layers_for, open_mlp, wait_graph
+from bench.bench_ir_page import equations, layers_for, open_mlp, time_render, wait_graph
 
 from .conftest import needs_runner, session_fragment
 from .test_ir_views import VMAP_LOSS, VMAP_STACK
@@ -38,6 +39,20 @@ UNDER_LEGEND = """() => {
     }
   }
   return hidden;
+}"""
+
+# The graph's boxes inside the stage's window, and how many the browser renders (not skipped as off
+# screen by content-visibility), in the window and outside it.
+RENDERED = """() => {
+  const stage = document.querySelector('[data-testid=ir-graph] .graph-stage').getBoundingClientRect();
+  const out = { inView: 0, inViewRendered: 0, offView: 0, offViewRendered: 0 };
+  for (const n of document.querySelectorAll('[data-testid=ir-graph] .node')) {
+    const r = n.getBoundingClientRect();
+    const seen = r.right > stage.left && r.left < stage.right && r.bottom > stage.top && r.top < stage.bottom;
+    const rendered = n.checkVisibility({ contentVisibilityAuto: true });
+    if (seen) { out.inView++; out.inViewRendered += rendered; } else { out.offView++; out.offViewRendered += rendered; }
+  }
+  return out;
 }"""
 
 # Elements of the Devices panel reaching past the window's right edge, and whether the panel scrolls.
@@ -129,3 +144,26 @@ def test_devices_mesh_fits_a_phone(page: Page, artifacts):
     expect(page.get_by_test_id("mesh-col")).to_have_text(["y=0", "y=1", "y=2", "y=3"])
     top = [cards.nth(i).bounding_box()["y"] for i in range(4)]
     assert max(top) - min(top) < 1, top
+
+
+@needs_runner
+def test_large_graph_renders_what_is_in_view(page: Page):
+    open_mlp(page, layers_for(1000), session_fragment)
+    wait_graph(page)
+    assert equations(page) >= 1000
+    tabs = page.get_by_test_id("stage-tab")
+    time_render(page, lambda: tabs.last.click())
+    # The clicked tab stays (and keeps the focus): the tab strip is not rebuilt mid-click.
+    assert tabs.last.evaluate(
+        "t => t === document.activeElement && t.getAttribute('aria-selected') === 'true'"
+    )
+    # Every box in the window is rendered; most of the rest, off screen, is left for when it is panned to.
+    seen = page.evaluate(RENDERED)
+    assert seen["inView"] > 10 and seen["inViewRendered"] == seen["inView"], seen
+    assert seen["offView"] > 100 and seen["offViewRendered"] < seen["offView"] / 2, seen
+    stage = page.get_by_test_id("ir-graph").locator(".graph-stage")
+    for _ in range(12):
+        stage.press("ArrowDown")
+    page.wait_for_function(
+        f"() => ({RENDERED})().inViewRendered === ({RENDERED})().inView && ({RENDERED})().inView > 10"
+    )

@@ -15,7 +15,7 @@ import { IRPanel } from "./panels/ir";
 import { renderOutput, requestError } from "./panels/output";
 import { renderRecompiles } from "./panels/recompiles";
 import { renderTimings } from "./panels/timings";
-import type { RunReport, TransformedCall } from "./report";
+import type { RunReport, StageCost, TransformedCall } from "./report";
 import {
   decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, parseViewFragment,
   type Session, setTransforms, toRequest, viewFragment,
@@ -74,7 +74,7 @@ class App {
       onSourceLines: (l) => this.editor.highlightLines(l),
       onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
       onForm: (form) => { this.session.ir = form === "stablehlo" ? form : null; this.sessionChanged(); },
-      onStageCost: (cost) => showLineCosts(this.editor.view, cost),
+      onStageCost: (cost) => this.showCosts(cost),
       compareLink: () => compareUrl(this.session, this.session),
     });
     this.debugger = new DebuggerPanel({ onSourceLines: (l) => this.editor.highlightLines(l) });
@@ -201,7 +201,7 @@ class App {
       const report = await run(toRequest(this.session), controller.signal);
       this.previousReport = this.report;
       this.report = report;
-      showLineCosts(this.editor.view, null); // the IR panel shows its stage's costs again
+      this.showCosts(null); // the IR panel shows its stage's costs again
       this.failure = null;
       this.callIndex = this.defaultCall(report);
       const err = report.error;
@@ -397,7 +397,7 @@ class App {
     const r = this.report;
     // The editor's cost marks are the IR panel's shown stage's: another panel, a failed request or
     // no report clears them (the IR panel sets them again when it shows a stage).
-    if (panel !== "ir" || !r) showLineCosts(this.editor.view, null);
+    if (panel !== "ir" || !r) this.showCosts(null);
     if (!r) {
       if (this.failure) {
         replace(this.panelBody, requestError(this.failure.message, this.failure.kind));
@@ -412,6 +412,14 @@ class App {
       return;
     }
     replace(this.panelBody, ...this.panels[panel].render(r));
+  }
+
+  private costFrame = 0;
+  /** The editor's cost marks, set in the next frame: the editor then measures itself along with the
+   *  frame's layout, not once more in the middle of drawing a stage. The last call wins. */
+  private showCosts(cost: StageCost | null) {
+    cancelAnimationFrame(this.costFrame);
+    this.costFrame = requestAnimationFrame(() => showLineCosts(this.editor.view, cost));
   }
 
   private gotoLine(line: number) {

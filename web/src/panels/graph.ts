@@ -24,6 +24,8 @@ let groupBy: GroupBy = "line";
 /** Sub-jaxprs with at most this many equations open by default when the stage is just that call. */
 const OPEN_INNER_UP_TO = 80;
 const PLAIN_EDGES_ABOVE = 300;
+/** Room around what a drawing band holds: strokes, arrowheads, the focus and selection outlines. */
+const BAND_MARGIN = 12;
 
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
 export interface NodeDecoration {
@@ -410,19 +412,38 @@ export class GraphView {
     nodeSteps.sort((a, b) => Number(!!b.m.expanded) - Number(!!a.m.expanded) || a.y - b.y || a.x - b.x);
     const layer = () => s("svg", { class: "graph-layer", width: Math.ceil(contentW), height: Math.ceil(contentH) });
     const slices: (() => void)[] = [];
-    const sliceOf = <T>(items: T[], host: HTMLElement, drawOne: (item: T, into: SVGSVGElement) => void) => {
+    // Each slice's layer sits in a band as tall as what it draws (the items come sorted by height),
+    // which the browser does not style, lay out or paint while it is off screen (content-visibility):
+    // a large graph costs what is in view, the rest as it is panned into view.
+    const sliceOf = <T>(items: T[], host: HTMLElement, span: (item: T) => [number, number], drawOne: (item: T, into: SVGSVGElement) => void) => {
       let i = 0;
       const next = () => {
         const into = layer();
         const t0 = performance.now();
-        do drawOne(items[i++], into); while (i < items.length && performance.now() - t0 < SLICE_MS);
-        host.appendChild(into);
+        let top = Infinity, bottom = -Infinity;
+        do {
+          const [y0, y1] = span(items[i]);
+          top = Math.min(top, y0);
+          bottom = Math.max(bottom, y1);
+          drawOne(items[i++], into);
+        } while (i < items.length && performance.now() - t0 < SLICE_MS);
+        top = Math.max(0, Math.floor(top) - BAND_MARGIN);
+        bottom = Math.ceil(bottom) + BAND_MARGIN;
+        into.style.top = `${-top}px`;
+        host.appendChild(h("div", { class: "graph-band", style: { top: `${top}px`, width: `${Math.ceil(contentW)}px`, height: `${bottom - top}px` } }, into));
         if (i < items.length) slices.push(next);
       };
       if (items.length) slices.push(next);
     };
-    sliceOf(edgeSteps, this.edgeLayers, ({ e, ox, oy }, into) => this.drawEdge(e, ox, oy, into));
-    sliceOf(nodeSteps, this.nodeLayers, ({ c, m, x, y }, into) => into.appendChild(this.drawNode(c, m, x, y)));
+    const edgeSpan = ({ e, oy }: { e: ElkExtendedEdge; oy: number }): [number, number] => {
+      let y0 = Infinity, y1 = -Infinity;
+      for (const sec of e.sections ?? []) for (const p of [sec.startPoint, ...(sec.bendPoints ?? []), sec.endPoint]) { y0 = Math.min(y0, p.y); y1 = Math.max(y1, p.y); }
+      for (const l of e.labels ?? []) if (l.y !== undefined) { y0 = Math.min(y0, l.y); y1 = Math.max(y1, l.y + 14); }
+      return y0 <= y1 ? [y0 + oy, y1 + oy] : [oy, oy];
+    };
+    edgeSteps.sort((a, b) => edgeSpan(a)[0] - edgeSpan(b)[0]);
+    sliceOf(edgeSteps, this.edgeLayers, edgeSpan, ({ e, ox, oy }, into) => this.drawEdge(e, ox, oy, into));
+    sliceOf(nodeSteps, this.nodeLayers, ({ c, y }) => [y, y + (c.height ?? 28)], ({ c, m, x, y }, into) => into.appendChild(this.drawNode(c, m, x, y)));
     // Slices queue the next one as they go (each knows where it stopped).
     // (the first slice too: the task that received the layout has done its share)
     for (let k = 0; k < slices.length; k++) {

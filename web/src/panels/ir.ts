@@ -120,11 +120,23 @@ export class IRPanel {
       return h("button", {
         type: "button", role: "tab", class: `stage-tab${i === this.stageIndex ? " active" : ""}`, testid: "stage-tab",
         "aria-selected": String(i === this.stageIndex), tabindex: i === this.stageIndex ? 0 : -1,
-        onclick: () => { this.stageIndex = i; this.renderTabs(); this.renderStage(); this.handlers.onStage?.(name); },
+        onclick: () => { this.stageIndex = i; this.markActiveTab(); this.renderStage(); this.handlers.onStage?.(name); },
         onkeydown: (e: KeyboardEvent) => this.tabKeys(e, names.length),
         title: name,
       }, stage?.transform ? h("span", { class: "stage-transform" }, stage.transform) : null, h("span", { class: "mono stage-name" }, name));
     }));
+    this.revealActiveTab();
+  }
+
+  /** Move the active mark to the open stage's tab. The tabs stay: replacing them would drop the
+   *  focus of the one just clicked (and make the browser lay out the page again, mid-click). */
+  private markActiveTab() {
+    [...this.tabs.children].forEach((tab, i) => {
+      const on = i === this.stageIndex;
+      tab.classList.toggle("active", on);
+      tab.setAttribute("aria-selected", String(on));
+      tab.setAttribute("tabindex", on ? "0" : "-1");
+    });
     this.revealActiveTab();
   }
 
@@ -156,7 +168,7 @@ export class IRPanel {
     if (!d) return;
     e.preventDefault();
     this.stageIndex = (this.stageIndex + d + n) % n;
-    this.renderTabs();
+    this.markActiveTab();
     this.renderStage();
     this.handlers.onStage?.(this.stageNames()[this.stageIndex]);
     (this.tabs.children[this.stageIndex] as HTMLElement | undefined)?.focus();
