@@ -26,6 +26,7 @@ from ._reductions import cumsum
 from ._selection import clip, where
 from ._shape import broadcast_arrays, broadcast_to, concatenate, expand_dims, pad, ravel, swapaxes, tile
 from ._statistics import diff
+from ._staged import staged_as_jit
 
 
 def _not_inplace(name, inplace):
@@ -356,13 +357,14 @@ def _gradient_along(a, h, axis):
     return concatenate((upper, inner, lower), axis=axis)
 
 
+@staged_as_jit(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
     """The permutation sorting by the last key, ties broken by the one before, and so on.
 
     >>> lexsort([jnp.array([1, 0, 1]), jnp.array([0, 1, 0])])
     Array([0, 2, 1], dtype=int32)
     """
-    keys = tuple(as_operand(k) for k in keys)
+    keys = tuple(as_operand(k) for k in keys)  # (an array of keys iterates along its first axis)
     if len(keys) == 0:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if len({k.shape for k in keys}) > 1:

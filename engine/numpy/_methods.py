@@ -278,11 +278,17 @@ def _install(cls):
         "var",
         "any",
         "all",
-        "cumsum",
-        "cumprod",
         "ptp",
     ):
         setattr(cls, name, getattr(_reductions, name))
+    # (JAX's methods pass every keyword on, so its jit caches ``x.cumsum()`` apart from ``cumsum(x)``:
+    # two separately traced jaxprs, which print inline rather than shared)
+    cls.cumsum = lambda self, axis=None, dtype=None, out=None: _reductions.cumsum(
+        self, axis=axis, dtype=dtype, out=out
+    )
+    cls.cumprod = lambda self, axis=None, dtype=None, out=None: _reductions.cumprod(
+        self, axis=axis, dtype=dtype, out=out
+    )
     if cls is Tracer:
         cls.item = _tracer_item
         cls.tolist = _tracer_tolist

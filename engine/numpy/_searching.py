@@ -7,6 +7,7 @@ tracing, or a ``size=`` to be traceable.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -94,29 +95,29 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
 
 
 def _nonzero_sized(a, size, fill_value):
-    """Traced ``nonzero(a, size=n)``: positions by a cumulative count, gathered with a one-hot matmul."""
-    flat = lax.reshape(lax.ne(a, lax.full_like(a, 0)), (a.size,))
+    """Traced ``nonzero(a, size=n)``, built as JAX builds it: counting each position's running count
+    of nonzeros (bincount), whose running sum is the flat index of the k-th nonzero; then one
+    coordinate per axis, and ``fill_value`` past the count of nonzeros."""
+    from ._creation import arange, zeros
+    from ._reductions import cumsum
+    from ._selection import where
+    from ._statistics import bincount
+    from ._ufuncs import floor_divide, remainder
+
+    mask = a if a.dtype == np.bool_ else lax.ne(a, lax.full_like(a, 0))
     idx = core.default_dtype(int)
-    cnt = lax.cumsum(convert(flat, idx), axis=0)
-    # Slot k holds the first flat index whose running count reaches k + 1.
-    slots = lax.broadcast_in_dim(Array(np.arange(1, size + 1, dtype=idx)), (size, a.size), (0,))
-    hit = lax.ge(lax.broadcast_in_dim(cnt, (size, a.size), (1,)), slots)
-    first = lax.reduce_sum(convert(lax.bitwise_not(hit), idx), (1,))
-    valid = lax.lt(first, lax.full_like(first, a.size))
-    first = lax.select(valid, first, lax.full_like(first, 0))
-    out = []
-    # (a fill value may be traced: one scalar, or one per axis)
-    fill_value = 0 if fill_value is None else fill_value
-    if isinstance(fill_value, (tuple, list)):
-        fill_value = stack([as_operand(f) for f in fill_value])
-    fill = convert(as_operand(fill_value), np.dtype(idx), False)
-    if fill.ndim == 0:
-        fill = lax.broadcast_in_dim(fill, (a.ndim,), ())
-    for d, stride in enumerate(np.cumprod((a.shape + (1,))[::-1])[::-1][1:].tolist()):
-        coord = lax.rem(lax.div(first, lax.full_like(first, stride)), lax.full_like(first, a.shape[d]))
-        fill_d = lax.broadcast_in_dim(lax.reshape(lax.slice(fill, (d,), (d + 1,)), ()), coord.shape, ())
-        out.append(lax.select(valid, coord, fill_d))
-    return tuple(out)
+    if a.size == 0 or size == 0:
+        return tuple(zeros(size, idx) for _ in a.shape)
+    flat_indices = cumsum(bincount(cumsum(mask), length=size))
+    strides = (np.cumprod(a.shape[::-1])[::-1] // a.shape).astype(flat_indices.dtype)
+    out = tuple(remainder(floor_divide(flat_indices, s), n) for s, n in zip(strides, a.shape))
+    if fill_value is None:
+        return out
+    fills = tuple(fill_value) if isinstance(fill_value, (tuple, list)) else a.ndim * (fill_value,)
+    if any(np.shape(f) != () for f in fills):
+        raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got {fill_value}")
+    past_count = arange(size) >= mask.sum()
+    return tuple(where(past_count, f, entry) for f, entry in zip(fills, out))
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
@@ -148,9 +149,23 @@ def unique(
     Array([1, 2, 3, 1], dtype=int32)
     """
     a = as_operand(ar)
-    traced = isinstance(a, Tracer) and a.concrete_value() is None
-    if traced and size is not None and axis is None and not (return_index or return_inverse or return_counts):
-        return unique_sized(lax.sort(ravel(a)), int(size), fill_value)
+    if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
+        flat = axis is None
+        axis = 0 if flat else canonicalize_axis(axis, a.ndim)
+        res = _unique_traced(
+            ravel(a) if flat else a,
+            axis,
+            int(size),
+            fill_value,
+            equal_nan,
+            return_index,
+            return_inverse,
+            return_counts,
+        )
+        if return_inverse and flat:
+            i = 2 if return_index else 1
+            res = (*res[:i], reshape(res[i], a.shape), *res[i + 1 :])
+        return res[0] if len(res) == 1 else res
     v = _concrete_value(ar, "jnp.unique")
     res = np.unique(
         v, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts, axis=axis
@@ -173,6 +188,78 @@ def unique(
         for i, r in enumerate(res)
     )
     return out[0] if len(out) == 1 else out
+
+
+@staged_as_jit(static_argnames=("axis", "equal_nan"))
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """``ar``'s slices along ``axis`` sorted (moved to the front), the mask of the first of each run
+    of equal slices, and the sorting permutation."""
+    from ._array_edits import lexsort
+    from ._creation import ones, zeros
+    from ._logic import isnan
+    from ._reductions import any as any_
+    from ._selection import where
+    from ._shape import moveaxis
+
+    aux = moveaxis(ar, axis, 0)
+    if dtype_kind(aux.dtype) == "c":  # every complex NaN alike
+        aux = where(isnan(aux), np.array(np.nan, aux.dtype), aux)
+    size, *rest = aux.shape
+    if math.prod(rest) == 0:
+        size, perm = 1, zeros(1, dtype=int)
+    else:
+        perm = lexsort(reshape(aux, (size, math.prod(rest))).T[::-1])
+    aux = aux[perm]
+    if not aux.size:
+        return aux, zeros(size, dtype=bool), perm
+    if dtype_kind(aux.dtype) in "fc" and equal_nan:
+        differ = lambda x, y: lax.ne(x, y) & ~(isnan(x) & isnan(y))  # noqa: E731
+    else:
+        differ = lax.ne
+    first = ones(size, dtype=bool)
+    return aux, first.at[1:].set(any_(differ(aux[1:], aux[:-1]), tuple(range(1, aux.ndim)))), perm
+
+
+def _unique_traced(ar, axis, size, fill_value, equal_nan, return_index, return_inverse, return_counts):
+    """``unique`` of a traced array into ``size`` slots, built as JAX builds it: positions of the
+    run starts by ``nonzero(size=)``; counts as the differences of consecutive starts."""
+    from ._creation import arange, full, full_like, zeros
+    from ._reductions import cumsum
+    from ._selection import where
+    from ._shape import expand_dims, moveaxis
+    from ._statistics import diff
+
+    if ar.shape[axis] == 0 and size and fill_value is None:
+        raise ValueError(
+            "jnp.unique: for zero-sized input with nonzero size argument, fill_value must be specified"
+        )
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    ind = nonzero(mask, size=size)[0]
+    result = aux[ind] if aux.size else aux
+    if fill_value is not None:
+        fill_value = as_operand(fill_value).astype(result.dtype)
+        if result.shape[0]:
+            valid = expand_dims(arange(size) < mask.sum(), tuple(range(1, result.ndim)))
+            result = where(valid, result, fill_value)
+        else:
+            result = full_like(result, fill_value, shape=(size, *result.shape[1:]))
+    out = [moveaxis(result, 0, axis)]
+    if return_index:
+        out.append(perm[ind] if aux.size else perm)
+    if return_inverse:
+        if aux.size:
+            out.append(zeros(mask.shape, dtype=int).at[perm].set(cumsum(mask) - 1))
+        else:
+            out.append(zeros(ar.shape[axis], dtype=int))
+    if return_counts:
+        if aux.size:
+            # slot k + 1 holds the start of run k + 1, or (past the last run) the length
+            idx = nonzero(mask, size=size + 1)[0]
+            idx = idx.at[1:].set(where(idx[1:], idx[1:], mask.size))
+            out.append(diff(idx))
+        else:
+            out.append(full((1,), ar.shape[axis], dtype=int) if ar.shape[axis] else zeros(0, dtype=int))
+    return tuple(out)
 
 
 def unique_sized(v, size: int, fill_value=None, keep=None, default_fill=None):

@@ -345,6 +345,7 @@ def nanargmin(a, axis=None, out=None, keepdims=False):
     return _nanargmin(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
+@staged_as_jit(static_argnames=("n", "axis"))
 def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     """``n``-th discrete difference along ``axis``."""
     from ._shape import concatenate, slice_axis
@@ -479,15 +480,13 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         v = core.to_numpy(x)
         length = max(int(minlength), int(v.max()) + 1 if v.size else 0)
     length = concrete_int(length, "bincount length")
-    w = (
-        lax.full(x.shape, 1, core.default_dtype(int))
-        if weights is None
-        else promote_dtypes(as_operand(weights))[0]
-    )
+    # (unit weights stay a scalar, broadcast by the scatter, as JAX builds it)
+    w = np.ones((), core.default_dtype(int)) if weights is None else promote_dtypes(as_operand(weights))[0]
     from ._creation import zeros
+    from ._selection import clip
 
     # negative values count in bin 0 and values past length in none, as in JAX
-    return zeros(length, w.dtype).at[lax.max(x, lax.full_like(x, 0))].add(w, mode="drop")
+    return zeros(length, w.dtype).at[clip(x, 0)].add(w, mode="drop")
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

@@ -65,14 +65,9 @@ def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool 
     def one_column(col):
         if col.size == 0:
             return jnp.array(np.nan, dtype=_default_float()), jnp.array(0, dtype=_default_float())
-        # Each sorted value's multiplicity from the bounds of its run; the first maximum is the
-        # smallest most frequent value (what unique + argmax(counts) gives).
-        values = jnp.sort(col)
-        counts = jnp.searchsorted(values, values, side="right") - jnp.searchsorted(
-            values, values, side="left"
-        )
-        best = jnp.argmax(counts)
-        return values[best], counts[best].astype(int)  # (the default int: int64 with x64 on)
+        # the first largest count is that of the smallest most frequent value (unique sorts)
+        values, counts = jnp.unique(col, return_counts=True, size=col.size)
+        return values[jnp.argmax(counts)], counts.max()
 
     x = jnp.moveaxis(x, axis, 0)
     x = x.reshape(x.shape[0], math.prod(x.shape[1:]))
