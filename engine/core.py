@@ -506,7 +506,7 @@ class Array:
         d = _CANONICAL.get(value.dtype)
         if d is not None and d != value.dtype:
             value = value.astype(d)
-        value.flags.writeable = False
+        value.setflags(write=False)  # (half the cost of flags.writeable = False)
         self._value: np.ndarray = value
         self.weak_type = weak_type
         self._aval: ShapedArray | None = None

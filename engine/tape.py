@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import ad, core
+from . import ad, core, tape_plan
 from .core import Trace, Value
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
 from .narrow_dtypes import kind as dtype_kind
@@ -50,10 +50,12 @@ class TapeTracer(ad.PrimalTracer):
 class Linearized:
     """One operation's cached linearization (see the module docstring)."""
 
-    __slots__ = ("fwd", "bwd", "num_outs", "active_outs", "ct_avals", "nonzero_cts")
+    __slots__ = ("fwd", "bwd", "num_outs", "active_outs", "ct_avals", "nonzero_cts", "fwd_plans", "bwd_plans")
 
     def __init__(self, fwd, bwd, num_outs, active_outs, ct_avals, nonzero_cts):
         self.fwd, self.bwd, self.num_outs = fwd, bwd, num_outs
+        self.fwd_plans: dict = {}  # input types -> tape_plan.Plan (or None: the general way)
+        self.bwd_plans: dict = {}
         self.active_outs = active_outs  # which outputs carry a tangent
         self.ct_avals = ct_avals  # cotangent avals of the active outputs
         self.nonzero_cts = nonzero_cts  # which active inputs get a (non-symbolic-zero) cotangent
@@ -186,7 +188,9 @@ class TapeTrace(Trace):
         in_nodes = [nd for nd, act in zip(nodes, active) if act]
         if lin is _GENERAL:
             return self._general(primitive, params, primals, active, in_nodes)
-        outs_res = _run(lin.fwd, primals, True)
+        outs_res = tape_plan.run(lin.fwd, lin.fwd_plans, primals)
+        if outs_res is None:
+            outs_res = _run(lin.fwd, primals, True)
         n = lin.num_outs
         out_nodes = [self.new_node() if act else None for act in lin.active_outs]
         self.tape.append((lin, outs_res[n:], in_nodes, out_nodes))
@@ -266,7 +270,9 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
             if type(lin) is Linearized:
                 got = [c for c, act in zip(cts_out, lin.active_outs) if act]
                 got = [np.zeros(a.shape, a.dtype) if c is None else c for c, a in zip(got, lin.ct_avals)]
-                it = iter(_run(lin.bwd, [*res, *got], False))
+                args = [*res, *got]
+                cts = tape_plan.run(lin.bwd, lin.bwd_plans, args) if eager() else None
+                it = iter(_run(lin.bwd, args, False) if cts is None else cts)
                 cts_in = [next(it) if nz else None for nz in lin.nonzero_cts]
             else:  # a general pullback: ``res`` holds the outputs' avals
                 full = [ad.Zero(ad.tangent_aval(a)) if c is None else c for c, a in zip(cts_out, res)]

@@ -10,7 +10,7 @@ import pytest
 
 import engine as jax
 import engine.numpy as jnp
-from engine import ad, lax, tape
+from engine import ad, lax, tape, tape_plan
 from engine.core import Array
 
 
@@ -95,3 +95,70 @@ def test_staged_formulation_of_tanh_is_jaxs_and_accurate():
     truth = w @ (1 - np.tanh(x @ w) ** 2)
     g = jax.grad(lambda x, w: jnp.sum(jnp.tanh(x @ w)))(X, W)
     np.testing.assert_allclose(np.asarray(g), truth, rtol=1e-4)
+
+
+def _described(values):
+    """Each value's numbers, dtype and weak type (what a planned evaluation must reproduce)."""
+    out = []
+    for v in values:
+        if type(v) is ad.Zero:
+            out.append(("zero", str(v.aval)))
+        else:
+            a = np.asarray(v)
+            out.append((a.tobytes(), a.dtype, jax.core.get_aval(v).weak_type))
+    return out
+
+
+def _pullback_results(f, primals):
+    outs, pullback = tape.vjp_flat(f, primals)
+    got = [_described(outs)]
+    floats = [np.asarray(o).dtype.kind == "f" for o in outs]
+    # cotangents of other types than the outputs' (weak, strong, numpy): the backward pieces'
+    # plans are per input types, so each must give what the general evaluation gives
+    for make in (
+        lambda o: np.ones(np.shape(o), np.float32),
+        lambda o: Array(np.ones(np.shape(o), np.float32), weak_type=True),
+        lambda o: 1.0 if np.shape(o) == () else Array(np.ones(np.shape(o), np.float32)),
+    ):
+        cts = [
+            make(o) if fl else ad.Zero(ad.tangent_aval(jax.core.get_aval(o))) for o, fl in zip(outs, floats)
+        ]
+        for _ in range(2):
+            got.append(_described(pullback(*cts)))
+    return got
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_planned_steps_give_what_eval_trace_gives(name, monkeypatch):
+    """engine/tape_plan.py decides EvalTrace's per-equation checks once per input types: the
+    values, dtypes and weak types it gives are those of evaluating equation by equation."""
+    f, primals = FUNCTIONS[name]
+    tape._cache.clear()
+    planned = _pullback_results(f, primals)
+    monkeypatch.setattr(tape_plan, "run", lambda closed, plans, args: None)
+    tape._cache.clear()
+    general = _pullback_results(f, primals)
+    assert planned == general
+
+
+def test_plans_are_kept_per_input_types_and_used():
+    tape._cache.clear()
+    jax.grad(tanh)(1.0)
+    jax.grad(tanh)(np.float32(1.0))  # strong input: other linearizations, other plans
+    lins = [v for v in tape._cache.values() if type(v) is tape.Linearized]
+    assert lins and all(p is not None for lin in lins for p in lin.fwd_plans.values())
+    assert {k[3][2] for k in tape._cache if k[0] is lax.exp_p} == {True, False}  # (weak, strong) x
+    g_weak, g_strong = jax.grad(tanh)(1.0), jax.grad(tanh)(np.float32(1.0))
+    assert g_weak.weak_type and not g_strong.weak_type
+    assert float(g_weak) == float(g_strong) == np.float32(0.41997429728507996)  # JAX 0.10.2
+
+
+def test_an_impl_that_returns_another_dtype_than_planned_is_evaluated_the_general_way(monkeypatch):
+    tape._cache.clear()
+    jax.grad(tanh)(1.0)
+    exp_impl = jax.core.impl_rules[lax.exp_p]
+    monkeypatch.setitem(jax.core.impl_rules, lax.exp_p, lambda x, **p: exp_impl(x, **p).astype(np.float64))
+    tape._cache.clear()  # (plans capture the impl when made)
+    g = jax.grad(tanh)(1.0)
+    assert g.dtype == np.float32 and g.weak_type  # the general way canonicalizes float64 to float32
+    np.testing.assert_allclose(float(g), 0.41997429728507996, rtol=1e-6)

@@ -266,8 +266,63 @@ def promote_shapes_keep_scalars(*args):
     ]
 
 
+# The dtypes a traced operand may have for _traced_pair (no narrow, extended or float0 ones).
+_PLAIN_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+    + (np.float16, np.float32, np.float64, np.complex64, np.complex128)
+)
+
+
+def _traced_pair(x, y, inexact: bool):
+    """The common case of a binary jnp op under a transformation, decided without the general
+    path's steps: two tracers of one rank (or a scalar), or a tracer and a Python float, already
+    of the joined dtype. Returns what the general path returns for them, or None for any other
+    case (conversions, broadcasting, config checks, transfer logging)."""
+    if rank_promotion[0] != "allow" or transfers.active[0]:
+        return None
+    pairs = []
+    rank = None
+    for a in (x, y):
+        if type(a) is float:
+            pairs.append((core._PYTHON_DTYPE[float], True))
+        elif isinstance(a, Tracer):
+            aval = a.aval
+            if type(aval) is not core.ShapedArray or aval.dtype not in _PLAIN_DTYPES:
+                return None
+            n = len(aval.shape)
+            if n:
+                if rank is not None and rank != n:
+                    return None
+                rank = n
+            pairs.append((aval.dtype, aval.weak_type))
+        else:
+            return None
+    dtype, weak = promote_types_weak(pairs)
+    if inexact:
+        dtype = to_inexact_dtype(dtype)
+    out = []
+    for a, (d, w) in zip((x, y), pairs):
+        if type(a) is float:
+            if abs(a) > _FLOAT_MAX.get(dtype, -1.0):  # (float16, complex, or an overflow: general)
+                return None
+            c = Array(convert_values(np.asarray(a), new_dtype=dtype), weak)
+            if weak and dtype == d:  # (d: the Python float's own dtype)
+                c.python_value = a
+            out.append(c)
+        elif d == dtype and w == weak:
+            out.append(a)
+        else:
+            return None
+    return out
+
+
 def promote_elementwise(name: str, *args):
     """Operands of one elementwise lax op: dtypes joined, shapes broadcast except scalars."""
+    if len(args) == 2:
+        out = _traced_pair(args[0], args[1], False)
+        if out is not None:
+            return out
     check_arraylike(name, *args)
     check_numeric(name, *args)
     check_rank_promotion(name, args)
@@ -275,6 +330,10 @@ def promote_elementwise(name: str, *args):
 
 
 def promote_elementwise_inexact(name: str, *args):
+    if len(args) == 2:
+        out = _traced_pair(args[0], args[1], True)
+        if out is not None:
+            return out
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
     return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
