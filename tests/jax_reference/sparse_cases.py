@@ -719,6 +719,21 @@ def jaxpr_sparsify_nested_jit(jax):
     )
 
 
+def bcsr_sparsify_unary(jax):  # (a BCSR's indices are not known unique: duplicates are summed first)
+    import jax.numpy as jnp
+
+    s = _sp(jax)
+    out = s.sparsify(lambda m: -jnp.sin(jnp.abs(m)))(s.BCSR.fromdense(M - 2 * (M > 1.5)))
+    return out, out.indptr, out.todense()
+
+
+def spdot_jit_vmap_unbatched_lhs(jax):
+    s = _sp(jax)
+    rhs = s.BCOO.fromdense(np.stack([M.T, 2 * M.T]), n_batch=1)
+    f = jax.jit(jax.vmap(lambda a, b: (a @ b).todense(), in_axes=(None, 0)))
+    return f(s.BCOO.fromdense(M), rhs)
+
+
 CASES = {
     name: fn
     for name, fn in list(globals().items())

@@ -37,7 +37,6 @@ from .bcoo import (
     bcoo_multiply_dense,
     bcoo_multiply_sparse,
     bcoo_reduce_sum,
-    bcoo_sum_duplicates,
     bcoo_transpose,
 )
 
@@ -128,16 +127,10 @@ def _with_data(mat: BCOO, data, **info) -> BCOO:
 def _unary_rule(prim, linear: bool):
     def rule(x, **params):
         if not linear and not x.unique_indices:  # f(a) + f(b) is not f(a + b): sum duplicates first
-            x = bcoo_sum_duplicates(x, nse=x.nse)
-        data = prim.bind(x.data, **params)
-        return [
-            BCOO(
-                (data, x.indices),
-                shape=x.shape,
-                indices_sorted=x.indices_sorted,
-                unique_indices=x.unique_indices,
-            )
-        ]
+            x = x.sum_duplicates(nse=x.nse, remove_zeros=False)
+        # the same format and sparsity (its index buffers and flags), the data mapped
+        bufs, tree = tree_flatten(x)
+        return [tree_unflatten(tree, [prim.bind(x.data, **params), *bufs[1:]])]
 
     return rule
 
@@ -395,7 +388,14 @@ bcsr_rules[lax.concatenate_p] = _standard(lambda *xs, dimension: bcsr_concatenat
 bcsr_rules[lax.stack_p] = _standard(
     lambda *xs, axis: BCSR.from_bcoo(_stack(*(x.to_bcoo() for x in xs), axis=axis))
 )
-bcsr_rules[jit_p] = _jit_rule
+
+
+def _inline_jit_rule(*args, jaxpr, **params):
+    # (beyond JAX, whose sparsify has no jit rule for BCSR operands: the call is inlined)
+    return eval_sparse(jaxpr.jaxpr, jaxpr.consts, list(args))
+
+
+bcsr_rules[jit_p] = _inline_jit_rule
 
 
 # --- BCOO's operators: jnp functions, sparsified -------------------------------------------------
