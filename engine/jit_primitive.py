@@ -370,8 +370,8 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
         )
         cached = table[key] = (ClosedJaxpr(body, closed.consts), used_inputs)
     dced, used_inputs = cached
-    if all(used_inputs) and all(used_outputs) and len(dced.jaxpr.eqns) == len(closed.jaxpr.eqns):
-        return eqn
+    # (a new jaxpr even when nothing is dropped, as JAX's: a jit body inside a DCE'd known side is
+    # not the jaxpr traced for a direct call)
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],
         out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],

@@ -277,13 +277,14 @@ def _betainc_abstract(a, b, x):
             f"lax.betainc requires arguments to have the same dtypes, got {a.dtype.name}, "
             f"{b.dtype.name}, {x.dtype.name}."
         )
-    shapes = {v.shape for v in (a, b, x) if v.shape}
-    if len(shapes) > 1:
-        raise TypeError(f"lax.betainc requires arguments of one shape (or scalars), got {shapes}.")
-    return ShapedArray(next(iter(shapes), ()), x.dtype, a.weak_type and b.weak_type and x.weak_type)
+    # scalars and size-1 axes broadcast (as JAX's naryop shape rule; a vmap leaves them so)
+    shape = ew._broadcast_size_one("regularized_incomplete_beta", a.shape, b.shape)
+    shape = ew._broadcast_size_one("regularized_incomplete_beta", shape, x.shape)
+    return ShapedArray(shape, x.dtype, a.weak_type and b.weak_type and x.weak_type)
 
 
-batching.broadcast_batcher(regularized_incomplete_beta_p)
+batching.broadcast_batcher(regularized_incomplete_beta_p, size_one=True)
+ew.implicitly_broadcasting.add(regularized_incomplete_beta_p)
 
 # ---------------------------------------------------------------------------------------------
 # Public wrappers (jax.lax spellings).
@@ -344,8 +345,8 @@ ad.defjvp(erfc_p, lambda g, x: mul(ew._const(x, -2.0 / np.sqrt(np.pi)), mul(g, e
 
 
 def _igamma_dx(g, a, x):
-    # d/dx P(a, x) = exp(-x + (a - 1) log x - lgamma(a)).
-    return mul(g, exp(sub(sub(mul(sub(a, 1.0), log(x)), x), lgamma(a))))
+    # d/dx P(a, x) = exp(-x + (a - 1) log x - lgamma(a)) (JAX's operations, in its order).
+    return mul(g, exp(sub(ew.add(neg(x), mul(sub(a, _lax().full_like(a, 1)), log(x))), lgamma(a))))
 
 
 ad.defjvp(igamma_p, lambda g, a, x: mul(g, igamma_grad_a(a, x)), _igamma_dx)
