@@ -37,6 +37,9 @@ partial_eval_jaxpr_rules: dict[
         ],
     ],
 ] = {}
+# On equations, splitting a jaxpr: how an all-known equation reads once the known jaxpr is traced
+# again (JAX retraces it; a custom_jvp_call's constants then become ordinary operands).
+known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn]] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -570,7 +573,8 @@ def partial_eval_jaxpr(
             for v in eqn.out_binders:
                 env[v] = True
         else:
-            eqns1.append(eqn)
+            known_rule = known_eqn_rules.get(eqn.primitive)
+            eqns1.append(eqn if known_rule is None else known_rule(eqn))
             for v in eqn.out_binders:
                 env[v] = False
     out_unknowns = [read(x) for x in jaxpr.outs]

@@ -304,7 +304,24 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
     return outs, [0] * len(outs)
 
 
+def _custom_jvp_call_retraced(eqn):
+    # Retraced as a known equation (JAX's partial_eval_jaxpr_nounits), the call's constants are
+    # operands like the others (num_consts 0); its rule still sees only the original arguments.
+    k, jvp = eqn.params["num_consts"], eqn.params["jvp"]
+    if not k:
+        return eqn
+
+    def lifted(ps, ts):
+        return jvp(list(ps)[k:], list(ts)[k:])
+
+    lifted.__name__ = getattr(jvp, "__name__", "jvp")
+    if hasattr(jvp, "symbolic_zeros"):
+        lifted.symbolic_zeros = jvp.symbolic_zeros  # type: ignore[attr-defined]
+    return eqn._replace(params=dict(eqn.params, jvp=lifted, num_consts=0))
+
+
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+ad.known_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_retraced
 batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 
 

@@ -76,18 +76,53 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             f"structure, but they differ: {c_tree} and {trees[0]}."
         )
     _check_same("scan carry output and input", c_avals, body.out_avals[: len(c_avals)])
+    body, moved, ys_from_xs = _forward_read_only(body, len(consts), len(c_leaves))
+    kept = [c for c, m in zip(c_leaves, moved) if not m]
     outs = scan_p.bind(
+        *[c for c, m in zip(c_leaves, moved) if m],
         *consts,
-        *c_leaves,
+        *kept,
         *x_leaves,
         jaxpr=body,
-        num_consts=len(consts),
-        num_carry=len(c_leaves),
+        num_consts=len(c_leaves) - len(kept) + len(consts),
+        num_carry=len(kept),
         length=n,
         reverse=bool(reverse),
         unroll=_unroll(unroll, n),
     )
-    return tree_unflatten(c_tree, outs[: len(c_leaves)]), tree_unflatten(trees[1], outs[len(c_leaves) :])
+    carry_it, ys_it = iter(outs[: len(kept)]), iter(outs[len(kept) :])
+    carry = [c if m else next(carry_it) for c, m in zip(c_leaves, moved)]
+    ys = [next(ys_it) if k is None else x_leaves[k] for k in ys_from_xs]
+    return tree_unflatten(c_tree, carry), tree_unflatten(trees[1], ys)
+
+
+def _forward_read_only(body, num_consts, num_carry):
+    """JAX's scan staging: a carry the body returns unchanged is read-only and becomes a leading
+    constant (its final value is its initial one), and a stacked output that is a scanned input
+    is not computed (the input is returned). Returns the new body, which carries moved, and for
+    each stacked output the index of the scanned input it is (or None)."""
+    j = body.jaxpr
+    index = {v: i for i, v in enumerate(j.in_binders)}
+    carry_outs, y_outs = j.outs[:num_carry], j.outs[num_carry:]
+    moved = [type(o) is Var and index.get(o) == num_consts + i for i, o in enumerate(carry_outs)]
+    first_x = num_consts + num_carry
+    ys_from_xs = [
+        index[o] - first_x if type(o) is Var and index.get(o, -1) >= first_x else None for o in y_outs
+    ]
+    if not any(moved) and all(k is None for k in ys_from_xs):
+        return body, moved, ys_from_xs
+    carries = j.in_binders[num_consts:first_x]
+    binders = [
+        *[v for v, m in zip(carries, moved) if m],
+        *j.in_binders[:num_consts],
+        *[v for v, m in zip(carries, moved) if not m],
+        *j.in_binders[first_x:],
+    ]
+    outs = [
+        *[o for o, m in zip(carry_outs, moved) if not m],
+        *[o for o, k in zip(y_outs, ys_from_xs) if k is None],
+    ]
+    return ClosedJaxpr(Jaxpr(j.constvars, binders, j.eqns, outs), body.consts), moved, ys_from_xs
 
 
 def _unroll(unroll, length):

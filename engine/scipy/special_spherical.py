@@ -37,7 +37,8 @@ def _bessel_jn_scalar(z, *, v: int, n_iter: int):
     zero = np.array(0.0, z.dtype)
     init = (zero, np.array(1e-16, z.dtype), zero, z)
     (_, _, neumann, _), values = lax.scan(_recurrence_step, init, lax.iota(z.dtype, n_iter + 1), reverse=True)
-    return values[: v + 1] / (neumann - values[0])
+    last = values[0]  # (the last step's value, read before the orders kept, as JAX's program)
+    return values[: v + 1] / (neumann - last)
 
 
 @functools.partial(jit, static_argnames=["v", "n_iter"])
