@@ -67,8 +67,9 @@ def test_save_load_round_trip_keeps_dtype_and_weakness():
 # --- jnp.ufunc -------------------------------------------------------------------------------
 
 
-def test_builtin_ufunc_call_is_the_function_itself():
-    """No wrapper between ``jnp.add(x, y)`` and the function (the hottest eager call)."""
+def test_builtin_ufunc_call_is_the_function_behind_the_out_where_check():
+    """Only JAX's refusal of ``out=``/``where=`` (NotImplementedError) stands between
+    ``jnp.add(x, y)`` and the function (the hottest eager call)."""
     from engine.numpy import _logic, _selection, _ufuncs
 
     for name, module in [
@@ -79,7 +80,13 @@ def test_builtin_ufunc_call_is_the_function_itself():
     ]:
         u = getattr(jnp, name)
         assert isinstance(u, jnp.ufunc)
-        assert type(u).__dict__["__call__"].__func__ is getattr(module, name)
+        assert type(u).__dict__["__call__"].__wrapped__ is getattr(module, name)
+        args = (jnp.ones(2, np.int32),) * u.nin
+        with pytest.raises(NotImplementedError, match=f"out argument of <jnp.ufunc '{name}'>"):
+            u(*args, out=args[0])
+        with pytest.raises(NotImplementedError, match=f"where argument of <jnp.ufunc '{name}'>"):
+            u(*args, where=True)
+        np.testing.assert_array_equal(u(*args, out=None, where=None), getattr(module, name)(*args))
     assert jnp.add(jnp.ones(2), 1.0).weak_type is False
 
 

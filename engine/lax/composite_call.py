@@ -12,18 +12,19 @@ differentiate it).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Callable
 
 import numpy as np
 
-from .. import ad, core
+from .. import ad, core, ir
 from ..backends.rows import Special, lowerings
 from ..errors import UnexpectedTracerError
 from ..ir import eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import _trace
 
-__all__ = ["composite", "composite_p"]
+__all__ = ["composite", "composite_p", "check_composite_name"]
 
 composite_p = core.Primitive("composite", multiple_results=True)
 
@@ -125,9 +126,26 @@ def _no_transpose(*_, **__):
     )
 
 
+# StableHLO's verifier: a composite is named namespace.op. JAX lowers every jit, so calling a jit of
+# a badly named composite fails (evaluated eagerly, the name is never checked).
+_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$")
+
+
+def check_composite_name(name: object) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"composite name must be a str to be lowered, got {type(name).__name__}: {name!r}")
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            "Cannot lower jaxpr with verifier errors:\n\tname must be a valid namespaced op name, i.e. it "
+            f'must match the following regular expression: {_NAME.pattern} e.g. "my_namespace.my_op"'
+            f"\n\t\t(the name is {name!r})"
+        )
+
+
 composite_p.def_impl(_impl)
 composite_p.def_abstract_eval(_abstract_eval)
 composite_p.weak_from_abstract_eval = True  # (the decomposition's outputs say, as its jaxpr's avals)
 ad.jvp_rules[composite_p] = _no_jvp
 ad.transpose_rules[composite_p] = _no_transpose
 lowerings[composite_p] = Special("inline")  # compiled code runs the decomposition
+ir.lowering_refusals[composite_p] = lambda eqn: check_composite_name(eqn.params["name"])

@@ -132,9 +132,11 @@ def insert(arr, obj, values, axis=None):
     return take(concatenate([a, vals], ax), Array(order.astype(np.int32)), axis=ax)
 
 
-def compress(condition, a, axis=None, *, size=None, fill_value=0):
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    from ._reductions import no_out
     from ._take import take
 
+    no_out("compress", out)
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0

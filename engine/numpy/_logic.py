@@ -139,14 +139,21 @@ def isinf(x, /):
     return lax.full_like(x, False, np.bool_)
 
 
-def isposinf(x, /):
+def _no_out_posneginf(out) -> None:
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+
+
+def isposinf(x, /, out=None):
+    _no_out_posneginf(out)
     (x,) = promote_args("isposinf", x)
     if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, False, np.bool_)
     return lax.eq(x, np.array(np.inf, x.dtype))
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
+    _no_out_posneginf(out)
     (x,) = promote_args("isneginf", x)
     if dtype_kind(x.dtype) not in "fc":
         return lax.full_like(x, False, np.bool_)

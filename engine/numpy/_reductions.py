@@ -60,6 +60,12 @@ def _masked(a, where, fill):
     return where_(where, a, lax.full_like(a, fill))
 
 
+def no_out(name: str, out, end: str = ".") -> None:
+    """JAX's arrays are immutable: an ``out`` array is refused (NotImplementedError), not ignored."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported{end}")
+
+
 def sum(
     a,
     axis=None,
@@ -76,6 +82,7 @@ def sum(
     Array([3., 3.], dtype=float32)
     """
     check_arraylike("sum", a)
+    no_out("sum", out)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d = _reduce_dtype(a, dtype, promote_integers)
@@ -107,6 +114,7 @@ def prod(
     Array(24, dtype=int32)
     """
     check_arraylike("prod", a)
+    no_out("prod", out)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d = _reduce_dtype(a, dtype, promote_integers)
@@ -128,6 +136,7 @@ def _extreme(name, lax_fn, identity_fn):
         if transfers.active[0]:  # (JAX's are jitted: initial and where are its arguments)
             return transfers.call_jitted(f, (a, axis, out, keepdims, initial, where), {}, _STATIC)
         check_arraylike(name, a)
+        no_out(name, out)
         a = as_operand(a)
         a = convert(a, a.dtype)  # strong, as JAX's _reduction makes its operand
         axes = canonicalize_axes(axis, a.ndim)
@@ -171,6 +180,7 @@ min = amin = _extreme("min", lax.reduce_min, _highest)
 def _logical_reduce(name, lax_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, *, where=None):
         check_arraylike(name, a)
+        no_out(name, out)
         a = as_operand(a)
         if dtype_kind(a.dtype) == "c":
             a = lax.real(a)
@@ -217,6 +227,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     Array(2.3333333, dtype=float32)
     """
     check_arraylike("mean", a)
+    no_out("mean", out)
     a = as_operand(a)
     if a.dtype == np.bool_:  # JAX's sum counts bools as ints first (its _cast_to_numeric)
         a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
@@ -251,6 +262,7 @@ def var(
     Array(1.25, dtype=float32)
     """
     check_arraylike("var", a)
+    no_out("var", out)
     if correction is not None:
         ddof = correction
     a = as_operand(a)
@@ -302,6 +314,7 @@ def std(
     a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
 ):
     """Standard deviation over ``axis`` (square root of ``var``)."""
+    no_out("std", out)
     return _std(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
 
 
@@ -317,6 +330,7 @@ def ptp(a, axis=None, out=None, keepdims: bool = False):
     Array([4, 1], dtype=int32)
     """
     check_arraylike("ptp", a)
+    no_out("ptp", out)
     return _ptp(as_operand(a), tuple(axis) if isinstance(axis, list) else axis, out, keepdims)
 
 
@@ -354,6 +368,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 def _arg_extreme(name, lax_fn):
     def f(a, axis=None, out=None, keepdims: bool = False):
         check_arraylike(name, a)
+        no_out(name, out)
         a = as_operand(a)
         if axis is None:
             flat = lax.reshape(a, (a.size,))
@@ -409,12 +424,14 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=N
     >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
     Array(3., dtype=float32)
     """
+    no_out("sum", out)
     return _nan_reduction(a, "nansum", sum, 0, False, axis, keepdims, where, dtype=dtype, initial=initial)
 
 
 @staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     """``prod`` ignoring NaNs (they count as one)."""
+    no_out("prod", out)
     return _nan_reduction(a, "nanprod", prod, 1, False, axis, keepdims, where, dtype=dtype, initial=initial)
 
 
@@ -425,6 +442,7 @@ def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
     >>> jnp.nanmax(jnp.array([[1.0, jnp.nan], [jnp.nan, jnp.nan]]), axis=1)
     Array([ 1., nan], dtype=float32)
     """
+    no_out("max", out)
     a = as_operand(a)
     return _nan_reduction(a, "nanmax", max, -np.inf, initial is None, axis, keepdims, where, initial=initial)
 
@@ -432,6 +450,7 @@ def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
 @staged_as_jit(static_argnames=("axis", "keepdims"))
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
     """``min`` ignoring NaNs; NaN where all are NaN (and no ``initial`` is given)."""
+    no_out("min", out)
     a = as_operand(a)
     return _nan_reduction(a, "nanmin", min, np.inf, initial is None, axis, keepdims, where, initial=initial)
 
@@ -444,6 +463,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     Array(1.5, dtype=float32)
     """
     check_arraylike("nanmean", a)
+    no_out("nanmean", out)
     a = as_operand(a)
     if dtype_kind(a.dtype) in "biu":
         return mean(a, axis, dtype, keepdims=keepdims, where=where)
@@ -474,7 +494,15 @@ def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
-    return staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
+    staged = staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
+
+    def checked(a, axis=None, dtype=None, out=None):
+        no_out(name, out, end="")  # (before the jit, whose static out an array could not be)
+        return staged(a, axis, dtype)
+
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = f.__doc__
+    return checked
 
 
 cumsum = _cumulative("cumsum", lax.cumsum, True)

@@ -247,6 +247,8 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     >>> jnp.stack([jnp.zeros(2), jnp.ones(2)]).shape
     (2, 2)
     """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
     from_array = isinstance(arrays, (Array, Tracer, np.ndarray))
     if from_array:
         arrays = [arrays[i] for i in range(arrays.shape[0])]

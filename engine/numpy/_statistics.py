@@ -280,6 +280,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     from ._selection import _where
 
     check_arraylike("nanvar", a)
+    _no_out("nanvar", out)
     a = as_operand(a)
     if dtype is not None:
         dtype = core.canonical_dtype(to_dtype(dtype))
@@ -306,7 +307,14 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 @staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """Standard deviation of the non-NaN elements along ``axis`` (square root of ``nanvar``)."""
+    _no_out("nanstd", out)
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
+
+
+def _no_out(name, out):
+    from ._reductions import no_out
+
+    no_out(name, out)
 
 
 def _nanarg(name, fill):
@@ -336,12 +344,14 @@ def nanargmax(a, axis=None, out=None, keepdims=False):
     Array(2, dtype=int32)
     """
     check_arraylike("nanargmax", a)
+    _no_out("nanargmax", out)
     return _nanargmax(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
     """Index of the smallest non-NaN element along ``axis``; -1 where all are NaN."""
     check_arraylike("nanargmin", a)
+    _no_out("nanargmin", out)
     return _nanargmin(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 

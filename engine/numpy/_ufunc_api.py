@@ -185,8 +185,20 @@ def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: An
 
 
 def builtin(func: Callable[..., Any], nin: int, *, identity=None, reduce=None, accumulate=None, at=None):
-    """The ufunc of a jnp function: calling it is calling ``func`` (no wrapper in between)."""
-    cls = type("ufunc", (ufunc,), {"__call__": staticmethod(func), "__module__": __name__})
+    """The ufunc of a jnp function: calling it is calling ``func``, past a check that ``out`` and
+    ``where`` are not given (JAX's NotImplementedError; any other keyword is a TypeError). The check
+    is the one frame between ``jnp.add(x, y)`` and the function (~0.3us of an eager add's ~2us)."""
+
+    def call(self, *args, out=None, where=None):
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self}")
+        if where is not None:
+            raise NotImplementedError(f"where argument of {self}")
+        return func(*args)
+
+    call.__qualname__ = "ufunc.__call__"  # (named so in the TypeError of an unknown keyword)
+    call.__wrapped__ = func  # type: ignore[attr-defined]
+    cls = type("ufunc", (ufunc,), {"__call__": call, "__module__": __name__})
     return cls(func, nin, 1, identity=identity, call=func, reduce=reduce, accumulate=accumulate, at=at)
 
 

@@ -16,6 +16,7 @@ from .. import core, lax
 from ..core import Array, Tracer
 from ._logic import isinf, isposinf
 from ._selection import _where, maximum, minimum
+from ._reductions import no_out
 from ._staged import staged_as_jit
 from ._promote import (
     as_operand,
@@ -301,13 +302,14 @@ trunc = staged_as_jit(_integral_identity("trunc", _trunc))
 fix = trunc
 
 
-@staged_as_jit(static_argnames=("decimals", "out"))
+@staged_as_jit(static_argnames=("decimals",))
 def round(a, decimals: int = 0, out=None):
     """Round half to even, to ``decimals`` places (negative decimals round integers too).
 
     >>> jnp.round(jnp.array([0.5, 1.5, 2.25]), 1)
     Array([0.5, 1.5, 2.2], dtype=float32)
     """
+    no_out("round", out)
     (a,) = promote_args("round", a)
     decimals = int(decimals)
     if dtype_kind(a.dtype) == "c":  # each part on its own
@@ -616,13 +618,14 @@ def nextafter(x1, x2, /):
 
 
 @staged_as_jit
-def modf(x, /):
+def modf(x, /, out=None):
     """Fractional and integral parts, both with the sign of ``x``.
 
     >>> jnp.modf(jnp.array([-1.5, 2.25]))
     (Array([-0.5 ,  0.25], dtype=float32), Array([-1.,  2.], dtype=float32))
     """
     check_arraylike("modf", x)
+    no_out("modf", out)
     (x,) = promote_dtypes_inexact(as_operand(x))
     whole = _where(lax.ge(x, np.zeros((), x.dtype)), lax.floor(x), lax.ceil(x))
     return lax.sub(x, whole), whole

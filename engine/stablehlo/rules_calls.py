@@ -4,7 +4,6 @@ is a ``stablehlo.composite`` calling its decomposition."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
 from ..jit_primitive import jit_p
 from ..linear_call import linear_call_p
-from ..lax.composite_call import attribute_values, composite_p
+from ..lax.composite_call import attribute_values, check_composite_name, composite_p
 from ..lax.solves import linear_solve_p
 from . import literals
 from .lowering import RuleContext, register, symbol_ref
@@ -84,19 +83,11 @@ def _custom_linear_solve(
     return ctx.lower_jaxpr(ctx.block, jaxprs.solve, [*solve_consts, *b])
 
 
-_COMPOSITE_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+")
-
-
 @register(composite_p)
 def _composite(
     ctx: RuleContext, *args: Value, name: str, attributes: Any, version: int, jaxpr: Any
 ) -> list[Value]:
-    if not _COMPOSITE_NAME.fullmatch(name):
-        raise ValueError(
-            "Cannot lower jaxpr with verifier errors:\n\tname must be a valid namespaced op name, i.e. it "
-            f"must match the following regular expression: {_COMPOSITE_NAME.pattern} e.g. "
-            f'"my_namespace.my_op" (got {name!r})'
-        )
+    check_composite_name(name)
     fn = ctx.module.private_function(jaxpr, name)
     attrs = attribute_values(attributes)
     parts = []

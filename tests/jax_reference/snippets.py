@@ -1973,3 +1973,6 @@ SNIPPETS["custom_vjp_vmap"] = CUSTOM_VJP_VMAP
 from snippets_transform_gaps import VMAP_COLLECTIVES  # noqa: E402
 
 SNIPPETS["vmap_collectives"] = VMAP_COLLECTIVES
+from snippets_small_gaps import SMALL_GAPS  # noqa: E402
+
+SNIPPETS["small_gaps"] = SMALL_GAPS

@@ -56,8 +56,9 @@ API_GAPS = [
     # grad (the pmf sums), vmap and jit. The medium regime's float32 terms k log(mu) - gammaln(k + 1)
     # (hundreds) cancel: JAX's values and the engine's differ from the float64 sums by up to 1e-5
     # relative (at mu = 99: float64 3.7156524, JAX 3.7156436, the engine 3.715682). From mu ~ 88 on,
-    # JAX's gradient is NaN (exp(-mu) underflows to 0 in the small regime's untaken branch, where
-    # JAX's entr has an infinite derivative and the engine's a 0 one): gradients stop below that.
+    # JAX's gradient is NaN: XLA flushes exp(-mu)'s subnormal pmf values to 0 in the small regime's
+    # untaken branch, where entr's derivative is infinite; numpy keeps them subnormal, so the engine's
+    # stays finite there. Gradients stop below that.
     (
         "poisson_entropy",
         "from jax.scipy.stats import poisson\n"
