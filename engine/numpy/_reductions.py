@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -496,12 +497,13 @@ def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
     staged = staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
 
-    def checked(a, axis=None, dtype=None, out=None):
-        no_out(name, out, end="")  # (before the jit, whose static out an array could not be)
-        return staged(a, axis, dtype)
+    def checked(*args, **kwargs):
+        # Before the jit, whose static out an array could not be; the arguments reach the jit as
+        # they were passed (JAX caches a trace per way of passing them, and prints each).
+        no_out(name, kwargs.get("out", args[3] if len(args) > 3 else None), end="")
+        return staged(*args, **kwargs)
 
-    checked.__name__ = checked.__qualname__ = name
-    checked.__doc__ = f.__doc__
+    functools.update_wrapper(checked, f)  # (f's name, doc and signature)
     return checked
 
 
