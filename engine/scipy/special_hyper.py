@@ -63,20 +63,20 @@ def _hyp1f1_asymptotic(a, b, x):
 
 @jit
 @jnp.vectorize
-def _hyp1f1_da(a, b, x):
+def _hyp1f1_a_derivative(a, b, x):
     ratio = lambda k: (a + k) / (b + k) * x / (k + 1)  # noqa: E731
     return _sum_series(a / b * x, ratio, lambda k: digamma(a + k) - digamma(a), start=0)
 
 
 @jit
 @jnp.vectorize
-def _hyp1f1_db(a, b, x):
+def _hyp1f1_b_derivative(a, b, x):
     ratio = lambda k: (a + k) / (b + k) * x / (k + 1)  # noqa: E731
     return _sum_series(a / b * x, ratio, lambda k: digamma(b) - digamma(b + k), start=0)
 
 
 @jit
-def _hyp1f1_dx(a, b, x):
+def _hyp1f1_x_derivative(a, b, x):
     return a / b * hyp1f1(a + 1, b + 1, x)
 
 
@@ -97,9 +97,9 @@ def hyp1f1(a, b, x):
 
 
 hyp1f1.defjvps(
-    lambda a_dot, y, a, b, x: _hyp1f1_da(a, b, x) * a_dot,
-    lambda b_dot, y, a, b, x: _hyp1f1_db(a, b, x) * b_dot,
-    lambda x_dot, y, a, b, x: _hyp1f1_dx(a, b, x) * x_dot,
+    lambda a_dot, y, a, b, x: _hyp1f1_a_derivative(a, b, x) * a_dot,
+    lambda b_dot, y, a, b, x: _hyp1f1_b_derivative(a, b, x) * b_dot,
+    lambda x_dot, y, a, b, x: _hyp1f1_x_derivative(a, b, x) * x_dot,
 )
 
 
@@ -112,7 +112,7 @@ def _hyp2f1_terminating(a, b, c, x):
     magnitude, unless c is a non-positive integer between them)."""
     eps = _eps(x) * 50
     ib = jnp.round(b)
-    swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
+    swap = (b < a) & ((jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & ((c <= 0) & (c > b))))
     a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
     a = jnp.abs(a)
 
@@ -195,12 +195,14 @@ def _hyp2f1_digamma_transform(a, b, c, x):
 def _hyp2f1_terminating_or_series(a, b, c, x):
     eps = _eps(x) * 50
     d = c - a - b
-    neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
-    neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
+    round_a, round_b, round_d = jnp.round(a), jnp.round(b), jnp.round(d)
+    neg_int_a = (a <= 0) & (jnp.abs(a - round_a) < eps)
+    neg_int_b = (b <= 0) & (jnp.abs(b - round_b) < eps)
     terminating = neg_int_a | neg_int_b
+    not_terminating = ~terminating
     index = jnp.where(
-        (x > 0.9) & ~terminating,
-        jnp.where(jnp.abs(d - jnp.round(d)) >= eps, 0, 1),
+        (x > 0.9) & not_terminating,
+        jnp.where(jnp.abs(d - round_d) >= eps, 0, 1),
         jnp.where(terminating, 2, 0),
     )
     return lax.select_n(
@@ -246,11 +248,11 @@ def hyp2f1(a, b, c, x):
     d = c - a - b
     s = 1 - x
     ca, cb = c - a, c - b
-    near_int_d = jnp.abs(d - jnp.round(d)) < eps
+    round_d = jnp.round(d)
     cases = [
         ((x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0),
         ((c == 0) | ((c < 0) & (c % 1 == 0)), 1),
-        ((d <= -1) & ~(~near_int_d & (s < 0)), 2),
+        ((d <= -1) & ~((jnp.abs(d - round_d) >= eps) & (s < 0)), 2),
         ((d <= 0) & (x == 1), 1),
         ((x < 1) & (b == c), 3),
         ((x < 1) & (a == c), 4),
