@@ -47,6 +47,8 @@ class JaxprTrace(Trace):
         builder = self.builder
         tracer = builder.const_tracers.get(id(val))
         if tracer is None:
+            tracer = builder.const_tracers.get(_buffer_key(val))
+        if tracer is None:
             if getattr(val, "_is_dim_expr", False):  # a symbolic dimension used as a value
                 from .export.dim_value import dim_as_value_p
 
@@ -81,11 +83,20 @@ class JaxprTrace(Trace):
         return builder
 
 
+def _buffer_key(val: object) -> tuple | None:
+    """Arrays wrapping one numpy array (a closed-over numpy constant each jnp call wraps anew) are
+    one constant, as JAX's trace keys a numpy constant by its identity."""
+    buf = getattr(val, "_value", None) if type(val) is core.Array else None
+    if type(buf) is not np.ndarray or not buf.shape:
+        return None
+    return ("buffer", id(buf), val.weak_type)  # type: ignore[union-attr]
+
+
 class JaxprBuilder:
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []
         self.tracer_to_var: dict[int, Var] = {}
-        self.const_tracers: dict[int, JaxprTracer] = {}
+        self.const_tracers: dict[object, JaxprTracer] = {}  # by id, and by numpy buffer (_buffer_key)
         self.constvals: dict[Var, Value] = {}
         self.tracers: list[JaxprTracer] = []
         # arguments' shardings (a jit of arrays on an explicit mesh): what jax.typeof shows
@@ -126,6 +137,9 @@ class JaxprBuilder:
     def add_const(self, tracer: JaxprTracer, val: Value) -> Var:
         var = self.add_var(tracer)
         self.const_tracers[id(val)] = tracer
+        key = _buffer_key(val)
+        if key is not None:
+            self.const_tracers[key] = tracer
         self.constvals[var] = val
         return var
 

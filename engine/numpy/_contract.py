@@ -376,7 +376,7 @@ class _InOrder(opt_einsum.paths.PathOptimizer):
         return [(0, 1)] * (len(inputs) - 1)
 
 
-def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None):
+def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None, precision=None):
     """One pairwise step of an einsum path, as JAX's einsum takes it: broadcast size-1 axes, sum
     labels private to one side, take repeated labels' diagonals, then one ``dot_general`` whose
     operand order avoids a transpose when it can (opt_einsum contracts right to left)."""
@@ -399,6 +399,7 @@ def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None):
             b,
             a,
             ((cont_b, cont_a), (batch_b, batch_a)),
+            precision=precision,
             preferred_element_type=a.dtype,
             out_sharding=_by_labels(laid_out, names),
         ), names
@@ -407,6 +408,7 @@ def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None):
         a,
         b,
         ((cont_a, cont_b), (batch_a, batch_b)),
+        precision=precision,
         preferred_element_type=a.dtype,
         out_sharding=_by_labels(laid_out, names),
     ), names
@@ -475,7 +477,7 @@ def einsum(
         elif len(indices) == 2:
             a, b = terms.pop(indices[0]), terms.pop(indices[1])
             last = laid_out if k == len(contractions) - 1 else None
-            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result, last)
+            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result, last, precision)
         else:
             raise NotImplementedError(
                 "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. "

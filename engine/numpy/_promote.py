@@ -87,6 +87,8 @@ def convert(x, dtype: np.dtype, weak: bool = False):
     if transfers.active[0]:
         transfers.entering(x)
     v = core.to_numpy(x) if isinstance(x, Array) else x
+    if type(v) is np.ndarray and v.dtype == dtype and v.shape:
+        return Array(v, weak)  # (no copy: a numpy operand stays one constant of a trace, as in JAX)
     if isinstance(v, (int, float)) and dtype_kind(np.dtype(dtype)) in "iu" and isinstance(v, int):
         info = narrow_dtypes.iinfo(dtype)
         if not info.min <= v <= info.max:

@@ -37,6 +37,7 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol: float = 1e-5, line_s
     if maxiter is None:
         maxiter = np.size(x0) * 200
     d = x0.shape[0]
+    initial_H = jnp.eye(d, dtype=x0.dtype)
     f_0, g_0 = value_and_grad(fun)(x0)
     state = _BFGSState(
         converged=jnp.linalg.norm(g_0, ord=norm) < gtol,
@@ -48,7 +49,7 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol: float = 1e-5, line_s
         x_k=x0,
         f_k=f_0,
         g_k=g_0,
-        H_k=jnp.eye(d, dtype=x0.dtype),
+        H_k=initial_H,
         old_old_fval=f_0 + jnp.linalg.norm(g_0) / 2,
         status=0,
         line_search_status=0,
@@ -69,20 +70,24 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol: float = 1e-5, line_s
             nfev=s.nfev + ls.nfev, ngev=s.ngev + ls.ngev, failed=ls.failed, line_search_status=ls.status
         )
         s_k = ls.a_k * p_k
+        x_kp1 = s.x_k + s_k
         y_k = ls.g_k - s.g_k
         rho = jnp.reciprocal(_dot(y_k, s_k))
         # H <- (I - rho s y^T) H (I - rho y s^T) + rho s s^T, skipped when y.s is zero.
-        w = jnp.eye(d, dtype=rho.dtype) - rho * (s_k[:, None] * y_k[None, :])
-        H = jnp.einsum("ij,jk,lk", w, s.H_k, w, precision=lax.Precision.HIGHEST) + rho * (
-            s_k[:, None] * s_k[None, :]
-        )
+        sy_k = s_k[:, None] * y_k[None, :]
+        w = jnp.eye(d, dtype=rho.dtype) - rho * sy_k
+        H = jnp.einsum("ij,jk,lk", w, s.H_k, w, precision=lax.Precision.HIGHEST) + rho * s_k[
+            :, None
+        ] * s_k[None, :]
+        H = jnp.where(jnp.isfinite(rho), H, s.H_k)
+        converged = jnp.linalg.norm(ls.g_k, ord=norm) < gtol
         return s._replace(
-            converged=jnp.linalg.norm(ls.g_k, ord=norm) < gtol,
+            converged=converged,
             k=s.k + 1,
-            x_k=s.x_k + s_k,
+            x_k=x_kp1,
             f_k=ls.f_k,
             g_k=ls.g_k,
-            H_k=jnp.where(jnp.isfinite(rho), H, s.H_k),
+            H_k=H,
             old_old_fval=s.f_k,
         )
 

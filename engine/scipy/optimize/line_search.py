@@ -30,7 +30,8 @@ def _cubic_minimizer(a, fa, fpa, b, fb, c, fc):
     m = jnp.array([[dc**2, -(db**2)], [-(dc**3), db**3]], dtype=dtype)
     rhs = jnp.array([fb - fa - fpa * db, fc - fa - fpa * dc], dtype=dtype)
     A, B = _dot(m, rhs) / denom
-    return a + (-B + jnp.sqrt(B * B - 3.0 * A * fpa)) / (3.0 * A)
+    radical = B * B - 3.0 * A * fpa
+    return a + (-B + jnp.sqrt(radical)) / (3.0 * A)
 
 
 def _quadratic_minimizer(a, fa, fpa, b, fb):
@@ -84,31 +85,36 @@ def _zoom(evaluate, sufficient_decrease_fails, curvature_holds, lo, hi, g_0, ski
     )
 
     def step(s):
+        # (in JAX's order of operations, so the staged loop body reads as JAX's)
         width = s.a_hi - s.a_lo
         left, right = jnp.minimum(s.a_hi, s.a_lo), jnp.maximum(s.a_hi, s.a_lo)
+        cubic_margin, quad_margin = 0.2 * width, 0.1 * width
         # An interval this narrow ends the search unsuccessfully (the Wolfe conditions do not hold).
-        narrow = 1e-5 if jnp.finfo(width.dtype).bits < 64 else 1e-10
+        narrow = jnp.where(jnp.finfo(width.dtype).bits < 64, 1e-5, 1e-10)
         s = s._replace(failed=s.failed | (width <= narrow))
         cubic = _cubic_minimizer(s.a_lo, s.phi_lo, s.dphi_lo, s.a_hi, s.phi_hi, s.a_rec, s.phi_rec)
-        use_cubic = (s.j > 0) & (cubic > left + 0.2 * width) & (cubic < right - 0.2 * width)
+        use_cubic = (s.j > 0) & (cubic > left + cubic_margin) & (cubic < right - cubic_margin)
         quad = _quadratic_minimizer(s.a_lo, s.phi_lo, s.dphi_lo, s.a_hi, s.phi_hi)
-        use_quad = ~use_cubic & (quad > left + 0.1 * width) & (quad < right - 0.1 * width)
+        use_quad = (~use_cubic) & (quad > left + quad_margin) & (quad < right - quad_margin)
+        bisection = (s.a_lo + s.a_hi) / 2.0
+        use_bisection = (~use_cubic) & (~use_quad)
         a_j = jnp.where(use_cubic, cubic, s.a_rec)
         a_j = jnp.where(use_quad, quad, a_j)
-        a_j = jnp.where(~use_cubic & ~use_quad, (s.a_lo + s.a_hi) / 2.0, a_j)
+        a_j = jnp.where(use_bisection, bisection, a_j)
 
         phi_j, dphi_j, g_j = evaluate(a_j)
-        phi_j, dphi_j = phi_j.astype(s.phi_lo.dtype), dphi_j.astype(s.dphi_lo.dtype)
+        phi_j = phi_j.astype(s.phi_lo.dtype)
+        dphi_j = dphi_j.astype(s.dphi_lo.dtype)
         g_j = g_j.astype(s.g_star.dtype)
         s = s._replace(nfev=s.nfev + 1, ngev=s.ngev + 1)
 
         to_hi = sufficient_decrease_fails(a_j, phi_j) | (phi_j >= s.phi_lo)
-        found = curvature_holds(dphi_j) & ~to_hi
-        to_lo = ~to_hi & ~found
-        flip = (dphi_j * (s.a_hi - s.a_lo) >= 0.0) & to_lo
+        found = curvature_holds(dphi_j) & (~to_hi)
+        flip = (dphi_j * (s.a_hi - s.a_lo) >= 0.0) & (~to_hi) & (~found)
+        to_lo = (~to_hi) & (~found)
         s = _select(s, to_hi, a_hi=a_j, phi_hi=phi_j, dphi_hi=dphi_j, a_rec=s.a_hi, phi_rec=s.phi_hi)
-        s = _select(s, found, a_star=a_j, phi_star=phi_j, dphi_star=dphi_j, g_star=g_j)
         s = s._replace(done=found | s.done)
+        s = _select(s, found, a_star=a_j, phi_star=phi_j, dphi_star=dphi_j, g_star=g_j)
         s = _select(s, flip, a_hi=s.a_lo, phi_hi=s.phi_lo, dphi_hi=s.dphi_lo, a_rec=s.a_hi, phi_rec=s.phi_hi)
         s = _select(s, to_lo & ~flip, a_rec=s.a_lo, phi_rec=s.phi_lo)
         s = _select(s, to_lo, a_lo=a_j, phi_lo=phi_j, dphi_lo=dphi_j)
@@ -203,22 +209,25 @@ def line_search(f, xk, pk, old_fval=None, old_old_fval=None, gfk=None, c1=1e-4, 
         zoom_up = _zoom(evaluate, sufficient_decrease_fails, curvature_holds, here, prev, gfk, ~uphill)
         s = s._replace(nfev=s.nfev + zoom_up.nfev, ngev=s.ngev + zoom_up.ngev)
         for mask, z in ((overshot, zoom_back), (found, None), (uphill, zoom_up)):
+            # (JAX's order: done, then failed, then the selected star values)
+            s = s._replace(done=mask | s.done)
             if z is None:
                 s = _select(s, mask, a_star=a_i, phi_star=phi_i, dphi_star=dphi_i, g_star=g_i)
             else:
+                s = s._replace(failed=(mask & z.failed) | s.failed)
                 s = _select(
                     s, mask, a_star=z.a_star, phi_star=z.phi_star, dphi_star=z.dphi_star, g_star=z.g_star
                 )
-                s = s._replace(failed=(mask & z.failed) | s.failed)
-            s = s._replace(done=mask | s.done)
         return s._replace(i=s.i + 1, a_prev=a_i, phi_prev=phi_i, dphi_prev=dphi_i)
 
     state = lax.while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, step, state)
     status = jnp.where(state.failed, jnp.array(1), jnp.where(state.i > maxiter, jnp.array(3), jnp.array(0)))
     # Steps this small leave single-precision iterates stuck where they are: a floor on the step.
     alpha = jnp.asarray(state.a_star)
-    if jnp.finfo(alpha.dtype).bits != 64:
-        alpha = jnp.where(jnp.abs(alpha) < 1e-8, jnp.sign(alpha) * 1e-8, alpha)
+    # (the dtype test is a Python bool, staged as JAX stages it: an and with a True literal)
+    alpha = jnp.where(
+        (jnp.finfo(alpha.dtype).bits != 64) & (jnp.abs(alpha) < 1e-8), jnp.sign(alpha) * 1e-8, alpha
+    )
     return _LineSearchResults(
         failed=state.failed | ~state.done,
         nit=state.i - 1,
