@@ -246,6 +246,10 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
         ]:
             raise TypeError("cotangent type does not match function output")
         cts_unknown = [c for c, u in zip(cts, unknown_outs) if u]
+        if core.tracing_active():  # the residuals enter a trace before the cotangents, as in JAX
+            trace = core.find_top_trace([*consts, *cts])
+            for c in consts:
+                trace.full_raise(c)
         in_cts = ad.linear_transpose_flat(jaxpr, consts, in_avals, cts_unknown)
         return tree_unflatten(in_tree, [ad.instantiate_zeros(c) for c in in_cts])
 

@@ -83,13 +83,13 @@ class JaxprTrace(Trace):
         return builder
 
 
-def _buffer_key(val: object) -> tuple | None:
+def _buffer_key(val: object) -> tuple[str, int, bool] | None:
     """Arrays wrapping one numpy array (a closed-over numpy constant each jnp call wraps anew) are
     one constant, as JAX's trace keys a numpy constant by its identity."""
     buf = getattr(val, "_value", None) if type(val) is core.Array else None
     if type(buf) is not np.ndarray or not buf.shape:
         return None
-    return ("buffer", id(buf), val.weak_type)  # type: ignore[union-attr]
+    return ("buffer", id(buf), val.weak_type)  # type: ignore[attr-defined]
 
 
 class JaxprBuilder:

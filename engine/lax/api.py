@@ -586,7 +586,10 @@ def pad(operand, padding_value, padding_config):
     """
     if isinstance(padding_value, (int, float, bool, complex)):
         padding_value = _scalar_like(padding_value, _aval(operand).dtype)
-    config = tuple(_shape(c) for c in padding_config)
+    # (numpy integers stay as given: JAX's jaxprs print them so, as jnp.pad's np.int64(0))
+    config = tuple(
+        tuple(d if isinstance(d, np.integer) else _shape((d,))[0] for d in c) for c in padding_config
+    )
     return st.pad_p.bind(operand, padding_value, padding_config=config)
 
 

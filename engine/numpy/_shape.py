@@ -512,6 +512,12 @@ def _roll_static(a, shift, axis):
     return a
 
 
+@staged_as_jit(name="_pad", static_argnames=("pad_width", "mode"))
+def _pad_constant(array, pad_width, mode, constant_values):
+    fill = lax.convert_element_type(as_operand(constant_values), array.dtype, array.weak_type)
+    return lax.pad(array, fill, [(lo, hi, 0) for lo, hi in pad_width])
+
+
 def pad(array, pad_width, mode="constant", *, constant_values=0, stat_length=None, **kwargs):
     """Pad with a constant (``mode='constant'``), by repeating edges/reflecting (``'edge'``, ``'wrap'``,
     ``'reflect'``, ``'symmetric'``), with a statistic of each edge (``'mean'``, ``'median'``,
@@ -545,8 +551,11 @@ def pad(array, pad_width, mode="constant", *, constant_values=0, stat_length=Non
             else constant_values
         )
         if np.ndim(cv) == 0:
-            fill = convert(cv if isinstance(cv, (Array, Tracer)) else Array(cv), a.dtype)
-            return lax.pad(a, fill, [(int(lo), int(hi), 0) for lo, hi in pw])
+            # JAX's jit _pad: the fill an argument (converted inside), the widths numpy ints
+            fill = constant_values if isinstance(constant_values, (Array, Tracer)) else cv
+            if type(constant_values) in (int, float, complex, bool):
+                fill = constant_values
+            return _pad_constant(a, tuple((lo, hi) for lo, hi in pw), "constant", fill)
         cv = np.broadcast_to(np.asarray(cv), (a.ndim, 2))
         for ax in range(a.ndim):
             lo, hi = (int(x) for x in pw[ax])

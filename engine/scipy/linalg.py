@@ -172,12 +172,40 @@ def solve(
     check_finite: bool = True,
     assume_a: str = "gen",
 ):
-    """Solve ``a x = b``; ``assume_a='pos'`` uses the Cholesky factorization."""
-    if assume_a == "pos":
-        return cho_solve(cho_factor(a, lower=lower), b)
-    if assume_a not in ("gen", "sym", "her"):
-        raise ValueError(f"Expected assume_a to be one of 'gen', 'sym', 'her', 'pos'; got {assume_a!r}")
-    return jnp.linalg.solve(a, b)
+    """Solve ``a x = b``; ``assume_a='pos'`` uses the Cholesky factorization (a jit named
+    ``_solve``, as JAX's)."""
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise ValueError(f"Expected assume_a to be one of ['gen', 'sym', 'her', 'pos']; got {assume_a!r}")
+    return _solve(a, b, assume_a, lower)
+
+
+@staged_as_jit(static_argnames=("assume_a", "lower"))
+def _solve(a, b, assume_a, lower):
+    if assume_a != "pos":
+        return jnp.linalg.solve(a, b)
+    from ..api import vmap
+    from ..lax.solves import custom_linear_solve
+    from ..numpy.linalg import _broadcasted_matvec
+
+    a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+    if not (
+        a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]
+    ):
+        raise ValueError(
+            "The arguments to solve must have shapes a=[..., m, m] and "
+            f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}"
+        )
+    # the factors are reused by the derivatives' solves (custom_linear_solve), as in JAX
+    factors = cho_factor(lax.stop_gradient(a), lower=lower)
+
+    def custom_solve(b):
+        return custom_linear_solve(
+            lambda x: _broadcasted_matvec(a, x), b, solve=lambda _, x: cho_solve(factors, x), symmetric=True
+        )
+
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
 
 
 def eigh(

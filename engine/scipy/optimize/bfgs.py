@@ -76,9 +76,10 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol: float = 1e-5, line_s
         # H <- (I - rho s y^T) H (I - rho y s^T) + rho s s^T, skipped when y.s is zero.
         sy_k = s_k[:, None] * y_k[None, :]
         w = jnp.eye(d, dtype=rho.dtype) - rho * sy_k
-        H = jnp.einsum("ij,jk,lk", w, s.H_k, w, precision=lax.Precision.HIGHEST) + rho * s_k[
-            :, None
-        ] * s_k[None, :]
+        H = (
+            jnp.einsum("ij,jk,lk", w, s.H_k, w, precision=lax.Precision.HIGHEST)
+            + rho * s_k[:, None] * s_k[None, :]
+        )
         H = jnp.where(jnp.isfinite(rho), H, s.H_k)
         converged = jnp.linalg.norm(ls.g_k, ord=norm) < gtol
         return s._replace(

@@ -16,6 +16,7 @@ import numpy as np
 from ... import core, lax
 from ... import numpy as jnp
 from ...pytree.partial import Partial
+from ...numpy._dtypes import result_type
 from ...tree_util import tree_leaves, tree_map, tree_structure
 from .. import linalg as scipy_linalg
 
@@ -241,41 +242,72 @@ def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
 
 
 def _normalize_or_zero(x, thresh=None):
-    """``(x / |x|, |x|)``, or ``(0, 0)`` when ``|x|`` is at most ``thresh`` (default: the dtype's eps)."""
+    """``(x / |x|, |x|)``, or ``(0, 0)`` when ``|x|`` is at most ``thresh`` (default: the dtype's
+    eps; a host constant then, as in JAX)."""
     norm = _tree_norm(x)
-    dtype = _leaf_dtype(x)
+    dtype, weak = result_type(*tree_leaves(x), return_weak_type_flag=True)
     if thresh is None:
-        thresh = jnp.finfo(norm.dtype).eps
-    nonzero = norm > jnp.real(jnp.asarray(thresh).astype(dtype))
-    divisor = norm.astype(dtype)
+        thresh = np.finfo(norm.dtype).eps
+    thresh = thresh.astype(dtype).real
+    nonzero = norm > thresh
+    divisor = lax.convert_element_type(norm, dtype, weak)
     unit = tree_map(lambda v: jnp.where(nonzero, v / divisor, 0.0), x)
     return unit, jnp.where(nonzero, norm, 0.0)
 
 
-def _column(V, k):
-    return tree_map(lambda X: X[..., k], V)
+def _overlaps(V, v):
+    """``V^H v``: the overlaps of ``v`` with the columns (last axis) of each leaf of ``V``."""
+    einsum = functools.partial(jnp.einsum, precision=_HIGHEST)
+    return functools.reduce(
+        operator.add, tree_leaves(tree_map(lambda X, y: einsum("...n,...->n", X.conj(), y), V, v))
+    )
 
 
-def _orthogonalize(V, v):
-    """One classical Gram-Schmidt pass of ``v`` against the columns of ``V`` (the last axis of each
-    leaf): returns the orthogonal remainder and the overlaps ``V^H v``. (JAX 0.10.2's loop, written
-    for two passes, performs exactly one with its settings.)"""
+def _gram_schmidt(V, v, v_norm, passes=2):
+    """Orthogonalize ``v`` against the orthonormal columns of ``V`` by classical Gram-Schmidt, again
+    (up to ``passes`` times) while the remainder shrank below ``1/sqrt(2)`` of what it was;
+    returns the remainder and the accumulated overlaps. Staged as JAX's loops."""
+    first = tree_leaves(V)[0]
+    overlaps = jnp.zeros(first.shape[-1], dtype=first.dtype)
+    scaled_norm = v_norm / jnp.sqrt(2.0)
 
-    def overlaps(X, y):
-        return jnp.dot(jnp.conj(X).reshape(-1, X.shape[-1]).T, y.reshape(-1))
+    def project_out(carry):
+        k, v, overlaps, scaled_norm = carry
+        h = _overlaps(V, v)
+        v = _tree_sub(v, tree_map(lambda X: _dot(X, h), V))
+        overlaps = _tree_add(overlaps, h)
 
-    h = sum(tree_leaves(tree_map(overlaps, V, v)))
-    return _tree_sub(v, tree_map(lambda X: jnp.dot(X, h), V)), h
+        def not_measured(c):
+            k, pending, _, _ = c
+            return jnp.logical_and(pending, k < (passes - 1))
+
+        def measure(c):
+            k, _, v, scaled_norm = c
+            _, norm = _normalize_or_zero(v)
+            return k, False, v, norm / jnp.sqrt(2.0)
+
+        _, _, v, scaled_norm = lax.while_loop(not_measured, measure, (k, True, v, scaled_norm))
+        return k + 1, v, overlaps, scaled_norm
+
+    def again(carry):
+        k, _, overlaps, scaled_norm = carry
+        _, overlaps_norm = _normalize_or_zero(overlaps)
+        return jnp.logical_and(k < (passes - 1), overlaps_norm < scaled_norm)
+
+    carry = project_out((0, v, overlaps, scaled_norm))
+    _, v, overlaps, _ = lax.while_loop(again, project_out, carry)
+    return v, overlaps
 
 
 def _arnoldi_step(k, A, M, V, H):
     """Extend the orthonormal Krylov basis ``V`` by ``M(A(V[:, k]))`` into column ``k + 1`` and store
     its overlaps as row ``k`` of ``H``; report breakdown (an invariant subspace) when it vanishes."""
-    dtype = _leaf_dtype(V)
-    w = M(A(_column(V, k)))
+    dtype = result_type(*tree_leaves(V))
+    eps = np.finfo(dtype).eps
+    w = M(A(tree_map(lambda X: X[..., k], V)))
     _, w_norm = _normalize_or_zero(w)
-    w, h = _orthogonalize(V, w)
-    unit_w, remainder = _normalize_or_zero(w, thresh=jnp.finfo(dtype).eps * w_norm)
+    w, h = _gram_schmidt(V, w, w_norm)
+    unit_w, remainder = _normalize_or_zero(w, thresh=eps * w_norm)
     V = tree_map(lambda X, u: X.at[..., k + 1].set(u), V, unit_w)
     h = h.at[k + 1].set(remainder.astype(dtype))
     return V, H.at[k, :].set(h), remainder == 0.0
@@ -284,16 +316,17 @@ def _arnoldi_step(k, A, M, V, H):
 def _rotate(v, i, c, s):
     """Apply the Givens rotation ``(c, s)`` to entries ``i`` and ``i + 1`` of ``v``."""
     a, b = v[i], v[i + 1]
-    v = v.at[i].set(jnp.conj(c) * a - jnp.conj(s) * b)
-    return v.at[i + 1].set(s * a + c * b)
+    new_a = c.conj() * a - s.conj() * b
+    new_b = s * a + c * b
+    return v.at[i].set(new_a).at[i + 1].set(new_b)
 
 
 def _givens(a, b):
     """The rotation ``(c, s)`` that zeroes ``b`` against ``a`` (the identity when ``b == 0``)."""
-    b_larger = jnp.abs(a) < jnp.abs(b)
+    b_zero = abs(b) == 0
+    b_larger = abs(a) < abs(b)
     t = -jnp.where(b_larger, a, b) / jnp.where(b_larger, b, a)
-    r = lax.rsqrt(1 + jnp.abs(t) ** 2).astype(t.dtype)
-    b_zero = jnp.abs(b) == 0
+    r = lax.rsqrt(1 + abs(t) ** 2).astype(t.dtype)
     c = jnp.where(b_zero, 1, jnp.where(b_larger, r * t, r))
     s = jnp.where(b_zero, 0, jnp.where(b_larger, r, r * t))
     return c, s
@@ -301,9 +334,10 @@ def _givens(a, b):
 
 def _triangularize_row(row, rotations, k):
     """Apply the ``k`` earlier rotations to a new Hessenberg row, then the one zeroing its entry ``k + 1``."""
-    row = lax.fori_loop(0, k, lambda i, v: _rotate(v, i, rotations[i, 0], rotations[i, 1]), row)
-    c, s = _givens(row[k], row[k + 1])
-    return _rotate(row, k, c, s), rotations.at[k, :].set(jnp.stack([c, s]))
+    row = lax.fori_loop(0, k, lambda i, v: _rotate(v, i, *rotations[i, :]), row)
+    cs = _givens(row[k], row[k + 1])
+    rotations = rotations.at[k, :].set(jnp.asarray(cs))
+    return _rotate(row, k, *cs), rotations
 
 
 def _basis_from(unit_residual, restart):
@@ -312,30 +346,31 @@ def _basis_from(unit_residual, restart):
 
 def _restart_tail(A, M, b, x0, V, y):
     """``x0 + V y`` and its normalized preconditioned residual."""
-    x = _tree_add(x0, tree_map(lambda X: jnp.dot(X[..., :-1], y), V))
-    unit_residual, residual_norm = _normalize_or_zero(M(_tree_sub(b, A(x))))
-    return x, unit_residual, residual_norm
+    x = _tree_add(x0, tree_map(lambda X: _dot(X[..., :-1], y), V))
+    return (x, *_normalize_or_zero(M(_tree_sub(b, A(x)))))
 
 
 def _gmres_cycle_incremental(A, b, x0, unit_residual, residual_norm, ptol, restart, M):
     """One GMRES cycle that keeps a QR factorization (Givens rotations) of the Hessenberg matrix as
     the basis grows, so the residual estimate can end the cycle early."""
     V = _basis_from(unit_residual, restart)
-    dtype = _leaf_dtype(b)
+    dtype = result_type(*tree_leaves(b))
     R = jnp.eye(restart, restart + 1, dtype=dtype)  # (an identity keeps unused rows nonsingular)
     rotations = jnp.zeros((restart, 2), dtype=dtype)
-    rhs = jnp.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
+    rhs = jnp.zeros((restart + 1), dtype=dtype)
+    rhs = rhs.at[0].set(residual_norm.astype(dtype))
 
     def keep_going(state):
         k, err = state[0], state[1]
-        return (k < restart) & (err > ptol)
+        return jnp.logical_and(k < restart, err > ptol)
 
     def step(state):
         k, _, V, R, rhs, rotations = state
         V, H, _ = _arnoldi_step(k, A, M, V, R)
         row, rotations = _triangularize_row(H[k, :], rotations, k)
-        rhs = _rotate(rhs, k, rotations[k, 0], rotations[k, 1])
-        return k + 1, jnp.abs(rhs[k + 1]), V, R.at[k, :].set(row), rhs, rotations
+        R = R.at[k, :].set(row)
+        rhs = _rotate(rhs, k, *rotations[k, :])
+        return k + 1, abs(rhs[k + 1]), V, R, rhs, rotations
 
     _, _, V, R, rhs, _ = lax.while_loop(keep_going, step, (0, residual_norm, V, R, rhs, rotations))
     y = scipy_linalg.solve_triangular(R[:, :-1].T, rhs[:-1])
@@ -347,11 +382,11 @@ def _gmres_cycle_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, 
     problem through its normal equations."""
     del ptol  # a batched cycle cannot stop early
     V = _basis_from(unit_residual, restart)
-    dtype = _leaf_dtype(b)
-    H = jnp.eye(restart, restart + 1, dtype=dtype)
+    dtype, weak = result_type(*tree_leaves(b), return_weak_type_flag=True)
+    H = lax.convert_element_type(jnp.eye(restart, restart + 1, dtype=dtype), dtype, weak)
 
     def keep_going(state):
-        return (state[3] < restart) & jnp.logical_not(state[2])
+        return jnp.logical_and(state[3] < restart, jnp.logical_not(state[2]))
 
     def step(state):
         V, H, _, k = state
@@ -359,10 +394,9 @@ def _gmres_cycle_batched(A, b, x0, unit_residual, residual_norm, ptol, restart, 
         return V, H, breakdown, k + 1
 
     V, H, _, _ = lax.while_loop(keep_going, step, (V, H, False, 0))
-    rhs = jnp.zeros(restart + 1, dtype=dtype).at[0].set(residual_norm.astype(dtype))
+    rhs = jnp.zeros_like(H, shape=(restart + 1,)).at[0].set(residual_norm.astype(dtype))
     Ht = H.T
-    HtH_conj = jnp.dot(jnp.conj(Ht).T, Ht)
-    y = scipy_linalg.solve(HtH_conj, jnp.dot(jnp.conj(Ht).T, rhs), assume_a="pos")
+    y = scipy_linalg.solve(_dot(Ht.T.conj(), Ht), _dot(Ht.T.conj(), rhs), assume_a="pos")
     return _restart_tail(A, M, b, x0, V, y)
 
 
@@ -373,7 +407,7 @@ def _gmres_iterate(A, b, x0, atol, ptol, restart, maxiter, M, cycle):
     unit_residual, residual_norm = _normalize_or_zero(M(_tree_sub(b, A(x0))))
 
     def keep_going(state):
-        return (state[1] < maxiter) & (state[3] > atol)
+        return jnp.logical_and(state[1] < maxiter, state[3] > atol)
 
     def step(state):
         x, k, unit_residual, residual_norm = state
@@ -403,7 +437,7 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
         x0 = tree_map(jnp.zeros_like, b)
     M = _identity if M is None else _as_linear_map(M)
     A = _as_linear_map(A)
-    b, x0 = tree_map(jnp.asarray, (b, x0))
+    b, x0 = _device_put(b, x0)
     size = sum(np.size(leaf) for leaf in tree_leaves(b))
     if maxiter is None:
         maxiter = 10 * size  # scipy's default
@@ -412,7 +446,8 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     b_norm = _tree_norm(b)
     atol = jnp.maximum(tol * b_norm, atol)
     # the within-cycle tolerance applies to the preconditioned residual, scaled like atol
-    ptol = _tree_norm(M(b)) * jnp.minimum(1.0, atol / b_norm)
+    Mb_norm = _tree_norm(M(b))
+    ptol = Mb_norm * jnp.minimum(1.0, atol / b_norm)
     if solve_method not in _GMRES_CYCLES:
         raise ValueError(f"invalid solve_method {solve_method}, must be either 'incremental' or 'batched'")
     cycle = _GMRES_CYCLES[solve_method]
