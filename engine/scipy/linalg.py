@@ -293,11 +293,11 @@ from .linalg_schur import (  # noqa: E402,F401  (the Schur and Householder famil
     expm_frechet,
     funm,
     hessenberg,
-    polar,
     qr_multiply,
     rsf2csf,
     schur,
     solve_sylvester,
     sqrtm,
 )
+from .linalg_polar import polar  # noqa: E402,F401
 from .linalg_tridiagonal import eigh_tridiagonal  # noqa: E402,F401

@@ -1,5 +1,5 @@
 """``jax.scipy.linalg``'s Schur and Householder family: ``schur``, ``rsf2csf``, ``hessenberg``,
-``sqrtm``, ``funm``, ``solve_sylvester``, ``qr_multiply``, ``polar`` and ``expm_frechet``, composed
+``sqrtm``, ``funm``, ``solve_sylvester``, ``qr_multiply`` and ``expm_frechet``, composed
 as JAX composes them (on the ``schur``/``hessenberg``/``geqrf``/``ormqr`` primitives, with
 ``fori_loop``/``scan``/``cond`` for the triangular recurrences, so they stage under ``jit``/``vmap``).
 
@@ -363,40 +363,6 @@ def qr_multiply(
     if onedim:
         cQ = cQ.ravel()
     return cQ, jnp.triu(r[..., :k, :])
-
-
-def _polar_2d(a, side):
-    u, s, vh = lax_linalg.svd(a, full_matrices=False)
-    s = s.astype(u.dtype)
-    if side == "right":
-        return u @ vh, (_H(vh) * s[None, :]) @ vh
-    return u @ vh, (u * s[None, :]) @ _H(u)
-
-
-@staged_as_jit(name="polar", static_argnames=("side", "method"))
-def _polar(a, side, method, eps, max_iterations):
-    return _map_batch(lambda x: _polar_2d(x, side), (2,), a)
-
-
-def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
-    """The polar decomposition ``a = U P`` (``side='right'``) or ``a = P U`` (``'left'``): ``(U, P)``
-    with ``U`` unitary and ``P`` positive semidefinite. Computed from the SVD for both methods (JAX's
-    ``'qdwh'`` iterates to the same factors)."""
-    arr = jnp.asarray(a)
-    if arr.ndim < 2:
-        raise ValueError("The input `a` must be at least a 2-D array.")
-    if side not in ["right", "left"]:
-        raise ValueError("The argument `side` must be either 'right' or 'left'.")
-    if method not in ("qdwh", "svd"):
-        raise ValueError(f"Unknown polar decomposition method {method}.")
-    m, n = arr.shape[-2:]
-    if method == "qdwh" and not ((m >= n and side == "right") or (m < n and side == "left")):
-        raise NotImplementedError(
-            "method='qdwh' only supports mxn matrices where m < n where side='right' and m >= n "
-            f"side='left', got {arr.shape[-2:]} with {side=}"
-        )
-    (arr,) = promote_dtypes_inexact(arr)
-    return _polar(arr, side, method, eps, max_iterations)
 
 
 @staged_as_jit(name="expm_frechet", static_argnames=("method", "compute_expm"))
