@@ -144,12 +144,12 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     lax = _lax()
-    in_shape = x.aval.shape
-    unit = [i for i, s in enumerate(in_shape) if s == 1 and shape[broadcast_dimensions[i]] != 1]
+    # (as JAX: every size-1 operand dimension is summed over and put back by expand_dims, even
+    # one broadcast to size 1; the sum runs over no axes too)
+    unit = [i for i, s in enumerate(x.aval.shape) if s == 1]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     axes = tuple(i for i in range(len(shape)) if i not in kept)
-    summed = lax.reduce_sum(ct, axes)  # (over no axes too, as JAX transposes it)
-    return [lax.reshape(summed, in_shape) if summed.shape != in_shape else summed]
+    return [lax.expand_dims(lax.reduce_sum(ct, axes), unit)]
 
 
 def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):

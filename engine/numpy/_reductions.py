@@ -341,29 +341,37 @@ def _ptp(a, axis=None, out=None, keepdims: bool = False):
 
 
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
-    """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights."""
+    """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights (in the mean's
+    shape)."""
     check_arraylike("average", a)
     if weights is None:
         (a,) = promote_dtypes_inexact(as_operand(a))
         avg = mean(a, axis, keepdims=keepdims)
         axes = canonicalize_axes(axis, a.ndim)
         n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-        return (avg, lax.full((), n, avg.dtype)) if returned else avg  # (a scalar sum, as JAX)
-    from ._ufuncs import multiply
+        wsum = lax.full((), n, avg.dtype)
+    else:
+        from ._ufuncs import multiply, true_divide
 
-    a, w = promote_dtypes_inexact(a, weights)
-    if w.shape != a.shape:
-        if axis is None or w.ndim != 1:
-            raise ValueError(
-                "Axis must be specified when shapes of a and weights differ, and weights must be 1-D"
+        a, w = promote_dtypes_inexact(a, weights)
+        if w.shape != a.shape:
+            if axis is None:
+                raise ValueError("Axis must be specified when shapes of a and weights differ.")
+            # (in the order given: weights' axes follow it)
+            axes = tuple(
+                canonicalize_axis(i, a.ndim) for i in (axis if isinstance(axis, (tuple, list)) else [axis])
             )
-        ax = canonicalize_axis(axis, a.ndim)
-        if w.shape[0] != a.shape[ax]:
-            raise ValueError("Length of weights not compatible with specified axis.")
-        w = lax.broadcast_in_dim(w, a.shape, (ax,))
-    wsum = sum(w, axis, keepdims=keepdims)
-    avg = lax.div(sum(multiply(a, w), axis, keepdims=keepdims), wsum)
-    return (avg, wsum) if returned else avg
+            if w.shape != tuple(a.shape[i] for i in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+            new_shape = tuple(d if i in axes else 1 for i, d in enumerate(a.shape))
+            w = lax.reshape(w, new_shape, tuple(int(i) for i in np.argsort(axes)))
+        wsum = sum(w, axis, keepdims=keepdims)
+        avg = true_divide(sum(multiply(a, w), axis, keepdims=keepdims), wsum)
+    if not returned:
+        return avg
+    if avg.shape != wsum.shape:
+        wsum = lax.broadcast_in_dim(wsum, avg.shape, tuple(range(avg.ndim - wsum.ndim, avg.ndim)))
+    return avg, wsum
 
 
 def _arg_extreme(name, lax_fn):

@@ -38,9 +38,16 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
             sig = _signature(fn)
             bound = sig.bind(*args, **kwargs).arguments
             args, kwargs, positional = [], {}, True
+            order = list(sig.parameters)
             for name, value in bound.items():
                 kind = sig.parameters[name].kind
+                # (positional up to the first static or left-out parameter: one after a gap would
+                # land in the gap's place)
                 positional = positional and name not in static_argnames
+                positional = positional and (
+                    kind is inspect.Parameter.VAR_POSITIONAL
+                    or (kind is not inspect.Parameter.KEYWORD_ONLY and order.index(name) == len(args))
+                )
                 if kind is inspect.Parameter.VAR_POSITIONAL:
                     args.extend(value)
                 elif kind is inspect.Parameter.VAR_KEYWORD:

@@ -418,55 +418,87 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     return sum(multiply(avg, d), axis=ax)
 
 
-def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None):
-    """Covariance matrix of the variables in the rows (or columns, with ``rowvar=False``) of ``m``."""
-    from ._contract import matmul
-    from ._reductions import mean
-    from ._shape import atleast_2d, concatenate
-
-    (m,) = promote_dtypes_inexact(as_operand(m))
-    x = atleast_2d(m)
-    if not rowvar and x.shape[0] != 1:
-        x = lax.transpose(x, (1, 0))
-    if y is not None:
-        yy = atleast_2d(promote_dtypes_inexact(as_operand(y))[0])
-        if not rowvar and yy.shape[0] != 1:
-            yy = lax.transpose(yy, (1, 0))
-        x = concatenate([x, convert(yy, x.dtype)], axis=0)
-    n = x.shape[1]
-    ddof = (0 if bias else 1) if ddof is None else ddof
-    if fweights is not None or aweights is not None:
-        return _weighted_cov(x, ddof, fweights, aweights)
-    xc = x - mean(x, axis=1, keepdims=True)
-    c = matmul(xc, lax.transpose(xc, (1, 0))) / (n - ddof)
-    return lax.squeeze(c, (0, 1)) if c.shape == (1, 1) else c
-
-
-def _weighted_cov(x, ddof, fweights, aweights):
-    """numpy's weighted covariance: frequency weights count repeats, analytic weights scale
-    each observation; the normalisation is sum(w) - ddof * sum(w * a) / sum(w)."""
-    from ._contract import matmul
+@staged_as_jit(static_argnames=("rowvar", "bias", "ddof", "dtype"))
+def cov(
+    m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None, dtype=None
+):
+    """Covariance matrix of the variables in the rows (or columns, with ``rowvar=False``) of ``m``,
+    optionally weighted by frequency (``fweights``) and analytic (``aweights``) weights."""
+    from ._contract import dot
+    from ._creation import full, zeros
+    from ._reductions import average
     from ._reductions import sum as total
+    from ._shape import atleast_2d, concatenate
+    from ._ufuncs import abs as absolute, true_divide
 
-    w = None
-    for weights, name in ((fweights, "fweights"), (aweights, "aweights")):
-        if weights is None:
-            continue
-        weights = convert(as_operand(weights), x.dtype)
-        if weights.ndim != 1 or weights.shape[0] != x.shape[1]:
-            raise RuntimeError(f"incompatible numbers of samples and {name}")
-        w = weights if w is None else w * weights
-    w_sum = total(w)
-    avg = total(x * w, axis=1, keepdims=True) / w_sum
-    if ddof == 0:
-        fact = w_sum
-    elif aweights is None:
-        fact = w_sum - ddof
+    if y is not None:
+        m, y = promote_dtypes_inexact(m, y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
     else:
-        fact = w_sum - ddof * total(w * convert(as_operand(aweights), x.dtype)) / w_sum
-    xc = x - avg
-    c = matmul(xc, lax.transpose(xc * w, (1, 0))) / fact
-    return lax.squeeze(c, (0, 1)) if c.shape == (1, 1) else c
+        (m,) = promote_dtypes_inexact(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is not None and dtype_kind(np.dtype(dtype)) not in "fc":
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got {dtype=}")
+    x = atleast_2d(m)
+    if not rowvar and m.ndim != 1:
+        x = x.T
+    if x.shape[0] == 0:
+        return zeros((0, 0), core.default_dtype(float))
+    if y is not None:
+        yy = atleast_2d(y)
+        if not rowvar and yy.shape[0] != 1:
+            yy = yy.T
+        x = concatenate((x, yy), axis=0)
+    if x.shape[1] == 0:
+        return full(() if x.shape[0] == 1 else (x.shape[0], x.shape[0]), np.nan, dtype=x.dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    w = None
+    if fweights is not None:
+        fweights = as_operand(fweights)
+        if fweights.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if fweights.shape[0] != x.shape[1]:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if dtype_kind(fweights.dtype) not in "iu":
+            raise TypeError("fweights must be integer.")
+        w = absolute(fweights)  # (numpy rejects negative weights; these count as positive)
+    if aweights is not None:
+        aweights = as_operand(aweights)
+        if aweights.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if aweights.shape[0] != x.shape[1]:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        aweights = absolute(aweights)
+        w = aweights if w is None else w * aweights
+    if dtype is not None:
+        x = x.astype(dtype)
+        w = w.astype(dtype) if w is not None else w
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    # numpy's normalisation: sum(w) - ddof * sum(w * a) / sum(w), or n - ddof unweighted
+    if w is None:
+        f = x.shape[1] - ddof
+    elif ddof == 0:
+        f = w_sum
+    elif aweights is None:
+        f = w_sum - ddof
+    else:
+        f = w_sum - ddof * total(w * aweights) / w_sum
+    x = x - avg[:, None]
+    x_t = (
+        x.T
+        if w is None
+        else (
+            x
+            * lax.broadcast_in_dim(
+                w, (1,) * (x.ndim - w.ndim) + w.shape, tuple(range(x.ndim - w.ndim, x.ndim))
+            )
+        ).T
+    )
+    return true_divide(dot(x, x_t.conj()), f).squeeze()
 
 
 def corrcoef(x, y=None, rowvar: bool = True):

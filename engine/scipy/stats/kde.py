@@ -64,8 +64,9 @@ class gaussian_kde:
         else:
             raise ValueError("`bw_method` should be 'scott', 'silverman', a scalar, or a callable.")
         data_covariance = jnp.atleast_2d(jnp.cov(dataset, rowvar=1, bias=False, aweights=weights))
+        data_inv_cov = jnp.linalg.inv(data_covariance)
         self.covariance = data_covariance * factor**2
-        self.inv_cov = jnp.linalg.inv(data_covariance) / factor**2
+        self.inv_cov = data_inv_cov / factor**2
 
     def tree_flatten(self):
         return (self.neff, self.dataset, self.weights, self.covariance, self.inv_cov), None
@@ -88,7 +89,9 @@ class gaussian_kde:
         """The estimated density at ``points`` (shape ``(d, m)``)."""
         check_arraylike("evaluate", points)
         points = self._reshape_points(points)
-        return _kernel_sum(False, self.dataset.T, self.weights[:, None], points.T, self.inv_cov)[:, 0]
+        return _gaussian_kernel_eval(False, self.dataset.T, self.weights[:, None], points.T, self.inv_cov)[
+            :, 0
+        ]
 
     def __call__(self, points):
         return self.evaluate(points)
@@ -99,7 +102,7 @@ class gaussian_kde:
         """The log of the estimated density at ``x``."""
         check_arraylike("logpdf", x)
         x = self._reshape_points(x)
-        return _kernel_sum(True, self.dataset.T, self.weights[:, None], x.T, self.inv_cov)[:, 0]
+        return _gaussian_kernel_eval(True, self.dataset.T, self.weights[:, None], x.T, self.inv_cov)[:, 0]
 
     def integrate_gaussian(self, mean, cov):
         """The integral of the estimate times the normal density N(mean, cov)."""
@@ -171,7 +174,7 @@ def _kernel_convolve(chol, norm, target, weights, mean):
 
 
 @functools.partial(jit, static_argnums=0)
-def _kernel_sum(in_log, points, values, xi, precision):
+def _gaussian_kernel_eval(in_log, points, values, xi, precision):
     """sum_j values_j N(xi_i; points_j, precision^-1) for each row of xi (or its log)."""
     points, values, xi, precision = promote_dtypes_inexact(points, values, xi, precision)
     d = points.shape[1]
