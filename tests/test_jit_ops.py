@@ -236,3 +236,79 @@ def test_uniform_sampling_compiles_without_fallback():
     (got,) = exe(k)
     (want,) = jit_mod.Interpreter().compile(closed, "u")(k)
     assert np.array_equal(_bits(got), _bits(want)) and -2.0 <= float(np.min(got)) < float(np.max(got)) < 3.0
+
+
+# dot_general of operands of different dtypes (values and dtypes recorded from JAX 0.10.2): the result
+# takes the wider dtype (XLA's order: complex, exponent range, mantissa, bits, signed), both operands
+# convert to it; preferred_element_type overrides it.
+_MIXED_DOT = [
+    ("float32", "int32", "float32"),
+    ("int8", "int32", "int32"),
+    ("int32", "uint32", "int32"),
+    ("float16", "bfloat16", "bfloat16"),
+    ("float32", "complex64", "complex64"),
+    ("uint8", "int8", "int8"),
+    ("bool", "int32", "int32"),
+    ("int16", "uint16", "int16"),
+    ("int32", "float16", "float16"),
+]
+_MIXED_DOT_VALUES = {"bool": [[7, 4, 1, 3]] * 2, None: [[10, 8, 1, 4]] * 2}
+
+
+@pytest.mark.parametrize("a,b,out", _MIXED_DOT)
+def test_dot_general_of_mixed_dtypes(a, b, out):
+    x = jnp.asarray(np.arange(6).reshape(2, 3) % 3, a)
+    y = jnp.asarray(np.arange(12).reshape(3, 4) % 5, b)
+    want = np.asarray(_MIXED_DOT_VALUES.get(a, _MIXED_DOT_VALUES[None]))
+    for f in (lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), lax.dot):
+        r = f(x, y)
+        assert r.dtype == np.dtype(out) and jax.make_jaxpr(f)(x, y).out_avals[0].dtype == np.dtype(out)
+        np.testing.assert_array_equal(np.asarray(r).astype(np.complex128), want)
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(x, y)).astype(np.complex128), want)
+        assert lax.dot(x, y, preferred_element_type="float32").dtype == np.float32
+    if not {a, b} & {"float16", "bfloat16", "complex64"}:  # (the dtypes numba kernels take)
+        check(lax.dot, x, y)
+
+
+def test_dot_general_of_mixed_dtypes_grad_and_vmap():
+    # As JAX: each cotangent is computed in the result's dtype, then converted to its operand's.
+    x = jnp.asarray([[0.5, 1.5, -2.0], [1.0, 2.0, 3.0]], jnp.float32)
+    y = jnp.asarray((np.arange(12).reshape(3, 4) % 5) * 0.25, jnp.float16)
+    gx, gy = jax.grad(lambda a, b: (lax.dot(a, b) ** 2).sum(), argnums=(0, 1))(x, y)
+    assert gx.dtype == np.float32 and gy.dtype == np.float16
+    np.testing.assert_allclose(gx, [[0.625, 0.9375, -3.4375], [6.375, 11.5, 14.125]], rtol=1e-3)
+    np.testing.assert_allclose(
+        gy, [[8.5, 4.625, 2.625, 5.625], [17.0, 7.375, 5.875, 11.875], [25.5, 27.0, 3.5, 12.5]], rtol=1e-3
+    )
+    dn = (((1,), (0,)), ((), ()))
+    text = str(jax.make_jaxpr(jax.grad(lambda a, b: lax.dot_general(a, b, dn).sum(), argnums=(0, 1)))(x, y))
+    assert text == (
+        "{ lambda ; a:f32[2,3] b:f16[3,4]. let\n"
+        "    c:f32[2,4] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c\n"
+        "    d:f32[2,4] = broadcast_in_dim 1.0:f32[]\n"
+        "    e:f32[4,3] = dot_general[dimension_numbers=(([0], [0]), ([], []))] d a\n"
+        "    f:f32[3,4] = transpose[permutation=(1, 0)] e\n"
+        "    g:f16[3,4] = convert_element_type[new_dtype=float16 weak_type=False] f\n"
+        "    h:f32[2,3] = dot_general[dimension_numbers=(([1], [1]), ([], []))] d b\n"
+        "  in (h, g) }"
+    ), text
+    xi = jnp.asarray(np.arange(6).reshape(2, 3) % 3, jnp.int32)
+    np.testing.assert_array_equal(
+        jax.vmap(lax.dot)(xi, jnp.asarray([[0, 1, 2], [4, 0, 1]], jnp.float32)), [5.0, 2.0]
+    )
+    text = str(
+        jax.make_jaxpr(jax.vmap(lambda a, b: lax.dot_general(a, b, dn)))(
+            jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4), jnp.float16)
+        )
+    )
+    assert "c:f32[5,2,4] = dot_general[dimension_numbers=(([2], [1]), ([0], [0]))] a b" in text, text
+
+
+def test_dot_general_of_mixed_dtypes_lowers_with_converts():
+    # JAX 0.10.2 on CPU converts both operands to the result's dtype (the same-dtype one too).
+    lowered = jax.jit(lambda a, b: lax.dot(a, b)).lower(jnp.ones((2, 3)), jnp.ones((3, 4), jnp.int32))
+    text = lowered.as_text()
+    assert "stablehlo.convert %arg0 : tensor<2x3xf32>" in text, text
+    assert "stablehlo.convert %arg1 : (tensor<3x4xi32>) -> tensor<3x4xf32>" in text, text
+    assert "(tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>" in text, text

@@ -311,7 +311,8 @@ def _transpose_map(eqn):
 def _outer_product_map(eqn):
     # dot_general without contraction is an elementwise product of two re-indexed operands.
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
-    if xc or eqn.params.get("preferred_element_type") not in (None, _in_dtype(eqn)):
+    pet = eqn.params.get("preferred_element_type")
+    if xc or _in_dtype(eqn, 1) != _in_dtype(eqn) or pet not in (None, _in_dtype(eqn)):
         return None
     x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
     xf = [i for i in range(x.ndim) if i not in xb]
@@ -519,7 +520,8 @@ def _dot_general(eqn, x, y):
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     xa, ya = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.out_binders[0].aval
-    if xa.dtype != ya.dtype or not supported(out.dtype):
+    complex_to_real = out.dtype.kind != "c" and "c" in xa.dtype.kind + ya.dtype.kind  # (left to numpy)
+    if not supported(out.dtype) or complex_to_real:
         return None
     xf = [i for i in range(xa.ndim) if i not in xc and i not in xb]
     yf = [i for i in range(ya.ndim) if i not in yc and i not in yb]
@@ -530,6 +532,8 @@ def _dot_general(eqn, x, y):
     xt = f"np.transpose({x}, {tuple([*xb, *xf, *xc])!r}).reshape({(nb_, nx, nc)!r})"
     yt = f"np.transpose({y}, {tuple([*yb, *yc, *yf])!r}).reshape({(nb_, nc, ny)!r})"
     dt = np.dtype(out.dtype).name
+    if xa.dtype != ya.dtype:  # mixed operands are computed in the result's dtype (JAX's CPU lowering)
+        xt, yt = f"{xt}.astype(np.dtype({dt!r}))", f"{yt}.astype(np.dtype({dt!r}))"
     return f"_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})"
 
 

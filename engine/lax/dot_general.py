@@ -69,8 +69,12 @@ def _dot_general_impl(
     yt = np.transpose(y, [*yb, *yc, *yf]).reshape(
         xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
     )
+    dtype = result_dtype(x.dtype, y.dtype, preferred_element_type)
+    if x.dtype != y.dtype:  # mixed operands are computed in the result's dtype (JAX's CPU lowering)
+        # (a complex operand of a real result converts as XLA does: its real part)
+        xt, yt = (np.real(t) if dtype.kind != "c" else t for t in (xt, yt))
+        xt, yt = xt.astype(dtype), yt.astype(dtype)
     out = np.matmul(xt, yt)
-    dtype = preferred_element_type or x.dtype
     return out.reshape([*bshape, *[x.shape[i] for i in xf], *[y.shape[i] for i in yf]]).astype(
         dtype, copy=False
     )
@@ -95,14 +99,51 @@ def _dot_general_abstract(
             f"the same shape, got {tuple(x.shape[i] for i in xb)} and "
             f"{tuple(y.shape[i] for i in yb)}."
         )
-    if x.dtype != y.dtype and preferred_element_type is None:
-        raise TypeError(
-            f"dot_general requires operands of the same dtype, got {x.dtype.name} and {y.dtype.name}."
-        )
     xf = [x.shape[i] for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [y.shape[i] for i in range(y.ndim) if i not in yc and i not in yb]
     shape = [x.shape[i] for i in xb] + xf + yf
-    return ShapedArray(shape, preferred_element_type or x.dtype, x.weak_type and y.weak_type)
+    dtype = result_dtype(x.dtype, y.dtype, preferred_element_type)
+    return ShapedArray(shape, dtype, x.weak_type and y.weak_type)
+
+
+def _type_rank(dtype) -> tuple:
+    # XLA's HigherPrecisionType order (as JAX's dot_general dtype rule): complex over real, then
+    # exponent range, mantissa, bit width, signed over unsigned.
+    from ..numpy._dtypes import finfo, iinfo, issubdtype
+
+    dtype = np.dtype(dtype)
+    real = np.dtype(dtype.type(0).real.dtype) if dtype.kind == "c" else dtype
+    floating = issubdtype(real, np.floating)
+    fi = finfo(real) if floating else None
+    bits = fi.bits if fi is not None else (1 if real == np.bool_ else iinfo(real).bits)
+    return (
+        dtype.kind == "c",
+        fi.maxexp if fi is not None else -1,
+        fi.nmant if fi is not None else -1,
+        bits,
+        real.kind != "u",
+    )
+
+
+def result_dtype(x_dtype, y_dtype, preferred_element_type=None):
+    """The dtype of a contraction of mixed operands: the wider of the two (JAX lets them differ,
+    XLA's rule picks the result), or ``preferred_element_type`` when one is asked for (not narrower
+    than that for integers)."""
+    x_dtype, y_dtype = np.dtype(x_dtype), np.dtype(y_dtype)
+    xr, yr = _type_rank(x_dtype), _type_rank(y_dtype)
+    if xr == yr and x_dtype != y_dtype:
+        raise TypeError(f"lax.dot_general argument type error: {x_dtype}, {y_dtype}")
+    out = x_dtype if xr >= yr else y_dtype
+    if preferred_element_type is None or np.dtype(preferred_element_type) == out:
+        return out
+    pet = np.dtype(preferred_element_type)
+    out_rank = _type_rank(out)
+    if (out_rank[0] or out_rank[1] == -1) and _type_rank(pet)[3] < out_rank[3]:
+        raise TypeError(
+            "`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {pet} for result type of {out}."
+        )
+    return pet
 
 
 def _ranges_like(*xs):

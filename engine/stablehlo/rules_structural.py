@@ -12,7 +12,7 @@ from ..lax import convolution, joining, reductions, slicing
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, hlo_op
+from .rules_elementwise import broadcast_in_dim, compare, convert, hlo_op
 from .syntax import Block, Printer, Value
 
 
@@ -324,6 +324,10 @@ def _dot_general(
 ) -> list[Value]:
     (lc, rc), (lb, rb) = dimension_numbers
     ty = ctx.out_types[0]
+    (x_aval, y_aval), out_aval = ctx.avals_in, ctx.avals_out[0]
+    if x_aval.dtype != y_aval.dtype:  # mixed operands: both converted to the result's dtype (JAX on CPU)
+        x = convert(ctx, x, x_aval, x_aval.update(dtype=out_aval.dtype))
+        y = convert(ctx, y, y_aval, y_aval.update(dtype=out_aval.dtype))
     parts = []
     if lb or rb:
         parts.append(f"batching_dims = [{ints(lb)}] x [{ints(rb)}]")
