@@ -69,7 +69,8 @@ def _dot_general_impl(
     yt = np.transpose(y, [*yb, *yc, *yf]).reshape(
         xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
     )
-    dtype = result_dtype(x.dtype, y.dtype, preferred_element_type)
+    # (preferred_element_type was checked by abstract eval; numerical checks rerun this at float64)
+    dtype = np.dtype(preferred_element_type or result_dtype(x.dtype, y.dtype))
     if x.dtype != y.dtype:  # mixed operands are computed in the result's dtype (JAX's CPU lowering)
         # (a complex operand of a real result converts as XLA does: its real part)
         xt, yt = (np.real(t) if dtype.kind != "c" else t for t in (xt, yt))
