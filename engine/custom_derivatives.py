@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect as _pyinspect
+import weakref
 
 import numpy as np
 
@@ -320,6 +321,26 @@ def _custom_jvp_call_retraced(eqn):
     return eqn._replace(params=dict(eqn.params, jvp=lifted, num_consts=0))
 
 
+_dced_call_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
+
+
+def _custom_jvp_call_dce(eqn, used_outputs):
+    """A kept call's function loses its dead work (JAX's rule), as a new jaxpr memoized per function;
+    its inputs all stay (the rule may read them). Approximations: a function with no dead work
+    keeps its jaxpr (so its jits stay the shared ones, as JAX 0.10.2 prints expi's expn call), and
+    a call with an unused output is left whole (JAX drops it, rewrapping the rule)."""
+    if not all(used_outputs):
+        return eqn
+    closed = eqn.params["call_jaxpr"]
+    dced = _dced_call_jaxprs.get(closed)
+    if dced is None:
+        body = ir.dce_jaxpr(closed.jaxpr)
+        dced = closed if len(body.eqns) == len(closed.jaxpr.eqns) else ClosedJaxpr(body, closed.consts)
+        _dced_call_jaxprs[closed] = dced
+    return eqn if dced is closed else eqn._replace(params=dict(eqn.params, call_jaxpr=dced))
+
+
+ir.dce_rules[custom_jvp_call_p] = _custom_jvp_call_dce
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 ad.known_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_retraced
 batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
