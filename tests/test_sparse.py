@@ -173,3 +173,24 @@ def test_forward_derivatives_of_sparse_sparse_products(sp):
     check_grads(product, (a.data, b.data), order=2, modes=["fwd"])
     # (quadratic in the data, so central differences with a large step are exact but for rounding)
     check_grads(batched_product, (batched.data,), order=1, modes=["fwd"], eps=1e-2)
+
+
+def test_bcsr_times_a_scalar_is_not_implemented_as_in_jax():
+    from engine.experimental import sparse
+
+    # JAX 0.10.2 has no sparsify rule for mul on a BCSR (only BCOO has one), and BCSR keeps
+    # JAXSparse's operators, which raise NotImplementedError naming the class and the operator.
+    m = sparse.BCSR.fromdense(np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32))
+    with pytest.raises(NotImplementedError, match=r"^sparse rule for mul is not implemented\.$"):
+        sparse.sparsify(lambda a: a * 2.0)(m)
+    for op, name in [
+        (lambda a: a * 2.0, "__mul__"),
+        (lambda a: 2.0 * a, "__rmul__"),
+        (lambda a: -a, "__neg__"),
+    ]:
+        with pytest.raises(NotImplementedError, match=rf"sparse\.bcsr\.BCSR'>\.{name}$"):
+            op(m)
+    np.testing.assert_array_equal(
+        sparse.sparsify(lambda a: a * 2.0)(sparse.BCOO.fromdense(m.todense())).todense(),
+        [[0, 2, 0], [4, 0, 6]],
+    )

@@ -74,3 +74,41 @@ class JAXSparse:
 
     def todense(self):
         raise NotImplementedError(f"{type(self).__name__}.todense")
+
+    # JAX's JAXSparse defines the operators, each raising NotImplementedError (BCOO and BCSR replace
+    # some with sparsified ones), so ``BCSR * 2.0`` is a NotImplementedError as in JAX, not a TypeError.
+    def sum(self, *args, **kwargs):
+        raise NotImplementedError(f"{self.__class__}.sum")
+
+    def __neg__(self):
+        raise NotImplementedError(f"{self.__class__}.__neg__")
+
+    def __pos__(self):
+        raise NotImplementedError(f"{self.__class__}.__pos__")
+
+    def __matmul__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__matmul__")
+
+    def __rmatmul__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__rmatmul__")
+
+    def __mul__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__mul__")
+
+    def __rmul__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__rmul__")
+
+    def __add__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__add__")
+
+    def __radd__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__radd__")
+
+    def __sub__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__sub__")
+
+    def __rsub__(self, other):
+        raise NotImplementedError(f"{self.__class__}.__rsub__")
+
+    def __getitem__(self, item):
+        raise NotImplementedError(f"{self.__class__}.__getitem__")

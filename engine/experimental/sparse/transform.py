@@ -72,10 +72,8 @@ def eval_sparse(jaxpr, consts, args) -> list[Any]:
                 table = bcsr_rules if any(isinstance(v, BCSR) for v in ins) else sparse_rules
                 rule = table.get(eqn.primitive)
                 if rule is None:
-                    raise NotImplementedError(
-                        f"sparse rule for {eqn.primitive.name} is not implemented (sparsify, "
-                        "engine.experimental.sparse): use sparse.todense() on its operand."
-                    )
+                    # (JAX 0.10.2's words; e.g. BCSR has no mul rule there, BCOO does)
+                    raise NotImplementedError(f"sparse rule for {eqn.primitive.name} is not implemented.")
                 outs = rule(*ins, **eqn.params)
             else:
                 outs = eqn.primitive.bind(*ins, **eqn.params)
