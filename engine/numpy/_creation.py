@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import builtins
 
@@ -466,7 +467,7 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
         if sparse:
             s = [1] * n
             s[axis] = x.shape[0]
-            out.append(lax.reshape(x, s))
+            out.append(lax.broadcast_in_dim(x, s, (axis,)))  # (as JAX: not a reshape)
         else:
             out.append(lax.broadcast_in_dim(x, shape, (axis,)))
     return out
@@ -499,15 +500,32 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0):
 
 
 def diag_indices(n: int, ndim: int = 2):
-    return (Array(np.arange(int(n), dtype=core.default_dtype(int))),) * int(ndim)
+    """``ndim`` copies of ``arange(n)``: an iota (staged, as JAX's, while tracing)."""
+    n, ndim = operator.index(n), operator.index(ndim)
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    return (lax.iota(core.default_dtype(int), n),) * ndim
+
+
+def _tri_indices(triangle, numpy_indices, n, k, m):
+    """The coordinates of the ``triangle`` (``tril``/``triu``) of an ``(n, m)`` matrix of ones, by
+    ``nonzero`` with their count as its size, as JAX computes them (staged while tracing)."""
+    from ._searching import nonzero
+
+    n, k = operator.index(n), operator.index(k)
+    m = n if m is None else operator.index(m)
+    size = len(numpy_indices(n, k, m)[0])
+    return nonzero(triangle(ones((n, m)), k=k), size=size)
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(Array(a.astype(core.default_dtype(int))) for a in np.tril_indices(int(n), int(k), m))
+    return _tri_indices(tril, np.tril_indices, n, k, m)
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(Array(a.astype(core.default_dtype(int))) for a in np.triu_indices(int(n), int(k), m))
+    return _tri_indices(triu, np.triu_indices, n, k, m)
 
 
 def indices(dimensions, dtype=None, sparse: bool = False):

@@ -104,7 +104,7 @@ def _nonzero_sized(a, size, fill_value):
     from ._statistics import bincount
     from ._ufuncs import floor_divide, remainder
 
-    mask = a if a.dtype == np.bool_ else lax.ne(a, lax.full_like(a, 0))
+    mask = a if a.dtype == np.bool_ else (a != 0)
     idx = core.default_dtype(int)
     if a.size == 0 or size == 0:
         return tuple(zeros(size, idx) for _ in a.shape)

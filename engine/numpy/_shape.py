@@ -506,10 +506,20 @@ def _roll_static(a, shift, axis):
         n = a.shape[ax]
         if n == 0:
             continue
-        s = int(s) % n
-        if s:
-            a = lax.concatenate([slice_axis(a, ax, n - s, n), slice_axis(a, ax, 0, n - s)], ax)
+        # (as JAX: slices with explicit unit strides, and a shift by 0 still concatenates)
+        i = -int(s) % n
+        strides = (1,) * a.ndim
+        first = lax.slice(a, _at(ax, a.ndim, i, 0), _at(ax, a.ndim, n, a.shape), strides)
+        second = lax.slice(a, _at(ax, a.ndim, 0, 0), _at(ax, a.ndim, i, a.shape), strides)
+        a = lax.concatenate([first, second], ax)
     return a
+
+
+def _at(axis, ndim, value, default):
+    """A start or limit tuple: ``default`` (a shape, or 0) everywhere but ``value`` on ``axis``."""
+    return tuple(
+        value if d == axis else (default[d] if isinstance(default, tuple) else default) for d in range(ndim)
+    )
 
 
 @staged_as_jit(name="_pad", static_argnames=("pad_width", "mode"))

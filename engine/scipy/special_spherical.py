@@ -82,9 +82,10 @@ def _recurrence_masks(l_max: int, dtype):
     return jnp.einsum("jk,ijk->ijk", d0, on_plane), jnp.einsum("jk,ijk->ijk", d1, on_plane)
 
 
-@functools.partial(jit, static_argnums=(0,))
-def _normalized_legendre(l_max: int, x):
-    """P_l^m(x) normalised so the spherical harmonics are orthonormal, shape (m, l, len(x))."""
+@functools.partial(jit, static_argnums=(0, 2))
+def _gen_associated_legendre(l_max: int, x, is_normalized: bool):
+    """P_l^m(x) normalised so the spherical harmonics are orthonormal, shape (m, l, len(x))
+    (only the normalised functions: ``is_normalized`` is JAX's static flag)."""
     p = jnp.zeros((l_max + 1, l_max + 1, x.shape[0]), dtype=x.dtype)
     a_idx = jnp.arange(1, l_max + 1, dtype=x.dtype)
     b_idx = jnp.arange(l_max, dtype=x.dtype)
@@ -93,17 +94,19 @@ def _normalized_legendre(l_max: int, x):
     f_b = jnp.sqrt(2.0 * b_idx + 3.0)
     p = p.at[(0, 0)].set(p00)
     sin_powers = jnp.cumprod(jnp.broadcast_to(jnp.sqrt(1.0 - x * x), (l_max, x.shape[0])), axis=0)
+    on_diagonal = p00 * jnp.einsum("i,ij->ij", f_a, sin_powers)
     diagonal = jnp.diag_indices(l_max + 1)
-    p = p.at[(diagonal[0][1:], diagonal[1][1:])].set(p00 * jnp.einsum("i,ij->ij", f_a, sin_powers))
+    p = p.at[(diagonal[0][1:], diagonal[1][1:])].set(on_diagonal)
     off_diagonal = jnp.einsum("ij,ij->ij", jnp.einsum("i,j->ij", f_b, x), p[jnp.diag_indices(l_max)])
     p = p.at[(diagonal[0][:l_max], diagonal[1][:l_max] + 1)].set(off_diagonal)
     d0, d1 = _recurrence_masks(l_max, x.dtype)
 
     def step(i, p):
+        c0, c1 = d0[i], d1[i]  # (taken first, as JAX's body takes them)
         shifted_x = jnp.einsum("ijk,k->ijk", jnp.roll(p, shift=1, axis=1), x)
         return p + (
-            jnp.einsum("ij,ijk->ijk", d0[i], shifted_x)
-            - jnp.einsum("ij,ijk->ijk", d1[i], jnp.roll(p, shift=2, axis=1))
+            jnp.einsum("ij,ijk->ijk", c0, shifted_x)
+            - jnp.einsum("ij,ijk->ijk", c1, jnp.roll(p, shift=2, axis=1))
         )
 
     p = p.astype(jnp.result_type(p, x, d0))
@@ -114,7 +117,7 @@ def _normalized_legendre(l_max: int, x):
 
 @functools.partial(jit, static_argnums=(4,))
 def _sph_harm(n, m, theta, phi, n_max: int):
-    legendre = _normalized_legendre(n_max, jnp.cos(theta))
+    legendre = _gen_associated_legendre(n_max, jnp.cos(theta), True)
     p = legendre.at[abs(m), n, jnp.arange(len(n))].get(mode="clip")
     angle = abs(m) * phi
     phase = lax.complex(jnp.cos(angle), jnp.sin(angle))
