@@ -115,6 +115,27 @@ def _stage(fun, nondiff_argnums, args):
     return closed, hoisted, leaves, in_tree, out_store[0], rebuild, nondiff
 
 
+def _nondiff_from_consts(nondiff, hoisted):
+    """The nondiff arguments a staged call's rule takes, given the call's constant operands.
+
+    A traced nondiff argument (a jit's tracer, say) is one of the call's constants: the function
+    closes over it. The rule reads it from the operands it is applied to, not from its closure,
+    whose tracer is dead once the trace that staged the call has ended (JVP of that jit's jaxpr,
+    as in grad(grad(expn)), applies the rule later, to that jit's operands' tracers)."""
+    slots = {id(c): k for k, c in enumerate(hoisted) if isinstance(c, core.Tracer)}
+    flat = {i: tree_flatten(a) for i, a in nondiff.items()}
+    if not any(id(leaf) in slots for leaves, _ in flat.values() for leaf in leaves):
+        return lambda consts: nondiff
+
+    def at(consts):
+        return {
+            i: tree_unflatten(tree, [consts[slots[id(x)]] if id(x) in slots else x for x in leaves])
+            for i, (leaves, tree) in flat.items()
+        }
+
+    return at
+
+
 def _innermost_trace(args, nondiff_argnums):
     """None when nothing is traced (plain evaluation), else the trace that would process a call."""
     leaves = tree_flatten([a for i, a in enumerate(args) if i not in nondiff_argnums])[0]
@@ -212,16 +233,18 @@ class custom_jvp(_Wrapping):
             self.fun, self.nondiff_argnums, args
         )
         user_jvp, nd, symbolic = self.jvp, self.nondiff_argnums, self.symbolic_zeros
+        nondiff_at = _nondiff_from_consts(nondiff, hoisted)
 
-        def jvp_flat(primal_leaves, tangent_leaves):
+        def jvp_flat(primal_leaves, tangent_leaves, consts=None):
             tangent_leaves = [sz.rule_tangent(t, None, symbolic) for t in tangent_leaves]
             primals = rebuild(primal_leaves)
             tangents = [t for i, t in enumerate(rebuild(tangent_leaves)) if i not in nondiff]
             dyn_primals = [p for i, p in enumerate(primals) if i not in nondiff]
+            static = nondiff if consts is None else nondiff_at(consts)
             _in_rule.add(self)
             try:
                 if nd:
-                    out, tout = user_jvp(*[nondiff[i] for i in nd], tuple(dyn_primals), tuple(tangents))
+                    out, tout = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
                 else:
                     out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
             finally:
@@ -270,7 +293,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name
     ts = list(tangents[num_consts:])  # (zeros stay symbolic: the rule's wrapper decides)
     if not getattr(jvp, "symbolic_zeros", False):
         ts = [ad.instantiate_zeros(t) for t in ts]
-    outs, touts = jvp(ps, ts)
+    outs, touts = jvp(ps, ts, consts=primals[:num_consts])
     touts = [sz.from_rule(t, core.get_aval(o)) for o, t in zip(outs, touts)]
     return outs, touts
 
@@ -284,17 +307,21 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
         call_jaxpr, axis_size, in_dims, force_out=[True] * len(call_jaxpr.out_avals)
     )
     n = len(vals) - num_consts
-    in_avals = call_jaxpr.in_avals[num_consts:]
+    const_avals, in_avals = call_jaxpr.in_avals[:num_consts], call_jaxpr.in_avals[num_consts:]
 
-    def batched_jvp(ps, ts):
+    def batched_jvp(ps, ts, consts=None):
         # An operand with its unbatched shape is unmapped; any other has the batch axis first.
-        in_dims = [None if core.get_aval(x).shape == a.shape else 0 for x, a in zip([*ps, *ts], in_avals * 2)]
+        cs = [] if consts is None else list(consts)
+        avals = [*const_avals[: len(cs)], *in_avals, *in_avals]
+        args = [*cs, *ps, *ts]
+        in_dims = [None if core.get_aval(x).shape == a.shape else 0 for x, a in zip(args, avals)]
 
-        def both(*pt):
-            o, t = jvp(list(pt[:n]), list(pt[n:]))
+        def both(*cpt):
+            c, pt = cpt[: len(cs)], cpt[len(cs) :]
+            o, t = jvp(list(pt[:n]), list(pt[n:]), consts=list(c) if consts is not None else None)
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
 
-        outs = batching.vmap_flat(both, axis_size, None, in_dims, [*ps, *ts], lambda k: [0] * k)
+        outs = batching.vmap_flat(both, axis_size, None, in_dims, args, lambda k: [0] * k)
         m = len(outs) // 2
         return outs[:m], outs[m:]
 
@@ -312,8 +339,8 @@ def _custom_jvp_call_retraced(eqn):
     if not k:
         return eqn
 
-    def lifted(ps, ts):
-        return jvp(list(ps)[k:], list(ts)[k:])
+    def lifted(ps, ts, consts=None):
+        return jvp(list(ps)[k:], list(ts)[k:], consts=list(ps)[:k])
 
     lifted.__name__ = getattr(jvp, "__name__", "jvp")
     if hasattr(jvp, "symbolic_zeros"):

@@ -1,5 +1,7 @@
 """custom_jvp / custom_vjp: the user's rule is used under every composition of transformations."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,37 @@ def test_vmapped_custom_jvp_keeps_unbatched_arguments_unbatched():
     np.testing.assert_allclose(
         jax.grad(lambda v: jax.vmap(erfcx)(v).sum())(x), jax.vmap(jax.grad(erfcx))(x), rtol=1e-6
     )
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def scaled_sin(n, x):
+    return lax.mul(n, lax.sin(x))
+
+
+@scaled_sin.defjvp
+@jax.jit  # as JAX's expn_jvp: the jit traces n, so the call inside closes over a jit tracer
+def _scaled_sin_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return scaled_sin(n, x), lax.mul(lax.mul(n, lax.cos(x)), t)
+
+
+def test_rule_with_a_jit_traced_nondiff_argument_differentiates_twice():
+    # The rule's inner scaled_sin call is staged into the jit with n as one of its constants;
+    # differentiating that jit again applies the staged call's rule to the jit's operands, so it
+    # must read n from the call's operands: its closure's jit tracer is dead by then (this raised
+    # UnexpectedTracerError, as grad(grad(exp1)) did; JAX 0.10.2 fails here too, with a TypeError
+    # "No constant handler for DynamicJaxprTracer"). Expected values: d^k/dx^k of 2 sin x.
+    f = lambda x: scaled_sin(2.0, x)  # noqa: E731
+    xs = np.array([0.5, 1.5], np.float32)
+    np.testing.assert_allclose(jax.grad(jax.grad(f))(1.5), -2 * np.sin(1.5), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(jax.grad(jax.grad(f)))(1.5), -2 * np.cos(1.5), rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.grad(jax.grad(f)))(1.5), -2 * np.sin(1.5), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.grad(jax.grad(f)))(xs), -2 * np.sin(xs), rtol=1e-6)
+    # A vmapped call whose nondiff constant is itself batched (n per lane), then differentiated.
+    g = jax.jit(lambda n, x: scaled_sin(n, x))
+    ns = np.array([2.0, 3.0], np.float32)
+    np.testing.assert_allclose(
+        jax.grad(lambda x: lax.reduce_sum(jax.vmap(g)(ns, x), (0,)))(xs), ns * np.cos(xs), rtol=1e-6
+    )
+    second = jax.grad(jax.grad(lambda x: lax.reduce_sum(jax.vmap(g, in_axes=(0, None))(ns, x), (0,))))
+    np.testing.assert_allclose(second(1.5), -5 * np.sin(1.5), rtol=1e-6)
