@@ -114,9 +114,24 @@ class PmapSharding(Sharding):
         return f"PmapSharding(axis={self._axis}, device_ids={[d.id for d in self._devices]})"
 
 
+class HostMemoryArray(ShardedArray):
+    """A one-device array put in host memory (``device_put`` onto a ``SingleDeviceSharding`` of
+    memory kind ``pinned_host`` or ``unpinned_host``): the engine has one memory, so only its
+    sharding's ``memory_kind`` tells it from a device array."""
+
+    __slots__ = ("_memory_kind",)
+
+    def __init__(self, array: ShardedArray, memory_kind: str):
+        super().__init__(array._buffers, None, array._aval)
+        self._memory_kind = memory_kind
+
+
 def _array_sharding(self) -> Sharding:
     if isinstance(self, NamedShardedArray):
         return self._sharding
+    if isinstance(self, HostMemoryArray):
+        device = topology.get_device(self._buffers[0].device)
+        return SingleDeviceSharding(device, memory_kind=self._memory_kind)
     if isinstance(self, ShardedArray):
         devs = [topology.get_device(b.device) for b in self._buffers]
         return SingleDeviceSharding(devs[0]) if self._axis is None else PmapSharding(devs, self._axis)
@@ -143,19 +158,22 @@ def put_sharded(x, sharding: Sharding):
             from .partition import bind_reshard  # inside jit: the value is laid out there
 
             return bind_reshard(x, sharding)
+        if isinstance(sharding, SingleDeviceSharding):  # staged as JAX stages it: one device_put
+            from ..device_put_primitive import ArrayCopySemantics, device_put_p
+
+            semantics = (ArrayCopySemantics.REUSE_INPUT,)
+            return device_put_p.bind(x, devices=(sharding,), srcs=(None,), copy_semantics=semantics)[0]
         raise NotImplementedError(
             f"device_put onto {sharding!r} inside a traced function (jit, grad, vmap) is not supported by "
             "the engine: call device_put outside and pass the result in"
         )
     if isinstance(sharding, SingleDeviceSharding):
-        if sharding.memory_kind != "device":
-            raise NotImplementedError(
-                f"device_put to a SingleDeviceSharding in memory kind {sharding.memory_kind!r}: the engine "
-                "keeps memory kinds on NamedShardings only (use a NamedSharding over a one-device Mesh)"
-            )
         from .sharded import device_put
 
-        return device_put(x, next(iter(sharding.device_set)))
+        put = device_put(x, next(iter(sharding.device_set)))
+        if sharding.memory_kind == "device" or not isinstance(put, ShardedArray):
+            return put
+        return HostMemoryArray(put, sharding.memory_kind)
     if not isinstance(sharding, NamedSharding):
         raise TypeError(f"device_put: unsupported sharding {sharding!r}")
     if isinstance(x, NamedShardedArray) and x._sharding == sharding:
