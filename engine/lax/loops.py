@@ -7,6 +7,9 @@ A vmapped loop with a batched predicate keeps it batched (as JAX stages it): the
 
 from __future__ import annotations
 
+import weakref
+from typing import Any
+
 import numpy as np
 
 from .. import ad, batching, core, transfers
@@ -59,12 +62,12 @@ def while_loop(cond_fun, body_fun, init_val):
         body_tree.append(t)
         return out_leaves
 
-    cj, cconsts = _trace(flat_cond, avals)  # the condition first, as JAX traces them
+    cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals)  # the condition first, as JAX traces them
     bj, bconsts = _trace(flat_body, avals)
     promoted = promote_weak_inits(leaves, avals, bj.out_avals)
     if promoted is not None:
         leaves, avals = promoted, _avals(promoted)
-        cj, cconsts = _trace(flat_cond, avals)
+        cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals)
         bj, bconsts = _trace(flat_body, avals)
     if body_tree[0] != tree:
         raise TypeError(
@@ -113,15 +116,50 @@ def _forwarded_carries(cond: Jaxpr, body: Jaxpr, cond_nconsts: int, body_nconsts
     return [f and v not in read for f, v in zip(forwarded, cond.in_binders[cond_nconsts:])]
 
 
+# A condition traced once per function and carry type, and its carries moved once per pattern (JAX
+# memoizes both): fori_loop's condition, one module-level function, is one jaxpr across loops.
+_traced_conds: "weakref.WeakKeyDictionary[Any, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_moved_conds: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+_batched_conds: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _trace_cond(cond_fun, flat_cond, tree, avals):
+    key = (tree, tuple(avals))
+    try:
+        table = _traced_conds.setdefault(cond_fun, {})
+        cached = table.get(key)
+    except TypeError:  # (not weakly referenceable or hashable: traced each time)
+        return _trace(flat_cond, avals)
+    if cached is None:
+        cached = _trace(flat_cond, avals)
+        if cached[1]:  # (constants a closure captured belong to this call only)
+            return cached
+        table[key] = cached
+    return cached
+
+
+def _fori_cond(c):
+    return lax.lt(c[0], c[1])
+
+
+def _move_cond_carries(cj, cond_nconsts, move):
+    table = _moved_conds.setdefault(cj, {})
+    key = (cond_nconsts, tuple(move))
+    if key not in table:
+        cond = dce_jaxpr(cj.jaxpr)
+        cond_carries = cond.in_binders[cond_nconsts:]
+        cond = Jaxpr(
+            cond.constvars,
+            cond.in_binders[:cond_nconsts] + [v for v, m in zip(cond_carries, move) if not m],
+            cond.eqns,
+            cond.outs,
+        )
+        table[key] = ClosedJaxpr(cond, cj.consts)
+    return table[key]
+
+
 def _carries_to_consts(cj, bj, cond_nconsts, body_nconsts, move):
-    cond, body = dce_jaxpr(cj.jaxpr), bj.jaxpr
-    cond_carries = cond.in_binders[cond_nconsts:]
-    cond = Jaxpr(
-        cond.constvars,
-        cond.in_binders[:cond_nconsts] + [v for v, m in zip(cond_carries, move) if not m],
-        cond.eqns,
-        cond.outs,
-    )
+    cond_closed, body = _move_cond_carries(cj, cond_nconsts, move), bj.jaxpr
     carries = body.in_binders[body_nconsts:]
     body = Jaxpr(
         body.constvars,
@@ -131,7 +169,7 @@ def _carries_to_consts(cj, bj, cond_nconsts, body_nconsts, move):
         body.eqns,
         [o for o, m in zip(body.outs, move) if not m],
     )
-    return ClosedJaxpr(cond, cj.consts), ClosedJaxpr(body, bj.consts)
+    return cond_closed, ClosedJaxpr(body, bj.consts)
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -248,7 +286,16 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
 
     kavals = _avals(kvals)
     bj, bconsts = _trace(body_b, [*_avals(bvals), *kavals])
-    cj, cconsts = _trace(cond_b, [*_avals(cvals), *kavals])
+    c_avals = [*_avals(cvals), *kavals]
+    # (one predicate batched the same way is one jaxpr, as JAX memoizes batch_jaxpr)
+    key = (axis_size, tuple(c_in), pred_b, tuple(c_avals))
+    table = _batched_conds.setdefault(cond_jaxpr, {})
+    cached = table.get(key)
+    if cached is None:
+        cached = _trace(cond_b, c_avals)
+        if not cached[1]:
+            table[key] = cached
+    cj, cconsts = cached
     outs = while_p.bind(
         *cconsts,
         *cvals,
@@ -306,9 +353,6 @@ def fori_loop(lower, upper, body_fun, init_val):
         (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
         return out
 
-    def cond_fun(c):
-        return lax.lt(c[0], c[1])
-
     def body(c):
         i, hi, x = c
         return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
@@ -319,4 +363,4 @@ def fori_loop(lower, upper, body_fun, init_val):
     )
     lo = lower if same else lax.convert_element_type(lower, idx_dtype)
     hi = upper if same else lax.convert_element_type(upper, idx_dtype)
-    return while_loop(cond_fun, body, (lo, hi, init_val))[2]
+    return while_loop(_fori_cond, body, (lo, hi, init_val))[2]

@@ -175,7 +175,8 @@ def _hyp2f1_digamma_transform(a, b, c, x):
     def with_finite_sum(y):
         def term(i, state):
             a, b, d2, e, p, s, t, y1 = state
-            p *= s * (a + t + d2) * (b + t + d2) / (1.0 - e + t)
+            r = 1.0 - e + t
+            p *= s * (a + t + d2) * (b + t + d2) / r
             t += 1.0
             p /= t
             return a, b, d2, e, p, s, t, y1 + p
