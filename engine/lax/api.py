@@ -393,15 +393,14 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 
 def select_n(which, *cases):
     """``cases[which]`` elementwise; ``which`` is bool (two cases) or int32."""
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
     return st.select_n_p.bind(which, *cases)
 
 
 def select(pred, on_true, on_false):
-    """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order); scalar cases broadcast."""
-    shape = builtins.max((_aval(v).shape for v in (pred, on_true, on_false)), key=len)
-    on_true, on_false = (  # (cases of other shapes: select_n's TypeError, as JAX's)
-        broadcast_in_dim(v, shape, ()) if _aval(v).shape == () != shape else v for v in (on_true, on_false)
-    )
+    """``on_true`` where ``pred`` else ``on_false`` (JAX's argument order). The cases must have one
+    shape, and ``pred`` theirs or none (JAX broadcasts nothing here: ``jnp.where`` does)."""
     return st.select_n_p.bind(pred, on_false, on_true)
 
 

@@ -277,6 +277,7 @@ select_n_p.weak_from_abstract_eval = True  # (the cases say, not the predicate)
 @select_n_p.def_impl
 def _select_n_impl(which, *cases):
     _check_select_shapes(which.shape, [c.shape for c in cases])  # (eager evaluation skips abstract eval)
+    _check_select_dtypes(which.dtype, [c.dtype for c in cases])
     if which.dtype == np.bool_:
         return np.where(which, cases[1], cases[0]) if len(cases) == 2 else cases[0]
     return np.choose(which, cases)
@@ -293,14 +294,24 @@ def _check_select_shapes(which_shape, shapes):
         )
 
 
+def _check_select_dtypes(which_dtype, dtypes):
+    # JAX's messages (its dtype rule: lax's same-dtypes check, then the predicate's)
+    if any(d != dtypes[0] for d in dtypes[1:]):
+        raise TypeError(
+            f"lax.select requires arguments to have the same dtypes, got {', '.join(map(str, dtypes))}. "
+            "(Tip: jnp.where is a similar function that does automatic type promotion on inputs)."
+        )
+    if narrow_dtypes.kind(which_dtype) not in "biu":
+        raise TypeError(f"select `which` must be boolean or integer type, got {which_dtype}.")
+    if which_dtype == np.bool_ and len(dtypes) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+
+
 @select_n_p.def_abstract_eval
 def _select_n_abstract(which, *cases):
     c0 = cases[0]
     _check_select_shapes(which.shape, [c.shape for c in cases])
-    if any(c.dtype != c0.dtype for c in cases[1:]):
-        raise TypeError(
-            f"select cases must have the same dtypes, got [{', '.join(c.dtype.name for c in cases)}]."
-        )
+    _check_select_dtypes(which.dtype, [c.dtype for c in cases])
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
 
 

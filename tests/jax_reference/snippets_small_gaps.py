@@ -61,3 +61,25 @@ SMALL_GAPS = [
         "jnp.nanargmax(x, out=None), jnp.stack([o, o], out=None))",
     ),
 ]
+
+# lax.select/select_n broadcast nothing: the cases share one shape, `which` has it or none.
+_S = "T = jnp.array(True)\nv = jnp.array([True, False, True])\nx3 = jnp.arange(3.0)\ns = jnp.float32(1.0)\n"
+SMALL_GAPS += [
+    (
+        "select_scalar_pred",
+        _S + "out = (lax.select(T, x3, -x3), lax.select(True, s, 2 * s), lax.select(T, 1.0, 2.0))",
+    ),
+    ("select_n_int_pred", _S + "out = lax.select_n(jnp.int32(2), x3, -x3, 2 * x3)"),
+    ("select_n_one_case", _S + "out = (lax.select_n(T, x3), lax.select_n(v, x3))"),
+    ("select_scalar_case_with_array_case", _S + "out = lax.select(T, s, x3)"),
+    ("select_vector_pred_scalar_cases", _S + "out = lax.select(v, s, s)"),
+    ("select_vector_pred_2d_cases", _S + "out = lax.select(v, jnp.ones((2, 3)), jnp.ones((2, 3)))"),
+    ("select_one_element_pred", _S + "out = lax.select(jnp.array([True]), x3, x3)"),
+    ("select_dtypes_differ", _S + "out = lax.select(T, x3, jnp.arange(3))"),
+    ("select_n_no_cases", _S + "out = lax.select_n(T)"),
+    ("select_n_float_pred", _S + "out = lax.select_n(jnp.float32(1), x3, x3)"),
+    ("select_n_bool_pred_three_cases", _S + "out = lax.select_n(T, x3, x3, x3)"),
+    ("select_n_weak_scalar_case", _S + "out = lax.select_n(T, 1.0, x3)"),
+    ("jit_select_scalar_case", _S + "out = jax.jit(lambda p, a, b: lax.select(p, a, b))(T, s, x3)"),
+    ("vmap_select_scalar_pred", _S + "out = jax.vmap(lambda p, a: lax.select(p, a, -a))(v, x3)"),
+]
