@@ -5,7 +5,7 @@ second derivative differentiates that jit, whose staged expn call must read n fr
 (grad(grad(exp1)) raised UnexpectedTracerError). JAX 0.10.2 itself fails on exp1/expn here (a
 TypeError, "No constant handler for DynamicJaxprTracer"), so those are checked against closed
 forms (E_n' = -E_{n-1}, E_0(x) = exp(-x)/x, E_1 from scipy); the others against JAX 0.10.2's
-grad(grad(f)) at float32 (recorded)."""
+grad(grad(f)) at float32 (recorded). Also: scipy.special's softmax/log_softmax reduce all axes by default."""
 
 import numpy as np
 import pytest
@@ -66,3 +66,19 @@ def test_second_derivative_matches_jax(name):
     grad2 = jax.grad(jax.grad(getattr(sp, name)))
     got = [float(grad2(np.float32(x))) for x in points]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_scipy_softmax_reduces_all_axes_by_default():
+    # jax.scipy.special's softmax/log_softmax default to axis=None (jax.nn's to the last axis), so
+    # a scalar is accepted (it raised "axis -1 is out of bounds"); axis is keyword-only. JAX 0.10.2:
+    x = np.array([[0.5, 1.0, -2.0], [3.0, 0.1, 0.2]], np.float32)
+    softmax_all = [[0.061257847, 0.10099711, 0.00502835], [0.74627334, 0.04106236, 0.04538093]]
+    np.testing.assert_allclose(sp.softmax(x), softmax_all, rtol=1e-5)
+    np.testing.assert_allclose(sp.log_softmax(x), np.log(softmax_all), rtol=1e-5)
+    softmax_0 = [[0.07585818, 0.71094948, 0.09975049], [0.92414182, 0.28905049, 0.90024954]]
+    np.testing.assert_allclose(sp.softmax(x, axis=0), softmax_0, rtol=1e-5)
+    assert (float(sp.softmax(np.float32(0.7))), float(sp.log_softmax(np.float32(0.7)))) == (1.0, 0.0)
+    assert float(jax.grad(jax.grad(sp.softmax))(np.float32(0.7))) == 0.0  # as JAX's
+    assert float(jax.grad(jax.grad(sp.log_softmax))(np.float32(0.7))) == 0.0
+    with pytest.raises(TypeError):
+        sp.softmax(x, 0)

@@ -19,8 +19,20 @@ from ..custom_derivatives import custom_jvp
 from ..jit import jit
 from ..lax import special as ls
 from ..lax.elementwise import _const
-from ..nn import log_softmax, logsumexp, softmax  # noqa: F401  (jax.scipy.special re-exports)
+from .. import nn
+from ..nn import logsumexp  # noqa: F401  (jax.scipy.special re-exports)
 from ..numpy._promote import promote_args_inexact
+
+
+def softmax(x, /, *, axis=None):
+    """scipy.special.softmax: ``exp(x) / sum(exp(x))`` over ``axis``, all axes by default (unlike
+    jax.nn.softmax's last axis, so a scalar is fine: its softmax is 1)."""
+    return nn.softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+    """scipy.special.log_softmax: ``x - logsumexp(x)`` over ``axis``, all axes by default."""
+    return nn.log_softmax(x, axis=axis)
 
 
 def _unary(name, lax_fn, doc):
