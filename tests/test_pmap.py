@@ -106,6 +106,17 @@ def test_psum_of_pytree_and_python_scalar():
     close(out[1], [3, 3, 3])
 
 
+def test_psum_binds_each_leaf_and_counts_bools():
+    x = jnp.arange(4.0)
+    f = jax.pmap(lambda v: lax.psum((v, v > 1), "i"), axis_name="i")
+    total, count = f(x)
+    close(total, np.full(4, 6.0))
+    assert count.dtype == np.int32  # (as JAX: a bool leaf is summed as an int32 count)
+    np.testing.assert_array_equal(np.asarray(count), [2, 2, 2, 2])
+    text = str(jax.make_jaxpr(f)(x))
+    assert text.count("psum[") == 2 and "convert_element_type[new_dtype=int32" in text
+
+
 def test_collective_over_two_axes_of_nested_pmap():
     x = rng.standard_normal((2, 4)).astype(np.float32)
     f = jax.pmap(

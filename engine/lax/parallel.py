@@ -440,11 +440,19 @@ def psum(x, axis_name, *, axis_index_groups=None):
     if not leaves:
         return x
     axes = _bound(axis_name)
-    if not any(isinstance(v, core.Tracer) for v in leaves):
-        constant = _psum_of_constants(leaves, axes)
+    return tree_unflatten(tree, [_psum_leaf(v, axes) for v in leaves])
+
+
+def _psum_leaf(v, axes):
+    # One leaf at a time, as JAX binds them; a bool counts as an int32 (the number of members
+    # where it is true), as JAX converts it first.
+    if core.get_aval(v).dtype == np.bool_:
+        v = _lax().convert_element_type(v, np.int32)
+    if not isinstance(v, core.Tracer):
+        constant = _psum_of_constants([v], axes)
         if constant is not None:
-            return tree_unflatten(tree, constant)
-    return tree_unflatten(tree, psum_p.bind(*leaves, axes=axes))
+            return constant[0]
+    return psum_p.bind(v, axes=axes)[0]
 
 
 def _psum_of_constants(leaves, axes):

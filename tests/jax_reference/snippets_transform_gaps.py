@@ -130,4 +130,11 @@ VMAP_COLLECTIVES = [
         "out = jax.vmap(lambda x, c: lax.psum(c, 'j') + x, in_axes=(0, None), axis_name='j')(jnp.ones(3), jnp.float32(2.0))",
     ),
     ("int_operand", "out = jax.vmap(lambda x: lax.psum(x, 'j'), axis_name='j')(jnp.arange(4))"),
+    # One psum per leaf; a bool leaf is counted as int32 (JAX converts it first).
+    ("psum_bool_leaf", "out = jax.vmap(lambda x: lax.psum((x, x > 1), 'j'), axis_name='j')(jnp.arange(4.0))"),
+    (
+        "psum_bool_leaf_text",
+        "out = str(jax.make_jaxpr(jax.vmap(lambda x: lax.psum((x, x > 1), 'j'), axis_name='j'))(jnp.arange(4.0)))",
+    ),
+    ("psum_bool_constant", "out = jax.vmap(lambda x: lax.psum(True, 'j') + x, axis_name='j')(jnp.arange(3))"),
 ]
