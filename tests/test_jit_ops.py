@@ -27,7 +27,7 @@ def _cache_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "kernels"))
 
 
-def check(f, *args, rtol=1e-6, fused=None):
+def check(f, *args, rtol=1e-6, atol=0.0, fused=None):
     """jit(f) on numba equals jit(f) on the interpreter, without fallbacks; returns the source."""
     args = [a if isinstance(a, Array) else Array(np.asarray(a)) for a in args]
     closed = jax.jit(f).lower(*args).jaxpr
@@ -39,7 +39,7 @@ def check(f, *args, rtol=1e-6, fused=None):
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, rtol=rtol, equal_nan=True)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     if fused is not None:
         assert exe.source.count("@nb.njit") == fused, exe.source
     return exe.source
@@ -171,7 +171,8 @@ def test_custom_derivative_calls_are_inlined():
 
     clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))
     x = f32(50)
-    src = check(lambda x: softplus(x) + clip_grad(x) * 2, x, rtol=1e-5, fused=1)
+    # softplus(x) + 2x cancels to ~0 for some x: one float32 ulp of the O(1) terms (1.2e-7) apart
+    src = check(lambda x: softplus(x) + clip_grad(x) * 2, x, rtol=1e-5, atol=1e-6, fused=1)
     assert "fb" not in src
 
 
