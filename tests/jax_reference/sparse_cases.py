@@ -608,15 +608,7 @@ def jaxpr_vmap_todense(jax):
     return str(jax.make_jaxpr(jax.vmap(lambda m: m.todense()))(sp))
 
 
-def _errors(*thunks):
-    out = []
-    for thunk in thunks:
-        try:
-            thunk()
-            out.append("no error")
-        except Exception as e:
-            out.append(type(e).__name__ + ": " + str(e))
-    return "\n".join(out)
+_errors = sparse_linalg_cases._errors  # each thunk's error class and message, or "no error"
 
 
 def spdot_matmul(jax):  # bcoo_spdot_general: both operands sparse, the result sparse
