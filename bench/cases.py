@@ -54,6 +54,12 @@ def eager_tanh_grad(jax):
     return lambda: _block(jax, g(1.0))
 
 
+def eager_plain_tanh_grad(jax):
+    """``grad(jnp.tanh)`` at 1.0, warm, eagerly: one primitive's JVP and transpose."""
+    g = jax.grad(jax.numpy.tanh)
+    return lambda: _block(jax, g(1.0))
+
+
 _fresh = itertools.count(1)
 
 
