@@ -75,8 +75,9 @@ batching.batch_rules[device_put_p] = lambda size, vals, dims, **params: (
 )
 
 
-def stage_device_put(leaves: list[Any], may_alias: bool | None, donate: bool) -> list[Any]:
-    """``jax.device_put`` of traced ``leaves`` to the default device: one ``device_put`` equation."""
+def stage_device_put(leaves: list[Any], may_alias: bool | None, donate: bool, device=None) -> list[Any]:
+    """``jax.device_put`` of traced ``leaves`` to ``device`` (a sharding; None: the default device): one
+    ``device_put`` equation."""
     if may_alias and donate:
         raise ValueError("may_alias and donate cannot be True at the same time.")
     alias = not donate if may_alias is None else may_alias
@@ -87,4 +88,6 @@ def stage_device_put(leaves: list[Any], may_alias: bool | None, donate: bool) ->
     else:
         semantics = ArrayCopySemantics.ALWAYS_COPY
     n = len(leaves)
-    return device_put_p.bind(*leaves, devices=(None,) * n, srcs=(None,) * n, copy_semantics=(semantics,) * n)
+    return device_put_p.bind(
+        *leaves, devices=(device,) * n, srcs=(None,) * n, copy_semantics=(semantics,) * n
+    )

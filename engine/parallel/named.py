@@ -159,10 +159,9 @@ def put_sharded(x, sharding: Sharding):
 
             return bind_reshard(x, sharding)
         if isinstance(sharding, SingleDeviceSharding):  # staged as JAX stages it: one device_put
-            from ..device_put_primitive import ArrayCopySemantics, device_put_p
+            from ..device_put_primitive import stage_device_put
 
-            semantics = (ArrayCopySemantics.REUSE_INPUT,)
-            return device_put_p.bind(x, devices=(sharding,), srcs=(None,), copy_semantics=semantics)[0]
+            return stage_device_put([x], None, False, device=sharding)[0]
         raise NotImplementedError(
             f"device_put onto {sharding!r} inside a traced function (jit, grad, vmap) is not supported by "
             "the engine: call device_put outside and pass the result in"
