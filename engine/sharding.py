@@ -248,7 +248,7 @@ class Mesh(_MeshBase):
         return set(self.devices.flat)
 
 
-MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")  # what JAX's CPU devices address
+from .parallel.topology import MEMORY_KINDS  # noqa: E402  (what JAX's CPU devices address)
 
 
 def check_memory_kind(kind: str | None) -> str:

@@ -150,3 +150,19 @@ def test_device_put_onto_a_named_sharding_in_a_memory_kind():
         y = jax.device_put(jnp.arange(4.0), s)
         assert y.sharding.memory_kind == kind
         np.testing.assert_array_equal(jax.jit(lambda v: jax.device_put(v, s) + 1)(y), [1.0, 2.0, 3.0, 4.0])
+
+
+def test_devices_address_jaxs_three_cpu_memories():
+    # JAX 0.10.2 with 3 CPU devices: the client numbers each device's memories in turn
+    d = jax.devices()
+    assert repr(d[0].addressable_memories()) == "[CPU_DEVICE_0, PINNED_HOST_1, UNPINNED_HOST_2]"
+    assert [m.kind for m in d[1].addressable_memories()] == ["device", "pinned_host", "unpinned_host"]
+    assert str(d[1].default_memory()) == "CpuDeviceMemory(id=3, process_index=0, client=cpu)"
+    assert str(d[2].memory("unpinned_host")) == "UnpinnedHostMemorySpace(id=8, process_index=0, client=cpu)"
+    assert str(d[1].memory("pinned_host")) == "PinnedHostMemory(id=4, process_index=0, client=cpu)"
+    assert d[1].memory("device") == d[1].default_memory() != d[0].default_memory()
+    assert d[0].memory("pinned_host").addressable_by_devices() == [d[0]]
+    with pytest.raises(
+        jax.errors.JaxRuntimeError, match="INVALID_ARGUMENT: Could not find memory addressable"
+    ):
+        d[0].memory("hbm")

@@ -48,6 +48,74 @@ class Device:
     def coords(self):
         return (self.id,)
 
+    def addressable_memories(self) -> list["Memory"]:
+        """The memories this device addresses, one per kind in ``MEMORY_KINDS``' order."""
+        return [Memory(self, kind) for kind in MEMORY_KINDS]
+
+    def default_memory(self) -> "Memory":
+        return Memory(self, "device")
+
+    def memory(self, kind: str) -> "Memory":
+        """The memory of ``kind`` (JAX's runtime error for a kind a CPU device lacks)."""
+        if not isinstance(kind, str):
+            raise TypeError(
+                "memory(): incompatible function arguments. The following argument types are supported:\n"
+                "    1. memory(self, kind: str) -> jaxlib._jax.Memory\n\n"
+                f"Invoked with types: jaxlib._jax.Device, {type(kind).__name__}"
+            )
+        if kind not in MEMORY_KINDS:
+            from ..errors import JaxRuntimeError
+
+            raise JaxRuntimeError(
+                "INVALID_ARGUMENT: Could not find memory addressable by device cpu. Device cpu can address "
+                f"the following memory kinds: {', '.join(MEMORY_KINDS)}. Got memory kind: {kind}"
+            )
+        return Memory(self, kind)
+
+
+# The memories a CPU device addresses (JAX 0.10.2's): kind -> (repr prefix, class shown by str).
+MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
+_MEMORY_NAMES = {
+    "device": ("CPU_DEVICE", "CpuDeviceMemory"),
+    "pinned_host": ("PINNED_HOST", "PinnedHostMemory"),
+    "unpinned_host": ("UNPINNED_HOST", "UnpinnedHostMemorySpace"),
+}
+
+
+class Memory:
+    """One memory of a device (``Device.addressable_memories()``), numbered as JAX's CPU client
+    numbers them: a device's memories in ``MEMORY_KINDS`` order, device after device.
+
+    >>> devices()[1].memory("pinned_host")
+    PINNED_HOST_4
+    """
+
+    __slots__ = ("device", "kind")
+    platform = "cpu"
+    process_index = 0
+
+    def __init__(self, device: Device, kind: str):
+        self.device, self.kind = device, kind
+
+    @property
+    def _id(self) -> int:
+        return self.device.id * len(MEMORY_KINDS) + MEMORY_KINDS.index(self.kind)
+
+    def addressable_by_devices(self) -> list[Device]:
+        return [self.device]
+
+    def __repr__(self):
+        return f"{_MEMORY_NAMES[self.kind][0]}_{self._id}"
+
+    def __str__(self):
+        return f"{_MEMORY_NAMES[self.kind][1]}(id={self._id}, process_index=0, client=cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, Memory) and (other.device, other.kind) == (self.device, self.kind)
+
+    def __hash__(self):
+        return hash((self.device, self.kind))
+
 
 def requested_device_count() -> int:
     found = _DEVICE_FLAG.findall(os.environ.get("XLA_FLAGS", ""))
