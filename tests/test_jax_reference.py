@@ -121,6 +121,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "config_flags",
         "broadcast_errors",
         "small_gaps",
+        "ad_refusals",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

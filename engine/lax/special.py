@@ -391,12 +391,12 @@ def _betainc_dx(g, a, b, x):
     return mul(g, exp(log_density))
 
 
-ad.defjvp(
-    regularized_incomplete_beta_p,
-    _not_differentiable("betainc", "a"),
-    _not_differentiable("betainc", "b"),
-    _betainc_dx,
-)
+def _betainc_dab(g, a, b, x):
+    # JAX 0.10.2 refuses these derivatives (not a NotImplementedError: its rule raises ValueError).
+    raise ValueError("Betainc gradient with respect to a and b not supported.")
+
+
+ad.defjvp(regularized_incomplete_beta_p, _betainc_dab, _betainc_dab, _betainc_dx)
 
 
 def random_gamma_grad(a, x):

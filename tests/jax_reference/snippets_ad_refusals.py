@@ -1,0 +1,18 @@
+"""Derivatives JAX 0.10.2 refuses, refused with its error class and first line: betainc in ``a`` or
+``b`` (a ValueError; ``x`` is differentiable). Registered in snippets.py; the messages are checked word
+for word (test_refusals_say_what_jax_says)."""
+
+_BETAINC = "f = jax.scipy.special.betainc\n"
+_V = "v = jnp.array([1.0, 3.0, 2.0])\n"
+
+AD_REFUSALS = [
+    ("betainc_grad_a", _BETAINC + "out = jax.grad(f, argnums=0)(2.0, 3.0, 0.4)"),
+    ("betainc_grad_b", _BETAINC + "out = jax.grad(f, argnums=1)(2.0, 3.0, 0.4)"),
+    ("betainc_grad_x", _BETAINC + "out = jax.grad(f, argnums=2)(2.0, 3.0, 0.4)"),
+    ("betainc_jvp_a", _BETAINC + "out = jax.jvp(lambda a: f(a, 3.0, 0.4), (2.0,), (1.0,))"),
+    ("betainc_jvp_b_zero_tangent", _BETAINC + "out = jax.jvp(lambda b: f(2.0, b, 0.4), (3.0,), (0.0,))"),
+    ("betainc_jit_grad_a", _BETAINC + "out = jax.jit(jax.grad(f))(2.0, 3.0, 0.4)"),
+    ("betainc_vmap_grad_b", _BETAINC + _V + "out = jax.vmap(jax.grad(f, argnums=1))(v, v, v / 4)"),
+    ("lax_betainc_grad_a", "out = jax.grad(lax.betainc)(2.0, 3.0, 0.4)"),
+    ("betainc_grad_ax", _BETAINC + "out = jax.grad(f, argnums=(0, 2))(2.0, 3.0, 0.4)"),
+]
