@@ -265,7 +265,9 @@ def test_collective_inside_jit_inside_vmap():
 
 def _loss(w, x):
     h = jnp.tanh(x * w)
-    return lax.psum(jnp.sum(h**2), "i") / lax.pmax(jnp.sum(jnp.abs(h)) + 1.0, "i") + jnp.sum(
+    # pmax has no derivative (as in JAX): its operand is cut from differentiation first.
+    scale = lax.pmax(lax.stop_gradient(jnp.sum(jnp.abs(h)) + 1.0), "i")
+    return lax.psum(jnp.sum(h**2), "i") / scale + jnp.sum(
         lax.all_gather(h, "i")[0] * lax.ppermute(h, "i", [(0, 1), (1, 2), (2, 3), (3, 0)])
     )
 

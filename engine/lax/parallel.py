@@ -362,26 +362,9 @@ ad.jvp_rules[psum_p] = _psum_jvp
 ad.transpose_rules[psum_p] = _psum_transpose
 
 
-def _chooser_jvp(prim):
-    def rule(primals, tangents, *, axes):
-        from . import api as lax
-
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x, axes=axes)
-        pos, shape = _positional(axes), core.get_aval(x).shape
-        kept = tuple(i for i in range(len(shape)) if i not in pos)
-        full = lax.broadcast_in_dim(out, shape, kept) if pos else out
-        mask = lax.convert_element_type(lax.eq(x, full), core.get_aval(x).dtype)
-        # Two binds: the count must stay a primal (known) value when partial eval splits this.
-        (num,) = psum_p.bind(lax.mul(ad.instantiate_zeros(t), mask), axes=axes)
-        (den,) = psum_p.bind(mask, axes=axes)
-        return out, lax.div(num, den)
-
-    return rule
-
-
-ad.jvp_rules[pmax_p] = _chooser_jvp(pmax_p)
-ad.jvp_rules[pmin_p] = _chooser_jvp(pmin_p)
+# pmax and pmin have no differentiation rule, as in JAX 0.10.2: grad/jvp of either (under pmap, vmap
+# with an axis name, shard_map, or over positional axes) raises "Differentiation rule for 'pmax' not
+# implemented". A derivative that only needs the maximum's value can stop_gradient the operand.
 
 
 def _linear(prim, transpose):
