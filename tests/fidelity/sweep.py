@@ -1,5 +1,6 @@
-"""Sweep public jax.numpy / jax.nn / jax.numpy.linalg / jax.scipy.special functions: ``make_jaxpr``
-texts and values, JAX 0.10.2 against the engine.
+"""Sweep public jax.numpy / jax.nn / jax.numpy.linalg / jax.scipy.special functions (and, in
+sweep_programs.py and sweep_lax.py, more of jax.scipy, jax.lax, jax.random and transformed
+programs): ``make_jaxpr`` texts and values, JAX 0.10.2 against the engine.
 
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py dump /tmp/jax.json
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
@@ -24,9 +25,10 @@ import sys
 import numpy as np
 
 try:
-    from . import sweep_programs
+    from . import sweep_lax, sweep_programs
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sweep_lax  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
 
 _f32, _pos, _unit = sweep_programs._f32, sweep_programs._pos, sweep_programs._unit
@@ -149,6 +151,7 @@ def all_cases():
 
         yield name, make
     yield from sweep_programs.CASES.items()
+    yield from sweep_lax.CASES.items()
 
 
 def _import_modules():
