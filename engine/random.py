@@ -619,7 +619,10 @@ def gumbel(key, shape: Sequence[int] = (), dtype=None):
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
 def _gumbel(key, shape, dtype):
-    u = uniform(key, shape, dtype, Array(np.asarray(np.finfo(dtype).tiny, dtype)), Array(np.ones((), dtype)))
+    # (JAX calls its jitted _uniform by keyword: the arguments stage sorted, maxval first)
+    u = _uniform(
+        key, minval=Array(np.asarray(np.finfo(dtype).tiny, dtype)), maxval=1.0, shape=shape, dtype=dtype
+    )
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 

@@ -212,7 +212,16 @@ def _unsigned(eqn):
 
 
 lowerings[ew.shift_left_p] = Scalar(lambda eqn, x, y: f"rt.shl({x}, {y}, {_bits(eqn)})")
-lowerings[ew.shift_right_arithmetic_p] = Scalar(lambda eqn, x, y: f"rt.shr_arith({x}, {y}, {_bits(eqn)})")
+
+
+def _shr_arith(eqn, x, y):
+    if _kind(eqn) == "u":  # the top bit is shifted in as a sign bit whatever the type, as in XLA
+        signed = cast(np.dtype(f"i{_in_dtype(eqn).itemsize}"))
+        return f"{cast(_in_dtype(eqn))}(rt.shr_arith({signed}({x}), {y}, {_bits(eqn)}))"
+    return f"rt.shr_arith({x}, {y}, {_bits(eqn)})"
+
+
+lowerings[ew.shift_right_arithmetic_p] = Scalar(_shr_arith)
 lowerings[ew.shift_right_logical_p] = Scalar(
     lambda eqn, x, y: f"rt.shr_logical({_unsigned(eqn)}({x}), {y}, {_bits(eqn)})"
 )

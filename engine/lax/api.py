@@ -229,7 +229,8 @@ def square(x):
 
 
 def reciprocal(x):
-    return div(full_like(x, 1), x)
+    """``1 / x``, staged as JAX stages it: ``integer_pow[y=-1]``."""
+    return integer_pow(x, -1)
 
 
 def convert_element_type(x, new_dtype, weak_type: bool = False):

@@ -229,7 +229,10 @@ def _abs_abstract(x):
 erf_p = unop("erf", _erf)
 erf_inv_p = unop("erf_inv", _erf_inv)
 not_p = unop("not", np.invert, (_INT, _BOOL))
-population_count_p = unop("population_count", lambda x: np.bitwise_count(x).astype(x.dtype), (_INT,))
+# (counted in the unsigned view: numpy counts a negative integer's magnitude, XLA its two's complement)
+population_count_p = unop(
+    "population_count", lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype), (_INT,)
+)
 
 add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
 sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
@@ -266,10 +269,12 @@ def _shift_right_logical(x, y):
 
 
 def _shift_right_arithmetic(x, y):
-    # Shifting by the width or more fills with the sign bit.
+    # Shifting by the width or more fills with the sign bit; an unsigned operand's top bit is its
+    # sign bit too (XLA shifts the bits as signed whatever the type).
     bits = x.dtype.itemsize * 8
-    safe = np.where(_shift_out_of_range(x, y), bits - 1, y).astype(x.dtype)
-    return np.right_shift(x, safe).astype(x.dtype)
+    signed = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+    safe = np.where(_shift_out_of_range(x, y), bits - 1, y).astype(signed.dtype)
+    return np.right_shift(signed, safe).view(x.dtype).astype(x.dtype)
 
 
 shift_left_p = binop("shift_left", _shift_left, (_INT,))

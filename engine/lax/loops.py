@@ -322,10 +322,11 @@ ad.partial_eval_rules[while_p] = _while_partial_eval
 batching.batch_rules[while_p] = _while_batch
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
-    With concrete bounds this is a ``scan`` (reverse-differentiable); otherwise a ``while_loop``.
+    With concrete bounds this is a ``scan`` (reverse-differentiable; ``unroll`` is passed to it);
+    otherwise a ``while_loop``.
 
     >>> fori_loop(0, 5, lambda i, x: x + i, 0)
     Array(10, dtype=int32, weak_type=True)
@@ -350,8 +351,13 @@ def fori_loop(lower, upper, body_fun, init_val):
         # JAX's scan carries int(lower): a weak index of the default int dtype, whatever the bounds'
         # dtype (int64 with x64).
         start = core.Array(np.asarray(lo_i, core.canonical_dtype(np.int64)), True)
-        (_, out), _ = scan(step, (start, init_val), None, length=max(hi_i - lo_i, 0))
+        length = max(hi_i - lo_i, 0)
+        (_, out), _ = scan(
+            step, (start, init_val), None, length=length, unroll=False if unroll is None else unroll
+        )
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
 
     def body(c):
         i, hi, x = c

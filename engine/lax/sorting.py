@@ -151,48 +151,55 @@ top_k_p = Primitive("top_k", multiple_results=True)
 
 
 @top_k_p.def_impl
-def _top_k_impl(x, *, k):
+def _top_k_impl(x, *, k, axis):
     # Descending in the total order; among equal values the lower index comes first.
+    x = np.moveaxis(x, axis, -1)
     perm = np.argsort(
         -_total_order_key(x).astype(np.int64) if dtype_kind(x.dtype) == "f" else -x.astype(np.int64),
         axis=-1,
         kind="stable",
     )[..., :k]
-    return [np.take_along_axis(x, perm, axis=-1), perm.astype(np.int32)]
+    values = np.take_along_axis(x, perm, axis=-1)
+    return [np.moveaxis(values, -1, axis), np.moveaxis(perm.astype(np.int32), -1, axis)]
 
 
 @top_k_p.def_abstract_eval
-def _top_k_abstract(x, *, k):
-    if x.ndim < 1 or k < 0 or x.shape[-1] < k:
-        raise ValueError(f"top_k needs 0 <= k <= the last dimension, got k={k} for shape {x.shape}")
-    shape = (*x.shape[:-1], k)
+def _top_k_abstract(x, *, k, axis):
+    if x.ndim < 1 or k < 0 or x.shape[axis] < k:
+        raise ValueError(f"top_k needs 0 <= k <= the dimension {axis}, got k={k} for shape {x.shape}")
+    shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
     return [x.update(shape=shape), core.ShapedArray(shape, np.int32, False)]
 
 
-def _top_k_jvp(primals, tangents, *, k):
+def _top_k_jvp(primals, tangents, *, k, axis):
     (x,) = primals
-    values, idx = top_k_p.bind(x, k=k)
-    # Along the last axis indices and operand differ in length (k vs n), which gather allows.
-    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, core.get_aval(x).ndim - 1)
+    values, idx = top_k_p.bind(x, k=k, axis=axis)
+    # Along ``axis`` indices and operand differ in length (k vs n), which gather allows.
+    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, axis)
     return [values, idx], [t, ad.Zero(ad.tangent_aval(core.get_aval(idx)))]
 
 
-def _top_k_batch(size, vals, dims, *, k):
+def _top_k_batch(size, vals, dims, *, k, axis):
     x, d = vals[0], dims[0]
-    if d == core.get_aval(x).ndim - 1:
-        x, d = batching.moveaxis(x, d, 0), 0
-    return top_k_p.bind(x, k=k), [d, d]
+    return top_k_p.bind(x, k=k, axis=axis + 1 if d <= axis else axis), [d, d]
 
 
 ad.jvp_rules[top_k_p] = _top_k_jvp
 batching.batch_rules[top_k_p] = _top_k_batch
 
 
-def top_k(operand, k: int):
-    """The ``k`` largest entries along the last axis and their indices, largest first.
+def top_k(operand, k: int, *, axis: int = -1):
+    """The ``k`` largest entries along ``axis`` (the last by default) and their indices, largest
+    first.
 
     >>> top_k(jnp.array([1., 4., 2.]), 2)
     (Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32))
     """
-    values, idx = top_k_p.bind(operand, k=dims.as_dim(k))
+    k = dims.as_dim(k)
+    if isinstance(k, int) and k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    ndim = core.get_aval(operand).ndim
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    values, idx = top_k_p.bind(operand, k=k, axis=axis % max(ndim, 1))
     return values, idx

@@ -37,13 +37,14 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
         if static_argnames:  # static arguments by name, however they were passed
             sig = _signature(fn)
             bound = sig.bind(*args, **kwargs).arguments
+            by_keyword = set(kwargs)  # (as JAX's jit: an argument passed by keyword stays a keyword)
             args, kwargs, positional = [], {}, True
             order = list(sig.parameters)
             for name, value in bound.items():
                 kind = sig.parameters[name].kind
                 # (positional up to the first static or left-out parameter: one after a gap would
                 # land in the gap's place)
-                positional = positional and name not in static_argnames
+                positional = positional and name not in static_argnames and name not in by_keyword
                 positional = positional and (
                     kind is inspect.Parameter.VAR_POSITIONAL
                     or (kind is not inspect.Parameter.KEYWORD_ONLY and order.index(name) == len(args))

@@ -382,7 +382,9 @@ def _sort(ctx: RuleContext, *operands: Value, dimension: int, is_stable: bool, n
 
 
 @register(sorting.top_k_p)
-def _top_k(ctx: RuleContext, x: Value, *, k: int, **_: Any) -> list[Value]:
+def _top_k(ctx: RuleContext, x: Value, *, k: int, axis: int, **_: Any) -> list[Value]:
+    if axis != len(ctx.avals_in[0].shape) - 1:
+        raise NotImplementedError("the engine lowers top_k along the last axis only (JAX transposes)")
     types = ctx.out_types
     text = f"k = {k}) : {x.type} -> ({', '.join(types)})"
     # (chlo.top_k names its results %values and %indices)
