@@ -63,7 +63,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same(
             TYPING,
             "AccuracyMode ConvGeneralDilatedDimensionNumbers DotAlgorithm DotAlgorithmPreset DotDimensionNumbers "
-            "FftType PrecisionLike RaggedDotDimensionNumbers Tolerance",
+            "PrecisionLike RaggedDotDimensionNumbers Tolerance",
         ),
         **_same(
             INTERNAL_PRIM,

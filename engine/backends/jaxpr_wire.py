@@ -74,11 +74,12 @@ class Limits:
 def _structs() -> dict[str, type]:
     from ..lax.convolution import ConvDimensionNumbers
     from ..lax.dot_general import Precision
+    from ..lax.fft import FftType
     from ..lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
     from ..lax.solves import _LinearSolveTuple
 
     kinds = (ConvDimensionNumbers, GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode)
-    return {t.__name__: t for t in (*kinds, Precision, _LinearSolveTuple)}
+    return {t.__name__: t for t in (*kinds, Precision, FftType, _LinearSolveTuple)}
 
 
 # --- encoding (in the run) ---------------------------------------------------------------------

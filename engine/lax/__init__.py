@@ -54,3 +54,4 @@ for _mod in (_cn, _cf, _cv, _ew, _fft, _par, _red, _sl, _so, _sp, _st, _sv):
         if _name.endswith("_p") and isinstance(_val, _Primitive) and _name not in globals():
             globals()[_name] = _val
 del _mod, _name, _val
+from .fft import fft, FftType  # noqa: E402,F811  (jax.lax.fft is the function, as JAX's)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import numpy as jnp
+from .. import lax, numpy as jnp
 from ..numpy._promote import canonicalize_axis, check_arraylike, promote_dtypes_inexact
 
 __all__ = ["csd", "istft", "stft", "welch"]
@@ -31,7 +31,7 @@ def _static_int(value, what):
 def _hann(n, dtype):
     # scipy's periodic Hann window, the one window computed without scipy (as in JAX)
     win = jnp.array([1.0]) if n == 1 else jnp.sin(jnp.linspace(0, np.pi, n, endpoint=False)) ** 2
-    return win.astype(dtype)
+    return jnp.array(win, dtype=dtype)
 
 
 def _named_window(window, n, dtype):
@@ -92,11 +92,14 @@ _EXTENSIONS = {
 
 
 def _segments(x, nperseg, noverlap):
-    """``x``'s (last axis) overlapping segments: shape ``(..., nsegments, nperseg)``."""
+    """``x``'s (last axis) overlapping segments: shape ``(..., nsegments, nperseg)``, cut as JAX
+    cuts them (a ``dynamic_slice`` vmapped over the start indices: a gather)."""
     if nperseg == 1 and noverlap == 0:
         return x[..., None]
-    starts = np.arange(0, x.shape[-1] - nperseg + 1, nperseg - noverlap)
-    return x[..., starts[:, None] + np.arange(nperseg)]
+    from ..api import vmap
+
+    starts = jnp.arange(x.shape[-1] - nperseg + 1, step=nperseg - noverlap)
+    return vmap(lambda start: lax.dynamic_slice_in_dim(x, start, nperseg, axis=-1), out_axes=-2)(starts)
 
 
 def _windowed_fft(x, win, detrend_func, nperseg, noverlap, nfft, twosided):
@@ -105,7 +108,7 @@ def _windowed_fft(x, win, detrend_func, nperseg, noverlap, nfft, twosided):
     segs = detrend_func(_segments(x, nperseg, noverlap))
     if jnp.iscomplexobj(win):
         segs = segs.astype(_complex_dtype(segs.dtype))
-    segs = win * segs
+    segs = win.reshape((1,) * (x.ndim - 1) + (1, nperseg)) * segs
     return jnp.fft.fft(segs, n=nfft) if twosided else jnp.fft.rfft(jnp.real(segs), n=nfft)
 
 
@@ -167,9 +170,10 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
         if y.ndim > 1:
             y = jnp.moveaxis(y, axis, -1)
         # the shorter signal is zero-padded to the longer one's length
-        n = max(x.shape[-1], y.shape[-1])
-        x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, n - x.shape[-1])])
-        y = jnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, n - y.shape[-1])])
+        if x.shape[-1] < y.shape[-1]:
+            x = jnp.concatenate((x, jnp.zeros_like(x, shape=x.shape[:-1] + (y.shape[-1] - x.shape[-1],))), -1)
+        elif y.shape[-1] < x.shape[-1]:
+            y = jnp.concatenate((y, jnp.zeros_like(x, shape=y.shape[:-1] + (x.shape[-1] - y.shape[-1],))), -1)
     if nfft < nperseg:
         raise ValueError("nfft must be greater than or equal to nperseg.")
     if noverlap >= nperseg:
@@ -179,7 +183,10 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     signals = [_EXTENSIONS[boundary](s, nperseg // 2) for s in signals]
     if padded:  # zero-pad so the last segment is whole
         extra = (-(signals[0].shape[-1] - nperseg) % step) % nperseg
-        signals = [jnp.pad(s, [(0, 0)] * (s.ndim - 1) + [(0, extra)]) for s in signals]
+        signals = [
+            jnp.concatenate((s, jnp.zeros_like(signals[0], shape=s.shape[:-1] + (extra,))), axis=-1)
+            for s in signals
+        ]
     detrend_func = _detrend_function(detrend_type, axis)
     if scaling == "density":
         scale = 1.0 / (fs * (win * win).sum())
@@ -189,6 +196,8 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
         raise ValueError(f"Unknown scaling: {scaling}")
     if mode == "stft":
         scale = jnp.sqrt(scale)
+    scale = jnp.asarray(scale)
+    scale = lax.convert_element_type(scale, _complex_dtype(scale.dtype), scale.weak_type)
     twosided = not return_onesided
     if return_onesided and any(jnp.iscomplexobj(s) for s in signals):
         twosided = True
@@ -201,7 +210,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
         result = jnp.conjugate(spectra[0]) * spectra[0]
     else:
         result = spectra[0]
-    result = result * jnp.asarray(scale).astype(_complex_dtype(jnp.asarray(scale).dtype))
+    result = result * scale
     if not twosided and mode == "psd":  # the one-sided spectrum folds in the negative frequencies
         result = result.at[..., 1 : None if nfft % 2 else -1].mul(2)
     n_time = signals[0].shape[-1]

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..lax.dot_general import dot_general_p
 from ..lax import dynamic_slicing as ds
+from ..lax.fft import FftType, fft_p
 from ..lax import convolution, joining, reductions, slicing
 from ..lax import structural as st
 from . import literals
@@ -184,6 +185,16 @@ def _pad(ctx: RuleContext, x: Value, pad_value: Value, padding_config: Any) -> l
 @register(st.rev_p)
 def _rev(ctx: RuleContext, x: Value, dimensions: Any) -> list[Value]:
     return ctx.emit([x.type], lambda p: f"stablehlo.reverse {p(x)}, dims = [{ints(dimensions)}] : {x.type}")
+
+
+@register(fft_p)
+def _fft(ctx: RuleContext, x: Value, fft_type: Any, fft_lengths: Any) -> list[Value]:
+    ty = ctx.out_types[0]
+    kind = FftType(fft_type).name
+    return ctx.emit(
+        [ty],
+        lambda p: f"stablehlo.fft {p(x)}, type = {kind}, length = [{ints(fft_lengths)}] : ({x.type}) -> {ty}",
+    )
 
 
 @register(st.iota_p)

@@ -31,6 +31,10 @@ def _prob(*shape, seed=0):
     return (0.5 + 0.4 * _unit(*shape, seed=seed)).astype(np.float32)
 
 
+def _c64(*shape, seed=0):
+    return (_f32(*shape, seed=seed) + 1j * _f32(*shape, seed=seed + 1)).astype(np.complex64)
+
+
 def _spd(n, seed=3):
     a = _f32(n, n, seed=seed)
     return (a @ a.T + n * np.eye(n)).astype(np.float32)
@@ -205,6 +209,39 @@ _add("scipy.linalg.lu_factor[f32]", _f(_sl + "lu_factor")(_NONSYM))
 # --- signal, optimize, sparse solvers, custom_batching ----------------------------------------
 _add("scipy.signal.stft[f32]", _f("scipy.signal.stft")(lambda: (_f32(32),), nperseg=8))
 _add("scipy.signal.welch[f32]", _f("scipy.signal.welch")(lambda: (_f32(32),), nperseg=8))
+
+
+# --- jnp.fft: the real transforms stage fft_p's RFFT / IRFFT types (and their transposes) ------
+def _fft_real(path):
+    """``make`` of a transform whose output is weighted by ``1+2j`` and made real (so that grad of
+    the sum reaches the real and imaginary parts through the transpose)."""
+
+    def bind(args, **kwargs):
+        def make(jax):
+            fn = resolve(jax, path)
+            return (lambda *a: jax.numpy.real(fn(*a, **kwargs) * (1 + 2j))), args()
+
+        return make
+
+    return bind
+
+
+_add("numpy.fft.rfft[f32]", _f("numpy.fft.rfft")(lambda: (_f32(2, 6),)))
+_add("numpy.fft.rfft[real]", _fft_real("numpy.fft.rfft")(lambda: (_f32(2, 6),)), True)
+_add(
+    "numpy.fft.rfft[n_axis_ortho]",
+    _fft_real("numpy.fft.rfft")(lambda: (_f32(5, 3),), n=7, axis=0, norm="ortho"),
+    True,
+)
+_add("numpy.fft.irfft[c64]", _f("numpy.fft.irfft")(lambda: (_c64(2, 4),)), True)
+_add("numpy.fft.irfft[n_odd]", _f("numpy.fft.irfft")(lambda: (_c64(2, 4),), n=5, norm="forward"), True)
+_add("numpy.fft.rfftn[real]", _fft_real("numpy.fft.rfftn")(lambda: (_f32(3, 4),)), True)
+_add("numpy.fft.irfftn[s]", _f("numpy.fft.irfftn")(lambda: (_c64(3, 4),), s=(2, 5)), True)
+_add("numpy.fft.fft[real]", _fft_real("numpy.fft.fft")(lambda: (_f32(2, 6),)), True)
+_add("numpy.fft.hfft[c64]", _f("numpy.fft.hfft")(lambda: (_c64(4),)))
+_add("numpy.fft.ihfft[f32]", _f("numpy.fft.ihfft")(lambda: (_f32(6),)))
+_add("numpy.fft.rfftfreq[8]", lambda jax: ((lambda x: jax.numpy.fft.rfftfreq(8, 0.5) * x), (np.float32(2),)))
+_add("numpy.fft.fftfreq[7]", lambda jax: ((lambda x: jax.numpy.fft.fftfreq(7) * x), (np.float32(2),)))
 
 
 def _minimize(method):
@@ -537,7 +574,7 @@ for _name in TRANSFORMED:
 
 # Modules a case reaches as attributes of ``jax`` (JAX imports them only on request).
 MODULES = """scipy.special scipy.stats scipy.linalg scipy.signal scipy.optimize scipy.sparse.linalg
-numpy.linalg custom_batching""".split()
+numpy.linalg numpy.fft custom_batching""".split()
 
 
 def resolve(jax, path):

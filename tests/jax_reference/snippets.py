@@ -887,6 +887,16 @@ FFT = [
         1e-4,
     ),
     (
+        "real_fft_transposes",
+        "x = jnp.linspace(-1., 2., 5)\nz = jnp.array([1+2j, -0.5+1j, 2-1j, 0.25+0.5j], jnp.complex64)\nct = z[:3] * (1 - 0.5j)\nout = (jax.linear_transpose(jnp.fft.rfft, x)(ct), jax.linear_transpose(lambda x: jnp.fft.rfft(x, n=6), x)(z), jax.linear_transpose(lambda z: jnp.fft.irfft(z, 5), z)(x), jax.linear_transpose(jnp.fft.irfft, z)(jnp.arange(6.)), jax.grad(lambda z: jnp.sum(jnp.fft.irfft(z, 7, norm='ortho') ** 3))(z), jax.grad(lambda x: jnp.sum(jnp.abs(jnp.fft.rfftn(x.reshape(1, 5), s=(2, 5))) ** 2))(x))",
+        1e-4,
+    ),
+    (
+        "lax_fft_types",
+        "x = jnp.linspace(-1., 2., 10).reshape(2, 5)\nout = (lax.fft(x, 'RFFT', (5,)), lax.fft(lax.fft(x, lax.FftType.RFFT, (2, 5)), lax.FftType.IRFFT, (2, 5)), lax.fft(x + 0j, 'fft', (5,)), lax.fft(x, lax.FftType.IFFT, (2, 5)))",
+        1e-5,
+    ),
+    (
         "fft_vmap_jit",
         "x = jnp.arange(12.).reshape(2, 6)\nout = (jax.vmap(jnp.fft.rfft)(x), jax.jit(jnp.fft.fft)(x))",
         1e-5,
