@@ -51,10 +51,6 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.experimental": _same(NOT_YET, "EArray cur_qdd primal_tangent_dtype"),
     "jax.experimental.sparse": {
         **_same(
-            "sparse operations not implemented yet (sparsify has no rules for their primitives either)",
-            "bcoo_conv_general_dilated",
-        ),
-        **_same(
             "sparsify is the jaxpr interpreter only (no tracer mode, no todense primitive)",
             "SparseTracer todense_p",
         ),

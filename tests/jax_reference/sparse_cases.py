@@ -4,6 +4,7 @@ case takes the ``jax`` module (JAX's or the engine's) and returns arrays, BCOO a
 """
 
 import numpy as np
+import sparse_conv_cases
 import sparse_linalg_cases
 
 M = np.array([[0.0, 1.0, 0.0, 2.0], [3.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 0.0]], np.float32)
@@ -732,3 +733,4 @@ CASES = {
     if callable(fn) and not name.startswith("_") and fn.__module__ == __name__
 }
 CASES.update(sparse_linalg_cases.CASES)
+CASES.update(sparse_conv_cases.CASES)

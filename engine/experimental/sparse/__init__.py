@@ -44,6 +44,7 @@ from .bcoo import (  # noqa: F401
     bcoo_transpose,
     bcoo_transpose_p,
 )
+from .bcoo_conv import bcoo_conv_general_dilated  # noqa: F401
 from .bcoo_structure import (  # noqa: F401
     bcoo_broadcast_in_dim,
     bcoo_concatenate,

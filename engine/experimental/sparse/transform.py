@@ -30,6 +30,7 @@ from .bcoo_structure import (
     bcoo_slice,
     bcoo_squeeze,
 )
+from .bcoo_conv import bcoo_conv_general_dilated
 from .bcsr import BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_general
 from .bcoo import (
     BCOO,
@@ -322,6 +323,9 @@ sparse_rules[lax.transpose_p] = _transpose_rule
 sparse_rules[lax.dot_general_p] = _dot_general_rule
 sparse_rules[lax.reduce_sum_p] = _reduce_sum_rule
 sparse_rules[jit_p] = _jit_rule
+sparse_rules[lax.conv_general_dilated_p] = lambda lhs, rhs, **params: [  # (either operand may be dense)
+    bcoo_conv_general_dilated(lhs, rhs, **params)
+]
 
 
 # --- control flow: the bodies are sparsified, and the loop carries BCOO arrays as pytrees --------
