@@ -168,6 +168,19 @@ for shape in SHAPES:
             ),
             order=0,
         )
+    for name in ("eq_to", "le_to", "lt_to"):  # floats in total order: -NaN, -0.0 and NaN among them
+        case(
+            name,
+            getattr(lax, name + "_p").bind,
+            lambda r, s=s: tuple(
+                r.choice(np.array([-np.nan, -np.inf, -1.5, -0.0, 0.0, 1.5, np.inf, np.nan], f32), s)
+                for _ in range(2)
+            ),
+            order=0,
+        )
+        case(
+            name, getattr(lax, name + "_p").bind, join(ints(-3, 3, *s), ints(-3, 3, *s)), order=0, label="int"
+        )
     for name in ("add", "sub", "mul", "max", "min", "div", "rem"):
         case(name, getattr(lax, name), join(ints(-9, 9, *s), ints(1, 5, *s)), order=0, label="int")
     for name, fn in (("and", lax.bitwise_and), ("or", lax.bitwise_or), ("xor", lax.bitwise_xor)):

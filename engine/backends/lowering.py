@@ -33,6 +33,7 @@ from .. import ad, core
 from ..lax import elementwise as ew
 from ..lax import reductions as rd
 from ..lax import slicing as sl
+from ..lax import sorting as so
 from ..lax import structural as st
 
 from .rows import INTERPRETER_ONLY, Host, Index, Mapped, Reduce, Scalar, Special, lowerings  # noqa: F401
@@ -201,6 +202,22 @@ for _p, _op in (
     (ew.ge_p, ">="),
 ):
     lowerings[_p] = _any("({0} %s {1})" % _op)
+
+
+def _total_order(op):
+    """lt_to / le_to / eq_to: floats compared by their TOTALORDER keys (numba_rt), others as usual."""
+
+    def lower(eqn, x, y):
+        if _kind(eqn) != "f":
+            return f"({x} {op} {y})"
+        key = f"rt.total_order_{_in_dtype(eqn).itemsize * 8}"
+        return f"({key}({x}) {op} {key}({y}))"
+
+    return Scalar(lower)
+
+
+for _p, _op in ((so.eq_to_p, "=="), (so.le_to_p, "<="), (so.lt_to_p, "<")):
+    lowerings[_p] = _total_order(_op)
 
 
 def _bits(eqn):

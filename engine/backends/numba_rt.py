@@ -223,3 +223,16 @@ bitcast_uint8 = _bitcast_to(nb.types.uint8)
 bitcast_uint16 = _bitcast_to(nb.types.uint16)
 bitcast_uint32 = _bitcast_to(nb.types.uint32)
 bitcast_uint64 = _bitcast_to(nb.types.uint64)
+
+
+@nb.njit(**_inline)
+def total_order_32(x):
+    # XLA's TOTALORDER key of a float32 (lt_to, le_to, eq_to): the negative ones' non-sign bits flipped.
+    b = bitcast_int32(x)
+    return b ^ np.int32(0x7FFFFFFF) if b < 0 else b
+
+
+@nb.njit(**_inline)
+def total_order_64(x):
+    b = bitcast_int64(x)
+    return b ^ np.int64(0x7FFFFFFFFFFFFFFF) if b < 0 else b

@@ -1,7 +1,8 @@
-"""sort (several operands ordered by the first ``num_keys``) and top_k.
+"""sort (several operands ordered by the first ``num_keys``), top_k, and the total-order
+comparisons (``eq_to``, ``le_to``, ``lt_to``) JAX's sort comparators bind.
 
 Floats sort in XLA's total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN, with every
-NaN canonicalized to sort last. The JVP permutes tangents with the permutation the sort applied,
+NaN canonicalized to sort last and -0.0 held equal to 0.0, as JAX's comparator does. The JVP permutes tangents with the permutation the sort applied,
 found by sorting an iota alongside (as JAX does).
 """
 
@@ -12,6 +13,9 @@ import numpy as np
 from .. import ad, batching, core, dims
 from ..core import Primitive
 from ..narrow_dtypes import kind as dtype_kind
+from . import elementwise as _ew
+
+_ORDERED = (_ew._FLOAT, _ew._INT, _ew._BOOL)
 
 
 def _lax():
@@ -24,11 +28,76 @@ def _total_order_key(x):
     """An integer key whose order is XLA's total order on floats (identity for other types)."""
     if dtype_kind(x.dtype) != "f":
         return x.astype(np.int8) if x.dtype == np.bool_ else x
-    x = np.where(np.isnan(x), np.array(np.nan, x.dtype), x)  # canonical (positive) NaN
+    # canonical (positive) NaN, and -0.0 as 0.0: sort's comparator holds them equal (stable)
+    x = np.where(np.isnan(x), np.array(np.nan, x.dtype), np.where(x == 0, np.zeros((), x.dtype), x))
     sint = np.dtype(f"i{x.dtype.itemsize}")
     bits = np.array(x, order="C").view(sint).astype(np.int64)
     # Negative floats order reversed by magnitude: flip their non-sign bits.
     return np.where(bits < 0, bits ^ np.int64(np.iinfo(sint).max), bits)
+
+
+def _total_order_bits(x):
+    """XLA's TOTALORDER key of each float (its bits, the negative ones' non-sign bits flipped), with
+    no NaN canonicalization: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN by their bits."""
+    sint = np.dtype(f"i{x.dtype.itemsize}")
+    bits = np.array(x, order="C").view(sint)
+    return np.where(bits < 0, bits ^ np.array(np.iinfo(sint).max, sint), bits)
+
+
+def _total_order_compare(compare):
+    def impl(x, y):
+        kind = dtype_kind(x.dtype)
+        if kind == "f":
+            return compare(_total_order_bits(x), _total_order_bits(y))
+        if kind == "c":  # (eq_to only: both parts' bits equal)
+            parts = (np.real, np.imag)
+            return np.logical_and(*(compare(_total_order_bits(f(x)), _total_order_bits(f(y))) for f in parts))
+        return compare(x, y)
+
+    return impl
+
+
+# JAX's total-order comparisons, which its sort comparators (and searchsorted's scan) bind: floats
+# compare in XLA's TOTALORDER (-0.0 < 0.0, NaNs at the ends) rather than IEEE's.
+eq_to_p = _ew.binop("eq_to", _total_order_compare(np.equal), (_ew._ANY,), np.dtype("bool"))
+le_to_p = _ew.binop("le_to", _total_order_compare(np.less_equal), _ORDERED, np.dtype("bool"))
+lt_to_p = _ew.binop("lt_to", _total_order_compare(np.less), _ORDERED, np.dtype("bool"))
+for _p in (eq_to_p, le_to_p, lt_to_p):
+    ad.defzero(_p)
+
+
+def _cn():
+    from . import complex_numbers
+
+    return complex_numbers
+
+
+def _canonical_for_sort(x):
+    """-0.0 as 0.0 and every NaN as NaN (JAX's ``_canonicalize_float_for_sort``): the total-order
+    comparisons would otherwise tell them apart."""
+    lax = _lax()
+    zeroed = lax.select(lax.eq(x, lax.full_like(x, 0, shape=())), lax.full_like(x, 0), x)
+    return lax.select(lax.ne(x, x), lax.full_like(zeroed, np.nan), zeroed)
+
+
+def _sort_keys(x):
+    kind = dtype_kind(x.dtype)
+    if kind == "c":  # (real, imag) lexicographically, as numpy orders complex numbers
+        return [_canonical_for_sort(_cn().real(x)), _canonical_for_sort(_cn().imag(x))]
+    return [_canonical_for_sort(x)] if kind == "f" else [x]
+
+
+def sort_less(x, y, or_equal: bool = False):
+    """``x < y`` (``x <= y`` with ``or_equal``) in the order sort puts values in: JAX's sort
+    comparators (``_sort_lt_comparator`` / ``_sort_le_comparator``), which searchsorted binds."""
+    lax = _lax()
+    p = None
+    for xk, yk in zip(_sort_keys(x)[::-1], _sort_keys(y)[::-1]):
+        if p is None:
+            p = (le_to_p if or_equal else lt_to_p).bind(xk, yk)
+        else:
+            p = lax.bitwise_or(lt_to_p.bind(xk, yk), lax.bitwise_and(eq_to_p.bind(xk, yk), p))
+    return p
 
 
 def _sort_permutation(keys, dimension):

@@ -20,6 +20,7 @@ from ._reductions import ptp
 from ._searching import searchsorted
 from ._selection import where
 from ._shape import reshape, transpose
+from ._staged import staged_as_jit
 from ._statistics import bincount, diff
 
 
@@ -147,6 +148,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
     return hist, edges[0], edges[1]
 
 
+@staged_as_jit(static_argnames=("right", "method"))
 def digitize(x, bins, right: bool = False, *, method=None):
     """The index of the bin each ``x`` falls in (``bins`` increasing or decreasing), as numpy's.
 
@@ -161,6 +163,8 @@ def digitize(x, bins, right: bool = False, *, method=None):
     if edges.shape[0] == 0:
         return zeros_like(x, dtype=np.int32)
     side = "left" if right else "right"
-    rising = searchsorted(edges, x, side=side)
-    falling = edges.shape[0] - searchsorted(edges[::-1], x, side=side)
-    return where(edges[-1] >= edges[0], rising, falling)
+    kwds = {} if method is None else {"method": method}
+    increasing = edges[-1] >= edges[0]
+    rising = searchsorted(edges, x, side=side, **kwds)
+    falling = edges.shape[0] - searchsorted(edges[::-1], x, side=side, **kwds)
+    return where(increasing, rising, falling)

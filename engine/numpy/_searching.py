@@ -7,13 +7,15 @@ tracing, or a ``size=`` to be traceable.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
 
 from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import as_operand, canonicalize_axis, convert, promote_dtypes
+from ..lax.sorting import sort_less
+from ._promote import as_operand, check_arraylike, canonicalize_axis, convert, promote_dtypes
 from ._shape import ravel, reshape, stack
 from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
@@ -288,18 +290,87 @@ def _take_1d(v, idx):
     return take(v, idx)
 
 
-def searchsorted(a, v, side: str = "left", sorter=None, *, method=None):
-    """Insertion indices of ``v`` into sorted 1-D ``a`` (a comparison count; traceable)."""
+_SEARCHSORTED_METHODS = ("compare_all", "scan", "scan_unrolled", "sort")
+
+
+@staged_as_jit(static_argnames=("side", "method"))
+def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
+    """Insertion indices of ``v`` into sorted 1-D ``a``, found as JAX does: a binary search as a
+    ``scan`` by default, comparing in sort's order (so NaNs go last and -0.0 equals 0.0).
+
+    >>> jnp.searchsorted(jnp.array([1, 2, 2, 3]), jnp.array([2, 5]), side="right")
+    Array([3, 4], dtype=int32)
+    """
+    check_arraylike("searchsorted", a, v)
+    a, v = as_operand(a), as_operand(v)
+    if a.ndim != 1:
+        raise ValueError("a should be 1-dimensional")
+    if side not in ("left", "right"):
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
+    if method not in _SEARCHSORTED_METHODS:
+        raise ValueError(f"invalid argument {method=}, expected one of {list(_SEARCHSORTED_METHODS)}")
     a, v = promote_dtypes(a, v)
     if sorter is not None:
-        from ._take import take
+        a = a[as_operand(sorter)]
+    dtype = np.dtype(np.int32 if a.shape[0] <= np.iinfo(np.int32).max else np.int64)
+    if method == "compare_all":
+        return _searchsorted_compare_all_impl(a, v, side=side, dtype=dtype)
+    if method == "sort":
+        return _searchsorted_sort_impl(a, v, side=side, dtype=dtype)
+    return _searchsorted_scan_impl(a, v, side=side, dtype=dtype, unrolled=method == "scan_unrolled")
 
-        a = take(a, sorter)
+
+@staged_as_jit(static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(a, v, side, dtype, unrolled):
+    """Binary search for one query (a vmap of itself for more): ``ceil(log2(n + 1))`` halvings of
+    an unsigned ``[low, high)`` carry."""
     n = a.shape[0]
-    vb = lax.broadcast_in_dim(v, v.shape + (n,), tuple(range(v.ndim)))
-    ab = lax.broadcast_in_dim(a, v.shape + (n,), (v.ndim,))
-    hit = lax.lt(ab, vb) if side == "left" else lax.le(ab, vb)
-    return lax.reduce_sum(convert(hit, np.dtype("int32")), (v.ndim,))  # int32 even with x64, as JAX
+    if n == 0:
+        return lax.full(v.shape, 0, dtype)
+    if v.ndim > 0:
+        from ..api import vmap
+
+        impl = functools.partial(_searchsorted_scan_impl, side=side, dtype=dtype, unrolled=unrolled)
+        return vmap(impl, in_axes=(None, 0))(a, v)
+    unsigned = np.uint64 if dtype.itemsize == 8 else np.uint32
+
+    def halve(state, _):
+        low, high = state
+        mid = low + (high - low) // 2  # (high + low overflows)
+        go_left = sort_less(v, a[mid], or_equal=side == "left")
+        return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), ()
+
+    levels = int(np.ceil(np.log2(n + 1)))
+    (_, high), _ = lax.scan(
+        halve, (unsigned(0), unsigned(n)), (), length=levels, unroll=levels if unrolled else 1
+    )
+    return high.astype(dtype)
+
+
+@staged_as_jit(static_argnames=("side", "dtype"))
+def _searchsorted_compare_all_impl(a, v, side, dtype):
+    """Count the sorted values before each query (one comparison each)."""
+    from ..api import vmap
+
+    before = vmap(functools.partial(sort_less, or_equal=side == "right"), in_axes=(0, None))(a, v)
+    return lax.reduce_sum(convert(before, dtype), (0,))
+
+
+@staged_as_jit(static_argnames=("side", "dtype"))
+def _searchsorted_sort_impl(a, v, side, dtype):
+    """Each query's rank among the sorted values and the queries together, less its rank among the
+    queries alone."""
+    work = np.dtype(np.int32 if a.size + v.size <= np.iinfo(np.int32).max else np.int64)
+
+    def rank(x):
+        idx = lax.iota(work, x.shape[0])
+        return lax.full_like(idx, 0).at[lax.sort_key_val(x, idx)[1]].set(idx)
+
+    if side == "left":
+        index = rank(lax.concatenate([ravel(v), a], 0))[: v.size]
+    else:
+        index = rank(lax.concatenate([a, ravel(v)], 0))[a.shape[0] :]
+    return lax.reshape(lax.sub(index, rank(ravel(v))), v.shape).astype(dtype)
 
 
 def _partition_axis(a, kth, axis, name):

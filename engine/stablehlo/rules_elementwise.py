@@ -9,6 +9,7 @@ import numpy as np
 from ..ad import add_jaxvals_p
 from ..lax import elementwise as ew
 from ..lax import complex_numbers as cn
+from ..lax import sorting as so
 from ..lax import special
 from ..narrow_dtypes import kind as dtype_kind
 from ..lax import structural as st
@@ -119,13 +120,17 @@ def _exp2(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [hlo_op(ctx, "stablehlo.exponential", hlo_op(ctx, "stablehlo.multiply", log2, x))]
 
 
-def compare_type(dtype: Any) -> str:
+def compare_type(dtype: Any, total_order: bool = False) -> str:
     kind = np.dtype(dtype).kind
-    return "FLOAT" if kind in "fc" else "SIGNED" if kind == "i" else "UNSIGNED"
+    if kind in "fc":
+        return "TOTALORDER" if total_order else "FLOAT"
+    return "SIGNED" if kind == "i" else "UNSIGNED"
 
 
-def compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any, out_type: str) -> Value:
-    ctype = compare_type(dtype)
+def compare(
+    ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any, out_type: str, total_order: bool = False
+) -> Value:
+    ctype = compare_type(dtype, total_order)
     return ctx.emit(
         [out_type],
         lambda p: (
@@ -135,10 +140,10 @@ def compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any, ou
     )[0]
 
 
-def _compare(prim: Any, direction: str) -> None:
+def _compare(prim: Any, direction: str, total_order: bool = False) -> None:
     def rule(ctx: RuleContext, x: Value, y: Value) -> list[Value]:
         x, y = broadcast_operands(ctx, [x, y])
-        return [compare(ctx, direction, x, y, ctx.avals_in[0].dtype, ctx.out_types[0])]
+        return [compare(ctx, direction, x, y, ctx.avals_in[0].dtype, ctx.out_types[0], total_order)]
 
     register(prim)(rule)
 
@@ -147,6 +152,8 @@ for _prim, _dir in [
     (ew.eq_p, "EQ"), (ew.ne_p, "NE"), (ew.lt_p, "LT"), (ew.le_p, "LE"), (ew.gt_p, "GT"), (ew.ge_p, "GE"),
 ]:  # fmt: skip
     _compare(_prim, _dir)
+for _prim, _dir in [(so.eq_to_p, "EQ"), (so.le_to_p, "LE"), (so.lt_to_p, "LT")]:
+    _compare(_prim, _dir, total_order=True)
 
 
 def broadcast_in_dim(ctx: RuleContext, x: Value, shape: Any, dims: Any) -> Value:

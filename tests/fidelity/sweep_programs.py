@@ -172,6 +172,18 @@ for _name in "det inv slogdet cholesky eigh eigvalsh svd qr pinv norm matrix_pow
     _kw = {"n": 3} if _name == "matrix_power" else {}
     _add(f"linalg.{_name}[spd]", _f("numpy.linalg." + _name)(lambda: (_spd(3),), **_kw), True)
 _add("linalg.solve[spd]", _f("numpy.linalg.solve")(lambda: (_spd(3), _f32(3, seed=1))), True)
+# searchsorted's methods (a scan of total-order comparisons by default) and digitize over them
+_sorted = lambda: (np.array([-1.0, -0.0, 0.5, 0.5, 2.0], np.float32), _f32(2, 3, seed=1))  # noqa: E731
+for _method in ("scan", "compare_all", "sort"):
+    _add(f"jnp.searchsorted[{_method}]", _f("numpy.searchsorted")(_sorted, side="right", method=_method))
+_add(
+    "jnp.searchsorted[sorter]",
+    lambda jax: (
+        (lambda a, v, s: jax.numpy.searchsorted(a, v, sorter=s)),
+        (_f32(5), np.float32(0.1), np.arange(5)),
+    ),
+)
+_add("jnp.digitize[f32]", lambda jax: ((lambda x, b: jax.numpy.digitize(x, b)), _sorted()[::-1]))
 _sl = "scipy.linalg."
 _add("scipy.linalg.schur[f32]", _f(_sl + "schur")(_NONSYM))
 _add("scipy.linalg.hessenberg[f32]", _f(_sl + "hessenberg")(_NONSYM))

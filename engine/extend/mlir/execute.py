@@ -42,6 +42,7 @@ from ...lax import elementwise as ew
 from ...lax import joining as jn
 from ...lax import reductions as rd
 from ...lax import slicing as sl
+from ...lax import sorting as so
 from ...lax import structural as st
 from . import ir
 
@@ -236,6 +237,14 @@ _rules["stablehlo.round_nearest_even"] = lambda ev, op, xs, env: [
 ]
 
 _COMPARE = {"EQ": ew.eq_p, "NE": ew.ne_p, "LT": ew.lt_p, "LE": ew.le_p, "GT": ew.gt_p, "GE": ew.ge_p}
+_TOTAL_ORDER = {
+    "EQ": (so.eq_to_p, False),
+    "NE": (so.eq_to_p, False),
+    "LT": (so.lt_to_p, False),
+    "LE": (so.le_to_p, False),
+    "GT": (so.lt_to_p, True),
+    "GE": (so.le_to_p, True),
+}
 
 
 def _compare(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
@@ -243,8 +252,11 @@ def _compare(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     if m is None or m.group(1) not in _COMPARE:
         raise NotImplementedError(f"stablehlo.compare with {op.attributes['comparison_direction']}")
     kind = str(op.attributes.get("compare_type", ""))
-    if "TOTALORDER" in kind:
-        raise NotImplementedError("stablehlo.compare with compare_type TOTALORDER is not supported")
+    if "TOTALORDER" in kind:  # the total-order primitives; GT/GE swap operands, NE negates EQ
+        direction = m.group(1)
+        prim, swap = _TOTAL_ORDER[direction]
+        out = ev.apply(prim, xs[::-1] if swap else xs, {})
+        return [ev.apply(ew.not_p, [out], {}) if direction == "NE" else out]
     signed = ir.numpy_dtype(op.operands[0].type).kind == "i"
     if ("UNSIGNED" in kind and signed) or (
         kind.endswith("SIGNED>") and "UNSIGNED" not in kind and not signed
