@@ -8,7 +8,6 @@ trace. Each interpreter owns a rule table keyed by primitive; adding an operatio
 
 from __future__ import annotations
 
-import functools
 import itertools
 import sys
 import threading
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import dims, invalid_values, narrow_dtypes, transfers
+from . import invalid_values, narrow_dtypes, transfers
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .transfers import active as _transfer_guarded
@@ -46,6 +45,19 @@ from .canonical_dtypes import set_x64 as set_x64
 from .canonical_dtypes import x64_enabled as x64_enabled
 from .canonical_dtypes import x64_listeners as x64_listeners
 
+# Abstract values (engine.avals), re-exported: most of the engine reads them from here.
+from .avals import DEVICE as DEVICE
+from .avals import DType as DType
+from .avals import ExtendedDType as ExtendedDType
+from .avals import MemorySpace as MemorySpace
+from .avals import ShapedArray as ShapedArray
+from .avals import dtype_short as dtype_short
+from .avals import extended_dtypes as extended_dtypes
+from .avals import float0 as float0
+from .avals import mem_kind_to_space as mem_kind_to_space
+from .avals import mem_space_to_kind as mem_space_to_kind
+from .avals import raise_to_shaped as raise_to_shaped
+
 if TYPE_CHECKING:
     from .parallel.topology import Device
 
@@ -55,104 +67,6 @@ if TYPE_CHECKING:
 Value = Any
 # A primitive's parameters: ints, tuples, dtypes, jaxprs, callables..., as each primitive defines.
 Params = dict[str, Any]
-
-float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
-
-
-@functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
-def dtype_short(dtype: DType | npt.DTypeLike) -> str:
-    if isinstance(dtype, ExtendedDType):
-        return dtype.name
-    if dtype == float0:
-        return "float0"
-    # JAX's abbreviation: bf16, f8_e4m3fn, i4, u32, c64, bool
-    name = np.dtype(dtype).name
-    return name.replace("float", "f").replace("uint", "u").replace("int", "i").replace("complex", "c")
-
-
-class ExtendedDType:
-    """A dtype that is no numpy dtype (``jax.dtypes.extended``): typed PRNG keys' ``key<fry>``.
-
-    Abstract values carry it; concrete values store it as the numpy dtype ``numpy_dtype`` (so
-    numpy's structural operations move its elements), and ``to_user`` wraps such numpy arrays in
-    their user-facing array type (see ``array_of``).
-    """
-
-    name = "extended"
-    kind = "V"
-    numpy_dtype: np.dtype
-    to_user: Callable[[np.ndarray], Array]  # numpy storage -> the user-facing array
-
-
-DType = np.dtype | ExtendedDType  # what an abstract value's dtype may be
-
-
-# numpy storage dtype -> its extended dtype (registered by the module that defines it).
-extended_dtypes: dict[np.dtype, ExtendedDType] = {}
-
-
-class ShapedArray:
-    """The abstract value of an array: what tracing knows about it."""
-
-    __slots__ = ("shape", "dtype", "weak_type")
-    array_abstraction_level = 1
-
-    def __init__(self, shape: Sequence[int], dtype: DType | npt.DTypeLike, weak_type: bool = False):
-        # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
-        self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(map(dims.as_dim, shape))
-        if not isinstance(dtype, (np.dtype, ExtendedDType)):  # (numpy's dtypes are subclasses of np.dtype)
-            dtype = np.dtype(dtype)
-        self.dtype: DType = dtype
-        self.weak_type = weak_type
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return dims.dim_product(self.shape)  # type: ignore[no-any-return]  # (symbolic: an expression)
-
-    def update(
-        self,
-        shape: Sequence[int] | None = None,
-        dtype: DType | npt.DTypeLike | None = None,
-        weak_type: bool | None = None,
-    ) -> "ShapedArray":
-        return ShapedArray(
-            self.shape if shape is None else shape,
-            self.dtype if dtype is None else dtype,
-            self.weak_type if weak_type is None else weak_type,
-        )
-
-    def strip_weak_type(self) -> "ShapedArray":
-        return self.update(weak_type=False) if self.weak_type else self
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            type(other) is ShapedArray
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-            and self.weak_type == other.weak_type
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def str_short(self) -> str:
-        return f"{dtype_short(self.dtype)}[{','.join(map(str, self.shape))}]"
-
-    def __repr__(self) -> str:  # JAX's: full dtype names (``ShapedArray(int32[4])``)
-        name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
-        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{', weak_type=True' if self.weak_type else ''})"
-
-    def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
-        name = getattr(self.dtype, "name", str(self.dtype))
-        return f"{'~' if self.weak_type else ''}{name}[{','.join(map(str, self.shape))}]"
-
-
-def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
-    return aval if weak_type is None else aval.update(weak_type=weak_type)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +145,46 @@ class Primitive:
         rule = abstract_eval_rules.get(self)
         if rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
-        return rule(*avals, **params)
+        out = rule(*avals, **params)
+        for a in avals:
+            if getattr(a, "memory_space", DEVICE) is not DEVICE:  # (rare: keep the common path short)
+                return _memory_space_rule(self, avals, params, out)
+        return out
+
+
+# primitive -> how its results' memory spaces follow from its operands' (None: its abstract rule
+# says them). Others have JAX's standard rule: operands in one memory space, results in it too.
+memory_space_rules: dict[Primitive, Callable[..., Any] | None] = {}
+
+
+def _memory_space_rule(prim: Primitive, avals: Sequence[Any], params: Params, out: Any) -> Any:
+    if prim in memory_space_rules:
+        rule = memory_space_rules[prim]
+        return out if rule is None else rule(avals, params, out)
+    if any(_holds_jaxprs(v) for v in params.values()):  # (calls, control flow: their bodies' types)
+        return out
+    space = DEVICE
+    first = None
+    for a in avals:
+        if not isinstance(a, ShapedArray) or not a.shape:  # (scalars go with anything, as in JAX)
+            continue
+        if first is not None and a.memory_space is not first.memory_space:
+            raise ValueError(
+                f"memory_space of all inputs passed to `{prim.name}` must be the same. Got one operand with "
+                f"type: {first.strip_weak_type()} and another operand with type: {a.strip_weak_type()}"
+            )
+        first, space = a, a.memory_space
+    if prim.multiple_results:
+        return [o.update(memory_space=space) if isinstance(o, ShapedArray) else o for o in out]
+    return out.update(memory_space=space) if isinstance(out, ShapedArray) else out
+
+
+def _holds_jaxprs(value: Any) -> bool:
+    from .ir import ClosedJaxpr, Jaxpr
+
+    if isinstance(value, (tuple, list)):
+        return any(_holds_jaxprs(v) for v in value)
+    return isinstance(value, (ClosedJaxpr, Jaxpr))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,6 +316,9 @@ class Trace:
 # Runs a primitive on operands sharded over a mesh on the mesh's devices (set by
 # engine.parallel.partition when such arrays exist); None means "compute on the host".
 sharded_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
+# Runs a primitive on an operand in host memory (a pinned_host array; set by engine.parallel.named):
+# operands in one memory space, results placed in it, as JAX's standard rule types them.
+memory_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
 
 
 class EvalTrace(Trace):
@@ -380,11 +336,14 @@ class EvalTrace(Trace):
             args = [v if isinstance(v, Array) else to_numpy(v) for v in vals]
         else:
             for v in vals:
-                if type(v) is not Array and isinstance(v, Array) and v.on_mesh:
-                    out = sharded_eager_dispatch(primitive, vals, params)  # type: ignore[misc]
-                    if out is not None:
-                        return out
-                    break
+                if type(v) is not Array and isinstance(v, Array):
+                    if v.on_mesh:
+                        out = sharded_eager_dispatch(primitive, vals, params)  # type: ignore[misc]
+                        if out is not None:
+                            return out
+                        break
+                    if getattr(v.aval, "memory_space", DEVICE) is not DEVICE and memory_eager_dispatch:
+                        return memory_eager_dispatch(primitive, vals, params)
             args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         try:
             impl = impl_rules[primitive]

@@ -20,7 +20,7 @@ import enum
 from typing import Any
 
 from . import ad, batching
-from .core import Primitive
+from .core import MemorySpace, Primitive, ShapedArray, mem_kind_to_space, memory_space_rules
 
 __all__ = ["ArrayCopySemantics", "device_put_p", "stage_device_put"]
 
@@ -42,7 +42,23 @@ class ArrayCopySemantics(enum.Enum):
 device_put_p = Primitive("device_put", multiple_results=True)
 device_put_p.weak_from_abstract_eval = True  # each output as weak as its own input
 device_put_p.def_impl(lambda *xs, devices, srcs, copy_semantics: list(xs))
-device_put_p.def_abstract_eval(lambda *avals, devices, srcs, copy_semantics: list(avals))
+
+
+def _put_aval(aval: Any, device: Any) -> Any:
+    """The type of a value put on ``device``: in the memory space a sharding's memory kind names, or
+    that a transpose's ``MemorySpace`` names (JAX's ``update_dp_aval``)."""
+    if not isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(device, MemorySpace):
+        return aval.update(memory_space=device)
+    kind = getattr(device, "memory_kind", None)  # (a sharding; a Device or None keeps the space)
+    return aval if kind is None else aval.update(memory_space=mem_kind_to_space(kind))
+
+
+device_put_p.def_abstract_eval(
+    lambda *avals, devices, srcs, copy_semantics: [_put_aval(a, d) for a, d in zip(avals, devices)]
+)
+memory_space_rules[device_put_p] = None  # (its abstract rule places its results itself)
 
 
 def _device_put_transpose(cts: list[Any], *args: Any, devices: tuple, srcs: tuple, copy_semantics: tuple):
@@ -57,9 +73,14 @@ def _device_put_transpose(cts: list[Any], *args: Any, devices: tuple, srcs: tupl
                 "donate=True is not allowed during tranposition of device_put. Please file an issue "
                 "if you want this to be supported."
             )
+        # (as JAX's: a cotangent goes back to host memory when its primal came from there)
+        back = [
+            MemorySpace.Host if srcs[i] is None and args[i].aval.memory_space is MemorySpace.Host else srcs[i]
+            for i in put
+        ]
         ys = device_put_p.bind(
             *[cts[i] for i in put],
-            devices=tuple(srcs[i] for i in put),
+            devices=tuple(back),
             srcs=tuple(devices[i] for i in put),
             copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(put),
         )

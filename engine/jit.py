@@ -594,6 +594,9 @@ class JitFunction:
                 exe = _executables.get(closed)
                 # (typed-key outputs are wrapped by the general path: array_of)
                 keys_out = any(isinstance(a.dtype, core.ExtendedDType) for a in closed.out_avals)
+                keys_out = keys_out or any(  # (and results in host memory: placed there by jit_p's impl)
+                    getattr(a, "memory_space", core.DEVICE) is not core.DEVICE for a in closed.out_avals
+                )
                 if exe is not None and not keys_out:  # compiled by the call above
                     self.timings.update(
                         lower=getattr(exe, "lower_time", 0.0), compile=getattr(exe, "compile_time", 0.0)

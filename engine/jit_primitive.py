@@ -33,6 +33,7 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 @jit_p.def_impl
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
     weak = [a.weak_type for a in jaxpr.out_avals]  # the traced program's (a rewrite may drop a convert)
+    spaces = [getattr(a, "memory_space", core.DEVICE) for a in jaxpr.out_avals]
     jaxpr = compiled_form(jaxpr)
     # Arguments sharded over a mesh run as one program per device, where their shards are.
     if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
@@ -48,7 +49,17 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
     outs = exe(*values)
     job = getattr(exe, "job", False)
     _tier.last = ("compiled", None) if job is False else ("interpreter", job)
-    return [core.array_of(o, w) for o, w in zip(outs, weak)]
+    results = [core.array_of(o, w) for o, w in zip(outs, weak)]
+    if any(s is not core.DEVICE for s in spaces):
+        results = [r if s is core.DEVICE else _in_memory(r, s) for r, s in zip(results, spaces)]
+    return results
+
+
+def _in_memory(x: Array, space: core.MemorySpace) -> Array:
+    """A result the program typed in host memory, placed there (its sharding says the kind)."""
+    from .parallel.named import put_in_memory
+
+    return put_in_memory(x, core.mem_space_to_kind(space))
 
 
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))

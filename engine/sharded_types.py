@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .core import ShapedArray
+from .core import DEVICE, ShapedArray
 from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 
 
@@ -15,12 +15,12 @@ class _PlainType(ShapedArray):
 
     __slots__ = ("vma",)
 
-    def __init__(self, shape, dtype, weak_type=False, vma: tuple = ()):
-        super().__init__(shape, dtype, weak_type)
+    def __init__(self, shape, dtype, weak_type=False, vma: tuple = (), *, memory_space=DEVICE):
+        super().__init__(shape, dtype, weak_type, memory_space=memory_space)
         self.vma = tuple(vma)
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]{_vma_str(self.vma)}"
+        return f"{self.dtype.name}{self._space()}[{','.join(map(str, self.shape))}]{_vma_str(self.vma)}"
 
     @property
     def manual_axis_type(self):
@@ -55,8 +55,8 @@ class ShardedShapedArray(_PlainType):
 
     __slots__ = ("sharding",)
 
-    def __init__(self, shape, dtype, weak_type, sharding):
-        super().__init__(shape, dtype, weak_type)
+    def __init__(self, shape, dtype, weak_type, sharding, *, memory_space=DEVICE):
+        super().__init__(shape, dtype, weak_type, memory_space=memory_space)
         self.sharding = sharding
 
     def str_short(self) -> str:
@@ -70,7 +70,7 @@ def _type_str(aval, sharding) -> str:
     for d, n in enumerate(aval.shape):
         axes = [a for a in (spec[d] if spec else ()) if a in explicit]
         dims.append(f"{n}@{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}" if axes else str(n))
-    return f"{aval.dtype.name}[{','.join(dims)}]"
+    return f"{aval.dtype.name}{aval._space()}[{','.join(dims)}]"
 
 
 def typeof(x):
@@ -86,13 +86,15 @@ def typeof(x):
         return aval
     vma = getattr(x, "vma", ())
     if vma:  # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
-        return _PlainType(aval.shape, aval.dtype, aval.weak_type, vma)
+        return _PlainType(aval.shape, aval.dtype, aval.weak_type, vma, memory_space=aval.memory_space)
     sharding = getattr(x, "named_sharding", None)
     if sharding is None and isinstance(x, core.Tracer) and "engine.parallel.partition" in sys.modules:
         sharding = sys.modules["engine.parallel.partition"].traced_sharding(x)
     if sharding is None:
         empty = NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * aval.ndim))
-        return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, empty)
+        return ShardedShapedArray(
+            aval.shape, aval.dtype, aval.weak_type, empty, memory_space=aval.memory_space
+        )
     mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
     current = get_abstract_mesh()
     if current.axis_names == mesh.axis_names and current.axis_sizes == mesh.axis_sizes:
@@ -100,7 +102,11 @@ def typeof(x):
     explicit = set(mesh.explicit_axes)
     spec = [_type_entry([a for a in axes if a in explicit]) for axes in sharding._normalized(aval.ndim)]
     return ShardedShapedArray(
-        aval.shape, aval.dtype, aval.weak_type, NamedSharding(mesh, PartitionSpec(*spec))
+        aval.shape,
+        aval.dtype,
+        aval.weak_type,
+        NamedSharding(mesh, PartitionSpec(*spec)),
+        memory_space=aval.memory_space,
     )
 
 

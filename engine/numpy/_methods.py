@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dlpack, transfers
-from ..core import Array, Tracer
+from ..core import DEVICE, Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import AbstractRef
 from . import (
@@ -191,7 +191,12 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
 
     def array_op(self, other):
         # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
-        if type(other) is Array and not _staging[0]:
+        # (an array in host memory takes the general path: JAX's memory-space rule checks it)
+        if (
+            type(other) is Array
+            and not _staging[0]
+            and (type(self) is Array or self.aval.memory_space is DEVICE)
+        ):
             a, b = self._value, other._value
             d = a.dtype
             # (numpy's kind: bfloat16 and most ml_dtypes types ('V') take the general path)

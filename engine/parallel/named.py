@@ -27,6 +27,9 @@ class NamedShardedArray(ShardedArray):
     __slots__ = ("_sharding", "on_mesh")
 
     def __init__(self, buffers, aval: ShapedArray, sharding: NamedSharding):
+        space = core.mem_kind_to_space(sharding.memory_kind)  # (its type says the memory it is in)
+        if aval.memory_space is not space:
+            aval = aval.update(memory_space=space)
         super().__init__(buffers, "named", aval)  # an _axis pmap never asks for: it reads the value
         self._sharding = sharding
         self.on_mesh = sharding.num_devices > 1  # operations on it run on the mesh's devices
@@ -122,8 +125,50 @@ class HostMemoryArray(ShardedArray):
     __slots__ = ("_memory_kind",)
 
     def __init__(self, array: ShardedArray, memory_kind: str):
-        super().__init__(array._buffers, None, array._aval)
+        aval = array._aval.update(memory_space=core.mem_kind_to_space(memory_kind))
+        super().__init__(array._buffers, None, aval)
         self._memory_kind = memory_kind
+
+
+def _run_in_memory(prim: core.Primitive, vals, params):
+    """``prim`` on operands of which some are in host memory: JAX's memory-space rule checks them
+    (``ValueError`` for operands in different memories), the values are computed as any others',
+    and results typed in host memory are placed there, in the layout of a host operand's sharding."""
+    try:
+        out_avals = prim.abstract_eval(*[core.get_aval(v) for v in vals], **params)
+    except NotImplementedError:  # (no abstract rule: computed, left in device memory)
+        out_avals = None
+    plain = [
+        Array(v._value, v.weak_type) if isinstance(v, HostMemoryArray | NamedShardedArray) else v
+        for v in vals
+    ]
+    outs = prim.bind(*plain, **params)
+    if out_avals is None:
+        return outs
+    like = next(
+        (v for v in vals if isinstance(v, NamedShardedArray) and v.aval.memory_space is not core.DEVICE), None
+    )
+
+    def place(x, aval):
+        if getattr(aval, "memory_space", core.DEVICE) is core.DEVICE or not isinstance(x, Array):
+            return x
+        kind = core.mem_space_to_kind(aval.memory_space)
+        if like is not None and like.ndim == x.ndim:
+            return put_sharded(x, like.sharding.with_memory_kind(kind))
+        return put_in_memory(x, kind)
+
+    if prim.multiple_results:
+        return [place(o, a) for o, a in zip(outs, out_avals)]
+    return place(outs, out_avals)
+
+
+core.memory_eager_dispatch = _run_in_memory
+
+
+def put_in_memory(x: Array, kind: str) -> Array:
+    """``x`` on device 0 in its memory of ``kind``."""
+    put: Array = put_sharded(x, SingleDeviceSharding(topology.get_device(0), memory_kind=kind))
+    return put
 
 
 def _array_sharding(self) -> Sharding:
@@ -154,11 +199,15 @@ Array.device = property(_array_device)  # type: ignore[attr-defined]
 def put_sharded(x, sharding: Sharding):
     """``x`` laid out by ``sharding``: its blocks copied to the sharding's devices."""
     if isinstance(x, core.Tracer):
+        # staged as JAX stages it: one device_put equation (the partitioner lays a value put onto
+        # a NamedSharding out there, as it does a reshard)
         if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh):
-            from .partition import bind_reshard  # inside jit: the value is laid out there
+            from . import partition  # noqa: F401  (its rule for device_put)
 
-            return bind_reshard(x, sharding)
-        if isinstance(sharding, SingleDeviceSharding):  # staged as JAX stages it: one device_put
+            sharding.check_shape(core.get_aval(x).shape)
+        if isinstance(sharding, SingleDeviceSharding) or (
+            isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh)
+        ):
             from ..device_put_primitive import stage_device_put
 
             return stage_device_put([x], None, False, device=sharding)[0]

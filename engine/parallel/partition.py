@@ -632,6 +632,8 @@ def run_sharded(
     results = []
     for k, (aval, spec, view) in enumerate(zip(closed.out_avals, part.out_specs, part.out_views)):
         sharding = (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
+        if aval.memory_space is not core.DEVICE:  # (a result the program put in host memory)
+            sharding = sharding.with_memory_kind(core.mem_space_to_kind(aval.memory_space))
         results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
     if listening:
         _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put, kind="jit")

@@ -9,6 +9,7 @@ from typing import Callable
 
 from .. import ad, batching, core, ir
 from ..core import ShapedArray
+from ..device_put_primitive import device_put_p
 from ..ir import ClosedJaxpr, Literal
 from ..sharding import Mesh, NamedSharding, PartitionSpec
 from ..staging import trace_to_jaxpr
@@ -66,6 +67,23 @@ def _reshard_rule(ctx, prim, vals, params):
 
 
 spmd_rules[reshard_p] = _reshard_rule
+
+
+def _device_put_rule(ctx, prim, vals, params):
+    """A ``device_put`` onto a ``NamedSharding`` inside jit lays its value out as a reshard does
+    (memory kinds are types only: the engine has one memory); other puts keep the layout."""
+    return [
+        _reshard_rule(ctx, reshard_p, [x], {"sharding": d}) if _onto_mesh(d) else x
+        for x, d in zip(vals, params["devices"])
+    ]
+
+
+def _onto_mesh(device) -> bool:
+    return isinstance(device, NamedSharding) and isinstance(device.mesh, Mesh)
+
+
+spmd_rules[device_put_p] = _device_put_rule
+_always_ruled.add(device_put_p)
 
 
 def bind_reshard(x, sharding: NamedSharding):
@@ -185,6 +203,7 @@ def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
 eqn_meshes: dict[core.Primitive, Callable] = {
     reshard_p: lambda eqn: eqn.params["sharding"].mesh,
     sharding_constraint_p: lambda eqn: eqn.params["sharding"].mesh,
+    device_put_p: lambda eqn: next((d.mesh for d in eqn.params["devices"] if _onto_mesh(d)), None),
 }
 
 

@@ -1,0 +1,156 @@
+"""Abstract values: what tracing knows about an array (``ShapedArray``: shape, dtype, weak type and
+memory space), and the dtypes they may carry (numpy's, ``float0``, extended dtypes such as typed
+PRNG keys). ``engine.core`` re-exports all of it."""
+
+from __future__ import annotations
+
+import enum
+import functools
+from typing import TYPE_CHECKING, Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from . import dims
+
+if TYPE_CHECKING:
+    from .core import Array
+
+float0 = np.dtype([("float0", np.void, 0)])  # dtype of tangents of integer values
+
+
+@functools.lru_cache(maxsize=None)  # printing a jaxpr asks once per variable
+def dtype_short(dtype: DType | npt.DTypeLike) -> str:
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
+    if dtype == float0:
+        return "float0"
+    # JAX's abbreviation: bf16, f8_e4m3fn, i4, u32, c64, bool
+    name = np.dtype(dtype).name
+    return name.replace("float", "f").replace("uint", "u").replace("int", "i").replace("complex", "c")
+
+
+class ExtendedDType:
+    """A dtype that is no numpy dtype (``jax.dtypes.extended``): typed PRNG keys' ``key<fry>``.
+
+    Abstract values carry it; concrete values store it as the numpy dtype ``numpy_dtype`` (so
+    numpy's structural operations move its elements), and ``to_user`` wraps such numpy arrays in
+    their user-facing array type (see ``array_of``).
+    """
+
+    name = "extended"
+    kind = "V"
+    numpy_dtype: np.dtype
+    to_user: Callable[[np.ndarray], Array]  # numpy storage -> the user-facing array
+
+
+DType = np.dtype | ExtendedDType  # what an abstract value's dtype may be
+
+
+# numpy storage dtype -> its extended dtype (registered by the module that defines it).
+extended_dtypes: dict[np.dtype, ExtendedDType] = {}
+
+
+class MemorySpace(enum.Enum):
+    """Where a value lives, part of its type as in JAX 0.10.2: ``Device`` memory, or ``Host`` memory
+    (a sharding's ``pinned_host`` kind), printed ``f32<host>[4]``; ``Any``: Pallas' unplaced refs."""
+
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+    __str__ = __repr__
+
+
+DEVICE = MemorySpace.Device
+
+
+def mem_kind_to_space(kind: str | None) -> MemorySpace:
+    """A sharding's memory kind as a type's memory space (JAX's: only ``pinned_host`` is ``Host``)."""
+    return MemorySpace.Host if kind == "pinned_host" else DEVICE
+
+
+def mem_space_to_kind(space: MemorySpace) -> str:
+    return "pinned_host" if space is MemorySpace.Host else "device"
+
+
+class ShapedArray:
+    """The abstract value of an array: what tracing knows about it."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "memory_space")
+    array_abstraction_level = 1
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        dtype: DType | npt.DTypeLike,
+        weak_type: bool = False,
+        *,
+        memory_space: MemorySpace = DEVICE,
+    ):
+        # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
+        self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(map(dims.as_dim, shape))
+        if not isinstance(dtype, (np.dtype, ExtendedDType)):  # (numpy's dtypes are subclasses of np.dtype)
+            dtype = np.dtype(dtype)
+        self.dtype: DType = dtype
+        self.weak_type = weak_type
+        self.memory_space = memory_space
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return dims.dim_product(self.shape)  # type: ignore[no-any-return]  # (symbolic: an expression)
+
+    def update(
+        self,
+        shape: Sequence[int] | None = None,
+        dtype: DType | npt.DTypeLike | None = None,
+        weak_type: bool | None = None,
+        memory_space: MemorySpace | None = None,
+    ) -> "ShapedArray":
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+            memory_space=self.memory_space if memory_space is None else memory_space,
+        )
+
+    def strip_weak_type(self) -> "ShapedArray":
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+            and self.memory_space is other.memory_space
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type, self.memory_space))
+
+    def _space(self) -> str:  # JAX's annotation of a type outside device memory: ``<host>``
+        return "" if self.memory_space is DEVICE else f"<{self.memory_space.name.lower()}>"
+
+    def str_short(self) -> str:
+        return f"{dtype_short(self.dtype)}{self._space()}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:  # JAX's: full dtype names (``ShapedArray(int32[4])``)
+        name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({name}{self._space()}[{','.join(map(str, self.shape))}]{weak})"
+
+    def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
+        name = getattr(self.dtype, "name", str(self.dtype))
+        return f"{'~' if self.weak_type else ''}{name}{self._space()}[{','.join(map(str, self.shape))}]"
+
+
+def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
+    return aval if weak_type is None else aval.update(weak_type=weak_type)
