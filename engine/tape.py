@@ -62,6 +62,19 @@ class Linearized:
 
 
 _cache: dict = {}
+_new_tracer = object.__new__
+_INEXACT: dict = {}  # dtype -> whether it carries tangents (kind 'f' or 'c'), for the tape's hot path
+
+
+def _inexact(dtype) -> bool:
+    k = dtype_kind(dtype)
+    if k != "V":  # (a narrow dtype's kind may change once ml_dtypes is imported: not remembered)
+        try:
+            _INEXACT[dtype] = k in "fc"
+        except TypeError:  # (an unhashable stand-in for a dtype)
+            pass
+    return k in "fc"
+
 core.x64_listeners.append(lambda on: _cache.clear())  # rules' constants take the flag's dtypes
 _GENERAL = object()  # cache value: this signature takes the general path
 
@@ -155,19 +168,33 @@ class TapeTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
-        primals = [t.primal for t in tracers]
-        nodes = [t.node for t in tracers]
-        avals = [t.aval for t in tracers]
-        active = tuple(nd is not None and dtype_kind(a.dtype) in "fc" for nd, a in zip(nodes, avals))
-        if True not in active:
+        # (loops written out: in this hot path each comprehension costs a call of its own)
+        primals, active, in_nodes = [], [], []
+        key = [primitive, None, None]  # (plain tuples hash and compare in C; avals would call Python methods)
+        for t in tracers:
+            aval = t._aval
+            if aval is None:
+                aval = t.aval
+            dtype = aval.dtype
+            primals.append(t.primal)
+            node = t.node
+            if node is not None:
+                try:
+                    node_active = _INEXACT[dtype]
+                except (KeyError, TypeError):
+                    node_active = _inexact(dtype)
+                if node_active:
+                    in_nodes.append(node)
+                active.append(node_active)
+            else:
+                active.append(False)
+            key.append((aval.shape, dtype, aval.weak_type))
+        if not in_nodes:
             return primitive.bind(*primals, **params)
-        try:  # (plain tuples hash and compare in C; avals would call Python methods)
-            key = (
-                primitive,
-                tuple(params.items()),
-                active,
-                *[(a.shape, a.dtype, a.weak_type) for a in avals],
-            )
+        active = tuple(active)
+        try:
+            key[1], key[2] = tuple(params.items()), active
+            key = tuple(key)
             lin = _cache.get(key)
         except TypeError:  # unhashable params
             key, lin = None, _GENERAL
@@ -179,22 +206,31 @@ class TapeTrace(Trace):
                 and not primitive.defined_outside_engine
             ):
                 try:
-                    lin = _linearize(primitive, params, avals, active)
+                    lin = _linearize(primitive, params, [t.aval for t in tracers], active)
                 except Exception:  # noqa: BLE001 - e.g. a rule that needs concrete values
                     pass
             if len(_cache) >= CACHE_MAX:
                 _cache.clear()
             _cache[key] = lin
-        in_nodes = [nd for nd, act in zip(nodes, active) if act]
         if lin is _GENERAL:
             return self._general(primitive, params, primals, active, in_nodes)
         outs_res = tape_plan.run(lin.fwd, lin.fwd_plans, primals)
         if outs_res is None:
             outs_res = _run(lin.fwd, primals, True)
         n = lin.num_outs
-        out_nodes = [self.new_node() if act else None for act in lin.active_outs]
+        out_nodes, tracers_out = [], []
+        for i, act in enumerate(lin.active_outs):
+            if act:
+                node = self.nodes
+                self.nodes = node + 1
+                out_nodes.append(node)
+                out = _new_tracer(TapeTracer)  # (TapeTracer.__init__, without its call)
+                out._trace, out.primal, out.node, out._aval = self, outs_res[i], node, None
+            else:
+                out_nodes.append(None)
+                out = outs_res[i]
+            tracers_out.append(out)
         self.tape.append((lin, outs_res[n:], in_nodes, out_nodes))
-        tracers_out = [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs_res[:n], out_nodes)]
         return tracers_out if primitive.multiple_results else tracers_out[0]
 
     def _general(self, primitive, params, primals, active, in_nodes):

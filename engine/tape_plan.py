@@ -29,6 +29,7 @@ from .narrow_dtypes import kind as dtype_kind
 from .transfers import active as _transfer_guarded
 
 _SCALARS = (bool, int, float, complex)
+_new = object.__new__
 _PLAIN_KINDS = "biufc"  # numpy's kinds that need no narrow or extended handling
 
 
@@ -36,7 +37,8 @@ class Plan:
     """Steps over a list of slots: the jaxpr's consts and literals first, then its inputs
     (``init[in_start:in_stop]``), then each equation's outputs. ``outs``: per output,
     ``(_WRAP, slot, weak)``, or ``(_INPUT, i, None)`` / ``(_CONST, value, None)`` for an input or
-    a const handed back as it was given (as the general evaluation hands them back)."""
+    a const handed back as it was given (as the general evaluation hands them back), or
+    ``(_SAME, j, None)`` for a value that output ``j`` already hands back."""
 
     __slots__ = ("init", "in_start", "in_stop", "steps", "outs")
 
@@ -44,7 +46,7 @@ class Plan:
         self.init, self.in_start, self.in_stop, self.steps, self.outs = init, in_start, in_stop, steps, outs
 
 
-_WRAP, _INPUT, _CONST = 0, 1, 2
+_WRAP, _INPUT, _CONST, _SAME = 0, 1, 2, 3
 
 
 class _Unplanned(Exception):
@@ -124,7 +126,9 @@ def make_plan(closed: ClosedJaxpr, sig: tuple) -> Plan | None:
             types.append((d, keep))
             init.append(None)
             outs.append((slot[v], d))
-        steps.append((impl, idx, eqn.params, p.multiple_results, tuple(outs)))
+        # (the first two operands' slots apart: most impls take one or two, called without a list)
+        a0, a1 = (idx + (0, 0))[:2]
+        steps.append((impl, len(idx), a0, a1, idx, eqn.params, p.multiple_results, tuple(outs)))
     in_pos = {var: k for k, var in enumerate(jaxpr.in_binders)}
     out_plan: list[tuple[int, Any, Any]] = []
     for x in jaxpr.outs:
@@ -134,6 +138,8 @@ def make_plan(closed: ClosedJaxpr, sig: tuple) -> Plan | None:
             out_plan.append((_INPUT, in_pos[x], None))
         elif x in consts:
             out_plan.append((_CONST, consts[x], None))
+        elif (_WRAP, slot[x], types[slot[x]][1]) in out_plan:  # (one Array, as the general way's)
+            out_plan.append((_SAME, out_plan.index((_WRAP, slot[x], types[slot[x]][1])), None))
         else:
             out_plan.append((_WRAP, slot[x], types[slot[x]][1]))
     return Plan(init, in_start, in_stop, steps, out_plan)
@@ -167,12 +173,19 @@ def run(closed: ClosedJaxpr, plans: dict, args) -> list | None:
         return None
     env = list(plan.init)
     env[plan.in_start : plan.in_stop] = vals
-    try:
-        for impl, idx, params, multiple, outs in plan.steps:
-            r = impl(*[env[i] for i in idx], **params)
-            if multiple and len(r) != len(outs):
+    try:  # (loops written out: in this hot path a comprehension costs a call of its own)
+        for impl, n, a0, a1, idx, params, multiple, outs in plan.steps:
+            if n == 1:
+                r = impl(env[a0], **params)
+            elif n == 2:
+                r = impl(env[a0], env[a1], **params)
+            else:
+                r = impl(*[env[i] for i in idx], **params)
+            if not multiple:
+                r = (r,)
+            elif len(r) != len(outs):
                 raise _Unplanned
-            for (i, d), o in zip(outs, r if multiple else (r,)):
+            for (i, d), o in zip(outs, r):
                 if type(o) is not np.ndarray:
                     if not isinstance(o, np.generic):
                         raise _Unplanned
@@ -182,7 +195,17 @@ def run(closed: ClosedJaxpr, plans: dict, args) -> list | None:
                 env[i] = o
     except _Unplanned:
         return None
-    return [Array(env[a], b) if k == _WRAP else args[a] if k == _INPUT else a for k, a, b in plan.outs]
+    results = []
+    for k, a, b in plan.outs:
+        if k == _WRAP:
+            # An impl's result of the planned (canonical) dtype: nothing for Array.__init__ to
+            # check; its value is marked read-only when handed out, as the eager operators' are.
+            out = _new(Array)
+            out._value, out.weak_type, out._aval = env[a], b, None
+        else:
+            out = args[a] if k == _INPUT else results[a] if k == _SAME else a
+        results.append(out)
+    return results
 
 
 _WEAK_SCALARS = (int, float, complex)
