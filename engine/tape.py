@@ -75,6 +75,7 @@ def _inexact(dtype) -> bool:
             pass
     return k in "fc"
 
+
 core.x64_listeners.append(lambda on: _cache.clear())  # rules' constants take the flag's dtypes
 _GENERAL = object()  # cache value: this signature takes the general path
 
