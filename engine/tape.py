@@ -276,50 +276,69 @@ def eager() -> bool:
 
 def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], ad.VJP]:
     """``ad.vjp_flat`` on concrete primals, by the tape: same contract, same values."""
-    avals = [ad.tangent_aval(core.get_aval(p)) for p in primals]
-    with core.new_main(TapeTrace, []) as main:
+    in_avals = [core.get_aval(p) for p in primals]
+    avals = [ad.tangent_aval(a) for a in in_avals]
+    stack = core._state.stack  # (core.new_main's push and pop, without a context manager's calls)
+    main = core.MainTrace(len(stack), TapeTrace, [])
+    stack.append(main)
+    try:
         trace = TapeTrace(main)
         main.trace = trace
-        ins = [
-            TapeTracer(trace, p, trace.new_node()) if dtype_kind(a.dtype) in "fc" else p
-            for p, a in zip(primals, avals)
-        ]
+        ins = []
+        for p, aval, t_aval in zip(primals, in_avals, avals):
+            if dtype_kind(t_aval.dtype) in "fc":
+                p = TapeTracer(trace, p, trace.new_node())
+                p._aval = aval  # (known: its operations need not make it again)
+            ins.append(p)
         outs = f(*ins)
         outs = [trace.full_raise(o) for o in outs]
+    finally:
+        stack.pop()
     tape = trace.tape
     out_nodes = [o.node for o in outs]
     primals_out = [o.primal for o in outs]
 
     def f_vjp(*cts):
         table: dict[int, Any] = {}
-
-        def add(node, ct):
-            prev = table.get(node)
-            table[node] = ct if prev is None else ad.add_jaxvals_p.bind(prev, ct)
-
+        get, pop, add_jaxvals = table.get, table.pop, ad.add_jaxvals_p.bind
         for nd, ct in zip(out_nodes, cts):
             if nd is not None and ct is not None and type(ct) is not ad.Zero:
-                add(nd, ct)
+                prev = get(nd)
+                table[nd] = ct if prev is None else add_jaxvals(prev, ct)
+        concrete = eager()
+        # (loops written out: in this hot path each comprehension costs a call of its own)
         for lin, res, in_nodes, nodes_out in reversed(tape):
-            cts_out = [table.pop(nd, None) if nd is not None else None for nd in nodes_out]
-            if all(c is None for c in cts_out):
+            cts_out, any_ct = [], False
+            for nd in nodes_out:
+                c = None if nd is None else pop(nd, None)
+                cts_out.append(c)
+                any_ct = any_ct or c is not None
+            if not any_ct:
                 continue
             if type(lin) is Linearized:
-                got = [c for c, act in zip(cts_out, lin.active_outs) if act]
-                got = [np.zeros(a.shape, a.dtype) if c is None else c for c, a in zip(got, lin.ct_avals)]
-                args = [*res, *got]
-                cts = tape_plan.run(lin.bwd, lin.bwd_plans, args) if eager() else None
-                it = iter(_run(lin.bwd, args, False) if cts is None else cts)
-                cts_in = [next(it) if nz else None for nz in lin.nonzero_cts]
+                args = list(res)
+                ct_avals = iter(lin.ct_avals)
+                for c, act in zip(cts_out, lin.active_outs):
+                    if act:
+                        a = next(ct_avals)
+                        args.append(np.zeros(a.shape, a.dtype) if c is None else c)
+                cts = tape_plan.run(lin.bwd, lin.bwd_plans, args) if concrete else None
+                if cts is None:
+                    cts = _run(lin.bwd, args, False)
+                cts_in, k = [], 0
+                for nz in lin.nonzero_cts:
+                    cts_in.append(cts[k] if nz else None)
+                    k += nz
             else:  # a general pullback: ``res`` holds the outputs' avals
                 full = [ad.Zero(ad.tangent_aval(a)) if c is None else c for c, a in zip(cts_out, res)]
                 cts_in = [None if type(c) is ad.Zero else c for c in lin(*full)]
             for nd, ct in zip(in_nodes, cts_in):
                 if ct is not None:
-                    add(nd, ct)
+                    prev = get(nd)
+                    table[nd] = ct if prev is None else add_jaxvals(prev, ct)
         out = []
         for x, a in zip(ins, avals):
-            ct = table.get(x.node) if type(x) is TapeTracer else None
+            ct = get(x.node) if type(x) is TapeTracer else None
             out.append(ad.Zero(a) if ct is None else ct)
         return out
 
