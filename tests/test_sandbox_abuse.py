@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT
 from server.launch import ServerProcess
 from sandbox_hosts import SERVER_UID, owned_dir, readable_python, uid_mode_prefix
-from server.sandbox import slot
+from server.sandbox import child, slot
 
 PLAIN = "server.sandbox.plain_runner:run_request"
 UID_BASE = 61100
@@ -499,17 +499,29 @@ def server_family(server) -> dict[str, list[int]]:
                 pass
     tids = [int(t) for t in os.listdir(f"/proc/{server_pid}/task")]
     # The zygotes' kernel compile services: their children under the server's own (effective) uid.
-    services = []
+    services, spares = [], []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", "rb") as f:
                     parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+                # (spares: the next runs' processes, forked ahead, waiting unisolated for requests)
                 if parent in zygotes and _effective_uid(int(entry)) == _effective_uid(server_pid):
-                    services.append(int(entry))
+                    (spares if _comm(int(entry)) == child.SPARE_NAME else services).append(int(entry))
             except (OSError, IndexError, ValueError):
                 pass
-    return {"server": [server_pid], "threads": tids, "zygotes": zygotes, "services": services}
+    return {
+        "server": [server_pid],
+        "threads": tids,
+        "zygotes": zygotes,
+        "services": services,
+        "spares": spares,
+    }
+
+
+def _comm(pid: int) -> bytes:
+    with open(f"/proc/{pid}/comm", "rb") as f:
+        return f.read().rstrip(b"\n")
 
 
 def _effective_uid(pid: int) -> int:
@@ -643,10 +655,13 @@ def test_cannot_signal_limit_or_own_io_of_server_and_zygotes(server):
     assert len(family["zygotes"]) == WORKERS
     before = {pid: nofile_limit(pid) for pid in family["server"] + family["zygotes"]}
     assert len(family["services"]) == WORKERS
-    targets = sorted({*family["server"], *family["threads"], *family["zygotes"], *family["services"]})
+    # The other worker's spare is a target too (this worker's is the run itself).
+    targets = sorted(
+        {*family["server"], *family["threads"], *family["zygotes"], *family["services"], *family["spares"]}
+    )
     code = f"""
 import os, signal, resource, socket, fcntl, struct
-targets = {targets!r}
+targets = [pid for pid in {targets!r} if pid != os.getpid()]  # (a spare: now this run)
 done = []
 for pid in targets:
     for sig in (signal.SIGSTOP, signal.SIGKILL):
@@ -692,7 +707,9 @@ print('done', done)
     assert after["zygotes"] == family["zygotes"] and after["server"] == family["server"]
     assert after["services"] == family["services"]
     assert {pid: nofile_limit(pid) for pid in before} == before
-    for pid in targets:
+    taken = [pid for pid in family["spares"] if not os.path.exists(f"/proc/{pid}")]
+    assert len(taken) <= 1  # the spare that became this run; the other worker's still waits
+    for pid in set(targets) - set(taken):
         with open(f"/proc/{pid}/stat") as f:
             assert f.read().rsplit(")", 1)[1].split()[0] != "T"  # not stopped
     assert_still_computes(server)

@@ -33,6 +33,9 @@ INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu", signal.SIGUSR1: "
 # The engine's runner stops a run itself at the print that crosses the output limit (it captures
 # prints, so they never reach the pipes the supervisor counts): it reads the limit from here.
 OUTPUT_LIMIT_ENV = "ENGINE_OUTPUT_BYTES"
+# A spare's name while it waits for its request (``/proc/<pid>/comm``), so that it can be told
+# from the zygote's compile service, also a child under the zygote's uid.
+SPARE_NAME = b"jaxplay-spare"
 
 
 class LimitInterrupt(BaseException):
@@ -51,10 +54,20 @@ def _interrupt(signum: int, _frame: Optional[FrameType]) -> None:
 
 
 def _wire_descriptors(
-    result_w: int, out_w: int, err_w: int, keep: tuple[int, ...] = (), service: int | None = None
-) -> None:
+    result_w: int,
+    out_w: int,
+    err_w: int,
+    keep: tuple[int, ...] = (),
+    service: int | None = None,
+    request: int | None = None,
+) -> int | None:
+    """Put the run's pipes (and service connection) at their numbers and close everything else
+    but ``keep`` and ``request``; returns the request's new descriptor."""
     if service is not None:  # out of the way of the dup2s below, whatever number it has now
         service = fcntl.fcntl(service, fcntl.F_DUPFD, 64)
+    if request is not None:
+        request = fcntl.fcntl(request, fcntl.F_DUPFD_CLOEXEC, 64)
+        keep = (*keep, request)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(out_w, 1)
@@ -82,6 +95,30 @@ def _wire_descriptors(
     sys.stderr = io.TextIOWrapper(
         io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
     )
+    return request
+
+
+def name(new: bytes | None = None) -> bytes:
+    """This process's name; with ``new``, set it (returns the one it had)."""
+    with open("/proc/self/comm", "rb") as f:
+        old = f.read().rstrip(b"\n")
+    if new is not None:
+        with open("/proc/self/comm", "wb") as f:
+            f.write(new)
+    return old
+
+
+def _read_request(fd: int, run_name: bytes) -> tuple[bytes, str | None]:
+    """A spare's request and work directory: all the zygote writes before it closes the pipe
+    (nothing: discarded). The spare was born with ``SPARE_NAME``; it takes ``run_name`` once it
+    has its request."""
+    parts = []
+    while chunk := os.read(fd, 1 << 16):
+        parts.append(chunk)
+    os.close(fd)
+    name(run_name)
+    workdir, _, request = b"".join(parts).partition(b"\0")
+    return request, workdir.decode() or None
 
 
 def _clean_import_path() -> None:
@@ -102,13 +139,17 @@ def _send(data: bytes) -> None:
 def run_child(
     plan: isolation.Plan,
     runner: Runner,
-    request_json: bytes,
+    request_json: bytes | None,
     fds: tuple[int, int, int],
     workdir: str | None,
     service_fd: int | None = None,
     output_bytes: int | None = None,
+    request_fd: int | None = None,
+    run_name: bytes = b"python",
 ) -> None:
-    """Entry point right after ``fork()`` in the child. Never returns."""
+    """Entry point right after ``fork()`` in the child. Never returns. Without ``request_json``
+    the child is a spare: it wires its descriptors, then waits for the request on ``request_fd``
+    and is isolated only once it has it (a waiting spare is not a run: it holds no slot uid)."""
     global _run_pid
     code = EXIT_SETUP_FAILED
     try:
@@ -116,7 +157,13 @@ def run_child(
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
-        _wire_descriptors(*fds, keep=plan.keep_fds, service=service_fd)
+        request_fd = _wire_descriptors(*fds, keep=plan.keep_fds, service=service_fd, request=request_fd)
+        if request_json is None:
+            assert request_fd is not None
+            request_json, workdir = _read_request(request_fd, run_name)
+            if not request_json:
+                code = EXIT_OK
+                return  # (the finally exits)
         isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
         if output_bytes is not None:
             os.environ[OUTPUT_LIMIT_ENV] = str(output_bytes)

@@ -8,6 +8,7 @@ and can be reaped; the seccomp filter keeps them all in the run's process group,
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import select
@@ -142,6 +143,138 @@ def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, st
     return "killed", f"exited with status {code}"
 
 
+@dataclass
+class Spawned:
+    """A run's process forked ahead of its request (a spare): it has set up its descriptors and
+    waits, not yet isolated, for the request on ``request_w``. Forking a zygote costs it several
+    milliseconds of CPU (copying its page tables), which the spare pays while the slot is idle.
+    A spare holds nothing of a run: no slot uid, no work directory (``hand_over`` makes that)."""
+
+    pid: int
+    pidfd: int  # (signals through it cannot reach another process that reuses the pid)
+    fds: tuple[int, int, int]  # the zygote's ends: result, stdout, stderr
+    request_w: int
+    workdir: Optional[str]
+    service_pid: Optional[int] = None  # the compile service its connection reaches, if any
+
+
+def _workdir(plan: isolation.Plan, sandbox_tmp: str) -> Optional[str]:
+    """A run's directory, where it has no private /tmp: made here, handed to its slot's uid."""
+    if plan.private_tmp:
+        return None
+    os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="run-", dir=sandbox_tmp)
+    if (ids := plan.slot_ids) is not None:
+        os.chown(workdir, *ids)
+    return workdir
+
+
+def spawn(
+    plan: isolation.Plan,
+    runner: child.Runner,
+    limits: Limits,
+    sandbox_tmp: str,
+    service_fd: Optional[int] = None,
+    service_pid: Optional[int] = None,
+    request_json: Optional[bytes] = None,
+) -> Spawned:
+    """Fork a run's process: with ``request_json``, one that runs it; without, a spare that waits
+    for the request ``hand_over`` gives it. ``service_fd`` is the run's end of a connection to the
+    kernel compile service; it is the child's from here on."""
+    workdir = None if request_json is None else _workdir(plan, sandbox_tmp)
+    result_r, result_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    request_r: Optional[int] = None
+    request_w = -1
+    if request_json is None:
+        request_r, request_w = os.pipe()
+    # A spare is born with its name (the zygote's for a moment): never seen under the zygote's.
+    zygote_name = child.name(child.SPARE_NAME) if request_json is None else b""
+    try:
+        pid = os.fork()
+    except OSError:
+        if zygote_name:
+            child.name(zygote_name)
+        raise
+    if pid == 0:
+        # (the zygote alone may write the request: if it dies, the child reads EOF and exits)
+        for end in (result_r, out_r, err_r, request_w):
+            if end >= 0:
+                os.close(end)
+        child.run_child(
+            plan,
+            runner,
+            request_json,
+            (result_w, out_w, err_w),
+            workdir,
+            service_fd,
+            limits.output_bytes,
+            request_fd=request_r,
+            run_name=zygote_name,
+        )
+    if zygote_name:
+        child.name(zygote_name)
+    for childs in (result_w, out_w, err_w, request_r, service_fd):
+        if childs is not None:
+            os.close(childs)
+    if request_w >= 0:
+        os.set_blocking(request_w, False)
+    return Spawned(pid, os.pidfd_open(pid), (result_r, out_r, err_r), request_w, workdir, service_pid)
+
+
+def waiting(spawned: Spawned) -> bool:
+    """Whether the spare is still there to take a request (a run may not have killed it: in
+    "unsafe-single-user" runs share its uid)."""
+    poller = select.poll()
+    poller.register(spawned.pidfd, select.POLLIN)
+    return not poller.poll(0)
+
+
+def hand_over(spawned: Spawned, request_json: bytes, plan: isolation.Plan, sandbox_tmp: str) -> bool:
+    """Give the spare its request (and work directory), whole, without blocking: False (nothing
+    sent) if the pipe cannot hold it at once."""
+    fd = spawned.request_w
+    try:
+        workdir = _workdir(plan, sandbox_tmp)
+    except OSError:
+        return False
+    message = (workdir or "").encode() + b"\0" + request_json
+    try:
+        if fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) < len(message):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, len(message))
+        if fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) < len(message):
+            raise OSError("the request does not fit in a pipe")
+        # An empty pipe with room for all of it takes all of it in one write; a cut one (which
+        # cannot happen) reaches the child as a request that fails to parse.
+        os.write(fd, message)
+    except OSError:
+        sweep(plan, workdir)
+        return False
+    os.close(fd)
+    spawned.request_w, spawned.workdir = -1, workdir
+    return True
+
+
+def discard(spawned: Spawned, plan: isolation.Plan) -> None:
+    """End a spare that will not run: it reads EOF and exits; killed and reaped all the same."""
+    if spawned.request_w >= 0:
+        os.close(spawned.request_w)
+        spawned.request_w = -1
+    for fd in spawned.fds:
+        os.close(fd)
+    try:
+        signal.pidfd_send_signal(spawned.pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.close(spawned.pidfd)
+    try:
+        os.waitpid(spawned.pid, 0)
+    except ChildProcessError:
+        pass
+    sweep(plan, spawned.workdir)
+
+
 def run(
     plan: isolation.Plan,
     runner: child.Runner,
@@ -150,38 +283,24 @@ def run(
     sandbox_tmp: str,
     defer_cleanup: bool = False,
     service_fd: Optional[int] = None,
+    spawned: Optional[Spawned] = None,
 ) -> Outcome:
-    """Run one request. With ``defer_cleanup`` the outcome may come back as soon as the child has
+    """Run one request, in ``spawned`` (a spare that ``hand_over`` gave it) if given, else in a
+    process forked now. With ``defer_cleanup`` the outcome may come back as soon as the child has
     sent its report and closed its pipes, while it is still exiting (unmapping its memory, tearing
     down its namespaces): the caller then sends the result on and must call ``cleanup`` before
     the next run, which kills the run's process group and reaps it as before. ``service_fd`` is
     the run's end of a connection to the kernel compile service; it is the run's from here on."""
     start = time.monotonic()
-    workdir = None
-    if not plan.private_tmp:
-        os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
-        workdir = tempfile.mkdtemp(prefix="run-", dir=sandbox_tmp)
-        if (ids := plan.slot_ids) is not None:
-            os.chown(workdir, *ids)
-    result_r, result_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        for fd in (result_r, out_r, err_r):
-            os.close(fd)
-        child.run_child(
-            plan, runner, request_json, (result_w, out_w, err_w), workdir, service_fd, limits.output_bytes
-        )
-    for fd in (result_w, out_w, err_w, *([] if service_fd is None else [service_fd])):
-        os.close(fd)
+    if spawned is None:
+        spawned = spawn(plan, runner, limits, sandbox_tmp, service_fd, request_json=request_json)
+    os.close(spawned.pidfd)
+    pid, fds, workdir = spawned.pid, spawned.fds, spawned.workdir
     outcome, finished = None, False
     try:
-        outcome, finished = _supervise(
-            pid, start, (result_r, out_r, err_r), limits, lambda: measure_memory(plan, pid, workdir)
-        )
+        outcome, finished = _supervise(pid, start, fds, limits, lambda: measure_memory(plan, pid, workdir))
     finally:
-        for fd in (result_r, out_r, err_r):
+        for fd in fds:
             os.close(fd)
         if outcome is not None and finished:
             outcome.pending = Teardown(pid, workdir, plan)

@@ -463,9 +463,14 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
         memory_bytes=config["memory_bytes"],
         cpu_seconds=config["cpu_seconds"],
     )
+    spare: Optional[supervise.Spawned] = None
     while True:
+        if spare is None and runner is not None:
+            spare = _spare(plan, runner, limits, config, service)
         message = read_message(ctrl_in)
         if message is None:
+            if spare is not None:
+                supervise.discard(spare, plan)
             return
         outcome = None
         try:
@@ -475,6 +480,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
                     limit_report(request, "killed", version, message=runner_error).model_dump_json().encode()
                 )
             else:
+                taken, spare = _take(spare, plan, message, service, config["sandbox_tmp"]), None
                 outcome = supervise.run(
                     plan,
                     runner,
@@ -482,7 +488,8 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
                     limits,
                     config["sandbox_tmp"],
                     defer_cleanup=True,
-                    service_fd=service.connect() if service is not None else None,
+                    service_fd=service.connect() if service is not None and taken is None else None,
+                    spawned=taken,
                 )
                 reply = finish(outcome, request, config, version)
         except Exception as e:  # noqa: BLE001 - one bad run must not take the zygote down
@@ -500,6 +507,46 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
                     os._exit(1)
                 if outcome.leftovers:
                     log.error("slot %s: processes survived the run: %s", config["slot"], outcome.leftovers)
+
+
+def _spare(
+    plan: isolation.Plan,
+    runner: Runner,
+    limits: supervise.Limits,
+    config: ZygoteConfig,
+    service: Optional[kernel_service.Service],
+) -> Optional[supervise.Spawned]:
+    """The next run's process, forked while the slot is idle (after the last run's teardown)."""
+    try:
+        return supervise.spawn(
+            plan,
+            runner,
+            limits,
+            config["sandbox_tmp"],
+            service_fd=service.connect() if service is not None else None,
+            service_pid=service.pid if service is not None else None,
+        )
+    except Exception:  # noqa: BLE001 - the run then forks when its request comes, as it would
+        log.exception("slot %s: forking a spare failed", config["slot"])
+        return None
+
+
+def _take(
+    spare: Optional[supervise.Spawned],
+    plan: isolation.Plan,
+    message: bytes,
+    service: Optional[kernel_service.Service],
+    sandbox_tmp: str,
+) -> Optional[supervise.Spawned]:
+    """``spare`` with ``message`` handed over, or None (discarded) if it cannot take it: it is
+    gone, its compile service was restarted or has died since, or the request is too big."""
+    if spare is None:
+        return None
+    stale = service is not None and (service.pid != spare.service_pid or not service.alive())
+    if not stale and supervise.waiting(spare) and supervise.hand_over(spare, message, plan, sandbox_tmp):
+        return spare
+    supervise.discard(spare, plan)
+    return None
 
 
 def main() -> None:
