@@ -303,9 +303,10 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
     mapped = [d is not batching.not_mapped and d is not None for d in dims]
     vals = [batching.bdim_at_front(v, d, axis_size) if m else v for v, d, m in zip(vals, dims, mapped)]
     in_dims = [0 if m else batching.not_mapped for m in mapped]
-    batched, _ = batching.batch_jaxpr(
-        call_jaxpr, axis_size, in_dims, force_out=[True] * len(call_jaxpr.out_avals)
-    )
+    with ir.as_traced():
+        batched, _ = batching.batch_jaxpr(
+            call_jaxpr, axis_size, in_dims, force_out=[True] * len(call_jaxpr.out_avals)
+        )
     n = len(vals) - num_consts
     const_avals, in_avals = call_jaxpr.in_avals[:num_consts], call_jaxpr.in_avals[num_consts:]
 
@@ -561,9 +562,11 @@ def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_c
     if any(d is not batching.not_mapped for d in dims[:num_consts]):
         # The rules close over the batched constants themselves (not the call's arguments), so
         # they cannot be batched apart from the function: batch the primal function inline.
-        batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
+        with ir.as_traced():
+            batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
         return eval_jaxpr(batched.jaxpr, vals, batched.consts), out_dims
-    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
+    with ir.as_traced():
+        batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
     in_dims = [None if d is batching.not_mapped else d for d in dims[num_consts:]]
     res_dims: list = []
 

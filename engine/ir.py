@@ -431,10 +431,39 @@ def printed_names(jaxpr: Jaxpr) -> dict[Var, str]:
 # transforms it. Equations keep their source line while replayed.
 
 
+# How many jaxprs are being replayed (``eval_jaxpr``) right now. JAX replays each equation in the
+# context it was traced in (``eqn.ctx``), which sets the abstract mesh; its transformation caches
+# key on that context, so a jitted function batched while a jaxpr is replayed (inside another
+# batched jit) gets a jaxpr of its own, apart from the same function batched by ``vmap`` directly.
+replaying = [0]
+
+
+class as_traced:
+    """Replay a jaxpr as JAX would trace the Python function it stands for (a custom_jvp or
+    custom_vjp function under vmap: JAX calls the function, the engine replays its jaxpr): its
+    equations see the caller's context, not a replay's."""
+
+    def __enter__(self) -> None:
+        self.saved = replaying[0]
+        if self.saved == 0:
+            replaying[0] = -1  # (eval_jaxpr's own count brings it back to 0)
+
+    def __exit__(self, *exc: object) -> None:
+        replaying[0] = self.saved
+
+
 def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value] = ()) -> list[Value]:
     if transfers.active[0]:  # (a program's constants and literals are not transfers)
         with transfers.inside_program():
             return eval_jaxpr(jaxpr, args, consts)
+    replaying[0] += 1
+    try:
+        return _eval_jaxpr(jaxpr, args, consts)
+    finally:
+        replaying[0] -= 1
+
+
+def _eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value]) -> list[Value]:
     env: dict[Var, Value] = {}
 
     def read(x: Atom) -> Value:

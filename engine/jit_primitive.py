@@ -186,7 +186,7 @@ def _jit_batch(
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
     # The same jaxpr batched the same way is one jaxpr (JAX memoizes batch_jaxpr), so two calls
     # of one jitted function under vmap print as one shared ``let``.
-    key = (axis_size, tuple(dims), axis_name)
+    key = (axis_size, tuple(dims), axis_name, ir.replaying[0] > 0)
     table = _linearized_cache(_batched_jaxprs, jaxpr)
     cached = table.get(key)
     if cached is None:

@@ -461,6 +461,17 @@ def _(jax):
     return jax.vmap(jax.grad(f)), (_f32(4),)
 
 
+@_program("vmap_jit_direct_and_nested")
+def _(jax):
+    # JAX batches a jit called directly under vmap and the same jit inside a batched jit's body in
+    # different contexts: two batched jaxprs (a custom_vjp's function counts as called directly)
+    jnp = jax.numpy
+    inner = jax.jit(lambda c: jnp.floor(c) % 2)
+    outer = jax.jit(lambda c: inner(c) + 1)
+    both = jax.vmap(lambda c: (c % 1, inner(c), outer(c), jax.scipy.special.log_ndtr(c)))
+    return both, (_f32(3),)
+
+
 @_program("remat_prevent_cse_false_scan")
 def _(jax):
     lax, jnp = jax.lax, jax.numpy
