@@ -55,11 +55,7 @@ _MEMORY_STATS = (
 )
 KNOWN_FAILURES.update(
     {
-        **{("host-offloading", i): _MEMORY_STATS for i in (5, 8)},
-        ("host-offloading", 9): (
-            _MEMORY_STATS + "; and jnp.isclose of a device and a host array fails at its first "
-            "operation mixing them, which in JAX's order of operations is an `and`, in the engine's a `mul`"
-        ),
+        **{("host-offloading", i): _MEMORY_STATS for i in (5, 8, 9)},
         ("ffi", 12): "as_text(dialect='hlo') is XLA's HLO text: there is no XLA here",
         ("export-export", 31): (
             "Lowered.compiler_ir() of a primitive lowered by a user's register_lowering rule: engine.stablehlo "

@@ -275,3 +275,16 @@ def test_device_put_onto_a_named_sharding_inside_jit_is_a_device_put():
     y = jax.jit(lambda v: jax.device_put(v, s) * 2)(x)
     np.testing.assert_array_equal(y, 2 * np.arange(8.0))
     assert y.sharding.memory_kind == "device"
+
+
+def test_isclose_of_a_device_and_a_host_array_fails_at_jaxs_first_mixed_op():
+    # (the host-offloading tutorial's last cell): JAX's isclose meets the two memories first in an `and`
+    host, _ = _host_and_device()
+    h = jax.device_put(jnp.arange(3.0), host)
+    with pytest.raises(ValueError) as e:
+        jnp.allclose(jnp.arange(3.0), h)
+    assert str(e.value) == (
+        "memory_space of all inputs passed to `and` must be the same. Got one operand with type: bool[3] "
+        "and another operand with type: bool<host>[3]"
+    )
+    assert jnp.isclose(h, h).sharding == host

@@ -714,3 +714,63 @@ def test_float_base_to_a_traced_integer_exponent():
     assert str(jax.make_jaxpr(jax.grad(f))(x, i)) == _GRAD_POW_TRACED_INT_EXPONENT
     with pytest.raises(TypeError, match="pow does not accept dtype int32 at position 0"):
         lax.pow(jnp.int32(2), jnp.int32(3))
+
+
+def test_isclose_and_allclose_stage_jaxs_programs():
+    # JAX 0.10.2: NaN checks first, integers compared as floats, tolerances as typed constants
+    x = jnp.ones(3)
+    assert str(jax.make_jaxpr(jnp.isclose)(x, x)) == (
+        "let isclose = { lambda ; a:f32[3] b:f32[3]. let\n"
+        "    c:bool[3] = ne a a\n"
+        "    d:bool[3] = ne b b\n"
+        "    e:bool[3] = and c d\n"
+        "    f:bool[3] = is_finite b\n"
+        "    g:f32[3] = sub a b\n"
+        "    h:f32[3] = abs g\n"
+        "    i:f32[3] = abs b\n"
+        "    j:f32[3] = mul 9.999999747378752e-06:f32[] i\n"
+        "    k:f32[3] = add 9.99999993922529e-09:f32[] j\n"
+        "    l:bool[3] = le h k\n"
+        "    m:bool[3] = eq a b\n"
+        "    n:bool[3] = and f l\n"
+        "    o:bool[3] = or m n\n"
+        "  in (o,) } in\n"
+        "{ lambda ; p:f32[3] q:f32[3]. let\n"
+        "    r:bool[3] = jit[name=isclose jaxpr=isclose] p q\n"
+        "  in (r,) }"
+    )
+    assert str(jax.make_jaxpr(jnp.allclose)(x, x)) == (
+        "let isclose = { lambda ; a:f32[3] b:f32[3] c:f32[] d:f32[]. let\n"
+        "    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+        "    f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "    g:bool[3] = ne a a\n"
+        "    h:bool[3] = ne b b\n"
+        "    i:bool[3] = and g h\n"
+        "    j:bool[3] = is_finite b\n"
+        "    k:f32[3] = sub a b\n"
+        "    l:f32[3] = abs k\n"
+        "    m:f32[3] = abs b\n"
+        "    n:f32[3] = mul e m\n"
+        "    o:f32[3] = add f n\n"
+        "    p:bool[3] = le l o\n"
+        "    q:bool[3] = eq a b\n"
+        "    r:bool[3] = and j p\n"
+        "    s:bool[3] = or q r\n"
+        "  in (s,) } in\n"
+        "{ lambda ; t:f32[3] u:f32[3]. let\n"
+        "    v:bool[] = jit[\n"
+        "      name=allclose\n"
+        "      jaxpr={ lambda ; t:f32[3] u:f32[3]. let\n"
+        "          w:bool[3] = jit[name=isclose jaxpr=isclose] t u 1e-05:f32[] 1e-08:f32[]\n"
+        "          v:bool[] = reduce_and[axes=(0,)] w\n"
+        "        in (v,) }\n"
+        "    ] t u\n"
+        "  in (v,) }"
+    )
+    assert bool(jnp.isclose(100000000, 100000001))  # (as float32 they are one number)
+    np.testing.assert_array_equal(jnp.isclose(jnp.array([1, 2]), jnp.array([1, 3])), [True, False])
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    a = np.array([nan, inf, -inf, 1.0, inf], np.float32)
+    b = np.array([nan, inf, inf, 1.0 + 1e-6, 1.0], np.float32)
+    np.testing.assert_array_equal(jnp.isclose(a, b), np.isclose(a, b))
+    np.testing.assert_array_equal(jnp.isclose(a, b, equal_nan=True), np.isclose(a, b, equal_nan=True))

@@ -566,25 +566,37 @@ del Tracer
 # --- closeness and equality --------------------------------------------------------------------
 
 
+@staged_as_jit(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-    """Elementwise ``|a - b| <= atol + rtol * |b|`` (infinities equal only themselves)."""
-    from ._promote import promote_args
-    from ._logic import isinf, isnan
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` or ``a == b`` (so infinities equal only
+    themselves), in JAX's order of operations (integers compare as floats)."""
+    from ._promote import promote_args, promote_args_inexact
+    from ._logic import isfinite, isnan, logical_and, logical_or
 
     a, b = promote_args("isclose", a, b)
-    if dtype_kind(a.dtype) not in "fc":  # (a strong bool, as JAX's always is)
-        return lax.convert_element_type(lax.eq(a, b), np.bool_)
-    abs_b = lax.abs(b)
-    tol = lax.add(lax.full_like(abs_b, atol), lax.mul(lax.full_like(abs_b, rtol), abs_b))
-    out = lax.le(lax.abs(lax.sub(a, b)), tol)
-    ai, bi = isinf(a), isinf(b)
-    out = lax.select(lax.bitwise_or(ai, bi), lax.bitwise_and(lax.bitwise_and(ai, bi), lax.eq(a, b)), out)
-    if equal_nan:
-        out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
-    return out
+    if isinstance(a.dtype, core.ExtendedDType):
+        return lax.eq(a, b)
+    a, b = promote_args_inexact("isclose", a, b)
+    dtype = a.dtype
+    if dtype_kind(dtype) == "c":
+        dtype = np.array(0, dtype).real.dtype
+    rtol, atol = _tolerance(rtol, dtype), _tolerance(atol, dtype)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
-@jitted_inline(static_argnames=("equal_nan",))
+def _tolerance(tol, dtype):
+    """``tol`` as ``dtype``: a number becomes a typed constant (JAX's convert_element_type folds a
+    Python or numpy scalar made strong), an array is converted."""
+    if isinstance(tol, (bool, int, float, complex, np.generic)):
+        return Array(np.asarray(tol).astype(dtype))
+    return lax.convert_element_type(tol, dtype)
+
+
+@staged_as_jit(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """Whether all elements are ``isclose`` (a 0-d bool array).
 
