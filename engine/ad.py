@@ -739,8 +739,6 @@ def _backward_pass(
 
 def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], VJP]:
     """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
-    from . import tape
-
     if tape.eager():  # nothing traced: the tape of cached per-primitive linearizations
         return tape.vjp_flat(f, primals)
     return linearize_vjp_flat(f, primals)
@@ -785,3 +783,6 @@ def linear_transpose_flat(
 ) -> list[Tangent]:
     undef = [UndefPrimal(a) for a in in_avals]
     return backward_pass(jaxpr, [*consts, *undef], cts)
+
+
+from . import tape  # noqa: E402  (last: the eager tape builds on this module; imported once, not per vjp)

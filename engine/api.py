@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ad, batching, core
+from . import ad, batching, core, lax
 from .core import Array
 from .tree_util import (
     broadcast_prefix,
@@ -18,6 +18,7 @@ from .tree_util import (
     tree_unflatten,
 )
 from .narrow_dtypes import kind as dtype_kind
+from .pytree.flatten import flatten_args, unflatten_args
 from .vjp_function import VJP, Backward
 
 
@@ -25,7 +26,7 @@ def _flatten_fun(fun, in_tree, out_store: list):
     """Wrap a pytree function as a flat one; the output treedef lands in ``out_store``."""
 
     def flat(*leaves):
-        args, kwargs = tree_unflatten(in_tree, leaves)
+        args, kwargs = unflatten_args(in_tree, leaves)
         out = fun(*args, **kwargs)
         out_leaves, out_tree = tree_flatten(out)
         out_store[:] = [out_tree]
@@ -66,6 +67,8 @@ def _argnums_tuple(argnums):
 def _partial_args(fun, argnums, args, kwargs):
     """``(f_partial, dyn_args)``: a function of only the differentiated positional args."""
     nargs = len(args)
+    if argnums == (0,) and nargs == 1 and not kwargs:  # (the one argument: ``fun`` itself)
+        return fun, [args[0]]
     for i in argnums:
         if not -nargs <= i < nargs:
             raise TypeError(
@@ -182,7 +185,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     >>> f_vjp(1.0)   # (cos(0.5),)
     (Array(0.87758255, dtype=float32, weak_type=True),)
     """
-    primals_flat, in_tree = tree_flatten((primals, {}))
+    primals_flat, in_tree = flatten_args(primals)
     _check_arrays(primals_flat, "vjp")
     out_store = []
     flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
@@ -284,8 +287,6 @@ def value_and_grad(
                 f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp."
             )
         _check_output_dtype("grad", aval.dtype, holomorphic)
-        from . import lax
-
         g = f_vjp(lax.full((), 1.0, aval.dtype, aval.weak_type))
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((ans, aux), g) if has_aux else (ans, g)

@@ -14,7 +14,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import ad, core
-from .tree_util import register_pytree_node_class, tree_flatten, tree_unflatten
+from .core import Array
+from .pytree.flatten import unflatten_args
+from .tree_util import register_pytree_node_class, tree_flatten
 
 
 class Backward:
@@ -48,7 +50,7 @@ class VJP:
         b = self.backward
         ct = cts[0] if len(cts) == 1 else cts
         ct_flat, ct_tree = tree_flatten(ct)
-        if ct_tree != b.out_tree:
+        if ct_tree is not b.out_tree and ct_tree != b.out_tree:
             raise ValueError(
                 "unexpected tree structure.\n\nThe argument to a VJP function returned by `jax.vjp` must "
                 f"match the pytree structure of the differentiated function's output, {b.out_tree}; "
@@ -62,11 +64,14 @@ class VJP:
                     f"{got.str_short()}, but expected {want.str_short()} because the corresponding "
                     f"output of the differentiated function had JAX type {a.str_short()}"
                 )
-        aux_cts = [ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]  # (aux outputs: no cotangent)
-        cts_in = b.transpose(self.residuals, [*ct_flat, *aux_cts])
-        cts_in = [ad.instantiate_zeros(c) if type(c) is ad.Zero else c for c in cts_in]
-        cts_in = [match_dtype(c, a) for c, a in zip(cts_in, b.in_avals)]
-        args_ct, _ = tree_unflatten(b.in_tree, cts_in)
+        if b.aux_avals:  # (aux outputs: no cotangent)
+            ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
+        cts_in = []
+        for c, a in zip(b.transpose(self.residuals, ct_flat), b.in_avals):
+            if type(c) is ad.Zero:
+                c = ad.instantiate_zeros(c)
+            cts_in.append(c if type(c) is Array and c._value.dtype == a.dtype else match_dtype(c, a))
+        args_ct, _ = unflatten_args(b.in_tree, cts_in)
         return tuple(args_ct)
 
     def tree_flatten(self):

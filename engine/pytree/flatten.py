@@ -140,6 +140,35 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     return leaves, _flatten_is_leaf(tree, leaves, is_leaf)
 
 
+_ARGS_DEFS: dict[int, PyTreeDef] = {}  # n -> the treedef of ``((n leaves), {})``, made on first use
+
+
+def flatten_args(args: tuple) -> tuple[list[Any], PyTreeDef]:
+    """``tree_flatten((args, {}))``: positional arguments with no keyword ones, as the
+    transformations flatten them. Its treedef is one object per count of leaves when ``args`` is a
+    flat tuple of leaves (the common case), which ``unflatten_args`` knows without a look inside.
+
+    >>> flatten_args((1, 2.0))
+    ([1, 2.0], PyTreeDef(((*, *), {})))
+    """
+    leaves, tree = tree_flatten(args)
+    n = len(leaves)
+    if n < 17 and tree is _FLAT_TUPLE_DEFS[n]:
+        args_def = _ARGS_DEFS.get(n)
+        if args_def is None:
+            args_def = _ARGS_DEFS[n] = _flatten((args, {}), [])
+        return leaves, args_def
+    leaves = []
+    return leaves, _flatten((args, {}), leaves)
+
+
+def unflatten_args(treedef: PyTreeDef, leaves: list) -> Any:
+    """``tree_unflatten(treedef, leaves)``; ``(tuple(leaves), {})`` for ``flatten_args``' own treedefs."""
+    if _ARGS_DEFS.get(len(leaves)) is treedef:
+        return tuple(leaves), {}
+    return treedef.unflatten(leaves)
+
+
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of a pytree, in flattening order.
 
