@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from conftest import numba_backend
 
@@ -98,3 +100,47 @@ def test_run_report_carries_kernels_of_the_jit_stage(monkeypatch):
     for k in jit.kernels:
         # kernels and host steps (the BLAS matmuls) are both timed
         assert k.launches >= 1 and 0 < k.measured_ms <= k.total_ms, k
+
+
+def test_a_report_takes_the_compiled_programs_source_instead_of_lowering_it_again(monkeypatch):
+    # The outer jit's program ran compiled: its executable holds the source, launches and equations
+    # the report shows, so lower_program hands it back (no second code generation), and what the
+    # report shows is exactly what lowering it again gives.
+    monkeypatch.setattr(importlib.import_module("engine.jit_runtime"), "TIERED", False)
+    code = "import jax, jax.numpy as jnp\ndef f(x, y):\n    return jnp.sum(jnp.sin(x) * y + 1.0)\n"
+    args = ["jnp.arange(6.0).reshape(2, 3)", "jnp.ones(3)"]
+    generated = []
+    real = nb_jit.NumbaBackend.lower_program
+
+    def counted(self, closed, name, compiled=None):
+        program = real(self, closed, name, compiled)
+        generated.append(program is not compiled)
+        return program
+
+    monkeypatch.setattr(nb_jit.NumbaBackend, "lower_program", counted)
+    r = run_request(RunRequest(code=code, function="f", stack=[{"name": "jit"}], args=args))
+    assert r.ok, r.error
+    (call,) = r.calls
+    assert generated == [False]  # the executable's own program
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    closed = jax.make_jaxpr(lambda x, y: jnp.sum(jnp.sin(x) * y + 1.0))(x, np.ones(3, np.float32))
+    lowered = real(nb_jit.NumbaBackend(), closed, "f")
+    assert call.jit.source == lowered.source
+    assert [k.eqns for k in call.jit.kernels] == [k.eqns for k in kernel_steps(lowered)]
+
+
+def test_lower_program_lowers_again_for_another_program_or_name():
+    backend = nb_jit.NumbaBackend()
+    x = np.ones(8, np.float32)
+    closed = jax.make_jaxpr(lambda x: jnp.cos(x) * 2.0)(x)
+    ran = backend.compile(closed, "g")
+    assert backend.lower_program(closed, "g", ran) is ran
+    # the same text traced again is another program object: never taken for the one that ran
+    again = jax.make_jaxpr(lambda x: jnp.cos(x) * 2.0)(x)
+    assert str(again) == str(closed)
+    fresh = backend.lower_program(again, "g", ran)
+    assert fresh is not ran and fresh.source == ran.source
+    renamed = backend.lower_program(closed, "h", ran)
+    assert renamed is not ran and renamed.source != ran.source
+    changed = jax.make_jaxpr(lambda x: jnp.cos(x) * 3.0)(x)
+    assert backend.lower_program(changed, "g", ran).source != ran.source

@@ -634,13 +634,16 @@ class Recorder:
             return
         start = time.perf_counter()
         program = None
+        # The program that ran (with its launch times) when it is compiled, else the lowering.
+        ran = _executable_of(rec.jit_jaxpr)
         try:
             lowered = _lower(jit_fn, spec)
             if idx + 1 in traced:
                 traced[idx + 1].stablehlo = lowered_text(lambda: lowered)
             backend = importlib.import_module("engine.jit").get_backend()
             if hasattr(backend, "lower_program"):
-                program = backend.lower_program(lowered.jaxpr, lowered.name)
+                # (the executable that ran, when it was compiled from this very program)
+                program = backend.lower_program(lowered.jaxpr, lowered.name, ran)
             source = program.source if program is not None else lowered.source()
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
@@ -658,8 +661,6 @@ class Recorder:
             record.jit.source = (
                 source if len(source) <= SOURCE_CAP else source[:SOURCE_CAP] + "\n# … (truncated)"
             )
-        # The program that ran (with its launch times) when it is compiled, else the lowering.
-        ran = _executable_of(rec.jit_jaxpr)
         record.jit.kernels = _on_traced_graph(
             kernel_steps(ran if getattr(ran, "launches", None) is not None else program), rec.jit_jaxpr
         )
