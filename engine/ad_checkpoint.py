@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import types
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -101,12 +102,26 @@ def save_from_both_policies(
     return policy
 
 
-# The offloading policies keep what JAX would move to host memory (``Offloadable``): the engine's
-# arrays all live in one (host) memory, so an offloaded residual is a saved one, the same values.
-def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callable[..., bool]:
-    """Like ``dots_with_no_batch_dims_saveable``; JAX keeps those results in ``offload_dst`` memory."""
+class Offloadable(NamedTuple):
+    """A policy's answer for a value kept in another memory (JAX's ``Offloadable``): the forward
+    pass moves it from ``src`` to ``dst`` (``device_put``), the backward pass moves it back."""
+
+    src: str
+    dst: str
+
+
+def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callable[..., Any]:
+    """Like ``dots_with_no_batch_dims_saveable``, the results kept in ``offload_dst`` memory."""
     _memory_kinds(offload_src, offload_dst)
-    return dots_with_no_batch_dims_saveable
+
+    def policy(prim: core.Primitive, *_: Any, **params: Any) -> Any:
+        if prim.name == "dot_general":
+            (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+            if not lhs_b and not rhs_b:
+                return Offloadable(src=offload_src, dst=offload_dst)
+        return False
+
+    return policy
 
 
 def save_and_offload_only_these_names(
@@ -115,9 +130,9 @@ def save_and_offload_only_these_names(
     names_which_can_be_offloaded: Any,
     offload_src: str,
     offload_dst: str,
-) -> SaveOnlyTheseNames:
-    """Like ``save_only_these_names``; JAX keeps the values of the offloadable names in
-    ``offload_dst`` memory (the engine's single memory: they are saved)."""
+) -> Callable[..., Any]:
+    """Like ``save_only_these_names``; the values of the offloadable names are kept in
+    ``offload_dst`` memory (moved there in the forward pass, back in the backward pass)."""
     saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
     both = saved & offloaded
     if both:
@@ -127,7 +142,15 @@ def save_and_offload_only_these_names(
             f"names_which_can_be_offloaded={offloaded} and the intersection={both}"
         )
     _memory_kinds(offload_src, offload_dst)
-    return SaveOnlyTheseNames(frozenset(saved | offloaded))
+
+    def policy(prim: core.Primitive, *_: Any, **params: Any) -> Any:
+        if prim is name_p and params["name"] in saved:
+            return True
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return False
+
+    return policy
 
 
 def _memory_kinds(*kinds: str) -> None:
@@ -315,8 +338,23 @@ def _checkpoint_impl(*args: Any, jaxpr: Jaxpr, **_: Any) -> list[Any]:
 
 
 checkpoint_p.def_abstract_eval(lambda *avals, jaxpr, **_: [x.aval for x in jaxpr.outs])
+
+
 # JAX prints the params sorted by name; policy=None unless one was given.
-ir.pp_params_rules[checkpoint_p] = lambda eqn: sorted(eqn.params.items())
+class _FunctionShown:
+    """A policy that is a plain function, shown as JAX's jaxprs show it (its repr, the address
+    masked as the engine masks every address it prints)."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.text = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), repr(fn))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+ir.pp_params_rules[checkpoint_p] = lambda eqn: sorted(
+    (k, _FunctionShown(v) if k == "policy" and inspect.isfunction(v) else v) for k, v in eqn.params.items()
+)
 # Compiled code runs the body once, inline (rematerialization is a memory schedule, not values).
 lowerings[checkpoint_p] = Special("inline")
 
@@ -423,7 +461,13 @@ def _split(
         for e in known_part:
             known_eqns.append(e)
             unknown.update((v, False) for v in e.out_binders)
-            if saveable(e.primitive, *[x.aval for x in e.inputs], **e.params):
+            case = saveable(e.primitive, *[x.aval for x in e.inputs], **e.params)
+            if isinstance(case, Offloadable):  # (saved in another memory: moved there and back)
+                offload, reload = _offload_eqns(e.out_binders, case)
+                known_eqns.append(offload)
+                saved.update(offload.out_binders)
+                staged_eqns.append(reload)
+            elif case:
                 saved.update(e.out_binders)
             else:
                 staged_eqns.append(e)
@@ -445,6 +489,30 @@ def _split(
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
 
 
+def _offload_eqns(outs: list[Var], case: Offloadable) -> tuple[JaxprEqn, JaxprEqn]:
+    """JAX's pair of ``device_put`` equations for residuals ``outs`` kept in ``case.dst`` memory:
+    the forward pass's move there (into new variables, the residuals) and the backward pass's
+    move back into ``outs``."""
+    from .device_put_primitive import ArrayCopySemantics, device_put_p
+
+    dst, src = core.mem_kind_to_space(case.dst), core.mem_kind_to_space(case.src)
+    moved = [Var(v.aval.update(memory_space=dst)) for v in outs]
+    n = len(outs)
+    copy = (ArrayCopySemantics.ALWAYS_COPY,)  # (JAX's: one entry, whatever the count)
+    info = None  # (JAX's: a new, empty source info; print_saved_residuals shows no line)
+    there = JaxprEqn(
+        device_put_p, list(outs), dict(devices=(dst,) * n, srcs=(None,), copy_semantics=copy), moved, info
+    )
+    back = JaxprEqn(
+        device_put_p,
+        list(moved),
+        dict(devices=(src,) * n, srcs=(None,), copy_semantics=copy),
+        list(outs),
+        info,
+    )
+    return there, back
+
+
 def _reduce_precision_residuals(known: Jaxpr, num_res: int) -> Jaxpr:
     # As JAX does, a saved float intermediate goes through reduce_precision at its own precision,
     # so that the forward and the backward pass see the same value whatever the compiler fuses.
@@ -455,6 +523,8 @@ def _reduce_precision_residuals(known: Jaxpr, num_res: int) -> Jaxpr:
     eqns = list(known.eqns)
     for v in res:
         if type(v) is not Var or v not in produced or dtype_kind(v.aval.dtype) not in "fc":
+            continue
+        if v.aval.memory_space is not core.DEVICE:  # (an offloaded residual: moved, as JAX leaves it)
             continue
         k = produced[v]
         eqn = eqns[k]

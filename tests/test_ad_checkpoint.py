@@ -85,12 +85,13 @@ def test_print_saved_residuals(capsys):
 
 
 def test_offload_policy_keeps_what_jax_offloads(capsys):
-    # one memory here: JAX's Offloadable residuals (non-batch dots) are the saved ones
+    # JAX 0.10.2: the non-batch dot's result is saved in host memory, moved there by a device_put
+    # (whose source line JAX leaves empty; the engine names the line that staged it)
     offload = P.offload_dot_with_no_batch_dims("device", "pinned_host")
     print_saved_residuals(jax.checkpoint(g, policy=offload), W, X)
-    offloaded = capsys.readouterr().out
-    print_saved_residuals(jax.checkpoint(g, policy=P.dots_with_no_batch_dims_saveable), W, X)
-    assert offloaded == capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["f32[3,3] from the argument W", "f32[3] from the argument x"]
+    assert len(lines) == 3 and lines[2].startswith("f32<host>[3] output of device_put from ")
     with pytest.raises(ValueError, match="memory kinds"):
         P.offload_dot_with_no_batch_dims("device", "hbm")
 

@@ -288,3 +288,68 @@ def test_isclose_of_a_device_and_a_host_array_fails_at_jaxs_first_mixed_op():
         "and another operand with type: bool<host>[3]"
     )
     assert jnp.isclose(h, h).sharding == host
+
+
+def test_an_offloaded_residual_moves_to_host_memory_and_back():
+    # JAX 0.10.2: the forward pass device_puts the named value to MemorySpace.Host, the remat of the
+    # backward pass takes it typed f32<host> and puts it back first
+    from engine.ad_checkpoint import checkpoint_name
+
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[],
+        names_which_can_be_offloaded=["h"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    )
+
+    def layer(w, x):
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        return jnp.sum(h * h)
+
+    text = str(
+        jax.make_jaxpr(jax.grad(jax.checkpoint(layer, policy=policy)))(jnp.ones((3, 2)), jnp.ones((4, 3)))
+    )
+    assert text == (
+        "{ lambda ; a:f32[3,2] b:f32[4,3]. let\n"
+        "    c:f32[4,2] = dot_general[\n"
+        "      dimension_numbers=(([1], [0]), ([], []))\n"
+        "      preferred_element_type=float32\n"
+        "    ] b a\n"
+        "    d:f32[4,2] = sin c\n"
+        "    e:f32[4,2] = name[name=h] d\n"
+        "    f:f32<host>[4,2] = device_put[\n"
+        "      copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)\n"
+        "      devices=(MemorySpace.Host,)\n"
+        "      srcs=(None,)\n"
+        "    ] e\n"
+        "    g:f32[4,2] = mul e e\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] g\n"
+        "    h:f32[3,2] = remat2[\n"
+        "      differentiated=True\n"
+        "      jaxpr={ lambda ; i:f32<host>[4,2] j:f32[3,2] k:f32[4,3] l:f32[]. let\n"
+        "          m:f32[4,2] = dot_general[\n"
+        "            dimension_numbers=(([1], [0]), ([], []))\n"
+        "            preferred_element_type=float32\n"
+        "          ] k j\n"
+        "          n:f32[4,2] = cos m\n"
+        "          o:f32[4,2] = device_put[\n"
+        "            copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)\n"
+        "            devices=(MemorySpace.Device,)\n"
+        "            srcs=(None,)\n"
+        "          ] i\n"
+        "          p:f32[4,2] = broadcast_in_dim l\n"
+        "          q:f32[4,2] = mul o p\n"
+        "          r:f32[4,2] = mul p o\n"
+        "          s:f32[4,2] = add_any q r\n"
+        "          t:f32[4,2] = mul s n\n"
+        "          u:f32[2,3] = dot_general[\n"
+        "            dimension_numbers=(([0], [0]), ([], []))\n"
+        "            preferred_element_type=float32\n"
+        "          ] t k\n"
+        "          v:f32[3,2] = transpose[permutation=(1, 0)] u\n"
+        "        in (v,) }\n"
+        "      policy=<function save_and_offload_only_these_names.<locals>.policy at 0xXXXXXXXXXXXX>\n"
+        "      prevent_cse=True\n"
+        "    ] f a b 1.0:f32[]\n"
+        "  in (h,) }"
+    )
