@@ -57,7 +57,7 @@ def test_sweep_texts_match_jax():
     from tests.fidelity import sweep
 
     want = json.loads((compare.HERE / "sweep_expected.json").read_text())["cases"]
-    listed = (compare.HERE / "sweep_differing.txt").read_text().split()
+    listed = sweep.listed_differing((compare.HERE / "sweep_differing.txt").read_text())
     got = sweep.engine_texts()
     texts = [n for n in want if "jaxpr" in want[n]]
     same = {

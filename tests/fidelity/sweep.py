@@ -8,12 +8,14 @@ programs): ``make_jaxpr`` texts and values, JAX 0.10.2 against the engine.
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py record     # -> sweep_expected.json
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py differing    # -> sweep_differing.txt
 
-tests/test_fidelity.py asserts every recorded text not listed in sweep_differing.txt identical.
+tests/test_fidelity.py asserts every recorded text not listed in sweep_differing.txt identical; that
+file groups its cases under ``#`` lines naming the cause, and ``differing`` keeps the groups.
 
 Each function runs on a few typical argument sets (float32 arrays, weakly-typed Python scalars,
-ints, bools, axis/keepdims variants); a function that rejects an argument set is recorded with its
-error class. ``compare`` counts identical texts (after alpha-renaming) and lists value differences
-first, then text differences.
+ints, bools, axis/keepdims variants), the differentiable jnp / jax.nn ones under grad, vmap and jit
+of grad too (``transformed_cases``, built like sweep_programs' transformed cases); a function that
+rejects an argument set is recorded with its error class. ``compare`` counts identical texts (after
+alpha-renaming) and lists value differences first, then text differences.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def _with_nans():
 UNARY_ARGS = {
     "f32": lambda: ((_f32(2, 3),), {}),
     "pos": lambda: ((_pos(2, 3),), {}),
+    "gt1": lambda: ((_pos(2, 3) + 1,), {}),
+    "even": lambda: ((_f32(2, 4),), {}),
     "unit": lambda: ((_unit(2, 3),), {}),
     "scalar": lambda: ((0.5,), {}),
     "int": lambda: ((np.arange(6, dtype=np.int32).reshape(2, 3),), {}),
@@ -84,6 +88,19 @@ gamma erfcx dawsn exp1 expi spence sici fresnel""".split()
 SPECIAL_BINARY = "owens_t".split()
 LINALG_SQUARE = "det slogdet inv eigvalsh cholesky matrix_rank pinv svd qr norm eigh".split()
 
+# Of the functions above, the ones with a real-valued float output that grad accepts; their
+# grad / vmap / jit_grad variants are swept too, on an argument set inside the function's domain.
+NOT_DIFFERENTIABLE = set(
+    """isnan isinf isfinite signbit logical_not invert isreal iscomplex isneginf isposinf spacing fix
+    equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor nextafter
+    ldexp any all argmax argmin count_nonzero nanargmax nanargmin""".split()
+)
+UNARY_DOMAIN = {
+    **dict.fromkeys("log log2 log10 log1p sqrt cbrt reciprocal".split(), "pos"),
+    **dict.fromkeys("arcsin arccos arctanh".split(), "unit"),
+    "arccosh": "gt1",
+}
+
 
 def cases():
     """Yield (case name, module path, function name, args builder)."""
@@ -121,6 +138,33 @@ def cases():
         yield f"linalg.{fn}[f32]", "numpy.linalg", fn, lambda: ((_spd(3),), {})
 
 
+def transformed_cases():
+    """Yield (transformation, case name, module path, function name, args builder): the
+    transformations users stack most, on the differentiable jnp and jax.nn functions above."""
+    kinds = ("grad", "vmap", "jit_grad")
+    for fn in UNARY:
+        if fn not in NOT_DIFFERENTIABLE:
+            arg = UNARY_DOMAIN.get(fn, "f32")
+            for kind in kinds:
+                yield kind, f"jnp.{fn}[{arg}]", "numpy", fn, UNARY_ARGS[arg]
+    for fn in BINARY:
+        if fn not in NOT_DIFFERENTIABLE:
+            for kind, arg in [(k, "f32") for k in kinds] + [("grad", "bcast"), ("vmap", "bcast")]:
+                yield kind, f"jnp.{fn}[{arg}]", "numpy", fn, BINARY_ARGS[arg]
+    for fn in REDUCTIONS:
+        if fn not in NOT_DIFFERENTIABLE:
+            for kind, arg in [(k, "f32") for k in kinds] + [("grad", "axis1_keep"), ("vmap", "axis0")]:
+                yield kind, f"jnp.{fn}[{arg}]", "numpy", fn, REDUCTION_ARGS[arg]
+    for fn in ("nanpercentile", "nanquantile", "percentile", "quantile"):
+        q = 50.0 if "percentile" in fn else 0.5
+        for kind in kinds:
+            yield kind, f"jnp.{fn}[f32]", "numpy", fn, (lambda q=q: ((_f32(2, 3), q), {}))
+    for fn in NN:
+        arg = "even" if fn == "glu" else "f32"
+        for kind in kinds:
+            yield kind, f"nn.{fn}[{arg}]", "nn", fn, UNARY_ARGS[arg]
+
+
 def _spd(n):
     a = _f32(n, n, seed=3)
     return (a @ a.T + n * np.eye(n)).astype(np.float32)
@@ -142,14 +186,18 @@ def all_cases():
     and raises AttributeError/ImportError where it lacks the API."""
     import importlib
 
-    for name, mod, fn, build in cases():
-
-        def make(jax, mod=mod, fn=fn, build=build):
+    def plain(mod, fn, build):
+        def make(jax):
             f = getattr(importlib.import_module(f"jax.{mod}"), fn)
             args, kwargs = build()
             return (lambda *a: f(*a, **kwargs)), args
 
-        yield name, make
+        return make
+
+    for name, mod, fn, build in cases():
+        yield name, plain(mod, fn, build)
+    for kind, name, mod, fn, build in transformed_cases():
+        yield f"{kind}({name})", sweep_programs._transformed(plain(mod, fn, build), kind)
     yield from sweep_programs.CASES.items()
     yield from sweep_lax.CASES.items()
 
@@ -208,21 +256,54 @@ def engine_texts() -> dict:
         compat.uninstall()
 
 
+def listed_differing(text: str) -> list[str]:
+    """The case names in ``sweep_differing.txt`` (``#`` lines head groups with their cause)."""
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _regroup(old: str, differing: set) -> str:
+    """``old``'s groups, keeping their ``#`` headers, without the cases that now match; a group
+    left empty goes with its header; new differing cases go in a last, unexplained group."""
+    groups: list[tuple[list[str], list[str]]] = []
+    for line in old.splitlines():
+        if line.startswith("#"):
+            if not groups or groups[-1][1]:
+                groups.append(([], []))
+            groups[-1][0].append(line)
+        elif line.strip():
+            if not groups:
+                groups.append(([], []))
+            groups[-1][1].append(line.strip())
+    seen = {n for _, names in groups for n in names}
+    fresh = sorted(differing - seen)
+    if fresh:
+        groups.append((["# not yet explained"], fresh))
+    blocks = []
+    for header, names in groups:
+        kept = [n for n in names if n in differing]
+        if kept:
+            blocks.append("\n".join(header + kept) + "\n")
+    return "\n".join(blocks)
+
+
 def write_differing():
-    """List the cases whose engine text differs from the recorded one in ``sweep_differing.txt``."""
+    """List the cases whose engine text differs from the recorded one in ``sweep_differing.txt``,
+    in the groups (causes) the file already has."""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from tests.fidelity.compare import alpha_rename
 
     here = os.path.dirname(os.path.abspath(__file__))
     want = json.load(open(os.path.join(here, "sweep_expected.json")))["cases"]
     got = engine_texts()
-    differing = sorted(
+    differing = {
         n
         for n, w in want.items()
         if "jaxpr" in w and alpha_rename(got.get(n, {}).get("jaxpr", "")) != alpha_rename(w["jaxpr"])
-    )
-    with open(os.path.join(here, "sweep_differing.txt"), "w") as fh:
-        fh.write("".join(n + "\n" for n in differing))
+    }
+    path = os.path.join(here, "sweep_differing.txt")
+    old = open(path).read() if os.path.exists(path) else ""
+    with open(path, "w") as fh:
+        fh.write(_regroup(old, differing))
     texts = sum("jaxpr" in w for w in want.values())
     print(f"{texts - len(differing)}/{texts} identical; {len(differing)} listed as differing")
 
