@@ -703,7 +703,7 @@ def _atan2_denom(x, y):
 defjvp(
     atan2_p,
     lambda g, x, y: mul(g, div(y, _atan2_denom(x, y))),
-    lambda g, x, y: mul(g, neg(div(x, _atan2_denom(x, y)))),
+    lambda g, x, y: mul(g, div(neg(x), _atan2_denom(x, y))),  # JAX negates the numerator first
 )
 
 
