@@ -186,7 +186,11 @@ def _scatter(eqn, x, idx, updates):
 _structural_rules: dict[core.Primitive, Callable] = {
     slicing.slice_p: _slice,
     st.squeeze_p: lambda eqn, x: lax.squeeze(x, eqn.params["dimensions"]),
-    st.reshape_p: lambda eqn, x: lax.reshape(x, (*eqn.params["new_sizes"], 2)),
+    st.reshape_p: lambda eqn, x: lax.reshape(
+        x,
+        (*eqn.params["new_sizes"], 2),
+        _trail(eqn.params["dimensions"]) if eqn.params.get("dimensions") else None,
+    ),
     st.broadcast_in_dim_p: _broadcast_in_dim,
     st.transpose_p: lambda eqn, x: lax.transpose(x, _trail(eqn.params["permutation"])),
     st.concatenate_p: lambda eqn, *xs: lax.concatenate(list(xs), eqn.params["dimension"]),

@@ -534,6 +534,8 @@ lowerings[st.reduce_min_p] = Reduce("min")
 
 
 def _reshape(eqn, x):
+    if eqn.params.get("dimensions") is not None:
+        x = f"np.transpose({x}, {tuple(eqn.params['dimensions'])!r})"
     return f"{x}.reshape({tuple(eqn.params['new_sizes'])!r})"
 
 

@@ -338,14 +338,21 @@ def zeros_like_array(x):
 
 
 def reshape(x, new_sizes, dimensions=None):
-    """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX."""
+    """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX (one reshape equation
+    that carries the permutation)."""
     new_sizes = _shape(new_sizes)
-    if dimensions is not None:
-        x = transpose(x, dimensions)
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    if dims == tuple(range(len(_aval(x).shape))):
+        dims = None
     # (as JAX: a reshape to the same shape is no equation, except of a scalar)
-    if new_sizes and _aval(x).shape == new_sizes and not isinstance(x, (int, float, bool, complex)):
+    if (
+        new_sizes
+        and dims is None
+        and _aval(x).shape == new_sizes
+        and not isinstance(x, (int, float, bool, complex))
+    ):
         return x
-    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=None)
+    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims)
 
 
 def transpose(x: Value, permutation: Sequence[int]) -> Value:

@@ -191,7 +191,11 @@ _register_forwarding()
 # --- reshape -----------------------------------------------------------------------------------
 
 reshape_p = Primitive("reshape")
-reshape_p.def_impl(lambda x, *, new_sizes, dimensions=None: np.reshape(x, new_sizes))
+reshape_p.def_impl(
+    lambda x, *, new_sizes, dimensions=None: np.reshape(
+        x if dimensions is None else np.transpose(x, dimensions), new_sizes
+    )
+)
 ir.pp_params_rules[reshape_p] = lambda eqn: sorted(
     {"dimensions": None, **eqn.params, "sharding": None}.items()
 )
@@ -207,12 +211,22 @@ def _reshape_abstract(x, *, new_sizes, dimensions=None):
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-ad.deflinear(reshape_p, lambda ct, x, **_: [_lax().reshape(ct, x.aval.shape)])
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None):
+    # (JAX's rule: undo the reshape into the permuted shape, then the permutation)
+    if dimensions is None:
+        return [_lax().reshape(ct, x.aval.shape)]
+    ct = _lax().reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+    return [_lax().transpose(ct, tuple(np.argsort(dimensions)))]
+
+
+ad.deflinear(reshape_p, _reshape_transpose)
 
 
 def _reshape_batch(size, vals, dims, *, new_sizes, dimensions=None):
     x = moveaxis(vals[0], dims[0], 0)
-    return reshape_p.bind(x, new_sizes=(size, *new_sizes), dimensions=None), 0
+    if dimensions is not None:
+        dimensions = (0, *[d + 1 for d in dimensions])
+    return reshape_p.bind(x, new_sizes=(size, *new_sizes), dimensions=dimensions), 0
 
 
 batching.batch_rules[reshape_p] = _reshape_batch
