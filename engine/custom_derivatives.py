@@ -18,6 +18,7 @@ from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
+from .custom_rule_closures import captured_tracers, cells_holding
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
@@ -136,6 +137,14 @@ def _nondiff_from_consts(nondiff, hoisted):
     return at
 
 
+def _with_unused_operands(closed: ClosedJaxpr, at: int, values) -> ClosedJaxpr:
+    """``closed`` taking ``values``' avals as extra (unused) operands at position ``at``."""
+    j = closed.jaxpr
+    extra = [ir.Var(core.raise_to_shaped(core.get_aval(v))) for v in values]
+    binders = [*j.in_binders[:at], *extra, *j.in_binders[at:]]
+    return ClosedJaxpr(Jaxpr(j.constvars, binders, j.eqns, j.outs), closed.consts)
+
+
 def _innermost_trace(args, nondiff_argnums):
     """None when nothing is traced (plain evaluation), else the trace that would process a call."""
     leaves = tree_flatten([a for i, a in enumerate(args) if i not in nondiff_argnums])[0]
@@ -234,6 +243,12 @@ class custom_jvp(_Wrapping):
         )
         user_jvp, nd, symbolic = self.jvp, self.nondiff_argnums, self.symbolic_zeros
         nondiff_at = _nondiff_from_consts(nondiff, hoisted)
+        # Traced values the rule closes over are operands too: it reads them from there when applied.
+        cells, captured = captured_tracers(user_jvp, trace.main.level)
+        first_captured, n_captured = len(hoisted), len(captured)
+        if captured:
+            closed = _with_unused_operands(closed, first_captured, captured)
+            hoisted = [*hoisted, *captured]
 
         def jvp_flat(primal_leaves, tangent_leaves, consts=None):
             tangent_leaves = [sz.rule_tangent(t, None, symbolic) for t in tangent_leaves]
@@ -241,12 +256,14 @@ class custom_jvp(_Wrapping):
             tangents = [t for i, t in enumerate(rebuild(tangent_leaves)) if i not in nondiff]
             dyn_primals = [p for i, p in enumerate(primals) if i not in nondiff]
             static = nondiff if consts is None else nondiff_at(consts)
+            now = None if consts is None else consts[first_captured : first_captured + n_captured]
             _in_rule.add(self)
             try:
-                if nd:
-                    out, tout = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
-                else:
-                    out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
+                with cells_holding(cells, now):
+                    if nd:
+                        out, tout = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
+                    else:
+                        out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
             finally:
                 _in_rule.discard(self)
             return tree_flatten(out)[0], tree_flatten(tout)[0]

@@ -123,3 +123,51 @@ def test_rule_with_a_jit_traced_nondiff_argument_differentiates_twice():
     )
     second = jax.grad(jax.grad(lambda x: lax.reduce_sum(jax.vmap(g, in_axes=(0, None))(ns, x), (0,))))
     np.testing.assert_allclose(second(1.5), -5 * np.sin(1.5), rtol=1e-6)
+
+
+def _rule_closing_over(y, wrap=lambda y: y):
+    """sin(x) y with a rule reading y (a value of the caller's trace) from its closure, directly,
+    through a helper function, or inside a tuple; the rule's 2 cos(x) y t (twice the true derivative)
+    proves it is the rule that is used, at every order."""
+    box = wrap(y)
+
+    def scale():
+        return box[0] if isinstance(box, tuple) else box
+
+    @jax.custom_jvp
+    def g(x):
+        return lax.mul(lax.sin(x), scale())
+
+    @g.defjvp
+    def g_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return g(x), lax.mul(lax.mul(2.0, lax.cos(x)), lax.mul(scale(), t))
+
+    return g
+
+
+@pytest.mark.parametrize("wrap", [lambda y: y, lambda y: (y, 1.0)], ids=["value", "tuple"])
+def test_rule_closing_over_a_jit_traced_value_differentiates_through_the_jit(wrap):
+    # y is traced by the jit that stages g's call; differentiating that jit's jaxpr applies the rule
+    # after the jit's trace has ended, so the rule must read y from the call's operands (this raised
+    # UnexpectedTracerError; JAX 0.10.2 fails here too, with a TypeError "No constant handler for
+    # type: DynamicJaxprTracer", at every order). Expected: d^k/dx^k of the rule, y = cos(s).
+    def f(x, s):
+        return _rule_closing_over(lax.cos(s), wrap)(x)
+
+    x, s = 0.5, 0.3
+    y = np.cos(s)
+    close = functools.partial(np.testing.assert_allclose, rtol=1e-6)
+    close(jax.grad(jax.jit(f))(x, s), 2 * np.cos(x) * y)
+    close(jax.grad(jax.grad(jax.jit(f)))(x, s), -2 * np.sin(x) * y)
+    close(jax.grad(jax.grad(jax.grad(jax.jit(f))))(x, s), -2 * np.cos(x) * y)
+    close(jax.hessian(jax.jit(f))(x, s), -2 * np.sin(x) * y)
+    close(jax.jacfwd(jax.jacrev(jax.jit(f)))(x, s), -2 * np.sin(x) * y)
+    close(jax.jit(jax.grad(jax.grad(jax.jit(f))))(x, s), -2 * np.sin(x) * y)
+    ss = np.array([0.3, 1.1], np.float32)
+    close(jax.vmap(jax.grad(jax.grad(jax.jit(f))), in_axes=(None, 0))(x, ss), -2 * np.sin(x) * np.cos(ss))
+    # (the rule's value of y in a nested jit, and one the rule closes over from outside the jit)
+    nested = jax.jit(lambda x, s: jax.jit(lambda x: f(x, s))(x))
+    close(jax.grad(jax.grad(nested))(x, s), -2 * np.sin(x) * y)
+    outside = lambda s: jax.grad(jax.grad(jax.jit(_rule_closing_over(lax.cos(s), wrap))))(x)  # noqa: E731
+    close(jax.grad(outside)(s), 2 * np.sin(x) * np.sin(s))
