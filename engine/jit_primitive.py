@@ -335,10 +335,10 @@ def _jit_partial_eval_jaxpr(
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
-    key = (tuple(unks_in), _literal_residuals[0])
+    key = (tuple(unks_in), _literal_residuals[0], residuals_last[0])
     cached = _linearized_cache(_split_inner_jaxprs, closed).get(key)
     if cached is None:
-        cached = _split_inner_jit(closed, list(unks_in), _literal_residuals[0])
+        cached = _split_inner_jit(closed, list(unks_in), _literal_residuals[0], residuals_last[0])
         _split_inner_jaxprs[closed][key] = cached
     known_closed, unknown_closed, out_uk, sources = cached
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
@@ -351,9 +351,10 @@ def _jit_partial_eval_jaxpr(
     eqn1 = JaxprEqn(
         jit_p, known_ins, dict(params, jaxpr=known_closed), [*known_outs, *new_res], eqn.source_info
     )
+    unknown_ins = [x for x, u in zip(eqn.inputs, unks_in) if u]
     eqn2 = JaxprEqn(
         jit_p,
-        [*res_atoms, *[x for x, u in zip(eqn.inputs, unks_in) if u]],
+        [*unknown_ins, *res_atoms] if residuals_last[0] else [*res_atoms, *unknown_ins],
         dict(params, jaxpr=unknown_closed),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
@@ -393,10 +394,18 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
 ir.dce_rules[jit_p] = _jit_dce
 
 
-def _split_inner_jit(closed: ClosedJaxpr, unks_in: list[bool], literal_residuals: bool) -> tuple[Any, ...]:
+# True while a scan body's loop invariants are split off (JAX traces that split with its JaxprTrace,
+# whose jit rule moves the residuals behind the unknown inputs of the unknown jit).
+residuals_last = [False]
+
+
+def _split_inner_jit(
+    closed: ClosedJaxpr, unks_in: list[bool], literal_residuals: bool, res_last: bool = False
+) -> tuple[Any, ...]:
     """The known and unknown jaxprs of a nested jit, and where each residual comes from: a known
     input (``("in", i)``, JAX's forwarding), a known output (``("out", i)``), or a new output of
-    the known jit (``("new", _, aval)``)."""
+    the known jit (``("new", _, aval)``). The unknown jaxpr takes the residuals first, or last
+    with ``res_last``."""
     j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(
         closed.jaxpr, unks_in, op_literal_residuals=literal_residuals
     )
@@ -417,6 +426,13 @@ def _split_inner_jit(closed: ClosedJaxpr, unks_in: list[bool], literal_residuals
             sources.append(("new", 0, r.aval))
             kept.append(r)
     j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+    if res_last:  # (under fresh binders, as a separate trace makes them)
+        fresh = {v: Var(v.aval) for v in j2.in_binders[:num_res]}
+        eqns = [
+            e._replace(inputs=[fresh.get(x, x) if type(x) is Var else x for x in e.inputs]) for e in j2.eqns
+        ]
+        outs = [fresh.get(x, x) if type(x) is Var else x for x in j2.outs]
+        j2 = Jaxpr(j2.constvars, [*j2.in_binders[num_res:], *fresh.values()], eqns, outs)
     return ClosedJaxpr(j1, closed.consts), ClosedJaxpr(j2, []), out_uk, sources
 
 

@@ -619,8 +619,6 @@ TESTED_ELSEWHERE = {
             "polygamma",
             "zeta",
             "regularized_incomplete_beta",
-            "expm",
-            "expm_frechet",
         )
     },
     **{

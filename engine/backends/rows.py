@@ -94,8 +94,6 @@ INTERPRETER_ONLY = {
     "householder_product": "LAPACK's Householder reflectors in numpy",
     "geqrf": "LAPACK's Householder QR in numpy",
     "ormqr": "LAPACK's Householder reflectors in numpy",
-    "expm": "Pade approximation on matrices (numpy rule)",
-    "expm_frechet": "Pade approximation on matrices (numpy rule)",
     "lu": "LAPACK through numpy",
     "qr": "LAPACK through numpy",
     "svd": "LAPACK through numpy",

@@ -330,9 +330,22 @@ def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
 
 
 def _cond_dce(eqn, used_outputs):
-    # Every output stays (JAX's rule with all outputs used): dead equations inside branches go.
-    branches = tuple(ClosedJaxpr(ir.dce_jaxpr(b.jaxpr), b.consts) for b in eqn.params["branches"])
-    return eqn._replace(params=dict(eqn.params, branches=branches))
+    """JAX's rule: drop the outputs nothing uses, the branch code only they needed, then the
+    operands no branch reads any more (the index stays)."""
+    bodies = [ir.dce_jaxpr(b.jaxpr, used_outputs) for b in eqn.params["branches"]]
+    read = {x for j in bodies for x in [*(y for e in j.eqns for y in e.inputs), *j.outs] if type(x) is Var}
+    used_in = [any(j.in_binders[i] in read for j in bodies) for i in range(len(eqn.inputs) - 1)]
+    branches = tuple(
+        ClosedJaxpr(
+            Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), b.consts
+        )
+        for j, b in zip(bodies, eqn.params["branches"])
+    )
+    return eqn._replace(
+        inputs=[eqn.inputs[0], *[x for x, u in zip(eqn.inputs[1:], used_in) if u]],
+        out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],
+        params=dict(eqn.params, branches=branches),
+    )
 
 
 ir.dce_rules[cond_p] = _cond_dce

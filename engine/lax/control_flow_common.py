@@ -83,7 +83,11 @@ def _jvp_closed(closed: ClosedJaxpr, nonzeros, instantiate):
 
     t_avals = [ad.tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
     jc, consts = _trace(f, [*avals, *t_avals])
-    assert not consts
+    if consts:  # (e.g. float0 zero tangents of integer residuals, in a second derivative of expm)
+        raise NotImplementedError(
+            "the JVP of this control-flow body closes over constants (zero tangents of integer values "
+            "it returns), which the engine cannot pass into the transformed body"
+        )
     return jc, out_nz
 
 

@@ -719,7 +719,6 @@ ir.pp_params_rules[svd_p] = _params_with(algorithm=None, subset_by_index=None)
 ir.pp_params_rules[qr_p] = _params_with(pivoting=False, use_magma=None)
 
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)
-from .linalg_expm import expm, expm_frechet_p, expm_p  # noqa: E402,F401  (the matrix exponential)
 from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
     geqrf,
     geqrf_p,

@@ -349,9 +349,76 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     return _stage(trace, scan_p, ins, params, out_avals, known_outs, out_uk)
 
 
+def _inlined(jaxpr: Jaxpr, args) -> tuple[list[JaxprEqn], list]:
+    """``jaxpr``'s equations reading ``args`` for its binders, under fresh variables, and its outputs."""
+    env: dict = dict(zip(jaxpr.in_binders, args))
+
+    def read(x):
+        return env.get(x, x) if type(x) is Var else x
+
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [Var(v.aval) for v in e.out_binders]
+        eqns.append(JaxprEqn(e.primitive, [read(x) for x in e.inputs], e.params, outs, e.source_info))
+        env.update(zip(e.out_binders, outs))
+    return eqns, [read(x) for x in jaxpr.outs]
+
+
+def _reached_order(jaxpr: Jaxpr, binders) -> list[int]:
+    """Positions of ``binders`` in the order a depth-first walk from ``jaxpr``'s outputs reaches
+    them (the order JAX's partial evaluation makes residuals in; unreached ones last)."""
+    producer = {v: e for e in jaxpr.eqns for v in e.out_binders}
+    where = {v: i for i, v in enumerate(binders)}
+    order: list[int] = []
+    seen: set = set()
+    stack = [x for x in reversed(jaxpr.outs) if type(x) is Var]
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        if x in where:
+            order.append(where[x])
+        elif x in producer:
+            stack.extend(y for y in reversed(producer[x].inputs) if type(y) is Var and y not in seen)
+    return order + [i for i in range(len(binders)) if i not in order]
+
+
+def _hoisted(j1: Jaxpr, kin, n_kc, n_known_out):
+    """What of the known body depends on known consts alone, as equations before the loop (JAX's
+    loop-invariant hoisting): ``(equations, hoisted residuals, loop consts, loop body, which
+    residual outputs of j1 are hoisted)``."""
+    from .. import jit_primitive
+
+    n_nonfwd = len(j1.outs) - n_known_out
+    saved, jit_primitive.residuals_last[0] = jit_primitive.residuals_last[0], True
+    try:
+        ja, jb, out_uk2, nres = ad.partial_eval_jaxpr(
+            j1,
+            [False] * n_kc + [True] * (len(j1.in_binders) - n_kc),
+            instantiate=[True] * n_known_out + [False] * n_nonfwd,
+        )
+    finally:
+        jit_primitive.residuals_last[0] = saved
+    n_hoisted = len(ja.outs) - nres
+    perm = _reached_order(jb, jb.in_binders[:nres])
+    jb = Jaxpr(jb.constvars, [*[jb.in_binders[i] for i in perm], *jb.in_binders[nres:]], jb.eqns, jb.outs)
+    ja = Jaxpr(
+        ja.constvars, ja.in_binders, ja.eqns, [*ja.outs[:n_hoisted], *[ja.outs[n_hoisted + i] for i in perm]]
+    )
+    eqns, outer = _inlined(ir.dce_jaxpr(ja), kin[:n_kc])
+    return (
+        eqns,
+        outer[:n_hoisted],
+        outer[n_hoisted:],
+        ir.dce_jaxpr(jb),
+        [not u for u in out_uk2[n_known_out:]],
+    )
+
+
 def _scan_partial_eval_jaxpr(unks_in, eqn):
-    # As the trace-level rule, with residual forwarding (hoisting needs equations before the
-    # scan, which a one-equation rule cannot emit: const-only residuals are stacked instead).
+    # As the trace-level rule: residuals forwarded, and those of known consts alone hoisted (their
+    # equations go before the known scan).
     p = eqn.params
     known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
         p["jaxpr"], p["num_consts"], p["num_carry"], unks_in
@@ -363,21 +430,24 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
     uin = [x for x, u in zip(eqn.inputs, uk_all) if u]
     n_known_out = len(known.jaxpr.outs) - nres
     j1, fwd = _forward_residuals(known.jaxpr, nres, n_kc, n_kk)
-    stacked = [Var(v.aval.update(shape=(p["length"], *v.aval.shape))) for v in j1.outs[n_known_out:]]
+    hoist_eqns, hoisted, loop_consts, body, which_hoisted = _hoisted(j1, kin, n_kc, n_known_out)
+    stacked = [Var(v.aval.update(shape=(p["length"], *v.aval.shape))) for v in body.outs[n_known_out:]]
     eqn1 = JaxprEqn(
         scan_p,
-        kin,
-        dict(p, jaxpr=ClosedJaxpr(j1, []), num_consts=n_kc, num_carry=n_kk),
+        [*loop_consts, *kin[n_kc:]],
+        dict(p, jaxpr=ClosedJaxpr(body, []), num_consts=len(loop_consts), num_carry=n_kk),
         [*[v for v, u in zip(eqn.out_binders, out_uk) if not u], *stacked],
         eqn.source_info,
     )
-    it = iter(stacked)
+    it, hoisted_it, is_hoisted = iter(stacked), iter(hoisted), iter(which_hoisted)
     intensive, extensive = [], []
     for k, f in enumerate(fwd):
-        if f is None:
-            extensive.append((k, next(it)))
-        else:
+        if f is not None:
             (intensive if f < n_kc else extensive).append((k, kin[f]))
+        elif next(is_hoisted):
+            intensive.append((k, next(hoisted_it)))
+        else:
+            extensive.append((k, next(it)))
     # Known inputs the fixpoint made unknown are zero tangents of carries (a tangent that reads no
     # unknown is zero); JAX's linearization instantiates them on the unknown side, not as residuals.
     zeros: list[JaxprEqn] = []
@@ -398,7 +468,12 @@ def _scan_partial_eval_jaxpr(unks_in, eqn):
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
-    return eqn1, [*zeros, eqn2] if zeros else eqn2, out_uk, [v for _, v in [*intensive, *extensive]]
+    return (
+        [*hoist_eqns, eqn1],
+        [*zeros, eqn2] if zeros else eqn2,
+        out_uk,
+        [v for _, v in [*intensive, *extensive]],
+    )
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):

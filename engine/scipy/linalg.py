@@ -17,6 +17,7 @@ from ..lax import linalg as lax_linalg
 from ..numpy._promote import check_arraylike, promote_dtypes_inexact
 from ..numpy._staged import staged_as_jit
 from ..numpy.linalg import det, inv, pinv, svd  # noqa: F401  (same functions as numpy's)
+from .linalg_expm import expm  # noqa: F401
 
 
 def _inexact(name, *args):
@@ -243,17 +244,6 @@ def qr(
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     q, r = lax_linalg.qr(a, full_matrices=mode == "full")
     return (r,) if mode == "r" else (q, r)
-
-
-def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
-    """The matrix exponential (Pade approximation with scaling and squaring).
-
-    >>> expm(jnp.zeros((2, 2)))
-    Array([[1., 0.],
-           [0., 1.]], dtype=float32)
-    """
-    (A,) = _inexact("expm", A)
-    return lax_linalg.expm(A)
 
 
 def block_diag(*arrs):
