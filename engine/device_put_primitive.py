@@ -20,7 +20,15 @@ import enum
 from typing import Any
 
 from . import ad, batching
-from .core import MemorySpace, Primitive, ShapedArray, mem_kind_to_space, memory_space_rules
+from .core import (
+    Array,
+    MemorySpace,
+    Primitive,
+    ShapedArray,
+    mem_kind_to_space,
+    mem_space_to_kind,
+    memory_space_rules,
+)
 
 __all__ = ["ArrayCopySemantics", "device_put_p", "stage_device_put"]
 
@@ -41,7 +49,29 @@ class ArrayCopySemantics(enum.Enum):
 
 device_put_p = Primitive("device_put", multiple_results=True)
 device_put_p.weak_from_abstract_eval = True  # each output as weak as its own input
-device_put_p.def_impl(lambda *xs, devices, srcs, copy_semantics: list(xs))
+device_put_p.def_impl(lambda *xs, devices, srcs, copy_semantics: [_placed(x, d) for x, d in zip(xs, devices)])
+device_put_p.takes_arrays = True  # (eagerly it places arrays: see _placed)
+
+
+def _placed(x: Any, device: Any) -> Any:
+    """An eager operand (a grad's primal, say) where a put to ``device`` leaves it: in host memory
+    when that is the result's memory space, as its type says, else in device memory. (Compiled
+    programs' values are numpy arrays, all in the one memory: they pass as they are.)"""
+    if not isinstance(x, Array):
+        return x
+    space = (
+        device if isinstance(device, MemorySpace) else mem_kind_to_space(getattr(device, "memory_kind", None))
+    )
+    if space is MemorySpace.Host:
+        from .parallel.named import put_in_memory, put_sharded
+        from .sharding import Mesh, NamedSharding
+
+        if isinstance(device, NamedSharding) and isinstance(device.mesh, Mesh):
+            return put_sharded(x, device)
+        return put_in_memory(x, mem_space_to_kind(space))
+    if x.aval.memory_space is not MemorySpace.Device:
+        return Array(x._value, x.weak_type)
+    return x
 
 
 def _put_aval(aval: Any, device: Any) -> Any:

@@ -58,11 +58,15 @@ class VJP:
             )
         for c, a in zip(ct_flat, b.out_avals):
             got, want = core.get_aval(c), ad.tangent_aval(a)
-            if got.shape != want.shape or (got.dtype != want.dtype and want.dtype != core.float0):
-                raise ValueError(
+            if (
+                got.shape != want.shape
+                or (got.dtype != want.dtype and want.dtype != core.float0)
+                or got.memory_space is not want.memory_space  # (grad's seed is in device memory)
+            ):
+                raise ValueError(  # (JAX's types here: full dtype names, float32<host>[3])
                     "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{got.str_short()}, but expected {want.str_short()} because the corresponding "
-                    f"output of the differentiated function had JAX type {a.str_short()}"
+                    f"{got.strip_weak_type()}, but expected {want.strip_weak_type()} because the "
+                    f"corresponding output of the differentiated function had JAX type {a.strip_weak_type()}"
                 )
         if b.aux_avals:  # (aux outputs: no cotangent)
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]

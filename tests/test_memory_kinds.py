@@ -353,3 +353,25 @@ def test_an_offloaded_residual_moves_to_host_memory_and_back():
         "    ] f a b 1.0:f32[]\n"
         "  in (h,) }"
     )
+
+
+def test_grad_of_a_value_in_host_memory_is_jaxs_vjp_type_error():
+    # JAX 0.10.2: grad seeds a device-memory cotangent, which the VJP refuses for a host output
+    host, _ = _host_and_device()
+
+    def f(v):
+        return jnp.sum(jax.device_put(v, host))
+
+    msg = (
+        "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got float32[], but expected "
+        "float32<host>[] because the corresponding output of the differentiated function had JAX type "
+        "float32<host>[]"
+    )
+    for g in (jax.grad(f), jax.jit(jax.grad(f))):
+        with pytest.raises(ValueError) as e:
+            g(jnp.ones(3))
+        assert str(e.value).splitlines()[0] == msg
+    y, f_vjp = jax.vjp(f, jnp.ones(3))
+    assert str(jax.typeof(y)) == "float32<host>[]" and y.sharding == host
+    np.testing.assert_array_equal(f_vjp(y)[0], [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(f_vjp(jax.device_put(jnp.ones(()), host))[0], [1.0, 1.0, 1.0])
