@@ -375,3 +375,42 @@ def test_grad_of_a_value_in_host_memory_is_jaxs_vjp_type_error():
     assert str(jax.typeof(y)) == "float32<host>[]" and y.sharding == host
     np.testing.assert_array_equal(f_vjp(y)[0], [3.0, 3.0, 3.0])
     np.testing.assert_array_equal(f_vjp(jax.device_put(jnp.ones(()), host))[0], [1.0, 1.0, 1.0])
+
+
+def test_compute_on_leaves_programs_as_they_are():
+    # JAX 0.10.2 keeps compute_on's type in its trace context: the jaxprs are those without it
+    from engine.experimental.compute_on import compute_on
+
+    @compute_on("device_host")
+    @jax.jit
+    def g(x):
+        return x * 2
+
+    assert str(jax.make_jaxpr(lambda x: g(x) + 1)(jnp.ones(3))) == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=g\n"
+        "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }\n"
+        "    ] a\n"
+        "    c:f32[3] = add b 1.0:f32[]\n"
+        "  in (c,) }"
+    )
+    np.testing.assert_array_equal(jax.jit(lambda x: g(x) + 1)(jnp.ones(3)), [3.0, 3.0, 3.0])
+
+    def f2(x):
+        with compute_on("device_host"):
+            return jnp.sin(x) * 2
+
+    assert str(jax.make_jaxpr(f2)(jnp.ones(3))) == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }"
+    )
+    with pytest.raises(TypeError, match="^`compute_on`'s compute_type argument must be a string.$"):
+        with compute_on(3):
+            pass
+    with pytest.raises(ValueError) as e:
+        with compute_on("cpu"):
+            pass
+    assert str(e.value) == (
+        "Invalid compute type cpu. Current supported values are `device_host`, `device`, `tpu_sparsecore`, "
+        "and `gpu_stream:#`."
+    )
