@@ -370,19 +370,20 @@ _dced_call_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakr
 
 
 def _custom_jvp_call_dce(eqn, used_outputs):
-    """A kept call's function loses its dead work (JAX's rule), as a new jaxpr memoized per function;
-    its inputs all stay (the rule may read them). Approximations: a function with no dead work
-    keeps its jaxpr (so its jits stay the shared ones, as JAX 0.10.2 prints expi's expn call), and
-    a call with an unused output is left whole (JAX drops it, rewrapping the rule)."""
+    """A kept call's function is DCE'd (JAX's rule), as a new jaxpr memoized per function (its jits
+    DCE'd in turn); its inputs all stay (the rule may read them). JAX DCEs only where it linearizes
+    a jit directly (a split inside a custom_jvp rule keeps the function whole, see
+    jit_primitive._split_for_partial_eval). Approximation: a call with an unused output is left
+    whole (JAX drops it, rewrapping the rule)."""
     if not all(used_outputs):
         return eqn
     closed = eqn.params["call_jaxpr"]
     dced = _dced_call_jaxprs.get(closed)
     if dced is None:
         body = ir.dce_jaxpr(closed.jaxpr)
-        dced = closed if len(body.eqns) == len(closed.jaxpr.eqns) else ClosedJaxpr(body, closed.consts)
+        dced = ClosedJaxpr(body, closed.consts)
         _dced_call_jaxprs[closed] = dced
-    return eqn if dced is closed else eqn._replace(params=dict(eqn.params, call_jaxpr=dced))
+    return eqn._replace(params=dict(eqn.params, call_jaxpr=dced))
 
 
 ir.dce_rules[custom_jvp_call_p] = _custom_jvp_call_dce

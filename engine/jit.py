@@ -498,6 +498,8 @@ class JitFunction:
             keyed = (*keyed, ("jax_enable_x64", None, True))
         if not _config.values["jax_threefry_partitionable"]:  # (random bits are lowered by layout)
             keyed = (*keyed, ("jax_threefry_partitionable", None, False))
+        if ir.replaying[0] > 0:  # (JAX's trace context: a replayed equation's abstract mesh)
+            keyed = (*keyed, ("replaying", None, True))
         return (keyed, in_tree, avals)
 
     def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -269,7 +269,8 @@ def _split_for_partial_eval(
     finally:
         _literal_residuals[0] = saved
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
-    j1 = dce_jaxpr(j1)
+    if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
+        j1 = dce_jaxpr(j1)
     # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
     n_known_out = len(j1.outs) - num_res
     forwarded: dict[int, int] = {}
@@ -410,7 +411,8 @@ def _split_inner_jit(
         closed.jaxpr, unks_in, op_literal_residuals=literal_residuals
     )
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
-    j1 = dce_jaxpr(j1)
+    if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
+        j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
     num_known = sum(not u for u in unks_in)
     position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == num_known else {}
