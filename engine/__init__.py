@@ -5,6 +5,8 @@
 Array(0.41997433, dtype=float32, weak_type=True)
 """
 
+import types as _types
+
 from .version import __version__, __version_info__  # noqa: F401
 
 from . import core, errors, tree, tree_util, lax  # noqa: F401  (jax.tree.map works after import jax)
@@ -100,6 +102,8 @@ from . import export  # noqa: E402,F401  (jax.export)
 from . import profiler  # noqa: E402,F401  (jax.profiler)
 from . import flatten_util, ops, typing  # noqa: E402,F401  (jax.flatten_util, jax.ops, jax.typing)
 from .core import float0  # noqa: E402,F401
+
+memory = _types.SimpleNamespace(Space=core.MemorySpace)  # jax.memory.Space: device_put(x, Space.Host)
 from .environment import Device, clear_caches, live_arrays, print_environment_info  # noqa: E402,F401
 from .compile_log import explain_cache_misses, log_compiles, no_tracing  # noqa: E402,F401
 from .array_assembly import make_array_from_callback, make_array_from_single_device_arrays  # noqa: E402,F401

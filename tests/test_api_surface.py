@@ -33,7 +33,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same(
             NOT_ON_CPU,
             "distributed make_array_from_process_local_data process_indices host_count host_id host_ids "
-            "make_user_context thread_guard copy_to_host_async memory smap",
+            "make_user_context thread_guard copy_to_host_async smap",
         ),
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(

@@ -414,3 +414,25 @@ def test_compute_on_leaves_programs_as_they_are():
         "Invalid compute type cpu. Current supported values are `device_host`, `device`, `tpu_sparsecore`, "
         "and `gpu_stream:#`."
     )
+
+
+def test_device_put_onto_a_memory_space():
+    # JAX 0.10.2's jax.memory.Space: the default device's memory of that space
+    x = jnp.arange(3.0)
+    h = jax.device_put(x, jax.memory.Space.Host)
+    host, device = _host_and_device()
+    assert h.sharding == host and str(jax.typeof(h)) == "float32<host>[3]"
+    assert str(jax.make_jaxpr(lambda v: jax.device_put(v, jax.memory.Space.Host))(x)) == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32<host>[3] = device_put[\n"
+        "      copy_semantics=(ArrayCopySemantics.REUSE_INPUT,)\n"
+        "      devices=(MemorySpace.Host,)\n"
+        "      srcs=(None,)\n"
+        "    ] a\n"
+        "  in (b,) }"
+    )
+    assert jax.jit(lambda v: jax.device_put(v, jax.memory.Space.Host))(x).sharding == host
+    assert jax.jit(lambda v: jax.device_put(v, jax.memory.Space.Device))(h).sharding == device
+    back = jax.device_put(h, jax.memory.Space.Device)
+    assert back.sharding == device and str(jax.typeof(back)) == "float32[3]"
+    assert repr(jax.device_put(1.0, jax.memory.Space.Host)) == "Array(1., dtype=float32, weak_type=True)"

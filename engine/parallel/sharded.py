@@ -165,6 +165,14 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
                 transfers.host_to_device(v, explicit=True)
 
     leaves, tree = tree_flatten(x)
+    if isinstance(device, core.MemorySpace):  # (jax.memory.Space: the default device's memory of it)
+        from ..device_put_primitive import _placed, stage_device_put
+
+        if any(isinstance(v, core.Tracer) for v in leaves):
+            return tree_unflatten(tree, stage_device_put(leaves, may_alias, donate, device=device))
+        return tree_unflatten(
+            tree, [_placed(v if isinstance(v, core.Array) else _as_array(v), device) for v in leaves]
+        )
     if device is None and any(isinstance(v, core.Tracer) for v in leaves):
         # traced values: staged as JAX stages them (one device_put equation for the pytree)
         from ..device_put_primitive import stage_device_put
@@ -194,6 +202,11 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
         return ShardedArray([rt.put(dev, _canonical(v))], None, aval)
 
     return tree_map(put, x)
+
+
+def _as_array(v) -> core.Array:
+    aval = core.get_aval(v)
+    return core.Array(core._canonical_np(np.asarray(v)), aval.weak_type)
 
 
 def _device_list(devices, n=None):
