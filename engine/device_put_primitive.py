@@ -8,10 +8,13 @@ device_puts its ``(b, x0)``:
       srcs=(None, None)
     ] v0 v1
 
-On the engine's one memory it is an identity on its operands (a placement onto a device or a
-sharding happens on concrete arrays, in ``engine.parallel.sharded.device_put``). It is linear: its
-JVP puts the tangents, its transpose puts the cotangents back from ``devices`` to ``srcs``, with
-``ALWAYS_COPY`` as JAX's transpose asks.
+Its results are typed in the memory space their target names (a sharding's ``pinned_host`` kind,
+or a ``MemorySpace``: ``f32<host>[3]``). On the engine's one memory it is an identity on the values
+(a placement onto a device or a sharding happens on concrete arrays, in
+``engine.parallel.sharded.device_put``; eagerly, a put into host memory labels its result so). It is
+linear: its JVP puts the tangents, its transpose puts the cotangents back from ``devices`` to
+``srcs`` (to ``MemorySpace.Host`` when the primal came from there), with ``ALWAYS_COPY`` as JAX's
+transpose asks.
 """
 
 from __future__ import annotations
