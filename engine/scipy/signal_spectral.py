@@ -288,12 +288,25 @@ def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, detr
     return freqs, jnp.real(pxx)
 
 
-def _overlap_add(frames, step):
-    """Sum frames ``(..., nframes, length)`` placed ``step`` apart: shape ``(..., step * (nframes - 1) + length)``."""
-    nframes, length = frames.shape[-2:]
-    positions = np.arange(nframes)[:, None] * step + np.arange(length)
-    out = jnp.zeros(frames.shape[:-2] + (step * (nframes - 1) + length,), frames.dtype)
-    return out.at[..., positions].add(frames)
+def _overlap_add(x, step):
+    """Sum frames ``(..., nframes, length)`` placed ``step`` apart: shape
+    ``(..., step * (nframes - 1) + length)``. As JAX (after TensorFlow's overlap_and_add): each frame
+    cut in ``step``-long pieces, the pieces shifted by reshaping through a zero-padded array, summed."""
+    *batch_shape, nframes, segment_len = x.shape
+    flat = int(np.prod(batch_shape))
+    x = x.reshape((flat, nframes, segment_len))
+    output_size = step * (nframes - 1) + segment_len
+    nstep_per_segment = 1 + (segment_len - 1) // step
+    x = jnp.pad(x, ((0, 0), (0, 0), (0, nstep_per_segment * step - segment_len)))
+    x = x.reshape((flat, nframes, nstep_per_segment, step))
+    x = x.transpose((0, 2, 1, 3))
+    x = jnp.pad(x, ((0, 0), (0, 0), (0, nframes), (0, 0)))
+    shrunken = x.shape[2] - 1
+    x = x.reshape((flat, -1))
+    x = x[:, : nstep_per_segment * shrunken * step]
+    x = x.reshape((flat, nstep_per_segment, shrunken * step))
+    x = x.sum(axis=1)[:, :output_size]
+    return x.reshape(tuple(batch_shape) + (-1,))
 
 
 def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, input_onesided=True,
@@ -329,12 +342,20 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, in
     if noverlap >= nperseg:
         raise ValueError("noverlap must be less than nperseg.")
     step = nperseg - noverlap
-    outer = tuple(i for i in range(Zxx.ndim) if i not in (time_axis, freq_axis))
-    Zxx = jnp.transpose(Zxx, outer + (freq_axis, time_axis))
+    if time_axis != Zxx.ndim - 1 or freq_axis != Zxx.ndim - 2:
+        outer = tuple(i for i in range(Zxx.ndim) if i not in (time_axis, freq_axis))
+        Zxx = jnp.transpose(Zxx, outer + (freq_axis, time_axis))
     inverse = jnp.fft.irfft if input_onesided else jnp.fft.ifft
     # (as JAX, the inverse FFT's length is the nfft argument as given: None means irfft's default)
     segs = inverse(Zxx, axis=-2, n=nfft)[..., :nperseg, :]
-    if isinstance(window, (str, tuple)):
+    if isinstance(window, str) and window == "hann":
+        win = (
+            jnp.array([1.0])
+            if nperseg == 1
+            else jnp.sin(jnp.linspace(0, np.pi, nperseg, endpoint=False)) ** 2
+        )
+        win = win.astype(segs.dtype)
+    elif isinstance(window, (str, tuple)):
         win = _named_window(window, nperseg, segs.dtype)
     else:
         win = jnp.asarray(window)
@@ -343,8 +364,9 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, in
         if win.shape[0] != nperseg:
             raise ValueError(f"window must have length of {nperseg}")
     segs = segs * win.sum()  # undoes stft's 'spectrum' scaling
-    x = _overlap_add(jnp.swapaxes(segs * win[:, None], -2, -1), step)
-    norm = _overlap_add(jnp.broadcast_to(win * win, (segs.shape[-1], nperseg)), step)
+    win = lax.expand_dims(win, (*range(segs.ndim - 2), -1))
+    x = _overlap_add(jnp.swapaxes(segs * win, -2, -1), step)
+    norm = _overlap_add(jnp.swapaxes(jnp.repeat(win * win, segs.shape[-1], axis=-1), -2, -1), step)
     if boundary:
         half = nperseg // 2
         x, norm = x[..., half:-half], norm[..., half:-half]

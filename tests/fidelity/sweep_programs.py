@@ -221,6 +221,7 @@ _add("scipy.linalg.lu_factor[f32]", _f(_sl + "lu_factor")(_NONSYM))
 # --- signal, optimize, sparse solvers, custom_batching ----------------------------------------
 _add("scipy.signal.stft[f32]", _f("scipy.signal.stft")(lambda: (_f32(32),), nperseg=8))
 _add("scipy.signal.welch[f32]", _f("scipy.signal.welch")(lambda: (_f32(32),), nperseg=8))
+_add("scipy.signal.istft[c64]", _f("scipy.signal.istft")(lambda: (_c64(5, 9),), nperseg=8))
 
 
 # --- jnp.fft: the real transforms stage fft_p's RFFT / IRFFT types (and their transposes) ------
