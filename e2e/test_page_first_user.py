@@ -1,0 +1,28 @@
+"""Browser tests for what a first user of the page tripped over, one test per defect."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from .conftest import needs_runner
+from .test_playground import GRAD, open_session
+
+LONG_ERROR = """def f(x):
+    raise ValueError('bad value ' + 'x' * 3000 + '\\n'.join(['line'] * 400) + ' end')
+"""
+
+
+@needs_runner
+def test_a_very_long_error_message_wraps_and_scrolls_inside_its_box(page: Page):
+    open_session(page, LONG_ERROR, "f", [GRAD], ["1.0"])
+    box = page.get_by_test_id("error-box")
+    expect(box).to_be_visible()
+    message = page.get_by_test_id("error-message")
+    # The unbroken word wraps: nothing runs past the box's right edge or makes the panel scroll sideways.
+    wide = message.evaluate("e => e.scrollWidth - e.clientWidth")
+    assert wide <= 1, f"the message runs {wide} px past its box"
+    body = page.get_by_test_id("panel-body")
+    assert body.evaluate("e => e.scrollWidth - e.clientWidth") <= 1
+    # Its 400 lines scroll inside the message; where it was raised stays on the first screen.
+    expect(page.get_by_test_id("error-line")).to_be_in_viewport()
+    expect(page.get_by_test_id("error-layer")).to_have_text("raised under grad")
