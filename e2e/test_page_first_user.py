@@ -26,3 +26,25 @@ def test_a_very_long_error_message_wraps_and_scrolls_inside_its_box(page: Page):
     # Its 400 lines scroll inside the message; where it was raised stays on the first screen.
     expect(page.get_by_test_id("error-line")).to_be_in_viewport()
     expect(page.get_by_test_id("error-layer")).to_have_text("raised under grad")
+
+
+JIT_TWICE = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    return x * x + x * 2.0
+
+print(jax.jit(f)(jnp.ones((4, 4))))
+"""
+
+
+@needs_runner
+def test_compile_times_keep_their_unit_on_the_number_s_line(page: Page):
+    open_session(page, JIT_TWICE, "f", [{"name": "jit", "options": {}}], ["jnp.arange(6.0)"], panel="timings")
+    cells = page.locator(".recompile-table td.num")
+    expect(cells.first).to_be_visible()
+    lines = cells.evaluate_all(
+        "cs => cs.map(c => { const r = document.createRange(); r.selectNodeContents(c);"
+        " return [c.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })"
+    )
+    assert lines and all(n == 1 for _, n in lines), f"times broken over lines: {lines}"
