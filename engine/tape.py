@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import ad, core, tape_plan
-from .core import Trace, Value
+from .core import Array, Trace, Value
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
 from .narrow_dtypes import kind as dtype_kind
 
@@ -226,7 +226,9 @@ class TapeTrace(Trace):
                 self.nodes = node + 1
                 out_nodes.append(node)
                 out = _new_tracer(TapeTracer)  # (TapeTracer.__init__, without its call)
-                out._trace, out.primal, out.node, out._aval = self, outs_res[i], node, None
+                primal = outs_res[i]  # (its aval: the Array's, if the plan made it; else when asked)
+                aval = primal._aval if type(primal) is Array else None
+                out._trace, out.primal, out.node, out._aval = self, primal, node, aval
             else:
                 out_nodes.append(None)
                 out = outs_res[i]
@@ -276,27 +278,29 @@ def eager() -> bool:
 
 def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], ad.VJP]:
     """``ad.vjp_flat`` on concrete primals, by the tape: same contract, same values."""
-    in_avals = [core.get_aval(p) for p in primals]
-    avals = [ad.tangent_aval(a) for a in in_avals]
     stack = core._state.stack  # (core.new_main's push and pop, without a context manager's calls)
     main = core.MainTrace(len(stack), TapeTrace, [])
     stack.append(main)
     try:
         trace = TapeTrace(main)
         main.trace = trace
-        ins = []
-        for p, aval, t_aval in zip(primals, in_avals, avals):
+        ins, avals = [], []
+        for p in primals:
+            aval = core.get_aval(p)
+            t_aval = ad.tangent_aval(aval)
+            avals.append(t_aval)
             if dtype_kind(t_aval.dtype) in "fc":
                 p = TapeTracer(trace, p, trace.new_node())
                 p._aval = aval  # (known: its operations need not make it again)
             ins.append(p)
-        outs = f(*ins)
-        outs = [trace.full_raise(o) for o in outs]
+        out_nodes, primals_out = [], []
+        for o in f(*ins):
+            o = trace.full_raise(o)
+            out_nodes.append(o.node)
+            primals_out.append(o.primal)
     finally:
         stack.pop()
     tape = trace.tape
-    out_nodes = [o.node for o in outs]
-    primals_out = [o.primal for o in outs]
 
     def f_vjp(*cts):
         table: dict[int, Any] = {}

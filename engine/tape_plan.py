@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core import Array, impl_rules
+from .core import Array, ShapedArray, impl_rules
 from .invalid_values import active as _debug_values
 from .ir import ClosedJaxpr, Literal
 from .narrow_dtypes import kind as dtype_kind
@@ -36,7 +36,7 @@ _PLAIN_KINDS = "biufc"  # numpy's kinds that need no narrow or extended handling
 class Plan:
     """Steps over a list of slots: the jaxpr's consts and literals first, then its inputs
     (``init[in_start:in_stop]``), then each equation's outputs. ``outs``: per output,
-    ``(_WRAP, slot, weak)``, or ``(_INPUT, i, None)`` / ``(_CONST, value, None)`` for an input or
+    ``(_WRAP, slot, aval)`` (the ``Array.aval`` it will have, if its shape is the jaxpr's), or ``(_INPUT, i, None)`` / ``(_CONST, value, None)`` for an input or
     a const handed back as it was given (as the general evaluation hands them back), or
     ``(_SAME, j, None)`` for a value that output ``j`` already hands back."""
 
@@ -131,6 +131,7 @@ def make_plan(closed: ClosedJaxpr, sig: tuple) -> Plan | None:
         steps.append((impl, len(idx), a0, a1, idx, eqn.params, p.multiple_results, tuple(outs)))
     in_pos = {var: k for k, var in enumerate(jaxpr.in_binders)}
     out_plan: list[tuple[int, Any, Any]] = []
+    wrapped: dict[int, int] = {}  # slot -> the output wrapping it
     for x in jaxpr.outs:
         if type(x) is Literal:
             return None
@@ -138,10 +139,12 @@ def make_plan(closed: ClosedJaxpr, sig: tuple) -> Plan | None:
             out_plan.append((_INPUT, in_pos[x], None))
         elif x in consts:
             out_plan.append((_CONST, consts[x], None))
-        elif (_WRAP, slot[x], types[slot[x]][1]) in out_plan:  # (one Array, as the general way's)
-            out_plan.append((_SAME, out_plan.index((_WRAP, slot[x], types[slot[x]][1])), None))
+        elif slot[x] in wrapped:  # (one Array, as the general way's)
+            out_plan.append((_SAME, wrapped[slot[x]], None))
         else:
-            out_plan.append((_WRAP, slot[x], types[slot[x]][1]))
+            wrapped[slot[x]] = len(out_plan)
+            dtype, weak = types[slot[x]]
+            out_plan.append((_WRAP, slot[x], ShapedArray(x.aval.shape, dtype, weak)))
     return Plan(init, in_start, in_stop, steps, out_plan)
 
 
@@ -200,8 +203,10 @@ def run(closed: ClosedJaxpr, plans: dict, args) -> list | None:
         if k == _WRAP:
             # An impl's result of the planned (canonical) dtype: nothing for Array.__init__ to
             # check; its value is marked read-only when handed out, as the eager operators' are.
+            # Its aval is the planned one, as Array.aval would make it, unless the shape differs.
             out = _new(Array)
-            out._value, out.weak_type, out._aval = env[a], b, None
+            value = out._value = env[a]
+            out.weak_type, out._aval = b.weak_type, b if value.shape == b.shape else None
         else:
             out = args[a] if k == _INPUT else results[a] if k == _SAME else a
         results.append(out)
