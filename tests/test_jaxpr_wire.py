@@ -183,3 +183,12 @@ def test_callables_are_not_sent():
     closed = jax.make_jaxpr(lambda x: (jax.debug.print("v", x), x)[1])(1.0)
     with pytest.raises(W.WireError, match="of type function cannot be sent"):
         W.encode(closed, "f")
+
+
+def test_device_put_between_memory_spaces_travels():
+    # (its enums travel by name; the service compiles values, so the types' memory spaces stay home)
+    closed = jax.make_jaxpr(lambda v: jax.device_put(v, jax.memory.Space.Host) * 2)(jnp.ones(3))
+    text = str(W.decode(W.encode(closed, "f")).closed)
+    assert (
+        "copy_semantics=(ArrayCopySemantics.REUSE_INPUT,)" in text and "devices=(MemorySpace.Host,)" in text
+    )

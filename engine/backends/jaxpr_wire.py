@@ -78,8 +78,11 @@ def _structs() -> dict[str, type]:
     from ..lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
     from ..lax.solves import _LinearSolveTuple
 
+    from ..device_put_primitive import ArrayCopySemantics
+
     kinds = (ConvDimensionNumbers, GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode)
-    return {t.__name__: t for t in (*kinds, Precision, FftType, _LinearSolveTuple)}
+    puts = (ArrayCopySemantics, core.MemorySpace)  # (device_put's: memory spaces travel as names)
+    return {t.__name__: t for t in (*kinds, Precision, FftType, _LinearSolveTuple, *puts)}
 
 
 # --- encoding (in the run) ---------------------------------------------------------------------
