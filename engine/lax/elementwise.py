@@ -590,10 +590,11 @@ def _abs_jvp(g, ans, x):
     # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
     from .complex_numbers import conj, real
 
-    lax = _lax()
-    denom = lax.convert_element_type(ans, core.get_aval(x).dtype)
-    denom = select(lax.eq(denom, full_like(denom, 0)), full_like(denom, 1), denom)
-    return real(mul(g, div(conj(x), denom)))
+    lax, dtype = _lax(), core.get_aval(x).dtype
+    conj_x = conj(x)  # (first, as JAX stages it)
+    denom = lax.convert_element_type(ans, dtype)
+    denom = select(lax.eq(denom, np.zeros((), dtype)), full_like(denom, 1), denom)
+    return real(mul(g, div(conj_x, denom)))
 
 
 defjvp2(abs_p, _abs_jvp)

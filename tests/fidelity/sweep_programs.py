@@ -251,6 +251,7 @@ _add("numpy.fft.irfft[n_odd]", _f("numpy.fft.irfft")(lambda: (_c64(2, 4),), n=5,
 _add("numpy.fft.rfftn[real]", _fft_real("numpy.fft.rfftn")(lambda: (_f32(3, 4),)), True)
 _add("numpy.fft.irfftn[s]", _f("numpy.fft.irfftn")(lambda: (_c64(3, 4),), s=(2, 5)), True)
 _add("numpy.fft.fft[real]", _fft_real("numpy.fft.fft")(lambda: (_f32(2, 6),)), True)
+_add("numpy.abs[c64]", _f("numpy.abs")(lambda: (_c64(2, 3),)), True)  # (complex abs: its own JVP)
 _add("numpy.fft.hfft[c64]", _f("numpy.fft.hfft")(lambda: (_c64(4),)))
 _add("numpy.fft.ihfft[f32]", _f("numpy.fft.ihfft")(lambda: (_f32(6),)))
 _add("numpy.fft.rfftfreq[8]", lambda jax: ((lambda x: jax.numpy.fft.rfftfreq(8, 0.5) * x), (np.float32(2),)))
