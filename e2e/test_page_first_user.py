@@ -48,3 +48,20 @@ def test_compile_times_keep_their_unit_on_the_number_s_line(page: Page):
         " return [c.textContent, new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })"
     )
     assert lines and all(n == 1 for _, n in lines), f"times broken over lines: {lines}"
+
+
+@needs_runner
+def test_the_debugger_s_line_mark_leaves_the_editor_with_the_debugger(page: Page):
+    open_session(
+        page, JIT_TWICE, "f", [{"name": "jit", "options": {}}], ["jnp.arange(6.0)"], panel="debugger"
+    )
+    linked = page.locator(".cm-linked-line")
+    # The Debugger marks its step's line (line 5, the first multiply).
+    expect(linked).to_have_count(1)
+    expect(linked).to_contain_text("x * x")
+    for other in ("timings", "output", "ir"):
+        page.get_by_test_id(f"tab-{other}").click()
+        expect(page.get_by_test_id("panel-body")).to_have_attribute("data-panel", other)
+        expect(linked).to_have_count(0)
+    page.get_by_test_id("tab-debugger").click()
+    expect(linked).to_have_count(1)

@@ -412,6 +412,12 @@ class App {
       return;
     }
     replace(this.panelBody, ...this.panels[panel].render(r));
+    // The editor's linked line is the shown panel's: the Debugger sets its step's line as it
+    // renders, the IR panel's is its picked equation's, and no other panel has one.
+    if (panel !== "debugger") {
+      const line = panel === "ir" ? this.ir.pickedLine : null;
+      this.editor.highlightLines(line ? [line] : [], false);
+    }
   }
 
   private costFrame = 0;

@@ -463,6 +463,11 @@ export class IRPanel {
       jit.source ? h("pre", { class: "code-block" }, jit.source) : empty("No generated source.", jit.backend === "interpreter" ? "This call ran on the interpreter." : undefined));
   }
 
+  /** The source line of the equation picked in the shown stage, if any. */
+  get pickedLine(): number | null {
+    return userLine(this.picked?.node.source);
+  }
+
   private selectNode(node: IRNode | null, from: "graph" | "text") {
     const stage = this.call?.stages[this.stageIndex];
     this.picked = node && stage ? { stage, node } : null;
