@@ -192,3 +192,11 @@ def test_device_put_between_memory_spaces_travels():
     assert (
         "copy_semantics=(ArrayCopySemantics.REUSE_INPUT,)" in text and "devices=(MemorySpace.Host,)" in text
     )
+
+
+def test_real_fft_types_travel():
+    # (fft_type is lax.FftType, an IntEnum: it travels by name and prints as JAX's number)
+    closed = jax.make_jaxpr(lambda v: jnp.fft.irfft(jnp.fft.rfft(v), n=7))(jnp.ones(7))
+    decoded = W.decode(W.encode(closed, "f")).closed
+    assert str(decoded) == str(closed)
+    assert "fft_type=2" in str(decoded) and "fft_type=3" in str(decoded)
