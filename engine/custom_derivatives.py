@@ -312,6 +312,12 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name
         ts = [ad.instantiate_zeros(t) for t in ts]
     outs, touts = jvp(ps, ts, consts=primals[:num_consts])
     touts = [sz.from_rule(t, core.get_aval(o)) for o, t in zip(outs, touts)]
+    # A float0 tangent (an integer output's, as frexp's exponent) is a zero, as in JAX's
+    # maybe_jvp_tracer: nothing carries it, so no linearized jit closes over it.
+    touts = [
+        ad.Zero(core.get_aval(t)) if type(t) is not ad.Zero and core.get_aval(t).dtype == core.float0 else t
+        for t in touts
+    ]
     return outs, touts
 
 
