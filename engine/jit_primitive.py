@@ -218,12 +218,17 @@ def _jit_partial_eval(
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
     known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded = cached
+    n_kept_out = n_known_out - len(forwarded["out"])
     j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
-    outs1, res_it = outs1_res[:n_known_out], iter(outs1_res[n_known_out:])
+    kept_it, res_it = iter(outs1_res[:n_kept_out]), iter(outs1_res[n_kept_out:])
+    outs1 = [
+        known_vals[forwarded["out"][i]] if i in forwarded["out"] else next(kept_it)
+        for i in range(n_known_out)
+    ]
     res = [
-        known_vals[forwarded[k]]
-        if k in forwarded
+        known_vals[forwarded["res"][k]]
+        if k in forwarded["res"]
         else outs1[out_forwarded[k]]
         if k in out_forwarded
         else next(res_it)
@@ -271,24 +276,32 @@ def _split_for_partial_eval(
     j1, j2, num_res = _prune_residuals(j1, j2, num_res)
     if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
         j1 = dce_jaxpr(j1)
-    # Residuals that are known inputs are passed on directly, not returned (JAX's forwarding).
+    # Known outputs and residuals that are known inputs are passed on directly, not returned
+    # (JAX's input forwarding: a jit that returns its argument has no output for it).
     n_known_out = len(j1.outs) - num_res
-    forwarded: dict[int, int] = {}
+    forwarded: dict[str, dict[int, int]] = {"out": {}, "res": {}}
     if len(j1.in_binders) == num_known:
         position = {v: i for i, v in enumerate(j1.in_binders)}
-        forwarded = {k: position[r] for k, r in enumerate(j1.outs[n_known_out:]) if r in position}
+        outs, res_outs = j1.outs[:n_known_out], j1.outs[n_known_out:]
+        forwarded["out"] = {i: position[v] for i, v in enumerate(outs) if type(v) is Var and v in position}
+        forwarded["res"] = {k: position[r] for k, r in enumerate(res_outs) if r in position}
     # Residuals that are known outputs too are taken from those (JAX's output forwarding).
-    out_position = {v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var}
+    out_position = {
+        v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var and i not in forwarded["out"]
+    }
     out_forwarded = {
         k: out_position[r]
         for k, r in enumerate(j1.outs[n_known_out:])
-        if k not in forwarded and type(r) is Var and r in out_position
+        if k not in forwarded["res"] and type(r) is Var and r in out_position
     }
-    if forwarded or out_forwarded:
+    if forwarded["out"] or forwarded["res"] or out_forwarded:
+        kept_outs = [v for i, v in enumerate(j1.outs[:n_known_out]) if i not in forwarded["out"]]
         kept = [
-            r for k, r in enumerate(j1.outs[n_known_out:]) if k not in forwarded and k not in out_forwarded
+            r
+            for k, r in enumerate(j1.outs[n_known_out:])
+            if k not in forwarded["res"] and k not in out_forwarded
         ]
-        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known_out], *kept])
+        j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*kept_outs, *kept])
     known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
     closed2 = ClosedJaxpr(j2, [])
     return known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded
