@@ -581,7 +581,9 @@ def tile(operand, reps):
 def split(operand, sizes, axis: int = 0):
     """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
     ndim = _aval(operand).ndim
-    return tuple(st.split_p.bind(operand, sizes=_shape(sizes), axis=int(axis) % ndim))
+    # (numpy integers stay as given: JAX prints jnp.split's sizes as np.int64(2))
+    sizes = tuple(d if isinstance(d, np.integer) else _shape((d,))[0] for d in sizes)
+    return tuple(st.split_p.bind(operand, sizes=sizes, axis=int(axis) % ndim))
 
 
 def pad(operand, padding_value, padding_config):

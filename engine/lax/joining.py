@@ -89,6 +89,8 @@ def _split_abstract(x, *, sizes, axis):
 
 
 def _split_transpose(cts, x, *, sizes, axis):
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(x.aval)]
     lax = _lax()
     shape = x.aval.shape
     parts = [

@@ -316,7 +316,9 @@ def slice_axis(a, axis: int, start: int, stop: int, step: int = 1):
     return lax.slice(a, starts, limits, None if step == 1 else strides)
 
 
-def _split_points(a, indices_or_sections, axis, strict):
+def _split_sizes(a, indices_or_sections, axis, strict):
+    """The pieces' sizes along ``axis``, as JAX's _split: indices are taken as they are (a
+    negative or out-of-range one makes a negative size, which lax.split rejects, as in JAX)."""
     size = a.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)) or (
         np.ndim(indices_or_sections) == 0 and not isinstance(indices_or_sections, (list, tuple))
@@ -324,14 +326,12 @@ def _split_points(a, indices_or_sections, axis, strict):
         n = concrete_int(indices_or_sections, "split sections")
         if n <= 0:
             raise ValueError("number sections must be larger than 0.")
-        if strict and size % n:
-            raise ValueError("array split does not result in an equal division")
         q, r = divmod(size, n)
-        sizes = [q + 1] * r + [q] * (n - r)
-        return np.cumsum([0] + sizes).tolist()
-    idx = [concrete_int(i, "split indices") for i in indices_or_sections]
-    idx = [dims.min_dim(dims.max_dim(i + size if i < 0 else i, 0), size) for i in idx]
-    return [0] + idx + [size]
+        if strict and r:
+            raise ValueError(f"array split does not result in an equal division: rest is {r}")
+        return [q + 1] * r + [q] * (n - r)
+    pts = [0, *[concrete_int(i, "split indices") for i in indices_or_sections], size]
+    return [e - s for s, e in zip(pts[:-1], pts[1:])]
 
 
 def split(ary, indices_or_sections, axis: int = 0):
@@ -340,17 +340,19 @@ def split(ary, indices_or_sections, axis: int = 0):
     >>> [p.shape for p in jnp.split(jnp.arange(6), 3)]
     [(2,), (2,), (2,)]
     """
-    a = as_operand(ary)
-    ax = canonicalize_axis(axis, a.ndim)
-    pts = _split_points(a, indices_or_sections, ax, True)
-    return [slice_axis(a, ax, s, dims.max_dim(s, e)) for s, e in zip(pts[:-1], pts[1:])]
+    return _split(ary, indices_or_sections, axis, True)
 
 
 def array_split(ary, indices_or_sections, axis: int = 0):
+    return _split(ary, indices_or_sections, axis, False)
+
+
+def _split(ary, indices_or_sections, axis, strict):
+    # One split equation, as JAX's _split stages (its sizes numpy ints, so printed np.int64(2)).
     a = as_operand(ary)
     ax = canonicalize_axis(axis, a.ndim)
-    pts = _split_points(a, indices_or_sections, ax, False)
-    return [slice_axis(a, ax, s, dims.max_dim(s, e)) for s, e in zip(pts[:-1], pts[1:])]
+    sizes = _split_sizes(a, indices_or_sections, ax, strict)
+    return list(lax.split(a, [np.int64(n) if isinstance(n, int) else n for n in sizes], ax))
 
 
 def hsplit(ary, indices_or_sections):
