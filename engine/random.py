@@ -652,10 +652,13 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     a = lax.erf(lax.div(lower, sqrt2))
     b = lax.erf(lax.div(upper, sqrt2))
     u = uniform(key, shape, dtype, minval=a, maxval=b)
+    from . import numpy as jnp
+
     out = lax.mul(sqrt2, lax.erf_inv(u))
-    inf = Array(np.array(np.inf, dtype))
-    out = lax.max(lax.nextafter(lower, inf), out)
-    return lax.min(lax.nextafter(upper, lax.neg(inf)), out)
+    # (the bounds' nextafter carries no gradient, as in JAX: only the samples move with them)
+    lo = lax.nextafter(lax.stop_gradient(lower), Array(np.array(np.inf, dtype)))
+    hi = lax.nextafter(lax.stop_gradient(upper), Array(np.array(-np.inf, dtype)))
+    return jnp.clip(out, lo, hi)
 
 
 def threefry_2x32(keypair, count):

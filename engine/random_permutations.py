@@ -13,11 +13,12 @@ from typing import Sequence
 
 import numpy as np
 
-from . import core, lax, prng
+from . import core, lax
 from .core import Array, Tracer
-from .random import _canon_shape, _check_prng_key, _shape, gumbel, key_data, randint
+from .random import _canon_shape, _check_prng_key, _shape, gumbel, randint, uniform
 from .random_primitives import random_bits, random_split
 from .narrow_dtypes import kind as dtype_kind
+from .numpy._staged import staged_as_jit
 
 
 def _dtype(x):
@@ -57,23 +58,16 @@ def _sort_by_keys_last(sort_keys, x):
     return out if dtype_kind(xd) != "b" else lax.convert_element_type(out, xd)
 
 
+@staged_as_jit(static_argnames=("axis",))
 def _shuffle(key, x, axis: int):
-    shape = _shape(x)
-    size = math.prod(shape)
+    # As JAX's: rounds of a stable sort by fresh random bits along ``axis``, enough rounds that
+    # colliding bits are unlikely.
+    size = math.prod(_shape(x))
     num_rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
-    ndim = len(shape)
-    perm = None
-    if axis != ndim - 1:
-        perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
     for _ in range(num_rounds):
-        keys = random_split(key, (2,))
-        key, sub = keys[0], keys[1]
-        sort_keys = random_bits(sub, 32, shape)
-        if perm is not None:
-            sort_keys, x = lax.transpose(sort_keys, perm), lax.transpose(x, perm)
-        x = _sort_by_keys_last(sort_keys, x)
-        if perm is not None:
-            x = lax.transpose(x, tuple(np.argsort(perm)))
+        key, sub = random_split(key, (2,))
+        sort_keys = random_bits(sub, 32, _shape(x))
+        x = lax.sort_key_val(sort_keys, x, axis)[1]
     return x
 
 
@@ -100,15 +94,19 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
             if not np.issubdtype(np.asarray(x).dtype, np.integer):
                 raise TypeError("x must be an integer or at least 1-dimensional")
             n = int(x)
-        return _shuffle(key, Array(np.arange(n, dtype=core.default_dtype(int))), 0)
+        from . import numpy as jnp
+
+        return _shuffle(key, jnp.arange(n), 0)
     x = _as_array(x)
     ndim = len(_shape(x))
     axis = axis % ndim
     if independent or ndim == 1:
         return _shuffle(key, x, axis)
     n = _shape(x)[axis]
-    ind = _shuffle(key, Array(np.arange(n, dtype=core.default_dtype(int))), 0)
-    return _take(x, ind, axis)
+    from . import numpy as jnp
+
+    ind = _shuffle(key, jnp.arange(n), 0)
+    return jnp.take(x, ind, axis, unique_indices=True)
 
 
 def _take(x, ind, axis):
@@ -201,18 +199,22 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
       >>> choice(PRNGKey(42), 10, (5,))
       Array([4, 4, 1, 9, 9], dtype=int32)
     """
+    from . import numpy as jnp
+    from .numpy._promote import promote_dtypes_inexact
+
+    key, _ = _check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
     shape = _canon_shape(shape)
-    scalar = not (isinstance(a, Tracer) and a.aval.shape) and not np.ndim(a)
-    if scalar:
-        n_inputs = int(core.concrete_or_error(a, "argument a of random.choice()"))
-        arr = None
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = int(core.concrete_or_error(a, "The error occurred in jax.random.choice()"))
     else:
-        arr = _as_array(a)
-        axis = axis % len(_shape(arr))
-        n_inputs = _shape(arr)[axis]
+        axis = axis % arr.ndim
+        n_inputs = arr.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
-        return Array(np.zeros(shape, core.default_dtype(int) if arr is None else _dtype(arr)))
+        return jnp.zeros(shape, dtype=arr.dtype)
     if n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:
@@ -220,31 +222,30 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
             f"Cannot take a larger sample (size {n_draws}) than population "
             f"(size {n_inputs}) when 'replace=False'"
         )
-    if p is not None:
-        if not _is_concrete(key, a, p):
-            raise NotImplementedError(
-                "random.choice with p= under a transformation needs cumsum/"
-                "searchsorted or top_k, which engine.lax does not have yet."
-            )
-        res = prng.choice(
-            np.asarray(core.to_numpy(key_data(key))),
-            np.asarray(a) if arr is not None else n_inputs,
-            shape,
-            replace,
-            np.asarray(p),
-            axis,
-        )
-        return Array(res)
-    if replace:
-        ind = randint(key, shape, 0, n_inputs)
-        if arr is None:
-            return ind
-        flat = _take(arr, lax.reshape(ind, (n_draws,)), axis)
+    # JAX's methods: uniform indices, a prefix of a permutation, the inverse CDF by searchsorted,
+    # or the Gumbel top-k trick without replacement.
+    if p is None:
+        if replace:
+            ind = randint(key, shape, 0, n_inputs)
+            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+        else:
+            slices = (slice(None),) * axis + (slice(n_draws),)
+            result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
     else:
-        perm = permutation(key, n_inputs if arr is None else arr, axis)
-        ind_sel = Array(np.arange(n_draws, dtype=np.int32))
-        flat = _take(perm, ind_sel, 0 if arr is None else axis)
-        if arr is None:
-            return lax.reshape(flat, shape)
-    s = _shape(arr)
-    return lax.reshape(flat, (*s[:axis], *shape, *s[axis + 1 :]))
+        (p_arr,) = promote_dtypes_inexact(p)
+        if p_arr.shape != (n_inputs,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}."
+            )
+        if replace:
+            p_cuml = jnp.cumsum(p_arr)
+            r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
+        else:
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype) + jnp.log(p_arr)
+            ind = lax.top_k(g, k=n_draws)[1].astype(int)
+        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+    return result.reshape(
+        shape if arr.ndim == 0 else arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1 :]
+    )

@@ -494,6 +494,26 @@ for name in ("scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_mi
             label="duplicates",
         )
 
+# --- window reductions (the monoid primitives lax.reduce_window specialises to) ----------------
+
+for name, comp, init in (("reduce_window_sum", lax.add, 0.0), ("reduce_window_max", lax.max, -np.inf),
+                         ("reduce_window_min", lax.min, np.inf)):  # fmt: skip
+    case(name, lambda x, c=comp, i=init: lax.reduce_window(x, i, c, (2, 2), (1, 1), "VALID"), normal(4, 5))
+    case(
+        name,
+        lambda x, c=comp, i=init: lax.reduce_window(
+            x, i, c, (2, 3), (2, 1), ((1, 0), (1, -1)), (1, 2), (2, 1)
+        ),
+        normal(3, 4),
+        label="padded_dilated",
+    )
+    case(
+        name,
+        lambda x, c=comp, i=init: lax.reduce_window(x, i, c, (3,), (2,), "SAME"),
+        normal(7),
+        label="same",
+    )
+
 # --- cumulative, sort, top_k ------------------------------------------------------------------
 
 for name in ("cumsum", "cumprod", "cummax", "cummin"):

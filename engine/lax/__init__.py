@@ -21,7 +21,13 @@ from .special import (
     betainc,
     random_gamma_grad,
 )  # noqa: F401,E402
-from .windowed import reduce_window, reduce_window_shape_tuple  # noqa: F401,E402
+from .windowed import (  # noqa: F401,E402
+    reduce_window,
+    reduce_window_max_p,
+    reduce_window_min_p,
+    reduce_window_shape_tuple,
+    reduce_window_sum_p,
+)
 from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 from .associative_scan import associative_scan  # noqa: F401,E402

@@ -243,6 +243,21 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
                 return Array(np.asarray(x, new_dtype), bool(weak_type))
         elif transfers.entering(x):
             x = Array(core.to_numpy(x), core.is_weak(x))
+    if (type(x) in (bool, int, float, complex) or isinstance(x, np.generic)) and isinstance(
+        new_dtype, np.dtype
+    ):
+        # As JAX 0.10.2: a scalar made strong is converted on the host (a literal, no equation),
+        # unless it is a non-finite float going to an integer type or does not fit.
+        to_int = np.issubdtype(new_dtype, np.integer)
+        if (
+            not weak_type
+            and new_dtype != core.float0
+            and not (to_int and isinstance(x, (float, complex, np.inexact)) and not np.isfinite(x))
+        ):
+            try:
+                return Array(np.asarray(x).astype(new_dtype) if type(x) is int else np.asarray(x, new_dtype))
+            except OverflowError:
+                pass
     aval = _aval(x)
     if (
         aval.dtype == new_dtype
@@ -322,6 +337,12 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
         if transfers.active[0]:  # (JAX converts the fill value on the host, then transfers it)
             transfers.entering(fill_value, dtype, weak_type)
         val = Array(np.asarray(core.to_numpy(fill_value), dtype=dtype), weak_type)
+        if (
+            weak_type
+            and type(fill_value) in (int, float, complex)
+            and core.python_scalar_dtype(fill_value) == dtype
+        ):
+            val.python_value = fill_value  # (JAX stages the Python scalar itself: printed as written)
         if not shape:
             val.op_result = True  # (JAX's full binds convert_element_type: a traced value)
     return broadcast_in_dim(val, shape, ()) if shape else val

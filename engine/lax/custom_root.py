@@ -44,15 +44,16 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
 
     ls_conv, ls_consts = closure_convert(linearize_and_solve, initial_guess, initial_guess)
 
+    # (named as JAX's: the names show in custom_jvp_call's params)
     @custom_jvp
-    def root(fc, sc, lc, x0):
+    def _custom_root(fc, sc, lc, x0):
         return solve_conv(x0, *sc)
 
-    @root.defjvp
-    def root_jvp(primals, tangents):
+    @_custom_root.defjvp
+    def _root_jvp(primals, tangents):
         fc, sc, lc, x0 = primals
         dfc = tangents[0]
-        out = root(fc, sc, lc, x0)
+        out = _custom_root(fc, sc, lc, x0)
         solution, aux = out if has_aux else (out, None)
         _, rhs = jvp(lambda *p: f_conv(solution, *p), tuple(fc), tuple(dfc))
         dsol = tree_map(lax.neg, ls_conv(solution, rhs, *lc))
@@ -60,4 +61,4 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
             return out, (dsol, tree_map(lambda a: lax.full_like(a, 0), aux))
         return out, dsol
 
-    return root(list(f_consts), list(solve_consts), list(ls_consts), initial_guess)
+    return _custom_root(list(f_consts), list(solve_consts), list(ls_consts), initial_guess)

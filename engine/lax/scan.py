@@ -145,22 +145,21 @@ def map(f, xs, *, batch_size: int | None = None):
         return ys
     from ..api import vmap
     from .api import concatenate, reshape
-    from .slicing import slice_in_dim
 
     leaves, tree = tree_flatten(xs)
     n = core.get_aval(leaves[0]).shape[0]
-    batches, rest = divmod(n, batch_size)
-
-    def batched(x):
-        x = slice_in_dim(x, 0, batches * batch_size)
-        return reshape(x, (batches, batch_size, *x.shape[1:]))
-
-    _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), tree_unflatten(tree, [batched(x) for x in leaves]))
+    batches, rest = divmod(n, batch_size) if batch_size else (0, n)
+    elems = batches * batch_size
+    # (indexed as JAX's: a slice covering the whole axis stages nothing)
+    tail = tree_unflatten(tree, [x[elems:] for x in leaves]) if rest else None
+    if not batches:
+        return vmap(f)(tail)
+    scan_xs = tree_unflatten(tree, [reshape(x[:elems], (batches, batch_size, *x.shape[1:])) for x in leaves])
+    _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), scan_xs)
     y_leaves, y_tree = tree_flatten(ys)
-    y_leaves = [reshape(y, (batches * batch_size, *y.shape[2:])) for y in y_leaves]
+    y_leaves = [reshape(y, (elems, *y.shape[2:])) for y in y_leaves]
     if rest:
-        tail = vmap(f)(tree_unflatten(tree, [slice_in_dim(x, batches * batch_size, n) for x in leaves]))
-        y_leaves = [concatenate([y, t], 0) for y, t in zip(y_leaves, tree_flatten(tail)[0])]
+        y_leaves = [concatenate([y, t], 0) for y, t in zip(y_leaves, tree_flatten(vmap(f)(tail))[0])]
     return tree_unflatten(y_tree, y_leaves)
 
 

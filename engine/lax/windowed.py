@@ -1,9 +1,10 @@
 """Window reductions: ``reduce_window`` (max/sum/min/product pooling).
 
-Built from existing primitives (``pad``, strided ``slice``, ``concatenate``, reductions), so
-differentiation and batching come from their rules: every window offset's strided slice of the
-(padded, dilated) input is stacked and reduced. Their jaxprs therefore show those primitives, not
-JAX's single ``reduce_window_max`` equations. (Convolutions are the ``conv_general_dilated``
+``add`` from 0 and ``max``/``min`` from their identity are JAX's ``reduce_window_sum`` /
+``reduce_window_max`` / ``reduce_window_min`` primitives (numpy's sliding windows evaluate them);
+their derivatives are those of the same reduction in other primitives (``pad``, strided
+``slice``, ``concatenate``, a reduction), which also computes the other computations and inits
+(where JAX stages its generic ``reduce_window``). (Convolutions are the ``conv_general_dilated``
 primitive, in ``convolution.py``.)
 
   >>> reduce_window(jnp.arange(4.), -jnp.inf, lax.max, (2,), (1,), "VALID")
@@ -16,7 +17,9 @@ import itertools
 
 import numpy as np
 
-from .. import core
+from .. import ad, batching, core
+from ..core import Primitive
+from ..narrow_dtypes import kind as dtype_kind
 from . import api
 from .convolution import padtype_to_pads
 
@@ -57,6 +60,132 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
     return tuple(out)
 
 
+def _identity(dtype, largest: bool):
+    """The identity of max (``largest=False``) or min: what padding by it changes nothing."""
+    if dtype_kind(dtype) == "f":
+        return np.array(np.inf if largest else -np.inf, dtype)
+    if dtype_kind(dtype) == "b":
+        return np.array(largest, dtype)
+    info = np.iinfo(dtype)
+    return np.array(info.max if largest else info.min, dtype)
+
+
+_MONOIDS = {"sum": (api.reduce_sum, None), "max": (api.reduce_max, False), "min": (api.reduce_min, True)}
+
+
+def _composite(x, kind, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    """The window reduction in other primitives (pad, strided slices, a reduction): the primitives'
+    derivatives are this function's."""
+    reduce, largest = _MONOIDS[kind]
+    dtype = core.get_aval(x).dtype
+    init = np.zeros((), dtype) if largest is None else _identity(dtype, largest)
+    if any(lo or hi for lo, hi in padding) or any(d != 1 for d in base_dilation):
+        x = api.pad(x, init, [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)])
+    # Two leading unit dimensions give the (N, C, *S) layout the window gatherer expects.
+    x = api.reshape(x, (1, 1, *core.get_aval(x).shape))
+    windows = _window_patches(x, window_dimensions, window_strides, window_dilation)  # (1, 1, K, *O)
+    return reduce(windows, (0, 1, 2))
+
+
+def _impl(kind):
+    ufunc = {"sum": np.add, "max": np.maximum, "min": np.minimum}[kind]
+
+    def impl(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+        init = np.zeros((), x.dtype) if kind == "sum" else _identity(x.dtype, kind == "min")
+        dilated = [(n - 1) * d + 1 if n else 0 for n, d in zip(x.shape, base_dilation)]
+        grown = np.full([max(lo, 0) + n + max(hi, 0) for n, (lo, hi) in zip(dilated, padding)], init, x.dtype)
+        grown[
+            tuple(
+                slice(max(lo, 0), max(lo, 0) + n, d) for n, (lo, _), d in zip(dilated, padding, base_dilation)
+            )
+        ] = x
+        # (negative padding crops)
+        padded = grown[
+            tuple(slice(max(-lo, 0), g - max(-hi, 0)) for g, (lo, hi) in zip(grown.shape, padding))
+        ]
+        eff = [(k - 1) * d + 1 for k, d in zip(window_dimensions, window_dilation)]
+        out_shape = reduce_window_shape_tuple(
+            x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
+        )
+        if 0 in out_shape:
+            return np.zeros(out_shape, x.dtype)
+        view = np.lib.stride_tricks.sliding_window_view(padded, eff)
+        nd = x.ndim
+        view = view[tuple(slice(None, None, s) for s in window_strides)]
+        view = view[(slice(None),) * nd + tuple(slice(None, None, d) for d in window_dilation)]
+        out = ufunc.reduce(view.reshape(*out_shape, -1), axis=-1, initial=init)
+        return np.asarray(out, x.dtype)
+
+    return impl
+
+
+def _abstract(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    shape = reduce_window_shape_tuple(
+        x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
+    )
+    return x.update(shape=shape)
+
+
+def _batch(p):
+    def rule(size, vals, dims, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+        # The batch axis goes first with a window of one along it.
+        x = batching.moveaxis(vals[0], dims[0], 0)
+        out = p.bind(
+            x,
+            window_dimensions=(1, *window_dimensions),
+            window_strides=(1, *window_strides),
+            padding=((0, 0), *padding),
+            base_dilation=(1, *base_dilation),
+            window_dilation=(1, *window_dilation),
+        )
+        return out, 0
+
+    return rule
+
+
+def _jvp(kind):
+    def rule(primals, tangents, **params):
+        from .. import api as engine_api
+
+        (x,), (t,) = primals, tangents
+        return engine_api.jvp(lambda v: _composite(v, kind, **params), (x,), (ad.instantiate_zeros(t),))
+
+    return rule
+
+
+def _sum_transpose(ct, x, **params):
+    from .. import api as engine_api
+
+    aval = x.aval
+    zeros = api.full(aval.shape, 0, aval.dtype)
+    _, pullback = engine_api.vjp(lambda v: _composite(v, "sum", **params), zeros)
+    return [pullback(ad.instantiate_zeros(ct))[0]]
+
+
+reduce_window_sum_p = Primitive("reduce_window_sum")
+reduce_window_max_p = Primitive("reduce_window_max")
+reduce_window_min_p = Primitive("reduce_window_min")
+for _kind, _p in (("sum", reduce_window_sum_p), ("max", reduce_window_max_p), ("min", reduce_window_min_p)):
+    _p.def_impl(_impl(_kind))
+    _p.def_abstract_eval(_abstract)
+    batching.batch_rules[_p] = _batch(_p)
+    if _kind != "sum":
+        ad.jvp_rules[_p] = _jvp(_kind)
+ad.deflinear(reduce_window_sum_p, _sum_transpose)
+_PRIMITIVES = {api.add: reduce_window_sum_p, api.max: reduce_window_max_p, api.min: reduce_window_min_p}
+
+
+def _monoid_primitive(computation, init_value, dtype):
+    """The primitive of a window reduction JAX specialises: ``add`` from 0, ``max``/``min`` from
+    their identity (a concrete scalar init)."""
+    p = _PRIMITIVES.get(computation)
+    if p is None or isinstance(init_value, core.Tracer) or np.ndim(init_value):
+        return None
+    init = np.asarray(core.to_numpy(init_value) if isinstance(init_value, core.Array) else init_value)
+    want = 0 if p is reduce_window_sum_p else _identity(np.dtype(dtype), p is reduce_window_min_p)
+    return p if init == want else None
+
+
 def _monoid(computation):
     """The reduction primitive for a known binary ``computation`` (as JAX specialises them)."""
     if computation is api.max:
@@ -86,17 +215,32 @@ def reduce_window(
         raise NotImplementedError(
             "reduce_window over a pytree of operands is not supported by the engine yet"
         )
-    reduce = _monoid(computation)
     shape = core.get_aval(operand).shape
     nd = len(shape)
     window_dimensions = tuple(window_dimensions)
+    if isinstance(padding, str):  # (as JAX: SAME pads for the undilated operand)
+        eff = window_dimensions
+        if window_dilation is not None:
+            eff = tuple((k - 1) * d + 1 for k, d in zip(window_dimensions, window_dilation))
+        pads = tuple(tuple(pd) for pd in padtype_to_pads(shape, eff, window_strides or (1,) * nd, padding))
+    else:
+        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
     window_strides = tuple(window_strides or (1,) * nd)  # (default: every window, as JAX)
     base_dilation = tuple(base_dilation or (1,) * nd)
     window_dilation = tuple(window_dilation or (1,) * nd)
-    dilated = [(n - 1) * d + 1 for n, d in zip(shape, base_dilation)]
-    eff = [(k - 1) * d + 1 for k, d in zip(window_dimensions, window_dilation)]
-    pads = padtype_to_pads(dilated, eff, window_strides, padding)
+    params = dict(
+        window_dimensions=window_dimensions,
+        window_strides=window_strides,
+        padding=pads,
+        base_dilation=base_dilation,
+        window_dilation=window_dilation,
+    )
     dtype = core.get_aval(operand).dtype
+    p = _monoid_primitive(computation, init_value, dtype)
+    if p is not None:
+        return p.bind(operand, **params)
+    # Other computations and inits: the composite (JAX stages a generic reduce_window equation).
+    reduce = _monoid(computation)
     init = init_value if isinstance(init_value, (core.Tracer, core.Array)) else np.asarray(init_value, dtype)
     x = operand
     if any(lo or hi for lo, hi in pads) or any(d != 1 for d in base_dilation):

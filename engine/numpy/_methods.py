@@ -146,7 +146,7 @@ def _squeeze(self, axis=None):
 
 
 def _clip(self, min=None, max=None):
-    return _selection.clip(self, min, max)
+    return _selection.clip(self, min=min, max=max)  # (by keyword, as JAX's method)
 
 
 def _is_operand(other):

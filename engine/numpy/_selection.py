@@ -60,6 +60,7 @@ def fmin(x1, x2, /):
     return where(bitwise_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
+@staged_as_jit(name="clip")  # (the whole function, as JAX's: min/max passed by keyword stage sorted)
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """Clamp values to ``[min, max]`` (either bound may be None).
 
@@ -79,7 +80,6 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return _clip(arr, min, max)
 
 
-@staged_as_jit(name="clip")
 def _clip(arr, min, max):
     if min is not None:
         arr = maximum(min, arr)
