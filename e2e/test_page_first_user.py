@@ -65,3 +65,35 @@ def test_the_debugger_s_line_mark_leaves_the_editor_with_the_debugger(page: Page
         expect(linked).to_have_count(0)
     page.get_by_test_id("tab-debugger").click()
     expect(linked).to_have_count(1)
+
+
+LONG_NAME = """import jax
+import jax.numpy as jnp
+
+def total_loss(x):
+    return jnp.sum(jnp.tanh(x) ** 2)
+
+print(jax.jit(jax.grad(total_loss))(jnp.ones(3)))
+"""
+
+
+@needs_runner
+def test_on_a_phone_the_call_picker_shows_the_whole_call(page: Page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    stack = [GRAD, {"name": "jit", "options": {}}]
+    open_session(page, LONG_NAME, "total_loss", stack, ["jnp.ones(3)"], panel="ir")
+    select = page.get_by_test_id("call-select")
+    expect(select).to_be_visible()
+    # The chosen call's text (e.g. '#1 jit(grad(total_loss)) — line 4') is not cut by the select.
+    text_width, inner_width = select.evaluate(
+        "s => { const c = document.createElement('canvas').getContext('2d'); c.font = getComputedStyle(s).font;"
+        " const cs = getComputedStyle(s);"
+        " return [c.measureText(s.selectedOptions[0].text).width,"
+        " s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16]; }"
+    )
+    assert text_width <= inner_width, (
+        f"the call's text needs {text_width:.0f} px, the select shows {inner_width:.0f}"
+    )
+    right = select.evaluate("s => s.getBoundingClientRect().right")
+    assert right <= 390
+    expect(page.locator(".call-picker .muted")).to_be_in_viewport()
