@@ -515,6 +515,9 @@ for name, comp, init in (("reduce_window_sum", lax.add, 0.0), ("reduce_window_ma
     )
 
 # --- cumulative, sort, top_k ------------------------------------------------------------------
+case("approx_top_k", lambda x: lax.approx_max_k(x, 2), normal(3, 5))
+case("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0), normal(4, 3), label="min_dim0")
+
 
 for name in ("cumsum", "cumprod", "cummax", "cummin"):
     case(name, lambda x, n=name: getattr(lax, n)(x, axis=-1), normal(3, 5))

@@ -88,6 +88,7 @@ INTERPRETER_ONLY = {
     "sort": "numpy's sort (a library call, not a loop nest)",
     "random_gamma": "a map of rejection loops on keys (engine.random_gamma): its rule runs them",
     "top_k": "numpy's partition (a library call, not a loop nest)",
+    "approx_top_k": "top_k's numpy rule (exact, as JAX's CPU fallback)",
     # Linear algebra and special functions: LAPACK / scipy-style numpy rules, not loop nests.
     "cholesky": "LAPACK through numpy",
     "eigh": "LAPACK through numpy",

@@ -35,7 +35,15 @@ from .bessel import bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p  # noqa: 
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .custom_root import custom_root  # noqa: F401,E402
 from .integer_bits import clz, clz_p, mulhi, mulhi_p  # noqa: F401,E402
-from .composites import approx_max_k, approx_min_k, batch_matmul, broadcast_shapes, index_take, reduce  # noqa: F401,E402
+from .composites import (
+    approx_max_k,
+    approx_min_k,
+    approx_top_k_p,
+    batch_matmul,
+    broadcast_shapes,
+    index_take,
+    reduce,
+)  # noqa: F401,E402
 from .composite_call import composite  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.

@@ -52,12 +52,9 @@ def index_take(src, idxs, axes):
     Array([1, 9], dtype=int32)
     """
     indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
-    sizes = np.array([np.shape(src)[ax] for ax in axes], dtype=core.get_aval(indices).dtype)
-    indices = lax.rem(indices, lax.expand_dims(sizes, tuple(range(indices.ndim - 1))))
-    indices = lax.select(
-        lax.lt(indices, lax.full_like(indices, 0)),
-        lax.add(indices, lax.broadcast_in_dim(sizes, indices.shape, (1,))),
-        indices,
+    # (as JAX's: the operator %, i.e. jnp.remainder, wraps negative indices)
+    indices = indices % lax.expand_dims(
+        np.array([np.shape(src)[ax] for ax in axes]), tuple(range(indices.ndim - 1))
     )
     slice_sizes = list(np.shape(src))
     for ax in axes:
@@ -150,18 +147,73 @@ def reduce(operands, init_values, computation, dimensions):
     return tree_unflatten(tree, acc)
 
 
-def _top_k_along(operand, k, dimension):
-    x = operand
-    ndim = np.ndim(x)
-    dimension = dimension % ndim
-    if dimension != ndim - 1:
-        x = lax.transpose(x, [d for d in range(ndim) if d != dimension] + [dimension])
-    values, indices = lax.top_k(x, k)
-    if dimension != ndim - 1:
-        back = list(range(ndim - 1))
-        back.insert(dimension, ndim - 1)
-        values, indices = lax.transpose(values, back), lax.transpose(indices, back)
-    return values, indices
+# --- approx_top_k: JAX's primitive; on CPU JAX computes it exactly (recall 1), as the engine does --
+
+approx_top_k_p = core.Primitive("approx_top_k", multiple_results=True)
+
+
+@approx_top_k_p.def_impl
+def _approx_top_k_impl(x, *, k, reduction_dimension, is_max_k, **_):
+    from .sorting import top_k_p
+
+    axis = reduction_dimension % x.ndim
+    values, idx = core.impl_rules[top_k_p](x if is_max_k else -x, k=k, axis=axis)
+    return [values if is_max_k else -values, idx]
+
+
+@approx_top_k_p.def_abstract_eval
+def _approx_top_k_abstract(x, *, k, reduction_dimension, **_):
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    if x.ndim == 0:
+        raise TypeError(f"approx_top_k operand must have >= 1 dimension, got {x.shape}")
+    shape = list(x.shape)
+    if shape[reduction_dimension] < k:
+        raise ValueError(
+            f"k must be smaller than the size of reduction_dim {shape[reduction_dimension]}, got {k}"
+        )
+    if np.dtype(x.dtype).kind != "f":
+        raise ValueError("operand must be a floating type")
+    shape[reduction_dimension] = k  # (aggregate_to_topk=False has XLA's approximate size; on CPU: k)
+    return [x.update(shape=tuple(shape)), core.ShapedArray(tuple(shape), np.int32, False)]
+
+
+def _approx_top_k_jvp(primals, tangents, **params):
+    from .. import ad
+    from ..numpy import take_along_axis
+
+    values, idx = approx_top_k_p.bind(primals[0], **params)
+    axis = params["reduction_dimension"] % core.get_aval(idx).ndim
+    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, axis)
+    return [values, idx], [t, ad.Zero(ad.tangent_aval(core.get_aval(idx)))]
+
+
+def _approx_top_k_batch(size, vals, dims, *, reduction_dimension, **params):
+    x, d = vals[0], dims[0]
+    dim_map = [i for i in range(core.get_aval(x).ndim) if i != d]
+    return approx_top_k_p.bind(x, reduction_dimension=dim_map[reduction_dimension], **params), [d, d]
+
+
+def _register_approx_top_k():
+    from .. import ad, batching
+
+    ad.jvp_rules[approx_top_k_p] = _approx_top_k_jvp
+    batching.batch_rules[approx_top_k_p] = _approx_top_k_batch
+
+
+_register_approx_top_k()
+
+
+def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k, size_override, aggregate):
+    return approx_top_k_p.bind(
+        operand,
+        k=k,
+        reduction_dimension=reduction_dimension,
+        recall_target=recall_target,
+        is_max_k=is_max_k,
+        reduction_input_size_override=size_override,
+        aggregate_to_topk=aggregate,
+    )
 
 
 def approx_max_k(
@@ -174,7 +226,10 @@ def approx_max_k(
     >>> approx_max_k(jnp.array([1.0, 5.0, 3.0]), 2)
     [Array([5., 3.], dtype=float32), Array([1, 2], dtype=int32)]
     """
-    return list(_top_k_along(operand, k, reduction_dimension))  # (a list, as JAX returns)
+    out = _approx_top_k(
+        operand, k, reduction_dimension, recall_target, True, reduction_input_size_override, aggregate_to_topk
+    )
+    return list(out)  # (a list, as JAX returns)
 
 
 def approx_min_k(
@@ -187,5 +242,13 @@ def approx_min_k(
     >>> approx_min_k(jnp.array([1.0, 5.0, 3.0]), 2)
     [Array([1., 3.], dtype=float32), Array([0, 2], dtype=int32)]
     """
-    values, indices = _top_k_along(lax.neg(operand), k, reduction_dimension)
-    return [lax.neg(values), indices]
+    out = _approx_top_k(
+        operand,
+        k,
+        reduction_dimension,
+        recall_target,
+        False,
+        reduction_input_size_override,
+        aggregate_to_topk,
+    )
+    return list(out)
