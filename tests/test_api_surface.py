@@ -75,7 +75,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         "reduce_p": "lax.reduce is built from reduce_* primitives and, for other computations, a scan",
         **_same(
             NOT_YET,
-            "conv_general_dilated_local conv_general_dilated_patches "
+            "conv_general_dilated_local "
             "   dtype empty     "
             " pswapaxes ragged_dot ragged_dot_general scaled_dot "
             "shape_as_value",

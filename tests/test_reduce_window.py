@@ -1,6 +1,7 @@
 """lax.reduce_window as JAX 0.10.2 computes and stages it: add from 0 and max/min from their identity
 are the reduce_window_sum/max/min primitives (explicit, negative and SAME padding, base and window
-dilation), eagerly, under jit and under grad; values recorded from JAX for the same calls."""
+dilation), eagerly, under jit and under grad; and lax.conv_general_dilated_patches, the other
+window helper. Values recorded from JAX for the same calls."""
 
 import numpy as np
 import pytest
@@ -53,3 +54,21 @@ def test_grads():
     np.testing.assert_array_equal(g, [[0.0, 1, 2, 2, 2], [0, 1, 2, 2, 2], [0, 1, 2, 2, 2], [0, 0, 0, 0, 0]])
     g = jax.grad(lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 1), "VALID").sum())(X)
     np.testing.assert_array_equal(g, [[0.0, 0, 0, 0, 0], [1, 0, 2, 0, 1], [1, 0, 2, 0, 1], [1, 0, 2, 0, 1]])
+
+
+def test_conv_general_dilated_patches_values():
+    # (JAX 0.10.2's shape, total and one output pixel for the same call)
+    x = np.arange(2 * 5 * 4 * 3, dtype=np.float32).reshape(2, 5, 4, 3)
+    dnums = ("NHWC", "HWIO", "NHWC")
+    y = lax.conv_general_dilated_patches(
+        x, (2, 3), (1, 2), "SAME", rhs_dilation=(2, 1), dimension_numbers=dnums
+    )
+    assert y.shape == (2, 5, 2, 18) and float(np.asarray(y).sum()) == 14352.0
+    want = [78.0, 81, 0, 102, 105, 0, 79, 82, 0, 103, 106, 0, 80, 83, 0, 104, 107, 0]
+    np.testing.assert_array_equal(np.asarray(y)[1, 2, 1], want)
+    np.testing.assert_array_equal(
+        jax.jit(lambda v: lax.conv_general_dilated_patches(v, (2,), (1,), "VALID"))(
+            np.arange(4.0, dtype=np.float32).reshape(1, 1, 4)
+        )[0],
+        [[0.0, 1, 2], [1, 2, 3]],
+    )

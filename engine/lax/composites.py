@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import core, lax
@@ -252,3 +254,50 @@ def approx_min_k(
         aggregate_to_topk,
     )
     return list(out)
+
+
+def conv_general_dilated_patches(
+    lhs, filter_shape, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+    dimension_numbers=None, precision=None, preferred_element_type=None,
+):  # fmt: skip
+    """The patches ``conv_general_dilated`` sees: a depthwise convolution with a one-hot kernel, so
+    output channel ``c * prod(filter_shape) + k`` is input channel ``c`` at window offset ``k``.
+
+    >>> conv_general_dilated_patches(jnp.arange(4.).reshape(1, 1, 4), (2,), (1,), "VALID")[0]
+    Array([[0., 1., 2.],
+           [1., 2., 3.]], dtype=float32)
+    """
+    from .convolution import conv_dimension_numbers, conv_general_dilated
+    from .structural import convert_element_type_p
+
+    lhs = lhs if isinstance(lhs, (core.Array, core.Tracer)) else core.Array(np.asarray(lhs))
+    filter_shape = tuple(filter_shape)
+    dnums = conv_dimension_numbers(lhs.shape, (1, 1) + filter_shape, dimension_numbers)
+    lhs_spec, rhs_spec, _ = dnums
+    spatial_size = math.prod(filter_shape)
+    n_channels = lhs.shape[lhs_spec[1]]
+    # (JAX's one-hot kernel: an eye of iotas, broadcast over the channels)
+    shape = (spatial_size, spatial_size)
+    eye = lax.eq(
+        lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(0)),
+        lax.broadcasted_iota(np.int32, shape, 1),
+    )
+    rhs = convert_element_type_p.bind(eye, new_dtype=np.dtype(lhs.dtype), weak_type=False)
+    rhs = lax.broadcast_in_dim(rhs, (n_channels, *shape), (1, 2))
+    rhs = lax.reshape(rhs, (n_channels * spatial_size, 1, *filter_shape))
+    perm = [i for i in range(rhs.ndim) if i not in (0, 1)]
+    for d, s in sorted(zip((rhs_spec[0], rhs_spec[1]), (0, 1))):
+        perm.insert(d, s)
+    rhs = lax.transpose(rhs, perm)
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=dnums,
+        precision=None if precision is None else (precision, lax.Precision.DEFAULT),
+        feature_group_count=n_channels,
+        preferred_element_type=preferred_element_type,
+    )
