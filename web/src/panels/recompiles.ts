@@ -80,7 +80,7 @@ export function renderRecompiles(report: RunReport, previous?: RunReport | null)
     s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
     s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
   const table = h("table", { class: "recompile-table" },
-    h("thead", null, h("tr", null, ["call", "line", "function", "what happened", "why", "trace", "lower+compile"].map((c) => h("th", null, c)))),
+    h("thead", null, h("tr", null, ["call", "line", "function", "what happened", "why", "trace", "lower + compile"].map((c) => h("th", null, c)))),
     h("tbody", null, rows.map((r) => h("tr", { testid: "recompile-row", "data-status": r.status },
       h("td", null, String(r.call.id + 1)),
       h("td", null, userLine(r.call.source) ? String(userLine(r.call.source)) : "—"),
