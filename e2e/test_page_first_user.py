@@ -5,7 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
-from .test_playground import GRAD, open_session
+from .test_playground import GRAD, open_session, run_and_wait, set_code
 
 LONG_ERROR = """def f(x):
     raise ValueError('bad value ' + 'x' * 3000 + '\\n'.join(['line'] * 400) + ' end')
@@ -97,3 +97,27 @@ def test_on_a_phone_the_call_picker_shows_the_whole_call(page: Page):
     right = select.evaluate("s => s.getBoundingClientRect().right")
     assert right <= 390
     expect(page.locator(".call-picker .muted")).to_be_in_viewport()
+
+
+@needs_runner
+def test_results_say_when_the_code_has_changed_since_they_ran(page: Page):
+    open_session(page, LONG_NAME, "total_loss", [GRAD], ["jnp.ones(3)"])
+    note = page.get_by_test_id("stale-note")
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-state", "ok")
+    expect(note).to_be_hidden()
+    # Switching panels changes nothing that ran.
+    page.get_by_test_id("tab-ir").click()
+    page.get_by_test_id("tab-output").click()
+    expect(note).to_be_hidden()
+    set_code(page, LONG_NAME.replace("** 2", "** 3"))
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("previous code")
+    # Undoing the edit makes the results current again.
+    set_code(page, LONG_NAME)
+    expect(note).to_be_hidden()
+    # An argument edit counts too; running again clears the note.
+    page.get_by_test_id("arg-input").fill("jnp.ones(4)")
+    expect(note).to_be_visible()
+    run_and_wait(page, page.get_by_test_id("stale-run").click)
+    expect(note).to_be_hidden()
+    expect(page.get_by_test_id("run-label")).to_have_text("grad(total_loss)")

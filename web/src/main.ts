@@ -67,6 +67,9 @@ class App {
   private panelBody!: HTMLElement;
   private toast!: HTMLElement;
   private sharePop!: HTMLElement;
+  private staleNote!: HTMLElement;
+  /** The request the shown results came from, to tell when the code, stack or arguments moved on. */
+  private ranRequest = "";
 
   constructor(private root: HTMLElement) {
     applyTheme(initialTheme());
@@ -113,10 +116,13 @@ class App {
     this.callPicker = h("div", { class: "call-picker" });
     this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", tabindex: -1 });
     this.toast = h("div", { class: "toast", role: "status", "aria-live": "polite" });
+    this.staleNote = h("div", { class: "stale-note", testid: "stale-note", role: "status", hidden: true },
+      "Edited since this run: the results below are for the previous code, stack or arguments. ",
+      h("button", { type: "button", class: "link", testid: "stale-run", onclick: () => void this.run() }, "Run again"));
 
     const left = h("section", { class: "left", "aria-label": "Code" }, editorWrap, this.stack.el);
     const splitter = h("div", { class: "splitter", role: "separator", "aria-orientation": "vertical", "aria-label": "Resize", tabindex: 0 });
-    const right = h("section", { class: "right", "aria-label": "Results" }, this.tabs, this.callPicker, this.panelBody);
+    const right = h("section", { class: "right", "aria-label": "Results" }, this.tabs, this.staleNote, this.callPicker, this.panelBody);
     const main = h("main", { class: "workspace" }, left, splitter, right);
     this.installSplitter(splitter, main);
     replace(this.root, header, main, this.toast, this.gallery.dialog);
@@ -167,6 +173,7 @@ class App {
 
   private fragmentTimer = 0;
   private sessionChanged() {
+    this.markStale();
     clearTimeout(this.fragmentTimer);
     this.fragmentTimer = window.setTimeout(() => {
       // A shared link's page keeps its short URL while it shows the stored snippet; once edited,
@@ -197,6 +204,7 @@ class App {
     this.setRunning(true);
     this.editor.setError(null);
     this.notice = this.dropStaleFunction();
+    this.ranRequest = JSON.stringify(toRequest(this.session));
     try {
       const report = await run(toRequest(this.session), controller.signal);
       this.previousReport = this.report;
@@ -217,6 +225,7 @@ class App {
       this.controller = null;
       this.setRunning(false);
     }
+    this.markStale();
     this.renderTabs();
     this.renderPanel();
     // In the one-column layout the results sit below the editor and the stack: bring them up.
@@ -226,6 +235,15 @@ class App {
     }
     // Completed runs, counted for automation: a test waits for this to grow.
     this.root.dataset.runs = String(Number(this.root.dataset.runs ?? 0) + 1);
+  }
+
+  /** Results shown for a request that is no longer the session's say so (line links may point
+   *  at moved lines, values at old code). */
+  private markStale() {
+    if (!this.staleNote) return; // the stack builder reports its first state before the layout is done
+    const stale = !!(this.report || this.failure) && !this.controller && JSON.stringify(toRequest(this.session)) !== this.ranRequest;
+    this.staleNote.hidden = !stale;
+    this.root.classList.toggle("stale", stale);
   }
 
   cancel() {
