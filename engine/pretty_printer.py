@@ -67,7 +67,6 @@ class _Nest(Doc):
 
 
 _NIL = _Nil()
-_FLAT, _BREAK = 0, 1
 
 
 def nil() -> Doc:
@@ -111,37 +110,56 @@ def _fits(doc: Doc, width: int) -> bool:
     agenda = [doc]
     while width >= 0 and agenda:
         d = agenda.pop()
-        if isinstance(d, (_Text, _Break)):
-            width -= len(d.text)
-        elif isinstance(d, _Concat):
-            agenda.extend(reversed(d.children))
-        elif isinstance(d, (_Group, _Nest)):
-            agenda.append(d.child)
+        t = type(d)  # (the document classes are final: a type test is cheaper than isinstance)
+        if t is _Text or t is _Break:
+            width -= len(d.text)  # type: ignore[attr-defined]
+        elif t is _Concat:
+            agenda.extend(reversed(d.children))  # type: ignore[attr-defined]
+        elif t is _Group or t is _Nest:
+            agenda.append(d.child)  # type: ignore[attr-defined]
     return width >= 0
+
+
+def _flat(doc: Doc, line: list[str]) -> int:
+    """Append ``doc`` laid out flat to ``line``; its length. Inside a group that fits, every group
+    fits too (it is part of the text that fits, further right), so flat is all there is to decide."""
+    n = 0
+    agenda = [doc]
+    while agenda:
+        d = agenda.pop()
+        t = type(d)
+        if t is _Text or t is _Break:
+            line.append(d.text)  # type: ignore[attr-defined]
+            n += len(d.text)  # type: ignore[attr-defined]
+        elif t is _Concat:
+            agenda.extend(reversed(d.children))  # type: ignore[attr-defined]
+        elif t is _Group or t is _Nest:
+            agenda.append(d.child)  # type: ignore[attr-defined]
+    return n
 
 
 def _format(doc: Doc, width: int) -> str:
     lines: list[str] = []
     line: list[str] = []
     k = 0
-    agenda: list[tuple[int, int, Doc]] = [(0, _BREAK, doc)]
+    agenda: list[tuple[int, Doc]] = [(0, doc)]  # (indentation, document) laid out broken
     while agenda:
-        i, m, d = agenda.pop()
-        if isinstance(d, _Text):
-            line.append(d.text)
-            k += len(d.text)
-        elif isinstance(d, _Concat):
-            agenda.extend((i, m, c) for c in reversed(d.children))
-        elif isinstance(d, _Break):
-            if m == _BREAK:
-                lines.append("".join(line))
-                line, k = [" " * i], i
+        i, d = agenda.pop()
+        t = type(d)
+        if t is _Text:
+            line.append(d.text)  # type: ignore[attr-defined]
+            k += len(d.text)  # type: ignore[attr-defined]
+        elif t is _Concat:
+            agenda.extend((i, c) for c in reversed(d.children))  # type: ignore[attr-defined]
+        elif t is _Break:
+            lines.append("".join(line))
+            line, k = [" " * i], i
+        elif t is _Nest:
+            agenda.append((i + d.n, d.child))  # type: ignore[attr-defined]
+        elif t is _Group:
+            if _fits(d.child, width - k):  # type: ignore[attr-defined]
+                k += _flat(d.child, line)  # type: ignore[attr-defined]
             else:
-                line.append(d.text)
-                k += len(d.text)
-        elif isinstance(d, _Nest):
-            agenda.append((i + d.n, m, d.child))
-        elif isinstance(d, _Group):
-            agenda.append((i, _FLAT if _fits(d.child, width - k) else _BREAK, d.child))
+                agenda.append((i, d.child))  # type: ignore[attr-defined]
     lines.append("".join(line))
     return "\n".join(lines)
