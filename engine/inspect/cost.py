@@ -15,7 +15,8 @@ One rule per primitive, in ``cost_rules``; a primitive without a rule is counted
 from __future__ import annotations
 
 import math
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from engine.ir import ClosedJaxpr, Jaxpr, Literal
 
@@ -195,13 +196,38 @@ cost_rules["integer_pow"] = integer_pow
 cost_rules["select_n"] = movement  # (XLA counts no operation for a select)
 
 
+# id(eqn) -> (eqn, its cost) while ``memoized`` is active: a report asks for the cost of every
+# equation of a stage several times (its graph node, each enclosing jit's or loop's node, the stage's
+# total and its per-line costs). Costs are never changed in place, so one can be handed out again.
+_memo: dict[int, tuple[object, Cost]] | None = None
+
+
+@contextmanager
+def memoized() -> Iterator[None]:
+    """Inside, each equation's cost is computed once (the equations must not change meanwhile)."""
+    global _memo
+    previous, _memo = _memo, {}
+    try:
+        yield
+    finally:
+        _memo = previous
+
+
 def eqn_cost(eqn) -> Cost:
     """The estimated cost of one equation (its sub-jaxprs included)."""
+    memo = _memo
+    if memo is not None:
+        hit = memo.get(id(eqn))
+        if hit is not None and hit[0] is eqn:
+            return hit[1]
     rule = cost_rules.get(eqn.primitive.name, elementwise)
     try:
-        return rule(eqn)
+        cost = rule(eqn)
     except Exception:  # noqa: BLE001 - an odd equation costs what an elementwise one would
-        return elementwise(eqn)
+        cost = elementwise(eqn)
+    if memo is not None:
+        memo[id(eqn)] = (eqn, cost)
+    return cost
 
 
 def jaxpr_cost(jaxpr: Jaxpr) -> Cost:

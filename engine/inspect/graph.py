@@ -34,6 +34,17 @@ def source_of(info) -> SourceInfo | None:
     )
 
 
+_DTYPE_NAMES: dict[int, tuple[object, str]] = {}  # id(dtype) -> (dtype, str(dtype))
+
+
+def _dtype_name(dtype) -> str:
+    """``str(dtype)``, remembered: numpy computes a dtype's name in Python on every call."""
+    hit = _DTYPE_NAMES.get(id(dtype))
+    if hit is None or hit[0] is not dtype:
+        hit = _DTYPE_NAMES[id(dtype)] = (dtype, str(dtype))
+    return hit[1]
+
+
 def _literal_text(lit: Literal) -> str:
     return ir.pp_literal(lit).rsplit(":", 1)[0]
 
@@ -77,7 +88,7 @@ def jaxpr_graph(
         n = "_" if type(v) is ir.DropVar else names.get(v) or f"?{v.count}"
         if n not in g.vars:
             g.vars[n] = IRVar(
-                id=n, shape=list(v.aval.shape), dtype=str(v.aval.dtype), weak_type=v.aval.weak_type
+                id=n, shape=list(v.aval.shape), dtype=_dtype_name(v.aval.dtype), weak_type=v.aval.weak_type
             )
         return n
 

@@ -33,6 +33,7 @@ from engine.tree_util import tree_flatten, tree_unflatten
 from . import errors as report_errors
 from . import transforms
 from .concrete_path import trace_on_path
+from .cost import memoized as cost_memoized
 from .cost import stage_cost
 from .debugger import debug_trace
 from .device_programs import device_facts
@@ -588,7 +589,9 @@ class Recorder:
                     call=call_id,
                 )
             text, var_names = jaxpr_text_and_names(closed)
-            graph = jaxpr_graph(closed.jaxpr, name, names=var_names)
+            with cost_memoized():  # (the graph's nodes and the stage's totals cost each equation once)
+                graph = jaxpr_graph(closed.jaxpr, name, names=var_names)
+                costs = stage_cost(closed.jaxpr, self.user_file)
             mark_added(graph, previous)
             previous = graph
             traced[i] = Stage(
@@ -597,7 +600,7 @@ class Recorder:
                 text=text,
                 graph=graph,
                 path_taken=path_taken,
-                cost=stage_cost(closed.jaxpr, self.user_file),
+                cost=costs,
             )
             record.stages.append(traced[i])
             if i == len(funcs) - 1:
