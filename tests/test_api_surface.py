@@ -64,7 +64,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same(
             INTERNAL_PRIM,
             "after_all_p create_token_p dce_sink_p device_put_p "
-            "ragged_all_to_all_p reduce_window_p "
+            "ragged_all_to_all_p "
             "rng_uniform_p select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
             "sharding_constraint_p stage_p",
         ),

@@ -514,6 +514,20 @@ for name, comp, init in (("reduce_window_sum", lax.add, 0.0), ("reduce_window_ma
         label="same",
     )
 
+case(
+    "reduce_window",
+    lambda x: lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "VALID"),
+    normal(4, 3),
+    order=0,
+)
+case(
+    "reduce_window",
+    lambda x: lax.reduce_window(x, 0.5, lax.max, (2, 2), (1, 2), ((1, 0), (0, 1))),
+    normal(4, 5),
+    order=0,
+    label="init_not_identity",
+)
+
 # --- cumulative, sort, top_k ------------------------------------------------------------------
 case("approx_top_k", lambda x: lax.approx_max_k(x, 2), normal(3, 5))
 case("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0), normal(4, 3), label="min_dim0")

@@ -72,3 +72,19 @@ def test_conv_general_dilated_patches_values():
         )[0],
         [[0.0, 1, 2], [1, 2, 3]],
     )
+
+
+def test_other_computations_and_inits_are_the_generic_primitive():
+    x = np.arange(20, dtype=np.float32).reshape(4, 5) / 7 + 0.5
+    prod = lambda v: lax.reduce_window(v, 1.0, lax.mul, (2, 1), (1, 1), "VALID")  # noqa: E731
+    want = [
+        [0.6071, 0.8724, 1.1786, 1.5255, 1.9133],
+        [2.3418, 2.8112, 3.3214, 3.8724, 4.4643],
+        [5.0969, 5.7704, 6.4847, 7.2398, 8.0357],
+    ]
+    np.testing.assert_allclose(prod(x), want, atol=1e-4)
+    np.testing.assert_allclose(jax.jit(prod)(x), want, atol=1e-4)
+    np.testing.assert_allclose(jax.vmap(prod)(np.stack([x, x])), [want, want], atol=1e-4)
+    assert "reduce_window[" in str(jax.make_jaxpr(prod)(x))
+    with pytest.raises(NotImplementedError):  # (JAX cannot differentiate it either)
+        jax.grad(lambda v: prod(v).sum())(x)

@@ -73,6 +73,7 @@ INTERPRETER_ONLY = {
     "custom_lin": "linearization residue of custom_vjp: transposed away before any executable runs",
     "nextafter": "rare bit-level op: numpy's rule is exact",
     "population_count": "rare bit-level op: numpy's rule is exact",
+    "reduce_window": "any computation: its jaxpr folded over numpy's sliding-window view",
     "reduce_window_sum": "pooling: numpy's sliding-window view is a strided library reduction, not a loop nest",
     "reduce_window_max": "pooling: numpy's sliding-window view is a strided library reduction, not a loop nest",
     "reduce_window_min": "pooling: numpy's sliding-window view is a strided library reduction, not a loop nest",

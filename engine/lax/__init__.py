@@ -25,6 +25,7 @@ from .windowed import (  # noqa: F401,E402
     reduce_window,
     reduce_window_max_p,
     reduce_window_min_p,
+    reduce_window_p,
     reduce_window_shape_tuple,
     reduce_window_sum_p,
 )

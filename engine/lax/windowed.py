@@ -186,19 +186,89 @@ def _monoid_primitive(computation, init_value, dtype):
     return p if init == want else None
 
 
-def _monoid(computation):
-    """The reduction primitive for a known binary ``computation`` (as JAX specialises them)."""
-    if computation is api.max:
-        return api.reduce_max
-    if computation is api.add:
-        return api.reduce_sum
-    if computation is api.min:
-        return api.reduce_min
-    if computation is api.mul:
-        return api.reduce_prod
-    raise NotImplementedError(
-        f"reduce_window: only lax.add, lax.max, lax.min and lax.mul computations are supported, got {computation!r}"
+# --- reduce_window: JAX's generic primitive (any computation, any init), its jaxpr as a param ------
+
+reduce_window_p = Primitive("reduce_window", multiple_results=True)
+
+
+def _padded_windows(x, init, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    """``x`` padded (and base-dilated) with ``init``, as a view ``(*out_shape, K)`` of its windows."""
+    dilated = [(n - 1) * d + 1 if n else 0 for n, d in zip(x.shape, base_dilation)]
+    grown = np.full([max(lo, 0) + n + max(hi, 0) for n, (lo, hi) in zip(dilated, padding)], init, x.dtype)
+    grown[
+        tuple(slice(max(lo, 0), max(lo, 0) + n, d) for n, (lo, _), d in zip(dilated, padding, base_dilation))
+    ] = x
+    # (negative padding crops)
+    padded = grown[tuple(slice(max(-lo, 0), g - max(-hi, 0)) for g, (lo, hi) in zip(grown.shape, padding))]
+    out_shape = reduce_window_shape_tuple(
+        x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
     )
+    if 0 in out_shape:
+        return np.zeros((*out_shape, 0), x.dtype)
+    eff = [(k - 1) * d + 1 for k, d in zip(window_dimensions, window_dilation)]
+    view = np.lib.stride_tricks.sliding_window_view(padded, eff)
+    view = view[tuple(slice(None, None, s) for s in window_strides)]
+    view = view[(slice(None),) * x.ndim + tuple(slice(None, None, d) for d in window_dilation)]
+    return view.reshape(*out_shape, -1)
+
+
+@reduce_window_p.def_impl
+def _reduce_window_impl(*args, jaxpr, consts, **params):
+    from ..ir import eval_jaxpr
+
+    n = len(args) // 2
+    operands, inits = args[:n], args[n:]
+    windows = [_padded_windows(x, i, **params) for x, i in zip(operands, inits)]
+    acc = [np.broadcast_to(np.asarray(i, x.dtype), w.shape[:-1]) for x, i, w in zip(operands, inits, windows)]
+    for k in range(windows[0].shape[-1]):  # (the computation folds the window elementwise)
+        acc = [
+            np.asarray(core.to_numpy(a))
+            for a in eval_jaxpr(jaxpr, [*acc, *[w[..., k] for w in windows]], consts)
+        ]
+    return [np.asarray(a, x.dtype).reshape(w.shape[:-1]) for a, x, w in zip(acc, operands, windows)]
+
+
+@reduce_window_p.def_abstract_eval
+def _reduce_window_abstract(*avals, jaxpr, consts, **params):
+    return [_abstract(x, **params) for x in avals[: len(avals) // 2]]
+
+
+def _reduce_window_batch(size, vals, dims, *, jaxpr, consts, **params):
+    n = len(vals) // 2
+    if any(d is not batching.not_mapped for d in dims[n:]):
+        raise NotImplementedError("reduce_window with batched init values")
+    xs = [batching.bdim_at_front(v, d, size) for v, d in zip(vals[:n], dims[:n])]
+    out = reduce_window_p.bind(
+        *xs,
+        *vals[n:],
+        jaxpr=jaxpr,
+        consts=consts,
+        window_dimensions=(1, *params["window_dimensions"]),
+        window_strides=(1, *params["window_strides"]),
+        padding=((0, 0), *params["padding"]),
+        base_dilation=(1, *params["base_dilation"]),
+        window_dilation=(1, *params["window_dilation"]),
+    )
+    return out, [0] * n
+
+
+batching.batch_rules[reduce_window_p] = _reduce_window_batch
+
+
+def _generic(operand, init_value, computation, params):
+    """JAX's generic path: ``computation`` traced on scalars into the primitive's jaxpr."""
+    from ..staging import trace_to_jaxpr
+
+    dtype = core.get_aval(operand).dtype
+    init = (
+        init_value
+        if isinstance(init_value, (core.Tracer, core.Array, float, int, bool))
+        else np.asarray(init_value, dtype)
+    )
+    scalar = core.get_aval(init).update(shape=())
+    closed = trace_to_jaxpr(lambda a, b: [computation(a, b)], [scalar, scalar])
+    (out,) = reduce_window_p.bind(operand, init, jaxpr=closed.jaxpr, consts=tuple(closed.consts), **params)
+    return out
 
 
 def reduce_window(
@@ -239,19 +309,4 @@ def reduce_window(
     p = _monoid_primitive(computation, init_value, dtype)
     if p is not None:
         return p.bind(operand, **params)
-    # Other computations and inits: the composite (JAX stages a generic reduce_window equation).
-    reduce = _monoid(computation)
-    init = init_value if isinstance(init_value, (core.Tracer, core.Array)) else np.asarray(init_value, dtype)
-    x = operand
-    if any(lo or hi for lo, hi in pads) or any(d != 1 for d in base_dilation):
-        x = api.pad(x, init, [(lo, hi, d - 1) for (lo, hi), d in zip(pads, base_dilation)])
-    # Two leading unit dimensions give the (N, C, *S) layout the window gatherer expects.
-    x = api.reshape(x, (1, 1, *core.get_aval(x).shape))
-    windows = _window_patches(x, window_dimensions, window_strides, window_dilation)  # (1, 1, K, *O)
-    out = reduce(windows, (0, 1, 2))
-    identity = {api.reduce_max: -np.inf, api.reduce_sum: 0, api.reduce_min: np.inf, api.reduce_prod: 1}[
-        reduce
-    ]
-    if isinstance(init, np.ndarray) and init == identity:
-        return out  # the identity changes nothing
-    return computation(out, init)
+    return _generic(operand, init_value, computation, params)
