@@ -158,6 +158,7 @@ class PpContext:
     def __init__(self) -> None:
         self.var_names: dict[Var, str] = {}
         self.shared_jaxprs: dict[Jaxpr, str] = {}
+        self.shared_names: set[str] = set()  # (fresh variable names skip them, as JAX's do)
         self._count = 0
         self.types: dict[Var, str] = {}
 
@@ -170,8 +171,12 @@ class PpContext:
             return "_"
         n = self.var_names.get(v)
         if n is None:
-            n = self.var_names[v] = _encode_name(self._count)
+            n = _encode_name(self._count)
             self._count += 1
+            while n in self.shared_names:
+                n = _encode_name(self._count)
+                self._count += 1
+            self.var_names[v] = n
         return n
 
     def suggest_same_names(self, for_vars: Sequence[Atom], like_vars: Sequence[Atom]) -> None:
@@ -399,6 +404,7 @@ def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
     docs = []
     for name, j in _shared_jaxprs(jaxpr):
         ctx.shared_jaxprs[j] = name
+        ctx.shared_names.add(name)
     for j, name in list(ctx.shared_jaxprs.items()):
         docs.append(pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx, 4), pp.text(" in"), pp.brk()]))
     docs.append(_pp_skeleton(jaxpr, ctx, 4))  # top-level equations start at column 4

@@ -71,3 +71,51 @@ def test_sweep_texts_match_jax():
     assert not regressed, f"texts differ from JAX's (see `sweep.py compare --show`): {regressed}"
     stale = [n for n in listed if n in same or n not in want]
     assert not stale, f"now identical, run `python tests/fidelity/sweep.py differing` to unlist: {stale}"
+
+
+# Recorded from JAX 0.10.2 (vmap of two jitted functions sharing a jitted helper): fresh variable
+# names skip the shared jaxprs' names ('g' here), so remainder's body goes f, h, i...
+_SHARED_NAMES_TEXT = """\
+let g = { lambda ; a:f32[3]. let
+    b:f32[3] = floor a
+    c:f32[3] = jit[name=remainder jaxpr=remainder] b 2:i32[]
+  in (c,) } in
+let remainder = { lambda ; d:f32[3] e:i32[]. let
+    f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e
+    h:f32[3] = rem d f
+    i:bool[3] = ne h 0.0:f32[]
+    j:bool[3] = lt h 0.0:f32[]
+    k:bool[] = lt f 0.0:f32[]
+    l:bool[3] = ne j k
+    m:bool[3] = and l i
+    n:f32[3] = add h f
+    o:f32[3] = select_n m h n
+  in (o,) } in
+{ lambda ; p:f32[3]. let
+    q:f32[3] = jit[name=g jaxpr=g] p
+    r:f32[3] = jit[
+      name=h
+      jaxpr={ lambda ; p:f32[3]. let
+          s:f32[3] = floor p
+          r:f32[3] = jit[name=remainder jaxpr=remainder] s 2:i32[]
+        in (r,) }
+    ] p
+    t:f32[3] = mul p 2.0:f32[]
+    u:f32[3] = jit[name=g jaxpr=g] t
+  in (q, r, u) }"""
+
+
+def test_fresh_names_skip_shared_jaxpr_names():
+    import engine as jax
+    import engine.numpy as jnp
+
+    @jax.jit
+    def g(c):
+        return jnp.floor(c) % 2
+
+    @jax.jit
+    def h(c):
+        return jnp.floor(c) % 2
+
+    x = jnp.array([0.5, 1.5, -2.5])
+    assert str(jax.make_jaxpr(jax.vmap(lambda c: (g(c), h(c), g(c * 2))))(x)) == _SHARED_NAMES_TEXT
