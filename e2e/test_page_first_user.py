@@ -121,3 +121,25 @@ def test_results_say_when_the_code_has_changed_since_they_ran(page: Page):
     run_and_wait(page, page.get_by_test_id("stale-run").click)
     expect(note).to_be_hidden()
     expect(page.get_by_test_id("run-label")).to_have_text("grad(total_loss)")
+
+
+SHAPE_ERROR = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jnp.dot(x, jnp.ones(3))
+
+print(jax.grad(f)(jnp.ones(4)))
+"""
+
+
+@needs_runner
+def test_library_frames_name_their_package_file_not_the_server_s_directories(page: Page):
+    open_session(page, SHAPE_ERROR)
+    frames = page.locator(".traceback li.lib .mono.muted")
+    expect(frames.first).to_be_visible()
+    texts = frames.all_text_contents()
+    assert any(t.startswith("engine/api.py:") for t in texts), texts
+    assert not any(t.startswith("/") for t in texts), texts
+    # The whole path is still there, on hover.
+    assert frames.first.get_attribute("title").endswith(texts[0].rsplit(":", 1)[0])

@@ -93,9 +93,18 @@ function traceback(err: RunError, handlers: OutputHandlers, open = false): HTMLE
     h("ol", null, err.traceback.map((f) => h("li", { class: f.user ? "user" : "lib" },
       f.user
         ? h("button", { type: "button", class: "link mono", onclick: () => handlers.gotoLine(f.line) }, `line ${f.line}`)
-        : h("span", { class: "mono muted" }, `${f.file}:${f.line}`),
+        : h("span", { class: "mono muted", title: f.file }, `${libraryPath(f.file)}:${f.line}`),
       h("span", { class: "mono" }, ` in ${f.function}`),
       f.text ? h("code", { class: "frame-text" }, f.text) : null))));
+}
+
+/** A library frame's file from its package on ('engine/api.py', 'numpy/_core/fromnumeric.py'): the
+ *  server's own directories say nothing to the reader and push the function name off the line. */
+export function libraryPath(file: string): string {
+  const site = file.lastIndexOf("-packages/");
+  if (site >= 0) return file.slice(site + "-packages/".length);
+  const engine = file.lastIndexOf("/engine/");
+  return engine >= 0 ? file.slice(engine + 1) : file;
 }
 
 /** The limit icon as SVG: the "⏱" glyph is missing from many system fonts. */
