@@ -109,11 +109,15 @@ def closure_convert(fun, *example_args):
     consts = list(closed.consts)
     traced = [i for i, c in enumerate(consts) if isinstance(c, core.Tracer)]
     hoisted = [consts[i] for i in traced]
+    # (the hoisted tracers are not kept in the closure: they arrive as arguments, and a custom_jvp
+    # rule closing over ``converted`` must not be seen to close over live tracers)
+    kept = [None if isinstance(c, core.Tracer) else c for c in consts]
+    del consts
 
     def converted(*args_and_hoisted):
-        n = len(args_and_hoisted) - len(hoisted)
+        n = len(args_and_hoisted) - len(traced)
         args, extra = args_and_hoisted[:n], args_and_hoisted[n:]
-        all_consts = list(consts)
+        all_consts = list(kept)
         for i, v in zip(traced, extra):
             all_consts[i] = v
         arg_leaves, tree = tree_flatten(tuple(args))
