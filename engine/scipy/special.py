@@ -139,7 +139,16 @@ logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x)))
 
 def polygamma(n, x):
     """The ``n``-th derivative of the digamma function (``n`` a non-negative integer)."""
+    from ..numpy._dtypes import dtype_and_weak
+
+    # (JAX 0.10.2 checks these before promoting: a float n, or a complex x, is a ValueError)
+    if dtype_and_weak(n)[0].kind not in "iu":
+        raise ValueError(
+            f"Argument `n` to polygamma must be of integer type. Got dtype {dtype_and_weak(n)[0]}."
+        )
     n, x = promote_args_inexact("polygamma", n, x)
+    if x.dtype.kind == "c":
+        raise ValueError("polygamma does not support complex-valued inputs.")
     return ls.polygamma(n, x)
 
 
