@@ -14,6 +14,24 @@ def _mesh():
     return Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("x", "y"))
 
 
+def _offloaded_layer():
+    """sum(sin(x @ w)^2) with sin(x @ w) named "h", and a policy offloading "h" to pinned_host."""
+    from engine.ad_checkpoint import checkpoint_name
+
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[],
+        names_which_can_be_offloaded=["h"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    )
+
+    def layer(w, x):
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        return jnp.sum(h * h)
+
+    return layer, policy
+
+
 def test_memory_kind_is_kept_by_device_put_and_jit_outputs():
     dev = NamedSharding(_mesh(), P("x", "y"), memory_kind="device")
     host = dev.with_memory_kind("pinned_host")
@@ -40,18 +58,7 @@ def test_scalar_device_put_onto_a_mesh_keeps_its_shape():
 
 
 def test_offloading_policy_gives_the_gradient_of_the_unremated_function():
-    from engine.ad_checkpoint import checkpoint_name
-
-    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
-        names_which_can_be_saved=[],
-        names_which_can_be_offloaded=["h"],
-        offload_src="device",
-        offload_dst="pinned_host",
-    )
-
-    def layer(w, x):
-        h = checkpoint_name(jnp.sin(x @ w), "h")
-        return jnp.sum(h * h)
+    layer, policy = _offloaded_layer()
 
     rng = np.random.default_rng(0)
     w = rng.standard_normal((3, 2)).astype(np.float32)
@@ -293,18 +300,7 @@ def test_isclose_of_a_device_and_a_host_array_fails_at_jaxs_first_mixed_op():
 def test_an_offloaded_residual_moves_to_host_memory_and_back():
     # JAX 0.10.2: the forward pass device_puts the named value to MemorySpace.Host, the remat of the
     # backward pass takes it typed f32<host> and puts it back first
-    from engine.ad_checkpoint import checkpoint_name
-
-    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
-        names_which_can_be_saved=[],
-        names_which_can_be_offloaded=["h"],
-        offload_src="device",
-        offload_dst="pinned_host",
-    )
-
-    def layer(w, x):
-        h = checkpoint_name(jnp.sin(x @ w), "h")
-        return jnp.sum(h * h)
+    layer, policy = _offloaded_layer()
 
     text = str(
         jax.make_jaxpr(jax.grad(jax.checkpoint(layer, policy=policy)))(jnp.ones((3, 2)), jnp.ones((4, 3)))
