@@ -200,17 +200,21 @@ def ihfft(a, n=None, axis: int = -1, norm=None):
     return jnp.conj(_fft_core_1d("ihfft", FftType.RFFT, arr, n, axis, norm)) * (1 / nn)
 
 
+def _check_n_d(name: str, n, d) -> None:
+    if isinstance(n, (list, tuple)):
+        raise ValueError(f"The n argument of jax.numpy.fft.{name} only takes an int. Got n = {list(n)}.")
+    if isinstance(d, (list, tuple)):
+        raise ValueError(
+            f"The d argument of jax.numpy.fft.{name} only takes a single value. Got d = {list(d)}."
+        )
+
+
 def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of an ``n``-point FFT with sample spacing ``d`` (computed as JAX does:
     staged, an ``iota`` shifted and scaled)."""
     jnp = _jnp()
     dtype = dtype or core.default_dtype(float)
-    if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.fftfreq only takes an int. Got n = {list(n)}.")
-    if isinstance(d, (list, tuple)):
-        raise ValueError(
-            f"The d argument of jax.numpy.fft.fftfreq only takes a single value. Got d = {list(d)}."
-        )
+    _check_n_d("fftfreq", n, d)
     out_dtype = dtype
     dtype = np.finfo(to_inexact_dtype(np.dtype(dtype))).dtype
     i = jnp.arange(n, dtype=dtype)
@@ -223,12 +227,7 @@ def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
     """The non-negative sample frequencies of an ``n``-point real FFT."""
     jnp = _jnp()
     dtype = dtype or core.default_dtype(float)
-    if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.rfftfreq only takes an int. Got n = {list(n)}.")
-    if isinstance(d, (list, tuple)):
-        raise ValueError(
-            f"The d argument of jax.numpy.fft.rfftfreq only takes a single value. Got d = {list(d)}."
-        )
+    _check_n_d("rfftfreq", n, d)
     k = jnp.arange(0, n // 2 + 1, dtype=dtype)
     return k / jnp.array(d * n, dtype=dtype)
 
