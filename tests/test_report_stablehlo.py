@@ -97,6 +97,8 @@ def test_a_stage_that_cannot_be_lowered_says_why():
     assert "twice" in jitted.text  # the jaxpr is there; the lowered program is not
     assert jitted.stablehlo.startswith("// no lowered program for this stage: NotImplementedError: ")
     assert "'twice'" in jitted.stablehlo and "\n" not in jitted.stablehlo
+    # (and the report's own steps that ask for the compiled program take "none" for an answer)
+    assert [s.name for s in report.calls[0].stages] == ["f", "jit(f)"]
 
 
 def test_a_program_over_the_equation_cap_is_not_printed_and_says_how_to(monkeypatch):

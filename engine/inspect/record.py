@@ -748,7 +748,7 @@ def _executable_of(closed):
         return None
     try:
         return jit_mod._executables.get(importlib.import_module("engine.jit_runtime").compiled_form(closed))
-    except TypeError:
+    except (TypeError, NotImplementedError):  # (unhashable parameters; a primitive jit cannot lower)
         return None
 
 
@@ -757,9 +757,11 @@ def _on_traced_graph(kernels: list, closed) -> list:
     simplified program, its equation ``nK`` is the traced equation it came from."""
     if closed is None or not kernels:
         return kernels
-    positions = importlib.import_module("engine.algebraic_simplifier").traced_positions(
-        importlib.import_module("engine.jit_runtime").with_lowerings(closed)
-    )
+    try:
+        lowered = importlib.import_module("engine.jit_runtime").with_lowerings(closed)
+    except NotImplementedError:  # (a primitive jit cannot lower: nothing was simplified)
+        return kernels
+    positions = importlib.import_module("engine.algebraic_simplifier").traced_positions(lowered)
     heads = [int(path.partition("/")[0][1:]) for k in kernels for path in k.eqns]
     if positions is None or any(i >= len(positions) for i in heads):
         return kernels  # (the kernels are of another program than the one simplified here)

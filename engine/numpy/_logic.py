@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, lax
-from ._promote import as_operand, check_arraylike, promote_args, promote_elementwise
+from ._promote import as_operand, check_arraylike, promote_args, promote_args_numeric, promote_elementwise
 from ._staged import staged_as_jit
 from ._ufunc_dispatch import _binary
 from ..narrow_dtypes import kind as dtype_kind
@@ -80,9 +80,13 @@ def right_shift(x1, x2, /):
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
+@staged_as_jit
 def bitwise_count(x, /):
-    (x,) = promote_args("bitwise_count", x)
-    return lax.convert_element_type(lax.population_count(x), np.uint8)
+    # As numpy (and JAX): the bits of the magnitude, so -1 counts 1, not 32.
+    (x,) = promote_args_numeric("bitwise_count", x)
+    if dtype_kind(x.dtype) == "i":
+        x = lax.abs(x)
+    return lax.population_count(x).astype(np.uint8)
 
 
 def _comparison(name, lax_fn, np_fn):
