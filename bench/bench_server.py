@@ -51,13 +51,7 @@ def sandbox_overhead(runner_path: str, runs: int) -> tuple[list[float], list[flo
     config = zygote_config(settings, 0)
     runner = zygote.resolve_runner(runner_path)
     plan, _ = zygote.choose_plan(config)
-    limits = supervise.Limits(
-        settings.wall_seconds,
-        settings.output_bytes,
-        settings.report_bytes,
-        settings.memory_bytes,
-        settings.cpu_seconds,
-    )
+    limits = supervise.Limits.of(config)
     payload = RunRequest(**TRIVIAL).model_dump_json().encode()
     times, teardown = [], []
     with tempfile.TemporaryDirectory() as tmp:

@@ -31,13 +31,7 @@ def slot():
     settings = Settings(runner=PLAIN, slot_uid_base=63000 + 16 * (free_port() % 1000), wall_seconds=10)
     config = zygote_config(settings, 0)
     plan, _ = zygote.choose_plan(config)
-    limits = supervise.Limits(
-        settings.wall_seconds,
-        settings.output_bytes,
-        settings.report_bytes,
-        settings.memory_bytes,
-        settings.cpu_seconds,
-    )
+    limits = supervise.Limits.of(config)
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o711)
         yield plan, zygote.resolve_runner(PLAIN), limits, tmp

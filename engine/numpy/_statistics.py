@@ -418,6 +418,15 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     return sum(multiply(avg, d), axis=ax)
 
 
+def _sample_weights(name: str, w, n: int):
+    w = as_operand(w)
+    if w.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if w.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    return w
+
+
 @staged_as_jit(static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(
     m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None, dtype=None
@@ -457,21 +466,12 @@ def cov(
         ddof = 1 if bias == 0 else 0
     w = None
     if fweights is not None:
-        fweights = as_operand(fweights)
-        if fweights.ndim > 1:
-            raise RuntimeError("cannot handle multidimensional fweights")
-        if fweights.shape[0] != x.shape[1]:
-            raise RuntimeError("incompatible numbers of samples and fweights")
+        fweights = _sample_weights("fweights", fweights, x.shape[1])
         if dtype_kind(fweights.dtype) not in "iu":
             raise TypeError("fweights must be integer.")
         w = absolute(fweights)  # (numpy rejects negative weights; these count as positive)
     if aweights is not None:
-        aweights = as_operand(aweights)
-        if aweights.ndim > 1:
-            raise RuntimeError("cannot handle multidimensional aweights")
-        if aweights.shape[0] != x.shape[1]:
-            raise RuntimeError("incompatible numbers of samples and aweights")
-        aweights = absolute(aweights)
+        aweights = absolute(_sample_weights("aweights", aweights, x.shape[1]))
         w = aweights if w is None else w * aweights
     if dtype is not None:
         x = x.astype(dtype)

@@ -18,9 +18,12 @@ import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from . import child, isolation, slot
+
+if TYPE_CHECKING:
+    from .protocol import ZygoteConfig
 
 READ_CHUNK = 1 << 16
 WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
@@ -35,6 +38,17 @@ class Limits:
     report_bytes: int
     memory_bytes: int
     cpu_seconds: float
+
+    @classmethod
+    def of(cls, config: ZygoteConfig) -> Limits:
+        """A zygote's limits, from its config (``zygote_config``)."""
+        return cls(
+            config["wall_seconds"],
+            config["output_bytes"],
+            config["report_bytes"],
+            config["memory_bytes"],
+            config["cpu_seconds"],
+        )
 
 
 # Exit statuses and resource usage of reaped processes, by pid.

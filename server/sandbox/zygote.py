@@ -456,13 +456,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
             }
         ).encode(),
     )
-    limits = supervise.Limits(
-        wall_seconds=config["wall_seconds"],
-        output_bytes=config["output_bytes"],
-        report_bytes=config["report_bytes"],
-        memory_bytes=config["memory_bytes"],
-        cpu_seconds=config["cpu_seconds"],
-    )
+    limits = supervise.Limits.of(config)
     spare: Optional[supervise.Spawned] = None
     while True:
         if spare is None and runner is not None:
