@@ -244,7 +244,7 @@ class custom_jvp(_Wrapping):
         user_jvp, nd, symbolic = self.jvp, self.nondiff_argnums, self.symbolic_zeros
         nondiff_at = _nondiff_from_consts(nondiff, hoisted)
         # Traced values the rule closes over are operands too: it reads them from there when applied.
-        cells, captured = captured_tracers(user_jvp, trace.main.level)
+        cells, captured = captured_tracers([user_jvp], trace.main.level)
         first_captured, n_captured = len(hoisted), len(captured)
         if captured:
             closed = _with_unused_operands(closed, first_captured, captured)
@@ -446,6 +446,19 @@ def _type_str(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+class CustomVJPException(Exception):
+    """JAX's error for differentiating a custom_vjp function with respect to a value it closes over."""
+
+    def __init__(self):
+        super().__init__(
+            "Detected differentiation of a custom_vjp function with respect to a closed-over value. "
+            "That isn't supported because the custom VJP rule only specifies how to differentiate the "
+            "custom_vjp function with respect to explicit input parameters. Try passing the closed-over "
+            "value into the custom_vjp function as an argument, and adapting the custom_vjp fwd and bwd "
+            "rules."
+        )
+
+
 class custom_vjp(_Wrapping):
     """A function with a user-defined VJP rule: ``f.defvjp(fwd, bwd)``.
 
@@ -475,21 +488,35 @@ class custom_vjp(_Wrapping):
         )
         fwd, bwd, nd, symbolic = self.fwd, self.bwd, self.nondiff_argnums, self.symbolic_zeros
         res_tree_store = []
+        # Traced values fwd and bwd close over are operands too (see custom_rule_closures).
+        cells, captured = captured_tracers([fwd, bwd], trace.main.level)
+        n_fun_consts, n_captured = len(hoisted), len(captured)
+        if captured:
+            closed = _with_unused_operands(closed, n_fun_consts, captured)
+            hoisted = [*hoisted, *captured]
 
-        def fwd_flat(*primal_leaves, perturbed=None):
+        def fwd_flat(*primal_leaves, perturbed=None, consts=None, consts_perturbed=()):
+            if any(consts_perturbed[:n_fun_consts]):  # (the captured values' tangents are ignored)
+                raise CustomVJPException()
             if symbolic:  # (the fwd rule sees which arguments are differentiated)
                 flags = perturbed if perturbed is not None else [True] * len(primal_leaves)
                 primal_leaves = [sz.CustomVJPPrimal(p, bool(f)) for p, f in zip(primal_leaves, flags)]
             primals = rebuild(primal_leaves)
-            out, res = fwd(*primals)
+            now = captured if consts is None else list(consts[n_fun_consts : n_fun_consts + n_captured])
+            with cells_holding(cells, None if consts is None else now):
+                out, res = fwd(*primals)
             res_leaves, res_tree = tree_flatten(res)
             res_tree_store[:] = [res_tree]
-            return tree_flatten(out)[0], res_leaves
+            return tree_flatten(out)[0], [*res_leaves, *now]  # (bwd reads the captured values last)
 
         def bwd_flat(res_leaves, ct_leaves):
-            res = tree_unflatten(res_tree_store[0], list(res_leaves))
+            res_leaves, now = list(res_leaves), []
+            if n_captured:
+                res_leaves, now = res_leaves[:-n_captured], res_leaves[-n_captured:]
+            res = tree_unflatten(res_tree_store[0], res_leaves)
             ct = tree_unflatten(out_tree, [sz.rule_tangent(c, None, symbolic) for c in ct_leaves])
-            cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
+            with cells_holding(cells, now or None):
+                cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
             if not isinstance(cts, (tuple, list)):
                 raise TypeError(
                     f"Custom VJP bwd rule of {self.__name__} must produce a tuple of "
@@ -564,7 +591,12 @@ class custom_vjp(_Wrapping):
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
-    outs, res = fwd(*primals[num_consts:], perturbed=[type(t) is not ad.Zero for t in tangents[num_consts:]])
+    outs, res = fwd(
+        *primals[num_consts:],
+        perturbed=[type(t) is not ad.Zero for t in tangents[num_consts:]],
+        consts=primals[:num_consts],
+        consts_perturbed=[type(t) is not ad.Zero for t in tangents[:num_consts]],
+    )
     ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
     out_avals = [core.get_aval(o) for o in outs]
     touts = custom_lin_p.bind(
@@ -594,9 +626,9 @@ def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_c
     in_dims = [None if d is batching.not_mapped else d for d in dims[num_consts:]]
     res_dims: list = []
 
-    def fwd_batched(*primals, perturbed=None):
+    def fwd_batched(*primals, perturbed=None, **consts):
         def outs_and_res(*xs):
-            outs, res = fwd(*xs, perturbed=perturbed)
+            outs, res = fwd(*xs, perturbed=perturbed, **consts)  # (the constants are unbatched)
             return [*outs, *res]
 
         n_out = len(out_dims)

@@ -1,4 +1,4 @@
-"""Traced values a ``custom_jvp`` rule closes over, read from the staged call's operands.
+"""Traced values a ``custom_jvp`` or ``custom_vjp`` rule closes over, read from the staged call's operands.
 
 A rule defined inside a traced function often closes over that function's traced values::
 
@@ -16,6 +16,13 @@ jaxpr later applies the rule after the trace that made ``y`` has ended, so ``y``
 staged call, and while the rule runs on a staged call, those cells hold the operands' current values:
 the rule sees the same ``y``, as the jaxpr being differentiated now has it. A value reached some
 other way (an attribute, a global, a default argument) is not found, and stays as it was.
+
+A ``custom_vjp``'s fwd and bwd are searched together. fwd reads the values from the call's operands
+like a JVP rule; bwd runs when the linearized call is transposed, where those operands are not at
+hand, so fwd passes the values it saw on to bwd as extra residuals. As in JAX, the rules are not
+differentiated with respect to these values: the call's tangent ignores theirs (a value the primal
+function itself closes over is another matter: differentiating with respect to it raises JAX's
+``CustomVJPException``).
 """
 
 from __future__ import annotations
@@ -47,9 +54,9 @@ def _operand_of(t, level: int) -> bool:
     return main.level <= level and main.level < len(stack) and stack[main.level] is main
 
 
-def captured_tracers(rule, level: int) -> tuple[list[CapturedCell], list[core.Tracer]]:
-    """The cells of ``rule``'s closure holding live tracers of a call staged at ``level``, and those
-    tracers (in operand order)."""
+def captured_tracers(rules, level: int) -> tuple[list[CapturedCell], list[core.Tracer]]:
+    """The cells of the ``rules``' closures holding live tracers of a call staged at ``level``, and
+    those tracers (in operand order; a cell the rules share, as a custom_vjp's fwd and bwd may, once)."""
     cells: list[CapturedCell] = []
     tracers: list[core.Tracer] = []
     seen: set[int] = set()  # (functions and cells: a cell shared by two closures is captured once)
@@ -87,7 +94,8 @@ def captured_tracers(rule, level: int) -> tuple[list[CapturedCell], list[core.Tr
                 kept = [None if i in positions else x for i, x in enumerate(leaves)]  # (no tracer kept)
                 cells.append(CapturedCell(cell, treedef, kept, positions))
 
-    visit(rule)
+    for rule in rules:
+        visit(rule)
     return cells, tracers
 
 

@@ -171,3 +171,87 @@ def test_rule_closing_over_a_jit_traced_value_differentiates_through_the_jit(wra
     close(jax.grad(jax.grad(nested))(x, s), -2 * np.sin(x) * y)
     outside = lambda s: jax.grad(jax.grad(jax.jit(_rule_closing_over(lax.cos(s), wrap))))(x)  # noqa: E731
     close(jax.grad(outside)(s), 2 * np.sin(x) * np.sin(s))
+
+
+def _vjp_rules_closing_over(y, where, fun_uses_y=True):
+    """sin(x) y (or sin(x)) with fwd/bwd rules reading y from their closure: fwd puts it in the
+    residual, or bwd reads it directly, or through a helper function; the rules give 2 cos(x) y ct
+    (twice the true derivative when the function uses y), which proves they are used."""
+
+    def scale():
+        return y
+
+    @jax.custom_vjp
+    def g(x):
+        return lax.mul(lax.sin(x), y) if fun_uses_y else lax.sin(x)
+
+    def fwd(x):
+        return g(x), lax.mul(lax.cos(x), y) if where == "fwd" else lax.cos(x)
+
+    def bwd(r, ct):
+        if where == "fwd":
+            return (lax.mul(lax.mul(2.0, r), ct),)
+        y_now = scale() if where == "helper" else y
+        return (lax.mul(lax.mul(2.0, r), lax.mul(y_now, ct)),)
+
+    g.defvjp(fwd, bwd)
+    return g
+
+
+@pytest.mark.parametrize("where", ["fwd", "bwd", "helper"])
+def test_vjp_rules_closing_over_a_jit_traced_value_differentiate_through_the_jit(where):
+    # y is traced by the jit that stages g's call; its linearization runs fwd, and its transpose
+    # bwd, after that trace has ended, so the rules read y from the call's operands (fwd) and from
+    # residuals fwd passes on (bwd). This raised UnexpectedTracerError; JAX 0.10.2 raises TypeError
+    # "No constant handler for type: DynamicJaxprTracer". Expected: the rule's closed forms, y = cos(s).
+    def f(x, s):
+        return _vjp_rules_closing_over(lax.cos(s), where)(x)
+
+    x, s = 0.5, 0.3
+    y = np.cos(s)
+    close = functools.partial(np.testing.assert_allclose, rtol=1e-6)
+    close(jax.grad(jax.jit(f))(x, s), 2 * np.cos(x) * y)
+    close(jax.jit(jax.grad(jax.jit(f)))(x, s), 2 * np.cos(x) * y)
+    close(jax.grad(jax.grad(jax.jit(f)))(x, s), -2 * np.sin(x) * y)
+    close(jax.grad(jax.jit(lambda x, s: jax.jit(lambda x: f(x, s))(x)))(x, s), 2 * np.cos(x) * y)
+    ss = np.array([0.3, 1.1], np.float32)
+    close(jax.vmap(jax.grad(jax.jit(f)), in_axes=(None, 0))(x, ss), 2 * np.cos(x) * np.cos(ss))
+    # The second derivative agrees with finite differences of the first (both through the jit).
+    h = 1e-2
+    first = jax.jit(jax.grad(jax.jit(f)))
+    fd = (float(first(x + h, s)) - float(first(x - h, s))) / (2 * h)
+    np.testing.assert_allclose(jax.grad(jax.grad(jax.jit(f)))(x, s), fd, rtol=1e-3)
+
+
+@pytest.mark.parametrize("where", ["fwd", "bwd"])
+def test_vjp_with_respect_to_a_value_the_function_closes_over_raises_as_jax(where):
+    # JAX 0.10.2: grad(jit(f), argnums=1) raises CustomVJPException (f's primal closes over cos(s)).
+    def f(x, s):
+        return _vjp_rules_closing_over(lax.cos(s), where)(x)
+
+    for diff in (jax.grad(jax.jit(f), 1), jax.jit(jax.grad(f, 1))):
+        with pytest.raises(jax.custom_derivatives.CustomVJPException, match="closed-over value"):
+            diff(0.5, 0.3)
+
+
+def test_vjp_rules_closing_over_a_value_only_they_use():
+    # The function does not use y, only bwd does: nothing differentiates through the rules' y within
+    # one differentiation (JAX 0.10.2: grad(jit(f), 1) is 0.0), while an outer grad differentiates
+    # the rule's output 2 cos(x) cos(s) (JAX 0.10.2, without the jit: -2 cos(x) sin(s) = -0.5186868).
+    def f(x, s):
+        return _vjp_rules_closing_over(lax.cos(s), "bwd", fun_uses_y=False)(x)
+
+    x, s = 0.5, 0.3
+    close = functools.partial(np.testing.assert_allclose, rtol=1e-6)
+    close(jax.grad(jax.jit(f), 1)(x, s), 0.0)
+    close(jax.grad(jax.jit(f))(x, s), 2 * np.cos(x) * np.cos(s))
+
+    def outer(s):
+        return jax.grad(jax.jit(_vjp_rules_closing_over(lax.cos(s), "bwd", fun_uses_y=False)))(x)
+
+    close(jax.grad(outer)(s), -0.5186868)
+    close(jax.jit(jax.grad(outer))(s), -0.5186868)
+    h = 1e-2
+    np.testing.assert_allclose(
+        jax.grad(outer)(s), (float(outer(s + h)) - float(outer(s - h))) / (2 * h), rtol=1e-3
+    )
