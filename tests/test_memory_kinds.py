@@ -432,3 +432,29 @@ def test_device_put_onto_a_memory_space():
     back = jax.device_put(h, jax.memory.Space.Device)
     assert back.sharding == device and str(jax.typeof(back)) == "float32[3]"
     assert repr(jax.device_put(1.0, jax.memory.Space.Host)) == "Array(1., dtype=float32, weak_type=True)"
+
+
+def test_device_put_inside_jit_onto_an_auto_mesh_leaves_the_layout_to_its_operand():
+    # JAX 0.10.2 (8 CPU devices) lowers device_put to nothing on CPU: the result is laid out as its
+    # operand (replicated when uncommitted), only the memory kind follows the put; an Explicit mesh
+    # puts the sharding in the type, and that is kept.
+    from engine.sharding import AxisType
+
+    mesh = Mesh(np.array(jax.devices()[:2]), ("x",))
+    split, whole = NamedSharding(mesh, P("x")), NamedSharding(mesh, P())
+    x = jnp.arange(8.0)
+    cases = [
+        (lambda v: jax.device_put(v, split), x, "P()", "device"),
+        (lambda v: jax.device_put(v, split) * 2, x, "P()", "device"),
+        (lambda v: jax.device_put(v, split.with_memory_kind("pinned_host")), x, "P()", "pinned_host"),
+        (lambda v: jax.device_put(v, split.with_memory_kind("unpinned_host")), x, "P()", "device"),
+        (lambda v: jax.device_put(v, whole), jax.device_put(x, split), "P('x',)", "device"),
+        (lambda v: jax.device_put(v, split) + 1, jax.device_put(x, whole), "P()", "device"),
+    ]
+    for f, arg, spec, kind in cases:
+        y = jax.jit(f)(arg)
+        assert (str(y.sharding.spec), y.sharding.memory_kind) == (spec, kind)
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(f(np.arange(8.0, dtype=np.float32))))
+    explicit = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,), devices=jax.devices()[:2])
+    y = jax.jit(lambda v: jax.device_put(v, NamedSharding(explicit, P("x"))))(x)
+    assert str(y.sharding.spec) == "P('x',)"

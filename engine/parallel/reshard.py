@@ -70,12 +70,19 @@ spmd_rules[reshard_p] = _reshard_rule
 
 
 def _device_put_rule(ctx, prim, vals, params):
-    """A ``device_put`` onto a ``NamedSharding`` inside jit lays its value out as a reshard does
-    (memory kinds are types only: the engine has one memory); other puts keep the layout."""
+    """A ``device_put`` inside jit keeps its operand's layout unless the target mesh has
+    ``Explicit`` axes. JAX 0.10.2 lowers ``device_put`` to nothing on CPU (the sharding is dropped;
+    XLA's propagation lays the result out as its operand), while an Explicit mesh puts the
+    sharding in the result's type, which the program honours as a reshard does. Memory kinds are
+    types only: the engine has one memory."""
     return [
-        _reshard_rule(ctx, reshard_p, [x], {"sharding": d}) if _onto_mesh(d) else x
+        _reshard_rule(ctx, reshard_p, [x], {"sharding": d}) if _onto_explicit_mesh(d) else x
         for x, d in zip(vals, params["devices"])
     ]
+
+
+def _onto_explicit_mesh(device) -> bool:
+    return _onto_mesh(device) and bool(device.mesh.explicit_axes)
 
 
 def _onto_mesh(device) -> bool:
