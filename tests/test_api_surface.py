@@ -59,7 +59,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same(
             TYPING,
             "AccuracyMode ConvGeneralDilatedDimensionNumbers DotAlgorithm DotAlgorithmPreset DotDimensionNumbers "
-            "PrecisionLike RaggedDotDimensionNumbers Tolerance",
+            "PrecisionLike Tolerance",
         ),
         **_same(
             INTERNAL_PRIM,
@@ -75,10 +75,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         "reduce_p": "lax.reduce is built from reduce_* primitives and, for other computations, a scan",
         **_same(
             NOT_YET,
-            "conv_general_dilated_local "
-            "   dtype empty     "
-            " pswapaxes ragged_dot ragged_dot_general scaled_dot "
-            "shape_as_value",
+            "conv_general_dilated_local    dtype empty      pswapaxes scaled_dot shape_as_value",
         ),
     },
     "jax.numpy": {

@@ -324,6 +324,35 @@ case(
     join(normal(2), normal(3)),
     label="outer",
 )
+# (JAX's ragged_dot batches only when every operand, group sizes too, is mapped on axis 0: batch=False
+# here, tests/jax_reference/snippets_ragged.py has its vmap; grads exist for the ragged free dimension)
+_GS = np.array([2, 0, 2], i32)
+case(
+    "ragged_dot_general",
+    lambda x, w: lax.ragged_dot(x, w, _GS),
+    join(normal(5, 3), normal(3, 3, 2)),
+    order=1,  # (a second derivative transposes a contraction over the ragged dimension: JAX cannot)
+    batch=False,
+)
+_RAGGED_BATCHED = lax.RaggedDotDimensionNumbers((([2], [2]), ([0], [0])), [1], [1])
+case(
+    "ragged_dot_general",
+    lambda x, w: lax.ragged_dot_general(x, w, np.array([[1, 2, 1], [0, 3, 1]], i32), _RAGGED_BATCHED),
+    join(normal(2, 4, 3), normal(2, 3, 3, 2)),
+    order=1,
+    batch=False,
+    label="batch dims",
+)
+case(
+    "ragged_dot_general",
+    lambda x, w: lax.ragged_dot_general(
+        x, w, np.array([2, 3], i32), lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], [])
+    ),
+    join(normal(2, 5), normal(5, 3)),
+    order=0,
+    batch=False,
+    label="ragged contraction",
+)
 case("iota", lambda: lax.iota(np.int32, 5), const(), order=0, batch=False)
 case(
     "iota",

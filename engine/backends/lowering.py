@@ -560,7 +560,7 @@ def _dot_general(eqn, x, y):
     xt = f"np.transpose({x}, {tuple([*xb, *xf, *xc])!r}).reshape({(nb_, nx, nc)!r})"
     yt = f"np.transpose({y}, {tuple([*yb, *yc, *yf])!r}).reshape({(nb_, nc, ny)!r})"
     dt = np.dtype(out.dtype).name
-    if xa.dtype != ya.dtype:  # mixed operands are computed in the result's dtype (JAX's CPU lowering)
+    if xa.dtype != out.dtype or ya.dtype != out.dtype:  # mixed or narrower operands: in the result's dtype
         xt, yt = f"{xt}.astype(np.dtype({dt!r}))", f"{yt}.astype(np.dtype({dt!r}))"
     return f"_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})"
 

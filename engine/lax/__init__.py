@@ -47,6 +47,12 @@ from .composites import (
     reduce,
 )  # noqa: F401,E402
 from .composite_call import composite  # noqa: F401,E402
+from .ragged_dot import (  # noqa: F401,E402
+    RaggedDotDimensionNumbers,
+    ragged_dot,
+    ragged_dot_general,
+    ragged_dot_general_p,
+)
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

@@ -71,7 +71,8 @@ def _dot_general_impl(
     )
     # (preferred_element_type was checked by abstract eval; numerical checks rerun this at float64)
     dtype = np.dtype(preferred_element_type or result_dtype(x.dtype, y.dtype))
-    if x.dtype != y.dtype:  # mixed operands are computed in the result's dtype (JAX's CPU lowering)
+    if x.dtype != dtype or y.dtype != dtype:  # mixed or narrower operands are computed in the result's
+        # dtype (JAX's CPU lowering: float16 products with a float32 preferred type accumulate in float32)
         # (a complex operand of a real result converts as XLA does: its real part)
         xt, yt = (np.real(t) if dtype.kind != "c" else t for t in (xt, yt))
         xt, yt = xt.astype(dtype), yt.astype(dtype)

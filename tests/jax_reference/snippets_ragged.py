@@ -1,0 +1,150 @@
+"""Snippets for lax's ragged contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes),
+their jaxprs, derivatives, vmap and errors. Registered in snippets.py."""
+
+R = (
+    "r = np.random.RandomState(0)\n"
+    "x = jnp.asarray(r.randn(5, 3), jnp.float32); w = jnp.asarray(r.randn(2, 3, 4), jnp.float32)\n"
+    "gs = jnp.array([2, 2], jnp.int32)\n"
+)
+# mode 2 (the ragged dimension contracted: one result per group) and mode 3 (a batch dimension)
+K = (
+    "r = np.random.RandomState(1)\n"
+    "a = jnp.asarray(r.randn(2, 5), jnp.float32); b = jnp.asarray(r.randn(5, 3), jnp.float32)\n"
+    "dk = lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], [])\n"
+)
+B = (
+    "r = np.random.RandomState(2)\n"
+    "a = jnp.asarray(r.randn(4, 2, 3), jnp.float32); b = jnp.asarray(r.randn(4, 3, 2), jnp.float32)\n"
+    "db = lax.RaggedDotDimensionNumbers((([2], [1]), ([0], [0])), [0], [])\n"
+)
+
+RAGGED = [
+    (
+        "ragged_dot",
+        R
+        + "out = (lax.ragged_dot(x, w, gs), lax.ragged_dot(x, w, jnp.array([4, 3])), lax.ragged_dot(x, w, jnp.array([0, 1])))",
+    ),
+    ("ragged_dot_jit", R + "out = jax.jit(lax.ragged_dot)(x, w, gs)"),
+    (
+        "ragged_dot_int",
+        "out = lax.ragged_dot(jnp.arange(6).reshape(3, 2), jnp.arange(8).reshape(2, 2, 2), jnp.array([1, 2]))",
+    ),
+    (
+        "ragged_dot_pref",
+        R
+        + "out = lax.ragged_dot(x.astype(jnp.float16), w.astype(jnp.float16), gs, preferred_element_type=jnp.float32)",
+    ),
+    ("ragged_dot_jaxpr", R + "out = str(jax.make_jaxpr(lax.ragged_dot)(x, w, gs))"),
+    (
+        "ragged_dot_jaxpr_precision",
+        R
+        + "out = str(jax.make_jaxpr(lambda x, w, g: lax.ragged_dot(x, w, g, precision='highest'))(x, w, gs))",
+    ),
+    (
+        "ragged_dot_grad",
+        R + "out = jax.grad(lambda x, w: jnp.sin(lax.ragged_dot(x, w, gs)).sum(), argnums=(0, 1))(x, w)",
+    ),
+    # (second order: the rhs gradient's ragged dimension is contracted, a mode JAX cannot transpose)
+    (
+        "ragged_dot_grad_of_grad",
+        R
+        + "out = jax.grad(lambda w: jax.grad(lambda x, w: jnp.sin(lax.ragged_dot(x, w, gs)).sum())(x, w).sum())(w)",
+    ),
+    (
+        "err_ragged_dot_grad_of_rhs_grad",
+        R
+        + "out = jax.grad(lambda x: jax.grad(lambda x, w: jnp.sin(lax.ragged_dot(x, w, gs)).sum(), 1)(x, w).sum())(x)",
+    ),
+    (
+        "ragged_dot_grad_jaxpr",
+        R
+        + "out = str(jax.make_jaxpr(jax.grad(lambda x, w: lax.ragged_dot(x, w, gs).sum(), argnums=(0, 1)))(x, w))",
+    ),
+    (
+        "ragged_dot_jvp",
+        R + "out = jax.jvp(lambda x, w: lax.ragged_dot(x, w, gs), (x, w), (jnp.ones_like(x), w))",
+    ),
+    (
+        "ragged_dot_vmap",
+        R
+        + "out = jax.vmap(lax.ragged_dot)(jnp.stack([x, 2 * x]), jnp.stack([w, -w]), jnp.array([[2, 2], [1, 4]]))",
+    ),
+    (
+        "ragged_dot_vmap_jaxpr",
+        R + "out = str(jax.make_jaxpr(jax.vmap(lax.ragged_dot))(x[None], w[None], gs[None]))",
+    ),
+    (
+        "err_ragged_dot_vmap_unbatched_sizes",
+        R + "out = jax.vmap(lax.ragged_dot, in_axes=(0, 0, None))(x[None], w[None], gs)",
+    ),
+    ("err_ragged_dot_float_sizes", R + "out = lax.ragged_dot(x, w, jnp.array([2., 2.]))"),
+    ("err_ragged_dot_group_count", R + "out = lax.ragged_dot(x, w, jnp.array([2, 2, 1]))"),
+    ("err_ragged_dot_scalar_sizes", R + "out = lax.ragged_dot(x, w, jnp.array(2))"),
+    ("err_ragged_dot_contracting", R + "out = lax.ragged_dot(x, w[:, :2], gs)"),
+    ("err_ragged_dot_group_offset", R + "out = lax.ragged_dot(x, w, gs, group_offset=1)"),
+    (
+        "ragged_general_free_batched",
+        "r = np.random.RandomState(3)\n"
+        "a = jnp.asarray(r.randn(2, 4, 3), jnp.float32); b = jnp.asarray(r.randn(2, 3, 3, 5), jnp.float32)\n"
+        "d = lax.RaggedDotDimensionNumbers((([2], [2]), ([0], [0])), [1], [1])\n"
+        "g = jnp.array([[1, 2, 1], [0, 3, 1]])\n"
+        "out = (lax.ragged_dot_general(a, b, g, d), lax.ragged_dot_general(a, b, jnp.array([2, 1, 1]), d), "
+        "jax.grad(lambda a, b: jnp.sin(lax.ragged_dot_general(a, b, g, d)).sum(), argnums=(0, 1))(a, b))",
+    ),
+    (
+        "err_ragged_general_sizes_shape",
+        K + "out = lax.ragged_dot_general(a, b, jnp.ones((3, 2), jnp.int32), dk)",
+    ),
+    (
+        "ragged_general_contracting",
+        K
+        + "out = (lax.ragged_dot_general(a, b, jnp.array([2, 3]), dk), lax.ragged_dot_general(a, b, jnp.array([1, 6]), dk))",
+    ),
+    (
+        "err_ragged_general_contracting_2d_sizes",
+        K + "out = lax.ragged_dot_general(a, b, jnp.array([[1, 4], [2, 2]]), dk)",
+    ),
+    (
+        "ragged_general_contracting_jaxpr",
+        K
+        + "out = str(jax.make_jaxpr(lambda a, b: lax.ragged_dot_general(a, b, jnp.array([2, 3]), dk))(a, b))",
+    ),
+    (
+        "ragged_general_contracting_jvp",
+        K + "out = jax.jvp(lambda a, b: lax.ragged_dot_general(a, b, jnp.array([2, 3]), dk), (a, b), (a, b))",
+    ),
+    (
+        "ragged_general_contracting_vmap",
+        K
+        + "out = jax.vmap(lambda a, b, g: lax.ragged_dot_general(a, b, g, dk))(jnp.stack([a, a]), jnp.stack([b, 2 * b]), jnp.array([[2, 3], [5, 0]]))",
+    ),
+    (
+        "err_ragged_general_contracting_grad",
+        K + "out = jax.grad(lambda a: lax.ragged_dot_general(a, b, jnp.array([2, 3]), dk).sum())(a)",
+    ),
+    (
+        "err_ragged_general_contracting_group_dim",
+        K
+        + "out = lax.ragged_dot_general(a, b, jnp.array([2, 3]), lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], [1]))",
+    ),
+    (
+        "err_ragged_general_two_ragged",
+        K
+        + "out = lax.ragged_dot_general(a, b, jnp.array([2, 3]), lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [0, 1], []))",
+    ),
+    (
+        "err_ragged_general_out_of_range",
+        K
+        + "out = lax.ragged_dot_general(a, b, jnp.array([2, 3]), lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [2], []))",
+    ),
+    (
+        "ragged_general_batch",
+        B
+        + "out = (lax.ragged_dot_general(a, b, jnp.array([1, 3]), db), str(jax.make_jaxpr(lambda a, b: lax.ragged_dot_general(a, b, jnp.array([1, 3]), db))(a, b)))",
+    ),
+    (
+        "ragged_dimension_numbers",
+        K + "e = lax.RaggedDotDimensionNumbers([[(1,), [0]], [[], ()]], (1,), ())\n"
+        "out = (repr(dk), dk == e, hash(dk) == hash(e), dk.lhs_ragged_dimensions, dk.dot_dimension_numbers)",
+    ),
+]
