@@ -72,7 +72,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_ON_CPU,
             "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform stage pbroadcast",
         ),
-        "reduce_p": "lax.reduce is built from reduce_* primitives and, for other computations, a scan",
         **_same(
             NOT_YET,
             "conv_general_dilated_local    dtype empty      pswapaxes scaled_dot shape_as_value",

@@ -557,6 +557,20 @@ case(
     label="init_not_identity",
 )
 
+# (the generic reduce: associative computations, so that the fold and the jvp's tree agree)
+case(
+    "reduce",
+    lambda x: lax.reduce(x, np.float32(0.0), lambda a, b: a + b + a * b, (1,)),
+    uniform(-0.5, 0.5, 3, 5),
+)
+case(
+    "reduce",
+    lambda x, y: lax.reduce((x, y), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (0, 2)),
+    join(normal(2, 3, 2), uniform(0.5, 1.5, 2, 3, 2)),
+    label="pair",
+)
+case("reduce", lambda x: lax.reduce(x, np.float32(-100.0), lax.max, (0,)), normal(4, 3), order=1, label="max")
+
 # --- cumulative, sort, top_k ------------------------------------------------------------------
 case("approx_top_k", lambda x: lax.approx_max_k(x, 2), normal(3, 5))
 case("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0), normal(4, 3), label="min_dim0")

@@ -53,6 +53,7 @@ from .ragged_dot import (  # noqa: F401,E402
     ragged_dot_general,
     ragged_dot_general_p,
 )
+from .general_reduce import reduce_p  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

@@ -123,7 +123,7 @@ def _binary(p):
         x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
-    f.__name__ = p.name
+    f.__name__ = f.__qualname__ = p.name  # (repr shown as a jaxpr param: JAX's <function max at ..>)
     f.__doc__ = f"Elementwise ``{p.name}`` of two arrays of the same shape and dtype (scalars broadcast)."
     return f
 

@@ -99,8 +99,8 @@ def reduce(operands, init_values, computation, dimensions):
     associative function of two pytrees like ``init_values`` (its identity).
 
     ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min`` and the bitwise ops with their identities
-    become the matching ``reduce_*`` primitive, as in JAX. Any other computation folds the elements
-    into the accumulator one by one, in order (a ``lax.scan``).
+    become the matching ``reduce_*`` primitive, as in JAX. Any other computation binds JAX's generic
+    ``reduce`` primitive (``general_reduce.py``).
 
     >>> reduce(jnp.arange(6.0).reshape(2, 3), 0.0, lax.add, (1,))
     Array([ 3., 12.], dtype=float32)
@@ -124,29 +124,9 @@ def reduce(operands, init_values, computation, dimensions):
             monoid(leaves[0], dims), core.get_aval(leaves[0]).dtype, weak_type=weak
         )
 
-    def combine(a, b):
-        out, out_tree = tree_flatten(computation(tree_unflatten(tree, a), tree_unflatten(tree, b)))
-        if out_tree != tree:
-            raise TypeError(f"reduce computation returned a {out_tree}; expected a {tree}")
-        return out
+    from .general_reduce import bind_reduce
 
-    # The reduced dimensions flattened into one leading axis, folded into the accumulator in order
-    # (XLA's CPU reduction order, which decides the result of a non-associative computation).
-    ndim = np.ndim(leaves[0])
-    keep = [d for d in range(ndim) if d not in dims]
-    xs = [
-        lax.reshape(
-            lax.transpose(x, list(dims) + keep),
-            (int(np.prod([np.shape(x)[d] for d in dims])),) + tuple(np.shape(x)[d] for d in keep),
-        )
-        for x in leaves
-    ]
-    acc = [
-        lax.broadcast_in_dim(lax.convert_element_type(i, core.get_aval(x).dtype), x.shape[1:], ())
-        for i, x in zip(inits, xs)
-    ]
-    acc, _ = lax.scan(lambda a, x: (combine(a, x), None), acc, xs)
-    return tree_unflatten(tree, acc)
+    return tree_unflatten(tree, bind_reduce(leaves, inits, tree, computation, dims))
 
 
 # --- approx_top_k: JAX's primitive; on CPU JAX computes it exactly (recall 1), as the engine does --

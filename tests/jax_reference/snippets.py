@@ -1993,3 +1993,6 @@ SNIPPETS["small_gaps"] = SMALL_GAPS
 from snippets_ad_refusals import AD_REFUSALS  # noqa: E402
 
 SNIPPETS["ad_refusals"] = AD_REFUSALS
+from snippets_general_reduce import GENERAL_REDUCE  # noqa: E402
+
+SNIPPETS["general_reduce"] = GENERAL_REDUCE

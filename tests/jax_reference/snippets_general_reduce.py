@@ -1,0 +1,72 @@
+"""``lax.reduce`` with a computation that is not a monoid with its identity: JAX's generic ``reduce``
+primitive. Values (folded in index order: a non-associative computation shows the order), jvp,
+grad, jacfwd/jacrev, vmap and jit, the programs make_jaxpr prints, and JAX's refusals (a symbolic-zero
+operand tangent, a perturbed init, batched inits, a computation closing over a tracer). Registered
+in snippets.py; tests/test_general_reduce.py checks the messages and finite differences."""
+
+_X = "x = (np.arange(12, dtype=np.float32).reshape(3, 4) / 7 + 0.5)\ny = x[::-1] * 1.3 - 0.2\n"
+_PAIR = (
+    _X + "f = lambda x, y: lax.reduce((x, y), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,))\n"
+)
+_MAX = _X + "g = lambda x: lax.reduce(x, np.float32(0.7), lax.max, (0,))\n"
+_SKEW = _X + "h = lambda x: lax.reduce(x, np.float32(1.0), lambda a, b: a * b + 0.1 * jnp.sin(a), (0, 1))\n"
+_ODD = _X + "k = lambda x: lax.reduce(x, np.float32(1.0), lambda a, b: a * b + a, (0,))\n"
+
+GENERAL_REDUCE = [
+    ("pair", _PAIR + "out = f(x, y)"),
+    (
+        "max_int",
+        "out = lax.reduce(np.arange(6, dtype=np.int32).reshape(2, 3), np.int32(-100), lax.max, (1,))",
+    ),
+    ("max_not_identity", _MAX + "out = g(x)"),
+    ("skew_all_axes", _SKEW + "out = h(x)"),
+    ("skew_axes_reversed", _X + "out = lax.reduce(x, np.float32(1.0), lambda a, b: a * b + a, (1, 0))"),
+    ("empty_axis", _ODD + "out = k(x[:0])"),
+    ("weak_operand", "out = lax.reduce(jnp.asarray(2.0), 1.0, lambda a, b: a * b + 1.0, ())"),
+    ("jvp_pair", _PAIR + "out = jax.jvp(f, (x, y), (np.ones_like(x), x))"),
+    ("jvp_max", _MAX + "out = jax.jvp(g, (x,), (np.ones_like(x),))"),
+    ("jvp_odd_length", _ODD + "out = jax.jvp(k, (x,), (x,))"),
+    ("jvp_empty", _ODD + "out = jax.jvp(k, (x[:0],), (x[:0],))"),
+    ("grad_max", _MAX + "out = jax.grad(lambda x: g(x).sum())(x)"),
+    ("grad_skew", _SKEW + "out = jax.grad(h)(x)"),
+    ("grad_pair_both", _PAIR + "out = jax.grad(lambda x, y: f(x, y)[1].sum(), argnums=(0, 1))(x, y)"),
+    ("jacrev_pair", _PAIR + "out = jax.jacrev(lambda x: f(x, x)[1])(x)"),
+    ("jacfwd_pair", _PAIR + "out = jax.jacfwd(lambda x: f(x, x)[1])(x)"),
+    ("jit_pair", _PAIR + "out = jax.jit(f)(x, y)"),
+    ("jit_grad_max", _MAX + "out = jax.jit(jax.grad(lambda x: g(x).sum()))(x)"),
+    ("vmap_pair", _PAIR + "out = jax.vmap(f)(np.stack([x, x + 1]), np.stack([y, y]))"),
+    ("vmap_axis1", _MAX + "out = jax.vmap(g, in_axes=1)(np.stack([x, x * 2], 1))"),
+    ("vmap_grad_skew", _SKEW + "out = jax.vmap(jax.grad(h))(np.stack([x, x / 2]))"),
+    (
+        "jaxpr_max_int",
+        "out = str(jax.make_jaxpr(lambda x: lax.reduce(x, np.int32(-100), lax.max, (1,)))("
+        "np.arange(6, dtype=np.int32).reshape(2, 3)))",
+    ),
+    (
+        "jaxpr_jvp_pair",
+        _PAIR + "out = str(jax.make_jaxpr(lambda x, y, t, s: jax.jvp(f, (x, y), (t, s)))(x, y, x, y))",
+    ),
+    ("jaxpr_vmap_pair", _PAIR + "out = str(jax.make_jaxpr(jax.vmap(f))(np.stack([x, x]), np.stack([y, y])))"),
+    ("jaxpr_grad_max", _MAX + "out = str(jax.make_jaxpr(jax.grad(lambda x: g(x).sum()))(x))"),
+    ("err_grad_one_operand", _PAIR + "out = jax.grad(lambda x, y: f(x, y)[1].sum())(x, y)"),
+    ("err_jvp_closed_operand", _PAIR + "out = jax.jvp(lambda x: f(x, y), (x,), (x,))"),
+    (
+        "err_jvp_init",
+        _X
+        + "out = jax.jvp(lambda x, i: lax.reduce(x, i, lax.max, (0,)), (x, np.float32(0.7)), (x, np.float32(1.0)))",
+    ),
+    (
+        "err_vmap_init",
+        _X + "out = jax.vmap(lambda i: lax.reduce(x, i, lax.max, (0,)))(np.float32([0.5, 2.0]))",
+    ),
+    (
+        "err_closes_over_tracer",
+        _X
+        + "out = jax.jit(lambda x, c: lax.reduce(x, np.float32(0.0), lambda a, b: a + b * c, (0,)))(x, np.float32(2.0))",
+    ),
+    (
+        "err_init_not_scalar",
+        _X + "out = lax.reduce(x, np.zeros(4, np.float32), lambda a, b: a * b + a, (0,))",
+    ),
+    ("err_init_dtype", _X + "out = lax.reduce(x, np.int32(1), lambda a, b: a * b + a, (0,))"),
+]

@@ -1,0 +1,69 @@
+"""lax.reduce with a general computation is JAX's generic ``reduce`` primitive (values, programs and
+refusals against JAX in tests/jax_reference/snippets_general_reduce.py); here its refusals word for
+word and its derivatives against finite differences."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import engine
+import engine.numpy as jnp
+from engine import lax
+from engine.test_util import check_grads
+
+HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
+sys.path.insert(0, str(HERE))
+from record import run  # noqa: E402
+from snippets import SNIPPETS  # noqa: E402
+
+sys.path.remove(str(HERE))
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 + 0.5
+
+
+def test_refusals_say_what_jax_says(jax_on_engine):
+    recorded = json.loads((HERE / "general_reduce.json").read_text())
+    checked = 0
+    for name, code, *_ in SNIPPETS["general_reduce"]:
+        want = recorded[name]
+        if "error" not in want:
+            continue
+        with pytest.raises(Exception) as info:
+            run(code, {"jax": jax_on_engine, "jnp": jnp, "lax": lax, "np": np})
+        assert type(info.value).__name__ == want["error"], name
+        # (a symbolic zero is JAX's class, here the engine's)
+        expected = want["message"].replace("jax._src.ad_util.Zero", "engine.ad.Zero")
+        assert str(info.value).split("\n")[0] == expected, name
+        checked += 1
+    assert checked == 7
+
+
+def _grow(x):  # associative, identity 0 and no primitive of its own: (1 + a)(1 + b) - 1
+    return lax.reduce(x, np.float32(0.0), lambda a, b: a + b + a * b, (1,))
+
+
+def _pair(x, y):
+    return lax.reduce((x, y), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,))
+
+
+@pytest.mark.parametrize("n", [1, 4, 5])
+def test_derivatives_match_finite_differences(n):
+    x = X[:, :n] / 4
+    np.testing.assert_allclose(_grow(x), np.prod(1 + x.astype(np.float64), 1) - 1, rtol=1e-5)
+    check_grads(_grow, (x,), order=2)
+    check_grads(_pair, (X[:n].T, 0.8 + X[:n].T / 8), order=1)
+    check_grads(lambda x: lax.reduce(x, np.float32(0.7), lax.max, (0,)), (X[:n],), order=1)
+
+
+def test_transforms_compose():
+    g = engine.grad(lambda x: _grow(x).sum())
+    want = g(X / 4)
+    np.testing.assert_allclose(engine.jit(g)(X / 4), want, rtol=1e-6)
+    np.testing.assert_allclose(engine.vmap(g)(np.stack([X / 4, X / 8]))[0], want, rtol=1e-6)
+    np.testing.assert_allclose(engine.jacfwd(lambda x: _grow(x).sum())(X / 4), want, rtol=1e-5)
+    np.testing.assert_allclose(engine.jit(engine.vmap(_grow))(np.stack([X, X])), [_grow(X)] * 2, rtol=1e-6)
