@@ -107,6 +107,7 @@ memory = _types.SimpleNamespace(Space=core.MemorySpace)  # jax.memory.Space: dev
 from .environment import Device, clear_caches, live_arrays, print_environment_info  # noqa: E402,F401
 from .compile_log import explain_cache_misses, log_compiles, no_tracing  # noqa: E402,F401
 from .array_assembly import make_array_from_callback, make_array_from_single_device_arrays  # noqa: E402,F401
+from .parallel.sharded import Shard  # noqa: E402,F401  (the class of addressable_shards items)
 
 from .config import bool_env as _bool_env  # noqa: E402
 

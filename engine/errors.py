@@ -6,6 +6,8 @@ who are learning.
 
 from __future__ import annotations
 
+from .dims import InconclusiveDimensionOperation  # noqa: F401  (symbolic dimension comparisons)
+
 
 class JAXTypeError(TypeError):
     pass
@@ -96,3 +98,8 @@ class KeyReuseError(RuntimeError):
 class TypePromotionError(ValueError):
     """Operands whose dtypes the configured promotion (``jax_numpy_dtype_promotion='strict'``) does
     not join."""
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr whose equations do not type-check (``jax.extend.core.check_jaxpr``): a variable bound
+    twice or used unbound, or a binder whose type is not what its primitive's rule gives."""

@@ -11,6 +11,7 @@ import numpy as np
 from . import core, transfers
 from . import pretty_printer as pp
 from .core import Params, ShapedArray, SourceInfo, Value
+from .errors import JaxprTypeError
 
 
 class Var:
@@ -500,10 +501,6 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Value]]:
 
 # ---------------------------------------------------------------------------------------------
 # Checking and cleaning.
-
-
-class JaxprTypeError(TypeError):
-    pass
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr) -> None:

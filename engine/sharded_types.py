@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import sys
+import weakref
 
 from .core import DEVICE, ShapedArray
-from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
+from .sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 
 
 class _PlainType(ShapedArray):
@@ -40,13 +41,63 @@ def _vma_str(vma) -> str:
 
 
 class ManualAxisType:
-    """Which manual mesh axes a value inside ``shard_map`` varies over (JAX's, ``varying`` only)."""
+    """Which manual mesh axes a value inside ``shard_map`` varies over, and which hold unreduced or
+    reduced partial values (JAX's; the engine's values only vary). Interned: equal ones are one
+    object, as in JAX, which compares them by identity."""
 
-    def __init__(self, *, varying=frozenset()):
-        self.varying = frozenset(varying)
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        if varying & unreduced:
+            raise ValueError(
+                "varying and unreduced cannot have common mesh axes. Got"
+                f" varying={varying} and unreduced={unreduced}"
+            )
+        if varying & reduced:
+            raise ValueError(
+                "varying and reduced cannot have common mesh axes. Got"
+                f" varying={varying} and reduced={reduced}"
+            )
+        key = (frozenset(varying), frozenset(unreduced), frozenset(reduced))
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            for name, axes in zip(cls.__slots__, key):
+                object.__setattr__(obj, name, axes)
+            cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ManualAxisType is immutable: cannot set {name}")
 
     def __repr__(self):
-        return f"ManualAxisType(varying={self.varying})"
+        return f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, reduced={self.reduced})"
+
+    def __getnewargs_ex__(self):
+        return (), {"varying": self.varying, "unreduced": self.unreduced, "reduced": self.reduced}
+
+    def update(self, **axes) -> ManualAxisType:
+        return ManualAxisType(
+            **{"varying": self.varying, "unreduced": self.unreduced, "reduced": self.reduced, **axes}
+        )
+
+    def to_ct_mat(self) -> ManualAxisType:
+        """The cotangent's: a reduced value's cotangent is unreduced and the other way round."""
+        return self.update(unreduced=self.reduced, reduced=self.unreduced)
+
+    @property
+    def empty(self) -> bool:
+        return self is ManualAxisType()
+
+    @property
+    def vur(self) -> frozenset:
+        return self.varying | self.unreduced | self.reduced
+
+    def invarying(self, mesh) -> frozenset:
+        """The mesh's manual axes this value does not vary over (nor hold partial values along)."""
+        manual = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t is AxisType.Manual}
+        return frozenset(manual) - self.vur
 
 
 class ShardedShapedArray(_PlainType):

@@ -12,6 +12,7 @@ device processes; ``jit`` of sharded arrays runs one program per device (``engin
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import threading
@@ -146,6 +147,24 @@ class _MeshBase:
         return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+    """The kind of device an ``AbstractMesh`` stands for (what a concrete mesh's devices are)."""
+
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self):
+        return f"AbstractDevice({self._repr()})"
+
+    def _repr(self):
+        return f"device_kind={self.device_kind}, num_cores={self.num_cores}, platform={self.platform}"
+
+
+CPU_DEVICE = AbstractDevice("cpu", None, "cpu")
+
+
 class AbstractMesh(_MeshBase):
     """A mesh's shape, names and axis types without its devices (what types refer to)."""
 
@@ -167,7 +186,7 @@ class AbstractMesh(_MeshBase):
             return "AbstractMesh((), axis_types=())"
         if self.abstract_device is None:
             return f"AbstractMesh({self._body()})"
-        return f"AbstractMesh({self._body()}, device_kind=cpu, num_cores=None, platform=cpu)"
+        return f"AbstractMesh({self._body()}, {self.abstract_device._repr()})"
 
     def __eq__(self, other):
         return isinstance(other, AbstractMesh) and self._key() == other._key()
@@ -213,7 +232,7 @@ class Mesh(_MeshBase):
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types, abstract_device="cpu")
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types, abstract_device=CPU_DEVICE)
 
     def __repr__(self):
         return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types={self.axis_types!r})"
@@ -733,4 +752,4 @@ def effects_barrier() -> None:
     return None
 
 
-from .sharded_types import typeof  # noqa: E402, F401  (jax.typeof: types that show shardings)
+from .sharded_types import ManualAxisType, typeof  # noqa: E402, F401  (jax.typeof: types that show shardings)

@@ -38,12 +38,11 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
         **_same(
             NOT_YET,
-            "Shard empty_ref free_ref",
+            "empty_ref free_ref",
         ),
     },
     "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},
     "jax.debug": _same(NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log "),
-    "jax.errors": _same(NOT_YET, "InconclusiveDimensionOperation JaxprTypeError"),
     "jax.example_libraries.optimizers": _same(
         "module-level imports and type aliases of JAX's source file, not API",
         "Array InitFn Params ParamsFn State Step UpdateFn Updates jax map partial safe_map safe_zip unzip2 zip",
@@ -74,7 +73,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             NOT_YET,
-            "conv_general_dilated_local    dtype empty      pswapaxes scaled_dot shape_as_value",
+            "conv_general_dilated_local                      pswapaxes scaled_dot               ",
         ),
     },
     "jax.numpy": {
@@ -91,7 +90,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "a profiling server for TensorBoard to connect to", "register_subprocess start_server stop_server"
         ),
     },
-    "jax.sharding": _same(NOT_YET, "AbstractDevice ManualAxisType"),
     "jax.tree_util": {"default_registry": "the engine's pytree registry is not a PyTreeRegistry object"},
 }
 

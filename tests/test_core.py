@@ -294,3 +294,17 @@ def _typecheck_all(closed):
 def test_transformed_jaxprs_typecheck(name, make):
     closed = jax.make_jaxpr(make(tanh_by_exp))(0.3)
     _typecheck_all(closed)
+
+
+def test_check_jaxpr_raises_the_errors_jaxpr_type_error():
+    """jax.extend.core.check_jaxpr passes a traced jaxpr and raises jax.errors.JaxprTypeError (a
+    TypeError, as in JAX) once a binder's type is not what its primitive's rule gives."""
+    from engine import core
+    from engine.extend import core as extend_core
+
+    closed = jax.make_jaxpr(lambda x: lax.add(lax.sin(x), 1.0))(np.ones(3, np.float32))
+    assert extend_core.check_jaxpr(closed.jaxpr) is None
+    closed.jaxpr.eqns[0].out_binders[0].aval = core.ShapedArray((4,), np.float32, False)
+    with pytest.raises(errors.JaxprTypeError, match=r"sin: binder float32\[4\] but rule says float32\[3\]"):
+        extend_core.check_jaxpr(closed.jaxpr)
+    assert issubclass(errors.JaxprTypeError, TypeError)

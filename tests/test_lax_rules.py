@@ -364,6 +364,8 @@ case(
 )
 # empty2's value is unspecified (JAX pads cond residual slots with it); the engine's is zeros.
 case("empty2", lambda: st.empty_like(core.ShapedArray((2, 3), f32, False)), const(), order=0, batch=False)
+# lax.empty's value is unspecified too; JAX's CPU lowering and the engine fill it with zeros.
+case("empty", lambda: lax.empty((2, 3), np.int32), const(), order=0, batch=False)
 case("rev", lambda x: lax.rev(x, (0, 2)), normal(2, 3, 4))
 case(
     "concatenate",

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from .. import ad, core
+from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax import reductions as rd
 from ..lax import slicing as sl
@@ -512,6 +513,9 @@ lowerings[sl.slice_p] = Index(_slice)
 lowerings[st.rev_p] = Index(_rev)
 lowerings[st.iota_p] = Index(_iota)
 lowerings[st.empty2_p] = Index(lambda eqn: lambda read, idx: literal(0, eqn.params["dtype"]))
+lowerings[array_creation.empty_p] = Index(
+    lambda eqn: lambda read, idx: literal(0, eqn.out_binders[0].aval.dtype)
+)
 lowerings[st.pad_p] = Index(_pad)
 lowerings[st.concatenate_p] = Index(_concatenate)
 lowerings[sl.dynamic_slice_p] = Index(_dynamic_slice)

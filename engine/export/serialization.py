@@ -247,14 +247,14 @@ def _sharding(s) -> Any:
     spec = [list(e) if isinstance(e, tuple) else e for e in s.spec]
     return {
         "mesh": [list(m.axis_sizes), list(m.axis_names), [t.name for t in m.axis_types]],
-        "device": m.abstract_device,
+        "device": None if m.abstract_device is None else m.abstract_device.platform,
         "spec": spec,
         "memory_kind": s.memory_kind,
     }
 
 
 def _unsharding(d: Any):
-    from ..sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec
+    from ..sharding import CPU_DEVICE, AbstractMesh, AxisType, NamedSharding, PartitionSpec
 
     if d is None:
         return None
@@ -273,7 +273,7 @@ def _unsharding(d: Any):
             entries.append(e)
         else:
             raise DeserializationError("malformed partition spec")
-    device = d["device"] if d["device"] in (None, "cpu") else None
+    device = CPU_DEVICE if d["device"] == "cpu" else None
     mesh = AbstractMesh(tuple(sizes), tuple(names), tuple(AxisType[t] for t in types), abstract_device=device)
     return NamedSharding(mesh, PartitionSpec(*entries), memory_kind=d["memory_kind"])
 

@@ -28,3 +28,14 @@ class Primitive(_core.Primitive):
         from .mlir import lowering
 
         lowering.extension_primitives.add(self)
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Type-check ``jaxpr``: every variable bound once before use, every binder of the type its
+    primitive's rule gives; else ``jax.errors.JaxprTypeError``.
+
+    >>> check_jaxpr(jax.make_jaxpr(lambda x: x * 2.0)(1.0).jaxpr)
+    """
+    from ..ir import typecheck_jaxpr
+
+    typecheck_jaxpr(jaxpr)

@@ -54,6 +54,7 @@ from .ragged_dot import (  # noqa: F401,E402
     ragged_dot_general_p,
 )
 from .general_reduce import reduce_p  # noqa: F401,E402
+from .array_creation import dtype, empty, shape_as_value  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

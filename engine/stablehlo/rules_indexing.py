@@ -1,5 +1,5 @@
 """StableHLO rules for gather/scatter, split, sort, cumulative reductions and small leftovers
-(copy, reduce_precision, empty2), printed in MLIR's generic form where StableHLO has no other."""
+(copy, reduce_precision, empty, empty2), printed in MLIR's generic form where StableHLO has no other."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax import gather_scatter as gs
 from ..lax import joining, reductions, sorting
@@ -272,6 +273,12 @@ def _reduce_precision(ctx: RuleContext, x: Value, *, exponent_bits: int, mantiss
 @register(st.empty2_p)
 def _empty2(ctx: RuleContext, *, dtype: Any, **_: Any) -> list[Value]:
     return [ctx.constant(np.zeros((), dtype), dtype)]
+
+
+@register(array_creation.empty_p)
+def _empty(ctx: RuleContext, **_: Any) -> list[Value]:
+    """JAX's CPU lowering: a zero, broadcast to the shape (TPU/GPU allocate an uninitialized buffer)."""
+    return [full_like(ctx, 0, ctx.avals_out[0])]
 
 
 # --- cumulative reductions: JAX's cached lowering, a reduce_window over a padded window ----------

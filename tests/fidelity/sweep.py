@@ -27,9 +27,10 @@ import sys
 import numpy as np
 
 try:
-    from . import sweep_lax, sweep_programs
+    from . import sweep_api_misc, sweep_lax, sweep_programs
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sweep_api_misc  # type: ignore[no-redef]
     import sweep_lax  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
 
@@ -200,6 +201,7 @@ def all_cases():
         yield f"{kind}({name})", sweep_programs._transformed(plain(mod, fn, build), kind)
     yield from sweep_programs.CASES.items()
     yield from sweep_lax.CASES.items()
+    yield from sweep_api_misc.CASES.items()
 
 
 def _import_modules():

@@ -16,7 +16,7 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from record import encode, run  # noqa: E402
+from record import EIGHT_DEVICE_TOPICS, devices_for, encode, run  # noqa: E402
 from snippets import SNIPPETS  # noqa: E402
 from x64_snippets import X64_SNIPPETS  # noqa: E402
 
@@ -33,13 +33,15 @@ def _record(jax, ns, cases) -> dict:
 
 
 def main():
+    topics = devices_for(sys.argv[1:]) if sys.argv[1:] else []
+    kept = set() if topics else set(EIGHT_DEVICE_TOPICS)  # (a full run keeps their answers as they are)
     import jax
     import jax.numpy as jnp
     import jax.scipy as jsp
     from jax import lax
 
     ns = {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
-    topics = sys.argv[1:]  # only these topics of snippets.py, merged into x64_reference.json
+    # only these topics of snippets.py, merged into x64_reference.json (8-device ones named alone)
     # With topics only x64_reference.json changes: x64.json's own names (e.g. "fft") may equal a
     # topic's, and merging by topic would drop them.
     for path, cases in [
@@ -50,7 +52,7 @@ def main():
                 (f"{t}/{n}", code)
                 for t, cs in SNIPPETS.items()
                 for n, code, *_ in cs
-                if not topics or t in topics
+                if (t in topics if topics else t not in kept)
             ],
         ),
     ]:
@@ -58,6 +60,9 @@ def main():
         if topics:
             old = json.loads((HERE / path).read_text())
             recorded = {**{k: v for k, v in old.items() if k.split("/")[0] not in topics}, **recorded}
+        elif path == "x64_reference.json":
+            old = json.loads((HERE / path).read_text())
+            recorded = {**{k: v for k, v in old.items() if k.split("/")[0] in kept}, **recorded}
         (HERE / path).write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
         print(f"{path}: {len(recorded)} snippets")
 

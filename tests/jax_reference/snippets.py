@@ -1996,3 +1996,6 @@ SNIPPETS["ad_refusals"] = AD_REFUSALS
 from snippets_general_reduce import GENERAL_REDUCE  # noqa: E402
 
 SNIPPETS["general_reduce"] = GENERAL_REDUCE
+from snippets_api_misc import API_MISC  # noqa: E402
+
+SNIPPETS["api_misc"] = API_MISC

@@ -1,0 +1,40 @@
+"""The sweep's cases for the smaller lax names issue 13 added: ``lax.empty`` (its dtype parameter
+printed as the user gave it), ``lax.shape_as_value``, and the token primitives ``create_token`` and
+``after_all``. Cases follow sweep_programs' convention: ``make(jax) -> (fun, args)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from .sweep_programs import _f32
+except ImportError:  # run as a script (sweep.py put this directory on sys.path)
+    from sweep_programs import _f32  # type: ignore[no-redef]
+
+CASES: dict = {}
+
+
+def _add(name, make):
+    CASES[name] = make
+
+
+_add("lax.empty[jnp_f32]", lambda jax: ((lambda: jax.lax.empty((2, 3), jax.numpy.float32)), ()))
+_add("lax.empty[int_shape]", lambda jax: ((lambda: jax.lax.empty(3, jax.numpy.float32)), ()))
+_add("lax.empty[np_int32]", lambda jax: ((lambda: jax.lax.empty((2,), np.int32)), ()))
+_add("lax.empty[name]", lambda jax: ((lambda: jax.lax.empty((), "float32")), ()))
+_add("lax.empty[np_dtype]", lambda jax: ((lambda: jax.lax.empty((2, 2), np.dtype("int8"))), ()))
+_add(
+    "lax.empty[added]",
+    lambda jax: ((lambda x: x + jax.lax.empty((2, 3), jax.numpy.float32)), (_f32(2, 3),)),
+)
+_add(
+    "grad(lax.empty)",
+    lambda jax: (jax.grad(lambda x: x * jax.lax.empty((), jax.numpy.float32)), (np.float32(1.5),)),
+)
+_add("jit(lax.empty)", lambda jax: (jax.jit(lambda: jax.lax.empty((3,), np.int32)), ()))
+_add("lax.shape_as_value[scalar]", lambda jax: ((lambda: jax.lax.shape_as_value(())), ()))
+_add("lax.shape_as_value[2d]", lambda jax: ((lambda: jax.lax.shape_as_value((2, 3))), ()))
+_add(
+    "lax.shape_as_value[of_arg]",
+    lambda jax: ((lambda x: x.sum() + jax.lax.shape_as_value(x.shape)), (_f32(2, 3),)),
+)

@@ -1,0 +1,98 @@
+"""Snippets for the smaller public names issue 13 found missing: ``lax.empty``, ``lax.dtype``,
+``lax.shape_as_value``, ``jax.errors``' ``InconclusiveDimensionOperation`` and ``JaxprTypeError``,
+``jax.Shard``, ``jax.sharding.AbstractDevice`` and ``ManualAxisType``. Registered in snippets.py;
+their make_jaxpr texts are in the sweep (tests/fidelity/sweep_lax.py)."""
+
+_MESH = "mesh = jax.make_mesh((2, 2), ('x', 'y'))\n"
+
+API_MISC = [
+    # lax.empty: JAX's CPU lowering fills it with zeros, as the engine does
+    (
+        "empty_values",
+        "out = (lax.empty(3, jnp.float32), lax.empty((2, 3), jnp.int32), lax.empty((), 'bool'), "
+        "jax.jit(lambda: lax.empty((2,), np.int32))(), jax.jit(lambda x: x + lax.empty((2,), x.dtype))(jnp.ones(2)))",
+    ),
+    (
+        "empty_transformed",
+        "f = lambda x: (x * lax.empty((), jnp.float32)).sum()\n"
+        "out = (jax.grad(f)(1.0), jax.vmap(lambda x: x + lax.empty((3,), jnp.float32))(jnp.ones((2, 3))), "
+        "jax.eval_shape(lambda: lax.empty((4, 1), jnp.int8)).shape)",
+    ),
+    ("err_empty_list_shape", "out = lax.empty([2], jnp.float32)"),
+    # lax.dtype: jax._src.dtypes.dtype, canonicalizing all but JAX arrays
+    (
+        "dtype_of_values",
+        "out = [str(lax.dtype(v)) for v in (1.0, 3, True, 1j, jnp.ones(2), np.int8(1), 'float64', np.float64, "
+        "int, float, np.arange(3), jnp.zeros(2, jnp.bfloat16), np.dtype('uint16'), [1.0, 2.0])]",
+    ),
+    ("err_dtype_none", "out = lax.dtype(None)"),
+    ("err_dtype_ragged_list", "out = lax.dtype([1, [2]])"),
+    ("err_dtype_unknown_name", "out = lax.dtype('foo')"),
+    ("err_dtype_string_array", "out = lax.dtype('U3')"),
+    # lax.shape_as_value: a numpy vector for known shapes, an empty int32 array for ()
+    (
+        "shape_as_value",
+        "out = (lax.shape_as_value((2, 3)), lax.shape_as_value(()), type(lax.shape_as_value((2,))).__name__, "
+        "jax.jit(lambda x: lax.shape_as_value(x.shape) * 2)(jnp.ones((4, 5))))",
+    ),
+    # jax.errors: the classes, their bases, and what raises them
+    (
+        "error_classes",
+        "E = jax.errors\n"
+        "out = ([c.__name__ for c in E.InconclusiveDimensionOperation.__mro__], "
+        "[c.__name__ for c in E.JaxprTypeError.__mro__])",
+    ),
+    (
+        "inconclusive_comparison_is_the_errors_class",
+        "a, b = jax.export.symbolic_shape('a, b')\n"
+        "try:\n    a >= b\n    out = None\n"
+        "except jax.errors.InconclusiveDimensionOperation as e:\n    out = str(e).split(chr(10))[0]",
+    ),
+    (
+        "check_jaxpr_accepts_a_well_typed_jaxpr",
+        "from jax.extend import core as jc\n"
+        "out = jc.check_jaxpr(jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3)).jaxpr)",
+    ),
+    # jax.Shard: the class of addressable_shards items, its attributes and repr
+    (
+        "shard_class_and_repr",
+        "x = jnp.arange(8.)\ns = x.addressable_shards[0]\n"
+        "out = (type(s) is jax.Shard, isinstance(s, jax.Shard), repr(s), str(s.index), s.replica_id, s.data, "
+        "str(s.device))",
+    ),
+    (
+        "shards_of_a_sharded_array",
+        _MESH + "y = jax.device_put(jnp.arange(32.).reshape(4, 8), jax.NamedSharding(mesh, jax.P('x')))\n"
+        "out = [(repr(s), isinstance(s, jax.Shard)) for s in y.addressable_shards]",
+    ),
+    # jax.sharding.AbstractDevice: the device kind of an AbstractMesh
+    (
+        "abstract_device",
+        _MESH + "from jax.sharding import AbstractDevice\n"
+        "d = mesh.abstract_mesh.abstract_device\n"
+        "out = (repr(d), d == AbstractDevice('cpu', None, 'cpu'), hash(d) == hash(AbstractDevice('cpu', None, 'cpu')), "
+        "d.device_kind, d.num_cores, d.platform, repr(mesh.abstract_mesh), "
+        "repr(jax.sharding.AbstractMesh((2,), ('x',), abstract_device=AbstractDevice('cpu', None, 'cpu'))))",
+    ),
+    ("err_abstract_device_missing_fields", "out = jax.sharding.AbstractDevice('cpu')"),
+    (
+        "err_abstract_device_frozen",
+        "d = jax.sharding.AbstractDevice('cpu', None, 'cpu')\nd.platform = 'gpu'\nout = d",
+    ),
+    # jax.sharding.ManualAxisType: interned, immutable sets of varying/unreduced/reduced axes
+    (
+        "manual_axis_type",
+        "M = jax.sharding.ManualAxisType\nm = M(varying=frozenset({'x'}))\n"
+        "out = (repr(m), m is M(varying={'x'}), sorted(m.vur), m.empty, M().empty, repr(m.update(reduced={'y'})), "
+        "repr(M(unreduced={'x'}).to_ct_mat()), M(reduced={'y'}) is M(reduced={'y'}))",
+    ),
+    ("err_manual_axis_type_overlap", "out = jax.sharding.ManualAxisType(varying={'x'}, unreduced={'x'})"),
+    ("err_manual_axis_type_positional", "out = jax.sharding.ManualAxisType({'x'})"),
+    (
+        "manual_axis_type_in_shard_map",
+        "mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+        "x = jax.device_put(jnp.arange(8.), jax.NamedSharding(mesh, jax.P('x')))\nseen = []\n"
+        "def f(x):\n    seen.append(repr(jax.typeof(x).manual_axis_type))\n    return x\n"
+        "jax.shard_map(f, mesh=mesh, in_specs=jax.P('x'), out_specs=jax.P('x'))(x)\nout = seen",
+    ),
+]
