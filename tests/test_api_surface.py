@@ -57,8 +57,7 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.lax": {
         **_same(
             TYPING,
-            "AccuracyMode ConvGeneralDilatedDimensionNumbers DotAlgorithm DotAlgorithmPreset DotDimensionNumbers "
-            "PrecisionLike Tolerance",
+            "AccuracyMode Tolerance",
         ),
         **_same(
             INTERNAL_PRIM,

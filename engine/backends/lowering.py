@@ -32,6 +32,7 @@ import numpy as np
 from .. import ad, core
 from ..lax import array_creation
 from ..lax import elementwise as ew
+from ..lax.dot_algorithms import is_algorithm
 from ..lax import reductions as rd
 from ..lax import slicing as sl
 from ..lax import sorting as so
@@ -341,6 +342,8 @@ def _outer_product_map(eqn):
     pet = eqn.params.get("preferred_element_type")
     if xc or _in_dtype(eqn, 1) != _in_dtype(eqn) or pet not in (None, _in_dtype(eqn)):
         return None
+    if is_algorithm(eqn.params.get("precision")):  # (operands rounded, or refused: numpy's rule)
+        return None
     x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
     xf = [i for i in range(x.ndim) if i not in xb]
     yf = [i for i in range(y.ndim) if i not in yb]
@@ -553,7 +556,7 @@ def _dot_general(eqn, x, y):
     xa, ya = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.out_binders[0].aval
     complex_to_real = out.dtype.kind != "c" and "c" in xa.dtype.kind + ya.dtype.kind  # (left to numpy)
-    if not supported(out.dtype) or complex_to_real:
+    if not supported(out.dtype) or complex_to_real or is_algorithm(eqn.params.get("precision")):
         return None
     xf = [i for i in range(xa.ndim) if i not in xc and i not in xb]
     yf = [i for i in range(ya.ndim) if i not in yc and i not in yb]

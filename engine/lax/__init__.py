@@ -1,12 +1,15 @@
 """``engine.lax`` (``jax.lax``): primitives' public wrappers."""
 
+import typing as _typing
+
 from .api import *  # noqa: F401,F403
 from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on purpose, like JAX)
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
 from .solves import custom_linear_solve  # noqa: F401
-from .dot_general import Precision  # noqa: F401
+from .dot_general import Precision, PrecisionLike  # noqa: F401
+from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers  # noqa: F401
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .special import (
@@ -47,6 +50,11 @@ from .composites import (
     reduce,
 )  # noqa: F401,E402
 from .composite_call import composite  # noqa: F401,E402
+
+# (annotations: what conv_general_dilated's dimension_numbers takes)
+from . import convolution as _cv  # noqa: E402
+
+ConvGeneralDilatedDimensionNumbers = _typing.Union[tuple[str, str, str], _cv.ConvDimensionNumbers, None]
 from .ragged_dot import (  # noqa: F401,E402
     RaggedDotDimensionNumbers,
     ragged_dot,

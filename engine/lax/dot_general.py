@@ -4,12 +4,14 @@ rules."""
 from __future__ import annotations
 
 import enum
+from typing import Union
 
 import numpy as np
 
 from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
+from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, algorithm_operands, is_algorithm
 
 
 def _lax():
@@ -35,19 +37,52 @@ class Precision(enum.Enum):
     __str__ = __repr__
 
 
+# What a contraction's ``precision=`` takes (an annotation).
+PrecisionLike = Union[
+    None, str, Precision, tuple[str, str], tuple[Precision, Precision], DotAlgorithm, DotAlgorithmPreset
+]
+
+# The strings a precision may be given as (JAX's table), besides a preset's name.
+PRECISION_STRINGS = {
+    "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST,
+    "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT,
+    "bfloat16": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+    None: Precision.DEFAULT,
+}
+
+
 def canonicalize_precision(precision):
-    """``None``, or a ``(lhs, rhs)`` pair of ``Precision`` (one value or name stands for both)."""
+    """``None``, a ``(lhs, rhs)`` pair of ``Precision`` (one value or string stands for both), or a
+    dot algorithm (a ``DotAlgorithm``, a ``DotAlgorithmPreset`` or a preset's name)."""
+    from .dot_algorithms import DotAlgorithmPreset, is_algorithm
+
     if precision is None:
         return None
-    if isinstance(precision, (str, Precision)):
-        p = Precision[precision.upper()] if isinstance(precision, str) else precision
-        return (p, p)
-    if isinstance(precision, (tuple, list)) and len(precision) == 2:
-        pair = tuple(Precision[p.upper()] if isinstance(p, str) else p for p in precision)
-        if all(isinstance(p, Precision) for p in pair):
-            return pair
+    if isinstance(precision, str):
+        if precision in PRECISION_STRINGS:
+            return (PRECISION_STRINGS[precision],) * 2
+        if precision in DotAlgorithmPreset.__members__:
+            return DotAlgorithmPreset[precision]
+    elif isinstance(precision, Precision):
+        return (precision, precision)
+    elif is_algorithm(precision):
+        return precision
+    elif isinstance(precision, (tuple, list)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(p, str) for p in precision):
+            return tuple(canonicalize_precision(p)[0] for p in precision)
     raise ValueError(
-        f"Precision argument must be None, a string, a Precision or a pair of them; got {precision!r}"
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(PRECISION_STRINGS)},\n"
+        "- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        f"- a lax.DotAlgorithm value;\nbut got {precision}."
     )
 
 
@@ -71,15 +106,21 @@ def _dot_general_impl(
     )
     # (preferred_element_type was checked by abstract eval; numerical checks rerun this at float64)
     dtype = np.dtype(preferred_element_type or result_dtype(x.dtype, y.dtype))
+    if is_algorithm(precision):  # (rounded and accumulated as the algorithm says, then converted)
+        xt, yt, acc = algorithm_operands(precision, xt, yt, dtype)
+        return _contracted(xt, yt, x, y, xb, xf, yf, dtype)
     if x.dtype != dtype or y.dtype != dtype:  # mixed or narrower operands are computed in the result's
         # dtype (JAX's CPU lowering: float16 products with a float32 preferred type accumulate in float32)
         # (a complex operand of a real result converts as XLA does: its real part)
         xt, yt = (np.real(t) if dtype.kind != "c" else t for t in (xt, yt))
         xt, yt = xt.astype(dtype), yt.astype(dtype)
+    return _contracted(xt, yt, x, y, xb, xf, yf, dtype)
+
+
+def _contracted(xt, yt, x, y, xb, xf, yf, dtype):
     out = np.matmul(xt, yt)
-    return out.reshape([*bshape, *[x.shape[i] for i in xf], *[y.shape[i] for i in yf]]).astype(
-        dtype, copy=False
-    )
+    shape = [*(x.shape[i] for i in xb), *(x.shape[i] for i in xf), *(y.shape[i] for i in yf)]
+    return out.reshape(shape).astype(dtype, copy=False)
 
 
 dot_general_p.def_impl(_dot_general_impl)

@@ -339,6 +339,49 @@ _add(
         (_f32(2, 3), _f32(3, 2, seed=1)),
     ),
 )
+_add(
+    "lax.dot[F16_F16_F16]",
+    lambda jax: (
+        (lambda a, b: jax.lax.dot(a, b, precision=jax.lax.DotAlgorithmPreset.F16_F16_F16)),
+        (_f32(2, 3), _f32(3, 4, seed=1)),
+    ),
+)
+_add(
+    "lax.dot[F32_F32_F32_name]",
+    _lax("dot", lambda: (_f32(2, 3), _f32(3, 4, seed=1)), precision="F32_F32_F32"),
+)
+_add(
+    "lax.ragged_dot[f32]",
+    _lax("ragged_dot", lambda: (_f32(5, 3), _f32(2, 3, 4, seed=1), np.array([2, 2], np.int32))),
+)
+_add(
+    "lax.ragged_dot_general[contracting]",
+    lambda jax: (
+        (
+            lambda a, b: jax.lax.ragged_dot_general(
+                a,
+                b,
+                np.array([2, 3], np.int32),
+                jax.lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], []),
+            )
+        ),
+        (_f32(2, 5), _f32(5, 3, seed=1)),
+    ),
+)
+_add(
+    "grad(lax.ragged_dot)",
+    lambda jax: (
+        jax.grad(lambda x, w: jax.lax.ragged_dot(x, w, np.array([2, 2], np.int32)).sum(), argnums=(0, 1)),
+        (_f32(5, 3), _f32(2, 3, 4, seed=1)),
+    ),
+)
+_add(
+    "vmap(lax.ragged_dot)",
+    lambda jax: (
+        jax.vmap(jax.lax.ragged_dot),
+        (_f32(2, 5, 3), _f32(2, 2, 3, 4, seed=1), np.array([[2, 2], [1, 4]], np.int32)),
+    ),
+)
 _add("lax.batch_matmul[f32]", _lax("batch_matmul", lambda: (_f32(2, 3, 4), _f32(2, 4, 2, seed=1))))
 _CX, _CW = lambda: _f32(1, 2, 6, 6), lambda: _f32(3, 2, 3, 3, seed=1)  # noqa: E731
 _add("lax.conv[valid]", _lax("conv", lambda: (_CX(), _CW()), window_strides=(1, 1), padding="VALID"))

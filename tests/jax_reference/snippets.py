@@ -1890,9 +1890,10 @@ from snippets_lax_more import LAX_MORE  # noqa: E402
 
 SNIPPETS["lax_more"] = LAX_MORE
 
-from snippets_ragged import RAGGED  # noqa: E402
+from snippets_ragged import DOT_ALGORITHMS, RAGGED  # noqa: E402
 
 SNIPPETS["ragged"] = RAGGED
+SNIPPETS["dot_algorithms"] = DOT_ALGORITHMS
 
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 

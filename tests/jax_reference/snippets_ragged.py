@@ -1,5 +1,6 @@
 """Snippets for lax's ragged contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes),
-their jaxprs, derivatives, vmap and errors. Registered in snippets.py."""
+their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes.
+Registered in snippets.py."""
 
 R = (
     "r = np.random.RandomState(0)\n"
@@ -146,5 +147,67 @@ RAGGED = [
         "ragged_dimension_numbers",
         K + "e = lax.RaggedDotDimensionNumbers([[(1,), [0]], [[], ()]], (1,), ())\n"
         "out = (repr(dk), dk == e, hash(dk) == hash(e), dk.lhs_ragged_dimensions, dk.dot_dimension_numbers)",
+    ),
+]
+
+# Dot algorithms as a contraction's precision: what a CPU computes with each preset (the operands
+# rounded to its input types, accumulated in its type), which it refuses, and the jaxpr's param.
+D = (
+    "r = np.random.RandomState(4)\n"
+    "a = jnp.asarray(r.randn(2, 30), jnp.float32); b = jnp.asarray(r.randn(30, 3), jnp.float32)\n"
+)
+DOT_ALGORITHMS = [
+    *(
+        (
+            f"preset_{p}",
+            D
+            + f"out = [lax.dot(a.astype(t), b.astype(t), precision='{p}') for t in (jnp.float32, jnp.float16, jnp.int32)]",
+        )
+        for p in "DEFAULT F16_F16_F16 BF16_BF16_F32 BF16_BF16_F32_X3 BF16_BF16_F32_X6 F32_F32_F32 F64_F64_F64".split()
+    ),
+    (
+        "preset_enum_jit",
+        D + "out = jax.jit(lambda a, b: lax.dot(a, b, precision=lax.DotAlgorithmPreset.F16_F16_F16))(a, b)",
+    ),
+    (
+        "preset_dot_general_grad",
+        D
+        + "out = jax.grad(lambda a: jnp.sin(lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision='F16_F16_F16')).sum())(a)",
+    ),
+    (
+        "preset_jaxpr",
+        D
+        + "out = str(jax.make_jaxpr(lambda a, b: lax.dot(a, b, precision=lax.DotAlgorithmPreset.F32_F32_F32))(a, b))",
+    ),
+    (
+        "preset_refused_jaxpr",
+        D + "out = str(jax.make_jaxpr(lambda a, b: lax.dot(a, b, precision='TF32_TF32_F32'))(a, b))",
+    ),
+    ("err_preset_refused", D + "out = lax.dot(a, b, precision='TF32_TF32_F32')"),
+    (
+        "err_preset_refused_jit",
+        D + "out = jax.jit(lambda a, b: lax.dot(a, b, precision='BF16_BF16_BF16'))(a, b)",
+    ),
+    (
+        "err_algorithm_refused",
+        D + "out = lax.dot(a, b, precision=lax.DotAlgorithm(jnp.float32, jnp.float32, jnp.float32))",
+    ),
+    ("err_precision_name", D + "out = lax.dot(a, b, precision='HIGHEST')"),
+    ("err_precision_pair_of_presets", D + "out = lax.dot(a, b, precision=('F32_F32_F32', 'F32_F32_F32'))"),
+    (
+        "precision_strings",
+        D
+        + "out = str(jax.make_jaxpr(lambda a, b: lax.dot(a, b, precision=('float32', 'tensorfloat32')))(a, b))",
+    ),
+    (
+        "preset_properties",
+        "P = lax.DotAlgorithmPreset\n"
+        "out = ([str(p) for p in P], repr(P.F16_F16_F32), str(P.F32_F32_F32.accumulation_type), str(P.DEFAULT.accumulation_type), "
+        "str(P.F16_F16_F16.supported_lhs_types), str(P.ANY_F8_ANY_F8_F32.supported_rhs_types), str(P.F16_F16_F32.supported_output_types(np.float16, np.float16)))",
+    ),
+    (
+        "algorithm_fields",
+        "a = lax.DotAlgorithm(np.float16, np.float16, np.float32)\n"
+        "out = (list(a._fields), a.lhs_component_count, a.num_primitive_operations, a.allow_imprecise_accumulation, a == lax.DotAlgorithm(np.float16, np.float16, np.float32, 1))",
     ),
 ]
