@@ -316,8 +316,9 @@ class Trace:
 # Runs a primitive on operands sharded over a mesh on the mesh's devices (set by
 # engine.parallel.partition when such arrays exist); None means "compute on the host".
 sharded_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
-# Runs a primitive on an operand in host memory (a pinned_host array; set by engine.parallel.named):
-# operands in one memory space, results placed in it, as JAX's standard rule types them.
+# Runs a primitive on an operand in host memory (a pinned_host array) or on a one-device mesh (set
+# by engine.parallel.named): operands in one memory space, results placed in it, as JAX's standard
+# rule types them, and on the mesh as JAX reports them.
 memory_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
 
 
@@ -342,7 +343,9 @@ class EvalTrace(Trace):
                         if out is not None:
                             return out
                         break
-                    if getattr(v.aval, "memory_space", DEVICE) is not DEVICE and memory_eager_dispatch:
+                    if memory_eager_dispatch and (
+                        v.on_one_device_mesh or getattr(v.aval, "memory_space", DEVICE) is not DEVICE
+                    ):
                         return memory_eager_dispatch(primitive, vals, params)
             args = [v._value if type(v) is Array else to_numpy(v) for v in vals]
         try:
@@ -457,6 +460,8 @@ class Array:
     # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
     __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
     on_mesh: bool = False  # sharded over a mesh's devices (engine.parallel.named): operations run there
+    # laid out by a NamedSharding over one device: results are computed here, reported on that mesh
+    on_one_device_mesh: bool = False
     __array_priority__ = 100
 
     def __init__(self, value: npt.ArrayLike, weak_type: bool = False):

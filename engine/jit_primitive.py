@@ -34,9 +34,11 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
     weak = [a.weak_type for a in jaxpr.out_avals]  # the traced program's (a rewrite may drop a convert)
     spaces = [getattr(a, "memory_space", core.DEVICE) for a in jaxpr.out_avals]
+    traced = jaxpr
     jaxpr = compiled_form(jaxpr)
+    placed = any(type(a) is not Array and isinstance(a, Array) for a in args)  # (committed ones)
     # Arguments sharded over a mesh run as one program per device, where their shards are.
-    if any(type(a) is not Array and isinstance(a, Array) for a in args) or _names_a_mesh(jaxpr):
+    if placed or _names_a_mesh(jaxpr):
         from .parallel.partition import run_sharded
 
         sharded_outs = run_sharded(args, jaxpr, name)
@@ -52,6 +54,10 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
     results = [core.array_of(o, w) for o, w in zip(outs, weak)]
     if any(s is not core.DEVICE for s in spaces):
         results = [r if s is core.DEVICE else _in_memory(r, s) for r, s in zip(results, spaces)]
+    if placed:  # (arguments on a one-device mesh: JAX reports the results on that mesh)
+        from .parallel.result_shardings import place_jit_results
+
+        results = place_jit_results(traced, args, results)
     return results
 
 

@@ -458,3 +458,92 @@ def test_device_put_inside_jit_onto_an_auto_mesh_leaves_the_layout_to_its_operan
     explicit = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,), devices=jax.devices()[:2])
     y = jax.jit(lambda v: jax.device_put(v, NamedSharding(explicit, P("x"))))(x)
     assert str(y.sharding.spec) == "P('x',)"
+
+
+def _one_device_arrays():
+    mesh = Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("x", "y"))
+    s = NamedSharding(mesh, P("x", "y"))
+    x = jnp.arange(8.0).reshape(2, 4)
+    return s, x, jax.device_put(x, s), jax.device_put(x, s.with_memory_kind("pinned_host"))
+
+
+def test_results_of_arrays_on_a_one_device_mesh_are_on_that_mesh():
+    # JAX 0.10.2 re-expresses XLA's (replicated) result shardings in the program's first used
+    # argument's: that argument's sharding for a result of its rank, its type over the mesh and in
+    # its memory; else P() on the mesh. An uncommitted first argument counts as P(); unused
+    # arguments are pruned first, and a first committed argument on one device keeps results there.
+    s, x, xs, xh = _one_device_arrays()
+    sx, one = s.with_spec(P("x")), jax.devices()[0]
+    cases = {  # name: (result, JAX's spec and memory kind, or None for SingleDeviceSharding)
+        "add": (jax.jit(lambda v: v + 1)(xs), ("P('x', 'y')", "device")),
+        "sum": (jax.jit(lambda v: v.sum())(xs), ("P()", "device")),
+        "sum0": (jax.jit(lambda v: v.sum(0))(xs), ("P()", "device")),
+        "transpose": (jax.jit(lambda v: v.T)(xs), ("P('x', 'y')", "device")),
+        "reshape_same_rank": (jax.jit(lambda v: v.reshape(4, 2))(xs), ("P('x', 'y')", "device")),
+        "reshape_flat": (jax.jit(lambda v: v.reshape(8))(xs), ("P()", "device")),
+        "host": (jax.jit(jnp.sin)(xh), ("P('x', 'y')", "pinned_host")),
+        "host_to_device": (jax.jit(lambda v: jax.device_put(v, s) + 1)(xh), ("P()", "device")),
+        "device_to_host": (
+            jax.jit(lambda v: jax.device_put(v, s.with_memory_kind("pinned_host")))(xs),
+            ("P()", "pinned_host"),
+        ),
+        "put_uncommitted": (jax.jit(lambda v: jax.device_put(v, s))(x), ("P()", "device")),
+        "constraint": (jax.jit(lambda v: jax.lax.with_sharding_constraint(v, s))(x), ("P()", "device")),
+        "out_shardings": (jax.jit(lambda v: v + 1, out_shardings=sx)(xs), ("P('x',)", "device")),
+        "uncommitted_first": (jax.jit(lambda a, b: a + b)(x, xs), ("P()", "device")),
+        "committed_first": (jax.jit(lambda a, b: a + b)(xs, x), ("P('x', 'y')", "device")),
+        "constant_beside": (jax.jit(lambda v: (v, jnp.ones((2, 4))))(xs)[1], ("P()", "device")),
+        "constant_only": (jax.jit(lambda v: jnp.zeros((2, 4)))(xs), None),
+        "unused": (jax.jit(lambda a, v: a + 1)(x, xs), None),
+        "plain": (jax.jit(lambda v: v + 1)(x), None),
+        "device_first": (jax.jit(lambda a, b: a + b)(jax.device_put(x, one), xs), None),
+        "eager_sin": (jnp.sin(xs), ("P('x', 'y')", "device")),
+        "eager_sum": (xs.sum(), ("P()", "device")),
+        "eager_times_2": (xs * 2, ("P('x', 'y')", "device")),
+        "eager_2_times": (2 * xs, ("P()", "device")),
+        "eager_plus_array": (xs + jnp.float32(1), ("P('x', 'y')", "device")),
+        "eager_array_plus": (jnp.float32(1) + xs, ("P()", "device")),
+        "eager_index": (xs[0], ("P()", "device")),
+        "eager_zeros_like": (jnp.zeros_like(xs), ("P('x', 'y')", "device")),
+        "eager_where": (jnp.where(xs > 2, xs, 0.0), ("P('x', 'y')", "device")),
+        "eager_host_2_times": (2 * xh, ("P()", "pinned_host")),
+        "eager_host_sum": (xh.sum(), ("P()", "pinned_host")),
+    }
+    got = {}
+    for name, (y, _) in cases.items():
+        sh = y.sharding
+        got[name] = (str(sh.spec), sh.memory_kind) if isinstance(sh, NamedSharding) else None
+        if got[name] is not None:
+            assert sh.mesh == s.mesh
+    assert got == {name: want for name, (_, want) in cases.items()}
+    np.testing.assert_array_equal(cases["add"][0], np.arange(8.0).reshape(2, 4) + 1)
+    np.testing.assert_array_equal(cases["eager_index"][0], np.arange(4.0))
+    assert repr(cases["add"][0].sharding) == (
+        "NamedSharding(mesh=Mesh('x': 1, 'y': 1, axis_types=(Auto, Auto)), spec=P('x', 'y'), memory_kind=device)"
+    )
+
+
+def test_results_of_arrays_on_a_mesh_keep_the_arguments_spelling_of_their_layout():
+    # JAX 0.10.2 (8 devices): a result laid out as the first argument gets that argument's sharding
+    # itself (P('x', None) stays so); an unused sharded argument does not put the program on the mesh
+    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+    x = jnp.arange(16.0).reshape(4, 4)
+    a = jax.device_put(x, NamedSharding(mesh, P("x", None)))
+    b = jax.device_put(x, NamedSharding(mesh, P("x", "y")))
+    specs = {
+        "jit": jax.jit(lambda v: v + 1)(a),
+        "eager": a + 1,
+        "first": a + x,
+        "second": x + a,
+        "zeros_like": jnp.zeros_like(b),
+    }
+    assert {k: str(v.sharding.spec) for k, v in specs.items()} == {
+        "jit": "P('x', None)",
+        "eager": "P('x', None)",
+        "first": "P('x', None)",
+        "second": "P('x',)",
+        "zeros_like": "P('x', 'y')",
+    }
+    from engine.sharding import SingleDeviceSharding
+
+    assert jax.jit(lambda v: jnp.zeros((4, 4)))(b).sharding == SingleDeviceSharding(jax.devices()[0])

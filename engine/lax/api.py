@@ -351,7 +351,12 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
 def full_like(x, fill_value, dtype=None, shape=None):
     aval = _aval(x)
     weak = dtype is None and aval.weak_type
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak)
+    out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak)
+    if getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
+        from ..parallel.result_shardings import laid_out_like
+
+        return laid_out_like(x, out, weak)
+    return out
 
 
 def zeros_like_array(x):

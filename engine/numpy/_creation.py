@@ -15,6 +15,7 @@ from ..core import Array, Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
 from ..sharding import with_out_sharding
+from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -187,14 +188,14 @@ def _like_dtype_shape(a, dtype, shape):
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype (and weak type) of ``a``."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
-    return lax.full(s, 0, d, weak)
+    return laid_out_like(a, lax.full(s, 0, d, weak), weak)
 
 
 @with_out_sharding
 def ones_like(a, dtype=None, shape=None):
     """Ones with the shape and dtype (and weak type) of ``a``."""
     d, weak, s = _like_dtype_shape(a, dtype, shape)
-    return lax.full(s, 1, d, weak)
+    return laid_out_like(a, lax.full(s, 1, d, weak), weak)
 
 
 def empty_like(a, dtype=None, shape=None):
@@ -211,8 +212,8 @@ def full_like(a, fill_value, dtype=None, shape=None):
         with transfers.inside_program():
             return full_like(a, fill_value, dtype, shape)
     if shape_of(fill_value) == ():
-        return lax.full(s, convert(fill_value, d, weak), d, weak)
-    return broadcast_to_shape(asarray(fill_value, d), s)
+        return laid_out_like(a, lax.full(s, convert(fill_value, d, weak), d, weak), weak)
+    return laid_out_like(a, broadcast_to_shape(asarray(fill_value, d), s), weak)
 
 
 def _static_number(x, what):

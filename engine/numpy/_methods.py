@@ -67,7 +67,8 @@ _COMPARE = {
 def _array_getitem(self, idx):
     # Eager basic indexing of a concrete array is exactly numpy's, so skip the lax route when
     # nothing is traced (an out-of-bounds int, which JAX clamps, takes the lax route).
-    if _state.dynamic is None and not transfers.active[0]:
+    # (an array on a mesh takes the lax route too: its result is laid out there, as JAX's is)
+    if _state.dynamic is None and not transfers.active[0] and not (self.on_mesh or self.on_one_device_mesh):
         t = type(idx)
         if t is int or t is slice or (t is tuple and builtins_all(type(i) in _BASIC for i in idx)):
             try:
@@ -191,11 +192,15 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
 
     def array_op(self, other):
         # The eager hot path (two concrete arrays of one dtype), inlined: numpy does the work.
-        # (an array in host memory takes the general path: JAX's memory-space rule checks it)
+        # (an array in host memory takes the general path: JAX's memory-space rule checks it; so
+        # does one on a mesh: its result is laid out there)
         if (
             type(other) is Array
             and not _staging[0]
-            and (type(self) is Array or self.aval.memory_space is DEVICE)
+            and (
+                type(self) is Array
+                or (self.aval.memory_space is DEVICE and not (self.on_mesh or self.on_one_device_mesh))
+            )
         ):
             a, b = self._value, other._value
             d = a.dtype

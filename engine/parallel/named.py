@@ -24,7 +24,7 @@ class NamedShardedArray(ShardedArray):
     """An array whose pieces sit on the devices of ``sharding.mesh`` (one buffer per device, in
     the mesh's device order)."""
 
-    __slots__ = ("_sharding", "on_mesh")
+    __slots__ = ("_sharding", "on_mesh", "on_one_device_mesh")
 
     def __init__(self, buffers, aval: ShapedArray, sharding: NamedSharding):
         space = core.mem_kind_to_space(sharding.memory_kind)  # (its type says the memory it is in)
@@ -33,6 +33,7 @@ class NamedShardedArray(ShardedArray):
         super().__init__(buffers, "named", aval)  # an _axis pmap never asks for: it reads the value
         self._sharding = sharding
         self.on_mesh = sharding.num_devices > 1  # operations on it run on the mesh's devices
+        self.on_one_device_mesh = not self.on_mesh
 
     @property
     def _value(self) -> np.ndarray:  # type: ignore[override]  # as ShardedArray's
@@ -131,9 +132,13 @@ class HostMemoryArray(ShardedArray):
 
 
 def _run_in_memory(prim: core.Primitive, vals, params):
-    """``prim`` on operands of which some are in host memory: JAX's memory-space rule checks them
-    (``ValueError`` for operands in different memories), the values are computed as any others',
-    and results typed in host memory are placed there, in the layout of a host operand's sharding."""
+    """``prim`` on operands of which some are in host memory or on a one-device mesh: JAX's
+    memory-space rule checks them (``ValueError`` for operands in different memories), the values
+    are computed as any others', results typed in host memory are placed there, and results are
+    reported on the mesh as JAX's jit of the one operation reports them
+    (``engine.parallel.result_shardings``)."""
+    from .result_shardings import recover_shardings
+
     try:
         out_avals = prim.abstract_eval(*[core.get_aval(v) for v in vals], **params)
     except NotImplementedError:  # (no abstract rule: computed, left in device memory)
@@ -145,21 +150,21 @@ def _run_in_memory(prim: core.Primitive, vals, params):
     outs = prim.bind(*plain, **params)
     if out_avals is None:
         return outs
-    like = next(
-        (v for v in vals if isinstance(v, NamedShardedArray) and v.aval.memory_space is not core.DEVICE), None
-    )
+    multiple = prim.multiple_results
+    outs, out_avals = (list(outs), list(out_avals)) if multiple else ([outs], [out_avals])
 
-    def place(x, aval):
+    def in_memory(x, aval):
         if getattr(aval, "memory_space", core.DEVICE) is core.DEVICE or not isinstance(x, Array):
             return x
-        kind = core.mem_space_to_kind(aval.memory_space)
-        if like is not None and like.ndim == x.ndim:
-            return put_sharded(x, like.sharding.with_memory_kind(kind))
-        return put_in_memory(x, kind)
+        return put_in_memory(x, core.mem_space_to_kind(aval.memory_space))
 
-    if prim.multiple_results:
-        return [place(o, a) for o, a in zip(outs, out_avals)]
-    return place(outs, out_avals)
+    outs = [in_memory(o, a) for o, a in zip(outs, out_avals)]
+    if all(isinstance(o, Array) for o in outs):
+        computed = [o.sharding for o in outs]
+        over_mesh = any(isinstance(v, NamedShardedArray) for v in vals)
+        shardings = recover_shardings(vals, out_avals, [over_mesh] * len(outs), computed)
+        outs = [o if s is c else put_sharded(o, s) for o, s, c in zip(outs, shardings, computed)]
+    return outs if multiple else outs[0]
 
 
 core.memory_eager_dispatch = _run_in_memory

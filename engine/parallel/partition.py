@@ -41,6 +41,7 @@ from ..lax import parallel as lax_parallel
 from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
+from .result_shardings import mesh_result_shardings, used_arguments
 from .runtime import get_runtime
 
 Spec = tuple  # per dimension: the tuple of mesh axes splitting it, major first (() = whole)
@@ -601,7 +602,8 @@ def run_sharded(
     None when no argument is sharded over more than one device."""
     from .pmap_primitive import _emit, mesh_program
 
-    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
+    kept, carried = used_arguments(closed, args)  # (JAX prunes unused arguments before placing)
+    mesh = _arg_mesh(kept) or mesh_of_jaxpr(closed)
     if mesh is None:
         return None
     for a in args:
@@ -629,12 +631,16 @@ def run_sharded(
     t_put = time.perf_counter()
     listening = monitoring.listening()
     outs, replies = rt.run(prog, placement, inputs, part.local.out_avals, t0, events=listening)
-    results = []
-    for k, (aval, spec, view) in enumerate(zip(closed.out_avals, part.out_specs, part.out_views)):
+    computed = []
+    for aval, spec, view in zip(closed.out_avals, part.out_specs, part.out_views):
+        spec = _replicated(aval.ndim) if mesh.size == 1 else spec  # (one device: XLA does not partition)
         sharding = (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
         if aval.memory_space is not core.DEVICE:  # (a result the program put in host memory)
             sharding = sharding.with_memory_kind(core.mem_space_to_kind(aval.memory_space))
-        results.append(NamedShardedArray([outs[p][k] for p in range(len(placement))], aval, sharding))
+        computed.append(sharding)
+    shardings = mesh_result_shardings(kept, closed.out_avals, carried, computed)  # (in the arguments' terms)
+    avals = closed.out_avals
+    results = [NamedShardedArray([o[k] for o in outs], avals[k], s) for k, s in enumerate(shardings)]
     if listening:
         _emit(prog, placement, inputs, outs, replies, tuple(mesh.axis_names), t0, t_put, kind="jit")
     return results
