@@ -1,7 +1,8 @@
-// Small, dependency-free charts: a line plot (SVG) and a heatmap (canvas), both themeable through
-// CSS variables and readable by hover.
+// The heatmap (canvas pixels, one per element) and the colour scales that tint value tables: drawn by
+// hand, as no chart library draws an array as an image with a colour bar in less. The line plot is
+// uPlot's (lineplot.ts).
 
-import { h, s } from "./dom";
+import { h } from "./dom";
 import { fmtNum } from "./format";
 
 /** A colour for t in [0, 1]: diverging (blue–neutral–red) or sequential (viridis-like). */
@@ -48,52 +49,6 @@ export function tint(v: number, scale: Scale): string {
     return t < 0.5 ? `rgba(49, 110, 200, ${(0.06 + 0.5 * a).toFixed(3)})` : `rgba(210, 60, 55, ${(0.06 + 0.5 * a).toFixed(3)})`;
   }
   return `rgba(99, 102, 241, ${(0.05 + 0.45 * t).toFixed(3)})`;
-}
-
-export function linePlot(ys: number[], label = ""): HTMLElement {
-  const W = 560, H = 170, L = 48, R = 10, T = 10, B = 22;
-  const finite = ys.filter(Number.isFinite);
-  let lo = Math.min(...finite), hi = Math.max(...finite);
-  if (!finite.length) { lo = 0; hi = 1; }
-  if (lo === hi) { lo -= 1; hi += 1; }
-  const pad = (hi - lo) * 0.06;
-  lo -= pad; hi += pad;
-  const n = ys.length;
-  const x = (i: number) => L + (n <= 1 ? 0.5 : i / (n - 1)) * (W - L - R);
-  const y = (v: number) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
-  // Break the line at non-finite values.
-  let d = "", pen = false;
-  ys.forEach((v, i) => {
-    if (!Number.isFinite(v)) { pen = false; return; }
-    d += `${pen ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
-    pen = true;
-  });
-  const ticks = [lo + pad, (lo + hi) / 2, hi - pad];
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "lineplot", role: "img", "aria-label": `Line plot of ${n} values ${label}` },
-    ticks.map((v) => s("g", null,
-      s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }),
-      s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, fmtNum(v, 3)))),
-    lo < 0 && hi > 0 ? s("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" }) : null,
-    s("text", { x: L, y: H - 6, class: "tick" }, "0"),
-    s("text", { x: W - R, y: H - 6, "text-anchor": "end", class: "tick" }, String(n - 1)),
-    s("path", { d, class: "line" }),
-    n <= 40 ? ys.map((v, i) => Number.isFinite(v) ? s("circle", { cx: x(i), cy: y(v), r: 2.5, class: "dot" }) : null) : null,
-  );
-  const cursor = s("line", { y1: T, y2: H - B, class: "cursor", visibility: "hidden" });
-  const readout = h("div", { class: "readout" }, " ");
-  svg.appendChild(cursor);
-  svg.addEventListener("mousemove", (e) => {
-    const box = svg.getBoundingClientRect();
-    const px = ((e.clientX - box.left) / box.width) * W;
-    const i = Math.round(((px - L) / (W - L - R)) * (n - 1));
-    if (i < 0 || i >= n) return;
-    cursor.setAttribute("x1", String(x(i)));
-    cursor.setAttribute("x2", String(x(i)));
-    cursor.setAttribute("visibility", "visible");
-    readout.textContent = `[${i}] = ${fmtNum(ys[i], 6)}`;
-  });
-  svg.addEventListener("mouseleave", () => { cursor.setAttribute("visibility", "hidden"); readout.textContent = " "; });
-  return h("figure", { class: "chart", testid: "lineplot" }, svg, readout);
 }
 
 export function heatmap(rows: number[][]): HTMLElement {

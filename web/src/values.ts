@@ -1,9 +1,10 @@
 // Rendering of result values: scalars, arrays as tinted tables, 1-D line plots, 2-D heatmaps, and
 // pytrees as collapsible trees.
 
-import { heatmap, linePlot, makeScale, tint } from "./charts";
+import { heatmap, makeScale, tint } from "./charts";
 import { h } from "./dom";
 import { flatten, fmtNum, size, typeStr } from "./format";
+import { linePlot } from "./lineplot";
 import type { ArraySummary, CheckifyError, TreeNode, Value } from "./report";
 import { num } from "./report";
 
