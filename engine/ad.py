@@ -5,7 +5,7 @@ reverse mode as linearize + transpose, so that grad, vjp and jacrev share one me
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Sequence, final
+from typing import Any, Callable, NoReturn, Sequence, final
 
 import numpy as np
 
@@ -603,6 +603,16 @@ def partial_eval_jaxpr(
 # A linearization: (linear jaxpr, its residual consts, the tangent outputs' partial values,
 # which inputs are differentiable, the tangent input avals).
 Linearized = tuple[Jaxpr, list[Value], list[PartialVal], list[bool], list[ShapedArray]]
+
+
+def linearize_refused(*_: object, **__: object) -> NoReturn:
+    """A ``partial_eval_rules`` (and ``partial_eval_jaxpr_rules``) row for a primitive whose jvp makes
+    its primal outputs depend on the tangents: JAX's refusal, word for word."""
+    raise ValueError(
+        "Linearization failed to produce known values for all output primals. This is typically "
+        "caused by attempting to differentiate a function uses an operation that does not support "
+        "reverse-mode autodiff."
+    )
 
 
 def linearize_flat(

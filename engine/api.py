@@ -14,7 +14,9 @@ from . import ad, batching, core, lax
 from .core import Array
 from .tree_util import (
     broadcast_prefix,
+    keystr,
     tree_flatten,
+    tree_flatten_with_path,
     tree_unflatten,
 )
 from .narrow_dtypes import kind as dtype_kind
@@ -663,8 +665,12 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
                 ) from None
             return list(dims)
 
+        def out_paths(n):
+            leaves = tree_flatten_with_path(tree_unflatten(out_store[0], [0] * n))[0]
+            return [keystr(path) for path, _ in leaves]
+
         with core.source_info_context(None):
-            outs = batching.vmap_flat(flat, size, axis_name, in_dims, args_flat, out_dims_spec)
+            outs = batching.vmap_flat(flat, size, axis_name, in_dims, args_flat, out_dims_spec, out_paths)
         return tree_unflatten(out_store[0], outs)
 
     return vmap_f

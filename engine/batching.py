@@ -198,13 +198,20 @@ def vmap_flat(
     in_dims: Sequence[BatchDim | None],
     args: Sequence[Value],
     out_dims_spec: Callable[[int], Sequence[int | None]],
+    out_paths: Callable[[int], Sequence[str]] | None = None,
 ) -> list[Value]:
-    """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis."""
+    """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis
+    (``out_paths(n_outs)``, if given, the outputs' key paths that JAX's errors name)."""
     vals_out, dims_out = vmap_traced(f, axis_size, axis_name, in_dims, args)
     wanted = out_dims_spec(len(vals_out))
     results = []
-    for v, d, w in zip(vals_out, dims_out, wanted):
+    for i, (v, d, w) in enumerate(zip(vals_out, dims_out, wanted)):
         if w is None:
+            if d is not not_mapped and out_paths is not None:
+                raise ValueError(
+                    f"at vmap out_axes{out_paths(len(vals_out))[i]}, got axis spec None but output was "
+                    f"batched on axis {d}"
+                )
             if d is not not_mapped:
                 raise ValueError(
                     "vmap has out_axes=None for an output that is mapped over the batch "

@@ -220,14 +220,6 @@ def _jvp_call(call: ClosedJaxpr) -> ClosedJaxpr:
     return _jvp_closed(call, [True] * len(call.in_avals), True)[0]
 
 
-def _linearize_refused(trace, tracers, **params):
-    raise ValueError(
-        "Linearization failed to produce known values for all output primals. This is typically "
-        "caused by attempting to differentiate a function uses an operation that does not support "
-        "reverse-mode autodiff."
-    )
-
-
 def _pp_params(eqn):
     p = eqn.params
     rule = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), str(p["rule"]))
@@ -238,7 +230,7 @@ custom_vmap_p.def_impl(_impl)
 custom_vmap_p.def_abstract_eval(_abstract_eval)
 batching.batch_rules[custom_vmap_p] = _batch
 ad.jvp_rules[custom_vmap_p] = custom_vmap_jvp
-ad.partial_eval_rules[custom_vmap_p] = _linearize_refused
+ad.partial_eval_rules[custom_vmap_p] = ad.linearize_refused
 ir.pp_params_rules[custom_vmap_p] = _pp_params
 lowerings[custom_vmap_p] = Special("inline")  # compiled code runs the function's own jaxpr
 

@@ -1,6 +1,7 @@
-"""lax.reduce with a general computation is JAX's generic ``reduce`` primitive (values, programs and
-refusals against JAX in tests/jax_reference/snippets_general_reduce.py); here its refusals word for
-word and its derivatives against finite differences."""
+"""lax.reduce with a general computation is JAX's generic ``reduce`` primitive, and the generic
+``reduce_window`` has JAX's jvp (values, programs and refusals against JAX in
+tests/jax_reference/snippets_general_reduce.py); here their refusals word for word and their
+derivatives against finite differences."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ sys.path.remove(str(HERE))
 X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 + 0.5
 
 
-def test_refusals_say_what_jax_says(jax_on_engine):
-    recorded = json.loads((HERE / "general_reduce.json").read_text())
+@pytest.mark.parametrize("topic,count", [("general_reduce", 7), ("reduce_window_jvp", 8)])
+def test_refusals_say_what_jax_says(topic, count, jax_on_engine):
+    recorded = json.loads((HERE / f"{topic}.json").read_text())
     checked = 0
-    for name, code, *_ in SNIPPETS["general_reduce"]:
+    for name, code, *_ in SNIPPETS[topic]:
         want = recorded[name]
         if "error" not in want:
             continue
@@ -40,7 +42,7 @@ def test_refusals_say_what_jax_says(jax_on_engine):
         expected = want["message"].replace("jax._src.ad_util.Zero", "engine.ad.Zero")
         assert str(info.value).split("\n")[0] == expected, name
         checked += 1
-    assert checked == 7
+    assert checked == count
 
 
 def _grow(x):  # associative, identity 0 and no primitive of its own: (1 + a)(1 + b) - 1
@@ -67,3 +69,14 @@ def test_transforms_compose():
     np.testing.assert_allclose(engine.vmap(g)(np.stack([X / 4, X / 8]))[0], want, rtol=1e-6)
     np.testing.assert_allclose(engine.jacfwd(lambda x: _grow(x).sum())(X / 4), want, rtol=1e-5)
     np.testing.assert_allclose(engine.jit(engine.vmap(_grow))(np.stack([X, X])), [_grow(X)] * 2, rtol=1e-6)
+
+
+def test_reduce_window_forward_derivatives_match_finite_differences():
+    def prod(v):  # (a generic reduce_window: mul, padded and base-dilated)
+        return lax.reduce_window(v, np.float32(1.0), lax.mul, (2, 2), (1, 2), "SAME", base_dilation=(2, 1))
+
+    def peak(v):  # (max from an init that is not its identity)
+        return lax.reduce_window(v, np.float32(0.9), lax.max, (2, 2), (1, 1), ((1, 0), (0, 1)))
+
+    check_grads(prod, (X / 2,), order=2, modes=("fwd",))
+    check_grads(peak, (X,), order=1, modes=("fwd",))

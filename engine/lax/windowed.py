@@ -3,9 +3,10 @@
 ``add`` from 0 and ``max``/``min`` from their identity are JAX's ``reduce_window_sum`` /
 ``reduce_window_max`` / ``reduce_window_min`` primitives (numpy's sliding windows evaluate them);
 their derivatives are those of the same reduction in other primitives (``pad``, strided
-``slice``, ``concatenate``, a reduction), which also computes the other computations and inits
-(where JAX stages its generic ``reduce_window``). (Convolutions are the ``conv_general_dilated``
-primitive, in ``convolution.py``.)
+``slice``, ``concatenate``, a reduction). Other computations and inits are JAX's generic
+``reduce_window``, its computation's jaxpr a param; its jvp is a ``reduce_window`` of the jvp of
+that computation, which forward mode can use and reverse mode cannot (as in JAX). (Convolutions are
+the ``conv_general_dilated`` primitive, in ``convolution.py``.)
 
   >>> reduce_window(jnp.arange(4.), -jnp.inf, lax.max, (2,), (1,), "VALID")
   Array([1., 2., 3.], dtype=float32)
@@ -214,18 +215,29 @@ def _padded_windows(x, init, *, window_dimensions, window_strides, padding, base
 
 @reduce_window_p.def_impl
 def _reduce_window_impl(*args, jaxpr, consts, **params):
+    from ..api import vmap
     from ..ir import eval_jaxpr
 
     n = len(args) // 2
     operands, inits = args[:n], args[n:]
+    dtypes = [[core.get_aval(a).dtype for a in xs] for xs in (operands, inits)]
+    if dtypes[0] != dtypes[1]:  # (JAX checks when it runs one, not when it stages one: x64's 1.0)
+        raise TypeError(
+            "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
+            f"{dtypes[0]} and init_value dtypes {dtypes[1]}."
+        )
     windows = [_padded_windows(x, i, **params) for x, i in zip(operands, inits)]
-    acc = [np.broadcast_to(np.asarray(i, x.dtype), w.shape[:-1]) for x, i, w in zip(operands, inits, windows)]
-    for k in range(windows[0].shape[-1]):  # (the computation folds the window elementwise)
-        acc = [
-            np.asarray(core.to_numpy(a))
-            for a in eval_jaxpr(jaxpr, [*acc, *[w[..., k] for w in windows]], consts)
-        ]
-    return [np.asarray(a, x.dtype).reshape(w.shape[:-1]) for a, x, w in zip(acc, operands, windows)]
+    out_shape = windows[0].shape[:-1]
+    size = int(np.prod(out_shape, dtype=np.int64))
+    acc = [np.full(size, i, x.dtype) for x, i in zip(operands, inits)]
+    if size:
+        # The computation (traced on scalars: vmapped over the windows) folds each window in order.
+        step = vmap(lambda *xs: eval_jaxpr(jaxpr, xs, consts))
+        for k in range(windows[0].shape[-1]):
+            acc = [
+                np.asarray(core.to_numpy(a)) for a in step(*acc, *[w[..., k].reshape(size) for w in windows])
+            ]
+    return [np.asarray(a, x.dtype).reshape(out_shape) for a, x in zip(acc, operands)]
 
 
 @reduce_window_p.def_abstract_eval
@@ -253,6 +265,43 @@ def _reduce_window_batch(size, vals, dims, *, jaxpr, consts, **params):
 
 
 batching.batch_rules[reduce_window_p] = _reduce_window_batch
+
+
+def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
+    """JAX's rule: one reduce_window over the operands and their tangents (inits: theirs and zeros)
+    whose computation is the jvp of this one; its primal outputs then depend on the tangents, so
+    linearizing it (grad, vjp) is refused as JAX refuses it."""
+    from ..ir import eval_jaxpr
+    from ..staging import trace_to_jaxpr
+
+    n = len(primals) // 2
+    if any(type(t) is not ad.Zero for t in tangents[n:]):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    operand_tangents = [ad.instantiate_zeros(t) for t in tangents[:n]]
+    init_tangents = [ad.zeros_like_aval(ad.tangent_aval(core.get_aval(i))) for i in primals[n:]]
+
+    def jvp_computation(*args):  # (left primals, left tangents, right primals, right tangents)
+        pl, tl, pr, tr = args[:n], args[n : 2 * n], args[2 * n : 3 * n], args[3 * n :]
+        outs, touts = ad.jvp_flat(lambda *xs: eval_jaxpr(jaxpr, xs, consts), [*pl, *pr], [*tl, *tr])
+        return [*outs, *touts]
+
+    scalars = [core.get_aval(x).update(shape=()) for x in [*primals[n:], *init_tangents]]
+    closed = trace_to_jaxpr(jvp_computation, [*scalars, *scalars])
+    outs = reduce_window_p.bind(
+        *primals[:n],
+        *operand_tangents,
+        *primals[n:],
+        *init_tangents,
+        jaxpr=closed.jaxpr,
+        consts=tuple(closed.consts),
+        **params,
+    )
+    return outs[:n], outs[n:]
+
+
+ad.jvp_rules[reduce_window_p] = _reduce_window_jvp
+ad.partial_eval_rules[reduce_window_p] = ad.linearize_refused
+ad.partial_eval_jaxpr_rules[reduce_window_p] = ad.linearize_refused  # (under a jit)
 
 
 def _generic(operand, init_value, computation, params):

@@ -1994,9 +1994,10 @@ SNIPPETS["small_gaps"] = SMALL_GAPS
 from snippets_ad_refusals import AD_REFUSALS  # noqa: E402
 
 SNIPPETS["ad_refusals"] = AD_REFUSALS
-from snippets_general_reduce import GENERAL_REDUCE  # noqa: E402
+from snippets_general_reduce import GENERAL_REDUCE, REDUCE_WINDOW_JVP  # noqa: E402
 
 SNIPPETS["general_reduce"] = GENERAL_REDUCE
+SNIPPETS["reduce_window_jvp"] = REDUCE_WINDOW_JVP
 from snippets_api_misc import API_MISC  # noqa: E402
 
 SNIPPETS["api_misc"] = API_MISC

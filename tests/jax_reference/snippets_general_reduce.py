@@ -1,8 +1,9 @@
 """``lax.reduce`` with a computation that is not a monoid with its identity: JAX's generic ``reduce``
 primitive. Values (folded in index order: a non-associative computation shows the order), jvp,
 grad, jacfwd/jacrev, vmap and jit, the programs make_jaxpr prints, and JAX's refusals (a symbolic-zero
-operand tangent, a perturbed init, batched inits, a computation closing over a tracer). Registered
-in snippets.py; tests/test_general_reduce.py checks the messages and finite differences."""
+operand tangent, a perturbed init, batched inits, a computation closing over a tracer); and the jvp
+of the generic ``reduce_window`` (REDUCE_WINDOW_JVP, below). Registered in snippets.py;
+tests/test_general_reduce.py checks the messages and finite differences."""
 
 _X = "x = (np.arange(12, dtype=np.float32).reshape(3, 4) / 7 + 0.5)\ny = x[::-1] * 1.3 - 0.2\n"
 _PAIR = (
@@ -69,4 +70,44 @@ GENERAL_REDUCE = [
         _X + "out = lax.reduce(x, np.zeros(4, np.float32), lambda a, b: a * b + a, (0,))",
     ),
     ("err_init_dtype", _X + "out = lax.reduce(x, np.int32(1), lambda a, b: a * b + a, (0,))"),
+]
+
+# The generic reduce_window (lax.mul, or an init that is not the identity; float32 inits, which
+# x64 keeps float32): its jvp is JAX's, a
+# reduce_window of the computation's jvp (values and program); linearizing that is refused (grad,
+# vjp, jacrev, under jit too), and jacfwd's vmap finds the primal batched, as in JAX.
+_W = "x = np.arange(20, dtype=np.float32).reshape(4, 5) / 7 + 0.5\n"
+_PROD = _W + "prod = lambda v: lax.reduce_window(v, np.float32(1.0), lax.mul, (2, 1), (1, 1), 'VALID')\n"
+_MAXW = (
+    _W + "m = lambda v: lax.reduce_window(v, np.float32(0.5), lax.max, (2, 2), (1, 2), ((1, 0), (0, 1)))\n"
+)
+
+REDUCE_WINDOW_JVP = [
+    ("jvp_prod", _PROD + "out = jax.jvp(prod, (x,), (np.ones_like(x),))"),
+    ("jvp_max_init", _MAXW + "out = jax.jvp(m, (x,), (x * 2,))"),
+    (
+        "jvp_padded_dilated",
+        _W + "out = jax.jvp(lambda v: lax.reduce_window(v, np.float32(1.0), lax.mul, (2, 2), (2, 2), 'SAME', "
+        "base_dilation=(1, 2)), (x,), (x * x,))",
+    ),
+    ("jvp_of_jvp", _PROD + "out = jax.jvp(lambda a: jax.jvp(prod, (a,), (a,))[1], (x,), (x,))"),
+    (
+        "vmap_jvp",
+        _PROD + "out = jax.vmap(lambda a, b: jax.jvp(prod, (a,), (b,)))(np.stack([x, x]), np.stack([x, -x]))",
+    ),
+    ("jit_jvp", _PROD + "out = jax.jit(lambda a, b: jax.jvp(prod, (a,), (b,)))(x, x)"),
+    ("jaxpr_jvp_prod", _PROD + "out = str(jax.make_jaxpr(lambda x, t: jax.jvp(prod, (x,), (t,)))(x, x))"),
+    ("jaxpr_jvp_max_init", _MAXW + "out = str(jax.make_jaxpr(lambda x, t: jax.jvp(m, (x,), (t,)))(x, x))"),
+    ("err_jacfwd", _PROD + "out = jax.jacfwd(prod)(x)"),
+    ("err_grad", _PROD + "out = jax.grad(lambda v: prod(v).sum())(x)"),
+    ("err_grad_of_jit", _PROD + "out = jax.grad(jax.jit(lambda v: prod(v).sum()))(x)"),
+    ("err_jit_of_grad", _PROD + "out = jax.jit(jax.grad(lambda v: prod(v).sum()))(x)"),
+    ("err_jacrev", _PROD + "out = jax.jacrev(prod)(x)"),
+    ("err_vjp", _PROD + "out = jax.vjp(prod, x)"),
+    ("err_linearize", _PROD + "out = jax.linearize(prod, x)"),
+    (
+        "err_jvp_init",
+        _W
+        + "out = jax.jvp(lambda v, i: lax.reduce_window(v, i, lax.mul, (2, 1), (1, 1), 'VALID'), (x, np.float32(1.0)), (x, np.float32(1.0)))",
+    ),
 ]
