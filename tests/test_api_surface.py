@@ -72,7 +72,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             NOT_YET,
-            "conv_general_dilated_local                      pswapaxes scaled_dot               ",
+            "pswapaxes scaled_dot",
         ),
     },
     "jax.numpy": {

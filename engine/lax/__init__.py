@@ -45,6 +45,7 @@ from .composites import (
     approx_top_k_p,
     batch_matmul,
     broadcast_shapes,
+    conv_general_dilated_local,
     conv_general_dilated_patches,
     index_take,
     reduce,

@@ -281,3 +281,40 @@ def conv_general_dilated_patches(
         feature_group_count=n_channels,
         preferred_element_type=preferred_element_type,
     )
+
+
+def conv_general_dilated_local(
+    lhs, rhs, window_strides, padding, filter_shape, lhs_dilation=None, rhs_dilation=None,
+    dimension_numbers=None, precision=None,
+):  # fmt: skip
+    """An unshared convolution (a locally connected layer): each output location has its own
+    kernel, ``rhs``'s spatial dimensions being the output's and its ``I`` dimension the input
+    channels times the receptive window. As JAX: the patches, contracted with ``rhs``.
+
+    >>> x = jnp.arange(4.).reshape(1, 1, 4)
+    >>> conv_general_dilated_local(x, jnp.array([[[1.], [10.]], [[1.], [10.]], [[2.], [0.]]]).T, (1,), "VALID", (2,))
+    Array([[[10., 21.,  4.]]], dtype=float32)
+    """
+    from .convolution import conv_dimension_numbers
+    from .dot_general import canonicalize_precision
+
+    lhs = lhs if isinstance(lhs, (core.Array, core.Tracer)) else core.Array(np.asarray(lhs))
+    canonical = canonicalize_precision(precision)
+    if canonical is not None and not (isinstance(canonical, tuple) and len(canonical) == 2):
+        raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
+    patches = conv_general_dilated_patches(
+        lhs, filter_shape, window_strides, padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+        dimension_numbers=dimension_numbers, precision=None if canonical is None else canonical[0],
+    )  # fmt: skip
+    _, rhs_spec, out_spec = conv_dimension_numbers(lhs.shape, (1, 1) + tuple(filter_shape), dimension_numbers)
+    # The patches' spatial dimensions are batch dimensions of the product, in the patches' order.
+    out_spatial, rhs_spatial = list(out_spec[2:]), list(rhs_spec[2:])
+    rhs_batch = [rhs_spatial[i] for i in sorted(range(len(out_spatial)), key=lambda k: out_spatial[k])]
+    dn = (([out_spec[1]], [rhs_spec[1]]), (sorted(out_spatial), rhs_batch))
+    out = lax.dot_general(patches, rhs, dn, precision=precision)
+    # (the product's batch and output channel, last, go to the output layout's places)
+    nd = len(out.shape)
+    perm = [i for i in range(nd) if i not in (nd - 2, nd - 1)]
+    for d, s in sorted(zip((out_spec[0], out_spec[1]), (nd - 2, nd - 1))):
+        perm.insert(d, s)
+    return lax.transpose(out, perm)

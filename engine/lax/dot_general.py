@@ -93,6 +93,7 @@ def _dot_general_impl(
     x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
 ):
     (xc, yc), (xb, yb) = dimension_numbers
+    _check_shapes(x.shape, y.shape, dimension_numbers)  # (eager evaluation may skip abstract evaluation)
     xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
     bshape = [x.shape[i] for i in xb]
@@ -126,22 +127,28 @@ def _contracted(xt, yt, x, y, xb, xf, yf, dtype):
 dot_general_p.def_impl(_dot_general_impl)
 
 
+def _check_shapes(x_shape, y_shape, dimension_numbers):
+    (xc, yc), (xb, yb) = dimension_numbers
+    # (batch dimensions checked first, as JAX: its message names them when both differ)
+    if [x_shape[i] for i in xb] != [y_shape[i] for i in yb]:
+        raise TypeError(
+            f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
+            f"the same shape, got {tuple(x_shape[i] for i in xb)} and "
+            f"{tuple(y_shape[i] for i in yb)}."
+        )
+    if [x_shape[i] for i in xc] != [y_shape[i] for i in yc]:
+        raise TypeError(
+            f"dot_general requires contracting dimensions to have the same shape, got "
+            f"{tuple(x_shape[i] for i in xc)} and {tuple(y_shape[i] for i in yc)}."
+        )
+
+
 @dot_general_p.def_abstract_eval
 def _dot_general_abstract(
     x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
 ):
     (xc, yc), (xb, yb) = dimension_numbers
-    if [x.shape[i] for i in xc] != [y.shape[i] for i in yc]:
-        raise TypeError(
-            f"dot_general requires contracting dimensions to have the same shape, got "
-            f"{tuple(x.shape[i] for i in xc)} and {tuple(y.shape[i] for i in yc)}."
-        )
-    if [x.shape[i] for i in xb] != [y.shape[i] for i in yb]:
-        raise TypeError(
-            f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
-            f"the same shape, got {tuple(x.shape[i] for i in xb)} and "
-            f"{tuple(y.shape[i] for i in yb)}."
-        )
+    _check_shapes(x.shape, y.shape, dimension_numbers)
     xf = [x.shape[i] for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [y.shape[i] for i in range(y.ndim) if i not in yc and i not in yb]
     shape = [x.shape[i] for i in xb] + xf + yf

@@ -382,6 +382,17 @@ _add(
         (_f32(2, 5, 3), _f32(2, 2, 3, 4, seed=1), np.array([[2, 2], [1, 4]], np.int32)),
     ),
 )
+_add(
+    "lax.conv_general_dilated_local[nhwc]",
+    _lax(
+        "conv_general_dilated_local",
+        lambda: (_f32(2, 3, 6, 5), _f32(12, 5, 4, 7, seed=1)),
+        window_strides=(1, 1),
+        padding="VALID",
+        filter_shape=(2, 2),
+        dimension_numbers=("NCHW", "IHWO", "NHWC"),
+    ),
+)
 _add("lax.batch_matmul[f32]", _lax("batch_matmul", lambda: (_f32(2, 3, 4), _f32(2, 4, 2, seed=1))))
 _CX, _CW = lambda: _f32(1, 2, 6, 6), lambda: _f32(3, 2, 3, 3, seed=1)  # noqa: E731
 _add("lax.conv[valid]", _lax("conv", lambda: (_CX(), _CW()), window_strides=(1, 1), padding="VALID"))

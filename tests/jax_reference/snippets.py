@@ -1890,10 +1890,11 @@ from snippets_lax_more import LAX_MORE  # noqa: E402
 
 SNIPPETS["lax_more"] = LAX_MORE
 
-from snippets_ragged import DOT_ALGORITHMS, RAGGED  # noqa: E402
+from snippets_ragged import CONV_LOCAL, DOT_ALGORITHMS, RAGGED  # noqa: E402
 
 SNIPPETS["ragged"] = RAGGED
 SNIPPETS["dot_algorithms"] = DOT_ALGORITHMS
+SNIPPETS["conv_local"] = CONV_LOCAL
 
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 

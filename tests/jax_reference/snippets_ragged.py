@@ -1,5 +1,5 @@
 """Snippets for lax's ragged contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes),
-their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes.
+their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes; and conv_general_dilated_local.
 Registered in snippets.py."""
 
 R = (
@@ -209,5 +209,53 @@ DOT_ALGORITHMS = [
         "algorithm_fields",
         "a = lax.DotAlgorithm(np.float16, np.float16, np.float32)\n"
         "out = (list(a._fields), a.lhs_component_count, a.num_primitive_operations, a.allow_imprecise_accumulation, a == lax.DotAlgorithm(np.float16, np.float16, np.float32, 1))",
+    ),
+]
+
+# lax.conv_general_dilated_local: an unshared convolution, JAX's patches contracted with the kernel.
+L = (
+    "r = np.random.RandomState(5)\n"
+    "x = jnp.asarray(r.randn(2, 3, 6, 5), jnp.float32)\n"
+    "w = jnp.asarray(r.randn(7, 12, 5, 4), jnp.float32); wt = jnp.asarray(r.randn(12, 5, 4, 7), jnp.float32)\n"
+)
+CONV_LOCAL = [
+    ("conv_local", L + "out = lax.conv_general_dilated_local(x, w, (1, 1), 'VALID', (2, 2))"),
+    (
+        "conv_local_layouts",
+        L
+        + "out = lax.conv_general_dilated_local(x, wt, (1, 1), 'VALID', (2, 2), dimension_numbers=('NCHW', 'IHWO', 'NHWC'))",
+    ),
+    (
+        "conv_local_strided_padded",
+        L + "w2 = jnp.asarray(r.randn(7, 3 * 6, 3, 2), jnp.float32)\n"
+        "out = lax.conv_general_dilated_local(x, w2, (2, 2), [(1, 1), (0, 1)], (3, 2), rhs_dilation=(1, 2))",
+    ),
+    (
+        "err_conv_local_same_lhs_dilation",
+        L
+        + "w3 = jnp.asarray(r.randn(2, 3, 11, 9), jnp.float32)\nout = lax.conv_general_dilated_local(x, w3, (1, 1), 'SAME', (1, 1), lhs_dilation=(2, 2))",
+    ),
+    (
+        "conv_local_jaxpr",
+        L
+        + "out = str(jax.make_jaxpr(lambda x, w: lax.conv_general_dilated_local(x, w, (1, 1), 'VALID', (2, 2), dimension_numbers=('NCHW', 'IHWO', 'NHWC')))(x, wt))",
+    ),
+    (
+        "conv_local_grad",
+        L
+        + "out = jax.grad(lambda x, w: jnp.sin(lax.conv_general_dilated_local(x, w, (1, 1), 'VALID', (2, 2), precision='highest')).sum(), (0, 1))(x, w)",
+    ),
+    (
+        "conv_local_vmap",
+        L
+        + "out = jax.vmap(lambda w: lax.conv_general_dilated_local(x, w, (1, 1), 'VALID', (2, 2)))(jnp.stack([w, -w]))",
+    ),
+    (
+        "err_conv_local_preset",
+        L + "out = lax.conv_general_dilated_local(x, w, (1, 1), 'VALID', (2, 2), precision='F32_F32_F32')",
+    ),
+    (
+        "err_conv_local_kernel_shape",
+        L + "out = lax.conv_general_dilated_local(x, wt, (1, 1), 'VALID', (2, 2))",
     ),
 ]
