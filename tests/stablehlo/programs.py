@@ -453,3 +453,44 @@ def random_new_style_key_bits():
 @program
 def scatter_clip_mode():
     return (lambda x, i, u: x.at[i].set(u, mode="clip")), (f32(5, 3), i32(4, hi=8), f32(4, 3))
+
+
+# --- reductions whose computation is a jaxpr param: the reducer region, compact when MLIR prints it so
+
+
+@program
+def generic_reduce_max_not_identity():
+    return (lambda x: lax.reduce(x, np.float32(2.0), lax.max, (1,))), (f32(2, 3),)
+
+
+@program
+def generic_reduce_pair():
+    return (lambda x, y: lax.reduce((x, y), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,))), (
+        f32(2, 3),
+        f32(2, 3, seed=1),
+    )
+
+
+@program
+def generic_reduce_with_literal():
+    return (lambda x: lax.reduce(x, np.float32(1.0), lambda a, b: a * b + 0.5, (0, 1))), (f32(2, 3),)
+
+
+@program
+def generic_reduce_window_mul():
+    return (lambda x: lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "VALID")), (f32(4, 3),)
+
+
+@program
+def generic_reduce_window_padded_init():
+    return (lambda x: lax.reduce_window(x, 0.5, lax.max, (2, 2), (1, 2), ((1, 0), (0, 1)))), (f32(4, 5),)
+
+
+@program
+def generic_reduce_window_jvp():
+    def f(x, t):
+        return jax.jvp(
+            lambda v: lax.reduce_window(v, np.float32(1.0), lax.mul, (2, 1), (1, 1), "VALID"), (x,), (t,)
+        )
+
+    return f, (f32(4, 3), f32(4, 3, seed=1))

@@ -1,0 +1,99 @@
+"""StableHLO rules for the reductions whose computation is a jaxpr param: JAX's generic ``reduce``
+(``stablehlo.reduce`` with the computation as its reducer region) and ``reduce_window`` (its
+generic form, the computation as the region's ``^bb0`` block), as JAX 0.10.2 prints them."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..lax import elementwise as ew
+from ..lax.general_reduce import reduce_p
+from ..lax.windowed import reduce_window_p
+from . import literals
+from .lowering import RuleContext, register
+from .rules_indexing import generic, i64_array
+from .rules_structural import ints
+from .syntax import Block, Printer, Value
+
+# MLIR prints a reduce compactly (``applies stablehlo.add``) when its reducer is one commutative
+# operation of the two block arguments, in order, returned; these are the primitives lowered so.
+_COMMUTATIVE = {
+    ew.add_p: "stablehlo.add",
+    ew.mul_p: "stablehlo.multiply",
+    ew.max_p: "stablehlo.maximum",
+    ew.min_p: "stablehlo.minimum",
+    ew.and_p: "stablehlo.and",
+    ew.or_p: "stablehlo.or",
+    ew.xor_p: "stablehlo.xor",
+}
+
+
+def _region(ctx: RuleContext, jaxpr: Any, consts: Sequence[Any], scalar_types: Sequence[str]) -> Block:
+    """The computation lowered into a block of its two groups of scalar arguments."""
+    block = Block([*scalar_types, *scalar_types])
+    outs = ctx.lower_jaxpr(block, jaxpr, block.args, consts)
+    ctx.at(block).emit([], lambda p: f"stablehlo.return {p.list(outs)} : {', '.join(v.type for v in outs)}")
+    return block
+
+
+def _compact_op(closed: Any, n: int) -> str | None:
+    jaxpr = closed.jaxpr
+    if n != 1 or len(jaxpr.eqns) != 1 or jaxpr.constvars:
+        return None
+    (eqn,) = jaxpr.eqns
+    name = _COMMUTATIVE.get(eqn.primitive)
+    if name is None or list(eqn.inputs) != list(jaxpr.in_binders) or list(jaxpr.outs) != eqn.out_binders:
+        return None
+    return name
+
+
+@register(reduce_p)
+def _reduce(ctx: RuleContext, *args: Value, computation: Any, jaxpr: Any, dimensions: Any) -> list[Value]:
+    n = len(args) // 2
+    xs, inits = args[:n], args[n:]
+    types = ctx.out_types
+    in_types = [v.type for v in args]
+    result = types[0] if n == 1 else f"({', '.join(types)})"
+    block = _region(ctx, jaxpr.jaxpr, jaxpr.consts, [i.type for i in inits])
+    op = _compact_op(jaxpr, n)
+
+    def render(p: Printer) -> str:
+        head = "stablehlo.reduce" + ", ".join(f"({p(x)} init: {p(i)})" for x, i in zip(xs, inits))
+        across = f"across dimensions = [{ints(dimensions)}] : ({', '.join(in_types)}) -> {result}"
+        if op is not None:
+            return f"{head} applies {op} {across}"
+        a, b = block.args[:n], block.args[n:]
+        groups = " ".join(f"({p(x)}: {x.type}, {p(y)}: {y.type})" for x, y in zip(a, b))
+        return (
+            f"{head} {across}\n{p.indent} reducer{groups}  {{\n{p.block(block, p.indent + '  ')}{p.indent}}}"
+        )
+
+    return ctx.emit(types, render, regions=[block])
+
+
+@register(reduce_window_p)
+def _reduce_window(
+    ctx: RuleContext,
+    *args: Value,
+    jaxpr: Any,
+    consts: Any,
+    window_dimensions: Any,
+    window_strides: Any,
+    padding: Any,
+    base_dilation: Any,
+    window_dilation: Any,
+) -> list[Value]:
+    n = len(args) // 2
+    block = _region(ctx, jaxpr, consts, [i.type for i in args[n:]])
+    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
+    props = (
+        f"base_dilations = {i64_array(base_dilation)}, "
+        f"padding = {literals.dense_text(pads, np.int64)} : tensor<{len(padding)}x2xi64>, "
+        f"window_dilations = {i64_array(window_dilation)}, window_dimensions = {i64_array(window_dimensions)}, "
+        f"window_strides = {i64_array(window_strides)}"
+    )
+    return ctx.emit(
+        ctx.out_types, generic("stablehlo.reduce_window", args, ctx.out_types, props, [block]), [block]
+    )
