@@ -292,9 +292,12 @@ def test_recompile_timeline_names_each_reason(page: Page, artifacts):
     statuses = rows.evaluate_all("els => els.map(e => e.dataset.status)")
     assert statuses[0] in ("compile", "disk") and statuses[4] in ("compile", "disk"), statuses
     assert [statuses[i] for i in (1, 2, 3, 5, 6)] == ["hit", "recompile", "recompile", "recompile", "hit"]
-    expect(rows.nth(2)).to_contain_text("argument 0: f32[3] -> f32[4]")
-    expect(rows.nth(3)).to_contain_text("argument 0: f32[4] -> i32[4]")
-    expect(rows.nth(5)).to_contain_text("static")
+    # JAX's explain_cache_misses words: the closest signature seen before and what differs
+    expect(rows.nth(2)).to_contain_text("* at x, now f32[4] and before f32[3]")
+    expect(rows.nth(3)).to_contain_text("* at x, now i32[4] and before f32[3]")
+    expect(rows.nth(5)).to_contain_text(
+        "now <class 'jax._src.tree_util.Static'> with pytree metadata Static(val=3)"
+    )
     expect(rows.nth(2)).to_contain_text("10")  # the line of the call that recompiled
     expect(page.get_by_test_id("recompile-summary")).to_contain_text("3 recompiled")
     assert page.get_by_test_id("recompile-mark").count() == 7

@@ -14,6 +14,7 @@ import inspect
 import logging
 
 from .config import config
+from .jit_cache_miss import CacheMiss
 
 __all__ = ["explain_cache_misses", "log_compiles", "no_tracing"]
 
@@ -33,16 +34,14 @@ def _source(fun) -> str:
         return name
 
 
-def on_miss(name: str, fun, avals, reason: str | None) -> None:
-    """Called by ``jit`` before it traces ``fun`` for argument types it has no program for."""
+def on_miss(name: str, fun, avals, miss: CacheMiss | None) -> None:
+    """Called by ``jit`` before it traces ``fun`` for argument types it has no program for, with why
+    (None for the engine's own functions, which JAX does not explain)."""
     values = config.values
     if values.get("jax_no_tracing"):
         raise RuntimeError(f"re-tracing function {_source(fun)} for `jit`, but 'no_tracing' is set")
-    if values.get("jax_explain_cache_misses"):
-        why = reason or "never seen function or these input types"
-        logging.getLogger("jax._src.pjit").warning(
-            "TRACING CACHE MISS:\n  for %s\n  because: %s", _source(fun), why
-        )
+    if values.get("jax_explain_cache_misses") and miss is not None:
+        logging.getLogger("jax._src.interpreters.partial_eval").warning(miss.log_text())
     if values.get("jax_log_compiles"):
         logging.getLogger("jax._src.interpreters.pxla").warning(
             "Compiling %s with global shapes and types %s. Argument mapping: %s.",

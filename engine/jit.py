@@ -25,6 +25,7 @@ from . import (
     donation,
     invalid_values,
     ir,
+    jit_cache_miss,
     jit_runtime,
     key_reuse,
     monitoring,
@@ -307,7 +308,6 @@ class JitFunction:
         self.timings: dict[
             str, float
         ] = {}  # seconds of the last call's stages: trace, lower, compile, execute
-        self._last_key: StagedKey | None = None
 
     def __get__(self, obj: object, objtype: type | None = None) -> Any:
         if obj is None:
@@ -387,25 +387,6 @@ class JitFunction:
         self, args: tuple[Any, ...], dyn_kwargs: dict[str, Any], static_nums: tuple[int, ...]
     ) -> Callable[[], list[str]]:
         return functools.partial(arg_names, self.fun, args, dyn_kwargs, static_nums)
-
-    def _explain_miss(self, key: StagedKey) -> str | None:
-        if not self._cache:
-            return None
-        prev = self._last_key
-        if prev is None:
-            return None
-        (ps, pt, pa), (s, t, a) = prev, key
-        if pt != t:
-            return f"the argument structure changed: {pt} -> {t}"
-        if ps != s:
-            return "a static argument changed"
-        diffs = [
-            f"argument {i}: {x.str_short()}{'(weak)' if x.weak_type else ''} -> "
-            f"{y.str_short()}{'(weak)' if y.weak_type else ''}"
-            for i, (x, y) in enumerate(zip(pa, a))
-            if x != y
-        ]
-        return "; ".join(diffs) if diffs else "new signature"
 
     def _fast_key(self, args: tuple[Any, ...]) -> FastKey | None:
         """Signature of positional array/number arguments in canonical dtypes, or None."""
@@ -526,9 +507,13 @@ class JitFunction:
             donation.check_not_donated(leaves)
         listening = monitoring.listening()
         if entry is None:
-            reason = self._explain_miss(key) if listening else None
-            if compile_log.active():  # jax.no_tracing / log_compiles / explain_cache_misses
-                compile_log.on_miss(self.name, self.fun, avals, reason or self._explain_miss(key))
+            logged = compile_log.active()  # jax.no_tracing / log_compiles / explain_cache_misses
+            miss = None  # why it missed: asked here only, never on a hit
+            if listening or logged:
+                names = self._arg_names(args, dyn_kwargs, static_nums)
+                miss = jit_cache_miss.explain(self.fun, self._cache, key, names)
+            if logged:
+                compile_log.on_miss(self.name, self.fun, avals, miss)
             t0 = time.perf_counter()
             pmaps = staged_pmaps()
             closed, out_tree = self._stage(
@@ -553,7 +538,8 @@ class JitFunction:
                     jaxpr=closed,
                     seconds=t_trace,
                     cache="miss",
-                    reason=reason,
+                    reason=miss.reason if miss is not None else None,
+                    miss_kind=miss.kind if miss is not None else None,
                     fun=self.fun,
                 )
         elif listening:
@@ -566,7 +552,6 @@ class JitFunction:
                 reason=None,
                 fun=self.fun,
             )
-        self._last_key = key
         closed, out_tree, hoisted = entry
         self.timings["trace"] = t_trace if "t_trace" in locals() else 0.0
         t0 = time.perf_counter()

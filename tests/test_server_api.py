@@ -347,6 +347,56 @@ def test_engine_run_with_x64_keeps_it_to_itself(engine_server):
     assert after["ok"] and after["stdout"] == "float32 float32\n"
 
 
+RECOMPILING = """import jax
+import jax.numpy as jnp
+
+def total(d):
+    return d["a"].sum()
+
+for i in range(2):
+    jax.jit(lambda x: x + 1)(jnp.ones(3))
+h = jax.jit(total)
+h({"a": jnp.ones(3)})
+h({"a": jnp.ones(4)})
+jax.config.update("jax_explain_cache_misses", True)
+h({"a": jnp.ones(4, jnp.int32)})
+h({"a": jnp.ones(3), "b": jnp.ones(2)})
+"""
+
+
+def test_engine_report_says_why_each_jit_traced_again(engine_server):
+    """Every miss of a jitted function carries why (JAX's explain_cache_misses words: of the
+    signatures seen before, the closest and what differs); the flag makes the run log JAX's message."""
+    report = httpx.post(engine_server.base_url + "/api/run", timeout=60, json={"code": RECOMPILING}).json()
+    assert report["ok"], report["error"]
+    # (each traced: "miss", or "disk" when its kernels were compiled by an earlier run)
+    assert all(c["jit"]["cache"] in ("miss", "disk") for c in report["calls"])
+    assert [c["source"]["line"] for c in report["calls"]] == [8, 8, 10, 11, 13, 14]
+    reasons = [c["jit"]["recompile_reason"] for c in report["calls"]]
+    assert reasons[0] == "never seen function: <lambda> defined at line 8"
+    assert reasons[1].endswith("maybe the function is being re-defined repeatedly, preventing caching?")
+    assert reasons[2] == "never seen function: total defined at line 4"
+    assert reasons[3] == "different input types:\n* at d['a'], now f32[4] and before f32[3]"
+    assert reasons[4] == "different input types:\n* at d['a'], now i32[4] and before f32[3]"
+    assert reasons[5] == (
+        "different input pytree:\n* at input path [0][0], now <class 'dict'> with 2 children and "
+        "before <class 'dict'> with 1 child, so the numbers of children do not match, with the "
+        "symmetric difference of key sets: {'b'}"
+    )
+    head = "TRACING CACHE MISS at <user>:{} (<module>):\n  for total defined at <user>:4\n"
+    closest = "  all previously seen cache keys differ. For the closest previous key:\n"
+    assert report["stderr"] == (
+        head.format(13)
+        + closest
+        + "  different input types:\n  * at d['a'], now i32[4] and before f32[3]\n"
+        + head.format(14)
+        + closest
+        + "  different input pytree:\n  * at input path [0][0], now <class 'dict'> "
+        "with 2 children and before <class 'dict'> with 1 child, so the numbers of children do not match, "
+        "with the symmetric difference of key sets: {'b'}\n"
+    )
+
+
 def test_security_headers_on_every_response(client):
     for path, status in [("/api/health", 200), ("/api/snippets/nonexistent", 404), ("/", None)]:
         r = client.get(path)

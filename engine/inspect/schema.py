@@ -238,7 +238,7 @@ class KernelInfo(BaseModel):
 class JitInfo(BaseModel):
     backend: Literal["numba", "interpreter"]
     cache: Literal["hit", "miss", "disk"] = "miss"
-    recompile_reason: Optional[str] = None
+    recompile_reason: Optional[str] = None  # why it traced: JAX's explain_cache_misses text
     source: Optional[str] = None
     fallbacks: list[str] = Field(default_factory=list, description="Primitives run by the interpreter.")
     tier: Literal["compiled", "interpreter"] = Field(

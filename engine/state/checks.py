@@ -27,14 +27,17 @@ def arg_names(
 ) -> list[str]:
     """A name per flat argument: the parameter's name and the leaf's path in it (``x``, ``p['w']``)."""
     try:
-        params = list(inspect.signature(fun).parameters)
+        params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)  # (*args: args[0], ...)
     names: list[str] = []
     for i, a in enumerate(args):
         if i in static:
             continue
-        base = params[i] if i < len(params) else f"args[{i}]"
+        j = i - len(positional)
+        base = positional[i] if j < 0 else f"{rest}[{j}]" if rest else f"args[{i}]"
         names += [base + keystr(path) for path, _ in tree_flatten_with_path(a)[0]]
     for k in sorted(dyn_kwargs):
         names += [k + keystr(path) for path, _ in tree_flatten_with_path(dyn_kwargs[k])[0]]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import logging
 import os
 import signal
 import sys
@@ -129,6 +130,16 @@ def _clean_import_path() -> None:
     sys.pycache_prefix = None
 
 
+def _fresh_logging() -> None:
+    # The zygote's logging (INFO, timestamped, for the server's log) is not the program's: it starts
+    # as in a new interpreter, with no handler on the root logger at WARNING, so a warning that a
+    # library logs (jax_explain_cache_misses, jax_log_compiles) prints bare, as under JAX.
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def _send(data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -170,6 +181,7 @@ def run_child(
         if service_fd is not None:
             os.environ["ENGINE_KERNEL_SERVICE_FD"] = f"{SERVICE_FD}:{os.getpid()}"
         _clean_import_path()
+        _fresh_logging()
         _run_pid = os.getpid()
         for sig in INTERRUPTS:
             signal.signal(sig, _interrupt)

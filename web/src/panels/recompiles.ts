@@ -1,7 +1,8 @@
 // Why it recompiled: every recorded call of a jitted function on one timeline, each marked as a
 // fresh compile, a kernel-cache (disk) load or an in-memory cache hit, with the reason the engine
-// gives for a miss (which argument changed shape, dtype, weak type, or a static value) and what
-// tracing and compiling cost. Like JAX's explain_cache_misses, but drawn.
+// gives for a miss (JAX's explain_cache_misses text: of the signatures seen before, the closest and
+// what differs from it — an argument's shape, dtype or weak type, a static value, the pytree, the
+// config — or a function never seen, made anew at each call) and what tracing and compiling cost.
 
 import { h, s } from "../dom";
 import { fmtMs } from "../format";
@@ -38,9 +39,10 @@ function facts(report: RunReport): CallFact[] {
     // A later call that missed is a recompile whatever its kernels came from: the reason is the
     // point; a warm kernel cache only makes it cheaper (said in the reason column).
     const status: Status = call.jit.cache === "hit" ? "hit" : !first ? "recompile" : call.jit.cache === "disk" ? "disk" : "compile";
-    const reason = call.jit.recompile_reason ?? (status === "hit" ? "same argument types and static values as an earlier call"
-      : first ? "first call with these argument types" : "the engine gave no reason")
-      + (status === "recompile" && call.jit.cache === "disk" ? " (its kernels loaded from the kernel cache)" : "");
+    // (A report without a reason for a miss is one recorded before the engine kept them.)
+    const reason = (status === "hit" ? "same argument types and static values as an earlier call"
+      : call.jit.recompile_reason ?? (first ? "first call with these argument types" : "traced again"))
+      + (status === "recompile" && call.jit.cache === "disk" ? "\n(its kernels loaded from the kernel cache)" : "");
     const run = ev.find((e) => e.category === "run");
     out.push({ call, status, reason, start: run?.start_ms ?? ev[0]?.start_ms ?? 0, traceMs: sum("trace"), compileMs: sum("lower") + sum("compile") });
   }

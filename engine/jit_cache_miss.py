@@ -1,0 +1,318 @@
+"""Why ``jit`` traced a function again: of the signatures it had traced the function for, the
+closest one and what differs from it, told in JAX 0.10.2's words (what ``jax_explain_cache_misses``
+logs) and kept for the playground's report.
+
+``jit`` asks only on a miss, and only while someone listens (the report) or the flag is on: a
+cache hit never comes here. As in JAX, "closest" is the smallest (severity, number of differences,
+message) over the seen signatures, severities ranked: tracing context (0), input pytree (1), input
+types (3), nothing found (4). Static arguments stand in the input tree at their positions, as JAX's
+``Static`` nodes do, so a changed static value is a pytree difference.
+
+>>> import engine as jax, numpy as np
+>>> from engine import monitoring
+>>> reasons = []
+>>> def on_event(kind, data):
+...     if kind == "jit_trace" and data["cache"] == "miss":
+...         reasons.append(data["reason"])
+>>> f = jax.jit(lambda x: x * 2)
+>>> with monitoring.listen(on_event):
+...     _ = f(np.ones(3, np.float32)), f(np.ones(4, np.float32))
+>>> print(reasons[1])
+different input types:
+* at x, now f32[4] and before f32[3]
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from .avals import ShapedArray
+from .pytree.keys import DictKey, keystr
+from .pytree.one_level import flatten_one_level_with_keys, is_tree_node
+from .source_info import _SKIP_PREFIXES, current_source_info
+
+__all__ = ["CacheMiss", "explain"]
+
+WEAK_TYPES_URL = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
+
+# What the staged key's extra entries stand for: JAX's trace-context names, in JAX's order, with
+# the value a key without the entry has. ("replaying" is the engine's: a replayed equation.)
+_CONTEXT_DEFAULTS = {"replaying": False, "jax_threefry_partitionable": True, "jax_enable_x64": False}
+
+# Call sites where a function never seen before was traced: a second one there is a function made
+# anew each time (JAX's "maybe the function is being re-defined repeatedly").
+_callsites_with_new_functions: set[str] = set()
+
+
+@dataclass(frozen=True)
+class CacheMiss:
+    """One miss explained. ``kind``: ``never_seen`` (a function traced for the first time),
+    ``redefined`` (the same, at a call site that traced another new function before), ``context``,
+    ``pytree``, ``types`` or ``unknown`` (which part of the closest seen signature differs)."""
+
+    kind: str
+    function: str  # its name
+    defined_at: str  # " defined at FILE:LINE", or "" when its source is unknown
+    function_id: int
+    message: str  # JAX's text of the difference ("different input types:\n  * at x, ...")
+    callsite: str  # the user's line that called the function: FILE:LINE:COL (FUNCTION)
+
+    def log_text(self) -> str:
+        """The whole message JAX logs (at WARNING, on ``jax._src.interpreters.partial_eval``)."""
+        head = f"TRACING CACHE MISS at {self.callsite}:"
+        if self.kind in ("never_seen", "redefined"):
+            return (
+                f"{head}\n  never seen function:\n    {self.function} id={self.function_id}{self.defined_at}"
+                + (
+                    "\n  but seen another function defined on the same line; maybe the function is\n"
+                    "  being re-defined repeatedly, preventing caching?"
+                    if self.kind == "redefined"
+                    else ""
+                )
+            )
+        return (
+            f"{head}\n  for {self.function}{self.defined_at}\n"
+            "  all previously seen cache keys differ. For the closest previous key:\n"
+            f"  {self.message}"
+        )
+
+    @property
+    def reason(self) -> str:
+        """The difference for a reader who sees the call already (the report): JAX's lines without
+        its heading, the weak-type link on a line of its own."""
+        if self.kind in ("never_seen", "redefined"):
+            line = self.defined_at.rpartition(":")[2] if self.defined_at else ""
+            text = f"never seen function: {self.function}" + (f" defined at line {line}" if line else "")
+            if self.kind == "redefined":
+                text += (
+                    "\nbut seen another function defined on the same line; maybe the function is "
+                    "being re-defined repeatedly, preventing caching?"
+                )
+            return text
+        text = self.message.replace("\n  * ", "\n* ")
+        if text.endswith(WEAK_TYPES_URL):
+            text = text[: -len(WEAK_TYPES_URL)] + "\n(see " + WEAK_TYPES_URL + ")"
+        return text
+
+
+def explain(
+    fun: Callable[..., Any],
+    seen: Mapping[Any, Any],
+    key: Any,
+    arg_names: Callable[[], Sequence[str]],
+) -> CacheMiss | None:
+    """Why ``key`` (a staged key of ``jit``: (statics and context, input tree, input types)) missed
+    among the ``seen`` keys of ``fun``; ``arg_names()`` names the argument leaves of this call. None
+    for a function of the engine's own (JAX explains only the user's functions)."""
+    name, file, line = _definition(fun)
+    if file is not None and file.startswith(_SKIP_PREFIXES):
+        return None
+    defined_at = f" defined at {file}" + (f":{line}" if line else "") if file else ""
+    site = callsite()
+    if not seen:
+        kind = "redefined" if site in _callsites_with_new_functions else "never_seen"
+        _callsites_with_new_functions.add(site)
+        return CacheMiss(kind, name, defined_at, id(fun), "", site)
+    names: list[Sequence[str]] = []  # (computed once, when a type difference needs them)
+
+    def leaf_names() -> Sequence[str]:
+        if not names:
+            names.append(arg_names())
+        return names[0]
+
+    severity, _, message = min(_difference(key, old, leaf_names) for old in seen)
+    kind = ("context", "pytree", "unknown", "types", "unknown")[severity]  # (2, debug info: never here)
+    return CacheMiss(kind, name, defined_at, id(fun), message, site)
+
+
+def callsite() -> str:
+    """The user's line calling ``jit``, as JAX writes it: ``FILE:LINE:COL (FUNCTION)``."""
+    info = current_source_info()
+    if info is None:
+        return "unknown"
+    col = info.column
+    return f"{info.file}:{info.line}{f':{col}' if col else ''} ({info.function})"
+
+
+def _definition(fun: Callable[..., Any]) -> tuple[str, str | None, int | None]:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", type(fun).__name__)
+    if code is None:
+        return name, None, None
+    return name, code.co_filename, code.co_firstlineno
+
+
+def _difference(new: Any, old: Any, arg_names: Callable[[], Sequence[str]]) -> tuple[int, int, str]:
+    (new_keyed, new_tree, new_avals), (old_keyed, old_tree, old_avals) = new, old
+    found = (
+        _context_difference(new_keyed, old_keyed)
+        or _tree_difference(new_keyed, new_tree, old_keyed, old_tree)
+        or _type_difference(arg_names, new_avals, old_avals)
+    )
+    return found or (4, 0, "cache miss explanation unavailable")
+
+
+def _context(keyed: Sequence[tuple[str, Any, Any]]) -> dict[str, Any]:
+    values = dict(_CONTEXT_DEFAULTS)
+    values.update({name: v for name, _, v in keyed if name in values})
+    return values
+
+
+def _context_difference(new_keyed, old_keyed) -> tuple[int, int, str] | None:
+    new, old = _context(new_keyed), _context(old_keyed)
+    diffs = [f"  * {n} differs: now {new[n]} and before {old[n]}" for n in new if new[n] != old[n]]
+    if not diffs:
+        return None
+    msg = "Tracing context doesn't match, e.g. due to config or context manager."
+    return 0, len(diffs), msg + "\n" + "\n".join(diffs)
+
+
+# -- the input tree, as JAX sees it: (args tuple, kwargs dict), static arguments as Static nodes --
+
+
+class _LeafType(type):
+    def __repr__(cls) -> str:
+        return "pytree leaf"
+
+
+class _Leaf(metaclass=_LeafType):
+    """Stands for an argument leaf (an array) in a rebuilt input tree."""
+
+
+class _StaticType(type):
+    def __repr__(cls) -> str:  # (the class JAX's message names)
+        return "<class 'jax._src.tree_util.Static'>"
+
+
+class _Static(metaclass=_StaticType):
+    """A static argument's place in a rebuilt input tree."""
+
+    def __init__(self, val: Any):
+        self.val = val
+
+    def __repr__(self) -> str:
+        return f"Static(val={self.val!r})"
+
+
+def _input_tree(keyed: Sequence[tuple[str, Any, Any]], tree: Any) -> tuple[list[Any], dict[str, Any]]:
+    dyn_args, dyn_kwargs = tree.unflatten([_Leaf() for _ in range(tree.num_leaves)])
+    positional = {k: v for kind, k, v in keyed if kind == "pos"}
+    args: list[Any] = []
+    it = iter(dyn_args)
+    for i in range(len(dyn_args) + len(positional)):
+        args.append(_Static(positional[i]) if i in positional else next(it))
+    kwargs = dict(dyn_kwargs)
+    kwargs.update({k: _Static(v) for kind, k, v in keyed if kind == "kw"})
+    return args, kwargs
+
+
+def _tree_difference(new_keyed, new_tree, old_keyed, old_tree) -> tuple[int, int, str] | None:
+    new_static = [s for s in new_keyed if s[0] in ("pos", "kw")]
+    old_static = [s for s in old_keyed if s[0] in ("pos", "kw")]
+    if new_tree == old_tree and new_static == old_static:
+        return None
+    new_args, new_kwargs = _input_tree(new_static, new_tree)
+    old_args, old_kwargs = _input_tree(old_static, old_tree)
+    diffs = [
+        f"  * at input path {keystr(path)}, now {now} and before {before}, so {why}"
+        for path, now, before, why in _structure_errors(
+            (), (tuple(new_args), new_kwargs), (tuple(old_args), old_kwargs)
+        )
+    ]
+    if not diffs:
+        return None
+    return 1, len(diffs), "different input pytree:\n" + "\n".join(diffs)
+
+
+def _children(t: Any) -> tuple[list[Any], list[Any], Any]:
+    """(keys, children, node data) of a tree node; a Static node has none but its value."""
+    if isinstance(t, _Static):
+        return [], [], t
+    pairs, data = flatten_one_level_with_keys(t)
+    pairs = list(pairs)
+    return [k for k, _ in pairs], [c for _, c in pairs], data
+
+
+def _count(n: int) -> str:
+    return f"{n} child{'ren' if n > 1 else ''}"
+
+
+def _structure_errors(path: tuple, t1: Any, t2: Any) -> Iterator[tuple[tuple, str, str, str]]:
+    """(path, what the new tree has there, what the old one had, why they differ), JAX's words."""
+    leaf1 = isinstance(t1, _Leaf) or not (isinstance(t1, _Static) or t1 is None or is_tree_node(type(t1)))
+    leaf2 = isinstance(t2, _Leaf) or not (isinstance(t2, _Static) or t2 is None or is_tree_node(type(t2)))
+    if leaf1 and leaf2:
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        n1, n2 = type(t1).__name__, type(t2).__name__
+        yield path, f"{n1} of length {len(t1)}", f"{n2} of length {len(t2)}", "the lengths do not match"
+        return
+    keys1, children1, data1 = _children(t1)
+    keys2, children2, data2 = _children(t2)
+    if len(children1) != len(children2):
+        dict_keys = [k.key for k in set(keys1) ^ set(keys2) if isinstance(k, DictKey)]
+        diff = " ".join(sorted(map(repr, dict_keys)))
+        why = "the numbers of children do not match" + (
+            f", with the symmetric difference of key sets: {{{diff}}}" if diff else ""
+        )
+        yield (
+            path,
+            f"{type(t1)} with {_count(len(children1))}",
+            f"{type(t2)} with {_count(len(children2))}",
+            why,
+        )
+        return
+    if repr(data1) != repr(data2) if isinstance(t1, _Static) else data1 != data2:
+        yield (
+            path,
+            f"{type(t1)} with pytree metadata {data1}",
+            f"{type(t2)} with pytree metadata {data2}",
+            "the pytree node metadata does not match",
+        )
+        return
+    for k, c1, c2 in zip(keys1, children1, children2):
+        yield from _structure_errors((*path, k), c1, c2)
+
+
+def _type_difference(
+    arg_names: Callable[[], Sequence[str]], new: Sequence[Any], old: Sequence[Any]
+) -> tuple[int, int, str] | None:
+    if tuple(new) == tuple(old):
+        return None
+    diffs = []
+    weak_hint = False
+    names = arg_names()
+    for i, (now, before) in enumerate(zip(new, old)):
+        if now == before:
+            continue
+        now_s, before_s = _short(now), _short(before)
+        if type(now) is type(before) is ShapedArray:
+            if now.ndim != before.ndim:  # (JAX: the shardings differ, so it shows their mesh axes)
+                now_s, before_s = now_s + "({})", before_s + "({})"
+            if now.weak_type != before.weak_type:
+                weak_hint = True
+                now_s += f"{{weak_type={now.weak_type}}}"
+                before_s += f"{{weak_type={before.weak_type}}}"
+        name = names[i] if i < len(names) else f"args[{i}]"
+        diffs.append(f"  * at {name}, now {now_s} and before {before_s}")
+    if not diffs:
+        return None
+    return (
+        3,
+        len(diffs),
+        "different input types:\n" + "\n".join(diffs) + (WEAK_TYPES_URL if weak_hint else ""),
+    )
+
+
+def _short(aval: Any) -> str:
+    short = getattr(aval, "str_short", None)
+    return short() if short is not None else str(aval)

@@ -1,0 +1,87 @@
+"""Why jit traced again (``jax_explain_cache_misses``): the engine's messages against what JAX 0.10.2
+logged for the same programs (``jax_reference/cache_misses.json``, recorded by
+``record_cache_misses.py``), and the reasons the report gets from the jit's events."""
+
+from __future__ import annotations
+
+import json
+import logging
+import pathlib
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from engine import monitoring
+
+HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
+sys.path.insert(0, str(HERE))
+from record_cache_misses import run_cases  # noqa: E402
+from snippets_cache_misses import CASES  # noqa: E402
+
+sys.path.remove(str(HERE))
+
+RECORDED = json.loads((HERE / "cache_misses.json").read_text())
+
+
+def key_sets_as_sets(message: str) -> str:
+    """The key-set difference of two dicts is printed in set order (JAX's varies from run to run)."""
+    return re.sub(r"key sets: \{([^}]*)\}", lambda m: "key sets: " + str(sorted(m.group(1).split())), message)
+
+
+@pytest.fixture(scope="module")
+def engine_messages(jax_on_engine):
+    before = jax_on_engine.config.values.get("jax_explain_cache_misses", False)
+    try:
+        return run_cases("jax")
+    finally:
+        jax_on_engine.config.update("jax_explain_cache_misses", before)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_messages_are_jaxs(case, engine_messages):
+    got = [[name, key_sets_as_sets(m)] for name, m in engine_messages[case]]
+    want = [[name, key_sets_as_sets(m)] for name, m in RECORDED[case]]
+    assert got == want
+
+
+def test_no_message_without_the_flag(jax_on_engine, caplog):
+    f = jax_on_engine.jit(lambda x: x + 1)
+    with caplog.at_level(logging.WARNING):
+        f(np.ones(3, np.float32))
+        f(np.ones(4, np.float32))
+    assert not [r for r in caplog.records if "TRACING CACHE MISS" in r.getMessage()]
+
+
+def test_reasons_reach_the_report_events(jax_on_engine):
+    """What the report shows: JAX's difference without its heading, and what kind of miss it was."""
+    events = []
+
+    def on_event(kind, data):
+        if kind == "jit_trace":
+            events.append(
+                (data["cache"], data["miss_kind"] if data["cache"] == "miss" else None, data["reason"])
+            )
+
+    def f(x, y):
+        return x * y
+
+    jf = jax_on_engine.jit(f)
+    with monitoring.listen(on_event):
+        jf(np.ones(3, np.float32), 2.0)
+        jf(np.ones(3, np.float32), 3.0)
+        jf(np.ones(3, np.float32), np.float32(2.0))
+        for _ in range(2):
+            jax_on_engine.jit(lambda x: x + 1)(np.ones(3, np.float32))
+    line = f.__code__.co_firstlineno
+    assert events[0] == ("miss", "never_seen", f"never seen function: f defined at line {line}")
+    assert events[1] == ("hit", None, None)
+    assert events[2] == (
+        "miss",
+        "types",
+        "different input types:\n* at y, now f32[]{weak_type=False} and before f32[]{weak_type=True}"
+        "\n(see https://docs.jax.dev/en/latest/type_promotion.html#weak-types)",
+    )
+    assert events[3][:2] == ("miss", "never_seen") and events[4][:2] == ("miss", "redefined")
+    assert events[4][2].endswith("maybe the function is being re-defined repeatedly, preventing caching?")
