@@ -72,7 +72,7 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
         **_same(
             NOT_YET,
-            "pswapaxes scaled_dot",
+            "scaled_dot",
         ),
     },
     "jax.numpy": {

@@ -32,6 +32,7 @@ __all__ = [
     "ppermute",
     "pshuffle",
     "all_to_all",
+    "pswapaxes",
     "axis_index",
     "axis_size",
     "pcast",
@@ -569,16 +570,16 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         if tiled:
             if core.get_aval(v).shape[split] % n:
                 raise ValueError(
-                    f"all_to_all: the split axis has size {core.get_aval(v).shape[split]}, "
-                    f"not divisible by the axis size {n}"
+                    f"The size of all_to_all split_axis ({core.get_aval(v).shape[split]}) has to be "
+                    f"divisible by the size of the named axis {axis_name} ({n})"
                 )
             return all_to_all_p.bind(
                 v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat
             )
         if core.get_aval(v).shape[split] != n:
-            raise ValueError(
-                f"all_to_all: the split axis has size {core.get_aval(v).shape[split]} but "
-                f"the axis {axis_name!r} has size {n} (pass tiled=True to split it in chunks)"
+            raise ValueError(  # (JAX's message, naming its parameter)
+                "all_to_all requires the size of the mapped axis axis_name to equal "
+                f"x.shape[split_axis], but they are {n} and {core.get_aval(v).shape[split]} respectively."
             )
         if split < concat:
             concat += 1
@@ -590,6 +591,17 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         return lax.squeeze(out, (split,)) if split != concat else out
 
     return tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the named axis with ``x``'s positional ``axis`` (whose size must be the named axis's):
+    ``all_to_all(x, axis_name, axis, axis)``, as JAX defines it.
+
+    >>> jax.pmap(lambda x: lax.pswapaxes(x, 'i', 0), axis_name='i')(jnp.arange(4.).reshape(2, 2))
+    Array([[0., 2.],
+           [1., 3.]], dtype=float32)
+    """
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def axis_index(axis_name):

@@ -1896,6 +1896,10 @@ SNIPPETS["ragged"] = RAGGED
 SNIPPETS["dot_algorithms"] = DOT_ALGORITHMS
 SNIPPETS["conv_local"] = CONV_LOCAL
 
+from snippets_pswapaxes import PSWAPAXES  # noqa: E402
+
+SNIPPETS["pswapaxes"] = PSWAPAXES
+
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 
 SNIPPETS["scipy_more"] = SCIPY_MORE
