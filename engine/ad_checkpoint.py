@@ -21,6 +21,7 @@ import numpy as np
 from . import ad, batching, core, ir
 from .backends.rows import Scalar, Special, lowerings
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, eval_jaxpr
+from .source_info import NO_SOURCE
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 from .narrow_dtypes import kind as dtype_kind
@@ -97,9 +98,33 @@ def save_from_both_policies(
     """Save what either policy saves."""
 
     def policy(prim: core.Primitive, *args: Any, **params: Any) -> bool:
-        return bool(policy_1(prim, *args, **params)) or bool(policy_2(prim, *args, **params))
+        out1, out2 = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):  # (JAX's: offloading policies' answers)
+            raise ValueError(
+                f"The return value of the policies should be a boolean. Got: {out1} and {out2}. Please write "
+                "a custom policy function directly, rather than using this helper function."
+            )
+        return out1 or out2
 
     return policy
+
+
+class RecomputeType:
+    """JAX's ``Recompute``: the offloading policies' answer for a value recomputed in the backward
+    pass (false as a truth value, as the engine reads answers)."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class SaveableType:
+    """JAX's ``Saveable``: the offloading policies' answer for a value saved where it is."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+Recompute, Saveable = RecomputeType(), SaveableType()
 
 
 class Offloadable(NamedTuple):
@@ -119,7 +144,7 @@ def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callab
             (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
             if not lhs_b and not rhs_b:
                 return Offloadable(src=offload_src, dst=offload_dst)
-        return False
+        return Recompute
 
     return policy
 
@@ -145,10 +170,10 @@ def save_and_offload_only_these_names(
 
     def policy(prim: core.Primitive, *_: Any, **params: Any) -> Any:
         if prim is name_p and params["name"] in saved:
-            return True
+            return Saveable
         if prim is name_p and params["name"] in offloaded:
             return Offloadable(src=offload_src, dst=offload_dst)
-        return False
+        return Recompute
 
     return policy
 
@@ -499,7 +524,7 @@ def _offload_eqns(outs: list[Var], case: Offloadable) -> tuple[JaxprEqn, JaxprEq
     moved = [Var(v.aval.update(memory_space=dst)) for v in outs]
     n = len(outs)
     copy = (ArrayCopySemantics.ALWAYS_COPY,)  # (JAX's: one entry, whatever the count)
-    info = None  # (JAX's: a new, empty source info; print_saved_residuals shows no line)
+    info = NO_SOURCE  # (JAX's: a new, empty source info; print_saved_residuals shows no line)
     there = JaxprEqn(
         device_put_p, list(outs), dict(devices=(dst,) * n, srcs=(None,), copy_semantics=copy), moved, info
     )
@@ -650,10 +675,15 @@ def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[core.S
         return list(consts)
 
     closed = trace_to_jaxpr(residuals, [core.get_aval(x) for x in leaves])
-    return _describe(closed, names)
+    return _describe(closed, names, core.current_source_info())
 
 
-def _describe(closed: ClosedJaxpr, arg_names: Sequence[str]) -> list[tuple[core.ShapedArray, str]]:
+def _describe(
+    closed: ClosedJaxpr, arg_names: Sequence[str], site: core.SourceInfo | None = None
+) -> list[tuple[core.ShapedArray, str]]:
+    """Each residual's origin. JAX names no line for an equation the AD machinery made at the
+    call of ``saved_residuals`` itself (``site``: the known half of a jit), nor for one a rule
+    made (``NO_SOURCE``)."""
     from .lax.elementwise import reduce_precision_p
 
     j = closed.jaxpr
@@ -667,7 +697,9 @@ def _describe(closed: ClosedJaxpr, arg_names: Sequence[str]) -> list[tuple[core.
     for eqn in j.eqns:
         for v in eqn.out_binders:
             if v in res:
-                src = _summarize(eqn.source_info)
+                info = eqn.source_info
+                at_site = site is not None and info is not None and _same_line(info, site)
+                src = "" if at_site else _summarize(info)
                 if eqn.primitive is name_p:
                     out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
                 elif eqn.primitive.name == "jit":
@@ -677,9 +709,15 @@ def _describe(closed: ClosedJaxpr, arg_names: Sequence[str]) -> list[tuple[core.
     return out
 
 
+def _same_line(a: core.SourceInfo, b: core.SourceInfo) -> bool:
+    return (a.file, a.line, a.function) == (b.file, b.line, b.function)
+
+
 def _summarize(info: core.SourceInfo | None) -> str:
     if info is None:
         return "unknown"
+    if info is NO_SOURCE:
+        return ""
     col = info.column
     if col is None or info.position is None:
         return repr(info)

@@ -67,6 +67,10 @@ class SourceInfo:
         return f"{self.file}:{self.line} ({self.function})"
 
 
+# JAX's ``new_source_info()``: an equation a rule makes for no line of the user's (the device_puts
+# of an offloaded residual); it prints as no location, and equations replayed from it keep it.
+NO_SOURCE = SourceInfo("", 0, "")
+
 _source_override = threading.local()
 
 

@@ -547,3 +547,41 @@ def test_results_of_arrays_on_a_mesh_keep_the_arguments_spelling_of_their_layout
     from engine.sharding import SingleDeviceSharding
 
     assert jax.jit(lambda v: jnp.zeros((4, 4)))(b).sharding == SingleDeviceSharding(jax.devices()[0])
+
+
+def test_saved_residuals_name_no_line_for_what_the_ad_machinery_made(capsys):
+    # JAX 0.10.2 prints no line for the device_puts of offloaded residuals, nor for a jit's known
+    # half when the jit is the function given; lines inside the function are kept
+    from engine.ad_checkpoint import checkpoint_name, print_saved_residuals
+
+    def layer(w, x):
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        g = checkpoint_name(jnp.cos(h), "g")
+        return jnp.sum(h * g)
+
+    policies = jax.checkpoint_policies
+    both = policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[],
+        names_which_can_be_offloaded=["h", "g"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    )
+    w, x = jnp.ones((3, 2)), jnp.ones((4, 3))
+    print_saved_residuals(jax.checkpoint(layer, policy=both), w, x)
+    print_saved_residuals(jax.jit(lambda v: jnp.sin(jnp.sin(v))), 1.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "f32[3,2] from the argument w",
+        "f32[4,3] from the argument x",
+        "f32<host>[4,2] output of device_put from ",
+        "f32<host>[4,2] output of device_put from ",
+        "f32[] output of jitted function '<lambda>' from ",
+        "f32[] output of jitted function '<lambda>' from ",
+    ]
+    print_saved_residuals(lambda v: jnp.sin(jnp.sin(v)), 1.0)
+    for line in capsys.readouterr().out.splitlines():
+        assert line.startswith("f32[] output of cos from ") and line.endswith(".<lambda>)")
+    # JAX's save_from_both_policies takes boolean policies only (the offloading ones answer objects)
+    mixed = policies.save_from_both_policies(both, policies.dots_saveable)
+    with pytest.raises(ValueError, match="^The return value of the policies should be a boolean. Got: <.*"):
+        jax.grad(jax.checkpoint(layer, policy=mixed))(w, x)

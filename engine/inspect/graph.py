@@ -23,7 +23,7 @@ PARAM_CAP = 300  # characters per printed param
 
 
 def source_of(info) -> SourceInfo | None:
-    if info is None:
+    if info is None or not info.file:  # (no line: an equation a rule made, as JAX's new_source_info)
         return None
     return SourceInfo(
         file=info.file,
