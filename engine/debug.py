@@ -20,6 +20,9 @@ tag each line with the device that printed it). Under ``pmap`` each device sets 
 
 from __future__ import annotations
 
+import copy
+import logging
+import string
 import sys
 import threading
 from contextlib import contextmanager
@@ -153,18 +156,119 @@ def callback(fun: Callable[..., Any], *args, ordered: bool = False, **kwargs) ->
     debug_callback_p.bind(*arrays, callback=run, ordered=bool(ordered))
 
 
-def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001 - JAX's name
-    """Format ``fmt`` with the runtime values of ``args``/``kwargs`` and print it.
+class _FormatChecker(string.Formatter):
+    """Formats nothing; says which arguments the format string leaves unused (JAX's check)."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused_args = [arg for i, arg in enumerate(args) if i not in used_args]
+        unused_kwargs = [k for k in kwargs if k not in used_args]
+        if unused_args:
+            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused_args}")
+        if unused_kwargs:
+            raise ValueError(
+                f"Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. "
+                'You may be passing an f-string (i.e, `f"{x}"`) into '
+                "`jax.debug.print` and instead should pass in a regular string."
+            )
+
+
+_logger = logging.getLogger("jax._src.debugging")  # (JAX's logger: users' logging configs name it)
+
+
+def _log_record() -> logging.LogRecord:
+    """An INFO record from the user's line that called ``jax.debug.log`` (made when it is traced)."""
+    from .source_info import current_source_info
+
+    where = current_source_info()
+    file, line = (where.file, where.line) if where is not None else ("(unknown file)", 0)
+    return _logger.makeRecord(_logger.name, logging.INFO, file, line, "", (), None)
+
+
+def _print(fmt: str, args, kwargs, ordered: bool, skip_format_check: bool, use_logging: bool) -> None:
+    if not skip_format_check:
+        _FormatChecker().format(fmt, *args, **kwargs)
+    has_placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
+    record = _log_record() if use_logging else None
+
+    def formatted(*a, **kw):
+        text = fmt.format(*a, **kw) if has_placeholders else " ".join((fmt, *(str(x) for x in a)))
+        if record is None:
+            emit_print(text, current_device())
+        else:  # (handled whatever the logger's level, as JAX hands it over)
+            sent = copy.copy(record)
+            sent.msg = text
+            _logger.handle(sent)
+
+    formatted.__name__ = "log" if use_logging else "print"
+    callback(formatted, *args, ordered=ordered, **kwargs)
+
+
+def _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, use_logging):
+    if fmt is not None:
+        _print(fmt, args, kwargs, ordered, skip_format_check, use_logging)
+        return None
+    if args or kwargs:
+        what = "debug_print"
+        raise TypeError(f"{what} received unexpected arguments in the two-call form: {args=} {kwargs=}")
+    return lambda fmt, *a, **kw: _print(fmt, a, kw, ordered, skip_format_check, use_logging)
+
+
+def print(  # noqa: A001 - JAX's name
+    fmt: str | None = None,
+    *args,
+    ordered: bool = False,
+    partitioned: bool = False,
+    skip_format_check: bool = False,
+    **kwargs,
+):
+    """Format ``fmt`` with the runtime values of ``args``/``kwargs`` and print it (or, called with
+    options only, return the printing function: ``jax.debug.print(ordered=True)("{x}", x=x)``).
 
     >>> jax.debug.print("{x} and {}", 1.0, x=2)
     2 and 1.0
     """
+    return _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, False)
 
-    def formatted(*a, **kw):
-        emit_print(fmt.format(*a, **kw), current_device())
 
-    formatted.__name__ = "print"
-    callback(formatted, *args, ordered=ordered, **kwargs)
+def log(
+    fmt: str | None = None,
+    *args,
+    ordered: bool = False,
+    partitioned: bool = False,
+    skip_format_check: bool = False,
+    **kwargs,
+):
+    """``jax.debug.print``, but the text goes to the ``jax._src.debugging`` logger as an INFO
+    record from the line that called it (``logging`` decides where it shows).
+
+    >>> import logging, sys
+    >>> handler = logging.StreamHandler(sys.stdout)
+    >>> logging.getLogger("jax._src.debugging").addHandler(handler)
+    >>> jax.debug.log("x = {}", 1.5)
+    x = 1.5
+    >>> logging.getLogger("jax._src.debugging").removeHandler(handler)
+    """
+    return _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, True)
+
+
+class DebugEffect:
+    """The effect of a ``jax.debug`` callback: it must run although nothing uses its result."""
+
+    def __str__(self):
+        return "Debug"
+
+
+class OrderedDebugEffect:
+    """The effect of an ``ordered=True`` callback: it also runs in program order."""
+
+    def __str__(self):
+        return "OrderedDebug"
+
+
+debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
 
 
 def breakpoint(*_, **__):  # noqa: A001
@@ -189,3 +293,15 @@ def visualize_sharding(shape, sharding, **kwargs) -> None:
     from .parallel.visualize import sharding_diagram
 
     sys.stdout.write(sharding_diagram(tuple(shape), sharding) + "\n")
+
+
+def inspect_array_sharding(value, *, callback: Callable) -> None:
+    """Call ``callback`` with the sharding of each array in the pytree ``value``: now for arrays,
+    when a ``jit`` is compiled for values inside it (``engine.inspect_sharding``).
+
+    >>> jax.debug.inspect_array_sharding(jnp.ones(2), callback=print)
+    SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)
+    """
+    from .inspect_sharding import inspect_array_sharding as inspect  # (it needs engine.parallel)
+
+    inspect(value, callback=callback)

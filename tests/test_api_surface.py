@@ -42,7 +42,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
     },
     "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},
-    "jax.debug": _same(NOT_YET, "DebugEffect OrderedDebugEffect inspect_array_sharding log "),
     "jax.example_libraries.optimizers": _same(
         "module-level imports and type aliases of JAX's source file, not API",
         "Array InitFn Params ParamsFn State Step UpdateFn Updates jax map partial safe_map safe_zip unzip2 zip",

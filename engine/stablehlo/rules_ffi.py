@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..debug import debug_callback_p
+from ..inspect_sharding import inspect_sharding_p
 from ..ffi import ffi_call_p
 from ..lax.cond import _platform_index, platform_index_p
 from . import literals
@@ -103,4 +104,11 @@ def _debug_callback(ctx: RuleContext, *args: Value, ordered: bool = False, **_: 
     ctx.emit(
         [], lambda p: f"stablehlo.custom_call @xla_ffi_python_cpu_callback({p.list(args)}) {attrs} : {sig}"
     )
+    return []
+
+
+@register(inspect_sharding_p)
+def _inspect_sharding(ctx: RuleContext, *args: Value, **_: Any) -> list[Value]:
+    """On one device JAX calls back while lowering and emits nothing (on several, a custom call
+    the SPMD partitioner answers; the engine's partitioner calls back itself)."""
     return []

@@ -38,3 +38,29 @@ _add(
     "lax.shape_as_value[of_arg]",
     lambda jax: ((lambda x: x.sum() + jax.lax.shape_as_value(x.shape)), (_f32(2, 3),)),
 )
+
+
+def _record_sharding(sharding):  # (a named callback: JAX prints it as <function ... at 0xXXXXXXXXXXXX>)
+    del sharding
+
+
+_add(
+    "debug.inspect_array_sharding[builtin]",
+    lambda jax: ((lambda x: jax.debug.inspect_array_sharding(x, callback=print) or x * 2.0), (_f32(3),)),
+)
+_add(
+    "debug.inspect_array_sharding[tree]",
+    lambda jax: (
+        (lambda x, y: jax.debug.inspect_array_sharding({"x": x, "y": y}, callback=_record_sharding)),
+        (_f32(3), np.int32(2)),
+    ),
+)
+_add(
+    "jit(grad(debug.inspect_array_sharding))",
+    lambda jax: (
+        jax.jit(
+            jax.grad(lambda x: (jax.debug.inspect_array_sharding(x, callback=_record_sharding), x * x)[1])
+        ),
+        (np.float32(2.0),),
+    ),
+)

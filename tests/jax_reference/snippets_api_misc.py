@@ -96,3 +96,59 @@ API_MISC = [
         "jax.shard_map(f, mesh=mesh, in_specs=jax.P('x'), out_specs=jax.P('x'))(x)\nout = seen",
     ),
 ]
+
+# jax.debug.log: jax.debug.print's text as an INFO record of the "jax._src.debugging" logger, from
+# the line that called it (made when traced), handled whatever the logger's level
+_LOG = (
+    "import logging\nrecs = []\nh = logging.Handler()\nh.emit = recs.append\n"
+    "lg = logging.getLogger('jax._src.debugging')\nlg.addHandler(h)\n"
+    "def g(x):\n    jax.debug.log('x = {}', x)\n    jax.debug.log('y = {y}', y=x * 2)\n"
+    "    jax.debug.log('plain')\n    return x * 3\n"
+)
+_RECORDS = "out = (res, [(r.name, r.levelname, r.filename, r.lineno, r.getMessage()) for r in recs])"
+_INSPECT = "seen = []\ncb = lambda s: seen.append(repr(s))\nx = jnp.arange(8.)\n"
+_SHARDED = (
+    "mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+    "xs = jax.device_put(jnp.arange(32.).reshape(8, 4), jax.NamedSharding(mesh, jax.P('x', 'y')))\n"
+    "def f(x):\n    y = jnp.sin(x)\n    jax.debug.inspect_array_sharding(y, callback=cb)\n    return y * 2\n"
+)
+API_MISC += [
+    (
+        "log_eager_vmap_grad",
+        _LOG + "try:\n    res = (g(3.0), jax.vmap(g)(jnp.arange(2.)), jax.grad(g)(1.0))\n"
+        "finally:\n    lg.removeHandler(h)\n" + _RECORDS,
+    ),
+    (
+        "log_under_jit",
+        _LOG + "lg.setLevel(logging.ERROR)\n"
+        "try:\n    res = jax.jit(lambda x: (jax.debug.log('j = {}', x), x + 1)[1])(5.0)\n"
+        "finally:\n    lg.removeHandler(h)\n    lg.setLevel(logging.NOTSET)\n" + _RECORDS,
+    ),
+    ("err_log_unused_argument", "out = jax.debug.log('plain', 1.0)"),
+    ("err_print_unused_keyword", "out = jax.debug.print('{x}', x=1.0, y=2.0)"),
+    ("err_print_two_call_form_extra", "out = jax.debug.print(1.0, ordered=True)"),
+    (
+        "debug_effects",
+        "out = (str(jax.debug.DebugEffect()), str(jax.debug.OrderedDebugEffect()), "
+        "jax.debug.DebugEffect.__name__, jax.debug.OrderedDebugEffect.__name__)",
+    ),
+    # jax.debug.inspect_array_sharding: eagerly the array's sharding; inside jit once, when the
+    # program compiles (on a mesh the partitioned value's, on one device a replicated GSPMDSharding)
+    (
+        "inspect_eager",
+        _INSPECT + _SHARDED + "jax.debug.inspect_array_sharding({'a': x, 'b': jnp.ones(2)}, callback=cb)\n"
+        "jax.debug.inspect_array_sharding(xs, callback=cb)\nout = seen",
+    ),
+    (
+        "inspect_under_jit_once",
+        _INSPECT + _SHARDED + "jf = jax.jit(f)\nsteps = []\nfor arg in (xs, xs, x, x):\n"
+        "    jf(arg)\n    steps.append(list(seen))\n    seen.clear()\nout = steps",
+    ),
+    (
+        "inspect_under_vmap_grad",
+        _INSPECT + _SHARDED + "steps = []\n"
+        "for run in (lambda: jax.vmap(f)(jnp.ones((3, 2))), lambda: jax.grad(lambda x: f(x).sum())(x),\n"
+        "            lambda: jax.jit(jax.grad(lambda x: f(x).sum()))(x)):\n"
+        "    run()\n    steps.append(list(seen))\n    seen.clear()\nout = steps",
+    ),
+]
