@@ -85,3 +85,21 @@ def test_reasons_reach_the_report_events(jax_on_engine):
     )
     assert events[3][:2] == ("miss", "never_seen") and events[4][:2] == ("miss", "redefined")
     assert events[4][2].endswith("maybe the function is being re-defined repeatedly, preventing caching?")
+
+
+def test_a_cache_hit_asks_nothing(jax_on_engine, monkeypatch):
+    """The explanation is computed on a miss only: hits (the fast path and the staged one, which a
+    listening report or a static argument takes) never ask."""
+    from engine import jit_cache_miss
+
+    asked = []
+    explain = jit_cache_miss.explain
+    monkeypatch.setattr(jit_cache_miss, "explain", lambda *a: asked.append(a) or explain(*a))
+    f = jax_on_engine.jit(lambda x, n: x * n, static_argnums=1)
+    x = np.ones(3, np.float32)
+    with monitoring.listen(lambda kind, data: None):
+        f(x, 2)
+        f(x, 2)
+        f(x, 2)
+        f(x, 3)
+    assert len(asked) == 2
