@@ -69,10 +69,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             NOT_ON_CPU,
             "after_all create_token dce_sink precv psend ragged_all_to_all rng_uniform stage pbroadcast",
         ),
-        **_same(
-            NOT_YET,
-            "scaled_dot",
-        ),
     },
     "jax.numpy": {
         **_same(

@@ -353,6 +353,12 @@ case(
     batch=False,
     label="ragged contraction",
 )
+case(
+    "scaled_dot",  # (no derivative rules, as JAX)
+    lambda x, y, sx, sy: lax.scaled_dot(x, y, lhs_scale=sx, rhs_scale=sy, preferred_element_type=f32),
+    join(normal(3, 8), normal(8, 2), uniform(0.5, 2, 3, 2), uniform(0.5, 2, 2, 2)),
+    order=0,
+)
 case("iota", lambda: lax.iota(np.int32, 5), const(), order=0, batch=False)
 case(
     "iota",

@@ -154,6 +154,7 @@ INTERPRETER_ONLY = {
         for fmt in ("coo", "csr")
         for op in ("todense", "fromdense", "matvec", "matmat")
     },
+    "scaled_dot": "not lowered yet: numpy's rule (bfloat16 rounding, then one matmul)",
     "ragged_dot_general": "not lowered yet: numpy's rule (groups masked, then one matmul)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
     "stack": "not lowered yet: numpy's rule (a copy)",

@@ -393,6 +393,17 @@ _add(
         dimension_numbers=("NCHW", "IHWO", "NHWC"),
     ),
 )
+_add(
+    "lax.scaled_dot[f32]",
+    lambda jax: (
+        (
+            lambda a, b, sa, sb: jax.lax.scaled_dot(
+                a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=jax.numpy.float32
+            )
+        ),
+        (_f32(3, 8), _f32(8, 2, seed=1), _pos(3, 2), _pos(2, 2, seed=1)),
+    ),
+)
 _add("lax.batch_matmul[f32]", _lax("batch_matmul", lambda: (_f32(2, 3, 4), _f32(2, 4, 2, seed=1))))
 _CX, _CW = lambda: _f32(1, 2, 6, 6), lambda: _f32(3, 2, 3, 3, seed=1)  # noqa: E731
 _add("lax.conv[valid]", _lax("conv", lambda: (_CX(), _CW()), window_strides=(1, 1), padding="VALID"))

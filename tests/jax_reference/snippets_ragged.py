@@ -1,5 +1,5 @@
 """Snippets for lax's ragged contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes),
-their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes; and conv_general_dilated_local.
+their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes; conv_general_dilated_local; scaled_dot.
 Registered in snippets.py."""
 
 R = (
@@ -258,4 +258,72 @@ CONV_LOCAL = [
         "err_conv_local_kernel_shape",
         L + "out = lax.conv_general_dilated_local(x, wt, (1, 1), 'VALID', (2, 2))",
     ),
+]
+
+# lax.scaled_dot: operands times block scales, in bfloat16, contracted into the preferred type.
+S = (
+    "r = np.random.RandomState(6)\n"
+    "a = jnp.asarray(r.randn(3, 8), jnp.float32); b = jnp.asarray(r.randn(8, 2), jnp.float32)\n"
+    "sa = jnp.asarray(r.rand(3, 2) + 0.5, jnp.float32); sb = jnp.asarray(r.rand(2, 2) + 0.5, jnp.float32)\n"
+    "f32 = jnp.float32\n"
+)
+SCALED_DOT = [
+    ("scaled", S + "out = lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=f32)"),
+    ("scaled_no_scales", S + "out = lax.scaled_dot(a, b, preferred_element_type=f32)"),
+    (
+        "scaled_f16",
+        S + "out = lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=jnp.float16)",
+    ),
+    (
+        "scaled_batched",
+        S + "x = jnp.asarray(r.randn(2, 3, 6), f32); y = jnp.asarray(r.randn(2, 6, 4), f32)\n"
+        "out = lax.scaled_dot(x, y, lhs_scale=jnp.ones((2, 3, 3)) * 2, rhs_scale=jnp.asarray(r.rand(2, 2, 4), f32), preferred_element_type=f32)",
+    ),
+    (
+        "scaled_dimension_numbers",
+        S
+        + "out = lax.scaled_dot(b.T, a.T, lhs_scale=sb.T, rhs_scale=sa.T, dimension_numbers=(((1,), (0,)), ((), ())), preferred_element_type=f32)",
+    ),
+    (
+        "scaled_jit",
+        S
+        + "out = jax.jit(lambda a, b: lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=f32))(a, b)",
+    ),
+    (
+        "scaled_vmap",
+        S
+        + "out = jax.vmap(lambda a, s: lax.scaled_dot(a, b, lhs_scale=s, rhs_scale=sb, preferred_element_type=f32))(jnp.stack([a, 2 * a]), jnp.stack([sa, sa]))",
+    ),
+    (
+        "scaled_jaxpr",
+        S
+        + "out = str(jax.make_jaxpr(lambda a, b, sa, sb: lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=f32))(a, b, sa, sb))",
+    ),
+    (
+        "err_scaled_grad",
+        S
+        + "out = jax.grad(lambda a: lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=f32).sum())(a)",
+    ),
+    ("err_scaled_rank1", S + "out = lax.scaled_dot(a[0], b[:, 0], preferred_element_type=f32)"),
+    (
+        "err_scaled_ratio",
+        S
+        + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((3, 8)), rhs_scale=sb, preferred_element_type=f32)",
+    ),
+    (
+        "err_scaled_divisible",
+        S
+        + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((3, 3)), rhs_scale=sb, preferred_element_type=f32)",
+    ),
+    (
+        "err_scaled_free_dim",
+        S
+        + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((2, 2)), rhs_scale=sb, preferred_element_type=f32)",
+    ),
+    (
+        "err_scaled_rank",
+        S
+        + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((3, 2, 1)), rhs_scale=sb, preferred_element_type=f32)",
+    ),
+    ("err_scaled_contracting", S + "out = lax.scaled_dot(a, b[:4], preferred_element_type=f32)"),
 ]
