@@ -29,7 +29,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .avals import ShapedArray
+from .avals import ShapedArray, dtype_short
 from .pytree.keys import DictKey, keystr
 from .pytree.one_level import flatten_one_level_with_keys, is_tree_node
 from .source_info import _SKIP_PREFIXES, current_source_info
@@ -153,7 +153,11 @@ def _difference(new: Any, old: Any, arg_names: Callable[[], Sequence[str]]) -> t
     found = (
         _context_difference(new_keyed, old_keyed)
         or _tree_difference(new_keyed, new_tree, old_keyed, old_tree)
-        or _type_difference(arg_names, new_avals, old_avals)
+        or _type_difference(
+            arg_names,
+            list(zip(new_avals, _shardings(new_keyed, len(new_avals)))),
+            list(zip(old_avals, _shardings(old_keyed, len(old_avals)))),
+        )
     )
     return found or (4, 0, "cache miss explanation unavailable")
 
@@ -283,21 +287,36 @@ def _structure_errors(path: tuple, t1: Any, t2: Any) -> Iterator[tuple[tuple, st
         yield from _structure_errors((*path, k), c1, c2)
 
 
+def _shardings(keyed: Sequence[tuple[str, Any, Any]], n: int) -> list[Any]:
+    """Each argument leaf's sharding (None off a mesh): part of the key only when one is on a mesh."""
+    for name, _, value in keyed:
+        if name == "shardings":
+            return list(value)
+    return [None] * n
+
+
 def _type_difference(
-    arg_names: Callable[[], Sequence[str]], new: Sequence[Any], old: Sequence[Any]
+    arg_names: Callable[[], Sequence[str]], new: Sequence[tuple[Any, Any]], old: Sequence[tuple[Any, Any]]
 ) -> tuple[int, int, str] | None:
+    """Per argument leaf whose (type, sharding) differs: JAX's line. A sharding shows as JAX's types
+    show it (explicit mesh axes on the dimensions: ``f32[8@i]``) and, when the two differ there,
+    with their meshes' axis types (``({Explicit: ('i',)})``, ``({})`` off a mesh; so does a change of
+    rank, whose shardings differ in JAX)."""
     if tuple(new) == tuple(old):
         return None
     diffs = []
     weak_hint = False
     names = arg_names()
-    for i, (now, before) in enumerate(zip(new, old)):
-        if now == before:
+    for i, ((now, now_sh), (before, before_sh)) in enumerate(zip(new, old)):
+        if now == before and now_sh == before_sh:
             continue
-        now_s, before_s = _short(now), _short(before)
+        now_s, before_s = _short(now, now_sh), _short(before, before_sh)
         if type(now) is type(before) is ShapedArray:
-            if now.ndim != before.ndim:  # (JAX: the shardings differ, so it shows their mesh axes)
-                now_s, before_s = now_s + "({})", before_s + "({})"
+            seen_now, seen_before = _typed_sharding(now, now_sh), _typed_sharding(before, before_sh)
+            if seen_now != seen_before or now.ndim != before.ndim:
+                now_s, before_s = now_s + _mesh_axis_types(now_sh), before_s + _mesh_axis_types(before_sh)
+            elif now == before:  # (the engine keys the whole sharding; JAX's type, its explicit axes)
+                now_s, before_s = now_s + _spec(now_sh), before_s + _spec(before_sh)
             if now.weak_type != before.weak_type:
                 weak_hint = True
                 now_s += f"{{weak_type={now.weak_type}}}"
@@ -313,6 +332,44 @@ def _type_difference(
     )
 
 
-def _short(aval: Any) -> str:
+def _typed_sharding(aval: ShapedArray, sharding: Any) -> Any:
+    """What of a sharding is in JAX's type: the mesh's axes and their types, and per dimension the
+    explicit axes it is split over."""
+    if not _on_mesh(sharding):
+        return None
+    mesh = sharding.mesh
+    explicit = set(mesh.explicit_axes)
+    dims = tuple(tuple(a for a in axes if a in explicit) for axes in sharding._normalized(aval.ndim))
+    return mesh.axis_names, mesh.axis_types, dims
+
+
+def _spec(sharding: Any) -> str:
+    return f"{{spec={sharding.spec!r}}}" if _on_mesh(sharding) else f"{{sharding={sharding!r}}}"
+
+
+def _on_mesh(sharding: Any) -> bool:
+    from .sharding import NamedSharding  # (sharding imports jit, which imports this module)
+
+    return isinstance(sharding, NamedSharding)
+
+
+def _mesh_axis_types(sharding: Any) -> str:
+    if not _on_mesh(sharding):
+        return "({})"
+    groups: dict[str, list[str]] = {}
+    for name, axis_type in zip(sharding.mesh.axis_names, sharding.mesh.axis_types):
+        groups.setdefault(axis_type.name, []).append(name)
+    return "({" + ", ".join(f"{t}: {tuple(names)!r}" for t, names in groups.items()) + "})"
+
+
+def _short(aval: Any, sharding: Any = None) -> str:
+    """``f32[8]``; on an explicit mesh axis ``f32[8@i]``."""
+    if _on_mesh(sharding) and isinstance(aval, ShapedArray):
+        (_, _, dims) = _typed_sharding(aval, sharding)
+        shape = [
+            f"{n}@{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}" if axes else str(n)
+            for n, axes in zip(aval.shape, dims)
+        ]
+        return f"{dtype_short(aval.dtype)}{aval._space()}[{','.join(shape)}]"
     short = getattr(aval, "str_short", None)
     return short() if short is not None else str(aval)

@@ -103,3 +103,20 @@ def test_a_cache_hit_asks_nothing(jax_on_engine, monkeypatch):
         f(x, 2)
         f(x, 3)
     assert len(asked) == 2
+
+
+def test_a_sharding_jax_would_not_trace_again_for_is_named(jax_on_engine):
+    """The engine keys a mesh argument's whole sharding; JAX's type holds only its explicit axes, so
+    a change along an Auto axis traces again here only: the reason shows both partition specs."""
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax_on_engine.make_mesh((2,), ("a",), axis_types=(AxisType.Auto,))
+    reasons = []
+    f = jax_on_engine.jit(lambda x: x * 2)
+    with monitoring.listen(lambda kind, data: kind == "jit_trace" and reasons.append(data["reason"])):
+        for spec in (P("a"), P()):
+            f(jax_on_engine.device_put(np.ones(4, np.float32), NamedSharding(mesh, spec)))
+    assert (
+        reasons[1] == "different input types:\n* at x, now f32[4]{spec=P()} and before f32[4]{spec=P('a',)}"
+    )

@@ -10,6 +10,7 @@ a function's ``id=`` number ``<id>`` (they differ from run to run).
 
 import json
 import logging
+import os
 import pathlib
 import re
 import sys
@@ -56,5 +57,6 @@ def run_cases(logger_name: str) -> dict:
 
 
 if __name__ == "__main__":
+    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"  # (a mesh of 2 CPU devices)
     recorded = run_cases("jax")
     (HERE / "cache_misses.json").write_text(json.dumps(recorded, indent=1) + "\n")

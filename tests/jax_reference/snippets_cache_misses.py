@@ -108,6 +108,17 @@ CASES = {
         call(lambda x: x - 1, jnp.ones(2))
         call(lambda x: x * 3, jnp.ones(2))
         """,
+    "shardings": """
+        import numpy as np
+        import jax
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        mesh = jax.make_mesh((2,), ('i',))
+        f = jax.jit(lambda x: x * 2)
+        f(jax.device_put(np.ones(8, np.float32), NamedSharding(mesh, P('i'))))
+        f(jax.device_put(np.ones(8, np.float32), NamedSharding(mesh, P())))
+        f(np.ones(8, np.float32))
+        f(jax.device_put(np.ones(16, np.float32), NamedSharding(mesh, P('i'))))
+        """,
 }
 
 
