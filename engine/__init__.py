@@ -96,6 +96,7 @@ from .parallel.spmd import shard_map  # noqa: E402,F401
 from .parallel import named as _named  # noqa: E402,F401  (installs Array.sharding)
 from . import ref  # noqa: E402,F401  (jax.ref)
 from .state import Ref, new_ref, freeze  # noqa: E402,F401
+from .state.allocation import empty_ref, free_ref  # noqa: E402,F401
 from .experimental import layout as _layout  # noqa: E402,F401  (installs Array.format)
 from . import ffi  # noqa: E402,F401  (jax.ffi)
 from . import export  # noqa: E402,F401  (jax.export)

@@ -36,10 +36,6 @@ GAPS: dict[str, dict[str, str] | str] = {
             "make_user_context thread_guard copy_to_host_async smap",
         ),
         **_same("XLA internals (jax.lib, jax.api_util)", "lib api_util"),
-        **_same(
-            NOT_YET,
-            "empty_ref free_ref",
-        ),
     },
     "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's remat optimization"},
     "jax.example_libraries.optimizers": _same(

@@ -121,6 +121,8 @@ INTERPRETER_ONLY = {
     "swap": "mutable array refs: written on the interpreter",
     "addupdate": "mutable array refs: written on the interpreter",
     "freeze": "mutable array refs: read on the interpreter",
+    "empty_ref": "mutable array refs: made on the interpreter (discharged: a zeros value)",
+    "free_ref": "mutable array refs: nothing to run",
     "psum": "collectives run between device processes (engine.parallel.collectives)",
     "pmax": "collectives run between device processes",
     "pmin": "collectives run between device processes",

@@ -64,3 +64,21 @@ _add(
         (np.float32(2.0),),
     ),
 )
+
+
+def _through_empty_ref(jax):
+    def f(x):
+        r = jax.empty_ref(jax.typeof(x))
+        r[...] = x * 2
+        y = r[1:]
+        jax.free_ref(r)
+        return y
+
+    return f, (_f32(3),)
+
+
+_add("empty_ref[set_get_free]", _through_empty_ref)
+_add(
+    "empty_ref[freeze_scalar]",
+    lambda jax: ((lambda x: jax.freeze(jax.empty_ref(x)) + x), (np.float32(1.0),)),
+)

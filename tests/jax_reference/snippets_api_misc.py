@@ -152,3 +152,29 @@ API_MISC += [
         "    run()\n    steps.append(list(seen))\n    seen.clear()\nout = steps",
     ),
 ]
+
+# jax.empty_ref / jax.free_ref: staged only (no eager rule, as in JAX); a jitted program with one
+# is discharged, the ref's initial values zeros
+_EMPTY_REF = (
+    "def f(x):\n    r = jax.empty_ref(jax.typeof(x))\n    r[...] = x * 2\n    y = r[...]\n"
+    "    jax.free_ref(r)\n    return y + 1\n"
+    "def g(x):\n    r = jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32))\n    r[0] = 5\n    r[1] = 7\n"
+    "    return jax.freeze(r) * x\n"
+)
+API_MISC += [
+    (
+        "empty_ref_under_jit",
+        _EMPTY_REF + "out = (jax.jit(f)(jnp.arange(3.)), jax.jit(g)(jnp.int32(3)), "
+        "jax.jit(lambda: jax.freeze(jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32))))(), "
+        "jax.grad(lambda x: jax.jit(f)(x).sum())(jnp.arange(3.)), "
+        "jax.jit(lambda x: (jax.free_ref(jax.new_ref(x)), x)[0])(jnp.ones(2)))",
+    ),
+    (
+        "empty_ref_jaxprs",
+        _EMPTY_REF + "out = [str(jax.make_jaxpr(fn)(*a)) for fn, a in ((f, (jnp.arange(3.),)), "
+        "(g, (jnp.int32(3),)), (lambda x: jax.freeze(jax.empty_ref(x)), (1.0,)))]",
+    ),
+    ("err_empty_ref_eager", "out = jax.empty_ref(jax.ShapeDtypeStruct((3,), jnp.float32))"),
+    ("err_empty_ref_eager_of_array", "out = jax.empty_ref(jnp.ones(3))"),
+    ("free_ref_eager", "r = jax.new_ref(jnp.ones(2))\nout = (jax.free_ref(r), r[...])"),
+]
