@@ -585,3 +585,110 @@ def test_saved_residuals_name_no_line_for_what_the_ad_machinery_made(capsys):
     mixed = policies.save_from_both_policies(both, policies.dots_saveable)
     with pytest.raises(ValueError, match="^The return value of the policies should be a boolean. Got: <.*"):
         jax.grad(jax.checkpoint(layer, policy=mixed))(w, x)
+
+
+def _compute_on_text(body: str, spaces: str, args: str, outs: str, binders: str = "c:f32[3]") -> str:
+    return (
+        f"    {outs} = compute_on[\n"
+        "      compiler_options_json=None\n"
+        "      compute_type=device_host\n"
+        f"      jaxpr={{ lambda ; {binders}. let\n{body}"
+        f"      out_memory_spaces={spaces}\n"
+        f"    ] {args}\n"
+    )
+
+
+def test_compute_on2_stages_one_compute_on_equation_with_its_memory_spaces():
+    # texts and values recorded from JAX 0.10.2 (jax.experimental.compute_on.compute_on2)
+    from engine.experimental.compute_on import compute_on2
+
+    space = jax.memory.Space
+    g = compute_on2(lambda v: jnp.sin(v) * 2, compute_type="device_host", out_memory_spaces=space.Device)
+    x = jnp.arange(3.0)
+    body = "          d:f32[3] = sin c\n          e:f32[3] = mul d 2.0:f32[]\n        in (e,) }\n"
+    assert str(jax.make_jaxpr(g)(x)) == (
+        "{ lambda ; a:f32[3]. let\n"
+        + _compute_on_text(body, "(MemorySpace.Device,)", "a", "b:f32[3]")
+        + "  in (b,) }"
+    )
+    want = 2 * np.sin(np.arange(3.0, dtype=np.float32))
+    for y in (g(x), jax.jit(g)(x), jax.vmap(g)(jnp.stack([x, x]))[1]):
+        np.testing.assert_allclose(y, want, rtol=1e-6)
+    assert g(x).sharding.memory_kind == "device"
+    grad = jax.grad(lambda v: g(v).sum())
+    assert str(jax.make_jaxpr(grad)(x)) == (
+        "{ lambda ; a:f32[3]. let\n"
+        + _compute_on_text(
+            "          e:f32[3] = sin d\n          f:f32[3] = cos d\n          g:f32[3] = mul e 2.0:f32[]\n"
+            "        in (g, f) }\n",
+            "(MemorySpace.Device, MemorySpace.Device)",
+            "a",
+            "b:f32[3] c:f32[3]",
+            "d:f32[3]",
+        )
+        + "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
+        "    h:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        + _compute_on_text(
+            "          l:f32[3] = mul k 2.0:f32[]\n          m:f32[3] = mul l j\n        in (m,) }\n",
+            "(MemorySpace.Device,)",
+            "c h",
+            "i:f32[3]",
+            "j:f32[3] k:f32[3]",
+        )
+        + "  in (i,) }"
+    )
+    for dg in (grad(x), jax.jit(grad)(x), jax.grad(lambda v: jax.jit(g)(v).sum())(x)):
+        np.testing.assert_allclose(dg, 2 * np.cos(np.arange(3.0, dtype=np.float32)), rtol=1e-6)
+
+
+def test_compute_on2_puts_results_in_the_memory_spaces_it_names():
+    from engine.experimental.compute_on import compute_on2
+    from engine.sharding import SingleDeviceSharding
+
+    space = jax.memory.Space
+    h = compute_on2(
+        lambda a, b: (a + b, a * b), compute_type="device_host", out_memory_spaces=(space.Host, space.Device)
+    )
+    x = jnp.arange(3.0)
+    assert str(jax.make_jaxpr(h)(x, x)) == (
+        "{ lambda ; a:f32[3] b:f32[3]. let\n"
+        + _compute_on_text(
+            "          g:f32[3] = add e f\n          h:f32[3] = mul e f\n        in (g, h) }\n",
+            "(MemorySpace.Host, MemorySpace.Device)",
+            "a b",
+            "c:f32<host>[3] d:f32[3]",
+            "e:f32[3] f:f32[3]",
+        )
+        + "  in (c, d) }"
+    )
+    host = SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+    for s, p in (h(x, x), jax.jit(h)(x, x)):
+        assert s.sharding == host and str(jax.typeof(s)) == "float32<host>[3]"
+        assert p.sharding.memory_kind == "device"
+        np.testing.assert_array_equal(s, [0.0, 2.0, 4.0])
+        np.testing.assert_array_equal(p, [0.0, 1.0, 4.0])
+
+
+def test_compute_on2_refuses_what_jax_refuses():
+    from engine.experimental.compute_on import compute_on2
+
+    space = jax.memory.Space
+    x = jnp.arange(3.0)
+    with pytest.raises(TypeError, match="^`compute_on`'s compute_type argument must be a string.$"):
+        compute_on2(lambda a: a, compute_type=3, out_memory_spaces=space.Device)
+    with pytest.raises(ValueError, match="^Invalid compute type cpu. Current supported values"):
+        compute_on2(lambda a: a, compute_type="cpu", out_memory_spaces=space.Device)
+    with pytest.raises(ValueError, match="^compute_on out_memory_spaces specification must be a tree prefix"):
+        compute_on2(lambda a: (a, a), compute_type="device_host", out_memory_spaces=(space.Device,))(x)
+    inner = compute_on2(jnp.sin, compute_type="device_host", out_memory_spaces=space.Device)
+    outer = compute_on2(lambda a: inner(a) + 1, compute_type="device_host", out_memory_spaces=space.Device)
+    assert "compute_on[" in str(jax.make_jaxpr(outer)(x))  # (staging nests; running refuses)
+    for run in (outer, jax.jit(outer)):
+        with pytest.raises(
+            ValueError, match="^Nesting `compute_on` with different compute types is not allowed.$"
+        ):
+            run(x)
+    opts = compute_on2(
+        lambda a: a + 1, compute_type="device", out_memory_spaces=space.Device, compiler_options={"a": 1}
+    )
+    assert 'compiler_options_json={"a": 1}\n      compute_type=device\n' in str(jax.make_jaxpr(opts)(x))
