@@ -72,8 +72,10 @@ Tangent = Value | Zero
 def zeros_like_aval(aval: ShapedArray) -> Value:
     from . import lax
 
-    if aval.dtype == float0:
-        return np.zeros(aval.shape, float0)
+    if aval.dtype == float0:  # (staged as JAX does: its scalar literal broadcast; eagerly, host zeros)
+        if not aval.shape or core._state.dynamic is None:
+            return np.zeros(aval.shape, float0)
+        return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
     return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 

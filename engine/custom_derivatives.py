@@ -295,7 +295,10 @@ class custom_jvp(_Wrapping):
                 f"Custom JVP rule of {self.__name__} must produce primal and tangent outputs with "
                 f"equal container (pytree) structures, got {len(outs)} and {len(touts)} leaves."
             )
-        result = [ad.JVPTracer(trace, o, sz.from_rule(t, core.get_aval(o))) for o, t in zip(outs, touts)]
+        result = [
+            ad.JVPTracer(trace, o, _float0_as_zero(sz.from_rule(t, core.get_aval(o))))
+            for o, t in zip(outs, touts)
+        ]
         return tree_unflatten(out_tree, result)
 
     def _bind(self, closed, hoisted, leaves, out_tree, jvp_flat):
@@ -311,14 +314,16 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name
     if not getattr(jvp, "symbolic_zeros", False):
         ts = [ad.instantiate_zeros(t) for t in ts]
     outs, touts = jvp(ps, ts, consts=primals[:num_consts])
-    touts = [sz.from_rule(t, core.get_aval(o)) for o, t in zip(outs, touts)]
-    # A float0 tangent (an integer output's, as frexp's exponent) is a zero, as in JAX's
-    # maybe_jvp_tracer: nothing carries it, so no linearized jit closes over it.
-    touts = [
-        ad.Zero(core.get_aval(t)) if type(t) is not ad.Zero and core.get_aval(t).dtype == core.float0 else t
-        for t in touts
-    ]
-    return outs, touts
+    return outs, [_float0_as_zero(sz.from_rule(t, core.get_aval(o))) for o, t in zip(outs, touts)]
+
+
+def _float0_as_zero(t):
+    """A float0 tangent (an integer output's, as frexp's exponent) is a zero, as in JAX's
+    maybe_jvp_tracer: nothing carries it, so no linearized jit closes over it, and one the caller
+    asks for is made anew."""
+    if type(t) is not ad.Zero and core.get_aval(t).dtype == core.float0:
+        return ad.Zero(core.get_aval(t))
+    return t
 
 
 def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, name):

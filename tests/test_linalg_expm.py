@@ -109,8 +109,34 @@ def test_expm_frechet_is_the_jvp():
     )
 
 
-def test_second_derivatives_say_not_implemented():
-    # (the cond's JVP would close over float0 zero tangents of the LU pivots; JAX supports this)
-    a = (UNIT * 0.3).astype(np.float32)
-    with pytest.raises(NotImplementedError, match="closes over constants"):
-        engine.hessian(lambda a: jnp.sum(jsl.expm(a)))(a)
+# JAX 0.10.2 (float64): sum(V * hessian(f)(UNIT * norm) * U) for f(a) = sum(expm(a) * W), with W, V, U
+# drawn as below: Pade 3, 5, 7 and 13 (float64), then squarings.
+SECOND_DERIVATIVES = {
+    0.3: 7.851433334518811,
+    1.2: 4.928797142964021,
+    3.0: -0.2707490166226202,
+    6.0: -4.183423281610358,
+    40.0: -268.82054693481024,
+}
+
+
+@pytest.mark.parametrize("norm", sorted(SECOND_DERIVATIVES))
+def test_second_derivatives_match_jax(norm):
+    # The cond/scan JVPs carry the LU pivots' and squaring flags' zero (float0) tangents, and under
+    # jacfwd (a vmap of the tangents) the scans keep their primal carries unbatched. These raised
+    # (NotImplementedError, then a vmap out_axes=None error).
+    w, v, u = (np.random.default_rng(s).standard_normal((4, 4)) for s in (11, 12, 13))
+    want = SECOND_DERIVATIVES[norm]
+
+    def contracted(h):
+        return float(np.einsum("ij,ijkl,kl", v, np.asarray(h, np.float64), u))
+
+    with engine.enable_x64(True):
+        a = jnp.asarray(UNIT * norm, dtype=jnp.float64)
+        f = lambda a: jnp.sum(jsl.expm(a) * w)  # noqa: E731
+        np.testing.assert_allclose(contracted(engine.hessian(f)(a)), want, rtol=1e-9)
+        np.testing.assert_allclose(contracted(engine.jacfwd(engine.jacrev(f))(a)), want, rtol=1e-9)
+        np.testing.assert_allclose(contracted(engine.jit(engine.hessian(f))(a)), want, rtol=1e-9)
+    a32, w32 = (UNIT * norm).astype(np.float32), w.astype(np.float32)
+    h32 = engine.hessian(lambda a: jnp.sum(jsl.expm(a) * w32))(a32)
+    np.testing.assert_allclose(contracted(h32), want, rtol=2e-4)

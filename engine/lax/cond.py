@@ -128,11 +128,16 @@ def _platforms(branches_platforms):
 def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
     index, *args = primals
     nz = [type(t) is not ad.Zero for t in tangents[1:]]
-    new = [_jvp_closed(b, nz, True)[0] for b in branches]
+    # As JAX's rule: an output's tangent is computed where some branch makes it nonzero, and is a
+    # symbolic zero otherwise (an integer output's float0 tangent, say: no branch passes one out).
+    out_nz = [any(z) for z in zip(*[_jvp_closed(b, nz, False)[1] for b in branches])]
+    new = [_jvp_closed(b, nz, out_nz)[0] for b in branches]
     ts = [t for t in tangents[1:] if type(t) is not ad.Zero]
     outs = cond_p.bind(index, *args, *ts, branches=tuple(new), **_platforms(branches_platforms))
     m = len(branches[0].out_avals)
-    return outs[:m], outs[m:]
+    it = iter(outs[m:])
+    avals = branches[0].out_avals
+    return outs[:m], [next(it) if z else ad.Zero(ad.tangent_aval(a)) for z, a in zip(out_nz, avals)]
 
 
 def _cond_split(branches, unknowns):

@@ -83,10 +83,10 @@ def _jvp_closed(closed: ClosedJaxpr, nonzeros, instantiate):
 
     t_avals = [ad.tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
     jc, consts = _trace(f, [*avals, *t_avals])
-    if consts:  # (e.g. float0 zero tangents of integer residuals, in a second derivative of expm)
+    if consts:  # (a rule making an array constant; zero tangents, float0 ones too, are staged ops)
         raise NotImplementedError(
-            "the JVP of this control-flow body closes over constants (zero tangents of integer values "
-            "it returns), which the engine cannot pass into the transformed body"
+            "the JVP of this control-flow body closes over constants, which the engine cannot pass "
+            "into the transformed body"
         )
     return jc, out_nz
 
@@ -149,10 +149,28 @@ def _interleave_jvp(body, nz_groups, inst):
 
 
 def _batched_outs(closed, in_batched, axis_size):
-    """Which outputs of ``closed`` depend on batched inputs (a dependence analysis on the jaxpr)."""
+    """Which outputs of ``closed`` its equations' batch rules batch, given which inputs are batched.
+    As JAX's fixed points ask batch_jaxpr: a control-flow or call equation with some operands batched
+    batches only the outputs that depend on them (a body's cond or jit on a jvp's primal and tangent,
+    with only the tangents batched under jacfwd, keeps its primal outputs unbatched)."""
+    from .. import batching
+
     j = closed.jaxpr
+    if any(in_batched) and any(_has_body(e) for e in j.eqns):
+        dims = batching.batch_jaxpr(closed, axis_size, [0 if b else None for b in in_batched])[1]
+        return [d is not batching.not_mapped for d in dims]
+    # (no such equation: an output is batched iff it depends on a batched input; no tracing needed)
     batched = {v for v, b in zip(j.in_binders, in_batched) if b}
     for eqn in j.eqns:
         if any(type(x) is Var and x in batched for x in eqn.inputs):
             batched.update(eqn.out_binders)
     return [type(x) is Var and x in batched for x in j.outs]
+
+
+def _has_body(eqn) -> bool:
+    """Whether ``eqn`` runs a jaxpr of its own (a control-flow or call equation)."""
+    return any(
+        isinstance(p, (ClosedJaxpr, Jaxpr))
+        or (isinstance(p, tuple) and any(isinstance(q, (ClosedJaxpr, Jaxpr)) for q in p))
+        for p in eqn.params.values()
+    )

@@ -54,9 +54,10 @@ def _frexp(x):
 def _frexp_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     m, e = frexp(x)
-    from ..core import float0
+    from .. import ad
+    from ..core import ShapedArray, float0
 
-    return (m, e), (t * exp2(-e.astype(t.dtype)), np.zeros(e.shape, float0))
+    return (m, e), (t * exp2(-e.astype(t.dtype)), ad.zeros_like_aval(ShapedArray(e.shape, float0)))
 
 
 def spacing(x, /):

@@ -513,6 +513,63 @@ def _(jax):
     return jax.vmap(jax.value_and_grad(f)), (_f32(4),)
 
 
+@_program("custom_jvp_int_output_jvp")
+def _(jax):
+    # The integer output's tangent: the rule's float0 zeros are dropped, and jvp's are a broadcast
+    # of the float0 literal (not a constant).
+    jnp = jax.numpy
+
+    @jax.custom_jvp
+    def f(x):
+        return x * 2.0, jnp.floor(x).astype(jnp.int32)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), (2.0 * t, jnp.zeros(jnp.shape(x), jax.dtypes.float0))
+
+    return (lambda x, t: jax.jvp(f, (x,), (t,))), (_f32(3), _f32(3, seed=1))
+
+
+@_program("frexp_jvp")
+def _(jax):
+    return (lambda x, t: jax.jvp(jax.numpy.frexp, (x,), (t,))), (_pos(3), _f32(3, seed=1))
+
+
+def _cond_int_output(jax):
+    lax, jnp = jax.lax, jax.numpy
+    return lambda x: lax.cond(
+        x.sum() > 0, lambda x: (x * 2, jnp.argmax(x)), lambda x: (jnp.sin(x), jnp.argmin(x)), x
+    )
+
+
+@_program("cond_int_output_jvp")
+def _(jax):
+    # The integer output's tangent is a symbolic zero, not an output of the cond (JAX's out_nz).
+    f = _cond_int_output(jax)
+    return (lambda x, t: jax.jvp(f, (x,), (t,))), (_f32(3), _f32(3, seed=1))
+
+
+@_program("cond_int_output_jacfwd")
+def _(jax):
+    f = _cond_int_output(jax)
+    return jax.jacfwd(lambda x: f(x)[0]), (_f32(3),)
+
+
+@_program("scan_int_carry_jvp")
+def _(jax):
+    lax = jax.lax
+
+    def body(c, a):
+        v, k = c
+        return (v * a, k + 1), (v, k)
+
+    return (lambda x, t: jax.jvp(lambda x: lax.scan(body, (1.0, 0), x), (x,), (t,))), (
+        _f32(3),
+        _f32(3, seed=1),
+    )
+
+
 @_program("pmap_psum_normalize")
 def _(jax):
     lax = jax.lax
