@@ -19,7 +19,6 @@ NOT_ON_CPU = "needs a GPU/TPU runtime, multi-host processes or XLA internals the
 EXTENDED_FLOATS = "elsewhere: bfloat16/float8/float4/int4 dtypes (ml_dtypes) are another piece of work"
 DISTRIBUTIONS = "elsewhere: random distributions and scipy.special/stats functions are another piece of work"
 NOT_YET = "not implemented yet"
-TYPING = "typing aliases of JAX internals (annotations only)"
 INTERNAL_PRIM = "a primitive of an XLA-specific op the engine does not stage (its public wrapper may exist)"
 
 
@@ -50,10 +49,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         ),
     },
     "jax.lax": {
-        **_same(
-            TYPING,
-            "AccuracyMode Tolerance",
-        ),
         **_same(
             INTERNAL_PRIM,
             "after_all_p create_token_p dce_sink_p device_put_p "

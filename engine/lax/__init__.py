@@ -57,6 +57,7 @@ from . import convolution as _cv  # noqa: E402
 
 ConvGeneralDilatedDimensionNumbers = _typing.Union[tuple[str, str, str], _cv.ConvDimensionNumbers, None]
 from .scaled_dot import scaled_dot, scaled_dot_p  # noqa: F401,E402
+from .accuracy import AccuracyMode, Tolerance  # noqa: F401,E402
 from .ragged_dot import (  # noqa: F401,E402
     RaggedDotDimensionNumbers,
     ragged_dot,

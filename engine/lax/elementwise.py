@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, narrow_dtypes
+from .accuracy import check_accuracy, primal_only
 from ..core import Primitive, ShapedArray
 from ..ad import defjvp, defjvp2, defzero, Zero
 from ..narrow_dtypes import kind as dtype_kind
@@ -65,7 +66,13 @@ def _rejecting_complex(name, impl, kinds):
 
 def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
     p = Primitive(name)
-    p.def_impl(_rejecting_complex(name, impl, kinds))
+    checked = _rejecting_complex(name, impl, kinds)
+
+    def run(x, accuracy=None, **params):  # (a CPU computes the default implementation: lax.accuracy)
+        check_accuracy(accuracy)
+        return checked(x, **params)
+
+    p.def_impl(run)
 
     def abstract(x, **params):
         _check_kind(name, x, kinds)
@@ -540,12 +547,12 @@ for _p in (
 ):
     defzero(_p)
 
-defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
+defjvp2(exp_p, primal_only(lambda g, ans, x: mul(g, ans)))
 # JAX's form: a scalar log 2 (weak where x is, as JAX's _const) times the product.
-defjvp2(exp2_p, lambda g, ans, x: mul(log(full_like(x, 2, shape=())), mul(g, ans)))
-defjvp(log_p, lambda g, x: div(g, x))
-defjvp(log1p_p, lambda g, x: div(g, add(x, 1.0)))
-defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, 1.0)))
+defjvp2(exp2_p, primal_only(lambda g, ans, x: mul(log(full_like(x, 2, shape=())), mul(g, ans))))
+defjvp(log_p, primal_only(lambda g, x: div(g, x)))
+defjvp(log1p_p, primal_only(lambda g, x: div(g, add(x, 1.0))))
+defjvp2(expm1_p, primal_only(lambda g, ans, x: mul(g, add(ans, 1.0))))
 
 
 def _tanh_jvp(g, ans, x):
@@ -555,11 +562,11 @@ def _tanh_jvp(g, ans, x):
     return mul(g, sub(1.0, square(ans)))  # eagerly, the one with fewer operations (grad(tanh) speed)
 
 
-defjvp2(tanh_p, _tanh_jvp)
-defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(1.0, ans))))
-defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-defjvp2(tan_p, lambda g, ans, x: mul(g, add(1.0, square(ans))))
+defjvp2(tanh_p, primal_only(_tanh_jvp))
+defjvp2(logistic_p, primal_only(lambda g, ans, x: mul(g, mul(ans, sub(1.0, ans)))))
+defjvp(sin_p, primal_only(lambda g, x: mul(g, cos(x))))
+defjvp(cos_p, primal_only(lambda g, x: neg(mul(g, sin(x)))))
+defjvp2(tan_p, primal_only(lambda g, ans, x: mul(g, add(1.0, square(ans)))))
 defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(1.0, square(x)))))
 defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(1.0, square(x))))))
 defjvp(atan_p, lambda g, x: div(g, add(1.0, square(x))))
@@ -579,9 +586,9 @@ def _const(example, val):
     return np.array(val, aval.dtype)
 
 
-defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
-defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
-defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+defjvp2(sqrt_p, primal_only(lambda g, ans, x: mul(g, div(_const(x, 0.5), ans))))
+defjvp2(rsqrt_p, primal_only(lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x)))))
+defjvp2(cbrt_p, primal_only(lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2)))))
 
 
 def _abs_jvp(g, ans, x):

@@ -49,6 +49,17 @@ for _fn in "log sqrt rsqrt reciprocal acosh".split():
     _add(f"lax.{_fn}[pos]", _lax(_fn, lambda: (_pos(2, 3) + 1,)))
 for _fn in "asin acos atanh".split():
     _add(f"lax.{_fn}[unit]", _lax(_fn, _U))
+_add(
+    "lax.tan[accuracy]",
+    lambda jax: ((lambda x: jax.lax.tan(x, accuracy=jax.lax.AccuracyMode.HIGHEST)), (_f32(2, 3),)),
+)
+_add(
+    "grad(lax.sin[accuracy])",
+    lambda jax: (
+        jax.grad(lambda x: jax.lax.sin(x, accuracy=jax.lax.AccuracyMode.HIGHEST).sum()),
+        (_f32(2, 3),),
+    ),
+)
 _add("lax.round[to_even]", _lax("round", _F, rounding_method=1))
 for _fn in "abs neg sign square".split():
     _add(f"lax.{_fn}[int]", _lax(_fn, _I))

@@ -1890,12 +1890,13 @@ from snippets_lax_more import LAX_MORE  # noqa: E402
 
 SNIPPETS["lax_more"] = LAX_MORE
 
-from snippets_ragged import CONV_LOCAL, DOT_ALGORITHMS, RAGGED, SCALED_DOT  # noqa: E402
+from snippets_ragged import ACCURACY, CONV_LOCAL, DOT_ALGORITHMS, RAGGED, SCALED_DOT  # noqa: E402
 
 SNIPPETS["ragged"] = RAGGED
 SNIPPETS["dot_algorithms"] = DOT_ALGORITHMS
 SNIPPETS["conv_local"] = CONV_LOCAL
 SNIPPETS["scaled_dot"] = SCALED_DOT
+SNIPPETS["accuracy"] = ACCURACY
 
 from snippets_pswapaxes import PSWAPAXES  # noqa: E402
 

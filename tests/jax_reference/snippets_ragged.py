@@ -1,6 +1,7 @@
-"""Snippets for lax's ragged contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes),
-their jaxprs, derivatives, vmap and errors; and the dot algorithms a contraction's precision takes; conv_general_dilated_local; scaled_dot.
-Registered in snippets.py."""
+"""Snippets for lax's contractions and their options added for the API surface (issue 13): the ragged
+contractions (``ragged_dot``, ``ragged_dot_general`` in its three modes: values, jaxprs, derivatives,
+vmap, errors), the dot algorithms a contraction's precision takes, ``conv_general_dilated_local``,
+``scaled_dot``, and the unary ops' ``accuracy=``. Registered in snippets.py."""
 
 R = (
     "r = np.random.RandomState(0)\n"
@@ -326,4 +327,42 @@ SCALED_DOT = [
         + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((3, 2, 1)), rhs_scale=sb, preferred_element_type=f32)",
     ),
     ("err_scaled_contracting", S + "out = lax.scaled_dot(a, b[:4], preferred_element_type=f32)"),
+]
+
+# accuracy= of the transcendental unary ops: a param of the primal equation only; a CPU computes the
+# default implementation.
+A = "x = jnp.array([0.5, 1.5, 2.25])\nH = lax.AccuracyMode.HIGHEST\n"
+ACCURACY = [
+    *(
+        (
+            f"accuracy_{n}",
+            A + f"f = lax.{n}\n"
+            "out = (f(x, accuracy=H), jax.jit(lambda x: f(x, accuracy=lax.Tolerance(atol=1e-3, ulps=2)))(x), "
+            "jax.grad(lambda x: jnp.sin(f(x, accuracy=H)).sum())(x))",
+            1e-5
+            if n in ("exp", "exp2", "log", "sin", "cos", "sqrt", "rsqrt", "cbrt", "tan", "expm1")
+            else 1e-6,
+        )
+        for n in "exp exp2 expm1 log log1p tanh logistic sin cos tan sqrt rsqrt cbrt".split()
+    ),
+    ("accuracy_jaxpr", A + "out = str(jax.make_jaxpr(lambda x: lax.exp(x, accuracy=H))(x))"),
+    ("accuracy_none_jaxpr", A + "out = str(jax.make_jaxpr(lambda x: lax.exp(x, accuracy=None))(x))"),
+    (
+        "accuracy_grad_jaxpr",
+        A + "out = str(jax.make_jaxpr(jax.grad(lambda x: lax.tan(x, accuracy=H).sum()))(x))",
+    ),
+    (
+        "accuracy_vmap_jaxpr",
+        A + "out = str(jax.make_jaxpr(jax.vmap(lambda x: lax.cos(x, accuracy=lax.AccuracyMode.DEFAULT)))(x))",
+    ),
+    ("accuracy_complex", A + "out = lax.sin(x * 1j, accuracy=H)"),
+    (
+        "accuracy_modes",
+        "out = ([m.name for m in lax.AccuracyMode], lax.AccuracyMode.HIGHEST.value, str(lax.AccuracyMode.DEFAULT))",
+    ),
+    ("tolerance_fields", "t = lax.Tolerance(rtol=1e-3)\nout = (t.atol, t.rtol, t.ulps)"),
+    ("err_tolerance_negative", "out = lax.Tolerance(atol=-1.0)"),
+    ("err_tolerance_unset", "out = lax.Tolerance()"),
+    ("err_accuracy_string", A + "out = lax.exp(x, accuracy='high')"),
+    ("err_accuracy_not_taken", A + "out = lax.neg(x, accuracy=H)"),
 ]
