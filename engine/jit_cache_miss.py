@@ -47,6 +47,12 @@ _CONTEXT_DEFAULTS = {"replaying": False, "jax_threefry_partitionable": True, "ja
 _callsites_with_new_functions: set[str] = set()
 
 
+def forget_call_sites() -> None:
+    """A new program starts (the playground's next run, in a process that ran one before): no call
+    site of it has traced a new function yet."""
+    _callsites_with_new_functions.clear()
+
+
 @dataclass(frozen=True)
 class CacheMiss:
     """One miss explained. ``kind``: ``never_seen`` (a function traced for the first time),

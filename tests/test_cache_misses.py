@@ -120,3 +120,15 @@ def test_a_sharding_jax_would_not_trace_again_for_is_named(jax_on_engine):
     assert (
         reasons[1] == "different input types:\n* at x, now f32[4]{spec=P()} and before f32[4]{spec=P('a',)}"
     )
+
+
+def test_each_run_is_a_program_of_its_own():
+    """A run in a process that ran another (the playground's runs, the report tests) does not take
+    its first call at a line for a function re-defined at the line of the earlier run's."""
+    from engine.inspect import run_request
+    from engine.inspect.schema import RunRequest
+
+    code = "import jax\nimport jax.numpy as jnp\nf = jax.jit(lambda x: x + 1)\nf(jnp.ones(3))\n"
+    for _ in range(2):
+        (call,) = run_request(RunRequest(code=code)).calls
+        assert call.jit.recompile_reason == "never seen function: <lambda> defined at line 3"

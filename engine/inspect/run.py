@@ -18,7 +18,7 @@ import sys
 import time
 
 import engine
-from engine import compat, core, debug, monitoring
+from engine import compat, core, debug, jit_cache_miss, monitoring
 
 from . import errors as report_errors
 from . import record
@@ -197,6 +197,7 @@ def run_code(
         engine_version=engine.__version__, mode=mode, ok=False, device_count=compat.requested_device_count()
     )
     x64 = core.x64_enabled[0]  # a program may turn x64 on: it stays its own (reset after the report)
+    jit_cache_miss.forget_call_sites()  # (an earlier run's line is not this program's)
     rec = record.Recorder(filename)
     rec.detail_calls = mode == "script"  # in stack mode the stack's call is the one to show in full
     budget = _Budget(output_limit())
