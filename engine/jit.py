@@ -602,17 +602,26 @@ class JitFunction:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         avals = [_abstractify(x) for x in leaves]
-        # A signature a call traced already is not traced again (as in JAX, whose trace cache the
-        # call and ``lower`` share): unless the trace hoisted an outer tracer or a ref out of its
-        # constants, or shows a pmap in another form than the one that runs.
+        # A signature a call traced already is not traced again, nor is a call's after ``lower``
+        # (as in JAX, whose trace cache the two share): unless the trace hoisted an outer tracer or
+        # a ref out of its constants, or shows a pmap in another form than the one that runs.
         key = self._staged_key(statics, in_tree, tuple(avals), None)
         entry: StagedEntry | None = None
-        if key not in self._has_pmap and not any(getattr(x, "on_mesh", False) for x in leaves):
+        shared = key not in self._has_pmap and not any(getattr(x, "on_mesh", False) for x in leaves)
+        if shared:
             entry = self._cache.get(key)
         if entry is not None and not entry[2]:
             closed, out_tree = entry[0], entry[1]
         else:
+            if entry is None and compile_log.active():  # (a miss: logged, or refused, as a call's)
+                names = self._arg_names(args, dyn_kwargs, static_nums)
+                miss = jit_cache_miss.explain(self.fun, self._cache, key, names)
+                compile_log.on_miss(self.name, self.fun, avals, miss)
+            pmaps = staged_pmaps()
             closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
+            if shared and entry is None and staged_pmaps() == pmaps and not displaying():
+                if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
+                    self._cache[key] = (closed, out_tree, [])
         lowered = Lowered(closed, self.name, out_tree, leaves)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.keep_unused = self.keep_unused

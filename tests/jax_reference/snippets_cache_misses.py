@@ -108,6 +108,16 @@ CASES = {
         call(lambda x: x - 1, jnp.ones(2))
         call(lambda x: x * 3, jnp.ones(2))
         """,
+    "lower_and_trace": """
+        import jax, jax.numpy as jnp
+        f = jax.jit(lambda x: x)
+        f(jnp.ones(3))
+        f.lower(jnp.ones(4))
+        f(jnp.ones(4))
+        f.trace(jnp.ones(5))
+        f(jnp.ones(5))
+        f.lower(jnp.ones(5)).compile()(jnp.ones(5))
+        """,
     "shardings": """
         import numpy as np
         import jax
