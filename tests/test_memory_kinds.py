@@ -536,6 +536,9 @@ def test_results_of_arrays_on_a_mesh_keep_the_arguments_spelling_of_their_layout
         "first": a + x,
         "second": x + a,
         "zeros_like": jnp.zeros_like(b),
+        "row": b[0],  # (a sliced dimension is gathered, a whole one stays split)
+        "rows": b[:2],
+        "corner": b[1:3, 2:],
     }
     assert {k: str(v.sharding.spec) for k, v in specs.items()} == {
         "jit": "P('x', None)",
@@ -543,7 +546,13 @@ def test_results_of_arrays_on_a_mesh_keep_the_arguments_spelling_of_their_layout
         "first": "P('x', None)",
         "second": "P('x',)",
         "zeros_like": "P('x', 'y')",
+        "row": "P('y',)",
+        "rows": "P(None, 'y')",
+        "corner": "P()",
     }
+    xn = np.arange(16.0).reshape(4, 4)
+    for k, idx in (("row", 0), ("rows", slice(0, 2)), ("corner", (slice(1, 3), slice(2, None)))):
+        np.testing.assert_array_equal(specs[k], xn[idx])
     from engine.sharding import SingleDeviceSharding
 
     assert jax.jit(lambda v: jnp.zeros((4, 4)))(b).sharding == SingleDeviceSharding(jax.devices()[0])

@@ -425,16 +425,17 @@ def _check_dot_types(ctx, lhs, rhs, lc, rc, lb, rb):
 
 
 def _slice(ctx, prim, vals, params):
-    """A slice that keeps every sharded dimension whole slices each block alike."""
+    """Whole dimensions stay split, each block sliced alike; a sliced one is gathered first (as XLA)."""
     (x,) = vals
     shape = core.get_aval(x.val).shape
     start, limit, strides = params["start_indices"], params["limit_indices"], params["strides"]
-    for d, s in enumerate(x.spec):
-        whole = start[d] == 0 and limit[d] == shape[d] * ctx.parts(s) and (strides is None or strides[d] == 1)
-        if s and not whole:
-            return _fallback(ctx, prim, vals, params)
-    local = tuple(shape[d] if s else n for d, (s, n) in enumerate(zip(x.spec, limit)))
-    return Sharded(prim.bind(x.val, **dict(params, limit_indices=local)), x.spec)
+    whole = [start[d] == 0 and limit[d] == n * ctx.parts(s) for d, (n, s) in enumerate(zip(shape, x.spec))]
+    spec = tuple(
+        s if w and (strides is None or strides[d] == 1) else () for d, (s, w) in enumerate(zip(x.spec, whole))
+    )
+    v = x.val if spec == x.spec else _to_spec(ctx, x, spec)
+    local = tuple(shape[d] if s else n for d, (s, n) in enumerate(zip(spec, limit)))
+    return Sharded(prim.bind(v, **dict(params, limit_indices=local)), spec)
 
 
 def _concatenate(ctx, prim, vals, params):
