@@ -1,4 +1,6 @@
-"""The narrow dtypes JAX takes from ``ml_dtypes``: bfloat16, the float8/float4 types and int4/int2.
+"""The narrow dtypes JAX takes from ``ml_dtypes``: bfloat16, the float8/float6/float4 types and
+int4/int2/int1 (JAX's CPU backend cannot hold float6 or int1 arrays; the engine computes with them as
+with the others).
 
 numpy knows them only as opaque types (``np.dtype(bfloat16).kind`` is ``'V'``, ``np.finfo`` refuses
 them), so the engine asks ``kind`` here instead of ``dtype.kind`` wherever a float must be told from
@@ -32,8 +34,10 @@ FLOAT_NAMES = (
     "float8_e5m2fnuz",
     "float8_e8m0fnu",
     "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
 )
-INT_NAMES = ("int2", "int4", "uint2", "uint4")
+INT_NAMES = ("int1", "int2", "int4", "uint1", "uint2", "uint4")
 NAMES = frozenset(FLOAT_NAMES + INT_NAMES)
 
 # narrow dtype -> the numpy dtype its values are computed in. Importing ml_dtypes takes most of a
@@ -49,9 +53,10 @@ def load() -> ModuleType:
     import ml_dtypes
 
     if not _loaded[0]:
-        for n in FLOAT_NAMES:
+        # (float6 and int1/uint1 are ml_dtypes' newer types: an older one lacks them, as JAX then does)
+        for n in filter(lambda n: hasattr(ml_dtypes, n), FLOAT_NAMES):
             WIDE[np.dtype(getattr(ml_dtypes, n))] = np.dtype(np.float32)
-        for n in INT_NAMES:
+        for n in filter(lambda n: hasattr(ml_dtypes, n), INT_NAMES):
             WIDE[np.dtype(getattr(ml_dtypes, n))] = np.dtype(np.uint8 if n[0] == "u" else np.int8)
         _KIND.update({d: w.kind for d, w in WIDE.items()})
         _loaded[0] = True

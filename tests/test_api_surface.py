@@ -64,8 +64,8 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.numpy": {
         **_same(
             EXTENDED_FLOATS,
-            "bfloat16 float4_e2m1fn float6_e2m3fn float6_e3m2fn float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
-            "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int1 int2 int4 uint1 "
+            "bfloat16 float4_e2m1fn float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
+            "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int2 int4 "
             "uint2 uint4",
         ),
     },

@@ -122,6 +122,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "broadcast_errors",
         "small_gaps",
         "ad_refusals",
+        "api_misc",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

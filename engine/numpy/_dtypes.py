@@ -86,8 +86,11 @@ def _refuse_narrow_promotion(pairs) -> None:
     from ..errors import TypePromotionError
 
     names = list(dict.fromkeys(d.name for d, w in pairs if not w))
-    ints = any(n in narrow_dtypes.INT_NAMES for n in names)
-    what, example = ("1-bit, 2-bit and 4-bit integers", "int32") if ints else ("8-bit floats", "float32")
+    bits = next((b for b in ("8", "6", "4") if any(n.startswith(f"float{b}_") for n in names)), None)
+    # (JAX names the floats first, the widest kind of them: 8-bit, then 6-bit, then 4-bit)
+    what, example = (
+        (f"{bits}-bit floats", "float32") if bits else ("1-bit, 2-bit and 4-bit integers", "int32")
+    )
     raise TypePromotionError(
         f"Input dtypes {tuple(names)} have no available implicit dtype promotion path. To avoid "
         f"unintended promotion, {what} do not support implicit promotion. If you'd like your inputs to be "

@@ -178,3 +178,34 @@ API_MISC += [
     ("err_empty_ref_eager_of_array", "out = jax.empty_ref(jnp.ones(3))"),
     ("free_ref_eager", "r = jax.new_ref(jnp.ones(2))\nout = (jax.free_ref(r), r[...])"),
 ]
+
+# jnp.float6_e2m3fn, float6_e3m2fn, int1, uint1 (ml_dtypes'): what JAX does with them on a CPU is
+# type-level (its CPU backend cannot hold float6 arrays, and mishandles int1/uint1 ones); the engine
+# computes with them as with the other narrow types
+_NARROW6 = (
+    "names = ['float6_e2m3fn', 'float6_e3m2fn', 'int1', 'uint1']\nts = [getattr(jnp, n) for n in names]\n"
+)
+API_MISC += [
+    (
+        "narrow_types_described",
+        _NARROW6 + "out = [(str(jnp.dtype(t)), jnp.dtype(t).itemsize, "
+        "repr(jnp.finfo(t) if 'float' in n else jnp.iinfo(t)), jnp.issubdtype(t, jnp.floating), "
+        "jnp.issubdtype(t, jnp.signedinteger), jnp.isdtype(t, 'integral'), str(jax.dtypes.canonicalize_dtype(t))) "
+        "for n, t in zip(names, ts)]",
+    ),
+    (
+        "narrow_types_promote",
+        _NARROW6 + "out = [str(jnp.promote_types(jnp.float6_e2m3fn, jnp.int8)), "
+        "str(jnp.result_type(jnp.float6_e3m2fn, 1.0)), str(jnp.result_type(jnp.int1, 1)), "
+        "str(jnp.promote_types(jnp.uint1, jnp.uint1))]",
+    ),
+    ("err_float6_promotes_with_float32", "out = jnp.promote_types(jnp.float6_e2m3fn, jnp.float32)"),
+    ("err_float6_promotes_with_bfloat16", "out = jnp.promote_types(jnp.float6_e3m2fn, jnp.bfloat16)"),
+    ("err_int1_promotes_with_int8", "out = jnp.promote_types(jnp.int1, jnp.int8)"),
+    ("err_uint1_promotes_with_float32", "out = jnp.promote_types(jnp.uint1, jnp.float32)"),
+    (
+        "narrow_types_staged",
+        _NARROW6 + "out = [(str(jax.eval_shape(lambda x: x + x, jax.ShapeDtypeStruct((3,), t))), "
+        "str(jax.make_jaxpr(lambda x: x.astype(jnp.float32))(jax.ShapeDtypeStruct((3,), t)))) for t in ts]",
+    ),
+]
