@@ -160,6 +160,17 @@ ir.pp_params_rules[psum_scatter_p] = _pp_named(groups=True)
 ir.pp_params_rules[ppermute_p] = _pp_named(groups=False)
 
 
+def _pp_all_to_all(eqn):
+    # JAX binds the axis name as given (one name unwrapped) and no axis size
+    params = {k: v for k, v in eqn.params.items() if k not in ("axes", "axis_size")}
+    axes = eqn.params["axes"]
+    params.update(axis_name=axes[0] if len(axes) == 1 else axes, axis_index_groups=None)
+    return sorted(params.items())
+
+
+ir.pp_params_rules[all_to_all_p] = _pp_all_to_all
+
+
 collective_primitives = (
     psum_p,
     pmax_p,
@@ -222,7 +233,7 @@ def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis):
+def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis, tiled=False):
     shape = list(x.shape)
     if shape[split_axis] % axis_size:
         raise ValueError(
@@ -323,7 +334,7 @@ def _ppermute_impl(x, *, axes, perm):
 
 
 @all_to_all_p.def_impl
-def _all_to_all_impl(x, *, axes, axis_size, split_axis, concat_axis):
+def _all_to_all_impl(x, *, axes, axis_size, split_axis, concat_axis, tiled=False):
     _, vm, rest = _split_axes(axes)
     if vm:
         raise NotImplementedError("all_to_all of a value that its vmap axis does not batch")
@@ -397,8 +408,8 @@ _linear(
 )
 _linear(
     all_to_all_p,
-    lambda ct, *, axes, axis_size, split_axis, concat_axis: all_to_all_p.bind(
-        ct, axes=axes, axis_size=axis_size, split_axis=concat_axis, concat_axis=split_axis
+    lambda ct, *, axes, axis_size, split_axis, concat_axis, tiled=False: all_to_all_p.bind(
+        ct, axes=axes, axis_size=axis_size, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled
     ),
 )
 
@@ -574,7 +585,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                     f"divisible by the size of the named axis {axis_name} ({n})"
                 )
             return all_to_all_p.bind(
-                v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat
+                v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat, tiled=True
             )
         if core.get_aval(v).shape[split] != n:
             raise ValueError(  # (JAX's message, naming its parameter)
@@ -587,7 +598,9 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         elif split > concat:
             v = lax.expand_dims(v, (concat,))
             split += 1
-        out = all_to_all_p.bind(v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat)
+        out = all_to_all_p.bind(
+            v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat, tiled=False
+        )
         return lax.squeeze(out, (split,)) if split != concat else out
 
     return tree_map(one, x)

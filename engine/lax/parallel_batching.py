@@ -135,7 +135,7 @@ def _ppermute_batch(size, vals, dims, *, axes, perm):
     return lax.dot_general(Array(sel), x, (((1,), (0,)), ((), ()))), 0
 
 
-def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis):
+def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis, tiled=False):
     from . import api as lax
 
     (v,), (d,) = vals, dims
@@ -146,6 +146,7 @@ def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_a
             axis_size=axis_size,
             split_axis=split_axis + 1,
             concat_axis=concat_axis + 1,
+            tiled=tiled,
         )
         return out, 0
     x = _front(v, d, size)  # (j, *s): j is the source index

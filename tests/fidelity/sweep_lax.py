@@ -415,6 +415,21 @@ _add(
         (_f32(3, 8), _f32(8, 2, seed=1), _pos(3, 2), _pos(2, 2, seed=1)),
     ),
 )
+_add(
+    "pmap(lax.pswapaxes)",
+    lambda jax: (jax.pmap(lambda v: jax.lax.pswapaxes(v, "i", 0), axis_name="i"), (_f32(4, 4, 3),)),
+)
+_add(
+    "pmap(lax.all_to_all[tiled])",
+    lambda jax: (
+        jax.pmap(lambda v: jax.lax.all_to_all(v, "i", 0, 1, tiled=True), axis_name="i"),
+        (_f32(4, 4, 3),),
+    ),
+)
+_add(
+    "pmap(lax.all_to_all[untiled])",
+    lambda jax: (jax.pmap(lambda v: jax.lax.all_to_all(v, "i", 0, 1), axis_name="i"), (_f32(4, 4, 3),)),
+)
 _add("lax.batch_matmul[f32]", _lax("batch_matmul", lambda: (_f32(2, 3, 4), _f32(2, 4, 2, seed=1))))
 _CX, _CW = lambda: _f32(1, 2, 6, 6), lambda: _f32(3, 2, 3, 3, seed=1)  # noqa: E731
 _add("lax.conv[valid]", _lax("conv", lambda: (_CX(), _CW()), window_strides=(1, 1), padding="VALID"))
