@@ -222,10 +222,11 @@ def test_devices_panel_layout(page: Page, artifacts):
             assert overlap_x <= 0 or overlap_y <= 0, (r, c)
     for card in page.get_by_test_id("device-card").all():
         box = card.bounding_box()
-        # "compute …" and "wait …" keep apart.
-        a, b = card.locator(".time-facts > span").all()
-        ra, rb = a.bounding_box(), b.bounding_box()
-        assert ra["y"] != rb["y"] or ra["x"] + ra["width"] + 4 <= rb["x"], (ra, rb)
+        # "compute …", "exchange …" and "wait …" keep apart.
+        facts = [f.bounding_box() for f in card.locator(".time-facts > span").all()]
+        assert len(facts) == 3
+        for ra, rb in zip(facts, facts[1:]):
+            assert ra["y"] != rb["y"] or ra["x"] + ra["width"] + 4 <= rb["x"], (ra, rb)
         # Output values stay inside their card.
         for shard in card.get_by_test_id("shard-out").all():
             r = shard.bounding_box()

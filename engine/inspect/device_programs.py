@@ -17,8 +17,9 @@ COLLECTIVE_CAP = 400  # collective events per call
 
 def device_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, t_end: float, call_id: int):
     """pmap reports ``pmap_execute`` with ``axis_names``, ``mesh``, ``devices`` (dicts with ``id``,
-    ``inputs``/``outputs`` arrays, ``compute_ms``, ``collective_wait_ms``), ``collectives`` (dicts
-    of ``CollectiveEvent`` fields) and ``seconds``; any missing key is simply left out."""
+    ``inputs``/``outputs`` arrays, ``compute_ms``, ``exchange_ms``, ``collective_wait_ms``),
+    ``collectives`` (dicts of ``CollectiveEvent`` fields, with ``waits_ms`` and ``times_ms`` by
+    device id) and ``seconds``; any missing key is simply left out."""
     seconds = data.get("seconds") or 0.0
     if seconds:
         rec.event(
@@ -36,7 +37,8 @@ def device_facts(rec: Recorder, record: TransformedCall, kind: str, data: dict, 
         if transfer_s:
             rec.event(record.timings, "transfer to devices", "transfer", t0, transfer_s, call=call_id)
         for d in (data.get("devices") or [])[:64]:
-            busy_s = ((d.get("compute_ms") or 0.0) + (d.get("collective_wait_ms") or 0.0)) / 1e3
+            busy_ms = sum(d.get(k) or 0.0 for k in ("compute_ms", "exchange_ms", "collective_wait_ms"))
+            busy_s = busy_ms / 1e3
             rec.event(
                 record.timings,
                 f"compute {data.get('name', '')}".strip(),
@@ -84,6 +86,10 @@ def _merge_device_program(record: TransformedCall, data: dict, offset_ms: float)
     for c in data.get("collectives", [])[:COLLECTIVE_CAP]:
         fields = {k: v for k, v in c.items() if k in CollectiveEvent.model_fields}
         fields["start_ms"] = fields.get("start_ms", 0.0) + offset_ms
+        # per device, in the order of ``devices`` (JSON objects would key them by strings)
+        by_device = {"waits_ms": c.get("waits_ms") or {}, "device_ms": c.get("times_ms") or {}}
+        for name, values in by_device.items():
+            fields[name] = [float(values.get(d, 0.0)) for d in fields.get("devices", [])]
         collectives.append(CollectiveEvent(**fields))
     if info is None:
         record.pmap = PmapInfo(
@@ -99,6 +105,7 @@ def _merge_device_program(record: TransformedCall, data: dict, offset_ms: float)
                     ],
                     outputs=out,
                     compute_ms=d.get("compute_ms", 0.0),
+                    exchange_ms=d.get("exchange_ms", 0.0),
                     collective_wait_ms=d.get("collective_wait_ms", 0.0),
                 )
                 for d, out in zip(raw, outputs)
@@ -110,6 +117,7 @@ def _merge_device_program(record: TransformedCall, data: dict, offset_ms: float)
     for dev, d, out in zip(info.devices, raw, outputs):
         dev.outputs = out
         dev.compute_ms += d.get("compute_ms", 0.0)
+        dev.exchange_ms += d.get("exchange_ms", 0.0)
         dev.collective_wait_ms += d.get("collective_wait_ms", 0.0)
     for c in collectives:
         if len(info.collectives) < COLLECTIVE_CAP:

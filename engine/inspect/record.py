@@ -331,6 +331,7 @@ class Recorder:
         self.compile_jobs: list[tuple[TransformedCall, object, int]] = []  # interpreted calls' jobs
         self.kernel_records: list[tuple[JitInfo, ClosedJaxpr]] = []  # measured at the end of the run
         self.device_programs_t0: dict[int, float] = {}  # per call: when its first device program started
+        self.on_progress: Callable[[], None] | None = None  # a call started or ended (the sandbox streams)
 
     # --- time ---
     def ms(self, t: float | None = None) -> float:
@@ -481,6 +482,8 @@ class Recorder:
         self.calls.append(record)
         rec = CallRecord(t, detailed)
         self.current = rec
+        if self.on_progress is not None:
+            self.on_progress()
         start = time.perf_counter()
         error = None
         try:
@@ -507,6 +510,8 @@ class Recorder:
             finally:
                 self.building = False
                 self.current = None
+        if self.on_progress is not None:
+            self.on_progress()
         if error is not None:
             raise error
         return out

@@ -21,7 +21,7 @@ import engine
 from engine import compat, core, debug, jit_cache_miss, monitoring
 
 from . import errors as report_errors
-from . import record
+from . import progress, record
 from .errors import OutputLimitExceeded, run_error
 from .schema import RunError, RunReport, RunRequest, TransformSpec
 from .values import summarize
@@ -62,6 +62,7 @@ class _Capture(io.TextIOBase):
         self.tee = tee
         self.truncated = False
         self.budget = budget or _Budget(None)
+        self.on_line = None  # called after a write that ends a line (the sandbox streams output)
 
     def writable(self):
         return True
@@ -78,6 +79,8 @@ class _Capture(io.TextIOBase):
         if len(s) > max(room, 0):
             self.truncated = True
         self.budget.spend(s)
+        if self.on_line is not None and "\n" in s:
+            self.on_line()
         return len(s)
 
     def flush(self):
@@ -204,6 +207,11 @@ def run_code(
     out = _Capture(sys.stdout if tee else None, budget=budget)
     err = _Capture(sys.stderr if tee else None, budget=budget)
     rec.write_stdout = out.write
+    fd = progress.progress_fd()
+    if fd is not None:
+        stream = progress.ProgressStream(fd, rec, out, err)
+        rec.on_progress = stream.send
+        out.on_line = err.on_line = stream.printed
     source_lines = _register_source(filename, req.code)
     compat.install()
     undo = compat.set_overrides(record.instrumented_transforms())

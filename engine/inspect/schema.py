@@ -93,9 +93,7 @@ class ArraySummary(BaseModel):
     inf_count: int = 0
     data: Any = Field(None, description="Nested lists up to the size cap, else None.")
     truncated: bool = False
-    devices: Optional[list[int]] = Field(
-        None, description="Device ids holding the shards, for sharded arrays."
-    )
+    devices: Optional[list[int]] = None  # device ids holding the shards, for sharded arrays
 
 
 class TreeNode(BaseModel):
@@ -279,11 +277,14 @@ class TimingEvent(BaseModel):
 
 
 class DeviceRecord(BaseModel):
+    # Where a device's run time went: its own computation, the work of its collectives (copying
+    # into and out of the exchange, reducing), and waiting in them for the other devices.
     id: int
     coords: list[int] = Field(default_factory=list)
     inputs: list[ArraySummary] = Field(default_factory=list)
     outputs: list[ArraySummary] = Field(default_factory=list)
     compute_ms: float = 0.0
+    exchange_ms: float = 0.0
     collective_wait_ms: float = 0.0
 
 
@@ -292,17 +293,19 @@ class CollectiveEvent(BaseModel):
     primitive: str
     axis_name: str
     devices: list[int]
-    start_ms: float
-    duration_ms: float
+    start_ms: float  # when the first device entered it
+    duration_ms: float  # the longest any one device spent in it, waiting included (max of device_ms)
+    # Per device, in the order of ``devices``: the time each spent in it, and of that the time it
+    # was blocked waiting for the others (the rest is the exchange itself).
+    device_ms: list[float] = Field(default_factory=list)
+    waits_ms: list[float] = Field(default_factory=list)
     nbytes: int = 0
     shape: list[int] = Field(default_factory=list)
     dtype: str = ""
     perm: Optional[list[list[int]]] = None  # ppermute's (source, destination) positions within each group
-    groups: list[list[int]] = Field(
-        default_factory=list,
-        description="The device ids that exchanged with each other, one list per group (a psum over "
-        "'y' on a (4, 2) mesh is 4 groups of 2), each in its axis order.",
-    )
+    # The device ids that exchanged with each other, one list per group (a psum over 'y' on a (4, 2)
+    # mesh is 4 groups of 2), each in its axis order.
+    groups: list[list[int]] = Field(default_factory=list)
 
 
 class PmapInfo(BaseModel):
@@ -326,7 +329,7 @@ class DebugStep(BaseModel):
 
 
 class DebugTrace(BaseModel):
-    graph: str = Field(description="Name of the stage whose equations are stepped.")
+    graph: str  # the name of the stage whose equations are stepped
     steps: list[DebugStep] = Field(default_factory=list)
     first_nonfinite: Optional[int] = None
     truncated: bool = False
@@ -334,7 +337,7 @@ class DebugTrace(BaseModel):
 
 class TransformedCall(BaseModel):
     id: int
-    label: str = Field(description="The composed call as code, e.g. 'jit(vmap(grad(loss)))'.")
+    label: str  # the composed call as code, e.g. 'jit(vmap(grad(loss)))'
     function: str
     source: Optional[SourceInfo] = None
     stages: list[Stage] = Field(default_factory=list)
@@ -364,6 +367,18 @@ class RunReport(BaseModel):
     prints: list[DebugPrint] = Field(default_factory=list)
     device_count: int = 1
     duration_ms: float = 0.0
+
+
+class RunProgress(BaseModel):
+    """What a run finished since its last progress frame (``engine.inspect.progress``): the sandbox
+    keeps these so that a run killed at a limit still shows them. Not sent to the page."""
+
+    calls: list[TransformedCall] = Field(default_factory=list)
+    running: Optional[TransformedCall] = None  # the call under way when the frame was sent (no stages yet)
+    timings: list[TimingEvent] = Field(default_factory=list)
+    prints: list[DebugPrint] = Field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
 
 
 TreeNode.model_rebuild()

@@ -17,6 +17,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Callable, Optional
 
 from . import isolation
+from .result_frames import HEADER, REPORT
 
 if TYPE_CHECKING:
     from engine.inspect.schema import RunReport, RunRequest
@@ -34,6 +35,9 @@ INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu", signal.SIGUSR1: "
 # The engine's runner stops a run itself at the print that crosses the output limit (it captures
 # prints, so they never reach the pipes the supervisor counts): it reads the limit from here.
 OUTPUT_LIMIT_ENV = "ENGINE_OUTPUT_BYTES"
+# Where the engine's runner streams its progress frames (``engine.inspect.progress``): the result
+# pipe, read by ``result_frames``; with the run's pid, so no process it starts takes it for its own.
+PROGRESS_FD_ENV = "ENGINE_PROGRESS_FD"
 # A spare's name while it waits for its request (``/proc/<pid>/comm``), so that it can be told
 # from the zygote's compile service, also a child under the zygote's uid.
 SPARE_NAME = b"jaxplay-spare"
@@ -180,6 +184,9 @@ def run_child(
             os.environ[OUTPUT_LIMIT_ENV] = str(output_bytes)
         if service_fd is not None:
             os.environ["ENGINE_KERNEL_SERVICE_FD"] = f"{SERVICE_FD}:{os.getpid()}"
+        # The runner streams what the run finishes on the result pipe, ahead of its report: a run
+        # killed at a limit (or crashing) still shows it.
+        os.environ[PROGRESS_FD_ENV] = f"{RESULT_FD}:{os.getpid()}"
         _clean_import_path()
         _fresh_logging()
         _run_pid = os.getpid()
@@ -189,10 +196,14 @@ def run_child(
         from engine.inspect.schema import RunRequest
 
         report = runner(RunRequest.model_validate_json(request_json))
+        for sig in INTERRUPTS:  # the run is over: a late limit signal must not cut its report short
+            signal.signal(sig, signal.SIG_IGN)
         payload = report if isinstance(report, (str, bytes)) else report.model_dump_json()
         sys.stdout.flush()
         sys.stderr.flush()
-        _send(payload.encode() if isinstance(payload, str) else payload)
+        data = payload.encode() if isinstance(payload, str) else payload
+        _send(HEADER.pack(REPORT, len(data)))
+        _send(data)
         code = EXIT_OK
         # Closing the pipes now tells the supervisor the result is complete, so it need not wait
         # for this process to finish exiting (unmapping memory, dropping namespaces).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from engine.inspect.errors import PRINT_LESS
-from engine.inspect.schema import RunError, RunReport, RunRequest
+from engine.inspect.schema import RunError, RunProgress, RunReport, RunRequest
 
 LIMIT_MESSAGES = {
     "timeout": "The run took longer than the wall-clock limit of {wall:g} s and was stopped.",
@@ -70,3 +70,32 @@ def code_size_report(request: RunRequest, code_bytes: int, engine_version: str) 
     if len(request.code.encode("utf-8", "surrogatepass")) <= code_bytes:
         return None
     return limit_report(request, "code_size", engine_version, code_kib=code_bytes // 1024)
+
+
+def keep_finished(report: RunReport, done: RunReport | RunProgress, stopped_line: Optional[int]) -> None:
+    """Give a limit's ``report`` what the run finished before it was stopped (its recorded calls,
+    timings and debug prints: from its own interrupted report, or from the progress it streamed),
+    and say where it was when the limit stopped it, as far as that is known."""
+    report.calls, report.timings, report.prints = list(done.calls), list(done.timings), list(done.prints)
+    err = report.error
+    running = done.running if isinstance(done, RunProgress) else None
+    if running is not None:
+        report.calls.append(running)  # (as an interrupted report lists it: without its stages)
+    if err is None:
+        return
+    if stopped_line:
+        err.message += f" It was running line {stopped_line}."
+    elif running is not None:
+        line = running.source.line if running.source is not None and running.source.file == "<user>" else None
+        err.message += f" It was running {running.label}" + (f", called on line {line}." if line else ".")
+        if line:
+            err.line = line
+    finished = len(report.calls) - (running is not None)
+    if finished:
+        err.message += (
+            " What it finished before is shown: "
+            + (f"{finished} transformed calls with their" if finished > 1 else "1 transformed call with its")
+            + " IR and timings, and its output."
+        )
+    elif report.stdout or report.prints:
+        err.message += " Its output until then is shown."

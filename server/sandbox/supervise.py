@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from . import child, isolation, slot
+from .result_frames import ResultFrames
 
 if TYPE_CHECKING:
     from .protocol import ZygoteConfig
@@ -29,6 +30,7 @@ READ_CHUNK = 1 << 16
 WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
 WATCH_EVERY = 0.1
 INTERRUPT_GRACE = 1.0  # seconds a run interrupted at its time limit has to report where it was
+PROGRESS_BYTES = 8 << 20  # what is kept of a run's progress frames (engine.inspect.progress's cap)
 
 
 @dataclass
@@ -65,11 +67,13 @@ class Teardown(NamedTuple):
 
 @dataclass
 class Outcome:
-    """What the supervisor saw. ``report`` is the child's raw JSON, if it finished one."""
+    """What the supervisor saw. ``report`` is the child's raw JSON, if it finished one; ``progress``
+    the raw JSON of the progress frames it sent before (what it finished, in case it never did)."""
 
     report: Optional[bytes]
     stdout: bytes
     stderr: bytes
+    progress: list[bytes] = field(default_factory=list)
     limit: Optional[str] = None  # "timeout", "output", "memory", "cpu", "killed" or None
     detail: str = ""
     duration_ms: float = 0.0
@@ -377,7 +381,8 @@ def _supervise(
     """What the run did, and whether it finished: report sent and every pipe closed, so that the
     child's exit may be waited for later."""
     result_r, out_r, err_r = fds
-    buffers = {result_r: bytearray(), out_r: bytearray(), err_r: bytearray()}
+    buffers = {out_r: bytearray(), err_r: bytearray()}
+    frames = ResultFrames(limits.report_bytes, PROGRESS_BYTES)
     pidfd = os.pidfd_open(pid)
     poller = select.poll()
     for fd in fds:
@@ -409,10 +414,15 @@ def _supervise(
                 poller.unregister(fd)
                 open_fds.discard(fd)
                 return
-            if fd != result_r and output_over():
+            if fd == result_r:
+                frames.feed(chunk)
+                if frames.over():
+                    return
+                continue
+            if output_over():
                 return  # past the cap (the run is interrupted): read so it never blocks; drop
             buffers[fd] += chunk
-            if output_over() or len(buffers[result_r]) > limits.report_bytes:
+            if output_over():
                 return
 
     def interrupt(signum: int) -> None:
@@ -440,7 +450,7 @@ def _supervise(
                     exited = True
                 else:
                     drain(fd)
-            if len(buffers[result_r]) > limits.report_bytes:
+            if frames.over():
                 limit = "output"
                 break
             if output_over() and not interrupted:
@@ -456,9 +466,9 @@ def _supervise(
                 for fd in list(open_fds):
                     drain(fd)
                 # A complete report with every pipe closed: as below, teardown can wait.
-                finished = not open_fds and bool(buffers[result_r])
+                finished = not open_fds and frames.started
                 break
-            if not open_fds and buffers[result_r]:
+            if not open_fds and frames.started:
                 # Every holder of the pipes closed them (a run's child does so after sending its
                 # report); nothing more can arrive, so the result is complete.
                 finished = True
@@ -492,7 +502,10 @@ def _supervise(
     cpu_used = usage.ru_utime + usage.ru_stime if usage else 0.0
 
     # An interrupted run's report (if complete) carries the traceback of where it was stopped.
-    report = bytes(buffers[result_r]) if limit is None or (interrupted and (finished or exited)) else None
+    # (Bytes that are not frames reach ``finish`` as a report that does not parse.)
+    report = frames.report if not frames.broken else b"not a report frame"
+    if not (limit is None or (interrupted and (finished or exited))):
+        report = None
     if limit is None and status is not None and not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
         limit, detail = _exit_limit(status, cpu_used, limits.cpu_seconds)
         report = None
@@ -502,6 +515,7 @@ def _supervise(
         report=report,
         stdout=bytes(buffers[out_r]),
         stderr=bytes(buffers[err_r]),
+        progress=frames.progress,
         limit=limit,
         detail=detail,
         duration_ms=(time.monotonic() - start) * 1000,

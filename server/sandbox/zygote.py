@@ -315,8 +315,9 @@ def _cap(text: str, limit: int) -> str:
 
 def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig, version: str) -> bytes:
     """Turn what the supervisor saw into the run report sent to the server."""
+    from engine.inspect import progress
     from engine.inspect.schema import RunReport
-    from .reports import limit_report
+    from .reports import keep_finished, limit_report
 
     limit_bytes = config["output_bytes"]
     stdout, stderr = _text(outcome.stdout, limit_bytes), _text(outcome.stderr, limit_bytes)
@@ -329,6 +330,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
             if limit != "timeout":  # an interrupted run may not have finished its report
                 limit, detail = "killed", "the run sent back an invalid report"
     stopped_at = None
+    done: RunReport | None = None  # an interrupted run's own report: what it finished until then
     if report is not None and report.error is not None and report.error.type in STOPPED:
         # Interrupted at its time, CPU or output limit (by the supervisor's signal), or stopped by
         # the runner at the print that crossed the output limit: the limit's report, saying where
@@ -340,7 +342,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
         stopped_at = report.error
         stdout = _cap(report.stdout + stdout, limit_bytes)
         stderr = _cap(report.stderr + stderr, limit_bytes)
-        report = None
+        done, report = report, None
     if report is not None:
         # The runner's own capture is not bounded by the pipe cap, so bound it here; a run that
         # printed past the cap is an output overrun even when it finished.
@@ -348,7 +350,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
         report.stdout, report.stderr = _cap(out, limit_bytes), _cap(err, limit_bytes)
         if report.stdout != out or report.stderr != err:
             limit = "output"
-            report = limit_report(
+            limited = limit_report(
                 request,
                 "output",
                 version,
@@ -358,11 +360,17 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
                 device_count=config["device_count"],
                 output_kib=limit_bytes >> 10,
             )
+            keep_finished(limited, report, None)
+            report = limited
         if report.error is not None and report.error.type == "MemoryError" and report.error.limit is None:
             report.error.limit = "memory"
         if not report.duration_ms:
             report.duration_ms = outcome.duration_ms
     else:
+        finished = done or progress.merge(outcome.progress)
+        if done is None:  # the run never reported: what it streamed, then what reached its pipes
+            stdout = _cap(finished.stdout + stdout, limit_bytes)
+            stderr = _cap(finished.stderr + stderr, limit_bytes)
         report = limit_report(
             request,
             limit or "killed",
@@ -381,8 +389,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
             report.error.traceback = stopped_at.traceback
             report.error.line, report.error.column = stopped_at.line, stopped_at.column
             report.error.end_line, report.error.end_column = stopped_at.end_line, stopped_at.end_column
-            if stopped_at.line:
-                report.error.message += f" It was running line {stopped_at.line}."
+        keep_finished(report, finished, stopped_at.line if stopped_at is not None else None)
     return report.model_dump_json().encode()
 
 

@@ -17,7 +17,6 @@ export interface components {
             data: unknown;
             /**
              * Devices
-             * @description Device ids holding the shards, for sharded arrays.
              * @default null
              */
             devices: number[] | null;
@@ -92,6 +91,8 @@ export interface components {
         CollectiveEvent: {
             /** Axis Name */
             axis_name: string;
+            /** Device Ms */
+            device_ms: number[];
             /** Devices */
             devices: number[];
             /**
@@ -101,10 +102,7 @@ export interface components {
             dtype: string;
             /** Duration Ms */
             duration_ms: number;
-            /**
-             * Groups
-             * @description The device ids that exchanged with each other, one list per group (a psum over 'y' on a (4, 2) mesh is 4 groups of 2), each in its axis order.
-             */
+            /** Groups */
             groups: number[][];
             /**
              * Nbytes
@@ -124,6 +122,8 @@ export interface components {
             shape: number[];
             /** Start Ms */
             start_ms: number;
+            /** Waits Ms */
+            waits_ms: number[];
         };
         /** DebugPrint */
         DebugPrint: {
@@ -160,10 +160,7 @@ export interface components {
              * @default null
              */
             first_nonfinite: number | null;
-            /**
-             * Graph
-             * @description Name of the stage whose equations are stepped.
-             */
+            /** Graph */
             graph: string;
             /** Steps */
             steps: components["schemas"]["DebugStep"][];
@@ -187,6 +184,11 @@ export interface components {
             compute_ms: number;
             /** Coords */
             coords: number[];
+            /**
+             * Exchange Ms
+             * @default 0
+             */
+            exchange_ms: number;
             /** Id */
             id: number;
             /** Inputs */
@@ -750,10 +752,7 @@ export interface components {
             id: number;
             /** @default null */
             jit: components["schemas"]["JitInfo"] | null;
-            /**
-             * Label
-             * @description The composed call as code, e.g. 'jit(vmap(grad(loss)))'.
-             */
+            /** Label */
             label: string;
             /** @default null */
             pmap: components["schemas"]["PmapInfo"] | null;

@@ -1,5 +1,6 @@
-// The Devices panel: a grid of the simulated devices with their input and output shards, compute
-// time and collective waits, and the selected collective drawn between the cards.
+// The Devices panel: a grid of the simulated devices with their input and output shards, where
+// their time went (compute, the collectives' exchanges, waiting in collectives for the other
+// devices), and the selected collective drawn between the cards.
 
 import { empty, h, s } from "../dom";
 import { fmtBytes, fmtMs, preview, typeStr } from "../format";
@@ -14,7 +15,7 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
   }
   const devices = [...info.devices].sort((a, b) => a.id - b.id);
   const mesh = meshLayout(info.mesh, devices);
-  const maxTime = Math.max(...devices.map((d) => d.compute_ms + d.collective_wait_ms), 1e-6);
+  const maxTime = Math.max(...devices.map((d) => d.compute_ms + d.exchange_ms + d.collective_wait_ms), 1e-6);
   // axis_index is recorded with the collectives but moves no data: it is listed, not drawn.
   const groups = groupCollectives(info.collectives.filter((c) => c.primitive !== "axis_index"), info.axis_names);
   // null: every collective at once, unless that many hubs would hide the cards.
@@ -127,6 +128,7 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
         info.programs > 1 ? h("span", { class: "muted", title: "An eager shard_map runs one device program per operation; inputs are the first one's, outputs the last one's." }, ` · ${info.programs} device programs`) : ""),
       h("span", { class: "legend" },
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-execute" }), "compute"),
+        h("span", { class: "legend-item" }, h("span", { class: "swatch cat-transfer" }), "exchange"),
         h("span", { class: "legend-item" }, h("span", { class: "swatch cat-collective" }), "waiting on collectives"))),
     groups.length ? chips : h("p", { class: "hint", testid: "no-collectives" },
       "No collectives in this call: each device computed its block alone. To combine blocks across devices, name the axis (axis_name='i') and call e.g. jax.lax.psum(x, 'i') in the function."),
@@ -241,10 +243,14 @@ function card(d: DeviceRecord, maxTime: number, names: (string | null)[], mesh: 
     // (each "axis=i" on one line: the pairs wrap between them, never inside)
     h("header", null, h("b", null, `Device ${d.id}`), d.coords.length > 1 ? h("span", { class: "muted mono device-coords", testid: "device-coords" },
       d.coords.map((c, i) => [i ? " " : "", h("span", { class: "coord" }, `${axisTag(names[i], i)}=${c}`)])) : null),
-    h("div", { class: "time-bar", title: `compute ${fmtMs(d.compute_ms)}, waiting ${fmtMs(d.collective_wait_ms)}` },
+    h("div", { class: "time-bar", title: `compute ${fmtMs(d.compute_ms)}, exchange ${fmtMs(d.exchange_ms)}, waiting ${fmtMs(d.collective_wait_ms)}` },
       h("span", { class: "cat-execute", style: { width: pct(d.compute_ms) } }),
+      h("span", { class: "cat-transfer", style: { width: pct(d.exchange_ms) } }),
       h("span", { class: "cat-collective", style: { width: pct(d.collective_wait_ms) } })),
-    h("div", { class: "time-facts mono" }, h("span", { title: "compute" }, `compute ${fmtMs(d.compute_ms)}`), h("span", { title: "waiting on collectives" }, `wait ${fmtMs(d.collective_wait_ms)}`)),
+    h("div", { class: "time-facts mono", testid: "time-facts" },
+      h("span", { title: "its own computation", dataset: { ms: String(d.compute_ms) } }, `compute ${fmtMs(d.compute_ms)}`),
+      h("span", { title: "the collectives' own work: copying into and out of the exchange, reducing", testid: "exchange-time", dataset: { ms: String(d.exchange_ms) } }, `exchange ${fmtMs(d.exchange_ms)}`),
+      h("span", { title: "blocked in collectives, waiting for the other devices to arrive", testid: "wait-time", dataset: { ms: String(d.collective_wait_ms) } }, `wait ${fmtMs(d.collective_wait_ms)}`)),
     shards("in", d.inputs, "shard-in"),
     shards("out", d.outputs, "shard-out"));
 }
@@ -260,9 +266,16 @@ function collectiveTable(cs: CollectiveEvent[], names: (string | null)[]): HTMLE
   return h("details", { class: "collective-table" },
     h("summary", null, `Collective events (${cs.length})`),
     h("table", { class: "plain" },
-      h("thead", null, h("tr", null, ["#", "primitive", "axis", "devices", "value", "bytes", "start", "duration"].map((t) => h("th", null, t)))),
+      h("thead", null, h("tr", null, ["#", "primitive", "axis", "devices", "value", "bytes", "start", "duration", "longest wait"].map((t) => h("th", null, t)))),
       h("tbody", null, cs.map((c) => h("tr", null,
         h("td", null, String(c.seq)), h("td", { class: "mono" }, c.primitive), h("td", { class: "mono" }, axesLabel(c.axis_name, names)),
         h("td", null, (c.groups?.length ? c.groups : [c.devices]).map((g) => `{${g.join(", ")}}`).join(" ")), h("td", { class: "mono" }, c.dtype ? typeStr(c.dtype, c.shape) : ""),
-        h("td", null, fmtBytes(c.nbytes)), h("td", null, fmtMs(c.start_ms)), h("td", null, fmtMs(c.duration_ms)))))));
+        h("td", null, fmtBytes(c.nbytes)), h("td", null, fmtMs(c.start_ms)),
+        h("td", { title: "The longest any one device spent in it, its wait included" }, fmtMs(c.duration_ms)),
+        h("td", { testid: "collective-wait", title: perDevice(c) }, fmtMs(Math.max(0, ...(c.waits_ms ?? [])))))))));
+}
+
+/** Each device's time in a collective and the part of it spent waiting for the others. */
+function perDevice(c: CollectiveEvent): string {
+  return c.devices.map((d, i) => `device ${d}: ${fmtMs(c.device_ms?.[i] ?? 0)} in it, ${fmtMs(c.waits_ms?.[i] ?? 0)} waiting`).join("\n");
 }
