@@ -326,6 +326,7 @@ class DebugStep(BaseModel):
     source: Optional[SourceInfo] = None
     outputs: list[ArraySummary] = Field(default_factory=list)
     nonfinite: bool = False
+    within: Optional[str] = None  # in a loop's body or a cond's branch: "scan iteration 2 of 5"
 
 
 class DebugTrace(BaseModel):
@@ -390,6 +391,9 @@ class _AsSent(GenerateJsonSchema):
 
     def field_is_required(self, field, total) -> bool:
         return self.mode == "serialization" or super().field_is_required(field, total)
+
+    def field_title_should_be_set(self, schema) -> bool:
+        return False  # a field's title only repeats its name (and the generated types must stay short)
 
 
 def openapi_components() -> dict:

@@ -10,190 +10,106 @@ export interface components {
         /** ArraySummary */
         ArraySummary: {
             /**
-             * Data
              * @description Nested lists up to the size cap, else None.
              * @default null
              */
             data: unknown;
-            /**
-             * Devices
-             * @default null
-             */
+            /** @default null */
             devices: number[] | null;
-            /** Dtype */
             dtype: string;
-            /**
-             * Inf Count
-             * @default 0
-             */
+            /** @default 0 */
             inf_count: number;
             /**
-             * Kind
              * @default array
              * @constant
              */
             kind: "array";
-            /**
-             * Max
-             * @default null
-             */
+            /** @default null */
             max: number | string | null;
-            /**
-             * Mean
-             * @default null
-             */
+            /** @default null */
             mean: number | string | null;
-            /**
-             * Min
-             * @default null
-             */
+            /** @default null */
             min: number | string | null;
-            /**
-             * Nan Count
-             * @default 0
-             */
+            /** @default 0 */
             nan_count: number;
-            /** Shape */
             shape: number[];
-            /**
-             * Truncated
-             * @default false
-             */
+            /** @default false */
             truncated: boolean;
-            /**
-             * Weak Type
-             * @default false
-             */
+            /** @default false */
             weak_type: boolean;
         };
         /** CheckifyError */
         CheckifyError: {
-            /**
-             * Error Type
-             * @default null
-             */
+            /** @default null */
             error_type: string | null;
             /**
-             * Kind
              * @default checkify_error
              * @constant
              */
             kind: "checkify_error";
-            /**
-             * Message
-             * @default null
-             */
+            /** @default null */
             message: string | null;
             /** @default null */
             source: components["schemas"]["SourceInfo"] | null;
         };
         /** CollectiveEvent */
         CollectiveEvent: {
-            /** Axis Name */
             axis_name: string;
-            /** Device Ms */
             device_ms: number[];
-            /** Devices */
             devices: number[];
-            /**
-             * Dtype
-             * @default
-             */
+            /** @default  */
             dtype: string;
-            /** Duration Ms */
             duration_ms: number;
-            /** Groups */
             groups: number[][];
-            /**
-             * Nbytes
-             * @default 0
-             */
+            /** @default 0 */
             nbytes: number;
-            /**
-             * Perm
-             * @default null
-             */
+            /** @default null */
             perm: number[][] | null;
-            /** Primitive */
             primitive: string;
-            /** Seq */
             seq: number;
-            /** Shape */
             shape: number[];
-            /** Start Ms */
             start_ms: number;
-            /** Waits Ms */
             waits_ms: number[];
         };
         /** DebugPrint */
         DebugPrint: {
-            /**
-             * Device
-             * @default null
-             */
+            /** @default null */
             device: number | null;
-            /** Text */
             text: string;
         };
         /** DebugStep */
         DebugStep: {
-            /** Index */
             index: number;
-            /** Node */
             node: string;
-            /**
-             * Nonfinite
-             * @default false
-             */
+            /** @default false */
             nonfinite: boolean;
-            /** Outputs */
             outputs: components["schemas"]["ArraySummary"][];
-            /** Primitive */
             primitive: string;
             /** @default null */
             source: components["schemas"]["SourceInfo"] | null;
+            /** @default null */
+            within: string | null;
         };
         /** DebugTrace */
         DebugTrace: {
-            /**
-             * First Nonfinite
-             * @default null
-             */
+            /** @default null */
             first_nonfinite: number | null;
-            /** Graph */
             graph: string;
-            /** Steps */
             steps: components["schemas"]["DebugStep"][];
-            /**
-             * Truncated
-             * @default false
-             */
+            /** @default false */
             truncated: boolean;
         };
         /** DeviceRecord */
         DeviceRecord: {
-            /**
-             * Collective Wait Ms
-             * @default 0
-             */
+            /** @default 0 */
             collective_wait_ms: number;
-            /**
-             * Compute Ms
-             * @default 0
-             */
+            /** @default 0 */
             compute_ms: number;
-            /** Coords */
             coords: number[];
-            /**
-             * Exchange Ms
-             * @default 0
-             */
+            /** @default 0 */
             exchange_ms: number;
-            /** Id */
             id: number;
-            /** Inputs */
             inputs: components["schemas"]["ArraySummary"][];
-            /** Outputs */
             outputs: components["schemas"]["ArraySummary"][];
         };
         /**
@@ -202,62 +118,37 @@ export interface components {
          */
         EqnCost: {
             /**
-             * Bytes
              * @description Bytes read and written, as if unfused.
              * @default 0
              */
             bytes: number;
-            /**
-             * Flops
-             * @default 0
-             */
+            /** @default 0 */
             flops: number;
         };
         /** Frame */
         Frame: {
-            /** File */
             file: string;
-            /** Function */
             function: string;
-            /** Line */
             line: number;
-            /**
-             * Text
-             * @default null
-             */
+            /** @default null */
             text: string | null;
-            /**
-             * User
-             * @default false
-             */
+            /** @default false */
             user: boolean;
         };
         /** IRAtom */
         IRAtom: {
-            /**
-             * Literal
-             * @default null
-             */
+            /** @default null */
             literal: string | null;
-            /**
-             * Var
-             * @default null
-             */
+            /** @default null */
             var: string | null;
         };
         /** IRGraph */
         IRGraph: {
-            /** Constvars */
             constvars: string[];
-            /** Invars */
             invars: string[];
-            /** Name */
             name: string;
-            /** Nodes */
             nodes: components["schemas"]["IRNode"][];
-            /** Outvars */
             outvars: components["schemas"]["IRAtom"][];
-            /** Vars */
             vars: {
                 [key: string]: components["schemas"]["IRVar"];
             };
@@ -265,97 +156,64 @@ export interface components {
         /** IRNode */
         IRNode: {
             /**
-             * Added
              * @description Introduced by this stage's transformation.
              * @default false
              */
             added: boolean;
             /** @default null */
             cost: components["schemas"]["EqnCost"] | null;
-            /** Id */
             id: string;
-            /** Inputs */
             inputs: components["schemas"]["IRAtom"][];
             /**
-             * Origin
              * @description Id of the first stage's equation this one descends from (the same source line, matched stage to stage); equations a transformation added take their line's. Stable across stages, so any two stages can be diffed by it.
              * @default null
              */
             origin: string | null;
-            /** Outputs */
             outputs: string[];
-            /** Params */
             params: {
                 [key: string]: string;
             };
-            /** Primitive */
             primitive: string;
             /** @default null */
             source: components["schemas"]["SourceInfo"] | null;
-            /** Subgraphs */
             subgraphs: components["schemas"]["IRGraph"][];
         };
         /** IRVar */
         IRVar: {
-            /** Dtype */
             dtype: string;
-            /** Id */
             id: string;
-            /** Shape */
             shape: number[];
-            /**
-             * Weak Type
-             * @default false
-             */
+            /** @default false */
             weak_type: boolean;
         };
         /** JitInfo */
         JitInfo: {
-            /**
-             * Backend
-             * @enum {string}
-             */
+            /** @enum {string} */
             backend: "numba" | "interpreter";
             /**
-             * Cache
              * @default miss
              * @enum {string}
              */
             cache: "hit" | "miss" | "disk";
             /**
-             * Compiled Ready Ms
              * @description When the background compile finished (ms since the run started); None if it was still compiling when the run ended, or if the call waited for the compile.
              * @default null
              */
             compiled_ready_ms: number | null;
-            /**
-             * Fallbacks
-             * @description Primitives run by the interpreter.
-             */
+            /** @description Primitives run by the interpreter. */
             fallbacks: string[];
             /**
-             * Kernel Stage
              * @description The stage whose jit equation `eqns` index.
              * @default null
              */
             kernel_stage: string | null;
-            /**
-             * Kernels
-             * @description The program's steps in order, with the equations each computes, their estimated cost and (when the run executed the compiled program) measured time.
-             */
+            /** @description The program's steps in order, with the equations each computes, their estimated cost and (when the run executed the compiled program) measured time. */
             kernels: components["schemas"]["KernelInfo"][];
-            /**
-             * Recompile Reason
-             * @default null
-             */
+            /** @default null */
             recompile_reason: string | null;
-            /**
-             * Source
-             * @default null
-             */
+            /** @default null */
             source: string | null;
             /**
-             * Tier
              * @description What ran the call: the compiled kernels, or the interpreter while they compiled in the background (a new program's first call).
              * @default compiled
              * @enum {string}
@@ -369,52 +227,37 @@ export interface components {
          */
         KernelInfo: {
             /**
-             * Bytes
              * @description Bytes it reads and writes: for a kernel each array once (what fusion leaves), for a host step its equation's inputs and outputs.
              * @default 0
              */
             bytes: number;
-            /**
-             * Eqns
-             * @description The equations it computes, as paths of equation indices into the jitted jaxpr ('n3', or 'n5/n2' inside an inlined call): under the stage's jit node in the graph.
-             */
+            /** @description The equations it computes, as paths of equation indices into the jitted jaxpr ('n3', or 'n5/n2' inside an inlined call): under the stage's jit node in the graph. */
             eqns: string[];
             /**
-             * Estimate
              * @default true
              * @constant
              */
             estimate: true;
-            /**
-             * Flops
-             * @default 0
-             */
+            /** @default 0 */
             flops: number;
             /**
-             * Kind
              * @default kernel
              * @enum {string}
              */
             kind: "kernel" | "host";
             /**
-             * Launches
              * @description Times it ran compiled during the run (0: not measured).
              * @default 0
              */
             launches: number;
             /**
-             * Measured Ms
              * @description Its fastest measured launch, in ms.
              * @default null
              */
             measured_ms: number | null;
-            /**
-             * Name
-             * @description The kernel's name in the generated code, or 'host: <primitive>'.
-             */
+            /** @description The kernel's name in the generated code, or 'host: <primitive>'. */
             name: string;
             /**
-             * Total Ms
              * @description All its measured launches, in ms.
              * @default null
              */
@@ -422,175 +265,93 @@ export interface components {
         };
         /** PmapInfo */
         PmapInfo: {
-            /** Axis Names */
             axis_names: (string | null)[];
-            /** Collectives */
             collectives: components["schemas"]["CollectiveEvent"][];
-            /** Devices */
             devices: components["schemas"]["DeviceRecord"][];
             /**
-             * Kind
              * @default pmap
              * @enum {string}
              */
             kind: "pmap" | "shard_map" | "jit";
-            /** Mesh */
             mesh: number[];
-            /**
-             * Programs
-             * @default 1
-             */
+            /** @default 1 */
             programs: number;
         };
         /** RunError */
         RunError: {
-            /**
-             * Column
-             * @default null
-             */
+            /** @default null */
             column: number | null;
-            /**
-             * End Column
-             * @default null
-             */
+            /** @default null */
             end_column: number | null;
-            /**
-             * End Line
-             * @default null
-             */
+            /** @default null */
             end_line: number | null;
             /**
-             * Layer
              * @description The transformation that raised, e.g. 'jit' or 'vmap'.
              * @default null
              */
             layer: string | null;
-            /**
-             * Limit
-             * @default null
-             */
+            /** @default null */
             limit: ("timeout" | "cpu" | "memory" | "output" | "code_size" | "killed") | null;
-            /**
-             * Line
-             * @default null
-             */
+            /** @default null */
             line: number | null;
-            /** Message */
             message: string;
-            /** Mro */
             mro: string[];
-            /**
-             * Suggestion
-             * @default null
-             */
+            /** @default null */
             suggestion: string | null;
-            /** Traceback */
             traceback: components["schemas"]["Frame"][];
-            /** Type */
             type: string;
         };
         /** RunReport */
         RunReport: {
-            /** Calls */
             calls: components["schemas"]["TransformedCall"][];
-            /**
-             * Device Count
-             * @default 1
-             */
+            /** @default 1 */
             device_count: number;
-            /**
-             * Duration Ms
-             * @default 0
-             */
+            /** @default 0 */
             duration_ms: number;
-            /** Engine Version */
             engine_version: string;
             /** @default null */
             error: components["schemas"]["RunError"] | null;
-            /**
-             * Label
-             * @default null
-             */
+            /** @default null */
             label: string | null;
-            /**
-             * Mode
-             * @enum {string}
-             */
+            /** @enum {string} */
             mode: "script" | "stack";
-            /** Ok */
             ok: boolean;
-            /** Prints */
             prints: components["schemas"]["DebugPrint"][];
-            /**
-             * Result
-             * @default null
-             */
+            /** @default null */
             result: components["schemas"]["ArraySummary"] | components["schemas"]["CheckifyError"] | components["schemas"]["TreeNode"] | null;
-            /**
-             * Stderr
-             * @default
-             */
+            /** @default  */
             stderr: string;
-            /**
-             * Stdout
-             * @default
-             */
+            /** @default  */
             stdout: string;
-            /** Timings */
             timings: components["schemas"]["TimingEvent"][];
-            /**
-             * Version
-             * @default 1
-             */
+            /** @default 1 */
             version: number;
         };
         /** RunRequest */
         RunRequest: {
-            /**
-             * Args
-             * @description Arguments as Python expressions.
-             */
+            /** @description Arguments as Python expressions. */
             args?: string[];
-            /** Code */
             code: string;
             /**
-             * Function
              * @description Target function; None runs the code as a script.
              * @default null
              */
             function: string | null;
-            /**
-             * Stack
-             * @description Innermost first.
-             */
+            /** @description Innermost first. */
             stack?: components["schemas"]["TransformSpec"][];
         };
         /** SourceInfo */
         SourceInfo: {
-            /**
-             * Callers
-             * @description The user functions that called `function`, outermost first.
-             */
+            /** @description The user functions that called `function`, outermost first. */
             callers: string[];
-            /**
-             * Column
-             * @default null
-             */
+            /** @default null */
             column: number | null;
-            /**
-             * File
-             * @default <user>
-             */
+            /** @default <user> */
             file: string;
-            /**
-             * Function
-             * @default null
-             */
+            /** @default null */
             function: string | null;
-            /** Line */
             line: number;
             /**
-             * Scope
              * @description jax.named_scope / jax.named_call names, 'outer/inner'.
              * @default null
              */
@@ -602,92 +363,54 @@ export interface components {
             cost: components["schemas"]["StageCost"] | null;
             /** @default null */
             graph: components["schemas"]["IRGraph"] | null;
-            /**
-             * Name
-             * @description e.g. 'f', 'grad(f)', 'vmap(grad(f))'.
-             */
+            /** @description e.g. 'f', 'grad(f)', 'vmap(grad(f))'. */
             name: string;
             /**
-             * Path Taken
              * @description Traced on the call's concrete inputs because Python control flow depends on them: the equations that ran for these inputs, not a program valid for all inputs.
              * @default false
              */
             path_taken: boolean;
-            /**
-             * Stablehlo
-             * @default null
-             */
+            /** @default null */
             stablehlo: string | null;
-            /** Text */
             text: string;
-            /**
-             * Transform
-             * @default null
-             */
+            /** @default null */
             transform: string | null;
         };
         /** StageCost */
         StageCost: {
-            /**
-             * By Line
-             * @description Per user source line.
-             */
+            /** @description Per user source line. */
             by_line: {
                 [key: string]: components["schemas"]["EqnCost"];
             };
-            /**
-             * Bytes
-             * @default 0
-             */
+            /** @default 0 */
             bytes: number;
             /**
-             * Estimate
              * @default true
              * @constant
              */
             estimate: true;
-            /**
-             * Flops
-             * @default 0
-             */
+            /** @default 0 */
             flops: number;
         };
         /** TimingEvent */
         TimingEvent: {
             /**
-             * Background
              * @description Ran alongside the host's phases (a first call's compile on the background thread), not one of them.
              * @default false
              */
             background: boolean;
-            /**
-             * Cache
-             * @default null
-             */
+            /** @default null */
             cache: ("hit" | "miss" | "disk") | null;
-            /**
-             * Call
-             * @default null
-             */
+            /** @default null */
             call: number | null;
-            /**
-             * Category
-             * @enum {string}
-             */
+            /** @enum {string} */
             category: "trace" | "transform" | "lower" | "compile" | "execute" | "transfer" | "collective" | "run";
-            /**
-             * Device
-             * @default null
-             */
+            /** @default null */
             device: number | null;
-            /** Duration Ms */
             duration_ms: number;
-            /** Name */
             name: string;
-            /** Start Ms */
             start_ms: number;
             /**
-             * Tier
              * @description For a jit call's execute event: which tier ran it.
              * @default null
              */
@@ -698,30 +421,17 @@ export interface components {
          * @description A transformation the stack can hold (``GET /api/transforms``).
          */
         TransformInfo: {
-            /**
-             * Aliases
-             * @description Other names code may call it by.
-             */
+            /** @description Other names code may call it by. */
             aliases: string[];
-            /**
-             * Name
-             * @enum {string}
-             */
+            /** @enum {string} */
             name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap" | "checkify";
-            /**
-             * Options
-             * @description Keyword options, in display order.
-             */
+            /** @description Keyword options, in display order. */
             options: components["schemas"]["TransformOption"][];
         };
         /** TransformOption */
         TransformOption: {
-            /**
-             * Hint
-             * @description What an empty option box means (the page's placeholder).
-             */
+            /** @description What an empty option box means (the page's placeholder). */
             hint: string;
-            /** Name */
             name: string;
         };
         /**
@@ -732,12 +442,8 @@ export interface components {
          *     ``{"in_axes": "(None, 0)", "axis_name": "'i'"}``.
          */
         TransformSpec: {
-            /**
-             * Name
-             * @enum {string}
-             */
+            /** @enum {string} */
             name: "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" | "jit" | "pmap" | "checkify";
-            /** Options */
             options?: {
                 [key: string]: string;
             };
@@ -746,46 +452,28 @@ export interface components {
         TransformedCall: {
             /** @default null */
             debug: components["schemas"]["DebugTrace"] | null;
-            /** Function */
             function: string;
-            /** Id */
             id: number;
             /** @default null */
             jit: components["schemas"]["JitInfo"] | null;
-            /** Label */
             label: string;
             /** @default null */
             pmap: components["schemas"]["PmapInfo"] | null;
             /** @default null */
             source: components["schemas"]["SourceInfo"] | null;
-            /** Stages */
             stages: components["schemas"]["Stage"][];
-            /** Timings */
             timings: components["schemas"]["TimingEvent"][];
         };
         /** TreeNode */
         TreeNode: {
-            /** Children */
             children: (components["schemas"]["ArraySummary"] | components["schemas"]["CheckifyError"] | components["schemas"]["TreeNode"])[];
-            /**
-             * Keys
-             * @default null
-             */
+            /** @default null */
             keys: string[] | null;
-            /**
-             * Kind
-             * @enum {string}
-             */
+            /** @enum {string} */
             kind: "tuple" | "list" | "dict" | "namedtuple" | "none" | "object";
-            /**
-             * Repr
-             * @default null
-             */
+            /** @default null */
             repr: string | null;
-            /**
-             * Type Name
-             * @default null
-             */
+            /** @default null */
             type_name: string | null;
         };
     };

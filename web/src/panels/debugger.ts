@@ -57,6 +57,7 @@ export class DebuggerPanel {
         h("span", { class: "prim mono" }, st.primitive),
         h("span", { class: "mono muted" }, st.outputs.map((o) => typeStr(o.dtype, o.shape)).join(", ")),
         h("span", { class: "mono step-preview" }, st.outputs[0] ? preview(st.outputs[0], 3) : ""),
+        h("span", { class: "muted step-within", testid: "debug-within", title: st.within ?? null }, shortWithin(st.within)),
         userLine(st.source) ? h("span", { class: "muted step-line" }, `L${userLine(st.source)}`) : null,
         st.nonfinite ? h("span", { class: "badge danger" }, "NaN/Inf") : null)));
     this.detail = h("div", { class: "step-detail", testid: "debug-detail" });
@@ -100,12 +101,18 @@ export class DebuggerPanel {
   }
 }
 
+/** "scan iteration 3 of 4 › cond branch 1" as the step list has room for it: "scan 3/4 › branch 1". */
+function shortWithin(within: string | null | undefined): string {
+  return (within ?? "").replace(/scan iteration (\d+) of (\d+)/g, "scan $1/$2").replace(/while iteration/g, "while").replace(/cond branch/g, "branch");
+}
+
 function stepDetail(st: DebugStep): HTMLElement {
   return h("div", null,
     h("div", { class: "step-title" },
       h("span", { class: "prim mono big" }, st.primitive),
       h("span", { class: "muted mono" }, `node ${st.node}`),
       userLine(st.source) ? h("span", { class: "muted" }, `line ${st.source!.line}${st.source!.function ? ` in ${st.source!.function}` : ""}`) : null,
+      st.within ? h("span", { class: "badge", testid: "debug-detail-within" }, st.within) : null,
       st.nonfinite ? h("span", { class: "badge danger", testid: "debug-nonfinite-flag" }, "produces NaN/Inf") : null),
     st.outputs.map((o, i) => h("section", { class: "step-output" },
       h("h4", null, `output ${i}`, h("span", { class: "muted" }, ` · min ${fmtNum(o.min)} · max ${fmtNum(o.max)} · mean ${fmtNum(o.mean)}`)),
