@@ -24,14 +24,14 @@ different input types:
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .avals import ShapedArray, dtype_short
-from .pytree.keys import DictKey, keystr
-from .pytree.one_level import flatten_one_level_with_keys, is_tree_node
+from .pytree.keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr
 from .source_info import _SKIP_PREFIXES, current_source_info
 
 __all__ = ["CacheMiss", "explain"]
@@ -129,7 +129,10 @@ def explain(
             names.append(arg_names())
         return names[0]
 
-    severity, _, message = min(_difference(key, old, leaf_names) for old in seen)
+    try:
+        severity, _, message = min(_difference(key, old, leaf_names) for old in seen)
+    except Exception:  # noqa: BLE001 - explaining must never fail the call it explains
+        severity, message = 4, "cache miss explanation unavailable"
     kind = ("context", "pytree", "unknown", "types", "unknown")[severity]  # (2, debug info: never here)
     return CacheMiss(kind, name, defined_at, id(fun), message, site)
 
@@ -146,7 +149,10 @@ def callsite() -> str:
 def _definition(fun: Callable[..., Any]) -> tuple[str, str | None, int | None]:
     while isinstance(fun, functools.partial):
         fun = fun.func
-    fun = inspect.unwrap(fun)
+    try:
+        fun = inspect.unwrap(fun)
+    except ValueError:  # (a cycle of __wrapped__)
+        pass
     code = getattr(fun, "__code__", None)
     name = getattr(fun, "__name__", type(fun).__name__)
     if code is None:
@@ -184,6 +190,7 @@ def _context_difference(new_keyed, old_keyed) -> tuple[int, int, str] | None:
 
 
 # -- the input tree, as JAX sees it: (args tuple, kwargs dict), static arguments as Static nodes --
+# Built from the treedefs (never calling a custom node's unflatten on stand-in leaves).
 
 
 class _LeafType(type):
@@ -192,7 +199,7 @@ class _LeafType(type):
 
 
 class _Leaf(metaclass=_LeafType):
-    """Stands for an argument leaf (an array) in a rebuilt input tree."""
+    """The type of an argument leaf (an array) in an input tree."""
 
 
 class _StaticType(type):
@@ -201,25 +208,58 @@ class _StaticType(type):
 
 
 class _Static(metaclass=_StaticType):
-    """A static argument's place in a rebuilt input tree."""
-
-    def __init__(self, val: Any):
-        self.val = val
-
-    def __repr__(self) -> str:
-        return f"Static(val={self.val!r})"
+    """The type of a static argument's place in an input tree."""
 
 
-def _input_tree(keyed: Sequence[tuple[str, Any, Any]], tree: Any) -> tuple[list[Any], dict[str, Any]]:
-    dyn_args, dyn_kwargs = tree.unflatten([_Leaf() for _ in range(tree.num_leaves)])
+@dataclass(frozen=True)
+class _Node:
+    """One node of an input tree: its Python type (or a stand-in whose name is JAX's), its children
+    with their keys, and its node data (dict keys, a custom node's aux data, a static value)."""
+
+    type: Any
+    children: tuple[tuple[Any, _Node], ...] = ()
+    data: Any = None
+
+    @property
+    def leaf(self) -> bool:
+        return self.type is _Leaf
+
+
+def _node(td: Any) -> _Node:
+    found = td.node_data()
+    if found is None:
+        return _Node(_Leaf)
+    typ, data = found
+    kids = [_node(c) for c in td.children()]
+    if issubclass(typ, dict):
+        keys: list[Any] = [DictKey(k) for k in (data[1] if typ is collections.defaultdict else data)]
+    elif issubclass(typ, tuple) and hasattr(typ, "_fields"):
+        keys = [GetAttrKey(f) for f in typ._fields]
+    elif issubclass(typ, (list, tuple)):
+        keys = [SequenceKey(i) for i in range(len(kids))]
+    else:
+        keys = [FlattenedIndexKey(i) for i in range(len(kids))]
+    return _Node(typ, tuple(zip(keys, kids)), data)
+
+
+def _input_tree(keyed: Sequence[tuple[str, Any, Any]], tree: Any) -> _Node:
+    args_td, kwargs_td = tree.children()
     positional = {k: v for kind, k, v in keyed if kind == "pos"}
-    args: list[Any] = []
-    it = iter(dyn_args)
-    for i in range(len(dyn_args) + len(positional)):
-        args.append(_Static(positional[i]) if i in positional else next(it))
-    kwargs = dict(dyn_kwargs)
-    kwargs.update({k: _Static(v) for kind, k, v in keyed if kind == "kw"})
-    return args, kwargs
+    dynamic = iter(_node(c) for c in args_td.children())
+    args = [
+        _Node(_Static, data=f"Static(val={positional[i]!r})") if i in positional else next(dynamic)
+        for i in range(len(args_td.children()) + len(positional))
+    ]
+    kwargs = {k: _node(c) for k, c in zip(kwargs_td.node_data()[1], kwargs_td.children())}
+    kwargs.update({k: _Node(_Static, data=f"Static(val={v!r})") for kind, k, v in keyed if kind == "kw"})
+    names = sorted(kwargs)
+    return _Node(
+        tuple,
+        (
+            (SequenceKey(0), _Node(tuple, tuple((SequenceKey(i), a) for i, a in enumerate(args)))),
+            (SequenceKey(1), _Node(dict, tuple((DictKey(k), kwargs[k]) for k in names), tuple(names))),
+        ),
+    )
 
 
 def _tree_difference(new_keyed, new_tree, old_keyed, old_tree) -> tuple[int, int, str] | None:
@@ -227,12 +267,10 @@ def _tree_difference(new_keyed, new_tree, old_keyed, old_tree) -> tuple[int, int
     old_static = [s for s in old_keyed if s[0] in ("pos", "kw")]
     if new_tree == old_tree and new_static == old_static:
         return None
-    new_args, new_kwargs = _input_tree(new_static, new_tree)
-    old_args, old_kwargs = _input_tree(old_static, old_tree)
     diffs = [
         f"  * at input path {keystr(path)}, now {now} and before {before}, so {why}"
         for path, now, before, why in _structure_errors(
-            (), (tuple(new_args), new_kwargs), (tuple(old_args), old_kwargs)
+            (), _input_tree(new_static, new_tree), _input_tree(old_static, old_tree)
         )
     ]
     if not diffs:
@@ -240,56 +278,46 @@ def _tree_difference(new_keyed, new_tree, old_keyed, old_tree) -> tuple[int, int
     return 1, len(diffs), "different input pytree:\n" + "\n".join(diffs)
 
 
-def _children(t: Any) -> tuple[list[Any], list[Any], Any]:
-    """(keys, children, node data) of a tree node; a Static node has none but its value."""
-    if isinstance(t, _Static):
-        return [], [], t
-    pairs, data = flatten_one_level_with_keys(t)
-    pairs = list(pairs)
-    return [k for k, _ in pairs], [c for _, c in pairs], data
-
-
 def _count(n: int) -> str:
     return f"{n} child{'ren' if n > 1 else ''}"
 
 
-def _structure_errors(path: tuple, t1: Any, t2: Any) -> Iterator[tuple[tuple, str, str, str]]:
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - aux data that does not compare to a bool (arrays)
+        return a is b
+
+
+def _structure_errors(path: tuple, t1: _Node, t2: _Node) -> Iterator[tuple[tuple, str, str, str]]:
     """(path, what the new tree has there, what the old one had, why they differ), JAX's words."""
-    leaf1 = isinstance(t1, _Leaf) or not (isinstance(t1, _Static) or t1 is None or is_tree_node(type(t1)))
-    leaf2 = isinstance(t2, _Leaf) or not (isinstance(t2, _Static) or t2 is None or is_tree_node(type(t2)))
-    if leaf1 and leaf2:
+    if t1.leaf and t2.leaf:
         return
-    if type(t1) is not type(t2):
-        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+    if t1.type is not t2.type:
+        yield path, str(t1.type), str(t2.type), "their Python types differ"
         return
-    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
-        n1, n2 = type(t1).__name__, type(t2).__name__
-        yield path, f"{n1} of length {len(t1)}", f"{n2} of length {len(t2)}", "the lengths do not match"
+    n1, n2 = len(t1.children), len(t2.children)
+    if issubclass(t1.type, (list, tuple)) and n1 != n2:
+        name = t1.type.__name__
+        yield path, f"{name} of length {n1}", f"{name} of length {n2}", "the lengths do not match"
         return
-    keys1, children1, data1 = _children(t1)
-    keys2, children2, data2 = _children(t2)
-    if len(children1) != len(children2):
-        dict_keys = [k.key for k in set(keys1) ^ set(keys2) if isinstance(k, DictKey)]
-        diff = " ".join(sorted(map(repr, dict_keys)))
+    if n1 != n2:
+        keys1, keys2 = {k for k, _ in t1.children}, {k for k, _ in t2.children}
+        diff = " ".join(sorted(repr(k.key) for k in keys1 ^ keys2 if isinstance(k, DictKey)))
         why = "the numbers of children do not match" + (
             f", with the symmetric difference of key sets: {{{diff}}}" if diff else ""
         )
-        yield (
-            path,
-            f"{type(t1)} with {_count(len(children1))}",
-            f"{type(t2)} with {_count(len(children2))}",
-            why,
-        )
+        yield path, f"{t1.type} with {_count(n1)}", f"{t2.type} with {_count(n2)}", why
         return
-    if repr(data1) != repr(data2) if isinstance(t1, _Static) else data1 != data2:
+    if not _same(t1.data, t2.data):
         yield (
             path,
-            f"{type(t1)} with pytree metadata {data1}",
-            f"{type(t2)} with pytree metadata {data2}",
+            f"{t1.type} with pytree metadata {t1.data}",
+            f"{t2.type} with pytree metadata {t2.data}",
             "the pytree node metadata does not match",
         )
         return
-    for k, c1, c2 in zip(keys1, children1, children2):
+    for (k, c1), (_, c2) in zip(t1.children, t2.children):
         yield from _structure_errors((*path, k), c1, c2)
 
 

@@ -132,3 +132,32 @@ def test_each_run_is_a_program_of_its_own():
     for _ in range(2):
         (call,) = run_request(RunRequest(code=code)).calls
         assert call.jit.recompile_reason == "never seen function: <lambda> defined at line 3"
+
+
+def test_a_custom_node_is_compared_by_its_treedef(jax_on_engine):
+    """Custom nodes are compared by their treedefs: their unflatten is never called on stand-ins
+    (this one refuses anything without a shape), and a change of aux data is named."""
+
+    @jax_on_engine.tree_util.register_pytree_node_class
+    class Box:
+        def __init__(self, v, scale):
+            assert hasattr(v, "shape"), "a Box holds an array"
+            self.v, self.scale = v, scale
+
+        def tree_flatten(self):
+            return (self.v,), self.scale
+
+        @classmethod
+        def tree_unflatten(cls, scale, children):
+            return cls(children[0], scale)
+
+    reasons = []
+    f = jax_on_engine.jit(lambda b: b.v * b.scale[0])
+    with monitoring.listen(lambda kind, data: kind == "jit_trace" and reasons.append(data["reason"])):
+        f(Box(np.ones(3, np.float32), (1.0, 2.0)))
+        f(Box(np.ones(3, np.float32), (1.0, 3.0)))
+    box = f"<class '{Box.__module__}.{Box.__qualname__}'>"
+    assert reasons[1] == (
+        f"different input pytree:\n* at input path [0][0], now {box} with pytree metadata (1.0, 3.0) "
+        f"and before {box} with pytree metadata (1.0, 2.0), so the pytree node metadata does not match"
+    )
