@@ -701,3 +701,15 @@ def test_compute_on2_refuses_what_jax_refuses():
         lambda a: a + 1, compute_type="device", out_memory_spaces=space.Device, compiler_options={"a": 1}
     )
     assert 'compiler_options_json={"a": 1}\n      compute_type=device\n' in str(jax.make_jaxpr(opts)(x))
+
+
+def test_typed_keys_put_onto_a_mesh_stay_keys():
+    # (the engine keeps them host arrays, as a put onto one device does); values recorded from JAX 0.10.2
+    mesh = Mesh(np.array(jax.devices()[:2]), ("x",))
+    keys = jax.device_put(jax.random.split(jax.random.key(0), 4), NamedSharding(mesh, P("x")))
+    np.testing.assert_allclose(jax.random.normal(keys[0], (2,)), [1.0040143, -0.9063372], rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.jit(lambda k: jax.random.normal(k, (2,)))(keys[1]), [-2.4424558, -2.0356805], rtol=1e-6
+    )
+    one = jax.device_put(jax.random.key(0), NamedSharding(Mesh(np.array(jax.devices()[:1]), ("x",)), P()))
+    np.testing.assert_allclose(jax.random.normal(one, (2,)), [1.6226422, 2.0252647], rtol=1e-6)

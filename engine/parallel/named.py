@@ -231,6 +231,8 @@ def put_sharded(x, sharding: Sharding):
         raise TypeError(f"device_put: unsupported sharding {sharding!r}")
     if isinstance(x, NamedShardedArray) and x._sharding == sharding:
         return x
+    if isinstance(core.get_aval(x).dtype, core.ExtendedDType):  # typed PRNG keys stay host arrays
+        return x  # (as a put onto one device leaves them: their blocks are not numbers)
     from . import partition  # noqa: F401  (operations on the result run per device)
 
     aval = core.get_aval(x)
