@@ -426,6 +426,7 @@ def is_weak(x: Value) -> bool:
 # Values that are not arrays (mutable array refs): type -> its abstract value. Impls get them as
 # they are (``to_numpy`` passes them through); the module defining the type adds its row.
 pytype_aval_mappings: dict[type, Callable[[Any], Any]] = {}
+non_array_values: set[type] = set()  # types of concrete values that are no arrays (lax's tokens)
 
 
 def to_numpy(x: Value) -> np.ndarray:
@@ -600,7 +601,10 @@ class Array:
 
 def array_of(value: Value, weak_type: bool = False) -> "Array":
     """The engine's concrete value for an impl's numpy result: an ``Array``, or for the numpy
-    storage of an extended dtype (typed keys) that dtype's array type."""
+    storage of an extended dtype (typed keys) that dtype's array type; a value of no data (a
+    token, ``non_array_values``) as it is."""
+    if type(value) in non_array_values:
+        return value  # type: ignore[no-any-return]
     dtype = getattr(value, "dtype", None)
     if dtype is not None and dtype.kind == "V":
         ext = extended_dtypes.get(dtype)

@@ -681,7 +681,10 @@ TESTED_ELSEWHERE = {
     "custom_lin": "tests/test_custom_derivatives.py",
     "debug_callback": "tests/test_inspect.py",
     "inspect_sharding": "tests/jax_reference/snippets_api_misc.py",
-    **{p: "tests/jax_reference/snippets_api_misc.py" for p in ("empty_ref", "free_ref")},
+    **{
+        p: "tests/jax_reference/snippets_api_misc.py"
+        for p in ("empty_ref", "free_ref", "create_token", "after_all")
+    },
     "pallas_call": "tests/test_pallas.py",
     **{p: "tests/test_callbacks.py" for p in ("pure_callback", "io_callback")},
     "cond": "tests/test_control_flow.py",

@@ -66,6 +66,7 @@ from .ragged_dot import (  # noqa: F401,E402
 )
 from .general_reduce import reduce_p  # noqa: F401,E402
 from .array_creation import dtype, empty, shape_as_value  # noqa: F401,E402
+from .tokens import after_all, after_all_p, create_token, create_token_p  # noqa: F401,E402
 
 # The primitives themselves, as jax.lax exports them (``lax.exp_p``), for custom interpreters.
 from . import (  # noqa: E402

@@ -82,3 +82,18 @@ _add(
     "empty_ref[freeze_scalar]",
     lambda jax: ((lambda x: jax.freeze(jax.empty_ref(x)) + x), (np.float32(1.0),)),
 )
+
+# tokens: JAX's CPU backend has them (create_token, after_all); a token argument prints as Tok
+_add("lax.create_token", lambda jax: ((lambda: jax.lax.create_token()), ()))
+_add(
+    "lax.after_all[two]",
+    lambda jax: ((lambda t: jax.lax.after_all(jax.lax.create_token(), t)), (jax.lax.create_token(),)),
+)
+_add("lax.after_all[none]", lambda jax: ((lambda: jax.lax.after_all()), ()))
+_add(
+    "jit(lax.after_all)[with_array]",
+    lambda jax: (
+        jax.jit(lambda t, x: (jax.lax.after_all(t, jax.lax.create_token()), x * 2.0)),
+        (jax.lax.create_token(), _f32(3)),
+    ),
+)

@@ -209,3 +209,18 @@ API_MISC += [
         "str(jax.make_jaxpr(lambda x: x.astype(jnp.float32))(jax.ShapeDtypeStruct((3,), t)))) for t in ts]",
     ),
 ]
+
+# lax.create_token / lax.after_all: tokens on the CPU, eager and through jit (values of no data)
+API_MISC += [
+    (
+        "tokens",
+        "t = lax.create_token()\nu = lax.create_token(jnp.ones(2))\n"
+        "j = jax.jit(lambda t, x: (lax.after_all(t, lax.create_token()), x * 2.0))(t, jnp.ones(2))\n"
+        "out = (type(t).__name__, type(lax.after_all(t, u)).__name__, type(lax.after_all()).__name__, "
+        "type(j[0]).__name__, j[1], type(jax.jit(lambda: lax.create_token())()).__name__, "
+        "str(jax.typeof(t)) if hasattr(jax, 'typeof') else None, "
+        "jax.jit(lambda x: (lax.after_all(lax.create_token()), x + 1)[1])(jnp.ones(2)))",
+    ),
+    ("err_after_all_of_an_array", "out = lax.after_all(lax.create_token(), jnp.ones(2))"),
+    ("err_after_all_of_an_array_under_jit", "out = jax.jit(lambda x: lax.after_all(x))(jnp.ones(2))"),
+]
