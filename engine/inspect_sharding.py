@@ -3,7 +3,7 @@ as early as it is known, as JAX does.
 
 Eagerly (and under ``vmap``/``grad`` outside ``jit``, whose rules bind the primitive on concrete
 values) the callback gets the array's own sharding. Inside ``jit`` it runs once, when the program
-is first compiled for its arguments' shardings, not on later calls: on a mesh with the sharding the
+is first lowered or compiled for its arguments' shardings, not on later calls: on a mesh with the sharding the
 engine's partitioner gives the value (``engine.parallel.partition``, what XLA's SPMD partitioner
 decides in JAX), else with the replicated sharding of a one-device program, which JAX reports as
 ``GSPMDSharding({replicated}, memory_kind=device)``.

@@ -623,6 +623,9 @@ class JitFunction:
                 if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
                     self._cache[key] = (closed, out_tree, [])
         lowered = Lowered(closed, self.name, out_tree, leaves)
+        inspecting = sys.modules.get("engine.inspect_sharding")
+        if inspecting is not None and not lowered.args_on_mesh:  # (JAX calls back while lowering)
+            inspecting.at_compile(jit_runtime.compiled_form(closed))
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.keep_unused = self.keep_unused
         if self.donate_argnums:

@@ -224,3 +224,11 @@ API_MISC += [
     ("err_after_all_of_an_array", "out = lax.after_all(lax.create_token(), jnp.ones(2))"),
     ("err_after_all_of_an_array_under_jit", "out = jax.jit(lambda x: lax.after_all(x))(jnp.ones(2))"),
 ]
+API_MISC += [
+    (
+        "inspect_when_lowered",
+        _INSPECT + "def h(x):\n    jax.debug.inspect_array_sharding(x, callback=cb)\n    return x + 1\n"
+        "jh = jax.jit(h)\nsteps = []\nfor run in (lambda: jh.lower(x), lambda: jh.lower(x).compile(), lambda: jh(x)):\n"
+        "    run()\n    steps.append(list(seen))\n    seen.clear()\nout = steps",
+    ),
+]
