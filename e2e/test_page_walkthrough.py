@@ -6,7 +6,7 @@ import numpy as np
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
-from .test_playground import open_session
+from .test_playground import new_context, open_session, wait_runs
 
 JIT = {"name": "jit", "options": {}}
 
@@ -55,3 +55,49 @@ def test_the_debugger_steps_into_a_scan_s_body_iteration_by_iteration(page: Page
     # The editor marks the body's line while stepping through it.
     expect(page.locator(".cm-linked-line")).to_contain_text("c = c * 0.5")
     page.screenshot(path=str(artifacts / "walkthrough-debugger-scan.png"))
+
+
+LOSS = """import jax
+import jax.numpy as jnp
+
+def loss(w, x):
+    return jnp.sum(jnp.tanh(w * x) ** 2)
+
+w = jnp.array([0.5, -1.0, 2.0])
+xs = jnp.arange(12.0).reshape(4, 3) / 10.0
+"""
+
+
+@needs_runner
+def test_a_share_link_restores_the_ir_panel_s_view_heat_and_diff(page: Page, browser, base_url):
+    stack = [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "(None, 0)"}}, JIT]
+    open_session(page, LOSS, "loss", stack, ["w", "xs"], panel="ir")
+    page.get_by_test_id("stage-tab").nth(2).click()  # vmap(grad(loss))
+    page.get_by_role("button", name="Text", exact=True).click()
+    page.get_by_test_id("heat-flops").click()
+    page.get_by_test_id("diff-base").select_option(label="loss")  # against the first stage
+    expect(page.get_by_test_id("stage-diff-summary")).to_contain_text("vmap vs loss")
+    page.get_by_test_id("share").click()
+    url = page.get_by_test_id("share-link").input_value()
+
+    ctx = new_context(browser, base_url)
+    try:
+        fresh = ctx.new_page()
+        fresh.goto(url)
+        wait_runs(fresh, 1)
+        expect(fresh.locator("[data-testid=stage-tab][aria-selected=true]")).to_contain_text(
+            "vmap(grad(loss)"
+        )
+        expect(fresh.get_by_role("button", name="Text", exact=True)).to_have_attribute("aria-pressed", "true")
+        expect(fresh.get_by_test_id("ir-text")).to_be_visible()
+        expect(fresh.get_by_test_id("ir-graph")).to_have_count(0)
+        expect(fresh.get_by_test_id("heat-flops")).to_have_attribute("aria-pressed", "true")
+        expect(fresh.get_by_test_id("stage-diff-summary")).to_contain_text("vmap vs loss")
+    finally:
+        ctx.close()
+    # A reload of the page's own URL keeps them too.
+    page.keyboard.press("Escape")
+    page.reload()
+    wait_runs(page, 1)
+    expect(page.get_by_test_id("heat-flops")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("stage-diff-summary")).to_contain_text("vmap vs loss")

@@ -77,6 +77,7 @@ class App {
       onSourceLines: (l) => this.editor.highlightLines(l),
       onStage: (name) => { this.session.stage = name; this.sessionChanged(); },
       onForm: (form) => { this.session.ir = form === "stablehlo" ? form : null; this.sessionChanged(); },
+      onLook: (look) => { Object.assign(this.session, look); this.sessionChanged(); },
       onStageCost: (cost) => this.showCosts(cost),
       compareLink: () => compareUrl(this.session, this.session),
     });
@@ -162,6 +163,7 @@ class App {
     this.session = s;
     this.ir.preferStage(s.stage ?? null);
     this.ir.setForm(s.ir ?? "jaxpr");
+    this.ir.setLook(s);
     this.editor.setCode(s.code);
     this.stack.setSession(s);
     this.report = null;
@@ -493,7 +495,7 @@ class App {
       const [input, linkRow] = copyRow(url, "share-link", "Share link");
       replace(this.sharePop,
         h("label", { class: "label" }, copied ? "Link copied to the clipboard" : "Copy this link"), linkRow,
-        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel and IR stage."),
+        h("p", { class: "hint" }, "Opening it restores the code, the stack, the arguments, the open panel, and the IR stage with its view, heat and diff."),
         h("label", { class: "label" }, "Embed (read-only, for an iframe in docs)"), copyRow(embed, "share-embed", "Embed code")[1]);
       input.focus();
     } catch (e) {
@@ -530,6 +532,7 @@ class App {
         if (view.panel) s.panel = view.panel;
         s.stage = view.stage;
         s.ir = view.ir;
+        Object.assign(s, { irView: view.irView, heat: view.heat, diff: view.diff });
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));

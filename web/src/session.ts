@@ -16,6 +16,21 @@ export interface Session {
   stage?: string | null;
   /** "stablehlo" when jit stages show their lowered StableHLO instead of the jaxpr. */
   ir?: "stablehlo" | null;
+  /** How the IR panel looks when not as it opens (graph and text, no heat, diffed with the stage
+   *  before): its view, cost heat and what the stage is diffed with ("none" or a stage index). */
+  irView?: "graph" | "text" | null;
+  heat?: "flops" | "bytes" | null;
+  diff?: string | null;
+}
+
+/** The IR panel's look, from any of a session's spellings (fragment keys included); defaults are null. */
+function irLook(o: any): Pick<Session, "irView" | "heat" | "diff"> {
+  const view = o.irView ?? o.v, heat = o.heat ?? o.h, diff = o.diff ?? o.d;
+  return {
+    irView: view === "graph" || view === "text" ? view : null,
+    heat: heat === "flops" || heat === "bytes" ? heat : null,
+    diff: typeof diff === "string" && /^(none|\d{1,3})$/.test(diff) ? diff : null,
+  };
 }
 
 // The transformations, their options (in display order) and the placeholders of the option
@@ -198,7 +213,10 @@ export function decodeFragment(hash: string): Session | null {
 }
 
 function compact(s: Session) {
-  return { c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}), ...(s.ir ? { i: s.ir } : {}) };
+  return {
+    c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}), ...(s.ir ? { i: s.ir } : {}),
+    ...(s.irView ? { v: s.irView } : {}), ...(s.heat ? { h: s.heat } : {}), ...(s.diff ? { d: s.diff } : {}),
+  };
 }
 
 /** A session from a fragment, a stored snippet or a gallery example, tolerant of missing fields. */
@@ -221,6 +239,7 @@ export function fromAny(o: any): Session | null {
     panel: PANELS.includes(panel) ? panel : "output",
     stage: typeof (o.stage ?? o.g) === "string" ? (o.stage ?? o.g) : null,
     ir: (o.ir ?? o.i) === "stablehlo" ? "stablehlo" : null,
+    ...irLook(o),
   };
 }
 
@@ -230,13 +249,18 @@ function stringOptions(o: unknown): Record<string, string> {
   return out;
 }
 
-/** The view part of a share link's fragment: the open panel, IR stage and form, `p=ir&g=jit(f)&i=stablehlo`. */
+/** The view part of a share link's fragment: the open panel, IR stage and form, and the IR panel's
+ *  look, `p=ir&g=jit(f)&i=stablehlo&v=text&h=flops&d=0`. */
 export function viewFragment(s: Session): string {
-  return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}${s.ir ? `&i=${s.ir}` : ""}`;
+  return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}${s.ir ? `&i=${s.ir}` : ""}` +
+    `${s.irView ? `&v=${s.irView}` : ""}${s.heat ? `&h=${s.heat}` : ""}${s.diff ? `&d=${s.diff}` : ""}`;
 }
 
-export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null; ir: "stablehlo" | null } {
+export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null; ir: "stablehlo" | null } & Pick<Session, "irView" | "heat" | "diff"> {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const panel = params.get("p") as PanelName | null;
-  return { panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g"), ir: params.get("i") === "stablehlo" ? "stablehlo" : null };
+  return {
+    panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g"), ir: params.get("i") === "stablehlo" ? "stablehlo" : null,
+    ...irLook({ v: params.get("v"), h: params.get("h"), d: params.get("d") }),
+  };
 }

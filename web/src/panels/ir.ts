@@ -24,7 +24,13 @@ export interface IRHandlers {
   compareLink?(): string | null;
   /** The user switched between the jaxpr and the lowered StableHLO, for the session to remember. */
   onForm?(form: IRForm): void;
+  /** The user changed the panel's look (view, heat, diff base), for the session (and its links) to keep. */
+  onLook?(look: IRLook): void;
 }
+
+/** The IR panel's look as a session keeps it: null for each default (graph and text, no heat, the
+ *  previous stage as the diff base); the diff base is "none" or a stage index. */
+export interface IRLook { irView: "graph" | "text" | null; heat: "flops" | "bytes" | null; diff: string | null }
 
 type View = "graph" | "text" | "both";
 /** Which program a jit stage shows: its jaxpr (graph and text) or its lowered StableHLO text. */
@@ -97,6 +103,22 @@ export class IRPanel {
   }
 
   /** Show jit stages as this form (stages without a lowered program show their jaxpr). */
+  /** Show the panel as a restored session had it. */
+  setLook(look: Partial<IRLook>) {
+    this.view = look.irView ?? "both";
+    this.heat = look.heat ?? "off";
+    this.compareWith = look.diff == null ? -1 : look.diff === "none" ? null : Number(look.diff);
+    if (this.call) this.renderStage();
+  }
+
+  private lookChanged() {
+    this.handlers.onLook?.({
+      irView: this.view === "both" ? null : this.view,
+      heat: this.heat === "off" ? null : this.heat,
+      diff: this.compareWith === -1 ? null : this.compareWith === null ? "none" : String(this.compareWith),
+    });
+  }
+
   setForm(form: IRForm) {
     this.form = form;
     if (this.call) this.renderStage();
@@ -191,7 +213,7 @@ export class IRPanel {
     const added = stage.graph ? countAdded(stage.graph) : 0;
     const viewBtn = (v: View, label: string) => h("button", {
       type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v),
-      onclick: () => { this.view = v; this.renderStage(); },
+      onclick: () => { this.view = v; this.renderStage(); this.lookChanged(); },
     }, label);
     const hlo = stage.stablehlo ?? null;
     const showHlo = hlo !== null && this.form === "stablehlo";
@@ -257,6 +279,7 @@ export class IRPanel {
         const v = (e.target as HTMLSelectElement).value;
         this.compareWith = v === "prev" ? -1 : v === "none" ? null : Number(v);
         this.renderStage();
+        this.lookChanged();
       },
     }, options);
     const d = this.diff;
@@ -265,7 +288,7 @@ export class IRPanel {
       h("ul", null, d.removed.slice(0, 200).map((n) => h("li", { class: "mono" }, `${n.primitive}${userLine(n.source) ? ` (line ${userLine(n.source)})` : ""}`)))) : null;
     const heatBtn = (v: Heat, label: string) => h("button", {
       type: "button", class: `seg${this.heat === v ? " active" : ""}`, "aria-pressed": String(this.heat === v), testid: `heat-${v}`,
-      onclick: () => { this.heat = v; this.renderStage(); },
+      onclick: () => { this.heat = v; this.renderStage(); this.lookChanged(); },
     }, label);
     const cost = stage.cost;
     const compare = this.handlers.compareLink?.() ?? null;
