@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from playwright.sync_api import Page, expect
 
-from .conftest import needs_runner
+from .conftest import needs_runner, session_fragment
 from .test_playground import new_context, open_session, wait_runs
 
 JIT = {"name": "jit", "options": {}}
@@ -101,3 +101,21 @@ def test_a_share_link_restores_the_ir_panel_s_view_heat_and_diff(page: Page, bro
     wait_runs(page, 1)
     expect(page.get_by_test_id("heat-flops")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_test_id("stage-diff-summary")).to_contain_text("vmap vs loss")
+
+
+@needs_runner
+def test_compare_stacks_shows_each_result_s_heatmap_and_table_whole(page: Page):
+    stack = [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "(None, 0)"}}, JIT]
+    a = session_fragment(LOSS, "loss", stack, ["w", "xs"], "ir")[3:]
+    page.goto(f"/compare#a={a}&b={a}")
+    wait_runs(page, 1, timeout=120_000)
+    expect(page.get_by_test_id("cmp-values")).to_contain_text("values match")
+    boxes = page.get_by_test_id("cmp-row-value").locator(".cmp-value")
+    expect(boxes).to_have_count(2)
+    for i in range(2):
+        box = boxes.nth(i)
+        expect(box.locator(".heatmap")).to_be_visible()
+        # The 4 x 3 result's heatmap, its colour bar and its table all show: nothing hides in a
+        # scroll box too short for the chart.
+        hidden = box.evaluate("e => e.scrollHeight - e.clientHeight")
+        assert hidden <= 1, f"{hidden} px of the result hidden in its box"
