@@ -19,6 +19,7 @@ from engine.inspect import progress
 from engine.inspect.schema import RunProgress
 from server.launch import ServerProcess
 from server.sandbox import child
+from server.sandbox.reports import stopped_where
 from server.sandbox.result_frames import HEADER, ResultFrames
 
 
@@ -75,6 +76,18 @@ def test_merge_stops_at_the_first_invalid_delta():
     bad = json.dumps({"calls": [{"id": "not a number"}]}).encode()
     merged = progress.merge([good, bad, good])
     assert merged.stdout == "one\n" and merged.calls == []
+
+
+def test_the_stack_a_killed_run_wrote_gives_its_line():
+    asked = 'out\nStack (most recent call first):\n  File "/lib/x.py", line 3 in g\n  File "<user>", line 7 in f\n'
+    assert stopped_where(asked, crashed=False) == ("out\n", 7)
+    # A crash's stack stays on stderr; without a user frame there is no line; without a stack, nothing.
+    crash = "Fatal Python error: Segmentation fault\n\n" + asked[4:]
+    assert stopped_where(crash, crashed=True) == (crash, 7)
+    assert (
+        stopped_where('Stack (most recent call first):\n  File "/lib/x.py", line 3 in g\n', True)[1] is None
+    )
+    assert stopped_where("plain stderr\n", crashed=False) == ("plain stderr\n", None)
 
 
 # --- through the API, with the engine's runner -------------------------------------------------
@@ -135,13 +148,19 @@ def test_killed_at_the_time_limit_inside_a_call_keeps_what_it_finished(engine_se
     assert call["label"] == "jit(f)" and call["source"]["line"] == 9 and len(call["stages"]) == 2
     running = report["calls"][1]
     assert running["label"] == "jit(spin)" and running["stages"] == []
-    assert error["line"] == 15 and "It was running jit(spin), called on line 15." in error["message"]
+    # Asked for its stack before the kill, it said which line it was stuck on, inside the call.
+    line = error["line"]
+    assert line in (12, 13), error  # (the loop's `while` or its `pass`)
+    assert f"It was running line {line}, in jit(spin) called on line 15." in error["message"]
+    assert "most recent call first" not in report["stderr"]  # (that stack was for the sandbox)
 
 
 def test_a_crash_keeps_what_it_finished(engine_server):
     report = run(engine_server, JIT_CALL + "import ctypes\nctypes.string_at(0)\n")
     error = report["error"]
     assert not report["ok"] and error["limit"] == "killed" and "SIGSEGV" in error["message"], error
+    assert error["line"] == 10 and "It was running line 10." in error["message"]
+    assert "Segmentation fault" in report["stderr"]  # (a crash's own stack is shown)
     assert report["stdout"].startswith(Y_LINE)
     finished_jit_call(report)
     # The next run is a fresh one.
@@ -160,4 +179,5 @@ def test_killed_at_the_memory_limit_keeps_what_it_finished(engine_server):
     error = report["error"]
     assert not report["ok"] and error["limit"] == "memory", error
     assert report["stdout"] == Y_LINE and "1 transformed call" in error["message"]
+    assert error["line"] in (10, 11, 16), error  # forking, or sleeping while its children fill memory
     finished_jit_call(report)

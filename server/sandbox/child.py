@@ -6,6 +6,7 @@ it ends with ``os._exit`` so no zygote state (atexit hooks, buffered pipes) runs
 
 from __future__ import annotations
 
+import faulthandler
 import fcntl
 import io
 import logging
@@ -32,6 +33,9 @@ EXIT_OK, EXIT_NO_REPORT, EXIT_SETUP_FAILED = 0, 70, 71
 # with SIGUSR1, and the kernel at its CPU soft limit with SIGXCPU, before killing it: the run stops
 # where it is, and its report's traceback says which line that was.
 INTERRUPTS = {signal.SIGINT: "timeout", signal.SIGXCPU: "cpu", signal.SIGUSR1: "output"}
+# Asks a run the supervisor is about to kill (past its memory limit, or still running after the
+# interrupt's grace period) where it is: the run's stack, on stderr.
+WHERE_SIGNAL = signal.SIGUSR2
 # The engine's runner stops a run itself at the print that crosses the output limit (it captures
 # prints, so they never reach the pipes the supervisor counts): it reads the limit from here.
 OUTPUT_LIMIT_ENV = "ENGINE_OUTPUT_BYTES"
@@ -192,6 +196,11 @@ def run_child(
         _run_pid = os.getpid()
         for sig in INTERRUPTS:
             signal.signal(sig, _interrupt)
+        # Python's stack, written to stderr from the signal handler itself (so even while the run
+        # is stuck in compiled code): on a crash, and when the supervisor is about to kill the run
+        # (``WHERE_SIGNAL``). The zygote takes the user's line from it (``reports.stopped_where``).
+        faulthandler.enable(file=2, all_threads=False)
+        faulthandler.register(WHERE_SIGNAL, file=2, all_threads=False)
         code = EXIT_NO_REPORT
         from engine.inspect.schema import RunRequest
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from engine.inspect.errors import PRINT_LESS
@@ -72,6 +73,27 @@ def code_size_report(request: RunRequest, code_bytes: int, engine_version: str) 
     return limit_report(request, "code_size", engine_version, code_kib=code_bytes // 1024)
 
 
+# faulthandler's stack (``child.WHERE_SIGNAL``, or a crash): a header, then the frames innermost first.
+_STACK = re.compile(
+    r"^(?:Current thread 0x[0-9a-f]+|Stack) \(most recent call first\):\n((?:  File .*\n?)*)", re.M
+)
+_USER_FRAME = re.compile(r'^  File "<user>", line (\d+) in ', re.M)
+
+
+def stopped_where(stderr: str, crashed: bool) -> tuple[str, Optional[int]]:
+    """The innermost user line of the last stack faulthandler wrote on the run's stderr (None if
+    there is none), and the stderr to show: without that stack when the supervisor asked for it
+    (it says nothing to the user), with it when the run crashed (it is part of the crash)."""
+    stacks = list(_STACK.finditer(stderr))
+    if not stacks:
+        return stderr, None
+    last = stacks[-1]
+    user = _USER_FRAME.search(last.group(1))
+    if not crashed:
+        stderr = stderr[: last.start()] + stderr[last.end() :]
+    return stderr, int(user.group(1)) if user else None
+
+
 def keep_finished(report: RunReport, done: RunReport | RunProgress, stopped_line: Optional[int]) -> None:
     """Give a limit's ``report`` what the run finished before it was stopped (its recorded calls,
     timings and debug prints: from its own interrupted report, or from the progress it streamed),
@@ -83,13 +105,20 @@ def keep_finished(report: RunReport, done: RunReport | RunProgress, stopped_line
         report.calls.append(running)  # (as an interrupted report lists it: without its stages)
     if err is None:
         return
+    source = running.source if running is not None else None
+    call_line = source.line if source is not None and source.file == "<user>" else None
     if stopped_line:
-        err.message += f" It was running line {stopped_line}."
+        err.message += f" It was running line {stopped_line}" + (
+            f", in {running.label} called on line {call_line}."
+            if running is not None and call_line and call_line != stopped_line
+            else "."
+        )
     elif running is not None:
-        line = running.source.line if running.source is not None and running.source.file == "<user>" else None
-        err.message += f" It was running {running.label}" + (f", called on line {line}." if line else ".")
-        if line:
-            err.line = line
+        err.message += f" It was running {running.label}" + (
+            f", called on line {call_line}." if call_line else "."
+        )
+        if call_line:
+            err.line = call_line
     finished = len(report.calls) - (running is not None)
     if finished:
         err.message += (

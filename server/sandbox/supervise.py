@@ -30,6 +30,7 @@ READ_CHUNK = 1 << 16
 WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs never pay for it
 WATCH_EVERY = 0.1
 INTERRUPT_GRACE = 1.0  # seconds a run interrupted at its time limit has to report where it was
+WHERE_WAIT = 0.2  # seconds a run about to be killed has to write its stack (``child.WHERE_SIGNAL``)
 PROGRESS_BYTES = 8 << 20  # what is kept of a run's progress frames (engine.inspect.progress's cap)
 
 
@@ -431,12 +432,30 @@ def _supervise(
         except ProcessLookupError:
             pass
 
+    def ask_where() -> None:
+        """Before the kill: the run's stack on stderr (written from a signal handler, so even a run
+        stuck in compiled code answers), read until it stops coming or ``WHERE_WAIT`` is over."""
+        interrupt(child.WHERE_SIGNAL)
+        until, had = time.monotonic() + WHERE_WAIT, len(buffers[err_r])
+        quiet = select.poll()
+        quiet.register(err_r, select.POLLIN)
+        while err_r in open_fds and (left := until - time.monotonic()) > 0:
+            got = len(buffers[err_r])
+            # (once the stack started coming, 20 ms without more means it is all there)
+            if not quiet.poll(max(0.0, min(left, 0.02 if got > had else left)) * 1000):
+                if got > had:
+                    return
+                continue
+            drain(err_r)
+
     interrupted = False
     try:
         while (limit is None or interrupted) and not exited:
             now = time.monotonic()
             if now >= deadline:
                 if interrupted:
+                    if limit == "timeout":
+                        ask_where()  # it did not stop at the interrupt: where is it stuck?
                     break
                 # Interrupt first (the child turns SIGINT into an exception and reports the line
                 # it was on), kill after a grace period.
@@ -486,6 +505,7 @@ def _supervise(
                     continue
                 if used > limits.memory_bytes:
                     limit = "memory"
+                    ask_where()
                     break
     finally:
         poller.unregister(pidfd)

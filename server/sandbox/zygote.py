@@ -317,7 +317,7 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
     """Turn what the supervisor saw into the run report sent to the server."""
     from engine.inspect import progress
     from engine.inspect.schema import RunReport
-    from .reports import keep_finished, limit_report
+    from .reports import keep_finished, limit_report, stopped_where
 
     limit_bytes = config["output_bytes"]
     stdout, stderr = _text(outcome.stdout, limit_bytes), _text(outcome.stderr, limit_bytes)
@@ -368,6 +368,8 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
             report.duration_ms = outcome.duration_ms
     else:
         finished = done or progress.merge(outcome.progress)
+        # Killed (or crashed) where it could not report: its stack, if it wrote one, says where.
+        stderr, where = stopped_where(stderr, crashed=limit == "killed")
         if done is None:  # the run never reported: what it streamed, then what reached its pipes
             stdout = _cap(finished.stdout + stdout, limit_bytes)
             stderr = _cap(finished.stderr + stderr, limit_bytes)
@@ -389,7 +391,10 @@ def finish(outcome: supervise.Outcome, request: RunRequest, config: ZygoteConfig
             report.error.traceback = stopped_at.traceback
             report.error.line, report.error.column = stopped_at.line, stopped_at.column
             report.error.end_line, report.error.end_column = stopped_at.end_line, stopped_at.end_column
-        keep_finished(report, finished, stopped_at.line if stopped_at is not None else None)
+        stopped_line = stopped_at.line if stopped_at is not None else None
+        if stopped_line is None and where is not None and report.error is not None:
+            stopped_line = report.error.line = where
+        keep_finished(report, finished, stopped_line)
     return report.model_dump_json().encode()
 
 
