@@ -147,6 +147,15 @@ def at_compile(closed: ClosedJaxpr) -> None:
         eqn.params["callback"](GSPMDSharding(topology.get_device(0)))
 
 
+def at_lower(closed: ClosedJaxpr) -> None:
+    """``jit(f).lower(...)`` of a one-device program: JAX calls back while lowering; the program
+    the first call then runs (``compiled_form``: the same object) does not call back again."""
+    if _inspections(closed.jaxpr):
+        from .jit_runtime import compiled_form
+
+        at_compile(compiled_form(closed))
+
+
 def _partitioned(ctx, prim, vals, params):
     """On a mesh: the value's sharding as the partitioner propagated it; nothing runs per device."""
     (x,) = vals

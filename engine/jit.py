@@ -625,7 +625,7 @@ class JitFunction:
         lowered = Lowered(closed, self.name, out_tree, leaves)
         inspecting = sys.modules.get("engine.inspect_sharding")
         if inspecting is not None and not lowered.args_on_mesh:  # (JAX calls back while lowering)
-            inspecting.at_compile(jit_runtime.compiled_form(closed))
+            inspecting.at_lower(closed)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.keep_unused = self.keep_unused
         if self.donate_argnums:
