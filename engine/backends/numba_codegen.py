@@ -94,11 +94,7 @@ class _Flat:
         for k, eqn in enumerate(jaxpr.eqns):
             ins = [read(x) for x in eqn.inputs]
             if eqn.primitive in inline:
-                p = eqn.params
-                name = next(k for k in ("call_jaxpr", "call", "callee", "jaxpr") if k in p)
-                inner = p[name]
-                if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
-                    inner = ClosedJaxpr(inner, [])
+                inner, ins = _inlined_body(eqn, ins)
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
                 outs = self._inline(inner.jaxpr, cs, ins, (*path, k))
             else:
@@ -128,14 +124,40 @@ class _Flat:
 
 def _call_prims():
     """custom_jvp/custom_vjp, checkpoint and composite calls: evaluation is their body (the rules
-    are for AD, the composite's name for a compiler that knows it)."""
+    are for AD, the composite's name for a compiler that knows it); custom_linear_solve's is its
+    solve."""
     from .. import custom_derivatives as cd
     from ..ad_checkpoint import checkpoint_p
     from ..custom_batching import custom_vmap_p
     from ..lax.composite_call import composite_p
+    from ..lax.solves import linear_solve_p
     from ..linear_call import linear_call_p
 
-    return cd.custom_jvp_call_p, cd.custom_vjp_call_p, checkpoint_p, custom_vmap_p, linear_call_p, composite_p
+    return (
+        cd.custom_jvp_call_p,
+        cd.custom_vjp_call_p,
+        checkpoint_p,
+        custom_vmap_p,
+        linear_call_p,
+        composite_p,
+        linear_solve_p,
+    )
+
+
+def _inlined_body(eqn: JaxprEqn, ins: list) -> tuple[ClosedJaxpr, list]:
+    """The jaxpr an inlined call runs, and its operands: a call's own jaxpr on all of the call's;
+    a custom_linear_solve's solve jaxpr on the solve's constants and the right-hand side (as its
+    impl evaluates it)."""
+    from ..lax.solves import _split, linear_solve_p
+
+    p = eqn.params
+    if eqn.primitive is linear_solve_p:
+        groups, b = _split(ins, p["const_lengths"])
+        return p["jaxprs"].solve, [*groups.solve, *b]
+    inner = p[next(k for k in ("call_jaxpr", "call", "callee", "jaxpr") if k in p)]
+    if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
+        inner = ClosedJaxpr(inner, [])
+    return inner, ins
 
 
 class Codegen:

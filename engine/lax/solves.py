@@ -13,7 +13,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from .. import ad, batching, core, ir
-from ..backends.rows import INTERPRETER_ONLY
+from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..core import Primitive
 from ..tree_util import tree_flatten, tree_unflatten
@@ -267,4 +267,4 @@ ad.jvp_rules[linear_solve_p] = _linear_solve_jvp
 ad.transpose_rules[linear_solve_p] = _linear_solve_transpose
 batching.batch_rules[linear_solve_p] = _linear_solve_batch
 ir.pp_params_rules[linear_solve_p] = lambda eqn: sorted(eqn.params.items())
-INTERPRETER_ONLY[linear_solve_p.name] = "runs its solve jaxpr through the interpreter (a nested program)"
+lowerings[linear_solve_p] = Special("inline")  # compiled code runs its solve jaxpr in line
