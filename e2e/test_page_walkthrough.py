@@ -119,3 +119,25 @@ def test_compare_stacks_shows_each_result_s_heatmap_and_table_whole(page: Page):
         # scroll box too short for the chart.
         hidden = box.evaluate("e => e.scrollHeight - e.clientHeight")
         assert hidden <= 1, f"{hidden} px of the result hidden in its box"
+
+
+@needs_runner
+def test_the_graph_legend_keys_the_stage_diff_s_marks_apart_from_the_source_line_s(page: Page):
+    stack = [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "(None, 0)"}}, JIT]
+    open_session(page, LOSS, "loss", stack, ["w", "xs"], panel="ir")
+    page.get_by_test_id("stage-tab").nth(2).click()  # vmap(grad(loss)) against grad(loss)
+    changed = page.locator("[data-testid=ir-node][data-diff=changed]")
+    expect(changed.first).to_be_visible()
+    stroke = changed.first.locator("rect").first.evaluate("e => getComputedStyle(e).stroke")
+    key = page.get_by_test_id("legend-diff-changed")
+    expect(key).to_be_visible()
+    expect(key).to_contain_text("changed")
+    swatch = key.locator(".swatch").evaluate("e => getComputedStyle(e).borderTopColor")
+    assert swatch == stroke, (swatch, stroke)
+    # Not the colour of the source line's mark, which the legend keys as such.
+    linked = page.locator(".graph-legend .swatch.linked").evaluate("e => getComputedStyle(e).borderTopColor")
+    assert linked != stroke, (linked, stroke)
+    # No diff, no key for it.
+    page.get_by_test_id("diff-base").select_option(label="nothing")
+    expect(page.locator("[data-testid=ir-node][data-diff]")).to_have_count(0)
+    expect(key).to_be_hidden()

@@ -130,7 +130,10 @@ export class GraphView {
     // Each swatch stays with its words when it wraps.
     const legend = h("div", { class: "graph-legend" },
       h("span", { class: "legend-item" }, h("span", { class: "swatch added" }), "added by this stage"),
-      h("span", { class: "legend-item" }, h("span", { class: "swatch linked" }), "from the selected source line"));
+      h("span", { class: "legend-item" }, h("span", { class: "swatch linked" }), "from the selected source line"),
+      // The stage diff's marks, keyed only while some node carries one (ir-views.css).
+      h("span", { class: "legend-item diff-key", testid: "legend-diff-changed" }, h("span", { class: "swatch diff-changed" }), "changed from the stage diffed with"),
+      h("span", { class: "legend-item diff-key", testid: "legend-diff-added" }, h("span", { class: "swatch diff-added" }), "new against it"));
     const minimap = h("canvas", { class: "graph-minimap", width: 180, height: 120, testid: "graph-minimap", "aria-label": "Minimap: click to move there" });
     const find = h("div", { class: "graph-find" }, this.searchInput, this.searchCount,
       h("select", {
