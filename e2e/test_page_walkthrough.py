@@ -141,3 +141,31 @@ def test_the_graph_legend_keys_the_stage_diff_s_marks_apart_from_the_source_line
     page.get_by_test_id("diff-base").select_option(label="nothing")
     expect(page.locator("[data-testid=ir-node][data-diff]")).to_have_count(0)
     expect(key).to_be_hidden()
+
+
+@needs_runner
+def test_tabbing_through_graph_nodes_pans_the_graph_and_fit_still_fits(page: Page):
+    stack = [{"name": "grad", "options": {}}, {"name": "vmap", "options": {"in_axes": "(None, 0)"}}, JIT]
+    open_session(page, LOSS, "loss", stack, ["w", "xs"], panel="ir")
+    graph_stage = page.locator(".graph-stage")
+    expect(page.get_by_test_id("ir-node").first).to_be_visible()
+    canvas = page.locator(".graph-canvas")
+    opened = canvas.evaluate("e => e.style.transform")
+    graph_stage.focus()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        # The focused node is in view, brought there by the pan, not by scrolling the stage
+        # under it (which fit and the minimap do not see).
+        page.wait_for_function(
+            "() => { const s = document.querySelector('.graph-stage'); return !s.scrollLeft && !s.scrollTop; }"
+        )
+        focused = page.evaluate(
+            "() => { const n = document.activeElement.getBoundingClientRect();"
+            " const s = document.querySelector('.graph-stage').getBoundingClientRect();"
+            " return n.width > 0 && n.bottom > s.top && n.top < s.bottom && n.right > s.left && n.left < s.right; }"
+        )
+        assert focused
+    page.get_by_test_id("graph-fit").click()
+    # Fit shows the graph as it opened: nothing left over from the tabbing.
+    assert canvas.evaluate("e => e.style.transform") == opened
+    assert graph_stage.evaluate("e => [e.scrollLeft, e.scrollTop]") == [0, 0]

@@ -104,6 +104,21 @@ export class Viewport {
     this.apply();
   }
 
+  /** Pan the least that shows a box (screen coordinates) whole, or its top left corner when it is
+   *  larger than the free part of the stage. */
+  private reveal(n: DOMRect) {
+    const s = this.stage.getBoundingClientRect();
+    const m = this.handlers.insets(), pad = 12;
+    const shift = (lo: number, hi: number, from: number, to: number) =>
+      hi - lo > to - from || lo < from ? from - lo : hi > to ? to - hi : 0;
+    const dx = shift(n.left, n.right, s.left + m.left + pad, s.right - m.right - pad);
+    const dy = shift(n.top, n.bottom, s.top + m.top + pad, s.bottom - m.bottom - pad);
+    if (!dx && !dy) return;
+    this.tx += dx;
+    this.ty += dy;
+    this.apply();
+  }
+
   centerOn(id: string) {
     const b = this.boxes.get(id);
     if (!b) return;
@@ -183,6 +198,22 @@ export class Viewport {
   private installPanZoom() {
     let drag: { x: number; y: number; tx: number; ty: number } | null = null;
     const stage = this.stage;
+    // A node focused with Tab is panned into the part of the stage the overlays leave free. The
+    // browser would scroll the (overflow: hidden) stage instead, under the pan transform, where fit
+    // and the minimap never look, and never towards the top or left: any such scroll becomes a pan.
+    stage.addEventListener("focusin", (e) => {
+      // Only keyboard focus: a click focuses the node under the pointer, which must not move.
+      const node = (e.target as Element).closest?.(".node");
+      if (node?.matches(":focus-visible")) this.reveal(node.getBoundingClientRect());
+    });
+    stage.addEventListener("scroll", () => {
+      if (!stage.scrollLeft && !stage.scrollTop) return;
+      this.tx -= stage.scrollLeft;
+      this.ty -= stage.scrollTop;
+      stage.scrollLeft = 0;
+      stage.scrollTop = 0;
+      this.apply();
+    });
     stage.addEventListener("wheel", (e) => {
       e.preventDefault();
       const box = stage.getBoundingClientRect();
