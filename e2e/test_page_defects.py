@@ -120,7 +120,7 @@ def test_timing_phases_are_disjoint_add_up_to_wall_time_and_show_cache_hits(page
 
 @needs_runner
 def test_share_restores_the_selected_ir_stage(page: Page, browser, base_url):
-    from .test_playground import new_context, wait_runs
+    from .test_playground import opened_fresh
 
     open_session(page, TANH, "tanh", [GRAD, {"name": "jit", "options": {}}], ["1.0"], panel="ir")
     tabs = page.get_by_test_id("stage-tab")
@@ -129,17 +129,11 @@ def test_share_restores_the_selected_ir_stage(page: Page, browser, base_url):
     expect(tabs.nth(1)).to_have_attribute("aria-selected", "true")
     page.get_by_test_id("share").click()
     url = page.get_by_test_id("share-link").input_value()
-    ctx = new_context(browser, base_url)
-    try:
-        fresh = ctx.new_page()
-        fresh.goto(url)
-        wait_runs(fresh, 1)
+    with opened_fresh(browser, base_url, url) as fresh:
         expect(fresh.get_by_test_id("tab-ir")).to_have_attribute("aria-selected", "true")
         restored = fresh.get_by_test_id("stage-tab")
         expect(restored.nth(1)).to_have_attribute("aria-selected", "true")
         expect(restored.nth(1)).to_contain_text("grad(tanh)")
-    finally:
-        ctx.close()
 
 
 @needs_runner

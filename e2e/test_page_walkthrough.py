@@ -6,7 +6,7 @@ import numpy as np
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner, session_fragment
-from .test_playground import new_context, open_session, wait_runs
+from .test_playground import open_session, opened_fresh, wait_runs
 
 JIT = {"name": "jit", "options": {}}
 
@@ -80,11 +80,7 @@ def test_a_share_link_restores_the_ir_panel_s_view_heat_and_diff(page: Page, bro
     page.get_by_test_id("share").click()
     url = page.get_by_test_id("share-link").input_value()
 
-    ctx = new_context(browser, base_url)
-    try:
-        fresh = ctx.new_page()
-        fresh.goto(url)
-        wait_runs(fresh, 1)
+    with opened_fresh(browser, base_url, url) as fresh:
         expect(fresh.locator("[data-testid=stage-tab][aria-selected=true]")).to_contain_text(
             "vmap(grad(loss)"
         )
@@ -93,8 +89,6 @@ def test_a_share_link_restores_the_ir_panel_s_view_heat_and_diff(page: Page, bro
         expect(fresh.get_by_test_id("ir-graph")).to_have_count(0)
         expect(fresh.get_by_test_id("heat-flops")).to_have_attribute("aria-pressed", "true")
         expect(fresh.get_by_test_id("stage-diff-summary")).to_contain_text("vmap vs loss")
-    finally:
-        ctx.close()
     # A reload of the page's own URL keeps them too.
     page.keyboard.press("Escape")
     page.reload()

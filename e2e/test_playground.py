@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -131,6 +132,20 @@ def new_context(browser, base_url):
         ),
     )
     return ctx
+
+
+@contextlib.contextmanager
+def opened_fresh(browser, base_url, url: str):
+    """``url`` opened in a new browser context (nothing stored by the page that made it), once its
+    first run is done."""
+    ctx = new_context(browser, base_url)
+    try:
+        fresh = ctx.new_page()
+        fresh.goto(url)
+        wait_runs(fresh, 1)
+        yield fresh
+    finally:
+        ctx.close()
 
 
 # ---- tests --------------------------------------------------------------------------------------
@@ -308,11 +323,7 @@ def test_share_link_round_trip_in_fresh_context(page: Page, browser, base_url, a
     url = link.input_value()
     assert re.fullmatch(re.escape(base_url) + r"/s/[0-9A-Za-z]+#p=ir", url), url
 
-    ctx = new_context(browser, base_url)
-    try:
-        fresh = ctx.new_page()
-        fresh.goto(url)
-        wait_runs(fresh, 1)
+    with opened_fresh(browser, base_url, url) as fresh:
         assert fresh.evaluate("window.jaxplay.getCode()") == TANH
         expect(fresh.get_by_test_id("tab-ir")).to_have_attribute("aria-selected", "true")
         expect(fresh.get_by_test_id("target-select")).to_have_value("tanh")
@@ -323,8 +334,6 @@ def test_share_link_round_trip_in_fresh_context(page: Page, browser, base_url, a
         expect(fresh.get_by_test_id("composed-call")).to_have_text(f"vmap(grad(tanh), in_axes=0)({args[0]})")
         expect(fresh.get_by_test_id("ir-node").first).to_be_visible()
         fresh.screenshot(path=str(artifacts / "share-restored.png"))
-    finally:
-        ctx.close()
 
 
 @needs_runner

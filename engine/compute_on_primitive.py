@@ -17,7 +17,13 @@ from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Value
 from .ir import ClosedJaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
-from .jit_primitive import _hoist_tracer_consts, _split_for_partial_eval, _split_inner_jit
+from .jit_primitive import (
+    _hoist_tracer_consts,
+    _known_outputs_and_residuals,
+    _split_for_partial_eval,
+    _split_inner_jit,
+    _stage_unknown_half,
+)
 from .staging import trace_to_jaxpr
 
 compute_on_p = core.Primitive("compute_on", multiple_results=True)
@@ -135,7 +141,8 @@ def _partial_eval(trace, tracers, *, jaxpr: ClosedJaxpr, out_memory_spaces, **pa
     in_unknowns = [not t.pval.is_known for t in tracers]
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     split = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals))
-    known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded = split
+    known_closed, hoisted, closed2, out_unknowns = split[:4]
+    forwarded = split[6]
     known_spaces = [s for s, u in zip(out_memory_spaces, out_unknowns) if not u]
     kept_spaces = [s for i, s in enumerate(known_spaces) if i not in forwarded["out"]]
     n_new = len(known_closed.jaxpr.outs) - len(kept_spaces)
@@ -143,41 +150,12 @@ def _partial_eval(trace, tracers, *, jaxpr: ClosedJaxpr, out_memory_spaces, **pa
     outs1_res = compute_on_p.bind(
         *hoisted, *known_vals, **dict(params, jaxpr=known_closed, out_memory_spaces=spaces)
     )
-    n_kept = len(kept_spaces)
-    kept_it, res_it = iter(outs1_res[:n_kept]), iter(outs1_res[n_kept:])
-    outs1 = [
-        known_vals[forwarded["out"][i]] if i in forwarded["out"] else next(kept_it)
-        for i in range(n_known_out)
-    ]
-    res = [
-        known_vals[forwarded["res"][k]]
-        if k in forwarded["res"]
-        else outs1[out_forwarded[k]]
-        if k in out_forwarded
-        else next(res_it)
-        for k in range(num_res)
-    ]
-    res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
-    unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
+    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, split[4:])
     closed2 = _fresh(closed2)
-    j2 = closed2.jaxpr
-    outs2 = [
-        ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None)
-        for a in _unknown_avals(j2, out_memory_spaces, out_unknowns)
-    ]
+    out_avals = _unknown_avals(closed2.jaxpr, out_memory_spaces, out_unknowns)
     unknown_spaces = tuple(s for s, u in zip(out_memory_spaces, out_unknowns) if u)
-    recipe = ad.JaxprEqnRecipe(
-        compute_on_p,
-        res_tracers + unknown_tracers,
-        dict(params, jaxpr=closed2, out_memory_spaces=unknown_spaces),
-        [t.aval for t in outs2],
-        outs2,
-        core.current_source_info(),
-    )
-    for t in outs2:
-        t.recipe = recipe
-    it1, it2 = iter(outs1), iter(outs2)
-    return [next(it2) if u else next(it1) for u in out_unknowns]
+    params = dict(params, jaxpr=closed2, out_memory_spaces=unknown_spaces)
+    return _stage_unknown_half(trace, compute_on_p, params, out_avals, res, tracers, outs1, out_unknowns)
 
 
 def _fresh(closed: ClosedJaxpr) -> ClosedJaxpr:

@@ -226,10 +226,23 @@ def _jit_partial_eval(
         cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals)
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
-    known_closed, hoisted, closed2, out_unknowns, n_known_out, num_res, forwarded, out_forwarded = cached
-    n_kept_out = n_known_out - len(forwarded["out"])
+    known_closed, hoisted, closed2, out_unknowns = cached[:4]
     j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
+    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:])
+    out_avals = [v.aval for v in j2.outs]
+    params = dict(jaxpr=closed2, name=name, **params)
+    return _stage_unknown_half(trace, jit_p, params, out_avals, res, tracers, outs1, out_unknowns)
+
+
+def _known_outputs_and_residuals(
+    known_vals: Sequence[Value], outs1_res: Sequence[Value], split: tuple
+) -> tuple[list[Value], list[Value]]:
+    """The known half's outputs and the residuals from what its call returned (the outputs it
+    computes, then the residuals it computes): those ``_split_for_partial_eval`` forwards from a
+    known input, or a residual that is a known output, are put back in their places."""
+    n_known_out, num_res, forwarded, out_forwarded = split
+    n_kept_out = n_known_out - len(forwarded["out"])
     kept_it, res_it = iter(outs1_res[:n_kept_out]), iter(outs1_res[n_kept_out:])
     outs1 = [
         known_vals[forwarded["out"][i]] if i in forwarded["out"] else next(kept_it)
@@ -243,16 +256,26 @@ def _jit_partial_eval(
         else next(res_it)
         for k in range(num_res)
     ]
+    return outs1, res
+
+
+def _stage_unknown_half(
+    trace: ad.PartialEvalTrace,
+    primitive: core.Primitive,
+    params: dict,
+    out_avals: Sequence,
+    res: Sequence[Value],
+    tracers: Sequence[ad.PartialEvalTracer],
+    outs1: Sequence[Value],
+    out_unknowns: Sequence[bool],
+) -> list[Value]:
+    """Stage the unknown half (``params`` hold its jaxpr) on the residuals and the unknown inputs;
+    the call's outputs are the known half's ``outs1`` and the staged ones, in their order."""
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
-    unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
-    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(v.aval), None) for v in j2.outs]
+    unknown_tracers = [trace.instantiate_const(t) for t in tracers if not t.pval.is_known]
+    outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None) for a in out_avals]
     recipe = ad.JaxprEqnRecipe(
-        jit_p,
-        res_tracers + unknown_tracers,
-        dict(jaxpr=closed2, name=name, **params),
-        [v.aval for v in j2.outs],
-        outs2,
-        core.current_source_info(),
+        primitive, res_tracers + unknown_tracers, params, list(out_avals), outs2, core.current_source_info()
     )
     for t in outs2:
         t.recipe = recipe

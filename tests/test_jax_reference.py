@@ -123,6 +123,8 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "small_gaps",
         "ad_refusals",
         "api_misc",
+        "general_reduce",
+        "reduce_window_jvp",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):
@@ -137,6 +139,13 @@ def test_refusals_say_what_jax_says(topic, jax_on_engine):
             continue
         with pytest.raises(Exception) as info:
             run(code, _namespace(jax_on_engine))
-        assert str(info.value).split("\n")[0] == want["message"], name
+        expected = want["message"]
+        for jax_name, engine_name in _ENGINE_SPELLINGS.items():
+            expected = expected.replace(jax_name, engine_name)
+        assert str(info.value).split("\n")[0] == expected, name
         checked += 1
     assert checked >= 3
+
+
+# JAX's internal classes a message names, as the engine's are spelled
+_ENGINE_SPELLINGS = {"jax._src.ad_util.Zero": "engine.ad.Zero"}
