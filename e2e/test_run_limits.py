@@ -28,7 +28,8 @@ def test_a_run_stopped_at_the_time_limit_shows_what_it_finished(page: Page, arti
     page.set_default_timeout((WALL_SECONDS + 60) * 1000)
     open_session(page, STOPPED)
     box = page.get_by_test_id("error-box")
-    expect(box).to_have_attribute("data-limit", "timeout")
+    # (the busy loop meets the CPU limit first on a quiet machine, the wall limit on a loaded one)
+    expect(box).to_have_attribute("data-limit", re.compile("^(timeout|cpu)$"))
     # Where it was stopped, and what it finished before.
     expect(page.get_by_test_id("error-line")).to_have_text(re.compile(r"line (9|10)$"))
     expect(page.get_by_test_id("error-message")).to_contain_text("1 transformed call with its IR")

@@ -451,7 +451,7 @@ class NamedSharding(Sharding):
             where = dict(zip(names, coords))
             index = []
             for axes, size in zip(spec, local):
-                if not axes:
+                if math.prod(self.mesh.shape[a] for a in axes or ()) == 1:  # (JAX: one part is all of it)
                     index.append(slice(None))
                     continue
                 block = 0

@@ -103,6 +103,8 @@ def engine_server(tmp_path_factory):
         "database_path": tmp_path_factory.mktemp("db") / "s.sqlite",
         "workers": 1,
         "wall_seconds": 10,
+        # (above the wall time, so a busy loop meets the wall limit first on a quiet machine too)
+        "cpu_seconds": 30,
         "memory_bytes": 1 << 30,
     }
     with ServerProcess(settings, log_path=str(log)) as s:

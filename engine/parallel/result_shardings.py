@@ -71,6 +71,8 @@ def recover_shardings(
     for aval, carries, s in zip(out_avals, carry_mesh, computed):
         if not isinstance(aval, core.ShapedArray) or isinstance(aval.dtype, core.ExtendedDType):
             out.append(s)  # (tokens, typed keys: left as they are)
+        elif isinstance(s, NamedSharding) and s.mesh.explicit_axes:
+            out.append(s)  # (over Explicit axes the sharding is the result's type, spelled in full)
         elif aval.ndim == rank and carries and _equivalent(s, pattern, aval.shape):
             out.append(pattern)
         elif isinstance(s, NamedSharding) and s.mesh == pattern.mesh:
