@@ -236,7 +236,7 @@ def _jit_partial_eval(
 
 
 def _known_outputs_and_residuals(
-    known_vals: Sequence[Value], outs1_res: Sequence[Value], split: tuple
+    known_vals: Sequence[Value], outs1_res: Sequence[Value], split: tuple[Any, ...]
 ) -> tuple[list[Value], list[Value]]:
     """The known half's outputs and the residuals from what its call returned (the outputs it
     computes, then the residuals it computes): those ``_split_for_partial_eval`` forwards from a
@@ -262,8 +262,8 @@ def _known_outputs_and_residuals(
 def _stage_unknown_half(
     trace: ad.PartialEvalTrace,
     primitive: core.Primitive,
-    params: dict,
-    out_avals: Sequence,
+    params: dict[str, Any],
+    out_avals: Sequence[Any],
     res: Sequence[Value],
     tracers: Sequence[ad.PartialEvalTracer],
     outs1: Sequence[Value],
