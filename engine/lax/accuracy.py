@@ -9,6 +9,9 @@ import enum
 
 __all__ = ["AccuracyMode", "Tolerance", "check_accuracy"]
 
+# The ops that take it
+OPS = frozenset("exp exp2 expm1 log log1p tanh logistic sin cos tan sqrt rsqrt cbrt".split())
+
 
 class Tolerance:
     """The tolerances an implementation must meet: at most two of ``atol``, ``rtol`` and ``ulps``
@@ -31,6 +34,16 @@ def check_accuracy(accuracy) -> None:
     """JAX's refusal (when the op is compiled or run) of an ``accuracy`` that is neither kind."""
     if accuracy is not None and not isinstance(accuracy, (AccuracyMode, Tolerance)):
         raise NotImplementedError(f"Accuracy {accuracy} not supported")
+
+
+def taking_accuracy(impl):
+    """An op's impl that takes ``accuracy`` (a CPU computes the default implementation)."""
+
+    def run(x, accuracy=None, **params):
+        check_accuracy(accuracy)
+        return impl(x, **params)
+
+    return run
 
 
 def primal_only(tangent_fn):

@@ -12,6 +12,7 @@ from .. import core, transfers
 from .. import dims as _dims
 from ..core import Array, Tracer, Value
 from . import elementwise as ew
+from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -128,10 +129,6 @@ def _binary(p):
     return f
 
 
-# The ops JAX lets pick an implementation by ``accuracy=`` (engine/lax/accuracy.py).
-_WITH_ACCURACY = frozenset("exp exp2 expm1 log log1p tanh logistic sin cos tan sqrt rsqrt cbrt".split())
-
-
 def _unary(p):
     def f(x):
         return p.bind(x)
@@ -139,7 +136,7 @@ def _unary(p):
     def f_with_accuracy(x, *, accuracy=None):  # (the param only when given, as JAX shows it)
         return p.bind(x) if accuracy is None else p.bind(x, accuracy=accuracy)
 
-    f = f_with_accuracy if p.name in _WITH_ACCURACY else f
+    f = f_with_accuracy if p.name in ACCURACY_OPS else f
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}``."
     return f

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, narrow_dtypes
-from .accuracy import check_accuracy, primal_only
+from .accuracy import OPS as ACCURACY_OPS
+from .accuracy import primal_only, taking_accuracy
 from ..core import Primitive, ShapedArray
 from ..ad import defjvp, defjvp2, defzero, Zero
 from ..narrow_dtypes import kind as dtype_kind
@@ -67,12 +68,7 @@ def _rejecting_complex(name, impl, kinds):
 def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
     p = Primitive(name)
     checked = _rejecting_complex(name, impl, kinds)
-
-    def run(x, accuracy=None, **params):  # (a CPU computes the default implementation: lax.accuracy)
-        check_accuracy(accuracy)
-        return checked(x, **params)
-
-    p.def_impl(run)
+    p.def_impl(taking_accuracy(checked) if name in ACCURACY_OPS else checked)
 
     def abstract(x, **params):
         _check_kind(name, x, kinds)
