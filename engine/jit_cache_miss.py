@@ -24,14 +24,14 @@ different input types:
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .avals import ShapedArray, dtype_short
-from .pytree.keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr
+from .pytree.equality import Node, node, structure_errors
+from .pytree.keys import DictKey, SequenceKey, keystr
 from .source_info import _SKIP_PREFIXES, current_source_info
 
 __all__ = ["CacheMiss", "explain"]
@@ -193,15 +193,6 @@ def _context_difference(new_keyed, old_keyed) -> tuple[int, int, str] | None:
 # Built from the treedefs (never calling a custom node's unflatten on stand-in leaves).
 
 
-class _LeafType(type):
-    def __repr__(cls) -> str:
-        return "pytree leaf"
-
-
-class _Leaf(metaclass=_LeafType):
-    """The type of an argument leaf (an array) in an input tree."""
-
-
 class _StaticType(type):
     def __repr__(cls) -> str:  # (the class JAX's message names)
         return "<class 'jax._src.tree_util.Static'>"
@@ -211,53 +202,22 @@ class _Static(metaclass=_StaticType):
     """The type of a static argument's place in an input tree."""
 
 
-@dataclass(frozen=True)
-class _Node:
-    """One node of an input tree: its Python type (or a stand-in whose name is JAX's), its children
-    with their keys, and its node data (dict keys, a custom node's aux data, a static value)."""
-
-    type: Any
-    children: tuple[tuple[Any, _Node], ...] = ()
-    data: Any = None
-
-    @property
-    def leaf(self) -> bool:
-        return self.type is _Leaf
-
-
-def _node(td: Any) -> _Node:
-    found = td.node_data()
-    if found is None:
-        return _Node(_Leaf)
-    typ, data = found
-    kids = [_node(c) for c in td.children()]
-    if issubclass(typ, dict):
-        keys: list[Any] = [DictKey(k) for k in (data[1] if typ is collections.defaultdict else data)]
-    elif issubclass(typ, tuple) and hasattr(typ, "_fields"):
-        keys = [GetAttrKey(f) for f in typ._fields]
-    elif issubclass(typ, (list, tuple)):
-        keys = [SequenceKey(i) for i in range(len(kids))]
-    else:
-        keys = [FlattenedIndexKey(i) for i in range(len(kids))]
-    return _Node(typ, tuple(zip(keys, kids)), data)
-
-
-def _input_tree(keyed: Sequence[tuple[str, Any, Any]], tree: Any) -> _Node:
+def _input_tree(keyed: Sequence[tuple[str, Any, Any]], tree: Any) -> Node:
     args_td, kwargs_td = tree.children()
     positional = {k: v for kind, k, v in keyed if kind == "pos"}
-    dynamic = iter(_node(c) for c in args_td.children())
+    dynamic = iter(node(c) for c in args_td.children())
     args = [
-        _Node(_Static, data=f"Static(val={positional[i]!r})") if i in positional else next(dynamic)
+        Node(_Static, data=f"Static(val={positional[i]!r})") if i in positional else next(dynamic)
         for i in range(len(args_td.children()) + len(positional))
     ]
-    kwargs = {k: _node(c) for k, c in zip(kwargs_td.node_data()[1], kwargs_td.children())}
-    kwargs.update({k: _Node(_Static, data=f"Static(val={v!r})") for kind, k, v in keyed if kind == "kw"})
+    kwargs = {k: node(c) for k, c in zip(kwargs_td.node_data()[1], kwargs_td.children())}
+    kwargs.update({k: Node(_Static, data=f"Static(val={v!r})") for kind, k, v in keyed if kind == "kw"})
     names = sorted(kwargs)
-    return _Node(
+    return Node(
         tuple,
         (
-            (SequenceKey(0), _Node(tuple, tuple((SequenceKey(i), a) for i, a in enumerate(args)))),
-            (SequenceKey(1), _Node(dict, tuple((DictKey(k), kwargs[k]) for k in names), tuple(names))),
+            (SequenceKey(0), Node(tuple, tuple((SequenceKey(i), a) for i, a in enumerate(args)))),
+            (SequenceKey(1), Node(dict, tuple((DictKey(k), kwargs[k]) for k in names), tuple(names))),
         ),
     )
 
@@ -269,56 +229,13 @@ def _tree_difference(new_keyed, new_tree, old_keyed, old_tree) -> tuple[int, int
         return None
     diffs = [
         f"  * at input path {keystr(path)}, now {now} and before {before}, so {why}"
-        for path, now, before, why in _structure_errors(
+        for path, now, before, why in structure_errors(
             (), _input_tree(new_static, new_tree), _input_tree(old_static, old_tree)
         )
     ]
     if not diffs:
         return None
     return 1, len(diffs), "different input pytree:\n" + "\n".join(diffs)
-
-
-def _count(n: int) -> str:
-    return f"{n} child{'ren' if n > 1 else ''}"
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - aux data that does not compare to a bool (arrays)
-        return a is b
-
-
-def _structure_errors(path: tuple, t1: _Node, t2: _Node) -> Iterator[tuple[tuple, str, str, str]]:
-    """(path, what the new tree has there, what the old one had, why they differ), JAX's words."""
-    if t1.leaf and t2.leaf:
-        return
-    if t1.type is not t2.type:
-        yield path, str(t1.type), str(t2.type), "their Python types differ"
-        return
-    n1, n2 = len(t1.children), len(t2.children)
-    if issubclass(t1.type, (list, tuple)) and n1 != n2:
-        name = t1.type.__name__
-        yield path, f"{name} of length {n1}", f"{name} of length {n2}", "the lengths do not match"
-        return
-    if n1 != n2:
-        keys1, keys2 = {k for k, _ in t1.children}, {k for k, _ in t2.children}
-        diff = " ".join(sorted(repr(k.key) for k in keys1 ^ keys2 if isinstance(k, DictKey)))
-        why = "the numbers of children do not match" + (
-            f", with the symmetric difference of key sets: {{{diff}}}" if diff else ""
-        )
-        yield path, f"{t1.type} with {_count(n1)}", f"{t2.type} with {_count(n2)}", why
-        return
-    if not _same(t1.data, t2.data):
-        yield (
-            path,
-            f"{t1.type} with pytree metadata {t1.data}",
-            f"{t2.type} with pytree metadata {t2.data}",
-            "the pytree node metadata does not match",
-        )
-        return
-    for (k, c1), (_, c2) in zip(t1.children, t2.children):
-        yield from _structure_errors((*path, k), c1, c2)
 
 
 def _shardings(keyed: Sequence[tuple[str, Any, Any]], n: int) -> list[Any]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
 
 import numpy as np
 
 from .. import core
 from ..backends.rows import INTERPRETER_ONLY
 from ..core import Primitive, ShapedArray
+from ..pytree.equality import equality_errors
+from ..pytree.keys import SequenceKey
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
 from . import shape_poly_eval
 from ._export import DisabledSafetyCheck, Exported
@@ -153,48 +154,9 @@ def _call_exported_impl(*args, exported: Exported):
     ]
 
 
-def _equality_errors(path: tuple, t1: Any, t2: Any):
-    """Where two argument structures differ, as JAX's ``tree_util.equality_errors`` says it."""
-    from ..pytree.flatten import tree_structure
-
-    if tree_structure(t1).is_leaf() and tree_structure(t2).is_leaf():
-        return
-    if type(t1) is not type(t2):
-        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
-        return
-    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
-        yield (
-            path,
-            f"{type(t1).__name__} of length {len(t1)}",
-            f"{type(t2).__name__} of length {len(t2)}",
-            "the lengths do not match",
-        )
-        return
-    k1 = list(t1) if isinstance(t1, dict) else list(range(len(t1))) if isinstance(t1, (list, tuple)) else []
-    k2 = list(t2) if isinstance(t2, dict) else list(range(len(t2))) if isinstance(t2, (list, tuple)) else []
-    if isinstance(t1, dict) and sorted(k1) != sorted(k2):
-        diff = " ".join(repr(k) for k in set(k1).symmetric_difference(k2))
-
-        def kids(n):
-            return f"{n} child{'ren' if n > 1 else ''}"
-
-        yield (
-            path,
-            f"{type(t1)} with {kids(len(k1))}",
-            f"{type(t2)} with {kids(len(k2))}",
-            "the numbers of children do not match"
-            + (diff and f", with the symmetric difference of key sets: {{{diff}}}")
-            if len(k1) != len(k2)
-            else f"the pytree node metadata does not match (keys {sorted(k1)} and {sorted(k2)})",
-        )
-        return
-    for k in sorted(k1) if isinstance(t1, dict) else k1:
-        yield from _equality_errors((*path, k), t1[k], t2[k])
-
-
 def _path_str(path: tuple) -> str:
-    head = "args" if path[0] == 0 else "kwargs"
-    return head + "".join(f"[{k!r}]" for k in path[1:])
+    """A key path into ``(args, kwargs)`` as JAX's message writes it: ``args[0]['a']``."""
+    return ("args" if path[0] == SequenceKey(0) else "kwargs") + keystr(path[1:])
 
 
 def call_exported(exported: Exported):
@@ -225,15 +187,13 @@ def call_exported(exported: Exported):
     def f_imported(*args, **kwargs):
         args_flat, in_tree = tree_flatten((args, kwargs))
         if in_tree != exported.in_tree:
-            got = in_tree.unflatten([0] * in_tree.num_leaves)
-            want = exported.in_tree.unflatten([0] * exported.in_tree.num_leaves)
             raise ValueError(
                 "The invocation args and kwargs must have the same pytree structure as when the function "
                 f"'{exported.fun_name}' was exported, but they have the following structural differences:\n"
                 + "\n".join(
                     f"   - {_path_str(path)} is a {thing1} in the invocation and a {thing2} when exported, "
                     f"so {why}.\n"
-                    for path, thing1, thing2, why in _equality_errors((), got, want)
+                    for path, thing1, thing2, why in equality_errors(in_tree, exported.in_tree)
                 )
             )
         return exported.out_tree.unflatten(f_flat(*args_flat))
