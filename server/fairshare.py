@@ -1,5 +1,6 @@
 """Fair share of one replica's sandbox between clients: a cap on each client's runs in flight
-(running or queued) and a token bucket on how fast each may start them.
+(running or queued) and a token bucket on how fast each may start them; and a bucket of its own
+on how fast each may store shared links (each one a row of up to the body limit, kept forever).
 
 A client is its address, or, for a request relayed by a trusted proxy, the address that proxy
 puts in ``client_ip_header``. Limits are per replica; the load balancer spreads a client's runs.
@@ -37,6 +38,8 @@ class FairShare:
         self.header = settings.client_ip_header
         self.proxies = [ipaddress.ip_network(p, strict=False) for p in settings.trusted_proxies]
         self.buckets: dict[str, Bucket] = {}
+        self.share_rate, self.share_burst = settings.client_share_rate, max(1, settings.client_share_burst)
+        self.shares: dict[str, Bucket] = {}
         self.in_flight = 0  # every client's: what draining waits for
         self._lock = threading.Lock()
 
@@ -71,18 +74,32 @@ class FairShare:
             self.in_flight += 1
             return None
 
+    def admit_share(self, client: str) -> Optional[float]:
+        """Take a share token for ``client``; None if admitted, else the seconds to wait."""
+        now = time.monotonic()
+        with self._lock:
+            self._forget_idle(now)
+            b = self.shares.setdefault(client, Bucket(tokens=self.share_burst, stamp=now))
+            b.tokens = min(self.share_burst, b.tokens + (now - b.stamp) * self.share_rate)
+            b.stamp = now
+            if b.tokens < 1.0:
+                return (1.0 - b.tokens) / self.share_rate if self.share_rate > 0 else 60.0
+            b.tokens -= 1.0
+            return None
+
     def release(self, client: str) -> None:
         with self._lock:
             self.buckets[client].in_flight -= 1
             self.in_flight -= 1
 
     def _forget_idle(self, now: float) -> None:
-        if len(self.buckets) < 1024:
-            return
-        for key in [
-            k for k, b in self.buckets.items() if not b.in_flight and now - b.stamp > IDLE_FORGET_SECONDS
-        ]:
-            del self.buckets[key]
+        for buckets in (self.buckets, self.shares):
+            if len(buckets) < 1024:
+                continue
+            for key in [
+                k for k, b in buckets.items() if not b.in_flight and now - b.stamp > IDLE_FORGET_SECONDS
+            ]:
+                del buckets[key]
 
 
 def retry_after(seconds: float) -> str:

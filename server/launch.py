@@ -52,7 +52,13 @@ class ServerProcess:
         self.base_url = f"http://127.0.0.1:{self.port}"
         # Tests and benchmarks fire runs from one address faster than any person: per-client fair
         # share is off unless they set it (tests/test_scale_out.py does).
-        unlimited = {"client_runs": 10_000, "client_rate": 1e6, "client_burst": 10_000}
+        unlimited = {
+            "client_runs": 10_000,
+            "client_rate": 1e6,
+            "client_burst": 10_000,
+            "client_share_rate": 1e6,
+            "client_share_burst": 10_000,
+        }
         # Slot uids must not be shared by two servers on one host (the second refuses to start):
         # tests and benchmarks that run at once get different ones unless they choose.
         slots = {"slot_uid_base": 62000 + 16 * (self.port % 2000)}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from typing import TYPE_CHECKING, AsyncIterator, Optional
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from .fairshare import FairShare
@@ -63,6 +65,16 @@ def create_app(
 
     for module in (run, snippets, examples, transforms, health, pages):
         app.include_router(module.router)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        # FastAPI's own 422 echoes each bad input, and some have no JSON form (1e999 parses to inf;
+        # a lone surrogate has no UTF-8): that answer would be a 500. Where and why, ASCII-escaped.
+        detail = [
+            {"type": e.get("type"), "loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()
+        ]
+        body = json.dumps({"detail": detail}, ensure_ascii=True, default=str)
+        return Response(body, status_code=422, media_type="application/json")
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

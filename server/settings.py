@@ -54,6 +54,12 @@ class Settings(BaseSettings):
         5.0, description="Sustained runs per second one client may start (token bucket)."
     )
     client_burst: int = Field(20, description="Runs one client may start at once before the rate applies.")
+    client_share_rate: float = Field(
+        0.5,
+        description="Sustained shared links per second one client may store (token bucket): each is "
+        "a row of up to body_limit bytes, kept for good, so an unlimited client could fill the disk.",
+    )
+    client_share_burst: int = Field(30, description="Shared links one client may store at once.")
     trusted_proxies: list[str] = Field(
         default_factory=list,
         description="Addresses or CIDR ranges of reverse proxies whose client_ip_header names the client "

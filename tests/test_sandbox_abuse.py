@@ -30,6 +30,7 @@ WORKERS = 2
 WALL = 3.0
 MEMORY = 512 << 20
 SECRET = "jaxplay-test-secret-7f3a"
+SHARE_RATE, SHARE_BURST = 0.5, 30  # server/settings.py's defaults
 
 
 def available_modes() -> list[str]:
@@ -75,6 +76,9 @@ def start_server(mode, base, name: str, uid_base: int, cpu_seconds: float, wall_
         "isolation": mode,
         "kernel_cache_dir": kernel_cache,
         "sandbox_env": json.dumps({"NUMBA_CACHE_DIR": str(kernel_cache / "numba")}),
+        # Shared links at the deployed defaults (ServerProcess lifts them for other tests).
+        "client_share_rate": SHARE_RATE,
+        "client_share_burst": SHARE_BURST,
     }
     prefix = uid_mode_prefix() if mode == "uid" else ()
     s = ServerProcess(
@@ -462,6 +466,45 @@ def test_hundred_megabyte_body(server):
         assert r.status_code == 413
     except httpx.TransportError:
         pass  # the server may close the connection while the client is still sending; also a refusal
+
+
+def test_unencodable_strings_do_not_cost_a_worker(server):
+    # JSON may escape a lone surrogate (\ud800): it parses to a str that has no UTF-8 form, so the
+    # request cannot be passed on to a worker or hashed into the store. Refused as the client's
+    # error, not taken for a worker that stopped answering (which would restart it: seconds of a
+    # worker for 30 bytes, as often as a client likes).
+    zygotes = server_family(server)["zygotes"]
+    headers = {"content-type": "application/json"}
+    for route, body in [
+        ("/api/run", b'{"code": "\\ud800print(1)"}'),
+        ("/api/run", b'{"code": "print(1)", "args": ["\\udfff"]}'),
+        ("/api/snippets", b'{"request": {"code": "\\ud800"}}'),
+        ("/api/snippets", b'{"request": {"code": "1"}, "title": "\\ud800"}'),
+        # (refused by validation, whose answer must not echo what it cannot encode)
+        ("/api/run", b'{"code": "1", "stack": [{"name": "jit", "options": {"\\ud800": 1e999}}]}'),
+        ("/api/run", b'{"code": 1e999}'),
+    ]:
+        r = httpx.post(server.base_url + route, content=body, headers=headers, timeout=30)
+        assert r.status_code == 422, (route, body, r.status_code, r.text[:300])
+    assert_still_computes(server)
+    assert server_family(server)["zygotes"] == zygotes
+
+
+def test_share_flood_is_limited_per_client(server):
+    # Every distinct shared link is a row kept for good (up to the body limit each): one client
+    # storing as fast as it can would fill the database's disk. Past its burst it gets 429.
+    t = time.monotonic()
+    with httpx.Client(base_url=server.base_url, timeout=30) as client:
+        codes = [
+            client.post("/api/snippets", json={"request": {"code": f"# flood {i} {t}"}}) for i in range(120)
+        ]
+    stored = [r for r in codes if r.status_code == 201]
+    refused = [r for r in codes if r.status_code == 429]
+    assert len(stored) + len(refused) == len(codes), {r.status_code for r in codes}
+    assert len(stored) <= SHARE_BURST + SHARE_RATE * (time.monotonic() - t) + 1, len(stored)
+    assert refused and int(refused[0].headers["retry-after"]) >= 1
+    # Runs are a different budget: the share flood did not use them up.
+    assert run(server, "print('runs still fine')")["stdout"] == "runs still fine\n"
 
 
 def test_hundred_concurrent_runs(server):

@@ -18,6 +18,7 @@ router = APIRouter(prefix="/api", tags=["run"])
     response_model=RunReport,
     responses={
         413: {"description": "Code over the size limit (the body is a RunReport)"},
+        422: {"description": "Not a valid request, e.g. a string with a lone surrogate (no UTF-8 form)"},
         429: {"description": "This client has too many runs in flight or started too many too fast"},
         503: {"description": "The replica is draining, or no worker became free in time"},
     },
@@ -50,6 +51,8 @@ async def run(req: RunRequest, request: Request) -> Response:
             status_code=429,
             headers={"Retry-After": "1"},
         )
+    except ValueError as e:  # raised before any worker took it: see SandboxPool.run_json
+        return JSONResponse({"detail": f"request has no JSON form: {type(e).__name__}"}, status_code=422)
     except PoolBusy:
         return JSONResponse(
             {"detail": "no sandbox worker became free in time"}, status_code=503, headers={"Retry-After": "2"}

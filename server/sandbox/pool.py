@@ -221,11 +221,15 @@ class SandboxPool:
             self._waiting -= 1
 
     async def run_json(self, request: RunRequest) -> bytes:
-        """The report for ``request`` as JSON bytes (already validated by the zygote)."""
+        """The report for ``request`` as JSON bytes (already validated by the zygote).
+
+        Raises ValueError, before taking a worker, for a request that has no JSON form (a lone
+        surrogate in a string): the client's fault, which must not cost a worker its life."""
+        body = request.model_dump_json().encode()
         worker = await self._acquire()
         healthy = False
         try:
-            reply = await worker.run(request.model_dump_json().encode())
+            reply = await worker.run(body)
             if reply.startswith(b'{"internal_error"'):
                 log.error("sandbox worker %d: %s", worker.slot, reply[:500])
                 reply = self._failure(request, "the sandbox failed internally")
