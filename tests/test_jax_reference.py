@@ -125,6 +125,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "api_misc",
         "general_reduce",
         "reduce_window_jvp",
+        "ref_lifetimes",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

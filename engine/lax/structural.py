@@ -72,7 +72,8 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
     (x,) = primals
     (g,) = tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if dtype_kind(np.dtype(new_dtype)) in "fc" and dtype_kind(x.dtype) in "fc":
+    # (core.get_aval: jvp's primals may be Python scalars, which have no .dtype)
+    if dtype_kind(np.dtype(new_dtype)) in "fc" and dtype_kind(core.get_aval(x).dtype) in "fc":
         return out, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
     return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
 

@@ -3,12 +3,16 @@ read (zeros in the engine, as JAX's discharge makes them), and the end of a ref'
 
 As in JAX, ``empty_ref`` has no eager rule: it is for staged programs (``jit``, ``make_jaxpr``),
 where it is an ``empty_ref`` equation; a program with one is discharged into a pure one (the ref a
-zeros value threaded through it) before it is compiled. Inside a non-staging transformation
-(``grad``, ``vmap``) the ref is functional, as refs made there are (``engine.state.primitives``):
-there the engine gives values where JAX refuses (``grad`` of a function making one outside ``jit``,
-``vmap`` writing a batched value into one). ``free_ref`` stages a ``free_ref`` equation (kept
-although it has no outputs) and otherwise does nothing: a ref used after it is not refused, as
-JAX's discharge refuses it.
+zeros value threaded through it) before it is compiled. Outside any staging (eagerly, or under
+``grad``/``vmap``/``jvp`` alone) it is refused, as JAX refuses it. Inside a non-staging
+transformation that something stages (``jit(grad(f))``) the ref is functional, as refs made there
+are (``engine.state.primitives``); made inside a ``vmap`` it is unbatched there (JAX's vmap leaves
+an ``empty_ref`` to its parent), so any write into it is refused with JAX's words.
+
+``free_ref`` stages a ``free_ref`` equation (kept although it has no outputs). Eagerly it does
+nothing, as in JAX; a jitted program's discharge forgets the ref there (and at a ``freeze`` whose
+value is read), so a later use is refused as JAX's discharge refuses it (``primitives.check_live``).
+A ref made inside a ``vmap`` is batched, and ``free_ref`` has no batching rule in JAX: refused.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class _AllocationPrimitive(core.Primitive):
         if self is empty_ref_p and len(core._state.stack) > 1 and not primitives._staging_innermost():
             return _functional_empty_ref(**params)  # (grad, vmap, a discharge: a functional ref of zeros)
         if self is free_ref_p and isinstance(args[0], Ref) and args[0].is_traced:
+            ref = args[0]
+            if ref.vmapped == "batched":
+                raise NotImplementedError("Batching rule for 'free_ref' not implemented")
+            primitives.check_live(self, ref)
+            ref.freed = ref.level in primitives.discharging  # (a jitted program's discharge forgets it)
             return []  # (a functional ref: nothing to free)
         return core.Primitive.bind(self, *args, **params)
 
@@ -48,7 +57,10 @@ def _zeros(ty: ShapedArray) -> np.ndarray:
 def _functional_empty_ref(*, ty: ShapedArray, memory_space: Any) -> Ref:
     from .. import lax
 
-    return Ref(lax.full(ty.shape, 0, ty.dtype, weak_type=ty.weak_type), ty, traced=True)
+    ref = Ref(lax.full(ty.shape, 0, ty.dtype, weak_type=ty.weak_type), ty, traced=True)
+    if primitives.vmap_inside_program():
+        ref.vmapped = "unbatched"  # (JAX's empty_ref has no batching rule: the vmap's parent makes it)
+    return ref
 
 
 # The interpreter's rules (a program whose state could not be discharged runs on it).
@@ -76,7 +88,7 @@ def empty_ref(ty: Any, memory_space: Any = None) -> Any:
         raise ValueError("Cannot make a Ref of a Ref (no higher-order refs).")
     aval = ty if isinstance(ty, ShapedArray) else abstractify(ty)
     aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)  # (a typeof's sharded type: its plain one)
-    if len(core._state.stack) == 1 and core._state.dynamic is None:
+    if core._state.dynamic is None:  # (eager, or only non-staging transformations: grad, vmap)
         raise NotImplementedError("Evaluation rule for 'empty_ref' not implemented")
     return empty_ref_p.bind(ty=aval, memory_space=memory_space)
 

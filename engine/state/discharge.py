@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from .. import core
 from ..core import Value
-from ..ir import ClosedJaxpr, eval_jaxpr, has_ref_effects
+from ..ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, has_ref_effects
 from ..staging import trace_to_jaxpr
 from .primitives import discharging
 from .types import AbstractRef, Ref
@@ -51,6 +51,12 @@ def run_discharged(
         )
     finally:
         discharging.pop()
+    if any(b is not None and b.freed for b in boxes):
+        # A ref argument freed (or frozen) inside: JAX's discharge has no final value for it, and
+        # indexes past the end of its list of them.
+        err = IndexError("list index out of range")
+        err.refused_by_discharge = True  # type: ignore[attr-defined]
+        raise err
     return outs, [b._traced for b in boxes if b is not None]
 
 
@@ -58,6 +64,7 @@ def discharge_program(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[bool]] | N
     """A program taking refs as a pure one: each ref argument becomes its value, and its final
     value an extra output (after the program's own). None where some state stays (a ref inside a
     body this module does not discharge): that program runs on the interpreter."""
+    closed = _without_unused_freezes(closed)
     mask = [type(a) is AbstractRef for a in closed.in_avals]
     in_avals = [a.inner_aval if m else a for a, m in zip(closed.in_avals, mask)]  # type: ignore[attr-defined]
 
@@ -67,12 +74,25 @@ def discharge_program(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[bool]] | N
 
     try:
         functional = trace_to_jaxpr(pure, in_avals)
-    except Exception:  # noqa: BLE001 - the interpreter runs the program as it is (and raises what it raises)
+    except Exception as e:  # noqa: BLE001 - the interpreter runs the program as it is (and raises what it raises)
+        if getattr(e, "refused_by_discharge", False):
+            raise
         return None
     j = functional.jaxpr
     if has_ref_effects(j) or any(isinstance(c, Ref) for c in functional.consts):
         return None
     return functional, mask
+
+
+def _without_unused_freezes(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """JAX's jit drops a ``freeze`` whose value nothing reads before it discharges the program, so
+    such a freeze does not end its ref's life there."""
+    j = closed.jaxpr
+    used = {x for e in j.eqns for x in e.inputs if type(x) is Var} | {x for x in j.outs if type(x) is Var}
+    eqns = [e for e in j.eqns if e.primitive.name != "freeze" or e.out_binders[0] in used]
+    if len(eqns) == len(j.eqns):
+        return closed
+    return ClosedJaxpr(Jaxpr(j.constvars, j.in_binders, eqns, j.outs), closed.consts)
 
 
 def _substitute(ops: Sequence[Value], refs: list[Ref], values: Sequence[Value]) -> list[Value]:

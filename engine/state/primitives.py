@@ -72,13 +72,43 @@ def _under_vmap() -> bool:
     return any(m.trace_type is batching.BatchTrace for m in core._state.stack[1:])
 
 
+def vmap_inside_program() -> bool:
+    """A vmap is being traced inside the program being run or staged (above any discharge): refs
+    made here are made inside that vmap."""
+    base = max(discharging, default=0)
+    return any(m.trace_type is batching.BatchTrace and m.level > base for m in core._state.stack[1:])
+
+
 def _captured_by_staging(ref: Ref) -> bool:
     """A functional ref used while a body (scan, cond, jit...) nested inside its transformation is
     being staged."""
     top = core._state.stack[-1]
     value = ref._traced
-    level = value._trace.main.level if isinstance(value, Tracer) else 0
+    level = max(value._trace.main.level if isinstance(value, Tracer) else 0, ref.level)
     return top.trace_type is JaxprTrace and top.level > level
+
+
+def check_live(prim: core.Primitive, ref: Ref) -> None:
+    """JAX's discharge of a jitted program forgets a ref at its ``free_ref`` or ``freeze``: a later
+    read or write binds on the bare value (its abstract eval refuses), a second free or freeze finds
+    nothing to forget (a ``KeyError`` of the ref's type's id)."""
+    if not ref.freed:
+        return
+    err: Exception
+    if prim.name in ("free_ref", "freeze"):
+        err = KeyError(id(ref.aval))
+    else:
+        err = ValueError(f"`{prim.name}` must be called on `Ref` types: {ref._inner}.")
+    err.refused_by_discharge = True  # type: ignore[attr-defined]  # (not a reason to interpret instead)
+    raise err
+
+
+def _functional_use(prim: core.Primitive, ref: Ref) -> None:
+    check_live(prim, ref)
+    if prim in (swap_p, addupdate_p) and ref.vmapped == "unbatched":
+        raise _write_error(prim, ref.aval, "vmap")  # (JAX's batching rules refuse any write to it)
+    if prim is freeze_p and ref.level in discharging:
+        ref.freed = True
 
 
 def _lowered(x: Value) -> Value:
@@ -98,12 +128,16 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
             return _new_ref_impl(x, **params)
         if _staging_innermost():
             return prim.bind_traced(x, **params)
-        return Ref(x, core.get_aval(x), traced=True)  # a non-staging transformation's ref: functional
+        ref = Ref(x, core.get_aval(x), traced=True)  # a non-staging transformation's ref: functional
+        if vmap_inside_program():
+            ref.vmapped = "batched"  # (JAX's vmap batches every new_ref made inside it)
+        return ref
     ref, rest = args[0], [_lowered(a) for a in args[1:]]
     if isinstance(ref, Ref):
         if ref.is_traced:
             if _captured_by_staging(ref):  # a body being staged closes over it: a real ref there,
                 return prim.bind_traced(ref, *rest, **params)  # discharged when the body is bound
+            _functional_use(prim, ref)
             return _functional(prim, ref, rest, params)
         if prim is not get_p and _under_vmap() and id(ref) not in batching.mapped_refs:
             raise _write_error(prim, ref.aval, "vmap")

@@ -83,12 +83,18 @@ class Ref:
     Ref([0., 5., 0.], dtype=float32)
     """
 
-    __slots__ = ("_buf", "_traced", "_inner", "_written", "__weakref__")
+    __slots__ = ("_buf", "_traced", "_inner", "_written", "level", "vmapped", "freed", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Value, inner: ShapedArray, traced: bool = False):
         self._inner = inner
         self._written = False
+        # A functional ref's facts (``engine.state.primitives``): the trace level it was made at
+        # (its value may be a constant there), "batched"/"unbatched" when made inside a vmap (as
+        # JAX's new_ref / empty_ref make them), and whether a discharged program freed it.
+        self.level = core._state.stack[-1].level
+        self.vmapped: str | None = None
+        self.freed = False
         if traced or isinstance(value, Tracer):
             self._buf: np.ndarray | None = None
             self._traced: Value = value

@@ -2008,3 +2008,6 @@ SNIPPETS["reduce_window_jvp"] = REDUCE_WINDOW_JVP
 from snippets_api_misc import API_MISC  # noqa: E402
 
 SNIPPETS["api_misc"] = API_MISC
+from snippets_ref_lifetimes import REF_LIFETIMES  # noqa: E402
+
+SNIPPETS["ref_lifetimes"] = REF_LIFETIMES

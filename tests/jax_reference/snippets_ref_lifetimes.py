@@ -1,0 +1,101 @@
+"""Snippets for where mutable array refs live and die: ``jax.empty_ref`` under ``grad``/``vmap``/
+``jvp`` (no eager rule, so refused unless something stages it), writes into an ``empty_ref`` made
+inside a ``vmap`` (unbatched there), and use of a ref after ``jax.free_ref``/``jax.freeze`` in a
+jitted program (JAX's discharge forgets it; eagerly nothing is refused). Registered in snippets.py;
+the refusals are checked word for word (tests/test_jax_reference.py)."""
+
+_S = "S = jax.ShapeDtypeStruct((), jnp.float32)\n"
+_G2 = _S + "def g2(x):\n    r = jax.empty_ref(S)\n    r[...] = x\n    return r[...] * x\n"
+_FREE = (
+    "def read_freed(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    return r[...]\n"
+    "def write_freed(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    r[...] = x\n    return x\n"
+)
+# (a KeyError's text is an id: the snippet keeps its class and that it is a number)
+_KEYERROR = "try:\n    {call}\n    out = 'no error'\nexcept KeyError as e:\n    out = ('KeyError', str(e).isdigit())\n"
+
+REF_LIFETIMES = [
+    ("err_empty_ref_grad", _G2 + "out = jax.grad(g2)(2.0)"),
+    ("err_empty_ref_vmap", _G2 + "out = jax.vmap(g2)(jnp.arange(3.))"),
+    ("err_empty_ref_jvp", _G2 + "out = jax.jvp(g2, (2.0,), (1.0,))"),
+    (
+        "empty_ref_staged",
+        _G2 + "out = (jax.jit(g2)(2.0), jax.jit(g2)(jnp.float32(3.0)), jax.jit(jax.grad(g2))(2.0), "
+        "jax.grad(jax.jit(g2))(2.0), jax.jit(lambda x, t: jax.jvp(g2, (x,), (t,)))(2.0, 1.0))",
+    ),
+    ("err_empty_ref_jit_vmap_set", _G2 + "out = jax.jit(jax.vmap(g2))(jnp.arange(3.))"),
+    ("err_empty_ref_vmap_jit_set", _G2 + "out = jax.vmap(jax.jit(g2))(jnp.arange(3.))"),
+    ("err_empty_ref_make_jaxpr_vmap_set", _G2 + "out = jax.make_jaxpr(jax.vmap(g2))(jnp.arange(3.))"),
+    (
+        "err_empty_ref_jit_vmap_set_constant",
+        _S + "def f(x):\n    r = jax.empty_ref(S)\n    r[...] = 3.0\n    return x\n"
+        "out = jax.jit(jax.vmap(f))(jnp.arange(3.))",
+    ),
+    (
+        "err_empty_ref_jit_vmap_addupdate",
+        _S + "def f(x):\n    r = jax.empty_ref(S)\n    jax.ref.addupdate(r, ..., x)\n    return r[...] * x\n"
+        "out = jax.jit(jax.vmap(f))(jnp.arange(3.))",
+    ),
+    (
+        "empty_ref_jit_vmap_read_only",
+        _S + "out = jax.jit(jax.vmap(lambda x: jax.freeze(jax.empty_ref(S)) * x))(jnp.arange(3.))",
+    ),
+    (
+        "new_ref_transformed",
+        "def f(x):\n    r = jax.new_ref(jnp.float32(0.0))\n    r[...] = x\n    return r[...] * x\n"
+        "def g(x):\n    r = jax.new_ref(x)\n    r[...] += 1.0\n    return r[...] * x\n"
+        "out = (jax.grad(f)(2.0), jax.jvp(f, (2.0,), (1.0,)), jax.vmap(f)(jnp.arange(3.)), "
+        "jax.jit(jax.vmap(f))(jnp.arange(3.)), jax.vmap(g)(jnp.arange(3.)), jax.grad(g)(2.0), "
+        "jax.jvp(g, (jnp.float32(2.0),), (jnp.float32(1.0),)), jax.jit(jax.grad(g))(jnp.float32(2.0)))",
+    ),
+    (
+        "free_ref_then_use_eagerly",
+        _FREE + "out = (read_freed(jnp.arange(3.)), write_freed(jnp.float32(2.0)))",
+    ),
+    ("err_free_ref_then_read_jit", _FREE + "out = jax.jit(read_freed)(jnp.arange(3.))"),
+    ("err_free_ref_then_read_jit_weak", _FREE + "out = jax.jit(read_freed)(2.0)"),
+    ("err_free_ref_then_write_jit", _FREE + "out = jax.jit(write_freed)(jnp.arange(3.))"),
+    (
+        "err_free_ref_then_addupdate_jit",
+        "def f(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    jax.ref.addupdate(r, ..., x)\n    return x\n"
+        "out = jax.jit(f)(jnp.arange(3.))",
+    ),
+    (
+        "free_ref_twice_jit",
+        "def f(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    jax.free_ref(r)\n    return x\n"
+        + _KEYERROR.format(call="jax.jit(f)(jnp.arange(3.))"),
+    ),
+    (
+        "free_ref_then_freeze_jit",
+        "def f(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    return jax.freeze(r)\n"
+        + _KEYERROR.format(call="jax.jit(f)(jnp.arange(3.))"),
+    ),
+    (
+        "err_freeze_then_read_jit",
+        "def f(x):\n    r = jax.new_ref(x)\n    y = jax.freeze(r)\n    return r[...] + y\n"
+        "out = jax.jit(f)(jnp.arange(3.))",
+    ),
+    (
+        "err_freeze_then_write_jit",
+        "def f(x):\n    r = jax.new_ref(x)\n    y = jax.freeze(r)\n    r[...] = x\n    return y\n"
+        "out = jax.jit(f)(jnp.arange(3.))",
+    ),
+    (
+        "unused_freeze_then_read_jit",  # (jit drops a freeze nothing reads before it discharges)
+        "def f(x):\n    r = jax.new_ref(x)\n    jax.freeze(r)\n    return r[...]\n"
+        "out = jax.jit(f)(jnp.arange(3.))",
+    ),
+    (
+        "err_free_ref_argument_jit",
+        "r0 = jax.new_ref(jnp.arange(3.))\nout = jax.jit(lambda r, x: (jax.free_ref(r), x)[1])(r0, 1.0)",
+    ),
+    ("err_freeze_ref_argument_jit", "r0 = jax.new_ref(jnp.arange(3.))\nout = jax.jit(jax.freeze)(r0)"),
+    (
+        "freeze_ref_argument_unused_jit",
+        "r0 = jax.new_ref(jnp.arange(3.))\nout = jax.jit(lambda r: (jax.freeze(r), 1.0)[1])(r0)",
+    ),
+    (
+        "err_free_ref_vmap",
+        _FREE + "out = jax.vmap(read_freed)(jnp.arange(3.))",
+    ),
+    ("err_free_ref_jit_vmap", _FREE + "out = jax.jit(jax.vmap(read_freed))(jnp.arange(3.))"),
+]
