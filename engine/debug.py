@@ -1,8 +1,8 @@
 """``jax.debug``: print and call back from inside transformed code.
 
-``debug_callback`` is a primitive with no outputs that dead-code elimination keeps
-(``ir.effectful``), so a ``jax.debug.print`` inside ``jit`` still prints every time the compiled
-function runs, with the runtime values, not the tracers.
+``debug_print`` and ``debug_callback`` are primitives with no outputs that dead-code elimination
+keeps (``ir.effectful``), so a ``jax.debug.print`` inside ``jit`` still prints every time the
+compiled function runs, with the runtime values, not the tracers.
 
   >>> import engine as jax
   >>> @jax.jit
@@ -35,9 +35,7 @@ from .backends.rows import Special, lowerings
 from .core import Array, Primitive
 from .tree_util import tree_flatten, tree_unflatten
 
-debug_callback_p = Primitive("debug_callback", multiple_results=True)
-ir.effectful.add(debug_callback_p)
-
+_logger = logging.getLogger("jax._src.debugging")  # (JAX's logger: users' logging configs name it)
 _local = threading.local()
 _sinks: list[Callable[[str, int | None], None]] = []
 
@@ -95,65 +93,170 @@ def emit_print(text: str, device: int | None = None) -> None:
         sys.stdout.write(text + "\n")
 
 
-# --- the primitive -----------------------------------------------------------------------------
+# --- the effects -------------------------------------------------------------------------------
+
+
+class DebugEffect:
+    """The effect of a ``jax.debug`` callback: it must run although nothing uses its result."""
+
+    def __str__(self):
+        return "Debug"
+
+
+class OrderedDebugEffect:
+    """The effect of an ``ordered=True`` callback: it also runs in program order."""
+
+    def __str__(self):
+        return "OrderedDebug"
+
+
+debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
+
+
+# --- the primitives ----------------------------------------------------------------------------
+# ``debug_callback`` calls a Python function; ``debug_print`` carries jax.debug.print's format and
+# options as parameters (JAX's two primitives, printed with JAX's parameters). Neither has outputs:
+# dead-code elimination keeps them (``ir.effectful``), differentiation binds them on the primals
+# and transposes them to nothing, vmap unrolls them over the batch, one bind per element (JAX's
+# rule, so vmap prints each element in order), and compiled code calls their impl from the host.
+
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_print_p = Primitive("debug_print", multiple_results=True)
+
+
+def _as_arrays(args) -> list:
+    """The values a callback gets: Arrays, a Python number weakly typed (as JAX's device_put makes it)."""
+    return [a if isinstance(a, Array) else Array(a, weak_type=type(a) in (int, float, complex)) for a in args]
+
+
+def _call_back(callback: Callable, args) -> None:
+    try:
+        callback(*_as_arrays(args))
+    except BaseException:
+        _logger.exception("jax.debug.callback failed")  # (JAX logs it, then lets it propagate)
+        raise
 
 
 @debug_callback_p.def_impl
-def _debug_callback_impl(*args, callback: Callable, **_):
-    callback(*[Array(a) if isinstance(a, np.ndarray) else a for a in args])
+def _debug_callback_impl(*args, callback: Callable, effect, partitioned: bool):
+    _call_back(callback, args)
     return []
 
 
-debug_callback_p.def_abstract_eval(lambda *avals, **_: [])
-lowerings[debug_callback_p] = Special("callback")  # a call back into Python from the host code
+@debug_print_p.def_impl
+def _debug_print_impl(
+    *args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions, has_placeholders, logging_record
+):
+    def formatted(*vals):
+        a, kw = merge_callback_args(in_tree, vals, static_args)
+        _format_print(fmt, dict(np_printoptions), has_placeholders, logging_record, a, kw)
+
+    _call_back(formatted, args)
+    return []
 
 
-def _debug_callback_jvp(primals, tangents, **params):
-    debug_callback_p.bind(*primals, **params)
-    return [], []
+def _unrolled_batch(primitive: Primitive):
+    """JAX's vmap rule for a debug primitive: one bind per batch element, on that element."""
+    from .lax import index_in_dim
 
-
-ad.jvp_rules[debug_callback_p] = _debug_callback_jvp
-ad.transpose_rules[debug_callback_p] = lambda cts, *args, **params: [None] * len(args)
-
-
-def _debug_callback_batch(axis_size, vals, dims, *, callback: Callable, **params):
-    """Like JAX: under vmap the callback runs once per batch element, in order."""
-
-    def per_element(*arrays):
+    def rule(axis_size, vals, dims, **params):
         for i in range(axis_size):
-            callback(
+            primitive.bind(
                 *[
-                    a if d is batching.not_mapped else Array(np.take(np.asarray(a), i, axis=d))
-                    for a, d in zip(arrays, dims)
-                ]
+                    v if d is batching.not_mapped else index_in_dim(v, i, d, keepdims=False)
+                    for v, d in zip(vals, dims)
+                ],
+                **params,
             )
+        return [], []
 
-    debug_callback_p.bind(*vals, callback=per_element, **params)
-    return [], []
-
-
-batching.batch_rules[debug_callback_p] = _debug_callback_batch
+    return rule
 
 
-def callback(fun: Callable[..., Any], *args, ordered: bool = False, **kwargs) -> None:
-    """Call ``fun(*args, **kwargs)`` with concrete values when the (possibly compiled) code runs.
+for _p in (debug_callback_p, debug_print_p):
+    ir.effectful.add(_p)
+    _p.def_abstract_eval(lambda *avals, **_: [])
+    lowerings[_p] = Special("callback")  # a call back into Python from the host code
+    ad.jvp_rules[_p] = lambda primals, tangents, _p=_p, **params: (_p.bind(*primals, **params), [])
+    ad.transpose_rules[_p] = lambda cts, *args, **params: [None] * len(args)
+    batching.batch_rules[_p] = _unrolled_batch(_p)
+
+ir.pp_params_rules[debug_callback_p] = lambda eqn: [
+    ("callback", ir.AsJaxPrintsIt(eqn.params["callback"])),
+    ("effect", eqn.params["effect"]),
+    ("partitioned", eqn.params["partitioned"]),
+]
+
+
+# --- jax.debug.callback ------------------------------------------------------------------------
+
+
+def _split_callback_args(args, kwargs):
+    """The flattened (args, kwargs) tree, the array leaves (operands) and the other leaves by their
+    position (baked into the equation, as JAX's static_args)."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    static_args, dyn_args = {}, []
+    for i, x in enumerate(leaves):
+        if core.is_array_like(x) and not isinstance(x, str):
+            dyn_args.append(x)
+        else:
+            static_args[i] = x
+    return in_tree, dyn_args, static_args
+
+
+def merge_callback_args(in_tree, dyn_args, static_args):
+    """The (args, kwargs) a callback gets: operands' values with the static leaves put back."""
+    static = dict(static_args)
+    dyn = iter(dyn_args)
+    leaves = [static[i] if i in static else next(dyn) for i in range(len(static) + len(dyn_args))]
+    return tree_unflatten(in_tree, leaves)
+
+
+def debug_callback(
+    callback: Callable[..., Any] | None = None,
+    *args,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs,
+):
+    """Call ``callback(*args, **kwargs)`` with concrete values when the (possibly compiled) code
+    runs (or, called with options only, return the function that does:
+    ``jax.debug.callback(ordered=True)(fun, x)``).
 
     >>> jax.debug.callback(lambda x: print(float(x)), 1.5)
     1.5
     """
-    leaves, tree = tree_flatten((args, kwargs))
-    is_array = [core.is_array_like(x) and not isinstance(x, str) for x in leaves]
-    arrays = [x for x, a in zip(leaves, is_array) if a]
 
-    def run(*vals):
-        it = iter(vals)
-        full = [next(it) if a else x for x, a in zip(leaves, is_array)]
-        a, kw = tree_unflatten(tree, full)
-        fun(*a, **kw)
+    def _debug_callback(callback, *c_args, **c_kwargs):
+        if not callable(callback):
+            raise TypeError(
+                "first argument to jax.debug.callback must be callable, "
+                f"but got an object of type {type(callback)}"
+            )
+        in_tree, dyn_args, static_args = _split_callback_args(c_args, c_kwargs)
 
-    run.__name__ = getattr(fun, "__name__", "callback")
-    debug_callback_p.bind(*arrays, callback=run, ordered=bool(ordered))
+        def _flat_callback(*dyn_vals):  # (JAX's name: its equations print this function)
+            a, kw = merge_callback_args(in_tree, dyn_vals, static_args)
+            callback(*a, **kw)
+            return ()
+
+        effect = ordered_debug_effect if ordered else debug_effect
+        debug_callback_p.bind(*dyn_args, callback=_flat_callback, effect=effect, partitioned=partitioned)
+
+    if callback is not None:
+        _debug_callback(callback, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(
+            f"debug_callback received unexpected arguments in the two-call form: {args=} {kwargs=}"
+        )
+    return _debug_callback
+
+
+callback = debug_callback
+
+
+# --- jax.debug.print and jax.debug.log ---------------------------------------------------------
 
 
 class _FormatChecker(string.Formatter):
@@ -175,9 +278,6 @@ class _FormatChecker(string.Formatter):
             )
 
 
-_logger = logging.getLogger("jax._src.debugging")  # (JAX's logger: users' logging configs name it)
-
-
 def _log_record() -> logging.LogRecord:
     """An INFO record from the user's line that called ``jax.debug.log`` (made when it is traced)."""
     from .source_info import current_source_info
@@ -187,33 +287,49 @@ def _log_record() -> logging.LogRecord:
     return _logger.makeRecord(_logger.name, logging.INFO, file, line, "", (), None)
 
 
-def _print(fmt: str, args, kwargs, ordered: bool, skip_format_check: bool, use_logging: bool) -> None:
+def _format_print(fmt: str, np_printoptions: dict, has_placeholders: bool, logging_record, args, kwargs):
+    """The text of one print, made with the numpy print options in force where it was traced, then
+    printed (tagged with the device running it) or handed to the logger as a copy of the record."""
+    if has_placeholders:
+        with np.printoptions(**np_printoptions):
+            text = fmt.format(*args, **kwargs)
+    else:
+        text = " ".join((fmt, *(str(x) for x in args)))
+    if logging_record is None:
+        emit_print(text, current_device())
+    else:  # (handled whatever the logger's level, as JAX hands it over)
+        sent = copy.copy(logging_record)
+        sent.msg = text
+        _logger.handle(sent)
+
+
+def _print(
+    fmt: str, args, kwargs, ordered: bool, partitioned: bool, skip_format_check: bool, use_logging: bool
+) -> None:
     if not skip_format_check:
         _FormatChecker().format(fmt, *args, **kwargs)
     has_placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
-    record = _log_record() if use_logging else None
+    in_tree, dyn_args, static_args = _split_callback_args(args, kwargs)
+    debug_print_p.bind(
+        *dyn_args,
+        fmt=fmt,
+        ordered=ordered,
+        partitioned=partitioned,
+        in_tree=in_tree,
+        static_args=tuple(static_args.items()),
+        np_printoptions=tuple(np.get_printoptions().items()),
+        has_placeholders=has_placeholders,
+        logging_record=_log_record() if use_logging else None,
+    )
 
-    def formatted(*a, **kw):
-        text = fmt.format(*a, **kw) if has_placeholders else " ".join((fmt, *(str(x) for x in a)))
-        if record is None:
-            emit_print(text, current_device())
-        else:  # (handled whatever the logger's level, as JAX hands it over)
-            sent = copy.copy(record)
-            sent.msg = text
-            _logger.handle(sent)
 
-    formatted.__name__ = "log" if use_logging else "print"
-    callback(formatted, *args, ordered=ordered, **kwargs)
-
-
-def _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, use_logging):
+def _print_or_printer(fmt, args, kwargs, ordered, partitioned, skip_format_check, use_logging):
     if fmt is not None:
-        _print(fmt, args, kwargs, ordered, skip_format_check, use_logging)
+        _print(fmt, args, kwargs, ordered, partitioned, skip_format_check, use_logging)
         return None
     if args or kwargs:
-        what = "debug_print"
-        raise TypeError(f"{what} received unexpected arguments in the two-call form: {args=} {kwargs=}")
-    return lambda fmt, *a, **kw: _print(fmt, a, kw, ordered, skip_format_check, use_logging)
+        raise TypeError(f"debug_print received unexpected arguments in the two-call form: {args=} {kwargs=}")
+    return lambda fmt, *a, **kw: _print(fmt, a, kw, ordered, partitioned, skip_format_check, use_logging)
 
 
 def print(  # noqa: A001 - JAX's name
@@ -230,7 +346,7 @@ def print(  # noqa: A001 - JAX's name
     >>> jax.debug.print("{x} and {}", 1.0, x=2)
     2 and 1.0
     """
-    return _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, False)
+    return _print_or_printer(fmt, args, kwargs, ordered, partitioned, skip_format_check, False)
 
 
 def log(
@@ -251,24 +367,7 @@ def log(
     x = 1.5
     >>> logging.getLogger("jax._src.debugging").removeHandler(handler)
     """
-    return _print_or_printer(fmt, args, kwargs, ordered, skip_format_check, True)
-
-
-class DebugEffect:
-    """The effect of a ``jax.debug`` callback: it must run although nothing uses its result."""
-
-    def __str__(self):
-        return "Debug"
-
-
-class OrderedDebugEffect:
-    """The effect of an ``ordered=True`` callback: it also runs in program order."""
-
-    def __str__(self):
-        return "OrderedDebug"
-
-
-debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
+    return _print_or_printer(fmt, args, kwargs, ordered, partitioned, skip_format_check, True)
 
 
 def breakpoint(*_, **__):  # noqa: A001

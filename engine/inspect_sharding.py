@@ -19,7 +19,6 @@ decides in JAX), else with the replicated sharding of a one-device program, whic
 
 from __future__ import annotations
 
-import re
 import weakref
 from typing import Any, Callable
 
@@ -73,19 +72,7 @@ ad.transpose_rules[inspect_sharding_p] = lambda cts, *args, **params: [None] * l
 batching.batch_rules[inspect_sharding_p] = _inspect_sharding_batch
 
 
-class _AsJaxPrintsAFunction:
-    """A function parameter as JAX prints it: its repr with the address masked."""
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-
-    def __str__(self):
-        return re.sub(r" at 0x[0-9a-fA-F]+>", " at 0xXXXXXXXXXXXX>", repr(self.fn))
-
-
-pp_params_rules[inspect_sharding_p] = lambda eqn: [
-    ("callback", _AsJaxPrintsAFunction(eqn.params["callback"]))
-]
+pp_params_rules[inspect_sharding_p] = lambda eqn: [("callback", ir.AsJaxPrintsIt(eqn.params["callback"]))]
 
 
 class GSPMDSharding(Sharding):

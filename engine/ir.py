@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeGuard, final
 
@@ -216,7 +217,26 @@ def pp_param(value: object) -> str:
         return f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})"
     if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
         return str(value.__name__)
-    return str(value)
+    return _masked(str(value))
+
+
+def _masked(text: str) -> str:
+    """``text`` with memory addresses masked, as JAX prints parameters (``at 0xXXXXXXXXXXXX``)."""
+    return _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), text) if " at 0x" in text else text
+
+
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
+class AsJaxPrintsIt:
+    """A parameter JAX prints as its ``str`` with memory addresses masked (a function, a callback
+    object), where :func:`pp_param` would print a callable by its name."""
+
+    def __init__(self, value: object):
+        self.value = value
+
+    def __str__(self) -> str:
+        return _masked(str(self.value))
 
 
 # primitive -> eqn -> [(name, value)]: the parameters JAX shows for it, in its order (default:

@@ -140,7 +140,7 @@ def test_debug_print_eager_jit_and_dce():
         assert lines == [(f"x={v}", None)] and float(out) == 2 * v
     # the print has no outputs, yet dead-code elimination keeps it
     jaxpr = engine.make_jaxpr(f)(1.0).jaxpr
-    assert [e.primitive.name for e in ir.dce_jaxpr(jaxpr, [False]).eqns] == ["debug_callback"]
+    assert [e.primitive.name for e in ir.dce_jaxpr(jaxpr, [False]).eqns] == ["debug_print"]
 
 
 def test_debug_print_under_vmap_and_grad():

@@ -236,7 +236,7 @@ def test_script_mode_lists_transformed_calls():
     assert [j.cache for j in jits] == ["miss", "hit", "miss"]
     assert jits[2].recompile_reason == "different input types:\n* at x, now f32[5] and before f32[3]"
     # the debug.print equation survives in the staged program and prints on every run
-    assert "debug_callback" in [n.primitive for n in r.calls[2].stages[0].graph.nodes]
+    assert "debug_print" in [n.primitive for n in r.calls[2].stages[0].graph.nodes]
     assert [p.text for p in r.prints] == ["f sees 3.0", "f sees 3.0", "f sees 5.0"]
     assert "f sees 3.0\n" in r.stdout
     assert r.calls[3].stages == []  # same signature: facts and timings only

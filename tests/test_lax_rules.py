@@ -680,6 +680,7 @@ TESTED_ELSEWHERE = {
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "custom_lin": "tests/test_custom_derivatives.py",
     "debug_callback": "tests/test_inspect.py",
+    "debug_print": "tests/test_inspect.py",
     "inspect_sharding": "tests/jax_reference/snippets_api_misc.py",
     **{
         p: "tests/jax_reference/snippets_api_misc.py"

@@ -335,7 +335,7 @@ def _used_inputs(jaxpr: Jaxpr) -> list[bool]:
 
 
 # Primitives that call back into Python on the host: JAX cannot serialize them.
-_HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback"})
+_HOST_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
 
 
 def _check_program(jaxpr: Jaxpr, targets: Sequence[str], checks: Sequence[DisabledSafetyCheck]) -> None:

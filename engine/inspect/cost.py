@@ -188,7 +188,8 @@ for _name in (
     "rev copy iota split all_gather all_to_all ppermute select_n_copy"
 ).split():
     cost_rules[_name] = movement
-for _name in "reshape squeeze bitcast_convert_type stop_gradient axis_index debug_callback".split():
+_FREE = "reshape squeeze bitcast_convert_type stop_gradient axis_index debug_callback debug_print"
+for _name in _FREE.split():
     cost_rules[_name] = free
 for _name in TRANSCENDENTAL:
     cost_rules[_name] = transcendental

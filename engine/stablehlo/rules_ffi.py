@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..debug import debug_callback_p
+from ..debug import debug_callback_p, debug_print_p, ordered_debug_effect
 from ..inspect_sharding import inspect_sharding_p
 from ..ffi import ffi_call_p
 from ..lax.cond import _platform_index, platform_index_p
@@ -87,10 +87,11 @@ def _ffi_call(
 
 
 @register(debug_callback_p)
-def _debug_callback(ctx: RuleContext, *args: Value, ordered: bool = False, **_: Any) -> list[Value]:
+@register(debug_print_p)
+def _debug_callback(ctx: RuleContext, *args: Value, **params: Any) -> list[Value]:
     """JAX's host callback on the CPU: a side-effecting custom call numbered per module, placed on
     the one-device mesh the module then declares."""
-    if ordered:
+    if params.get("ordered") or params.get("effect") is ordered_debug_effect:
         raise NotImplementedError("StableHLO text for an ordered debug callback (tokens) is not implemented")
     index = ctx.module.callbacks
     ctx.module.callbacks += 1

@@ -27,10 +27,11 @@ import sys
 import numpy as np
 
 try:
-    from . import sweep_api_misc, sweep_lax, sweep_programs
+    from . import sweep_api_misc, sweep_debugging, sweep_lax, sweep_programs
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sweep_api_misc  # type: ignore[no-redef]
+    import sweep_debugging  # type: ignore[no-redef]
     import sweep_lax  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
 
@@ -202,6 +203,7 @@ def all_cases():
     yield from sweep_programs.CASES.items()
     yield from sweep_lax.CASES.items()
     yield from sweep_api_misc.CASES.items()
+    yield from sweep_debugging.CASES.items()
 
 
 def _import_modules():

@@ -1,0 +1,185 @@
+"""The sweep's cases for ``jax.debug`` and the host callbacks: ``debug_print`` with JAX's parameters
+(format, tree of arguments, static arguments, numpy print options, logging record) and
+``debug_callback``'s, under the transformations (grad, vmap's unrolling, jit, remat, linearize,
+scan, while, cond), and ``io_callback`` / ``pure_callback``. Cases follow sweep_programs'
+convention: ``make(jax) -> (fun, args)``; the callbacks are module-level functions, so their
+printed names are the same under JAX and the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES: dict = {}
+
+
+def _add(name, make):
+    CASES[name] = make
+
+
+def _seen(*args, **kwargs):  # a named callback (printed as <function _seen at 0xXXXXXXXXXXXX>)
+    del args, kwargs
+
+
+def _twice(x):
+    return x * 2
+
+
+_S = np.float32(1.5)
+_V = np.arange(3, dtype=np.float32)
+
+
+def _print_kw(jax):
+    def f(x):
+        jax.debug.print("x={x}", x=x)
+        return x * 2.0
+
+    return f, (_S,)
+
+
+_add("debug.print[kw]", _print_kw)
+_add("debug.print[positional]", lambda jax: ((lambda x: jax.debug.print("x={} {}", x, 3)), (_V,)))
+_add(
+    "debug.print[no_placeholders]",
+    lambda jax: ((lambda x: jax.debug.print("x", x, skip_format_check=True)), (_S,)),
+)
+_add("debug.print[ordered]", lambda jax: ((lambda x: jax.debug.print("{}", x, ordered=True)), (_S,)))
+_add(
+    "debug.print[two_call_form]",
+    lambda jax: ((lambda x: jax.debug.print(ordered=True, partitioned=True)("{x}", x=x)), (_S,)),
+)
+_add(
+    "debug.print[static_args]",
+    lambda jax: ((lambda x: jax.debug.print("{a} {b} {x} {c}", a="s", b=None, x=x, c=_seen)), (_S,)),
+)
+_add(
+    "debug.print[tree]",
+    lambda jax: ((lambda x, y: jax.debug.print("{} {}", (x, y), {"k": x})), (_S, np.int32(2))),
+)
+
+
+def _print_in_printoptions(jax):
+    def f(x):
+        with np.printoptions(precision=2, suppress=True):
+            jax.debug.print("{}", x)
+
+    return f, (_S,)
+
+
+_add("debug.print[np_printoptions]", _print_in_printoptions)
+
+# jax.debug.log's record names the user's file and line: a fixed file name makes it the same text
+# wherever the repository is checked out.
+_LOG_SOURCE = "def logged(x):\n    jax.debug.log('x={}', x)\n    return x\n"
+
+
+def _log(jax):
+    scope = {"jax": jax}
+    exec(compile(_LOG_SOURCE, "<sweep_debugging>", "exec"), scope)
+    return scope["logged"], (_S,)
+
+
+_add("debug.log", _log)
+
+
+def _printed_square(jax):
+    return lambda x: (jax.debug.print("{}", x), x * x)[1]
+
+
+def _printed_sin(jax):
+    return lambda x: (jax.debug.print("{}", x), jax.numpy.sin(x))[1]
+
+
+_add("grad(debug.print)", lambda jax: (jax.grad(_printed_square(jax)), (_S,)))
+_add("jit(debug.print)", lambda jax: (jax.jit(_printed_square(jax)), (_S,)))
+_add("vmap(debug.print)", lambda jax: (jax.vmap(_printed_square(jax)), (_V,)))
+_add(
+    "vmap(debug.print)[unmapped_arg]",
+    lambda jax: (
+        jax.vmap(lambda x, y: jax.debug.print("{} {}", x, y), in_axes=(0, None)),
+        (_V[:2], _S),
+    ),
+)
+_add(
+    "vmap(debug.print)[axis1]",
+    lambda jax: (jax.vmap(lambda x: jax.debug.print("{x}", x=x), in_axes=1), (np.ones((2, 2), np.float32),)),
+)
+_add("grad(remat(debug.print))", lambda jax: (jax.grad(jax.checkpoint(_printed_sin(jax))), (_S,)))
+_add(
+    "linearize(debug.print)",
+    lambda jax: ((lambda x: jax.linearize(_printed_sin(jax), x)[1](x)), (_S,)),
+)
+_add("vjp(debug.print)", lambda jax: ((lambda x: jax.vjp(_printed_sin(jax), x)[1](x)), (_S,)))
+_add("jvp(debug.print)", lambda jax: ((lambda x: jax.jvp(_printed_sin(jax), (x,), (x,))), (_S,)))
+_add(
+    "scan(debug.print)",
+    lambda jax: (
+        (lambda x: jax.lax.scan(lambda c, y: (jax.debug.print("{} {}", c, y), (c + y, None))[1], x, _V)),
+        (np.float32(0.0),),
+    ),
+)
+_add(
+    "while(debug.print)",
+    lambda jax: (
+        (lambda x: jax.lax.while_loop(lambda c: c < 3, lambda c: (jax.debug.print("{}", c), c + 1)[1], x)),
+        (np.int32(0),),
+    ),
+)
+_add(
+    "cond(debug.print)",
+    lambda jax: (
+        (lambda p, x: jax.lax.cond(p, lambda x: (jax.debug.print("t {}", x), x + 1)[1], lambda x: x * 2, x)),
+        (True, _S),
+    ),
+)
+
+# jax.debug.callback: JAX's equation shows its flattening wrapper, the effect and partitioned
+_add("debug.callback", lambda jax: ((lambda x: jax.debug.callback(_seen, x)), (_S,)))
+_add("debug.callback[ordered]", lambda jax: ((lambda x: jax.debug.callback(_seen, x, ordered=True)), (_S,)))
+_add(
+    "debug.callback[static_and_kwargs]",
+    lambda jax: ((lambda x: jax.debug.callback(_seen, x, "a", k=(x, 2))), (_S,)),
+)
+_add(
+    "debug.callback[partitioned]",
+    lambda jax: ((lambda x: jax.debug.callback(_seen, x, partitioned=True)), (_S,)),
+)
+_add(
+    "debug.callback[two_call_form]",
+    lambda jax: ((lambda x: jax.debug.callback(ordered=True)(_seen, x)), (_S,)),
+)
+_add(
+    "grad(debug.callback)",
+    lambda jax: (jax.grad(lambda x: (jax.debug.callback(_seen, x), x * x)[1]), (_S,)),
+)
+_add("vmap(debug.callback)", lambda jax: (jax.vmap(lambda x: jax.debug.callback(_seen, x)), (_V,)))
+
+
+def _io_callback(jax):
+    import importlib
+
+    return importlib.import_module("jax.experimental").io_callback
+
+
+# io_callback / pure_callback
+_add(
+    "io_callback",
+    lambda jax: ((lambda x: _io_callback(jax)(_twice, jax.ShapeDtypeStruct((), np.float32), x)), (_S,)),
+)
+_add(
+    "io_callback[ordered_no_result]",
+    lambda jax: ((lambda x: _io_callback(jax)(_seen, None, x, ordered=True)), (_S,)),
+)
+_add(
+    "pure_callback",
+    lambda jax: ((lambda x: jax.pure_callback(_twice, jax.ShapeDtypeStruct((3,), np.float32), x)), (_V,)),
+)
+for _method in ("sequential", "expand_dims", "broadcast_all"):
+    _add(
+        f"vmap(pure_callback)[{_method}]",
+        lambda jax, m=_method: (
+            jax.vmap(
+                lambda x: jax.pure_callback(_twice, jax.ShapeDtypeStruct((), np.float32), x, vmap_method=m)
+            ),
+            (_V,),
+        ),
+    )
