@@ -828,6 +828,36 @@ time.sleep(5)
     assert report["error"]["limit"] == "memory", (report["error"], report["stdout"])
 
 
+def test_no_memory_outside_what_the_watchdog_measures(roomy):
+    # A memfd's pages are in no process's PSS until mapped and touched, and in no tmpfs the
+    # watchdog measures: 16 of 60 MiB (under RLIMIT_FSIZE each) would be 960 MiB held past the
+    # 512 MiB budget, and at 512 descriptors 32 GiB, enough for the host's OOM killer to pick
+    # the server. memfd_create and memfd_secret are refused.
+    code = """
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+refused = []
+try:
+    os.close(os.memfd_create('probe'))
+except OSError as e:
+    refused.append(e.errno)
+if libc.syscall(447, 0) < 0:  # memfd_secret
+    refused.append(ctypes.get_errno())
+print('refused', refused, flush=True)
+fds, chunk = [], b'x' * (1 << 20)
+if not refused:
+    for i in range(16):
+        fds.append(os.memfd_create(f'hold{i}'))
+        for _ in range(60):
+            os.write(fds[-1], chunk)
+    print('held MiB', 60 * len(fds), flush=True)
+    time.sleep(5)
+"""
+    report = run(roomy, code)
+    limit = (report["error"] or {}).get("limit")
+    assert report["stdout"].startswith("refused [1, 1]\n") or limit == "memory", report["stdout"]
+
+
 def test_fork_past_the_process_limit(server):
     code = """
 import os, time

@@ -7,7 +7,7 @@ sockets (stream socketpairs of AF_UNIX stay, multiprocessing and pmap need them;
 takes an address), tracing, signals outside the run's process group, async-I/O signal
 redirection (F_SETOWN, FIOSETOWN, SIOCSPGRP), other processes' rlimits, pidfds, new
 namespaces, mounts, bpf, io_uring, keyrings, modules, System V IPC and POSIX message queues
-(they outlive a run), and leaving the process group (so killing the group kills all).
+(they outlive a run), memfds (memory the watchdog cannot measure), and leaving the process group (so killing the group kills all).
 Only x86_64 is supported; elsewhere ``supported()`` is False and the probe logs that.
 """
 
@@ -57,6 +57,8 @@ NR = dict(
     semget=64,
     msgget=68,
     mq_open=240,
+    memfd_create=319,
+    memfd_secret=447,
     accept4=288,
     prlimit64=302,
     socket=41,
@@ -192,6 +194,10 @@ ALWAYS_DENIED = [
     "semget",
     "msgget",
     "mq_open",
+    # Memory no file system holds: a memfd's pages are in no process's PSS until mapped and
+    # touched, and in none of the run's tmpfs mounts, so the memory watchdog cannot see them.
+    "memfd_create",
+    "memfd_secret",
 ]
 
 AF_UNIX = 1
