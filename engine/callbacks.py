@@ -17,6 +17,9 @@ Neither is differentiable (JAX's errors); under ``vmap`` a pure callback follows
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -41,20 +44,24 @@ def _result_avals(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
     return [ShapedArray(tuple(np.shape(x)), core.canonical_dtype(np.dtype(x.dtype))) for x in leaves], tree
 
 
-def _flat_callback(callback: Callable, in_tree, result_tree) -> Callable:
-    """``callback`` on flat arguments, returning its results flat."""
+@dataclasses.dataclass(frozen=True)
+class _FlatCallback:
+    """The user's callback on flat arguments, returning its results flat: the ``callback``
+    parameter, printed as JAX prints its own (``_FlatCallback(callback_func=..., in_tree=...)``)."""
 
-    def flat(*vals):
-        args, kwargs = tree_unflatten(in_tree, list(vals))
-        leaves, tree = tree_flatten(callback(*args, **kwargs))
-        if tree != result_tree:
+    callback_func: Callable[..., Any]
+    in_tree: Any  # the (args, kwargs) tree of callback_func's arguments
+    result_tree: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __call__(self, *vals) -> list:
+        args, kwargs = tree_unflatten(self.in_tree, list(vals))
+        leaves, tree = tree_flatten(self.callback_func(*args, **kwargs))
+        if self.result_tree is not None and tree != self.result_tree:
             raise JaxRuntimeError(
-                f"Callback {getattr(callback, '__name__', callback)!r} returned a value of structure "
-                f"{tree}, but its result_shape_dtypes have structure {result_tree}."
+                f"Callback {getattr(self.callback_func, '__name__', self.callback_func)!r} returned a value "
+                f"of structure {tree}, but its result_shape_dtypes have structure {self.result_tree}."
             )
         return leaves
-
-    return flat
 
 
 def _checked(outs, result_avals) -> list:
@@ -81,8 +88,7 @@ def _bind_callback(p, callback, result_shape_dtypes, args, kwargs, **params):
     leaves, in_tree = tree_flatten((args, kwargs))
     leaves = [x if isinstance(x, core.Tracer) else jnp.asarray(x) for x in leaves]
     avals, result_tree = _result_avals(result_shape_dtypes)
-    flat = _flat_callback(callback, in_tree, result_tree)
-    flat.__name__ = getattr(callback, "__name__", "callback")
+    flat = _FlatCallback(callback, in_tree, result_tree)
     outs = p.bind(*leaves, callback=flat, result_avals=tuple(avals), **params)
     return tree_unflatten(result_tree, list(outs))
 
@@ -103,7 +109,13 @@ def pure_callback(
     if vmap_method is not None and vmap_method not in VMAP_METHODS:
         raise ValueError(f"vmap_method must be one of {VMAP_METHODS} or None, got {vmap_method!r}")
     return _bind_callback(
-        pure_callback_p, callback, result_shape_dtypes, args, kwargs, vmap_method=vmap_method
+        pure_callback_p,
+        callback,
+        result_shape_dtypes,
+        args,
+        kwargs,
+        sharding=sharding,
+        vmap_method=vmap_method,
     )
 
 
@@ -119,16 +131,25 @@ def io_callback(
     >>> io_callback(lambda: print("hi"), None)
     hi
     """
-    return _bind_callback(io_callback_p, callback, result_shape_dtypes, args, kwargs, ordered=bool(ordered))
+    return _bind_callback(
+        io_callback_p, callback, result_shape_dtypes, args, kwargs, sharding=sharding, ordered=bool(ordered)
+    )
 
 
-def _impl(*args, callback, result_avals, **_):
-    outs = callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
+_logger = logging.getLogger("jax._src.callback")  # (JAX's logger, which reports failed callbacks)
+
+
+def _impl(p, *args, callback, result_avals, **_):
+    try:
+        outs = callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
+    except BaseException:
+        _logger.exception(f"jax.{p.name} failed")  # (JAX logs it, then lets it propagate)
+        raise
     return _checked(outs, result_avals)
 
 
 for _p in (pure_callback_p, io_callback_p):
-    _p.def_impl(_impl)
+    _p.def_impl(partial(_impl, _p))
     _p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
 
 
@@ -145,29 +166,30 @@ ad.jvp_rules[pure_callback_p] = _no_jvp(
 ad.jvp_rules[io_callback_p] = _no_jvp("IO callbacks do not support JVP.")
 
 
-def _take(x, d, i):
-    return x if d is batching.not_mapped else Array(np.take(np.asarray(x), i, axis=d))
-
-
 def _batched_avals(axis_size, result_avals):
     return tuple(ShapedArray((axis_size, *a.shape), a.dtype) for a in result_avals)
 
 
-def _sequential(p, axis_size, vals, dims, callback, result_avals, params):
-    """One call per batch element, results stacked along a new leading axis."""
+def _sequential(p, vals, dims, params, unroll: int | bool = 1):
+    """JAX's sequential rule: a scan over the batched operands (moved to the front), one call per
+    element, results stacked along a new leading axis."""
+    from . import lax
 
-    def per_element(*arrays):
-        rows = [callback(*[_take(a, d, i) for a, d in zip(arrays, dims)]) for i in range(axis_size)]
-        return [np.stack([r[k] for r in rows]) for k in range(len(result_avals))]
+    which = [d is not batching.not_mapped for d in dims]
+    batched = [batching.moveaxis(v, d, 0) for v, d, b in zip(vals, dims, which) if b]
 
-    outs = p.bind(*vals, callback=per_element, result_avals=_batched_avals(axis_size, result_avals), **params)
-    return list(outs), [0] * len(result_avals)
+    def one(_, xs):
+        it = iter(xs)
+        return (), p.bind(*[next(it) if b else v for v, b in zip(vals, which)], **params)
+
+    _, outs = lax.scan(one, (), batched, unroll=unroll)
+    return list(outs), [0] * len(params["result_avals"])
 
 
-def _pure_callback_batch(axis_size, vals, dims, *, callback, result_avals, vmap_method):
-    params = {"vmap_method": vmap_method}
+def _pure_callback_batch(axis_size, vals, dims, *, vmap_method, result_avals, **params):
+    params = {**params, "result_avals": result_avals, "vmap_method": vmap_method}
     if vmap_method in ("sequential", "sequential_unrolled"):
-        return _sequential(pure_callback_p, axis_size, vals, dims, callback, result_avals, params)
+        return _sequential(pure_callback_p, vals, dims, params, unroll=vmap_method == "sequential_unrolled")
     if vmap_method not in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         raise NotImplementedError(
             "vmap is only supported for the pure_callback primitive when vmap_method is one of "
@@ -180,21 +202,20 @@ def _pure_callback_batch(axis_size, vals, dims, *, callback, result_avals, vmap_
     for v, d in zip(vals, dims):
         if d is not batching.not_mapped:
             moved.append(batching.moveaxis(v, d, 0))
-        elif vmap_method == "expand_dims":
-            moved.append(lax.expand_dims(v, (0,)))
-        else:
-            shape = core.get_aval(v).shape
-            moved.append(lax.broadcast_in_dim(v, (axis_size, *shape), tuple(range(1, len(shape) + 1))))
-    outs = pure_callback_p.bind(
-        *moved, callback=callback, result_avals=_batched_avals(axis_size, result_avals), **params
-    )
+        elif vmap_method == "legacy_vectorized":
+            moved.append(v)
+        else:  # (JAX's lax.broadcast: a size-1 or full batch axis in front)
+            moved.append(lax.broadcast(v, (axis_size if vmap_method == "broadcast_all" else 1,)))
+    params["result_avals"] = _batched_avals(axis_size, result_avals)
+    outs = pure_callback_p.bind(*moved, **params)
     return list(outs), [0] * len(result_avals)
 
 
-def _io_callback_batch(axis_size, vals, dims, *, callback, result_avals, ordered):
+def _io_callback_batch(axis_size, vals, dims, *, ordered, **params):
+    """JAX's rule: an unordered IO callback is mapped over the batch (``lax.map``, a scan)."""
     if ordered:
         raise ValueError("Cannot `vmap` ordered IO callback.")
-    return _sequential(io_callback_p, axis_size, vals, dims, callback, result_avals, {"ordered": ordered})
+    return _sequential(io_callback_p, vals, dims, {**params, "ordered": False})
 
 
 batching.batch_rules[pure_callback_p] = _pure_callback_batch

@@ -24,6 +24,14 @@ def _twice(x):
     return x * 2
 
 
+def _add_host(x, y):
+    return x + y
+
+
+def _pair(x, y):
+    return x, y["k"]
+
+
 _S = np.float32(1.5)
 _V = np.arange(3, dtype=np.float32)
 
@@ -183,3 +191,33 @@ for _method in ("sequential", "expand_dims", "broadcast_all"):
             (_V,),
         ),
     )
+for _method in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized"):
+    _add(
+        f"vmap(pure_callback)[{_method},unmapped_arg]",
+        lambda jax, m=_method: (
+            jax.vmap(
+                lambda x, y: jax.pure_callback(
+                    _add_host, jax.ShapeDtypeStruct((2,), np.float32), x, y, vmap_method=m
+                ),
+                in_axes=(1, None),
+            ),
+            (np.ones((2, 3), np.float32), np.ones(2, np.float32)),
+        ),
+    )
+_add(
+    "vmap(io_callback)",
+    lambda jax: (
+        jax.vmap(
+            lambda x, y: _io_callback(jax)(_add_host, jax.ShapeDtypeStruct((), np.float32), x, y),
+            in_axes=(0, None),
+        ),
+        (_V, _S),
+    ),
+)
+_add(
+    "io_callback[tree]",
+    lambda jax: (
+        (lambda x: _io_callback(jax)(_pair, (jax.ShapeDtypeStruct((), np.float32),) * 2, x, y={"k": x})),
+        (_S,),
+    ),
+)
