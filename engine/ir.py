@@ -202,6 +202,8 @@ def pp_literal(lit: Literal) -> str:
     python_value = getattr(lit.val, "python_value", None)  # (a Python scalar given to a lax op)
     if python_value is not None:
         return f"{python_value}:{lit.aval.str_short()}"
+    if type(lit.val) in (bool, int, float, complex):  # (a Python scalar staged as an operand, as written)
+        return f"{lit.val}:{lit.aval.str_short()}"
     val = np.asarray(core.to_numpy(lit.val))
     s = str(val.item()) if val.ndim == 0 else "[...]"
     return f"{s}:{lit.aval.str_short()}"

@@ -143,6 +143,69 @@ def test_while_loop_forward_mode_only(backend):
         jax.grad(w)(2.0)
 
 
+def _while_sin(x):
+    return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * c[1]), (0, x))[1]
+
+
+def _fd(f, x, t, eps=1e-6):
+    """Central finite differences of ``f`` at ``x`` along ``t``, traced in float64 (a loop's body
+    then computes in float64 too)."""
+    x, t = np.asarray(x, np.float64), np.asarray(t, np.float64)
+    with jax.enable_x64(True):
+        return (np.asarray(f(x + eps * t)) - np.asarray(f(x - eps * t))) / (2 * eps)
+
+
+def test_linearize_of_while_loop(backend):
+    """As JAX's partial eval of a while: the known carries from a loop of the known part, the unknown
+    ones from the whole loop staged again (values recorded from JAX 0.10.2, x32)."""
+    y, f_jvp = jax.linearize(_while_sin, 1.3)
+    np.testing.assert_allclose(y, 1.1044238, rtol=1e-6)
+    np.testing.assert_allclose(f_jvp(1.0), 2.4115815, rtol=1e-6)
+    np.testing.assert_allclose(f_jvp(1.0), _fd(_while_sin, 1.3, 1.0), rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(f_jvp)(1.0), 2.4115815, rtol=1e-6)
+    at = lambda x, t: jax.linearize(_while_sin, x)[1](t)
+    np.testing.assert_allclose(jax.jit(at)(1.3, 1.0), 2.4115815, rtol=1e-6)
+    np.testing.assert_allclose(jax.jacfwd(lambda x: at(x, 1.0))(1.3), -3.765654, rtol=1e-5)
+    np.testing.assert_allclose(
+        jax.vmap(lambda x: at(x, 1.0))(f32([1.3, 0.4])), [2.4115815, 0.01131633], rtol=1e-5
+    )
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
+        jax.grad(_while_sin)(1.3)
+
+
+def test_linearize_of_while_loop_with_body_consts_and_float_condition(backend):
+    w, x = f32([0.5, -0.3, 0.8]), f32([0.1, 0.2, 0.3])
+
+    def k(w, x):
+        return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, jnp.tanh(c[1] * w) + x), (0, x))[1]
+
+    y, k_jvp = jax.linearize(k, w, x)
+    np.testing.assert_allclose(y, [0.19636321, 0.15376052, 0.90207964], rtol=1e-5)
+    ones = f32([1.0, 1.0, 1.0])
+    np.testing.assert_allclose(k_jvp(ones, ones), [2.3037508, 0.889361, 3.220237], rtol=1e-5)
+    wx = np.concatenate([w, x])
+    np.testing.assert_allclose(
+        k_jvp(ones, ones), _fd(lambda v: k(v[:3], v[3:]), wx, np.ones(6)), rtol=1e-4, atol=1e-6
+    )
+    m = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 1.7 + jnp.sin(c), x)
+    y, m_jvp = jax.linearize(m, 1.1)
+    np.testing.assert_allclose([y, m_jvp(1.0)], [14.02721, 6.390659], rtol=1e-5)
+    np.testing.assert_allclose(jax.vmap(m_jvp)(jnp.arange(3.0)), [0.0, 6.390659, 12.781318], rtol=1e-5)
+    np.testing.assert_allclose(m_jvp(1.0), _fd(m, 1.1, 1.0), rtol=1e-4)
+
+
+def test_linearize_of_jitted_fori_loop_with_dynamic_bounds(backend):
+    """The split on a jit's equations (the loop inside the jit is a while: its bound is traced)."""
+    g = jax.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * jnp.cos(c) + i, x))
+    y, g_jvp = jax.linearize(lambda x: g(x, 4), 0.7)
+    np.testing.assert_allclose([y, g_jvp(1.0)], [1.7978125, 0.5812468], rtol=1e-5)
+    np.testing.assert_allclose(g_jvp(1.0), _fd(lambda x: g(x, 4), 0.7, 1.0), rtol=1e-4)
+    at = jax.jit(lambda x, n, t: jax.linearize(lambda x: g(x, n), x)[1](t))
+    np.testing.assert_allclose(at(0.7, 4, 1.0), 0.5812468, rtol=1e-5)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
+        jax.grad(lambda x: g(x, 4))(0.7)
+
+
 def test_fori_loop_dynamic_bounds_is_while(backend):
     f = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: lax.add(c, i), 0))
     assert int(f(5)) == 10

@@ -1,6 +1,7 @@
 """``while_loop`` and ``fori_loop``: one ``while`` primitive with ``cond_jaxpr`` and ``body_jaxpr``.
-Forward-mode differentiable only (the trip count is unknown); ``fori_loop`` with concrete bounds
-is a ``scan``, so it differentiates in reverse mode too.
+Forward-mode differentiable only (the trip count is unknown): ``jvp`` and ``linearize`` (JAX's partial
+eval: a known loop, and the whole loop staged again for the tangents), not transposable; ``fori_loop``
+with concrete bounds is a ``scan``, so it differentiates in reverse mode too.
 A vmapped loop with a batched predicate keeps it batched (as JAX stages it): the
 ``while`` primitive then loops while any example runs and keeps the carries of finished ones.
 """
@@ -15,7 +16,7 @@ import numpy as np
 from .. import ad, batching, core, transfers
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..ir import ClosedJaxpr, Jaxpr, Var, dce_jaxpr
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
@@ -30,7 +31,7 @@ from .control_flow_common import (
     _interleave_jvp,
     _batched_outs,
 )
-from .scan import scan
+from .scan import _inlined, scan
 
 while_p = RefOperandPrimitive("while", multiple_results=True)
 while_p.weak_from_abstract_eval = True
@@ -245,10 +246,89 @@ def _while_transpose(*_, **__):
     )
 
 
-def _while_partial_eval(trace, tracers, **params):
-    if all(t.pval.is_known for t in tracers):
-        return while_p.bind(*[core.full_lower(t) for t in tracers], **params)
-    _while_transpose()  # reverse mode needs the trip count: JAX's error, raised where JAX does
+def _while_split(cond_jaxpr, body_jaxpr, nc, nb, unknowns):
+    """JAX's split of a while: the carries unknown at the fixpoint of the body, and the known
+    loop's condition and body (None when the predicate itself is unknown). The known body keeps
+    the equations only residuals needed (JAX drops the outputs, not their computations)."""
+    c_uk, b_uk, carry_uk = list(unknowns[:nc]), list(unknowns[nc : nc + nb]), list(unknowns[nc + nb :])
+    while True:
+        body1, _, out_uk, _ = ad.partial_eval_jaxpr(
+            body_jaxpr.jaxpr, [*b_uk, *carry_uk], instantiate=carry_uk
+        )
+        new = [a or b for a, b in zip(carry_uk, out_uk)]
+        if new == carry_uk:
+            break
+        carry_uk = new
+    cond1, _, (pred_uk, *_), _ = ad.partial_eval_jaxpr(cond_jaxpr.jaxpr, [*c_uk, *carry_uk])
+    if pred_uk:
+        return carry_uk, None, None
+    n_known = len(carry_uk) - sum(carry_uk)
+    body1 = _renamed(Jaxpr(body1.constvars, body1.in_binders, body1.eqns, body1.outs[:n_known]))
+    cond1 = _renamed(Jaxpr(cond1.constvars, cond1.in_binders, cond1.eqns, cond1.outs[:1]))
+    return carry_uk, ClosedJaxpr(cond1, cond_jaxpr.consts), ClosedJaxpr(body1, body_jaxpr.consts)
+
+
+def _renamed(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` under fresh variables: a split shares the original's, and a program printing both
+    loops would name them alike (JAX's split traces new jaxprs)."""
+    binders = [Var(v.aval) for v in jaxpr.in_binders]
+    eqns, outs = _inlined(jaxpr, binders)
+    return Jaxpr(jaxpr.constvars, binders, eqns, outs)
+
+
+def _while_partial_eval(trace, tracers, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """JAX's rule (what makes ``linearize`` of a loop work): the known carries come from a loop of
+    the known part of the body; the unknown ones from the whole loop staged again, reading the
+    known operands (it recomputes the known part, as a rematerialization: nothing is saved per
+    iteration, the trip count being unknown). Its transpose then raises JAX's error."""
+    params = dict(
+        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts, body_nconsts=body_nconsts
+    )
+    unknowns = [not t.pval.is_known for t in tracers]
+    nc, nb = cond_nconsts, body_nconsts
+    carry_uk, cond1, body1 = _while_split(cond_jaxpr, body_jaxpr, nc, nb, unknowns)
+    if cond1 is None or all(unknowns):
+        return trace.default_process_primitive(while_p, tracers, params)
+    uk_all = [*unknowns[: nc + nb], *carry_uk]
+    known = while_p.bind(
+        *[t.pval.const for t, u in zip(tracers, uk_all) if not u],
+        cond_jaxpr=cond1,
+        body_jaxpr=body1,
+        cond_nconsts=nc - sum(unknowns[:nc]),
+        body_nconsts=nb - sum(unknowns[nc : nc + nb]),
+    )
+    staged = trace.default_process_primitive(while_p, tracers, params)
+    known_it = iter(known)
+    return [t if u else next(known_it) for t, u in zip(staged, carry_uk)]
+
+
+def _while_partial_eval_jaxpr(unks_in, eqn):
+    """The same split on a jaxpr's equation (a jit's linearization): the known loop's equation,
+    and the original one reading the known operands as residuals."""
+    p = eqn.params
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    carry_uk, cond1, body1 = _while_split(p["cond_jaxpr"], p["body_jaxpr"], nc, nb, unks_in)
+    residuals = [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    if cond1 is None or all(unks_in):
+        return None, eqn, [True] * len(eqn.out_binders), residuals
+    uk_all = [*unks_in[: nc + nb], *carry_uk]
+    eqn1 = JaxprEqn(
+        while_p,
+        [x for x, u in zip(eqn.inputs, uk_all) if not u],
+        dict(
+            p,
+            cond_jaxpr=cond1,
+            body_jaxpr=body1,
+            cond_nconsts=nc - sum(unks_in[:nc]),
+            body_nconsts=nb - sum(unks_in[nc : nc + nb]),
+        ),
+        [v for v, u in zip(eqn.out_binders, carry_uk) if not u],
+        eqn.source_info,
+    )
+    # (the staged loop's known outputs are recomputed and dropped: fresh binders for them)
+    outs2 = [v if u else Var(v.aval) for v, u in zip(eqn.out_binders, carry_uk)]
+    eqn2 = JaxprEqn(while_p, eqn.inputs, p, outs2, eqn.source_info)
+    return eqn1, eqn2, carry_uk, residuals
 
 
 def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -317,6 +397,9 @@ ad.transpose_rules[while_p] = _while_transpose
 
 
 ad.partial_eval_rules[while_p] = _while_partial_eval
+
+
+ad.partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
 
 
 batching.batch_rules[while_p] = _while_batch

@@ -407,6 +407,51 @@ def _(jax):
     return jax.grad(f), (np.float32(1.0),)
 
 
+def _while_sin(jax):
+    lax, jnp = jax.lax, jax.numpy
+    return lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * c[1]), (0, x))[1]
+
+
+# linearize of a while: the known loop, then the whole loop staged again on the unknown side
+@_program("while_loop_linearize")
+def _(jax):
+    return jax.linearize(_while_sin(jax), 1.3)[1], (np.float32(1.0),)
+
+
+@_program("while_loop_linearize_traced")
+def _(jax):
+    f = _while_sin(jax)
+    return (lambda x, t: jax.linearize(f, x)[1](t)), (np.float32(1.3), np.float32(1.0))
+
+
+@_program("while_loop_linearize_body_consts")
+def _(jax):
+    lax, jnp = jax.lax, jax.numpy
+
+    def f(w, x):
+        return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, jnp.tanh(c[1] * w) + x), (0, x))[1]
+
+    return jax.linearize(f, _unit(3), _f32(3, seed=1))[1], (_f32(3, seed=2), _f32(3, seed=3))
+
+
+@_program("while_loop_linearize_float_cond")
+def _(jax):
+    lax, jnp = jax.lax, jax.numpy
+    f = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 1.7 + jnp.sin(c), x)  # noqa: E731
+    return jax.linearize(f, 1.1)[1], (np.float32(1.0),)
+
+
+@_program("fori_loop_jit_dynamic_linearize")
+def _(jax):
+    lax, jnp = jax.lax, jax.numpy
+    g = jax.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * jnp.cos(c) + i, x))
+
+    def f(x, n, t):
+        return jax.linearize(lambda x: g(x, n), x)[1](t)
+
+    return f, (np.float32(0.7), np.int32(4), np.float32(1.0))
+
+
 @_program("cond_grad_two_branches")
 def _(jax):
     lax, jnp = jax.lax, jax.numpy
