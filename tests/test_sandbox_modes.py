@@ -8,6 +8,7 @@ import os
 import pathlib
 import shutil
 import tempfile
+import time
 
 import httpx
 import pytest
@@ -204,3 +205,89 @@ def test_two_instances_cannot_share_slot_uids(tmp_path):
         )
         r = httpx.post(first.base_url + "/api/run", json={"code": "print(1)"}).json()
         assert r["stdout"] == "1\n"
+
+
+# --- unsafe-single-user: what the mode still promises, attacked -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def unsafe_server():
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists("/usr/bin/python3.11"):
+        pytest.skip("starts the server as another uid through setpriv")
+    base = pathlib.Path(tempfile.mkdtemp(prefix="jaxplay-unsafe-"))
+    os.chmod(base, 0o755)
+    s = unprivileged_server(base, "unsafe-single-user")
+    s.settings.update(wall_seconds=3, cpu_seconds=2, memory_bytes=512 << 20)
+    try:
+        with s:
+            yield s
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _unsafe_run(server, code: str) -> dict:
+    r = httpx.post(server.base_url + "/api/run", json={"code": code}, timeout=60)
+    assert r.status_code == 200, r.text[:300]
+    return r.json()
+
+
+def _with_comm(name: bytes) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/comm", "rb") as f:
+                if f.read().rstrip(b"\n") == name:
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+@needs_root
+def test_unsafe_single_user_still_limits_and_filters(unsafe_server):
+    # Runs here share the server's uid and may read and change what it owns; the limits, the
+    # seccomp filter and the teardown still hold (README, "The sandbox").
+    s = unsafe_server
+    assert _unsafe_run(s, "while True:\n    pass\n")["error"]["limit"] in ("cpu", "timeout")
+    report = _unsafe_run(s, "x = bytearray(8 * 1024**3)\n")
+    assert report["error"]["type"] == "MemoryError" and report["error"]["limit"] == "memory"
+    assert (
+        _unsafe_run(s, "import os\nwhile True:\n    os.write(1, b'y' * 65536)\n")["error"]["limit"]
+        == "output"
+    )
+    code = f"""
+import ctypes, os, signal, socket
+refused = []
+for target in (os.getppid(), {s.proc.pid}, 1, -1, -{os.getpgid(s.proc.pid)}):  # zygote, server, init, all, its group
+    try:
+        os.kill(target, signal.SIGSTOP)
+    except OSError as e:
+        refused.append(e.errno)
+try:
+    socket.create_connection(('127.0.0.1', {s.port}), timeout=1)
+except OSError as e:
+    refused.append(e.errno)
+try:
+    os.memfd_create('x')
+except OSError as e:
+    refused.append(e.errno)
+if os.fork() == 0:  # a grandchild that leaves the run and would sleep on
+    if os.fork() == 0:
+        ctypes.CDLL(None).prctl(15, b'jaxplay-escapee', 0, 0, 0)  # PR_SET_NAME
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        import time
+        time.sleep(60)
+    os._exit(0)
+os.wait()
+print(refused)
+"""
+    report = _unsafe_run(s, code)
+    assert report["stdout"] == "[1, 1, 1, 1, 1, 1, 1]\n", report
+    deadline = time.monotonic() + 10
+    while _with_comm(b"jaxplay-escapee") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _with_comm(b"jaxplay-escapee") == []
+    with open(f"/proc/{s.proc.pid}/stat") as f:
+        assert f.read().rsplit(")", 1)[1].split()[0] != "T"
+    assert httpx.get(s.base_url + "/api/health").json()["status"] == "ok"
+    assert _unsafe_run(s, "print(6 * 7)")["stdout"] == "42\n"
