@@ -370,11 +370,11 @@ def log(
     return _print_or_printer(fmt, args, kwargs, ordered, partitioned, skip_format_check, True)
 
 
-def breakpoint(*_, **__):  # noqa: A001
-    raise NotImplementedError(
-        "jax.debug.breakpoint is not available in the playground; "
-        "use jax.debug.print, or the debugger pane's per-equation values."
-    )
+def breakpoint(**kwargs):  # noqa: A001 - JAX's name
+    """Enter the debugger when the program reaches this line (``engine.debugger``)."""
+    from .debugger import breakpoint as enter
+
+    return enter(**kwargs)
 
 
 def visualize_array_sharding(arr, **kwargs) -> None:

@@ -221,3 +221,24 @@ _add(
         (_S,),
     ),
 )
+
+
+# jax.debug.breakpoint: a debug_callback on the traced locals of the user's frames
+def _stops(jax):
+    def f(x):
+        y = x * 2.0
+        jax.debug.breakpoint()
+        return y
+
+    return f
+
+
+_add("debug.breakpoint", lambda jax: (_stops(jax), (_S,)))
+_add(
+    "debug.breakpoint[ordered]",
+    lambda jax: ((lambda x: (jax.debug.breakpoint(ordered=True), x + 1.0)[1]), (_S,)),
+)
+_add("debug.breakpoint[token]", lambda jax: ((lambda x: jax.debug.breakpoint(token=x * 2.0)), (_S,)))
+_add("jit(debug.breakpoint)", lambda jax: (jax.jit(_stops(jax)), (_S,)))
+_add("vmap(debug.breakpoint)", lambda jax: (jax.vmap(_stops(jax)), (_V,)))
+_add("grad(debug.breakpoint)", lambda jax: (jax.grad(_stops(jax)), (_S,)))
