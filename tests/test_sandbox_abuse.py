@@ -926,6 +926,74 @@ print('hits', len(hits))
     assert report["ok"] and report["stdout"] == "hits 0\n", report
 
 
+def _scheduling(pid: int) -> tuple:
+    return (
+        os.getpriority(os.PRIO_PROCESS, pid),
+        os.sched_getscheduler(pid),
+        tuple(sorted(os.sched_getaffinity(pid))),
+    )
+
+
+def _zygote_helpers(server) -> list[int]:
+    """The zygotes' children that borrow a slot's effective uid (uid mode's watchdogs and sweepers)."""
+    zygotes = set(server_family(server)["zygotes"])
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+            if parent in zygotes and UID_BASE <= _effective_uid(int(entry)) < UID_BASE + WORKERS:
+                found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            pass
+    return found
+
+
+def test_cannot_reschedule_the_server_or_its_watchdog(server, mode):
+    # setpriority, sched_setscheduler and sched_setaffinity check the target's effective uid, and in
+    # uid mode the zygote's helper (its memory watchdog and sweeper) has the slot's. A run that made
+    # it SCHED_IDLE at nice 19 on one core would slow the watchdog of its own and later runs.
+    family = server_family(server)
+    targets = sorted({*family["server"], *family["threads"], *family["zygotes"], *family["services"]})
+    before = {pid: _scheduling(pid) for pid in targets}
+    helpers_before = {_scheduling(pid) for pid in _zygote_helpers(server)}
+    assert mode == "root" or helpers_before  # (uid mode: one per zygote)
+    code = """
+import os
+changed = []
+mine = os.getpgid(0)
+for entry in os.listdir('/proc'):
+    try:
+        if not entry.isdigit() or os.getpgid(int(entry)) == mine:
+            continue
+    except OSError:
+        continue
+    pid = int(entry)
+    for how, call in [
+        ('nice', lambda: os.setpriority(os.PRIO_PROCESS, pid, 19)),
+        ('idle', lambda: os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))),
+        ('pin', lambda: os.sched_setaffinity(pid, {0})),
+    ]:
+        try:
+            call()
+            changed.append((how, pid))
+        except OSError:
+            pass
+print('changed', len(changed))
+"""
+    report = run(server, code)
+    assert report["stdout"].startswith("changed"), report
+    assert {pid: _scheduling(pid) for pid in targets} == before
+    # Both workers again (a worker's teardown, with its sweep through the helper, follows its reply).
+    assert_still_computes(server)
+    deadline = time.monotonic() + 10
+    while {
+        _scheduling(pid) for pid in _zygote_helpers(server)
+    } != helpers_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert {_scheduling(pid) for pid in _zygote_helpers(server)} == helpers_before
+
+
 def test_file_flood_is_swept(server):
     # Files in nested directories the run then locks (mode 000): all gone after it. (Few: the
     # shared test machine's disk is slow; the sweep does not depend on the count.)

@@ -35,8 +35,9 @@ class SlotHelper:
 
     Its effective (so filesystem) ids are the slot's: it has exactly a run's rights. Its real and
     saved ids stay the zygote's, so a run, whose ids are all the slot's, can neither signal nor
-    trace it, and it is not dumpable. It reads requests ("usage" or "sweep") from a pipe and
-    answers each with a 4-byte length and the bytes. Forked once: a fork of a zygote costs
+    trace it, and it is not dumpable; it can reschedule it (that checks the effective id), and
+    a helper so rescheduled refuses to answer (``_serve``), so it is replaced. It reads requests
+    ("usage" or "sweep") from a pipe and answers each with a 4-byte length and the bytes. Forked once: a fork of a zygote costs
     ~10-20 ms, too much for every run and every memory check.
     """
 
@@ -116,7 +117,16 @@ class SlotHelper:
         return bytes(data)
 
 
+def _scheduling() -> tuple[int, int, frozenset[int]]:
+    return os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0), frozenset(os.sched_getaffinity(0))
+
+
 def _serve(requests: int, replies: int) -> None:
+    # Scheduling calls check the target's effective uid, which here is the slot's: a run may renice
+    # this helper, make it SCHED_IDLE or pin it, to slow the watchdog of its own and later runs.
+    # (Signals and /proc check the real and saved ids, the zygote's.) A helper so changed answers
+    # no more: the zygote counts a failed call (three in a row end a run) and forks a fresh one.
+    scheduling = _scheduling()
     while True:
         header = os.read(requests, 4)
         if len(header) < 4:
@@ -130,7 +140,9 @@ def _serve(requests: int, replies: int) -> None:
             body += chunk
         request: HelperRequest = json.loads(body)
         try:
-            if request["op"] == "usage":
+            if _scheduling() != scheduling:
+                reply = b"!rescheduled by a run"
+            elif request["op"] == "usage":
                 reply = usage(request["pgid"], request.get("workdir"))
             else:
                 reply = sweep(request.get("workdir"))
