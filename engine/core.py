@@ -461,7 +461,8 @@ class Array:
     # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
     __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
     on_mesh: bool = False  # sharded over a mesh's devices (engine.parallel.named): operations run there
-    # laid out by a NamedSharding over one device: results are computed here, reported on that mesh
+    # committed to one device (put there, or laid out by a NamedSharding over one device): results
+    # are computed here, placed on that device and reported as JAX reports them
     on_one_device_mesh: bool = False
     __array_priority__ = 100
 
@@ -597,6 +598,11 @@ class Array:
     @property
     def is_fully_replicated(self) -> bool:
         return True
+
+    @property
+    def committed(self) -> bool:
+        """A computed array is not committed to its device (JAX's ``Array.committed``)."""
+        return False
 
 
 def array_of(value: Value, weak_type: bool = False) -> "Array":

@@ -500,6 +500,11 @@ class JitFunction:
         shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
         in_shardings = shardings if any(s is not None for s in shardings) else None
         key = self._staged_key(statics, in_tree, avals, in_shardings)
+        if any(getattr(x, "on_one_device_mesh", False) for x in leaves):  # (committed to devices)
+            from .parallel.result_shardings import check_one_device
+
+            fun_name = getattr(self.fun, "__qualname__", self.name)
+            check_one_device(leaves, self._arg_names(args, dyn_kwargs, static_nums)(), fun_name)
         if any(not isinstance(a, ShapedArray) for a in avals):  # (refs: Ref{...})
             check_no_aliased_args(self.fun, leaves, self._arg_names(args, dyn_kwargs, static_nums))
         entry: StagedEntry | None = None if displaying() and key in self._has_pmap else self._cache.get(key)

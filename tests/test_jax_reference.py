@@ -126,6 +126,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "general_reduce",
         "reduce_window_jvp",
         "ref_lifetimes",
+        "committed",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

@@ -73,7 +73,8 @@ def as_operand(x):
 
 def convert(x, dtype: np.dtype, weak: bool = False):
     """``x`` as ``dtype``: concrete values convert in numpy, traced ones with convert_element_type."""
-    if isinstance(x, Tracer) or getattr(x, "on_mesh", False):  # (sharded: converted on its devices)
+    if isinstance(x, Tracer) or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
+        # (sharded, or committed to a device: converted on its devices)
         a = core.get_aval(x)
         if a.dtype == dtype and a.weak_type == weak:
             return x

@@ -24,13 +24,13 @@ class NamedShardedArray(ShardedArray):
     """An array whose pieces sit on the devices of ``sharding.mesh`` (one buffer per device, in
     the mesh's device order)."""
 
-    __slots__ = ("_sharding", "on_mesh", "on_one_device_mesh")
+    __slots__ = ("_sharding", "on_mesh")
 
     def __init__(self, buffers, aval: ShapedArray, sharding: NamedSharding):
         space = core.mem_kind_to_space(sharding.memory_kind)  # (its type says the memory it is in)
         if aval.memory_space is not space:
             aval = aval.update(memory_space=space)
-        super().__init__(buffers, "named", aval)  # an _axis pmap never asks for: it reads the value
+        super().__init__(buffers, "named", aval, True)  # an _axis pmap never asks for: it reads the value
         self._sharding = sharding
         self.on_mesh = sharding.num_devices > 1  # operations on it run on the mesh's devices
         self.on_one_device_mesh = not self.on_mesh
@@ -127,7 +127,7 @@ class HostMemoryArray(ShardedArray):
 
     def __init__(self, array: ShardedArray, memory_kind: str):
         aval = array._aval.update(memory_space=core.mem_kind_to_space(memory_kind))
-        super().__init__(array._buffers, None, aval)
+        super().__init__(array._buffers, None, aval, True)
         self._memory_kind = memory_kind
 
 
@@ -137,16 +137,14 @@ def _run_in_memory(prim: core.Primitive, vals, params):
     are computed as any others', results typed in host memory are placed there, and results are
     reported on the mesh as JAX's jit of the one operation reports them
     (``engine.parallel.result_shardings``)."""
-    from .result_shardings import recover_shardings
+    from .result_shardings import check_one_device, recover_shardings
 
     try:
         out_avals = prim.abstract_eval(*[core.get_aval(v) for v in vals], **params)
     except NotImplementedError:  # (no abstract rule: computed, left in device memory)
         out_avals = None
-    plain = [
-        Array(v._value, v.weak_type) if isinstance(v, HostMemoryArray | NamedShardedArray) else v
-        for v in vals
-    ]
+    check_one_device(vals, [f"args[{i}]" for i in range(len(vals))], prim.name)
+    plain = [Array(v._value, v.weak_type) if isinstance(v, ShardedArray) else v for v in vals]
     outs = prim.bind(*plain, **params)
     if out_avals is None:
         return outs

@@ -41,6 +41,38 @@ def _committed(x) -> Sharding | None:
     return x.sharding  # type: ignore[attr-defined]
 
 
+def _device_ids(x) -> list[int] | None:
+    """The devices a committed array is on (None for an uncommitted one)."""
+    if not getattr(x, "committed", False) or getattr(x, "_buffers", None) == []:
+        return None
+    return sorted(d.id for d in x.sharding.device_set)
+
+
+def _typed(x) -> str:
+    aval = core.get_aval(x)
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def check_one_device(args: Sequence, names: Sequence[str], fun_name: str) -> None:
+    """JAX's refusal of a computation whose committed arguments are on different devices: it
+    names the first committed argument and the first committed on other devices than it."""
+    first = None
+    for a, name in zip(args, names):
+        ids = _device_ids(a)
+        if ids is None:
+            continue
+        if first is None:
+            first = (a, name, ids)
+        elif ids != first[2]:
+            (a0, name0, ids0) = first
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument "
+                f"{name0} of {fun_name} with shape {_typed(a0)} and with device ids {ids0} on platform CPU "
+                f"and argument {name} of {fun_name} with shape {_typed(a)} and with device ids {ids} on "
+                "platform CPU"
+            )
+
+
 def _equivalent(a: Sharding, b: Sharding, shape: tuple[int, ...]) -> bool:
     """The same layout of an array of ``shape`` in the same memory (JAX's ``is_equivalent_to``)."""
     if a.memory_kind != b.memory_kind or a.device_set != b.device_set:
@@ -61,6 +93,12 @@ def recover_shardings(
     result ``k``'s type is over the committed arguments' mesh."""
     committed = [_committed(a) for a in args]
     first = next((s for s in committed if isinstance(s, (NamedSharding, SingleDeviceSharding))), None)
+    if isinstance(first, SingleDeviceSharding) and first.memory_kind == "device":
+        # (computed on the committed argument's device: results in device memory are there)
+        return [
+            first if isinstance(s, SingleDeviceSharding) and s.memory_kind == "device" else s
+            for s in computed
+        ]
     if not isinstance(first, NamedSharding):
         return list(computed)
     pattern = committed[0]
@@ -134,6 +172,7 @@ def place_jit_results(closed: ClosedJaxpr, args: Sequence, results: list) -> lis
 
     if not any(getattr(a, "on_one_device_mesh", False) for a in args):
         return results
+    check_one_device(args, [f"args[{i}]" for i in range(len(args))], "jit")  # (a bind with no names)
     kept, carried = used_arguments(closed, args)
     if not kept:
         return results

@@ -34,11 +34,14 @@ class Shard:
 
     @property
     def data(self) -> Array:
-        if self._buffer is None:
-            return self._owner
+        owner = self._owner
+        if self._buffer is None or (isinstance(owner, ShardedArray) and owner._axis is None):
+            return owner  # (the whole array, on its one device)
         # a pmap shard's buffer lacks the mapped axis; JAX's data keeps it (length 1)
-        block = [len(range(*s.indices(n))) for s, n in zip(self.index, self._owner.shape)]
-        return Array(self._buffer.read().reshape(block), self._owner.weak_type)
+        block = [len(range(*s.indices(n))) for s, n in zip(self.index, owner.shape)]
+        data = Array(self._buffer.read().reshape(block), owner.weak_type)
+        # (on the shard's device, committed as the array it is a piece of)
+        return device_put(data, self.device if owner.committed else None)
 
     def __repr__(self):
         return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})"
@@ -59,14 +62,28 @@ class ShardedArray(Array):
     """An array split along ``axis`` over devices (one shard per device), or, with ``axis=None``,
     held whole by one device."""
 
-    __slots__ = ("_buffers", "_axis", "_aval", "_cache")
+    __slots__ = ("_buffers", "_axis", "_aval", "_cache", "_committed", "on_one_device_mesh")
 
-    def __init__(self, buffers: list[Buffer], axis, aval: ShapedArray):
+    def __init__(self, buffers: list[Buffer], axis, aval: ShapedArray, committed: bool = False):
         self._buffers = list(buffers)
         self._axis = axis
         self._aval = aval
         self._cache = None
         self.weak_type = aval.weak_type
+        # put on a device by the user's choice (JAX's committed): operations on it run there, and
+        # with arrays committed to other devices are refused (engine.parallel.named._run_in_memory)
+        self._committed = committed
+        self.on_one_device_mesh = committed and axis is None
+
+    @property
+    def committed(self) -> bool:
+        """JAX's ``Array.committed``: put on a device by ``device_put`` with a device or sharding,
+        or computed from such arrays (pmap's results too); a plain computed array is not."""
+        return self._committed or self._axis is not None
+
+    def copy(self):
+        out = Array(self._value.copy(), self.weak_type)
+        return device_put(out, self._buffers[0].device) if self.on_one_device_mesh else out
 
     @property
     def _value(self) -> np.ndarray:  # type: ignore[override]  # Array's slot, here fetched from the devices on first read
@@ -193,13 +210,18 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
         raise ValueError(f"device_put: no device {dev}; there are {_devices.device_count()}")
     rt = get_runtime()
 
+    committed = device is not None
+
     def put(v):
-        if isinstance(v, ShardedArray) and v._axis is None and v._buffers[0].device == dev:
+        if isinstance(v, ShardedArray) and (
+            (v._axis is None and v._buffers[0].device == dev and v._committed >= committed)
+            or (not committed and v.committed)  # (no device named: a committed array stays where it is)
+        ):
             return v
         aval = core.get_aval(v)
         if isinstance(aval.dtype, core.ExtendedDType):  # typed PRNG keys stay host arrays
             return v
-        return ShardedArray([rt.put(dev, _canonical(v))], None, aval)
+        return ShardedArray([rt.put(dev, _canonical(v))], None, aval, committed)
 
     return tree_map(put, x)
 

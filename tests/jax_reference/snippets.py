@@ -2011,3 +2011,6 @@ SNIPPETS["api_misc"] = API_MISC
 from snippets_ref_lifetimes import REF_LIFETIMES  # noqa: E402
 
 SNIPPETS["ref_lifetimes"] = REF_LIFETIMES
+from snippets_committed import COMMITTED  # noqa: E402
+
+SNIPPETS["committed"] = COMMITTED
