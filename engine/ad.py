@@ -153,6 +153,7 @@ class PrimalTracer(Tracer):
         return core.concrete_or_none(self.primal)
 
 
+@core.jax_class_path("jax._src.interpreters.ad.JVPTracer")
 class JVPTracer(PrimalTracer):
     __slots__ = ("tangent",)
 
@@ -163,9 +164,6 @@ class JVPTracer(PrimalTracer):
         self._aval = None
 
     def __repr__(self) -> str:
-        # JAX's names: under grad (the tangent is being staged for transposition) a GradTracer.
-        if isinstance(self.tangent, PartialEvalTracer) and not self.tangent.pval.is_known:
-            return f"GradTracer(primal={self.primal}, typeof(tangent)={self.tangent.aval.str_short()})"
         tangent = self.tangent
         if type(tangent) is Zero:
             tangent = f"Zero({tangent.aval.str_short()})"
@@ -177,9 +175,22 @@ class JVPTracer(PrimalTracer):
         return self
 
 
+@core.jax_class_path("jax._src.interpreters.ad.LinearizeTracer")
+class LinearizeTracer(JVPTracer):
+    """A ``JVPTracer`` of ``linearize`` (so of ``grad`` and ``vjp`` when they linearize): its
+    tangent is being staged for transposition. JAX's class of that part, and its repr."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"GradTracer(primal={self.primal}, typeof(tangent)={tangent_aval(self.aval).str_short()})"
+
+
 class JVPTrace(Trace):
+    tracer_type: type[JVPTracer] = JVPTracer
+
     def pure(self, val: Value) -> JVPTracer:
-        return JVPTracer(self, val, Zero(tangent_aval(core.get_aval(val))))
+        return self.tracer_type(self, val, Zero(tangent_aval(core.get_aval(val))))
 
     lift = pure
 
@@ -192,15 +203,21 @@ class JVPTrace(Trace):
         else:
             out = primitive.bind(*primals, **params)
             if primitive.multiple_results:
-                return [JVPTracer(self, o, Zero(tangent_aval(core.get_aval(o)))) for o in out]
-            return JVPTracer(self, out, Zero(tangent_aval(core.get_aval(out))))
+                return [self.tracer_type(self, o, Zero(tangent_aval(core.get_aval(o)))) for o in out]
+            return self.tracer_type(self, out, Zero(tangent_aval(core.get_aval(out))))
         rule = jvp_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
         primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
-            return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
-        return JVPTracer(self, primal_out, tangent_out)
+            return [self.tracer_type(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return self.tracer_type(self, primal_out, tangent_out)
+
+
+class LinearizeTrace(JVPTrace):
+    """``linearize``'s JVP: the tangents are partial-evaluation tracers (``linearize_flat``)."""
+
+    tracer_type = LinearizeTracer
 
 
 def jvp_flat(
@@ -208,10 +225,11 @@ def jvp_flat(
     primals: Sequence[Value],
     tangents: Sequence[Tangent],
     instantiate: bool = True,
+    trace_type: type[JVPTrace] = JVPTrace,
 ) -> tuple[list[Value], list[Tangent]]:
-    with core.new_main(JVPTrace) as main:
-        trace = JVPTrace(main)
-        tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    with core.new_main(trace_type) as main:
+        trace = trace_type(main)
+        tracers_in = [trace.tracer_type(trace, p, t) for p, t in zip(primals, tangents)]
         outs = f(*tracers_in)
         tracers_out = [trace.full_raise(o) for o in outs]
         primals_out = [t.primal for t in tracers_out]
@@ -219,62 +237,6 @@ def jvp_flat(
     if instantiate:
         tangents_out = [instantiate_zeros(t) for t in tangents_out]
     return primals_out, tangents_out
-
-
-# Helpers to write rules as rows, in JAX's manner.
-
-
-def defjvp(primitive: core.Primitive, *jvp_fns: Callable[..., Value] | None) -> None:
-    """One function per argument: ``fn(tangent, *primals, **params) -> output tangent``."""
-
-    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Tangent]:
-        out = primitive.bind(*primals, **params)
-        acc: Tangent = Zero(tangent_aval(core.get_aval(out)))
-        for fn, t in zip(jvp_fns, tangents):
-            if fn is not None and type(t) is not Zero:
-                acc = add_tangents(acc, fn(t, *primals, **params))
-        return out, acc
-
-    jvp_rules[primitive] = rule
-
-
-def defjvp2(primitive: core.Primitive, *jvp_fns: Callable[..., Value] | None) -> None:
-    """Like defjvp, but each function also receives the primal output: ``fn(g, ans, *primals)``."""
-
-    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Tangent]:
-        out = primitive.bind(*primals, **params)
-        acc: Tangent = Zero(tangent_aval(core.get_aval(out)))
-        for fn, t in zip(jvp_fns, tangents):
-            if fn is not None and type(t) is not Zero:
-                acc = add_tangents(acc, fn(t, out, *primals, **params))
-        return out, acc
-
-    jvp_rules[primitive] = rule
-
-
-def deflinear(primitive: core.Primitive, transpose_rule: Callable[..., Sequence[Any]]) -> None:
-    """A primitive linear in all its arguments: its JVP is itself applied to the tangents."""
-
-    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Value]:
-        out = primitive.bind(*primals, **params)
-        if primitive.multiple_results:
-            return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
-        return out, primitive.bind(*[instantiate_zeros(t) for t in tangents], **params)
-
-    jvp_rules[primitive] = rule
-    transpose_rules[primitive] = transpose_rule
-
-
-def defzero(primitive: core.Primitive) -> None:
-    """Outputs whose derivative is zero everywhere (comparisons, integer ops, argmax...)."""
-
-    def rule(primals: Sequence[Value], tangents: Sequence[Tangent], **params: Any) -> tuple[Value, Any]:
-        out = primitive.bind(*primals, **params)
-        if primitive.multiple_results:
-            return out, [Zero(tangent_aval(core.get_aval(o))) for o in out]
-        return out, Zero(tangent_aval(core.get_aval(out)))
-
-    jvp_rules[primitive] = rule
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,6 +303,7 @@ class JaxprEqnRecipe:
 Recipe = LambdaBindingRecipe | ConstRecipe | LiteralRecipe | JaxprEqnRecipe | None
 
 
+@core.jax_class_path("jax._src.interpreters.partial_eval.JaxprTracer")
 class PartialEvalTracer(Tracer):
     __slots__ = ("pval", "recipe")
 
@@ -358,7 +321,7 @@ class PartialEvalTracer(Tracer):
 
     def __repr__(self) -> str:
         # A known value (a primal under grad) prints as that value, as JAX's GradTracer shows it.
-        return str(self.pval.const) if self.pval.is_known else super().__repr__()
+        return str(self.pval.const) if self.pval.is_known else f"Traced<{self.aval}:JaxprTrace>"
 
     def full_lower(self) -> Value:
         if self.pval.is_known:
@@ -636,7 +599,7 @@ def linearize_flat(
         ]
         it = iter(tracers_in)
         ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
-        primals_out, tangents_out = jvp_flat(f, primals, ts)
+        primals_out, tangents_out = jvp_flat(f, primals, ts, trace_type=LinearizeTrace)
         primals_out = [_known_primal(trace, p) for p in primals_out]
         tracers_out = [trace.full_raise(t) for t in tangents_out]
         tangent_pvals = [t.pval for t in tracers_out]
@@ -797,4 +760,10 @@ def linear_transpose_flat(
     return backward_pass(jaxpr, [*consts, *undef], cts)
 
 
+from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the tables above)
+    defjvp as defjvp,
+    defjvp2 as defjvp2,
+    deflinear as deflinear,
+    defzero as defzero,
+)
 from . import tape  # noqa: E402  (last: the eager tape builds on this module; imported once, not per vjp)

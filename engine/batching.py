@@ -46,6 +46,7 @@ def _dtype_shape(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+@core.jax_class_path("jax._src.interpreters.batching.BatchTracer")
 class BatchTracer(Tracer):
     __slots__ = ("val", "batch_dim")
 

@@ -32,6 +32,9 @@ import engine
 
 # jax.X -> engine.X where the names differ or the engine module is optional.
 _RENAMES = {"jax.random": ("engine.random", "engine.prng")}
+# jaxlib (JAX's compiled half; the engine's array class claims jaxlib._jax as its module) is what
+# jax._src.lib is: jaxlib.X -> engine._src.lib.X.
+_JAXLIB = "jaxlib"
 
 
 def requested_device_count() -> int:
@@ -137,7 +140,17 @@ def _optional_module(name: str):
 def _engine_names(fullname: str) -> tuple[str, ...]:
     if fullname in _RENAMES:
         return _RENAMES[fullname]
+    if _is_jaxlib(fullname):
+        return ("engine._src.lib" + fullname[len(_JAXLIB) :],)
     return ("engine" + fullname[3:],)
+
+
+def _is_jaxlib(fullname: str) -> bool:
+    return fullname == _JAXLIB or fullname.startswith(_JAXLIB + ".")
+
+
+def _is_alias(fullname: str) -> bool:
+    return fullname == "jax" or fullname.startswith("jax.") or _is_jaxlib(fullname)
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -165,7 +178,7 @@ class _AliasLoader(importlib.abc.Loader):
 
 class JaxAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "jax" and not fullname.startswith("jax."):
+        if not _is_alias(fullname):
             return None
         if fullname == "jax":
             return importlib.machinery.ModuleSpec("jax", _AliasLoader(None), is_package=True)
@@ -199,7 +212,5 @@ def uninstall() -> None:
     """Undo :func:`install` and forget the ``jax`` aliases imported so far."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [
-        n for n in list(sys.modules) if n == "jax" or n.startswith("jax.")
-    ]:  # (a snapshot: threads import)
+    for name in [n for n in list(sys.modules) if _is_alias(n)]:  # (a snapshot: threads import)
         del sys.modules[name]

@@ -447,6 +447,34 @@ def to_numpy(x: Value) -> np.ndarray:
     return _canonical_np(x)
 
 
+# ---------------------------------------------------------------------------------------------
+# JAX's names for the classes user code meets.
+
+_C = TypeVar("_C", bound=type)
+presented_classes: list[type] = []  # (each class jax_class_path renamed, for the test that imports them)
+
+
+def jax_class_path(path: str) -> Callable[[_C], _C]:
+    """Give a class the module and name of the JAX class that plays its part, which is what
+    ``type(x)``, its repr and messages naming it show: an ``Array`` is a ``jaxlib._jax.ArrayImpl``,
+    a tracer under ``jit`` a ``jax._src.interpreters.partial_eval.DynamicJaxprTracer``. The module must
+    import through ``engine.compat`` and hold the class under that name (``engine/_src``, ``jaxlib``),
+    so a pickled reference to the class resolves; instances pickle through engine functions."""
+    module, _, name = path.rpartition(".")
+
+    def present(cls: _C) -> _C:
+        cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
+        presented_classes.append(cls)
+        return cls
+
+    return present
+
+
+def _array_from_pickle(value: np.ndarray, weak_type: bool) -> Array:
+    return Array(value, weak_type)
+
+
+@jax_class_path("jaxlib._jax.ArrayImpl")
 class Array:
     """An immutable array on the host, the engine's concrete value.
 
@@ -561,7 +589,7 @@ class Array:
         return (Array(v, self.weak_type) for v in self._value)
 
     def __hash__(self) -> NoReturn:
-        raise TypeError("unhashable type: 'Array' (mark the argument as static only if it is hashable)")
+        raise TypeError("unhashable type: 'jaxlib._jax.ArrayImpl'")  # (JAX's C++ class, by its full name)
 
     def tolist(self) -> Any:  # nested lists of Python scalars, as numpy's
         return self._value.tolist()
@@ -581,8 +609,8 @@ class Array:
     def __deepcopy__(self, memo: object) -> Array:
         return self
 
-    def __reduce__(self) -> tuple[type[Array], tuple[np.ndarray, bool]]:
-        return (Array, (np.array(self._value), self.weak_type))
+    def __reduce__(self) -> tuple[Callable[[np.ndarray, bool], Array], tuple[np.ndarray, bool]]:
+        return (_array_from_pickle, (np.array(self._value), self.weak_type))
 
     @property
     def addressable_shards(self) -> list[Any]:
@@ -623,6 +651,7 @@ def array_of(value: Value, weak_type: bool = False) -> "Array":
 # Tracers.
 
 
+@jax_class_path("jax._src.core.Tracer")
 class Tracer:
     """A value being traced by one transformation; ``aval`` says what is known about it."""
 
@@ -698,10 +727,7 @@ class Tracer:
         return (index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 
     def __hash__(self) -> NoReturn:
-        raise TypeError(
-            f"unhashable type: {type(self).__name__}. A traced value cannot be a static "
-            f"argument or a dict key."
-        )
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval.str_short()}>with<{type(self).__name__}>"

@@ -234,7 +234,7 @@ class custom_jvp(_Wrapping):
             return self.fun(*args)
         if self.nondiff_argnums:  # a traced nondiff argument passes through stop_gradient (as JAX's)
             args = tuple(_stop_traced(a) if i in self.nondiff_argnums else a for i, a in enumerate(args))
-        if type(trace) is ad.JVPTrace:  # differentiation: just the rule, never the function
+        if isinstance(trace, ad.JVPTrace):  # differentiation: just the rule, never the function
             return self._jvp_directly(trace, args)
         if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by the rule)
             return _on_tape(self, trace, args)
@@ -296,7 +296,7 @@ class custom_jvp(_Wrapping):
                 f"equal container (pytree) structures, got {len(outs)} and {len(touts)} leaves."
             )
         result = [
-            ad.JVPTracer(trace, o, _float0_as_zero(sz.from_rule(t, core.get_aval(o))))
+            trace.tracer_type(trace, o, _float0_as_zero(sz.from_rule(t, core.get_aval(o))))
             for o, t in zip(outs, touts)
         ]
         return tree_unflatten(out_tree, result)
@@ -484,7 +484,7 @@ class custom_vjp(_Wrapping):
         trace = _innermost_trace(args, self.nondiff_argnums)
         if trace is None:  # plain evaluation: just the function, as JAX calls it
             return self.fun(*args)
-        if type(trace) is ad.JVPTrace:  # differentiation: fwd now, bwd when transposed; never fun
+        if isinstance(trace, ad.JVPTrace):  # differentiation: fwd now, bwd when transposed; never fun
             return self._vjp_directly(trace, args)
         if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by fwd/bwd)
             return _on_tape(self, trace, args)
@@ -580,7 +580,7 @@ class custom_vjp(_Wrapping):
             out_avals=tuple(ad.tangent_aval(core.get_aval(o)) for o in outs),
             name=name,
         )
-        return tree_unflatten(out_tree, [ad.JVPTracer(trace, o, t) for o, t in zip(outs, touts)])
+        return tree_unflatten(out_tree, [trace.tracer_type(trace, o, t) for o, t in zip(outs, touts)])
 
     def _bind(self, closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat):
         outs = custom_vjp_call_p.bind(

@@ -336,11 +336,10 @@ class JitFunction:
             try:
                 hash(v)
             except TypeError as e:
-                raise ValueError(
+                raise ValueError(  # (JAX's words)
                     f"Non-hashable static arguments are not supported. An error occurred "
-                    f"while trying to hash an object of type {type(v).__name__}, {v!r}. "
-                    f"The error was: {e}. Pass it as a regular (traced) argument, or make "
-                    f"it a tuple."
+                    f"while trying to hash an object of type {type(v)}, {v}. "
+                    f"The error was:\n{type(e).__name__}: {e}\n"
                 ) from None
         return tuple(statics), static_nums, dyn_args, dyn_kwargs
 

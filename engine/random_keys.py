@@ -93,6 +93,7 @@ def data_from_storage(storage: np.ndarray) -> np.ndarray:
     return storage[storage.dtype.names[0]]
 
 
+@core.jax_class_path("jax._src.random.prng.PRNGKeyArray")
 class PRNGKeyArray(Array):
     """A concrete array of typed PRNG keys; ``.shape`` is the key shape, its data ``uint32[*shape, 2]``."""
 
@@ -162,7 +163,7 @@ class PRNGKeyArray(Array):
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self):
-        return (PRNGKeyArray, (np.array(self._value),))
+        return (_key_array_from_pickle, (np.array(self._value),))
 
     def tolist(self):
         raise TypeError("a typed PRNG key array has no list value: use jax.random.key_data(keys).")
@@ -182,3 +183,7 @@ def key_issubdtype(a, b) -> bool | None:
     if isinstance(b, KeyTy) or b is prng_key or b is extended:
         return False
     return None
+
+
+def _key_array_from_pickle(value: np.ndarray) -> PRNGKeyArray:
+    return PRNGKeyArray(value)

@@ -14,6 +14,7 @@ from .errors import UnexpectedTracerError
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
+@core.jax_class_path("jax._src.interpreters.partial_eval.DynamicJaxprTracer")
 class JaxprTracer(Tracer):
     __slots__ = ("_aval",)
 

@@ -29,6 +29,8 @@ from .narrow_dtypes import kind as dtype_kind
 CACHE_MAX = 4096
 
 
+# (JAX linearizes under grad: its tracer there is a LinearizeTracer, whose part the tape plays)
+@core.jax_class_path("jax._src.interpreters.ad.LinearizeTracer")
 class TapeTracer(ad.PrimalTracer):
     """A concrete value that the tape follows: ``node`` is its slot in the cotangent table."""
 

@@ -18,6 +18,7 @@ from engine.ir import ClosedJaxpr
 from engine.staging import JaxprBuilder, JaxprTrace, JaxprTracer
 
 
+@core.jax_class_path("jax._src.interpreters.partial_eval.DynamicJaxprTracer")  # (it stages as jit does)
 class PathTracer(JaxprTracer):
     __slots__ = ("val",)
 

@@ -24,7 +24,13 @@ _LAYER_ATTR = "__jaxplay_layer__"
 _INPUT_ATTR = "__jaxplay_input__"
 
 # Which tracer types each family of transformations creates.
-_TRACE_FAMILY = {"JVPTrace": "ad", "PartialEvalTrace": "ad", "BatchTrace": "vmap", "JaxprTrace": "jit"}
+_TRACE_FAMILY = {
+    "JVPTrace": "ad",
+    "LinearizeTrace": "ad",
+    "PartialEvalTrace": "ad",
+    "BatchTrace": "vmap",
+    "JaxprTrace": "jit",
+}
 _FAMILY = {name: t.family for name, t in TRANSFORMS.items()}
 
 

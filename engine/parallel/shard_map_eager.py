@@ -97,6 +97,7 @@ class ShardMapTrace(core.Trace):
         return res if primitive.multiple_results else res[0]
 
 
+@core.jax_class_path("jax._src.shard_map.ShardMapTracer")
 class ShardMapTracer(core.Tracer):
     __slots__ = ("val", "_aval", "vma")
 

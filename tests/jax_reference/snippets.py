@@ -1998,6 +1998,9 @@ SNIPPETS["vmap_collectives"] = VMAP_COLLECTIVES
 from snippets_small_gaps import SMALL_GAPS  # noqa: E402
 
 SNIPPETS["small_gaps"] = SMALL_GAPS
+from snippets_class_paths import CLASS_PATHS  # noqa: E402
+
+SNIPPETS["class_paths"] = CLASS_PATHS
 from snippets_ad_refusals import AD_REFUSALS  # noqa: E402
 
 SNIPPETS["ad_refusals"] = AD_REFUSALS

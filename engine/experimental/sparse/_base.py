@@ -17,10 +17,6 @@ class SparseInfo(NamedTuple):
     unique_indices: bool = False
 
 
-# the engine's tracer classes by the names of JAX's that play their part
-_JAX_TRACER_NAMES = {"JaxprTracer": "DynamicJaxprTracer", "PartialEvalTracer": "JaxprTracer"}
-
-
 class JAXSparse:
     """Base class of the sparse array types (``BCOO``, ``BCSR``): array-like attributes over
     buffers (``data`` first), a pytree of those buffers."""
@@ -57,8 +53,7 @@ class JAXSparse:
         except Exception:  # a half-built object (a pytree of placeholders) still prints
             text = f"{name}(<invalid>)"
         if isinstance(self.data, core.Tracer):
-            kind = type(self.data).__name__
-            text = f"{_JAX_TRACER_NAMES.get(kind, kind)}[{text}]"
+            text = f"{type(self.data).__name__}[{text}]"  # (the tracer classes carry JAX's names)
         return text
 
     def block_until_ready(self):

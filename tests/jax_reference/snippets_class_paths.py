@@ -1,0 +1,104 @@
+"""Snippets for the class paths user code sees: ``type()`` of an array, of a typed key, and of the
+tracer each transformation hands a function (JAX's module and class names, which the engine's
+classes present, ``engine.core.jax_class_path``); that each path imports and names its class; the
+reprs and the unhashable-type messages that name them. Registered in snippets.py."""
+
+# Records type(x) (and, where it says more, repr(x)) of what each transformation passes to f.
+_SEEN = (
+    "import importlib\n"
+    "seen = []\n"
+    "def f(x):\n"
+    "    t = type(x)\n"
+    "    seen.append((str(t), getattr(importlib.import_module(t.__module__), t.__name__).__name__))\n"
+    "    return x\n"
+)
+
+
+def _types(call: str) -> str:
+    return _SEEN + call + "\nout = seen\n"
+
+
+def _tracer_message(transform: str, expr: str) -> str:
+    return (
+        "msgs = []\n"
+        "def f(x):\n"
+        "    try:\n"
+        f"        {expr}\n"
+        "    except Exception as e:\n"
+        "        msgs.append(f'{type(e).__name__}: {e}')\n"
+        "    return x\n"
+        f"{transform}\n"
+        "out = msgs\n"
+    )
+
+
+CLASS_PATHS = [
+    ("array_type", _types("f(jnp.arange(3.0))")),
+    ("key_type", _types("f(jax.random.key(0))")),
+    ("legacy_key_type", _types("f(jax.random.PRNGKey(0))")),
+    ("jit_tracer_type", _types("jax.jit(f)(1.0)")),
+    ("make_jaxpr_tracer_type", _types("jax.make_jaxpr(f)(1.0)")),
+    ("eval_shape_tracer_type", _types("jax.eval_shape(f, 1.0)")),
+    ("vmap_tracer_type", _types("jax.vmap(f)(jnp.ones(2))")),
+    ("grad_tracer_type", _types("jax.grad(f)(1.0)")),
+    ("vjp_tracer_type", _types("jax.vjp(f, 1.0)")),
+    ("linearize_tracer_type", _types("jax.linearize(f, 1.0)")),
+    ("jvp_tracer_type", _types("jax.jvp(f, (1.0,), (1.0,))")),
+    ("jacfwd_tracer_type", _types("jax.jacfwd(f)(1.0)")),
+    ("hessian_tracer_type", _types("jax.hessian(f)(1.0)")),
+    ("grad_of_jit_tracer_types", _types("jax.grad(lambda x: f(jax.jit(f)(x)))(1.0)")),
+    ("jit_of_grad_tracer_type", _types("jax.jit(jax.grad(f))(1.0)")),
+    ("vmap_of_grad_tracer_type", _types("jax.vmap(jax.grad(f))(jnp.ones(2))")),
+    (
+        "shard_map_tracer_type",
+        _types(
+            "from jax.sharding import PartitionSpec as P\n"
+            "jax.shard_map(f, mesh=jax.make_mesh((1,), ('i',)), in_specs=P(), out_specs=P())(jnp.ones(2))"
+        ),
+    ),
+    # The tangents grad passes to a custom JVP rule: partial evaluation's tracers, and their repr.
+    (
+        "custom_jvp_rule_tangent_under_grad",
+        "seen = []\n"
+        "@jax.custom_jvp\n"
+        "def g(x):\n"
+        "    return x\n"
+        "@g.defjvp\n"
+        "def g_jvp(p, t):\n"
+        "    seen.append((str(type(t[0])), repr(t[0])))\n"
+        "    return p[0], t[0]\n"
+        "jax.grad(g)(1.0)\n"
+        "jax.linearize(g, 2.0)\n"
+        "out = seen\n",
+    ),
+    (
+        "tracer_reprs",
+        "seen = []\n"
+        "def f(x):\n"
+        "    seen.append(repr(x))\n"
+        "    return x\n"
+        "jax.jit(f)(1.0); jax.grad(f)(1.0); jax.linearize(f, 1.0); jax.jvp(f, (1.0,), (2.0,))\n"
+        "out = seen\n",
+    ),
+    ("jit_tracer_unhashable", _tracer_message("jax.jit(f)(1.0)", "hash(x)")),
+    ("vmap_tracer_unhashable", _tracer_message("jax.vmap(f)(jnp.ones(2))", "hash(x)")),
+    ("grad_tracer_unhashable", _tracer_message("jax.grad(f)(1.0)", "hash(x)")),
+    ("array_unhashable", "try:\n    hash(jnp.ones(2))\nexcept TypeError as e:\n    out = str(e)\n"),
+    (
+        "static_array_refused",
+        "try:\n"
+        "    jax.jit(lambda x, s: x, static_argnums=1)(1.0, jnp.arange(2))\n"
+        "except ValueError as e:\n"
+        "    out = str(e)\n",
+    ),
+    # Arrays and typed keys pickle through their own functions, whatever module their class claims.
+    ("array_pickles", "import pickle\nout = pickle.loads(pickle.dumps(jnp.arange(3.0)))"),
+    (
+        "key_pickles",
+        "import pickle\nout = jax.random.key_data(pickle.loads(pickle.dumps(jax.random.key(3))))",
+    ),
+    (
+        "tracer_is_a_core_tracer",
+        "seen = []\njax.jit(lambda x: seen.append(isinstance(x, jax.core.Tracer)) or x)(1.0)\nout = seen",
+    ),
+]
