@@ -83,3 +83,27 @@ def test_device_cards_times_agree_with_the_collectives(page: Page, artifacts):
     expect(page.get_by_test_id("collective-wait").first).to_have_attribute(
         "title", re.compile("device 0: .* in it, 0 µs waiting")
     )
+
+
+# A jitted function stacked in the page (no line of the script calls it): its loop runs on the
+# host, calling the body's kernels, where the limit stops it.
+LOOPING = """import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+def f(m):
+    y = jnp.cos(m)
+    return lax.while_loop(lambda c: c[0] >= 0, lambda c: (c[0] + 1, jnp.tanh(c[1] @ m)), (0, y))[1]
+"""
+
+
+@needs_runner
+def test_a_run_stopped_inside_a_jitted_loop_names_the_loop_line(page: Page):
+    page.set_default_timeout((WALL_SECONDS + 60) * 1000)
+    open_session(page, LOOPING, "f", [{"name": "jit", "options": {}}], ["jnp.eye(3)"])
+    box = page.get_by_test_id("error-box")
+    expect(box).to_have_attribute("data-limit", re.compile("^(timeout|cpu)$"))
+    # The loop's line, not the line of the def the page called.
+    expect(page.get_by_test_id("error-line")).to_have_text(re.compile(r"line 8$"))
+    expect(page.get_by_test_id("error-message")).to_contain_text("line 8")

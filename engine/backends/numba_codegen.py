@@ -182,6 +182,8 @@ class Codegen:
         # host steps: (flat equation, first host line, end) of the code an equation no kernel
         # computes runs on the host (a BLAS matmul, a loop, a fallback), timed like launches
         self.host_steps: list[tuple[int, int, int]] = []
+        # host line -> where its equation came from (``host_lines`` gives ``run`` the user's lines)
+        self.host_origin: dict[int, object] = {}
         self._closed_at = 0  # end of the host lines the last closed loop nest wrote
         self.source = ""  # set by NumbaBackend.lower_program
         self._run_parts: tuple[list, list, list] = ([], [], [])  # run's arguments, checks, outputs
@@ -434,6 +436,8 @@ class Codegen:
         start = max(n0, self._closed_at)
         if start < len(self.host) and not self.host[start].startswith(" "):
             self.host_steps.append((i, start, len(self.host)))
+        for k in range(start, len(self.host)):
+            self.host_origin[k] = eqn.source_info
 
     def _lower_eqn(self, i: int, eqn: JaxprEqn):
         p = eqn.primitive
@@ -637,11 +641,11 @@ class Codegen:
         self._run_parts = args, check, outs
         return "\n".join(lines + self.build_lines()) + "\n"
 
-    def build_lines(self, timed: bool = False) -> list[str]:
+    def build_lines(self, timed: bool = False, at_line: dict[int, int] | None = None) -> list[str]:
         """``build(env)``, which binds the environment and returns the host function ``run``;
         ``timed``: a ``run`` that also times each kernel launch into ``env['_launch_*']`` lists and
         each host step into ``env['_host_*']`` (executed by the backend in the loaded module's
-        namespace, so the module stays as is)."""
+        namespace, so the module stays as is). ``at_line`` is given each host line's (1-based) line."""
         args, check, outs = self._run_parts
         lines = ["def build(env):"]
         for key in self.env:
@@ -660,6 +664,8 @@ class Codegen:
             if k in starts:
                 lines.append("        _th = _pc()")
             j = at.get(k)
+            if at_line is not None:
+                at_line[k] = len(lines) + 1 + (j is not None)
             if j is None:
                 lines.append("        " + h)
             else:

@@ -46,6 +46,7 @@ import numpy as np
 from .. import monitoring
 from ..ir import ClosedJaxpr
 from . import lowering as L
+from .host_lines import build_run
 from .numba_codegen import Codegen, _Flat
 from . import jaxpr_wire, kernel_client, numba_math, numba_rt
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
@@ -201,7 +202,11 @@ class NumbaBackend:
             variants = {}
             gen.env["_relayout"] = partial(self._relayout, closed, name, variants)
         profiled = monitoring.kernel_profiling() and bool(gen.launches or gen.host_steps)
-        run = _timed_build(mod, gen) if profiled else mod.build(gen.env)
+        run = (
+            _timed_build(mod, gen)
+            if profiled
+            else (build_run(vars(mod), gen, gen.env, False) or mod.build(gen.env))
+        )
         if "_relayout" in gen.env:
             variants[None] = run
             run.variants = variants
@@ -277,6 +282,9 @@ def _timed_build(mod, gen: Codegen):
     }
     gen.env.update(env)
     namespace = {**vars(mod), "_pc": time.perf_counter}
+    run = build_run(namespace, gen, env, True)
+    if run is not None:
+        return run
     exec("\n".join(gen.build_lines(timed=True)), namespace)  # noqa: S102 - our own generated code
     return namespace["build"](env)
 
