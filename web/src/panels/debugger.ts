@@ -54,12 +54,16 @@ export class DebuggerPanel {
         onclick: () => this.go(i),
       },
         h("span", { class: "step-index mono" }, String(st.index)),
-        h("span", { class: "prim mono" }, st.primitive),
-        h("span", { class: "mono muted" }, st.outputs.map((o) => typeStr(o.dtype, o.shape)).join(", ")),
-        h("span", { class: "mono step-preview" }, st.outputs[0] ? preview(st.outputs[0], 3) : ""),
-        h("span", { class: "muted step-within", testid: "debug-within", title: st.within ?? null }, shortWithin(st.within)),
-        userLine(st.source) ? h("span", { class: "muted step-line" }, `L${userLine(st.source)}`) : null,
-        st.nonfinite ? h("span", { class: "badge danger" }, "NaN/Inf") : null)));
+        h("span", { class: "prim mono" }, ...breakable(st.primitive)),
+        // (the value gives way first: the primitive and where it ran stay whole; a narrow list
+        // puts the value on a line of its own, styles.css)
+        h("span", { class: "step-value" },
+          h("span", { class: "mono muted step-type" }, st.outputs.map((o) => typeStr(o.dtype, o.shape)).join(", ")),
+          h("span", { class: "mono step-preview" }, st.outputs[0] ? preview(st.outputs[0], 3) : "")),
+        h("span", { class: "step-meta" },
+          h("span", { class: "muted step-within", testid: "debug-within", title: st.within ?? null }, shortWithin(st.within)),
+          userLine(st.source) ? h("span", { class: "muted step-line", title: `line ${userLine(st.source)}` }, `L${userLine(st.source)}`) : null,
+          st.nonfinite ? h("span", { class: "badge danger" }, "NaN/Inf") : null))));
     this.detail = h("div", { class: "step-detail", testid: "debug-detail" });
     replace(this.el,
       h("div", { class: "panel-intro" },
@@ -99,6 +103,12 @@ export class DebuggerPanel {
   get currentLine(): number | null {
     return userLine(this.call?.debug?.steps[this.index]?.source);
   }
+}
+
+/** A primitive's name with a line break allowed after each underscore (convert_element_/type, never
+ *  convert_elem/ent_type). */
+function breakable(name: string): (string | HTMLElement)[] {
+  return name.split("_").flatMap((part, i, all) => (i < all.length - 1 ? [`${part}_`, h("wbr")] : [part]));
 }
 
 /** "scan iteration 3 of 4 › cond branch 1" as the step list has room for it: "scan 3/4 › branch 1". */
