@@ -60,3 +60,56 @@ def test_debugger_steps_keep_the_primitive_and_the_loop_label_whole(page: Page, 
     long = next(r for r in rows if r["prim"] == "convert_element_type")
     text = page.locator("[data-testid=debug-step] .prim", has_text="convert_element_type").first
     assert text.evaluate("e => e.querySelectorAll('wbr').length") == 2, long
+
+
+LONG = """import jax
+import jax.numpy as jnp
+
+def f(w, x):
+    h = jnp.tanh(jnp.dot(w, x)) * jnp.sum(jnp.exp(x)) + jnp.log1p(jnp.abs(w).sum())
+    return jnp.sum(h)
+"""
+
+# For each line of the jaxpr text that wraps: where its text starts, one column's width, and where
+# each continuation row starts (first non-space character of each visual row).
+WRAPPED = """() => [...document.querySelectorAll('[data-testid=ir-text] .jaxpr-line')].flatMap((line) => {
+  const chars = [];
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement.closest('.jaxpr-fold, .jaxpr-folded-note')) continue;
+    for (let i = 0; i < n.length; i++) {
+      if (/\\s/.test(n.data[i])) continue;
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      const b = r.getBoundingClientRect();
+      chars.push({l: b.left, t: Math.round(b.top), w: b.width});
+    }
+  }
+  if (!chars.length) return [];
+  const rows = new Map();
+  for (const c of chars) rows.set(c.t, Math.min(rows.get(c.t) ?? Infinity, c.l));
+  const starts = [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, l]) => l);
+  return starts.length > 1 ? [{text: line.textContent, start: starts[0], ch: chars[0].w, rest: starts.slice(1)}] : [];
+})"""
+
+
+@needs_runner
+def test_wrapped_jaxpr_lines_hang_as_jax_indents_params(page: Page, artifacts):
+    page.set_viewport_size(PHONE)
+    open_session(page, LONG, "f", [GRAD], ["jnp.ones((3, 3))", "jnp.ones(3)"], panel="ir")
+    page.get_by_role("button", name="Text", exact=True).click()
+    expect(page.get_by_test_id("ir-wrap")).to_be_checked()
+    text = page.get_by_test_id("ir-text")
+    expect(text).to_contain_text("reduce_sum")
+    expect(text).to_have_attribute("data-complete", "true")
+    wrapped = page.evaluate(WRAPPED)
+    text.screenshot(path=str(artifacts / "ir-text-wrapped-phone.png"))
+    assert any("reduce_sum" in w["text"] for w in wrapped), wrapped
+    for w in wrapped:
+        # every continuation row starts two columns in from the line's own text, never left of it
+        for left in w["rest"]:
+            assert abs(left - (w["start"] + 2 * w["ch"])) <= 1.5, w
+    # Unwrapped, each line keeps one row (the pane scrolls sideways instead).
+    page.get_by_test_id("ir-wrap").uncheck()
+    assert page.evaluate(WRAPPED) == []
+    wide = text.locator(".jaxpr-line").evaluate_all("ls => ls.some((l) => l.scrollWidth > l.clientWidth)")
+    assert wide

@@ -395,6 +395,10 @@ export class IRPanel {
         onclick: node ? () => this.selectNode(node, "text") : undefined,
       }, highlightJaxpr(text));
       if (userLine(node?.source)) el.title = `line ${userLine(node?.source)}`;
+      // Wrapped, a line's continuation rows hang 2 columns in from where its text starts (after
+      // its indent, and the fold marker's 2 columns), as JAX's printer indents an equation's params.
+      const lead = text.length - text.trimStart().length + (open.has(i) ? 2 : 0);
+      el.style.setProperty("--hang", `${lead + 2}ch`);
       const change = node ? this.diff?.byNode.get(node) : undefined;
       if (change) {
         el.classList.add(`diff-${change.kind}`);
