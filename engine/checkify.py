@@ -241,34 +241,36 @@ class Error:
 
 
 def _flatten_error(err: Error) -> tuple[list[Any], tuple]:
+    """JAX's order: every kind's pred, then every kind's code, then their payloads (kinds sorted)."""
     effects = err._effects()
-    leaves = [v for e in effects for v in (err._pred[e], err._code[e], *err._payload[e])]
+    leaves = [err._pred[e] for e in effects] + [err._code[e] for e in effects]
+    leaves += [v for e in effects for v in err._payload[e]]
     return leaves, (tuple(effects), tuple(sorted(err._metadata.items())))
 
 
 def _unflatten_error(aux: tuple, leaves: Sequence[Any]) -> Error:
     effects, metadata = aux
-    it = iter(leaves)
-    pred, code, payload = {}, {}, {}
-    for e in effects:
-        pred[e], code[e] = next(it), next(it)
-        payload[e] = [next(it) for _ in e.shape_dtypes]
+    n = len(effects)
+    pred = dict(zip(effects, leaves[:n]))
+    code = dict(zip(effects, leaves[n : 2 * n]))
+    it = iter(leaves[2 * n :])
+    payload = {e: [next(it) for _ in e.shape_dtypes] for e in effects}
     return Error(pred, code, dict(metadata), payload)
 
 
 register_pytree_node(Error, _flatten_error, _unflatten_error)
 
 init_error = Error({}, {}, {}, {})
-_next_code = itertools.count(1).__next__  # codes order failures: the smaller one happened first
+next_code = itertools.count(1).__next__  # codes order failures: the smaller one happened first
 
 
 def assert_func(error: Error, pred: Any, new_error: JaxException) -> Error:
     """``error`` with ``new_error`` recorded where ``pred`` holds (unless one of its kind was)."""
-    code = _next_code()
+    code = next_code()
     return update_error(
         error,
         pred,
-        np.asarray(code, core.default_dtype(int)),
+        code,
         {code: (type(new_error), new_error.static())},
         new_error.payload(),
         new_error.effect(),
@@ -276,19 +278,16 @@ def assert_func(error: Error, pred: Any, new_error: JaxException) -> Error:
 
 
 def update_error(error: Error, pred, code, metadata: dict, payload: list, effect: ErrorEffect) -> Error:
+    """``error`` joined with a failure of ``effect``'s kind where ``pred`` holds. An error without
+    one of that kind counts as (False, code -1): JAX joins with those constants all the same, so
+    its jaxprs show ``or False p`` and ``select_n False c -1``."""
     from . import lax
 
-    import engine.numpy as jnp
-
-    pred = jnp.asarray(pred, dtype=bool)
-    if effect not in error._pred:
-        return error._update(
-            effect, pred, jnp.asarray(code, core.default_dtype(int)), metadata, list(payload)
-        )
-    had = error._pred[effect]
-    out_pred = jnp.logical_or(had, pred)
-    out_code = lax.select(had, error._code[effect], jnp.asarray(code, core.default_dtype(int)))
-    out_payload = [lax.select(had, old, new) for old, new in zip(error._payload[effect], payload)]
+    had = error._pred.get(effect, False)
+    out_pred = had | pred
+    out_code = lax.select(had, error._code.get(effect, -1), code)
+    old = error._payload.get(effect)
+    out_payload = list(payload) if old is None else [lax.select(had, o, n) for o, n in zip(old, payload)]
     return error._update(effect, out_pred, out_code, metadata, out_payload)
 
 

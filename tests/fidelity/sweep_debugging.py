@@ -242,3 +242,54 @@ _add("debug.breakpoint[token]", lambda jax: ((lambda x: jax.debug.breakpoint(tok
 _add("jit(debug.breakpoint)", lambda jax: (jax.jit(_stops(jax)), (_S,)))
 _add("vmap(debug.breakpoint)", lambda jax: (jax.vmap(_stops(jax)), (_V,)))
 _add("grad(debug.breakpoint)", lambda jax: (jax.grad(_stops(jax)), (_S,)))
+
+
+# checkify: check / debug_check operands and the errors checkify threads through (or False p,
+# select_n False code -1: JAX joins a failure with the no-error constants without folding them)
+def _checkify(jax):
+    """The checkify module, its failure numbering restarted at 1: checkify numbers failures
+    process-wide (``next_code``), so the codes in a text would depend on what ran before."""
+    import importlib
+    import itertools
+    import sys
+
+    checkify = importlib.import_module("jax.experimental.checkify")
+    sys.modules[checkify.check.__module__].next_code = itertools.count(1).__next__
+    return checkify
+
+
+def _checked(jax):
+    ck = _checkify(jax)
+    return lambda x: ck.check(x > 0, "x={x} {}", x, x=x)
+
+
+_add("checkify.check", lambda jax: (_checked(jax), (_S,)))
+_add(
+    "checkify.debug_check",
+    lambda jax: ((lambda x, ck=_checkify(jax): ck.debug_check(x > 0, "bad {}", x)), (_S,)),
+)
+_add("checkify(check)", lambda jax: (_checkify(jax).checkify(_checked(jax)), (_S,)))
+_add(
+    "checkify(two_checks)",
+    lambda jax: (
+        _checkify(jax).checkify(
+            lambda x: (
+                jax.experimental.checkify.check(x > 0, "a"),
+                jax.experimental.checkify.check(x < 9, "b {}", x),
+                x,
+            )[2]
+        ),
+        (_S,),
+    ),
+)
+_add(
+    "checkify(nan)",
+    lambda jax: (_checkify(jax).checkify(jax.numpy.log, errors=_checkify(jax).float_checks), (_S,)),
+)
+_add(
+    "checkify(debug.print)",
+    lambda jax: (
+        _checkify(jax).checkify(lambda x: (jax.debug.print("{}", x), _checked(jax)(x))[1]),
+        (_S,),
+    ),
+)
