@@ -291,3 +291,36 @@ print(refused)
         assert f.read().rsplit(")", 1)[1].split()[0] != "T"
     assert httpx.get(s.base_url + "/api/health").json()["status"] == "ok"
     assert _unsafe_run(s, "print(6 * 7)")["stdout"] == "42\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root mode")
+@pytest.mark.parametrize("planted", ["directory", "link"])
+def test_refuses_a_sandbox_directory_another_uid_controls(tmp_path, planted):
+    # The default parent of run directories lies in /tmp: another local user may make it first.
+    # Inside it the server makes each run's directory and chowns it to the slot (as root, or with
+    # CAP_CHOWN): its owner could swap a new one for a link to /etc/shadow in between.
+    base = owned_dir(tmp_path / "base", 0, 0o755)
+    other = 61998
+    sandbox = base / "sandbox"
+    if planted == "directory":
+        owned_dir(sandbox, other, 0o777)
+    else:
+        owned_dir(base / "mine", 0, 0o711)
+        os.symlink(base / "mine", sandbox)
+        os.lchown(sandbox, other, other)
+    settings = {
+        "runner": PLAIN,
+        "database_path": tmp_path / "db" / "snippets.sqlite",
+        "sandbox_tmp": sandbox,
+        "workers": 1,
+        "warm_examples": "false",
+        "isolation": "root",
+        "slot_uid_base": 61230,
+    }
+    s = ServerProcess(settings, log_path=str(tmp_path / "server.log"), startup_timeout=60)
+    try:
+        with pytest.raises(RuntimeError, match="server exited"):
+            s.start()
+    finally:
+        s.stop()  # (one that started anyway)
+    assert f"the sandbox directory {sandbox}" in (tmp_path / "server.log").read_text()

@@ -14,6 +14,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import struct
 import tempfile
 import time
@@ -175,6 +176,25 @@ class Spawned:
     request_w: int
     workdir: Optional[str]
     service_pid: Optional[int] = None  # the compile service its connection reaches, if any
+
+
+SCRATCH_PARENT_FIX = "set JAXPLAY_SANDBOX_TMP to a directory of the server's own"
+
+
+def scratch_parent_problem(sandbox_tmp: str) -> Optional[str]:
+    """Make the parent of runs' directories; why it may not be used, or None. Run directories are
+    made and handed to a slot (chown, with CAP_CHOWN or as root) inside it: in one another uid
+    controls (the default lies in /tmp), that uid could swap a new one for a link to any file."""
+    os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
+    link, st = os.lstat(sandbox_tmp), os.stat(sandbox_tmp)
+    what = f"the sandbox directory {sandbox_tmp}"
+    if stat.S_ISLNK(link.st_mode) and link.st_uid not in (0, os.geteuid()):
+        return f"{what} is a link of uid {link.st_uid}'s; {SCRATCH_PARENT_FIX}"
+    if st.st_uid != os.geteuid():
+        return f"{what} belongs to uid {st.st_uid}, not to the server's {os.geteuid()}; {SCRATCH_PARENT_FIX}"
+    if st.st_mode & 0o022:
+        return f"{what} is writable by others (mode {stat.S_IMODE(st.st_mode):o}); {SCRATCH_PARENT_FIX}"
+    return None
 
 
 def _workdir(plan: isolation.Plan, sandbox_tmp: str) -> Optional[str]:

@@ -100,7 +100,8 @@ def _probe_child(plan: isolation.Plan, workdir: str, report_fd: int) -> None:
 
 def probe(plan: isolation.Plan, sandbox_tmp: str, server_pid: int) -> tuple[bool, dict[str, Any]]:
     """Fork a child, isolate it with ``plan``, and check the invariants a safe mode promises."""
-    os.makedirs(sandbox_tmp, mode=0o711, exist_ok=True)
+    if (problem := supervise.scratch_parent_problem(sandbox_tmp)) is not None:
+        return False, {"error": problem}
     import tempfile
 
     workdir = tempfile.mkdtemp(prefix="probe-", dir=sandbox_tmp)
