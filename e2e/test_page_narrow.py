@@ -113,3 +113,64 @@ def test_wrapped_jaxpr_lines_hang_as_jax_indents_params(page: Page, artifacts):
     assert page.evaluate(WRAPPED) == []
     wide = text.locator(".jaxpr-line").evaluate_all("ls => ls.some((l) => l.scrollWidth > l.clientWidth)")
     assert wide
+
+
+PMAP_COLLECTIVES = """import jax
+import jax.numpy as jnp
+
+f = jax.pmap(lambda x: x / jax.lax.psum(x, 'i') + jax.lax.all_gather(jnp.sin(x), 'i').sum(), axis_name='i')
+print(f(jnp.arange(8.0)))
+"""
+
+# Each visible header: its words, and how many rows each word's letters take (1: not broken), whether
+# it shows whole; and the table's right edge against its panel's.
+HEADERS = """() => {
+  const table = document.querySelector('.collective-table table');
+  const panel = document.querySelector('[data-testid=panel-body]').getBoundingClientRect();
+  return {over: table.getBoundingClientRect().right - panel.right, heads: [...table.querySelectorAll('th')].map((th) => {
+    const words = [];
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.parentElement.getClientRects().length) continue;  // the hidden one of full / short
+      for (const m of n.data.matchAll(/\\S+/g)) {
+        const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+        words.push([m[0], tops.size]);
+      }
+    }
+    return {label: th.getAttribute('aria-label'), title: th.querySelector('abbr')?.title ?? null, words,
+            whole: th.scrollWidth <= th.clientWidth + 1};
+  })};
+}"""
+
+
+@needs_runner
+def test_collective_headers_wrap_between_words_on_a_phone(page: Page, artifacts):
+    page.set_viewport_size(PHONE)
+    open_session(page, PMAP_COLLECTIVES, panel="devices")
+    expect(page.get_by_test_id("device-card")).to_have_count(8)
+    page.locator(".collective-table summary").click()
+    got = page.evaluate(HEADERS)
+    page.locator(".collective-table").screenshot(path=str(artifacts / "collective-headers-phone.png"))
+    assert got["over"] <= 0.5, got
+    labels = [h["label"] for h in got["heads"]]
+    assert labels == [
+        "#",
+        "primitive",
+        "axis",
+        "devices",
+        "value",
+        "bytes",
+        "start",
+        "duration",
+        "longest wait",
+    ]
+    for head in got["heads"]:
+        assert head["words"] and all(rows == 1 for _, rows in head["words"]), head
+        assert head["whole"], head
+        if head["title"] is not None:  # a short word stands for the full name, which its tooltip gives
+            assert head["title"] == head["label"], head
+    # On a laptop the full names show.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    shown = [" ".join(w for w, _ in h["words"]) for h in page.evaluate(HEADERS)["heads"]]
+    assert shown == labels, shown

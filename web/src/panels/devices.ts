@@ -262,11 +262,19 @@ function shards(label: string, xs: ArraySummary[], testid: string): HTMLElement 
       h("span", { class: "type-chip small" }, typeStr(a.dtype, a.shape)), " ", h("span", { class: "mono" }, preview(a, 4)))) : h("span", { class: "muted" }, "—")));
 }
 
+/** The collective events' column headers, and a shorter word for those too long for a phone's column. */
+const COLLECTIVE_COLUMNS: [string, string?][] = [
+  ["#"], ["primitive", "prim."], ["axis"], ["devices", "devs"], ["value"], ["bytes"], ["start"], ["duration", "dur."],
+  ["longest wait", "wait"],
+];
+
 function collectiveTable(cs: CollectiveEvent[], names: (string | null)[]): HTMLElement {
   return h("details", { class: "collective-table" },
     h("summary", null, `Collective events (${cs.length})`),
     h("table", { class: "plain" },
-      h("thead", null, h("tr", null, ["#", "primitive", "axis", "devices", "value", "bytes", "start", "duration", "longest wait"].map((t) => h("th", null, t)))),
+      h("thead", null, h("tr", null, COLLECTIVE_COLUMNS.map(([full, short]) => h("th", { scope: "col", "aria-label": full },
+        // (a phone shows the short word, which fits its column whole: styles.css)
+        short ? [h("span", { class: "col-full" }, full), h("abbr", { class: "col-short", title: full }, short)] : full)))),
       h("tbody", null, cs.map((c) => h("tr", null,
         h("td", null, String(c.seq)), h("td", { class: "mono" }, c.primitive), h("td", { class: "mono" }, axesLabel(c.axis_name, names)),
         h("td", null, (c.groups?.length ? c.groups : [c.devices]).map((g) => `{${g.join(", ")}}`).join(" ")), h("td", { class: "mono" }, c.dtype ? typeStr(c.dtype, c.shape) : ""),
