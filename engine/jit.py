@@ -30,6 +30,7 @@ from . import (
     key_reuse,
     monitoring,
     narrow_dtypes,
+    source_info,
     transfers,
 )
 from .config import config as _config
@@ -100,22 +101,24 @@ class Lowered:
         self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
         self.keep_unused = False  # (jit's options, for the module text)
         self.donated: list[bool] | None = None
+        self.hlo_arg_names: Callable[[], list[str]] | None = None  # (JAX's names: x, d['a'])
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The StableHLO module JAX prints for this program (``engine.stablehlo``). The engine
         does not compile it: ``.compile()`` runs the jaxpr on its own backends."""
-        if dialect not in (None, "stablehlo"):
-            raise NotImplementedError(
-                f"as_text(dialect={dialect!r}): the engine prints StableHLO only (no XLA HLO here)"
-            )
+        if dialect not in (None, "stablehlo", "hlo"):
+            raise NotImplementedError(f"as_text(dialect={dialect!r}): the engine prints stablehlo and hlo")
         if self.args_on_mesh:  # (JAX's text then carries the shardings and partition counts)
             raise NotImplementedError(
                 "as_text() for arguments sharded over a mesh: the engine prints no sharding annotations"
             )
         if debug_info:  # (JAX adds loc(...) source locations; printing none would be wrong)
             raise NotImplementedError("as_text(debug_info=True): the engine prints no source locations")
-        from .stablehlo import module_text, result_paths
+        from .stablehlo import hlo_text, module_text, result_paths
 
+        if dialect == "hlo":  # (XLA's text of the module, as its canonicalizer and converter make it)
+            names = self.hlo_arg_names() if self.hlo_arg_names else []
+            return hlo_text(self.jaxpr, self.name, names, keep_unused=self.keep_unused)
         return module_text(
             self.jaxpr,
             self.name,
@@ -480,6 +483,8 @@ class JitFunction:
             keyed = (*keyed, ("jax_threefry_partitionable", None, False))
         if ir.replaying[0] > 0:  # (JAX's trace context: a replayed equation's abstract mesh)
             keyed = (*keyed, ("replaying", None, True))
+        if source_info.xla_metadata[0]:  # (its equations carry the set_xla_metadata context)
+            keyed = (*keyed, ("xla_metadata", None, source_info.xla_metadata[0]))
         return (keyed, in_tree, avals)
 
     def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -631,6 +636,7 @@ class JitFunction:
         if inspecting is not None and not lowered.args_on_mesh:  # (JAX calls back while lowering)
             inspecting.at_lower(closed)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
+        lowered.hlo_arg_names = self._arg_names(args, dyn_kwargs, static_nums)
         lowered.keep_unused = self.keep_unused
         if self.donate_argnums:
             lowered.donated = [

@@ -32,7 +32,7 @@ class SourceInfo:
     it (``callers``, outermost first, from the same file) and the ``jax.named_scope`` /
     ``jax.named_call`` names around it (``scope``, ``"outer/inner"``; JAX's name stack)."""
 
-    __slots__ = ("file", "line", "function", "callers", "scope", "position")
+    __slots__ = ("file", "line", "function", "callers", "scope", "position", "xla_metadata")
 
     def __init__(
         self,
@@ -42,9 +42,13 @@ class SourceInfo:
         callers: tuple[str, ...] = (),
         scope: str = "",
         position: tuple[types.CodeType, int] | int | None = None,
+        xla_metadata: tuple[tuple[str, str], ...] = (),
     ):
         self.file, self.line, self.function = file, line, function
         self.callers, self.scope = callers, scope
+        # the ``set_xla_metadata`` context around the equation: (key, value text) pairs, JAX's
+        # JaxprEqnContext.xla_metadata, put on the operations of its outputs as frontend attributes
+        self.xla_metadata = xla_metadata
         # (code, last instruction offset): the column, looked up when asked; or the column itself.
         self.position = position
 
@@ -61,7 +65,10 @@ class SourceInfo:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Code objects do not pickle, and pmap ships jaxprs to its device processes: send the column.
-        return (SourceInfo, (self.file, self.line, self.function, self.callers, self.scope, self.column))
+        return (
+            SourceInfo,
+            (self.file, self.line, self.function, self.callers, self.scope, self.column, self.xla_metadata),
+        )
 
     def __repr__(self) -> str:
         return f"{self.file}:{self.line} ({self.function})"
@@ -94,6 +101,7 @@ def current_source_info() -> SourceInfo | None:
                 _callers(frame),
                 "/".join(_scopes()),
                 (code, frame.f_lasti),
+                xla_metadata[0],
             )
         frame = frame.f_back
     return None
@@ -114,6 +122,10 @@ def _callers(frame: types.FrameType) -> tuple[str, ...]:
 
 
 _name_stack = threading.local()
+
+# the ``jax.experimental.xla_metadata.set_xla_metadata`` context: sorted (key, value text) pairs
+# (one slot, set and restored by the context manager; read by every traced equation)
+xla_metadata: list[tuple[tuple[str, str], ...]] = [()]
 
 
 def _scopes() -> list[str]:

@@ -40,7 +40,6 @@ KNOWN_FAILURES: dict[tuple[str, int], str] = {
         "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the "
         "engine prints in program order"
     ),
-    ("debugging-index", 4): "jax.experimental.xla_metadata and HLO text (as_text('hlo')): no XLA here",
 }
 
 _MEMORY_STATS = (
@@ -50,7 +49,6 @@ _MEMORY_STATS = (
 KNOWN_FAILURES.update(
     {
         **{("host-offloading", i): _MEMORY_STATS for i in (5, 8, 9)},
-        ("ffi", 12): "as_text(dialect='hlo') is XLA's HLO text: there is no XLA here",
         ("export-export", 31): (
             "Lowered.compiler_ir() of a primitive lowered by a user's register_lowering rule: engine.stablehlo "
             "has no text for such primitives (NotImplementedError)"
@@ -61,13 +59,6 @@ KNOWN_FAILURES.update(
                 "program data"
             )
             for i in (50, 52)
-        },
-        **{
-            ("xla-metadata", i): (
-                "jax.experimental.xla_metadata tags HLO instructions, and the cells print HLO text "
-                "(as_text('hlo')): the engine has no XLA"
-            )
-            for i in (0, 1, 2, 3)
         },
         ("pallas-design", 8): (
             "JAX traces a kernel before refusing to compile it on a CPU (pl.load is gone in 0.10.2: "

@@ -642,6 +642,7 @@ OWNED_HERE = {c.prim for c in CASES}
 # coverage test checks that the named file exists (so a primitive without tests anywhere fails).
 TESTED_ELSEWHERE = {
     "jit": "tests/test_core.py",
+    "xla_metadata_value": "tests/test_hlo_text.py",
     "compute_on": "tests/test_memory_kinds.py",
     **{
         name: "tests/test_sparse.py"

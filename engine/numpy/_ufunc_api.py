@@ -12,6 +12,8 @@ named after it, as JAX's methods are.
 
 from __future__ import annotations
 
+import inspect
+
 import math
 import operator
 from typing import Any, Callable
@@ -198,6 +200,8 @@ def builtin(func: Callable[..., Any], nin: int, *, identity=None, reduce=None, a
 
     call.__qualname__ = "ufunc.__call__"  # (named so in the TypeError of an unknown keyword)
     call.__wrapped__ = func  # type: ignore[attr-defined]
+    # (what inspect reports, as for JAX's ufuncs: jit names the arguments args[0], args[1])
+    call.__signature__ = inspect.signature(ufunc.__call__)  # type: ignore[attr-defined]
     cls = type("ufunc", (ufunc,), {"__call__": call, "__module__": __name__})
     return cls(func, nin, 1, identity=identity, call=func, reduce=reduce, accumulate=accumulate, at=at)
 

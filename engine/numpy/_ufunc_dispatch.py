@@ -8,6 +8,8 @@ gives the same answer as the lax route at a fraction of the dispatch cost.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .. import core
@@ -96,6 +98,12 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_pa
     return fast
 
 
+_X1_X2, _X_Y = (
+    inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+    for names in (("x1", "x2"), ("x", "y"))
+)
+
+
 def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=None):
     """The jnp function ``name``: numpy's ``np_fn`` on concrete eager operands, else ``general``
     (dtype promotion and lax). One Python call deep on the fast path."""
@@ -111,6 +119,8 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}`` with numpy broadcasting and JAX dtype promotion."
+    # JAX's parameter names (jit's debug info names the arguments by them): comparisons take x, y
+    f.__signature__ = _X_Y if bool_out else _X1_X2
     f._fast = fast
     f._general = general
     f._np_fn, f._kinds, f._bool_out = np_fn, kinds, bool_out

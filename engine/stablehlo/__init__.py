@@ -24,8 +24,16 @@ from . import literals
 from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
 from .lowering import _return_render
+from .xla_hlo import module_hlo_text as hlo_text_of
 
-__all__ = ["module_text", "result_paths", "rules"]
+
+def hlo_text(closed: ClosedJaxpr, name: str, arg_names: Sequence[str], *, keep_unused: bool = False) -> str:
+    """XLA's HLO text for ``closed`` jitted as ``name`` (``engine.stablehlo.hlo_text``), its
+    parameters named ``arg_names`` (one per flat argument, as JAX's debug info names them)."""
+    return module_text(closed, name, keep_unused=keep_unused, hlo_of=list(arg_names))
+
+
+__all__ = ["hlo_text", "module_text", "result_paths", "rules"]
 
 
 def result_paths(out_tree: Any) -> list[str]:
@@ -53,6 +61,7 @@ def module_text(
     keep_unused: bool = False,
     arg_attrs: Sequence[str] | None = None,
     donated: Sequence[bool] | None = None,
+    hlo_of: Sequence[str] | None = None,
 ) -> str:
     """The StableHLO module JAX prints for ``closed`` jitted as ``name``.
 
@@ -66,6 +75,8 @@ def module_text(
       arg_attrs: an attribute dictionary's text per kept argument (``""`` for none).
       donated: per argument, whether it is donated (``jit(donate_argnums=...)``): a donated
         argument aliases the first output of its type (``tf.aliasing_output``), as JAX's.
+
+      hlo_of: the arguments' names: then the text is XLA's HLO for the module (``hlo_text``).
 
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
@@ -87,6 +98,19 @@ def module_text(
     for i, a in zip(kept, main.body.args):
         args[i] = a
     outs = lower_jaxpr(module, main.body, jaxpr, closed.consts, args)
+    if hlo_of is not None:  # (the HLO printer reads the module before its return is emitted)
+        if len(module.functions) > 1 or module.callbacks or any(literals.is_key(o.aval) for o in jaxpr.outs):
+            raise NotImplementedError(
+                "HLO text for a program of several computations (calls, callbacks) is not implemented in the engine"
+            )
+        names = list(hlo_of)
+        return hlo_text_of(
+            _module_name(name),
+            main,
+            outs,
+            [names[i] if i < len(names) else f"Arg_{k}" for k, i in enumerate(kept)],
+            list(main.body.ops),
+        )
     keys_out = [i for i, o in enumerate(jaxpr.outs) if literals.is_key(o.aval)]
     for i in keys_out:  # (JAX pins a returned PRNG key's data to the empty mesh)
         spec = ", ".join("{}" for _ in literals.physical_shape(jaxpr.outs[i].aval))

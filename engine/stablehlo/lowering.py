@@ -16,7 +16,7 @@ import numpy as np
 from .. import core
 from ..ir import ClosedJaxpr, Jaxpr, Literal, Var
 from . import literals
-from .syntax import Block, Op, Printer, Render, Value, functional_type
+from .syntax import Block, Op, Printer, Render, Spec, Value, functional_type
 
 Rule = Callable[..., Sequence[Value]]
 # primitive -> lowering rule (the rule modules add their rows on import)
@@ -133,9 +133,11 @@ def emit(
     hint: str | None = None,
     arg_hint: str | None = None,
     result_hints: Sequence[str] | None = None,
+    spec: Spec | None = None,
 ) -> list[Value]:
     op = Op(result_types, render, regions, hint, arg_hint)
     op.result_hints = result_hints
+    op.spec = spec
     block.ops.append(op)
     return op.results
 
@@ -148,7 +150,8 @@ def constant(block: Block, value: Any, dtype: Any, shape: Sequence[int] | None =
     ty = literals.tensor_type(arr.shape, arr.dtype)
     text = f"stablehlo.constant {literals.dense_text(arr, arr.dtype)} : {ty}"
     hint = "c" if arr.dtype.kind in "biu" else "cst"
-    return emit(block, [ty], lambda p: text, hint=hint)[0]
+    spec = Spec("stablehlo.constant", [], {"value": arr})
+    return emit(block, [ty], lambda p: text, hint=hint, spec=spec)[0]
 
 
 class RuleContext:
@@ -173,8 +176,9 @@ class RuleContext:
         hint: str | None = None,
         arg_hint: str | None = None,
         result_hints: Sequence[str] | None = None,
+        spec: Spec | None = None,
     ) -> list[Value]:
-        return emit(self.block, result_types, render, regions, hint, arg_hint, result_hints)
+        return emit(self.block, result_types, render, regions, hint, arg_hint, result_hints, spec)
 
     def constant(self, value: Any, dtype: Any, shape: Sequence[int] | None = None) -> Value:
         return constant(self.block, value, dtype, shape)
@@ -252,8 +256,17 @@ def lower_jaxpr(
         ctx = RuleContext(
             module, block, [x.aval for x in eqn.inputs], [v.aval for v in eqn.out_binders], eqn.primitive
         )
+        first = len(block.ops)
         outs = list(rule(ctx, *ins, **eqn.params))
         assert len(outs) == len(eqn.out_binders), (eqn.primitive, len(outs))
+        for op in block.ops[first:]:  # (JAX's location: the equation's primitive names them in HLO)
+            if op.source is None:
+                op.source = eqn.primitive.name
+        metadata = eqn.source_info.xla_metadata if eqn.source_info is not None else ()
+        if metadata:  # JAX's wrap_xla_metadata_in_place: on the operations computing the outputs
+            for o in outs:
+                if o.op is not None:
+                    o.op.frontend = {**dict(metadata), **o.op.frontend}
         for v, o in zip(eqn.out_binders, outs):
             env[v] = o
     return [read(x) for x in jaxpr.outs]

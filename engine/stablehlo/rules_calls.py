@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..ad_checkpoint import checkpoint_p, name_p
+from ..experimental.xla_metadata import attribute_text, xla_metadata_value_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
@@ -64,6 +65,16 @@ def _checkpoint(
 
 @register(name_p)
 def _name(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
+    return [x]
+
+
+@register(xla_metadata_value_p)
+def _xla_metadata_value(ctx: RuleContext, x: Value, *, xla_metadata_kvs: Any) -> list[Value]:
+    """JAX's: the pairs go on the operation computing ``x`` (its own pairs win); an argument of
+    the function has no operation, and is left as it is."""
+    if x.op is not None:
+        pairs = {k: attribute_text(v) for k, v in xla_metadata_kvs}
+        x.op.frontend = {**pairs, **x.op.frontend}
     return [x]
 
 

@@ -17,7 +17,7 @@ from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, hlo_op
 from .rules_structural import concatenate, reduce, reshape, slice_op
-from .syntax import Block, Printer, Value
+from .syntax import Block, Printer, Spec, Value
 
 
 def _results(types: Sequence[str]) -> str:
@@ -31,7 +31,11 @@ def _regions_text(p: Printer, blocks: Sequence[Block]) -> str:
 
 def _return(ctx: RuleContext, values: Sequence[Value]) -> None:
     vs = list(values)
-    ctx.emit([], lambda p: f"stablehlo.return {p.list(vs)} : {', '.join(v.type for v in vs)}")
+    ctx.emit(
+        [],
+        lambda p: f"stablehlo.return {p.list(vs)} : {', '.join(v.type for v in vs)}",
+        spec=Spec("stablehlo.return", vs),
+    )
 
 
 @register(cond_p)
@@ -57,7 +61,7 @@ def _cond(
             f'"stablehlo.case"({p(index)}) ({_regions_text(p, blocks)}) : ({index.type}) -> {_results(types)}'
         )
 
-    return ctx.emit(types, render, regions=blocks)
+    return ctx.emit(types, render, regions=blocks, spec=Spec("stablehlo.case", [index]))
 
 
 def _cpu_branches(
@@ -77,7 +81,7 @@ def _cpu_branches(
     def render(p: Printer) -> str:
         return f'"stablehlo.case"({p(index)}) ({_regions_text(p, blocks)}) : ({index.type}) -> {i32}'
 
-    return ctx.emit([i32], render, regions=blocks)[0], [branches[kept]]
+    return ctx.emit([i32], render, regions=blocks, spec=Spec("stablehlo.case", [index]))[0], [branches[kept]]
 
 
 def while_loop(

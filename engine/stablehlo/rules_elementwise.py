@@ -15,7 +15,7 @@ from ..narrow_dtypes import kind as dtype_kind
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
-from .syntax import Printer, Value, functional_type, same_or_functional
+from .syntax import Printer, Spec, Value, functional_type, same_or_functional
 
 
 def hlo_op(ctx: RuleContext, name: str, *xs: Value, out_type: str | None = None) -> Value:
@@ -23,7 +23,7 @@ def hlo_op(ctx: RuleContext, name: str, *xs: Value, out_type: str | None = None)
     ty = out_type or ctx.out_types[0]
     ins = [x.type for x in xs]
     text_type = same_or_functional(ins, [ty])
-    return ctx.emit([ty], lambda p: f"{name} {p.list(xs)} : {text_type}")[0]
+    return ctx.emit([ty], lambda p: f"{name} {p.list(xs)} : {text_type}", spec=Spec(name, xs))[0]
 
 
 def broadcast_operands(ctx: RuleContext, xs: Sequence[Value]) -> list[Value]:
@@ -100,10 +100,18 @@ def _round(ctx: RuleContext, x: Value, rounding_method: Any = 0) -> list[Value]:
 def _logistic(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     # JAX's logistic_impl, traced and inlined: 1 / (1 + exp(-x)), each 1 a literal of its own
     aval = ctx.avals_in[0]
-    e = hlo_op(ctx, "stablehlo.exponential", hlo_op(ctx, "stablehlo.negate", x))
+    e = named(hlo_op(ctx, "stablehlo.exponential", named(hlo_op(ctx, "stablehlo.negate", x), "neg")), "exp")
     one = _literal_operand(ctx, 1, aval)
-    denominator = hlo_op(ctx, "stablehlo.add", one, e)
-    return [hlo_op(ctx, "stablehlo.divide", _literal_operand(ctx, 1, aval), denominator)]
+    denominator = named(hlo_op(ctx, "stablehlo.add", one, e), "add")
+    return [named(hlo_op(ctx, "stablehlo.divide", _literal_operand(ctx, 1, aval), denominator), "div")]
+
+
+def named(v: Value, primitive: str) -> Value:
+    """``v``'s operation as made by an equation of ``primitive`` (JAX's location, which names it in
+    HLO): a rule JAX lowers by tracing a function names its operations after that function's."""
+    assert v.op is not None
+    v.op.source = primitive
+    return v
 
 
 def _literal_operand(ctx: RuleContext, value: Any, aval: Any) -> Value:
@@ -137,6 +145,7 @@ def compare(
             f"stablehlo.compare {direction}, {p(x)}, {p(y)}, {ctype} : "
             f"{functional_type([x.type, y.type], [out_type])}"
         ),
+        spec=Spec("stablehlo.compare", [x, y], {"direction": direction, "type": ctype}),
     )[0]
 
 
@@ -161,7 +170,9 @@ def broadcast_in_dim(ctx: RuleContext, x: Value, shape: Any, dims: Any) -> Value
     ty = "tensor<" + "".join(f"{d}x" for d in shape) + _element_of(x.type) + ">"
     dims_text = ", ".join(str(d) for d in dims)
     return ctx.emit(
-        [ty], lambda p: f"stablehlo.broadcast_in_dim {p(x)}, dims = [{dims_text}] : ({x.type}) -> {ty}"
+        [ty],
+        lambda p: f"stablehlo.broadcast_in_dim {p(x)}, dims = [{dims_text}] : ({x.type}) -> {ty}",
+        spec=Spec("stablehlo.broadcast_in_dim", [x], {"dims": tuple(dims)}),
     )[0]
 
 
@@ -225,13 +236,13 @@ def _integer_pow(ctx: RuleContext, x: Value, y: int) -> list[Value]:
     n, acc = abs(y), None
     while n > 0:
         if n & 1:
-            acc = x if acc is None else mul(acc, x)
+            acc = x if acc is None else named(mul(acc, x), "mul")
         n >>= 1
         if n > 0:
-            x = mul(x, x)
+            x = named(mul(x, x), "mul")
     assert acc is not None
     if y < 0:
-        return [hlo_op(ctx, "stablehlo.divide", _lax_full(ctx, 1, ctx.avals_out[0]), acc)]
+        return [named(hlo_op(ctx, "stablehlo.divide", _lax_full(ctx, 1, ctx.avals_out[0]), acc), "div")]
     return [acc]
 
 
@@ -252,7 +263,7 @@ def select(ctx: RuleContext, pred: Value, on_true: Value, on_false: Value) -> Va
         )
         return f"stablehlo.select {p(pred)}, {p(on_true)}, {p(on_false)} : {t}"
 
-    return ctx.emit([ty], render)[0]
+    return ctx.emit([ty], render, spec=Spec("stablehlo.select", [pred, on_true, on_false]))[0]
 
 
 @register(st.select_n_p)
@@ -314,7 +325,10 @@ def _conj(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     aval = ctx.avals_in[0]
     if np.dtype(aval.dtype).kind == "c":
         part = literals.tensor_type(aval.shape, np.dtype(aval.dtype).type(0).real.dtype)
-        re = hlo_op(ctx, "stablehlo.real", x, out_type=part)
-        im = hlo_op(ctx, "stablehlo.negate", hlo_op(ctx, "stablehlo.imag", x, out_type=part))
-        return [make_complex(ctx, re, im, ctx.out_types[0])]
-    return [make_complex(ctx, x, _lax_full(ctx, 0, aval), ctx.out_types[0])]
+        re = named(hlo_op(ctx, "stablehlo.real", x, out_type=part), "real")
+        im = named(
+            hlo_op(ctx, "stablehlo.negate", named(hlo_op(ctx, "stablehlo.imag", x, out_type=part), "imag")),
+            "neg",
+        )
+        return [named(make_complex(ctx, re, im, ctx.out_types[0]), "complex")]
+    return [named(make_complex(ctx, x, _lax_full(ctx, 0, aval), ctx.out_types[0]), "complex")]

@@ -13,7 +13,7 @@ from ..ffi import ffi_call_p
 from ..lax.cond import _platform_index, platform_index_p
 from . import literals
 from .lowering import RuleContext, register
-from .syntax import Value, functional_type
+from .syntax import Spec, Value, functional_type
 
 
 @register(platform_index_p)
@@ -83,7 +83,22 @@ def _ffi_call(
     sig = functional_type([v.type for v in operands], types)
     target = target_name if target_name.replace("_", "a").isalnum() else f'"{target_name}"'
     text = "{" + ", ".join(attrs) + "}"
-    return ctx.emit(types, lambda p: f"stablehlo.custom_call @{target}({p.list(operands)}) {text} : {sig}")
+    spec = Spec(
+        "stablehlo.custom_call",
+        operands,
+        {
+            "target": target_name,
+            "backend_config": attribute_text(dict(attributes)),
+            "operand_layouts": [tuple(lay) for lay in input_layouts],
+            "has_side_effect": has_side_effect,
+            "aliases": bool(input_output_aliases),
+        },
+    )
+    if len(types) != 1:
+        spec = None  # (a tuple-shaped custom call: not printed as HLO)
+    return ctx.emit(
+        types, lambda p: f"stablehlo.custom_call @{target}({p.list(operands)}) {text} : {sig}", spec=spec
+    )
 
 
 @register(debug_callback_p)

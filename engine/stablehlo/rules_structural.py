@@ -14,7 +14,7 @@ from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, convert, hlo_op
-from .syntax import Block, Printer, Value
+from .syntax import Block, Printer, Spec, Value
 
 
 def ints(xs: Sequence[int]) -> str:
@@ -29,7 +29,11 @@ def _broadcast_in_dim(
 
 
 def reshape(ctx: RuleContext, x: Value, out_type: str) -> Value:
-    return ctx.emit([out_type], lambda p: f"stablehlo.reshape {p(x)} : ({x.type}) -> {out_type}")[0]
+    return ctx.emit(
+        [out_type],
+        lambda p: f"stablehlo.reshape {p(x)} : ({x.type}) -> {out_type}",
+        spec=Spec("stablehlo.reshape", [x]),
+    )[0]
 
 
 @register(st.reshape_p)
@@ -69,7 +73,12 @@ def _slice(
     ranges = ", ".join(
         f"{a}:{b}" + (f":{s}" if s != 1 else "") for a, b, s in zip(start_indices, limit_indices, strides)
     )
-    return ctx.emit([ty], lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}")
+    attrs = {"start": list(start_indices), "limit": list(limit_indices), "strides": strides}
+    return ctx.emit(
+        [ty],
+        lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}",
+        spec=Spec("stablehlo.slice", [x], attrs),
+    )
 
 
 @register(ds.dynamic_slice_p)
@@ -109,7 +118,8 @@ def concatenate(ctx: RuleContext, xs: Sequence[Value], avals: Sequence[Any], dim
             ty = literals.aval_type(aval)
             vs = [v for v, _ in group]
             types = ", ".join(v.type for v in vs)
-            (out,) = ctx.emit([ty], _concat_render(vs, f"dim = {dimension} : ({types}) -> {ty}"))
+            spec = Spec("stablehlo.concatenate", vs, {"dimension": dimension})
+            (out,) = ctx.emit([ty], _concat_render(vs, f"dim = {dimension} : ({types}) -> {ty}"), spec=spec)
             grouped.append((out, aval))
         current = grouped
     return current[0][0]
@@ -166,7 +176,12 @@ def _tile(ctx: RuleContext, x: Value, *, reps: Any) -> list[Value]:
 
 def slice_op(ctx: RuleContext, x: Value, start: Sequence[int], limit: Sequence[int], ty: str) -> Value:
     ranges = ", ".join(f"{a}:{b}" for a, b in zip(start, limit))
-    return ctx.emit([ty], lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}")[0]
+    attrs = {"start": list(start), "limit": list(limit), "strides": [1] * len(start)}
+    return ctx.emit(
+        [ty],
+        lambda p: f"stablehlo.slice {p(x)} [{ranges}] : ({x.type}) -> {ty}",
+        spec=Spec("stablehlo.slice", [x], attrs),
+    )[0]
 
 
 @register(st.pad_p)
@@ -200,7 +215,11 @@ def _fft(ctx: RuleContext, x: Value, fft_type: Any, fft_lengths: Any) -> list[Va
 @register(st.iota_p)
 def _iota(ctx: RuleContext, *dyn: Value, dimension: int, **_: Any) -> list[Value]:
     ty = ctx.out_types[0]
-    return ctx.emit([ty], lambda p: f"stablehlo.iota dim = {dimension} : {ty}")
+    return ctx.emit(
+        [ty],
+        lambda p: f"stablehlo.iota dim = {dimension} : {ty}",
+        spec=Spec("stablehlo.iota", [], {"dimension": dimension}),
+    )
 
 
 @register(st.bitcast_convert_type_p)
@@ -345,8 +364,15 @@ def _dot_general(
     parts.append(f"contracting_dims = [{ints(lc)}] x [{ints(rc)}]")
     parts.append(f"precision = [{_precision(precision)}]")
     attrs = ", ".join(parts)
+    spec = Spec(
+        "stablehlo.dot_general",
+        [x, y],
+        {"contracting": (lc, rc), "batch": (lb, rb), "precision": _precision(precision).split(", ")},
+    )
     return ctx.emit(
-        [ty], lambda p: f"stablehlo.dot_general {p(x)}, {p(y)}, {attrs} : ({x.type}, {y.type}) -> {ty}"
+        [ty],
+        lambda p: f"stablehlo.dot_general {p(x)}, {p(y)}, {attrs} : ({x.type}, {y.type}) -> {ty}",
+        spec=spec,
     )
 
 

@@ -33,8 +33,20 @@ class Block:
 Render = Callable[["Printer"], str]
 
 
+class Spec:
+    """What an operation is, for readers other than its text (the HLO printer): its StableHLO
+    name, operands and attributes (values as Python data)."""
+
+    __slots__ = ("name", "operands", "attrs")
+
+    def __init__(self, name: str, operands: Sequence["Value"], attrs: dict | None = None):
+        self.name, self.operands, self.attrs = name, list(operands), attrs or {}
+
+
 class Op:
-    __slots__ = ("results", "render", "regions", "hint", "arg_hint", "result_hints")
+    __slots__ = (
+        "results", "render", "regions", "hint", "arg_hint", "result_hints", "spec", "source", "frontend",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -50,6 +62,9 @@ class Op:
         self.hint = hint  # the name MLIR suggests for the result (constants: c / cst)
         self.arg_hint = arg_hint  # ... and for its regions' block arguments (while: iterArg)
         self.result_hints: Sequence[str] | None = None  # one name per result (chlo.top_k: values, indices)
+        self.spec: Spec | None = None  # (set by the rules whose operations the HLO printer reads)
+        self.source: str | None = None  # the primitive of the equation it lowers (JAX's location name)
+        self.frontend: dict[str, str] = {}  # mhlo.frontend_attributes (jax.experimental.xla_metadata)
 
 
 class Printer:
@@ -124,6 +139,8 @@ class Printer:
         self.indent = indent
         text = op.render(self)
         self.indent = indent
+        if op.frontend:
+            text = _with_frontend_attributes(text, op.frontend)
         if not op.results:
             return indent + text
         first = self.names[op.results[0]]
@@ -138,6 +155,22 @@ class Printer:
         text = "".join(self.op_line(op, indent) + "\n" for op in block.ops)
         self.indent = outer
         return text
+
+
+def _with_frontend_attributes(text: str, attrs: dict[str, str]) -> str:
+    """The operation's text with its attribute dictionary before the type, as MLIR prints it (only
+    for operations printed on one line without a dictionary of their own)."""
+    if "\n" in text or "{" in text or " : " not in text:
+        raise NotImplementedError(
+            f"StableHLO text of mhlo.frontend_attributes on '{text.split()[0]}' is not implemented in the engine"
+        )
+    items = ", ".join(f"{k} = {_string(v)}" for k, v in sorted(attrs.items()))
+    head, _, tail = text.rpartition(" : ")
+    return f"{head} {{mhlo.frontend_attributes = {{{items}}}}} : {tail}"
+
+
+def _string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def types_text(types: Sequence[str]) -> str:

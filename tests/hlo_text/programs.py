@@ -1,0 +1,132 @@
+"""Programs for the HLO text corpus beyond the fidelity and StableHLO corpora: what XLA's
+canonicalization changes (constants uniqued, hoisted and made splats, ``x * 1`` folded, operands
+swapped), ``jax.experimental.xla_metadata``'s frontend attributes and FFI custom calls, in the same
+form as ``tests/fidelity/programs.py`` (a function of no arguments returning ``(f, args)``, the
+globals bound to JAX or the engine by ``bind``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+PROGRAMS: dict = {}
+
+jax = jnp = lax = random = nn = None  # bound by `bind`
+
+
+def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
+    globals().update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+
+
+def program(fn):
+    name = "hlo_" + fn.__name__
+    assert name not in PROGRAMS, name
+    PROGRAMS[name] = fn
+    return fn
+
+
+def f32(*shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+
+
+def _metadata():
+    import importlib
+
+    return importlib.import_module(jax.__name__ + ".experimental.xla_metadata").set_xla_metadata
+
+
+@program
+def repeated_names():
+    return (lambda x: jnp.sin(jnp.sin(jnp.sin(x)))), (1.0,)
+
+
+@program
+def scalar_constants_hoisted():
+    return (lambda x, y: (jnp.sin(x) * 2.0 + 3.0, y * 2.0)), (1.0, f32(3))
+
+
+@program
+def splat_after_scalars():
+    return (lambda x, y: (x * 2.0, y * 3.0, y + 4.0)), (f32(3), 1.0)
+
+
+@program
+def identities_folded():
+    return (lambda x, y: (y * 2.0, x * 2.0, y * 2.0 + 1.0, x * 1.0, y + 0.0, x - 0.0)), (f32(3), 1.0)
+
+
+@program
+def splat_in_place_of_its_scalar():
+    return (lambda x, y: (x * 2.0, y * 2.0, x > 0.5, x * 3.0)), (f32(3), 1.0)
+
+
+@program
+def constant_operand_swapped():
+    return (lambda y: (2.0 * y, y / 1.0, 0.0 - y, y * 0.0, jnp.maximum(y, 2.0))), (1.0,)
+
+
+@program
+def literal_spellings():
+    return (lambda x: (x < jnp.inf, x * -0.5, x > 1e-30, x * 0.1, x + 1e20)), (f32(3),)
+
+
+@program
+def argument_names():
+    return (lambda d, *rest: d["a"] * d["b"][0] + rest[0] + rest[1]), ({"a": 1.0, "b": [2.0]}, 3.0, 4.0)
+
+
+@program
+def six_arguments_and_outputs():
+    return (lambda a, b, c, d, e, f: (a + b, c, d, e, f, a * f)), tuple(float(i) for i in range(6))
+
+
+@program
+def slices_and_concatenation():
+    return (lambda x: (x[0, 1:], x[::2], jnp.concatenate([x, x]), x.reshape(4, 1))), (f32(2, 2),)
+
+
+@program
+def dots():
+    return (
+        lambda x: (
+            x @ x,
+            lax.dot(x, x, precision="highest"),
+            jnp.einsum("bij,bjk->bik", x[None] + 1, x[None] + 1),
+        )
+    ), (f32(2, 2),)
+
+
+@program
+def compares_and_selects():
+    return (lambda x: (jnp.where(x > 0, x, -x), x == x, lax.clamp(-1.0, x, 1.0), jnp.arange(3))), (f32(3),)
+
+
+@program
+def converts():
+    return (lambda x: (x.astype(jnp.int32), x.astype(jnp.int32).astype(jnp.float32) * 2.0)), (f32(2, 3),)
+
+
+@program
+def value_tagging():
+    set_xla_metadata = _metadata()
+
+    def f(x):
+        return set_xla_metadata(jnp.sin(x) * jnp.cos(x), breakpoint=True)
+
+    return f, (1.0,)
+
+
+@program
+def context_tagging():
+    set_xla_metadata = _metadata()
+
+    def f(x):
+        with set_xla_metadata(_xla_log=True, level=3):
+            y = jnp.sin(x)
+        return set_xla_metadata(y * jnp.cos(y), a="b")
+
+    return f, (f32(3),)
+
+
+@program
+def grad_with_one_folded():
+    return jax.grad(lambda x: jnp.sin(x) * jnp.cos(x)), (3.0,)

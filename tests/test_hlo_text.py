@@ -1,0 +1,79 @@
+"""``jit(f).lower(*args).as_text("hlo")`` prints the HLO text JAX 0.10.2 prints, or raises
+NotImplementedError naming what it cannot print: the fidelity, StableHLO and HLO corpora's programs
+against the texts recorded from JAX (tests/hlo_text/expected.json, by tests/hlo_text/record.py);
+and ``jax.experimental.xla_metadata``'s tags in the StableHLO text."""
+
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.experimental.xla_metadata import set_xla_metadata
+from tests.hlo_text import compare
+
+# Raised as the printer learns more of XLA's conversion; never lowered.
+MIN_IDENTICAL = 208
+
+
+@pytest.fixture(scope="module")
+def results():
+    return compare.run()
+
+
+def test_corpus_is_recorded():
+    want = compare.expected()
+    assert set(want) <= set(compare.all_programs()), "re-run tests/hlo_text/record.py"
+    assert sum("text" in v for v in want.values()) >= 770
+
+
+def test_every_program_prints_jax_text_or_refuses(results):
+    # Never a wrong text: a program prints exactly JAX's HLO, or raises NotImplementedError.
+    differ = sorted(n for n, (s, _, _) in results.items() if s == "differ")
+    assert not differ, differ
+    bad = {n: got for n, (s, _, got) in results.items() if s == "error" and "NotImplementedError" not in got}
+    assert not bad, bad
+
+
+def test_identical_count(results):
+    same = [n for n, (s, _, _) in results.items() if s == "same"]
+    print(f"\nhlo: {len(same)}/{len(results)} identical")
+    assert len(same) >= MIN_IDENTICAL
+
+
+def test_own_programs_print(results):
+    # The programs written for this printer (canonicalization, metadata, names) all print.
+    own = {n: s for n, (s, _, _) in results.items() if n.startswith("hlo_")}
+    refused = {n for n, s in own.items() if s != "same"}
+    assert refused <= {"hlo_dots", "hlo_compares_and_selects"}, refused
+
+
+def test_refusal_names_the_operation():
+    with pytest.raises(NotImplementedError, match="stablehlo.reduce"):
+        jax.jit(jnp.sum).lower(jnp.ones(3)).as_text("hlo")
+    with pytest.raises(NotImplementedError, match="stablehlo.transpose"):
+        jax.jit(lambda x: x.T).lower(jnp.ones((2, 3))).as_text("hlo")
+
+
+def test_metadata_tags_stablehlo_operations():
+    def f(x):
+        with set_xla_metadata(_xla_log=True, level=None):
+            y = jnp.sin(x)
+        return set_xla_metadata(y * 2.0, k="v")
+
+    text = jax.jit(f).lower(1.0).as_text()
+    assert '%0 = stablehlo.sine %arg0 {mhlo.frontend_attributes = {_xla_log = "true"}} : tensor<f32>' in text
+    assert '%1 = stablehlo.multiply %0, %cst {mhlo.frontend_attributes = {k = "v"}} : tensor<f32>' in text
+
+
+def test_metadata_is_part_of_the_trace_cache_key():
+    f = jax.jit(jnp.sin)
+    assert "frontend" not in f.lower(1.0).as_text()
+    with set_xla_metadata(a=1):
+        assert 'mhlo.frontend_attributes = {a = "1"}' in f.lower(1.0).as_text()
+    assert "frontend" not in f.lower(1.0).as_text()
+
+
+def test_metadata_value_is_the_identity_under_transformations():
+    f = lambda x: set_xla_metadata(jnp.sin(x), tag=True)  # noqa: E731
+    assert jax.grad(f)(0.5) == jax.grad(jnp.sin)(0.5)
+    assert (jax.vmap(f)(jnp.arange(3.0)) == jnp.sin(jnp.arange(3.0))).all()
+    assert jax.jit(f)(0.5) == jnp.sin(0.5)
