@@ -104,8 +104,9 @@ class Lowered:
         self.hlo_arg_names: Callable[[], list[str]] | None = None  # (JAX's names: x, d['a'])
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The StableHLO module JAX prints for this program (``engine.stablehlo``). The engine
-        does not compile it: ``.compile()`` runs the jaxpr on its own backends."""
+        """The StableHLO module JAX prints for this program (``engine.stablehlo``), or XLA's HLO text
+        (``dialect="hlo"``). The engine does not compile it: ``.compile()`` runs the jaxpr on its
+        own backends."""
         if dialect not in (None, "stablehlo", "hlo"):
             raise NotImplementedError(f"as_text(dialect={dialect!r}): the engine prints stablehlo and hlo")
         if self.args_on_mesh:  # (JAX's text then carries the shardings and partition counts)
@@ -114,18 +115,9 @@ class Lowered:
             )
         if debug_info:  # (JAX adds loc(...) source locations; printing none would be wrong)
             raise NotImplementedError("as_text(debug_info=True): the engine prints no source locations")
-        from .stablehlo import hlo_text, module_text, result_paths
+        from .stablehlo import lowered_text
 
-        if dialect == "hlo":  # (XLA's text of the module, as its canonicalizer and converter make it)
-            names = self.hlo_arg_names() if self.hlo_arg_names else []
-            return hlo_text(self.jaxpr, self.name, names, keep_unused=self.keep_unused)
-        return module_text(
-            self.jaxpr,
-            self.name,
-            result_names=result_paths(self.out_tree),
-            keep_unused=self.keep_unused,
-            donated=self.donated,
-        )
+        return lowered_text(self, dialect)
 
     def cost_analysis(self) -> dict[str, float]:
         """FLOPs (``transcendentals`` apart) and bytes accessed, counted from the jaxpr as XLA's HLO

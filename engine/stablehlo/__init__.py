@@ -27,13 +27,27 @@ from .lowering import _return_render
 from .xla_hlo import module_hlo_text as hlo_text_of
 
 
+def lowered_text(lowered: Any, dialect: str | None) -> str:
+    """``Lowered.as_text(dialect)``: the StableHLO module, or XLA's HLO text (``dialect="hlo"``)."""
+    if dialect != "hlo":
+        result_names = result_paths(lowered.out_tree)
+        kw = dict(result_names=result_names, keep_unused=lowered.keep_unused, donated=lowered.donated)
+        return module_text(lowered.jaxpr, lowered.name, **kw)
+    if lowered.donated and any(lowered.donated):  # (XLA's text then declares input_output_alias)
+        raise NotImplementedError(
+            "HLO text for a program with donated arguments is not implemented in the engine"
+        )
+    names = lowered.hlo_arg_names() if lowered.hlo_arg_names else []
+    return hlo_text(lowered.jaxpr, lowered.name, names, keep_unused=lowered.keep_unused)
+
+
 def hlo_text(closed: ClosedJaxpr, name: str, arg_names: Sequence[str], *, keep_unused: bool = False) -> str:
     """XLA's HLO text for ``closed`` jitted as ``name`` (``engine.stablehlo.hlo_text``), its
     parameters named ``arg_names`` (one per flat argument, as JAX's debug info names them)."""
     return module_text(closed, name, keep_unused=keep_unused, hlo_of=list(arg_names))
 
 
-__all__ = ["hlo_text", "module_text", "result_paths", "rules"]
+__all__ = ["hlo_text", "lowered_text", "module_text", "result_paths", "rules"]
 
 
 def result_paths(out_tree: Any) -> list[str]:
