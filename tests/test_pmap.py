@@ -532,3 +532,36 @@ def test_jit_of_pmap_shows_jax_form_and_still_runs_the_device_program():
     (ran,) = [d["jaxpr"] for k, d in events if k == "jit_trace"]
     assert "xla_pmap" in str(ran)  # (traced again: the shown program was not cached)
     assert "shard_map" in str(jax.make_jaxpr(f)(x))
+
+
+def test_all_to_all_group_refusals_read_like_jax(jax_on_engine):
+    """all_to_all with axis_index_groups: the refusals JAX 0.10.2 gave on 8 CPU devices
+    (tests/jax_reference/pswapaxes.json), word for word; XLA's verifier message for groups that
+    do not cover the axis names its source file, so only its start is the same."""
+    import json
+    import pathlib
+    import sys
+
+    here = pathlib.Path(__file__).resolve().parent / "jax_reference"
+    sys.path.insert(0, str(here))
+    try:
+        from record import run
+        from snippets_pswapaxes import PSWAPAXES
+    finally:
+        sys.path.remove(str(here))
+    recorded = json.loads((here / "pswapaxes.json").read_text())
+    ns = {"jax": jax_on_engine, "jnp": jnp, "lax": lax, "np": np}
+    for name, code in PSWAPAXES:
+        if not name.startswith(("err_groups", "err_grad")):
+            continue
+        want = recorded[name]
+        with pytest.raises(Exception) as info:
+            run(code, ns)
+        assert type(info.value).__name__ == want["error"], name
+        got = str(info.value).split("\n")[0]
+        if name == "err_groups_not_covering":
+            assert want["message"].startswith("INTERNAL: during context [hlo verifier]: RET_CHECK failure")
+            assert got.startswith("INTERNAL: during context [hlo verifier]: RET_CHECK failure"), got
+            assert got.endswith("replica groups should contain 8 partitions, but found 4")
+        else:
+            assert got == want["message"], name

@@ -135,7 +135,9 @@ def _ppermute_batch(size, vals, dims, *, axes, perm):
     return lax.dot_general(Array(sel), x, (((1,), (0,)), ((), ()))), 0
 
 
-def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_axis, tiled=False):
+def _all_to_all_batch(
+    size, vals, dims, *, axes, axis_size, split_axis, concat_axis, tiled=False, axis_index_groups=None
+):
     from . import api as lax
 
     (v,), (d,) = vals, dims
@@ -147,8 +149,11 @@ def _all_to_all_batch(size, vals, dims, *, axes, axis_size, split_axis, concat_a
             split_axis=split_axis + 1,
             concat_axis=concat_axis + 1,
             tiled=tiled,
+            **({} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}),
         )
         return out, 0
+    if axis_index_groups is not None:
+        raise NotImplementedError("Please open a feature request!")  # (JAX's vmap rule)
     x = _front(v, d, size)  # (j, *s): j is the source index
     s = list(core.get_aval(x).shape[1:])
     chunk = s[split_axis] // size

@@ -215,10 +215,13 @@ class DeviceContext:
         self.wait_s += w
         return w
 
-    def collective(self, kind, x, axes, **params):
+    def collective(self, kind, x, axes, groups=None, **params):
         names = self.names
         dims = (names[axes[0]],) if len(axes) == 1 else tuple(names[a] for a in axes)
         group, rank = self._group(dims)
+        if groups is not None:  # (axis_index_groups: the exchange is within my group of indices)
+            mine = next(g for g in groups if rank in g)
+            group, rank = [group[i] for i in mine], mine.index(rank)
         start = time.perf_counter()
         wait0 = self.wait_s
         if kind == "axis_index":
