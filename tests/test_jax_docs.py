@@ -49,10 +49,6 @@ _MEMORY_STATS = (
 KNOWN_FAILURES.update(
     {
         **{("host-offloading", i): _MEMORY_STATS for i in (5, 8, 9)},
-        ("export-export", 31): (
-            "Lowered.compiler_ir() of a primitive lowered by a user's register_lowering rule: engine.stablehlo "
-            "has no text for such primitives (NotImplementedError)"
-        ),
         **{
             ("export-export", i): (
                 "len(mlir_module_serialized) counts XLA's StableHLO bytecode; the engine's is its own "

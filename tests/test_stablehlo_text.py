@@ -143,3 +143,58 @@ def test_module_text_is_the_public_function_export_uses():
         "result['b'][0]",
         "result['b'][1]",
     ]
+
+
+def test_a_user_lowered_primitive_prints_what_its_rule_builds():
+    # Texts recorded from JAX 0.10.2 (jax._src.interpreters.mlir's register_lowering / lower_fun / custom_call).
+    from engine.extend.core import Primitive
+    from engine.extend.mlir import lowering as mlir
+
+    twice_p = Primitive("twice_lowered_for_test")
+    twice_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(twice_p, mlir.lower_fun(lambda x: jnp.sin(x) * 2.0, multiple_results=False))
+    assert jax.jit(lambda x: twice_p.bind(x) + 1.0).lower(1.0).as_text() == (
+        "module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+        '  func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> {jax.result_info = "result"}) {\n'
+        "    %0 = stablehlo.sine %arg0 : tensor<f32>\n"
+        "    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>\n"
+        "    %1 = stablehlo.multiply %0, %cst : tensor<f32>\n"
+        "    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>\n"
+        "    %2 = stablehlo.add %1, %cst_0 : tensor<f32>\n"
+        "    return %2 : tensor<f32>\n"
+        "  }\n"
+        "}\n"
+    )
+    effect_p = Primitive("effect_lowered_for_test")
+    effect_p.def_abstract_eval(lambda x: x)
+
+    def rule(ctx, x):
+        call = mlir.custom_call(
+            "tgt",
+            operands=[x, x],
+            result_types=[x.type],
+            has_side_effect=True,
+            api_version=1,
+            backend_config="cfg",
+        )
+        return call.results
+
+    mlir.register_lowering(effect_p, rule)
+    assert (
+        '    %0 = stablehlo.custom_call @tgt(%arg0, %arg0) {backend_config = "cfg", has_side_effect = true} '
+        ": (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+    ) in jax.jit(effect_p.bind).lower(1.0).as_text()
+
+
+def test_an_operation_a_user_rule_builds_that_has_no_text_is_refused_by_name():
+    from engine.extend.core import Primitive
+    from engine.extend.mlir import ir
+    from engine.extend.mlir import lowering as mlir
+
+    odd_p = Primitive("odd_lowered_for_test")
+    odd_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(
+        odd_p, lambda ctx, x: ir.Operation.create("stablehlo.cbrt", results=[x.type], operands=[x]).results
+    )
+    with pytest.raises(NotImplementedError, match="'stablehlo.cbrt'"):
+        jax.jit(odd_p.bind).lower(1.0).as_text()

@@ -246,6 +246,10 @@ def lower_jaxpr(
 
     for eqn in jaxpr.eqns:
         rule = rules.get(eqn.primitive)
+        if rule is None:  # (a primitive a user lowers with engine.extend.mlir: what the rule builds)
+            from .rules_user import user_rule
+
+            rule = user_rule(eqn.primitive)
         if rule is None:
             raise NotImplementedError(
                 f"StableHLO text for primitive '{eqn.primitive.name}' is not implemented in the engine "

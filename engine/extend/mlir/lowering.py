@@ -187,17 +187,25 @@ def custom_call_targets(jaxpr: Jaxpr) -> list[str]:
     for eqn in jaxpr.eqns:
         rule = lowering_rules.get(eqn.primitive)
         if rule is not None:
-            fn, _, _ = _build(eqn.primitive, rule, eqn)
+            fn, _, _ = build(eqn.primitive, rule, *_avals_and_params(eqn))
             walk_ops(fn.operation.regions[0].blocks[0].operations)
         for sub in subjaxprs(eqn):
             found.extend(custom_call_targets(sub))
     return found
 
 
-def _build(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> tuple[Any, list, list]:
-    """The equation's lowering built by its rule: ``(func @main, its result values, result types)``."""
-    avals_in = [x.aval for x in eqn.inputs]
-    avals_out = [v.aval for v in eqn.out_binders]
+def _avals_and_params(eqn: JaxprEqn) -> tuple[list, list, dict]:
+    return [x.aval for x in eqn.inputs], [v.aval for v in eqn.out_binders], eqn.params
+
+
+def build(
+    prim: core.Primitive,
+    rule: Callable[..., Any],
+    avals_in: Sequence[Any],
+    avals_out: Sequence[Any],
+    params: Any,
+) -> tuple[Any, list, list]:
+    """An equation's lowering built by its rule: ``(func @main, its result values, result types)``."""
     with ir.Context() as context, ir.Location.unknown():
         module = ir.Module.create()
         types = ir.FunctionType(
@@ -209,7 +217,7 @@ def _build(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn) -> tup
         ip = ir.InsertionPoint(block)
         mctx = ModuleContext(context, module, ip, ir.SymbolTable(module.operation))
         with ip:
-            outs = rule(LoweringRuleContext(mctx, prim, avals_in, avals_out), *block.arguments, **eqn.params)
+            outs = rule(LoweringRuleContext(mctx, prim, avals_in, avals_out), *block.arguments, **params)
             values = _flat_values(outs)
             func.ReturnOp(values)
     return fn, values, list(types.results)
@@ -219,7 +227,7 @@ def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn
     """The equation's lowering, as a closed jaxpr of engine primitives."""
     from ...staging import trace_to_jaxpr
 
-    fn, values, result_types = _build(prim, rule, eqn)
+    fn, values, result_types = build(prim, rule, *_avals_and_params(eqn))
     avals_in = [x.aval for x in eqn.inputs]
     got = [str(v.type) for v in values]
     want = [str(t) for t in result_types]
