@@ -2,7 +2,8 @@
 contracting dimensions (one scale per block of ``size // scale size`` elements), with its checks
 (JAX's messages) and batching rule; no derivative rules (JAX has none). As JAX's CPU lowering,
 operands and scales are rounded to bfloat16 and multiplied (exactly, in float32), then contracted
-into the preferred type (bfloat16 emulated here by rounding float32s to its bits)."""
+into the preferred type (bfloat16 by default, as JAX's; an integer type truncates the float32
+result)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import batching, core
+from .. import batching, core, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from .dot_general import _dot_general_impl
+from .structural import convert_values
 
 __all__ = ["scaled_dot", "scaled_dot_p"]
 
@@ -97,20 +99,23 @@ def _scaled_dot_impl(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers, prefe
     avals = [core.get_aval(a) for a in (lhs, rhs, lhs_scale, rhs_scale)]
     _check(*avals, dimension_numbers)  # (eager evaluation may skip abstract evaluation)
     (lc, rc), _ = dimension_numbers
-    narrow = np.dtype(preferred_element_type).itemsize <= 2
+    want = np.dtype(preferred_element_type)
+    narrow = want.itemsize <= 2
     x, y = _scaled(lhs, lhs_scale, lc, narrow), _scaled(rhs, rhs_scale, rc, narrow)
     if narrow:  # (accumulated in float32, rounded to bfloat16, then converted)
         out = _bfloat16(_dot_general_impl(x, y, dimension_numbers=dimension_numbers))
-        return out.astype(preferred_element_type)
-    return _dot_general_impl(
-        x, y, dimension_numbers=dimension_numbers, preferred_element_type=preferred_element_type
-    )
+        return convert_values(out, new_dtype=want)
+    if narrow_dtypes.kind(want) not in "fc":  # (an integer result: the float32 product truncated)
+        out = _dot_general_impl(x, y, dimension_numbers=dimension_numbers)
+        return convert_values(out, new_dtype=want)
+    return _dot_general_impl(x, y, dimension_numbers=dimension_numbers, preferred_element_type=want)
 
 
 def scaled_dot(
     lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None, preferred_element_type=None
 ):
-    """``(lhs * lhs_scale) @ (rhs * rhs_scale)`` in ``preferred_element_type``, each scale repeated
+    """``(lhs * lhs_scale) @ (rhs * rhs_scale)`` in ``preferred_element_type`` (bfloat16 unless
+    given, as in JAX; missing scales are float8_e8m0fnu ones), each scale repeated
     in blocks along the contracting dimensions (default numbers: the last lhs dimension against the
     one before the last of rhs, the leading ones batch dimensions).
 
@@ -131,14 +136,14 @@ def scaled_dot(
     (lc, rc), (lb, rb) = dimension_numbers
     dimension_numbers = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
     if preferred_element_type is None:  # (JAX's default result type)
-        raise TypeError(
-            "scaled_dot's default result type is bfloat16, a dtype the engine does not have: pass "
-            "preferred_element_type (e.g. jnp.float32)"
-        )
+        preferred_element_type = narrow_dtypes.to_dtype("bfloat16")
 
-    def ones_scale(x, contracting):  # (JAX's placeholder scale is float8_e8m0fnu ones)
+    def ones_scale(x, contracting):  # (JAX's placeholder: bfloat16 ones converted to float8_e8m0fnu)
+        from .api import convert_element_type, full
+        from ..narrow_dtypes import to_dtype
+
         shape = [1 if i in contracting else n for i, n in enumerate(_aval(x).shape)]
-        return np.ones(shape, np.float32)
+        return convert_element_type(full(shape, 1.0, to_dtype("bfloat16")), to_dtype("float8_e8m0fnu"))
 
     lhs_scale = ones_scale(lhs, lc) if lhs_scale is None else lhs_scale
     rhs_scale = ones_scale(rhs, rc) if rhs_scale is None else rhs_scale

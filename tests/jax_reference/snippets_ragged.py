@@ -327,6 +327,26 @@ SCALED_DOT = [
         + "out = lax.scaled_dot(a, b, lhs_scale=jnp.ones((3, 2, 1)), rhs_scale=sb, preferred_element_type=f32)",
     ),
     ("err_scaled_contracting", S + "out = lax.scaled_dot(a, b[:4], preferred_element_type=f32)"),
+    # without preferred_element_type: a bfloat16 result (placeholder scales: float8_e8m0fnu ones)
+    (
+        "scaled_default_type",
+        S + "out = (lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb), lax.scaled_dot(a, b), "
+        "lax.scaled_dot(a.astype(jnp.bfloat16), b.astype(jnp.bfloat16), lhs_scale=sa.astype(jnp.bfloat16), "
+        "rhs_scale=sb.astype(jnp.bfloat16)), lax.scaled_dot(a.astype(jnp.float8_e4m3fn), b.astype(jnp.float8_e4m3fn), "
+        "lhs_scale=sa.astype(jnp.float8_e8m0fnu), rhs_scale=sb.astype(jnp.float8_e8m0fnu)), "
+        "jax.jit(lambda a, b: lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb))(a, b), "
+        "jax.vmap(lambda a, s: lax.scaled_dot(a, b, lhs_scale=s, rhs_scale=sb))(jnp.stack([a, 2 * a]), jnp.stack([sa, sa])))",
+    ),
+    (
+        "scaled_default_type_jaxprs",
+        S
+        + "out = (str(jax.make_jaxpr(lambda a, b, sa, sb: lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb))(a, b, sa, sb)), "
+        "str(jax.make_jaxpr(lambda a, b: lax.scaled_dot(a, b))(a, b)))",
+    ),
+    (
+        "scaled_integer_type",  # (the float32 product truncated toward zero)
+        S + "out = lax.scaled_dot(a, b, lhs_scale=sa, rhs_scale=sb, preferred_element_type=jnp.int32)",
+    ),
 ]
 
 # accuracy= of the transcendental unary ops: a param of the primal equation only; a CPU computes the
