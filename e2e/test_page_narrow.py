@@ -174,3 +174,37 @@ def test_collective_headers_wrap_between_words_on_a_phone(page: Page, artifacts)
     page.set_viewport_size({"width": 1440, "height": 900})
     shown = [" ".join(w for w, _ in h["words"]) for h in page.evaluate(HEADERS)["heads"]]
     assert shown == labels, shown
+
+
+RECOMPILES = """import jax
+import jax.numpy as jnp
+
+def slow_f(x):
+    return x * x + x * 2.0
+
+fast_f = jax.jit(slow_f)
+fast_f(jnp.ones(3))
+fast_f(jnp.ones((2, 2)))
+"""
+
+
+@needs_runner
+def test_compiles_table_is_readable_on_a_phone(page: Page, artifacts):
+    page.set_viewport_size(PHONE)
+    open_session(page, RECOMPILES, panel="timings")
+    rows = page.get_by_test_id("recompile-row")
+    expect(rows).to_have_count(2)
+    page.get_by_test_id("recompiles").screenshot(path=str(artifacts / "recompiles-phone.png"))
+    body = page.get_by_test_id("panel-body").bounding_box()
+    table = page.locator(".recompile-table").bounding_box()
+    assert table["x"] + table["width"] <= body["x"] + body["width"] + 0.5, (table, body)
+    # The reason reads as a paragraph across the row, not a letter or two per line.
+    reason = rows.nth(1).locator(".rc-reason")
+    expect(reason).to_contain_text("f32[3]")
+    assert reason.bounding_box()["width"] >= 0.8 * table["width"], (reason.bounding_box(), table)
+    # The numbers say what they are where the header row is not shown; it is still a table to
+    # screen readers.
+    cell = rows.nth(1).locator("td.num").first
+    assert cell.evaluate("e => getComputedStyle(e, '::before').content") == '"trace "'
+    expect(page.get_by_role("table").filter(has=rows.first)).to_have_count(1)
+    expect(page.get_by_role("columnheader", include_hidden=True)).to_have_count(7)

@@ -81,16 +81,18 @@ export function renderRecompiles(report: RunReport, previous?: RunReport | null)
     }),
     s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
     s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
-  const table = h("table", { class: "recompile-table" },
-    h("thead", null, h("tr", null, ["call", "line", "function", "what happened", "why", "trace", "lower + compile"].map((c) => h("th", null, c)))),
-    h("tbody", null, rows.map((r) => h("tr", { testid: "recompile-row", "data-status": r.status },
-      h("td", null, String(r.call.id + 1)),
-      h("td", null, userLine(r.call.source) ? String(userLine(r.call.source)) : "—"),
-      h("td", { class: "mono" }, r.call.label),
-      h("td", null, h("span", { class: `rc-chip rc-${r.status}` }, STATUS_TEXT[r.status])),
-      h("td", { class: "rc-reason" }, r.reason),
-      h("td", { class: "num" }, fmtMs(r.traceMs)),
-      h("td", { class: "num" }, fmtMs(r.compileMs))))));
+  // (explicit roles: on a phone the rows lay out as cards, styles below, and stay a table to screen
+  // readers; the labelled cells say what their numbers are where the header row is not shown)
+  const table = h("table", { class: "recompile-table", role: "table" },
+    h("thead", null, h("tr", { role: "row" }, ["call", "line", "function", "what happened", "why", "trace", "lower + compile"].map((c) => h("th", { role: "columnheader", scope: "col" }, c)))),
+    h("tbody", null, rows.map((r) => h("tr", { role: "row", testid: "recompile-row", "data-status": r.status },
+      h("td", { role: "cell", class: "rc-call", dataset: { label: "call" } }, String(r.call.id + 1)),
+      h("td", { role: "cell", class: "rc-line", dataset: { label: "line" } }, userLine(r.call.source) ? String(userLine(r.call.source)) : "—"),
+      h("td", { role: "cell", class: "mono rc-function" }, r.call.label),
+      h("td", { role: "cell", class: "rc-status" }, h("span", { class: `rc-chip rc-${r.status}` }, STATUS_TEXT[r.status])),
+      h("td", { role: "cell", class: "rc-reason" }, r.reason),
+      h("td", { role: "cell", class: "num", dataset: { label: "trace" } }, fmtMs(r.traceMs)),
+      h("td", { role: "cell", class: "num", dataset: { label: "lower + compile" } }, fmtMs(r.compileMs))))));
   return h("section", { class: "recompiles", testid: "recompiles" },
     h("h3", null, "Traces and compiles"),
     h("p", { class: "muted", testid: "recompile-summary" }, summary),
