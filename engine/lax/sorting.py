@@ -131,14 +131,21 @@ def _sort_abstract(*operands, dimension, is_stable, num_keys):
     return list(operands)
 
 
-def take_along_axis(x, indices, axis):
+def take_along_axis(x, indices, axis, *, as_top_k=False):
     """``x[..., indices[...], ...]`` along ``axis``, for ``indices`` shaped like ``x`` except
-    along ``axis``: a gather whose other dimensions are batching dimensions."""
+    along ``axis``: a gather whose other dimensions are batching dimensions. ``as_top_k``: the
+    indices get their trailing 1 by a reshape and the batching dimensions are Python ints, as in
+    JAX's top_k JVP (sort's JVP expands the dims and numbers them with numpy integers)."""
     from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
 
     lax = _lax()
     ndim = core.get_aval(x).ndim
     others = tuple(np.delete(np.arange(ndim, dtype=np.int64), axis))  # (JAX's numpy integers)
+    if as_top_k:
+        others = tuple(int(i) for i in others)
+        indices = lax.reshape(indices, core.get_aval(indices).shape + (1,))
+    else:
+        indices = lax.expand_dims(indices, (ndim,))
     dnums = GatherDimensionNumbers(
         offset_dims=(),
         collapsed_slice_dims=(axis,),
@@ -149,7 +156,7 @@ def take_along_axis(x, indices, axis):
     shape = core.get_aval(x).shape
     return gather(
         x,
-        lax.expand_dims(indices, (ndim,)),
+        indices,
         dnums,
         tuple(min(1, n) for n in shape),
         mode=GatherScatterMode.PROMISE_IN_BOUNDS,
@@ -244,7 +251,7 @@ def _top_k_jvp(primals, tangents, *, k, axis):
     (x,) = primals
     values, idx = top_k_p.bind(x, k=k, axis=axis)
     # Along ``axis`` indices and operand differ in length (k vs n), which gather allows.
-    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, axis)
+    t = take_along_axis(ad.instantiate_zeros(tangents[0]), idx, axis, as_top_k=True)
     return [values, idx], [t, ad.Zero(ad.tangent_aval(core.get_aval(idx)))]
 
 

@@ -376,6 +376,7 @@ def lexsort(keys, axis: int = -1):
     return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
 
 
+@staged_as_jit
 def sort_complex(a):
     """``a`` sorted (by real part, then imaginary), as a complex array.
 

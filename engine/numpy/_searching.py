@@ -15,9 +15,9 @@ import numpy as np
 from .. import core, lax
 from ..core import Array, Tracer
 from ..lax.sorting import sort_less
+from ._staged import staged_as_jit
 from ._promote import as_operand, check_arraylike, canonicalize_axis, convert, promote_dtypes
 from ._shape import ravel, reshape, stack
-from ._staged import staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -398,6 +398,7 @@ def _smallest(a, k):
     return lax.neg(vals), idx
 
 
+@staged_as_jit(static_argnames=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
     """The ``kth`` smallest element in its sorted place, the smaller ones before it (smallest
     first) and the larger ones after it (largest first), as JAX's ``top_k``-based partition orders

@@ -312,8 +312,12 @@ def round(a, decimals: int = 0, out=None):
     no_out("round", out)
     (a,) = promote_args("round", a)
     decimals = int(decimals)
-    if dtype_kind(a.dtype) == "c":  # each part on its own
-        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
+    if dtype_kind(a.dtype) == "c":  # each part on its own, inside this one jit (as JAX)
+        return lax.complex(_round(lax.real(a), decimals), _round(lax.imag(a), decimals))
+    return _round(a, decimals)
+
+
+def _round(a, decimals):
     if _is_bool(a):  # JAX's error class and words
         raise ValueError(f"jnp.round does not accept dtype bool: data type {np.bool_} not inexact")
     if dtype_kind(a.dtype) in "iu":
@@ -336,7 +340,18 @@ def _float_to_int_round(x, dtype):
     return lax.convert_element_type(lax.round(x, 1), dtype)
 
 
-around = round_ = round
+round_ = round
+
+
+@staged_as_jit(static_argnames=("decimals",))
+def around(a, decimals: int = 0, out=None):
+    """``round`` (JAX's own jit around the jitted ``round``).
+
+    >>> jnp.around(jnp.array([0.25, 1.5]), 1)
+    Array([0.2, 1.5], dtype=float32)
+    """
+    return round(a, decimals, out)
+
 
 # --- transcendental ----------------------------------------------------------------------------
 
