@@ -1,6 +1,9 @@
 """Sweep public jax.numpy / jax.nn / jax.numpy.linalg / jax.scipy.special functions (and, in
 sweep_programs.py and sweep_lax.py, more of jax.scipy, jax.lax, jax.random and transformed
-programs): ``make_jaxpr`` texts and values, JAX 0.10.2 against the engine.
+programs; in sweep_numpy_api.py, sweep_numpy_shapes.py, sweep_linalg_fft.py, sweep_nn_scipy.py
+and sweep_lax_random.py the rest of the public API a learner touches, with typical and less
+common arguments and grad / vmap / jit(grad) / jvp of them): ``make_jaxpr`` texts and values,
+JAX 0.10.2 against the engine.
 
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py dump /tmp/jax.json
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
@@ -27,12 +30,27 @@ import sys
 import numpy as np
 
 try:
-    from . import sweep_api_misc, sweep_debugging, sweep_lax, sweep_programs
+    from . import (
+        sweep_api_misc,
+        sweep_debugging,
+        sweep_lax,
+        sweep_lax_random,
+        sweep_linalg_fft,
+        sweep_nn_scipy,
+        sweep_numpy_api,
+        sweep_numpy_shapes,
+        sweep_programs,
+    )
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sweep_api_misc  # type: ignore[no-redef]
     import sweep_debugging  # type: ignore[no-redef]
     import sweep_lax  # type: ignore[no-redef]
+    import sweep_lax_random  # type: ignore[no-redef]
+    import sweep_linalg_fft  # type: ignore[no-redef]
+    import sweep_nn_scipy  # type: ignore[no-redef]
+    import sweep_numpy_api  # type: ignore[no-redef]
+    import sweep_numpy_shapes  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
 
 _f32, _pos, _unit = sweep_programs._f32, sweep_programs._pos, sweep_programs._unit
@@ -204,6 +222,10 @@ def all_cases():
     yield from sweep_lax.CASES.items()
     yield from sweep_api_misc.CASES.items()
     yield from sweep_debugging.CASES.items()
+    # the wider API: jnp's sorting/sets/histograms/polynomials/einsum/indexing/manipulation,
+    # linalg and fft variants, nn / scipy / image, less common lax, random and tree_util
+    for module in (sweep_numpy_api, sweep_numpy_shapes, sweep_linalg_fft, sweep_nn_scipy, sweep_lax_random):
+        yield from module.CASES.items()
 
 
 def _import_modules():

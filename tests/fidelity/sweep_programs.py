@@ -701,7 +701,8 @@ for _name in TRANSFORMED:
 
 # Modules a case reaches as attributes of ``jax`` (JAX imports them only on request).
 MODULES = """scipy.special scipy.stats scipy.linalg scipy.signal scipy.optimize scipy.sparse.linalg
-numpy.linalg numpy.fft custom_batching""".split()
+numpy.linalg numpy.fft custom_batching scipy.spatial.transform scipy.ndimage scipy.integrate image
+nn.initializers flatten_util""".split()
 
 
 def resolve(jax, path):
