@@ -858,6 +858,44 @@ if not refused:
     assert report["stdout"].startswith("refused [1, 1]\n") or limit == "memory", report["stdout"]
 
 
+def test_socket_buffers_count_as_memory(roomy):
+    # What a socket pair's end sent and its peer has not read is kernel memory in no process's PSS:
+    # 12 processes with 240 filled pairs each hold ~640 MiB past the 512 MiB budget (at 512
+    # descriptors and 64 processes, GiBs; with buffers grown to net.core.wmem_max, far more).
+    code = """
+import os, socket, time
+a, b = socket.socketpair()
+try:
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    print('sndbuf grown', flush=True)
+except OSError as e:
+    print('sndbuf refused', e.errno, flush=True)
+def fill():
+    pairs, total = [], 0
+    for _ in range(240):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        while True:
+            try:
+                total += a.send(b'x' * 65536)
+            except BlockingIOError:
+                break
+        pairs.append((a, b))
+    return pairs, total
+for i in range(11):
+    if os.fork() == 0:
+        held = fill()
+        time.sleep(25)
+        os._exit(0)
+held = fill()
+print('held', flush=True)
+time.sleep(25)
+"""
+    report = run(roomy, code)
+    assert report["stdout"].startswith("sndbuf refused 1\n"), report["stdout"]
+    assert (report["error"] or {}).get("limit") == "memory", (report["error"], report["stdout"])
+
+
 def test_fork_past_the_process_limit(server):
     code = """
 import os, time

@@ -7,7 +7,7 @@ sockets (stream socketpairs of AF_UNIX stay, multiprocessing and pmap need them;
 takes an address), tracing, signals outside the run's process group, async-I/O signal
 redirection (F_SETOWN, FIOSETOWN, SIOCSPGRP), other processes' rlimits, pidfds, new
 namespaces, mounts, bpf, io_uring, keyrings, modules, System V IPC and POSIX message queues
-(they outlive a run), memfds (memory the watchdog cannot measure), and leaving the process group (so killing the group kills all).
+(they outlive a run), memfds and growing socket buffers (memory the watchdog cannot measure), and leaving the process group (so killing the group kills all).
 Only x86_64 is supported; elsewhere ``supported()`` is False and the probe logs that.
 """
 
@@ -63,6 +63,7 @@ NR = dict(
     prlimit64=302,
     socket=41,
     socketpair=53,
+    setsockopt=54,
     clone=56,
     kill=62,
     fcntl=72,
@@ -201,6 +202,10 @@ ALWAYS_DENIED = [
 ]
 
 AF_UNIX = 1
+SOL_SOCKET = 1
+# A socket's buffers are kernel memory the watchdog charges at the default size (slot.SOCKET_CHARGE);
+# growing them (up to net.core.wmem_max, MiBs each) would hold memory it cannot see.
+BUFFER_SIZE_OPTIONS = (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
 SOCK_STREAM, SOCK_SEQPACKET, SOCK_TYPE_MASK = 1, 5, 0xF
 F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
@@ -292,6 +297,15 @@ def build_filter(pgid: int, protected_pids: tuple[int, ...] = ()) -> bytes:
     a.emit(JEQ_K, NR["ioctl"], "ioctl", 0)
     a.emit(JEQ_K, NR["prlimit64"], "prlimit", 0)
     a.emit(JEQ_K, NR["sendto"], "sendto", 0)
+    a.emit(JEQ_K, NR["setsockopt"], "setsockopt", 0)
+    a.emit(RET_K, RET_ALLOW)
+
+    a.label("setsockopt")
+    a.emit(LD_W_ABS, off_arg_lo(1))
+    a.emit(JEQ_K, SOL_SOCKET, 0, "allow")
+    a.emit(LD_W_ABS, off_arg_lo(2))
+    for option in BUFFER_SIZE_OPTIONS:
+        a.emit(JEQ_K, option, "deny", 0)
     a.emit(RET_K, RET_ALLOW)
 
     # Stream and seqpacket pairs ignore or refuse a destination address; datagram ones would

@@ -278,6 +278,39 @@ def proportional_set_size(pids: list[int]) -> int:
     return total
 
 
+def _default_socket_buffer() -> int:
+    try:
+        with open("/proc/sys/net/core/wmem_default") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 212992
+
+
+# What one socket may hold in kernel memory that is in no process's PSS: what it sent and its peer
+# has not read (a unix socket's queue is charged to the sender), up to its send buffer plus one
+# message past it, with the kernel's bookkeeping. The seccomp filter keeps buffers at the default.
+SOCKET_CHARGE = 2 * _default_socket_buffer()
+
+
+def socket_bytes(pids: list[int]) -> int:
+    """``SOCKET_CHARGE`` for every socket ``pids`` hold (each counted once): a run's socket pairs
+    filled and left unread would otherwise be memory the watchdog never sees."""
+    sockets = set()
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:"):
+                sockets.add(target)
+    return len(sockets) * SOCKET_CHARGE
+
+
 def _unmapped_deleted_files(pids: list[int], scratch_devices: set[int]) -> int:
     """Bytes of deleted scratch files the run still holds open without mapping them (mapped ones
     are already in its PSS)."""
@@ -323,5 +356,5 @@ def usage(pgid: int, workdir: Optional[str]) -> bytes:
             except OSError:
                 continue
             total += sum(_tree_bytes(p, st) for p, st in owned_entries(uid, top))
-    total += _unmapped_deleted_files(pids, devices)
+    total += _unmapped_deleted_files(pids, devices) + socket_bytes(pids)
     return struct.pack("=Q", total)

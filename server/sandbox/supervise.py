@@ -87,12 +87,14 @@ class Outcome:
 
 def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> Optional[int]:
     """The run's memory: PSS of its processes plus what it keeps in tmpfs (its private mounts, or
-    in "uid" mode the scratch files its uid owns). None if it could not be measured."""
+    in "uid" mode the scratch files its uid owns) and a charge per socket it holds
+    (``slot.SOCKET_CHARGE``). None if it could not be measured."""
     if plan.mode == "uid":
         assert plan.helper is not None  # ``choose_plan`` gives every "uid" plan its helper
         data = plan.helper.call({"op": "usage", "pgid": pgid, "workdir": workdir}, timeout=2.0)
         return struct.unpack("=Q", data)[0] if data and len(data) == 8 else None
-    total = slot.proportional_set_size(slot.group_members(pgid))
+    members = slot.group_members(pgid)
+    total = slot.proportional_set_size(members) + slot.socket_bytes(members)
     if plan.private_tmp:
         for scratch in ("tmp", "var/tmp", "dev/shm"):
             path = f"/proc/{pgid}/root/{scratch}"  # the run's own tmpfs, once it has mounted it
