@@ -143,15 +143,23 @@ def moveaxis(x: Value, src: int, dst: int) -> Value:
 
 def bdim_at_front(x: Value, bdim: BatchDim, size: int) -> Value:
     """Move the batch axis to 0, broadcasting an unmapped value to the batch size."""
+
+    if bdim is not_mapped:
+        return broadcast_at(x, size, 0)
+    return moveaxis(x, bdim, 0)
+
+
+def broadcast_at(x: Value, size: int, axis: int) -> Value:
+    """An unmapped value broadcast to the batch size along a new ``axis`` (JAX's batching.broadcast)."""
     from . import lax
 
-    if bdim is not_mapped:  # numpy integer dims, as JAX's rule computes them (its jaxprs print them so)
-        shape = tuple(core.get_aval(x).shape)
-        dims = tuple(np.int64(i) for i in range(1, len(shape) + 1))
-        if isinstance(x, (bool, int, float, complex)):
-            return lax.broadcast_in_dim(x, (size, *shape), dims)
-        return lax.structural.broadcast_in_dim_p.bind(x, shape=(size, *shape), broadcast_dimensions=dims)
-    return moveaxis(x, bdim, 0)
+    # numpy integer dims, as JAX's rule computes them (its jaxprs print them so)
+    shape = list(core.get_aval(x).shape)
+    shape.insert(axis, size)
+    dims = tuple(np.int64(i) for i in range(len(shape)) if i != axis)
+    if isinstance(x, (bool, int, float, complex)):
+        return lax.broadcast_in_dim(x, tuple(shape), dims)
+    return lax.structural.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
 def batch_leading(
@@ -220,10 +228,10 @@ def vmap_flat(
                 )
             results.append(v)
             continue
-        v = bdim_at_front(v, d, axis_size)
-        ndim = core.get_aval(v).ndim
+        # straight to where it is wanted, as JAX's matchaxis (no stop at the front)
+        ndim = core.get_aval(v).ndim + (d is not_mapped)
         w = w + ndim if w < 0 else w
-        results.append(moveaxis(v, 0, w))
+        results.append(broadcast_at(v, axis_size, w) if d is not_mapped else moveaxis(v, d, w))
     return results
 
 
@@ -389,11 +397,14 @@ def batch_jaxpr(
     in_dims: Sequence[BatchDim | None],
     axis_name: object = None,
     force_out: Sequence[bool] | None = None,
+    keep_out_dims: bool = False,
 ) -> tuple[ClosedJaxpr, list[BatchDim]]:
     """Batch a closed jaxpr: ``(batched ClosedJaxpr, out_dims)``.
 
     Mapped outputs come out with their batch axis at 0; unmapped ones stay unmapped (so e.g. the
     primal outputs of a jvp under jacfwd are not broadcast), unless ``force_out[i]`` asks for it.
+    ``keep_out_dims``: mapped outputs keep the axis where the batched body put it (JAX's
+    ``batch_jaxpr2``, which its jit and compute_on batch with: no transpose inside the call).
     """
     from .ir import eval_jaxpr
     from .staging import trace_to_jaxpr
@@ -415,9 +426,9 @@ def batch_jaxpr(
         res: list[Value] = []
         res_dims: list[BatchDim] = []
         for i, (v, d) in enumerate(zip(vals, dims)):
-            if d is not_mapped and not (force_out and force_out[i]):
+            if keep_out_dims or (d is not_mapped and not (force_out and force_out[i])):
                 res.append(v)
-                res_dims.append(not_mapped)
+                res_dims.append(d)
             else:
                 res.append(bdim_at_front(v, d, axis_size))
                 res_dims.append(0)

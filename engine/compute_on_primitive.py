@@ -131,7 +131,8 @@ def _transpose(cts, *args, jaxpr: ClosedJaxpr, out_memory_spaces, **params):
 
 def _batch(axis_size, vals, dims, *, jaxpr: ClosedJaxpr, out_memory_spaces, **params):
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
-    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
+    # (outputs keep the batch axes the body gives them, as JAX's rule: batch_jaxpr2)
+    batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name, keep_out_dims=True)
     return _bind(vals, batched, out_memory_spaces, params), list(out_dims)
 
 

@@ -199,7 +199,8 @@ def _jit_batch(
     table = _linearized_cache(_batched_jaxprs, jaxpr)
     cached = table.get(key)
     if cached is None:
-        batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name)
+        # Outputs keep the batch axes the body gives them (JAX's pjit batching, batch_jaxpr2).
+        batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name, keep_out_dims=True)
         closed, hoisted = _hoist_tracer_consts(batched)
         cached = (closed, hoisted, out_dims)
         if not hoisted:

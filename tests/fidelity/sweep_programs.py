@@ -452,6 +452,59 @@ def _(jax):
     return f, (np.float32(0.7), np.int32(4), np.float32(1.0))
 
 
+# vmap / jacfwd / hessian over jitted functions whose batch axis lands off the front: the jit's
+# outputs keep the axis where its batched body puts it (JAX's pjit batching, batch_jaxpr2)
+@_program("jit_vmap_in_axis_1")
+def _(jax):
+    return jax.vmap(jax.jit(jax.numpy.sin), in_axes=1), (_f32(2, 3),)
+
+
+@_program("jit_vmap_in_axis_2_reduce")
+def _(jax):
+    jnp = jax.numpy
+    return jax.vmap(jax.jit(lambda x: jnp.sum(jnp.exp(x), axis=0) * 2.0), in_axes=2), (_f32(2, 3, 4),)
+
+
+@_program("jit_vmap_out_axes_1")
+def _(jax):
+    f = jax.jit(lambda x: jax.numpy.sin(x) + 1.0)
+    return jax.vmap(f, in_axes=1, out_axes=1), (_f32(2, 3),)
+
+
+@_program("jit_vmap_unmapped_out_axes_1")
+def _(jax):
+    jnp = jax.numpy
+    f = jax.jit(lambda x, y: (jnp.cos(x), y * 2.0))
+    return jax.vmap(f, in_axes=(0, None), out_axes=1), (_f32(4, 3), _f32(3, seed=1))
+
+
+@_program("jit_nested_vmap_in_axis_1")
+def _(jax):
+    f = jax.jit(lambda x, y: jax.numpy.tanh(x) * y)
+    inner = jax.vmap(f, in_axes=(1, None))
+    return jax.vmap(inner, in_axes=(2, 0)), (_f32(2, 3, 4), _f32(4, 2))
+
+
+@_program("jit_jacfwd_transposed")
+def _(jax):
+    jnp = jax.numpy
+    return jax.jacfwd(jax.jit(lambda x: jnp.sin(x).T @ x)), (_f32(3, 2),)
+
+
+@_program("jit_hessian_matmul")
+def _(jax):
+    jnp = jax.numpy
+    f = jax.jit(lambda x, w: jnp.sum(jnp.tanh(x @ w) ** 2))
+    return jax.hessian(f), (_f32(2, 3), _f32(3, 2, seed=1))
+
+
+@_program("hessian_expm")
+def _(jax):
+    import jax.scipy.linalg as jsl
+
+    return jax.hessian(lambda x: jax.numpy.sum(jsl.expm(x))), (_f32(2, 2, seed=5) / 3,)
+
+
 @_program("cond_grad_two_branches")
 def _(jax):
     lax, jnp = jax.lax, jax.numpy
