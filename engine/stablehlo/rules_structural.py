@@ -262,6 +262,7 @@ def reduce(ctx: RuleContext, x: Value, init: Value, op: str, axes: Sequence[int]
             f"({x.type}, {init.type}) -> {ty}"
         ),
         regions=[body],
+        spec=Spec("stablehlo.reduce", [x, init], {"dims": tuple(axes), "op": op}),
     )[0]
 
 

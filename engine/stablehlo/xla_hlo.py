@@ -55,12 +55,19 @@ _DTYPES = {"bool": "pred", "float16": "f16", "bfloat16": "bf16", "float32": "f32
 
 
 class _Instr:
-    """One HLO instruction: its name's root, its shape's text, opcode, operands and attributes' text."""
+    """One HLO instruction: its name's root, its shape's text, opcode, operands and attributes' text.
 
-    def __init__(self, root: str, aval: str, opcode: str, operands: list, attrs: str = ""):
+    ``region``: the reduction region it belongs to (None: the entry computation); ``named_late``:
+    named only when XLA uniquifies the module's names (a region's parameters), not by the converter;
+    an instruction of opcode ``None`` is one the converter makes and removes (it still takes a number).
+    """
+
+    def __init__(self, root: str, aval: str, opcode: str | None, operands: list, attrs: str = ""):
         self.root, self.aval, self.opcode, self.operands, self.attrs = root, aval, opcode, operands, attrs
         self.frontend: dict[str, str] = {}
         self.name = ""
+        self.region: int | None = None
+        self.named_late = False
 
 
 def _refuse(what: str) -> NotImplementedError:
@@ -165,7 +172,7 @@ class _Canonical:
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
         block = self._inline_constant_cases(ops)
         for op in block:
-            if op.spec is None or op.regions:
+            if op.spec is None or (op.regions and op.spec.name != "stablehlo.reduce"):
                 raise _refuse(f"'{_op_name(op)}'")
         self.outs = list(outs)
         self._unique_and_hoist(block)
@@ -371,8 +378,9 @@ def module_hlo_text(
         ins = of[a] = _Instr(_sanitize(arg_names[i]), shape_text(a.type), "parameter", [], "")
         ins.attrs = f"({i})"
         instrs.append(ins)
+    regions = [0]  # (the next region's index)
     for op in canon.order:
-        for ins in _convert(op, canon, of):
+        for ins in _convert(op, canon, of, regions):
             instrs.append(ins)
         of[op.results[0]] = instrs[-1]
     if not outs:
@@ -382,22 +390,35 @@ def module_hlo_text(
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
         instrs.append(root)
-    counts = Counter(i.root for i in instrs)
+    reduces = [i for i in instrs if i.opcode == "reduce"]
+    if len(reduces) > 1 or (reduces and sum(i.root == reduces[0].root for i in instrs) != 5):
+        # (how XLA numbers the instructions of several reductions, or of a reduction's name used by
+        # other operations too, is not modelled; one reduction's five are: 3, 4, 5, (6), 7)
+        raise _refuse("several reductions, or a reduction whose name other operations share")
+    # XLA names an instruction <root>.<n>: the converter's names are uniquified first (n from 0,
+    # the first without a number), then every instruction is named again from that count on
+    firsts = Counter(i.root for i in instrs if not i.named_late)
     seen: Counter = Counter()
     for ins in instrs:
-        ins.name = f"{ins.root}.{counts[ins.root] + seen[ins.root]}"
+        ins.name = f"{ins.root}.{firsts[ins.root] + seen[ins.root]}"
         seen[ins.root] += 1
-    lines = [_line(ins, ins is root) for ins in _post_order(instrs)]
+    text = ""
+    for k in range(regions[0]):  # (each reduction's region, numbered before the entry computation)
+        body = [i for i in instrs if i.region == k and i.opcode is not None]
+        lines = [_line(ins, ins is body[-1]) for ins in _post_order(body)]
+        text += f"region_{k}.{k + 1} {{\n" + "".join(f"  {line}\n" for line in lines) + "}\n\n"
+    entry = [i for i in instrs if i.region is None and i.opcode is not None]
+    lines = [_line(ins, ins is root) for ins in _post_order(entry)]
     params = _tuple_text([of[a].aval for a in main.body.args])
     layout = f"{{{params}->{root.aval}}}"
     return (
-        f"HloModule {module_name}, entry_computation_layout={layout}\n\nENTRY main.1 {{\n"
+        f"HloModule {module_name}, entry_computation_layout={layout}\n\n{text}ENTRY main.{regions[0] + 1} {{\n"
         + "".join(f"  {line}\n" for line in lines)
         + "}\n\n"
     )
 
 
-def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr]) -> list[_Instr]:
+def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[int]) -> list[_Instr]:
     spec = op.spec
     assert spec is not None
     ty = shape_text(op.results[0].type)
@@ -439,12 +460,36 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr]) -> list[_Instr]
         out = _Instr(name, ty, "iota", [], f", iota_dimension={d}")
     elif spec.name == "stablehlo.dot_general":
         out = _Instr(name, ty, "dot", ins, _dot_attrs(a))
+    elif spec.name == "stablehlo.reduce":
+        return _reduce(op, name, ins, ty, regions)
     elif spec.name == "stablehlo.custom_call":
         out = _Instr(name, ty, "custom-call", ins, _custom_call_attrs(a, [v.type for v in spec.operands]))
     else:
         raise _refuse(f"'{spec.name}'")
     out.frontend = op.frontend
     return [out]
+
+
+def _reduce(op: Op, name: str, ins: list[_Instr], ty: str, regions: list[int]) -> list[_Instr]:
+    """A one-operand reduction: its region (parameters and root named after the reduction), a
+    tuple-shaped reduce the converter makes and replaces (it takes a number), the reduce."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    if a["op"] not in _PLAIN or len(ins) != 2:
+        raise _refuse(f"a reduction applying '{a['op']}'")
+    k = regions[0]
+    regions[0] += 1
+    scalar = ins[1].aval
+    p0 = _Instr(name, scalar, "parameter", [], "(0)")
+    p1 = _Instr(name, scalar, "parameter", [], "(1)")
+    root = _Instr(name, scalar, _PLAIN[a["op"]], [p0, p1])
+    for i in (p0, p1, root):
+        i.region = k
+    p0.named_late = p1.named_late = True
+    dropped = _Instr(name, ty, None, [])
+    out = _Instr(name, ty, "reduce", ins, f", dimensions={{{_ints(a['dims'])}}}, to_apply=region_{k}.{k + 1}")
+    out.frontend = op.frontend
+    return [p0, p1, root, dropped, out]
 
 
 def _ints(xs: Sequence[int]) -> str:
