@@ -208,3 +208,33 @@ def test_compiles_table_is_readable_on_a_phone(page: Page, artifacts):
     assert cell.evaluate("e => getComputedStyle(e, '::before').content") == '"trace "'
     expect(page.get_by_role("table").filter(has=rows.first)).to_have_count(1)
     expect(page.get_by_role("columnheader", include_hidden=True)).to_have_count(7)
+
+
+@needs_runner
+@pytest.mark.parametrize("size", [PHONE, {"width": 1440, "height": 900}], ids=["phone", "laptop"])
+def test_argument_inputs_line_up_and_cut_device_values_have_their_text(page: Page, size):
+    page.set_viewport_size(size)
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    page.locator("[data-testid=gallery-item][data-id='data-parallel-step']").click()
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1")
+    inputs = page.get_by_test_id("arg-input")
+    expect(inputs).to_have_count(4)
+    lefts = inputs.evaluate_all("els => els.map((e) => e.getBoundingClientRect().left)")
+    widths = inputs.evaluate_all("els => els.map((e) => e.getBoundingClientRect().width)")
+    assert max(lefts) - min(lefts) < 0.5 and max(widths) - min(widths) < 0.5, (lefts, widths)
+    # each input keeps its name as its label
+    names = inputs.evaluate_all("els => els.map((e) => e.labels[0].textContent)")
+    assert names == ["params", "x", "y", "learning_rate"], names
+    page.get_by_test_id("tab-devices").click()
+    shards = page.locator("[data-testid=device-card] .shard")
+    expect(shards.first).to_be_visible()
+    cut = shards.evaluate_all(
+        "els => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => [e.textContent, e.title])"
+    )
+    assert cut, "expected some values cut to fit the cards"
+    for text, title in cut:
+        assert title and title.split(" ", 1)[1].startswith(text.split(" ", 1)[1].rstrip("…")[:4]), (
+            text,
+            title,
+        )

@@ -180,7 +180,8 @@ export class StackBuilder {
     });
     return h("div", { class: "args" },
       h("div", { class: "label sub" }, "Arguments ", h("span", { class: "hint" }, "Python expressions; the code's names are in scope")),
-      rows.length ? rows : h("p", { class: "hint" }, `${s.function}() takes no arguments.`),
+      // (one grid for all rows: the inputs line up whatever each name's length)
+      rows.length ? h("div", { class: "arg-rows" }, rows) : h("p", { class: "hint" }, `${s.function}() takes no arguments.`),
       !fn || fn.open
         ? h("button", { type: "button", class: "link", testid: "add-arg", onclick: () => { s.args.push(""); this.changed(true); } }, "+ argument")
         : null);

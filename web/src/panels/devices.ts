@@ -258,7 +258,7 @@ function card(d: DeviceRecord, maxTime: number, names: (string | null)[], mesh: 
 function shards(label: string, xs: ArraySummary[], testid: string): HTMLElement {
   return h("div", { class: "shards" },
     h("span", { class: "shard-label" }, label),
-    h("div", null, xs.length ? xs.map((a) => h("div", { class: "shard", testid, dataset: a.data !== undefined && a.data !== null ? { json: JSON.stringify(a.data) } : undefined },
+    h("div", null, xs.length ? xs.map((a) => h("div", { class: "shard", testid, title: `${typeStr(a.dtype, a.shape)} ${preview(a, 12)}`, dataset: a.data !== undefined && a.data !== null ? { json: JSON.stringify(a.data) } : undefined },
       h("span", { class: "type-chip small" }, typeStr(a.dtype, a.shape)), " ", h("span", { class: "mono" }, preview(a, 4)))) : h("span", { class: "muted" }, "—")));
 }
 
