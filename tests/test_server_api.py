@@ -434,3 +434,42 @@ def test_embed_page_is_the_only_frameable_route(client):
         r = client.get(path)
         assert "frame-ancestors 'none'" in r.headers["content-security-policy"], path
         assert r.headers["x-frame-options"] == "DENY", path
+
+
+def test_static_and_page_routes_do_not_traverse(tmp_path):
+    # The built page is served from web_dist; a file beside it must stay out of reach however the
+    # path is spelled (raw, percent-encoded, doubled slashes, backslashes, through /s/ and /embed/).
+    import http.client
+
+    secret = "jaxplay-outside-web-dist-3c1e"
+    dist = tmp_path / "dist"
+    (dist / "assets").mkdir(parents=True)
+    (dist / "index.html").write_text("<!doctype html><title>page</title>")
+    (tmp_path / "secret.txt").write_text(secret)
+    settings = {
+        "runner": PLAIN,
+        "database_path": tmp_path / "db" / "snippets.sqlite",
+        "workers": 1,
+        "warm_examples": "false",
+        "web_dist": dist,
+    }
+    with ServerProcess(settings, log_path=str(tmp_path / "server.log")) as s:
+        for path in [
+            "/../secret.txt",
+            "/assets/../../secret.txt",
+            "/%2e%2e/secret.txt",
+            "/assets/%2e%2e%2f%2e%2e%2fsecret.txt",
+            "/..%2fsecret.txt",
+            "/..%5csecret.txt",
+            "//..//secret.txt",
+            "/s/..%2f..%2fsecret.txt",
+            "/embed/..%2f..%2fsecret.txt",
+            "/api/snippets/..%2f..%2fsecret.txt",
+        ]:
+            conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
+            conn.request("GET", path)  # sent as written: no client-side normalisation
+            r = conn.getresponse()
+            body = r.read().decode(errors="replace")
+            conn.close()
+            assert secret not in body and r.status in (400, 404, 422), (path, r.status, body[:200])
+        assert httpx.get(s.base_url + "/").text == "<!doctype html><title>page</title>"
