@@ -1,5 +1,6 @@
-"""Browser tests for the page at narrow widths and on a phone: the Debugger's step rows, the
-collective events' headers, and the IR text's wrapped equations."""
+"""Browser tests for defects found walking the page: at narrow widths and on a phone (the Debugger's
+step rows, the collective events' headers, the IR text's wrapped equations, the compiles table, the
+argument inputs, device values) and from the keyboard (the share popup)."""
 
 from __future__ import annotations
 
@@ -238,3 +239,22 @@ def test_argument_inputs_line_up_and_cut_device_values_have_their_text(page: Pag
             text,
             title,
         )
+
+
+def test_share_popup_from_the_keyboard_returns_the_focus_on_escape(page: Page):
+    page.goto("/")
+    share = page.get_by_test_id("share")
+    expect(share).to_have_attribute("aria-expanded", "false")
+    expect(share).to_have_attribute("aria-haspopup", "dialog")
+    share.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("share-link")).to_be_focused()
+    expect(share).to_have_attribute("aria-expanded", "true")
+    assert share.get_attribute("aria-controls") == page.get_by_test_id("share-pop").get_attribute("id")
+    page.keyboard.press("Tab")
+    expect(page.get_by_test_id("share-link-copy")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("share-pop")).to_be_hidden()
+    # back on the button that opened it, not lost to the page
+    expect(share).to_be_focused()
+    expect(share).to_have_attribute("aria-expanded", "false")

@@ -67,6 +67,7 @@ class App {
   private panelBody!: HTMLElement;
   private toast!: HTMLElement;
   private sharePop!: HTMLElement;
+  private shareBtn!: HTMLElement;
   private staleNote!: HTMLElement;
   /** The request the shown results came from, to tell when the code, stack or arguments moved on. */
   private ranRequest = "";
@@ -96,8 +97,11 @@ class App {
     this.cancelBtn = h("button", { type: "button", class: "btn", testid: "cancel", hidden: true, title: "Cancel the run (Esc)", onclick: () => this.cancel() }, "■ Cancel");
     this.progress = h("span", { class: "progress", testid: "progress", role: "status", "aria-live": "polite", hidden: true },
       h("span", { class: "spinner", "aria-hidden": "true" }), h("span", { class: "progress-text" }, "Running…"));
-    const shareBtn = h("button", { type: "button", class: "btn", testid: "share", onclick: () => void this.share() }, "Share");
-    this.sharePop = h("div", { class: "share-pop", hidden: true, testid: "share-pop", role: "dialog", "aria-label": "Share link" });
+    const shareBtn = this.shareBtn = h("button", {
+      type: "button", class: "btn", testid: "share", "aria-haspopup": "dialog", "aria-expanded": "false", "aria-controls": "share-pop",
+      onclick: () => void this.share(),
+    }, "Share");
+    this.sharePop = h("div", { class: "share-pop", hidden: true, testid: "share-pop", id: "share-pop", role: "dialog", "aria-label": "Share link" });
     const header = h("header", { class: "topbar" },
       h("a", { class: "brand", href: "/", title: "jaxplay" }, h("span", { class: "logo", "aria-hidden": "true" }, "∂"), h("span", { class: "brand-name" }, "jaxplay")),
       h("button", { type: "button", class: "btn", testid: "open-gallery", onclick: () => void this.gallery.open() }, "Examples"),
@@ -131,10 +135,10 @@ class App {
     document.addEventListener("keydown", (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key === "Enter") { e.preventDefault(); void this.run(); }
       else if (e.key === "Escape" && this.controller) { this.cancel(); }
-      else if (e.key === "Escape" && !this.sharePop.hidden) { this.sharePop.hidden = true; }
+      else if (e.key === "Escape" && !this.sharePop.hidden) { this.closeShare(); }
     });
     document.addEventListener("click", (e) => {
-      if (!this.sharePop.hidden && !(e.target as Element).closest(".share-wrap")) this.sharePop.hidden = true;
+      if (!this.sharePop.hidden && !(e.target as Element).closest(".share-wrap")) this.closeShare();
     });
     this.renderTabs();
     this.renderPanel();
@@ -473,8 +477,17 @@ class App {
 
   // ---- share ----------------------------------------------------------------------------------
 
+  /** Hide the share popup; the focus, if it was in there, goes back to the Share button (not to the page). */
+  private closeShare() {
+    const inside = this.sharePop.contains(document.activeElement);
+    this.sharePop.hidden = true;
+    this.shareBtn.setAttribute("aria-expanded", "false");
+    if (inside) this.shareBtn.focus();
+  }
+
   private async share() {
     this.sharePop.hidden = false;
+    this.shareBtn.setAttribute("aria-expanded", "true");
     replace(this.sharePop, h("p", { class: "hint" }, "Saving…"));
     try {
       const id = await saveSnippet(this.session);
