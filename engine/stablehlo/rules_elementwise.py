@@ -81,7 +81,7 @@ def _square(ctx: RuleContext, x: Value) -> list[Value]:
     if dtype_kind(ctx.avals_in[0].dtype) in "iu":
         return [hlo_op(ctx, "stablehlo.multiply", x, x)]
     ty = ctx.out_types[0]
-    return ctx.emit([ty], lambda p: f"chlo.square {p(x)} : {x.type} -> {ty}")
+    return ctx.emit([ty], lambda p: f"chlo.square {p(x)} : {x.type} -> {ty}", spec=Spec("chlo.square", [x]))
 
 
 @register(ew.nextafter_p)

@@ -16,7 +16,7 @@ from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op
 from .rules_structural import ints, reduce
-from .syntax import Block, Printer, Value, functional_type
+from .syntax import Block, Printer, Spec, Value, functional_type
 
 
 def i64_array(xs: Sequence[int]) -> str:
@@ -249,7 +249,8 @@ def _split(ctx: RuleContext, x: Value, *, sizes: Any, axis: int) -> list[Value]:
         limit[axis] = start[axis] + aval.shape[axis]
         ranges = ", ".join(f"{a}:{b}" for a, b in zip(start, limit))
         text = f"[{ranges}] : ({x.type}) -> {ty}"
-        outs += ctx.emit([ty], _slice_render(x, text))
+        attrs = {"start": list(start), "limit": limit, "strides": [1] * len(shape)}
+        outs += ctx.emit([ty], _slice_render(x, text), spec=Spec("stablehlo.slice", [x], attrs))
         start = list(start)
         start[axis] = limit[axis]
     return outs

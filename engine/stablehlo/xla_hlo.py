@@ -104,6 +104,16 @@ def _tuple_text(shapes: Sequence[str]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+# Primitives JAX lowers by tracing a function (mlir.lower_fun): their operations are named after the
+# traced function's primitives, which the engine's rules do not record.
+_TRACED_LOWERINGS = {
+    "random_seed", "random_bits", "random_split", "random_fold_in", "random_wrap", "random_unwrap",
+    "threefry2x32", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "igamma", "igammac",
+    "igamma_grad_a", "random_gamma_grad", "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
+    "polygamma", "zeta", "erf_inv",
+}  # fmt: skip
+
+
 def _sanitize(name: str) -> str:
     """XLA's NameUniquer: characters other than letters, digits, ``_``, ``.``, ``-`` become ``_``."""
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
@@ -143,6 +153,19 @@ def _float_text(v: np.floating) -> str:
     if v.dtype.type(float(text)) != v:
         text = "%.*g" % (full, float(v))
     return text
+
+
+def _pure_reshape(t_in: str, t_out: str, dims: Sequence[int] | None) -> bool:
+    """A broadcast_in_dim that only adds unit dimensions (XLA's canonicalizer makes it a reshape)."""
+    a, b = _parse_type(t_in)[0], _parse_type(t_out)[0]
+    return dims is not None and int(np.prod(a)) == int(np.prod(b))
+
+
+def _special_integer(c: np.ndarray) -> bool:
+    if c.dtype.kind not in "biu":
+        return False
+    ones = np.iinfo(c.dtype).max if c.dtype.kind == "u" else -1
+    return any(_is_splat(c, v) for v in (0, 1, -1, ones))
 
 
 def _is_splat(arr: np.ndarray, value: Any) -> bool:
@@ -283,20 +306,23 @@ class _Canonical:
         ):
             raise _refuse(f"'{name}' of an integer constant 0 or 1 (XLA may simplify it)")
         if name in ("stablehlo.convert", "stablehlo.reshape", "stablehlo.broadcast_in_dim"):
-            if result.type == ins[0].type:
-                raise _refuse(f"'{name}' to its operand's type (XLA removes it)")
+            dims = spec.attrs.get("dims")
+            if result.type == ins[0].type and (dims is None or list(dims) == list(range(len(dims)))):
+                kept_op = ins[0].op  # (an operation to its operand's type: removed)
+                if kept_op is not None and any(self.constant(v) is not None for v in self.operands(kept_op)):
+                    raise _refuse(f"a removed '{name}' of an operation on a constant (XLA renames it)")
+                self.replaced[result] = ins[0]
+                block.remove(op)
+                return
+            if name == "stablehlo.convert":
+                return
             producer = ins[0].op
-            if (
-                name != "stablehlo.convert"
-                and producer is not None
-                and producer.spec is not None
-                and producer.spec.name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim")
-            ):
-                raise _refuse(f"'{name}' of a '{producer.spec.name}' (XLA merges them)")
-            if name == "stablehlo.broadcast_in_dim":
-                a, b = _parse_type(ins[0].type)[0], _parse_type(result.type)[0]
-                if int(np.prod(a)) == int(np.prod(b)):
-                    raise _refuse("a broadcast_in_dim adding unit dimensions (XLA makes it a reshape)")
+            before = producer.spec.name if producer is not None and producer.spec is not None else ""
+            reshapes = name == "stablehlo.reshape" or _pure_reshape(ins[0].type, result.type, dims)
+            if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):
+                raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
+            if dims is not None and reshapes and list(dims) != sorted(dims):
+                raise _refuse("a broadcast_in_dim that transposes")
 
     @staticmethod
     def _folds(name: str, c: np.ndarray, first: bool) -> bool:
@@ -429,6 +455,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
         b = _Instr("broadcast", ty, "broadcast", [c], ", dimensions={}")
         return [c, b]
     ins = [of[v] for v in canon.operands(op)]
+    if op.source in _TRACED_LOWERINGS:
+        raise _refuse(f"the operations of '{op.source}' (JAX names them after the function it traces)")
     name = _sanitize(op.source or "constant")  # (an operation no equation made: a literal's constant)
     a = spec.attrs
     if spec.name == "stablehlo.constant":
@@ -436,8 +464,10 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
         out.attrs = f"({literal_text(a['value'])})"
     elif spec.name in _PLAIN:
         out = _Instr(name, ty, _PLAIN[spec.name], ins)
+    elif spec.name == "chlo.square" and _parse_type(op.results[0].type)[1].startswith("f"):
+        out = _Instr(name, ty, "multiply", [ins[0], ins[0]])  # (XLA's expansion for real numbers)
     elif spec.name == "stablehlo.broadcast_in_dim":
-        out = _Instr(name, ty, "broadcast", ins, f", dimensions={{{_ints(a['dims'])}}}")
+        return _broadcast(op, name, ins, a["dims"])
     elif spec.name == "stablehlo.compare":
         if a["type"] == "TOTALORDER":
             raise _refuse("a TOTALORDER compare")
@@ -452,6 +482,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
     elif spec.name == "stablehlo.iota":
         dims, el = _parse_type(op.results[0].type)
         d = a["dimension"]
+        if dims[d] == 1:
+            raise _refuse("an iota of one element (XLA makes it a constant)")
         if len(dims) > 1:  # (XLA's canonical iota is one-dimensional, broadcast to the others)
             line = _Instr(name, shape_text(f"tensor<{dims[d]}x{el}>"), "iota", [], ", iota_dimension=0")
             out = _Instr(name, ty, "broadcast", [line], f", dimensions={{{d}}}")
@@ -468,6 +500,32 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
         raise _refuse(f"'{spec.name}'")
     out.frontend = op.frontend
     return [out]
+
+
+def _broadcast(op: Op, name: str, ins: list[_Instr], dims: Sequence[int]) -> list[_Instr]:
+    """XLA's BroadcastInDim: a broadcast to the output's shape with the operand's sizes at ``dims``;
+    where the operand has a 1 the output has not, that is reshaped away and broadcast again."""
+    t_in, t_out = op.spec.operands[0].type if op.spec else "", op.results[0].type
+    (shape_in, el), shape_out = _parse_type(t_in), _parse_type(t_out)[0]
+    if _pure_reshape(t_in, t_out, dims):
+        out = [_Instr(name, shape_text(t_out), "reshape", ins)]
+    elif not shape_in:
+        out = [_Instr(name, shape_text(t_out), "broadcast", ins, ", dimensions={}")]
+    else:
+        at = list(shape_out)
+        for i, d in enumerate(dims):
+            at[d] = shape_in[i]
+        tensor = lambda shape: "tensor<" + "".join(f"{d}x" for d in shape) + el + ">"  # noqa: E731
+        first = _Instr(name, shape_text(tensor(at)), "broadcast", ins, f", dimensions={{{_ints(dims)}}}")
+        if at == list(shape_out):
+            out = [first]
+        else:
+            kept = [i for i, (m, n) in enumerate(zip(at, shape_out)) if m == n]
+            reshaped = _Instr(name, shape_text(tensor([at[i] for i in kept])), "reshape", [first])
+            last = _Instr(name, shape_text(t_out), "broadcast", [reshaped], f", dimensions={{{_ints(kept)}}}")
+            out = [first, reshaped, last]
+    out[-1].frontend = op.frontend
+    return out
 
 
 def _reduce(op: Op, name: str, ins: list[_Instr], ty: str, regions: list[int]) -> list[_Instr]:
