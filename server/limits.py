@@ -30,19 +30,26 @@ class BodyLimitMiddleware:
                 if declared > self.limit:
                     return await self._reject(send, 413, f"request body over {self.limit} bytes")
         seen = 0
-        started = False
+        started = over = False
 
         async def counted_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, over
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    over = True
                     raise _TooLarge()
             return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
+            if over:
+                # FastAPI turns an error while it reads the body into its own 400: answer 413.
+                if message["type"] == "http.response.start" and not started:
+                    started = True
+                    await self._reject(send, 413, f"request body over {self.limit} bytes")
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
