@@ -51,7 +51,9 @@ def _squeeze(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
 def transpose(ctx: RuleContext, x: Value, perm: Sequence[int], aval: Any) -> Value:
     ty = literals.tensor_type([aval.shape[d] for d in perm], aval.dtype)
     return ctx.emit(
-        [ty], lambda p: f"stablehlo.transpose {p(x)}, dims = [{ints(perm)}] : ({x.type}) -> {ty}"
+        [ty],
+        lambda p: f"stablehlo.transpose {p(x)}, dims = [{ints(perm)}] : ({x.type}) -> {ty}",
+        spec=Spec("stablehlo.transpose", [x], {"perm": tuple(perm)}),
     )[0]
 
 

@@ -305,7 +305,12 @@ class _Canonical:
             c is not None and c.dtype.kind in "biu" and (_is_splat(c, 0) or _is_splat(c, 1)) for c in consts
         ):
             raise _refuse(f"'{name}' of an integer constant 0 or 1 (XLA may simplify it)")
-        if name in ("stablehlo.convert", "stablehlo.reshape", "stablehlo.broadcast_in_dim"):
+        if name in (
+            "stablehlo.convert",
+            "stablehlo.reshape",
+            "stablehlo.broadcast_in_dim",
+            "stablehlo.slice",
+        ):
             dims = spec.attrs.get("dims")
             if result.type == ins[0].type and (dims is None or list(dims) == list(range(len(dims)))):
                 kept_op = ins[0].op  # (an operation to its operand's type: removed)
@@ -314,10 +319,13 @@ class _Canonical:
                 self.replaced[result] = ins[0]
                 block.remove(op)
                 return
-            if name == "stablehlo.convert":
+            if name in ("stablehlo.convert", "stablehlo.slice"):
                 return
             producer = ins[0].op
             before = producer.spec.name if producer is not None and producer.spec is not None else ""
+            if before == "stablehlo.broadcast_in_dim" and producer is not None and producer.spec is not None:
+                if _pure_reshape(producer.spec.operands[0].type, ins[0].type, producer.spec.attrs["dims"]):
+                    before = "stablehlo.reshape"  # (canonicalized first: a reshape by now)
             reshapes = name == "stablehlo.reshape" or _pure_reshape(ins[0].type, result.type, dims)
             if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
@@ -416,6 +424,9 @@ def module_hlo_text(
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
         instrs.append(root)
+    for t in (i for i in instrs if i.opcode == "transpose"):  # (how layouts propagate: not modelled)
+        if any(t in i.operands and not (i is root and i.opcode == "tuple") for i in instrs):
+            raise _refuse("a transpose whose result is used (its layout would propagate)")
     reduces = [i for i in instrs if i.opcode == "reduce"]
     if len(reduces) > 1 or (reduces and sum(i.root == reduces[0].root for i in instrs) != 5):
         # (how XLA numbers the instructions of several reductions, or of a reduction's name used by
@@ -494,6 +505,13 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
         out = _Instr(name, ty, "dot", ins, _dot_attrs(a))
     elif spec.name == "stablehlo.reduce":
         return _reduce(op, name, ins, ty, regions)
+    elif spec.name == "stablehlo.transpose":  # (its layout makes it a bitcast of its operand's)
+        perm = list(a["perm"])
+        if perm == sorted(perm) or ins[0].opcode == "transpose":
+            raise _refuse("an identity transpose, or a transpose of a transpose (XLA folds them)")
+        inverse = [perm.index(d) for d in range(len(perm))]
+        layout = "{" + ",".join(str(inverse[d]) for d in reversed(range(len(perm)))) + "}"
+        out = _Instr(name, ty[: ty.index("{")] + layout, "transpose", ins, f", dimensions={{{_ints(perm)}}}")
     elif spec.name == "stablehlo.custom_call":
         out = _Instr(name, ty, "custom-call", ins, _custom_call_attrs(a, [v.type for v in spec.operands]))
     else:
