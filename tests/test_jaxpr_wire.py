@@ -180,7 +180,7 @@ def test_size_limits_refused():
 
 
 def test_callables_are_not_sent():
-    closed = jax.make_jaxpr(lambda x: (jax.debug.print("v {}", x), x)[1])(1.0)
+    closed = jax.make_jaxpr(lambda x: (jax.debug.callback(print, x), x)[1])(1.0)
     with pytest.raises(W.WireError, match="of type function cannot be sent"):
         W.encode(closed, "f")
 

@@ -83,8 +83,34 @@ def _switch(index, branches, operands, clamp_index, const_order=None, **params):
         jaxprs.append(ClosedJaxpr(Jaxpr([], [*binders, *j.in_binders], j.eqns, j.outs), []))
     if len(branches) == 1:
         return tree_unflatten(trees[0], _run(jaxprs[0], *consts, *leaves))
-    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs), **params)
-    return tree_unflatten(trees[0], outs)
+    # An output every branch passes straight through from the same input is that input, not an
+    # output of the cond (JAX prunes these passthroughs before binding).
+    inputs = [*consts, *leaves]
+    fwd = [ws[0] if len(set(ws)) == 1 else None for ws in zip(*(_forwarded(j.jaxpr) for j in jaxprs))]
+    if any(i is not None for i in fwd):
+        jaxprs = [
+            ClosedJaxpr(
+                Jaxpr(
+                    [], j.jaxpr.in_binders, j.jaxpr.eqns, [o for o, i in zip(j.jaxpr.outs, fwd) if i is None]
+                ),
+                [],
+            )
+            for j in jaxprs
+        ]
+    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs), **params))
+    return tree_unflatten(trees[0], [next(outs) if i is None else _as_array(inputs[i]) for i in fwd])
+
+
+def _forwarded(jaxpr: Jaxpr) -> list[int | None]:
+    """For each output: the index of the input it is, if it is one."""
+    where = {id(v): k for k, v in enumerate(jaxpr.in_binders)}
+    return [None if type(o) is not Var else where.get(id(o)) for o in jaxpr.outs]
+
+
+def _as_array(x):
+    from ..numpy import asarray
+
+    return x if isinstance(x, (core.Tracer, core.Array)) else asarray(x)
 
 
 def cond(pred, true_fun, false_fun, *operands):

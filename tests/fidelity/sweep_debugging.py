@@ -139,6 +139,43 @@ _add(
         (True, _S),
     ),
 )
+# a cond whose branches pass an operand straight through: that output is the operand (JAX prunes it)
+_add(
+    "cond(debug.print)[passthrough]",
+    lambda jax: (
+        (lambda p, x: jax.lax.cond(p, lambda x: (jax.debug.print("t {}", x), x)[1], lambda x: x, x)),
+        (True, _S),
+    ),
+)
+_add(
+    "cond[partly_passthrough]",
+    lambda jax: ((lambda p, x: jax.lax.cond(p, lambda x: (x, x + 1), lambda x: (x, x), x)), (True, _S)),
+)
+_add(
+    "switch[passthrough_of_different_operands]",
+    lambda jax: (
+        (
+            lambda i, x, y: jax.lax.switch(
+                i, [lambda x, y: (x, y), lambda x, y: (y, y), lambda x, y: (x, y)], x, y
+            )
+        ),
+        (np.int32(1), _S, np.float32(2.0)),
+    ),
+)
+_add(
+    "grad(cond[passthrough])",
+    lambda jax: (
+        jax.grad(lambda x: jax.lax.cond(x > 1, lambda x: (x, x * 2), lambda x: (x, x * 3), x)[1] * 2),
+        (_S,),
+    ),
+)
+_add(
+    "vmap(cond[passthrough])",
+    lambda jax: (
+        jax.vmap(lambda p, x: jax.lax.cond(p, lambda x: (x, x * 2), lambda x: (x, -x), x)),
+        (np.array([True, False, True]), _V),
+    ),
+)
 
 # jax.debug.callback: JAX's equation shows its flattening wrapper, the effect and partitioned
 _add("debug.callback", lambda jax: ((lambda x: jax.debug.callback(_seen, x)), (_S,)))
