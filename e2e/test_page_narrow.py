@@ -1,6 +1,6 @@
 """Browser tests for defects found walking the page: at narrow widths and on a phone (the Debugger's
 step rows, the collective events' headers, the IR text's wrapped equations, the compiles table, the
-argument inputs, device values) and from the keyboard (the share popup)."""
+argument inputs, device values) and from the keyboard (the share popup); text contrast in both themes."""
 
 from __future__ import annotations
 
@@ -258,3 +258,41 @@ def test_share_popup_from_the_keyboard_returns_the_focus_on_escape(page: Page):
     # back on the button that opened it, not lost to the page
     expect(share).to_be_focused()
     expect(share).to_have_attribute("aria-expanded", "false")
+
+
+# Text (not in SVG, the editor, or a faded element) whose contrast with what is under it is below
+# WCAG AA: 4.5, or 3 for large text.
+LOW_CONTRAST = """() => {
+  const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null; const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const bgOf = (e) => { let layers = []; for (let n = e; n; n = n.parentElement) { const c = parse(getComputedStyle(n).backgroundColor); if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } } let col = [255,255,255]; if (layers.length && layers[layers.length-1][3] >= 1) col = layers.pop().slice(0,3); else col = document.documentElement.dataset.theme === 'dark' ? [0,0,0] : [255,255,255]; for (const l of layers.reverse()) col = col.map((v, i) => v * (1 - l[3]) + l[i] * l[3]); return col; };
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (!e.childNodes.length || ![...e.childNodes].some(n => n.nodeType === 3 && n.data.trim())) continue;
+    if (!e.getClientRects().length) continue;
+    const cs = getComputedStyle(e); if (cs.visibility === 'hidden' || +cs.opacity < 0.99) continue;
+    if (e.closest('svg, .cm-editor, [disabled], .quiet')) continue;
+    const fg = parse(cs.color); if (!fg) continue;
+    const bg = bgOf(e); const f = fg.slice(0,3).map((v, i) => v * fg[3] + bg[i] * (1 - fg[3]));
+    const L1 = lum(f), L2 = lum(bg); const ratio = (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05);
+    const size = parseFloat(cs.fontSize), bold = +cs.fontWeight >= 700;
+    const need = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
+    if (ratio < need) out.push([e.tagName + '.' + e.className.toString().slice(0, 25), e.textContent.trim().slice(0, 25), ratio.toFixed(2), cs.color, 'bg ' + bg.map(Math.round).join(',')]);
+  }
+  return out.slice(0, 25);
+}"""
+
+
+@needs_runner
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_meets_aa_in_both_themes(page: Page, scheme):
+    page.emulate_media(color_scheme=scheme)
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sum(jnp.tanh(x) ** 2)\n"
+    open_session(page, code, "f", [GRAD, {"name": "jit", "options": {}}], ["jnp.ones(3)"])
+    assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    for tab in ["output", "ir", "timings", "debugger"]:
+        page.get_by_test_id(f"tab-{tab}").click()
+        expect(page.get_by_test_id("panel-body")).to_have_attribute("data-panel", tab)
+        page.wait_for_timeout(300)  # (a view's first frame, not a timing assertion)
+        low = page.evaluate(LOW_CONTRAST)
+        assert low == [], (tab, low)

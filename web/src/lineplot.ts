@@ -74,7 +74,7 @@ function draw(U: UPlot, ys: number[], box: HTMLElement, readout: HTMLElement) {
   const xs = ys.map((_, i) => i);
   // uPlot breaks a line at null: NaN and inf become gaps, as they have no place on the axis.
   const finite = ys.map((v) => (Number.isFinite(v) ? v : null));
-  const muted = () => cssVar(box, "--muted", "#6a7283");
+  const muted = () => cssVar(box, "--muted", "#5f6778");
   const font = `${FONT_PX}px ${cssVar(document.documentElement, "--mono", "monospace")}`;
   const axis = (scale: string): uPlot.Axis => ({
     scale, font, size: sizeToLabels, gap: 4,
