@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 IDLE_FORGET_SECONDS = 600.0  # a client idle this long has a full bucket again: drop its entry
+SWEEP_EVERY = 10.0  # seconds between looks for idle entries (each look walks every entry)
+MAX_CLIENTS = 50_000  # past this, the longest-idle entries go at once (a flood of fresh addresses)
 
 
 @dataclass
@@ -41,14 +43,15 @@ class FairShare:
         self.share_rate, self.share_burst = settings.client_share_rate, max(1, settings.client_share_burst)
         self.shares: dict[str, Bucket] = {}
         self.in_flight = 0  # every client's: what draining waits for
+        self._next_sweep = 0.0
         self._lock = threading.Lock()
 
     def client(self, request: "Request") -> str:
         peer = request.client.host if request.client else "unknown"
         relayed = request.headers.get(self.header)
         if relayed and self._trusted(peer):
-            return relayed.split(",")[-1].strip()
-        return peer
+            return _client_key(relayed.split(",")[-1].strip())
+        return _client_key(peer)
 
     def _trusted(self, peer: str) -> bool:
         try:
@@ -93,13 +96,32 @@ class FairShare:
             self.in_flight -= 1
 
     def _forget_idle(self, now: float) -> None:
+        # Not on every call: a walk of every entry per request is what a flood of new addresses
+        # would make expensive. Unless the entries pass MAX_CLIENTS (memory), then at once.
         for buckets in (self.buckets, self.shares):
-            if len(buckets) < 1024:
+            if len(buckets) < 1024 or (now < self._next_sweep and len(buckets) <= MAX_CLIENTS):
                 continue
-            for key in [
-                k for k, b in buckets.items() if not b.in_flight and now - b.stamp > IDLE_FORGET_SECONDS
-            ]:
+            idle = sorted((b.stamp, k) for k, b in buckets.items() if not b.in_flight)
+            for stamp, key in idle:
+                if now - stamp <= IDLE_FORGET_SECONDS and len(buckets) <= MAX_CLIENTS * 3 // 4:
+                    break
                 del buckets[key]
+        if now >= self._next_sweep:
+            self._next_sweep = now + SWEEP_EVERY
+
+
+def _client_key(address: str) -> str:
+    """An IPv6 client is its /64 (one subscriber's usual allocation, which it may walk through at
+    will); an IPv4-mapped one its IPv4 address; anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def retry_after(seconds: float) -> str:
