@@ -92,6 +92,7 @@ def _dynamic_slice(ctx: RuleContext, x: Value, *idx: Value, slice_sizes: Any) ->
         lambda p: (
             f"stablehlo.dynamic_slice {p.list([x, *idx])}, sizes = [{ints(slice_sizes)}] : ({types}) -> {ty}"
         ),
+        spec=Spec("stablehlo.dynamic_slice", [x, *idx], {"sizes": tuple(slice_sizes)}),
     )
 
 
@@ -100,7 +101,9 @@ def _dynamic_update_slice(ctx: RuleContext, x: Value, update: Value, *idx: Value
     ty = ctx.out_types[0]
     types = ", ".join(v.type for v in (x, update, *idx))
     return ctx.emit(
-        [ty], lambda p: f"stablehlo.dynamic_update_slice {p.list([x, update, *idx])} : ({types}) -> {ty}"
+        [ty],
+        lambda p: f"stablehlo.dynamic_update_slice {p.list([x, update, *idx])} : ({types}) -> {ty}",
+        spec=Spec("stablehlo.dynamic_update_slice", [x, update, *idx]),
     )
 
 
@@ -196,12 +199,17 @@ def _pad(ctx: RuleContext, x: Value, pad_value: Value, padding_config: Any) -> l
             f"stablehlo.pad {p(x)}, {p(pad_value)}, low = [{ints(lo)}], high = [{ints(hi)}], "
             f"interior = [{ints(interior)}] : ({x.type}, {pad_value.type}) -> {ty}"
         ),
+        spec=Spec("stablehlo.pad", [x, pad_value], {"config": [tuple(c) for c in padding_config]}),
     )
 
 
 @register(st.rev_p)
 def _rev(ctx: RuleContext, x: Value, dimensions: Any) -> list[Value]:
-    return ctx.emit([x.type], lambda p: f"stablehlo.reverse {p(x)}, dims = [{ints(dimensions)}] : {x.type}")
+    return ctx.emit(
+        [x.type],
+        lambda p: f"stablehlo.reverse {p(x)}, dims = [{ints(dimensions)}] : {x.type}",
+        spec=Spec("stablehlo.reverse", [x], {"dims": tuple(dimensions)}),
+    )
 
 
 @register(fft_p)

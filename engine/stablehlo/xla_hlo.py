@@ -505,6 +505,15 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
         out = _Instr(name, ty, "dot", ins, _dot_attrs(a))
     elif spec.name == "stablehlo.reduce":
         return _reduce(op, name, ins, ty, regions)
+    elif spec.name == "stablehlo.reverse":
+        out = _Instr(name, ty, "reverse", ins, f", dimensions={{{_ints(a['dims'])}}}")
+    elif spec.name == "stablehlo.dynamic_slice":
+        out = _Instr(name, ty, "dynamic-slice", ins, f", dynamic_slice_sizes={{{_ints(a['sizes'])}}}")
+    elif spec.name == "stablehlo.dynamic_update_slice":
+        out = _Instr(name, ty, "dynamic-update-slice", ins)
+    elif spec.name == "stablehlo.pad":
+        text = "x".join("_".join(str(int(v)) for v in (c if c[2] else c[:2])) for c in a["config"])
+        out = _Instr(name, ty, "pad", ins, f", padding={text}")
     elif spec.name == "stablehlo.transpose":  # (its layout makes it a bitcast of its operand's)
         perm = list(a["perm"])
         if perm == sorted(perm) or ins[0].opcode == "transpose":
