@@ -296,3 +296,23 @@ def test_text_contrast_meets_aa_in_both_themes(page: Page, scheme):
         page.wait_for_timeout(300)  # (a view's first frame, not a timing assertion)
         low = page.evaluate(LOW_CONTRAST)
         assert low == [], (tab, low)
+
+
+# As WRAPPED, for the StableHLO view's lines.
+HLO_WRAPPED = WRAPPED.replace("[data-testid=ir-text] .jaxpr-line", "[data-testid=stablehlo-text] .cm-line")
+
+
+@needs_runner
+def test_wrapped_stablehlo_lines_hang_as_the_jaxpr_text_does(page: Page):
+    page.set_viewport_size(PHONE)
+    code = "import jax\nimport jax.numpy as jnp\n\ndef f(x, y):\n    return jnp.sin(x) + y\n"
+    jit, vmap = {"name": "jit", "options": {}}, {"name": "vmap", "options": {}}
+    open_session(page, code, "f", [jit, vmap, jit], ["jnp.arange(3.0)", "jnp.ones(3)"], panel="ir")
+    page.get_by_test_id("ir-form-stablehlo").click()
+    view = page.get_by_test_id("stablehlo-text")
+    expect(view.locator(".cm-content")).to_contain_text("stablehlo.sine")
+    wrapped = page.evaluate(HLO_WRAPPED)
+    assert wrapped, "expected lines wrapped at a phone's width"
+    for w in wrapped:
+        for left in w["rest"]:
+            assert abs(left - (w["start"] + 2 * w["ch"])) <= 1.5, w

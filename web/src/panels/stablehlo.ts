@@ -4,8 +4,8 @@
 
 import { HighlightStyle, StreamLanguage, syntaxHighlighting, type StringStream } from "@codemirror/language";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
-import { Compartment, EditorState } from "@codemirror/state";
-import { EditorView, keymap, lineNumbers } from "@codemirror/view";
+import { Compartment, EditorState, RangeSetBuilder } from "@codemirror/state";
+import { Decoration, EditorView, ViewPlugin, keymap, lineNumbers, type DecorationSet, type ViewUpdate } from "@codemirror/view";
 import { tags as t } from "@lezer/highlight";
 import { h } from "../dom";
 
@@ -65,9 +65,30 @@ const theme = EditorView.theme({
   ".cm-gutters": { backgroundColor: "var(--panel)", color: "var(--muted)", border: "none" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection)" },
   "&.cm-focused": { outline: "none" },
-  // A wrapped line's continuation rows hang under its start, so they do not read as new lines.
-  ".cm-lineWrapping .cm-line": { paddingLeft: "calc(6px + 4ch)", textIndent: "-4ch" },
+  // A wrapped line's continuation rows hang 2 columns in from where its own text starts (--hang,
+  // set per line below), as the IR's jaxpr text does: they never read as new lines, nor as lines
+  // of an enclosing block.
+  ".cm-lineWrapping .cm-line": { paddingLeft: "calc(6px + var(--hang, 4ch))", textIndent: "calc(-1 * var(--hang, 4ch))" },
 });
+
+/** Each visible line's indent + 2 columns as its --hang. */
+const hangs = ViewPlugin.fromClass(class {
+  decorations: DecorationSet;
+  constructor(view: EditorView) { this.decorations = this.build(view); }
+  update(u: ViewUpdate) { if (u.docChanged || u.viewportChanged) this.decorations = this.build(u.view); }
+  build(view: EditorView): DecorationSet {
+    const b = new RangeSetBuilder<Decoration>();
+    for (const { from, to } of view.visibleRanges) {
+      for (let pos = from; pos <= to;) {
+        const line = view.state.doc.lineAt(pos);
+        const lead = line.text.length - line.text.trimStart().length;
+        b.add(line.from, line.from, Decoration.line({ attributes: { style: `--hang: ${lead + 2}ch` } }));
+        pos = line.to + 1;
+      }
+    }
+    return b.finish();
+  }
+}, { decorations: (v) => v.decorations });
 
 /** The read-only view of a stage's text; `setWrap` folds long lines (attribute lists run wide). */
 export class StablehloView {
@@ -91,6 +112,7 @@ export class StablehloView {
           highlightSelectionMatches(),
           keymap.of(searchKeymap),
           theme,
+          hangs,
           this.wrapping.of(wrap ? EditorView.lineWrapping : []),
         ],
       }),
