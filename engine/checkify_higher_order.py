@@ -226,8 +226,10 @@ def _while_check(error, enabled, *args, cond_jaxpr, body_jaxpr, cond_nconsts, bo
     error, _ = checkify_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, enabled, error, [*cconsts, *carry])
 
     def step(*xs: Any) -> list[Any]:
+        from .lax import dce_sink
+
         out = ir.eval_jaxpr(body_jaxpr.jaxpr, xs[nc:], body_jaxpr.consts)
-        ir.eval_jaxpr(cond_jaxpr.jaxpr, [*xs[:nc], *out], cond_jaxpr.consts)
+        dce_sink(ir.eval_jaxpr(cond_jaxpr.jaxpr, [*xs[:nc], *out], cond_jaxpr.consts))  # (JAX's: kept)
         return out
 
     avals = [core.get_aval(x) for x in args]

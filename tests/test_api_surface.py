@@ -51,14 +51,14 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.lax": {
         **_same(
             INTERNAL_PRIM,
-            "dce_sink_p device_put_p "
+            "device_put_p "
             "ragged_all_to_all_p "
             "rng_uniform_p select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
             "sharding_constraint_p stage_p",
         ),
         **_same(
             NOT_ON_CPU,
-            "dce_sink precv psend ragged_all_to_all rng_uniform stage pbroadcast",
+            "precv psend ragged_all_to_all rng_uniform stage pbroadcast",
         ),
     },
     "jax.numpy": {

@@ -682,6 +682,7 @@ TESTED_ELSEWHERE = {
     "custom_lin": "tests/test_custom_derivatives.py",
     "debug_callback": "tests/test_inspect.py",
     "debug_print": "tests/test_inspect.py",
+    "dce_sink": "tests/fidelity/sweep_debugging.py",  # (its staging under jvp/grad, and checkify's while)
     "inspect_sharding": "tests/jax_reference/snippets_api_misc.py",
     **{
         p: "tests/jax_reference/snippets_api_misc.py"

@@ -188,7 +188,7 @@ for _name in (
     "rev copy iota split all_gather all_to_all ppermute select_n_copy"
 ).split():
     cost_rules[_name] = movement
-_FREE = "reshape squeeze bitcast_convert_type stop_gradient axis_index debug_callback debug_print"
+_FREE = "reshape squeeze bitcast_convert_type stop_gradient axis_index debug_callback debug_print dce_sink"
 for _name in _FREE.split():
     cost_rules[_name] = free
 for _name in TRANSCENDENTAL:

@@ -36,7 +36,7 @@ from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorit
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 from .associative_scan import associative_scan  # noqa: F401,E402
 from .bessel import bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p  # noqa: F401,E402
-from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
+from .barrier import dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .custom_root import custom_root  # noqa: F401,E402
 from .integer_bits import clz, clz_p, mulhi, mulhi_p  # noqa: F401,E402
 from .composites import (

@@ -15,6 +15,7 @@ from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
 from ..jit_primitive import jit_p
 from ..linear_call import linear_call_p
+from ..lax.barrier import dce_sink_p
 from ..lax.composite_call import attribute_values, check_composite_name, composite_p
 from ..lax.solves import linear_solve_p
 from . import literals
@@ -66,6 +67,13 @@ def _checkpoint(
 @register(name_p)
 def _name(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [x]
+
+
+@register(dce_sink_p)
+def _dce_sink(ctx: RuleContext, x: Value, *, prevent_mlir_dce: bool) -> list[Value]:
+    if prevent_mlir_dce:  # (JAX's: a side-effecting custom call the engine has no lowering for)
+        raise NotImplementedError("StableHLO text for dce_sink(prevent_mlir_dce=True) is not implemented")
+    return []  # JAX emits nothing: the sink only steers jaxpr-level DCE
 
 
 @register(xla_metadata_value_p)

@@ -330,3 +330,45 @@ _add(
         (_S,),
     ),
 )
+_add(
+    "checkify(cond)",
+    lambda jax: (
+        _checkify(jax).checkify(
+            lambda x: jax.lax.cond(x > 1, lambda x: (_checked(jax)(x), x)[1], lambda x: x * 2, x)
+        ),
+        (_S,),
+    ),
+)
+_add(
+    "checkify(scan)",
+    lambda jax: (
+        _checkify(jax).checkify(
+            lambda x: jax.lax.scan(lambda c, y: (_checked(jax)(c), (c + y, None))[1], x, _V)[0]
+        ),
+        (_S,),
+    ),
+)
+_add(
+    "checkify(while)",
+    lambda jax: (
+        _checkify(jax).checkify(
+            lambda x: jax.lax.while_loop(lambda c: c < 3, lambda c: (_checked(jax)(c), c + 1)[1], x)
+        ),
+        (_S,),
+    ),
+)
+_add(
+    "checkify(jit)", lambda jax: (_checkify(jax).checkify(jax.jit(lambda x: (_checked(jax)(x), x)[1])), (_S,))
+)
+_add(
+    "checkify(grad)",
+    lambda jax: (_checkify(jax).checkify(jax.grad(lambda x: (_checked(jax)(x), x * x)[1])), (_S,)),
+)
+
+# lax.dce_sink: kept though unused, and under jvp its tangent is sunk too
+_add("lax.dce_sink", lambda jax: ((lambda x: (jax.lax.dce_sink((x * 2, x)), x + 1)[1]), (_S,)))
+_add(
+    "jvp(lax.dce_sink)",
+    lambda jax: ((lambda x, t: jax.jvp(lambda x: (jax.lax.dce_sink(x * 2), x)[1], (x,), (t,))), (_S, _S)),
+)
+_add("grad(lax.dce_sink)", lambda jax: (jax.grad(lambda x: (jax.lax.dce_sink(x * 2), x * x)[1]), (_S,)))
