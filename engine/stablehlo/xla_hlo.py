@@ -180,8 +180,8 @@ class _Canonical:
 
     1. each constant is uniqued (later equal ones use the first) and hoisted, walking the block
        forward: moved to the block's start unless it is first or follows one already hoisted;
-    2. rewrites, forward: a broadcast of a scalar constant becomes a splat constant (in the scalar's
-       place when the broadcast was its only use, else in the broadcast's), ``x * 1``, ``x + 0``,
+    2. rewrites, forward: a broadcast of a scalar constant becomes a splat constant in its place,
+       ``x * 1``, ``x + 0``,
        ``x - 0`` become ``x``, a commutative operation takes its constant operand second; constants
        left unused are erased;
     3. the constants are uniqued and hoisted again, in the block's order then.
@@ -264,13 +264,7 @@ class _Canonical:
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
             if consts[0].ndim != 0:
                 raise _refuse("a broadcast of a non-scalar constant")
-            scalar_op = ins[0].op
-            assert scalar_op is not None
-            only_use = self._users(block, ins[0]) == 1
-            self.splats[op] = (consts[0], result.type)
-            if only_use:  # (the broadcast was the scalar's only use: the splat takes its place)
-                block.remove(op)
-                block[block.index(scalar_op)] = op
+            self.splats[op] = (consts[0], result.type)  # (in the broadcast's place)
             return
         if consts and all(c is not None for c in consts):
             raise _refuse(f"'{name}' of constants (XLA folds it)")
@@ -301,10 +295,20 @@ class _Canonical:
             raise _refuse("a concatenate of a concatenate (XLA merges them)")
         if name in ("stablehlo.power", "stablehlo.select") and any(c is not None for c in consts[:2]):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
-        if any(
-            c is not None and c.dtype.kind in "biu" and (_is_splat(c, 0) or _is_splat(c, 1)) for c in consts
-        ):
-            raise _refuse(f"'{name}' of an integer constant 0 or 1 (XLA may simplify it)")
+        if name == "stablehlo.dynamic_slice" and all(c is not None for c in consts[1:]):
+            raise _refuse("a dynamic_slice at constant indices (XLA makes it a slice)")
+        if name == "stablehlo.dynamic_update_slice" and ins[1].type == ins[0].type:
+            raise _refuse("a dynamic_update_slice of the whole operand (XLA folds it)")
+        if name == "stablehlo.pad" and all(c == 0 for cfg in spec.attrs["config"] for c in cfg):
+            raise _refuse("a pad of nothing (XLA removes it)")
+        indexing = (
+            "stablehlo.reduce",
+            "stablehlo.dynamic_slice",
+            "stablehlo.dynamic_update_slice",
+            "stablehlo.pad",
+        )
+        if name not in indexing and any(c is not None and _special_integer(c) for c in consts):
+            raise _refuse(f"'{name}' of an integer constant 0, 1, -1 or all ones (XLA may simplify it)")
         if name in (
             "stablehlo.convert",
             "stablehlo.reshape",
@@ -340,9 +344,6 @@ class _Canonical:
         if name == "stablehlo.add" or (name == "stablehlo.subtract" and not first):
             return _is_splat(c, 0)
         return False
-
-    def _users(self, block: Sequence[Op], v: Value) -> int:
-        return sum(u is v for op in block for u in self.operands(op)) + sum(o is v for o in self.outs)
 
     def _erase_dead(self, block: list[Op]) -> None:
         self.outs = [self.value(v) for v in self.outs]

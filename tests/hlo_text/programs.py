@@ -130,3 +130,20 @@ def context_tagging():
 @program
 def grad_with_one_folded():
     return jax.grad(lambda x: jnp.sin(x) * jnp.cos(x)), (3.0,)
+
+
+@program
+def integer_reduction():
+    return (lambda x: (jnp.sum(x), x + 3)), (np.arange(4, dtype=np.int32),)
+
+
+@program
+def dynamic_slicing():
+    return (
+        lambda x, i: (lax.dynamic_slice(x, (i,), (2,)) * 2.0, lax.dynamic_update_slice(x, x[:2] * 3.0, (2,)))
+    ), (f32(5), np.int32(1))
+
+
+@program
+def reversal_and_padding():
+    return (lambda x: (lax.rev(x, (0,)) * 2.0, lax.pad(x, 0.0, ((1, 2, 0),)))), (f32(3),)
