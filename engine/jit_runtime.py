@@ -190,6 +190,11 @@ def interpret_seconds(jaxpr: Jaxpr) -> float:
             total += eqn.params["length"] * sum(interpret_seconds(j) for j in subs)
         elif name == "cond":
             total += max(interpret_seconds(j) for j in subs)
+        elif name == "reduce":  # (a general reduce: its computation once per reduced element, on whole rows)
+            x = eqn.inputs[0].aval
+            count = math.prod(x.shape[d] for d in eqn.params["dimensions"])
+            rows = x.size // max(count, 1)
+            total += count * (interpret_seconds(subs[0]) + _ELEMENT_SECONDS * rows * len(subs[0].eqns))
         elif subs:
             total += sum(interpret_seconds(j) for j in subs)
         else:

@@ -730,7 +730,13 @@ def _reduce_init(op, dtype):
 
 # Special(name) rows: fn(codegen, eqn) -> handled? Control flow runs its bodies as compiled
 # sub-executables from the host loop. Imported last: those modules use the code generator above.
-from .numba_loops import _lower_callback, _lower_cond, _lower_scan, _lower_while  # noqa: E402
+from .numba_loops import (  # noqa: E402
+    _lower_callback,
+    _lower_cond,
+    _lower_general_reduce,
+    _lower_scan,
+    _lower_while,
+)
 from .numba_scatter import _lower_scatter  # noqa: E402
 
 _specials: dict[str, Callable[["Codegen", JaxprEqn], bool]] = {
@@ -738,6 +744,7 @@ _specials: dict[str, Callable[["Codegen", JaxprEqn], bool]] = {
     "while": _lower_while,
     "scan": _lower_scan,
     "callback": _lower_callback,
+    "reduce": _lower_general_reduce,
     "scatter": _lower_scatter,
     "compile_time": lambda gen, eqn: True,  # (work done when the program compiled: nothing to run)
 }

@@ -373,3 +373,58 @@ def _lower_callback(gen: "Codegen", eqn) -> bool:
     gen.env[cb] = partial(core.impl_rules[eqn.primitive], **eqn.params)
     gen.host.append(f"{cb}({', '.join(names)})")
     return True
+
+
+def _lower_general_reduce(gen: "Codegen", eqn) -> bool:
+    """``reduce`` with a scalar computation: a kernel folding each row of elements left to right
+    (skipping a window's padding), driven level by level from the host in the order XLA's CPU
+    backend folds (``general_reduce.fold``): no interpreter step per element."""
+    from ..lax import general_reduce
+
+    n = len(eqn.out_binders)
+    ins = list(eqn.inputs)
+    if not all(L.supported(x.aval.dtype) for x in ins):
+        return False
+    acc, tmp = [gen.fresh("v") for _ in range(n)], [gen.fresh("v") for _ in range(n)]
+    body = _ScalarBody(gen, eqn.params["jaxpr"], [*acc, *[f"a{k}[r, c]" for k in range(n)]])
+    if not body.ok:
+        return False
+    dts = [x.aval.dtype for x in ins[:n]]
+    kid = gen.fresh("w")
+    sig = [f"R({L.nb_type(d)}, 2)" for d in dts] + ["R(nb.boolean, 2)"]
+    sig += [f"R({L.nb_type(d)}, 0)" for d in dts] + [f"A({L.nb_type(d)}, 1)" for d in dts]
+    params = (
+        [f"a{k}" for k in range(n)] + ["valid"] + [f"i{k}" for k in range(n)] + [f"o{k}" for k in range(n)]
+    )
+    lines = [
+        f"@nb.njit(nb.void({', '.join(sig)}), **_KW)",
+        f"def {kid}({', '.join(params)}):",
+        "    for r in range(a0.shape[0]):",
+        "        m = r % valid.shape[0]",
+        *[f"        {v} = {L.cast(d)}(i{k}[()])" for k, (v, d) in enumerate(zip(acc, dts))],
+        "        for c in range(a0.shape[1]):",
+        "            if valid[m, c]:",
+        *["                " + line for line in body.lines],
+        *[f"                {t} = {L.cast(d)}({e})" for t, d, e in zip(tmp, dts, body.outs)],
+        *[f"                {v} = {t}" for v, t in zip(acc, tmp)],
+        *[f"        o{k}[r] = {v}" for k, v in enumerate(acc)],
+    ]
+    gen.kernels.append("\n".join(lines))
+    fold = gen.fresh("fold")
+    gen.env[fold] = partial(_fold_with_kernel, general_reduce.fold)
+    names = [gen.host_name(x) for x in ins]
+    dims = tuple(eqn.params["dimensions"])
+    gen.bind_outs(eqn, f"{fold}({kid}, [{', '.join(names[:n])}], [{', '.join(names[n:])}], {dims!r})")
+    return True
+
+
+def _fold_with_kernel(fold, kernel, operands, inits, dims):
+    def rows(xs, valid, inits_):
+        width = xs[0].shape[1]
+        valid = np.ones((1, width), np.bool_) if valid is None else np.ascontiguousarray(valid)
+        outs = [np.empty(xs[0].shape[0], x.dtype) for x in xs]
+        kernel(*[np.ascontiguousarray(x) for x in xs], valid, *inits_, *outs)
+        return outs
+
+    inits = [np.asarray(i, x.dtype) for i, x in zip(inits, operands)]
+    return fold([np.asarray(x) for x in operands], inits, dims, rows)

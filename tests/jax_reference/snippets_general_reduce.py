@@ -12,6 +12,17 @@ _PAIR = (
 _MAX = _X + "g = lambda x: lax.reduce(x, np.float32(0.7), lax.max, (0,))\n"
 _SKEW = _X + "h = lambda x: lax.reduce(x, np.float32(1.0), lambda a, b: a * b + 0.1 * jnp.sin(a), (0, 1))\n"
 _ODD = _X + "k = lambda x: lax.reduce(x, np.float32(1.0), lambda a, b: a * b + a, (0,))\n"
+_R = """r = lambda *s: np.random.default_rng(sum(s)).normal(size=s).astype(np.float32)
+q = lambda *s: np.random.default_rng(sum(s)).integers(-5, 5, size=s).astype(np.int32)
+_half = lambda a, b: (a + b) * 0.5
+_tri = lambda a, b: a * 3 + b
+_mix = lambda a, b: (a[0] * 0.5 + b[0], a[1] + b[1] * a[0])
+_iota = lambda v, d: lax.broadcasted_iota(np.int32, v.shape, d)
+
+def _argmax(a, b):
+    pick = (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+    return lax.select(pick, a[0], b[0]), lax.select(pick, a[1], b[1])
+"""
 
 GENERAL_REDUCE = [
     ("pair", _PAIR + "out = f(x, y)"),
@@ -70,6 +81,36 @@ GENERAL_REDUCE = [
         _X + "out = lax.reduce(x, np.zeros(4, np.float32), lambda a, b: a * b + a, (0,))",
     ),
     ("err_init_dtype", _X + "out = lax.reduce(x, np.int32(1), lambda a, b: a * b + a, (0,))"),
+    # The order XLA's CPU backend folds in, which a non-associative computation shows: index order,
+    # except a one-operand reduce over a dimension longer than 32, folded in windows of 32 first
+    # (SAME padding, skipped), their results then alike (TreeReductionRewriter); variadic: index order
+    ("xla_order_rows_of_1000", _R + "out = lax.reduce(r(5, 1000), np.float32(0), _half, (1,))"),
+    ("xla_order_40000", _R + "out = lax.reduce(r(40000), np.float32(0), _half, (0,))"),
+    ("xla_order_jit", _R + "out = jax.jit(lambda v: lax.reduce(v, np.float32(0), _half, (0,)))(r(1000, 3))"),
+    ("xla_order_2d_all", _R + "out = lax.reduce(q(40, 50), np.int32(0), _tri, (0, 1))"),
+    ("xla_order_3d_inner", _R + "out = lax.reduce(r(3, 40, 70), np.float32(0), _half, (1, 2))"),
+    ("xla_order_3d_outer", _R + "out = lax.reduce(r(33, 4, 70), np.float32(1), _half, (0, 2))"),
+    ("xla_order_short_dims", _R + "out = lax.reduce(r(20, 30), np.float32(0), _half, (0, 1))"),
+    ("xla_order_jit_2d", _R + "out = jax.jit(lambda v: lax.reduce(v, np.int32(0), _tri, (0, 1)))(q(40, 50))"),
+    (
+        "xla_order_variadic",
+        _R + "out = lax.reduce((r(1000), r(1000) + 1), (np.float32(0), np.float32(1)), _mix, (0,))",
+    ),
+    (
+        "xla_order_variadic_jit",
+        _R
+        + "out = jax.jit(lambda a, b: lax.reduce((a, b), (np.float32(0), np.float32(1)), _mix, (1,)))(r(3, 500), r(3, 500))",
+    ),
+    (
+        "argmax_pair_long",
+        _R
+        + "v = r(1000, 6)\nout = lax.reduce((v, _iota(v, 0)), (np.float32(-np.inf), np.int32(0)), _argmax, (0,))",
+    ),
+    (
+        "argmax_pair_long_jit",
+        _R
+        + "v = r(6, 1000)\nout = jax.jit(lambda v: lax.reduce((v, _iota(v, 1)), (np.float32(-np.inf), np.int32(0)), _argmax, (1,)))(v)",
+    ),
 ]
 
 # The generic reduce_window (lax.mul, or an init that is not the identity; float32 inits, which
