@@ -56,11 +56,6 @@ KNOWN_FAILURES.update(
             )
             for i in (50, 52)
         },
-        ("pallas-design", 8): (
-            "JAX traces a kernel before refusing to compile it on a CPU (pl.load is gone in 0.10.2: "
-            "AttributeError); the engine refuses first: tracing would raise on the TPU Pallas API it "
-            "lacks (make_async_copy, sync_copy, ...) where JAX raises the refusal"
-        ),
     }
 )
 

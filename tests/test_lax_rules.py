@@ -689,6 +689,17 @@ TESTED_ELSEWHERE = {
         for p in ("empty_ref", "free_ref", "create_token", "after_all")
     },
     "pallas_call": "tests/test_pallas.py",
+    **{
+        p: "tests/test_pallas.py"
+        for p in (
+            "program_id",
+            "dma_start",
+            "dma_wait",
+            "semaphore_signal",
+            "semaphore_wait",
+            "get_barrier_semaphore",
+        )
+    },
     **{p: "tests/test_callbacks.py" for p in ("pure_callback", "io_callback")},
     "cond": "tests/test_control_flow.py",
     **{p: "tests/test_ad_checkpoint.py" for p in ("remat2", "name")},

@@ -1,12 +1,15 @@
 """jax.experimental.pallas on a CPU: interpret mode runs kernels over a grid of blocks (checked
 against numpy); without interpret=True a call is refused when it runs, as JAX 0.10.2 refuses it."""
 
+import functools
+
 import numpy as np
 import pytest
 
 import engine as jax
 import engine.numpy as jnp
 from engine.experimental import pallas as pl
+from engine.experimental.pallas import tpu as pltpu
 
 
 def _matmul(x, y, bm, bn, interpret=True):
@@ -153,3 +156,108 @@ def test_scalar_prefetch_picks_blocks_and_scratch_persists_across_the_grid():
         gather_kernel, grid_spec=spec, out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32), interpret=True
     )(jnp.array([3, 1], jnp.int32), x)
     np.testing.assert_array_equal(out, np.concatenate([x[6:8] + 100, x[2:4] + 200]))
+
+
+def _tpu_kernel(x_hbm, o_hbm, scratch, sem, count):
+    i = pl.program_id(0)
+    copy = pltpu.make_async_copy(x_hbm.at[pl.ds(2 * i, 2)], scratch, sem)  # a traced start: a view
+    copy.start()
+    copy.wait()
+    pltpu.sync_copy(scratch, o_hbm.at[pl.ds(2 * i, 2)])
+    pl.semaphore_signal(count, 2)
+    pl.semaphore_wait(count, 2)
+
+    @functools.partial(pl.run_scoped, tmp=pltpu.VMEM((2, 4), jnp.float32))
+    def _(tmp):
+        tmp[...] = scratch[...]
+
+
+def _tpu_call(interpret):
+    any_spec = pl.BlockSpec(memory_space=pl.ANY)
+    return pl.pallas_call(
+        _tpu_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 4), jnp.float32),
+        grid=(4,),
+        in_specs=[any_spec],
+        out_specs=any_spec,
+        scratch_shapes=[
+            pltpu.VMEM((2, 4), jnp.float32),
+            pltpu.SemaphoreType.DMA,
+            pltpu.SemaphoreType.REGULAR,
+        ],
+        interpret=interpret,
+    )
+
+
+def test_tpu_copies_and_semaphores_stage_into_the_traced_kernel_then_the_cpu_refuses(monkeypatch):
+    """JAX traces a kernel before it refuses to compile it on a CPU: the TPU operations stage their
+    equations (a kernel's own errors come first), and the refusal is the last word."""
+    x = jnp.arange(32.0).reshape(8, 4)
+    traced = []
+    trace = pl.trace_kernel
+    monkeypatch.setattr(pl, "trace_kernel", lambda *a: traced.append(str(trace(*a))))
+    with pytest.raises(ValueError, match="Only interpret mode"):
+        _tpu_call(False)(x)
+    for eqn in ("program_id[", "dma_start[", "dma_wait[", "semaphore_signal[", "semaphore_wait[", "new_ref"):
+        assert eqn in traced[0], (eqn, traced[0])
+
+    def broken(x_ref, o_ref):
+        o_ref[...] = pl.load(x_ref, ())  # (pl.load is gone in JAX 0.10.2)
+
+    call = pl.pallas_call(broken, out_shape=jax.ShapeDtypeStruct((4,), jnp.float32))
+    with pytest.raises(AttributeError, match="load"):
+        call(jnp.ones(4))
+
+
+def test_tpu_copies_and_semaphores_run_in_interpret_mode_on_one_device():
+    def kernel(x_ref, o_ref, scratch, sem, count):
+        pltpu.async_copy(x_ref, scratch, sem).wait()
+        pl.semaphore_signal(count, 3)
+        pl.semaphore_wait(count, 2)
+        pltpu.sync_copy(scratch, o_ref)
+        o_ref[0] = jnp.full(4, count[...].astype(jnp.float32))  # 3 signalled, 2 taken
+
+    call = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((2, 4), jnp.float32),
+        scratch_shapes=[
+            pltpu.VMEM((2, 4), jnp.float32),
+            pltpu.SemaphoreType.DMA,
+            pltpu.SemaphoreType.REGULAR,
+        ],
+        interpret=True,
+    )
+    x = jnp.arange(8.0).reshape(2, 4)
+    for out in (call(x), jax.jit(call)(x)):  # (under jit: on the interpreter, which hands them the refs)
+        np.testing.assert_array_equal(out, [[1, 1, 1, 1], [4, 5, 6, 7]])
+
+
+def test_a_semaphore_wait_nothing_signals_raises_in_interpret_mode():
+    def kernel(o_ref, sem):
+        pl.semaphore_wait(sem, 1)
+        o_ref[...] = jnp.zeros(2)
+
+    call = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((2,), jnp.float32),
+        scratch_shapes=[pltpu.SemaphoreType.REGULAR],
+        interpret=True,
+    )
+    with pytest.raises(RuntimeError, match="wait forever"):
+        call()
+
+
+def test_emit_pipeline_needs_the_tpus_tiles():
+    def kernel(x_hbm, o_hbm):
+        pltpu.emit_pipeline(lambda a, b: None, grid=(2,), in_specs=[pl.BlockSpec((4,), lambda i: (i,))])(
+            x_hbm
+        )
+
+    call = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+    )
+    with pytest.raises(ValueError, match="Unsupported TPU device kind: cpu"):  # (JAX's, on a CPU)
+        call(jnp.ones(8))

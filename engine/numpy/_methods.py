@@ -102,6 +102,14 @@ def _tracer_addupdate(self, x, idx=()):
     ref_addupdate(self, idx, x)
 
 
+def _tracer_at(self):
+    if type(self.aval) is AbstractRef:  # a traced ref viewed through an index (Pallas's DMAs take these)
+        from ..state.types import RefAt
+
+        return RefAt(self)
+    return _index_update._IndexUpdateHelper(self)
+
+
 def _tracer_setitem(self, idx, value):
     if type(self.aval) is AbstractRef:
         from ..state import ref_set
@@ -244,7 +252,7 @@ def _install(cls):
     if cls is not Array:
         cls.__setitem__ = _tracer_setitem
         cls.addupdate = _tracer_addupdate  # (refs under jit/vmap: ref.addupdate(x, idx))
-    cls.at = property(_index_update._IndexUpdateHelper)
+    cls.at = property(_index_update._IndexUpdateHelper if cls is Array else _tracer_at)
     cls.__array_namespace__ = _array_namespace
     if cls is Array:
         cls.__dlpack__, cls.__dlpack_device__ = dlpack.array_dlpack, dlpack.array_dlpack_device

@@ -288,3 +288,75 @@ def indexed_aval(inner: ShapedArray, indexer: Indexer | None, operand_avals: Seq
     first = positions[0]
     before = sum(1 for k in range(first) if not is_int[k])
     return inner.update(shape=tuple(slice_sizes[:before]) + bshape + tuple(slice_sizes[before:]))
+
+
+class RefAt:
+    """``ref.at`` of a traced ref: ``ref.at[idx]`` is a ``TransformedRef``."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: Any):
+        self.ref = ref
+
+    def __getitem__(self, idx: Any) -> TransformedRef:
+        return TransformedRef(self.ref, idx)
+
+
+class TransformedRef:
+    """A traced ref seen through an index, ``ref.at[idx]`` (JAX's ``TransformedRef``), as Pallas's
+    copies take their sources and destinations: reading or writing all of it is ``ref[idx]``. A view
+    of a view, or an index into a view, is not composed here (NotImplementedError)."""
+
+    def __init__(self, ref: Any, idx: Any):
+        self.ref, self.idx = ref, _one_traced_start_as_indices(idx, ref.aval.shape)
+        self.indexer, self.operands = parse_index(self.idx, ref.aval.shape)
+        avals = [core.get_aval(o) for o in self.operands]
+        self.inner_aval = indexed_aval(ref.aval.inner_aval, self.indexer, avals)
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+
+    @property
+    def at(self) -> Any:
+        raise NotImplementedError("a view of a Ref view (ref.at[i].at[j]): index the ref once")
+
+    def _whole(self, idx: Any) -> Any:
+        if not (idx is Ellipsis or (type(idx) is tuple and not idx)):
+            raise NotImplementedError("an index into a Ref view (ref.at[i][j]): index the ref once")
+        return self.idx
+
+    def __getitem__(self, idx: Any) -> Value:
+        return self.ref[self._whole(idx)]
+
+    def __setitem__(self, idx: Any, value: Value) -> None:
+        self.ref[self._whole(idx)] = value
+
+    def __repr__(self) -> str:
+        return f"TransformedRef(ref={self.ref!r}, idx={self.idx!r})"
+
+
+def _one_traced_start_as_indices(idx: Any, shape: tuple[int, ...]) -> Any:
+    """A view's index with one ``ds(start, size)`` of traced start (what Pallas kernels hand their
+    copies) as the integer array it selects, ``clamp(start, 0, n - size) + arange(size)``: the same
+    elements a dynamic slice takes (its start clamped so the slice fits), which the engine's
+    indexers, static slices and integer arrays, can say. Numpy keeps that array's dimension in place
+    when the other array indices are scalars next to it (``ref.at[slot, ds(i, n)]``); otherwise the
+    index stays as it is (and is refused)."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    dynamic = [k for k, i in enumerate(items) if isinstance(i, Slice) and i.is_dynamic_start]
+    arrays = [k for k, i in enumerate(items) if isinstance(i, (Tracer, np.ndarray, list))]
+    if len(dynamic) != 1 or any(np.ndim(items[k]) for k in arrays):
+        return idx
+    k = dynamic[0]
+    run = sorted([*arrays, k])
+    if run != list(range(run[0], run[0] + len(run))):
+        return idx
+    s = items[k]
+    if s.is_dynamic_size or s.stride != 1 or Ellipsis in items[:k]:
+        return idx
+    from .. import lax
+    from ..numpy import arange
+
+    start = lax.clamp(np.int32(0), lax.convert_element_type(s.start, np.int32), np.int32(shape[k] - s.size))
+    return (*items[:k], start + arange(s.size, dtype=np.int32), *items[k + 1 :])

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ... import batching, core, ir, narrow_dtypes
+from ...backends.rows import INTERPRETER_ONLY
 from ...narrow_dtypes import kind as dtype_kind
 from ...tree_util import tree_flatten, tree_unflatten
 
@@ -82,13 +83,30 @@ class Element:
     padding: tuple[int, int] = (0, 0)
 
 
+@dataclasses.dataclass(frozen=True)
+class BoundedSlice:
+    """A block dimension of at most ``block_size`` elements whose ``index_map`` returns a
+    ``pl.ds(start, size)`` (TPU pipelines); the kernel's ref has ``block_size`` there."""
+
+    block_size: int
+
+
 _program_ids = threading.local()
 
 
 def program_id(axis: int) -> Any:
-    """The index, along grid axis ``axis``, of the kernel invocation running now."""
-    ids, _ = _current_grid("program_id")
+    """The index, along grid axis ``axis``, of the kernel invocation running now (while the kernel is
+    traced, a ``program_id`` equation, as JAX stages it)."""
+    ids, grid = _current_grid("program_id")
+    if ids is None:
+        grid[axis]  # (an axis the grid does not have raises)
+        return program_id_p.bind(axis=axis)
     return core.Array(np.int32(ids[axis]))
+
+
+program_id_p = core.Primitive("program_id")
+program_id_p.def_abstract_eval(lambda *, axis: core.ShapedArray((), np.dtype(np.int32)))
+INTERPRETER_ONLY["program_id"] = "only in a kernel traced for pallas_call (interpret mode gives numbers)"
 
 
 def num_programs(axis: int) -> int:
@@ -97,7 +115,7 @@ def num_programs(axis: int) -> int:
     return grid[axis]
 
 
-def _current_grid(what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _current_grid(what: str) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
     stack = getattr(_program_ids, "stack", None)
     if not stack:
         raise ValueError(f"pl.{what} can only be called inside a kernel run by pallas_call")
@@ -105,7 +123,7 @@ def _current_grid(what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 @contextlib.contextmanager
-def _running(ids: tuple[int, ...], grid: tuple[int, ...]):
+def _running(ids: tuple[int, ...] | None, grid: tuple[int, ...]):
     _program_ids.stack = getattr(_program_ids, "stack", []) + [(ids, grid)]
     try:
         yield
@@ -168,10 +186,13 @@ def pallas_call(
         leaves = [jnp.asarray(x) for x in leaves]
         in_blocks = _specs(in_specs, len(leaves) - prefetch, "in_specs")
         out_blocks = _specs(out_specs, len(out_avals), "out_specs")
+        run = _Run(kernel, grid, leaves[:prefetch], tuple(scratch_shapes))
         if not interpret:
+            # JAX traces the kernel when the call is made and refuses when it compiles: a kernel's
+            # own errors come first.
+            trace_kernel(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
             outs = pallas_call_p.bind(*leaves, out_avals=tuple(out_avals), name=name or kernel_name(kernel))
         else:
-            run = _Run(kernel, grid, leaves[:prefetch], tuple(scratch_shapes))
             outs = _interpret(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
         return tree_unflatten(out_tree, list(outs))
 
@@ -222,7 +243,7 @@ def _block_shape(spec: BlockSpec, shape: tuple[int, ...]) -> list[Any]:
 
 
 def _size(b: Any) -> int:
-    return 1 if b is None else b.block_size if isinstance(b, Element) else b
+    return 1 if b is None else b.block_size if isinstance(b, (Element, BoundedSlice)) else b
 
 
 def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
@@ -233,6 +254,17 @@ def _uninitialized(shape: Sequence[int], dtype: np.dtype) -> Any:
     if dtype_kind(dtype) in "iu":
         return jnp.full(shape, narrow_dtypes.iinfo(dtype).min, dtype)
     return jnp.zeros(shape, dtype)
+
+
+def scratch_value(t: Any) -> Any:
+    """What a scratch buffer of type ``t`` holds at first: uninitialized, but a semaphore is zero."""
+    shape, dtype = tuple(t.shape), np.dtype(t.dtype)
+    if (
+        getattr(t, "is_semaphore", False)
+        or getattr(getattr(t, "memory_space", None), "value", "") == "semaphore_mem"
+    ):
+        return core.Array(np.zeros(shape, dtype))
+    return _uninitialized(shape, dtype)
 
 
 def _low(b: Any) -> int:
@@ -274,13 +306,38 @@ class _Run:
     scratch_shapes: tuple[Any, ...]
 
 
+def trace_kernel(run: _Run, args, in_specs, out_avals, out_specs) -> ir.ClosedJaxpr:
+    """The kernel as a jaxpr over refs to its blocks (then its prefetched, output and scratch refs), as
+    JAX traces it: ``program_id`` is an equation, TPU operations (``pltpu``) stage theirs."""
+    from ...staging import trace_to_jaxpr
+    from ...state.types import AbstractRef
+
+    def ref(shape: Sequence[int], dtype: Any) -> AbstractRef:
+        return AbstractRef(core.ShapedArray(tuple(shape), np.dtype(dtype)))
+
+    def seen(blocks: Sequence[Any]) -> list[int]:  # (a None dimension is squeezed away)
+        return [_size(b) for b in blocks if b is not None]
+
+    avals = [ref(x.shape, x.dtype) for x in run.prefetched]
+    avals += [ref(seen(_block_shape(s, tuple(x.shape))), x.dtype) for s, x in zip(in_specs, args)]
+    avals += [ref(seen(_block_shape(s, a.shape)), a.dtype) for s, a in zip(out_specs, out_avals)]
+    avals += [ref(s.shape, s.dtype) for s in run.scratch_shapes]
+
+    def body(*refs: Any) -> list[Any]:
+        with _running(None, run.grid):
+            run.kernel(*refs)
+        return []
+
+    return trace_to_jaxpr(body, avals)
+
+
 def _interpret(run: _Run, args, in_specs, out_avals, out_specs) -> list[Any]:
     from ... import lax
     from ...state import new_ref
 
     kernel, grid = run.kernel, run.grid
     prefetch_refs = [new_ref(x) for x in run.prefetched]
-    scratch = [new_ref(_uninitialized(tuple(s.shape), np.dtype(s.dtype))) for s in run.scratch_shapes]
+    scratch = [new_ref(scratch_value(s)) for s in run.scratch_shapes]
     in_blocks = [_block_shape(s, tuple(x.shape)) for s, x in zip(in_specs, args)]
     out_blocks = [_block_shape(s, a.shape) for s, a in zip(out_specs, out_avals)]
     ins = [_padded(x, b) for x, b in zip(args, in_blocks)]
@@ -340,3 +397,8 @@ def _pallas_call_batch(axis_size: int, vals: Sequence[Any], dims: Sequence[Any],
 
 
 batching.batch_rules[pallas_call_p] = _pallas_call_batch
+
+
+from ...indexing import ds as ds, dslice as dslice  # noqa: E402
+from .tpu_ops import run_scoped as run_scoped  # noqa: E402  (last: they build on this module)
+from .tpu_ops import semaphore_signal as semaphore_signal, semaphore_wait as semaphore_wait  # noqa: E402

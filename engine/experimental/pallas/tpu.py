@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any
+from typing import Any, Callable
 
 
 class MemorySpace(enum.Enum):
@@ -43,6 +43,8 @@ class SemaphoreType(enum.Enum):
 
     def __call__(self, shape: tuple[int, ...]) -> Allocation:
         return Allocation(tuple(shape), "int32", MemorySpace.SEMAPHORE)
+
+    is_semaphore = True
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -90,3 +92,29 @@ SEMAPHORE = MemorySpace.SEMAPHORE
 def get_tpu_info() -> Any:
     """The TPU's chip version and cores; on a CPU there is none (JAX's error)."""
     raise ValueError("Unsupported TPU device kind: cpu")
+
+
+def emit_pipeline(
+    body: Callable[..., None], *, grid: Any, in_specs: Any = (), out_specs: Any = (), **options: Any
+):
+    """A pipeline of ``body`` over ``grid``, copying blocks between HBM and VMEM. The copies' slices
+    are cut to the TPU's tiles, which JAX infers from the chip's generation (``get_tpu_info``): on a
+    CPU calling the pipeline raises as ``get_tpu_info()`` does."""
+
+    def pipeline(*refs: Any, **kwargs: Any) -> None:
+        if any(getattr(r, "shape", ()) for r in refs):  # (a rank-0 block has no tiles)
+            get_tpu_info()
+        raise NotImplementedError("emit_pipeline over blocks of rank 0 only")
+
+    return pipeline
+
+
+from .tpu_ops import (  # noqa: E402,F401  (JAX's pltpu names for them)
+    async_copy,
+    get_barrier_semaphore,
+    make_async_copy,
+    make_async_remote_copy,
+    semaphore_signal,
+    semaphore_wait,
+    sync_copy,
+)
