@@ -48,6 +48,10 @@ _PLAIN = {
     "stablehlo.shift_right_arithmetic": "shift-right-arithmetic", "stablehlo.popcnt": "popcnt",
     "stablehlo.round_nearest_even": "round-nearest-even", "stablehlo.round_nearest_afz": "round-nearest-afz",
 }  # fmt: skip
+_KEEPS_INTEGER_CONSTANTS = {
+    "stablehlo.reduce", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.pad",
+    "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate",
+}  # fmt: skip
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip
 _DTYPES = {"bool": "pred", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -289,6 +293,13 @@ class _Canonical:
                 self.replaced[result] = kept
                 block.remove(op)
                 return
+        if name == "stablehlo.select" and ins[1] is ins[2]:  # (both branches the same value)
+            kept_op = ins[1].op
+            if kept_op is not None and any(self.constant(v) is not None for v in self.operands(kept_op)):
+                raise _refuse("a folded select of an operation on a constant (XLA renames it)")
+            self.replaced[result] = ins[1]
+            block.remove(op)
+            return
         if name == "stablehlo.concatenate" and any(
             v.op is not None and v.op.spec is not None and v.op.spec.name == name for v in ins
         ):
@@ -301,13 +312,10 @@ class _Canonical:
             raise _refuse("a dynamic_update_slice of the whole operand (XLA folds it)")
         if name == "stablehlo.pad" and all(c == 0 for cfg in spec.attrs["config"] for c in cfg):
             raise _refuse("a pad of nothing (XLA removes it)")
-        indexing = (
-            "stablehlo.reduce",
-            "stablehlo.dynamic_slice",
-            "stablehlo.dynamic_update_slice",
-            "stablehlo.pad",
-        )
-        if name not in indexing and any(c is not None and _special_integer(c) for c in consts):
+        # (arithmetic and bitwise identities; comparisons, selects, indices and inits are kept)
+        if name not in _KEEPS_INTEGER_CONSTANTS and any(
+            c is not None and _special_integer(c) for c in consts
+        ):
             raise _refuse(f"'{name}' of an integer constant 0, 1, -1 or all ones (XLA may simplify it)")
         if name in (
             "stablehlo.convert",
@@ -346,9 +354,14 @@ class _Canonical:
         return False
 
     def _erase_dead(self, block: list[Op]) -> None:
+        """Operations left unused by the rewrites are erased (all are pure: no side effects here)."""
         self.outs = [self.value(v) for v in self.outs]
-        used = {id(u) for op in block for u in self.operands(op)} | {id(o) for o in self.outs}
-        block[:] = [op for op in block if not self._is_constant(op) or id(op.results[0]) in used]
+        while True:
+            used = {id(u) for op in block for u in self.operands(op)} | {id(o) for o in self.outs}
+            live = [op for op in block if any(id(r) in used for r in op.results)]
+            if len(live) == len(block):
+                return
+            block[:] = live
 
     def value(self, v: Value) -> Value:
         while v in self.replaced:
