@@ -4,6 +4,8 @@ argument inputs, device values) and from the keyboard (the share popup); text co
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -316,3 +318,18 @@ def test_wrapped_stablehlo_lines_hang_as_the_jaxpr_text_does(page: Page):
     for w in wrapped:
         for left in w["rest"]:
             assert abs(left - (w["start"] + 2 * w["ch"])) <= 1.5, w
+
+
+@needs_runner
+def test_the_panel_is_named_by_its_tab_and_a_failure_badge_is_read_in_words(page: Page):
+    bad = "import jax.numpy as jnp\n\nprint(jnp.dot(jnp.ones(3), jnp.ones(4)))\n"
+    open_session(page, bad)
+    expect(page.get_by_test_id("error-box")).to_be_visible()
+    expect(page.get_by_role("tabpanel", name="Output")).to_be_visible()
+    tab = page.get_by_test_id("tab-output")
+    expect(tab).to_have_attribute("aria-controls", "panel-body")
+    expect(page.get_by_role("tab", name=re.compile(r"^Output.*the run failed"))).to_have_count(1)
+    tab.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_test_id("tab-ir")).to_be_focused()
+    expect(page.get_by_role("tabpanel", name=re.compile("^IR"))).to_be_visible()

@@ -119,7 +119,7 @@ class App {
 
     this.tabs = h("nav", { class: "panel-tabs", role: "tablist", "aria-label": "Panels" });
     this.callPicker = h("div", { class: "call-picker" });
-    this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", tabindex: -1 });
+    this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", id: "panel-body", tabindex: -1 });
     this.toast = h("div", { class: "toast", role: "status", "aria-live": "polite" });
     this.staleNote = h("div", { class: "stale-note", testid: "stale-note", role: "status", hidden: true },
       "Edited since this run: the results below are for the previous code, stack or arguments. ",
@@ -375,7 +375,7 @@ class App {
       if (!r && this.failure && this.failure.kind !== "abort" && p === "output") count = "!";
       return h("button", {
         type: "button", role: "tab", class: `panel-tab${active ? " active" : ""}${r && !this.panelHasContent(p) ? " quiet" : ""}`,
-        testid: `tab-${p}`, "aria-selected": String(active), tabindex: active ? 0 : -1,
+        testid: `tab-${p}`, id: `panel-tab-${p}`, "aria-controls": "panel-body", "aria-selected": String(active), tabindex: active ? 0 : -1,
         onclick: () => this.showPanel(p),
         onkeydown: (e: KeyboardEvent) => {
           const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
@@ -385,7 +385,9 @@ class App {
           this.showPanel(next);
           (this.tabs.querySelector(`[data-testid="tab-${next}"]`) as HTMLElement | null)?.focus();
         },
-      }, this.panels[p].label, count ? h("span", { class: `count${count === "!" ? " alert" : ""}` }, count) : null);
+      }, this.panels[p].label, count ? h("span", { class: `count${count === "!" ? " alert" : ""}`, "aria-hidden": count === "!" ? "true" : null }, count) : null,
+      // (the "!" is a picture of the failure: a screen reader hears it in words)
+      count === "!" ? h("span", { class: "sr-only" }, " (the run failed)") : null);
     }));
   }
 
@@ -418,6 +420,7 @@ class App {
     const panel = this.session.panel;
     this.renderCallPicker(panel);
     this.panelBody.dataset.panel = panel;
+    this.panelBody.setAttribute("aria-labelledby", `panel-tab-${panel}`);
     const r = this.report;
     // The editor's cost marks are the IR panel's shown stage's: another panel, a failed request or
     // no report clears them (the IR panel sets them again when it shows a stage).
