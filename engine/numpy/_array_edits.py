@@ -276,6 +276,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     return swapaxes(out, axis, -1)
 
 
+@staged_as_jit(static_argnames=("axis",))
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     """Undo jumps larger than ``discont`` (default ``period/2``) by adding multiples of ``period``.
 

@@ -14,8 +14,10 @@ from ._logic import isnan
 from ._promote import as_operand, check_arraylike
 from ._selection import where
 from ._shape import moveaxis
+from ._staged import staged_as_jit
 
 
+@staged_as_jit(static_argnames=("p",))
 def cond(x, p=None):
     """The condition number of ``x`` in the ``p``-norm (default: 2-norm, from singular values).
 

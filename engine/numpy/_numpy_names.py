@@ -8,10 +8,11 @@ import numpy as np
 
 from .. import narrow_dtypes
 from ._contract import matmul
-from ._creation import asarray, ones
+from ._creation import asarray, ones, vectorize
 from ._dtypes import complex64, complex128
-from ._promote import as_operand
+from ._promote import check_arraylike
 from ._searching import nonzero
+from ._staged import staged_as_jit
 
 array_repr = np.array_repr
 array_str = np.array_str
@@ -76,16 +77,19 @@ def mask_indices(n: int, mask_func, k: int = 0, *, size=None):
     return i, j
 
 
+@staged_as_jit
 def matvec(x1, x2, /):
     """Batched matrix-vector products: ``(..., n, m), (..., m) -> (..., n)``.
 
     >>> matvec(jnp.ones((2, 3)), jnp.arange(3.0))
     Array([3., 3.], dtype=float32)
     """
-    x1, x2 = as_operand(x1), as_operand(x2)
-    return matmul(x1, x2[..., None])[..., 0]
+
+    check_arraylike("matvec", x1, x2)
+    return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)  # (as JAX composes it)
 
 
+@staged_as_jit
 def vecmat(x1, x2, /):
     """Batched vector-matrix products, conjugating the vector: ``(..., m), (..., m, n) -> (..., n)``.
 
@@ -94,8 +98,8 @@ def vecmat(x1, x2, /):
     """
     from ._complex_parts import conj
 
-    x1, x2 = as_operand(x1), as_operand(x2)
-    return matmul(conj(x1)[..., None, :], x2)[..., 0, :]
+    check_arraylike("matvec", x1, x2)  # (JAX's name for both)
+    return vectorize(matmul, signature="(n),(n,m)->(m)")(conj(x1), x2)
 
 
 def from_dlpack(x, /, *, device=None, copy: bool | None = None):

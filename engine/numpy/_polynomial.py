@@ -5,20 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..core import Array
 from ._promote import as_operand, broadcast_shapes, check_arraylike, promote_dtypes
 from ._staged import staged_as_jit
 
 
+@staged_as_jit(static_argnames=("N", "increasing"))
 def vander(x, N: int | None = None, increasing: bool = False):
+    """Columns of powers of ``x``: an iota of ``x``'s dtype (reversed by subtracting it from
+    ``N - 1`` unless ``increasing``) as exponents, as JAX stages it.
+
+    >>> jnp.vander(jnp.array([1, 2, 3]), 3)
+    Array([[1, 1, 1],
+           [4, 2, 1],
+           [9, 3, 1]], dtype=int32)
+    """
     from ._ufuncs import power
 
+    check_arraylike("vander", x)
     x = as_operand(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
     N = x.shape[0] if N is None else int(N)
-    p = np.arange(N)
+    if N < 0:
+        raise ValueError("N must be nonnegative")
+    iota = lax.iota(x.dtype, N)
     if not increasing:
-        p = p[::-1]
-    return power(lax.reshape(x, (x.shape[0], 1)), Array(p.astype(np.int32).reshape(1, N)))
+        iota = lax.sub(np.array(N - 1, x.dtype), iota)
+    return power(lax.expand_dims(x, (1,)), lax.expand_dims(iota, (0,)))
 
 
 def polyval(p, x, *, unroll: int = 16):

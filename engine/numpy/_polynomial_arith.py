@@ -22,6 +22,7 @@ def _static_int(value, what):
     return operator.index(v.item() if isinstance(v, np.ndarray) else v)
 
 
+@staged_as_jit
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots.
 
@@ -45,6 +46,7 @@ def poly(seq_of_zeros):
     return a
 
 
+@staged_as_jit
 def polyadd(a1, a2):
     """The sum of two polynomials.
 
@@ -58,6 +60,7 @@ def polyadd(a1, a2):
     return a2.at[-a1.shape[0] :].add(a1)
 
 
+@staged_as_jit
 def polysub(a1, a2):
     """The difference of two polynomials."""
     check_arraylike("polysub", a1, a2)
@@ -107,6 +110,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     return q, u
 
 
+@staged_as_jit(static_argnames=("m",))
 def polyder(p, m: int = 1):
     """The ``m``-th derivative of a polynomial.
 
@@ -124,6 +128,7 @@ def polyder(p, m: int = 1):
     return p[:-m] * coeff[::-1]
 
 
+@staged_as_jit(static_argnames=("m",))
 def polyint(p, m: int = 1, k=None):
     """The ``m``-th antiderivative of a polynomial, with integration constants ``k``.
 

@@ -450,6 +450,7 @@ def flipud(m):
     return flip(m, 0)
 
 
+@staged_as_jit(static_argnames=("k", "axes"))
 def rot90(m, k: int = 1, axes=(0, 1)):
     m = as_operand(m)
     k = int(k) % 4
@@ -685,6 +686,7 @@ def unstack(x, /, *, axis: int = 0):
     return lax.unstack(x, canonicalize_axis(axis, x.ndim))
 
 
+@staged_as_jit(static_argnames=("axis", "start"))
 def rollaxis(a, axis: int, start: int = 0):
     a = as_operand(a)
     axis = canonicalize_axis(axis, a.ndim)

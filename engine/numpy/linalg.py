@@ -438,7 +438,7 @@ def svd(
     """``(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``; just ``S`` when not ``compute_uv``."""
     (a,) = _inexact("svd", a)
     if not compute_uv:
-        return lax_linalg.svd(a, full_matrices=False, compute_uv=False)
+        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
     return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
 
 
