@@ -94,6 +94,7 @@ from .sharding import NamedSharding, PartitionSpec as P, make_mesh, set_mesh, re
 from .sharding import effects_barrier  # noqa: E402,F401
 from .parallel.spmd import shard_map  # noqa: E402,F401
 from .parallel import named as _named  # noqa: E402,F401  (installs Array.sharding)
+from . import array_buffers as _array_buffers  # noqa: E402,F401  (Array's buffer-level methods)
 from . import ref  # noqa: E402,F401  (jax.ref)
 from .state import Ref, new_ref, freeze  # noqa: E402,F401
 from .state.allocation import empty_ref, free_ref  # noqa: E402,F401

@@ -732,8 +732,8 @@ class Tracer:
     def __repr__(self) -> str:
         return f"Traced<{self.aval.str_short()}>with<{type(self).__name__}>"
 
-    def block_until_ready(self) -> Tracer:
-        return self
+    # (block_until_ready, sharding, devices() and the like: refused as JAX refuses them, by
+    # engine.array_buffers)
 
 
 def refuse_jax_array_protocol() -> NoReturn:

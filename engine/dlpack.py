@@ -73,6 +73,9 @@ def array_dlpack(
 ):
     """``Array.__dlpack__``: the array's buffer as a DLPack capsule (read-only where the consumer
     speaks DLPack 1.0; older consumers, which cannot be told so, get a copy)."""
+    from .array_buffers import check_unsharded_for_dlpack
+
+    check_unsharded_for_dlpack(self, exporting=True)
     if dl_device is not None and tuple(dl_device) != (DLDeviceType.kDLCPU, 0):
         raise BufferError(
             "The device specification passed to to_dlpack contains an unsupported device type "
@@ -86,4 +89,7 @@ def array_dlpack(
 
 def array_dlpack_device(self) -> tuple[DLDeviceType, int]:
     """``Array.__dlpack_device__``: every engine array is in host memory."""
+    from .array_buffers import check_unsharded_for_dlpack
+
+    check_unsharded_for_dlpack(self, exporting=False)
     return DLDeviceType.kDLCPU, 0

@@ -127,6 +127,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "reduce_window_jvp",
         "ref_lifetimes",
         "committed",
+        "array_methods",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core
 from ..core import Array, ShapedArray
-from ..sharding import Mesh, NamedSharding, Sharding, SingleDeviceSharding
+from ..sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from . import topology
 from .runtime import get_runtime
 from .sharded import Shard, ShardedArray, replica_ids
@@ -100,22 +100,18 @@ class NamedShardedArray(ShardedArray):
         return Array(self._value, self.weak_type)
 
 
-class PmapSharding(Sharding):
-    """The layout of a ``pmap`` result: slice ``i`` of the mapped axis on device ``i``."""
+_PMAP_AXIS = "_internal_pmap_axis_name"
+_pmap_meshes: dict[tuple[int, ...], Mesh] = {}
 
-    def __init__(self, devices, axis):
-        self._devices, self._axis = list(devices), axis
 
-    @property
-    def device_set(self):
-        return set(self._devices)
-
-    @property
-    def is_fully_replicated(self):
-        return len(self._devices) == 1
-
-    def __repr__(self):
-        return f"PmapSharding(axis={self._axis}, device_ids={[d.id for d in self._devices]})"
+def pmap_sharding(devices, axis: int) -> NamedSharding:
+    """The layout of a ``pmap`` result as JAX 0.10.2 reports it (its pmap is a shard_map): slice
+    ``i`` of the mapped axis on device ``i`` of a mesh with one internal axis."""
+    key = tuple(d.id for d in devices)
+    mesh = _pmap_meshes.get(key)
+    if mesh is None:
+        mesh = _pmap_meshes[key] = Mesh(np.array(list(devices)), (_PMAP_AXIS,))
+    return NamedSharding(mesh, PartitionSpec(*([None] * axis), _PMAP_AXIS))
 
 
 class HostMemoryArray(ShardedArray):
@@ -182,7 +178,7 @@ def _array_sharding(self) -> Sharding:
         return SingleDeviceSharding(device, memory_kind=self._memory_kind)
     if isinstance(self, ShardedArray):
         devs = [topology.get_device(b.device) for b in self._buffers]
-        return SingleDeviceSharding(devs[0]) if self._axis is None else PmapSharding(devs, self._axis)
+        return SingleDeviceSharding(devs[0]) if self._axis is None else pmap_sharding(devs, self._axis)
     return SingleDeviceSharding(topology.get_device(0))
 
 

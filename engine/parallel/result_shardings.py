@@ -43,7 +43,7 @@ def _committed(x) -> Sharding | None:
 
 def _device_ids(x) -> list[int] | None:
     """The devices a committed array is on (None for an uncommitted one)."""
-    if not getattr(x, "committed", False) or getattr(x, "_buffers", None) == []:
+    if not isinstance(x, core.Array) or not x.committed or getattr(x, "_buffers", None) == []:
         return None
     return sorted(d.id for d in x.sharding.device_set)
 

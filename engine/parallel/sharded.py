@@ -208,6 +208,10 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
     dev = _device_id(device)
     if not 0 <= dev < _devices.device_count():
         raise ValueError(f"device_put: no device {dev}; there are {_devices.device_count()}")
+    if any(isinstance(v, core.Tracer) for v in leaves):  # (staged onto that device, as JAX stages it)
+        from ..sharding import SingleDeviceSharding
+
+        return device_put(x, SingleDeviceSharding(_devices.get_device(dev)))
     rt = get_runtime()
 
     committed = device is not None

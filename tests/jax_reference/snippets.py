@@ -2017,3 +2017,6 @@ SNIPPETS["ref_lifetimes"] = REF_LIFETIMES
 from snippets_committed import COMMITTED  # noqa: E402
 
 SNIPPETS["committed"] = COMMITTED
+from snippets_committed import ARRAY_METHODS  # noqa: E402
+
+SNIPPETS["array_methods"] = ARRAY_METHODS

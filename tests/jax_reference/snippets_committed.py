@@ -54,3 +54,103 @@ COMMITTED = [
         ),
     ),
 ]
+
+# jax.Array's buffer-level methods and properties (engine/array_buffers.py), on one device, a
+# mesh (split and replicated) and a pmap result; and their refusals on tracers and deleted arrays.
+_ARRAYS = (
+    "d = jax.devices()\nx = jnp.arange(6.).reshape(2, 3)\ny = jax.device_put(x, d[1])\n"
+    "mesh = jax.make_mesh((4,), ('i',))\n"
+    "m = jax.device_put(jnp.arange(8.), jax.sharding.NamedSharding(mesh, jax.P('i')))\n"
+    "r = jax.device_put(jnp.arange(8.), jax.sharding.NamedSharding(mesh, jax.P()))\n"
+    "p = jax.pmap(lambda a: a)(jnp.arange(8.))\n"
+)
+_ON_TRACER = "f = lambda a: a.{name}\nout = jax.jit(f)(jnp.ones(3))"
+ARRAY_METHODS = [
+    (
+        "buffer_facts",
+        _ARRAYS
+        + "out = [(a.is_fully_addressable, a.is_fully_replicated, a.on_device_size_in_bytes(), a.itemsize, "
+        "a.nbytes, a.copy_to_host_async(), a.committed, len(a.global_shards)) for a in (x, y, m, r, p)]",
+    ),
+    (
+        "addressable_data",
+        _ARRAYS + "out = [(a.addressable_data(i), sorted(dv.id for dv in a.addressable_data(i).devices())) "
+        "for a in (x, y, m, r, p) for i in (0, 1, -1)]",
+    ),
+    (
+        "addressable_data_any_index",
+        "x = jnp.arange(3.)\nout = (x.addressable_data(5), x.addressable_data(-1))",
+    ),
+    ("err_addressable_data_out_of_range", _ARRAYS + "out = m.addressable_data(4)"),
+    (
+        "sizes_by_dtype",
+        "out = [jnp.ones(3, t).on_device_size_in_bytes() for t in (jnp.bfloat16, bool, jnp.int4, jnp.int8, "
+        "jnp.complex64)] + [jnp.float32(1).on_device_size_in_bytes(), jnp.ones((0, 3)).on_device_size_in_bytes()]",
+    ),
+    (
+        "unsafe_buffer_pointer_one_device",
+        _ARRAYS + "out = [type(a.unsafe_buffer_pointer()).__name__ for a in (x, y)]",
+    ),
+    ("err_unsafe_buffer_pointer_sharded", _ARRAYS + "out = m.unsafe_buffer_pointer()"),
+    ("err_unsafe_buffer_pointer_replicated", _ARRAYS + "out = r.unsafe_buffer_pointer()"),
+    ("err_unsafe_buffer_pointer_pmap", _ARRAYS + "out = p.unsafe_buffer_pointer()"),
+    ("err_dlpack_sharded", _ARRAYS + "out = m.__dlpack__()"),
+    ("err_dlpack_device_pmap", _ARRAYS + "out = p.__dlpack_device__()"),
+    ("dlpack_one_device", _ARRAYS + "out = (np.from_dlpack(x), np.from_dlpack(y), y.__dlpack_device__()[1])"),
+    ("pmap_result_sharding", _ARRAYS + "out = (repr(p.sharding), repr(p.device), repr(p.format.sharding))"),
+    (
+        "pmap_result_sharding_axes",
+        "q = jax.pmap(lambda a: a, in_axes=1, out_axes=1)(jnp.arange(16.).reshape(2, 8))\n"
+        "out = (repr(q.sharding), [str(s.index) for s in q.addressable_shards][:2])",
+    ),
+    ("to_device", _ARRAYS + "out = [sorted(dv.id for dv in a.to_device(d[2]).devices()) for a in (x, y)]"),
+    ("platform", "out = jnp.ones(2).platform()"),
+    ("err_device_buffer", "out = jnp.ones(2).device_buffer"),
+    ("err_device_buffers", "out = jnp.ones(2).device_buffers"),
+    ("err_cuda_array_interface", "out = jnp.ones(2).__cuda_array_interface__"),
+    (
+        "block_until_ready_pytrees",
+        _ARRAYS + "out = jax.block_until_ready({'a': x, 'b': [y, 1.0, 'str', None], 'c': (m, p)})",
+    ),
+    ("block_until_ready_in_jit", "out = jax.jit(lambda a: jax.block_until_ready(a) * 2)(jnp.ones(3))"),
+    (
+        "deleted_sizes",
+        "z = jnp.ones(3)\nz.delete()\ntry:\n    z.on_device_size_in_bytes()\nexcept Exception as e:\n"
+        "    out = (type(e).__name__, str(e))",
+    ),
+    ("err_deleted_unsafe_buffer_pointer", "z = jnp.ones(3)\nz.delete()\nout = z.unsafe_buffer_pointer()"),
+    ("err_deleted_addressable_data", "z = jnp.ones(3)\nz.delete()\nout = z.addressable_data(0)"),
+    *(
+        (f"err_tracer_{n.strip('_')}", _ON_TRACER.format(name=a))
+        for n, a in (
+            ("block_until_ready", "block_until_ready()"),
+            ("copy_to_host_async", "copy_to_host_async()"),
+            ("unsafe_buffer_pointer", "unsafe_buffer_pointer()"),
+            ("on_device_size_in_bytes", "on_device_size_in_bytes()"),
+            ("addressable_data", "addressable_data(0)"),
+            ("addressable_shards", "addressable_shards"),
+            ("global_shards", "global_shards"),
+            ("devices", "devices()"),
+            ("committed", "committed"),
+            ("is_fully_addressable", "is_fully_addressable"),
+            ("is_fully_replicated", "is_fully_replicated"),
+            ("is_deleted", "is_deleted()"),
+            ("delete", "delete()"),
+            ("sharding", "sharding"),
+            ("format", "format"),
+            ("platform", "platform()"),
+            ("device", "device"),
+            ("__dlpack__", "__dlpack__()"),
+            ("__dlpack_device__", "__dlpack_device__()"),
+        )
+    ),
+    (
+        "tracer_type_facts",
+        "out = jax.jit(lambda a: (a.itemsize, a.nbytes, a.to_device(jax.devices()[0]) * 2))(jnp.ones(3))",
+    ),
+    (
+        "err_grad_tracer_block_until_ready",
+        "out = jax.grad(lambda a: a.block_until_ready().sum())(jnp.ones(3))",
+    ),
+    ("err_vmap_tracer_devices", "out = jax.vmap(lambda a: (a.devices(), a)[1])(jnp.ones(3))"),
+]
