@@ -559,6 +559,12 @@ def has_ref_effects(jaxpr: Jaxpr) -> bool:
     )
 
 
+def has_effects(jaxpr: Jaxpr) -> bool:
+    """Whether an ``effectful`` equation is in ``jaxpr`` or its sub-jaxprs: a loop or branch that
+    prints is kept, as JAX keeps an equation with effects, though nothing uses its outputs."""
+    return any(e.primitive in effectful or any(has_effects(j) for j in subjaxprs(e)) for e in jaxpr.eqns)
+
+
 # Equations staged code cannot run: ``rule(eqn)`` raises why (a bare ``checkify.check`` under jit).
 lowering_refusals: dict[core.Primitive, Callable[[JaxprEqn], None]] = {}
 
@@ -589,7 +595,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
         if (
             eqn.primitive in effectful
             or any(v in live for v in eqn.out_binders)
-            or (ref_effects and any(has_ref_effects(j) for j in subjaxprs(eqn)))
+            or any(has_effects(j) or (ref_effects and has_ref_effects(j)) for j in subjaxprs(eqn))
         ):
             rule = dce_rules.get(eqn.primitive)
             if rule is not None:

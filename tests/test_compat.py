@@ -156,6 +156,22 @@ def test_debug_print_under_vmap_and_grad():
     assert [t for t, _ in lines] == ["4.0", "5.0"]
 
 
+def test_loops_and_branches_that_print_are_kept_under_jit():
+    # Their outputs are unused (a scan with no carry or ys, a while or cond whose result is
+    # dropped), yet their bodies print, as JAX 0.10.2's jit printed: s 0.0, s 1.0, s 2.0; w 0, w 1;
+    # c 1.0 (the engine's jit dropped them, printing nothing).
+    xs = np.arange(3, dtype=np.float32)
+    body = lambda c, y: (engine.debug.print("s {}", y), (c, None))[1]  # noqa: E731
+    _, lines = printed(engine.jit(lambda x: lax.scan(body, 0.0, x)), xs)
+    assert [t for t, _ in lines] == ["s 0.0", "s 1.0", "s 2.0"]
+    step = lambda c: (engine.debug.print("w {}", c), c + 1)[1]  # noqa: E731
+    _, lines = printed(engine.jit(lambda x: (lax.while_loop(lambda c: c < 2, step, 0), x)[1]), xs)
+    assert [t for t, _ in lines] == ["w 0", "w 1"]
+    branch = lambda x: (engine.debug.print("c {}", x), x * 2)[1]  # noqa: E731
+    _, lines = printed(engine.jit(lambda p, x: (lax.cond(p, branch, lambda x: x, x), x)[1]), True, 1.0)
+    assert [t for t, _ in lines] == ["c 1.0"]
+
+
 def test_debug_print_device_tag_and_callback():
     with engine.debug.device_context(3):
         _, lines = printed(lambda: engine.debug.print("on {}", 1))

@@ -13,6 +13,7 @@ from ..ir import (
     Var,
     dce_rules,
     effectful,
+    has_effects,
     has_ref_effects,
     ref_effects,
     subjaxprs,
@@ -41,7 +42,7 @@ class Pruner:
             keep = (
                 eqn.primitive in effectful
                 or any(used)
-                or (bool(ref_effects) and any(has_ref_effects(j) for j in subjaxprs(eqn)))
+                or any(has_effects(j) or (bool(ref_effects) and has_ref_effects(j)) for j in subjaxprs(eqn))
             )
             if not keep:
                 continue
