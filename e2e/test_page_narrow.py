@@ -333,3 +333,22 @@ def test_the_panel_is_named_by_its_tab_and_a_failure_badge_is_read_in_words(page
     page.keyboard.press("ArrowRight")
     expect(page.get_by_test_id("tab-ir")).to_be_focused()
     expect(page.get_by_role("tabpanel", name=re.compile("^IR"))).to_be_visible()
+
+
+@needs_runner
+@pytest.mark.parametrize("panel", ["output", "timings"])
+def test_an_embedded_panel_keeps_its_text_off_the_code_column(page: Page, panel):
+    page.set_viewport_size({"width": 800, "height": 420})
+    code = "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sum(jnp.tanh(x) ** 2)\n"
+    request = {"code": code, "function": "f", "stack": [GRAD], "args": ["jnp.ones(3)"]}
+    sid = page.request.post("/api/snippets", data={"request": request}).json()["id"]
+    page.goto(f"/embed/{sid}?panel={panel}")
+    result = page.get_by_test_id("embed-panel")
+    expect(page.get_by_test_id("embed-status")).to_contain_text("ok")
+    edge = result.bounding_box()["x"]
+    first = result.evaluate(
+        "e => { const w = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);"
+        " for (let n = w.nextNode(); n; n = w.nextNode()) if (n.data.trim()) {"
+        " const r = document.createRange(); r.selectNodeContents(n); return r.getBoundingClientRect().left; } }"
+    )
+    assert first >= edge + 8, (first, edge)
