@@ -11,7 +11,7 @@ from .version import __version__, __version_info__  # noqa: F401
 
 from . import core, errors, tree, tree_util, lax  # noqa: F401  (jax.tree.map works after import jax)
 from . import numpy, nn  # noqa: F401  (numpy installs Array/Tracer operators and methods)
-from .core import Array  # noqa: F401
+from .basearray import Array  # noqa: F401  (the interface: concrete arrays are core.Array)
 from .api import (
     jvp,
     vjp,

@@ -61,7 +61,7 @@ def test_save_load_round_trip_keeps_dtype_and_weakness():
     jnp.save(f, jnp.arange(6, dtype=jnp.int16).reshape(2, 3))
     f.seek(0)
     y = jnp.load(f)
-    assert type(y) is engine.Array and y.dtype == np.int16 and y.shape == (2, 3)
+    assert type(y) is engine.core.Array and y.dtype == np.int16 and y.shape == (2, 3)
 
 
 # --- jnp.ufunc -------------------------------------------------------------------------------

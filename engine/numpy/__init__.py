@@ -407,13 +407,7 @@ pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 
 
-class _ArrayMeta(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, (Array, Tracer))
-
-
-class ndarray(metaclass=_ArrayMeta):
-    """``isinstance(x, jnp.ndarray)`` holds for concrete arrays and for traced values, as in JAX."""
+from ..basearray import Array as ndarray  # noqa: E402  (jnp.ndarray is jax.Array, as in JAX)
 
 
 install_array_methods()

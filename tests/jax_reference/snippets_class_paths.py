@@ -97,6 +97,25 @@ CLASS_PATHS = [
         "key_pickles",
         "import pickle\nout = jax.random.key_data(pickle.loads(pickle.dumps(jax.random.key(3))))",
     ),
+    # jax.Array (jnp.ndarray) is an interface: concrete arrays, keys and traced arrays are ones, a
+    # traced ref is not.
+    (
+        "jax_array_interface",
+        "import numpy as np\n"
+        "out = [repr(jax.Array), jax.Array is jnp.ndarray, isinstance(jnp.ones(2), jax.Array),\n"
+        "       isinstance(jax.random.key(0), jax.Array), isinstance(np.ones(2), jax.Array),\n"
+        "       isinstance(1.0, jax.Array), issubclass(type(jnp.ones(2)), jax.Array),\n"
+        "       issubclass(jax.core.Tracer, jax.Array)]",
+    ),
+    (
+        "traced_values_are_jax_arrays",
+        "seen = []\n"
+        "def f(x):\n"
+        "    seen.append((isinstance(x, jax.Array), isinstance(jax.new_ref(x), jax.Array)))\n"
+        "    return x\n"
+        "jax.jit(f)(1.0); jax.vmap(f)(jnp.ones(2)); jax.grad(f)(1.0); jax.jvp(f, (1.0,), (1.0,))\n"
+        "out = seen",
+    ),
     (
         "tracer_is_a_core_tracer",
         "seen = []\njax.jit(lambda x: seen.append(isinstance(x, jax.core.Tracer)) or x)(1.0)\nout = seen",
