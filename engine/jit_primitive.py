@@ -112,9 +112,21 @@ def _known_tangents_as_zeros(
     return ClosedJaxpr(body, closed.consts), [nz and next(it) for nz in out_nonzero]
 
 
+def _refuse_what_discharge_refuses(jaxpr: ClosedJaxpr) -> None:
+    """A jitted program with state, differentiated: JAX discharges the differentiated program when
+    it runs, so refuses what a discharge refuses (a ref used after ``free_ref``) even though the
+    engine differentiates it with functional refs. Checked once per program."""
+    from . import jit_runtime
+    from .state import discharge
+
+    if ir.has_ref_effects(jaxpr.jaxpr) and jaxpr not in jit_runtime._discharged:
+        jit_runtime._discharged[jaxpr] = discharge.discharge_program(jaxpr)
+
+
 def _jit_jvp(
     primals: Sequence[Value], tangents: Sequence[ad.Tangent], *, jaxpr: ClosedJaxpr, name: str, **params: Any
 ) -> tuple[list[Value], list[ad.Tangent]]:
+    _refuse_what_discharge_refuses(jaxpr)
     nonzero = [type(t) is not ad.Zero for t in tangents]
     in_avals = jaxpr.in_avals
     n = len(primals)
@@ -218,6 +230,7 @@ def _jit_partial_eval(
     name: str,
     **params: Any,
 ) -> list[Value]:
+    _refuse_what_discharge_refuses(jaxpr)
     in_unknowns = [not t.pval.is_known for t in tracers]
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     literal_residuals = _linearized_directly()

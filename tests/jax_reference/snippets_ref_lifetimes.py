@@ -54,6 +54,15 @@ REF_LIFETIMES = [
     ("err_free_ref_then_read_jit", _FREE + "out = jax.jit(read_freed)(jnp.arange(3.))"),
     ("err_free_ref_then_read_jit_weak", _FREE + "out = jax.jit(read_freed)(2.0)"),
     ("err_free_ref_then_write_jit", _FREE + "out = jax.jit(write_freed)(jnp.arange(3.))"),
+    # (grad of a jit: the differentiated program is discharged when it runs; jit of a grad is not)
+    (
+        "err_free_ref_then_read_grad_of_jit",
+        _FREE + "out = jax.grad(jax.jit(lambda x: read_freed(x).sum()))(jnp.arange(3.))",
+    ),
+    (
+        "free_ref_then_read_jit_of_grad",
+        _FREE + "out = jax.jit(jax.grad(lambda x: read_freed(x).sum()))(jnp.arange(3.))",
+    ),
     (
         "err_free_ref_then_addupdate_jit",
         "def f(x):\n    r = jax.new_ref(x)\n    jax.free_ref(r)\n    jax.ref.addupdate(r, ..., x)\n    return x\n"
