@@ -113,6 +113,26 @@ _add(
 )
 _add("grad(remat(debug.print))", lambda jax: (jax.grad(jax.checkpoint(_printed_sin(jax))), (_S,)))
 _add(
+    "grad(remat(debug.print))[nothing_saveable]",
+    lambda jax: (
+        jax.grad(jax.checkpoint(_printed_sin(jax), policy=jax.checkpoint_policies.nothing_saveable)),
+        (_S,),
+    ),
+)
+
+
+def _printing_custom_jvp(jax):
+    @jax.custom_jvp
+    def h(x):
+        jax.debug.print("h {}", x)
+        return jax.numpy.sin(x)
+
+    h.defjvp(lambda p, t: (h(p[0]), jax.numpy.cos(p[0]) * t[0]))
+    return h
+
+
+_add("grad(custom_jvp(debug.print))", lambda jax: (jax.grad(_printing_custom_jvp(jax)), (_S,)))
+_add(
     "linearize(debug.print)",
     lambda jax: ((lambda x: jax.linearize(_printed_sin(jax), x)[1](x)), (_S,)),
 )
