@@ -266,11 +266,12 @@ def softmax(x, axis=-1, where=None, initial=None):
         return _softmax(x, axis, where, -np.inf)
     (x,) = promote_args_inexact("softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
-    unnormalized = jnp.exp(x - m)
-    if where is not None:
-        unnormalized = jnp.where(where, unnormalized, 0.0)
-    return unnormalized / jnp.sum(unnormalized, axes, keepdims=True)
+    # JAX's _softmax_deprecated: masked entries are -inf before exp, and 0 in the result
+    x_max = jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
+    result = unnormalized / jnp.sum(unnormalized, axes, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
 
 
 def _softmax(x, axis, where, initial):
@@ -297,13 +298,11 @@ def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
-    m = lax.stop_gradient(jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf))
-    shifted = x - m
-    e = jnp.exp(shifted)
-    if where is not None:
-        e = jnp.where(where, e, 0.0)
-    out = shifted - jnp.log(jnp.sum(e, axes, keepdims=True))
-    return out if where is None else jnp.where(where, out, -jnp.inf)
+    x_max = jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)  # (JAX's order of equations)
+    shifted = x_safe - lax.stop_gradient(x_max)
+    out = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axes, where=where, keepdims=True))
+    return out if where is None else jnp.where(where, out, -np.inf)
 
 
 @staged_as_jit(static_argnames=("axis", "algorithm"))

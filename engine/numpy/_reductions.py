@@ -53,12 +53,23 @@ def _keep(out, axes, ndim, keepdims):
 
 
 def _masked(a, where, fill):
+    """``a`` where ``where`` holds, else the reduction's identity ``fill``: JAX's jitted ``_where``
+    on the scalar identity (broadcast inside it, with a mask that broadcasts to ``a``)."""
     if where is None:
         return a
     from ._selection import where as where_
 
-    a, where = promote_shapes(a, where)
-    return where_(where, a, lax.full_like(a, fill))
+    if np.broadcast_shapes(a.shape, np.shape(where)) != a.shape:
+        a, where = promote_shapes(a, where)
+    return where_(where, a, np.asarray(fill, a.dtype))
+
+
+def _initial(initial, dtype):
+    """``initial`` as the reduction's first operand (JAX's ``op(initial, result)``): a literal of
+    ``dtype``, or a converted tracer."""
+    if isinstance(initial, core.Tracer):
+        return convert(initial, dtype)
+    return np.asarray(initial, dtype)
 
 
 def no_out(name: str, out, end: str = ".") -> None:
@@ -95,7 +106,7 @@ def sum(
     a = _masked(a, where, 0)
     res = lax.reduce_sum(a, axes)  # (also over no axes, as JAX binds it)
     if initial is not None:
-        res = lax.add(res, lax.full_like(res, initial))
+        res = lax.add(_initial(initial, res.dtype), res)
     return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
@@ -125,7 +136,7 @@ def prod(
     a = _masked(a, where, 1)
     res = lax.reduce_prod(a, axes)
     if initial is not None:
-        res = lax.mul(res, lax.full_like(res, initial))
+        res = lax.mul(_initial(initial, res.dtype), res)
     return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
@@ -238,13 +249,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     d = a.dtype
     a = convert(a, upcast_f16(d))
     axes = canonicalize_axes(axis, a.ndim)
-    n = _count(a, axes, where) if where is None else None
+    if where is not None:  # JAX's order: the count of the mask first, kept as the sum keeps
+        n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=a.dtype, keepdims=keepdims)
+        return convert(lax.div(sum(a, axes, keepdims=keepdims, where=where), n), d)
+    n = _count(a, axes, where)
     symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
     total = sum(a, axes, keepdims=keepdims, where=where)
     if symbolic_n is not None:
         return lax.div(total, symbolic_n)
-    if n is None:
-        n = _count(a, axes, where)
     if isinstance(n, int):  # JAX divides by the count as a scalar literal
         out = lax.div(total, np.asarray(n, total.dtype))
     elif keepdims or n.shape == total.shape:
