@@ -251,30 +251,35 @@ def find_top_trace(xs: Iterable[Value]) -> Trace:
     state = _state
     top = state.stack[0]
     level = 0
+    top_tracer = None
     for x in xs:
         if isinstance(x, Tracer):
             m = x._trace.main
             if m.level > level:
-                top, level = m, m.level
+                top, level, top_tracer = m, m.level, x
     dyn = state.dynamic
     if dyn is not None and dyn.level > level:
         top = dyn
     elif level:
         stack = state.stack
         if level >= len(stack) or stack[level] is not top:  # its transformation has finished
-            _leaked_tracer(top)
+            _leaked_tracer(top_tracer)
     trace = top.trace
     if trace is None:
         trace = top.trace = top.trace_type(top)
     return trace
 
 
-def _leaked_tracer(main: MainTrace) -> NoReturn:
+def _leaked_tracer(tracer: Any) -> NoReturn:  # (JAX's words, without where the value was made)
+    a = tracer.aval
     raise UnexpectedTracerError(
-        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing "
-        f"for a reference to an intermediate value wrapped in a {main.trace_type.__name__} tracer to "
-        "escape the scope of the transformation. Return the value from the transformed function "
-        "instead of storing it in a global or closure."
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+        f"reference to an intermediate value with type {a.dtype.name}[{','.join(map(str, a.shape))}] wrapped "
+        f"in a {type(tracer).__name__} to escape the scope of the transformation.\nJAX transformations "
+        "require that functions explicitly return their outputs, and disallow saving intermediate values to "
+        "global state.\nTo catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS "
+        "or using the `jax.checking_leaks` context manager.\n"
+        "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"
     )
 
 
@@ -451,20 +456,16 @@ def to_numpy(x: Value) -> np.ndarray:
 # JAX's names for the classes user code meets.
 
 _C = TypeVar("_C", bound=type)
-presented_classes: list[type] = []  # (each class jax_class_path renamed, for the test that imports them)
 
 
 def jax_class_path(path: str) -> Callable[[_C], _C]:
-    """Give a class the module and name of the JAX class that plays its part, which is what
-    ``type(x)``, its repr and messages naming it show: an ``Array`` is a ``jaxlib._jax.ArrayImpl``,
-    a tracer under ``jit`` a ``jax._src.interpreters.partial_eval.DynamicJaxprTracer``. The module must
-    import through ``engine.compat`` and hold the class under that name (``engine/_src``, ``jaxlib``),
-    so a pickled reference to the class resolves; instances pickle through engine functions."""
+    """Give a class the module and name of the JAX class playing its part (what ``type(x)`` and messages
+    show: an ``Array`` is a ``jaxlib._jax.ArrayImpl``). The module imports through ``engine.compat`` and
+    names the class (``engine/_src``), so a pickled class resolves; instances pickle by engine functions."""
     module, _, name = path.rpartition(".")
 
     def present(cls: _C) -> _C:
         cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
-        presented_classes.append(cls)
         return cls
 
     return present

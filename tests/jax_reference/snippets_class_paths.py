@@ -116,6 +116,18 @@ CLASS_PATHS = [
         "jax.jit(f)(1.0); jax.vmap(f)(jnp.ones(2)); jax.grad(f)(1.0); jax.jvp(f, (1.0,), (1.0,))\n"
         "out = seen",
     ),
+    # A leaked tracer is named by its class in JAX's message.
+    *[
+        (
+            f"leaked_{name}_tracer_message",
+            f"leak = []\n{call}\n"
+            "try:\n    leak[0] + 1\nexcept Exception as e:\n    out = [type(e).__name__, *str(e).splitlines()[:2]]\n",
+        )
+        for name, call in (
+            ("jit", "jax.jit(lambda x: leak.append(x) or x)(1.0)"),
+            ("vmap", "jax.vmap(lambda x: leak.append(x) or x)(jnp.ones(2))"),
+        )
+    ],
     (
         "tracer_is_a_core_tracer",
         "seen = []\njax.jit(lambda x: seen.append(isinstance(x, jax.core.Tracer)) or x)(1.0)\nout = seen",
