@@ -593,7 +593,7 @@ class JitFunction:
                     self._fast[fkey] = (
                         exe,
                         out_tree,
-                        [a.weak_type for a in closed.out_avals],
+                        jit_runtime.result_weak_types(closed, jit_runtime.compiled_form(closed)),
                         single,
                         jit_runtime._backend,
                     )

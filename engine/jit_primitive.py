@@ -12,7 +12,7 @@ from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
-from .jit_runtime import _executables, _first_tier, _tier, compiled_form
+from .jit_runtime import _executables, _first_tier, _tier, compiled_form, result_weak_types
 from .staging import trace_to_jaxpr
 from .state.discharge import RefOperandPrimitive
 from .state.types import AbstractRef, Ref
@@ -54,6 +54,8 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
     outs = exe(*values)
     job = getattr(exe, "job", False)
     _tier.last = ("compiled", None) if job is False else ("interpreter", job)
+    if ir.ref_effects and ir.has_ref_effects(traced.jaxpr):
+        weak = result_weak_types(traced, jaxpr)
     results = [core.array_of(o, w) for o, w in zip(outs, weak)]
     if any(s is not core.DEVICE for s in spaces):
         results = [r if s is core.DEVICE else _in_memory(r, s) for r, s in zip(results, spaces)]

@@ -146,6 +146,17 @@ def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> 
     return exe
 
 
+def result_weak_types(traced: ClosedJaxpr, compiled: ClosedJaxpr) -> list[bool]:
+    """The weak types of a program's results as JAX's jit gives them: the traced program's, but for
+    a program with state those of its discharged form (a ref read after a write holds the written,
+    strongly typed value, whatever the ref's type says)."""
+    weak = [a.weak_type for a in traced.out_avals]
+    found = _discharged.get(compiled) if has_ref_effects(traced.jaxpr) else None
+    if found is not None:
+        weak = [a.weak_type for a in found[0].out_avals[: len(weak)]]
+    return weak
+
+
 def executable(closed: ClosedJaxpr, name: str) -> Executable:
     closed = compiled_form(closed)
     exe = _executables.get(closed)

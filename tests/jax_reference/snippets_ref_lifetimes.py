@@ -108,3 +108,14 @@ REF_LIFETIMES = [
     ),
     ("err_free_ref_jit_vmap", _FREE + "out = jax.jit(jax.vmap(read_freed))(jnp.arange(3.))"),
 ]
+
+# A jitted program's results are typed as its discharged form types them: a ref read after a write
+# holds the written (strongly typed) value; one never written keeps its initial weak type.
+REF_LIFETIMES += [
+    (
+        "jit_results_weak_types",
+        "def g(x):\n    r = jax.new_ref(x)\n    r[...] += 1.0\n    return r[...] * x\n"
+        "out = (jax.jit(g)(2.0), jax.jit(lambda x: jax.new_ref(x)[...])(2.0), "
+        "jax.jit(lambda x: jax.freeze(jax.new_ref(x)))(2.0), jax.jit(lambda x: jax.new_ref(x)[...] * x)(2.0))",
+    ),
+]
