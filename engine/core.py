@@ -459,12 +459,12 @@ _C = TypeVar("_C", bound=type)
 
 
 def jax_class_path(path: str) -> Callable[[_C], _C]:
-    """Give a class the module and name of the JAX class playing its part (what ``type(x)`` and messages
-    show: an ``Array`` is a ``jaxlib._jax.ArrayImpl``). The module imports through ``engine.compat`` and
-    names the class (``engine/_src``), so a pickled class resolves; instances pickle by engine functions."""
+    """The JAX class's module and name for a class (``type(x)`` of an ``Array``: ``jaxlib._jax.ArrayImpl``),
+    importable through ``engine.compat`` (``engine/_src``); instances pickle by engine functions."""
     module, _, name = path.rpartition(".")
 
-    def present(cls: _C) -> _C:
+    def present(cls: _C) -> _C:  # (doctest looks in the module a class names: its own lists it)
+        vars(sys.modules[cls.__module__]).setdefault("__test__", {})[cls.__qualname__] = cls
         cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
         return cls
 
