@@ -333,7 +333,7 @@ def _cumulative(name, np_fn, combine_name):
             # JAX's rule: the JVP of the parallel prefix scan (primal included), on every backend.
             from .associative_scan import associative_scan
 
-            combine = getattr(_lax(), combine_name) if isinstance(combine_name, str) else combine_name
+            combine = getattr(_lax(), combine_name) if isinstance(combine_name, str) else combine_name()
             return _jvp_of(lambda x: associative_scan(combine, x, reverse, axis), primals, tangents)
 
         ad.jvp_rules[p] = jvp
@@ -346,20 +346,19 @@ cummax_p = _cumulative("cummax", np.maximum.accumulate, "max")
 cummin_p = _cumulative("cummin", np.minimum.accumulate, "min")
 
 
-def _logaddexp(a, b):
-    """``log(exp(a) + exp(b))`` without overflow (both infinite: their sum, as numpy's)."""
-    lax = _lax()
-    delta = lax.sub(a, b)
-    stable = lax.add(lax.max(a, b), lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(lax.ne(delta, delta), lax.add(a, b), stable)
-
-
 def _np_cumlogsumexp(x, axis):
     with np.errstate(invalid="ignore"):
         return np.logaddexp.accumulate(x, axis=axis)
 
 
-cumlogsumexp_p = _cumulative("cumlogsumexp", _np_cumlogsumexp, _logaddexp)
+def _logaddexp_custom_jvp():
+    """JAX's lax.logaddexp, a custom_jvp (what its cumlogsumexp JVP scans with)."""
+    from ..numpy._ufuncs import _logaddexp_custom_jvp as make
+
+    return make()
+
+
+cumlogsumexp_p = _cumulative("cumlogsumexp", _np_cumlogsumexp, _logaddexp_custom_jvp)
 # cumsum is linear; its transpose sums the cotangent from the other end.
 ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
 

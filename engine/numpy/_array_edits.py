@@ -221,6 +221,7 @@ def apply_over_axes(func, a, axes):
     return a
 
 
+@staged_as_jit(static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder: str = "big"):
     """Pack the truth of each element into the bits of uint8 values, eight per byte.
 
@@ -233,7 +234,7 @@ def packbits(a, axis=None, bitorder: str = "big"):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("little", "big"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    arr = (arr != 0).astype("uint8")
+    arr = lax.convert_element_type(lax.ne(arr, np.zeros((), arr.dtype)), np.uint8)  # (ne False for bools)
     bits = arange(8, dtype="uint8")
     if bitorder == "big":
         bits = bits[::-1]
@@ -248,6 +249,7 @@ def packbits(a, axis=None, bitorder: str = "big"):
     return swapaxes((arr << bits).sum(-1).astype("uint8"), axis, -1)
 
 
+@staged_as_jit(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis=None, count=None, bitorder: str = "big"):
     """The bits of uint8 values, as a uint8 array of 0s and 1s eight times as long.
 

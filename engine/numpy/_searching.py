@@ -434,14 +434,25 @@ def argpartition(a, kth: int, axis: int = -1):
 
 
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
-    """Whether each element of ``element`` occurs in ``test_elements``."""
-    from ._promote import promote_args
+    """Whether each element of ``element`` occurs in ``test_elements``: JAX's jitted ``_in1d`` on
+    both raveled (all against all), reshaped back.
 
-    e, t = promote_dtypes(as_operand(element), ravel(as_operand(test_elements)))
-    eb = lax.broadcast_in_dim(e, e.shape + t.shape, tuple(range(e.ndim)))
-    tb = lax.broadcast_in_dim(t, e.shape + t.shape, (e.ndim,))
-    # (the comparison's bools strongly typed, as JAX's reduction takes them: a strong result)
-    eq = lax.convert_element_type(lax.eq(eb, tb), np.bool_)
-    hit = lax.reduce_or(eq, (e.ndim,)) if t.shape[0] else lax.full(e.shape, False, np.bool_)
-    del promote_args
-    return lax.bitwise_not(hit) if invert else hit
+    >>> jnp.isin(jnp.array([1, 2, 3]), jnp.array([3, 1]))
+    Array([ True, False,  True], dtype=bool)
+    """
+    check_arraylike("isin", element, test_elements)
+    result = _in1d(element, test_elements, invert=invert, assume_unique=assume_unique)
+    return reshape(result, np.shape(element))
+
+
+@staged_as_jit(static_argnames=("assume_unique", "invert"))
+def _in1d(ar1, ar2, invert, assume_unique=False):
+    arr1, arr2 = promote_dtypes(as_operand(ar1), as_operand(ar2))
+    arr1, arr2 = ravel(arr1), ravel(arr2)
+    if arr1.size == 0 or arr2.size == 0:
+        return lax.full(arr1.shape, invert, np.bool_)
+    a = lax.broadcast_in_dim(arr1, (arr1.shape[0], 1), (0,))
+    b = lax.broadcast_in_dim(arr2, (1, arr2.shape[0]), (1,))
+    if invert:
+        return lax.reduce_and(lax.ne(a, b), (1,))
+    return lax.reduce_or(lax.eq(a, b), (1,))

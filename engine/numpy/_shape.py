@@ -269,22 +269,28 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     return lax.stack(arrays, ax)  # one stack equation, as JAX
 
 
+def _each_at_least(atleast, tup):
+    """``atleast`` of each array of a sequence, one jit each (as JAX's stacking functions call it);
+    an array's rows together."""
+    if isinstance(tup, (list, tuple)):
+        return [atleast(m) for m in tup]
+    return atleast(*tup) if len(tup) > 1 else [atleast(*tup)]
+
+
 def hstack(tup, dtype=None):
-    arrs = atleast_1d(*tup) if len(tup) > 1 else [atleast_1d(*tup)]
+    arrs = _each_at_least(atleast_1d, tup)
     return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype)
 
 
 def vstack(tup, dtype=None):
-    arrs = atleast_2d(*tup) if len(tup) > 1 else [atleast_2d(*tup)]
-    return concatenate(arrs, 0, dtype)
+    return concatenate(_each_at_least(atleast_2d, tup), 0, dtype)
 
 
 row_stack = vstack
 
 
 def dstack(tup, dtype=None):
-    arrs = atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(*tup)]
-    return concatenate(arrs, 2, dtype)
+    return concatenate(_each_at_least(atleast_3d, tup), 2, dtype)
 
 
 def column_stack(tup):
