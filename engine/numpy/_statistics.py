@@ -400,22 +400,33 @@ def ediff1d(ary, to_end=None, to_begin=None):
     )
 
 
+@staged_as_jit(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
-    """Integral of ``y`` along ``axis`` by the trapezoidal rule."""
-    from ._reductions import sum
-    from ._shape import slice_axis
-    from ._ufuncs import multiply
+    """Integral of ``y`` along ``axis`` by the trapezoidal rule, as JAX computes it: a constant
+    spacing takes the sum less half the end points, a varying one the mean of neighbours.
 
-    (y,) = promote_dtypes_inexact(as_operand(y))
-    ax = canonicalize_axis(axis, y.ndim)
-    m = y.shape[ax]
-    avg = lax.mul(lax.add(slice_axis(y, ax, 1, m), slice_axis(y, ax, 0, m - 1)), lax.full((), 0.5, y.dtype))
+    >>> jnp.trapezoid(jnp.array([1.0, 2.0, 3.0]))
+    Array(4., dtype=float32)
+    """
+    from ._creation import asarray
+    from ._shape import moveaxis
+
     if x is None:
-        return multiply(sum(avg, axis=ax), dx)
-    d = diff(x, axis=-1 if np.ndim(x) == 1 else ax)
-    if np.ndim(x) == 1 and y.ndim > 1:
-        d = lax.broadcast_in_dim(convert(as_operand(d), y.dtype), avg.shape, (ax,))
-    return sum(multiply(avg, d), axis=ax)
+        check_arraylike("trapezoid", y)
+        (y_arr,) = promote_dtypes_inexact(as_operand(y))
+        dx_array = asarray(dx)
+        if dx_array.ndim > 0:
+            dx_array = lax.expand_dims(dx_array, tuple(range(y_arr.ndim - dx_array.ndim)))
+            dx_array = moveaxis(dx_array, axis, -1)
+    else:
+        check_arraylike("trapezoid", y, x)
+        y_arr, x_arr = promote_dtypes_inexact(as_operand(y), as_operand(x))
+        dx_array = diff(x_arr) if x_arr.ndim == 1 else moveaxis(diff(x_arr, axis=axis), axis, -1)
+    y_arr = moveaxis(y_arr, axis, -1)
+    if dx_array.ndim == 0 or dx_array.shape[-1] == 1:  # a constant spacing
+        dx_reduced = dx_array if dx_array.ndim == 0 else dx_array[..., 0]
+        return dx_reduced * (y_arr.sum(-1) - 0.5 * (y_arr[..., 0] + y_arr[..., -1]))
+    return 0.5 * (dx_array * (y_arr[..., 1:] + y_arr[..., :-1])).sum(-1)
 
 
 def _sample_weights(name: str, w, n: int):
