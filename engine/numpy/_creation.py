@@ -358,19 +358,59 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 
 
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    """``base`` to the powers ``linspace(start, stop, num)``.
+
+    >>> jnp.logspace(0.0, 2.0, 3)
+    Array([  1.,  10., 100.], dtype=float32)
+    """
+    return _logspace(start, stop, operator.index(num), endpoint, base, dtype, operator.index(axis))
+
+
+@staged_as_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    # JAX's: start and stop in the inexact computation dtype, then power(base, linspace(...))
     from ._ufuncs import power
 
-    out = power(
-        convert(base, core.default_dtype(float), True), linspace(start, stop, num, endpoint, axis=axis)
-    )
-    return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
+    dtype, start, stop = _spacing_dtype(start, stop, dtype)
+    lin = linspace(start, stop, num, endpoint=endpoint, retstep=False, dtype=None, axis=axis)
+    return convert(power(base, lin), dtype, False)
+
+
+def _spacing_dtype(start, stop, dtype):
+    """The result dtype of log/geomspace and start, stop converted to its inexact kind."""
+    start, stop = as_operand(start), as_operand(stop)
+    if dtype is None:
+        dtype = to_inexact_dtype(promote_types_weak(dtype_and_weak(x) for x in (start, stop))[0])
+    else:
+        dtype = core.canonical_dtype(to_dtype(dtype))
+    computation_dtype = to_inexact_dtype(dtype)
+    return dtype, convert(start, computation_dtype, False), convert(stop, computation_dtype, False)
 
 
 def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
-    from ._ufuncs import log, exp
+    """``num`` samples spaced evenly on a log scale from ``start`` to ``stop``.
 
-    out = exp(linspace(log(start), log(stop), num, endpoint, axis=axis))
-    return out if dtype is None else convert(out, core.canonical_dtype(to_dtype(dtype)))
+    >>> jnp.geomspace(1.0, 100.0, 3)
+    Array([  1.,  10., 100.], dtype=float32)
+    """
+    return _geomspace(start, stop, operator.index(num), endpoint, dtype, operator.index(axis))
+
+
+@staged_as_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    # JAX's: the sign of start times logspace of the log10 magnitudes, moved to ``axis``
+    from ._promote import canonicalize_axis
+    from ._ufuncs import log10, sign
+
+    dtype, start, stop = _spacing_dtype(start, stop, dtype)
+    s = sign(start)
+    res = s * logspace(
+        log10(start / s), log10(stop / s), num, endpoint=endpoint, base=10.0, dtype=start.dtype
+    )
+    axis = canonicalize_axis(axis, res.ndim)
+    if axis != 0:
+        res = lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, res.ndim)))
+    return convert(res, dtype, False)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
