@@ -12,7 +12,6 @@ import numpy as np
 
 from ... import numpy as jnp
 from .. import special
-from ._common import promote
 
 
 def logpdf(x, a, b, loc=0, scale=1):
@@ -33,8 +32,8 @@ def pdf(x, a, b, loc=0, scale=1):
 
 
 def cdf(x, a, b, loc=0, scale=1):
-    x, a, b, loc, scale = promote("beta.cdf", x, a, b, loc, scale)
-    return special.betainc(a, b, jnp.clip((x - loc) / scale, 0, 1))
+    x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
+    return special.betainc(a, b, lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, 1)))
 
 
 def logcdf(x, a, b, loc=0, scale=1):
@@ -42,8 +41,8 @@ def logcdf(x, a, b, loc=0, scale=1):
 
 
 def sf(x, a, b, loc=0, scale=1):
-    x, a, b, loc, scale = promote("beta.sf", x, a, b, loc, scale)
-    return special.betainc(b, a, 1 - jnp.clip((x - loc) / scale, 0, 1))
+    x, a, b, loc, scale = promote_args_inexact("beta.sf", x, a, b, loc, scale)
+    return special.betainc(b, a, 1 - lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, 1)))
 
 
 def logsf(x, a, b, loc=0, scale=1):

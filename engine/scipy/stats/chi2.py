@@ -12,6 +12,7 @@ from ... import lax
 
 import numpy as np
 
+from .. import special
 from . import gamma
 from ._common import promote
 
@@ -33,8 +34,8 @@ def pdf(x, df, loc=0, scale=1):
 
 
 def cdf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.cdf", x, df, loc, scale)
-    return gamma.cdf(x, df / 2, loc, 2 * scale)
+    x, df, loc, scale = promote_args_inexact("chi2.cdf", x, df, loc, scale)
+    return special.gammainc(lax.div(df, _const(scale, 2)), _standardized(x, loc, scale))
 
 
 def logcdf(x, df, loc=0, scale=1):
@@ -43,8 +44,14 @@ def logcdf(x, df, loc=0, scale=1):
 
 
 def sf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.sf", x, df, loc, scale)
-    return gamma.sf(x, df / 2, loc, 2 * scale)
+    x, df, loc, scale = promote_args_inexact("chi2.sf", x, df, loc, scale)
+    return special.gammaincc(lax.div(df, _const(scale, 2)), _standardized(x, loc, scale))
+
+
+def _standardized(x, loc, scale):
+    """``(x - loc) / (2 scale)`` clamped to [0, inf], as JAX's chi2.cdf / sf compute it."""
+    two = _const(scale, 2)
+    return lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), lax.mul(scale, two)), _const(x, np.inf))
 
 
 def logsf(x, df, loc=0, scale=1):

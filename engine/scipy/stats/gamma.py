@@ -12,7 +12,6 @@ import numpy as np
 
 from ... import numpy as jnp
 from .. import special
-from ._common import promote
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -30,8 +29,9 @@ def pdf(x, a, loc=0, scale=1):
 
 
 def cdf(x, a, loc=0, scale=1):
-    x, a, loc, scale = promote("gamma.cdf", x, a, loc, scale)
-    return special.gammainc(a, jnp.clip((x - loc) / scale, 0, jnp.inf))
+    # JAX's: promoted, not broadcast; the standardized x clamped to [0, inf]
+    x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
+    return special.gammainc(a, lax.clamp(_const(x, 0), lax.div(lax.sub(x, loc), scale), _const(x, np.inf)))
 
 
 def logcdf(x, a, loc=0, scale=1):
@@ -39,8 +39,9 @@ def logcdf(x, a, loc=0, scale=1):
 
 
 def sf(x, a, loc=0, scale=1):
-    x, a, loc, scale = promote("gamma.sf", x, a, loc, scale)
-    return special.gammaincc(a, jnp.clip((x - loc) / scale, 0, jnp.inf))
+    x, a, loc, scale = promote_args_inexact("gamma.sf", x, a, loc, scale)
+    y = lax.div(lax.sub(x, loc), scale)
+    return jnp.where(lax.lt(y, _const(y, 0)), 1, special.gammaincc(a, y))
 
 
 def logsf(x, a, loc=0, scale=1):
