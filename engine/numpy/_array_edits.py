@@ -303,6 +303,7 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     return concatenate((first, rest), axis=axis)
 
 
+@staged_as_jit(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
     """Second-order central differences inside, first-order at the edges (numpy's ``gradient``);
     ``varargs`` are scalar spacings or coordinate arrays per axis.
@@ -338,7 +339,7 @@ def _gradient_along(a, h, axis):
     upper, lower = cut(1, 2) - cut(0, 1), cut(-1, None) - cut(-2, -1)
     if np.ndim(h) == 0:
         inner = (cut(2, None) - cut(None, -2)) * 0.5 / h
-        upper, lower = upper / h, lower / h
+        lower, upper = lower / h, upper / h  # (JAX divides the lower edge first)
     elif np.ndim(h) == 1:
         if len(h) != a.shape[axis]:
             raise ValueError(

@@ -384,20 +384,26 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     return a
 
 
+@staged_as_jit
 def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of consecutive elements of ``ary`` flattened, with ``to_begin`` and ``to_end``
+    joined on (one concatenation each, as JAX's).
+
+    >>> jnp.ediff1d(jnp.array([1, 2, 4]), to_end=jnp.array([0]))
+    Array([1, 2, 0], dtype=int32)
+    """
     from ._shape import concatenate, ravel
 
-    d = diff(ravel(ary))
-    parts = [
-        ravel(as_operand(to_begin)) if to_begin is not None else None,
-        d,
-        ravel(as_operand(to_end)) if to_end is not None else None,
-    ]
-    return (
-        concatenate([p for p in parts if p is not None])
-        if len([p for p in parts if p is not None]) > 1
-        else d
-    )
+    check_arraylike("ediff1d", ary)
+    arr = ravel(ary)
+    result = lax.sub(arr[1:], arr[:-1])
+    if to_begin is not None:
+        check_arraylike("ediff1d", to_begin)
+        result = concatenate((ravel(as_operand(to_begin).astype(arr.dtype)), result))
+    if to_end is not None:
+        check_arraylike("ediff1d", to_end)
+        result = concatenate((result, ravel(as_operand(to_end).astype(arr.dtype))))
+    return result
 
 
 @staged_as_jit(static_argnames=("axis",))
