@@ -100,6 +100,7 @@ def _along_axis_index(shape, idx, axis):
     return tuple(out)
 
 
+@staged_as_jit(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr, indices, values, axis, inplace: bool = True, *, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
     ``take_along_axis``).

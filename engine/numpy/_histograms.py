@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from .. import core
-from ._creation import linspace, ones_like, zeros, zeros_like
+from ._creation import asarray, linspace, ones_like, zeros, zeros_like
 from ._index_tricks import ix_, ravel_multi_index
 from ._promote import as_operand, check_arraylike, promote_dtypes_inexact, to_inexact_dtype
 from ._reductions import ptp
@@ -43,12 +43,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002  (n
     n = operator.index(n.item() if isinstance(n, np.ndarray) else n)
     if range is None:
         range = [arr.min(), arr.max()]  # noqa: A001
-    lohi = as_operand(range if not isinstance(range, (list, tuple)) else _stack(range)).astype(dtype)
+    lohi = asarray(range, dtype=dtype)
     if lohi.shape != (2,):
         raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-    empty = ptp(lohi) == 0  # a zero-width range widens to one unit, as numpy does
-    lo = where(empty, lohi[0] - 0.5, lohi[0])
-    hi = where(empty, lohi[1] + 0.5, lohi[1])
+    # a zero-width range widens to one unit, as numpy does (JAX takes the ptp for each end)
+    lo = where(ptp(lohi) == 0, lohi[0] - 0.5, lohi[0])
+    hi = where(ptp(lohi) == 0, lohi[1] + 0.5, lohi[1])
     return linspace(lo, hi, n + 1, dtype=dtype)
 
 
