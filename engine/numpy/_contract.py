@@ -158,12 +158,24 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
-    from ._reductions import sum
-    from ._complex_parts import conjugate
-    from ._ufuncs import multiply
+    """Vector dot products along ``axis``, the first argument conjugated: JAX's vectorized
+    ``vdot`` over the other (batch) dimensions.
 
-    # the first argument conjugated, as the array API (and JAX) define vecdot
-    return sum(multiply(conjugate(x1), x2), axis=axis)
+    >>> jnp.vecdot(jnp.ones((2, 3)), jnp.arange(3.0))
+    Array([3., 3.], dtype=float32)
+    """
+    import functools
+
+    from ._creation import vectorize
+    from ._shape import moveaxis
+
+    check_arraylike("jnp.vecdot", x1, x2)
+    x1, x2 = as_operand(x1), as_operand(x2)
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"axes must match; got shapes {x1.shape} and {x2.shape} with axis={axis}")
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    dot1 = functools.partial(vdot, precision=precision, preferred_element_type=preferred_element_type)
+    return vectorize(dot1, signature="(n),(n)->()")(x1, x2)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):

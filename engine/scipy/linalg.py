@@ -16,7 +16,7 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..numpy._promote import check_arraylike, promote_dtypes_inexact
 from ..numpy._staged import staged_as_jit
-from ..numpy.linalg import det, inv, pinv, svd  # noqa: F401  (same functions as numpy's)
+from ..numpy.linalg import det, inv, pinv  # noqa: F401  (same functions as numpy's)
 from .linalg_expm import expm  # noqa: F401
 
 
@@ -291,3 +291,22 @@ from .linalg_schur import (  # noqa: E402,F401  (the Schur and Householder famil
 )
 from .linalg_polar import polar  # noqa: E402,F401
 from .linalg_tridiagonal import eigh_tridiagonal  # noqa: E402,F401
+
+
+def svd(
+    a,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    overwrite_a=False,
+    check_finite=True,
+    lapack_driver="gesdd",
+):
+    """``(U, S, Vh)`` (a plain tuple), or ``S`` alone without ``compute_uv``: JAX's jitted ``_svd``."""
+    del overwrite_a, check_finite, lapack_driver  # (no effect in JAX either)
+    return _svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+@staged_as_jit(static_argnames=("full_matrices", "compute_uv"))
+def _svd(a, *, full_matrices, compute_uv):
+    (a,) = promote_dtypes_inexact(jnp.asarray(a))
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
