@@ -439,9 +439,11 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     # float32 unless asked (even with x64), as JAX's tri
     if transfers.active[0]:  # (JAX's tri compares iotas beside the offset, converted and transferred)
         transfers.entering(k, np.int32, False)
-    return Array(
-        np.tri(int(N), None if M is None else int(M), int(k), dtype=_default_dtype(dtype or np.float32))
-    )
+    dtype = _default_dtype(dtype or np.float32)
+    if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's equations
+        shape = (int(N), int(N) if M is None else int(M))
+        return lax.convert_element_type(_triangle_mask(shape, int(k)), dtype)
+    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=dtype))
 
 
 def _triangle_mask(shape, k):
