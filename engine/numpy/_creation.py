@@ -320,13 +320,8 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     from ._shape import concatenate, expand_dims
     from ._ufuncs import floor
 
-    start, stop = as_operand(start), as_operand(stop)
-    if dtype is None:
-        dtype = to_inexact_dtype(promote_types_weak(dtype_and_weak(x) for x in (start, stop))[0])
-    else:
-        dtype = core.canonical_dtype(to_dtype(dtype))
+    dtype, start, stop = _spacing_dtype(start, stop, dtype)
     computation_dtype = to_inexact_dtype(dtype)
-    start, stop = convert(start, computation_dtype, False), convert(stop, computation_dtype, False)
     bounds_shape = list(np.broadcast_shapes(start.shape, stop.shape))
     broadcast_start = broadcast_to_shape(start, bounds_shape)
     broadcast_stop = broadcast_to_shape(stop, bounds_shape)
@@ -377,7 +372,7 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
 
 
 def _spacing_dtype(start, stop, dtype):
-    """The result dtype of log/geomspace and start, stop converted to its inexact kind."""
+    """The result dtype of lin/log/geomspace and start, stop converted to its inexact kind."""
     start, stop = as_operand(start), as_operand(stop)
     if dtype is None:
         dtype = to_inexact_dtype(promote_types_weak(dtype_and_weak(x) for x in (start, stop))[0])

@@ -296,37 +296,37 @@ def socket_bytes(pids: list[int]) -> int:
     """``SOCKET_CHARGE`` for every socket ``pids`` hold (each counted once): a run's socket pairs
     filled and left unread would otherwise be memory the watchdog never sees."""
     sockets = set()
+    for fd in _fd_paths(pids):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            sockets.add(target)
+    return len(sockets) * SOCKET_CHARGE
+
+
+def _fd_paths(pids: list[int]) -> Iterator[str]:
+    """``/proc/PID/fd/N`` for every descriptor the live ones of ``pids`` hold."""
     for pid in pids:
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("socket:"):
-                sockets.add(target)
-    return len(sockets) * SOCKET_CHARGE
+        yield from (f"/proc/{pid}/fd/{fd}" for fd in fds)
 
 
 def _unmapped_deleted_files(pids: list[int], scratch_devices: set[int]) -> int:
     """Bytes of deleted scratch files the run still holds open without mapping them (mapped ones
     are already in its PSS)."""
     held: dict[tuple[int, int], int] = {}
-    for pid in pids:
+    for fd in _fd_paths(pids):
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
+            st = os.stat(fd)
         except OSError:
             continue
-        for fd in fds:
-            try:
-                st = os.stat(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and st.st_dev in scratch_devices:
-                held[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and st.st_dev in scratch_devices:
+            held[(st.st_dev, st.st_ino)] = st.st_blocks * 512
     if not held:
         return 0
     for pid in pids:
