@@ -415,8 +415,12 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     """
     lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
     x = as_operand(x)
-    ones = jnp.ones_like(x, dtype=lse.dtype)
-    count = jnp.sum(ones, axis=axis, where=where, keepdims=keepdims)
+    if where is None:  # a static count: JAX stages only the log of the constant
+        axes = canonicalize_axes(axis, x.ndim)
+        n = _dims.dimension_as_value(_dims.dim_product(tuple(x.shape[i] for i in axes)))
+        count = lax.convert_element_type(n, lse.dtype)
+    else:
+        count = jnp.sum(jnp.broadcast_to(where, x.shape), axis=axis, dtype=lse.dtype, keepdims=keepdims)
     return lse - jnp.log(count)
 
 
