@@ -17,6 +17,7 @@ import numpy as np
 from .. import core, lax
 from .. import numpy as jnp
 from ..numpy._promote import as_operand, canonicalize_axis, promote_dtypes_inexact
+from ..numpy._staged import staged_as_jit
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 
@@ -130,11 +131,17 @@ def _weights(in_size, out_size, scale, translation, kernel, antialias, edge_padd
 
 
 def _apply(x, shape, dims, scale, translation, kernel, antialias, precision, edge_padding=False, radius=None):
+    """``x`` with each axis ``dims[i]`` contracted with its weight matrix: one einsum over all of
+    them (as JAX's, so the contraction order is einsum's path, not one tensordot per axis)."""
+    if len(dims) == 0:
+        return x
+    operands, out_labels = [], list(range(x.ndim))
     for i, d in enumerate(dims):
         d = canonicalize_axis(d, x.ndim)
         w = _weights(x.shape[d], shape[d], scale[i], translation[i], kernel, antialias, edge_padding, radius)
-        x = jnp.moveaxis(jnp.tensordot(x, w.astype(x.dtype), axes=([d], [0]), precision=precision), -1, d)
-    return x
+        operands += [w.astype(x.dtype), [d, x.ndim + i]]
+        out_labels[d] = x.ndim + i
+    return jnp.einsum(x, list(range(x.ndim)), *operands, out_labels, precision=precision)
 
 
 def scale_and_translate(image, shape, spatial_dims, scale, translation, method, antialias: bool = True,
@@ -183,6 +190,23 @@ def _resize_nearest(x, shape):
     return x
 
 
+@staged_as_jit(name="_resize", static_argnames=("shape", "method", "antialias", "precision"))
+def _resize(image, shape, method, antialias, precision):
+    """The resize, staged as JAX's ``_resize`` jit (the shape, method and options static)."""
+    image, shape, method = _checked(image, shape, method)
+    if method == ResizeMethod.NEAREST:
+        return _resize_nearest(image, shape)
+    (image,) = promote_dtypes_inexact(image)
+    # axes keeping their size are skipped: every kernel interpolates, so an identity warp is exact
+    dims = tuple(i for i in range(len(shape)) if image.shape[i] != shape[i])
+    if method == ResizeMethod.CUBIC_PYTORCH and antialias:
+        method = ResizeMethod.CUBIC
+    radius, kernel = _KERNELS[method]
+    scale = [1.0 if shape[d] == 0 else shape[d] / image.shape[d] for d in dims]
+    edge = method == ResizeMethod.CUBIC_PYTORCH and not antialias
+    return _apply(image, shape, dims, scale, [0.0] * len(dims), kernel, antialias, precision, edge, radius)
+
+
 def resize(image, shape, method, antialias: bool = True, precision=lax.Precision.HIGHEST):
     """``image`` resized to ``shape`` with ``method`` ('nearest', 'linear', 'lanczos3',
     'lanczos5', 'cubic', 'cubic-pytorch', 'area' or a :class:`ResizeMethod`); downsampling
@@ -191,14 +215,4 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
     >>> resize(jnp.arange(4.0), (2,), 'nearest')
     Array([1., 3.], dtype=float32)
     """
-    image, shape, method = _checked(image, shape, method)
-    if method == ResizeMethod.NEAREST:
-        return _resize_nearest(image, shape)
-    (image,) = promote_dtypes_inexact(image)
-    dims = tuple(i for i in range(len(shape)) if image.shape[i] != shape[i])
-    if method == ResizeMethod.CUBIC_PYTORCH and antialias:
-        method = ResizeMethod.CUBIC
-    radius, kernel = _KERNELS[method]
-    scale = [1.0 if shape[d] == 0 else shape[d] / image.shape[d] for d in dims]
-    edge = method == ResizeMethod.CUBIC_PYTORCH and not antialias
-    return _apply(image, shape, dims, scale, [0.0] * len(dims), kernel, antialias, precision, edge, radius)
+    return _resize(image, tuple(int(s) for s in shape), method, antialias, precision)
