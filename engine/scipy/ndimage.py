@@ -50,11 +50,13 @@ def _nearest(coordinate):
 def _linear(coordinate):
     lower = jnp.floor(coordinate)
     upper_weight = coordinate - lower
+    lower_weight = 1 - upper_weight  # (before the index, the order JAX stages them in)
     index = lower.astype(np.int32)
-    return [(index, 1 - upper_weight), (index + 1, upper_weight)]
+    return [(index, lower_weight), (index + 1, upper_weight)]
 
 
-@staged_as_jit(name="_map_coordinates", static_argnames=("order", "mode"))
+# (cval is static too, as in JAX: it enters the jaxpr as a literal, not an argument)
+@staged_as_jit(name="_map_coordinates", static_argnames=("order", "mode", "cval"))
 def _map_coordinates(input, coordinates, order, mode, cval):  # noqa: A002
     arr = jnp.asarray(input)
     coords = [jnp.asarray(c) for c in coordinates]
@@ -86,9 +88,11 @@ def _map_coordinates(input, coordinates, order, mode, cval):  # noqa: A002
     terms = []
     for corner in itertools.product(*per_axis):  # every neighbour: its value times its weight
         indices, valid, weights = zip(*corner)
-        value = arr[indices]
-        if not all(v is True for v in valid):
-            value = jnp.where(functools.reduce(operator.and_, valid), value, cval)
+        if all(v is True for v in valid):
+            value = arr[indices]
+        else:  # (the validity first, then the gather: JAX's staging order)
+            all_valid = functools.reduce(operator.and_, valid)
+            value = jnp.where(all_valid, arr[indices], cval)
         terms.append(functools.reduce(operator.mul, weights) * value)
     result = functools.reduce(operator.add, terms)
     if arr.dtype.kind in "iu":
