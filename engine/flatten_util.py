@@ -51,20 +51,20 @@ def _ravel_leaves(leaves):
         return jnp.array([], jnp.float32), lambda _: []
     from_dtypes = tuple(jnp.result_type(x) for x in leaves)
     to_dtype = jnp.result_type(*from_dtypes)
-    sizes, shapes = zip(*((np.size(x), np.shape(x)) for x in leaves))
-    splits = tuple(int(i) for i in np.cumsum(sizes)[:-1])
+    # (Python ints: JAX cuts the vector with lax.split, whose sizes print as plain ints)
+    sizes, shapes = zip(*((int(np.size(x)), np.shape(x)) for x in leaves))
     if all(dt == to_dtype for dt in from_dtypes):
         flat = jnp.concatenate([jnp.ravel(x) for x in leaves])
-        return flat, functools.partial(_unravel_same_dtype, splits, shapes)
+        return flat, functools.partial(_unravel_same_dtype, sizes, shapes)
     flat = jnp.concatenate([jnp.ravel(lax.convert_element_type(x, to_dtype)) for x in leaves])
-    return flat, functools.partial(_unravel_cast, splits, shapes, from_dtypes, to_dtype)
+    return flat, functools.partial(_unravel_cast, sizes, shapes, from_dtypes, to_dtype)
 
 
-def _unravel_same_dtype(splits, shapes, flat):
-    return [chunk.reshape(shape) for chunk, shape in zip(jnp.split(flat, splits), shapes)]
+def _unravel_same_dtype(sizes, shapes, flat):
+    return [chunk.reshape(shape) for chunk, shape in zip(lax.split(flat, sizes), shapes)]
 
 
-def _unravel_cast(splits, shapes, from_dtypes, to_dtype, flat):
+def _unravel_cast(sizes, shapes, from_dtypes, to_dtype, flat):
     got = jnp.result_type(flat)
     if got != to_dtype:
         raise TypeError(f"unravel function given array of dtype {got}, but expected dtype {to_dtype}")
@@ -72,5 +72,5 @@ def _unravel_cast(splits, shapes, from_dtypes, to_dtype, flat):
         warnings.simplefilter("ignore")  # complex -> real casts warn; the cast is what was asked for
         return [
             lax.convert_element_type(chunk.reshape(shape), dtype)
-            for chunk, shape, dtype in zip(jnp.split(flat, splits), shapes, from_dtypes)
+            for chunk, shape, dtype in zip(lax.split(flat, sizes), shapes, from_dtypes)
         ]

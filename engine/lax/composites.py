@@ -135,16 +135,50 @@ approx_top_k_p = core.Primitive("approx_top_k", multiple_results=True)
 
 
 @approx_top_k_p.def_impl
-def _approx_top_k_impl(x, *, k, reduction_dimension, is_max_k, **_):
+def _approx_top_k_impl(x, *, k, reduction_dimension, is_max_k, aggregate_to_topk, recall_target, **params):
     from .sorting import top_k_p
 
     axis = reduction_dimension % x.ndim
+    if not aggregate_to_topk:  # (CPU keeps the best candidates in order: the top of a full sort)
+        size_override = params["reduction_input_size_override"]
+        k = _approx_output_size(x.shape[axis], x.ndim, k, recall_target, size_override)
     values, idx = core.impl_rules[top_k_p](x if is_max_k else -x, k=k, axis=axis)
     return [values if is_max_k else -values, idx]
 
 
+def _approx_output_size(n, rank, k, recall_target, size_override):
+    """How many candidates XLA's approximate top-k keeps along the reduction dimension when it does
+    not aggregate them to ``k``: all ``n`` up to a tile (1024 for vectors, 128 otherwise); beyond, the
+    dimension shrinks by a power of two chosen so that about ``recall_target`` of the true top ``k``
+    survive (with W windows, a top element collides with probability ~ exp((1 - k) / W))."""
+    tile = 1024 if rank == 1 else 128
+    if n <= tile:
+        return n
+    if 0 <= size_override < n:
+        raise ValueError(
+            f"reduction_input_size_override: {size_override} should be greater equals to "
+            f"operands[reduction_dim]: {n}"
+        )
+    logical = size_override if size_override >= 0 else n
+    tiles = -(-n // tile)
+    if k == 1:
+        return tile
+    recall = float(np.float32(recall_target))  # (XLA takes it as a C float)
+    if recall == 1.0:
+        return n
+    if not 0.0 < recall < 1.0:
+        raise ValueError("recall_target should range in (0,1]")
+    windows = min(max(int((1.0 - k) / np.log(recall)), tile), n)
+    shrink = (logical // windows).bit_length() - 1
+    if shrink <= 0:
+        return n
+    shrink = min(shrink, (n // tile - 1).bit_length())  # (not below one window per tile)
+    return -(-tiles // (1 << shrink)) * tile
+
+
 @approx_top_k_p.def_abstract_eval
-def _approx_top_k_abstract(x, *, k, reduction_dimension, **_):
+def _approx_top_k_abstract(x, *, k, reduction_dimension, aggregate_to_topk, recall_target, **params):
+    size_override = params["reduction_input_size_override"]
     if k <= 0:
         raise ValueError(f"k must be positive, got {k}")
     if x.ndim == 0:
@@ -156,7 +190,11 @@ def _approx_top_k_abstract(x, *, k, reduction_dimension, **_):
         )
     if np.dtype(x.dtype).kind != "f":
         raise ValueError("operand must be a floating type")
-    shape[reduction_dimension] = k  # (aggregate_to_topk=False has XLA's approximate size; on CPU: k)
+    if aggregate_to_topk:
+        shape[reduction_dimension] = k
+    else:
+        n = shape[reduction_dimension]
+        shape[reduction_dimension] = _approx_output_size(n, x.ndim, k, recall_target, size_override)
     return [x.update(shape=tuple(shape)), core.ShapedArray(tuple(shape), np.int32, False)]
 
 

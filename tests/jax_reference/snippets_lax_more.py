@@ -56,6 +56,10 @@ LAX_MORE = [
         "approx_k",
         "x = jnp.array([[1.0, 5.0, 3.0], [4., 2., 9.]])\nout = (lax.approx_max_k(x, 2), lax.approx_min_k(x, 1, reduction_dimension=0), lax.approx_max_k(x, 1, recall_target=0.5))",
     ),
+    (  # not aggregated to k: XLA's candidate count (all of a tile; past it, shrunk by a power of two)
+        "approx_k_unaggregated",
+        "x = jnp.sin(jnp.arange(300.0)).reshape(300, 1)\nout = (lax.approx_max_k(x, 5, reduction_dimension=0, aggregate_to_topk=False, recall_target=0.9), lax.approx_min_k(x[:6, 0], 2, aggregate_to_topk=False), lax.approx_max_k(x[:130], 1, reduction_dimension=0, aggregate_to_topk=False))",
+    ),
     # jnp.linalg
     (
         "linalg_cond",
