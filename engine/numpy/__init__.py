@@ -157,7 +157,6 @@ from ._shape import (
     matrix_transpose,
     moveaxis,
     ndim,
-    pad,
     permute_dims,
     ravel,
     repeat,
@@ -176,6 +175,7 @@ from ._shape import (
     vsplit,
     vstack,
 )
+from ._pad import pad
 from ._searching import (
     argpartition,
     argsort,

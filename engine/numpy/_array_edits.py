@@ -24,7 +24,8 @@ from ._promote import (
 )
 from ._reductions import cumsum
 from ._selection import clip, where
-from ._shape import broadcast_arrays, broadcast_to, concatenate, expand_dims, pad, ravel, swapaxes, tile
+from ._pad import pad
+from ._shape import broadcast_arrays, broadcast_to, concatenate, expand_dims, ravel, swapaxes, tile
 from ._statistics import diff
 from ._staged import staged_as_jit
 

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, dims, lax, transfers
+from .. import core, dims, lax
 from ..core import Array, Tracer
 from ._promote import (
     as_operand,
@@ -23,7 +23,6 @@ from ._promote import (
 )
 from ..sharding import with_out_sharding
 from ._staged import jitted_inline, staged_as_jit
-from ..narrow_dtypes import kind as dtype_kind
 
 
 def _resolve_shape(newshape, size: int) -> tuple:
@@ -531,85 +530,6 @@ def _at(axis, ndim, value, default):
     )
 
 
-@staged_as_jit(name="_pad", static_argnames=("pad_width", "mode"))
-def _pad_constant(array, pad_width, mode, constant_values):
-    fill = lax.convert_element_type(as_operand(constant_values), array.dtype, array.weak_type)
-    return lax.pad(array, fill, [(lo, hi, 0) for lo, hi in pad_width])
-
-
-def pad(array, pad_width, mode="constant", *, constant_values=0, stat_length=None, **kwargs):
-    """Pad with a constant (``mode='constant'``), by repeating edges/reflecting (``'edge'``, ``'wrap'``,
-    ``'reflect'``, ``'symmetric'``), with a statistic of each edge (``'mean'``, ``'median'``,
-    ``'maximum'``, ``'minimum'``), or with a function of each padded 1-D slice (``mode`` callable).
-
-    >>> jnp.pad(jnp.array([10, 20, 30, 40]), 1, mode='mean')
-    Array([25, 10, 20, 30, 40, 25], dtype=int32)
-    """
-    a = as_operand(array)
-    pw = np.asarray(pad_width, dtype=np.int64)
-    if pw.ndim == 0:
-        pw = np.broadcast_to(pw, (a.ndim, 2))
-    elif pw.ndim == 1:
-        pw = np.broadcast_to(pw, (a.ndim, 2)) if pw.shape[0] in (1, 2) else pw
-    elif pw.shape[0] == 1:
-        pw = np.broadcast_to(pw, (a.ndim, 2))
-    if pw.shape != (a.ndim, 2):
-        raise ValueError(f"pad_width {pad_width} does not fit an array of rank {a.ndim}")
-    if callable(mode):
-        return _pad_with_function(a, pw, mode, kwargs)
-    if mode == "empty":
-        mode = "constant"
-    if mode in _PAD_STATS:
-        return _pad_with_stat(a, pw, mode, stat_length)
-    if mode == "constant":
-        if transfers.active[0] and a.ndim:  # (an argument of JAX's jitted _pad, used in this mode only)
-            transfers.entering(constant_values)
-        cv = (
-            np.asarray(constant_values)
-            if not isinstance(constant_values, (Array, Tracer))
-            else constant_values
-        )
-        if np.ndim(cv) == 0:
-            # JAX's jit _pad: the fill an argument (converted inside), the widths numpy ints
-            fill = constant_values if isinstance(constant_values, (Array, Tracer)) else cv
-            if type(constant_values) in (int, float, complex, bool):
-                fill = constant_values
-            return _pad_constant(a, tuple((lo, hi) for lo, hi in pw), "constant", fill)
-        cv = np.broadcast_to(np.asarray(cv), (a.ndim, 2))
-        for ax in range(a.ndim):
-            lo, hi = (int(x) for x in pw[ax])
-            cfg = [(0, 0, 0)] * a.ndim
-            a = lax.pad(
-                a,
-                convert(Array(cv[ax, 0]), a.dtype),
-                [(lo, 0, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)],
-            )
-            a = lax.pad(
-                a,
-                convert(Array(cv[ax, 1]), a.dtype),
-                [(0, hi, 0) if i == ax else (0, 0, 0) for i in range(a.ndim)],
-            )
-            del cfg
-        return a
-    for ax in range(a.ndim):
-        lo, hi = (int(x) for x in pw[ax])
-        n = a.shape[ax]
-        if lo == hi == 0:
-            continue
-        if mode == "edge":
-            idx = np.clip(np.arange(-lo, n + hi), 0, n - 1)
-        elif mode == "wrap":
-            idx = np.arange(-lo, n + hi) % n
-        elif mode in ("reflect", "symmetric"):
-            idx = np.pad(np.arange(n), (lo, hi), mode=mode)
-        else:
-            raise NotImplementedError(f"jnp.pad mode {mode!r} is not supported")
-        from ._take import take
-
-        a = take(a, Array(idx.astype(np.int32)), axis=ax)
-    return a
-
-
 # --- shape queries ---------------------------------------------------------------------------
 
 
@@ -635,54 +555,6 @@ def size(a, axis=None):
 
 
 # --- more numpy shape utilities ---------------------------------------------------------------
-
-
-def _pad_with_function(a, pw, function, kwargs):
-    """numpy's callable ``mode``: each axis in turn, ``function(row, (before, after), axis, kwargs)``
-    rewrites every 1-D slice of the zero-padded array."""
-    a = lax.pad(a, lax.full((), 0, a.dtype), [(int(lo), int(hi), 0) for lo, hi in pw])
-    for ax in range(a.ndim):
-        width = (int(pw[ax][0]), int(pw[ax][1]))
-        a = apply_along_axis(lambda row, ax=ax, width=width: function(row, width, ax, kwargs), ax, a)
-    return a
-
-
-def _pad_stat(name):
-    from . import _reductions, _statistics
-
-    return {
-        "mean": _reductions.mean,
-        "maximum": _reductions.max,
-        "minimum": _reductions.min,
-        "median": _statistics.median,
-    }[name]
-
-
-_PAD_STATS = ("mean", "maximum", "minimum", "median")
-
-
-def _pad_with_stat(a, pw, mode, stat_length):
-    """Each axis in turn: the padding before (after) is the statistic of the first (last)
-    ``stat_length`` elements (all by default); integers round the mean and median, as numpy."""
-    stat = _pad_stat(mode)
-    lengths = None if stat_length is None else np.broadcast_to(np.asarray(stat_length, np.int64), (a.ndim, 2))
-    for ax in range(a.ndim):
-        lo, hi = (int(x) for x in pw[ax])
-        n = a.shape[ax]
-        parts = []
-        for side, width in ((0, lo), (1, hi)):
-            k = n if lengths is None else builtins.max(1, builtins.min(int(lengths[ax][side]), n))
-            edge = slice_axis(a, ax, 0, k) if side == 0 else slice_axis(a, ax, n - k, n)
-            value = stat(edge, axis=ax, keepdims=True)
-            if dtype_kind(a.dtype) in "iu" and mode in ("mean", "median"):
-                from ._ufuncs import round as round_
-
-                value = round_(value)
-            value = convert(value, a.dtype, False)
-            shape = tuple(width if i == ax else d for i, d in enumerate(a.shape))
-            parts.append(lax.broadcast_in_dim(value, shape, tuple(range(a.ndim))) if width else None)
-        a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=ax)
-    return a
 
 
 def unstack(x, /, *, axis: int = 0):
