@@ -12,7 +12,6 @@ import numpy as np
 
 from ... import numpy as jnp
 from .. import special
-from ._common import promote
 
 
 def logpmf(k, p, loc=0):
@@ -28,17 +27,15 @@ def pmf(k, p, loc=0):
 
 
 def cdf(k, p):
-    k, p = promote("bernoulli.cdf", k, p)
-    zero, one = jnp.zeros_like(k), jnp.ones_like(k)
-    conds = [jnp.isnan(k) | jnp.isnan(p) | (p < 0) | (p > 1), k < 0, jnp.logical_and(k >= 0, k < 1), k >= 1]
-    vals = [jnp.full_like(k, jnp.nan), zero, one - p, one]
-    return jnp.select(conds, vals)
+    k, p = promote_args_inexact("bernoulli.cdf", k, p)
+    zero, one = _const(k, 0), _const(k, 1)
+    invalid = jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one)
+    conds = [invalid, lax.lt(k, zero), jnp.logical_and(lax.ge(k, zero), lax.lt(k, one)), lax.ge(k, one)]
+    return jnp.select(conds, [np.nan, zero, one - p, one])
 
 
 def ppf(q, p):
-    q, p = promote("bernoulli.ppf", q, p)
-    return jnp.where(
-        jnp.isnan(q) | jnp.isnan(p) | (p < 0) | (p > 1) | (q < 0) | (q > 1),
-        jnp.nan,
-        jnp.where(q <= 1 - p, 0, 1).astype(q.dtype),
-    )
+    q, p = promote_args_inexact("bernoulli.ppf", q, p)
+    zero, one = _const(q, 0), _const(q, 1)
+    invalid = jnp.isnan(q) | jnp.isnan(p) | (p < zero) | (p > one) | (q < zero) | (q > one)
+    return jnp.where(invalid, np.nan, jnp.where(lax.le(q, one - p), zero, one))

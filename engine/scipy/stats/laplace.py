@@ -21,6 +21,7 @@ def cdf(x, loc=0, scale=1):
     x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
     half, one, zero = _const(x, 0.5), _const(x, 1), _const(x, 0)
     z = lax.div(lax.sub(x, loc), scale)
+    below = lax.le(z, zero)  # staged before both branches, as JAX does
     lower = lax.mul(half, lax.exp(z))
     upper = lax.sub(one, lax.mul(half, lax.exp(lax.neg(z))))
-    return lax.select(lax.le(z, zero), lower, upper)
+    return lax.select(below, lower, upper)

@@ -9,7 +9,6 @@ from ... import numpy as jnp
 from ...lax.elementwise import _const
 from ...numpy._promote import promote_args_inexact
 from .. import special
-from ._common import promote
 
 
 def logpmf(k, mu, loc=0):
@@ -25,10 +24,11 @@ def pmf(k, mu, loc=0):
 
 
 def cdf(k, mu, loc=0):
-    k, mu, loc = promote("poisson.cdf", k, mu, loc)
-    x = k - loc
+    k, mu, loc = promote_args_inexact("poisson.cdf", k, mu, loc)
+    zero = _const(k, 0)
+    x = lax.sub(k, loc)
     p = special.gammaincc(jnp.floor(1 + x), mu)
-    return jnp.where(x < 0, 0, p)
+    return jnp.where(lax.lt(x, zero), zero, p)
 
 
 def entropy(mu, loc=0):

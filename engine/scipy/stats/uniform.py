@@ -23,11 +23,11 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
     zero, one = jnp.array(0, x.dtype), jnp.array(1, x.dtype)
-    upper = lax.add(loc, scale)
+    # the conditions in JAX's staging order, each bound computed where it is used
+    below = lax.lt(x, loc)
+    above = lax.gt(x, lax.add(loc, scale))
     inside = lax.ge(x, loc) & lax.le(x, lax.add(loc, scale))
-    return jnp.select(
-        [lax.lt(x, loc), lax.gt(x, upper), inside], [zero, one, lax.div(lax.sub(x, loc), scale)]
-    )
+    return jnp.select([below, above, inside], [zero, one, lax.div(lax.sub(x, loc), scale)])
 
 
 def ppf(q, loc=0, scale=1):
