@@ -208,7 +208,12 @@ class JVPTrace(Trace):
         rule = jvp_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
-        primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.defined_outside_engine and self.tracer_type is LinearizeTracer:
+            from .linearize_user_rule import linearize_from_jvp  # (it builds on this module)
+
+            primal_out, tangent_out = linearize_from_jvp(rule, primitive, primals, tangents, params)
+        else:
+            primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
             return [self.tracer_type(self, p, t) for p, t in zip(primal_out, tangent_out)]
         return self.tracer_type(self, primal_out, tangent_out)

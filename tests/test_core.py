@@ -332,3 +332,38 @@ def test_check_jaxpr_raises_the_errors_jaxpr_type_error():
     with pytest.raises(errors.JaxprTypeError, match=r"sin: binder float32\[4\] but rule says float32\[3\]"):
         extend_core.check_jaxpr(closed.jaxpr)
     assert issubclass(errors.JaxprTypeError, TypeError)
+
+
+def test_linearize_replays_a_user_primitives_tangent_equations_as_jax_does():
+    # JAX 0.10.2 linearizes a jax.extend primitive by tracing its JVP rule into a jaxpr and
+    # evaluating that into the tangent trace, whose abstract evaluation is cached: the first grad
+    # calls the abstract rule 4 times (2 in the rule, 2 replayed), the same grad again 2 times.
+    from engine.extend import core as extend_core
+    from engine.interpreters import ad
+
+    p = extend_core.Primitive("multiply_add_replayed")
+    p.def_impl(lambda x, y, z: x * y + z)
+    calls = []
+
+    def abstract_eval(x, y, z):
+        calls.append((x.weak_type, y.weak_type, z.weak_type))
+        return jax.core.ShapedArray(x.shape, x.dtype)
+
+    p.def_abstract_eval(abstract_eval)
+
+    def jvp(primals, tangents):
+        x, y, z = primals
+        xt, yt, zt = tangents
+        inner = p.bind(x, yt, 0.0 if type(zt) is ad.Zero else zt)
+        return p.bind(x, y, z), p.bind(xt, y, inner)
+
+    ad.primitive_jvps[p] = jvp
+    ad.primitive_transposes[p] = lambda ct, x, y, z: (
+        (p.bind(ct, y, 0.0), None, ct) if ad.is_undefined_primal(x) else (None, p.bind(x, ct, 0.0), ct)
+    )
+    f = lambda a, b: p.bind(a, a, b)  # noqa: E731
+    assert float(jax.grad(f)(2.0, 10.0)) == 4.0
+    assert calls == [(True, True, True), (True, True, False)] * 2
+    calls.clear()
+    assert float(jax.grad(f)(2.0, 10.0)) == 4.0
+    assert calls == [(True, True, True), (True, True, False)]

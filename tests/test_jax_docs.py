@@ -27,11 +27,6 @@ sys.path.remove(str(DOCS))
 
 # (page, cell index) -> why the engine's outcome differs from JAX's.
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
-    ("jax-primitives", 17): (
-        "JAX linearizes a primitive by tracing its JVP rule into a jaxpr of its own and then evaluating "
-        "that jaxpr into grad's tangent trace, so the tutorial's abstract_eval prints twice more after the "
-        "rule returns; the engine's linearize stages the rule's tangent equations once, as the rule binds them"
-    ),
     ("debugging", 3): (
         "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
         "program order; and float32 sin(1.0) is XLA's correctly rounded 0.84147096 in JAX, numpy's "

@@ -7,6 +7,7 @@
 """
 
 from .. import core as _core
+from .. import linearize_user_rule
 from ..ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun  # noqa: F401
 
 
@@ -28,6 +29,11 @@ class Primitive(_core.Primitive):
         from .mlir import lowering
 
         lowering.extension_primitives.add(self)
+
+    def abstract_eval(self, *avals, **params):
+        if linearize_user_rule.replaying[0]:  # (linearize's tangent trace: cached, as in JAX)
+            return linearize_user_rule.cached_abstract_eval(self, super().abstract_eval, avals, params)
+        return super().abstract_eval(*avals, **params)
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
