@@ -16,6 +16,7 @@ from typing import Any, Optional
 import uvicorn
 from pydantic import ValidationError
 
+from .connection_guard import guarded_protocol
 from .main import create_app
 from .settings import Settings, settings_problem
 
@@ -57,6 +58,7 @@ def main() -> None:
         create_app(settings),
         host=settings.host,
         port=settings.port,
+        http=guarded_protocol(settings),  # h11 with header/body deadlines and a per-client connection cap
         log_level="info",
         timeout_graceful_shutdown=5,
     )

@@ -50,8 +50,8 @@ class FairShare:
         peer = request.client.host if request.client else "unknown"
         relayed = request.headers.get(self.header)
         if relayed and self._trusted(peer):
-            return _client_key(relayed.split(",")[-1].strip())
-        return _client_key(peer)
+            return client_key(relayed.split(",")[-1].strip())
+        return client_key(peer)
 
     def _trusted(self, peer: str) -> bool:
         try:
@@ -110,7 +110,7 @@ class FairShare:
             self._next_sweep = now + SWEEP_EVERY
 
 
-def _client_key(address: str) -> str:
+def client_key(address: str) -> str:
     """An IPv6 client is its /64 (one subscriber's usual allocation, which it may walk through at
     will); an IPv4-mapped one its IPv4 address; anything else as it is."""
     try:

@@ -68,6 +68,19 @@ class Settings(BaseSettings):
     client_ip_header: str = Field(
         "X-Real-IP", description="Header a trusted proxy sets to the client address."
     )
+    client_connections: int = Field(
+        32,
+        description="Connections one client (address; IPv6 /64) may hold open; more are answered 429 and "
+        "closed. A trusted proxy's are not counted.",
+    )
+    header_seconds: float = Field(
+        10.0,
+        description="Time a client has to send a request's line and headers (from connecting, or from "
+        "the previous response); then 408 and the connection closes.",
+    )
+    body_seconds: float = Field(
+        30.0, description="Time a client has to send a request's body once its headers are in; then 408."
+    )
     drain_seconds: float = Field(
         30.0,
         description="On SIGTERM, how long to let running runs finish (refusing new ones) before exiting.",

@@ -1,0 +1,129 @@
+"""uvicorn's HTTP/1.1 protocol (h11) with the deadlines and limits it lacks on its own.
+
+Without them a client holds a connection for as long as it likes: uvicorn arms no timer before a
+request's head is complete (its keep-alive timer starts only after a response, and any byte cancels
+it), nor while a body trickles in, and has no limit per client. A client opening connections and
+sending one header byte now and then ("slowloris"), or a body a byte at a time, could keep
+descriptors and tasks until the server had none left for anyone else. Here:
+
+- a request's line and headers must arrive within ``header_seconds`` of the connection opening (or
+  of the previous response ending); its body within ``body_seconds`` of its head. Late ones get 408
+  and the connection is closed. The run itself is not under these deadlines, only the upload;
+- one client (its address; an IPv6 client its /64, as for fair share) may hold
+  ``client_connections`` connections; more are answered 429 and closed at once. A trusted proxy's
+  connections carry many clients and are not counted (the proxy limits each client itself:
+  ``docker/nginx/jaxplay.conf.template``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from typing import TYPE_CHECKING, Any, Optional
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .fairshare import client_key
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+
+def _raw_response(status: bytes, extra: bytes = b"") -> bytes:
+    """A complete response written around h11 on a connection about to close."""
+    body = status + b"\n"
+    fields = b"content-type: text/plain; charset=utf-8\r\nconnection: close\r\n" + extra
+    return b"HTTP/1.1 %s\r\n%scontent-length: %d\r\n\r\n%s" % (status, fields, len(body), body)
+
+
+def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
+    """The protocol class for ``uvicorn.Config(http=...)``, with ``settings``' limits; the connection
+    counts are shared by every connection of this server (one event loop)."""
+    proxies = [ipaddress.ip_network(p, strict=False) for p in settings.trusted_proxies]
+    open_by_client: dict[str, int] = {}
+
+    def counted_key(host: str) -> Optional[str]:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return client_key(host)
+        if any(address in net for net in proxies):
+            return None
+        return client_key(host)
+
+    class GuardedH11Protocol(H11Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._client_counted: Optional[str] = None
+            self._deadline: Optional[asyncio.TimerHandle] = None
+            # Every event h11 gives uvicorn passes through here.
+            self._h11_next_event = self.conn.next_event
+            self.conn.next_event = self._next_event  # type: ignore[method-assign]
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            key = counted_key(self.client[0]) if self.client else None
+            if key is not None:
+                if open_by_client.get(key, 0) >= settings.client_connections:
+                    transport.write(_raw_response(b"429 Too Many Requests", b"retry-after: 1\r\n"))
+                    transport.close()
+                    return
+                open_by_client[key] = open_by_client.get(key, 0) + 1
+                self._client_counted = key
+            self._arm(settings.header_seconds, self._head_too_slow)
+
+        def connection_lost(self, exc: Optional[Exception]) -> None:
+            self._disarm()
+            key, self._client_counted = self._client_counted, None
+            if key is not None:
+                left = open_by_client[key] - 1
+                if left:
+                    open_by_client[key] = left
+                else:
+                    del open_by_client[key]
+            super().connection_lost(exc)
+
+        def _next_event(self) -> Any:
+            if self.conn.their_state is h11.IDLE and self._deadline is None:
+                self._arm(settings.header_seconds, self._head_too_slow)  # a new request begins
+            event = self._h11_next_event()
+            if isinstance(event, h11.Request):
+                self._disarm()
+                if self.conn.their_state is h11.SEND_BODY:
+                    self._arm(settings.body_seconds, self._body_too_slow)
+            elif isinstance(event, h11.EndOfMessage):
+                self._disarm()
+            return event
+
+        def _arm(self, seconds: float, handler: Any) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(seconds, handler)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _head_too_slow(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            if self.conn.trailing_data[0]:  # part of a head came: say why it ends
+                self.transport.write(_raw_response(b"408 Request Timeout"))
+            self.transport.close()
+
+        def _body_too_slow(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_started:
+                self.transport.write(_raw_response(b"408 Request Timeout"))
+            if cycle is not None:
+                # The route reading the body sees a disconnect; nothing it sends reaches h11.
+                cycle.disconnected = True
+                cycle.message_event.set()
+            self.transport.close()
+
+    return GuardedH11Protocol

@@ -1,0 +1,146 @@
+"""Attacks on the server's HTTP front at the socket level (server/connection_guard.py).
+
+A client trickling request heads or bodies ("slowloris") must not hold connections past their
+deadlines nor more connections than its share, and others' requests go on meanwhile.
+Another client is another loopback address (127.0.0.2): the server tells clients apart by address.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import httpx
+import pytest
+
+from server.launch import ServerProcess
+
+PLAIN = "server.sandbox.plain_runner:run_request"
+CAP = 6
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    settings = {
+        "runner": PLAIN,
+        "database_path": tmp_path_factory.mktemp("db") / "s.sqlite",
+        "workers": 1,
+        "client_connections": CAP,
+        "header_seconds": 2,
+        "body_seconds": 2,
+    }
+    with ServerProcess(settings, log_path=str(tmp_path_factory.mktemp("log") / "server.log")) as s:
+        yield s
+
+
+def connect(server, source="127.0.0.1"):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(60)  # a bound for a broken server, not a measurement
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", server.port))
+    return sock
+
+
+def read_all(sock) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    chunks = []
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def drip(sock, data: bytes, stop: threading.Event) -> None:
+    """Send ``data`` a byte at a time, a byte every 0.2 s, until it is sent, stopped or refused."""
+    for i in range(len(data)):
+        if stop.wait(0.2):
+            return
+        try:
+            sock.send(data[i : i + 1])
+        except OSError:
+            return
+
+
+def test_slow_heads_and_bodies_are_cut_and_capped_while_others_are_served(server):
+    head = b"GET /api/health HTTP/1.1\r\nHost: x\r\n" + b"X-Pad: " + b"a" * 200 + b"\r\n\r\n"
+    body_head = (
+        b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+    )
+    stop = threading.Event()
+    attackers, threads = [], []
+    for i in range(CAP):
+        sock = connect(server)
+        if i % 2:
+            sock.sendall(body_head)  # the head at once, then the body a byte at a time
+            data = b'{"code": "' + b"x" * 380 + b'"}'
+        else:
+            data = head  # the head a byte at a time, long enough to outlast the deadline
+        attackers.append(sock)
+        threads.append(threading.Thread(target=drip, args=(sock, data, stop), daemon=True))
+    for t in threads:
+        t.start()
+    try:
+        # Past its share, the same client is refused at once...
+        extra = connect(server)
+        refused = read_all(extra)
+        extra.close()
+        assert refused.startswith(b"HTTP/1.1 429 "), refused
+        # ...while another client is served, a run included.
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=server.base_url, transport=transport, timeout=60) as other:
+            assert other.get("/api/health").status_code == 200
+            assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+        # Each trickling connection is answered 408 and closed at its deadline, though it kept
+        # sending: the deadline is for the whole head (body), not for silence.
+        for sock in attackers:
+            answer = read_all(sock)
+            assert answer.startswith(b"HTTP/1.1 408 "), answer
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        for sock in attackers:
+            sock.close()
+    # Their connections no longer count: the client is served again.
+    assert httpx.get(server.base_url + "/api/health", timeout=60).status_code == 200
+
+
+def test_a_silent_connection_is_closed(server):
+    sock = connect(server)
+    try:
+        assert read_all(sock) == b""  # nothing was asked: closed without an answer
+    finally:
+        sock.close()
+
+
+def test_the_balancer_caps_a_clients_slow_bodies(server):
+    # nginx in front of replicas (docker/nginx/jaxplay.conf.template): the replicas do not count
+    # the balancer's connections per client, so it caps them itself (32 per address).
+    from server.services import Nginx
+
+    head = (
+        b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    with Nginx([f"127.0.0.1:{server.port}"]) as balancer:
+        held = []
+        try:
+            for _ in range(32):
+                sock = connect(balancer)
+                sock.sendall(head + b'{"code": ')  # the rest of the body never comes
+                held.append(sock)
+            extra = connect(balancer)
+            extra.sendall(head + b'{"code": ')
+            refused = read_all(extra)
+            extra.close()
+            assert refused.startswith(b"HTTP/1.1 429 "), refused
+            transport = httpx.HTTPTransport(local_address="127.0.0.2")
+            with httpx.Client(base_url=balancer.base_url, transport=transport, timeout=60) as other:
+                assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+        finally:
+            for sock in held:
+                sock.close()
