@@ -12,13 +12,19 @@ descriptors and tasks until the server had none left for anyone else. Here:
 - one client (its address; an IPv6 client its /64, as for fair share) may hold
   ``client_connections`` connections; more are answered 429 and closed at once. A trusted proxy's
   connections carry many clients and are not counted (the proxy limits each client itself:
-  ``docker/nginx/jaxplay.conf.template``).
+  ``docker/nginx/jaxplay.conf.template``);
+- a request whose length is ambiguous is refused with 400 before any route sees it: Content-Length
+  together with Transfer-Encoding, or Content-Length given twice (even with equal values, which h11
+  would merge). Two parsers that frame such a request differently (a proxy and this server) would
+  see different requests in one byte stream ("request smuggling"); h11 already refuses differing
+  lengths and any transfer coding other than chunked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 from typing import TYPE_CHECKING, Any, Optional
 
 import h11
@@ -28,6 +34,30 @@ from .fairshare import client_key
 
 if TYPE_CHECKING:
     from .settings import Settings
+
+# h11 ends a head at its first blank line, with or without the carriage returns.
+_HEAD_END = re.compile(rb"\n\r?\n")
+
+
+def framing_problem(head: bytes) -> Optional[str]:
+    """Why a request head (request line and header lines) frames its body ambiguously, or None."""
+    lengths = codings = 0
+    for line in head.split(b"\n")[1:]:
+        if line[:1] in (b" ", b"\t"):  # a folded continuation of the line before: no new field
+            continue
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue
+        name = name.strip().lower()
+        if name == b"content-length":
+            lengths += 1 + value.count(b",")  # "5, 5" is the same field given twice
+        elif name == b"transfer-encoding":
+            codings += 1
+    if lengths and codings:
+        return "both Content-Length and Transfer-Encoding"
+    if lengths > 1:
+        return "Content-Length given more than once"
+    return None
 
 
 def _raw_response(status: bytes, extra: bytes = b"") -> bytes:
@@ -56,10 +86,12 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._client_counted: Optional[str] = None
+            self._head: Optional[bytearray] = None  # the bytes of the head being received
             self._deadline: Optional[asyncio.TimerHandle] = None
-            # Every event h11 gives uvicorn passes through here.
-            self._h11_next_event = self.conn.next_event
+            # Every event h11 gives uvicorn passes through here, and every byte it is fed.
+            self._h11_next_event, self._h11_receive_data = self.conn.next_event, self.conn.receive_data
             self.conn.next_event = self._next_event  # type: ignore[method-assign]
+            self.conn.receive_data = self._receive_data  # type: ignore[method-assign]
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -84,12 +116,26 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
                     del open_by_client[key]
             super().connection_lost(exc)
 
+        def _receive_data(self, data: bytes) -> None:
+            if self._head is not None and self.conn.their_state is h11.IDLE:
+                self._head += data
+            self._h11_receive_data(data)
+
         def _next_event(self) -> Any:
-            if self.conn.their_state is h11.IDLE and self._deadline is None:
-                self._arm(settings.header_seconds, self._head_too_slow)  # a new request begins
+            if self.conn.their_state is h11.IDLE and self._head is None:
+                # A new request begins: what h11 holds unparsed is its start (once per request).
+                self._head = bytearray(self.conn.trailing_data[0])
+                if self._deadline is None:
+                    self._arm(settings.header_seconds, self._head_too_slow)
             event = self._h11_next_event()
             if isinstance(event, h11.Request):
+                head, self._head = bytes(self._head or b""), None
                 self._disarm()
+                end = _HEAD_END.search(head)
+                problem = framing_problem(head[: end.start() if end else len(head)])
+                if problem is not None:
+                    # uvicorn answers h11's protocol errors with 400 and closes: this is one.
+                    raise h11.RemoteProtocolError(f"ambiguous request framing: {problem}", 400)
                 if self.conn.their_state is h11.SEND_BODY:
                     self._arm(settings.body_seconds, self._body_too_slow)
             elif isinstance(event, h11.EndOfMessage):
@@ -109,7 +155,7 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
             self._deadline = None
             if self.transport.is_closing():
                 return
-            if self.conn.trailing_data[0]:  # part of a head came: say why it ends
+            if self._head or self.conn.trailing_data[0]:  # part of a head came: say why it ends
                 self.transport.write(_raw_response(b"408 Request Timeout"))
             self.transport.close()
 

@@ -1,7 +1,8 @@
 """Attacks on the server's HTTP front at the socket level (server/connection_guard.py).
 
 A client trickling request heads or bodies ("slowloris") must not hold connections past their
-deadlines nor more connections than its share, and others' requests go on meanwhile.
+deadlines nor more connections than its share, and others' requests go on meanwhile; a request
+whose body length two parsers could read differently (request smuggling) is refused with 400.
 Another client is another loopback address (127.0.0.2): the server tells clients apart by address.
 """
 
@@ -13,6 +14,7 @@ import threading
 import httpx
 import pytest
 
+from server.connection_guard import framing_problem
 from server.launch import ServerProcess
 
 PLAIN = "server.sandbox.plain_runner:run_request"
@@ -116,6 +118,58 @@ def test_a_silent_connection_is_closed(server):
         assert read_all(sock) == b""  # nothing was asked: closed without an answer
     finally:
         sock.close()
+
+
+AMBIGUOUS = {
+    "length and chunked": b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+    "chunked and length": b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+    "length twice, equal": b"Content-Length: 5\r\nContent-Length: 5\r\n",
+    "length listed twice": b"Content-Length: 5, 5\r\n",
+    "length twice, differing": b"Content-Length: 5\r\nContent-Length: 44\r\n",
+    "length and chunked, odd case": b"content-LENGTH: 5\r\ntransfer-encoding: Chunked\r\n",
+}
+
+
+@pytest.mark.parametrize("headers", AMBIGUOUS.values(), ids=AMBIGUOUS.keys())
+def test_ambiguous_body_length_is_refused(server, headers):
+    # The body holds what a parser taking the other length would read as a second request.
+    smuggled = b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    body = b"0\r\n\r\n" + smuggled
+    request = b"POST /api/snippets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + headers
+    sock = connect(server)
+    try:
+        sock.sendall(request + b"\r\n" + body)
+        answer = read_all(sock)
+    finally:
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 400 "), answer
+    assert answer.count(b"HTTP/1.1 ") == 1  # one answer, then closed: nothing smuggled through
+
+
+def test_unambiguous_framing_is_served(server):
+    # One length, or chunked alone: served as before (422: the body is no snippet).
+    for framing, body in (
+        (b"Content-Length: 2\r\n", b"{}"),
+        (b"Transfer-Encoding: chunked\r\n", b"2\r\n{}\r\n0\r\n\r\n"),
+    ):
+        sock = connect(server)
+        try:
+            sock.sendall(
+                b"POST /api/snippets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                b"Content-Type: application/json\r\n" + framing + b"\r\n" + body
+            )
+            answer = read_all(sock)
+        finally:
+            sock.close()
+        assert answer.startswith(b"HTTP/1.1 422 "), answer
+
+
+def test_framing_problem_reads_fields_as_h11_does():
+    head = b"POST / HTTP/1.1\r\nX-Note: Content-Length: 5\r\nContent-Length: 5\r\n"
+    assert framing_problem(head) is None  # a value that mentions the name is no field
+    folded = b"POST / HTTP/1.1\r\nX-Note: a\r\n Content-Length: 5\r\nContent-Length: 5\r\n"
+    assert framing_problem(folded) is None  # a folded line continues X-Note
+    assert framing_problem(b"POST / HTTP/1.1\nContent-Length: 1\nContent-Length: 1\n") is not None
 
 
 def test_the_balancer_caps_a_clients_slow_bodies(server):
