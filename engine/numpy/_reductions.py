@@ -266,74 +266,126 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     return convert(out, d)
 
 
+def _correction(name, ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def _axis_arg(axis):
+    return tuple(axis) if isinstance(axis, list) else axis  # (a static argument: hashable)
+
+
 def var(
-    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
 ):
-    """Variance over ``axis``, dividing by ``N - ddof``.
+    """Variance over ``axis``, dividing by ``N - ddof`` (``correction`` is another name for ``ddof``;
+    ``mean`` a precomputed mean, kept dimensions; ``where`` a mask of the elements to count).
 
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
     check_arraylike("var", a)
     no_out("var", out)
-    if correction is not None:
-        ddof = correction
+    correction = _correction("var", ddof, correction)
     a = as_operand(a)
-    if dtype is not None:
-        a = convert(a, core.canonical_dtype(to_dtype(dtype)))
-    axes = canonicalize_axes(axis, a.ndim)
-    if where is None:
-        return _var(a, ddof, axes=tuple(axes), keepdims=keepdims)
-    (a,) = promote_dtypes_inexact(a)
-    centered = lax.sub(
-        a, lax.broadcast_in_dim(mean(a, axes, keepdims=True, where=where), a.shape, tuple(range(a.ndim)))
+    return _var(
+        a,
+        axis=_axis_arg(axis),
+        dtype=dtype,
+        correction=correction,
+        keepdims=keepdims,
+        where=where,
+        a_mean=mean,
     )
-    if dtype_kind(centered.dtype) == "c":  # the variance of complex values is that of their modulus: real
-        sq = lax.add(lax.integer_pow(lax.real(centered), 2), lax.integer_pow(lax.imag(centered), 2))
+
+
+def _var_dtypes(a_dtype, dtype):
+    """(the dtype var computes in, the dtype it returns): the real part's dtype of inexact input,
+    the default float of integers and bools, or ``dtype`` when given; float16 computes in float32."""
+    if dtype is not None:
+        dtype = core.canonical_dtype(to_dtype(dtype))
+        if dtype_kind(a_dtype) == "c" and dtype_kind(dtype) != "c":
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the variance "
+                "of an array of complex values."
+            )
+        computation = dtype
+    elif dtype_kind(a_dtype) in "fc":
+        computation, dtype = a_dtype, np.array(0, a_dtype).real.dtype
     else:
-        sq = lax.integer_pow(centered, 2)
-    total = sum(sq, axes, keepdims=keepdims, where=where)
-    n = _count(a, axes, where)
-    if isinstance(n, int):
-        return lax.div(total, lax.full_like(total, builtins.max(n - ddof, 0)))
-    n = n if keepdims else lax.reshape(n, total.shape)
-    return lax.div(total, lax.sub(n, lax.full_like(n, ddof)))
+        computation = dtype = core.default_dtype(float)
+    return upcast_f16(computation), np.dtype(dtype)
 
 
-@staged_as_jit(static_argnames=("axes", "keepdims"))
-def _var(a, ddof, *, axes, keepdims):
-    # JAX's formulation: (N - ddof) as a traced normalizer, NaN where it is not positive.
-    from ._selection import where
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, a_mean=None):
+    # JAX's formulation: the squared deviations summed over the count less ``correction`` as a traced
+    # normalizer, NaN where it is not positive.
+    from ._selection import where as select
 
-    (a,) = promote_dtypes_inexact(a)  # (in the jit, as JAX converts)
-    d = a.dtype
-    a = convert(a, upcast_f16(d))
-    centered = lax.sub(a, mean(a, axes, keepdims=True))
-    if dtype_kind(a.dtype) == "c":  # |z - mean|^2: the variance of complex values is real
-        centered = lax.add(lax.square(lax.real(centered)), lax.square(lax.imag(centered)))
+    computation, dtype = _var_dtypes(a.dtype, dtype)
+    a = convert(a, computation)
+    axes = canonicalize_axes(axis, a.ndim)
+    if a_mean is None:
+        a_mean = mean(a, axes, dtype=computation, keepdims=True, where=where)
+    else:
+        a_mean = convert(as_operand(a_mean), computation)
+    centered = lax.sub(a, a_mean)
+    if dtype_kind(computation) == "c":  # |z - mean|^2: the variance of complex values is real
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        computation = centered.dtype
     else:
         centered = lax.square(centered)
-    dt = centered.dtype
-    n = dims.dim_product(tuple(a.shape[i] for i in axes))
-    n_value = np.asarray(n, dt) if dims.is_constant_dim(n) else convert(n, dt)  # (symbolic: its value)
-    normalizer = lax.sub(n_value, lax.convert_element_type(ddof, dt))
-    result = lax.div(sum(centered, axes, keepdims=keepdims), normalizer)
-    if upcast_f16(d) != d:
-        result = convert(result, d)
-    return where(lax.gt(normalizer, np.asarray(0, dt)), result, np.nan)
+    if where is None:
+        n = dims.dim_product(tuple(a.shape[i] for i in axes))
+        n = np.asarray(n, computation) if dims.is_constant_dim(n) else convert(n, computation)
+    else:
+        n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=computation, keepdims=keepdims)
+    normalizer = lax.sub(n, lax.convert_element_type(correction, computation))
+    result = lax.div(sum(centered, axes, dtype=computation, keepdims=keepdims, where=where), normalizer)
+    result = convert(result, dtype)
+    return select(lax.gt(normalizer, np.asarray(0, computation)), result, np.nan)
 
 
 def std(
-    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, correction=None
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
 ):
-    """Standard deviation over ``axis`` (square root of ``var``)."""
+    """Standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
     no_out("std", out)
-    return _std(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+    correction = _correction("std", ddof, correction)
+    check_arraylike("std", a)
+    a = as_operand(a)
+    return _std(
+        a, axis=_axis_arg(axis), dtype=dtype, correction=correction, keepdims=keepdims, where=where, mean=mean
+    )
 
 
-@staged_as_jit(static_argnames=("axis", "dtype", "out", "keepdims"))
-def _std(a, axis, dtype, out, ddof, keepdims, *, where, correction):
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+@staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, mean=None):
+    if dtype is not None and dtype_kind(core.canonical_dtype(to_dtype(dtype))) not in "fc":
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {to_dtype(dtype)}")
+    return lax.sqrt(var(a, axis, dtype, None, 0, keepdims, where=where, mean=mean, correction=correction))
 
 
 def ptp(a, axis=None, out=None, keepdims: bool = False):
