@@ -59,19 +59,13 @@ _DTYPES = {"bool": "pred", "float16": "f16", "bfloat16": "bf16", "float32": "f32
 
 
 class _Instr:
-    """One HLO instruction: its name's root, its shape's text, opcode, operands and attributes' text.
+    """One HLO instruction: its name's root, its shape's text, opcode, operands and attributes' text
+    (``name``: as ``_Module`` gives it)."""
 
-    ``region``: the reduction region it belongs to (None: the entry computation); ``named_late``:
-    named only when XLA uniquifies the module's names (a region's parameters), not by the converter;
-    an instruction of opcode ``None`` is one the converter makes and removes (it still takes a number).
-    """
-
-    def __init__(self, root: str, aval: str, opcode: str | None, operands: list, attrs: str = ""):
+    def __init__(self, root: str, aval: str, opcode: str, operands: list, attrs: str = ""):
         self.root, self.aval, self.opcode, self.operands, self.attrs = root, aval, opcode, operands, attrs
         self.frontend: dict[str, str] = {}
         self.name = ""
-        self.region: int | None = None
-        self.named_late = False
 
 
 def _refuse(what: str) -> NotImplementedError:
@@ -414,67 +408,81 @@ class _AnyNames:
         return ""
 
 
+class _Module:
+    """XLA's naming as the converter and the module give it (recorded from JAX 0.10.2): every name
+    comes from one counter per root (``add``, ``add.1``, ...); an instruction is named when the
+    converter makes it, and each computation, once converted (a region or callee first, when the
+    operation using it is reached), names all its instructions again in the order they were made;
+    computations are numbered in the order they are finished (``region_0.1``, ``main.2``)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.texts: list[str] = []
+        self.regions = 0  # (the next region's index)
+
+    def fresh(self, root: str) -> str:
+        n = self.counts[root]
+        self.counts[root] += 1
+        return f"{root}.{n}" if n else root
+
+    def instr(self, made: list[_Instr], ins: _Instr) -> _Instr:
+        ins.name = self.fresh(ins.root)
+        made.append(ins)
+        return ins
+
+    def finish(self, name: str, made: list[_Instr], root: _Instr, entry: bool = False) -> str:
+        for ins in made:
+            ins.name = self.fresh(ins.root)
+        title = f"{name}.{len(self.texts) + 1}"
+        lines = [_line(ins, ins is root) for ins in _post_order(made)]
+        self.texts.append(
+            ("ENTRY " if entry else "") + title + " {\n" + "".join(f"  {x}\n" for x in lines) + "}\n\n"
+        )
+        return title
+
+
 def module_hlo_text(
     module_name: str, main: Any, outs: Sequence[Value], arg_names: Sequence[str], ops: Sequence[Op]
 ) -> str:
     """The HLO text of a one-function module: ``main``'s body ``ops`` returning ``outs``."""
     canon = _Canonical(ops, outs)
     outs = canon.outs
-    instrs: list[_Instr] = []
+    module = _Module()
+    made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
     for i, a in enumerate(main.body.args):
-        ins = of[a] = _Instr(_sanitize(arg_names[i]), shape_text(a.type), "parameter", [], "")
-        ins.attrs = f"({i})"
-        instrs.append(ins)
-    regions = [0]  # (the next region's index)
+        of[a] = module.instr(
+            made, _Instr(_sanitize(arg_names[i]), shape_text(a.type), "parameter", [], f"({i})")
+        )
     for op in canon.order:
-        for ins in _convert(op, canon, of, regions):
-            instrs.append(ins)
-        of[op.results[0]] = instrs[-1]
+        for ins in _convert(op, canon, of, module):
+            module.instr(made, ins)
+        of[op.results[0]] = made[-1]
     if not outs:
         raise _refuse("a program without outputs")
     if len(outs) == 1:
         root = of[outs[0]]
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
-        instrs.append(root)
-    for t in (i for i in instrs if i.opcode == "transpose"):  # (how layouts propagate: not modelled)
-        if any(t in i.operands and not (i is root and i.opcode == "tuple") for i in instrs):
+        module.instr(made, root)
+    for t in (i for i in made if i.opcode == "transpose"):  # (how layouts propagate: not modelled)
+        if any(t in i.operands and not (i is root and i.opcode == "tuple") for i in made):
             raise _refuse("a transpose whose result is used (its layout would propagate)")
-    reduces = [i for i in instrs if i.opcode == "reduce"]
-    if len(reduces) > 1 or (reduces and sum(i.root == reduces[0].root for i in instrs) != 5):
-        # (how XLA numbers the instructions of several reductions, or of a reduction's name used by
-        # other operations too, is not modelled; one reduction's five are: 3, 4, 5, (6), 7)
-        raise _refuse("several reductions, or a reduction whose name other operations share")
-    # XLA names an instruction <root>.<n>: the converter's names are uniquified first (n from 0,
-    # the first without a number), then every instruction is named again from that count on
-    firsts = Counter(i.root for i in instrs if not i.named_late)
-    seen: Counter = Counter()
-    for ins in instrs:
-        ins.name = f"{ins.root}.{firsts[ins.root] + seen[ins.root]}"
-        seen[ins.root] += 1
-    text = ""
-    for k in range(regions[0]):  # (each reduction's region, numbered before the entry computation)
-        body = [i for i in instrs if i.region == k and i.opcode is not None]
-        lines = [_line(ins, ins is body[-1]) for ins in _post_order(body)]
-        text += f"region_{k}.{k + 1} {{\n" + "".join(f"  {line}\n" for line in lines) + "}\n\n"
-    entry = [i for i in instrs if i.region is None and i.opcode is not None]
-    lines = [_line(ins, ins is root) for ins in _post_order(entry)]
+    module.finish("main", made, root, entry=True)
     params = _tuple_text([of[a].aval for a in main.body.args])
     layout = f"{{{params}->{root.aval}}}"
-    return (
-        f"HloModule {module_name}, entry_computation_layout={layout}\n\n{text}ENTRY main.{regions[0] + 1} {{\n"
-        + "".join(f"  {line}\n" for line in lines)
-        + "}\n\n"
-    )
+    return f"HloModule {module_name}, entry_computation_layout={layout}\n\n" + "".join(module.texts)
 
 
-def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[int]) -> list[_Instr]:
+def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module) -> list[_Instr]:
     spec = op.spec
     assert spec is not None
     ty = shape_text(op.results[0].type)
     if op in canon.splats:
         scalar, _ = canon.splats[op]
+        dims = _parse_type(op.results[0].type)[0]
+        if int(np.prod(dims)) == 1:  # (one element: the converter writes it out, {1} or { {1} })
+            return [_Instr("constant", ty, "constant", [], f"({literal_text(np.full(dims, scalar))})")]
         c = _Instr("constant", shape_text(f"tensor<{_parse_type(op.results[0].type)[1]}>"), "constant", [])
         c.attrs = f"({literal_text(np.asarray(scalar))})"
         b = _Instr("broadcast", ty, "broadcast", [c], ", dimensions={}")
@@ -518,7 +526,7 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], regions: list[i
     elif spec.name == "stablehlo.dot_general":
         out = _Instr(name, ty, "dot", ins, _dot_attrs(a))
     elif spec.name == "stablehlo.reduce":
-        return _reduce(op, name, ins, ty, regions)
+        return [_reduce(op, name, ins, ty, module)]
     elif spec.name == "stablehlo.reverse":
         out = _Instr(name, ty, "reverse", ins, f", dimensions={{{_ints(a['dims'])}}}")
     elif spec.name == "stablehlo.dynamic_slice":
@@ -569,26 +577,24 @@ def _broadcast(op: Op, name: str, ins: list[_Instr], dims: Sequence[int]) -> lis
     return out
 
 
-def _reduce(op: Op, name: str, ins: list[_Instr], ty: str, regions: list[int]) -> list[_Instr]:
-    """A one-operand reduction: its region (parameters and root named after the reduction), a
-    tuple-shaped reduce the converter makes and replaces (it takes a number), the reduce."""
+def _reduce(op: Op, name: str, ins: list[_Instr], ty: str, module: _Module) -> _Instr:
+    """A one-operand reduction: its region (parameters and root named after the reduction),
+    converted before the reduce that applies it."""
     assert op.spec is not None
     a = op.spec.attrs
     if a["op"] not in _PLAIN or len(ins) != 2:
         raise _refuse(f"a reduction applying '{a['op']}'")
-    k = regions[0]
-    regions[0] += 1
+    k = module.regions
+    module.regions += 1
     scalar = ins[1].aval
-    p0 = _Instr(name, scalar, "parameter", [], "(0)")
-    p1 = _Instr(name, scalar, "parameter", [], "(1)")
-    root = _Instr(name, scalar, _PLAIN[a["op"]], [p0, p1])
-    for i in (p0, p1, root):
-        i.region = k
-    p0.named_late = p1.named_late = True
-    dropped = _Instr(name, ty, None, [])
-    out = _Instr(name, ty, "reduce", ins, f", dimensions={{{_ints(a['dims'])}}}, to_apply=region_{k}.{k + 1}")
+    made: list[_Instr] = []
+    p0 = module.instr(made, _Instr(name, scalar, "parameter", [], "(0)"))
+    p1 = module.instr(made, _Instr(name, scalar, "parameter", [], "(1)"))
+    root = module.instr(made, _Instr(name, scalar, _PLAIN[a["op"]], [p0, p1]))
+    region = module.finish(f"region_{k}", made, root)
+    out = _Instr(name, ty, "reduce", ins, f", dimensions={{{_ints(a['dims'])}}}, to_apply={region}")
     out.frontend = op.frontend
-    return [p0, p1, root, dropped, out]
+    return out
 
 
 def _ints(xs: Sequence[int]) -> str:
