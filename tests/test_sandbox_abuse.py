@@ -13,6 +13,7 @@ import os
 import pathlib
 import shutil
 import socket
+import sys
 import tempfile
 import time
 
@@ -913,6 +914,26 @@ time.sleep(25)
     report = run(roomy, code)
     assert report["stdout"].startswith("sndbuf refused 1\n"), report["stdout"]
     assert (report["error"] or {}).get("limit") == "memory", (report["error"], report["stdout"])
+
+
+def test_docker_checks_newer_attacks_hold_here(roomy):
+    # make docker-test (tests/docker/docker_check.py) runs these against the image in its uid mode;
+    # here they run in every mode this host gives, so the attack code is checked without Docker too.
+    sys.path.insert(0, str(ROOT / "tests" / "docker"))
+    try:
+        import docker_check
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "docker"))
+    for name in (
+        "memory outside the watchdog's measure: memfd_create, memfd_secret",
+        "growing a socket's buffers",
+    ):
+        code, expected = docker_check.ATTACKS[name]
+        report = run(roomy, code)
+        assert f"RESULT {expected!r}\n" in report["stdout"], (name, report["stdout"], report["error"])
+    for name, (code, limit) in docker_check.LIMIT_ATTACKS.items():
+        report = run(roomy, code, timeout=60)
+        assert (report["error"] or {}).get("limit") == limit, (name, report["error"], report["stdout"])
 
 
 def test_fork_past_the_process_limit(server):

@@ -271,6 +271,15 @@ try:
     os.memfd_create('x')
 except OSError as e:
     refused.append(e.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.syscall(447, 0) < 0:  # memfd_secret
+    refused.append(ctypes.get_errno())
+a, b = socket.socketpair()
+for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):  # growing a buffer: memory in no PSS
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 4 << 20)
+    except OSError as e:
+        refused.append(e.errno)
 if os.fork() == 0:  # a grandchild that leaves the run and would sleep on
     if os.fork() == 0:
         ctypes.CDLL(None).prctl(15, b'jaxplay-escapee', 0, 0, 0)  # PR_SET_NAME
@@ -282,7 +291,7 @@ os.wait()
 print(refused)
 """
     report = _unsafe_run(s, code)
-    assert report["stdout"] == "[1, 1, 1, 1, 1, 1, 1]\n", report
+    assert report["stdout"] == "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n", report
     deadline = time.monotonic() + 10
     while _with_comm(b"jaxplay-escapee") and time.monotonic() < deadline:
         time.sleep(0.1)

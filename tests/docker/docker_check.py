@@ -388,7 +388,76 @@ print('RESULT', [libc.syscall(nr, 0, 4096, 0o1600) for nr in (29, 64, 68)])
 """,
         [-1, -1, -1],
     ),
+    "memory outside the watchdog's measure: memfd_create, memfd_secret": (
+        """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+refused = []
+try:
+    os.close(os.memfd_create('probe'))
+except OSError as e:
+    refused.append(e.errno)
+if libc.syscall(447, 0) < 0:  # memfd_secret
+    refused.append(ctypes.get_errno())
+print('RESULT', refused)
+""",
+        [1, 1],
+    ),
+    "growing a socket's buffers": (
+        """
+import socket
+a, b = socket.socketpair()
+refused = []
+for option in (socket.SO_SNDBUF, socket.SO_RCVBUF, 32, 33):  # and SO_SNDBUFFORCE, SO_RCVBUFFORCE
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 4 << 20)
+    except OSError as e:
+        refused.append(e.errno)
+print('RESULT', refused)
+""",
+        [1, 1, 1, 1],
+    ),
 }
+
+# Attacks that must end at a run limit (error.limit) rather than print a result.
+LIMIT_ATTACKS = {
+    # What a socket pair's end sent and its peer has not read is kernel memory in no process's PSS:
+    # 12 processes holding 240 filled pairs each are ~640 MiB, past the 512 MiB the test gives a run.
+    "unread socket buffers past the memory limit": (
+        """
+import os, socket, time
+def fill():
+    pairs = []
+    for _ in range(240):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        while True:
+            try:
+                a.send(b'x' * 65536)
+            except BlockingIOError:
+                break
+        pairs.append((a, b))
+    return pairs
+for i in range(11):
+    if os.fork() == 0:
+        held = fill()
+        time.sleep(25)
+        os._exit(0)
+held = fill()
+print('held', flush=True)
+time.sleep(25)
+""",
+        "memory",
+    ),
+}
+
+
+def run_limit_attack(api: Api, name: str, code: str, limit: str) -> None:
+    report = api.json("POST", "/api/run", {"code": code})
+    if (report["error"] or {}).get("limit") != limit:
+        raise Failure(
+            f"attack {name!r} did not end at the {limit} limit: {report['error']} {report['stdout'][-800:]}"
+        )
 
 
 def run_attack(api: Api, name: str, code: str, expected) -> None:
@@ -432,6 +501,10 @@ def check_attacks(api: Api) -> None:
         run_attack(api, name, code, expected)
         still_computes(api)
         log(f"attack blocked: {name}")
+    for name, (code, limit) in LIMIT_ATTACKS.items():
+        run_limit_attack(api, name, code, limit)
+        still_computes(api)
+        log(f"attack stopped at the {limit} limit: {name}")
     got = docker("exec", CONTAINER, "sh", "-c", "cat /tmp/jaxplay-docker-test.got 2>/dev/null; true")
     if got:
         raise Failure(f"a run's datagram reached a socket in the container: {got!r}")
