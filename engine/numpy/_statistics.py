@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -549,37 +550,74 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation of ``(xp, fp)`` (``xp`` increasing) at ``x``."""
+    """Piecewise-linear interpolation of ``(xp, fp)`` (``xp`` increasing) at ``x``; ``left`` /
+    ``right``: the value past either end (``'extrapolate'`` continues the end segments), ``period``:
+    ``xp`` taken as periodic.
+
+    >>> jnp.interp(jnp.array([0.5, 3.0]), jnp.array([0.0, 1.0, 2.0]), jnp.array([0.0, 10.0, 0.0]))
+    Array([5., 0.], dtype=float32)
+    """
+    # (as JAX's: a jit of _interp whose left / right are static when strings or None, period when None)
+    static = tuple(
+        name for name, v in (("left", left), ("right", right)) if v is None or isinstance(v, str)
+    ) + (("period",) if period is None else ())
+    return _jitted_interp(static)(x, xp, fp, left, right, period)
+
+
+@functools.lru_cache(maxsize=None)
+def _jitted_interp(static_argnames):
+    return staged_as_jit(_interp_body, name="_interp", static_argnames=static_argnames)
+
+
+def _end_option(value, side):
+    """``(extrapolate, value)`` of ``left`` / ``right``: a string must be 'extrapolate'."""
+    if isinstance(value, str):
+        if value != "extrapolate":
+            raise ValueError(f"the only valid string value of `{side}` is 'extrapolate', but got: {value!r}")
+        return True, None
+    return False, value
+
+
+def _interp_body(x, xp, fp, left=None, right=None, period=None):
     from ._searching import searchsorted
-    from ._selection import where
+    from ._selection import clip, where
 
-    x, xp, fp = promote_dtypes_inexact(as_operand(x), as_operand(xp), as_operand(fp))
+    check_arraylike("interp", x, xp, fp)
+    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = promote_dtypes_inexact(as_operand(x), as_operand(xp))
+    (fp,) = promote_dtypes_inexact(as_operand(fp))
+    extrapolate_left, left = _end_option(left, "left")
+    extrapolate_right, right = _end_option(right, "right")
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
     if period is not None:  # one period of xp (sorted), extended by a point either side, as numpy
-        from ._searching import argsort
         from ._shape import concatenate
-        from ._ufuncs import remainder
+        from ._ufuncs import abs as abs_
 
-        period = lax.abs(convert(as_operand(period), x.dtype))
-        x, xp = remainder(x, period), remainder(xp, period)
-        order = argsort(xp)
-        xp, fp = xp[order], fp[order]
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        period = abs_(period)
+        x, xp = x % period, xp % period
+        xp, fp = lax.sort_key_val(xp, fp)
         xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
         fp = concatenate([fp[-1:], fp, fp[:1]])
-    n = xp.shape[0]
-    i = lax.clamp(lax.full((), 1, np.int32), searchsorted(xp, x, side="right"), lax.full((), n - 1, np.int32))
-    from ._take import take
-
-    x0, x1 = take(xp, i - 1, mode="clip"), take(xp, i, mode="clip")
-    f0, f1 = take(fp, i - 1, mode="clip"), take(fp, i, mode="clip")
-    dx = x1 - x0
-    t = where(dx == 0, 0.0, (x - x0) / where(dx == 0, 1.0, dx))
-    out = f0 + t * (f1 - f0)
-    # ('extrapolate': the end segments' lines continue, which the clamped segment index already gives)
-    if not (isinstance(left, str) and left == "extrapolate"):
-        out = where(x < xp[0], fp[0] if left is None else left, out)
-    if not (isinstance(right, str) and right == "extrapolate"):
-        out = where(x > xp[-1], fp[-1] if right is None else right, out)
-    return out
+    i = clip(searchsorted(xp, x, side="right"), 1, len(xp) - 1)
+    df = fp[i] - fp[i - 1]
+    dx = xp[i] - xp[i - 1]
+    delta = x - xp[i - 1]
+    # (a segment no wider than this takes its left value: no NaN gradient through the division)
+    dx0 = lax.abs(dx) <= np.spacing(np.finfo(xp.dtype).eps)
+    f = where(dx0, fp[i - 1], fp[i - 1] + (delta / where(dx0, 1, dx)) * df)
+    if not extrapolate_left:
+        left = fp[0] if left is None else left
+        if period is None:
+            f = where(x < xp[0], left, f)
+    if not extrapolate_right:
+        right = fp[-1] if right is None else right
+        if period is None:
+            f = where(x > xp[-1], right, f)
+    return f
 
 
 del Array
