@@ -387,7 +387,9 @@ class _InOrder(opt_einsum.paths.PathOptimizer):
         return [(0, 1)] * (len(inputs) - 1)
 
 
-def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None, precision=None):
+def _contract_pair(
+    a, la: str, b, lb: str, removed, result: str, laid_out=None, precision=None, preferred=None
+):
     """One pairwise step of an einsum path, as JAX's einsum takes it: broadcast size-1 axes, sum
     labels private to one side, take repeated labels' diagonals, then one ``dot_general`` whose
     operand order avoids a transpose when it can (opt_einsum contracts right to left)."""
@@ -411,7 +413,7 @@ def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None, 
             a,
             ((cont_b, cont_a), (batch_b, batch_a)),
             precision=precision,
-            preferred_element_type=a.dtype,
+            preferred_element_type=a.dtype if preferred is None else preferred,
             out_sharding=_by_labels(laid_out, names),
         ), names
     names = "".join(batch) + rest_a + rest_b
@@ -420,7 +422,7 @@ def _contract_pair(a, la: str, b, lb: str, removed, result: str, laid_out=None, 
         b,
         ((cont_a, cont_b), (batch_a, batch_b)),
         precision=precision,
-        preferred_element_type=a.dtype,
+        preferred_element_type=a.dtype if preferred is None else preferred,
         out_sharding=_by_labels(laid_out, names),
     ), names
 
@@ -457,8 +459,10 @@ def einsum(
         subscripts, operands = _einsum_sublists((subscripts,) + operands)
     check_arraylike("einsum", *operands)
     ops = promote_dtypes(*operands)
+    # a preferred type goes to each dot_general (as JAX's: the operands keep theirs); sums convert first
+    preferred = None
     if preferred_element_type is not None:
-        ops = [convert(o, core.canonical_dtype(to_dtype(preferred_element_type))) for o in ops]
+        preferred = core.canonical_dtype(to_dtype(preferred_element_type))
     was_bool = ops[0].dtype == np.bool_
     if was_bool:
         ops = [convert(o, np.dtype("int32")) for o in ops]
@@ -483,12 +487,16 @@ def einsum(
         in_labels = ins.split(",")
         if len(indices) == 1:
             x, lx = terms.pop(indices[0]), in_labels[0]
+            if preferred is not None and np.result_type(x.dtype, preferred) != x.dtype:
+                x = convert(x, preferred)
             x, lx = _sum_labels(x, lx, [c for c in removed if lx.count(c) == 1])
             x, lx = _sum_repeats(x, lx, set(result))
         elif len(indices) == 2:
             a, b = terms.pop(indices[0]), terms.pop(indices[1])
             last = laid_out if k == len(contractions) - 1 else None
-            x, lx = _contract_pair(a, in_labels[0], b, in_labels[1], removed, result, last, precision)
+            x, lx = _contract_pair(
+                a, in_labels[0], b, in_labels[1], removed, result, last, precision, preferred
+            )
         else:
             raise NotImplementedError(
                 "jax.numpy.einsum does not support simultaneous contraction of 3 or more operands. "
@@ -497,7 +505,7 @@ def einsum(
         if lx != result:
             x = lax.transpose(x, tuple(lx.index(c) for c in result))
         terms.append(x)
-    x = terms[0]
+    x = terms[0] if preferred is None else convert(terms[0], preferred)
     if out_sharding is not None and laid_out is None:
         from ..sharding import reshard
 

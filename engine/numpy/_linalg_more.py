@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from ._contract import cross as _cross
-from ._contract import matmul
+from ._contract import einsum
 from ._logic import isnan
 from ._promote import as_operand, check_arraylike
 from ._selection import where
@@ -58,22 +58,6 @@ def cross(x1, x2, /, *, axis=-1):
     return _cross(x1, x2, axis=axis)
 
 
-def _chain_order(dims):
-    """Where to split each sub-chain for the fewest multiplications (the matrix-chain DP)."""
-    n = len(dims) - 1
-    cost = [[0] * n for _ in range(n)]
-    split = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = math.inf
-            for k in range(i, j):
-                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-                if c < cost[i][j]:
-                    cost[i][j], split[i][j] = c, k
-    return split
-
-
 def multi_dot(arrays, *, precision=None):
     """The product of a chain of matrices, multiplied in the cheapest order (the first and last may
     be vectors).
@@ -94,25 +78,14 @@ def multi_dot(arrays, *, precision=None):
             "multi_dot: last dimension of each array must match first dimension of following array. "
             f"Got array shapes {[a.shape for a in arrs]}"
         )
-    first_vec, last_vec = arrs[0].ndim == 1, arrs[-1].ndim == 1
-    if first_vec:
-        arrs[0] = arrs[0][None, :]
-    if last_vec:
-        arrs[-1] = arrs[-1][:, None]
-    split = _chain_order([arrs[0].shape[0]] + [a.shape[1] for a in arrs])
-
-    def product(i, j):
-        if i == j:
-            return arrs[i]
-        k = split[i][j]
-        return matmul(product(i, k), product(k + 1, j), precision=precision)
-
-    out = product(0, len(arrs) - 1)
-    if first_vec:
-        out = out[0]
-    if last_vec:
-        out = out[..., 0]
-    return out
+    # JAX's: one einsum over the chain (axis i shared by arrays i-1 and i), so opt_einsum's path
+    # picks the order of the products
+    labels = [[i, i + 1] for i in range(len(arrs))]
+    if arrs[0].ndim == 1:
+        labels[0] = labels[0][1:]
+    if arrs[-1].ndim == 1:
+        labels[-1] = labels[-1][:1]
+    return einsum(*[x for pair in zip(arrs, labels) for x in pair], optimize="auto", precision=precision)
 
 
 def tensorinv(a, ind: int = 2):

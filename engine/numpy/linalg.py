@@ -81,16 +81,11 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     if axis is None:
         if ord is None:
             return _root_sum_squares(x, None, keepdims)
-        if x.ndim == 1:
-            axis = (0,)
-        elif x.ndim == 2:
-            axis = (0, 1)
-        else:
-            raise ValueError("Improper number of dimensions to norm: pass axis for ord with ndim > 2.")
+        axis = tuple(range(x.ndim))  # (JAX's: any rank, then rejected below unless 1 or 2 axes)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axes = tuple(canonicalize_axis(a, x.ndim) for a in axes)
     if len(axes) == 1:
-        return _vector_norm(x, axes, ord, keepdims)
+        return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
         raise ValueError(f"Improper number of axes for norm: {axis}")
     return _matrix_norm(x, axes, ord, keepdims)
@@ -117,8 +112,10 @@ def _matrix_norm(x, axes, ord, keepdims):
         sv = svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
         if ord == "nuc":
             out = sum(sv, axis=-1)
+        elif ord == 2:
+            out = max(sv, axis=-1, initial=0)
         else:
-            out = (max if ord == 2 else min)(sv, axis=-1)
+            out = min(sv, axis=-1)
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted(axes)))
         return out
@@ -126,19 +123,19 @@ def _matrix_norm(x, axes, ord, keepdims):
 
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
-    (x,) = promote_dtypes_inexact(as_operand(x))
-    if axis is None:
-        from ._shape import ravel
-
-        out = _vector_norm(ravel(x), (0,), ord, False)
-        return lax.reshape(out, (1,) * x.ndim) if keepdims else out
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return _vector_norm(x, tuple(canonicalize_axis(a, x.ndim) for a in axes), ord, keepdims)
+    """The ``ord``-norm of ``x`` over ``axis`` (all of it by default); like JAX's, no promotion
+    up front (an integer ``x`` becomes inexact in the square root)."""
+    check_arraylike("jnp.linalg.vector_norm", x)
+    x = as_operand(x)
+    if axis is not None:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axis = tuple(canonicalize_axis(a, x.ndim) for a in axes)
+    return _vector_norm(x, axis, ord, keepdims)
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
-    (x,) = promote_dtypes_inexact(as_operand(x))
-    return _matrix_norm(x, (x.ndim - 2, x.ndim - 1), ord, keepdims)
+    check_arraylike("jnp.linalg.matrix_norm", x)
+    return norm(x, ord=ord, keepdims=keepdims, axis=(-2, -1))
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):
@@ -593,7 +590,9 @@ def matrix_power(a, n: int):
     except TypeError as e:
         raise TypeError(f"exponent must be an integer, got {n}") from e
     if n == 0:
-        return broadcast_to(Array(np.eye(a.shape[-1], dtype=a.dtype)), a.shape)
+        from ._creation import eye
+
+        return broadcast_to(eye(a.shape[-2], dtype=a.dtype), a.shape)
     if n < 0:
         a, n = inv(a), -n
     if n == 3:  # JAX special-cases the cube as (a @ a) @ a
