@@ -153,6 +153,7 @@ def polyint(p, m: int = 1, k=None):
     return concatenate((p, k)) / coeff
 
 
+@staged_as_jit(static_argnames=("deg", "rcond", "full", "cov"))
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):  # noqa: A002
     """Least-squares polynomial fit of degree ``deg`` (numpy's ``polyfit``).
 
@@ -178,6 +179,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False): 
         raise TypeError("expected x and y to have same length")
     if rcond is None:
         rcond = len(x) * float(np.finfo(promote_dtypes_inexact(x)[0].dtype).eps)
+    rcond = float(rcond)  # (static, as JAX's)
     lhs, rhs = vander(x, order), y
     if w is not None:
         (w,) = promote_dtypes_inexact(as_operand(w))
@@ -187,7 +189,9 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False): 
             raise TypeError("expected w and y to have the same length")
         lhs = lhs * w[:, None]
         rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
-    scale = ((lhs * lhs).sum(axis=0)) ** 0.5
+    from ._ufuncs import sqrt
+
+    scale = sqrt((lhs * lhs).sum(axis=0))
     lhs = lhs / scale[None, :]
     c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale

@@ -519,14 +519,27 @@ def cov(
     return true_divide(dot(x, x_t.conj()), f).squeeze()
 
 
-def corrcoef(x, y=None, rowvar: bool = True):
-    from ._diagonal import diagonal
+@staged_as_jit(static_argnames=("rowvar", "dtype"))
+def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
+    """Pearson correlation coefficients: ``cov`` scaled by the standard deviations, clipped to
+    [-1, 1] (each part of a complex one), as JAX's."""
+    from ._complex_parts import imag, real
+    from ._diagonal import diag
+    from ._selection import clip
+    from ._ufuncs import divide, sqrt
 
-    c = cov(x, y, rowvar)
-    if c.ndim == 0:
-        return c / c
-    d = lax.sqrt(diagonal(c))
-    return c / d[:, None] / d[None, :]
+    check_arraylike("corrcoef", x)
+    if dtype is not None and dtype_kind(np.dtype(dtype)) not in "fc":
+        raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got {dtype=}")
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:  # (nan for nan/nan, inf/inf, 0/0; 1 otherwise)
+        return divide(c, c)
+    stddev = sqrt(real(diag(c))).astype(c.dtype)
+    c = c / stddev[:, None] / stddev[None, :]
+    real_part = clip(real(c), -1, 1)
+    if dtype_kind(c.dtype) == "c":
+        return lax.complex(real_part, clip(imag(c), -1, 1))
+    return real_part
 
 
 def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):

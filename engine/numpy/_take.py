@@ -132,9 +132,8 @@ def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
         return lax.full(out_shape, 0, a.dtype)
     wrap = mode != "promise_in_bounds"
     if wrap:
-        indices = _normalize_index(
-            convert(indices, _INT32) if dtype_kind(indices.dtype) == "i" else indices, axis_size
-        )
+        # (JAX's: any integer type is made int32, signed, before negative indices wrap)
+        indices = _normalize_index(convert(indices, _INT32), axis_size)
     index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
     indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
     slice_sizes, offset_dims, start_index_map, collapsed, op_batching, idx_batching = [], [], [], [], [], []

@@ -432,11 +432,33 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):
 def svd(
     a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False, subset_by_index=None
 ):
-    """``(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``; just ``S`` when not ``compute_uv``."""
+    """``(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``; just ``S`` when not ``compute_uv``; a
+    ``hermitian`` ``a`` goes through eigh, as JAX's (singular values are the eigenvalues' sizes)."""
     (a,) = _inexact("svd", a)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
     if not compute_uv:
         return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
     return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+
+
+def _hermitian_svd(a, compute_uv):
+    """JAX's: eigh, then the eigenvalues' absolute values sorted descending carry the eigenvectors
+    (reordered by the sort's index) and their signs (into ``Vh``)."""
+    from ._take import take_along_axis
+
+    w, v = lax_linalg.eigh(a)
+    s = lax.abs(v)
+    last = s.ndim - 1
+    if not compute_uv:
+        return lax.rev(lax.sort(s, dimension=-1), (last,))
+    sign = lax.sign(v)
+    idxs = lax.broadcasted_iota(np.dtype("uint32"), s.shape, last)
+    s, idxs, sign = lax.sort((s, idxs, sign), dimension=-1, num_keys=1)
+    s, idxs, sign = (lax.rev(t, (last,)) for t in (s, idxs, sign))
+    u = take_along_axis(w, lax.expand_dims(idxs, (idxs.ndim - 1,)), axis=-1)
+    vh = _H(u * lax.expand_dims(sign, (sign.ndim - 1,)).astype(u.dtype))
+    return SVDResult(u, s, vh)
 
 
 def svdvals(x, /):
@@ -543,34 +565,56 @@ def _H(x):
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
-    """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)`` as ``numpy.linalg.lstsq``."""
-    from ._reductions import sum
-    from ._shape import ravel
-    from ._ufuncs import multiply
+    """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)`` as ``numpy.linalg.lstsq``
+    (JAX's: under its jit ``_lstsq`` unless ``numpy_resid``)."""
+    check_arraylike("jnp.linalg.lstsq", a, b)
+    if numpy_resid:
+        return _lstsq(a, b, rcond, numpy_resid=True)
+    return _jitted_lstsq(a, b, rcond)
+
+
+def _lstsq(a, b, rcond, *, numpy_resid: bool = False):
+    from ._creation import array, asarray, zeros
     from ._selection import where
+    from ._shape import ravel
 
     a, b = _inexact("lstsq", a, b)
-    if a.ndim != 2:
-        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("Leading dimensions of input arrays must match")
     vector = b.ndim == 1
     if vector:
-        b = lax.expand_dims(b, (1,))
+        b = b[:, None]
+    if a.ndim != 2:
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim != 2:
+        raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
     m, n = a.shape
-    rcond = float(np.finfo(a.dtype).eps) * max(n, m) if rcond is None else rcond
-    u, s, vt = lax_linalg.svd(a, full_matrices=False)
-    mask = lax.ge(s, lax.mul(lax.full_like(s, rcond), lax.broadcast_in_dim(s[0], s.shape, ())))
-    rank = sum(lax.convert_element_type(mask, np.int32))
-    safe_s = where(mask, s, 1)
-    s_inv = lax.expand_dims(where(mask, lax.div(lax.full_like(s, 1), safe_s), 0), (1,))
-    x = matmul(matrix_transpose(vt), multiply(s_inv, matmul(matrix_transpose(u), b)))
-    if numpy_resid and (int(rank) < n or m <= n):
-        resid = Array(np.zeros((0,), a.dtype))
+    eps = np.finfo(a.dtype).eps
+    if a.size == 0:
+        s = zeros((0,), a.dtype)
+        rank = asarray(0)
+        x = zeros((n, *b.shape[1:]), a.dtype)
     else:
-        r = lax.sub(b, matmul(a, x))
-        resid = sum(lax.mul(r, r), axis=0)
+        rcond = float(eps) * max(n, m) if rcond is None else where(rcond < 0, eps, rcond)
+        u, s, vt = svd(a, full_matrices=False)
+        mask = (s > 0) & (s >= array(rcond, dtype=s.dtype) * s[0])
+        rank = mask.sum()
+        safe_s = where(mask, s, 1).astype(a.dtype)
+        s_inv = where(mask, 1 / safe_s, 0)[:, np.newaxis]
+        u_t_b = matmul(_H(u), b, precision=lax.Precision.HIGHEST)
+        x = matmul(_H(vt), s_inv * u_t_b, precision=lax.Precision.HIGHEST)
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = asarray([], a.dtype)
+    else:
+        resid = norm(b - matmul(a, x, precision=lax.Precision.HIGHEST), axis=0) ** 2
     if vector:
         x = ravel(x)
     return x, resid, rank, s
+
+
+@staged_as_jit(name="_lstsq")
+def _jitted_lstsq(a, b, rcond):
+    return _lstsq(a, b, rcond)
 
 
 @staged_as_jit(static_argnames=("n",))

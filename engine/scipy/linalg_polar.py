@@ -175,8 +175,8 @@ def _polar_2d(a, side, method, eps=None, max_iterations=None):
     else:
         u, s, vh = lax_linalg.svd(a, full_matrices=False)
         s = s.astype(u.dtype)
-        unitary = u @ vh
-        posdef = (_H(vh) * s[None, :]) @ vh if side == "right" else (u * s[None, :]) @ _H(u)
+        unitary = _mm(u, vh)  # (HIGHEST, as JAX's default_matmul_precision('float32') here)
+        posdef = _mm(_H(vh) * s[None, :], vh) if side == "right" else _mm(u * s[None, :], _H(u))
     return unitary, posdef
 
 
