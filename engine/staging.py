@@ -86,11 +86,18 @@ class JaxprTrace(Trace):
 
 def _buffer_key(val: object) -> tuple[str, int, bool] | None:
     """Arrays wrapping one numpy array (a closed-over numpy constant each jnp call wraps anew) are
-    one constant, as JAX's trace keys a numpy constant by its identity."""
-    buf = getattr(val, "_value", None) if type(val) is core.Array else None
+    one constant, and one with that numpy array itself (which lax functions take as it is), as
+    JAX's trace keys a numpy constant by its identity."""
+    buf: object
+    if type(val) is np.ndarray:
+        buf, weak = val, False
+    elif type(val) is core.Array:
+        buf, weak = getattr(val, "_value", None), val.weak_type
+    else:
+        return None
     if type(buf) is not np.ndarray or not buf.shape:
         return None
-    return ("buffer", id(buf), val.weak_type)  # type: ignore[attr-defined]
+    return ("buffer", id(buf), weak)
 
 
 class JaxprBuilder:

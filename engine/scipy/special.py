@@ -59,7 +59,20 @@ erf = _unary("erf", lax.erf, "The error function.")
 erfc = _unary("erfc", ls.erfc, "The complementary error function ``1 - erf(x)``.")
 erfinv = _unary("erfinv", lax.erf_inv, "The inverse of the error function.")
 gammaln = _unary("gammaln", ls.lgamma, "``log |Gamma(x)|``.")
-loggamma = gammaln
+
+
+def loggamma(x):
+    """The principal branch of ``log Gamma(x)``: for real ``x``, ``lgamma`` where ``x > 0`` and NaN
+    elsewhere (where Gamma is negative or has its poles).
+
+    >>> loggamma(jnp.array([0.5, 3.0, -1.5]))
+    Array([0.5723649, 0.6931472,       nan], dtype=float32)
+    """
+    (x,) = promote_args_inexact("loggamma", x)
+    res = ls.lgamma(x)
+    return jnp.where(x > 0, res, np.nan)
+
+
 digamma = _unary("digamma", ls.digamma, "The digamma function, ``d/dx log Gamma(x)``.")
 expit = _unary("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
 gammainc = _binary("gammainc", ls.igamma, "The regularized lower incomplete gamma function P(a, x).")
@@ -201,8 +214,7 @@ def betaln(a, b):
 def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b)."""
     a, b, x = promote_args_inexact("betainc", a, b, x)
-    a, b, x = jnp.broadcast_arrays(a, b, x)
-    return ls.betainc(a, b, x)
+    return ls.betainc(a, b, x)  # (the primitive broadcasts scalars and size-1 axes itself)
 
 
 @jit
