@@ -183,3 +183,23 @@ def test_killed_at_the_memory_limit_keeps_what_it_finished(engine_server):
     assert report["stdout"] == Y_LINE and "1 transformed call" in error["message"]
     assert error["line"] in (10, 11, 16), error  # forking, or sleeping while its children fill memory
     finished_jit_call(report)
+
+
+def test_stopped_at_the_cpu_limit_inside_a_compiled_loop_names_the_loop_line(tmp_path):
+    # SIGXCPU cannot stop a loop running in a numba kernel (Python's handler waits for the kernel):
+    # the supervisor asks for the run's stack before the kernel's kill at the hard limit, and the
+    # host code's lines (engine/backends/host_lines.py) are the user's: the loop's line is named,
+    # in the jitted call made on line 7 (it named the call only).
+    code = (
+        "import jax\nfrom jax import lax\n\ndef spin(x):\n"
+        "    return lax.fori_loop(0, 2**31 - 1, lambda i, c: c * 0.5 + jax.numpy.sin(c), x)\n"
+        "\ny = jax.jit(spin)(1.0)\nprint(y)\n"
+    )
+    settings = {"database_path": tmp_path / "s.sqlite", "workers": 1, "wall_seconds": 60, "cpu_seconds": 2}
+    with ServerProcess(settings, log_path=str(tmp_path / "server.log")) as s:
+        report = run(s, code)
+    error = report["error"]
+    assert not report["ok"] and error["limit"] == "cpu", error
+    assert error["line"] == 5, error
+    assert "It was running line 5, in jit(spin) called on line 7." in error["message"], error
+    assert [c["label"] for c in report["calls"]] == ["jit(spin)"]

@@ -32,6 +32,9 @@ WATCH_AFTER = 0.2  # seconds before the memory watchdog starts: trivial runs nev
 WATCH_EVERY = 0.1
 INTERRUPT_GRACE = 1.0  # seconds a run interrupted at its time limit has to report where it was
 WHERE_WAIT = 0.2  # seconds a run about to be killed has to write its stack (``child.WHERE_SIGNAL``)
+# CPU seconds past its soft limit (SIGXCPU) after which a run that did not stop is asked where it is
+# and killed, before the kernel kills it at the hard limit (one second past the soft one) unasked.
+CPU_GRACE = 0.4
 PROGRESS_BYTES = 8 << 20  # what is kept of a run's progress frames (engine.inspect.progress's cap)
 
 
@@ -148,6 +151,16 @@ def kill_uid(uid: int) -> list[int]:
             pass
     _reap()
     return victims
+
+
+def cpu_seconds_of(pid: int) -> Optional[float]:
+    """CPU time ``pid`` has used (user + system), from ``/proc/<pid>/stat``; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _exit_limit(status: int, cpu_used: float, cpu_limit: float) -> tuple[str, str]:
@@ -516,6 +529,13 @@ def _supervise(
                 break
             if time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + WATCH_EVERY
+                cpu = cpu_seconds_of(pid)
+                if not interrupted and cpu is not None and cpu >= limits.cpu_seconds + CPU_GRACE:
+                    # SIGXCPU came and the run went on: it is in compiled code (a numba loop),
+                    # where Python's handler cannot run. Its stack says where, as at the time limit.
+                    limit = "cpu"
+                    ask_where()
+                    break
                 used = measure()
                 # A measurement can fail (a slow helper under load is replaced); three in a row
                 # leave the run unwatched, which it may not be.
