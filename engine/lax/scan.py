@@ -147,19 +147,32 @@ def map(f, xs, *, batch_size: int | None = None):
     from .api import concatenate, reshape
 
     leaves, tree = tree_flatten(xs)
+    if not leaves:
+        _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), xs)
+        return ys
     n = core.get_aval(leaves[0]).shape[0]
     batches, rest = divmod(n, batch_size) if batch_size else (0, n)
     elems = batches * batch_size
-    # (indexed as JAX's: a slice covering the whole axis stages nothing)
-    tail = tree_unflatten(tree, [x[elems:] for x in leaves]) if rest else None
+    # (indexed as JAX's: a slice covering the whole axis stages nothing; each leaf's batches are cut
+    # before its remainder)
+    scan_leaves, tail_leaves = [], []
+    for x in leaves:
+        if batches:
+            scan_leaves.append(reshape(x[:elems], (batches, batch_size, *x.shape[1:])))
+        if rest:
+            tail_leaves.append(x[elems:])
+    tail = tree_unflatten(tree, tail_leaves) if rest else None
     if not batches:
         return vmap(f)(tail)
-    scan_xs = tree_unflatten(tree, [reshape(x[:elems], (batches, batch_size, *x.shape[1:])) for x in leaves])
-    _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), scan_xs)
+    _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), tree_unflatten(tree, scan_leaves))
     y_leaves, y_tree = tree_flatten(ys)
-    y_leaves = [reshape(y, (elems, *y.shape[2:])) for y in y_leaves]
-    if rest:
-        y_leaves = [concatenate([y, t], 0) for y, t in zip(y_leaves, tree_flatten(vmap(f)(tail))[0])]
+    tail_ys = tree_flatten(vmap(f)(tail))[0] if rest else [None] * len(y_leaves)
+    y_leaves = [
+        reshape(y, (elems, *y.shape[2:]))
+        if t is None
+        else concatenate([reshape(y, (elems, *y.shape[2:])), t], 0)
+        for y, t in zip(y_leaves, tail_ys)
+    ]
     return tree_unflatten(y_tree, y_leaves)
 
 

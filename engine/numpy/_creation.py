@@ -17,6 +17,7 @@ from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, s
 from ..sharding import with_out_sharding
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
+from ._shape import stack
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -572,8 +573,22 @@ def triu_indices(n: int, k: int = 0, m: int | None = None):
 
 
 def indices(dimensions, dtype=None, sparse: bool = False):
+    """A grid of the index along each of ``dimensions`` (``sparse``: one broadcastable axis each).
+
+    >>> jnp.indices((2, 3), sparse=True)[1]
+    Array([[0, 1, 2]], dtype=int32)
+    """
     d = _default_dtype(dtype, int)
-    res = np.indices(tuple(int(x) for x in dimensions), dtype=d, sparse=sparse)
+    dimensions = tuple(int(x) for x in dimensions)
+    if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's iotas
+        grids = []
+        for i, n in enumerate(dimensions):
+            shape = (1,) * i + (n,) + (1,) * (len(dimensions) - i - 1) if sparse else dimensions
+            grids.append(lax.broadcast_in_dim(lax.iota(d, n), shape, (i,)))
+        if sparse:
+            return tuple(grids)
+        return stack(grids, 0) if grids else Array(np.zeros((0,), d))
+    res = np.indices(dimensions, dtype=d, sparse=sparse)
     return tuple(Array(r) for r in res) if sparse else Array(res)
 
 

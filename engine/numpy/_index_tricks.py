@@ -156,12 +156,15 @@ def _compress_sized(condition, a, axis, size, fill_value):
     if cond.ndim != 1:
         raise ValueError("condition must be a 1D array")
     a = moveaxis(a, axis, 0)
-    cond = cond[: a.shape[0]]
+    cond, _ = cond[: a.shape[0]], cond[a.shape[0] :]  # (JAX cuts off the excess, staged, then ignores it)
     a = a[: cond.shape[0]]
     if not 0 <= size <= a.shape[0]:
         raise ValueError(
             "size must be positive and not greater than the size of the array axis;"
             f" got {size=} for a.shape[axis]={a.shape[0]}"
         )
-    a = where(expand_dims(cond, tuple(range(1, a.ndim))), a, as_operand(fill_value).astype(a.dtype))
+    mask = expand_dims(cond, tuple(range(1, a.ndim)))
+    # (JAX's jnp.array(fill_value, dtype): a copy of the array, staged even for a constant, converted)
+    fill = lax.convert_element_type(lax.copy_p.bind(as_operand(fill_value)), a.dtype)
+    a = where(mask, a, fill)
     return moveaxis(a[argsort(cond, stable=True, descending=True)][:size], 0, axis)

@@ -17,7 +17,7 @@ from ..core import Array, Tracer
 from ..lax.sorting import sort_less
 from ._staged import staged_as_jit
 from ._promote import as_operand, check_arraylike, canonicalize_axis, convert, promote_dtypes
-from ._shape import ravel, reshape, stack
+from ._shape import atleast_1d, ravel, reshape, transpose, vstack
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -127,10 +127,17 @@ def flatnonzero(a, *, size=None, fill_value=None):
 
 
 def argwhere(a, *, size=None, fill_value=None):
+    """The coordinates of the nonzero elements, one row each (``size`` pads or truncates the rows,
+    for use under ``jit``).
+
+    >>> jnp.argwhere(jnp.array([[0, 3], [4, 0]]))
+    Array([[0, 1],
+           [1, 0]], dtype=int32)
+    """
     a = as_operand(a)
-    res = stack(nonzero(a if a.ndim else reshape(a, (1,)), size=size, fill_value=fill_value), axis=1)
+    res = transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
     # a 0-d input has no coordinates: one row (or none) of zero columns, as in JAX
-    return res if a.ndim else lax.slice(res, (0, 0), (res.shape[0], 0))
+    return reshape(res, (res.shape[0], a.ndim)) if a.ndim else reshape(res[:0], (res.shape[0], 0))
 
 
 def unique(
@@ -413,6 +420,7 @@ def partition(a, kth: int, axis: int = -1):
     return lax.transpose(lax.concatenate([bottom, top], arr.ndim - 1), _swap_last(arr.ndim, axis))
 
 
+@staged_as_jit(static_argnames=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
     """Indices that would partition ``a`` (as ``partition``): the ``kth + 1`` smallest first, then
     the rest in index order.
@@ -421,16 +429,21 @@ def argpartition(a, kth: int, axis: int = -1):
     Array([1, 3, 0, 2, 4], dtype=int32)
     """
     arr, kth, axis = _partition_axis(a, kth, axis, "argpartition")
-    n = arr.shape[-1]
-    bottom = _smallest(arr, kth + 1)[1]
-    # the others' indices: top_k of a mask that is 0 at the bottom ones (ties: lowest index first)
-    iota = lax.broadcasted_iota(bottom.dtype, bottom.shape + (n,), bottom.ndim)
-    picked = lax.reduce_or(
-        lax.eq(iota, lax.broadcast_in_dim(bottom, iota.shape, tuple(range(bottom.ndim)))), (bottom.ndim - 1,)
-    )
-    proxy = lax.convert_element_type(lax.bitwise_not(picked), np.float32)
-    top = lax.top_k(proxy, n - kth - 1)[1]
+    shift = lax.add(arr, np.array(1, arr.dtype)) if dtype_kind(arr.dtype) == "u" else arr  # (0 negates last)
+    bottom = lax.top_k(lax.neg(shift), kth + 1)[1]
+    # the others' indices: top_k of ones zeroed at the bottom ones (ties: lowest index first)
+    from ..api import vmap
+
+    zero_at = _zero_at
+    for _ in range(arr.ndim - 1):
+        zero_at = vmap(zero_at)
+    proxy = zero_at(lax.full(arr.shape, 1.0), bottom)
+    top = lax.top_k(proxy, arr.shape[-1] - kth - 1)[1]
     return lax.transpose(lax.concatenate([bottom, top], arr.ndim - 1), _swap_last(arr.ndim, axis))
+
+
+def _zero_at(a, i):
+    return a.at[i].set(0)
 
 
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
