@@ -76,6 +76,28 @@ def _in_memory(x: Array, space: core.MemorySpace) -> Array:
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
+# Each traced jit body a call stages, and whether every call staging it was made outside any
+# transformation: JAX names such a call ``jit(<name>)``, and one made while jvp, vmap, ... trace
+# ``jvp(jit(<name>))``, which the engine does not record (the HLO printer reads this to name calls).
+_staged_plain: weakref.WeakKeyDictionary[ClosedJaxpr, bool] = weakref.WeakKeyDictionary()
+
+
+def note_staged_call(closed: ClosedJaxpr) -> None:
+    from .staging import JaxprTrace
+
+    plain = all(m.trace_type in (core.EvalTrace, JaxprTrace) for m in core._state.stack)
+    _staged_plain[closed] = _staged_plain.get(closed, True) and plain
+
+
+def staged_like(new: ClosedJaxpr, old: ClosedJaxpr) -> None:
+    """``new`` (``old`` rewritten, e.g. pruned) is staged by the same calls as ``old``."""
+    _staged_plain[new] = _staged_plain.get(old, False)
+
+
+def staged_outside_transformations(closed: ClosedJaxpr) -> bool:
+    """Whether every call staging ``closed`` was made outside jvp, vmap, ... (False: unknown)."""
+    return _staged_plain.get(closed, False)
+
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     """Consts that are tracers of an outer transformation become explicit arguments, and so do
@@ -444,6 +466,7 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
         )
         cached = table[key] = (ClosedJaxpr(body, closed.consts), used_inputs)
     dced, used_inputs = cached
+    staged_like(dced, closed)  # (the same call sites, pruned)
     # (a new jaxpr even when nothing is dropped, as JAX's: a jit body inside a DCE'd known side is
     # not the jaxpr traced for a direct call)
     return eqn._replace(

@@ -160,9 +160,9 @@ def module_text(
         args[i] = a
     outs = lower_jaxpr(module, main.body, jaxpr, closed.consts, args)
     if hlo_of is not None:  # (the HLO printer reads the module before its return is emitted)
-        if len(module.functions) > 1 or module.callbacks or any(literals.is_key(o.aval) for o in jaxpr.outs):
+        if module.callbacks or any(literals.is_key(o.aval) for o in jaxpr.outs):
             raise NotImplementedError(
-                "HLO text for a program of several computations (calls, callbacks) is not implemented in the engine"
+                "HLO text for a program of callbacks or returning PRNG keys is not implemented in the engine"
             )
         names = list(hlo_of)
         return hlo_text_of(

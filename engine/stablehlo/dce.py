@@ -18,7 +18,7 @@ from ..ir import (
     ref_effects,
     subjaxprs,
 )
-from ..jit_primitive import jit_p
+from ..jit_primitive import jit_p, staged_like
 from ..lax.cond import cond_p
 
 
@@ -89,6 +89,7 @@ class Pruner:
         if key not in self._bodies:
             body, used_in = self.jaxpr(closed.jaxpr, used, prune_inputs=True)
             self._bodies[key] = (ClosedJaxpr(body, closed.consts), used_in)
+            staged_like(self._bodies[key][0], closed)
             self._keep.append(closed)
         body_closed, used_in = self._bodies[key]
         return JaxprEqn(

@@ -40,6 +40,7 @@ class Function:
         self.result_types: list[str] = []
         self.result_attrs: list[str] = []
         self.arg_attrs: list[str] = []
+        self.outs: list[Value] = []  # (what its return returns, for the HLO printer)
 
     def text(self) -> str:
         p = Printer(self.body)
@@ -105,6 +106,7 @@ class Module:
             self._calls[key] = fn
             outs = list(body(fn.body))
             fn.result_types = [v.type for v in outs]
+            fn.outs = outs
             emit(fn.body, [], _return_render("return", outs))
         return fn
 

@@ -13,20 +13,24 @@ from ..experimental.xla_metadata import attribute_text, xla_metadata_value_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
-from ..jit_primitive import jit_p
+from ..jit_primitive import jit_p, staged_outside_transformations
 from ..linear_call import linear_call_p
 from ..lax.barrier import dce_sink_p
 from ..lax.composite_call import attribute_values, check_composite_name, composite_p
 from ..lax.solves import linear_solve_p
 from . import literals
 from .lowering import RuleContext, register, symbol_ref
-from .syntax import Value, functional_type
+from .syntax import Spec, Value, functional_type
 
 
 @register(jit_p)
 def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **_: Any) -> list[Value]:
     fn = ctx.module.private_function(jaxpr, name)
-    return ctx.call(fn, args)
+    outs = ctx.call(fn, args)
+    if outs:  # (what the HLO printer reads: the callee, and whether JAX names the call jit(<name>))
+        plain = staged_outside_transformations(jaxpr)
+        outs[0].op.spec = Spec("func.call", args, {"callee": fn, "name": name, "plain": plain})  # type: ignore[union-attr]
+    return outs
 
 
 @register(custom_jvp_call_p)

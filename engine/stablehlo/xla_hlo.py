@@ -259,6 +259,8 @@ class _Canonical:
         ins = [self.value(v) for v in spec.operands]
         consts = [self.constant(v) for v in ins]
         name, result = spec.name, op.results[0]
+        if name == "func.call":  # (a call is not folded, nor erased)
+            return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
             if consts[0].ndim != 0:
                 raise _refuse("a broadcast of a non-scalar constant")
@@ -298,6 +300,8 @@ class _Canonical:
             v.op is not None and v.op.spec is not None and v.op.spec.name == name for v in ins
         ):
             raise _refuse("a concatenate of a concatenate (XLA merges them)")
+        if name == "stablehlo.compare" and any(c is not None and c.dtype == np.bool_ for c in consts):
+            raise _refuse("a comparison with a boolean constant (XLA may fold it)")
         if name in ("stablehlo.power", "stablehlo.select") and any(c is not None for c in consts[:2]):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.dynamic_slice" and all(c is not None for c in consts[1:]):
@@ -352,7 +356,7 @@ class _Canonical:
         self.outs = [self.value(v) for v in self.outs]
         while True:
             used = {id(u) for op in block for u in self.operands(op)} | {id(o) for o in self.outs}
-            live = [op for op in block if any(id(r) in used for r in op.results)]
+            live = [op for op in block if _is_call(op) or any(id(r) in used for r in op.results)]
             if len(live) == len(block):
                 return
             block[:] = live
@@ -383,6 +387,10 @@ class _Canonical:
             return [self.value(v) for v in self.args[op]]
         assert op.spec is not None
         return [self.value(v) for v in op.spec.operands]
+
+
+def _is_call(op: Op) -> bool:
+    return op.spec is not None and op.spec.name == "func.call"
 
 
 def _op_name(op: Op) -> str:
@@ -419,6 +427,8 @@ class _Module:
         self.counts: Counter = Counter()
         self.texts: list[str] = []
         self.regions = 0  # (the next region's index)
+        self.callees: dict[Any, str] = {}  # a called function -> its computation's name
+        self.last_title = ""
 
     def fresh(self, root: str) -> str:
         n = self.counts[root]
@@ -433,7 +443,7 @@ class _Module:
     def finish(self, name: str, made: list[_Instr], root: _Instr, entry: bool = False) -> str:
         for ins in made:
             ins.name = self.fresh(ins.root)
-        title = f"{name}.{len(self.texts) + 1}"
+        title = self.last_title = f"{name}.{len(self.texts) + 1}"
         lines = [_line(ins, ins is root) for ins in _post_order(made)]
         self.texts.append(
             ("ENTRY " if entry else "") + title + " {\n" + "".join(f"  {x}\n" for x in lines) + "}\n\n"
@@ -444,34 +454,79 @@ class _Module:
 def module_hlo_text(
     module_name: str, main: Any, outs: Sequence[Value], arg_names: Sequence[str], ops: Sequence[Op]
 ) -> str:
-    """The HLO text of a one-function module: ``main``'s body ``ops`` returning ``outs``."""
+    """The HLO text of a module: ``main``'s body ``ops`` returning ``outs``, and the functions it calls."""
+    module = _Module()
+    params, root = _computation(module, "main", main.body.args, ops, outs, arg_names, entry=True)
+    layout = f"{{{_tuple_text([p.aval for p in params])}->{root.aval}}}"
+    return f"HloModule {module_name}, entry_computation_layout={layout}\n\n" + "".join(module.texts)
+
+
+def _computation(
+    module: _Module,
+    name: str,
+    args: Sequence[Value],
+    ops: Sequence[Op],
+    outs: Sequence[Value],
+    arg_names: Sequence[str],
+    entry: bool = False,
+) -> tuple[list[_Instr], _Instr]:
+    """Converts one function (its callees first, when their first call is reached): its
+    parameters and root."""
     canon = _Canonical(ops, outs)
     outs = canon.outs
-    module = _Module()
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
-    for i, a in enumerate(main.body.args):
+    for i, a in enumerate(args):
         of[a] = module.instr(
             made, _Instr(_sanitize(arg_names[i]), shape_text(a.type), "parameter", [], f"({i})")
         )
+    params = list(made)
     for op in canon.order:
+        if op.spec is not None and op.spec.name == "func.call":
+            _call(op, [of[v] for v in canon.operands(op)], of, module, made)
+            continue
         for ins in _convert(op, canon, of, module):
             module.instr(made, ins)
         of[op.results[0]] = made[-1]
     if not outs:
-        raise _refuse("a program without outputs")
+        raise _refuse("a function without outputs")
     if len(outs) == 1:
         root = of[outs[0]]
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
         module.instr(made, root)
     for t in (i for i in made if i.opcode == "transpose"):  # (how layouts propagate: not modelled)
-        if any(t in i.operands and not (i is root and i.opcode == "tuple") for i in made):
+        if not entry or any(t in i.operands and not (i is root and i.opcode == "tuple") for i in made):
             raise _refuse("a transpose whose result is used (its layout would propagate)")
-    module.finish("main", made, root, entry=True)
-    params = _tuple_text([of[a].aval for a in main.body.args])
-    layout = f"{{{params}->{root.aval}}}"
-    return f"HloModule {module_name}, entry_computation_layout={layout}\n\n" + "".join(module.texts)
+    module.finish(name, made, root, entry=entry)
+    return params, root
+
+
+def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, made: list[_Instr]) -> None:
+    """A call of a jitted function: the callee's computation (converted at its first call), the
+    call named after JAX's location ``jit(<name>)``, and a get-tuple-element per result when the
+    callee returns several (all of them, used or not)."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    if not a["plain"]:
+        raise _refuse("a call staged under a transformation (JAX names it jvp(jit(...)), vmap(...), ...)")
+    fn = a["callee"]
+    title = module.callees.get(fn)
+    if title is None:
+        names = [f"Arg_{i}" for i in range(len(fn.body.args))]
+        body = fn.body.ops[:-1]  # (without its return)
+        _computation(module, _sanitize(fn.name), fn.body.args, body, fn.outs, names)
+        title = module.callees[fn] = module.last_title
+    root = _sanitize(f"jit({a['name']})")
+    shapes = [shape_text(r.type) for r in op.results]
+    aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
+    call = module.instr(made, _Instr(root, aval, "call", ins, f", to_apply={title}"))
+    call.frontend = op.frontend
+    if len(op.results) == 1:
+        of[op.results[0]] = call
+        return
+    for i, r in enumerate(op.results):
+        of[r] = module.instr(made, _Instr(root, shapes[i], "get-tuple-element", [call], f", index={i}"))
 
 
 def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module) -> list[_Instr]:
@@ -495,6 +550,14 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     if spec.name == "stablehlo.constant":
         out = _Instr("constant", ty, "constant", [])
         out.attrs = f"({literal_text(a['value'])})"
+    elif spec.name == "stablehlo.select" and _rank(spec.operands[0]) < _rank(op.results[0]):
+        # (a scalar predicate: the converter broadcasts it, under the select's name)
+        pred = _Instr(
+            name, ty.replace(ty[: ty.index("[")], "pred", 1), "broadcast", [ins[0]], ", dimensions={}"
+        )
+        out = _Instr(name, ty, "select", [pred, *ins[1:]])
+        out.frontend = op.frontend
+        return [pred, out]
     elif spec.name in _PLAIN:
         out = _Instr(name, ty, _PLAIN[spec.name], ins)
     elif spec.name == "chlo.square" and _parse_type(op.results[0].type)[1].startswith("f"):
@@ -519,7 +582,10 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
             raise _refuse("an iota of one element (XLA makes it a constant)")
         if len(dims) > 1:  # (XLA's canonical iota is one-dimensional, broadcast to the others)
             line = _Instr(name, shape_text(f"tensor<{dims[d]}x{el}>"), "iota", [], ", iota_dimension=0")
-            out = _Instr(name, ty, "broadcast", [line], f", dimensions={{{d}}}")
+            if int(np.prod(dims)) == dims[d]:  # (only unit dimensions added: a reshape)
+                out = _Instr(name, ty, "reshape", [line])
+            else:
+                out = _Instr(name, ty, "broadcast", [line], f", dimensions={{{d}}}")
             out.frontend = op.frontend
             return [line, out]
         out = _Instr(name, ty, "iota", [], f", iota_dimension={d}")
@@ -595,6 +661,10 @@ def _reduce(op: Op, name: str, ins: list[_Instr], ty: str, module: _Module) -> _
     out = _Instr(name, ty, "reduce", ins, f", dimensions={{{_ints(a['dims'])}}}, to_apply={region}")
     out.frontend = op.frontend
     return out
+
+
+def _rank(v: Value) -> int:
+    return len(_parse_type(v.type)[0])
 
 
 def _ints(xs: Sequence[int]) -> str:
