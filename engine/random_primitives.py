@@ -295,6 +295,14 @@ random_split_p = _primitive("random_split", _split_impl, _split_abstract_eval)
 random_fold_in_p = _primitive("random_fold_in", _fold_in_impl, _fold_in_abstract_eval)
 batching.batch_rules[random_fold_in_p] = _fold_in_batch
 
+# jax.random.clone: an identity that key-reuse checking reads as a fresh key (typed or raw data alike).
+random_clone_p = Primitive("random_clone")
+random_clone_p.def_impl(lambda keys: keys)
+random_clone_p.def_abstract_eval(lambda keys: keys)
+ad.defzero(random_clone_p)
+batching.batch_rules[random_clone_p] = lambda axis_size, vals, dims: (random_clone_p.bind(*vals), dims[0])
+lowerings[random_clone_p] = Physical()
+
 
 def random_seed(seeds, impl: str = "threefry2x32"):
     return random_seed_p.bind(seeds, impl=prng_impls[impl])
@@ -451,4 +459,5 @@ physical_rules: dict[Primitive, Callable] = {
     random_bits_p: _physical_bits,
     random_split_p: _physical_split,
     random_fold_in_p: _physical_fold_in,
+    random_clone_p: lambda data: data,
 }

@@ -672,6 +672,7 @@ TESTED_ELSEWHERE = {
             "random_bits",
             "random_split",
             "random_fold_in",
+            "random_clone",
         )
     },
     "custom_jvp_call": "tests/test_custom_derivatives.py",

@@ -567,6 +567,26 @@ def test_key_primitives_batch_and_have_float0_tangents():
     assert tan[0].dtype == core.float0 and float(tan[1]) == 2.0
 
 
+def test_clone_is_an_identity_that_stages_random_clone():
+    # JAX 0.10.2 stages random_clone on typed keys and on raw key data alike (make_jaxpr recorded).
+    k = R.key(7)
+    same(R.key_data(R.clone(k)), R.key_data(k))
+    same(R.clone(R.key_data(k)), R.key_data(k))
+    assert (
+        str(jax.make_jaxpr(R.clone)(k))
+        == "{ lambda ; a:key<fry>[]. let b:key<fry>[] = random_clone a in (b,) }"
+    )
+    raw = jax.make_jaxpr(R.clone)(np.uint32([0, 7]))
+    assert str(raw) == "{ lambda ; a:u32[2]. let b:u32[2] = random_clone a in (b,) }"
+    keys = R.split(k, 3)
+    same(R.key_data(jax.vmap(R.clone)(keys)), R.key_data(keys))
+    same(jax.vmap(R.clone, 1, 1)(A(R.key_data(keys)).T), A(R.key_data(keys)).T)
+    # compiled: the physical program drops it; the draws from a clone are the key's own
+    same(jax.jit(lambda k: R.normal(R.clone(k), (3,)))(k), R.normal(k, (3,)))
+    out, tan = jax.jvp(lambda x: (R.clone(R.key_data(k)), x * 2.0), (1.0,), (1.0,))
+    assert tan[0].dtype == core.float0
+
+
 def test_typed_key_jaxprs_are_jaxs():
     # Recorded from JAX 0.10.2 (make_jaxpr with typed keys as arguments).
     want = {

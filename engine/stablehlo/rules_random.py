@@ -11,7 +11,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import prng
-from ..random_primitives import random_bits_p, random_seed_p, random_split_p, random_unwrap_p, random_wrap_p
+from ..random_primitives import (
+    random_bits_p,
+    random_clone_p,
+    random_seed_p,
+    random_split_p,
+    random_unwrap_p,
+    random_wrap_p,
+)
 from . import literals
 from .lowering import RuleContext, register
 from .rules_control import while_loop
@@ -24,6 +31,7 @@ U32 = "tensor<ui32>"
 
 @register(random_wrap_p)
 @register(random_unwrap_p)
+@register(random_clone_p)
 def _identity(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     return [x]
 
