@@ -49,6 +49,17 @@ CASES = {
         (S, B),
     ),
     "lu": (lambda a: lax.linalg.lu(a)[0], (A,)),
+    "lu_tall": (lambda r: lax.linalg.lu(r)[0], (R,)),
+    "lu_wide": (lambda w: lax.linalg.lu(w)[0], (W,)),
+    "scipy_lu_solve": (
+        lambda a, b: engine.scipy.linalg.lu_solve(engine.scipy.linalg.lu_factor(a), b),
+        (A, B),
+    ),
+    "scipy_lu_solve_transposed": (
+        lambda a, b: engine.scipy.linalg.lu_solve(engine.scipy.linalg.lu_factor(a), b[:, 0], trans=1),
+        (A, B),
+    ),
+    "slogdet_qr": (lambda a: jnp.linalg.slogdet(a, method="qr").logabsdet, (A,)),
     "solve": (jnp.linalg.solve, (A, B)),
     "inv": (jnp.linalg.inv, (A,)),
     "det": (jnp.linalg.det, (A,)),
@@ -262,3 +273,49 @@ def test_triangular_solve_of_a_singular_matrix_gives_inf_not_an_error():
     a = np.triu(np.ones((3, 3), np.float32)) - np.diag([0, 0, 1]).astype(np.float32)
     out = lax.linalg.triangular_solve(a, np.ones(3, np.float32), left_side=True, lower=False)
     assert out.shape == (3,) and not np.all(np.isfinite(np.asarray(out)))
+
+
+def _swaps_applied(pivots, size):
+    """The permutation LAPACK's row swaps make, swap by swap (the definition)."""
+    rows = list(range(size))
+    for i, j in enumerate(pivots):
+        rows[i], rows[j] = rows[j], rows[i]
+    return rows
+
+
+def test_lu_pivots_to_permutation_applies_the_swaps_in_order_and_maps_over_batches():
+    pivots = RNG.integers(0, 5, (2, 3, 4)).astype(np.int32)
+    pivots = np.maximum(pivots, np.arange(4, dtype=np.int32))  # (LAPACK's: row i swaps with a row >= i)
+    want = np.array([[_swaps_applied(p, 6) for p in batch] for batch in pivots.tolist()], np.int32)
+    got = lax.linalg.lu_pivots_to_permutation(pivots, 6)
+    assert got.dtype == np.int32 and got.shape == (2, 3, 6)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(
+        np.asarray(engine.jit(lambda p: lax.linalg.lu_pivots_to_permutation(p, 6))(pivots)), want
+    )
+    vmapped = engine.vmap(lambda p: lax.linalg.lu_pivots_to_permutation(p, 6), in_axes=1)(pivots)
+    np.testing.assert_array_equal(np.asarray(vmapped), want.transpose(1, 0, 2))
+    with pytest.raises(ValueError, match="permutation size"):
+        lax.linalg.lu_pivots_to_permutation(pivots, 3)
+
+
+def test_scipy_lu_solve_solves_each_transpose_and_lu_factors_reconstruct():
+    lu_piv = engine.scipy.linalg.lu_factor(A)
+    for trans, m in ((0, A), (1, A.T), (2, A.T)):
+        got = engine.scipy.linalg.lu_solve(lu_piv, B, trans=trans)
+        np.testing.assert_allclose(np.asarray(got), np.linalg.solve(m, B), rtol=1e-4, atol=1e-5)
+    p, l, u = (np.asarray(x) for x in engine.scipy.linalg.lu(R))
+    np.testing.assert_allclose(p @ l @ u, R, rtol=1e-5, atol=1e-6)
+    pl, u2 = engine.scipy.linalg.lu(R, permute_l=True)
+    np.testing.assert_allclose(np.asarray(pl), p @ l, rtol=1e-6, atol=1e-6)
+
+
+def test_slogdet_qr_matches_numpy_and_scipy_qr_r_mode_is_full():
+    for a in (A, S, -S):
+        sign, logdet = jnp.linalg.slogdet(a, method="qr")
+        want_sign, want_logdet = np.linalg.slogdet(a.astype(np.float64))
+        assert float(sign) == want_sign
+        np.testing.assert_allclose(float(logdet), want_logdet, rtol=1e-5)
+    (r,) = engine.scipy.linalg.qr(R, mode="r")  # (scipy's 'r' is the complete R: (4, 3))
+    assert r.shape == (4, 3)
+    np.testing.assert_allclose(np.abs(np.asarray(r)), np.abs(np.linalg.qr(R, mode="complete")[1]), atol=1e-5)

@@ -100,6 +100,7 @@ INTERPRETER_ONLY = {
     "geqrf": "LAPACK's Householder QR in numpy",
     "ormqr": "LAPACK's Householder reflectors in numpy",
     "lu": "LAPACK through numpy",
+    "lu_pivots_to_permutation": "a loop of row swaps in numpy, beside lu",
     "qr": "LAPACK through numpy",
     "svd": "LAPACK through numpy",
     "triangular_solve": "LAPACK through numpy",

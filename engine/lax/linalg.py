@@ -454,20 +454,31 @@ def _lu_abstract(x):
 def _lu_jvp(primals, tangents):
     (a,), (a_dot,) = primals, tangents
     lu_, pivots, perm = lu_p.bind(a)
-    aval = core.get_aval(a)
-    m, n = aval.shape[-2:]
-    if m != n:
-        raise NotImplementedError("Differentiation of lu is implemented for square matrices only.")
-    jnp = _jnp()
-    x = _mm(permutation_matrix(perm, a_dot.dtype), a_dot)  # a_dot[..., perm, :]
-    eye = _eye_like(a)
-    l = _lax().add(_tril(lu_, -1), jnp.broadcast_to(eye, aval.shape))
-    u = _triu(lu_)
-    la = triangular_solve(l, x, left_side=True, lower=True, unit_diagonal=True)
-    lau = triangular_solve(u, la, left_side=False, lower=False)
-    lu_dot = _lax().add(_mm(l, _tril(lau, -1)), _mm(_triu(lau), u))
+    tangent = _lu_jvp_one
+    for _ in core.get_aval(a).shape[:-2]:  # (JAX's: the one-matrix rule vmapped over the batch)
+        tangent = _lax().vmap(tangent)
+    lu_dot = tangent(lu_, a_dot, perm)
     zeros = [ad.Zero(ad.tangent_aval(core.get_aval(v))) for v in (pivots, perm)]
     return [lu_, pivots, perm], [lu_dot, *zeros]
+
+
+def _lu_jvp_one(lu_, a_dot, perm):
+    """De Hoog, Anderssen and Lukas's formula, as JAX's rule (also for non-square ``a``): with
+    ``x = inv(L) a_dot[perm] inv(U)``, ``L' = L tril(x, -1)`` and ``U' = triu(x) U``, packed."""
+    lax = _lax()
+    m, n = core.get_aval(a_dot).shape
+    dtype = core.get_aval(a_dot).dtype
+    k = min(m, n)
+    zero = np.zeros((), core.get_aval(lu_).dtype)
+    l = lax.add(lax.pad(_tril(lu_[:, :k], -1), zero, [(0, 0, 0), (0, m - k, 0)]), _eye(dtype, (m, m)))
+    u_eye = lax.pad(_eye(dtype, (n - k, n - k)), zero, [(k, 0, 0), (k, 0, 0)])
+    u = lax.add(lax.pad(_triu(lu_[:k, :]), zero, [(0, n - k, 0), (0, 0, 0)]), u_eye)
+    la = triangular_solve(l, a_dot[perm], left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    mm = _jnp().matmul
+    l_dot = mm(l, _tril(lau, -1), precision=Precision.HIGHEST)
+    u_dot = mm(_triu(lau), u, precision=Precision.HIGHEST)
+    return lax.add(l_dot, u_dot)
 
 
 ad.jvp_rules[lu_p] = _lu_jvp
@@ -760,3 +771,4 @@ from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
     schur,
     schur_p,
 )
+from .linalg_pivots import lu_pivots_to_permutation, lu_pivots_to_permutation_p  # noqa: E402,F401

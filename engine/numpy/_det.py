@@ -68,6 +68,21 @@ def _slogdet_lu_fn(a):
     return sign, jnp.real(logdet)
 
 
+def _slogdet_qr_fn(a):
+    """sign and log|det| from the QR factorization (no row pivoting): |det| is the product of R's
+    diagonal; each Householder reflector actually applied (tau != 0) flips the sign."""
+    jnp = _jnp()
+    if jnp.iscomplexobj(a):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+    n = a.shape[-1]
+    r, taus = lax_linalg.geqrf(a)
+    diag = jnp.diagonal(r, axis1=-2, axis2=-1)
+    log_abs_det = jnp.sum(jnp.log(jnp.abs(diag)), axis=-1)
+    sign_diag = jnp.prod(jnp.sign(diag), axis=-1)
+    sign_taus = jnp.prod(jnp.where(taus[..., : n - 1] != 0, -1, 1), axis=-1).astype(sign_diag.dtype)
+    return sign_diag * sign_taus, log_abs_det
+
+
 def _slogdet_jvp(primals, tangents):
     jnp = _jnp()
     (x,), (g,) = primals, tangents
@@ -134,6 +149,7 @@ def _custom(name):
     fn, rule = {
         "_slogdet_small": (_slogdet_small_fn, _slogdet_small_jvp),
         "_slogdet_lu": (_slogdet_lu_fn, _slogdet_jvp),
+        "_slogdet_qr": (_slogdet_qr_fn, _slogdet_jvp),
         "_det": (_det_fn, _det_jvp),
     }[name]
     fn.__name__ = name
@@ -156,9 +172,9 @@ def det_by_lu(a):
 
 
 def slogdet(a, method=None):
-    """(sign, log|det|) by JAX's method: closed forms up to 2x2, else LU."""
+    """(sign, log|det|) by JAX's method: closed forms up to 2x2, else LU; or QR (``method='qr'``)."""
     if method == "qr":
-        raise NotImplementedError("jnp.linalg.slogdet(method='qr') is not supported; use the default 'lu'.")
+        return _custom("_slogdet_qr")(a)
     if method not in (None, "lu"):
         raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
     if a.shape[-1] <= 2:

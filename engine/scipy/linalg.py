@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
@@ -130,37 +129,40 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     return lu_, pivots
 
 
-def _pivots_to_permutation(pivots, m):
-    perm = np.arange(m)
-    for i, p in enumerate(np.asarray(pivots)):
-        perm[[i, int(p)]] = perm[[int(p), i]]
-    return perm
-
-
+@staged_as_jit(static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True):
-    """Solve ``a x = b`` given ``lu_factor(a)`` (``trans=0`` only)."""
-    lu_, piv = lu_and_piv
-    if trans != 0:
-        raise NotImplementedError("lu_solve with trans != 0")
-    lu_, b = _inexact("lu_solve", lu_, b)
-    b, vector = _matrix_rhs(b)
-    perm = jnp.asarray(_pivots_to_permutation(lax.stop_gradient(piv), lu_.shape[-2]), np.int32)
-    from ..numpy.linalg import _lu_solve
+    """Solve ``a x = b`` (``trans=0``), ``a^T x = b`` (1) or ``a^H x = b`` (2) given
+    ``lu_factor(a)``: the pivots made a permutation, then JAX's ``lax.linalg.lu_solve`` per matrix."""
+    from ..numpy.linalg import _lu_solve_staged
 
-    x = _lu_solve(lu_, perm, b, False)
-    return x[..., 0] if vector else x
+    lu_, pivots = lu_and_piv
+    lu_, b = promote_dtypes_inexact(jnp.asarray(lu_), jnp.asarray(b))
+    m = lu_.shape[-2]
+    perm = lax_linalg.lu_pivots_to_permutation(pivots, m)
+    vector = b.ndim == 1 or (lu_.ndim == b.ndim + 1 and lu_.shape[-1] == b.shape[-1])
+    signature = "(n,n),(n),(n)->(n)" if vector else "(n,n),(n),(n,k)->(n,k)"
+    solve = functools.partial(_lu_solve_staged, trans=trans)
+    return jnp.vectorize(solve, signature=signature)(lu_, perm, b)
 
 
+@staged_as_jit(static_argnames=("permute_l", "overwrite_a", "check_finite"))
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-    """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
-    (a,) = _inexact("lu", a)
+    """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``): a jit ``lu``
+    calling the jit ``_lu``, as JAX's."""
+    return _lu(a, permute_l)
+
+
+@staged_as_jit(static_argnames=("permute_l",))
+def _lu(a, permute_l: bool):
+    (a,) = promote_dtypes_inexact(jnp.asarray(a))
     lu_, _, perm = lax_linalg.lu(a)
     m, n = a.shape[-2:]
+    # p[i, j] = (perm[j] == i), as JAX builds it (compared, copied into an array, converted)
+    p = jnp.real(jnp.array(perm[..., None, :] == jnp.arange(m, dtype=perm.dtype)[:, None], dtype=a.dtype))
     k = min(m, n)
-    p = jnp.swapaxes(lax_linalg.permutation_matrix(perm, a.dtype), -1, -2)
     l_ = jnp.tril(lu_, -1)[..., :, :k] + jnp.eye(m, k, dtype=a.dtype)
     u = jnp.triu(lu_)[..., :k, :]
-    return (jnp.matmul(p, l_), u) if permute_l else (p, l_, u)
+    return (jnp.matmul(p, l_, precision=lax.Precision.HIGHEST), u) if permute_l else (p, l_, u)
 
 
 def solve(
@@ -236,13 +238,23 @@ def qr(
     pivoting: bool = False,
     check_finite: bool = True,
 ):
-    """``(q, r)`` with scipy's modes: 'full', 'economic' or 'r'."""
+    """``(q, r)`` with scipy's modes: 'full', 'economic' or 'r' (just ``(r,)``); through the jit
+    ``_qr``, as JAX's."""
+    return _qr(a, mode, pivoting)
+
+
+@staged_as_jit(static_argnames=("mode", "pivoting"))
+def _qr(a, mode, pivoting):
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     if pivoting:
         raise NotImplementedError("qr with pivoting=True")
-    (a,) = _inexact("qr", a)
-    if mode not in ("full", "economic", "r"):
-        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = lax_linalg.qr(a, full_matrices=mode == "full")
+    (a,) = promote_dtypes_inexact(jnp.asarray(a))
+    q, r = lax_linalg.qr(a, full_matrices=full_matrices)
     return (r,) if mode == "r" else (q, r)
 
 
