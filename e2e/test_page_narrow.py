@@ -352,3 +352,13 @@ def test_an_embedded_panel_keeps_its_text_off_the_code_column(page: Page, panel)
         " const r = document.createRange(); r.selectNodeContents(n); return r.getBoundingClientRect().left; } }"
     )
     assert first >= edge + 8, (first, edge)
+
+
+@needs_runner
+def test_the_results_panel_is_reached_with_tab(page: Page):
+    # From the panel's tab, Tab goes on into the results (a keyboard user scrolls them from there).
+    open_session(page, "def f(x):\n    return x * 2.0\n", "f", [], ["1.0"])
+    expect(page.get_by_test_id("result")).to_be_visible()
+    page.get_by_test_id("tab-output").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !!document.activeElement.closest('[data-testid=panel-body]')")

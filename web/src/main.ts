@@ -119,7 +119,7 @@ class App {
 
     this.tabs = h("nav", { class: "panel-tabs", role: "tablist", "aria-label": "Panels" });
     this.callPicker = h("div", { class: "call-picker" });
-    this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", id: "panel-body", tabindex: -1 });
+    this.panelBody = h("div", { class: "panel-body", role: "tabpanel", testid: "panel-body", id: "panel-body", tabindex: 0 });
     this.toast = h("div", { class: "toast", role: "status", "aria-live": "polite" });
     this.staleNote = h("div", { class: "stale-note", testid: "stale-note", role: "status", hidden: true },
       "Edited since this run: the results below are for the previous code, stack or arguments. ",
