@@ -362,3 +362,40 @@ def test_the_results_panel_is_reached_with_tab(page: Page):
     page.get_by_test_id("tab-output").focus()
     page.keyboard.press("Tab")
     assert page.evaluate("() => !!document.activeElement.closest('[data-testid=panel-body]')")
+
+
+COMPILES = """import jax
+import jax.numpy as jnp
+
+def double_the_values(x):
+    return x * 2
+
+s = jax.jit(double_the_values)
+s(jnp.ones(3))
+s(jnp.ones((2, 2)))
+s(jnp.ones((2, 2)))
+"""
+
+# Each label of the compile timeline: its height on the screen and whether it lies inside the chart.
+TIMELINE_LABELS = """() => {
+  const svg = document.querySelector('[data-testid=recompiles] svg').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid=recompiles] svg text')].map((t) => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, height: r.height, inside: r.left >= svg.left - 1 && r.right <= svg.right + 1};
+  });
+}"""
+
+
+@needs_runner
+@pytest.mark.parametrize("size", [NARROW, PHONE], ids=["narrow", "phone"])
+def test_compile_timeline_labels_are_readable_at_any_width(page: Page, size, artifacts):
+    page.set_viewport_size(size)
+    open_session(page, COMPILES, None, [], [], panel="timings")
+    expect(page.get_by_test_id("recompiles")).to_be_visible()
+    labels = page.evaluate(TIMELINE_LABELS)
+    page.screenshot(path=str(artifacts / f"compile-timeline-{size['width']}.png"), full_page=True)
+    assert any(label["text"].startswith("jit(double") for label in labels), labels
+    for label in labels:
+        # drawn at the text's own size (10.5 px), not a 760-unit drawing scaled down to the phone
+        assert label["height"] >= 10, label
+        assert label["inside"], label

@@ -66,21 +66,35 @@ export function renderRecompiles(report: RunReport, previous?: RunReport | null)
   const fns = [...new Set(rows.map((r) => r.call.label))];
   const summary = summarize(rows);
   const before = previous ? facts(previous) : [];
-  // Timeline: one lane per jitted function, calls in run order along x.
-  const W = 760, laneH = 26, left = 190, pad = 10;
+  // Timeline: one lane per jitted function, calls in run order along x. Drawn as wide as its box in
+  // CSS pixels (redrawn when that changes), as the Timings panel's: scaled from a fixed width, its
+  // labels were a few pixels tall on a phone. The label column takes what the width allows.
+  const laneH = 26, pad = 10, charW = 6.4;
   const t0 = Math.min(...rows.map((r) => r.start)), t1 = Math.max(...rows.map((r) => r.start + r.traceMs + r.compileMs), t0 + 1);
-  const x = (t: number) => left + ((t - t0) / (t1 - t0)) * (W - left - pad);
-  const svg = s("svg", { class: "recompile-timeline", viewBox: `0 0 ${W} ${fns.length * laneH + 24}`, width: "100%", role: "img", "aria-label": "Compiles over time" },
-    fns.map((fn, i) => s("text", { x: 4, y: i * laneH + 17, class: "tick" }, fn.length > 28 ? fn.slice(0, 27) + "…" : fn)),
-    rows.map((r, k) => {
-      const lane = fns.indexOf(r.call.label);
-      const w = Math.max(4, x(r.start + r.traceMs + r.compileMs) - x(r.start));
-      return s("rect", {
-        x: x(r.start), y: lane * laneH + 5, width: w, height: laneH - 10, rx: 3, class: `rc-mark rc-${r.status}`, testid: "recompile-mark", "data-call": k,
-      }, s("title", null, `call ${r.call.id + 1}${userLine(r.call.source) ? ` (line ${userLine(r.call.source)})` : ""}: ${STATUS_TEXT[r.status]} — ${r.reason}`));
-    }),
-    s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
-    s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
+  const draw = (W: number) => {
+    const left = Math.round(Math.min(190, Math.max(96, W * 0.3)));
+    const fit = Math.max(6, Math.floor((left - 10) / charW));
+    const x = (t: number) => left + ((t - t0) / (t1 - t0)) * (W - left - pad);
+    const H = fns.length * laneH + 24;
+    return s("svg", { class: "recompile-timeline", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": "Compiles over time" },
+      fns.map((fn, i) => s("text", { x: 4, y: i * laneH + 17, class: "tick" }, fn.length > fit ? fn.slice(0, fit - 1) + "…" : fn,
+        fn.length > fit ? s("title", null, fn) : null)),
+      rows.map((r, k) => {
+        const lane = fns.indexOf(r.call.label);
+        const w = Math.max(4, x(r.start + r.traceMs + r.compileMs) - x(r.start));
+        return s("rect", {
+          x: x(r.start), y: lane * laneH + 5, width: w, height: laneH - 10, rx: 3, class: `rc-mark rc-${r.status}`, testid: "recompile-mark", "data-call": k,
+        }, s("title", null, `call ${r.call.id + 1}${userLine(r.call.source) ? ` (line ${userLine(r.call.source)})` : ""}: ${STATUS_TEXT[r.status]} — ${r.reason}`));
+      }),
+      s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
+      s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
+  };
+  const svg = h("div", { class: "recompile-timeline-wrap" }, draw(760));
+  let drawn = 760;
+  new ResizeObserver((entries) => {
+    const width = Math.max(240, Math.floor(entries[entries.length - 1].contentRect.width));
+    if (width !== drawn) { drawn = width; svg.replaceChildren(draw(width)); }
+  }).observe(svg);
   // (explicit roles: on a phone the rows lay out as cards, styles below, and stay a table to screen
   // readers; the labelled cells say what their numbers are where the header row is not shown)
   const table = h("table", { class: "recompile-table", role: "table" },
