@@ -64,5 +64,43 @@ def test_each_recompile_row_says_why(page: Page, artifacts):
     expect(section).not_to_contain_text("traced again")
     # The reason also titles the call's mark on the timeline.
     title = page.get_by_test_id("recompile-mark").nth(6).locator("title")
-    expect(title).to_contain_text("recompiled — Tracing context doesn't match")
+    expect(title).to_contain_text(
+        "recompiled — all previously seen cache keys differ. For the closest previous key:\n"
+        "Tracing context doesn't match"
+    )
     section.screenshot(path=str(artifacts / "recompile-reasons.png"))
+
+
+RESHAPED = """import jax
+import jax.numpy as jnp
+
+def double(x):
+    return x * 2
+
+s = jax.jit(double)
+s(jnp.ones(3))
+s(jnp.ones((2, 2)))
+s(2.0)
+"""
+
+
+@needs_runner
+def test_a_changed_type_reads_as_jax_explains_it(page: Page):
+    # A changed rank: JAX's lines, led by its words for a miss with earlier keys, and without the
+    # empty mesh-axis annotation "({})" (the report's text has it, as JAX's log does).
+    page.goto("/" + session_fragment(RESHAPED, None, [], [], "timings"))
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+    rows = page.get_by_test_id("recompile-row")
+    expect(rows).to_have_count(3)
+    reasons = page.locator("[data-testid=recompile-row] .rc-reason")
+    expect(reasons.nth(1)).to_contain_text(
+        "all previously seen cache keys differ. For the closest previous key:\n"
+        "different input types:\n* at x, now f32[2,2] and before f32[3]",
+        use_inner_text=True,
+    )
+    expect(reasons.nth(2)).to_contain_text(
+        "different input types:\n* at x, now f32[]{weak_type=True} and before f32[2,2]{weak_type=False}\n"
+        "(see https://docs.jax.dev/en/latest/type_promotion.html#weak-types)",
+        use_inner_text=True,
+    )
+    expect(page.get_by_test_id("recompiles")).not_to_contain_text("({})")

@@ -27,6 +27,17 @@ const STATUS_TEXT: Record<Status, string> = {
   hit: "cache hit",
 };
 
+/** A miss's reason as the page says it: JAX's explain_cache_misses lines (as the report has them), led
+ *  as JAX leads a miss that had earlier signatures, and without the mesh-axis annotation JAX adds to
+ *  a type whose rank changed: for an array on no mesh it is an empty "({})", which says nothing
+ *  ("now f32[2,2] and before f32[3]", where it read "now f32[2,2]({}) and before f32[3]({})"). */
+export function readableReason(reason: string): string {
+  const text = reason.replaceAll("({})", "");
+  return /^(different input |Tracing context)/.test(text)
+    ? "all previously seen cache keys differ. For the closest previous key:\n" + text
+    : text;
+}
+
 function facts(report: RunReport): CallFact[] {
   const out: CallFact[] = [];
   const seen = new Set<string>();
@@ -41,7 +52,7 @@ function facts(report: RunReport): CallFact[] {
     const status: Status = call.jit.cache === "hit" ? "hit" : !first ? "recompile" : call.jit.cache === "disk" ? "disk" : "compile";
     // (A report without a reason for a miss is one recorded before the engine kept them.)
     const reason = (status === "hit" ? "same argument types and static values as an earlier call"
-      : call.jit.recompile_reason ?? (first ? "first call with these argument types" : "traced again"))
+      : (call.jit.recompile_reason != null ? readableReason(call.jit.recompile_reason) : null) ?? (first ? "first call with these argument types" : "traced again"))
       + (status === "recompile" && call.jit.cache === "disk" ? "\n(its kernels loaded from the kernel cache)" : "");
     const run = ev.find((e) => e.category === "run");
     out.push({ call, status, reason, start: run?.start_ms ?? ev[0]?.start_ms ?? 0, traceMs: sum("trace"), compileMs: sum("lower") + sum("compile") });
