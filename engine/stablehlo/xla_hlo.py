@@ -186,7 +186,8 @@ class _Canonical:
 
     What it does not model (folds of constants, merged reshapes and broadcasts, ...) is refused."""
 
-    def __init__(self, ops: Sequence[Op], outs: Sequence[Value]):
+    def __init__(self, ops: Sequence[Op], outs: Sequence[Value], entry: bool = True):
+        self.entry = entry  # (the main function: a callee's literals have other locations)
         self.replaced: dict[Value, Value] = {}
         self.splats: dict[Op, tuple[np.ndarray, str]] = {}  # splat constant -> (scalar, type)
         self.args: dict[Op, list[Value]] = {}  # operands reordered by a rewrite
@@ -277,22 +278,29 @@ class _Canonical:
                     name == "stablehlo.add" and splat
                 ):
                     raise _refuse(f"'{name}' with a constant first operand (XLA swaps and may rename it)")
+                # (a multiply swapped with a constant that is not a splat made from a broadcast is
+                # renamed after both, mul_jit_f_, when other operations use it; recorded: kept when
+                # it is only an output of the main function)
+                if name == "stablehlo.multiply" and not splat:
+                    if not self.entry or self._used_by_operations(block, result):
+                        raise _refuse("a multiply swapped with a constant, used further (XLA renames it)")
                 ins, consts = ins[::-1], consts[::-1]
                 self.args[op] = ins
         for kept, c, first in (
             ((ins[0], consts[1], False), (ins[1], consts[0], True)) if len(ins) == 2 else ()
         ):
             if c is not None and self._folds(name, c, first):
-                kept_op = kept.op
-                if kept_op is not None and any(self.constant(v) is not None for v in self.operands(kept_op)):
-                    raise _refuse(f"a folded '{name}' of an operation on a constant (XLA renames it)")
+                if self._renamed(kept.op):
+                    raise _refuse(
+                        f"a folded '{name}' of an operation swapped with a constant (XLA renames it)"
+                    )
                 self.replaced[result] = kept
                 block.remove(op)
                 return
         if name == "stablehlo.select" and ins[1] is ins[2]:  # (both branches the same value)
             kept_op = ins[1].op
-            if kept_op is not None and any(self.constant(v) is not None for v in self.operands(kept_op)):
-                raise _refuse("a folded select of an operation on a constant (XLA renames it)")
+            if self._renamed(kept_op):
+                raise _refuse("a folded select of an operation swapped with a constant (XLA renames it)")
             self.replaced[result] = ins[1]
             block.remove(op)
             return
@@ -324,8 +332,10 @@ class _Canonical:
             dims = spec.attrs.get("dims")
             if result.type == ins[0].type and (dims is None or list(dims) == list(range(len(dims)))):
                 kept_op = ins[0].op  # (an operation to its operand's type: removed)
-                if kept_op is not None and any(self.constant(v) is not None for v in self.operands(kept_op)):
-                    raise _refuse(f"a removed '{name}' of an operation on a constant (XLA renames it)")
+                if self._renamed(kept_op):
+                    raise _refuse(
+                        f"a removed '{name}' of an operation swapped with a constant (XLA renames it)"
+                    )
                 self.replaced[result] = ins[0]
                 block.remove(op)
                 return
@@ -341,6 +351,16 @@ class _Canonical:
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
             if dims is not None and reshapes and list(dims) != sorted(dims):
                 raise _refuse("a broadcast_in_dim that transposes")
+
+    def _used_by_operations(self, block: list[Op], v: Value) -> bool:
+        return any(v in (o.spec.operands if o.spec else []) for o in block)
+
+    def _renamed(self, kept_op: Op | None) -> bool:
+        """An operation a rewrite swapped with a constant that is not a splat made from a broadcast
+        (recorded: when a fold or a removal then keeps it in another's place, XLA names it after
+        both locations, mul_jit_f_)."""
+        swapped = self.args.get(kept_op) if kept_op is not None else None
+        return swapped is not None and (swapped[1].op is None or swapped[1].op not in self.splats)
 
     @staticmethod
     def _folds(name: str, c: np.ndarray, first: bool) -> bool:
@@ -472,7 +492,7 @@ def _computation(
 ) -> tuple[list[_Instr], _Instr]:
     """Converts one function (its callees first, when their first call is reached): its
     parameters and root."""
-    canon = _Canonical(ops, outs)
+    canon = _Canonical(ops, outs, entry)
     outs = canon.outs
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
