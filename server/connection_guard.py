@@ -10,7 +10,7 @@ descriptors and tasks until the server had none left for anyone else. Here:
   of the previous response ending); its body within ``body_seconds`` of its head. Late ones get 408
   and the connection is closed. The run itself is not under these deadlines, only the upload;
 - one client (its address; an IPv6 client its /64, as for fair share) may hold
-  ``client_connections`` connections; more are answered 429 and closed at once. A trusted proxy's
+  ``client_connections`` connections; more are answered 429 at once and closed. A trusted proxy's
   connections carry many clients and are not counted (the proxy limits each client itself:
   ``docker/nginx/jaxplay.conf.template``);
 - a request whose length is ambiguous is refused with 400 before any route sees it: Content-Length
@@ -86,6 +86,7 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._client_counted: Optional[str] = None
+            self._refused = False  # over the client's connection cap: answered 429, closing
             self._head: Optional[bytearray] = None  # the bytes of the head being received
             self._deadline: Optional[asyncio.TimerHandle] = None
             # Every event h11 gives uvicorn passes through here, and every byte it is fed.
@@ -98,12 +99,24 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
             key = counted_key(self.client[0]) if self.client else None
             if key is not None:
                 if open_by_client.get(key, 0) >= settings.client_connections:
-                    transport.write(_raw_response(b"429 Too Many Requests", b"retry-after: 1\r\n"))
-                    transport.close()
+                    self._refuse(transport)
                     return
                 open_by_client[key] = open_by_client.get(key, 0) + 1
                 self._client_counted = key
             self._arm(settings.header_seconds, self._head_too_slow)
+
+        def _refuse(self, transport: asyncio.Transport) -> None:
+            """429 at once, then only the write side shut: what the client sends is read and dropped
+            until it closes (or a second passes), so closing does not reset the answer away unread."""
+            self._refused = True
+            transport.write(_raw_response(b"429 Too Many Requests", b"retry-after: 1\r\n"))
+            if transport.can_write_eof():
+                transport.write_eof()
+            self._deadline = self.loop.call_later(1.0, transport.close)
+
+        def data_received(self, data: bytes) -> None:
+            if not self._refused:
+                super().data_received(data)
 
         def connection_lost(self, exc: Optional[Exception]) -> None:
             self._disarm()

@@ -92,6 +92,12 @@ def test_slow_heads_and_bodies_are_cut_and_capped_while_others_are_served(server
         refused = read_all(extra)
         extra.close()
         assert refused.startswith(b"HTTP/1.1 429 "), refused
+        # ...also when its request is on the way: the answer is not reset away by the close.
+        extra = connect(server)
+        extra.sendall(body_head + b'{"code": "' + b"x" * 380 + b'"}')
+        refused = read_all(extra)
+        extra.close()
+        assert refused.startswith(b"HTTP/1.1 429 ") and refused.count(b"HTTP/1.1") == 1, refused
         # ...while another client is served, a run included.
         transport = httpx.HTTPTransport(local_address="127.0.0.2")
         with httpx.Client(base_url=server.base_url, transport=transport, timeout=60) as other:
