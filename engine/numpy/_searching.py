@@ -158,7 +158,7 @@ def unique(
     Array([1, 2, 3, 1], dtype=int32)
     """
     a = as_operand(ar)
-    if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
+    if size is not None:  # (concrete values too: the index, inverse and counts padded as JAX's)
         flat = axis is None
         axis = 0 if flat else canonicalize_axis(axis, a.ndim)
         res = _unique_traced(
@@ -177,7 +177,12 @@ def unique(
         return res[0] if len(res) == 1 else res
     v = _concrete_value(ar, "jnp.unique")
     res = np.unique(
-        v, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts, axis=axis
+        v,
+        return_index=return_index,
+        return_inverse=return_inverse,
+        return_counts=return_counts,
+        axis=axis,
+        equal_nan=equal_nan,
     )
     if not isinstance(res, tuple):
         res = (res,)
@@ -229,9 +234,12 @@ def _unique_sorted_mask(ar, axis, equal_nan):
     return aux, first.at[1:].set(any_(differ(aux[1:], aux[:-1]), tuple(range(1, aux.ndim)))), perm
 
 
-def _unique_traced(ar, axis, size, fill_value, equal_nan, return_index, return_inverse, return_counts):
+def _unique_traced(
+    ar, axis, size, fill_value, equal_nan, return_index, return_inverse, return_counts, return_true_size=False
+):
     """``unique`` of a traced array into ``size`` slots, built as JAX builds it: positions of the
-    run starts by ``nonzero(size=)``; counts as the differences of consecutive starts."""
+    run starts by ``nonzero(size=)``; counts as the differences of consecutive starts
+    (``return_true_size``: then the number of distinct values, for the set operations)."""
     from ._creation import arange, full, full_like, zeros
     from ._reductions import cumsum
     from ._selection import where
@@ -257,7 +265,8 @@ def _unique_traced(ar, axis, size, fill_value, equal_nan, return_index, return_i
         out.append(perm[ind] if aux.size else perm)
     if return_inverse:
         if aux.size:
-            out.append(zeros(mask.shape, dtype=int).at[perm].set(cumsum(mask) - 1))
+            run = cumsum(mask) - 1  # (before the zeros, as JAX orders them)
+            out.append(zeros(mask.shape, dtype=int).at[perm].set(run))
         else:
             out.append(zeros(ar.shape[axis], dtype=int))
     if return_counts:
@@ -268,6 +277,8 @@ def _unique_traced(ar, axis, size, fill_value, equal_nan, return_index, return_i
             out.append(diff(idx))
         else:
             out.append(full((1,), ar.shape[axis], dtype=int) if ar.shape[axis] else zeros(0, dtype=int))
+    if return_true_size:
+        out.append(mask.sum())
     return tuple(out)
 
 

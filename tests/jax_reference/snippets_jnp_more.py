@@ -59,6 +59,14 @@ JNP_MORE = [
         "setops_size",
         "a = jnp.array([1, 4, 2, 2, 7]); b = jnp.array([2, 3, 7, 9])\nout = (jnp.intersect1d(a, b, size=4), jnp.union1d(a, b, size=8), jnp.setdiff1d(a, b, size=4), jnp.setxor1d(a, b, size=6), jnp.setdiff1d(a, b, size=3, fill_value=-1), jnp.intersect1d(a, b, size=3, return_indices=True))",
     ),
+    (  # traced: JAX's sized set operations (unique's padding, fill values, indices past the end)
+        "setops_size_jit",
+        "a = jnp.array([3., 1., 4., 1., 5., jnp.nan, 2.]); b = jnp.array([[5., 3.], [5., 8.]])\nf = jax.jit(lambda a, b: (jnp.intersect1d(a, b, size=4), jnp.intersect1d(a, b, size=3, return_indices=True), jnp.intersect1d(a[:3], b[0], size=2, assume_unique=True, return_indices=True, fill_value=-1.), jnp.setdiff1d(a, b, size=7), jnp.setdiff1d(a[:3], b, size=3, assume_unique=True), jnp.setxor1d(a, b, size=9), jnp.setxor1d(a[:3], b[1], size=4, assume_unique=True, fill_value=0.), jnp.union1d(a, b, size=5)))\nout = f(a, b)",
+    ),
+    (
+        "unique_nan_api",
+        "x = jnp.array([[1.5, jnp.nan], [jnp.nan, 1.5], [0., 2.]])\nout = (jnp.unique_all(x), jnp.unique_counts(x), jnp.unique_values(x), jnp.unique_inverse(x), jnp.unique(x), jnp.unique(x, equal_nan=False), jnp.unique_all(x, size=6), jnp.unique(x, size=3, return_index=True, return_counts=True))",
+    ),
     (
         "unique_api",
         "x = jnp.array([[3, 1], [3, 2]])\nu = jnp.unique_all(x)\nout = (jnp.unique_values(x), tuple(jnp.unique_counts(x)), tuple(jnp.unique_inverse(x)), tuple(u), type(u).__name__)",
