@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import shutil
+import sys
 import tempfile
 import time
 
@@ -333,3 +334,18 @@ def test_refuses_a_sandbox_directory_another_uid_controls(tmp_path, planted):
     finally:
         s.stop()  # (one that started anyway)
     assert f"the sandbox directory {sandbox}" in (tmp_path / "server.log").read_text()
+
+
+@needs_root
+def test_unsafe_single_user_counts_socket_buffers_as_memory(unsafe_server):
+    # The memory watchdog holds in this mode too: filled socket pairs (kernel memory in no PSS)
+    # count, as make docker-test and test_sandbox_abuse check in the other modes (the same attack).
+    docker_dir = str(pathlib.Path(__file__).parent / "docker")
+    sys.path.insert(0, docker_dir)
+    try:
+        import docker_check
+    finally:
+        sys.path.remove(docker_dir)
+    for name, (code, limit) in docker_check.LIMIT_ATTACKS.items():
+        report = _unsafe_run(unsafe_server, code)
+        assert (report["error"] or {}).get("limit") == limit, (name, report["error"], report["stdout"])
