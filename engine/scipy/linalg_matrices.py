@@ -1,8 +1,8 @@
 """``jax.scipy.linalg``'s special matrices (toeplitz, hankel, circulant, companion, pascal, ...),
 built from jnp operations as JAX builds them, so they trace under jit, grad and vmap.
 
-Toeplitz and Hankel matrices gather their diagonals (JAX extracts patches with a convolution;
-the values are the same).
+Toeplitz and Hankel matrices are the windows of their diagonals, extracted with a convolution as
+JAX does.
 
 >>> toeplitz(jnp.array([1, 2, 3]))
 Array([[1, 2, 3],
@@ -40,13 +40,18 @@ def _vectorize(fn):
     return mapped
 
 
-def _diagonals(v, nrows: int, ncols: int, reverse_rows: bool):
-    """``M[i, j] = v[j - i + nrows - 1]`` (Toeplitz, ``v`` = reversed column then row) or, with
-    ``reverse_rows`` false, ``v[i + j]`` (Hankel)."""
-    i = np.arange(nrows)[:, None]
-    j = np.arange(ncols)[None, :]
-    idx = (j - i + nrows - 1) if reverse_rows else (i + j)
-    return v[idx]
+def _windows(v, ncols: int):
+    """The length-``ncols`` windows of vector ``v``, one a row: ``W[i, j] = v[i + j]``, extracted by a
+    convolution with the identity (``conv_general_dilated_patches``), as JAX builds Toeplitz and
+    Hankel matrices."""
+    return lax.conv_general_dilated_patches(
+        v.reshape((1, v.shape[0], 1)),
+        (ncols,),
+        (1,),
+        "VALID",
+        dimension_numbers=("NTC", "IOT", "NTC"),
+        precision=lax.Precision.HIGHEST,
+    )[0]
 
 
 def toeplitz(c, r=None):
@@ -64,7 +69,8 @@ def _toeplitz_2d(c, r):
     (m,), (n,) = c.shape, r.shape
     if m == 0 or n == 0:
         return jnp.empty((m, n), dtype=jnp.promote_types(c.dtype, r.dtype))
-    return _diagonals(jnp.concatenate((c[::-1], r[1:])), m, n, reverse_rows=True)
+    # the windows of the reversed column then the row are the matrix's rows, bottom up
+    return jnp.flip(_windows(jnp.concatenate((c[::-1], r[1:])), n), axis=0)
 
 
 _toeplitz = _vectorize(_toeplitz_2d)
@@ -94,7 +100,7 @@ def _hankel_2d(c, r):
     (m,), (n,) = c.shape, r.shape
     if m == 0 or n == 0:
         return jnp.empty((m, n), dtype=jnp.result_type(c, r))
-    return _diagonals(jnp.concatenate((c, r[1:])), m, n, reverse_rows=False)
+    return _windows(jnp.concatenate((c, r[1:])), n)
 
 
 _hankel = _vectorize(_hankel_2d)
