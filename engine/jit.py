@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import (
+    ad,
     compile_log,
     core,
     donation,
@@ -474,8 +475,8 @@ class JitFunction:
             keyed = (*keyed, ("jax_enable_x64", None, True))
         if not _config.values["jax_threefry_partitionable"]:  # (random bits are lowered by layout)
             keyed = (*keyed, ("jax_threefry_partitionable", None, False))
-        if ir.replaying[0] > 0:  # (JAX's trace context: a replayed equation's abstract mesh)
-            keyed = (*keyed, ("replaying", None, True))
+        if ir.replaying[0] > 0 or ad.transposing[0] > 0:  # (JAX's trace context: the abstract mesh
+            keyed = (*keyed, ("replaying", None, True))  # a replayed or transposed equation sets)
         if source_info.xla_metadata[0]:  # (its equations carry the set_xla_metadata context)
             keyed = (*keyed, ("xla_metadata", None, source_info.xla_metadata[0]))
         return (keyed, in_tree, avals)
