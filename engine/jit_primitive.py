@@ -85,7 +85,10 @@ _staged_plain: weakref.WeakKeyDictionary[ClosedJaxpr, bool] = weakref.WeakKeyDic
 def note_staged_call(closed: ClosedJaxpr) -> None:
     from .staging import JaxprTrace
 
-    plain = all(m.trace_type in (core.EvalTrace, JaxprTrace) for m in core._state.stack)
+    # (a call from a transpose rule is named transpose(...) by JAX, though no trace shows it)
+    plain = ad.transposing[0] == 0 and all(
+        m.trace_type in (core.EvalTrace, JaxprTrace) for m in core._state.stack
+    )
     _staged_plain[closed] = _staged_plain.get(closed, True) and plain
 
 
