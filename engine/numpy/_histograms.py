@@ -52,12 +52,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002  (n
     return linspace(lo, hi, n + 1, dtype=dtype)
 
 
-def _stack(values):
-    from ._shape import stack
-
-    return stack([as_operand(v) for v in values])
-
-
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """Counts (or summed ``weights``) of ``a``'s values in each bin, and the bin edges; the last bin
     includes its right edge. ``density`` normalises to a probability density.
@@ -119,13 +113,14 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         idx_by_dim.append(where(sample[:, i] == edges[-1], idx - 1, idx))
         edges_by_dim.append(edges)
     nbins = tuple(len(e) + 1 for e in edges_by_dim)  # with an underflow and an overflow bin each
+    widths = [diff(e) for e in edges_by_dim]  # (before the counting, used or not, as JAX stages them)
     flat = ravel_multi_index(tuple(idx_by_dim), nbins, mode="clip")
     hist = reshape(bincount(flat, weights, length=math.prod(nbins)), nbins)
     hist = hist[D * (slice(1, -1),)]
     if density:
         hist = hist.astype(sample.dtype)
         hist = hist / hist.sum()
-        for width in ix_(*[diff(e) for e in edges_by_dim]):
+        for width in ix_(*widths):
             hist = hist / width
     return hist, edges_by_dim
 
@@ -144,7 +139,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
         n = 1
     if n != 1 and n != 2:  # one array of edges for both coordinates
         bins = [as_operand(bins), as_operand(bins)]
-    hist, edges = histogramdd(transpose(_stack([x, y])), bins, range, weights, density)
+    hist, edges = histogramdd(transpose(asarray([x, y])), bins, range, weights, density)
     return hist, edges[0], edges[1]
 
 

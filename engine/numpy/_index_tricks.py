@@ -3,6 +3,9 @@ along an axis (delete, insert, compress)."""
 
 from __future__ import annotations
 
+import builtins
+import math
+
 import numpy as np
 
 from .. import lax
@@ -40,17 +43,57 @@ def unravel_index(indices, shape):
     return tuple(reversed(out))
 
 
-def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
+    """The flat index of each coordinate tuple in an array of shape ``dims`` (``mode``: what out of
+    range coordinates do: ``raise`` -- which needs concrete values --, ``clip``, ``wrap``, ``ignore``).
+
+    >>> jnp.ravel_multi_index((jnp.array([0, 1]), jnp.array([2, 0])), (2, 3))
+    Array([2, 3], dtype=int32)
+    """
+    from .. import core
+    from ._dtypes import result_type, to_dtype
+    from ._reductions import any as any_
+    from ._selection import clip
+
+    if len(multi_index) != len(dims):
+        raise AssertionError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
     dims = concrete_shape(dims)
-    out = None
-    for i, d in zip(multi_index, dims):
-        i = as_operand(i)
-        if mode == "clip":
-            i = lax.clamp(lax.full((), 0, i.dtype), i, lax.full((), d - 1, i.dtype))
-        elif mode == "wrap":
-            i = lax.rem(lax.add(lax.rem(i, lax.full_like(i, d)), lax.full_like(i, d)), lax.full_like(i, d))
-        out = i if out is None else lax.add(lax.mul(out, lax.full_like(out, d)), i)
-    return out
+    indices = [as_operand(i) for i in multi_index]
+    dtype = result_type(int, *indices) if dtype is None else core.canonical_dtype(to_dtype(dtype))
+    if dtype.kind not in "iu":
+        raise ValueError(f"{dtype=} is not an integer type.")
+    if math.prod(dims) - 1 > np.iinfo(dtype).max:
+        raise ValueError(
+            f"jnp.ravel_multi_index: {dtype=} not large enough to hold flattened index for {dims=}."
+        )
+    for i in indices:
+        if mode == "raise":
+            core.concrete_or_error(
+                i,
+                "The error occurred because ravel_multi_index was jit-compiled with mode='raise'. "
+                "Use mode='wrap' or mode='clip' instead.",
+            )
+        if i.dtype.kind not in "iu":
+            raise TypeError("only int indices permitted")
+    if mode == "raise":
+        if builtins.any(bool(any_((i < 0) | (i >= d))) for i, d in zip(indices, dims)):
+            raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        indices = [clip(i, 0, d - 1) for i, d in zip(indices, dims)]
+    elif mode == "wrap":
+        indices = [i % d for i, d in zip(indices, dims)]
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+    if order == "C":
+        strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+    elif order == "F":
+        strides = np.cumprod((1,) + dims[:-1])
+    else:
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    flat = np.zeros((), dtype)  # (JAX's array(0, dtype): a literal)
+    for i, stride in zip(indices, strides):
+        flat = flat + i.astype(dtype) * int(stride)
+    return flat
 
 
 def _static_positions(obj, n, what):
