@@ -9,6 +9,9 @@ dtype('float32')
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -54,6 +57,34 @@ def default_dtype(kind: type) -> np.dtype:
 def canonical_dtype(dtype: npt.DTypeLike) -> np.dtype:
     dtype = to_dtype(dtype)
     return _CANONICAL.get(dtype, dtype)
+
+
+def user_dtype(requested: np.dtype, fun_name: str = "") -> np.dtype:
+    """``canonical_dtype`` of a dtype the caller of ``fun_name`` asked for explicitly: as in JAX, a
+    64-bit one asked for while x64 is off is truncated with a UserWarning that says so (its
+    default types, Python's ``int``/``float``, are not 64-bit then, so they never warn)."""
+    canonical = _CANONICAL.get(requested, requested)
+    if canonical != requested:
+        where = f" requested in {fun_name}" if fun_name else ""
+        warnings.warn(
+            f"Explicitly requested dtype {requested}{where} is not available, and will be truncated to "
+            f"dtype {canonical.name}. To enable more dtypes, set the jax_enable_x64 configuration option "
+            "or the JAX_ENABLE_X64 shell environment variable. See "
+            "https://github.com/jax-ml/jax#current-gotchas for more.",
+            stacklevel=_outside_engine(),
+        )
+    return canonical
+
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_engine() -> int:
+    """The stack level of the innermost caller outside the engine (where the warning points)."""
+    frame, level = sys._getframe(2), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def python_scalar_dtype(x: object) -> np.dtype:

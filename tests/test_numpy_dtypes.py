@@ -136,3 +136,37 @@ def test_promotion_under_jit_matches_eager():
     for a, b in zip(eager, traced):
         assert a.dtype == b.dtype and a.weak_type == b.weak_type
         np.testing.assert_allclose(np.asarray(a), np.asarray(b))
+
+
+def test_explicit_64_bit_dtypes_warn_of_truncation_as_jax_does():
+    # JAX 0.10.2 with x64 off: each call warns once, naming the function; default types do not warn.
+    import warnings
+
+    x = jnp.zeros(2, np.int32)
+    cases = [
+        ("array", "int64", "int32", lambda: jnp.array(1, dtype=jnp.int64)),
+        ("zeros", "float64", "float32", lambda: jnp.zeros(3, dtype="float64")),
+        ("ones", "uint64", "uint32", lambda: jnp.ones(2, jnp.uint64)),
+        ("asarray", "float64", "float32", lambda: jnp.asarray(1.0, dtype=jnp.float64)),
+        ("asarray", "complex128", "complex64", lambda: jnp.complex128(1.0)),
+        ("arange", "int64", "int32", lambda: jnp.arange(3, dtype=jnp.int64)),
+        ("full_like", "float64", "float32", lambda: jnp.full_like(x, 2, np.float64)),
+        ("ones_like", "int64", "int32", lambda: jnp.empty_like(x, np.int64)),  # (JAX's name there)
+        ("linspace", "float64", "float32", lambda: jnp.linspace(0, 1, 3, dtype=np.float64)),
+        ("identity", "int64", "int32", lambda: jnp.identity(2, dtype=np.int64)),
+        ("astype", "int64", "int32", lambda: x.astype(np.int64)),
+    ]
+    for name, requested, truncated, call in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        assert [str(w.message) for w in caught] == [
+            f"Explicitly requested dtype {requested} requested in {name} is not available, and will be "
+            f"truncated to dtype {truncated}. To enable more dtypes, set the jax_enable_x64 configuration "
+            "option or the JAX_ENABLE_X64 shell environment variable. See "
+            "https://github.com/jax-ml/jax#current-gotchas for more."
+        ], name
+        assert caught[0].category is UserWarning and caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jnp.array(1, dtype=int), jnp.zeros(2, float), jnp.arange(np.int64(3)), jnp.asarray(np.arange(2))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
+from ..canonical_dtypes import user_dtype
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
 from ..sharding import with_out_sharding
@@ -39,7 +40,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     >>> jnp.array([1.0, 2.0])
     Array([1., 2.], dtype=float32)
     """
-    dtype = None if dtype is None else core.canonical_dtype(to_dtype(dtype))
+    dtype = None if dtype is None else user_dtype(to_dtype(dtype), "array")
     if getattr(object, "on_one_device_mesh", False) and type(object).__name__ == "ShardedArray":
         # (committed to a device: the new array is made there, as JAX's is)
         from ..parallel.sharded import device_put
@@ -133,12 +134,13 @@ def _host(x):
 @with_out_sharding
 def asarray(a, dtype=None, order=None, *, copy=None):
     """``array`` without a copy of values that are already arrays of the right dtype."""
+    dtype = None if dtype is None else user_dtype(to_dtype(dtype), "asarray")
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
-def _default_dtype(dtype, default: type = float):
+def _default_dtype(dtype, fun_name: str, default: type = float):
     """``dtype`` canonicalized, or the default dtype of Python's ``default`` type (x64 decides)."""
-    return core.canonical_dtype(to_dtype(dtype)) if dtype is not None else core.default_dtype(default)
+    return user_dtype(to_dtype(dtype), fun_name) if dtype is not None else core.default_dtype(default)
 
 
 @with_out_sharding
@@ -148,19 +150,19 @@ def zeros(shape, dtype=None):
     >>> jnp.zeros((2, 3)).shape
     (2, 3)
     """
-    return lax.full(concrete_shape(shape), 0, _default_dtype(dtype))
+    return lax.full(concrete_shape(shape), 0, _default_dtype(dtype, "zeros"))
 
 
 @with_out_sharding
 def ones(shape, dtype=None):
     """An array of ones (float32, or float64 with x64, unless ``dtype`` says otherwise)."""
-    return lax.full(concrete_shape(shape), 1, _default_dtype(dtype))
+    return lax.full(concrete_shape(shape), 1, _default_dtype(dtype, "ones"))
 
 
 @with_out_sharding
 def empty(shape, dtype=None):
     """Like ``zeros``: arrays are immutable, so "uninitialized" has no use."""
-    return zeros(shape, dtype)
+    return zeros(shape, _default_dtype(dtype, "empty"))
 
 
 @with_out_sharding
@@ -175,43 +177,43 @@ def full(shape, fill_value, dtype=None):
         if dtype is None:
             d, weak = dtype_and_weak(fill_value)
             return lax.full(shape, convert(fill_value, d, weak), d, weak)
-        return lax.full(
-            shape,
-            convert(fill_value, core.canonical_dtype(to_dtype(dtype))),
-            core.canonical_dtype(to_dtype(dtype)),
-        )
-    return broadcast_to_shape(asarray(fill_value, dtype), shape)
+        d = user_dtype(to_dtype(dtype), "full")
+        return lax.full(shape, convert(fill_value, d), d)
+    return broadcast_to_shape(
+        asarray(fill_value, None if dtype is None else _default_dtype(dtype, "full")), shape
+    )
 
 
-def _like_dtype_shape(a, dtype, shape):
+def _like_dtype_shape(a, dtype, shape, fun_name):
     d, weak = dtype_and_weak(a)
     if dtype is not None:
-        d, weak = core.canonical_dtype(to_dtype(dtype)), False
+        d, weak = user_dtype(to_dtype(dtype), fun_name), False
     return d, weak, shape_of(a) if shape is None else concrete_shape(shape)
 
 
 @with_out_sharding
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype (and weak type) of ``a``."""
-    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    d, weak, s = _like_dtype_shape(a, dtype, shape, "zeros_like")
     return laid_out_like(a, lax.full(s, 0, d, weak), weak)
 
 
 @with_out_sharding
 def ones_like(a, dtype=None, shape=None):
     """Ones with the shape and dtype (and weak type) of ``a``."""
-    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    d, weak, s = _like_dtype_shape(a, dtype, shape, "ones_like")
     return laid_out_like(a, lax.full(s, 1, d, weak), weak)
 
 
 def empty_like(a, dtype=None, shape=None):
-    return zeros_like(a, dtype, shape)
+    # (JAX's empty_like names ones_like in its warning)
+    return zeros_like(a, None if dtype is None else _default_dtype(dtype, "ones_like"), shape)
 
 
 @with_out_sharding
 def full_like(a, fill_value, dtype=None, shape=None):
     """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given."""
-    d, weak, s = _like_dtype_shape(a, dtype, shape)
+    d, weak, s = _like_dtype_shape(a, dtype, shape, "full_like")
     if transfers.active[0] and core._state.dynamic is None:  # (JAX converts a host fill value first)
         scalar = shape_of(fill_value) == ()
         transfers.entering(fill_value, d if scalar else None, weak)
@@ -250,8 +252,9 @@ def arange(start, stop=None, step=None, dtype=None):
     what = "It arose in the jnp.arange argument; bounds must be static (use static_argnums)"
     bounds = [b for b in (start, stop, step) if b is not None]
     if dtype is None:
-        dtype = promote_types_weak(dtype_and_weak(b) for b in bounds)[0]
-    dtype = core.canonical_dtype(to_dtype(dtype))
+        dtype = core.canonical_dtype(promote_types_weak(dtype_and_weak(b) for b in bounds)[0])
+    else:
+        dtype = user_dtype(to_dtype(dtype), "arange")
     if any(dims.is_symbolic_dim(b) for b in bounds):  # a symbolic length: an iota, shifted
         if step not in (None, 1):
             raise NotImplementedError("jnp.arange with symbolic bounds supports only step=1")
@@ -289,7 +292,7 @@ def linspace(
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
-    out_dtype = core.canonical_dtype(to_dtype(dtype)) if dtype is not None else dtype_in
+    out_dtype = user_dtype(to_dtype(dtype), "linspace") if dtype is not None else dtype_in
     div = (num - 1) if endpoint else num
     if transfers.active[0]:  # (JAX's linspace is a jit call of start and stop)
         for v in (start, stop):
@@ -311,7 +314,7 @@ def linspace(
         res = Array(out.astype(out_dtype))
         step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
         return (res, Array(np.asarray(step).astype(dtype_in))) if retstep else res
-    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    return _linspace(start, stop, num, endpoint, retstep, None if dtype is None else out_dtype, axis)
 
 
 @staged_as_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
@@ -321,7 +324,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     from ._shape import concatenate, expand_dims
     from ._ufuncs import floor
 
-    dtype, start, stop = _spacing_dtype(start, stop, dtype)
+    dtype, start, stop = _spacing_dtype(start, stop, dtype, "linspace")
     computation_dtype = to_inexact_dtype(dtype)
     bounds_shape = list(np.broadcast_shapes(start.shape, stop.shape))
     broadcast_start = broadcast_to_shape(start, bounds_shape)
@@ -359,6 +362,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     >>> jnp.logspace(0.0, 2.0, 3)
     Array([  1.,  10., 100.], dtype=float32)
     """
+    dtype = None if dtype is None else user_dtype(to_dtype(dtype), "logspace")
     return _logspace(start, stop, operator.index(num), endpoint, base, dtype, operator.index(axis))
 
 
@@ -367,18 +371,18 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
     # JAX's: start and stop in the inexact computation dtype, then power(base, linspace(...))
     from ._ufuncs import power
 
-    dtype, start, stop = _spacing_dtype(start, stop, dtype)
+    dtype, start, stop = _spacing_dtype(start, stop, dtype, "logspace")
     lin = linspace(start, stop, num, endpoint=endpoint, retstep=False, dtype=None, axis=axis)
     return convert(power(base, lin), dtype, False)
 
 
-def _spacing_dtype(start, stop, dtype):
+def _spacing_dtype(start, stop, dtype, fun_name):
     """The result dtype of lin/log/geomspace and start, stop converted to its inexact kind."""
     start, stop = as_operand(start), as_operand(stop)
     if dtype is None:
         dtype = to_inexact_dtype(promote_types_weak(dtype_and_weak(x) for x in (start, stop))[0])
     else:
-        dtype = core.canonical_dtype(to_dtype(dtype))
+        dtype = user_dtype(to_dtype(dtype), fun_name)
     computation_dtype = to_inexact_dtype(dtype)
     return dtype, convert(start, computation_dtype, False), convert(stop, computation_dtype, False)
 
@@ -389,6 +393,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     >>> jnp.geomspace(1.0, 100.0, 3)
     Array([  1.,  10., 100.], dtype=float32)
     """
+    dtype = None if dtype is None else user_dtype(to_dtype(dtype), "geomspace")
     return _geomspace(start, stop, operator.index(num), endpoint, dtype, operator.index(axis))
 
 
@@ -398,7 +403,7 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     from ._promote import canonicalize_axis
     from ._ufuncs import log10, sign
 
-    dtype, start, stop = _spacing_dtype(start, stop, dtype)
+    dtype, start, stop = _spacing_dtype(start, stop, dtype, "geomspace")
     s = sign(start)
     res = s * logspace(
         log10(start / s), log10(stop / s), num, endpoint=endpoint, base=10.0, dtype=start.dtype
@@ -424,18 +429,18 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     # A traced offset (jnp.trace's, under jit) is converted as JAX's _eye does; else a literal.
     offset = lax.convert_element_type(k, np.int32, False) if isinstance(k, Tracer) else np.int32(int(k))
     diagonal = lax.eq(lax.add(rows, offset), cols)
-    return lax.convert_element_type(diagonal, _default_dtype(dtype))
+    return lax.convert_element_type(diagonal, _default_dtype(dtype, "eye"))
 
 
 def identity(n: int, dtype=None):
-    return eye(n, dtype=dtype)
+    return eye(n, dtype=None if dtype is None else _default_dtype(dtype, "identity"))
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     # float32 unless asked (even with x64), as JAX's tri
     if transfers.active[0]:  # (JAX's tri compares iotas beside the offset, converted and transferred)
         transfers.entering(k, np.int32, False)
-    dtype = _default_dtype(dtype or np.float32)
+    dtype = _default_dtype(dtype or np.float32, "tri")
     if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's equations
         shape = (int(N), int(N) if M is None else int(M))
         return lax.convert_element_type(_triangle_mask(shape, int(k)), dtype)
@@ -528,7 +533,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     from ..api import vmap
 
     shape = concrete_shape(shape)
-    d = _default_dtype(dtype)
+    d = _default_dtype(dtype, "arange")  # (JAX's fromfunction calls arange with it)
     fn = functools.partial(function, **kwargs) if kwargs else function
     for i in range(len(shape)):  # the innermost vmap maps the last argument
         fn = vmap(fn, in_axes=tuple(0 if j == len(shape) - 1 - i else None for j in range(len(shape))))
@@ -578,7 +583,7 @@ def indices(dimensions, dtype=None, sparse: bool = False):
     >>> jnp.indices((2, 3), sparse=True)[1]
     Array([[0, 1, 2]], dtype=int32)
     """
-    d = _default_dtype(dtype, int)
+    d = _default_dtype(dtype, "indices", int)
     dimensions = tuple(int(x) for x in dimensions)
     if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's iotas
         grids = []
@@ -596,7 +601,7 @@ del math
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
-    return asarray(x, dtype=dtype)
+    return asarray(x, dtype=user_dtype(to_dtype(dtype), "astype"))
 
 
 def asanyarray(a, dtype=None, order=None):

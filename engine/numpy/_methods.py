@@ -133,7 +133,7 @@ def _transpose(self, *args):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    return _creation.asarray(self, dtype=dtype)
+    return _creation.asarray(self) if dtype is None else _creation.astype(self, dtype)
 
 
 def _tracer_item(self, *args):
