@@ -519,8 +519,8 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
     if info.bits < 32:
         # Like JAX: sample in int32 (less bias), clipped to the narrow range, then convert.
         sampling = np.dtype(np.int32)
-        minval = jnp.clip(jnp.asarray(minval).astype("int32"), int(info.min), int(info.max))
-        maxval = jnp.clip(jnp.asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
+        minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
+        maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
     out = _randint(typed, minval, maxval, shape=shape, dtype=sampling)
     return lax.convert_element_type(out, dtype) if out.dtype != dtype else out
 

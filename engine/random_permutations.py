@@ -143,20 +143,11 @@ def shuffle(key, x, axis: int = 0):
     return _shuffle(key, x, axis % max(1, len(_shape(x))))
 
 
-def _argmax_last(x):
-    """First index of the maximum along the last axis, with lax ops."""
-    if hasattr(lax, "argmax"):
-        return lax.argmax(x, len(_shape(x)) - 1, core.default_dtype(int))
-    s = _shape(x)
-    r = len(s) - 1
-    mx = lax.broadcast_in_dim(lax.reduce_max(x, (r,)), s, tuple(range(r)))
-    idx = lax.broadcast_in_dim(Array(np.arange(s[-1], dtype=core.default_dtype(int))), s, (r,))
-    big = lax.full(s, s[-1], core.default_dtype(int))
-    return lax.reduce_min(lax.select(lax.eq(x, mx), idx, big), (r,))
-
-
-def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None):
-    """Samples from categorical distributions given by ``logits`` (Gumbel max trick).
+def categorical(
+    key, logits, axis: int = -1, shape: Sequence[int] | None = None, replace: bool = True, mode=None
+):
+    """Samples from categorical distributions given by ``logits`` (Gumbel max trick); with
+    ``replace=False``, ``prod(shape[:-batch])`` distinct categories each (Gumbel top-k).
 
     Example:
 
@@ -164,30 +155,38 @@ def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None)
       >>> categorical(PRNGKey(0), jnp_logits := Array(np.log(np.float32([.2, .8])))).shape
       ()
     """
+    from . import numpy as jnp
+
+    if mode not in (None, "low"):
+        raise NotImplementedError(f"categorical: mode={mode!r} (only the default 'low' sampling here)")
     logits = _as_array(logits)
     # (float64 logits stay float64 with x64 on; other dtypes draw in float32)
     want = core.canonical_dtype(np.float64) if _dtype(logits) == np.float64 else np.dtype(np.float32)
     if _dtype(logits) != want:
         logits = lax.convert_element_type(logits, want)
     ls = _shape(logits)
-    axis = axis % len(ls)
-    batch_shape = tuple(d for i, d in enumerate(ls) if i != axis)
+    batch_shape = tuple(np.delete(ls, axis))
     shape = batch_shape if shape is None else _canon_shape(shape)
     if np.broadcast_shapes(shape, batch_shape) != shape:
         raise ValueError(
             f"categorical: shape {shape} is not broadcast-compatible with batch shape {batch_shape}"
         )
     prefix = shape[: len(shape) - len(batch_shape)]
-    lshape = list(shape[len(shape) - len(batch_shape) :])
-    lshape.insert(axis, ls[axis])
-    full = (*prefix, *lshape)
-    g = gumbel(key, full, _dtype(logits))
-    lb = lax.broadcast_in_dim(logits, full, tuple(range(len(prefix), len(full))))
-    y = lax.add(g, lb)
-    ax = len(prefix) + axis
-    if ax != len(full) - 1:
-        y = lax.transpose(y, (*[i for i in range(len(full)) if i != ax], ax))
-    return _argmax_last(y)
+    if replace:  # (as JAX: the prefix axes are new leading axes of the logits, argmax along axis)
+        axis = axis - len(ls) if axis >= 0 else axis
+        lshape = list(shape[len(shape) - len(batch_shape) :])
+        lshape.insert(axis % len(ls), ls[axis])
+        g = gumbel(key, (*prefix, *lshape), _dtype(logits))
+        return jnp.argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    perturbed = logits + gumbel(key, ls, _dtype(logits))
+    k = math.prod(prefix)
+    if k > ls[axis]:
+        raise ValueError(
+            f"Number of samples without replacement ({k}) cannot exceed number of categories ({ls[axis]})."
+        )
+    _, indices = lax.top_k(jnp.moveaxis(perturbed, axis, -1), k)
+    n = len(_shape(indices))
+    return lax.reshape(indices, shape, (n - 1, *range(n - 1)))  # the k draws lead
 
 
 def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):

@@ -567,6 +567,20 @@ def test_key_primitives_batch_and_have_float0_tangents():
     assert tan[0].dtype == core.float0 and float(tan[1]) == 2.0
 
 
+def test_categorical_without_replacement_draws_distinct_categories_as_jax():
+    # Values recorded from JAX 0.10.2 (Gumbel top-k: the k draws lead the output shape).
+    lg = np.float32([[0, 1, 2, 3], [3, 0, -1, 0.5]])
+    got = A(R.categorical(R.key(0), lg, shape=(3, 2), replace=False))
+    assert got.tolist() == [[1, 0], [3, 3], [0, 1]]
+    assert all(len(set(got[:, b])) == 3 for b in range(2))
+    assert A(R.categorical(R.key(1), lg, axis=0, shape=(2, 4), replace=False)).tolist() == [
+        [1, 0, 1, 0],
+        [0, 1, 0, 1],
+    ]
+    with pytest.raises(ValueError, match="cannot exceed number of categories"):
+        R.categorical(R.key(1), lg, shape=(5, 2), replace=False)
+
+
 def test_clone_is_an_identity_that_stages_random_clone():
     # JAX 0.10.2 stages random_clone on typed keys and on raw key data alike (make_jaxpr recorded).
     k = R.key(7)

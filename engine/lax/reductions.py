@@ -96,8 +96,9 @@ def _reduce_chooser_jvp(prim):
         # JAX's formulation: ans reshaped with size-1 reduced axes, compared by broadcasting.
         ones = tuple(1 if i in axes else d for i, d in enumerate(shape))
         location = lax.convert_element_type(lax.eq(x, lax.reshape(ans, ones)), g.dtype)
-        counts = lax.reduce_sum(location, axes)
-        return ans, lax.div(lax.reduce_sum(lax.mul(g, location), axes), counts)
+        # (bound with the params' axes as they are: a batched reduction's print as np.int64, as JAX's)
+        counts = reduce_sum_p.bind(location, axes=tuple(axes))
+        return ans, lax.div(reduce_sum_p.bind(lax.mul(g, location), axes=tuple(axes)), counts)
 
     return rule
 

@@ -227,7 +227,8 @@ def _reshape_batch(size, vals, dims, *, new_sizes, dimensions=None):
     x = moveaxis(vals[0], dims[0], 0)
     if dimensions is not None:
         dimensions = (0, *[d + 1 for d in dimensions])
-    return reshape_p.bind(x, new_sizes=(size, *new_sizes), dimensions=dimensions), 0
+    # (through lax.reshape, as JAX's rule: a batched reshape to the same shape is no equation)
+    return _lax().reshape(x, (size, *new_sizes), dimensions), 0
 
 
 batching.batch_rules[reshape_p] = _reshape_batch

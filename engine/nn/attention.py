@@ -6,6 +6,8 @@ differentiates and batches; the cuDNN implementation is refused with a clear err
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
@@ -30,29 +32,90 @@ def _check(t, shape, dtype, name):
         raise ValueError(f"{name} shape should be {shape}: but got {t.shape}")
 
 
-def _keep_mask(B, N, T, S, mask, is_causal, window, q_len, kv_len):
-    """The (B|1, N|1, T, S) boolean of logits kept, or None when all are."""
-    keep = None
+def _large_negative(dtype):
+    # (capped at float32's range: the softmax runs in float32 and must not see -inf)
+    biggest = min(float(jnp.finfo(dtype).max), float(jnp.finfo(np.float32).max))
+    return jnp.asarray(-0.7 * biggest, dtype=dtype)
 
-    def both(m):
-        return m if keep is None else jnp.logical_and(keep, m)
 
+def _masked(logits, mask, is_causal, q_len, kv_len, window):
+    """``logits`` (B, N, T, S) with the logits no mask keeps replaced by a large negative number."""
+    if mask is None and not is_causal and q_len is None and kv_len is None and window is None:
+        return logits
+    keep = jnp.ones_like(logits, dtype=bool)
     if mask is not None:
-        keep = both(mask)
+        keep = jnp.logical_and(keep, mask)
+    T, S = logits.shape[2], logits.shape[3]
     if is_causal:
-        keep = both(jnp.tril(jnp.ones((T, S), dtype=bool))[None, None])
+        keep = jnp.logical_and(keep, jnp.tril(jnp.ones((T, S), dtype=bool))[None, None, :, :])
     if window is not None:
+        q_pos, k_pos = jnp.array(range(T)), jnp.array(range(S))
         left, right = window
-        q, k = jnp.arange(T)[:, None], jnp.arange(S)[None, :]
-        keep = both(jnp.logical_and(q >= k - right, q <= k + left)[None, None])
+        near_left = q_pos[..., None] <= k_pos[..., None, :] + left
+        near_right = q_pos[..., None] >= k_pos[..., None, :] - right
+        keep = jnp.logical_and(keep, jnp.logical_and(near_right, near_left)[None, None, :, :])
     if q_len is not None or kv_len is not None:
-        m = jnp.ones((1, T, S), dtype=bool)
-        if q_len is not None:
-            m = jnp.logical_and(m, jnp.arange(T)[None, :, None] < q_len[:, None, None])
-        if kv_len is not None:
-            m = jnp.logical_and(m, jnp.arange(S)[None, None, :] < kv_len[:, None, None])
-        keep = both(m[:, None])
-    return keep
+        padding = _padding_keep(T, S, q_len, kv_len)
+        keep = jnp.logical_and(keep, padding)
+    return jnp.where(keep, logits, _large_negative(logits.dtype))
+
+
+def _padding_keep(T, S, q_len, kv_len):
+    q_keep: object = True
+    kv_keep: object = True
+    if q_len is not None:
+        q_keep = jnp.arange(0, T)[None, :, None] < q_len[:, None, None]
+    if kv_len is not None:
+        kv_keep = jnp.arange(0, S)[None, None, :] < kv_len[:, None, None]
+    return jnp.logical_and(q_keep, kv_keep)[:, None, :, :]
+
+
+def _attention_core(query, key, value, bias, mask, *, is_causal, scale, q_len, kv_len, window, residual):
+    """One group of query heads: (B, T, K, H) queries against (B, S, K, H) keys and values."""
+    from . import logsumexp, softmax
+
+    logits_dtype = jnp.promote_types(query.dtype, np.float32)
+    logits = jnp.einsum("BTNH,BSNH->BNTS", query, key, preferred_element_type=logits_dtype)
+    logits *= jnp.array(scale, dtype=logits.dtype)
+    if bias is not None:
+        logits = (logits + bias).astype(logits.dtype)
+    logits = _masked(logits, mask, is_causal, q_len, kv_len, window).astype(np.float32)
+    probs = softmax(logits, axis=-1).astype(key.dtype)
+    encoded = jnp.einsum("BNTS,BSNH->BTNH", probs, value)
+    if q_len is not None:
+        keep = (jnp.arange(0, encoded.shape[1])[None, :] < q_len[:, None])[:, :, None, None]
+        encoded *= keep.astype(encoded.dtype)
+    if not residual:
+        return encoded
+    lse = jnp.transpose(logsumexp(logits, axis=-1).astype(key.dtype), (0, 2, 1))  # B N T -> B T N
+    return encoded, lax.stop_gradient(lse)
+
+
+def _attention_xla(query, key, value, bias, mask, **static):
+    """JAX's 'xla' implementation: the core mapped (vmap) over the G query heads of each K head."""
+    from ..api import vmap
+
+    B, T, N, H = query.shape
+    K = key.shape[2]
+    G = N // K
+    query = jnp.reshape(query, (B, T, K, G, H))
+
+    def grouped(t):  # (B|1, N|1, T|1, S|1) -> (B|1, K|1, G, T|1, S|1), query head n = k * G + g
+        if t is None:
+            return t
+        tB, tN, tT, tS = t.shape
+        if tN == 1:
+            return jnp.broadcast_to(t[:, :, None, :, :], (tB, tN, G, tT, tS))
+        return jnp.reshape(t, (tB, K, G, tT, tS))
+
+    core = functools.partial(_attention_core, **static)
+    out = vmap(core, in_axes=(3, None, None, 2, 2), out_axes=3)(
+        query, key, value, grouped(bias), grouped(mask)
+    )
+    if static["residual"]:
+        encoded, lse = out
+        return jnp.reshape(encoded, (B, T, N, H)), jnp.reshape(lse, (B, T, N))
+    return jnp.reshape(out, (B, T, N, H))
 
 
 def dot_product_attention(
@@ -103,41 +166,21 @@ def dot_product_attention(
     _check(bias, [-1] * 4, None, "bias")
     _check(q_len, [B], np.dtype("int32"), "query_seq_lengths")
     _check(kv_len, [B], np.dtype("int32"), "key_value_seq_lengths")
-    T, N = q.shape[1], q.shape[2]
-    if N % K != 0:
+    if q.shape[-2] % K != 0:
         raise ValueError(
-            f"The number of query heads must be a multiple of key/value heads, but got {N} vs {K}"
+            f"The number of query heads must be a multiple of key/value heads, but got {q.shape[-2]} vs {K}"
         )
-    G = N // K
     scale = 1.0 / np.sqrt(H) if scale is None else scale
-    logits_dtype = jnp.promote_types(q.dtype, np.float32)
-    qg = jnp.reshape(q, (B, T, K, G, H))
-    logits = jnp.einsum("BTKGH,BSKH->BKGTS", qg, k).astype(logits_dtype)
-    logits = logits * jnp.array(scale, dtype=logits.dtype)
-
-    def grouped(t):  # (B|1, N|1, T|1, S|1) -> (B|1, K|1, G|1, T|1, S|1), query head n = k * G + g
-        if t.shape[1] == 1:
-            return t[:, :, None]
-        return jnp.reshape(t, (t.shape[0], K, G) + t.shape[2:])
-
-    if bias is not None:
-        logits = (logits + grouped(bias)).astype(logits.dtype)
-    keep = _keep_mask(B, N, T, S, mask, is_causal, local_window_size, q_len, kv_len)
-    if keep is not None:
-        big_negative = jnp.asarray(-0.7 * jnp.finfo(logits.dtype).max, dtype=logits.dtype)
-        logits = jnp.where(grouped(keep), logits, big_negative)
-    logits = logits.astype(np.float32)
-    from . import logsumexp, softmax
-
-    probs = softmax(logits, axis=-1).astype(k.dtype)
-    encoded = jnp.einsum("BKGTS,BSKH->BTKGH", probs, v)
-    if q_len is not None:
-        encoded = encoded * (jnp.arange(T)[None, :] < q_len[:, None])[:, :, None, None, None].astype(
-            encoded.dtype
-        )
-    encoded = jnp.reshape(encoded, out_shape)
+    static = dict(
+        is_causal=is_causal,
+        scale=scale,
+        q_len=q_len,
+        kv_len=kv_len,
+        window=local_window_size,
+        residual=return_residual,
+    )
+    out = _attention_xla(q, k, v, bias, mask, **static)
     if not return_residual:
-        return encoded
-    lse = logsumexp(logits, axis=-1).astype(k.dtype)  # (B, K, G, T)
-    lse = jnp.reshape(jnp.moveaxis(lse, 3, 1), (B, T, N))
-    return encoded, jnp.reshape(lax.stop_gradient(lse), out_shape[:-1])
+        return jnp.reshape(out, out_shape)
+    encoded, lse = out
+    return jnp.reshape(encoded, out_shape), jnp.reshape(lse, out_shape[:-1])
