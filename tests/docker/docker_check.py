@@ -6,8 +6,9 @@ named volume); wait for /api/health and for Docker's HEALTHCHECK; run a gallery 
 the API and compare its values; check that its kernels came from the build-time cache; create a
 shared link and read it back; restart the container and read it again; check that no process
 in the container runs as root; run issue 10's attack classes through the API (each blocked, the
-server still healthy and computing grad(tanh)(1.0) = 0.41997, nothing left behind); check that
---user 10001 refuses to start; remove the containers and the volume. Exits non-zero on failure.
+server still healthy and computing grad(tanh)(1.0) = 0.41997, nothing left behind); attack its
+HTTP front (smuggling, a slow client's connections); check that --user 10001 refuses to start;
+remove the containers and the volume. Exits non-zero on failure.
 
 Stdlib only (runs with the system python3). Traffic goes to 127.0.0.1 only.
 Environment: DOCKER_TEST_IMAGE (tag, default jaxplay:docker-test), DOCKER_TEST_KEEP_IMAGE=0 to
@@ -545,6 +546,55 @@ def check_attacks(api: Api) -> None:
     log("nothing of the slot uids left behind; still healthy and grad(tanh)(1.0) = 0.41997")
 
 
+def check_http_front(api: Api, port: int) -> None:
+    """server/connection_guard.py in the image: an ambiguous body length is refused with 400; one
+    client holding 32 connections with heads that never end gets 429 on the next, each of the 32 a
+    408 at the head deadline (10 s), and the server answers after."""
+
+    def connect() -> socket.socket:
+        return socket.create_connection(("127.0.0.1", port), timeout=60)
+
+    def read_all(sock: socket.socket) -> bytes:  # what the server sends until it closes
+        chunks = [b"x"]
+        while chunks[-1]:
+            try:
+                chunks.append(sock.recv(65536))
+            except ConnectionResetError:
+                break
+        return b"".join(chunks[1:])
+
+    sock = connect()
+    sock.sendall(
+        b"POST /api/snippets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"0\r\n\r\nGET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
+    answer = read_all(sock)
+    sock.close()
+    if not answer.startswith(b"HTTP/1.1 400 ") or answer.count(b"HTTP/1.1 ") != 1:
+        raise Failure(f"Content-Length with Transfer-Encoding was not refused alone: {answer[:300]!r}")
+    held = []
+    try:
+        for _ in range(32):
+            held.append(connect())
+            held[-1].sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        extra = connect()
+        refused = read_all(extra)
+        extra.close()
+        if not refused.startswith(b"HTTP/1.1 429 "):
+            raise Failure(f"a 33rd connection of one client was not refused: {refused[:300]!r}")
+        for sock in held:
+            answer = read_all(sock)
+            if not answer.startswith(b"HTTP/1.1 408 "):
+                raise Failure(f"a head that never ended was not cut off: {answer[:300]!r}")
+    finally:
+        for sock in held:
+            sock.close()
+    still_computes(api)
+    log(
+        "HTTP front: ambiguous framing 400; a 33rd connection 429; unfinished heads 408 at 10 s; still serving"
+    )
+
+
 def check_refused_without_capabilities() -> None:
     """--user 10001: no capability to give runs their own uid, so the server must refuse to start."""
     name = CONTAINER + "-user"
@@ -709,6 +759,7 @@ def main() -> int:
         raise Failure(f"with default flags a run reaches the database: {seen}")
     log(f"default flags: a run sees {seen}")
     check_attacks(api)
+    check_http_front(api, port)
 
     docker("restart", "-t", "20", CONTAINER, timeout=120)
     api.wait_healthy()
