@@ -563,9 +563,9 @@ class JitFunction:
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
-        if core.tracing_active():  # (staged: which calls stage this body, for the HLO printer)
-            note_staged_call(closed)
         outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
+        if core.tracing_active():  # (staged: which calls stage this body, for the HLO printer)
+            note_staged_call(closed, outs)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
             tier, job = _tier.last

@@ -76,30 +76,52 @@ def _in_memory(x: Array, space: core.MemorySpace) -> Array:
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
-# Each traced jit body a call stages, and whether every call staging it was made outside any
-# transformation: JAX names such a call ``jit(<name>)``, and one made while jvp, vmap, ... trace
-# ``jvp(jit(<name>))``, which the engine does not record (the HLO printer reads this to name calls).
-_staged_plain: weakref.WeakKeyDictionary[ClosedJaxpr, bool] = weakref.WeakKeyDictionary()
+# The traced jit bodies that calls of jitted functions stage (JAX names such a call jit(<name>)),
+# and whether none was staged as it is while jvp, vmap, a backward pass, ... was tracing: JAX
+# names those jvp(jit(<name>)), transpose(...), ..., which the engine does not record. A body a
+# transformation's rule makes is not here. (The HLO printer reads this to name calls, or refuse.)
+_staged_by_call: weakref.WeakKeyDictionary[ClosedJaxpr, bool] = weakref.WeakKeyDictionary()
 
 
-def note_staged_call(closed: ClosedJaxpr) -> None:
-    from .staging import JaxprTrace
+def note_staged_call(closed: ClosedJaxpr, outs: Sequence[Value]) -> None:
+    from .staging import JaxprTrace, JaxprTracer
 
-    # (a call from a transpose rule is named transpose(...) by JAX, though no trace shows it)
-    plain = ad.transposing[0] == 0 and all(
-        m.trace_type in (core.EvalTrace, JaxprTrace) for m in core._state.stack
-    )
-    _staged_plain[closed] = _staged_plain.get(closed, True) and plain
+    _staged_by_call.setdefault(closed, True)
+    if not _transforming(JaxprTrace):
+        return
+    for o in outs:
+        while isinstance(o, (ad.JVPTracer, batching.BatchTracer)):  # (to the staged value)
+            o = o.primal if isinstance(o, ad.JVPTracer) else o.val
+        if not isinstance(o, Tracer):
+            continue
+        if not isinstance(o, JaxprTracer):
+            _staged_by_call[closed] = False
+            return
+        builder: Any = o._trace.builder  # type: ignore[attr-defined]
+        var = builder.tracer_to_var.get(id(o))
+        made = next((e for e in reversed(builder.eqns) if var in e.out_binders), None)
+        if made is None or made.params.get("jaxpr") is closed:  # (this body, under a transformation)
+            _staged_by_call[closed] = False
+            return
+
+
+def _transforming(staging: type) -> bool:
+    """Whether a transformation is tracing (a trace other than staging's on the stack), or a
+    transpose rule is running (it has no trace of its own; JAX names its calls transpose(...))."""
+    if any(m.trace_type not in (core.EvalTrace, staging) for m in core._state.stack):
+        return True
+    return ad.transposing[0] != 0
 
 
 def staged_like(new: ClosedJaxpr, old: ClosedJaxpr) -> None:
     """``new`` (``old`` rewritten, e.g. pruned) is staged by the same calls as ``old``."""
-    _staged_plain[new] = _staged_plain.get(old, False)
+    _staged_by_call[new] = _staged_by_call.get(old, False)
 
 
 def staged_outside_transformations(closed: ClosedJaxpr) -> bool:
-    """Whether every call staging ``closed`` was made outside jvp, vmap, ... (False: unknown)."""
-    return _staged_plain.get(closed, False)
+    """Whether every call staging ``closed`` was a call of a jitted function made outside jvp,
+    vmap, a backward pass, ... (False: not known)."""
+    return _staged_by_call.get(closed, False)
 
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:

@@ -121,7 +121,8 @@ def _sanitize(name: str) -> str:
 
 
 def literal_text(arr: np.ndarray) -> str:
-    """An HLO literal: ``2``, ``0.5``, ``1e-06``, ``inf``, ``true``; arrays ``{1, 2}``, ``{ {1, 2}, ... }``."""
+    """An HLO literal: ``2``, ``0.5``, ``1e-06``, ``inf``, ``true``; arrays ``{1, 2}``, ``{ { 1, 2 }, { 3, 4 } }``,
+    ``{ {1}, {3} }`` (recorded from XLA's printer)."""
 
     def one(v: Any) -> str:
         if arr.dtype == np.bool_:
@@ -132,13 +133,17 @@ def literal_text(arr: np.ndarray) -> str:
             raise _refuse(f"a constant of dtype {arr.dtype}")
         return _float_text(arr.dtype.type(v))
 
+    def nested(a: np.ndarray, top: bool) -> str:  # (an inner row of one element has no spaces)
+        if a.ndim > 1:
+            return "{ " + ", ".join(nested(sub, False) for sub in a) + " }"
+        inner = ", ".join(one(v) for v in a)
+        return "{" + inner + "}" if top or len(a) == 1 else "{ " + inner + " }"
+
     if arr.ndim == 0:
         return one(arr[()])
-    if arr.ndim == 1:
-        return "{" + ", ".join(one(v) for v in arr) + "}"
-    if arr.ndim == 2:
-        return "{ " + ", ".join("{ " + ", ".join(one(v) for v in row) + " }" for row in arr) + " }"
-    raise _refuse(f"a constant of rank {arr.ndim}")
+    if arr.size == 0:
+        raise _refuse("an empty constant")
+    return nested(arr, True)
 
 
 def _float_text(v: np.floating) -> str:
