@@ -202,6 +202,7 @@ class custom_jvp(_Wrapping):
     def __init__(self, fun, nondiff_argnums=()):
         _wrap(self, fun, nondiff_argnums)
         self.jvp = None
+        self.shares_traces, self._traces = False, {}
 
     def defjvp(self, jvp, symbolic_zeros=False):
         self.jvp, self.symbolic_zeros = jvp, bool(symbolic_zeros)
@@ -241,6 +242,11 @@ class custom_jvp(_Wrapping):
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
             self.fun, self.nondiff_argnums, args
         )
+        if getattr(self, "shares_traces", False) and not hoisted and not self.nondiff_argnums:
+            # (a jnp function JAX wraps in jit(inline=True): that jit's trace cache hands every call
+            # on the same avals the same traced body, so its calls print one shared jaxpr)
+            key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in map(core.get_aval, leaves)))
+            closed = self._traces.setdefault(key, closed)
         user_jvp, nd, symbolic = self.jvp, self.nondiff_argnums, self.symbolic_zeros
         nondiff_at = _nondiff_from_consts(nondiff, hoisted)
         # Traced values the rule closes over are operands too: it reads them from there when applied.

@@ -424,7 +424,7 @@ def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` computed stably."""
     x1, x2 = promote_elementwise_inexact("logaddexp", x1, x2)
     if isinstance(x1, Tracer) or isinstance(x2, Tracer):  # JAX's custom_jvp (its derivative at ties)
-        return _logaddexp_custom_jvp()(x1, x2)
+        return _logaddexp_custom_jvp(shared_traces=True)(x1, x2)
     x1, x2 = promote_shapes(x1, x2)
     return _logaddexp(x1, x2)
 
@@ -438,14 +438,16 @@ def _logaddexp(x1, x2):
 
 
 @functools.lru_cache(maxsize=None)
-def _logaddexp_custom_jvp():
-    """JAX's logaddexp: a custom_jvp whose rule stays finite at infinities (values as the formula)."""
+def _logaddexp_custom_jvp(shared_traces: bool = False):
+    """JAX's logaddexp: a custom_jvp whose rule stays finite at infinities (values as the formula).
+    ``shared_traces``: jnp.logaddexp's, which JAX calls inside a jit(inline=True)."""
     from ..custom_derivatives import custom_jvp
 
     def logaddexp(x1, x2):
         return _logaddexp(x1, x2)
 
     f = custom_jvp(logaddexp)
+    f.shares_traces = shared_traces
 
     def _logaddexp_jvp(primals, tangents):
         x1, x2 = primals
