@@ -122,11 +122,27 @@ debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
 debug_print_p = Primitive("debug_print", multiple_results=True)
+# (eagerly, the callback gets the Arrays themselves: a weakly typed one stays weak, as in JAX)
+debug_callback_p.takes_arrays = debug_print_p.takes_arrays = True
 
 
 def _as_arrays(args) -> list:
     """The values a callback gets: Arrays, a Python number weakly typed (as JAX's device_put makes it)."""
-    return [a if isinstance(a, Array) else Array(a, weak_type=type(a) in (int, float, complex)) for a in args]
+    return [a if isinstance(a, Array) else _weak_if_python_number(a) for a in args]
+
+
+def _eager_operands(vals) -> list:
+    """Run eagerly (also inside vmap, grad or jvp), as JAX's device_put makes it, a Python number
+    reaches the callback weakly typed; staged (under jit) it is a literal, strong when run."""
+    if core._state.dynamic is not None:
+        return list(vals)
+    return [_weak_if_python_number(x) if type(x) in (int, float, complex) else x for x in vals]
+
+
+def _weak_if_python_number(x):
+    if type(x) in (int, float, complex):
+        return Array(np.asarray(x, core.python_scalar_dtype(x)), weak_type=True)
+    return x if isinstance(x, Array) else Array(x)
 
 
 def _call_back(callback: Callable, args) -> None:
@@ -177,7 +193,10 @@ for _p in (debug_callback_p, debug_print_p):
     ir.effectful.add(_p)
     _p.def_abstract_eval(lambda *avals, **_: [])
     lowerings[_p] = Special("callback")  # a call back into Python from the host code
-    ad.jvp_rules[_p] = lambda primals, tangents, _p=_p, **params: (_p.bind(*primals, **params), [])
+    ad.jvp_rules[_p] = lambda primals, tangents, _p=_p, **params: (
+        _p.bind(*_eager_operands(primals), **params),
+        [],
+    )
     ad.transpose_rules[_p] = lambda cts, *args, **params: [None] * len(args)
     batching.batch_rules[_p] = _unrolled_batch(_p)
 
@@ -241,6 +260,7 @@ def debug_callback(
             return ()
 
         effect = ordered_debug_effect if ordered else debug_effect
+        dyn_args = _eager_operands(dyn_args)
         debug_callback_p.bind(*dyn_args, callback=_flat_callback, effect=effect, partitioned=partitioned)
 
     if callback is not None:

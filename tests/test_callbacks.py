@@ -121,3 +121,25 @@ def test_errors_are_jaxs():
 def test_shape_dtype_struct_like():
     s = jax.ShapeDtypeStruct.like(jnp.ones((2, 3), jnp.int32))
     assert (s.shape, s.dtype) == ((2, 3), np.dtype("int32"))
+
+
+def test_debug_callback_gets_python_numbers_weakly_typed_when_run_eagerly():
+    # JAX 0.10.2: eagerly (also per element under vmap, and under jvp) a Python number reaches the
+    # callback as a weakly typed array, a weak array stays weak; under jit the values are strong.
+    seen = []
+
+    def cb(*args):
+        seen.append([(a.dtype.name, a.weak_type) for a in args])
+
+    jax.debug.callback(cb, 1, 2.0, 1j, True, jnp.float32(3), jnp.asarray(1.0), np.float32(2))
+    jax.jit(lambda x: jax.debug.callback(cb, 1, 2.0, x))(jnp.asarray(1.0))
+    jax.vmap(lambda x: jax.debug.callback(cb, 1, x))(jnp.arange(2.0))
+    jax.jvp(lambda x: (jax.debug.callback(cb, x), x)[1], (1.0,), (1.0,))
+    weak_i32, weak_f32, i32, f32 = ("int32", True), ("float32", True), ("int32", False), ("float32", False)
+    assert seen == [
+        [weak_i32, weak_f32, ("complex64", True), ("bool", False), f32, weak_f32, f32],
+        [i32, f32, f32],
+        [weak_i32, f32],
+        [weak_i32, f32],
+        [weak_f32],
+    ]
