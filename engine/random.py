@@ -470,13 +470,22 @@ def normal(key, shape: Sequence[int] = (), dtype=None):
       (3,)
     """
     typed, _ = _check_prng_key("normal", key)
-    dtype = _float_dtype(dtype, "normal")
+    dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
+    if dtype_kind(dtype) not in ("f", "c"):
+        raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dtype}")
     return _normal(typed, shape=_canon_shape(shape), dtype=dtype)
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))
 def _normal(key, shape, dtype):
-    return _normal_real(key, shape=shape, dtype=dtype)
+    if dtype_kind(dtype) != "c":
+        return _normal_real(key, shape=shape, dtype=dtype)
+    # complex: independent real and imaginary parts, each of variance 1/2
+    key_re, key_im = _split(key)
+    real = np.array(0, dtype).real.dtype
+    re = _normal_real(key_re, shape=shape, dtype=real).astype(dtype)
+    im = _normal_real(key_im, shape=shape, dtype=real).astype(dtype)
+    return (re + 1j * im) / Array(np.array(np.sqrt(2), dtype))
 
 
 @staged_as_jit(static_argnames=("shape", "dtype"))

@@ -581,6 +581,16 @@ def test_categorical_without_replacement_draws_distinct_categories_as_jax():
         R.categorical(R.key(1), lg, shape=(5, 2), replace=False)
 
 
+def test_complex_normal_has_independent_parts_of_variance_half_as_jax():
+    # Values recorded from JAX 0.10.2: (normal(k_re) + 1j normal(k_im)) / sqrt(2), split keys.
+    got = A(R.normal(R.key(3), (3,), np.complex64))
+    assert got.dtype == np.complex64
+    want = np.complex64([-1.6817402 - 1.3740652j, -1.206442 + 0.07411618j, -0.34746975 - 0.0336509j])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="must be a float or complex dtype, got int32"):
+        R.normal(R.key(3), (3,), np.int32)
+
+
 def test_clone_is_an_identity_that_stages_random_clone():
     # JAX 0.10.2 stages random_clone on typed keys and on raw key data alike (make_jaxpr recorded).
     k = R.key(7)
