@@ -39,7 +39,7 @@ from ._index_parsing import (
     _static_slice_part,
     _validate_slices,
 )
-from ._promote import as_operand, broadcast_shapes, broadcast_to_shape, convert
+from ._promote import as_operand, broadcast_shapes, broadcast_to_shape, convert, promote_dtypes
 from ..narrow_dtypes import kind as dtype_kind
 
 _PROMISE, _CLIP = lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP
@@ -467,6 +467,13 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
 # --- scatter (x.at[idx].op(v)): the gather above, transposed (JAX's _scatter_update) ------------
 
 
+def _fits(value: int, dtype) -> bool:
+    from ..narrow_dtypes import iinfo
+
+    info = iinfo(dtype)
+    return bool(info.min <= value <= info.max)
+
+
 def scatter_update(
     x,
     idx,
@@ -480,6 +487,8 @@ def scatter_update(
 ):
     """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``)."""
     x = as_operand(x)
+    if isinstance(y, int) and dtype_kind(x.dtype) in "iu" and _fits(y, x.dtype):
+        y = Array(np.asarray(y, x.dtype))  # (as JAX: a Python int that fits takes x's dtype, not weak)
     y = as_operand(y)
     if x.ndim == 0:  # x.at[()] / x.at[...]: a one-element vector has an axis to scatter along
         _parse(idx, ())
@@ -489,7 +498,9 @@ def scatter_update(
     g = _index_to_gather(x.shape, indices, normalize_indices)
     if 0 in g.slice_shape:
         return x
-    y = convert(y, x.dtype, x.weak_type)  # after the indices, where JAX promotes
+    # after the indices, as JAX: both promoted together, the result converted back to x's type
+    dtype, weak = x.dtype, x.weak_type
+    x, y = promote_dtypes(x, y)
     try:
         y = broadcast_to_shape(y, g.slice_shape)
     except ValueError:
@@ -520,4 +531,5 @@ def scatter_update(
         unique_indices=g.unique_indices or unique_indices,
         mode=mode,
     )
-    return lax.squeeze(out, g.scalar_bool_dims) if g.scalar_bool_dims else out
+    out = lax.squeeze(out, g.scalar_bool_dims) if g.scalar_bool_dims else out
+    return convert(out, dtype, weak)

@@ -392,48 +392,63 @@ def tile(A, reps):
 
 @with_out_sharding
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
-    """Repeat each element ``repeats`` times (an int, or one count per element, concrete)."""
+    """Repeat each element ``repeats`` times (an int, or one count per element); with
+    ``total_repeat_length`` the counts may be traced (the output is cut or filled with the last
+    element to that length).
+
+    >>> jnp.repeat(jnp.array([1, 2, 3]), jnp.array([2, 0, 1]))
+    Array([1, 1, 3], dtype=int32)
+    """
+    if dims.is_constant_dim(repeats) or dims.is_symbolic_dim(repeats):
+        check_arraylike("repeat", a)
+    else:
+        check_arraylike("repeat", a, repeats)
     a = as_operand(a)
     if axis is None:
-        a = ravel(a)
-        axis = 0
-    ax = canonicalize_axis(axis, a.ndim)
-    if np.ndim(repeats) == 0 and not isinstance(repeats, (list, tuple)):
-        r = concrete_int(repeats, "repeat count")
-        shape = list(a.shape)
-        inter = shape[: ax + 1] + [r] + shape[ax + 1 :]
-        out = lax.broadcast_in_dim(a, inter, [i for i in range(len(inter)) if i != ax + 1])
-        shape[ax] *= r
-        return lax.reshape(out, shape)
-    if total_repeat_length is not None:
-        return _repeat_to_length(a, repeats, ax, concrete_int(total_repeat_length, "total_repeat_length"))
-    reps = np.asarray(
-        core.concrete_or_error(repeats, "repeat counts")
-        if isinstance(repeats, Tracer)
-        else np.asarray(repeats)
-    ).astype(np.int64)
-    if reps.shape != (a.shape[ax],):
-        raise ValueError(f"repeats has shape {reps.shape}, expected ({a.shape[ax]},)")
-    idx = np.repeat(np.arange(a.shape[ax]), reps)
+        a, axis = ravel(a), 0
+    axis = concrete_int(axis, "'axis' argument of jnp.repeat()")
+    if total_repeat_length is None:
+        counts = np.asarray(
+            core.concrete_or_error(repeats, "jnp.repeat's number of repeats (or pass total_repeat_length)")
+        )
+        if counts.ndim == 0 and a.ndim != 0:  # a broadcast along a new axis after ``axis``, merged into it
+            ax = canonicalize_axis(axis, a.ndim)
+            shape = list(a.shape)
+            inter = shape[: ax + 1] + [int(counts)] + shape[ax + 1 :]
+            out = lax.broadcast_in_dim(a, inter, [i for i in range(len(inter)) if i != ax + 1])
+            shape[ax] *= int(counts)
+            return reshape(out, shape)
+        repeats = np.ravel(counts)
+        if a.ndim != 0:
+            repeats = np.broadcast_to(repeats, [a.shape[axis]])
+        total_repeat_length = int(np.sum(repeats))
+    else:
+        repeats = ravel(repeats)
+        if a.ndim != 0:
+            repeats = broadcast_to(repeats, [a.shape[axis]])
+    return _repeat_by_counts(a, repeats, axis, total_repeat_length)
+
+
+def _repeat_by_counts(a, repeats, axis, total):
+    """Output position ``j`` takes the element whose run covers it: ones scattered at each run's
+    start, cumulatively summed, give the source index (as JAX: no intermediate of size n * total)."""
+    from ._creation import full, zeros
+    from ._reductions import cumsum
     from ._take import take
 
-    return take(a, Array(idx.astype(np.int32)), axis=ax)
-
-
-def _repeat_to_length(a, repeats, ax, total):
-    """``repeat`` with a static output length (the counts may be traced): output position ``j``
-    takes the element whose cumulative count first exceeds ``j``; past the counts' sum, the last
-    element (as in JAX)."""
-    from ._take import take
-
-    n = a.shape[ax]
-    reps = convert(as_operand(repeats), np.dtype(np.int32), False)
-    if reps.ndim == 0:
-        reps = lax.broadcast_in_dim(reps, (n,), ())
-    ends = lax.broadcast_in_dim(lax.cumsum(reps, axis=0), (total, n), (1,))
-    pos = lax.broadcasted_iota(np.dtype(np.int32), (total, n), 0)
-    src = lax.reduce_sum(lax.convert_element_type(lax.le(ends, pos), np.int32), (1,))
-    return take(a, lax.min(src, lax.full_like(src, n - 1)), axis=ax)
+    if a.ndim == 0:
+        if np.shape(repeats) != (1,):
+            raise ValueError(
+                "`repeat` with a scalar parameter `a` is only implemented for scalar values of the parameter `repeats`."
+            )
+        return full([total], a)
+    if total == 0:
+        return reshape(Array(np.zeros(0, a.dtype)), a.shape[:axis] + (0,) + a.shape[axis + 1 :])
+    if a.shape[axis] == 0:
+        return a
+    run_starts = cumsum(roll(repeats, shift=1).at[0].set(0))
+    marks = zeros([total], dtype="int32").at[run_starts].add(1)
+    return take(a, cumsum(marks) - 1, axis=axis)
 
 
 def flip(m, axis=None):
