@@ -632,10 +632,12 @@ def test_more_numpy_functions():
         jnp.interp(xs, np.array([0.0, 1.0, 3.0]), np.array([1.0, 3.0, 2.0])),
         np.interp(xs, [0, 1, 3], [1, 3, 2]),
     )
-    close(jnp.delete(x, [0, 2], axis=1), np.delete(x, [0, 2], axis=1))
+    close(jnp.delete(x, np.array([0, 2]), axis=1), np.delete(x, [0, 2], axis=1))
+    with pytest.raises(TypeError):  # (lists are refused, as by JAX)
+        jnp.delete(x, [0, 2], axis=1)
     close(jnp.insert(x, 1, 9.0, axis=1), np.insert(x, 1, 9.0, axis=1))
     close(
-        jnp.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1),
+        jnp.insert(x, np.array([1, 3]), np.array([[7.0], [8.0], [9.0]]), axis=1),
         np.insert(x, [1, 3], [[7.0], [8.0], [9.0]], axis=1),
     )
     for got, want in zip(jnp.unravel_index(jnp.array([5, 11]), (3, 4)), np.unravel_index([5, 11], (3, 4))):

@@ -39,7 +39,10 @@ def _not_inplace(name, inplace):
 
 
 def _tile_to(x, n):
-    return tile(x, -(-n // x.shape[0]))[:n] if x.shape[0] != n else x
+    """The vector ``x`` repeated or cut to length ``n``."""
+    if x.size < n:
+        x = tile(x, -(-n // x.size))
+    return x[:n] if x.size > n else x
 
 
 def put(a, ind, v, mode=None, *, inplace: bool = True):
@@ -90,14 +93,9 @@ def place(arr, mask, vals, *, inplace: bool = True):
 
 
 def _along_axis_index(shape, idx, axis):
-    out = []
-    for d in range(len(shape)):
-        if d == axis:
-            out.append(idx)
-        else:
-            view = [1] * len(shape)
-            view[d] = idx.shape[d] if d < idx.ndim else shape[d]
-            out.append(arange(view[d]).reshape(view))
+    """The sparse index grid of ``shape`` with ``idx`` in place of ``axis``' own."""
+    out = list(indices(shape, sparse=True))
+    out[axis] = idx
     return tuple(out)
 
 

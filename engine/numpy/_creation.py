@@ -97,7 +97,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
             "types are supported by JAX."
         )
     if ndmin > len(shape_of(out)):
-        out = lax.reshape(out, (1,) * (ndmin - len(shape_of(out))) + tuple(shape_of(out)))
+        out = lax.expand_dims(out, range(ndmin - len(shape_of(out))))  # (as JAX: a broadcast_in_dim)
     return out
 
 

@@ -6,8 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, lax
-from ..core import Array, Tracer
+from .. import lax
 from ._promote import as_operand, canonicalize_axis, check_arraylike
 from ._staged import staged_as_jit
 from ._shape import moveaxis, ravel
@@ -126,13 +125,25 @@ def triu_indices_from(arr, k: int = 0):
 
 
 def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
-    """A copy of ``a`` with ``val`` on its main diagonal (JAX requires ``inplace=False``)."""
+    """A copy of ``a`` with ``val`` (repeated as needed) on its main diagonal (JAX requires
+    ``inplace=False`` and refuses ``wrap``).
+
+    >>> jnp.fill_diagonal(jnp.zeros((2, 2)), 5.0, inplace=False)
+    Array([[5., 0.],
+           [0., 5.]], dtype=float32)
+    """
+    from ._creation import diag_indices
+    from ._array_edits import _tile_to
+
     if inplace:
-        raise ValueError("jnp.fill_diagonal cannot modify arrays in place; pass inplace=False")
-    a = as_operand(a)
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    check_arraylike("fill_diagonal", a, val)
+    a, val = as_operand(a), as_operand(val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and not all(n == a.shape[0] for n in a.shape[1:]):
+        raise ValueError("All dimensions of input must be of equal length")
     n = builtins.min(a.shape)
-    idx = tuple(Array(np.arange(n, dtype=np.int32)) for _ in range(a.ndim))
-    v = ravel(as_operand(val))
-    if v.shape[0] not in (1, n):
-        v = Array(np.resize(core.to_numpy(v), n)) if not isinstance(v, Tracer) else v
-    return a.at[idx].set(v if v.shape[0] == n else lax.broadcast_in_dim(lax.reshape(v, ()), (n,), ()))
+    return a.at[diag_indices(n, a.ndim)].set(val if val.ndim == 0 else _tile_to(ravel(val), n))

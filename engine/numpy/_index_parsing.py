@@ -129,7 +129,9 @@ def _expand_bool_indices(indices, shape):
                 f"boolean index did not match shape of indexed array in index {position}: "
                 f"got {list(v.shape)}, expected {expected}"
             )
-        out.extend(_Parsed(Array(i.astype(_INT32)), _ARRAY, (a,)) for i, a in zip(np.nonzero(v), p.axes))
+        out.extend(
+            _Parsed(i.astype(_INT32), _ARRAY, (a,)) for i, a in zip(np.nonzero(v), p.axes)
+        )  # (numpy, as JAX keeps them)
     return out
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ..core import Array, Tracer
-from ._promote import as_operand, canonicalize_axis, concrete_shape, convert
+from ..narrow_dtypes import kind as dtype_kind
+from ._promote import as_operand, canonicalize_axis, check_arraylike, concrete_int, concrete_shape
 from ._searching import _concrete_value, nonzero
-from ._shape import broadcast_to, concatenate, moveaxis, ravel
+from ._shape import concatenate, moveaxis, ravel
 
 
 def ix_(*args):
@@ -30,17 +32,30 @@ def ix_(*args):
 
 
 def unravel_index(indices, shape):
-    """Coordinates of flat ``indices`` in an array of ``shape`` (out-of-range ones are clipped)."""
+    """Coordinates of flat ``indices`` in an array of ``shape``: repeated divmods from the last
+    axis; indices past either end give the last (first) coordinates.
+
+    >>> jnp.unravel_index(jnp.array([5, 11]), (3, 4))
+    (Array([1, 2], dtype=int32), Array([1, 3], dtype=int32))
+    """
+    from ._creation import asarray
+    from ._selection import where
+    from ._ufuncs import divmod as divmod_
+
+    check_arraylike("unravel_index", indices)
     idx = as_operand(indices)
-    shape = concrete_shape(shape)
-    size = int(np.prod(shape, dtype=np.int64))
-    idx = lax.clamp(lax.full((), -size, idx.dtype), idx, lax.full((), size - 1, idx.dtype))
-    idx = lax.select(lax.lt(idx, lax.full_like(idx, 0)), lax.add(idx, lax.full_like(idx, size)), idx)
-    out = []
-    for d in reversed(shape):
-        out.append(lax.rem(idx, lax.full_like(idx, d)))
-        idx = lax.div(idx, lax.full_like(idx, d))
-    return tuple(reversed(out))
+    try:
+        shape = list(shape)  # (kept as given: weakly typed sizes stay weak)
+    except TypeError:
+        shape = [shape]
+    if any(np.ndim(s) != 0 for s in shape):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    coords: list = [0] * len(shape)
+    for i, s in reversed(list(enumerate(shape))):
+        idx, coords[i] = divmod_(idx, s)
+    past_end = idx > 0
+    before_start = asarray(False) if dtype_kind(idx.dtype) == "u" else idx < -1
+    return tuple(where(past_end, s - 1, where(before_start, 0, c)) for s, c in zip(shape, coords))
 
 
 def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
@@ -50,7 +65,6 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     >>> jnp.ravel_multi_index((jnp.array([0, 1]), jnp.array([2, 0])), (2, 3))
     Array([2, 3], dtype=int32)
     """
-    from .. import core
     from ._dtypes import result_type, to_dtype
     from ._reductions import any as any_
     from ._selection import clip
@@ -96,83 +110,114 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
     return flat
 
 
-def _static_positions(obj, n, what):
-    v = obj if not isinstance(obj, (Array, Tracer)) else _concrete_value(obj, what)
-    if isinstance(v, slice):
-        return np.arange(n)[v]
-    v = np.atleast_1d(np.asarray(v))
-    if v.dtype == np.bool_:
-        return np.nonzero(v)[0]
-    return np.where(v < 0, v + n, v)
-
-
 def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
-    """``arr`` without the entries at ``obj`` (static indices, slice or mask) along ``axis``; with
-    ``assume_unique_indices=True``, integer indices may be traced (the result's size is static).
+    """``arr`` without the entries at ``obj`` along ``axis``: a static integer (two slices joined),
+    a slice, or an array of indices or a mask (static; integer indices may be traced with
+    ``assume_unique_indices=True``, the result's size then being static).
 
     >>> jax.jit(lambda x, i: delete(x, i, assume_unique_indices=True))(jnp.arange(5), jnp.array([3, 0]))
     Array([1, 2, 4], dtype=int32)
     """
-    from ._take import take
-
+    check_arraylike("delete", arr)
     a = as_operand(arr)
     if axis is None:
         a, axis = ravel(a), 0
-    ax = canonicalize_axis(axis, a.ndim)
-    n = a.shape[ax]
-    if assume_unique_indices and not isinstance(obj, (slice, int, np.integer)):
-        obj = as_operand(obj)
-        if obj.dtype.kind in "iu":
-            return _delete_unique(a, obj, ax)
-    keep = np.setdiff1d(np.arange(n), _static_positions(obj, n, "jnp.delete"))
-    return take(a, Array(keep.astype(np.int32)), axis=ax)
+    axis = canonicalize_axis(axis, a.ndim)
+    before = (slice(None),) * axis
+    try:
+        position = operator.index(obj)
+    except TypeError:
+        pass
+    else:
+        position = canonicalize_axis(position, a.shape[axis])
+        return concatenate(
+            [a[before + (slice(0, position),)], a[before + (slice(position + 1, None),)]], axis=axis
+        )
+    if isinstance(obj, slice):
+        from ._creation import arange
+
+        obj, assume_unique_indices = arange(a.shape[axis])[obj], True
+    check_arraylike("delete", a, obj)
+    if hasattr(obj, "__jax_array__"):
+        obj = obj.__jax_array__()
+    obj_dtype = obj.dtype if hasattr(obj, "dtype") else np.asarray(obj).dtype
+    if dtype_kind(obj_dtype) in "iu" and assume_unique_indices:
+        return _delete_unique(a, obj, axis)
+    positions = np.asarray(_concrete_value(obj, "'obj' array argument of jnp.delete()"))
+    if dtype_kind(positions.dtype) in "iu":
+        mask = np.ones(a.shape[axis], dtype=bool)
+        mask[positions] = False
+    elif positions.dtype == bool:
+        if positions.shape != (a.shape[axis],):
+            raise ValueError(
+                "np.delete(arr, obj): for boolean indices, obj must be one-dimensional "
+                "with length matching specified axis."
+            )
+        mask = ~positions
+    else:
+        raise ValueError(f"np.delete(arr, obj): got obj.dtype={positions.dtype}; must be integer or bool.")
+    return a[before + (mask,)]
 
 
 def _delete_unique(a, positions, axis):
     """Delete distinct (possibly traced) positions: the kept entries are the first ``n - k``
     positions, each moved up past every deleted position at or before it."""
-    from ._creation import arange
+    from ._creation import arange, asarray
     from ._searching import sort
     from ._selection import clip, where
 
     n = a.shape[axis]
-    pos = ravel(positions)
+    pos = ravel(asarray(positions))
     pos = sort(clip(where(pos < 0, pos + n, pos), 0, n))
-    pos = pos - arange(pos.shape[0], dtype=pos.dtype)
-    keep = arange(n - pos.shape[0], dtype=pos.dtype)
-    keep = keep + (keep[None, :] >= pos[:, None]).sum(0, dtype=keep.dtype)
+    pos -= arange(len(pos), dtype=pos.dtype)
+    keep = arange(n - pos.size, dtype=pos.dtype)
+    keep += (keep[None, :] >= pos[:, None]).sum(0, dtype=keep.dtype)
     return a[(slice(None),) * axis + (keep,)]
 
 
 def insert(arr, obj, values, axis=None):
-    """``arr`` with ``values`` inserted before the (static) indices ``obj`` along ``axis``."""
-    from ._creation import asarray
-    from ._take import take
+    """``arr`` with ``values`` inserted before the indices ``obj`` (a slice, an index or an array of
+    them, possibly traced) along ``axis``: zeros of the joint shape, then the values scattered to
+    their sorted positions and the array's entries to the rest.
 
+    >>> jnp.insert(jnp.array([1, 2, 3]), 1, 9)
+    Array([1, 9, 2, 3], dtype=int32)
+    """
+    from ._creation import arange, array, asarray, full, ones, zeros_like
+    from ._searching import argsort
+    from ._selection import clip, where
+
+    check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
     a = as_operand(arr)
     if axis is None:
         a, axis = ravel(a), 0
-    ax = canonicalize_axis(axis, a.ndim)
-    n = a.shape[ax]
-    vals = convert(asarray(values), a.dtype)
-    if np.ndim(obj) == 0 and not isinstance(obj, slice):
-        pos = int(_static_positions(obj, n + 1, "jnp.insert")[0])
-        # numpy's rule for one position: values gain leading axes, then their first axis moves to ``axis``.
-        vals = lax.reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
-        vals = moveaxis(vals, 0, ax)
-        shape = list(a.shape)
-        shape[ax] = vals.shape[ax]
-        vals = broadcast_to(vals, shape)
-        m = shape[ax]
-    else:
-        pos = _static_positions(obj, n + 1, "jnp.insert")
-        m = len(pos)
-        shape = list(a.shape)
-        shape[ax] = m
-        vals = broadcast_to(vals, shape) if vals.ndim else broadcast_to(vals, shape)
-    # numpy's own insert on positions gives the permutation of concatenate([a, vals]).
-    order = np.insert(np.arange(n), pos, np.arange(n, n + m))
-    return take(concatenate([a, vals], ax), Array(order.astype(np.int32)), axis=ax)
+    axis = canonicalize_axis(concrete_int(axis, "axis argument of jnp.insert()"), a.ndim)
+    indices = arange(*obj.indices(a.shape[axis])) if isinstance(obj, slice) else asarray(obj)
+    if indices.ndim > 1:
+        raise ValueError(
+            f"jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; got {obj}"
+        )
+    if dtype_kind(indices.dtype) not in "iu":
+        if indices.size == 0 and not isinstance(obj, (Array, Tracer)):
+            indices = indices.astype(int)
+        else:  # (numpy's boolean positions are deprecated)
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    values = array(values, ndmin=a.ndim, dtype=a.dtype, copy=False)
+    if indices.size == 1:  # one position: all the values go there (a scalar one: their first axis)
+        index = ravel(indices)[0]
+        if indices.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        indices = full(values.shape[axis], index)
+    n_input = a.shape[axis]
+    n_insert = np.broadcast_shapes(indices.shape, (values.shape[axis],))[0]
+    out_shape = list(a.shape)
+    out_shape[axis] += n_insert
+    out = zeros_like(a, shape=tuple(out_shape))
+    indices = clip(where(indices < 0, indices + n_input, indices), 0, n_input)
+    values_at = indices.at[argsort(indices)].add(arange(n_insert, dtype=indices.dtype))
+    arr_at = where(ones(n_input + n_insert, dtype=bool).at[values_at].set(False), size=n_input)[0]
+    out = out.at[(slice(None),) * axis + (values_at,)].set(values)
+    return out.at[(slice(None),) * axis + (arr_at,)].set(a)
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
