@@ -545,9 +545,11 @@ def _reduce_precision_residuals(known: Jaxpr, num_res: int) -> Jaxpr:
 
     res = known.outs[len(known.outs) - num_res :]
     produced = {v: k for k, e in enumerate(known.eqns) for v in e.out_binders}
+    # (only where the forward pass itself reads the residual: one it merely saves has one value)
+    used = {x for e in known.eqns for x in e.inputs if type(x) is Var}
     eqns = list(known.eqns)
     for v in res:
-        if type(v) is not Var or v not in produced or dtype_kind(v.aval.dtype) not in "fc":
+        if type(v) is not Var or v not in produced or v not in used or dtype_kind(v.aval.dtype) not in "fc":
             continue
         if v.aval.memory_space is not core.DEVICE:  # (an offloaded residual: moved, as JAX leaves it)
             continue

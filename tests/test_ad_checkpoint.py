@@ -225,3 +225,19 @@ def test_checkpoint_traces_are_cached_per_function_as_in_jax():
     np.testing.assert_allclose(
         [a, b, c, d, e], [0.84147096, 0.84147096, 0.5403023, 0.9092974, 0.5403023], rtol=1e-6
     )
+
+
+def test_everything_saveable_residuals_get_no_reduce_precision():
+    # JAX 0.10.2 puts reduce_precision only on residuals the forward pass itself reads again; with
+    # everything_saveable, sin(sin(x)) saves cos x and cos(sin x), which nothing else reads.
+    f = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)), policy=jax.checkpoint_policies.everything_saveable)
+    text = str(jax.make_jaxpr(jax.grad(f))(1.0))
+    assert text.startswith(
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = sin a\n"
+        "    c:f32[] = cos a\n"
+        "    _:f32[] = sin b\n"
+        "    d:f32[] = cos b\n"
+        "    e:f32[] = remat2[\n"
+    )
+    assert "reduce_precision" not in text and text.endswith("    ] c d 1.0:f32[]\n  in (e,) }")
