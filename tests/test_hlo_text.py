@@ -16,6 +16,9 @@ MIN_IDENTICAL = 394
 
 @pytest.fixture(scope="module")
 def results():
+    # A library jit whose body an earlier test staged under grad or vmap is refused (the printer
+    # knows no call site's name then); the count is of a process that has not done that.
+    jax.clear_caches()
     return compare.run()
 
 
