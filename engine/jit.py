@@ -40,7 +40,7 @@ from .core import Array, DType, ShapedArray, Tracer, Value
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
-from .jit_primitive import note_staged_call
+from .jit_primitive import bind_call
 from .jit_runtime import CompileJob as CompileJob
 from .jit_runtime import Executable
 from .jit_runtime import Interpreter as Interpreter
@@ -563,9 +563,7 @@ class JitFunction:
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
-        outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self.name)
-        if core.tracing_active():  # (staged: which calls stage this body, for the HLO printer)
-            note_staged_call(closed, outs)
+        outs = bind_call(closed, [*hoisted, *leaves], self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
             tier, job = _tier.last

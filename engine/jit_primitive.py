@@ -5,8 +5,9 @@ inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 import weakref
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
@@ -76,52 +77,105 @@ def _in_memory(x: Array, space: core.MemorySpace) -> Array:
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl as they are
 
-# The traced jit bodies that calls of jitted functions stage (JAX names such a call jit(<name>)),
-# and whether none was staged as it is while jvp, vmap, a backward pass, ... was tracing: JAX
-# names those jvp(jit(<name>)), transpose(...), ..., which the engine does not record. A body a
-# transformation's rule makes is not here. (The HLO printer reads this to name calls, or refuse.)
-_staged_by_call: weakref.WeakKeyDictionary[ClosedJaxpr, bool] = weakref.WeakKeyDictionary()
+# The transformations JAX names a call of each traced jit body after, outermost first: () for a
+# call of a jitted function staged as it is (JAX: jit(<name>)), ("transpose", "jvp") for the body
+# a grad's backward pass made (transpose(jvp(jit(<name>)))); None once a call of it was staged in
+# a context not modelled (a body staged as it is while jvp, vmap, ... trace, vmap of grad, ...).
+# A body not here is not known either. (The HLO printer reads this to name calls, or refuse.)
+_call_transforms: weakref.WeakKeyDictionary[ClosedJaxpr, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
+
+
+def bind_call(closed: ClosedJaxpr, args: Sequence[Value], name: str) -> list[Value]:
+    """A call of a jitted function: ``jit_p`` bound, noting which bodies calls stage as they are."""
+    tracing = core.tracing_active()
+    if tracing:
+        note_call(closed)
+    outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name)
+    if tracing:
+        note_staged_call(closed, outs)
+    return outs
+
+
+def note_call(closed: ClosedJaxpr) -> None:
+    """A call of a jitted function is about to stage ``closed`` (its rules then read it)."""
+    _call_transforms.setdefault(closed, ())
 
 
 def note_staged_call(closed: ClosedJaxpr, outs: Sequence[Value]) -> None:
-    from .staging import JaxprTrace, JaxprTracer
+    """After the call: ``closed`` staged as it is while a transformation traced is not named."""
+    from .staging import JaxprTracer
 
-    _staged_by_call.setdefault(closed, True)
-    if not _transforming(JaxprTrace):
+    if not _context():
         return
     for o in outs:
         while isinstance(o, (ad.JVPTracer, batching.BatchTracer)):  # (to the staged value)
             o = o.primal if isinstance(o, ad.JVPTracer) else o.val
         if not isinstance(o, Tracer):
             continue
-        if not isinstance(o, JaxprTracer):
-            _staged_by_call[closed] = False
-            return
+        if not isinstance(o, JaxprTracer):  # (a rule's: it made bodies of its own)
+            continue
         builder: Any = o._trace.builder  # type: ignore[attr-defined]
         var = builder.tracer_to_var.get(id(o))
         made = next((e for e in reversed(builder.eqns) if var in e.out_binders), None)
         if made is None or made.params.get("jaxpr") is closed:  # (this body, under a transformation)
-            _staged_by_call[closed] = False
+            _call_transforms[closed] = None
             return
 
 
-def _transforming(staging: type) -> bool:
-    """Whether a transformation is tracing (a trace other than staging's on the stack), or a
-    transpose rule is running (it has no trace of its own; JAX names its calls transpose(...))."""
-    if any(m.trace_type not in (core.EvalTrace, staging) for m in core._state.stack):
-        return True
-    return ad.transposing[0] != 0
+def _context() -> tuple[str, ...]:
+    """The traces other than staging's on the stack, and "transposing" while a transpose rule runs
+    (it has no trace of its own; JAX names its calls transpose(...))."""
+    from .staging import JaxprTrace
+
+    names = tuple(
+        m.trace_type.__name__ for m in core._state.stack if m.trace_type not in (core.EvalTrace, JaxprTrace)
+    )
+    return names + ("transposing",) * ad.transposing[0]
+
+
+# the contexts in which a rule's new body is named after its transformation alone (recorded:
+# jax.grad, jax.jvp, jax.vmap on their own)
+_RULE_CONTEXTS: dict[str, set[tuple[str, ...]]] = {
+    "jvp": {("PartialEvalTrace", "LinearizeTrace"), ("JVPTrace",), ("LinearizeTrace",)},
+    "transpose": {("transposing",)},
+    "vmap": {("BatchTrace",)},
+}
+
+
+_rule_depth = [0]  # how many bodies the rules below are tracing
+
+
+@contextmanager
+def _in_rule_body() -> Iterator[None]:
+    _rule_depth[0] += 1
+    try:
+        yield
+    finally:
+        _rule_depth[0] -= 1
+
+
+def _note_rule_body(new: ClosedJaxpr, old: ClosedJaxpr, transform: str | None) -> None:
+    """``new``, made by ``transform``'s rule from ``old`` (None: split from it, as partial
+    evaluation's halves, in the transformation's context)."""
+    base = _call_transforms.get(old)
+    if _rule_depth[0] and base is not None:  # (inside a body a rule traces: JAX's names restart)
+        transform, base = None, ()
+    elif transform is None and base and base[0] != "jvp":  # (partial evaluation splits jvp bodies)
+        base = None
+    ok = base is not None and (_rule_depth[0] > 0 or _context() in _RULE_CONTEXTS[transform or "jvp"])
+    if new in _call_transforms and _call_transforms[new] is None:
+        return
+    _call_transforms[new] = ((transform,) if transform else ()) + base if ok and base is not None else None
 
 
 def staged_like(new: ClosedJaxpr, old: ClosedJaxpr) -> None:
     """``new`` (``old`` rewritten, e.g. pruned) is staged by the same calls as ``old``."""
-    _staged_by_call[new] = _staged_by_call.get(old, False)
+    _call_transforms[new] = _call_transforms.get(old)
 
 
-def staged_outside_transformations(closed: ClosedJaxpr) -> bool:
-    """Whether every call staging ``closed`` was a call of a jitted function made outside jvp,
-    vmap, a backward pass, ... (False: not known)."""
-    return _staged_by_call.get(closed, False)
+def call_transforms(closed: ClosedJaxpr) -> tuple[str, ...] | None:
+    """The transformations JAX names a call of ``closed`` after (None: not known)."""
+    return _call_transforms.get(closed)
 
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
@@ -196,13 +250,15 @@ def _jit_jvp(
     cached = _linearized_cache(_jvp_jaxprs, jaxpr).get(key)
     if cached is None:
         t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
-        closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+        with _in_rule_body():
+            closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
         if linearizing:
             closed, out_nonzero[:] = _known_tangents_as_zeros(closed, len(hoisted) + n, out_nonzero)
         cached = (closed, hoisted, list(out_nonzero))
         if not hoisted:  # (tracer constants belong to this call only)
             _jvp_jaxprs[jaxpr][key] = cached
     closed, hoisted, out_nonzero = cached
+    _note_rule_body(closed, jaxpr, "jvp")
     outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
     m = len(jaxpr.out_avals)
     t_it = iter(outs[m:])
@@ -233,10 +289,12 @@ def _jit_transpose(
     key = (tuple(undef), tuple(defined_avals), tuple(ct_avals), tuple(z is None for z in zero_avals))
     cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
     if cached is None:
-        cached = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+        with _in_rule_body():
+            cached = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
         if not cached[1]:
             _transposed_jaxprs[jaxpr][key] = cached
     closed, hoisted = cached
+    _note_rule_body(closed, jaxpr, "transpose")
     defined_vals = [a for a, u in zip(args, undef) if not u]
     outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
     it = iter(outs)
@@ -261,12 +319,14 @@ def _jit_batch(
     cached = table.get(key)
     if cached is None:
         # Outputs keep the batch axes the body gives them (JAX's pjit batching, batch_jaxpr2).
-        batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name, keep_out_dims=True)
+        with _in_rule_body():
+            batched, out_dims = batching.batch_jaxpr(jaxpr, axis_size, dims, axis_name, keep_out_dims=True)
         closed, hoisted = _hoist_tracer_consts(batched)
         cached = (closed, hoisted, out_dims)
         if not hoisted:
             table[key] = cached
     closed, hoisted, out_dims = cached
+    _note_rule_body(closed, jaxpr, "vmap")
     outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
     return outs, list(out_dims)
 
@@ -286,10 +346,13 @@ def _jit_partial_eval(
     key = (tuple(in_unknowns), literal_residuals)
     cached = _linearized_cache(_split_jaxprs, jaxpr).get(key)
     if cached is None:
-        cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals)
+        with _in_rule_body():
+            cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals)
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
     known_closed, hoisted, closed2, out_unknowns = cached[:4]
+    _note_rule_body(known_closed, jaxpr, None)
+    _note_rule_body(closed2, jaxpr, None)
     j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
     outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:])

@@ -268,6 +268,9 @@ def lower_jaxpr(
         for op in block.ops[first:]:  # (JAX's location: the equation's primitive names them in HLO)
             if op.source is None:
                 op.source = eqn.primitive.name
+        call = outs[0].op.spec if outs and outs[0].op is not None else None
+        if call is not None and call.attrs.get("transforms") and getattr(eqn.source_info, "scope", ""):
+            call.attrs["transforms"] = None  # (a named scope inside a transformation: jvp(scope)/...)
         metadata = eqn.source_info.xla_metadata if eqn.source_info is not None else ()
         if metadata:  # JAX's wrap_xla_metadata_in_place: on the operations computing the outputs
             for o in outs:

@@ -13,7 +13,7 @@ from ..experimental.xla_metadata import attribute_text, xla_metadata_value_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
-from ..jit_primitive import jit_p, staged_outside_transformations
+from ..jit_primitive import call_transforms, jit_p
 from ..linear_call import linear_call_p
 from ..lax.barrier import dce_sink_p
 from ..lax.composite_call import attribute_values, check_composite_name, composite_p
@@ -28,8 +28,9 @@ def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **_: Any) -> lis
     fn = ctx.module.private_function(jaxpr, name)
     outs = ctx.call(fn, args)
     if outs:  # (what the HLO printer reads: the callee, and whether JAX names the call jit(<name>))
-        plain = staged_outside_transformations(jaxpr)
-        outs[0].op.spec = Spec("func.call", args, {"callee": fn, "name": name, "plain": plain})  # type: ignore[union-attr]
+        transforms = call_transforms(jaxpr)
+        attrs = {"callee": fn, "name": name, "transforms": transforms}
+        outs[0].op.spec = Spec("func.call", args, attrs)  # type: ignore[union-attr]
     return outs
 
 

@@ -533,8 +533,8 @@ def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, m
     callee returns several (all of them, used or not)."""
     assert op.spec is not None
     a = op.spec.attrs
-    if not a["plain"]:
-        raise _refuse("a call staged under a transformation (JAX names it jvp(jit(...)), vmap(...), ...)")
+    if a["transforms"] is None:
+        raise _refuse("a call staged where JAX's name for it is not known (under vmap of grad, ...)")
     fn = a["callee"]
     title = module.callees.get(fn)
     if title is None:
@@ -542,7 +542,10 @@ def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, m
         body = fn.body.ops[:-1]  # (without its return)
         _computation(module, _sanitize(fn.name), fn.body.args, body, fn.outs, names)
         title = module.callees[fn] = module.last_title
-    root = _sanitize(f"jit({a['name']})")
+    location = f"jit({a['name']})"
+    for t in reversed(a["transforms"]):  # (JAX's: jvp(jit(f)), transpose(jvp(jit(f))), ...)
+        location = f"{t}({location})"
+    root = _sanitize(location)
     shapes = [shape_text(r.type) for r in op.results]
     aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
     call = module.instr(made, _Instr(root, aval, "call", ins, f", to_apply={title}"))
