@@ -37,6 +37,10 @@ partial_eval_jaxpr_rules: dict[
         ],
     ],
 ] = {}
+# On equations, splitting a jaxpr: rule(known eqn) -> (the eqn without the outputs that are just its
+# inputs, {dropped output: the input it is}), or None: JAX's JaxprTrace rule for a jit passes such
+# outputs on directly (not applied when a remat splits a jaxpr, whose rule keeps them).
+known_output_forwarding_rules: dict[core.Primitive, Callable[[JaxprEqn], Any]] = {}
 # On equations, splitting a jaxpr: how an all-known equation reads once the known jaxpr is traced
 # again (JAX retraces it; a custom_jvp_call's constants then become ordinary operands).
 known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn]] = {}
@@ -520,11 +524,26 @@ def partial_eval_jaxpr(
     for v, unk in zip(jaxpr.in_binders, in_unknowns):
         env[v] = unk
     eqns1, eqns2 = [], []
+    alias: dict[Var, Atom] = {}  # known outputs forwarded from known inputs
+
+    def renamed(xs: Sequence[Atom]) -> list[Atom]:
+        return [alias.get(x, x) if type(x) is Var else x for x in xs]
+
     for eqn in jaxpr.eqns:
+        if alias:
+            eqn = eqn._replace(inputs=renamed(eqn.inputs))
         unks_in = [read(x) for x in eqn.inputs]
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         if rule is not None and any(unks_in):
             eqn1, eqn2, unks_out, eqn_res = rule(unks_in, eqn)
+            forward = known_output_forwarding_rules.get(eqn.primitive)
+            forwarded = forward(eqn1) if forward is not None and isinstance(eqn1, JaxprEqn) else None
+            if forwarded is not None:
+                eqn1, dropped = forwarded
+                alias.update(dropped)
+                eqn_res = renamed(eqn_res)
+                if isinstance(eqn2, JaxprEqn):
+                    eqn2 = eqn2._replace(inputs=renamed(eqn2.inputs))
             if isinstance(eqn1, list):  # a known part inlined (as JAX hoists a remat's)
                 eqns1.extend(eqn1)
             elif eqn1 is not None:
@@ -547,9 +566,10 @@ def partial_eval_jaxpr(
             eqns1.append(eqn if known_rule is None else known_rule(eqn))
             for v in eqn.out_binders:
                 env[v] = False
-    out_unknowns = [read(x) for x in jaxpr.outs]
+    jaxpr_outs = renamed(jaxpr.outs) if alias else jaxpr.outs
+    out_unknowns = [read(x) for x in jaxpr_outs]
     if instantiate is not None:
-        for x, uk, inst in zip(jaxpr.outs, out_unknowns, instantiate):
+        for x, uk, inst in zip(jaxpr_outs, out_unknowns, instantiate):
             if inst and not uk:
                 new_res(x)
         out_unknowns = [a or b for a, b in zip(out_unknowns, instantiate)]
@@ -557,8 +577,8 @@ def partial_eval_jaxpr(
     res = list(residuals)
     ins1 = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     ins2 = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if u]
-    outs1 = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
-    outs2 = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
+    outs1 = [x for x, u in zip(jaxpr_outs, out_unknowns) if not u]
+    outs2 = [x for x, u in zip(jaxpr_outs, out_unknowns) if u]
     returned = {id(v): lit for v, lit in literal_residuals.values()}
     jaxpr1 = Jaxpr(jaxpr.constvars, ins1, eqns1, outs1 + [returned.get(id(r), r) for r in res])
     # Residual vars are rebound as inputs of jaxpr2; rename to keep binders unique per jaxpr.

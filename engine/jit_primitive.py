@@ -610,8 +610,39 @@ def _split_inner_jit(
     return ClosedJaxpr(j1, closed.consts), ClosedJaxpr(j2, []), out_uk, sources
 
 
+_forwarding_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, Any]" = weakref.WeakKeyDictionary()
+
+
+def _jit_forward_known_outputs(eqn: JaxprEqn) -> tuple[JaxprEqn, dict[Var, Atom]] | None:
+    """The known half of a split jit without the outputs its body returns straight from an argument
+    (JAX's rule passes those arguments on instead); memoized, so one jit split twice stays one."""
+    closed = eqn.params["jaxpr"]
+    cached = _forwarding_jaxprs.get(closed)
+    if cached is None:
+        body = closed.jaxpr
+        position = {v: i for i, v in enumerate(body.in_binders)}
+        from_input = {k: position[v] for k, v in enumerate(body.outs) if type(v) is Var and v in position}
+        kept = Jaxpr(
+            body.constvars,
+            body.in_binders,
+            body.eqns,
+            [v for k, v in enumerate(body.outs) if k not in from_input],
+        )
+        cached = _forwarding_jaxprs[closed] = (
+            ClosedJaxpr(kept, closed.consts) if from_input else None,
+            from_input,
+        )
+    pruned, from_input = cached
+    if pruned is None:
+        return None
+    dropped = {eqn.out_binders[k]: eqn.inputs[i] for k, i in from_input.items()}
+    outs = [v for k, v in enumerate(eqn.out_binders) if k not in from_input]
+    return eqn._replace(out_binders=outs, params=dict(eqn.params, jaxpr=pruned)), dropped
+
+
 ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
+ad.known_output_forwarding_rules[jit_p] = _jit_forward_known_outputs
 ad.transpose_rules[jit_p] = _jit_transpose
 batching.batch_rules[jit_p] = _jit_batch
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
