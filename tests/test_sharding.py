@@ -541,3 +541,24 @@ def test_any_layouts_on_a_3d_mesh_give_numpy_values(name, f, ref):
         np.testing.assert_allclose(
             np.asarray(f(a, b)), want, rtol=2e-5, atol=2e-5, err_msg=f"eager {sa} {sb}"
         )
+
+
+def test_shard_map_on_an_explicit_mesh_refuses_in_specs_an_unsharded_argument_does_not_have():
+    # JAX 0.10.2 (jax_remove_size_one_mesh_axis_from_type off: a size-1 axis counts), eagerly and
+    # under jit, inside set_mesh or not; an argument sharded as in_specs says runs.
+    m = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Explicit,))
+    f = jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P("x"), out_specs=P("x"))
+    message = (
+        "in_specs passed to shard_map: P('x',) does not match the specs of the input: P(None,) for arg: "
+        "float32[4]. `in_specs` is an optional argument so you can omit specifying it and shard_map will "
+        "infer the in_specs from the arguments. If you want to reshard your inputs, you can use "
+        "`jax.reshard` on the arguments and then pass those args to shard_map."
+    )
+    for call in (f, jax.jit(f)):
+        with pytest.raises(ValueError) as e:
+            call(jnp.arange(4.0))
+        assert str(e.value) == message
+    with jax.set_mesh(m), pytest.raises(ValueError, match="does not match the specs"):
+        f(jnp.arange(4.0))
+    x = jax.device_put(jnp.arange(4.0), NamedSharding(m, P("x")))
+    np.testing.assert_array_equal(np.asarray(f(x)), [0.0, 2.0, 4.0, 6.0])

@@ -642,6 +642,24 @@ def _inferred_spec(x, mesh: Mesh) -> PartitionSpec:
     return PartitionSpec()
 
 
+def _known_spec(x, mesh: Mesh) -> PartitionSpec | None:
+    """The argument's sharding on ``mesh`` (through the tracers of grad and jvp to their primal
+    values; a staged value's as its type says), or None inside vmap (whose axes JAX leaves out)."""
+    while isinstance(x, core.Tracer):
+        if isinstance(x, ad.PrimalTracer):
+            x = x.primal
+        elif isinstance(x, ad.PartialEvalTracer) and x.pval.is_known:
+            x = x.pval.const
+        elif isinstance(x, batching.BatchTracer):
+            return None
+        else:
+            sharding = partition.traced_sharding(x)
+            return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()
+    return (
+        x.sharding.spec if isinstance(x, NamedShardedArray) and x.sharding.mesh == mesh else PartitionSpec()
+    )
+
+
 def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
     """On a mesh whose axes are all Explicit, arrays carry their shardings in their types: the
     in_specs must say what they are (as JAX checks)."""
@@ -650,31 +668,20 @@ def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
     if not all(t is AxisType.Explicit for t in mesh.axis_types):
         return
     for x, spec in zip(leaves, in_sp):
-        if isinstance(x, core.Tracer):
+        got = _known_spec(x, mesh)  # (a traced argument's, under jit, as its type says)
+        if got is None:
             continue
-        got = (
-            x.sharding.spec
-            if isinstance(x, NamedShardedArray) and x.sharding.mesh == mesh
-            else PartitionSpec()
-        )
         ndim = core.get_aval(x).ndim
         want = PartitionSpec(*[_entry(axes) for axes in _padded(spec, ndim)])
         got_n = got._normalized_spec_for_aval(ndim)
-        if tuple(_drop_size_one(mesh, got_n)) != tuple(_drop_size_one(mesh, want)):
+        # (size-1 mesh axes stay in both, as jax_remove_size_one_mesh_axis_from_type is off)
+        if tuple(got_n) != tuple(want):
             raise ValueError(
                 f"in_specs passed to shard_map: {want} does not match the specs of the input: {got_n} for "
                 f"arg: {typeof(x)}. `in_specs` is an optional argument so you can omit specifying it and "
                 "shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, "
                 "you can use `jax.reshard` on the arguments and then pass those args to shard_map."
             )
-
-
-def _drop_size_one(mesh, spec):
-    out = []
-    for e in spec:
-        axes = tuple(a for a in _axes_of(e) if mesh.shape[a] > 1)
-        out.append(None if not axes else axes[0] if len(axes) == 1 else axes)
-    return out
 
 
 def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(), check_vma=True):
