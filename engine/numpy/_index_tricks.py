@@ -13,21 +13,29 @@ from .. import core, lax
 from ..core import Array, Tracer
 from ..narrow_dtypes import kind as dtype_kind
 from ._promote import as_operand, canonicalize_axis, check_arraylike, concrete_int, concrete_shape
-from ._searching import _concrete_value, nonzero
+from ._searching import _concrete_value
 from ._shape import concatenate, moveaxis, ravel
 
 
 def ix_(*args):
-    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` selects the cross product."""
-    n = len(args)
+    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` selects the cross product.
+
+    >>> [a.shape for a in jnp.ix_(jnp.array([0, 2]), jnp.array([1, 3, 4]))]
+    [(2, 1), (1, 3)]
+    """
+    check_arraylike("ix", *args)
     out = []
-    for i, a in enumerate(args):
-        a = as_operand(a)
+    for i, a in enumerate(as_operand(a) for a in args):
         if a.ndim != 1:
-            raise ValueError("Cross index must be 1 dimensional")
+            raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {a.shape}")
         if a.dtype == np.bool_:
-            a = nonzero(a)[0]
-        out.append(lax.reshape(a, (1,) * i + (a.shape[0],) + (1,) * (n - i - 1)))
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+        shape = [1] * len(args)
+        shape[i] = a.shape[0]
+        if a.size == 0:  # (numpy's integer index type for an empty one)
+            out.append(lax.full(shape, np.zeros((), np.intp)))
+        else:
+            out.append(lax.broadcast_in_dim(a, shape, (i,)))
     return tuple(out)
 
 

@@ -51,9 +51,12 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     a = as_operand(a)
     new = _resolve_shape(concrete_shape(shape), a.size)
-    if order == "F":
-        rev = tuple(range(a.ndim))[::-1]
-        return transpose(lax.reshape(transpose(a, rev), new[::-1]), tuple(range(len(new)))[::-1])
+    if order == "F":  # (as JAX: one reshape reading the axes reversed, then the result transposed)
+        return transpose(lax.reshape(a, new[::-1], tuple(range(a.ndim))[::-1]))
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    if order != "C":
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     return lax.reshape(a, new)
 
 
@@ -186,13 +189,13 @@ def atleast_2d(*arys):
 
 @staged_as_jit
 def atleast_3d(*arys):
-    out = []
-    for a in arys:
-        a = as_operand(a)
-        if a.ndim < 3:  # (as JAX's: a vector becomes (1, n, 1), a matrix (m, n, 1))
-            a = lax.expand_dims(a, {0: (0, 1, 2), 1: (0, 2), 2: (2,)}[a.ndim])
-        out.append(a)
-    return out[0] if len(out) == 1 else out
+    check_arraylike("atleast_3d", *arys)
+    if len(arys) != 1:  # (as JAX's: each array by a nested atleast_3d of its own)
+        return [atleast_3d(a) for a in arys]
+    a = as_operand(arys[0])
+    if a.ndim < 3:  # a vector becomes (1, n, 1), a matrix (m, n, 1)
+        a = lax.expand_dims(a, {0: (0, 1, 2), 1: (0, 2), 2: (2,)}[a.ndim])
+    return a
 
 
 # --- joining ---------------------------------------------------------------------------------
@@ -205,17 +208,18 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     Array([0., 0., 1.], dtype=float32)
     """
     if isinstance(arrays, (Array, Tracer, np.ndarray)):
-        arrays = [arrays[i] for i in range(arrays.shape[0])]
+        return _concatenate_array(arrays, axis, dtype)
+    check_arraylike("concatenate", *arrays)
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
-    check_arraylike("concatenate", *arrays)
     if axis is None:
-        arrays = [ravel(a) for a in arrays]
-        axis = 0
-    arrays = promote_dtypes(*arrays)
-    if dtype is not None:
-        d = core.canonical_dtype(np.dtype(dtype) if not hasattr(dtype, "dtype") else dtype.dtype)
-        arrays = [convert(a, d) for a in arrays]
+        return concatenate([ravel(a) for a in arrays], 0, dtype)
+    if dtype is None:
+        arrays = promote_dtypes(*arrays)
+    else:
+        from ._creation import asarray
+
+        arrays = [asarray(a, dtype=dtype) for a in arrays]
     nd = arrays[0].ndim
     if nd == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
@@ -235,6 +239,23 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     if len(arrays) == 1:
         return arrays[0]
     return lax.concatenate(arrays, ax)
+
+
+def _concatenate_array(arr, axis, dtype):
+    """The sub-arrays of ``arr`` joined along ``axis``: one reshape that moves its first axis next
+    to that one (JAX's fast path for an array argument)."""
+    from ._creation import asarray
+
+    arr = asarray(arr, dtype=dtype)
+    if arr.ndim == 0 or arr.shape[0] == 0:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return lax.reshape(arr, (arr.size,))
+    if arr.ndim == 1:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, arr.ndim - 1)
+    shape = arr.shape[1 : axis + 1] + (arr.shape[0] * arr.shape[axis + 1],) + arr.shape[axis + 2 :]
+    return lax.reshape(arr, shape, [*range(1, axis + 1), 0, *range(axis + 1, arr.ndim)])
 
 
 concat = concatenate
@@ -293,10 +314,18 @@ def dstack(tup, dtype=None):
 
 
 def column_stack(tup):
-    arrs = []
-    for a in tup:
-        a = as_operand(a)
-        arrs.append(lax.reshape(a, (a.shape[0], 1)) if a.ndim == 1 else atleast_2d(a))
+    """Join 1-D arrays as columns (and 2-D ones as they are) along axis 1.
+
+    >>> jnp.column_stack([jnp.zeros(2), jnp.ones((2, 2))]).shape
+    (2, 3)
+    """
+    from .. import api
+
+    if isinstance(tup, (np.ndarray, Array, Tracer)):  # (its rows: vmapped, as JAX's)
+        arrs = api.vmap(lambda x: transpose(atleast_2d(x)))(tup) if tup.ndim < 3 else tup
+    else:
+        check_arraylike("column_stack", *tup)
+        arrs = [transpose(atleast_2d(a)) if a.ndim < 2 else a for a in map(as_operand, tup)]
     return concatenate(arrs, 1)
 
 
