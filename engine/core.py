@@ -397,8 +397,7 @@ def run_narrow(
 def _keeps_dtype(out: Value, args: Sequence[np.ndarray | Array]) -> bool:
     # Weakness survives only where the output keeps the inputs' dtype (as the abstract rules say):
     # comparisons (bool), argmax (int) and the like are strong, as under jit.
-    # A complex value's real part, imaginary part and modulus (and a real value's conjugate)
-    # stay weak too, as in JAX.
+    # A complex value's real part, imaginary part and modulus (a real one's conjugate) stay weak too.
     od, ad = getattr(out, "dtype", None), args[0].dtype
     return od == ad or (od is not None and narrow_dtypes.kind(od) in "fc" and narrow_dtypes.kind(ad) in "fc")
 
@@ -465,6 +464,7 @@ def jax_class_path(path: str) -> Callable[[_C], _C]:
 
     def present(cls: _C) -> _C:  # (doctest looks in the module a class names: its own lists it)
         vars(sys.modules[cls.__module__]).setdefault("__test__", {})[cls.__qualname__] = cls
+        cls._engine_origin = (cls.__module__, cls.__qualname__)  # type: ignore[attr-defined]
         cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
         return cls
 

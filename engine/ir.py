@@ -99,6 +99,7 @@ class Jaxpr:
     __repr__ = __str__
 
 
+@core.jax_class_path("jax._src.core.ClosedJaxpr")
 class ClosedJaxpr:
     """A jaxpr with its constants bound: what ``make_jaxpr`` returns."""
 

@@ -91,6 +91,7 @@ class Traced:
         return lowered
 
 
+@core.jax_class_path("jax._src.stages.Lowered")
 class Lowered:
     """``jit(f).lower(*args)``: the staged program before compilation."""
 
@@ -151,6 +152,7 @@ class Lowered:
         return Compiled(executable(self.jaxpr, self.name), self)
 
 
+@core.jax_class_path("jax._src.stages.Compiled")
 class Compiled:
     def __init__(self, exe: Executable | None, lowered: Lowered):
         self.exe = exe
@@ -215,7 +217,6 @@ class Compiled:
 
 _LEAF_TREE = tree_flatten(0)[1]
 
-
 # Static arguments: ("pos", index, value) and ("kw", name, value).
 Statics = tuple[tuple[str, Any, Any], ...]
 StagedKey = tuple[Statics, PyTreeDef, tuple[ShapedArray, ...]]
@@ -227,8 +228,7 @@ StaticConfig = tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...]]  # stati
 # (The fast cache is also asked for None, the key of arguments that have none: never found.)
 Caches = tuple[dict[StagedKey, StagedEntry], dict[FastKey | None, FastEntry]]
 
-# function -> {static configuration: (staged cache, fast-path cache)}; weak, so a function's
-# caches go when it does.
+# function -> {static configuration: (staged cache, fast-path cache)}; weak: its caches go with it
 _caches_by_function: "weakref.WeakKeyDictionary[Callable[..., Any], dict[StaticConfig, Caches]]" = (
     weakref.WeakKeyDictionary()
 )
@@ -240,7 +240,6 @@ def _shared_caches(fun: Callable[..., Any], config: StaticConfig) -> Caches:
     except TypeError:  # not weakly referenceable: a cache of its own
         return {}, {}
     if config not in per_fun:
-        # fast: signature -> (executable, out tree, weak types, single)
         per_fun[config] = ({}, {})
     return per_fun[config]
 
@@ -254,6 +253,7 @@ def clear_caches() -> None:
             fast.clear()
 
 
+@core.jax_class_path("jaxlib._jax.PjitFunction")
 class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
 
@@ -662,7 +662,7 @@ class JitFunction:
         self._fast.clear()
 
     def __repr__(self) -> str:
-        return f"<jit({self.name})>"
+        return f"<PjitFunction of {self.fun!r}>"  # (JAX's C++ class prints so)
 
 
 def jit(

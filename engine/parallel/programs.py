@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import functools
+import importlib
 import pickle
 import sys
 
@@ -25,7 +27,15 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, core.Primitive):
             return _primitive_ref, (obj.name, id(obj))
+        # a class presented under JAX's path (core.jax_class_path): by where it is (no `jax` there)
+        if isinstance(obj, type) and "_engine_origin" in vars(obj):
+            return _engine_class, vars(obj)["_engine_origin"]
         return NotImplemented
+
+
+def _engine_class(module: str, qualname: str) -> type:
+    cls: type = functools.reduce(getattr, qualname.split("."), importlib.import_module(module))
+    return cls
 
 
 _registry: dict[int, core.Primitive] | None = None

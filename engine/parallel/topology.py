@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import re
 
+from .. import core
+
 _DEVICE_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
 DEFAULT_DEVICE_COUNT = 8
 _count: int | None = None
 
 
+@core.jax_class_path("jaxlib._jax.Device")
 class Device:
     """One simulated CPU device (a worker process once used).
 
@@ -31,6 +34,9 @@ class Device:
 
     def __init__(self, id: int):
         self.id = id
+
+    def __reduce__(self):  # by the engine's class, whatever path it shows
+        return _device, (self.id,)
 
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
@@ -71,6 +77,10 @@ class Device:
                 f"the following memory kinds: {', '.join(MEMORY_KINDS)}. Got memory kind: {kind}"
             )
         return Memory(self, kind)
+
+
+def _device(id: int) -> Device:
+    return Device(id)
 
 
 # The memories a CPU device addresses (JAX 0.10.2's): kind -> (repr prefix, class shown by str).

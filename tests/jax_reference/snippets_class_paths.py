@@ -32,7 +32,26 @@ def _tracer_message(transform: str, expr: str) -> str:
     )
 
 
+# type(), its import path's class name, and repr (addresses cut) of each value an expression gives.
+def _objects(*exprs: str) -> str:
+    return (
+        "import importlib, re\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(2)\n"
+        "out = []\n"
+        f"for v in ({', '.join(exprs)},):\n"
+        "    t = type(v)\n"
+        "    named = getattr(importlib.import_module(t.__module__), t.__name__).__name__\n"
+        "    out.append((str(t), named, re.sub(' at 0x[0-9a-f]+', '', repr(v))))\n"
+    )
+
+
 CLASS_PATHS = [
+    ("device_class", _objects("jax.devices()[0]") + "out.append(str(jax.devices()[0]))"),
+    ("jit_function_class", _objects("jax.jit(f)", "jax.jit(lambda y: y)")),
+    ("stage_classes", _objects("jax.jit(f).lower(x)", "jax.jit(f).lower(x).compile()")),
+    ("closed_jaxpr_class", "out = str(type(jax.make_jaxpr(lambda x: x * 2)(1.0)))"),
     ("array_type", _types("f(jnp.arange(3.0))")),
     ("key_type", _types("f(jax.random.key(0))")),
     ("legacy_key_type", _types("f(jax.random.PRNGKey(0))")),
