@@ -266,9 +266,8 @@ def _conditional(
 ) -> None:
     """``stablehlo.case`` of a computed index: a computation per branch (converted in order), each
     taking the values it uses from outside as its parameter (one value: itself, named after it;
-    several: a tuple ``arg_tuple`` read by get-tuple-elements), and the conditional."""
-    if len(op.results) != 1:
-        raise _refuse("a conditional of several results")
+    several: a tuple ``arg_tuple`` read by get-tuple-elements), and the conditional (of several
+    results: a tuple, read by a get-tuple-element per result named after the cond)."""
     root = _sanitize(op.source or "cond")
     index = of[canon.value(op.spec.operands[0])] if op.spec else None
     branches, operands = [], []
@@ -299,10 +298,17 @@ def _conditional(
         assert ret.spec is not None
         titles.append(_branch(module, ops, ret.spec.operands, used, captured))
     assert index is not None
-    out = _Instr(root, shape_text(op.results[0].type), "conditional", [index, *operands])
+    shapes = [shape_text(r.type) for r in op.results]
+    aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
+    out = _Instr(root, aval, "conditional", [index, *operands])
     out.attrs = ", branch_computations={" + ", ".join(titles) + "}"
     out.frontend = op.frontend
-    of[op.results[0]] = module.instr(made, out)
+    module.instr(made, out)
+    if len(op.results) == 1:
+        of[op.results[0]] = out
+        return
+    for i, r in enumerate(op.results):
+        of[r] = module.instr(made, _Instr(root, shapes[i], "get-tuple-element", [out], f", index={i}"))
 
 
 def _branch(
@@ -328,11 +334,13 @@ def _branch(
         for ins in _convert(op, canon, of, module):
             module.instr(made, ins)
         of[op.results[0]] = made[-1]
-    if len(canon.outs) != 1 or canon.outs[0] not in of:
-        raise _refuse("a branch of several results, or returning a value from outside")
-    root = of[canon.outs[0]]
-    if root.opcode == "parameter" or any(i.opcode == "transpose" for i in made):
-        raise _refuse("a branch returning its parameter, or transposing")
+    if not canon.outs or any(v not in of for v in canon.outs) or any(i.opcode == "transpose" for i in made):
+        raise _refuse("a branch returning nothing, or a value it does not have, or transposing")
+    if len(canon.outs) == 1:
+        root = of[canon.outs[0]]
+    else:
+        shapes = _tuple_text([of[v].aval for v in canon.outs])
+        root = module.instr(made, _Instr("tuple", shapes, "tuple", [of[v] for v in canon.outs]))
     return module.finish(f"region_{k}", made, root)
 
 
