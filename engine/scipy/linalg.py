@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
@@ -223,10 +224,21 @@ def eigh(
     type: int = 1,
     check_finite: bool = True,
 ):
-    """Eigenvalues ``w`` (and eigenvectors ``v``) of a symmetric matrix: ``(w, v)``."""
+    """Eigenvalues ``w`` (and eigenvectors ``v``) of a symmetric matrix: ``(w, v)`` (the jit
+    ``_eigh``, as JAX's)."""
+    return _eigh(a, b, lower, eigvals_only, eigvals, type)
+
+
+@staged_as_jit(static_argnames=("lower", "eigvals_only", "eigvals", "type"))
+def _eigh(a, b, lower, eigvals_only, eigvals, type):  # noqa: A002
     if b is not None:
         raise NotImplementedError("Only the b=None case of eigh is implemented")
-    w, v = jnp.linalg.eigh(a, UPLO="L" if lower else "U")
+    if type != 1:
+        raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
+    (a,) = promote_dtypes_inexact(jnp.asarray(a))
+    v, w = lax_linalg.eigh(a, lower=lower)
     return w if eigvals_only else (w, v)
 
 
@@ -258,20 +270,29 @@ def _qr(a, mode, pivoting):
     return (r,) if mode == "r" else (q, r)
 
 
+@staged_as_jit
 def block_diag(*arrs):
-    """A block-diagonal matrix from 2-d (or smaller) blocks."""
+    """A block-diagonal matrix from 2-d (or smaller) blocks: each padded with zero columns, the
+    rows concatenated (JAX's jit)."""
+    from ..numpy._promote import promote_dtypes
+
     if not arrs:
-        return jnp.zeros((1, 0))
-    arrs = _inexact("block_diag", *arrs)
-    arrs = [jnp.atleast_2d(a) for a in arrs]
-    if any(a.ndim != 2 for a in arrs):
-        raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions")
-    cols = sum(a.shape[1] for a in arrs)
-    rows, left = [], 0
-    for a in arrs:
-        rows.append(jnp.pad(a, ((0, 0), (left, cols - left - a.shape[1]))))
+        arrs = (jnp.zeros((1, 0)),)
+    arrs = tuple(promote_dtypes(*arrs))
+    bad = [i for i, a in enumerate(arrs) if np.ndim(a) > 2]
+    if bad:
+        raise ValueError(
+            "Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, "
+            f"got {arrs[bad[0]]} at argument {bad[0]}."
+        )
+    blocks = [jnp.atleast_2d(a) for a in arrs]
+    zero = np.zeros((), blocks[0].dtype)
+    total = sum(a.shape[1] for a in blocks)
+    padded, left = [], 0
+    for a in blocks:
+        padded.append(lax.pad(a, zero, ((0, 0, 0), (left, total - a.shape[1] - left, 0))))
         left += a.shape[1]
-    return jnp.concatenate(rows, axis=0)
+    return jnp.concatenate(padded, axis=0)
 
 
 from .linalg_matrices import (  # noqa: E402,F401  (jax.scipy.linalg's special matrices)
