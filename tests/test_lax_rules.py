@@ -368,6 +368,8 @@ case(
     batch=False,
     label="broadcasted",
 )
+# (complex too, as JAX's: jax.scipy.linalg.dft stages a complex64 iota)
+case("iota", lambda: lax.iota(np.complex64, 4), const(), order=0, batch=False, label="complex")
 # empty2's value is unspecified (JAX pads cond residual slots with it); the engine's is zeros.
 case("empty2", lambda: st.empty_like(core.ShapedArray((2, 3), f32, False)), const(), order=0, batch=False)
 # lax.empty's value is unspecified too; JAX's CPU lowering and the engine fill it with zeros.

@@ -400,8 +400,11 @@ def _iota_impl(*, dtype, shape, dimension, sharding=None):
 def _iota_abstract(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be in range [0, {len(shape)}), got {dimension}")
-    if dtype_kind(np.dtype(dtype)) not in "iuf":
-        raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}")
+    if dtype_kind(np.dtype(dtype)) not in "iufc":
+        raise TypeError(
+            f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are subtypes of integer, "
+            "floating, complexfloating."
+        )
     return ShapedArray(shape, dtype, False)
 
 

@@ -259,8 +259,10 @@ def _kind(kind):
     return kind
 
 
+@staged_as_jit
 def _binom(n, k):
-    return lax.exp(lax.lgamma(n + 1.0) - lax.lgamma(n - k + 1.0) - lax.lgamma(k + 1.0))
+    a, b, c = lax.lgamma(n + 1.0), lax.lgamma(n - k + 1.0), lax.lgamma(k + 1.0)
+    return lax.exp(a - b - c)
 
 
 @staged_as_jit(static_argnames=("n", "kind"))
@@ -269,7 +271,11 @@ def pascal(n: int, kind: str | None = None):
     kind = _kind(kind)
     a = jnp.arange(n, dtype=np.float32)
     lower = _binom(a[:, None], a[None, :])
-    return {"lower": lower, "upper": lower.T}.get(kind, jnp.dot(lower, lower.T))
+    if kind == "lower":
+        return lower
+    if kind == "upper":
+        return lower.T
+    return jnp.dot(lower, lower.T)
 
 
 @staged_as_jit(static_argnames=("n", "kind"))
@@ -292,9 +298,10 @@ def helmert(n: int, full: bool = False):
     if n < 1:
         raise ValueError(f"n must be a positive integer; got {n}.")
     i, j = jnp.arange(n - 1)[:, None], jnp.arange(n)[None, :]
-    k = (i + 1).astype(core.default_dtype(float))
-    denom = jnp.sqrt(k * (k + 1))
-    H = jnp.where(j <= i, 1.0 / denom, jnp.where(j == i + 1, -k / denom, jnp.zeros_like(denom)))
+    k = i + 1
+    k_f = k.astype(core.default_dtype(float))
+    denom = jnp.sqrt(k_f * (k_f + 1))
+    H = jnp.where(j <= i, 1.0 / denom, jnp.where(j == k, -k_f / denom, jnp.zeros_like(denom)))
     if full:
         H = jnp.concatenate([jnp.full((1, n), 1.0 / jnp.sqrt(n), dtype=H.dtype), H], axis=0)
     return H
@@ -319,7 +326,7 @@ def dft(n: int, scale: str | None = None, *, dtype=None):
     dtype = core.default_dtype(complex) if dtype is None else core.canonical_dtype(dtype)
     if np.dtype(dtype).kind != "c":
         raise ValueError(f"dtype must be a complex floating-point type; got {dtype}.")
-    a = jnp.arange(n, dtype=dtype)
+    a = lax.iota(dtype, n)  # (what JAX's jnp.arange(n, dtype) stages)
     omegas = jnp.exp(-2j * np.pi * a[:, None] * a[None, :] / n)
     if scale == "sqrtn":
         omegas = omegas / jnp.sqrt(n)
