@@ -16,12 +16,88 @@ import numpy as np
 from ... import numpy as jnp
 
 
+def _vectorized(signature):
+    return lambda fn: jnp.vectorize(fn, signature=signature)
+
+
 def _norm(v):
     return jnp.sqrt(jnp.sum(v * v, axis=-1))
 
 
+# One-rotation helpers mapped over the leading axes by jnp.vectorize, as JAX writes them (so a single
+# rotation stages JAX's equations: dot products, scalar entries assembled with jnp.array, and the
+# flags -- inverse, degrees -- selected with jnp.where rather than branched on).
+
+
+@_vectorized("(n)->()")
+def _length(v):
+    return jnp.sqrt(jnp.dot(v, v))
+
+
+@_vectorized("(n)->(n)")
 def _normalized(q):
-    return q / _norm(q)[..., None]
+    return q / _length(q)
+
+
+@_vectorized("(m)->(n,n)")
+def _matrix_of(quat):
+    x, y, z, w = quat[0], quat[1], quat[2], quat[3]
+    x2, y2, z2, w2 = x * x, y * y, z * z, w * w
+    xy, zw, xz, yw, yz, xw = x * y, z * w, x * z, y * w, y * z, x * w
+    return jnp.array(
+        [
+            [+x2 - y2 - z2 + w2, 2 * (xy - zw), 2 * (xz + yw)],
+            [2 * (xy + zw), -x2 + y2 - z2 + w2, 2 * (yz - xw)],
+            [2 * (xz - yw), 2 * (yz + xw), -x2 - y2 + z2 + w2],
+        ]
+    )
+
+
+@_vectorized("(m,m),(m),()->(m)")
+def _rotated(matrix, vector, inverse):
+    return jnp.where(inverse, matrix.T, matrix) @ vector
+
+
+@_vectorized("(m),()->(n)")
+def _rotvec_of(quat, degrees):
+    quat = jnp.where(quat[3] < 0, -quat, quat)  # (w >= 0: the angle in [0, pi])
+    angle = 2.0 * jnp.arctan2(_length(quat[:3]), quat[3])
+    a2 = angle * angle
+    small = 2 + a2 / 12 + 7 * a2 * a2 / 2880
+    large = angle / jnp.sin(angle / 2)
+    scale = jnp.where(angle <= 1e-3, small, large)
+    scale = jnp.where(degrees, jnp.rad2deg(scale), scale)
+    return scale * jnp.array(quat[:3])
+
+
+@_vectorized("(m),()->(n)")
+def _quat_of_rotvec(rotvec, degrees):
+    rotvec = jnp.where(degrees, jnp.deg2rad(rotvec), rotvec)
+    angle = _length(rotvec)
+    a2 = angle * angle
+    small = 0.5 - a2 / 48 + a2 * a2 / 3840
+    large = jnp.sin(angle / 2) / angle
+    scale = jnp.where(angle <= 1e-3, small, large)
+    return jnp.hstack([scale * rotvec, jnp.cos(angle / 2)])
+
+
+@_vectorized("(n)->(n)")
+def _inverse(quat):
+    return quat * jnp.array([-1, -1, -1, 1], dtype=quat.dtype)
+
+
+@_vectorized("(n),(n)->(n)")
+def _product(p, q):
+    """The quaternion of rotation ``q`` followed by ``p`` (Hamilton product ``p q``)."""
+    cross = jnp.cross(p[:3], q[:3])
+    return jnp.array(
+        [
+            p[3] * q[0] + q[3] * p[0] + cross[0],
+            p[3] * q[1] + q[3] * p[1] + cross[1],
+            p[3] * q[2] + q[3] * p[2] + cross[2],
+            p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2],
+        ]
+    )
 
 
 def _compose(p, q):
@@ -161,17 +237,11 @@ class Rotation(NamedTuple):
 
     @classmethod
     def from_quat(cls, quat):
-        return cls(_normalized(jnp.asarray(quat)))
+        return cls(_normalized(quat))
 
     @classmethod
     def from_rotvec(cls, rotvec, degrees: bool = False):
-        rotvec = jnp.asarray(rotvec)
-        if degrees:
-            rotvec = jnp.deg2rad(rotvec)
-        angle = _norm(rotvec)
-        a2 = angle * angle
-        scale = jnp.where(angle <= 1e-3, 0.5 - a2 / 48 + a2 * a2 / 3840, jnp.sin(angle / 2) / angle)
-        return cls(jnp.concatenate([scale[..., None] * rotvec, jnp.cos(angle / 2)[..., None]], axis=-1))
+        return cls(_quat_of_rotvec(rotvec, degrees))
 
     @classmethod
     def identity(cls, num: int | None = None, dtype=float):
@@ -195,13 +265,10 @@ class Rotation(NamedTuple):
         return self.quat.shape[0]
 
     def __mul__(self, other) -> Rotation:  # type: ignore[override]
-        return Rotation.from_quat(_compose(self.quat, other.quat))
+        return Rotation.from_quat(_product(self.quat, other.quat))
 
     def apply(self, vectors, inverse: bool = False):
-        m = self.as_matrix()
-        if inverse:
-            m = jnp.swapaxes(m, -1, -2)
-        return jnp.matmul(m, jnp.asarray(vectors)[..., None])[..., 0]
+        return _rotated(self.as_matrix(), vectors, inverse)
 
     def as_euler(self, seq: str, degrees: bool = False):
         intrinsic = _check_sequence(seq, (3,))
@@ -209,28 +276,14 @@ class Rotation(NamedTuple):
         return _euler_from_quat(self.quat, axes, not intrinsic, degrees)
 
     def as_matrix(self):
-        x, y, z, w = (self.quat[..., n] for n in range(4))
-        x2, y2, z2, w2 = x * x, y * y, z * z, w * w
-        xy, zw, xz, yw, yz, xw = x * y, z * w, x * z, y * w, y * z, x * w
-        rows = [
-            [x2 - y2 - z2 + w2, 2 * (xy - zw), 2 * (xz + yw)],
-            [2 * (xy + zw), -x2 + y2 - z2 + w2, 2 * (yz - xw)],
-            [2 * (xz - yw), 2 * (yz + xw), -x2 - y2 + z2 + w2],
-        ]
-        return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
+        return _matrix_of(self.quat)
 
     def as_mrp(self):
         sign = jnp.where(self.quat[..., 3] < 0, -1.0, 1.0)
         return (sign / (1.0 + sign * self.quat[..., 3]))[..., None] * self.quat[..., :3]
 
     def as_rotvec(self, degrees: bool = False):
-        quat = jnp.where((self.quat[..., 3] < 0)[..., None], -self.quat, self.quat)  # angle in [0, pi]
-        angle = 2.0 * jnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
-        a2 = angle * angle
-        scale = jnp.where(angle <= 1e-3, 2 + a2 / 12 + 7 * a2 * a2 / 2880, angle / jnp.sin(angle / 2))
-        if degrees:
-            scale = jnp.rad2deg(scale)
-        return scale[..., None] * quat[..., :3]
+        return _rotvec_of(self.quat, degrees)
 
     def as_quat(self, canonical: bool = False, scalar_first: bool = False):
         quat = self.quat
@@ -246,7 +299,7 @@ class Rotation(NamedTuple):
         return jnp.roll(quat, shift=1, axis=-1) if scalar_first else quat
 
     def inv(self):
-        return Rotation(self.quat * jnp.array([-1, -1, -1, 1], dtype=self.quat.dtype))
+        return Rotation(_inverse(self.quat))
 
     def magnitude(self):
         return 2.0 * jnp.arctan2(_norm(self.quat[..., :3]), jnp.abs(self.quat[..., 3]))
