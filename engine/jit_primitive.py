@@ -123,14 +123,18 @@ def note_staged_call(closed: ClosedJaxpr, outs: Sequence[Value]) -> None:
 
 
 def _context() -> tuple[str, ...]:
-    """The traces other than staging's on the stack, and "transposing" while a transpose rule runs
-    (it has no trace of its own; JAX names its calls transpose(...))."""
+    """The traces above the innermost staging one (a jit body traced inside a transformation
+    starts its names afresh), and "transposing" while a transpose rule runs (it has no trace of its
+    own; JAX names its calls transpose(...))."""
     from .staging import JaxprTrace
 
-    names = tuple(
-        m.trace_type.__name__ for m in core._state.stack if m.trace_type not in (core.EvalTrace, JaxprTrace)
-    )
-    return names + ("transposing",) * ad.transposing[0]
+    names: list[str] = []
+    for m in core._state.stack:
+        if m.trace_type is JaxprTrace:
+            names = []
+        elif m.trace_type is not core.EvalTrace:
+            names.append(m.trace_type.__name__)
+    return tuple(names) + ("transposing",) * ad.transposing[0]
 
 
 # the contexts in which a rule's new body is named after its transformation alone (recorded:
@@ -513,6 +517,8 @@ def _jit_partial_eval_jaxpr(
         cached = _split_inner_jit(closed, list(unks_in), _literal_residuals[0], residuals_last[0])
         _split_inner_jaxprs[closed][key] = cached
     known_closed, unknown_closed, out_uk, sources = cached
+    _note_rule_body(known_closed, closed, None)
+    _note_rule_body(unknown_closed, closed, None)
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
     known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     res_atoms: list[Atom] = [
