@@ -105,14 +105,23 @@ batching.batch_rules[random_gamma_p] = _gamma_batch
 
 
 def _gamma_grad(sample, a, *, log_space):
-    """d(sample)/d(a), JAX's implicit reparameterization; a log-space sample is exponentiated
-    first (an underflow to 0 becomes the smallest normal float, as in JAX)."""
-    if not log_space:
-        return lax.random_gamma_grad(a, sample)
-    x = lax.exp(sample)
-    tiny = lax.full_like(x, np.finfo(core.get_aval(x).dtype).tiny)
-    x = lax.select(lax.eq(x, lax.full_like(x, 0)), tiny, x)
-    return lax.div(lax.random_gamma_grad(a, x), x)
+    """d(sample)/d(a), JAX's implicit reparameterization, one element at a time (``lax.map`` over the
+    flattened samples, as JAX on CPU); a log-space sample is exponentiated first (an underflow to 0
+    becomes the smallest normal float, as in JAX)."""
+    from . import numpy as jnp
+
+    samples, alphas = jnp.reshape(sample, -1), jnp.reshape(a, -1)
+    if log_space:
+        samples = lax.exp(samples)
+        tiny = lax.full_like(samples, np.finfo(core.get_aval(samples).dtype).tiny)
+        samples = lax.select(lax.eq(samples, np.array(0, core.get_aval(sample).dtype)), tiny, samples)
+
+        def grad_one(alpha, x):
+            return lax.random_gamma_grad(alpha, x) / x
+    else:
+        grad_one = lax.random_gamma_grad
+    grads = lax.map(lambda args: grad_one(*args), (alphas, samples))
+    return grads.reshape(np.shape(a))
 
 
 def _gamma_jvp(tangent, ans, key, a, *, log_space):

@@ -663,7 +663,6 @@ TESTED_ELSEWHERE = {
     "dim_as_value": "tests/test_shape_poly.py",
     "platform_index": "tests/test_jax_reference.py",  # (snippets: eager, jit, grad, vmap)
     "random_gamma": "tests/test_jax_reference.py",  # (snippets random_gamma: values, jaxprs, vmap)
-    "random_gamma_grad": "tests/test_jax_reference.py",  # (snippets random_counts: values, grads)
     **{
         p: "tests/test_random.py"
         for p in (

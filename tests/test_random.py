@@ -591,6 +591,27 @@ def test_complex_normal_has_independent_parts_of_variance_half_as_jax():
         R.normal(R.key(3), (3,), np.int32)
 
 
+def test_random_gamma_grad_is_jaxs_series_and_continued_fraction():
+    # Values recorded from JAX 0.10.2 (series for x <= 1 or x <= a, continued fraction beyond; 0 at
+    # x == 0, NaN for a <= 0 or NaN), to a few ulps; float16 is computed in float32.
+    a = np.float32([0.5, 2.0, 2.0, 5.0, 1.0, -1.0, 3.0])
+    x = np.float32([0.3, 2.0, 7.5, 1.0, 0.0, 1.0, np.nan])
+    want = [
+        1.009802222251892,
+        1.0862085819244385,
+        1.9536043405532837,
+        0.41468819975852966,
+        0.0,
+        np.nan,
+        np.nan,
+    ]
+    np.testing.assert_allclose(A(lax.random_gamma_grad(a, x)), np.float32(want), rtol=3e-7)
+    half = lax.random_gamma_grad(np.float16(2.0), np.float16(3.0))
+    assert half.dtype == np.float16 and float(half) == float(np.float16(1.322))
+    text = str(jax.make_jaxpr(lax.random_gamma_grad)(a, x))
+    assert text.count("while[") == 2 and "random_gamma_grad" not in text
+
+
 def test_clone_is_an_identity_that_stages_random_clone():
     # JAX 0.10.2 stages random_clone on typed keys and on raw key data alike (make_jaxpr recorded).
     k = R.key(7)

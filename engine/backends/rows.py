@@ -113,7 +113,6 @@ INTERPRETER_ONLY = {
     "igammac": "special function: series in the numpy rule",
     "lgamma": "special function: series in the numpy rule",
     "polygamma": "special function: series in the numpy rule",
-    "random_gamma_grad": "special function: series in the numpy rule",
     "regularized_incomplete_beta": "special function: series in the numpy rule",
     "zeta": "special function: series in the numpy rule",
     # Mutable array refs: programs with them run on the interpreter (jit_runtime.interpreted_only).

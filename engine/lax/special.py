@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import ad, batching
+from .. import ad, batching, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from . import elementwise as ew
 
@@ -180,16 +180,6 @@ def _igamma_grad_a(a, x):
     return (_igamma(a + h, x) - _igamma(a - h, x)) / (2 * h)
 
 
-def _random_gamma_grad(a, x):
-    """-(dP/da) / (dP/dx) in float64: float32 logs of the density cancel badly for large a."""
-    if math.isnan(a) or math.isnan(x) or a <= 0 or x < 0:
-        return math.nan
-    if x == 0:
-        return 0.0
-    log_density = (a - 1) * math.log(x) - x - math.lgamma(a)
-    return -_igamma_grad_a(a, x) * math.exp(-log_density)
-
-
 def _betainc(a, b, x):
     """Regularized incomplete beta I_x(a, b) (Numerical Recipes' continued fraction)."""
     if math.isnan(a) or math.isnan(b) or math.isnan(x) or a <= 0 or b <= 0 or x < 0 or x > 1:
@@ -262,7 +252,6 @@ igammac_p = ew.binop("igammac", _vectorized(_igammac, 2), _F)
 igamma_grad_a_p = ew.binop("igamma_grad_a", _vectorized(_igamma_grad_a, 2), _F)
 polygamma_p = ew.binop("polygamma", _vectorized(_polygamma, 2), _F)
 zeta_p = ew.binop("zeta", _vectorized(_zeta, 2), _F)
-random_gamma_grad_p = ew.binop("random_gamma_grad", _vectorized(_random_gamma_grad, 2), _F)
 
 regularized_incomplete_beta_p = Primitive("regularized_incomplete_beta")
 regularized_incomplete_beta_p.def_impl(_vectorized(_betainc, 3))
@@ -368,11 +357,6 @@ ad.defjvp(
     _not_differentiable("igamma_grad_a", "x"),
 )
 ad.defjvp(
-    random_gamma_grad_p,
-    _not_differentiable("random_gamma_grad", "a"),
-    _not_differentiable("random_gamma_grad", "x"),
-)
-ad.defjvp(
     polygamma_p,
     _not_differentiable("polygamma", "n (an integer order)"),
     lambda g, n, x: mul(g, polygamma(ew.add(n, 1.0), x)),
@@ -410,4 +394,16 @@ def random_gamma_grad(a, x):
     a, x = api._binary_args(a, x, "random_gamma_grad")
     shape = np.broadcast_shapes(api._aval(a).shape, api._aval(x).shape)
     a, x = (api.broadcast_in_dim(v, shape, range(len(shape) - api._aval(v).ndim, len(shape))) for v in (a, x))
-    return random_gamma_grad_p.bind(a, x)
+    with np.errstate(all="ignore"):  # (eagerly, the lanes each branch masks off divide by zero)
+        return _random_gamma_grad_upcast(a, x, api._aval(a).dtype)
+
+
+def _random_gamma_grad_upcast(a, x, dtype):
+    api = _lax()
+    from .igamma_derivative import random_gamma_grad_impl
+
+    if dtype == np.float16 or dtype == narrow_dtypes.to_dtype("bfloat16"):  # (computed in float32, as JAX)
+        f32 = np.dtype(np.float32)
+        out = random_gamma_grad_impl(api.convert_element_type(a, f32), api.convert_element_type(x, f32), f32)
+        return api.convert_element_type(out, dtype)
+    return random_gamma_grad_impl(a, x, dtype)

@@ -91,7 +91,7 @@ def _tuple_text(shapes: Sequence[str]) -> str:
 _TRACED_LOWERINGS = {
     "random_seed", "random_bits", "random_split", "random_fold_in", "random_wrap", "random_unwrap",
     "threefry2x32", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "igamma", "igammac",
-    "igamma_grad_a", "random_gamma_grad", "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
+    "igamma_grad_a", "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
     "polygamma", "zeta", "erf_inv",
 }  # fmt: skip
 
