@@ -53,12 +53,12 @@ GAPS: dict[str, dict[str, str] | str] = {
             INTERNAL_PRIM,
             "device_put_p "
             "ragged_all_to_all_p "
-            "rng_uniform_p select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
+            "select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
             "sharding_constraint_p stage_p",
         ),
         **_same(
             NOT_ON_CPU,
-            "precv psend ragged_all_to_all rng_uniform stage pbroadcast",
+            "precv psend ragged_all_to_all stage pbroadcast",
         ),
     },
     "jax.numpy": {

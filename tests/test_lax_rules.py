@@ -674,6 +674,7 @@ TESTED_ELSEWHERE = {
             "random_split",
             "random_fold_in",
             "random_clone",
+            "rng_uniform",
         )
     },
     "custom_jvp_call": "tests/test_custom_derivatives.py",

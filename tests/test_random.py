@@ -612,6 +612,22 @@ def test_random_gamma_grad_is_jaxs_series_and_continued_fraction():
     assert text.count("while[") == 2 and "random_gamma_grad" not in text
 
 
+def test_rng_uniform_stages_jaxs_primitive_and_draws_in_range():
+    # JAX 0.10.2's make_jaxpr (recorded); its numbers are XLA's hidden state, so only ranges are checked.
+    want = "{ lambda ; a:f32[] b:f32[]. let c:f32[3] = rng_uniform[shape=(3,)] a b in (c,) }"
+    assert str(jax.make_jaxpr(lambda a, b: lax.rng_uniform(a, b, (3,)))(np.float32(0), np.float32(1))) == want
+    u = A(lax.rng_uniform(np.float32(2), np.float32(3), (4, 5)))
+    assert u.shape == (4, 5) and u.dtype == np.float32 and ((u >= 2) & (u < 3)).all()
+    w = lax.rng_uniform(0.0, 1.0, (2,))
+    assert w.dtype == np.float32 and w.weak_type
+    i = A(lax.rng_uniform(np.int32(3), np.int32(6), (50,)))
+    assert i.dtype == np.int32 and set(i.tolist()) <= {3, 4, 5}
+    j = A(jax.jit(lambda a: lax.rng_uniform(a, a + 1, (3,)))(np.float32(5)))
+    assert ((j >= 5) & (j < 6)).all()
+    with pytest.raises(ValueError, match="must be scalars"):
+        lax.rng_uniform(np.zeros(2, np.float32), np.float32(1), (3,))
+
+
 def test_clone_is_an_identity_that_stages_random_clone():
     # JAX 0.10.2 stages random_clone on typed keys and on raw key data alike (make_jaxpr recorded).
     k = R.key(7)

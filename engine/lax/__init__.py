@@ -32,7 +32,7 @@ from .windowed import (  # noqa: F401,E402
     reduce_window_shape_tuple,
     reduce_window_sum_p,
 )
-from .bit_generator import rng_bit_generator, rng_bit_generator_p, RandomAlgorithm  # noqa: F401,E402
+from .bit_generator import rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 from .associative_scan import associative_scan  # noqa: F401,E402
 from .bessel import bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p  # noqa: F401,E402

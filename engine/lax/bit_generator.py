@@ -86,3 +86,45 @@ def rng_bit_generator(
             key, shape=shape, dtype=dtype, algorithm=algorithm, out_sharding=out_sharding
         )
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# lax.rng_uniform: XLA's stateful RngUniform. Its numbers depend on the backend's hidden state (JAX
+# gives new ones at each call), so none are reproduced: numpy's global generator draws them.
+
+rng_uniform_p = Primitive("rng_uniform")
+
+
+def _check_bounds(a, b):
+    if a.dtype != b.dtype:
+        raise ValueError(f"Arguments to rng_uniform must have identical dtypes, got {a.dtype} and {b.dtype}.")
+    if a.shape != () or b.shape != ():
+        raise ValueError(f"Arguments to rng_uniform must be scalars; got shapes {a.shape} and {b.shape}.")
+
+
+@rng_uniform_p.def_impl
+def _uniform_impl(a, b, *, shape):
+    a, b = np.asarray(a), np.asarray(b)
+    _check_bounds(a, b)
+    if a.dtype.kind in "iu":
+        return np.random.randint(int(a), max(int(b), int(a) + 1), size=shape).astype(a.dtype)
+    return np.asarray(np.random.uniform(a, b, size=shape)).astype(a.dtype)
+
+
+@rng_uniform_p.def_abstract_eval
+def _uniform_abstract_eval(a, b, *, shape):
+    _check_bounds(a, b)
+    return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)
+
+
+def rng_uniform(a, b, shape):
+    """Stateful uniform numbers in ``[a, b)`` (XLA's ``RngUniform``; ``a``, ``b`` scalars of one dtype).
+    JAX discourages it (``jax.random`` is the stable API) and so do we: its draws are not reproducible.
+
+      >>> rng_uniform(np.float32(0), np.float32(1), (3,)).shape
+      (3,)
+    """
+    from . import api
+
+    a, b = api._binary_args(a, b, "rng_uniform")
+    return rng_uniform_p.bind(a, b, shape=tuple(int(d) for d in shape))
