@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
+import traceback
+import types
 from functools import partial
 from typing import Any, Callable
 
@@ -136,16 +139,41 @@ def io_callback(
     )
 
 
+def _raised_in(tb: types.TracebackType, directory: str) -> bool:
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(directory)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _logger = logging.getLogger("jax._src.callback")  # (JAX's logger, which reports failed callbacks)
 
 
 def _impl(p, *args, callback, result_avals, **_):
     try:
         outs = callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
-    except BaseException:
+    except BaseException as e:
         _logger.exception(f"jax.{p.name} failed")  # (JAX logs it, then lets it propagate)
-        raise
-    return _checked(outs, result_avals)
+        failed = e
+    else:
+        return _checked(outs, result_avals)
+    raise runtime_error(failed)  # (JAX runs these callbacks in compiled code even eagerly)
+
+
+def runtime_error(e: BaseException) -> BaseException:
+    """What XLA's CPU runtime raises when a host callback raised ``e``: JAX's runtime error, whose
+    message is the Python traceback (frames without their source lines) from the outermost caller.
+    ``e`` itself when it is no Exception (KeyboardInterrupt) or the engine's refusal (breakpoint)."""
+    if not isinstance(e, Exception) or e.__traceback__ is None:
+        return e
+    if isinstance(e, NotImplementedError) and _raised_in(e.__traceback__, _ENGINE_DIR):
+        return e
+    frames = traceback.extract_stack(e.__traceback__.tb_frame.f_back) + traceback.extract_tb(e.__traceback__)
+    where = "".join(f'  File "{f.filename}", line {f.lineno}, in {f.name}\n' for f in frames)
+    what = "".join(traceback.format_exception_only(e)).rstrip("\n")
+    return JaxRuntimeError(
+        f"INTERNAL: CpuCallback error calling callback: Traceback (most recent call last):\n{where}{what}"
+    )
 
 
 for _p in (pure_callback_p, io_callback_p):

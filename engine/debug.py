@@ -148,9 +148,28 @@ def _weak_if_python_number(x):
 def _call_back(callback: Callable, args) -> None:
     try:
         callback(*_as_arrays(args))
-    except BaseException:
+    except BaseException as e:
         _logger.exception("jax.debug.callback failed")  # (JAX logs it, then lets it propagate)
-        raise
+        failed = e
+    else:
+        return
+    # eagerly as raised; from a compiled program (a jit call) as the runtime's error, as in JAX
+    if not _in_compiled_program():
+        raise failed
+    from .callbacks import runtime_error
+
+    raise runtime_error(failed)
+
+
+def _in_compiled_program() -> bool:
+    from .jit import JitFunction
+    from .jit_primitive import _jit_impl
+
+    runners = (_jit_impl.__code__, JitFunction.__call__.__code__)  # (the second: its warm-call path)
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code not in runners:
+        frame = frame.f_back
+    return frame is not None
 
 
 @debug_callback_p.def_impl

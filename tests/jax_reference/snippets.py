@@ -2001,6 +2001,9 @@ SNIPPETS["small_gaps"] = SMALL_GAPS
 from snippets_class_paths import CLASS_PATHS  # noqa: E402
 
 SNIPPETS["class_paths"] = CLASS_PATHS
+from snippets_runtime_errors import CALLBACK_ERRORS  # noqa: E402
+
+SNIPPETS["callback_errors"] = CALLBACK_ERRORS
 from snippets_ad_refusals import AD_REFUSALS  # noqa: E402
 
 SNIPPETS["ad_refusals"] = AD_REFUSALS
