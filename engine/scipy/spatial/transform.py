@@ -81,6 +81,26 @@ def _quat_of_rotvec(rotvec, degrees):
     return jnp.hstack([scale * rotvec, jnp.cos(angle / 2)])
 
 
+@_vectorized("(),()->(n)")
+def _about_axis(axis, angle):
+    """The quaternion of a rotation by ``angle`` about basis axis ``axis`` (a traced index)."""
+    quat = jnp.zeros(4, dtype=angle.dtype)
+    quat = quat.at[3].set(jnp.cos(angle / 2.0))
+    return quat.at[axis].set(jnp.sin(angle / 2.0))
+
+
+@_vectorized("(m),(m),(),()->(n)")
+def _composed_about_axes(angles, axes, intrinsic, degrees):
+    """The rotations about ``axes`` by ``angles`` composed in order (intrinsic: each about the
+    rotated axes, so applied on the right)."""
+    angles = jnp.where(degrees, jnp.deg2rad(angles), angles)
+    result = _about_axis(axes[0], angles[0])
+    for n in range(1, len(axes)):
+        step = _about_axis(axes[n], angles[n])
+        result = jnp.where(intrinsic, _product(result, step), _product(step, result))
+    return result
+
+
 @_vectorized("(n)->(n)")
 def _inverse(quat):
     return quat * jnp.array([-1, -1, -1, 1], dtype=quat.dtype)
@@ -140,35 +160,37 @@ def _elementary(axis: int, angle):
     return jnp.stack(parts, axis=-1)
 
 
-def _euler_from_quat(quat, axes, extrinsic: bool, degrees: bool):
-    if not extrinsic:
-        axes = axes[::-1]
-    i, j, k = axes
+@_vectorized("(m),(l),(),()->(n)")
+def _euler_from_quat(quat, axes, extrinsic, degrees):
+    """Euler angles about ``axes`` (a traced index array) of one rotation, as JAX computes them:
+    both the symmetric (``i == k``) and the asymmetric formulas, selected; the gimbal-locked cases
+    (middle angle 0 or pi) give the first angle everything."""
+    first = jnp.where(extrinsic, 0, 2)
+    third = jnp.where(extrinsic, 2, 0)
+    axes = jnp.where(extrinsic, axes, axes[::-1])
+    i, j, k = axes[0], axes[1], axes[2]
     symmetric = i == k
-    if symmetric:
-        k = 3 - i - j
-    sign = (i - j) * (j - k) * (k - i) // 2
-    x = [quat[..., n] for n in range(4)]
-    if symmetric:
-        a, b, c, d = x[3], x[i], x[j], x[k] * sign
-    else:
-        a, b, c, d = x[3] - x[j], x[i] + x[k] * sign, x[j] + x[3], x[k] * sign - x[i]
-    middle = 2 * jnp.arctan2(jnp.hypot(c, d), jnp.hypot(a, b))
+    k = jnp.where(symmetric, 3 - i - j, k)
+    sign = jnp.array((i - j) * (j - k) * (k - i) // 2, dtype=quat.dtype)
     eps = 1e-7
-    case = jnp.where(jnp.abs(middle - np.pi) <= eps, 2, 0)
-    case = jnp.where(jnp.abs(middle) <= eps, 1, case)  # 1, 2: gimbal lock, the first angle takes all
-    half_sum, half_diff = jnp.arctan2(b, a), jnp.arctan2(d, c)
-    first, third = (0, 2) if extrinsic else (2, 0)
-    angles = [None, middle, None]
-    angles[0] = jnp.where(case == 1, 2 * half_sum, 2 * half_diff * (-1 if extrinsic else 1))
-    angles[2] = jnp.zeros_like(middle)  # (the degenerate cases leave the third angle 0)
-    angles[first] = jnp.where(case == 0, half_sum - half_diff, angles[first])
-    angles[third] = jnp.where(case == 0, half_sum + half_diff, angles[third])
-    if not symmetric:
-        angles[third] = angles[third] * sign
-        angles[1] = angles[1] - np.pi / 2
-    out = (jnp.stack(angles, axis=-1) + np.pi) % (2 * np.pi) - np.pi
-    return jnp.rad2deg(out) if degrees else out
+    a = jnp.where(symmetric, quat[3], quat[3] - quat[j])
+    b = jnp.where(symmetric, quat[i], quat[i] + quat[k] * sign)
+    c = jnp.where(symmetric, quat[j], quat[j] + quat[3])
+    d = jnp.where(symmetric, quat[k] * sign, quat[k] * sign - quat[i])
+    angles = jnp.empty(3, dtype=quat.dtype)
+    angles = angles.at[1].set(2 * jnp.arctan2(jnp.hypot(c, d), jnp.hypot(a, b)))
+    case = jnp.where(jnp.abs(angles[1] - np.pi) <= eps, 2, 0)
+    case = jnp.where(jnp.abs(angles[1]) <= eps, 1, case)
+    half_sum = jnp.arctan2(b, a)
+    half_diff = jnp.arctan2(d, c)
+    degenerate = jnp.where(case == 1, 2 * half_sum, 2 * half_diff * jnp.where(extrinsic, -1, 1))
+    angles = angles.at[0].set(degenerate)
+    angles = angles.at[first].set(jnp.where(case == 0, half_sum - half_diff, angles[first]))
+    angles = angles.at[third].set(jnp.where(case == 0, half_sum + half_diff, angles[third]))
+    angles = angles.at[third].set(jnp.where(symmetric, angles[third], angles[third] * sign))
+    angles = angles.at[1].set(jnp.where(symmetric, angles[1], angles[1] - np.pi / 2))
+    angles = (angles + np.pi) % (2 * np.pi) - np.pi
+    return jnp.where(degrees, jnp.rad2deg(angles), angles)
 
 
 class Rotation(NamedTuple):
@@ -190,15 +212,8 @@ class Rotation(NamedTuple):
     @classmethod
     def from_euler(cls, seq: str, angles, degrees: bool = False):
         intrinsic = _check_sequence(seq, (1, 2, 3))
-        angles = jnp.atleast_1d(angles)
-        if degrees:
-            angles = jnp.deg2rad(angles)
-        axes = [_axis_index(a) for a in seq.lower()]
-        quat = _elementary(axes[0], angles[..., 0])
-        for n in range(1, len(axes)):
-            step = _elementary(axes[n], angles[..., n])
-            quat = _compose(quat, step) if intrinsic else _compose(step, quat)
-        return cls(quat)
+        axes = jnp.array([_axis_index(a) for a in seq.lower()])
+        return cls(_composed_about_axes(jnp.atleast_1d(angles), axes, intrinsic, degrees))
 
     @classmethod
     def from_matrix(cls, matrix):
@@ -272,7 +287,7 @@ class Rotation(NamedTuple):
 
     def as_euler(self, seq: str, degrees: bool = False):
         intrinsic = _check_sequence(seq, (3,))
-        axes = [_axis_index(a) for a in seq.lower()]
+        axes = jnp.array([_axis_index(a) for a in seq.lower()])
         return _euler_from_quat(self.quat, axes, not intrinsic, degrees)
 
     def as_matrix(self):
@@ -354,9 +369,10 @@ class Slerp(NamedTuple):
                 "Expected number of rotations to be equal to number of timestamps given, got "
                 f"{len(rotations)} rotations and {times.shape[0]} timestamps."
             )
+        timedelta = jnp.diff(times)  # (first, as JAX's; not checked increasing: it would need values)
         starts = Rotation(rotations.as_quat()[:-1])
         steps = (starts.inv() * Rotation(rotations.as_quat()[1:])).as_rotvec()
-        return cls(times=times, timedelta=jnp.diff(times), rotations=starts, rotvecs=steps)
+        return cls(times=times, timedelta=timedelta, rotations=starts, rotvecs=steps)
 
     def __call__(self, times):
         t = jnp.asarray(times, dtype=self.times.dtype)
