@@ -14,7 +14,15 @@ from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ..canonical_dtypes import user_dtype
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
-from ._promote import as_operand, broadcast_to_shape, concrete_shape, convert, shape_of, to_inexact_dtype
+from ._promote import (
+    as_operand,
+    broadcast_to_shape,
+    check_arraylike,
+    concrete_shape,
+    convert,
+    shape_of,
+    to_inexact_dtype,
+)
 from ..sharding import with_out_sharding
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
@@ -500,25 +508,23 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
+    check_arraylike("meshgrid", *xi)
+    if not copy:
+        raise ValueError("jax.numpy.meshgrid only supports copy=True")
     xs = [as_operand(x) for x in xi]
-    for x in xs:
-        if x.ndim != 1:
-            raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape {x.shape}")
-    n = len(xs)
-    shape = [x.shape[0] for x in xs]
-    if indexing == "xy" and n >= 2:
-        shape[0], shape[1] = shape[1], shape[0]
+    if any(x.ndim != 1 for x in xs):
+        raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes {[x.shape for x in xs]}")
+    swap = indexing == "xy" and len(xs) >= 2  # (the first two grids built in swapped order, as JAX)
+    if swap:
+        xs[0], xs[1] = xs[1], xs[0]
+    shape = [1 if sparse else x.shape[0] for x in xs]
     out = []
-    for i, x in enumerate(xs):
-        axis = i
-        if indexing == "xy" and n >= 2 and i < 2:
-            axis = 1 - i
-        if sparse:
-            s = [1] * n
-            s[axis] = x.shape[0]
-            out.append(lax.broadcast_in_dim(x, s, (axis,)))  # (as JAX: not a reshape)
-        else:
-            out.append(lax.broadcast_in_dim(x, shape, (axis,)))
+    for i, x in enumerate(xs):  # (broadcasts, not reshapes, as JAX's)
+        out.append(
+            lax.broadcast_in_dim(x, shape[:i] + [x.shape[0]] + shape[i + 1 :] if sparse else shape, (i,))
+        )
+    if swap:
+        out[0], out[1] = out[1], out[0]
     return out
 
 
@@ -537,7 +543,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     fn = functools.partial(function, **kwargs) if kwargs else function
     for i in range(len(shape)):  # the innermost vmap maps the last argument
         fn = vmap(fn, in_axes=tuple(0 if j == len(shape) - 1 - i else None for j in range(len(shape))))
-    return fn(*(Array(np.arange(s).astype(d)) for s in shape))
+    return fn(*(arange(s, dtype=d) for s in shape))  # (iotas, staged while tracing)
 
 
 def copy(a, order=None):

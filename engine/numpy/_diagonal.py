@@ -76,7 +76,23 @@ def _diag(v, k):
 
 
 def diagflat(v, k: int = 0):
-    return diag(ravel(v), k)
+    """A square matrix with the flattened ``v`` on its ``k``-th diagonal: scattered into the
+    flat zeros at every (n + 1)-th position from ``k`` (as JAX's).
+
+    >>> jnp.diagflat(jnp.array([1, 2]), 1)
+    Array([[0, 1, 0],
+           [0, 0, 2],
+           [0, 0, 0]], dtype=int32)
+    """
+    from ._creation import arange, zeros
+
+    check_arraylike("diagflat", v)
+    flat = ravel(v)
+    n = len(flat) + abs(k)
+    out = zeros(n * n, dtype=flat.dtype)
+    i = arange(0, n - abs(k))
+    positions = i + k + i * n if k >= 0 else i + (i - k) * n
+    return out.at[positions].set(flat).reshape(n, n)
 
 
 @staged_as_jit(static_argnames=("axis1", "axis2", "dtype"))

@@ -548,7 +548,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
 # --- cumulative ------------------------------------------------------------------------------
 
 
-def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
+def _cumulative_body(name, lax_fn, accumulates: bool, nan_fill=None, promote_integers: bool = False):
+    """``name`` along ``axis`` (flattened when ``axis`` is None); ``promote_integers``: narrow
+    ints accumulate in the default int (bools always do)."""
+
     def f(a, axis=None, dtype=None, out=None):
         check_arraylike(name, a)
         a = as_operand(a)
@@ -560,12 +563,17 @@ def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
 
             a = _where(lax.ne(a, a), np.asarray(nan_fill, a.dtype), a)
         if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
-            a = convert(a, _reduce_dtype(a, dtype, a.dtype == np.bool_))
+            a = convert(a, _reduce_dtype(a, dtype, promote_integers or a.dtype == np.bool_))
         if a.shape[ax] == 0:
             return a
         return lax_fn(a, axis=ax)
 
     f.__name__ = f.__qualname__ = name
+    return f
+
+
+def _cumulative(name, lax_fn, accumulates: bool, nan_fill=None):
+    f = _cumulative_body(name, lax_fn, accumulates, nan_fill)
     f.__doc__ = f"``{name}`` along ``axis`` (flattened when ``axis`` is None)."
     staged = staged_as_jit(f, static_argnames=("axis", "dtype", "out"))
 
@@ -590,17 +598,32 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial: bool = False
     >>> jnp.cumulative_sum(jnp.array([1, 2, 3]), include_initial=True)
     Array([0, 1, 3, 6], dtype=int32)
     """
-    return _cumulative_api("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_sum", _cumsum_with_promotion, 0, x, axis, dtype, include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = False):
     """The array API's ``cumprod``; ``include_initial`` starts each product with a 1."""
-    return _cumulative_api("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
+    return _cumulative_api("cumulative_prod", _cumulative_prod, 1, x, axis, dtype, include_initial)
+
+
+# (as JAX's: cumulative_sum accumulates narrow ints in the default int, under a jit of its own;
+# cumulative_prod is no jit)
+_cumsum_with_promotion = staged_as_jit(
+    _cumulative_body("_cumsum_with_promotion", lax.cumsum, True, promote_integers=True),
+    static_argnames=("axis", "dtype", "out"),
+)
+_cumulative_prod = _cumulative_body("cumulative_prod", lax.cumprod, True)
 
 
 def _cumulative_api(name, fn, initial, x, axis, dtype, include_initial):
     check_arraylike(name, x)
     x = as_operand(x)
+    if x.ndim == 0:
+        what = "sum" if name == "cumulative_sum" else "product"
+        raise ValueError(
+            f"The input must be non-scalar to take a cumulative {what}, however a scalar value or "
+            "scalar array was given."
+        )
     if axis is None:
         if x.ndim != 1:
             raise ValueError(

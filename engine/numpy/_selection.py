@@ -209,10 +209,8 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = where(isnan(x), _asarray(nan, x.dtype), x)
-    out = where(isposinf(out), _asarray(posinf, x.dtype), out)
-    return where(isneginf(out), _asarray(neginf, x.dtype), out)
+    from ._creation import asarray  # (the replacements are the jit's arguments, perhaps traced)
 
-
-def _asarray(value, dtype):
-    return as_operand(np.asarray(value, dtype))
+    out = where(isnan(x), asarray(nan, dtype=x.dtype), x)
+    out = where(isposinf(out), asarray(posinf, dtype=x.dtype), out)
+    return where(isneginf(out), asarray(neginf, dtype=x.dtype), out)
