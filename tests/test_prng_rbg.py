@@ -46,3 +46,22 @@ def test_bad_key_and_dtype_raise():
         prng_rbg.rng_bit_generator(np.zeros(2, np.uint32), (3,))
     with pytest.raises(TypeError, match="unsupported dtype"):
         prng_rbg.rng_bit_generator(np.zeros(4, np.uint32), (3,), np.int32)
+
+
+def test_any_key_traces_and_running_a_bad_one_fails():
+    # As JAX 0.10.2: its shape rule takes any key (make_jaxpr text recorded); running a key the
+    # algorithm cannot take fails (XLA's lowering refuses it there).
+    import engine as jax
+    from engine import lax
+
+    three_fry = lax.RandomAlgorithm.RNG_THREE_FRY
+    text = str(
+        jax.make_jaxpr(lambda k: lax.rng_bit_generator(k, (2,), algorithm=three_fry))(np.uint32([1, 2]))
+    )
+    want = (
+        "{ lambda ; a:u32[2]. let\n    b:u32[2] c:u32[2] = rng_bit_generator[\n      algorithm=RNG_THREE_FRY\n"
+        "      dtype=uint32\n      out_sharding=None\n      shape=(2,)\n    ] a\n  in (b, c) }"
+    )
+    assert text == want
+    with pytest.raises(TypeError, match="uint32\\[4\\]"):
+        lax.rng_bit_generator(np.uint32([1, 2]), (2,))
