@@ -24,6 +24,7 @@ from ._promote import (
     promote_dtypes_inexact,
 )
 from ._staged import staged_as_jit
+from ._ufunc_dispatch import check_committed
 
 
 def _pet(preferred_element_type):
@@ -69,6 +70,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     >>> jnp.dot(jnp.ones((2, 3)), jnp.ones(3))
     Array([3., 3.], dtype=float32)
     """
+    check_committed("dot", ("a", "b"), a, b)
     a, b, was_bool = _promote_pair("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         contract = ((), ())

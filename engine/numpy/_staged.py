@@ -27,6 +27,10 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if not core.staging_anywhere[0] or core._state.dynamic is None:
+            for a in args:  # (operands committed to different devices: refused as JAX's jit refuses them)
+                if type(a) is not core.Array and isinstance(a, core.Array):
+                    _check_devices(fn, args)
+                    break
             if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
                 return transfers.call_jitted(fn, args, kwargs, static_argnames)
             return fn(*args, **kwargs)
@@ -60,6 +64,16 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
         return jitted[0](*args, **kwargs)
 
     return wrapper
+
+
+def _check_devices(fn, args) -> None:
+    from ._ufunc_dispatch import check_committed
+
+    names = [
+        p.name for p in _signature(fn).parameters.values() if p.kind is not inspect.Parameter.VAR_POSITIONAL
+    ]
+    positional = names[: len(args)] + [f"args[{i}]" for i in range(len(names), len(args))]
+    check_committed(fn.__name__, tuple(positional), *args)
 
 
 def jitted_inline(fn=None, *, static_argnames=()):

@@ -104,9 +104,39 @@ _X1_X2, _X_Y = (
 )
 
 
+# JAX's binary functions whose parameters are x, y (the others': x1, x2), and the jitted function
+# a jnp function calls under another name (jnp.divide is true_divide's alias).
+_NAMED_X_Y = frozenset({"add", "subtract", "multiply", "maximum", "minimum"})
+_JITTED_AS = {"divide": "true_divide", "power": "_power", "mod": "remainder"}
+
+
+def check_devices(name: str, x1, x2) -> None:
+    """JAX jits each jnp function: operands committed to different devices are refused in its
+    terms (the jitted function's name, its parameters' names, the operands' shapes as given)."""
+    names = ("x", "y") if name in _NAMED_X_Y or name in _COMPARISONS else ("x1", "x2")
+    check_committed(_JITTED_AS.get(name, name), names, x1, x2)
+
+
+def check_committed(jitted: str, names: tuple[str, ...], *args) -> None:
+    """``check_devices`` for any jitted jnp function ``jitted`` of parameters ``names``."""
+    if any(type(a) is not Array and isinstance(a, Array) for a in args):
+        from ..parallel.result_shardings import check_one_device
+
+        check_one_device(args, names, jitted)
+
+
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
+
+
 def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=None):
     """The jnp function ``name``: numpy's ``np_fn`` on concrete eager operands, else ``general``
     (dtype promotion and lax). One Python call deep on the fast path."""
+    unchecked = general
+
+    def general(x1, x2, /):  # (committed operands never take the fast path: they come here)
+        check_devices(name, x1, x2)
+        return unchecked(x1, x2)
+
     if np_fn is None:
 
         def f(x1, x2, /):
@@ -120,7 +150,7 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``{name}`` with numpy broadcasting and JAX dtype promotion."
     # JAX's parameter names (jit's debug info names the arguments by them): comparisons take x, y
-    f.__signature__ = _X_Y if bool_out else _X1_X2
+    f.__signature__ = _X_Y if bool_out or name in _NAMED_X_Y else _X1_X2
     f._fast = fast
     f._general = general
     f._np_fn, f._kinds, f._bool_out = np_fn, kinds, bool_out

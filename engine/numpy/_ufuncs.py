@@ -33,7 +33,7 @@ from ._promote import (
     promote_shapes,
     promote_shapes_keep_scalars,
 )
-from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact
+from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact, check_devices
 from ..narrow_dtypes import kind as dtype_kind
 from ..lax.elementwise import _const
 
@@ -187,6 +187,7 @@ def power(x1, x2, /):
     Array([0., 1., 4.], dtype=float32)
     """
     check_arraylike("power", x1, x2)
+    check_devices("power", x1, x2)
     n = _integer_scalar(x2)
     if n is not None:
         (x1,) = promote_dtypes_numeric(x1)
@@ -393,6 +394,7 @@ rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, _const(x, 180
 
 def arctan2(x1, x2, /):
     """Elementwise ``atan2(x1, x2)``, the angle of the point ``(x2, x1)``."""
+    check_devices("arctan2", x1, x2)
     x1, x2 = promote_args_inexact("arctan2", x1, x2)
     return lax.atan2(x1, x2)
 

@@ -2,9 +2,9 @@
 device commits, computations on committed arrays are committed to (and run on) their device, an
 uncommitted operand follows a committed one, and committed arrays on different devices are
 refused. Recorded on 8 CPU devices (record.py's EIGHT_DEVICE_TOPICS); registered in snippets.py.
-The refusals of jitted functions are checked word for word (an eager jnp function's refusal names
-its operands as JAX's jitted jnp wrappers name their parameters, ``x of multiply``; the engine's
-eager operations name them ``args[0] of mul``: those snippets keep the class only)."""
+The refusals are checked word for word: an eager jnp function's refusal names its operands as
+JAX's jitted jnp wrapper names its parameters (``x of multiply``, ``x1 of _power``), with the
+shapes as given; a lax operation's, ``args[0] of add``."""
 
 _PUT = "d = jax.devices()\nx = jnp.arange(4.)\ny = jax.device_put(x, d[1])\nv = jax.device_put(x, d[2])\n"
 _WHERE = "where = lambda a: (a.committed, sorted(dv.id for dv in a.devices()), repr(a.sharding))\n"
@@ -46,6 +46,17 @@ COMMITTED = [
     ("mixed_devices_device_0", _PUT + _REFUSED.format(call="jax.device_put(x, d[0]) + y")),
     ("mixed_devices_operators", _PUT + _REFUSED.format(call="y * v")),
     ("mixed_devices_jnp", _PUT + _REFUSED.format(call="jnp.dot(y, v)")),
+    (
+        "mixed_devices_named",
+        _PUT
+        + "w = jax.device_put(jnp.ones((2, 4)), d[2])\nout = []\n"
+        + "for call in (lambda: y * v, lambda: v * y, lambda: y - v, lambda: 2.0 + y + v, lambda: y / v,\n"
+        "             lambda: y ** v, lambda: y > v, lambda: jnp.maximum(y, v), lambda: jnp.arctan2(y, v),\n"
+        "             lambda: jnp.where(y > 0, v, y), lambda: jnp.dot(y, v), lambda: y * w,\n"
+        "             lambda: jnp.divide(y, v), lambda: jnp.floor_divide(y, v), lambda: (x + y) * v):\n"
+        "    try:\n        call()\n        out.append('no error')\n"
+        "    except ValueError as e:\n        out.append(str(e))\n",
+    ),
     (
         "mixed_devices_pmap_result",
         _PUT
