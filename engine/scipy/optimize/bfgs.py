@@ -128,7 +128,8 @@ def _search_direction(s):
         q, alphas = carry
         i = size - 1 - j
         a_i = s.rho_history[i] * _dot(jnp.conj(s.s_history[i]), q).real.astype(dtype)
-        return q - a_i * jnp.conj(s.y_history[i]), alphas.at[i].set(a_i)
+        alphas = alphas.at[i].set(a_i)  # (before q's update, as JAX's)
+        return q - a_i * jnp.conj(s.y_history[i]), alphas
 
     q, alphas = lax.fori_loop(0, used, newest_first, (-jnp.conj(s.g_k), jnp.zeros_like(s.rho_history)))
 
@@ -180,7 +181,7 @@ def minimize_lbfgs(
         s_history=jnp.zeros((maxcor, d), dtype=dtype),
         y_history=jnp.zeros((maxcor, d), dtype=dtype),
         rho_history=jnp.zeros((maxcor,), dtype=dtype),
-        gamma=jnp.asarray(1.0, dtype),
+        gamma=1.0,  # (a Python float, as JAX's: the loop carries it weakly typed)
         status=0,
         ls_status=0,
     )
@@ -189,17 +190,17 @@ def minimize_lbfgs(
         p_k = _search_direction(s)
         ls = line_search(f=fun, xk=s.x_k, pk=p_k, old_fval=s.f_k, gfk=s.g_k, maxiter=maxls)
         s_k = jnp.asarray(ls.a_k).astype(p_k.dtype) * p_k
+        x_kp1 = s.x_k + s_k  # (the step's quantities first, in JAX's order)
         y_k = ls.g_k - s.g_k
         curvature = jnp.real(_dot(y_k, s_k))
-        status = jnp.array(0)
-        for stop, code in (
-            (s.f_k - ls.f_k < ftol, 4),
-            (s.ngev >= maxgrad, 3),
-            (s.nfev >= maxfun, 2),
-            (s.k >= maxiter, 1),
-            (ls.failed, 5),
-        ):
-            status = jnp.where(stop, code, status)
+        rho_k = jnp.reciprocal(curvature).astype(y_k.dtype)
+        gamma = curvature / jnp.real(_dot(jnp.conj(y_k), y_k))
+        status = jnp.array(0)  # (each condition evaluated where it is used, as JAX's)
+        status = jnp.where(s.f_k - ls.f_k < ftol, 4, status)
+        status = jnp.where(s.ngev >= maxgrad, 3, status)
+        status = jnp.where(s.nfev >= maxfun, 2, status)
+        status = jnp.where(s.k >= maxiter, 1, status)
+        status = jnp.where(ls.failed, 5, status)
         converged = jnp.linalg.norm(ls.g_k, ord=norm) < gtol
         return s._replace(
             converged=converged,
@@ -207,13 +208,13 @@ def minimize_lbfgs(
             k=s.k + 1,
             nfev=s.nfev + ls.nfev,
             ngev=s.ngev + ls.ngev,
-            x_k=(s.x_k + s_k).astype(s.x_k.dtype),
+            x_k=x_kp1.astype(s.x_k.dtype),
             f_k=ls.f_k.astype(s.f_k.dtype),
             g_k=ls.g_k.astype(s.g_k.dtype),
             s_history=_push(s.s_history, s_k),
             y_history=_push(s.y_history, y_k),
-            rho_history=_push(s.rho_history, jnp.reciprocal(curvature).astype(y_k.dtype)),
-            gamma=(curvature / jnp.real(_dot(jnp.conj(y_k), y_k))).astype(s.g_k.dtype),
+            rho_history=_push(s.rho_history, rho_k),
+            gamma=gamma.astype(s.g_k.dtype),
             status=jnp.where(converged, 0, status),
             ls_status=ls.status,
         )
