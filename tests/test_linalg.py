@@ -319,3 +319,18 @@ def test_slogdet_qr_matches_numpy_and_scipy_qr_r_mode_is_full():
     (r,) = engine.scipy.linalg.qr(R, mode="r")  # (scipy's 'r' is the complete R: (4, 3))
     assert r.shape == (4, 3)
     np.testing.assert_allclose(np.abs(np.asarray(r)), np.abs(np.linalg.qr(R, mode="complete")[1]), atol=1e-5)
+
+
+def test_pivoted_qr_orders_columns_by_remaining_norm_and_differentiates():
+    # (values against JAX 0.10.2 in the sweep: scipy.linalg.qr[pivoting])
+    x = RNG.standard_normal((2, 4, 3)).astype(np.float32) * np.array([1.0, 5.0, 2.0], np.float32)
+    q, r, p = lax.linalg.qr(x, pivoting=True)
+    assert p.dtype == np.int32 and p.shape == (2, 3)
+    for b in range(2):
+        np.testing.assert_allclose(np.asarray(q[b] @ r[b]), x[b][:, np.asarray(p[b])], rtol=1e-5, atol=1e-5)
+        assert np.all(np.diff(np.abs(np.diag(np.asarray(r[b])))) <= 1e-6)  # non-increasing
+    q2, r2, p2 = engine.scipy.linalg.qr(x[0], mode="economic", pivoting=True)
+    assert q2.shape == (4, 3) and r2.shape == (3, 3)
+    check_grads(
+        lambda a: lax.linalg.qr(a, pivoting=True)[1], (x[0],), order=1, atol=1e-2, rtol=1e-2, eps=1e-3
+    )

@@ -674,90 +674,9 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
     return u, s, vt
 
 
-# ---------------------------------------------------------------------------------------------
-# qr: x = q @ r with orthonormal q and upper-triangular r (reduced unless full_matrices).
-
-qr_p = Primitive("qr", multiple_results=True)
-
-
-def _qr_impl(x, *, full_matrices):
-    q, r = np.linalg.qr(x.astype(np.float64), mode="complete" if full_matrices else "reduced")
-    return [q.astype(x.dtype), r.astype(x.dtype)]
-
-
-qr_p.def_impl(_real_only("qr", _qr_impl))
-
-
-@qr_p.def_abstract_eval
-def _qr_abstract(x, *, full_matrices):
-    _check_matrix("qr", x, square=False)
-    m, n = x.shape[-2:]
-    k = m if full_matrices else min(m, n)
-    batch = x.shape[:-2]
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
-
-
-def _thin_qr_jvp(q, r, dx):
-    """JAX's JVP of a QR factorization with m >= n (j-towns.github.io/papers/qr-derivative.pdf)."""
-    lax = _lax()
-    dx_rinv = triangular_solve(r, dx)  # dx r^-1 (a right-side solve)
-    qt_dx_rinv = _mm(_H(q), dx_rinv)
-    qt_dx_rinv_lower = _tril(qt_dx_rinv, -1)
-    do = qt_dx_rinv_lower - _H(qt_dx_rinv_lower)  # skew-symmetric
-    # (the imaginary part of the diagonal, for complex inputs; nothing for real ones)
-    n = core.get_aval(r).shape[-1]
-    eye = lax.expand_dims(_eye(core.get_aval(do).dtype, (n, n)), tuple(range(qt_dx_rinv.ndim - 2)))
-    do = do + eye * (qt_dx_rinv - _jnp().real(qt_dx_rinv).astype(qt_dx_rinv.dtype))
-    dq = _mm(q, do - qt_dx_rinv) + dx_rinv
-    dr = _mm(qt_dx_rinv - do, r)
-    return dq, dr
-
-
-def _qr_jvp(primals, tangents, *, full_matrices):
-    # JAX's rule: the thin JVP, on the leading square block of a wide matrix (the rest of R is
-    # Q^H times the rest of x); the complement columns of a complete tall Q as in
-    # arxiv.org/abs/2409.13374 (eqs. 32-33, a solve against Q_nn - I instead of an inverse).
-    (x,), (dx,) = primals, tangents
-    q, r = qr_p.bind(x, full_matrices=full_matrices)
-    m, n = core.get_aval(x).shape[-2:]
-    lax = _lax()
-    if m < n:
-        x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
-        dq, dr1 = _thin_qr_jvp(q, r1, dx1)
-        dr2 = _mm(_H(dq), x2) + _mm(_H(q), dx2)
-        return [q, r], [dq, lax.concatenate((dr1, dr2), dr1.ndim - 1)]
-    q_mn = q[..., :, :n] if full_matrices else q
-    r_nn = r[..., :n, :n] if full_matrices else r
-    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
-    if not full_matrices or m == n:
-        return [q, r], [dq_mn, dr_nn]
-    from ..numpy.linalg import _lu_solve_staged
-
-    q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
-    dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
-    eye = lax.expand_dims(_eye(core.get_aval(q_nn).dtype, (n, n)), tuple(range(q_nn.ndim - 2)))
-    lu_factor, _, perm = lu(q_nn - eye)
-    z_pn_H = _lu_solve_staged(lu_factor, perm, _H(q_pn), 2)  # (Q_nn - I)^H Z^H = Q_pn^H
-    z_pn = _H(z_pn_H)
-    dq_mp = _mm(dq_mn, z_pn_H) - _mm(q_mn + _mm(q_mp, z_pn), _H(dq_pn - _mm(z_pn, dq_nn)))
-    dq = lax.concatenate((dq_mn, dq_mp), dq_mn.ndim - 1)
-    zeros = lax.full((*core.get_aval(dr_nn).shape[:-2], m - n, n), 0, core.get_aval(dr_nn).dtype)
-    return [q, r], [dq, lax.concatenate((dr_nn, zeros), dr_nn.ndim - 2)]
-
-
-ad.jvp_rules[qr_p] = _qr_jvp
-_batch_leading(qr_p)
-
-
-def qr(x, *, full_matrices: bool = True):
-    """``(q, r)`` with ``x = q @ r``."""
-    q, r = qr_p.bind(x, full_matrices=bool(full_matrices))
-    return q, r
-
-
 ir.pp_params_rules[svd_p] = _params_with(algorithm=None, subset_by_index=None)
-ir.pp_params_rules[qr_p] = _params_with(pivoting=False, use_magma=None)
 
+from .linalg_qr import qr, qr_p  # noqa: E402,F401  (qr, with column pivoting, in its own module)
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)
 from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
     geqrf,

@@ -263,11 +263,11 @@ def _qr(a, mode, pivoting):
         full_matrices = False
     else:
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True")
     (a,) = promote_dtypes_inexact(jnp.asarray(a))
-    q, r = lax_linalg.qr(a, full_matrices=full_matrices)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    if mode == "r":
+        return (r, *p)
+    return (q, r, *p)
 
 
 @staged_as_jit

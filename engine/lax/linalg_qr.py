@@ -1,0 +1,152 @@
+"""``jax.lax.linalg.qr``: ``x = q @ r`` with orthonormal ``q`` and upper-triangular ``r`` (reduced
+unless ``full_matrices``), and with ``pivoting`` LAPACK's column-pivoted factorization
+``x[..., p] = q @ r`` (geqp3's greedy choice of the largest remaining column). The JVP is JAX's
+(the pivoted one on the tangent's permuted columns); it maps over leading batch axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad, core, ir
+from ..core import Primitive, ShapedArray
+from .linalg import (
+    _H,
+    _batch_leading,
+    _check_matrix,
+    _eye,
+    _jnp,
+    _lax,
+    _mm,
+    _params_with,
+    _real_only,
+    _tril,
+    lu,
+    triangular_solve,
+)
+
+qr_p = Primitive("qr", multiple_results=True)
+
+
+def _pivot_order(a):
+    """The column order LAPACK's geqp3 picks: at each step the remaining column with the largest
+    norm below the rows already reduced (the first such), then one Householder step as geqrf's."""
+    r = a.copy()
+    m, n = r.shape
+    order = np.arange(n)
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.linalg.norm(r[j:, j:], axis=0)))
+        r[:, [j, p]], order[[j, p]] = r[:, [p, j]], order[[p, j]]
+        v = r[j:, j].copy()
+        norm = np.linalg.norm(v)
+        if norm == 0:
+            continue
+        v[0] += np.copysign(norm, v[0])
+        v /= np.linalg.norm(v)
+        r[j:, j:] -= 2.0 * np.outer(v, v @ r[j:, j:])
+    return order
+
+
+def _qr_one(a, full_matrices, pivoting):
+    a = a.astype(np.float64)
+    order = _pivot_order(a) if pivoting else None
+    q, r = np.linalg.qr(a if order is None else a[:, order], mode="complete" if full_matrices else "reduced")
+    return q, r, order
+
+
+def _qr_impl(x, *, full_matrices, pivoting):
+    if not pivoting:
+        q, r, _ = _qr_one(x, full_matrices, False)
+        return [q.astype(x.dtype), r.astype(x.dtype)]
+    m, n = x.shape[-2:]
+    flat = x.reshape(-1, m, n)
+    outs = [_qr_one(a, full_matrices, True) for a in flat]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+
+    def stacked(i, shape, dtype):
+        parts = [o[i] for o in outs]
+        return (np.stack(parts) if parts else np.zeros((0, *shape))).reshape(*batch, *shape).astype(dtype)
+
+    return [stacked(0, (m, k), x.dtype), stacked(1, (k, n), x.dtype), stacked(2, (n,), np.int32)]
+
+
+qr_p.def_impl(_real_only("qr", _qr_impl))
+
+
+@qr_p.def_abstract_eval
+def _qr_abstract(x, *, full_matrices, pivoting):
+    _check_matrix("qr", x, square=False)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    q_r = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return q_r + ([ShapedArray((*batch, n), np.dtype(np.int32))] if pivoting else [])
+
+
+def _thin_qr_jvp(q, r, dx):
+    """JAX's JVP of a QR factorization with m >= n (j-towns.github.io/papers/qr-derivative.pdf)."""
+    lax = _lax()
+    dx_rinv = triangular_solve(r, dx)  # dx r^-1 (a right-side solve)
+    qt_dx_rinv = _mm(_H(q), dx_rinv)
+    qt_dx_rinv_lower = _tril(qt_dx_rinv, -1)
+    do = qt_dx_rinv_lower - _H(qt_dx_rinv_lower)  # skew-symmetric
+    # (the imaginary part of the diagonal, for complex inputs; nothing for real ones)
+    n = core.get_aval(r).shape[-1]
+    eye = lax.expand_dims(_eye(core.get_aval(do).dtype, (n, n)), tuple(range(qt_dx_rinv.ndim - 2)))
+    do = do + eye * (qt_dx_rinv - _jnp().real(qt_dx_rinv).astype(qt_dx_rinv.dtype))
+    dq = _mm(q, do - qt_dx_rinv) + dx_rinv
+    dr = _mm(qt_dx_rinv - do, r)
+    return dq, dr
+
+
+def _qr_jvp(primals, tangents, *, full_matrices, pivoting):
+    # JAX's rule: the thin JVP, on the leading square block of a wide matrix (the rest of R is
+    # Q^H times the rest of x); the complement columns of a complete tall Q as in
+    # arxiv.org/abs/2409.13374 (eqs. 32-33, a solve against Q_nn - I instead of an inverse).
+    (x,), (dx,) = primals, tangents
+    q, r, *pivots = qr_p.bind(x, full_matrices=full_matrices, pivoting=pivoting)
+    m, n = core.get_aval(x).shape[-2:]
+    no_tangent = []
+    if pivoting:  # (JAX's: the tangent's columns in the pivot order; the order itself has none)
+        (p,) = pivots
+        dx = (
+            dx[..., p] if core.get_aval(p).ndim == 1 else _jnp().take_along_axis(dx, p[..., None, :], axis=-1)
+        )
+        no_tangent = [ad.Zero(ad.tangent_aval(core.get_aval(p)))]
+    lax = _lax()
+    if m < n:
+        x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
+        dq, dr1 = _thin_qr_jvp(q, r1, dx1)
+        dr2 = _mm(_H(dq), x2) + _mm(_H(q), dx2)
+        return [q, r, *pivots], [dq, lax.concatenate((dr1, dr2), dr1.ndim - 1), *no_tangent]
+    q_mn = q[..., :, :n] if full_matrices else q
+    r_nn = r[..., :n, :n] if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return [q, r, *pivots], [dq_mn, dr_nn, *no_tangent]
+    from ..numpy.linalg import _lu_solve_staged
+
+    q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
+    dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
+    eye = lax.expand_dims(_eye(core.get_aval(q_nn).dtype, (n, n)), tuple(range(q_nn.ndim - 2)))
+    lu_factor, _, perm = lu(q_nn - eye)
+    z_pn_H = _lu_solve_staged(lu_factor, perm, _H(q_pn), 2)  # (Q_nn - I)^H Z^H = Q_pn^H
+    z_pn = _H(z_pn_H)
+    dq_mp = _mm(dq_mn, z_pn_H) - _mm(q_mn + _mm(q_mp, z_pn), _H(dq_pn - _mm(z_pn, dq_nn)))
+    dq = lax.concatenate((dq_mn, dq_mp), dq_mn.ndim - 1)
+    zeros = lax.full((*core.get_aval(dr_nn).shape[:-2], m - n, n), 0, core.get_aval(dr_nn).dtype)
+    return [q, r, *pivots], [dq, lax.concatenate((dr_nn, zeros), dr_nn.ndim - 2), *no_tangent]
+
+
+ad.jvp_rules[qr_p] = _qr_jvp
+_batch_leading(qr_p)
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
+    """``(q, r)`` with ``x = q @ r``; with ``pivoting``, ``(q, r, p)`` with ``x[..., p] = q @ r``
+    (LAPACK's column pivoting: ``r``'s diagonal non-increasing in size)."""
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices), pivoting=bool(pivoting)))
+
+
+ir.pp_params_rules[qr_p] = _params_with(use_magma=None)
