@@ -103,6 +103,7 @@ class DebugEffect:
         return "Debug"
 
 
+@core.jax_class_path("jax._src.debugging.OrderedDebugEffect")
 class OrderedDebugEffect:
     """The effect of an ``ordered=True`` callback: it also runs in program order."""
 
@@ -111,6 +112,26 @@ class OrderedDebugEffect:
 
 
 debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
+
+
+def refuse_ordered_effects(jaxpr: ir.Jaxpr, devices: int) -> None:
+    """JAX compiles no program with ordered debug callbacks (``debug.print(ordered=True)``) for more
+    than one device (pmap, or jit over a mesh); ordered io_callbacks it allows."""
+    if devices > 1 and _orders_debug_calls(jaxpr):
+        raise ValueError(
+            f"The following ordered effects are not supported for more than 1 device: [{ordered_debug_effect!r}]"
+        )
+
+
+def _orders_debug_calls(jaxpr: ir.Jaxpr) -> bool:
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is debug_print_p and eqn.params["ordered"]:
+            return True
+        if eqn.primitive is debug_callback_p and isinstance(eqn.params["effect"], OrderedDebugEffect):
+            return True
+        if any(_orders_debug_calls(sub) for sub in ir.subjaxprs(eqn)):
+            return True
+    return False
 
 
 # --- the primitives ----------------------------------------------------------------------------

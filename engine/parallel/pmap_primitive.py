@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from .. import ad, batching, core, monitoring
+from ..debug import refuse_ordered_effects
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
 from ..jit import _hoist_tracer_consts
@@ -141,15 +142,18 @@ def _program(closed, name, axis_name, axis_size, explicit_devices) -> Program:
     return prog
 
 
-def mesh_program(closed, name, mesh) -> Program:
+def mesh_program(closed, name, mesh, eager: bool = False) -> Program:
     """``closed`` as a program over every device of ``mesh`` (a ``jax.sharding.Mesh``), whose
-    collectives name the mesh's axes; positions are the mesh's devices in row-major order."""
+    collectives name the mesh's axes; positions are the mesh's devices in row-major order.
+    ``eager``: an eager shard_map's body (which JAX runs per device, ordered effects and all)."""
     per = _programs.setdefault(closed, {})
     rt = get_runtime()
     axes = tuple(zip(mesh.axis_names, mesh.axis_sizes))
     key = ("mesh", axes, tuple(int(i) for i in mesh.device_ids.flat), rt.n)
     prog = per.get(key)
     if prog is None or (prog.payload is None and prog.key not in rt.inherited):
+        if not eager:
+            refuse_ordered_effects(closed.jaxpr, mesh.size)
         prog = per[key] = Program(closed, name, None, mesh.size, rt.n, axes=axes)
     return prog
 
@@ -184,6 +188,7 @@ def _shards(rt, x, axis, placement, group):
 def _run_on_devices(args, jaxpr, name, axis_name, axis_size, in_axes, out_axes, devices):
     t0 = time.perf_counter()
     rt = get_runtime()
+    refuse_ordered_effects(jaxpr.jaxpr, axis_size)
     prog = _program(jaxpr, name, axis_name, axis_size, devices is not None)
     placement = list(devices) if devices is not None else list(range(math.prod(prog.mesh)))
     group = len(placement) // axis_size

@@ -172,7 +172,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **_):
     t0 = time.perf_counter()
     rt = get_runtime()
     placement = _placement(mesh)
-    prog = mesh_program(jaxpr, "shard_map", mesh)
+    prog = mesh_program(jaxpr, "shard_map", mesh, eager=True)
     per_arg = []
     for a, spec in zip(args, in_specs):
         sharding = _sharding(mesh, spec)

@@ -2004,6 +2004,9 @@ SNIPPETS["class_paths"] = CLASS_PATHS
 from snippets_runtime_errors import CALLBACK_ERRORS  # noqa: E402
 
 SNIPPETS["callback_errors"] = CALLBACK_ERRORS
+from snippets_runtime_errors import ORDERED_EFFECTS  # noqa: E402
+
+SNIPPETS["ordered_effects"] = ORDERED_EFFECTS
 from snippets_ad_refusals import AD_REFUSALS  # noqa: E402
 
 SNIPPETS["ad_refusals"] = AD_REFUSALS

@@ -45,3 +45,32 @@ CALLBACK_ERRORS = [
         ),
     ),
 ]
+
+# Ordered debug callbacks (debug.print / debug.callback with ordered=True) in a program compiled for
+# more than one device: JAX refuses them (pmap over several devices, jit over a mesh); ordered
+# io_callbacks, one device, and an eager shard_map's body (run per device) are allowed. Recorded on 8
+# CPU devices (record.py's EIGHT_DEVICE_TOPICS).
+_ORDERED = (
+    "import re\n"
+    "from jax.experimental import io_callback\n"
+    "from jax.sharding import NamedSharding, PartitionSpec as P\n"
+    "mesh = jax.make_mesh((2,), ('i',))\n"
+    "x = jax.device_put(jnp.ones(2), NamedSharding(mesh, P('i')))\n"
+    "sm = lambda body: jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=P('i'))\n"
+    "printing = lambda v: (jax.debug.print('{}', v, ordered=True), v)[1]\n"
+    "calling = lambda v: (jax.debug.callback(lambda _: None, v, ordered=True), v)[1]\n"
+    "io = lambda v: io_callback(lambda w: np.asarray(w, np.float32), jax.ShapeDtypeStruct(v.shape, np.float32), v, ordered=True)\n"
+    "out = []\n"
+    "for call in (lambda: jax.pmap(printing)(jnp.ones(2)), lambda: jax.pmap(calling)(jnp.ones(2)),\n"
+    "             lambda: jax.pmap(printing)(jnp.ones(1)), lambda: jax.pmap(io)(jnp.ones(2)),\n"
+    "             lambda: jax.jit(sm(printing))(x), lambda: jax.jit(printing)(x), lambda: sm(printing)(x),\n"
+    "             lambda: jax.jit(sm(io))(x), lambda: jax.pmap(lambda v: (jax.debug.print('{}', v), v)[1])(jnp.ones(2))):\n"
+    "    try:\n"
+    "        jax.block_until_ready(call())\n"
+    "        jax.effects_barrier()\n"
+    "        out.append('ran')\n"
+    "    except ValueError as e:\n"
+    "        out.append(re.sub(' at 0x[0-9a-f]+', '', str(e)))\n"
+)
+
+ORDERED_EFFECTS = [("ordered_debug_effects_on_devices", _ORDERED)]
