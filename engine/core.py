@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import invalid_values, narrow_dtypes, transfers
+from . import held_arrays, invalid_values, narrow_dtypes, transfers
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .transfers import active as _transfer_guarded
@@ -28,7 +28,6 @@ from .errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-
 from .source_info import SourceInfo as SourceInfo
 from .source_info import _source_override
 from .source_info import current_source_info as current_source_info
@@ -488,7 +487,7 @@ class Array:
     # number as written, which a jaxpr literal prints as JAX's does; the value computed with is
     # still _value. op_result (set only on a scalar lax.full made): a value JAX computes by an
     # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
-    __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "__weakref__")
+    __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "held", "__weakref__")
     on_mesh: bool = False  # sharded over a mesh's devices (engine.parallel.named): operations run there
     # committed to one device (put there, or laid out by a NamedSharding over one device): results
     # are computed here, placed on that device and reported as JAX reports them
@@ -505,6 +504,7 @@ class Array:
         self._value: np.ndarray = value
         self.weak_type = weak_type
         self._aval: ShapedArray | None = None
+        self.held = not held_arrays.tracing()  # made outside a trace: a trace's constvar
 
     @property
     def aval(self) -> ShapedArray:

@@ -8,7 +8,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import core, leak_check
+from . import core, held_arrays, leak_check
 from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -164,6 +164,8 @@ def _is_scalar_literal(val: Value) -> bool:
     if isinstance(val, (bool, int, float, complex)):
         return True
     if isinstance(val, core.Array) and val.ndim == 0:
+        if held_arrays.held(val):  # a jax.Array the function closes over: JAX's constvar
+            return False
         return not isinstance(val.dtype, core.ExtendedDType)  # (a key stays a constant, as in JAX)
     if isinstance(val, (np.ndarray, np.generic)) and np.ndim(val) == 0:
         return True
@@ -234,7 +236,7 @@ def trace_to_jaxpr(
     as constants of the closed jaxpr, so the outer transformation still sees them.
     """
     builder = JaxprBuilder()
-    with core.new_main(JaxprTrace, builder) as main:
+    with held_arrays.staging_trace(), core.new_main(JaxprTrace, builder) as main:
         with core.new_dynamic(main):
             trace = JaxprTrace(main)
             tracers_in = [trace.new_arg(a) for a in in_avals]

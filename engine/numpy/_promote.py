@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dims, lax, narrow_dtypes, transfers
+from .. import core, dims, held_arrays, lax, narrow_dtypes, transfers
 from ..lax.structural import convert_values
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
@@ -143,7 +143,7 @@ def _convert_beside_tracers(args, dtype, weak):
         return [_promoted(a, dtype, weak) for a in args]
     out = []
     for a in args:
-        staged = (isinstance(a, Array) and not (a.ndim == 0 and a.weak_type)) or (
+        staged = (isinstance(a, Array) and not (a.ndim == 0 and a.weak_type and not held_arrays.held(a))) or (
             isinstance(a, np.ndarray) and a.ndim > 0
         )
         if staged and (a.dtype != dtype or (isinstance(a, Array) and a.weak_type != weak)):

@@ -32,6 +32,7 @@ import numpy as np
 try:
     from . import (
         sweep_api_misc,
+        sweep_closures,
         sweep_debugging,
         sweep_lax,
         sweep_lax_random,
@@ -44,6 +45,7 @@ try:
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sweep_api_misc  # type: ignore[no-redef]
+    import sweep_closures  # type: ignore[no-redef]
     import sweep_debugging  # type: ignore[no-redef]
     import sweep_lax  # type: ignore[no-redef]
     import sweep_lax_random  # type: ignore[no-redef]
@@ -221,6 +223,7 @@ def all_cases():
     yield from sweep_programs.CASES.items()
     yield from sweep_lax.CASES.items()
     yield from sweep_api_misc.CASES.items()
+    yield from sweep_closures.CASES.items()
     yield from sweep_debugging.CASES.items()
     # the wider API: jnp's sorting/sets/histograms/polynomials/einsum/indexing/manipulation,
     # linalg and fft variants, nn / scipy / image, less common lax, random and tree_util

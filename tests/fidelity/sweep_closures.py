@@ -1,0 +1,111 @@
+"""The sweep's cases for functions that close over concrete values (issue 13): JAX stages a captured
+``jax.Array`` as a constvar, scalar or not, keeping its weak type (so a weakly typed one meets a
+float32 operand through convert_element_type), while a captured numpy array stays a constvar only
+when it is not a scalar, and numpy scalars, 0-d numpy arrays and Python scalars become literals.
+Each case makes its captured values in ``make`` (before any trace), under make_jaxpr, jit, grad,
+vmap, hessian of a jit and inside cond and scan bodies. Cases follow sweep_programs' convention:
+``make(jax) -> (fun, args)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from .sweep_programs import _f32
+except ImportError:  # run as a script (sweep.py put this directory on sys.path)
+    from sweep_programs import _f32  # type: ignore[no-redef]
+
+CASES: dict = {}
+
+# captured value kind -> how to make it (given jax)
+_CAPTURED = {
+    "jnp_scalar": lambda jax: jax.numpy.array(2.0),  # weakly typed
+    "jnp_int_scalar": lambda jax: jax.numpy.array(2),  # weakly typed int
+    "jnp_f32_scalar": lambda jax: jax.numpy.float32(2.0),  # strongly typed
+    "jnp_reduction": lambda jax: jax.numpy.sum(jax.numpy.ones(3)),
+    "jnp_vector": lambda jax: jax.numpy.arange(3.0),
+    "np_vector": lambda jax: np.arange(3.0, dtype=np.float32),
+    "np_0d": lambda jax: np.array(2.0, np.float32),
+    "np_scalar": lambda jax: np.float32(2.0),
+    "py_float": lambda jax: 2.0,
+    "py_int": lambda jax: 2,
+}
+
+
+def _add(name, make):
+    CASES[f"closure.{name}"] = make
+
+
+def _times(kind):
+    def make(jax):
+        c = _CAPTURED[kind](jax)
+        return (lambda x: x * c), (_f32(3),)
+
+    return make
+
+
+def _jit_times(kind):
+    def make(jax):
+        c = _CAPTURED[kind](jax)
+        return jax.jit(lambda x: x * c), (_f32(3),)
+
+    return make
+
+
+for _kind in _CAPTURED:
+    _add(f"mul[{_kind}]", _times(_kind))
+    _add(f"jit_mul[{_kind}]", _jit_times(_kind))
+
+
+def _scalar_arg(jax):
+    c = jax.numpy.array(2.0)
+    return (lambda x: x * c), (np.float32(1.0),)
+
+
+def _affine(jax):
+    c, v = jax.numpy.array(2.0), jax.numpy.arange(3.0)
+    return (lambda x: x * v + c), (_f32(3),)
+
+
+def _grad(jax):
+    c, v = jax.numpy.array(2.0), jax.numpy.arange(3.0)
+    return jax.grad(lambda x: jax.numpy.sum(x * v) * c), (_f32(3),)
+
+
+def _vmap(jax):
+    c, v = jax.numpy.array(2.0), jax.numpy.arange(3.0)
+    return jax.vmap(lambda x: x * v + c), (_f32(2, 3),)
+
+
+def _hessian_of_jit(jax):
+    jnp, v = jax.numpy, jax.numpy.arange(3.0)
+    return jax.hessian(jax.jit(lambda x: jnp.sum(jnp.sin(x) * v))), (_f32(3),)
+
+
+def _cond(jax):
+    c, v = jax.numpy.array(2.0), jax.numpy.arange(3.0)
+    return (lambda x: jax.lax.cond(x[0] > 0, lambda y: y * c, lambda y: y + v, x)), (_f32(3),)
+
+
+def _scan(jax):
+    c, v = jax.numpy.array(0.5), jax.numpy.arange(3.0)
+
+    def f(x):
+        return jax.lax.scan(lambda h, xi: (h * c + xi * v, h), jax.numpy.zeros(3), x)
+
+    return f, (_f32(4, 3),)
+
+
+def _np_vector_grad(jax):
+    w = np.arange(3.0, dtype=np.float32)
+    return jax.grad(lambda x: jax.numpy.sum(x * w) * np.float32(2.0)), (_f32(3),)
+
+
+_add("scalar_arg[jnp_scalar]", _scalar_arg)
+_add("affine[jnp_scalar,jnp_vector]", _affine)
+_add("grad[jnp_scalar,jnp_vector]", _grad)
+_add("vmap[jnp_scalar,jnp_vector]", _vmap)
+_add("hessian_of_jit[jnp_vector]", _hessian_of_jit)
+_add("cond[jnp_scalar,jnp_vector]", _cond)
+_add("scan[jnp_scalar,jnp_vector]", _scan)
+_add("grad[np_vector,np_scalar]", _np_vector_grad)
