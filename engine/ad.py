@@ -43,7 +43,7 @@ partial_eval_jaxpr_rules: dict[
 known_output_forwarding_rules: dict[core.Primitive, Callable[[JaxprEqn], Any]] = {}
 # On equations, splitting a jaxpr: how an all-known equation reads once the known jaxpr is traced
 # again (JAX retraces it; a custom_jvp_call's constants then become ordinary operands).
-known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn]] = {}
+known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn | list[JaxprEqn]]] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,7 +563,8 @@ def partial_eval_jaxpr(
                 env[v] = True
         else:
             known_rule = known_eqn_rules.get(eqn.primitive)
-            eqns1.append(eqn if known_rule is None else known_rule(eqn))
+            known = eqn if known_rule is None else known_rule(eqn)
+            eqns1.extend(known) if isinstance(known, list) else eqns1.append(known)
             for v in eqn.out_binders:
                 env[v] = False
     jaxpr_outs = renamed(jaxpr.outs) if alias else jaxpr.outs

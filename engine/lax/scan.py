@@ -647,6 +647,27 @@ ad.jvp_rules[scan_p] = _scan_jvp
 ad.partial_eval_rules[scan_p] = _scan_partial_eval
 
 
+def _known_scan_hoisted(eqn: JaxprEqn) -> JaxprEqn | list[JaxprEqn]:
+    """A scan the partial evaluation of a jit finds known, as JAX's rule leaves it: what its body
+    computes from the consts alone runs once before the loop (the equations returned first), the
+    body reads those values as its consts, and its dead code goes."""
+    body, nc = eqn.params["jaxpr"], eqn.params["num_consts"]
+    j = body.jaxpr
+    if body.consts or j.constvars:
+        return eqn
+    rest = len(j.in_binders) - nc
+    ja, jb, _, nres = ad.partial_eval_jaxpr(j, [False] * nc + [True] * rest, instantiate=[True] * len(j.outs))
+    if not ja.eqns:
+        return eqn
+    hoisted, res = _inlined(ja, eqn.inputs[:nc])
+    loop = ClosedJaxpr(ir.drop_unused_binders(ir.dce_jaxpr(jb)), [])  # (unread outputs print as _)
+    params = {**eqn.params, "jaxpr": loop, "num_consts": nres}
+    return [*hoisted, JaxprEqn(scan_p, [*res, *eqn.inputs[nc:]], params, eqn.out_binders, eqn.source_info)]
+
+
+ad.known_eqn_rules[scan_p] = _known_scan_hoisted
+
+
 ad.partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
 
 
