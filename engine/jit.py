@@ -40,7 +40,7 @@ from .core import Array, DType, ShapedArray, Tracer, Value
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
-from .jit_primitive import bind_call
+from .jit_primitive import bind_call, mesh_shardings
 from .jit_runtime import CompileJob as CompileJob
 from .jit_runtime import Executable
 from .jit_runtime import Interpreter as Interpreter
@@ -494,9 +494,7 @@ class JitFunction:
         if transfers.active[0]:
             for x in leaves:
                 transfers.entering(x)
-        # Arguments on a mesh: their shardings are part of their types (jax.typeof inside sees them).
-        shardings = [getattr(x, "sharding", None) if getattr(x, "on_mesh", False) else None for x in leaves]
-        in_shardings = shardings if any(s is not None for s in shardings) else None
+        in_shardings = mesh_shardings(leaves)
         key = self._staged_key(statics, in_tree, avals, in_shardings)
         if any(getattr(x, "on_one_device_mesh", False) for x in leaves):  # (committed to devices)
             from .parallel.result_shardings import check_one_device
@@ -610,7 +608,8 @@ class JitFunction:
         # a ref out of its constants, or shows a pmap in another form than the one that runs.
         key = self._staged_key(statics, in_tree, tuple(avals), None)
         entry: StagedEntry | None = None
-        shared = key not in self._has_pmap and not any(getattr(x, "on_mesh", False) for x in leaves)
+        in_shardings = mesh_shardings(leaves)
+        shared = key not in self._has_pmap and in_shardings is None
         if shared:
             entry = self._cache.get(key)
         if entry is not None and not entry[2]:
@@ -621,7 +620,7 @@ class JitFunction:
                 miss = jit_cache_miss.explain(self.fun, self._cache, key, names)
                 compile_log.on_miss(self.name, self.fun, avals, miss)
             pmaps = staged_pmaps()
-            closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals)
+            closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals, in_shardings)
             if shared and entry is None and staged_pmaps() == pmaps and not displaying():
                 if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
                     self._cache[key] = (closed, out_tree, [])
@@ -744,11 +743,11 @@ def make_jaxpr(
             out_store[:] = [(out_tree, out_leaves)]
             return out_leaves
 
-        on_mesh = [x.sharding if getattr(x, "on_mesh", False) else None for x in leaves]
+        on_mesh = mesh_shardings(leaves)
         with staging_for_display():
-            closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh if any(on_mesh) else None)
+            closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh)
         types = None
-        if any(on_mesh) or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
+        if on_mesh is not None or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
             from .parallel.partition import annotate_types
 
             types = annotate_types(closed, leaves)

@@ -67,6 +67,13 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
     return results
 
 
+def mesh_shardings(leaves: Sequence[Any]) -> list[Any] | None:
+    """The shardings of the arguments on a mesh (part of their types: ``jax.typeof`` inside a
+    traced function sees them), None for the others; None when no argument is on a mesh."""
+    shardings = [x.sharding if getattr(x, "on_mesh", False) else None for x in leaves]
+    return shardings if any(s is not None for s in shardings) else None
+
+
 def _in_memory(x: Array, space: core.MemorySpace) -> Array:
     """A result the program typed in host memory, placed there (its sharding says the kind)."""
     from .parallel.named import put_in_memory

@@ -562,3 +562,13 @@ def test_shard_map_on_an_explicit_mesh_refuses_in_specs_an_unsharded_argument_do
         f(jnp.arange(4.0))
     x = jax.device_put(jnp.arange(4.0), NamedSharding(m, P("x")))
     np.testing.assert_array_equal(np.asarray(f(x)), [0.0, 2.0, 4.0, 6.0])
+
+
+def test_lower_traces_a_sharded_argument_with_its_sharding_as_a_call_does():
+    # (the JAX docs' ffi page, cell 18: JAX's shard_map check sees the argument's type under lower())
+    m = jax.make_mesh((4,), ("x",), axis_types=(AxisType.Explicit,))
+    f = jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P("x"), out_specs=P("x"))
+    x = jax.device_put(jnp.arange(8.0).reshape(4, 2), NamedSharding(m, P("x")))
+    out = jax.jit(f).lower(x).compile()(x)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(8.0).reshape(4, 2) * 2)
+    assert str(jax.typeof(out)) == "float32[4@x,2]"  # (as JAX 0.10.2 prints it)
