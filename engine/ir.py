@@ -14,7 +14,12 @@ from . import pretty_printer as pp
 from .core import Params, ShapedArray, SourceInfo, Value
 from .errors import JaxprTypeError
 
+# JAX's paths for the classes a jaxpr holds (the abstract values and primitives are core's)
+core.jax_class_path("jax._src.core.Primitive")(core.Primitive)
+core.jax_class_path("jax._src.core.ShapedArray")(ShapedArray)
 
+
+@core.jax_class_path("jax._src.core.Var")
 class Var:
     __slots__ = ("aval", "count")
     _counter = itertools.count()
@@ -28,6 +33,7 @@ class Var:
 
 
 @final  # so that ``type(x) is Literal`` (faster than isinstance) tells a checker the rest are Vars
+@core.jax_class_path("jax._src.core.Literal")
 class Literal:
     __slots__ = ("val", "aval")
 
@@ -42,6 +48,7 @@ class Literal:
 Atom = Var | Literal
 
 
+@core.jax_class_path("jax._src.core.JaxprEqn")
 class JaxprEqn(NamedTuple):
     primitive: core.Primitive
     inputs: list[Atom]
@@ -59,6 +66,7 @@ class JaxprEqn(NamedTuple):
         return self.out_binders
 
 
+@core.jax_class_path("jax._src.core.Jaxpr")
 class Jaxpr:
     """A typed, first-order program: ``{ lambda consts ; args . let eqns in outs }``."""
 
@@ -193,6 +201,7 @@ class PpContext:
                 self.var_names[f] = self.name(like)
 
 
+@core.jax_class_path("jax._src.core.DropVar")
 class DropVar(Var):
     """An output binder nothing reads; prints as ``_``."""
 

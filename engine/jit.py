@@ -772,6 +772,7 @@ def abstractify(x: Value) -> core.ShapedArray:
     return core.get_aval(x)
 
 
+@core.jax_class_path("jax.ShapeDtypeStruct")
 class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 

@@ -11,4 +11,4 @@ from ..extend.core import (  # noqa: F401
     Var,
     jaxpr_as_fun,
 )
-from ..core import Tracer  # noqa: F401  (where the engine's tracer base class claims to live)
+from ..core import ShapedArray, Tracer  # noqa: F401  (where the engine's classes claim to live)

@@ -52,6 +52,16 @@ CLASS_PATHS = [
     ("jit_function_class", _objects("jax.jit(f)", "jax.jit(lambda y: y)")),
     ("stage_classes", _objects("jax.jit(f).lower(x)", "jax.jit(f).lower(x).compile()")),
     ("closed_jaxpr_class", "out = str(type(jax.make_jaxpr(lambda x: x * 2)(1.0)))"),
+    (
+        "jaxpr_part_classes",
+        "import importlib\n"
+        "cj = jax.make_jaxpr(lambda x: x * 2)(jnp.ones(2))\n"
+        "eqn = cj.jaxpr.eqns[0]\n"
+        "parts = (cj.jaxpr, eqn, eqn.primitive, eqn.invars[0], eqn.invars[1], cj.jaxpr.invars[0].aval,\n"
+        "         jnp.ones(2).aval, jax.ShapeDtypeStruct((2,), jnp.float32), jax.eval_shape(jnp.sin, 1.0))\n"
+        "out = [(str(type(v)), getattr(importlib.import_module(type(v).__module__), type(v).__name__).__name__)\n"
+        "       for v in parts]",
+    ),
     ("array_type", _types("f(jnp.arange(3.0))")),
     ("key_type", _types("f(jax.random.key(0))")),
     ("legacy_key_type", _types("f(jax.random.PRNGKey(0))")),
