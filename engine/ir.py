@@ -28,8 +28,8 @@ class Var:
         self.aval = aval
         self.count = next(Var._counter)
 
-    def __repr__(self) -> str:
-        return f"Var({self.aval.str_short()}#{self.count})"
+    def __repr__(self) -> str:  # JAX's: its identity and type (a weak type unmarked)
+        return f"Var(id={id(self)}):{str(self.aval).removeprefix('~')}"
 
 
 @final  # so that ``type(x) is Literal`` (faster than isinstance) tells a checker the rest are Vars
@@ -64,6 +64,9 @@ class JaxprEqn(NamedTuple):
     @property
     def outvars(self) -> list[Var]:
         return self.out_binders
+
+    def __repr__(self) -> str:  # as JAX prints one equation: its own names, outputs first
+        return _pp_eqn(self, PpContext()).format(PP_WIDTH)  # (str() too)
 
 
 @core.jax_class_path("jax._src.core.Jaxpr")
@@ -206,6 +209,9 @@ class DropVar(Var):
     """An output binder nothing reads; prints as ``_``."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "_"
 
 
 def pp_literal(lit: Literal) -> str:

@@ -52,6 +52,18 @@ CLASS_PATHS = [
     ("jit_function_class", _objects("jax.jit(f)", "jax.jit(lambda y: y)")),
     ("stage_classes", _objects("jax.jit(f).lower(x)", "jax.jit(f).lower(x).compile()")),
     ("closed_jaxpr_class", "out = str(type(jax.make_jaxpr(lambda x: x * 2)(1.0)))"),
+    # An equation prints as JAX prints it alone (its own names, outputs first); a variable by its
+    # identity (cut here) and type.
+    (
+        "equation_and_var_reprs",
+        "import re\n"
+        "def f(x, y, k):\n"
+        "    z = jnp.sin(x) * y\n"
+        "    return jnp.sum(z, axis=0), z[0], (x * 2).astype(jnp.bfloat16), k\n"
+        "cj = jax.make_jaxpr(f)(jnp.ones((2, 3)), 2.0, jax.random.key(0))\n"
+        "out = [str(e) for e in cj.eqns] + [repr(cj.eqns[0])] + [\n"
+        "    re.sub(r'id=[0-9]+', 'id=', repr(v)) for v in cj.jaxpr.invars + cj.jaxpr.outvars]",
+    ),
     (
         "jaxpr_part_classes",
         "import importlib\n"
