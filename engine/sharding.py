@@ -21,6 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .core import jax_class_path
+
 
 class AxisType(enum.Enum):
     """How a mesh axis is treated: ``Explicit`` axes appear in types (``float32[8@batch]``),
@@ -51,6 +53,7 @@ def _unconstrained():
     return UNCONSTRAINED
 
 
+@jax_class_path("jax.P")
 class PartitionSpec(tuple):
     """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
 
@@ -165,6 +168,7 @@ class AbstractDevice:
 CPU_DEVICE = AbstractDevice("cpu", None, "cpu")
 
 
+@jax_class_path("jax._src.mesh.AbstractMesh")
 class AbstractMesh(_MeshBase):
     """A mesh's shape, names and axis types without its devices (what types refer to)."""
 
@@ -198,6 +202,7 @@ class AbstractMesh(_MeshBase):
         return (self.axis_sizes, self.axis_names, self.axis_types)
 
 
+@jax_class_path("jax._src.mesh.Mesh")
 class Mesh(_MeshBase):
     """Devices in an n-dimensional grid with named axes.
 
@@ -320,6 +325,7 @@ class Sharding:
         raise NotImplementedError
 
 
+@jax_class_path("jax.sharding.SingleDeviceSharding")
 class SingleDeviceSharding(Sharding):
     """The whole array on one device."""
 
@@ -355,6 +361,7 @@ class SingleDeviceSharding(Sharding):
         return hash(("SingleDeviceSharding", self._device, self.memory_kind))
 
 
+@jax_class_path("jax.sharding.NamedSharding")
 class NamedSharding(Sharding):
     """Split an array over a mesh: dimension ``d`` over the mesh axes named by ``spec[d]``.
 

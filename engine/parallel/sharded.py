@@ -16,6 +16,7 @@ from . import topology as _devices
 from .runtime import Buffer, get_runtime
 
 
+@core.jax_class_path("jax._src.array.Shard")
 class Shard:
     """One device's piece of an array (JAX's ``addressable_shards`` items): the device, the index of
     the global array it holds, which replica of that block it is (0 unless the block is held by

@@ -92,6 +92,7 @@ _MEMORY_NAMES = {
 }
 
 
+@core.jax_class_path("jaxlib._jax.Memory")
 class Memory:
     """One memory of a device (``Device.addressable_memories()``), numbered as JAX's CPU client
     numbers them: a device's memories in ``MEMORY_KINDS`` order, device after device.

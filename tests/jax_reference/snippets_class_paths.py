@@ -65,6 +65,17 @@ CLASS_PATHS = [
         "    re.sub(r'id=[0-9]+', 'id=', repr(v)) for v in cj.jaxpr.invars + cj.jaxpr.outvars]",
     ),
     (
+        "sharding_classes",
+        "import importlib\n"
+        "from jax.sharding import NamedSharding, PartitionSpec as P\n"
+        "mesh = jax.make_mesh((1,), ('i',))\n"
+        "x = jax.device_put(jnp.ones(2), NamedSharding(mesh, P('i')))\n"
+        "parts = (jnp.ones(2).sharding, x.sharding, mesh, P('i'), mesh.abstract_mesh, x.addressable_shards[0],\n"
+        "         jax.devices()[0].addressable_memories()[0])\n"
+        "out = [(str(type(v)), getattr(importlib.import_module(type(v).__module__), type(v).__name__).__name__)\n"
+        "       for v in parts]",
+    ),
+    (
         "jaxpr_part_classes",
         "import importlib\n"
         "cj = jax.make_jaxpr(lambda x: x * 2)(jnp.ones(2))\n"

@@ -4,4 +4,4 @@ device and jitted-function classes claim to live, as JAX's C++ ``ArrayImpl``, ``
 
 from ...core import Array as ArrayImpl  # noqa: F401
 from ...jit import JitFunction as PjitFunction  # noqa: F401
-from ...parallel.topology import Device  # noqa: F401
+from ...parallel.topology import Device, Memory  # noqa: F401
