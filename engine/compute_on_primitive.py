@@ -151,7 +151,7 @@ def _partial_eval(trace, tracers, *, jaxpr: ClosedJaxpr, out_memory_spaces, **pa
     outs1_res = compute_on_p.bind(
         *hoisted, *known_vals, **dict(params, jaxpr=known_closed, out_memory_spaces=spaces)
     )
-    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, split[4:])
+    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, split[4:], jaxpr.consts)
     closed2 = _fresh(closed2)
     out_avals = _unknown_avals(closed2.jaxpr, out_memory_spaces, out_unknowns)
     unknown_spaces = tuple(s for s, u in zip(out_memory_spaces, out_unknowns) if u)

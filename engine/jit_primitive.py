@@ -366,14 +366,17 @@ def _jit_partial_eval(
     _note_rule_body(closed2, jaxpr, None)
     j2 = closed2.jaxpr
     outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
-    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:])
+    outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:], jaxpr.consts)
     out_avals = [v.aval for v in j2.outs]
     params = dict(jaxpr=closed2, name=name, **params)
     return _stage_unknown_half(trace, jit_p, params, out_avals, res, tracers, outs1, out_unknowns)
 
 
 def _known_outputs_and_residuals(
-    known_vals: Sequence[Value], outs1_res: Sequence[Value], split: tuple[Any, ...]
+    known_vals: Sequence[Value],
+    outs1_res: Sequence[Value],
+    split: tuple[Any, ...],
+    consts: Sequence[Value] = (),
 ) -> tuple[list[Value], list[Value]]:
     """The known half's outputs and the residuals from what its call returned (the outputs it
     computes, then the residuals it computes): those ``_split_for_partial_eval`` forwards from a
@@ -386,7 +389,9 @@ def _known_outputs_and_residuals(
         for i in range(n_known_out)
     ]
     res = [
-        known_vals[forwarded["res"][k]]
+        consts[forwarded["const"][k]]
+        if k in forwarded.get("const", ())
+        else known_vals[forwarded["res"][k]]
         if k in forwarded["res"]
         else outs1[out_forwarded[k]]
         if k in out_forwarded
@@ -449,11 +454,19 @@ def _split_for_partial_eval(
     # (JAX's input forwarding: a jit that returns its argument has no output for it).
     n_known_out = len(j1.outs) - num_res
     forwarded: dict[str, dict[int, int]] = {"out": {}, "res": {}}
+    # Residuals that are the body's closed-over constants are passed from those, not returned
+    # (JAX hands a jit's captured array to its unknown half as an input).
+    const_position = {v: i for i, v in enumerate(j1.constvars)}
+    forwarded["const"] = {
+        k: const_position[r] for k, r in enumerate(j1.outs[len(j1.outs) - num_res :]) if r in const_position
+    }
     if len(j1.in_binders) == num_known:
         position = {v: i for i, v in enumerate(j1.in_binders)}
         outs, res_outs = j1.outs[:n_known_out], j1.outs[n_known_out:]
         forwarded["out"] = {i: position[v] for i, v in enumerate(outs) if type(v) is Var and v in position}
-        forwarded["res"] = {k: position[r] for k, r in enumerate(res_outs) if r in position}
+        forwarded["res"] = {
+            k: position[r] for k, r in enumerate(res_outs) if r in position and k not in forwarded["const"]
+        }
     # Residuals that are known outputs too are taken from those (JAX's output forwarding).
     out_position = {
         v: i for i, v in enumerate(j1.outs[:n_known_out]) if type(v) is Var and i not in forwarded["out"]
@@ -461,14 +474,14 @@ def _split_for_partial_eval(
     out_forwarded = {
         k: out_position[r]
         for k, r in enumerate(j1.outs[n_known_out:])
-        if k not in forwarded["res"] and type(r) is Var and r in out_position
+        if k not in forwarded["res"] and k not in forwarded["const"] and type(r) is Var and r in out_position
     }
-    if forwarded["out"] or forwarded["res"] or out_forwarded:
+    if forwarded["out"] or forwarded["res"] or forwarded["const"] or out_forwarded:
         kept_outs = [v for i, v in enumerate(j1.outs[:n_known_out]) if i not in forwarded["out"]]
         kept = [
             r
             for k, r in enumerate(j1.outs[n_known_out:])
-            if k not in forwarded["res"] and k not in out_forwarded
+            if k not in forwarded["res"] and k not in forwarded["const"] and k not in out_forwarded
         ]
         j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*kept_outs, *kept])
     known_closed, hoisted = _hoist_tracer_consts(ClosedJaxpr(j1, jaxpr.consts))
