@@ -35,6 +35,7 @@ class extended:
     __module__ = "jax.dtypes"
 
 
+@core.jax_class_path("jax._src.random.prng.KeyTy")
 class KeyTy(core.ExtendedDType):
     """The dtype of a typed key array of one PRNG implementation: ``key<fry>`` (threefry2x32),
     ``key<rbg>`` or ``key<urbg>`` (unsafe_rbg)."""

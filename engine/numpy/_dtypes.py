@@ -231,6 +231,7 @@ def promote_types(a, b) -> np.dtype:
 # --- jnp's dtype objects -----------------------------------------------------------------------
 
 
+@core.jax_class_path("jax._src.numpy.scalar_types._ScalarMeta")
 class _ScalarMeta(type):
     """``jnp.float32`` and friends: usable as dtypes, and callable to make (0-d) arrays."""
 

@@ -71,7 +71,7 @@ CLASS_PATHS = [
         "mesh = jax.make_mesh((1,), ('i',))\n"
         "x = jax.device_put(jnp.ones(2), NamedSharding(mesh, P('i')))\n"
         "parts = (jnp.ones(2).sharding, x.sharding, mesh, P('i'), mesh.abstract_mesh, x.addressable_shards[0],\n"
-        "         jax.devices()[0].addressable_memories()[0])\n"
+        "         jax.devices()[0].addressable_memories()[0], jax.random.key(0).dtype, jnp.float32)\n"
         "out = [(str(type(v)), getattr(importlib.import_module(type(v).__module__), type(v).__name__).__name__)\n"
         "       for v in parts]",
     ),
