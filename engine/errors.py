@@ -90,6 +90,8 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 class JaxRuntimeError(RuntimeError):
     """An error while the computation ran (e.g. a host callback returned the wrong shape)."""
 
+    __module__ = "jax.errors"  # (JAX's path, as tracebacks print it; this module is jax.errors)
+
 
 class KeyReuseError(RuntimeError):
     pass

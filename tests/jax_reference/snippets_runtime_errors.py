@@ -17,7 +17,7 @@ def _failing(call: str) -> str:
         "    out = 'no error'\n"
         "except Exception as e:\n"
         "    lines = str(e).splitlines()\n"
-        "    out = [type(e).__name__, isinstance(e, jax.errors.JaxRuntimeError), lines[0], lines[-1],\n"
+        "    out = [str(type(e)), isinstance(e, jax.errors.JaxRuntimeError), lines[0], lines[-1],\n"
         "           any(line.endswith(', in bad') for line in lines)]\n"
     )
 
