@@ -109,3 +109,50 @@ _add("hessian_of_jit[jnp_vector]", _hessian_of_jit)
 _add("cond[jnp_scalar,jnp_vector]", _cond)
 _add("scan[jnp_scalar,jnp_vector]", _scan)
 _add("grad[np_vector,np_scalar]", _np_vector_grad)
+
+
+def _captured(jax):
+    jnp = jax.numpy
+    return jnp.array(2.0), jnp.arange(3.0)
+
+
+def _more(jax):
+    """More places a closure meets: vmap of jit, loops, jvp, linearize, jit of grad, int and bool."""
+    jnp, lax = jax.numpy, jax.lax
+    c, v = _captured(jax)
+    b, i, n0 = jnp.array(True), jnp.array(3, jnp.int32), np.array(2.0, np.float32)
+    x3 = _f32(3)
+    return {
+        "vmap_jit[jnp_scalar,jnp_vector]": (jax.vmap(jax.jit(lambda x: x * c + v)), (_f32(2, 3),)),
+        "while_loop[jnp_int_scalar,jnp_scalar]": (
+            lambda x: lax.while_loop(lambda s: s[0] < i, lambda s: (s[0] + 1, s[1] * c), (0, x)),
+            (x3,),
+        ),
+        "fori_loop[jnp_scalar,jnp_vector]": (lambda x: lax.fori_loop(0, 3, lambda k, y: y * c + v, x), (x3,)),
+        "where[jnp_bool_scalar]": (lambda x: jnp.where(b, x, x * c), (x3,)),
+        "grad_jit[jnp_scalar,jnp_vector]": (jax.grad(jax.jit(lambda x: jnp.sum(x * v) * c)), (x3,)),
+        "jit_grad[jnp_scalar,jnp_vector]": (jax.jit(jax.grad(lambda x: jnp.sum(jnp.sin(x) * v) * c)), (x3,)),
+        "jvp[jnp_scalar,jnp_vector]": (lambda x, t: jax.jvp(lambda y: y * c + v, (x,), (t,)), (x3, x3)),
+        "linearize[jnp_scalar]": (lambda x: jax.linearize(lambda y: jnp.sin(y) * c, x)[1](x), (x3,)),
+        "add[jnp_int_scalar]": (lambda x: x + i, (np.ones(3, np.int32),)),
+        "grad[np_0d]": (jax.grad(lambda x: jnp.sum(x * n0)), (x3,)),
+    }
+
+
+def _one_of_more(name):
+    return lambda jax: _more(jax)[name]
+
+
+for _name in (
+    "vmap_jit[jnp_scalar,jnp_vector]",
+    "while_loop[jnp_int_scalar,jnp_scalar]",
+    "fori_loop[jnp_scalar,jnp_vector]",
+    "where[jnp_bool_scalar]",
+    "grad_jit[jnp_scalar,jnp_vector]",
+    "jit_grad[jnp_scalar,jnp_vector]",
+    "jvp[jnp_scalar,jnp_vector]",
+    "linearize[jnp_scalar]",
+    "add[jnp_int_scalar]",
+    "grad[np_0d]",
+):
+    _add(_name, _one_of_more(_name))
