@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from engine import core, narrow_dtypes
+from engine import core, held_arrays, narrow_dtypes
 from engine.core import Tracer
 from engine.ir import ClosedJaxpr
 from engine.staging import JaxprBuilder, JaxprTrace, JaxprTracer
@@ -71,7 +71,8 @@ def trace_on_path(fun: Callable, args: list) -> ClosedJaxpr:
     """The jaxpr of the flat function ``fun`` (list of arrays -> list of arrays) along the path
     ``args`` take through its Python control flow."""
     builder = PathBuilder()
-    with core.new_main(PathTrace, builder) as main:
+    # (a staging trace: arrays made on the way are the trace's, literals, as under make_jaxpr)
+    with held_arrays.staging_trace(), core.new_main(PathTrace, builder) as main:
         with core.new_dynamic(main):
             trace = PathTrace(main)
             tracers_in = []

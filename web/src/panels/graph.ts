@@ -26,6 +26,9 @@ const OPEN_INNER_UP_TO = 80;
 const PLAIN_EDGES_ABOVE = 300;
 /** Room around what a drawing band holds: strokes, arrowheads, the focus and selection outlines. */
 const BAND_MARGIN = 12;
+/** A band's greatest height (graph units), however many items a time slice draws: how much of a
+ * large graph the browser renders off screen must not depend on how fast this machine drew it. */
+const BAND_MAX = 480;
 
 /** Extra per-node marks from other views (diff status, cost heat), keyed by the IR node. */
 export interface NodeDecoration {
@@ -429,7 +432,7 @@ export class GraphView {
           top = Math.min(top, y0);
           bottom = Math.max(bottom, y1);
           drawOne(items[i++], into);
-        } while (i < items.length && performance.now() - t0 < SLICE_MS);
+        } while (i < items.length && performance.now() - t0 < SLICE_MS && span(items[i])[1] - top < BAND_MAX);
         top = Math.max(0, Math.floor(top) - BAND_MARGIN);
         bottom = Math.ceil(bottom) + BAND_MARGIN;
         into.style.top = `${-top}px`;
