@@ -254,11 +254,19 @@ def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, m
     aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
     call = module.instr(made, _Instr(root, aval, "call", ins, f", to_apply={title}"))
     call.frontend = op.frontend
+    _read_results(op, call, shapes, of, module, made)
+
+
+def _read_results(
+    op: Op, out: _Instr, shapes: list[str], of: dict[Value, _Instr], module: _Module, made: list[_Instr]
+) -> None:
+    """``op``'s results made by ``out``: itself, or (several, a tuple) a get-tuple-element each,
+    named after the same root as ``out``."""
     if len(op.results) == 1:
-        of[op.results[0]] = call
+        of[op.results[0]] = out
         return
     for i, r in enumerate(op.results):
-        of[r] = module.instr(made, _Instr(root, shapes[i], "get-tuple-element", [call], f", index={i}"))
+        of[r] = module.instr(made, _Instr(out.root, shapes[i], "get-tuple-element", [out], f", index={i}"))
 
 
 def _conditional(
@@ -304,11 +312,7 @@ def _conditional(
     out.attrs = ", branch_computations={" + ", ".join(titles) + "}"
     out.frontend = op.frontend
     module.instr(made, out)
-    if len(op.results) == 1:
-        of[op.results[0]] = out
-        return
-    for i, r in enumerate(op.results):
-        of[r] = module.instr(made, _Instr(root, shapes[i], "get-tuple-element", [out], f", index={i}"))
+    _read_results(op, out, shapes, of, module, made)
 
 
 def _branch(
