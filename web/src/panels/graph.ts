@@ -423,9 +423,8 @@ export class GraphView {
     // a large graph costs what is in view, the rest as it is panned into view.
     const sliceOf = <T>(items: T[], host: HTMLElement, span: (item: T) => [number, number], drawOne: (item: T, into: SVGSVGElement) => void) => {
       let i = 0;
-      const next = () => {
+      const band = (t0: number) => {
         const into = layer();
-        const t0 = performance.now();
         let top = Infinity, bottom = -Infinity;
         do {
           const [y0, y1] = span(items[i]);
@@ -437,6 +436,11 @@ export class GraphView {
         bottom = Math.ceil(bottom) + BAND_MARGIN;
         into.style.top = `${-top}px`;
         host.appendChild(h("div", { class: "graph-band", style: { top: `${top}px`, width: `${Math.ceil(contentW)}px`, height: `${bottom - top}px` } }, into));
+      };
+      // A slice fills bands until its time is up (a band ends at BAND_MAX, the slice goes on).
+      const next = () => {
+        const t0 = performance.now();
+        do band(t0); while (i < items.length && performance.now() - t0 < SLICE_MS);
         if (i < items.length) slices.push(next);
       };
       if (items.length) slices.push(next);
