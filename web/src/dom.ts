@@ -66,3 +66,15 @@ export function replace(el: Element, ...children: Child[]) {
 export function empty(text: string, hint?: string): HTMLElement {
   return h("div", { class: "empty" }, h("p", null, text), hint ? h("p", { class: "hint" }, hint) : null);
 }
+
+/** A box holding ``draw(width)``, drawn again whenever the box's own width changes (at least
+ * ``min``), so a chart is as wide as its panel on a phone and on a desk alike. */
+export function fittedToWidth(cls: string, draw: (width: number) => Node, initial: number, min: number): HTMLDivElement {
+  const box = h("div", { class: cls }, draw(initial));
+  let drawn = initial;
+  new ResizeObserver((entries) => {
+    const width = Math.max(min, Math.floor(entries[entries.length - 1].contentRect.width));
+    if (width !== drawn) { drawn = width; box.replaceChildren(draw(width)); }
+  }).observe(box);
+  return box;
+}

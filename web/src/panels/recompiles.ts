@@ -4,7 +4,7 @@
 // what differs from it — an argument's shape, dtype or weak type, a static value, the pytree, the
 // config — or a function never seen, made anew at each call) and what tracing and compiling cost.
 
-import { h, s } from "../dom";
+import { fittedToWidth, h, s } from "../dom";
 import { fmtMs } from "../format";
 import type { RunReport, TransformedCall } from "../report";
 import { userLine } from "../report";
@@ -100,12 +100,7 @@ export function renderRecompiles(report: RunReport, previous?: RunReport | null)
       s("text", { x: left, y: fns.length * laneH + 18, class: "tick" }, `${fmtMs(0)}`),
       s("text", { x: W - pad, y: fns.length * laneH + 18, class: "tick", "text-anchor": "end" }, fmtMs(t1 - t0)));
   };
-  const svg = h("div", { class: "recompile-timeline-wrap" }, draw(760));
-  let drawn = 760;
-  new ResizeObserver((entries) => {
-    const width = Math.max(240, Math.floor(entries[entries.length - 1].contentRect.width));
-    if (width !== drawn) { drawn = width; svg.replaceChildren(draw(width)); }
-  }).observe(svg);
+  const svg = fittedToWidth("recompile-timeline-wrap", draw, 760, 240);
   // (explicit roles: on a phone the rows lay out as cards, styles below, and stay a table to screen
   // readers; the labelled cells say what their numbers are where the header row is not shown)
   const table = h("table", { class: "recompile-table", role: "table" },

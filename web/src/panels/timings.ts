@@ -1,7 +1,7 @@
 // The Timings panel: a timeline of trace / transform / lower / compile / execute (and transfers
 // and collectives), one lane for the host and one per device, with totals per category.
 
-import { empty, h, s } from "../dom";
+import { empty, fittedToWidth, h, s } from "../dom";
 import { fmtMs } from "../format";
 import type { RunReport, TimingCategory, TimingEvent } from "../report";
 
@@ -82,12 +82,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
           }));
       }));
   };
-  const wrap = h("div", { class: "timeline-wrap" }, draw(900));
-  let drawn = 900;
-  new ResizeObserver((entries) => {
-    const width = Math.max(360, Math.floor(entries[entries.length - 1].contentRect.width));
-    if (width !== drawn) { drawn = width; wrap.replaceChildren(draw(width)); }
-  }).observe(wrap);
+  const wrap = fittedToWidth("timeline-wrap", draw, 900, 360);
 
   const wall = report.duration_ms || span;
   const totals = exclusiveTotals(events.filter((e) => e.device == null && !e.background && e.category !== "run"));
