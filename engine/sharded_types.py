@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 import weakref
 
-from .core import DEVICE, ShapedArray
+from .core import DEVICE, ShapedArray, jax_class_path
 from .sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 
 
+@jax_class_path("jax._src.core.ShapedArray")  # (typeof gives JAX's one class)
 class _PlainType(ShapedArray):
     """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak;
     inside ``shard_map`` a value that varies over mesh axes shows them: ``float32[3]{V:i}``)."""
@@ -100,6 +101,7 @@ class ManualAxisType:
         return frozenset(manual) - self.vur
 
 
+@jax_class_path("jax._src.core.ShapedArray")
 class ShardedShapedArray(_PlainType):
     """``jax.typeof`` of an array on an explicit mesh: its type names the mesh axes per dimension
     (``float32[8@batch,3]``)."""

@@ -55,6 +55,7 @@ from .pytree.tree_functions import (
     treedef_is_leaf,
     treedef_tuple,
 )
+from .core import jax_class_path
 from .pytree.treedef import PyTreeDef
 from .pytree.one_level import (  # noqa: F401
     KeyEntry,
@@ -64,6 +65,9 @@ from .pytree.one_level import (  # noqa: F401
     is_tree_node,
     tree_reduce_associative,
 )
+
+# type(treedef) names JAX's C++ class, as JAX's does (the treedef module itself stays engine-free)
+jax_class_path("jaxlib._jax.pytree.PyTreeDef")(PyTreeDef)
 
 
 def tree_broadcast(prefix_tree, full_tree, is_leaf=None):

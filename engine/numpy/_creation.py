@@ -49,11 +49,13 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     Array([1., 2.], dtype=float32)
     """
     dtype = None if dtype is None else user_dtype(to_dtype(dtype), "array")
-    if getattr(object, "on_one_device_mesh", False) and type(object).__name__ == "ShardedArray":
-        # (committed to a device: the new array is made there, as JAX's is)
-        from ..parallel.sharded import device_put
+    if getattr(object, "on_one_device_mesh", False):
+        from ..parallel.sharded import ShardedArray, device_put
 
-        return device_put(array(object.__jax_array__(), dtype, copy, order, ndmin), object._buffers[0].device)
+        if type(object) is ShardedArray:  # (committed to a device: the new array is made there, as JAX's is)
+            return device_put(
+                array(object.__jax_array__(), dtype, copy, order, ndmin), object._buffers[0].device
+            )
     if hasattr(object, "__jax_array__"):
         object = object.__jax_array__()
     if dims.is_symbolic_dim(object) or (

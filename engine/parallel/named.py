@@ -20,6 +20,7 @@ from .runtime import get_runtime
 from .sharded import Shard, ShardedArray, replica_ids
 
 
+@core.jax_class_path("jaxlib._jax.ArrayImpl")
 class NamedShardedArray(ShardedArray):
     """An array whose pieces sit on the devices of ``sharding.mesh`` (one buffer per device, in
     the mesh's device order)."""
@@ -114,6 +115,7 @@ def pmap_sharding(devices, axis: int) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(*([None] * axis), _PMAP_AXIS))
 
 
+@core.jax_class_path("jaxlib._jax.ArrayImpl")
 class HostMemoryArray(ShardedArray):
     """A one-device array put in host memory (``device_put`` onto a ``SingleDeviceSharding`` of
     memory kind ``pinned_host`` or ``unpinned_host``): the engine has one memory, so only its

@@ -59,6 +59,7 @@ def replica_ids(indices) -> list[int]:
     return out
 
 
+@core.jax_class_path("jaxlib._jax.ArrayImpl")  # (type() of a sharded array is JAX's one class)
 class ShardedArray(Array):
     """An array split along ``axis`` over devices (one shard per device), or, with ``axis=None``,
     held whole by one device."""

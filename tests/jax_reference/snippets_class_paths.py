@@ -185,3 +185,37 @@ CLASS_PATHS = [
         "seen = []\njax.jit(lambda x: seen.append(isinstance(x, jax.core.Tracer)) or x)(1.0)\nout = seen",
     ),
 ]
+
+_NAMED = "import importlib\ndef named(t):\n    return getattr(importlib.import_module(t.__module__), t.__name__).__name__\n"
+
+CLASS_PATHS += [
+    # A treedef is JAX's C++ PyTreeDef, the one jax.tree_util names, whichever function made it.
+    (
+        "treedef_class",
+        _NAMED + "import pickle\n"
+        "ts = [jax.tree_util.tree_structure({'a': 1}), jax.tree.structure((1, [2])), jax.tree.flatten(None)[1]]\n"
+        "out = [(str(type(t)), named(type(t)), isinstance(t, jax.tree_util.PyTreeDef)) for t in ts]\n"
+        "out += [type(ts[0]) is jax.tree_util.PyTreeDef, str(pickle.loads(pickle.dumps(ts[0])))]",
+    ),
+    # Arrays put on a device or laid out over a mesh are ArrayImpl too; their typeof a ShapedArray.
+    (
+        "sharded_array_classes",
+        _NAMED + "from jax.sharding import NamedSharding, PartitionSpec as P, AxisType\n"
+        "mesh = jax.make_mesh((1,), ('x',), axis_types=(AxisType.Explicit,))\n"
+        "xs = [jax.device_put(jnp.arange(4.), NamedSharding(mesh, P('x'))),\n"
+        "      jax.device_put(jnp.arange(4.), jax.devices()[0]),\n"
+        "      jax.device_put(jnp.arange(4.), jax.sharding.SingleDeviceSharding(jax.devices()[0], memory_kind='pinned_host'))]\n"
+        "out = [(str(type(x)), named(type(x)), str(type(jax.typeof(x))), named(type(jax.typeof(x))),\n"
+        "        str(jax.typeof(x))) for x in xs]",
+    ),
+    (
+        "shard_map_typeof_class",
+        "from jax.sharding import PartitionSpec as P\n"
+        "seen = []\n"
+        "def f(x):\n"
+        "    seen.append((str(type(jax.typeof(x))), str(jax.typeof(x))))\n"
+        "    return x\n"
+        "jax.shard_map(f, mesh=jax.make_mesh((1,), ('i',)), in_specs=P('i'), out_specs=P('i'))(jnp.ones(2))\n"
+        "out = seen",
+    ),
+]

@@ -2,6 +2,6 @@
 device and jitted-function classes claim to live, as JAX's C++ ``ArrayImpl``, ``Device`` and
 ``PjitFunction`` do (``core.jax_class_path``)."""
 
-from ...core import Array as ArrayImpl  # noqa: F401
-from ...jit import JitFunction as PjitFunction  # noqa: F401
-from ...parallel.topology import Device, Memory  # noqa: F401
+from ....core import Array as ArrayImpl  # noqa: F401
+from ....jit import JitFunction as PjitFunction  # noqa: F401
+from ....parallel.topology import Device, Memory  # noqa: F401
