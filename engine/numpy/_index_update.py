@@ -87,10 +87,8 @@ class _IndexUpdateRef:
     def subtract(
         self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
     ):
-        from ._ufuncs import negative
-
         return self._update(
-            lax.scatter_add, negative(values), indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_sub, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
 
     def multiply(

@@ -14,7 +14,7 @@ from ..lax import joining, reductions, sorting
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op
+from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, named
 from .rules_structural import ints, reduce
 from .syntax import Block, Printer, Spec, Value, functional_type
 
@@ -85,7 +85,13 @@ def _gather_op(
         f"dimension_numbers = #stablehlo.gather<{dnums}>, indices_are_sorted = {str(bool(indices_are_sorted)).lower()}, "
         f"slice_sizes = {i64_array(slice_sizes)}"
     )
-    return ctx.emit([ty], generic("stablehlo.gather", [operand, indices], [ty], props, []))[0]
+    spec = Spec("stablehlo.gather", [operand, indices], {
+        "offset_dims": d.offset_dims, "collapsed_slice_dims": d.collapsed_slice_dims,
+        "start_index_map": d.start_index_map, "operand_batching_dims": d.operand_batching_dims,
+        "start_indices_batching_dims": d.start_indices_batching_dims, "index_vector_dim": ivd,
+        "slice_sizes": tuple(slice_sizes), "indices_are_sorted": bool(indices_are_sorted),
+    })  # fmt: skip
+    return ctx.emit([ty], generic("stablehlo.gather", [operand, indices], [ty], props, []), spec=spec)[0]
 
 
 def _gather_fill(
@@ -148,6 +154,10 @@ _SCATTER_COMBINE = {
 }
 
 
+_COMBINER_NAMES = {gs.scatter_add_p: "add", gs.scatter_sub_p: "sub", gs.scatter_mul_p: "mul",
+                   gs.scatter_min_p: "min", gs.scatter_max_p: "max"}  # fmt: skip
+
+
 def _scatter(prim: Any) -> None:
     def rule(
         ctx: RuleContext,
@@ -183,18 +193,29 @@ def _scatter(prim: Any) -> None:
         if update_jaxpr is not None and prim not in _SCATTER_COMBINE:  # (scatter_apply's function)
             (out,) = b.lower_jaxpr(block, update_jaxpr, [a0, a1])
         elif prim in _SCATTER_COMBINE:
-            out = hlo_op(b, _SCATTER_COMBINE[prim], a0, a1, out_type=scalar)
+            # (JAX lowers the combiner's jaxpr: its equation, add / mul / ..., names the operation)
+            out = named(hlo_op(b, _SCATTER_COMBINE[prim], a0, a1, out_type=scalar), _COMBINER_NAMES[prim])
         else:  # plain scatter: the update replaces the operand
             out = a1
-        b.emit([], lambda p: f"stablehlo.return {p(out)} : {scalar}")
+        b.emit([], lambda p: f"stablehlo.return {p(out)} : {scalar}", spec=Spec("stablehlo.return", [out]))
         props = (
             f"indices_are_sorted = {str(bool(indices_are_sorted)).lower()}, "
             f"scatter_dimension_numbers = #stablehlo.scatter<{dnums}>, "
             f"unique_indices = {str(bool(unique_indices)).lower()}"
         )
         types = ctx.out_types
+        spec = Spec("stablehlo.scatter", [operand, indices, updates], {
+            "update_window_dims": d.update_window_dims, "inserted_window_dims": d.inserted_window_dims,
+            "scatter_dims_to_operand_dims": d.scatter_dims_to_operand_dims,
+            "input_batching_dims": d.operand_batching_dims,
+            "scatter_indices_batching_dims": d.scatter_indices_batching_dims, "index_vector_dim": ivd,
+            "indices_are_sorted": bool(indices_are_sorted), "unique_indices": bool(unique_indices),
+        })  # fmt: skip
         return ctx.emit(
-            types, generic("stablehlo.scatter", [operand, indices, updates], types, props, [block]), [block]
+            types,
+            generic("stablehlo.scatter", [operand, indices, updates], types, props, [block]),
+            [block],
+            spec=spec,
         )
 
     register(prim)(rule)

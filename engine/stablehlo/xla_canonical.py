@@ -14,7 +14,7 @@ from .syntax import Op, Value
 
 _KEEPS_INTEGER_CONSTANTS = {
     "stablehlo.reduce", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.pad",
-    "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate",
+    "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate", "stablehlo.gather", "stablehlo.scatter",
 }  # fmt: skip
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip
@@ -73,7 +73,9 @@ class _Canonical:
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
         block = self._inline_constant_cases(ops)
         for op in block:
-            if op.spec is None or (op.regions and op.spec.name not in ("stablehlo.reduce", "stablehlo.case")):
+            if op.spec is None or (
+                op.regions and op.spec.name not in ("stablehlo.reduce", "stablehlo.case", "stablehlo.scatter")
+            ):
                 raise _refuse(f"'{_op_name(op)}'")
         self.outs = list(outs)
         self._unique_and_hoist(block)
@@ -147,7 +149,7 @@ class _Canonical:
                 raise _refuse("a broadcast of a non-scalar constant")
             self.splats[op] = (consts[0], result.type)  # (in the broadcast's place)
             return
-        if consts and all(c is not None for c in consts):
+        if consts and all(c is not None for c in consts) and name != "stablehlo.scatter":  # (recorded: kept)
             raise _refuse(f"'{name}' of constants (XLA folds it)")
         if name in _COMMUTATIVE and len(ins) == 2 and consts[0] is not None:
             if not self._folds(name, consts[0], first=True):

@@ -7,8 +7,9 @@ This module reads the engine's operations (their ``Spec``: name, operands, attri
 reproduces that for the programs whose conversion it knows exactly: elementwise operations,
 constants, broadcasts, comparisons, selects, converts, reshapes, slices, concatenations, dots,
 iotas, FFI custom calls, reductions (a region each), calls of jitted functions (a computation per
-callee) and conditionals (a computation per branch), named as XLA names them (``_Module``).
-Anything else (loops, gathers, folds it does not model, ...) raises NotImplementedError naming
+callee), conditionals (a computation per branch), gathers and scatters (``xla_hlo_indexing``),
+named as XLA names them (``_Module``).
+Anything else (loops, folds it does not model, ...) raises NotImplementedError naming
 what it cannot print.
 
 >>> import engine as jax, engine.numpy as jnp
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -52,6 +53,11 @@ _PLAIN = {
 }  # fmt: skip
 _DTYPES = {"bool": "pred", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "complex64": "c64", "complex128": "c128"}  # fmt: skip
+
+
+# StableHLO operation -> its converter in another module: (op, name, operands, shape's text,
+# _Canonical, _Module) -> the instructions made, the last one its result
+RULES: dict[str, Callable[..., list[_Instr]]] = {}
 
 
 class _Instr:
@@ -126,7 +132,9 @@ def literal_text(arr: np.ndarray) -> str:
     if arr.ndim == 0:
         return one(arr[()])
     if arr.size == 0:
-        raise _refuse("an empty constant")
+        if arr.ndim == 1:  # (recorded: x.at[:].set(v)'s indices)
+            return "{}"
+        raise _refuse("an empty constant of rank > 1")
     return nested(arr, True)
 
 
@@ -428,6 +436,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         inverse = [perm.index(d) for d in range(len(perm))]
         layout = "{" + ",".join(str(inverse[d]) for d in reversed(range(len(perm)))) + "}"
         out = _Instr(name, ty[: ty.index("{")] + layout, "transpose", ins, f", dimensions={{{_ints(perm)}}}")
+    elif spec.name in RULES:
+        return RULES[spec.name](op, name, ins, ty, canon, module)
     elif spec.name == "stablehlo.custom_call":
         out = _Instr(name, ty, "custom-call", ins, _custom_call_attrs(a, [v.type for v in spec.operands]))
     else:
@@ -554,3 +564,6 @@ def _post_order(instrs: Sequence[_Instr]) -> list[_Instr]:
         if id(ins) not in users:
             visit(ins)
     return out
+
+
+from . import xla_hlo_indexing  # noqa: E402,F401  (registers its converters in RULES)

@@ -147,3 +147,42 @@ def dynamic_slicing():
 @program
 def reversal_and_padding():
     return (lambda x: (lax.rev(x, (0,)) * 2.0, lax.pad(x, 0.0, ((1, 2, 0),)))), (f32(3),)
+
+
+def i32(*shape, high=4, seed=0):
+    return np.random.RandomState(seed).randint(0, high, shape).astype(np.int32)
+
+
+@program
+def gather_sorted_unique():
+    return (lambda x, i: x.at[i].get(indices_are_sorted=True, unique_indices=True)), (f32(5), i32(2))
+
+
+@program
+def gather_batched_rows():
+    return jax.vmap(lambda x, i: x[i]), (f32(3, 4), i32(3, 2))
+
+
+@program
+def scatter_of_constants():
+    return (lambda: jnp.zeros(5).at[1].set(2.0)), ()
+
+
+@program
+def scatter_whole_operand():
+    return (lambda x, v: x.at[:].set(v)), (f32(5), f32(5, seed=1))
+
+
+@program
+def scatter_subtract_and_max():
+    return (lambda x, i, v: x.at[i].subtract(v).at[i].max(v)), (f32(5), i32(3), f32(3, seed=1))
+
+
+@program
+def scatter_int_add_one():
+    return (lambda x: x.at[0].add(1)), (np.arange(4, dtype=np.int32),)
+
+
+@program
+def scatter_apply_two_ops():
+    return (lambda x, i: x.at[i].apply(lambda v: jnp.sin(jnp.cos(v)))), (f32(5), i32(2))

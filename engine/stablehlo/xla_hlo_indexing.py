@@ -1,0 +1,110 @@
+"""XLA's HLO text for gathers and scatters (``xla_hlo`` calls in here through its ``RULES`` table),
+as JAX 0.10.2 prints them (recorded in tests/hlo_text).
+
+A gather prints its dimension numbers, slice sizes and (when set) ``indices_are_sorted``; a
+scatter its dimension numbers, ``indices_are_sorted`` / ``unique_indices`` when set, and its update
+computation: a region converted just before the scatter is made, its two parameters named after
+the scatter (``scatter-add.2``), its operations after the equations JAX lowered into it (``add``
+for scatter-add's combiner, the function's for ``.at[].apply``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import xla_hlo as hlo
+from .syntax import Op, Value
+from .xla_canonical import _Canonical, _op_name, _refuse
+
+
+def _dims(name: str, xs: Sequence[int]) -> str:
+    return f"{name}={{{','.join(str(int(x)) for x in xs)}}}"
+
+
+def _gather(op: Op, name: str, ins: list, ty: str, canon: _Canonical, module: Any) -> list:
+    """``gather(operand, indices), offset_dims=..., slice_sizes=...``: XLA's
+    GatherDimensionNumbersToString (batching dimensions only when there are some)."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    indices = canon.constant(canon.value(op.spec.operands[1]))
+    if indices is not None and indices.ndim <= 1:
+        raise _refuse("a gather at constant indices of rank <= 1 (XLA makes it a slice)")
+    parts = [
+        _dims("offset_dims", a["offset_dims"]),
+        _dims("collapsed_slice_dims", a["collapsed_slice_dims"]),
+        _dims("start_index_map", a["start_index_map"]),
+    ]
+    if len(a["operand_batching_dims"]):
+        parts += [
+            _dims("operand_batching_dims", a["operand_batching_dims"]),
+            _dims("start_indices_batching_dims", a["start_indices_batching_dims"]),
+        ]
+    parts += [f"index_vector_dim={a['index_vector_dim']}", _dims("slice_sizes", a["slice_sizes"])]
+    if a["indices_are_sorted"]:
+        parts.append("indices_are_sorted=true")
+    out = hlo._Instr(name, ty, "gather", ins, ", " + ", ".join(parts))
+    out.frontend = op.frontend
+    return [out]
+
+
+def _scatter(op: Op, name: str, ins: list, ty: str, canon: _Canonical, module: Any) -> list:
+    """``scatter(operand, indices, updates), update_window_dims=..., to_apply=region_k``: one
+    operand; its update computation converted first."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    if len(op.results) != 1 or len(ins) != 3:
+        raise _refuse("a scatter of several operands")
+    region = _update_computation(op, name, module)
+    parts = [
+        _dims("update_window_dims", a["update_window_dims"]),
+        _dims("inserted_window_dims", a["inserted_window_dims"]),
+        _dims("scatter_dims_to_operand_dims", a["scatter_dims_to_operand_dims"]),
+    ]
+    if len(a["input_batching_dims"]):
+        parts += [
+            _dims("input_batching_dims", a["input_batching_dims"]),
+            _dims("scatter_indices_batching_dims", a["scatter_indices_batching_dims"]),
+        ]
+    parts.append(f"index_vector_dim={a['index_vector_dim']}")
+    if a["indices_are_sorted"]:
+        parts.append("indices_are_sorted=true")
+    if a["unique_indices"]:
+        parts.append("unique_indices=true")
+    parts.append(f"to_apply={region}")
+    out = hlo._Instr(name, ty, "scatter", ins, ", " + ", ".join(parts))
+    out.frontend = op.frontend
+    return [out]
+
+
+def _update_computation(op: Op, name: str, module: Any) -> str:
+    """The scatter's region as a computation ``region_k``: its parameters named after the scatter,
+    its operations converted as a function's (they use nothing from outside the region)."""
+    (block,) = op.regions
+    ret = block.ops[-1]
+    if ret.spec is None or ret.spec.name != "stablehlo.return" or len(ret.spec.operands) != 1:
+        raise _refuse("a scatter's region without one returned value")
+    body = block.ops[:-1]
+    inner = set(body)
+    for o in body:
+        if o.spec is None or o.regions:
+            raise _refuse(f"'{_op_name(o)}' in a scatter's update computation")
+        if any(v.op not in inner if v.op is not None else v not in block.args for v in o.spec.operands):
+            raise _refuse("a scatter's update computation using a value from outside it")
+        if o.spec.name == "stablehlo.constant":
+            raise _refuse("a constant in a scatter's update computation")
+    k = module.regions
+    module.regions += 1
+    canon = _Canonical(body, ret.spec.operands, entry=False)
+    made: list = []
+    of: dict[Value, Any] = {}
+    for i, arg in enumerate(block.args):
+        of[arg] = module.instr(made, hlo._Instr(name, hlo.shape_text(arg.type), "parameter", [], f"({i})"))
+    for o in canon.order:
+        for ins in hlo._convert(o, canon, of, module):
+            module.instr(made, ins)
+        of[o.results[0]] = made[-1]
+    root = of[canon.outs[0]]
+    return module.finish(f"region_{k}", made, root)
+
+
+hlo.RULES.update({"stablehlo.gather": _gather, "stablehlo.scatter": _scatter})
