@@ -9,6 +9,11 @@ descriptors and tasks until the server had none left for anyone else. Here:
 - a request's line and headers must arrive within ``header_seconds`` of the connection opening (or
   of the previous response ending); its body within ``body_seconds`` of its head. Late ones get 408
   and the connection is closed. The run itself is not under these deadlines, only the upload;
+- a response must keep reaching the client: when none of the bytes written for it was taken
+  by the client's socket for ``send_seconds``, the connection is dropped at once (reset) with
+  the output it buffered. A client that asks for something large and never reads would
+  otherwise hold the response in the server's memory (a report, a stored session) or the route
+  waiting for the socket to drain (a file), with its connection, for as long as it stays;
 - one client (its address; an IPv6 client its /64, as for fair share) may hold
   ``client_connections`` connections; more are answered 429 at once and closed. A trusted proxy's
   connections carry many clients and are not counted (the proxy limits each client itself:
@@ -25,7 +30,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import re
-from typing import TYPE_CHECKING, Any, Optional
+import socket
+import struct
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -67,6 +74,36 @@ def _raw_response(status: bytes, extra: bytes = b"") -> bytes:
     return b"HTTP/1.1 %s\r\n%scontent-length: %d\r\n\r\n%s" % (status, fields, len(body), body)
 
 
+class _CountingTransport:
+    """A connection's transport as uvicorn uses it, telling ``on_write`` the size of every write;
+    everything else is the transport's own."""
+
+    def __init__(self, transport: asyncio.Transport, on_write: Callable[[int], None]) -> None:
+        self._transport, self._on_write = transport, on_write
+
+    def write(self, data: bytes) -> None:
+        self._transport.write(data)
+        self._on_write(len(data))
+
+    def writelines(self, chunks: Any) -> None:
+        self.write(b"".join(chunks))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+def _reset(transport: asyncio.Transport) -> None:
+    """Close at once, dropping what is buffered here and in the kernel: a reset rather than a FIN
+    queued behind output the client is not reading (which the kernel would keep trying to send)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+    transport.abort()
+
+
 def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
     """The protocol class for ``uvicorn.Config(http=...)``, with ``settings``' limits; the connection
     counts are shared by every connection of this server (one event loop)."""
@@ -89,17 +126,23 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
             self._refused = False  # over the client's connection cap: answered 429, closing
             self._head: Optional[bytearray] = None  # the bytes of the head being received
             self._deadline: Optional[asyncio.TimerHandle] = None
+            # The send deadline: bytes written, and how many of them the kernel had taken when the
+            # watch was last armed (it runs while output waits in the transport's buffer).
+            self._written = 0
+            self._delivered = 0
+            self._send_watch: Optional[asyncio.TimerHandle] = None
             # Every event h11 gives uvicorn passes through here, and every byte it is fed.
             self._h11_next_event, self._h11_receive_data = self.conn.next_event, self.conn.receive_data
             self.conn.next_event = self._next_event  # type: ignore[method-assign]
             self.conn.receive_data = self._receive_data  # type: ignore[method-assign]
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            # uvicorn writes through self.transport only (its request cycles get it from here).
+            super().connection_made(cast(asyncio.Transport, _CountingTransport(transport, self._wrote)))
             key = counted_key(self.client[0]) if self.client else None
             if key is not None:
                 if open_by_client.get(key, 0) >= settings.client_connections:
-                    self._refuse(transport)
+                    self._refuse(self.transport)
                     return
                 open_by_client[key] = open_by_client.get(key, 0) + 1
                 self._client_counted = key
@@ -120,6 +163,9 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
 
         def connection_lost(self, exc: Optional[Exception]) -> None:
             self._disarm()
+            if self._send_watch is not None:
+                self._send_watch.cancel()
+                self._send_watch = None
             key, self._client_counted = self._client_counted, None
             if key is not None:
                 left = open_by_client[key] - 1
@@ -154,6 +200,27 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
             elif isinstance(event, h11.EndOfMessage):
                 self._disarm()
             return event
+
+        def _wrote(self, size: int) -> None:
+            self._written += size
+            if self._send_watch is None and self.transport.get_write_buffer_size():
+                self._watch_sending()
+
+        def _watch_sending(self) -> None:
+            self._delivered = self._written - self.transport.get_write_buffer_size()
+            self._send_watch = self.loop.call_later(settings.send_seconds, self._check_sending)
+
+        def _check_sending(self) -> None:
+            self._send_watch = None
+            waiting = self.transport.get_write_buffer_size()
+            if not waiting:
+                return  # all handed to the kernel; the next write that has to wait watches again
+            if self._written - waiting > self._delivered:
+                self._watch_sending()  # the client took some: a new period
+                return
+            # Nothing taken for a whole period. The route waiting to write more (uvicorn's flow
+            # control) sees a disconnect when the connection is lost, and ends.
+            _reset(self.transport)
 
         def _arm(self, seconds: float, handler: Any) -> None:
             self._disarm()

@@ -81,6 +81,11 @@ class Settings(BaseSettings):
     body_seconds: float = Field(
         30.0, description="Time a client has to send a request's body once its headers are in; then 408."
     )
+    send_seconds: float = Field(
+        30.0,
+        description="Time a response may wait for the client to take any more of it (a client that stops "
+        "reading); then the connection is reset and what it held is freed.",
+    )
     drain_seconds: float = Field(
         30.0,
         description="On SIGTERM, how long to let running runs finish (refusing new ones) before exiting.",

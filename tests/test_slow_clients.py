@@ -1,7 +1,8 @@
 """Attacks on the server's HTTP front at the socket level (server/connection_guard.py).
 
 A client trickling request heads or bodies ("slowloris") must not hold connections past their
-deadlines nor more connections than its share, and others' requests go on meanwhile; a request
+deadlines nor more connections than its share, nor can one that asks for large responses and
+never reads them, and others' requests go on meanwhile; a request
 whose body length two parsers could read differently (request smuggling) is refused with 400.
 Another client is another loopback address (127.0.0.2): the server tells clients apart by address.
 """
@@ -9,7 +10,9 @@ Another client is another loopback address (127.0.0.2): the server tells clients
 from __future__ import annotations
 
 import socket
+import struct
 import threading
+import time
 
 import httpx
 import pytest
@@ -19,10 +22,16 @@ from server.launch import ServerProcess
 
 PLAIN = "server.sandbox.plain_runner:run_request"
 CAP = 6
+BUNDLE = 32 << 20  # a web bundle far larger than any socket buffer: served a piece at a time
+OUTPUT = 8 << 20  # a run report of this much output: buffered whole in the server, then written
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    web = tmp_path_factory.mktemp("web")
+    (web / "index.html").write_text("<!doctype html>")
+    with open(web / "bundle.js", "wb") as f:
+        f.truncate(BUNDLE)
     settings = {
         "runner": PLAIN,
         "database_path": tmp_path_factory.mktemp("db") / "s.sqlite",
@@ -30,6 +39,9 @@ def server(tmp_path_factory):
         "client_connections": CAP,
         "header_seconds": 2,
         "body_seconds": 2,
+        "send_seconds": 2,
+        "web_dist": web,
+        "output_bytes": OUTPUT + (1 << 20),
     }
     with ServerProcess(settings, log_path=str(tmp_path_factory.mktemp("log") / "server.log")) as s:
         yield s
@@ -116,6 +128,64 @@ def test_slow_heads_and_bodies_are_cut_and_capped_while_others_are_served(server
             sock.close()
     # Their connections no longer count: the client is served again.
     assert httpx.get(server.base_url + "/api/health", timeout=60).status_code == 200
+
+
+def slow_reader(server, request: bytes) -> socket.socket:
+    """A connection that sends ``request`` and then never reads: its receive buffer is made as
+    small as the kernel allows, so it offers the server almost no window."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(60)  # a bound for a broken server, not a measurement
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)  # before connecting: fixes the window
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(request)
+    return sock
+
+
+TCP_ESTABLISHED = 1
+
+
+def wait_until_closed_by_peer(sock: socket.socket, bound: float = 90.0) -> bool:
+    """Whether the peer ends the connection within ``bound`` seconds, seen without reading from it
+    (the state the kernel reports, the first field of struct tcp_info)."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)
+        if struct.unpack("B", info[:1])[0] != TCP_ESTABLISHED:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_clients_that_never_read_are_dropped_while_others_are_served(server):
+    bundle = b"GET /bundle.js HTTP/1.1\r\nHost: x\r\n\r\n"
+    body = b'{"code": "import sys; sys.stdout.write(\'x\' * %d)"}' % OUTPUT
+    report = b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    report += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    # The client's whole share: half ask for the bundle, half for a big run report.
+    readers = [slow_reader(server, bundle if i % 2 else report) for i in range(CAP)]
+    try:
+        # Another client is served meanwhile, a run included.
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=server.base_url, transport=transport, timeout=60) as other:
+            assert other.get("/api/health").status_code == 200
+            assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+        # Each reader is dropped by the server, short of its whole response.
+        for sock in readers:
+            assert wait_until_closed_by_peer(sock)
+            assert len(read_all(sock)) < min(BUNDLE, OUTPUT)
+    finally:
+        for sock in readers:
+            sock.close()
+    # Their connections are freed: the client may hold its whole share again.
+    held = [connect(server) for _ in range(CAP)]
+    try:
+        for sock in held:
+            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        for sock in held:
+            assert read_all(sock).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for sock in held:
+            sock.close()
 
 
 def test_a_silent_connection_is_closed(server):
