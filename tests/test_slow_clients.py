@@ -2,13 +2,16 @@
 
 A client trickling request heads or bodies ("slowloris") must not hold connections past their
 deadlines nor more connections than its share, nor can one that asks for large responses and
-never reads them, and others' requests go on meanwhile; a request
-whose body length two parsers could read differently (request smuggling) is refused with 400.
+never reads them, and others' requests go on meanwhile; a request whose body length two parsers
+could read differently (request smuggling) is refused with 400. The nginx balancer in front of
+replicas (a real one, Debian's) caps each client's connections and cuts slow heads and bodies itself.
 Another client is another loopback address (127.0.0.2): the server tells clients apart by address.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import struct
 import threading
@@ -19,6 +22,7 @@ import pytest
 
 from server.connection_guard import framing_problem
 from server.launch import ServerProcess
+from server.services import Nginx
 
 PLAIN = "server.sandbox.plain_runner:run_request"
 CAP = 6
@@ -248,29 +252,68 @@ def test_framing_problem_reads_fields_as_h11_does():
     assert framing_problem(b"POST / HTTP/1.1\nContent-Length: 1\nContent-Length: 1\n") is not None
 
 
-def test_the_balancer_caps_a_clients_slow_bodies(server):
-    # nginx in front of replicas (docker/nginx/jaxplay.conf.template): the replicas do not count
-    # the balancer's connections per client, so it caps them itself (32 per address).
-    from server.services import Nginx
+@pytest.fixture(scope="module")
+def balancer(server):
+    """nginx in front of the server with the repository's config (docker/nginx/jaxplay.conf.template),
+    from Debian's nginx-light, which make install-test installs where apt-get works."""
+    if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
+        if shutil.which("apt-get") and os.geteuid() == 0:
+            pytest.fail("nginx is missing but installable here: run make install-test (Debian's nginx-light)")
+        pytest.skip("nginx is not installed, and cannot be here (Debian's nginx-light needs apt-get as root)")
+    with Nginx([f"127.0.0.1:{server.port}"]) as n:
+        yield n
 
-    head = (
-        b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
-    )
-    with Nginx([f"127.0.0.1:{server.port}"]) as balancer:
-        held = []
-        try:
-            for _ in range(32):
-                sock = connect(balancer)
-                sock.sendall(head + b'{"code": ')  # the rest of the body never comes
-                held.append(sock)
-            extra = connect(balancer)
-            extra.sendall(head + b'{"code": ')
-            refused = read_all(extra)
-            extra.close()
-            assert refused.startswith(b"HTTP/1.1 429 "), refused
-            transport = httpx.HTTPTransport(local_address="127.0.0.2")
-            with httpx.Client(base_url=balancer.base_url, transport=transport, timeout=60) as other:
-                assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
-        finally:
-            for sock in held:
-                sock.close()
+
+RUN_HEAD = (
+    b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+)
+
+
+def test_the_balancer_caps_a_clients_slow_bodies(balancer):
+    # The replicas do not count the balancer's connections per client, so it caps them itself
+    # (32 per address).
+    held = []
+    try:
+        for _ in range(32):
+            sock = connect(balancer)
+            sock.sendall(RUN_HEAD + b'{"code": ')  # the rest of the body never comes
+            held.append(sock)
+        extra = connect(balancer)
+        extra.sendall(RUN_HEAD + b'{"code": ')
+        refused = read_all(extra)
+        extra.close()
+        assert refused.startswith(b"HTTP/1.1 429 "), refused
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=balancer.base_url, transport=transport, timeout=60) as other:
+            assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_the_balancer_cuts_slow_heads_and_stalled_bodies(balancer):
+    # Its own deadlines (client_header_timeout, client_body_timeout: 10 s) end these before any
+    # replica sees them. The head keeps coming, a byte every 0.2 s, for 200 s and never ends: the
+    # head's deadline is for all of it. 30 s without an answer or a close fails the test (nginx's
+    # own default, were the config to lose its lines, is 60 s).
+    head = b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 1000
+    stop = threading.Event()
+    loris = connect(balancer, "127.0.0.3")
+    stalled = connect(balancer, "127.0.0.3")
+    stalled.sendall(RUN_HEAD + b'{"code": ')
+    for sock in (loris, stalled):
+        sock.settimeout(30)
+    dripping = threading.Thread(target=drip, args=(loris, head, stop), daemon=True)
+    dripping.start()
+    try:
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=balancer.base_url, transport=transport, timeout=60) as other:
+            assert other.post("/api/run", json={"code": "print(6 * 7)"}).json()["stdout"] == "42\n"
+        for sock in (loris, stalled):
+            answer = read_all(sock)  # nginx closes these without an answer (or with a 408)
+            assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer
+    finally:
+        stop.set()
+        dripping.join()
+        loris.close()
+        stalled.close()
