@@ -142,7 +142,7 @@ def module_text(
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
     from . import rules_calls, rules_control, rules_elementwise, rules_ffi, rules_indexing  # noqa: F401
-    from . import rules_generic_reductions, rules_random, rules_structural  # noqa: F401  (each adds rows to ``rules``)
+    from . import rules_generic_reductions, rules_linalg, rules_random, rules_structural  # noqa: F401  (each adds rows to ``rules``)
 
     jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
     kept = [i for i, u in enumerate(used) if u or keep_unused]

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import core
 from ..ir import ClosedJaxpr
 from ..lax.cond import cond_p
 from ..lax.loops import while_p
@@ -159,8 +160,10 @@ def select(ctx: RuleContext, pred: Value, a: Value, b: Value) -> Value:
 # --- scan --------------------------------------------------------------------------------------
 
 
-def _i32(ctx: RuleContext, value: int) -> Value:
-    return ctx.constant(np.int32(value), np.int32)
+def _index(ctx: RuleContext, value: int) -> Value:
+    """A Python int as JAX stages it: the default integer type (int64 with x64)."""
+    dtype = np.dtype(core.canonical_dtype(np.int64))
+    return ctx.constant(dtype.type(value), dtype)
 
 
 def _dynamic_index_in_dim(ctx: RuleContext, x: Value, i: Value, aval: Any) -> Value:
@@ -168,7 +171,7 @@ def _dynamic_index_in_dim(ctx: RuleContext, x: Value, i: Value, aval: Any) -> Va
 
     def body(c: RuleContext, args: Sequence[Value]) -> list[Value]:
         operand, index = args
-        starts = [index] + [_i32(c, 0) for _ in aval.shape[1:]]
+        starts = [index] + [_index(c, 0) for _ in aval.shape[1:]]
         sizes = ", ".join(str(d) for d in (1, *aval.shape[1:]))
         sliced = literals.tensor_type((1, *aval.shape[1:]), aval.dtype)
         types = ", ".join(v.type for v in (operand, *starts))
@@ -192,7 +195,7 @@ def _dynamic_update_index_in_dim(
     def body(c: RuleContext, args: Sequence[Value]) -> list[Value]:
         operand, upd, index = args
         expanded = broadcast_in_dim(c, upd, (1, *aval.shape[1:]), range(1, len(aval.shape)))
-        starts = [index] + [_i32(c, 0) for _ in aval.shape[1:]]
+        starts = [index] + [_index(c, 0) for _ in aval.shape[1:]]
         types = ", ".join(v.type for v in (operand, expanded, *starts))
         return c.emit(
             [operand.type],
@@ -330,19 +333,21 @@ def _scan_loop(
     """The while loop of ``_scan_impl``: it carries the body's captured values first (the scanned
     arrays, then the consts), the counter, the carry and the stacked outputs."""
     captured = list(dict.fromkeys([*(x for x, _ in xss), *consts]))
-    init = [*captured, _i32(ctx, 0), *carry, *ys_init]
+    index = np.dtype(core.canonical_dtype(np.int64))  # (JAX counts in int(length)'s dtype)
+    i_type = literals.tensor_type((), index)
+    init = [*captured, _index(ctx, 0), *carry, *ys_init]
     n_cap = len(captured)
     y_avals = jaxpr.out_avals[num_carry:]
 
     def cond(c: RuleContext, vals: list[Value]) -> Value:
-        return compare(c, "LT", vals[n_cap], _i32(c, trips), np.int32, "tensor<i1>")
+        return compare(c, "LT", vals[n_cap], _index(c, trips), index, "tensor<i1>")
 
     def body(c: RuleContext, vals: list[Value]) -> list[Value]:
         cap = dict(zip(captured, vals[:n_cap]))
         i_ = i = vals[n_cap]
         if reverse:  # i = num_trips - i_ - 1
-            i = hlo_op(c, "stablehlo.subtract", _i32(c, trips), i_, out_type="tensor<i32>")
-            i = hlo_op(c, "stablehlo.subtract", i, _i32(c, 1), out_type="tensor<i32>")
+            i = hlo_op(c, "stablehlo.subtract", _index(c, trips), i_, out_type=i_type)
+            i = hlo_op(c, "stablehlo.subtract", i, _index(c, 1), out_type=i_type)
         cs, ys = vals[n_cap + 1 : n_cap + 1 + num_carry], vals[n_cap + 1 + num_carry :]
         x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in xss]
         if unroll == 1:
@@ -365,7 +370,7 @@ def _scan_loop(
             _dynamic_update_index_in_dim(c, y, u, i, a, ua)
             for y, u, a, ua in zip(ys, new_ys, stacked_avals, y_avals)
         ]
-        i_next = hlo_op(c, "stablehlo.add", i_, _i32(c, 1), out_type="tensor<i32>")
+        i_next = hlo_op(c, "stablehlo.add", i_, _index(c, 1), out_type=i_type)
         return [*vals[:n_cap], i_next, *new_carry, *ys]
 
     outs = while_loop(ctx, init, cond, body)

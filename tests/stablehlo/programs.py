@@ -494,3 +494,47 @@ def generic_reduce_window_jvp():
         )
 
     return f, (f32(4, 3), f32(4, 3, seed=1))
+
+
+# --- LAPACK-backed linear algebra: custom calls with column-major layouts and a sharding rule
+
+
+@program
+def linalg_lu_wide():
+    return lax.linalg.lu, (f32(3, 4),)
+
+
+@program
+def linalg_lu_batched_complex():
+    return lax.linalg.lu, ((f32(2, 3, 2, 2) + 1j * f32(2, 3, 2, 2, seed=1)).astype(np.complex64),)
+
+
+@program
+def linalg_lu_one_by_one():
+    return lax.linalg.lu, (f32(1, 1),)
+
+
+@program
+def linalg_lu_pivots_to_permutation():
+    return (lambda p: lax.linalg.lu_pivots_to_permutation(p, 5)), (
+        np.array([[2, 2, 3], [1, 4, 2]], np.int32),
+    )
+
+
+@program
+def linalg_triangular_solve_right_transposed_unit():
+    def f(a, b):
+        return lax.linalg.triangular_solve(
+            a, b, left_side=False, lower=True, transpose_a=True, unit_diagonal=True
+        )
+
+    return f, (f32(3, 3), f32(2, 3))
+
+
+@program
+def linalg_triangular_solve_conjugate_batched():
+    def f(a, b):
+        return lax.linalg.triangular_solve(a, b, left_side=True, conjugate_a=True)
+
+    c = (f32(2, 3, 3) + 1j * f32(2, 3, 3, seed=1)).astype(np.complex64)
+    return f, (c, c[..., :2] * 2)
