@@ -101,9 +101,10 @@ def _logistic(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
     # JAX's logistic_impl, traced and inlined: 1 / (1 + exp(-x)), each 1 a literal of its own
     aval = ctx.avals_in[0]
     e = named(hlo_op(ctx, "stablehlo.exponential", named(hlo_op(ctx, "stablehlo.negate", x), "neg")), "exp")
-    one = _literal_operand(ctx, 1, aval)
+    one = named(_literal_operand(ctx, 1, aval), "add")  # (broadcast by the add equation's lowering)
     denominator = named(hlo_op(ctx, "stablehlo.add", one, e), "add")
-    return [named(hlo_op(ctx, "stablehlo.divide", _literal_operand(ctx, 1, aval), denominator), "div")]
+    one = named(_literal_operand(ctx, 1, aval), "div")
+    return [named(hlo_op(ctx, "stablehlo.divide", one, denominator), "div")]
 
 
 def named(v: Value, primitive: str) -> Value:
@@ -117,7 +118,7 @@ def named(v: Value, primitive: str) -> Value:
 def _literal_operand(ctx: RuleContext, value: Any, aval: Any) -> Value:
     """A scalar literal used by an elementwise operation of ``aval``'s shape (broadcast if needed)."""
     c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
-    return c if aval.shape == () else broadcast_in_dim(ctx, c, aval.shape, ())
+    return c if aval.shape == () else named(broadcast_in_dim(ctx, c, aval.shape, ()), "broadcast_in_dim")
 
 
 @register(ew.exp2_p)
@@ -249,7 +250,7 @@ def _integer_pow(ctx: RuleContext, x: Value, y: int) -> list[Value]:
 def _lax_full(ctx: RuleContext, value: Any, aval: Any) -> Value:
     """What ``lax.full`` traces to: a literal, broadcast by an equation when the shape is not ()."""
     c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
-    return c if aval.shape == () else broadcast_in_dim(ctx, c, aval.shape, ())
+    return c if aval.shape == () else named(broadcast_in_dim(ctx, c, aval.shape, ()), "broadcast_in_dim")
 
 
 def select(ctx: RuleContext, pred: Value, on_true: Value, on_false: Value) -> Value:

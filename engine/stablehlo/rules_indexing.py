@@ -103,6 +103,7 @@ def _gather_fill(
     out_aval = ctx.avals_out[0]
     i32, i1 = np.dtype(np.int32), np.dtype(np.bool_)
     nb = len(idx_aval.shape) - 1
+    first = len(ctx.block.ops)
     starts = list(d.start_index_map)
     upper = np.array([op_aval.shape[k] - slice_sizes[k] for k in starts], np.int32)
     ub = ctx.constant(upper, np.int32)  # (a constant of the traced jaxpr: emitted first)
@@ -140,9 +141,24 @@ def _gather_fill(
     fill = ctx.constant(np.array(fill_value, out_aval.dtype), out_aval.dtype)
     if out_aval.shape:
         fill = broadcast_in_dim(ctx, fill, out_aval.shape, ())
-    return ctx.emit(
-        [out.type], lambda p: f"stablehlo.select {p(mask)}, {p(out)}, {p(fill)} : {mask.type}, {out.type}"
+    result = ctx.emit(
+        [out.type],
+        lambda p: f"stablehlo.select {p(mask)}, {p(out)}, {p(fill)} : {mask.type}, {out.type}",
+        spec=Spec("stablehlo.select", [mask, out, fill]),
     )[0]
+    for op in ctx.block.ops[first:]:  # (named after the traced function's equations, JAX's locations)
+        if op.spec is not None and op.spec.name != "stablehlo.constant":
+            spec = op.spec
+            key = spec.attrs["direction"] if spec.name == "stablehlo.compare" else spec.name
+            op.source = _GATHER_FILL_NAMES[key]
+    return result
+
+
+_GATHER_FILL_NAMES = {
+    "stablehlo.convert": "convert_element_type", "stablehlo.broadcast_in_dim": "broadcast_in_dim",
+    "GE": "ge", "LE": "le", "stablehlo.and": "and", "stablehlo.reduce": "reduce_and",
+    "stablehlo.gather": "gather", "stablehlo.select": "select_n",
+}  # fmt: skip
 
 
 _SCATTER_COMBINE = {
@@ -252,7 +268,9 @@ def _clamp_scatter_indices(ctx: RuleContext, indices: Value, d: Any) -> Value:
     zero = ctx.constant(np.zeros((), idx_aval.dtype), idx_aval.dtype)
     zero = broadcast_in_dim(ctx, zero, shape, ()) if shape else zero
     return ctx.emit(
-        [indices.type], lambda p: f"stablehlo.clamp {p.list([zero, indices, ub])} : {indices.type}"
+        [indices.type],
+        lambda p: f"stablehlo.clamp {p.list([zero, indices, ub])} : {indices.type}",
+        spec=Spec("stablehlo.clamp", [zero, indices, ub]),
     )[0]
 
 

@@ -45,6 +45,14 @@ def _special_integer(c: np.ndarray) -> bool:
     return any(_is_splat(c, v) for v in (0, 1, -1, ones))
 
 
+def _all_equal(arr: np.ndarray) -> bool:
+    """Every element the same bits (a scalar too; not an empty array)."""
+    if arr.size == 0 or arr.dtype.itemsize not in (1, 2, 4, 8):
+        return False
+    bits = np.ascontiguousarray(arr).reshape(-1).view(f"u{arr.dtype.itemsize}")
+    return bool(np.all(bits == bits[0]))
+
+
 def _is_splat(arr: np.ndarray, value: Any) -> bool:
     return (
         arr.size > 0 and bool(np.all(arr == value)) and not (arr.dtype.kind == "f" and np.signbit(arr).any())
@@ -71,6 +79,7 @@ class _Canonical:
         self.splats: dict[Op, tuple[np.ndarray, str]] = {}  # splat constant -> (scalar, type)
         self.args: dict[Op, list[Value]] = {}  # operands reordered by a rewrite
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
+        self.names: dict[Op, str] = {}  # an operation XLA names after another's location
         block = self._inline_constant_cases(ops)
         for op in block:
             if op.spec is None or (
@@ -145,17 +154,23 @@ class _Canonical:
         if name in ("func.call", "stablehlo.case"):  # (not folded; a case's branches are converted apart)
             return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
-            if consts[0].ndim != 0:
-                raise _refuse("a broadcast of a non-scalar constant")
-            self.splats[op] = (consts[0], result.type)  # (in the broadcast's place)
+            if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)
+                raise _refuse("a broadcast of a constant of unequal elements")
+            self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (in the broadcast's place)
             return
         if consts and all(c is not None for c in consts) and name != "stablehlo.scatter":  # (recorded: kept)
             raise _refuse(f"'{name}' of constants (XLA folds it)")
         if name in _COMMUTATIVE and len(ins) == 2 and consts[0] is not None:
             if not self._folds(name, consts[0], first=True):
-                # (the swapped operation keeps its name for these; an add of a constant that is
-                # not a splat made from a broadcast takes the constant's location too: not modelled)
+                # (the swapped operation takes its constant's location: a splat made from a
+                # broadcast names it after the broadcast's equation, broadcast_in_dim.1 = add(x, c),
+                # recorded; for these others it keeps its name; an add of another constant: not modelled)
                 splat = ins[0].op in self.splats
+                if splat:
+                    made_by = spec.operands[0].op
+                    if made_by not in self.splats or made_by.source is None:
+                        raise _refuse(f"'{name}' swapped with a splat whose location is not known")
+                    self.names[op] = made_by.source
                 if name not in ("stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum") and not (
                     name == "stablehlo.add" and splat
                 ):

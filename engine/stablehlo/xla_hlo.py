@@ -372,7 +372,9 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     ins = [of[v] for v in canon.operands(op)]
     if op.source in _TRACED_LOWERINGS:
         raise _refuse(f"the operations of '{op.source}' (JAX names them after the function it traces)")
-    name = _sanitize(op.source or "constant")  # (an operation no equation made: a literal's constant)
+    name = _sanitize(
+        canon.names.get(op) or op.source or "constant"
+    )  # (an operation no equation made: a literal's constant)
     a = spec.attrs
     if spec.name == "stablehlo.constant":
         out = _Instr("constant", ty, "constant", [])

@@ -186,3 +186,21 @@ def scatter_int_add_one():
 @program
 def scatter_apply_two_ops():
     return (lambda x, i: x.at[i].apply(lambda v: jnp.sin(jnp.cos(v)))), (f32(5), i32(2))
+
+
+def _splat(value, n):
+    return lax.broadcast_in_dim(value, (n,), ())
+
+
+@program
+def swapped_with_a_broadcast_splat():
+    # (a commutative operation swapped with a splat takes the location of the splat's broadcast)
+    return (lambda x, y: (lax.add(_splat(1.0, 5), x) * x, lax.max(_splat(2.0, 5), y), jnp.add(2.0, x))), (
+        f32(5),
+        f32(5, seed=1),
+    )
+
+
+@program
+def swapped_multiply_with_a_broadcast_splat():
+    return (lambda x: lax.mul(_splat(3.0, 5), x)), (f32(5),)
