@@ -20,7 +20,7 @@ import re
 from typing import Any, Sequence
 
 from ..ir import ClosedJaxpr
-from . import literals
+from . import literals, refs
 from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
 from .lowering import _return_render
@@ -144,14 +144,22 @@ def module_text(
     from . import rules_calls, rules_control, rules_elementwise, rules_ffi, rules_indexing  # noqa: F401
     from . import rules_generic_reductions, rules_linalg, rules_random, rules_structural  # noqa: F401  (each adds rows to ``rules``)
 
-    jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
-    kept = [i for i, u in enumerate(used) if u or keep_unused]
+    state = refs.stateful(closed, keep_unused)  # (refs: pruned, then discharged as JAX lowers them)
+    if state is not None:
+        if hlo_of is not None and state.arg_attrs is not None:  # (XLA's text then declares the aliases)
+            raise NotImplementedError("HLO text for a program taking refs is not implemented in the engine")
+        closed, jaxpr, kept = state.closed, state.closed.jaxpr, state.kept
+    else:
+        jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
+        kept = [i for i, u in enumerate(used) if u or keep_unused]
     n_out = len(jaxpr.outs)
     if result_names is None:
         result_names = ["result"] if n_out == 1 else [f"result[{i}]" for i in range(n_out)]
     module = Module()
     main = module.add_function("main", True, [literals.aval_type(jaxpr.in_binders[i].aval) for i in kept])
-    if arg_attrs is not None:
+    if state is not None and state.arg_attrs is not None:
+        main.arg_attrs = state.arg_attrs
+    elif arg_attrs is not None:
         main.arg_attrs = list(arg_attrs)
     elif donated is not None and any(donated):
         main.arg_attrs = _aliasing_attrs(jaxpr, kept, donated)
@@ -179,9 +187,11 @@ def module_text(
         outs[i] = emit(main.body, [v.type], _key_constraint(v, spec))[0]
     main.result_types = [v.type for v in outs]
     main.result_attrs = [f'jax.result_info = "{n}"' for n in result_names]
+    if state is not None and state.result_attrs is not None:
+        main.result_attrs = state.result_attrs
     emit(main.body, [], _return_render("return", outs))
     header = f"module @{_module_name(name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n"
-    if keys_out:
+    if keys_out or (state is not None and state.arg_attrs is not None):
         header += "  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}\n"
     if module.callbacks:  # (the one-device mesh JAX places host callbacks on)
         header += (
