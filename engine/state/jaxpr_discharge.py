@@ -77,7 +77,9 @@ def _eval(jaxpr: Jaxpr, consts: Sequence[Value], args: Sequence[Value], mask: Se
                 for x, w, new in zip(eqn.inputs, which, new_values):
                     if w:
                         env[x] = new  # type: ignore[index]
-            elif prim in (get_p, swap_p, addupdate_p) or any(type(x) is Var and x in refs for x in eqn.inputs):
+            elif prim in (get_p, swap_p, addupdate_p) or any(
+                type(x) is Var and x in refs for x in eqn.inputs
+            ):
                 raise NotImplementedError(
                     f"StableHLO text for refs used by '{prim.name}' is not implemented in the engine"
                 )
@@ -285,6 +287,195 @@ def _jit(which: Sequence[bool], args: Sequence[Value], *, jaxpr: ClosedJaxpr, **
     return [next(finals) if w else None for w in which], outs[:n]
 
 
+def _cond(
+    which: Sequence[bool], args: Sequence[Value], *, branches: tuple[ClosedJaxpr, ...], **params: Any
+) -> Any:
+    """Each branch discharged; a ref no branch changes (every branch returns its input) is not
+    threaded through the cond."""
+    from ..lax.cond import cond_p
+
+    index, ops = args[0], args[1:]
+    done = [discharge_state(b, which[1:]) for b in branches]
+    n = len(branches[0].jaxpr.outs)
+    forwarded: list[int | None] | None = None
+    for b in done:
+        pos = {v: k for k, v in enumerate(b.jaxpr.in_binders)}
+        fwd = [pos.get(v) if type(v) is Var else None for v in b.jaxpr.outs[n:]]
+        forwarded = fwd if forwarded is None else [i if i == j else None for i, j in zip(forwarded, fwd)]
+    assert forwarded is not None
+    keep = [True] * n + [f is None for f in forwarded]
+    new = tuple(
+        ClosedJaxpr(
+            Jaxpr(
+                b.jaxpr.constvars,
+                b.jaxpr.in_binders,
+                b.jaxpr.eqns,
+                [o for o, k in zip(b.jaxpr.outs, keep) if k],
+            ),
+            b.consts,
+        )
+        for b in done
+    )
+    outs = cond_p.bind(index, *ops, branches=new, **params)
+    rest = iter(outs[n:])
+    finals = iter([next(rest) if f is None else ops[f] for f in forwarded])
+    return [None, *(next(finals) if w else None for w in which[1:])], outs[:n]
+
+
+def _while(
+    which: Sequence[bool],
+    args: Sequence[Value],
+    *,
+    cond_jaxpr: ClosedJaxpr,
+    body_jaxpr: ClosedJaxpr,
+    cond_nconsts: int,
+    body_nconsts: int,
+) -> Any:
+    """JAX's rule: the body's refs (then the cond's) become carries ahead of the loop's own; the
+    cond reads its refs' values and writes none."""
+    from ..lax.loops import while_p
+
+    nc, nb = cond_nconsts, body_nconsts
+    cw, bw = list(which[:nc]), list(which[nc : nc + nb])
+    if any(which[nc + nb :]):
+        raise NotImplementedError(
+            "StableHLO text for a while loop carrying a ref is not implemented in the engine"
+        )
+    cc, bc, carry = args[:nc], args[nc : nc + nb], args[nc + nb :]
+    dcond = discharge_state(cond_jaxpr, [*cw, *[False] * len(carry)])
+    dbody = discharge_state(body_jaxpr, [*bw, *[False] * len(carry)])
+    if len(dcond.jaxpr.outs) > 1 and any(
+        o is not v for o, v in zip(dcond.jaxpr.outs[1:], [v for v, w in zip(dcond.jaxpr.in_binders, cw) if w])
+    ):
+        raise NotImplementedError(
+            "StableHLO text for a while loop whose cond writes a ref is not implemented in the engine"
+        )
+    c_pure = [a for a, w in zip(cc, cw) if not w]
+    b_pure = [a for a, w in zip(bc, bw) if not w]
+    b_refs = [a for a, w in zip(bc, bw) if w]
+    c_refs = [a for a, w in zip(cc, cw) if w]
+    nbr, ncr = len(b_refs), len(c_refs)
+
+    def merge(mask: Sequence[bool], pure: Sequence[Any], refs: Sequence[Any]) -> list[Any]:
+        p, r = iter(pure), iter(refs)
+        return [next(r) if m else next(p) for m in mask]
+
+    def body(*xs: Value) -> list[Value]:
+        consts, brefs, crefs, c = (
+            xs[: len(b_pure)],
+            xs[len(b_pure) : len(b_pure) + nbr],
+            xs[len(b_pure) + nbr : len(b_pure) + nbr + ncr],
+            xs[len(b_pure) + nbr + ncr :],
+        )
+        outs = ir.eval_jaxpr(dbody.jaxpr, [*merge(bw, consts, brefs), *c], dbody.consts)
+        return [*outs[len(c) :], *crefs, *outs[: len(c)]]
+
+    def cond(*xs: Value) -> list[Value]:
+        consts, crefs, c = (
+            xs[: len(c_pure)],
+            xs[len(c_pure) + nbr : len(c_pure) + nbr + ncr],
+            xs[len(c_pure) + nbr + ncr :],
+        )
+        return ir.eval_jaxpr(dcond.jaxpr, [*merge(cw, consts, crefs), *c], dcond.consts)[:1]
+
+    ref_avals = [core.get_aval(a) for a in [*b_refs, *c_refs]]
+    carry_avals = [core.get_aval(a) for a in carry]
+    new_body = trace_to_jaxpr(body, [*(core.get_aval(a) for a in b_pure), *ref_avals, *carry_avals])
+    new_cond = trace_to_jaxpr(cond, [*(core.get_aval(a) for a in c_pure), *ref_avals, *carry_avals])
+    outs = while_p.bind(
+        *c_pure,
+        *b_pure,
+        *b_refs,
+        *c_refs,
+        *carry,
+        cond_jaxpr=new_cond,
+        body_jaxpr=new_body,
+        cond_nconsts=len(c_pure),
+        body_nconsts=len(b_pure),
+    )
+    b_out, c_out, carry_out = outs[:nbr], outs[nbr : nbr + ncr], outs[nbr + ncr :]
+    new_values = [*merge(cw, [None] * len(c_pure), c_out), *merge(bw, [None] * len(b_pure), b_out)]
+    return [*new_values, *[None] * len(carry)], carry_out
+
+
+# JAX's ``eval_jaxpr_p``, which its scan rule binds on the discharged body: lowered as a call of a
+# private function ``closed_call`` (``engine.stablehlo.rules_state``); never run.
+closed_call_p = core.Primitive("closed_call", multiple_results=True)
+core.abstract_eval_rules[closed_call_p] = lambda *avals, call_jaxpr: list(call_jaxpr.out_avals)
+
+
+def _scan(
+    which: Sequence[bool],
+    args: Sequence[Value],
+    *,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    length: int,
+    reverse: bool,
+    **params: Any,
+) -> Any:
+    """JAX's rule: the refs among the consts become carries after a step counter (that JAX adds for
+    refs among the scanned arrays), the discharged body a ``closed_call`` inside the new body."""
+    from ..lax.scan import scan_p
+
+    if any(which[num_consts:]):
+        raise NotImplementedError(
+            "StableHLO text for a scan carrying or scanning a ref is not implemented in the engine"
+        )
+    cw = list(which[:num_consts])
+    dis = discharge_state(jaxpr, which)
+    consts, carry, xs = (
+        args[:num_consts],
+        args[num_consts : num_consts + num_carry],
+        args[num_consts + num_carry :],
+    )
+    pure = [a for a, w in zip(consts, cw) if not w]
+    refs = [a for a, w in zip(consts, cw) if w]
+    n_ys = len(jaxpr.jaxpr.outs) - num_carry
+
+    def body(*vals: Value) -> list[Value]:
+        p, i_ = vals[: len(pure)], vals[len(pure)]
+        r = vals[len(pure) + 1 : len(pure) + 1 + len(refs)]
+        rest = vals[len(pure) + 1 + len(refs) :]
+        c, x = rest[:num_carry], rest[num_carry:]
+        pi, ri = iter(p), iter(r)
+        merged = [next(ri) if w else next(pi) for w in cw]
+        outs = closed_call_p.bind(*merged, *c, *x, call_jaxpr=dis)
+        new_c, ys, new_r = outs[:num_carry], outs[num_carry : num_carry + n_ys], outs[num_carry + n_ys :]
+        return [i_ + 1, *new_r, *new_c, *ys]  # type: ignore[operator]
+
+    counter = core.ShapedArray((), np.dtype(np.int32), weak_type=True)
+    x_avals = [core.get_aval(a).update(shape=core.get_aval(a).shape[1:]) for a in xs]
+    avals = [
+        *(core.get_aval(a) for a in pure),
+        counter,
+        *(core.get_aval(a) for a in [*refs, *carry]),
+        *x_avals,
+    ]
+    new = trace_to_jaxpr(body, avals)
+    outs = scan_p.bind(
+        *pure,
+        np.int32(0),
+        *refs,
+        *carry,
+        *xs,
+        jaxpr=new,
+        num_consts=len(pure),
+        num_carry=1 + len(refs) + num_carry,
+        length=length,
+        reverse=reverse,
+        **params,
+    )
+    finals = iter(outs[1 : 1 + len(refs)])
+    return [*(next(finals) if w else None for w in cw), *[None] * (len(args) - num_consts)], outs[
+        1 + len(refs) :
+    ]
+
+
 discharge_rules: dict[str, Callable[..., tuple[list[Any], Any]]] = {
     "jit": _jit,
+    "cond": _cond,
+    "while": _while,
+    "scan": _scan,
 }
