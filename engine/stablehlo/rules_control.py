@@ -105,7 +105,8 @@ def while_loop(
             f"do {{\n{p.block(body_block, p.indent + '  ')}{p.indent}}}"
         )
 
-    return ctx.emit(types, render, regions=[cond_block, body_block], arg_hint="iterArg")
+    spec = Spec("stablehlo.while", list(init))
+    return ctx.emit(types, render, regions=[cond_block, body_block], arg_hint="iterArg", spec=spec)
 
 
 @register(while_p)
@@ -148,6 +149,9 @@ def _while(
         return [*x, *y, *new_z]
 
     outs = while_loop(ctx, args, cond, body)
+    for block in outs[0].op.regions if outs and outs[0].op else []:  # (JAX's location: the rule's own ops)
+        for o in block.ops:
+            o.source = o.source or "while"
     return outs[cond_nconsts + body_nconsts :]
 
 
@@ -180,11 +184,17 @@ def _dynamic_index_in_dim(ctx: RuleContext, x: Value, i: Value, aval: Any) -> Va
             lambda p: (
                 f"stablehlo.dynamic_slice {p.list([operand, *starts])}, sizes = [{sizes}] : ({types}) -> {sliced}"
             ),
+            spec=Spec("stablehlo.dynamic_slice", [operand, *starts], {"sizes": (1, *aval.shape[1:])}),
         )
-        return [reshape(c, s, literals.tensor_type(aval.shape[1:], aval.dtype))]
+        return [
+            _named(
+                reshape(c, _named(s, "dynamic_slice"), literals.tensor_type(aval.shape[1:], aval.dtype)),
+                "squeeze",
+            )
+        ]
 
     # (JAX traces the jitted helper once per argument type, weak types included)
-    return ctx.cached_call("dynamic_index_in_dim", [x, i], body, key=("pjit", aval.weak_type))[0]
+    return _jitted_call(ctx, "dynamic_index_in_dim", [x, i], body, ("pjit", aval.weak_type))[0]
 
 
 def _dynamic_update_index_in_dim(
@@ -197,15 +207,38 @@ def _dynamic_update_index_in_dim(
         expanded = broadcast_in_dim(c, upd, (1, *aval.shape[1:]), range(1, len(aval.shape)))
         starts = [index] + [_index(c, 0) for _ in aval.shape[1:]]
         types = ", ".join(v.type for v in (operand, expanded, *starts))
-        return c.emit(
+        (out,) = c.emit(
             [operand.type],
             lambda p: (
                 f"stablehlo.dynamic_update_slice {p.list([operand, expanded, *starts])} : ({types}) -> {operand.type}"
             ),
+            spec=Spec("stablehlo.dynamic_update_slice", [operand, expanded, *starts]),
         )
+        _named(expanded, "broadcast_in_dim")
+        return [_named(out, "dynamic_update_slice")]
 
     key = ("pjit", update_aval.weak_type)
-    return ctx.cached_call("dynamic_update_index_in_dim", [y, update, i], body, key=key)[0]
+    return _jitted_call(ctx, "dynamic_update_index_in_dim", [y, update, i], body, key)[0]
+
+
+def _jitted_call(
+    ctx: RuleContext, name: str, args: list[Value], body: Callable[..., Sequence[Value]], key: Any
+) -> list[Value]:
+    """``ctx.cached_call`` of a helper JAX jits (the HLO printer names the call ``jit(name)``)."""
+    types = [a.type for a in args]
+    fn = ctx.module.function(
+        ("cached", name, tuple(types), key), name, types, lambda block: body(ctx.at(block), block.args)
+    )
+    outs = ctx.call(fn, args)
+    outs[0].op.spec = Spec("func.call", args, {"callee": fn, "name": name, "transforms": ()})  # type: ignore[union-attr]
+    return outs
+
+
+def _named(v: Value, name: str) -> Value:
+    """``v``'s operation, named as JAX's location names it in HLO (the function ``_scan_impl`` traces)."""
+    assert v.op is not None
+    v.op.source = name
+    return v
 
 
 @register(scan_p)
@@ -223,6 +256,7 @@ def _scan(
     """JAX's ``_scan_impl``, traced and inlined: a while loop over ``num_trips`` steps of ``unroll``
     body calls each, and the remaining steps (or all of them, fully unrolled) after it."""
     unroll = int(unroll)
+    first = len(ctx.block.ops)
     consts = list(args[:num_consts])
     carry = list(args[num_consts : num_consts + num_carry])
     xs = list(args[num_consts + num_carry :])
@@ -275,6 +309,13 @@ def _scan(
             pair_avals = [a.update(shape=(shape0, *a.shape)), a.update(shape=(remainder, *a.shape))]
             out_ys.append(concatenate(ctx, pair, pair_avals if not reverse else pair_avals[::-1], 0))
         ys = out_ys
+    for op in ctx.block.ops[first:]:  # (the constants and empty outputs; what else it made stays "scan")
+        if op.source is None and op.spec is not None and op.spec.name == "stablehlo.constant":
+            op.source = "constant"
+        elif op.source is None and op.spec is not None and op.spec.name == "stablehlo.broadcast_in_dim":
+            made_by = op.spec.operands[0].op  # (an empty output: a broadcast zero, XLA's splat)
+            if made_by is not None and made_by.spec is not None and made_by.spec.name == "stablehlo.constant":
+                op.source = "broadcast_in_dim"
     return [*carry, *ys]
 
 
@@ -340,19 +381,28 @@ def _scan_loop(
     y_avals = jaxpr.out_avals[num_carry:]
 
     def cond(c: RuleContext, vals: list[Value]) -> Value:
-        return compare(c, "LT", vals[n_cap], _index(c, trips), index, "tensor<i1>")
+        return _named(compare(c, "LT", vals[n_cap], _index(c, trips), index, "tensor<i1>"), "lt")
 
     def body(c: RuleContext, vals: list[Value]) -> list[Value]:
         cap = dict(zip(captured, vals[:n_cap]))
         i_ = i = vals[n_cap]
         if reverse:  # i = num_trips - i_ - 1
-            i = hlo_op(c, "stablehlo.subtract", _index(c, trips), i_, out_type=i_type)
-            i = hlo_op(c, "stablehlo.subtract", i, _index(c, 1), out_type=i_type)
+            i = _named(hlo_op(c, "stablehlo.subtract", _index(c, trips), i_, out_type=i_type), "sub")
+            i = _named(hlo_op(c, "stablehlo.subtract", i, _index(c, 1), out_type=i_type), "sub")
         cs, ys = vals[n_cap + 1 : n_cap + 1 + num_carry], vals[n_cap + 1 + num_carry :]
         x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in xss]
         if unroll == 1:
             closed_call = c.module.private_function(jaxpr, "closed_call")
-            outs = c.call(closed_call, [*(cap[k] for k in consts), *cs, *x_slices])
+            args = [*(cap[k] for k in consts), *cs, *x_slices]
+            outs = c.call(closed_call, args)
+            if outs:  # (JAX's eval_jaxpr_p: a call located closed_call)
+                attrs = {
+                    "callee": closed_call,
+                    "name": "closed_call",
+                    "transforms": (),
+                    "location": "closed_call",
+                }
+                outs[0].op.spec = Spec("func.call", args, attrs)  # type: ignore[union-attr]
             new_carry, new_ys = outs[:num_carry], outs[num_carry:]
         else:
             slice_avals = [a.update(shape=a.shape[1:]) for _, a in xss]
@@ -370,8 +420,9 @@ def _scan_loop(
             _dynamic_update_index_in_dim(c, y, u, i, a, ua)
             for y, u, a, ua in zip(ys, new_ys, stacked_avals, y_avals)
         ]
-        i_next = hlo_op(c, "stablehlo.add", i_, _index(c, 1), out_type=i_type)
+        i_next = _named(hlo_op(c, "stablehlo.add", i_, _index(c, 1), out_type=i_type), "add")
         return [*vals[:n_cap], i_next, *new_carry, *ys]
 
     outs = while_loop(ctx, init, cond, body)
+    _named(outs[0], "while")
     return outs[n_cap + 1 : n_cap + 1 + num_carry], outs[n_cap + 1 + num_carry :]

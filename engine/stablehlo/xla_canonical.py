@@ -15,7 +15,9 @@ from .syntax import Op, Value
 _KEEPS_INTEGER_CONSTANTS = {
     "stablehlo.reduce", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.pad",
     "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate", "stablehlo.gather", "stablehlo.scatter",
+    "stablehlo.add", "stablehlo.subtract",
 }  # fmt: skip
+_WITH_REGIONS = ("stablehlo.reduce", "stablehlo.case", "stablehlo.scatter", "stablehlo.while")
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip
 
@@ -82,9 +84,7 @@ class _Canonical:
         self.names: dict[Op, str] = {}  # an operation XLA names after another's location
         block = self._inline_constant_cases(ops)
         for op in block:
-            if op.spec is None or (
-                op.regions and op.spec.name not in ("stablehlo.reduce", "stablehlo.case", "stablehlo.scatter")
-            ):
+            if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
                 raise _refuse(f"'{_op_name(op)}'")
         self.outs = list(outs)
         self._unique_and_hoist(block)
@@ -152,6 +152,12 @@ class _Canonical:
         consts = [self.constant(v) for v in ins]
         name, result = spec.name, op.results[0]
         if name in ("func.call", "stablehlo.case"):  # (not folded; a case's branches are converted apart)
+            return
+        if name == "stablehlo.while":  # (a loop-invariant carry's result is its operand: xla_hlo_loops)
+            from .xla_hlo_loops import invariant_carries
+
+            for k in invariant_carries(op):
+                self.replaced[result.op.results[k]] = ins[k]
             return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
             if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)

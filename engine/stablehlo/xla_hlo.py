@@ -98,7 +98,7 @@ _TRACED_LOWERINGS = {
     "random_seed", "random_bits", "random_split", "random_fold_in", "random_wrap", "random_unwrap",
     "threefry2x32", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "igamma", "igammac",
     "igamma_grad_a", "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
-    "polygamma", "zeta", "erf_inv",
+    "polygamma", "zeta", "erf_inv", "scan",
 }  # fmt: skip
 
 
@@ -222,6 +222,11 @@ def _computation(
         if op.spec is not None and op.spec.name == "stablehlo.case":
             _conditional(op, canon, of, module, made)
             continue
+        if op.spec is not None and op.spec.name == "stablehlo.while":
+            from .xla_hlo_loops import convert_while
+
+            convert_while(op, canon, of, module, made)
+            continue
         for ins in _convert(op, canon, of, module):
             module.instr(made, ins)
         of[op.results[0]] = made[-1]
@@ -254,7 +259,7 @@ def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, m
         body = fn.body.ops[:-1]  # (without its return)
         _computation(module, _sanitize(fn.name), fn.body.args, body, fn.outs, names)
         title = module.callees[fn] = module.last_title
-    location = f"jit({a['name']})"
+    location = a.get("location") or f"jit({a['name']})"
     for t in reversed(a["transforms"]):  # (JAX's: jvp(jit(f)), transpose(jvp(jit(f))), ...)
         location = f"{t}({location})"
     root = _sanitize(location)

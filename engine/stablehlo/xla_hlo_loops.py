@@ -1,0 +1,159 @@
+"""XLA's HLO text for ``stablehlo.while`` (``lax.while_loop``, ``fori_loop``, ``scan``), as JAX 0.10.2
+prints it (recorded in tests/hlo_text): the rule ``xla_hlo`` follows for a loop.
+
+1. The canonicalizer makes each loop-invariant carry (the body returns its argument unchanged) an
+   implicit capture: the loop's result is the operand itself, and the regions read the operand
+   from outside.
+2. The converter packs the carries left, then the captured values (in the order the condition,
+   then the body, first use them), into one tuple named after the loop (``while``), and reads each
+   carried result back with a get-tuple-element named after it too (all of them, used or not);
+   a loop of one value carries it alone.
+3. Each region becomes a computation (the body first, ``region_N`` numbered when its conversion
+   starts), taking the tuple as ``arg_tuple`` read by a get-tuple-element per element in order
+   (one value: a parameter named after the loop); the body returns the tuple of the new carries
+   and the captured values as they came.
+
+What it does not know (a constant carried unchanged, operations whose JAX location it cannot name)
+it refuses, raising NotImplementedError naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import xla_hlo as hlo
+from .syntax import Block, Op, Value
+from .xla_canonical import _Canonical, _op_name, _refuse
+
+
+def invariant_carries(op: Op) -> list[int]:
+    """The carries the body returns unchanged (MLIR's while canonicalization makes them captures)."""
+    body = op.regions[1]
+    ret = body.ops[-1]
+    assert ret.spec is not None and ret.spec.name == "stablehlo.return"
+    return [k for k, (a, r) in enumerate(zip(body.args, ret.spec.operands)) if r is a]
+
+
+def convert_while(
+    op: Op, canon: _Canonical, of: dict[Value, hlo._Instr], module: hlo._Module, made: list[hlo._Instr]
+) -> None:
+    """``op`` (a ``stablehlo.while`` of the computation ``canon``) converted into ``made``: its
+    regions' computations, the tuple of its operands, the loop and its results read back."""
+    assert op.spec is not None
+    if op.source != "while":
+        raise _refuse(f"a while loop JAX locates as {op.source!r}")
+    cond, body = op.regions
+    init = [canon.value(v) for v in op.spec.operands]
+    fixed = set(invariant_carries(op))
+    explicit = [k for k in range(len(init)) if k not in fixed]
+    cond_canon = _Canonical(cond.ops[:-1], _returned(cond), entry=False)
+    body_canon = _Canonical(body.ops[:-1], _returned(body), entry=False)
+    if not explicit or any(body_canon.outs[k] is body.args[k] for k in explicit):
+        raise _refuse("a while loop whose carries its canonicalization makes invariant")
+    outside = {b.args[k]: init[k] for k in fixed for b in (cond, body)}
+    captured: list[Value] = []
+    for c, returned in ((cond_canon, cond_canon.outs), (body_canon, [body_canon.outs[k] for k in explicit])):
+        for v in [v for o in c.order for v in c.operands(o)] + list(returned):
+            if v in outside and outside[v] not in captured:
+                captured.append(outside[v])
+    if any(canon.constant(v) is not None for v in captured):
+        raise _refuse("a constant carried unchanged through a while loop (XLA sinks it into the loop)")
+    carried = [init[k] for k in explicit] + captured
+    shapes = [of[v].aval for v in carried]
+    index = {}  # each region's block argument -> its element of the tuple
+    for b in (cond, body):
+        index.update({b.args[k]: i for i, k in enumerate(explicit)})
+        index.update(
+            {b.args[k]: len(explicit) + captured.index(init[k]) for k in fixed if init[k] in captured}
+        )
+    name = "while"
+    body_title = _region(
+        module, body, body_canon, index, shapes, name, [body_canon.outs[k] for k in explicit]
+    )
+    cond_title = _region(module, cond, cond_canon, index, shapes, name, None)
+    attrs = f", condition={cond_title}, body={body_title}"
+    if len(carried) == 1:
+        out = module.instr(made, hlo._Instr(name, shapes[0], "while", [of[carried[0]]], attrs))
+        out.frontend = op.frontend
+        of[op.results[explicit[0]]] = out
+        return
+    aval = hlo._tuple_text(shapes)
+    packed = module.instr(made, hlo._Instr(name, aval, "tuple", [of[v] for v in carried]))
+    out = module.instr(made, hlo._Instr(name, aval, "while", [packed], attrs))
+    out.frontend = op.frontend
+    for i, k in enumerate(explicit):
+        of[op.results[k]] = module.instr(
+            made, hlo._Instr(name, shapes[i], "get-tuple-element", [out], f", index={i}")
+        )
+
+
+def _returned(block: Block) -> list[Value]:
+    ret = block.ops[-1]
+    assert ret.spec is not None and ret.spec.name == "stablehlo.return"
+    return list(ret.spec.operands)
+
+
+def _region(
+    module: hlo._Module,
+    block: Block,
+    canon: _Canonical,
+    index: dict[Value, int],
+    shapes: Sequence[str],
+    name: str,
+    new_carries: list[Value] | None,
+) -> str:
+    """One region's computation (the body when ``new_carries`` are given, else the condition)."""
+    k = module.regions
+    module.regions += 1
+    made: list[hlo._Instr] = []
+    if len(shapes) == 1:
+        elements = [module.instr(made, hlo._Instr(name, shapes[0], "parameter", [], "(0)"))]
+    else:
+        param = module.instr(made, hlo._Instr("arg_tuple", hlo._tuple_text(shapes), "parameter", [], "(0)"))
+        elements = [
+            module.instr(
+                made, hlo._Instr("get-tuple-element", s, "get-tuple-element", [param], f", index={i}")
+            )
+            for i, s in enumerate(shapes)
+        ]
+    of = {a: elements[i] for a, i in index.items() if a in block.args}
+    convert_block(canon, of, module, made)
+    if new_carries is None:
+        (pred,) = canon.outs
+        if canon.constant(pred) is not None or pred not in of:
+            raise _refuse("a while loop's condition that is a constant")
+        root = of[pred]
+    else:
+        if any(v not in of for v in new_carries):
+            raise _refuse("a while loop's body returning a value it does not have")
+        values = [of[v] for v in new_carries] + elements[len(new_carries) :]
+        if len(values) == 1:
+            root = values[0]
+        else:
+            root = module.instr(made, hlo._Instr("tuple", hlo._tuple_text(shapes), "tuple", values))
+    if root.opcode == "parameter" or any(i.opcode == "transpose" for i in made):
+        raise _refuse("a while loop's region returning its parameter, or transposing")
+    return module.finish(f"region_{k}", made, root)
+
+
+def convert_block(
+    canon: _Canonical, of: dict[Value, hlo._Instr], module: hlo._Module, made: list[hlo._Instr]
+) -> None:
+    """A region's operations, after canonicalization, converted into ``made`` (as ``xla_hlo`` does
+    a function's)."""
+    for op in canon.order:
+        spec = op.spec
+        assert spec is not None
+        if spec.name == "func.call":
+            hlo._call(op, [of[v] for v in canon.operands(op)], of, module, made)
+            continue
+        if spec.name == "stablehlo.while":
+            convert_while(op, canon, of, module, made)
+            continue
+        if spec.name == "stablehlo.case":
+            raise _refuse("a conditional in a while loop")
+        if op.source is None and spec.name != "stablehlo.constant" and op not in canon.splats:
+            raise _refuse(f"'{_op_name(op)}' in a while loop, which JAX names after a function it traces")
+        for ins in hlo._convert(op, canon, of, module):
+            module.instr(made, ins)
+        of[op.results[0]] = made[-1]
