@@ -16,7 +16,7 @@ from ..lax.loops import while_p
 from ..lax.scan import scan_p
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, hlo_op
+from .rules_elementwise import broadcast_in_dim, compare, hlo_op, select
 from .rules_structural import concatenate, reduce, reshape, slice_op
 from .syntax import Block, Printer, Spec, Value
 
@@ -153,12 +153,6 @@ def _while(
         for o in block.ops:
             o.source = o.source or "while"
     return outs[cond_nconsts + body_nconsts :]
-
-
-def select(ctx: RuleContext, pred: Value, a: Value, b: Value) -> Value:
-    return ctx.emit(
-        [a.type], lambda p: f"stablehlo.select {p(pred)}, {p(a)}, {p(b)} : {pred.type}, {a.type}"
-    )[0]
 
 
 # --- scan --------------------------------------------------------------------------------------

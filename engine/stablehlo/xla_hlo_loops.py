@@ -27,11 +27,11 @@ from .xla_canonical import _Canonical, _op_name, _refuse
 
 
 def invariant_carries(op: Op) -> list[int]:
-    """The carries the body returns unchanged (MLIR's while canonicalization makes them captures)."""
+    """The carries the body, canonicalized, returns unchanged (MLIR's while canonicalization makes
+    them captures)."""
     body = op.regions[1]
-    ret = body.ops[-1]
-    assert ret.spec is not None and ret.spec.name == "stablehlo.return"
-    return [k for k, (a, r) in enumerate(zip(body.args, ret.spec.operands)) if r is a]
+    outs = _Canonical(body.ops[:-1], _returned(body), entry=False).outs
+    return [k for k, (a, r) in enumerate(zip(body.args, outs)) if r is a]
 
 
 def convert_while(
@@ -48,8 +48,8 @@ def convert_while(
     explicit = [k for k in range(len(init)) if k not in fixed]
     cond_canon = _Canonical(cond.ops[:-1], _returned(cond), entry=False)
     body_canon = _Canonical(body.ops[:-1], _returned(body), entry=False)
-    if not explicit or any(body_canon.outs[k] is body.args[k] for k in explicit):
-        raise _refuse("a while loop whose carries its canonicalization makes invariant")
+    if not explicit:
+        raise _refuse("a while loop whose carries are all invariant")
     outside = {b.args[k]: init[k] for k in fixed for b in (cond, body)}
     captured: list[Value] = []
     for c, returned in ((cond_canon, cond_canon.outs), (body_canon, [body_canon.outs[k] for k in explicit])):

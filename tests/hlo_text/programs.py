@@ -204,3 +204,49 @@ def swapped_with_a_broadcast_splat():
 @program
 def swapped_multiply_with_a_broadcast_splat():
     return (lambda x: lax.mul(_splat(3.0, 5), x)), (f32(5),)
+
+
+@program
+def while_captures_in_use_order():
+    # (a, b carried unchanged: captured, b first as the condition reads it; c unused: dropped)
+    def f(x, a, b, c):
+        body = lambda s: (s[0] + 1, s[1], s[2], s[3], s[4] * s[1] + 1.0)  # noqa: E731
+        return lax.while_loop(lambda s: s[0] < s[2], body, (0, a, b, c, x))
+
+    return f, (f32(3), np.float32(2.0), np.int32(4), np.float32(5.0))
+
+
+@program
+def nested_loops():
+    def f(x):
+        inner = lambda v: lax.fori_loop(0, 2, lambda j, w: w * 1.5, v)  # noqa: E731
+        return lax.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, inner(s[1])), (0, x))
+
+    return f, (1.0,)
+
+
+@program
+def loop_body_reduction():
+    return (lambda x: lax.fori_loop(0, 3, lambda i, v: v + jnp.sum(v), x)), (f32(4),)
+
+
+@program
+def batched_predicate_carries():
+    def f(x, n):
+        return lax.while_loop(lambda s: s[0] < n, lambda s: (s[0] + 1, s[1] * 2.0, s[2] - 1.0), (0, x, x))
+
+    return jax.vmap(f), (f32(3), np.arange(3, dtype=np.int32))
+
+
+@program
+def reverse_scan_of_pairs():
+    def f(xs, ys, w):
+        return lax.scan(lambda c, p: (c * w + p[0], c - p[1]), 0.0, (xs, ys), reverse=True)
+
+    return f, (f32(4), f32(4, seed=1), 0.5)
+
+
+@program
+def loop_in_a_jitted_function():
+    g = jax.jit(lambda v: lax.fori_loop(0, 3, lambda i, w: w * 2.0, v))
+    return (lambda x: g(x) + g(x * 3.0)), (f32(2),)
