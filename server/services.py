@@ -150,6 +150,8 @@ class Nginx:
 
     def __init__(self, upstreams: list[str]):
         self.dir = Path(tempfile.mkdtemp(prefix="jaxplay-nginx-"))
+        # Its workers (``UNPRIVILEGED`` under root) buffer large responses in temp directories here.
+        os.chmod(self.dir, 0o711)
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.upstreams = upstreams

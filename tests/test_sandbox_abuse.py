@@ -313,6 +313,7 @@ def test_writes_do_not_persist(server, tmp_path):
         "/tmp/planted",
         "/var/tmp/planted",
         "/dev/shm/planted",
+        "/run/lock/planted",  # world-writable on the host too: read-only (root) or swept (uid)
         "planted_here",
         f"{ROOT}/planted",
         f"{ROOT}/engine/planted.py",
@@ -327,8 +328,36 @@ def test_writes_do_not_persist(server, tmp_path):
     assert f"{ROOT}/planted" not in first["stdout"] and "/root/planted" not in first["stdout"]
     check = "import os\nprint([p for p in %r if os.path.exists(p)])\n" % targets
     assert run(server, check)["stdout"] == "[]\n"
-    for t in [f"{ROOT}/planted", f"{ROOT}/engine/planted.py", "/dev/shm/planted", "/var/tmp/planted"]:
+    for t in [
+        f"{ROOT}/planted",
+        f"{ROOT}/engine/planted.py",
+        "/dev/shm/planted",
+        "/var/tmp/planted",
+        "/run/lock/planted",
+    ]:
         assert not os.path.exists(t)
+
+
+def test_root_mode_sees_the_filesystem_read_only(server, mode):
+    # README: in root mode a run gets "a read-only view of the filesystem". A directory every uid
+    # may write on the host (not one of the run's private tmpfs mounts) is refused by the mount
+    # (EROFS), not only by permissions. In uid mode permissions are all there is (and the
+    # world-writable scratch directories are swept: test_writes_do_not_persist).
+    if mode != "root":
+        pytest.skip("only root mode gives runs a mount namespace")
+    open_dir = tempfile.mkdtemp(prefix="jaxplay-abuse-open-", dir="/run")
+    os.chmod(open_dir, 0o1777)
+    try:
+        code = (
+            "import errno\ntry:\n"
+            f"    open({open_dir + '/planted'!r}, 'w').write('x')\n    print('wrote')\n"
+            "except OSError as e:\n    print(errno.errorcode[e.errno])\n"
+        )
+        report = run(server, code)
+        assert report["stdout"] == "EROFS\n", report
+        assert os.listdir(open_dir) == []
+    finally:
+        shutil.rmtree(open_dir, ignore_errors=True)
 
 
 def test_no_network(server):

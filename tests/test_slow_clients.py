@@ -291,11 +291,13 @@ def test_the_balancer_caps_a_clients_slow_bodies(balancer):
             sock.close()
 
 
-def test_the_balancer_cuts_slow_heads_and_stalled_bodies(balancer):
-    # Its own deadlines (client_header_timeout, client_body_timeout: 10 s) end these before any
-    # replica sees them. The head keeps coming, a byte every 0.2 s, for 200 s and never ends: the
-    # head's deadline is for all of it. 30 s without an answer or a close fails the test (nginx's
-    # own default, were the config to lose its lines, is 60 s).
+def test_the_balancer_cuts_slow_heads_stalled_bodies_and_readers_that_stop(balancer):
+    # Its own deadlines end these (client_header_timeout, client_body_timeout: 10 s; send_timeout:
+    # 30 s), the first two before any replica sees them. The head keeps coming, a byte every 0.2 s,
+    # for 200 s and never ends: the head's deadline is for all of it. Bounds that fail the test:
+    # 30 s without an answer or a close for the head and body, 55 s for the reader (nginx's own
+    # defaults, were the config to lose its lines, are 60 s).
+    reader = slow_reader(balancer, b"GET /bundle.js HTTP/1.1\r\nHost: x\r\n\r\n")
     head = b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 1000
     stop = threading.Event()
     loris = connect(balancer, "127.0.0.3")
@@ -312,8 +314,12 @@ def test_the_balancer_cuts_slow_heads_and_stalled_bodies(balancer):
         for sock in (loris, stalled):
             answer = read_all(sock)  # nginx closes these without an answer (or with a 408)
             assert answer == b"" or answer.startswith(b"HTTP/1.1 408 "), answer
+        # The reader is reset (reset_timedout_connection: a plain close would leave the kernel
+        # holding its unsent output), short of the bundle.
+        assert wait_until_closed_by_peer(reader, bound=55)
+        assert len(read_all(reader)) < BUNDLE
     finally:
         stop.set()
         dripping.join()
-        loris.close()
-        stalled.close()
+        for sock in (loris, stalled, reader):
+            sock.close()
