@@ -1053,6 +1053,36 @@ print('processes', children + 1, flush=True)
     assert int(report["stdout"].split()[1]) <= 64
 
 
+def test_file_size_and_descriptor_limits(server):
+    # The rlimits a run gets (server/settings.py defaults: file_bytes 64 MiB, open_files 512): a file
+    # grown past the one stops at it (Python ignores SIGXFSZ: the write fails), descriptors past
+    # the other are refused.
+    code = """
+import errno, os
+out = []
+chunk = b'x' * (1 << 20)
+try:
+    with open('big', 'wb', buffering=0) as f:
+        for _ in range(65):
+            f.write(chunk)
+    out.append('wrote 65 MiB')
+except OSError as e:
+    out.append(errno.errorcode[e.errno])
+out.append(os.path.getsize('big'))
+os.remove('big')
+fds = []
+try:
+    while len(fds) < 10000:
+        fds.append(os.open('/dev/null', os.O_RDONLY))
+except OSError as e:
+    out.append(errno.errorcode[e.errno])
+out.append(max(fds) < 512)
+print(out)
+"""
+    report = run(server, code)
+    assert report["stdout"] == f"['EFBIG', {64 << 20}, 'EMFILE', True]\n", report
+
+
 def test_nothing_left_behind(server):
     code = """
 import os, ctypes
