@@ -82,6 +82,7 @@ class _Canonical:
         self.args: dict[Op, list[Value]] = {}  # operands reordered by a rewrite
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
         self.names: dict[Op, str] = {}  # an operation XLA names after another's location
+        self.sliced: set[Op] = set()  # dynamic slices at constant indices (slices of their operand)
         block = self._inline_constant_cases(ops)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
@@ -164,8 +165,20 @@ class _Canonical:
                 raise _refuse("a broadcast of a constant of unequal elements")
             self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (in the broadcast's place)
             return
-        if consts and all(c is not None for c in consts) and name != "stablehlo.scatter":  # (recorded: kept)
-            raise _refuse(f"'{name}' of constants (XLA folds it)")
+        if name in ("stablehlo.slice", "stablehlo.dynamic_slice") and all(c is not None for c in consts):
+            if not _all_equal(consts[0]):
+                raise _refuse(f"'{name}' of a constant of unequal elements (XLA folds it)")
+            self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (recorded: a splat in its place)
+            return
+        # (recorded: a scatter or a pad of constants is kept; a convert to the same type goes below)
+        same_type = name == "stablehlo.convert" and result.type == ins[0].type
+        if (
+            consts
+            and all(c is not None for c in consts)
+            and name not in ("stablehlo.scatter", "stablehlo.pad")
+        ):
+            if not same_type:
+                raise _refuse(f"'{name}' of constants (XLA folds it)")
         if name in _COMMUTATIVE and len(ins) == 2 and consts[0] is not None:
             if not self._folds(name, consts[0], first=True):
                 # (the swapped operation takes its constant's location: a splat made from a
@@ -173,7 +186,13 @@ class _Canonical:
                 # recorded; for these others it keeps its name; an add of another constant: not modelled)
                 splat = ins[0].op in self.splats
                 if splat:
-                    made_by = spec.operands[0].op
+                    made_by = spec.operands[0].op  # (its own splat: through removed ops, not uniquing)
+                    while (
+                        made_by not in self.splats
+                        and made_by is not None
+                        and made_by.results[0] in self.replaced
+                    ):
+                        made_by = self.replaced[made_by.results[0]].op
                     if made_by not in self.splats or made_by.source is None:
                         raise _refuse(f"'{name}' swapped with a splat whose location is not known")
                     self.names[op] = made_by.source
@@ -216,7 +235,7 @@ class _Canonical:
         if name in ("stablehlo.power", "stablehlo.select") and any(c is not None for c in consts[:2]):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.dynamic_slice" and all(c is not None for c in consts[1:]):
-            raise _refuse("a dynamic_slice at constant indices (XLA makes it a slice)")
+            self.sliced.add(op)  # (XLA makes it a slice: its indices are no longer used)
         if name == "stablehlo.dynamic_update_slice" and ins[1].type == ins[0].type:
             raise _refuse("a dynamic_update_slice of the whole operand (XLA folds it)")
         if name == "stablehlo.pad" and all(c == 0 for cfg in spec.attrs["config"] for c in cfg):
@@ -309,6 +328,8 @@ class _Canonical:
         if op in self.args:
             return [self.value(v) for v in self.args[op]]
         assert op.spec is not None
+        if op in self.sliced:
+            return [self.value(op.spec.operands[0])]
         if op.spec.name != "stablehlo.case":
             return [self.value(v) for v in op.spec.operands]
         inner = [v for b in op.regions for o in b.ops if o.spec is not None for v in o.spec.operands]

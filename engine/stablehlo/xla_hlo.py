@@ -384,6 +384,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     if spec.name == "stablehlo.constant":
         out = _Instr("constant", ty, "constant", [])
         out.attrs = f"({literal_text(a['value'])})"
+    elif spec.name in RULES:
+        return RULES[spec.name](op, name, ins, ty, canon, module)
     elif spec.name == "stablehlo.select" and _rank(spec.operands[0]) < _rank(op.results[0]):
         # (a scalar predicate: the converter broadcasts it, under the select's name)
         pred = _Instr(
@@ -429,8 +431,6 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         return [_reduce(op, name, ins, ty, module)]
     elif spec.name == "stablehlo.reverse":
         out = _Instr(name, ty, "reverse", ins, f", dimensions={{{_ints(a['dims'])}}}")
-    elif spec.name == "stablehlo.dynamic_slice":
-        out = _Instr(name, ty, "dynamic-slice", ins, f", dynamic_slice_sizes={{{_ints(a['sizes'])}}}")
     elif spec.name == "stablehlo.dynamic_update_slice":
         out = _Instr(name, ty, "dynamic-update-slice", ins)
     elif spec.name == "stablehlo.pad":
@@ -443,8 +443,6 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         inverse = [perm.index(d) for d in range(len(perm))]
         layout = "{" + ",".join(str(inverse[d]) for d in reversed(range(len(perm)))) + "}"
         out = _Instr(name, ty[: ty.index("{")] + layout, "transpose", ins, f", dimensions={{{_ints(perm)}}}")
-    elif spec.name in RULES:
-        return RULES[spec.name](op, name, ins, ty, canon, module)
     elif spec.name == "stablehlo.custom_call":
         out = _Instr(name, ty, "custom-call", ins, _custom_call_attrs(a, [v.type for v in spec.operands]))
     else:

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from . import xla_hlo as hlo
 from .syntax import Op, Value
-from .xla_canonical import _Canonical, _op_name, _refuse
+from .xla_canonical import _Canonical, _op_name, _parse_type, _refuse
 
 
 def _dims(name: str, xs: Sequence[int]) -> str:
@@ -107,4 +107,23 @@ def _update_computation(op: Op, name: str, module: Any) -> str:
     return module.finish(f"region_{k}", made, root)
 
 
-hlo.RULES.update({"stablehlo.gather": _gather, "stablehlo.scatter": _scatter})
+def _dynamic_slice(op: Op, name: str, ins: list, ty: str, canon: _Canonical, module: Any) -> list:
+    """A dynamic-slice; at constant start indices a slice (XLA's canonicalization), each start
+    clamped to where the whole slice fits, as the dynamic-slice would."""
+    assert op.spec is not None
+    sizes = [int(n) for n in op.spec.attrs["sizes"]]
+    starts = [canon.constant(canon.value(v)) for v in op.spec.operands[1:]]
+    if any(s is None for s in starts):
+        out = hlo._Instr(name, ty, "dynamic-slice", ins, f", {_dims('dynamic_slice_sizes', sizes)}")
+    else:
+        dims = _parse_type(op.spec.operands[0].type)[0]
+        begin = [min(max(int(s), 0), d - n) for s, d, n in zip(starts, dims, sizes)]  # type: ignore[arg-type]
+        text = ", ".join(f"[{b}:{b + n}]" for b, n in zip(begin, sizes))
+        out = hlo._Instr(name, ty, "slice", ins, f", slice={{{text}}}")
+    out.frontend = op.frontend
+    return [out]
+
+
+hlo.RULES.update(
+    {"stablehlo.gather": _gather, "stablehlo.scatter": _scatter, "stablehlo.dynamic_slice": _dynamic_slice}
+)

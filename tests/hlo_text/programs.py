@@ -250,3 +250,37 @@ def reverse_scan_of_pairs():
 def loop_in_a_jitted_function():
     g = jax.jit(lambda v: lax.fori_loop(0, 3, lambda i, w: w * 2.0, v))
     return (lambda x: g(x) + g(x * 3.0)), (f32(2),)
+
+
+@program
+def dynamic_slices_at_constant_indices():
+    # (XLA makes each a slice, its start clamped to where the slice fits; the indices go unused)
+    return (lambda x, y: (lax.dynamic_slice(x, (7,), (2,)), lax.dynamic_slice(y, (0, 1), (2, 2)) * 2.0)), (
+        f32(5),
+        f32(3, 4),
+    )
+
+
+@program
+def dynamic_slice_at_a_constant_and_a_traced_index():
+    return (lambda x, i: lax.dynamic_slice(x, (1, i), (2, 2))), (f32(3, 4), np.int32(1))
+
+
+@program
+def slices_of_splats():
+    return (
+        lambda x: (
+            lax.slice(_splat(2.0, 5), (1,), (3,)) + x,
+            lax.dynamic_slice(_splat(1.0, 4), (1,), (2,)) * x,
+        )
+    ), (f32(2),)
+
+
+@program
+def pads_of_constants():
+    return (
+        lambda x: (
+            lax.pad(jnp.ones(2), 0.0, [(1, 2, 0)]),
+            lax.pad(jnp.array([1.0, 2.0]), 0.0, [(-1, 2, 1)]) * x,
+        )
+    ), (f32(4),)
