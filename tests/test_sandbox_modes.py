@@ -14,6 +14,7 @@ import time
 import httpx
 import pytest
 
+import syscall_probe
 from sandbox_hosts import SERVER_UID, owned_dir, readable_python, uid_mode_prefix
 from server.launch import ServerProcess
 from server.sandbox import kernel_cache, supervise, zygote
@@ -299,6 +300,10 @@ print(refused)
     assert _with_comm(b"jaxplay-escapee") == []
     with open(f"/proc/{s.proc.pid}/stat") as f:
         assert f.read().rsplit(")", 1)[1].split()[0] != "T"
+    # Sharing the server's uid, a run that could trace a process or enter namespaces could take the
+    # server over: the filter's other doors hold here too.
+    report = _unsafe_run(s, syscall_probe.CODE)
+    assert report["ok"] and syscall_probe.not_refused(report["stdout"]) == {}, report
     assert httpx.get(s.base_url + "/api/health").json()["status"] == "ok"
     assert _unsafe_run(s, "print(6 * 7)")["stdout"] == "42\n"
 
