@@ -16,7 +16,7 @@ from ..lax.loops import while_p
 from ..lax.scan import scan_p
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, hlo_op, select
+from .rules_elementwise import broadcast_in_dim, compare, hlo_op, named, select
 from .rules_structural import concatenate, reduce, reshape, slice_op
 from .syntax import Block, Printer, Spec, Value
 
@@ -181,8 +181,8 @@ def _dynamic_index_in_dim(ctx: RuleContext, x: Value, i: Value, aval: Any) -> Va
             spec=Spec("stablehlo.dynamic_slice", [operand, *starts], {"sizes": (1, *aval.shape[1:])}),
         )
         return [
-            _named(
-                reshape(c, _named(s, "dynamic_slice"), literals.tensor_type(aval.shape[1:], aval.dtype)),
+            named(
+                reshape(c, named(s, "dynamic_slice"), literals.tensor_type(aval.shape[1:], aval.dtype)),
                 "squeeze",
             )
         ]
@@ -208,8 +208,8 @@ def _dynamic_update_index_in_dim(
             ),
             spec=Spec("stablehlo.dynamic_update_slice", [operand, expanded, *starts]),
         )
-        _named(expanded, "broadcast_in_dim")
-        return [_named(out, "dynamic_update_slice")]
+        named(expanded, "broadcast_in_dim")
+        return [named(out, "dynamic_update_slice")]
 
     key = ("pjit", update_aval.weak_type)
     return _jitted_call(ctx, "dynamic_update_index_in_dim", [y, update, i], body, key)[0]
@@ -226,13 +226,6 @@ def _jitted_call(
     outs = ctx.call(fn, args)
     outs[0].op.spec = Spec("func.call", args, {"callee": fn, "name": name, "transforms": ()})  # type: ignore[union-attr]
     return outs
-
-
-def _named(v: Value, name: str) -> Value:
-    """``v``'s operation, named as JAX's location names it in HLO (the function ``_scan_impl`` traces)."""
-    assert v.op is not None
-    v.op.source = name
-    return v
 
 
 @register(scan_p)
@@ -375,14 +368,14 @@ def _scan_loop(
     y_avals = jaxpr.out_avals[num_carry:]
 
     def cond(c: RuleContext, vals: list[Value]) -> Value:
-        return _named(compare(c, "LT", vals[n_cap], _index(c, trips), index, "tensor<i1>"), "lt")
+        return named(compare(c, "LT", vals[n_cap], _index(c, trips), index, "tensor<i1>"), "lt")
 
     def body(c: RuleContext, vals: list[Value]) -> list[Value]:
         cap = dict(zip(captured, vals[:n_cap]))
         i_ = i = vals[n_cap]
         if reverse:  # i = num_trips - i_ - 1
-            i = _named(hlo_op(c, "stablehlo.subtract", _index(c, trips), i_, out_type=i_type), "sub")
-            i = _named(hlo_op(c, "stablehlo.subtract", i, _index(c, 1), out_type=i_type), "sub")
+            i = named(hlo_op(c, "stablehlo.subtract", _index(c, trips), i_, out_type=i_type), "sub")
+            i = named(hlo_op(c, "stablehlo.subtract", i, _index(c, 1), out_type=i_type), "sub")
         cs, ys = vals[n_cap + 1 : n_cap + 1 + num_carry], vals[n_cap + 1 + num_carry :]
         x_slices = [_dynamic_index_in_dim(c, cap[x], i, a) for x, a in xss]
         if unroll == 1:
@@ -414,9 +407,9 @@ def _scan_loop(
             _dynamic_update_index_in_dim(c, y, u, i, a, ua)
             for y, u, a, ua in zip(ys, new_ys, stacked_avals, y_avals)
         ]
-        i_next = _named(hlo_op(c, "stablehlo.add", i_, _index(c, 1), out_type=i_type), "add")
+        i_next = named(hlo_op(c, "stablehlo.add", i_, _index(c, 1), out_type=i_type), "add")
         return [*vals[:n_cap], i_next, *new_carry, *ys]
 
     outs = while_loop(ctx, init, cond, body)
-    _named(outs[0], "while")
+    named(outs[0], "while")
     return outs[n_cap + 1 : n_cap + 1 + num_carry], outs[n_cap + 1 + num_carry :]

@@ -14,7 +14,7 @@ from ..lax import joining, reductions, sorting
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, named
+from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, named, select
 from .rules_structural import ints, reduce
 from .syntax import Block, Printer, Spec, Value, functional_type
 
@@ -380,26 +380,30 @@ _cumulative(reductions.cummin_p, "stablehlo.minimum", _min_identity)
 # --- sort ---------------------------------------------------------------------------------------
 
 
-def _select(ctx: RuleContext, pred: Value, a: Value, b: Value) -> Value:
-    return ctx.emit(
-        [a.type], lambda p: f"stablehlo.select {p(pred)}, {p(a)}, {p(b)} : {pred.type}, {a.type}"
-    )[0]
+def _sort_key(ctx: RuleContext, v: Value, dtype: Any) -> Value:
+    """JAX's key for a total order: a float's -0 made 0 and its NaNs one NaN (named after the
+    functions JAX traces for it, as in HLO)."""
+    if np.dtype(dtype).kind != "f":
+        return v
+    i1 = "tensor<i1>"
+    is_zero = named(compare(ctx, "EQ", v, ctx.constant(np.zeros((), dtype), dtype), dtype, i1), "eq")
+    w = named(select(ctx, is_zero, ctx.constant(np.zeros((), dtype), dtype), v), "select_n")
+    is_nan = named(compare(ctx, "NE", v, v, dtype, i1), "ne")
+    return named(select(ctx, is_nan, ctx.constant(np.array(np.nan, dtype), dtype), w), "select_n")
 
 
 def _total_order_compare(ctx: RuleContext, direction: str, x: Value, y: Value, dtype: Any) -> Value:
+    """JAX's lt_to / eq_to of two keys."""
     i1 = "tensor<i1>"
+    name = {"LT": "lt_to", "EQ": "eq_to"}[direction]
     if np.dtype(dtype).kind != "f":
-        return compare(ctx, direction, x, y, dtype, i1)
-    keys = []
-    for v in (x, y):
-        is_zero = compare(ctx, "EQ", v, ctx.constant(np.zeros((), dtype), dtype), dtype, i1)
-        w = _select(ctx, is_zero, ctx.constant(np.zeros((), dtype), dtype), v)
-        is_nan = compare(ctx, "NE", v, v, dtype, i1)
-        keys.append(_select(ctx, is_nan, ctx.constant(np.array(np.nan, dtype), dtype), w))
-    ty = functional_type([keys[0].type, keys[1].type], [i1])
-    return ctx.emit(
-        [i1], lambda p: f"stablehlo.compare {direction}, {p(keys[0])}, {p(keys[1])}, TOTALORDER : {ty}"
+        return named(compare(ctx, direction, x, y, dtype, i1), name)
+    ty = functional_type([x.type, y.type], [i1])
+    spec = Spec("stablehlo.compare", [x, y], {"direction": direction, "type": "TOTALORDER"})
+    out = ctx.emit(
+        [i1], lambda p: f"stablehlo.compare {direction}, {p(x)}, {p(y)}, TOTALORDER : {ty}", spec=spec
     )[0]
+    return named(out, name)
 
 
 @register(sorting.sort_p)
@@ -410,22 +414,26 @@ def _sort(ctx: RuleContext, *operands: Value, dimension: int, is_stable: bool, n
     scalars = [literals.tensor_type((), a.dtype) for a in avals]
     block = Block([t for t in scalars for _ in (0, 1)])
     c = ctx.at(block)
-    xs, ys = block.args[0::2], block.args[1::2]
+    keys = [[_sort_key(c, v, avals[k].dtype) for v in block.args[2 * k : 2 * k + 2]] for k in range(num_keys)]
     pred = None
-    for k in reversed(range(num_keys)):
-        lt = _total_order_compare(c, "LT", xs[k], ys[k], avals[k].dtype)
+    for k in reversed(range(num_keys)):  # (JAX's _sort_lt_comparator: the first key decides, then the next)
+        (x, y), dtype = keys[k], avals[k].dtype
+        lt = _total_order_compare(c, "LT", x, y, dtype)
         if pred is None:
             pred = lt
         else:
-            eq = _total_order_compare(c, "EQ", xs[k], ys[k], avals[k].dtype)
-            both = hlo_op(c, "stablehlo.and", eq, pred, out_type="tensor<i1>")
-            pred = hlo_op(c, "stablehlo.or", lt, both, out_type="tensor<i1>")
+            eq = _total_order_compare(c, "EQ", x, y, dtype)
+            both = named(hlo_op(c, "stablehlo.and", eq, pred, out_type="tensor<i1>"), "and")
+            pred = named(hlo_op(c, "stablehlo.or", lt, both, out_type="tensor<i1>"), "or")
     assert pred is not None
     final = pred
-    c.emit([], lambda p: f"stablehlo.return {p(final)} : tensor<i1>")
+    c.emit([], lambda p: f"stablehlo.return {p(final)} : tensor<i1>", spec=Spec("stablehlo.return", [final]))
     props = f"dimension = {dimension} : i64, is_stable = {str(bool(is_stable)).lower()}"
     types = ctx.out_types
-    return ctx.emit(types, generic("stablehlo.sort", list(operands), types, props, [block]), [block])
+    spec = Spec("stablehlo.sort", operands, {"dimension": dimension, "is_stable": bool(is_stable)})
+    return ctx.emit(
+        types, generic("stablehlo.sort", list(operands), types, props, [block]), [block], spec=spec
+    )
 
 
 @register(sorting.top_k_p)

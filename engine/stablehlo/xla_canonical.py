@@ -17,7 +17,13 @@ _KEEPS_INTEGER_CONSTANTS = {
     "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate", "stablehlo.gather", "stablehlo.scatter",
     "stablehlo.add", "stablehlo.subtract",
 }  # fmt: skip
-_WITH_REGIONS = ("stablehlo.reduce", "stablehlo.case", "stablehlo.scatter", "stablehlo.while")
+_WITH_REGIONS = (
+    "stablehlo.reduce",
+    "stablehlo.case",
+    "stablehlo.scatter",
+    "stablehlo.while",
+    "stablehlo.sort",
+)
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip
 
@@ -232,7 +238,12 @@ class _Canonical:
             raise _refuse("a concatenate of a concatenate (XLA merges them)")
         if name == "stablehlo.compare" and any(c is not None and c.dtype == np.bool_ for c in consts):
             raise _refuse("a comparison with a boolean constant (XLA may fold it)")
-        if name in ("stablehlo.power", "stablehlo.select") and any(c is not None for c in consts[:2]):
+        # (a select of a constant predicate, or of boolean constants, may fold; of constant numbers, not)
+        if name == "stablehlo.select" and (
+            consts[0] is not None or (result.type.endswith("i1>") and any(c is not None for c in consts))
+        ):
+            raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
+        if name == "stablehlo.power" and any(c is not None for c in consts):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.dynamic_slice" and all(c is not None for c in consts[1:]):
             self.sliced.add(op)  # (XLA makes it a slice: its indices are no longer used)

@@ -222,10 +222,10 @@ def _computation(
         if op.spec is not None and op.spec.name == "stablehlo.case":
             _conditional(op, canon, of, module, made)
             continue
-        if op.spec is not None and op.spec.name == "stablehlo.while":
-            from .xla_hlo_loops import convert_while
+        if op.spec is not None and op.spec.name in ("stablehlo.while", "stablehlo.sort"):
+            from .xla_hlo_loops import CONVERTERS
 
-            convert_while(op, canon, of, module, made)
+            CONVERTERS[op.spec.name](op, canon, of, module, made)
             continue
         for ins in _convert(op, canon, of, module):
             module.instr(made, ins)
@@ -401,9 +401,12 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     elif spec.name == "stablehlo.broadcast_in_dim":
         return _broadcast(op, name, ins, a["dims"])
     elif spec.name == "stablehlo.compare":
-        if a["type"] == "TOTALORDER":
-            raise _refuse("a TOTALORDER compare")
-        out = _Instr(name, ty, "compare", ins, f", direction={a['direction']}")
+        total = a["type"] == "TOTALORDER"  # (a float comparison's default type is FLOAT)
+        if total and not _parse_type(spec.operands[0].type)[1].startswith(("f", "bf")):
+            raise _refuse("a TOTALORDER compare of integers")
+        out = _Instr(
+            name, ty, "compare", ins, f", direction={a['direction']}" + (", type=TOTALORDER" if total else "")
+        )
     elif spec.name == "stablehlo.slice":
         parts = zip(a["start"], a["limit"], a["strides"])
         strided = any(s != 1 for s in a["strides"])

@@ -147,8 +147,8 @@ def convert_block(
         if spec.name == "func.call":
             hlo._call(op, [of[v] for v in canon.operands(op)], of, module, made)
             continue
-        if spec.name == "stablehlo.while":
-            convert_while(op, canon, of, module, made)
+        if spec.name in CONVERTERS:
+            CONVERTERS[spec.name](op, canon, of, module, made)
             continue
         if spec.name == "stablehlo.case":
             raise _refuse("a conditional in a while loop")
@@ -157,3 +157,39 @@ def convert_block(
         for ins in hlo._convert(op, canon, of, module):
             module.instr(made, ins)
         of[op.results[0]] = made[-1]
+
+
+def convert_sort(
+    op: Op, canon: _Canonical, of: dict[Value, hlo._Instr], module: hlo._Module, made: list[hlo._Instr]
+) -> None:
+    """A ``stablehlo.sort``: its comparator a computation (``region_N``) of the scalar parameters
+    named after the sort, then the sort (of several operands: a tuple, read by a get-tuple-element
+    per result named after it)."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    if not a["is_stable"]:
+        raise _refuse("an unstable sort")
+    name = hlo._sanitize(op.source or "sort")
+    (block,) = op.regions
+    region = _Canonical(block.ops[:-1], _returned(block), entry=False)
+    k = module.regions
+    module.regions += 1
+    inner: list[hlo._Instr] = []
+    params = {
+        arg: module.instr(inner, hlo._Instr(name, hlo.shape_text(arg.type), "parameter", [], f"({i})"))
+        for i, arg in enumerate(block.args)
+    }
+    convert_block(region, params, module, inner)
+    (pred,) = region.outs
+    if region.constant(pred) is not None or pred in block.args:
+        raise _refuse("a sort's comparator returning a constant or a parameter")
+    title = module.finish(f"region_{k}", inner, params[pred])
+    shapes = [hlo.shape_text(r.type) for r in op.results]
+    aval = shapes[0] if len(shapes) == 1 else hlo._tuple_text(shapes)
+    attrs = f", dimensions={{{a['dimension']}}}, is_stable=true, to_apply={title}"
+    out = module.instr(made, hlo._Instr(name, aval, "sort", [of[v] for v in canon.operands(op)], attrs))
+    out.frontend = op.frontend
+    hlo._read_results(op, out, shapes, of, module, made)
+
+
+CONVERTERS = {"stablehlo.while": convert_while, "stablehlo.sort": convert_sort}

@@ -284,3 +284,14 @@ def pads_of_constants():
             lax.pad(jnp.array([1.0, 2.0]), 0.0, [(-1, 2, 1)]) * x,
         )
     ), (f32(4),)
+
+
+@program
+def sort_two_float_keys_rows():
+    # (the comparator: lt_to of the last key, or eq_to and lt_to of the first; floats canonicalized)
+    return (lambda x, y: lax.sort((x, y, x * 2.0), dimension=1, num_keys=2)), (f32(2, 3), f32(2, 3, seed=1))
+
+
+@program
+def sort_inside_loop():
+    return (lambda x: lax.fori_loop(0, 2, lambda i, v: jnp.sort(v * -1.0), x)), (f32(4),)
