@@ -32,6 +32,11 @@ class RefOperandPrimitive(core.Primitive):
         for a in args:
             if type(a) is Ref and a.is_traced:
                 return discharge_rules[self.name](*args, **params)
+            if isinstance(a, core.Tracer) and type(a.aval) is AbstractRef:
+                from .jvp import as_functional, is_transformed_ref
+
+                if is_transformed_ref(a):  # (a ref of jvp: its value is threaded through, then written)
+                    return as_functional(discharge_rules[self.name], args, params)
         return core.Primitive.bind(self, *args, **params)
 
 

@@ -124,10 +124,15 @@ def _lowered(x: Value) -> Value:
 def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) -> Any:
     if prim is new_ref_p:
         (x,) = args
-        if len(core._state.stack) == 1:
+        from .jvp import innermost, is_forward_mode, new_ref_jvp
+
+        main = innermost(core._state.stack)
+        if main is None:
             return _new_ref_impl(x, **params)
-        if _staging_innermost():
+        if main.trace_type is JaxprTrace and main.level not in discharging:
             return prim.bind_traced(x, **params)
+        if is_forward_mode(main):  # a ref of jvp: a primal ref and a tangent ref
+            return new_ref_jvp(main, x, params)
         ref = Ref(x, core.get_aval(x), traced=True)  # a non-staging transformation's ref: functional
         if vmap_inside_program():
             ref.vmapped = "batched"  # (JAX's vmap batches every new_ref made inside it)
@@ -382,24 +387,9 @@ ir.pp_params_rules[new_ref_p] = lambda eqn: [("kind", None), ("memory_space", No
 
 
 # ---------------------------------------------------------------------------------------------
-# Differentiation: refs made inside grad hold tracers (functional), so a state primitive meets a
-# nonzero tangent only when a differentiated value is written into a ref made outside.
-
-
-def _state_jvp(prim: _StatePrimitive) -> Any:
-    def rule(primals: Sequence[Value], tangents: Sequence[ad.Tangent], **params: Any) -> Any:
-        if prim in (swap_p, addupdate_p) and type(tangents[1]) is not ad.Zero:
-            raise _write_error(prim, core.get_aval(primals[0]), "grad")
-        out = prim.bind(*primals, **params)
-        if prim.multiple_results:
-            return out, []
-        return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-
-    return rule
-
-
-for _p in (get_p, swap_p, addupdate_p, freeze_p):
-    ad.jvp_rules[_p] = _state_jvp(_p)
+# Differentiation: the JVP rules are in ``jvp`` (refs made inside jvp are pairs of refs); refs made
+# inside grad hold tracers (functional), so under linearize a state primitive meets a nonzero
+# tangent only when a differentiated value is written into a ref made outside: the rules refuse it.
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ try:
         sweep_numpy_api,
         sweep_numpy_shapes,
         sweep_programs,
+        sweep_refs,
     )
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -54,6 +55,7 @@ except ImportError:  # run as a script
     import sweep_numpy_api  # type: ignore[no-redef]
     import sweep_numpy_shapes  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
+    import sweep_refs  # type: ignore[no-redef]
 
 _f32, _pos, _unit = sweep_programs._f32, sweep_programs._pos, sweep_programs._unit
 NAN = float("nan")
@@ -225,6 +227,7 @@ def all_cases():
     yield from sweep_api_misc.CASES.items()
     yield from sweep_closures.CASES.items()
     yield from sweep_debugging.CASES.items()
+    yield from sweep_refs.CASES.items()
     # the wider API: jnp's sorting/sets/histograms/polynomials/einsum/indexing/manipulation,
     # linalg and fft variants, nn / scipy / image, less common lax, random and tree_util
     for module in (sweep_numpy_api, sweep_numpy_shapes, sweep_linalg_fft, sweep_nn_scipy, sweep_lax_random):

@@ -1,0 +1,142 @@
+"""Forward-mode differentiation of refs, as JAX's: a ref made inside ``jvp`` is a pair of refs, the
+primal's and the tangent's (a ``JVPTracer`` whose primal and tangent are refs), and each state
+primitive acts on both, so ``make_jaxpr(jvp(f))`` prints ``new_ref`` / ``freeze`` lines and the
+reads and writes of both refs (JAX's ``_ref_jvp``, ``_get_jvp``, ``_swap_jvp``,
+``addupdate_jvp_rule``, and ``freeze``'s ``defjvp``).
+
+``grad`` and ``linearize`` (a ``LinearizeTrace`` over partial evaluation, or the eager tape) keep
+the functional refs of ``primitives``: their transposition has no rules for refs yet.
+
+A call or control-flow primitive given such a ref (a ``jit`` called on it, a ``scan`` body closing
+over it) reads its value, runs its functional discharge (``discharge``) and writes the final value
+back (``as_functional``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import ad, core
+from ..core import Tracer, Value
+from ..staging import JaxprTrace
+from .primitives import _write_error, addupdate_p, discharging, freeze_p, get_p, new_ref_p, swap_p
+from .types import AbstractRef, Ref
+
+# Levels of the JVP traces whose new_ref rule is running: the refs its rule makes belong below.
+_busy: list[int] = []
+
+
+def innermost(stack: Sequence[Any]) -> Any:
+    """The innermost transformation a ``new_ref`` made now belongs to (None: none, eager), skipping
+    the JVP traces whose rule is running."""
+    limit = min(_busy, default=None)
+    for m in reversed(stack[1:]):
+        if limit is not None and m.level >= limit:
+            continue
+        return m
+    return None
+
+
+def is_forward_mode(main: Any) -> bool:
+    """A plain ``jvp`` trace above any discharge, with no linearization under way (a ``jit``'s JVP
+    rule under ``grad`` traces its body with a plain JVP trace too, to be transposed)."""
+    from ..tape import TapeTrace
+
+    if main.trace_type is not ad.JVPTrace or main.level <= max(discharging, default=0):
+        return False
+    linearizing = (ad.LinearizeTrace, ad.PartialEvalTrace, TapeTrace)
+    return not any(m.trace_type in linearizing for m in core._state.stack)
+
+
+def new_ref_jvp(main: Any, x: Value, params: dict[str, Any]) -> Value:
+    """JAX's ``_ref_jvp``, run whatever the tangent (JAX's JVP trace sends every new_ref through
+    its rule): a zero tangent gets a tangent ref of zeros."""
+    trace = main.trace or main.trace_type(main)
+    t = trace.full_raise(x)
+    _busy.append(main.level)
+    try:
+        primal = new_ref_p.bind(t.primal, **params)
+        tangent = new_ref_p.bind(ad.instantiate_zeros(t.tangent), **params)
+    finally:
+        _busy.pop()
+    return ad.JVPTracer(trace, primal, tangent)
+
+
+def _zero_like(out: Value) -> ad.Zero:
+    return ad.Zero(ad.tangent_aval(core.get_aval(out)))
+
+
+def _get_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: Any) -> Any:
+    ref, *idx = primals
+    out = get_p.bind(ref, *idx, **params)
+    if type(tangents[0]) is ad.Zero:
+        return out, _zero_like(out)
+    return out, get_p.bind(tangents[0], *idx, **params)
+
+
+def _swap_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: Any) -> Any:
+    ref, x, *idx = primals
+    rt, xt = tangents[0], tangents[1]
+    out = swap_p.bind(ref, x, *idx, **params)  # (JAX writes the primal before it refuses the tangent)
+    if type(rt) is ad.Zero:
+        if type(xt) is not ad.Zero:
+            raise _write_error(swap_p, core.get_aval(ref), "grad")
+        return out, _zero_like(out)
+    return out, swap_p.bind(rt, ad.instantiate_zeros(xt), *idx, **params)
+
+
+def _addupdate_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: Any) -> Any:
+    ref, x, *idx = primals
+    rt, xt = tangents[0], tangents[1]
+    if type(rt) is ad.Zero:
+        if type(xt) is not ad.Zero:
+            raise _write_error(addupdate_p, core.get_aval(ref), "grad")
+        return addupdate_p.bind(ref, x, *idx, **params), []
+    addupdate_p.bind(ref, x, *idx, **params)
+    addupdate_p.bind(rt, ad.instantiate_zeros(xt), *idx, **params)
+    return [], []
+
+
+def _freeze_jvp(primals: Sequence[Value], tangents: Sequence[Any]) -> Any:
+    out = freeze_p.bind(primals[0])
+    if type(tangents[0]) is ad.Zero:
+        return out, _zero_like(out)
+    return out, freeze_p.bind(tangents[0])
+
+
+ad.jvp_rules[get_p] = _get_jvp
+ad.jvp_rules[swap_p] = _swap_jvp
+ad.jvp_rules[addupdate_p] = _addupdate_jvp
+ad.jvp_rules[freeze_p] = _freeze_jvp
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls and control flow on a first-class ref of a transformation.
+
+
+def is_transformed_ref(x: object) -> bool:
+    """A ref of a non-staging transformation (a JVPTracer of refs), not a functional ``Ref``."""
+    return (
+        isinstance(x, Tracer) and type(x.aval) is AbstractRef and not isinstance(x._trace, JaxprTrace)  # type: ignore[attr-defined]
+    )
+
+
+def as_functional(
+    rule: Callable[..., list[Value]], args: Sequence[Value], params: dict[str, Any]
+) -> list[Value]:
+    """``rule`` (a functional discharge rule) run with each transformed ref among ``args`` as a
+    functional ref over its value, which is written back afterwards."""
+    boxes: dict[int, Ref] = {}
+    new_args: list[Value] = []
+    for a in args:
+        if is_transformed_ref(a):
+            if id(a) not in boxes:
+                boxes[id(a)] = Ref(get_p.bind(a, indexer=None), a.aval.inner_aval, traced=True)  # type: ignore[attr-defined]
+            new_args.append(boxes[id(a)])
+        else:
+            new_args.append(a)
+    outs = rule(*new_args, **params)
+    written = {id(a): a for a in args if is_transformed_ref(a)}
+    for k, box in boxes.items():
+        swap_p.bind(written[k], box._traced, indexer=None)
+    return outs

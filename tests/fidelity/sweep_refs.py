@@ -1,0 +1,91 @@
+"""The sweep's cases for mutable array refs made inside transformed functions (issue 13):
+``jax.new_ref``, reads and writes (``ref[...]``, ``ref[i] +=``, ``jax.ref.addupdate``) and
+``jax.freeze`` under grad, jvp, vmap and jit, and their compositions. Cases follow sweep_programs'
+convention: ``make(jax) -> (fun, args)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from .sweep_programs import _f32
+except ImportError:  # run as a script (sweep.py put this directory on sys.path)
+    from sweep_programs import _f32  # type: ignore[no-redef]
+
+CASES: dict = {}
+
+
+def _add(name, make):
+    CASES[name] = make
+
+
+def _scale_and_bump(jax):
+    """A ref made from the argument, written whole and at one index, then frozen."""
+
+    def f(x):
+        r = jax.new_ref(x)
+        r[...] = r[...] * 2.0
+        r[1] += x[0]
+        return jax.numpy.sum(jax.freeze(r) * x)
+
+    return f
+
+
+def _slices(jax):
+    """Reads of two overlapping slices of a ref."""
+
+    def f(x):
+        r = jax.new_ref(x)
+        return jax.numpy.sum(r[1:] * r[:2])
+
+    return f
+
+
+def _accumulate(jax):
+    """A zero-initialized accumulator ref, added to with jax.ref.addupdate."""
+
+    def f(x):
+        acc = jax.new_ref(jax.numpy.zeros_like(x))
+        jax.ref.addupdate(acc, ..., jax.numpy.sin(x))
+        jax.ref.addupdate(acc, 0, x[2] * x[1])
+        return jax.numpy.sum(jax.freeze(acc) ** 2)
+
+    return f
+
+
+def _scalar(jax):
+    def f(x):
+        r = jax.new_ref(x)
+        r[...] += x * x
+        return jax.freeze(r)
+
+    return f
+
+
+for _name, _fun in (
+    ("scale_and_bump", _scale_and_bump),
+    ("slices", _slices),
+    ("accumulate", _accumulate),
+):
+    _add(f"grad(refs[{_name}])", lambda jax, _fun=_fun: (jax.grad(_fun(jax)), (_f32(3),)))
+    _add(
+        f"jvp(refs[{_name}])",
+        lambda jax, _fun=_fun: (
+            (lambda x, t: jax.jvp(_fun(jax), (x,), (t,))),
+            (_f32(3), _f32(3, seed=1)),
+        ),
+    )
+    _add(f"vmap(refs[{_name}])", lambda jax, _fun=_fun: (jax.vmap(_fun(jax)), (_f32(2, 3),)))
+    _add(f"jit(grad(refs[{_name}]))", lambda jax, _fun=_fun: (jax.jit(jax.grad(_fun(jax))), (_f32(3),)))
+
+_add("grad(refs[scalar])", lambda jax: (jax.grad(_scalar(jax)), (np.float32(1.5),)))
+_add("jit(refs[scale_and_bump])", lambda jax: (jax.jit(_scale_and_bump(jax)), (_f32(3),)))
+_add("grad(jit(refs[scale_and_bump]))", lambda jax: (jax.grad(jax.jit(_scale_and_bump(jax))), (_f32(3),)))
+_add(
+    "vmap(grad(refs[scale_and_bump]))", lambda jax: (jax.vmap(jax.grad(_scale_and_bump(jax))), (_f32(2, 3),))
+)
+_add("vmap(jit(refs[accumulate]))", lambda jax: (jax.vmap(jax.jit(_accumulate(jax))), (_f32(2, 3),)))
+_add(
+    "jvp(refs[scalar])",
+    lambda jax: ((lambda x, t: jax.jvp(_scalar(jax), (x,), (t,))), (np.float32(1.5), np.float32(0.5))),
+)
