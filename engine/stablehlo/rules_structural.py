@@ -440,10 +440,18 @@ def _conv_general_dilated(
         f"precision_config = [{prec}]}}"
     )
     ty = ctx.out_types[0]
+    spec = Spec("stablehlo.convolution", [lhs, rhs], {
+        "lhs_spec": tuple(d.lhs_spec), "rhs_spec": tuple(d.rhs_spec), "out_spec": tuple(d.out_spec),
+        "strides": tuple(window_strides), "padding": tuple(tuple(p) for p in padding),
+        "lhs_dilation": tuple(lhs_dilation), "rhs_dilation": tuple(rhs_dilation),
+        "feature_group_count": feature_group_count, "batch_group_count": batch_group_count,
+        "precision": tuple(q.strip() for q in _precision(precision).split(",")),
+    })  # fmt: skip
     return ctx.emit(
         [ty],
         lambda p: (
             f"stablehlo.convolution({p(lhs)}, {p(rhs)}) dim_numbers = {dims}, window = {{{window}}} {attrs} : "
             f"({lhs.type}, {rhs.type}) -> {ty}"
         ),
+        spec=spec,
     )

@@ -1,5 +1,6 @@
-"""XLA's HLO text for gathers and scatters (``xla_hlo`` calls in here through its ``RULES`` table),
-as JAX 0.10.2 prints them (recorded in tests/hlo_text).
+"""XLA's HLO text for the operations that read windows of an operand: gathers, scatters, dynamic
+slices and convolutions (``xla_hlo`` calls in here through its ``RULES`` table), as JAX 0.10.2
+prints them (recorded in tests/hlo_text).
 
 A gather prints its dimension numbers, slice sizes and (when set) ``indices_are_sorted``; a
 scatter its dimension numbers, ``indices_are_sorted`` / ``unique_indices`` when set, and its update
@@ -124,6 +125,55 @@ def _dynamic_slice(op: Op, name: str, ins: list, ty: str, canon: _Canonical, mod
     return [out]
 
 
+def _convolution(op: Op, name: str, ins: list, ty: str, canon: _Canonical, module: Any) -> list:
+    """``convolution(lhs, rhs), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01``: XLA's
+    window_util::ToString (a field only when some dimension differs from its default), then group
+    counts other than 1 and a precision other than the default."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    rhs_dims = _parse_type(op.spec.operands[1].type)[0]
+    sizes = [rhs_dims[d] for d in a["rhs_spec"][2:]]
+    fields = [("size", [str(n) for n in sizes])]
+    if any(s != 1 for s in a["strides"]):
+        fields.append(("stride", [str(s) for s in a["strides"]]))
+    if any(p != 0 for pair in a["padding"] for p in pair):
+        fields.append(("pad", [f"{lo}_{hi}" for lo, hi in a["padding"]]))
+    if any(s != 1 for s in a["lhs_dilation"]):
+        fields.append(("lhs_dilate", [str(s) for s in a["lhs_dilation"]]))
+    if any(s != 1 for s in a["rhs_dilation"]):
+        fields.append(("rhs_dilate", [str(s) for s in a["rhs_dilation"]]))
+    parts = ["window={" + " ".join(f"{k}={'x'.join(v)}" for k, v in fields) + "}"] if sizes else []
+    labels = [_labels(a["lhs_spec"], "bf"), _labels(a["rhs_spec"], "oi"), _labels(a["out_spec"], "bf")]
+    parts.append(f"dim_labels={labels[0]}_{labels[1]}->{labels[2]}")
+    for k in ("feature_group_count", "batch_group_count"):
+        if a[k] != 1:
+            parts.append(f"{k}={a[k]}")
+    precision = a["precision"]
+    if any(p != "DEFAULT" for p in precision):
+        if any(p not in ("DEFAULT", "HIGH", "HIGHEST") for p in precision):
+            raise _refuse(f"a convolution of precision {precision}")
+        parts.append("operand_precision={" + ",".join(p.lower() for p in precision) + "}")
+    out = hlo._Instr(name, ty, "convolution", ins, ", " + ", ".join(parts))
+    out.frontend = op.frontend
+    return [out]
+
+
+def _labels(spec: Sequence[int], first_two: str) -> str:
+    """``bf01``: the letter or spatial index each position of an operand holds."""
+    if len(spec) > 12:
+        raise _refuse("a convolution of more than 10 spatial dimensions")
+    out = [""] * len(spec)
+    out[spec[0]], out[spec[1]] = first_two[0], first_two[1]
+    for k, d in enumerate(spec[2:]):
+        out[d] = str(k)
+    return "".join(out)
+
+
 hlo.RULES.update(
-    {"stablehlo.gather": _gather, "stablehlo.scatter": _scatter, "stablehlo.dynamic_slice": _dynamic_slice}
+    {
+        "stablehlo.gather": _gather,
+        "stablehlo.scatter": _scatter,
+        "stablehlo.dynamic_slice": _dynamic_slice,
+        "stablehlo.convolution": _convolution,
+    }
 )

@@ -295,3 +295,33 @@ def sort_two_float_keys_rows():
 @program
 def sort_inside_loop():
     return (lambda x: lax.fori_loop(0, 2, lambda i, v: jnp.sort(v * -1.0), x)), (f32(4),)
+
+
+@program
+def convolution_window_fields():
+    # (a window field only when some dimension differs from its default; group counts, precision)
+    def f(x, w, y, v, k):
+        a = lax.conv_general_dilated(
+            x, w, (1, 1), [(-1, 2), (0, 0)], feature_group_count=2, precision=lax.Precision.HIGHEST
+        )
+        b = lax.conv_general_dilated(
+            y, v, (1, 1), "VALID", batch_group_count=2, precision=(lax.Precision.HIGH, lax.Precision.DEFAULT)
+        )
+        c = lax.conv(x, k, (2, 1), "VALID")
+        return a, b, c
+
+    return f, (
+        f32(1, 4, 5, 5),
+        f32(2, 2, 3, 3, seed=1),
+        f32(2, 4, 5, 5, seed=2),
+        f32(2, 4, 3, 3, seed=3),
+        f32(2, 4, 1, 1),
+    )
+
+
+@program
+def convolution_without_spatial_dimensions():
+    return (lambda x, w: lax.conv_general_dilated(x, w, (), [], dimension_numbers=("NC", "OI", "NC"))), (
+        f32(2, 3),
+        f32(4, 3, seed=1),
+    )
