@@ -64,7 +64,11 @@ def _checkpoint(
         # through an optimization barrier first
         types, ins = [a.type for a in args], args
         args = tuple(
-            ctx.emit(types, lambda p: f"stablehlo.optimization_barrier {p.list(ins)} : {', '.join(types)}")
+            ctx.emit(
+                types,
+                lambda p: f"stablehlo.optimization_barrier {p.list(ins)} : {', '.join(types)}",
+                spec=Spec("stablehlo.optimization_barrier", ins),
+            )
         )
     return ctx.lower_jaxpr(ctx.block, jaxpr, args)
 

@@ -307,7 +307,12 @@ def _copy(ctx: RuleContext, x: Value) -> list[Value]:
 @register(ew.reduce_precision_p)
 def _reduce_precision(ctx: RuleContext, x: Value, *, exponent_bits: int, mantissa_bits: int) -> list[Value]:
     fmt = f"e{exponent_bits}m{mantissa_bits}"
-    return ctx.emit([x.type], lambda p: f"stablehlo.reduce_precision {p(x)}, format = {fmt} : {x.type}")
+    spec = Spec(
+        "stablehlo.reduce_precision", [x], {"exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}
+    )
+    return ctx.emit(
+        [x.type], lambda p: f"stablehlo.reduce_precision {p(x)}, format = {fmt} : {x.type}", spec=spec
+    )
 
 
 @register(st.empty2_p)

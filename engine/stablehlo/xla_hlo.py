@@ -222,10 +222,8 @@ def _computation(
         if op.spec is not None and op.spec.name == "stablehlo.case":
             _conditional(op, canon, of, module, made)
             continue
-        if op.spec is not None and op.spec.name in ("stablehlo.while", "stablehlo.sort"):
-            from .xla_hlo_loops import CONVERTERS
-
-            CONVERTERS[op.spec.name](op, canon, of, module, made)
+        if op.spec is not None and op.spec.name in xla_hlo_loops.CONVERTERS:
+            xla_hlo_loops.CONVERTERS[op.spec.name](op, canon, of, module, made)
             continue
         for ins in _convert(op, canon, of, module):
             module.instr(made, ins)
@@ -510,8 +508,6 @@ def _ints(xs: Sequence[int]) -> str:
 
 def _dot_attrs(a: dict) -> str:
     (lc, rc), (lb, rb) = a["contracting"], a["batch"]
-    if not lc:
-        raise _refuse("a dot_general without contracting dimensions")
     text = ""
     if lb:
         text += f", lhs_batch_dims={{{_ints(lb)}}}"
@@ -575,3 +571,4 @@ def _post_order(instrs: Sequence[_Instr]) -> list[_Instr]:
 
 
 from . import xla_hlo_indexing  # noqa: E402,F401  (registers its converters in RULES)
+from . import xla_hlo_loops  # noqa: E402  (loops, sorts, barriers: converters of several results)

@@ -192,4 +192,37 @@ def convert_sort(
     hlo._read_results(op, out, shapes, of, module, made)
 
 
-CONVERTERS = {"stablehlo.while": convert_while, "stablehlo.sort": convert_sort}
+def convert_barrier(
+    op: Op, canon: _Canonical, of: dict[Value, hlo._Instr], module: hlo._Module, made: list[hlo._Instr]
+) -> None:
+    """An optimization barrier: the tuple of its operands, the ``opt-barrier`` and a
+    get-tuple-element per result, all named after it (JAX's location: remat2)."""
+    name = hlo._sanitize(op.source or "opt-barrier")
+    ins = [of[v] for v in canon.operands(op)]
+    shapes = [i.aval for i in ins]
+    if len(ins) < 2:
+        raise _refuse("an optimization barrier of one value")
+    aval = hlo._tuple_text(shapes)
+    packed = module.instr(made, hlo._Instr(name, aval, "tuple", ins))
+    out = module.instr(made, hlo._Instr(name, aval, "opt-barrier", [packed]))
+    out.frontend = op.frontend
+    hlo._read_results(op, out, shapes, of, module, made)
+
+
+def _reduce_precision(
+    op: Op, name: str, ins: list[hlo._Instr], ty: str, canon: _Canonical, module: hlo._Module
+) -> list[hlo._Instr]:
+    assert op.spec is not None
+    a = op.spec.attrs
+    attrs = f", exponent_bits={a['exponent_bits']}, mantissa_bits={a['mantissa_bits']}"
+    out = hlo._Instr(name, ty, "reduce-precision", ins, attrs)
+    out.frontend = op.frontend
+    return [out]
+
+
+CONVERTERS = {
+    "stablehlo.while": convert_while,
+    "stablehlo.sort": convert_sort,
+    "stablehlo.optimization_barrier": convert_barrier,
+}
+hlo.RULES["stablehlo.reduce_precision"] = _reduce_precision

@@ -325,3 +325,25 @@ def convolution_without_spatial_dimensions():
         f32(2, 3),
         f32(4, 3, seed=1),
     )
+
+
+@program
+def dots_without_contraction():
+    # (an outer product and a batched one: dots of no contracting dimensions, kept as dots)
+    return (
+        lambda x, y: (
+            lax.dot_general(x, y, (((), ()), ((), ()))),
+            lax.dot_general(x, y, (((), ()), ((0,), (0,)))),
+            lax.dot_general(x[:, None], y, (((), ()), ((0,), (0,)))) * 2.0,
+        )
+    ), (f32(3), f32(3, seed=1))
+
+
+@program
+def checkpoint_of_one_argument():
+    return jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))), (1.0,)
+
+
+@program
+def reduce_precisions():
+    return (lambda x: (lax.reduce_precision(x, 5, 10), lax.reduce_precision(x * 2.0, 8, 7))), (f32(3),)
