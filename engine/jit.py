@@ -105,6 +105,7 @@ class Lowered:
         self.keep_unused = False  # (jit's options, for the module text)
         self.donated: list[bool] | None = None
         self.hlo_arg_names: Callable[[], list[str]] | None = None  # (JAX's names: x, d['a'])
+        self.relower: Any = None  # (lowers again: a pmap's text is of the form JAX stages it in)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The StableHLO module JAX prints for this program (``engine.stablehlo``), or XLA's HLO text
@@ -610,7 +611,7 @@ class JitFunction:
         entry: StagedEntry | None = None
         in_shardings = mesh_shardings(leaves)
         shared = key not in self._has_pmap and in_shardings is None
-        if shared:
+        if shared and not displaying():  # (a trace to be shown stages a pmap as JAX does: not cached)
             entry = self._cache.get(key)
         if entry is not None and not entry[2]:
             closed, out_tree = entry[0], entry[1]
@@ -625,6 +626,7 @@ class JitFunction:
                 if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
                     self._cache[key] = (closed, out_tree, [])
         lowered = Lowered(closed, self.name, out_tree, leaves)
+        lowered.relower = functools.partial(self.lower, *args, **kwargs)
         inspecting = sys.modules.get("engine.inspect_sharding")
         if inspecting is not None and not lowered.args_on_mesh:  # (JAX calls back while lowering)
             inspecting.at_lower(closed)

@@ -81,6 +81,7 @@ class PmapFunction:
         )
         self._cache: dict = {}
         self._axes_cache: dict = {}  # (argument tree, static positions) -> flat in_axes
+        self._shown_cache: dict = {}  # signature -> (jit of its shard_map form, its output tree)
         # Warm calls: positional arrays only, run eagerly. Keyed by each argument's type and aval,
         # it skips flattening and re-validating what an earlier call with the same avals checked.
         self._warm: dict = {}
@@ -232,6 +233,25 @@ class PmapFunction:
         """JAX 0.10.2's pmap: ``jit[name=_fun]`` around a ``shard_map`` over a 1-D mesh of the first
         ``size`` devices, whose body squeezes each device's block and expands each result. The
         shard_map runs its body on the same device processes (``spmd._shard_map_impl``)."""
+        # (JAX caches the jitted shard_map per signature: calls of one pmap share its jaxpr)
+        key = (statics, nargs, in_tree, tuple(flat_axes), key_in, size, core.x64_enabled[0])
+        cached = self._shown_cache.get(key)
+        if cached is None:
+            cached = self._shown_cache[key] = self._shown_jit(
+                statics, nargs, in_tree, flat_axes, key_in, size
+            )
+        jitted, out_store = cached
+        _shown.depth = getattr(_shown, "depth", 0) + 1
+        try:
+            outs = jitted(*leaves)
+        finally:
+            _shown.depth -= 1
+        out_tree, key_out = out_store
+        outs = [random_wrap(o) if k else o for o, k in zip(outs, key_out)]
+        return tree_unflatten(out_tree, outs)
+
+    def _shown_jit(self, statics, nargs, in_tree, flat_axes, key_in, size):
+        """The ``jit(_fun)`` of the shard_map, and the list its trace stores the output tree in."""
         from ..jit import jit
         from ..sharding import Mesh, PartitionSpec
         from .spmd import shard_map
@@ -259,14 +279,7 @@ class PmapFunction:
         def _fun(*xs):
             return mapped(*xs)
 
-        _shown.depth = getattr(_shown, "depth", 0) + 1
-        try:
-            outs = jit(_fun)(*leaves)
-        finally:
-            _shown.depth -= 1
-        out_tree, key_out = out_store
-        outs = [random_wrap(o) if k else o for o, k in zip(outs, key_out)]
-        return tree_unflatten(out_tree, outs)
+        return jit(_fun), out_store
 
     def _check_args(self, leaves, axes, dyn_args, in_axes_spec):
         avals, flat_axes, sizes = [], [], []

@@ -16,6 +16,7 @@ what JAX would hand to XLA, for reading. A primitive without a rule raises NotIm
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Sequence
 
@@ -24,15 +25,24 @@ from . import literals, refs
 from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
 from .lowering import _return_render
+from .rules_parallel import mesh_declaration, pmap_form
 from .xla_hlo import module_hlo_text as hlo_text_of
 
 
 def lowered_text(lowered: Any, dialect: str | None) -> str:
     """``Lowered.as_text(dialect)``: the StableHLO module, or XLA's HLO text (``dialect="hlo"``)."""
     if dialect != "hlo":
-        result_names = result_paths(lowered.out_tree)
+        closed, name, out_tree, shardings = lowered.jaxpr, lowered.name, lowered.out_tree, None
+        shown = pmap_form(lowered)
+        if shown is not None:  # (a pmap: JAX's jit of a shard_map)
+            closed, out_tree, itself = shown
+            if itself:
+                closed, name, shardings = _pmap_module(closed)
+        result_names = result_paths(out_tree)
         kw = dict(result_names=result_names, keep_unused=lowered.keep_unused, donated=lowered.donated)
-        return module_text(lowered.jaxpr, lowered.name, **kw)
+        return module_text(closed, name, shardings=shardings, **kw)
+    if pmap_form(lowered, restage=False) is not None:  # (JAX's is over the pmap's mesh)
+        raise NotImplementedError("HLO text for a program with a pmap is not implemented in the engine")
     if lowered.donated and any(lowered.donated):  # (XLA's text then declares input_output_alias)
         raise NotImplementedError(
             "HLO text for a program with donated arguments is not implemented in the engine"
@@ -64,6 +74,40 @@ _DOCSTRING_BREAKS_FORMAT = frozenset(
     weibull_min wofz zeta
     """.split()
 )
+
+
+def _pmap_module(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, str, tuple[list[str], list[str]]]:
+    """A pmap lowered itself (JAX's ``pmap(f).lower``, which ``jit`` of it keeps): the module is
+    its ``jit`` of the shard_map, named ``_fun``, the arguments and results carrying the mesh
+    shardings it was jitted with."""
+    from ..jit_primitive import jit_p
+    from ..parallel.spmd import shard_map_p
+    from .rules_parallel import dims_text
+
+    def only_call(j: Any, prim: Any) -> Any:
+        if len(j.eqns) != 1 or j.eqns[0].primitive is not prim:
+            return None
+        eqn = j.eqns[0]
+        same = list(eqn.inputs) == list(j.in_binders) and list(eqn.out_binders) == list(j.outs)
+        return eqn if same else None
+
+    eqn = only_call(closed.jaxpr, jit_p)
+    while eqn is not None and eqn.params["name"] != "_fun":
+        eqn = only_call(eqn.params["jaxpr"].jaxpr, jit_p)
+    inner = eqn.params["jaxpr"] if eqn is not None else None
+    smap = only_call(inner.jaxpr, shard_map_p) if inner is not None else None
+    if smap is None:
+        raise NotImplementedError("StableHLO text for this pmap is not implemented in the engine")
+    p = smap.params
+
+    def attrs(specs: Any, avals: Any) -> list[str]:
+        return [
+            f"sdy.sharding = #sdy.sharding<@mesh, {dims_text(s, len(a.shape))}>" for s, a in zip(specs, avals)
+        ]
+
+    ins = attrs(p["in_specs"], [v.aval for v in smap.inputs])
+    outs = attrs(p["out_specs"], [v.aval for v in smap.out_binders])
+    return inner, "_fun", (ins, outs)
 
 
 def _refuse_vmap_of_library_function(fun: Any) -> None:
@@ -123,6 +167,7 @@ def module_text(
     arg_attrs: Sequence[str] | None = None,
     donated: Sequence[bool] | None = None,
     hlo_of: Sequence[str] | None = None,
+    shardings: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> str:
     """The StableHLO module JAX prints for ``closed`` jitted as ``name``.
 
@@ -138,12 +183,14 @@ def module_text(
         argument aliases the first output of its type (``tf.aliasing_output``), as JAX's.
 
       hlo_of: the arguments' names: then the text is XLA's HLO for the module (``hlo_text``).
+      shardings: an ``sdy.sharding`` attribute's text per argument and per result (a pmap's).
 
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
     from . import rules_calls, rules_control, rules_elementwise, rules_ffi, rules_indexing  # noqa: F401
     from . import rules_generic_reductions, rules_linalg, rules_random, rules_structural  # noqa: F401  (each adds rows to ``rules``)
     from . import rules_state  # noqa: F401
+    from . import rules_parallel  # noqa: F401
 
     state = refs.stateful(closed, keep_unused)  # (refs: pruned, then discharged as JAX lowers them)
     if state is not None:
@@ -160,6 +207,8 @@ def module_text(
     main = module.add_function("main", True, [literals.aval_type(jaxpr.in_binders[i].aval) for i in kept])
     if state is not None and state.arg_attrs is not None:
         main.arg_attrs = state.arg_attrs
+    elif shardings is not None:
+        main.arg_attrs = [shardings[0][i] for i in kept]
     elif arg_attrs is not None:
         main.arg_attrs = list(arg_attrs)
     elif donated is not None and any(donated):
@@ -173,6 +222,8 @@ def module_text(
             raise NotImplementedError(
                 "HLO text for a program of callbacks or returning PRNG keys is not implemented in the engine"
             )
+        if module.mesh is not None:
+            raise NotImplementedError("HLO text for a program over a mesh is not implemented in the engine")
         names = list(hlo_of)
         return hlo_text_of(
             _module_name(name),
@@ -190,9 +241,22 @@ def module_text(
     main.result_attrs = [f'jax.result_info = "{n}"' for n in result_names]
     if state is not None and state.result_attrs is not None:
         main.result_attrs = state.result_attrs
+    if shardings is not None:
+        main.result_attrs = [f"{a}, {s}" for a, s in zip(main.result_attrs, shardings[1])]
     emit(main.body, [], _return_render("return", outs))
-    header = f"module @{_module_name(name)} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n"
-    if keys_out or (state is not None and state.arg_attrs is not None):
+    partitions = math.prod(module.mesh[1]) if module.mesh is not None else 1
+    header = (
+        f"module @{_module_name(name)} attributes "
+        f"{{mhlo.num_partitions = {partitions} : i32, mhlo.num_replicas = 1 : i32}} {{\n"
+    )
+    empty_mesh = keys_out or (state is not None and state.arg_attrs is not None)
+    if module.mesh is not None:
+        if empty_mesh or module.callbacks:  # (JAX's order of several meshes is not known here)
+            raise NotImplementedError(
+                "StableHLO text for a program over a mesh that also returns keys or calls back"
+            )
+        header += mesh_declaration(module.mesh)
+    if empty_mesh:
         header += "  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}\n"
     if module.callbacks:  # (the one-device mesh JAX places host callbacks on)
         header += (

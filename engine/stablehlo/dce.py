@@ -20,6 +20,7 @@ from ..ir import (
 )
 from ..jit_primitive import jit_p, staged_like
 from ..lax.cond import cond_p
+from ..parallel.spmd import shard_map_p
 
 
 class Pruner:
@@ -50,6 +51,8 @@ class Pruner:
                 eqn = self._jit(eqn, used)
             elif eqn.primitive is cond_p:
                 eqn = self._cond(eqn, used)
+            elif eqn.primitive is shard_map_p:
+                eqn = self._shard_map(eqn, used)
             else:
                 rule = dce_rules.get(eqn.primitive)
                 if rule is not None:
@@ -79,6 +82,25 @@ class Pruner:
             cond_p,
             [index, *(x for x, u in zip(args, used_in) if u)],
             {**eqn.params, "branches": new},
+            [v for v, u in zip(eqn.out_binders, used) if u],
+            eqn.source_info,
+        )
+
+    def _shard_map(self, eqn: JaxprEqn, used: list[bool]) -> JaxprEqn:
+        """JAX's shard_map rule: the unused outputs leave with their specs, and so do the inputs
+        the pruned body no longer reads."""
+        closed = eqn.params["jaxpr"]
+        body, used_in = self.jaxpr(closed.jaxpr, used, prune_inputs=True)
+        p = eqn.params
+        return JaxprEqn(
+            shard_map_p,
+            [x for x, u in zip(eqn.inputs, used_in) if u],
+            {
+                **p,
+                "jaxpr": ClosedJaxpr(body, closed.consts),
+                "in_specs": tuple(s for s, u in zip(p["in_specs"], used_in) if u),
+                "out_specs": tuple(s for s, u in zip(p["out_specs"], used) if u),
+            },
             [v for v, u in zip(eqn.out_binders, used) if u],
             eqn.source_info,
         )

@@ -68,6 +68,8 @@ class Module:
         self._keep: list[Any] = []
         self._uniquing = 0
         self.callbacks = 0  # host callbacks emitted (each has its index; the module then has a mesh)  # (the jaxprs keyed by id stay alive while this module is built)
+        self.mesh: tuple[tuple[str, ...], tuple[int, ...]] | None = None  # (axis names, sizes): @mesh
+        self.manual: list[tuple[tuple[str, ...], tuple[int, ...]]] = []  # the shard_maps being lowered
 
     def add_function(self, name: str, public: bool, arg_types: Sequence[str]) -> Function:
         taken = {f.name for f in self.functions}

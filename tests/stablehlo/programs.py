@@ -538,3 +538,138 @@ def linalg_triangular_solve_conjugate_batched():
 
     c = (f32(2, 3, 3) + 1j * f32(2, 3, 3, seed=1)).astype(np.complex64)
     return f, (c, c[..., :2] * 2)
+
+
+# --- SPMD: shard_map's manual computation and its collectives, sharding constraints, pmap (JAX's
+# jit of a shard_map; jit, vmap or checkpoint of a pmap lower the pmap itself, as JAX's keep its lower)
+
+
+def _mesh(*shape_and_names):
+    shape, names = shape_and_names[: len(shape_and_names) // 2], shape_and_names[len(shape_and_names) // 2 :]
+    devices = np.array(jax.devices()[: int(np.prod(shape))]).reshape(shape)
+    return jax.sharding.Mesh(devices, names)
+
+
+def _smap(f, mesh, in_specs, out_specs):
+    return jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False)
+
+
+def _P(*entries):
+    return jax.sharding.PartitionSpec(*entries)
+
+
+@program
+def shard_map_pmin_over_first_axis():
+    return _smap(lambda b: lax.pmin(b, "i"), _mesh(4, 2, "i", "j"), _P("i", "j"), _P("i", "j")), (f32(8, 4),)
+
+
+@program
+def shard_map_psum_over_axes_out_of_mesh_order():
+    f = _smap(lambda b: lax.psum(b, ("j", "i")), _mesh(4, 2, "i", "j"), _P("i", "j"), _P("i", "j"))
+    return f, (f32(8, 4),)
+
+
+@program
+def shard_map_all_gather_untiled_and_on_dim1():
+    def body(b):
+        return lax.all_gather(b, "i"), lax.all_gather(b, "j", axis=1, tiled=True)
+
+    f = _smap(body, _mesh(4, 2, "i", "j"), _P("i", "j"), (_P(None, "i", "j"), _P("i")))
+    return f, (f32(8, 4),)
+
+
+@program
+def shard_map_psum_scatter_untiled():
+    return _smap(lambda b: lax.psum_scatter(b, "i"), _mesh(4, 2, "i", "j"), _P(None), _P("i")), (f32(4, 3),)
+
+
+@program
+def shard_map_all_to_all_and_int_psum():
+    def body(b, n):
+        return lax.all_to_all(b, "i", 0, 0, tiled=True), lax.psum(n, "i"), lax.pmax(n > 2, "i")
+
+    f = _smap(body, _mesh(4, "i"), (_P("i"), _P("i")), (_P("i"), _P(), _P()))
+    return f, (f32(16), i32(8, hi=5))
+
+
+@program
+def shard_map_size_one_axis_and_closure():
+    return _smap(lambda b: b * 2 + jnp.arange(2.0), _mesh(1, 2, "a", "b"), _P("a", "b"), _P("a", "b")), (
+        f32(4, 4),
+    )
+
+
+@program
+def shard_map_jit_and_scan_inside():
+    def body(b):
+        s = lax.scan(lambda c, y: (lax.psum(c, "i") + y, c), b[0], b)[0]
+        return jax.jit(lambda v: lax.psum(jnp.sin(v), "i"))(b) + s
+
+    return _smap(body, _mesh(4, "i"), _P("i"), _P()), (f32(8),)
+
+
+@program
+def shard_map_grad():
+    f = _smap(lambda b: lax.psum(jnp.sum(b**2), "i"), _mesh(4, "i"), _P("i"), _P())
+    return jax.grad(f), (f32(8),)
+
+
+@program
+def sharding_constraint_unconstrained_and_scalar():
+    mesh = _mesh(4, 2, "i", "j")
+
+    def f(a):
+        b = lax.with_sharding_constraint(
+            a + 1, jax.sharding.NamedSharding(mesh, _P(jax.sharding.PartitionSpec.UNCONSTRAINED, "j"))
+        )
+        return b, lax.with_sharding_constraint(jnp.sum(a), jax.sharding.NamedSharding(mesh, _P()))
+
+    return f, (f32(8, 4),)
+
+
+@program
+def sharding_constraint_grad():
+    s = jax.sharding.NamedSharding(_mesh(4, 2, "i", "j"), _P(("i", "j")))
+    return jax.grad(lambda a: jnp.sum(lax.with_sharding_constraint(a * a, s))), (f32(8, 4),)
+
+
+@program
+def pmap_tree_in_and_out_unused_arg():
+    return jax.pmap(lambda d, u: {"a": d["x"] * 2, "b": (jnp.sin(d["y"]),)}), (
+        {"x": f32(4, 3), "y": f32(4)},
+        f32(4, 2),
+    )
+
+
+@program
+def pmap_called_twice_in_jit():
+    p = jax.pmap(lambda x: x * 2.0)
+    return (lambda x: p(x) + p(x * 3)), (f32(4, 3),)
+
+
+@program
+def pmap_under_vmap_vmap_lowers_the_pmap():
+    return jax.vmap(jax.vmap(jax.pmap(lambda x: x * 2.0))), (f32(2, 3, 4),)
+
+
+@program
+def pmap_under_checkpoint_lowers_the_pmap():
+    return jax.checkpoint(jax.pmap(jnp.cos)), (f32(4, 3),)
+
+
+@program
+def pmap_collectives():
+    def body(x, y):
+        a = lax.all_gather(x, "i") * lax.axis_index("i")
+        return a, lax.ppermute(x, "i", [(0, 1), (1, 2), (2, 3), (3, 0)]), lax.psum((x, y), "i")
+
+    return jax.pmap(body, axis_name="i"), (f32(4, 2), f32(4))
+
+
+@program
+def pmap_vjp_and_keys():
+    def f(x, t, k):
+        out = jax.vjp(jax.pmap(jnp.sin), x)[1](t)
+        return out, jax.pmap(lambda kk: random.normal(kk, (2,)))(k)
+
+    return f, (f32(4, 3), f32(4, 3, seed=1), random.split(random.PRNGKey(0), 4))
