@@ -17,6 +17,8 @@ import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } 
 import "./ir-views.css";
 
 const CHAR_W = 7.4;
+/** The expand/collapse toggle's share of a box's width, from its right edge (18 wide, 4 from the edge). */
+const TOGGLE_W = 22;
 /** Characters of a node's label (`primitive[params] literals`); the tooltip has all of it. */
 const LABEL_MAX = 34;
 /** How groups fold, for every graph view of the page (the user's last choice). */
@@ -494,10 +496,13 @@ export class GraphView {
       : null;
     // An open box is as wide as its contents: its label is cut to stay clear of the toggle.
     const room = Math.max(4, Math.floor((w - 10 - (m.collapsible ? 30 : 10)) / CHAR_W));
+    // A closed box with a toggle centres its text on what the toggle leaves (its width has room for it).
+    const toggled = !!m.collapsible && (m.kind === "group" || !!m.compound);
+    const cx = toggled ? (w - TOGGLE_W) / 2 : w / 2;
     const text = m.expanded
       ? [s("text", { x: 10, y: 18, class: "node-label" }, shorten(m.label, room)), m.sub ? s("text", { x: 10, y: 33, class: "node-sub" }, shorten(m.sub, Math.floor(room / 0.9))) : null]
-      : [s("text", { x: w / 2, y: m.sub ? 17 : 18, "text-anchor": "middle", class: "node-label" }, m.label),
-         m.sub ? s("text", { x: w / 2, y: 32, "text-anchor": "middle", class: "node-sub" }, m.sub) : null];
+      : [s("text", { x: cx, y: m.sub ? 17 : 18, "text-anchor": "middle", class: "node-label" }, m.label),
+         m.sub ? s("text", { x: cx, y: 32, "text-anchor": "middle", class: "node-sub" }, m.sub) : null];
     const clickable = m.kind === "eqn" || m.kind === "group";
     const g = s("g", {
       class: cls, transform: `translate(${x},${y})`, "data-id": c.id, testid: m.kind === "eqn" ? "ir-node" : m.kind === "group" ? "ir-group" : `ir-${m.kind}`,
@@ -518,8 +523,8 @@ export class GraphView {
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.select(c.id); }
         if (m.collapsible && (e.key === "+" || e.key === "-" || e.key === "ArrowRight" || e.key === "ArrowLeft")) { e.preventDefault(); this.toggle(m.collapsible); }
       });
-      if (m.collapsible && (m.kind === "group" || m.compound)) {
-        const btn = s("g", { class: "toggle", transform: `translate(${w - 22},4)`, testid: "graph-toggle" },
+      if (toggled) {
+        const btn = s("g", { class: "toggle", transform: `translate(${w - TOGGLE_W},4)`, testid: "graph-toggle" },
           s("title", null, m.expanded ? "Collapse" : "Expand"),
           s("rect", { width: 18, height: 18, rx: 4 }),
           s("text", { x: 9, y: 13.5, "text-anchor": "middle" }, m.expanded ? "−" : "+"));

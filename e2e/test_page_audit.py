@@ -1,0 +1,71 @@
+"""Browser tests for what a new user's walk through every example, at 1440x900 and on a phone, found;
+one test per defect."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from .conftest import needs_runner
+
+# Where a text node's lines break: the three characters either side of each break.
+LINE_BREAKS = """e => {
+  const t = e.firstChild, r = document.createRange(), out = [];
+  let prev = null;
+  for (let i = 0; i < t.length; i++) {
+    r.setStart(t, i); r.setEnd(t, i + 1);
+    const top = r.getBoundingClientRect().top;
+    if (prev !== null && top > prev + 2) out.push(t.data.slice(Math.max(0, i - 3), i) + '|' + t.data.slice(i, i + 3));
+    prev = top;
+  }
+  return out;
+}"""
+
+
+def open_example(page: Page, example: str) -> None:
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    page.locator(f"[data-testid=gallery-item][data-id='{example}']").click()
+    page.wait_for_function("Number(document.getElementById('app').dataset.runs || 0) >= 1", timeout=90_000)
+
+
+@needs_runner
+def test_each_argument_s_name_is_on_its_input_s_row(page: Page):
+    # Four arguments and no remove buttons: each name took the grid's third column of the row
+    # before, so "x" sat right of params' input and learning_rate's input had no name beside it.
+    open_example(page, "data-parallel-step")
+    rows = page.get_by_test_id("arg-input").evaluate_all(
+        "els => els.map((e) => { const i = e.getBoundingClientRect(), l = e.labels[0].getBoundingClientRect();"
+        " return [e.labels[0].textContent, l.right <= i.left, Math.abs((l.top + l.bottom) - (i.top + i.bottom)) / 2]; })"
+    )
+    assert [r[0] for r in rows] == ["params", "x", "y", "learning_rate"], rows
+    for name, left_of_input, off_centre in rows:
+        assert left_of_input and off_centre < 3, (name, rows)
+
+
+@needs_runner
+def test_a_closed_group_s_label_stays_clear_of_its_expand_toggle(page: Page):
+    open_example(page, "grad-higher-order")
+    page.get_by_test_id("tab-ir").click()
+    page.get_by_test_id("stage-tab").nth(3).click()
+    expect(page.get_by_test_id("ir-group").first).to_be_visible()
+    gaps = page.get_by_test_id("ir-group").evaluate_all(
+        "els => els.map((g) => [g.querySelector('.node-label').textContent,"
+        " g.querySelector('[data-testid=graph-toggle] rect').getBoundingClientRect().left"
+        " - g.querySelector('.node-label').getBoundingClientRect().right,"
+        " g.querySelector('.node-label').getBoundingClientRect().left - g.getBoundingClientRect().left])"
+    )
+    assert gaps
+    for label, gap, left in gaps:
+        # clear of the toggle, and not pushed against the box's left edge instead
+        assert gap >= 4 and left >= 4, (label, gap, left, gaps)
+
+
+def test_a_composed_call_wraps_between_words_not_inside_a_name(page: Page):
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    call = page.locator("[data-testid=gallery-item][data-id='vmap-grid'] .gallery-call")
+    expect(call).to_have_text("vmap(vmap(func, in_axes=(None, 0)), in_axes=(0, None))")
+    breaks = call.evaluate(LINE_BREAKS)
+    assert breaks, "expected the call to wrap in its card"
+    for b in breaks:
+        assert b.split("|")[0].endswith(" "), breaks
