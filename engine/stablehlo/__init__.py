@@ -231,6 +231,7 @@ def module_text(
             outs,
             [names[i] if i < len(names) else f"Arg_{k}" for k, i in enumerate(kept)],
             list(main.body.ops),
+            name,
         )
     keys_out = [i for i, o in enumerate(jaxpr.outs) if literals.is_key(o.aval)]
     for i in keys_out:  # (JAX pins a returned PRNG key's data to the empty mesh)

@@ -115,8 +115,9 @@ def named(v: Value, primitive: str) -> Value:
     return v
 
 
-def _literal_operand(ctx: RuleContext, value: Any, aval: Any) -> Value:
-    """A scalar literal used by an elementwise operation of ``aval``'s shape (broadcast if needed)."""
+def _literal_operand(ctx: RuleContext, value: Any, aval: Any, user: str | None = None) -> Value:
+    """A scalar literal used by an elementwise operation of ``aval``'s shape (broadcast if needed,
+    by the operation ``user``, which locates the broadcast)."""
     c = ctx.constant(np.array(value, aval.dtype), aval.dtype)
     return c if aval.shape == () else named(broadcast_in_dim(ctx, c, aval.shape, ()), "broadcast_in_dim")
 

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .syntax import Op, Value
+from .xla_folds import LATE, Unknown, evaluate, location_name
 
 _KEEPS_INTEGER_CONSTANTS = {
     "stablehlo.reduce", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.pad",
@@ -73,32 +74,41 @@ class _Canonical:
 
     1. each constant is uniqued (later equal ones use the first) and hoisted, walking the block
        forward: moved to the block's start unless it is first or follows one already hoisted;
-    2. rewrites, forward: a broadcast of a scalar constant becomes a splat constant in its place,
-       ``x * 1``, ``x + 0``,
-       ``x - 0`` become ``x``, a commutative operation takes its constant operand second; constants
-       left unused are erased;
-    3. the constants are uniqued and hoisted again, in the block's order then.
+    2. rewrites, forward: a broadcast of a constant of equal elements becomes a splat constant in
+       its place; a binary operation of constants is evaluated in its place (``xla_folds``);
+       ``x * 1``, ``x + 0``, ``x - 0`` become ``x``; a commutative operation takes its constant
+       operand second, its location fused with the constant's (which can rename it);
+    3. the same again, now also evaluating unary operations of constants (recorded: ``log(2) * 1``
+       is the log's constant, ``2 * 1`` a new one at the multiply); constants left unused are erased;
+    4. the constants are uniqued and hoisted again, in the block's order then.
 
-    What it does not model (folds of constants, merged reshapes and broadcasts, ...) is refused."""
+    What it does not model (merged reshapes and broadcasts, ...) is refused."""
 
-    def __init__(self, ops: Sequence[Op], outs: Sequence[Value], entry: bool = True):
+    def __init__(self, ops: Sequence[Op], outs: Sequence[Value], entry: bool = True, top: str | None = None):
         self.entry = entry  # (the main function: a callee's literals have other locations)
+        self.top = f"jit({top})" if entry and top is not None else None  # (a literal's location)
         self.replaced: dict[Value, Value] = {}
         self.splats: dict[Op, tuple[np.ndarray, str]] = {}  # splat constant -> (scalar, type)
+        self.folded: dict[Op, np.ndarray] = {}  # an operation of constants, evaluated in its place
+        self.locs: dict[Op, tuple[str, ...] | None] = {}  # locations changed (None: not known)
+        self.names: dict[Op, str] = {}  # HLO names given by a changed location
         self.args: dict[Op, list[Value]] = {}  # operands reordered by a rewrite
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
-        self.names: dict[Op, str] = {}  # an operation XLA names after another's location
         self.sliced: set[Op] = set()  # dynamic slices at constant indices (slices of their operand)
+        self.late = False  # (the second pass of rewrites)
         block = self._inline_constant_cases(ops)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
                 raise _refuse(f"'{_op_name(op)}'")
         self.outs = list(outs)
         self._unique_and_hoist(block)
-        for op in list(block):
-            if op in block and not self._is_constant(op):
-                self._rewrite(block, op)
+        for self.late in (False, True):  # (the unary operations of constants are evaluated later)
+            for op in list(block):
+                if op in block and not self._is_constant(op):
+                    self._rewrite(block, op)
         self._erase_dead(block)
+        if len({self._key(op) for op in block if self._evaluated(op)}) > 1:
+            raise _refuse("several constants XLA evaluates (the order it makes them in is not modelled)")
         if any(op in self.inlined for op in block):  # (hoisted from the case's region: not modelled)
             raise _refuse("a constant of a stablehlo.case branch XLA inlines")
         self._unique_and_hoist(block)
@@ -134,6 +144,7 @@ class _Canonical:
         for op in [o for o in block if self._is_constant(o)]:
             key = self._key(op)
             if key in known:
+                self.locs[known[key]] = ()  # (recorded: a merged constant has no location left)
                 self.replaced[op.results[0]] = known[key].results[0]
                 block.remove(op)
                 continue
@@ -145,12 +156,39 @@ class _Canonical:
             owned.add(op)
 
     def _key(self, op: Op) -> tuple:
-        if op in self.splats:
-            scalar, ty = self.splats[op]
-            return (ty, "splat", scalar.dtype.str, scalar.tobytes())
+        arr = self.constant(op.results[0])  # (equal attributes: a splat is its elements)
+        assert arr is not None
+        return (op.results[0].type, arr.dtype.str, np.ascontiguousarray(arr).tobytes())
+
+    def loc(self, op: Op | None) -> tuple[str, ...] | None:
+        """``op``'s location, as the names of its parts (``jit(f)/.../prim``; a literal: ``jit(f)``)."""
+        if op is None:
+            return None
+        if op in self.locs:
+            return self.locs[op]
+        if op.source is not None:
+            return (f"/{op.source}",)
+        return (self.top,) if self.top is not None else None
+
+    def _fold(self, op: Op, consts: list[np.ndarray]) -> bool:
+        """``op`` of constants evaluated in its place, as the canonicalizer does (False: it keeps it)."""
         assert op.spec is not None
-        arr = op.spec.attrs["value"]
-        return (op.results[0].type, arr.dtype.str, arr.tobytes())
+        dims, el = _parse_type(op.results[0].type)
+        try:
+            value = evaluate(op.spec.name, op.spec.attrs, consts, _numpy_dtype(el))
+        except Unknown as e:
+            raise _refuse(f"'{op.spec.name}' of constants ({e}; XLA folds it)") from None
+        if value is None:
+            return False
+        value = np.broadcast_to(value, dims)
+        flat = value.reshape(-1)
+        if value.size > 1 and all(v.tobytes() == flat[0].tobytes() for v in flat):
+            self.splats[op] = (np.asarray(flat[0]), op.results[0].type)  # (printed as a broadcast)
+        elif value.dtype == np.bool_ and value.ndim:
+            raise _refuse("a folded constant of booleans")
+        else:
+            self.folded[op] = np.array(value)
+        return True
 
     def _rewrite(self, block: list[Op], op: Op) -> None:
         spec = op.spec
@@ -170,6 +208,8 @@ class _Canonical:
             if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)
                 raise _refuse("a broadcast of a constant of unequal elements")
             self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (in the broadcast's place)
+            if ins[0].op in self.splats:  # (recorded: named after the first broadcast; not modelled)
+                self.locs[op] = None
             return
         if name in ("stablehlo.slice", "stablehlo.dynamic_slice") and all(c is not None for c in consts):
             if not _all_equal(consts[0]):
@@ -178,40 +218,26 @@ class _Canonical:
             return
         # (recorded: a scatter or a pad of constants is kept; a convert to the same type goes below)
         same_type = name == "stablehlo.convert" and result.type == ins[0].type
-        if (
-            consts
-            and all(c is not None for c in consts)
-            and name not in ("stablehlo.scatter", "stablehlo.pad")
-        ):
-            if not same_type:
-                raise _refuse(f"'{name}' of constants (XLA folds it)")
-        if name in _COMMUTATIVE and len(ins) == 2 and consts[0] is not None:
+        kept = ("stablehlo.select", "stablehlo.scatter", "stablehlo.pad")
+        if consts and all(c is not None for c in consts) and name not in kept and not same_type:
+            identity = len(ins) == 2 and any(self._folds(name, c, i == 0) for i, c in enumerate(consts))
+            if identity and any(v.op is None or v.op in self.splats or v.op in self.folded for v in ins):
+                # (recorded: 3 * 1 of two constants is evaluated, at the multiply, but 3 * (1 * 1)
+                # is the 3: not modelled)
+                raise _refuse(f"a '{name}' of evaluated constants that is an identity")
+            if self.late or name not in LATE:
+                self._fold(op, consts)  # (evaluated in its place, or kept as it is)
+            return
+        if name in _COMMUTATIVE and len(ins) == 2 and consts[0] is not None and consts[1] is None:
             if not self._folds(name, consts[0], first=True):
-                # (the swapped operation takes its constant's location: a splat made from a
-                # broadcast names it after the broadcast's equation, broadcast_in_dim.1 = add(x, c),
-                # recorded; for these others it keeps its name; an add of another constant: not modelled)
-                splat = ins[0].op in self.splats
-                if splat:
-                    made_by = spec.operands[0].op  # (its own splat: through removed ops, not uniquing)
-                    while (
-                        made_by not in self.splats
-                        and made_by is not None
-                        and made_by.results[0] in self.replaced
-                    ):
-                        made_by = self.replaced[made_by.results[0]].op
-                    if made_by not in self.splats or made_by.source is None:
-                        raise _refuse(f"'{name}' swapped with a splat whose location is not known")
-                    self.names[op] = made_by.source
-                if name not in ("stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum") and not (
-                    name == "stablehlo.add" and splat
-                ):
-                    raise _refuse(f"'{name}' with a constant first operand (XLA swaps and may rename it)")
-                # (a multiply swapped with a constant that is not a splat made from a broadcast is
-                # renamed after both, mul_jit_f_, when other operations use it; recorded: kept when
-                # it is only an output of the main function)
-                if name == "stablehlo.multiply" and not splat:
-                    if not self.entry or self._used_by_operations(block, result):
-                        raise _refuse("a multiply swapped with a constant, used further (XLA renames it)")
+                # (swapped, the operation's location is fused with the constant's, which names it:
+                # mul_jit_f_ with a literal, neg with a folded negate, mul with its own broadcast)
+                here, there = self.loc(op), self.loc(ins[0].op)
+                if here is None or there is None:
+                    raise _refuse(f"'{name}' with a constant first operand of an unknown location")
+                self.locs[op] = here + there
+                if location_name(here + there) != location_name(here):
+                    self.names[op] = location_name(here + there)
                 ins, consts = ins[::-1], consts[::-1]
                 self.args[op] = ins
         for kept, c, first in (
@@ -285,15 +311,11 @@ class _Canonical:
             if dims is not None and reshapes and list(dims) != sorted(dims):
                 raise _refuse("a broadcast_in_dim that transposes")
 
-    def _used_by_operations(self, block: list[Op], v: Value) -> bool:
-        return any(v in (o.spec.operands if o.spec else []) for o in block)
-
     def _renamed(self, kept_op: Op | None) -> bool:
         """An operation a rewrite swapped with a constant that is not a splat made from a broadcast
         (recorded: when a fold or a removal then keeps it in another's place, XLA names it after
         both locations, mul_jit_f_)."""
-        swapped = self.args.get(kept_op) if kept_op is not None else None
-        return swapped is not None and (swapped[1].op is None or swapped[1].op not in self.splats)
+        return kept_op in self.names
 
     @staticmethod
     def _folds(name: str, c: np.ndarray, first: bool) -> bool:
@@ -326,15 +348,21 @@ class _Canonical:
         if op in self.splats:
             scalar, ty = self.splats[op]
             return np.broadcast_to(scalar, _parse_type(ty)[0])
+        if op in self.folded:
+            return self.folded[op]
         if op.spec.name == "stablehlo.constant":
             return op.spec.attrs["value"]
         return None
 
     def _is_constant(self, op: Op) -> bool:
-        return op in self.splats or (op.spec is not None and op.spec.name == "stablehlo.constant")
+        return self._evaluated(op) or op in self.splats or _is_op(op, "stablehlo.constant")
+
+    def _evaluated(self, op: Op) -> bool:
+        """An operation of constants the canonicalizer evaluated (not a broadcast of a constant)."""
+        return op in self.folded or (op in self.splats and not _is_op(op, "stablehlo.broadcast_in_dim"))
 
     def operands(self, op: Op) -> list[Value]:
-        if op in self.splats:
+        if op in self.splats or op in self.folded:
             return []
         if op in self.args:
             return [self.value(v) for v in self.args[op]]
@@ -345,6 +373,20 @@ class _Canonical:
             return [self.value(v) for v in op.spec.operands]
         inner = [v for b in op.regions for o in b.ops if o.spec is not None for v in o.spec.operands]
         return [self.value(v) for v in [*op.spec.operands, *inner]]  # (and what its branches use)
+
+
+def _numpy_dtype(el: str) -> np.dtype:
+    kinds = {"i1": np.bool_, "f32": np.float32, "f64": np.float64, "f16": np.float16}
+    if el in kinds:
+        return np.dtype(kinds[el])
+    m = re.fullmatch(r"(ui|i)(8|16|32|64)", el)
+    if m is None:
+        raise _refuse(f"a constant of type {el}")
+    return np.dtype(("uint" if m.group(1) == "ui" else "int") + m.group(2))
+
+
+def _is_op(op: Op, name: str) -> bool:
+    return op.spec is not None and op.spec.name == name
 
 
 def _is_call(op: Op) -> bool:

@@ -186,11 +186,17 @@ class _Module:
 
 
 def module_hlo_text(
-    module_name: str, main: Any, outs: Sequence[Value], arg_names: Sequence[str], ops: Sequence[Op]
+    module_name: str,
+    main: Any,
+    outs: Sequence[Value],
+    arg_names: Sequence[str],
+    ops: Sequence[Op],
+    fn_name: str | None = None,
 ) -> str:
-    """The HLO text of a module: ``main``'s body ``ops`` returning ``outs``, and the functions it calls."""
+    """The HLO text of a module: ``main``'s body ``ops`` returning ``outs``, and the functions it
+    calls (``fn_name``: the jitted function's, which locates its literals ``jit(fn_name)``)."""
     module = _Module()
-    params, root = _computation(module, "main", main.body.args, ops, outs, arg_names, entry=True)
+    params, root = _computation(module, "main", main.body.args, ops, outs, arg_names, entry=True, top=fn_name)
     layout = f"{{{_tuple_text([p.aval for p in params])}->{root.aval}}}"
     return f"HloModule {module_name}, entry_computation_layout={layout}\n\n" + "".join(module.texts)
 
@@ -203,10 +209,11 @@ def _computation(
     outs: Sequence[Value],
     arg_names: Sequence[str],
     entry: bool = False,
+    top: str | None = None,
 ) -> tuple[list[_Instr], _Instr]:
     """Converts one function (its callees first, when their first call is reached): its
     parameters and root."""
-    canon = _Canonical(ops, outs, entry)
+    canon = _Canonical(ops, outs, entry, top)
     outs = canon.outs
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
@@ -363,6 +370,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     spec = op.spec
     assert spec is not None
     ty = shape_text(op.results[0].type)
+    if op in canon.folded:
+        return [_Instr("constant", ty, "constant", [], f"({literal_text(canon.folded[op])})")]
     if op in canon.splats:
         scalar, _ = canon.splats[op]
         dims = _parse_type(op.results[0].type)[0]
@@ -375,9 +384,7 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     ins = [of[v] for v in canon.operands(op)]
     if op.source in _TRACED_LOWERINGS:
         raise _refuse(f"the operations of '{op.source}' (JAX names them after the function it traces)")
-    name = _sanitize(
-        canon.names.get(op) or op.source or "constant"
-    )  # (an operation no equation made: a literal's constant)
+    name = _sanitize(canon.names.get(op) or op.source or "constant")  # (no equation's: a literal's constant)
     a = spec.attrs
     if spec.name == "stablehlo.constant":
         out = _Instr("constant", ty, "constant", [])

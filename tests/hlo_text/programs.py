@@ -347,3 +347,55 @@ def checkpoint_of_one_argument():
 @program
 def reduce_precisions():
     return (lambda x: (lax.reduce_precision(x, 5, 10), lax.reduce_precision(x * 2.0, 8, 7))), (f32(3),)
+
+
+def _full(value):
+    return lax.full((), value, "float32")
+
+
+@program
+def constant_negated():
+    # (an operation of constants is a constant at its location: the swapped multiply is named neg)
+    return (lambda x: lax.neg(_full(2.0)) * x), (1.0,)
+
+
+@program
+def sine_of_a_negated_constant():
+    return (lambda x: jnp.sin(lax.neg(_full(2.0))) + x), (1.0,)
+
+
+@program
+def constants_divided():
+    return (lambda x: lax.div(_full(1.0), _full(3.0)) - x), (1.0,)
+
+
+@program
+def floor_of_a_constant_kept():
+    return (lambda x: lax.floor(_full(0.7)) + x), (1.0,)
+
+
+@program
+def literal_swapped_used_further():
+    # (a literal's location renames the swapped multiply: mul_jit__lambda__)
+    return (lambda x: jnp.sin(2.0 * x)), (1.0,)
+
+
+@program
+def merged_literal_keeps_names():
+    return (lambda x: (2.0 * x, 2.0 * jnp.sin(x))), (1.0,)
+
+
+@program
+def identity_before_a_late_fold():
+    # (log(2) * 1 is the log's constant, named log; 2 * 3 and -2 * 3 are new constants at the multiply)
+    return (lambda x: lax.log(_full(2.0)) * _full(1.0) * jnp.sin(x)), (1.0,)
+
+
+@program
+def constants_multiplied():
+    return (lambda x: (_full(-1.5) * _full(1.0)) * jnp.exp(x)), (1.0,)
+
+
+@program
+def negated_constant_multiplied():
+    return (lambda x: (lax.neg(_full(2.0)) * _full(3.0)) * jnp.sin(x)), (1.0,)
