@@ -20,7 +20,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from ..ir import ClosedJaxpr
+from ..ir import ClosedJaxpr, Jaxpr, Var
 from . import literals, refs
 from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
@@ -216,7 +216,8 @@ def module_text(
     args: list[Any] = [None] * len(jaxpr.in_binders)
     for i, a in zip(kept, main.body.args):
         args[i] = a
-    outs = lower_jaxpr(module, main.body, jaxpr, closed.consts, args)
+    jaxpr, consts = _read_consts(jaxpr, closed.consts)
+    outs = lower_jaxpr(module, main.body, jaxpr, consts, args)
     if hlo_of is not None:  # (the HLO printer reads the module before its return is emitted)
         if module.callbacks or any(literals.is_key(o.aval) for o in jaxpr.outs):
             raise NotImplementedError(
@@ -265,6 +266,17 @@ def module_text(
             "device_ids = dense<0> : tensor<1xi64>}}\n"
         )
     return header + "".join(f.text() for f in module.functions) + "}\n"
+
+
+def _read_consts(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
+    """The program's closed-over constants that its pruned equations still read: JAX's module
+    declares no constant for one nothing reads (a gradient that discards its scatter's indices)."""
+    read = {x for e in jaxpr.eqns for x in e.inputs if type(x) is Var}
+    read.update(x for x in jaxpr.outs if type(x) is Var)
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, consts) if v in read]
+    if len(kept) == len(jaxpr.constvars):
+        return jaxpr, list(consts)
+    return Jaxpr([v for v, _ in kept], jaxpr.in_binders, jaxpr.eqns, jaxpr.outs), [c for _, c in kept]
 
 
 def _key_constraint(v: Any, spec: str) -> Any:
