@@ -251,6 +251,15 @@ class _Canonical:
                 self.replaced[result] = kept
                 block.remove(op)
                 return
+        if name == "stablehlo.select" and consts[0] is not None and _all_equal(consts[0]):
+            if ins[0].op in self.folded or ins[0].op in self.splats:  # (how constants are then hoisted)
+                raise _refuse("a select of an evaluated predicate")
+            chosen = ins[1] if bool(consts[0].reshape(-1)[0]) else ins[2]  # (recorded: the branch)
+            if self._renamed(chosen.op):
+                raise _refuse("a folded select of an operation swapped with a constant (XLA renames it)")
+            self.replaced[result] = chosen
+            block.remove(op)
+            return
         if name == "stablehlo.select" and ins[1] is ins[2]:  # (both branches the same value)
             kept_op = ins[1].op
             if self._renamed(kept_op):
@@ -266,7 +275,8 @@ class _Canonical:
             raise _refuse("a comparison with a boolean constant (XLA may fold it)")
         # (a select of a constant predicate, or of boolean constants, may fold; of constant numbers, not)
         if name == "stablehlo.select" and (
-            consts[0] is not None or (result.type.endswith("i1>") and any(c is not None for c in consts))
+            all(c is not None for c in consts)
+            or (result.type.endswith("i1>") and any(c is not None for c in consts))
         ):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.power" and any(c is not None for c in consts):

@@ -115,8 +115,8 @@ def literal_text(arr: np.ndarray) -> str:
     ``{ {1}, {3} }`` (recorded from XLA's printer)."""
 
     def one(v: Any) -> str:
-        if arr.dtype == np.bool_:
-            return "true" if v else "false"
+        if arr.dtype == np.bool_:  # (recorded: an array of them prints {1, 0})
+            return ("true" if v else "false") if arr.ndim == 0 else str(int(v))
         if arr.dtype.kind in "iu":
             return str(int(v))
         if arr.dtype.kind != "f" or arr.dtype.itemsize < 4:

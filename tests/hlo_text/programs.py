@@ -399,3 +399,12 @@ def constants_multiplied():
 @program
 def negated_constant_multiplied():
     return (lambda x: (lax.neg(_full(2.0)) * _full(3.0)) * jnp.sin(x)), (1.0,)
+
+
+@program
+def select_of_a_constant_predicate():
+    # (a splat predicate picks its branch; an array of booleans prints {1, 0} and is kept)
+    return (
+        lambda x, y: (lax.select(lax.full((), True, "bool"), x, jnp.sin(x)),
+                      lax.select(np.array([True, False]), y, jnp.cos(y)))
+    ), (1.0, f32(2))  # fmt: skip
