@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import xla_hlo_layouts
 from .syntax import Op, Value
 from .xla_canonical import _Canonical, _op_name, _parse_type, _pure_reshape, _refuse
 
@@ -170,6 +171,7 @@ class _Module:
         return f"{root}.{n}" if n else root
 
     def instr(self, made: list[_Instr], ins: _Instr) -> _Instr:
+        ins.aval = xla_hlo_layouts.assign(ins)
         ins.name = self.fresh(ins.root)
         made.append(ins)
         return ins
@@ -242,9 +244,8 @@ def _computation(
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
         module.instr(made, root)
-    for t in (i for i in made if i.opcode == "transpose"):  # (how layouts propagate: not modelled)
-        if not entry or any(t in i.operands and not (i is root and i.opcode == "tuple") for i in made):
-            raise _refuse("a transpose whose result is used (its layout would propagate)")
+    if not entry and not xla_hlo_layouts.is_default(root.aval):  # (what its call's shape is: not known)
+        raise _refuse("a called computation returning a value in a transposed layout")
     module.finish(name, made, root, entry=entry)
     return params, root
 

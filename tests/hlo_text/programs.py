@@ -253,6 +253,44 @@ def loop_in_a_jitted_function():
 
 
 @program
+def transposed_layouts_kept():
+    # (an elementwise operation, compare, convert, select keep their first operand's layout)
+    return (
+        lambda x, y: (y + x.T, x.T + y, x.T > 0, jnp.sin(x.T).astype(jnp.int32), lax.select(y > 0, x.T, y))
+    ), (f32(2, 3), f32(3, 2, seed=1))
+
+
+@program
+def transposed_layouts_new_shapes():
+    # (a dot, reduction, slice, broadcast, concatenate, reshape make a value in the default layout)
+    def f(x, y):
+        t = jnp.sin(x.T)
+        return (
+            t @ x,
+            jnp.sum(t, axis=0),
+            t[1:],
+            lax.broadcast_in_dim(t, (4, 3, 2), (1, 2)),
+            jnp.concatenate([t, y]),
+        )
+
+    return f, (f32(2, 3), f32(3, 2, seed=1))
+
+
+@program
+def transposed_layouts_through_ops():
+    # (a transpose of a transposed value is a bitcast back; a reverse and a clamp keep the layout)
+    return (lambda x: (jnp.sin(x.T).T, lax.rev(jnp.cos(x.T), (0,)), lax.clamp(0.0, jnp.tan(x.T), 1.0))), (
+        f32(2, 3),
+    )
+
+
+@program
+def transposed_value_called():
+    g = jax.jit(jnp.sin)
+    return (lambda x: g(x.T) + g(x.T * 2.0)), (f32(2, 3),)
+
+
+@program
 def dynamic_slices_at_constant_indices():
     # (XLA makes each a slice, its start clamped to where the slice fits; the indices go unused)
     return (lambda x, y: (lax.dynamic_slice(x, (7,), (2,)), lax.dynamic_slice(y, (0, 1), (2, 2)) * 2.0)), (
