@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import held_arrays, invalid_values, narrow_dtypes, transfers
+from .class_paths import jax_class_path as jax_class_path  # (JAX's names for the classes user code meets)
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
 from .transfers import active as _transfer_guarded
@@ -27,6 +28,7 @@ from .errors import (
     TracerBoolConversionError,
     TracerIntegerConversionError,
     UnexpectedTracerError,
+    function_context,
 )
 from .source_info import SourceInfo as SourceInfo
 from .source_info import _source_override
@@ -277,8 +279,7 @@ def _leaked_tracer(tracer: Any) -> NoReturn:  # (JAX's words, without where the 
         f"in a {type(tracer).__name__} to escape the scope of the transformation.\nJAX transformations "
         "require that functions explicitly return their outputs, and disallow saving intermediate values to "
         "global state.\nTo catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS "
-        "or using the `jax.checking_leaks` context manager.\n"
-        "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError"
+        "or using the `jax.checking_leaks` context manager."
     )
 
 
@@ -305,6 +306,8 @@ class Trace:
             return val
         if vmain.level < level:
             return self.lift(val)
+        if vmain.level >= len(_state.stack) or _state.stack[vmain.level] is not vmain:
+            _leaked_tracer(val)  # (its transformation has finished)
         if vmain.level > level:
             raise UnexpectedTracerError(
                 f"Encountered an unexpected tracer: a value from an inner transformation "
@@ -448,26 +451,6 @@ def to_numpy(x: Value) -> np.ndarray:
         opaque: np.ndarray = x  # (a ref: handed to the impl as it is)
         return opaque
     return _canonical_np(x)
-
-
-# ---------------------------------------------------------------------------------------------
-# JAX's names for the classes user code meets.
-
-_C = TypeVar("_C", bound=type)
-
-
-def jax_class_path(path: str) -> Callable[[_C], _C]:
-    """The JAX class's module and name for a class (``type(x)`` of an ``Array``: ``jaxlib._jax.ArrayImpl``),
-    importable through ``engine.compat`` (``engine/_src``); instances pickle by engine functions."""
-    module, _, name = path.rpartition(".")
-
-    def present(cls: _C) -> _C:  # (doctest looks in the module a class names: its own lists it)
-        vars(sys.modules[cls.__module__]).setdefault("__test__", {})[cls.__qualname__] = cls
-        cls._engine_origin = (cls.__module__, cls.__qualname__)  # type: ignore[attr-defined]
-        cls.__module__, cls.__qualname__, cls.__name__ = module, name, name
-        return cls
-
-    return present
 
 
 def _array_from_pickle(value: np.ndarray, weak_type: bool) -> Array:
@@ -701,13 +684,15 @@ class Tracer:
         return bool(self._concrete("bool", TracerBoolConversionError))
 
     def __int__(self) -> int:
-        return int(self._concrete("int", ConcretizationTypeError))
+        return int(self._concrete(function_context("int"), ConcretizationTypeError))
 
-    def __float__(self) -> float:
-        return float(self._concrete("float", ConcretizationTypeError))
+    # (JAX's tracers never convert to float or complex, not even ones whose value is known, as a
+    # tracer of grad's is: bool, int and index do)
+    def __float__(self) -> NoReturn:
+        raise ConcretizationTypeError(self, function_context("float"))
 
-    def __complex__(self) -> complex:
-        return complex(self._concrete("complex", ConcretizationTypeError))
+    def __complex__(self) -> NoReturn:
+        raise ConcretizationTypeError(self, function_context("complex"))
 
     def __index__(self) -> int:
         return int(self._concrete("index", TracerIntegerConversionError))

@@ -1,31 +1,58 @@
-"""Error classes, named and nested as JAX names them (``jax.errors``).
+"""Error classes, named, nested and worded as JAX's (``jax.errors``): ``type(e)`` is
+``jax.errors.ConcretizationTypeError``, and the errors JAX words end with the page that explains them.
 
-Messages say what happened and what to do about it, since the playground shows them to people
-who are learning.
+JAX goes on to say where a traced value came from (the function traced and the argument it depends on);
+the engine does not track that, so its messages stop at what JAX says first. The playground adds its
+own hint for learners beside the message (``engine/inspect/errors.py``).
 """
 
 from __future__ import annotations
 
-from .dims import InconclusiveDimensionOperation  # noqa: F401  (symbolic dimension comparisons)
+from .class_paths import jax_class_path
+from .dims import InconclusiveDimensionOperation
+
+_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
 
 
-class JAXTypeError(TypeError):
+@jax_class_path("jax._src.errors._JAXErrorMixin")
+class _JAXErrorMixin:
+    """Ends a message with the page that explains the error, as JAX's errors do."""
+
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{type(self).__name__}")  # type: ignore[call-arg]
+
+
+@jax_class_path("jax.errors.JAXTypeError")
+class JAXTypeError(_JAXErrorMixin, TypeError):
     pass
 
 
-class JAXIndexError(IndexError):
+@jax_class_path("jax.errors.JAXIndexError")
+class JAXIndexError(_JAXErrorMixin, IndexError):
     pass
 
 
-def _describe(tracer) -> str:
-    try:
-        return f"{type(tracer).__name__} with shape {tracer.aval.str_short()}"
-    except Exception:
-        return repr(tracer)
+def _error_repr(tracer: object) -> str:
+    """JAX's words for a traced value: ``traced array with shape float32[3]``."""
+    aval = getattr(tracer, "aval", None)
+    if aval is None or not hasattr(aval, "shape"):
+        return f"traced array with aval {aval}"
+    name = getattr(aval.dtype, "name", str(aval.dtype))
+    return f"traced array with shape {name}[{','.join(map(str, aval.shape))}]"
 
 
+def function_context(name: str) -> str:
+    """What JAX says when ``float(x)``, ``int(x)`` or ``complex(x)`` meets a traced value."""
+    return (
+        f"The problem arose with the `{name}` function. If trying to convert the data type of a value, "
+        f"try using `x.astype({name})` or `jnp.array(x, {name})` instead."
+    )
+
+
+@jax_class_path("jax.errors.ConcretizationTypeError")
 class ConcretizationTypeError(JAXTypeError):
-    """A traced value was used where a concrete Python value is needed."""
+    """A traced value was used where a concrete Python value is needed. ``context`` says where (the
+    engine's callers name the function or argument that needed it)."""
 
     def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
@@ -33,67 +60,53 @@ class ConcretizationTypeError(JAXTypeError):
             super().__init__(tracer)
             return
         super().__init__(
-            f"Abstract tracer value encountered where a concrete value is expected ({context}): "
-            f"{_describe(tracer)}. The value depends on a traced argument, so its concrete value is "
-            f"not known while tracing. If it comes from an argument of a jit-compiled function, mark "
-            f"that argument static (static_argnums/static_argnames), or use lax.cond/jnp.where "
-            f"for data-dependent choices."
+            f"Abstract tracer value encountered where concrete value is expected: {_error_repr(tracer)}\n"
+            f"{context}\n"
         )
 
 
+@jax_class_path("jax.errors.TracerBoolConversionError")
 class TracerBoolConversionError(ConcretizationTypeError):
-    def __init__(self, tracer: object, context: str = "bool"):
+    def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
-        TypeError.__init__(
-            self,
-            f"Attempted boolean conversion of traced array {_describe(tracer)}. Python control flow "
-            f"(if/while/and/or) on a traced value is not possible under jit, vmap or pmap. Use "
-            f"jnp.where or lax.cond for data-dependent choices, lax.while_loop for loops, or mark "
-            f"the argument static with static_argnums.",
-        )
+        JAXTypeError.__init__(self, f"Attempted boolean conversion of {_error_repr(tracer)}.")
 
 
-class TracerIntegerConversionError(JAXIndexError, ConcretizationTypeError):
-    def __init__(self, tracer: object, context: str = "index"):
+@jax_class_path("jax.errors.TracerIntegerConversionError")
+class TracerIntegerConversionError(JAXTypeError):
+    def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
-        IndexError.__init__(
-            self,
-            f"The __index__() method was called on traced array {_describe(tracer)}. A traced value "
-            f"cannot be used as a Python int (a shape, a range bound, a list index). Mark the "
-            f"argument static with static_argnums, or use lax.dynamic_slice/jnp.take for indexing.",
-        )
+        super().__init__(f"The __index__() method was called on {_error_repr(tracer)}")
 
 
+@jax_class_path("jax.errors.TracerArrayConversionError")
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer: object):
         self.tracer = tracer
         super().__init__(
-            f"The numpy.ndarray conversion method __array__() was called on traced array "
-            f"{_describe(tracer)}. numpy functions cannot run on traced values: use jax.numpy "
-            f"(jnp.sin, jnp.sum, ...) instead of numpy (np.sin, np.sum, ...) inside transformed code."
+            f"The numpy.ndarray conversion method __array__() was called on {_error_repr(tracer)}"
         )
 
 
+@jax_class_path("jax.errors.UnexpectedTracerError")
 class UnexpectedTracerError(JAXTypeError):
     pass
 
 
+@jax_class_path("jax.errors.NonConcreteBooleanIndexError")
 class NonConcreteBooleanIndexError(JAXIndexError):
     def __init__(self, tracer: object):
         self.tracer = tracer
-        super().__init__(
-            f"Array boolean indices must be concrete; got {_describe(tracer)}. Boolean masks change "
-            f"the result's shape, which must be known while tracing. Use jnp.where(mask, x, 0) instead."
-        )
+        super().__init__(f"Array boolean indices must be concrete; got {getattr(tracer, 'aval', tracer)}\n")
 
 
+@jax_class_path("jax.errors.JaxRuntimeError")
 class JaxRuntimeError(RuntimeError):
     """An error while the computation ran (e.g. a host callback returned the wrong shape)."""
 
-    __module__ = "jax.errors"  # (JAX's path, as tracebacks print it; this module is jax.errors)
 
-
-class KeyReuseError(RuntimeError):
+@jax_class_path("jax.errors.KeyReuseError")
+class KeyReuseError(JAXTypeError):
     pass
 
 
@@ -102,6 +115,10 @@ class TypePromotionError(ValueError):
     not join."""
 
 
+@jax_class_path("jax.errors.JaxprTypeError")
 class JaxprTypeError(TypeError):
     """A jaxpr whose equations do not type-check (``jax.extend.core.check_jaxpr``): a variable bound
     twice or used unbound, or a binder whose type is not what its primitive's rule gives."""
+
+
+jax_class_path("jax.errors.InconclusiveDimensionOperation")(InconclusiveDimensionOperation)

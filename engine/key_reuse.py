@@ -17,7 +17,6 @@ from .errors import KeyReuseError
 # jax_debug_key_reuse, kept here by config.update.
 active = [False]
 _CONSUMING = frozenset({"random_bits", "random_split"})
-_SEE = "\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.KeyReuseError"
 _consumed: dict[int, weakref.ref] = {}  # id(key) -> the consumed key (arrays are unhashable)
 
 
@@ -44,7 +43,7 @@ _NOT_JITTED = frozenset({"bits", "split", "fold_in", "key_data"})
 def sampler_entry(name: str, key) -> None:
     """``key`` enters the jax.random function ``name`` (a jitted sampler in JAX: its argument 0)."""
     if name not in _NOT_JITTED and _typed_concrete(key) and _is_consumed(key):
-        raise KeyReuseError("Previously-consumed key passed to jit-compiled function at index 0" + _SEE)
+        raise KeyReuseError("Previously-consumed key passed to jit-compiled function at index 0")
 
 
 def eager_use(primitive: str, key) -> None:
@@ -52,7 +51,7 @@ def eager_use(primitive: str, key) -> None:
     if not _typed_concrete(key):
         return
     if _is_consumed(key):
-        raise KeyReuseError(f"Previously-consumed key passed to {primitive} at index 0" + _SEE)
+        raise KeyReuseError(f"Previously-consumed key passed to {primitive} at index 0")
     _consume(key)
 
 
@@ -61,9 +60,7 @@ def jit_call(jaxpr, leaves, num_hoisted: int) -> None:
     consumed = consumed_inputs(jaxpr.jaxpr)
     for i, x in enumerate(leaves):
         if num_hoisted + i in consumed and _typed_concrete(x) and _is_consumed(x):
-            raise KeyReuseError(
-                f"Previously-consumed key passed to jit-compiled function at index {i}" + _SEE
-            )
+            raise KeyReuseError(f"Previously-consumed key passed to jit-compiled function at index {i}")
     for i, x in enumerate(leaves):
         if num_hoisted + i in consumed and _typed_concrete(x):
             _consume(x)
@@ -85,6 +82,6 @@ def consumed_inputs(jaxpr) -> set[int]:
             continue
         for v in operands:
             if v in used and v in inputs:
-                raise KeyReuseError(f"In jit, argument {inputs[v]} is already consumed." + _SEE)
+                raise KeyReuseError(f"In jit, argument {inputs[v]} is already consumed.")
             used.add(v)
     return {inputs[v] for v in used if v in inputs}

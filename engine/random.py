@@ -618,8 +618,10 @@ def _exponential(key, shape, dtype):
 
 
 @with_out_sharding
-def gumbel(key, shape: Sequence[int] = (), dtype=None):
-    """Gumbel samples: ``-log(-log(u))`` with ``u`` uniform in ``[tiny, 1)``.
+def gumbel(key, shape: Sequence[int] = (), dtype=None, mode: str | None = None):
+    """Gumbel samples: ``-log(-log(u))`` with ``u`` uniform in ``[tiny, 1)`` (``mode='low'``, the
+    default unless ``jax_high_dynamic_range_gumbel`` is set); ``mode='high'`` draws ``u`` from two
+    uniforms, so the largest sample is about 32 rather than 16 in float32 (JAX's modes).
 
     Example:
 
@@ -628,11 +630,27 @@ def gumbel(key, shape: Sequence[int] = (), dtype=None):
     """
     typed, _ = _check_prng_key("gumbel", key)
     dtype = _float_dtype(dtype, "gumbel")
-    return _gumbel(typed, shape=_canon_shape(shape), dtype=dtype)
+    if mode is None:
+        mode = "high" if config.values.get("jax_high_dynamic_range_gumbel") else "low"
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    if mode == "highest" and dtype == np.float32:
+        raise NotImplementedError(
+            "gumbel: mode='highest' for float32 (its 64-bit fixed-point draw) is not implemented"
+        )
+    return _gumbel(typed, shape=_canon_shape(shape), dtype=dtype, mode=mode)
 
 
-@staged_as_jit(static_argnames=("shape", "dtype"))
-def _gumbel(key, shape, dtype):
+@staged_as_jit(static_argnames=("shape", "dtype", "mode"))
+def _gumbel(key, shape, dtype, mode):
+    from . import numpy as jnp
+
+    if mode in ("high", "highest"):  # (highest is high but for float32)
+        high, low = _uniform(key, minval=0.0, maxval=1.0, shape=(2, *shape), dtype=dtype)
+        finfo = narrow_dtypes.finfo(dtype)
+        # (the small one only below 0.5, where adding it cannot round the sum up to 1)
+        x = jnp.where(high >= 0.5, high, high + 2 ** -int(finfo.nmant) * low + finfo.tiny)
+        return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
     # (JAX calls its jitted _uniform by keyword: the arguments stage sorted, maxval first)
     u = _uniform(
         key, minval=Array(np.asarray(np.finfo(dtype).tiny, dtype)), maxval=1.0, shape=shape, dtype=dtype

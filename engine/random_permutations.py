@@ -157,8 +157,6 @@ def categorical(
     """
     from . import numpy as jnp
 
-    if mode not in (None, "low"):
-        raise NotImplementedError(f"categorical: mode={mode!r} (only the default 'low' sampling here)")
     logits = _as_array(logits)
     # (float64 logits stay float64 with x64 on; other dtypes draw in float32)
     want = core.canonical_dtype(np.float64) if _dtype(logits) == np.float64 else np.dtype(np.float32)
@@ -176,9 +174,9 @@ def categorical(
         axis = axis - len(ls) if axis >= 0 else axis
         lshape = list(shape[len(shape) - len(batch_shape) :])
         lshape.insert(axis % len(ls), ls[axis])
-        g = gumbel(key, (*prefix, *lshape), _dtype(logits))
+        g = gumbel(key, (*prefix, *lshape), _dtype(logits), mode=mode)
         return jnp.argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
-    perturbed = logits + gumbel(key, ls, _dtype(logits))
+    perturbed = logits + gumbel(key, ls, _dtype(logits), mode=mode)
     k = math.prod(prefix)
     if k > ls[axis]:
         raise ValueError(

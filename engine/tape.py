@@ -292,6 +292,8 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
             t_aval = ad.tangent_aval(aval)
             avals.append(t_aval)
             if dtype_kind(t_aval.dtype) in "fc":
+                if type(p) in (int, float, complex):  # (a weak array, as JAX's grad makes it: what
+                    p = core.Array(np.asarray(p, aval.dtype), True)  # a debug callback gets)
                 p = TapeTracer(trace, p, trace.new_node())
                 p._aval = aval  # (known: its operations need not make it again)
             ins.append(p)

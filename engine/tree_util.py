@@ -55,7 +55,7 @@ from .pytree.tree_functions import (
     treedef_is_leaf,
     treedef_tuple,
 )
-from .core import jax_class_path
+from .class_paths import jax_class_path
 from .pytree.treedef import PyTreeDef
 from .pytree.one_level import (  # noqa: F401
     KeyEntry,

@@ -199,7 +199,7 @@ def test_jit_bool_conversion_error():
     with pytest.raises(errors.TracerBoolConversionError) as e:
         jax.jit(f)(1.0)
     assert isinstance(e.value, errors.ConcretizationTypeError)
-    assert "static_argnums" in str(e.value)
+    assert str(e.value).splitlines()[-1].endswith("#jax.errors.TracerBoolConversionError")  # (JAX's page)
 
 
 def test_jit_composes_with_grad_and_vmap():

@@ -567,8 +567,8 @@ class Recorder:
             try:
                 try:
                     closed = stage_jaxpr(fun, spec)
-                except core.ConcretizationTypeError:
-                    # Python control flow on traced values: trace the path these inputs take,
+                except (core.ConcretizationTypeError, core.TracerIntegerConversionError):
+                    # Python control flow (or a range bound, a list index) on traced values: trace the path these inputs take,
                     # as the eager call itself did (only when the stage sees the call's inputs).
                     if not ok or spec.avals != top.avals:
                         raise

@@ -63,12 +63,15 @@ gammaln = _unary("gammaln", ls.lgamma, "``log |Gamma(x)|``.")
 
 def loggamma(x):
     """The principal branch of ``log Gamma(x)``: for real ``x``, ``lgamma`` where ``x > 0`` and NaN
-    elsewhere (where Gamma is negative or has its poles).
+    elsewhere (where Gamma is negative or has its poles); for complex ``x``, scipy's branch
+    (``special_loggamma``).
 
     >>> loggamma(jnp.array([0.5, 3.0, -1.5]))
     Array([0.5723649, 0.6931472,       nan], dtype=float32)
     """
     (x,) = promote_args_inexact("loggamma", x)
+    if jnp.issubdtype(x.dtype, np.complexfloating):
+        return complex_loggamma(x)
     res = ls.lgamma(x)
     return jnp.where(x > 0, res, np.nan)
 
@@ -231,8 +234,10 @@ def gammasgn(x):
 
 
 def gamma(x):
-    """The gamma function."""
+    """The gamma function (of complex ``x`` too, ``special_loggamma``)."""
     (x,) = promote_args_inexact("gamma", x)
+    if jnp.issubdtype(x.dtype, np.complexfloating):
+        return complex_gamma(x)
     return gammasgn(x) * lax.exp(ls.lgamma(x))
 
 
@@ -430,3 +435,4 @@ from .special_expint import exp1, expi, expn, sici, spence  # noqa: E402,F401  (
 from .special_fresnel import fresnel  # noqa: E402,F401
 from .special_hyper import bernoulli, hyp1f1, hyp2f1  # noqa: E402,F401
 from .special_spherical import bessel_jn, sph_harm_y  # noqa: E402,F401
+from .special_loggamma import complex_gamma, complex_loggamma  # noqa: E402  (complex arguments)

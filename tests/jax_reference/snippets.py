@@ -2026,3 +2026,6 @@ SNIPPETS["committed"] = COMMITTED
 from snippets_committed import ARRAY_METHODS  # noqa: E402
 
 SNIPPETS["array_methods"] = ARRAY_METHODS
+from snippets_jax_errors import JAX_ERRORS  # noqa: E402
+
+SNIPPETS["jax_errors"] = JAX_ERRORS

@@ -167,3 +167,66 @@ SEMANTIC_GAPS += [
         _POW + "out = bits(lax.pow(x, jnp.array([3, -2, 5, 7, 1, 0, -1, 2, 4, -3, 2, 9])))",
     ),
 ]
+
+# What a debug callback gets: a Python number's primal under grad is weakly typed (grad puts it on the
+# device as a weak array), under jvp strongly; a constant stays weak.
+_CALLBACK = (
+    "seen = []\n"
+    "def f(x):\n"
+    "    jax.debug.callback(lambda *a: seen.append(a), x, 2.0, x * 2)\n"
+    "    return x * x\n"
+)
+SEMANTIC_GAPS += [
+    ("callback_grad_python_primal", _CALLBACK + "jax.grad(f)(1.0)\nout = seen"),
+    ("callback_grad_array_primal", _CALLBACK + "jax.grad(f)(jnp.float32(1.0))\nout = seen"),
+    ("callback_value_and_grad_primal", _CALLBACK + "jax.value_and_grad(f)(3.0)\nout = seen"),
+    ("callback_vjp_primal", _CALLBACK + "jax.vjp(f, 2.0)\nout = seen"),
+    ("callback_jvp_primal", _CALLBACK + "jax.jvp(f, (1.0,), (1.0,))\nout = seen"),
+    ("callback_vmap_grad_primal", _CALLBACK + "jax.vmap(jax.grad(f))(jnp.ones(2))\nout = seen"),
+]
+
+# Gumbel's mode='high' (two uniforms, samples up to ~32 in float32), through categorical too.
+_LOGITS = "k = jax.random.key(0)\nlg = jnp.log(jnp.array([[.1, .2, .7], [.5, .25, .25]]))\n"
+SEMANTIC_GAPS += [
+    ("categorical_high", _LOGITS + "out = jax.random.categorical(k, lg, mode='high')"),
+    ("categorical_high_shape", _LOGITS + "out = jax.random.categorical(k, lg, shape=(4, 2), mode='high')"),
+    (
+        "categorical_high_no_replace",
+        _LOGITS + "out = jax.random.categorical(k, lg, shape=(2, 2), replace=False, mode='high')",
+    ),
+    (
+        "categorical_high_jit",
+        _LOGITS + "out = jax.jit(lambda k: jax.random.categorical(k, lg, mode='high'))(k)",
+    ),
+    ("categorical_bad_mode", _LOGITS + "out = jax.random.categorical(k, lg, mode='medium')"),
+    ("gumbel_high", "out = jax.random.gumbel(jax.random.key(1), (6,), mode='high')"),
+    ("gumbel_high_max", "out = jax.random.gumbel(jax.random.PRNGKey(3), (4000,), mode='high').max()"),
+    (
+        "gumbel_high_dynamic_range_flag",
+        "jax.config.update('jax_high_dynamic_range_gumbel', True)\n"
+        "try:\n"
+        "    out = (jax.random.gumbel(jax.random.key(2), (4,)), jax.random.gumbel(jax.random.key(2), (4,), mode='low'))\n"
+        "finally:\n"
+        "    jax.config.update('jax_high_dynamic_range_gumbel', False)",
+    ),
+]
+
+# log Gamma and Gamma of complex arguments: scipy's branch (cut on the negative real axis), NaN at the
+# poles; lax.lgamma and gammaln take real arguments only.
+_Z = (
+    "z = jnp.array([1+1j, -2.5+0.5j, 0.5-3j, 10+0j, -3+0j, -2.5+0j, 0j, 1e-3+2j, -7.3-1.2j, -1e3+1j,"
+    " 50-30j, 2+0j, 1+0j, 3.5-1e-4j, -0.5-0.5j, jnp.nan+1j], jnp.complex64)\n"
+)
+SEMANTIC_GAPS += [
+    ("loggamma_complex", _Z + "out = jax.scipy.special.loggamma(z)"),
+    ("loggamma_complex_jit", _Z + "out = jax.jit(jax.scipy.special.loggamma)(z)"),
+    ("loggamma_complex_vmap", _Z + "out = jax.vmap(jax.scipy.special.loggamma)(z.reshape(4, 4))"),
+    ("loggamma_complex_scalar", "out = jax.scipy.special.loggamma(1.5 + 2j)"),
+    ("gamma_complex", _Z + "out = jax.scipy.special.gamma(z)"),
+    ("lgamma_complex_refused", _Z + "out = lax.lgamma(z)"),
+    ("gammaln_complex_refused", _Z + "out = jax.scipy.special.gammaln(z)"),
+    (
+        "loggamma_complex_grad_refused",
+        "out = jax.grad(lambda z: jax.scipy.special.loggamma(z).real)(1.5 + 2j)",
+    ),
+]
