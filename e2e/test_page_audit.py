@@ -3,6 +3,8 @@ one test per defect."""
 
 from __future__ import annotations
 
+import json
+
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
@@ -69,3 +71,28 @@ def test_a_composed_call_wraps_between_words_not_inside_a_name(page: Page):
     assert breaks, "expected the call to wrap in its card"
     for b in breaks:
         assert b.split("|")[0].endswith(" "), breaks
+
+
+def test_the_sandbox_warning_takes_its_room_from_the_app_not_below_the_window(page: Page):
+    # `make run` as a normal user shows the unsafe-single-user banner: the app under it stayed a
+    # whole window high, so the page scrolled, the sticky banner then covered the top bar, and the
+    # stack's CALL row sat below the window's bottom edge.
+    health = json.loads(page.request.get("/api/health").text())
+    health["warning"] = "unsafe-single-user isolation: runs share the server's uid"
+    page.route(
+        "**/api/health",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(health)),
+    )
+    page.goto("/")
+    expect(page.get_by_test_id("sandbox-warning")).to_be_visible()
+    expect(page.get_by_test_id("composed-call")).to_be_visible()
+    fit = page.evaluate(
+        """() => ({scroll: document.scrollingElement.scrollHeight, window: innerHeight,
+        banner: document.querySelector('[data-testid=sandbox-warning]').getBoundingClientRect().bottom,
+        topbar: document.querySelector('.topbar').getBoundingClientRect().top,
+        call: document.querySelector('[data-testid=composed-call]').getBoundingClientRect().bottom,
+        panel: document.querySelector('[data-testid=panel-body]').getBoundingClientRect().bottom})"""
+    )
+    assert fit["scroll"] <= fit["window"], fit
+    assert fit["topbar"] >= fit["banner"] - 0.5, fit
+    assert fit["call"] <= fit["window"] and fit["panel"] <= fit["window"] + 0.5, fit
