@@ -11,7 +11,7 @@ from engine.experimental.xla_metadata import set_xla_metadata
 from tests.hlo_text import compare
 
 # Raised as the printer learns more of XLA's conversion; never lowered.
-MIN_IDENTICAL = 638
+MIN_IDENTICAL = 646
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +55,8 @@ def test_refusal_names_the_operation():
         jax.jit(lambda x: jax.lax.bitcast_convert_type(x, jnp.int32)).lower(jnp.ones(3)).as_text("hlo")
     with pytest.raises(NotImplementedError, match="vmap of softmax"):
         jax.jit(jax.vmap(jax.nn.softmax)).lower(jnp.ones((2, 3))).as_text("hlo")
-    with pytest.raises(NotImplementedError, match="stablehlo.reduce_window"):
-        window = lambda x: jax.lax.reduce_window(x, 1.0, jax.lax.mul, (2,), (1,), "VALID")  # noqa: E731
-        jax.jit(window).lower(jnp.ones(3)).as_text("hlo")
+    with pytest.raises(NotImplementedError, match="chlo.lgamma"):
+        jax.jit(jax.lax.lgamma).lower(jnp.ones(3)).as_text("hlo")
     with pytest.raises(NotImplementedError, match="an unstable sort"):
         jax.jit(lambda x: jax.lax.sort(x, is_stable=False)).lower(jnp.ones(3)).as_text("hlo")
     with pytest.raises(NotImplementedError, match="constant carried unchanged through a while loop"):

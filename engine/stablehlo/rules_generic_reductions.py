@@ -15,7 +15,7 @@ from . import literals
 from .lowering import RuleContext, register
 from .rules_indexing import generic, i64_array
 from .rules_structural import ints
-from .syntax import Block, Printer, Value
+from .syntax import Block, Printer, Spec, Value
 
 # MLIR prints a reduce compactly (``applies stablehlo.add``) when its reducer is one commutative
 # operation of the two block arguments, in order, returned; these are the primitives lowered so.
@@ -34,7 +34,11 @@ def _region(ctx: RuleContext, jaxpr: Any, consts: Sequence[Any], scalar_types: S
     """The computation lowered into a block of its two groups of scalar arguments."""
     block = Block([*scalar_types, *scalar_types])
     outs = ctx.lower_jaxpr(block, jaxpr, block.args, consts)
-    ctx.at(block).emit([], lambda p: f"stablehlo.return {p.list(outs)} : {', '.join(v.type for v in outs)}")
+    ctx.at(block).emit(
+        [],
+        lambda p: f"stablehlo.return {p.list(outs)} : {', '.join(v.type for v in outs)}",
+        spec=Spec("stablehlo.return", outs),
+    )
     return block
 
 
@@ -70,7 +74,8 @@ def _reduce(ctx: RuleContext, *args: Value, computation: Any, jaxpr: Any, dimens
             f"{head} {across}\n{p.indent} reducer{groups}  {{\n{p.block(block, p.indent + '  ')}{p.indent}}}"
         )
 
-    return ctx.emit(types, render, regions=[block])
+    spec = Spec("stablehlo.reduce", args, {"dims": tuple(dimensions), "op": None})  # (op: not one operation)
+    return ctx.emit(types, render, regions=[block], spec=spec)
 
 
 @register(reduce_window_p)
@@ -94,6 +99,17 @@ def _reduce_window(
         f"window_dilations = {i64_array(window_dilation)}, window_dimensions = {i64_array(window_dimensions)}, "
         f"window_strides = {i64_array(window_strides)}"
     )
+    window = {
+        "size": tuple(window_dimensions),
+        "stride": tuple(window_strides),
+        "pad": [tuple(p) for p in pads.tolist()],
+        "lhs_dilate": tuple(base_dilation),
+        "rhs_dilate": tuple(window_dilation),
+    }
+    spec = Spec("stablehlo.reduce_window", args, window)
     return ctx.emit(
-        ctx.out_types, generic("stablehlo.reduce_window", args, ctx.out_types, props, [block]), [block]
+        ctx.out_types,
+        generic("stablehlo.reduce_window", args, ctx.out_types, props, [block]),
+        [block],
+        spec=spec,
     )

@@ -24,6 +24,7 @@ _WITH_REGIONS = (
     "stablehlo.scatter",
     "stablehlo.while",
     "stablehlo.sort",
+    "stablehlo.reduce_window",
 )
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip

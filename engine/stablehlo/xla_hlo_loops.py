@@ -170,20 +170,7 @@ def convert_sort(
     if not a["is_stable"]:
         raise _refuse("an unstable sort")
     name = hlo._sanitize(op.source or "sort")
-    (block,) = op.regions
-    region = _Canonical(block.ops[:-1], _returned(block), entry=False)
-    k = module.regions
-    module.regions += 1
-    inner: list[hlo._Instr] = []
-    params = {
-        arg: module.instr(inner, hlo._Instr(name, hlo.shape_text(arg.type), "parameter", [], f"({i})"))
-        for i, arg in enumerate(block.args)
-    }
-    convert_block(region, params, module, inner)
-    (pred,) = region.outs
-    if region.constant(pred) is not None or pred in block.args:
-        raise _refuse("a sort's comparator returning a constant or a parameter")
-    title = module.finish(f"region_{k}", inner, params[pred])
+    title = _scalar_region(op, name, module)
     shapes = [hlo.shape_text(r.type) for r in op.results]
     aval = shapes[0] if len(shapes) == 1 else hlo._tuple_text(shapes)
     attrs = f", dimensions={{{a['dimension']}}}, is_stable=true, to_apply={title}"
@@ -220,7 +207,76 @@ def _reduce_precision(
     return [out]
 
 
+def convert_reduce(
+    op: Op, canon: _Canonical, of: dict[Value, hlo._Instr], module: hlo._Module, made: list[hlo._Instr]
+) -> None:
+    """A ``stablehlo.reduce`` or ``reduce_window`` of a jaxpr's computation (``lax.reduce``): its
+    region a computation of scalar parameters named after it and operations named after the
+    computation's equations, then the reduction (of several operands: a tuple, read back by a
+    get-tuple-element per result). A reduction of one operation (``jnp.sum``, ...) is ``xla_hlo``'s."""
+    assert op.spec is not None
+    a = op.spec.attrs
+    if op.spec.name == "stablehlo.reduce" and a["op"] is not None:
+        for ins in hlo._convert(op, canon, of, module):
+            module.instr(made, ins)
+        of[op.results[0]] = made[-1]
+        return
+    name = hlo._sanitize(op.source or "reduce")
+    title = _scalar_region(op, name, module)
+    if op.spec.name == "stablehlo.reduce":
+        attrs = f", dimensions={{{hlo._ints(a['dims'])}}}, to_apply={title}"
+        opcode = "reduce"
+    else:
+        attrs = f", window={{{_window_text(a)}}}, to_apply={title}"
+        opcode = "reduce-window"
+    shapes = [hlo.shape_text(r.type) for r in op.results]
+    aval = shapes[0] if len(shapes) == 1 else hlo._tuple_text(shapes)
+    out = module.instr(made, hlo._Instr(name, aval, opcode, [of[v] for v in canon.operands(op)], attrs))
+    out.frontend = op.frontend
+    hlo._read_results(op, out, shapes, of, module, made)
+
+
+def _scalar_region(op: Op, name: str, module: hlo._Module) -> str:
+    """The computation of ``op``'s one region (a reducer, a comparator): parameters named ``name``
+    in order, its operations, and what it returns (several values: a tuple)."""
+    (block,) = op.regions
+    region = _Canonical(block.ops[:-1], _returned(block), entry=False)
+    k = module.regions
+    module.regions += 1
+    inner: list[hlo._Instr] = []
+    params = {
+        arg: module.instr(inner, hlo._Instr(name, hlo.shape_text(arg.type), "parameter", [], f"({i})"))
+        for i, arg in enumerate(block.args)
+    }
+    convert_block(region, params, module, inner)
+    outs = region.outs
+    if any(region.constant(v) is not None or v in block.args or v not in params for v in outs):
+        raise _refuse("a region returning a constant or a parameter")
+    if len(outs) == 1:
+        root = params[outs[0]]
+    else:
+        shapes = [params[v].aval for v in outs]
+        values = [params[v] for v in outs]
+        root = module.instr(inner, hlo._Instr("tuple", hlo._tuple_text(shapes), "tuple", values))
+    return module.finish(f"region_{k}", inner, root)
+
+
+def _window_text(a: dict) -> str:
+    """XLA's window: its size, and its strides, paddings (low_high) and dilations when not trivial."""
+    text = "size=" + "x".join(str(d) for d in a["size"])
+    if any(s != 1 for s in a["stride"]):
+        text += " stride=" + "x".join(str(s) for s in a["stride"])
+    if any(p != (0, 0) for p in a["pad"]):
+        text += " pad=" + "x".join(f"{lo}_{hi}" for lo, hi in a["pad"])
+    for key in ("lhs_dilate", "rhs_dilate"):
+        if any(d != 1 for d in a[key]):
+            text += f" {key}=" + "x".join(str(d) for d in a[key])
+    return text
+
+
 CONVERTERS = {
+    "stablehlo.reduce": convert_reduce,
+    "stablehlo.reduce_window": convert_reduce,
     "stablehlo.while": convert_while,
     "stablehlo.sort": convert_sort,
     "stablehlo.optimization_barrier": convert_barrier,

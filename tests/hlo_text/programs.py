@@ -446,3 +446,24 @@ def select_of_a_constant_predicate():
         lambda x, y: (lax.select(lax.full((), True, "bool"), x, jnp.sin(x)),
                       lax.select(np.array([True, False]), y, jnp.cos(y)))
     ), (1.0, f32(2))  # fmt: skip
+
+
+@program
+def reduce_window_dilated():
+    def f(x):
+        return lax.reduce_window(
+            x, 1.0, lambda a, b: a * b, (2, 2), (1, 1), "VALID", base_dilation=(2, 1), window_dilation=(1, 2)
+        )
+
+    return f, (f32(4, 5),)
+
+
+@program
+def generic_reduce_in_a_loop():
+    def step(i, v):
+        best = lax.reduce(
+            (v, v * 2.0), (-np.inf, 0.0), lambda a, b: (jnp.maximum(a[0], b[0]), a[1] + b[1]), (0,)
+        )
+        return v + best[0] - best[1]
+
+    return (lambda x: lax.fori_loop(0, 2, step, x)), (f32(3),)
