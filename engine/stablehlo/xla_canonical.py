@@ -181,7 +181,11 @@ class _Canonical:
             raise _refuse(f"'{op.spec.name}' of constants ({e}; XLA folds it)") from None
         if value is None:
             return False
-        value = np.broadcast_to(value, dims)
+        self._in_place(op, np.broadcast_to(value, dims))
+        return True
+
+    def _in_place(self, op: Op, value: np.ndarray) -> None:
+        """``op`` made the constant ``value`` (a splat when it has several equal elements)."""
         flat = value.reshape(-1)
         if value.size > 1 and all(v.tobytes() == flat[0].tobytes() for v in flat):
             self.splats[op] = (np.asarray(flat[0]), op.results[0].type)  # (printed as a broadcast)
@@ -189,7 +193,6 @@ class _Canonical:
             raise _refuse("a folded constant of booleans")
         else:
             self.folded[op] = np.array(value)
-        return True
 
     def _rewrite(self, block: list[Op], op: Op) -> None:
         spec = op.spec
@@ -198,6 +201,11 @@ class _Canonical:
         consts = [self.constant(v) for v in ins]
         name, result = spec.name, op.results[0]
         if name in ("func.call", "stablehlo.case"):  # (not folded; a case's branches are converted apart)
+            return
+        if name == "stablehlo.iota":  # (of one element along its dimension: zeros, recorded)
+            dims, el = _parse_type(result.type)
+            if dims[spec.attrs["dimension"]] == 1:
+                self._in_place(op, np.zeros(dims, _numpy_dtype(el)))
             return
         if name == "stablehlo.while":  # (a loop-invariant carry's result is its operand: xla_hlo_loops)
             from .xla_hlo_loops import invariant_carries
@@ -317,10 +325,32 @@ class _Canonical:
                 if _pure_reshape(producer.spec.operands[0].type, ins[0].type, producer.spec.attrs["dims"]):
                     before = "stablehlo.reshape"  # (canonicalized first: a reshape by now)
             reshapes = name == "stablehlo.reshape" or _pure_reshape(ins[0].type, result.type, dims)
+            if name == "stablehlo.reshape" and before == "stablehlo.reshape" and producer is not None:
+                self._merge_reshapes(block, op, producer)
+                return
             if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
             if dims is not None and reshapes and list(dims) != sorted(dims):
                 raise _refuse("a broadcast_in_dim that transposes")
+
+    def _merge_reshapes(self, block: list[Op], op: Op, inner: Op) -> None:
+        """A reshape of a reshape is one reshape of the inner one's operand, its location fused
+        with the inner one's (recorded: broadcast_in_dim.1 = reshape(x)); one back to the operand's
+        shape is removed."""
+        source = self.operands(inner)[0]
+        if source.type == op.results[0].type:
+            if source.op is not None:  # (what names the kept operation then: not modelled)
+                raise _refuse("a reshape of a reshape back to an operation's shape")
+            self.replaced[op.results[0]] = source
+            block.remove(op)
+            return
+        here, there = self.loc(op), self.loc(inner)
+        if here is None or there is None:
+            raise _refuse("a reshape of a reshape of an unknown location")
+        self.locs[op] = here + there
+        if location_name(here + there) != location_name(here):
+            self.names[op] = location_name(here + there)
+        self.args[op] = [source]
 
     def _renamed(self, kept_op: Op | None) -> bool:
         """An operation a rewrite swapped with a constant that is not a splat made from a broadcast

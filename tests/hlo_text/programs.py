@@ -467,3 +467,20 @@ def generic_reduce_in_a_loop():
         return v + best[0] - best[1]
 
     return (lambda x: lax.fori_loop(0, 2, step, x)), (f32(3),)
+
+
+def iota_of_one_element():
+    # (zeros: x + 0 is then x)
+    i32 = np.ones((3, 1), np.int32)
+    return (lambda x, y: (lax.iota("int32", 1) + x, lax.broadcasted_iota("int32", (3, 1), 1) + y)), (
+        i32[0],
+        i32,
+    )
+
+
+@program
+def reshapes_merged():
+    # (a reshape of a reshape is one, named after both locations; back to its operand's shape, none)
+    return (
+        lambda x, y: (jnp.sin(x.reshape(2, 3).reshape(6)), jnp.sin(lax.broadcast_in_dim(y, (1, 3), (1,)).reshape(3, 1)))
+    ), (f32(6), f32(3))  # fmt: skip
