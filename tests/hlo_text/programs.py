@@ -469,6 +469,7 @@ def generic_reduce_in_a_loop():
     return (lambda x: lax.fori_loop(0, 2, step, x)), (f32(3),)
 
 
+@program
 def iota_of_one_element():
     # (zeros: x + 0 is then x)
     i32 = np.ones((3, 1), np.int32)
