@@ -105,7 +105,7 @@ class Lowered:
         self.keep_unused = False  # (jit's options, for the module text)
         self.donated: list[bool] | None = None
         self.hlo_arg_names: Callable[[], list[str]] | None = None  # (JAX's names: x, d['a'])
-        self.relower: Any = None  # (lowers again: a pmap's text is of the form JAX stages it in)
+        self.relower: Any = None  # (a program with a pmap lowers again: its text is of JAX's form)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The StableHLO module JAX prints for this program (``engine.stablehlo``), or XLA's HLO text
@@ -613,6 +613,7 @@ class JitFunction:
         shared = key not in self._has_pmap and in_shardings is None
         if shared and not displaying():  # (a trace to be shown stages a pmap as JAX does: not cached)
             entry = self._cache.get(key)
+        pmaps = staged_pmaps()
         if entry is not None and not entry[2]:
             closed, out_tree = entry[0], entry[1]
         else:
@@ -620,13 +621,12 @@ class JitFunction:
                 names = self._arg_names(args, dyn_kwargs, static_nums)
                 miss = jit_cache_miss.explain(self.fun, self._cache, key, names)
                 compile_log.on_miss(self.name, self.fun, avals, miss)
-            pmaps = staged_pmaps()
             closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals, in_shardings)
             if shared and entry is None and staged_pmaps() == pmaps and not displaying():
                 if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
                     self._cache[key] = (closed, out_tree, [])
         lowered = Lowered(closed, self.name, out_tree, leaves)
-        lowered.relower = functools.partial(self.lower, *args, **kwargs)
+        lowered.relower = functools.partial(self.lower, *args, **kwargs) if staged_pmaps() != pmaps else None
         inspecting = sys.modules.get("engine.inspect_sharding")
         if inspecting is not None and not lowered.args_on_mesh:  # (JAX calls back while lowering)
             inspecting.at_lower(closed)
