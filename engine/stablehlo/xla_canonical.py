@@ -97,6 +97,7 @@ class _Canonical:
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
         self.sliced: set[Op] = set()  # dynamic slices at constant indices (slices of their operand)
         self.late = False  # (the second pass of rewrites)
+        self.merged: dict[Op, list[int]] = {}  # a broadcast of a broadcast -> its dims from the inner operand
         block = self._inline_constant_cases(ops)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
@@ -325,6 +326,14 @@ class _Canonical:
                 if _pure_reshape(producer.spec.operands[0].type, ins[0].type, producer.spec.attrs["dims"]):
                     before = "stablehlo.reshape"  # (canonicalized first: a reshape by now)
             reshapes = name == "stablehlo.reshape" or _pure_reshape(ins[0].type, result.type, dims)
+            if (
+                name == "stablehlo.broadcast_in_dim"
+                and before == "stablehlo.broadcast_in_dim"
+                and not reshapes
+                and producer is not None
+            ):
+                self._merge_broadcasts(op, producer, list(dims))
+                return
             if name == "stablehlo.reshape" and before == "stablehlo.reshape" and producer is not None:
                 self._merge_reshapes(block, op, producer)
                 return
@@ -332,6 +341,22 @@ class _Canonical:
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
             if dims is not None and reshapes and list(dims) != sorted(dims):
                 raise _refuse("a broadcast_in_dim that transposes")
+
+    def _merge_broadcasts(self, op: Op, inner: Op, dims: list[int]) -> None:
+        """A broadcast of a broadcast is one broadcast of the inner one's operand, its location
+        fused with the inner one's (recorded)."""
+        assert inner.spec is not None
+        composed = [dims[d] for d in self.merged.get(inner, inner.spec.attrs["dims"])]
+        if composed != sorted(composed):
+            raise _refuse("a broadcast of a broadcast that transposes")
+        here, there = self.loc(op), self.loc(inner)
+        if here is None or there is None:
+            raise _refuse("a broadcast of a broadcast of an unknown location")
+        self.locs[op] = here + there
+        if location_name(here + there) != location_name(here):
+            self.names[op] = location_name(here + there)
+        self.args[op] = [self.operands(inner)[0]]
+        self.merged[op] = composed
 
     def _merge_reshapes(self, block: list[Op], op: Op, inner: Op) -> None:
         """A reshape of a reshape is one reshape of the inner one's operand, its location fused

@@ -405,6 +405,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     elif spec.name == "chlo.square" and _parse_type(op.results[0].type)[1].startswith("f"):
         out = _Instr(name, ty, "multiply", [ins[0], ins[0]])  # (XLA's expansion for real numbers)
     elif spec.name == "stablehlo.broadcast_in_dim":
+        if op in canon.merged:  # (a broadcast of a broadcast: one, of the inner one's operand)
+            return _broadcast(op, name, ins, canon.merged[op], canon.operands(op)[0].type)
         return _broadcast(op, name, ins, a["dims"])
     elif spec.name == "stablehlo.compare":
         total = a["type"] == "TOTALORDER"  # (a float comparison's default type is FLOAT)
@@ -460,10 +462,10 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
     return [out]
 
 
-def _broadcast(op: Op, name: str, ins: list[_Instr], dims: Sequence[int]) -> list[_Instr]:
+def _broadcast(op: Op, name: str, ins: list[_Instr], dims: Sequence[int], t_in: str = "") -> list[_Instr]:
     """XLA's BroadcastInDim: a broadcast to the output's shape with the operand's sizes at ``dims``;
     where the operand has a 1 the output has not, that is reshaped away and broadcast again."""
-    t_in, t_out = op.spec.operands[0].type if op.spec else "", op.results[0].type
+    t_in, t_out = t_in or (op.spec.operands[0].type if op.spec else ""), op.results[0].type
     (shape_in, el), shape_out = _parse_type(t_in), _parse_type(t_out)[0]
     if _pure_reshape(t_in, t_out, dims):
         out = [_Instr(name, shape_text(t_out), "reshape", ins)]

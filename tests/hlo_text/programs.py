@@ -485,3 +485,11 @@ def reshapes_merged():
     return (
         lambda x, y: (jnp.sin(x.reshape(2, 3).reshape(6)), jnp.sin(lax.broadcast_in_dim(y, (1, 3), (1,)).reshape(3, 1)))
     ), (f32(6), f32(3))  # fmt: skip
+
+
+@program
+def broadcasts_merged():
+    # (a broadcast of a broadcast is one broadcast of the inner operand)
+    return (
+        lambda x: jnp.sin(lax.broadcast_in_dim(lax.broadcast_in_dim(x, (3, 2), (1,)), (4, 3, 2), (1, 2)))
+    ), (f32(2),)
