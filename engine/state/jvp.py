@@ -5,7 +5,8 @@ reads and writes of both refs (JAX's ``_ref_jvp``, ``_get_jvp``, ``_swap_jvp``,
 ``addupdate_jvp_rule``, and ``freeze``'s ``defjvp``).
 
 ``grad`` and ``linearize`` (a ``LinearizeTrace`` over partial evaluation, or the eager tape) keep
-the functional refs of ``primitives``: their transposition has no rules for refs yet.
+the functional refs of ``primitives``: their transposition has no rules for refs yet. Refs made
+inside ``vmap`` are batched refs (``vmap``).
 
 A call or control-flow primitive given such a ref (a ``jit`` called on it, a ``scan`` body closing
 over it) reads its value, runs its functional discharge (``discharge``) and writes the final value
@@ -40,12 +41,17 @@ def innermost(stack: Sequence[Any]) -> Any:
 def is_forward_mode(main: Any) -> bool:
     """A plain ``jvp`` trace above any discharge, with no linearization under way (a ``jit``'s JVP
     rule under ``grad`` traces its body with a plain JVP trace too, to be transposed)."""
-    from ..tape import TapeTrace
-
     if main.trace_type is not ad.JVPTrace or main.level <= max(discharging, default=0):
         return False
-    linearizing = (ad.LinearizeTrace, ad.PartialEvalTrace, TapeTrace)
-    return not any(m.trace_type in linearizing for m in core._state.stack)
+    return not linearizing()
+
+
+def linearizing() -> bool:
+    """A ``grad`` / ``linearize`` / ``vjp`` is being traced or taped: its refs stay functional."""
+    from ..tape import TapeTrace
+
+    kinds = (ad.LinearizeTrace, ad.PartialEvalTrace, TapeTrace)
+    return any(m.trace_type in kinds for m in core._state.stack)
 
 
 def new_ref_jvp(main: Any, x: Value, params: dict[str, Any]) -> Value:
@@ -115,7 +121,8 @@ ad.jvp_rules[freeze_p] = _freeze_jvp
 
 
 def is_transformed_ref(x: object) -> bool:
-    """A ref of a non-staging transformation (a JVPTracer of refs), not a functional ``Ref``."""
+    """A ref of a non-staging transformation (a JVPTracer of refs, a batched ref of vmap), not a
+    functional ``Ref``."""
     return (
         isinstance(x, Tracer) and type(x.aval) is AbstractRef and not isinstance(x._trace, JaxprTrace)  # type: ignore[attr-defined]
     )

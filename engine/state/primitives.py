@@ -9,12 +9,15 @@ Where a ref lives decides how an operation on it runs:
 * a ref made inside a staging trace: a tracer of type ``Ref{...}``; the jaxpr runs on the
   interpreter, which passes ``Ref`` objects between equations (``jit_runtime`` sends programs
   with state there, never to compiled code);
-* a ref made inside ``grad``/``vmap`` (or any other non-staging transformation): a ``Ref`` whose
-  value is that transformation's tracer; reads and writes are functional indexing and ``.at[]``
+* a ref made inside ``jvp`` or ``vmap``: first-class, a pair of refs (``jvp``) or a batched ref
+  (``vmap``), as JAX makes them;
+* a ref made inside ``grad`` (or under a linearization): a ``Ref`` whose value is that
+  transformation's tracer; reads and writes are functional indexing and ``.at[]``
   updates of the value, so the transformation only ever sees pure array operations (a ``scan``,
   ``while``, ``cond`` or ``jit`` body using one is discharged: see ``discharge``);
-* a ref passed to ``vmap`` as a batched argument: the batch rules below read the whole ref, index
-  it per batch member, and write it back whole.
+* a batched ref under ``vmap`` (made inside, or passed as a batched argument): a static index gains
+  the batch dimension (``vmap``); otherwise the batch rules below read the whole ref, index it per
+  batch member, and write it back whole.
 """
 
 from __future__ import annotations
@@ -133,6 +136,10 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
             return prim.bind_traced(x, **params)
         if is_forward_mode(main):  # a ref of jvp: a primal ref and a tangent ref
             return new_ref_jvp(main, x, params)
+        from .vmap import is_batching, new_ref_vmap
+
+        if is_batching(main):  # a ref of vmap: batched itself
+            return new_ref_vmap(main, x, params)
         ref = Ref(x, core.get_aval(x), traced=True)  # a non-staging transformation's ref: functional
         if vmap_inside_program():
             ref.vmapped = "batched"  # (JAX's vmap batches every new_ref made inside it)
@@ -144,7 +151,12 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
                 return prim.bind_traced(ref, *rest, **params)  # discharged when the body is bound
             _functional_use(prim, ref)
             return _functional(prim, ref, rest, params)
-        if prim is not get_p and _under_vmap() and id(ref) not in batching.mapped_refs:
+        if (
+            prim is not get_p
+            and _under_vmap()
+            and id(ref) not in batching.mapped_refs
+            and not _made_by_vmap(ref)
+        ):
             raise _write_error(prim, ref.aval, "vmap")
         if not any(isinstance(a, Tracer) for a in rest):
             if core._state.dynamic is not None:  # inside jit/make_jaxpr: the effect is staged
@@ -156,6 +168,12 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
             return _functional(prim, Ref(ref.value(), ref._inner, traced=True), rest, params)
         _check_writable(prim, ref, rest, params)
     return prim.bind_traced(ref, *rest, **params)
+
+
+def _made_by_vmap(ref: Ref) -> bool:
+    from .vmap import made_inside
+
+    return ref in made_inside
 
 
 def _write_error(prim: _StatePrimitive, ty: Any, under: str) -> Exception:
@@ -206,7 +224,12 @@ def _np_index(ref: Ref, indexer: Indexer | None, operands: Sequence[Value]) -> A
 
 
 def _new_ref_impl(x: Value, kind: Any = None, memory_space: Any = None) -> Ref:
-    return Ref(x, core.get_aval(x))
+    ref = Ref(x, core.get_aval(x))
+    if _under_vmap():  # (made by a vmap's rule, or its jvp's inside it: the vmap writes it)
+        from .vmap import made_inside
+
+        made_inside.add(ref)
+    return ref
 
 
 def _get_impl(ref: Ref, *idx: Value, indexer: Indexer | None) -> core.Array:
