@@ -76,12 +76,12 @@ def _shard_map(
 ) -> list[Value]:
     if ctx.module.manual:
         raise NotImplementedError("StableHLO text for a shard_map inside a shard_map is not implemented")
-    ref = use_mesh(ctx.module, mesh)
     names, sizes = tuple(mesh.axis_names), tuple(int(s) for s in mesh.axis_sizes)
     ctx.module.manual.append((names, sizes))
     try:
-        if math.prod(sizes) == 1:  # (JAX: no manual computation when every manual axis has size 1)
+        if math.prod(sizes) == 1:  # (JAX: no manual computation, nor a mesh, when every axis has size 1)
             return ctx.lower_jaxpr(ctx.block, jaxpr, args)
+        ref = use_mesh(ctx.module, mesh)
         body = Block([literals.aval_type(v.aval) for v in jaxpr.jaxpr.in_binders])
         c = ctx.at(body)
         outs = c.lower_jaxpr(body, jaxpr, body.args)

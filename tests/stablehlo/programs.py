@@ -673,3 +673,9 @@ def pmap_vjp_and_keys():
         return out, jax.pmap(lambda kk: random.normal(kk, (2,)))(k)
 
     return f, (f32(4, 3), f32(4, 3, seed=1), random.split(random.PRNGKey(0), 4))
+
+
+@program
+def shard_map_one_device_mesh():  # (no manual computation, and no mesh: the collectives stay)
+    f = _smap(lambda b: lax.psum(b, "i") + lax.axis_index("i"), _mesh(1, "i"), _P("i"), _P("i"))
+    return f, (f32(4),)
