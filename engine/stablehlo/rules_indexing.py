@@ -267,11 +267,14 @@ def _clamp_scatter_indices(ctx: RuleContext, indices: Value, d: Any) -> Value:
         ub = broadcast_in_dim(ctx, ub, shape, (len(shape) - 1,))
     zero = ctx.constant(np.zeros((), idx_aval.dtype), idx_aval.dtype)
     zero = broadcast_in_dim(ctx, zero, shape, ()) if shape else zero
-    return ctx.emit(
+    clamped = ctx.emit(
         [indices.type],
         lambda p: f"stablehlo.clamp {p.list([zero, indices, ub])} : {indices.type}",
         spec=Spec("stablehlo.clamp", [zero, indices, ub]),
     )[0]
+    assert clamped.op is not None
+    clamped.op.source = "clamp"  # (JAX's location: the traced function's clamp equation)
+    return clamped
 
 
 for _p in (gs.scatter_p, *_SCATTER_COMBINE):

@@ -16,6 +16,7 @@ from .xla_folds import LATE, Unknown, evaluate, location_name
 _KEEPS_INTEGER_CONSTANTS = {
     "stablehlo.reduce", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice", "stablehlo.pad",
     "stablehlo.compare", "stablehlo.select", "stablehlo.concatenate", "stablehlo.gather", "stablehlo.scatter",
+    "stablehlo.clamp",
     "stablehlo.add", "stablehlo.subtract",
 }  # fmt: skip
 _WITH_REGIONS = (

@@ -313,6 +313,8 @@ def _conditional(
         if not used or any(canon.constant(v) is not None for v in used):
             raise _refuse("a branch using no value, or a constant, from outside")
         captured = [of[v] for v in used]
+        if any(re.fullmatch(r"Arg_\d+", c.root) for c in captured):  # (recorded: named Arg_; not modelled)
+            raise _refuse("a branch using a callee's parameter")
         if len(captured) == 1:
             operands.append(captured[0])
         else:
