@@ -196,6 +196,20 @@ class _Canonical:
         else:
             self.folded[op] = np.array(value)
 
+    def _fold_broadcast(self, op: Op, c: np.ndarray) -> None:
+        """A broadcast that only adds unit dimensions to a constant of unequal elements: the reshaped
+        constant in its place (recorded: named ``constant``)."""
+        assert op.spec is not None
+        dims = [int(d) for d in op.spec.attrs["dims"]]
+        out = _parse_type(op.results[0].type)[0]
+        if c.dtype == np.bool_:
+            raise _refuse("a folded constant of booleans")
+        at = [1] * len(out)
+        for i, d in enumerate(dims):
+            at[d] = c.shape[i]
+        value = np.transpose(c, np.argsort(dims)).reshape(at)
+        self.folded[op] = np.array(np.broadcast_to(value, out))
+
     def _rewrite(self, block: list[Op], op: Op) -> None:
         spec = op.spec
         assert spec is not None
@@ -217,7 +231,12 @@ class _Canonical:
             return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
             if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)
-                raise _refuse("a broadcast of a constant of unequal elements")
+                dims = list(spec.attrs["dims"])
+                if dims != sorted(dims):
+                    raise _refuse("a broadcast that transposes a constant")
+                if _pure_reshape(ins[0].type, result.type, dims):  # (a reshape of a constant: folded)
+                    self._fold_broadcast(op, consts[0])
+                return  # (recorded: a broadcast of the constant is kept)
             self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (in the broadcast's place)
             if ins[0].op in self.splats:  # (recorded: named after the first broadcast; not modelled)
                 self.locs[op] = None

@@ -291,6 +291,19 @@ def transposed_value_called():
 
 
 @program
+def broadcasts_of_constants_of_unequal_elements():
+    # (kept as broadcasts; one that only adds a unit dimension is a reshape, folded: a constant)
+    c = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    return (
+        lambda x, y: (
+            lax.broadcast_in_dim(c, (2, 3, 4), (0, 1)) * x,
+            lax.broadcast_in_dim(c[0], (3, 2), (0,)),
+            lax.broadcast_in_dim(c[1], (3, 1), (0,)) + y,
+        )
+    ), (np.arange(24, dtype=np.int32).reshape(2, 3, 4), np.arange(3, dtype=np.int32).reshape(3, 1))
+
+
+@program
 def dynamic_slices_at_constant_indices():
     # (XLA makes each a slice, its start clamped to where the slice fits; the indices go unused)
     return (lambda x, y: (lax.dynamic_slice(x, (7,), (2,)), lax.dynamic_slice(y, (0, 1), (2, 2)) * 2.0)), (
