@@ -274,10 +274,6 @@ class _Canonical:
             ((ins[0], consts[1], False), (ins[1], consts[0], True)) if len(ins) == 2 else ()
         ):
             if c is not None and self._folds(name, c, first):
-                if self._renamed(kept.op):
-                    raise _refuse(
-                        f"a folded '{name}' of an operation swapped with a constant (XLA renames it)"
-                    )
                 self.replaced[result] = kept
                 block.remove(op)
                 return
@@ -285,15 +281,10 @@ class _Canonical:
             if ins[0].op in self.folded or ins[0].op in self.splats:  # (how constants are then hoisted)
                 raise _refuse("a select of an evaluated predicate")
             chosen = ins[1] if bool(consts[0].reshape(-1)[0]) else ins[2]  # (recorded: the branch)
-            if self._renamed(chosen.op):
-                raise _refuse("a folded select of an operation swapped with a constant (XLA renames it)")
             self.replaced[result] = chosen
             block.remove(op)
             return
         if name == "stablehlo.select" and ins[1] is ins[2]:  # (both branches the same value)
-            kept_op = ins[1].op
-            if self._renamed(kept_op):
-                raise _refuse("a folded select of an operation swapped with a constant (XLA renames it)")
             self.replaced[result] = ins[1]
             block.remove(op)
             return
@@ -330,11 +321,6 @@ class _Canonical:
         ):
             dims = spec.attrs.get("dims")
             if result.type == ins[0].type and (dims is None or list(dims) == list(range(len(dims)))):
-                kept_op = ins[0].op  # (an operation to its operand's type: removed)
-                if self._renamed(kept_op):
-                    raise _refuse(
-                        f"a removed '{name}' of an operation swapped with a constant (XLA renames it)"
-                    )
                 self.replaced[result] = ins[0]
                 block.remove(op)
                 return
@@ -396,12 +382,6 @@ class _Canonical:
         if location_name(here + there) != location_name(here):
             self.names[op] = location_name(here + there)
         self.args[op] = [source]
-
-    def _renamed(self, kept_op: Op | None) -> bool:
-        """An operation a rewrite swapped with a constant that is not a splat made from a broadcast
-        (recorded: when a fold or a removal then keeps it in another's place, XLA names it after
-        both locations, mul_jit_f_)."""
-        return kept_op in self.names
 
     @staticmethod
     def _folds(name: str, c: np.ndarray, first: bool) -> bool:
