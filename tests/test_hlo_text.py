@@ -55,6 +55,9 @@ def test_refusal_names_the_operation():
         jax.jit(lambda x: jax.lax.bitcast_convert_type(x, jnp.int32)).lower(jnp.ones(3)).as_text("hlo")
     with pytest.raises(NotImplementedError, match="vmap of softmax"):
         jax.jit(jax.vmap(jax.nn.softmax)).lower(jnp.ones((2, 3))).as_text("hlo")
+    with pytest.raises(NotImplementedError, match="constants of an expanded CHLO operation"):
+        f = lambda x, y: (jnp.cosh(x) * 2.0, jnp.arctan(y), jnp.cosh(y) + jnp.arctan(x))  # noqa: E731
+        jax.jit(f).lower(1.5, jnp.ones((2, 3))).as_text("hlo")
     with pytest.raises(NotImplementedError, match="chlo.lgamma"):
         jax.jit(jax.lax.lgamma).lower(jnp.ones(3)).as_text("hlo")
     with pytest.raises(NotImplementedError, match="an unstable sort"):

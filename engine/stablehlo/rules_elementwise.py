@@ -45,7 +45,7 @@ def _simple(prim: Any, name: str) -> None:
 def _chlo(prim: Any, name: str) -> None:
     def rule(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
         ty = ctx.out_types[0]
-        return ctx.emit([ty], lambda p: f"{name} {p(x)} : {x.type} -> {ty}")
+        return ctx.emit([ty], lambda p: f"{name} {p(x)} : {x.type} -> {ty}", spec=Spec(name, [x]))
 
     register(prim)(rule)
 

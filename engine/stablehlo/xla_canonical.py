@@ -100,6 +100,9 @@ class _Canonical:
         self.late = False  # (the second pass of rewrites)
         self.merged: dict[Op, list[int]] = {}  # a broadcast of a broadcast -> its dims from the inner operand
         block = self._inline_constant_cases(ops)
+        from .xla_chlo import expand  # (CHLO operations XLA expands first)
+
+        block = expand(block, self.replaced, self.value)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
                 raise _refuse(f"'{_op_name(op)}'")

@@ -506,3 +506,15 @@ def broadcasts_merged():
     return (
         lambda x: jnp.sin(lax.broadcast_in_dim(lax.broadcast_in_dim(x, (3, 2), (1,)), (4, 3, 2), (1, 2)))
     ), (f32(2),)
+
+
+@program
+def cosh_expanded():
+    # (XLA expands it: exp(x + log(1/2)) + exp(log(1/2) - x))
+    return (lambda x, y: (jnp.cosh(x) * y, jnp.sin(y))), (f32(2, 3), f32(2, 3, seed=1))
+
+
+@program
+def atan_expanded():
+    # (XLA expands it: atan2(x, 1))
+    return (lambda x: jnp.sin(jnp.arctan(x))), (1.5,)
