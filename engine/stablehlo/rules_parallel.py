@@ -3,8 +3,8 @@
 then has one partition per device of it), the collectives inside it ``stablehlo.all_reduce`` /
 ``all_gather`` / ``reduce_scatter`` / ``collective_permute`` / ``all_to_all`` over replica groups
 of mesh positions, ``axis_index`` arithmetic on ``partition_id``, and ``with_sharding_constraint``
-an ``sdy.sharding_constraint``. A collective outside a manual computation (or over positional axes,
-or in groups) is not printed: it raises NotImplementedError."""
+an ``sdy.sharding_constraint``. A collective outside a manual computation (or in groups) is not
+printed: it raises NotImplementedError."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lax import parallel as par
+from ..lax import reductions
 from ..parallel.reshard import sharding_constraint_p
 from ..parallel.spmd import shard_map_p
 from ..sharding import UNCONSTRAINED, AxisType, _axes_of
 from . import literals
-from .lowering import Module, RuleContext, register
+from .lowering import Module, RuleContext, register, rules
 from .rules_control import _return
 from .rules_elementwise import broadcast_in_dim, hlo_op
 from .rules_indexing import generic
@@ -154,17 +155,28 @@ def _reducer(ctx: RuleContext, op: str, dtype: Any) -> Block:
     return block
 
 
-def _all_reduce(op: str):
+def _all_reduce(op: str, positional: Any):
     def rule(ctx: RuleContext, *xs: Value, axes: Any, axis_index_groups: Any = None, **_: Any) -> list[Value]:
         if axis_index_groups is not None:
             raise NotImplementedError(
                 "StableHLO text for a collective over axis_index_groups is not implemented"
             )
-        props = f"{_CHANNEL}, replica_groups = {_dense(replica_groups(ctx, axes))}, use_global_device_ids"
+        named = tuple(a for a in axes if not isinstance(a, int))
+        dims = tuple(a for a in axes if isinstance(a, int))
+        groups = replica_groups(ctx, named) if named else None
+        props = f"{_CHANNEL}, replica_groups = {_dense(groups)}, use_global_device_ids" if named else ""
         outs = []
         for x, aval in zip(xs, ctx.avals_in):
             if op == "stablehlo.add" and np.dtype(aval.dtype) == np.bool_:
                 raise NotImplementedError("StableHLO text of a psum of booleans is not implemented")
+            if dims:  # (JAX reduces the positional axes first, as the lax reduction lowers)
+                out_aval = aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i not in dims))
+                sub = RuleContext(ctx.module, ctx.block, [aval], [out_aval], positional)
+                (x,) = rules[positional](sub, x, axes=dims, out_sharding=None)
+                aval = out_aval
+            if not named:
+                outs.append(x)
+                continue
             region = _reducer(ctx, op, aval.dtype)
             render = generic("stablehlo.all_reduce", [x], [x.type], props, [region])
             outs.append(ctx.emit([x.type], render, regions=[region])[0])
@@ -173,10 +185,10 @@ def _all_reduce(op: str):
     return rule
 
 
-register(par.psum_p)(_all_reduce("stablehlo.add"))
-register(par.psum_invariant_p)(_all_reduce("stablehlo.add"))
-register(par.pmax_p)(_all_reduce("stablehlo.maximum"))
-register(par.pmin_p)(_all_reduce("stablehlo.minimum"))
+register(par.psum_p)(_all_reduce("stablehlo.add", reductions.reduce_sum_p))
+register(par.psum_invariant_p)(_all_reduce("stablehlo.add", reductions.reduce_sum_p))
+register(par.pmax_p)(_all_reduce("stablehlo.maximum", reductions.reduce_max_p))
+register(par.pmin_p)(_all_reduce("stablehlo.minimum", reductions.reduce_min_p))
 
 
 @register(par.pvary_p)

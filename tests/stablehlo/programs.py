@@ -679,3 +679,11 @@ def pmap_vjp_and_keys():
 def shard_map_one_device_mesh():  # (no manual computation, and no mesh: the collectives stay)
     f = _smap(lambda b: lax.psum(b, "i") + lax.axis_index("i"), _mesh(1, "i"), _P("i"), _P("i"))
     return f, (f32(4),)
+
+
+@program
+def shard_map_collectives_over_positional_axes():  # (the positional axes reduced first)
+    def body(b):
+        return lax.psum(b, ("i", 0)), lax.pmax(b, (0, "i")), lax.pmin(b, ("i", 1)), lax.psum(b, 0)
+
+    return _smap(body, _mesh(4, "i"), _P("i"), (_P(), _P(), _P(), _P("i"))), (f32(8, 3),)
