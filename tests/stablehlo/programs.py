@@ -687,3 +687,23 @@ def shard_map_collectives_over_positional_axes():  # (the positional axes reduce
         return lax.psum(b, ("i", 0)), lax.pmax(b, (0, "i")), lax.pmin(b, ("i", 1)), lax.psum(b, 0)
 
     return _smap(body, _mesh(4, "i"), _P("i"), (_P(), _P(), _P(), _P("i"))), (f32(8, 3),)
+
+
+# --- refs made inside vmap (a batched ref) and jvp (a primal ref and a tangent ref), discharged --------
+
+
+def _ref_scale_and_bump(x):
+    r = jax.new_ref(x)
+    r[...] = r[...] * 2.0
+    r[1] += x[0]
+    return jnp.sum(jax.freeze(r) * x)
+
+
+@program
+def refs_made_inside_vmap():
+    return jax.vmap(_ref_scale_and_bump), (f32(2, 3),)
+
+
+@program
+def refs_made_inside_jvp():
+    return (lambda x, t: jax.jvp(_ref_scale_and_bump, (x,), (t,))), (f32(3), f32(3, seed=1))
