@@ -241,8 +241,8 @@ class _Canonical:
                     self._fold_broadcast(op, consts[0])
                 return  # (recorded: a broadcast of the constant is kept)
             self.splats[op] = (consts[0].reshape(-1)[0], result.type)  # (in the broadcast's place)
-            if ins[0].op in self.splats:  # (recorded: named after the first broadcast; not modelled)
-                self.locs[op] = None
+            if ins[0].op in self.splats:  # (recorded: a broadcast of a splat keeps the splat's location)
+                self.locs[op] = self.loc(ins[0].op)
             return
         if name in ("stablehlo.slice", "stablehlo.dynamic_slice") and all(c is not None for c in consts):
             if not _all_equal(consts[0]):
