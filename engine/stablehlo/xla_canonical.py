@@ -194,8 +194,6 @@ class _Canonical:
         flat = value.reshape(-1)
         if value.size > 1 and all(v.tobytes() == flat[0].tobytes() for v in flat):
             self.splats[op] = (np.asarray(flat[0]), op.results[0].type)  # (printed as a broadcast)
-        elif value.dtype == np.bool_ and value.ndim:
-            raise _refuse("a folded constant of booleans")
         else:
             self.folded[op] = np.array(value)
 

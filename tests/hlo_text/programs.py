@@ -518,3 +518,12 @@ def cosh_expanded():
 def atan_expanded():
     # (XLA expands it: atan2(x, 1))
     return (lambda x: jnp.sin(jnp.arctan(x))), (1.5,)
+
+
+@program
+def compare_of_constants_evaluated():
+    # (an array of booleans XLA evaluated, printed {1, 0, 0}, selecting)
+    return (lambda x, y: lax.select(lax.lt(np.arange(3, dtype=np.int32), np.int32(1)), x, jnp.sin(y))), (
+        f32(3),
+        f32(3, seed=1),
+    )
