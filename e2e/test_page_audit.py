@@ -96,3 +96,15 @@ def test_the_sandbox_warning_takes_its_room_from_the_app_not_below_the_window(pa
     assert fit["scroll"] <= fit["window"], fit
     assert fit["topbar"] >= fit["banner"] - 0.5, fit
     assert fit["call"] <= fit["window"] and fit["panel"] <= fit["window"] + 0.5, fit
+
+
+def test_tabbing_into_the_editor_shows_where_the_focus_is(page: Page):
+    page.goto("/")
+    page.get_by_test_id("theme-toggle").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator(".cm-content")).to_be_focused()
+    # (a ring over the whole editor, gutter included)
+    ring = page.get_by_test_id("editor").evaluate(
+        "e => { const cs = getComputedStyle(e, '::after'); return [cs.outlineStyle, parseFloat(cs.outlineWidth)]; }"
+    )
+    assert ring[0] != "none" and ring[1] >= 2, ring

@@ -41,7 +41,7 @@ const theme = EditorView.theme({
   ".cm-tooltip": { backgroundColor: "var(--panel)", color: "var(--fg)", border: "1px solid var(--border)" },
   ".cm-tooltip-lint": { maxWidth: "480px" },
   ".cm-diagnostic-error": { borderLeftColor: "var(--danger)" },
-  "&.cm-focused": { outline: "none" },
+  "&.cm-focused": { outline: "none" },  // ringed by .editor:focus-within (styles.css), over the gutter too
 });
 
 const setLinked = StateEffect.define<number[]>();
