@@ -86,10 +86,17 @@ class _Canonical:
 
     What it does not model (merged reshapes and broadcasts, ...) is refused."""
 
-    def __init__(self, ops: Sequence[Op], outs: Sequence[Value], entry: bool = True, top: str | None = None):
+    def __init__(
+        self,
+        ops: Sequence[Op],
+        outs: Sequence[Value],
+        entry: bool = True,
+        top: str | None = None,
+        given: dict[Value, Value] | None = None,  # (values known to be others: a region's sunk constant)
+    ):
         self.entry = entry  # (the main function: a callee's literals have other locations)
         self.top = f"jit({top})" if entry and top is not None else None  # (a literal's location)
-        self.replaced: dict[Value, Value] = {}
+        self.replaced: dict[Value, Value] = dict(given or {})
         self.splats: dict[Op, tuple[np.ndarray, str]] = {}  # splat constant -> (scalar, type)
         self.folded: dict[Op, np.ndarray] = {}  # an operation of constants, evaluated in its place
         self.locs: dict[Op, tuple[str, ...] | None] = {}  # locations changed (None: not known)
@@ -227,8 +234,12 @@ class _Canonical:
         if name == "stablehlo.while":  # (a loop-invariant carry's result is its operand: xla_hlo_loops)
             from .xla_hlo_loops import invariant_carries
 
-            for k in invariant_carries(op):
+            fixed = invariant_carries(op)
+            for k in fixed:
                 self.replaced[result.op.results[k]] = ins[k]
+            sunk = [k for k in fixed if ins[k].op is not None and ins[k].op in block and _is_plain(ins[k].op)]
+            if sunk:  # (a constant carried unchanged is sunk into the regions: the loop does not use it)
+                self.args[op] = [v for k, v in enumerate(ins) if k not in sunk]
             return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
             if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)
@@ -481,3 +492,7 @@ class _AnyNames:
 
     def block(self, block: Any, indent: str) -> str:
         return ""
+
+
+def _is_plain(op: Op) -> bool:
+    return op.spec is not None and op.spec.name == "stablehlo.constant"

@@ -52,12 +52,28 @@ def convert_while(
         raise _refuse("a while loop whose carries are all invariant")
     outside = {b.args[k]: init[k] for k in fixed for b in (cond, body)}
     captured: list[Value] = []
+    uses: list[set[Value]] = []  # (the outside values each region uses)
     for c, returned in ((cond_canon, cond_canon.outs), (body_canon, [body_canon.outs[k] for k in explicit])):
+        uses.append(set())
         for v in [v for o in c.order for v in c.operands(o)] + list(returned):
-            if v in outside and outside[v] not in captured:
-                captured.append(outside[v])
-    if any(canon.constant(v) is not None for v in captured):
-        raise _refuse("a constant carried unchanged through a while loop (XLA sinks it into the loop)")
+            if v in outside:
+                uses[-1].add(outside[v])
+                if outside[v] not in captured:
+                    captured.append(outside[v])
+    # (a constant captured is sunk into the regions using it: a copy first in each, not carried)
+    sunk = [v for v in captured if canon.constant(v) is not None]
+    if len(sunk) > 1 or any(
+        v.op is None or v.op.spec is None or v.op.spec.name != "stablehlo.constant" for v in sunk
+    ):
+        raise _refuse("several constants, or a splat, carried unchanged through a while loop (sunk into it)")
+    captured = [v for v in captured if v not in sunk]
+    if sunk:
+        cond_canon, body_canon = (
+            _with_constant(b, sunk[0], [b.args[k] for k in fixed if init[k] is sunk[0]])
+            if sunk[0] in used
+            else c
+            for b, c, used in ((cond, cond_canon, uses[0]), (body, body_canon, uses[1]))
+        )
     carried = [init[k] for k in explicit] + captured
     shapes = [of[v].aval for v in carried]
     index = {}  # each region's block argument -> its element of the tuple
@@ -85,6 +101,15 @@ def convert_while(
         of[op.results[k]] = module.instr(
             made, hlo._Instr(name, shapes[i], "get-tuple-element", [out], f", index={i}")
         )
+
+
+def _with_constant(block: Block, constant: Value, args: list[Value]) -> _Canonical:
+    """A region's canonical operations with a copy of ``constant`` first, in place of ``args``."""
+    assert constant.op is not None and constant.op.spec is not None
+    copy = Op([constant.type], constant.op.render)
+    copy.spec = constant.op.spec
+    given = {a: copy.results[0] for a in args}
+    return _Canonical([copy, *block.ops[:-1]], _returned(block), entry=False, given=given)
 
 
 def _returned(block: Block) -> list[Value]:

@@ -527,3 +527,16 @@ def compare_of_constants_evaluated():
         f32(3),
         f32(3, seed=1),
     )
+
+
+@program
+def while_constant_carried():
+    # (2.0 carried unchanged: sunk into the body, a copy first, and no longer carried)
+    body = lambda c: (c[0] + 1, c[1], c[2] * c[1])  # noqa: E731
+    return (lambda x: lax.while_loop(lambda c: c[0] < 3, body, (0, 2.0, x))), (1.0,)
+
+
+@program
+def while_constant_carried_to_both_regions():
+    body = lambda c: (c[0] + 1, c[1], c[2] * c[1])  # noqa: E731
+    return (lambda x: lax.while_loop(lambda c: c[2] < c[1], body, (0, np.float32(9.0), x))), (1.0,)
