@@ -121,4 +121,16 @@ class JaxprTypeError(TypeError):
     twice or used unbound, or a binder whose type is not what its primitive's rule gives."""
 
 
+def check_static_hashable(v: object) -> None:
+    """JAX's jit hashes each static argument: an unhashable one is refused, in JAX's words."""
+    try:
+        hash(v)
+    except TypeError as e:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred "
+            f"while trying to hash an object of type {type(v)}, {v}. "
+            f"The error was:\n{type(e).__name__}: {e}\n"
+        ) from None
+
+
 jax_class_path("jax.errors.InconclusiveDimensionOperation")(InconclusiveDimensionOperation)

@@ -37,6 +37,7 @@ from . import (
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
+from .errors import check_static_hashable
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
@@ -331,14 +332,7 @@ class JitFunction:
             else:
                 dyn_kwargs[k] = v
         for _, _, v in statics:
-            try:
-                hash(v)
-            except TypeError as e:
-                raise ValueError(  # (JAX's words)
-                    f"Non-hashable static arguments are not supported. An error occurred "
-                    f"while trying to hash an object of type {type(v)}, {v}. "
-                    f"The error was:\n{type(e).__name__}: {e}\n"
-                ) from None
+            check_static_hashable(v)
         return tuple(statics), static_nums, dyn_args, dyn_kwargs
 
     def _stage(

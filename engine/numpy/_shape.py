@@ -21,7 +21,7 @@ from ._promote import (
     promote_dtypes,
     shape_of,
 )
-from ..sharding import with_out_sharding
+from ..sharding import reshard, with_out_sharding
 from ._staged import jitted_inline, staged_as_jit
 
 
@@ -40,15 +40,22 @@ def _resolve_shape(newshape, size: int) -> tuple:
     return tuple(shape)
 
 
-@with_out_sharding
-def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
-    """Reshape (row-major); one dimension may be -1.
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
+    """Reshape (row-major); one dimension may be -1. A numpy array (or scalar) is reshaped by its own
+    method, as JAX forwards it there: the result is a numpy array, and ``order='A'`` is numpy's.
 
     >>> jnp.reshape(jnp.arange(6), (2, -1)).shape
     (2, 3)
     """
     check_arraylike("reshape", a)
     shape = newshape if shape is None else shape
+    if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+        return a.reshape(shape, order=order)
+    out = _reshape(a, shape, order)
+    return out if out_sharding is None else reshard(out, out_sharding)
+
+
+def _reshape(a, shape, order: str):
     a = as_operand(a)
     new = _resolve_shape(concrete_shape(shape), a.size)
     if order == "F":  # (as JAX: one reshape reading the axes reversed, then the result transposed)

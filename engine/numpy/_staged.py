@@ -23,10 +23,13 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
     jitted = []
     if name is not None:
         fn.__name__ = name
+    static_positions: list = []  # (name, position) of each static parameter, found on first call
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if not core.staging_anywhere[0] or core._state.dynamic is None:
+            if static_argnames:  # (JAX's jit hashes them even on an eager call)
+                _check_statics(fn, static_argnames, static_positions, args, kwargs)
             for a in args:  # (operands committed to different devices: refused as JAX's jit refuses them)
                 if type(a) is not core.Array and isinstance(a, core.Array):
                     _check_devices(fn, args)
@@ -64,6 +67,19 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
         return jitted[0](*args, **kwargs)
 
     return wrapper
+
+
+def _check_statics(fn, static_argnames, positions: list, args, kwargs) -> None:
+    from ..errors import check_static_hashable
+
+    if not positions:
+        order = list(_signature(fn).parameters)
+        positions.extend((n, order.index(n)) for n in static_argnames if n in order)
+    for name, position in positions:
+        if name in kwargs:
+            check_static_hashable(kwargs[name])
+        elif position < len(args):
+            check_static_hashable(args[position])
 
 
 def _check_devices(fn, args) -> None:

@@ -230,3 +230,26 @@ SEMANTIC_GAPS += [
         "out = jax.grad(lambda z: jax.scipy.special.loggamma(z).real)(1.5 + 2j)",
     ),
 ]
+
+# jnp.reshape hands a numpy array to its own reshape method, as JAX does (a numpy result; order='A'
+# is numpy's); map_coordinates's cval is a static argument of JAX's jit, so an array is refused.
+_NP = "a = np.arange(6).reshape(2, 3)\nf = np.asfortranarray(a)\n"
+SEMANTIC_GAPS += [
+    (
+        "reshape_numpy_order_a",
+        _NP + "out = [(type(r).__name__, r.tolist()) for r in (jnp.reshape(a, (3, 2), order='A'),"
+        " jnp.reshape(f, (3, 2), order='A'), jnp.reshape(f, (3, 2), order='F'), jnp.reshape(a, -1))]",
+    ),
+    ("reshape_numpy_scalar", "r = jnp.reshape(np.float32(3), (1,), order='A')\nout = (type(r).__name__, r)"),
+    ("reshape_array_order_a", _NP + "out = jnp.reshape(jnp.asarray(a), (3, 2), order='A')"),
+    ("reshape_numpy_order_k", _NP + "out = jnp.reshape(a, (3, 2), order='K')"),
+    ("reshape_list_refused", "out = jnp.reshape([1, 2, 3, 4], (2, 2), order='A')"),
+    (
+        "map_coordinates_array_cval",
+        "out = jax.scipy.ndimage.map_coordinates(jnp.arange(5.), [jnp.array([-1., 2.5, 7.])], order=1, cval=jnp.array(9.))",
+    ),
+    (
+        "map_coordinates_numpy_cval",
+        "out = jax.scipy.ndimage.map_coordinates(jnp.arange(5.), [jnp.array([-1., 2.5, 7.])], order=1, cval=np.float32(9.))",
+    ),
+]
