@@ -15,6 +15,7 @@ from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax, structural
+from . import control_flow_eager
 from .control_flow_common import (
     _trace,
     _avals,
@@ -132,7 +133,11 @@ def cond(pred, true_fun, false_fun, *operands):
     )
 
 
-def _cond_impl(index, *args, branches, branches_platforms=None):
+def _cond_impl(*args, **params):
+    return control_flow_eager.apply(cond_p, _interpreted_cond, args, params)
+
+
+def _interpreted_cond(index, *args, branches, branches_platforms=None, switch=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
     return [core.to_numpy(o) for o in _run(branches[i], *args)]
 

@@ -12,6 +12,7 @@ from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
+from . import control_flow_eager
 from .control_flow_common import (
     _trace,
     _avals,
@@ -176,7 +177,11 @@ def map(f, xs, *, batch_size: int | None = None):
     return tree_unflatten(y_tree, y_leaves)
 
 
-def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
+def _scan_impl(*args, **params):
+    return control_flow_eager.apply(scan_p, _interpreted_scan, args, params)
+
+
+def _interpreted_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1, switch=None):
     consts, carry, xs = (
         args[:num_consts],
         list(args[num_consts : num_consts + num_carry]),

@@ -1,0 +1,81 @@
+"""Eager control flow compiled (``engine/lax/control_flow_eager.py``, opt-in): the values agree with
+the interpreter's to float32 rounding, a loop traced again finds its program by structure, a while
+loop past its time goes on compiled from its carry, and bodies with effects stay interpreted."""
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine import lax
+from engine.lax import control_flow_eager as eager
+
+from conftest import numba_backend
+
+pytestmark = pytest.mark.usefixtures("test_kernel_cache")
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    numba_backend()
+    monkeypatch.setattr(eager, "ENABLED", [True])
+    monkeypatch.setattr(eager, "COMPILE_AFTER_SECONDS", 0.0)  # (compiled at the first iteration)
+    monkeypatch.setattr(eager, "_programs", {})
+
+
+def _body(c):
+    return c[0] + 1, jnp.sin(c[1]) * 1.5 + 0.25
+
+
+def test_while_compiled_from_its_carry_and_found_by_structure(compiled):
+    x = jnp.linspace(-3.0, 3.0, 16)
+    want = np.asarray(x)
+    for _ in range(20):
+        want = (np.sin(want) * 1.5 + 0.25).astype(np.float32)
+    for _ in range(2):  # (the body traced again: the same program)
+        n, got = lax.while_loop(lambda c: c[0] < 20, lambda c: _body(c), (0, x))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+        assert int(n) == 20
+    assert len(eager._programs) == 1
+
+
+def test_scan_cond_and_vmapped_while_compiled(compiled):
+    xs = jnp.arange(10.0)
+    c, ys = lax.scan(lambda c, v: (c * 0.5 + v, c), 0.0, xs)
+    want_c, want_ys = 0.0, []
+    for v in range(10):
+        want_ys.append(want_c)
+        want_c = want_c * 0.5 + v
+    np.testing.assert_allclose(float(c), want_c, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ys), want_ys, rtol=1e-6)
+    assert float(lax.cond(xs[3] > 2.0, lambda v: v * 2.0, lambda v: v, 3.0)) == 6.0
+    got = jax.vmap(lambda v: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0 + 1.0, v))(jnp.arange(4.0))
+    np.testing.assert_array_equal(np.asarray(got), [15.0, 15.0, 11.0, 15.0])
+    assert {p.name for p in eager._programs.values()} == {"scan", "cond", "while"}
+
+
+def test_gamma_grad_compiled_agrees(compiled):
+    a = jnp.array([0.7, 2.5, 9.0])
+    x = jnp.array([0.4, 3.0, 12.0])
+    got = np.asarray(lax.random_gamma_grad(a, x))
+    eager.ENABLED[0] = False
+    want = np.asarray(lax.random_gamma_grad(a, x))
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_effects_and_trace_errors_stay_as_interpreted(compiled, capsys):
+    def body(c):
+        jax.debug.print("c={c}", c=c)
+        return c + 1
+
+    assert int(lax.while_loop(lambda c: c < 3, body, 0)) == 3
+    assert capsys.readouterr().out == "c=0\nc=1\nc=2\n"
+    assert not eager._programs
+
+    def branchy(c):
+        if c > 1:  # a Python `if` on a traced value
+            return c
+        return c + 1
+
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        lax.while_loop(lambda c: c < 3, branchy, 0)
