@@ -91,8 +91,6 @@ def _update_computation(op: Op, name: str, module: Any) -> str:
             raise _refuse(f"'{_op_name(o)}' in a scatter's update computation")
         if any(v.op not in inner if v.op is not None else v not in block.args for v in o.spec.operands):
             raise _refuse("a scatter's update computation using a value from outside it")
-        if o.spec.name == "stablehlo.constant":
-            raise _refuse("a constant in a scatter's update computation")
     k = module.regions
     module.regions += 1
     canon = _Canonical(body, ret.spec.operands, entry=False)

@@ -188,6 +188,17 @@ def scatter_apply_two_ops():
     return (lambda x, i: x.at[i].apply(lambda v: jnp.sin(jnp.cos(v)))), (f32(5), i32(2))
 
 
+@program
+def scatter_apply_with_constants():
+    # (the update computation's constants: named as its other instructions are, when it is converted)
+    return (
+        lambda x, i: x.at[i].apply(lambda t: t * 2.0 + 1.0).at[0].apply(lambda t: lax.max(t, 3.0) - 1.0)
+    ), (
+        f32(5),
+        i32(2),
+    )
+
+
 def _splat(value, n):
     return lax.broadcast_in_dim(value, (n,), ())
 
