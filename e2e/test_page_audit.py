@@ -8,6 +8,7 @@ import json
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
+from .test_playground import open_session
 
 # Where a text node's lines break: the three characters either side of each break.
 LINE_BREAKS = """e => {
@@ -108,3 +109,27 @@ def test_tabbing_into_the_editor_shows_where_the_focus_is(page: Page):
         "e => { const cs = getComputedStyle(e, '::after'); return [cs.outlineStyle, parseFloat(cs.outlineWidth)]; }"
     )
     assert ring[0] != "none" and ring[1] >= 2, ring
+
+
+LOOP = """import jax.numpy as jnp
+
+def f(x):
+    while True:
+        x = x + 1
+    return x
+"""
+
+
+@needs_runner
+def test_a_loop_stopped_by_the_time_limit_is_underlined_on_its_line_only(page: Page):
+    # The stopped frame's span is the whole `while` statement (lines 4-5): its underline ran on
+    # through line 5's indentation and body.
+    open_session(page, LOOP, "f", [], ["1.0"])
+    expect(page.get_by_test_id("run-status")).to_have_attribute("data-state", "limit")
+    marks = page.locator(".cm-lintRange-error")
+    expect(marks.first).to_be_visible()
+    lines = marks.evaluate_all(
+        "els => els.map((e) => [...e.closest('.cm-content').children].indexOf(e.closest('.cm-line')) + 1)"
+    )
+    assert set(lines) == {4}, lines
+    expect(marks.first).to_have_text("while True:")

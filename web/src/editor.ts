@@ -157,10 +157,10 @@ export class Editor {
     const clampTo = (l: { from: number; to: number }, pos: number) => Math.max(l.from, Math.min(l.to, pos));
     let from = err.column ? clampTo(line, line.from + err.column - 1) : line.from + indent;
     let to = line.to;
-    if (err.end_line && err.end_line >= err.line && err.end_line <= doc.lines && err.end_column) {
-      const endLine = doc.line(err.end_line);
-      to = clampTo(endLine, endLine.from + err.end_column - 1);
-    }
+    // A span over several lines (a whole `while` statement, a call continued on the next lines) is
+    // underlined on its first line only, the line the page marks: across the line break the
+    // underline ran through the next line's indentation and, for a loop, its whole body.
+    if (err.end_line === err.line && err.end_column) to = clampTo(line, line.from + err.end_column - 1);
     if (to <= from) {
       // A point at the end of the line (e.g. a missing colon): mark the last character.
       if (from >= line.to) from = Math.max(line.from + indent, line.to - 1);
