@@ -12,7 +12,7 @@ strides costs (a strided kernel reads every cache line of the base, twice those 
 half, so "1.1x contiguous" is below that floor for a memory-bound kernel); a compute-bound chain
 (tanh, exp, sin, cos) on the strided view and on a contiguous array, where strides cost next to
 nothing; the seed's composite
-``tanh`` grad and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices (and with a psum of a
+``tanh`` grad, grad of ``random.gamma`` on 200 alphas (loops in a map) and ``x + x`` eagerly; ``pmap(x / psum(x))`` over 8 devices (and with a psum of a
 computed value, which needs the devices' barrier); and a second Run of
 ``jit(vmap(grad(loss)))`` through the server (engine only). JAX runs in its own venv
 (``.jax-venv``, see ``bench/jaxref.py``); without it the JAX column is empty.
@@ -91,6 +91,7 @@ CASES = {
         "",
     ),
     "eager grad(composite tanh)(1.0), warm": (cases.eager_tanh_grad, {}, 50, 1.0, "< 250 us"),
+    "eager grad(sum(random.gamma)), 200 alphas": (cases.eager_gamma_grad, {}, 1, 1.0, "< 1 s"),
     "eager x + x, 10 x f32": (cases.eager_add, {}, 2000, 1.0, "<= 4x numpy"),
     "numpy a + a, 10 x f32 (reference)": (cases.numpy_add, {}, 2000, 1.0, ""),
     "pmap(x / psum(x)) over 8 devices, warm": (cases.pmap_normalize, {}, 20, 1.0, "<= JAX"),

@@ -60,6 +60,14 @@ def eager_plain_tanh_grad(jax):
     return lambda: _block(jax, g(1.0))
 
 
+def eager_gamma_grad(jax):
+    """``grad(sum(random.gamma(key, alpha)))`` for 200 alphas, warm, eagerly: a ``lax.map`` of two
+    ``while_loop``\\ s per sample (``random_gamma_grad``) and the sampler's rejection loops."""
+    key, alpha = jax.random.key(0), jax.numpy.full((200,), 2.5, np.float32)
+    g = jax.grad(lambda a: jax.numpy.sum(jax.random.gamma(key, a)))
+    return lambda: _block(jax, g(alpha))
+
+
 _fresh = itertools.count(1)
 
 
