@@ -66,7 +66,33 @@ def _atan(b: _Builder, x: Value) -> Value:
     return b.emit("stablehlo.atan2", [x, b.constant(1.0)])
 
 
-_EXPANSIONS: dict[str, Callable[[_Builder, Value], Value]] = {"chlo.cosh": _cosh, "chlo.atan": _atan}
+def _one_minus_square(b: _Builder, x: Value, one: Value) -> Value:
+    # (1 - x) * (1 + x), as the legalization computes 1 - x^2 (XLA's operand order: x + 1)
+    return b.emit(
+        "stablehlo.multiply", [b.emit("stablehlo.subtract", [one, x]), b.emit("stablehlo.add", [x, one])]
+    )
+
+
+def _asin(b: _Builder, x: Value) -> Value:
+    # 2 * atan2(x, 1 + sqrt(1 - x^2)), the doubling an add
+    one = b.constant(1.0)
+    root = b.emit("stablehlo.sqrt", [_one_minus_square(b, x, one)])
+    half = b.emit("stablehlo.atan2", [x, b.emit("stablehlo.add", [root, one])])
+    return b.emit("stablehlo.add", [half, half])
+
+
+def _acos(b: _Builder, x: Value) -> Value:
+    # atan2(sqrt(1 - x^2), x)
+    one = b.constant(1.0)
+    return b.emit("stablehlo.atan2", [b.emit("stablehlo.sqrt", [_one_minus_square(b, x, one)]), x])
+
+
+_EXPANSIONS: dict[str, Callable[[_Builder, Value], Value]] = {
+    "chlo.cosh": _cosh,
+    "chlo.atan": _atan,
+    "chlo.asin": _asin,
+    "chlo.acos": _acos,
+}
 
 
 def expand(block: list[Op], replaced: dict[Value, Value], value: Callable[[Value], Value]) -> list[Op]:

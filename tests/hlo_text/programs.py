@@ -551,3 +551,15 @@ def while_constant_carried():
 def while_constant_carried_to_both_regions():
     body = lambda c: (c[0] + 1, c[1], c[2] * c[1])  # noqa: E731
     return (lambda x: lax.while_loop(lambda c: c[2] < c[1], body, (0, np.float32(9.0), x))), (1.0,)
+
+
+@program
+def asin_expanded():
+    # (XLA expands it: 2 * atan2(x, 1 + sqrt((1 - x) * (1 + x))), the doubling an add)
+    return (lambda x: jnp.arcsin(x) * x), (0.5,)
+
+
+@program
+def acos_expanded():
+    # (XLA expands it: atan2(sqrt((1 - x) * (1 + x)), x))
+    return (lambda x: jnp.exp(jnp.arccos(x))), (f32(2, 2) * 0.1,)
