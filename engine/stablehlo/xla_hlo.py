@@ -164,6 +164,7 @@ class _Module:
         self.regions = 0  # (the next region's index)
         self.callees: dict[Any, str] = {}  # a called function -> its computation's name
         self.last_title = ""
+        self.roots: dict[str, str] = {}  # a computation's name -> its root's shape (a call's)
 
     def fresh(self, root: str) -> str:
         n = self.counts[root]
@@ -171,7 +172,7 @@ class _Module:
         return f"{root}.{n}" if n else root
 
     def instr(self, made: list[_Instr], ins: _Instr) -> _Instr:
-        ins.aval = xla_hlo_layouts.assign(ins)
+        ins.aval = xla_hlo_layouts.assign(ins, self.roots)
         ins.name = self.fresh(ins.root)
         made.append(ins)
         return ins
@@ -180,6 +181,7 @@ class _Module:
         for ins in made:
             ins.name = self.fresh(ins.root)
         title = self.last_title = f"{name}.{len(self.texts) + 1}"
+        self.roots[title] = root.aval
         lines = [_line(ins, ins is root) for ins in _post_order(made)]
         self.texts.append(
             ("ENTRY " if entry else "") + title + " {\n" + "".join(f"  {x}\n" for x in lines) + "}\n\n"
@@ -244,8 +246,6 @@ def _computation(
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
         module.instr(made, root)
-    if not entry and not xla_hlo_layouts.is_default(root.aval):  # (what its call's shape is: not known)
-        raise _refuse("a called computation returning a value in a transposed layout")
     module.finish(name, made, root, entry=entry)
     return params, root
 

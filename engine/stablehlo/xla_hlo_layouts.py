@@ -5,8 +5,8 @@ Every value starts in the default (major-to-minor) layout (a computation's param
 it a bitcast of its operand; an elementwise operation, a convert, a reverse, a select, a
 dynamic-update-slice keep their first operand's layout (a clamp its second's), a while its
 operand's (a tuple's shape is its elements'), a get-tuple-element its element's; operations that make
-a new shape (reshape, broadcast, dot, reduce, slice, pad, dynamic-slice, concatenate; a call, its
-callee's parameters and result) are back in the default layout. What else would read a value of another layout is refused.
+a new shape (reshape, broadcast, dot, reduce, slice, pad, dynamic-slice, concatenate) are back in
+the default layout, as are a computation's parameters; a call has its computation's root's shape. What else would read a value of another layout is refused.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _KEEPS_LAYOUT_OF = {
     ]},
     "clamp": 1,
 }  # fmt: skip
-_NEW_SHAPE = {"reshape", "broadcast", "dot", "reduce", "slice", "pad", "dynamic-slice", "concatenate", "call"}
+_NEW_SHAPE = {"reshape", "broadcast", "dot", "reduce", "slice", "pad", "dynamic-slice", "concatenate"}
 
 
 def _layout(aval: str) -> list[int] | None:
@@ -50,8 +50,9 @@ def _with_layout(aval: str, minor_to_major: list[int]) -> str:
     return aval[: aval.index("{")] + "{" + ",".join(map(str, minor_to_major)) + "}"
 
 
-def assign(ins: Any) -> str:
-    """``ins``'s shape text with the layout XLA gives it, from its operands'."""
+def assign(ins: Any, roots: dict[str, str]) -> str:
+    """``ins``'s shape text with the layout XLA gives it, from its operands' (a call's: its
+    computation's root's, ``roots`` by name)."""
     if ins.opcode == "parameter":  # (recorded: a computation's parameters in the default layout)
         return _default(ins.aval)
     if ins.opcode == "transpose":
@@ -61,6 +62,8 @@ def assign(ins: Any) -> str:
         return _with_layout(ins.aval, [perm.index(d) for d in operand])  # (a bitcast of its operand)
     if ins.opcode == "while" and len(ins.operands) == 1:  # (recorded: its operand's shape, layouts and all)
         return ins.operands[0].aval
+    if ins.opcode == "call":  # (recorded: its computation's root's shape, layouts and all)
+        return roots[re.search(r"to_apply=([^,\s]+)", ins.attrs).group(1)]
     if ins.opcode == "get-tuple-element":  # (the element's shape in the tuple's)
         if is_default(ins.operands[0].aval):
             return _default(ins.aval)

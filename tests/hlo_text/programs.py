@@ -199,6 +199,13 @@ def scatter_apply_with_constants():
     )
 
 
+@program
+def called_computation_returning_a_transpose():
+    # (a call has its computation's root's shape, in the transposed layout too)
+    g = jax.jit(lambda y: jnp.sin(y).T)
+    return (lambda x: g(x) * 2.0), (f32(2, 3),)
+
+
 def _splat(value, n):
     return lax.broadcast_in_dim(value, (n,), ())
 
