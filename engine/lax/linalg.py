@@ -78,9 +78,10 @@ def _H(x):
 def _tri_mask(shape, k):
     """JAX's lax ``_tri(bool, shape, k)``: True on and below the ``k``-th diagonal (iotas compared)."""
     lax = _lax()
-    i32 = np.dtype(np.int32)
-    rows = lax.add(lax.broadcasted_iota(i32, shape, 0), np.asarray(k, i32))
-    return lax.ge(rows, lax.broadcasted_iota(i32, shape, 1))
+    # JAX's iotas take the offset's dtype when it is wider than int32: a Python int's, so int64 under x64
+    index = core.default_dtype(int)
+    rows = lax.add(lax.broadcasted_iota(index, shape, 0), np.asarray(k, index))
+    return lax.ge(rows, lax.broadcasted_iota(index, shape, 1))
 
 
 def _tril(x, k=0):

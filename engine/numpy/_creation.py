@@ -435,9 +435,11 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     shape = (dims.as_dim(N), dims.as_dim(N) if M is None else dims.as_dim(M))
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimensions are not allowed, got {shape}")
-    rows, cols = lax.broadcasted_iota(np.int32, shape, 0), lax.broadcasted_iota(np.int32, shape, 1)
+    # The iotas have the offset's dtype, a Python int's (JAX's jnp._eye): int64 under x64.
+    index = core.default_dtype(int)
+    rows, cols = lax.broadcasted_iota(index, shape, 0), lax.broadcasted_iota(index, shape, 1)
     # A traced offset (jnp.trace's, under jit) is converted as JAX's _eye does; else a literal.
-    offset = lax.convert_element_type(k, np.int32, False) if isinstance(k, Tracer) else np.int32(int(k))
+    offset = lax.convert_element_type(k, index, False) if isinstance(k, Tracer) else index.type(int(k))
     diagonal = lax.eq(lax.add(rows, offset), cols)
     return lax.convert_element_type(diagonal, _default_dtype(dtype, "eye"))
 
@@ -460,8 +462,9 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
 def _triangle_mask(shape, k):
     """JAX's ``tri(N, M, k)`` as staged: the row iota plus ``k`` compared with the column iota
     (symbolic sizes work the same way)."""
-    rows = lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(k))
-    return lax.ge(rows, lax.broadcasted_iota(np.int32, shape, 1))
+    index = core.default_dtype(int)  # (JAX's _tri: the Python int offset's dtype, int64 under x64)
+    rows = lax.add(lax.broadcasted_iota(index, shape, 0), index.type(k))
+    return lax.ge(rows, lax.broadcasted_iota(index, shape, 1))
 
 
 def _select_triangle(m, k, lower):

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import lax
+from .. import core, lax
 from ._promote import as_operand, canonicalize_axis, check_arraylike
 from ._staged import staged_as_jit
 from ._shape import moveaxis, ravel
@@ -69,9 +69,10 @@ def _diag(v, k):
     zero = lax.full((), 0, v.dtype, v.weak_type)
     n = v.shape[0] + builtins.abs(k)
     v = lax.pad(v, zero, [(builtins.max(0, -k), builtins.max(0, k), 0)])
-    rows = lax.broadcasted_iota(np.int32, (n, n), 0)
-    cols = lax.broadcasted_iota(np.int32, (n, n), 1)
-    on_diagonal = lax.eq(lax.add(rows, np.int32(k)), cols)
+    index = core.default_dtype(int)  # (the Python int k's dtype, as JAX's: int64 under x64)
+    rows = lax.broadcasted_iota(index, (n, n), 0)
+    cols = lax.broadcasted_iota(index, (n, n), 1)
+    on_diagonal = lax.eq(lax.add(rows, index.type(k)), cols)
     return where(on_diagonal, lax.broadcast_in_dim(v, (n, 1), (0,)), zero)
 
 

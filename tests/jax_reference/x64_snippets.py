@@ -138,4 +138,17 @@ X64_SNIPPETS = [
     ("jaxpr_vmap", "out = str(jax.make_jaxpr(jax.vmap(lambda x: x / 3.0))(jnp.ones(2)))"),
     ("jaxpr_jit", "out = str(jax.make_jaxpr(jax.jit(lambda x: x + 1.5))(jnp.ones(2, jnp.float32)))"),
     ("jaxpr_linspace", "out = str(jax.make_jaxpr(lambda a: jnp.linspace(a, 1.0, 3))(0.0))"),
+    # eye/tri masks: iotas of the Python int offset's dtype (int64 here), not int32
+    ("jaxpr_eye", "out = str(jax.make_jaxpr(lambda: jnp.eye(2, 3, k=1))())"),
+    ("jaxpr_tri", "out = str(jax.make_jaxpr(lambda: jnp.tri(3))())"),
+    ("jaxpr_tril", "out = str(jax.make_jaxpr(lambda a: jnp.tril(a, -1))(jnp.ones((2, 2))))"),
+    ("jaxpr_diag", "out = str(jax.make_jaxpr(jnp.diag)(jnp.ones(3)))"),
+    ("jaxpr_trace_jit", "out = str(jax.make_jaxpr(jax.jit(jnp.trace))(jnp.ones((2, 2))))"),
+    ("jaxpr_inv", "out = str(jax.make_jaxpr(jnp.linalg.inv)(jnp.array([[4.0, 1.0], [1.0, 3.0]])))"),
+    ("jaxpr_lu", "out = str(jax.make_jaxpr(jax.scipy.linalg.lu)(jnp.array([[4.0, 1.0], [1.0, 3.0]])))"),
+    (
+        "jaxpr_cholesky_grad",
+        "out = str(jax.make_jaxpr(jax.grad(lambda a: jnp.sum(jnp.linalg.cholesky(a))))"
+        "(jnp.array([[4.0, 1.0], [1.0, 3.0]])))",
+    ),
 ]
