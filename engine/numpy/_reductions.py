@@ -396,7 +396,7 @@ def ptp(a, axis=None, out=None, keepdims: bool = False):
     """
     check_arraylike("ptp", a)
     no_out("ptp", out)
-    return _ptp(as_operand(a), tuple(axis) if isinstance(axis, list) else axis, out, keepdims)
+    return _ptp(as_operand(a), _axis_arg(axis), out, keepdims)
 
 
 @staged_as_jit(static_argnames=("axis", "keepdims"))

@@ -489,7 +489,9 @@ def _repeat_by_counts(a, repeats, axis, total):
 
 def flip(m, axis=None):
     """Reverse the order of elements along ``axis`` (all axes when None)."""
-    return _flip(as_operand(m), axis)
+    from ._reductions import _axis_arg
+
+    return _flip(as_operand(m), _axis_arg(axis))
 
 
 @staged_as_jit(static_argnames=("axis",))
