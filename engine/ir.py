@@ -110,6 +110,28 @@ class Jaxpr:
     __repr__ = __str__
 
 
+def with_fresh_vars(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with a new Var for each of its binders. A jaxpr split from another (a partial
+    evaluation's unknown part) shares Vars with it, and the printer names a Var once: fresh ones
+    print with fresh names, as JAX's, which traces each part anew, do."""
+    new: dict[Var, Var] = {}
+
+    def fresh(v: Var) -> Var:
+        if type(v) is not Var:
+            return v  # (a DropVar prints as _ wherever it is)
+        return new.setdefault(v, Var(v.aval))
+
+    def read(x: Atom) -> Atom:
+        return new.get(x, x) if type(x) is Var else x
+
+    constvars, in_binders = [fresh(v) for v in jaxpr.constvars], [fresh(v) for v in jaxpr.in_binders]
+    eqns = [
+        e._replace(inputs=[read(x) for x in e.inputs], out_binders=[fresh(v) for v in e.out_binders])
+        for e in jaxpr.eqns
+    ]
+    return Jaxpr(constvars, in_binders, eqns, [read(x) for x in jaxpr.outs])
+
+
 @core.jax_class_path("jax._src.core.ClosedJaxpr")
 class ClosedJaxpr:
     """A jaxpr with its constants bound: what ``make_jaxpr`` returns."""

@@ -10,7 +10,7 @@ import numpy as np
 from .. import ad, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, with_fresh_vars
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
@@ -200,7 +200,8 @@ def _cond_split(branches, unknowns):
         res_vars = [Var(a) for a in all_res]
         for slot, v in zip(own, j2.in_binders[:nres]):
             res_vars[slot] = v
-        unknown.append(ClosedJaxpr(Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs), []))
+        j2 = with_fresh_vars(Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs))
+        unknown.append(ClosedJaxpr(j2, []))
     return known, unknown, out_uk, len(all_res)
 
 

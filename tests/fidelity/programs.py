@@ -1190,6 +1190,16 @@ def linearize_sin():
 
 
 @program
+def linearize_cond():
+    # (the linear cond's branches are the unknown part of a partial evaluation: fresh binders)
+    def f(x, t):
+        y, f_jvp = jax.linearize(lambda x: lax.cond(x > 0, lambda x: jnp.sin(x) * x, jnp.cos, x), x)
+        return f_jvp(t)
+
+    return f, (f32(), f32(seed=1))
+
+
+@program
 def jacfwd_sin():
     return jax.jacfwd(jnp.sin), (f32(3),)
 
