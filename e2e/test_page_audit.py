@@ -3,12 +3,12 @@ one test per defect."""
 
 from __future__ import annotations
 
-import json
 
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
 from .test_playground import open_session
+from .test_security import open_with_unsafe_warning
 
 # Where a text node's lines break: the three characters either side of each break.
 LINE_BREAKS = """e => {
@@ -78,13 +78,7 @@ def test_the_sandbox_warning_takes_its_room_from_the_app_not_below_the_window(pa
     # `make run` as a normal user shows the unsafe-single-user banner: the app under it stayed a
     # whole window high, so the page scrolled, the sticky banner then covered the top bar, and the
     # stack's CALL row sat below the window's bottom edge.
-    health = json.loads(page.request.get("/api/health").text())
-    health["warning"] = "unsafe-single-user isolation: runs share the server's uid"
-    page.route(
-        "**/api/health",
-        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(health)),
-    )
-    page.goto("/")
+    open_with_unsafe_warning(page)
     expect(page.get_by_test_id("sandbox-warning")).to_be_visible()
     expect(page.get_by_test_id("composed-call")).to_be_visible()
     fit = page.evaluate(

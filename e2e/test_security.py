@@ -31,15 +31,19 @@ def test_page_runs_under_its_csp_without_violations(browser, base_url: str):
     context.close()
 
 
-def test_unsafe_sandbox_warning_is_shown(page: Page, base_url: str):
+def open_with_unsafe_warning(page: Page) -> None:
+    """Open the page as a server in unsafe-single-user mode serves it (its health names the mode)."""
     health = json.loads(page.request.get("/api/health").text())
     health["warning"] = "unsafe-single-user isolation: runs share the server's uid"
-
     page.route(
         "**/api/health",
         lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(health)),
     )
     page.goto("/")
+
+
+def test_unsafe_sandbox_warning_is_shown(page: Page, base_url: str):
+    open_with_unsafe_warning(page)
     banner = page.get_by_test_id("sandbox-warning")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("unsafe-single-user")
