@@ -170,6 +170,55 @@ class PRNGKeyArray(Array):
         raise TypeError("a typed PRNG key array has no list value: use jax.random.key_data(keys).")
 
 
+@core.jax_class_path("jax._src.random.prng.PRNGKeyArray")
+class CommittedKeyArray(PRNGKeyArray):
+    """Typed keys ``jax.device_put`` put on a device (JAX's committed key array). The keys stay host
+    storage, as every key array's do; the device is what ``devices()``, ``sharding`` and
+    ``committed`` report and where operations on them put their results (``on_one_device_mesh``:
+    the eager and jit dispatch that places an ordinary committed array's results)."""
+
+    __slots__ = ("_device",)
+    on_one_device_mesh = True  # type: ignore[assignment]
+
+    def __init__(self, storage, device: int):
+        super().__init__(storage)
+        self._device = device
+
+    @property
+    def committed(self) -> bool:
+        return True
+
+    def devices(self):
+        from .parallel.topology import get_device
+
+        return {get_device(self._device)}
+
+    @property
+    def sharding(self):
+        from .parallel.topology import get_device
+        from .sharding import SingleDeviceSharding
+
+        return SingleDeviceSharding(get_device(self._device))
+
+    @property
+    def device(self):
+        from .parallel.topology import get_device
+
+        return get_device(self._device)
+
+    def __getitem__(self, idx):
+        out = super().__getitem__(idx)
+        return CommittedKeyArray(out._value, self._device) if type(out) is PRNGKeyArray else out
+
+    def __iter__(self):
+        return (CommittedKeyArray(k._value, self._device) for k in super().__iter__())
+
+
+def placed(keys: PRNGKeyArray, device: int | None) -> PRNGKeyArray:
+    """``keys`` committed to ``device`` (None: uncommitted, on the default device)."""
+    return PRNGKeyArray(keys._value) if device is None else CommittedKeyArray(keys._value, device)
+
+
 def is_typed(k) -> bool:
     return isinstance(getattr(k, "dtype", None), KeyTy)
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import core
 from ..core import Array, ShapedArray
+from ..random_keys import CommittedKeyArray, PRNGKeyArray
 from ..sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from . import topology
 from .runtime import get_runtime
@@ -142,7 +143,14 @@ def _run_in_memory(prim: core.Primitive, vals, params):
     except NotImplementedError:  # (no abstract rule: computed, left in device memory)
         out_avals = None
     check_one_device(vals, [f"args[{i}]" for i in range(len(vals))], prim.name)
-    plain = [Array(v._value, v.weak_type) if isinstance(v, ShardedArray) else v for v in vals]
+    plain = [
+        Array(v._value, v.weak_type)
+        if isinstance(v, ShardedArray)
+        else PRNGKeyArray(v._value)  # (committed typed keys: their host storage)
+        if isinstance(v, CommittedKeyArray)
+        else v
+        for v in vals
+    ]
     outs = prim.bind(*plain, **params)
     if out_avals is None:
         return outs

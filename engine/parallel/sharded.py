@@ -225,8 +225,11 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
         ):
             return v
         aval = core.get_aval(v)
-        if isinstance(aval.dtype, core.ExtendedDType):  # typed PRNG keys stay host arrays
-            return v
+        if isinstance(aval.dtype, core.ExtendedDType):  # typed PRNG keys: host storage, placed by name
+            from ..random_keys import PRNGKeyArray, placed
+
+            # (no device named: JAX 0.10.2 leaves even committed keys uncommitted on the default device)
+            return placed(v, dev if committed else None) if isinstance(v, PRNGKeyArray) else v
         return ShardedArray([rt.put(dev, _canonical(v))], None, aval, committed)
 
     return tree_map(put, x)

@@ -57,6 +57,32 @@ COMMITTED = [
         "    try:\n        call()\n        out.append('no error')\n"
         "    except ValueError as e:\n        out.append(str(e))\n",
     ),
+    (  # typed and raw keys: put on a device, committed there, and so is what is computed from them
+        "keys_commit",
+        "d = jax.devices()\nk = jax.device_put(jax.random.key(0), d[3])\n"
+        "r = jax.device_put(jax.random.PRNGKey(1), d[3])\nks = jax.device_put(jax.random.split(k, 4), d[2])\n"
+        "where = lambda a: (type(a).__name__, a.committed, sorted(dv.id for dv in a.devices()), "
+        "repr(a.sharding), repr(a.device))\n"
+        "out = [where(a) for a in (k, r, ks, jax.random.split(k), jax.random.fold_in(k, 3), "
+        "jax.random.key_data(k), jax.random.wrap_key_data(jax.random.key_data(k)), jax.random.uniform(k, (2,)), "
+        "jax.random.normal(r, (2,)), jax.random.bits(k, (2,)), jax.jit(lambda a: jax.random.normal(a, (2,)))(k), "
+        "jax.jit(jax.random.split)(k), jax.vmap(lambda a: jax.random.normal(a))(ks), ks[1], ks[1:3], "
+        "list(ks)[0], ks[jnp.array(1)], ks.reshape(2, 2), jax.device_put(k), jax.device_put(k, d[1]), "
+        "jax.device_put(r), jax.jit(lambda t: t)(k), jax.random.clone(k), jnp.where(True, k, jax.random.key(5)), "
+        "jax.lax.scan(lambda c, _: (jax.random.split(c)[0], jax.random.normal(c)), k, None, length=3)[0], "
+        "jax.random.normal(jax.device_put(jax.random.key(0, impl='rbg'), d[3])))]\n"
+        "out.append(jax.random.normal(k, (3,)))\nout.append(jax.random.normal(r, (3,)))",
+    ),
+    (
+        "err_mixed_devices_key",
+        "d = jax.devices()\nk = jax.device_put(jax.random.key(0), d[3])\n"
+        "out = jax.jit(lambda a, b: jax.random.normal(a, (2,)) + b)(k, jax.device_put(jnp.ones(2), d[1]))",
+    ),
+    (
+        "mixed_devices_key_eager",
+        "d = jax.devices()\nk = jax.device_put(jax.random.key(0), d[3])\n"
+        + _REFUSED.format(call="jax.random.normal(k, (2,)) + jax.device_put(jnp.ones(2), d[1])"),
+    ),
     (
         "mixed_devices_pmap_result",
         _PUT
