@@ -109,7 +109,7 @@ class _Canonical:
         block = self._inline_constant_cases(ops)
         from .xla_chlo import expand  # (CHLO operations XLA expands first)
 
-        block = expand(block, self.replaced, self.value)
+        block, expanded = expand(block, self.replaced, self.value)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
                 raise _refuse(f"'{_op_name(op)}'")
@@ -120,6 +120,11 @@ class _Canonical:
                 if op in block and not self._is_constant(op):
                     self._rewrite(block, op)
         self._erase_dead(block)
+        # (where the canonicalizer puts an expansion's constants among others, or another
+        # expansion's: not modelled; its own are placed as recorded)
+        owners = {expanded.get(op, -1) for op in block if self._is_constant(op)}
+        if expanded and len(owners) > 1:
+            raise _refuse("the constants of an expanded CHLO operation among other constants")
         if len({self._key(op) for op in block if self._evaluated(op)}) > 1:
             raise _refuse("several constants XLA evaluates (the order it makes them in is not modelled)")
         if any(op in self.inlined for op in block):  # (hoisted from the case's region: not modelled)

@@ -23,11 +23,11 @@ _FLOATS = {"f32": np.float32, "f64": np.float64}
 class _Builder:
     """Emits the operations of one expansion into ``out``, located as ``op``."""
 
-    def __init__(self, op: Op, out: list[Op]):
+    def __init__(self, op: Op, out: list[Op], floats: dict[str, Any]):
         self.op, self.out = op, out
         self.type = op.results[0].type
         dims, el = _parse_type(self.type)
-        if el not in _FLOATS or op.frontend:
+        if el not in floats or op.frontend:
             raise _refuse(f"'{op.spec.name if op.spec else '?'}' of {el} or with frontend attributes")
         self.dims, self.el, self.dtype = dims, el, _FLOATS[el]
 
@@ -87,27 +87,79 @@ def _acos(b: _Builder, x: Value) -> Value:
     return b.emit("stablehlo.atan2", [b.emit("stablehlo.sqrt", [_one_minus_square(b, x, one)]), x])
 
 
-_EXPANSIONS: dict[str, Callable[[_Builder, Value], Value]] = {
-    "chlo.cosh": _cosh,
-    "chlo.atan": _atan,
-    "chlo.asin": _asin,
-    "chlo.acos": _acos,
+# The expansions of several constants: each constant is emitted where its place among the others
+# comes out as recorded (the canonicalizer hoists each constant that follows another operation to
+# the block's start, so they end up in the reverse of the order they are emitted in here).
+
+
+def _sinh(b: _Builder, x: Value) -> Value:
+    # |x| < 1 ? (e + e / (e + 1)) * 0.5 with e = expm1(x) : e^(x + log(1/2)) - e^(log(1/2) - x)
+    log_half = b.constant(np.log(b.dtype(0.5)))
+    up = b.emit("stablehlo.exponential", [b.emit("stablehlo.add", [x, log_half])])
+    down = b.emit("stablehlo.exponential", [b.emit("stablehlo.subtract", [log_half, x])])
+    large = b.emit("stablehlo.subtract", [up, down])
+    half, one = b.constant(0.5), b.constant(1.0)
+    e = b.emit("stablehlo.exponential_minus_one", [x])
+    ratio = b.emit("stablehlo.divide", [e, b.emit("stablehlo.add", [e, one])])
+    small = b.emit("stablehlo.multiply", [b.emit("stablehlo.add", [e, ratio]), half])
+    near = b.compare("LT", b.emit("stablehlo.abs", [x]), one)
+    return b.emit("stablehlo.select", [near, small, large])
+
+
+def _asinh(b: _Builder, x: Value) -> Value:
+    # sign(x) * (|x| >= sqrt(max) ? log|x| + log 2 : log1p(|x| + x^2 / (1 + sqrt(1 + x^2))))
+    one = b.constant(1.0)
+    sign = b.emit("stablehlo.sign", [x])
+    ax = b.emit("stablehlo.abs", [x])
+    huge = b.compare("GE", ax, b.constant(np.sqrt(b.dtype(np.finfo(np.float32).max))))
+    log = b.emit("stablehlo.log", [ax])
+    large = b.emit("stablehlo.add", [log, b.constant(np.log(b.dtype(2.0)))])
+    sq = b.emit("stablehlo.multiply", [ax, ax])
+    root = b.emit("stablehlo.sqrt", [b.emit("stablehlo.add", [sq, one])])
+    ratio = b.emit("stablehlo.divide", [sq, b.emit("stablehlo.add", [root, one])])
+    small = b.emit("stablehlo.log_plus_one", [b.emit("stablehlo.add", [ax, ratio])])
+    return b.emit("stablehlo.multiply", [sign, b.emit("stablehlo.select", [huge, large, small])])
+
+
+def _atanh(b: _Builder, x: Value) -> Value:
+    # |x| > 1 ? nan : (log1p(x) - log1p(-x)) * 0.5
+    one = b.constant(1.0)
+    outside = b.compare("GT", b.emit("stablehlo.abs", [x]), one)
+    nan = b.constant(np.nan)
+    up = b.emit("stablehlo.log_plus_one", [x])
+    down = b.emit("stablehlo.log_plus_one", [b.emit("stablehlo.negate", [x])])
+    diff = b.emit("stablehlo.subtract", [up, down])
+    return b.emit("stablehlo.select", [outside, nan, b.emit("stablehlo.multiply", [diff, b.constant(0.5)])])
+
+
+# CHLO operation -> its expansion, and the element types it is known for (the several-constant ones
+# recorded for f32 only)
+_EXPANSIONS: dict[str, tuple[Callable[[_Builder, Value], Value], dict[str, Any]]] = {
+    "chlo.cosh": (_cosh, _FLOATS),
+    "chlo.atan": (_atan, _FLOATS),
+    "chlo.asin": (_asin, _FLOATS),
+    "chlo.acos": (_acos, _FLOATS),
+    "chlo.sinh": (_sinh, {"f32": np.float32}),
+    "chlo.asinh": (_asinh, {"f32": np.float32}),
+    "chlo.atanh": (_atanh, {"f32": np.float32}),
 }
 
 
-def expand(block: list[Op], replaced: dict[Value, Value], value: Callable[[Value], Value]) -> list[Op]:
-    """``block`` with each CHLO operation known here expanded (its result recorded in ``replaced``)."""
+def expand(
+    block: list[Op], replaced: dict[Value, Value], value: Callable[[Value], Value]
+) -> tuple[list[Op], dict[Op, int]]:
+    """``block`` with each CHLO operation known here expanded (its result recorded in ``replaced``),
+    and the operations each expansion made -> the index of that expansion."""
     out: list[Op] = []
-    expanded = False
+    made: dict[Op, int] = {}
     for op in block:
-        rule = _EXPANSIONS.get(op.spec.name) if op.spec is not None else None
-        if rule is None or op.spec is None:
+        known = _EXPANSIONS.get(op.spec.name) if op.spec is not None else None
+        if known is None or op.spec is None:
             out.append(op)
             continue
+        rule, floats = known
         (x,) = [value(v) for v in op.spec.operands]
-        replaced[op.results[0]] = rule(_Builder(op, out), x)
-        expanded = True
-    # (where the canonicalizer puts an expansion's constants among others, or another's: not modelled)
-    if expanded and sum(o.spec is not None and o.spec.name == "stablehlo.constant" for o in out) > 1:
-        raise _refuse("the constants of an expanded CHLO operation among other constants")
-    return out
+        start, k = len(out), len(set(made.values()))
+        replaced[op.results[0]] = rule(_Builder(op, out, floats), x)
+        made.update((o, k) for o in out[start:])
+    return out, made

@@ -406,6 +406,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         out = _Instr(name, ty, _PLAIN[spec.name], ins)
     elif spec.name == "chlo.square" and _parse_type(op.results[0].type)[1].startswith("f"):
         out = _Instr(name, ty, "multiply", [ins[0], ins[0]])  # (XLA's expansion for real numbers)
+    elif spec.name == "chlo.erf" and _parse_type(op.results[0].type)[1] == "f32":
+        out = _Instr(name, ty, "erf", ins)  # (recorded: XLA keeps it one operation, for f32)
     elif spec.name == "stablehlo.broadcast_in_dim":
         if op in canon.merged:  # (a broadcast of a broadcast: one, of the inner one's operand)
             return _broadcast(op, name, ins, canon.merged[op], canon.operands(op)[0].type)
