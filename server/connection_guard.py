@@ -14,6 +14,12 @@ descriptors and tasks until the server had none left for anyone else. Here:
   the output it buffered. A client that asks for something large and never reads would
   otherwise hold the response in the server's memory (a report, a stored session) or the route
   waiting for the socket to drain (a file), with its connection, for as long as it stays;
+- what all connections together hold unsent is bounded too (``unsent_bytes``): the send deadline
+  alone bounds only how long each holds its response, so many clients that never read could each
+  hold a large report at once. A write that takes the total past the budget resets the other
+  connections whose unsent output has waited longest (oldest backlog first) until it fits. Not a
+  503 for the new response: that would let a few stalled clients deny every large answer to
+  everyone for ``send_seconds``, while a client that reads keeps up and has no old backlog;
 - one client (its address; an IPv6 client its /64, as for fair share) may hold
   ``client_connections`` connections; more are answered 429 at once and closed. A trusted proxy's
   connections carry many clients and are not counted (the proxy limits each client itself:
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import re
 import socket
 import struct
@@ -41,6 +48,8 @@ from .fairshare import client_key
 
 if TYPE_CHECKING:
     from .settings import Settings
+
+log = logging.getLogger("jaxplay.server")
 
 # h11 ends a head at its first blank line, with or without the carriage returns.
 _HEAD_END = re.compile(rb"\n\r?\n")
@@ -75,15 +84,16 @@ def _raw_response(status: bytes, extra: bytes = b"") -> bytes:
 
 
 class _CountingTransport:
-    """A connection's transport as uvicorn uses it, telling ``on_write`` the size of every write;
-    everything else is the transport's own."""
+    """A connection's transport as uvicorn uses it, telling ``on_write`` the size of every write
+    and how much was waiting unsent before it; everything else is the transport's own."""
 
-    def __init__(self, transport: asyncio.Transport, on_write: Callable[[int], None]) -> None:
+    def __init__(self, transport: asyncio.Transport, on_write: Callable[[int, int], None]) -> None:
         self._transport, self._on_write = transport, on_write
 
     def write(self, data: bytes) -> None:
+        waiting = self._transport.get_write_buffer_size()
         self._transport.write(data)
-        self._on_write(len(data))
+        self._on_write(len(data), waiting)
 
     def writelines(self, chunks: Any) -> None:
         self.write(b"".join(chunks))
@@ -109,6 +119,29 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
     counts are shared by every connection of this server (one event loop)."""
     proxies = [ipaddress.ip_network(p, strict=False) for p in settings.trusted_proxies]
     open_by_client: dict[str, int] = {}
+    # The connections whose output waits unsent (in the transport's buffer), by when that backlog
+    # began: a backlog can only begin with a write that finds the buffer empty.
+    backlogged: dict["GuardedH11Protocol", float] = {}
+
+    def hold_within_budget(writer: "GuardedH11Protocol") -> None:
+        """Reset the connections with the oldest backlogs, never ``writer``, until what all hold
+        unsent fits ``settings.unsent_bytes`` (or only ``writer``'s is left)."""
+        for conn in [c for c in backlogged if not c.transport.get_write_buffer_size()]:
+            del backlogged[conn]  # drained since (the loop empties buffers without telling us)
+        total = sum(c.transport.get_write_buffer_size() for c in backlogged)
+        for conn in sorted(backlogged, key=backlogged.__getitem__):
+            if total <= settings.unsent_bytes:
+                return
+            if conn is writer:
+                continue
+            total -= conn.transport.get_write_buffer_size()
+            del backlogged[conn]
+            log.warning(
+                "unsent responses past JAXPLAY_UNSENT_BYTES: reset %s, waiting %.0f s",
+                conn.client[0] if conn.client else "a client",
+                conn.loop.time() - conn._backlog_began,
+            )
+            _reset(conn.transport)
 
     def counted_key(host: str) -> Optional[str]:
         try:
@@ -131,6 +164,7 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
             self._written = 0
             self._delivered = 0
             self._send_watch: Optional[asyncio.TimerHandle] = None
+            self._backlog_began = 0.0
             # Every event h11 gives uvicorn passes through here, and every byte it is fed.
             self._h11_next_event, self._h11_receive_data = self.conn.next_event, self.conn.receive_data
             self.conn.next_event = self._next_event  # type: ignore[method-assign]
@@ -162,6 +196,7 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
                 super().data_received(data)
 
         def connection_lost(self, exc: Optional[Exception]) -> None:
+            backlogged.pop(self, None)
             self._disarm()
             if self._send_watch is not None:
                 self._send_watch.cancel()
@@ -201,9 +236,14 @@ def guarded_protocol(settings: "Settings") -> type[H11Protocol]:
                 self._disarm()
             return event
 
-        def _wrote(self, size: int) -> None:
+        def _wrote(self, size: int, waiting_before: int) -> None:
             self._written += size
-            if self._send_watch is None and self.transport.get_write_buffer_size():
+            if not self.transport.get_write_buffer_size():
+                return
+            if not waiting_before or self not in backlogged:
+                self._backlog_began = backlogged[self] = self.loop.time()
+            hold_within_budget(self)
+            if self._send_watch is None:
                 self._watch_sending()
 
         def _watch_sending(self) -> None:

@@ -86,6 +86,11 @@ class Settings(BaseSettings):
         description="Time a response may wait for the client to take any more of it (a client that stops "
         "reading); then the connection is reset and what it held is freed.",
     )
+    unsent_bytes: int = Field(
+        128 * MiB,
+        description="Bytes of responses written but not yet taken by their clients, summed over all "
+        "connections; past it the connections whose unsent output has waited longest are reset.",
+    )
     drain_seconds: float = Field(
         30.0,
         description="On SIGTERM, how long to let running runs finish (refusing new ones) before exiting.",

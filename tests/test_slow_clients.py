@@ -148,13 +148,18 @@ def slow_reader(server, request: bytes) -> socket.socket:
 TCP_ESTABLISHED = 1
 
 
+def closed_by_peer(sock: socket.socket) -> bool:
+    """Whether the peer has ended the connection, seen without reading from it (the state the
+    kernel reports, the first field of struct tcp_info)."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)
+    return struct.unpack("B", info[:1])[0] != TCP_ESTABLISHED
+
+
 def wait_until_closed_by_peer(sock: socket.socket, bound: float = 90.0) -> bool:
-    """Whether the peer ends the connection within ``bound`` seconds, seen without reading from it
-    (the state the kernel reports, the first field of struct tcp_info)."""
+    """Whether the peer ends the connection within ``bound`` seconds."""
     deadline = time.monotonic() + bound
     while time.monotonic() < deadline:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)
-        if struct.unpack("B", info[:1])[0] != TCP_ESTABLISHED:
+        if closed_by_peer(sock):
             return True
         time.sleep(0.2)
     return False
@@ -189,6 +194,58 @@ def test_clients_that_never_read_are_dropped_while_others_are_served(server):
             assert read_all(sock).startswith(b"HTTP/1.1 200 ")
     finally:
         for sock in held:
+            sock.close()
+
+
+@pytest.fixture(scope="module")
+def budgeted_server(tmp_path_factory):
+    """A server whose send deadline is far off (10 min), so only the budget for unsent responses,
+    room for two run reports of OUTPUT, can free what never-reading clients hold."""
+    settings = {
+        "runner": PLAIN,
+        "database_path": tmp_path_factory.mktemp("db") / "s.sqlite",
+        "workers": 1,
+        "send_seconds": 600,
+        "unsent_bytes": 2 * OUTPUT + (1 << 20),
+        "output_bytes": OUTPUT + (1 << 20),
+        "web_dist": tmp_path_factory.mktemp("web"),
+    }
+    with ServerProcess(settings, log_path=str(tmp_path_factory.mktemp("log") / "server.log")) as s:
+        yield s
+
+
+def test_what_never_reading_clients_hold_together_is_bounded(budgeted_server):
+    # Many clients (each its own address, so no per-client cap applies) ask for a large run report
+    # and never read it. Their send deadline is 10 minutes away: without a global budget all their
+    # reports stay in the server's memory until then. With it, the oldest backlogs are reset as
+    # newer reports are written, so at most two (and the one being written) are held at once.
+    body = b'{"code": "import sys; sys.stdout.write(\'x\' * %d)"}' % OUTPUT
+    report = b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    report += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    readers = []
+    try:
+        for i in range(6):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.settimeout(60)  # a bound for a broken server, not a measurement
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+            sock.bind((f"127.0.1.{i + 1}", 0))
+            sock.connect(("127.0.0.1", budgeted_server.port))
+            sock.sendall(report)
+            readers.append(sock)
+        deadline = time.monotonic() + 90  # a bound that fails the test, far short of the 600 s
+        while time.monotonic() < deadline:
+            if sum(map(closed_by_peer, readers)) >= len(readers) - 2:
+                break
+            time.sleep(0.2)
+        assert sum(map(closed_by_peer, readers)) >= len(readers) - 2
+        assert not all(map(closed_by_peer, readers))  # the newest report is never the one reset
+        # A client that reads gets its large report whole meanwhile.
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=budgeted_server.base_url, transport=transport, timeout=60) as other:
+            answer = other.post("/api/run", json={"code": "import sys; sys.stdout.write('y' * %d)" % OUTPUT})
+            assert answer.json()["stdout"] == "y" * OUTPUT
+    finally:
+        for sock in readers:
             sock.close()
 
 
