@@ -7,7 +7,7 @@ the API and compare its values; check that its kernels came from the build-time 
 shared link and read it back; restart the container and read it again; check that no process
 in the container runs as root; run issue 10's attack classes through the API (each blocked, the
 server still healthy and computing grad(tanh)(1.0) = 0.41997, nothing left behind); attack its
-HTTP front (smuggling, a slow client's connections); check that --user 10001 refuses to start;
+HTTP front (smuggling, a slow client's connections, clients that never read a report); check that --user 10001 refuses to start;
 remove the containers and the volume. Exits non-zero on failure.
 
 Stdlib only (runs with the system python3). Traffic goes to 127.0.0.1 only.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -593,6 +594,62 @@ def check_http_front(api: Api, port: int) -> None:
     log(
         "HTTP front: ambiguous framing 400; a 33rd connection 429; unfinished heads 408 at 10 s; still serving"
     )
+    check_never_reading_clients(api, port)
+
+
+TCP_ESTABLISHED = 1
+HELD = 16 << 20  # what the never-reading clients ask for: far over what a kernel buffers for a socket
+
+
+def check_never_reading_clients(api: Api, port: int) -> None:
+    """Clients that ask for more than the kernel buffers (the page's script, requested many times
+    over on one connection) and never read (a receive buffer as small as the kernel allows) are
+    reset once JAXPLAY_SEND_SECONDS (30 s) pass with nothing taken, short of what they asked for,
+    and others are served meanwhile. Seen without reading: the kernel's TCP state."""
+    status, page = api.request("GET", "/")
+    scripts = re.findall(rb'src="(/assets/[^"]+[.]js)"', page)
+    if status != 200 or not scripts:
+        raise Failure(f"the page names no script: HTTP {status} {page[:300]!r}")
+    path = scripts[0].decode()
+    status, script = api.request("GET", path)
+    if status != 200 or not script:
+        raise Failure(f"GET {path}: HTTP {status}")
+    count = HELD // len(script) + 1
+    requests = b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode() * count
+    readers = []
+    try:
+        for _ in range(3):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.settimeout(60)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)  # before connecting: the window
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(requests)  # pipelined: answered one after another
+            readers.append(sock)
+        still_computes(api)
+        deadline = time.monotonic() + 90  # the 30 s deadline and slack for a busy host
+
+        def closed(sock: socket.socket) -> bool:
+            info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)
+            return info[0] != TCP_ESTABLISHED
+
+        while not all(map(closed, readers)):
+            if time.monotonic() > deadline:
+                raise Failure("a client that never read what it asked for was not dropped within 90 s")
+            time.sleep(0.5)
+        for sock in readers:
+            got = 0
+            try:
+                while chunk := sock.recv(1 << 20):
+                    got += len(chunk)
+            except ConnectionResetError:
+                pass
+            if got >= count * len(script):
+                raise Failure(f"a never-reading client was dropped only after all it asked for: {got} B")
+    finally:
+        for sock in readers:
+            sock.close()
+    still_computes(api)
+    log(f"never-reading clients of {count} x {path}: reset at the send deadline, short of it; still serving")
 
 
 def check_refused_without_capabilities() -> None:
