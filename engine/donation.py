@@ -106,3 +106,29 @@ def donate(donated: Sequence[Any], outs: Sequence[Any]) -> None:
             "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
             stacklevel=3,
         )
+
+
+def argnums_and_names(
+    argnums: int | Sequence[int] | None, argnames: str | Sequence[str] | None, params: Sequence[str] | None
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """``jit``'s ``donate_argnums`` with the positions of ``donate_argnames`` added (so a named
+    argument passed by position is donated too), and the names (for arguments passed by keyword)."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
+    nums += tuple(params.index(n) for n in names if params is not None and n in params)
+    return tuple(dict.fromkeys(nums)), names
+
+
+def flags(
+    argnums: Sequence[int],
+    argnames: Sequence[str],
+    args: Sequence[Any],
+    kwargs: dict,
+    skip: Sequence[int] = (),
+) -> list[bool]:
+    """Whether each argument leaf is donated: the positional ones (those not in ``skip``, the
+    static ones) in order, then the keyword ones by sorted name, as the call flattens them."""
+    from .tree_util import tree_leaves
+
+    pos = [i in argnums for i, a in enumerate(args) if i not in skip for _ in tree_leaves(a)]
+    return pos + [k in argnames for k in sorted(kwargs) for _ in tree_leaves(kwargs[k])]

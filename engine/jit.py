@@ -268,6 +268,7 @@ class JitFunction:
         static_argnames: str | Sequence[str] | None = (),
         donate_argnums: int | Sequence[int] | None = (),
         name: str | None = None,
+        donate_argnames: str | Sequence[str] | None = (),
     ):
         self.fun = fun
         self.__wrapped__ = fun
@@ -294,8 +295,9 @@ class JitFunction:
             )
         self.static_argnums = tuple(sorted(set(static_argnums)))
         self.static_argnames = tuple(static_argnames)
-        self.donate_argnums = (
-            (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums or ())
+        names = list(sig.parameters) if sig is not None else None
+        self.donate_argnums, self.donate_argnames = donation.argnums_and_names(
+            donate_argnums, donate_argnames, names
         )
         self.name: str = name if name else getattr(fun, "__name__", "fun")
         # One cache per function and static configuration, shared by every jit of it (as JAX keys
@@ -402,10 +404,11 @@ class JitFunction:
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.donate_argnums and not core.tracing_active():
+        if (self.donate_argnums or self.donate_argnames) and not core.tracing_active():
             out = self._call_slow(args, kwargs)
-            donated = [x for i in self.donate_argnums if i < len(args) for x in tree_flatten(args[i])[0]]
-            donation.donate(donated, tree_flatten(out)[0])
+            leaves = tree_flatten((args, dict(sorted(kwargs.items()))))[0]
+            flags = donation.flags(self.donate_argnums, self.donate_argnames, args, kwargs)
+            donation.donate([x for x, d in zip(leaves, flags) if d], tree_flatten(out)[0])
             return out
         # Fast path (the warm-call budget): no trace active, nobody listening, positional
         # array arguments of a signature seen before -> call the compiled executable directly.
@@ -627,13 +630,10 @@ class JitFunction:
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.hlo_arg_names = self._arg_names(args, dyn_kwargs, static_nums)
         lowered.keep_unused = self.keep_unused
-        if self.donate_argnums:
-            lowered.donated = [
-                i in self.donate_argnums
-                for i, a in enumerate(args)
-                if i not in static_nums
-                for _ in tree_flatten(a)[0]
-            ] + [False] * len(tree_flatten(dyn_kwargs)[0])
+        if self.donate_argnums or self.donate_argnames:
+            lowered.donated = donation.flags(
+                self.donate_argnums, self.donate_argnames, args, dyn_kwargs, static_nums
+            )
         return lowered
 
     def _argument_names(
@@ -686,13 +686,16 @@ def jit(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
             keep_unused=keep_unused,
             in_shardings=in_shardings,
             out_shardings=out_shardings,
         )
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    jitted = JitFunction(fun, static_argnums, static_argnames, donate_argnums)
+    jitted = JitFunction(
+        fun, static_argnums, static_argnames, donate_argnums, donate_argnames=donate_argnames
+    )
     jitted.keep_unused = bool(keep_unused)
     if in_shardings is not None or out_shardings is not None:
         from .experimental.layout import strip_formats

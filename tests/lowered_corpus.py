@@ -33,8 +33,8 @@ class Corpus:
 
     def text(self, jax: Any, build: Any) -> str:
         """``build``'s program lowered by ``jax`` (JAX or the engine, its modules bound to it)."""
-        f, args = build()
-        lowered = jax.jit(f).lower(*args)
+        f, args, *options = build()  # a third item: options for the top-level jit (donate_argnums, ...)
+        lowered = jax.jit(f, **(options[0] if options else {})).lower(*args)
         return lowered.as_text() if self.dialect is None else lowered.as_text(self.dialect)
 
     def bind(self, jax: Any) -> None:

@@ -80,3 +80,11 @@ def test_a_donated_array_passed_to_a_compiled_program_fails_in_the_runtime():
     deleted.delete()  # (deleted, not donated: JAX's dispatch sees it)
     with pytest.raises(RuntimeError, match="Array has been deleted"):
         jax.jit(add2, donate_argnums=(1,))(x, deleted)
+
+
+def test_donate_argnames_donates_by_name_positional_or_keyword():
+    # JAX: donate_argnames="y" deletes y whether it is passed by position or by keyword
+    for call in (lambda f, x, y: f(x, y), lambda f, x, y: f(x, y=y)):
+        x, y = jax.device_put(np.ones((2, 3))), jax.device_put(np.ones((2, 3)))
+        call(jax.jit(add, donate_argnames="y"), x, y)
+        assert (x.is_deleted(), y.is_deleted()) == (False, True)

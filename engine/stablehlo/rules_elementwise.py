@@ -329,7 +329,12 @@ def _conj(ctx: RuleContext, x: Value, **_: Any) -> list[Value]:
         part = literals.tensor_type(aval.shape, np.dtype(aval.dtype).type(0).real.dtype)
         re = named(hlo_op(ctx, "stablehlo.real", x, out_type=part), "real")
         im = named(
-            hlo_op(ctx, "stablehlo.negate", named(hlo_op(ctx, "stablehlo.imag", x, out_type=part), "imag")),
+            hlo_op(
+                ctx,
+                "stablehlo.negate",
+                named(hlo_op(ctx, "stablehlo.imag", x, out_type=part), "imag"),
+                out_type=part,
+            ),
             "neg",
         )
         return [named(make_complex(ctx, re, im, ctx.out_types[0]), "complex")]

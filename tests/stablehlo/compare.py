@@ -14,7 +14,7 @@ from tests.lowered_corpus import Corpus
 CORPUS = Corpus(
     pathlib.Path(__file__).resolve().parent,
     None,
-    ("tests.fidelity.programs", "tests.stablehlo.programs"),
+    ("tests.fidelity.programs", "tests.stablehlo.programs", "tests.stablehlo.programs_learner"),
     "stablehlo",
 )
 expected, all_programs, run = CORPUS.expected, CORPUS.all_programs, CORPUS.run

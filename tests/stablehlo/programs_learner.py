@@ -1,0 +1,591 @@
+"""Programs a learner lowers beyond the fidelity corpus and ``programs.py``: pmap and shard_map with
+their collectives, control flow closing over arrays, custom_jvp/custom_vjp under jit, ``jnp.linalg``,
+random, narrow and complex dtypes, and ``jit``'s own options (donate/static/keep_unused, pytrees).
+
+Same form as ``programs.py``; a builder may return ``(f, args, jit_options)``, lowered as
+``jit(f, **jit_options).lower(*args)`` (so donation and static arguments reach the top-level jit).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+PROGRAMS: dict = {}
+
+jax = jnp = lax = random = nn = None  # bound by `bind`
+
+
+def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
+    globals().update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+
+
+def program(fn):
+    name = "learner_" + fn.__name__
+    assert name not in PROGRAMS, name
+    PROGRAMS[name] = fn
+    return fn
+
+
+def f32(*shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+
+
+def i32(*shape, hi=4):
+    return np.random.RandomState(1).randint(0, hi, shape).astype(np.int32)
+
+
+def _mesh(*shape_and_names):
+    shape, names = shape_and_names[: len(shape_and_names) // 2], shape_and_names[len(shape_and_names) // 2 :]
+    devices = np.array(jax.devices()[: int(np.prod(shape))]).reshape(shape)
+    return jax.sharding.Mesh(devices, names)
+
+
+def _P(*entries):
+    return jax.sharding.PartitionSpec(*entries)
+
+
+def _smap(f, mesh, in_specs, out_specs, **kw):
+    return jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs, **kw)
+
+
+# --- pmap ------------------------------------------------------------------------------------------
+
+
+@program
+def pmap_in_axes_1():
+    return jax.pmap(jnp.sin, in_axes=1), (f32(3, 4),)
+
+
+@program
+def pmap_out_axes_1():
+    return jax.pmap(lambda x: x * 2.0, out_axes=1), (f32(4, 3),)
+
+
+@program
+def pmap_in_axes_mixed_out_axes_tuple():
+    f = jax.pmap(lambda x, y, z: (x + y, z * 2.0), in_axes=(1, None, 0), out_axes=(0, 1))
+    return f, (f32(3, 4), f32(3), f32(4, 2, 5))
+
+
+@program
+def pmap_normalize_by_psum():
+    return jax.pmap(lambda x: x / lax.psum(jnp.sum(x), "d"), axis_name="d"), (f32(4, 3),)
+
+
+@program
+def pmap_pmean_of_grads():
+    def step(w, x):
+        g = jax.grad(lambda w: jnp.mean((x @ w) ** 2))(w)
+        return w - 0.1 * lax.pmean(g, "batch")
+
+    return jax.pmap(step, axis_name="batch", in_axes=(None, 0)), (f32(3, 2), f32(4, 5, 3))
+
+
+@program
+def pmap_all_gather_tiled():
+    return jax.pmap(lambda x: lax.all_gather(x, "i", tiled=True), axis_name="i"), (f32(4, 2),)
+
+
+@program
+def pmap_ppermute_ring():
+    perm = [(j, (j + 1) % 4) for j in range(4)]
+    return jax.pmap(lambda x: lax.ppermute(x, "i", perm), axis_name="i"), (f32(4, 3),)
+
+
+@program
+def pmap_all_to_all():
+    return jax.pmap(lambda x: lax.all_to_all(x, "i", 0, 0), axis_name="i"), (f32(4, 4, 2),)
+
+
+@program
+def pmap_axis_index_scale():
+    return jax.pmap(lambda x: x * lax.axis_index("i"), axis_name="i"), (f32(4, 3),)
+
+
+@program
+def pmap_pmax_pmin():
+    return jax.pmap(lambda x: (lax.pmax(x, "i"), lax.pmin(x, "i")), axis_name="i"), (f32(4, 2),)
+
+
+@program
+def pmap_psum_axis_index_groups():
+    f = jax.pmap(lambda x: lax.psum(x, "i", axis_index_groups=[[0, 1], [2, 3]]), axis_name="i")
+    return f, (f32(4, 2),)
+
+
+@program
+def pmap_static_broadcasted_argnums():
+    p = jax.pmap(lambda x, n: x * n, static_broadcasted_argnums=1)
+    return (lambda x: p(x, 3)), (f32(4, 2),)
+
+
+@program
+def pmap_int_and_bool_args():
+    return jax.pmap(lambda n, m: jnp.where(m, n * 2, n)), (i32(4, 3), i32(4, 3) > 1)
+
+
+# --- shard_map --------------------------------------------------------------------------------------
+
+
+@program
+def shard_map_psum_1d():
+    return _smap(lambda b: lax.psum(jnp.sum(b), "x"), _mesh(4, "x"), _P("x"), _P()), (f32(8),)
+
+
+@program
+def shard_map_pmean_checked():
+    return _smap(lambda b: lax.pmean(b, "x"), _mesh(4, "x"), _P("x"), _P()), (f32(8, 2),)
+
+
+@program
+def shard_map_all_gather_tiled():
+    f = _smap(lambda b: lax.all_gather(b, "x", tiled=True), _mesh(4, "x"), _P("x"), _P(), check_vma=False)
+    return f, (f32(8, 2),)
+
+
+@program
+def shard_map_ppermute_ring():
+    perm = [(j, (j + 1) % 4) for j in range(4)]
+    return _smap(lambda b: lax.ppermute(b, "x", perm), _mesh(4, "x"), _P("x"), _P("x")), (f32(8),)
+
+
+@program
+def shard_map_axis_index():
+    f = _smap(lambda b: b + lax.axis_index("x"), _mesh(4, "x"), _P("x"), _P("x"), check_vma=False)
+    return f, (f32(8),)
+
+
+@program
+def shard_map_all_to_all_split1():
+    f = _smap(lambda b: lax.all_to_all(b, "x", 1, 0, tiled=True), _mesh(4, "x"), _P("x"), _P("x"))
+    return f, (f32(8, 8),)
+
+
+@program
+def shard_map_psum_scatter_tiled():
+    f = _smap(lambda b: lax.psum_scatter(b, "x", tiled=True), _mesh(4, "x"), _P(), _P("x"), check_vma=False)
+    return f, (f32(8, 3),)
+
+
+@program
+def shard_map_replicated_arg():
+    f = _smap(lambda a, w: a @ w, _mesh(4, "x"), (_P("x"), _P()), _P("x"))
+    return f, (f32(8, 3), f32(3, 2))
+
+
+@program
+def shard_map_matmul_2d_mesh():
+    def body(a, b):
+        return lax.psum(a @ b, "j")
+
+    f = _smap(body, _mesh(2, 2, "i", "j"), (_P("i", "j"), _P("j", None)), _P("i", None))
+    return f, (f32(4, 4), f32(4, 3))
+
+
+@program
+def shard_map_sharding_constraint_inside():
+    mesh = _mesh(4, "x")
+
+    def body(b):
+        return lax.with_sharding_constraint(b * 2, jax.sharding.NamedSharding(mesh, _P()))
+
+    return _smap(body, mesh, _P("x"), _P("x"), check_vma=False), (f32(8),)
+
+
+@program
+def shard_map_psum_axis_index_groups():
+    f = _smap(lambda b: lax.psum(b, "x", axis_index_groups=[[0, 1], [2, 3]]), _mesh(4, "x"), _P("x"), _P("x"),
+              check_vma=False)  # fmt: skip
+    return f, (f32(8),)
+
+
+@program
+def shard_map_nested():  # (the inner one over the outer's abstract mesh, its "j" axis still free)
+    def outer(b):
+        inner = _smap(lambda c: lax.psum(c, "j"), jax.sharding.get_abstract_mesh(), _P("j"), _P(),
+                      axis_names={"j"}, check_vma=False)  # fmt: skip
+        return inner(b)
+
+    return _smap(outer, _mesh(2, 2, "i", "j"), _P("i"), _P("i"), axis_names={"i"}, check_vma=False), (f32(8),)
+
+
+@program
+def shard_map_partial_manual_axis():
+    f = _smap(
+        lambda b: lax.psum(b, "i"), _mesh(2, 2, "i", "j"), _P("i"), _P(), axis_names={"i"}, check_vma=False
+    )
+    return f, (f32(8, 2),)
+
+
+@program
+def jit_shard_map_then_sum():
+    f = _smap(lambda b: jnp.sin(b), _mesh(4, "x"), _P("x"), _P("x"))
+    return (lambda x: jnp.sum(f(x) ** 2)), (f32(8),)
+
+
+# --- control flow closing over arrays ----------------------------------------------------------------
+
+
+@program
+def cond_closes_over_array():
+    def f(p, x, w):
+        return lax.cond(p > 0, lambda v: v @ w, lambda v: v @ (w * 2), x)
+
+    return f, (np.float32(1.0), f32(3), f32(3, 2))
+
+
+@program
+def while_closes_over_array():
+    def f(x, limit):
+        return lax.while_loop(lambda c: jnp.sum(c) < limit, lambda c: c * 1.5 + x, x)
+
+    return f, (np.abs(f32(3)) + 0.1, np.float32(10.0))
+
+
+@program
+def fori_loop_closure_accumulate():
+    def f(x, w):
+        return lax.fori_loop(0, 5, lambda i, c: c + w * i, x)
+
+    return f, (f32(3), f32(3, seed=1))
+
+
+@program
+def scan_pytree_xs_closure():
+    def f(h, xs, w):
+        def step(c, x):
+            c = jnp.tanh(c @ w + x["a"] * x["b"])
+            return c, c.sum()
+
+        return lax.scan(step, h, xs)
+
+    return f, (f32(2), {"a": f32(5, 2), "b": f32(5, 2, seed=1)}, f32(2, 2))
+
+
+@program
+def switch_closes_over_array():
+    def f(i, x, w):
+        return lax.switch(i, [lambda v: v + w, lambda v: v * w, lambda v: v - w], x)
+
+    return f, (np.int32(1), f32(3), f32(3, seed=1))
+
+
+@program
+def grad_of_cond():
+    f = lambda x: lax.cond(x[0] > 0, lambda v: jnp.sum(jnp.sin(v)), lambda v: jnp.sum(v**2), x)  # noqa: E731
+    return jax.grad(f), (f32(3),)
+
+
+@program
+def vmap_of_cond_becomes_select():
+    f = lambda p, x: lax.cond(p > 0, jnp.sin, jnp.cos, x)  # noqa: E731
+    return jax.vmap(f), (f32(4), f32(4, 3))
+
+
+@program
+def grad_of_fori_loop():
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x).sum()  # noqa: E731
+    return jax.grad(f), (f32(3),)
+
+
+@program
+def scan_length_no_xs():
+    return (lambda c: lax.scan(lambda c, _: (c * 2.0, c), c, None, length=4)), (f32(2),)
+
+
+# --- custom_jvp / custom_vjp --------------------------------------------------------------------------
+
+
+def _safe_log1pexp():
+    @jax.custom_jvp
+    def softplus(x):
+        return jnp.log1p(jnp.exp(x))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t * jax.nn.sigmoid(x)
+
+    return softplus
+
+
+@program
+def custom_jvp_under_jit():
+    return _safe_log1pexp(), (f32(3),)
+
+
+@program
+def custom_jvp_grad():
+    f = _safe_log1pexp()
+    return jax.grad(lambda x: jnp.sum(f(x))), (f32(3),)
+
+
+def _clip_gradient():
+    @jax.custom_vjp
+    def clip(x):
+        return x
+
+    def fwd(x):
+        return x, None
+
+    def bwd(_, g):
+        return (jnp.clip(g, -1.0, 1.0),)
+
+    clip.defvjp(fwd, bwd)
+    return clip
+
+
+@program
+def custom_vjp_under_jit():
+    return _clip_gradient(), (f32(3),)
+
+
+@program
+def custom_vjp_grad():
+    clip = _clip_gradient()
+    return jax.grad(lambda x: jnp.sum(clip(x * 3.0) ** 2)), (f32(3),)
+
+
+@program
+def custom_vjp_with_residuals_grad():
+    @jax.custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    f.defvjp(lambda x, y: (f(x, y), (jnp.cos(x), jnp.sin(x), y)), lambda r, g: (r[0] * r[2] * g, r[1] * g))
+    return jax.grad(lambda x, y: jnp.sum(f(x, y)), argnums=(0, 1)), (f32(3), f32(3, seed=1))
+
+
+# --- jnp.linalg ------------------------------------------------------------------------------------
+
+
+def _spd(n):
+    a = f32(n, n)
+    return (a @ a.T + n * np.eye(n)).astype(np.float32)
+
+
+@program
+def linalg_inv():
+    return jnp.linalg.inv, (_spd(3),)
+
+
+@program
+def linalg_solve():
+    return jnp.linalg.solve, (_spd(3), f32(3))
+
+
+@program
+def linalg_det():
+    return jnp.linalg.det, (f32(3, 3),)
+
+
+@program
+def linalg_slogdet():
+    return jnp.linalg.slogdet, (f32(3, 3),)
+
+
+@program
+def linalg_cholesky():
+    return jnp.linalg.cholesky, (_spd(3),)
+
+
+@program
+def linalg_qr():
+    return jnp.linalg.qr, (f32(4, 3),)
+
+
+@program
+def linalg_eigh():
+    return jnp.linalg.eigh, (_spd(3),)
+
+
+@program
+def linalg_svd():
+    return jnp.linalg.svd, (f32(3, 2),)
+
+
+@program
+def linalg_norm_fro_and_vector():
+    return (lambda a, v: (jnp.linalg.norm(a), jnp.linalg.norm(v, ord=1))), (f32(3, 3), f32(4))
+
+
+@program
+def linalg_lstsq():
+    return (lambda a, b: jnp.linalg.lstsq(a, b)[0]), (f32(4, 2), f32(4))
+
+
+# --- random -----------------------------------------------------------------------------------------
+
+
+@program
+def random_normal_from_seed():
+    return (lambda s: random.normal(random.PRNGKey(s), (3,))), (np.int32(0),)
+
+
+@program
+def random_uniform_range():
+    return (lambda k: random.uniform(k, (2, 3), minval=-1.0, maxval=2.0)), (np.asarray(random.PRNGKey(1)),)
+
+
+@program
+def random_split_fold_in():
+    def f(k):
+        a, b = random.split(k)
+        return random.normal(random.fold_in(a, 3), (2,)) + random.normal(b, (2,))
+
+    return f, (np.asarray(random.PRNGKey(2)),)
+
+
+@program
+def random_bernoulli():
+    return (lambda k: random.bernoulli(k, 0.3, (4,))), (np.asarray(random.PRNGKey(0)),)
+
+
+@program
+def random_randint():
+    return (lambda k: random.randint(k, (5,), 0, 10)), (np.asarray(random.PRNGKey(0)),)
+
+
+@program
+def random_categorical():
+    return (lambda k, logits: random.categorical(k, logits)), (np.asarray(random.PRNGKey(0)), f32(2, 4))
+
+
+@program
+def random_permutation():
+    return (lambda k: random.permutation(k, 5)), (np.asarray(random.PRNGKey(0)),)
+
+
+@program
+def random_typed_key_normal():
+    return (lambda s: random.normal(random.key(s), (2, 2))), (np.int32(3),)
+
+
+@program
+def random_dropout():
+    def dropout(k, x):
+        keep = random.bernoulli(k, 0.9, x.shape)
+        return jnp.where(keep, x / 0.9, 0.0)
+
+    return dropout, (np.asarray(random.PRNGKey(0)), f32(2, 3))
+
+
+# --- dtypes ------------------------------------------------------------------------------------------
+
+
+@program
+def bf16_matmul():
+    return jnp.matmul, (f32(2, 3).astype(jnp.bfloat16), f32(3, 2, seed=1).astype(jnp.bfloat16))
+
+
+@program
+def bf16_sum_and_mean():
+    return (lambda x: (jnp.sum(x), jnp.mean(x, axis=0))), (f32(3, 2).astype(jnp.bfloat16),)
+
+
+@program
+def f16_exp_add():
+    return (lambda x, y: jnp.exp(x) + y), (f32(3).astype(np.float16), f32(3, seed=1).astype(np.float16))
+
+
+@program
+def f16_softmax():
+    return jax.nn.softmax, (f32(2, 3).astype(np.float16),)
+
+
+@program
+def int8_add_and_convert():
+    return (lambda a, b: (a + b, a.astype(jnp.float32) * 0.5)), (i32(4, hi=50).astype(np.int8), np.int8(3))
+
+
+@program
+def uint8_image_normalize():
+    return (lambda img: img.astype(jnp.float32) / 255.0), (i32(2, 2, 3, hi=255).astype(np.uint8),)
+
+
+@program
+def complex64_mul_abs():
+    z = (f32(3) + 1j * f32(3, seed=1)).astype(np.complex64)
+    return (lambda a, b: (a * b, jnp.abs(a), jnp.conj(a))), (z, z * 2)
+
+
+@program
+def complex_from_real_parts():
+    return (lambda re, im: jnp.exp(lax.complex(re, im))), (f32(3), f32(3, seed=1))
+
+
+@program
+def bool_logic():
+    return (lambda a, b: (a & b, a | ~b, jnp.logical_xor(a, b))), (i32(4) > 1, i32(4) > 2)
+
+
+@program
+def mixed_dtype_promotion():
+    return (lambda a, b, c: a * b + c), (i32(3), f32(3).astype(np.float16), 2.5)
+
+
+# --- jit's options and pytrees ----------------------------------------------------------------------
+
+
+@program
+def donate_argnums_top_level():
+    return (lambda x, y: x + y), (f32(3), f32(3)), {"donate_argnums": 0}
+
+
+@program
+def donate_argnums_pytree():
+    def update(params, g):
+        return {k: params[k] - 0.1 * g[k] for k in params}
+
+    params = {"w": f32(3, 2), "b": f32(2)}
+    return update, (params, params), {"donate_argnums": 0}
+
+
+@program
+def donate_argnames():
+    return (lambda x, y: (x * 2, y)), (f32(3), f32(2)), {"donate_argnames": ("y",)}
+
+
+@program
+def static_argnums_shape():
+    return (lambda x, n: jnp.tile(x, n)), (f32(2), 3), {"static_argnums": 1}
+
+
+@program
+def static_argnames_flag():
+    def f(x, relu=False):
+        return jnp.maximum(x, 0.0) if relu else x * 2
+
+    return (lambda x: jax.jit(f, static_argnames="relu")(x, relu=True)), (f32(3),)
+
+
+@program
+def keep_unused_false_drops_arg():
+    return (lambda x, unused: x * 2), (f32(3), f32(2)), {"keep_unused": False}
+
+
+@program
+def keep_unused_true_pytree():
+    return (lambda x, t: x * 2), (f32(3), {"a": f32(2), "b": i32(1)}), {"keep_unused": True}
+
+
+class _Batch(NamedTuple):
+    x: object
+    y: object
+
+
+@program
+def namedtuple_in_tuple_out():
+    return (lambda b: (b.x @ b.y, {"n": jnp.sum(b.y)})), (_Batch(f32(2, 3), f32(3, 2)),)
+
+
+@program
+def list_and_none_in_pytree():
+    return (lambda t: [t[0] * 2, None, t[2]["z"] + 1]), ([f32(2), None, {"z": i32(2)}],)
+
+
+@program
+def scalar_python_args():
+    return (lambda x, a, n: x * a + n), (f32(3), 0.5, 2)
