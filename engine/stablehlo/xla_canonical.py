@@ -455,7 +455,9 @@ class _Canonical:
         if op.spec.name != "stablehlo.case":
             return [self.value(v) for v in op.spec.operands]
         inner = [v for b in op.regions for o in b.ops if o.spec is not None for v in o.spec.operands]
-        return [self.value(v) for v in [*op.spec.operands, *inner]]  # (and what its branches use)
+        # (and what its branches use, but a constant: sunk into the branches, xla_hlo._conditional)
+        inner = [v for v in map(self.value, inner) if self.constant(v) is None]
+        return [self.value(v) for v in op.spec.operands] + inner
 
 
 def _numpy_dtype(el: str) -> np.dtype:

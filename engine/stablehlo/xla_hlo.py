@@ -303,15 +303,24 @@ def _conditional(
         assert ret.spec is not None and ret.spec.name == "stablehlo.return"
         inner = set(block.ops)
         used: list[Value] = []
+        sunk: dict[Value, Value] = {}  # (a constant from outside, as the branch's operations read it)
         for o in block.ops:
             if o.spec is None or o.regions:
                 raise _refuse(f"'{_op_name(o)}' in a conditional's branch")
-            for v in o.spec.operands:
-                v = canon.value(v)
-                if v.op not in inner and v not in used:
+            for raw in o.spec.operands:
+                v = canon.value(raw)
+                if v.op in inner:
+                    continue
+                if canon.constant(v) is not None:
+                    sunk[raw] = v
+                elif v not in used:
                     used.append(v)
-        if not used or any(canon.constant(v) is not None for v in used):
-            raise _refuse("a branch using no value, or a constant, from outside")
+        # (XLA sinks a constant a branch uses into it, a copy first there; several, or a splat, whose
+        # order there is not modelled, are refused)
+        if len(set(sunk.values())) > 1 or any(not _is_plain_constant(v) for v in sunk.values()):
+            raise _refuse("a branch using several constants, or a splat, from outside")
+        if not used:
+            raise _refuse("a branch using no value from outside")
         captured = [of[v] for v in used]
         if any(re.fullmatch(r"Arg_\d+", c.root) for c in captured):  # (recorded: named Arg_; not modelled)
             raise _refuse("a branch using a callee's parameter")
@@ -320,12 +329,12 @@ def _conditional(
         else:
             shapes = _tuple_text([c.aval for c in captured])
             operands.append(module.instr(made, _Instr(root, shapes, "tuple", captured)))
-        branches.append((block, used, captured))
+        branches.append((block, used, captured, sunk))
     titles = []
-    for block, used, captured in branches:
+    for block, used, captured, sunk in branches:
         ops, ret = block.ops[:-1], block.ops[-1]
         assert ret.spec is not None
-        titles.append(_branch(module, ops, ret.spec.operands, used, captured))
+        titles.append(_branch(module, ops, ret.spec.operands, used, captured, sunk))
     assert index is not None
     shapes = [shape_text(r.type) for r in op.results]
     aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
@@ -336,12 +345,28 @@ def _conditional(
     _read_results(op, out, shapes, of, module, made)
 
 
+def _is_plain_constant(v: Value) -> bool:
+    return v.op is not None and v.op.spec is not None and v.op.spec.name == "stablehlo.constant"
+
+
 def _branch(
-    module: _Module, ops: Sequence[Op], outs: Sequence[Value], used: list[Value], captured: list[_Instr]
+    module: _Module,
+    ops: Sequence[Op],
+    outs: Sequence[Value],
+    used: list[Value],
+    captured: list[_Instr],
+    sunk: dict[Value, Value],
 ) -> str:
     k = module.regions
     module.regions += 1
-    canon = _Canonical(ops, outs, entry=False)
+    given: dict[Value, Value] = {}
+    for c in set(sunk.values()):  # (its copy first in the branch)
+        assert c.op is not None
+        copy = Op([c.type], c.op.render)
+        copy.spec = c.op.spec
+        ops = [copy, *ops]
+        given.update({raw: copy.results[0] for raw, v in sunk.items() if v is c})
+    canon = _Canonical(ops, outs, entry=False, given=given)
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
     if len(used) == 1:
