@@ -14,6 +14,7 @@ from .. import prng
 from ..random_primitives import (
     random_bits_p,
     random_clone_p,
+    random_fold_in_p,
     random_seed_p,
     random_split_p,
     random_unwrap_p,
@@ -181,6 +182,34 @@ def _random_split(ctx: RuleContext, key: Value, *, shape: Any) -> list[Value]:
         return [concatenate(c, parts, [one, one], len(shape))]
 
     return ctx.cached_call("_threefry_split", [key], body, key=("pjit", shape))
+
+
+@register(random_fold_in_p)
+def _random_fold_in(ctx: RuleContext, key: Value, data: Value) -> list[Value]:
+    """JAX's jitted ``_threefry_fold_in``: threefry of the uint32 data's seed words (high, low)
+    under the key, the two one-element halves concatenated."""
+    _check_partitionable("random_fold_in")
+    if (
+        ctx.avals_in[0].shape != ()
+        or ctx.avals_in[1].shape != ()
+        or getattr(ctx.avals_in[0].dtype, "words", 2) != 2
+    ):
+        raise NotImplementedError(
+            "StableHLO text for random_fold_in is implemented for one threefry key and datum"
+        )
+
+    def body(c: RuleContext, args: Sequence[Value]) -> list[Value]:
+        k, d = args
+        high = hlo_op(c, "stablehlo.shift_right_logical", d, _u32(c, 32), out_type=U32)
+        high = broadcast_in_dim(c, high, (1,), ())
+        low = broadcast_in_dim(c, hlo_op(c, "stablehlo.and", d, _u32(c, 0xFFFFFFFF), out_type=U32), (1,), ())
+        one = ctx.avals_in[0].update(shape=(1,), dtype=np.dtype(np.uint32))
+        seed = concatenate(c, [high, low], [one, one], 0)
+        k1, k2 = _scalar_at(c, k, 0, 2), _scalar_at(c, k, 1, 2)
+        x0, x1 = (slice_op(c, seed, [i], [i + 1], "tensor<1xui32>") for i in (0, 1))
+        return [concatenate(c, _threefry2x32(c, k1, k2, x0, x1, (1,)), [one, one], 0)]
+
+    return ctx.cached_call("_threefry_fold_in", [key, data], body, key=("pjit",))
 
 
 @register(random_seed_p)

@@ -416,6 +416,53 @@ def linalg_lstsq():
     return (lambda a, b: jnp.linalg.lstsq(a, b)[0]), (f32(4, 2), f32(4))
 
 
+@program
+def linalg_qr_complete_and_wide():
+    return (lambda a, b: (jnp.linalg.qr(a, mode="complete"), jnp.linalg.qr(b))), (f32(4, 3), f32(2, 3))
+
+
+@program
+def linalg_qr_r_only_batched():
+    return (lambda a: jnp.linalg.qr(a, mode="r")), (f32(2, 4, 3),)
+
+
+@program
+def linalg_cholesky_batched_and_grad():
+    def f(a):
+        return jnp.linalg.cholesky(a), jax.grad(lambda m: jnp.sum(jnp.linalg.cholesky(m)[0]))(a[0])
+
+    return f, (np.stack([_spd(3), _spd(3) + np.eye(3, dtype=np.float32)]),)
+
+
+@program
+def linalg_eigh_upper_and_eigvalsh():
+    return (lambda a: (jnp.linalg.eigh(a, UPLO="U"), jnp.linalg.eigvalsh(a))), (_spd(3),)
+
+
+@program
+def linalg_eigh_complex():
+    a = (f32(3, 3) + 1j * f32(3, 3, seed=1)).astype(np.complex64)
+    return jnp.linalg.eigh, (a + a.conj().T,)
+
+
+@program
+def linalg_svd_values_and_thin_batched():
+    def f(a):
+        return jnp.linalg.svd(a, compute_uv=False), jnp.linalg.svd(a, full_matrices=False)
+
+    return f, (f32(2, 3, 4),)
+
+
+@program
+def linalg_pinv_and_matrix_rank():
+    return (lambda a: (jnp.linalg.pinv(a), jnp.linalg.matrix_rank(a))), (f32(3, 2),)
+
+
+@program
+def linalg_grad_eigh():
+    return jax.grad(lambda a: jnp.sum(jnp.linalg.eigh(a)[0] ** 2)), (_spd(3),)
+
+
 # --- random -----------------------------------------------------------------------------------------
 
 
@@ -470,6 +517,33 @@ def random_dropout():
         return jnp.where(keep, x / 0.9, 0.0)
 
     return dropout, (np.asarray(random.PRNGKey(0)), f32(2, 3))
+
+
+@program
+def random_fold_in_traced_step():
+    return (lambda k, step: random.normal(random.fold_in(k, step), (3,))), (
+        np.asarray(random.PRNGKey(0)),
+        np.int32(5),
+    )
+
+
+@program
+def random_vmap_over_split_keys():
+    return (lambda k: jax.vmap(lambda kk: random.normal(kk, (2,)))(random.split(k, 4))), (
+        np.asarray(random.PRNGKey(0)),
+    )
+
+
+@program
+def random_normal_in_scan():
+    def f(k):
+        def step(key, _):
+            key, sub = random.split(key)
+            return key, random.uniform(sub, (2,))
+
+        return lax.scan(step, k, None, length=3)
+
+    return f, (np.asarray(random.PRNGKey(0)),)
 
 
 # --- dtypes ------------------------------------------------------------------------------------------
