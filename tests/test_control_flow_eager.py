@@ -1,6 +1,7 @@
-"""Eager control flow compiled (``engine/lax/control_flow_eager.py``, opt-in): the values agree with
-the interpreter's to float32 rounding, a loop traced again finds its program by structure, a while
-loop past its time goes on compiled from its carry, and bodies with effects stay interpreted."""
+"""Eager control flow compiled by structure (``engine/lax/control_flow_eager.py``): a while loop (and a
+scan or cond holding one, or a long scan) runs as ``jit``'s compiled program of it, so its values are
+``jax.jit``'s bit for bit, whatever ran before; short scans and small conds stay interpreted; a loop
+traced again finds its program by structure; bodies with effects stay interpreted."""
 
 import numpy as np
 import pytest
@@ -19,7 +20,6 @@ pytestmark = pytest.mark.usefixtures("test_kernel_cache")
 def compiled(monkeypatch):
     numba_backend()
     monkeypatch.setattr(eager, "ENABLED", [True])
-    monkeypatch.setattr(eager, "COMPILE_AFTER_SECONDS", 0.0)  # (compiled at the first iteration)
     monkeypatch.setattr(eager, "_programs", {})
 
 
@@ -27,19 +27,25 @@ def _body(c):
     return c[0] + 1, jnp.sin(c[1]) * 1.5 + 0.25
 
 
-def test_while_compiled_from_its_carry_and_found_by_structure(compiled):
+def _loop(x):
+    return lax.while_loop(lambda c: c[0] < 20, _body, (0, x))
+
+
+def test_while_is_compiled_as_jit_compiles_it_and_found_by_structure(compiled):
     x = jnp.linspace(-3.0, 3.0, 16)
     want = np.asarray(x)
     for _ in range(20):
         want = (np.sin(want) * 1.5 + 0.25).astype(np.float32)
-    for _ in range(2):  # (the body traced again: the same program)
-        n, got = lax.while_loop(lambda c: c[0] < 20, lambda c: _body(c), (0, x))
+    jitted = np.asarray(jax.jit(_loop)(x)[1])
+    for _ in range(3):  # (the body traced again: the same program, the same values every call)
+        n, got = _loop(x)
+        np.testing.assert_array_equal(np.asarray(got), jitted)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
         assert int(n) == 20
     assert len(eager._programs) == 1
 
 
-def test_scan_cond_and_vmapped_while_compiled(compiled):
+def test_short_scans_and_small_conds_stay_interpreted(compiled):
     xs = jnp.arange(10.0)
     c, ys = lax.scan(lambda c, v: (c * 0.5 + v, c), 0.0, xs)
     want_c, want_ys = 0.0, []
@@ -49,12 +55,28 @@ def test_scan_cond_and_vmapped_while_compiled(compiled):
     np.testing.assert_allclose(float(c), want_c, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(ys), want_ys, rtol=1e-6)
     assert float(lax.cond(xs[3] > 2.0, lambda v: v * 2.0, lambda v: v, 3.0)) == 6.0
+    assert not eager._programs
+
+
+def test_long_scan_cond_holding_a_while_and_vmapped_while_compiled(compiled):
+    xs = jnp.linspace(0.0, 1.0, 5000)
+    c, ys = lax.scan(lambda c, v: (c * 0.5 + v, jnp.exp(c)), 0.0, xs)
+    jc, jys = jax.jit(lambda xs: lax.scan(lambda c, v: (c * 0.5 + v, jnp.exp(c)), 0.0, xs))(xs)
+    assert float(c) == float(jc)
+    np.testing.assert_array_equal(np.asarray(ys), np.asarray(jys))
+    got = lax.cond(
+        xs[3] > 2.0,
+        lambda v: v,
+        lambda v: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0 + 1.0, v),
+        1.0,
+    )
+    assert float(got) == 15.0
     got = jax.vmap(lambda v: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0 + 1.0, v))(jnp.arange(4.0))
     np.testing.assert_array_equal(np.asarray(got), [15.0, 15.0, 11.0, 15.0])
-    assert {p.name for p in eager._programs.values()} == {"scan", "cond", "while"}
+    assert sorted(p.name for p in eager._programs.values()) == ["cond", "scan", "while"]
 
 
-def test_gamma_grad_compiled_agrees(compiled):
+def test_gamma_grad_compiled_agrees_with_the_interpreter(compiled):
     a = jnp.array([0.7, 2.5, 9.0])
     x = jnp.array([0.4, 3.0, 12.0])
     got = np.asarray(lax.random_gamma_grad(a, x))

@@ -80,6 +80,8 @@ class _ScalarBody:
             if any(x.aval.ndim and list(m) != list(range(out_nd)) for x, m in zip(eqn.inputs, maps)):
                 return None  # a real re-indexing: not elementwise
             expr = ins[0] if combine is None else combine.format(*ins)
+        elif kind == "reduce" and not eqn.params.get("axes"):
+            expr = ins[0]  # (over no axes: the operand; a while's cond reduces its predicate so)
         else:
             return None
         if expr is None:

@@ -137,7 +137,7 @@ def _cond_impl(*args, **params):
     return control_flow_eager.apply(cond_p, _interpreted_cond, args, params)
 
 
-def _interpreted_cond(index, *args, branches, branches_platforms=None, switch=None):
+def _interpreted_cond(index, *args, branches, branches_platforms=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
     return [core.to_numpy(o) for o in _run(branches[i], *args)]
 

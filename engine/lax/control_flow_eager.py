@@ -1,19 +1,20 @@
-"""Control flow called outside ``jit`` (``while``, ``scan``, ``cond``) can run as a compiled program
-of its one equation, as JAX's ``apply_primitive`` jits a primitive it applies eagerly: the body is
-one numba kernel instead of an equation-by-equation interpretation per iteration (eager grad of
+"""Control flow called outside ``jit`` (``while``, ``scan``, ``cond``) runs as a compiled program
+of its one equation where interpreting it would be slow, as JAX's ``apply_primitive`` jits every
+primitive it applies eagerly: the body is one numba kernel (or compiled bodies driven by a host
+loop) instead of an equation-by-equation interpretation per iteration (eager grad of
 ``random.gamma`` on 200 samples, whose ``random_gamma_grad`` iterates two ``while_loop``\\ s per
-sample: about 1 s interpreted, 65 ms compiled, warm).
+sample: about 0.75 s interpreted, a few ms compiled, warm).
 
-Opt-in (``ENGINE_EAGER_LOOPS_COMPILED=1``, or ``ENABLED[0] = True``): numba's exp, log, tanh... differ
-from numpy's by an ulp here and there, so compiled loops do not give the interpreter's bits, and a
-loop that switches to its compiled form after a time gives values that depend on timing (as a
-jitted function's interpreted first tier and compiled later calls do). Off, loops run interpreted,
-bit for bit as before.
-
-A program is compiled once interpreting it has cost ``COMPILE_AFTER_SECONDS`` in all (one long
-call, or many short ones; a while loop past that time goes on compiled from the carry it reached),
-or at once where the interpreter's estimate of one call is over it; one-off small loops never pay
-for a compile.
+Which way a loop runs is decided by its structure alone, never by time, so a call gives the same
+values however often or fast it ran before: programs whose interpreter estimate
+(``jit_runtime.interpret_seconds``) is over ``COMPILE_OVER_SECONDS`` are compiled (every
+``while``, whose trip count is unknown, and ``scan``/``cond`` holding one; long scans), the others
+(a short ``fori_loop``, a ``cond`` of a few operations) are interpreted, as ``jit``'s first tier
+interprets such programs. A compiled loop is ``jit``'s compiled program of it, the same
+executable ``jax.jit`` of the loop runs: its values are ``jit``'s (numba's float32 exp, log,
+tanh... are the engine's own polynomials, within an ulp or two of numpy's), as in JAX, where an
+eager loop and a jitted one are one XLA computation. ``ENGINE_EAGER_LOOPS_COMPILED=0`` (or
+``ENABLED[0] = False``) interprets every loop.
 
 The program is looked up by its structure (the equation's primitive, its bodies' equations and
 the argument types), not by the identity of its jaxprs: a ``while_loop`` traces its body again at
@@ -27,10 +28,8 @@ tier is already running.
 
 from __future__ import annotations
 
-import math
 import os
 import threading
-import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -38,46 +37,35 @@ import numpy as np
 from .. import core, invalid_values, ir, jit_runtime, key_reuse, transfers
 from ..config import config as _config
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from ..jit_runtime import (
-    INTERPRET_MAX_SECONDS,
-    _executables,
-    _tier,
-    compiled_form,
-    executable,
-    interpret_seconds,
-)
+from ..jit_runtime import INTERPRET_MAX_SECONDS, _tier, compiled_form, executable, interpret_seconds
 
-ENABLED = [os.environ.get("ENGINE_EAGER_LOOPS_COMPILED", "0") == "1"]
+ENABLED = [os.environ.get("ENGINE_EAGER_LOOPS_COMPILED", "1") != "0"]
 _running = threading.local()  # .on: a program of this module runs (its loops run their own impl)
 
-# Interpreting a program costs this much in all before it is compiled: a loop that ends sooner runs
-# as it always did, one that runs (or is called) longer compiles once and runs compiled from then on.
-COMPILE_AFTER_SECONDS = INTERPRET_MAX_SECONDS
+# Loops the interpreter is estimated to run in more than this are compiled (jit's threshold for
+# interpreting a first call: below it a compile costs more than it saves).
+COMPILE_OVER_SECONDS = INTERPRET_MAX_SECONDS
 
 
 class _Program:
-    """The one-equation program of a structure: its compiled form (kept: its executable is cached
-    by this very object in ``jit_runtime._executables``), the interpreter's estimated time per call
-    (inf where loops make it unbounded) and the time interpreting it has cost so far."""
+    """The one-equation program of a structure and its executable, compiled at its first call."""
 
-    __slots__ = ("closed", "name", "estimate", "spent")
+    __slots__ = ("closed", "name", "exe")
 
     def __init__(self, closed: ClosedJaxpr, name: str):
-        self.closed, self.name = closed, name
-        self.estimate = interpret_seconds(closed.jaxpr)
-        self.spent = 0.0
+        self.closed, self.name, self.exe = closed, name, None
 
     def executable(self) -> Any:
-        exe = _executables.get(self.closed)
-        if exe is None:
+        if self.exe is None:
             _running.on = True  # (a fallback interpreter compiles nothing: its loops run their impls)
             try:
-                exe = executable(self.closed, self.name)
+                self.exe = executable(self.closed, self.name)
             finally:
                 _running.on = False
-        return exe
+        return self.exe
 
-    def run(self, exe: Any, values: Sequence[Any]) -> list[Any]:
+    def run(self, values: Sequence[Any]) -> list[Any]:
+        exe = self.executable()
         last = getattr(_tier, "last", None)
         _running.on = True
         try:
@@ -87,23 +75,6 @@ class _Program:
             _tier.last = last
 
 
-class Switch:
-    """Handed to a while loop's interpreter: once its time is up, ``compiled()`` is the compiled
-    loop, which goes on from the carry the interpreter reached (a loop's state is its carry)."""
-
-    __slots__ = ("program", "deadline")
-
-    def __init__(self, program: _Program, start: float):
-        self.program = program
-        self.deadline = start + COMPILE_AFTER_SECONDS - program.spent
-
-    def compiled(self, *values: Any) -> list[Any] | None:
-        if time.perf_counter() < self.deadline:
-            return None
-        program = self.program
-        return program.run(program.executable(), [core.to_numpy(v) for v in values])
-
-
 # structure key -> its program
 _programs: dict[Any, _Program] = {}
 _PROGRAMS_MAX = 256  # (a long session of distinct loops: the oldest programs are forgotten)
@@ -111,24 +82,17 @@ _raw_names = frozenset({"pure_callback", "io_callback", "debug_callback", "debug
 
 
 def apply(prim: core.Primitive, interpret: Callable[..., Any], args: Sequence[Any], params: dict[str, Any]):
-    """``prim`` applied to ``args`` (an impl's numpy arguments): compiled where it runs long enough to
-    pay for it, else by ``interpret``, the loop's own impl (called with ``switch=`` a ``Switch`` or
-    None where it is free to switch to compiled code)."""
+    """``prim`` applied to ``args`` (an impl's numpy arguments): compiled where its structure says
+    interpreting it would be slow, else by ``interpret``, the loop's own impl."""
     program = _program(prim, args, params)
     if program is None:
-        return interpret(*args, switch=None, **params)
-    exe = _executables.get(program.closed)
-    if exe is None and (
-        program.spent >= COMPILE_AFTER_SECONDS or COMPILE_AFTER_SECONDS < program.estimate < math.inf
-    ):
-        exe = program.executable()  # (interpreted long enough, or its estimate says it would be)
-    if exe is not None:
-        return program.run(exe, [a._value if isinstance(a, core.Array) else a for a in args])
-    start = time.perf_counter()
-    try:
-        return interpret(*args, switch=Switch(program, start), **params)
-    finally:
-        program.spent += time.perf_counter() - start
+        return interpret(*args, **params)
+    return program.run([a._value if isinstance(a, core.Array) else a for a in args])
+
+
+def estimate(prim: core.Primitive, params: dict[str, Any]) -> float:
+    """The interpreter's estimated time for one application (inf for a while loop)."""
+    return interpret_seconds(Jaxpr([], [], [JaxprEqn(prim, [], params, [], None)], []))
 
 
 def _program(prim: core.Primitive, args: Sequence[Any], params: dict[str, Any]) -> _Program | None:
@@ -141,6 +105,7 @@ def _program(prim: core.Primitive, args: Sequence[Any], params: dict[str, Any]) 
         or key_reuse.active[0]
         or transfers.active[0]
         or (jit_runtime._backend is not None and not hasattr(jit_runtime._backend, "lower_source"))
+        or estimate(prim, params) <= COMPILE_OVER_SECONDS
     ):  # (the backend is chosen, numba imported, when a program first compiles)
         return None
     avals = tuple(_aval(a) for a in args)

@@ -178,7 +178,7 @@ def _while_impl(*args, **params):
     return control_flow_eager.apply(while_p, _interpreted_while, args, params)
 
 
-def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, switch=None):
+def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cc, bc, carry = (
         args[:cond_nconsts],
         args[cond_nconsts : cond_nconsts + body_nconsts],
@@ -187,9 +187,6 @@ def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts
     if cond_jaxpr.out_avals[0].shape == ():
         while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
             carry = _run(body_jaxpr, *bc, *carry)
-            compiled = switch and switch.compiled(*cc, *bc, *carry)  # (past its time: compiled from here)
-            if compiled is not None:
-                return compiled
         return _with_weak_types(carry, body_jaxpr.out_avals)
     # A batched predicate (a vmapped while, as JAX stages it): loop while any example runs;
     # finished examples keep their carry (the predicate's shape is a prefix of every carry's).
@@ -199,9 +196,6 @@ def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts
             return _with_weak_types(carry, body_jaxpr.out_avals)
         new = [core.to_numpy(v) for v in _run(body_jaxpr, *bc, *carry)]
         carry = [_select_by_prefix(pred, n, core.to_numpy(c)) for n, c in zip(new, carry)]
-        compiled = switch and switch.compiled(*cc, *bc, *carry)
-        if compiled is not None:
-            return compiled
 
 
 def _select_by_prefix(pred, on_true, on_false):

@@ -181,7 +181,7 @@ def _scan_impl(*args, **params):
     return control_flow_eager.apply(scan_p, _interpreted_scan, args, params)
 
 
-def _interpreted_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1, switch=None):
+def _interpreted_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     consts, carry, xs = (
         args[:num_consts],
         list(args[num_consts : num_consts + num_carry]),
