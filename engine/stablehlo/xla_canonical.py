@@ -105,6 +105,7 @@ class _Canonical:
         self.inlined: set[Op] = set()  # constants of a case's branch, inlined
         self.sliced: set[Op] = set()  # dynamic slices at constant indices (slices of their operand)
         self.late = False  # (the second pass of rewrites)
+        self.ambiguous: dict[Op, str] = {}  # an identity of evaluated constants (its name): kept, refused
         self.merged: dict[Op, list[int]] = {}  # a broadcast of a broadcast -> its dims from the inner operand
         block = self._inline_constant_cases(ops)
         from .xla_chlo import expand  # (CHLO operations XLA expands first)
@@ -120,6 +121,9 @@ class _Canonical:
                 if op in block and not self._is_constant(op):
                     self._rewrite(block, op)
         self._erase_dead(block)
+        for op in block:
+            if op in self.ambiguous:
+                raise _refuse(f"a '{self.ambiguous[op]}' of evaluated constants that is an identity")
         # (where the canonicalizer puts an expansion's constants among others, or another
         # expansion's: not modelled; its own are placed as recorded)
         owners = {expanded.get(op, -1) for op in block if self._is_constant(op)}
@@ -192,6 +196,9 @@ class _Canonical:
         """``op`` of constants evaluated in its place, as the canonicalizer does (False: it keeps it)."""
         assert op.spec is not None
         dims, el = _parse_type(op.results[0].type)
+        if op.spec.name == "stablehlo.reshape":  # (its elements, in the new shape)
+            self._in_place(op, np.asarray(consts[0]).reshape(dims))
+            return True
         try:
             value = evaluate(op.spec.name, op.spec.attrs, consts, _numpy_dtype(el))
         except Unknown as e:
@@ -270,8 +277,11 @@ class _Canonical:
             identity = len(ins) == 2 and any(self._folds(name, c, i == 0) for i, c in enumerate(consts))
             if identity and any(v.op is None or v.op in self.splats or v.op in self.folded for v in ins):
                 # (recorded: 3 * 1 of two constants is evaluated, at the multiply, but 3 * (1 * 1)
-                # is the 3: not modelled)
-                raise _refuse(f"a '{name}' of evaluated constants that is an identity")
+                # is the 3: not modelled; its value is the same either way, so what only folds it
+                # further, or drops it, does not tell: refused if it is left, below)
+                if any(v.op is None for v in ins):
+                    raise _refuse(f"a '{name}' of evaluated constants that is an identity")
+                self.ambiguous[op] = name
             if self.late or name not in LATE:
                 self._fold(op, consts)  # (evaluated in its place, or kept as it is)
             return
@@ -386,9 +396,7 @@ class _Canonical:
         with the inner one's (recorded: broadcast_in_dim.1 = reshape(x)); one back to the operand's
         shape is removed."""
         source = self.operands(inner)[0]
-        if source.type == op.results[0].type:
-            if source.op is not None:  # (what names the kept operation then: not modelled)
-                raise _refuse("a reshape of a reshape back to an operation's shape")
+        if source.type == op.results[0].type:  # (recorded: the operation keeps its name, jacfwd_scalar)
             self.replaced[op.results[0]] = source
             block.remove(op)
             return

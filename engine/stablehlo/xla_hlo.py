@@ -480,6 +480,10 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         perm = list(a["perm"])
         if perm == sorted(perm) or ins[0].opcode == "transpose":
             raise _refuse("an identity transpose, or a transpose of a transpose (XLA folds them)")
+        shape = _parse_type(spec.operands[0].type)[0]
+        moved = [d for d in perm if shape[d] != 1]
+        if moved == sorted(moved):  # (recorded: hessian_quadratic's, then merged with a reshape)
+            raise _refuse("a transpose moving only unit dimensions (XLA makes it a reshape)")
         inverse = [perm.index(d) for d in range(len(perm))]
         layout = "{" + ",".join(str(inverse[d]) for d in reversed(range(len(perm)))) + "}"
         out = _Instr(name, ty[: ty.index("{")] + layout, "transpose", ins, f", dimensions={{{_ints(perm)}}}")
