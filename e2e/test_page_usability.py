@@ -187,12 +187,25 @@ HLO_ROWS = """() => [...document.querySelectorAll('[data-testid=stablehlo-text] 
 })"""
 
 
+# Whether every shown StableHLO line has its hang and each of its arrows its highlight span.
+HLO_STYLED = """() => {
+  const lines = [...document.querySelectorAll('[data-testid=stablehlo-text] .cm-line')];
+  return lines.length > 0 && lines.every((l) => l.style.getPropertyValue('--hang')
+    && [...l.querySelectorAll('span')].filter((s) => s.textContent === '->').length
+       === l.textContent.split('->').length - 1);
+}"""
+
+
 @needs_runner
 def test_wrapped_stablehlo_lines_hang_and_keep_arrows_whole(page: Page):
     page.set_viewport_size({"width": 1024, "height": 700})
     open_session(page, PREDICT, "loss", [GRAD, VMAP, JIT], ["jnp.ones(3)", "jnp.ones((4, 3))"], panel="ir")
     page.get_by_test_id("ir-form-stablehlo").click()
     expect(page.get_by_test_id("stablehlo-text")).to_contain_text("stablehlo.dot_general")
+    # The text shows before it is highlighted and decorated: CodeMirror parses it a time slice at a
+    # time (later slices wait for idle time, long under load), and an arrow stays whole only once
+    # its highlight span (white-space: nowrap) is there; the hang is each line's --hang decoration.
+    page.wait_for_function(HLO_STYLED)
     rows = page.evaluate(HLO_ROWS)
     wrapped = [r for r in rows if r["wrapped"]]
     assert len(wrapped) >= 3, rows  # long signatures and dot_generals wrap at this width
