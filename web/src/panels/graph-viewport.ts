@@ -7,6 +7,9 @@ export interface Box { x: number; y: number; w: number; h: number }
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.85;
 
+/** The fewest drawn nodes that get a minimap: a smaller graph is seen whole. */
+const MINIMAP_FROM = 25;
+
 /** How far the overlays (find bar, tool column) reach into the stage, in CSS pixels. */
 export interface Insets { top: number; right: number; bottom: number; left: number }
 
@@ -25,6 +28,8 @@ export class Viewport {
   private size: { width: number; height: number } | null = null;
   private minimapImage: HTMLCanvasElement | null = null;
   private accent = "#36c";
+  /** The user turned the minimap off (its button in the tool column); kept for the page's life. */
+  static minimapOff = false;
 
   constructor(
     private stage: HTMLElement,
@@ -48,6 +53,16 @@ export class Viewport {
     this.contentH = height;
     this.canvas.style.width = `${Math.ceil(width)}px`;
     this.canvas.style.height = `${Math.ceil(height)}px`;
+    // Shown or not before "fit", which leaves the graph clear of it.
+    this.minimap.hidden = this.boxes.size < MINIMAP_FROM || Viewport.minimapOff;
+  }
+
+  /** Show or hide the minimap (the user's choice); false when it is off. */
+  toggleMinimap(): boolean {
+    Viewport.minimapOff = !Viewport.minimapOff;
+    this.minimap.hidden = this.boxes.size < MINIMAP_FROM || Viewport.minimapOff;
+    this.drawMinimapViewport();
+    return !Viewport.minimapOff;
   }
 
   /** The stage's size in CSS pixels, kept by a ResizeObserver: reading it from the DOM while a
@@ -162,7 +177,7 @@ export class Viewport {
       ctx.fillRect(ox + b.x * sc, oy + b.y * sc, Math.max(1, b.w * sc), Math.max(1, b.h * sc));
     }
     this.minimapImage = img;
-    this.minimap.hidden = this.boxes.size < 25;
+    this.minimap.hidden = this.boxes.size < MINIMAP_FROM || Viewport.minimapOff;
     this.drawMinimapViewport();
   }
 

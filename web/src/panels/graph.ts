@@ -123,7 +123,14 @@ export class GraphView {
       h("button", { type: "button", class: "icon", title: "Fit to view (0)", "aria-label": "Fit to view", testid: "graph-fit", onclick: () => this.fit() }, "⤢"),
       this.focusBtn,
       h("button", { type: "button", class: "icon", title: "Expand every group and sub-jaxpr", "aria-label": "Expand all", testid: "graph-expand-all", onclick: () => this.setAllExpanded(true) }, "⊞"),
-      h("button", { type: "button", class: "icon", title: "Collapse every group and sub-jaxpr", "aria-label": "Collapse all", testid: "graph-collapse-all", onclick: () => this.setAllExpanded(false) }, "⊟"));
+      h("button", { type: "button", class: "icon", title: "Collapse every group and sub-jaxpr", "aria-label": "Collapse all", testid: "graph-collapse-all", onclick: () => this.setAllExpanded(false) }, "⊟"),
+      // The minimap covers the stage's corner: "fit" keeps the graph clear of it, but a graph
+      // larger than the stage passes under it, so it can be put away.
+      h("button", {
+        type: "button", class: "icon", title: "Show or hide the minimap", "aria-label": "Minimap", testid: "graph-minimap-toggle",
+        "aria-pressed": String(!Viewport.minimapOff),
+        onclick: (e: Event) => (e.currentTarget as HTMLElement).setAttribute("aria-pressed", String(this.view.toggleMinimap())),
+      }, "▣"));
     this.searchInput = h("input", {
       type: "search", class: "graph-search", placeholder: "Find: primitive, variable, line 7…", "aria-label": "Find in graph", testid: "graph-search",
       oninput: () => this.search(this.searchInput.value),
@@ -151,7 +158,8 @@ export class GraphView {
     this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
       insets: () => ({
         top: find.offsetTop + find.offsetHeight + gap,
-        right: this.el.clientWidth - tools.offsetLeft + gap,
+        // The tool column, and the minimap's column below it while the minimap is shown.
+        right: this.el.clientWidth - Math.min(tools.offsetLeft, minimap.offsetWidth ? minimap.offsetLeft : Infinity) + gap,
         bottom: gap,
         left: 20,
       }),

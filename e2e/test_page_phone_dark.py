@@ -1,0 +1,117 @@
+"""Browser tests for defects seen on a phone's width and in the dark theme: the unsafe-mode banner's
+height, the IR graph's minimap over nodes, and other calls' Timings bars on the dark panel."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Page, expect
+
+from bench.bench_ir_page import wait_graph
+from server.sandbox.zygote import UNSAFE_WARNING
+
+from .conftest import needs_runner
+from .test_playground import GRAD, open_session
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_the_unsafe_banner_is_one_line_on_a_phone_with_the_details_on_demand(page: Page):
+    # The whole warning (`make run` as a normal user) wrapped to 4 lines at 390 px, a tenth of the
+    # window above the app on every load.
+    page.set_viewport_size(PHONE)
+    health = json.loads(page.request.get("/api/health").text())
+    health["warning"] = UNSAFE_WARNING
+    page.route(
+        "**/api/health",
+        lambda r: r.fulfill(status=200, content_type="application/json", body=json.dumps(health)),
+    )
+    page.goto("/")
+    banner = page.get_by_test_id("sandbox-warning")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("unsafe-single-user")
+    line = banner.evaluate("b => parseFloat(getComputedStyle(b).lineHeight)")
+    height = banner.evaluate("b => b.getBoundingClientRect().height")
+    assert height <= 2 * line + 12, (height, line)
+    details = page.get_by_test_id("sandbox-warning-details")
+    expect(details).to_be_hidden()
+    banner.locator("summary").click()
+    expect(details).to_be_visible()
+    expect(details).to_have_text(UNSAFE_WARNING)
+
+
+@needs_runner
+def test_the_minimap_over_a_big_graph_can_be_put_away_and_stays_away(page: Page):
+    # A graph wider than its stage (this one in the "Both" view, beside the text) runs under the
+    # minimap in the stage's corner, whatever "fit" does: nodes there could not be read or clicked.
+    from .test_ir_nested import MLP, MLP_ARGS
+
+    open_session(page, MLP, "loss", [GRAD], MLP_ARGS, panel="ir")
+    page.get_by_test_id("graph-expand-all").click()
+    wait_graph(page)
+    assert page.locator("[data-testid=ir-graph] [data-testid=ir-node]").count() >= 25
+    minimap, toggle = page.get_by_test_id("graph-minimap"), page.get_by_test_id("graph-minimap-toggle")
+    expect(minimap).to_be_visible()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    # It is opaque: what lies under it is not shown through it as ghosts.
+    assert minimap.evaluate("m => getComputedStyle(m).backgroundColor.startsWith('rgb(')"), minimap.evaluate(
+        "m => getComputedStyle(m).backgroundColor"
+    )
+    toggle.click()
+    expect(minimap).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    # Drawn again (collapsed and expanded), the graph keeps it away.
+    page.get_by_test_id("graph-collapse-all").click()
+    page.get_by_test_id("graph-expand-all").click()
+    wait_graph(page)
+    expect(minimap).to_be_hidden()
+    toggle.click()
+    expect(minimap).to_be_visible()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+
+
+TWO_CALLS = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jnp.sin(x) * 2.0
+
+a = jax.jit(f)(jnp.ones(3))
+b = jax.jit(f)(jnp.ones(4))
+"""
+
+# For each bar of another call than the one picked: its contrast with the panel, the stronger of its
+# fill and its outline, each blended over the panel with the opacity it is drawn at.
+DIM_BAR_CONTRAST = """() => {
+  const rgba = (s) => { const v = s.match(/[\\d.]+/g).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const bg = rgba(getComputedStyle(document.querySelector('.timeline-wrap')).backgroundColor);
+  const over = (c, a) => [0, 1, 2].map((i) => c[i] * a + bg[i] * (1 - a));
+  return [...document.querySelectorAll('[data-testid=timeline-bar].dim')].map((bar) => {
+    const shape = bar.querySelector('rect, path');
+    const cs = getComputedStyle(shape);
+    let opacity = 1;
+    for (let e = shape; e && e !== document.body; e = e.parentElement) opacity *= parseFloat(getComputedStyle(e).opacity);
+    const fill = rgba(cs.fill), stroke = cs.stroke === 'none' ? null : rgba(cs.stroke);
+    const fillC = contrast(over(fill, fill[3] * parseFloat(cs.fillOpacity) * opacity), bg);
+    const strokeC = stroke && parseFloat(cs.strokeWidth) >= 1
+      ? contrast(over(stroke, stroke[3] * parseFloat(cs.strokeOpacity) * opacity), bg) : 0;
+    return Math.max(fillC, strokeC);
+  });
+}"""
+
+
+@needs_runner
+def test_another_calls_timeline_bars_stay_visible_in_the_dark_theme(page: Page):
+    # With several transformed calls, the bars of those not picked were drawn at 30% opacity: on
+    # the dark panel about 1.5:1, hardly there.
+    page.add_init_script("localStorage.setItem('jaxplay.theme', 'dark')")
+    open_session(page, TWO_CALLS, panel="timings")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    expect(page.get_by_test_id("call-select")).to_be_visible()
+    expect(page.get_by_test_id("timings-panel")).to_be_visible()
+    contrasts = page.evaluate(DIM_BAR_CONTRAST)
+    assert contrasts, "expected bars of the call not picked"
+    assert min(contrasts) >= 3, contrasts
