@@ -370,6 +370,8 @@ class _Canonical:
             if name == "stablehlo.reshape" and before == "stablehlo.reshape" and producer is not None:
                 self._merge_reshapes(block, op, producer)
                 return
+            if name == "stablehlo.reshape" and before == "stablehlo.broadcast_in_dim":
+                return  # (recorded: a reshape of a broadcast adding other dimensions is kept, jnp.repeat)
             if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
             if dims is not None and reshapes and list(dims) != sorted(dims):
