@@ -29,7 +29,7 @@ from ..core import Array, ShapedArray, Tracer
 from ..lax import api as lax_api
 from ..random_primitives import random_unwrap, random_wrap
 from ..staging import displaying, note_staged_pmap
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from . import topology as _devices
 from .sharded import ShardedArray
 from .pmap_primitive import AnonymousAxis as AnonymousAxis
@@ -223,9 +223,8 @@ class PmapFunction:
             and not getattr(_shown, "depth", 0)
             and _transformed_under(core.find_top_trace(leaves).main, dyn)
             and self.devices is None
-            and isinstance(self.out_axes, int)
-            and self.out_axes == 0
-            and all(a in (0, None) for a in flat_axes)
+            and _non_negative(self.in_axes)
+            and _non_negative(self.out_axes)
             and isinstance(self.axis_name, (str, AnonymousAxis))
         )
 
@@ -243,7 +242,7 @@ class PmapFunction:
         jitted, out_store = cached
         _shown.depth = getattr(_shown, "depth", 0) + 1
         try:
-            outs = jitted(*leaves)
+            outs = tree_flatten(jitted(*leaves))[0]
         finally:
             _shown.depth -= 1
         out_tree, key_out = out_store
@@ -262,7 +261,7 @@ class PmapFunction:
         out_store: list = []
 
         def body(*blocks):
-            xs = [lax_api.squeeze(b, (0,)) if ax is not None else b for b, ax in zip(blocks, flat_axes)]
+            xs = [lax_api.squeeze(b, (ax,)) if ax is not None else b for b, ax in zip(blocks, flat_axes)]
             xs = [random_wrap(x) if k else x for x, k in zip(xs, key_in)]
             dyn, kwargs = tree_unflatten(in_tree, xs)
             it = iter(dyn)
@@ -271,10 +270,16 @@ class PmapFunction:
             key_out = tuple(rk.is_typed(o) for o in out_leaves)
             out_store[:] = [out_tree, key_out]
             outs = [random_unwrap(o) if k else o for o, k in zip(out_leaves, key_out)]
-            return [lax_api.expand_dims(o, (0,)) for o in outs]
+            out_axes = broadcast_prefix(self.out_axes, tree_unflatten(out_tree, outs))
+            outs = [o if ax is None else lax_api.expand_dims(o, (ax,)) for o, ax in zip(outs, out_axes)]
+            return tree_unflatten(out_tree, outs)
 
-        in_specs = tuple(PartitionSpec(axis) if ax is not None else PartitionSpec() for ax in flat_axes)
-        mapped = shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=PartitionSpec(axis), check_vma=False)
+        def spec(ax):  # (JAX's _axes_to_pspec: the axis name at the mapped dimension)
+            return PartitionSpec() if ax is None else PartitionSpec(*[None] * ax, axis)
+
+        out_specs = tree_map(spec, self.out_axes, is_leaf=lambda a: a is None)
+        in_specs = tuple(map(spec, flat_axes))
+        mapped = shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False)
 
         def _fun(*xs):
             return mapped(*xs)
@@ -412,3 +417,9 @@ def pmap(
     if not callable(fun):
         raise TypeError(f"pmap: expected a callable, got {fun!r}")
     return PmapFunction(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices)
+
+
+def _non_negative(axes) -> bool:
+    """Whether every axis of an in_axes/out_axes tree is None or a non-negative int (the axes JAX's
+    shard_map form of pmap places as written)."""
+    return all(isinstance(a, int) and a >= 0 for a in tree_leaves(axes))

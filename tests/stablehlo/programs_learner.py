@@ -70,6 +70,23 @@ def pmap_in_axes_mixed_out_axes_tuple():
 
 
 @program
+def pmap_out_axes_none_psum():
+    return jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i", out_axes=None), (f32(4, 3),)
+
+
+@program
+def pmap_in_axes_dict_prefix():
+    f = jax.pmap(lambda d: d["a"] * d["b"].sum(), in_axes=({"a": 0, "b": 1},))
+    return f, ({"a": f32(4, 2), "b": f32(3, 4)},)
+
+
+@program
+def grad_of_pmap_in_axes_1():
+    p = jax.pmap(lambda x: jnp.sin(x) * lax.axis_index("i"), axis_name="i", in_axes=1)
+    return jax.grad(lambda x: jnp.sum(p(x))), (f32(2, 4),)
+
+
+@program
 def pmap_normalize_by_psum():
     return jax.pmap(lambda x: x / lax.psum(jnp.sum(x), "d"), axis_name="d"), (f32(4, 3),)
 
