@@ -109,10 +109,20 @@ def _shard_map(
 def _sharding_constraint(
     ctx: RuleContext, x: Value, *, sharding: Any, unconstrained_dims: Any = frozenset(), **_: Any
 ) -> list[Value]:
-    if ctx.module.manual:
-        raise NotImplementedError(
-            "StableHLO text for with_sharding_constraint inside a shard_map is not implemented"
-        )
+    if ctx.module.manual:  # (JAX: as outside, when the mesh is the shard_map's and no manual axis is named)
+        names, sizes = ctx.module.manual[-1]
+        mesh, spec = sharding.mesh, sharding.spec
+        named = {a for e in spec if e is not None and e is not UNCONSTRAINED for a in _axes_of(e)}
+        free = unconstrained_dims or any(e is UNCONSTRAINED for e in spec)  # (JAX: no Auto axis left)
+        if (
+            (tuple(mesh.axis_names), tuple(int(n) for n in mesh.axis_sizes)) != (names, sizes)
+            or named
+            or free
+        ):
+            raise NotImplementedError(
+                "StableHLO text for with_sharding_constraint inside a shard_map is implemented for a "
+                "spec over the shard_map's mesh naming none of its (manual) axes, nor unconstrained"
+            )
     ref = use_mesh(ctx.module, sharding.mesh)
     dims = dims_text(sharding.spec, len(ctx.avals_in[0].shape), unconstrained_dims)
     return ctx.emit([x.type], lambda p: f"sdy.sharding_constraint {p(x)} <{ref}, {dims}> : {x.type}")
