@@ -115,3 +115,50 @@ def test_another_calls_timeline_bars_stay_visible_in_the_dark_theme(page: Page):
     contrasts = page.evaluate(DIM_BAR_CONTRAST)
     assert contrasts, "expected bars of the call not picked"
     assert min(contrasts) >= 3, contrasts
+
+
+# Each edge label's contrast with its halo (the page's background drawn around its letters), after
+# what is drawn over it: the boxes of expanded equations, later in the document, around its centre.
+EDGE_LABEL_CONTRAST = """() => {
+  const rgba = (s) => {
+    if (s === 'none') return [0, 0, 0, 0];
+    const v = s.match(/[\\d.]+/g).map(Number);
+    if (s.startsWith('color(')) return [v[0] * 255, v[1] * 255, v[2] * 255, v.length > 3 ? v[3] : 1];
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const lum = ([r, g, b]) => { const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const over = (top, c) => [0, 1, 2].map((i) => top[i] * top[3] + c[i] * (1 - top[3]));
+  const boxes = [...document.querySelectorAll('[data-testid=ir-graph] .node.compound.expanded > rect')];
+  return [...document.querySelectorAll('[data-testid=ir-graph] .edge-label')].map((label) => {
+    const cs = getComputedStyle(label), r = label.getBoundingClientRect();
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    let text = rgba(cs.fill), halo = rgba(cs.stroke);
+    for (const box of boxes) {
+      const b = box.getBoundingClientRect();
+      if (!(label.compareDocumentPosition(box) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+      if (x < b.left || x > b.right || y < b.top || y > b.bottom) continue;
+      const fill = rgba(getComputedStyle(box).fill);
+      text = [...over(fill, text), 1]; halo = [...over(fill, halo), 1];
+    }
+    return [label.textContent, contrast(text, halo)];
+  });
+}"""
+
+
+@needs_runner
+def test_edge_labels_inside_an_expanded_equation_stay_readable_in_the_dark_theme(page: Page):
+    # The box of an expanded jit (open at once: the pmap stage is one call) lay over the edges
+    # inside it with a 70% fill: their labels were about 1.7:1 on the dark theme.
+    from .test_page_usability import JIT, PMAP, PREDICT, VMAP
+
+    page.add_init_script("localStorage.setItem('jaxplay.theme', 'dark')")
+    open_session(
+        page, PREDICT, "loss", [GRAD, VMAP, JIT, PMAP], ["jnp.ones(3)", "jnp.ones((2, 4, 3))"], panel="ir"
+    )
+    wait_graph(page)
+    expect(page.locator("[data-testid=ir-graph] .node.compound.expanded")).not_to_have_count(0)
+    labels = page.evaluate(EDGE_LABEL_CONTRAST)
+    assert len(labels) >= 4, labels
+    assert min(c for _, c in labels) >= 4.5, labels
