@@ -375,6 +375,11 @@ def test_bodies_using_refs_made_inside_grad_and_vmap(f, df):
         np.testing.assert_allclose(diff(f)(x), df(x), rtol=1e-6)
         np.testing.assert_allclose(jax.jvp(f, (x,), (1.0,))[1], df(x), rtol=1e-6)
     xs = np.array([1.5, -0.5, 2.0], np.float32)
+    if f is _cond_write:  # (JAX 0.10.2 refuses a vmapped cond with ref effects, as is or differentiated)
+        for g in (f, diff(f)):
+            with pytest.raises(NotImplementedError, match="State effect not supported in vmap-of-cond"):
+                jax.vmap(g)(xs)
+        return
     np.testing.assert_allclose(jax.vmap(f)(xs), [f(float(x)) for x in xs], rtol=1e-6)
     np.testing.assert_allclose(jax.vmap(diff(f))(xs), [df(x) for x in xs], rtol=1e-5)
 

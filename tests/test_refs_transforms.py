@@ -202,3 +202,94 @@ def test_a_zero_initialized_ref_inside_jvp_still_carries_tangents():
     primal, tangent = jax.jvp(f, (X,), (T,))
     _close(primal, X * 3.0)
     _close(tangent, T * 3.0)
+
+
+def _cond_writes(p, x):
+    r = jax.new_ref(jnp.zeros(()))
+    lax.cond(p, lambda: r.__setitem__(..., x), lambda: r.__setitem__(..., -x))
+    return r[...]
+
+
+def _cond_only_reads(p, x):
+    r = jax.new_ref(x)
+    return lax.cond(p, lambda: r[...] * 2, lambda: r[...])
+
+
+def _cond_nothing_batched(x):
+    r = jax.new_ref(jnp.zeros(()))
+    lax.cond(True, lambda: r.__setitem__(..., 3.0), lambda: None)
+    return r[...] + x
+
+
+def _switch_writes(i, x):
+    r = jax.new_ref(jnp.zeros(()))
+    lax.switch(i, [lambda: r.__setitem__(..., x), lambda: r.__setitem__(..., 2 * x), lambda: None])
+    return r[...]
+
+
+def _closed_over_outside(ps, xs):
+    r = jax.new_ref(jnp.zeros(()))
+
+    def g(p, x):
+        def bump():
+            r[...] += x
+
+        lax.cond(p, bump, lambda: None)
+
+    jax.vmap(g)(ps, xs)
+    return r[...]
+
+
+def _ref_argument(ps, xs, pred_axis):
+    r = jax.new_ref(jnp.zeros(2))
+
+    def g(r, p, x):
+        def bump():
+            r[...] += x
+
+        lax.cond(p, bump, lambda: None)
+
+    jax.vmap(g, in_axes=(0, pred_axis, 0))(r, ps, xs)
+    return r[...]
+
+
+P2, X2 = np.array([True, False]), np.array([1.0, 2.0], np.float32)
+# JAX 0.10.2 refuses every vmapped cond/switch whose branches read or write a ref they take, with
+# NotImplementedError("State effect not supported in vmap-of-cond."), batched predicate or not,
+# under jit and make_jaxpr too, and before any complaint about the write itself.
+VMAPPED_REF_CONDS = {
+    "pred_batched": lambda: jax.vmap(_cond_writes)(P2, X2),
+    "pred_unbatched": lambda: jax.vmap(_cond_writes, in_axes=(None, 0))(True, X2),
+    "jit_of_vmap": lambda: jax.jit(jax.vmap(_cond_writes))(P2, X2),
+    "vmap_of_jit": lambda: jax.vmap(jax.jit(_cond_writes))(P2, X2),
+    "make_jaxpr": lambda: jax.make_jaxpr(jax.vmap(_cond_writes))(P2, X2),
+    "only_reads": lambda: jax.vmap(_cond_only_reads)(P2, X2),
+    "nothing_batched": lambda: jax.vmap(_cond_nothing_batched)(X2),
+    "switch": lambda: jax.vmap(_switch_writes)(np.array([0, 1]), X2),
+    "ref_closed_over_from_outside": lambda: _closed_over_outside(P2, X2),
+    "ref_argument": lambda: _ref_argument(P2, X2, 0),
+    "ref_argument_pred_unbatched": lambda: _ref_argument(True, X2, None),
+    "grad_inside": lambda: jax.vmap(jax.grad(_cond_writes, argnums=1))(P2, X2),
+    "jvp_inside": lambda: jax.vmap(lambda p, x: jax.jvp(lambda y: _cond_writes(p, y), (x,), (1.0,)))(P2, X2),
+    "grad_outside": lambda: jax.grad(lambda x: jax.vmap(_cond_writes)(P2, x).sum())(X2),
+    "in_a_scan_body": lambda: jax.vmap(
+        lambda p, x: lax.scan(lambda c, _: (_cond_writes(p, c), None), x, None, length=2)[0]
+    )(P2, X2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAPPED_REF_CONDS))
+def test_vmap_of_a_cond_with_ref_effects_is_refused_as_jax_refuses_it(name):
+    with pytest.raises(NotImplementedError) as info:
+        VMAPPED_REF_CONDS[name]()
+    assert str(info.value).split("\n")[0] == "State effect not supported in vmap-of-cond."
+
+
+def test_vmap_of_a_cond_without_ref_effects_runs():
+    def f(p, x):  # the ref is used outside the cond only (JAX 0.10.2: [2, 2] and [0, 0])
+        r = jax.new_ref(jnp.zeros(()))
+        return lax.cond(p, lambda: x * 2, lambda: x), r[...]
+
+    out, zeros = jax.vmap(f)(P2, X2)
+    _close(out, [2.0, 2.0])
+    _close(zeros, [0.0, 0.0])

@@ -14,6 +14,8 @@ from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, with_fresh_vars
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
+from ..state.primitives import bound_inside_vmap, vmapped_branch_levels
+from ..state.types import is_ref_aval
 from . import api as lax, structural
 from . import control_flow_eager
 from .control_flow_common import (
@@ -64,7 +66,14 @@ def _switch(index, branches, operands, clamp_index, const_order=None, **params):
             store.append(tree)
             return out_leaves
 
-        closed.append(trace_to_jaxpr(flat, avals))
+        under_vmap = bound_inside_vmap()
+        if under_vmap:  # (the branch's trace is the next level)
+            vmapped_branch_levels.append(len(core._state.stack))
+        try:
+            closed.append(trace_to_jaxpr(flat, avals))
+        finally:
+            if under_vmap:
+                vmapped_branch_levels.pop()
         trees.append(store[0])
     for c, t in zip(closed[1:], trees[1:]):
         _check_same("branches of cond/switch", closed[0].out_avals, c.out_avals, trees[0], t)
@@ -98,6 +107,8 @@ def _switch(index, branches, operands, clamp_index, const_order=None, **params):
             )
             for j in jaxprs
         ]
+    if bound_inside_vmap():  # (JAX's batching rule runs even when no operand is batched)
+        refuse_vmap_of_ref_cond(jaxprs)
     outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs), **params))
     return tree_unflatten(trees[0], [next(outs) if i is None else _as_array(inputs[i]) for i in fwd])
 
@@ -326,7 +337,23 @@ def _select_taken(taken, x, stopped):
     return lax.select(_bcast_to(taken, x), x, stopped)
 
 
+def _touches_refs(branches) -> bool:
+    """Whether a branch reads or writes a ref it takes (JAX's ``RefEffect`` on a branch: a ref the
+    branch makes and uses itself has none)."""
+    for b in branches:
+        refs = {v for v in b.jaxpr.in_binders if is_ref_aval(v.aval)}
+        if refs and any(type(x) is Var and x in refs for e in b.jaxpr.eqns for x in e.inputs):
+            return True
+    return False
+
+
+def refuse_vmap_of_ref_cond(branches) -> None:
+    if _touches_refs(branches):
+        raise NotImplementedError("State effect not supported in vmap-of-cond.")
+
+
 def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
+    refuse_vmap_of_ref_cond(branches)  # (as JAX's rule, whatever is batched)
     index, *args = vals
     idim, *adims = dims
     if idim is not not_mapped:

@@ -16,7 +16,7 @@ from .. import core
 from ..core import Value
 from ..ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, has_ref_effects
 from ..staging import trace_to_jaxpr
-from .primitives import discharging
+from .primitives import bound_inside_vmap, discharging
 from .types import AbstractRef, Ref
 
 
@@ -191,8 +191,10 @@ def _while(
 def _cond(
     index: Value, *ops: Value, branches: tuple[ClosedJaxpr, ...], branches_platforms: Any = None
 ) -> list[Value]:
-    from ..lax.cond import switch
+    from ..lax.cond import refuse_vmap_of_ref_cond, switch
 
+    if bound_inside_vmap():  # (a jit's body batched, its cond too)
+        refuse_vmap_of_ref_cond(branches)
     refs = _unique_refs(ops)
     mask = [is_functional_ref(o) for o in ops]
 

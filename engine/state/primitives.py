@@ -64,6 +64,30 @@ for _p in STATE_PRIMITIVES:
 discharging: list[int] = []
 
 
+# Levels of the traces of cond/switch branches traced directly inside a vmap (engine.lax.cond).
+vmapped_branch_levels: list[int] = []
+
+
+def bound_inside_vmap() -> bool:
+    """An equation bound now reaches a vmap's batching rule as it is: the innermost trace that is
+    a vmap or stages a body is a vmap (jvp and grad traces between pass equations on to it)."""
+    for m in reversed(core._state.stack[1:]):
+        if m.trace_type is batching.BatchTrace:
+            return True
+        if m.trace_type is JaxprTrace:
+            return False
+    return False
+
+
+def _vmap_refuses_cond_first() -> bool:
+    """A write refused under vmap is inside a cond branch staged directly in the innermost vmap:
+    JAX batches that cond as one equation, and its rule refuses a branch with ref effects first."""
+    stack = core._state.stack
+    inner = max((m.level for m in stack[1:] if m.trace_type is batching.BatchTrace), default=0)
+    staged = next((m.level for m in stack[inner + 1 :] if m.trace_type is JaxprTrace), None)
+    return staged in vmapped_branch_levels
+
+
 def _staging_innermost() -> bool:
     top = core._state.stack[-1]
     return top.trace_type is JaxprTrace and top.level not in discharging
@@ -157,6 +181,8 @@ def _bind(prim: _StatePrimitive, args: Sequence[Value], params: dict[str, Any]) 
             and id(ref) not in batching.mapped_refs
             and not _made_by_vmap(ref)
         ):
+            if _vmap_refuses_cond_first():
+                raise NotImplementedError("State effect not supported in vmap-of-cond.")
             raise _write_error(prim, ref.aval, "vmap")
         if not any(isinstance(a, Tracer) for a in rest):
             if core._state.dynamic is not None:  # inside jit/make_jaxpr: the effect is staged
