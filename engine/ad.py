@@ -12,7 +12,7 @@ import numpy as np
 from . import core
 from .core import Params, ShapedArray, Trace, Tracer, Value, float0
 from .errors import UnexpectedTracerError
-from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
+from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, with_fresh_vars
 from .narrow_dtypes import kind as dtype_kind
 
 # rule(primals, tangents, **params) -> (primal out, tangent out); lists of them for a primitive
@@ -570,9 +570,11 @@ def partial_eval_jaxpr(
     jaxpr_outs = renamed(jaxpr.outs) if alias else jaxpr.outs
     out_unknowns = [read(x) for x in jaxpr_outs]
     if instantiate is not None:
-        for x, uk, inst in zip(jaxpr_outs, out_unknowns, instantiate):
-            if inst and not uk:
-                new_res(x)
+        # (an instantiated output that is a traced literal is the residual it became, as JAX's
+        # linearized jaxpr returns the constant its tangent trace captured)
+        jaxpr_outs = [
+            new_res(x) if inst and not uk else x for x, uk, inst in zip(jaxpr_outs, out_unknowns, instantiate)
+        ]
         out_unknowns = [a or b for a, b in zip(out_unknowns, instantiate)]
     # A residual that is an output-literal or known input is fine; ordering is deterministic.
     res = list(residuals)
@@ -582,8 +584,9 @@ def partial_eval_jaxpr(
     outs2 = [x for x, u in zip(jaxpr_outs, out_unknowns) if u]
     returned = {id(v): lit for v, lit in literal_residuals.values()}
     jaxpr1 = Jaxpr(jaxpr.constvars, ins1, eqns1, outs1 + [returned.get(id(r), r) for r in res])
-    # Residual vars are rebound as inputs of jaxpr2; rename to keep binders unique per jaxpr.
-    jaxpr2 = Jaxpr([], res + ins2, eqns2, outs2)
+    # The unknown part gets Vars of its own (the residuals become its binders): the two parts are
+    # independent jaxprs, each binding a Var once, as JAX's, which traces each part anew, are.
+    jaxpr2 = with_fresh_vars(Jaxpr([], res + ins2, eqns2, outs2))
     return jaxpr1, jaxpr2, out_unknowns, len(res)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from .. import ad, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, with_fresh_vars
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
@@ -22,7 +22,6 @@ from .control_flow_common import (
     _trace,
     _avals,
     _run,
-    _join_weak,
     _check_same,
     _jvp_closed,
     _stage,
@@ -156,9 +155,9 @@ def _interpreted_cond(index, *args, branches, branches_platforms=None):
 cond_p.def_impl(_cond_impl)
 
 
-cond_p.def_abstract_eval(
-    lambda index, *args, branches, branches_platforms=None: _join_weak([b.out_avals for b in branches])
-)
+# The outputs are typed as the first branch's, weak types included, as in JAX (whose branches need
+# only agree up to weak type): a cond whose branch 0 returns a Python-scalar result is weak.
+cond_p.def_abstract_eval(lambda index, *args, branches, branches_platforms=None: list(branches[0].out_avals))
 
 
 def _platforms(branches_platforms):
@@ -182,17 +181,24 @@ def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
     return outs[:m], [next(it) if z else ad.Zero(ad.tangent_aval(a)) for z, a in zip(out_nz, avals)]
 
 
-def _cond_split(branches, unknowns):
+def _cond_split(branches, unknowns, literal_residuals=False):
     """Partial-evaluate every branch alike (JAX's _cond_partial_eval): known branches also return
     the residuals, in slots merged across branches by type; a branch fills the slots it does not
     use with ``empty2`` values, and the unknown branches take every slot as an input."""
     out_uk = [False] * len(branches[0].out_avals)
     for _ in range(2):
-        splits = [ad.partial_eval_jaxpr(b.jaxpr, unknowns, instantiate=out_uk) for b in branches]
+        splits = [
+            ad.partial_eval_jaxpr(
+                b.jaxpr, unknowns, instantiate=out_uk, op_literal_residuals=literal_residuals
+            )
+            for b in branches
+        ]
         new_uk = [any(s[2][i] for s in splits) for i in range(len(out_uk))]
         if new_uk == out_uk:
             break
         out_uk = new_uk
+    if literal_residuals:  # (JAX's linearize_jaxpr DCEs each branch's primal side)
+        splits = [(ir.dce_jaxpr(j1), *rest) for j1, *rest in splits]
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
     all_res, slots = _merge_branch_residuals(res_avals)
     known, unknown = [], []
@@ -211,7 +217,7 @@ def _cond_split(branches, unknowns):
         res_vars = [Var(a) for a in all_res]
         for slot, v in zip(own, j2.in_binders[:nres]):
             res_vars[slot] = v
-        j2 = with_fresh_vars(Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs))
+        j2 = Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs)
         unknown.append(ClosedJaxpr(j2, []))
     return known, unknown, out_uk, len(all_res)
 
@@ -242,7 +248,9 @@ def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     if not index.pval.is_known:
         return _all_unknown(trace, cond_p, tracers, dict(branches=branches, **_platforms(branches_platforms)))
     unknowns = [not t.pval.is_known for t in args]
-    known, unknown, out_uk, nres = _cond_split(branches, unknowns)
+    from ..jit_primitive import _linearized_directly
+
+    known, unknown, out_uk, nres = _cond_split(branches, unknowns, _linearized_directly())
     kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
     outs1 = cond_p.bind(
         core.full_lower(index), *kvals, branches=tuple(known), **_platforms(branches_platforms)
@@ -399,9 +407,14 @@ def _cond_dce(eqn, used_outputs):
     bodies = [ir.dce_jaxpr(b.jaxpr, used_outputs) for b in eqn.params["branches"]]
     read = {x for j in bodies for x in [*(y for e in j.eqns for y in e.inputs), *j.outs] if type(x) is Var}
     used_in = [any(j.in_binders[i] in read for j in bodies) for i in range(len(eqn.inputs) - 1)]
+    # (each pruned branch a jaxpr of its own: a known cond recomputed by a remat is pruned twice,
+    # and the two copies print with names of their own, as JAX's, traced apart, do)
     branches = tuple(
         ClosedJaxpr(
-            Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), b.consts
+            ir.with_fresh_vars(
+                Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs)
+            ),
+            b.consts,
         )
         for j, b in zip(bodies, eqn.params["branches"])
     )

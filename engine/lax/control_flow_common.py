@@ -52,12 +52,6 @@ def _run(closed: ClosedJaxpr, *args):
     return eval_jaxpr(closed.jaxpr, args, closed.consts)
 
 
-def _join_weak(avals_lists):
-    return [
-        a.update(weak_type=all(al[i].weak_type for al in avals_lists)) for i, a in enumerate(avals_lists[0])
-    ]
-
-
 def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):
     if a_tree is not None and a_tree != b_tree:
         raise TypeError(f"{what} must have identical types; got output structures {a_tree} and {b_tree}.")

@@ -37,6 +37,7 @@ try:
         sweep_lax,
         sweep_lax_random,
         sweep_linalg_fft,
+        sweep_nested_ad,
         sweep_nn_scipy,
         sweep_numpy_api,
         sweep_numpy_shapes,
@@ -51,6 +52,7 @@ except ImportError:  # run as a script
     import sweep_lax  # type: ignore[no-redef]
     import sweep_lax_random  # type: ignore[no-redef]
     import sweep_linalg_fft  # type: ignore[no-redef]
+    import sweep_nested_ad  # type: ignore[no-redef]
     import sweep_nn_scipy  # type: ignore[no-redef]
     import sweep_numpy_api  # type: ignore[no-redef]
     import sweep_numpy_shapes  # type: ignore[no-redef]
@@ -228,6 +230,7 @@ def all_cases():
     yield from sweep_closures.CASES.items()
     yield from sweep_debugging.CASES.items()
     yield from sweep_refs.CASES.items()
+    yield from sweep_nested_ad.CASES.items()
     # the wider API: jnp's sorting/sets/histograms/polynomials/einsum/indexing/manipulation,
     # linalg and fft variants, nn / scipy / image, less common lax, random and tree_util
     for module in (sweep_numpy_api, sweep_numpy_shapes, sweep_linalg_fft, sweep_nn_scipy, sweep_lax_random):

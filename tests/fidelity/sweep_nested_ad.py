@@ -1,0 +1,83 @@
+"""The sweep's cases for control flow under nested differentiation and remat: ``lax.cond``,
+``lax.switch``, ``fori_loop`` (a scan when its trip count is static), ``scan`` and ``while_loop``
+under grad of grad, jacfwd of grad, hessian, vmap of grad of grad, and grad of (grad of)
+``jax.checkpoint``. Reverse mode of a ``while_loop`` is JAX's refusal, so it is swept forward only.
+Cases follow sweep_programs' convention: ``make(jax) -> (fun, args)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES: dict = {}
+
+
+def _cond(jax):
+    lax, jnp = jax.lax, jax.numpy
+    return lambda x: lax.cond(x > 0, lambda x: jnp.sin(x) * x, lambda x: jnp.cos(x), x)
+
+
+def _switch(jax):
+    lax, jnp = jax.lax, jax.numpy
+    branches = [lambda x: jnp.sin(x) * x, jnp.cos, lambda x: x**3]
+    return lambda x: lax.switch(jnp.clip(jnp.floor(x + 1.0), 0, 2).astype(jnp.int32), branches, x)
+
+
+def _fori(jax):
+    lax, jnp = jax.lax, jax.numpy
+    return lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * c + x, x)
+
+
+def _scan(jax):
+    lax, jnp = jax.lax, jax.numpy
+
+    def f(x):
+        c, ys = lax.scan(lambda c, a: (jnp.sin(c) * a, jnp.cos(c)), x, jnp.arange(1.0, 4.0))
+        return c + jnp.sum(ys)
+
+    return f
+
+
+def _while(jax):
+    lax, jnp = jax.lax, jax.numpy
+    return lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * c[1]), (0, x))[1]
+
+
+# name -> the transformation of the scalar function ``f``, and whether it maps over a vector.
+_REVERSE = {
+    "grad_grad": (lambda jax, f: jax.grad(jax.grad(f)), False),
+    "jacfwd_grad": (lambda jax, f: jax.jacfwd(jax.grad(f)), False),
+    "hessian": (lambda jax, f: jax.hessian(f), False),
+    "vmap_grad_grad": (lambda jax, f: jax.vmap(jax.grad(jax.grad(f))), True),
+    "grad_checkpoint": (lambda jax, f: jax.grad(jax.checkpoint(f)), False),
+    "grad_grad_checkpoint": (lambda jax, f: jax.grad(jax.grad(jax.checkpoint(f))), False),
+}
+_FORWARD = {
+    "jacfwd_jacfwd": (lambda jax, f: jax.jacfwd(jax.jacfwd(f)), False),
+    "vmap_jacfwd_jacfwd": (lambda jax, f: jax.vmap(jax.jacfwd(jax.jacfwd(f))), True),
+    "jacfwd_checkpoint": (lambda jax, f: jax.jacfwd(jax.checkpoint(f)), False),
+}
+_PROGRAMS = {
+    "cond": (_cond, _REVERSE, (1.0, -0.5)),
+    "switch3": (_switch, _REVERSE, (0.5, -0.5, 1.5)),
+    "fori_loop": (_fori, _REVERSE, (0.7,)),
+    "scan": (_scan, _REVERSE, (0.7,)),
+    "while_loop": (_while, _FORWARD, (0.7,)),
+}
+
+
+def _make(program, transform, x, mapped):
+    def make(jax):
+        g = transform(jax, program(jax))
+        if mapped:
+            return g, (np.array([x, -x, 2.0 * x], np.float32),)
+        return g, (x,)
+
+    return make
+
+
+for _name, (_program, _transforms, _points) in _PROGRAMS.items():
+    for _kind, (_transform, _mapped) in _transforms.items():
+        # (the other branches' values at further points, where the text is the same)
+        for _k, _x in enumerate(_points if _kind in ("grad_grad", "grad_checkpoint") else _points[:1]):
+            _suffix = "" if _k == 0 else f"[{_x}]"
+            CASES[f"nested_ad.{_name}.{_kind}{_suffix}"] = _make(_program, _transform, _x, _mapped)
