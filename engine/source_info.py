@@ -89,10 +89,13 @@ def current_source_info() -> SourceInfo | None:
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        skip = _skip_code.get(code)
-        if skip is None:
+        seen = _skip_code.get(id(code))
+        if seen is not None and seen[0] is code:
+            skip = seen[1]
+        else:
             fname = code.co_filename
-            skip = _skip_code[code] = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
+            skip = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
+            _skip_code[id(code)] = (code, skip)
         if not skip:
             return SourceInfo(
                 code.co_filename,
@@ -157,7 +160,9 @@ def named_scope(name: str) -> Iterator[None]:
         stack.pop()
 
 
-_skip_code: dict[types.CodeType, bool] = {}
+# id(code) -> (code, whether frames of it are skipped). By id: hashing a code object hashes its
+# bytecode and constants, at every frame of every traced equation (the code is kept, so the id is its own).
+_skip_code: dict[int, tuple[types.CodeType, bool]] = {}
 
 
 @contextmanager
