@@ -101,3 +101,17 @@ def test_effects_and_trace_errors_stay_as_interpreted(compiled, capsys):
 
     with pytest.raises(jax.errors.ConcretizationTypeError):
         lax.while_loop(lambda c: c < 3, branchy, 0)
+
+
+def test_lgamma_and_digamma_compiled_are_the_interpreters_bits(compiled):
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-30.0, 60.0, 4000), np.exp(rng.uniform(-40.0, 80.0, 1000))])
+    x = jnp.asarray(np.concatenate([x, [-3.0, -0.5, 0.0, 1.0, 2.0, 1e-30, np.nan]]).astype(np.float32))
+    for f in (lax.lgamma, lax.digamma):
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), np.asarray(f(x)))
+
+
+def test_eager_gamma_grad_is_jits(compiled):
+    key, alpha = jax.random.key(0), jnp.array([0.3, 1.0, 2.5, 7.0, 40.0])
+    g = jax.grad(lambda a: jnp.sum(jax.random.gamma(key, a)))
+    np.testing.assert_array_equal(np.asarray(g(alpha)), np.asarray(jax.jit(g)(alpha)))

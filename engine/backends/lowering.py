@@ -35,6 +35,7 @@ from ..lax import elementwise as ew
 from ..lax.dot_algorithms import is_algorithm
 from ..lax import reductions as rd
 from ..lax import slicing as sl
+from ..lax import special
 from ..lax import sorting as so
 from ..lax import structural as st
 
@@ -131,6 +132,8 @@ _FLOAT_UNARY = {
     ew.rsqrt_p: "1 / np.sqrt({0})",
     ew.cbrt_p: "np.cbrt({0})",
     ew.erf_p: "rt.erf({0})",
+    special.lgamma_p: "rt.lgamma(np.float64({0}))",  # (in float64, then rounded: the interpreter's bits)
+    special.digamma_p: "rt.digamma(np.float64({0}))",
     ew.atan2_p: "np.arctan2({0}, {1})",
     ew.pow_p: "np.power({0}, {1})",
 }

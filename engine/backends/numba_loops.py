@@ -70,6 +70,8 @@ class _ScalarBody:
             return None
         if eqn.primitive.name == "cond":
             return self.cond(eqn, ins)
+        if eqn.primitive.name == "while":
+            return self.loop(eqn, ins)
         rule = L.lowerings.get(eqn.primitive)
         kind = getattr(rule, "kind", None)
         if kind == "scalar":
@@ -126,7 +128,35 @@ def _scalar_cond(self, eqn, ins):
     return outs
 
 
+def _scalar_while(self, eqn, ins):
+    """``while`` on scalars as a ``while True:`` loop in the code around it (a loop in a scan's
+    body: random_gamma_grad's series under ``lax.map``)."""
+    p = eqn.params
+    if p["cond_jaxpr"].out_avals[0].shape != () or any(v.aval.ndim for v in [*eqn.inputs, *eqn.out_binders]):
+        return None
+    nc, nb_ = p["cond_nconsts"], p["body_nconsts"]
+    carry = [self.gen.fresh("v") for _ in eqn.out_binders]
+    cond = _ScalarBody(self.gen, p["cond_jaxpr"], [*ins[:nc], *carry])
+    body = _ScalarBody(self.gen, p["body_jaxpr"], [*ins[nc : nc + nb_], *carry])
+    if not (cond.ok and body.ok):
+        return None
+    casts = [L.cast(v.aval.dtype) for v in eqn.out_binders]
+    lines = [f"{v} = {c}({e})" for v, c, e in zip(carry, casts, ins[nc + nb_ :])]
+    lines += [
+        "while True:",
+        *("    " + line for line in cond.lines),
+        f"    if not {cond.outs[0]}:",
+        "        break",
+    ]
+    lines += ["    " + line for line in body.lines]
+    lines += [f"    {v} = {c}({e})" for v, c, e in zip(carry, casts, body.outs)]
+    self.lines += lines
+    self.elementwise += [False] * len(lines)
+    return carry
+
+
 _ScalarBody.cond = _scalar_cond
+_ScalarBody.loop = _scalar_while
 
 
 def _loop_kernel(gen: "Codegen", eqn, ins, lines, outs) -> None:

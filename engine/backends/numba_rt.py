@@ -4,7 +4,7 @@ than numba-level ``inline='always'`` (that re-typed and re-lowered them in every
 
 Each one pins down a semantic where numba's scalar operators differ from XLA's: NaN-propagating
 max/min, C-style integer division, shifts past the bit width, float->int saturation.
-Changing this file (or numba_math) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
+Changing this file (or numba_math, numba_special) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
 """
 
 import math
@@ -25,6 +25,8 @@ from .numba_math import (
     tanh_f32,
     trig_huge,
 )
+
+from .numba_special import digamma, lgamma  # noqa: F401
 
 _inline = dict(cache=True, error_model="numpy")
 
