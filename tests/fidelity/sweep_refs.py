@@ -89,3 +89,110 @@ _add(
     "jvp(refs[scalar])",
     lambda jax: ((lambda x, t: jax.jvp(_scalar(jax), (x,), (t,))), (np.float32(1.5), np.float32(0.5))),
 )
+
+
+# A ref made inside jvp and used by a jit, a loop or a cond body: JAX's forward mode passes the
+# primal ref and its tangent ref into the body, whose reads and writes come in pairs.
+def _through_jit(jax):
+    def f(x):
+        r = jax.new_ref(x)
+
+        @jax.jit
+        def h(r, y):
+            r[...] += jax.numpy.sin(y)
+
+        h(r, x)
+        return jax.freeze(r) * x
+
+    return f
+
+
+def _fori_closed_over(jax):
+    def f(x):
+        r = jax.new_ref(jax.numpy.zeros_like(x))
+
+        def body(i, c):
+            r[...] += x * c
+            return c * 1.5
+
+        jax.lax.fori_loop(0, 3, body, 1.0)
+        return jax.freeze(r)
+
+    return f
+
+
+def _fori_reads(jax):
+    def f(x):
+        r = jax.new_ref(x)
+        return jax.lax.fori_loop(0, 3, lambda i, c: c + r[i], 0.0)
+
+    return f
+
+
+def _scan_closed_over(jax):
+    def f(x):
+        r = jax.new_ref(x)
+
+        def body(c, xi):
+            r[...] = r[...] * xi
+            return c + r[0], xi
+
+        c, _ = jax.lax.scan(body, 0.0, x)
+        return c + jax.numpy.sum(jax.freeze(r))
+
+    return f
+
+
+def _scan_one_element(jax):
+    def f(x):
+        r = jax.new_ref(x)
+
+        def body(c, xi):
+            r[0] += xi * c
+            return c * 2.0, None
+
+        jax.lax.scan(body, 1.0, x)
+        return jax.freeze(r)
+
+    return f
+
+
+def _while_closed_over(jax):
+    def f(x):
+        r = jax.new_ref(x)
+
+        def body(i):
+            r[...] = r[...] * 1.5 + x
+            return i + 1
+
+        jax.lax.while_loop(lambda i: i < 2, body, 0)
+        return jax.freeze(r)
+
+    return f
+
+
+def _cond_closed_over(jax):
+    def f(x):
+        r = jax.new_ref(x)
+        jax.lax.cond(x[0] > 0, lambda: r.__setitem__(..., r[...] * 3.0), lambda: None)
+        return jax.freeze(r)
+
+    return f
+
+
+for _name, _fun in (
+    ("through_jit", _through_jit),
+    ("fori_closed_over", _fori_closed_over),
+    ("fori_reads", _fori_reads),
+    ("scan_closed_over", _scan_closed_over),
+    ("scan_one_element", _scan_one_element),
+    ("while_closed_over", _while_closed_over),
+    ("cond_closed_over", _cond_closed_over),
+):
+    _add(
+        f"jvp(refs[{_name}])",
+        lambda jax, _fun=_fun: (
+            (lambda x, t: jax.jvp(_fun(jax), (x,), (t,))),
+            (np.array([1.0, 2.0, 3.0], np.float32), np.array([0.5, -1.0, 2.0], np.float32)),
+        ),
+    )
