@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -36,6 +36,29 @@ class JaxprTracer(Tracer):
 # Rules that let a primitive stage itself in a custom way (e.g. to inline or to record effects).
 # Called as rule(trace, tracers, **params).
 staging_rules: dict[core.Primitive, Callable[..., Value]] = {}
+
+# The outputs (Var counts) of equations staged under no transformation and no named scope, for the
+# primitives ``record_plain_stagings`` names: JAX names the call of their cached lowering after
+# where they are staged (``jit(f)``), which the HLO printer needs to know (an equation rewritten
+# with new variables is not known, and refused there).
+plain_stagings: set[int] = set()
+
+
+def record_plain_stagings(*primitives: core.Primitive) -> None:
+    def rule(prim: core.Primitive) -> Callable[..., Value]:
+        def stage(trace: "JaxprTrace", tracers: Sequence[Value], **params: Any) -> Value:
+            from .jit_primitive import _context
+
+            plain = not _context() and not getattr(core.current_source_info(), "scope", "")
+            out = trace.default_process_primitive(prim, tracers, params)
+            if plain:
+                plain_stagings.update(v.count for v in trace.builder.eqns[-1].out_binders)
+            return out
+
+        return stage
+
+    for p in primitives:
+        staging_rules[p] = rule(p)
 
 
 class JaxprTrace(Trace):

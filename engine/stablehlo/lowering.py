@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import core
+from .. import core, staging
 from ..ir import ClosedJaxpr, Jaxpr, Literal, Var
 from . import literals
 from .syntax import Block, Op, Printer, Render, Spec, Value, functional_type
@@ -206,7 +206,11 @@ class RuleContext:
         fn = self.module.function(
             ("cached", name, tuple(types), key), name, types, lambda block: body(self.at(block), block.args)
         )
-        return self.call(fn, args)
+        outs = self.call(fn, args)
+        if outs:  # (what the HLO printer reads; transforms: lower_jaxpr's, when the staging is known)
+            attrs = {"callee": fn, "name": name, "transforms": None, "cached": True}
+            outs[0].op.spec = Spec("func.call", list(args), attrs)  # type: ignore[union-attr]
+        return outs
 
     def at(self, block: Block) -> "RuleContext":
         """The same context emitting into another block (a region's body)."""
@@ -271,6 +275,9 @@ def lower_jaxpr(
             if op.source is None:
                 op.source = eqn.primitive.name
         call = outs[0].op.spec if outs and outs[0].op is not None else None
+        if call is not None and call.attrs.get("cached"):  # (staged under no transformation: named jit(f))
+            plain = all(v.count in staging.plain_stagings for v in eqn.out_binders)
+            call.attrs["transforms"] = () if plain else None
         if call is not None and call.attrs.get("transforms") and getattr(eqn.source_info, "scope", ""):
             call.attrs["transforms"] = None  # (a named scope inside a transformation: jvp(scope)/...)
         metadata = eqn.source_info.xla_metadata if eqn.source_info is not None else ()

@@ -295,13 +295,22 @@ _reduction(reductions.reduce_xor_p, "stablehlo.xor", lambda dt: 0)
 
 
 def _argminmax(prim: Any, direction: str, identity: Any) -> None:
-    """JAX lowers argmax/argmin once per signature as a private function of a two-operand reduce."""
+    """JAX lowers argmax/argmin once per signature as a private function of a two-operand reduce
+    (its operations located as the traced function's: ``iota``, ``reduce``, the reducer's ``gt``,
+    ``ne``, ``or``, ``select_n``, ...; what the HLO printer names them after)."""
+
+    def named(v: Value, source: str) -> Value:
+        assert v.op is not None
+        v.op.source = source
+        return v
 
     def body(ctx: RuleContext, x: Value, axes: Any, index_dtype: Any) -> list[Value]:
         aval = ctx.avals_in[0]
         (axis,) = axes
         idx_type = literals.tensor_type(aval.shape, index_dtype)
-        iota = ctx.emit([idx_type], lambda p: f"stablehlo.iota dim = {axis} : {idx_type}")[0]
+        iota_spec = Spec("stablehlo.iota", [], {"dimension": axis})
+        iota = ctx.emit([idx_type], lambda p: f"stablehlo.iota dim = {axis} : {idx_type}", spec=iota_spec)[0]
+        named(iota, "iota")
         init_v = ctx.constant(identity(aval.dtype), aval.dtype)
         init_i = ctx.constant(0, index_dtype)
         vt, it = init_v.type, init_i.type
@@ -309,24 +318,43 @@ def _argminmax(prim: Any, direction: str, identity: Any) -> None:
         b = ctx.at(blk)
         ov, oi, av, ai = blk.args
         i1 = "tensor<i1>"
-        pick_val = hlo_op(
-            b,
-            "stablehlo.or",
-            compare(b, direction, ov, av, aval.dtype, i1),
-            compare(b, "NE", ov, ov, aval.dtype, i1),
-            out_type=i1,
+
+        def cmp(d: str, p: Value, q: Value, dtype: Any) -> Value:
+            return named(compare(b, d, p, q, dtype, i1), d.lower())
+
+        pick_val = named(
+            hlo_op(
+                b,
+                "stablehlo.or",
+                cmp(direction, ov, av, aval.dtype),
+                cmp("NE", ov, ov, aval.dtype),
+                out_type=i1,
+            ),
+            "or",
         )
-        tie = hlo_op(
-            b,
-            "stablehlo.and",
-            compare(b, "EQ", ov, av, aval.dtype, i1),
-            compare(b, "LT", oi, ai, index_dtype, i1),
-            out_type=i1,
+        tie = named(
+            hlo_op(
+                b, "stablehlo.and", cmp("EQ", ov, av, aval.dtype), cmp("LT", oi, ai, index_dtype), out_type=i1
+            ),
+            "and",
         )
-        pick_idx = hlo_op(b, "stablehlo.or", pick_val, tie, out_type=i1)
-        val = b.emit([vt], lambda p: f"stablehlo.select {p(pick_val)}, {p(ov)}, {p(av)} : {i1}, {vt}")[0]
-        idx = b.emit([it], lambda p: f"stablehlo.select {p(pick_idx)}, {p(oi)}, {p(ai)} : {i1}, {it}")[0]
-        b.emit([], lambda p: f"stablehlo.return {p(val)}, {p(idx)} : {vt}, {it}")
+        pick_idx = named(hlo_op(b, "stablehlo.or", pick_val, tie, out_type=i1), "or")
+        val = b.emit(
+            [vt],
+            lambda p: f"stablehlo.select {p(pick_val)}, {p(ov)}, {p(av)} : {i1}, {vt}",
+            spec=Spec("stablehlo.select", [pick_val, ov, av]),
+        )[0]
+        idx = b.emit(
+            [it],
+            lambda p: f"stablehlo.select {p(pick_idx)}, {p(oi)}, {p(ai)} : {i1}, {it}",
+            spec=Spec("stablehlo.select", [pick_idx, oi, ai]),
+        )[0]
+        named(val, "select_n"), named(idx, "select_n")
+        b.emit(
+            [],
+            lambda p: f"stablehlo.return {p(val)}, {p(idx)} : {vt}, {it}",
+            spec=Spec("stablehlo.return", [val, idx]),
+        )
         out_v = literals.tensor_type(ctx.avals_out[0].shape, aval.dtype)
         out_i = ctx.out_types[0]
 
@@ -338,16 +366,21 @@ def _argminmax(prim: Any, direction: str, identity: Any) -> None:
                 f"{p.block(blk, p.indent + '  ')}{p.indent}}}"
             )
 
-        outs = ctx.emit([out_v, out_i], render, regions=[blk])
+        reduce_spec = Spec("stablehlo.reduce", [x, iota, init_v, init_i], {"op": None, "dims": (axis,)})
+        outs = ctx.emit([out_v, out_i], render, regions=[blk], spec=reduce_spec)
+        named(outs[0], "reduce")
         return [outs[1]]
 
     def rule(ctx: RuleContext, x: Value, axes: Any, index_dtype: Any) -> list[Value]:
-        return ctx.cached_call(
+        outs = ctx.cached_call(
             prim.name,
             [x],
             lambda c, args: body(c, args[0], axes, index_dtype),
             key=(tuple(axes), np.dtype(index_dtype).name),
         )
+        if np.dtype(ctx.avals_in[0].dtype).kind != "f" and outs[0].op is not None:  # (XLA's text differs)
+            outs[0].op.spec = None
+        return outs
 
     register(prim)(rule)
 

@@ -110,7 +110,7 @@ class _Canonical:
         block = self._inline_constant_cases(ops)
         from .xla_chlo import expand  # (CHLO operations XLA expands first)
 
-        block, expanded = expand(block, self.replaced, self.value)
+        block, expanded = expand(block, self.replaced, self.value, self.splats)
         for op in block:
             if op.spec is None or (op.regions and op.spec.name not in _WITH_REGIONS):
                 raise _refuse(f"'{_op_name(op)}'")
@@ -452,7 +452,11 @@ class _Canonical:
 
     def _evaluated(self, op: Op) -> bool:
         """An operation of constants the canonicalizer evaluated (not a broadcast of a constant)."""
-        return op in self.folded or (op in self.splats and not _is_op(op, "stablehlo.broadcast_in_dim"))
+        return op in self.folded or (
+            op in self.splats
+            and not _is_op(op, "stablehlo.broadcast_in_dim")
+            and not _is_op(op, "stablehlo.constant")
+        )  # (a splat constant: an expanded CHLO operation's, xla_chlo)
 
     def operands(self, op: Op) -> list[Value]:
         if op in self.splats or op in self.folded:

@@ -23,8 +23,10 @@ _FLOATS = {"f32": np.float32, "f64": np.float64}
 class _Builder:
     """Emits the operations of one expansion into ``out``, located as ``op``."""
 
-    def __init__(self, op: Op, out: list[Op], floats: dict[str, Any]):
-        self.op, self.out = op, out
+    def __init__(
+        self, op: Op, out: list[Op], floats: dict[str, Any], splats: dict[Op, tuple[np.ndarray, str]]
+    ):
+        self.op, self.out, self.splats = op, out, splats
         self.type = op.results[0].type
         dims, el = _parse_type(self.type)
         if el not in floats or op.frontend:
@@ -41,13 +43,17 @@ class _Builder:
         return new.results[0]
 
     def constant(self, value: Any) -> Value:
-        """A constant like the operand (a scalar, broadcast to its shape)."""
-        scalar = Op([f"tensor<{self.el}>"], lambda p: "")
-        scalar.spec = Spec("stablehlo.constant", [], {"value": np.asarray(value, self.dtype)})
-        self.out.append(scalar)
-        if not self.dims:
-            return scalar.results[0]
-        return self.emit("stablehlo.broadcast_in_dim", [scalar.results[0]], {"dims": ()})
+        """A constant like the operand: a splat of its shape (recorded: hoisted with the constants,
+        as a constant, where a broadcast of a scalar would wait to become a splat), which the
+        converter prints as a scalar broadcast."""
+        scalar = np.asarray(value, self.dtype)
+        c = Op([self.type], lambda p: "")
+        c.spec = Spec("stablehlo.constant", [], {"value": np.full(self.dims, scalar)})
+        c.source = self.op.source
+        self.out.append(c)
+        if self.dims:
+            self.splats[c] = (scalar, self.type)
+        return c.results[0]
 
     def compare(self, direction: str, x: Value, y: Value) -> Value:
         pred = self.type[: self.type.rindex(self.el)] + "i1>"
@@ -94,11 +100,14 @@ def _acos(b: _Builder, x: Value) -> Value:
 
 def _sinh(b: _Builder, x: Value) -> Value:
     # |x| < 1 ? (e + e / (e + 1)) * 0.5 with e = expm1(x) : e^(x + log(1/2)) - e^(log(1/2) - x)
-    log_half = b.constant(np.log(b.dtype(0.5)))
+    # (the log of the constant 1/2 an operation, evaluated later in its place: recorded, its place
+    # among the constants depends on whether an operation precedes the expansion)
+    half = b.constant(0.5)
+    log_half = b.emit("stablehlo.log", [half])
     up = b.emit("stablehlo.exponential", [b.emit("stablehlo.add", [x, log_half])])
     down = b.emit("stablehlo.exponential", [b.emit("stablehlo.subtract", [log_half, x])])
     large = b.emit("stablehlo.subtract", [up, down])
-    half, one = b.constant(0.5), b.constant(1.0)
+    one = b.constant(1.0)
     e = b.emit("stablehlo.exponential_minus_one", [x])
     ratio = b.emit("stablehlo.divide", [e, b.emit("stablehlo.add", [e, one])])
     small = b.emit("stablehlo.multiply", [b.emit("stablehlo.add", [e, ratio]), half])
@@ -146,10 +155,14 @@ _EXPANSIONS: dict[str, tuple[Callable[[_Builder, Value], Value], dict[str, Any]]
 
 
 def expand(
-    block: list[Op], replaced: dict[Value, Value], value: Callable[[Value], Value]
+    block: list[Op],
+    replaced: dict[Value, Value],
+    value: Callable[[Value], Value],
+    splats: dict[Op, tuple[np.ndarray, str]],
 ) -> tuple[list[Op], dict[Op, int]]:
-    """``block`` with each CHLO operation known here expanded (its result recorded in ``replaced``),
-    and the operations each expansion made -> the index of that expansion."""
+    """``block`` with each CHLO operation known here expanded (its result recorded in ``replaced``,
+    its splat constants in ``splats``), and the operations each expansion made -> the index of that
+    expansion."""
     out: list[Op] = []
     made: dict[Op, int] = {}
     for op in block:
@@ -160,6 +173,6 @@ def expand(
         rule, floats = known
         (x,) = [value(v) for v in op.spec.operands]
         start, k = len(out), len(set(made.values()))
-        replaced[op.results[0]] = rule(_Builder(op, out, floats), x)
+        replaced[op.results[0]] = rule(_Builder(op, out, floats, splats), x)
         made.update((o, k) for o in out[start:])
     return out, made

@@ -228,7 +228,8 @@ def _computation(
     params = list(made)
     for op in canon.order:
         if op.spec is not None and op.spec.name == "func.call":
-            _call(op, [of[v] for v in canon.operands(op)], of, module, made)
+            site = canon.top if entry else None  # (in a callee: recorded both ways, not modelled)
+            _call(op, [of[v] for v in canon.operands(op)], of, module, made, site)
             continue
         if op.spec is not None and op.spec.name == "stablehlo.case":
             _conditional(op, canon, of, module, made)
@@ -250,25 +251,43 @@ def _computation(
     return params, root
 
 
-def _call(op: Op, ins: list[_Instr], of: dict[Value, _Instr], module: _Module, made: list[_Instr]) -> None:
+def _call(
+    op: Op,
+    ins: list[_Instr],
+    of: dict[Value, _Instr],
+    module: _Module,
+    made: list[_Instr],
+    site: str | None = None,
+) -> None:
     """A call of a jitted function: the callee's computation (converted at its first call), the
     call named after JAX's location ``jit(<name>)``, and a get-tuple-element per result when the
-    callee returns several (all of them, used or not)."""
+    callee returns several (all of them, used or not). A call of a cached lowering (argmax's) is
+    named after its call site (``site``: the main function's ``jit(f)``, its parameters too; None:
+    not known, as in a callee, where JAX names it ``call`` or after the callee)."""
     assert op.spec is not None
     a = op.spec.attrs
+    cached = bool(a.get("cached"))
+    if cached and (a["transforms"] is None or site is None):
+        raise _refuse(
+            f"the call of JAX's cached lowering of '{a['name']}' staged where its name is not known"
+        )
     if a["transforms"] is None:
         raise _refuse("a call staged where JAX's name for it is not known (under vmap of grad, ...)")
+    if cached:
+        root = _sanitize(site or "")
     fn = a["callee"]
     title = module.callees.get(fn)
     if title is None:
-        names = [f"Arg_{i}" for i in range(len(fn.body.args))]
+        n = len(fn.body.args)
+        names = [root] * n if cached else [f"Arg_{i}" for i in range(n)]
         body = fn.body.ops[:-1]  # (without its return)
         _computation(module, _sanitize(fn.name), fn.body.args, body, fn.outs, names)
         title = module.callees[fn] = module.last_title
-    location = a.get("location") or f"jit({a['name']})"
-    for t in reversed(a["transforms"]):  # (JAX's: jvp(jit(f)), transpose(jvp(jit(f))), ...)
-        location = f"{t}({location})"
-    root = _sanitize(location)
+    if not cached:
+        location = a.get("location") or f"jit({a['name']})"
+        for t in reversed(a["transforms"]):  # (JAX's: jvp(jit(f)), transpose(jvp(jit(f))), ...)
+            location = f"{t}({location})"
+        root = _sanitize(location)
     shapes = [shape_text(r.type) for r in op.results]
     aval = shapes[0] if len(shapes) == 1 else _tuple_text(shapes)
     call = module.instr(made, _Instr(root, aval, "call", ins, f", to_apply={title}"))

@@ -570,3 +570,37 @@ def asin_expanded():
 def acos_expanded():
     # (XLA expands it: atan2(sqrt((1 - x) * (1 + x)), x))
     return (lambda x: jnp.exp(jnp.arccos(x))), (f32(2, 2) * 0.1,)
+
+
+@program
+def sinh_after_an_operation():
+    # (the folded log(1/2) goes first among the expansion's constants when an operation precedes)
+    return (lambda x: jnp.sinh(jnp.sin(x))), (f32(3),)
+
+
+@program
+def asinh_atanh_after_operations():
+    return (lambda x: jnp.arcsinh(jnp.sin(x)) * jnp.cos(x)), (f32(2, 3),)
+
+
+@program
+def argmax_twice_and_used():
+    return (lambda x: jnp.argmax(x, axis=1).astype(jnp.float32) * 2.0 + jnp.argmax(x * 2, axis=1)), (
+        f32(3, 4),
+    )
+
+
+@program
+def grad_cond_of_vectors():
+    f = lambda x: lax.cond(x.sum() > 0, lambda x: jnp.sin(x).sum(), lambda x: (x * x).sum(), x)  # noqa: E731
+    return jax.grad(f), (f32(3),)
+
+
+@program
+def jacfwd_of_cube():
+    return jax.jacfwd(lambda x: x**3), (f32(3),)
+
+
+@program
+def tile_rows():
+    return (lambda x: jnp.tile(x, (2, 1))), (f32(2, 3),)
