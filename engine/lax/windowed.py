@@ -14,6 +14,7 @@ the ``conv_general_dilated`` primitive, in ``convolution.py``.)
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import numpy as np
@@ -144,12 +145,36 @@ def _batch(p):
     return rule
 
 
+# The name-stack scope of the equations of these derivatives: JAX's are other primitives
+# (select_and_gather_add, select_and_scatter_add, a pad and reduce_window_sum), so the StableHLO
+# printer refuses a program with equations in it rather than print a different module.
+COMPOSITE_SCOPE = "reduce_window_derivative"
+
+
+@contextlib.contextmanager
+def _derivative_scope():
+    """``COMPOSITE_SCOPE`` on the equations staged inside, also when they replay another equation's
+    source info (a transpose: that info's scope gets it)."""
+    from .. import source_info as si
+
+    replayed = getattr(si._source_override, "value", None)
+    if replayed is not None:
+        scope = "/".join(filter(None, (replayed.scope, COMPOSITE_SCOPE)))
+        info = si.SourceInfo(
+            replayed.file, replayed.line, replayed.function, replayed.callers, scope, replayed.position,
+            replayed.xla_metadata,
+        )  # fmt: skip
+    with core.named_scope(COMPOSITE_SCOPE), si.source_info_context(info if replayed is not None else None):
+        yield
+
+
 def _jvp(kind):
     def rule(primals, tangents, **params):
         from .. import api as engine_api
 
         (x,), (t,) = primals, tangents
-        return engine_api.jvp(lambda v: _composite(v, kind, **params), (x,), (ad.instantiate_zeros(t),))
+        with _derivative_scope():
+            return engine_api.jvp(lambda v: _composite(v, kind, **params), (x,), (ad.instantiate_zeros(t),))
 
     return rule
 
@@ -159,8 +184,9 @@ def _sum_transpose(ct, x, **params):
 
     aval = x.aval
     zeros = api.full(aval.shape, 0, aval.dtype)
-    _, pullback = engine_api.vjp(lambda v: _composite(v, "sum", **params), zeros)
-    return [pullback(ad.instantiate_zeros(ct))[0]]
+    with _derivative_scope():
+        _, pullback = engine_api.vjp(lambda v: _composite(v, "sum", **params), zeros)
+        return [pullback(ad.instantiate_zeros(ct))[0]]
 
 
 reduce_window_sum_p = Primitive("reduce_window_sum")

@@ -10,10 +10,11 @@ import numpy as np
 
 from ..lax import elementwise as ew
 from ..lax.general_reduce import reduce_p
-from ..lax.windowed import reduce_window_p
+from ..lax.windowed import reduce_window_max_p, reduce_window_min_p, reduce_window_p, reduce_window_sum_p
 from . import literals
 from .lowering import RuleContext, register
-from .rules_indexing import generic, i64_array
+from .rules_elementwise import full_like, hlo_op
+from .rules_indexing import _max_identity, _min_identity, generic, i64_array
 from .rules_structural import ints
 from .syntax import Block, Printer, Spec, Value
 
@@ -92,6 +93,21 @@ def _reduce_window(
 ) -> list[Value]:
     n = len(args) // 2
     block = _region(ctx, jaxpr, consts, [i.type for i in args[n:]])
+    return _window_op(
+        ctx, list(args), block, window_dimensions, window_strides, padding, base_dilation, window_dilation
+    )
+
+
+def _window_op(
+    ctx: RuleContext,
+    args: list[Value],
+    block: Block,
+    window_dimensions: Any,
+    window_strides: Any,
+    padding: Any,
+    base_dilation: Any,
+    window_dilation: Any,
+) -> list[Value]:
     pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
     props = (
         f"base_dilations = {i64_array(base_dilation)}, "
@@ -113,3 +129,24 @@ def _reduce_window(
         [block],
         spec=spec,
     )
+
+
+def _monoid_window(prim: Any, op: str, identity: Any) -> None:
+    """JAX's ``_reduce_window_lower`` of reduce_window_sum/max/min: the identity made with
+    ``full_like_aval`` (a broadcast even to a scalar), one operation in the region."""
+
+    def rule(ctx: RuleContext, x: Value, **window: Any) -> list[Value]:
+        aval = ctx.avals_in[0]
+        init = full_like(ctx, identity(aval.dtype), aval.update(shape=()))
+        block = Block([init.type, init.type])
+        r = ctx.at(block)
+        out = hlo_op(r, op, *block.args, out_type=init.type)
+        r.emit([], lambda p: f"stablehlo.return {p(out)} : {init.type}", spec=Spec("stablehlo.return", [out]))
+        return _window_op(ctx, [x, init], block, **window)
+
+    register(prim)(rule)
+
+
+_monoid_window(reduce_window_sum_p, "stablehlo.add", lambda dtype: np.zeros((), dtype))
+_monoid_window(reduce_window_max_p, "stablehlo.maximum", _max_identity)
+_monoid_window(reduce_window_min_p, "stablehlo.minimum", _min_identity)

@@ -680,3 +680,218 @@ def list_and_none_in_pytree():
 @program
 def scalar_python_args():
     return (lambda x, a, n: x * a + n), (f32(3), 0.5, 2)
+
+
+# --- more of what a learner writes: transformations, nn layers, indexing, mixed precision -------------
+
+
+@program
+def checkpoint_mlp_grad():
+    @jax.checkpoint
+    def layer(w, x):
+        return jnp.tanh(x @ w)
+
+    return jax.grad(lambda w, x: jnp.sum(layer(w, layer(w, x)))), (f32(3, 3), f32(2, 3))
+
+
+@program
+def custom_jvp_nondiff_argnums():
+    from functools import partial
+
+    @partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def scaled(k, x):
+        return jnp.sin(x) * k
+
+    @scaled.defjvp
+    def scaled_jvp(k, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return scaled(k, x), jnp.cos(x) * k * t
+
+    return jax.grad(lambda x: jnp.sum(scaled(3.0, x))), (f32(3),)
+
+
+@program
+def hessian_and_jacobians():
+    f = lambda x: jnp.sum(jnp.sin(x) * x**2)  # noqa: E731
+    return (lambda x: (jax.hessian(f)(x), jax.jacfwd(jnp.sin)(x), jax.jacrev(jnp.cos)(x))), (f32(3),)
+
+
+@program
+def vmap_in_axes_and_out_axes():
+    f = jax.vmap(lambda a, b: a @ b, in_axes=(1, None), out_axes=1)
+    return f, (f32(3, 4, 2), f32(2, 5))
+
+
+@program
+def lax_map_over_rows():
+    return (lambda x: lax.map(lambda r: jnp.sort(r)[::-1], x)), (f32(3, 4),)
+
+
+@program
+def layer_norm_gelu():
+    def f(x, g, b):
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return jax.nn.gelu((x - m) * lax.rsqrt(v + 1e-5) * g + b)
+
+    return f, (f32(2, 4), f32(4, seed=1), f32(4, seed=2))
+
+
+@program
+def cross_entropy_grad():
+    def loss(w, x, labels):
+        logits = x @ w
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * jax.nn.one_hot(labels, 3), -1))
+
+    return jax.grad(loss), (f32(4, 3), f32(5, 4), i32(5, hi=3))
+
+
+@program
+def avg_pool_reduce_window():
+    def pool(x):
+        s = lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return s / 4.0
+
+    return pool, (f32(1, 4, 4, 2),)
+
+
+@program
+def max_pool_grad():
+    def f(x):
+        return jnp.sum(lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "SAME"))
+
+    return jax.grad(f), (f32(3, 3),)
+
+
+@program
+def conv_feature_groups():
+    def f(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=2)
+
+    return f, (f32(1, 4, 5, 5), f32(4, 2, 3, 3, seed=1))
+
+
+@program
+def at_add_traced_index_and_segment_sum():
+    def f(x, i, seg):
+        return x.at[i].add(1.0), jax.ops.segment_sum(x, seg, num_segments=3)
+
+    return f, (f32(5), np.int32(2), i32(5, hi=3))
+
+
+@program
+def dynamic_slice_traced_start():
+    return (lambda x, i: lax.dynamic_slice_in_dim(x, i, 2)), (f32(6), np.int32(3))
+
+
+@program
+def argsort_and_cumsum_reverse():
+    return (lambda x: (jnp.argsort(x), jnp.cumsum(x[::-1])[::-1])), (f32(5),)
+
+
+@program
+def fft_roundtrip():
+    return (lambda x: jnp.fft.irfft(jnp.fft.rfft(x), n=8)), (f32(8),)
+
+
+@program
+def pad_modes():
+    return (lambda x: (jnp.pad(x, 2, mode="reflect"), jnp.pad(x, (1, 2), mode="edge"))), (f32(5),)
+
+
+@program
+def stop_gradient_target():
+    return jax.grad(lambda w, x: jnp.sum((x * w - lax.stop_gradient(x * w * 2)) ** 2)), (
+        f32(3),
+        f32(3, seed=1),
+    )
+
+
+@program
+def int8_matmul_int32_accumulate():
+    def f(a, b):
+        return lax.dot(a, b, preferred_element_type=jnp.int32)
+
+    return f, (i32(2, 3, hi=100).astype(np.int8), i32(3, 2, hi=100).astype(np.int8))
+
+
+@program
+def bf16_mixed_precision_dense():
+    def f(w, x):
+        y = jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), preferred_element_type=jnp.float32)
+        return jax.nn.relu(y)
+
+    return f, (f32(3, 2), f32(4, 3))
+
+
+@program
+def f16_max_and_argmax():
+    return (lambda x: (jnp.max(x, axis=1), jnp.argmax(x, axis=0))), (f32(3, 4).astype(np.float16),)
+
+
+@program
+def complex_matmul_and_grad():
+    z = (f32(2, 2) + 1j * f32(2, 2, seed=1)).astype(np.complex64)
+
+    def f(a, b):
+        return a @ b, jax.grad(lambda x: jnp.abs(jnp.sum(x * x)))(a)
+
+    return f, (z, z.T)
+
+
+@program
+def float64_input_becomes_f32():
+    return (lambda x: x * 2), (np.arange(3.0),)
+
+
+@program
+def uint32_bit_mixing():
+    return (lambda x: (x >> 3) ^ (x * np.uint32(2654435761))), (i32(4, hi=1000).astype(np.uint32),)
+
+
+@program
+def cond_pytree_operands():
+    def f(p, state):
+        return lax.cond(p, lambda s: {"a": s["a"] + 1, "b": s["b"]}, lambda s: s, state)
+
+    return f, (True, {"a": f32(2), "b": i32(3)})
+
+
+@program
+def while_pytree_carry_counter():
+    def f(x):
+        def body(c):
+            i, v = c
+            return i + 1, v * 0.5
+
+        return lax.while_loop(lambda c: c[0] < 4, body, (0, x))
+
+    return f, (f32(3),)
+
+
+@program
+def optimizer_step_tree_map():
+    def step(params, grads, lr):
+        return jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
+
+    params = {"w": f32(2, 2), "b": [f32(2), f32(1)]}
+    return step, (params, params, np.float32(0.1))
+
+
+@program
+def linalg_norm_spectral_and_eig_refused():
+    return (lambda a: jnp.linalg.norm(a, ord=2)), (f32(3, 3),)
+
+
+@program
+def linalg_eig_general():
+    return jnp.linalg.eig, (f32(3, 3),)
+
+
+@program
+def max_pool_forward_same_and_int_min_pool():
+    def f(x, n):
+        a = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        return a, lax.reduce_window(n, np.int32(2**31 - 1), lax.min, (2,), (1,), "VALID")
+
+    return f, (f32(1, 5, 5, 2), i32(6, hi=9))
