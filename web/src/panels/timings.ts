@@ -73,8 +73,11 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
             // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
             const w = Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
             const dim = callId !== null && e.call != null && e.call !== callId;
-            return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category },
-              s("title", null, `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`),
+            const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
+            // A touch screen shows no tooltip: a tap writes the details under the chart.
+            const show = () => { readout.textContent = details.replace(/\n/g, " · "); };
+            return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category, onclick: show },
+              s("title", null, details),
               e.cache === "hit"
                 ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
                 : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
@@ -82,6 +85,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
           }));
       }));
   };
+  const readout = h("div", { class: "timeline-readout muted", testid: "timeline-readout", "aria-live": "polite" }, "Tap a bar for its details.");
   const wrap = fittedToWidth("timeline-wrap", draw, 900, 360);
 
   const wall = report.duration_ms || span;
@@ -98,9 +102,10 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   return h("div", { class: "timings", testid: "timings-panel" },
     h("div", { class: "panel-intro" },
       h("span", null, `Wall time ${fmtMs(wall)}`),
-      h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes and background compiles run alongside. Hover a bar for details.")),
+      h("span", { class: "muted" }, "Host phases below never overlap and add up to the wall time; device lanes and background compiles run alongside. Hover or tap a bar for details.")),
     legend,
-    wrap);
+    wrap,
+    readout);
 }
 
 /** Time per category where each instant goes to the innermost event covering it (the latest to
