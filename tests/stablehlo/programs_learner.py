@@ -895,3 +895,154 @@ def max_pool_forward_same_and_int_min_pool():
         return a, lax.reduce_window(n, np.int32(2**31 - 1), lax.min, (2,), (1,), "VALID")
 
     return f, (f32(1, 5, 5, 2), i32(6, hi=9))
+
+
+# --- numpy-style helpers, scipy, attention, more random ----------------------------------------------
+
+
+@program
+def nan_reductions_and_clip():
+    return (lambda x: (jnp.nanmean(x), jnp.nanmax(x), jnp.clip(x, -0.5, 0.5))), (
+        np.array([1.0, np.nan, -2.0, 0.25], np.float32),
+    )
+
+
+@program
+def median_and_percentile():
+    return (lambda x: (jnp.median(x), jnp.percentile(x, 90.0))), (f32(7),)
+
+
+@program
+def unique_with_size_and_bincount():
+    return (lambda n: (jnp.unique(n, size=4, fill_value=-1), jnp.bincount(n, length=5))), (i32(8, hi=5),)
+
+
+@program
+def searchsorted_and_interp():
+    xp = np.array([0.0, 1.0, 2.0, 3.0], np.float32)
+    return (lambda q, fp: (jnp.searchsorted(xp, q), jnp.interp(q, xp, fp))), (
+        np.array([0.5, 2.5], np.float32),
+        f32(4),
+    )
+
+
+@program
+def triu_tril_kron_outer():
+    return (lambda a, v: (jnp.triu(a, 1), jnp.tril(a), jnp.kron(a[:2, :2], a[:2, :2]), jnp.outer(v, v))), (
+        f32(3, 3),
+        f32(2),
+    )
+
+
+@program
+def meshgrid_polyval():
+    return (lambda x, c: (jnp.meshgrid(x, x), jnp.polyval(c, x))), (f32(3), f32(4, seed=1))
+
+
+@program
+def scipy_special_and_logsumexp():
+    from importlib import import_module
+
+    sp = import_module(jax.__name__ + ".scipy.special")
+    return (lambda x: (sp.logsumexp(x), sp.erf(x), sp.expit(x), sp.gammaln(jnp.abs(x) + 1))), (f32(4),)
+
+
+@program
+def dot_product_attention():
+    return jax.nn.dot_product_attention, (f32(1, 4, 2, 8), f32(1, 4, 2, 8, seed=1), f32(1, 4, 2, 8, seed=2))
+
+
+@program
+def manual_causal_attention():
+    def attn(q, k, v):
+        s = q @ k.T / np.sqrt(q.shape[-1]).astype(np.float32)
+        mask = jnp.tril(jnp.ones((q.shape[0], q.shape[0]), bool))
+        return jax.nn.softmax(jnp.where(mask, s, -jnp.inf), axis=-1) @ v
+
+    return attn, (f32(4, 8), f32(4, 8, seed=1), f32(4, 8, seed=2))
+
+
+@program
+def associative_scan_cumsum():
+    return (lambda x: lax.associative_scan(jnp.add, x)), (f32(8),)
+
+
+@program
+def scan_reverse_unrolled():
+    return (lambda xs: lax.scan(lambda c, x: (c * 0.9 + x, c), 0.0, xs, reverse=True, unroll=2)), (f32(6),)
+
+
+@program
+def sort_multiple_operands():
+    return (lambda k, v: lax.sort((k, v), num_keys=1)), (f32(5), i32(5))
+
+
+@program
+def random_choice_and_truncated_normal():
+    def f(k):
+        a, b = random.split(k)
+        return random.choice(a, 10, (3,), replace=False), random.truncated_normal(b, -1.0, 1.0, (2,))
+
+    return f, (np.asarray(random.PRNGKey(0)),)
+
+
+@program
+def random_gamma_and_poisson():
+    def f(k):
+        a, b = random.split(k)
+        return random.gamma(a, 2.0, (2,)), random.poisson(b, 3.0, (2,))
+
+    return f, (np.asarray(random.PRNGKey(0)),)
+
+
+@program
+def random_shuffle_rows():
+    return (lambda k, x: random.permutation(k, x, axis=0)), (np.asarray(random.PRNGKey(1)), f32(4, 2))
+
+
+@program
+def vmap_switch_per_example():
+    f = jax.vmap(lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x))
+    return f, (i32(4, hi=3), f32(4))
+
+
+@program
+def jit_method_static_self():
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def __hash__(self):
+            return hash(self.scale)
+
+        def __eq__(self, other):
+            return isinstance(other, Model) and other.scale == self.scale
+
+        def apply(self, x):
+            return jnp.tanh(x) * self.scale
+
+    m = Model(3.0)
+    return (lambda x: jax.jit(Model.apply, static_argnums=0)(m, x)), (f32(3),)
+
+
+@program
+def grad_with_has_aux_and_argnums():
+    def loss(w, b, x):
+        y = x @ w + b
+        return jnp.mean(y**2), {"pred": y}
+
+    return (lambda w, b, x: jax.grad(loss, argnums=(0, 1), has_aux=True)(w, b, x)), (
+        f32(3, 2),
+        f32(2),
+        f32(4, 3),
+    )
+
+
+@program
+def value_and_grad_over_pytree_params():
+    def loss(p, x):
+        h = jax.nn.relu(x @ p["l1"]["w"] + p["l1"]["b"])
+        return jnp.sum((h @ p["l2"]) ** 2)
+
+    params = {"l1": {"w": f32(3, 4), "b": f32(4)}, "l2": f32(4, 1)}
+    return jax.value_and_grad(loss), (params, f32(2, 3))
