@@ -456,6 +456,7 @@ def _split(
     saveable = policy or nothing_saveable
     unknown: dict[Var, bool] = {v: u for v, u in zip(jaxpr.in_binders, in_unknowns)}
     saved: set[Var] = set()
+    recomputed: dict[Var, JaxprEqn] = {}  # known equations the staged part reruns, by output
     known_eqns: list[JaxprEqn] = []
     staged_eqns: list[JaxprEqn] = []
     for eqn in jaxpr.eqns:
@@ -470,6 +471,7 @@ def _split(
                 saved.update(call.out_binders)
             else:
                 staged_eqns.extend(inlined or [call])
+                recomputed.update((v, e) for e in inlined or [call] for v in e.out_binders)
             staged_eqns.append(eqn2)  # (after the recomputation of the residuals it reads)
             unknown.update(zip(eqn.out_binders, unks_out))
             continue
@@ -496,12 +498,14 @@ def _split(
                 saved.update(e.out_binders)
             else:
                 staged_eqns.append(e)
+                recomputed.update(dict.fromkeys(e.out_binders, e))
         if unknown_part is not None:  # (after the recomputation of the residuals it reads)
             staged_eqns.extend(unknown_part if isinstance(unknown_part, list) else [unknown_part])
         unknown.update(zip(eqn.out_binders, unks_out))
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
     staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))
+    staged = Jaxpr([], [], [_recomputation(e, recomputed) for e in staged.eqns], staged.outs)
     defined = {v for e in staged.eqns for v in e.out_binders}
     free = {x: None for e in staged.eqns for x in e.inputs if type(x) is Var and x not in defined}
     free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
@@ -512,6 +516,25 @@ def _split(
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
+
+
+# Primitive -> (known equation, which of its outputs the staged part reads) -> the equation the
+# staged part reruns, where that is not the known one pruned: JAX stages the whole equation and
+# splits it only when transposing, so a cond's rerun keeps its residual branches' empty2 fill.
+recompute_rules: dict[core.Primitive, Callable[[JaxprEqn, list[bool]], JaxprEqn]] = {}
+
+
+def _recomputation(eqn: JaxprEqn, recomputed: dict[Var, JaxprEqn]) -> JaxprEqn:
+    """A staged equation, or, if it reruns a known one, that rerun with sub-jaxprs of its own
+    (JAX traces it anew: its variables print apart from the known equation's)."""
+    known = next((recomputed[v] for v in eqn.out_binders if v in recomputed), None)
+    if known is None:
+        return eqn
+    rule = recompute_rules.get(eqn.primitive)
+    if rule is not None:
+        live = set(eqn.out_binders)
+        eqn = rule(known, [v in live for v in known.out_binders])
+    return ir.with_fresh_subjaxprs(eqn)
 
 
 def _offload_eqns(outs: list[Var], case: Offloadable) -> tuple[JaxprEqn, JaxprEqn]:

@@ -110,10 +110,11 @@ class Jaxpr:
     __repr__ = __str__
 
 
-def with_fresh_vars(jaxpr: Jaxpr) -> Jaxpr:
-    """``jaxpr`` with a new Var for each of its binders. A jaxpr split from another (a partial
-    evaluation's unknown part) shares Vars with it, and the printer names a Var once: fresh ones
-    print with fresh names, as JAX's, which traces each part anew, do."""
+def with_fresh_vars(jaxpr: Jaxpr, deep: bool = False) -> Jaxpr:
+    """``jaxpr`` with a new Var for each of its binders (``deep``: its equations' sub-jaxprs' too).
+    A jaxpr split from another (a partial evaluation's unknown part) or a copy of one (a remat's
+    recomputation) shares Vars with it, and the printer names a Var once: fresh ones print with
+    fresh names, as JAX's, which traces each part anew, do."""
     new: dict[Var, Var] = {}
 
     def fresh(v: Var) -> Var:
@@ -126,10 +127,30 @@ def with_fresh_vars(jaxpr: Jaxpr) -> Jaxpr:
 
     constvars, in_binders = [fresh(v) for v in jaxpr.constvars], [fresh(v) for v in jaxpr.in_binders]
     eqns = [
-        e._replace(inputs=[read(x) for x in e.inputs], out_binders=[fresh(v) for v in e.out_binders])
+        (with_fresh_subjaxprs(e) if deep else e)._replace(
+            inputs=[read(x) for x in e.inputs], out_binders=[fresh(v) for v in e.out_binders]
+        )
         for e in jaxpr.eqns
     ]
     return Jaxpr(constvars, in_binders, eqns, [read(x) for x in jaxpr.outs])
+
+
+def with_fresh_subjaxprs(eqn: JaxprEqn) -> JaxprEqn:
+    """``eqn`` with fresh Vars throughout the sub-jaxprs of its params (a copy of the equation
+    bound elsewhere, as a remat recomputes a known one, then prints apart from the original)."""
+
+    def fresh(v: Any) -> Any:
+        if isinstance(v, ClosedJaxpr):
+            return ClosedJaxpr(with_fresh_vars(v.jaxpr, deep=True), v.consts)
+        if isinstance(v, Jaxpr):
+            return with_fresh_vars(v, deep=True)
+        if isinstance(v, tuple) and any(isinstance(w, (ClosedJaxpr, Jaxpr)) for w in v):
+            return tuple(fresh(w) for w in v)
+        return v
+
+    if not any(True for _ in subjaxprs(eqn)):
+        return eqn
+    return eqn._replace(params={k: fresh(v) for k, v in eqn.params.items()})
 
 
 @core.jax_class_path("jax._src.core.ClosedJaxpr")

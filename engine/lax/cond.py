@@ -5,9 +5,11 @@ branch and selects, as JAX does.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from .. import ad, batching, core, ir
+from .. import ad, ad_checkpoint, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -214,12 +216,17 @@ def _cond_split(branches, unknowns, literal_residuals=False):
                 Jaxpr([], j1.in_binders, [*j1.eqns, *fill.jaxpr.eqns], [*j1.outs[:n_out], *res_outs]), []
             )
         )
+        _fill_counts[known[-1]] = len(fill.jaxpr.eqns)
         res_vars = [Var(a) for a in all_res]
         for slot, v in zip(own, j2.in_binders[:nres]):
             res_vars[slot] = v
         j2 = Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs)
         unknown.append(ClosedJaxpr(j2, []))
     return known, unknown, out_uk, len(all_res)
+
+
+# A known branch -> how many empty2 equations end it (the fill), for a remat's rerun of it.
+_fill_counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _merge_branch_residuals(res_avals):
@@ -404,17 +411,34 @@ def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
 def _cond_dce(eqn, used_outputs):
     """JAX's rule: drop the outputs nothing uses, the branch code only they needed, then the
     operands no branch reads any more (the index stays)."""
-    bodies = [ir.dce_jaxpr(b.jaxpr, used_outputs) for b in eqn.params["branches"]]
+    return _with_bodies(
+        eqn, [ir.dce_jaxpr(b.jaxpr, used_outputs) for b in eqn.params["branches"]], used_outputs
+    )
+
+
+def _cond_rerun(eqn, used_outputs):
+    """A known cond a remat reruns, as JAX's split of the cond it stages makes it when transposing:
+    the branch code the used outputs need, then the whole empty2 fill, which nothing prunes."""
+    bodies = []
+    for b in eqn.params["branches"]:
+        n_fill = _fill_counts.get(b)
+        if n_fill is None:
+            return _cond_dce(eqn, used_outputs)
+        j = b.jaxpr
+        code, fill = j.eqns[: len(j.eqns) - n_fill], j.eqns[len(j.eqns) - n_fill :]
+        filled = {v for e in fill for v in e.out_binders}
+        outs = [o for o, u in zip(j.outs, used_outputs) if u]
+        pruned = ir.dce_jaxpr(Jaxpr(j.constvars, j.in_binders, code, [o for o in outs if o not in filled]))
+        bodies.append(Jaxpr(j.constvars, j.in_binders, [*pruned.eqns, *fill], outs))
+    return _with_bodies(eqn, bodies, used_outputs)
+
+
+def _with_bodies(eqn, bodies, used_outputs):
     read = {x for j in bodies for x in [*(y for e in j.eqns for y in e.inputs), *j.outs] if type(x) is Var}
     used_in = [any(j.in_binders[i] in read for j in bodies) for i in range(len(eqn.inputs) - 1)]
-    # (each pruned branch a jaxpr of its own: a known cond recomputed by a remat is pruned twice,
-    # and the two copies print with names of their own, as JAX's, traced apart, do)
     branches = tuple(
         ClosedJaxpr(
-            ir.with_fresh_vars(
-                Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs)
-            ),
-            b.consts,
+            Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), b.consts
         )
         for j, b in zip(bodies, eqn.params["branches"])
     )
@@ -426,6 +450,7 @@ def _cond_dce(eqn, used_outputs):
 
 
 ir.dce_rules[cond_p] = _cond_dce
+ad_checkpoint.recompute_rules[cond_p] = _cond_rerun
 ad.jvp_rules[cond_p] = _cond_jvp
 
 
