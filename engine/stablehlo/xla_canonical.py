@@ -328,7 +328,14 @@ class _Canonical:
         ):
             raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.power" and any(c is not None for c in consts):
-            raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
+            # (recorded: x ** 2.5 and |x| ** 0.5 are kept; an integer exponent, a negative one, or a
+            # constant base, may be simplified: not known)
+            e = consts[1]
+            if consts[0] is not None or e is None or e.dtype.kind != "f" or not _all_equal(e):
+                raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
+            v = float(e.reshape(-1)[0])
+            if not np.isfinite(v) or v <= 0 or v == int(v):
+                raise _refuse(f"'{name}' of a constant (XLA may simplify it)")
         if name == "stablehlo.dynamic_slice" and all(c is not None for c in consts[1:]):
             self.sliced.add(op)  # (XLA makes it a slice: its indices are no longer used)
         if name == "stablehlo.dynamic_update_slice" and ins[1].type == ins[0].type:
