@@ -11,10 +11,11 @@ import numpy as np
 
 from ..core import ShapedArray
 from ..lax.linalg import cholesky_p, eigh_p, svd_p
+from ..lax.linalg_eig import eig_p
 from ..lax.linalg_qr import qr_p
 from . import literals
 from .lowering import RuleContext, register
-from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, select
+from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, make_complex, select
 from .rules_linalg import _LAPACK_PREFIX, _replace_not_ok_with_nan, lapack_call
 from .rules_structural import ints, slice_op
 from .syntax import Spec, Value
@@ -88,6 +89,38 @@ def _svd(ctx: RuleContext, x: Value, *, full_matrices: bool, compute_uv: bool) -
     if compute_uv:
         result += [_replace_not_ok_with_nan(ctx, batch, ok, u, u_aval)]
         result += [_replace_not_ok_with_nan(ctx, batch, ok, vt, vt_aval)]
+    return result
+
+
+@register(eig_p)
+def _eig(
+    ctx: RuleContext, x: Value, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool, **_: Any
+) -> list[Value]:
+    """JAX's ``_eig_cpu_lowering``: ``geev`` (no aliasing; a real matrix's eigenvalues come as real
+    and imaginary parts, made complex), each result NaN where info is not 0."""
+    if _.get("implementation") is not None:
+        raise NotImplementedError("StableHLO text of eig with an implementation= is not implemented")
+    aval = ctx.avals_in[0]
+    batch = tuple(aval.shape[:-2])
+    real = np.dtype(aval.dtype).kind == "f"
+    w_aval, *vec_avals = ctx.avals_out
+    values = ShapedArray(aval.shape[:-1], aval.dtype)
+    vectors = ShapedArray(aval.shape, w_aval.dtype)
+    info_aval = ShapedArray(batch, np.dtype(np.int32))
+    outs = [values, values, vectors, vectors, info_aval] if real else [values, vectors, vectors, info_aval]
+    chars = {
+        "compute_left": "V" if compute_left_eigenvectors else "N",
+        "compute_right": "V" if compute_right_eigenvectors else "N",
+    }
+    *w, vl, vr, info = lapack_call(
+        ctx, f"lapack_{_prefix('eig', aval)}geev_ffi", [x], [aval], outs, {}, chars
+    )
+    w = make_complex(ctx, w[0], w[1], literals.aval_type(w_aval)) if real else w[0]
+    ok = _info_ok(ctx, info, batch)
+    result = [_replace_not_ok_with_nan(ctx, batch, ok, w, w_aval)]
+    for wanted, v in ((compute_left_eigenvectors, vl), (compute_right_eigenvectors, vr)):
+        if wanted:
+            result.append(_replace_not_ok_with_nan(ctx, batch, ok, v, vec_avals[len(result) - 1]))
     return result
 
 

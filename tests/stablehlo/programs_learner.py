@@ -1046,3 +1046,13 @@ def value_and_grad_over_pytree_params():
 
     params = {"l1": {"w": f32(3, 4), "b": f32(4)}, "l2": f32(4, 1)}
     return jax.value_and_grad(loss), (params, f32(2, 3))
+
+
+@program
+def linalg_eigvals_complex_and_left_vectors():
+    z = (f32(3, 3) + 1j * f32(3, 3, seed=1)).astype(np.complex64)
+
+    def f(a, c):
+        return jnp.linalg.eigvals(a), jnp.linalg.eig(c), lax.linalg.eig(a, compute_left_eigenvectors=True)
+
+    return f, (f32(3, 3, seed=2), z)
