@@ -90,7 +90,13 @@ export class Viewport {
    *  The graph goes in the part of the stage the overlays leave free, so no node starts hidden. */
   fit() {
     const { width: W, height: H } = this.viewSize();
-    const m = this.handlers.insets();
+    let m = this.handlers.insets();
+    // Clear of the minimap's column too when the graph fits beside it at a readable zoom; a wider
+    // graph would only be squeezed (it passes under the minimap anyway: its button hides it).
+    if (this.minimap.offsetWidth) {
+      const clear = { ...m, right: Math.max(m.right, W - this.minimap.offsetLeft + 12) };
+      if (this.contentW * READABLE_K <= W - clear.left - clear.right) m = clear;
+    }
     const w = Math.max(1, W - m.left - m.right), h = Math.max(1, H - m.top - m.bottom);
     this.k = Math.min(1.25, Math.max(Math.min(w / this.contentW, h / this.contentH), READABLE_K));
     const tooWide = this.contentW * this.k > w;

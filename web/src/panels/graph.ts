@@ -158,8 +158,7 @@ export class GraphView {
     this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
       insets: () => ({
         top: find.offsetTop + find.offsetHeight + gap,
-        // The tool column, and the minimap's column below it while the minimap is shown.
-        right: this.el.clientWidth - Math.min(tools.offsetLeft, minimap.offsetWidth ? minimap.offsetLeft : Infinity) + gap,
+        right: this.el.clientWidth - tools.offsetLeft + gap,
         bottom: gap,
         left: 20,
       }),
