@@ -341,8 +341,6 @@ def _conditional(
         if not used:
             raise _refuse("a branch using no value from outside")
         captured = [of[v] for v in used]
-        if any(re.fullmatch(r"Arg_\d+", c.root) for c in captured):  # (recorded: named Arg_; not modelled)
-            raise _refuse("a branch using a callee's parameter")
         if len(captured) == 1:
             operands.append(captured[0])
         else:
@@ -388,8 +386,9 @@ def _branch(
     canon = _Canonical(ops, outs, entry=False, given=given)
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
-    if len(used) == 1:
-        of[used[0]] = module.instr(made, _Instr(captured[0].root, captured[0].aval, "parameter", [], "(0)"))
+    if len(used) == 1:  # (named after it; a callee's parameter Arg_1 without its digits, recorded)
+        root = re.sub(r"(?<=^Arg_)\d+$", "", captured[0].root)
+        of[used[0]] = module.instr(made, _Instr(root, captured[0].aval, "parameter", [], "(0)"))
     else:
         shapes = _tuple_text([c.aval for c in captured])
         param = module.instr(made, _Instr("arg_tuple", shapes, "parameter", [], "(0)"))
