@@ -511,7 +511,11 @@ def _split(
     free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
     res = [v for e in known_eqns for v in e.out_binders if v in free and v in saved]
     staged_inputs = [v in free for v in jaxpr.in_binders]
-    staged = Jaxpr([], [*res, *[v for v in jaxpr.in_binders if v in free]], staged.eqns, staged.outs)
+    # (Vars of its own: the staged part binds the residuals the known part returns, and both are
+    # independent jaxprs, as JAX's, traced apart, are)
+    staged = ir.with_fresh_vars(
+        Jaxpr([], [*res, *[v for v in jaxpr.in_binders if v in free]], staged.eqns, staged.outs)
+    )
     known_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
