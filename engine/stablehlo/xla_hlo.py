@@ -120,6 +120,8 @@ def literal_text(arr: np.ndarray) -> str:
             return ("true" if v else "false") if arr.ndim == 0 else str(int(v))
         if arr.dtype.kind in "iu":
             return str(int(v))
+        if arr.dtype == np.float16 and abs(v) <= 2048 and float(v) == int(v) and not np.signbit(v):
+            return str(int(v))  # (recorded: 2; an integer a half holds exactly prints as one)
         if arr.dtype.kind != "f" or arr.dtype.itemsize < 4:
             raise _refuse(f"a constant of dtype {arr.dtype}")
         return _float_text(arr.dtype.type(v))
