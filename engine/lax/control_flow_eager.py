@@ -5,16 +5,19 @@ loop) instead of an equation-by-equation interpretation per iteration (eager gra
 ``random.gamma`` on 200 samples, whose ``random_gamma_grad`` iterates two ``while_loop``\\ s per
 sample: about 0.75 s interpreted, a few ms compiled, warm).
 
-Which way a loop runs is decided by its structure alone, never by time, so a call gives the same
-values however often or fast it ran before: programs whose interpreter estimate
-(``jit_runtime.interpret_seconds``) is over ``COMPILE_OVER_SECONDS`` are compiled (every
-``while``, whose trip count is unknown, and ``scan``/``cond`` holding one; long scans), the others
-(a short ``fori_loop``, a ``cond`` of a few operations) are interpreted, as ``jit``'s first tier
-interprets such programs. A compiled loop is ``jit``'s compiled program of it, the same
-executable ``jax.jit`` of the loop runs: its values are ``jit``'s (numba's float32 exp, log,
-tanh... are the engine's own polynomials, within an ulp or two of numpy's), as in JAX, where an
-eager loop and a jitted one are one XLA computation. ``ENGINE_EAGER_LOOPS_COMPILED=0`` (or
-``ENABLED[0] = False``) interprets every loop.
+Which way a loop runs is decided by its structure and its arguments, never by time, so a call
+gives the same values however often or fast anything ran before. A ``scan`` or ``cond`` whose
+interpreter estimate (``jit_runtime.interpret_seconds``) is over ``COMPILE_OVER_SECONDS`` is
+compiled (a long scan; one holding a while loop), the others (a short ``fori_loop``, a ``cond`` of
+a few operations) are interpreted, as ``jit``'s first tier interprets such programs. A while loop,
+whose trip count is unknown, is interpreted for as many iterations as that estimate allows; one
+that has not ended by then runs compiled from its start instead (its body has no effects: the
+interpreted iterations are simply dropped), and one whose body holds a while loop is compiled at
+once. A compiled loop is ``jit``'s compiled program of it, the same executable ``jax.jit`` of the
+loop runs: its values are ``jit``'s (numba's float32 exp, log, tanh... are the engine's own
+polynomials, within an ulp or two of numpy's), as in JAX, where an eager loop and a jitted one
+are one XLA computation. ``ENGINE_EAGER_LOOPS_COMPILED=0`` (or ``ENABLED[0] = False``) interprets
+every loop.
 
 The program is looked up by its structure (the equation's primitive, its bodies' equations and
 the argument types), not by the identity of its jaxprs: a ``while_loop`` traces its body again at
@@ -28,6 +31,7 @@ tier is already running.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from typing import Any, Callable, Sequence
@@ -87,7 +91,22 @@ def apply(prim: core.Primitive, interpret: Callable[..., Any], args: Sequence[An
     program = _program(prim, args, params)
     if program is None:
         return interpret(*args, **params)
+    steps = _steps_interpreted(prim, params)
+    if steps:  # (a while loop that ends within them runs interpreted; else compiled from its start)
+        outs = interpret(*args, max_steps=steps, **params)
+        if outs is not None:
+            return outs
     return program.run([a._value if isinstance(a, core.Array) else a for a in args])
+
+
+def _steps_interpreted(prim: core.Primitive, params: dict[str, Any]) -> int:
+    """How many iterations of a while loop are interpreted before it is run compiled instead: as
+    many as the interpreter is estimated to run in ``COMPILE_OVER_SECONDS`` (none where its body
+    holds a while loop itself)."""
+    if prim.name != "while":
+        return 0
+    step = interpret_seconds(params["cond_jaxpr"].jaxpr) + interpret_seconds(params["body_jaxpr"].jaxpr)
+    return int(COMPILE_OVER_SECONDS // step) if 0 < step < math.inf else 0
 
 
 def estimate(prim: core.Primitive, params: dict[str, Any]) -> float:

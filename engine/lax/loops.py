@@ -178,15 +178,21 @@ def _while_impl(*args, **params):
     return control_flow_eager.apply(while_p, _interpreted_while, args, params)
 
 
-def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_steps=None):
+    """The loop run equation by equation; None where it has not ended after ``max_steps`` bodies
+    (``control_flow_eager`` then runs it compiled from its start)."""
     cc, bc, carry = (
         args[:cond_nconsts],
         args[cond_nconsts : cond_nconsts + body_nconsts],
         list(args[cond_nconsts + body_nconsts :]),
     )
+    steps = 0
     if cond_jaxpr.out_avals[0].shape == ():
         while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
+            if steps == max_steps:
+                return None
             carry = _run(body_jaxpr, *bc, *carry)
+            steps += 1
         return _with_weak_types(carry, body_jaxpr.out_avals)
     # A batched predicate (a vmapped while, as JAX stages it): loop while any example runs;
     # finished examples keep their carry (the predicate's shape is a prefix of every carry's).
@@ -194,8 +200,11 @@ def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts
         pred = np.asarray(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0]))
         if not pred.any():
             return _with_weak_types(carry, body_jaxpr.out_avals)
+        if steps == max_steps:
+            return None
         new = [core.to_numpy(v) for v in _run(body_jaxpr, *bc, *carry)]
         carry = [_select_by_prefix(pred, n, core.to_numpy(c)) for n, c in zip(new, carry)]
+        steps += 1
 
 
 def _select_by_prefix(pred, on_true, on_false):
