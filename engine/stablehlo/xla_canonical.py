@@ -320,6 +320,13 @@ class _Canonical:
         ):
             raise _refuse("a concatenate of a concatenate (XLA merges them)")
         if name == "stablehlo.compare" and any(c is not None and c.dtype == np.bool_ for c in consts):
+            # (recorded: b != false is b, count_nonzero of booleans; b == true too, checked against JAX)
+            c, d = consts[1], spec.attrs["direction"]
+            if consts[0] is None and c is not None and _all_equal(c) and result.type == ins[0].type:
+                if (d, bool(c.reshape(-1)[0])) in (("NE", False), ("EQ", True)):
+                    self.replaced[result] = ins[0]
+                    block.remove(op)
+                    return
             raise _refuse("a comparison with a boolean constant (XLA may fold it)")
         # (a select of a constant predicate, or of boolean constants, may fold; of constant numbers, not)
         if name == "stablehlo.select" and (
