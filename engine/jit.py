@@ -104,6 +104,7 @@ class Lowered:
         self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
         self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
         self.keep_unused = False  # (jit's options, for the module text)
+        self.text_refusal: str | None = None  # (why the text cannot be JAX's: NotImplementedError)
         self.donated: list[bool] | None = None
         self.hlo_arg_names: Callable[[], list[str]] | None = None  # (JAX's names: x, d['a'])
         self.relower: Any = None  # (a program with a pmap lowers again: its text is of JAX's form)
@@ -260,6 +261,7 @@ class JitFunction:
     """The callable that ``jit`` returns; caches one staged jaxpr per input signature."""
 
     keep_unused = False  # (jit(keep_unused=True): unused arguments stay in the lowered module)
+    text_refusal: str | None = None  # (why its lowered module cannot be printed as JAX's)
 
     def __init__(
         self,
@@ -629,7 +631,7 @@ class JitFunction:
             inspecting.at_lower(closed)
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.hlo_arg_names = self._arg_names(args, dyn_kwargs, static_nums)
-        lowered.keep_unused = self.keep_unused
+        lowered.keep_unused, lowered.text_refusal = self.keep_unused, self.text_refusal
         if self.donate_argnums or self.donate_argnames:
             lowered.donated = donation.flags(
                 self.donate_argnums, self.donate_argnames, args, dyn_kwargs, static_nums
@@ -704,6 +706,7 @@ def jit(
     if in_shardings is not None or out_shardings is not None:
         from .parallel.partition import with_shardings
 
+        jitted.text_refusal = "the text of a jit with in_shardings/out_shardings is not implemented"
         return with_shardings(jitted, in_shardings, out_shardings)
     return jitted
 

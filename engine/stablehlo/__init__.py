@@ -31,6 +31,9 @@ from .xla_hlo import module_hlo_text as hlo_text_of
 
 def lowered_text(lowered: Any, dialect: str | None) -> str:
     """``Lowered.as_text(dialect)``: the StableHLO module, or XLA's HLO text (``dialect="hlo"``)."""
+    refusal = getattr(lowered, "text_refusal", None)
+    if refusal is not None:
+        raise NotImplementedError(refusal)
     if dialect != "hlo":
         closed, name, out_tree, shardings = lowered.jaxpr, lowered.name, lowered.out_tree, None
         shown = pmap_form(lowered)

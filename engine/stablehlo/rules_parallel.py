@@ -77,6 +77,12 @@ def _shard_map(
 ) -> list[Value]:
     if ctx.module.manual:
         raise NotImplementedError("StableHLO text for a shard_map inside a shard_map is not implemented")
+    if _.get("check_vma") and _has_psum(jaxpr):
+        # (a checked body sums with psum_invariant; the engine's transpose of one sums with psum,
+        # where JAX's residuals and transposes differ: the module would not be JAX's)
+        raise NotImplementedError(
+            "StableHLO text for the transpose (grad) of a shard_map with check_vma=True is not implemented"
+        )
     names, sizes = tuple(mesh.axis_names), tuple(int(s) for s in mesh.axis_sizes)
     ctx.module.manual.append((names, sizes))
     try:
@@ -103,6 +109,12 @@ def _shard_map(
         )
 
     return ctx.emit(types, render, regions=[body])
+
+
+def _has_psum(jaxpr: Any) -> bool:
+    from ..lax.parallel import psum_p
+
+    return any(e.primitive is psum_p for e in getattr(jaxpr, "jaxpr", jaxpr).eqns)
 
 
 @register(sharding_constraint_p)

@@ -1056,3 +1056,90 @@ def linalg_eigvals_complex_and_left_vectors():
         return jnp.linalg.eigvals(a), jnp.linalg.eig(c), lax.linalg.eig(a, compute_left_eigenvectors=True)
 
     return f, (f32(3, 3, seed=2), z)
+
+
+# --- more SPMD: pytrees through collectives, loops inside, jit's shardings ---------------------------
+
+
+@program
+def shard_map_psum_pytree_checked():
+    def body(a, b):
+        s = lax.psum({"a": jnp.sum(a), "b": b}, "x")
+        return s["a"] * 2, s["b"]
+
+    return _smap(body, _mesh(4, "x"), (_P("x"), _P("x")), (_P(), _P())), (f32(8), f32(8, seed=1))
+
+
+@program
+def shard_map_grad_checked():
+    f = _smap(lambda w, x: lax.pmean(jnp.sum((x @ w) ** 2), "x"), _mesh(4, "x"), (_P(), _P("x")), _P())
+    return jax.grad(f), (f32(3, 2), f32(8, 3))
+
+
+@program
+def shard_map_spec_on_second_dim():
+    f = _smap(lambda b: b * lax.axis_index("x"), _mesh(4, "x"), _P(None, "x"), _P(None, "x"), check_vma=False)
+    return f, (f32(2, 8),)
+
+
+@program
+def shard_map_all_gather_untiled_axis1():
+    f = _smap(lambda b: lax.all_gather(b, "x", axis=1), _mesh(4, "x"), _P("x"), _P("x"), check_vma=False)
+    return f, (f32(8, 3),)
+
+
+@program
+def shard_map_partial_ppermute():
+    f = _smap(lambda b: lax.ppermute(b, "x", [(0, 1), (2, 3)]), _mesh(4, "x"), _P("x"), _P("x"))
+    return f, (f32(8),)
+
+
+@program
+def shard_map_while_with_psum():
+    def body(b):
+        return lax.while_loop(lambda c: lax.psum(jnp.sum(c), "x") < 100.0, lambda c: c * 2.0 + 1.0, b)
+
+    return _smap(body, _mesh(4, "x"), _P("x"), _P("x"), check_vma=False), (np.abs(f32(8)),)
+
+
+@program
+def shard_map_under_vmap():
+    f = _smap(lambda b: lax.psum(b, "x"), _mesh(4, "x"), _P("x"), _P(), check_vma=False)
+    return jax.vmap(f), (f32(3, 8),)
+
+
+@program
+def pmap_scan_inside():
+    def body(x):
+        return lax.scan(lambda c, v: (c + lax.psum(v, "i"), c), 0.0, x)
+
+    return jax.pmap(body, axis_name="i"), (f32(4, 3),)
+
+
+@program
+def pmap_pmean_tuple_and_roll():
+    def body(x, y):
+        m = lax.pmean((x, y), "i")
+        return jnp.roll(x, lax.axis_index("i")), m
+
+    return jax.pmap(body, axis_name="i"), (f32(4, 3), f32(4))
+
+
+@program
+def pmap_kwargs_argument():
+    p = jax.pmap(lambda x, scale: x * scale)
+    return (lambda x, s: p(x, scale=s)), (f32(4, 2), f32(4))
+
+
+@program
+def sharding_constraint_1d_mesh():
+    s = jax.sharding.NamedSharding(_mesh(4, "x"), _P("x", None))
+    return (lambda a: lax.with_sharding_constraint(a * 2, s) + 1), (f32(8, 2),)
+
+
+@program
+def jit_in_and_out_shardings():
+    mesh = _mesh(4, "x")
+    ns = jax.sharding.NamedSharding
+    options = {"in_shardings": (ns(mesh, _P("x")), ns(mesh, _P())), "out_shardings": ns(mesh, _P("x"))}
+    return (lambda a, b: a @ b), (f32(8, 3), f32(3, 2)), options
