@@ -82,18 +82,42 @@ def _log(eqn, inputs, producer):
 
 
 def _mul(eqn, inputs, producer):
-    """exp(A) * exp(B) => exp(A + B); A * 1 => A (which lets the first apply to 1 / exp(B) * exp(B))."""
+    """exp(A) * exp(B) => exp(A + B); A * 1 => A (which lets the first apply to 1 / exp(B) * exp(B));
+    A * convert(P) => select(P, A, 0) for a boolean P (an inf or NaN A times False is 0, not NaN: the
+    gradient of ``max`` over an array with NaNs is 0 under jit)."""
     if not all(_real_float(x) for x in inputs):
         return None
+    out = eqn.out_binders[0]
+    for a, mask in (inputs, inputs[::-1]):
+        conv = _operand_of(mask, st.convert_element_type_p, producer)
+        if conv is not None and conv.inputs[0].aval.dtype == np.bool_ and a.aval.dtype == out.aval.dtype:
+            return _select_or_zero(conv.inputs[0], a, out.aval)
     exps = [_operand_of(x, ew.exp_p, producer) for x in inputs]
     if exps[0] is not None and exps[1] is not None and _same_type(exps[0].inputs[0], exps[1].inputs[0]):
         return _exp_of(ew.add_p, exps[0].inputs[0], exps[1].inputs[0], eqn.out_binders[0].aval)
-    out = eqn.out_binders[0]
     for one, other in (inputs, inputs[::-1]):
         c = _constant(one, producer)
         if c is not None and np.all(c == 1) and type(other) is Var and _same_type(other, out):
             return [], other
     return None
+
+
+def _select_or_zero(pred: Atom, a: Atom, aval: core.ShapedArray) -> Rewrite:
+    """select(pred, a, 0) of ``aval``'s shape (a scalar or size-1 ``pred`` / ``a`` broadcast to it)."""
+    eqns = []
+
+    def full(x: Atom) -> Atom:
+        if x.aval.shape == aval.shape:
+            return x
+        dims = tuple(range(x.aval.ndim))  # (a mul's operands: a scalar, or of its rank with 1s)
+        shaped = core.ShapedArray(aval.shape, x.aval.dtype)
+        eqn, out = _eqn(st.broadcast_in_dim_p, [x], shaped, dict(shape=aval.shape, broadcast_dimensions=dims))
+        eqns.append(eqn)
+        return out
+
+    zero = Literal(np.zeros((), aval.dtype), core.ShapedArray((), aval.dtype))
+    select, out = _eqn(st.select_n_p, [full(pred), full(zero), full(a)], aval)
+    return [*eqns, select], out
 
 
 def _div(eqn, inputs, producer):

@@ -444,8 +444,9 @@ def select(pred, on_true, on_false):
 
 
 def _axes(x, axes):
-    ndim = _aval(x).ndim
-    return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+    from .reductions import _axes as checked_axes  # (reductions imports this module)
+
+    return checked_axes(x, axes)
 
 
 def reduce_sum(x, axes):

@@ -193,3 +193,20 @@ def _conj_transpose(ct, x, *, input_dtype):
 
 ad.jvp_rules[conj_p] = _conj_jvp
 ad.transpose_rules[conj_p] = _conj_transpose
+
+
+def complex_picks_x(x, y, greater: bool):
+    """JAX's complex max/min (mlir._minmax_hlo): real parts compared, imaginary parts on a tie; x
+    where that comparison holds, else y (so a NaN part picks y: numpy's maximum would propagate it)."""
+    cmp = np.greater if greater else np.less
+    with np.errstate(invalid="ignore"):
+        return np.where(np.real(x) == np.real(y), cmp(np.imag(x), np.imag(y)), cmp(np.real(x), np.real(y)))
+
+
+def complex_sign(x):
+    """XLA's sign of complex values."""
+    with np.errstate(all="ignore"):  # (XLA's z / |z|, a zero kept as it is: -0-0j keeps its signs)
+        mag = np.abs(x)  # (each part divided by the real magnitude: inf+1j gives nan+0j, as XLA)
+        out = np.empty_like(x)
+        out.real, out.imag = x.real / mag, x.imag / mag
+        return np.where(x == 0, x, out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, narrow_dtypes
+from . import complex_numbers
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
 from ..core import Primitive, ShapedArray
@@ -185,7 +186,13 @@ def _errs(f):
 
 
 neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
-sign_p = unop("sign", np.sign, (_FLOAT, _INT, _COMPLEX))
+
+
+sign_p = unop(
+    "sign",
+    lambda x: complex_numbers.complex_sign(x) if x.dtype.kind == "c" else np.sign(x),
+    (_FLOAT, _INT, _COMPLEX),
+)
 square_p = unop("square", np.square, (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
@@ -240,8 +247,19 @@ population_count_p = unop(
 add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
 sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
 mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _BOOL, _COMPLEX))
-max_p = binop("max", np.maximum, (_FLOAT, _INT, _BOOL, _COMPLEX))
-min_p = binop("min", np.minimum, (_FLOAT, _INT, _BOOL, _COMPLEX))
+
+
+def _minmax(np_fn, greater: bool):
+    def impl(x, y):
+        if x.dtype.kind == "c":
+            return np.where(complex_numbers.complex_picks_x(x, y, greater), x, y)
+        return np_fn(x, y)
+
+    return impl
+
+
+max_p = binop("max", _minmax(np.maximum, True), (_FLOAT, _INT, _BOOL, _COMPLEX))
+min_p = binop("min", _minmax(np.minimum, False), (_FLOAT, _INT, _BOOL, _COMPLEX))
 atan2_p = binop("atan2", np.arctan2, (_FLOAT,))
 nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
 and_p = binop("and", np.bitwise_and, (_INT, _BOOL))

@@ -103,13 +103,26 @@ def _reduce_chooser_jvp(prim):
     return rule
 
 
+def _complex_fold(x, axes, ident, greater):
+    """A complex max/min reduction as XLA runs JAX's: a left fold of its pairwise pick (which is
+    order-dependent only where a part is NaN; numpy's max would make any NaN win)."""
+    from .complex_numbers import complex_picks_x
+
+    kept = [i for i in range(x.ndim) if i not in axes]
+    rows = np.transpose(x, kept + list(axes)).reshape([x.shape[i] for i in kept] + [-1])
+    acc = np.full(rows.shape[:-1], ident, x.dtype)
+    for j in range(rows.shape[-1]):
+        acc = np.where(complex_picks_x(acc, rows[..., j], greater), acc, rows[..., j])
+    return acc
+
+
 def _reduce_identity_impl(np_fn, largest: bool):
     # Reducing an empty axis gives the identity (-inf for max, +inf for min), as XLA does.
     def impl(x, *, axes):
         if dtype_kind(x.dtype) == "f":
             ident = np.inf if largest else -np.inf
-        elif dtype_kind(x.dtype) == "c":  # numpy's (and XLA's) lexicographic order on (real, imag)
-            ident = complex(np.inf if largest else -np.inf, 0)
+        elif dtype_kind(x.dtype) == "c":  # JAX's pairwise lexicographic pick, folded from -inf/inf
+            return _complex_fold(x, tuple(axes), complex(np.inf if largest else -np.inf, 0), not largest)
         elif dtype_kind(x.dtype) == "b":
             ident = bool(largest)
         else:
@@ -133,9 +146,20 @@ ad.jvp_rules[reduce_min_p] = _reduce_chooser_jvp(reduce_min_p)
 batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
 
 
-def _axes(x, axes):
-    ndim = core.get_aval(x).ndim
-    return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+def _axes(x, axes, out_of_range=ValueError):
+    """``axes`` sorted, checked as JAX's shape rule checks them: a repeated, negative or too large
+    axis is a ValueError (not wrapped: lax takes no negative axes). ``out_of_range``: the class
+    JAX's logical reductions raise for a too large one (IndexError, numpy's)."""
+    aval = core.get_aval(x)
+    axes = tuple(int(a) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    for a in axes:
+        if a >= aval.ndim and out_of_range is IndexError:
+            raise IndexError(f"index {a} is out of bounds for axis 0 with size {aval.ndim}")
+        if not 0 <= a < aval.ndim:
+            raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for {aval}.")
+    return tuple(sorted(axes))
 
 
 def _jvp_of(fn, primals, tangents):
@@ -229,17 +253,17 @@ reduce_xor_p = _logical_reduce(
 
 def reduce_and(operand, axes):
     """Logical (bitwise, for integers) and over ``axes``."""
-    return reduce_and_p.bind(operand, axes=_axes(operand, axes))
+    return reduce_and_p.bind(operand, axes=_axes(operand, axes, IndexError))
 
 
 def reduce_or(operand, axes):
     """Logical (bitwise, for integers) or over ``axes``."""
-    return reduce_or_p.bind(operand, axes=_axes(operand, axes))
+    return reduce_or_p.bind(operand, axes=_axes(operand, axes, IndexError))
 
 
 def reduce_xor(operand, axes):
     """Logical (bitwise, for integers) xor over ``axes``."""
-    return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
+    return reduce_xor_p.bind(operand, axes=_axes(operand, axes, IndexError))
 
 
 # --- argmax / argmin -----------------------------------------------------------------------------
@@ -274,13 +298,17 @@ staging.record_plain_stagings(argmax_p, argmin_p)  # (JAX names their cached low
 
 def argmax(operand, axis: int, index_dtype):
     """Index of the largest element along ``axis`` (the first one on ties; NaN counts as largest)."""
-    axis = int(axis) % core.get_aval(operand).ndim
+    axis, shape = int(axis), core.get_aval(operand).shape
+    if not 0 <= axis < len(shape):  # (JAX's words; no negative axis)
+        raise ValueError(f"Invalid axis {axis} for operand shape {shape}")
     return argmax_p.bind(operand, axes=(axis,), index_dtype=core.canonical_dtype(index_dtype))
 
 
 def argmin(operand, axis: int, index_dtype):
     """Index of the smallest element along ``axis`` (the first one on ties; NaN counts as smallest)."""
-    axis = int(axis) % core.get_aval(operand).ndim
+    axis, shape = int(axis), core.get_aval(operand).shape
+    if not 0 <= axis < len(shape):  # (JAX's words; no negative axis)
+        raise ValueError(f"Invalid axis {axis} for operand shape {shape}")
     return argmin_p.bind(operand, axes=(axis,), index_dtype=core.canonical_dtype(index_dtype))
 
 

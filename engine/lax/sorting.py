@@ -101,6 +101,9 @@ def sort_less(x, y, or_equal: bool = False):
 
 
 def _sort_permutation(keys, dimension):
+    # a complex key is its real then its imaginary part, each in the total order (numpy's own
+    # complex order would put 0+nanj after 4+0j)
+    keys = [part for k in keys for part in ((k.real, k.imag) if dtype_kind(k.dtype) == "c" else (k,))]
     keys = [np.moveaxis(_total_order_key(k), dimension, -1) for k in keys]
     return np.lexsort(keys[::-1], axis=-1)  # lexsort's last key is primary; it is stable
 

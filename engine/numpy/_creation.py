@@ -92,6 +92,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
             d, weak = dtype_and_weak(object)
             out = convert(object, d, weak)
         else:
+            if type(object) is int:  # (numpy's OverflowError for an int out of dtype's range, as JAX's)
+                np.asarray(object, dtype)
             out = convert(object, dtype, False)
     elif isinstance(object, (np.ndarray, np.generic)):
         out = Array(np.array(object, dtype=dtype or core.canonical_dtype(object.dtype), copy=True))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import core, dims, held_arrays, lax, narrow_dtypes, transfers
@@ -90,10 +92,12 @@ def convert(x, dtype: np.dtype, weak: bool = False):
     v = core.to_numpy(x) if isinstance(x, Array) else x
     if type(v) is np.ndarray and v.dtype == dtype and v.shape:
         return Array(v, weak)  # (no copy: a numpy operand stays one constant of a trace, as in JAX)
-    if isinstance(v, (int, float)) and dtype_kind(np.dtype(dtype)) in "iu" and isinstance(v, int):
+    if type(v) is int and dtype_kind(np.dtype(dtype)) in "iu":
         info = narrow_dtypes.iinfo(dtype)
-        if not info.min <= v <= info.max:
-            raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
+        if not info.min <= v <= info.max:  # wraps, as JAX's np.asarray(v).astype(dtype) does
+            if not -(2**63) <= v < 2**64:
+                raise OverflowError(f"Python int {v} too large to convert to {np.dtype(dtype).name}")
+            return Array(np.asarray(v).astype(dtype), weak)
     if type(v) is float and abs(v) <= _FLOAT_MAX.get(dtype, -1.0):  # a cast that cannot overflow
         return Array(convert_values(np.asarray(v), new_dtype=dtype), weak)
     with np.errstate(all="ignore"):  # (2 us: eager grads convert several Python scalars each)
@@ -107,6 +111,10 @@ _FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float32, np.float
 def _promoted(x, dtype, weak):
     """``x`` converted for a lax op; a weak Python float or complex of its own default dtype stays
     that Python scalar, as in JAX (a jaxpr prints it as written)."""
+    if type(x) is int:  # (an argument of JAX's jitted jnp function: a weak int32/int64 first)
+        info = np.iinfo(core.python_scalar_dtype(x))
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {info.dtype.name}")
     out = convert(x, dtype, weak)
     if weak and type(x) in (float, complex) and np.dtype(dtype) == core.python_scalar_dtype(x):
         out.python_value = x
@@ -375,10 +383,20 @@ def promote_args_complex(name: str, *args):
 
 
 def canonicalize_axis(axis, ndim: int) -> int:
-    axis = int(axis) if not isinstance(axis, Tracer) else int(core.concrete_or_error(axis, "axis"))
+    if isinstance(axis, Tracer):
+        axis = core.concrete_or_error(axis, "axis")
+    axis = operator.index(axis)  # (a float axis is a TypeError, as JAX's operator.index makes it)
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
+
+
+def check_axes_index(shape, axis) -> None:
+    """JAX's mean / var / argmax / split read ``shape[axis]`` before they check ``axis``: an axis out
+    of range is Python's IndexError there (ValueError in the functions that canonicalize first)."""
+    if axis is not None:
+        for a in axis if isinstance(axis, (tuple, list)) else (axis,):
+            shape[operator.index(a)]
 
 
 def canonicalize_axes(axis, ndim: int) -> tuple:

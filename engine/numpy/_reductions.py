@@ -13,6 +13,7 @@ from ._dtypes import to_dtype
 from ._promote import (
     as_operand,
     canonicalize_axes,
+    check_axes_index,
     canonicalize_axis,
     check_arraylike,
     convert,
@@ -241,13 +242,17 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     check_arraylike("mean", a)
     no_out("mean", out)
     a = as_operand(a)
+    if where is None:
+        check_axes_index(a.shape, axis)
     if a.dtype == np.bool_:  # JAX's sum counts bools as ints first (its _cast_to_numeric)
         a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
-    if dtype is not None:
-        a = convert(a, core.canonical_dtype(to_dtype(dtype)))
-    (a,) = promote_dtypes_inexact(a)
-    d = a.dtype
-    a = convert(a, upcast_f16(d))
+    if dtype is not None:  # computed in ``dtype`` itself, even an integer one (no float16 upcast)
+        d = core.canonical_dtype(to_dtype(dtype))
+        a = convert(a, d)
+    else:
+        (a,) = promote_dtypes_inexact(a)
+        d = a.dtype
+        a = convert(a, upcast_f16(d))
     axes = canonicalize_axes(axis, a.ndim)
     if where is not None:  # JAX's order: the count of the mask first, kept as the sum keeps
         n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=a.dtype, keepdims=keepdims)
@@ -337,6 +342,8 @@ def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, 
 
     computation, dtype = _var_dtypes(a.dtype, dtype)
     a = convert(a, computation)
+    if where is None and a_mean is None:
+        check_axes_index(a.shape, axis)
     axes = canonicalize_axes(axis, a.ndim)
     if a_mean is None:
         a_mean = mean(a, axes, dtype=computation, keepdims=True, where=where)
@@ -447,6 +454,7 @@ def _arg_extreme(name, lax_fn):
             flat = lax.reshape(a, (a.size,))
             res = _arg_along(flat, 0)
             return lax.reshape(res, (1,) * a.ndim) if keepdims else res
+        check_axes_index(a.shape, axis)
         ax = canonicalize_axis(axis, a.ndim)
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")

@@ -15,6 +15,7 @@ from ._promote import (
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    check_axes_index,
     concrete_int,
     concrete_shape,
     convert,
@@ -32,7 +33,9 @@ def _resolve_shape(newshape, size: int) -> tuple:
         raise ValueError("can only specify one unknown dimension (-1)")
     if unknown:
         known = dims.dim_product([d for d in shape if d != -1])
-        if known == 0 or size % known != 0:
+        if known == 0:  # (JAX's size % known: its ZeroDivisionError)
+            raise ZeroDivisionError("integer modulo by zero")
+        if size % known != 0:
             raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
         shape[unknown[0]] = size // known
     if dims.dim_product(shape) != size:
@@ -391,6 +394,7 @@ def array_split(ary, indices_or_sections, axis: int = 0):
 def _split(ary, indices_or_sections, axis, strict):
     # One split equation, as JAX's _split stages (its sizes numpy ints, so printed np.int64(2)).
     a = as_operand(ary)
+    check_axes_index(a.shape, axis)
     ax = canonicalize_axis(axis, a.ndim)
     sizes = _split_sizes(a, indices_or_sections, ax, strict)
     return list(lax.split(a, [np.int64(n) if isinstance(n, int) else n for n in sizes], ax))

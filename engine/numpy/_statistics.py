@@ -13,6 +13,7 @@ from ._promote import (
     as_operand,
     canonicalize_axis,
     check_arraylike,
+    check_axes_index,
     concrete_int,
     convert,
     promote_dtypes,
@@ -132,6 +133,12 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         axis = canonicalize_axis(axis, a.ndim)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    if not squash_nans and weights is None and a.shape[axis] == 0:
+        # JAX gathers a slice of size 1 from the empty axis and raises its gather's TypeError
+        raise TypeError(
+            "quantile/median of an empty axis: Slice size at index 0 in gather op is out of range, "
+            "must be within [0, 0 + 1), got 1."
+        )
     q_shape, q_ndim, a_shape, q_orig = q.shape, q.ndim, a.shape, q
     if squash_nans:
         a = _where(lax.ne(a, a), np.nan, a)  # NaNs positive, so that they sort last
@@ -346,14 +353,18 @@ def nanargmax(a, axis=None, out=None, keepdims=False):
     """
     check_arraylike("nanargmax", a)
     _no_out("nanargmax", out)
-    return _nanargmax(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
+    a = as_operand(a)
+    check_axes_index(a.shape, axis)
+    return _nanargmax(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
     """Index of the smallest non-NaN element along ``axis``; -1 where all are NaN."""
     check_arraylike("nanargmin", a)
     _no_out("nanargmin", out)
-    return _nanargmin(as_operand(a), None if axis is None else operator.index(axis), keepdims=bool(keepdims))
+    a = as_operand(a)
+    check_axes_index(a.shape, axis)
+    return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 @staged_as_jit(static_argnames=("n", "axis"))

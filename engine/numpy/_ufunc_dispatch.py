@@ -66,7 +66,10 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_pa
                     return otherwise(x, y)
                 weak = x.weak_type and y.weak_type and d.kind != "b"  # (no weak bools after promotion)
             elif (ty is float and d.kind == "f") or (ty is int and d.kind in "fi" and -(2**31) <= y < 2**31):
-                yv = d.type(y)
+                try:
+                    yv = d.type(y)
+                except OverflowError:  # (an int beyond int8's range: wrapped on the general path)
+                    return otherwise(x, y)
                 weak = x.weak_type
             else:
                 return otherwise(x, y)
@@ -77,7 +80,10 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_pa
                 d.kind == "f" or (tx is int and d.kind == "i" and -(2**31) <= x < 2**31)
             ):
                 return otherwise(x, y)
-            xv = d.type(x)
+            try:
+                xv = d.type(x)
+            except OverflowError:
+                return otherwise(x, y)
             weak = y.weak_type
         else:
             return otherwise(x, y)

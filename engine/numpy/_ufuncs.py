@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, lax, narrow_dtypes
 from ..core import Array, Tracer
 from ._logic import isinf, isposinf
 from ._selection import _where, maximum, minimum
@@ -109,7 +109,13 @@ def _remainder(x1, x2):
 
 def _np_floor_divide(a, b):
     with np.errstate(all="ignore"):
-        return np.floor_divide(a, b)
+        q = np.floor_divide(a, b)
+    if q.dtype.kind in "iu" and np.any(zero := b == 0):
+        # XLA's x / 0 is -1 (all ones) and its x % 0 is x, so JAX's floor fix-up gives -2 for a
+        # signed x != 0, -1 for 0, and the largest value unsigned (numpy's 0 would be silently wrong)
+        by_zero = np.iinfo(q.dtype).max if q.dtype.kind == "u" else np.where(a == 0, -1, -2)
+        q = np.where(zero, by_zero, q).astype(q.dtype)
+    return q
 
 
 def _np_mod(a, b):
@@ -192,7 +198,8 @@ def power(x1, x2, /):
     if n is not None:
         (x1,) = promote_dtypes_numeric(x1)
         if _is_int(x1) and n < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
+            aval = core.get_aval(x1)
+            raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({aval}, {n})")
         return lax.integer_pow(x1, n)
     x1, x2 = promote_shapes_keep_scalars(x1, x2)  # (ranks only: not dtypes)
     p1, p2 = promote_args_numeric("power", x1, x2)
@@ -254,8 +261,6 @@ def fabs(x, /):
 
 def sign(x, /):
     (x,) = promote_args("sign", x)
-    if dtype_kind(x.dtype) == "u":
-        return lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), x.dtype, x.weak_type)
     if _is_bool(x):
         raise TypeError(
             "sign does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
@@ -305,7 +310,8 @@ fix = trunc
 
 @staged_as_jit(static_argnames=("decimals",))
 def round(a, decimals: int = 0, out=None):
-    """Round half to even, to ``decimals`` places (negative decimals round integers too).
+    """Round half to even, to ``decimals`` places (integers are left as they are; JAX refuses
+    negative ``decimals`` for them).
 
     >>> jnp.round(jnp.array([0.5, 1.5, 2.25]), 1)
     Array([0.5, 1.5, 2.2], dtype=float32)
@@ -324,21 +330,17 @@ def _round(a, decimals):
     if dtype_kind(a.dtype) in "iu":
         if decimals >= 0:
             return a
-        f = lax.full_like(a, 10**-decimals)
-        return lax.mul(
-            _float_to_int_round(
-                lax.div(convert(a, np.dtype("float32")), convert(f, np.dtype("float32"))), a.dtype
-            ),
-            f,
-        )
+        raise NotImplementedError("integer np.round not implemented for decimals < 0")  # (as JAX)
     if decimals == 0:
         return lax.round(a, 1)
+    dtype = a.dtype
+    if decimals > np.log10(float(narrow_dtypes.finfo(dtype).max)):  # beyond the precision: a no-op, as JAX
+        return a
+    if dtype == np.float16:  # (JAX scales in float32: 10**decimals * x would round in float16)
+        a = lax.convert_element_type(a, np.dtype(np.float32))
     factor = np.array(10.0**decimals, a.dtype)  # (a scalar constant, as JAX's lax._const)
-    return lax.div(lax.round(lax.mul(a, factor), 1), factor)
-
-
-def _float_to_int_round(x, dtype):
-    return lax.convert_element_type(lax.round(x, 1), dtype)
+    out = lax.div(lax.round(lax.mul(a, factor), 1), factor)
+    return lax.convert_element_type(out, dtype) if dtype == np.float16 else out
 
 
 round_ = round
