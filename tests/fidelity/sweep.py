@@ -2,7 +2,8 @@
 sweep_programs.py and sweep_lax.py, more of jax.scipy, jax.lax, jax.random and transformed
 programs; in sweep_numpy_api.py, sweep_numpy_shapes.py, sweep_linalg_fft.py, sweep_nn_scipy.py
 and sweep_lax_random.py the rest of the public API a learner touches, with typical and less
-common arguments and grad / vmap / jit(grad) / jvp of them): ``make_jaxpr`` texts and values,
+common arguments and grad / vmap / jit(grad) / jvp of them; in sweep_fuzz.py the corners where
+values go silently wrong): ``make_jaxpr`` texts and values,
 JAX 0.10.2 against the engine.
 
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py dump /tmp/jax.json
@@ -34,6 +35,7 @@ try:
         sweep_api_misc,
         sweep_closures,
         sweep_debugging,
+        sweep_fuzz,
         sweep_lax,
         sweep_lax_random,
         sweep_linalg_fft,
@@ -49,6 +51,7 @@ except ImportError:  # run as a script
     import sweep_api_misc  # type: ignore[no-redef]
     import sweep_closures  # type: ignore[no-redef]
     import sweep_debugging  # type: ignore[no-redef]
+    import sweep_fuzz  # type: ignore[no-redef]
     import sweep_lax  # type: ignore[no-redef]
     import sweep_lax_random  # type: ignore[no-redef]
     import sweep_linalg_fft  # type: ignore[no-redef]
@@ -235,6 +238,9 @@ def all_cases():
     # linalg and fft variants, nn / scipy / image, less common lax, random and tree_util
     for module in (sweep_numpy_api, sweep_numpy_shapes, sweep_linalg_fft, sweep_nn_scipy, sweep_lax_random):
         yield from module.CASES.items()
+    # the corners an engine is most often silently wrong in (dtype promotion, integer division,
+    # nan/inf, empty arrays, indexing modes, where=/initial=, bad axes, grads at kinks)
+    yield from sweep_fuzz.CASES.items()
 
 
 def _import_modules():

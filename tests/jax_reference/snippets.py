@@ -2029,3 +2029,6 @@ SNIPPETS["array_methods"] = ARRAY_METHODS
 from snippets_jax_errors import JAX_ERRORS  # noqa: E402
 
 SNIPPETS["jax_errors"] = JAX_ERRORS
+from snippets_fuzz_values import FUZZ_VALUES  # noqa: E402
+
+SNIPPETS["fuzz_values"] = FUZZ_VALUES
