@@ -64,6 +64,18 @@ def test_values_against_closed_forms():
     np.testing.assert_allclose(np.asarray(jsp_special.ndtri(np.float32(0.975))), 1.959963985, rtol=1e-6)
 
 
+def test_poles_and_infinities_eager_and_jitted():
+    # Recorded from JAX 0.10.2: gammaln is inf at -inf, 0, -0 and the negative integers, digamma nan.
+    x = np.array([np.inf, -np.inf, 0.0, -0.0, -1.0, -3.0], np.float32)
+    lgamma = np.array([np.inf, np.inf, np.inf, np.inf, np.inf, np.inf], np.float32)
+    digamma = np.array([np.inf, np.nan, np.nan, np.nan, np.nan, np.nan], np.float32)
+    for f, want in ((ls.lgamma, lgamma), (ls.digamma, digamma)):
+        np.testing.assert_array_equal(np.asarray(f(x)), want)
+        np.testing.assert_array_equal(np.asarray(engine.jit(f)(x)), want)
+        for xi, wi in zip(x, want):
+            np.testing.assert_array_equal(np.asarray(f(xi)), wi)
+
+
 def test_second_derivative_in_a_of_igamma_says_not_implemented():
     f = engine.grad(engine.grad(lambda a: ls.igamma(a, np.float32(1.0))))
     with pytest.raises(NotImplementedError, match="igamma_grad_a"):

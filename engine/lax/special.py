@@ -23,7 +23,7 @@ from . import elementwise as ew
 def _lgamma(x):
     if math.isnan(x):
         return x
-    if x <= 0 and x == math.floor(x):
+    if x <= 0 and (math.isinf(x) or x == math.floor(x)):  # math.floor(-inf) raises
         return math.inf
     try:
         return math.lgamma(x)
@@ -34,7 +34,7 @@ def _lgamma(x):
 def _digamma(x):
     if math.isnan(x):
         return x
-    if x <= 0 and x == math.floor(x):
+    if x <= 0 and (math.isinf(x) or x == math.floor(x)):  # math.floor(-inf) raises
         return math.nan
     if x < 0:  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
         return _digamma(1 - x) - math.pi / math.tan(math.pi * x)
