@@ -315,10 +315,24 @@ class _Canonical:
             self.replaced[result] = ins[1]
             block.remove(op)
             return
-        if name == "stablehlo.concatenate" and any(
-            v.op is not None and v.op.spec is not None and v.op.spec.name == name for v in ins
-        ):
-            raise _refuse("a concatenate of a concatenate (XLA merges them)")
+        inner = [v.op for v in ins if v.op is not None and v.op.spec is not None and v.op.spec.name == name]
+        if name == "stablehlo.concatenate" and inner and op in self.args:  # (merged in the first pass)
+            return
+        if name == "stablehlo.concatenate" and inner:
+            # (recorded: jnp.concatenate of 20 arrays, concatenates of 16 and 4 concatenated, is one
+            # concatenate of the 20, named as the outer one); an inner one used elsewhere, or along
+            # another dimension, is refused
+            uses = [u for o in block for u in self.operands(o)] + self.outs
+            if any(
+                o.spec is None
+                or o.spec.attrs["dimension"] != spec.attrs["dimension"]
+                or sum(u is o.results[0] for u in uses) != 1
+                or o.frontend
+                for o in inner
+            ):
+                raise _refuse("a concatenate of a concatenate (XLA merges them)")
+            self.args[op] = [w for v in ins for w in (self.operands(v.op) if v.op in inner else [v])]
+            return
         if name == "stablehlo.compare" and any(c is not None and c.dtype == np.bool_ for c in consts):
             # (recorded: b != false is b, count_nonzero of booleans; b == true too, checked against JAX)
             c, d = consts[1], spec.attrs["direction"]
