@@ -1143,3 +1143,52 @@ def jit_in_and_out_shardings():
     ns = jax.sharding.NamedSharding
     options = {"in_shardings": (ns(mesh, _P("x")), ns(mesh, _P())), "out_shardings": ns(mesh, _P("x"))}
     return (lambda a, b: a @ b), (f32(8, 3), f32(3, 2)), options
+
+
+@program
+def shard_map_checked_jvp():
+    f = _smap(lambda b: lax.psum(jnp.sin(b), "x"), _mesh(4, "x"), _P("x"), _P())
+    return (lambda x, t: jax.jvp(f, (x,), (t,))), (f32(8), f32(8, seed=1))
+
+
+@program
+def shard_map_checked_vmap():
+    f = _smap(lambda b: lax.pmax(b, "x") * b, _mesh(4, "x"), _P("x"), _P("x"))
+    return jax.vmap(f), (f32(2, 8),)
+
+
+@program
+def shard_map_checked_grad_of_psum():
+    f = _smap(lambda b: lax.psum(jnp.sum(b**2), "x"), _mesh(4, "x"), _P("x"), _P())
+    return jax.grad(f), (f32(8),)
+
+
+@program
+def shard_map_unchecked_grad_of_ppermute():
+    f = _smap(lambda b: lax.ppermute(b, "x", [(0, 1), (1, 2), (2, 3), (3, 0)]), _mesh(4, "x"), _P("x"), _P("x"),
+              check_vma=False)  # fmt: skip
+    return jax.grad(lambda x: jnp.sum(f(x) * jnp.arange(8.0))), (f32(8),)
+
+
+@program
+def pmap_grad_of_pmean_loss():
+    def loss(w, x):
+        return lax.pmean(jnp.mean((x @ w) ** 2), "b")
+
+    return jax.pmap(jax.grad(loss), axis_name="b", in_axes=(None, 0)), (f32(3, 2), f32(4, 5, 3))
+
+
+@program
+def donate_output_pytree_aliasing():
+    def step(state):
+        return {"count": state["count"] + 1, "w": state["w"] * 0.9}
+
+    return step, ({"count": np.int32(0), "w": f32(3)},), {"donate_argnums": 0}
+
+
+@program
+def linalg_batched_solve_and_inv_grad():
+    def f(a, b):
+        return jnp.linalg.solve(a, b[..., None]), jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m)))(a[0])
+
+    return f, (np.stack([_spd(3), _spd(3) * 2]), f32(2, 3))
