@@ -69,6 +69,8 @@ def evaluate(name: str, attrs: dict, consts: Sequence[np.ndarray], dtype: np.dty
             return _binary(name, consts[0], consts[1], dtype)
         if name == "stablehlo.convert":
             return _convert(consts[0], dtype)
+        if name == "stablehlo.clamp" and all(c.dtype.kind in "iu" for c in consts):  # (min, x, max)
+            return np.asarray(np.minimum(np.maximum(consts[1], consts[0]), consts[2]), dtype)
         if name == "stablehlo.compare" and attrs.get("type") != "TOTALORDER":
             a, b = consts
             if a.dtype.kind == "f" and (np.isnan(a).any() or np.isnan(b).any()):
