@@ -214,20 +214,33 @@ def _random_fold_in(ctx: RuleContext, key: Value, data: Value) -> list[Value]:
 
 @register(random_seed_p)
 def _random_seed(ctx: RuleContext, seed: Value, **_: Any) -> list[Value]:
-    """JAX's ``threefry_seed`` for an int32 seed: its high and low words as the key."""
+    """JAX's ``threefry_seed`` for an int32 seed: its high and low words as the key (each operation
+    located as the traced function's equation that makes it, which names it in HLO)."""
     if ctx.avals_in[0].shape != () or np.dtype(ctx.avals_in[0].dtype) != np.int32:
         raise NotImplementedError("StableHLO text for random_seed is implemented for one int32 seed")
     i32 = "tensor<i32>"
-    high = hlo_op(
-        ctx, "stablehlo.shift_right_logical", seed, ctx.constant(np.int32(32), np.int32), out_type=i32
-    )
-    k1 = broadcast_in_dim(ctx, hlo_op(ctx, "stablehlo.convert", high, out_type=U32), (1,), ())
+
+    def at(v: Value, source: str) -> Value:
+        assert v.op is not None
+        v.op.source = source
+        return v
+
+    def const(value: Any, dtype: Any) -> Value:
+        return at(ctx.constant(value, dtype), "constant")
+
+    def convert(x: Value) -> Value:
+        return at(hlo_op(ctx, "stablehlo.convert", x, out_type=U32), "convert_element_type")
+
+    high = hlo_op(ctx, "stablehlo.shift_right_logical", seed, const(np.int32(32), np.int32), out_type=i32)
+    at(high, "shift_right_logical")
+    k1 = at(broadcast_in_dim(ctx, convert(high), (1,), ()), "broadcast_in_dim")
     if ctx.avals_in[0].weak_type:  # (seed & uint32(0xFFFFFFFF) promotes a weak int to uint32)
-        low = hlo_op(ctx, "stablehlo.convert", seed, out_type=U32)
-        low = hlo_op(ctx, "stablehlo.and", low, _u32(ctx, 0xFFFFFFFF), out_type=U32)
+        low = convert(seed)
+        mask = at(_u32(ctx, 0xFFFFFFFF), "constant")
+        low = at(hlo_op(ctx, "stablehlo.and", low, mask, out_type=U32), "and")
     else:  # (... and an int32 to int32, the mask wrapping to -1, converted after)
-        low = hlo_op(ctx, "stablehlo.and", seed, ctx.constant(np.int32(-1), np.int32), out_type=i32)
-        low = hlo_op(ctx, "stablehlo.convert", low, out_type=U32)
-    k2 = broadcast_in_dim(ctx, low, (1,), ())
+        low = at(hlo_op(ctx, "stablehlo.and", seed, const(np.int32(-1), np.int32), out_type=i32), "and")
+        low = convert(low)
+    k2 = at(broadcast_in_dim(ctx, low, (1,), ()), "broadcast_in_dim")
     one = ctx.avals_in[0].update(shape=(1,), dtype=np.dtype(np.uint32))
-    return [concatenate(ctx, [k1, k2], [one, one], 0)]
+    return [at(concatenate(ctx, [k1, k2], [one, one], 0), "concatenate")]

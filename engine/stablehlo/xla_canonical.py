@@ -361,6 +361,11 @@ class _Canonical:
             self.sliced.add(op)  # (XLA makes it a slice: its indices are no longer used)
         if name == "stablehlo.dynamic_update_slice" and ins[1].type == ins[0].type:
             raise _refuse("a dynamic_update_slice of the whole operand (XLA folds it)")
+        if name == "stablehlo.slice" and ins[0].op is not None and _is_op(ins[0].op, "stablehlo.concatenate"):
+            # (recorded: PRNGKey(s)[0] is the first operand's; along another dimension it is kept)
+            d = ins[0].op.spec.attrs["dimension"] if ins[0].op.spec is not None else 0
+            if (spec.attrs["start"][d], spec.attrs["limit"][d]) != (0, _parse_type(ins[0].type)[0][d]):
+                raise _refuse("a slice of a concatenate along its dimension (XLA may slice its operands)")
         if name == "stablehlo.pad" and all(c == 0 for cfg in spec.attrs["config"] for c in cfg):
             raise _refuse("a pad of nothing (XLA removes it)")
         # (arithmetic and bitwise identities; comparisons, selects, indices and inits are kept)
@@ -440,11 +445,14 @@ class _Canonical:
 
     @staticmethod
     def _folds(name: str, c: np.ndarray, first: bool) -> bool:
-        """``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``: the canonicalizer's identities."""
+        """``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x & ~0``: the canonicalizer's
+        identities."""
         if name == "stablehlo.multiply":
             return _is_splat(c, 1)
         if name == "stablehlo.add" or (name == "stablehlo.subtract" and not first):
             return _is_splat(c, 0)
+        if name == "stablehlo.and" and c.dtype.kind in "iu":  # (recorded: PRNGKey's x & 0xFFFFFFFF)
+            return _is_splat(c, np.iinfo(c.dtype).max if c.dtype.kind == "u" else -1)
         return False
 
     def _erase_dead(self, block: list[Op]) -> None:

@@ -96,7 +96,7 @@ def _tuple_text(shapes: Sequence[str]) -> str:
 # Primitives JAX lowers by tracing a function (mlir.lower_fun): their operations are named after the
 # traced function's primitives, which the engine's rules do not record.
 _TRACED_LOWERINGS = {
-    "random_seed", "random_bits", "random_split", "random_fold_in", "random_wrap", "random_unwrap",
+    "random_bits", "random_split", "random_fold_in", "random_wrap", "random_unwrap",
     "threefry2x32", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "igamma", "igammac",
     "igamma_grad_a", "bessel_i0e", "bessel_i1e", "regularized_incomplete_beta",
     "polygamma", "zeta", "erf_inv", "scan",
