@@ -112,8 +112,6 @@ from ._reductions import (
     array_equiv,
     average,
     count_nonzero,
-    cummax,
-    cummin,
     cumprod,
     cumsum,
     cumulative_prod,
@@ -163,7 +161,6 @@ from ._shape import (
     reshape,
     roll,
     rot90,
-    row_stack,
     shape,
     size,
     split,
@@ -230,7 +227,6 @@ from ._ufuncs import (
     exp2,
     expm1,
     fabs,
-    fix,
     float_power,
     floor,
     floor_divide,
@@ -252,7 +248,6 @@ from ._ufuncs import (
     remainder,
     rint,
     round,
-    round_,
     sign,
     signbit,
     sin,
@@ -345,7 +340,7 @@ from ._statistics import (
 )
 from ._complex_parts import angle, iscomplex, isreal  # noqa: F401
 from ._ufuncs import gcd, lcm, modf, nextafter  # noqa: F401
-from ._creation import asanyarray, ascontiguousarray, asfortranarray, astype, vectorize  # noqa: F401
+from ._creation import astype, vectorize  # noqa: F401
 from ._methods import install_array_methods
 from ._histograms import digitize, histogram, histogram2d, histogram_bin_edges, histogramdd  # noqa: F401
 from ._windows import bartlett, blackman, hamming, hanning, i0, kaiser  # noqa: F401
@@ -429,6 +424,11 @@ def __getattr__(name):
     if name in _narrow_dtypes.NAMES:
         t = globals()[name] = _dtypes.narrow_scalar_type(name)
         return t
+    if name == "fix":  # (removed from JAX's jnp: its deprecation message)
+        raise AttributeError(
+            "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
+            "Use jax.numpy.trunc instead."
+        )
     raise AttributeError(f"module 'engine.numpy' has no attribute {name!r}")
 
 

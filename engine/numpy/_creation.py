@@ -617,13 +617,6 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     return asarray(x, dtype=user_dtype(to_dtype(dtype), "astype"))
 
 
-def asanyarray(a, dtype=None, order=None):
-    return asarray(a, dtype=dtype)
-
-
-ascontiguousarray = asfortranarray = asanyarray
-
-
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     """Broadcast a function over arrays with ``vmap``: over all axes of scalar functions, or over the
     loop axes of a generalized ufunc ``signature`` such as ``'(n,m),(m)->(n)'``.

@@ -647,10 +647,6 @@ def _cumulative_api(name, fn, initial, x, axis, dtype, include_initial):
     return lax.concatenate([lax.full(shape, initial, out.dtype), out], ax)
 
 
-cummax = _cumulative("cummax", lax.cummax, False)
-cummin = _cumulative("cummin", lax.cummin, False)
-
-
 nancumsum = _cumulative("nancumsum", lax.cumsum, True, nan_fill=0)
 nancumprod = _cumulative("nancumprod", lax.cumprod, True, nan_fill=1)
 

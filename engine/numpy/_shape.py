@@ -316,9 +316,6 @@ def vstack(tup, dtype=None):
     return concatenate(_each_at_least(atleast_2d, tup), 0, dtype)
 
 
-row_stack = vstack
-
-
 def dstack(tup, dtype=None):
     return concatenate(_each_at_least(atleast_3d, tup), 2, dtype)
 

@@ -305,7 +305,6 @@ def _trunc(x):
 
 
 trunc = staged_as_jit(_integral_identity("trunc", _trunc))
-fix = trunc
 
 
 @staged_as_jit(static_argnames=("decimals",))
@@ -341,9 +340,6 @@ def _round(a, decimals):
     factor = np.array(10.0**decimals, a.dtype)  # (a scalar constant, as JAX's lax._const)
     out = lax.div(lax.round(lax.mul(a, factor), 1), factor)
     return lax.convert_element_type(out, dtype) if dtype == np.float16 else out
-
-
-round_ = round
 
 
 @staged_as_jit(static_argnames=("decimals",))
