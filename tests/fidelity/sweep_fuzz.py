@@ -633,3 +633,77 @@ _MORE = {
 }
 for _fn, _call in _MORE.items():
     _add(f"more[{_fn}]", _call, _G, _GI)
+
+# --- dtype arguments and integer / bool inputs of the wider jnp API ------------------------------
+_B = {
+    "sum_uint8": lambda jnp, x: jnp.sum(jnp.asarray(x * 100, jnp.uint8)),
+    "sum_int8_promote_off": lambda jnp, x: jnp.sum(jnp.asarray(x * 100, jnp.int8), promote_integers=False),
+    "cumsum_dtype_int8": lambda jnp, x: jnp.cumsum(x * 60, dtype=jnp.int8),
+    "cumprod_dtype_f16": lambda jnp, x: jnp.cumprod(x * 100, dtype=jnp.float16),
+    "prod_bool": lambda jnp, x: jnp.prod(x > 1),
+    "diff_bool": lambda jnp, x: jnp.diff(x > 1.5),
+    "diff_uint8": lambda jnp, x: jnp.diff(jnp.asarray(x[::-1], jnp.uint8)),
+    "ediff1d_int": lambda jnp, x: jnp.ediff1d(x.astype(jnp.int32), to_begin=-1.5),
+    "einsum_int8": lambda jnp, x: jnp.einsum(
+        "i,i->", jnp.asarray(x * 50, jnp.int8), jnp.asarray(x * 50, jnp.int8)
+    ),
+    "convolve_int": lambda jnp, x: jnp.convolve(x.astype(jnp.int32), x.astype(jnp.int32)),
+    "trapezoid_int": lambda jnp, x: jnp.trapezoid(x.astype(jnp.int32)),
+    "outer_bool": lambda jnp, x: jnp.outer(x > 1, x > 2),
+    "kron_uint8": lambda jnp, x: jnp.kron(jnp.asarray(x, jnp.uint8), jnp.asarray(x, jnp.uint8)),
+    "cross_int": lambda jnp, x: jnp.cross(x.astype(jnp.int32), x[::-1].astype(jnp.int32)),
+    "linalg_det_int": lambda jnp, x: jnp.linalg.det(
+        jnp.outer(x, x).astype(jnp.int32) + jnp.eye(3, dtype=jnp.int32)
+    ),
+    "isin_nan": lambda jnp, x: jnp.isin(jnp.array([1.0, jnp.nan]), jnp.array([jnp.nan, 1.0])),
+    "argsort_desc_stable": lambda jnp, x: jnp.argsort(
+        jnp.array([1, 3, 1, 3, 2]), descending=True, stable=True
+    ),
+    "mean_bool_where": lambda jnp, x: jnp.mean(x > 1, where=x < 3),
+    "average_int_weights": lambda jnp, x: jnp.average(x.astype(jnp.int32), weights=jnp.array([1, 0, 1])),
+    "average_zero_weights": lambda jnp, x: jnp.average(x, weights=jnp.zeros(3)),
+    "percentile_int": lambda jnp, x: jnp.percentile(x.astype(jnp.int32), 40),
+    "quantile_nearest_half": lambda jnp, x: jnp.quantile(jnp.arange(4.0), 0.5, method="nearest"),
+    "histogram_int": lambda jnp, x: jnp.histogram(x.astype(jnp.int32), bins=2),
+    "searchsorted_bool": lambda jnp, x: jnp.searchsorted(jnp.array([False, True]), True),
+    "nanmean_int": lambda jnp, x: jnp.nanmean(x.astype(jnp.int32)),
+    "nanvar_all_nan": lambda jnp, x: jnp.nanvar(x * jnp.nan),
+    "nanmin_all_nan": lambda jnp, x: jnp.nanmin(x * jnp.nan),
+    "nanargmax_all_nan": lambda jnp, x: jnp.nanargmax(x * jnp.nan),
+    "corrcoef_const": lambda jnp, x: jnp.corrcoef(x * 0, x),
+    "cov_int": lambda jnp, x: jnp.cov(x.astype(jnp.int32)),
+    "std_ddof_n": lambda jnp, x: jnp.std(x, ddof=3),
+    "ptp_uint8": lambda jnp, x: jnp.ptp(jnp.asarray(x, jnp.uint8)),
+    "cbrt_neg": lambda jnp, x: jnp.cbrt(-x),
+    "fmod_int_zero": lambda jnp, x: jnp.fmod(x.astype(jnp.int32), 0),
+    "remainder_float_zero": lambda jnp, x: jnp.remainder(x, 0.0),
+    "floor_divide_neg_zero": lambda jnp, x: jnp.floor_divide(-x * 0, 1.0),
+    "true_divide_int_zero": lambda jnp, x: x.astype(jnp.int32) / 0,
+    "power_float_int_neg": lambda jnp, x: jnp.power(x * 0, -1),
+    "float_power_neg": lambda jnp, x: jnp.float_power(-x, 0.5),
+    "exp2_int": lambda jnp, x: jnp.exp2(x.astype(jnp.int8)),
+    "log_uint8": lambda jnp, x: jnp.log(jnp.asarray(x, jnp.uint8)),
+    "arctan2_int": lambda jnp, x: jnp.arctan2(x.astype(jnp.int32), -x.astype(jnp.int32)),
+    "hypot_inf_nan": lambda jnp, x: jnp.hypot(jnp.inf, jnp.nan),
+    "logaddexp2_int": lambda jnp, x: jnp.logaddexp2(x.astype(jnp.int32), 1),
+    "sinc_int": lambda jnp, x: jnp.sinc(x.astype(jnp.int32) - 2),
+    "angle_int": lambda jnp, x: jnp.angle(-x.astype(jnp.int32)),
+    "angle_deg": lambda jnp, x: jnp.angle(x * 1j, deg=True),
+    "real_int": lambda jnp, x: jnp.real(x.astype(jnp.int32)),
+    "conj_bool": lambda jnp, x: jnp.conj(x > 1),
+    "clip_uint8_neg": lambda jnp, x: jnp.clip(jnp.asarray(x, jnp.uint8), -1, 2),
+    "clip_int_none": lambda jnp, x: jnp.clip(x.astype(jnp.int32), max=1),
+    "nan_to_num_int": lambda jnp, x: jnp.nan_to_num(x.astype(jnp.int32), nan=5),
+    "nan_to_num_f16": lambda jnp, x: jnp.nan_to_num(jnp.asarray(x * jnp.inf, jnp.float16)),
+    "around_half": lambda jnp, x: jnp.around(x - 0.5),
+    "fix_neg": lambda jnp, x: jnp.fix(-x + 0.5),
+    "rint_int": lambda jnp, x: jnp.rint(x.astype(jnp.int32)),
+    "modf_neg": lambda jnp, x: jnp.modf(-x - 0.25),
+    "frexp_inf": lambda jnp, x: jnp.frexp(x * jnp.inf),
+    "ldexp_overflow": lambda jnp, x: jnp.ldexp(x, 200),
+    "spacing_zero": lambda jnp, x: jnp.spacing(x * 0),
+    "gcd_uint8": lambda jnp, x: jnp.gcd(jnp.asarray(x * 4, jnp.uint8), jnp.asarray(x * 6, jnp.uint8)),
+    "lcm_overflow": lambda jnp, x: jnp.lcm(jnp.asarray(x * 40, jnp.int8), jnp.asarray(x * 30, jnp.int8)),
+}
+for _fn, _call in _B.items():
+    _add(f"api[{_fn}]", lambda jax, x, c=_call: c(jax.numpy, x), _WX)
