@@ -2,8 +2,9 @@
 
 ``add`` from 0 and ``max``/``min`` from their identity are JAX's ``reduce_window_sum`` /
 ``reduce_window_max`` / ``reduce_window_min`` primitives (numpy's sliding windows evaluate them);
-their derivatives are those of the same reduction in other primitives (``pad``, strided
-``slice``, ``concatenate``, a reduction). Other computations and inits are JAX's generic
+their derivatives are written in other primitives (``pad``, strided ``slice``, ``concatenate``,
+reductions): max/min's give a window's tangent to the first of its tied extremes, as JAX's
+``select_and_gather_add`` does. Other computations and inits are JAX's generic
 ``reduce_window``, its computation's jaxpr a param; its jvp is a ``reduce_window`` of the jvp of
 that computation, which forward mode can use and reverse mode cannot (as in JAX). (Convolutions are
 the ``conv_general_dilated`` primitive, in ``convolution.py``.)
@@ -75,18 +76,24 @@ def _identity(dtype, largest: bool):
 _MONOIDS = {"sum": (api.reduce_sum, None), "max": (api.reduce_max, False), "min": (api.reduce_min, True)}
 
 
-def _composite(x, kind, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
-    """The window reduction in other primitives (pad, strided slices, a reduction): the primitives'
-    derivatives are this function's."""
-    reduce, largest = _MONOIDS[kind]
-    dtype = core.get_aval(x).dtype
-    init = np.zeros((), dtype) if largest is None else _identity(dtype, largest)
+def _windows(x, init, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    """``x`` padded (and base-dilated) with ``init``, as ``(K, *out_shape)``: window offset ``k``'s
+    elements (offsets in row-major window order) in other primitives (pad, strided slices)."""
     if any(lo or hi for lo, hi in padding) or any(d != 1 for d in base_dilation):
         x = api.pad(x, init, [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)])
     # Two leading unit dimensions give the (N, C, *S) layout the window gatherer expects.
     x = api.reshape(x, (1, 1, *core.get_aval(x).shape))
     windows = _window_patches(x, window_dimensions, window_strides, window_dilation)  # (1, 1, K, *O)
-    return reduce(windows, (0, 1, 2))
+    return api.reshape(windows, core.get_aval(windows).shape[2:])
+
+
+def _composite(x, kind, **params):
+    """The window reduction in other primitives (pad, strided slices, a reduction): the sum's
+    transpose is this function's."""
+    reduce, largest = _MONOIDS[kind]
+    dtype = core.get_aval(x).dtype
+    init = np.zeros((), dtype) if largest is None else _identity(dtype, largest)
+    return reduce(_windows(x, init, **params), (0,))
 
 
 def _impl(kind):
@@ -168,13 +175,29 @@ def _derivative_scope():
         yield
 
 
-def _jvp(kind):
-    def rule(primals, tangents, **params):
-        from .. import api as engine_api
+def _chooser_jvp(kind):
+    """JAX's rule (its ``_select_and_gather_add``): each window's tangent is that of ONE element, the
+    first in window order that is >= (max; <= for min) every other, so ties are not shared (as the
+    jvp of ``reduce_max`` over axes shares them); its transpose sends a window's whole cotangent there."""
+    p = reduce_window_max_p if kind == "max" else reduce_window_min_p
 
+    def rule(primals, tangents, **params):
         (x,), (t,) = primals, tangents
+        out = p.bind(x, **params)
+        if type(t) is ad.Zero:
+            return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
         with _derivative_scope():
-            return engine_api.jvp(lambda v: _composite(v, kind, **params), (x,), (ad.instantiate_zeros(t),))
+            xs = _windows(x, _identity(core.get_aval(x).dtype, kind == "min"), **params)  # (K, *O)
+            ts = _windows(t, np.zeros((), core.get_aval(t).dtype), **params)
+            shape = core.get_aval(xs).shape
+            offset = api.broadcasted_iota(np.int32, shape, 0)
+            # The first offset holding the window's extreme (K where none does: a NaN window).
+            hits = api.eq(xs, api.broadcast_in_dim(out, shape, tuple(range(1, len(shape)))))
+            first = api.reduce_min(api.select(hits, offset, api.full(shape, shape[0], np.int32)), (0,))
+            chosen = api.eq(offset, api.broadcast_in_dim(first, shape, tuple(range(1, len(shape)))))
+            return out, api.reduce_sum(
+                api.select(chosen, ts, api.full(shape, 0, core.get_aval(t).dtype)), (0,)
+            )
 
     return rule
 
@@ -197,7 +220,7 @@ for _kind, _p in (("sum", reduce_window_sum_p), ("max", reduce_window_max_p), ("
     _p.def_abstract_eval(_abstract)
     batching.batch_rules[_p] = _batch(_p)
     if _kind != "sum":
-        ad.jvp_rules[_p] = _jvp(_kind)
+        ad.jvp_rules[_p] = _chooser_jvp(_kind)
 ad.deflinear(reduce_window_sum_p, _sum_transpose)
 _PRIMITIVES = {api.add: reduce_window_sum_p, api.max: reduce_window_max_p, api.min: reduce_window_min_p}
 
