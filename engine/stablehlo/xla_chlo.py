@@ -141,6 +141,17 @@ def _atanh(b: _Builder, x: Value) -> Value:
     return b.emit("stablehlo.select", [outside, nan, b.emit("stablehlo.multiply", [diff, b.constant(0.5)])])
 
 
+def _acosh(b: _Builder, x: Value) -> Value:
+    # x >= max/2 ? log(x) + log 2 : log1p(sqrt(x - 1) * (sqrt(x + 1) + sqrt(x - 1)))
+    huge = b.compare("GE", x, b.constant(np.finfo(np.float32).max / np.float32(2)))
+    one = b.constant(1.0)
+    large = b.emit("stablehlo.add", [b.emit("stablehlo.log", [x]), b.constant(np.log(b.dtype(2.0)))])
+    below = b.emit("stablehlo.sqrt", [b.emit("stablehlo.subtract", [x, one])])
+    above = b.emit("stablehlo.sqrt", [b.emit("stablehlo.add", [x, one])])
+    product = b.emit("stablehlo.multiply", [below, b.emit("stablehlo.add", [above, below])])
+    return b.emit("stablehlo.select", [huge, large, b.emit("stablehlo.log_plus_one", [product])])
+
+
 # CHLO operation -> its expansion, and the element types it is known for (the several-constant ones
 # recorded for f32 only)
 _EXPANSIONS: dict[str, tuple[Callable[[_Builder, Value], Value], dict[str, Any]]] = {
@@ -151,6 +162,7 @@ _EXPANSIONS: dict[str, tuple[Callable[[_Builder, Value], Value], dict[str, Any]]
     "chlo.sinh": (_sinh, {"f32": np.float32}),
     "chlo.asinh": (_asinh, {"f32": np.float32}),
     "chlo.atanh": (_atanh, {"f32": np.float32}),
+    "chlo.acosh": (_acosh, {"f32": np.float32}),
 }
 
 
