@@ -271,7 +271,8 @@ def _call(
     cached = bool(a.get("cached"))
     if cached and (a["transforms"] is None or site is None):
         raise _refuse(
-            f"the call of JAX's cached lowering of '{a['name']}' staged where its name is not known"
+            f"the call of JAX's cached lowering of '{a['name']}' (named after where it is staged, known "
+            "for argmax/argmin in the main function under no transformation)"
         )
     if a["transforms"] is None:
         raise _refuse("a call staged where JAX's name for it is not known (under vmap of grad, ...)")
