@@ -12,7 +12,7 @@ import numpy as np
 from . import core
 from .core import Params, ShapedArray, Trace, Tracer, Value, float0
 from .errors import UnexpectedTracerError
-from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, with_fresh_vars
+from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, ref_effects, with_fresh_vars
 from .narrow_dtypes import kind as dtype_kind
 
 # rule(primals, tangents, **params) -> (primal out, tangent out); lists of them for a primitive
@@ -407,6 +407,8 @@ class PartialEvalTrace(Trace):
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out, core.staging_source_info())
         for t in tracers_out:
             t.recipe = recipe
+        if primitive in ref_effects:  # (a write into a tangent ref is kept though nothing reads it)
+            self.main.effects.append(recipe)
         return tracers_out if primitive.multiple_results else tracers_out[0]
 
 
@@ -426,13 +428,17 @@ def partial_eval_flat(
 
 
 def tracers_to_jaxpr(
-    tracers_in: Sequence[PartialEvalTracer], tracers_out: Sequence[PartialEvalTracer]
+    tracers_in: Sequence[PartialEvalTracer],
+    tracers_out: Sequence[PartialEvalTracer],
+    effects: Sequence[JaxprEqnRecipe] = (),
 ) -> tuple[Jaxpr, list[Value]]:
+    """The jaxpr of the recipes ``tracers_out`` need, and of the ``effects`` (kept unread)."""
     binders = [Var(t.aval) for t in tracers_in]
     tracer_to_var: dict[int, Atom] = {id(t): v for t, v in zip(tracers_in, binders)}
     constvar_to_val: dict[int, tuple[Var, Any]] = {}
-    recipes: dict[int, JaxprEqnRecipe] = {}
-    for t in _toposort(tracers_out):  # what the outputs need (dead recipes are dropped)
+    recipes: dict[int, JaxprEqnRecipe] = {id(r): r for r in effects}
+    roots = [*tracers_out, *(t for r in effects for t in r.tracers_in)]
+    for t in _toposort(roots):  # what the outputs need (dead recipes are dropped)
         r = t.recipe
         if isinstance(r, LambdaBindingRecipe):
             assert id(t) in tracer_to_var, "unexpected input tracer"
@@ -523,6 +529,7 @@ def partial_eval_jaxpr(
         env[v] = False
     for v, unk in zip(jaxpr.in_binders, in_unknowns):
         env[v] = unk
+    made_unknown = _refs_made_unknown(jaxpr, in_unknowns)
     eqns1, eqns2 = [], []
     alias: dict[Var, Atom] = {}  # known outputs forwarded from known inputs
 
@@ -556,7 +563,7 @@ def partial_eval_jaxpr(
                 new_res(r)
             for v, u in zip(eqn.out_binders, unks_out):
                 env[v] = u
-        elif any(unks_in):
+        elif any(unks_in) or (made_unknown and any(v in made_unknown for v in eqn.out_binders)):
             ins = [x if unk else new_res(x) for x, unk in zip(eqn.inputs, unks_in)]
             eqns2.append(JaxprEqn(eqn.primitive, ins, eqn.params, eqn.out_binders, eqn.source_info))
             for v in eqn.out_binders:
@@ -588,6 +595,36 @@ def partial_eval_jaxpr(
     # independent jaxprs, each binding a Var once, as JAX's, which traces each part anew, are.
     jaxpr2 = with_fresh_vars(Jaxpr([], res + ins2, eqns2, outs2))
     return jaxpr1, jaxpr2, out_unknowns, len(res)
+
+
+def _refs_made_unknown(jaxpr: Jaxpr, in_unknowns: Sequence[bool]) -> set[Var]:
+    """The refs ``jaxpr`` makes of known values (a tangent ref of zeros, an ``empty_ref``) that
+    unknown equations read or write, and the constants they are made of: a ref is never a
+    residual, so these are made on the unknown side (as JAX's linearization stages a tangent ref,
+    and the zeros it holds, in the tangent program)."""
+    from .backward_pass import accumulators  # (the types of refs)
+
+    if not accumulators or not ref_effects:
+        return set()
+    makers = {v: e for e in jaxpr.eqns for v in e.out_binders}
+    forced: set[Var] = set()
+    while True:
+        unknown = {v for v, u in zip(jaxpr.in_binders, in_unknowns) if u}
+        new: set[Var] = set()
+        for e in jaxpr.eqns:
+            is_forced = any(v in forced for v in e.out_binders)
+            if is_forced or any(type(x) is Var and x in unknown for x in e.inputs):
+                unknown.update(e.out_binders)
+                for x in e.inputs:
+                    if type(x) is not Var or x in unknown or x not in makers:
+                        continue
+                    if type(x.aval) in accumulators:  # a known ref an unknown equation uses
+                        new.add(x)
+                    elif is_forced and not any(type(y) is Var for y in makers[x].inputs):
+                        new.add(x)  # (a constant it is made of)
+        if new <= forced:
+            return forced
+        forced |= new
 
 
 # ---------------------------------------------------------------------------------------------
@@ -633,7 +670,7 @@ def linearize_flat(
         tracers_out = [trace.full_raise(t) for t in tangents_out]
         tangent_pvals = [t.pval for t in tracers_out]
         unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
-        jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out)
+        jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out, main.effects)
     # Tangent work no output reads is dead, as in JAX's auto-DCE'd tangent trace (a scan's unused
     # tangent ys go, so its transpose reads no zero cotangent for them).
     jaxpr = dce_jaxpr(jaxpr)
@@ -666,79 +703,6 @@ class UndefPrimal:
 
 def is_undefined(x: object) -> bool:
     return type(x) is UndefPrimal
-
-
-# How many backward passes are running: JAX caches the jaxprs made there apart from others (its
-# trace context differs), which shows in what a program shares (``lax.scatter_combiners``).
-transposing = [0]
-
-
-def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Tangent | None]) -> list[Tangent]:
-    """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
-    transposing[0] += 1
-    try:
-        return _backward_pass(jaxpr, args, cotangents)
-    finally:
-        transposing[0] -= 1
-
-
-def _backward_pass(
-    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Tangent | None]
-) -> list[Tangent]:
-    primal_env: dict[Var, Value] = {}
-    ct_env: dict[Var, Value] = {}
-
-    def read_primal(x: Atom) -> Value:
-        return x.val if type(x) is Literal else primal_env[x]
-
-    def write_cotangent(x: Atom, ct: Tangent | None) -> None:
-        if type(x) is Var and ct is not None and type(ct) is not Zero:
-            prev = ct_env.get(x)
-            ct_env[x] = ct if prev is None else add_jaxvals_p.bind(prev, ct)
-
-    def read_cotangent(v: Var) -> Tangent:
-        ct = ct_env.pop(v, None)
-        return Zero(v.aval) if ct is None else ct
-
-    for v, a in zip(jaxpr.in_binders, args):
-        primal_env[v] = a
-    for x, ct in zip(jaxpr.outs, cotangents):
-        write_cotangent(x, ct)
-
-    # Equations on residuals only are evaluated forward; the rest are linear in the unknowns.
-    linear_eqns = []
-    for eqn in jaxpr.eqns:
-        ins = [read_primal(x) for x in eqn.inputs]
-        if any(type(x) is UndefPrimal for x in ins):
-            linear_eqns.append(eqn)
-            for v in eqn.out_binders:
-                primal_env[v] = UndefPrimal(v.aval)
-            continue
-        with core.source_info_context(eqn.source_info):
-            outs = eqn.primitive.bind(*ins, **eqn.params)
-        outs = outs if eqn.primitive.multiple_results else [outs]
-        for v, o in zip(eqn.out_binders, outs):
-            primal_env[v] = o
-
-    for eqn in reversed(linear_eqns):
-        cts_in = [read_cotangent(v) for v in eqn.out_binders]
-        if all(type(c) is Zero for c in cts_in):
-            continue
-        primals_in = [read_primal(x) for x in eqn.inputs]
-        rule = transpose_rules.get(eqn.primitive)
-        if rule is None:
-            raise NotImplementedError(
-                f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive}' not implemented"
-            )
-        with core.source_info_context(eqn.source_info):
-            if eqn.primitive.multiple_results:
-                cts_out = rule(cts_in, *primals_in, **eqn.params)
-            else:
-                cts_out = rule(cts_in[0], *primals_in, **eqn.params)
-            for x, ct in zip(eqn.inputs, cts_out):
-                if type(x) is Var and type(primal_env[x]) is UndefPrimal:
-                    write_cotangent(x, ct)
-    return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
 
 
 def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], VJP]:
@@ -795,4 +759,5 @@ from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the t
     deflinear as deflinear,
     defzero as defzero,
 )
+from .backward_pass import backward_pass as backward_pass, transposing as transposing  # noqa: E402
 from . import tape  # noqa: E402  (last: the eager tape builds on this module; imported once, not per vjp)

@@ -193,11 +193,12 @@ def _holds_jaxprs(value: Any) -> bool:
 
 
 class MainTrace:
-    __slots__ = ("level", "trace_type", "global_data", "trace")
+    __slots__ = ("level", "trace_type", "global_data", "trace", "effects")
 
     def __init__(self, level: int, trace_type: type[Trace], global_data: Any = None):
         self.level, self.trace_type, self.global_data = level, trace_type, global_data
         self.trace: Trace | None = None  # the Trace object, made once (binds are hot)
+        self.effects: list[Any] = []  # a partial evaluation's recipes of ref effects (kept unread)
 
     def __repr__(self) -> str:
         return f"MainTrace({self.level}, {self.trace_type.__name__})"

@@ -17,6 +17,6 @@ from .primitives import (  # noqa: F401
     swap_p,
 )
 from .types import AbstractRef, Ref, is_ref  # noqa: F401
-from . import jvp, vmap  # noqa: F401,E402  (the JVP and batching rules of the state primitives)
+from . import jvp, transpose, vmap  # noqa: F401,E402  (the JVP, transpose and batching rules)
 
 core.pytype_aval_mappings[Ref] = lambda r: r.aval

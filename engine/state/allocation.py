@@ -6,7 +6,8 @@ where it is an ``empty_ref`` equation; a program with one is discharged into a p
 zeros value threaded through it) before it is compiled. Outside any staging (eagerly, or under
 ``grad``/``vmap``/``jvp`` alone) it is refused, as JAX refuses it. Inside a non-staging
 transformation that something stages (``jit(grad(f))``) the ref is functional, as refs made there
-are (``engine.state.primitives``); made inside a ``vmap`` it is unbatched there (JAX's vmap leaves
+are (``engine.state.primitives``), but inside ``jvp`` or ``grad`` it is a pair, a primal and a
+tangent ``empty_ref`` (``state.jvp``, as JAX's linearization makes them); made inside a ``vmap`` it is unbatched there (JAX's vmap leaves
 an ``empty_ref`` to its parent), so any write into it is refused with JAX's words.
 
 ``free_ref`` stages a ``free_ref`` equation (kept although it has no outputs). Eagerly it does
@@ -32,7 +33,12 @@ class _AllocationPrimitive(core.Primitive):
 
     def bind(self, *args: Value, **params: Any) -> Any:
         if self is empty_ref_p and len(core._state.stack) > 1 and not primitives._staging_innermost():
-            return _functional_empty_ref(**params)  # (grad, vmap, a discharge: a functional ref of zeros)
+            from .jvp import empty_ref_pair, innermost, is_forward_mode
+
+            main = innermost(core._state.stack)
+            if main is not None and is_forward_mode(main):  # (jvp, grad: a primal and a tangent ref)
+                return empty_ref_pair(main, params)
+            return _functional_empty_ref(**params)  # (vmap, a discharge: a functional ref of zeros)
         if self is free_ref_p and isinstance(args[0], Ref) and args[0].is_traced:
             ref = args[0]
             if ref.vmapped == "batched":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .. import core
+from .. import core, ir
 from ..core import Value
 from ..ir import ClosedJaxpr, Jaxpr, Var, eval_jaxpr, has_ref_effects
 from ..staging import trace_to_jaxpr
@@ -90,14 +90,25 @@ def discharge_program(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[bool]] | N
 
 
 def _without_unused_freezes(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """JAX's jit drops a ``freeze`` whose value nothing reads before it discharges the program, so
-    such a freeze does not end its ref's life there."""
+    """JAX's jit drops dead code before it discharges the program: a ``freeze`` or a read whose
+    value nothing uses, so such a freeze does not end its ref's life there, nor does a read of a
+    freed ref (the primal read of ``jit(grad(f))``, whose value only the forward pass computed)
+    refuse."""
     j = closed.jaxpr
-    used = {x for e in j.eqns for x in e.inputs if type(x) is Var} | {x for x in j.outs if type(x) is Var}
-    eqns = [e for e in j.eqns if e.primitive.name != "freeze" or e.out_binders[0] in used]
-    if len(eqns) == len(j.eqns):
+    live = {x for x in j.outs if type(x) is Var}
+    kept = []
+    for e in reversed(j.eqns):
+        if (
+            any(v in live for v in e.out_binders)
+            or (e.primitive in ir.effectful and e.primitive.name not in ("freeze", "get"))
+            or any(ir.has_effects(s) or ir.has_ref_effects(s) for s in ir.subjaxprs(e))
+        ):
+            kept.append(e)
+            live.update(x for x in e.inputs if type(x) is Var)
+    if len(kept) == len(j.eqns):
         return closed
-    return ClosedJaxpr(Jaxpr(j.constvars, j.in_binders, eqns, j.outs), closed.consts)
+    kept.reverse()
+    return ClosedJaxpr(Jaxpr(j.constvars, j.in_binders, kept, j.outs), closed.consts)
 
 
 def _substitute(ops: Sequence[Value], refs: list[Ref], values: Sequence[Value]) -> list[Value]:

@@ -4,9 +4,10 @@ primitive acts on both, so ``make_jaxpr(jvp(f))`` prints ``new_ref`` / ``freeze`
 reads and writes of both refs (JAX's ``_ref_jvp``, ``_get_jvp``, ``_swap_jvp``,
 ``addupdate_jvp_rule``, and ``freeze``'s ``defjvp``).
 
-``grad`` and ``linearize`` (a ``LinearizeTrace`` over partial evaluation, or the eager tape) keep
-the functional refs of ``primitives``: their transposition has no rules for refs yet. Refs made
-inside ``vmap`` are batched refs (``vmap``).
+``grad`` / ``linearize`` / ``vjp`` (a ``LinearizeTrace`` over partial evaluation) make the same
+pairs, the tangent ref staged in the linear program (``transpose`` transposes it, as JAX's
+backward pass does); the eager tape keeps the functional refs of ``primitives``. Refs made inside
+``vmap`` are batched refs (``vmap``).
 
 A call or control-flow primitive given such a ref (a ``jit`` called on it, a ``scan`` body closing
 over it) reads its value, runs its functional discharge (``discharge``) and writes the final value
@@ -20,6 +21,7 @@ from typing import Any, Callable, Sequence
 from .. import ad, core
 from ..core import Tracer, Value
 from ..staging import JaxprTrace
+from .allocation import empty_ref_p, free_ref_p
 from .primitives import _write_error, addupdate_p, discharging, freeze_p, get_p, new_ref_p, swap_p
 from .types import AbstractRef, Ref
 
@@ -39,19 +41,36 @@ def innermost(stack: Sequence[Any]) -> Any:
 
 
 def is_forward_mode(main: Any) -> bool:
-    """A plain ``jvp`` trace above any discharge, with no linearization under way (a ``jit``'s JVP
-    rule under ``grad`` traces its body with a plain JVP trace too, to be transposed)."""
-    if main.trace_type is not ad.JVPTrace or main.level <= max(discharging, default=0):
+    """A ``jvp`` or ``linearize`` trace above any discharge: its refs are pairs of refs. A ``jit``'s
+    JVP rule under ``grad`` traces its body with a plain JVP trace, to be split and transposed, so
+    its refs are pairs too; under the eager tape, or a partial evaluation that is not a
+    linearization, refs stay functional."""
+    if not issubclass(main.trace_type, ad.JVPTrace) or main.level <= max(discharging, default=0):
         return False
-    return not linearizing()
+    from ..tape import TapeTrace
+
+    kinds = [m.trace_type for m in core._state.stack]
+    if TapeTrace in kinds:
+        return False
+    return ad.LinearizeTrace in kinds or ad.PartialEvalTrace not in kinds
 
 
-def linearizing() -> bool:
-    """A ``grad`` / ``linearize`` / ``vjp`` is being traced or taped: its refs stay functional."""
+def linearizing(below: int | None = None) -> bool:
+    """A ``grad`` / ``linearize`` / ``vjp`` is being traced or taped (by a trace below level
+    ``below``: one the transformation at that level is inside)."""
     from ..tape import TapeTrace
 
     kinds = (ad.LinearizeTrace, ad.PartialEvalTrace, TapeTrace)
-    return any(m.trace_type in kinds for m in core._state.stack)
+    stack = core._state.stack if below is None else core._state.stack[:below]
+    return any(m.trace_type in kinds for m in stack)
+
+
+def _tangent_trace(main: Any) -> ad.PartialEvalTrace:
+    """The partial evaluation whose tracers a ``LinearizeTrace``'s tangents are: ``linearize_flat``
+    opens it right below."""
+    below = core._state.stack[main.level - 1]
+    assert below.trace_type is ad.PartialEvalTrace, below
+    return below.trace or ad.PartialEvalTrace(below)
 
 
 def new_ref_jvp(main: Any, x: Value, params: dict[str, Any]) -> Value:
@@ -59,6 +78,19 @@ def new_ref_jvp(main: Any, x: Value, params: dict[str, Any]) -> Value:
     its rule): a zero tangent gets a tangent ref of zeros."""
     trace = main.trace or main.trace_type(main)
     t = trace.full_raise(x)
+    if main.trace_type is ad.LinearizeTrace:  # the tangent ref is staged in the linear program
+        pe = _tangent_trace(main)
+        _busy.append(pe.main.level)
+        try:
+            primal = new_ref_p.bind(t.primal, **params)
+        finally:
+            _busy.pop()
+        if type(t.tangent) is ad.Zero:  # (JAX instantiates it in the tangent trace)
+            tangent_in = pe.stage_zeros(t.tangent.aval)
+        else:
+            tangent_in = pe.instantiate_const(pe.full_raise(t.tangent))
+        tangent = pe.default_process_primitive(new_ref_p, [tangent_in], params)
+        return trace.tracer_type(trace, primal, tangent)
     _busy.append(main.level)
     try:
         primal = new_ref_p.bind(t.primal, **params)
@@ -66,6 +98,26 @@ def new_ref_jvp(main: Any, x: Value, params: dict[str, Any]) -> Value:
     finally:
         _busy.pop()
     return ad.JVPTracer(trace, primal, tangent)
+
+
+def empty_ref_pair(main: Any, params: dict[str, Any]) -> Value:
+    """JAX's ``_empty_ref_jvp`` / ``_empty_ref_lin``: an ``empty_ref`` of the program being staged
+    and one of its tangent type (staged in the linear program under a linearization)."""
+    trace = main.trace or main.trace_type(main)
+    primal = core.Primitive.bind(empty_ref_p, **params)
+    t_params = dict(params, ty=ad.tangent_aval(params["ty"]))
+    if main.trace_type is ad.LinearizeTrace:
+        tangent = _tangent_trace(main).default_process_primitive(empty_ref_p, [], t_params)
+    else:
+        tangent = core.Primitive.bind(empty_ref_p, **t_params)
+    return trace.tracer_type(trace, primal, tangent)
+
+
+def _free_ref_jvp(primals: Sequence[Value], tangents: Sequence[Any]) -> Any:
+    free_ref_p.bind(primals[0])
+    if type(tangents[0]) is not ad.Zero:
+        free_ref_p.bind(tangents[0])
+    return [], []
 
 
 def _zero_like(out: Value) -> ad.Zero:
@@ -88,7 +140,7 @@ def _swap_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: Any) 
         if type(xt) is not ad.Zero:
             raise _write_error(swap_p, core.get_aval(ref), "grad")
         return out, _zero_like(out)
-    return out, swap_p.bind(rt, ad.instantiate_zeros(xt), *idx, **params)
+    return out, swap_p.bind(rt, ad.instantiate_zeros_where(xt, [rt]), *idx, **params)
 
 
 def _addupdate_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: Any) -> Any:
@@ -99,7 +151,7 @@ def _addupdate_jvp(primals: Sequence[Value], tangents: Sequence[Any], **params: 
             raise _write_error(addupdate_p, core.get_aval(ref), "grad")
         return addupdate_p.bind(ref, x, *idx, **params), []
     addupdate_p.bind(ref, x, *idx, **params)
-    addupdate_p.bind(rt, ad.instantiate_zeros(xt), *idx, **params)
+    addupdate_p.bind(rt, ad.instantiate_zeros_where(xt, [rt]), *idx, **params)
     return [], []
 
 
@@ -114,6 +166,7 @@ ad.jvp_rules[get_p] = _get_jvp
 ad.jvp_rules[swap_p] = _swap_jvp
 ad.jvp_rules[addupdate_p] = _addupdate_jvp
 ad.jvp_rules[freeze_p] = _freeze_jvp
+ad.jvp_rules[free_ref_p] = _free_ref_jvp
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,12 +9,15 @@ Where a ref lives decides how an operation on it runs:
 * a ref made inside a staging trace: a tracer of type ``Ref{...}``; the jaxpr runs on the
   interpreter, which passes ``Ref`` objects between equations (``jit_runtime`` sends programs
   with state there, never to compiled code);
-* a ref made inside ``jvp`` or ``vmap``: first-class, a pair of refs (``jvp``) or a batched ref
-  (``vmap``), as JAX makes them;
-* a ref made inside ``grad`` (or under a linearization): a ``Ref`` whose value is that
-  transformation's tracer; reads and writes are functional indexing and ``.at[]``
-  updates of the value, so the transformation only ever sees pure array operations (a ``scan``,
-  ``while``, ``cond`` or ``jit`` body using one is discharged: see ``discharge``);
+* a ref made inside ``jvp``, ``grad`` / ``linearize`` / ``vjp`` or ``vmap``: first-class, a pair
+  of refs (``jvp``; under a linearization the tangent ref is staged in the linear program, whose
+  transposition gives it a cotangent ref: ``transpose``) or a batched ref (``vmap``), as JAX makes
+  them;
+* a ref made under the eager tape of ``grad`` (nothing traced), or inside a ``vmap`` inside a
+  linearization: a ``Ref`` whose value is that transformation's tracer; reads and writes are
+  functional indexing and ``.at[]`` updates of the value, so the transformation only ever sees
+  pure array operations (a ``scan``, ``while``, ``cond`` or ``jit`` body using one is discharged:
+  see ``discharge``);
 * a batched ref under ``vmap`` (made inside, or passed as a batched argument): a static index gains
   the batch dimension (``vmap``); otherwise the batch rules below read the whole ref, index it per
   batch member, and write it back whole.
@@ -436,9 +439,9 @@ ir.pp_params_rules[new_ref_p] = lambda eqn: [("kind", None), ("memory_space", No
 
 
 # ---------------------------------------------------------------------------------------------
-# Differentiation: the JVP rules are in ``jvp`` (refs made inside jvp are pairs of refs); refs made
-# inside grad hold tracers (functional), so under linearize a state primitive meets a nonzero
-# tangent only when a differentiated value is written into a ref made outside: the rules refuse it.
+# Differentiation: the JVP rules are in ``jvp`` (refs made inside jvp or grad are pairs of refs),
+# the transpose rules in ``transpose``; a differentiated value written into a ref made outside is
+# refused by the JVP rules.
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,14 +25,15 @@ made_inside: "weakref.WeakSet[Ref]" = weakref.WeakSet()
 
 
 def is_batching(main: Any) -> bool:
-    """A ``vmap`` trace above any discharge, with no linearization under way."""
+    """A ``vmap`` trace above any discharge, inside no linearization (one inside it, as the vmap
+    of a ``grad``, makes its primal refs here)."""
     from .jvp import linearizing
     from .primitives import discharging
 
     return (
         main.trace_type is batching.BatchTrace
         and main.level > max(discharging, default=0)
-        and not linearizing()
+        and not linearizing(main.level)
     )
 
 

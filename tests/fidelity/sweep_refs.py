@@ -196,3 +196,116 @@ for _name, _fun in (
             (np.array([1.0, 2.0, 3.0], np.float32), np.array([0.5, -1.0, 2.0], np.float32)),
         ),
     )
+
+
+# Refs under reverse mode beyond grad: vjp, linearize, jacrev; written in a loop, passed into a jit;
+# made empty, or freed before a read (the primal read a jit of grad drops as dead code).
+
+
+def _fori_accumulate(jax):
+    """An accumulator ref written in a fori_loop body (closed over by the loop)."""
+
+    def f(x):
+        r = jax.new_ref(jax.numpy.zeros_like(x))
+
+        def body(i, c):
+            r[...] = r[...] + x * c
+            return c * 2.0
+
+        jax.lax.fori_loop(0, 3, body, 1.0)
+        return jax.numpy.sum(jax.freeze(r) ** 2)
+
+    return f
+
+
+def _fori_index(jax):
+    """A ref read and written at the loop index in a fori_loop body."""
+
+    def f(x):
+        r = jax.new_ref(x)
+
+        def body(i, c):
+            r[i] = r[i] * x[i] + c
+            return c
+
+        jax.lax.fori_loop(0, 3, body, 0.5)
+        return jax.numpy.sum(jax.freeze(r))
+
+    return f
+
+
+def _made_frozen(jax):
+    def f(x):
+        r = jax.new_ref(x * 2.0)
+        r[0] += jax.numpy.sin(x[1])
+        return jax.freeze(r) * x
+
+    return f
+
+
+def _slice_bump(jax):
+    def f(x):
+        r = jax.new_ref(x)
+        r[1:] += x[:2] * x[1:]
+        return jax.freeze(r)
+
+    return f
+
+
+def _pass_to_jit(jax):
+    """A ref made in the differentiated function, written by a jitted function it is passed to."""
+
+    @jax.jit
+    def bump(r, y):
+        r[...] += y * y
+
+    def f(x):
+        r = jax.new_ref(x)
+        bump(r, x)
+        return jax.numpy.sum(jax.freeze(r) * x)
+
+    return f
+
+
+def _free_then_read(jax):
+    def f(x):
+        r = jax.new_ref(x)
+        jax.free_ref(r)
+        return jax.numpy.sum(r[...])
+
+    return f
+
+
+def _empty(jax):
+    def f(x):
+        r = jax.empty_ref(jax.typeof(x))
+        r[...] = x * 2
+        return jax.numpy.sum(jax.freeze(r))
+
+    return f
+
+
+_x3 = lambda: _f32(3)  # noqa: E731
+_add("grad(refs[fori_accumulate])", lambda jax: (jax.grad(_fori_accumulate(jax)), (_x3(),)))
+_add("grad(refs[fori_index])", lambda jax: (jax.grad(_fori_index(jax)), (_x3(),)))
+_add(
+    "vjp(refs[made_frozen])",
+    lambda jax: ((lambda x, ct: jax.vjp(_made_frozen(jax), x)[1](ct)), (_x3(), _f32(3, seed=1))),
+)
+_add(
+    "jit(vjp(refs[made_frozen]))",
+    lambda jax: (jax.jit(lambda x, ct: jax.vjp(_made_frozen(jax), x)[1](ct)), (_x3(), _f32(3, seed=1))),
+)
+_add("jacrev(refs[slice_bump])", lambda jax: (jax.jacrev(_slice_bump(jax)), (_x3(),)))
+_add(
+    "linearize(refs[slice_bump])",
+    lambda jax: ((lambda x, t: jax.linearize(_slice_bump(jax), x)[1](t)), (_x3(), _f32(3, seed=1))),
+)
+_add("grad(refs[pass_to_jit])", lambda jax: (jax.grad(_pass_to_jit(jax)), (_x3(),)))
+for _name, _fun in (("accumulate", _accumulate), ("slices", _slices)):
+    _add(f"grad(jit(refs[{_name}]))", lambda jax, _fun=_fun: (jax.grad(jax.jit(_fun(jax))), (_x3(),)))
+_add("grad(jit(refs[scalar]))", lambda jax: (jax.grad(jax.jit(_scalar(jax))), (np.float32(1.5),)))
+_add("grad(refs[free_then_read])", lambda jax: (jax.grad(_free_then_read(jax)), (_x3(),)))
+_add("jit(grad(refs[free_then_read]))", lambda jax: (jax.jit(jax.grad(_free_then_read(jax))), (_x3(),)))
+_add("jit(grad(refs[empty]))", lambda jax: (jax.jit(jax.grad(_empty(jax))), (_x3(),)))
+_add("grad(jit(refs[empty]))", lambda jax: (jax.grad(jax.jit(_empty(jax))), (_x3(),)))

@@ -1,0 +1,111 @@
+"""Transposition of a linear jaxpr (the backward pass of reverse mode).
+
+Equations on residuals only are evaluated forward; the others, linear in the undefined inputs,
+are transposed in reverse by ``ad.transpose_rules``, cotangents of values summed as they meet.
+
+A linear program may make refs (a tangent ref of ``new_ref`` under ``grad``): a ref's cotangent is
+not a value but an accumulator (``accumulators``, by the type of the ref's aval), which the rules of
+the equations reading and writing the ref are given in its place and act on (JAX's ``RefAccum``):
+a ``freeze`` transposes to a cotangent ref made from its cotangent, a read to an ``addupdate`` of
+that ref, a write to a ``swap``, and the ``new_ref`` to a ``freeze`` of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from . import core
+from .ad import UndefPrimal, Zero, add_jaxvals_p, is_undefined, transpose_rules
+from .core import Value
+from .ir import Atom, Jaxpr, Literal, Var
+
+# How many backward passes are running: JAX caches the jaxprs made there apart from others (its
+# trace context differs), which shows in what a program shares (``lax.scatter_combiners``).
+transposing = [0]
+
+
+class CotangentAccumulator:
+    """The cotangent of a linear value that is not summed but written into (a ref's)."""
+
+    __slots__ = ()
+
+
+# type of an aval -> the accumulator its linear values get (``state.transpose`` adds refs').
+accumulators: dict[type, Callable[[Any], CotangentAccumulator]] = {}
+
+
+def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
+    """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
+    transposing[0] += 1
+    try:
+        return _backward_pass(jaxpr, args, cotangents)
+    finally:
+        transposing[0] -= 1
+
+
+def _backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
+    primal_env: dict[Var, Value] = {}
+    ct_env: dict[Var, Value] = {}
+
+    def read_primal(x: Atom) -> Value:
+        return x.val if type(x) is Literal else primal_env[x]
+
+    def write_cotangent(x: Atom, ct: Any) -> None:
+        if type(x) is Var and ct is not None and type(ct) is not Zero:
+            prev = ct_env.get(x)
+            ct_env[x] = ct if prev is None else add_jaxvals_p.bind(prev, ct)
+
+    def read_cotangent(v: Var) -> Any:
+        held = primal_env.get(v)
+        if isinstance(held, CotangentAccumulator):
+            return held
+        ct = ct_env.pop(v, None)
+        return Zero(v.aval) if ct is None else ct
+
+    def is_linear(x: Value) -> bool:
+        return type(x) is UndefPrimal or isinstance(x, CotangentAccumulator)
+
+    for v, a in zip(jaxpr.in_binders, args):
+        primal_env[v] = a
+    for x, ct in zip(jaxpr.outs, cotangents):
+        write_cotangent(x, ct)
+
+    # Equations on residuals only are evaluated forward; the rest are linear in the unknowns (an
+    # equation making a value with an accumulator, a ref, is linear whatever it reads, as JAX's).
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        ins = [read_primal(x) for x in eqn.inputs]
+        makes = [accumulators.get(type(v.aval)) for v in eqn.out_binders] if accumulators else []
+        if any(is_linear(x) for x in ins) or any(m is not None for m in makes):
+            linear_eqns.append(eqn)
+            for k, v in enumerate(eqn.out_binders):
+                make = makes[k] if makes else None
+                primal_env[v] = UndefPrimal(v.aval) if make is None else make(v.aval)
+            continue
+        with core.source_info_context(eqn.source_info):
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        for v, o in zip(eqn.out_binders, outs):
+            primal_env[v] = o
+
+    for eqn in reversed(linear_eqns):
+        cts_in = [read_cotangent(v) for v in eqn.out_binders]
+        primals_in = [read_primal(x) for x in eqn.inputs]
+        if all(type(c) is Zero for c in cts_in) and not any(
+            isinstance(x, CotangentAccumulator) for x in primals_in
+        ):
+            continue  # (a read or write of a ref acts on its accumulator, whatever its cotangent)
+        rule = transpose_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive}' not implemented"
+            )
+        with core.source_info_context(eqn.source_info):
+            if eqn.primitive.multiple_results:
+                cts_out = rule(cts_in, *primals_in, **eqn.params)
+            else:
+                cts_out = rule(cts_in[0], *primals_in, **eqn.params)
+            for x, ct in zip(eqn.inputs, cts_out):
+                if type(x) is Var and type(primal_env[x]) is UndefPrimal:
+                    write_cotangent(x, ct)
+    return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
