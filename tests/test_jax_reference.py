@@ -152,3 +152,20 @@ def test_refusals_say_what_jax_says(topic, jax_on_engine):
 
 # JAX's internal classes a message names, as the engine's are spelled
 _ENGINE_SPELLINGS = {"jax._src.ad_util.Zero": "engine.ad.Zero"}
+
+
+def test_broadcast_in_dim_shape_errors_read_like_jax(jax_on_engine):
+    """broadcast_in_dim's shape rule refuses what JAX's refuses, in its order and words (dimensions
+    that do not increase are accepted), and a transpose of unordered dimensions fails as JAX's."""
+    recorded = json.loads((HERE / "lax_more.json").read_text())
+    names = [n for n, *_ in SNIPPETS["lax_more"] if n.startswith("err_broadcast_in_dim")]
+    for name in names:
+        code = next(c for n, c, *_ in SNIPPETS["lax_more"] if n == name)
+        with pytest.raises(Exception) as info:
+            run(code, _namespace(jax_on_engine))
+        want = recorded[name]
+        assert (type(info.value).__name__, str(info.value).split("\n")[0]) == (
+            want["error"],
+            want["message"],
+        ), name
+    assert len(names) == 8

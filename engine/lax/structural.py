@@ -106,10 +106,13 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 @broadcast_in_dim_p.def_impl
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    _check_broadcast_in_dim(x, shape, broadcast_dimensions)  # (eager operations are not typed first)
+    # (the operand's axes in output order first: dimensions need not increase, as in JAX)
+    order = np.argsort(broadcast_dimensions, kind="stable")
     expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return np.broadcast_to(x.reshape(expanded), shape)
+    for i in order:
+        expanded[broadcast_dimensions[i]] = x.shape[i]
+    return np.broadcast_to(np.transpose(x, order).reshape(expanded), shape)
 
 
 # The shape is the binder's type; trivial broadcast dimensions are not shown (as in JAX).
@@ -122,25 +125,38 @@ ir.pp_params_rules[broadcast_in_dim_p] = lambda eqn: (
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
-    if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(
-            f"broadcast_in_dim: operand rank {x.ndim} does not match "
-            f"broadcast_dimensions {broadcast_dimensions}"
-        )
-    if any(not 0 <= d < len(shape) for d in broadcast_dimensions) or any(
-        a >= b for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:])
-    ):
-        raise TypeError(
-            f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must be "
-            f"strictly increasing and within the output rank {len(shape)}"
-        )
-    for i, d in enumerate(broadcast_dimensions):
-        if not (x.shape[i] == 1 or x.shape[i] == shape[d]):
-            raise TypeError(
-                f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
-                f"{shape} along dimensions {broadcast_dimensions}"
-            )
+    _check_broadcast_in_dim(x, shape, broadcast_dimensions)
     return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _check_broadcast_in_dim(x, shape, broadcast_dimensions) -> None:
+    """JAX's shape rule: its checks in its order and its words (dimensions need not increase)."""
+    if x.ndim != len(broadcast_dimensions):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}."
+        )
+    if len(shape) < x.ndim:
+        raise TypeError(
+            "broadcast_in_dim target broadcast shape must have equal or higher rank to the operand shape; "
+            f"got operand ndim {x.ndim} and target broadcast ndim {len(shape)}."
+        )
+    if not set(broadcast_dimensions) <= set(range(len(shape))):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{broadcast_dimensions} for operand ndim {x.ndim} and shape {shape}."
+        )
+    if not all(x.shape[i] == 1 or x.shape[i] == shape[d] for i, d in enumerate(broadcast_dimensions)):
+        raise TypeError(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their corresponding "
+            f"dimensions in the target broadcast shape; got operand of shape {x.shape}, target broadcast "
+            f"shape {shape}, broadcast_dimensions {broadcast_dimensions} "
+        )
+    if len(set(broadcast_dimensions)) != len(broadcast_dimensions):
+        raise TypeError(
+            f"broadcast_in_dim broadcast_dimensions must not contain duplicates, got broadcast_dimensions "
+            f"{broadcast_dimensions}"
+        )
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
@@ -150,7 +166,15 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     unit = [i for i, s in enumerate(x.aval.shape) if s == 1]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     axes = tuple(i for i in range(len(shape)) if i not in kept)
-    return [lax.expand_dims(lax.reduce_sum(ct, axes), unit)]
+    out = lax.expand_dims(lax.reduce_sum(ct, axes), unit)
+    got = core.get_aval(out).shape
+    if got != x.aval.shape:  # (non-increasing dimensions: JAX's rule leaves the sum in output order)
+        dt = x.aval.dtype.name
+        raise ValueError(
+            f"Expected cotangent type {dt}[{','.join(map(str, x.aval.shape))}] but got "
+            f"{dt}[{','.join(map(str, got))}]"
+        )
+    return [out]
 
 
 def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):

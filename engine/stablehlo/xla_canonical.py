@@ -392,6 +392,8 @@ class _Canonical:
                 if _pure_reshape(producer.spec.operands[0].type, ins[0].type, producer.spec.attrs["dims"]):
                     before = "stablehlo.reshape"  # (canonicalized first: a reshape by now)
             reshapes = name == "stablehlo.reshape" or _pure_reshape(ins[0].type, result.type, dims)
+            if dims is not None and list(dims) != sorted(dims):  # (XLA makes it a transpose, with a layout)
+                raise _refuse("a broadcast_in_dim that transposes")
             if (
                 name == "stablehlo.broadcast_in_dim"
                 and before == "stablehlo.broadcast_in_dim"
@@ -407,8 +409,6 @@ class _Canonical:
                 return  # (recorded: a reshape of a broadcast adding other dimensions is kept, jnp.repeat)
             if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):
                 raise _refuse(f"'{name}' of a '{before}' (XLA merges them)")
-            if dims is not None and reshapes and list(dims) != sorted(dims):
-                raise _refuse("a broadcast_in_dim that transposes")
 
     def _merge_broadcasts(self, op: Op, inner: Op, dims: list[int]) -> None:
         """A broadcast of a broadcast is one broadcast of the inner one's operand, its location

@@ -130,4 +130,38 @@ LAX_MORE = [
         "lax.fori_loop(0, 3, lambda i, c: c + i, 0.), lax.fori_loop(jnp.int32(0), 3, lambda i, c: c + i, 0), "
         "str(jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 3, lambda c: c + x, 0.))(x)))",
     ),
+    # broadcast_in_dim whose broadcast_dimensions do not increase: a transpose (and broadcast), eager,
+    # under jit, vmap and jvp; its jaxpr and StableHLO texts; grad refused by JAX's transpose rule
+    # (and wrong-but-recorded where the shapes coincide); JAX's shape errors for invalid dimensions
+    (
+        "broadcast_in_dim_unordered",
+        "x = jnp.arange(6.).reshape(2, 3)\nf = lambda x: lax.broadcast_in_dim(x, (3, 2), (1, 0))\n"
+        "g = lambda x: lax.broadcast_in_dim(x, (3, 4, 2), (2, 0))\n"
+        "out = (f(x), g(x), jax.jit(f)(x), jax.jit(g)(x), jax.vmap(g)(jnp.stack([x, x + 1])), "
+        "jax.jvp(g, (x,), (x * 2,)), lax.broadcast_in_dim(jnp.arange(3), (3, 1, 2), (0,)), "
+        "str(jax.make_jaxpr(f)(x)), str(jax.make_jaxpr(g)(x)), jax.jit(f).lower(x).as_text(), "
+        "jax.jit(g).lower(x).as_text(), str(jax.make_jaxpr(jax.vmap(g))(jnp.stack([x, x]))))",
+    ),
+    (
+        "broadcast_in_dim_unordered_grad_square",
+        "m = jnp.arange(9.).reshape(3, 3)\n"
+        "out = jax.grad(lambda x: (lax.broadcast_in_dim(x, (3, 3), (1, 0)) * m).sum())(jnp.ones((3, 3)))",
+    ),
+    (
+        "err_broadcast_in_dim_unordered_grad",
+        "out = jax.grad(lambda x: lax.broadcast_in_dim(x, (3, 2), (1, 0)).sum())(jnp.ones((2, 3)))",
+    ),
+    ("err_broadcast_in_dim_sizes", "out = lax.broadcast_in_dim(jnp.ones((2, 3)), (3, 2, 4), (0, 1))"),
+    (
+        "err_broadcast_in_dim_sizes_jit",
+        "out = jax.jit(lambda x: lax.broadcast_in_dim(x, (3, 2, 4), (0, 1)))(jnp.ones((2, 3)))",
+    ),
+    ("err_broadcast_in_dim_duplicates", "out = lax.broadcast_in_dim(jnp.ones((3, 3)), (3, 3), (0, 0))"),
+    (
+        "err_broadcast_in_dim_duplicates_vmap",
+        "out = jax.vmap(lambda x: lax.broadcast_in_dim(x, (3, 3), (0, 0)))(jnp.ones((2, 3, 3)))",
+    ),
+    ("err_broadcast_in_dim_rank", "out = lax.broadcast_in_dim(jnp.ones((2, 3)), (6,), (0, 0))"),
+    ("err_broadcast_in_dim_out_of_range", "out = lax.broadcast_in_dim(jnp.ones((2, 3)), (2, 3), (0, 2))"),
+    ("err_broadcast_in_dim_length", "out = lax.broadcast_in_dim(jnp.ones((2, 3)), (2, 3, 4), (0,))"),
 ]
