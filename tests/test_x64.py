@@ -179,3 +179,19 @@ def test_jit_compiles_float64_and_int64_kernels():
     assert out.dtype == np.float64
     want = np.sin(x) * np.arange(7) + x / 3 + np.sum(x**2) + 1
     np.testing.assert_allclose(np.asarray(out), want, rtol=1e-14)
+
+
+def test_transfer_guard_refusals_with_x64_say_what_jax_says(jax_on_engine):
+    """With x64 on, a refused transfer names the aval JAX's names (the 64-bit default types, and
+    what jnp.tri transfers for its offset), word for word."""
+    ns = {"jax": jax_on_engine, "jnp": jnp, "lax": engine.lax, "np": np}
+    checked = 0
+    for name, code, *_ in SNIPPETS["transfer_guard_matrix"]:
+        want = REFERENCE.get(f"transfer_guard_matrix/{name}")
+        if want is None or want.get("error") != "JaxRuntimeError" or "jnp_tri" not in name:
+            continue
+        with jax_on_engine.enable_x64(True), pytest.raises(Exception) as info:
+            run(code, ns)
+        assert str(info.value).split("\n")[0][:300] == want["message"], name
+        checked += 1
+    assert checked == 5

@@ -452,8 +452,12 @@ def identity(n: int, dtype=None):
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     # float32 unless asked (even with x64), as JAX's tri
-    if transfers.active[0]:  # (JAX's tri compares iotas beside the offset, converted and transferred)
-        transfers.entering(k, np.int32, False)
+    if transfers.active[0]:  # (JAX's tri compares iotas beside the offset, an array transferred: a
+        # bool or numpy int32 one in its dtype, any other the default int, int64 under x64)
+        is_kept = isinstance(k, (bool, np.bool_, np.int32))
+        transfers.entering(k, np.asarray(k).dtype if is_kept else core.default_dtype(int), False)
+    if isinstance(k, (bool, np.bool_)) or (isinstance(k, Array) and k.dtype == np.bool_):
+        raise TypeError(f"offset must be an integer, got {Array(np.bool_(k))!r}")
     dtype = _default_dtype(dtype or np.float32, "tri")
     if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's equations
         shape = (int(N), int(N) if M is None else int(M))

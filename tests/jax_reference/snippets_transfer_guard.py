@@ -182,6 +182,13 @@ CASES = [
     ("index_newaxis_bool", "x[None, True]"),
     ("index_numpy_bool", "x[np.array([True, False, True])]"),
     ("jnp_tri", "jnp.tri(2)"),
+    # (the offset's transfer: a bool or numpy int32 in its dtype, any other the default int)
+    ("jnp_tri_offset", "jnp.tri(2, 3, -1)"),
+    ("jnp_tri_int32_offset", "jnp.tri(2, k=np.int32(1))"),
+    ("jnp_tri_int16_offset", "jnp.tri(2, k=np.int16(1))"),
+    ("jnp_tri_bool_offset", "jnp.tri(2, k=True)"),
+    ("jnp_eye_offset", "jnp.eye(2, 3, k=1)"),
+    ("jnp_tril_offset", "jnp.tril(y, 1)"),
 ]
 
 # Guard levels and scopes; the "disallow" row runs every case, the others a sample.
