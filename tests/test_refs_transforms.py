@@ -295,6 +295,25 @@ def test_vmap_of_a_cond_without_ref_effects_runs():
     _close(zeros, [0.0, 0.0])
 
 
+def test_vmap_of_a_cond_whose_branch_makes_its_own_ref_runs():
+    # The batched-predicate rule vmaps each branch while the outer vmap's rule runs: the branch's
+    # ref belongs to that inner vmap, not the outer one (it leaked a tracer as the result before).
+    def f(p, x):
+        def makes_its_own(y):
+            r = jax.new_ref(jnp.zeros(()))
+            r[...] = y * 2
+            return jax.freeze(r)
+
+        return lax.cond(p, makes_its_own, lambda y: y + 1, x)
+
+    # JAX 0.10.2's values
+    _close(jax.vmap(f)(P2, X2), [2.0, 3.0])
+    _close(jax.vmap(f, in_axes=(None, 0))(True, X2), [2.0, 4.0])
+    _close(jax.jit(jax.vmap(f))(P2, X2), [2.0, 3.0])
+    _close(jax.vmap(jax.vmap(f))(np.array([P2, ~P2]), np.array([X2, X2])), [[2.0, 3.0], [2.0, 4.0]])
+    assert "new_ref" in str(jax.make_jaxpr(jax.vmap(f))(P2, X2))
+
+
 def while_closed_over(x):
     r = jax.new_ref(x)
 

@@ -32,9 +32,14 @@ _busy: list[int] = []
 def innermost(stack: Sequence[Any]) -> Any:
     """The innermost transformation a ``new_ref`` made now belongs to (None: none, eager), skipping
     the JVP traces whose rule is running."""
+    from ..batching import _trace_ctx
+
     limit = min(_busy, default=None)
+    # A vmap whose batching rule is running (cond's batched-predicate rule vmaps each branch) is
+    # no context either: its rule works on the values below it, so a ref made there is theirs.
+    running = {t.main.level for t in _trace_ctx}
     for m in reversed(stack[1:]):
-        if limit is not None and m.level >= limit:
+        if (limit is not None and m.level >= limit) or m.level in running:
             continue
         return m
     return None
