@@ -39,7 +39,11 @@ def test_log_logs_what_disallow_refuses(name, stmt, jax_on_engine, caplog):
     ns = _namespace(jax_on_engine)
     exec(SETUP, ns)  # (the setup's own transfers are not the statement's)
     with caplog.at_level(logging.WARNING, logger="jax.transfer_guard"):
-        run(f"with jax.transfer_guard('log'):\n    _ = {stmt}\nout = True", ns)
+        # (a statement may log its transfer and then raise, as JAX's jnp.tri(2, k=True) does)
+        run(
+            f"with jax.transfer_guard('log'):\n    try:\n        _ = {stmt}\n    except TypeError:\n        pass\nout = True",
+            ns,
+        )
     messages = [r.getMessage() for r in caplog.records if r.name == "jax.transfer_guard"]
     if "error" in want:
         assert messages, f"JAX refuses {stmt} under 'disallow'; the engine logged nothing under 'log'"

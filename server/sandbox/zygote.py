@@ -160,6 +160,7 @@ def _safe_mode_facts(
 
 
 _claims: dict[int, object] = {}
+CLAIM_WAIT_SECONDS = 5.0
 
 
 def claim_slot_uid(uid: int) -> None:
@@ -171,14 +172,22 @@ def claim_slot_uid(uid: int) -> None:
     if uid in _claims:
         return
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.bind(f"\0jaxplay-slot-uid-{uid}")
-    except OSError:
-        s.close()
-        raise RuntimeError(
-            f"uid {uid} (a slot's, or its compile service's) is in use by another jaxplay instance on "
-            "this host: give each instance its own JAXPLAY_SLOT_UID_BASE"
-        ) from None
+    # An instance that was just stopped (a restart, a test's previous server) may take a moment to
+    # let go of its claim as its zygote exits: wait a little before calling the uid someone else's.
+    deadline = time.monotonic() + CLAIM_WAIT_SECONDS
+    while True:
+        try:
+            s.bind(f"\0jaxplay-slot-uid-{uid}")
+            break
+        except OSError:
+            if time.monotonic() < deadline:
+                time.sleep(0.1)
+                continue
+            s.close()
+            raise RuntimeError(
+                f"uid {uid} (a slot's, or its compile service's) is in use by another jaxplay instance "
+                "on this host: give each instance its own JAXPLAY_SLOT_UID_BASE"
+            ) from None
     _claims[uid] = s
 
 
