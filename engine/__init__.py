@@ -7,6 +7,8 @@ Array(0.41997433, dtype=float32, weak_type=True)
 
 import types as _types
 
+from . import float_warnings  # noqa: F401  (before any computation)
+
 from .version import __version__, __version_info__  # noqa: F401
 
 from . import core, errors, tree, tree_util, lax  # noqa: F401  (jax.tree.map works after import jax)

@@ -786,3 +786,27 @@ def test_isclose_and_allclose_stage_jaxs_programs():
     b = np.array([nan, inf, inf, 1.0 + 1e-6, 1.0], np.float32)
     np.testing.assert_array_equal(jnp.isclose(a, b), np.isclose(a, b))
     np.testing.assert_array_equal(jnp.isclose(a, b, equal_nan=True), np.isclose(a, b, equal_nan=True))
+
+
+def test_engine_float_exceptions_print_no_numpy_warnings_but_the_users_numpy_still_warns():
+    # JAX computes 0 * inf, log(0) and overflow silently (XLA's IEEE values); the engine's numpy calls
+    # must not print RuntimeWarnings into the user's output. Run in a fresh interpreter with every
+    # warning shown once per call site, as a user's script sees them.
+    import subprocess
+    import sys
+
+    program = """
+import numpy as np
+import engine as jax, engine.numpy as jnp
+from engine.scipy.special import xlogy
+print(xlogy(0., 0.), jnp.array(0.) * jnp.inf, jnp.log(jnp.zeros(2)), jnp.float32(1e38) * 10)
+print(jax.jit(lambda x: x * jnp.inf)(0.), jax.grad(lambda x: jnp.sqrt(x))(0.))
+np.log(np.zeros(1))
+"""
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", program], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0.0", "nan", "[-inf", "-inf]", "inf", "nan", "inf"]
+    warned = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(warned) == 1 and "divide by zero encountered in log" in warned[0], done.stderr
