@@ -197,8 +197,6 @@ def module_text(
 
     state = refs.stateful(closed, keep_unused)  # (refs: pruned, then discharged as JAX lowers them)
     if state is not None:
-        if hlo_of is not None and state.arg_attrs is not None:  # (XLA's text then declares the aliases)
-            raise NotImplementedError("HLO text for a program taking refs is not implemented in the engine")
         closed, jaxpr, kept = state.closed, state.closed.jaxpr, state.kept
     else:
         jaxpr, used = Pruner().jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outs), prune_inputs=False)
@@ -229,6 +227,10 @@ def module_text(
         if module.mesh is not None:
             raise NotImplementedError("HLO text for a program over a mesh is not implemented in the engine")
         names = list(hlo_of)
+        pinned = None
+        if state is not None and state.arg_attrs is not None:  # (refs: their names are positions)
+            names = []
+            pinned = (main.arg_attrs, state.result_attrs)
         return hlo_text_of(
             _module_name(name),
             main,
@@ -236,6 +238,7 @@ def module_text(
             [names[i] if i < len(names) else f"Arg_{k}" for k, i in enumerate(kept)],
             list(main.body.ops),
             name,
+            pinned,
         )
     keys_out = [i for i, o in enumerate(jaxpr.outs) if literals.is_key(o.aval)]
     for i in keys_out:  # (JAX pins a returned PRNG key's data to the empty mesh)

@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import xla_hlo_layouts
+from . import xla_hlo_layouts, xla_hlo_sdy
 from .syntax import Op, Value
 from .xla_canonical import _Canonical, _op_name, _parse_type, _pure_reshape, _refuse
 
@@ -68,6 +68,7 @@ class _Instr:
     def __init__(self, root: str, aval: str, opcode: str, operands: list, attrs: str = ""):
         self.root, self.aval, self.opcode, self.operands, self.attrs = root, aval, opcode, operands, attrs
         self.frontend: dict[str, str] = {}
+        self.sharding = ""  # (``{replicated}``: Shardy's mark, as XLA prints it)
         self.name = ""
 
 
@@ -198,13 +199,20 @@ def module_hlo_text(
     arg_names: Sequence[str],
     ops: Sequence[Op],
     fn_name: str | None = None,
+    attrs: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> str:
     """The HLO text of a module: ``main``'s body ``ops`` returning ``outs``, and the functions it
-    calls (``fn_name``: the jitted function's, which locates its literals ``jit(fn_name)``)."""
+    calls (``fn_name``: the jitted function's, which locates its literals ``jit(fn_name)``;
+    ``attrs``: ``@main``'s argument and result attributes' texts, when it pins some to a mesh)."""
     module = _Module()
-    params, root = _computation(module, "main", main.body.args, ops, outs, arg_names, entry=True, top=fn_name)
+    marks = xla_hlo_sdy.pinned(*attrs) if attrs is not None else None
+    params, root = _computation(
+        module, "main", main.body.args, ops, outs, arg_names, entry=True, top=fn_name, marks=marks
+    )
     layout = f"{{{_tuple_text([p.aval for p in params])}->{root.aval}}}"
-    return f"HloModule {module_name}, entry_computation_layout={layout}\n\n" + "".join(module.texts)
+    alias, frontend = xla_hlo_sdy.header(marks, len(outs))
+    head = f"HloModule {module_name}, {alias}entry_computation_layout={layout}{frontend}"
+    return head + "\n\n" + "".join(module.texts)
 
 
 def _computation(
@@ -216,6 +224,7 @@ def _computation(
     arg_names: Sequence[str],
     entry: bool = False,
     top: str | None = None,
+    marks: Any = None,
 ) -> tuple[list[_Instr], _Instr]:
     """Converts one function (its callees first, when their first call is reached): its
     parameters and root."""
@@ -228,6 +237,9 @@ def _computation(
             made, _Instr(_sanitize(arg_names[i]), shape_text(a.type), "parameter", [], f"({i})")
         )
     params = list(made)
+    if marks is not None:
+        for p, s in zip(params, marks.args):
+            xla_hlo_sdy.parameter(p, s)
     for op in canon.order:
         if op.spec is not None and op.spec.name == "func.call":
             site = canon.top if entry else None  # (in a callee: recorded both ways, not modelled)
@@ -244,7 +256,9 @@ def _computation(
         of[op.results[0]] = made[-1]
     if not outs:
         raise _refuse("a function without outputs")
-    if len(outs) == 1:
+    if marks is not None:
+        root = xla_hlo_sdy.results(module, made, [of[v] for v in outs], marks, _Instr)
+    elif len(outs) == 1:
         root = of[outs[0]]
     else:
         root = _Instr("tuple", _tuple_text([of[v].aval for v in outs]), "tuple", [of[v] for v in outs])
@@ -606,6 +620,8 @@ def _line(ins: _Instr, is_root: bool) -> str:
         body = f"{ins.opcode}{ins.attrs}"
     else:
         body = f"{ins.opcode}({', '.join(o.name for o in ins.operands)}){ins.attrs}"
+    if ins.sharding:
+        body += f", sharding={ins.sharding}"
     if ins.frontend:
         body += (
             ", frontend_attributes={" + ",".join(f'{k}="{v}"' for k, v in sorted(ins.frontend.items())) + "}"

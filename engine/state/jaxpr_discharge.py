@@ -278,9 +278,10 @@ _state_rules: dict[core.Primitive, Callable[..., tuple[Any, Any]]] = {
 
 
 def _jit(which: Sequence[bool], args: Sequence[Value], *, jaxpr: ClosedJaxpr, **params: Any) -> Any:
-    from ..jit_primitive import jit_p
+    from ..jit_primitive import jit_p, staged_like
 
     inner = discharge_state(jaxpr, which)
+    staged_like(inner, jaxpr)  # (the call is named as the one it discharges: jit(f), jvp(jit(f)))
     outs = jit_p.bind(*args, jaxpr=inner, **params)
     n = len(jaxpr.jaxpr.outs)
     finals = iter(outs[n:])
