@@ -33,7 +33,7 @@ def _reduce_abstract(x, *, axes, **_):
 def _reduce_batch(prim):
     def rule(size, vals, dims, *, axes, **params):
         x, d = vals[0], dims[0]
-        new_axes = tuple(np.int64(a) for a in sorted(_shift_axes(axes, d)))  # numpy ints, as JAX's rule makes
+        new_axes = tuple(np.int64(a) for a in _shift_axes(axes, d))  # numpy ints, as JAX's rule makes
         out_dim = d - sum(1 for a in new_axes if a < d)
         return prim.bind(x, axes=new_axes, **params), out_dim
 
@@ -147,7 +147,7 @@ batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
 
 
 def _axes(x, axes, out_of_range=ValueError):
-    """``axes`` sorted, checked as JAX's shape rule checks them: a repeated, negative or too large
+    """``axes`` in the order given (JAX's params keep it), checked as JAX's shape rule checks them: a repeated, negative or too large
     axis is a ValueError (not wrapped: lax takes no negative axes). ``out_of_range``: the class
     JAX's logical reductions raise for a too large one (IndexError, numpy's)."""
     aval = core.get_aval(x)
@@ -159,7 +159,7 @@ def _axes(x, axes, out_of_range=ValueError):
             raise IndexError(f"index {a} is out of bounds for axis 0 with size {aval.ndim}")
         if not 0 <= a < aval.ndim:
             raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for {aval}.")
-    return tuple(sorted(axes))
+    return axes
 
 
 def _jvp_of(fn, primals, tangents):

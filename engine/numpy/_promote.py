@@ -400,14 +400,15 @@ def check_axes_index(shape, axis) -> None:
 
 
 def canonicalize_axes(axis, ndim: int) -> tuple:
-    """None -> all axes; int or sequence -> sorted non-negative axes (duplicates rejected)."""
+    """None -> all axes; int or sequence -> non-negative axes in the order given (duplicates
+    rejected): JAX's reductions bind them so, and print reduce_sum[axes=(1, 0)] for axis=(-1, 0)."""
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
         axes = tuple(canonicalize_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError(f"repeated axis in {tuple(axis)}")
-        return tuple(sorted(axes))
+        return axes
     return (canonicalize_axis(axis, ndim),)
 
 

@@ -2032,3 +2032,6 @@ SNIPPETS["jax_errors"] = JAX_ERRORS
 from snippets_fuzz_values import FUZZ_VALUES  # noqa: E402
 
 SNIPPETS["fuzz_values"] = FUZZ_VALUES
+from snippets_fuzz_texts import FUZZ_TEXTS  # noqa: E402
+
+SNIPPETS["fuzz_texts"] = FUZZ_TEXTS
