@@ -214,6 +214,65 @@ class CommittedKeyArray(PRNGKeyArray):
         return (CommittedKeyArray(k._value, self._device) for k in super().__iter__())
 
 
+@core.jax_class_path("jax._src.random.prng.PRNGKeyArray")
+class MeshKeyArray(PRNGKeyArray):
+    """Typed keys ``jax.device_put`` laid out by a ``NamedSharding`` (JAX's committed key array
+    over a mesh). The keys stay host storage, as a committed key array's do; the layout is what
+    ``sharding``, ``devices()``, ``device``, ``committed`` and ``addressable_shards`` report, as JAX
+    reports them: its key array is a view of uint32 data whose sharding has one more dimension,
+    the key's words, never split. Operations on these keys compute as on uncommitted keys (the
+    engine's per-device dispatch runs on numbers, not keys)."""
+
+    __slots__ = ("_sharding",)
+
+    def __init__(self, storage, sharding):
+        super().__init__(storage)
+        sharding.check_shape(self.shape)
+        self._sharding = sharding
+
+    @property
+    def committed(self) -> bool:
+        return True
+
+    def devices(self):
+        return set(self._sharding.device_set)
+
+    @property
+    def sharding(self):
+        """The layout of the keys: the data's, less its words' dimension (JAX's logical sharding:
+        over several devices the spec names each key dimension, ``None`` where not split)."""
+        if self._sharding.num_devices == 1:
+            return self._sharding
+        spec = tuple(self._sharding.spec)
+        return self._sharding.with_spec(spec + (None,) * (self.ndim - len(spec)))
+
+    @property
+    def device(self):
+        """JAX's ``Array.device`` of keys over several devices: the data's sharding (the spec as
+        given, and the words' dimension)."""
+        if self._sharding.num_devices == 1:
+            return next(iter(self._sharding.device_set))
+        return self._sharding.with_spec(tuple(self._sharding.spec) + (None,))
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._sharding.is_fully_replicated
+
+    @property
+    def addressable_shards(self):
+        """A shard per device of the mesh: its index into the data (the words' dimension whole),
+        its keys committed to that device."""
+        from .parallel.sharded import Shard, replica_ids
+
+        imap = self._sharding.devices_indices_map(self.shape)
+        devices = list(self._sharding.mesh.devices.flat)
+        indices = [imap[d] for d in devices]
+        return [
+            Shard(d, index + (slice(None),), None, CommittedKeyArray(self._value[index], d.id), replica)
+            for d, index, replica in zip(devices, indices, replica_ids(indices))
+        ]
+
+
 def placed(keys: PRNGKeyArray, device: int | None) -> PRNGKeyArray:
     """``keys`` committed to ``device`` (None: uncommitted, on the default device)."""
     return PRNGKeyArray(keys._value) if device is None else CommittedKeyArray(keys._value, device)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core
 from ..core import Array, ShapedArray
-from ..random_keys import CommittedKeyArray, PRNGKeyArray
+from ..random_keys import CommittedKeyArray, MeshKeyArray, PRNGKeyArray
 from ..sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from . import topology
 from .runtime import get_runtime
@@ -235,8 +235,8 @@ def put_sharded(x, sharding: Sharding):
         raise TypeError(f"device_put: unsupported sharding {sharding!r}")
     if isinstance(x, NamedShardedArray) and x._sharding == sharding:
         return x
-    if isinstance(core.get_aval(x).dtype, core.ExtendedDType):  # typed PRNG keys stay host arrays
-        return x  # (as a put onto one device leaves them: their blocks are not numbers)
+    if isinstance(x, PRNGKeyArray):  # typed PRNG keys stay host arrays, laid out by name
+        return MeshKeyArray(x._value, sharding)  # (as a put onto one device leaves them)
     from . import partition  # noqa: F401  (operations on the result run per device)
 
     aval = core.get_aval(x)

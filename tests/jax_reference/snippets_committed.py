@@ -4,11 +4,22 @@ uncommitted operand follows a committed one, and committed arrays on different d
 refused. Recorded on 8 CPU devices (record.py's EIGHT_DEVICE_TOPICS); registered in snippets.py.
 The refusals are checked word for word: an eager jnp function's refusal names its operands as
 JAX's jitted jnp wrapper names its parameters (``x of multiply``, ``x1 of _power``), with the
-shapes as given; a lax operation's, ``args[0] of add``."""
+shapes as given; a lax operation's, ``args[0] of add``. ``keys_on_mesh_visualized`` needs the
+package rich where it is recorded (JAX's visualize_array_sharding draws with it): e.g.
+``pip install --target /tmp/rich rich`` and ``PYTHONPATH=/tmp/rich`` for record.py."""
 
 _PUT = "d = jax.devices()\nx = jnp.arange(4.)\ny = jax.device_put(x, d[1])\nv = jax.device_put(x, d[2])\n"
 _WHERE = "where = lambda a: (a.committed, sorted(dv.id for dv in a.devices()), repr(a.sharding))\n"
 _REFUSED = "try:\n    {call}\n    out = 'no error'\nexcept ValueError as e:\n    out = str(e).split(' Got argument')[0]\n"
+
+_MESH_KEYS = (
+    "mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))\n"
+    "P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding\n"
+    "s = jax.random.key(0)\nks = jax.random.split(s, 8)\n"
+    "k, kr, kab = (jax.device_put(ks, NS(mesh, p)) for p in (P('a'), P(), P(('a', 'b'))))\n"
+    "r = jax.device_put(jax.random.split(jax.random.PRNGKey(0), 8), NS(mesh, P('b')))\n"
+    "kk = jax.device_put(ks.reshape(2, 4), NS(mesh, P(None, 'b')))\nk0 = jax.device_put(s, NS(mesh, P()))\n"
+)
 
 COMMITTED = [
     (
@@ -72,6 +83,30 @@ COMMITTED = [
         "jax.lax.scan(lambda c, _: (jax.random.split(c)[0], jax.random.normal(c)), k, None, length=3)[0], "
         "jax.random.normal(jax.device_put(jax.random.key(0, impl='rbg'), d[3])))]\n"
         "out.append(jax.random.normal(k, (3,)))\nout.append(jax.random.normal(r, (3,)))",
+    ),
+    (  # typed and raw keys laid out over a mesh: placed as JAX places them (the typed keys'
+        # sharding is their data's less the words' dimension; .device is the data's)
+        "keys_on_mesh",
+        _MESH_KEYS + "where = lambda a: (type(a).__name__, a.committed, sorted(dv.id for dv in a.devices()), "
+        "repr(a.sharding), repr(a.device), a.is_fully_replicated, repr(a), "
+        "[(s.device.id, str(s.index), s.replica_id, s.data.shape) for s in a.addressable_shards])\n"
+        "out = [where(a) for a in (k, kr, kab, r, kk, k0)]",
+    ),
+    (  # the devices drawn in each row (recorded with the package rich installed, as JAX needs it)
+        "keys_on_mesh_visualized",
+        _MESH_KEYS + "import contextlib, io, re\n"
+        "def drawn(a):\n    f = io.StringIO()\n    with contextlib.redirect_stdout(f):\n"
+        "        jax.debug.visualize_array_sharding(a)\n"
+        "    return [re.findall('CPU [0-9,]+', row) for row in f.getvalue().splitlines() if 'CPU' in row]\n"
+        "out = [drawn(a) for a in (k, kr, kab, r, kk)]",
+    ),
+    (  # unpickled keys are uncommitted, on the default device, whatever they were put on
+        "keys_pickled",
+        _MESH_KEYS + "import pickle\nd = jax.devices()\n"
+        "again = lambda a: pickle.loads(pickle.dumps(a))\n"
+        "where = lambda a: (type(a).__name__, a.committed, sorted(dv.id for dv in a.devices()), repr(a.sharding))\n"
+        "put = [jax.device_put(s, d[3]), jax.device_put(jax.random.PRNGKey(1), d[3]), k, r, kk]\n"
+        "out = [where(again(a)) for a in put] + [jax.random.key_data(again(put[0])), again(put[1])]",
     ),
     (
         "err_mixed_devices_key",
