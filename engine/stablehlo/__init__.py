@@ -44,14 +44,20 @@ def lowered_text(lowered: Any, dialect: str | None) -> str:
         result_names = result_paths(out_tree)
         kw = dict(result_names=result_names, keep_unused=lowered.keep_unused, donated=lowered.donated)
         return module_text(closed, name, shardings=shardings, **kw)
-    if pmap_form(lowered, restage=False) is not None:  # (JAX's is over the pmap's mesh)
-        raise NotImplementedError("HLO text for a program with a pmap is not implemented in the engine")
     if lowered.donated and any(lowered.donated):  # (XLA's text then declares input_output_alias)
         raise NotImplementedError(
             "HLO text for a program with donated arguments is not implemented in the engine"
         )
     _refuse_vmap_of_library_function(getattr(lowered.hlo_arg_names, "args", [None])[0])
     names = lowered.hlo_arg_names() if lowered.hlo_arg_names else []
+    shown = pmap_form(lowered)
+    if shown is not None:  # (JAX's jit of a shard_map, over the pmap's mesh)
+        closed, _, itself = shown
+        if not itself:
+            return module_text(closed, lowered.name, keep_unused=lowered.keep_unused, hlo_of=names)
+        closed, name, shardings = _pmap_module(closed)
+        names = [f"flat_args[{i}]" for i in range(len(closed.jaxpr.in_binders))]  # (the pmap's own)
+        return module_text(closed, name, shardings=shardings, hlo_of=names)
     return hlo_text(lowered.jaxpr, lowered.name, names, keep_unused=lowered.keep_unused)
 
 
@@ -224,13 +230,13 @@ def module_text(
             raise NotImplementedError(
                 "HLO text for a program of callbacks or returning PRNG keys is not implemented in the engine"
             )
-        if module.mesh is not None:
-            raise NotImplementedError("HLO text for a program over a mesh is not implemented in the engine")
         names = list(hlo_of)
         pinned = None
         if state is not None and state.arg_attrs is not None:  # (refs: their names are positions)
             names = []
             pinned = (main.arg_attrs, state.result_attrs)
+        elif shardings is not None:  # (a pmap's)
+            pinned = (main.arg_attrs, list(shardings[1]))
         return hlo_text_of(
             _module_name(name),
             main,
@@ -239,6 +245,7 @@ def module_text(
             list(main.body.ops),
             name,
             pinned,
+            module.mesh,
         )
     keys_out = [i for i, o in enumerate(jaxpr.outs) if literals.is_key(o.aval)]
     for i in keys_out:  # (JAX pins a returned PRNG key's data to the empty mesh)

@@ -24,7 +24,7 @@ from .rules_control import _return
 from .rules_elementwise import broadcast_in_dim, hlo_op
 from .rules_indexing import generic
 from .rules_structural import reshape
-from .syntax import Block, Printer, Value, functional_type
+from .syntax import Block, Printer, Spec, Value, functional_type
 
 _CHANNEL = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
 
@@ -109,7 +109,13 @@ def _shard_map(
             f"manual_axes={{{manual}}} ({block_args}) {{\n{p.block(body, p.indent + '  ')}{p.indent}}} : {sig}"
         )
 
-    return ctx.emit(types, render, regions=[body])
+    results = ctx.emit(types, render, regions=[body])
+    if results:  # (what the HLO printer reads: the shardings' texts, the manual axes)
+        ins_each = [sharding_text(ref, s, len(a.shape)) for s, a in zip(in_specs, ctx.avals_in)]
+        outs_each = [sharding_text(ref, s, len(a.shape)) for s, a in zip(out_specs, ctx.avals_out)]
+        attrs = {"in": ins_each, "out": outs_each, "manual": list(names), "returned": outs}
+        results[0].op.spec = Spec("sdy.manual_computation", args, attrs)  # type: ignore[union-attr]
+    return results
 
 
 def _sums_invariant(jaxpr: Any, in_specs: Any) -> bool:
@@ -148,7 +154,10 @@ def _sharding_constraint(
             )
     ref = use_mesh(ctx.module, sharding.mesh)
     dims = dims_text(sharding.spec, len(ctx.avals_in[0].shape), unconstrained_dims)
-    return ctx.emit([x.type], lambda p: f"sdy.sharding_constraint {p(x)} <{ref}, {dims}> : {x.type}")
+    spec = Spec("sdy.sharding_constraint", [x], {"sharding": f"<{ref}, {dims}>"})
+    return ctx.emit(
+        [x.type], lambda p: f"sdy.sharding_constraint {p(x)} <{ref}, {dims}> : {x.type}", spec=spec
+    )
 
 
 # --- collectives ---------------------------------------------------------------------------------
@@ -206,13 +215,16 @@ def _all_reduce(op: str, positional: Any):
                 out_aval = aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i not in dims))
                 sub = RuleContext(ctx.module, ctx.block, [aval], [out_aval], positional)
                 (x,) = rules[positional](sub, x, axes=dims, out_sharding=None)
+                if x.op is not None:  # (JAX locates it as the reduction: reduce_sum)
+                    x.op.source = positional.name
                 aval = out_aval
             if not named:
                 outs.append(x)
                 continue
             region = _reducer(ctx, op, aval.dtype)
             render = generic("stablehlo.all_reduce", [x], [x.type], props, [region])
-            outs.append(ctx.emit([x.type], render, regions=[region])[0])
+            spec = Spec("stablehlo.all_reduce", [x], {"groups": groups, "op": op})
+            outs.append(ctx.emit([x.type], render, regions=[region], spec=spec)[0])
         return outs
 
     return rule
@@ -245,7 +257,8 @@ def _all_gather(
         "use_global_device_ids"
     )
     ty = ctx.out_types[0]
-    return ctx.emit([ty], generic("stablehlo.all_gather", [x], [ty], props, []))
+    spec = Spec("stablehlo.all_gather", [x], {"groups": groups, "dim": all_gather_dimension})
+    return ctx.emit([ty], generic("stablehlo.all_gather", [x], [ty], props, []), spec=spec)
 
 
 @register(par.psum_scatter_p)
@@ -262,7 +275,11 @@ def _reduce_scatter(
         "use_global_device_ids"
     )
     region = _reducer(ctx, "stablehlo.add", aval.dtype)
-    out = ctx.emit([ty], generic("stablehlo.reduce_scatter", [x], [ty], props, [region]), regions=[region])[0]
+    spec = Spec(
+        "stablehlo.reduce_scatter", [x], {"groups": groups, "dim": scatter_dimension, "op": "stablehlo.add"}
+    )
+    render = generic("stablehlo.reduce_scatter", [x], [ty], props, [region])
+    out = ctx.emit([ty], render, regions=[region], spec=spec)[0]
     return [out] if tiled else [reshape(ctx, out, ctx.out_types[0])]
 
 
@@ -273,7 +290,8 @@ def _ppermute(ctx: RuleContext, x: Value, *, axes: Any, perm: Any) -> list[Value
         [[sorted(g)[s], sorted(g)[d]] for g in groups.tolist() for s, d in perm], np.int64
     ).reshape(-1, 2)
     props = f"{_CHANNEL}, source_target_pairs = {_dense(pairs)}"
-    return ctx.emit([x.type], generic("stablehlo.collective_permute", [x], [x.type], props, []))
+    spec = Spec("stablehlo.collective_permute", [x], {"pairs": pairs})
+    return ctx.emit([x.type], generic("stablehlo.collective_permute", [x], [x.type], props, []), spec=spec)
 
 
 @register(par.all_to_all_p)
@@ -290,7 +308,8 @@ def _all_to_all(
         f"split_count = {groups.shape[1]} : i64, split_dimension = {split_axis} : i64"
     )
     ty = ctx.out_types[0]
-    return ctx.emit([ty], generic("stablehlo.all_to_all", [x], [ty], props, []))
+    spec = Spec("stablehlo.all_to_all", [x], {"groups": groups, "split": split_axis, "concat": concat_axis})
+    return ctx.emit([ty], generic("stablehlo.all_to_all", [x], [ty], props, []), spec=spec)
 
 
 @register(par.axis_index_p)
@@ -304,7 +323,9 @@ def _axis_index(ctx: RuleContext, *, axis_name: Any) -> list[Value]:
     div = ctx.constant(np.uint32(math.prod(sizes[pos + 1 :])), np.uint32)
     mod = ctx.constant(np.uint32(sizes[pos]), np.uint32)
     u32 = "tensor<ui32>"
-    (device,) = ctx.emit([u32], lambda p: f"stablehlo.partition_id : {u32}")
+    (device,) = ctx.emit(
+        [u32], lambda p: f"stablehlo.partition_id : {u32}", spec=Spec("stablehlo.partition_id", [])
+    )
     index = hlo_op(
         ctx,
         "stablehlo.remainder",

@@ -26,6 +26,9 @@ _WITH_REGIONS = (
     "stablehlo.while",
     "stablehlo.sort",
     "stablehlo.reduce_window",
+    "sdy.manual_computation",
+    "stablehlo.all_reduce",
+    "stablehlo.reduce_scatter",
 )
 _COMMUTATIVE = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
                 "stablehlo.and", "stablehlo.or", "stablehlo.xor"}  # fmt: skip
@@ -54,6 +57,10 @@ def _special_integer(c: np.ndarray) -> bool:
         return False
     ones = np.iinfo(c.dtype).max if c.dtype.kind == "u" else -1
     return any(_is_splat(c, v) for v in (0, 1, -1, ones))
+
+
+def _unsigned_one(c: np.ndarray | None) -> bool:
+    return c is not None and c.dtype.kind == "u" and c.ndim == 0 and int(c) == 1
 
 
 def _all_equal(arr: np.ndarray) -> bool:
@@ -108,6 +115,8 @@ class _Canonical:
         self.ambiguous: dict[Op, str] = {}  # an identity of evaluated constants (its name): kept, refused
         self.merged: dict[Op, list[int]] = {}  # a broadcast of a broadcast -> its dims from the inner operand
         block = self._inline_constant_cases(ops)
+        # (a function constraining shardings: Shardy's import keeps its broadcasts of constants)
+        self.constrained = any(o.spec is not None and o.spec.name == "sdy.sharding_constraint" for o in ops)
         from .xla_chlo import expand  # (CHLO operations XLA expands first)
 
         block, expanded = expand(block, self.replaced, self.value, self.splats)
@@ -254,6 +263,10 @@ class _Canonical:
                 self.args[op] = [v for k, v in enumerate(ins) if k not in sunk]
             return
         if name == "stablehlo.broadcast_in_dim" and consts[0] is not None:
+            if self.constrained:  # (recorded: kept, named after its location, beside a sharding constraint)
+                if not _is_plain(ins[0].op):
+                    raise _refuse("a broadcast of a folded constant beside a sharding constraint")
+                return
             if not _all_equal(consts[0]):  # (MLIR holds a constant of equal elements as a splat)
                 dims = list(spec.attrs["dims"])
                 if dims != sorted(dims):
@@ -369,8 +382,16 @@ class _Canonical:
         if name == "stablehlo.pad" and all(c == 0 for cfg in spec.attrs["config"] for c in cfg):
             raise _refuse("a pad of nothing (XLA removes it)")
         # (arithmetic and bitwise identities; comparisons, selects, indices and inits are kept)
-        if name not in _KEEPS_INTEGER_CONSTANTS and any(
-            c is not None and _special_integer(c) for c in consts
+        # (recorded: an unsigned x / 1 and x % 1, axis_index's arithmetic on partition-id, are kept)
+        kept_divide = (
+            name in ("stablehlo.divide", "stablehlo.remainder")
+            and consts[0] is None
+            and _unsigned_one(consts[1])
+        )
+        if (
+            name not in _KEEPS_INTEGER_CONSTANTS
+            and not kept_divide
+            and any(c is not None and _special_integer(c) for c in consts)
         ):
             raise _refuse(f"'{name}' of an integer constant 0, 1, -1 or all ones (XLA may simplify it)")
         if name in (
@@ -405,6 +426,12 @@ class _Canonical:
             if name == "stablehlo.reshape" and before == "stablehlo.reshape" and producer is not None:
                 self._merge_reshapes(block, op, producer)
                 return
+            if reshapes and before == "stablehlo.reshape" and producer is not None:
+                source = self.operands(producer)[0]
+                if source.type == result.type:  # (recorded: a squeeze undone, all_gather's untiled axis)
+                    self.replaced[result] = source
+                    block.remove(op)
+                    return
             if name == "stablehlo.reshape" and before == "stablehlo.broadcast_in_dim":
                 return  # (recorded: a reshape of a broadcast adding other dimensions is kept, jnp.repeat)
             if before == "stablehlo.broadcast_in_dim" or (reshapes and before == "stablehlo.reshape"):

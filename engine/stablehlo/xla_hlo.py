@@ -168,6 +168,8 @@ class _Module:
         self.callees: dict[Any, str] = {}  # a called function -> its computation's name
         self.last_title = ""
         self.roots: dict[str, str] = {}  # a computation's name -> its root's shape (a call's)
+        self.mesh: tuple | None = None  # (the module's mesh: axis names, sizes)
+        self.manual_bodies = 0  # (the shard_map bodies converted)
 
     def fresh(self, root: str) -> str:
         n = self.counts[root]
@@ -200,17 +202,19 @@ def module_hlo_text(
     ops: Sequence[Op],
     fn_name: str | None = None,
     attrs: tuple[Sequence[str], Sequence[str]] | None = None,
+    mesh: tuple | None = None,
 ) -> str:
     """The HLO text of a module: ``main``'s body ``ops`` returning ``outs``, and the functions it
     calls (``fn_name``: the jitted function's, which locates its literals ``jit(fn_name)``;
     ``attrs``: ``@main``'s argument and result attributes' texts, when it pins some to a mesh)."""
     module = _Module()
+    module.mesh = mesh
     marks = xla_hlo_sdy.pinned(*attrs) if attrs is not None else None
     params, root = _computation(
         module, "main", main.body.args, ops, outs, arg_names, entry=True, top=fn_name, marks=marks
     )
     layout = f"{{{_tuple_text([p.aval for p in params])}->{root.aval}}}"
-    alias, frontend = xla_hlo_sdy.header(marks, len(outs))
+    alias, frontend = xla_hlo_sdy.header(marks, len(outs), mesh)
     head = f"HloModule {module_name}, {alias}entry_computation_layout={layout}{frontend}"
     return head + "\n\n" + "".join(module.texts)
 
@@ -239,7 +243,7 @@ def _computation(
     params = list(made)
     if marks is not None:
         for p, s in zip(params, marks.args):
-            xla_hlo_sdy.parameter(p, s)
+            xla_hlo_sdy.parameter(p, s, module.mesh)
     for op in canon.order:
         if op.spec is not None and op.spec.name == "func.call":
             site = canon.top if entry else None  # (in a callee: recorded both ways, not modelled)
@@ -652,3 +656,6 @@ def _post_order(instrs: Sequence[_Instr]) -> list[_Instr]:
 
 from . import xla_hlo_indexing  # noqa: E402,F401  (registers its converters in RULES)
 from . import xla_hlo_loops  # noqa: E402  (loops, sorts, barriers: converters of several results)
+from . import xla_hlo_spmd  # noqa: E402  (shard_maps, collectives, sharding constraints)
+
+xla_hlo_loops.CONVERTERS["sdy.manual_computation"] = xla_hlo_spmd.convert_manual

@@ -1,8 +1,9 @@
-"""Shardy's marks in XLA's HLO text (JAX 0.10.2 lowers with Shardy): a module whose ``@main``
-pins arguments or results to a mesh (``sdy.sharding``: a ref's, on the empty mesh) declares its
-meshes in ``frontend_attributes``; such an argument carries ``sharding={...}`` and its Shardy
-text, and such a result goes through a ``xla.sdy.FuncResultSharding`` custom call; the root is
-then a tuple carrying the results' shardings (recorded in tests/hlo_text from JAX 0.10.2).
+"""Shardy's marks in XLA's HLO text (JAX 0.10.2 lowers with Shardy): a module over a mesh, or whose
+``@main`` pins arguments or results to one (``sdy.sharding``: a ref's, on the empty mesh; a
+pmap's) declares its meshes in ``frontend_attributes``; a pinned argument carries its
+``HloSharding`` and its Shardy text, and a pinned result goes through a
+``xla.sdy.FuncResultSharding`` custom call; the root is then a tuple carrying the results'
+shardings (recorded in tests/hlo_text from JAX 0.10.2).
 An argument aliased to a result (``tf.aliasing_output``) is declared in ``input_output_alias``."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, NamedTuple, Sequence
 from .xla_canonical import _refuse
 
 _EMPTY_MESH = "empty_mesh = #sdy.mesh<[]>"
+Mesh = tuple  # (axis names, sizes)
 
 
 class Pinned(NamedTuple):
@@ -29,11 +31,7 @@ def pinned(arg_attrs: Sequence[str], result_attrs: Sequence[str]) -> Pinned:
 
     def sharding(text: str) -> str | None:
         m = re.search(r"sdy\.sharding = (#sdy\.sharding<[^>]*>)", text)
-        if m is None:
-            return None
-        if not m.group(1).startswith("#sdy.sharding<@empty_mesh, "):
-            raise _refuse("an argument or result sharded over a mesh")
-        return m.group(1)
+        return m.group(1) if m is not None else None
 
     def alias(text: str) -> int | None:
         m = re.search(r"tf\.aliasing_output = (\d+)", text)
@@ -44,10 +42,17 @@ def pinned(arg_attrs: Sequence[str], result_attrs: Sequence[str]) -> Pinned:
     )
 
 
-def header(marks: Pinned | None, n_results: int) -> tuple[str, str]:
+def header(marks: Pinned | None, n_results: int, mesh: Mesh | None) -> tuple[str, str]:
     """The module's ``input_output_alias={...}, `` and ``, frontend_attributes={...}`` (or "")."""
+    if mesh is not None:
+        if marks is not None and any("@empty_mesh" in (s or "") for s in [*marks.args, *marks.results]):
+            raise _refuse("a program over a mesh that pins values to the empty mesh")
+        axes = ", ".join(f'"{n}"={int(k)}' for n, k in zip(*mesh))
+        meshes = f"mesh = #sdy.mesh<[{axes}]>"
+    else:
+        meshes = _EMPTY_MESH
     if marks is None:
-        return "", ""
+        return "", (f", frontend_attributes={{xla.sdy.meshes={{{meshes}}}}}" if mesh is not None else "")
     pairs = [(o, i) for i, o in enumerate(marks.aliases) if o is not None]
     if len(pairs) > 1:  # (XLA's order and separator for several: not recorded)
         raise _refuse("several arguments aliased to results")
@@ -56,14 +61,16 @@ def header(marks: Pinned | None, n_results: int) -> tuple[str, str]:
         ((o, i),) = pairs
         index = f"{{{o}}}" if n_results > 1 else "{}"
         alias = f"input_output_alias={{ {index}: ({i}, {{}}, may-alias) }}, "
-    return alias, f", frontend_attributes={{xla.sdy.meshes={{{_EMPTY_MESH}}}}}"
+    return alias, f", frontend_attributes={{xla.sdy.meshes={{{meshes}}}}}"
 
 
-def parameter(ins: Any, sharding: str | None) -> None:
-    """An argument pinned to the empty mesh: replicated, and Shardy's text of it."""
+def parameter(ins: Any, sharding: str | None, mesh: Mesh | None) -> None:
+    """A pinned argument: its HloSharding, and Shardy's text of it."""
+    from .xla_hlo_spmd import escaped, hlo_sharding
+
     if sharding is not None:
-        ins.sharding = "{replicated}"
-        ins.frontend = {"xla.sdy.sharding": sharding}
+        ins.sharding = hlo_sharding(sharding, mesh)
+        ins.frontend = {"xla.sdy.sharding": escaped(sharding)}
 
 
 def results(module: Any, made: list, outs: list, marks: Pinned, instr: Any) -> Any:
@@ -71,13 +78,18 @@ def results(module: Any, made: list, outs: list, marks: Pinned, instr: Any) -> A
     through a FuncResultSharding custom call (named after its operand's root, ``custom-call`` for
     a parameter's); one result: a tuple of it read back by a get-tuple-element; several: a dead
     reshape of each (replicated when pinned), then the tuple."""
+    from .xla_hlo_spmd import hlo_sharding, per_value
+
+    if module.mesh is not None and None in marks.results:  # (its HloSharding: not recorded)
+        raise _refuse("a result left unpinned in a program over a mesh")
+    shardings = [hlo_sharding(s, module.mesh) if s is not None else "{replicated}" for s in marks.results]
     vals = []
     for v, s in zip(outs, marks.results):
         if s is not None:
             root = "custom-call" if v.opcode == "parameter" else v.root
             attrs = ', custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true'
             cc = instr(root, v.aval, "custom-call", [v], attrs)
-            cc.frontend = {"xla.sdy.sharding": "#sdy.sharding_per_value<[" + s[len("#sdy.sharding") :] + "]>"}
+            cc.frontend = {"xla.sdy.sharding": per_value([s[len("#sdy.sharding") :]])}
             module.instr(made, cc)
             v = cc
         vals.append(v)
@@ -87,14 +99,14 @@ def results(module: Any, made: list, outs: list, marks: Pinned, instr: Any) -> A
         root = module.instr(
             made, instr("get-tuple-element", shapes[0], "get-tuple-element", [t], ", index=0")
         )
-        root.sharding = "{replicated}"
+        root.sharding = shardings[0]
         return root
-    for v, s in zip(vals, marks.results):
+    for v, s, h in zip(vals, marks.results, shardings):
         r = module.instr(made, instr("reshape", v.aval, "reshape", [v]))
         if s is not None:
-            r.sharding = "{replicated}"
+            r.sharding = h
     from .xla_hlo import _tuple_text
 
     root = module.instr(made, instr("tuple", _tuple_text(shapes), "tuple", vals))
-    root.sharding = "{" + ", ".join("{replicated}" for _ in vals) + "}"
+    root.sharding = "{" + ", ".join(shardings) + "}"
     return root
