@@ -9,9 +9,10 @@ pairs, the tangent ref staged in the linear program (``transpose`` transposes it
 backward pass does); the eager tape keeps the functional refs of ``primitives``. Refs made inside
 ``vmap`` are batched refs (``vmap``).
 
-A call or control-flow primitive given such a ref (a ``jit`` called on it, a ``scan`` body closing
-over it) reads its value, runs its functional discharge (``discharge``) and writes the final value
-back (``as_functional``).
+A call or control-flow primitive given a ref of ``jvp`` (a ``jit`` called on it, a ``scan`` body
+closing over it) is differentiated by its JVP rule, both refs passed into the body as JAX does
+(``is_ref_pair``). Given another transformation's ref it reads its value, runs its functional
+discharge (``discharge``) and writes the final value back (``as_functional``).
 """
 
 from __future__ import annotations
@@ -184,6 +185,13 @@ def is_transformed_ref(x: object) -> bool:
     return (
         isinstance(x, Tracer) and type(x.aval) is AbstractRef and not isinstance(x._trace, JaxprTrace)  # type: ignore[attr-defined]
     )
+
+
+def is_ref_pair(x: Tracer) -> bool:
+    """A ref of a plain ``jvp`` (a primal ref and a tangent ref): a call or loop given it is
+    differentiated by its own JVP rule, which passes both refs into the differentiated body, where
+    reads and writes come in pairs (JAX's ``jvp_jaxpr`` on ``Ref`` operands)."""
+    return type(x._trace) is ad.JVPTrace  # type: ignore[attr-defined]
 
 
 def as_functional(
