@@ -485,13 +485,19 @@ def _split(
             continue
         else:
             known_part, unks_out = [eqn], [False] * len(eqn.out_binders)
+        group_rule = known_call_rules.get(eqn.primitive)
+        grouped = group_rule is not None and bool(known_part) and unknown_part is not None
+        if group_rule is not None and grouped:
+            known_eqns.append(group_rule(known_part, unknown_part, eqn, unks_in))
+        offloads = []  # (after the grouped equation, or each after its own)
         for e in known_part:
-            known_eqns.append(e)
+            if not grouped:
+                known_eqns.append(e)
             unknown.update((v, False) for v in e.out_binders)
             case = saveable(e.primitive, *[x.aval for x in e.inputs], **e.params)
             if isinstance(case, Offloadable):  # (saved in another memory: moved there and back)
                 offload, reload = _offload_eqns(e.out_binders, case)
-                known_eqns.append(offload)
+                (offloads if grouped else known_eqns).append(offload)
                 saved.update(offload.out_binders)
                 staged_eqns.append(reload)
             elif case:
@@ -499,6 +505,7 @@ def _split(
             else:
                 staged_eqns.append(e)
                 recomputed.update(dict.fromkeys(e.out_binders, e))
+        known_eqns.extend(offloads)
         if unknown_part is not None:  # (after the recomputation of the residuals it reads)
             staged_eqns.extend(unknown_part if isinstance(unknown_part, list) else [unknown_part])
         unknown.update(zip(eqn.out_binders, unks_out))
@@ -520,6 +527,14 @@ def _split(
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
+
+
+# Primitive -> (the known equations of its split, the unknown part, the equation, its unknown
+# inputs) -> the one
+# equation the forward pass runs them as: JAX's remat rule for a scan (_scan_partial_eval_custom)
+# runs the known scan, after its hoisted loop invariants, in a closed_call. The staged part still
+# reruns the equations one by one, as the policy says.
+known_call_rules: dict[core.Primitive, Callable[[list[JaxprEqn], Any, JaxprEqn, list[bool]], JaxprEqn]] = {}
 
 
 # Primitive -> (known equation, which of its outputs the staged part reads) -> the equation the

@@ -123,11 +123,12 @@ class _Flat:
 
 
 def _call_prims():
-    """custom_jvp/custom_vjp, checkpoint and composite calls: evaluation is their body (the rules
-    are for AD, the composite's name for a compiler that knows it); custom_linear_solve's is its
-    solve."""
+    """custom_jvp/custom_vjp, checkpoint, closed_call and composite calls: evaluation is their body
+    (the rules are for AD, the composite's name for a compiler that knows it); custom_linear_solve's
+    is its solve."""
     from .. import custom_derivatives as cd
     from ..ad_checkpoint import checkpoint_p
+    from ..closed_call import closed_call_p
     from ..custom_batching import custom_vmap_p
     from ..lax.composite_call import composite_p
     from ..lax.solves import linear_solve_p
@@ -137,6 +138,7 @@ def _call_prims():
         cd.custom_jvp_call_p,
         cd.custom_vjp_call_p,
         checkpoint_p,
+        closed_call_p,
         custom_vmap_p,
         linear_call_p,
         composite_p,

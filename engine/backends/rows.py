@@ -70,7 +70,6 @@ lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Physic
 
 # Primitive names that compiled code runs through the interpreter's numpy rule on purpose, and why.
 INTERPRETER_ONLY = {
-    "closed_call": "only in a discharged jaxpr made for StableHLO text (engine.state.jaxpr_discharge): never run",
     "rng_uniform": "XLA's stateful RngUniform: numpy's global generator draws, reproducing nothing",
     "custom_lin": "linearization residue of custom_vjp: transposed away before any executable runs",
     "nextafter": "rare bit-level op: numpy's rule is exact",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, ir
+from .. import ad, ad_checkpoint, batching, core, ir
+from ..closed_call import call_of
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
@@ -680,3 +681,38 @@ ad.transpose_rules[scan_p] = _scan_transpose
 
 
 batching.batch_rules[scan_p] = _scan_batch
+
+
+def _known_scan_call(known: list[JaxprEqn], unknown, eqn: JaxprEqn, unks_in) -> JaxprEqn:
+    """The known half of a remat'ed scan as JAX's _scan_partial_eval_custom runs it: one
+    closed_call on the scan's known operands, of the hoisted loop invariants and the known scan,
+    returning the invariants the unknown scan reads (its intensive residuals), then the known
+    scan's outputs."""
+    # (its operands: the known consts, then the known carries and xs, as the fixpoint on the
+    # carries left them, which the known scan reads last)
+    loop = known[-1]
+    n_kc = sum(not u for u in unks_in[: eqn.params["num_consts"]])
+    tail = len(loop.inputs) - loop.params["num_consts"]
+    consts = [x for x, u in zip(eqn.inputs[: eqn.params["num_consts"]], unks_in) if not u]
+    kin = [*consts, *loop.inputs[len(loop.inputs) - tail :]]
+    binders = [Var(x.aval) for x in kin]
+    first: dict = {}
+    for x, b in zip(kin[:n_kc], binders):
+        if type(x) is Var:
+            first.setdefault(x, b)
+
+    def renamed(e: JaxprEqn, tail: int = 0) -> JaxprEqn:
+        head = e.inputs[: len(e.inputs) - tail]
+        ins = [first.get(x, x) if type(x) is Var else x for x in head]
+        return e._replace(inputs=[*ins, *binders[len(binders) - tail :]])
+
+    # (the known scan reads the known carries and xs positionally: a value passed twice is two binders)
+    loop = renamed(loop, tail)
+    hoisted = {v for e in known[:-1] for v in e.out_binders}
+    staged = unknown if isinstance(unknown, list) else [unknown]
+    intensive = dict.fromkeys(x for e in staged for x in e.inputs if type(x) is Var and x in hoisted)
+    body = [*[renamed(e) for e in known[:-1]], loop]
+    return call_of(kin, binders, body, [*intensive, *loop.out_binders], eqn.source_info)
+
+
+ad_checkpoint.known_call_rules[scan_p] = _known_scan_call
