@@ -61,7 +61,7 @@ def rewriting_take(
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring.
     Without ``normalize_indices`` a negative index is out of bounds (``mode`` decides), not from the end."""
     if transfers.active[0] and core._state.dynamic is None:
-        _index_transfer(idx)
+        _index_transfer(idx, np.ndim(arr))
         with transfers.inside_program():
             return rewriting_take(
                 arr,
@@ -90,26 +90,35 @@ def rewriting_take(
     return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted, normalize_indices)
 
 
-def _index_transfer(idx):
-    """What JAX transfers to index eagerly by host values: a NumPy index array, a boolean index's
-    positions, or (its dynamic slice's start) an int32 for an int or a unit-step slice of part of
-    an axis."""
-    for p in idx if isinstance(idx, tuple) else (idx,):
+def _index_transfer(idx, ndim: int):
+    """What JAX transfers first to index an array of ``ndim`` dimensions eagerly: a NumPy index
+    array, a boolean index's positions, a default int (int32; int64 under x64) for an int index or
+    (with no array among the indices) a unit-step slice of part of an axis; else, for a dynamic
+    slice at an integer array scalar, the constant its start indices are normalized beside: over
+    several dimensions they are all converted to int32 first (JAX's int type for shapes this
+    small), over one the constant has the scalar's type (an unsigned one is not normalized)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    scalars = [
+        p for p in parts if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_
+    ]
+    index_dtype = core.default_dtype(int)
+    for p in parts:
         if isinstance(p, (bool, np.bool_)) or (isinstance(p, np.ndarray) and p.dtype == np.bool_):
-            # a boolean index is the positions where it is True: that int32 array is transferred
-            transfers.entering(np.zeros(int(np.count_nonzero(p)), np.int32))
+            # a boolean index is the positions where it is True: that int array is transferred
+            transfers.entering(np.zeros(int(np.count_nonzero(p)), index_dtype))
             return
         if isinstance(p, np.ndarray):
             transfers.entering(p)
             return
         if (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) or (
-            isinstance(p, slice) and p != slice(None) and p.step in (None, 1)
+            not scalars and isinstance(p, slice) and p != slice(None) and p.step in (None, 1)
         ):
-            transfers.entering(0, np.int32, True)
+            transfers.entering(0, index_dtype, True)
             return
-        if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_:
-            transfers.entering(0, np.int32, False)  # (JAX normalizes it beside an int32 constant)
-            return
+    if scalars and ndim > 1:
+        transfers.entering(0, np.int32, False)
+    elif scalars and dtype_kind(scalars[0].dtype) == "i":
+        transfers.entering(0, scalars[0].dtype, False)
 
 
 def _range_length(start, stop, step):
