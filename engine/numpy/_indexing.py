@@ -98,9 +98,7 @@ def _index_transfer(idx, ndim: int):
     several dimensions they are all converted to int32 first (JAX's int type for shapes this
     small), over one the constant has the scalar's type (an unsigned one is not normalized)."""
     parts = idx if isinstance(idx, tuple) else (idx,)
-    scalars = [
-        p for p in parts if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_
-    ]
+    scalars = [p for p in parts if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_]
     index_dtype = core.default_dtype(int)
     for p in parts:
         if isinstance(p, (bool, np.bool_)) or (isinstance(p, np.ndarray) and p.dtype == np.bool_):
