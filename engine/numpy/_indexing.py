@@ -250,8 +250,9 @@ def _try_dynamic_slice(x, indices):
 
 
 def _as_index_dtype(i):
-    """``lax.convert_element_type(i, int32)``; JAX converts a constant without staging it."""
-    if isinstance(i, Tracer):
+    """``lax.convert_element_type(i, int32)``; JAX converts a constant without staging it, but binds
+    (and under a trace stages) the convert of an index array of another dtype (``x[np.uint8([4])]``)."""
+    if isinstance(i, Tracer) or (isinstance(i, Array) and i.dtype != _INT32):
         return lax.convert_element_type(i, _INT32)
     return Array(np.asarray(core.to_numpy(i) if isinstance(i, Array) else i, _INT32))
 
@@ -331,7 +332,8 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
     for k, p in enumerate(indices):
         if p.typ == _BOOLEAN:
             shape.insert(k, 1)
-            expanded.append(_Parsed(Array(np.arange(int(p.index), dtype=_INT32)), _ARRAY, (dim,)))
+            # (numpy's arange, as JAX's: its sign check is numpy's, folded into a constant mask)
+            expanded.append(_Parsed(np.arange(int(p.index)), _ARRAY, (dim,)))
             dim += 1
         else:
             expanded.append(_Parsed(p.index, p.typ, tuple(range(dim, dim + len(p.axes)))))

@@ -12,6 +12,7 @@ from ..core import Array, Tracer
 from ._dtypes import to_dtype
 from ._promote import (
     as_operand,
+    broadcast_to_shape,
     canonicalize_axes,
     check_axes_index,
     canonicalize_axis,
@@ -19,6 +20,7 @@ from ._promote import (
     convert,
     promote_dtypes_inexact,
     promote_shapes,
+    to_inexact_dtype,
 )
 from ._staged import jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
@@ -99,15 +101,19 @@ def sum(
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
     d = _reduce_dtype(a, dtype, promote_integers)
-    if a.dtype == np.bool_ and d != np.bool_:  # JAX counts bools as ints first (_cast_to_numeric)
-        a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
+    if a.dtype == np.bool_:  # JAX counts bools as ints first (_cast_to_numeric), even for dtype=bool
+        # (dtypes.to_numeric_dtype: int32 even with x64), with lax's convert: a constant array's
+        # convert is bound, and staged under a trace, as JAX's is
+        a = lax.convert_element_type(a, np.dtype(np.int32))
     a = convert(a, d)
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
+    # a sum of bools is their logical or (JAX's bool_op for sum: bitwise_or, a reduce_or)
+    reduce, combine = (lax.reduce_or, lax.bitwise_or) if d == np.bool_ else (lax.reduce_sum, lax.add)
     a = _masked(a, where, 0)
-    res = lax.reduce_sum(a, axes)  # (also over no axes, as JAX binds it)
+    res = reduce(a, axes)  # (also over no axes, as JAX binds it)
     if initial is not None:
-        res = lax.add(_initial(initial, res.dtype), res)
+        res = combine(_initial(initial, res.dtype), res)
     return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
@@ -135,9 +141,11 @@ def prod(
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
     a = _masked(a, where, 1)
-    res = lax.reduce_prod(a, axes)
+    # a product of bools is their logical and (JAX's bool_op for prod: bitwise_and, a reduce_and)
+    reduce, combine = (lax.reduce_and, lax.bitwise_and) if d == np.bool_ else (lax.reduce_prod, lax.mul)
+    res = reduce(a, axes)
     if initial is not None:
-        res = lax.mul(_initial(initial, res.dtype), res)
+        res = combine(_initial(initial, res.dtype), res)
     return convert(_keep(res, axes, a.ndim, keepdims), d)
 
 
@@ -244,6 +252,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     a = as_operand(a)
     if where is None:
         check_axes_index(a.shape, axis)
+    else:  # JAX's order: the count of the mask first (its _count), then the sum of ``a``
+        d = to_inexact_dtype(a.dtype) if dtype is None else core.canonical_dtype(to_dtype(dtype))
+        computation = upcast_f16(d) if dtype_kind(d) in "fc" else d
+        axes = canonicalize_axes(axis, a.ndim)
+        mask = broadcast_to_shape(as_operand(where), a.shape)
+        n = sum(mask, axes, dtype=computation, keepdims=keepdims)
+        return convert(lax.div(sum(a, axes, dtype=computation, keepdims=keepdims, where=where), n), d)
     if a.dtype == np.bool_:  # JAX's sum counts bools as ints first (its _cast_to_numeric)
         a = convert(a, np.dtype(np.int32))  # (dtypes.to_numeric_dtype: int32 even with x64)
     if dtype is not None:  # computed in ``dtype`` itself, even an integer one (no float16 upcast)
@@ -254,9 +269,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
         d = a.dtype
         a = convert(a, upcast_f16(d))
     axes = canonicalize_axes(axis, a.ndim)
-    if where is not None:  # JAX's order: the count of the mask first, kept as the sum keeps
-        n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=a.dtype, keepdims=keepdims)
-        return convert(lax.div(sum(a, axes, keepdims=keepdims, where=where), n), d)
     n = _count(a, axes, where)
     symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
     total = sum(a, axes, keepdims=keepdims, where=where)
@@ -572,9 +584,7 @@ def _cumulative_body(name, lax_fn, accumulates: bool, nan_fill=None, promote_int
             a = _where(lax.ne(a, a), np.asarray(nan_fill, a.dtype), a)
         if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
             a = convert(a, _reduce_dtype(a, dtype, promote_integers or a.dtype == np.bool_))
-        if a.shape[ax] == 0:
-            return a
-        return lax_fn(a, axis=ax)
+        return lax_fn(a, axis=ax)  # (bound on an empty axis too, as JAX binds it)
 
     f.__name__ = f.__qualname__ = name
     return f

@@ -114,6 +114,11 @@ def _where(condition, x, y):
         x, y = promote_shapes(x, y)
     else:
         condition, x, y = promote_shapes(condition, x, y)
+    try:  # a zero-size result is x as it is: JAX stages no select_n there
+        if any(d == 0 for d in np.shape(x)):
+            return x
+    except TypeError:  # (a symbolic dimension that cannot say)
+        pass
     return lax.select(condition, x, y)
 
 

@@ -20,3 +20,58 @@ FUZZ_TEXTS = [
     ),
     ("var_mean_axes_unsorted", _A + "out = (jnp.var(x, (-1, 0)), jnp.mean(x, (2, 0), keepdims=True))"),
 ]
+
+_E = "e = np.zeros((0, 3), np.float32)\n"
+_V = "x = jnp.arange(5, dtype=jnp.float32)\n"
+_M = "x = jnp.array([0.5, 2.0, 4.0])\nm = np.array([True, False, True])\n"
+
+FUZZ_TEXTS += [
+    # a cumulative reduction binds on an empty axis too; where's select of an empty array is skipped
+    ("cumsum_empty", _E + "out = (jnp.cumsum(e), jnp.cumsum(e, 0), jax.jit(lambda e: jnp.cumprod(e, 1))(e))"),
+    ("cumsum_empty_grad", _E + "out = jax.grad(lambda e: jnp.cumsum(e, 0).sum())(e)"),
+    (
+        "nansum_empty",
+        _E + "out = (jnp.nansum(e), jnp.nansum(e, 0), jax.jit(lambda e: jnp.nancumsum(e, 1))(e))",
+    ),
+    ("where_empty", _E + "out = (jnp.where(e > 0, e, 1.0), jax.vmap(lambda r: jnp.where(r > 0, r, 1.0))(e))"),
+    # a scalar bool index and a narrow unsigned index array
+    ("index_true", _V + "out = (x[True], x[False], jax.jit(lambda x: x[True])(x))"),
+    ("index_uint8", _V + "i = np.array([4, 1, 255], np.uint8)\nout = (x[i], jax.jit(lambda x: x[i])(x))"),
+    ("index_uint8_grad", _V + "out = jax.grad(lambda x: x[np.array([4, 1, 4], np.uint8)].sum())(x)"),
+    ("at_uint8_set", _V + "out = x.at[np.array([4, 1], np.uint8)].set(7.0)"),
+    ("index_true_and_array", _V + "out = x[True, np.array([0, 3], np.uint8)]"),
+    # sum and prod with dtype=bool are logical or / and; mean with where= counts the mask first
+    (
+        "sum_dtype_bool",
+        "i = np.array([0, 2, -2], np.int32)\nout = (jnp.sum(i, dtype=bool), jnp.sum(i > 5, dtype=bool))",
+    ),
+    (
+        "sum_dtype_bool_initial",
+        "i = np.array([[0, 2], [0, 0]], np.int32)\n"
+        "out = (jnp.sum(i, 1, dtype=bool, initial=False, keepdims=True), jnp.sum(i, 0, dtype=bool, initial=True))",
+    ),
+    (
+        "prod_dtype_bool",
+        "i = np.array([[1, 2], [0, 3]], np.int32)\nout = (jnp.prod(i, dtype=bool), jnp.prod(i, 1, dtype=bool))",
+    ),
+    (
+        "sum_bool_where_bool",
+        "b = np.array([True, False, True])\nout = jnp.sum(b, dtype=bool, where=np.array([False, True, False]))",
+    ),
+    (
+        "mean_where",
+        _M
+        + "out = (jnp.mean(x, where=m), jnp.mean(x > 1, where=x < 3), jnp.mean(x, where=np.zeros(3, bool)))",
+    ),
+    (
+        "mean_where_axes",
+        "x = jnp.arange(6.0).reshape(2, 3)\nm = np.array([[True, False, True], [False, False, True]])\n"
+        "out = (jnp.mean(x, 0, where=m), jnp.mean(x, 1, keepdims=True, where=m[0]), jax.jit(lambda x: jnp.mean(x, where=m))(x))",
+    ),
+    (
+        "mean_where_dtype",
+        _M
+        + "out = (jnp.mean(x.astype(jnp.float16), where=m), jnp.mean(jnp.arange(3), dtype=jnp.int32, where=m))",
+    ),
+    ("mean_where_grad", _M + "out = jax.grad(lambda x: jnp.mean(x ** 2, where=m))(x)"),
+]
