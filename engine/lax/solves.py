@@ -17,6 +17,7 @@ from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..core import Primitive
 from ..tree_util import tree_flatten, tree_unflatten
+from ..jit_primitive import _in_rule_body
 from .control_flow_common import _avals, _run, _trace
 
 
@@ -216,7 +217,8 @@ def _linear_solve_batch(axis_size, vals, dims, *, const_lengths, jaxprs):
         per_jaxpr = _batched.setdefault(closed, {})
         if key not in per_jaxpr:
             in_dims = [0 if x else not_mapped for x in in_bat]
-            batched, out_dims = batching.batch_jaxpr(closed, axis_size, in_dims, force_out=force)
+            with _in_rule_body():  # (a rule's body: JAX names its calls afresh, jit(_lu_solve))
+                batched, out_dims = batching.batch_jaxpr(closed, axis_size, in_dims, force_out=force)
             per_jaxpr[key] = batched, [d is not not_mapped for d in out_dims]
         return per_jaxpr[key]
 

@@ -17,7 +17,7 @@ from ..lax.linalg_pivots import lu_pivots_to_permutation, lu_pivots_to_permutati
 from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, select
-from .syntax import Value, functional_type
+from .syntax import Spec, Value, functional_type
 
 # LAPACK's type letter of each dtype (JAX's prepare_lapack_call)
 _LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
@@ -103,7 +103,27 @@ def lapack_call(
     types = [literals.aval_type(a) for a in avals_out]
     sig = functional_type([v.type for v in operands], types)
     text = "{" + ", ".join(attrs) + "}"
-    return ctx.emit(types, lambda p: f"stablehlo.custom_call @{target}({p.list(operands)}) {text} : {sig}")
+    minor_to_major = lambda a: (
+        _column_major_layout(len(a.shape)) if len(a.shape) == rank else _row_major_layout(len(a.shape))
+    )  # noqa: E731
+    spec = Spec(  # (what the HLO printer reads)
+        "stablehlo.custom_call",
+        operands,
+        {
+            "target": target,
+            "lapack": True,
+            "backend_config": f"{{{config}}}",
+            "operand_layouts": [minor_to_major(a) for a in avals_in],
+            "result_layouts": [minor_to_major(a) for a in avals_out],
+            "output_aliases": [(i, o if multi else None) for i, o in aliases.items()],
+            "frontend": {
+                "num_batch_dims": str(n_batch),
+                "xla.sdy.sharding_rule": _sharding_rule(n_batch, avals_in, avals_out),
+            },
+        },
+    )
+    render = lambda p: f"stablehlo.custom_call @{target}({p.list(operands)}) {text} : {sig}"  # noqa: E731
+    return ctx.emit(types, render, spec=spec)
 
 
 def _replace_not_ok_with_nan(

@@ -483,11 +483,12 @@ class _Canonical:
         return False
 
     def _erase_dead(self, block: list[Op]) -> None:
-        """Operations left unused by the rewrites are erased (all are pure: no side effects here)."""
+        """Operations left unused by the rewrites are erased (pure ones: a call, or a loop making one,
+        is kept, recorded in slogdet's unused pivots-to-permutation loop)."""
         self.outs = [self.value(v) for v in self.outs]
         while True:
             used = {id(u) for op in block for u in self.operands(op)} | {id(o) for o in self.outs}
-            live = [op for op in block if _is_call(op) or any(id(r) in used for r in op.results)]
+            live = [op for op in block if _calls(op) or any(id(r) in used for r in op.results)]
             if len(live) == len(block):
                 return
             block[:] = live
@@ -553,6 +554,11 @@ def _is_op(op: Op, name: str) -> bool:
 
 def _is_call(op: Op) -> bool:
     return op.spec is not None and op.spec.name == "func.call"
+
+
+def _calls(op: Op) -> bool:
+    """A call, or an operation whose regions make one: MLIR knows no call's effects, so keeps it."""
+    return _is_call(op) or any(_calls(o) for block in op.regions for o in block.ops)
 
 
 def _op_name(op: Op) -> str:

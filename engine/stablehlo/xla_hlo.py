@@ -69,6 +69,8 @@ class _Instr:
         self.root, self.aval, self.opcode, self.operands, self.attrs = root, aval, opcode, operands, attrs
         self.frontend: dict[str, str] = {}
         self.sharding = ""  # (``{replicated}``: Shardy's mark, as XLA prints it)
+        self.tail = ""  # (attributes printed after the frontend attributes: a LAPACK call's config)
+        self.own_layout = False  # (its shape's layout is its own, not derived from its operands')
         self.name = ""
 
 
@@ -606,7 +608,7 @@ def _dot_attrs(a: dict) -> str:
 
 
 def _custom_call_attrs(a: dict, operand_types: Sequence[str]) -> str:
-    if a.get("has_side_effect") or a.get("aliases"):
+    if a.get("has_side_effect") or a.get("aliases") or a.get("lapack"):
         raise _refuse("a custom call with side effects or aliased operands")
     constraints = []
     for t, layout in zip(operand_types, a["operand_layouts"]):
@@ -630,6 +632,7 @@ def _line(ins: _Instr, is_root: bool) -> str:
         body += (
             ", frontend_attributes={" + ",".join(f'{k}="{v}"' for k, v in sorted(ins.frontend.items())) + "}"
         )
+    body += ins.tail
     return f"{'ROOT ' if is_root else ''}{ins.name} = {ins.aval} {body}"
 
 
@@ -658,4 +661,7 @@ from . import xla_hlo_indexing  # noqa: E402,F401  (registers its converters in 
 from . import xla_hlo_loops  # noqa: E402  (loops, sorts, barriers: converters of several results)
 from . import xla_hlo_spmd  # noqa: E402  (shard_maps, collectives, sharding constraints)
 
+from . import xla_hlo_lapack  # noqa: E402  (LAPACK's custom calls)
+
 xla_hlo_loops.CONVERTERS["sdy.manual_computation"] = xla_hlo_spmd.convert_manual
+xla_hlo_loops.CONVERTERS["stablehlo.custom_call"] = xla_hlo_lapack.convert_custom_call

@@ -53,6 +53,8 @@ def _with_layout(aval: str, minor_to_major: list[int]) -> str:
 def assign(ins: Any, roots: dict[str, str]) -> str:
     """``ins``'s shape text with the layout XLA gives it, from its operands' (a call's: its
     computation's root's, ``roots`` by name)."""
+    if getattr(ins, "own_layout", False):  # (a LAPACK call's result: column-major, as it says)
+        return ins.aval
     if ins.opcode == "parameter":  # (recorded: a computation's parameters in the default layout)
         return _default(ins.aval)
     if ins.opcode == "transpose":

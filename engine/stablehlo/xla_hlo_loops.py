@@ -42,6 +42,9 @@ def convert_while(
     assert op.spec is not None
     if op.source != "while":
         raise _refuse(f"a while loop JAX locates as {op.source!r}")
+    used = {v for o in canon.order for v in canon.operands(o)} | set(canon.outs)
+    if not any(r in used for r in op.results):  # (kept, as it calls; MLIR then prunes its carries)
+        raise _refuse("a while loop whose results are unused")
     cond, body = op.regions
     init = [canon.value(v) for v in op.spec.operands]
     fixed = set(invariant_carries(op))
