@@ -294,7 +294,11 @@ def _scan(
             pair = [y, r] if not reverse else [r, y]
             shape0 = num_trips * unroll if num_trips else 0
             pair_avals = [a.update(shape=(shape0, *a.shape)), a.update(shape=(remainder, *a.shape))]
-            out_ys.append(concatenate(ctx, pair, pair_avals if not reverse else pair_avals[::-1], 0))
+            out_ys.append(
+                named(
+                    concatenate(ctx, pair, pair_avals if not reverse else pair_avals[::-1], 0), "concatenate"
+                )
+            )
         ys = out_ys
     for op in ctx.block.ops[first:]:  # (the constants and empty outputs; what else it made stays "scan")
         if op.source is None and op.spec is not None and op.spec.name == "stablehlo.constant":
@@ -331,17 +335,29 @@ def _scan_inner(
         x = []
         for v, a in xs:  # JAX's index_in_dim(x, i, keepdims=False): a slice, then a reshape
             s, _a = _slice_leading(ctx, v, a, i, i + 1)
-            x.append(reshape(ctx, s, literals.aval_type(a.update(shape=a.shape[1:]))))
-        outs = ctx.call(ctx.module.private_function(jaxpr, "closed_call"), [*consts, *carry, *x])
+            named(s, "slice")  # (JAX's lowering traces _scan_impl: its primitives name the operations)
+            x.append(named(reshape(ctx, s, literals.aval_type(a.update(shape=a.shape[1:]))), "squeeze"))
+        fn = ctx.module.private_function(jaxpr, "closed_call")
+        args = [*consts, *carry, *x]
+        outs = ctx.call(fn, args)
+        if outs:  # (as the loop's body calls it: eval_jaxpr_p, located closed_call)
+            attrs = {"callee": fn, "name": "closed_call", "transforms": (), "location": "closed_call"}
+            outs[0].op.spec = Spec("func.call", args, attrs)  # type: ignore[union-attr]
         carry, y = list(outs[:num_carry]), list(outs[num_carry:])
         steps.append(y)
     if reverse:
         steps.reverse()
     stacked = []
     for j, aval in enumerate(jaxpr.out_avals[num_carry:]):  # JAX's _stack: expand_dims, concatenate
-        parts = [broadcast_in_dim(ctx, y[j], (1, *aval.shape), range(1, len(aval.shape) + 1)) for y in steps]
+        parts = [
+            named(
+                broadcast_in_dim(ctx, y[j], (1, *aval.shape), range(1, len(aval.shape) + 1)),
+                "broadcast_in_dim",
+            )
+            for y in steps
+        ]
         one = aval.update(shape=(1, *aval.shape))
-        stacked.append(concatenate(ctx, parts, [one] * len(parts), 0))
+        stacked.append(named(concatenate(ctx, parts, [one] * len(parts), 0), "concatenate"))
     return carry, stacked
 
 

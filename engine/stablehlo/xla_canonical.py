@@ -328,6 +328,18 @@ class _Canonical:
             self.replaced[result] = ins[1]
             block.remove(op)
             return
+        if name == "stablehlo.concatenate" and op not in self.args and any(_empty(v.type) for v in ins):
+            # (MLIR drops a concatenate's empty operands; of one left, it is that one: a fully
+            # unrolled scan's stacked outputs, recorded)
+            ins = [v for v in ins if not _empty(v.type)]
+            if len(ins) == 1:
+                self.replaced[result] = ins[0]
+                block.remove(op)
+                return
+            self.args[op] = list(ins)
+            if any(_is_op(v.op, name) for v in ins if v.op is not None):
+                raise _refuse("a concatenate of a concatenate and empty arrays")
+            return
         inner = [v.op for v in ins if v.op is not None and v.op.spec is not None and v.op.spec.name == name]
         if name == "stablehlo.concatenate" and inner and op in self.args:  # (merged in the first pass)
             return
@@ -550,6 +562,10 @@ def _numpy_dtype(el: str) -> np.dtype:
 
 def _is_op(op: Op, name: str) -> bool:
     return op.spec is not None and op.spec.name == name
+
+
+def _empty(t: str) -> bool:
+    return 0 in _parse_type(t)[0]
 
 
 def _is_call(op: Op) -> bool:
