@@ -407,9 +407,16 @@ class PartialEvalTrace(Trace):
         recipe = JaxprEqnRecipe(primitive, tracers_in, params, outs, tracers_out, core.staging_source_info())
         for t in tracers_out:
             t.recipe = recipe
-        if primitive in ref_effects:  # (a write into a tangent ref is kept though nothing reads it)
-            self.main.effects.append(recipe)
+        self.keep_effects(recipe)
         return tracers_out if primitive.multiple_results else tracers_out[0]
+
+    def keep_effects(self, recipe: JaxprEqnRecipe) -> None:
+        """Keep a staged equation with state effects though nothing reads its outputs: a write
+        into a tangent ref, a call or loop given one (its body writes it)."""
+        from .state.types import AbstractRef
+
+        if recipe.prim in ref_effects or any(isinstance(t.aval, AbstractRef) for t in recipe.tracers_in):
+            self.main.effects.append(recipe)
 
 
 def partial_eval_flat(

@@ -29,9 +29,23 @@ class CotangentAccumulator:
 
     __slots__ = ()
 
+    def project(self) -> Value:
+        """What a call's transpose passes its body for it (JAX's ``project_accums``: the ref)."""
+        raise NotImplementedError
+
+    @classmethod
+    def unproject(cls, aval: Any, value: Value) -> CotangentAccumulator:
+        """The accumulator a transposed body gives its rules for the ``project``ed ``value``."""
+        raise NotImplementedError
+
 
 # type of an aval -> the accumulator its linear values get (``state.transpose`` adds refs').
 accumulators: dict[type, Callable[[Any], CotangentAccumulator]] = {}
+
+# Calls whose transpose rule takes an accumulator among its operands (JAX's fancy transposes): a
+# ref of ``grad`` given to one is passed in as a ref (``state.jvp.passes_refs``); given to another
+# primitive, its value is threaded through (``state.discharge``).
+takes_accumulators: set[core.Primitive] = set()
 
 
 def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:

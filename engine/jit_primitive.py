@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import weakref
 from typing import Any, Iterator, Sequence
 
-from . import ad, batching, core, ir
+from . import ad, backward_pass, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
@@ -281,7 +281,11 @@ def _jit_transpose(
     cts: Sequence[ad.Tangent], *args: Value, jaxpr: ClosedJaxpr, name: str, **params: Any
 ) -> list[Value | None]:
     undef = [ad.is_undefined(a) for a in args]
-    defined_avals = [core.get_aval(a) for a, u in zip(args, undef) if not u]
+    # A ref's cotangent (an accumulator) is passed as its ref, in the argument's place, and the
+    # transposed body reads and writes that ref (JAX's project_accums).
+    accs = [type(a) if isinstance(a, backward_pass.CotangentAccumulator) else None for a in args]
+    projected = [a.project() if c is not None else a for a, c in zip(args, accs)]
+    defined_avals = [core.get_aval(a) for a, u in zip(projected, undef) if not u]
     # Zero cotangents stay symbolic: the transposed jit takes only the others (as JAX's, whose
     # Zero flattens to no leaf), so work on outputs nobody differentiates is not transposed.
     zero_avals = [c.aval if type(c) is ad.Zero else None for c in cts]
@@ -292,12 +296,21 @@ def _jit_transpose(
     def f(*xs: Value) -> list[Value]:
         defined, ct = xs[:nd], iter(xs[nd:])
         it = iter(defined)
-        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+        full = [
+            ad.UndefPrimal(a.aval) if u else c.unproject(core.get_aval(a), next(it)) if c else next(it)
+            for a, u, c in zip(projected, undef, accs)
+        ]
         all_ct = [next(ct) if z is None else ad.Zero(z) for z in zero_avals]
         outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], all_ct)
         return [ad.instantiate_zeros(o) for o in outs]
 
-    key = (tuple(undef), tuple(defined_avals), tuple(ct_avals), tuple(z is None for z in zero_avals))
+    key = (
+        tuple(undef),
+        tuple(defined_avals),
+        tuple(ct_avals),
+        tuple(z is None for z in zero_avals),
+        tuple(accs),
+    )
     cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
     if cached is None:
         with _in_rule_body():
@@ -306,7 +319,7 @@ def _jit_transpose(
             _transposed_jaxprs[jaxpr][key] = cached
     closed, hoisted = cached
     _note_rule_body(closed, jaxpr, "transpose")
-    defined_vals = [a for a, u in zip(args, undef) if not u]
+    defined_vals = [a for a, u in zip(projected, undef) if not u]
     outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
     it = iter(outs)
     return [next(it) if u else None for u in undef]
@@ -421,6 +434,7 @@ def _stage_unknown_half(
     )
     for t in outs2:
         t.recipe = recipe
+    trace.keep_effects(recipe)
     it1, it2 = iter(outs1), iter(outs2)
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
@@ -670,6 +684,7 @@ ad.jvp_rules[jit_p] = _jit_jvp
 ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.known_output_forwarding_rules[jit_p] = _jit_forward_known_outputs
 ad.transpose_rules[jit_p] = _jit_transpose
+backward_pass.takes_accumulators.add(jit_p)
 batching.batch_rules[jit_p] = _jit_batch
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
 lowerings[jit_p] = Special("inline")  # its body is inlined into the caller's program

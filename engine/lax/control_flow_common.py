@@ -90,6 +90,7 @@ def _stage(trace, prim, in_tracers, params, out_avals, known_outs, out_uk):
     recipe = ad.JaxprEqnRecipe(prim, in_tracers, params, out_avals, outs2, core.current_source_info())
     for t in outs2:
         t.recipe = recipe
+    trace.keep_effects(recipe)
     it1, it2 = iter(known_outs), iter(outs2)
     return [next(it2) if u else next(it1) for u in out_uk]
 

@@ -33,11 +33,11 @@ class RefOperandPrimitive(core.Primitive):
             if type(a) is Ref and a.is_traced:
                 return discharge_rules[self.name](*args, **params)
             if isinstance(a, core.Tracer) and type(a.aval) is AbstractRef:
-                from .jvp import as_functional, is_ref_pair, is_transformed_ref
+                from .jvp import as_functional, is_transformed_ref, passes_refs
 
                 # A ref of jvp is a pair of refs the primitive's JVP rule passes on as ref operands
-                # (JAX's); others (vmap's, grad's) have their value threaded through, then written.
-                if is_transformed_ref(a) and not is_ref_pair(a):
+                # (JAX's); others (vmap's, most of grad's) have their value threaded through.
+                if is_transformed_ref(a) and not passes_refs(self, a):
                     return as_functional(discharge_rules[self.name], args, params)
         return core.Primitive.bind(self, *args, **params)
 

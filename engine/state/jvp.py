@@ -11,15 +11,16 @@ backward pass does); the eager tape keeps the functional refs of ``primitives``.
 
 A call or control-flow primitive given a ref of ``jvp`` (a ``jit`` called on it, a ``scan`` body
 closing over it) is differentiated by its JVP rule, both refs passed into the body as JAX does
-(``is_ref_pair``). Given another transformation's ref it reads its value, runs its functional
-discharge (``discharge``) and writes the final value back (``as_functional``).
+(``passes_refs``; under ``grad`` a ``jit`` too). Given another transformation's ref it reads its
+value, runs its functional discharge (``discharge``) and writes the final value back
+(``as_functional``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .. import ad, core
+from .. import ad, backward_pass, core
 from ..core import Tracer, Value
 from ..staging import JaxprTrace
 from .allocation import empty_ref_p, free_ref_p
@@ -187,11 +188,18 @@ def is_transformed_ref(x: object) -> bool:
     )
 
 
-def is_ref_pair(x: Tracer) -> bool:
-    """A ref of a plain ``jvp`` (a primal ref and a tangent ref): a call or loop given it is
-    differentiated by its own JVP rule, which passes both refs into the differentiated body, where
-    reads and writes come in pairs (JAX's ``jvp_jaxpr`` on ``Ref`` operands)."""
-    return type(x._trace) is ad.JVPTrace  # type: ignore[attr-defined]
+def passes_refs(prim: Any, x: Tracer) -> bool:
+    """Whether ``prim`` given the transformed ref ``x`` takes it as a ref operand. A ref of a plain
+    ``jvp`` (a primal ref and a tangent ref) goes to the primitive's JVP rule, which passes both
+    refs into the differentiated body, where reads and writes come in pairs (JAX's ``jvp_jaxpr``
+    on ``Ref`` operands). Under ``grad`` / ``linearize`` so do those whose transpose takes the
+    cotangent ref (``backward_pass.takes_accumulators``: a ``jit``); others run their discharge."""
+    if type(x._trace) is ad.JVPTrace:  # type: ignore[attr-defined]
+        return True
+    return (
+        isinstance(x._trace, (ad.LinearizeTrace, ad.PartialEvalTrace))  # type: ignore[attr-defined]
+        and prim in backward_pass.takes_accumulators
+    )
 
 
 def as_functional(

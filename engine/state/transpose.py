@@ -46,6 +46,15 @@ class RefCotangent(backward_pass.CotangentAccumulator):
             self.ref = new_ref_p.bind(ad.zeros_like_aval(self.aval), kind=None, memory_space=None)
         return self.ref
 
+    def project(self) -> Any:
+        return self.made()
+
+    @classmethod
+    def unproject(cls, aval: AbstractRef, value: Any) -> RefCotangent:
+        acc = cls(aval)
+        acc.ref = value
+        return acc
+
     def freeze(self) -> Any:
         return ad.Zero(self.aval) if self.ref is None else freeze_p.bind(self.ref)
 
