@@ -238,3 +238,61 @@ def test_a_link_s_first_run_says_it_is_running_not_that_nothing_ran(page: Page):
     wait_runs(page, 1)
     expect(running).to_have_count(0)
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-state", "ok")
+
+
+# One fan of fourteen equations from one input: at a laptop's width, wider than the stage.
+FAN = """import jax.numpy as jnp
+
+def f(x):
+    a = jnp.sin(x)
+    b = jnp.cos(x)
+    c = jnp.exp(x)
+    d = jnp.tanh(x)
+    e = jnp.log1p(x)
+    g = jnp.sqrt(x)
+    h = jnp.abs(x)
+    i = jnp.sinh(x)
+    j = jnp.cosh(x)
+    k = jnp.arctan(x)
+    l = jnp.expm1(x)
+    m = jnp.log(x)
+    n = jnp.square(x)
+    o = jnp.floor(x)
+    return a * b * c * d * e * g * h * i * j * k * l * m * n * o
+"""
+
+# The drawn nodes whose boxes meet the minimap's (but for an expanded equation's frame all around
+# it), and whether it is shown.
+UNDER_MINIMAP = """() => {
+  const m = document.querySelector('[data-testid=graph-minimap]');
+  const r = m.getBoundingClientRect();
+  const under = [...document.querySelectorAll('[data-testid=ir-graph] [data-testid=ir-node]')].filter((n) => {
+    const b = n.getBoundingClientRect();
+    const around = b.left <= r.left && b.right >= r.right && b.top <= r.top && b.bottom >= r.bottom;
+    return b.right > r.left && b.left < r.right && b.bottom > r.top && b.top < r.bottom && !around;
+  }).map((n) => n.textContent);
+  return {shown: r.width > 0, under};
+}"""
+
+
+@needs_runner
+def test_a_graph_wider_than_the_stage_starts_with_no_node_under_the_minimap(page: Page):
+    # "fit" kept a graph that fits beside the minimap clear of it, but a wider one ran under its
+    # corner: three of these fourteen equations started hidden behind it.
+    from bench.bench_ir_page import wait_graph
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_session(page, FAN, "f", [{"name": "jit", "options": {}}], ["jnp.ones(3)"], panel="ir")
+    page.get_by_role("button", name="Graph", exact=True).click()
+    wait_graph(page)
+    assert page.locator("[data-testid=ir-graph] [data-testid=ir-node]").count() >= 25
+    seen = page.evaluate(UNDER_MINIMAP)
+    assert seen == {"shown": True, "under": []}, seen
+    # So after "fit" again; a pan leaves it where it was put.
+    page.get_by_test_id("graph-fit").click()
+    assert page.evaluate(UNDER_MINIMAP) == {"shown": True, "under": []}
+    before = page.get_by_test_id("graph-minimap").bounding_box()
+    page.locator(".graph-stage").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.get_by_test_id("graph-minimap")).to_be_visible()
+    assert page.get_by_test_id("graph-minimap").bounding_box() == before
