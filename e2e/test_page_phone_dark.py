@@ -11,7 +11,7 @@ from bench.bench_ir_page import wait_graph
 from server.sandbox.zygote import UNSAFE_WARNING
 
 from .conftest import needs_runner
-from .test_playground import GRAD, open_session
+from .test_playground import GRAD, LOSS, open_session
 
 PHONE = {"width": 390, "height": 844}
 
@@ -163,6 +163,19 @@ def test_edge_labels_inside_an_expanded_equation_stay_readable_in_the_dark_theme
     assert min(c for _, c in labels) >= 4.5, labels
 
 
+# Per timeline bar: its drawn width, its target's (the bar's box), and how far the nearest bar of its
+# row (same lane, same top) is, centre to centre.
+BAR_TARGETS = """() => {
+  const bars = [...document.querySelectorAll('[data-testid=timeline-bar]')].map((g) => {
+    const shape = g.querySelector('rect:not(.bar-hit), path').getBoundingClientRect();
+    return {g, lane: g.closest('[data-testid=timeline-lane]').dataset.lane, top: Math.round(shape.top),
+            c: shape.left + shape.width / 2, drawn: shape.width, target: g.getBoundingClientRect().width};
+  });
+  return bars.map((b) => ({drawn: b.drawn, target: b.target, nearest: Math.min(1e9, ...bars
+    .filter((o) => o !== b && o.lane === b.lane && o.top === b.top).map((o) => Math.abs(o.c - b.c)))}));
+}"""
+
+
 @needs_runner
 def test_tapping_a_timeline_bar_on_a_phone_shows_its_details(page: Page):
     # The bars' details were only a hover tooltip (an SVG <title>), which a touch screen never shows.
@@ -177,19 +190,41 @@ def test_tapping_a_timeline_bar_on_a_phone_shows_its_details(page: Page):
         ["jnp.ones(3)", "jnp.ones((2, 4, 3))"],
         panel="timings",
     )
-    page.locator(".timeline").evaluate("t => t.scrollIntoView({block: 'center'})")
-    # The widest bar, tapped where it is drawn (Playwright's own click on an SVG group never finds it
-    # stable here, and scrolls the page back and forth).
-    widest = page.evaluate(
-        """() => { const bars = [...document.querySelectorAll('[data-testid=timeline-bar]')];
-        const w = bars.map((b) => b.getBoundingClientRect().width);
-        return w.indexOf(Math.max(...w)); }"""
-    )
-    bar = page.locator("[data-testid=timeline-bar]").nth(widest)
-    box = bar.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # Every bar, however thin (a 0.1 ms trace is 4 px on a phone), is clicked as an element: each
+    # has a target up to 24 px wide of its own (the test tapped the widest bar by coordinates, as
+    # Playwright's own click on a bar did not land).
+    bars = page.get_by_test_id("timeline-bar")
     readout = page.get_by_test_id("timeline-readout")
-    expect(readout).to_be_in_viewport()
-    details = bar.locator("title").text_content().split("\n")
-    expect(readout).to_contain_text(details[0])
-    expect(readout).to_contain_text(details[1])
+    assert bars.count() >= 4
+    # Each target is 24 px wide, or reaches halfway to the nearest bar of its row.
+    targets = page.evaluate(BAR_TARGETS)
+    assert any(t["drawn"] < 8 for t in targets), targets
+    for t in targets:
+        assert t["target"] >= min(20, t["nearest"]) - 0.5, t
+    for i in range(bars.count()):
+        bar = bars.nth(i)
+        bar.click(timeout=5_000)
+        expect(readout).to_be_in_viewport()
+        details = bar.locator("title").text_content().split("\n")
+        expect(readout).to_contain_text(details[0])
+        expect(readout).to_contain_text(details[1])
+
+
+@needs_runner
+def test_on_a_phone_the_last_timeline_bar_keeps_clear_of_the_panel_edge(page: Page):
+    # The timeline was drawn at least 360 px wide, wider than a phone's panel: it scrolled sideways
+    # and its last bar ran under the panel's right edge.
+    page.set_viewport_size(PHONE)
+    open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"], panel="timings")
+    wrap = page.locator(".timeline-wrap")
+    expect(page.get_by_test_id("timeline-bar").first).to_be_attached()
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), wrap.evaluate(
+        "w => [w.scrollWidth, w.clientWidth]"
+    )
+    edge = wrap.evaluate(
+        "w => w.getBoundingClientRect().right - parseFloat(getComputedStyle(w).borderRightWidth)"
+    )
+    rights = page.locator(
+        "[data-testid=timeline-bar] rect:not(.bar-hit), [data-testid=timeline-bar] path"
+    ).evaluate_all("bs => bs.map(b => b.getBoundingClientRect().right)")
+    assert rights and max(rights) <= edge - 8, (rights, edge)

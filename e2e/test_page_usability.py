@@ -287,7 +287,9 @@ def test_a_shape_mismatch_says_what_to_check(page: Page):
 def test_the_timeline_fits_a_narrow_panel_and_shows_sub_millisecond_phases(page: Page):
     page.set_viewport_size({"width": 1024, "height": 700})
     open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"], panel="timings")
-    host = page.locator("[data-testid=timeline-lane][data-lane=host] [data-testid=timeline-bar] rect")
+    host = page.locator(
+        "[data-testid=timeline-lane][data-lane=host] [data-testid=timeline-bar] rect:not(.bar-hit)"
+    )
     expect(host.first).to_be_attached()
     widths = host.evaluate_all("rs => rs.map(r => r.getBoundingClientRect().width)")
     # A 0.3 ms trace in a 40 ms run is a sliver, but one that can be seen and hovered.

@@ -34,29 +34,31 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   const span = Math.max(t1 - t0, 1e-3);
   const LABEL = 84, ROW = 22, TOP = 24, GAP = 6;
 
-  // Nested or overlapping events of one lane go to sub-rows (greedy interval packing).
-  const rows = new Map<string, { e: TimingEvent; row: number }[]>();
-  const laneRows = new Map<string, number>();
-  for (const lane of laneNames) {
-    const ends: number[] = [];
-    const placed = lanes.get(lane)!.map((e) => {
-      let row = ends.findIndex((end) => end <= e.start_ms + 1e-9);
-      if (row < 0) { row = ends.length; ends.push(0); }
-      ends[row] = e.start_ms + e.duration_ms;
-      return { e, row };
-    });
-    rows.set(lane, placed);
-    laneRows.set(lane, Math.max(1, ends.length));
-  }
-  const laneY = new Map<string, number>();
-  let yAcc = TOP;
-  for (const lane of laneNames) { laneY.set(lane, yAcc); yAcc += laneRows.get(lane)! * ROW + GAP; }
-  const H = yAcc + 4;
-
   // Drawn as wide as its box in CSS pixels (redrawn when that changes), so labels keep their size
   // and the whole run fits the panel, however narrow.
   const draw = (W: number) => {
     const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
+    // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
+    const right = (e: TimingEvent) => x(e.start_ms) + Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
+    // Nested or overlapping bars of one lane go to sub-rows (greedy interval packing), as drawn at
+    // this width: two thin bars a few units apart would otherwise cover each other's middle.
+    const rows = new Map<string, { e: TimingEvent; row: number }[]>();
+    const laneRows = new Map<string, number>();
+    for (const lane of laneNames) {
+      const ends: number[] = [];
+      const placed = lanes.get(lane)!.map((e) => {
+        let row = ends.findIndex((end) => end <= x(e.start_ms) + 1e-6);
+        if (row < 0) { row = ends.length; ends.push(0); }
+        ends[row] = right(e);
+        return { e, row };
+      });
+      rows.set(lane, placed);
+      laneRows.set(lane, Math.max(1, ends.length));
+    }
+    const laneY = new Map<string, number>();
+    let yAcc = TOP;
+    for (const lane of laneNames) { laneY.set(lane, yAcc); yAcc += laneRows.get(lane)! * ROW + GAP; }
+    const H = yAcc + 4;
     // Ticks count from the first event, as the bars' tooltips do ("… at 3.2 ms").
     const ticks = niceTicks(0, span, Math.max(2, Math.round(W / 150)));
     return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
@@ -68,10 +70,10 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
         return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
           i % 2 ? s("rect", { x: 0, y: top - GAP / 2, width: W, height: laneRows.get(lane)! * ROW + GAP, class: "lane-band" }) : null,
           s("text", { x: LABEL - 8, y: top + 15, "text-anchor": "end", class: "lane-label" }, lane),
-          rows.get(lane)!.map(({ e, row }) => {
+          rows.get(lane)!.map(({ e, row }, _, placed) => {
             const y = top + row * ROW;
-            // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
-            const w = Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
+            const w = right(e) - x(e.start_ms);
+            const hit = hitSpan(placed, e, row, right, x, LABEL - 14, W - 2);
             const dim = callId !== null && e.call != null && e.call !== callId;
             const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
             // A touch screen shows no tooltip: a tap writes the details under the chart.
@@ -81,12 +83,15 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
               e.cache === "hit"
                 ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
                 : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
+              // An invisible target at least HIT wide around the bar (a finger, or a mouse, misses a
+              // 4-unit bar), never reaching past the midpoint to a neighbour in its row.
+              s("rect", { x: hit.left, y, width: hit.right - hit.left, height: ROW, class: "bar-hit", testid: "timeline-bar-hit" }),
               w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
           }));
       }));
   };
   const readout = h("div", { class: "timeline-readout muted", testid: "timeline-readout", "aria-live": "polite" }, "Tap a bar for its details.");
-  const wrap = fittedToWidth("timeline-wrap", draw, 900, 360);
+  const wrap = fittedToWidth("timeline-wrap", draw, 900, MIN_WIDTH);
 
   const wall = report.duration_ms || span;
   const totals = exclusiveTotals(events.filter((e) => e.device == null && !e.background && e.category !== "run"));
@@ -106,6 +111,26 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     legend,
     wrap,
     readout);
+}
+
+/** The narrowest the timeline is drawn: a phone's panel (390px screen) holds it whole, so the last
+ *  bar keeps its margin from the panel's edge instead of running under it. */
+const MIN_WIDTH = 280;
+/** The narrowest a bar's click and tap target is, in CSS pixels. */
+const HIT = 24;
+
+/** The x extent of bar ``e``'s target in ``row`` of its lane: the bar widened to HIT around its
+ *  middle, but no further than halfway to the middle of another bar of its row, nor past the chart's
+ *  ``min``..``max``. Centred on the bar, so a click at the middle of its box lands on it. */
+function hitSpan(
+  placed: { e: TimingEvent; row: number }[], e: TimingEvent, row: number,
+  right: (e: TimingEvent) => number, x: (t: number) => number, min: number, max: number,
+): { left: number; right: number } {
+  const mid = (o: TimingEvent) => (x(o.start_ms) + right(o)) / 2;
+  const c = mid(e);
+  let r = Math.min(HIT / 2, c - min, max - c);
+  for (const p of placed) if (p.row === row && p.e !== e) r = Math.min(r, Math.abs(mid(p.e) - c) / 2);
+  return { left: c - r, right: c + r };
 }
 
 /** Time per category where each instant goes to the innermost event covering it (the latest to
