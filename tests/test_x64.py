@@ -195,4 +195,4 @@ def test_transfer_guard_refusals_with_x64_say_what_jax_says(jax_on_engine):
             run(code, ns)
         assert str(info.value).split("\n")[0][:300] == want["message"], name
         checked += 1
-    assert checked == 129
+    assert checked == 137

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, lax, transfers
 from ._promote import as_operand, canonicalize_axis, check_arraylike
 from ._staged import staged_as_jit
 from ._shape import moveaxis, ravel
@@ -157,6 +157,12 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
     if wrap:
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
     check_arraylike("fill_diagonal", a, val)
+    if transfers.active[0] and type(val) in (bool, int, float, complex):
+        # (JAX's ensure_arraylike converts a Python scalar on the host: what is transferred is a
+        # strong array of its default type, made weak as the scalar was)
+        dtype = core.python_scalar_dtype(val)
+        if transfers.entering(val, dtype, False):
+            val = core.Array(np.asarray(val, dtype), type(val) is not bool)
     a, val = as_operand(a), as_operand(val)
     if a.ndim < 2:
         raise ValueError("array must be at least 2-d")

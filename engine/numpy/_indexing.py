@@ -92,11 +92,12 @@ def rewriting_take(
 
 def _index_transfer(idx, ndim: int):
     """What JAX transfers first to index an array of ``ndim`` dimensions eagerly: a NumPy index
-    array, a boolean index's positions, a default int (int32; int64 under x64) for an int index or
-    (with no array among the indices) a unit-step slice of part of an axis; else, for a dynamic
-    slice at an integer array scalar, the constant its start indices are normalized beside: over
-    several dimensions they are all converted to int32 first (JAX's int type for shapes this
-    small), over one the constant has the scalar's type (an unsigned one is not normalized)."""
+    array, a boolean index's positions, a weak default int (int32; int64 under x64) for an int
+    index, a signed integer index array or (with no array scalar among the indices) a unit-step
+    slice of part of an axis; else, for a dynamic slice at an integer array scalar, the constant
+    its start indices are normalized beside: over several dimensions they are all converted to
+    int32 first (JAX's int type for shapes this small), over one the constant has the scalar's
+    type (an unsigned one is not normalized)."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     scalars = [p for p in parts if isinstance(p, (Array, Tracer)) and p.ndim == 0 and p.dtype != np.bool_]
     index_dtype = core.default_dtype(int)
@@ -108,8 +109,10 @@ def _index_transfer(idx, ndim: int):
         if isinstance(p, np.ndarray):
             transfers.entering(p)
             return
-        if (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) or (
-            not scalars and isinstance(p, slice) and p != slice(None) and p.step in (None, 1)
+        if (
+            (isinstance(p, (int, np.integer)) and not isinstance(p, bool))
+            or (isinstance(p, (Array, Tracer)) and p.ndim and dtype_kind(p.dtype) == "i")
+            or (not scalars and isinstance(p, slice) and p != slice(None) and p.step in (None, 1))
         ):
             transfers.entering(0, index_dtype, True)
             return
@@ -315,7 +318,14 @@ def _normalize_index(i, size):
         n = lax.convert_element_type(dims.dimension_as_value(size), i.dtype, i.weak_type and i.ndim == 0)
     else:
         n = size if i.weak_type and i.ndim == 0 else np.asarray(size, i.dtype)
-    return lax.select(lax.lt(i, np.zeros((), i.dtype)), lax.add(i, n), i)
+    zero = np.zeros((), i.dtype)
+    if transfers.active[0] and transfers.entering(0, core.default_dtype(int), True):
+        # (eager, under a transfer guard: JAX transfers a weak default int here, whatever i's type)
+        with transfers.inside_program():
+            negative = lax.lt(i, zero)
+    else:
+        negative = lax.lt(i, zero)
+    return lax.select(negative, lax.add(i, n), i)
 
 
 def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherIndexer:

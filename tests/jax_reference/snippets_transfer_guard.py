@@ -189,6 +189,17 @@ CASES = [
     ("jnp_tri_bool_offset", "jnp.tri(2, k=True)"),
     ("jnp_eye_offset", "jnp.eye(2, 3, k=1)"),
     ("jnp_tril_offset", "jnp.tril(y, 1)"),
+    # (a Python scalar converted on the host, strong; then the weak 0 its index arrays are compared with)
+    ("jnp_fill_diagonal_scalar", "jnp.fill_diagonal(y, 5.0, inplace=False)"),
+    ("jnp_fill_diagonal_int", "jnp.fill_diagonal(y, 5, inplace=False)"),
+    ("jnp_fill_diagonal_array", "jnp.fill_diagonal(y, i, inplace=False)"),
+    # (an integer index array: a weak default int to get, a weak 0 of its type to set; unsigned: none)
+    ("index_int8_array", "x[jnp.arange(2, dtype=jnp.int8)]"),
+    ("index_uint8_array", "x[jnp.arange(2, dtype=jnp.uint8)]"),
+    ("index_int8_array_then_int_2d", "y[jnp.arange(2, dtype=jnp.int8), 0]"),
+    ("at_set_int8_array", "x.at[jnp.arange(3, dtype=jnp.int8)].set(x)"),
+    ("index_int8_scalar", "x[jnp.int8(1)]"),
+    ("index_scalar_2d", "y[i]"),
 ]
 
 # Guard levels and scopes; the "disallow" row runs every case, the others a sample.
