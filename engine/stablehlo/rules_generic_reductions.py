@@ -80,22 +80,10 @@ def _reduce(ctx: RuleContext, *args: Value, computation: Any, jaxpr: Any, dimens
 
 
 @register(reduce_window_p)
-def _reduce_window(
-    ctx: RuleContext,
-    *args: Value,
-    jaxpr: Any,
-    consts: Any,
-    window_dimensions: Any,
-    window_strides: Any,
-    padding: Any,
-    base_dilation: Any,
-    window_dilation: Any,
-) -> list[Value]:
+def _reduce_window(ctx: RuleContext, *args: Value, jaxpr: Any, consts: Any, **window: Any) -> list[Value]:
     n = len(args) // 2
     block = _region(ctx, jaxpr, consts, [i.type for i in args[n:]])
-    return _window_op(
-        ctx, list(args), block, window_dimensions, window_strides, padding, base_dilation, window_dilation
-    )
+    return _window_op(ctx, list(args), block, **window)  # (the window's parameters: _window_op's)
 
 
 def _window_op(

@@ -12,15 +12,30 @@ PROGRAMS: dict = {}
 jax = jnp = lax = random = nn = None  # bound by `bind`
 
 
-def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
-    globals().update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+def binder(namespace: dict):
+    """A corpus module's ``bind``: points the globals of ``namespace`` (its ``globals()``) named
+    jax, jnp, lax, random and nn at JAX or the engine."""
+
+    def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
+        namespace.update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
+
+    return bind
 
 
-def program(fn):
-    name = "shlo_" + fn.__name__
-    assert name not in PROGRAMS, name
-    PROGRAMS[name] = fn
-    return fn
+def registrar(programs: dict, prefix: str):
+    """A corpus module's ``@program``: registers a builder in ``programs`` as ``prefix`` + its name."""
+
+    def program(fn):
+        name = prefix + fn.__name__
+        assert name not in programs, name
+        programs[name] = fn
+        return fn
+
+    return program
+
+
+bind = binder(globals())
+program = registrar(PROGRAMS, "shlo_")
 
 
 def f32(*shape, seed=0):

@@ -12,28 +12,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tests.stablehlo.programs import binder, f32, i32, registrar
+
 PROGRAMS: dict = {}
 
 jax = jnp = lax = random = nn = None  # bound by `bind`
 
 
-def bind(jax_module, jnp_module, lax_module, random_module, nn_module) -> None:
-    globals().update(jax=jax_module, jnp=jnp_module, lax=lax_module, random=random_module, nn=nn_module)
-
-
-def program(fn):
-    name = "learner_" + fn.__name__
-    assert name not in PROGRAMS, name
-    PROGRAMS[name] = fn
-    return fn
-
-
-def f32(*shape, seed=0):
-    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
-
-
-def i32(*shape, hi=4):
-    return np.random.RandomState(1).randint(0, hi, shape).astype(np.int32)
+bind = binder(globals())
+program = registrar(PROGRAMS, "learner_")
 
 
 def _mesh(*shape_and_names):
