@@ -776,6 +776,11 @@ class ShardedJit:
         out = self._jitted(*args, **kwargs)
         return _place(out, self.out_shardings, "out_shardings")
 
+    def lower(self, *args, **kwargs):
+        lowered = self._jitted.lower(*args, **kwargs)
+        lowered.jit_shardings = (self.in_shardings, self.out_shardings)  # (its text's: engine.stablehlo)
+        return lowered
+
     def __getattr__(self, name):
         return getattr(self._jitted, name)
 

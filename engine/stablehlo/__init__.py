@@ -25,17 +25,26 @@ from . import literals, refs
 from .dce import Pruner
 from .lowering import Module, emit, lower_jaxpr, rules
 from .lowering import _return_render
-from .rules_parallel import mesh_declaration, pmap_form
+from .rules_parallel import jit_sharding_attrs, mesh_declaration, pmap_form
 from .xla_hlo import module_hlo_text as hlo_text_of
 
 
 def lowered_text(lowered: Any, dialect: str | None) -> str:
     """``Lowered.as_text(dialect)``: the StableHLO module, or XLA's HLO text (``dialect="hlo"``)."""
     refusal = getattr(lowered, "text_refusal", None)
+    pinned = getattr(lowered, "jit_shardings", None)
+    if pinned is not None and dialect != "hlo":  # (jit's in_shardings/out_shardings, when JAX's are known)
+        pinned = jit_sharding_attrs(pinned[0], pinned[1], lowered.jaxpr, lowered.out_tree)
+        if pinned is not None:
+            refusal = None
     if refusal is not None:
         raise NotImplementedError(refusal)
     if dialect != "hlo":
         closed, name, out_tree, shardings = lowered.jaxpr, lowered.name, lowered.out_tree, None
+        if pinned is not None:
+            mesh, shardings = pinned
+            kw = dict(result_names=result_paths(out_tree), keep_unused=lowered.keep_unused, mesh=mesh)
+            return module_text(closed, name, shardings=shardings, **kw)
         shown = pmap_form(lowered)
         if shown is not None:  # (a pmap: JAX's jit of a shard_map)
             closed, out_tree, itself = shown
@@ -177,6 +186,7 @@ def module_text(
     donated: Sequence[bool] | None = None,
     hlo_of: Sequence[str] | None = None,
     shardings: tuple[Sequence[str], Sequence[str]] | None = None,
+    mesh: tuple[tuple[str, ...], tuple[int, ...]] | None = None,
 ) -> str:
     """The StableHLO module JAX prints for ``closed`` jitted as ``name``.
 
@@ -193,6 +203,7 @@ def module_text(
 
       hlo_of: the arguments' names: then the text is XLA's HLO for the module (``hlo_text``).
       shardings: an ``sdy.sharding`` attribute's text per argument and per result (a pmap's).
+      mesh: the module's mesh (axis names, sizes) when only ``shardings`` name it.
 
     Raises NotImplementedError naming the first primitive that has no StableHLO rule.
     """
@@ -211,6 +222,7 @@ def module_text(
     if result_names is None:
         result_names = ["result"] if n_out == 1 else [f"result[{i}]" for i in range(n_out)]
     module = Module()
+    module.mesh = mesh
     main = module.add_function("main", True, [literals.aval_type(jaxpr.in_binders[i].aval) for i in kept])
     if state is not None and state.arg_attrs is not None:
         main.arg_attrs = state.arg_attrs

@@ -336,6 +336,40 @@ def _axis_index(ctx: RuleContext, *, axis_name: Any) -> list[Value]:
     return [hlo_op(ctx, "stablehlo.convert", index, out_type="tensor<i32>")]
 
 
+# --- jit's in_shardings / out_shardings -------------------------------------------------------------
+
+
+def jit_sharding_attrs(in_shardings: Any, out_shardings: Any, closed: Any, out_tree: Any) -> Any:
+    """``(mesh, (argument attributes, result attributes))``: the ``sdy.sharding`` of each argument
+    and result of ``jit(f, in_shardings=..., out_shardings=...)``, when each is a NamedSharding
+    (one per argument and per result, or one for all) over one mesh of Auto axes; None otherwise."""
+    from ..sharding import NamedSharding
+
+    def each(shardings: Any, n: int) -> list | None:
+        if isinstance(shardings, NamedSharding):
+            return [shardings] * n
+        if isinstance(shardings, (list, tuple)) and len(shardings) == n:
+            return list(shardings) if all(isinstance(s, NamedSharding) for s in shardings) else None
+        return None
+
+    ins = each(in_shardings, len(closed.jaxpr.in_binders))
+    outs = each(out_shardings, len(closed.jaxpr.outs))
+    if ins is None or outs is None or out_tree.num_leaves != len(closed.jaxpr.outs):
+        return None
+    meshes = {(tuple(s.mesh.axis_names), tuple(int(k) for k in s.mesh.axis_sizes)) for s in ins + outs}
+    if len(meshes) != 1 or any(t is not AxisType.Auto for s in ins + outs for t in s.mesh.axis_types):
+        return None
+    if any(getattr(s.spec, "unreduced", None) or UNCONSTRAINED in tuple(s.spec) for s in ins + outs):
+        return None
+
+    def attr(s: Any, aval: Any) -> str:
+        return f"sdy.sharding = #sdy.sharding<@mesh, {dims_text(tuple(s.spec), len(aval.shape))}>"
+
+    args = [attr(s, v.aval) for s, v in zip(ins, closed.jaxpr.in_binders)]
+    results = [attr(s, v.aval) for s, v in zip(outs, closed.jaxpr.outs)]
+    return meshes.pop(), (args, results)
+
+
 # --- pmap ----------------------------------------------------------------------------------------
 
 
