@@ -228,3 +228,31 @@ def test_on_a_phone_the_last_timeline_bar_keeps_clear_of_the_panel_edge(page: Pa
         "[data-testid=timeline-bar] rect:not(.bar-hit), [data-testid=timeline-bar] path"
     ).evaluate_all("bs => bs.map(b => b.getBoundingClientRect().right)")
     assert rights and max(rights) <= edge - 8, (rights, edge)
+
+
+@needs_runner
+def test_timeline_bars_are_reached_with_tab_and_show_their_details(page: Page):
+    # A bar's details were a hover tooltip or a tap: from the keyboard no bar could be reached.
+    open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"], panel="timings")
+    bars = page.get_by_test_id("timeline-bar")
+    expect(bars.first).to_be_attached()
+    readout = page.get_by_test_id("timeline-readout")
+    page.get_by_test_id("tab-timings").focus()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.dataset.testid") == "timeline-bar":
+            break
+    first = page.evaluate(
+        "[...document.querySelectorAll('[data-testid=timeline-bar]')].indexOf(document.activeElement)"
+    )
+    assert first == 0, first
+    expect(readout).to_contain_text(bars.first.locator("title").text_content().split("\n")[0])
+    # Drawn as focused: the bar's outline takes the focus colour.
+    stroke = bars.first.locator("rect:not(.bar-hit), path").first.evaluate(
+        "r => getComputedStyle(r).strokeWidth"
+    )
+    assert stroke == "3px", stroke
+    page.keyboard.press("Tab")
+    expect(bars.nth(1)).to_be_focused()
+    expect(readout).to_contain_text(bars.nth(1).locator("title").text_content().split("\n")[0])
+    assert bars.nth(1).get_attribute("role") == "button"

@@ -61,7 +61,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     const H = yAcc + 4;
     // Ticks count from the first event, as the bars' tooltips do ("… at 3.2 ms").
     const ticks = niceTicks(0, span, Math.max(2, Math.round(W / 150)));
-    return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "Timeline of the run" },
+    return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "group", "aria-label": "Timeline of the run" },
       ticks.map((t) => s("g", null,
         s("line", { x1: x(t0 + t), x2: x(t0 + t), y1: TOP - 4, y2: H, class: "grid" }),
         s("text", { x: x(t0 + t), y: 12, "text-anchor": t === 0 ? "start" : x(t0 + t) > W - 40 ? "end" : "middle", class: "tick", testid: "timeline-tick" }, t === 0 ? "0" : fmtMs(t)))),
@@ -78,7 +78,13 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
             const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
             // A touch screen shows no tooltip: a tap writes the details under the chart.
             const show = () => { readout.textContent = details.replace(/\n/g, " · "); };
-            return s("g", { class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category, onclick: show },
+            // Reachable with Tab too: focus writes the same details (a tooltip needs a mouse).
+            return s("g", {
+              class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category,
+              tabindex: 0, role: "button", "aria-label": details.replace(/\n/g, ", "),
+              onclick: show, onfocus: show,
+              onkeydown: (k: KeyboardEvent) => { if (k.key === "Enter" || k.key === " ") { k.preventDefault(); show(); } },
+            },
               s("title", null, details),
               e.cache === "hit"
                 ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
