@@ -50,6 +50,8 @@ takes_accumulators: set[core.Primitive] = set()
 
 def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
     """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
+    # (counted as ir.eval_jaxpr counts replays: a bare try/finally, no shared context manager,
+    # whose generator would cost every call of that hot path)
     transposing[0] += 1
     try:
         return _backward_pass(jaxpr, args, cotangents)
