@@ -1,5 +1,5 @@
 """lgamma and digamma for generated kernels (``rt.lgamma(x)``, ``rt.digamma(x)``), in float64 and
-bit for bit the interpreter's (``engine/lax/special.py``): digamma is its series, line for line;
+bit for bit the interpreter's (``engine/lax/special.py``): digamma is its series, compiled;
 lgamma is the Lanczos sum CPython's ``math.lgamma`` evaluates (numba's ``math.lgamma`` calls the
 C library's, which differs in the last bits), with its reflection for negative arguments. The
 callers round to float32 as the interpreter does. Compiled, a loop body using them (the derivative
@@ -10,6 +10,8 @@ import math
 
 import numba as nb
 import numpy as np
+
+from ..lax.special import digamma_series
 
 _K = dict(cache=True, error_model="numpy")
 
@@ -87,15 +89,7 @@ def lgamma(x):
     return r
 
 
-@nb.njit(**_K)
-def _digamma_from(x):
-    acc = 0.0
-    while x < 6:
-        acc -= 1 / x
-        x += 1
-    x2 = 1 / (x * x)
-    series = x2 * (1 / 12 - x2 * (1 / 120 - x2 * (1 / 252 - x2 * (1 / 240 - x2 * (1 / 132)))))
-    return acc + math.log(x) - 0.5 / x - series
+_digamma_from = nb.njit(**_K)(digamma_series)  # (the interpreter's series, compiled)
 
 
 @nb.njit(**_K)

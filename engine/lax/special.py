@@ -38,6 +38,12 @@ def _digamma(x):
         return math.nan
     if x < 0:  # reflection: psi(1 - x) - psi(x) = pi / tan(pi x)
         return _digamma(1 - x) - math.pi / math.tan(math.pi * x)
+    return digamma_series(x)
+
+
+def digamma_series(x):
+    """psi(x) for x > 0: the recurrence up to 6, then the asymptotic series. Compiled code runs
+    this very function (engine.backends.numba_special), so its digamma is the interpreter's."""
     acc = 0.0
     while x < 6:
         acc -= 1 / x
