@@ -577,6 +577,7 @@ def _dot_general(eqn, x, y):
 
 def _arg_reduce(fn):
     def rule(eqn, x):
+        rd.refuse_complex(fn, eqn.inputs[0].aval.dtype)  # (as JAX's lowering refuses it)
         dt = np.dtype(eqn.params["index_dtype"]).name
         return f"np.asarray(np.{fn}({x}, axis={eqn.params['axes'][0]})).astype(np.{dt})"
 

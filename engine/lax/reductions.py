@@ -269,10 +269,23 @@ def reduce_xor(operand, axes):
 # --- argmax / argmin -----------------------------------------------------------------------------
 
 
+def refuse_complex(name, dtype):
+    """JAX stages argmax / argmin of a complex array and refuses it where it computes: its lowering's
+    comparator (gt for argmax, lt for argmin) takes no complex operand. The engine refuses it at the
+    same point, eagerly or in a jit's lowering, with JAX's words."""
+    if dtype_kind(np.dtype(dtype)) == "c":
+        op = "gt" if name == "argmax" else "lt"
+        raise TypeError(
+            f"{op} does not accept dtype {np.dtype(dtype).name} at position 0. Accepted dtypes at "
+            "position 0 are subtypes of integer, floating, bool."
+        )
+
+
 def _arg_reduce(name, np_fn):
     p = Primitive(name)
 
     def impl(x, *, axes, index_dtype):
+        refuse_complex(name, x.dtype)
         return np.asarray(np_fn(x, axis=axes[0])).astype(index_dtype)  # NaN wins, first index on ties
 
     def abstract(x, *, axes, index_dtype):

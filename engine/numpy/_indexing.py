@@ -508,7 +508,9 @@ def scatter_update(
     x = as_operand(x)
     if isinstance(y, int) and dtype_kind(x.dtype) in "iu" and _fits(y, x.dtype):
         y = Array(np.asarray(y, x.dtype))  # (as JAX: a Python int that fits takes x's dtype, not weak)
-    y = as_operand(y)
+    written, y = y, as_operand(y)
+    if type(written) in (float, complex):  # a weak Python float prints as written (2.7:f32[])
+        y.python_value = written
     if x.ndim == 0:  # x.at[()] / x.at[...]: a one-element vector has an axis to scatter along
         _parse(idx, ())
         out = scatter_update(lax.reshape(x, (1,)), 0, y, scatter_fn, mode=mode)

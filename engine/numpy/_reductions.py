@@ -474,10 +474,6 @@ def _arg_extreme(name, lax_fn):
         return _keep(res, (ax,), a.ndim, keepdims)
 
     def _arg_along(a, ax):
-        if dtype_kind(a.dtype) == "c":
-            raise TypeError(
-                f"jnp.{name} does not accept dtype {a.dtype.name}: complex numbers have no order."
-            )
         if a.shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
         return lax_fn(a, ax, core.default_dtype(int))

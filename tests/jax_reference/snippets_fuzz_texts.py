@@ -75,3 +75,22 @@ FUZZ_TEXTS += [
     ),
     ("mean_where_grad", _M + "out = jax.grad(lambda x: jnp.mean(x ** 2, where=m))(x)"),
 ]
+
+_C = "c = np.array([1 + 2j, 3j], np.complex64)\n"
+
+FUZZ_TEXTS += [
+    # argmax / argmin of a complex array are staged; where they compute, JAX's lowering refuses them
+    ("argmax_complex", _C + "out = jnp.argmax(c)"),
+    ("argmax_complex_jit", _C + "out = jax.jit(jnp.argmax)(c)"),
+    ("argmin_complex", _C + "out = jnp.argmin(c, axis=0)"),
+    ("lax_argmax_complex", _C + "out = lax.argmax(c, 0, jnp.int32)"),
+    ("nanargmax_complex", _C + "out = jnp.nanargmax(c)"),
+    ("vmap_argmax_complex", _C + "out = jax.vmap(jnp.argmax)(c[None])"),
+    # a weak Python float scattered into an int array or a float one
+    (
+        "at_set_python_float",
+        "y = jnp.arange(3, dtype=jnp.int32)\n"
+        "out = (y.at[0].set(2.7), jax.jit(lambda y: y.at[1].set(-2.7))(y), y.at[0].add(1.5), "
+        "jnp.arange(3.0).at[0].set(0.1), jnp.arange(3.0).at[2].mul(1j))",
+    ),
+]
