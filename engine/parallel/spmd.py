@@ -473,7 +473,7 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
     (a collective's operand to vary over its axes), ``psum`` is one ``psum_invariant`` per operand,
     and every value's type shows the axes it varies over (``f32[3]{V:i}``). Results are
     ``pvary``'d to the axes ``out_want`` names. Also the results' varying axes."""
-    from ..jit_primitive import jit_p
+    from ..jit_primitive import jit_p, staged_like
     from ..lax.parallel import all_gather_p, all_to_all_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
 
     env: dict = {}
@@ -515,6 +515,7 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
         elif prim is jit_p:
             sub, outs_v = type_varying(params["jaxpr"].jaxpr, [vma(x) for x in ins], mesh)
             params = dict(params, jaxpr=ClosedJaxpr(sub, params["jaxpr"].consts))
+            staged_like(params["jaxpr"], eqn.params["jaxpr"])  # (the same call: JAX names it alike)
             eqns.append(eqn._replace(inputs=ins, params=params))
             for o, a in zip(eqn.out_binders, outs_v):
                 note(o, a)
