@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, ad_checkpoint, batching, core, ir
+from .. import ad, ad_checkpoint, backward_pass, batching, core, ir
 from ..closed_call import call_of
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
+from ..state.types import AbstractRef
 from . import control_flow_eager
 from .control_flow_common import (
     _trace,
@@ -320,16 +321,19 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     kvals = [t.pval.const for t, u in zip(tracers, uk_all) if not u]
     n_known_out = len(known.jaxpr.outs) - nres
     j1, fwd = _forward_residuals(known.jaxpr, nres, n_kc, n_kk)
-    # Hoisting: what depends on known consts only runs once, before the loop.
+    # Hoisting: what depends on known consts only runs once, before the loop. A ref const is not
+    # hoisted from (the loop writes it): it follows the hoisted consts into the loop, as in JAX.
     n_nonfwd = len(j1.outs) - n_known_out
+    is_ref = [type(core.get_aval(v)) is AbstractRef for v in kvals[:n_kc]]
     ja, jb, out_uk2, _ = ad.partial_eval_jaxpr(
         j1,
-        [False] * n_kc + [True] * (len(j1.in_binders) - n_kc),
+        [*is_ref, *[True] * (len(j1.in_binders) - n_kc)],
         instantiate=[True] * n_known_out + [False] * n_nonfwd,
     )
-    outer = eval_jaxpr(ja, kvals[:n_kc], [])
-    n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc))
+    outer = eval_jaxpr(ja, [v for v, r in zip(kvals, is_ref) if not r], [])
+    n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc + sum(is_ref)))
     hoisted, new_consts = list(outer[:n_hoisted]), list(outer[n_hoisted:])
+    new_consts += [v for v, r in zip(kvals, is_ref) if r]
     outs1 = scan_p.bind(
         *new_consts,
         *kvals[n_kc:],
@@ -501,6 +505,10 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         args[num_consts + num_carry :],
     )
     c_lin = [ad.is_undefined(c) for c in consts]
+    # A const that is a ref's cotangent (an accumulator) is passed in as its ref, after the
+    # residual consts, and the transposed body reads and writes it (JAX's mutable consts).
+    c_acc = [type(c) if isinstance(c, backward_pass.CotangentAccumulator) else None for c in consts]
+    ref_c = [c.project() for c in consts if isinstance(c, backward_pass.CotangentAccumulator)]
     x_lin = [ad.is_undefined(x) for x in xs]
     # The carry is linear even where its initial value is a known constant (a zero tangent
     # instantiated by the jvp): such a carry gets no cotangent back.
@@ -509,7 +517,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
     ct_carry = [ad.instantiate_zeros(c) for c in ct_carry]
     ct_ys = [ad.instantiate_zeros(c) for c in ct_ys]
-    res_c = [c for c, l in zip(consts, c_lin) if not l]
+    res_c = [c for c, l, a in zip(consts, c_lin, c_acc) if not l and a is None]
     res_x = [x for x, l in zip(xs, x_lin) if not l]
     lin_c_avals = [c.aval for c, l in zip(consts, c_lin) if l]
     # The carry's cotangents keep the incoming cotangents' type (JAX's accumulators are typed by
@@ -521,6 +529,8 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         i = 0
         rc = vals[i : i + len(res_c)]
         i += len(res_c)
+        refs = iter(vals[i : i + len(ref_c)])
+        i += len(ref_c)
         acc = vals[i : i + len(lin_c_avals)]
         i += len(lin_c_avals)
         ctc = vals[i : i + num_carry]
@@ -529,7 +539,10 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         i += len(ct_ys)
         rx = vals[i:]
         it_c, it_x = iter(rc), iter(rx)
-        full = [ad.UndefPrimal(a) if l else next(it_c) for a, l in zip(body_avals[:num_consts], c_lin)]
+        full = [
+            ad.UndefPrimal(a) if l else acc.unproject(a, next(refs)) if acc else next(it_c)
+            for a, l, acc in zip(body_avals[:num_consts], c_lin, c_acc)
+        ]
         full += [ad.UndefPrimal(a) for a in carry_avals]
         full += [
             ad.UndefPrimal(a) if l else next(it_x)
@@ -549,17 +562,20 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
     cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]
     # xs as JAX orders them: the ys' cotangents, then the extensive residuals.
-    bt, bconsts = _trace(body_t, [*_avals(res_c), *lin_c_avals, *carry_avals, *cty_avals, *x_res_avals])
+    bt, bconsts = _trace(
+        body_t, [*_avals(res_c), *_avals(ref_c), *lin_c_avals, *carry_avals, *cty_avals, *x_res_avals]
+    )
     zeros_acc = [ad.zeros_like_aval(a) for a in lin_c_avals]
     outs = scan_p.bind(
         *bconsts,
         *res_c,
+        *ref_c,
         *zeros_acc,
         *ct_carry,
         *ct_ys,
         *res_x,
         jaxpr=bt,
-        num_consts=len(bconsts) + len(res_c),
+        num_consts=len(bconsts) + len(res_c) + len(ref_c),
         num_carry=len(lin_c_avals) + num_carry,
         length=length,
         reverse=not reverse,
@@ -651,6 +667,7 @@ ad.jvp_rules[scan_p] = _scan_jvp
 
 
 ad.partial_eval_rules[scan_p] = _scan_partial_eval
+backward_pass.takes_accumulators.add(scan_p)
 
 
 def _known_scan_hoisted(eqn: JaxprEqn) -> JaxprEqn | list[JaxprEqn]:
