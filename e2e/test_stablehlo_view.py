@@ -89,3 +89,24 @@ def test_jit_stage_toggles_to_its_stablehlo_and_the_url_keeps_it(page: Page, art
     expect(page.get_by_test_id("ir-node").first).to_be_visible()
     page.wait_for_timeout(400)
     assert page.url.endswith("#p=ir&g=jit(vmap(jit(f)))"), page.url
+
+
+@needs_runner
+def test_on_a_phone_the_stablehlo_wrap_toggle_keeps_its_label_on_one_line(page: Page):
+    # Beside the "What jax.jit(f).lower(*args).as_text() prints" note, the toggle's label was
+    # squeezed to three lines ("wrap / long / lines").
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/" + session_fragment(CODE, "f", STACK, ARGS, panel="ir"))
+    wait_runs(page, 1)
+    page.get_by_test_id("ir-form-stablehlo").click()
+    expect(page.get_by_test_id("stablehlo-text")).to_be_visible()
+    label = page.locator(".hlo-pane .text-tools label")
+    rows = label.evaluate(
+        """l => { const r = document.createRange(); r.selectNodeContents(l.lastChild);
+        return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }"""
+    )
+    assert rows == 1, rows
+    tools = page.locator(".hlo-pane .text-tools")
+    assert tools.evaluate("t => t.scrollWidth <= t.clientWidth"), tools.evaluate(
+        "t => [t.scrollWidth, t.clientWidth]"
+    )
