@@ -67,22 +67,22 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
 # Small programs whose compiles warm what most first compiles use: an elementwise loop nest with a
 # reduction (float32 transcendental helpers), and a whole-loop kernel of a while loop carrying an
 # int32 counter beside a float32 vector.
-def _compiler_programs() -> list[tuple[str, Any, tuple]]:
+def _compiler_programs() -> list[tuple[str, Any, tuple[Any, ...]]]:
     import numpy as np
 
     import engine
     import engine.numpy as jnp
     from engine import lax
 
-    def fused(x):
+    def fused(x: Any) -> Any:
         return jnp.sum(jnp.tanh(x) * 2.0 + jnp.exp(-x) / (1.0 + x * x))
 
-    def loop(x):
-        def body(c):
+    def loop(x: Any) -> Any:
+        def body(c: Any) -> Any:
             i, y = c
             return i + 1, y - (y * y - x) / (2.0 * y) + 0.125 * jnp.tanh(y)
 
-        return jnp.sum(lax.while_loop(lambda c: c[0] < 3, body, (0, x))[1])
+        return jnp.sum(lax.while_loop(lambda c: c[0] < 3, body, (0, x))[1])  # type: ignore[no-untyped-call]
 
     x = np.full(4, 2.0, np.float32)
     return [(name, engine.make_jaxpr(f)(x), (x,)) for name, f in (("warm_fused", fused), ("warm_loop", loop))]
