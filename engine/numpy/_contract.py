@@ -14,7 +14,7 @@ import opt_einsum
 
 from .. import core, dims, lax
 from ..core import Tracer
-from ._dtypes import to_dtype
+from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import (
     as_operand,
     canonicalize_axis,
@@ -59,9 +59,16 @@ def _to_bool_if(out, was_bool):
     return lax.ne(out, lax.full_like(out, 0)) if was_bool else out
 
 
-def _result_pet(a, b, preferred_element_type):
-    # JAX accumulates in (and records as preferred) the operands' result type unless told otherwise.
-    return a.dtype if preferred_element_type is None else preferred_element_type
+def _operands(name, a, b, preferred_element_type):
+    """JAX's dot / matmul: the operands as they are (dot_general takes mixed dtypes, int8 x float32
+    or bool x bool), accumulated in and recorded as preferred their result type unless told
+    otherwise; returns the operands, that type and whether the result is weak."""
+    check_arraylike(name, a, b)
+    a, b = as_operand(a), as_operand(b)
+    if preferred_element_type is not None:
+        return a, b, _pet(preferred_element_type), False
+    pet, weak = promote_types_weak(dtype_and_weak(x) for x in (a, b))
+    return a, b, core.canonical_dtype(pet), weak
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -71,14 +78,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     Array([3., 3.], dtype=float32)
     """
     check_committed("dot", ("a", "b"), a, b)
-    a, b, was_bool = _promote_pair("dot", a, b, preferred_element_type)
+    a, b, pet, weak = _operands("dot", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         contract = ((), ())
     else:
         contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
-    pet = _result_pet(a, b, preferred_element_type)
     out = _dot_general(a, b, (contract, ((), ())), "dot", pet, out_sharding, precision)
-    return _to_bool_if(out, was_bool)
+    return convert(out, pet, weak)  # (JAX's _convert_element_type of the result: weak as the join)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -87,7 +93,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     >>> (jnp.ones((5, 2, 3)) @ jnp.ones((3, 4))).shape
     (5, 2, 4)
     """
-    a, b, was_bool = _promote_pair("matmul", a, b, preferred_element_type)
+    a, b, pet, weak = _operands("matmul", a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul operands must not be scalars, got shapes {a.shape} and {b.shape}")
     ka = a.shape[-1]
@@ -138,7 +144,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         b = lax.squeeze(b, tuple(b_squeeze))
     dn = (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch)))
     direct = perm == tuple(range(len(perm))) and not both_squeeze
-    pet = _result_pet(a, b, preferred_element_type)
     out = _dot_general(a, b, dn, "matmul", pet, out_sharding if direct else None, precision)
     if perm != tuple(range(len(perm))):
         out = lax.transpose(out, perm)
@@ -148,7 +153,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         from ..sharding import reshard
 
         out = reshard(out, out_sharding)
-    return _to_bool_if(out, was_bool)
+    return convert(out, pet, weak)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):

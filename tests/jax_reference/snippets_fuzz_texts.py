@@ -94,3 +94,46 @@ FUZZ_TEXTS += [
         "jnp.arange(3.0).at[0].set(0.1), jnp.arange(3.0).at[2].mul(1j))",
     ),
 ]
+
+_D = "x = jnp.array([0.5, 1.5, 2.5])\nm = jnp.arange(6.0).reshape(2, 3) - 2\n"
+
+FUZZ_TEXTS += [
+    # jnp.dot / matmul hand mixed operands to dot_general as they are (int8 x float32, bool x bool)
+    (
+        "dot_bool_bool",
+        _D + "out = (jnp.dot(x > 1, x > 0), (m > 0) @ (m.T > 1), jax.jit(jnp.dot)(m > 0, x > 1))",
+    ),
+    (
+        "matmul_int8_float",
+        _D
+        + "out = (x.astype(jnp.int8) @ x, m.astype(jnp.int8) @ x, jax.jit(jnp.matmul)(m, x.astype(jnp.int8)))",
+    ),
+    (
+        "dot_mixed_dtypes",
+        _D + "out = (jnp.dot(m.astype(jnp.uint8), x.astype(jnp.int8)), "
+        "jnp.dot(m.astype(jnp.bfloat16), x.astype(jnp.float16)), jnp.dot(m > 0, x), jnp.dot(m.astype(jnp.int32), 2.5))",
+    ),
+    (
+        "dot_mixed_jit",
+        _D + "f = jax.jit(lambda a, b: (jnp.dot(a, b), a @ b))\n"
+        "out = (f(m.astype(jnp.uint8), x.astype(jnp.int16)), f(m.astype(jnp.bfloat16), x), f(m > 0, x.astype(jnp.complex64)))",
+    ),
+    (
+        "dot_mixed_grad",
+        _D + "f = lambda x: jnp.sum(m.astype(jnp.int8) @ x) + jnp.dot(x > 1, x)\n"
+        "out = (jax.grad(f)(x), jax.jit(jax.grad(f))(x))",
+    ),
+    (
+        "dot_mixed_vmap",
+        _D + "out = (jax.vmap(lambda r: jnp.dot(r.astype(jnp.int8), x))(m), jax.vmap(jnp.dot)(m > 0, m < 1))",
+    ),
+    (
+        "dot_preferred_mixed",
+        _D + "out = (jnp.dot(m.astype(jnp.int8), x.astype(jnp.int8), preferred_element_type=jnp.int32), "
+        "jnp.matmul(m > 0, x > 0, preferred_element_type=jnp.float32))",
+    ),
+    (
+        "dot_weak_scalars",
+        "out = (jnp.dot(2, 3.5), jnp.dot(jnp.arange(3), 2), jnp.matmul(jnp.ones(2, jnp.int8), jnp.ones(2, jnp.bool_)))",
+    ),
+]
