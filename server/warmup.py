@@ -8,15 +8,6 @@ disk cache, so the next start (and `make install`, which calls this module) load
 compiling. pmap examples are skipped: they would start device processes in the zygote.
 
     python -m server.warmup      # fills the disk cache; prints what it did
-
-Loading kernels from the disk cache leaves numba's compiler itself cold: the first kernel a process
-compiles pays for typing and lowering machinery (the engine's runtime helpers, loop lowering) that
-is set up once per process. Runs' kernels compile in children of the zygote's compile service, so
-``warm_compiler`` compiles a few small fixed programs for real in the zygote, into a scratch cache
-removed at once: every compile child inherits a warm compiler (a first compile of a new
-``while_loop`` program then costs about 0.8 s of CPU instead of 1.1 s; of ``jit(vmap(grad))`` of
-a small loss, 0.45 s instead of 0.7 s). What it compiles is the same whether or not this ran, so
-values never depend on it; and it is fixed code, compiled before any run exists.
 """
 
 from __future__ import annotations
@@ -62,64 +53,6 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
         done.append((ex.id, time.perf_counter() - t0, ok))
     _stop_kernel_threads()
     return done
-
-
-# Small programs whose compiles warm what most first compiles use: an elementwise loop nest with a
-# reduction (float32 transcendental helpers), and a whole-loop kernel of a while loop carrying an
-# int32 counter beside a float32 vector.
-def _compiler_programs() -> list[tuple[str, Any, tuple[Any, ...]]]:
-    import numpy as np
-
-    import engine
-    import engine.numpy as jnp
-    from engine import lax
-
-    def fused(x: Any) -> Any:
-        return jnp.sum(jnp.tanh(x) * 2.0 + jnp.exp(-x) / (1.0 + x * x))
-
-    def loop(x: Any) -> Any:
-        def body(c: Any) -> Any:
-            i, y = c
-            return i + 1, y - (y * y - x) / (2.0 * y) + 0.125 * jnp.tanh(y)
-
-        return jnp.sum(lax.while_loop(lambda c: c[0] < 3, body, (0, x))[1])  # type: ignore[no-untyped-call]
-
-    x = np.full(4, 2.0, np.float32)
-    return [(name, engine.make_jaxpr(f)(x), (x,)) for name, f in (("warm_fused", fused), ("warm_loop", loop))]
-
-
-def warm_compiler() -> list[str]:
-    """Compile ``_compiler_programs`` for real (not from any cache), in a scratch cache directory
-    that is removed afterwards: numba's compiler is warm in this process and in its forks. Returns
-    the cache status of each program ("miss": compiled)."""
-    import shutil
-    import tempfile
-
-    from engine import jit_runtime
-
-    scratch = tempfile.mkdtemp(prefix="jaxplay-warm-compiler-")
-    saved = {k: os.environ.get(k) for k in ("ENGINE_CACHE_DIR", "NUMBA_CACHE_DIR")}
-    statuses = []
-    try:
-        os.environ["ENGINE_CACHE_DIR"] = os.path.join(scratch, "engine")
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(scratch, "numba")
-        for name, closed, args in _compiler_programs():
-            try:
-                exe = jit_runtime.executable(closed, name)
-                exe(*args)
-                statuses.append(str(getattr(exe, "cache", "?")))
-            except Exception as e:  # noqa: BLE001 - warming is best effort; compiles still work cold
-                log.warning("compiler warm-up %s failed: %s", name, e)
-                statuses.append("failed")
-        _stop_kernel_threads()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(scratch, ignore_errors=True)
-    return statuses
 
 
 def _stop_kernel_threads() -> None:

@@ -438,7 +438,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
         runner_error = f"runner {config['runner']!r} unavailable: {type(e).__name__}: {e}"
         log.error("slot %s: %s", config["slot"], runner_error)
     if runner is not None and config.get("warm_examples"):
-        from ..warmup import warm, warm_compiler
+        from ..warmup import warm
 
         t0 = time.perf_counter()
         # Only the zygote uses the persistent cache; runs get a fresh environment of their own.
@@ -454,12 +454,6 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
             config["slot"],
             len(warmed),
             time.perf_counter() - t0,
-        )
-        t0 = time.perf_counter()
-        # (after sealing: it compiles into a scratch cache of its own, never into these)
-        compiled = warm_compiler()
-        log.info(
-            "slot %s: warmed the compiler (%s) in %.1f s", config["slot"], compiled, time.perf_counter() - t0
         )
     plan, info = choose_plan(config)
     if plan.uid is not None:
