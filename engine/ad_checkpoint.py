@@ -461,7 +461,7 @@ def _split(
     staged_eqns: list[JaxprEqn] = []
     for eqn in jaxpr.eqns:
         unks_in = [type(x) is Var and unknown[x] for x in eqn.inputs]
-        rule = ad.partial_eval_jaxpr_rules.get(eqn.primitive)
+        rule = remat_split_rules.get(eqn.primitive) or ad.partial_eval_jaxpr_rules.get(eqn.primitive)
         if any(unks_in) and eqn.primitive is checkpoint_p:
             # A nested remat: its known part stays a remat here, and is inlined where recomputed.
             call, inlined, eqn2, unks_out, _ = _split_eqn(unks_in, eqn)
@@ -527,6 +527,11 @@ def _split(
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
+
+
+# Primitive -> a rule as ``ad.partial_eval_jaxpr_rules``' for a remat's split of the equation, where
+# it differs from that (JAX's partial_eval_jaxpr_custom_rules).
+remat_split_rules: dict[core.Primitive, Callable[[list[bool], JaxprEqn], Any]] = {}
 
 
 # Primitive -> (the known equations of its split, the unknown part, the equation, its unknown
