@@ -120,8 +120,8 @@ def _transpose(cts: Sequence[ad.Tangent], *args: Any, call_jaxpr: ClosedJaxpr) -
     def f(*xs: Any) -> list[Any]:
         it = iter(xs[:nd])
         full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
-        outs = ad.backward_pass(call_jaxpr.jaxpr, full, list(xs[nd:]))
-        return [ad.instantiate_zeros(c) for c, u in zip(outs, undef) if u]
+        # (backward_pass returns the cotangents of the undefined operands only)
+        return [ad.instantiate_zeros(c) for c in ad.backward_pass(call_jaxpr.jaxpr, full, list(xs[nd:]))]
 
     avals = [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]]
     closed = trace_to_jaxpr(f, avals)

@@ -241,3 +241,34 @@ def test_everything_saveable_residuals_get_no_reduce_precision():
         "    e:f32[] = remat2[\n"
     )
     assert "reduce_precision" not in text and text.endswith("    ] c d 1.0:f32[]\n  in (e,) }")
+
+
+def _closed_call_of(f, *example):
+    from engine.closed_call import closed_call_p
+
+    body = jax.make_jaxpr(f)(*example)
+    return lambda *args: closed_call_p.bind(*args, call_jaxpr=body)[0]
+
+
+def test_closed_call_rules_differentiate_batch_and_stage_like_its_body():
+    # closed_call (remat's known scan half) has its own jvp, partial-eval, transpose and batching
+    # rows: each must agree with running the body itself.
+    from engine.test_util import check_batching
+
+    f = lambda x, y: jnp.sin(x) * y + jnp.sum(x * x)
+    x, y = np.array([0.3, -1.2, 2.0], np.float32), np.float32(0.7)
+    call = _closed_call_of(f, x, y)
+    np.testing.assert_allclose(call(x, y), f(x, y), rtol=1e-6)
+    check_grads(call, (x, y), order=2, modes=("fwd", "rev"))
+    np.testing.assert_allclose(
+        jax.grad(lambda *a: call(*a).sum(), (0, 1))(x, y)[0], jax.grad(lambda *a: f(*a).sum())(x, y)
+    )
+    xs = np.stack([x, 2 * x, -x])
+    check_batching(call, (xs, y), (0, None))
+    check_batching(call, (xs, np.array([1.0, 2.0, 3.0], np.float32)), (0, 0))
+    np.testing.assert_allclose(
+        jax.jit(jax.vmap(jax.grad(lambda a: call(a, y).sum())))(xs),
+        jax.vmap(jax.grad(lambda a: f(a, y).sum()))(xs),
+        rtol=1e-6,
+    )
+    assert "closed_call" in str(jax.make_jaxpr(jax.grad(lambda a: call(a, y).sum()))(x))

@@ -705,7 +705,7 @@ TESTED_ELSEWHERE = {
     },
     **{p: "tests/test_callbacks.py" for p in ("pure_callback", "io_callback")},
     "cond": "tests/test_control_flow.py",
-    **{p: "tests/test_ad_checkpoint.py" for p in ("remat2", "name")},
+    **{p: "tests/test_ad_checkpoint.py" for p in ("remat2", "name", "closed_call")},
     "while": "tests/test_control_flow.py",
     "scan": "tests/test_control_flow.py",
     "xla_pmap": "tests/test_pmap.py",
