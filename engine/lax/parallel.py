@@ -680,7 +680,10 @@ def axis_index(axis_name):
     frames = _vmap_frames()
     if len(names) == 1 and names[0] in frames:
         size, main = frames[names[0]]
-        return batching.BatchTracer(batching.BatchTrace(main), Array(np.arange(size, dtype=np.int32)), 0)
+        from . import api as lax
+
+        # staged as an iota below the vmap, as JAX does (not a captured constant)
+        return batching.BatchTracer(batching.BatchTrace(main), lax.iota(np.int32, size), 0)
     if any(n in frames for n in names):
         raise NotImplementedError("axis_index over a vmap axis together with other axes")
     axis_size(axis_name)  # raises NameError for unbound names

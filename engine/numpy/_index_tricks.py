@@ -230,7 +230,6 @@ def insert(arr, obj, values, axis=None):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     from ._reductions import no_out
-    from ._take import take
 
     no_out("compress", out)
     a = as_operand(a)
@@ -238,9 +237,20 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         a, axis = ravel(a), 0
     if size is not None:  # a fixed size: traceable (selected rows first, then fill_value rows)
         return _compress_sized(as_operand(condition), a, axis, size, fill_value)
-    cond = _concrete_value(condition, "jnp.compress").astype(bool)
-    idx = np.nonzero(cond)[0]
-    return take(a, Array(idx.astype(np.int32)), axis=axis)
+    # As JAX: the condition is an array op (staged under a trace, where the bounds check below
+    # raises TracerBoolConversionError), and entries past the axis must be False.
+    from ._reductions import any as any_
+    from ._shape import moveaxis
+
+    cond = as_operand(condition).astype(bool)
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    a = moveaxis(a, axis, 0)
+    cond, extra = cond[: a.shape[0]], cond[a.shape[0] :]
+    a = a[: cond.shape[0]]
+    if any_(extra):
+        raise ValueError("condition contains entries that are out of bounds")
+    return moveaxis(a[cond], 0, axis)
 
 
 def _compress_sized(condition, a, axis, size, fill_value):

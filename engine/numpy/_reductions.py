@@ -264,14 +264,16 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     if dtype is not None:  # computed in ``dtype`` itself, even an integer one (no float16 upcast)
         d = core.canonical_dtype(to_dtype(dtype))
         a = convert(a, d)
+        sum_dtype = d  # a sum told its dtype keeps float16 (JAX's mean passes it on)
     else:
         (a,) = promote_dtypes_inexact(a)
         d = a.dtype
         a = convert(a, upcast_f16(d))
+        sum_dtype = None
     axes = canonicalize_axes(axis, a.ndim)
     n = _count(a, axes, where)
     symbolic_n = convert(n, a.dtype) if dims.is_symbolic_dim(n) else None  # (shape polymorphism)
-    total = sum(a, axes, keepdims=keepdims, where=where)
+    total = sum(a, axes, dtype=sum_dtype, keepdims=keepdims, where=where)
     if symbolic_n is not None:
         return lax.div(total, symbolic_n)
     if isinstance(n, int):  # JAX divides by the count as a scalar literal

@@ -349,7 +349,7 @@ def write_differing():
     print(f"{texts - len(differing)}/{texts} identical; {len(differing)} listed as differing")
 
 
-def dump(path, use_engine):
+def dump(path, use_engine, only=""):
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
     if use_engine:
@@ -363,6 +363,8 @@ def dump(path, use_engine):
     _import_modules()
     out = {}
     for name, make in all_cases():
+        if not name.startswith(only):
+            continue
         rec = {}
         try:
             g, args = make(jax)
@@ -377,6 +379,10 @@ def dump(path, use_engine):
             rec["value"] = _value(jax.tree_util.tree_leaves(g(*args)))
         except Exception as e:
             rec["value_error"] = type(e).__name__
+        try:  # the same case compiled: a rule's jit path can differ from its eager one
+            rec["jit_value"] = _value(jax.tree_util.tree_leaves(jax.jit(g)(*args)))
+        except Exception as e:
+            rec["jit_value_error"] = type(e).__name__
         out[name] = rec
     with open(path, "w") as fh:
         json.dump(out, fh, default=str)
@@ -419,6 +425,15 @@ def compare(jax_path, engine_path, show=False):
                 value_diffs.append((name, r["value"], e["value"]))
         elif "value" in e:
             value_diffs.append((name, r.get("value_error"), "engine accepts"))
+        if "jit_value" in r and "jit_value" in e:
+            if len(e["jit_value"]) != len(r["jit_value"]) or not all(
+                _close(a, b) for a, b in zip(r["jit_value"], e["jit_value"])
+            ):
+                value_diffs.append((f"jit {name}", r["jit_value"], e["jit_value"]))
+        elif "jit_value" in r and "jit_value" not in e:
+            value_diffs.append((f"jit {name}", r["jit_value"], e.get("jit_value_error")))
+        elif "jit_value" in e and "jit_value_error" in r:
+            value_diffs.append((f"jit {name}", r["jit_value_error"], "engine accepts"))
     print(f"compared {total}, identical jaxprs {same}, text diffs {len(text_diffs)}, ", end="")
     print(f"value diffs {len(value_diffs)}, missing in engine {len(missing)}")
     for name, a, b in value_diffs:
@@ -437,6 +452,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "differing":
         write_differing()
     elif sys.argv[1] == "dump":
-        dump(sys.argv[2], "--engine" in sys.argv)
+        only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
+        dump(sys.argv[2], "--engine" in sys.argv, only[0] if only else "")
     else:
         compare(sys.argv[2], sys.argv[3], "--show" in sys.argv)

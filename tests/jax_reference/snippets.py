@@ -2035,3 +2035,6 @@ SNIPPETS["fuzz_values"] = FUZZ_VALUES
 from snippets_fuzz_texts import FUZZ_TEXTS  # noqa: E402
 
 SNIPPETS["fuzz_texts"] = FUZZ_TEXTS
+from snippets_fuzz2_values import FUZZ2_VALUES  # noqa: E402
+
+SNIPPETS["fuzz2_values"] = FUZZ2_VALUES
