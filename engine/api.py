@@ -752,7 +752,7 @@ def named_call(fun: Callable, *, name: str | None = None) -> Callable:
     return named
 
 
-ensure_compile_time_eval = _NullContext
+ensure_compile_time_eval = core.compile_time_eval
 default_matmul_precision = _NullContext
 
 

@@ -83,7 +83,7 @@ def _concrete_value(a, what):
 
 def nonzero(a, *, size: int | None = None, fill_value=None):
     """Indices of the non-zero elements, one array per axis (outside tracing, or with ``size``)."""
-    a = as_operand(a)
+    a = core.staged(as_operand(a))
     if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
         return _nonzero_sized(a, int(size), fill_value)
     v = _concrete_value(a, "jnp.nonzero")
@@ -157,7 +157,7 @@ def unique(
     >>> jax.jit(lambda x: jnp.unique(x, size=4))(jnp.array([3, 1, 3, 2]))
     Array([1, 2, 3, 1], dtype=int32)
     """
-    a = as_operand(ar)
+    a = core.staged(as_operand(ar))
     if size is not None:  # (concrete values too: the index, inverse and counts padded as JAX's)
         flat = axis is None
         axis = 0 if flat else canonicalize_axis(axis, a.ndim)
@@ -175,7 +175,7 @@ def unique(
             i = 2 if return_index else 1
             res = (*res[:i], reshape(res[i], a.shape), *res[i + 1 :])
         return res[0] if len(res) == 1 else res
-    v = _concrete_value(ar, "jnp.unique")
+    v = _concrete_value(a, "jnp.unique")
     res = np.unique(
         v,
         return_index=return_index,

@@ -21,7 +21,7 @@ from ._staged import staged_as_jit
 
 
 def _values(x, name):
-    return np.asarray(core.concrete_or_error(x, f"The error arose in {name}()")).ravel()
+    return np.asarray(core.concrete_or_error(core.staged(x), f"The error arose in {name}()")).ravel()
 
 
 def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
@@ -36,7 +36,8 @@ def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
 
 def _traced(*xs) -> bool:
     """Whether some operand's values are unknown (traced): then only a static ``size`` works."""
-    return any(isinstance(x, Tracer) and x.concrete_value() is None for x in xs)
+    staged = [core.staged(as_operand(x)) for x in xs]
+    return any(isinstance(x, Tracer) and x.concrete_value() is None for x in staged)
 
 
 def _pair(name, ar1, ar2):
