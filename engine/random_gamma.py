@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import ad, batching, core, lax
+from . import ad, batching, core, lax, narrow_dtypes
 from .core import Array
 from .numpy._staged import staged_as_jit
 from .random import (
@@ -94,6 +94,9 @@ def _gamma_impl(key, a, *, log_space: bool):
 random_gamma_p = core.Primitive("random_gamma")
 random_gamma_p.def_impl(_gamma_impl)
 random_gamma_p.def_abstract_eval(lambda key, a, *, log_space: core.ShapedArray(a.shape, a.dtype))
+# (its impl is lax operations, each rounding to a bfloat16 alpha's dtype as JAX's do: widening the
+# whole sampler to float32 drew float32's samples, rounded once)
+narrow_dtypes.keeps_narrow.add(random_gamma_p)
 
 
 def _gamma_batch(size, args, dims, *, log_space):

@@ -15,4 +15,24 @@ FUZZ2_VALUES = [
     ("compress_ints_ravel", _A + "out = jnp.compress(np.array([0, 2, 0, 1]), a)"),
     ("compress_2d_condition", _A + "out = jnp.compress(np.ones((2, 2), bool), a)"),
     ("axis_index_vmap", _A + "out = jax.vmap(lambda v: v * jax.lax.axis_index('i'), axis_name='i')(a)"),
+    # the gamma sampler's steps each round to bfloat16 (it drew float32's samples, rounded once)
+    *[
+        (f"gamma_bfloat16_{name}", "k = jax.random.key(0)\n" + f"out = {call}")
+        for name, call in [
+            ("eager", "jax.random.gamma(k, 2.0, (3,), jnp.bfloat16)"),
+            ("jit", "jax.jit(lambda k: jax.random.gamma(k, 2.0, (3,), jnp.bfloat16))(k)"),
+            (
+                "boosted",
+                "(jax.random.gamma(k, 0.3, (3,), jnp.bfloat16), jax.random.loggamma(k, 0.3, (3,), jnp.bfloat16))",
+            ),
+            (
+                "beta_dirichlet",
+                "(jax.random.beta(k, 2.0, 3.0, (3,), jnp.bfloat16), jax.random.dirichlet(k, jnp.array([1.0, 2.0]), (2,), jnp.bfloat16))",
+            ),
+            (
+                "grad",
+                "jax.grad(lambda a: jax.random.gamma(k, a, (3,), jnp.bfloat16).astype(float).sum())(jnp.bfloat16(2.0))",
+            ),
+        ]
+    ],
 ]
