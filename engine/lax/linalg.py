@@ -424,7 +424,7 @@ def _lu_one_small(a):
 def _lu_impl(x):
     batch = x.shape[:-2]
     m, n = x.shape[-2:]
-    flat = x.reshape(-1, m, n)
+    flat = x.reshape(int(np.prod(batch)), m, n)  # (not -1: ambiguous for 0x0 matrices)
     outs = [_lu_one(a) for a in flat]
     lu = np.stack([o[0] for o in outs]).reshape(x.shape).astype(x.dtype) if flat.shape[0] else x.copy()
     piv = (

@@ -35,4 +35,14 @@ FUZZ2_VALUES = [
             ),
         ]
     ],
+    # 0x0 matrices: det 1, inv empty, slogdet (1, 0), as JAX (the engine raised IndexError)
+    *[
+        (f"empty_matrix_{name}", "e = jnp.zeros((0, 0))\n" + f"out = {call}")
+        for name, call in [
+            ("det", "(jnp.linalg.det(e), jnp.linalg.det(jnp.zeros((2, 0, 0))), jax.jit(jnp.linalg.det)(e))"),
+            ("inv_solve", "(jnp.linalg.inv(e), jnp.linalg.solve(e, jnp.zeros((0,))))"),
+            ("slogdet", "tuple(jnp.linalg.slogdet(e))"),
+            ("lu", "jax.scipy.linalg.lu(e)"),
+        ]
+    ],
 ]
