@@ -71,20 +71,27 @@ batching.batch_rules[concatenate_p] = _concatenate_batch
 split_p = Primitive("split", multiple_results=True)
 
 
+def _check_split(shape, sizes, axis):
+    # (eagerly too, where no abstract evaluation runs: numpy would split at out-of-range indices)
+    if not 0 <= axis < len(shape):
+        raise ValueError(f"split axis {axis} out of bounds for shape {shape}")
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if sum(sizes) != shape[axis]:
+        raise ValueError(
+            f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} of the operand shape {list(shape)}"
+        )
+
+
 @split_p.def_impl
 def _split_impl(x, *, sizes, axis):
+    _check_split(x.shape, sizes, axis)
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
 @split_p.def_abstract_eval
 def _split_abstract(x, *, sizes, axis):
-    if not 0 <= axis < x.ndim:
-        raise ValueError(f"split axis {axis} out of bounds for shape {x.shape}")
-    if sum(sizes) != x.shape[axis] or any(s < 0 for s in sizes):
-        raise ValueError(
-            f"split sizes {sizes} must be non-negative and sum to the dimension size "
-            f"{x.shape[axis]} of axis {axis}"
-        )
+    _check_split(x.shape, sizes, axis)
     return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1 :]) for s in sizes]
 
 

@@ -45,4 +45,8 @@ FUZZ2_VALUES = [
             ("lu", "jax.scipy.linalg.lu(e)"),
         ]
     ],
+    # split indices past the end make a negative size, which lax.split rejects eagerly too
+    ("split_past_the_end", "out = jnp.split(jnp.arange(6), [2, 10])"),
+    ("array_split_past_the_end", "out = jax.jit(lambda x: jnp.array_split(x, [2, 10]))(jnp.arange(6))"),
+    ("lax_split_bad_sum", "out = lax.split(jnp.arange(6), (2, 3))"),
 ]
