@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from . import ad, batching, core, lax
+from .constant_staging import compile_time_eval
 from .core import Array
 from .tree_util import (
     broadcast_prefix,
@@ -752,7 +753,7 @@ def named_call(fun: Callable, *, name: str | None = None) -> Callable:
     return named
 
 
-ensure_compile_time_eval = core.compile_time_eval
+ensure_compile_time_eval = compile_time_eval
 default_matmul_precision = _NullContext
 
 

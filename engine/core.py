@@ -245,27 +245,6 @@ def new_dynamic(main: MainTrace) -> Iterator[None]:
             staging_anywhere[0] -= 1
 
 
-@contextmanager
-def compile_time_eval() -> Iterator[None]:
-    """JAX's ``ensure_compile_time_eval`` (its ``eager_constant_folding``): under ``jit``, an operation
-    whose operands are all concrete runs now instead of being staged; one on a traced value is still
-    staged (its tracer's trace takes it)."""
-    prev, _state.dynamic = _state.dynamic, None
-    try:
-        yield
-    finally:
-        _state.dynamic = prev
-
-
-def staged(x: Value) -> Value:
-    """``x`` as JAX's functions see it after their first operation: under ``jit`` every operation is
-    staged, so what they compute from a constant is traced (``jnp.unique`` of a closed-over constant
-    raises ConcretizationTypeError there, as in JAX); elsewhere, and under ``compile_time_eval``, ``x``."""
-    if isinstance(x, Tracer) or _state.dynamic is None:
-        return x
-    return find_top_trace([x]).full_raise(x)
-
-
 def tracing_active() -> bool:
     return len(_state.stack) > 1
 

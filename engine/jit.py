@@ -704,7 +704,7 @@ def jit(
 
         in_shardings, out_shardings = strip_formats(in_shardings), strip_formats(out_shardings)
     if in_shardings is not None or out_shardings is not None:
-        from .parallel.partition import with_shardings
+        from .parallel.sharded_jit import with_shardings
 
         jitted.text_refusal = "the text of a jit with in_shardings/out_shardings is not implemented"
         return with_shardings(jitted, in_shardings, out_shardings)

@@ -190,7 +190,7 @@ def _jitted(fun) -> Any:
     """``fun`` as a jit function, or None when JAX would refuse it (not the result of ``jit``).
     jax.numpy's functions are jitted in JAX, so the engine's are accepted too."""
     from ..jit import JitFunction, jit
-    from ..parallel.partition import ShardedJit
+    from ..parallel.sharded_jit import ShardedJit
 
     if isinstance(fun, (JitFunction, ShardedJit)):
         return fun

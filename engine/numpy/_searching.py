@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import core, lax
+from ..constant_staging import staged
 from ..core import Array, Tracer
 from ..lax.sorting import sort_less
 from ._staged import staged_as_jit
@@ -83,7 +84,7 @@ def _concrete_value(a, what):
 
 def nonzero(a, *, size: int | None = None, fill_value=None):
     """Indices of the non-zero elements, one array per axis (outside tracing, or with ``size``)."""
-    a = core.staged(as_operand(a))
+    a = staged(as_operand(a))
     if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
         return _nonzero_sized(a, int(size), fill_value)
     v = _concrete_value(a, "jnp.nonzero")
@@ -157,7 +158,7 @@ def unique(
     >>> jax.jit(lambda x: jnp.unique(x, size=4))(jnp.array([3, 1, 3, 2]))
     Array([1, 2, 3, 1], dtype=int32)
     """
-    a = core.staged(as_operand(ar))
+    a = staged(as_operand(ar))
     if size is not None:  # (concrete values too: the index, inverse and counts padded as JAX's)
         flat = axis is None
         axis = 0 if flat else canonicalize_axis(axis, a.ndim)

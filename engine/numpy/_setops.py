@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core, lax
+from ..constant_staging import staged
 from ..core import Array, Tracer
 from ._promote import as_operand, check_arraylike, promote_dtypes
 from ._searching import _unique_traced, nonzero, unique
@@ -21,7 +22,7 @@ from ._staged import staged_as_jit
 
 
 def _values(x, name):
-    return np.asarray(core.concrete_or_error(core.staged(x), f"The error arose in {name}()")).ravel()
+    return np.asarray(core.concrete_or_error(staged(x), f"The error arose in {name}()")).ravel()
 
 
 def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
@@ -36,8 +37,8 @@ def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
 
 def _traced(*xs) -> bool:
     """Whether some operand's values are unknown (traced): then only a static ``size`` works."""
-    staged = [core.staged(as_operand(x)) for x in xs]
-    return any(isinstance(x, Tracer) and x.concrete_value() is None for x in staged)
+    operands = [staged(as_operand(x)) for x in xs]
+    return any(isinstance(x, Tracer) and x.concrete_value() is None for x in operands)
 
 
 def _pair(name, ar1, ar2):

@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .. import core, lax
+from ..constant_staging import staged
 from ..core import Array, Tracer
 from ._promote import (
     as_operand,
@@ -555,7 +556,7 @@ def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
 
 def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     """Counts of each non-negative int in ``x``; under tracing ``length`` must be given."""
-    x = core.staged(as_operand(x))
+    x = staged(as_operand(x))
     if dtype_kind(x.dtype) not in "iu":
         raise TypeError(f"bincount requires integer input, got {x.dtype.name}")
     if length is None:
