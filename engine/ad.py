@@ -766,5 +766,6 @@ from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the t
     deflinear as deflinear,
     defzero as defzero,
 )
-from .backward_pass import backward_pass as backward_pass, transposing as transposing  # noqa: E402
+from .backward_pass import backward_pass as backward_pass, call_transpose as call_transpose  # noqa: E402
+from .backward_pass import transposing as transposing  # noqa: E402
 from . import tape  # noqa: E402  (last: the eager tape builds on this module; imported once, not per vjp)

@@ -414,17 +414,7 @@ def _checkpoint_jvp(
 
 
 def _checkpoint_transpose(cts: Sequence[ad.Tangent], *args: Any, jaxpr: Jaxpr, **params: Any) -> list[Any]:
-    undef = [ad.is_undefined(a) for a in args]
-    defined = [a for a, u in zip(args, undef) if not u]
-    cts = [ad.instantiate_zeros(c) for c in cts]
-    nd = len(defined)
-
-    def f(*xs: Any) -> list[Any]:
-        it = iter(xs[:nd])
-        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
-        return [ad.instantiate_zeros(c) for c in ad.backward_pass(jaxpr, full, list(xs[nd:]))]
-
-    avals = [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]]
+    undef, defined, cts, f, avals = ad.call_transpose(jaxpr, args, cts)
     key = ("transpose", tuple(undef), tuple((a.shape, a.dtype, a.weak_type) for a in avals))
     (closed,) = _memo(jaxpr, key, lambda: (trace_to_jaxpr(f, avals),))
     outs = _bind_like(params, closed, [*defined, *cts], differentiated=True)

@@ -59,6 +59,30 @@ def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]
         transposing[0] -= 1
 
 
+def call_transpose(
+    jaxpr: Jaxpr, args: Sequence[Value], cts: Sequence[Any]
+) -> tuple[list[bool], list[Value], list[Any], Callable[..., list[Any]], list[Any]]:
+    """The parts of a call primitive's transpose (JAX's ``call_transpose``): which operands are
+    undefined, the defined ones, the output cotangents (zeros instantiated), and the body's transpose
+    as a function of ``(*defined, *cts)`` returning the undefined operands' cotangents, with its
+    operands' avals (to trace it into the transposed call's body)."""
+    from .ad import instantiate_zeros
+
+    undef = [is_undefined(a) for a in args]
+    defined = [a for a, u in zip(args, undef) if not u]
+    cts = [instantiate_zeros(c) for c in cts]
+    nd = len(defined)
+
+    def body(*xs: Any) -> list[Any]:
+        it = iter(xs[:nd])
+        full = [UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
+        # (backward_pass returns the cotangents of the undefined operands only)
+        return [instantiate_zeros(c) for c in backward_pass(jaxpr, full, list(xs[nd:]))]
+
+    avals = [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]]
+    return undef, defined, cts, body, avals
+
+
 def _backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
     primal_env: dict[Var, Value] = {}
     ct_env: dict[Var, Value] = {}

@@ -112,18 +112,7 @@ def _partial_eval(
 def _transpose(cts: Sequence[ad.Tangent], *args: Any, call_jaxpr: ClosedJaxpr) -> list[Any]:
     # JAX's call_transpose: a closed_call of the body's transpose, on the defined operands and the
     # output cotangents, returning the cotangents of the undefined ones.
-    undef = [ad.is_undefined(a) for a in args]
-    defined = [a for a, u in zip(args, undef) if not u]
-    cts = [ad.instantiate_zeros(c) for c in cts]
-    nd = len(defined)
-
-    def f(*xs: Any) -> list[Any]:
-        it = iter(xs[:nd])
-        full = [ad.UndefPrimal(a.aval) if u else next(it) for a, u in zip(args, undef)]
-        # (backward_pass returns the cotangents of the undefined operands only)
-        return [ad.instantiate_zeros(c) for c in ad.backward_pass(call_jaxpr.jaxpr, full, list(xs[nd:]))]
-
-    avals = [*[core.get_aval(a) for a in defined], *[core.get_aval(c) for c in cts]]
+    undef, defined, cts, f, avals = ad.call_transpose(call_jaxpr.jaxpr, args, cts)
     closed = trace_to_jaxpr(f, avals)
     outs = closed_call_p.bind(*defined, *cts, call_jaxpr=closed)
     it = iter(outs)
