@@ -219,6 +219,9 @@ class PpContext:
         self.shared_names: set[str] = set()  # (fresh variable names skip them, as JAX's do)
         self._count = 0
         self.types: dict[Var, str] = {}
+        # (the top-level jaxpr's equations: JAX names its unread outputs _ when printing it, where
+        # a sub-jaxpr shows _ only for a binder its partial evaluation dropped, a DropVar)
+        self.top_level: set[int] = set()
 
     def type_str(self, v: Atom) -> str:
         t = self.types.get(v) if self.types and type(v) is not Literal else None
@@ -490,6 +493,7 @@ def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
         ctx.shared_names.add(name)
     for j, name in list(ctx.shared_jaxprs.items()):
         docs.append(pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx, 4), pp.text(" in"), pp.brk()]))
+    ctx.top_level = {id(e) for e in jaxpr.eqns}
     docs.append(_pp_skeleton(jaxpr, ctx, 4))  # top-level equations start at column 4
     return pp.concat(docs)
 

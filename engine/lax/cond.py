@@ -28,6 +28,7 @@ from .control_flow_common import (
     _jvp_closed,
     _stage,
     _all_unknown,
+    in_trace_order,
 )
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -203,7 +204,7 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
     if literal_residuals:  # (JAX's linearize_jaxpr DCEs each branch's primal side)
         splits = [(ir.dce_jaxpr(j1), *rest) for j1, *rest in splits]
     if trace_order:
-        splits = [_in_trace_order(*s) for s in splits]
+        splits = [in_trace_order(*s) for s in splits]
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
     all_res, slots = _merge_branch_residuals(res_avals)
     known, unknown = [], []
@@ -226,69 +227,6 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
         j2 = Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs)
         unknown.append(ClosedJaxpr(j2, []))
     return known, unknown, out_uk, len(all_res)
-
-
-def _in_trace_order(j1: Jaxpr, j2: Jaxpr, out_uk, nres: int):
-    """A branch's split with its residuals in the order JAX's JaxprTrace split of the branch
-    (pe.partial_eval_jaxpr_nounits) makes them: tracers_to_jaxpr takes its constants in the order
-    of util.toposort over the unknown tracers, each use of a known value by an unknown equation a
-    constant tracer of its own (the same value once)."""
-    res = {v: k for k, v in enumerate(j2.in_binders[:nres])}
-    producer = {v: e for e in j2.eqns for v in e.out_binders}
-
-    def parents(node):
-        if node[0] != "var" or node[1] not in producer:
-            return []
-        e = producer[node[1]]
-        return [
-            ("const", id(e), k, x) if x in res else ("var", x)
-            for k, x in enumerate(e.inputs)
-            if type(x) is Var
-        ]
-
-    roots: list[tuple] = [("var", v) for v in j2.in_binders[nres:]]
-    roots += [
-        ("const", "out", k, x) if x in res else ("var", x) for k, x in enumerate(j2.outs) if type(x) is Var
-    ]
-    order: list[int] = []
-    for node in _toposort(roots, parents):
-        if node[0] == "const" and res[node[3]] not in order:
-            order.append(res[node[3]])
-    order += [k for k in range(nres) if k not in order]
-    if order == list(range(nres)):
-        return j1, j2, out_uk, nres
-    n_out = len(j1.outs) - nres
-    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_out], *[j1.outs[n_out + k] for k in order]])
-    binders = [*[j2.in_binders[k] for k in order], *j2.in_binders[nres:]]
-    return j1, Jaxpr(j2.constvars, binders, j2.eqns, j2.outs), out_uk, nres
-
-
-def _toposort(end_nodes, parents):
-    """JAX's util.toposort on hashable nodes: the end nodes and their ancestors, each after its
-    parents, in the order its stack of childless nodes gives them."""
-    end = list(dict.fromkeys(end_nodes))
-    child_counts: dict = {}
-    stack = list(end)
-    while stack:
-        node = stack.pop()
-        if node in child_counts:
-            child_counts[node] += 1
-        else:
-            child_counts[node] = 1
-            stack.extend(parents(node))
-    for node in end:
-        child_counts[node] -= 1
-    order = []
-    childless = [node for node in end if child_counts[node] == 0]
-    while childless:
-        node = childless.pop()
-        order.append(node)
-        for p in parents(node):
-            if child_counts[p] == 1:
-                childless.append(p)
-            else:
-                child_counts[p] -= 1
-    return order[::-1]
 
 
 # A known branch -> how many empty2 equations end it (the fill), for a remat's rerun of it.

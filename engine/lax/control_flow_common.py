@@ -169,3 +169,66 @@ def _has_body(eqn) -> bool:
         or (isinstance(p, tuple) and any(isinstance(q, (ClosedJaxpr, Jaxpr)) for q in p))
         for p in eqn.params.values()
     )
+
+
+def in_trace_order(j1: Jaxpr, j2: Jaxpr, out_uk, nres: int):
+    """A split ``(known, unknown, out unknowns, residual count)`` of a branch or loop body with its
+    residuals in the order JAX's JaxprTrace split of it (pe.partial_eval_jaxpr_nounits) makes them: tracers_to_jaxpr takes its constants in the order
+    of util.toposort over the unknown tracers, each use of a known value by an unknown equation a
+    constant tracer of its own (the same value once)."""
+    res = {v: k for k, v in enumerate(j2.in_binders[:nres])}
+    producer = {v: e for e in j2.eqns for v in e.out_binders}
+
+    def parents(node):
+        if node[0] != "var" or node[1] not in producer:
+            return []
+        e = producer[node[1]]
+        return [
+            ("const", id(e), k, x) if x in res else ("var", x)
+            for k, x in enumerate(e.inputs)
+            if type(x) is Var
+        ]
+
+    roots: list[tuple] = [("var", v) for v in j2.in_binders[nres:]]
+    roots += [
+        ("const", "out", k, x) if x in res else ("var", x) for k, x in enumerate(j2.outs) if type(x) is Var
+    ]
+    order: list[int] = []
+    for node in _toposort(roots, parents):
+        if node[0] == "const" and res[node[3]] not in order:
+            order.append(res[node[3]])
+    order += [k for k in range(nres) if k not in order]
+    if order == list(range(nres)):
+        return j1, j2, out_uk, nres
+    n_out = len(j1.outs) - nres
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_out], *[j1.outs[n_out + k] for k in order]])
+    binders = [*[j2.in_binders[k] for k in order], *j2.in_binders[nres:]]
+    return j1, Jaxpr(j2.constvars, binders, j2.eqns, j2.outs), out_uk, nres
+
+
+def _toposort(end_nodes, parents):
+    """JAX's util.toposort on hashable nodes: the end nodes and their ancestors, each after its
+    parents, in the order its stack of childless nodes gives them."""
+    end = list(dict.fromkeys(end_nodes))
+    child_counts: dict = {}
+    stack = list(end)
+    while stack:
+        node = stack.pop()
+        if node in child_counts:
+            child_counts[node] += 1
+        else:
+            child_counts[node] = 1
+            stack.extend(parents(node))
+    for node in end:
+        child_counts[node] -= 1
+    order = []
+    childless = [node for node in end if child_counts[node] == 0]
+    while childless:
+        node = childless.pop()
+        order.append(node)
+        for p in parents(node):
+            if child_counts[p] == 1:
+                childless.append(p)
+            else:
+                child_counts[p] -= 1
+    return order[::-1]

@@ -12,6 +12,7 @@ from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
+from .structural import folding_converts
 from ..state.discharge import RefOperandPrimitive
 from ..state.types import AbstractRef
 from . import control_flow_eager
@@ -27,6 +28,7 @@ from .control_flow_common import (
     _fixpoint_nonzero,
     _interleave_jvp,
     _batched_outs,
+    in_trace_order,
 )
 
 scan_p = RefOperandPrimitive("scan", multiple_results=True)
@@ -260,8 +262,9 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     return [*carry_out, *ys], [*t_carry, *t_ys]
 
 
-def _scan_split(jaxpr, num_consts, num_carry, unknowns):
-    """Known scan (also emitting residuals as extra ys) and unknown scan (taking them as xs)."""
+def _scan_split(jaxpr, num_consts, num_carry, unknowns, trace_order=False):
+    """Known scan (also emitting residuals as extra ys) and unknown scan (taking them as xs).
+    ``trace_order``: the residuals in the order of JAX's JaxprTrace split of the body."""
     c_uk = list(unknowns[:num_consts])
     k_uk = list(unknowns[num_consts : num_consts + num_carry])
     x_uk = list(unknowns[num_consts + num_carry :])
@@ -274,6 +277,8 @@ def _scan_split(jaxpr, num_consts, num_carry, unknowns):
         if new == k_uk:
             break
         k_uk = new
+    if trace_order:
+        j1, j2, out_uk, nres = in_trace_order(j1, j2, out_uk, nres)
     known = ClosedJaxpr(j1, [])
     res_binders, uk_ins = j2.in_binders[:nres], j2.in_binders[nres:]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
@@ -330,14 +335,16 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
         [*is_ref, *[True] * (len(j1.in_binders) - n_kc)],
         instantiate=[True] * n_known_out + [False] * n_nonfwd,
     )
-    outer = eval_jaxpr(ja, [v for v, r in zip(kvals, is_ref) if not r], [])
+    outer = eval_jaxpr(*folding_converts(ja, [v for v, r in zip(kvals, is_ref) if not r]), [])
     n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc + sum(is_ref)))
     hoisted, new_consts = list(outer[:n_hoisted]), list(outer[n_hoisted:])
     new_consts += [v for v, r in zip(kvals, is_ref) if r]
     outs1 = scan_p.bind(
         *new_consts,
         *kvals[n_kc:],
-        jaxpr=ClosedJaxpr(ir.dce_jaxpr(jb), []),  # (dead code in nested branches goes, as in JAX)
+        # (dead code in nested branches goes, as in JAX; JAX's JaxprTrace split binds what nothing
+        # reads, a swap's old value, to _)
+        jaxpr=ClosedJaxpr(ir.drop_unused_binders(ir.dce_jaxpr(jb)), []),
         num_consts=len(new_consts),
         num_carry=n_kk,
         length=length,
@@ -438,12 +445,12 @@ def _hoisted(j1: Jaxpr, kin, n_kc, n_known_out):
     )
 
 
-def _scan_partial_eval_jaxpr(unks_in, eqn):
+def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False):
     # As the trace-level rule: residuals forwarded, and those of known consts alone hoisted (their
     # equations go before the known scan).
     p = eqn.params
     known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
-        p["jaxpr"], p["num_consts"], p["num_carry"], unks_in
+        p["jaxpr"], p["num_consts"], p["num_carry"], unks_in, trace_order
     )
     uk_all = [*c_uk, *k_uk, *x_uk]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
@@ -692,6 +699,9 @@ ad.known_eqn_rules[scan_p] = _known_scan_hoisted
 
 
 ad.partial_eval_jaxpr_rules[scan_p] = _scan_partial_eval_jaxpr
+# A remat stages a mixed scan whole and JAX's transpose of it splits it with a JaxprTrace: the
+# residuals of the known scan the staged part reruns come in that split's order.
+ad_checkpoint.remat_split_rules[scan_p] = lambda unks_in, eqn: _scan_partial_eval_jaxpr(unks_in, eqn, True)
 
 
 ad.transpose_rules[scan_p] = _scan_transpose

@@ -96,6 +96,44 @@ def _convert_transpose(ct, x, **_):
 
 
 ad.transpose_rules[convert_element_type_p] = _convert_transpose
+
+
+def folding_converts(jaxpr: ir.Jaxpr, args: list) -> tuple[ir.Jaxpr, list]:
+    """``jaxpr`` with its ``convert_element_type``s of constant scalars done now, their results
+    literals (as JAX's staging trace folds them, const_fold_rules): the loop-invariant part of a
+    known scan converting a weak Python init passes the loop the converted literal."""
+    from ..held_arrays import held
+
+    # (a jax.Array the user holds is no foldable constant in JAX: only Python and numpy scalars)
+    known = {v: a for v, a in zip(jaxpr.in_binders, args) if not isinstance(a, core.Tracer) and not held(a)}
+    sub: dict = {}
+    eqns = []
+    for e in jaxpr.eqns:
+        ins = [sub.get(x, x) if type(x) is ir.Var else x for x in e.inputs]
+        e = e._replace(inputs=ins)
+        (x,) = ins if e.primitive is convert_element_type_p else (None,)
+        val = x.val if type(x) is ir.Literal else known.get(x) if type(x) is ir.Var else None
+        if (
+            val is not None
+            and not np.shape(val)
+            and not isinstance(e.out_binders[0].aval.dtype, core.ExtendedDType)
+        ):
+            out = e.out_binders[0].aval
+            value = np.asarray(core.to_numpy(val))
+            if value.dtype.kind == "c" and np.dtype(out.dtype).kind != "c":
+                value = value.real
+            folded = core.Array(
+                np.asarray(convert_values(value, new_dtype=out.dtype), out.dtype), out.weak_type
+            )
+            sub[e.out_binders[0]] = ir.Literal(folded, out)
+            continue
+        eqns.append(e)
+    if not sub:
+        return jaxpr, args
+    outs = [sub.get(x, x) if type(x) is ir.Var else x for x in jaxpr.outs]
+    return ir.Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, outs), args
+
+
 batching.vectorized_batcher(convert_element_type_p)
 
 

@@ -422,7 +422,9 @@ def _pp_swap(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
     (out,) = eqn.out_binders
     target = _pp_index(eqn, ref, eqn.params["indexer"], idx, ctx)
     v = ir._pp_atom(val, ctx)
-    if ctx.name(out) == "_":  # a set: the old value is not read
+    # A set (the old value is not read) at the top level; in a sub-jaxpr, JAX shows a dropped old
+    # value as a swap into _ (its printer names only the top-level jaxpr's unread values _)
+    if ctx.name(out) == "_" and id(eqn) in ctx.top_level:
         return pp.text(f"{target} <- {v}")
     return pp.text(f"{_typed(out, ctx)}, {target} <- {target}, {v}")
 
