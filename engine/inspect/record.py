@@ -651,7 +651,7 @@ class Recorder:
             backend = importlib.import_module("engine.jit").get_backend()
             if hasattr(backend, "lower_program"):
                 # (the executable that ran, when it was compiled from this very program)
-                program = backend.lower_program(lowered.jaxpr, lowered.name, ran)
+                program = backend.lower_program(_runs_form(rec.jit_jaxpr, lowered.jaxpr), lowered.name, ran)
             source = program.source if program is not None else lowered.source()
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
@@ -755,6 +755,19 @@ def _executable_of(closed):
         return jit_mod._executables.get(importlib.import_module("engine.jit_runtime").compiled_form(closed))
     except (TypeError, NotImplementedError):  # (unhashable parameters; a primitive jit cannot lower)
         return None
+
+
+def _runs_form(closed, lowered):
+    """The program jit runs for the call's ``closed`` (its simplified form, whose equations
+    ``_on_traced_graph`` names on the traced graph), else ``lowered``: a first call that ran
+    interpreted is reported from a lowering, and one of the traced program named other kernels than
+    the program that ran, so ``measure_kernels`` dropped their times."""
+    if closed is None:
+        return lowered
+    try:
+        return importlib.import_module("engine.jit_runtime").compiled_form(closed)
+    except (TypeError, NotImplementedError):  # (as ``_executable_of``)
+        return lowered
 
 
 def _on_traced_graph(kernels: list, closed) -> list:
