@@ -61,7 +61,9 @@ export class Viewport {
   toggleMinimap(): boolean {
     Viewport.minimapOff = !Viewport.minimapOff;
     this.minimap.hidden = this.boxes.size < MINIMAP_FROM || Viewport.minimapOff;
-    this.unparkMinimap();
+    // Shown again where it covers the fewest nodes of the view as it is now.
+    this.minimap.style.right = this.minimap.style.bottom = "";
+    this.placeMinimap();
     this.drawMinimapViewport();
     return !Viewport.minimapOff;
   }
@@ -84,15 +86,14 @@ export class Viewport {
     // Semantic zoom: edge labels (name: type) only where they are legible, sub-lines likewise.
     this.canvas.classList.toggle("zoomed-out", this.k < 0.85);
     this.canvas.classList.toggle("zoomed-far", this.k < 0.45);
-    // The user moved the view (fit() parks the minimap after this, when it must).
-    this.unparkMinimap();
     this.drawMinimapViewport();
   }
 
   /** Fit the whole graph when labels stay readable; otherwise readable zoom at the top (inputs), centred.
    *  The graph goes in the part of the stage the overlays leave free, so no node starts hidden. */
   fit() {
-    this.unparkMinimap(true);
+    // Back where the stylesheet puts it, so "fit" measures its column from there.
+    this.minimap.style.right = this.minimap.style.bottom = "";
     const { width: W, height: H } = this.viewSize();
     let m = this.handlers.insets();
     // Clear of the minimap's column too when the graph fits beside it at a readable zoom; a wider
@@ -115,9 +116,10 @@ export class Viewport {
     this.placeMinimap();
   }
 
-  /** After "fit": move the minimap off any node it would cover (a graph wider than the stage runs
-   *  under its corner), along the stage's bottom edge, then up its left edge below the find bar;
-   *  where every such place covers a node, it waits, hidden, until the user pans or zooms. */
+  /** After "fit": move the minimap to where it covers the fewest nodes (none, where a place allows:
+   *  a graph wider than the stage runs under its corner), along the stage's bottom edge, then up its
+   *  left edge below the find bar; the stylesheet's corner first among equals. It stays shown where
+   *  every place covers some node: a big graph is where it is needed (its button puts it away). */
   private placeMinimap() {
     const mm = this.minimap;
     if (mm.hidden || !mm.offsetWidth || !this.boxes.size) return;
@@ -125,35 +127,30 @@ export class Viewport {
     const mw = mm.offsetWidth, mh = mm.offsetHeight, edge = 8, clear = 6;
     const k = this.k, tx = this.tx, ty = this.ty;
     // A box that holds the whole spot is an expanded equation's frame around it: what it would hide
-    // there are the nodes inside, which are checked themselves.
-    const free = (x: number, y: number) => {
+    // there are the nodes inside, which are counted themselves.
+    const covered = (x: number, y: number) => {
       const x0 = x - clear, x1 = x + mw + clear, y0 = y - clear, y1 = y + mh + clear;
+      let n = 0;
       for (const b of this.boxes.values()) {
         const l = tx + b.x * k, t = ty + b.y * k, r = l + b.w * k, d = t + b.h * k;
-        if (r > x0 && l < x1 && d > y0 && t < y1 && !(l <= x0 && r >= x1 && t <= y0 && d >= y1)) return false;
+        if (r > x0 && l < x1 && d > y0 && t < y1 && !(l <= x0 && r >= x1 && t <= y0 && d >= y1)) n++;
       }
-      return true;
+      return n;
     };
     const right = W - edge - mw, bottom = H - edge - mh, top = this.handlers.insets().top;
     const spots: [number, number][] = [];
     for (let x = right; x > edge; x -= mw / 4) spots.push([x, bottom]);
     for (let y = bottom; y >= top; y -= mh / 4) spots.push([edge, y]);
-    const spot = spots.find(([x, y]) => free(x, y));
-    if (!spot) {
-      mm.classList.add("parked");
-      return;
+    let spot = spots[0], least = Infinity;
+    for (const [x, y] of spots) {
+      const n = covered(x, y);
+      if (n < least) { spot = [x, y]; least = n; }
+      if (!n) break;
     }
+    if (!spot) return;
     // Anchored to the stage's bottom right, as the stylesheet places it, so a resize keeps it on the stage.
     if (spot[0] !== right) mm.style.right = `${W - spot[0] - mw}px`;
     if (spot[1] !== bottom) mm.style.bottom = `${H - spot[1] - mh}px`;
-  }
-
-  /** The minimap back where the stylesheet puts it and shown (``reset``), or only shown again. */
-  private unparkMinimap(reset = false) {
-    if (reset) this.minimap.style.right = this.minimap.style.bottom = "";
-    if (!this.minimap.classList.contains("parked")) return;
-    this.minimap.classList.remove("parked");
-    this.drawMinimapViewport();
   }
 
   fitTo(ids: Set<string>) {
