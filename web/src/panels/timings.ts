@@ -76,8 +76,12 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
             const hit = hitSpan(placed, e, row, right, x, LABEL - 14, W - 2);
             const dim = callId !== null && e.call != null && e.call !== callId;
             const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
-            // A touch screen shows no tooltip: a tap writes the details under the chart.
-            const show = () => { readout.textContent = details.replace(/\n/g, " · "); };
+            // A touch screen shows no tooltip: a tap writes the details under the chart, scrolled
+            // into view (a bar at the foot of a phone's screen left them below it, unseen).
+            const show = () => {
+              readout.textContent = details.replace(/\n/g, " · ");
+              readout.scrollIntoView({ block: "nearest", inline: "nearest" });
+            };
             // Reachable with Tab too: focus writes the same details (a tooltip needs a mouse).
             return s("g", {
               class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category,
