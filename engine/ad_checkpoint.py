@@ -449,6 +449,7 @@ def _split(
     recomputed: dict[Var, JaxprEqn] = {}  # known equations the staged part reruns, by output
     known_eqns: list[JaxprEqn] = []
     staged_eqns: list[JaxprEqn] = []
+    rule_reads: dict[int, list[Atom]] = {}  # a split equation's unknown part -> what it reads, in order
     for eqn in jaxpr.eqns:
         unks_in = [type(x) is Var and unknown[x] for x in eqn.inputs]
         rule = remat_split_rules.get(eqn.primitive) or ad.partial_eval_jaxpr_rules.get(eqn.primitive)
@@ -467,7 +468,7 @@ def _split(
             continue
         unknown_part: JaxprEqn | list[JaxprEqn] | None = None
         if any(unks_in) and rule is not None:  # (a nested jit, cond, scan: split it too)
-            eqn1, unknown_part, unks_out, _ = rule(unks_in, eqn)
+            eqn1, unknown_part, unks_out, rule_res = rule(unks_in, eqn)
             known_part = eqn1 if type(eqn1) is list else [] if eqn1 is None else [eqn1]
         elif any(unks_in):
             staged_eqns.append(eqn)
@@ -497,7 +498,10 @@ def _split(
                 recomputed.update(dict.fromkeys(e.out_binders, e))
         known_eqns.extend(offloads)
         if unknown_part is not None:  # (after the recomputation of the residuals it reads)
-            staged_eqns.extend(unknown_part if isinstance(unknown_part, list) else [unknown_part])
+            parts = unknown_part if isinstance(unknown_part, list) else [unknown_part]
+            # (JAX's rules give their residuals as the equation's known operands, then theirs)
+            rule_reads[id(parts[0])] = [*eqn.inputs, *rule_res]
+            staged_eqns.extend(parts)
         unknown.update(zip(eqn.out_binders, unks_out))
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
@@ -506,7 +510,11 @@ def _split(
     defined = {v for e in staged.eqns for v in e.out_binders}
     free = {x: None for e in staged.eqns for x in e.inputs if type(x) is Var and x not in defined}
     free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
-    res = [v for e in known_eqns for v in e.out_binders if v in free and v in saved]
+    # (in the order the staged equations first read them, then the staged outputs: JAX's
+    # partial_eval_jaxpr_custom adds a residual as it stages an equation reading it)
+    first_read = [x for e in staged_eqns for x in rule_reads.get(id(e), e.inputs) if type(x) is Var]
+    first_read += [x for x in staged_outs if type(x) is Var]
+    res = [v for v in dict.fromkeys(first_read) if v in free and v in saved]
     staged_inputs = [v in free for v in jaxpr.in_binders]
     # (Vars of its own: the staged part binds the residuals the known part returns, and both are
     # independent jaxprs, as JAX's, traced apart, are)

@@ -33,12 +33,12 @@ def call_of(
     return JaxprEqn(closed_call_p, list(ins), dict(call_jaxpr=ClosedJaxpr(body, [])), list(outs), source_info)
 
 
-def _impl(*args: Any, call_jaxpr: ClosedJaxpr) -> list[Any]:
+def _impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
     return eval_jaxpr(call_jaxpr.jaxpr, args, call_jaxpr.consts)
 
 
 def _jvp(
-    primals: Sequence[Any], tangents: Sequence[ad.Tangent], *, call_jaxpr: ClosedJaxpr
+    primals: Sequence[Any], tangents: Sequence[ad.Tangent], *, call_jaxpr: ClosedJaxpr, **params: Any
 ) -> tuple[list[Any], list[ad.Tangent]]:
     # JAX's JVPTrace.process_call: a closed_call of the body's jvp, on the primals and the nonzero
     # tangents, returning the primal outputs and then the nonzero tangent outputs.
@@ -56,7 +56,9 @@ def _jvp(
 
     t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
     closed = trace_to_jaxpr(f, [*in_avals, *t_avals])
-    outs = closed_call_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero], call_jaxpr=closed)
+    outs = closed_call_p.bind(
+        *primals, *[t for t in tangents if type(t) is not ad.Zero], call_jaxpr=closed, **params
+    )
     m = len(call_jaxpr.out_avals)
     it = iter(outs[m:])
     return outs[:m], [
@@ -65,7 +67,11 @@ def _jvp(
 
 
 def _partial_eval(
-    trace: ad.PartialEvalTrace, tracers: Sequence[ad.PartialEvalTracer], *, call_jaxpr: ClosedJaxpr
+    trace: ad.PartialEvalTrace,
+    tracers: Sequence[ad.PartialEvalTracer],
+    *,
+    call_jaxpr: ClosedJaxpr,
+    **params: Any,
 ) -> list[Any]:
     # JAX's LinearizeTrace.process_call: the known call returns the residuals it computes first,
     # then the known outputs; residuals that are known inputs or outputs are passed on, not
@@ -85,7 +91,7 @@ def _partial_eval(
     ]
     j1 = dce_jaxpr(Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*computed, *known_outs]))
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
-    outs1 = closed_call_p.bind(*known_vals, call_jaxpr=ClosedJaxpr(j1, call_jaxpr.consts))
+    outs1 = closed_call_p.bind(*known_vals, call_jaxpr=ClosedJaxpr(j1, call_jaxpr.consts), **params)
     env: dict[Any, Any] = {
         **dict(zip(j1.in_binders, known_vals)),
         **dict(zip(computed, outs1[: len(computed)])),
@@ -98,7 +104,7 @@ def _partial_eval(
     recipe = ad.JaxprEqnRecipe(
         closed_call_p,
         [*res_tracers, *unknown_tracers],
-        dict(call_jaxpr=ClosedJaxpr(j2, [])),
+        dict(params, call_jaxpr=ClosedJaxpr(j2, [])),
         [x.aval for x in j2.outs],
         outs2,
         core.current_source_info(),
@@ -109,22 +115,30 @@ def _partial_eval(
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
-def _transpose(cts: Sequence[ad.Tangent], *args: Any, call_jaxpr: ClosedJaxpr) -> list[Any]:
+def _transpose(cts: Sequence[ad.Tangent], *args: Any, call_jaxpr: ClosedJaxpr, **params: Any) -> list[Any]:
     # JAX's call_transpose: a closed_call of the body's transpose, on the defined operands and the
     # output cotangents, returning the cotangents of the undefined ones.
     undef, defined, cts, f, avals = ad.call_transpose(call_jaxpr.jaxpr, args, cts)
     closed = trace_to_jaxpr(f, avals)
-    outs = closed_call_p.bind(*defined, *cts, call_jaxpr=closed)
+    outs = closed_call_p.bind(*defined, *cts, call_jaxpr=closed, **params)
     it = iter(outs)
     return [next(it) if u else None for u in undef]
 
 
 def _batch(
-    axis_size: int, vals: Sequence[Any], dims: Sequence[batching.BatchDim], *, call_jaxpr: ClosedJaxpr
+    axis_size: int,
+    vals: Sequence[Any],
+    dims: Sequence[batching.BatchDim],
+    *,
+    call_jaxpr: ClosedJaxpr,
+    **params: Any,
 ) -> tuple[list[Any], list[batching.BatchDim]]:
+    # JAX's BatchTrace.process_call: the outputs keep the batch axis where the body put it, and the
+    # call is named after the function it batched (jaxpr_as_fun's eval_jaxpr) if it had no name.
     axis_name = getattr(batching.current_batch_trace(), "axis_name", None)
-    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
-    return closed_call_p.bind(*vals, call_jaxpr=batched), out_dims
+    batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name, keep_out_dims=True)
+    params = {"name": "eval_jaxpr", **params}
+    return closed_call_p.bind(*vals, call_jaxpr=batched, **params), out_dims
 
 
 def _dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:

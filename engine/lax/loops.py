@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import ad, batching, core, transfers
+from .. import ad, ad_checkpoint, batching, core, transfers
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
@@ -260,10 +260,12 @@ def _while_transpose(*_, **__):
     )
 
 
-def _while_split(cond_jaxpr, body_jaxpr, nc, nb, unknowns):
+def _while_split(cond_jaxpr, body_jaxpr, nc, nb, unknowns, rename=True):
     """JAX's split of a while: the carries unknown at the fixpoint of the body, and the known
     loop's condition and body (None when the predicate itself is unknown). The known body keeps
-    the equations only residuals needed (JAX drops the outputs, not their computations)."""
+    the equations only residuals needed (JAX drops the outputs, not their computations).
+    ``rename=False``: the known jaxprs keep the original's variables (a remat's split, JAX's
+    _while_partial_eval_custom, takes the original equations)."""
     c_uk, b_uk, carry_uk = list(unknowns[:nc]), list(unknowns[nc : nc + nb]), list(unknowns[nc + nb :])
     while True:
         body1, _, out_uk, _ = ad.partial_eval_jaxpr(
@@ -277,8 +279,10 @@ def _while_split(cond_jaxpr, body_jaxpr, nc, nb, unknowns):
     if pred_uk:
         return carry_uk, None, None
     n_known = len(carry_uk) - sum(carry_uk)
-    body1 = _renamed(Jaxpr(body1.constvars, body1.in_binders, body1.eqns, body1.outs[:n_known]))
-    cond1 = _renamed(Jaxpr(cond1.constvars, cond1.in_binders, cond1.eqns, cond1.outs[:1]))
+    body1 = Jaxpr(body1.constvars, body1.in_binders, body1.eqns, body1.outs[:n_known])
+    cond1 = Jaxpr(cond1.constvars, cond1.in_binders, cond1.eqns, cond1.outs[:1])
+    if rename:
+        body1, cond1 = _renamed(body1), _renamed(cond1)
     return carry_uk, ClosedJaxpr(cond1, cond_jaxpr.consts), ClosedJaxpr(body1, body_jaxpr.consts)
 
 
@@ -316,12 +320,12 @@ def _while_partial_eval(trace, tracers, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     return [t if u else next(known_it) for t, u in zip(staged, carry_uk)]
 
 
-def _while_partial_eval_jaxpr(unks_in, eqn):
+def _while_partial_eval_jaxpr(unks_in, eqn, rename=True):
     """The same split on a jaxpr's equation (a jit's linearization): the known loop's equation,
     and the original one reading the known operands as residuals."""
     p = eqn.params
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
-    carry_uk, cond1, body1 = _while_split(p["cond_jaxpr"], p["body_jaxpr"], nc, nb, unks_in)
+    carry_uk, cond1, body1 = _while_split(p["cond_jaxpr"], p["body_jaxpr"], nc, nb, unks_in, rename)
     residuals = [x for x, u in zip(eqn.inputs, unks_in) if not u]
     if cond1 is None or all(unks_in):
         return None, eqn, [True] * len(eqn.out_binders), residuals
@@ -414,6 +418,9 @@ ad.partial_eval_rules[while_p] = _while_partial_eval
 
 
 ad.partial_eval_jaxpr_rules[while_p] = _while_partial_eval_jaxpr
+# A remat's split keeps the loop's variables in the known loop (JAX's _while_partial_eval_custom
+# builds it from the body's own equations), so both loops print with the same names.
+ad_checkpoint.remat_split_rules[while_p] = lambda unks_in, eqn: _while_partial_eval_jaxpr(unks_in, eqn, False)
 
 
 batching.batch_rules[while_p] = _while_batch

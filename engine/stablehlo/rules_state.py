@@ -11,7 +11,7 @@ from .syntax import Spec, Value
 
 
 @register(closed_call_p)
-def _closed_call(ctx: RuleContext, *args: Value, call_jaxpr: Any) -> list[Value]:
+def _closed_call(ctx: RuleContext, *args: Value, call_jaxpr: Any, **_: Any) -> list[Value]:
     fn = ctx.module.private_function(call_jaxpr, "closed_call")
     outs = ctx.call(fn, args)
     if outs:  # (what the HLO printer reads: a call located closed_call, as JAX's closed_call_p)

@@ -403,7 +403,7 @@ def _while(
 # private function ``closed_call`` (``engine.stablehlo.rules_state``). Its other rules, for the
 # known half of a remat'ed scan that JAX runs in one: ``engine.closed_call``.
 closed_call_p = core.Primitive("closed_call", multiple_results=True)
-core.abstract_eval_rules[closed_call_p] = lambda *avals, call_jaxpr: list(call_jaxpr.out_avals)
+core.abstract_eval_rules[closed_call_p] = lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals)
 
 
 def _scan(

@@ -10,6 +10,7 @@ JAX 0.10.2 against the engine.
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py dump /tmp/engine.json --engine
     python tests/fidelity/sweep.py compare /tmp/jax.json /tmp/engine.json [--show]
     /work/main/.jax-venv/bin/python tests/fidelity/sweep.py record     # -> sweep_expected.json
+    /work/main/.jax-venv/bin/python tests/fidelity/sweep.py record --only=nested_ad.   # those cases
     PYTHONPATH=$PWD .venv/bin/python tests/fidelity/sweep.py differing    # -> sweep_differing.txt
 
 tests/test_fidelity.py asserts every recorded text not listed in sweep_differing.txt identical; that
@@ -253,12 +254,14 @@ def _import_modules():
             pass
 
 
-def _texts(jax) -> dict:
+def _texts(jax, only: str = "") -> dict:
     """Case name -> ``{"jaxpr": text}`` or ``{"error": class name}`` (functions the running
-    framework lacks are left out)."""
+    framework lacks are left out); ``only``: the cases whose name starts with it."""
     _import_modules()
     out = {}
     for name, make in all_cases():
+        if not name.startswith(only):
+            continue
         try:
             g, args = make(jax)
         except (AttributeError, ImportError):
@@ -270,8 +273,9 @@ def _texts(jax) -> dict:
     return out
 
 
-def record():
-    """Record JAX's texts of every case into ``sweep_expected.json`` (tests read it, never JAX)."""
+def record(only: str = ""):
+    """Record JAX's texts of every case into ``sweep_expected.json`` (tests read it, never JAX);
+    ``only``: re-record the cases whose name starts with it, keeping the others' texts."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"  # the pmap cases
     import jax
@@ -279,8 +283,12 @@ def record():
     assert jax.__version__ == "0.10.2", jax.__version__
     jax.config.update("jax_pprint_use_color", False)
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sweep_expected.json")
+    cases = _texts(jax, only)
+    if only:
+        kept = json.load(open(out))["cases"]
+        cases = {**{n: v for n, v in kept.items() if not n.startswith(only)}, **cases}
     with open(out, "w") as fh:
-        json.dump({"jax_version": jax.__version__, "cases": _texts(jax)}, fh, indent=0, sort_keys=True)
+        json.dump({"jax_version": jax.__version__, "cases": cases}, fh, indent=0, sort_keys=True)
         fh.write("\n")
 
 
@@ -448,7 +456,8 @@ def compare(jax_path, engine_path, show=False):
 
 if __name__ == "__main__":
     if sys.argv[1] == "record":
-        record()
+        only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
+        record(only[0] if only else "")
     elif sys.argv[1] == "differing":
         write_differing()
     elif sys.argv[1] == "dump":

@@ -1,7 +1,8 @@
 """The sweep's cases for control flow under nested differentiation and remat: ``lax.cond``,
 ``lax.switch``, ``fori_loop`` (a scan when its trip count is static), ``scan`` and ``while_loop``
 under grad of grad, jacfwd of grad, hessian, vmap of grad of grad, and grad of (grad of)
-``jax.checkpoint``. Reverse mode of a ``while_loop`` is JAX's refusal, so it is swept forward only.
+``jax.checkpoint`` (also vmapped, jacfwd'ed, hessian'ed, linearized, and under the saving policies).
+Reverse mode of a ``while_loop`` is JAX's refusal, so it is swept forward only.
 Cases follow sweep_programs' convention: ``make(jax) -> (fun, args)``."""
 
 from __future__ import annotations
@@ -50,11 +51,15 @@ _REVERSE = {
     "vmap_grad_grad": (lambda jax, f: jax.vmap(jax.grad(jax.grad(f))), True),
     "grad_checkpoint": (lambda jax, f: jax.grad(jax.checkpoint(f)), False),
     "grad_grad_checkpoint": (lambda jax, f: jax.grad(jax.grad(jax.checkpoint(f))), False),
+    "vmap_grad_checkpoint": (lambda jax, f: jax.vmap(jax.grad(jax.checkpoint(f))), True),
+    "jacfwd_checkpoint": (lambda jax, f: jax.jacfwd(jax.checkpoint(f)), False),
+    "hessian_checkpoint": (lambda jax, f: jax.hessian(jax.checkpoint(f)), False),
 }
 _FORWARD = {
     "jacfwd_jacfwd": (lambda jax, f: jax.jacfwd(jax.jacfwd(f)), False),
     "vmap_jacfwd_jacfwd": (lambda jax, f: jax.vmap(jax.jacfwd(jax.jacfwd(f))), True),
     "jacfwd_checkpoint": (lambda jax, f: jax.jacfwd(jax.checkpoint(f)), False),
+    "linearize_checkpoint": (lambda jax, f: lambda x: jax.linearize(jax.checkpoint(f), x)[1](2.0 * x), False),
 }
 _PROGRAMS = {
     "cond": (_cond, _REVERSE, (1.0, -0.5)),
@@ -81,3 +86,64 @@ for _name, (_program, _transforms, _points) in _PROGRAMS.items():
         for _k, _x in enumerate(_points if _kind in ("grad_grad", "grad_checkpoint") else _points[:1]):
             _suffix = "" if _k == 0 else f"[{_x}]"
             CASES[f"nested_ad.{_name}.{_kind}{_suffix}"] = _make(_program, _transform, _x, _mapped)
+
+
+# --- checkpoint's saving policies (those that keep residuals in device memory) ---
+
+
+def _dots_scan(jax):
+    """A scan whose body has a matrix product and a named value."""
+    lax, jnp = jax.lax, jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+
+        def body(c, a):
+            h = checkpoint_name(jnp.sin(w @ c), "h")
+            return h * a, jnp.cos(h)
+
+        c, ys = lax.scan(body, x, jnp.arange(1.0, 3.0))
+        return jnp.sum(c) + jnp.sum(ys)
+
+    return f
+
+
+def _dots_batched(jax):
+    """A matrix product with a batch dimension, one without, and a named value between."""
+    jnp = jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+        h = checkpoint_name(jnp.sin(x @ w), "h")
+        b = jnp.einsum("bij,bj->bi", jnp.stack([w, w.T]), jnp.stack([jnp.cos(h), h]))
+        return jnp.sum(jnp.tanh(b))
+
+    return f
+
+
+_POLICIES = {
+    "dots_saveable": lambda cp: cp.dots_saveable,
+    "dots_with_no_batch_dims_saveable": lambda cp: cp.dots_with_no_batch_dims_saveable,
+    "save_only_these_names": lambda cp: cp.save_only_these_names("h"),
+    "save_any_names_but_these": lambda cp: cp.save_any_names_but_these("h"),
+    "everything_saveable": lambda cp: cp.everything_saveable,
+    "nothing_saveable": lambda cp: cp.nothing_saveable,
+    "save_from_both_policies": lambda cp: cp.save_from_both_policies(
+        cp.dots_saveable, cp.save_only_these_names("h")
+    ),
+}
+
+
+def _make_policy(program, policy):
+    def make(jax):
+        f = jax.checkpoint(program(jax), policy=_POLICIES[policy](jax.checkpoint_policies))
+        return jax.grad(f), (np.array([0.3, -0.6, 0.9], np.float32),)
+
+    return make
+
+
+for _name, _program in (("dots_scan", _dots_scan), ("dots_batched", _dots_batched)):
+    for _policy in _POLICIES:
+        CASES[f"nested_ad.{_name}.grad_checkpoint[{_policy}]"] = _make_policy(_program, _policy)
