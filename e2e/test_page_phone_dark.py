@@ -239,6 +239,7 @@ def test_on_a_phone_the_last_timeline_bar_keeps_clear_of_the_panel_edge(page: Pa
 @needs_runner
 def test_timeline_bars_are_reached_with_tab_and_show_their_details(page: Page):
     # A bar's details were a hover tooltip or a tap: from the keyboard no bar could be reached.
+    # Then every bar was a Tab stop of its own: a pmap's timeline took dozens of presses to pass.
     open_session(page, LOSS, "loss", [GRAD], ["jnp.ones(3)", "jnp.ones(3)"], panel="timings")
     bars = page.get_by_test_id("timeline-bar")
     expect(bars.first).to_be_attached()
@@ -258,7 +259,21 @@ def test_timeline_bars_are_reached_with_tab_and_show_their_details(page: Page):
         "r => getComputedStyle(r).strokeWidth"
     )
     assert stroke == "3px", stroke
-    page.keyboard.press("Tab")
+    # One Tab stop for the whole timeline (a pmap's has dozens of bars, each was one): the arrow
+    # keys move between bars, and the one last focused is where Tab comes back to.
+    n = bars.count()
+    assert n >= 3 and page.locator("[data-testid=timeline-bar][tabindex='0']").count() == 1
+    page.keyboard.press("ArrowRight")
     expect(bars.nth(1)).to_be_focused()
     expect(readout).to_contain_text(bars.nth(1).locator("title").text_content().split("\n")[0])
     assert bars.nth(1).get_attribute("role") == "button"
+    page.keyboard.press("End")
+    expect(bars.nth(n - 1)).to_be_focused()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowDown")
+    expect(bars.nth(1)).to_be_focused()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.testid") != "timeline-bar"
+    page.keyboard.press("Shift+Tab")
+    expect(bars.nth(1)).to_be_focused()
+    assert page.locator("[data-testid=timeline-bar][tabindex='0']").count() == 1

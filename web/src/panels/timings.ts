@@ -34,9 +34,32 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
   const span = Math.max(t1 - t0, 1e-3);
   const LABEL = 84, ROW = 22, TOP = 24, GAP = 6;
 
+  // The timeline is one Tab stop (a pmap's has dozens of bars): the bar last focused holds it, and
+  // the arrow keys, Home and End move between bars (WAI-ARIA's roving tabindex). Kept across redraws.
+  let current = 0;
+  const rove = (svg: Element, to: number) => {
+    const bars = [...svg.querySelectorAll<SVGGElement>("[data-testid=timeline-bar]")];
+    current = Math.max(0, Math.min(bars.length - 1, to));
+    bars.forEach((b, i) => b.setAttribute("tabindex", i === current ? "0" : "-1"));
+    return bars[current];
+  };
+  const STEPS: Record<string, (at: number, n: number) => number> = {
+    ArrowRight: (at) => at + 1, ArrowDown: (at) => at + 1, ArrowLeft: (at) => at - 1, ArrowUp: (at) => at - 1,
+    Home: () => 0, End: (_, n) => n - 1,
+  };
+  const onKey = (k: KeyboardEvent) => {
+    const svg = k.currentTarget as SVGSVGElement, step = STEPS[k.key];
+    const bars = [...svg.querySelectorAll("[data-testid=timeline-bar]")];
+    const at = bars.indexOf(document.activeElement as Element);
+    if (!step || at < 0) return;
+    k.preventDefault();
+    rove(svg, step(at, bars.length))?.focus();
+  };
+
   // Drawn as wide as its box in CSS pixels (redrawn when that changes), so labels keep their size
   // and the whole run fits the panel, however narrow.
   const draw = (W: number) => {
+    let index = 0;
     const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
     // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
     const right = (e: TimingEvent) => x(e.start_ms) + Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
@@ -61,7 +84,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     const H = yAcc + 4;
     // Ticks count from the first event, as the bars' tooltips do ("… at 3.2 ms").
     const ticks = niceTicks(0, span, Math.max(2, Math.round(W / 150)));
-    return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "group", "aria-label": "Timeline of the run" },
+    return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "group", "aria-label": "Timeline of the run (arrow keys move between bars)", onkeydown: onKey },
       ticks.map((t) => s("g", null,
         s("line", { x1: x(t0 + t), x2: x(t0 + t), y1: TOP - 4, y2: H, class: "grid" }),
         s("text", { x: x(t0 + t), y: 12, "text-anchor": t === 0 ? "start" : x(t0 + t) > W - 40 ? "end" : "middle", class: "tick", testid: "timeline-tick" }, t === 0 ? "0" : fmtMs(t)))),
@@ -82,11 +105,13 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
               readout.textContent = details.replace(/\n/g, " · ");
               readout.scrollIntoView({ block: "nearest", inline: "nearest" });
             };
-            // Reachable with Tab too: focus writes the same details (a tooltip needs a mouse).
+            // Reachable from the keyboard too: focus writes the same details (a tooltip needs a mouse).
+            const i = index++;
             return s("g", {
               class: `bar cat-${e.category}${dim ? " dim" : ""}`, testid: "timeline-bar", "data-category": e.category,
-              tabindex: 0, role: "button", "aria-label": details.replace(/\n/g, ", "),
-              onclick: show, onfocus: show,
+              tabindex: i === current ? 0 : -1, role: "button", "aria-label": details.replace(/\n/g, ", "),
+              onclick: show,
+              onfocus: (f: FocusEvent) => { rove((f.currentTarget as SVGGElement).ownerSVGElement!, i); show(); },
               onkeydown: (k: KeyboardEvent) => { if (k.key === "Enter" || k.key === " ") { k.preventDefault(); show(); } },
             },
               s("title", null, details),
