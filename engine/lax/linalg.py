@@ -5,8 +5,8 @@ the batch axis to the front). The JVP rules are JAX's formulas; reverse mode tra
 (only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
 these through their numpy implementations (numba has no lowering for them).
 
-Real floating dtypes, and complex ones for ``cholesky``, ``lu``, ``eigh`` and ``triangular_solve``
-(Hermitian factors, JAX's ``conjugate_a``); elsewhere complex operands raise a TypeError naming the dtype.
+Real and complex floating dtypes (Hermitian factors and JAX's ``conjugate_a`` for complex ones; the
+singular and Hermitian eigenvalues are real); other dtypes raise a TypeError naming the dtype.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from ..narrow_dtypes import kind as dtype_kind
 # Shared checks and helpers.
 
 
-def _check_matrix(name, aval, square=True, complex_ok=False):
-    if dtype_kind(aval.dtype) != "f" and not (complex_ok and dtype_kind(aval.dtype) == "c"):
+def _check_matrix(name, aval, square=True):
+    if dtype_kind(aval.dtype) not in ("f", "c"):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
-            f"real floating dtypes (convert with .astype(jnp.float32))."
+            f"real and complex floating dtypes (convert with .astype(jnp.float32))."
         )
     if aval.ndim < 2:
         raise ValueError(f"{name} requires an array of rank >= 2, got shape {aval.shape}.")
@@ -35,12 +35,13 @@ def _check_matrix(name, aval, square=True, complex_ok=False):
         raise ValueError(f"{name} requires square matrices in the last two axes, got shape {aval.shape}.")
 
 
-def _real_only(name, impl):
-    """Eager evaluation skips abstract evaluation: refuse complex operands in the impl too."""
+def _checked(name, impl):
+    """Eager evaluation runs the impl without abstract evaluation: refuse what it would refuse
+    (an integer matrix would otherwise come back factored in float64 and cast back)."""
 
     def checked(*args, **params):
         for x in args:
-            if dtype_kind(x.dtype) == "c":
+            if dtype_kind(x.dtype) not in ("f", "c"):
                 _check_matrix(name, ShapedArray(x.shape, x.dtype), square=False)
         return impl(*args, **params)
 
@@ -141,12 +142,12 @@ def _cholesky_impl(x):
         return out
 
 
-cholesky_p.def_impl(_cholesky_impl)
+cholesky_p.def_impl(_checked("cholesky", _cholesky_impl))
 
 
 @cholesky_p.def_abstract_eval
 def _cholesky_abstract(x):
-    _check_matrix("cholesky", x, complex_ok=True)
+    _check_matrix("cholesky", x)
     return x.strip_weak_type()
 
 
@@ -244,13 +245,13 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
     return out.astype(b.dtype)
 
 
-triangular_solve_p.def_impl(_triangular_solve_impl)
+triangular_solve_p.def_impl(_checked("triangular_solve", _triangular_solve_impl))
 
 
 @triangular_solve_p.def_abstract_eval
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    _check_matrix("triangular_solve", a, complex_ok=True)
-    _check_matrix("triangular_solve", b, square=False, complex_ok=True)
+    _check_matrix("triangular_solve", a)
+    _check_matrix("triangular_solve", b, square=False)
     if a.dtype != b.dtype:
         raise TypeError(
             f"triangular_solve requires a and b of one dtype, got {a.dtype.name} and {b.dtype.name}."
@@ -440,12 +441,12 @@ def _lu_impl(x):
     return [lu, piv, perm]
 
 
-lu_p.def_impl(_lu_impl)
+lu_p.def_impl(_checked("lu", _lu_impl))
 
 
 @lu_p.def_abstract_eval
 def _lu_abstract(x):
-    _check_matrix("lu", x, square=False, complex_ok=True)
+    _check_matrix("lu", x, square=False)
     m, n = x.shape[-2:]
     batch = x.shape[:-2]
     i32 = np.dtype("int32")
@@ -516,12 +517,12 @@ def _eigh_impl(x, *, lower, sort_eigenvalues):
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
-eigh_p.def_impl(_eigh_impl)
+eigh_p.def_impl(_checked("eigh", _eigh_impl))
 
 
 @eigh_p.def_abstract_eval
 def _eigh_abstract(x, *, lower, sort_eigenvalues):
-    _check_matrix("eigh", x, complex_ok=True)
+    _check_matrix("eigh", x)
     return [x.strip_weak_type(), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
 
 
@@ -589,13 +590,15 @@ svd_p = Primitive("svd", multiple_results=True)
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
+    wide = x.astype(np.complex128 if dtype_kind(x.dtype) == "c" else np.float64)
+    real = _real_dtype(x.dtype)  # (the singular values are real, for complex x too)
     if not compute_uv:
-        return [np.linalg.svd(x.astype(np.float64), compute_uv=False).astype(x.dtype)]
-    u, s, vt = np.linalg.svd(x.astype(np.float64), full_matrices=full_matrices)
-    return [s.astype(x.dtype), u.astype(x.dtype), vt.astype(x.dtype)]
+        return [np.linalg.svd(wide, compute_uv=False).astype(real)]
+    u, s, vt = np.linalg.svd(wide, full_matrices=full_matrices)
+    return [s.astype(real), u.astype(x.dtype), vt.astype(x.dtype)]
 
 
-svd_p.def_impl(_real_only("svd", _svd_impl))
+svd_p.def_impl(_checked("svd", _svd_impl))
 
 
 @svd_p.def_abstract_eval
@@ -604,7 +607,7 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
     m, n = x.shape[-2:]
     k = min(m, n)
     batch = x.shape[:-2]
-    s = ShapedArray((*batch, k), x.dtype)
+    s = ShapedArray((*batch, k), _real_dtype(x.dtype))
     if not compute_uv:
         return [s]
     um, vn = (m, n) if full_matrices else (k, k)

@@ -82,7 +82,7 @@ def check_lapack_matrix(name, x):
             raise NotImplementedError(
                 f"Unsupported dtype {np.dtype(x.dtype).name}: {name} has LAPACK's four dtypes."
             )
-        _check_matrix(name, x, complex_ok=True)
+        _check_matrix(name, x)
 
 
 @eig_p.def_abstract_eval

@@ -14,12 +14,12 @@ from .linalg import (
     _H,
     _batch_leading,
     _check_matrix,
+    _checked,
     _eye,
     _jnp,
     _lax,
     _mm,
     _params_with,
-    _real_only,
     _tril,
     lu,
     triangular_solve,
@@ -30,7 +30,8 @@ qr_p = Primitive("qr", multiple_results=True)
 
 def _pivot_order(a):
     """The column order LAPACK's geqp3 picks: at each step the remaining column with the largest
-    norm below the rows already reduced (the first such), then one Householder step as geqrf's."""
+    norm below the rows already reduced (the first such), then one Householder step as geqrf's
+    (for complex columns a reflection by the leading entry's phase: the norms left do not depend on it)."""
     r = a.copy()
     m, n = r.shape
     order = np.arange(n)
@@ -41,14 +42,14 @@ def _pivot_order(a):
         norm = np.linalg.norm(v)
         if norm == 0:
             continue
-        v[0] += np.copysign(norm, v[0])
+        v[0] += norm * (v[0] / abs(v[0]) if v[0] != 0 else 1)
         v /= np.linalg.norm(v)
-        r[j:, j:] -= 2.0 * np.outer(v, v @ r[j:, j:])
+        r[j:, j:] -= 2.0 * np.outer(v, v.conj() @ r[j:, j:])
     return order
 
 
 def _qr_one(a, full_matrices, pivoting):
-    a = a.astype(np.float64)
+    a = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     order = _pivot_order(a) if pivoting else None
     q, r = np.linalg.qr(a if order is None else a[:, order], mode="complete" if full_matrices else "reduced")
     return q, r, order
@@ -71,7 +72,7 @@ def _qr_impl(x, *, full_matrices, pivoting):
     return [stacked(0, (m, k), x.dtype), stacked(1, (k, n), x.dtype), stacked(2, (n,), np.int32)]
 
 
-qr_p.def_impl(_real_only("qr", _qr_impl))
+qr_p.def_impl(_checked("qr", _qr_impl))
 
 
 @qr_p.def_abstract_eval

@@ -559,9 +559,13 @@ def _pinv_custom_jvp():
 
 
 def _H(x):
+    return _conj(matrix_transpose(x))
+
+
+def _conj(x):
     from ._complex_parts import conj
 
-    return conj(matrix_transpose(x))
+    return conj(x)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
@@ -601,8 +605,9 @@ def _lstsq(a, b, rcond, *, numpy_resid: bool = False):
         rank = mask.sum()
         safe_s = where(mask, s, 1).astype(a.dtype)
         s_inv = where(mask, 1 / safe_s, 0)[:, np.newaxis]
-        u_t_b = matmul(_H(u), b, precision=lax.Precision.HIGHEST)
-        x = matmul(_H(vt), s_inv * u_t_b, precision=lax.Precision.HIGHEST)
+        # (JAX's u.conj().T: the conj before the transpose, unlike _H, as its jaxpr shows)
+        u_t_b = matmul(_conj(u).T, b, precision=lax.Precision.HIGHEST)
+        x = matmul(_conj(vt).T, s_inv * u_t_b, precision=lax.Precision.HIGHEST)
     if numpy_resid and (int(rank) < n or m <= n):
         resid = asarray([], a.dtype)
     else:

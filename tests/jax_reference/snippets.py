@@ -1921,6 +1921,9 @@ SNIPPETS["bessel"] = BESSEL
 from snippets_linalg_eig import LINALG_EIG  # noqa: E402
 
 SNIPPETS["linalg_eig"] = LINALG_EIG
+from snippets_complex_linalg import COMPLEX_LINALG  # noqa: E402
+
+SNIPPETS["complex_linalg"] = COMPLEX_LINALG
 
 from snippets_transfer_guard import TRANSFER_GUARD_MATRIX  # noqa: E402
 
