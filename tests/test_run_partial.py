@@ -105,7 +105,9 @@ def engine_server(tmp_path_factory):
         "wall_seconds": 10,
         # (above the wall time, so a busy loop meets the wall limit first on a quiet machine too)
         "cpu_seconds": 30,
-        "memory_bytes": 1 << 30,
+        # (small: the memory test's processes must fill it before the wall limit, and first-touch
+        # page faults on this kind of virtual machine run at 300-500 MiB/s, under load far less)
+        "memory_bytes": 512 << 20,
     }
     with ServerProcess(settings, log_path=str(log)) as s:
         yield s
@@ -170,18 +172,21 @@ def test_a_crash_keeps_what_it_finished(engine_server):
 
 
 def test_killed_at_the_memory_limit_keeps_what_it_finished(engine_server):
-    # Processes that each stay under the per-process limit and together pass the run's budget:
-    # the watchdog kills the run at once, so what it streamed is all there is.
+    # Processes that each stay under the per-process limit (RLIMIT_DATA is the 512 MiB budget; a
+    # child has the engine's ~160 MiB of data besides its own) and together pass the run's budget
+    # (~170 MiB of the engine, shared, plus 640 MiB): the watchdog kills the run at once, so what
+    # it streamed is all there is.
     code = JIT_CALL + (
         "import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n"
-        "        b = bytearray(320 << 20)\n        b[::4096] = b'x' * len(b[::4096])\n"
+        "        b = bytearray(160 << 20)\n        b[::4096] = b'x' * len(b[::4096])\n"
         "        time.sleep(30)\n        os._exit(0)\ntime.sleep(30)\n"
     )
     report = run(engine_server, code)
     error = report["error"]
-    assert not report["ok"] and error["limit"] == "memory", error
+    assert not report["ok"] and error["limit"] == "memory", (error, report["stderr"])
     assert report["stdout"] == Y_LINE and "1 transformed call" in error["message"]
     assert error["line"] in (10, 11, 16), error  # forking, or sleeping while its children fill memory
+    assert "MemoryError" not in report["stderr"]  # (no child met the per-process limit)
     finished_jit_call(report)
 
 

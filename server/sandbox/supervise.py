@@ -88,16 +88,22 @@ class Outcome:
     pending: Optional[Teardown] = field(default=None, repr=False)
 
 
-def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> Optional[int]:
-    """The run's memory: PSS of its processes plus what it keeps in tmpfs (its private mounts, or
-    in "uid" mode the scratch files its uid owns) and a charge per socket it holds
-    (``slot.SOCKET_CHARGE``). None if it could not be measured."""
+def measure_memory(
+    plan: isolation.Plan, pgid: int, workdir: Optional[str], budget: Optional[int] = None
+) -> Optional[int]:
+    """The run's memory: PSS (and SwapPss) of its processes plus what it keeps in tmpfs (its
+    private mounts, or in "uid" mode the scratch files its uid owns) and a charge per socket it
+    holds (``slot.SOCKET_CHARGE``). None if it could not be measured. With ``budget``, an upper
+    bound that fits in it may stand for the exact sum (``slot.process_memory``)."""
     if plan.mode == "uid":
         assert plan.helper is not None  # ``choose_plan`` gives every "uid" plan its helper
-        data = plan.helper.call({"op": "usage", "pgid": pgid, "workdir": workdir}, timeout=2.0)
+        request: slot.HelperRequest = {"op": "usage", "pgid": pgid, "workdir": workdir}
+        if budget is not None:
+            request["budget"] = budget
+        data = plan.helper.call(request, timeout=2.0)
         return struct.unpack("=Q", data)[0] if data and len(data) == 8 else None
     members = slot.group_members(pgid)
-    total = slot.proportional_set_size(members) + slot.socket_bytes(members)
+    total = slot.socket_bytes(members)
     if plan.private_tmp:
         for scratch in ("tmp", "var/tmp", "dev/shm"):
             path = f"/proc/{pgid}/root/{scratch}"  # the run's own tmpfs, once it has mounted it
@@ -108,7 +114,7 @@ def measure_memory(plan: isolation.Plan, pgid: int, workdir: Optional[str]) -> O
             except OSError:
                 continue
             total += (st.f_blocks - st.f_bfree) * st.f_frsize
-    return total
+    return total + slot.process_memory(members, None if budget is None else budget - total)
 
 
 def _reap(seen: Optional[Reaped] = None) -> None:
@@ -352,7 +358,9 @@ def run(
     pid, fds, workdir = spawned.pid, spawned.fds, spawned.workdir
     outcome, finished = None, False
     try:
-        outcome, finished = _supervise(pid, start, fds, limits, lambda: measure_memory(plan, pid, workdir))
+        outcome, finished = _supervise(
+            pid, start, fds, limits, lambda: measure_memory(plan, pid, workdir, limits.memory_bytes)
+        )
     finally:
         for fd in fds:
             os.close(fd)
