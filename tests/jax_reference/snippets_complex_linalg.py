@@ -163,6 +163,32 @@ COMPLEX_LINALG = [
         C + "out = jax.vmap(jax.grad(lambda a: jnp.linalg.svdvals(a)[0]))(jnp.stack([c, c.T]))",
         1e-3,
     ),
+    # jax.scipy.linalg's solvers on complex matrices (Hermitian h, the general c)
+    (
+        "scipy_solves",
+        C + "out = (jsp.linalg.solve(c, b), jsp.linalg.solve(h, b, assume_a='pos'), "
+        "jsp.linalg.solve(h, b, assume_a='her'), jsp.linalg.cho_solve(jsp.linalg.cho_factor(h), b), "
+        "tuple(jsp.linalg.lu_solve(jsp.linalg.lu_factor(c), b, trans=k) for k in (0, 1, 2)), "
+        "tuple(jsp.linalg.solve_triangular(c, b, lower=True, trans=k) for k in ('N', 'T', 'C')))",
+        1e-4,
+    ),
+    (
+        "scipy_functions",
+        C + "out = (jsp.linalg.expm(c / 4), jsp.linalg.det(c), jsp.linalg.inv(c), "
+        "jsp.linalg.eigh(h, eigvals_only=True), jsp.linalg.expm_frechet(c / 4, h / 10))",
+        1e-4,
+    ),
+    (
+        "grad_scipy_solves",
+        C + "out = jax.grad(lambda a, y: jnp.abs(jsp.linalg.solve(a, y, assume_a='her')).sum() "
+        "+ jnp.abs(jsp.linalg.solve_triangular(a, y, trans='C')).sum(), argnums=(0, 1))(h, b)",
+        1e-3,
+    ),
+    (
+        "vmap_jit_scipy_solve",
+        C + "out = jax.jit(jax.vmap(jsp.linalg.solve, (None, 0)))(c, jnp.stack([b, 1j * b]))",
+        1e-4,
+    ),
     # complex128 under x64
     (
         "default_dtype_svd_qr",
