@@ -116,6 +116,15 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     _check_arrays(primals_flat, "jvp")
     for p, t in zip(primals_flat, tangents_flat):
         pa, ta = core.get_aval(p), core.get_aval(t)
+        # (int/bool primals: their tangents are dropped below; keys' extended dtypes are not numpy's)
+        inexact = isinstance(pa.dtype, np.dtype) and dtype_kind(pa.dtype) in "fc"
+        pd, td = (core.canonical_dtype(pa.dtype), core.canonical_dtype(ta.dtype)) if inexact else (0, 0)
+        if pd != td:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case "
+                f"of int/bool primal dtype the tangent dtype must be float0.Got primal dtype {pd} and so "
+                f"expected tangent dtype {pd}, but got tangent dtype {td} instead."
+            )
         if pa.shape != ta.shape:
             raise ValueError(
                 f"jvp called with different primal and tangent shapes; got primal shape "

@@ -210,6 +210,8 @@ COMPLEX_LINALG = [
     ),
     # what JAX refuses for complex input
     ("err_slogdet_qr", C + "out = jnp.linalg.slogdet(c, method='qr')"),
+    # (a real tangent for a complex primal: JAX's jvp checks the dtypes; the engine took it)
+    ("err_jvp_real_tangent", C + "out = jax.jvp(jnp.linalg.qr, (t,), (t.real,))"),
     ("err_svd_int", "out = lax.linalg.svd(jnp.eye(2, dtype=jnp.int32))"),
     ("err_grad_svd_full", C + "out = jax.grad(lambda a: jnp.abs(jnp.linalg.svd(a)[0]).sum())(t)"),
     # printed programs
