@@ -132,9 +132,14 @@ def _dynamic_slice_abstract(x, *idx, slice_sizes):
 
 
 def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    # (JAX's rule slices the tangent first, then the primal: the order its jvp stages them in; a
+    # zero tangent stays zero)
     x, *idx = primals
+    t = tangents[0]
+    if type(t) is not ad.Zero:
+        t = dynamic_slice_p.bind(t, *idx, slice_sizes=slice_sizes)
     out = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
-    return out, dynamic_slice_p.bind(ad.instantiate_zeros(tangents[0]), *idx, slice_sizes=slice_sizes)
+    return out, t if type(t) is not ad.Zero else ad.Zero(ad.tangent_aval(core.get_aval(out)))
 
 
 def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):

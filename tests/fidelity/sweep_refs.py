@@ -288,6 +288,11 @@ def _empty(jax):
 _x3 = lambda: _f32(3)  # noqa: E731
 _add("grad(refs[fori_accumulate])", lambda jax: (jax.grad(_fori_accumulate(jax)), (_x3(),)))
 _add("grad(refs[fori_index])", lambda jax: (jax.grad(_fori_index(jax)), (_x3(),)))
+for _name, _fun in (("fori_accumulate", _fori_accumulate), ("fori_index", _fori_index)):
+    _add(
+        f"jvp(refs[{_name}])",
+        lambda jax, _fun=_fun: ((lambda x, t: jax.jvp(_fun(jax), (x,), (t,))), (_x3(), _f32(3, seed=1))),
+    )
 _add(
     "vjp(refs[made_frozen])",
     lambda jax: ((lambda x, ct: jax.vjp(_made_frozen(jax), x)[1](ct)), (_x3(), _f32(3, seed=1))),
