@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -127,26 +128,57 @@ def assert_same_output(actual: str, expected: str):
         assert abs(g - w) <= 1e-3 * max(1.0, abs(w)), f"{g} != {w}\n{actual}\n---- JAX printed:\n{expected}"
 
 
+SPMD = "spmd_mnist_classifier_fromscratch"
+# Longest first (each compiles its jitted steps with numba: 10 s to minutes of CPU).
+PROGRAMS = ["differentially_private_sgd", "mnist_vae", "mnist_classifier", SPMD]
+PROGRAMS += ["mnist_classifier_fromscratch", "advi"]
+
+
+@pytest.fixture(scope="module")
+def program_runs(request, tmp_path_factory, test_kernel_cache):
+    """The selected example programs, started at once two at a time (the machine's two cores;
+    pytest waits meanwhile), each a ``python -m engine run`` process of its own as before: name
+    -> future of its CompletedProcess. Each test waits for its own program only."""
+    selected = {
+        item.callspec.params["name"]
+        if item.originalname == "test_example_program_prints_jax_values"
+        else SPMD
+        for item in request.session.items
+        if item.module is request.module
+        and item.originalname
+        in ("test_example_program_prints_jax_values", "test_spmd_example_trains_on_every_device")
+    }
+    report = tmp_path_factory.mktemp("spmd") / "report.json"
+    pool = ThreadPoolExecutor(2)
+    runs = {
+        name: pool.submit(run_program, name, *(("--report", str(report)) if name == SPMD else ()))
+        for name in PROGRAMS
+        if name in selected and not _missing(_NEEDS.get(name, []))
+    }
+    yield runs, report
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 @pytest.mark.parametrize(
     "name",
     ["mnist_classifier", "mnist_vae", "differentially_private_sgd", "mnist_classifier_fromscratch", "advi"],
 )
-def test_example_program_prints_jax_values(name):
+def test_example_program_prints_jax_values(name, program_runs):
     missing = _missing(_NEEDS.get(name, []))
     if missing:
         pytest.skip(f"{missing} is not in the engine yet")
-    proc = run_program(name)
+    proc = program_runs[0][name].result()
     assert proc.returncode == 0, proc.stderr
     assert_same_output(proc.stdout, RECORDED["programs"][name])
 
 
-def test_spmd_example_trains_on_every_device(tmp_path):
-    name = "spmd_mnist_classifier_fromscratch"
+def test_spmd_example_trains_on_every_device(program_runs):
+    name = SPMD
     missing = _missing(_NEEDS[name])
     if missing:
         pytest.skip(f"{missing} is not in the engine yet")
-    report = tmp_path / "report.json"
-    proc = run_program(name, "--report", str(report))
+    runs, report = program_runs
+    proc = runs[name].result()
     assert proc.returncode == 0, proc.stderr
     assert_same_output(proc.stdout, RECORDED["programs"][name])
     steps = [c for c in json.loads(report.read_text())["calls"] if c["function"] == "train_step"]
