@@ -21,7 +21,7 @@ DOCS = ROOT / "tests" / "jax_docs"
 sys.path.insert(0, str(DOCS))
 import doc_cells as docs  # noqa: E402
 from doc_compare import ATOL, RTOL, outcome_mismatch  # noqa: E402
-from doc_runner import run_in_subprocess  # noqa: E402
+from doc_runner import PageRunner  # noqa: E402
 
 sys.path.remove(str(DOCS))
 
@@ -85,14 +85,32 @@ def checkout():
     return repo
 
 
+@pytest.fixture(scope="module")
+def runner(checkout, request):
+    """Each page in a fork of a process that imported the engine once (as a process of its own
+    would start, minus ~2 s of imports per page); the next selected page runs meanwhile."""
+    order = [
+        item.callspec.params["page"]
+        for item in request.session.items
+        if item.originalname == "test_page_matches_jax" and item.module is request.module
+    ]
+
+    def spec(page):
+        return docs.page_cells(page, checkout), [c["skip"] for c in _recorded(page)["cells"]]
+
+    r = PageRunner("engine", sys.executable, order, spec)
+    yield r
+    r.close()
+
+
 @pytest.mark.parametrize("page", sorted(docs.PAGES))
-def test_page_matches_jax(checkout, page):
+def test_page_matches_jax(checkout, runner, page):
     rec = _recorded(page)
     sources = docs.page_cells(page, checkout)
     assert [docs.cell_hash(s) for s in sources] == [c["hash"] for c in rec["cells"]], (
         f"{page}: the checkout's cells differ from the recorded ones; re-run tests/jax_docs/record.py"
     )
-    outcomes = run_in_subprocess("engine", sys.executable, sources, [c["skip"] for c in rec["cells"]])
+    outcomes = runner.run(page)
     matched = scored = 0
     unexpected, fixed = [], []
     for i, (cell, got) in enumerate(zip(rec["cells"], outcomes)):
