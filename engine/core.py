@@ -381,6 +381,8 @@ class EvalTrace(Trace):
             return [o if isinstance(o, Array) else array_of(o, weak and _keeps_dtype(o, args)) for o in outs]
         if primitive.weak_from_abstract_eval and not isinstance(outs, Array):
             return array_of(outs, primitive.abstract_eval(*[get_aval(v) for v in vals], **params).weak_type)
+        if "weak_type" in params:  # (convert_element_type's: the result's weak type, whatever the dtypes)
+            return outs if isinstance(outs, Array) else array_of(outs, bool(weak))
         keep = weak and (primitive.keeps_weak_type or _keeps_dtype(outs, args))
         return outs if isinstance(outs, Array) else array_of(outs, keep)
 

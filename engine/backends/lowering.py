@@ -162,6 +162,7 @@ for _p, _n in (
     (ew.expm1_p, "expm1"),
     (ew.log1p_p, "log1p"),
     (ew.logistic_p, "logistic"),
+    (ew.erf_p, "erf"),
 ):
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)

@@ -126,6 +126,27 @@ def erf(x):
 
 
 @nb.njit(**_inline)
+def erf_f32(x):
+    # XLA's float32 kernel (as engine.prng.erf_f32): each Horner step one rounding from float64.
+    if abs(x) >= np.float32(3.832506856900711):
+        return np.float32(math.copysign(1.0, x))
+    x2 = np.float64(x * x)
+    p = np.float32(0.00022905065861350646)
+    p = np.float32(x2 * p + np.float64(np.float32(0.0034082910107109506)))
+    p = np.float32(x2 * p + np.float64(np.float32(0.050955695062380861)))
+    p = np.float32(x2 * p + np.float64(np.float32(0.18520832239976145)))
+    p = np.float32(x2 * p + np.float64(np.float32(1.128379143519084)))
+    q = np.float32(-1.1791602954361697e-7)
+    q = np.float32(x2 * q + np.float64(np.float32(0.000023547966471313185)))
+    q = np.float32(x2 * q + np.float64(np.float32(0.0010179625278914885)))
+    q = np.float32(x2 * q + np.float64(np.float32(0.014070470171167667)))
+    q = np.float32(x2 * q + np.float64(np.float32(0.11098505178285362)))
+    q = np.float32(x2 * q + np.float64(np.float32(0.49746925110067538)))
+    q = np.float32(x2 * q + np.float64(1.0))
+    return np.float32(x * p) / q
+
+
+@nb.njit(**_inline)
 def erf_inv_f32(x):
     # Giles' single-precision polynomial, the same one the interpreter (and XLA) evaluates.
     w = -np.log1p(-x * x)

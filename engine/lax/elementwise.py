@@ -158,6 +158,10 @@ def _logistic(x):
 def _erf(x):
     import math
 
+    if x.dtype == np.float32:  # XLA's float32 kernel, not the correctly rounded value
+        from ..prng import erf_f32
+
+        return erf_f32(x)
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
 
 

@@ -2041,6 +2041,9 @@ SNIPPETS["fuzz_texts"] = FUZZ_TEXTS
 from snippets_fuzz2_values import FUZZ2_VALUES  # noqa: E402
 
 SNIPPETS["fuzz2_values"] = FUZZ2_VALUES
+from snippets_fuzz2_fidelity import FUZZ2_FIDELITY  # noqa: E402
+
+SNIPPETS["fuzz2_fidelity"] = FUZZ2_FIDELITY
 from snippets_compile_time_eval import COMPILE_TIME_EVAL  # noqa: E402
 
 SNIPPETS["compile_time_eval"] = COMPILE_TIME_EVAL
