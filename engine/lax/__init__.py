@@ -12,6 +12,7 @@ from .dot_general import Precision, PrecisionLike  # noqa: F401
 from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers  # noqa: F401
 from .complex_numbers import real, imag, conj, complex  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
+from . import lapack_kernels  # noqa: F401,E402  (their float16/bfloat16 refusal)
 from .special import (
     lgamma,
     digamma,

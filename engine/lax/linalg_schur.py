@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
+from ..narrow_dtypes import kind as dtype_kind
 from . import householder_numpy as hh
 from .linalg import _batch_leading
 from .linalg_eig import check_lapack_matrix
@@ -20,7 +21,11 @@ from .linalg_eig import check_lapack_matrix
 def _check_operand(name, x, i=0):
     if x.ndim < 2:
         raise TypeError(f"Input {i} to {name} must have rank at least 2, but got shape={x.shape}")
-    if np.dtype(x.dtype) not in (np.float32, np.float64, np.complex64, np.complex128):
+    # (float16 and bfloat16 are staged, and refused when run: engine/lax/lapack_kernels.py)
+    if (
+        np.dtype(x.dtype) not in (np.float32, np.float64, np.complex64, np.complex128)
+        and dtype_kind(x.dtype) not in "fc"
+    ):
         raise TypeError(
             f"{name} does not accept dtype {np.dtype(x.dtype).name}: it takes float32/64 or complex64/128."
         )

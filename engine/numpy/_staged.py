@@ -34,6 +34,9 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                 if type(a) is not core.Array and isinstance(a, core.Array):
                     _check_devices(fn, args)
                     break
+            for a in (*args, *kwargs.values()):
+                if type(a) is int and not _INT_RANGE[0] <= a <= _INT_RANGE[1]:
+                    _check_int_arguments(fn, static_argnames, args, kwargs)
             if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
                 return transfers.call_jitted(fn, args, kwargs, static_argnames)
             return fn(*args, **kwargs)
@@ -80,6 +83,28 @@ def _check_statics(fn, static_argnames, positions: list, args, kwargs) -> None:
             check_static_hashable(kwargs[name])
         elif position < len(args):
             check_static_hashable(args[position])
+
+
+_INT_RANGE = [-(2**31), 2**31 - 1]  # the default int's range (int64's under x64)
+
+
+def _on_x64(on: bool) -> None:
+    _INT_RANGE[:] = [-(2**63), 2**63 - 1] if on else [-(2**31), 2**31 - 1]
+
+
+core.x64_listeners.append(_on_x64)
+
+
+def _check_int_arguments(fn, static_argnames, args, kwargs) -> None:
+    """JAX's jit parses a Python int argument as the default int type, so one outside its range
+    raises OverflowError, even where the function would have converted it to a wider dtype
+    (``random.randint(key, (4,), 0, 2**32 - 1, "uint32")``). Static arguments are not parsed."""
+    for name, value in _signature(fn).bind(*args, **kwargs).arguments.items():
+        if name not in static_argnames and type(value) is int and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+            raise OverflowError(
+                "An overflow was encountered while parsing an argument to a jitted computation, whose "
+                f"argument path is {name}. Got <class 'int'> with value {value}"
+            )
 
 
 def _check_devices(fn, args) -> None:

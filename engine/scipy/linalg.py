@@ -157,7 +157,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
 def _lu(a, permute_l: bool):
     (a,) = promote_dtypes_inexact(jnp.asarray(a))
     lu_, _, perm = lax_linalg.lu(a)
-    m, n = a.shape[-2:]
+    m, n = a.shape  # (a matrix only, as JAX's: a batch of them raises ValueError here; vmap maps it)
     # p[i, j] = (perm[j] == i), as JAX builds it (compared, copied into an array, converted)
     p = jnp.real(jnp.array(perm[..., None, :] == jnp.arange(m, dtype=perm.dtype)[:, None], dtype=a.dtype))
     k = min(m, n)
