@@ -68,10 +68,10 @@ run: install
 
 # The engine's docstring examples run too (in JAX's namespace: engine/conftest.py). A run without
 # numba on purpose sets JAXPLAY_TESTS_WITHOUT_NUMBA=1; otherwise a broken numba fails the jit tests.
-# --durations: the log lists the slowest tests, so CI time can be watched and spent where it shows.
+# tests/run_all.py: the engine's tests in two pytest processes side by side, then alone the tests with
+# wall-clock limits (servers, sandboxes) and the browser tests; --durations lists the slowest in the log.
 test: install-test lint
-	$(BIN)/python -m pytest --doctest-modules engine
-	$(BIN)/python -m pytest --durations=25 tests e2e
+	$(BIN)/python tests/run_all.py
 
 # About a minute: ruff (rules and format, config in pyproject.toml), mypy (see [tool.mypy]), the
 # page's generated report types against the pydantic models, and the page's TypeScript check.
