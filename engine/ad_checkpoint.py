@@ -1,5 +1,6 @@
 """Gradient checkpointing (``jax.checkpoint`` / ``jax.remat``): the ``remat2`` call primitive,
-``checkpoint_name`` (the ``name`` primitive), the saving policies and ``print_saved_residuals``.
+``checkpoint_name`` (the ``name`` primitive) and the saving policies (``print_saved_residuals``
+is in saved_residuals.py).
 
 Differentiating a checkpointed function saves, for the backward pass, only its inputs and what the
 policy allows; every other intermediate is recomputed there from them (the backward pass is a
@@ -20,7 +21,7 @@ import numpy as np
 
 from . import ad, batching, core, ir
 from .backends.rows import Scalar, Special, lowerings
-from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, eval_jaxpr
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .source_info import NO_SOURCE
 from .staging import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -435,13 +436,20 @@ def _checkpoint_batch(
 
 
 def _split(
-    jaxpr: Jaxpr, in_unknowns: Sequence[bool], policy: Callable[..., bool] | None
+    jaxpr: Jaxpr,
+    in_unknowns: Sequence[bool],
+    policy: Callable[..., bool] | None,
+    loop_body: Sequence[bool] | None = None,
 ) -> tuple[Jaxpr, Jaxpr, list[bool], int, list[bool]]:
     """``(known, staged, out_unknowns, num_res, staged_inputs)``.
 
     ``known: known ins -> known outs + residuals``, the residuals being outputs of equations the
     policy saves; ``staged: residuals + the inputs it reads (staged_inputs) -> unknown outs``, which
     reruns every known equation it needs that the policy does not save.
+
+    ``loop_body``: the split of a loop's body (JAX's rule for a scan splits it so), the outputs
+    forced unknown (its carries made unknown): the staged part computes every output, the known
+    ones too, and its split equations stay whole (the remat's transpose splits the loop).
     """
     saveable = policy or nothing_saveable
     unknown: dict[Var, bool] = {v: u for v, u in zip(jaxpr.in_binders, in_unknowns)}
@@ -450,6 +458,7 @@ def _split(
     known_eqns: list[JaxprEqn] = []
     staged_eqns: list[JaxprEqn] = []
     rule_reads: dict[int, list[Atom]] = {}  # a split equation's unknown part -> what it reads, in order
+    whole: dict[Var, Any] = {}  # outputs of the staged equations of policy_split_rules -> their rule
     for eqn in jaxpr.eqns:
         unks_in = [type(x) is Var and unknown[x] for x in eqn.inputs]
         rule = remat_split_rules.get(eqn.primitive) or ad.partial_eval_jaxpr_rules.get(eqn.primitive)
@@ -464,6 +473,19 @@ def _split(
                 staged_eqns.extend(inlined or [call])
                 recomputed.update((v, e) for e in inlined or [call] for v in e.out_binders)
             staged_eqns.append(eqn2)  # (after the recomputation of the residuals it reads)
+            unknown.update(zip(eqn.out_binders, unks_out))
+            continue
+        custom = policy_split_rules.get(eqn.primitive) if any(unks_in) else None
+        made = custom(saveable, unks_in, eqn) if custom is not None else None
+        if made is not None:
+            # The rule split the equation with the policy itself: its residuals are saved, and its
+            # staged equation, computing every output, stays whole until the split below.
+            known_eqn, staged_eqn, unks_out, rule_res = made
+            known_eqns.append(known_eqn)
+            saved.update(rule_res)
+            staged_eqns.append(staged_eqn)
+            rule_reads[id(staged_eqn)] = [*eqn.inputs, *rule_res]
+            whole.update(dict.fromkeys(staged_eqn.out_binders, custom))
             unknown.update(zip(eqn.out_binders, unks_out))
             continue
         unknown_part: JaxprEqn | list[JaxprEqn] | None = None
@@ -504,9 +526,13 @@ def _split(
             staged_eqns.extend(parts)
         unknown.update(zip(eqn.out_binders, unks_out))
     out_unknowns = [type(x) is Var and unknown[x] for x in jaxpr.outs]
-    staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u]
+    if loop_body is not None:
+        out_unknowns = [u or f for u, f in zip(out_unknowns, loop_body)]
+    staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u or loop_body is not None]
     staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))
     staged = Jaxpr([], [], [_recomputation(e, recomputed) for e in staged.eqns], staged.outs)
+    if whole and loop_body is None:
+        staged = Jaxpr([], [], _split_whole(staged.eqns, whole, unknown), staged.outs)
     defined = {v for e in staged.eqns for v in e.out_binders}
     free = {x: None for e in staged.eqns for x in e.inputs if type(x) is Var and x not in defined}
     free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
@@ -524,7 +550,40 @@ def _split(
     known_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
+    if loop_body is not None:  # (JAX's reduce_precision goes on the remat's residuals only)
+        return known, staged, out_unknowns, len(res), staged_inputs
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
+
+
+def _split_whole(eqns: Sequence[JaxprEqn], whole: dict[Var, Any], unknown: dict[Var, bool]) -> list[JaxprEqn]:
+    """The staged equations, each one a policy_split_rules rule staged whole (what of it is left
+    after dead code elimination) split into its known and unknown halves, as the remat's transpose
+    splits it (JAX's partial_eval_jaxpr_nounits of the staged jaxpr)."""
+    out: list[JaxprEqn] = []
+    for e in eqns:
+        rule = next((whole[v] for v in e.out_binders if v in whole), None)
+        if rule is None:
+            out.append(e)
+        else:
+            out.extend(rule.split_staged([type(x) is Var and unknown.get(x, False) for x in e.inputs], e))
+    return out
+
+
+class PolicySplitRule:
+    """A primitive's split under a remat's policy (JAX's partial_eval_jaxpr_custom rule), where it
+    splits its sub-jaxprs with the policy: ``rule(policy, unknowns_in, eqn)`` gives ``(known
+    equation, staged equation computing every output, unknowns out, residuals)``, or None where
+    the engine's split of the equation as a whole comes out the same; ``split_staged(unknowns_in,
+    staged)`` the equations the remat's transpose splits the staged one into."""
+
+    def __call__(self, policy: Callable[..., Any], unks_in: list[bool], eqn: JaxprEqn) -> Any:
+        raise NotImplementedError
+
+    def split_staged(self, unks_in: list[bool], eqn: JaxprEqn) -> list[JaxprEqn]:
+        raise NotImplementedError
+
+
+policy_split_rules: dict[core.Primitive, PolicySplitRule] = {}
 
 
 # Primitive -> a rule as ``ad.partial_eval_jaxpr_rules``' for a remat's split of the equation, where
@@ -699,99 +758,5 @@ ad.partial_eval_jaxpr_rules[checkpoint_p] = _checkpoint_partial_eval_jaxpr
 batching.batch_rules[checkpoint_p] = _checkpoint_batch
 
 
-# ---------------------------------------------------------------------------------------------
-# What reverse mode saves.
-
-
-def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[core.ShapedArray, str]]:
-    """``(aval, where it comes from)`` for each value ``vjp(f, *args)`` saves for the backward pass."""
-    leaves, in_tree = tree_flatten((args, kwargs))
-    names = _arg_names(f, args, kwargs)
-
-    def residuals(*xs: Any) -> list[Any]:
-        a, kw = tree_unflatten(in_tree, list(xs))
-        out_store: list[Any] = []
-
-        def flat(*ys: Any) -> list[Any]:
-            b, kw2 = tree_unflatten(in_tree, list(ys))
-            out, tree = tree_flatten(f(*b, **kw2))
-            out_store[:] = [tree]
-            return out
-
-        _, (_, consts, _, _, _) = ad.linearize_flat(flat, list(xs))
-        return list(consts)
-
-    closed = trace_to_jaxpr(residuals, [core.get_aval(x) for x in leaves])
-    return _describe(closed, names, core.current_source_info())
-
-
-def _describe(
-    closed: ClosedJaxpr, arg_names: Sequence[str], site: core.SourceInfo | None = None
-) -> list[tuple[core.ShapedArray, str]]:
-    """Each residual's origin. JAX names no line for an equation the AD machinery made at the
-    call of ``saved_residuals`` itself (``site``: the known half of a jit), nor for one a rule
-    made (``NO_SOURCE``)."""
-    from .lax.elementwise import reduce_precision_p
-
-    j = closed.jaxpr
-    through = {e.out_binders[0]: e.inputs[0] for e in j.eqns if e.primitive is reduce_precision_p}
-    res = {through.get(x, x): None for x in j.outs if type(x) is Var}
-    out: list[tuple[core.ShapedArray, str]] = [
-        (x.aval, "from a literal") for x in j.outs if type(x) is Literal
-    ]
-    out += [(v.aval, "from a constant") for v in j.constvars if v in res]
-    out += [(v.aval, f"from the argument {name}") for v, name in zip(j.in_binders, arg_names) if v in res]
-    for eqn in j.eqns:
-        for v in eqn.out_binders:
-            if v in res:
-                info = eqn.source_info
-                at_site = site is not None and info is not None and _same_line(info, site)
-                src = "" if at_site else _summarize(info)
-                if eqn.primitive is name_p:
-                    out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
-                elif eqn.primitive.name == "jit":
-                    out.append((v.aval, f"output of jitted function '{eqn.params['name']}' from {src}"))
-                else:
-                    out.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
-    return out
-
-
-def _same_line(a: core.SourceInfo, b: core.SourceInfo) -> bool:
-    return (a.file, a.line, a.function) == (b.file, b.line, b.function)
-
-
-def _summarize(info: core.SourceInfo | None) -> str:
-    if info is None:
-        return "unknown"
-    if info is NO_SOURCE:
-        return ""
-    col = info.column
-    if col is None or info.position is None:
-        return repr(info)
-    return f"{info.file}:{info.line}:{col} ({info.position[0].co_qualname})"
-
-
-def _arg_names(f: Callable, args: tuple, kwargs: dict) -> list[str]:
-    """Each flat argument's name as JAX's debug info spells it: ``x``, ``params['w']``, ``xs[0]``."""
-    try:
-        bound = inspect.signature(f).bind(*args, **kwargs)
-        named = list(bound.arguments.items())
-    except (TypeError, ValueError):
-        named = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
-    from .tree_util import keystr, tree_flatten_with_path  # noqa: F811
-
-    names: list[str] = []
-    for name, value in named:
-        for path, _ in tree_flatten_with_path(value)[0]:
-            names.append(name + keystr(path))
-    return names
-
-
-def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:
-    """Print what reverse mode of ``f`` at ``args`` saves, one residual a line.
-
-    >>> print_saved_residuals(lambda x: jnp.sin(jnp.sin(x)), 1.0)
-    f32[] output of cos from ...
-    """
-    for aval, src in saved_residuals(f, *args, **kwargs):
-        print(f"{aval.str_short()} {src}")
+# What reverse mode saves: in its own module (it reads name_p, defined above).
+from .saved_residuals import print_saved_residuals, saved_residuals  # noqa: E402, F401
