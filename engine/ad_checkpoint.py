@@ -572,8 +572,8 @@ def _split_whole(eqns: Sequence[JaxprEqn], whole: dict[Var, Any], unknown: dict[
 class PolicySplitRule:
     """A primitive's split under a remat's policy (JAX's partial_eval_jaxpr_custom rule), where it
     splits its sub-jaxprs with the policy: ``rule(policy, unknowns_in, eqn)`` gives ``(known
-    equation, staged equation computing every output, unknowns out, residuals)``, or None where
-    the engine's split of the equation as a whole comes out the same; ``split_staged(unknowns_in,
+    equation, staged equation computing every output, unknowns out, residuals)``, or None to split
+    it as ``remat_split_rules`` / ``ad.partial_eval_jaxpr_rules`` do; ``split_staged(unknowns_in,
     staged)`` the equations the remat's transpose splits the staged one into."""
 
     def __call__(self, policy: Callable[..., Any], unks_in: list[bool], eqn: JaxprEqn) -> Any:

@@ -4,8 +4,8 @@ Under a policy that saves values inside the loop's body (``dots_saveable``, ``sa
 ...), the body itself is split with the policy: the known scan (in a ``closed_call``, after its
 hoisted loop invariants) also returns the values the policy saves, stacked (or once, if loop
 invariant), and the staged scan reads them and recomputes the rest of the body it needs, rather
-than the whole known scan being recomputed (the engine's split of the scan as a whole, which gives
-JAX's text where the policy saves nothing in the body, or the whole scan).
+than the whole known scan being recomputed. (The policy is asked about the body's equations, never
+about the scan itself, as JAX's rule asks it.)
 
 The staged scan computes every output (JAX's ``ensure_out_inst``) and stays whole until the dead
 code of the remat's staged jaxpr is gone; then it is split as the remat's transpose splits it
@@ -20,6 +20,7 @@ from typing import Any, Callable
 from .. import ad_checkpoint
 from ..closed_call import call_of
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..state.types import AbstractRef
 from .scan import _hoisted, _scan_partial_eval_jaxpr, scan_p
 
 
@@ -27,10 +28,8 @@ class _ScanPolicySplit(ad_checkpoint.PolicySplitRule):
     def __call__(self, policy: Callable[..., Any], unks_in: list[bool], eqn: JaxprEqn) -> Any:
         p = eqn.params
         body = p["jaxpr"]
-        if body.consts or body.jaxpr.constvars:
-            return None
-        if policy(scan_p, *[x.aval for x in eqn.inputs], **p):
-            return None  # (saved whole)
+        if body.consts or body.jaxpr.constvars or any(isinstance(x.aval, AbstractRef) for x in eqn.inputs):
+            return None  # (constants of its own, or refs: split whole, by remat_split_rules' row)
         j, nc, nk = body.jaxpr, p["num_consts"], p["num_carry"]
         ny = len(j.outs) - nk
         c_uk, k_uk, x_uk = list(unks_in[:nc]), list(unks_in[nc : nc + nk]), list(unks_in[nc + nk :])
@@ -43,8 +42,6 @@ class _ScanPolicySplit(ad_checkpoint.PolicySplitRule):
             if new == k_uk:
                 break
             k_uk = new
-        if not nres:
-            return None  # (the policy saves nothing the staged body reads)
         uk_all = [*c_uk, *k_uk, *x_uk]
         n_kc = nc - sum(c_uk)
         kin = [x for x, u in zip(eqn.inputs, uk_all) if not u]
@@ -90,7 +87,15 @@ class _ScanPolicySplit(ad_checkpoint.PolicySplitRule):
         if not any(unks_in):
             return [eqn]
         known, unknown, _, _ = _scan_partial_eval_jaxpr(unks_in, eqn, True)
-        return [*known, *(unknown if isinstance(unknown, list) else [unknown])]
+        staged = unknown if isinstance(unknown, list) else [unknown]
+        # (a known scan left with no outputs goes, with what only it read: JAX's never shows)
+        read = {x for e in staged for x in e.inputs if type(x) is Var} | set(eqn.out_binders)
+        kept: list[JaxprEqn] = []
+        for e in reversed(known):
+            if any(v in read for v in e.out_binders):
+                kept.insert(0, e)
+                read.update(x for x in e.inputs if type(x) is Var)
+        return [*kept, *staged]
 
 
 ad_checkpoint.policy_split_rules[scan_p] = _ScanPolicySplit()

@@ -133,6 +133,13 @@ _POLICIES = {
     "save_from_both_policies": lambda cp: cp.save_from_both_policies(
         cp.dots_saveable, cp.save_only_these_names("h")
     ),
+    "offload_dot_with_no_batch_dims": lambda cp: cp.offload_dot_with_no_batch_dims("device", "pinned_host"),
+    "save_and_offload_only_these_names": lambda cp: cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=[],
+        names_which_can_be_offloaded=["h"],
+        offload_src="device",
+        offload_dst="pinned_host",
+    ),
 }
 
 
@@ -146,4 +153,89 @@ def _make_policy(program, policy):
 
 for _name, _program in (("dots_scan", _dots_scan), ("dots_batched", _dots_batched)):
     for _policy in _POLICIES:
+        CASES[f"nested_ad.{_name}.grad_checkpoint[{_policy}]"] = _make_policy(_program, _policy)
+
+
+# --- the policies inside loop bodies: what JAX's scan rule saves of a remat'ed body ---
+
+
+def _dots_fori(jax):
+    """A fori_loop (a scan: its trip count is static) whose body has a matrix product and a name."""
+    lax, jnp = jax.lax, jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+        body = lambda i, c: jnp.cos(checkpoint_name(jnp.sin(w @ c), "h")) * c + x
+        return jnp.sum(lax.fori_loop(0, 3, body, x))
+
+    return f
+
+
+def _two_names_scan(jax):
+    """A reversed scan with two named values, one of them a matrix product of the xs."""
+    lax, jnp = jax.lax, jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+
+        def body(c, a):
+            g = checkpoint_name(w @ (a * c), "g")
+            h = checkpoint_name(jnp.sin(g) * c, "h")
+            return jnp.tanh(h), h * g
+
+        c, ys = lax.scan(body, x, jnp.arange(1.0, 4.0), reverse=True)
+        return jnp.sum(c * c) + jnp.sum(ys)
+
+    return f
+
+
+def _invariant_dot_scan(jax):
+    """A scan whose body has a matrix product of its consts alone (hoisted before the loop) and
+    one of its carry."""
+    lax, jnp = jax.lax, jax.numpy
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+
+        def body(c, a):
+            v = jnp.sin(w @ w)
+            return jnp.sin(v @ c) * a, jnp.cos(c)
+
+        c, ys = lax.scan(body, x, jnp.arange(1.0, 3.0))
+        return jnp.sum(c) + jnp.sum(ys)
+
+    return f
+
+
+def _nested_scan(jax):
+    """A scan in a scan, the matrix product in the inner body."""
+    lax, jnp = jax.lax, jax.numpy
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+
+        def inner(c, a):
+            return jnp.sin(w @ c) * a, c
+
+        def outer(c, b):
+            c, ys = lax.scan(inner, c, b + jnp.arange(2.0))
+            return jnp.cos(c), jnp.sum(ys)
+
+        c, zs = lax.scan(outer, x, jnp.arange(1.0, 3.0))
+        return jnp.sum(c) + jnp.sum(zs)
+
+    return f
+
+
+_NAMED = ("dots_saveable", "save_only_these_names", "save_any_names_but_these", "nothing_saveable")
+_UNNAMED = ("dots_saveable", "everything_saveable", "nothing_saveable")
+for _name, _program, _policies in (
+    ("dots_fori", _dots_fori, _NAMED),
+    ("two_names_scan", _two_names_scan, _NAMED),
+    ("invariant_dot_scan", _invariant_dot_scan, _UNNAMED),
+    ("nested_scan", _nested_scan, _UNNAMED),
+):
+    for _policy in _policies:
         CASES[f"nested_ad.{_name}.grad_checkpoint[{_policy}]"] = _make_policy(_program, _policy)
