@@ -218,7 +218,12 @@ class CompileJob:
     when it was queued, started and ready, and its executable (or error) once ``done``."""
 
     def __init__(self, closed: ClosedJaxpr, name: str, args: Sequence[object] | None):
-        self.closed: ClosedJaxpr | None = closed
+        # Held weakly: a program no one can call again by the time its turn comes (its ``jit``
+        # function or its caller's trace is gone) is not compiled. A session that calls many
+        # programs once (a notebook, the test suite) queued hundreds of compiles nobody awaited
+        # but ``wait_for_compiles`` and every call that shared the GIL with them.
+        self.closed = weakref.ref(closed)
+        self.skipped = False  # (its program had died when its turn came: nothing was compiled)
         self.name = name
         self.layout_args = args  # a call's arguments: specialise on their layouts too
         self.queued = time.perf_counter()
@@ -230,8 +235,13 @@ class CompileJob:
 
     def run(self) -> None:
         self.started = time.perf_counter()
-        closed = self.closed
-        assert closed is not None
+        closed = self.closed()
+        if closed is None:
+            self.skipped = True
+            self.ready = self.started
+            self.layout_args = None
+            self.done.set()
+            return
         try:
             with monitoring.quiet():
                 backend = get_backend()
@@ -246,7 +256,7 @@ class CompileJob:
             self.error = e
         finally:
             self.ready = time.perf_counter()
-            self.closed = self.layout_args = None  # (the job must not keep its program alive)
+            self.layout_args = None  # (the job must not keep its program's arguments alive)
             self.done.set()
 
 
