@@ -50,10 +50,34 @@ def test_second_process_loads_from_disk(tmp_path):
     assert first == dict(cache="miss", value=3.0)
     second = run_fresh(tmp_path)
     assert second == dict(cache="disk", value=3.0)
-    files = [f for f in os.listdir(tmp_path) if f.endswith(".py")]
-    assert len(files) == 1 and not any(f.startswith(".tmp") for f in os.listdir(tmp_path))
+    files = sorted(f.split("_")[0] for f in os.listdir(tmp_path) if f.endswith(".py"))
+    assert files == ["engine", "kernel"]  # the program's module, and its one (shared) kernel's
+    assert not any(f.startswith(".tmp") for f in os.listdir(tmp_path))
     other = run_fresh(tmp_path, c=3.0)  # different constant, different source: compiled anew
     assert other == dict(cache="miss", value=4.0)
+
+
+def _kernels(exe):
+    return {id(v) for v in vars(exe.module).values() if isinstance(v, nb_jit.nb.core.registry.CPUDispatcher)}
+
+
+def test_programs_with_equal_loop_nests_share_their_kernels(tmp_path, monkeypatch):
+    # A kernel is compiled once per text, whatever program it is in: the same function under
+    # another name and at other shapes is another program (module) with the same loop nest.
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    backend = nb_jit.NumbaBackend()
+    f = lambda x: lax.add(lax.mul(x, x), lax.exp(x))  # noqa: E731
+    x, y = np.ones(3, np.float32), np.full((6, 7), 2.0, np.float32)
+    a = backend.compile(jax.jit(f).lower(Array(x)).jaxpr, "f")
+    b = backend.compile(jax.jit(f).lower(Array(y)).jaxpr, "g")
+    assert a.source != b.source and a.module is not b.module
+    assert _kernels(a) == _kernels(b) and len(_kernels(a)) == 1
+    files = sorted(f.split("_")[0] for f in os.listdir(tmp_path) if f.endswith(".py"))
+    assert files == ["engine", "engine", "kernel"]
+    np.testing.assert_allclose(b(y)[0], y * y + np.exp(y), rtol=1e-6)
+    np.testing.assert_allclose(a(x)[0], x * x + np.exp(x), rtol=1e-6)
+    # (the source shown keeps its kernels: only the module written to the cache binds shared ones)
+    assert "_kernel(" not in a.source
 
 
 def test_memory_hit_for_same_source(tmp_path, monkeypatch):

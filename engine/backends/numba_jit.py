@@ -26,7 +26,8 @@ of its source and the numba/numpy versions, atomically, and imported from there 
 This module is the backend (loading generated modules through the disk cache, programs specialised
 on input layouts); beside it: ``numba_codegen`` (the code generator), ``numba_runtime`` (what
 generated code calls: argument types, thread pool, buffer pool), ``numba_loops`` (control flow),
-``numba_scatter``, ``numba_cache`` (the disk cache).
+``numba_scatter``, ``numba_cache`` (the disk cache), ``numba_shared`` (kernels compiled once for
+every program whose loop nests have their text).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from .numba_codegen import Codegen, _Flat
 from . import jaxpr_wire, kernel_client, numba_math, numba_rt, numba_special
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
 from .numba_runtime import _c
+from .numba_shared import SharedKernels
 
 if TYPE_CHECKING:
     from ..jit_runtime import Executable
@@ -74,10 +76,12 @@ def _safe_name(name) -> str:
 
 class NumbaBackend:
     name = "numba"
+    share_kernels = True  # (``numba_shared``; the server's compile service compiles whole modules)
 
     def __init__(self) -> None:
         self._modules: dict[str, object] = {}
         self._lock = threading.Lock()
+        self._shared = SharedKernels(module_key, _write_atomic)
 
     def shared_kernels(self, closed: ClosedJaxpr, name: str) -> bool:
         """Whether the server's compile service holds this program's kernels, compiled for an
@@ -154,26 +158,39 @@ class NumbaBackend:
             if mod is not None:
                 return mod, "hit"
             path = os.path.join(cache_dir(), f"engine_{key}.py")
+            # (the module as written and imported: its shareable kernels bound to shared modules)
+            linked, texts, compiled = source, {}, []
+            if self.share_kernels and not kernel_client.connected():
+                linked, texts = self._shared.link(source)
             existed = os.path.exists(path)
             if existed:
                 with open(path) as f:
-                    existed = f.read() == source
+                    existed = f.read() == linked
             fetched = None
             if not existed:
-                _write_atomic(path, source)
+                _write_atomic(path, linked)
                 if program is not None and kernel_client.connected():
                     fetched = kernel_client.fetch(key, path, program)
                     existed = fetched is not None
             spec = importlib.util.spec_from_file_location(f"engine_kernels_{key}", path)
             mod = importlib.util.module_from_spec(spec)
+            if texts:
+                mod._kernel = self._shared.loader(texts, cache_dir(), compiled)  # type: ignore[attr-defined]
             # Registered first: numba's cache records (and on load re-imports) the module by name.
             sys.modules[spec.name] = mod
             spec.loader.exec_module(mod)  # compiles (or loads from numba's cache) every kernel
-            kernels = [v for v in vars(mod).values() if isinstance(v, nb.core.registry.CPUDispatcher)]
-            # (kernels the compile service compiled for this very request were compiled, not found)
+            shared = self._shared.ids()
+            kernels = [
+                v
+                for v in vars(mod).values()
+                if isinstance(v, nb.core.registry.CPUDispatcher) and id(v) not in shared
+            ]
+            # (kernels the compile service compiled for this very request were compiled, not found;
+            # shared kernels count as compiled when this load compiled them)
             loaded = (
                 existed
                 and fetched != "compiled"
+                and not compiled
                 and all(sum(k.stats.cache_hits.values()) > 0 for k in kernels)
             )
             self._modules[key] = mod

@@ -129,6 +129,8 @@ def compile_request(request: Any, cache: str) -> dict[str, Any]:
     keys: list[str] = []
 
     class Checked(NumbaBackend):
+        share_kernels = False  # (the run loads these files beside its own module: kernels inline)
+
         def _load(self, source: str, program: Any = None) -> Any:
             check_module(source)
             out = super()._load(source)
