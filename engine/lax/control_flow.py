@@ -15,7 +15,7 @@ from __future__ import annotations
 from .cond import cond, cond_p, platform_dependent, switch  # noqa: F401
 from .loops import fori_loop, while_loop, while_p  # noqa: F401
 from .scan import map, scan, scan_p  # noqa: F401
-from . import scan_remat  # noqa: F401,E402  (scan's split under a remat's policy)
+from . import cond_remat, scan_remat  # noqa: F401,E402  (their splits under a remat's policy)
 
 __all__ = [
     "cond",

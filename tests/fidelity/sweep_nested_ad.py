@@ -229,6 +229,39 @@ def _nested_scan(jax):
     return f
 
 
+def _dots_cond(jax):
+    """A cond whose taken branch has a matrix product and a named value."""
+    lax, jnp = jax.lax, jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+
+        def taken(c):
+            return jnp.cos(checkpoint_name(jnp.sin(w @ c), "h")) * c
+
+        return jnp.sum(lax.cond(jnp.sum(x) > 0, taken, lambda c: jnp.sin(c) * c, x))
+
+    return f
+
+
+def _dots_switch(jax):
+    """A switch whose branches save different residuals (merged into slots by type)."""
+    lax, jnp = jax.lax, jax.numpy
+    from jax.ad_checkpoint import checkpoint_name
+
+    def f(x):
+        w = jnp.arange(9.0, dtype=jnp.float32).reshape(3, 3) / 10.0
+        branches = [
+            lambda c: jnp.tanh(checkpoint_name(w @ c, "h")) * jnp.sum(c),
+            lambda c: jnp.sin(checkpoint_name(jnp.cos(c), "h")) * (w @ c),
+            lambda c: c * c,
+        ]
+        return jnp.sum(lax.switch(jnp.int32(x[0] > 0) + jnp.int32(x[1] > 0), branches, x))
+
+    return f
+
+
 _NAMED = ("dots_saveable", "save_only_these_names", "save_any_names_but_these", "nothing_saveable")
 _UNNAMED = ("dots_saveable", "everything_saveable", "nothing_saveable")
 for _name, _program, _policies in (
@@ -236,6 +269,8 @@ for _name, _program, _policies in (
     ("two_names_scan", _two_names_scan, _NAMED),
     ("invariant_dot_scan", _invariant_dot_scan, _UNNAMED),
     ("nested_scan", _nested_scan, _UNNAMED),
+    ("dots_cond", _dots_cond, (*_NAMED, "everything_saveable")),
+    ("dots_switch", _dots_switch, _NAMED),
 ):
     for _policy in _policies:
         CASES[f"nested_ad.{_name}.grad_checkpoint[{_policy}]"] = _make_policy(_program, _policy)
