@@ -272,3 +272,34 @@ def test_closed_call_rules_differentiate_batch_and_stage_like_its_body():
         rtol=1e-6,
     )
     assert "closed_call" in str(jax.make_jaxpr(jax.grad(lambda a: call(a, y).sum()))(x))
+
+
+def test_a_remat_scan_saves_what_the_policy_saves_in_its_body(capsys):
+    # JAX 0.10.2 (its scan rule splits the body with the policy): under dots_saveable the body's
+    # matrix products are saved, stacked over the iterations (a closed_call's output), and the
+    # carry's initial value is not; under nothing_saveable only the inputs are
+    def f(x):
+        def body(c, a):
+            h = checkpoint_name(jnp.sin(W @ c), "h")
+            return h * a, jnp.cos(h)
+
+        c, ys = jax.lax.scan(body, x, jnp.arange(1.0, 3.0))
+        return jnp.sum(c) + jnp.sum(ys)
+
+    for policy, want in [
+        (P.dots_saveable, ["f32[3,3] from a constant", "f32[2,3] output of closed_call from "]),
+        (
+            P.save_only_these_names("h"),
+            [
+                "f32[3,3] from a constant",
+                "f32[3] from the argument x",
+                "f32[2,3] output of closed_call from ",
+            ],
+        ),
+        (P.nothing_saveable, ["f32[3,3] from a constant", "f32[3] from the argument x"]),
+    ]:
+        print_saved_residuals(jax.checkpoint(f, policy=policy), X)
+        lines = capsys.readouterr().out.splitlines()
+        assert [s[: len(w)] for s, w in zip(lines, want)] == want and len(lines) == len(want)
+    g_ = jax.grad(jax.checkpoint(f, policy=P.dots_saveable))
+    np.testing.assert_allclose(g_(X), jax.grad(f)(X), rtol=1e-6)
