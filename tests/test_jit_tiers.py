@@ -2,6 +2,7 @@
 background; calls switch to the kernels once they are ready, and the run report says which tier
 ran each call and when the kernels became ready."""
 
+import gc
 import importlib
 
 import numpy as np
@@ -114,3 +115,28 @@ def test_run_report_says_which_tier_ran_and_when_kernels_were_ready():
     )
     executes = [e.tier for c in report.calls for e in c.timings if e.category == "execute"]
     assert executes == ["interpreter", "compiled"]
+
+
+def test_a_program_gone_before_its_compile_is_not_compiled():
+    # (a session that calls many programs once queued compiles that no call could ever use)
+    jr = importlib.import_module("engine.jit_runtime")
+
+    def called_once_then_dropped(x):
+        return jnp.cos(x) * 3.0
+
+    f = jax.jit(called_once_then_dropped)
+    with J.compiles_paused():  # (its compile waits in the queue until the block ends)
+        _, tiers = tiers_of(f, Array(np.ones(4, np.float32)))
+        (job,) = [j for j in list(jr._jobs.values()) if j.name == "called_once_then_dropped"]
+
+        def kept_alive(x):
+            return x - 1.0
+
+        kept = jax.jit(kept_alive)
+        kept(Array(np.ones(4, np.float32)))
+        (kept_job,) = [j for j in list(jr._jobs.values()) if j.name == "kept_alive"]
+        del f, called_once_then_dropped
+        gc.collect()
+    J.wait_for_compiles()
+    assert tiers == ["interpreter"] and job.skipped and job.exe is None and job.error is None
+    assert not kept_job.skipped and kept_job.exe is not None  # (a live program still compiles)
