@@ -274,3 +274,32 @@ for _name, _program, _policies in (
 ):
     for _policy in _policies:
         CASES[f"nested_ad.{_name}.grad_checkpoint[{_policy}]"] = _make_policy(_program, _policy)
+
+
+def _make_transformed_policy(program, policy, transform, mapped):
+    def make(jax):
+        f = jax.checkpoint(program(jax), policy=_POLICIES[policy](jax.checkpoint_policies))
+        x = np.array([0.3, -0.6, 0.9], np.float32)
+        return transform(jax, f), ((np.stack([x, -x]),) if mapped else (x,))
+
+    return make
+
+
+# (the policy's split under further transformations: a second derivative, vmap, linearize)
+_POLICY_TRANSFORMS = {
+    "grad_grad_checkpoint": (lambda jax, f: jax.grad(lambda x: jnp_sum(jax, jax.grad(f)(x))), False),
+    "vmap_grad_checkpoint": (lambda jax, f: jax.vmap(jax.grad(f)), True),
+    "hessian_checkpoint": (lambda jax, f: jax.hessian(f), False),
+    "linearize_checkpoint": (lambda jax, f: lambda x: jax.linearize(f, x)[1](2.0 * x), False),
+}
+
+
+def jnp_sum(jax, x):
+    return jax.numpy.sum(x)
+
+
+for _name, _program in (("dots_scan", _dots_scan), ("dots_cond", _dots_cond)):
+    for _kind, (_transform, _mapped) in _POLICY_TRANSFORMS.items():
+        CASES[f"nested_ad.{_name}.{_kind}[dots_saveable]"] = _make_transformed_policy(
+            _program, "dots_saveable", _transform, _mapped
+        )
