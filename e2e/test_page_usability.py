@@ -22,9 +22,11 @@ BOXES = """() => {
   const graph = document.querySelector('[data-testid=ir-graph]');
   return {graph: box(graph), text: box(document.querySelector('[data-testid=ir-text-pane]')),
           nodes: [...graph.querySelectorAll('[data-testid=ir-node], [data-testid=ir-in]')].map((n) => {
+            // An open equation (the jit's frame) by its title, what one reads of it.
+            const frame = n.classList.contains('expanded');
             // What is drawn at the node's centre: the node, or what covers it.
-            const b = box(n), top = document.elementFromPoint((b.l + b.r) / 2, (b.t + b.b) / 2);
-            return {...b, covered_by_text: !!top?.closest('[data-testid=ir-text-pane]')};
+            const b = box(frame ? n.querySelector(':scope > .node-label') : n), top = document.elementFromPoint((b.l + b.r) / 2, (b.t + b.b) / 2);
+            return {...b, frame, covered_by_text: !!top?.closest('[data-testid=ir-text-pane]')};
           }),
           window: {w: innerWidth, h: innerHeight}};
 }"""
@@ -61,7 +63,7 @@ def test_both_view_leaves_the_graph_room_on_a_small_laptop(page: Page):
     centred = [n for n in boxes["nodes"] if inside(centre(n), graph)]
     assert not any(n["covered_by_text"] for n in centred), boxes
     # Drawn at a legible zoom (a node is ~26 px high at 1x; fit never goes below 0.7x).
-    assert all(n["b"] - n["t"] >= 17 for n in shown), shown
+    assert all(n["b"] - n["t"] >= 17 for n in shown if not n["frame"]), shown
     # The text form is still there: scrolled to, not squeezed out.
     page.get_by_test_id("ir-text").scroll_into_view_if_needed()
     expect(page.get_by_test_id("ir-text")).to_contain_text("jit[name=loss")
@@ -254,7 +256,8 @@ def test_a_big_graph_on_a_small_laptop_keeps_its_nodes_uncovered(page: Page):
     page.get_by_test_id("tab-ir").click()
     wait_graph(page)
     covered = page.evaluate(COVERED_NODES)
-    assert len(covered) >= 6, covered
+    # (at least 5 in view: "fit" keeps the jit frame's title in view, which leaves one node out)
+    assert len(covered) >= 5, covered
     assert not any(covered), covered
 
 

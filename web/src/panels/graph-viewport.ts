@@ -7,6 +7,9 @@ export interface Box { x: number; y: number; w: number; h: number }
 /** The smallest zoom "fit" uses: below it labels are not legible, and the minimap takes over. */
 const READABLE_K = 0.85;
 
+/** How much of an open box's frame "fit" keeps in view when it cannot show all of it: its title. */
+const TITLE_W = 150;
+
 /** The fewest drawn nodes that get a minimap: a smaller graph is seen whole. */
 const MINIMAP_FROM = 25;
 
@@ -107,13 +110,27 @@ export class Viewport {
     const tooWide = this.contentW * this.k > w;
     this.tx = m.left + (tooWide ? 0 : (w - this.contentW * this.k) / 2);
     this.ty = m.top + (this.contentH * this.k > h ? 0 : (h - this.contentH * this.k) / 2);
-    if (tooWide) {
-      // Too wide: centre on the first equations rather than on the far left edge.
-      const first = [...this.boxes.values()].sort((a, b) => a.y - b.y || a.x - b.x)[0];
-      if (first) this.tx = m.left + w / 2 - (first.x + first.w / 2) * this.k;
-    }
+    if (tooWide) this.tx = m.left - this.topWindow(w / this.k, h / this.k) * this.k;
     this.apply();
     this.placeMinimap();
+  }
+
+  /** For a graph wider than the stage: the left edge (graph units) of the ``span`` wide window along
+   *  its top ``depth`` (the inputs, the first equations) that shows the most boxes whole, the
+   *  leftmost of equals (inputs read left to right), never past the graph's edges. An open box's
+   *  frame counts by its title (its top-left corner). Centring on the top-left box showed empty
+   *  stage left of it and cut off the inputs on its right. */
+  private topWindow(span: number, depth: number): number {
+    const row = [...this.boxes.values()]
+      .map((b) => (b.w > span || b.h > depth ? { x: b.x, y: b.y, w: Math.min(b.w, TITLE_W), h: 30 } : b))
+      .filter((b) => b.y + b.h <= depth);
+    const clamp = (x: number) => Math.max(0, Math.min(this.contentW - span, x));
+    let best = 0, most = -1;
+    for (const x0 of row.flatMap((b) => [clamp(b.x), clamp(b.x + b.w - span)]).sort((a, b) => a - b)) {
+      const n = row.reduce((a, b) => a + Number(b.x >= x0 && b.x + b.w <= x0 + span), 0);
+      if (n > most) { most = n; best = x0; }
+    }
+    return best;
   }
 
   /** After "fit": move the minimap to where it covers the fewest nodes (none, where a place allows:

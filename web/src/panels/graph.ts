@@ -13,7 +13,7 @@ import { userLine } from "../report";
 import { SLICE_MS, nextFrame, yieldToMain } from "../slices";
 import { type GroupBy, allNodes, eqnHead, eqnLabel, findPath, groupKey, groupRuns, summarizePrims } from "./graph-structure";
 import { type Box, Viewport } from "./graph-viewport";
-import { ELK_NODE_LIMIT, ELK_OPTIONS, countNodes, layoutInWorker, stripLabels } from "./layout";
+import { ELK_NODE_LIMIT, ELK_OPTIONS, IN_ORDER, countNodes, inputOptions, layoutInWorker, stripLabels } from "./layout";
 import "./ir-views.css";
 
 const CHAR_W = 7.4;
@@ -278,7 +278,7 @@ export class GraphView {
     g.invars.forEach((v, i) => {
       const id = `${prefix}in:${v}`;
       producer.set(v, id);
-      children.push(box(id, { kind: "in", label: v, sub: varType(v), title: `input ${i}: ${v}: ${varType(v)}` }));
+      children.push(box(id, { kind: "in", label: v, sub: varType(v), title: `input ${i}: ${v}: ${varType(v)}` }, { layoutOptions: inputOptions(i) }));
     });
     let edgeN = 0;
     const seenEdge = new Set<string>();
@@ -353,11 +353,11 @@ export class GraphView {
             const boxes = n.subgraphs.length > 1 ? inner.map((x, i): ElkNode => {
               const sid = `${id}/${i}`;
               this.meta.set(sid, { kind: "sub", label: n.subgraphs[i].name, title: `${n.subgraphs[i].name} of ${n.primitive}`, expanded: true });
-              return { id: sid, width: 80, height: 40, layoutOptions: { "elk.padding": "[top=30,left=10,bottom=10,right=10]" }, children: x.children, edges: x.edges };
+              return { id: sid, width: 80, height: 40, layoutOptions: { "elk.padding": "[top=30,left=10,bottom=10,right=10]", ...IN_ORDER }, children: x.children, edges: x.edges };
             }) : null;
             children.push({
               id,
-              layoutOptions: { "elk.padding": "[top=44,left=12,bottom=12,right=12]" },
+              layoutOptions: { "elk.padding": "[top=44,left=12,bottom=12,right=12]", ...IN_ORDER },
               children: boxes ?? inner.flatMap((x) => x.children),
               edges: boxes ? [] : inner.flatMap((x) => x.edges),
             });

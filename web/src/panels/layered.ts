@@ -80,6 +80,17 @@ function layoutLevel(parent: ElkNode, isRoot: boolean) {
       l.forEach((v, i) => (pos[v] = i));
     }
   }
+  // Nodes given an ``elk.position`` (a jaxpr's inputs) keep its order among the places they took
+  // in their layer, as ELK's semi-interactive crossing minimisation keeps it.
+  const given = kids.map((c) => {
+    const m = /^\(\s*(-?[\d.]+)/.exec(c.layoutOptions?.["elk.position"] ?? "");
+    return m ? Number(m[1]) : null;
+  });
+  for (const l of layers) {
+    const slots = l.flatMap((v, i) => (given[v] === null ? [] : [i]));
+    const byPos = slots.map((i) => l[i]).sort((a, b) => given[a]! - given[b]!);
+    slots.forEach((i, k) => (l[i] = byPos[k]));
+  }
   // x: each node wants the mean centre of its already-placed predecessors; a left-to-right pass
   // keeps the gaps. y: layers stacked by their tallest node.
   const w = kids.map((c) => c.width ?? 60), h = kids.map((c) => c.height ?? 28);

@@ -43,6 +43,18 @@ export function layoutInWorker(graph: ElkNode, engine?: "elk" | "fast"): Promise
   });
 }
 
+/** Options of every graph and compound box: crossing minimisation keeps the order of the nodes
+ *  given an ``elk.position`` in their layer (the inputs, see inputOptions) and orders the rest as
+ *  it likes. ELK's model-order options would do it too, but crash on nested boxes (elkjs 0.12). */
+export const IN_ORDER = { "elk.layered.crossingMinimization.semiInteractive": "true" };
+
+/** A jaxpr's ``i``-th input: in the top row of its box, left of the inputs after it, so
+ *  ``f(x, y, z)`` reads x, y, z left to right (crossing minimisation swapped them freely, and
+ *  layering put each input just above its first use, in a row of its own). */
+export function inputOptions(i: number): Record<string, string> {
+  return { "elk.layered.layering.layerConstraint": "FIRST", "elk.position": `(${i * 100},0)` };
+}
+
 /** The ELK options of the IR graph (the fast layout ignores them). */
 export const ELK_OPTIONS = {
   "elk.algorithm": "layered",
@@ -56,6 +68,7 @@ export const ELK_OPTIONS = {
   // NETWORK_SIMPLEX placement looked slightly tidier but took seconds at 60 nodes.
   "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
   "elk.edgeRouting": "SPLINES",
+  ...IN_ORDER,
 };
 
 /** Edge labels reduced to their text (for a layout that does not place them). */
