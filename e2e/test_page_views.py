@@ -1,9 +1,9 @@
 """Browser tests for defects in how the IR graph and the device view are drawn: the inputs' order,
-the jit box's label on a phone."""
+the jit box's label on a phone, the collectives' lines under the device cards."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from bench.bench_ir_page import wait_graph
 
@@ -52,6 +52,62 @@ def test_a_jaxprs_inputs_are_drawn_left_to_right_in_the_signatures_order(page: P
             for a, b in zip(ins, ins[1:]):
                 assert a["right"] < b["left"], (stage, box, ins)
             assert len({n["top"] for n in ins}) == 1, (stage, box, ins)
+
+
+# Points along every collective line, in the page's coordinates, and what is drawn on top at each:
+# the line (or a hub, drawn over the lines), or something else over it. The overlays take no
+# pointer events (clicks go to the cards): the lines and hubs take them for the measure only.
+LINE_POINTS = """() => {
+  const drawn = [...document.querySelectorAll('.collective-line, .hub')];
+  drawn.forEach((o) => (o.style.pointerEvents = 'visiblePainted'));
+  const cards = [...document.querySelectorAll('[data-testid=device-card]')].map((c) => c.getBoundingClientRect());
+  const out = [...document.querySelectorAll('.collective-line')].map((line) => {
+    const total = line.getTotalLength(), m = line.getScreenCTM();
+    return Array.from({length: 21}, (_, i) => {
+      const p = line.getPointAtLength((total * i) / 20).matrixTransform(m);
+      const top = document.elementFromPoint(p.x, p.y);
+      return {x: p.x, y: p.y, on_top: !!top && (top === line || top.classList.contains('collective-line') || !!top.closest('.hub')),
+              in_card: cards.some((r) => p.x > r.left + 3 && p.x < r.right - 3 && p.y > r.top + 3 && p.y < r.bottom - 3)};
+    });
+  });
+  drawn.forEach((o) => (o.style.pointerEvents = ''));
+  return out;
+}"""
+
+
+RING = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jax.lax.ppermute(x, 'i', [(j, (j + 1) % 4) for j in range(4)])
+
+out = jax.pmap(f, axis_name='i')(jnp.arange(4.0))
+"""
+
+
+@needs_runner
+def test_collective_lines_are_drawn_over_the_device_cards_from_their_edges(page: Page):
+    # The lines from each device to its collective's hub were drawn under the cards, from the
+    # cards' centres: all one saw of them were stubs in the gaps between cards. A ring's arcs
+    # (ppermute) likewise, the way back from the last card to the first hidden whole.
+    from .test_page_defects import PSUM_AND_GATHER
+
+    for size, code, count in (
+        ({"width": 1440, "height": 900}, PSUM_AND_GATHER, 8),  # four devices to each of two hubs
+        (PHONE, PSUM_AND_GATHER, 8),
+        ({"width": 1440, "height": 900}, RING, 4),  # one row of four cards
+    ):
+        page.set_viewport_size(size)
+        page.goto("about:blank")  # (a new fragment alone is no new page load)
+        open_session(page, code)
+        page.get_by_test_id("tab-devices").click()
+        expect(page.locator(".collective-line")).to_have_count(count)
+        page.get_by_test_id("devices-panel").scroll_into_view_if_needed()
+        lines = page.evaluate(LINE_POINTS)
+        for points in lines:
+            # Seen whole: on top wherever it runs, and never across a card's content.
+            assert all(p["on_top"] for p in points), (size, points)
+            assert not any(p["in_card"] for p in points), (size, points)
 
 
 FRAME_LABEL = """() => {

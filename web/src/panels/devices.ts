@@ -28,7 +28,7 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
     // Up to four across, fewer (more rows) where the panel is narrow: a card is at least 150px.
     : h("div", { class: "device-grid", testid: "device-grid", style: { gridTemplateColumns: `repeat(auto-fill, minmax(max(150px, calc((100% - ${Math.min(4, devices.length) - 1} * 22px) / ${Math.min(4, devices.length)})), 1fr))` } },
       devices.map((d) => card(d, maxTime, info.axis_names, null)));
-  // Lines run under the cards; hubs sit above them, in the gaps between rows of cards.
+  // Lines run from the cards' edges over the grid; hubs sit above them, in the gaps between rows of cards.
   const lines = s("svg", { class: "collective-overlay lines", "aria-hidden": "true" });
   const hubs = s("svg", { class: "collective-overlay hubs", "aria-hidden": "true" });
   const stage = h("div", { class: "device-stage" }, lines, grid, hubs);
@@ -68,6 +68,14 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
       const r = rects.get(id)!;
       return { x: r.left - base.left + r.width / 2, y: r.top - base.top + r.height / 2 };
     };
+    // Where a line from a card's centre towards ``to`` leaves the card: lines are drawn over the
+    // cards (under them, they were hidden but for the gaps), so they start and end at the edges.
+    const edge = (id: number, to: { x: number; y: number }) => {
+      const r = rects.get(id)!, c = center(id);
+      const dx = to.x - c.x, dy = to.y - c.y;
+      const t = Math.min(dx ? r.width / 2 / Math.abs(dx) : Infinity, dy ? r.height / 2 / Math.abs(dy) : Infinity, 1);
+      return { x: c.x + dx * t, y: c.y + dy * t };
+    };
     // Hubs go in the gap under a row of cards (never onto a card's text): the gap just below a point.
     const rowGap = parseFloat(getComputedStyle(grid).rowGap) || 24;
     const gaps = [...new Set([...rects.values()].map((r) => Math.round(r.bottom - base.top + rowGap / 2)))].sort((a, b) => a - b);
@@ -82,8 +90,19 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
         for (const group of g.groups) {
           for (const [src, dst] of perm) {
             if (!rects.has(group[src]) || !rects.has(group[dst])) continue;
-            const a = center(group[src]), b = center(group[dst]);
-            const mx = (a.x + b.x) / 2 + (b.y - a.y) * 0.15, my = (a.y + b.y) / 2 - (b.x - a.x) * 0.15;
+            const ca = center(group[src]), cb = center(group[dst]);
+            let mx = (ca.x + cb.x) / 2 + (cb.y - ca.y) * 0.15, my = (ca.y + cb.y) / 2 - (cb.x - ca.x) * 0.15;
+            let a = edge(group[src], { x: mx, y: my }), b = edge(group[dst], { x: mx, y: my });
+            // Cards of one row with cards between them (a ring's way back): the arc runs under the
+            // row, from bottom edge to bottom edge, rather than across the cards between.
+            const ra = rects.get(group[src])!, rb = rects.get(group[dst])!;
+            const row = (r: DOMRect) => Math.abs(r.top - ra.top) < 1;
+            if (row(rb) && [...rects.values()].some((r) => row(r) && r.left > Math.min(ra.left, rb.left) + 1 && r.left < Math.max(ra.left, rb.left) - 1)) {
+              a = { x: ca.x, y: ra.bottom - base.top };
+              b = { x: cb.x, y: rb.bottom - base.top };
+              // (rightward and leftward arcs at different depths, so a pair's two arcs stay apart)
+              [mx, my] = [(a.x + b.x) / 2, a.y + (cb.x < ca.x ? 44 : 28)];
+            }
             lines.appendChild(s("path", { d: `M${a.x},${a.y} Q${mx},${my} ${b.x},${b.y}`, class: "collective-line", "marker-end": "url(#carrow)" }));
           }
         }
@@ -92,11 +111,17 @@ export function renderDevices(call: TransformedCall | null, deviceCount: number)
       // Several collectives at once: their hubs side by side.
       const offset = (k - (shown.length - 1) / 2) * 96;
       for (const group of g.groups) {
-        const pts = group.filter((id) => rects.has(id)).map(center);
+        const ids = group.filter((id) => rects.has(id));
+        const pts = ids.map(center);
         if (!pts.length) continue;
         const cy = pts.reduce((a, p) => a + p.y, 0) / pts.length;
         const hub = { x: pts.reduce((a, p) => a + p.x, 0) / pts.length + offset, y: gapBelow(cy) };
-        for (const p of pts) lines.appendChild(s("line", { x1: p.x, y1: p.y, x2: hub.x, y2: hub.y, class: "collective-line" }));
+        // From the middle of the card's edge that faces the hub's gap (its bottom or its top).
+        for (const [i, id] of ids.entries()) {
+          const r = rects.get(id)!, p = pts[i];
+          const y = hub.y >= p.y ? r.bottom - base.top : r.top - base.top;
+          lines.appendChild(s("line", { x1: p.x, y1: y, x2: hub.x, y2: hub.y, class: "collective-line" }));
+        }
         const label = g.primitive, w = Math.max(50, label.length * 7.6 + 18);
         hubs.appendChild(s("g", { class: "hub", testid: "collective-hub", "data-primitive": g.primitive, "data-devices": group.join(",") },
           s("title", null, `${g.primitive} over ${g.axis} among devices ${group.join(", ")}${g.events.length > 1 ? ` ×${g.events.length}` : ""}`),
