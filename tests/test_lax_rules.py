@@ -722,6 +722,10 @@ TESTED_ELSEWHERE = {
         for p in ("eig", "schur", "hessenberg", "householder_product", "geqrf", "ormqr")
     },
     **{
+        p: "tests/test_linalg_tridiagonal.py"
+        for p in ("tridiagonal", "tridiagonal_solve", "symmetric_product", "cholesky_update")
+    },
+    **{
         p: "tests/test_special.py"
         for p in (
             "lgamma",

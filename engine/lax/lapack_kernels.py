@@ -1,5 +1,5 @@
 """The primitives JAX runs on CPU as LAPACK kernels (potrf, getrf, syevd, geev, gesdd, geqrf, orgqr,
-ormqr, gehrd, gees). LAPACK has float32/64 and complex64/128 only: for float16 or bfloat16 the
+ormqr, gehrd, gees, sytrd, gtsv). LAPACK has float32/64 and complex64/128 only: for float16 or bfloat16 the
 kernel lookup fails when the call is lowered, eagerly or under jit (make_jaxpr still stages it),
 with jaxlib's NotImplementedError; numpy would compute such a matrix (or upcast it) instead.
 triangular_solve is not here: JAX lowers it to plain HLO outside LAPACK's dtypes."""
@@ -38,6 +38,8 @@ for _p in (
     linalg.ormqr_p,
     linalg.hessenberg_p,
     linalg.schur_p,
+    linalg.tridiagonal_p,  # (sytrd/hetrd)
+    linalg.tridiagonal_solve_p,  # (gtsv)
 ):
     core.impl_rules[_p] = _refusing_narrow(core.impl_rules[_p])
     narrow_dtypes.keeps_narrow.add(_p)  # (so the check sees bfloat16 before it is widened)

@@ -23,26 +23,29 @@ from ..narrow_dtypes import kind as dtype_kind
 # Shared checks and helpers.
 
 
-def _check_matrix(name, aval, square=True):
+def _check_matrix(name, aval, square=True, index=0):
     if dtype_kind(aval.dtype) not in ("f", "c"):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
             f"real and complex floating dtypes (convert with .astype(jnp.float32))."
         )
-    if aval.ndim < 2:
-        raise ValueError(f"{name} requires an array of rank >= 2, got shape {aval.shape}.")
+    if aval.ndim < 2:  # (JAX's linalg shape rule: a TypeError naming the operand)
+        raise TypeError(
+            f"Input {index} to {name} must have rank at least 2, but got shape={tuple(aval.shape)}"
+        )
     if square and aval.shape[-1] != aval.shape[-2]:
         raise ValueError(f"{name} requires square matrices in the last two axes, got shape {aval.shape}.")
 
 
 def _checked(name, impl):
     """Eager evaluation runs the impl without abstract evaluation: refuse what it would refuse
-    (an integer matrix would otherwise come back factored in float64 and cast back)."""
+    (an integer matrix would otherwise come back factored in float64 and cast back; a vector
+    would fail inside numpy with an unrelated error)."""
 
     def checked(*args, **params):
-        for x in args:
-            if dtype_kind(x.dtype) not in ("f", "c"):
-                _check_matrix(name, ShapedArray(x.shape, x.dtype), square=False)
+        for i, x in enumerate(args):
+            if dtype_kind(x.dtype) not in ("f", "c") or x.ndim < 2:
+                _check_matrix(name, ShapedArray(x.shape, x.dtype), square=False, index=i)
         return impl(*args, **params)
 
     return checked
@@ -194,7 +197,14 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 def _symmetrize(x):
     lax = _lax()
-    return lax.div(lax.add(x, _H(x)), lax._const_like(x, 2))  # (JAX's (x + x^H) / 2)
+    # (JAX's (x + x^H) / 2, the transpose's permutation built as JAX's: a vector's is refused)
+    ndim = core.get_aval(x).ndim
+    xt = lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+    if dtype_kind(core.get_aval(x).dtype) == "c":
+        from .complex_numbers import conj
+
+        xt = conj(xt)
+    return lax.div(lax.add(x, xt), lax._const_like(x, 2))
 
 
 def _lower_triangle(m):
@@ -251,7 +261,7 @@ triangular_solve_p.def_impl(_checked("triangular_solve", _triangular_solve_impl)
 @triangular_solve_p.def_abstract_eval
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     _check_matrix("triangular_solve", a)
-    _check_matrix("triangular_solve", b, square=False)
+    _check_matrix("triangular_solve", b, square=False, index=1)
     if a.dtype != b.dtype:
         raise TypeError(
             f"triangular_solve requires a and b of one dtype, got {a.dtype.name} and {b.dtype.name}."
@@ -695,3 +705,25 @@ from .linalg_schur import (  # noqa: E402,F401  (the Householder family)
     schur_p,
 )
 from .linalg_pivots import lu_pivots_to_permutation, lu_pivots_to_permutation_p  # noqa: E402,F401
+from .linalg_tridiagonal import (  # noqa: E402,F401  (the tridiagonal pair)
+    tridiagonal,
+    tridiagonal_p,
+    tridiagonal_solve,
+    tridiagonal_solve_p,
+)
+from .linalg_updates import (  # noqa: E402,F401  (syrk and the rank-1 Cholesky update)
+    cholesky_update,
+    cholesky_update_p,
+    symmetric_product,
+    symmetric_product_p,
+)
+
+
+def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynamic_shape=None):
+    """The polar decomposition ``x = u h`` by QDWH: ``(u, h, num_iters, is_converged)`` (JAX's
+    ``lax.linalg.qdwh``, built from qr, cholesky and triangular_solve; in ``scipy/linalg_polar.py``)."""
+    from ..scipy.linalg_polar import qdwh as staged
+
+    return staged(
+        x, is_hermitian=is_hermitian, max_iterations=max_iterations, eps=eps, dynamic_shape=dynamic_shape
+    )

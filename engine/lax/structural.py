@@ -299,10 +299,28 @@ batching.batch_rules[reshape_p] = _reshape_batch
 # --- transpose ---------------------------------------------------------------------------------
 
 transpose_p = Primitive("transpose")
-transpose_p.def_impl(lambda x, *, permutation: np.transpose(x, permutation))
-transpose_p.def_abstract_eval(
-    lambda x, *, permutation: ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
-)
+
+
+def _check_permutation(x, permutation):
+    if set(permutation) != set(range(np.ndim(x))) or len(permutation) != np.ndim(x):  # (JAX's check)
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got permutation "
+            f"{permutation} for operand shape {tuple(np.shape(x))}."
+        )
+
+
+def _transpose_impl(x, *, permutation):
+    _check_permutation(x, permutation)  # (eager calls skip abstract evaluation)
+    return np.transpose(x, permutation)
+
+
+def _transpose_abstract(x, *, permutation):
+    _check_permutation(x, permutation)
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p.def_impl(_transpose_impl)
+transpose_p.def_abstract_eval(_transpose_abstract)
 ad.deflinear(
     transpose_p, lambda ct, x, *, permutation: [_lax().transpose(ct, tuple(np.argsort(permutation)))]
 )

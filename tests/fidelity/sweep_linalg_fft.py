@@ -163,3 +163,37 @@ _f("rfft2[abs_grad]", lambda m, x: abs(m.rfft2(x)), _X, t="grad vmap")
 _f("hfft[grad]", lambda m, x: m.hfft(x * (1 + 1j)), _f32(5), t="grad")
 _f("ihfft[grad]", lambda m, x: m.ihfft(x).real, _f32(6), t="grad")
 _f("fftshift[grad]", lambda m, x: m.fftshift(x), _X, t="grad vmap")
+
+# --- lax.linalg's tridiagonal pair, symmetric_product, cholesky_update, qdwh ------------------
+_la = register(CASES, "lax.linalg")
+_dl, _d, _du = _f32(4, seed=11), _f32(4, seed=12) + 4, _f32(4, seed=13)
+_la("tridiagonal[lower]", lambda m, x: m.tridiagonal(x), _S, t="vmap")
+_la("tridiagonal[upper_c64]", lambda m, x: m.tridiagonal(x, lower=False), _c64(3, 3))
+_la(
+    "tridiagonal_solve[f32]",
+    lambda m, b, dl, d, du: m.tridiagonal_solve(dl, d, du, b),
+    _f32(4, 2),
+    _dl,
+    _d,
+    _du,
+    t=ALL,
+)
+_la(
+    "tridiagonal_solve[diag]",
+    lambda m, d, dl, du, b: m.tridiagonal_solve(dl, d, du, b),
+    _d,
+    _dl,
+    _du,
+    _f32(4, 2),
+    t=ALL,
+)
+_la(
+    "symmetric_product[ab]",
+    lambda m, a, c: m.symmetric_product(a, c, alpha=2.0, beta=0.5),
+    _R,
+    _spd(4),
+    t="vmap",
+)
+_la("symmetric_product[sym]", lambda m, a, c: m.symmetric_product(a, c, symmetrize_output=True), _R, _spd(4))
+_la("cholesky_update[f32]", lambda m, r, w: m.cholesky_update(r, w), _spd(3), _f32(3, seed=14))
+_la("qdwh[f32]", lambda m, x: m.qdwh(x), _R)

@@ -2047,3 +2047,6 @@ SNIPPETS["fuzz2_fidelity"] = FUZZ2_FIDELITY
 from snippets_compile_time_eval import COMPILE_TIME_EVAL  # noqa: E402
 
 SNIPPETS["compile_time_eval"] = COMPILE_TIME_EVAL
+from snippets_lax_linalg_more import LAX_LINALG_MORE  # noqa: E402
+
+SNIPPETS["lax_linalg_more"] = LAX_LINALG_MORE
