@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dot_general import Precision
-from .. import ad, batching, core, ir
+from .. import ad, batching, core, ir, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from ..batching import not_mapped
 from ..narrow_dtypes import kind as dtype_kind
@@ -242,6 +242,11 @@ def _substitute(op_a, b, lower):
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    if np.dtype(b.dtype).itemsize <= 2 and dtype_kind(b.dtype) == "f":  # float16, bfloat16: XLA's way
+        from .triangular_solve_narrow import solve
+
+        flags = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+        return solve(a, b, conjugate_a=conjugate_a, **flags)
     wide = np.complex128 if dtype_kind(b.dtype) == "c" else np.float64
     op_a = _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal).astype(wide)
     op_lower = lower != transpose_a
@@ -256,6 +261,7 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
 
 
 triangular_solve_p.def_impl(_checked("triangular_solve", _triangular_solve_impl))
+narrow_dtypes.keeps_narrow.add(triangular_solve_p)  # (bfloat16 solved in its own rounding, as XLA)
 
 
 @triangular_solve_p.def_abstract_eval

@@ -1,6 +1,6 @@
 """``lax.linalg``'s tridiagonal, tridiagonal_solve, symmetric_product, cholesky_update and qdwh:
 values, dtypes (float16/bfloat16: LAPACK-backed ones raise), batching, derivatives where JAX has
-them and the errors where it refuses; lu of a vector (a TypeError).
+them and the errors where it refuses; lu of a vector (a TypeError) and float16 triangular_solve.
 Registered in snippets.py."""
 
 _A = "a = jnp.array([[4.0, 1.0, 2.0, 0.5], [1.0, 3.0, 0.5, 1.5], [2.0, 0.5, 5.0, -1.0], [0.5, 1.5, -1.0, 6.0]])\n"
@@ -146,4 +146,39 @@ LAX_LINALG_MORE = [
     ("lu_factor_vector", "out = jsp.linalg.lu_factor(jnp.ones(3))"),
     ("cholesky_vector", f"out = {_L}cholesky(jnp.ones(3))"),
     ("triangular_solve_vector", f"out = {_L}triangular_solve(jnp.ones(3), jnp.ones(3))"),
+    # float16 triangular_solve: XLA's expander in float16, not LAPACK
+    (
+        "triangular_solve_f16",
+        _A + f"out = {_L}triangular_solve(a.astype(jnp.float16), a.astype(jnp.float16), left_side=True)",
+    ),
+    (
+        "triangular_solve_f16_lower",
+        _A + f"m = a.astype(jnp.float16)\nout = {_L}triangular_solve(m, m[:2], lower=True, transpose_a=True)",
+        2e-3,  # (lower triangles and direct substitution: a float16 ulp off in places)
+    ),
+    (
+        "triangular_solve_bf16",
+        _A + f"out = {_L}triangular_solve(a.astype(jnp.bfloat16), a.astype(jnp.bfloat16), left_side=True)",
+    ),
+    (
+        "triangular_solve_f16_right_unit",
+        _A + "m = a.astype(jnp.float16)\n"
+        f"out = {_L}triangular_solve(m * 3, m[1:], left_side=False, lower=False, unit_diagonal=True)",
+    ),
+    (
+        "triangular_solve_f16_batch_direct",
+        _A + "m = jnp.stack([a * (1 + k / 8) for k in range(9)]).astype(jnp.float16)\n"
+        f"out = {_L}triangular_solve(m, m[:, :, :2], left_side=True, lower=True)",
+        2e-3,
+    ),
+    (
+        "triangular_solve_f16_jit_vmap",
+        _A + "m = a.astype(jnp.float16)\n"
+        f"out = jax.jit(jax.vmap(lambda b: {_L}triangular_solve(m, b, left_side=True)))(jnp.stack([m, m * 2]))",
+    ),
+    (
+        "solve_triangular_f16",
+        _A + "m = a.astype(jnp.float16)\nout = jsp.linalg.solve_triangular(m, m[0], lower=True)",
+        2e-3,
+    ),
 ]
