@@ -238,7 +238,10 @@ def jvp_flat(
 ) -> tuple[list[Value], list[Tangent]]:
     with core.new_main(trace_type) as main:
         trace = trace_type(main)
-        tracers_in = [trace.tracer_type(trace, p, t) for p, t in zip(primals, tangents)]
+        # (a primal of zero tangent goes in as it is, as JAX's maybe_jvp_tracer: a Python int stays one)
+        tracers_in = [
+            p if type(t) is Zero else trace.tracer_type(trace, p, t) for p, t in zip(primals, tangents)
+        ]
         outs = f(*tracers_in)
         tracers_out = [trace.full_raise(o) for o in outs]
         primals_out = [t.primal for t in tracers_out]

@@ -22,6 +22,7 @@ from .tree_util import (
 )
 from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
+from .tangent_checks import check_jvp_tangent, check_linearized_tangent
 from .vjp_function import VJP, Backward
 
 
@@ -115,21 +116,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
         )
     _check_arrays(primals_flat, "jvp")
     for p, t in zip(primals_flat, tangents_flat):
-        pa, ta = core.get_aval(p), core.get_aval(t)
-        # (int/bool primals: their tangents are dropped below; keys' extended dtypes are not numpy's)
-        inexact = isinstance(pa.dtype, np.dtype) and dtype_kind(pa.dtype) in "fc"
-        pd, td = (core.canonical_dtype(pa.dtype), core.canonical_dtype(ta.dtype)) if inexact else (0, 0)
-        if pd != td:
-            raise TypeError(
-                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case "
-                f"of int/bool primal dtype the tangent dtype must be float0.Got primal dtype {pd} and so "
-                f"expected tangent dtype {pd}, but got tangent dtype {td} instead."
-            )
-        if pa.shape != ta.shape:
-            raise ValueError(
-                f"jvp called with different primal and tangent shapes; got primal shape "
-                f"{pa.shape} and tangent shape {ta.shape}"
-            )
+        check_jvp_tangent(core.get_aval(p), core.get_aval(t))
     out_store = []
     f = _aux_fun(fun, has_aux)
     flat = _flatten_fun(f, in_tree, out_store)
@@ -172,11 +159,14 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         flat, primals_flat
     )
     out_tree = out_store[0]
+    primal_avals = [core.get_aval(p) for p in primals_flat]
 
     def f_jvp(*tangents):
         t_flat, t_tree = tree_flatten((tangents, {}))
         if t_tree != in_tree:
             raise TypeError(f"linearized function called with tree {t_tree}, expected {in_tree}")
+        for p, t in zip(primal_avals, t_flat):
+            check_linearized_tangent(p, core.get_aval(t))
         unk = [t for t, d in zip(t_flat, differentiable) if d]
         from .ir import eval_jaxpr
 
@@ -400,7 +390,11 @@ def _std_basis(leaves):
     eye = np.asarray(jnp_eye(total, dtype=dtype))
     out, start = [], 0
     for a, s in zip(avals, sizes):
-        out.append(Array(eye[:, start : start + s].reshape((total, *a.shape))))
+        # (each leaf's weak type, as JAX's basis: a weak primal's tangents are weak)
+        piece = eye[:, start : start + s].reshape((total, *a.shape))
+        if dtype_kind(a.dtype) in "fc":  # (each leaf's own dtype, as JAX's basis: x64 mixes widths)
+            piece = piece.astype(core.canonical_dtype(a.dtype))
+        out.append(Array(piece, a.weak_type))
         start += s
     return out, total
 
@@ -427,6 +421,16 @@ def _std_basis_staged(leaves):
             convert_element_type_p.bind(p, new_dtype=core.canonical_dtype(a.dtype), weak_type=a.weak_type)
         )
     return out, total
+
+
+def _as_output(block, y_aval):
+    """A jacfwd block typed as its output (JAX's unravel casts it to the output's weak type)."""
+    from .lax.structural import convert_element_type_p
+
+    a = core.get_aval(block)
+    if a.dtype != y_aval.dtype or a.weak_type == y_aval.weak_type:
+        return block
+    return convert_element_type_p.bind(block, new_dtype=a.dtype, weak_type=y_aval.weak_type)
 
 
 def _split_np(x, sizes, axis):
@@ -476,7 +480,10 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         def pushfwd(*tangents):
             return jvp(f_flat, tuple(dyn_flat), tuple(tangents))
 
-        staged = core.staging_anywhere[0] and any(isinstance(x, core.Tracer) for x in dyn_flat)
+        # (staged while this thread stages, even of constants: jnp.eye is then a tracer)
+        staged = core.staging_anywhere[0] and (
+            core._state.dynamic is not None or any(isinstance(x, core.Tracer) for x in dyn_flat)
+        )
         basis, total = _std_basis_staged(dyn_flat) if staged else _std_basis(dyn_flat)
         y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
         y_flat, y_tree = tree_flatten(y)
@@ -490,12 +497,14 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             ya = core.get_aval(yv)
             if staged:  # JAX's unravel: one split along the basis axis
                 pieces = _split_np(jv, [a.size for a in in_avals], core.get_aval(jv).ndim - 1)
-                blocks.append([_reshape_if(p, (*ya.shape, *a.shape)) for p, a in zip(pieces, in_avals)])
+                blocks.append(
+                    [_as_output(_reshape_if(p, (*ya.shape, *a.shape)), ya) for p, a in zip(pieces, in_avals)]
+                )
                 continue
             row, start = [], 0
             for a in in_avals:
                 piece = _slice_axis(jv, -1, start, start + a.size)
-                row.append(lax.reshape(piece, (*ya.shape, *a.shape)))
+                row.append(_as_output(lax.reshape(piece, (*ya.shape, *a.shape)), ya))
                 start += a.size
             blocks.append(row)
         out = _jac_tree(y_flat, y_tree, in_avals, dyn_tree, blocks, True)

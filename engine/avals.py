@@ -148,7 +148,7 @@ class ShapedArray:
         return f"ShapedArray({name}{self._space()}[{','.join(map(str, self.shape))}]{weak})"
 
     def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
-        name = getattr(self.dtype, "name", str(self.dtype))
+        name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
         return f"{'~' if self.weak_type else ''}{name}{self._space()}[{','.join(map(str, self.shape))}]"
 
 

@@ -136,6 +136,12 @@ class Config:
         self.values[name] = value
         if name.startswith("jax_transfer_guard"):
             _sync_general_path()
+        if name == "jax_default_device":
+            from . import core
+
+            # (a platform name: the engine's one platform, whose first device is the default)
+            core.default_device_index[0] = getattr(value, "id", None)
+            _sync_general_path()
         if name in _CHECKING_OPTIONS:
             _sync_general_path()
 
@@ -245,6 +251,7 @@ def _sync_general_path() -> None:
         or transfers.active[0]
         or _promote.rank_promotion[0] != "allow"
         or _dtypes.promotion_mode[0] != "standard"
+        or core.default_device_index[0] is not None
     )
     if wanted != _general_path[0]:
         _general_path[0] = wanted
@@ -408,8 +415,8 @@ threefry_partitionable = State(
 default_device = State(
     "jax_default_device",
     """The device arrays made in the block go to (a ``Device``, or a platform name such as ``"cpu"``,
-    checked as JAX checks it). The engine computes eagerly on the host whatever the device, so
-    values are the same; ``Array.devices()`` still reports the first CPU device.""",
+    checked as JAX checks it). Arrays made or computed in the block that are committed to no device
+    live there (``Array.devices()``, ``.sharding``); committed ones stay where they are.""",
 )
 allow_f16_reductions = State(
     "jax_allow_f16_reductions",

@@ -473,7 +473,8 @@ class Array:
     # number as written, which a jaxpr literal prints as JAX's does; the value computed with is
     # still _value. op_result (set only on a scalar lax.full made): a value JAX computes by an
     # operation, so holds in a tracer, not a literal: linearizing a jit makes it a residual.
-    __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "held", "__weakref__")
+    # _dev (set only on an array made under jax.default_device; unset: 0): the device it lives on
+    __slots__ = ("_value", "weak_type", "_aval", "python_value", "op_result", "held", "_dev", "__weakref__")
     on_mesh: bool = False  # sharded over a mesh's devices (engine.parallel.named): operations run there
     # committed to one device (put there, or laid out by a NamedSharding over one device): results
     # are computed here, placed on that device and reported as JAX reports them
@@ -491,6 +492,8 @@ class Array:
         self.weak_type = weak_type
         self._aval: ShapedArray | None = None
         self.held = not held_arrays.tracing()  # made outside a trace: a trace's constvar
+        if default_device_index[0] is not None:  # (jax.default_device: uncommitted arrays live there)
+            self._dev = default_device_index[0]
 
     @property
     def aval(self) -> ShapedArray:
@@ -606,9 +609,9 @@ class Array:
         return [Shard.whole(self)]
 
     def devices(self) -> set[Device]:
-        from .parallel.topology import devices as _devices
+        from .parallel.topology import get_device
 
-        return {_devices()[0]}
+        return {get_device(getattr(self, "_dev", 0))}
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -618,6 +621,11 @@ class Array:
     def committed(self) -> bool:
         """A computed array is not committed to its device (JAX's ``Array.committed``)."""
         return False
+
+
+# jax.default_device's device id, or None (engine.config sets it, and turns eager fast paths off
+# meanwhile, so that Array.__init__ makes every result)
+default_device_index: list[int | None] = [None]
 
 
 def array_of(value: Value, weak_type: bool = False) -> "Array":

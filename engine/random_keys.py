@@ -110,6 +110,8 @@ class PRNGKeyArray(Array):
         self._value = storage
         self.weak_type = False
         self._aval = None
+        if core.default_device_index[0] is not None:  # (made under jax.default_device: lives there)
+            self._dev = core.default_device_index[0]
 
     @property
     def aval(self) -> ShapedArray:

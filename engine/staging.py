@@ -123,6 +123,17 @@ def _buffer_key(val: object) -> tuple[str, int, bool] | None:
     return ("buffer", id(buf), weak)
 
 
+def retyped_tracer(t: JaxprTracer, aval: ShapedArray) -> JaxprTracer:
+    """``t``'s variable seen with ``aval`` (its weak type changed): no equation. What an inlined
+    jit's equations show when it typed an operand otherwise (engine.jitted_tangents)."""
+    trace = t._trace
+    assert isinstance(trace, JaxprTrace)
+    builder = trace.builder
+    new = builder.new_tracer(trace, aval)
+    builder.tracer_to_var[id(new)] = builder.getvar(t)
+    return new
+
+
 class JaxprBuilder:
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []

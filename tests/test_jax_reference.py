@@ -128,6 +128,7 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         "ref_lifetimes",
         "committed",
         "array_methods",
+        "int_tangents",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

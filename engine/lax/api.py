@@ -8,7 +8,7 @@ from typing import Sequence, SupportsIndex
 
 import numpy as np
 
-from .. import core, transfers
+from .. import ad, core, transfers
 from .. import dims as _dims
 from ..core import Array, Tracer, Value
 from . import elementwise as ew
@@ -268,9 +268,22 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
         aval.dtype == new_dtype
         and aval.weak_type == weak_type
         and not isinstance(x, (int, float, bool, complex))
+        and not _concrete_jvp(x)
     ):
         return x
     return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def _concrete_jvp(x) -> bool:
+    """An eager jvp's tracer (of a concrete primal): JAX converts it even to its own type, so its
+    tangent takes that type (a Python float tangent becomes an array; a strong tangent of a weak
+    primal becomes weak), as jnp's promotions do to the operands of concatenate or stack. (Only
+    where that changes the tangent: otherwise the conversion is skipped, which computes the same.)"""
+    if type(x) is not ad.JVPTracer:
+        return False
+    from ..jitted_tangents import mistyped
+
+    return mistyped(x) and x.concrete_value() is not None
 
 
 def _shape(sizes: Sequence) -> tuple:

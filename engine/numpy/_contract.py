@@ -15,6 +15,7 @@ import opt_einsum
 from .. import core, dims, lax
 from ..core import Tracer
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
+from ..jitted_tangents import typed_as_primals
 from ._promote import (
     as_operand,
     canonicalize_axis,
@@ -64,7 +65,7 @@ def _operands(name, a, b, preferred_element_type):
     or bool x bool), accumulated in and recorded as preferred their result type unless told
     otherwise; returns the operands, that type and whether the result is weak."""
     check_arraylike(name, a, b)
-    a, b = as_operand(a), as_operand(b)
+    a, b = typed_as_primals((as_operand(a), as_operand(b)))  # (jitted in JAX)
     if preferred_element_type is not None:
         return a, b, _pet(preferred_element_type), False
     pet, weak = promote_types_weak(dtype_and_weak(x) for x in (a, b))

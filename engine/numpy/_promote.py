@@ -11,6 +11,8 @@ from ..lax.structural import convert_values
 from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
+from ..jitted_tangents import typed_as_primals
+from ..lax.api import _concrete_jvp
 from ._dtypes import dtype_and_weak, promote_types_weak
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -78,7 +80,7 @@ def convert(x, dtype: np.dtype, weak: bool = False):
     if isinstance(x, Tracer) or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
         # (sharded, or committed to a device: converted on its devices)
         a = core.get_aval(x)
-        if a.dtype == dtype and a.weak_type == weak:
+        if a.dtype == dtype and a.weak_type == weak and not _concrete_jvp(x):
             return x
         return lax.convert_element_type(x, dtype, weak)
     if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
@@ -257,6 +259,7 @@ def check_rank_promotion(name: str, args) -> None:
 
 
 def promote_args(name: str, *args):
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
     return promote_shapes_keep_scalars(*promote_dtypes(*args))
@@ -330,6 +333,7 @@ def _traced_pair(x, y, inexact: bool):
 
 def promote_elementwise(name: str, *args):
     """Operands of one elementwise lax op: dtypes joined, shapes broadcast except scalars."""
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     if len(args) == 2:
         out = _traced_pair(args[0], args[1], False)
         if out is not None:
@@ -341,6 +345,7 @@ def promote_elementwise(name: str, *args):
 
 
 def promote_elementwise_inexact(name: str, *args):
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     if len(args) == 2:
         out = _traced_pair(args[0], args[1], True)
         if out is not None:
@@ -359,6 +364,7 @@ def promote_dtypes_numeric(*args):
 
 
 def promote_args_numeric(name: str, *args):
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     check_arraylike(name, *args)
     check_numeric(name, *args)
     check_rank_promotion(name, args)
@@ -366,6 +372,7 @@ def promote_args_numeric(name: str, *args):
 
 
 def promote_args_inexact(name: str, *args):
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
     return promote_shapes_keep_scalars(*promote_dtypes_inexact(*args))
@@ -373,6 +380,7 @@ def promote_args_inexact(name: str, *args):
 
 def promote_args_complex(name: str, *args):
     """Promote to one complex dtype (float32 -> complex64, ...), keeping weakness, and broadcast."""
+    args = typed_as_primals(args)  # (as inside JAX's jit of the jnp function)
     check_arraylike(name, *args)
     check_rank_promotion(name, args)
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)

@@ -10,6 +10,7 @@ import numpy as np
 from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ._dtypes import to_dtype
+from ..jitted_tangents import typed_as_primals
 from ._promote import (
     as_operand,
     broadcast_to_shape,
@@ -98,7 +99,7 @@ def sum(
     """
     check_arraylike("sum", a)
     no_out("sum", out)
-    a = as_operand(a)
+    (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
     axes = canonicalize_axes(axis, a.ndim)
     d = _reduce_dtype(a, dtype, promote_integers)
     if a.dtype == np.bool_:  # JAX counts bools as ints first (_cast_to_numeric), even for dtype=bool
@@ -158,7 +159,7 @@ def _extreme(name, lax_fn, identity_fn):
             return transfers.call_jitted(f, (a, axis, out, keepdims, initial, where), {}, _STATIC)
         check_arraylike(name, a)
         no_out(name, out)
-        a = as_operand(a)
+        (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
         a = convert(a, a.dtype)  # strong, as JAX's _reduction makes its operand
         axes = canonicalize_axes(axis, a.ndim)
         if where is not None:

@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from .. import core, transfers
+from ..jitted_tangents import typed_as_primals
 
 
 def staged_as_jit(fn=None, *, name=None, static_argnames=()):
@@ -39,7 +40,7 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                     _check_int_arguments(fn, static_argnames, args, kwargs)
             if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
                 return transfers.call_jitted(fn, args, kwargs, static_argnames)
-            return fn(*args, **kwargs)
+            return fn(*typed_as_primals(args), **kwargs)
         if not jitted:
             from ..jit import jit
 
@@ -128,7 +129,7 @@ def jitted_inline(fn=None, *, static_argnames=()):
     def wrapper(*args, **kwargs):
         if transfers.active[0]:
             return transfers.call_jitted(fn, args, kwargs, static_argnames)
-        return fn(*args, **kwargs)
+        return fn(*typed_as_primals(args), **kwargs)
 
     return wrapper
 

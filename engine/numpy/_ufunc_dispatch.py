@@ -15,6 +15,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ._promote import promote_args_inexact
+from ..jitted_tangents import typed_as_primals
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -167,6 +168,8 @@ def _unary_inexact(name, lax_fn, doc=None):
     def f(x, /):
         if not (isinstance(x, (Array, Tracer)) and dtype_kind(x.dtype) == "f"):
             (x,) = promote_args_inexact(name, x)
+        elif isinstance(x, Tracer):
+            (x,) = typed_as_primals((x,))
         return lax_fn(x)
 
     f.__name__ = f.__qualname__ = name

@@ -189,7 +189,7 @@ def _array_sharding(self) -> Sharding:
     if isinstance(self, ShardedArray):
         devs = [topology.get_device(b.device) for b in self._buffers]
         return SingleDeviceSharding(devs[0]) if self._axis is None else pmap_sharding(devs, self._axis)
-    return SingleDeviceSharding(topology.get_device(0))
+    return SingleDeviceSharding(topology.get_device(getattr(self, "_dev", 0)))
 
 
 Array.sharding = property(_array_sharding)  # type: ignore[attr-defined]  # JAX's; plain arrays: device 0

@@ -156,8 +156,9 @@ def from_buffers(buffers, axis, aval) -> ShardedArray:
 
 
 def _device_id(device) -> int:
-    if device is None:
-        return 0
+    if device is None:  # the default device (jax.default_device's, else the first)
+        default = core.default_device_index[0]
+        return 0 if default is None else default
     if isinstance(device, _devices.Device):
         return device.id
     return int(device)

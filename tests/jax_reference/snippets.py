@@ -1932,9 +1932,6 @@ SNIPPETS["transfer_guard_matrix"] = TRANSFER_GUARD_MATRIX
 from snippets_custom_batching import CUSTOM_BATCHING  # noqa: E402
 
 SNIPPETS["custom_batching"] = CUSTOM_BATCHING
-# (the jvp tangents of a custom_vmap batched only in its tangent: JAX's come out weakly typed, the
-# engine's take the strong type of the tangent the rule computes with)
-WEAK_TYPE_DIFFERS |= {"jvp_extra_batched_tangents"}
 
 from snippets_scipy_linalg2 import SCIPY_LINALG2  # noqa: E402
 
@@ -2050,3 +2047,12 @@ SNIPPETS["compile_time_eval"] = COMPILE_TIME_EVAL
 from snippets_lax_linalg_more import LAX_LINALG_MORE  # noqa: E402
 
 SNIPPETS["lax_linalg_more"] = LAX_LINALG_MORE
+from snippets_weak_tangents import WEAK_TANGENTS  # noqa: E402
+
+SNIPPETS["weak_tangents"] = WEAK_TANGENTS
+from snippets_weak_tangents import INT_TANGENTS  # noqa: E402
+
+SNIPPETS["int_tangents"] = INT_TANGENTS
+from snippets_default_device import DEFAULT_DEVICE  # noqa: E402
+
+SNIPPETS["default_device"] = DEFAULT_DEVICE
