@@ -59,7 +59,11 @@ def isign(x):
 
 @nb.njit(**_inline)
 def round_away(x):
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    # as the interpreter's rule: exact, and the sign kept (-0.4 -> -0.0)
+    t = np.abs(np.trunc(x))
+    if np.abs(x) - t >= 0.5:
+        t = t + 1
+    return np.copysign(t, x)
 
 
 @nb.njit(**_inline)

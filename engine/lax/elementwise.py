@@ -51,15 +51,22 @@ def _check_operand_kind(name, aval, kinds, position):
         )
 
 
-def _rejecting_complex(name, impl, kinds):
-    """Eager evaluation skips abstract evaluation: refuse complex operands here too, so an op
-    without complex support raises instead of returning numpy's answer for a different op."""
-    if _COMPLEX in kinds or _ANY in kinds:
+def _checking_kinds(name, impl, kinds, binary=False, kinds_at_1=None):
+    """Eager evaluation skips abstract evaluation: refuse operands of a kind the operation does not
+    take here too (complex for a real op, floats for a shift or popcount), so it raises as JAX does
+    instead of returning numpy's answer for a different op (a float's bits shifted)."""
+    if _ANY in kinds:
         return impl
 
     def checked(x, *rest, **params):
-        if dtype_kind(x.dtype) == "c" or (rest and dtype_kind(getattr(rest[0], "dtype", x.dtype)) == "c"):
-            _check_kind(name, ShapedArray((), np.dtype("complex64")), kinds)
+        operands = (x, *rest[:1]) if binary else (x,)
+        for i, a in enumerate(operands):
+            dtype = getattr(a, "dtype", None)
+            if dtype is not None and not _kind_ok(ShapedArray((), dtype), kinds if i == 0 else kinds_at_1):
+                aval = ShapedArray((), dtype)
+                if binary:
+                    _check_operand_kind(name, aval, kinds if i == 0 else kinds_at_1, i)
+                _check_kind(name, aval, kinds)
         return impl(x, *rest, **params)
 
     checked.__name__ = getattr(impl, "__name__", name)
@@ -68,7 +75,7 @@ def _rejecting_complex(name, impl, kinds):
 
 def unop(name, impl, kinds=(_FLOAT,), result_dtype=None):
     p = Primitive(name)
-    checked = _rejecting_complex(name, impl, kinds)
+    checked = _checking_kinds(name, impl, kinds)
     p.def_impl(taking_accuracy(checked) if name in ACCURACY_OPS else checked)
 
     def abstract(x, **params):
@@ -96,9 +103,11 @@ def _checking_shapes(name, impl):
     return checked
 
 
-def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None):
+def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None, kinds_at_1=None):
+    """``kinds_at_1``: the second operand's, where it differs (pow takes an integer exponent; its
+    abstract evaluation is its own)."""
     p = Primitive(name)
-    p.def_impl(_checking_shapes(name, _rejecting_complex(name, impl, kinds)))
+    p.def_impl(_checking_shapes(name, _checking_kinds(name, impl, kinds, True, kinds_at_1 or kinds)))
 
     def abstract(x, y, **params):
         _check_operand_kind(name, x, kinds, 0)
@@ -141,8 +150,12 @@ def _broadcast_size_one(name, xs, ys):
 
 
 def _np_round(x, rounding_method=0):
-    if rounding_method == 0:  # away from zero
-        return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)
+    if rounding_method == 0:  # half away from zero, as XLA: the sign kept (-0.4 -> -0.0), and exact
+        # (floor(|x| + 0.5) rounds 0.49999997 + 0.5 up to 1, and 2**23 + 1 to 2**23 + 2)
+        with np.errstate(invalid="ignore"):
+            t = np.trunc(x)
+            up = np.abs(x - t) >= 0.5
+        return np.copysign(np.where(up, np.abs(t) + 1, np.abs(t)), x).astype(x.dtype)
     return np.round(x)
 
 
@@ -383,7 +396,7 @@ def _pow_abstract(x, y):
     return ShapedArray(_broadcast_size_one("pow", x.shape, y.shape), x.dtype, x.weak_type and y.weak_type)
 
 
-pow_p = binop("pow", _pow_impl, (_FLOAT, _COMPLEX))
+pow_p = binop("pow", _pow_impl, (_FLOAT, _COMPLEX), kinds_at_1=(_FLOAT, _COMPLEX, _INT))
 pow_p.def_abstract_eval(_pow_abstract)
 
 _cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
@@ -397,8 +410,14 @@ eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (
 integer_pow_p = Primitive("integer_pow")
 
 
+def _integer_pow_abstract(x, *, y):
+    _check_kind("integer_pow", x, (_INT, _FLOAT, _COMPLEX))  # (bools refused, as JAX's)
+    return x
+
+
 @integer_pow_p.def_impl
 def _integer_pow_impl(x, *, y):
+    _integer_pow_abstract(ShapedArray((), x.dtype), y=y)
     if narrow_dtypes.is_narrow(x.dtype):
         return _narrow_integer_pow(x, y)
     with np.errstate(all="ignore"):
@@ -426,7 +445,7 @@ def _narrow_integer_pow(x, y):
 
 
 narrow_dtypes.keeps_narrow.add(integer_pow_p)  # (it rounds each product itself)
-integer_pow_p.def_abstract_eval(lambda x, *, y: x)
+integer_pow_p.def_abstract_eval(_integer_pow_abstract)
 batching.vectorized_batcher(integer_pow_p)
 
 

@@ -231,13 +231,15 @@ top_k_p = Primitive("top_k", multiple_results=True)
 
 @top_k_p.def_impl
 def _top_k_impl(x, *, k, axis):
-    # Descending in the total order; among equal values the lower index comes first.
+    # Descending in XLA's total order, NaNs by their sign bit (-NaN last, -0.0 after 0.0); among
+    # equal values the lower index comes first. ``~key`` reverses the order without overflowing
+    # (a negated int64 key of -NaN, or a uint64 past 2**63 cast to int64, would wrap).
     x = np.moveaxis(x, axis, -1)
-    perm = np.argsort(
-        -_total_order_key(x).astype(np.int64) if dtype_kind(x.dtype) == "f" else -x.astype(np.int64),
-        axis=-1,
-        kind="stable",
-    )[..., :k]
+    if dtype_kind(x.dtype) == "f":
+        key = _total_order_bits(x)
+    else:
+        key = x.astype(np.int8) if x.dtype == np.bool_ else x
+    perm = np.argsort(~key, axis=-1, kind="stable")[..., :k]
     values = np.take_along_axis(x, perm, axis=-1)
     return [np.moveaxis(values, -1, axis), np.moveaxis(perm.astype(np.int32), -1, axis)]
 
@@ -272,7 +274,7 @@ def top_k(operand, k: int, *, axis: int = -1):
     first.
 
     >>> top_k(jnp.array([1., 4., 2.]), 2)
-    (Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32))
+    [Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32)]
     """
     k = dims.as_dim(k)
     if isinstance(k, int) and k < 0:
@@ -280,5 +282,5 @@ def top_k(operand, k: int, *, axis: int = -1):
     ndim = core.get_aval(operand).ndim
     if not -ndim <= axis < max(ndim, 1):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    values, idx = top_k_p.bind(operand, k=k, axis=axis % max(ndim, 1))
-    return values, idx
+    # a list, as JAX's (the primitive's results as bound)
+    return top_k_p.bind(operand, k=k, axis=axis % max(ndim, 1))

@@ -240,6 +240,11 @@ def kron(a, b):
     Array([ 1, 10,  2, 20], dtype=int32)
     """
     a, b = promote_dtypes(a, b)
+    if a.dtype == np.bool_:  # (JAX's lax.mul of bools raises; the engine's mul takes them)
+        raise TypeError(
+            "mul does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
+            "subtypes of integer, floating, complexfloating."
+        )
     if a.ndim < b.ndim:
         a = lax.expand_dims(a, tuple(range(b.ndim - a.ndim)))
     elif b.ndim < a.ndim:

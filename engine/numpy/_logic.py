@@ -66,12 +66,13 @@ invert = bitwise_invert = bitwise_not
 
 
 def left_shift(x1, x2, /):
-    x1, x2 = promote_args("left_shift", x1, x2)
+    # numeric promotion, as JAX's: bools shift as int32 (True << True is 2)
+    x1, x2 = promote_args_numeric("left_shift", x1, x2)
     return lax.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
-    x1, x2 = promote_args("right_shift", x1, x2)
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
     if dtype_kind(x1.dtype) == "u":
         return lax.shift_right_logical(x1, x2)
     return lax.shift_right_arithmetic(x1, x2)

@@ -234,8 +234,8 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     if nd == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     for a in arrays[1:]:
-        if a.ndim != nd:
-            raise ValueError(
+        if a.ndim != nd:  # (lax.concatenate's shape rule: a TypeError, as JAX's)
+            raise TypeError(
                 f"Cannot concatenate arrays with different numbers of dimensions: got "
                 f"{', '.join(str(x.shape) for x in arrays)}."
             )

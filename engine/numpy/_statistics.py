@@ -376,6 +376,13 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     from ._ufuncs import subtract
 
     a = as_operand(a)
+    n = operator.index(n)
+    if n == 0:  # (as JAX: a itself, prepend and append ignored)
+        return a
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if a.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
     ax = canonicalize_axis(axis, a.ndim)
     parts = []
     for extra in (prepend, append):
@@ -390,7 +397,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
         parts.append(e)
     if parts[0] is not None or parts[1] is not None:
         a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], ax)
-    for _ in range(int(n)):
+    for _ in range(n):
         m = a.shape[ax]
         hi, lo = slice_axis(a, ax, 1, m), slice_axis(a, ax, 0, m - 1)
         a = not_equal(hi, lo) if a.dtype == np.bool_ else subtract(hi, lo)

@@ -2056,3 +2056,6 @@ SNIPPETS["int_tangents"] = INT_TANGENTS
 from snippets_default_device import DEFAULT_DEVICE  # noqa: E402
 
 SNIPPETS["default_device"] = DEFAULT_DEVICE
+from snippets_fuzz3 import FUZZ3  # noqa: E402
+
+SNIPPETS["fuzz3_values"] = FUZZ3
