@@ -205,11 +205,15 @@ def _errs(f):
 neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
 
 
-sign_p = unop(
-    "sign",
-    lambda x: complex_numbers.complex_sign(x) if x.dtype.kind == "c" else np.sign(x),
-    (_FLOAT, _INT, _COMPLEX),
-)
+def _sign(x):
+    if x.dtype.kind == "c":
+        return complex_numbers.complex_sign(x)
+    if dtype_kind(x.dtype) == "f":  # XLA's: a zero or NaN is its own sign (sign(-0.0) is -0.0)
+        return np.where((x == 0) | np.isnan(x), x, np.sign(x))
+    return np.sign(x)
+
+
+sign_p = unop("sign", _sign, (_FLOAT, _INT, _COMPLEX))
 square_p = unop("square", np.square, (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)

@@ -1,7 +1,7 @@
 """What the third differential fuzz (random jnp / lax programs with uncommon arguments, eager, under
 jit and vmap, x64 on and off; issue 13) found silently wrong or refused differently. lax.round's
 half-away-from-zero lost the sign of zero (-0.4 -> 0.0, so floor_divide(0.0, -1.0) was 0.0, JAX
--0.0) and was inexact (0.49999997 -> 1, 2**23 + 1 -> 2**23 + 2); eager lax ops took operands of a
+-0.0) and was inexact (0.49999997 -> 1, 2**23 + 1 -> 2**23 + 2); lax.sign(-0.0) was 0.0 (XLA: -0.0); eager lax ops took operands of a
 kind they refuse under jit (a float shifted by its bits, popcount of a float); jnp.left_shift /
 right_shift of bools stayed bool (JAX: int32); top_k ordered NaNs and -0.0 without their sign bit
 (XLA's total order: -NaN last), which moved jnp.partition's values; top_k returned a tuple (JAX: a
@@ -30,6 +30,13 @@ FUZZ3 = [
     ),
     ("floor_divide_f16_by_int8", "out = jnp.signbit(jnp.array([-0.0, 0.5], jnp.float16) // jnp.int8(-3))"),
     ("divmod_signed_zero", _F + "out = jnp.signbit(jnp.divmod(x, -x[::-1])[0])"),
+    # sign of a zero or NaN is the operand itself (sign(-0.0) is -0.0)
+    (
+        "sign_signed_zero",
+        "x = jnp.array([-0.0, 0.0, np.nan, -np.nan, -2.0, 3.0])\n"
+        "out = [jnp.signbit(f(x)) for f in (lax.sign, jax.jit(lax.sign), jnp.sign)]",
+    ),
+    ("sign_signed_zero_bf16", "out = jnp.signbit(jnp.sign(jnp.array([-0.0, 0.0, -1.0], jnp.bfloat16)))"),
     # shifts and popcount take integers only, eagerly too
     *[
         (f"refuse_float_{name}", _F + f"out = {call}")
@@ -42,7 +49,10 @@ FUZZ3 = [
             ("bitwise_count", "jnp.bitwise_count(x)"),
             ("lax_shift_left", "lax.shift_left(x, x)"),
             ("lax_population_count", "lax.population_count(x)"),
-            ("vmap_shift", "jax.vmap(lambda v: jnp.bitwise_left_shift(-0.0, v))(jnp.ones((2, 3), jnp.int32))"),
+            (
+                "vmap_shift",
+                "jax.vmap(lambda v: jnp.bitwise_left_shift(-0.0, v))(jnp.ones((2, 3), jnp.int32))",
+            ),
             ("int_lshift_by_float", "x.astype(jnp.int32) << 3.0"),
         ]
     ],
@@ -50,7 +60,10 @@ FUZZ3 = [
     ("refuse_kron_bool", "out = jnp.kron(jnp.array([True, False]), jnp.array([True, True]))"),
     ("lax_pow_int_exponent", "out = lax.pow(jnp.float32(2.0), jnp.int32(3))"),
     # shifts of bools promote to int32
-    ("right_shift_bool", "b = jnp.array([True, False])\nout = (jnp.right_shift(b, b), jnp.left_shift(b, True))"),
+    (
+        "right_shift_bool",
+        "b = jnp.array([True, False])\nout = (jnp.right_shift(b, b), jnp.left_shift(b, True))",
+    ),
     ("shift_bool_ops", "b = jnp.array([[True, False, True]])\nout = (b >> b, b << b)"),
     # top_k: XLA's total order (NaN by its sign bit, -0.0 below 0.0), a list
     ("top_k_total_order", _T + "out = lax.top_k(x, 8)"),
@@ -69,7 +82,10 @@ FUZZ3 = [
     ),
     # diff: n=0 is the input itself (prepend / append ignored); n < 0 and 0-d input refused
     ("diff_n0_prepend", "out = jnp.diff(jnp.arange(3), n=0, prepend=0)"),
-    ("diff_n0_vmap", "out = jax.vmap(lambda v: jnp.diff(v, n=0, axis=0, prepend=0))(jnp.ones((2, 4), jnp.uint16))"),
+    (
+        "diff_n0_vmap",
+        "out = jax.vmap(lambda v: jnp.diff(v, n=0, axis=0, prepend=0))(jnp.ones((2, 4), jnp.uint16))",
+    ),
     ("diff_negative_n", "out = jnp.diff(jnp.arange(3), n=-1)"),
     ("diff_float_n", "out = jnp.diff(jnp.arange(3), n=1.0)"),
     ("diff_scalar", "out = jnp.diff(jnp.float32(3))"),
