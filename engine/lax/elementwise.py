@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import ad, batching, core, narrow_dtypes
 from . import complex_numbers
+from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
 from ..core import Primitive, ShapedArray
@@ -149,16 +150,6 @@ def _broadcast_size_one(name, xs, ys):
     raise TypeError(f"{name} got incompatible shapes for broadcasting: {tuple(xs)}, {tuple(ys)}.")
 
 
-def _np_round(x, rounding_method=0):
-    if rounding_method == 0:  # half away from zero, as XLA: the sign kept (-0.4 -> -0.0), and exact
-        # (floor(|x| + 0.5) rounds 0.49999997 + 0.5 up to 1, and 2**23 + 1 to 2**23 + 2)
-        with np.errstate(invalid="ignore"):
-            t = np.trunc(x)
-            up = np.abs(x - t) >= 0.5
-        return np.copysign(np.where(up, np.abs(t) + 1, np.abs(t)), x).astype(x.dtype)
-    return np.round(x)
-
-
 def _logistic(x):
     with np.errstate(over="ignore"):
         if narrow_dtypes.is_narrow(x.dtype):  # JAX lowers it to exp, add and div, each rounding
@@ -205,19 +196,11 @@ def _errs(f):
 neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
 
 
-def _sign(x):
-    if x.dtype.kind == "c":
-        return complex_numbers.complex_sign(x)
-    if dtype_kind(x.dtype) == "f":  # XLA's: a zero or NaN is its own sign (sign(-0.0) is -0.0)
-        return np.where((x == 0) | np.isnan(x), x, np.sign(x))
-    return np.sign(x)
-
-
-sign_p = unop("sign", _sign, (_FLOAT, _INT, _COMPLEX))
+sign_p = unop("sign", numerics.sign, (_FLOAT, _INT, _COMPLEX))
 square_p = unop("square", np.square, (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
-round_p = unop("round", _np_round)
+round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
 exp_p = unop("exp", _errs(np.exp), (_FLOAT, _COMPLEX))
 exp2_p = unop("exp2", _errs(np.exp2), (_FLOAT, _COMPLEX))
@@ -262,7 +245,7 @@ erf_inv_p = unop("erf_inv", _erf_inv)
 not_p = unop("not", np.invert, (_INT, _BOOL))
 # (counted in the unsigned view: numpy counts a negative integer's magnitude, XLA its two's complement)
 population_count_p = unop(
-    "population_count", lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype), (_INT,)
+    "population_count", lambda x: np.bitwise_count(numerics.unsigned(x)).astype(x.dtype), (_INT,)
 )
 
 add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
@@ -288,40 +271,9 @@ or_p = binop("or", np.bitwise_or, (_INT, _BOOL))
 xor_p = binop("xor", np.bitwise_xor, (_INT, _BOOL))
 
 
-def _shift_out_of_range(x, y):
-    # XLA defines shifts by a negative amount or by >= the bit width (numpy leaves them to C).
-    bits = x.dtype.itemsize * 8
-    return (y < 0) | (y >= bits) if dtype_kind(y.dtype) == "i" else (y >= bits)
-
-
-def _unsigned(x):
-    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
-
-
-def _shift_left(x, y):
-    big = _shift_out_of_range(x, y)
-    safe = np.where(big, 0, y).astype(_unsigned(x).dtype)
-    return np.where(big, 0, (_unsigned(x) << safe).view(x.dtype)).astype(x.dtype)
-
-
-def _shift_right_logical(x, y):
-    big = _shift_out_of_range(x, y)
-    safe = np.where(big, 0, y).astype(_unsigned(x).dtype)
-    return np.where(big, 0, (_unsigned(x) >> safe).view(x.dtype)).astype(x.dtype)
-
-
-def _shift_right_arithmetic(x, y):
-    # Shifting by the width or more fills with the sign bit; an unsigned operand's top bit is its
-    # sign bit too (XLA shifts the bits as signed whatever the type).
-    bits = x.dtype.itemsize * 8
-    signed = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-    safe = np.where(_shift_out_of_range(x, y), bits - 1, y).astype(signed.dtype)
-    return np.right_shift(signed, safe).view(x.dtype).astype(x.dtype)
-
-
-shift_left_p = binop("shift_left", _shift_left, (_INT,))
-shift_right_logical_p = binop("shift_right_logical", _shift_right_logical, (_INT,))
-shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic, (_INT,))
+shift_left_p = binop("shift_left", numerics.shift_left, (_INT,))
+shift_right_logical_p = binop("shift_right_logical", numerics.shift_right_logical, (_INT,))
+shift_right_arithmetic_p = binop("shift_right_arithmetic", numerics.shift_right_arithmetic, (_INT,))
 
 # nextafter steps in the narrow type itself (numpy's on ml_dtypes' types): widened, it would step
 # by a float32 ulp and round back to where it started.
