@@ -194,8 +194,9 @@ def full_like(ctx: RuleContext, value: Any, aval: Any) -> Value:
 
 
 def convert(ctx: RuleContext, x: Value, aval_in: Any, aval_out: Any) -> Value:
-    """JAX's ``convert_hlo``: a cast to bool is ``x != 0`` (then converted, as JAX does)."""
-    if np.dtype(aval_out.dtype) == np.bool_ and np.dtype(aval_in.dtype) != np.bool_:
+    """JAX's ``convert_hlo``: a cast to bool is ``x != 0`` (then converted, as JAX does), a bool's
+    too (a ``convert_element_type`` that only drops weak typing)."""
+    if np.dtype(aval_out.dtype) == np.bool_:
         zero = full_like(ctx, 0, aval_in)
         x = compare(ctx, "NE", x, zero, aval_in.dtype, literals.tensor_type(aval_in.shape, np.bool_))
     return hlo_op(ctx, "stablehlo.convert", x, out_type=literals.aval_type(aval_out))

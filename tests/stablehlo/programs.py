@@ -722,3 +722,70 @@ def refs_made_inside_vmap():
 @program
 def refs_made_inside_jvp():
     return (lambda x, t: jax.jvp(_ref_scale_and_bump, (x,), (t,))), (f32(3), f32(3, seed=1))
+
+
+# --- lax.linalg's tridiagonal reduction and solve (LAPACK sytrd/hetrd, gtsv custom calls), and the
+# symmetric product, Cholesky update and QDWH JAX lowers as traced functions
+
+
+def _c64(*shape):
+    return (f32(*shape) + 1j * f32(*shape, seed=1)).astype(np.complex64)
+
+
+@program
+def linalg_tridiagonal():
+    return lax.linalg.tridiagonal, (f32(3, 3),)
+
+
+@program
+def linalg_tridiagonal_upper_batched_complex():
+    return (lambda a: lax.linalg.tridiagonal(a, lower=False)), (_c64(2, 3, 3),)
+
+
+@program
+def linalg_tridiagonal_solve():
+    return lax.linalg.tridiagonal_solve, (f32(4), f32(4, seed=1), f32(4, seed=2), f32(4, 2, seed=3))
+
+
+@program
+def linalg_tridiagonal_solve_batched_complex():
+    return lax.linalg.tridiagonal_solve, (_c64(2, 3), _c64(2, 3) + 2, _c64(2, 3), _c64(2, 3, 1))
+
+
+@program
+def linalg_tridiagonal_solve_grad():
+    def f(dl, d, du, b):
+        return jnp.sum(lax.linalg.tridiagonal_solve(dl, d, du, b) ** 2)
+
+    return jax.grad(f, argnums=(1, 3)), (f32(4), f32(4, seed=1) + 3, f32(4, seed=2), f32(4, 2, seed=3))
+
+
+@program
+def linalg_symmetric_product():
+    return (lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2.0, beta=0.5)), (
+        f32(3, 2),
+        f32(3, 3, seed=1),
+    )
+
+
+@program
+def linalg_symmetric_product_batched_symmetrized():
+    def f(a, c):
+        return lax.linalg.symmetric_product(a, c, symmetrize_output=True)
+
+    return f, (f32(2, 3, 4), f32(2, 3, 3, seed=1))
+
+
+@program
+def linalg_cholesky_update():
+    return lax.linalg.cholesky_update, (np.triu(f32(3, 3)) + 3 * np.eye(3, dtype=np.float32), f32(3, seed=1))
+
+
+@program
+def linalg_qdwh():
+    return lax.linalg.qdwh, (f32(3, 3),)
+
+
+@program
+def linalg_qdwh_wide_hermitian_options():
+    return (lambda x: lax.linalg.qdwh(x, is_hermitian=True, max_iterations=3, eps=1e-3)), (f32(3, 3),)
