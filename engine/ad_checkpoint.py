@@ -221,7 +221,16 @@ def checkpoint_name(x: Any, name: str) -> Any:
 
 name_p.def_impl(lambda x, *, name: x)
 name_p.def_abstract_eval(lambda x, *, name: x)
-ad.deflinear(name_p, lambda ct, x, *, name: [ct])
+
+
+def _name_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, name: str) -> tuple[Any, Any]:
+    # The tangent is not named (as JAX's rule): a name marks a primal value for the policies, and
+    # a named tangent would show in the linear jaxprs JAX prints.
+    return name_p.bind(primals[0], name=name), tangents[0]
+
+
+ad.jvp_rules[name_p] = _name_jvp
+ad.transpose_rules[name_p] = lambda ct, x, *, name: [ct]
 lowerings[name_p] = Scalar(lambda eqn, x: x)
 batching.batch_rules[name_p] = lambda axis_size, vals, dims, *, name: (
     name_p.bind(vals[0], name=name),
@@ -415,6 +424,10 @@ def _checkpoint_jvp(
 
 
 def _checkpoint_transpose(cts: Sequence[ad.Tangent], *args: Any, jaxpr: Jaxpr, **params: Any) -> list[Any]:
+    marks = _staged_whole.get(jaxpr)
+    if marks:  # (split here, as JAX's remat_transpose partial-evaluates the staged jaxpr)
+        lin = tuple(ad.is_undefined(a) for a in args)
+        jaxpr = _memo(jaxpr, ("split_whole", lin), lambda: _split_whole(jaxpr, marks, lin))
     undef, defined, cts, f, avals = ad.call_transpose(jaxpr, args, cts)
     key = ("transpose", tuple(undef), tuple((a.shape, a.dtype, a.weak_type) for a in avals))
     (closed,) = _memo(jaxpr, key, lambda: (trace_to_jaxpr(f, avals),))
@@ -479,7 +492,7 @@ def _split(
         made = custom(saveable, unks_in, eqn) if custom is not None else None
         if made is not None:
             # The rule split the equation with the policy itself: its residuals are saved, and its
-            # staged equation, computing every output, stays whole until the split below.
+            # staged equation, computing every output, stays whole (the remat's transpose splits it).
             known_eqn, staged_eqn, unks_out, rule_res = made
             known_eqns.append(known_eqn)
             saved.update(rule_res)
@@ -531,8 +544,8 @@ def _split(
     staged_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if u or loop_body is not None]
     staged = dce_jaxpr(Jaxpr([], [], staged_eqns, staged_outs))
     staged = Jaxpr([], [], [_recomputation(e, recomputed) for e in staged.eqns], staged.outs)
-    if whole and loop_body is None:
-        staged = Jaxpr([], [], _split_whole(staged.eqns, whole, unknown), staged.outs)
+    # (which staged equations a rule staged whole: the remat's transpose splits them)
+    marks = {k: whole[v] for k, e in enumerate(staged.eqns) for v in e.out_binders[:1] if v in whole}
     defined = {v for e in staged.eqns for v in e.out_binders}
     free = {x: None for e in staged.eqns for x in e.inputs if type(x) is Var and x not in defined}
     free.update({x: None for x in staged_outs if type(x) is Var and x not in defined})
@@ -547,6 +560,8 @@ def _split(
     staged = ir.with_fresh_vars(
         Jaxpr([], [*res, *[v for v in jaxpr.in_binders if v in free]], staged.eqns, staged.outs)
     )
+    if marks and loop_body is None:
+        _staged_whole[staged] = marks
     known_outs = [x for x, u in zip(jaxpr.outs, out_unknowns) if not u]
     known_ins = [v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u]
     known = dce_jaxpr(Jaxpr([], known_ins, known_eqns, [*known_outs, *res]))
@@ -555,18 +570,28 @@ def _split(
     return _reduce_precision_residuals(known, len(res)), staged, out_unknowns, len(res), staged_inputs
 
 
-def _split_whole(eqns: Sequence[JaxprEqn], whole: dict[Var, Any], unknown: dict[Var, bool]) -> list[JaxprEqn]:
-    """The staged equations, each one a policy_split_rules rule staged whole (what of it is left
-    after dead code elimination) split into its known and unknown halves, as the remat's transpose
-    splits it (JAX's partial_eval_jaxpr_nounits of the staged jaxpr)."""
-    out: list[JaxprEqn] = []
-    for e in eqns:
-        rule = next((whole[v] for v in e.out_binders if v in whole), None)
-        if rule is None:
-            out.append(e)
-        else:
-            out.extend(rule.split_staged([type(x) is Var and unknown.get(x, False) for x in e.inputs], e))
-    return out
+# A remat's staged jaxpr -> {index of an equation a policy_split_rules rule staged whole: the rule}.
+# The remat's transpose splits those equations into their known and linear halves (JAX's
+# remat_transpose partial-evaluates the staged jaxpr, partial_eval_jaxpr_nounits); until then
+# (linearize, which never transposes) they stay whole, as JAX prints them.
+_staged_whole: "weakref.WeakKeyDictionary[Jaxpr, dict[int, PolicySplitRule]]" = weakref.WeakKeyDictionary()
+
+
+def _split_whole(jaxpr: Jaxpr, marks: dict[int, PolicySplitRule], linear: Sequence[bool]) -> Jaxpr:
+    """``jaxpr`` (a staged remat body) with each marked equation split by its rule, given which of
+    its inputs are linear (undefined in the transpose): a value is linear if an input of the
+    equation making it is."""
+    unknown: dict[Var, bool] = dict(zip(jaxpr.in_binders, linear))
+    eqns: list[JaxprEqn] = []
+    for k, e in enumerate(jaxpr.eqns):
+        rule = marks.get(k)
+        unks = [type(x) is Var and unknown.get(x, False) for x in e.inputs]
+        parts = rule.split_staged(unks, e) if rule is not None else [e]
+        for p in parts:
+            u = any(type(x) is Var and unknown.get(x, False) for x in p.inputs)
+            unknown.update(dict.fromkeys(p.out_binders, u))
+        eqns.extend(parts)
+    return Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
 
 
 class PolicySplitRule:

@@ -303,3 +303,20 @@ def test_a_remat_scan_saves_what_the_policy_saves_in_its_body(capsys):
         assert [s[: len(w)] for s, w in zip(lines, want)] == want and len(lines) == len(want)
     g_ = jax.grad(jax.checkpoint(f, policy=P.dots_saveable))
     np.testing.assert_allclose(g_(X), jax.grad(f)(X), rtol=1e-6)
+
+
+def test_checkpoint_name_names_the_primal_not_the_tangent():
+    # JAX 0.10.2's text: name's JVP names the primal value only (the tangent is no policy's
+    # business), so no name shows among the tangent's equations
+    f = lambda x: jnp.sin(checkpoint_name(x * 2.0, "h"))
+    got = str(jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(1.0, 1.0))
+    assert got == (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = mul a 2.0:f32[]\n"
+        "    d:f32[] = mul b 2.0:f32[]\n"
+        "    e:f32[] = name[name=h] c\n"
+        "    f:f32[] = sin e\n"
+        "    g:f32[] = cos e\n"
+        "    h:f32[] = mul d g\n"
+        "  in (f, h) }"
+    )

@@ -445,9 +445,11 @@ def _hoisted(j1: Jaxpr, kin, n_kc, n_known_out):
     )
 
 
-def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False):
+def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
     # As the trace-level rule: residuals forwarded, and those of known consts alone hoisted (their
-    # equations go before the known scan).
+    # equations go before the known scan). ``forced_zero=False``: a known carry the fixpoint made
+    # unknown keeps its known initial value (JAX's partial_eval_jaxpr_nounits, which a remat's
+    # transpose runs, instantiates it as it is).
     p = eqn.params
     known, unknown, c_uk, k_uk, x_uk, out_uk, nres = _scan_split(
         p["jaxpr"], p["num_consts"], p["num_carry"], unks_in, trace_order
@@ -481,7 +483,7 @@ def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False):
     # unknown is zero); JAX's linearization instantiates them on the unknown side, not as residuals.
     zeros: list[JaxprEqn] = []
     for k, (x, u, was) in enumerate(zip(eqn.inputs, uk_all, unks_in)):
-        if u and not was:
+        if u and not was and forced_zero:
             made, atom = ad.zeros_eqns(x.aval)
             zeros.extend(made)
             uin[sum(uk_all[:k])] = atom

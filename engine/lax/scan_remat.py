@@ -7,10 +7,10 @@ invariant), and the staged scan reads them and recomputes the rest of the body i
 than the whole known scan being recomputed. (The policy is asked about the body's equations, never
 about the scan itself, as JAX's rule asks it.)
 
-The staged scan computes every output (JAX's ``ensure_out_inst``) and stays whole until the dead
-code of the remat's staged jaxpr is gone; then it is split as the remat's transpose splits it
-(JAX's ``partial_eval_jaxpr_nounits``): a known scan recomputing the residuals from the saved
-values, and the linear one.
+The staged scan computes every output (JAX's ``ensure_out_inst``) and stays whole in the remat's
+staged jaxpr (what linearize prints); the remat's transpose splits it (JAX's
+``partial_eval_jaxpr_nounits``): a known scan recomputing the residuals from the saved values, and
+the linear one.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class _ScanPolicySplit(ad_checkpoint.PolicySplitRule):
     def split_staged(self, unks_in: list[bool], eqn: JaxprEqn) -> list[JaxprEqn]:
         if not any(unks_in):
             return [eqn]
-        known, unknown, _, _ = _scan_partial_eval_jaxpr(unks_in, eqn, True)
+        known, unknown, _, _ = _scan_partial_eval_jaxpr(unks_in, eqn, True, forced_zero=False)
         staged = unknown if isinstance(unknown, list) else [unknown]
         # (a known scan left with no outputs goes, with what only it read: JAX's never shows)
         read = {x for e in staged for x in e.inputs if type(x) is Var} | set(eqn.out_binders)
