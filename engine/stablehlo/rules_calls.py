@@ -15,7 +15,7 @@ from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
 from ..jit_primitive import call_transforms, jit_p
 from ..linear_call import linear_call_p
-from ..lax.barrier import dce_sink_p
+from ..lax.barrier import dce_sink_p, optimization_barrier_p
 from ..lax.composite_call import attribute_values, check_composite_name, composite_p
 from ..lax.solves import linear_solve_p
 from . import literals
@@ -62,15 +62,20 @@ def _checkpoint(
     if differentiated and prevent_cse and args:
         # JAX keeps XLA from merging the recomputation with the forward pass: the arguments go
         # through an optimization barrier first
-        types, ins = [a.type for a in args], args
-        args = tuple(
-            ctx.emit(
-                types,
-                lambda p: f"stablehlo.optimization_barrier {p.list(ins)} : {', '.join(types)}",
-                spec=Spec("stablehlo.optimization_barrier", ins),
-            )
-        )
+        args = tuple(_optimization_barrier(ctx, *args))
     return ctx.lower_jaxpr(ctx.block, jaxpr, args)
+
+
+@register(optimization_barrier_p)
+def _optimization_barrier(ctx: RuleContext, *args: Value) -> list[Value]:
+    if not args:  # (MLIR prints no operands differently; JAX's barrier of nothing is not lowered so)
+        raise NotImplementedError("StableHLO text of an optimization_barrier of no values is not implemented")
+    types, ins = [a.type for a in args], args
+    return ctx.emit(
+        types,
+        lambda p: f"stablehlo.optimization_barrier {p.list(ins)} : {', '.join(types)}",
+        spec=Spec("stablehlo.optimization_barrier", ins),
+    )
 
 
 @register(name_p)

@@ -11,6 +11,7 @@ from ..lax import elementwise as ew
 from ..lax import complex_numbers as cn
 from ..lax import sorting as so
 from ..lax import special
+from ..lax.integer_bits import clz_p
 from ..narrow_dtypes import kind as dtype_kind
 from ..lax import structural as st
 from . import literals
@@ -56,7 +57,7 @@ for _prim, _name in [
     (ew.log1p_p, "log_plus_one"), (ew.expm1_p, "exponential_minus_one"), (ew.tanh_p, "tanh"),
     (ew.sin_p, "sine"), (ew.cos_p, "cosine"), (ew.tan_p, "tan"),
     (ew.sqrt_p, "sqrt"), (ew.rsqrt_p, "rsqrt"), (ew.cbrt_p, "cbrt"), (ew.abs_p, "abs"),
-    (ew.not_p, "not"), (ew.population_count_p, "popcnt"),
+    (ew.not_p, "not"), (ew.population_count_p, "popcnt"), (clz_p, "count_leading_zeros"),
     (ew.add_p, "add"), (add_jaxvals_p, "add"), (ew.sub_p, "subtract"), (ew.mul_p, "multiply"),
     (ew.div_p, "divide"), (ew.rem_p, "remainder"), (ew.max_p, "maximum"),
     (ew.min_p, "minimum"), (ew.atan2_p, "atan2"), (ew.and_p, "and"), (ew.or_p, "or"),

@@ -338,7 +338,10 @@ def _cumulative(prim: Any, op: str, identity: Any) -> None:
         aval = c.avals_in[0]
         n = aval.shape[axis]
         scalar = aval.update(shape=())
-        if prim is reductions.cumprod_p:  # (JAX's generic reduce_window: the init is a literal)
+        if prim in (
+            reductions.cumprod_p,
+            reductions.cumlogsumexp_p,
+        ):  # (JAX's generic reduce_window: the init is a literal)
             init = c.constant(np.array(identity(aval.dtype), aval.dtype), aval.dtype)
         else:  # (reduce_window_sum/max/min lower their init with full_like_aval)
             init = full_like(c, identity(aval.dtype), scalar)
@@ -356,7 +359,14 @@ def _cumulative(prim: Any, op: str, identity: Any) -> None:
         st_type = init.type
         block = Block([st_type, st_type])
         r = c.at(block)
-        out = hlo_op(r, op, *block.args, out_type=st_type)
+        if prim is reductions.cumlogsumexp_p:  # (JAX's logaddexp, traced into the reducer)
+            from ..staging import trace_to_jaxpr
+
+            logaddexp = reductions._logaddexp_custom_jvp()
+            closed = trace_to_jaxpr(lambda a, b: [logaddexp(a, b)], [scalar, scalar])
+            (out,) = r.lower_jaxpr(block, closed, block.args)
+        else:
+            out = hlo_op(r, op, *block.args, out_type=st_type)
         r.emit([], lambda p: f"stablehlo.return {p(out)} : {st_type}")
         ty = c.out_types[0]
         return c.emit([ty], generic("stablehlo.reduce_window", [x, init], [ty], props, [block]), [block])
@@ -383,6 +393,7 @@ _cumulative(reductions.cumsum_p, "stablehlo.add", lambda dt: 0)
 _cumulative(reductions.cumprod_p, "stablehlo.multiply", lambda dt: 1)
 _cumulative(reductions.cummax_p, "stablehlo.maximum", _max_identity)
 _cumulative(reductions.cummin_p, "stablehlo.minimum", _min_identity)
+_cumulative(reductions.cumlogsumexp_p, "", lambda dt: -np.inf)
 
 
 # --- sort ---------------------------------------------------------------------------------------

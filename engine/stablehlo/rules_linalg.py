@@ -71,11 +71,13 @@ def lapack_call(
     avals_out: Sequence[Any],
     aliases: dict[int, int],
     chars: dict[str, str] | None = None,
+    attrs: dict[str, str] | None = None,
 ) -> list[Value]:
     """JAX's ``_linalg_ffi_lowering``: the operands and results of the largest rank column-major,
     the others row-major, the leading dimensions the matrices' batch; ``chars`` are the call's
-    one-character LAPACK options (``side = "L"``), passed as ``ui8`` attributes."""
-    chars = chars or {}
+    one-character LAPACK options (``side = "L"``), passed as ``ui8`` attributes, ``attrs`` other
+    options as MLIR prints them (``low = 1 : i32``, ``left = true``)."""
+    rendered = {k: f"{ord(c)} : ui8" for k, c in (chars or {}).items()} | (attrs or {})
     rank = max(len(a.shape) for a in avals_in)
     n_batch = rank - 2
 
@@ -89,7 +91,7 @@ def lapack_call(
         f"operand_index = {i}, operand_tuple_indices = []>"
         for i, o in aliases.items()
     )
-    config = ", ".join(f"{k} = {ord(c)} : ui8" for k, c in sorted(chars.items()))
+    config = ", ".join(f"{k} = {v}" for k, v in sorted(rendered.items()))
     attrs = [
         'backend_config = ""',
         f"mhlo.backend_config = {{{config}}}",

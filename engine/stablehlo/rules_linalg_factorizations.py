@@ -1,7 +1,9 @@
 """StableHLO rules for the LAPACK factorizations JAX's ``lax/linalg.py`` lowers for the CPU as one
 custom call each (Cholesky ``potrf``, symmetric eigendecomposition ``syevd``/``heevd``, SVD
 ``gesdd``), their results replaced by NaNs where LAPACK's info is not 0, and QR, whose lowering is
-a traced function: ``geqrf``, then ``orgqr``/``ungqr`` of the reflectors, and the upper triangle."""
+a traced function: ``geqrf``, then ``orgqr``/``ungqr`` of the reflectors, and the upper triangle.
+So are the Hessenberg reduction (``gehrd``), the Schur decomposition (``gees``), and the packed QR
+(``geqrf``) with its uses (``orgqr``/``ungqr``, ``ormqr``/``unmqr``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from ..core import ShapedArray
 from ..lax.linalg import cholesky_p, eigh_p, svd_p
 from ..lax.linalg_eig import eig_p
 from ..lax.linalg_qr import qr_p
+from ..lax.linalg_schur import geqrf_p, hessenberg_p, householder_product_p, ormqr_p, schur_p
 from . import literals
 from .lowering import RuleContext, register
 from .rules_elementwise import broadcast_in_dim, compare, full_like, hlo_op, make_complex, select
@@ -189,3 +192,62 @@ def _qr(ctx: RuleContext, x: Value, *, full_matrices: bool, pivoting: bool) -> l
         q = householder(r, aval)
         r, r_aval = corner(r, n)
     return [q, _upper_triangle(ctx, r, r_aval)]
+
+
+def _or_un(aval: Any) -> str:
+    return "un" if np.dtype(aval.dtype).kind == "c" else "or"
+
+
+@register(geqrf_p)
+def _geqrf(ctx: RuleContext, a: Value) -> list[Value]:
+    aval = ctx.avals_in[0]
+    return lapack_call(ctx, f"lapack_{_prefix('geqrf', aval)}geqrf_ffi", [a], [aval], ctx.avals_out, {0: 0})
+
+
+@register(householder_product_p)
+def _householder_product(ctx: RuleContext, a: Value, taus: Value) -> list[Value]:
+    aval = ctx.avals_in[0]
+    target = f"lapack_{_prefix('householder_product', aval)}{_or_un(aval)}gqr_ffi"
+    return lapack_call(ctx, target, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
+
+
+@register(ormqr_p)
+def _ormqr(ctx: RuleContext, a: Value, taus: Value, c: Value, *, left: bool, transpose: bool) -> list[Value]:
+    aval = ctx.avals_in[0]
+    target = f"lapack_{_prefix('ormqr', aval)}{_or_un(aval)}mqr_ffi"
+    attrs = {"left": str(left).lower(), "transpose": str(transpose).lower()}
+    return lapack_call(ctx, target, [a, taus, c], ctx.avals_in, ctx.avals_out, {2: 0}, attrs=attrs)
+
+
+@register(hessenberg_p)
+def _hessenberg(ctx: RuleContext, a: Value) -> list[Value]:
+    aval = ctx.avals_in[0]
+    batch = tuple(aval.shape[:-2])
+    info_aval = ShapedArray(batch, np.dtype(np.int32))
+    target = f"lapack_{_prefix('hessenberg', aval)}gehrd_ffi"
+    attrs = {"low": "1 : i32", "high": f"{aval.shape[-1]} : i32"}
+    *outs, info = lapack_call(ctx, target, [a], [aval], [*ctx.avals_out, info_aval], {0: 0}, attrs=attrs)
+    ok = _info_ok(ctx, info, batch)
+    return [_replace_not_ok_with_nan(ctx, batch, ok, x, x_aval) for x, x_aval in zip(outs, ctx.avals_out)]
+
+
+@register(schur_p)
+def _schur(
+    ctx: RuleContext, x: Value, *, compute_schur_vectors: bool, sort_eig_vals: bool, select_callable: Any
+) -> list[Value]:
+    if sort_eig_vals:  # (JAX refuses it too)
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    aval = ctx.avals_in[0]
+    batch = tuple(aval.shape[:-2])
+    info_aval = ShapedArray(batch, np.dtype(np.int32))
+    values = ShapedArray(aval.shape[:-1], aval.dtype)
+    real = np.dtype(aval.dtype).kind == "f"
+    outs = [aval, aval, values, values] if real else [aval, aval, values]
+    chars = {"mode": "V" if compute_schur_vectors else "N", "sort": "N"}
+    target = f"lapack_{_prefix('schur', aval)}gees_ffi"
+    t, z, *_, info = lapack_call(ctx, target, [x], [aval], [*outs, info_aval, info_aval], {0: 0}, chars)
+    ok = _info_ok(ctx, info, batch)
+    result = [_replace_not_ok_with_nan(ctx, batch, ok, t, ctx.avals_out[0])]
+    if compute_schur_vectors:
+        result.append(_replace_not_ok_with_nan(ctx, batch, ok, z, ctx.avals_out[1]))
+    return result

@@ -20,6 +20,7 @@ from ..random_primitives import (
     random_unwrap_p,
     random_wrap_p,
 )
+from ..lax.bit_generator import rng_bit_generator_p
 from . import literals
 from .lowering import RuleContext, register
 from .rules_control import while_loop
@@ -244,3 +245,30 @@ def _random_seed(ctx: RuleContext, seed: Value, **_: Any) -> list[Value]:
     k2 = at(broadcast_in_dim(ctx, low, (1,), ()), "broadcast_in_dim")
     one = ctx.avals_in[0].update(shape=(1,), dtype=np.dtype(np.uint32))
     return [at(concatenate(ctx, [k1, k2], [one, one], 0), "concatenate")]
+
+
+@register(rng_bit_generator_p)
+def _rng_bit_generator(
+    ctx: RuleContext, key: Value, *, shape: Any, dtype: Any, algorithm: Any, out_sharding: Any
+) -> list[Value]:
+    """JAX's lowering: a ``uint32[4]`` key goes to XLA as ``uint64[2]`` (reshaped, bitcast) and the
+    advanced key comes back the same way."""
+    key_aval, bits_aval = ctx.avals_in[0], ctx.avals_out[1]
+    if out_sharding is not None or key_aval.shape != (4,) or np.dtype(key_aval.dtype) != np.uint32:
+        raise NotImplementedError(
+            "StableHLO text of rng_bit_generator is implemented for a uint32[4] key and no out_sharding"
+        )
+    u64 = literals.tensor_type((2,), np.uint64)
+    pairs = literals.tensor_type((2, 2), np.uint32)
+    key = hlo_op(ctx, "stablehlo.bitcast_convert", reshape(ctx, key, pairs), out_type=u64)
+    name = {0: "DEFAULT", 1: "THREE_FRY", 2: "PHILOX"}[int(algorithm)]
+    bits_type = literals.aval_type(bits_aval)
+    new_key, bits = ctx.emit(
+        [u64, bits_type],
+        lambda p: (
+            f"stablehlo.rng_bit_generator {p(key)}, algorithm = {name} : ({u64}) -> ({u64}, {bits_type})"
+        ),
+        result_hints=("output_state", "output"),
+    )
+    new_key = hlo_op(ctx, "stablehlo.bitcast_convert", new_key, out_type=pairs)
+    return [reshape(ctx, new_key, literals.aval_type(key_aval)), bits]

@@ -50,6 +50,7 @@ _PLAIN = {
     "stablehlo.is_finite": "is-finite", "stablehlo.shift_left": "shift-left",
     "stablehlo.shift_right_logical": "shift-right-logical",
     "stablehlo.shift_right_arithmetic": "shift-right-arithmetic", "stablehlo.popcnt": "popcnt",
+    "stablehlo.count_leading_zeros": "count-leading-zeros",
     "stablehlo.round_nearest_even": "round-nearest-even", "stablehlo.round_nearest_afz": "round-nearest-afz",
 }  # fmt: skip
 _DTYPES = {"bool": "pred", "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -450,6 +451,8 @@ def _convert(op: Op, canon: _Canonical, of: dict[Value, _Instr], module: _Module
         c.attrs = f"({literal_text(np.asarray(scalar))})"
         b = _Instr("broadcast", ty, "broadcast", [c], ", dimensions={}")
         return [c, b]
+    if spec.name != "stablehlo.constant" and 0 in _parse_type(op.results[0].type)[0]:
+        raise _refuse("an operation computing an empty array (XLA removes those)")
     ins = [of[v] for v in canon.operands(op)]
     if op.source in _TRACED_LOWERINGS:
         raise _refuse(f"the operations of '{op.source}' (JAX names them after the function it traces)")

@@ -789,3 +789,79 @@ def linalg_qdwh():
 @program
 def linalg_qdwh_wide_hermitian_options():
     return (lambda x: lax.linalg.qdwh(x, is_hermitian=True, max_iterations=3, eps=1e-3)), (f32(3, 3),)
+
+
+@program
+def linalg_hessenberg():
+    return lax.linalg.hessenberg, (f32(3, 3),)
+
+
+@program
+def linalg_hessenberg_batched_complex():
+    return lax.linalg.hessenberg, (_c64(2, 4, 4),)
+
+
+@program
+def linalg_schur():
+    return lax.linalg.schur, (f32(3, 3),)
+
+
+@program
+def linalg_schur_complex_no_vectors():
+    return (lambda x: lax.linalg.schur(x, compute_schur_vectors=False)), (_c64(2, 3, 3),)
+
+
+@program
+def linalg_householder_product():
+    return lax.linalg.householder_product, (f32(4, 3), f32(2))
+
+
+@program
+def linalg_ormqr_right_transposed():
+    def f(a, taus, c):
+        return lax.linalg.ormqr(a, taus, c, left=False, transpose=True)
+
+    return f, (f32(4, 3), f32(3), f32(2, 4))
+
+
+@program
+def linalg_qr_raw():  # (geqrf)
+    return (lambda a: jnp.linalg.qr(a, mode="raw")), (f32(2, 4, 3),)
+
+
+@program
+def linalg_slogdet_qr():
+    return (lambda a: jnp.linalg.slogdet(a, method="qr")), (f32(3, 3),)
+
+
+@program
+def lax_optimization_barrier():
+    return (lambda x, n: lax.optimization_barrier((x * 2, n))), (f32(3), np.int32(2))
+
+
+@program
+def lax_clz():
+    return lax.clz, (np.array([1, 7, 0, -1, 1 << 20], np.int32),)
+
+
+@program
+def lax_cumlogsumexp():
+    return (lambda x: lax.cumlogsumexp(x, axis=1, reverse=True)), (f32(2, 5),)
+
+
+@program
+def jnp_cumlogsumexp_grad():
+    return jax.grad(lambda x: jnp.sum(lax.cumlogsumexp(x) * x)), (f32(4),)
+
+
+@program
+def lax_rng_bit_generator():
+    return (lambda k: lax.rng_bit_generator(k, (2, 3))), (np.arange(4, dtype=np.uint32),)
+
+
+@program
+def lax_rng_bit_generator_uint8_philox():
+    def f(k):
+        return lax.rng_bit_generator(k, (5,), np.uint8, lax.RandomAlgorithm.RNG_PHILOX)
+
+    return f, (np.arange(4, dtype=np.uint32),)
