@@ -63,11 +63,6 @@ def test_tridiagonal_solve_gives_nan_only_for_the_singular_system():
     assert np.isfinite(out[0]).all() and np.isnan(out[1]).all()
 
 
-def test_tridiagonal_solve_perturb_singular_refuses_rather_than_differ():
-    with pytest.raises(NotImplementedError, match="perturb_singular"):
-        L.tridiagonal_solve(DL, D, DU, B, perturb_singular=True)
-
-
 @pytest.mark.parametrize("lower", [True, False])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_tridiagonal_keeps_the_eigenvalues_and_packs_its_reflectors(lower, dtype):

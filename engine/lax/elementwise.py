@@ -250,7 +250,7 @@ population_count_p = unop(
 
 add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
 sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
-mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _BOOL, _COMPLEX))
+mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _COMPLEX))
 
 
 def _minmax(np_fn, greater: bool):

@@ -226,12 +226,101 @@ def _gtsv(dl, d, du, b):
     return x, singular
 
 
+def _perturbed_pivot(perturb, pivot, row, real):
+    """``pivot`` moved off (near) zero, and ``row`` scaled, so that neither ``row / pivot`` nor
+    ``1 / pivot`` overflows: jaxlib's MaybePerturbPivot (LAPACK xLAGTS's logic), in ``real``'s
+    arithmetic. Returns the pivot and the row."""
+    info = np.finfo(real)
+    one = real(1)
+    small = one / info.max
+    safemin = info.tiny if small < info.tiny else small * (one + info.eps)
+    bignum = one / safemin
+    size = abs(pivot)
+    if size >= one:
+        return pivot, row
+    perturb = real(np.copysign(max(abs(perturb), safemin), pivot.real))
+    biggest = np.abs(row).max() if row.size else real(0)
+    while size < one:
+        if size < safemin and not (size == 0 or biggest * safemin > size):
+            return pivot * bignum, row * bignum
+        if size >= safemin and not biggest > size * bignum:
+            break
+        pivot, perturb = pivot + perturb, perturb * real(2)
+        size = abs(pivot)
+    return pivot, row
+
+
+def _gtsv_perturbed(dl, d, du, b):
+    """One system's ``x`` by jaxlib's row-pivoted elimination that perturbs tiny pivots of ``U`` by
+    about ``eps * max|U|`` instead of failing (LAPACK's xLAGTF + xLAGTS, fused), in the operands'
+    own precision as jaxlib computes it."""
+    n = d.shape[0]
+    real = np.dtype(b.dtype.char.lower()).type
+    zero = b.dtype.type(0)
+    eps = np.finfo(real).eps
+    if n == 1:
+        p, row = _perturbed_pivot(eps * abs(d[0]), d[0], b[0].copy(), real)
+        return (row / p)[None]
+    u = np.zeros((n, 3), b.dtype)
+    x = b.copy()
+    u[0, 0], u[0, 1] = d[0], du[0]
+    max_u = max(abs(u[0, 0]), abs(u[0, 1]))
+    scale1 = abs(u[0, 0]) + abs(u[0, 1])
+    for k in range(n - 1):
+        u[k + 1, 0] = d[k + 1]
+        scale2 = abs(dl[k + 1]) + abs(u[k + 1, 0])
+        if k < n - 2:
+            scale2 += abs(du[k + 1])
+        if dl[k + 1] == zero:
+            scale1 = scale2
+            u[k + 1, 1], u[k, 2] = du[k + 1], zero
+        else:
+            piv1 = real(0) if u[k, 0] == zero else abs(u[k, 0]) / scale1
+            if abs(dl[k + 1]) / scale2 <= piv1:  # no row interchange
+                scale1 = scale2
+                factor = dl[k + 1] / u[k, 0]
+                u[k + 1, 0] -= factor * u[k, 1]
+                u[k + 1, 1], u[k, 2] = du[k + 1], zero
+                x[k + 1] = b[k + 1] - factor * x[k]
+            else:  # rows k and k + 1 interchanged
+                factor = u[k, 0] / dl[k + 1]
+                utmp = u[k, 1]
+                u[k, 0] = dl[k + 1]
+                u[k + 1, 0] = utmp - factor * d[k + 1]
+                u[k, 1] = d[k + 1]
+                if k < n - 2:
+                    u[k, 2] = du[k + 1]
+                    u[k + 1, 1] = -factor * du[k + 1]
+                x[k + 1] = x[k] - factor * b[k + 1]
+                x[k] = b[k + 1]
+                scale1 = abs(u[k + 1, 0]) + abs(u[k + 1, 1])
+        if k < n - 2:
+            max_u = max(max_u, *np.abs(u[k]))
+    max_u = max(max_u, abs(u[n - 1, 0]))
+    perturb = real(eps * max_u)
+    one = b.dtype.type(1)
+    for k in range(n - 1, -1, -1):
+        row = x[k].copy()
+        if k + 1 < n:
+            row = row - u[k, 1] * x[k + 1]
+        if k + 2 < n:
+            row = row - u[k, 2] * x[k + 2]
+        p, row = _perturbed_pivot(perturb, u[k, 0], row, real)
+        x[k] = row * (one / p)
+    return x
+
+
 def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
     if perturb_singular:
-        raise NotImplementedError(
-            "tridiagonal_solve(perturb_singular=True) is not implemented in the engine (JAX runs "
-            "jaxlib's perturbing kernel there)."
-        )
+        m, k = b.shape[-2:]
+        count = int(np.prod(b.shape[:-2]))
+        flat = [np.asarray(v).reshape(count, m) for v in (dl, d, du)]
+        bs = np.asarray(b).reshape(count, m, k)
+        out = np.empty_like(bs)
+        with np.errstate(all="ignore"):
+            for i in range(count if m else 0):
+                out[i] = _gtsv_perturbed(flat[0][i], flat[1][i], flat[2][i], bs[i])
+        return out.reshape(b.shape)
     wide = np.complex128 if dtype_kind(b.dtype) == "c" else np.float64
     m, k = b.shape[-2:]
     if m == 0:

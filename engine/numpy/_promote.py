@@ -148,12 +148,13 @@ def promote_dtypes(*args):
 
 def _convert_beside_tracers(args, dtype, weak):
     """Each arg as ``dtype``. Beside a traced operand, a concrete array is converted in the trace
-    (JAX stages convert_element_type there: it folds only Python and numpy scalars)."""
+    (JAX stages convert_element_type there: it folds only scalar constants, Python and numpy ones
+    and the literals the trace made of them, so ``x * jnp.int32(3)`` multiplies by ``3.0``)."""
     if not any(isinstance(a, Tracer) for a in args):
         return [_promoted(a, dtype, weak) for a in args]
     out = []
     for a in args:
-        staged = (isinstance(a, Array) and not (a.ndim == 0 and a.weak_type and not held_arrays.held(a))) or (
+        staged = (isinstance(a, Array) and not (a.ndim == 0 and not held_arrays.held(a))) or (
             isinstance(a, np.ndarray) and a.ndim > 0
         )
         if staged and (a.dtype != dtype or (isinstance(a, Array) and a.weak_type != weak)):

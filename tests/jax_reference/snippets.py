@@ -2059,3 +2059,6 @@ SNIPPETS["default_device"] = DEFAULT_DEVICE
 from snippets_fuzz3 import FUZZ3  # noqa: E402
 
 SNIPPETS["fuzz3_values"] = FUZZ3
+from snippets_fuzz4 import FUZZ4  # noqa: E402
+
+SNIPPETS["fuzz4_values"] = FUZZ4
