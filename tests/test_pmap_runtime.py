@@ -1,5 +1,6 @@
 """The device pool: crash recovery, and no orphan processes or shared memory after any exit."""
 
+import errno
 import os
 import signal
 import subprocess
@@ -310,3 +311,60 @@ def test_reductions_of_program_inputs_read_every_copy_in_place():
     (rec,) = [d for k, d in events if k == "pmap_execute"]
     waits = [set(e["waits_ms"].values()) for e in rec["collectives"]]
     assert waits[:3] == [{0.0}, {0.0}, {0.0}]  # the inputs' reductions: nobody waited
+
+
+def test_a_forked_host_whose_inherited_descriptors_were_closed_runs_pmap():
+    """A sandboxed run is a fork of a zygote that had a device pool, with every descriptor it does
+    not hand over closed. Its new pool's arenas reuse those numbers; the parent's pool, let go of,
+    must not close them (its mmap objects did: the arena's number then became a socket's and the
+    first growth failed, ``OSError: [Errno 22] Invalid argument`` from ftruncate)."""
+    f = jax.pmap(lambda x: x * 2.0)
+    f(jnp.ones((8, 4)))  # a pool with running devices, as the zygote's
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the "run": keep only the pipe home (as the sandbox keeps its result pipe)
+        code = 1
+        try:
+            os.dup2(write, 3)
+            os.closerange(4, 1 << 16)
+            out = np.asarray(f(jnp.ones((8, 600, 600))))  # 1.4 MB a device: the arenas grow
+            os.write(3, repr(float(out.sum())).encode())
+            code = 0
+        except BaseException as e:
+            os.write(3, repr(e).encode())
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as r:
+        said = r.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, said
+    assert said == repr(2.0 * 8 * 600 * 600)
+
+
+def test_device_memory_growth_names_the_file_size_limit():
+    """A device's arrays live in one shared-memory file, so RLIMIT_FSIZE bounds them: growth stays
+    within the limit when what is needed fits, and past it the error says which limit refused it."""
+    import resource
+
+    from engine.parallel.shm import DeviceMemoryError
+
+    runtime.shutdown()
+    rt = runtime.get_runtime()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (6 << 20, hard))
+    try:
+        first = rt.put(0, np.ones(7 << 17, np.float32))  # 3.5 MiB
+        # 5 MiB needed; doubling would ask for 7 MiB, over the limit: the arena takes 6 MiB
+        second = rt.put(0, np.full(3 << 17, 2.0, np.float32))
+        assert rt.arenas[0].size == 6 << 20
+        assert second.read().sum() == 2.0 * (3 << 17) and first.read().sum() == 7 << 17
+        with pytest.raises(DeviceMemoryError) as info:
+            rt.put(0, np.ones(2 << 20, np.float32))  # 8 MiB more: 13 MiB with the free 1 MiB at the end
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        runtime.shutdown()
+    message = str(info.value)
+    assert isinstance(info.value, OSError) and info.value.errno == errno.EFBIG
+    assert "could not grow a device's memory to 13.0 MiB" in message, message
+    assert "larger than 6 MiB" in message and "RLIMIT_FSIZE" in message and "[Errno" not in message

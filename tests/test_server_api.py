@@ -6,13 +6,16 @@ the end use the engine's runner and are skipped until ``engine.inspect.run_reque
 
 from __future__ import annotations
 
+import json
 import math
 
 import httpx
 import pytest
 
+from conftest import SEED_PROGRAMS
 from server.examples import EXAMPLES
 from server.launch import ServerProcess
+from test_seed_programs import check_entry
 
 PLAIN = "server.sandbox.plain_runner:run_request"
 
@@ -279,6 +282,53 @@ def test_engine_example_returns_expected_values(engine_server, example_id):
             values[:8],
             want["data"][:8],
         )
+
+
+# The seed programs that run pmap and fit the budget (about 10 s together, warm, alone on the
+# machine; s000_06 alone 7 s); s004_03 (15 s) runs in-process only, in test_seed_programs.py.
+SANDBOXED_SEEDS = [
+    "s000_06_pmap_matmul",
+    "s000_07_pmap_psum",
+    "s000_08_nested_pmap_grad",
+    "s004_02_pmap_basics",
+]
+
+
+@pytest.mark.parametrize("stem", SANDBOXED_SEEDS)
+def test_seed_program_runs_in_the_sandbox(engine_server, stem):
+    """A seed program run as the page runs it emits what JAX 0.10.2 did (test_seed_programs.py's
+    rule). s000_06 failed here alone: its devices' memory grew in a run forked from a zygote whose
+    device pool, let go of, closed the descriptor numbers the run's own arenas had taken."""
+    program = (SEED_PROGRAMS / f"{stem}.py").read_text().splitlines()
+    code = "\n".join(
+        [(SEED_PROGRAMS / "_prelude.py").read_text(), *(line for line in program if "XLA_FLAGS" not in line)]
+    )
+    report = httpx.post(engine_server.base_url + "/api/run", json={"code": code}, timeout=120).json()
+    assert report["ok"], (report["error"], report["stderr"][-2000:])
+    emitted = [json.loads(line[5:]) for line in report["stdout"].splitlines() if line.startswith("EMIT ")]
+    expected = [
+        json.loads(line)
+        for line in (SEED_PROGRAMS / "expected" / f"{stem}.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    assert [e["name"] for e in emitted] == [e["name"] for e in expected]
+    for got, want in zip(emitted, expected):
+        check_entry(got, want)
+
+
+def test_device_memory_past_the_file_size_limit_is_a_clear_error(engine_server):
+    """Each device's arrays live in one shared-memory file, bounded by the run's RLIMIT_FSIZE (the
+    server's file_bytes, 64 MiB): past it the report names the user's line, the limit and what to
+    do, not ``[Errno 27] File too large``. (The output is refused before any device computes.)"""
+    code = "import jax\nimport jax.numpy as jnp\n\nf = jax.pmap(lambda x: jnp.zeros((5000, 4000)) + x)\ny = f(jnp.arange(2.0))\n"
+    report = httpx.post(engine_server.base_url + "/api/run", json={"code": code}, timeout=60).json()
+    error = report["error"]
+    assert not report["ok"] and error["type"] == "DeviceMemoryError" and "OSError" in error["mro"]
+    assert error["line"] == 5 and error["layer"] == "pmap"
+    assert error["message"].startswith("could not grow a device's memory to 76.3 MiB"), error["message"]
+    assert "larger than 64 MiB" in error["message"] and "RLIMIT_FSIZE" in error["message"]
+    assert "[Errno" not in error["message"]
+    assert error["suggestion"] and "smaller" in error["suggestion"]
 
 
 def test_engine_error_points_at_line_and_layer(engine_server):

@@ -13,6 +13,7 @@ import traceback
 from types import TracebackType
 
 from engine import errors as jerr
+from engine.parallel.shm import DeviceMemoryError
 
 from .schema import Frame, RunError
 from .transforms import TRANSFORMS
@@ -117,6 +118,12 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
         return (
             "Fix the Python syntax where the editor marks it: look there, and at the end of the line "
             "before, for an unfinished expression, an unclosed bracket or quote, or a missing ':'."
+        )
+    if isinstance(exc, DeviceMemoryError):
+        return (
+            "pmap and sharded arrays keep each device's arrays in one shared-memory file, which this "
+            "run's limits bound: make the arrays on each device smaller (fewer or smaller shards), "
+            "drop ones no longer needed (del x), or run the program locally for larger ones."
         )
     staged = layer in ("jit", "pmap", "checkify")  # (checkify stages the function as jit does)
     if isinstance(exc, jerr.TracerBoolConversionError):

@@ -482,6 +482,7 @@ def _kill(pid):
 # The process-wide runtime.
 
 _runtime: LocalRuntime | None = None
+_inherited: list[LocalRuntime] = []  # runtimes of the processes this one was forked from
 _atexit_registered = False
 
 
@@ -497,6 +498,10 @@ def get_runtime() -> LocalRuntime:
                 if w is not None:
                     w.conn._handle = None  # (Connection.__del__ would close it)
             _runtime.workers = [None] * _runtime.n
+            # The same goes for the arenas: a freed mmap object closes the descriptor it holds,
+            # which in a sandboxed run is by now a number of the new runtime's arenas (ftruncate
+            # then failed with EINVAL on a socket). So the parent's runtime is never freed here.
+            _inherited.append(_runtime)
         _runtime = LocalRuntime(_devices.device_count())
         if not _atexit_registered:
             atexit.register(shutdown, restore_blas=False)  # (restoring would start a BLAS pool)

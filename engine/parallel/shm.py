@@ -10,15 +10,46 @@ write at offsets they are given.
 from __future__ import annotations
 
 import bisect
+import errno
 import math
 import mmap
 import os
+import resource
 import tempfile
 import weakref
 
 import numpy as np
 
 ALIGN = 64
+MiB = 1 << 20
+
+
+class DeviceMemoryError(OSError):
+    """A device's memory (its shared-memory file) could not be created or grown. An OSError, as
+    the failing call's; the message says what was asked for and which limit refused it, where
+    a bare errno ("[Errno 27] File too large") would leave the user guessing."""
+
+
+def _file_size_limit() -> int | None:
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def _refused(action: str, size: int | None, e: OSError) -> DeviceMemoryError:
+    what = f"{action} to {size / MiB:.1f} MiB" if size is not None else action
+    limit = _file_size_limit()
+    if e.errno == errno.EFBIG and limit is not None:
+        why = (
+            f"this process may not make a file larger than {limit / MiB:.0f} MiB (its file size limit, "
+            "RLIMIT_FSIZE), and each simulated device keeps all its arrays in one shared-memory file. "
+            "Use smaller arrays per device (fewer or smaller shards), free arrays no longer needed, "
+            "or raise the limit"
+        )
+    else:
+        why = e.strerror or str(e)
+    err = DeviceMemoryError(f"could not {what}: {why}")
+    err.errno = e.errno  # (without strerror: str() would then be "[Errno 27] File too large")
+    return err
 
 
 def _open_unlinked() -> int:
@@ -31,9 +62,11 @@ def _open_unlinked() -> int:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             continue
+        except OSError as e:
+            raise _refused(f"create a device's shared memory in {root}", None, e) from e
         os.unlink(path)
         return fd
-    raise OSError("could not create a shared-memory file")
+    raise DeviceMemoryError(f"could not create a device's shared memory in {root}: no free name")
 
 
 class Arena:
@@ -45,24 +78,41 @@ class Arena:
         self.mm = None
         self.addr = 0
         if fd is None:
-            os.ftruncate(self.fd, size)
-        self._closer = weakref.finalize(self, _close_fd, self.fd)
+            self._truncate(size)
+        # Only the process that opened the descriptor closes it: in a fork the number may have been
+        # closed already (a sandbox closes what it does not hand over) and reused by another file.
+        self._closer = weakref.finalize(self, _close_fd, self.fd, os.getpid())
         self.remap(size)
 
     def remap(self, size: int) -> None:
         """Map at least ``size`` bytes (the file already has them)."""
         if size > self.size:
             # Old maps stay alive while numpy views use them; the file only grows.
-            self.mm = mmap.mmap(self.fd, size)
+            try:
+                self.mm = mmap.mmap(self.fd, size)
+            except OSError as e:
+                raise _refused("map a device's memory", size, e) from e
             self.size = size
             self.addr = np.frombuffer(self.mm, np.uint8, 1).ctypes.data  # where the map starts
 
     def grow(self, size: int) -> None:
         if size > self.size:
-            size = max(size, self.size * 2)
-            size = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE * mmap.PAGESIZE
-            os.ftruncate(self.fd, size)
+            page = mmap.PAGESIZE
+            need = (size + page - 1) // page * page
+            size = max(need, self.size * 2)
+            # Doubling must not ask for more than a file may hold when what is needed would fit
+            # (a sandboxed run's RLIMIT_FSIZE: 48 MiB needed of a 40 MiB arena fits in 64 MiB).
+            limit = _file_size_limit()
+            if limit is not None and need <= limit < size:
+                size = max(need, limit // page * page)
+            self._truncate(size)
             self.remap(size)
+
+    def _truncate(self, size: int) -> None:
+        try:
+            os.ftruncate(self.fd, size)
+        except OSError as e:
+            raise _refused("grow a device's memory", size, e) from e
 
     def view(self, offset: int, shape, dtype) -> np.ndarray:
         count = math.prod(shape)
@@ -74,7 +124,9 @@ class Arena:
         self._closer()
 
 
-def _close_fd(fd):
+def _close_fd(fd, owner):
+    if os.getpid() != owner:
+        return
     try:
         os.close(fd)
     except OSError:
