@@ -209,7 +209,7 @@ def module_text(
     """
     from . import rules_calls, rules_control, rules_elementwise, rules_ffi, rules_indexing  # noqa: F401
     from . import rules_generic_reductions, rules_linalg, rules_random, rules_structural  # noqa: F401  (each adds rows to ``rules``)
-    from . import rules_linalg_factorizations, rules_linalg_updates, rules_state  # noqa: F401
+    from . import rules_linalg_factorizations, rules_linalg_updates, rules_special, rules_state  # noqa: F401
     from . import rules_parallel  # noqa: F401
 
     state = refs.stateful(closed, keep_unused)  # (refs: pruned, then discharged as JAX lowers them)

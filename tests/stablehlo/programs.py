@@ -865,3 +865,31 @@ def lax_rng_bit_generator_uint8_philox():
         return lax.rng_bit_generator(k, (5,), np.uint8, lax.RandomAlgorithm.RNG_PHILOX)
 
     return f, (np.arange(4, dtype=np.uint32),)
+
+
+# --- special functions: CHLO operations (bessel_i1e, polygamma, zeta) and bessel_i0e's traced expansion
+
+
+@program
+def lax_bessel_i0e():
+    return lax.bessel_i0e, (np.array([0.5, -3.0, 9.0], np.float32),)
+
+
+@program
+def lax_bessel_i0e_float16():
+    return lax.bessel_i0e, (np.array([0.5, 9.0], np.float16),)
+
+
+@program
+def lax_bessel_i1e_grad():
+    return jax.grad(lax.bessel_i1e), (np.float32(0.5),)
+
+
+@program
+def lax_polygamma_broadcast():
+    return lax.polygamma, (np.array([1.0, 2.0], np.float32), np.float32(0.5))
+
+
+@program
+def lax_zeta():
+    return lax.zeta, (np.array([2.0, 3.0], np.float32), np.array([1.0, 2.0], np.float32))
