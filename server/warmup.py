@@ -5,7 +5,8 @@ each gallery example once before it forks anything: the numba backend keeps the 
 modules in memory (keyed by their source), every run inherits them, and a run of an example (or of
 code that lowers to the same kernels) skips compilation. The kernels also land in the engine's
 disk cache, so the next start (and `make install`, which calls this module) loads instead of
-compiling. pmap examples are skipped: they would start device processes in the zygote.
+compiling. pmap examples are skipped: they would start device processes in the zygote (those an
+example starts anyway, sharding over a mesh, are stopped afterwards).
 
     python -m server.warmup      # fills the disk cache; prints what it did
 """
@@ -52,7 +53,18 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
             ok = False
         done.append((ex.id, time.perf_counter() - t0, ok))
     _stop_kernel_threads()
+    _stop_device_processes()
     return done
+
+
+def _stop_device_processes() -> None:
+    """mesh-shard-map starts pmap's device pool. A run cannot use its zygote's (it forks its own),
+    so the pool's processes would only sit idle beside the zygote for its lifetime (8 a zygote),
+    and its arenas would be inherited by every run. (No BLAS threads given back: that could start
+    a thread pool, and a zygote forks single-threaded.)"""
+    runtime: Any = sys.modules.get("engine.parallel.runtime")
+    if runtime is not None:
+        runtime.shutdown(restore_blas=False)
 
 
 def _stop_kernel_threads() -> None:
