@@ -36,8 +36,8 @@ def register(prim: core.Primitive) -> Callable[[Rule], Rule]:
 class Function:
     """One ``func.func``: its name, signature and body."""
 
-    def __init__(self, name: str, public: bool, arg_types: Sequence[str]):
-        self.name, self.public = name, public
+    def __init__(self, name: str, public: bool | None, arg_types: Sequence[str]):
+        self.name, self.public = name, public  # (None: no visibility, a function JAX builds itself)
         self.body = Block(arg_types, function_body=True)
         self.result_types: list[str] = []
         self.result_attrs: list[str] = []
@@ -50,7 +50,8 @@ class Function:
         for i, a in enumerate(self.body.args):
             attr = self.arg_attrs[i] if i < len(self.arg_attrs) else ""
             args.append(f"{p(a)}: {a.type}" + (f" {{{attr}}}" if attr else ""))
-        sig = f"func.func {'public' if self.public else 'private'} {symbol_ref(self.name)}({', '.join(args)})"
+        visibility = {True: "public ", False: "private ", None: ""}[self.public]
+        sig = f"func.func {visibility}{symbol_ref(self.name)}({', '.join(args)})"
         if self.result_attrs:
             outs = [f"{t} {{{a}}}" if a else t for t, a in zip(self.result_types, self.result_attrs)]
             sig += f" -> ({', '.join(outs)})"
@@ -73,7 +74,11 @@ class Module:
         self.mesh: tuple[tuple[str, ...], tuple[int, ...]] | None = None  # (axis names, sizes): @mesh
         self.manual: list[tuple[tuple[str, ...], tuple[int, ...]]] = []  # the shard_maps being lowered
 
-    def add_function(self, name: str, public: bool, arg_types: Sequence[str]) -> Function:
+    def add_function(
+        self, name: str, public: bool | None, arg_types: Sequence[str], first: bool = False
+    ) -> Function:
+        """A new function (renamed as MLIR's symbol table renames a taken name), last in the module
+        or, with ``first``, before all others (what JAX inserts at the module's beginning)."""
         taken = {f.name for f in self.functions}
         if name in taken:  # MLIR's SymbolTable: one counter for the whole module
             while f"{name}_{self._uniquing}" in taken:
@@ -81,7 +86,7 @@ class Module:
             name = f"{name}_{self._uniquing}"
             self._uniquing += 1
         fn = Function(name, public, arg_types)
-        self.functions.append(fn)
+        self.functions.insert(0 if first else len(self.functions), fn)
         return fn
 
     def private_function(self, closed: ClosedJaxpr | Jaxpr, name: str) -> Function:

@@ -10,7 +10,7 @@ import numpy as np
 from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax import gather_scatter as gs
-from ..lax import joining, reductions, sorting
+from ..lax import composites, joining, reductions, sorting
 from ..lax import structural as st
 from . import literals
 from .lowering import RuleContext, register
@@ -463,3 +463,55 @@ def _top_k(ctx: RuleContext, x: Value, *, k: int, axis: int, **_: Any) -> list[V
     text = f"k = {k}) : {x.type} -> ({', '.join(types)})"
     # (chlo.top_k names its results %values and %indices)
     return ctx.emit(types, lambda p: f"chlo.top_k({p(x)}, {text}", result_hints=("values", "indices"))
+
+
+@register(composites.approx_top_k_p)
+def _approx_top_k(
+    ctx: RuleContext,
+    x: Value,
+    *,
+    k: int,
+    reduction_dimension: int,
+    recall_target: float,
+    is_max_k: bool,
+    reduction_input_size_override: int,
+    aggregate_to_topk: bool,
+) -> list[Value]:
+    """JAX's CPU lowering: an ``ApproxTopK`` custom call (XLA's exact fallback) of the operand and
+    its indices along the dimension, ordered by a comparator function JAX puts first in the module."""
+    aval = ctx.avals_in[0]
+    dtype = np.dtype(aval.dtype)
+    element = literals.tensor_type((), dtype)[len("tensor<") : -1]
+    direction = "GT" if is_max_k else "LT"
+    scalar, index = f"tensor<{element}>", "tensor<i32>"
+    comparator = ctx.module.add_function(
+        f"top_k_{direction.lower()}_{element}_comparator", None, [scalar, scalar, index, index], first=True
+    )
+    a, b = comparator.body.args[:2]
+    c = ctx.at(comparator.body)
+    cmp = c.emit(
+        ["tensor<i1>"],
+        lambda p: f"stablehlo.compare {direction}, {p(a)}, {p(b)} : ({scalar}, {scalar}) -> tensor<i1>",
+    )[0]
+    c.emit([], lambda p: f"stablehlo.return {p(cmp)} : tensor<i1>")
+    comparator.result_types = ["tensor<i1>"]
+    dim = reduction_dimension % len(aval.shape)
+    iota_type = literals.tensor_type(aval.shape, np.int32)
+    iota_spec = Spec("stablehlo.iota", [], {"dimension": dim})
+    iota = ctx.emit([iota_type], lambda p: f"stablehlo.iota dim = {dim} : {iota_type}", spec=iota_spec)[0]
+    init_arg = ctx.constant(np.array(-1, np.int32), np.int32)
+    init_val = ctx.constant(np.array(-np.inf if is_max_k else np.inf, dtype), dtype)
+    config = (
+        f"aggregate_to_topk = {str(bool(aggregate_to_topk)).lower()}, is_fallback = true, "
+        f"recall_target = {literals.float_text(np.float32(recall_target))} : f32, reduction_dim = {dim} : i64, "
+        f"reduction_input_size_override = {int(reduction_input_size_override)} : i64, top_k = {int(k)} : i64"
+    )
+    operands = [x, iota, init_val, init_arg]
+    types = ctx.out_types
+    sig = functional_type([v.type for v in operands], types)
+    attrs = (
+        f'backend_config = "", called_computations = [@{comparator.name}], mhlo.backend_config = {{{config}}}'
+    )
+    return ctx.emit(
+        types, lambda p: f"stablehlo.custom_call @ApproxTopK({p.list(operands)}) {{{attrs}}} : {sig}"
+    )

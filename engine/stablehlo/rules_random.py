@@ -20,7 +20,7 @@ from ..random_primitives import (
     random_unwrap_p,
     random_wrap_p,
 )
-from ..lax.bit_generator import rng_bit_generator_p
+from ..lax.bit_generator import rng_bit_generator_p, rng_uniform_p
 from . import literals
 from .lowering import RuleContext, register
 from .rules_control import while_loop
@@ -272,3 +272,14 @@ def _rng_bit_generator(
     )
     new_key = hlo_op(ctx, "stablehlo.bitcast_convert", new_key, out_type=pairs)
     return [reshape(ctx, new_key, literals.aval_type(key_aval)), bits]
+
+
+@register(rng_uniform_p)
+def _rng_uniform(ctx: RuleContext, a: Value, b: Value, *, shape: Any) -> list[Value]:
+    """XLA's stateful ``rng`` of the output's shape (an int64 constant)."""
+    dims = ctx.constant(np.array(ctx.avals_out[0].shape, np.int64), np.int64)
+    ty = ctx.out_types[0]
+    sig = f"({a.type}, {b.type}, {dims.type}) -> {ty}"
+    return ctx.emit(
+        [ty], lambda p: f"stablehlo.rng {p(a)}, {p(b)}, {p(dims)}, distribution = UNIFORM : {sig}"
+    )

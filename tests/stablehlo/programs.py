@@ -893,3 +893,35 @@ def lax_polygamma_broadcast():
 @program
 def lax_zeta():
     return lax.zeta, (np.array([2.0, 3.0], np.float32), np.array([1.0, 2.0], np.float32))
+
+
+# --- approximate top-k (XLA's exact fallback on CPU, a custom call with a comparator) and XLA's
+# stateful rng
+
+
+@program
+def lax_approx_max_k():
+    return (lambda x: lax.approx_max_k(x, 2)), (f32(3, 4),)
+
+
+@program
+def lax_approx_min_k_dim0_not_aggregated():
+    def f(x):
+        return lax.approx_min_k(x, 2, reduction_dimension=0, recall_target=0.9, aggregate_to_topk=False)
+
+    return f, (f32(3, 4),)
+
+
+@program
+def lax_approx_max_k_twice():
+    return (lambda x: (lax.approx_max_k(x, 1), lax.approx_max_k(x * 2, 3))), (f32(5),)
+
+
+@program
+def lax_rng_uniform():
+    return (lambda a, b: lax.rng_uniform(a, b, (2, 3))), (np.float32(0), np.float32(1))
+
+
+@program
+def lax_rng_uniform_int_scalar():
+    return (lambda a, b: lax.rng_uniform(a, b, ())), (np.int32(0), np.int32(5))
