@@ -71,6 +71,9 @@ def test_sweep_texts_match_jax():
     assert not regressed, f"texts differ from JAX's (see `sweep.py compare --show`): {regressed}"
     stale = [n for n in listed if n in same or n not in want]
     assert not stale, f"now identical, run `python tests/fidelity/sweep.py differing` to unlist: {stale}"
+    # Where JAX refuses to trace a case, the engine refuses it with the same error class.
+    refused = [n for n in want if "error" in want[n] and n in got and got[n] != want[n]]
+    assert not refused, f"JAX raises where the engine does not (or another error): {refused}"
 
 
 # Recorded from JAX 0.10.2 (vmap of two jitted functions sharing a jitted helper): fresh variable

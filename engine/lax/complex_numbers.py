@@ -42,7 +42,7 @@ def complex_dtype(dtype) -> np.dtype:
 def _require_complex(name, aval):
     if dtype_kind(aval.dtype) != "c":
         raise TypeError(
-            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of complex."
+            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of complexfloating."
         )
 
 
@@ -82,7 +82,7 @@ def _conj_impl(x, *, input_dtype):
 def _conj_abstract(x, *, input_dtype):
     if dtype_kind(x.dtype) not in "fc":
         raise TypeError(
-            f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of floating, complex."
+            f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of floating, complexfloating."
         )
     return ShapedArray(x.shape, complex_dtype(x.dtype), x.weak_type)
 

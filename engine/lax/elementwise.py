@@ -35,10 +35,11 @@ def _check_kind(name, aval, kinds):
     if not _kind_ok(aval, kinds):
         raise TypeError(
             f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of "
-            f"{', '.join(kinds)}."
+            f"{', '.join(_JAX_TYPE_NAMES.get(k, k) for k in kinds)}."
         )
 
 
+# (numpy's abstract types JAX names: np.complexfloating's name is "complexfloating")
 _JAX_TYPE_NAMES = {_INT: "integer", _FLOAT: "floating", _COMPLEX: "complexfloating", _BOOL: "bool"}
 
 

@@ -367,11 +367,8 @@ ad.defjvp(
     _not_differentiable("polygamma", "n (an integer order)"),
     lambda g, n, x: mul(g, polygamma(ew.add(n, 1.0), x)),
 )
-ad.defjvp(
-    zeta_p,
-    _not_differentiable("zeta", "s"),
-    lambda g, s, q: mul(g, mul(neg(s), zeta(ew.add(s, 1.0), q))),
-)
+# (zeta_p has no JVP, as JAX's: its derivative is jax.scipy.special.zeta's custom_jvp; lax.zeta
+# under grad raises "Differentiation rule for 'zeta' not implemented")
 
 
 def _betainc_dx(g, a, b, x):

@@ -65,8 +65,8 @@ _relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(
 
 
 def sigmoid(x):
-    """The logistic function ``1 / (1 + exp(-x))``."""
-    (x,) = promote_args_inexact("sigmoid", x)
+    """The logistic function ``1 / (1 + exp(-x))`` (of an inexact ``x``: as JAX's, an integer or
+    bool is refused, by ``lax.logistic``)."""
     return lax.logistic(x)
 
 

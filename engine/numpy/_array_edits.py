@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from .. import core, lax
+from ..errors import ConcretizationTypeError
 from ._creation import arange, array, indices
 from ._index_tricks import compress, unravel_index
 from ._promote import (
@@ -182,8 +183,16 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     Array([1, 2], dtype=int32)
     """
     check_arraylike("trim_zeros", filt)
-    filt = as_operand(filt)
-    v = np.asarray(core.concrete_or_error(filt, "Error arose in the `filt` argument of trim_zeros()"))
+    given, filt = filt, as_operand(filt)
+    what = "Error arose in the `filt` argument of trim_zeros()"
+    if core.staging_anywhere[0] and core._state.dynamic is not None:
+        # Under jit / make_jaxpr JAX's jnp operations here are staged: its asarray makes a numpy
+        # (or Python) filt a traced array, and a concrete Array's mask is traced, so neither is
+        # concrete (JAX: ConcretizationTypeError, TracerBoolConversionError at ``mask.any()``)
+        if not isinstance(given, core.Array):
+            raise ConcretizationTypeError(filt, what)
+        bool(filt.any())
+    v = np.asarray(core.concrete_or_error(filt, what))
     axes = set(range(v.ndim)) if axis is None else set(canonicalize_axes(axis, v.ndim))
     trim = trim.lower()
     if not axes or ("f" not in trim and "b" not in trim):
