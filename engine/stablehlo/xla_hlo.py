@@ -362,10 +362,12 @@ def _conditional(
         # order there is not modelled, are refused)
         if len(set(sunk.values())) > 1 or any(not _is_plain_constant(v) for v in sunk.values()):
             raise _refuse("a branch using several constants, or a splat, from outside")
-        if not used:
-            raise _refuse("a branch using no value from outside")
+        if not used and (sunk or any(o.spec.name != "stablehlo.constant" for o in block.ops[:-1])):
+            raise _refuse("a branch using no value from outside, other than returning constants")
         captured = [of[v] for v in used]
-        if len(captured) == 1:
+        if not captured:  # (the converter passes it an empty tuple)
+            operands.append(module.instr(made, _Instr(root, "()", "tuple", [])))
+        elif len(captured) == 1:
             operands.append(captured[0])
         else:
             shapes = _tuple_text([c.aval for c in captured])
@@ -410,7 +412,9 @@ def _branch(
     canon = _Canonical(ops, outs, entry=False, given=given)
     made: list[_Instr] = []
     of: dict[Value, _Instr] = {}
-    if len(used) == 1:  # (named after it; a callee's parameter Arg_1 without its digits, recorded)
+    if not used:
+        module.instr(made, _Instr("arg_empty_tuple", "()", "parameter", [], "(0)"))
+    elif len(used) == 1:  # (named after it; a callee's parameter Arg_1 without its digits, recorded)
         root = re.sub(r"(?<=^Arg_)\d+$", "", captured[0].root)
         of[used[0]] = module.instr(made, _Instr(root, captured[0].aval, "parameter", [], "(0)"))
     else:
@@ -420,7 +424,8 @@ def _branch(
             of[v] = module.instr(
                 made, _Instr("get-tuple-element", c.aval, "get-tuple-element", [param], f", index={i}")
             )
-    for op in canon.order:
+    # (a branch of constants alone: XLA numbers them last to first, recorded from cholesky_update)
+    for op in canon.order if used else reversed(canon.order):
         if op.spec is None or op.spec.name in ("func.call", "stablehlo.case", "stablehlo.reduce"):
             raise _refuse(f"'{_op_name(op)}' in a conditional's branch")
         for ins in _convert(op, canon, of, module):

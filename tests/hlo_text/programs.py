@@ -604,3 +604,13 @@ def jacfwd_of_cube():
 @program
 def tile_rows():
     return (lambda x: jnp.tile(x, (2, 1))), (f32(2, 3),)
+
+
+@program
+def cond_branch_returning_constants():  # (a branch of no operands: an empty tuple, its constants numbered last to first)
+    def f(p, x):
+        return lax.cond(
+            p, lambda x: (x, x + 1, x * 3), lambda x: (np.float32(1), np.float32(2), np.float32(3)), x
+        )
+
+    return f, (True, np.float32(2))
