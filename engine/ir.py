@@ -43,6 +43,15 @@ class Literal:
         self.aval = aval
 
     def __repr__(self) -> str:
+        # (JAX keeps a weakly typed scalar as a TypedInt / TypedFloat / TypedComplex, whose str is
+        # its repr but for TypedFloat's, a float's)
+        dtype = getattr(self.aval, "dtype", None)
+        if getattr(self.aval, "weak_type", False) and isinstance(dtype, np.dtype) and not np.shape(self.val):
+            kind, name = dtype.kind, dtype.name
+            if kind in "iu":
+                return f"Literal(TypedInt({int(self.val)}, dtype={name}))"
+            if kind == "c":
+                return f"Literal(TypedComplex({complex(self.val)}, dtype={name}))"
         return f"Literal({self.val})"
 
 

@@ -367,3 +367,16 @@ def test_linearize_replays_a_user_primitives_tangent_equations_as_jax_does():
     calls.clear()
     assert float(jax.grad(f)(2.0, 10.0)) == 4.0
     assert calls == [(True, True, True), (True, True, False)]
+
+
+def test_literals_repr_as_jax_keeps_them():
+    # JAX 0.10.2: a weakly typed int / complex literal is a TypedInt / TypedComplex (its str is its
+    # repr), a weak float a TypedFloat printing as a float, a strongly typed one a numpy scalar
+    def literals(f, *args):
+        eqns = jax.make_jaxpr(f)(*args).jaxpr.eqns
+        return [repr(v) for e in eqns for v in e.invars if type(v).__name__ == "Literal"]
+
+    assert literals(lambda x: x + 1, 2) == ["Literal(TypedInt(1, dtype=int32))"]
+    assert literals(lambda x: x * 2j, 1j) == ["Literal(TypedComplex(2j, dtype=complex64))"]
+    assert literals(lambda x: x + 1.5, 2.0) == ["Literal(1.5)"]
+    assert literals(lambda x: x + 1, np.int32(2)) == ["Literal(1)"]
