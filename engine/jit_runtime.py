@@ -213,6 +213,11 @@ def interpret_seconds(jaxpr: Jaxpr) -> float:
     return total
 
 
+# Set while a server warms its kernel cache: every queued program is compiled, even one whose
+# caller is gone (the gallery's ``jit(lambda ...)(x)`` dies at once, yet runs will call its twin).
+compile_dead_programs = False
+
+
 class CompileJob:
     """One program compiling on the background thread: timestamps (``time.perf_counter``) of
     when it was queued, started and ready, and its executable (or error) once ``done``."""
@@ -223,6 +228,7 @@ class CompileJob:
         # programs once (a notebook, the test suite) queued hundreds of compiles nobody awaited
         # but ``wait_for_compiles`` and every call that shared the GIL with them.
         self.closed = weakref.ref(closed)
+        self.kept = closed if compile_dead_programs else None  # (held strongly until it ran)
         self.skipped = False  # (its program had died when its turn came: nothing was compiled)
         self.name = name
         self.layout_args = args  # a call's arguments: specialise on their layouts too
@@ -239,7 +245,7 @@ class CompileJob:
         if closed is None:
             self.skipped = True
             self.ready = self.started
-            self.layout_args = None
+            self.layout_args = self.kept = None
             self.done.set()
             return
         try:
@@ -256,7 +262,7 @@ class CompileJob:
             self.error = e
         finally:
             self.ready = time.perf_counter()
-            self.layout_args = None  # (the job must not keep its program's arguments alive)
+            self.layout_args = self.kept = None  # (the job must not keep its program alive)
             self.done.set()
 
 

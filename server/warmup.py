@@ -30,15 +30,28 @@ log = logging.getLogger("jaxplay.warmup")
 
 def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
     """Run every non-pmap gallery example once; returns (id, seconds, ok) per example."""
-    from engine.inspect.schema import RunRequest
-
-    from .examples import EXAMPLES
-
     if runner is None:
         from engine.inspect.run import run_request
 
         runner = run_request
-    done = []
+    from engine import jit_runtime
+
+    done: list[tuple[str, float, bool]] = []
+    jit_runtime.compile_dead_programs = True
+    try:
+        _warm_each(runner, done)
+    finally:
+        jit_runtime.compile_dead_programs = False
+    _stop_kernel_threads()
+    _stop_device_processes()
+    return done
+
+
+def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
+    from engine.inspect.schema import RunRequest
+
+    from .examples import EXAMPLES
+
     for ex in EXAMPLES:
         if "pmap" in ex.code:
             continue
@@ -52,9 +65,6 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
             log.warning("warm-up of %s failed: %s", ex.id, e)
             ok = False
         done.append((ex.id, time.perf_counter() - t0, ok))
-    _stop_kernel_threads()
-    _stop_device_processes()
-    return done
 
 
 def _stop_device_processes() -> None:

@@ -189,6 +189,8 @@ for _name, _mod in list(_sys.modules.items()):
             if isinstance(_obj, _nb.core.registry.CPUDispatcher):
                 _loaded += sum(_obj.stats.cache_hits.values())
                 _compiled += sum(_obj.stats.cache_misses.values())
+                if _obj.stats.cache_misses:
+                    print("MISS", getattr(_mod, "__file__", _name), dict(_obj.stats.cache_misses))
 print("PROBE", _loaded, _compiled, _os.getuid())
 """
 
@@ -232,7 +234,10 @@ def check_example(api: Api) -> None:
     if uid == 0:
         raise Failure("the sandboxed run ran as root")
     if loaded == 0 or compiled != 0:
-        raise Failure(f"the warmed numba cache was not used (loaded {loaded}, compiled {compiled})")
+        raise Failure(
+            f"the warmed numba cache was not used (loaded {loaded}, compiled {compiled}) "
+            + str([l for l in report["stdout"].splitlines() if "MISS" in l])
+        )
 
 
 # What a run can reach of the server's data (the volume) and sources.
