@@ -10,7 +10,8 @@ records at birth whether a staging trace (make_jaxpr, jit) was running: one made
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _tracing = threading.local()  # .depth: how many staging traces now run on this thread
@@ -24,10 +25,28 @@ def tracing() -> bool:
 def staging_trace() -> Iterator[None]:
     depth = getattr(_tracing, "depth", 0)
     _tracing.depth = depth + 1
+    if not depth:
+        _tracing.copies = {}
     try:
         yield
     finally:
         _tracing.depth = depth
+        if not depth:
+            _tracing.copies = {}
+
+
+def trace_copy(x: Any, make: Callable[[Any], Any]) -> Any:
+    """``make(x)``, made once for a caller's numpy array ``x`` throughout the outermost staging
+    trace: the nested traces of loop bodies and jnp's jitted helpers then hold one constant of it,
+    which their caller's trace keeps one constvar of, as JAX's trace keys a numpy constant by its
+    identity."""
+    copies = getattr(_tracing, "copies", None)
+    if copies is None:
+        return make(x)
+    hit = copies.get(id(x))
+    if hit is None or hit[0] is not x:  # (x is kept in the entry, so that its id names only it)
+        hit = copies[id(x)] = (x, make(x))
+    return hit[1]
 
 
 def held(x: object) -> bool:

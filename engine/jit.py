@@ -434,7 +434,7 @@ class JitFunction:
                     *[
                         a._value
                         if type(a) is Array
-                        else a
+                        else core.host_copy(a)  # (results may alias it: a copy, as JAX's transfer)
                         if type(a) is np.ndarray
                         else a._value
                         if type(a) is PRNGKeyArray
@@ -561,6 +561,8 @@ class JitFunction:
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
+        if not core.tracing_active():  # (a trace keeps its own copy, one per numpy array: staging.py)
+            leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]  # (JAX's transfer)
         outs = bind_call(closed, [*hoisted, *leaves], self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:

@@ -41,7 +41,7 @@ class Interpreter:
         def run(*args: Any) -> list[np.ndarray]:
             outs = eval_jaxpr(
                 jaxpr,
-                [core.array_of(a) if isinstance(a, np.ndarray) else a for a in args],
+                [core.array_of(core.host_copy(a)) if isinstance(a, np.ndarray) else a for a in args],
                 closed.consts,
             )
             return [core.to_numpy(o) for o in outs]

@@ -79,6 +79,12 @@ class JaxprTrace(Trace):
                 return self.default_process_primitive(dim_as_value_p, [], {"dim": val})  # type: ignore[no-any-return]
             aval = core.get_aval(val)
             tracer = builder.new_tracer(self, aval)
+            if type(val) is np.ndarray:  # a caller's numpy array: the trace's own copy (JAX's transfer)
+                key = _buffer_key(val)
+                if key is not None:  # (kept alive with the trace, so that its id names only it)
+                    builder.const_tracers[key] = tracer
+                    builder.sources.append(val)
+                val = held_arrays.trace_copy(val, _host_constant)
             builder.add_const(tracer, val)
         return tracer
 
@@ -105,6 +111,10 @@ class JaxprTrace(Trace):
     def builder(self) -> "JaxprBuilder":
         builder: JaxprBuilder = self.main.global_data  # what ``trace_to_jaxpr`` made the main with
         return builder
+
+
+def _host_constant(x: np.ndarray) -> core.Array:
+    return core.Array(core.host_copy(x) if x.dtype == core.canonical_dtype(x.dtype) else x)
 
 
 def _buffer_key(val: object) -> tuple[str, int, bool] | None:
@@ -140,6 +150,7 @@ class JaxprBuilder:
         self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[object, JaxprTracer] = {}  # by id, and by numpy buffer (_buffer_key)
         self.constvals: dict[Var, Value] = {}
+        self.sources: list[np.ndarray] = []  # numpy arrays whose converted copies are constants
         self.tracers: list[JaxprTracer] = []
         # arguments' shardings (a jit of arrays on an explicit mesh): what jax.typeof shows
         self.in_shardings: dict[Var, object] = {}
@@ -185,8 +196,16 @@ class JaxprBuilder:
         self.constvals[var] = val
         return var
 
+    def const_value(self, tracer: object) -> Value | None:
+        """The value of a constant of this trace (None for any other tracer)."""
+        v = self.tracer_to_var.get(id(tracer))
+        return None if v is None else self.constvals.get(v)
+
     def build(self, in_tracers: Sequence[Value], out_tracers: Sequence[Value]) -> tuple[Jaxpr, list[Value]]:
-        constvars, constvals = list(self.constvals), list(self.constvals.values())
+        # (a constant nothing reads, such as an array made and dropped, is not one of the jaxpr's: JAX's)
+        used = {id(x) for e in self.eqns for x in e.inputs} | {id(self.getvar(t)) for t in out_tracers}
+        constvals = {v: c for v, c in self.constvals.items() if id(v) in used}
+        constvars, constvals = list(constvals), list(constvals.values())
         in_binders = constvars + [self.getvar(t) for t in in_tracers]
         out_vars: list[Atom] = [self.getvar(t) for t in out_tracers]
         jaxpr = Jaxpr([], in_binders, self.eqns, out_vars)

@@ -6,13 +6,14 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 from conftest import numba_backend
 
 nb_jit = numba_backend()
 from engine.core import Array  # noqa: E402
 import engine as jax  # noqa: E402
-from engine import lax  # noqa: E402
+from engine import jit_runtime, lax  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,6 +28,13 @@ PROGRAM = textwrap.dedent("""
     exe = J._executables[next(iter(f._cache.values()))[0]]
     print(json.dumps(dict(cache=exe.cache, value=float(np.asarray(out)[0, 0]))))
 """)
+
+
+@pytest.fixture(autouse=True)
+def _no_compiles_left_running():
+    # (an earlier test's background compile would write its files into the cache directory a test
+    # here points ENGINE_CACHE_DIR at, and be counted as this test's)
+    jit_runtime.wait_for_compiles()
 
 
 def run_fresh(cache_dir, c=2.0):

@@ -41,7 +41,8 @@ class PathTrace(JaxprTrace):
     def get_or_make_const_tracer(self, val):
         tracer = super().get_or_make_const_tracer(val)
         if tracer.val is None and not isinstance(val, Tracer):
-            tracer.val = core.to_numpy(val)
+            stored = self.builder.const_value(tracer)  # (a float64 numpy constant is kept as float32)
+            tracer.val = core.to_numpy(val if stored is None else stored)
         return tracer
 
     pure = lift = get_or_make_const_tracer

@@ -97,8 +97,14 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     )
     carry_it, ys_it = iter(outs[: len(kept)]), iter(outs[len(kept) :])
     carry = [c if m else next(carry_it) for c, m in zip(c_leaves, moved)]
-    ys = [next(ys_it) if k is None else x_leaves[k] for k in ys_from_xs]
+    # (a stacked output that is a numpy xs is JAX's array of it: a copy, as its transfer; a read-only
+    # carry comes back as the object given, as in JAX)
+    ys = [next(ys_it) if k is None else _as_array(x_leaves[k]) for k in ys_from_xs]
     return tree_unflatten(c_tree, carry), tree_unflatten(trees[1], ys)
+
+
+def _as_array(x):
+    return core.Array(core.host_copy(x)) if type(x) is np.ndarray else x
 
 
 def _forward_read_only(body, num_consts, num_carry):

@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from .. import ad, batching, core, dims, narrow_dtypes
+from .. import ad, batching, core, dims, held_arrays, narrow_dtypes
 from ..batching import not_mapped, moveaxis
 from ..core import Primitive, ShapedArray
 from .. import ir
@@ -241,10 +241,33 @@ def _forward_identity_staged(trace, tracers, **params):
     return same if same is not None else trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
 
 
+def _convert_staged(trace, tracers, *, new_dtype, weak_type=False):
+    """A scalar constant of the trace (``jnp.array(2.0)`` under ``jit``) converts now, into the
+    literal it gives, as JAX's trace folds it (``add a 2.0:f32[]``, no convert_element_type); arrays
+    and the jax.Arrays a function closes over are converted in the trace."""
+    params = {"new_dtype": new_dtype, "weak_type": weak_type}
+    (x,) = tracers
+    val = trace.builder.const_value(x)
+    if (
+        val is not None
+        and not isinstance(val, core.Tracer)  # (an outer trace's value the body closes over)
+        and not held_arrays.held(val)
+        and np.ndim(val) == 0
+        and not isinstance(new_dtype, core.ExtendedDType)
+        and not isinstance(core.get_aval(val).dtype, core.ExtendedDType)
+    ):
+        folded = convert_values(
+            np.asarray(core.to_numpy(val) if isinstance(val, core.Array) else val), **params
+        )
+        return trace.get_or_make_const_tracer(core.Array(folded, bool(weak_type)))
+    return trace.default_process_primitive(convert_element_type_p, tracers, params)
+
+
 def _register_forwarding():
     from ..staging import staging_rules
 
     staging_rules[broadcast_in_dim_p] = _forward_identity_staged
+    staging_rules[convert_element_type_p] = _convert_staged
     ad.forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forward
 
 

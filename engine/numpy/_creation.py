@@ -13,6 +13,7 @@ import numpy as np
 from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from ..canonical_dtypes import user_dtype
+from ..constant_staging import staged
 from ._dtypes import dtype_and_weak, promote_types_weak, to_dtype
 from ._promote import (
     as_operand,
@@ -43,11 +44,16 @@ def _leaves(obj, out):
 def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     """Create an array; Python scalars give weakly typed results, lists strong ones.
 
-    Nested lists may contain arrays and traced values, which are stacked.
+    Nested lists may contain arrays and traced values, which are stacked. Under ``jit`` the array is
+    a tracer of the jit's trace (JAX stages it there), even one made from constants.
 
     >>> jnp.array([1.0, 2.0])
     Array([1., 2.], dtype=float32)
     """
+    return staged(_array(object, dtype, copy, order, ndmin))
+
+
+def _array(object, dtype, copy, order, ndmin):
     dtype = None if dtype is None else user_dtype(to_dtype(dtype), "array")
     if getattr(object, "on_one_device_mesh", False):
         from ..parallel.sharded import ShardedArray, device_put
@@ -67,7 +73,9 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     if transfers.active[0] and core._state.dynamic is None:
         _array_transfer(object, dtype)
         with transfers.inside_program():
-            return array(object, dtype, copy, order, ndmin)
+            return _array(object, dtype, copy, order, ndmin)
+    if type(object) is np.ndarray and dtype is None and ndmin == 0 and object.shape and core._state.dynamic:
+        return staged(object)  # (JAX's lax.stage: the trace's constant for this numpy array, no copy)
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
         if dtype is None:

@@ -13,6 +13,7 @@ from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
 from ..lax.api import _concrete_jvp
+from ..constant_staging import staged
 from ._dtypes import dtype_and_weak, promote_types_weak
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -72,6 +73,10 @@ def as_operand(x):
     if type(x) in _SCALARS:
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
     check_arraylike("jnp function", x)
+    if type(x) is np.ndarray:
+        if x.shape and core._state.dynamic is not None:
+            return staged(x)  # (one constant of the trace per numpy array, however often it is used: JAX's)
+        return Array(core.host_copy(x))
     return Array(np.asarray(x))
 
 
@@ -93,7 +98,9 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         transfers.entering(x)
     v = core.to_numpy(x) if isinstance(x, Array) else x
     if type(v) is np.ndarray and v.dtype == dtype and v.shape:
-        return Array(v, weak)  # (no copy: a numpy operand stays one constant of a trace, as in JAX)
+        if v is x and not weak and core._state.dynamic is not None:
+            return staged(x)  # (a numpy operand is one constant of the trace, as in JAX)
+        return Array(core.host_copy(v) if v is x else v, weak)
     if type(v) is int and dtype_kind(np.dtype(dtype)) in "iu":
         info = narrow_dtypes.iinfo(dtype)
         if not info.min <= v <= info.max:  # wraps, as JAX's np.asarray(v).astype(dtype) does

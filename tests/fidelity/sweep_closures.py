@@ -156,3 +156,57 @@ for _name in (
     "grad[np_0d]",
 ):
     _add(_name, _one_of_more(_name))
+
+
+# Arrays made inside the trace. Under jit JAX stages what jnp.array/asarray return (lax.stage), so
+# they are tracers there: a boolean mask made of constants is not concrete (NonConcreteBooleanIndex
+# Error), a numpy array is one constvar however often it is used or wrapped, a scalar one folds into
+# the literal its conversion gives, and an array nothing reads is no constvar.
+_F64 = np.array([3.0, 4.0, 5.0])  # float64: its float32 copy is the constant, once
+
+
+def _made_in_trace(jax):
+    jnp = jax.numpy
+    x3 = _f32(3)
+    return {
+        "list": (lambda x: x * jnp.array([1.0, 2.0, 3.0]), (x3,)),
+        "int_list": (lambda x: x + jnp.array([1, 2, 3]), (x3,)),
+        "scalar": (lambda x: x + jnp.array(2.0) + jnp.asarray(3) + jnp.array(np.float32(4)), (x3,)),
+        "unused": (lambda x: (jnp.array([1.0, 2.0]), jnp.asarray(_F64), x)[2], (x3,)),
+        "np_f64_reused": (lambda x: x + _F64 + jnp.asarray(_F64) + jnp.array(_F64) + _F64, (x3,)),
+        "np_f64_dtype": (
+            lambda x: x * jnp.asarray(_F64, dtype=jnp.float32) + jnp.array(_F64, ndmin=2),
+            (x3,),
+        ),
+        "bool_mask_list": (lambda x: x[jnp.array([True, False, True])], (x3,)),
+        "bool_mask_asarray_np": (lambda x: x[jnp.asarray(np.array([True, False, True]))], (x3,)),
+        "bool_mask_np": (lambda x: x[np.array([True, False, True])], (x3,)),
+        "at_bool_mask_list": (lambda x: x.at[jnp.array([True, False, True])].set(0.0), (x3,)),
+        "where_list": (lambda x: jnp.where(jnp.array([True, False, True]), x, 0.0), (x3,)),
+        "python_if": (lambda x: x * 2 if jnp.array(3.0) > 2 else x, (x3,)),
+        "grad_list": (jax.grad(lambda x: jnp.sum(x * jnp.array([1.0, 2.0, 3.0]))), (x3,)),
+        "vmap_list": (jax.vmap(lambda x: x * jnp.array([1.0, 2.0, 3.0])), (_f32(2, 3),)),
+    }
+
+
+def _one_made_in_trace(name):
+    return lambda jax: _made_in_trace(jax)[name]
+
+
+for _name in (
+    "list",
+    "int_list",
+    "scalar",
+    "unused",
+    "np_f64_reused",
+    "np_f64_dtype",
+    "bool_mask_list",
+    "bool_mask_asarray_np",
+    "bool_mask_np",
+    "at_bool_mask_list",
+    "where_list",
+    "python_if",
+    "grad_list",
+    "vmap_list",
+):
+    CASES[f"made_in_trace.{_name}"] = _one_made_in_trace(_name)
