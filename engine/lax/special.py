@@ -71,16 +71,16 @@ _ZETA_A = (
 
 
 def _zeta(s, q):
-    """Hurwitz zeta sum_k (k + q)^-s (Cephes' algorithm)."""
-    if math.isnan(s) or math.isnan(q):
-        return math.nan
+    """Hurwitz zeta sum_k (k + q)^-s (Cephes' algorithm), with XLA's (chlo's) domain table: s = 1
+    diverges (inf, whatever q), s < 1 is NaN; at a pole q = 0, -1, ..., -inf the limit is inf for
+    even s and NaN otherwise; other q <= 0 need an integer s; q = inf is NaN."""
     if s == 1:
         return math.inf
-    if s < 1:
+    if math.isnan(s) or math.isnan(q) or s < 1 or q == math.inf:
         return math.nan
     if q <= 0:
-        if q == math.floor(q):
-            return math.inf
+        if q == -math.inf or q == math.floor(q):
+            return math.inf if s % 2 == 0 else math.nan
         if s != math.floor(s):
             return math.nan
     total = q**-s
@@ -90,7 +90,7 @@ def _zeta(s, q):
         a += 1
         b = a**-s
         total += b
-        if abs(b / total) < 1e-17:
+        if abs(b) < 1e-17 * abs(total):  # (a negative q's terms can cancel the sum to 0)
             return total
     w = a
     total += b * w / (s - 1) - 0.5 * b
@@ -187,14 +187,20 @@ def _igamma_grad_a(a, x):
 
 
 def _betainc(a, b, x):
-    """Regularized incomplete beta I_x(a, b) (Numerical Recipes' continued fraction)."""
-    if math.isnan(a) or math.isnan(b) or math.isnan(x) or a <= 0 or b <= 0 or x < 0 or x > 1:
+    """Regularized incomplete beta I_x(a, b) (Numerical Recipes' continued fraction), with XLA's
+    boundary table: a = 0 or b = inf puts all mass at 0 (I = 1 for x > 0), b = 0 or a = inf at 1
+    (I = 0 for x < 1); both at once, a negative parameter or x outside [0, 1] is NaN."""
+    a_zero, b_zero = a == 0 or b == math.inf, b == 0 or a == math.inf
+    if math.isnan(a) or math.isnan(b) or math.isnan(x) or a < 0 or b < 0 or x < 0 or x > 1:
         return math.nan
+    if a_zero and b_zero:
+        return math.nan
+    if a_zero or b_zero:
+        return 1.0 if (a_zero and x != 0) or (b_zero and x == 1) else 0.0
     if x == 0 or x == 1:
         return x
-    front = math.exp(
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    front = math.exp(log_front) if log_front < 709 else math.inf  # math.exp raises past that
     if x < (a + 1) / (a + b + 2):
         return front * _beta_cf(a, b, x) / a
     return 1 - front * _beta_cf(b, a, 1 - x) / b

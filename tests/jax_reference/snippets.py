@@ -2062,6 +2062,9 @@ SNIPPETS["fuzz3_values"] = FUZZ3
 from snippets_fuzz4 import FUZZ4  # noqa: E402
 
 SNIPPETS["fuzz4_values"] = FUZZ4
+from snippets_fuzz5 import FUZZ5  # noqa: E402
+
+SNIPPETS["fuzz5_values"] = FUZZ5
 from snippets_host_arrays import HOST_ARRAYS  # noqa: E402
 
 SNIPPETS["host_arrays"] = HOST_ARRAYS
