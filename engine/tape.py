@@ -52,7 +52,18 @@ class TapeTracer(ad.PrimalTracer):
 class Linearized:
     """One operation's cached linearization (see the module docstring)."""
 
-    __slots__ = ("fwd", "bwd", "num_outs", "active_outs", "ct_avals", "nonzero_cts", "fwd_plans", "bwd_plans")
+    __slots__ = (
+        "fwd",
+        "bwd",
+        "num_outs",
+        "active_outs",
+        "ct_avals",
+        "nonzero_cts",
+        "fwd_plans",
+        "bwd_plans",
+        "transpose",
+        "partial",
+    )
 
     def __init__(self, fwd, bwd, num_outs, active_outs, ct_avals, nonzero_cts):
         self.fwd, self.bwd, self.num_outs = fwd, bwd, num_outs
@@ -61,6 +72,8 @@ class Linearized:
         self.active_outs = active_outs  # which outputs carry a tangent
         self.ct_avals = ct_avals  # cotangent avals of the active outputs
         self.nonzero_cts = nonzero_cts  # which active inputs get a (non-symbolic-zero) cotangent
+        self.transpose: Callable | None = None  # present outputs' mask -> (backward jaxpr, nonzero)
+        self.partial: dict = {}  # that mask -> (backward jaxpr, nonzero, plans), when some are absent
 
 
 _cache: dict = {}
@@ -135,17 +148,28 @@ def _linearize(primitive, params, avals, active) -> Linearized:
     fwd = ClosedJaxpr(j1, closed.consts)
     res_avals = [v.aval for v in j2.in_binders[:num_res]]
     ct_avals = [v.aval for v in j2.outs]
-    nonzero: list[bool] = []
 
-    def bwd(*args):
-        res, cts = args[:num_res], args[num_res:]
-        undef = [ad.UndefPrimal(a) for a in t_avals]
-        cts_in = ad.backward_pass(j2, [*res, *undef], list(cts))
-        nonzero[:] = [type(c) is not ad.Zero for c in cts_in]
-        return [c for c in cts_in if type(c) is not ad.Zero]
+    def transpose(present):
+        """The backward jaxpr given cotangents for the ``present`` active outputs only (the others
+        symbolic zeros, as JAX's backward pass keeps them: a zero instantiated there would meet the
+        rule's unused infinities, e.g. eigh's reciprocal gaps of equal eigenvalues, as 0 * inf)."""
+        nonzero: list[bool] = []
 
-    bwd_closed = trace_to_jaxpr(bwd, [*res_avals, *ct_avals])
-    return Linearized(fwd, bwd_closed, m, active_outs, ct_avals, nonzero)
+        def bwd(*args):
+            res, it = args[:num_res], iter(args[num_res:])
+            cts = [next(it) if p else ad.Zero(a) for a, p in zip(ct_avals, present)]
+            undef = [ad.UndefPrimal(a) for a in t_avals]
+            cts_in = ad.backward_pass(j2, [*res, *undef], cts)
+            nonzero[:] = [type(c) is not ad.Zero for c in cts_in]
+            return [c for c in cts_in if type(c) is not ad.Zero]
+
+        closed = trace_to_jaxpr(bwd, [*res_avals, *[a for a, p in zip(ct_avals, present) if p]])
+        return closed, nonzero
+
+    bwd_closed, nonzero = transpose((True,) * len(ct_avals))
+    lin = Linearized(fwd, bwd_closed, m, active_outs, ct_avals, nonzero)
+    lin.transpose = transpose
+    return lin
 
 
 def _has_subjaxprs(params) -> bool:
@@ -325,16 +349,25 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
                 continue
             if type(lin) is Linearized:
                 args = list(res)
-                ct_avals = iter(lin.ct_avals)
+                present = []
                 for c, act in zip(cts_out, lin.active_outs):
                     if act:
-                        a = next(ct_avals)
-                        args.append(np.zeros(a.shape, a.dtype) if c is None else c)
-                cts = tape_plan.run(lin.bwd, lin.bwd_plans, args) if concrete else None
+                        present.append(c is not None)
+                        if c is not None:
+                            args.append(c)
+                bwd, bwd_plans, nonzero = lin.bwd, lin.bwd_plans, lin.nonzero_cts
+                if not all(present):  # (an output nobody used: its cotangent stays a symbolic zero)
+                    key = tuple(present)
+                    part = lin.partial.get(key)
+                    if part is None:
+                        closed, nz = lin.transpose(key)
+                        part = lin.partial[key] = (closed, nz, {})
+                    bwd, nonzero, bwd_plans = part
+                cts = tape_plan.run(bwd, bwd_plans, args) if concrete else None
                 if cts is None:
-                    cts = _run(lin.bwd, args, False)
+                    cts = _run(bwd, args, False)
                 cts_in, k = [], 0
-                for nz in lin.nonzero_cts:
+                for nz in nonzero:
                     cts_in.append(cts[k] if nz else None)
                     k += nz
             else:  # a general pullback: ``res`` holds the outputs' avals

@@ -474,10 +474,16 @@ def _lu_jvp(primals, tangents):
     lu_, pivots, perm = lu_p.bind(a)
     tangent = _lu_jvp_one
     for _ in core.get_aval(a).shape[:-2]:  # (JAX's: the one-matrix rule vmapped over the batch)
-        tangent = _lax().vmap(tangent)
+        tangent = _api_vmap()(tangent)
     lu_dot = tangent(lu_, a_dot, perm)
     zeros = [ad.Zero(ad.tangent_aval(core.get_aval(v))) for v in (pivots, perm)]
     return [lu_, pivots, perm], [lu_dot, *zeros]
+
+
+def _api_vmap():
+    from ..api import vmap
+
+    return vmap
 
 
 def _lu_jvp_one(lu_, a_dot, perm):
@@ -527,9 +533,32 @@ def _real_dtype(dtype):
     return np.dtype(np.float32) if np.dtype(dtype) == np.complex64 else np.finfo(dtype).dtype
 
 
+def _nan_where_failed(factor, x):
+    """``factor(x)`` (a tuple of arrays batched like ``x``), with NaNs for each matrix LAPACK did
+    not converge on (non-finite entries): XLA's CPU kernels report such a failure in ``info`` and
+    JAX's lowering selects NaN for every output of that matrix, where numpy raises for the batch."""
+    try:
+        return factor(x)
+    except np.linalg.LinAlgError:
+        pass
+    batch = x.shape[:-2]
+    flat = x.reshape(-1, *x.shape[-2:])
+    good = next((i for i, m in enumerate(flat) if np.isfinite(m).all()), None)
+    # (the outputs' shapes and dtypes, from a finite stand-in when every matrix failed)
+    probe = factor(flat[good] if good is not None else np.zeros_like(flat[0]))
+    outs = [np.full((len(flat), *o.shape), np.nan, o.dtype) for o in probe]
+    for i, m in enumerate(flat):
+        try:
+            for o, r in zip(outs, factor(m)):
+                o[i] = r
+        except np.linalg.LinAlgError:
+            pass
+    return tuple(o.reshape(*batch, *o.shape[1:]) for o in outs)
+
+
 def _eigh_impl(x, *, lower, sort_eigenvalues):
     wide = np.complex128 if dtype_kind(x.dtype) == "c" else np.float64
-    w, v = np.linalg.eigh(x.astype(wide), UPLO="L" if lower else "U")
+    w, v = _nan_where_failed(lambda m: np.linalg.eigh(m, UPLO="L" if lower else "U"), x.astype(wide))
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
 
 
@@ -609,8 +638,9 @@ def _svd_impl(x, *, full_matrices, compute_uv):
     wide = x.astype(np.complex128 if dtype_kind(x.dtype) == "c" else np.float64)
     real = _real_dtype(x.dtype)  # (the singular values are real, for complex x too)
     if not compute_uv:
-        return [np.linalg.svd(wide, compute_uv=False).astype(real)]
-    u, s, vt = np.linalg.svd(wide, full_matrices=full_matrices)
+        (s,) = _nan_where_failed(lambda m: (np.linalg.svd(m, compute_uv=False),), wide)
+        return [s.astype(real)]
+    u, s, vt = _nan_where_failed(lambda m: np.linalg.svd(m, full_matrices=full_matrices), wide)
     return [s.astype(real), u.astype(x.dtype), vt.astype(x.dtype)]
 
 

@@ -29,6 +29,8 @@ def complex_dtype(dtype) -> np.dtype:
 
 def _geev_normalized(v):
     """Columns scaled to unit 2-norm with the largest-magnitude component real (``geev``'s rule)."""
+    if v.size == 0:  # (a 0x0 matrix: no columns to scale; argmax refuses empty axes)
+        return v
     v = v / np.linalg.norm(v, axis=-2, keepdims=True)
     k = np.argmax(np.abs(v), axis=-2)[..., None, :]
     big = np.take_along_axis(v, k, axis=-2)

@@ -29,7 +29,7 @@ def _permutation_of(pivots, size):
 def _impl(pivots, *, permutation_size):
     _check(pivots, permutation_size)  # (eager calls skip abstract evaluation)
     batch, k = pivots.shape[:-1], pivots.shape[-1]
-    flat = np.asarray(pivots).reshape(-1, k)
+    flat = np.asarray(pivots).reshape(int(np.prod(batch)), k)  # (-1 is ambiguous when k == 0)
     out = np.stack([_permutation_of(p, permutation_size) for p in flat]) if flat.shape[0] else None
     if out is None:
         return np.zeros((*batch, permutation_size), np.int32)

@@ -20,7 +20,10 @@ from ..narrow_dtypes import kind as dtype_kind
 
 
 def _abs(x):
-    return lax.abs(x)
+    # jnp.abs, as JAX's norms take it: a bool (or unsigned) operand is its own absolute value
+    from ._ufuncs import abs
+
+    return abs(x)
 
 
 def _root_sum_squares(x, axis, keepdims):

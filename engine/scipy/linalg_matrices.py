@@ -33,7 +33,9 @@ def _vectorize(fn):
         batch = np.broadcast_shapes(*(v.shape[:-1] for v in vs))
         if not batch:
             return fn(*vs)
-        flat = [jnp.broadcast_to(v, batch + v.shape[-1:]).reshape((-1, v.shape[-1])) for v in vs]
+        flat = [
+            jnp.broadcast_to(v, batch + v.shape[-1:]).reshape((math.prod(batch), v.shape[-1])) for v in vs
+        ]
         out = vmap(fn)(*flat)
         return out.reshape(batch + out.shape[1:])
 

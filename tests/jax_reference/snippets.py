@@ -2068,3 +2068,6 @@ SNIPPETS["fuzz5_values"] = FUZZ5
 from snippets_host_arrays import HOST_ARRAYS  # noqa: E402
 
 SNIPPETS["host_arrays"] = HOST_ARRAYS
+from snippets_fuzz5_linalg import FUZZ5_LINALG  # noqa: E402
+
+SNIPPETS["fuzz5_linalg"] = FUZZ5_LINALG
