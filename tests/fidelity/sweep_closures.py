@@ -139,23 +139,28 @@ def _more(jax):
     }
 
 
-def _one_of_more(name):
-    return lambda jax: _more(jax)[name]
+def _add_group(prefix, group, names):
+    """Register each case of ``group(jax)`` (a dict by name) as ``prefix + name``."""
+    for name in names:
+        CASES[prefix + name] = lambda jax, name=name: group(jax)[name]
 
 
-for _name in (
-    "vmap_jit[jnp_scalar,jnp_vector]",
-    "while_loop[jnp_int_scalar,jnp_scalar]",
-    "fori_loop[jnp_scalar,jnp_vector]",
-    "where[jnp_bool_scalar]",
-    "grad_jit[jnp_scalar,jnp_vector]",
-    "jit_grad[jnp_scalar,jnp_vector]",
-    "jvp[jnp_scalar,jnp_vector]",
-    "linearize[jnp_scalar]",
-    "add[jnp_int_scalar]",
-    "grad[np_0d]",
-):
-    _add(_name, _one_of_more(_name))
+_add_group(
+    "closure.",
+    _more,
+    (
+        "vmap_jit[jnp_scalar,jnp_vector]",
+        "while_loop[jnp_int_scalar,jnp_scalar]",
+        "fori_loop[jnp_scalar,jnp_vector]",
+        "where[jnp_bool_scalar]",
+        "grad_jit[jnp_scalar,jnp_vector]",
+        "jit_grad[jnp_scalar,jnp_vector]",
+        "jvp[jnp_scalar,jnp_vector]",
+        "linearize[jnp_scalar]",
+        "add[jnp_int_scalar]",
+        "grad[np_0d]",
+    ),
+)
 
 
 # Arrays made inside the trace. Under jit JAX stages what jnp.array/asarray return (lax.stage), so
@@ -189,24 +194,23 @@ def _made_in_trace(jax):
     }
 
 
-def _one_made_in_trace(name):
-    return lambda jax: _made_in_trace(jax)[name]
-
-
-for _name in (
-    "list",
-    "int_list",
-    "scalar",
-    "unused",
-    "np_f64_reused",
-    "np_f64_dtype",
-    "bool_mask_list",
-    "bool_mask_asarray_np",
-    "bool_mask_np",
-    "at_bool_mask_list",
-    "where_list",
-    "python_if",
-    "grad_list",
-    "vmap_list",
-):
-    CASES[f"made_in_trace.{_name}"] = _one_made_in_trace(_name)
+_add_group(
+    "made_in_trace.",
+    _made_in_trace,
+    (
+        "list",
+        "int_list",
+        "scalar",
+        "unused",
+        "np_f64_reused",
+        "np_f64_dtype",
+        "bool_mask_list",
+        "bool_mask_asarray_np",
+        "bool_mask_np",
+        "at_bool_mask_list",
+        "where_list",
+        "python_if",
+        "grad_list",
+        "vmap_list",
+    ),
+)
