@@ -204,8 +204,8 @@ class JaxprBuilder:
     def build(self, in_tracers: Sequence[Value], out_tracers: Sequence[Value]) -> tuple[Jaxpr, list[Value]]:
         # (a constant nothing reads, such as an array made and dropped, is not one of the jaxpr's: JAX's)
         used = {id(x) for e in self.eqns for x in e.inputs} | {id(self.getvar(t)) for t in out_tracers}
-        constvals = {v: c for v, c in self.constvals.items() if id(v) in used}
-        constvars, constvals = list(constvals), list(constvals.values())
+        kept = {v: c for v, c in self.constvals.items() if id(v) in used}
+        constvars, constvals = list(kept), list(kept.values())
         in_binders = constvars + [self.getvar(t) for t in in_tracers]
         out_vars: list[Atom] = [self.getvar(t) for t in out_tracers]
         jaxpr = Jaxpr([], in_binders, self.eqns, out_vars)
