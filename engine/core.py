@@ -38,6 +38,7 @@ from .source_info import source_info_context as source_info_context
 
 # What 64-bit types and Python scalars become (jax_enable_x64): one table, read where values are made.
 from .canonical_dtypes import _CANONICAL as _CANONICAL
+from .host_copies import host_copy as host_copy, host_operand
 from .canonical_dtypes import _PYTHON_DTYPE as _PYTHON_DTYPE
 from .canonical_dtypes import canonical_dtype as canonical_dtype
 from .canonical_dtypes import default_dtype as default_dtype
@@ -330,13 +331,6 @@ sharded_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | No
 memory_eager_dispatch: Callable[[Primitive, Sequence[Value], Params], Any] | None = None
 
 
-def _host_operand(v: Value) -> Any:
-    """A primitive's operand given as a host value, in numpy: a caller's writable numpy array is
-    copied (host_copy), since results may alias it (a reshape) or hold it (an Array freezes it)."""
-    x = to_numpy(v)
-    return host_copy(x) if x is v and type(x) is np.ndarray else x
-
-
 class EvalTrace(Trace):
     """Level 0: run the primitive's numpy implementation on concrete values."""
 
@@ -349,7 +343,7 @@ class EvalTrace(Trace):
         if _transfer_guarded[0]:
             transfers.operands(vals)
         if primitive.takes_arrays:
-            args = [v if isinstance(v, Array) else _host_operand(v) for v in vals]
+            args = [v if isinstance(v, Array) else host_operand(v, to_numpy(v)) for v in vals]
         else:
             for v in vals:
                 if type(v) is not Array and isinstance(v, Array):
@@ -362,7 +356,7 @@ class EvalTrace(Trace):
                         v.on_one_device_mesh or getattr(v.aval, "memory_space", DEVICE) is not DEVICE
                     ):
                         return memory_eager_dispatch(primitive, vals, params)
-            args = [v._value if type(v) is Array else _host_operand(v) for v in vals]
+            args = [v._value if type(v) is Array else host_operand(v, to_numpy(v)) for v in vals]
         try:
             impl = impl_rules[primitive]
         except KeyError:
@@ -633,13 +627,6 @@ class Array:
 # jax.default_device's device id, or None (engine.config sets it, and turns eager fast paths off
 # meanwhile, so that Array.__init__ makes every result)
 default_device_index: list[int | None] = [None]
-
-
-def host_copy(x: np.ndarray) -> np.ndarray:
-    """A caller's numpy array as an ``Array`` may hold it: a copy while the caller can still write to
-    it. JAX copies host arrays to its device, so the caller's later writes change nothing the engine
-    holds, and the caller's array stays writable (an Array freezes what it holds)."""
-    return x.copy() if x.flags.writeable else x
 
 
 def array_of(value: Value, weak_type: bool = False) -> "Array":

@@ -43,10 +43,9 @@ from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
 from .jit_primitive import bind_call, mesh_shardings
 from .jit_runtime import CompileJob as CompileJob
-from .jit_runtime import Executable
+from .jit_runtime import Executable, _tier
 from .jit_runtime import Interpreter as Interpreter
 from .jit_runtime import _executables as _executables
-from .jit_runtime import _tier
 from .jit_runtime import compiles_paused as compiles_paused
 from .jit_runtime import executable as executable
 from .jit_runtime import get_backend as get_backend
@@ -302,8 +301,7 @@ class JitFunction:
             donate_argnums, donate_argnames, names
         )
         self.name: str = name if name else getattr(fun, "__name__", "fun")
-        # One cache per function and static configuration, shared by every jit of it (as JAX keys
-        # its trace cache by the function): jit(f) twice traces f once.
+        # One cache per function and static configuration, as JAX's: jit(f) twice traces f once.
         self._cache, self._fast = _shared_caches(
             fun, (self.static_argnums, self.static_argnames, self.donate_argnums)
         )
@@ -559,10 +557,10 @@ class JitFunction:
         _tier.last = (None, None)  # (a staged call runs nothing: no tier)
         if core.tracing_active():  # a Python float argument prints as written in the caller's jaxpr
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
+        else:  # (a numpy argument is copied, as JAX transfers it; a trace copies its own: staging.py)
+            leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
-        if not core.tracing_active():  # (a trace keeps its own copy, one per numpy array: staging.py)
-            leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]  # (JAX's transfer)
         outs = bind_call(closed, [*hoisted, *leaves], self.name)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
