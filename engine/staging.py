@@ -69,6 +69,8 @@ class JaxprTrace(Trace):
 
     def get_or_make_const_tracer(self, val: Value) -> JaxprTracer:
         builder = self.builder
+        if type(val) is np.ndarray:  # a caller's numpy array: the trace's own copy (JAX's transfer)
+            val = held_arrays.trace_copy(val, host_constant)
         tracer = builder.const_tracers.get(id(val))
         if tracer is None:
             tracer = builder.const_tracers.get(_buffer_key(val))
@@ -79,12 +81,6 @@ class JaxprTrace(Trace):
                 return self.default_process_primitive(dim_as_value_p, [], {"dim": val})  # type: ignore[no-any-return]
             aval = core.get_aval(val)
             tracer = builder.new_tracer(self, aval)
-            if type(val) is np.ndarray:  # a caller's numpy array: the trace's own copy (JAX's transfer)
-                key = _buffer_key(val)
-                if key is not None:  # (kept alive with the trace, so that its id names only it)
-                    builder.const_tracers[key] = tracer
-                    builder.sources.append(val)
-                val = held_arrays.trace_copy(val, _host_constant)
             builder.add_const(tracer, val)
         return tracer
 
@@ -113,7 +109,11 @@ class JaxprTrace(Trace):
         return builder
 
 
-def _host_constant(x: np.ndarray) -> core.Array:
+def host_constant(x: np.ndarray) -> core.Array:
+    """A caller's numpy array as the engine holds it: a copy (its canonical dtype's, or itself if it
+    is read-only). Made once per numpy array throughout a staging trace (``held_arrays.trace_copy``),
+    so the trace holds one constant of it however often it is used, as JAX's trace keys a numpy
+    constant by its identity."""
     return core.Array(core.host_copy(x) if x.dtype == core.canonical_dtype(x.dtype) else x)
 
 
@@ -150,7 +150,6 @@ class JaxprBuilder:
         self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[object, JaxprTracer] = {}  # by id, and by numpy buffer (_buffer_key)
         self.constvals: dict[Var, Value] = {}
-        self.sources: list[np.ndarray] = []  # numpy arrays whose converted copies are constants
         self.tracers: list[JaxprTracer] = []
         # arguments' shardings (a jit of arrays on an explicit mesh): what jax.typeof shows
         self.in_shardings: dict[Var, object] = {}

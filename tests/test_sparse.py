@@ -22,11 +22,16 @@ from record_sparse import encode  # noqa: E402
 RECORDED = json.loads((HERE / "sparse.json").read_text())
 
 
-def _same(got, want, where):
+# (case -> rtol) lobpcg's float32 eigenvectors stop at its convergence tolerance, so they move with
+# the BLAS kernels' summation order, which depends on the CPU (4e-4 relative on an AVX-512 machine)
+RTOL = {"linalg_lobpcg": 1e-3}
+
+
+def _same(got, want, where, rtol=2e-6):
     if isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want), where
         for i, (g, w) in enumerate(zip(got, want)):
-            _same(g, w, f"{where}[{i}]")
+            _same(g, w, f"{where}[{i}]", rtol)
     elif "text" in want:
         assert got["text"] == want["text"], f"{where}:\n{got['text']}\n!=\n{want['text']}"
     elif "repr" in want:
@@ -36,7 +41,7 @@ def _same(got, want, where):
     else:
         assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), where
         np.testing.assert_allclose(
-            np.asarray(got["value"]), np.asarray(want["value"]), rtol=2e-6, atol=1e-6, err_msg=where
+            np.asarray(got["value"]), np.asarray(want["value"]), rtol=rtol, atol=1e-6, err_msg=where
         )
 
 
@@ -47,7 +52,7 @@ def test_case_gives_what_jax_gave(name, jax_on_engine):
             sparse_cases.CASES[name](jax_on_engine)
         assert type(info.value).__name__ == RECORDED[name]["error"], info.value
         return
-    _same(encode(sparse_cases.CASES[name](jax_on_engine)), RECORDED[name], name)
+    _same(encode(sparse_cases.CASES[name](jax_on_engine)), RECORDED[name], name, RTOL.get(name, 2e-6))
 
 
 def test_every_case_is_recorded():

@@ -50,7 +50,8 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     >>> jnp.array([1.0, 2.0])
     Array([1., 2.], dtype=float32)
     """
-    return staged(_array(object, dtype, copy, order, ndmin))
+    out = _array(object, dtype, copy, order, ndmin)
+    return out if out is object else staged(out)  # (jnp.asarray of a jax.Array is that array, in JAX too)
 
 
 def _array(object, dtype, copy, order, ndmin):
@@ -90,8 +91,8 @@ def _array(object, dtype, copy, order, ndmin):
             out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
     elif isinstance(object, (Tracer, Array)):
         weak = dtype is None and object.weak_type
-        if copy and isinstance(object, Tracer):  # JAX copies a traced value first (a copy equation)
-            object = lax.copy_p.bind(object)
+        if copy and (isinstance(object, Tracer) or core._state.dynamic is not None):
+            object = lax.copy_p.bind(object)  # (JAX copies in the trace first: a copy equation)
         out = convert(object, dtype or object.dtype, weak)
         if copy and out is object and isinstance(object, Array):
             out = Array(np.array(core.to_numpy(object)), object.weak_type)

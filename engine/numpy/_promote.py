@@ -13,7 +13,7 @@ from ..errors import ConcretizationTypeError
 from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
 from ..lax.api import _concrete_jvp
-from ..constant_staging import staged
+from ..staging import host_constant
 from ._dtypes import dtype_and_weak, promote_types_weak
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -74,9 +74,7 @@ def as_operand(x):
         return Array(np.asarray(x, core.python_scalar_dtype(x)), type(x) is not bool)
     check_arraylike("jnp function", x)
     if type(x) is np.ndarray:
-        if x.shape and core._state.dynamic is not None:
-            return staged(x)  # (one constant of the trace per numpy array, however often it is used: JAX's)
-        return Array(core.host_copy(x))
+        return held_arrays.trace_copy(x, host_constant)
     return Array(np.asarray(x))
 
 
@@ -98,8 +96,8 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         transfers.entering(x)
     v = core.to_numpy(x) if isinstance(x, Array) else x
     if type(v) is np.ndarray and v.dtype == dtype and v.shape:
-        if v is x and not weak and core._state.dynamic is not None:
-            return staged(x)  # (a numpy operand is one constant of the trace, as in JAX)
+        if v is x and not weak:
+            return held_arrays.trace_copy(x, host_constant)
         return Array(core.host_copy(v) if v is x else v, weak)
     if type(v) is int and dtype_kind(np.dtype(dtype)) in "iu":
         info = narrow_dtypes.iinfo(dtype)
