@@ -173,7 +173,14 @@ _F64 = np.array([3.0, 4.0, 5.0])  # float64: its float32 copy is the constant, o
 def _made_in_trace(jax):
     jnp = jax.numpy
     x3 = _f32(3)
+    c = jnp.arange(
+        3.0
+    )  # a jax.Array made before the trace: asarray gives it back, array copies it in the trace
     return {
+        "jax_array_copies": (
+            lambda x: x + jnp.array(c) + jnp.asarray(c) + jnp.array(c, dtype=jnp.int32),
+            (x3,),
+        ),
         "list": (lambda x: x * jnp.array([1.0, 2.0, 3.0]), (x3,)),
         "int_list": (lambda x: x + jnp.array([1, 2, 3]), (x3,)),
         "scalar": (lambda x: x + jnp.array(2.0) + jnp.asarray(3) + jnp.array(np.float32(4)), (x3,)),
@@ -198,6 +205,7 @@ _add_group(
     "made_in_trace.",
     _made_in_trace,
     (
+        "jax_array_copies",
         "list",
         "int_list",
         "scalar",
