@@ -1108,6 +1108,16 @@ def _scheduling(pid: int) -> tuple:
     )
 
 
+def _helpers_scheduling(server) -> set:
+    out = set()
+    for pid in _zygote_helpers(server):
+        try:
+            out.add(_scheduling(pid))
+        except ProcessLookupError:  # (a helper that ended since it was listed: a run's, torn down)
+            pass
+    return out
+
+
 def _zygote_helpers(server) -> list[int]:
     """The zygotes' children that borrow a slot's effective uid (uid mode's watchdogs and sweepers)."""
     zygotes = set(server_family(server)["zygotes"])
@@ -1130,7 +1140,7 @@ def test_cannot_reschedule_the_server_or_its_watchdog(server, mode):
     family = server_family(server)
     targets = sorted({*family["server"], *family["threads"], *family["zygotes"], *family["services"]})
     before = {pid: _scheduling(pid) for pid in targets}
-    helpers_before = {_scheduling(pid) for pid in _zygote_helpers(server)}
+    helpers_before = _helpers_scheduling(server)
     assert mode == "root" or helpers_before  # (uid mode: one per zygote)
     code = """
 import os
@@ -1161,11 +1171,9 @@ print('changed', len(changed))
     # Both workers again (a worker's teardown, with its sweep through the helper, follows its reply).
     assert_still_computes(server)
     deadline = time.monotonic() + 10
-    while {
-        _scheduling(pid) for pid in _zygote_helpers(server)
-    } != helpers_before and time.monotonic() < deadline:
+    while _helpers_scheduling(server) != helpers_before and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert {_scheduling(pid) for pid in _zygote_helpers(server)} == helpers_before
+    assert _helpers_scheduling(server) == helpers_before
 
 
 def test_file_flood_is_swept(server):

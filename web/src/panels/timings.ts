@@ -163,9 +163,18 @@ function hitSpan(
 ): { left: number; right: number } {
   const mid = (o: TimingEvent) => (x(o.start_ms) + right(o)) / 2;
   const c = mid(e);
-  let r = Math.min(HIT / 2, c - min, max - c);
-  for (const p of placed) if (p.row === row && p.e !== e) r = Math.min(r, Math.abs(mid(p.e) - c) / 2);
-  return { left: c - r, right: c + r };
+  // Up to halfway to the nearest bar of the row on each side, and within the chart; a bar near the
+  // chart's edge gets its width on the other side (a thin first bar was clipped to 17 px).
+  let lo = min, hi = max;
+  for (const p of placed) {
+    if (p.row !== row || p.e === e) continue;
+    const m = mid(p.e);
+    if (m <= c) lo = Math.max(lo, c - (c - m) / 2);
+    if (m >= c) hi = Math.min(hi, c + (m - c) / 2);
+  }
+  const w = Math.min(HIT, hi - lo);
+  const left = Math.min(Math.max(c - w / 2, lo), hi - w);
+  return { left, right: left + w };
 }
 
 /** Time per category where each instant goes to the innermost event covering it (the latest to
