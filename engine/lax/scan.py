@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, ad_checkpoint, backward_pass, batching, core, ir
+from ..staging import host_constant
 from ..closed_call import call_of
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
@@ -104,7 +105,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
 
 def _as_array(x):
-    return core.Array(core.host_copy(x)) if type(x) is np.ndarray else x
+    return host_constant(x) if type(x) is np.ndarray else x
 
 
 def _forward_read_only(body, num_consts, num_carry):
