@@ -259,8 +259,34 @@ _F = (ew._FLOAT,)
 lgamma_p = ew.unop("lgamma", _vectorized(_lgamma, 1))
 digamma_p = ew.unop("digamma", _vectorized(_digamma, 1))
 erfc_p = ew.unop("erfc", _vectorized(_erfc, 1))
-igamma_p = ew.binop("igamma", _vectorized(_igamma, 2), _F)
-igammac_p = ew.binop("igammac", _vectorized(_igammac, 2), _F)
+
+
+def _igamma_impl(kernel, upper):
+    """The float64 kernel, except where JAX's float loop stalls (``a >= 1 / eps``): there its
+    answer is set by the operand dtype's rounding, so it is replayed in that dtype."""
+    from .igamma_stalled import igamma_stalled, stalled
+
+    by_kernel = _vectorized(kernel, 2)
+
+    def impl(a, x, **params):
+        a, x = np.broadcast_arrays(a, x)
+        # JAX computes float16 and bfloat16 in float32
+        work = np.float32 if x.dtype.itemsize < 4 else x.dtype
+        with np.errstate(all="ignore"):
+            wa, wx = a.astype(work), x.astype(work)
+        odd = stalled(wa, wx)
+        if not odd.any():
+            return by_kernel(a, x)
+        out = by_kernel(np.where(odd, 1, a).astype(a.dtype), np.where(odd, 1, x).astype(x.dtype))
+        out[odd] = igamma_stalled(wa[odd], wx[odd], upper).astype(out.dtype)
+        return out
+
+    impl.__name__ = kernel.__name__.lstrip("_")
+    return impl
+
+
+igamma_p = ew.binop("igamma", _igamma_impl(_igamma, False), _F)
+igammac_p = ew.binop("igammac", _igamma_impl(_igammac, True), _F)
 igamma_grad_a_p = ew.binop("igamma_grad_a", _vectorized(_igamma_grad_a, 2), _F)
 polygamma_p = ew.binop("polygamma", _vectorized(_polygamma, 2), _F)
 zeta_p = ew.binop("zeta", _vectorized(_zeta, 2), _F)

@@ -2071,3 +2071,6 @@ SNIPPETS["host_arrays"] = HOST_ARRAYS
 from snippets_fuzz5_linalg import FUZZ5_LINALG  # noqa: E402
 
 SNIPPETS["fuzz5_linalg"] = FUZZ5_LINALG
+from snippets_fuzz6_stats import FUZZ6_STATS  # noqa: E402
+
+SNIPPETS["fuzz6_stats"] = FUZZ6_STATS

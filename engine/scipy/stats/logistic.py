@@ -21,9 +21,10 @@ def pdf(x, loc=0, scale=1):
     return lax.exp(logpdf(x, loc, scale))
 
 
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = promote_args_inexact("logistic.ppf", q, loc, scale)
-    return lax.add(lax.mul(special.logit(q), scale), loc)
+def ppf(x, loc=0, scale=1):
+    # (JAX names the probability ``x`` here and in isf, so it is the keyword that works)
+    x, loc, scale = promote_args_inexact("logistic.ppf", x, loc, scale)
+    return lax.add(lax.mul(special.logit(x), scale), loc)
 
 
 def sf(x, loc=0, scale=1):
@@ -31,9 +32,9 @@ def sf(x, loc=0, scale=1):
     return special.expit(lax.neg(lax.div(lax.sub(x, loc), scale)))
 
 
-def isf(q, loc=0, scale=1):
-    q, loc, scale = promote_args_inexact("logistic.isf", q, loc, scale)
-    return lax.add(lax.mul(lax.neg(special.logit(q)), scale), loc)
+def isf(x, loc=0, scale=1):
+    x, loc, scale = promote_args_inexact("logistic.isf", x, loc, scale)
+    return lax.add(lax.mul(lax.neg(special.logit(x)), scale), loc)
 
 
 def cdf(x, loc=0, scale=1):

@@ -1,0 +1,38 @@
+"""What the sixth differential fuzz (issue 13: the jax.scipy.stats distributions on edge inputs,
+eager, under jit, vmap and grad) found. The regularized incomplete gamma raised ZeroDivisionError
+where ``a`` and ``x`` are both past ``1 / eps`` of float32 (gammainc, so chi2 and gamma's
+cdf/sf/logcdf/logsf at 1e30): there JAX's float32 loop stalls (``r + 1 == r``) and its value is
+set by float32 rounding (0, 1, ``2**23 / a``, NaN); the engine now replays that loop in the
+operand's dtype. logistic.ppf/isf named their argument ``q`` where JAX says ``x``. Registered in
+snippets.py."""
+
+_A = "a = jnp.array([1e30, 2e30, 1e20, 1e10, 3e38, 1e31, 2.0**24, 1e8, 1e15, 0.5])\n"
+_X = "x = jnp.array([1e30, 1.0001e30, 0.9999e30, 1e29, 1e31, 3e38, 1e20, 1e10, 0.5, 2.0**24, 1.5e8, 2.0])\n"
+_GRID = _A + _X + "a, x = a[:, None], x[None, :]\n"
+_PAIRS = (
+    "x = jnp.array([1e30, 1e30, 2e30, 1e20, 1e10, 3e38, 1e30, 1e31, 1e9])\n"
+    "a = jnp.array([1e30, 2e30, 1e30, 1e20, 1e10, 3e38, 1e31, 1e30, 1e9])\n"
+)
+
+FUZZ6_STATS = [
+    # past 1 / eps: JAX's stalled float32 series and continued fraction, step for step
+    ("gammainc_stalled", _GRID + "out = jsp.special.gammainc(a, x)", 1e-5),
+    ("gammaincc_stalled", _GRID + "out = jsp.special.gammaincc(a, x)", 1e-5),
+    (
+        "igamma_stalled_jit_vmap",
+        _PAIRS
+        + "out = (jax.jit(lax.igamma)(a, x), jax.vmap(lax.igammac)(a, x), lax.igamma(*(v.astype(jnp.float16) for v in (a, x))))",
+        1e-5,
+    ),
+    *[
+        (f"{d}_{m}_huge", _PAIRS + f"out = jsp.stats.{d}.{m}(x, {arg})", 1e-5)
+        for d, arg in (("gamma", "a"), ("chi2", "2 * a"))
+        for m in ("cdf", "sf", "logcdf", "logsf")
+    ],
+    (
+        "logistic_ppf_isf_keyword",
+        "q = jnp.array([0.1, 0.5, 0.9])\n"
+        "out = (jsp.stats.logistic.ppf(x=q, loc=1.0), jsp.stats.logistic.isf(x=q, scale=2.0))",
+        1e-6,
+    ),
+]
