@@ -14,14 +14,28 @@ matrix with isolated eigenvalues may get a different (equally valid) Schur form.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+
+def _quiet(fn):
+    """LAPACK runs non-finite entries through silently (JAX warns of nothing): so do these."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def larfg(alpha, x):
     """``(beta, tau, v)``: the reflector with ``H^H [alpha; x] = [beta; 0]``, ``v`` below its 1."""
     xnorm = float(np.linalg.norm(x)) if x.size else 0.0
     if xnorm == 0.0 and np.imag(alpha) == 0:
-        return alpha, alpha * 0, np.zeros_like(x)
+        # (LAPACK's tau = 0, not alpha * 0: an infinite or NaN alpha with nothing below stays put)
+        return alpha, np.zeros((), np.result_type(alpha)).item(), np.zeros_like(x)
     beta = -np.copysign(np.sqrt(abs(alpha) ** 2 + xnorm**2), np.real(alpha))
     if np.iscomplexobj(x) or np.iscomplexobj(alpha):
         tau = complex((beta - np.real(alpha)) / beta, -np.imag(alpha) / beta)
@@ -30,16 +44,36 @@ def larfg(alpha, x):
     return beta, tau, x / (alpha - beta)
 
 
+def _last_nonzero(flags):
+    nz = np.flatnonzero(flags)
+    return int(nz[-1]) + 1 if nz.size else 0
+
+
 def _apply_left(a, v, tau):
-    """``a <- (I - tau v v^H)^H a``... as LAPACK's ``larf('L')`` with ``conj(tau)`` gives ``H^H a``."""
-    a -= np.conj(tau) * np.outer(v, np.conj(v) @ a)
+    """``a <- (I - tau v v^H)^H a``... as LAPACK's ``larf('L')`` with ``conj(tau)`` gives ``H^H a``.
+
+    As ``larf``, only up to ``v``'s last nonzero row and ``a``'s last nonzero column there are
+    touched: a non-finite ``tau`` (``larfg`` of an infinite column) leaves the rest as it was,
+    where a full outer product would spread ``nan * 0`` over it."""
+    if tau == 0:
+        return
+    lastv = _last_nonzero(v != 0)
+    lastc = _last_nonzero(np.any(a[:lastv] != 0, axis=0))
+    c = a[:lastv, :lastc]
+    c -= np.conj(tau) * np.outer(v[:lastv], np.conj(v[:lastv]) @ c)
 
 
 def _apply_right(a, v, tau):
-    """``a <- a (I - tau v v^H)``."""
-    a -= tau * np.outer(a @ v, np.conj(v))
+    """``a <- a (I - tau v v^H)``, over ``larf('R')``'s rows and columns (see ``_apply_left``)."""
+    if tau == 0:
+        return
+    lastv = _last_nonzero(v != 0)
+    lastc = _last_nonzero(np.any(a[:, :lastv] != 0, axis=1))
+    c = a[:lastc, :lastv]
+    c -= tau * np.outer(c @ v[:lastv], np.conj(v[:lastv]))
 
 
+@_quiet
 def gehd2(a):
     """Hessenberg reduction: ``(packed, taus)``, reflectors below the first subdiagonal."""
     a = a.copy()
@@ -57,6 +91,7 @@ def gehd2(a):
     return a, taus
 
 
+@_quiet
 def geqr2(a):
     """QR: ``(packed, taus)``, ``r`` in the upper triangle, reflectors below the diagonal."""
     a = a.copy()
@@ -77,6 +112,7 @@ def _reflector(a, i):
     return np.concatenate([[1], a[i + 1 :, i]]).astype(a.dtype)
 
 
+@_quiet
 def orgqr(a, taus):
     """``Q = H_0 H_1 ... H_{k-1}``: the first ``a.shape[1]`` columns (``householder_product``)."""
     m, n = a.shape
@@ -87,6 +123,7 @@ def orgqr(a, taus):
     return q
 
 
+@_quiet
 def ormqr(a, taus, c, left: bool, transpose: bool):
     """``Q c``, ``Q^H c``, ``c Q`` or ``c Q^H`` for ``Q`` of ``geqrf``'s reflectors (``ormqr``/``unmqr``)."""
     c = c.copy()

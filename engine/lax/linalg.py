@@ -12,6 +12,7 @@ singular and Hermitian eigenvalues are real); other dtypes raise a TypeError nam
 from __future__ import annotations
 
 import numpy as np
+from numpy.linalg import _umath_linalg  # (the gufuncs behind np.linalg, in every precision)
 
 from .dot_general import Precision
 from .. import ad, batching, core, ir, narrow_dtypes
@@ -25,9 +26,9 @@ from ..narrow_dtypes import kind as dtype_kind
 
 def _check_matrix(name, aval, square=True, index=0):
     if dtype_kind(aval.dtype) not in ("f", "c"):
-        raise TypeError(
-            f"{name} does not accept dtype {aval.dtype.name}: the engine's linear algebra supports "
-            f"real and complex floating dtypes (convert with .astype(jnp.float32))."
+        raise TypeError(  # (JAX's dtype-rule text)
+            f"{name} does not accept dtype {aval.dtype.name} at position {index}. Accepted dtypes "
+            f"at position {index} are subtypes of floating, complexfloating."
         )
     if aval.ndim < 2:  # (JAX's linalg shape rule: a TypeError naming the operand)
         raise TypeError(
@@ -131,18 +132,25 @@ def _batch_leading(prim, n_operands=1):
 cholesky_p = Primitive("cholesky")
 
 
+def _in_precision(gufunc, x, outs):
+    """numpy's linalg gufunc run in ``x``'s own precision, or None for dtypes or empty matrices it
+    has no loop for. ``np.linalg`` itself would factor a float32 matrix in float64, where JAX's
+    LAPACK calls stay in float32: on a matrix singular or ill-conditioned in float32 the two fail
+    differently (a failure is NaNs, per matrix), and degenerate eigen/singular vectors come out
+    as a different basis. ``outs`` spells the outputs: ``x`` in x's dtype, ``r`` in its real one."""
+    c = np.dtype(x.dtype).char
+    if c not in "fdFD" or x.size == 0:
+        return None
+    sig = c + "->" + outs.replace("x", c).replace("r", {"F": "f", "D": "d"}.get(c, c))
+    with np.errstate(all="ignore"):
+        res = gufunc(x, signature=sig)
+    return res if isinstance(res, tuple) else (res,)
+
+
 def _cholesky_impl(x):
-    try:
-        return np.linalg.cholesky(x).astype(x.dtype)
-    except np.linalg.LinAlgError:
-        out = np.full(x.shape, np.nan, x.dtype)
-        flat_in, flat_out = x.reshape(-1, *x.shape[-2:]), out.reshape(-1, *x.shape[-2:])
-        for i, m in enumerate(flat_in):
-            try:
-                flat_out[i] = np.linalg.cholesky(m)
-            except np.linalg.LinAlgError:
-                pass
-        return out
+    """A failed matrix comes back all NaN (JAX's ``potrf`` failure), the others factored."""
+    res = _in_precision(_umath_linalg.cholesky_lo, x, "x")
+    return res[0] if res is not None else x.copy()  # (an empty matrix: nothing to factor)
 
 
 cholesky_p.def_impl(_checked("cholesky", _cholesky_impl))
@@ -151,7 +159,7 @@ cholesky_p.def_impl(_checked("cholesky", _cholesky_impl))
 @cholesky_p.def_abstract_eval
 def _cholesky_abstract(x):
     _check_matrix("cholesky", x)
-    return x.strip_weak_type()
+    return x  # (weak if x is, as JAX's: a bool or integer matrix symmetrizes into a weak float one)
 
 
 def _cholesky_jvp(primals, tangents):
@@ -197,6 +205,11 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 def _symmetrize(x):
     lax = _lax()
+    if dtype_kind(core.get_aval(x).dtype) not in ("f", "c"):
+        # JAX's (x + x^H) / 2 is array arithmetic: an integer or bool matrix comes out float
+        # (bool's + an or), so cholesky and eigh factor it where the other factorizations refuse
+        jnp = _jnp()
+        return jnp.true_divide(jnp.add(x, _T(x)), 2)
     # (JAX's (x + x^H) / 2, the transpose's permutation built as JAX's: a vector's is refused)
     ndim = core.get_aval(x).ndim
     xt = lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
@@ -557,6 +570,9 @@ def _nan_where_failed(factor, x):
 
 
 def _eigh_impl(x, *, lower, sort_eigenvalues):
+    res = _in_precision(_umath_linalg.eigh_lo if lower else _umath_linalg.eigh_up, x, "rx")
+    if res is not None:
+        return [res[1], res[0]]
     wide = np.complex128 if dtype_kind(x.dtype) == "c" else np.float64
     w, v = _nan_where_failed(lambda m: np.linalg.eigh(m, UPLO="L" if lower else "U"), x.astype(wide))
     return [v.astype(x.dtype), w.astype(_real_dtype(x.dtype))]
@@ -568,7 +584,7 @@ eigh_p.def_impl(_checked("eigh", _eigh_impl))
 @eigh_p.def_abstract_eval
 def _eigh_abstract(x, *, lower, sort_eigenvalues):
     _check_matrix("eigh", x)
-    return [x.strip_weak_type(), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
+    return [x, ShapedArray(x.shape[:-1], _real_dtype(x.dtype), weak_type=x.weak_type)]
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
@@ -635,6 +651,14 @@ svd_p = Primitive("svd", multiple_results=True)
 
 
 def _svd_impl(x, *, full_matrices, compute_uv):
+    if not compute_uv:
+        res = _in_precision(_umath_linalg.svd, x, "r")
+        if res is not None:
+            return list(res)
+    else:
+        res = _in_precision(_umath_linalg.svd_f if full_matrices else _umath_linalg.svd_s, x, "xrx")
+        if res is not None:
+            return [res[1], res[0], res[2]]
     wide = x.astype(np.complex128 if dtype_kind(x.dtype) == "c" else np.float64)
     real = _real_dtype(x.dtype)  # (the singular values are real, for complex x too)
     if not compute_uv:

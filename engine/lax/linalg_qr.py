@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, core, ir
+from . import householder_numpy as hh
 from ..core import Primitive, ShapedArray
 from .linalg import (
     _H,
@@ -28,29 +29,86 @@ from .linalg import (
 qr_p = Primitive("qr", multiple_results=True)
 
 
+def _nrm2(x):
+    """BLAS ``nrm2`` as OpenBLAS's x86-64 kernels compute it: squares summed in a wider type
+    (double for single precision, x87 extended for double), rounded once at the end."""
+    rt = np.finfo(x.dtype).dtype
+    wide = np.float64 if rt == np.float32 else np.longdouble
+    return rt.type(np.sqrt(np.sum(x.real.astype(wide) ** 2 + x.imag.astype(wide) ** 2)))
+
+
+def _lapy2(x, y):
+    w, z = max(x, y), min(x, y)
+    return w if z == 0 else w * np.sqrt(1 + (z / w) ** 2)
+
+
+def _larfg(alpha, x):
+    """LAPACK's ``larfg``/``clarfg`` in the matrix's own precision: ``(beta, tau)``, scaling ``x``
+    in place into the reflector below its leading 1."""
+    xnorm = _nrm2(x) if x.size else np.finfo(x.dtype).dtype.type(0)
+    if xnorm == 0 and alpha.imag == 0:
+        return alpha, x.dtype.type(0)
+    beta = -np.copysign(_lapy2(abs(alpha.real), _lapy2(abs(alpha.imag), xnorm)), alpha.real)
+    tau = x.dtype.type(
+        (beta - alpha.real) / beta - 1j * (alpha.imag / beta)
+        if x.dtype.kind == "c"
+        else (beta - alpha) / beta
+    )
+    x *= x.dtype.type(1) / (alpha - beta)
+    return beta, tau
+
+
+def _larf_left(c, v, tau):
+    """LAPACK's ``larf('L')`` with ``H^H``: ``w = C^H v`` (gemv), then ``C -= conj(tau) v w^H`` (ger),
+    each entry updated with one rounding (OpenBLAS's fused multiply-adds)."""
+    if tau == 0:
+        return
+    lastv = hh._last_nonzero(v != 0)  # (larf's span: see householder_numpy._apply_left)
+    lastc = hh._last_nonzero(np.any(c[:lastv] != 0, axis=0))
+    c, v = c[:lastv, :lastc], v[:lastv]
+    wide = {"f": np.longdouble, "c": np.clongdouble}[c.dtype.kind]
+    w = (np.conj(c.astype(wide)).T @ v.astype(wide)).astype(c.dtype)
+    t = (-np.conj(tau) * np.conj(w)).astype(c.dtype)  # (ger's alpha * y[j], then an axpy down column j)
+    c[...] = (c.astype(wide) + np.outer(v.astype(wide), t.astype(wide))).astype(c.dtype)
+
+
 def _pivot_order(a):
-    """The column order LAPACK's geqp3 picks: at each step the remaining column with the largest
-    norm below the rows already reduced (the first such), then one Householder step as geqrf's
-    (for complex columns a reflection by the leading entry's phase: the norms left do not depend on it)."""
-    r = a.copy()
-    m, n = r.shape
+    """The column order of LAPACK's ``geqp3`` (its unblocked ``laqp2``) in the matrix's precision:
+    at each step the first remaining column of largest partial norm, a Householder step, and
+    the partial norms downdated (recomputed when cancellation leaves too few digits). Columns
+    whose norms tie exactly in exact arithmetic are then ordered by the same roundings as JAX's."""
+    a = a.copy()
+    m, n = a.shape
+    rt = np.finfo(a.dtype).dtype.type
+    vn1 = np.array([_nrm2(a[:, j]) for j in range(n)], rt)
+    vn2 = vn1.copy()
+    tol3z = np.sqrt(rt(np.finfo(rt).eps) / 2)  # (sqrt of slamch('E'), half of numpy's eps)
     order = np.arange(n)
-    for j in range(min(m, n)):
-        p = j + int(np.argmax(np.linalg.norm(r[j:, j:], axis=0)))
-        r[:, [j, p]], order[[j, p]] = r[:, [p, j]], order[[p, j]]
-        v = r[j:, j].copy()
-        norm = np.linalg.norm(v)
-        if norm == 0:
-            continue
-        v[0] += norm * (v[0] / abs(v[0]) if v[0] != 0 else 1)
-        v /= np.linalg.norm(v)
-        r[j:, j:] -= 2.0 * np.outer(v, v.conj() @ r[j:, j:])
+    for i in range(min(m, n)):
+        p = i + int(np.argmax(vn1[i:]))
+        if p != i:
+            a[:, [i, p]], order[[i, p]] = a[:, [p, i]], order[[p, i]]
+            vn1[p], vn2[p] = vn1[i], vn2[i]
+        beta, tau = _larfg(a[i, i], a[i + 1 :, i])
+        if i + 1 < n:
+            _larf_left(a[i:, i + 1 :], np.concatenate([[1], a[i + 1 :, i]]).astype(a.dtype), tau)
+        a[i, i] = beta
+        for j in range(i + 1, n):
+            if vn1[j] == 0:
+                continue
+            temp = max(rt(1) - (rt(abs(a[i, j])) / vn1[j]) ** 2, rt(0))
+            if temp * (vn1[j] / vn2[j]) ** 2 <= tol3z:
+                vn1[j] = _nrm2(a[i + 1 :, j]) if i + 1 < m else rt(0)
+                vn2[j] = vn1[j]
+            else:
+                vn1[j] *= np.sqrt(temp)
     return order
 
 
 def _qr_one(a, full_matrices, pivoting):
+    with np.errstate(all="ignore"):
+        order = _pivot_order(a) if pivoting else None
     a = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
-    order = _pivot_order(a) if pivoting else None
     q, r = np.linalg.qr(a if order is None else a[:, order], mode="complete" if full_matrices else "reduced")
     return q, r, order
 

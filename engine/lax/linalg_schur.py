@@ -27,7 +27,8 @@ def _check_operand(name, x, i=0):
         and dtype_kind(x.dtype) not in "fc"
     ):
         raise TypeError(
-            f"{name} does not accept dtype {np.dtype(x.dtype).name}: it takes float32/64 or complex64/128."
+            f"{name} does not accept dtype {np.dtype(x.dtype).name} at position {i}. Accepted dtypes "
+            f"at position {i} are subtypes of floating, complexfloating."
         )
 
 

@@ -69,25 +69,49 @@ def argsort(
     return lax.rev(idx, (ax,)) if descending else idx
 
 
-def _concrete_value(a, what):
+# (JAX's texts for a value-dependent output shape under tracing)
+NONZERO_SIZE_MSG = (
+    "The size argument of jnp.nonzero must be statically specified to use jnp.nonzero within JAX "
+    "transformations."
+)
+UNIQUE_SIZE_HINT = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify a concrete "
+    "value for the size argument, which will determine the output size."
+)
+UNIQUE_ARG_MSG = "The error arose for the first argument of jnp.unique(). " + UNIQUE_SIZE_HINT
+
+
+def _concrete_value(a, context):
+    """``a``'s value, or JAX's ConcretizationTypeError with ``context`` if it is only traced."""
     if isinstance(a, Tracer):
         v = a.concrete_value()
         if v is None:
-            raise core.ConcretizationTypeError(
-                a,
-                f"{what} requires a concrete array because its output shape depends on the values; "
-                f"pass size= to get a fixed-size result under jit",
-            )
+            raise core.ConcretizationTypeError(a, context)
         return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v)
     return np.asarray(core.to_numpy(a) if isinstance(a, Array) else a)
+
+
+def _static_size(size, context):
+    if isinstance(size, Tracer) and size.concrete_value() is None:
+        raise core.ConcretizationTypeError(size, context)
+    return None if size is None else int(size)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):
     """Indices of the non-zero elements, one array per axis (outside tracing, or with ``size``)."""
     a = staged(as_operand(a))
-    if size is not None and isinstance(a, Tracer) and a.concrete_value() is None:
-        return _nonzero_sized(a, int(size), fill_value)
-    v = _concrete_value(a, "jnp.nonzero")
+    if a.ndim == 0:
+        raise ValueError(
+            "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead."
+        )
+    size = _static_size(size, NONZERO_SIZE_MSG)
+    if isinstance(a, Tracer) and a.concrete_value() is None:
+        if size is not None:
+            return _nonzero_sized(a, size, fill_value)
+        # JAX needs the count of nonzeros as the static size: that count is what is not concrete
+        count = (a if a.dtype == np.bool_ else (a != 0)).sum()
+        raise core.ConcretizationTypeError(count, NONZERO_SIZE_MSG)
+    v = _concrete_value(a, NONZERO_SIZE_MSG)
     res = np.nonzero(v)
     if size is not None:
         fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (len(res),))
@@ -165,7 +189,7 @@ def unique(
         res = _unique_traced(
             ravel(a) if flat else a,
             axis,
-            int(size),
+            _static_size(size, "The error arose for the size argument of jnp.unique(). " + UNIQUE_SIZE_HINT),
             fill_value,
             equal_nan,
             return_index,
@@ -176,7 +200,7 @@ def unique(
             i = 2 if return_index else 1
             res = (*res[:i], reshape(res[i], a.shape), *res[i + 1 :])
         return res[0] if len(res) == 1 else res
-    v = _concrete_value(a, "jnp.unique")
+    v = _concrete_value(a, UNIQUE_ARG_MSG)
     res = np.unique(
         v,
         return_index=return_index,

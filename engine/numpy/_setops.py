@@ -16,13 +16,14 @@ from .. import core, lax
 from ..constant_staging import staged
 from ..core import Array, Tracer
 from ._promote import as_operand, check_arraylike, promote_dtypes
-from ._searching import _unique_traced, nonzero, unique
+from ._searching import UNIQUE_ARG_MSG, _unique_traced, nonzero, unique
 from ._shape import ravel
 from ._staged import staged_as_jit
 
 
-def _values(x, name):
-    return np.asarray(core.concrete_or_error(staged(x), f"The error arose in {name}()")).ravel()
+def _values(x, name, context=None):
+    context = f"The error arose in {name}()" if context is None else context
+    return np.asarray(core.concrete_or_error(staged(x), context)).ravel()
 
 
 def _fixed_size(values: np.ndarray, size, fill_value, default_fill):
@@ -41,10 +42,26 @@ def _traced(*xs) -> bool:
     return any(isinstance(x, Tracer) and x.concrete_value() is None for x in operands)
 
 
-def _pair(name, ar1, ar2):
+def _sorted_mask_of_unique(name, ar1, ar2):
+    """Traced operands said to be unique and no ``size``: JAX goes on to mask their sorted
+    concatenation by value, and its boolean index is what is refused (NonConcreteBooleanIndexError
+    naming that mask)."""
+    check_arraylike(name, ar1, ar2)
+    a, b = promote_dtypes(ravel(as_operand(ar1)), ravel(as_operand(ar2)))
+    aux = lax.sort(lax.concatenate([a, b], 0))
+    if name == "intersect1d":
+        return aux[:-1][aux[1:] == aux[:-1]]
+    ends = np.ones(1, bool)
+    flag = lax.concatenate([ends, aux[1:] != aux[:-1], ends], 0)
+    return aux[flag[1:] & flag[:-1]]
+
+
+def _pair(name, ar1, ar2, context=None):
     check_arraylike(name, ar1, ar2)
     a, b = promote_dtypes(as_operand(ar1), as_operand(ar2))
-    return a.dtype, _values(a, name), _values(b, name)
+    if context is not None:  # (JAX's error names the raveled operand)
+        a, b = ravel(a), ravel(b)
+    return a.dtype, _values(a, name, context), _values(b, name, context)
 
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
@@ -88,7 +105,10 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=Non
         check_arraylike("setxor1d", ar1, ar2)
         a, b = promote_dtypes(ravel(as_operand(ar1)), ravel(as_operand(ar2)))
         return _setxor1d_size(a, b, fill_value, assume_unique=assume_unique, size=operator.index(size))
-    dtype, a, b = _pair("setxor1d", ar1, ar2)
+    if assume_unique and _traced(ar1, ar2):
+        return _sorted_mask_of_unique("setxor1d", ar1, ar2)
+    # (JAX's first step is unique of each: its error, unless they are said to be unique)
+    dtype, a, b = _pair("setxor1d", ar1, ar2, None if assume_unique else UNIQUE_ARG_MSG)
     out = np.setxor1d(a, b, assume_unique=assume_unique).astype(dtype)
     return Array(_fixed_size(out, size, fill_value, out.min() if len(out) else 0))
 
@@ -113,7 +133,9 @@ def intersect1d(
             fill_value=fill_value,
             assume_unique=assume_unique,
         )
-    dtype, a, b = _pair("intersect1d", ar1, ar2)
+    if assume_unique and _traced(ar1, ar2):
+        return _sorted_mask_of_unique("intersect1d", ar1, ar2)
+    dtype, a, b = _pair("intersect1d", ar1, ar2, None if assume_unique else UNIQUE_ARG_MSG)
     if not return_indices:
         out = np.intersect1d(a, b, assume_unique=assume_unique).astype(dtype)
         return Array(_fixed_size(out, size, fill_value, out.min() if len(out) else 0))

@@ -446,7 +446,12 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     axis = concrete_int(axis, "'axis' argument of jnp.repeat()")
     if total_repeat_length is None:
         counts = np.asarray(
-            core.concrete_or_error(repeats, "jnp.repeat's number of repeats (or pass total_repeat_length)")
+            core.concrete_or_error(
+                repeats,
+                "When jit-compiling jnp.repeat, the total number of repeats must be static. To fix "
+                "this, either specify a static value for `repeats`, or pass a static value to "
+                "`total_repeat_length`.",
+            )
         )
         if counts.ndim == 0 and a.ndim != 0:  # a broadcast along a new axis after ``axis``, merged into it
             ax = canonicalize_axis(axis, a.ndim)

@@ -20,7 +20,6 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
-from ..numpy._promote import promote_dtypes_inexact
 from ..numpy._staged import staged_as_jit
 
 _mm = functools.partial(jnp.matmul, precision=lax.Precision.HIGHEST)
@@ -203,6 +202,6 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
             "method='qdwh' only supports mxn matrices where m < n where side='right' and m >= n "
             f"side='left', got {arr.shape[-2:]} with {side=}"
         )
-    (arr,) = promote_dtypes_inexact(arr)
+    # (not promoted, as JAX's: an integer matrix meets qdwh's finfo or svd's dtype check)
     kwargs = {k: v for k, v in (("eps", eps), ("max_iterations", max_iterations)) if v is not None}
     return _polar(arr, side=side, method=method, **kwargs)

@@ -138,7 +138,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
     """The Hessenberg form ``H`` of ``a`` (``a = Q H Q^H``, ``H`` zero below its first subdiagonal),
     and ``Q`` with ``calc_q``."""
     check_arraylike("hessenberg", a)
-    (a,) = promote_dtypes_inexact(jnp.asarray(a))
+    a = jnp.asarray(a)  # (not promoted: JAX's lax.linalg.hessenberg refuses an integer matrix)
     return _hessenberg(a, calc_q=calc_q, overwrite_a=overwrite_a, check_finite=check_finite)
 
 

@@ -2074,3 +2074,6 @@ SNIPPETS["fuzz5_linalg"] = FUZZ5_LINALG
 from snippets_fuzz6_stats import FUZZ6_STATS  # noqa: E402
 
 SNIPPETS["fuzz6_stats"] = FUZZ6_STATS
+from snippets_fuzz6_linalg import FUZZ6_LINALG  # noqa: E402
+
+SNIPPETS["fuzz6_linalg"] = FUZZ6_LINALG
