@@ -119,7 +119,8 @@ def _polygamma(n, x):
 def _igamma(a, x):
     """Regularized lower incomplete gamma P(a, x)."""
     if math.isnan(a) or math.isnan(x) or a <= 0 or x < 0:
-        return math.nan if not (a == 0 and x > 0) else 1.0
+        # a = 0: JAX's 1 - 0 * fraction for x >= 1, its series' 1 * 0 / a = 0 / 0 below
+        return 1.0 if a == 0 and x >= 1 else math.nan
     if x == 0:
         return 0.0
     if math.isinf(x):
@@ -179,9 +180,12 @@ def _gamma_cf(a, x):
 
 def _igamma_grad_a(a, x):
     """d/da P(a, x), by a central difference of the float64 series (error ~1e-9, far below
-    float32's resolution)."""
-    if math.isnan(a) or math.isnan(x) or a <= 0 or x <= 0:
-        return math.nan if (math.isnan(a) or math.isnan(x) or a <= 0) else 0.0
+    float32's resolution). NaN off JAX's domain (x < 0, a <= 0) and at x = inf (where JAX's
+    continued fraction starts from inf / inf); 0 at x = 0."""
+    if math.isnan(a) or math.isnan(x) or a <= 0 or x < 0 or x == math.inf:
+        return math.nan
+    if x == 0:
+        return 0.0
     h = 1e-5 * max(1.0, a)
     return (_igamma(a + h, x) - _igamma(a - h, x)) / (2 * h)
 

@@ -13,8 +13,6 @@ from ... import lax
 import numpy as np
 
 from .. import special
-from . import gamma
-from ._common import promote
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -29,8 +27,8 @@ def logpdf(x, df, loc=0, scale=1):
 
 
 def pdf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.pdf", x, df, loc, scale)
-    return gamma.pdf(x, df / 2, loc, 2 * scale)
+    # exp of chi2's own logpdf, as JAX (so x = 0 with df = 2 is NaN there: 0 * log 0, not xlogy)
+    return lax.exp(logpdf(x, df, loc, scale))
 
 
 def cdf(x, df, loc=0, scale=1):
@@ -39,8 +37,8 @@ def cdf(x, df, loc=0, scale=1):
 
 
 def logcdf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.logcdf", x, df, loc, scale)
-    return gamma.logcdf(x, df / 2, loc, 2 * scale)
+    # log of chi2.cdf (whose x is clamped to [0, inf]), not gamma's
+    return lax.log(cdf(x, df, loc, scale))
 
 
 def sf(x, df, loc=0, scale=1):
@@ -55,5 +53,4 @@ def _standardized(x, loc, scale):
 
 
 def logsf(x, df, loc=0, scale=1):
-    x, df, loc, scale = promote("chi2.logsf", x, df, loc, scale)
-    return gamma.logsf(x, df / 2, loc, 2 * scale)
+    return lax.log(sf(x, df, loc, scale))
