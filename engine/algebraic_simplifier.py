@@ -111,7 +111,12 @@ def _select_or_zero(pred: Atom, a: Atom, aval: core.ShapedArray) -> Rewrite:
             return x
         dims = tuple(range(x.aval.ndim))  # (a mul's operands: a scalar, or of its rank with 1s)
         shaped = core.ShapedArray(aval.shape, x.aval.dtype)
-        eqn, out = _eqn(st.broadcast_in_dim_p, [x], shaped, dict(shape=aval.shape, broadcast_dimensions=dims))
+        eqn, out = _eqn(
+            st.broadcast_in_dim_p,
+            [x],
+            shaped,
+            dict(shape=aval.shape, broadcast_dimensions=dims, sharding=None),
+        )
         eqns.append(eqn)
         return out
 

@@ -418,7 +418,9 @@ def _std_basis_staged(leaves):
     for p, a in zip(pieces, avals):
         p = _reshape_if(p, (total, *a.shape))
         out.append(
-            convert_element_type_p.bind(p, new_dtype=core.canonical_dtype(a.dtype), weak_type=a.weak_type)
+            convert_element_type_p.bind(
+                p, new_dtype=core.canonical_dtype(a.dtype), weak_type=a.weak_type, sharding=None
+            )
         )
     return out, total
 
@@ -430,7 +432,7 @@ def _as_output(block, y_aval):
     a = core.get_aval(block)
     if a.dtype != y_aval.dtype or a.weak_type == y_aval.weak_type:
         return block
-    return convert_element_type_p.bind(block, new_dtype=a.dtype, weak_type=y_aval.weak_type)
+    return convert_element_type_p.bind(block, new_dtype=a.dtype, weak_type=y_aval.weak_type, sharding=None)
 
 
 def _split_np(x, sizes, axis):

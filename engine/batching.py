@@ -159,7 +159,9 @@ def broadcast_at(x: Value, size: int, axis: int) -> Value:
     dims = tuple(np.int64(i) for i in range(len(shape)) if i != axis)
     if isinstance(x, (bool, int, float, complex)):
         return lax.broadcast_in_dim(x, tuple(shape), dims)
-    return lax.structural.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims)
+    return lax.structural.broadcast_in_dim_p.bind(
+        x, shape=tuple(shape), broadcast_dimensions=dims, sharding=None
+    )
 
 
 def batch_leading(
@@ -333,7 +335,9 @@ def _size_one_batch(
         if a.ndim:
             if d is not_mapped:  # numpy integers, as JAX's rule makes them (they print so)
                 front = tuple(np.int64(i) for i in range(1, a.ndim + 1))
-                v = lax.structural.broadcast_in_dim_p.bind(v, shape=(1, *a.shape), broadcast_dimensions=front)
+                v = lax.structural.broadcast_in_dim_p.bind(
+                    v, shape=(1, *a.shape), broadcast_dimensions=front, sharding=None
+                )
             else:
                 v = moveaxis(v, d, 0)
         new_vals.append(v)
@@ -385,7 +389,9 @@ def _broadcast_at(x: Value, size: int, axis: int) -> Value:
     shape = list(core.get_aval(x).shape)
     shape.insert(axis, size)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
-    return lax.structural.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims)
+    return lax.structural.broadcast_in_dim_p.bind(
+        x, shape=tuple(shape), broadcast_dimensions=dims, sharding=None
+    )
 
 
 _register_ad_rows()

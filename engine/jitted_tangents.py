@@ -58,6 +58,6 @@ def retype(t: Value, aval: ShapedArray) -> Value:
     if isinstance(t, Tracer):  # (under vmap: the batched value, converted where it lives)
         from .lax.structural import convert_element_type_p
 
-        return convert_element_type_p.bind(t, new_dtype=aval.dtype, weak_type=aval.weak_type)
+        return convert_element_type_p.bind(t, new_dtype=aval.dtype, weak_type=aval.weak_type, sharding=None)
     value = core.to_numpy(t) if isinstance(t, Array) else np.asarray(t, aval.dtype)
     return Array(value, aval.weak_type)

@@ -114,7 +114,7 @@ class _Flat:
             s = x.aval.shape
             if s and s != shape:
                 v = Var(ShapedArray(shape, x.aval.dtype, x.aval.weak_type))
-                params = dict(shape=shape, broadcast_dimensions=tuple(range(len(s))))
+                params = dict(shape=shape, broadcast_dimensions=tuple(range(len(s))), sharding=None)
                 self.eqns.append(JaxprEqn(broadcast_in_dim_p, [x], params, [v], eqn.source_info))
                 self.paths.append(path)
                 x = v

@@ -106,7 +106,8 @@ def jaxpr_graph(
         node = IRNode(
             id=node_id,
             primitive=eqn.primitive.name,
-            params={k: _param_text(v) for k, v in sorted(eqn.params.items()) if not _is_jaxpr_param(v)},
+            # (the params the text shows: JAX's hidden defaults, accuracy=None ..., are no noise here)
+            params={k: _param_text(v) for k, v in ir.eqn_display_params(eqn) if not _is_jaxpr_param(v)},
             inputs=[atom(x) for x in eqn.inputs],
             outputs=outputs,
             source=source_of(eqn.source_info),

@@ -124,6 +124,12 @@ def _binary(p):
         x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
+    def f_out_dtype(x, y):  # mul: JAX's out_dtype param, None (the operands' dtype)
+        x, y = _binary_args(x, y, p.name)
+        return p.bind(x, y, out_dtype=None)
+
+    f = f_out_dtype if p is ew.mul_p else f
+
     f.__name__ = f.__qualname__ = p.name  # (repr shown as a jaxpr param: JAX's <function max at ..>)
     f.__doc__ = f"Elementwise ``{p.name}`` of two arrays of the same shape and dtype (scalars broadcast)."
     return f
@@ -133,8 +139,8 @@ def _unary(p):
     def f(x):
         return p.bind(x)
 
-    def f_with_accuracy(x, *, accuracy=None):  # (the param only when given, as JAX shows it)
-        return p.bind(x) if accuracy is None else p.bind(x, accuracy=accuracy)
+    def f_with_accuracy(x, *, accuracy=None):  # (printed only when given, as JAX's: ir.pp_params_rules)
+        return p.bind(x, accuracy=accuracy)
 
     f = f_with_accuracy if p.name in ACCURACY_OPS else f
     f.__name__ = p.name
@@ -271,7 +277,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
         and not _concrete_jvp(x)
     ):
         return x
-    return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+    return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None)
 
 
 def _concrete_jvp(x) -> bool:
@@ -304,7 +310,9 @@ def broadcast_in_dim(
         and not isinstance(x, (int, float, bool, complex, Tracer))
     ):
         return x  # (traced, it is bound: the trace forwards it, see structural._forward_identity)
-    return st.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+    return st.broadcast_in_dim_p.bind(
+        x, shape=shape, broadcast_dimensions=broadcast_dimensions, sharding=None
+    )
 
 
 def broadcast(x, sizes):
@@ -396,7 +404,7 @@ def reshape(x, new_sizes, dimensions=None):
         and not isinstance(x, (int, float, bool, complex))
     ):
         return x
-    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims)
+    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=None)
 
 
 def transpose(x: Value, permutation: Sequence[int]) -> Value:
@@ -463,7 +471,7 @@ def _axes(x, axes):
 
 
 def reduce_sum(x, axes):
-    return st.reduce_sum_p.bind(x, axes=_axes(x, axes))
+    return st.reduce_sum_p.bind(x, axes=_axes(x, axes), out_sharding=None)
 
 
 def reduce_max(x, axes):
@@ -491,7 +499,10 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     from .dot_general import canonicalize_precision
 
     params = dict(
-        dimension_numbers=dn, precision=canonicalize_precision(precision), preferred_element_type=pet
+        dimension_numbers=dn,
+        precision=canonicalize_precision(precision),
+        preferred_element_type=pet,
+        out_sharding=None,
     )
     if out_sharding is not None:  # how the result is laid out over the mesh (a sharded contraction)
         from ..sharding import as_sharding

@@ -300,7 +300,7 @@ def conv_general_dilated_patches(
         lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(0)),
         lax.broadcasted_iota(np.int32, shape, 1),
     )
-    rhs = convert_element_type_p.bind(eye, new_dtype=np.dtype(lhs.dtype), weak_type=False)
+    rhs = convert_element_type_p.bind(eye, new_dtype=np.dtype(lhs.dtype), weak_type=False, sharding=None)
     rhs = lax.broadcast_in_dim(rhs, (n_channels, *shape), (1, 2))
     rhs = lax.reshape(rhs, (n_channels * spatial_size, 1, *filter_shape))
     perm = [i for i in range(rhs.ndim) if i not in (0, 1)]

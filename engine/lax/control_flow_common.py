@@ -40,7 +40,7 @@ def promote_weak_inits(leaves, avals, out_avals) -> list | None:
             dtype, weak = promote_types_weak(((a.dtype, True), (o.dtype, o.weak_type)))
             x = leaves[i]  # (a concrete init is converted on the host, as JAX's Python scalar is)
             new[i] = (
-                convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak)
+                convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
                 if isinstance(x, core.Tracer)
                 else core.array_of(np.asarray(core.to_numpy(x)).astype(dtype), weak)
             )
@@ -108,7 +108,13 @@ def _zero_var(aval, eqns):
     v = Var(aval)
     zero = Literal(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, aval.weak_type))
     eqns.append(
-        JaxprEqn(broadcast_in_dim_p, [zero], dict(shape=aval.shape, broadcast_dimensions=()), [v], None)
+        JaxprEqn(
+            broadcast_in_dim_p,
+            [zero],
+            dict(shape=aval.shape, broadcast_dimensions=(), sharding=None),
+            [v],
+            None,
+        )
     )
     return v
 

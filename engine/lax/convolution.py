@@ -18,7 +18,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .. import ad, batching, core, ir
+from .. import ad, batching, core
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
@@ -208,6 +208,7 @@ def _conv_impl(
     batch_group_count,
     precision=None,
     preferred_element_type=None,
+    out_sharding=None,
 ):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     # Eager calls skip abstract evaluation: check shapes and dtypes here too.
@@ -366,14 +367,6 @@ def _conv_abstract(lhs, rhs, **params):
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
-def _conv_pp_params(eqn):
-    # As JAX 0.10.2 prints it: every parameter, sorted, including its (unused here) out_sharding.
-    return sorted({**eqn.params, "out_sharding": None}.items())
-
-
-ir.pp_params_rules[conv_general_dilated_p] = _conv_pp_params
-
-
 # ---------------------------------------------------------------------------------------------
 # Differentiation: bilinear, each operand's transpose is a convolution (JAX's rules).
 
@@ -433,7 +426,7 @@ def _vjp_rhs_padding(in_shape, window, strides, out_shape, padding, lhs_dilation
 
 def _transpose_lhs(g, rhs, lhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
-                   preferred_element_type=None):  # fmt: skip
+                   preferred_element_type=None, out_sharding=None):  # fmt: skip
     lax = _lax()
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     rhs_shape = _shape(rhs)
@@ -469,6 +462,7 @@ def _transpose_lhs(g, rhs, lhs_aval, *, window_strides, padding, lhs_dilation, r
         batch_group_count=1,
         precision=precision,
         preferred_element_type=preferred_element_type,
+        out_sharding=None,
     )
     if core.get_aval(out).dtype != lhs_aval.dtype:
         out = lax.convert_element_type(out, lhs_aval.dtype)
@@ -480,7 +474,7 @@ def _transpose_lhs(g, rhs, lhs_aval, *, window_strides, padding, lhs_dilation, r
 
 def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision=None,
-                   preferred_element_type=None):  # fmt: skip
+                   preferred_element_type=None, out_sharding=None):  # fmt: skip
     lax = _lax()
     if math.prod(_shape(g)) == 0:  # a degenerate convolution whose kernel would have no extent
         return ad.Zero(rhs_aval)
@@ -516,6 +510,7 @@ def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, r
         batch_group_count=batch_group_count,
         precision=precision,
         preferred_element_type=preferred_element_type,
+        out_sharding=None,
     )
     if core.get_aval(out).dtype != rhs_aval.dtype:
         out = lax.convert_element_type(out, rhs_aval.dtype)
@@ -656,6 +651,7 @@ def conv_general_dilated(
         batch_group_count=int(batch_group_count),
         precision=precision,
         preferred_element_type=preferred_element_type,
+        out_sharding=None,
     )
 
 
@@ -704,6 +700,7 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
         rhs_dilation=rhs_dilation,
         precision=precision,
         preferred_element_type=preferred_element_type,
+        out_sharding=None,
     )
 
 
@@ -774,6 +771,7 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         dn,
         precision=precision,
         preferred_element_type=preferred_element_type,
+        out_sharding=None,
     )
 
 

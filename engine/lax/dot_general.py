@@ -309,7 +309,7 @@ def _dot_batch(
     x, y = vals
     ndims = (core.get_aval(x).ndim, core.get_aval(y).ndim)
     dn, out_dim = batch_dim_nums(ndims, dims, dimension_numbers)
-    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    params = dict(precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
     if out_sharding is not None:  # the batch dimension is not split
         spec = list(out_sharding.spec) + [None] * (len(out_sharding.spec) <= out_dim)
         spec.insert(out_dim, None)

@@ -248,6 +248,8 @@ def _dynamic_update_slice_batch(size, vals, dims):
         indices_are_sorted=True,
         unique_indices=True,
         mode=GatherScatterMode.CLIP,
+        update_jaxpr=None,
+        update_consts=(),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, narrow_dtypes
+from .. import ad, batching, core, ir, narrow_dtypes
 from . import complex_numbers
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
@@ -251,7 +251,13 @@ population_count_p = unop(
 
 add_p = binop("add", np.add, (_FLOAT, _INT, _COMPLEX))
 sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
-mul_p = binop("mul", np.multiply, (_FLOAT, _INT, _COMPLEX))
+
+
+def _multiply(x, y, out_dtype=None):  # (out_dtype: JAX's param, None: the operands' dtype)
+    return np.multiply(x, y)
+
+
+mul_p = binop("mul", _multiply, (_FLOAT, _INT, _COMPLEX))
 
 
 def _minmax(np_fn, greater: bool):
@@ -615,13 +621,23 @@ def _integer_pow_jvp(g, x, *, y):
 defjvp(integer_pow_p, _integer_pow_jvp)
 
 
-def _mul_transpose(ct, x, y):
+def _hiding_none(name):
+    """JAX prints ``accuracy`` and mul's ``out_dtype`` only when set (its pp_eqn_rules)."""
+    return lambda eqn: [(k, v) for k, v in sorted(eqn.params.items()) if k != name or v is not None]
+
+
+for _p in [p for p in list(globals().values()) if isinstance(p, Primitive) and p.name in ACCURACY_OPS]:
+    ir.pp_params_rules[_p] = _hiding_none("accuracy")
+ir.pp_params_rules[mul_p] = _hiding_none("out_dtype")
+
+
+def _mul_transpose(ct, x, y, out_dtype=None):
     if ad.is_undefined(x):
         return [_unbroadcast(mul(ct, y), x), None]
     return [None, _unbroadcast(mul(x, ct), y)]
 
 
-defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+defjvp(mul_p, lambda g, x, y, out_dtype=None: mul(g, y), lambda g, x, y, out_dtype=None: mul(x, g))
 ad.transpose_rules[mul_p] = _mul_transpose
 
 

@@ -297,7 +297,7 @@ def _gather_transpose(
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
             mode=mode,
-            update_jaxpr=combiner("add", x.aval.dtype),
+            **_combining("add", x.aval.dtype),
         ),
         None,
     ]
@@ -378,14 +378,22 @@ _SCATTER_COMBINE = {
 }
 
 
+def _combining(op, dtype):
+    """A scatter's params for its combining function: JAX's ``update_jaxpr`` (here closed: the
+    combiner's jaxpr with its consts) and ``update_consts``; None and () for a plain scatter."""
+    if op is None:
+        return _NO_COMBINER
+    closed = combiner(op, dtype)
+    return {"update_jaxpr": closed, "update_consts": tuple(closed.consts)}
+
+
+_NO_COMBINER = {"update_jaxpr": None, "update_consts": ()}
+
+
 def _scatter_pp_params(eqn):
-    # JAX shows the combining function as a scalar jaxpr (None for a plain scatter) and its consts.
-    closed = eqn.params.get("update_jaxpr")
-    if closed is None and eqn.primitive in _COMBINER_OPS:  # (an equation made without one)
-        closed = combiner(_COMBINER_OPS[eqn.primitive], eqn.out_binders[0].aval.dtype)
-    update = None if closed is None else closed.jaxpr
-    consts = () if closed is None else tuple(closed.consts)
-    return sorted({**eqn.params, "update_consts": consts, "update_jaxpr": update}.items())
+    # JAX's update_jaxpr is an open jaxpr (its consts are update_consts)
+    closed = eqn.params["update_jaxpr"]
+    return sorted({**eqn.params, "update_jaxpr": None if closed is None else closed.jaxpr}.items())
 
 
 for _p in (scatter_p, *_COMBINER_OPS):
@@ -413,7 +421,8 @@ def _scatter_impl(prim):
         indices_are_sorted,
         unique_indices,
         mode,
-        update_jaxpr=None,
+        update_jaxpr,
+        update_consts,
     ):
         dn = dimension_numbers
         sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
@@ -476,7 +485,8 @@ def _scatter_abstract(
     indices_are_sorted,
     unique_indices,
     mode,
-    update_jaxpr=None,
+    update_jaxpr,
+    update_consts,
 ):
     dn = dimension_numbers
     if dtype_kind(indices.dtype) not in "iu":
@@ -542,7 +552,7 @@ def _zeros(x):
 def _add(params, x):
     """``params`` for a scatter-add a rule makes: combining with add (``x``'s dtype), not the
     combiner of the scatter it came from."""
-    return dict(params, update_jaxpr=combiner("add", core.get_aval(x).dtype))
+    return dict(params, **_combining("add", core.get_aval(x).dtype))
 
 
 def _scatter_linear_jvp(prim):
@@ -591,7 +601,7 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
     if not ad.is_undefined(x):
         return [None, None, None]
     return [
-        scatter_mul_p.bind(ct, idx, u, **dict(params, update_jaxpr=combiner("mul", ct.dtype))),
+        scatter_mul_p.bind(ct, idx, u, **dict(params, **_combining("mul", ct.dtype))),
         None,
         None,
     ]
@@ -716,7 +726,7 @@ def _scatter_wrapper(prim, doc):
         unique_indices: bool = False,
         mode=None,
     ):
-        combining = {} if op is None else {"update_jaxpr": combiner(op, core.get_aval(operand).dtype)}
+        combining = _combining(op, core.get_aval(operand).dtype)
         return prim.bind(
             operand,
             scatter_indices,

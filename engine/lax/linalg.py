@@ -15,7 +15,7 @@ import numpy as np
 from numpy.linalg import _umath_linalg  # (the gufuncs behind np.linalg, in every precision)
 
 from .dot_general import Precision
-from .. import ad, batching, core, ir, narrow_dtypes
+from .. import ad, batching, core, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from ..batching import not_mapped
 from ..narrow_dtypes import kind as dtype_kind
@@ -569,7 +569,12 @@ def _nan_where_failed(factor, x):
     return tuple(o.reshape(*batch, *o.shape[1:]) for o in outs)
 
 
-def _eigh_impl(x, *, lower, sort_eigenvalues):
+# (JAX's eigh and svd take an algorithm choice and an eigenvalue subset: only their defaults, None,
+# which the engine's one algorithm computing all of them is)
+_EIGH_SVD_DEFAULTS = {"subset_by_index": None, "algorithm": None}
+
+
+def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index=None, algorithm=None):
     res = _in_precision(_umath_linalg.eigh_lo if lower else _umath_linalg.eigh_up, x, "rx")
     if res is not None:
         return [res[1], res[0]]
@@ -582,17 +587,19 @@ eigh_p.def_impl(_checked("eigh", _eigh_impl))
 
 
 @eigh_p.def_abstract_eval
-def _eigh_abstract(x, *, lower, sort_eigenvalues):
+def _eigh_abstract(x, *, lower, sort_eigenvalues, subset_by_index=None, algorithm=None):
     _check_matrix("eigh", x)
     return [x, ShapedArray(x.shape[:-1], _real_dtype(x.dtype), weak_type=x.weak_type)]
 
 
-def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index=None, algorithm=None):
     # JAX's rule (nondegenerate perturbation theory) in JAX's equations: the factorization of the
     # symmetrized operand, and the tangent taken as the symmetric (Hermitian) matrix it is under
     # jnp.linalg.eigh and symmetrize_input (which symmetrize it before the primitive sees it).
     (a,), (a_dot,) = primals, tangents
-    v, w_real = eigh_p.bind(_symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues)
+    v, w_real = eigh_p.bind(
+        _symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues, **_EIGH_SVD_DEFAULTS
+    )
     lax = _lax()
     aval = core.get_aval(a)
     n = aval.shape[-1]
@@ -631,17 +638,8 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     Hermitian matrix."""
     if symmetrize_input:
         x = _symmetrize(x)
-    v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues))
+    v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues), **_EIGH_SVD_DEFAULTS)
     return v, w
-
-
-def _params_with(**fixed):
-    """Print a primitive's params with the ones JAX's has and the engine fixes (as JAX prints them)."""
-    return lambda eqn: sorted({**eqn.params, **fixed}.items())
-
-
-# (JAX's eigh, svd and qr take an algorithm choice and more; the engine's have one of each)
-ir.pp_params_rules[eigh_p] = _params_with(algorithm=None, subset_by_index=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -650,7 +648,7 @@ ir.pp_params_rules[eigh_p] = _params_with(algorithm=None, subset_by_index=None)
 svd_p = Primitive("svd", multiple_results=True)
 
 
-def _svd_impl(x, *, full_matrices, compute_uv):
+def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
     if not compute_uv:
         res = _in_precision(_umath_linalg.svd, x, "r")
         if res is not None:
@@ -672,7 +670,7 @@ svd_p.def_impl(_checked("svd", _svd_impl))
 
 
 @svd_p.def_abstract_eval
-def _svd_abstract(x, *, full_matrices, compute_uv):
+def _svd_abstract(x, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
     _check_matrix("svd", x, square=False)
     m, n = x.shape[-2:]
     k = min(m, n)
@@ -684,10 +682,10 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
     return [s, ShapedArray((*batch, m, um), x.dtype), ShapedArray((*batch, vn, n), x.dtype)]
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
     # JAX's rule in JAX's equations (its products at float32 precision print as HIGHEST).
     (A,), (dA,) = primals, tangents
-    s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True)
+    s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True, **_EIGH_SVD_DEFAULTS)
     m, n = core.get_aval(A).shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
@@ -741,14 +739,12 @@ _batch_leading(svd_p)
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
     """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` (or just ``s`` when not ``compute_uv``)."""
-    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv), **_EIGH_SVD_DEFAULTS)
     if not compute_uv:
         return outs[0]
     s, u, vt = outs
     return u, s, vt
 
-
-ir.pp_params_rules[svd_p] = _params_with(algorithm=None, subset_by_index=None)
 
 from .linalg_qr import qr, qr_p  # noqa: E402,F401  (qr, with column pivoting, in its own module)
 from .linalg_eig import eig, eig_p  # noqa: E402,F401  (the non-symmetric family, in its own module)

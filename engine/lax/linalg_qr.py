@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, core, ir
+from .. import ad, core
 from . import householder_numpy as hh
 from ..core import Primitive, ShapedArray
 from .linalg import (
@@ -20,7 +20,6 @@ from .linalg import (
     _jnp,
     _lax,
     _mm,
-    _params_with,
     _tril,
     lu,
     triangular_solve,
@@ -113,7 +112,7 @@ def _qr_one(a, full_matrices, pivoting):
     return q, r, order
 
 
-def _qr_impl(x, *, full_matrices, pivoting):
+def _qr_impl(x, *, full_matrices, pivoting, use_magma=None):  # (use_magma: a GPU choice, JAX's param)
     if not pivoting:
         q, r, _ = _qr_one(x, full_matrices, False)
         return [q.astype(x.dtype), r.astype(x.dtype)]
@@ -134,7 +133,7 @@ qr_p.def_impl(_checked("qr", _qr_impl))
 
 
 @qr_p.def_abstract_eval
-def _qr_abstract(x, *, full_matrices, pivoting):
+def _qr_abstract(x, *, full_matrices, pivoting, use_magma=None):
     _check_matrix("qr", x, square=False)
     m, n = x.shape[-2:]
     k = m if full_matrices else min(m, n)
@@ -159,12 +158,12 @@ def _thin_qr_jvp(q, r, dx):
     return dq, dr
 
 
-def _qr_jvp(primals, tangents, *, full_matrices, pivoting):
+def _qr_jvp(primals, tangents, *, full_matrices, pivoting, use_magma=None):
     # JAX's rule: the thin JVP, on the leading square block of a wide matrix (the rest of R is
     # Q^H times the rest of x); the complement columns of a complete tall Q as in
     # arxiv.org/abs/2409.13374 (eqs. 32-33, a solve against Q_nn - I instead of an inverse).
     (x,), (dx,) = primals, tangents
-    q, r, *pivots = qr_p.bind(x, full_matrices=full_matrices, pivoting=pivoting)
+    q, r, *pivots = qr_p.bind(x, full_matrices=full_matrices, pivoting=pivoting, use_magma=use_magma)
     m, n = core.get_aval(x).shape[-2:]
     no_tangent = []
     if pivoting:  # (JAX's: the tangent's columns in the pivot order; the order itself has none)
@@ -205,7 +204,4 @@ _batch_leading(qr_p)
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     """``(q, r)`` with ``x = q @ r``; with ``pivoting``, ``(q, r, p)`` with ``x[..., p] = q @ r``
     (LAPACK's column pivoting: ``r``'s diagonal non-increasing in size)."""
-    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices), pivoting=bool(pivoting)))
-
-
-ir.pp_params_rules[qr_p] = _params_with(use_magma=None)
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices), pivoting=bool(pivoting), use_magma=None))

@@ -128,11 +128,12 @@ def _bound(axis_name) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------------
-# Primitives. Every collective carries ``axes`` (a tuple of names); shape-changing ones also carry
-# ``axis_size`` so that abstract evaluation needs no environment.
+# Primitives, with JAX's params: the reductions carry ``axes`` (a tuple of names, and positional
+# axes under vmap), the others ``axis_name`` (a tuple of names); shape-changing ones also carry
+# ``axis_size`` so that abstract evaluation needs no environment. ``axis_index_groups`` is always
+# None but in all_to_all (the public functions refuse groups elsewhere).
 
 psum_p = Primitive("psum", multiple_results=True)
-ir.pp_params_rules[psum_p] = lambda eqn: sorted({"axis_index_groups": None, **eqn.params}.items())
 pmax_p = Primitive("pmax")
 pmin_p = Primitive("pmin")
 all_gather_p = Primitive("all_gather")
@@ -142,30 +143,14 @@ all_to_all_p = Primitive("all_to_all")
 axis_index_p = Primitive("axis_index")
 
 
-def _pp_named(*, groups: bool):
-    """JAX's parameter names: the axes are ``axis_name`` (``axis_index_groups`` beside them)."""
-
-    def rule(eqn):
-        params = {("axis_name" if k == "axes" else k): v for k, v in eqn.params.items()}
-        if groups:
-            params["axis_index_groups"] = None
-        return sorted(params.items())
-
-    return rule
-
-
-ir.pp_params_rules[pmax_p] = ir.pp_params_rules[pmin_p] = ir.pp_params_rules[psum_p]
-ir.pp_params_rules[all_gather_p] = _pp_named(groups=True)
-ir.pp_params_rules[psum_scatter_p] = _pp_named(groups=True)
-ir.pp_params_rules[ppermute_p] = _pp_named(groups=False)
+_NO_GROUPS = {"axis_index_groups": None}
 
 
 def _pp_all_to_all(eqn):
     # JAX binds the axis name as given (one name unwrapped) and no axis size
-    params = {k: v for k, v in eqn.params.items() if k not in ("axes", "axis_size")}
-    axes = eqn.params["axes"]
-    params.update(axis_name=axes[0] if len(axes) == 1 else axes)
-    params.setdefault("axis_index_groups", None)
+    params = {k: v for k, v in eqn.params.items() if k != "axis_size"}
+    names = eqn.params["axis_name"]
+    params.update(axis_name=names[0] if len(names) == 1 else names)
     return sorted(params.items())
 
 
@@ -195,15 +180,15 @@ def _reduced_aval(aval, axes):
     return aval.update(shape=tuple(n for i, n in enumerate(aval.shape) if i not in pos)) if pos else aval
 
 
-psum_p.def_abstract_eval(lambda *avals, axes: [_reduced_aval(a, axes) for a in avals])
-pmax_p.def_abstract_eval(_reduced_aval)
-pmin_p.def_abstract_eval(_reduced_aval)
-ppermute_p.def_abstract_eval(lambda x, *, axes, perm: x)
+psum_p.def_abstract_eval(lambda *avals, axes, axis_index_groups=None: [_reduced_aval(a, axes) for a in avals])
+pmax_p.def_abstract_eval(lambda x, *, axes, axis_index_groups=None: _reduced_aval(x, axes))
+pmin_p.def_abstract_eval(lambda x, *, axes, axis_index_groups=None: _reduced_aval(x, axes))
+ppermute_p.def_abstract_eval(lambda x, *, axis_name, perm: x)
 axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
 
 
 @all_gather_p.def_abstract_eval
-def _all_gather_abstract(x, *, axes, axis_size, all_gather_dimension, tiled):
+def _all_gather_abstract(x, *, axis_name, axis_index_groups, axis_size, all_gather_dimension, tiled):
     shape = list(x.shape)
     if tiled:
         shape[all_gather_dimension] *= axis_size
@@ -213,7 +198,7 @@ def _all_gather_abstract(x, *, axes, axis_size, all_gather_dimension, tiled):
 
 
 @psum_scatter_p.def_abstract_eval
-def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
+def _psum_scatter_abstract(x, *, axis_name, axis_index_groups, axis_size, scatter_dimension, tiled):
     shape = list(x.shape)
     if tiled:
         if shape[scatter_dimension] % axis_size:
@@ -234,7 +219,7 @@ def _psum_scatter_abstract(x, *, axes, axis_size, scatter_dimension, tiled):
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract(x, *, axes, axis_size, split_axis, concat_axis, tiled=False, axis_index_groups=None):
+def _all_to_all_abstract(x, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups):
     shape = list(x.shape)
     if shape[split_axis] % axis_size:
         raise ValueError(
@@ -275,7 +260,7 @@ def _reduce_positional(reducer, x, axes):
 
 
 @psum_p.def_impl
-def _psum_impl(*xs, axes):
+def _psum_impl(*xs, axes, axis_index_groups=None):
     xs = tuple(_reduce_positional(np.add, x, axes) for x in xs)
     size, vm, rest = _split_axes(tuple(a for a in axes if not isinstance(a, int)))
     outs = [np.asarray(x * np.asarray(size, x.dtype)) if vm else x for x in xs]
@@ -285,7 +270,7 @@ def _psum_impl(*xs, axes):
 
 
 def _chooser_impl(kind, reducer):
-    def impl(x, *, axes):
+    def impl(x, *, axes, axis_index_groups=None):
         x = _reduce_positional(reducer, x, axes)
         _, vm, rest = _split_axes(tuple(a for a in axes if not isinstance(a, int)))
         return _on_devices(kind, x, rest) if rest else x
@@ -298,8 +283,8 @@ pmin_p.def_impl(_chooser_impl("pmin", np.minimum))
 
 
 @all_gather_p.def_impl
-def _all_gather_impl(x, *, axes, axis_size, all_gather_dimension, tiled):
-    size, vm, rest = _split_axes(axes)
+def _all_gather_impl(x, *, axis_name, axis_index_groups, axis_size, all_gather_dimension, tiled):
+    size, vm, rest = _split_axes(axis_name)
     if vm and rest:
         raise NotImplementedError("all_gather over a vmap axis and a pmap axis at once")
     if vm:
@@ -313,16 +298,16 @@ def _all_gather_impl(x, *, axes, axis_size, all_gather_dimension, tiled):
 
 
 @psum_scatter_p.def_impl
-def _psum_scatter_impl(x, *, axes, axis_size, scatter_dimension, tiled):
-    _, vm, rest = _split_axes(axes)
+def _psum_scatter_impl(x, *, axis_name, axis_index_groups, axis_size, scatter_dimension, tiled):
+    _, vm, rest = _split_axes(axis_name)
     if vm:
         raise NotImplementedError("psum_scatter of a value that its vmap axis does not batch")
     return _on_devices("psum_scatter", x, rest, axis=scatter_dimension, tiled=tiled)
 
 
 @ppermute_p.def_impl
-def _ppermute_impl(x, *, axes, perm):
-    size, vm, rest = _split_axes(axes)
+def _ppermute_impl(x, *, axis_name, perm):
+    size, vm, rest = _split_axes(axis_name)
     if vm:
         # Unbatched: a full permutation leaves every member the same value; a partial one would
         # make it vary, which needs a batched operand (the wrapper lifts plain arrays).
@@ -335,8 +320,8 @@ def _ppermute_impl(x, *, axes, perm):
 
 
 @all_to_all_p.def_impl
-def _all_to_all_impl(x, *, axes, axis_size, split_axis, concat_axis, tiled=False, axis_index_groups=None):
-    _, vm, rest = _split_axes(axes)
+def _all_to_all_impl(x, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups):
+    _, vm, rest = _split_axes(axis_name)
     if vm:
         if axis_index_groups is not None:
             raise NotImplementedError("Please open a feature request!")  # (JAX's vmap rule)
@@ -355,23 +340,29 @@ def _axis_index_impl(*, axis_name):
 # Differentiation: all but pmax/pmin are linear; transposes follow JAX.
 
 
-def _psum_jvp(primals, tangents, *, axes):
-    outs = psum_p.bind(*primals, axes=axes)
+def _psum_jvp(primals, tangents, *, axes, axis_index_groups=None):
+    outs = psum_p.bind(*primals, axes=axes, **_NO_GROUPS)
     nz = [type(t) is not ad.Zero for t in tangents]
-    t_outs = psum_p.bind(*[t for t in tangents if type(t) is not ad.Zero], axes=axes) if any(nz) else []
+    t_outs = (
+        psum_p.bind(*[t for t in tangents if type(t) is not ad.Zero], axes=axes, **_NO_GROUPS)
+        if any(nz)
+        else []
+    )
     it = iter(t_outs)
     return outs, [next(it) if n else ad.Zero(t.aval) for n, t in zip(nz, tangents)]
 
 
-def _psum_transpose(cts, *args, axes):
+def _psum_transpose(cts, *args, axes, axis_index_groups=None):
     nz = [type(c) is not ad.Zero for c in cts]
     if _positional(axes):  # broadcast back along them, then the named sum (axes=() too, as JAX)
         from .reductions import _reduce_sum_transpose
 
         pos, named = _positional(axes), tuple(a for a in axes if not isinstance(a, int))
         cts = [_reduce_sum_transpose(c, x, axes=pos)[0] if n else c for c, x, n in zip(cts, args, nz)]
-        return [psum_p.bind(c, axes=named)[0] if n else None for c, n in zip(cts, nz)]
-    outs = iter(psum_p.bind(*[c for c in cts if type(c) is not ad.Zero], axes=axes) if any(nz) else [])
+        return [psum_p.bind(c, axes=named, **_NO_GROUPS)[0] if n else None for c, n in zip(cts, nz)]
+    outs = iter(
+        psum_p.bind(*[c for c in cts if type(c) is not ad.Zero], axes=axes, **_NO_GROUPS) if any(nz) else []
+    )
     return [next(outs) if n else None for n in nz]
 
 
@@ -398,18 +389,21 @@ def _linear(prim, transpose):
 
 _linear(
     all_gather_p,
-    lambda ct, *, axes, axis_size, all_gather_dimension, tiled: psum_scatter_p.bind(
-        ct, axes=axes, axis_size=axis_size, scatter_dimension=all_gather_dimension, tiled=tiled
+    lambda ct, *, all_gather_dimension, **params: psum_scatter_p.bind(
+        ct, scatter_dimension=all_gather_dimension, **params
     ),
 )
 _linear(
     psum_scatter_p,
-    lambda ct, *, axes, axis_size, scatter_dimension, tiled: all_gather_p.bind(
-        ct, axes=axes, axis_size=axis_size, all_gather_dimension=scatter_dimension, tiled=tiled
+    lambda ct, *, scatter_dimension, **params: all_gather_p.bind(
+        ct, all_gather_dimension=scatter_dimension, **params
     ),
 )
 _linear(
-    ppermute_p, lambda ct, *, axes, perm: ppermute_p.bind(ct, axes=axes, perm=tuple((d, s) for s, d in perm))
+    ppermute_p,
+    lambda ct, *, axis_name, perm: ppermute_p.bind(
+        ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm)
+    ),
 )
 
 
@@ -479,7 +473,7 @@ def _psum_leaf(v, axes):
         constant = _psum_of_constants([v], axes)
         if constant is not None:
             return constant[0]
-    return psum_p.bind(v, axes=axes)[0]
+    return psum_p.bind(v, axes=axes, **_NO_GROUPS)[0]
 
 
 def _psum_of_constants(leaves, axes):
@@ -513,13 +507,13 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
-    return tree_map(lambda v: pmax_p.bind(v, axes=_bound(axis_name)), x)
+    return tree_map(lambda v: pmax_p.bind(v, axes=_bound(axis_name), **_NO_GROUPS), x)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
-    return tree_map(lambda v: pmin_p.bind(v, axes=_bound(axis_name)), x)
+    return tree_map(lambda v: pmin_p.bind(v, axes=_bound(axis_name), **_NO_GROUPS), x)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -536,7 +530,12 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         nd = core.get_aval(v).ndim
         dim = axis % (nd + (0 if tiled else 1)) if (nd or not tiled) else axis
         return all_gather_p.bind(
-            v, axes=_names(axis_name), axis_size=n, all_gather_dimension=int(dim), tiled=bool(tiled)
+            v,
+            axis_name=_names(axis_name),
+            axis_index_groups=None,
+            axis_size=n,
+            all_gather_dimension=int(dim),
+            tiled=bool(tiled),
         )
 
     return tree_map(one, x)
@@ -551,7 +550,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         dim = scatter_dimension % core.get_aval(v).ndim
         return psum_scatter_p.bind(
             _lift_unbatched(v, axis_name),
-            axes=_names(axis_name),
+            axis_name=_names(axis_name),
+            axis_index_groups=None,
             axis_size=n,
             scatter_dimension=int(dim),
             tiled=bool(tiled),
@@ -589,7 +589,7 @@ def ppermute(x, axis_name, perm):
     if any(not 0 <= i < n for i in srcs + dsts):
         raise ValueError(f"ppermute perm={perm} has indices outside the axis of size {n}")
     return tree_map(
-        lambda v: ppermute_p.bind(_lift_unbatched(v, axis_name), axes=_names(axis_name), perm=perm), x
+        lambda v: ppermute_p.bind(_lift_unbatched(v, axis_name), axis_name=_names(axis_name), perm=perm), x
     )
 
 
@@ -615,7 +615,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     groups = None if axis_index_groups is None else tuple(tuple(int(i) for i in g) for g in axis_index_groups)
     n = axis_size(axis_name) if groups is None else len(groups[0])
     lax = _lax()
-    extra = {} if groups is None else {"axis_index_groups": groups}
 
     def one(v):
         v = _lift_unbatched(v, axis_name)
@@ -631,12 +630,12 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 _check_groups(groups, axis_size(axis_name))
             return all_to_all_p.bind(
                 v,
-                axes=_names(axis_name),
+                axis_name=_names(axis_name),
                 axis_size=n,
                 split_axis=split,
                 concat_axis=concat,
                 tiled=True,
-                **extra,
+                axis_index_groups=groups,
             )
         if core.get_aval(v).shape[split] != n:
             raise ValueError(  # (JAX's message, naming its parameter)
@@ -652,7 +651,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             v = lax.expand_dims(v, (concat,))
             split += 1
         out = all_to_all_p.bind(
-            v, axes=_names(axis_name), axis_size=n, split_axis=split, concat_axis=concat, tiled=False, **extra
+            v,
+            axis_name=_names(axis_name),
+            axis_size=n,
+            split_axis=split,
+            concat_axis=concat,
+            tiled=False,
+            axis_index_groups=groups,
         )
         return lax.squeeze(out, (split,)) if split != concat else out
 

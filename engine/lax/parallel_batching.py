@@ -51,10 +51,10 @@ def _reduction_batch(prim, if_unmapped):
             return _bind(prim, _front(v, d, size), shifted), 0
         return _bind(prim, _front(v, d, size), tuple(0 if a == name else a for a in shifted)), not_mapped
 
-    def rule(size, vals, dims, *, axes):
+    def rule(size, vals, dims, *, axes, axis_index_groups=None):
         name = _vmap_axis_name()
         if name not in axes and not any(isinstance(a, int) for a in axes):
-            out = prim.bind(*vals, axes=axes)
+            out = prim.bind(*vals, axes=axes, axis_index_groups=None)
             return out, (list(dims) if prim.multiple_results else dims[0])
         outs, out_dims = zip(*[one(size, name, v, d, axes) for v, d in zip(vals, dims)])
         return (list(outs), list(out_dims)) if prim.multiple_results else (outs[0], out_dims[0])
@@ -63,7 +63,7 @@ def _reduction_batch(prim, if_unmapped):
 
 
 def _bind(prim, v, axes):
-    out = prim.bind(v, axes=axes)
+    out = prim.bind(v, axes=axes, axis_index_groups=None)
     return out[0] if prim.multiple_results else out
 
 
@@ -85,14 +85,14 @@ def _only_this_axis(axes, name, what):
     return name in axes
 
 
-def _all_gather_batch(size, vals, dims, *, axes, axis_size, all_gather_dimension, tiled):
+def _all_gather_batch(size, vals, dims, *, axis_name, all_gather_dimension, **params):
     from . import api as lax
 
     (v,), (d,) = vals, dims
-    ad_ = all_gather_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), "all_gather"):
+    ad_, tiled = all_gather_dimension, params["tiled"]
+    if not _only_this_axis(axis_name, _vmap_axis_name(), "all_gather"):
         out = all_gather_p.bind(
-            _front(v, d, size), axes=axes, axis_size=axis_size, all_gather_dimension=ad_ + 1, tiled=tiled
+            _front(v, d, size), axis_name=axis_name, all_gather_dimension=ad_ + 1, **params
         )
         return out, 0
     x = batching.moveaxis(_front(v, d, size), 0, ad_)
@@ -103,15 +103,13 @@ def _all_gather_batch(size, vals, dims, *, axes, axis_size, all_gather_dimension
     return x, not_mapped
 
 
-def _psum_scatter_batch(size, vals, dims, *, axes, axis_size, scatter_dimension, tiled):
+def _psum_scatter_batch(size, vals, dims, *, axis_name, scatter_dimension, **params):
     from . import api as lax
 
     (v,), (d,) = vals, dims
-    sd = scatter_dimension
-    if not _only_this_axis(axes, _vmap_axis_name(), "psum_scatter"):
-        out = psum_scatter_p.bind(
-            _front(v, d, size), axes=axes, axis_size=axis_size, scatter_dimension=sd + 1, tiled=tiled
-        )
+    sd, tiled = scatter_dimension, params["tiled"]
+    if not _only_this_axis(axis_name, _vmap_axis_name(), "psum_scatter"):
+        out = psum_scatter_p.bind(_front(v, d, size), axis_name=axis_name, scatter_dimension=sd + 1, **params)
         return out, 0
     total = lax.reduce_sum(_front(v, d, size), (0,))
     if not tiled:
@@ -121,12 +119,12 @@ def _psum_scatter_batch(size, vals, dims, *, axes, axis_size, scatter_dimension,
     return lax.reshape(total, shape), sd
 
 
-def _ppermute_batch(size, vals, dims, *, axes, perm):
+def _ppermute_batch(size, vals, dims, *, axis_name, perm):
     from . import api as lax
 
     (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), "ppermute"):
-        return ppermute_p.bind(v, axes=axes, perm=perm), d
+    if not _only_this_axis(axis_name, _vmap_axis_name(), "ppermute"):
+        return ppermute_p.bind(v, axis_name=axis_name, perm=perm), d
     x = _front(v, d, size)
     aval = core.get_aval(x)
     sel = np.zeros((size, size), aval.dtype)  # out[dst] = x[src]: a one-hot matrix product
@@ -136,20 +134,20 @@ def _ppermute_batch(size, vals, dims, *, axes, perm):
 
 
 def _all_to_all_batch(
-    size, vals, dims, *, axes, axis_size, split_axis, concat_axis, tiled=False, axis_index_groups=None
+    size, vals, dims, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups
 ):
     from . import api as lax
 
     (v,), (d,) = vals, dims
-    if not _only_this_axis(axes, _vmap_axis_name(), "all_to_all"):
+    if not _only_this_axis(axis_name, _vmap_axis_name(), "all_to_all"):
         out = all_to_all_p.bind(
             _front(v, d, size),
-            axes=axes,
+            axis_name=axis_name,
             axis_size=axis_size,
             split_axis=split_axis + 1,
             concat_axis=concat_axis + 1,
             tiled=tiled,
-            **({} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}),
+            axis_index_groups=axis_index_groups,
         )
         return out, 0
     if axis_index_groups is not None:

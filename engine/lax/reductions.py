@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, dims, ir, staging
+from .. import ad, batching, core, dims, staging
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -50,7 +50,7 @@ def accumulating(np_fn):
     (a float32 mean over 10000 rows was off by ~1e-5 relative, and differed from jit's result).
     Along trailing axes of a C-contiguous array numpy sums pairwise, accurately and 3x faster."""
 
-    def impl(x, *, axes):
+    def impl(x, *, axes, out_sharding=None):  # (reduce_sum's out_sharding: JAX's param)
         trailing = sorted(axes) == list(range(x.ndim - len(axes), x.ndim)) and x.flags.c_contiguous
         if (
             dtype_kind(x.dtype) in "fc"
@@ -69,7 +69,7 @@ reduce_sum_p.def_impl(accumulating(np.sum))
 reduce_sum_p.def_abstract_eval(_reduce_abstract)
 
 
-def _reduce_sum_transpose(ct, x, *, axes):
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
     from .structural import broadcast_in_dim_p
 
     shape = x.aval.shape
@@ -77,12 +77,11 @@ def _reduce_sum_transpose(ct, x, *, axes):
         return [ct]
     # JAX's arithmetic, numpy's integers included (its params print them: np.int64(0)).
     kept = tuple(np.delete(np.arange(len(shape)), axes))
-    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept)]
+    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept, sharding=None)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
 batching.batch_rules[reduce_sum_p] = _reduce_batch(reduce_sum_p)
-ir.pp_params_rules[reduce_sum_p] = lambda eqn: [*sorted(eqn.params.items()), ("out_sharding", None)]
 
 
 def _reduce_chooser_jvp(prim):
@@ -97,8 +96,10 @@ def _reduce_chooser_jvp(prim):
         ones = tuple(1 if i in axes else d for i, d in enumerate(shape))
         location = lax.convert_element_type(lax.eq(x, lax.reshape(ans, ones)), g.dtype)
         # (bound with the params' axes as they are: a batched reduction's print as np.int64, as JAX's)
-        counts = reduce_sum_p.bind(location, axes=tuple(axes))
-        return ans, lax.div(reduce_sum_p.bind(lax.mul(g, location), axes=tuple(axes)), counts)
+        counts = reduce_sum_p.bind(location, axes=tuple(axes), out_sharding=None)
+        return ans, lax.div(
+            reduce_sum_p.bind(lax.mul(g, location), axes=tuple(axes), out_sharding=None), counts
+        )
 
     return rule
 
@@ -118,7 +119,7 @@ def _complex_fold(x, axes, ident, greater):
 
 def _reduce_identity_impl(np_fn, largest: bool):
     # Reducing an empty axis gives the identity (-inf for max, +inf for min), as XLA does.
-    def impl(x, *, axes):
+    def impl(x, *, axes, out_sharding=None):  # (reduce_sum's out_sharding: JAX's param)
         if dtype_kind(x.dtype) == "f":
             ident = np.inf if largest else -np.inf
         elif dtype_kind(x.dtype) == "c":  # JAX's pairwise lexicographic pick, folded from -inf/inf
@@ -227,7 +228,7 @@ def reduce_prod(operand, axes):
 def _logical_reduce(name, np_fn, bool_fn):
     p = Primitive(name)
 
-    def impl(x, *, axes):
+    def impl(x, *, axes, out_sharding=None):  # (reduce_sum's out_sharding: JAX's param)
         if x.dtype == np.bool_:
             return np.asarray(bool_fn(x, axis=tuple(axes)))
         return np.asarray(np_fn.reduce(x, axis=tuple(axes))).astype(x.dtype)

@@ -53,6 +53,7 @@ def scatter_apply(
         scatter_indices,
         unused,
         update_jaxpr=closed,
+        update_consts=tuple(closed.consts),
         dimension_numbers=_tuple_dnums(ScatterDimensionNumbers, dimension_numbers),
         indices_are_sorted=bool(indices_are_sorted),
         unique_indices=bool(unique_indices),

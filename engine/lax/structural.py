@@ -41,7 +41,7 @@ convert_element_type_p = Primitive("convert_element_type")
 
 
 @convert_element_type_p.def_impl
-def convert_values(x, *, new_dtype, weak_type=False):
+def convert_values(x, *, new_dtype, weak_type=False, sharding=None):
     """numpy's astype with XLA's float-to-integer semantics: truncation, saturating at the
     integer's range, NaN to 0."""
     if narrow_dtypes.is_narrow(x.dtype):  # (eager jnp conversions call this directly)
@@ -64,17 +64,22 @@ def convert_values(x, *, new_dtype, weak_type=False):
 
 
 convert_element_type_p.def_abstract_eval(
-    lambda x, *, new_dtype, weak_type=False: ShapedArray(x.shape, new_dtype, weak_type)
+    lambda x, *, new_dtype, weak_type=False, sharding=None: ShapedArray(x.shape, new_dtype, weak_type)
 )
+ir.pp_params_rules[convert_element_type_p] = lambda eqn: [  # (the sharding is the binder type's, as JAX)
+    (k, v) for k, v in sorted(eqn.params.items()) if k != "sharding"
+]
 
 
-def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False, sharding=None):
     (x,) = primals
     (g,) = tangents
-    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
     # (core.get_aval: jvp's primals may be Python scalars, which have no .dtype)
     if dtype_kind(np.dtype(new_dtype)) in "fc" and dtype_kind(core.get_aval(x).dtype) in "fc":
-        return out, convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
+        return out, convert_element_type_p.bind(
+            g, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding
+        )
     return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
 
 
@@ -92,7 +97,9 @@ def _convert_transpose(ct, x, **_):
             value = value.real  # (JAX's folding keeps the real part, without numpy's warning)
         value = convert_values(value, new_dtype=x.aval.dtype)
         return [core.Array(np.asarray(value, x.aval.dtype), x.aval.weak_type)]
-    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+    return [
+        convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type, sharding=None)
+    ]
 
 
 ad.transpose_rules[convert_element_type_p] = _convert_transpose
@@ -143,7 +150,7 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
 @broadcast_in_dim_p.def_impl
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding=None):
     _check_broadcast_in_dim(x, shape, broadcast_dimensions)  # (eager operations are not typed first)
     # (the operand's axes in output order first: dimensions need not increase, as in JAX)
     order = np.argsort(broadcast_dimensions, kind="stable")
@@ -162,7 +169,7 @@ ir.pp_params_rules[broadcast_in_dim_p] = lambda eqn: (
 
 
 @broadcast_in_dim_p.def_abstract_eval
-def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions, sharding=None):
     _check_broadcast_in_dim(x, shape, broadcast_dimensions)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -197,7 +204,7 @@ def _check_broadcast_in_dim(x, shape, broadcast_dimensions) -> None:
         )
 
 
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
     lax = _lax()
     # (as JAX: every size-1 operand dimension is summed over and put back by expand_dims, even
     # one broadcast to size 1; the sum runs over no axes too)
@@ -215,12 +222,12 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
     return [out]
 
 
-def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions, sharding=None):
     (x,) = vals
     x = moveaxis(x, dims[0], 0)
     new_shape = (size, *shape)
     new_dims = (0, *np.add(1, broadcast_dimensions).astype(np.int64))  # numpy ints, as JAX prints them
-    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims), 0
+    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims, sharding=sharding), 0
 
 
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
@@ -231,7 +238,7 @@ def _is_identity(x, shape, broadcast_dimensions):
     return x.aval.shape == tuple(shape) and tuple(broadcast_dimensions) == tuple(range(len(shape)))
 
 
-def _broadcast_in_dim_forward(tracers, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_forward(tracers, *, shape, broadcast_dimensions, sharding=None):
     # A traced broadcast to the operand's own shape is the operand (JAX's traces forward it).
     return tracers[0] if _is_identity(tracers[0], shape, broadcast_dimensions) else None
 
@@ -241,11 +248,11 @@ def _forward_identity_staged(trace, tracers, **params):
     return same if same is not None else trace.default_process_primitive(broadcast_in_dim_p, tracers, params)
 
 
-def _convert_staged(trace, tracers, *, new_dtype, weak_type=False):
+def _convert_staged(trace, tracers, *, new_dtype, weak_type=False, sharding=None):
     """A scalar constant of the trace (``jnp.array(2.0)`` under ``jit``) converts now, into the
     literal it gives, as JAX's trace folds it (``add a 2.0:f32[]``, no convert_element_type); arrays
     and the jax.Arrays a function closes over are converted in the trace."""
-    params = {"new_dtype": new_dtype, "weak_type": weak_type}
+    params = {"new_dtype": new_dtype, "weak_type": weak_type, "sharding": sharding}
     (x,) = tracers
     val = trace.builder.const_value(x)
     if (
@@ -278,17 +285,14 @@ _register_forwarding()
 
 reshape_p = Primitive("reshape")
 reshape_p.def_impl(
-    lambda x, *, new_sizes, dimensions=None: np.reshape(
+    lambda x, *, new_sizes, dimensions, sharding=None: np.reshape(
         x if dimensions is None else np.transpose(x, dimensions), new_sizes
     )
-)
-ir.pp_params_rules[reshape_p] = lambda eqn: sorted(
-    {"dimensions": None, **eqn.params, "sharding": None}.items()
 )
 
 
 @reshape_p.def_abstract_eval
-def _reshape_abstract(x, *, new_sizes, dimensions=None):
+def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
     if dims.dim_product(new_sizes) != x.size:
         raise TypeError(
             f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
@@ -297,7 +301,7 @@ def _reshape_abstract(x, *, new_sizes, dimensions=None):
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def _reshape_transpose(ct, x, *, new_sizes, dimensions=None):
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding=None):
     # (JAX's rule: undo the reshape into the permuted shape, then the permutation)
     if dimensions is None:
         return [_lax().reshape(ct, x.aval.shape)]
@@ -308,7 +312,7 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions=None):
 ad.deflinear(reshape_p, _reshape_transpose)
 
 
-def _reshape_batch(size, vals, dims, *, new_sizes, dimensions=None):
+def _reshape_batch(size, vals, dims, *, new_sizes, dimensions, sharding=None):
     x = moveaxis(vals[0], dims[0], 0)
     if dimensions is not None:
         dimensions = (0, *[d + 1 for d in dimensions])

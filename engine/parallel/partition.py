@@ -678,7 +678,7 @@ def partitioned_text(closed: ClosedJaxpr, name: str, args) -> str:
             xla = _XLA_NAMES.get(eqn.primitive.name)
             if xla is not None:
                 operands = ", ".join(v.aval.str_short() for v in eqn.inputs)
-                axes = eqn.params.get("axes")
+                axes = eqn.params.get("axes", eqn.params.get("axis_name"))  # (psum's, all_gather's)
                 lines.append(f"#   {xla}({operands}) over mesh axes {axes} ({eqn.primitive.name})")
             for sub in subjaxprs(eqn):
                 walk(sub)

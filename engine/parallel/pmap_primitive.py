@@ -371,7 +371,7 @@ def _pmap_transpose(cts, *args, jaxpr, in_axes, out_axes, axis_name, axis_size, 
         for o, ax in zip(outs, undef_axes):
             o = ad.instantiate_zeros(o)
             if ax is None:  # broadcast in, so its cotangent sums over the devices
-                (o,) = lax_parallel.psum_p.bind(o, axes=(axis_name,))
+                (o,) = lax_parallel.psum_p.bind(o, axes=(axis_name,), axis_index_groups=None)
             res.append(o)
         return res
 

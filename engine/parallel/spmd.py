@@ -288,7 +288,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
             o = ad.instantiate_zeros(o)
             over = _unmentioned(mesh, s)
             if over:  # the argument was replicated there: its cotangent sums the copies'
-                (o,) = lax_parallel.psum_p.bind(o, axes=over)
+                (o,) = lax_parallel.psum_p.bind(o, axes=over, axis_index_groups=None)
             res.append(o)
         return res
 
@@ -459,7 +459,7 @@ def _vma_rule(prim, params, in_vmas) -> tuple:
     if prim in (psum_p, pmax_p, pmin_p, lax_parallel.psum_invariant_p):
         return tuple(union - set(params["axes"]))
     if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
-        return tuple(union | set(params["axes"]))
+        return tuple(union | set(params["axis_name"]))
     if prim is axis_index_p:
         return tuple(lax_parallel._names(params["axis_name"]))
     if prim is lax_parallel.pvary_p:
@@ -506,11 +506,11 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
         if prim is psum_p:
             for x, o in zip(ins, eqn.out_binders):
                 x = cast(x, params["axes"], src)
-                eqns.append(JaxprEqn(lax_parallel.psum_invariant_p, [x], dict(params), [o], src))
+                eqns.append(JaxprEqn(lax_parallel.psum_invariant_p, [x], {"axes": params["axes"]}, [o], src))
                 note(o, set(vma(x)) - set(params["axes"]))
             continue
         if prim in (pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
-            ins = [cast(ins[0], params["axes"], src)]
+            ins = [cast(ins[0], params["axes"] if prim in (pmax_p, pmin_p) else params["axis_name"], src)]
             outs = _vma_rule(prim, params, [vma(ins[0])])
         elif prim is jit_p:
             sub, outs_v = type_varying(params["jaxpr"].jaxpr, [vma(x) for x in ins], mesh)

@@ -52,8 +52,10 @@ def _cholesky(ctx: RuleContext, x: Value) -> list[Value]:
 
 
 @register(eigh_p)
-def _eigh(ctx: RuleContext, x: Value, *, lower: bool, sort_eigenvalues: bool) -> list[Value]:
-    del sort_eigenvalues  # (LAPACK sorts them anyway)
+def _eigh(
+    ctx: RuleContext, x: Value, *, lower: bool, sort_eigenvalues: bool, **_defaults: None
+) -> list[Value]:
+    del sort_eigenvalues  # (LAPACK sorts them anyway; _defaults: subset_by_index, algorithm)
     aval = ctx.avals_in[0]
     v_aval, w_aval = ctx.avals_out
     batch = tuple(aval.shape[:-2])
@@ -70,7 +72,9 @@ def _eigh(ctx: RuleContext, x: Value, *, lower: bool, sort_eigenvalues: bool) ->
 
 
 @register(svd_p)
-def _svd(ctx: RuleContext, x: Value, *, full_matrices: bool, compute_uv: bool) -> list[Value]:
+def _svd(
+    ctx: RuleContext, x: Value, *, full_matrices: bool, compute_uv: bool, **_defaults: None
+) -> list[Value]:
     aval = ctx.avals_in[0]
     *batch_list, m, n = aval.shape
     batch = tuple(batch_list)
@@ -165,7 +169,9 @@ def _pad_columns(ctx: RuleContext, x: Value, aval: Any, extra: int) -> tuple[Val
 
 
 @register(qr_p)
-def _qr(ctx: RuleContext, x: Value, *, full_matrices: bool, pivoting: bool) -> list[Value]:
+def _qr(
+    ctx: RuleContext, x: Value, *, full_matrices: bool, pivoting: bool, use_magma: None = None
+) -> list[Value]:
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     if pivoting or m == 0 or n == 0:

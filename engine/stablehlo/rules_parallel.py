@@ -243,9 +243,9 @@ def _pvary(ctx: RuleContext, *xs: Value, **_: Any) -> list[Value]:
 
 @register(par.all_gather_p)
 def _all_gather(
-    ctx: RuleContext, x: Value, *, axes: Any, all_gather_dimension: int, tiled: bool, **_: Any
+    ctx: RuleContext, x: Value, *, axis_name: Any, all_gather_dimension: int, tiled: bool, **_: Any
 ) -> list[Value]:
-    groups = replica_groups(ctx, axes)
+    groups = replica_groups(ctx, axis_name)
     aval = ctx.avals_in[0]
     if not tiled:  # (a new axis of size 1 at the gathered dimension)
         shape = list(aval.shape)
@@ -263,9 +263,16 @@ def _all_gather(
 
 @register(par.psum_scatter_p)
 def _reduce_scatter(
-    ctx: RuleContext, x: Value, *, axes: Any, axis_size: int, scatter_dimension: int, tiled: bool, **_: Any
+    ctx: RuleContext,
+    x: Value,
+    *,
+    axis_name: Any,
+    axis_size: int,
+    scatter_dimension: int,
+    tiled: bool,
+    **_: Any,
 ) -> list[Value]:
-    groups = replica_groups(ctx, axes)
+    groups = replica_groups(ctx, axis_name)
     aval = ctx.avals_in[0]
     shape = list(aval.shape)
     shape[scatter_dimension] //= axis_size
@@ -284,8 +291,8 @@ def _reduce_scatter(
 
 
 @register(par.ppermute_p)
-def _ppermute(ctx: RuleContext, x: Value, *, axes: Any, perm: Any) -> list[Value]:
-    groups = replica_groups(ctx, axes)
+def _ppermute(ctx: RuleContext, x: Value, *, axis_name: Any, perm: Any) -> list[Value]:
+    groups = replica_groups(ctx, axis_name)
     pairs = np.array(
         [[sorted(g)[s], sorted(g)[d]] for g in groups.tolist() for s, d in perm], np.int64
     ).reshape(-1, 2)
@@ -296,11 +303,11 @@ def _ppermute(ctx: RuleContext, x: Value, *, axes: Any, perm: Any) -> list[Value
 
 @register(par.all_to_all_p)
 def _all_to_all(
-    ctx: RuleContext, x: Value, *, axes: Any, split_axis: int, concat_axis: int, **params: Any
+    ctx: RuleContext, x: Value, *, axis_name: Any, split_axis: int, concat_axis: int, **params: Any
 ) -> list[Value]:
     if params.get("axis_index_groups") is not None:
         raise NotImplementedError("StableHLO text for a collective over axis_index_groups is not implemented")
-    groups = replica_groups(ctx, axes if isinstance(axes, (tuple, list)) else (axes,))
+    groups = replica_groups(ctx, axis_name)
     if groups.shape[1] == 1:
         return [x]
     props = (

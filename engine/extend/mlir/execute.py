@@ -37,6 +37,7 @@ import numpy as np
 from ... import core
 from ...lax.dot_general import dot_general_p
 from ...lax import complex_numbers as cx
+from ...lax.accuracy import OPS as ACCURACY_OPS
 from ...lax import dynamic_slicing as ds
 from ...lax import elementwise as ew
 from ...lax import joining as jn
@@ -224,7 +225,14 @@ _ELEMENTWISE = {
 
 
 def _elementwise(prim: core.Primitive) -> Callable:
-    return lambda ev, op, xs, env: [ev.apply(prim, xs, {})]
+    params = _DEFAULT_PARAMS.get(prim.name, {})  # (JAX's defaults, which its lax binders add)
+    return lambda ev, op, xs, env: [ev.apply(prim, xs, params)]
+
+
+_DEFAULT_PARAMS: dict[str, dict] = {
+    **{n: {"accuracy": None} for n in ACCURACY_OPS},
+    "mul": {"out_dtype": None},
+}
 
 
 for _name, _prim in _ELEMENTWISE.items():
@@ -278,19 +286,27 @@ def _constant(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
 
 _rules["stablehlo.constant"] = _constant
 _rules["stablehlo.convert"] = lambda ev, op, xs, env: [
-    ev.apply(st.convert_element_type_p, xs, {"new_dtype": ev.dtype(_result_type(op)), "weak_type": False})
+    ev.apply(
+        st.convert_element_type_p,
+        xs,
+        {"new_dtype": ev.dtype(_result_type(op)), "weak_type": False, "sharding": None},
+    )
 ]
 _rules["stablehlo.bitcast_convert"] = lambda ev, op, xs, env: [
     ev.apply(st.bitcast_convert_type_p, xs, {"new_dtype": ev.dtype(_result_type(op))})
 ]
 _rules["stablehlo.reshape"] = lambda ev, op, xs, env: [
-    ev.apply(st.reshape_p, xs, {"new_sizes": _result_type(op).shape, "dimensions": None})
+    ev.apply(st.reshape_p, xs, {"new_sizes": _result_type(op).shape, "dimensions": None, "sharding": None})
 ]
 _rules["stablehlo.broadcast_in_dim"] = lambda ev, op, xs, env: [
     ev.apply(
         st.broadcast_in_dim_p,
         xs,
-        {"shape": _result_type(op).shape, "broadcast_dimensions": _attr_ints(op, "broadcast_dimensions")},
+        {
+            "shape": _result_type(op).shape,
+            "broadcast_dimensions": _attr_ints(op, "broadcast_dimensions"),
+            "sharding": None,
+        },
     )
 ]
 _rules["stablehlo.transpose"] = lambda ev, op, xs, env: [
@@ -352,6 +368,10 @@ _rules["stablehlo.pad"] = lambda ev, op, xs, env: [
 ]
 
 
+_DOT_DEFAULTS = {"precision": None, "preferred_element_type": None, "out_sharding": None}
+_REDUCER_DEFAULTS = {rd.reduce_sum_p: {"out_sharding": None}}
+
+
 def _dot_general(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     text = str(op.attributes["dot_dimension_numbers"])
 
@@ -363,12 +383,12 @@ def _dot_general(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
         (dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")),
         (dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")),
     )
-    out = ev.apply(
-        dot_general_p, xs, {"dimension_numbers": dnums, "precision": None, "preferred_element_type": None}
-    )
+    out = ev.apply(dot_general_p, xs, _DOT_DEFAULTS | {"dimension_numbers": dnums})
     want = ev.dtype(_result_type(op))
     if np.dtype(out.dtype) != want:
-        out = ev.apply(st.convert_element_type_p, [out], {"new_dtype": want, "weak_type": False})
+        out = ev.apply(
+            st.convert_element_type_p, [out], {"new_dtype": want, "weak_type": False, "sharding": None}
+        )
     return [out]
 
 
@@ -381,18 +401,18 @@ def _dot(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     if not (1 <= lhs_t.rank <= 2 and 1 <= rhs_t.rank <= 2):
         raise NotImplementedError(f"stablehlo.dot of ranks {lhs_t.rank} and {rhs_t.rank} (1 or 2 each)")
     dnums = (((lhs_t.rank - 1,), (0,)), ((), ()))
-    return [
-        ev.apply(
-            dot_general_p, xs, {"dimension_numbers": dnums, "precision": None, "preferred_element_type": None}
-        )
-    ]
+    return [ev.apply(dot_general_p, xs, _DOT_DEFAULTS | {"dimension_numbers": dnums})]
 
 
 def _broadcast(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     t = _result_type(op)
     rank = len(op.operands[0].type.shape)  # type: ignore[attr-defined]
     dims = tuple(range(t.rank - rank, t.rank))
-    return [ev.apply(st.broadcast_in_dim_p, xs, {"shape": t.shape, "broadcast_dimensions": dims})]
+    return [
+        ev.apply(
+            st.broadcast_in_dim_p, xs, {"shape": t.shape, "broadcast_dimensions": dims, "sharding": None}
+        )
+    ]
 
 
 _rules["stablehlo.dot"] = _dot
@@ -431,10 +451,12 @@ def _reduce(ev: Evaluator, op: ir.Operation, xs: list, env: dict) -> list:
     reduce_p, combine_p = _REDUCERS[ops[0].name]
     x, init = xs
     out_t = _result_type(op)
-    r = ev.apply(reduce_p, [x], {"axes": _attr_ints(op, "dimensions")})
+    r = ev.apply(reduce_p, [x], {"axes": _attr_ints(op, "dimensions"), **_REDUCER_DEFAULTS.get(reduce_p, {})})
     # XLA folds the init value in as one more operand of the combiner.
-    init_b = ev.apply(st.broadcast_in_dim_p, [init], {"shape": out_t.shape, "broadcast_dimensions": ()})
-    return [ev.apply(combine_p, [r, init_b], {})]
+    init_b = ev.apply(
+        st.broadcast_in_dim_p, [init], {"shape": out_t.shape, "broadcast_dimensions": (), "sharding": None}
+    )
+    return [ev.apply(combine_p, [r, init_b], _DEFAULT_PARAMS.get(combine_p.name, {}))]
 
 
 _rules["stablehlo.reduce"] = _reduce
