@@ -85,12 +85,14 @@ def _silenced(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def _jit_check(error, enabled, *args, jaxpr, name, **params):
-    from .jit_primitive import _hoist_tracer_consts, jit_p
+    from .jit_primitive import _hoist_tracer_consts, jit_p, with_body
 
     traced, out_aux = _checkified(jaxpr, enabled, error, [core.get_aval(a) for a in args])
     closed, hoisted = _hoist_tracer_consts(traced)
     err_leaves, _ = _flatten_error(error)
-    return _split(out_aux, jit_p.bind(*hoisted, *err_leaves, *args, jaxpr=closed, name=name, **params))
+    return _split(
+        out_aux, jit_p.bind(*hoisted, *err_leaves, *args, **with_body({"name": name, **params}, closed))
+    )
 
 
 def _pmap_check(error, enabled, *args, jaxpr, in_axes, out_axes, axis_name, axis_size, **params):

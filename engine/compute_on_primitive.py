@@ -46,12 +46,12 @@ ir.lowering_refusals[compute_on_p] = _refuse_nesting
 @compute_on_p.def_impl
 def _compute_on_impl(*args: Value, jaxpr: ClosedJaxpr, out_memory_spaces, **_: Any) -> list[Value]:
     _refuse_nesting(JaxprEqn(compute_on_p, [], {"jaxpr": jaxpr}, [], None))
-    from .jit_primitive import jit_p
+    from .jit_primitive import bind_call
 
     # (run as a jit of its body: compiled, and its results placed in their memories)
     body = ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts)
     typed = [a.update(memory_space=s) for a, s in zip(body.out_avals, out_memory_spaces)]
-    return jit_p.bind(*args, jaxpr=_with_out_types(body, typed), name="compute_on")
+    return bind_call(_with_out_types(body, typed), args, "compute_on")
 
 
 def _with_out_types(closed: ClosedJaxpr, avals: list) -> ClosedJaxpr:

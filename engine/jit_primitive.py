@@ -4,10 +4,13 @@ inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from contextlib import contextmanager
 import weakref
 from typing import Any, Iterator, Sequence
+
+import numpy as np
 
 from . import ad, backward_pass, batching, core, ir
 from .backends.rows import Special, lowerings
@@ -19,11 +22,87 @@ from .state.discharge import RefOperandPrimitive
 from .state.types import AbstractRef, Ref
 
 jit_p = RefOperandPrimitive("jit", multiple_results=True)
-# JAX prints name= first (easier to scan), then the rest by name.
-ir.pp_params_rules[jit_p] = lambda eqn: [
-    ("name", eqn.params["name"]),
-    *sorted((k, v) for k, v in eqn.params.items() if k != "name"),
-]
+
+
+class UnspecifiedValue:
+    """JAX's sharding left to the compiler: each of a jit's in_shardings and out_shardings."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnspecifiedValue)
+
+    def __hash__(self) -> int:
+        return hash(UnspecifiedValue)
+
+
+UNSPECIFIED = UnspecifiedValue()
+
+
+@functools.lru_cache(maxsize=None)
+def _empty_mesh() -> Any:
+    from .sharding import Mesh
+
+    return Mesh(np.empty((), dtype=object), ())  # type: ignore[no-untyped-call]
+
+
+@functools.lru_cache(maxsize=4096)
+def call_params(
+    n_in: int,
+    n_out: int,
+    donated: tuple[bool, ...] | None = None,
+    keep_unused: bool = False,
+    inline: bool = False,
+) -> dict[str, Any]:
+    """A call's params besides ``jaxpr`` and ``name``, as JAX's jit binds them: its shardings and
+    layouts unspecified, the arguments donated, the context's mesh (none) and its options. One dict
+    per arity and options (callers unpack it, never change it), so a call builds nothing."""
+    return {
+        "in_shardings": (UNSPECIFIED,) * n_in,
+        "out_shardings": (UNSPECIFIED,) * n_out,
+        "in_layouts": (None,) * n_in,
+        "out_layouts": (None,) * n_out,
+        "donated_invars": donated if donated is not None else (False,) * n_in,
+        "ctx_mesh": _empty_mesh(),
+        "keep_unused": keep_unused,
+        "inline": inline,
+        "compiler_options_kvs": (),
+    }
+
+
+def with_body(
+    params: dict[str, Any], closed: ClosedJaxpr, donated: Sequence[bool] | None = None
+) -> dict[str, Any]:
+    """A call's params for the body ``closed`` a transformation made of a call with ``params``:
+    its options kept, the per-argument ones for the new arity (``donated``: of its arguments,
+    where the transformation keeps track of them; none otherwise)."""
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    donated = tuple(donated) if donated is not None and any(donated) else None
+    extra = call_params(n_in, n_out, donated, params.get("keep_unused", False), params.get("inline", False))
+    return {"jaxpr": closed, "name": params["name"], **extra}
+
+
+def _pp_jit_params(eqn: JaxprEqn) -> list[tuple[str, Any]]:
+    # JAX's: name= first (easier to scan), then the rest by name, defaults hidden
+    p = eqn.params
+    hidden = {"name", "inline"}
+    for k, default in (("in_shardings", UNSPECIFIED), ("out_shardings", UNSPECIFIED), ("in_layouts", None)):
+        if all(s == default for s in p.get(k, ())):
+            hidden.add(k)
+    if all(s is None for s in p.get("out_layouts", ())):
+        hidden.add("out_layouts")
+    for k in ("donated_invars", "keep_unused", "compiler_options_kvs"):
+        if not any(p.get(k, ())) if k == "donated_invars" else not p.get(k):
+            hidden.add(k)
+    if "ctx_mesh" not in p or p["ctx_mesh"].empty:
+        hidden.add("ctx_mesh")
+    return [("name", p["name"]), *sorted((k, v) for k, v in p.items() if k not in hidden)]
+
+
+ir.pp_params_rules[jit_p] = _pp_jit_params
 
 
 def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
@@ -92,12 +171,17 @@ jit_p.takes_arrays = True  # device-resident (sharded) arguments reach the impl 
 _call_transforms: weakref.WeakKeyDictionary[ClosedJaxpr, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
 
 
-def bind_call(closed: ClosedJaxpr, args: Sequence[Value], name: str) -> list[Value]:
-    """A call of a jitted function: ``jit_p`` bound, noting which bodies calls stage as they are."""
+def bind_call(
+    closed: ClosedJaxpr, args: Sequence[Value], name: str, options: dict[str, Any] | None = None
+) -> list[Value]:
+    """A call of a jitted function: ``jit_p`` bound, noting which bodies calls stage as they are.
+    ``options``: ``call_params``' (of ``closed``'s arity) where the call donates or keeps unused."""
     tracing = core.tracing_active()
     if tracing:
         note_call(closed)
-    outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name)
+    if options is None:
+        options = call_params(len(closed.in_avals), len(closed.out_avals))
+    outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name, **options)
     if tracing:
         note_staged_call(closed, outs)
     return outs
@@ -270,7 +354,8 @@ def _jit_jvp(
             _jvp_jaxprs[jaxpr][key] = cached
     closed, hoisted, out_nonzero = cached
     _note_rule_body(closed, jaxpr, "jvp")
-    outs = jit_p.bind(*hoisted, *primals, *tvals, jaxpr=closed, name=name, **params)  # JAX keeps the name
+    donated = [False] * len(hoisted) + list(params.get("donated_invars", ())) + [False] * len(tvals)
+    outs = jit_p.bind(*hoisted, *primals, *tvals, **with_body({"name": name, **params}, closed, donated))
     m = len(jaxpr.out_avals)
     t_it = iter(outs[m:])
     tout = [next(t_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(out_nonzero, jaxpr.out_avals)]
@@ -320,7 +405,7 @@ def _jit_transpose(
     closed, hoisted = cached
     _note_rule_body(closed, jaxpr, "transpose")
     defined_vals = [a for a, u in zip(projected, undef) if not u]
-    outs = jit_p.bind(*hoisted, *defined_vals, *cts, jaxpr=closed, name=name, **params)
+    outs = jit_p.bind(*hoisted, *defined_vals, *cts, **with_body({"name": name, **params}, closed))
     it = iter(outs)
     return [next(it) if u else None for u in undef]
 
@@ -351,7 +436,8 @@ def _jit_batch(
             table[key] = cached
     closed, hoisted, out_dims = cached
     _note_rule_body(closed, jaxpr, "vmap")
-    outs = jit_p.bind(*hoisted, *vals, jaxpr=closed, name=name, **params)
+    donated = [False] * len(hoisted) + list(params.get("donated_invars", ()))
+    outs = jit_p.bind(*hoisted, *vals, **with_body({"name": name, **params}, closed, donated))
     return outs, list(out_dims)
 
 
@@ -378,10 +464,11 @@ def _jit_partial_eval(
     _note_rule_body(known_closed, jaxpr, None)
     _note_rule_body(closed2, jaxpr, None)
     j2 = closed2.jaxpr
-    outs1_res = jit_p.bind(*hoisted, *known_vals, jaxpr=known_closed, name=name, **params)
+    params = {"name": name, **params}
+    outs1_res = jit_p.bind(*hoisted, *known_vals, **with_body(params, known_closed))
     outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:], jaxpr.consts)
     out_avals = [v.aval for v in j2.outs]
-    params = dict(jaxpr=closed2, name=name, **params)
+    params = with_body(params, closed2)
     return _stage_unknown_half(trace, jit_p, params, out_avals, res, tracers, outs1, out_unknowns)
 
 
@@ -561,13 +648,13 @@ def _jit_partial_eval_jaxpr(
     ]
     new_res = [a for a, (kind, _, _) in zip(res_atoms, sources) if kind == "new" and type(a) is Var]
     eqn1 = JaxprEqn(
-        jit_p, known_ins, dict(params, jaxpr=known_closed), [*known_outs, *new_res], eqn.source_info
+        jit_p, known_ins, with_body(params, known_closed), [*known_outs, *new_res], eqn.source_info
     )
     unknown_ins = [x for x, u in zip(eqn.inputs, unks_in) if u]
     eqn2 = JaxprEqn(
         jit_p,
         [*unknown_ins, *res_atoms] if residuals_last[0] else [*res_atoms, *unknown_ins],
-        dict(params, jaxpr=unknown_closed),
+        with_body(params, unknown_closed),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
@@ -600,7 +687,9 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],
         out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],
-        params=dict(eqn.params, jaxpr=dced),
+        params=with_body(
+            eqn.params, dced, [d for d, u in zip(eqn.params.get("donated_invars", ()), used_inputs) if u]
+        ),
     )
 
 
@@ -677,7 +766,8 @@ def _jit_forward_known_outputs(eqn: JaxprEqn) -> tuple[JaxprEqn, dict[Var, Atom]
         return None
     dropped = {eqn.out_binders[k]: eqn.inputs[i] for k, i in from_input.items()}
     outs = [v for k, v in enumerate(eqn.out_binders) if k not in from_input]
-    return eqn._replace(out_binders=outs, params=dict(eqn.params, jaxpr=pruned)), dropped
+    params = with_body(eqn.params, pruned, eqn.params.get("donated_invars"))
+    return eqn._replace(out_binders=outs, params=params), dropped
 
 
 ad.jvp_rules[jit_p] = _jit_jvp

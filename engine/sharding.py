@@ -233,13 +233,16 @@ class Mesh(_MeshBase):
         self.axis_names = axis_names
         self.axis_sizes = tuple(devices.shape)
         self.axis_types = tuple(axis_types)
-        self.device_ids = np.vectorize(lambda d: d.id, otypes=[int])(devices) if devices.size else devices
+        # (an empty mesh, JAX's context mesh outside any: no axes, no devices)
+        self.device_ids = np.vectorize(lambda d: d.id, otypes=[int])(devices) if devices.ndim else devices
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
         return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types, abstract_device=CPU_DEVICE)
 
     def __repr__(self):
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
         return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types={self.axis_types!r})"
 
     def __str__(self):

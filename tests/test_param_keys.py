@@ -22,8 +22,6 @@ KNOWN_DIFFERENCES = {
     # the engine's sharding objects: JAX's dst_sharding and concrete_mesh are one sharding here
     "reshard": "sharding, not concrete_mesh and dst_sharding",
     "sharding_constraint": "from_spec, not layout",
-    # (not yet: JAX's in/out shardings, layouts, donated_invars, ctx_mesh, keep_unused, inline, ...)
-    "jit": "jaxpr and name only",
 }
 
 

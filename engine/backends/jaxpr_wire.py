@@ -51,6 +51,7 @@ _DROPPED = {
     "custom_vjp_call": ("call_jaxpr",),
     "remat2": ("jaxpr", "prevent_cse", "differentiated"),  # (its policy is for AD only)
     "composite": ("jaxpr",),  # (its name and attributes are for a compiler that knows the operation)
+    "jit": ("jaxpr", "name"),  # (its shardings, layouts and options: JAX's defaults, put back by decode)
 }
 
 
@@ -447,6 +448,10 @@ class _Decoder:
             if not all(type(k) is str and SAFE_STRING.fullmatch(k) for k in params):
                 raise WireError("malformed parameter name")
             values = {k: self.value(v, depth) for k, v in params.items()}
+            if name == "jit" and type(values.get("jaxpr")) is ClosedJaxpr and type(values.get("name")) is str:
+                from ..jit_primitive import with_body
+
+                values = with_body(values, values["jaxpr"])
             binders: list[Var] = []
             for o in outs:
                 if type(o) is dict and set(o) == {"drop"}:

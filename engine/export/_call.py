@@ -125,7 +125,7 @@ def _laid_out(args, exported: Exported) -> list:
 
 @call_exported_p.def_impl
 def _call_exported_impl(*args, exported: Exported):
-    from ..jit_primitive import jit_p
+    from ..jit_primitive import bind_call
 
     avals = [core.get_aval(a) for a in args]
     _check_args(exported, avals)
@@ -146,7 +146,7 @@ def _call_exported_impl(*args, exported: Exported):
         )
     # (the program's jit name reaches generated code: letters, digits and _ only)
     name = re.sub(r"\W", "_", exported.fun_name)
-    outs = jit_p.bind(*_laid_out(args, exported), jaxpr=_program_for(exported, env), name=name)
+    outs = bind_call(_program_for(exported, env), _laid_out(args, exported), name)
     # (the results have the exported types: a deserialized function's are never weak)
     return [
         core.array_of(o._value, a.weak_type) if type(o) is core.Array and o.weak_type != a.weak_type else o

@@ -18,7 +18,7 @@ from ..ir import (
     ref_effects,
     subjaxprs,
 )
-from ..jit_primitive import jit_p, staged_like
+from ..jit_primitive import jit_p, staged_like, with_body
 from ..lax.cond import cond_p
 from ..parallel.spmd import shard_map_p
 
@@ -117,7 +117,9 @@ class Pruner:
         return JaxprEqn(
             jit_p,
             [x for x, u in zip(eqn.inputs, used_in) if u],
-            {**eqn.params, "jaxpr": body_closed},
+            with_body(
+                eqn.params, body_closed, [d for d, u in zip(eqn.params["donated_invars"], used_in) if u]
+            ),
             [v for v, u in zip(eqn.out_binders, used) if u],
             eqn.source_info,
         )

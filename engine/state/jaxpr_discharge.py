@@ -278,11 +278,11 @@ _state_rules: dict[core.Primitive, Callable[..., tuple[Any, Any]]] = {
 
 
 def _jit(which: Sequence[bool], args: Sequence[Value], *, jaxpr: ClosedJaxpr, **params: Any) -> Any:
-    from ..jit_primitive import jit_p, staged_like
+    from ..jit_primitive import jit_p, staged_like, with_body
 
     inner = discharge_state(jaxpr, which)
     staged_like(inner, jaxpr)  # (the call is named as the one it discharges: jit(f), jvp(jit(f)))
-    outs = jit_p.bind(*args, jaxpr=inner, **params)
+    outs = jit_p.bind(*args, **with_body(params, inner))
     n = len(jaxpr.jaxpr.outs)
     finals = iter(outs[n:])
     return [next(finals) if w else None for w in which], outs[:n]

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ... import core, lax
 from ... import numpy as jnp
 from ...ir import Literal
-from ...jit_primitive import _hoist_tracer_consts, jit_p
+from ...jit_primitive import _hoist_tracer_consts, jit_p, with_body
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
@@ -261,7 +261,7 @@ def _jit_rule(*args, jaxpr, name, **params):
         return outs
 
     closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(body, [_aval(x) for x in leaves]))
-    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=name, **params)
+    outs = jit_p.bind(*hoisted, *leaves, **with_body({"name": name, **params}, closed))
     return tree_unflatten(out_tree[0], outs)
 
 

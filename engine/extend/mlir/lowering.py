@@ -239,7 +239,7 @@ def lower_equation(prim: core.Primitive, rule: Callable[..., Any], eqn: JaxprEqn
 
 
 def _jit_eqn(prim: core.Primitive, eqn: JaxprEqn) -> JaxprEqn:
-    from ...jit_primitive import jit_p
+    from ...jit_primitive import jit_p, with_body
 
     rule = lowering_rules.get(prim)
     if rule is None:
@@ -248,7 +248,7 @@ def _jit_eqn(prim: core.Primitive, eqn: JaxprEqn) -> JaxprEqn:
         )
     lowered = lower_equation(prim, rule, eqn)
     return JaxprEqn(
-        jit_p, eqn.inputs, {"jaxpr": lowered, "name": prim.name}, eqn.out_binders, eqn.source_info
+        jit_p, eqn.inputs, with_body({"name": prim.name}, lowered), eqn.out_binders, eqn.source_info
     )
 
 
