@@ -119,6 +119,13 @@ def argnums_and_names(
     return tuple(dict.fromkeys(nums)), names
 
 
+def of_call(jitted: Any, args: Sequence[Any], kwargs: dict, skip: Sequence[int]) -> list[bool] | None:
+    """``flags`` of a call of ``jitted`` (a jit function), None where it donates nothing."""
+    if not (jitted.donate_argnums or jitted.donate_argnames):
+        return None
+    return flags(jitted.donate_argnums, jitted.donate_argnames, args, kwargs, skip)
+
+
 def flags(
     argnums: Sequence[int],
     argnames: Sequence[str],

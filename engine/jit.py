@@ -41,7 +41,7 @@ from .errors import check_static_hashable
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
-from .jit_primitive import bind_call, call_params, mesh_shardings
+from .jit_primitive import bind_call, mesh_shardings
 from .jit_runtime import CompileJob as CompileJob
 from .jit_runtime import Executable, _tier
 from .jit_runtime import Interpreter as Interpreter
@@ -561,12 +561,8 @@ class JitFunction:
             leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
-        options = None  # (the defaults) or the call's donations and keep_unused, as JAX's params say
-        if self.donate_argnums or self.donate_argnames or self.keep_unused:
-            flags = donation.flags(self.donate_argnums, self.donate_argnames, args, dyn_kwargs, static_nums)
-            donated = (*[False] * len(hoisted), *flags) if any(flags) else None
-            options = call_params(len(closed.in_avals), len(closed.out_avals), donated, self.keep_unused)
-        outs = bind_call(closed, [*hoisted, *leaves], self.name, options)
+        donated = donation.of_call(self, args, dyn_kwargs, static_nums)  # (JAX's donated_invars say so)
+        outs = bind_call(closed, [*hoisted, *leaves], self.name, donated, self.keep_unused)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
             tier, job = _tier.last
@@ -637,10 +633,7 @@ class JitFunction:
         lowered.signature = (in_tree, self._argument_names(args, dyn_args, leaves))
         lowered.hlo_arg_names = self._arg_names(args, dyn_kwargs, static_nums)
         lowered.keep_unused, lowered.text_refusal = self.keep_unused, self.text_refusal
-        if self.donate_argnums or self.donate_argnames:
-            lowered.donated = donation.flags(
-                self.donate_argnums, self.donate_argnames, args, dyn_kwargs, static_nums
-            )
+        lowered.donated = donation.of_call(self, args, dyn_kwargs, static_nums)
         return lowered
 
     def _argument_names(

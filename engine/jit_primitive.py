@@ -172,15 +172,20 @@ _call_transforms: weakref.WeakKeyDictionary[ClosedJaxpr, tuple[str, ...] | None]
 
 
 def bind_call(
-    closed: ClosedJaxpr, args: Sequence[Value], name: str, options: dict[str, Any] | None = None
+    closed: ClosedJaxpr,
+    args: Sequence[Value],
+    name: str,
+    donated: Sequence[bool] | None = None,
+    keep_unused: bool = False,
 ) -> list[Value]:
     """A call of a jitted function: ``jit_p`` bound, noting which bodies calls stage as they are.
-    ``options``: ``call_params``' (of ``closed``'s arity) where the call donates or keeps unused."""
+    ``donated``: which of the last arguments (after hoisted constants) the call donates."""
     tracing = core.tracing_active()
     if tracing:
         note_call(closed)
-    if options is None:
-        options = call_params(len(closed.in_avals), len(closed.out_avals))
+    n_in = len(closed.in_avals)
+    flags = (*[False] * (n_in - len(donated)), *donated) if donated and any(donated) else None
+    options = call_params(n_in, len(closed.out_avals), flags, keep_unused)
     outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name, **options)
     if tracing:
         note_staged_call(closed, outs)
