@@ -187,7 +187,7 @@ def _sub_rule(x, y):
     raise NotImplementedError("Subtraction between sparse and dense array.")
 
 
-def _mul_rule(x, y):
+def _mul_rule(x, y, out_dtype=None):
     if is_sparse(x) and is_sparse(y):
         if x.indices is y.indices and x.unique_indices:
             return [_with_data(x, lax.mul(x.data, y.data), unique_indices=True)]
