@@ -1,4 +1,4 @@
-"""The vectorizable float32 transcendentals (numba_math) through jit: accuracy in ulps against
+"""The vectorizable float32 sin and cos (numba_math) through jit: accuracy in ulps against
 float64 numpy over the whole float32 range, special values, the libm rerun for huge sin/cos
 arguments, and that the fused loop really vectorizes."""
 
@@ -10,7 +10,6 @@ import pytest
 
 import engine as jax
 import engine.numpy as jnp
-from engine import lax
 
 from conftest import numba_backend
 
@@ -85,15 +84,11 @@ def ulp_error(got, x, ref):
     return err
 
 
+# (exp, exp2, log, tanh, expm1, log1p and logistic are XLA's kernels: test_xla_f32.py checks their
+# bits against JAX's)
 CASES = [
-    ("exp", jnp.exp, np.exp, -110.0, 95.0, 1.0),
-    ("log", jnp.log, np.log, -1.0, 3e38, 1.0),
-    ("tanh", jnp.tanh, np.tanh, -30.0, 30.0, 2.0),
     ("sin", jnp.sin, np.sin, -1e6, 1e6, 2.0),
     ("cos", jnp.cos, np.cos, -1e6, 1e6, 2.0),
-    ("expm1", jnp.expm1, np.expm1, -100.0, 95.0, 3.0),
-    ("log1p", jnp.log1p, np.log1p, -1.0, 3e38, 3.0),
-    ("logistic", lax.logistic, lambda x: 1 / (1 + np.exp(-x)), -120.0, 120.0, 3.0),
 ]
 
 

@@ -2,12 +2,13 @@
 
 numba lowers ``np.exp``/``np.tanh``/``np.sin`` on scalars to libm calls, which LLVM cannot
 vectorize (and SVML is not available), so a fused loop spends ~100 ns per element in them. These
-are branch-free range reductions and polynomials (Cephes' single-precision minimax coefficients)
-in plain float32/int32 arithmetic; LLVM inlines them into the kernel loop and emits 8-wide AVX
-code. Accuracy against float64 numpy, over the whole float32 range: exp, log <= 1 ulp; tanh,
-sin, cos <= 1.6 ulp; expm1, log1p, logistic <= 3 ulp; inf/nan/overflow/underflow/denormals as
-numpy. sin/cos reduce exactly for |x| < ``TRIG_FAST_MAX``; a loop nest that meets a larger
-argument is rerun with the libm versions (``trig_huge`` guards; see ``numba_jit``).
+are branch-free range reductions and polynomials in plain float32/int32 arithmetic; LLVM inlines
+them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p and
+logistic are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
+numpy (JAX's bits, denormals flushed as XLA does; ``ufunc`` gives them to eager evaluation). sin
+and cos are Cephes' (<= 1.6 ulp against float64 numpy); they reduce exactly for
+|x| < ``TRIG_FAST_MAX``, and a loop nest that meets a larger argument is rerun with the libm
+versions (``trig_huge`` guards; see ``numba_jit``).
 
 Functions are ``cache=True`` (compiled once, then loaded from numba's cache), not numba-inlined:
 LLVM inlines them at link time, which costs far less compile time than inlining numba IR.
@@ -34,108 +35,125 @@ def _from_bits(typingctx, i):
 
 
 @nb.njit(**_K)
-def _pow2(k):
-    """2**k for int32 k in [-126, 127], built from its exponent bits."""
-    return _from_bits((k + i32(127)) << i32(23))
+def _fma(a, b, c):
+    """a*b + c rounded once to float32 (the product is exact in float64; see lax/xla_f32.py)."""
+    return f32(f64(a) * f64(b) + f64(c))
+
+
+_TINY = f32(1.17549435e-38)
 
 
 @nb.njit(**_K)
 def exp_f32(x):
-    # x = k*ln2 + r, |r| <= ln2/2 (ln2 in two parts so k*ln2_hi is exact); exp(r) by a degree-7
-    # polynomial; 2**k applied in two halves so results down to the denormals and up to
-    # overflow come out right without branches.
-    xc = min(max(x, f32(-104.0)), f32(89.0))
-    kf = np.floor(xc * f32(1.44269504088896341) + f32(0.5))
-    r = xc - kf * f32(0.693359375)
-    r = r - kf * f32(-2.12194440e-4)
-    p = f32(1.9875691500e-4)
-    p = p * r + f32(1.3981999507e-3)
-    p = p * r + f32(8.3334519073e-3)
-    p = p * r + f32(4.1665795894e-2)
-    p = p * r + f32(1.6666665459e-1)
-    p = p * r + f32(5.0000001201e-1)
-    p = p * (r * r) + r + f32(1.0)
-    k = i32(kf)
-    k1 = k >> i32(1)
-    y = p * _pow2(k1) * _pow2(k - k1)
-    return y if x == x else x
+    # XLA's CPU kernel, operation for operation (engine/lax/xla_f32.py.exp): Cephes' reduction
+    # and polynomial with fused multiply-adds; results below the normal range flushed to zero.
+    if x != x:
+        return x
+    xc = min(max(x, f32(-87.8)), f32(88.8))
+    n = min(max(np.floor(_fma(xc, f32(1.44269504088896341), f32(0.5))), f32(-127.0)), f32(127.0))
+    a = _fma(f32(-0.693359375), n, xc)
+    a = _fma(f32(2.12194440e-4), n, a)
+    z = _fma(a, f32(1.9875691500e-4), f32(1.3981999507e-3))
+    z = _fma(z, a, f32(8.3334519073e-3))
+    z = _fma(z, a, f32(4.1665795894e-2))
+    z = _fma(z, a, f32(1.6666665459e-1))
+    z = _fma(z, a, f32(5.0000001201e-1))
+    z = f32(1.0) + _fma(z, a * a, a)
+    y = z * _from_bits((i32(n) + i32(127)) << i32(23))
+    return f32(0.0) if abs(y) < _TINY else y
 
 
 @nb.njit(**_K)
 def log_f32(x):
-    # x = m * 2**e with m in [sqrt(1/2), sqrt(2)); log(x) = e*ln2 + log(m) by a polynomial in m-1.
-    tiny = x < f32(1.17549435e-38)
-    xs = x * f32(8388608.0) if tiny else x  # denormals: scale into the normal range
-    b = _bits(xs)
-    e = ((b >> i32(23)) & i32(255)) - i32(127) - (i32(23) if tiny else i32(0))
-    m = _from_bits((b & i32(0x7FFFFF)) | i32(0x3F800000))
-    big = m > f32(1.41421356237)
-    m = m * f32(0.5) if big else m
-    e = e + (i32(1) if big else i32(0))
-    f = m - f32(1.0)
-    z = f * f
-    p = f32(7.0376836292e-2)
-    p = p * f + f32(-1.1514610310e-1)
-    p = p * f + f32(1.1676998740e-1)
-    p = p * f + f32(-1.2420140846e-1)
-    p = p * f + f32(1.4249322787e-1)
-    p = p * f + f32(-1.6668057665e-1)
-    p = p * f + f32(2.0000714765e-1)
-    p = p * f + f32(-2.4999993993e-1)
-    p = p * f + f32(3.3333331174e-1)
-    fe = f32(e)
-    y = p * f * z + fe * f32(-2.12194440e-4) - f32(0.5) * z
-    y = f + y + fe * f32(0.693359375)
-    if x == f32(0.0):
+    # XLA's CPU kernel (engine/lax/xla_f32.py.log): denormal inputs read as zero.
+    if abs(x) < _TINY:
         return f32(-np.inf)
-    if not (x >= f32(0.0)):
+    if not (x > f32(0.0)):
         return f32(np.nan)
-    return x if x == f32(np.inf) else y
-
-
-@nb.njit(**_K)
-def _tanh_poly(x):
-    """tanh on |x| < 0.625 (odd minimax polynomial)."""
-    z = x * x
-    p = f32(-5.70498872745e-3)
-    p = p * z + f32(2.06390887954e-2)
-    p = p * z + f32(-5.37397155531e-2)
-    p = p * z + f32(1.33314422036e-1)
-    p = p * z + f32(-3.33332819422e-1)
-    return p * z * x + x
+    if x == f32(np.inf):
+        return x
+    b = _bits(x)
+    e = f32(1.0) + f32((b >> i32(23)) - i32(127))
+    t = _from_bits((b & i32(~0x7F800000)) | i32(0x3F000000))
+    small = t < f32(0.707106781186547524)
+    e = e - (f32(1.0) if small else f32(0.0))
+    t = (t - f32(1.0)) + (t if small else f32(0.0))
+    x2 = t * t
+    x3 = x2 * t
+    y = _fma(t, f32(7.0376836292e-2), f32(-1.1514610310e-1))
+    y1 = _fma(t, f32(-1.2420140846e-1), f32(1.4249322787e-1))
+    y2 = _fma(t, f32(2.0000714765e-1), f32(-2.4999993993e-1))
+    y = _fma(y, t, f32(1.1676998740e-1))
+    y1 = _fma(y1, t, f32(-1.6668057665e-1))
+    y2 = _fma(y2, t, f32(3.3333331174e-1))
+    y = _fma(_fma(y, x3, y1), x3, y2)
+    y = _fma(y, x3, f32(-2.12194440e-4) * e)
+    t = _fma(f32(-0.5), x2, t) + y
+    return _fma(f32(0.693359375), e, t)
 
 
 @nb.njit(**_K)
 def tanh_f32(x):
-    a = abs(x)
-    t = f32(1.0) - f32(2.0) / (exp_f32(a + a) + f32(1.0))  # exp overflow -> 1, as it should
-    t = -t if x < f32(0.0) else t
-    return _tanh_poly(x) if a < f32(0.625) else t
+    # XLA's CPU kernel (engine/lax/xla_f32.py.tanh): a rational function of the clamped x.
+    xc = min(max(x, f32(-7.99881172180175781)), f32(7.99881172180175781))
+    x2 = xc * xc
+    p = _fma(x2, f32(-2.76076847742355e-16), f32(2.00018790482477e-13))
+    p = _fma(x2, p, f32(-8.60467152213735e-11))
+    p = _fma(x2, p, f32(5.12229709037114e-08))
+    p = _fma(x2, p, f32(1.48572235717979e-05))
+    p = _fma(x2, p, f32(6.37261928875436e-04))
+    p = _fma(x2, p, f32(4.89352455891786e-03))
+    q = _fma(x2, f32(1.19825839466702e-06), f32(1.18534705686654e-04))
+    q = _fma(x2, q, f32(2.26843463243900e-03))
+    q = _fma(x2, q, f32(4.89352518554385e-03))
+    return x if (abs(x) < f32(0.0004) or x != x) else (xc * p) / q
+
+
+@nb.njit(**_K)
+def _ftz(a):
+    return f32(0.0) * a if abs(a) < _TINY else a  # (keeps the sign)
 
 
 @nb.njit(**_K)
 def expm1_f32(x):
-    # Near 0, expm1(x) = 2t / (1 - t) with t = tanh(x/2) (no cancellation); elsewhere exp(x) - 1.
-    t = _tanh_poly(x * f32(0.5))
-    return (t + t) / (f32(1.0) - t) if abs(x) < f32(1.25) else exp_f32(x) - f32(1.0)
+    # XLA's (engine/lax/xla_f32.py.expm1)
+    half = _ftz(x * f32(0.5))
+    e = exp_f32(x)
+    y = e - f32(1.0) if abs(x) > f32(0.5) else tanh_f32(half) * (e + f32(1.0))
+    return x if half == f32(0.0) else y
 
 
 @nb.njit(**_K)
 def log1p_f32(x):
-    # Goldberg: log(u) * x / (u - 1) with u = 1 + x cancels the rounding error of 1 + x.
-    u = f32(1.0) + x
-    um1 = u - f32(1.0)
-    lu = log_f32(u)
-    k = lu * (x / um1)
-    k = x if um1 == f32(0.0) else k
-    return lu if (u == f32(np.inf) or u == f32(0.0)) else k
+    # XLA's (engine/lax/xla_f32.py.log1p)
+    x = _ftz(x)
+    if not (abs(x) < f32(0.41421356237309504880)):
+        return log_f32(x + f32(1.0))
+    x2 = x * x
+    p = _fma(f32(4.5270000862445199635215e-5), x, f32(4.9854102823193375972212e-1))
+    p = _fma(p, x, f32(6.5787325942061044846969e0))
+    p = _fma(p, x, f32(2.9911919328553073277375e1))
+    p = _fma(p, x, f32(6.0949667980987787057556e1))
+    p = _fma(p, x, f32(5.7112963590585538103336e1))
+    p = _fma(p, x, f32(2.0039553499201281259648e1))
+    q = _fma(f32(1.0), x, f32(1.5062909083469192043167e1))
+    q = _fma(q, x, f32(8.3047565967967209469434e1))
+    q = _fma(q, x, f32(2.2176239823732856465394e2))
+    q = _fma(q, x, f32(3.0909872225312059774938e2))
+    q = _fma(q, x, f32(2.1642788614495947685003e2))
+    q = _fma(q, x, f32(6.0118660497603843919306e1))
+    return x + _fma(f32(-0.5), x2, (x * x2) * (p / q))
 
 
 @nb.njit(**_K)
 def logistic_f32(x):
-    e = exp_f32(-abs(x))  # never overflows; for x < 0, e/(1+e) keeps tiny results
-    r = f32(1.0) / (f32(1.0) + e)
-    return r if x >= f32(0.0) else e * r
+    # XLA's: 1 / (1 + exp(-x)), denormal results flushed
+    return _ftz(f32(1.0) / (f32(1.0) + exp_f32(-x)))
+
+
+@nb.njit(**_K)
+def exp2_f32(x):
+    return exp_f32(f32(0.6931471805599453) * x)
 
 
 # pi/2 as four float64s of 24 significant bits (from a 300-bit pi): j * part is exact for
@@ -208,3 +226,16 @@ def sin_f32_libm(x):
 @nb.njit(**_K)
 def cos_f32_libm(x):
     return f32(np.cos(f64(x)))
+
+
+_UFUNCS: dict = {}
+
+
+def ufunc(name: str):
+    """``<name>_f32`` as a numpy ufunc (eager evaluation of big float32 arrays: the same bits as
+    ``lax/xla_f32.py``'s numpy steps, ~50x faster)."""
+    u = _UFUNCS.get(name)
+    if u is None:
+        kernel = globals()[f"{name}_f32"].py_func
+        u = _UFUNCS[name] = nb.vectorize(["float32(float32)"], cache=True)(kernel)
+    return u

@@ -15,6 +15,7 @@ import numpy as np
 from .numba_math import (
     cos_f32,
     cos_f32_libm,
+    exp2_f32,
     exp_f32,
     expm1_f32,
     log1p_f32,

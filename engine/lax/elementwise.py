@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir, narrow_dtypes
-from . import complex_numbers
+from . import complex_numbers, xla_f32
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
@@ -155,8 +155,10 @@ def _logistic(x):
     with np.errstate(over="ignore"):
         if narrow_dtypes.is_narrow(x.dtype):  # JAX lowers it to exp, add and div, each rounding
             wide, dt = narrow_dtypes.WIDE[x.dtype], x.dtype
-            e = np.exp(-x.astype(wide)).astype(dt).astype(wide)
+            e = xla_f32.kernel("exp", -x.astype(wide)).astype(dt).astype(wide)
             return (1 / (1 + e).astype(dt).astype(wide)).astype(dt)
+        if x.dtype == np.float32:
+            return xla_f32.kernel("logistic", x)
         return (1 / (1 + np.exp(-x))).astype(x.dtype)
 
 
@@ -185,6 +187,17 @@ def _erf_inv(x):
     return y
 
 
+def _xla_f32(name, f):
+    """``f``, but XLA's own kernel for float32 (and the narrow floats, computed in float32), so
+    values match JAX's to the bit (see xla_f32.py)."""
+
+    def g(x, **params):
+        return xla_f32.kernel(name, x) if x.dtype == np.float32 else f(x, **params)
+
+    g.__name__ = name
+    return g
+
+
 def _errs(f):
     def g(*args, **kw):
         with np.errstate(all="ignore"):
@@ -203,12 +216,12 @@ floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
-exp_p = unop("exp", _errs(np.exp), (_FLOAT, _COMPLEX))
-exp2_p = unop("exp2", _errs(np.exp2), (_FLOAT, _COMPLEX))
-log_p = unop("log", _errs(np.log), (_FLOAT, _COMPLEX))
-log1p_p = unop("log1p", _errs(np.log1p), (_FLOAT, _COMPLEX))
-expm1_p = unop("expm1", _errs(np.expm1), (_FLOAT, _COMPLEX))
-tanh_p = unop("tanh", np.tanh, (_FLOAT, _COMPLEX))
+exp_p = unop("exp", _errs(_xla_f32("exp", np.exp)), (_FLOAT, _COMPLEX))
+exp2_p = unop("exp2", _errs(_xla_f32("exp2", np.exp2)), (_FLOAT, _COMPLEX))
+log_p = unop("log", _errs(_xla_f32("log", np.log)), (_FLOAT, _COMPLEX))
+log1p_p = unop("log1p", _errs(_xla_f32("log1p", np.log1p)), (_FLOAT, _COMPLEX))
+expm1_p = unop("expm1", _errs(_xla_f32("expm1", np.expm1)), (_FLOAT, _COMPLEX))
+tanh_p = unop("tanh", _xla_f32("tanh", np.tanh), (_FLOAT, _COMPLEX))
 logistic_p = unop("logistic", _logistic, (_FLOAT, _COMPLEX))
 narrow_dtypes.keeps_narrow.add(logistic_p)  # (it rounds each step itself)
 sin_p = unop("sin", np.sin, (_FLOAT, _COMPLEX))
