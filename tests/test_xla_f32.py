@@ -1,4 +1,4 @@
-"""float32 exp, log, tanh, expm1, log1p, logistic and exp2 give JAX's bits: the numpy steps, numba's ufunc, eager jnp (small
+"""float32 exp, log, tanh, expm1, log1p, logistic, exp2, sinh and cosh give JAX's bits: the numpy steps, numba's ufunc, eager jnp (small
 and big arrays) and compiled jit kernels, against values recorded from JAX 0.10.2
 (tests/jax_reference/record_xla_f32.py)."""
 

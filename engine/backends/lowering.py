@@ -158,6 +158,8 @@ def _trig_guard(eqn, x):
 for _p, _n in (
     (ew.exp_p, "exp"),
     (ew.exp2_p, "exp2"),
+    (ew.sinh_p, "sinh"),
+    (ew.cosh_p, "cosh"),
     (ew.log_p, "log"),
     (ew.tanh_p, "tanh"),
     (ew.expm1_p, "expm1"),

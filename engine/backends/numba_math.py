@@ -3,8 +3,8 @@
 numba lowers ``np.exp``/``np.tanh``/``np.sin`` on scalars to libm calls, which LLVM cannot
 vectorize (and SVML is not available), so a fused loop spends ~100 ns per element in them. These
 are branch-free range reductions and polynomials in plain float32/int32 arithmetic; LLVM inlines
-them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p and
-logistic are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
+them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p,
+logistic, sinh and cosh are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
 numpy (JAX's bits, denormals flushed as XLA does; ``ufunc`` gives them to eager evaluation). sin
 and cos are Cephes' (<= 1.6 ulp against float64 numpy); they reduce exactly for
 |x| < ``TRIG_FAST_MAX``, and a loop nest that meets a larger argument is rerun with the libm
@@ -154,6 +154,20 @@ def logistic_f32(x):
 @nb.njit(**_K)
 def exp2_f32(x):
     return exp_f32(f32(0.6931471805599453) * x)
+
+
+@nb.njit(**_K)
+def sinh_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.sinh)
+    if abs(x) < f32(1.0):
+        m = _ftz(expm1_f32(x))
+        return _ftz(f32(0.5) * (m + m / (m + f32(1.0))))
+    return exp_f32(x + f32(-0.6931471805599453)) - exp_f32(f32(-0.6931471805599453) - x)
+
+
+@nb.njit(**_K)
+def cosh_f32(x):
+    return exp_f32(x + f32(-0.6931471805599453)) + exp_f32(f32(-0.6931471805599453) - x)
 
 
 # pi/2 as four float64s of 24 significant bits (from a 300-bit pi): j * part is exact for

@@ -15,6 +15,7 @@ import numpy as np
 from .numba_math import (
     cos_f32,
     cos_f32_libm,
+    cosh_f32,
     exp2_f32,
     exp_f32,
     expm1_f32,
@@ -23,6 +24,7 @@ from .numba_math import (
     logistic_f32,
     sin_f32,
     sin_f32_libm,
+    sinh_f32,
     tanh_f32,
     trig_huge,
 )

@@ -1,5 +1,5 @@
-"""float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic`` and ``exp2`` as XLA's CPU
-backend computes them, bit for bit.
+"""float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic``, ``exp2``, ``sinh`` and ``cosh``
+as XLA's CPU backend computes them, bit for bit.
 
 XLA does not call libm for these: it inlines Cephes' range reductions and polynomials (a rational function for tanh), lets LLVM
 contract each multiply-add into one fused multiply-add, and runs with denormals flushed to zero
@@ -240,7 +240,39 @@ def exp2(x) -> np.ndarray:
     return exp(f32(np.log(2)) * np.asarray(x, f32))
 
 
+_LOG_HALF = f32(np.log(0.5))
+
+
+def sinh(x) -> np.ndarray:
+    """``sinh`` as JAX's lowering (CHLO's decomposition) computes it: from ``expm1`` for |x| < 1,
+    else ``exp(x + log(1/2)) - exp(log(1/2) - x)``.
+
+    Example:
+
+      >>> float(sinh(np.float32(2.0)))
+      3.6268603801727295
+    """
+    x = np.asarray(x, f32)
+    m = ftz(expm1(x))  # (expm1 passes a denormal x through; the arithmetic reads it as zero)
+    small = ftz(f32(0.5) * (m + m / (m + f32(1))))
+    return np.asarray(np.where(np.abs(x) < f32(1), small, exp(x + _LOG_HALF) - exp(_LOG_HALF - x)), f32)
+
+
+def cosh(x) -> np.ndarray:
+    """``exp(x + log(1/2)) + exp(log(1/2) - x)``, as JAX's lowering computes ``cosh``.
+
+    Example:
+
+      >>> float(cosh(np.float32(2.0)))
+      3.762195587158203
+    """
+    x = np.asarray(x, f32)
+    return np.asarray(exp(x + _LOG_HALF) + exp(_LOG_HALF - x), f32)
+
+
 _STEPS = {
+    "sinh": sinh,
+    "cosh": cosh,
     "exp": exp,
     "log": log,
     "tanh": tanh,

@@ -1,5 +1,5 @@
 """Record JAX 0.10.2's float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic`` and
-``exp2`` on inputs spread over every float32
+``exp2``, ``sinh`` and ``cosh`` on inputs spread over every float32
 bit pattern, a dense grid where values are ordinary, and the special values (run with JAX's venv):
 
     /work/main/.jax-venv/bin/python tests/jax_reference/record_xla_f32.py
@@ -15,7 +15,7 @@ import pathlib
 
 import numpy as np
 
-FUNCTIONS = ("exp", "log", "tanh", "expm1", "log1p", "logistic", "exp2")
+FUNCTIONS = ("exp", "log", "tanh", "expm1", "log1p", "logistic", "exp2", "sinh", "cosh")
 
 
 def inputs() -> np.ndarray:
