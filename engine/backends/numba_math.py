@@ -5,7 +5,7 @@ vectorize (and SVML is not available), so a fused loop spends ~100 ns per elemen
 are branch-free range reductions and polynomials in plain float32/int32 arithmetic; LLVM inlines
 them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p,
 logistic, sinh and cosh are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
-numpy (JAX's bits, denormals flushed as XLA does; ``ufunc`` gives them to eager evaluation). sin
+numpy (JAX's bits, denormals flushed as XLA does; ``apply`` runs them for eager evaluation). sin
 and cos are Cephes' (<= 1.6 ulp against float64 numpy); they reduce exactly for
 |x| < ``TRIG_FAST_MAX``, and a loop nest that meets a larger argument is rerun with the libm
 versions (``trig_huge`` guards; see ``numba_jit``).
@@ -34,10 +34,18 @@ def _from_bits(typingctx, i):
     return nb.float32(nb.int32), lambda context, builder, sig, args: builder.bitcast(args[0], ir.FloatType())
 
 
-@nb.njit(**_K)
-def _fma(a, b, c):
-    """a*b + c rounded once to float32 (the product is exact in float64; see lax/xla_f32.py)."""
-    return f32(f64(a) * f64(b) + f64(c))
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a*b + c rounded once, float32: LLVM's fma (one vfmadd instruction with FMA3/AVX-512; a libm
+    call elsewhere), which is what XLA's contracted multiply-adds compute."""
+
+    def codegen(context, builder, sig, args):
+        f = ir.FloatType()
+        return builder.call(
+            builder.module.declare_intrinsic("llvm.fma", [f], ir.FunctionType(f, [f, f, f])), args
+        )
+
+    return nb.float32(nb.float32, nb.float32, nb.float32), codegen
 
 
 _TINY = f32(1.17549435e-38)
@@ -47,10 +55,12 @@ _TINY = f32(1.17549435e-38)
 def exp_f32(x):
     # XLA's CPU kernel, operation for operation (engine/lax/xla_f32.py.exp): Cephes' reduction
     # and polynomial with fused multiply-adds; results below the normal range flushed to zero.
-    if x != x:
-        return x
-    xc = min(max(x, f32(-87.8)), f32(88.8))
-    n = min(max(np.floor(_fma(xc, f32(1.44269504088896341), f32(0.5))), f32(-127.0)), f32(127.0))
+    # Branch-free (selects, no early returns), so LLVM vectorizes the loops it is inlined in.
+    xc = f32(-87.8) if x < f32(-87.8) else x
+    xc = f32(88.8) if xc > f32(88.8) else xc
+    xc = f32(0.0) if x != x else xc
+    n = np.floor(_fma(xc, f32(1.44269504088896341), f32(0.5)))
+    n = f32(-127.0) if n < f32(-127.0) else (f32(127.0) if n > f32(127.0) else n)
     a = _fma(f32(-0.693359375), n, xc)
     a = _fma(f32(2.12194440e-4), n, a)
     z = _fma(a, f32(1.9875691500e-4), f32(1.3981999507e-3))
@@ -60,19 +70,14 @@ def exp_f32(x):
     z = _fma(z, a, f32(5.0000001201e-1))
     z = f32(1.0) + _fma(z, a * a, a)
     y = z * _from_bits((i32(n) + i32(127)) << i32(23))
-    return f32(0.0) if abs(y) < _TINY else y
+    y = f32(0.0) if abs(y) < _TINY else y
+    return y if x == x else x
 
 
 @nb.njit(**_K)
 def log_f32(x):
-    # XLA's CPU kernel (engine/lax/xla_f32.py.log): denormal inputs read as zero.
-    if abs(x) < _TINY:
-        return f32(-np.inf)
-    if not (x > f32(0.0)):
-        return f32(np.nan)
-    if x == f32(np.inf):
-        return x
-    b = _bits(x)
+    # XLA's CPU kernel (engine/lax/xla_f32.py.log): denormal inputs read as zero. Branch-free.
+    b = _bits(max(x, _TINY))
     e = f32(1.0) + f32((b >> i32(23)) - i32(127))
     t = _from_bits((b & i32(~0x7F800000)) | i32(0x3F000000))
     small = t < f32(0.707106781186547524)
@@ -89,13 +94,17 @@ def log_f32(x):
     y = _fma(_fma(y, x3, y1), x3, y2)
     y = _fma(y, x3, f32(-2.12194440e-4) * e)
     t = _fma(f32(-0.5), x2, t) + y
-    return _fma(f32(0.693359375), e, t)
+    r = _fma(f32(0.693359375), e, t)
+    r = r if x > f32(0.0) else f32(np.nan)  # (negative or nan)
+    r = f32(-np.inf) if abs(x) < _TINY else r
+    return x if x == f32(np.inf) else r
 
 
 @nb.njit(**_K)
 def tanh_f32(x):
     # XLA's CPU kernel (engine/lax/xla_f32.py.tanh): a rational function of the clamped x.
-    xc = min(max(x, f32(-7.99881172180175781)), f32(7.99881172180175781))
+    c = f32(7.99881172180175781)
+    xc = -c if x < -c else (c if x > c else x)
     x2 = xc * xc
     p = _fma(x2, f32(-2.76076847742355e-16), f32(2.00018790482477e-13))
     p = _fma(x2, p, f32(-8.60467152213735e-11))
@@ -106,7 +115,8 @@ def tanh_f32(x):
     q = _fma(x2, f32(1.19825839466702e-06), f32(1.18534705686654e-04))
     q = _fma(x2, q, f32(2.26843463243900e-03))
     q = _fma(x2, q, f32(4.89352518554385e-03))
-    return x if (abs(x) < f32(0.0004) or x != x) else (xc * p) / q
+    r = (xc * p) / q
+    return x if (abs(x) < f32(0.0004) or x != x) else r
 
 
 @nb.njit(**_K)
@@ -117,9 +127,13 @@ def _ftz(a):
 @nb.njit(**_K)
 def expm1_f32(x):
     # XLA's (engine/lax/xla_f32.py.expm1)
+    # (every value computed before the selects: a call inside a conditional expression is a branch,
+    # and a loop with branches does not vectorize)
     half = _ftz(x * f32(0.5))
     e = exp_f32(x)
-    y = e - f32(1.0) if abs(x) > f32(0.5) else tanh_f32(half) * (e + f32(1.0))
+    small = tanh_f32(half) * (e + f32(1.0))
+    large = e - f32(1.0)
+    y = large if abs(x) > f32(0.5) else small
     return x if half == f32(0.0) else y
 
 
@@ -127,8 +141,6 @@ def expm1_f32(x):
 def log1p_f32(x):
     # XLA's (engine/lax/xla_f32.py.log1p)
     x = _ftz(x)
-    if not (abs(x) < f32(0.41421356237309504880)):
-        return log_f32(x + f32(1.0))
     x2 = x * x
     p = _fma(f32(4.5270000862445199635215e-5), x, f32(4.9854102823193375972212e-1))
     p = _fma(p, x, f32(6.5787325942061044846969e0))
@@ -142,7 +154,9 @@ def log1p_f32(x):
     q = _fma(q, x, f32(3.0909872225312059774938e2))
     q = _fma(q, x, f32(2.1642788614495947685003e2))
     q = _fma(q, x, f32(6.0118660497603843919306e1))
-    return x + _fma(f32(-0.5), x2, (x * x2) * (p / q))
+    small = x + _fma(f32(-0.5), x2, (x * x2) * (p / q))
+    large = log_f32(x + f32(1.0))
+    return small if abs(x) < f32(0.41421356237309504880) else large
 
 
 @nb.njit(**_K)
@@ -159,10 +173,10 @@ def exp2_f32(x):
 @nb.njit(**_K)
 def sinh_f32(x):
     # JAX's lowering (engine/lax/xla_f32.py.sinh)
-    if abs(x) < f32(1.0):
-        m = _ftz(expm1_f32(x))
-        return _ftz(f32(0.5) * (m + m / (m + f32(1.0))))
-    return exp_f32(x + f32(-0.6931471805599453)) - exp_f32(f32(-0.6931471805599453) - x)
+    m = _ftz(expm1_f32(x))
+    small = _ftz(f32(0.5) * (m + m / (m + f32(1.0))))
+    large = exp_f32(x + f32(-0.6931471805599453)) - exp_f32(f32(-0.6931471805599453) - x)
+    return small if abs(x) < f32(1.0) else large
 
 
 @nb.njit(**_K)
@@ -242,14 +256,40 @@ def cos_f32_libm(x):
     return f32(np.cos(f64(x)))
 
 
-_UFUNCS: dict = {}
+# The kernels eager evaluation of big float32 arrays runs (``lax/xla_f32.kernel``), by index into
+# one cached loop: one compile for all of them, and no ufunc machinery to load (a numba ufunc takes
+# seconds to build even from the cache).
+ARRAY_KERNELS = ("exp", "exp2", "log", "tanh", "expm1", "log1p", "logistic", "sinh", "cosh")
 
 
-def ufunc(name: str):
-    """``<name>_f32`` as a numpy ufunc (eager evaluation of big float32 arrays: the same bits as
-    ``lax/xla_f32.py``'s numpy steps, ~50x faster)."""
-    u = _UFUNCS.get(name)
-    if u is None:
-        kernel = globals()[f"{name}_f32"].py_func
-        u = _UFUNCS[name] = nb.vectorize(["float32(float32)"], cache=True)(kernel)
-    return u
+@nb.njit(**_K)
+def _apply(which, x, out):
+    for i in range(x.size):
+        v = x[i]
+        if which == 0:
+            out[i] = exp_f32(v)
+        elif which == 1:
+            out[i] = exp2_f32(v)
+        elif which == 2:
+            out[i] = log_f32(v)
+        elif which == 3:
+            out[i] = tanh_f32(v)
+        elif which == 4:
+            out[i] = expm1_f32(v)
+        elif which == 5:
+            out[i] = log1p_f32(v)
+        elif which == 6:
+            out[i] = logistic_f32(v)
+        elif which == 7:
+            out[i] = sinh_f32(v)
+        else:
+            out[i] = cosh_f32(v)
+
+
+def apply(name: str, x: np.ndarray) -> np.ndarray:
+    """``<name>_f32`` of every element of the float32 array ``x`` (the same bits as the numpy steps
+    of ``lax/xla_f32.py``, ~50x faster)."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    _apply(ARRAY_KERNELS.index(name), flat, out)
+    return out.reshape(x.shape)

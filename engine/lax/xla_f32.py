@@ -18,10 +18,13 @@ input in 2**29).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
-# Arrays this big run the same kernels compiled by numba (when it is installed): below it the numpy
-# steps (~40 us) cost less than loading numba into a process that has not.
+# Arrays this big run the same kernels compiled by numba when the jit backend has loaded them: the
+# numpy steps take ~50 ns an element, the numba loop ~1 (loading numba only for this would cost more
+# than it saves in most programs).
 NUMBA_SIZE = 4096
 
 f32, f64, i32 = np.float32, np.float64, np.int32
@@ -65,22 +68,12 @@ def fma(a, b, c) -> np.ndarray:
     return (np.asarray(a, f64) * np.asarray(b, f64) + np.asarray(c, f64)).astype(f32)
 
 
-def _numba_ufunc(name: str):
-    try:
-        from ..backends import numba_math
-    except ImportError:  # (the engine without numba)
-        return None
-    return numba_math.ufunc(name)
-
-
 def kernel(name: str, x: np.ndarray) -> np.ndarray:
-    """XLA's float32 ``name`` (a key of ``_STEPS``) of ``x``, by numba's ufunc for big arrays."""
-    if x.size >= NUMBA_SIZE:
-        u = _numba_ufunc(name)
-        if u is not None:
-            with np.errstate(all="ignore"):
-                return u(x)
+    """XLA's float32 ``name`` (a key of ``_STEPS``) of ``x``, by the numba loop for big arrays."""
+    numba_math = sys.modules.get("engine.backends.numba_math")
     with np.errstate(all="ignore"):
+        if numba_math is not None and x.size >= NUMBA_SIZE:
+            return numba_math.apply(name, x)
         return _STEPS[name](x)
 
 
