@@ -397,7 +397,7 @@ def log1mexp(x):
     """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x``.
 
     >>> log1mexp(jnp.array([0.1, 10.0]))
-    Array([-2.3521686e+00, -4.5400953e-05], dtype=float32)
+    Array([-2.3521686e+00, -4.5400961e-05], dtype=float32)
     """
     (x,) = promote_args_inexact("log1mexp", x)
     return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
