@@ -19,10 +19,11 @@ import math
 
 import numpy as np
 
-# Lanczos approximation, g = 7, n = 9 (the published coefficients XLA's Lgamma uses).
-_LANCZOS_G = 7.0
-_LANCZOS_BASE = 0.99999999999980993
-_LANCZOS = (
+# Lanczos approximation, g = 7, n = 9 (the published coefficients XLA's Lgamma uses; C. Lanczos,
+# SIAM J. Numer. Anal. B 1 (1964); GSL's lanczos_7_c): the base term, then the series' numerators.
+LANCZOS_G = 7.0
+LANCZOS = (
+    0.99999999999980993,
     676.5203681218851,
     -1259.1392167224028,
     771.32342877765313,
@@ -39,11 +40,11 @@ def _lgamma_xla(a):
     """XLA's Lgamma for ``a >= 0.5`` in ``a``'s dtype (no reflection needed past ``1 / eps``)."""
     t_ = a.dtype.type
     z = a - t_(1)
-    s = t_(_LANCZOS_BASE)
-    for i, c in enumerate(_LANCZOS):
+    s = t_(LANCZOS[0])
+    for i, c in enumerate(LANCZOS[1:]):
         s = s + t_(c) / (z + t_(i) + t_(1))
-    t = t_(_LANCZOS_G + 0.5) + z
-    log_t = t_(math.log(_LANCZOS_G + 0.5)) + np.log1p(z / t_(_LANCZOS_G + 0.5))
+    t = t_(LANCZOS_G + 0.5) + z
+    log_t = t_(math.log(LANCZOS_G + 0.5)) + np.log1p(z / t_(LANCZOS_G + 0.5))
     log_sqrt_2pi = t_(0.5 * (math.log(2) + math.log(math.pi)))
     # (z + 1/2 - t / log t) * log t + log sqrt(2 pi) is one fused multiply-add on XLA's CPU
     wide = np.longdouble if a.dtype == np.float64 else np.float64

@@ -15,20 +15,8 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..jit import jit
-
-_G = 7.0
-# Lanczos coefficients for g = 7, n = 9 (C. Lanczos, SIAM J. Numer. Anal. B 1 (1964); GSL's lanczos_7_c).
-_C = (
-    0.99999999999980993,
-    676.5203681218851,
-    -1259.1392167224028,
-    771.32342877765313,
-    -176.61502916214059,
-    12.507343278686905,
-    -0.13857109526572012,
-    9.9843695780195716e-6,
-    1.5056327351493116e-7,
-)
+from ..lax.igamma_stalled import LANCZOS as _C
+from ..lax.igamma_stalled import LANCZOS_G as _G
 
 
 def _lanczos_loggamma(z):
