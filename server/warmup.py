@@ -29,7 +29,8 @@ log = logging.getLogger("jaxplay.warmup")
 
 
 def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
-    """Run every non-pmap gallery example once; returns (id, seconds, ok) per example."""
+    """Run every non-pmap gallery example once, and compile the eager array kernels; returns
+    (id, seconds, ok) per step."""
     if runner is None:
         from engine.inspect.run import run_request
 
@@ -40,6 +41,7 @@ def warm(runner: Optional[Runner] = None) -> list[tuple[str, float, bool]]:
     jit_runtime.compile_dead_programs = True
     try:
         _warm_each(runner, done)
+        _warm_array_kernels(done)
     finally:
         jit_runtime.compile_dead_programs = False
     _stop_kernel_threads()
@@ -65,6 +67,22 @@ def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
             log.warning("warm-up of %s failed: %s", ex.id, e)
             ok = False
         done.append((ex.id, time.perf_counter() - t0, ok))
+
+
+def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
+    """Compile the numba loop eager float32 exp/log/tanh/... of big arrays run in
+    (``engine/lax/xla_f32.py``): a run's first ``jnp.exp`` of 4096 elements or more would otherwise
+    compile it, seconds in a fresh cache."""
+    try:
+        import numpy as np
+
+        from engine.backends import numba_math
+    except ImportError:  # (no numba: eager evaluation takes the numpy steps)
+        return
+    t0 = time.perf_counter()
+    for name in numba_math.ARRAY_KERNELS:
+        numba_math.apply(name, np.zeros(1, np.float32))
+    done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 
 def _stop_device_processes() -> None:

@@ -451,7 +451,7 @@ def serve(ctrl_in: int, ctrl_out: int, config: ZygoteConfig) -> None:
         for cache in caches:
             kernel_cache.seal(cache)
         log.info(
-            "slot %s: warmed %d gallery examples in %.1f s",
+            "slot %s: warmed %d gallery examples and kernels in %.1f s",
             config["slot"],
             len(warmed),
             time.perf_counter() - t0,
