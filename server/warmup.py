@@ -70,9 +70,8 @@ def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
 
 
 def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
-    """Compile the numba loop eager float32 exp/log/tanh/... of big arrays run in
-    (``engine/lax/xla_f32.py``): a run's first ``jnp.exp`` of 4096 elements or more would otherwise
-    compile it, seconds in a fresh cache."""
+    """Compile the numba loop eager float32 exp/log/tanh/... run in (``engine/lax/xla_f32.py``): a
+    run's first ``jnp.exp`` would otherwise compile it, seconds in a fresh cache."""
     try:
         import numpy as np
 

@@ -1,5 +1,6 @@
 """Importing the engine leaves its heavy optional modules unimported until a program needs them:
-ml_dtypes (most of a second) until a narrow dtype is named, numba until a jit compiles. Each check
+ml_dtypes (most of a second) until a narrow dtype is named, numba until a jit compiles or a float32
+exp/log/tanh/... runs (XLA's kernels, engine/lax/xla_f32.py). Each check
 runs in a fresh interpreter, as the modules a test process has imported say nothing."""
 
 from __future__ import annotations

@@ -256,9 +256,9 @@ def cos_f32_libm(x):
     return f32(np.cos(f64(x)))
 
 
-# The kernels eager evaluation of big float32 arrays runs (``lax/xla_f32.kernel``), by index into
-# one cached loop: one compile for all of them, and no ufunc machinery to load (a numba ufunc takes
-# seconds to build even from the cache).
+# The kernels eager evaluation runs (``lax/xla_f32.kernel``), by index into one cached loop: one
+# compile for all of them, and no ufunc machinery to load (a numba ufunc takes seconds to build even
+# from the cache).
 ARRAY_KERNELS = ("exp", "exp2", "log", "tanh", "expm1", "log1p", "logistic", "sinh", "cosh")
 
 
