@@ -616,6 +616,17 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     n = axis_size(axis_name) if groups is None else len(groups[0])
     lax = _lax()
 
+    def bind(v, split, concat, tiled):
+        return all_to_all_p.bind(
+            v,
+            axis_name=_names(axis_name),
+            axis_size=n,
+            split_axis=split,
+            concat_axis=concat,
+            tiled=tiled,
+            axis_index_groups=groups,
+        )
+
     def one(v):
         v = _lift_unbatched(v, axis_name)
         nd = core.get_aval(v).ndim
@@ -628,15 +639,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 )
             if groups is not None:
                 _check_groups(groups, axis_size(axis_name))
-            return all_to_all_p.bind(
-                v,
-                axis_name=_names(axis_name),
-                axis_size=n,
-                split_axis=split,
-                concat_axis=concat,
-                tiled=True,
-                axis_index_groups=groups,
-            )
+            return bind(v, split, concat, True)
         if core.get_aval(v).shape[split] != n:
             raise ValueError(  # (JAX's message, naming its parameter)
                 "all_to_all requires the size of the mapped axis axis_name to equal "
@@ -650,15 +653,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         elif split > concat:
             v = lax.expand_dims(v, (concat,))
             split += 1
-        out = all_to_all_p.bind(
-            v,
-            axis_name=_names(axis_name),
-            axis_size=n,
-            split_axis=split,
-            concat_axis=concat,
-            tiled=False,
-            axis_index_groups=groups,
-        )
+        out = bind(v, split, concat, False)
         return lax.squeeze(out, (split,)) if split != concat else out
 
     return tree_map(one, x)
