@@ -24,26 +24,40 @@ custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
 
 
+# The params are JAX's. Where JAX keeps traced-jaxpr thunks the engine keeps its flat Python rules:
+# ``jvp_jaxpr_fun`` is ``(primals, tangents, consts=None) -> (outs, tangents_out)`` and
+# ``fwd_jaxpr_thunk`` is ``(*primals, perturbed=, consts=, consts_perturbed=) -> (outs, residuals)``
+# (``bwd`` is ``(residuals, cotangents) -> input cotangents``), each named as the user's rule and
+# carrying the custom function's name as ``fun_name`` (JAX's printer reads both from debug info);
+# ``out_trees`` is a thunk of the output and residual trees (the latter known once fwd has run).
+
+
+def _named(rule, like, default: str, fun_name: str):
+    rule.__name__ = getattr(like, "__name__", default)  # printed as jvp=/fwd=/bwd=<the rule's name>
+    rule.fun_name = fun_name  # printed as name=<the custom function's name>
+    return rule
+
+
 def _custom_jvp_pp_params(eqn):
     p = eqn.params
     return [
-        ("name", p["name"]),
+        ("name", p["jvp_jaxpr_fun"].fun_name),
         ("call_jaxpr", p["call_jaxpr"]),
-        ("jvp", p["jvp"]),
+        ("jvp", p["jvp_jaxpr_fun"]),
         *([("num_consts", p["num_consts"])] if p["num_consts"] else []),
-        ("symbolic_zeros", getattr(p["jvp"], "symbolic_zeros", False)),
+        ("symbolic_zeros", p["symbolic_zeros"]),
     ]
 
 
 def _custom_vjp_pp_params(eqn):
     p = eqn.params
     return [
-        ("name", p["name"]),
+        ("name", p["fwd_jaxpr_thunk"].fun_name),
         ("bwd", p["bwd"]),
         ("call_jaxpr", p["call_jaxpr"]),
-        ("fwd", p["fwd"]),
+        ("fwd", p["fwd_jaxpr_thunk"]),
         *([("num_consts", p["num_consts"])] if p["num_consts"] else []),
-        ("symbolic_zeros", getattr(p["fwd"], "symbolic_zeros", False)),
+        ("symbolic_zeros", p["symbolic_zeros"]),
     ]
 
 
@@ -274,8 +288,7 @@ class custom_jvp(_Wrapping):
                 _in_rule.discard(self)
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
-        jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
-        jvp_flat.symbolic_zeros = symbolic  # type: ignore[attr-defined]
+        _named(jvp_flat, user_jvp, "jvp", self.__name__)
         return self._bind(closed, hoisted, leaves, out_tree, jvp_flat)
 
     def _jvp_directly(self, trace, args):
@@ -309,17 +322,22 @@ class custom_jvp(_Wrapping):
 
     def _bind(self, closed, hoisted, leaves, out_tree, jvp_flat):
         outs = custom_jvp_call_p.bind(
-            *hoisted, *leaves, call_jaxpr=closed, jvp=jvp_flat, num_consts=len(hoisted), name=self.__name__
+            *hoisted,
+            *leaves,
+            call_jaxpr=closed,
+            jvp_jaxpr_fun=jvp_flat,
+            num_consts=len(hoisted),
+            symbolic_zeros=self.symbolic_zeros,
         )
         return tree_unflatten(out_tree, outs)
 
 
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts, symbolic_zeros):
     ps = primals[num_consts:]
     ts = list(tangents[num_consts:])  # (zeros stay symbolic: the rule's wrapper decides)
-    if not getattr(jvp, "symbolic_zeros", False):
+    if not symbolic_zeros:
         ts = [ad.instantiate_zeros(t) for t in ts]
-    outs, touts = jvp(ps, ts, consts=primals[:num_consts])
+    outs, touts = jvp_jaxpr_fun(ps, ts, consts=primals[:num_consts])
     return outs, [_float0_as_zero(sz.from_rule(t, core.get_aval(o))) for o, t in zip(outs, touts)]
 
 
@@ -332,7 +350,7 @@ def _float0_as_zero(t):
     return t
 
 
-def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, name):
+def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp_jaxpr_fun, num_consts, symbolic_zeros):
     # Unbatched arguments (the constants above all) stay unbatched, as JAX batches the call.
     mapped = [d is not batching.not_mapped and d is not None for d in dims]
     vals = [batching.bdim_at_front(v, d, axis_size) if m else v for v, d, m in zip(vals, dims, mapped)]
@@ -353,16 +371,20 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
 
         def both(*cpt):
             c, pt = cpt[: len(cs)], cpt[len(cs) :]
-            o, t = jvp(list(pt[:n]), list(pt[n:]), consts=list(c) if consts is not None else None)
+            o, t = jvp_jaxpr_fun(list(pt[:n]), list(pt[n:]), consts=list(c) if consts is not None else None)
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
 
         outs = batching.vmap_flat(both, axis_size, None, in_dims, args, lambda k: [0] * k)
         m = len(outs) // 2
         return outs[:m], outs[m:]
 
-    batched_jvp.__name__ = getattr(jvp, "__name__", "jvp")  # printed as jvp=<the rule's name>
+    _named(batched_jvp, jvp_jaxpr_fun, "jvp", jvp_jaxpr_fun.fun_name)
     outs = custom_jvp_call_p.bind(
-        *vals, call_jaxpr=batched, jvp=batched_jvp, num_consts=num_consts, name=name
+        *vals,
+        call_jaxpr=batched,
+        jvp_jaxpr_fun=batched_jvp,
+        num_consts=num_consts,
+        symbolic_zeros=symbolic_zeros,
     )
     return outs, [0] * len(outs)
 
@@ -370,17 +392,15 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts
 def _custom_jvp_call_retraced(eqn):
     # Retraced as a known equation (JAX's partial_eval_jaxpr_nounits), the call's constants are
     # operands like the others (num_consts 0); its rule still sees only the original arguments.
-    k, jvp = eqn.params["num_consts"], eqn.params["jvp"]
+    k, jvp = eqn.params["num_consts"], eqn.params["jvp_jaxpr_fun"]
     if not k:
         return eqn
 
     def lifted(ps, ts, consts=None):
         return jvp(list(ps)[k:], list(ts)[k:], consts=list(ps)[:k])
 
-    lifted.__name__ = getattr(jvp, "__name__", "jvp")
-    if hasattr(jvp, "symbolic_zeros"):
-        lifted.symbolic_zeros = jvp.symbolic_zeros  # type: ignore[attr-defined]
-    return eqn._replace(params=dict(eqn.params, jvp=lifted, num_consts=0))
+    _named(lifted, jvp, "jvp", jvp.fun_name)
+    return eqn._replace(params=dict(eqn.params, jvp_jaxpr_fun=lifted, num_consts=0))
 
 
 _dced_call_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
@@ -536,11 +556,13 @@ class custom_vjp(_Wrapping):
                 )
             return _flat_cts(cts, [a for i, a in enumerate(args) if i not in nd])
 
-        # Printed as fwd=<the fwd rule's name> bwd=<the bwd rule's name>, as JAX prints them.
-        fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
-        bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")
-        fwd_flat.symbolic_zeros = symbolic  # type: ignore[attr-defined]
-        return self._bind(closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat)
+        _named(fwd_flat, fwd, "fwd", self.__name__)
+        _named(bwd_flat, bwd, "bwd", self.__name__)
+
+        def out_trees():
+            return out_tree, res_tree_store[0] if res_tree_store else None
+
+        return self._bind(closed, hoisted, leaves, fwd_flat, bwd_flat, out_trees)
 
     def _vjp_directly(self, trace, args):
         nd = self.nondiff_argnums
@@ -588,21 +610,24 @@ class custom_vjp(_Wrapping):
         )
         return tree_unflatten(out_tree, [trace.tracer_type(trace, o, t) for o, t in zip(outs, touts)])
 
-    def _bind(self, closed, hoisted, leaves, out_tree, fwd_flat, bwd_flat):
+    def _bind(self, closed, hoisted, leaves, fwd_flat, bwd_flat, out_trees):
         outs = custom_vjp_call_p.bind(
             *hoisted,
             *leaves,
             call_jaxpr=closed,
-            fwd=fwd_flat,
+            fwd_jaxpr_thunk=fwd_flat,
             bwd=bwd_flat,
             num_consts=len(hoisted),
-            name=self.__name__,
+            out_trees=out_trees,
+            symbolic_zeros=self.symbolic_zeros,
         )
-        return tree_unflatten(out_tree, outs)
+        return tree_unflatten(out_trees()[0], outs)
 
 
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
-    outs, res = fwd(
+def _custom_vjp_call_jvp(
+    primals, tangents, *, call_jaxpr, fwd_jaxpr_thunk, bwd, num_consts, out_trees, symbolic_zeros
+):
+    outs, res = fwd_jaxpr_thunk(
         *primals[num_consts:],
         perturbed=[type(t) is not ad.Zero for t in tangents[num_consts:]],
         consts=primals[:num_consts],
@@ -616,12 +641,14 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
         num_res=len(res),
         bwd=bwd,
         out_avals=tuple(ad.tangent_aval(a) for a in out_avals),
-        name=name,
+        name=fwd_jaxpr_thunk.fun_name,
     )
     return outs, touts
 
 
-def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, name):
+def _custom_vjp_call_batch(
+    axis_size, vals, dims, *, call_jaxpr, fwd_jaxpr_thunk, bwd, num_consts, out_trees, symbolic_zeros
+):
     """The call again, one level out, with its function, fwd and bwd batched (as JAX's
     process_custom_vjp_call): differentiated later, the rules still apply, not the function."""
     trace = batching.current_batch_trace()
@@ -636,6 +663,7 @@ def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_c
         batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, dims, axis_name)
     in_dims = [None if d is batching.not_mapped else d for d in dims[num_consts:]]
     res_dims: list = []
+    fwd, name = fwd_jaxpr_thunk, fwd_jaxpr_thunk.fun_name
 
     def fwd_batched(*primals, perturbed=None, **consts):
         def outs_and_res(*xs):
@@ -683,10 +711,16 @@ def _custom_vjp_call_batch(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_c
             flat.append(_match_ct_axis(ct, d, want, axis_size))
         return flat
 
-    fwd_batched.__name__, bwd_batched.__name__ = fwd.__name__, bwd.__name__
-    fwd_batched.symbolic_zeros = getattr(fwd, "symbolic_zeros", False)  # type: ignore[attr-defined]
+    _named(fwd_batched, fwd, "fwd", name)
+    _named(bwd_batched, bwd, "bwd", name)
     outs = custom_vjp_call_p.bind(
-        *vals, call_jaxpr=batched, fwd=fwd_batched, bwd=bwd_batched, num_consts=num_consts, name=name
+        *vals,
+        call_jaxpr=batched,
+        fwd_jaxpr_thunk=fwd_batched,
+        bwd=bwd_batched,
+        num_consts=num_consts,
+        out_trees=out_trees,  # (the trees of one member's outputs and residuals)
+        symbolic_zeros=symbolic_zeros,
     )
     return outs, out_dims
 

@@ -459,9 +459,6 @@ def _pp_jaxprs(jaxprs: Sequence[Jaxpr | ClosedJaxpr], ctx: PpContext) -> pp.Doc:
     return pp.group(pp.concat([inner, pp.brk(""), pp.text(")")]))
 
 
-_UNNAMED_CALLS = ("custom_jvp_call", "custom_vjp_call")
-
-
 def _shared_jaxprs(top: Jaxpr) -> list[tuple[str, Jaxpr]]:
     """Jaxprs printed once up front: those used more than once, and nested ones over 10 equations."""
     counts: dict[Jaxpr, int] = {}
@@ -471,9 +468,9 @@ def _shared_jaxprs(top: Jaxpr) -> list[tuple[str, Jaxpr]]:
         j = queue.pop(0)
         counts[j] = counts.get(j, 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
         for eqn in j.eqns:
-            # (custom_jvp_call and custom_vjp_call show a name but have no such parameter in JAX,
-            # whose printer names shared jaxprs from that parameter)
-            name = None if eqn.primitive.name in _UNNAMED_CALLS else eqn.params.get("name")
+            # (JAX's printer names shared jaxprs from a ``name`` parameter: custom_jvp_call and
+            # custom_vjp_call show a name but have no such parameter)
+            name = eqn.params.get("name")
             subs = list(subjaxprs(eqn))
             queue.extend(subs)
             if isinstance(name, str):

@@ -529,6 +529,11 @@ def _concrete_for(abstract: AbstractMesh) -> Mesh | None:
     mesh = _mesh_state.mesh
     if mesh is None or abstract.empty or abstract.size != mesh.size:
         return None
+    return _arranged(mesh, abstract)
+
+
+def _arranged(mesh: Mesh, abstract: AbstractMesh) -> Mesh:
+    """``mesh``'s devices arranged as ``abstract`` says (its axes and types)."""
     if abstract.axis_names == mesh.axis_names and abstract.axis_sizes == mesh.axis_sizes:
         return Mesh(mesh.devices, mesh.axis_names, abstract.axis_types)
     return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names, abstract.axis_types)

@@ -6,23 +6,9 @@ import pytest
 
 from tests.fidelity import param_keys
 
-# Primitives whose params are the engine's own, and why.
-KNOWN_DIFFERENCES = {
-    # JAX's ``tree`` (the indexer's pytree of a ref access) is the engine's ``indexer`` object
-    "get": "indexer, not tree",
-    "swap": "indexer, not tree",
-    "addupdate": "indexer, not tree",
-    # the engine's custom rules are Python functions, not JAX's traced-jaxpr thunks
-    "custom_jvp_call": "jvp and name, not jvp_jaxpr_fun and symbolic_zeros",
-    "custom_vjp_call": "fwd and name, not fwd_jaxpr_thunk, out_trees and symbolic_zeros",
-    # whether the mesh came from the context, where JAX records its newly manual axes
-    "shard_map": "mesh_from_context, not newly_manual_axes",
-    # the axis size, which JAX reads from its axis environment when it types the equation
-    "all_to_all": "axis_size too",
-    # the engine's sharding objects: JAX's dst_sharding and concrete_mesh are one sharding here
-    "reshard": "sharding, not concrete_mesh and dst_sharding",
-    "sharding_constraint": "from_spec, not layout",
-}
+# Primitives whose params are the engine's own, and why (none now: where JAX's value is an object
+# the engine lacks, its key holds the engine's equivalent; see tests/test_param_rebinding.py).
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

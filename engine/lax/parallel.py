@@ -129,8 +129,9 @@ def _bound(axis_name) -> tuple:
 
 # ---------------------------------------------------------------------------------------------
 # Primitives, with JAX's params: the reductions carry ``axes`` (a tuple of names, and positional
-# axes under vmap), the others ``axis_name`` (a tuple of names); shape-changing ones also carry
-# ``axis_size`` so that abstract evaluation needs no environment. ``axis_index_groups`` is always
+# axes under vmap), the others ``axis_name`` (a tuple of names); all_gather and reduce_scatter also
+# carry ``axis_size`` (all_to_all, as JAX's, reads it from the axis environment when it is typed:
+# its abstract evaluation runs where the axis is bound, as JAX's does). ``axis_index_groups`` is always
 # None but in all_to_all (the public functions refuse groups elsewhere).
 
 psum_p = Primitive("psum", multiple_results=True)
@@ -147,8 +148,8 @@ _NO_GROUPS = {"axis_index_groups": None}
 
 
 def _pp_all_to_all(eqn):
-    # JAX binds the axis name as given (one name unwrapped) and no axis size
-    params = {k: v for k, v in eqn.params.items() if k != "axis_size"}
+    # JAX binds the axis name as given (one name unwrapped)
+    params = dict(eqn.params)
     names = eqn.params["axis_name"]
     params.update(axis_name=names[0] if len(names) == 1 else names)
     return sorted(params.items())
@@ -218,8 +219,14 @@ def _psum_scatter_abstract(x, *, axis_name, axis_index_groups, axis_size, scatte
     return x.update(shape=tuple(shape), weak_type=False)
 
 
+def _all_to_all_size(axis_name, axis_index_groups) -> int:
+    # (no ``axis_size`` param, as JAX's: the axis environment it is typed in has it)
+    return len(axis_index_groups[0]) if axis_index_groups is not None else axis_size(axis_name)
+
+
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract(x, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups):
+def _all_to_all_abstract(x, *, axis_name, split_axis, concat_axis, tiled, axis_index_groups):
+    axis_size = _all_to_all_size(axis_name, axis_index_groups)
     shape = list(x.shape)
     if shape[split_axis] % axis_size:
         raise ValueError(
@@ -320,7 +327,7 @@ def _ppermute_impl(x, *, axis_name, perm):
 
 
 @all_to_all_p.def_impl
-def _all_to_all_impl(x, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups):
+def _all_to_all_impl(x, *, axis_name, split_axis, concat_axis, tiled, axis_index_groups):
     _, vm, rest = _split_axes(axis_name)
     if vm:
         if axis_index_groups is not None:
@@ -409,7 +416,8 @@ _linear(
 
 def _all_to_all_transpose(ct, *, split_axis, concat_axis, tiled=False, **params):
     if not tiled and split_axis != concat_axis:
-        raise _all_to_all_transpose_error(ct, split_axis, concat_axis, params["axis_size"])
+        # (untiled, the operand's unit axis at concat_axis became the axis size)
+        raise _all_to_all_transpose_error(ct, split_axis, concat_axis, core.get_aval(ct).shape[concat_axis])
     return all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled, **params)
 
 
@@ -620,7 +628,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         return all_to_all_p.bind(
             v,
             axis_name=_names(axis_name),
-            axis_size=n,
             split_axis=split,
             concat_axis=concat,
             tiled=tiled,

@@ -133,9 +133,7 @@ def _ppermute_batch(size, vals, dims, *, axis_name, perm):
     return lax.dot_general(Array(sel), x, (((1,), (0,)), ((), ()))), 0
 
 
-def _all_to_all_batch(
-    size, vals, dims, *, axis_name, axis_size, split_axis, concat_axis, tiled, axis_index_groups
-):
+def _all_to_all_batch(size, vals, dims, *, axis_name, split_axis, concat_axis, tiled, axis_index_groups):
     from . import api as lax
 
     (v,), (d,) = vals, dims
@@ -143,7 +141,6 @@ def _all_to_all_batch(
         out = all_to_all_p.bind(
             _front(v, d, size),
             axis_name=axis_name,
-            axis_size=axis_size,
             split_axis=split_axis + 1,
             concat_axis=concat_axis + 1,
             tiled=tiled,

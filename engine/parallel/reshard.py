@@ -11,7 +11,7 @@ from .. import ad, batching, core, ir
 from ..core import ShapedArray
 from ..device_put_primitive import device_put_p
 from ..ir import ClosedJaxpr, Literal
-from ..sharding import Mesh, NamedSharding, PartitionSpec
+from ..sharding import Mesh, NamedSharding, PartitionSpec, _arranged
 from ..staging import trace_to_jaxpr
 from .partition import (
     MeshContext,
@@ -34,19 +34,34 @@ from .partition import (
 )
 
 reshard_p = core.Primitive("reshard")
-reshard_p.def_impl(lambda x, *, sharding: x)  # host path only; a jit holding one runs per device
-reshard_p.def_abstract_eval(lambda x, *, sharding: x)
-ad.deflinear(reshard_p, lambda ct, x, *, sharding: [ct])  # values are unchanged: so are cotangents
+# JAX's params: ``dst_sharding`` over the mesh's AbstractMesh (what the result's type says) and
+# ``concrete_mesh``, the devices (JAX's is None for a sharding given over an abstract mesh; the
+# engine's reshard always names a concrete Mesh).
+reshard_p.def_impl(lambda x, **_: x)  # host path only; a jit holding one runs per device
+reshard_p.def_abstract_eval(lambda x, **_: x)
+ad.deflinear(reshard_p, lambda ct, x, **_: [ct])  # values are unchanged: so are cotangents
 _always_ruled.add(reshard_p)
 ir.pp_params_rules[reshard_p] = lambda eqn: []  # (JAX prints a reshard without parameters: the type says it)
 _host_only.add(reshard_p)
 
 
-def _reshard_batch(axis_size, vals, dims, *, sharding):
+def _reshard_params(sharding: NamedSharding) -> dict:
+    """``reshard``'s params for a sharding over a concrete Mesh."""
+    dst = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec, memory_kind=sharding.memory_kind)
+    return {"dst_sharding": dst, "concrete_mesh": sharding.mesh}
+
+
+def _target(params) -> NamedSharding:
+    """The sharding a ``reshard`` moves to, over its concrete mesh."""
+    dst = params["dst_sharding"]
+    return NamedSharding(params["concrete_mesh"], dst.spec, memory_kind=dst.memory_kind)
+
+
+def _reshard_batch(axis_size, vals, dims, *, dst_sharding, concrete_mesh):
     (x,), (d,) = vals, dims
-    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec = list(dst_sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(dst_sharding.spec))
     spec.insert(d, None)  # the batch dimension is not split
-    return reshard_p.bind(x, sharding=sharding.with_spec(spec)), d
+    return reshard_p.bind(x, dst_sharding=dst_sharding.with_spec(spec), concrete_mesh=concrete_mesh), d
 
 
 batching.batch_rules[reshard_p] = _reshard_batch
@@ -54,7 +69,10 @@ batching.batch_rules[reshard_p] = _reshard_batch
 
 def _reshard_rule(ctx, prim, vals, params):
     (x,) = vals
-    sharding = params["sharding"]
+    return _reshard_to(ctx, x, _target(params))
+
+
+def _reshard_to(ctx, x, sharding):
     view = None
     groups = _axis_groups(ctx.mesh, sharding.mesh) if sharding.mesh != ctx.mesh else None
     if groups is not None:  # the same devices with other axes: in the program's axes
@@ -75,10 +93,7 @@ def _device_put_rule(ctx, prim, vals, params):
     XLA's propagation lays the result out as its operand), while an Explicit mesh puts the
     sharding in the result's type, which the program honours as a reshard does. Memory kinds are
     types only: the engine has one memory."""
-    return [
-        _reshard_rule(ctx, reshard_p, [x], {"sharding": d}) if _onto_explicit_mesh(d) else x
-        for x, d in zip(vals, params["devices"])
-    ]
+    return [_reshard_to(ctx, x, d) if _onto_explicit_mesh(d) else x for x, d in zip(vals, params["devices"])]
 
 
 def _onto_explicit_mesh(device) -> bool:
@@ -98,13 +113,17 @@ def bind_reshard(x, sharding: NamedSharding):
     if not isinstance(sharding, NamedSharding) or not isinstance(sharding.mesh, Mesh):
         raise TypeError(f"reshard inside jit needs a NamedSharding over a Mesh, got {sharding!r}")
     sharding.check_shape(core.get_aval(x).shape)
-    return reshard_p.bind(x, sharding=sharding)
+    return reshard_p.bind(x, **_reshard_params(sharding))
 
 
 # with_sharding_constraint inside traced code (Auto mesh axes): JAX's sharding_constraint. Its
 # transpose constrains the cotangent alike; vmap leaves the batch dimension UNCONSTRAINED.
 
 sharding_constraint_p = core.Primitive("sharding_constraint")
+# JAX's params: ``sharding`` (over the AbstractMesh when given as a bare PartitionSpec, as JAX
+# resolves one), ``layout`` (always None: the engine has no layouts), ``context_mesh`` (the
+# concrete mesh set by ``jax.set_mesh``, or None; JAX's is its abstract mesh) and
+# ``unconstrained_dims``.
 sharding_constraint_p.def_impl(lambda x, **_: x)  # host path only; a jit holding one runs per device
 sharding_constraint_p.def_abstract_eval(lambda x, **_: x)
 ad.deflinear(sharding_constraint_p, lambda ct, x, **params: [sharding_constraint_p.bind(ct, **params)])
@@ -135,7 +154,7 @@ def _constraint_rule(ctx, prim, vals, params):
     from ..sharding import UNCONSTRAINED
 
     (x,) = vals
-    sharding = params["sharding"]
+    sharding = constraint_sharding(params)
     _check_mesh(ctx, sharding, "with_sharding_constraint inside jit")
     entries = list(sharding.spec) + [None] * (len(x.spec) - len(sharding.spec))
     spec = tuple(
@@ -161,13 +180,10 @@ class _MeshShown:
 def _pp_constraint(eqn):
     p = eqn.params
     context = p["context_mesh"]
-    sharding = p["sharding"]
-    if p["from_spec"]:  # (a bare PartitionSpec: JAX resolves it against the abstract mesh)
-        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
     return [
         ("context_mesh", _MeshShown("Mesh()" if context is None else str(context.abstract_mesh))),
-        ("layout", None),
-        ("sharding", sharding),
+        ("layout", p["layout"]),
+        ("sharding", p["sharding"]),
         ("unconstrained_dims", p["unconstrained_dims"]),
     ]
 
@@ -184,9 +200,20 @@ def bind_sharding_constraint(x, sharding, *, from_spec: bool):
             f"with_sharding_constraint inside jit needs a NamedSharding over a Mesh, got {sharding!r}"
         )
     sharding.check_shape(core.get_aval(x).shape)
+    if from_spec:  # (a bare PartitionSpec: JAX resolves it against the abstract mesh)
+        sharding = NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
     return sharding_constraint_p.bind(
-        x, sharding=sharding, from_spec=from_spec, context_mesh=get_mesh(), unconstrained_dims=frozenset()
+        x, sharding=sharding, layout=None, context_mesh=get_mesh(), unconstrained_dims=frozenset()
     )
+
+
+def constraint_sharding(params) -> NamedSharding:
+    """A ``sharding_constraint``'s sharding over a concrete mesh: one over an abstract mesh is
+    over the context mesh's devices, arranged as the abstract mesh says."""
+    sharding = params["sharding"]
+    if isinstance(sharding.mesh, Mesh):
+        return sharding
+    return NamedSharding(_arranged(params["context_mesh"], sharding.mesh), sharding.spec)
 
 
 _jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
@@ -208,8 +235,8 @@ def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
 
 # primitive -> the mesh an equation of it names (reshard, shard_map...), or None
 eqn_meshes: dict[core.Primitive, Callable] = {
-    reshard_p: lambda eqn: eqn.params["sharding"].mesh,
-    sharding_constraint_p: lambda eqn: eqn.params["sharding"].mesh,
+    reshard_p: lambda eqn: eqn.params["concrete_mesh"],
+    sharding_constraint_p: lambda eqn: constraint_sharding(eqn.params).mesh,
     device_put_p: lambda eqn: next((d.mesh for d in eqn.params["devices"] if _onto_mesh(d)), None),
 }
 

@@ -2,9 +2,10 @@
 blocks. Collectives in it (``lax.psum(x, 'j')``, ``all_gather(x, ('i', 'j'))``) name mesh axes, one
 or several, of a mesh of any rank.
 
-``shard_map_p``'s params: the body (a closed jaxpr on per-device blocks), the concrete ``mesh``, and
-per argument/result a spec (per dimension ``None``, a mesh axis name or a tuple of names). Its
-impl runs the body as one program on the mesh's device processes (``pmap_primitive.Program`` with
+``shard_map_p``'s params, JAX's: the body (a closed jaxpr on per-device blocks), the ``mesh`` (the
+concrete one passed, or, from the context, its abstract mesh keeping the devices: ``ContextMesh``),
+the axes made manual (every mesh axis), and per argument/result a spec (per dimension ``None``, a
+mesh axis name or a tuple of names). Its impl runs the body as one program on the mesh's device processes (``pmap_primitive.Program`` with
 the mesh's axes as its dimensions); a ``jit`` holding it runs it there too. It has rows in the
 rule tables like any call primitive: jvp, transpose (cotangents of replicated outputs are divided
 among the devices that hold them, cotangents of replicated inputs summed over the axes they are
@@ -30,7 +31,7 @@ from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from ..lax import parallel as lax_parallel
-from ..sharding import AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
+from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
 from ..staging import trace_to_jaxpr
 from . import partition
 from .named import NamedShardedArray, put_sharded
@@ -125,6 +126,7 @@ def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
     """``shard_map_p`` on ``args`` (tracers of outer transformations closed over by the body come
     first, replicated)."""
     specs = ((),) * len(hoisted) + tuple(in_specs)
+    params.setdefault("newly_manual_axes", frozenset(mesh.axis_names))  # (every mesh axis)
     return shard_map_p.bind(
         *hoisted, *args, jaxpr=body, mesh=mesh, in_specs=specs, out_specs=tuple(out_specs), **params
     )
@@ -132,6 +134,25 @@ def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
 
 # ---------------------------------------------------------------------------------------------
 # The primitive.
+
+
+class ContextMesh(AbstractMesh):
+    """A shard_map's mesh taken from the context (``jax.set_mesh``): JAX records the context's
+    AbstractMesh, which this is (and prints as); it keeps the devices the body runs on, which its
+    equality compares too."""
+
+    def __init__(self, mesh: Mesh):
+        a = mesh.abstract_mesh
+        super().__init__(a.axis_sizes, a.axis_names, a.axis_types, abstract_device=a.abstract_device)
+        self.concrete = mesh
+
+    def _key(self):
+        return (*super()._key(), self.concrete)
+
+
+def concrete(mesh) -> Mesh:
+    """The devices of a shard_map's ``mesh`` param."""
+    return mesh.concrete if isinstance(mesh, ContextMesh) else mesh
 
 
 def _shard_map_abstract(*avals, jaxpr, mesh, in_specs, out_specs, **_):
@@ -145,15 +166,14 @@ shard_map_p.def_abstract_eval(_shard_map_abstract)
 
 
 def _pp_shard_map(eqn):
-    # JAX's parameters: specs as P(...), and every mesh axis newly manual inside the body.
+    # JAX's parameters: specs as P(...)
     p = eqn.params
-    mesh = p["mesh"]
     return [
         ("check_vma", p["check_vma"]),
         ("in_specs", tuple(_pp_spec(s) for s in p["in_specs"])),
         ("jaxpr", p["jaxpr"]),
-        ("mesh", mesh.abstract_mesh if p.get("mesh_from_context") else mesh),
-        ("newly_manual_axes", frozenset(mesh.axis_names)),
+        ("mesh", p["mesh"]),
+        ("newly_manual_axes", p["newly_manual_axes"]),
         ("out_specs", tuple(_pp_spec(s) for s in p["out_specs"])),
     ]
 
@@ -171,6 +191,7 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **_):
 
     t0 = time.perf_counter()
     rt = get_runtime()
+    mesh = concrete(mesh)
     placement = _placement(mesh)
     prog = mesh_program(jaxpr, "shard_map", mesh, eager=True)
     per_arg = []
@@ -200,8 +221,9 @@ shard_map_p.def_impl(_shard_map_impl)
 
 def _shard_map_partition_rule(ctx, prim, vals, params):
     """Inside a jit partitioned over the same mesh: the body runs in line on the blocks."""
-    if params["mesh"] != ctx.mesh:
-        raise ValueError(f"shard_map over {params['mesh']} inside a computation on {ctx.mesh}")
+    mesh = concrete(params["mesh"])
+    if mesh != ctx.mesh:
+        raise ValueError(f"shard_map over {mesh} inside a computation on {ctx.mesh}")
     local = [
         x.val if x.spec == s else partition._to_spec(ctx, x, s)
         for x, s in ((x, _padded(s, len(x.spec))) for x, s in zip(vals, params["in_specs"]))
@@ -214,7 +236,7 @@ def _shard_map_partition_rule(ctx, prim, vals, params):
 
 
 partition.spmd_rules[shard_map_p] = _shard_map_partition_rule
-partition.eqn_meshes[shard_map_p] = lambda eqn: eqn.params["mesh"]
+partition.eqn_meshes[shard_map_p] = lambda eqn: concrete(eqn.params["mesh"])
 partition._always_ruled.add(shard_map_p)  # (replicated operands too: its body names the mesh axes)
 
 
@@ -760,9 +782,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             in_sp,
             out_sp,
             body,
-            mesh=m,
+            mesh=m if mesh is not None else ContextMesh(m),
             check_vma=check_vma,
-            mesh_from_context=mesh is None,
         )
         return tree_unflatten(out_tree, outs)
 

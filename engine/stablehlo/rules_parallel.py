@@ -15,7 +15,7 @@ import numpy as np
 
 from ..lax import parallel as par
 from ..lax import reductions
-from ..parallel.reshard import sharding_constraint_p
+from ..parallel.reshard import constraint_sharding, sharding_constraint_p
 from ..parallel.spmd import shard_map_p
 from ..sharding import UNCONSTRAINED, AxisType, _axes_of
 from . import literals
@@ -135,9 +135,8 @@ def _sums_invariant(jaxpr: Any, in_specs: Any) -> bool:
 
 
 @register(sharding_constraint_p)
-def _sharding_constraint(
-    ctx: RuleContext, x: Value, *, sharding: Any, unconstrained_dims: Any = frozenset(), **_: Any
-) -> list[Value]:
+def _sharding_constraint(ctx: RuleContext, x: Value, **params: Any) -> list[Value]:
+    sharding, unconstrained_dims = constraint_sharding(params), params["unconstrained_dims"]
     if ctx.module.manual:  # (JAX: as outside, when the mesh is the shard_map's and no manual axis is named)
         names, sizes = ctx.module.manual[-1]
         mesh, spec = sharding.mesh, sharding.spec

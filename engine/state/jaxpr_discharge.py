@@ -21,7 +21,7 @@ from ..core import Tracer, Value
 from ..ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..staging import trace_to_jaxpr
 from .primitives import addupdate_p, freeze_p, get_p, new_ref_p, swap_p
-from .types import AbstractRef, Indexer
+from .types import AbstractRef, Indexer, PyTreeDef, tree_indexer
 
 
 def has_state(closed: ClosedJaxpr) -> bool:
@@ -215,12 +215,15 @@ def _read(x: Value, indexer: Indexer | None, operands: Sequence[Value]) -> Value
     return x[_gather_arrays(idx)]  # type: ignore[index]
 
 
-def _get(x: Value, *operands: Value, indexer: Indexer | None) -> tuple[None, Value]:
+def _get(x: Value, *operands: Value, tree: PyTreeDef) -> tuple[None, Value]:
+    indexer = tree_indexer(tree)
     return None, _read(x, indexer, operands)
 
 
-def _swap(x: Value, val: Value, *operands: Value, indexer: Indexer | None) -> tuple[Value, Value]:
+def _swap(x: Value, val: Value, *operands: Value, tree: PyTreeDef) -> tuple[Value, Value]:
     from .. import lax
+
+    indexer = tree_indexer(tree)
 
     if _is_trivial(indexer, np.shape(x)):
         return val, x
@@ -245,8 +248,10 @@ def _swap(x: Value, val: Value, *operands: Value, indexer: Indexer | None) -> tu
     return new, old
 
 
-def _addupdate(x: Value, val: Value, *operands: Value, indexer: Indexer | None) -> tuple[Value, list[Value]]:
+def _addupdate(x: Value, val: Value, *operands: Value, tree: PyTreeDef) -> tuple[Value, list[Value]]:
     from .. import lax
+
+    indexer = tree_indexer(tree)
 
     if _is_trivial(indexer, np.shape(x)):
         return x + val, []  # type: ignore[operator]

@@ -25,7 +25,7 @@ from ..core import Tracer, Value
 from ..staging import JaxprTrace
 from .allocation import empty_ref_p, free_ref_p
 from .primitives import _write_error, addupdate_p, discharging, freeze_p, get_p, new_ref_p, swap_p
-from .types import AbstractRef, Ref
+from .types import WHOLE, AbstractRef, Ref
 
 # Levels of the JVP traces whose new_ref rule is running: the refs its rule makes belong below.
 _busy: list[int] = []
@@ -212,12 +212,12 @@ def as_functional(
     for a in args:
         if is_transformed_ref(a):
             if id(a) not in boxes:
-                boxes[id(a)] = Ref(get_p.bind(a, indexer=None), a.aval.inner_aval, traced=True)  # type: ignore[attr-defined]
+                boxes[id(a)] = Ref(get_p.bind(a, tree=WHOLE), a.aval.inner_aval, traced=True)  # type: ignore[attr-defined]
             new_args.append(boxes[id(a)])
         else:
             new_args.append(a)
     outs = rule(*new_args, **params)
     written = {id(a): a for a in args if is_transformed_ref(a)}
     for k, box in boxes.items():
-        swap_p.bind(written[k], box._traced, indexer=None)
+        swap_p.bind(written[k], box._traced, tree=WHOLE)
     return outs

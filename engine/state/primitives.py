@@ -33,7 +33,18 @@ from .. import ad, batching, core, ir
 from .. import pretty_printer as pp
 from ..core import Tracer, Value
 from ..staging import JaxprTrace
-from .types import AbstractRef, Indexer, Ref, indexed_aval, is_ref, parse_index
+from .types import (
+    WHOLE,
+    AbstractRef,
+    Indexer,
+    PyTreeDef,
+    Ref,
+    index_tree,
+    indexed_aval,
+    is_ref,
+    parse_index,
+    tree_indexer,
+)
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -261,12 +272,14 @@ def _new_ref_impl(x: Value, kind: Any = None, memory_space: Any = None) -> Ref:
     return ref
 
 
-def _get_impl(ref: Ref, *idx: Value, indexer: Indexer | None) -> core.Array:
+def _get_impl(ref: Ref, *idx: Value, tree: PyTreeDef) -> core.Array:
+    indexer = tree_indexer(tree)
     assert ref._buf is not None
     return core.Array(np.array(ref._buf[_np_index(ref, indexer, idx)]), ref._inner.weak_type)
 
 
-def _swap_impl(ref: Ref, val: Value, *idx: Value, indexer: Indexer | None) -> core.Array:
+def _swap_impl(ref: Ref, val: Value, *idx: Value, tree: PyTreeDef) -> core.Array:
+    indexer = tree_indexer(tree)
     _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], "swap")
     assert ref._buf is not None
     ix = _np_index(ref, indexer, idx)
@@ -276,7 +289,8 @@ def _swap_impl(ref: Ref, val: Value, *idx: Value, indexer: Indexer | None) -> co
     return core.Array(old, ref._inner.weak_type)
 
 
-def _addupdate_impl(ref: Ref, val: Value, *idx: Value, indexer: Indexer | None) -> list[Value]:
+def _addupdate_impl(ref: Ref, val: Value, *idx: Value, tree: PyTreeDef) -> list[Value]:
+    indexer = tree_indexer(tree)
     _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], "addupdate")
     assert ref._buf is not None
     np.add.at(ref._buf, _np_index(ref, indexer, idx), core.to_numpy(val))
@@ -317,7 +331,7 @@ def _functional(prim: _StatePrimitive, ref: Ref, rest: Sequence[Value], params: 
     value = ref._traced if ref.is_traced else ref.value()
     if prim is freeze_p:
         return value
-    indexer = params["indexer"]
+    indexer = tree_indexer(params["tree"])
     if prim is get_p:
         return functional_get(value, indexer, rest)
     val, idx = rest[0], rest[1:]
@@ -361,15 +375,16 @@ def _ref_aval(x: Any) -> AbstractRef:
 
 
 core.abstract_eval_rules[new_ref_p] = lambda x, kind=None, memory_space=None: AbstractRef(x)
-core.abstract_eval_rules[get_p] = lambda ref, *idx, indexer: indexed_aval(
-    _ref_aval(ref).inner_aval, indexer, idx
+core.abstract_eval_rules[get_p] = lambda ref, *idx, tree: indexed_aval(
+    _ref_aval(ref).inner_aval, tree_indexer(tree), idx
 )
-core.abstract_eval_rules[swap_p] = lambda ref, val, *idx, indexer: _check_value(
-    _ref_aval(ref), val, indexer, idx, "swap"
+core.abstract_eval_rules[swap_p] = lambda ref, val, *idx, tree: _check_value(
+    _ref_aval(ref), val, tree_indexer(tree), idx, "swap"
 )
 
 
-def _addupdate_abstract_eval(ref: Any, val: Any, *idx: Any, indexer: Indexer | None) -> list[Any]:
+def _addupdate_abstract_eval(ref: Any, val: Any, *idx: Any, tree: PyTreeDef) -> list[Any]:
+    indexer = tree_indexer(tree)
     _check_value(_ref_aval(ref), val, indexer, idx, "addupdate")
     return []
 
@@ -412,15 +427,14 @@ def _typed(v: ir.Var, ctx: Any) -> str:
 
 def _pp_get(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
     ref, *idx = eqn.inputs
-    return pp.text(
-        f"{_typed(eqn.out_binders[0], ctx)} <- {_pp_index(eqn, ref, eqn.params['indexer'], idx, ctx)}"
-    )
+    target = _pp_index(eqn, ref, tree_indexer(eqn.params["tree"]), idx, ctx)
+    return pp.text(f"{_typed(eqn.out_binders[0], ctx)} <- {target}")
 
 
 def _pp_swap(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
     ref, val, *idx = eqn.inputs
     (out,) = eqn.out_binders
-    target = _pp_index(eqn, ref, eqn.params["indexer"], idx, ctx)
+    target = _pp_index(eqn, ref, tree_indexer(eqn.params["tree"]), idx, ctx)
     v = ir._pp_atom(val, ctx)
     # A set (the old value is not read) at the top level; in a sub-jaxpr, JAX shows a dropped old
     # value as a swap into _ (its printer names only the top-level jaxpr's unread values _)
@@ -431,7 +445,8 @@ def _pp_swap(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
 
 def _pp_addupdate(eqn: ir.JaxprEqn, ctx: Any) -> pp.Doc:
     ref, val, *idx = eqn.inputs
-    return pp.text(f"{_pp_index(eqn, ref, eqn.params['indexer'], idx, ctx)} += {ir._pp_atom(val, ctx)}")
+    target = _pp_index(eqn, ref, tree_indexer(eqn.params["tree"]), idx, ctx)
+    return pp.text(f"{target} += {ir._pp_atom(val, ctx)}")
 
 
 ir.pp_eqn_rules[get_p] = _pp_get
@@ -457,18 +472,20 @@ def _vmapped(
     return batching.vmap_flat(fn, size, None, in_dims, list(args), lambda n: list(out_dims))
 
 
-def _get_batch(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+def _get_batch(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
+    indexer = tree_indexer(tree)
     ref, *idx = vals
     rd, *idims = dims
     if indexer is None:
-        return get_p.bind(ref, indexer=None), rd
-    whole = get_p.bind(ref, indexer=None)
+        return get_p.bind(ref, tree=WHOLE), rd
+    whole = get_p.bind(ref, tree=WHOLE)
     (out,) = _vmapped(lambda r, *i: [functional_get(r, indexer, i)], size, [whole, *idx], [rd, *idims], [0])
     return out, 0
 
 
 def _write_batch(prim: _StatePrimitive) -> Any:
-    def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+    def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
+        indexer = tree_indexer(tree)
         ref, val, *idx = vals
         rd, vd, *idims = dims
         if rd is batching.not_mapped:
@@ -476,16 +493,16 @@ def _write_batch(prim: _StatePrimitive) -> Any:
         if indexer is None:
             val = batching.moveaxis(batching.bdim_at_front(val, vd, size), 0, rd)
             if prim is swap_p:
-                return swap_p.bind(ref, val, indexer=None), rd
-            return addupdate_p.bind(ref, val, indexer=None), []
-        whole = get_p.bind(ref, indexer=None)
+                return swap_p.bind(ref, val, tree=WHOLE), rd
+            return addupdate_p.bind(ref, val, tree=WHOLE), []
+        whole = get_p.bind(ref, tree=WHOLE)
         update = functional_set if prim is swap_p else functional_add
 
         def per_member(r: Value, v: Value, *i: Value) -> list[Value]:
             return [functional_get(r, indexer, i), update(r, indexer, i, v)]
 
         old, new = _vmapped(per_member, size, [whole, val, *idx], [rd, vd, *idims], [0, rd])
-        swap_p.bind(ref, new, indexer=None)
+        swap_p.bind(ref, new, tree=WHOLE)
         return (old, 0) if prim is swap_p else ([], [])
 
     return rule
@@ -550,7 +567,7 @@ def ref_get(ref: Any, idx: Any = None) -> Value:
     """
     _check_ref(ref, "ref_get")
     indexer, operands = parse_index(idx, tuple(ref.shape))
-    return get_p.bind(ref, *operands, indexer=indexer)
+    return get_p.bind(ref, *operands, tree=index_tree(indexer))
 
 
 def ref_swap(ref: Any, idx: Any, value: Value, _function_name: str = "ref_swap") -> Value:
@@ -566,7 +583,7 @@ def ref_swap(ref: Any, idx: Any, value: Value, _function_name: str = "ref_swap")
     _check_ref(ref, _function_name)
     value = _implicit_cast(ref.dtype, value)
     indexer, operands = parse_index(idx, tuple(ref.shape))
-    return swap_p.bind(ref, value, *operands, indexer=indexer)
+    return swap_p.bind(ref, value, *operands, tree=index_tree(indexer))
 
 
 def ref_set(ref: Any, idx: Any, value: Value) -> None:
@@ -592,4 +609,4 @@ def ref_addupdate(ref: Any, idx: Any, x: Value) -> None:
     """
     _check_ref(ref, "ref_addupdate")
     indexer, operands = parse_index(idx, tuple(ref.shape))
-    addupdate_p.bind(ref, x, *operands, indexer=indexer)
+    addupdate_p.bind(ref, x, *operands, tree=index_tree(indexer))

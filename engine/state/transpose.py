@@ -20,7 +20,7 @@ from .. import ad, backward_pass
 from ..core import Value
 from .allocation import empty_ref_p, free_ref_p
 from .primitives import addupdate_p, freeze_p, get_p, new_ref_p, swap_p
-from .types import AbstractRef, Indexer
+from .types import WHOLE, AbstractRef, PyTreeDef
 
 
 class RefCotangent(backward_pass.CotangentAccumulator):
@@ -38,7 +38,7 @@ class RefCotangent(backward_pass.CotangentAccumulator):
         if self.ref is None:
             self.ref = new_ref_p.bind(ct, kind=None, memory_space=None)
         else:
-            addupdate_p.bind(self.ref, ct, indexer=None)
+            addupdate_p.bind(self.ref, ct, tree=WHOLE)
 
     def made(self) -> Any:
         """The cotangent ref, made of zeros if no cotangent reached it yet."""
@@ -75,29 +75,29 @@ def _freeze_transpose(ct: Any, ct_ref: RefCotangent) -> list[Any]:
     return [None]
 
 
-def _get_transpose(ct: Any, ct_ref: RefCotangent, *idx: Value, indexer: Indexer | None) -> list[Any]:
-    if indexer is not None and type(ct) is not ad.Zero:
-        addupdate_p.bind(ct_ref.made(), ct, *idx, indexer=indexer)
+def _get_transpose(ct: Any, ct_ref: RefCotangent, *idx: Value, tree: PyTreeDef) -> list[Any]:
+    if tree != WHOLE and type(ct) is not ad.Zero:
+        addupdate_p.bind(ct_ref.made(), ct, *idx, tree=tree)
     else:
         ct_ref.accum(ct)
     return _none(1 + len(idx))
 
 
-def _swap_transpose(ct: Any, ct_ref: RefCotangent, x: Any, *idx: Value, indexer: Indexer | None) -> list[Any]:
+def _swap_transpose(ct: Any, ct_ref: RefCotangent, x: Any, *idx: Value, tree: PyTreeDef) -> list[Any]:
     if ct_ref.ref is None:  # nothing reached the ref yet: the written value's cotangent is zero
         if type(ct) is not ad.Zero:
-            swap_p.bind(ct_ref.made(), ct, *idx, indexer=indexer)
+            swap_p.bind(ct_ref.made(), ct, *idx, tree=tree)
         return _none(2 + len(idx))
-    x_ct = swap_p.bind(ct_ref.ref, ad.instantiate_zeros(ct), *idx, indexer=indexer)
+    x_ct = swap_p.bind(ct_ref.ref, ad.instantiate_zeros(ct), *idx, tree=tree)
     return [None, x_ct, *_none(len(idx))]
 
 
 def _addupdate_transpose(
-    cts: Sequence[Any], ct_ref: RefCotangent, x: Any, *idx: Value, indexer: Indexer | None
+    cts: Sequence[Any], ct_ref: RefCotangent, x: Any, *idx: Value, tree: PyTreeDef
 ) -> list[Any]:
     if ct_ref.ref is None or not ad.is_undefined(x):
         return _none(2 + len(idx))
-    return [None, get_p.bind(ct_ref.ref, *idx, indexer=indexer), *_none(len(idx))]
+    return [None, get_p.bind(ct_ref.ref, *idx, tree=tree), *_none(len(idx))]
 
 
 def _empty_ref_transpose(ct_ref: RefCotangent, **params: Any) -> list[Any]:

@@ -10,6 +10,7 @@ program runs).
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, Sequence
 
@@ -18,6 +19,9 @@ import numpy as np
 from .. import core
 from ..core import ShapedArray, Tracer, Value
 from ..indexing import Slice
+from ..pytree.registration import register_pytree_node
+from ..pytree.treedef import PyTreeDef
+from ..tree_util import tree_structure
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -177,15 +181,23 @@ class Ref:
 #   ("int", i)                       a static integer (non-negative)
 #   ("array",)                       the next operand: an integer scalar or array
 # ``Indexer`` None means the whole ref (``ref[...]``), printed ``[...]`` as JAX prints it.
+#
+# The primitives' param is JAX's ``tree``: the pytree structure of the access's transforms, ``()``
+# for the whole ref or ``(indexer,)``, whose leaves are the index operands after the ref (and the
+# value). An ``Indexer`` is a pytree node with its dims as aux data and its index arrays as children,
+# so ``tree_unflatten(tree, operands)`` gives the transforms back, as JAX's gives its NDIndexers
+# (whose leaves also hold the static integers and slice starts, literal operands in JAX's
+# equations; the engine keeps those in the dims).
 
 Dim = tuple[Any, ...]
 
 
 class Indexer:
-    __slots__ = ("dims",)
+    __slots__ = ("dims", "operands")
 
-    def __init__(self, dims: Sequence[Dim]):
+    def __init__(self, dims: Sequence[Dim], operands: Sequence[Any] = ()):
         self.dims = tuple(dims)
+        self.operands = tuple(operands)  # (its index arrays, when unflattened from a ``tree``)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Indexer and other.dims == self.dims
@@ -209,6 +221,29 @@ class Indexer:
             else:
                 out.append(next(it))
         return tuple(out)
+
+
+register_pytree_node(Indexer, lambda ix: (ix.operands, ix.dims), lambda dims, ops: Indexer(dims, ops))
+WHOLE = tree_structure(())  # the ``tree`` of an access to the whole ref
+
+
+@functools.lru_cache(maxsize=4096)
+def index_tree(indexer: Indexer | None) -> PyTreeDef:
+    """The ``tree`` param of an access by ``indexer`` (None: the whole ref)."""
+    if indexer is None:
+        return WHOLE
+    n = sum(d[0] == "array" for d in indexer.dims)
+    return tree_structure((Indexer(indexer.dims, (0,) * n),))
+
+
+@functools.lru_cache(maxsize=4096)
+def tree_indexer(tree: PyTreeDef) -> Indexer | None:
+    """The indexer of an access with ``tree`` (None: the whole ref)."""
+    transforms = tree.children()
+    if not transforms:
+        return None
+    (node,) = transforms
+    return Indexer(node.node_data()[1])
 
 
 def parse_index(idx: Any, shape: tuple[int, ...]) -> tuple[Indexer | None, list[Value]]:

@@ -18,7 +18,7 @@ from ..batching import BatchTracer, not_mapped
 from ..core import Value
 from .jvp import _busy
 from .primitives import _get_batch, _write_batch, addupdate_p, get_p, new_ref_p, swap_p
-from .types import Indexer, Ref
+from .types import Indexer, PyTreeDef, Ref, index_tree, tree_indexer
 
 # Eager refs a vmap made (batched buffers): writes into them are the vmap's own.
 made_inside: "weakref.WeakSet[Ref]" = weakref.WeakSet()
@@ -78,21 +78,23 @@ def _static_case(
     return _with_batch_dim(indexer, idx, rd, size)
 
 
-def _get_vmap(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+def _get_vmap(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
+    indexer = tree_indexer(tree)
     case = _static_case(size, vals, dims, 1, indexer)
     if case is None:
-        return _get_batch(size, vals, dims, indexer=indexer)
+        return _get_batch(size, vals, dims, tree=tree)
     new, out_dim = case
-    return get_p.bind(vals[0], *vals[1:], indexer=new), out_dim
+    return get_p.bind(vals[0], *vals[1:], tree=index_tree(new)), out_dim
 
 
 def _write_vmap(prim: Any) -> Any:
     general = _write_batch(prim)
 
-    def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, indexer: Indexer | None) -> Any:
+    def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
+        indexer = tree_indexer(tree)
         case = _static_case(size, vals, dims, 2, indexer)
         if case is None:
-            return general(size, vals, dims, indexer=indexer)
+            return general(size, vals, dims, tree=tree)
         new, out_dim = case
         val, vd = vals[1], dims[1]
         if vd is not_mapped:
@@ -100,8 +102,8 @@ def _write_vmap(prim: Any) -> Any:
         else:
             val = batching.moveaxis(val, vd, out_dim)
         if prim is swap_p:
-            return swap_p.bind(vals[0], val, *vals[2:], indexer=new), out_dim
-        return addupdate_p.bind(vals[0], val, *vals[2:], indexer=new), []
+            return swap_p.bind(vals[0], val, *vals[2:], tree=index_tree(new)), out_dim
+        return addupdate_p.bind(vals[0], val, *vals[2:], tree=index_tree(new)), []
 
     return rule
 
