@@ -254,7 +254,7 @@ def checkpoint(
 
     >>> f = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
     >>> jax.grad(f)(1.0)  # the backward pass recomputes sin(x)
-    Array(0.36003944, dtype=float32, weak_type=True)
+    Array(0.36003947, dtype=float32, weak_type=True)
     """
     if concrete is not None:
         raise NotImplementedError(

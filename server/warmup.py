@@ -70,17 +70,20 @@ def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
 
 
 def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
-    """Compile the numba loop eager float32 exp/log/tanh/... run in (``engine/lax/xla_f32.py``): a
-    run's first ``jnp.exp`` would otherwise compile it, seconds in a fresh cache."""
+    """Compile the numba loops eager float32 exp/log/tanh/sin/... run in (``engine/lax/xla_f32.py``,
+    ``libm_f32.py``): a run's first ``jnp.exp`` would otherwise compile them, seconds in a fresh cache."""
     try:
         import numpy as np
 
-        from engine.backends import numba_math
+        from engine.backends import numba_libm, numba_math
     except ImportError:  # (no numba: eager evaluation takes the numpy steps)
         return
     t0 = time.perf_counter()
+    one = np.zeros(1, np.float32)
     for name in numba_math.ARRAY_KERNELS:
-        numba_math.apply(name, np.zeros(1, np.float32))
+        numba_math.apply(name, one)
+    numba_libm.apply(numba_libm.UNARY[0], one)
+    numba_libm.apply(numba_libm.BINARY[0], one, one)
     done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 

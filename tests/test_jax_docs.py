@@ -25,20 +25,14 @@ from doc_runner import PageRunner  # noqa: E402
 
 sys.path.remove(str(DOCS))
 
+_UNORDERED_PRINTS = (
+    "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the engine "
+    "prints in program order (the printed values are JAX's)"
+)
 # (page, cell index) -> why the engine's outcome differs from JAX's.
 KNOWN_FAILURES: dict[tuple[str, int], str] = {
-    ("debugging", 3): (
-        "unordered jax.debug.print in lax.map: XLA ran the second print first, the engine prints in "
-        "program order; and float32 sin(1.0) is XLA's correctly rounded 0.84147096 in JAX, numpy's "
-        "0.84147102 (one ulp up) in the engine (measured on 60k float32 inputs: XLA's sin equals "
-        "numpy's float32 sin on 88%, float64 sin rounded to float32 on 98%; exp/log 63%/87% vs 91%; "
-        "tanh 54% vs 59%: XLA uses its own approximations, so neither rule reproduces it)"
-    ),
-    ("print-breakpoint", 2): (
-        "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the "
-        "engine prints in program order; and float32 sin(1.0) is XLA's correctly rounded 0.84147096 in "
-        "JAX, numpy's 0.84147102 (one ulp up) in the engine"
-    ),
+    ("debugging", 3): _UNORDERED_PRINTS,
+    ("print-breakpoint", 2): _UNORDERED_PRINTS,
 }
 
 _MEMORY_STATS = (

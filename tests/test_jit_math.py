@@ -103,7 +103,7 @@ def test_float32_accuracy(name, f, ref, lo, hi, max_ulp):
 
 @pytest.mark.parametrize("f,ref", [(jnp.sin, np.sin), (jnp.cos, np.cos)], ids=["sin", "cos"])
 def test_trig_huge_arguments_rerun_with_libm(f, ref):
-    # Past 2**28 the fast reduction is not exact; the loop nest reruns with libm, also when the
+    # From 120 on glibc reduces with its 4/pi table: the loop nest reruns with the library, also when the
     # huge value sits in the middle of a large array that is split over threads.
     x = samples(-1e6, 1e6, 300_000)
     x[123_456] = 3.0e38

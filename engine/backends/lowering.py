@@ -170,16 +170,30 @@ for _p, _n in (
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
 lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
+for _p, _n in (
+    (ew.tan_p, "tan"),
+    (ew.atan_p, "atan"),
+    (ew.cbrt_p, "cbrt"),
+    (ew.asin_p, "asin"),
+    (ew.acos_p, "acos"),
+):
+    lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))  # (the C library's, as XLA: numba_libm)
 
-lowerings[ew.pow_p] = Scalar(
-    lambda eqn, x, y: (
-        f"rt.pow_f32({x}, {y})"
-        if _in_dtype(eqn) == np.float32
-        else _FLOAT_UNARY[ew.pow_p].format(x, y)
-        if _kind(eqn) == "f"
-        else None
-    )
-)
+
+def _libm_binary(name, template):
+    def fn(eqn, x, y):
+        dt = _in_dtype(eqn)
+        return (
+            f"rt.{name}_f32({x}, {y})"
+            if dt == np.float32
+            else (template.format(x, y) if dt.kind == "f" else None)
+        )
+
+    return Scalar(fn)
+
+
+lowerings[ew.pow_p] = _libm_binary("pow", _FLOAT_UNARY[ew.pow_p])
+lowerings[ew.atan2_p] = _libm_binary("atan2", _FLOAT_UNARY[ew.atan2_p])
 lowerings[ew.erf_inv_p] = Scalar(
     lambda eqn, x: f"rt.erf_inv_f32({x})" if _in_dtype(eqn) == np.float32 else None
 )

@@ -49,7 +49,7 @@ from ..ir import ClosedJaxpr
 from . import lowering as L
 from .host_lines import build_run
 from .numba_codegen import Codegen, _Flat
-from . import jaxpr_wire, kernel_client, numba_math, numba_rt, numba_special
+from . import jaxpr_wire, kernel_client, numba_libm, numba_math, numba_rt, numba_special
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
 from .numba_runtime import _c
 from .numba_shared import SharedKernels
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from ..jit_runtime import Executable
 
 _RUNTIME_HASH = hashlib.sha256(
-    b"".join(open(m.__file__, "rb").read() for m in (numba_rt, numba_math, numba_special, L))
+    b"".join(open(m.__file__, "rb").read() for m in (numba_rt, numba_math, numba_libm, numba_special, L))
 ).hexdigest()[:16]
 
 

@@ -6,9 +6,7 @@ are branch-free range reductions and polynomials in plain float32/int32 arithmet
 them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p,
 logistic, sinh and cosh are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
 numpy (JAX's bits, denormals flushed as XLA does; ``apply`` runs them for eager evaluation). sin
-and cos are Cephes' (<= 1.6 ulp against float64 numpy); they reduce exactly for
-|x| < ``TRIG_FAST_MAX``, and a loop nest that meets a larger argument is rerun with the libm
-versions (``trig_huge`` guards; see ``numba_jit``).
+and cos are glibc's, in ``numba_libm``.
 
 Functions are ``cache=True`` (compiled once, then loaded from numba's cache), not numba-inlined:
 LLVM inlines them at link time, which costs far less compile time than inlining numba IR.
@@ -182,78 +180,6 @@ def sinh_f32(x):
 @nb.njit(**_K)
 def cosh_f32(x):
     return exp_f32(x + f32(-0.6931471805599453)) + exp_f32(f32(-0.6931471805599453) - x)
-
-
-# pi/2 as four float64s of 24 significant bits (from a 300-bit pi): j * part is exact for
-# |j| < 2**29, so the reduction is exact for |x| < TRIG_FAST_MAX.
-_P1, _P2, _P3, _P4 = (
-    1.5707963705062866,
-    -4.371138828673793e-08,
-    -1.7151245100058819e-15,
-    1.056299898220315e-23,
-)
-TRIG_FAST_MAX = 2.0**28
-
-
-@nb.njit(**_K)
-def _reduce(x):
-    """(x - j*pi/2 as float32, j mod 4); non-finite x gives nan."""
-    xd = f64(x)
-    jf = np.floor(xd * 0.63661977236758134308 + 0.5)
-    jf = jf if abs(xd) < TRIG_FAST_MAX else 0.0  # keeps the int conversion defined
-    r = xd - jf * _P1
-    r = r - jf * _P2
-    r = r - jf * _P3
-    r = r - jf * _P4
-    return f32(r), i32(jf) & i32(3)
-
-
-@nb.njit(**_K)
-def _sin_poly(r, z):
-    p = f32(-1.9515295891e-4)
-    p = p * z + f32(8.3321608736e-3)
-    p = p * z + f32(-1.6666654611e-1)
-    return p * z * r + r
-
-
-@nb.njit(**_K)
-def _cos_poly(z):
-    p = f32(2.443315711809948e-005)
-    p = p * z + f32(-1.388731625493765e-003)
-    p = p * z + f32(4.166664568298827e-002)
-    return p * z * z - f32(0.5) * z + f32(1.0)
-
-
-@nb.njit(**_K)
-def sin_f32(x):
-    r, q = _reduce(x)
-    z = r * r
-    y = _cos_poly(z) if (q & i32(1)) else _sin_poly(r, z)
-    return -y if (q & i32(2)) else y
-
-
-@nb.njit(**_K)
-def cos_f32(x):
-    r, q = _reduce(x)
-    z = r * r
-    y = _sin_poly(r, z) if (q & i32(1)) else _cos_poly(z)
-    return -y if ((q + i32(1)) & i32(2)) else y
-
-
-@nb.njit(**_K)
-def trig_huge(x):
-    """1 where sin_f32/cos_f32 cannot reduce ``x`` exactly (OR-reduced over a loop: vectorizes)."""
-    return i32(abs(x) >= f32(TRIG_FAST_MAX))
-
-
-@nb.njit(**_K)
-def sin_f32_libm(x):
-    return f32(np.sin(f64(x)))
-
-
-@nb.njit(**_K)
-def cos_f32_libm(x):
-    return f32(np.cos(f64(x)))
 
 
 # The kernels eager evaluation runs (``lax/xla_f32.kernel``), by index into one cached loop: one

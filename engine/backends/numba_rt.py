@@ -4,7 +4,7 @@ than numba-level ``inline='always'`` (that re-typed and re-lowered them in every
 
 Each one pins down a semantic where numba's scalar operators differ from XLA's: NaN-propagating
 max/min, C-style integer division, shifts past the bit width, float->int saturation.
-Changing this file (or numba_math, numba_special) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
+Changing this file (or numba_math, numba_libm, numba_special) changes the disk-cache key of every kernel (see ``numba_jit._RUNTIME_HASH``).
 """
 
 import math
@@ -12,9 +12,21 @@ import math
 import numba as nb
 import numpy as np
 
-from .numba_math import (
+from .numba_libm import (  # noqa: F401
+    acos_f32,
+    asin_f32,
+    atan2_f32,
+    atan_f32,
+    cbrt_f32,
     cos_f32,
     cos_f32_libm,
+    pow_f32,
+    sin_f32,
+    sin_f32_libm,
+    tan_f32,
+    trig_huge,
+)
+from .numba_math import (
     cosh_f32,
     exp2_f32,
     exp_f32,
@@ -22,22 +34,13 @@ from .numba_math import (
     log1p_f32,
     log_f32,  # noqa: F401
     logistic_f32,
-    sin_f32,
-    sin_f32_libm,
     sinh_f32,
     tanh_f32,
-    trig_huge,
 )
 
 from .numba_special import digamma, lgamma  # noqa: F401
 
 _inline = dict(cache=True, error_model="numpy")
-
-
-@nb.njit(**_inline)
-def pow_f32(x, y):
-    # XLA's CPU pow: LLVM's pow intrinsic, the C library's powf (numba's float32 ** is that call).
-    return np.float32(x) ** np.float32(y)
 
 
 @nb.njit(**_inline)

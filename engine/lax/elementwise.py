@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir, narrow_dtypes
-from . import complex_numbers, xla_f32
+from . import complex_numbers, libm_f32, xla_f32
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
@@ -198,6 +198,18 @@ def _xla_f32(name, f):
     return g
 
 
+def _libm_f32(name, f):
+    """``f``, but for float32 the C library's function as XLA's kernels call it (see libm_f32.py)."""
+
+    def g(*xs, **params):
+        if all(x.dtype == np.float32 for x in xs):
+            return libm_f32.kernel(name, *xs)
+        return f(*xs, **params)
+
+    g.__name__ = name
+    return g
+
+
 def _errs(f):
     def g(*args, **kw):
         with np.errstate(all="ignore"):
@@ -224,12 +236,12 @@ expm1_p = unop("expm1", _errs(_xla_f32("expm1", np.expm1)), (_FLOAT, _COMPLEX))
 tanh_p = unop("tanh", _xla_f32("tanh", np.tanh), (_FLOAT, _COMPLEX))
 logistic_p = unop("logistic", _logistic, (_FLOAT, _COMPLEX))
 narrow_dtypes.keeps_narrow.add(logistic_p)  # (it rounds each step itself)
-sin_p = unop("sin", np.sin, (_FLOAT, _COMPLEX))
-cos_p = unop("cos", np.cos, (_FLOAT, _COMPLEX))
-tan_p = unop("tan", np.tan, (_FLOAT, _COMPLEX))
-asin_p = unop("asin", _errs(np.arcsin), (_FLOAT, _COMPLEX))
-acos_p = unop("acos", _errs(np.arccos), (_FLOAT, _COMPLEX))
-atan_p = unop("atan", np.arctan, (_FLOAT, _COMPLEX))
+sin_p = unop("sin", _libm_f32("sin", np.sin), (_FLOAT, _COMPLEX))
+cos_p = unop("cos", _libm_f32("cos", np.cos), (_FLOAT, _COMPLEX))
+tan_p = unop("tan", _libm_f32("tan", np.tan), (_FLOAT, _COMPLEX))
+asin_p = unop("asin", _libm_f32("asin", _errs(np.arcsin)), (_FLOAT, _COMPLEX))
+acos_p = unop("acos", _libm_f32("acos", _errs(np.arccos)), (_FLOAT, _COMPLEX))
+atan_p = unop("atan", _libm_f32("atan", np.arctan), (_FLOAT, _COMPLEX))
 sinh_p = unop("sinh", _xla_f32("sinh", _errs(np.sinh)), (_FLOAT, _COMPLEX))
 cosh_p = unop("cosh", _xla_f32("cosh", _errs(np.cosh)), (_FLOAT, _COMPLEX))
 asinh_p = unop("asinh", np.arcsinh, (_FLOAT, _COMPLEX))
@@ -237,7 +249,7 @@ acosh_p = unop("acosh", _errs(np.arccosh), (_FLOAT, _COMPLEX))
 atanh_p = unop("atanh", _errs(np.arctanh), (_FLOAT, _COMPLEX))
 sqrt_p = unop("sqrt", _errs(np.sqrt), (_FLOAT, _COMPLEX))
 rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), (_FLOAT, _COMPLEX))
-cbrt_p = unop("cbrt", np.cbrt)
+cbrt_p = unop("cbrt", _libm_f32("cbrt", np.cbrt))
 abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
 
 
@@ -284,7 +296,7 @@ def _minmax(np_fn, greater: bool):
 
 max_p = binop("max", _minmax(np.maximum, True), (_FLOAT, _INT, _BOOL, _COMPLEX))
 min_p = binop("min", _minmax(np.minimum, False), (_FLOAT, _INT, _BOOL, _COMPLEX))
-atan2_p = binop("atan2", np.arctan2, (_FLOAT,))
+atan2_p = binop("atan2", _libm_f32("atan2", np.arctan2), (_FLOAT,))
 nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
 and_p = binop("and", np.bitwise_and, (_INT, _BOOL))
 or_p = binop("or", np.bitwise_or, (_INT, _BOOL))
@@ -351,11 +363,8 @@ def _pow_impl(x, y):
     # compute float32 ** int32 in float64).
     y = np.asarray(y).astype(x.dtype, copy=False)
     with np.errstate(all="ignore"):
-        if x.dtype == np.float32:
-            # XLA's CPU pow is the C library's powf (as compiled kernels call it, backends/numba_rt),
-            # correctly rounded for all but ~1 in 1500 operands: float64 pow rounded once is that
-            # (numpy's float32 power differs from it in the last bit for ~1 in 5).
-            return np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+        if x.dtype == np.float32:  # XLA's CPU pow is the C library's powf
+            return libm_f32.kernel("pow", x, y)
         return np.power(x, y)
 
 

@@ -325,9 +325,8 @@ class Server:
 # compiled (or loaded from numba's cache) once by the service: compile children inherit them, and
 # cannot save the ones they compile for the next compile (no compile writes what another loads).
 WARM_HELPERS = {
-    "numba_math": {
-        n: 1 for n in ("exp_f32", "log_f32", "tanh_f32", "expm1_f32", "log1p_f32", "sin_f32", "cos_f32")
-    },
+    "numba_math": {n: 1 for n in ("exp_f32", "log_f32", "tanh_f32", "expm1_f32", "log1p_f32")},
+    "numba_libm": {"sin_f32": 1, "cos_f32": 1, "trig_huge": 1},
     "numba_rt": {
         "fsign": 1,
         "round_away": 1,

@@ -89,7 +89,7 @@ def sparsify(f: Callable, use_tracer: bool = False) -> Callable:
     >>> from engine.experimental import sparse
     >>> M = sparse.BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
     >>> sparse.sparsify(lambda m, v: 2 * jnp.sin(m) @ v)(M, jnp.ones(2))
-    Array([1.682942 , 1.8185948], dtype=float32)
+    Array([1.6829419, 1.8185948], dtype=float32)
     """
     if use_tracer:
         raise NotImplementedError(
