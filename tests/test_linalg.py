@@ -130,6 +130,32 @@ def test_complex_lu_solves_inverts_and_takes_determinants():
     np.testing.assert_allclose(np.asarray(logabsdet), np.linalg.slogdet(c)[1], rtol=1e-5)
 
 
+@pytest.mark.parametrize("lapack", [True, False], ids=["numpy_openblas", "numpy_fallback"])
+def test_float32_lu_stays_float32_so_singular_matrices_invert_to_inf(lapack, monkeypatch):
+    # (JAX's bits are in tests/jax_reference/linalg_f32.json; this checks the path that runs
+    # when numpy links no OpenBLAS: float32 elimination, still an exact zero pivot)
+    from engine.lax import lapack_openblas
+
+    if not lapack:
+        monkeypatch.setattr(lapack_openblas, "_FNS", {})
+    elif not lapack_openblas.available(np.float32):
+        pytest.skip("numpy links no OpenBLAS")
+    s = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], np.float32)
+    lu, piv, perm = lax.linalg.lu(s)
+    assert lu.dtype == np.float32 and np.asarray(lu)[2, 2] == 0  # (float64 leaves 1.1e-16)
+    assert not np.isfinite(np.asarray(jnp.linalg.inv(s))).any()
+    assert tuple(map(float, jnp.linalg.slogdet(s))) == (0.0, -np.inf)
+    a = RNG.standard_normal((2, 7, 7)).astype(np.float32) + 1j * RNG.standard_normal((2, 7, 7)).astype(
+        np.float32
+    )
+    lu, piv, perm = map(np.asarray, lax.linalg.lu(a))
+    assert lu.dtype == np.complex64 and piv.shape == (2, 7)
+    l_ = np.tril(lu, -1) + np.eye(7)
+    np.testing.assert_allclose(l_ @ np.triu(lu), np.take_along_axis(a, perm[..., None], 1), atol=1e-5)
+    x = lax.linalg.triangular_solve(lu, a, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
+    np.testing.assert_allclose(np.swapaxes(np.triu(lu), -1, -2).conj() @ np.asarray(x), a, atol=1e-4)
+
+
 # --- lax.custom_linear_solve (its rules: jvp, transpose, batching) --------------------------------
 
 M = np.array([[4.0, 1.0, 0.5], [0.2, 3.0, 0.1], [0.3, 0.4, 5.0]], np.float32)

@@ -3,7 +3,9 @@
 Each works on the last two axes and maps over any leading ones (so the batching rule only moves
 the batch axis to the front). The JVP rules are JAX's formulas; reverse mode transposes them
 (only ``triangular_solve`` is linear in an operand, in ``b``, and has a transpose rule). jit runs
-these through their numpy implementations (numba has no lowering for them).
+these through their numpy implementations (numba has no lowering for them). float32 and complex64
+``lu`` and ``triangular_solve`` call the LAPACK/BLAS routines JAX's CPU lowering calls, in single
+precision (``lapack_openblas``).
 
 Real and complex floating dtypes (Hermitian factors and JAX's ``conjugate_a`` for complex ones; the
 singular and Hermitian eigenvalues are real); other dtypes raise a TypeError naming the dtype.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.linalg import _umath_linalg  # (the gufuncs behind np.linalg, in every precision)
 
+from . import lapack_openblas
 from .dot_general import Precision
 from .. import ad, batching, core, narrow_dtypes
 from ..core import Primitive, ShapedArray
@@ -260,6 +263,8 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
 
         flags = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, unit_diagonal=unit_diagonal)
         return solve(a, b, conjugate_a=conjugate_a, **flags)
+    if lapack_openblas.available(b.dtype):  # (float32, complex64: BLAS's trsm, as JAX's CPU lowering)
+        return _trsm(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal)
     wide = np.complex128 if dtype_kind(b.dtype) == "c" else np.float64
     op_a = _effective_a(a, lower, transpose_a, conjugate_a, unit_diagonal).astype(wide)
     op_lower = lower != transpose_a
@@ -271,6 +276,20 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
             bt = np.swapaxes(b64, -1, -2)
             out = np.swapaxes(_substitute(np.swapaxes(op_a, -1, -2), bt, not op_lower), -1, -2)
     return out.astype(b.dtype)
+
+
+def _trsm(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """Each matrix solved by BLAS's trsm in its own precision (JAX's ``trsm_ffi``, which takes a
+    conjugate without a transpose as ``conj(a)``, the others as ``"T"`` or ``"C"``)."""
+    if conjugate_a and not transpose_a:
+        a = np.conj(a)
+    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    size = int(np.prod(batch))  # (not -1: ambiguous for empty matrices)
+    flat_a = np.broadcast_to(a, (*batch, *a.shape[-2:])).reshape(size, *a.shape[-2:])
+    flat_b = np.broadcast_to(b, (*batch, *b.shape[-2:])).reshape(size, *b.shape[-2:])
+    flags = dict(left_side=left_side, lower=lower, trans=trans, unit_diagonal=unit_diagonal)
+    return lapack_openblas.trsm(flat_a, flat_b, **flags).reshape(*batch, *b.shape[-2:])
 
 
 triangular_solve_p.def_impl(_checked("triangular_solve", _triangular_solve_impl))
@@ -404,9 +423,14 @@ lu_p = Primitive("lu", multiple_results=True)
 
 
 def _lu_one(a):
-    a = a.astype(np.complex128 if dtype_kind(a.dtype) == "c" else np.float64)
-    if a.dtype == np.float64 and a.size <= 64 and np.isfinite(a).all():
-        return _lu_one_small(a)
+    """One matrix's ``(lu, pivots, perm)`` by right-looking elimination in float64 (complex128),
+    or in float32 (complex64) when numpy's LAPACK is not there to do it as JAX's (``_lu_impl``)."""
+    if np.dtype(a.dtype) in (np.float32, np.complex64):
+        a = np.array(a)  # (a singular float32 matrix keeps its exact zero pivot, as in JAX)
+    else:
+        a = a.astype(np.complex128 if dtype_kind(a.dtype) == "c" else np.float64)
+        if a.dtype == np.float64 and a.size <= 64 and np.isfinite(a).all():
+            return _lu_one_small(a)
     m, n = a.shape
     k = min(m, n)
     pivots = np.zeros(k, np.int32)
@@ -422,6 +446,17 @@ def _lu_one(a):
             a[j + 1 :, j] /= a[j, j]
         a[j + 1 :, j + 1 :] -= np.outer(a[j + 1 :, j], a[j, j + 1 :])
     return a, pivots, perm
+
+
+def _pivots_to_perm(pivots, m):
+    """The row permutations of LAPACK's swaps (one row of pivots per matrix)."""
+    perms = []
+    for piv in pivots.tolist():
+        perm = list(range(m))
+        for j, p in enumerate(piv):
+            perm[j], perm[p] = perm[p], perm[j]
+        perms.append(perm)
+    return np.array(perms, np.int32).reshape(len(pivots), m)
 
 
 def _lu_one_small(a):
@@ -455,6 +490,10 @@ def _lu_impl(x):
     batch = x.shape[:-2]
     m, n = x.shape[-2:]
     flat = x.reshape(int(np.prod(batch)), m, n)  # (not -1: ambiguous for 0x0 matrices)
+    if lapack_openblas.available(x.dtype):  # (float32, complex64: LAPACK's getrf, as JAX's lowering)
+        lu, piv = lapack_openblas.getrf(flat)
+        perm = _pivots_to_perm(piv, m)
+        return [lu.reshape(x.shape), piv.reshape(*batch, min(m, n)), perm.reshape(*batch, m)]
     outs = [_lu_one(a) for a in flat]
     lu = np.stack([o[0] for o in outs]).reshape(x.shape).astype(x.dtype) if flat.shape[0] else x.copy()
     piv = (
@@ -530,9 +569,15 @@ def permutation_matrix(perm, dtype):
 
 
 def lu(x):
-    """``(lu, pivots, permutation)``: ``x[..., permutation, :] == L @ U`` with unit-lower ``L``
-    and upper ``U`` packed into ``lu``; ``pivots`` are LAPACK's row swaps."""
-    return tuple(lu_p.bind(x))
+    """``[lu, pivots, permutation]``: ``x[..., permutation, :] == L @ U`` with unit-lower ``L``
+    and upper ``U`` packed into ``lu``; ``pivots`` are LAPACK's row swaps (a list, as JAX's bind
+    returns it).
+
+    >>> lax.linalg.lu(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+    [Array([[3.        , 4.        ],
+           [0.33333334, 0.6666666 ]], dtype=float32), Array([1, 1], dtype=int32), Array([1, 0], dtype=int32)]
+    """
+    return list(lu_p.bind(x))
 
 
 # ---------------------------------------------------------------------------------------------

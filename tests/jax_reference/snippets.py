@@ -2077,3 +2077,6 @@ SNIPPETS["fuzz6_stats"] = FUZZ6_STATS
 from snippets_fuzz6_linalg import FUZZ6_LINALG  # noqa: E402
 
 SNIPPETS["fuzz6_linalg"] = FUZZ6_LINALG
+from snippets_linalg_f32 import LINALG_F32  # noqa: E402
+
+SNIPPETS["linalg_f32"] = LINALG_F32
