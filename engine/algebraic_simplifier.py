@@ -38,14 +38,27 @@ def _same_type(a: Atom, b: Atom) -> bool:
     return a.aval.shape == b.aval.shape and a.aval.dtype == b.aval.dtype
 
 
-def _constant(x: Atom, producer: Producer) -> np.ndarray | None:
-    """The value of a literal (or of a broadcast literal), as XLA sees constants."""
+def _constant(x: Atom, producer: Producer, depth: int = 0) -> np.ndarray | None:
+    """The value of a literal (or of a broadcast literal, unbroadcast), or of arithmetic on
+    scalar literals (``var``'s count minus ``ddof``), as XLA sees constants once it has folded them."""
     if type(x) is not Literal:
         eqn = producer(x)
-        if eqn is None or eqn.primitive is not st.broadcast_in_dim_p or type(eqn.inputs[0]) is not Literal:
+        if eqn is None:
             return None
-        x = eqn.inputs[0]
+        if eqn.primitive is st.broadcast_in_dim_p and type(eqn.inputs[0]) is Literal:
+            x = eqn.inputs[0]
+        elif eqn.primitive in _FOLDED and depth < 4 and not eqn.out_binders[0].aval.shape:
+            values = [_constant(v, producer, depth + 1) for v in eqn.inputs]
+            if any(v is None for v in values):
+                return None
+            with np.errstate(all="ignore"):
+                return np.asarray(core.impl_rules[eqn.primitive](*values, **eqn.params))
+        else:
+            return None
     return np.asarray(getattr(x.val, "_value", x.val))
+
+
+_FOLDED = {ew.add_p, ew.sub_p, ew.mul_p, ew.neg_p, st.convert_element_type_p}
 
 
 def _operand_of(x: Atom, p: core.Primitive, producer: Producer) -> JaxprEqn | None:
@@ -126,14 +139,15 @@ def _select_or_zero(pred: Atom, a: Atom, aval: core.ShapedArray) -> Rewrite:
 
 
 def _div(eqn, inputs, producer):
-    """exp(A) / exp(B) => exp(A - B); c / exp(B) => c * exp(-B) for a constant c. (XLA rewrites any
+    """exp(A) / exp(B) => exp(A - B); c / exp(B) => c * exp(-B) for a constant c; else
+    ``_reciprocal``'s. (XLA rewrites any
     A / exp(B) so, but runs with denormals flushed to zero: for a variable A, A * exp(-B) would
     keep denormals XLA drops, so ``(y / exp(x)) * exp(x)`` would differ from JAX's.)"""
     if not all(_real_float(x) for x in inputs):
         return None
     num, den = (_operand_of(x, ew.exp_p, producer) for x in inputs)
     if den is None or not _same_type(den.inputs[0], eqn.out_binders[0]):
-        return None
+        return _reciprocal(eqn, inputs, producer)
     aval = eqn.out_binders[0].aval
     if num is not None and _same_type(num.inputs[0], den.inputs[0]):
         return _exp_of(ew.sub_p, num.inputs[0], den.inputs[0], aval)
@@ -143,6 +157,42 @@ def _div(eqn, inputs, producer):
     exp, exp_minus_b = _eqn(ew.exp_p, [minus_b], den.out_binders[0].aval)
     mul, out = _eqn(ew.mul_p, [inputs[0], exp_minus_b], aval)
     return [neg, exp, mul], out
+
+
+def _reciprocal(eqn, inputs, producer):
+    """A / C => A * (1/C) for a constant C, and A / broadcast(B) => A * broadcast(1/B): XLA divides
+    once and multiplies, so ``x / 3.0``, ``jnp.mean`` and the normalisation in ``softmax`` round as
+    a multiplication by the rounded reciprocal (a different last bit for about a third of
+    elements). Not for a divisor of the result's shape computed in the program (``x / y``)."""
+    a, b = inputs
+    out = eqn.out_binders[0].aval
+    if out.dtype not in (np.float32, np.float64):  # (narrow floats: XLA widens them first)
+        return None
+    c = _constant(b, producer)
+    if c is not None:
+        if _constant(a, producer) is not None:  # (XLA folds constant / constant)
+            return None
+        inverse = np.asarray(np.ones((), c.dtype) / c, c.dtype)
+        if inverse.ndim and type(b) is not Literal:
+            return None
+        one_over = Literal(inverse, core.ShapedArray(inverse.shape, c.dtype, b.aval.weak_type))
+        mul, product = _eqn(ew.mul_p, [a, one_over], out)
+        return [mul], product
+    if type(b) is not Var:
+        return None
+    one = Literal(np.ones((), b.aval.dtype), core.ShapedArray((), b.aval.dtype, True))
+    if b.aval.shape != out.shape:  # (a scalar or size-1 axes, broadcast by the division itself)
+        div, inverse_b = _eqn(ew.div_p, [one, b], b.aval)
+        mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
+        return [div, mul], product
+    bcast = _operand_of(b, st.broadcast_in_dim_p, producer)
+    if bcast is None or bcast.inputs[0].aval.size == b.aval.size or type(bcast.inputs[0]) is not Var:
+        return None
+    small = bcast.inputs[0]
+    div, inverse_small = _eqn(ew.div_p, [one, small], small.aval)
+    widen, inverse_b = _eqn(st.broadcast_in_dim_p, [inverse_small], b.aval, bcast.params)
+    mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
+    return [div, widen, mul], product
 
 
 def _exp_of(p_combine, a, b, aval) -> Rewrite:

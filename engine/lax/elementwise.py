@@ -334,6 +334,19 @@ for _p in (population_count_p, shift_left_p, shift_right_logical_p, shift_right_
     _refusing_narrow_ints(_p)
 
 
+def float_divide(x, y):
+    """``x / y`` of float arrays as XLA computes it: a divisor broadcast against the dividend (a
+    scalar, size-1 axes) is inverted once and multiplied, as XLA's algebraic simplifier rewrites
+    A / broadcast(B) (``algebraic_simplifier._reciprocal``); JAX's eager ``x / 3.0`` is a compiled
+    computation too."""
+    with np.errstate(all="ignore"):
+        y = np.asarray(y)
+        if y.dtype in (np.float32, np.float64) and np.shape(x) != y.shape:
+            if np.broadcast_shapes(np.shape(x), y.shape) != y.shape:
+                return np.multiply(x, np.true_divide(y.dtype.type(1), y))
+        return np.true_divide(x, y)
+
+
 def _div_impl(x, y):
     with np.errstate(all="ignore"):
         if dtype_kind(x.dtype) in "iu":
@@ -343,7 +356,7 @@ def _div_impl(x, y):
             q = x // safe_y
             q = q + ((q * safe_y != x) & ((x < 0) != (safe_y < 0))).astype(x.dtype)
             return np.where(y == 0, np.array(-1).astype(x.dtype), q).astype(x.dtype)
-        return np.true_divide(x, y)
+        return float_divide(x, y)
 
 
 def _rem_impl(x, y):

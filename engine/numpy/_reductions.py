@@ -241,12 +241,22 @@ def _count(a, axes, where):
     return sum(w, axis=axes, dtype=a.dtype, keepdims=True)
 
 
+def divide_by_constant(total, n):
+    """``total / n`` for a count ``n`` that is a constant of the program JAX compiles for a jitted
+    jnp function: XLA multiplies by the rounded reciprocal instead (``algebraic_simplifier``'s
+    A / C rule), so ``jnp.mean`` of 3 floats is their sum times float32(1/3). Staged, it is the
+    division JAX's jaxpr shows (and jit's simplifier rewrites it so)."""
+    if core.staging_anywhere[0] or total.dtype not in (np.float32, np.float64):
+        return lax.div(total, n)
+    return lax.mul(total, lax.div(np.ones((), total.dtype), n))
+
+
 @jitted_inline(static_argnames=("axis", "dtype", "keepdims"))
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
     """Arithmetic mean over ``axis``; integer inputs give float32.
 
     >>> jnp.mean(jnp.array([1, 2, 4]))
-    Array(2.3333333, dtype=float32)
+    Array(2.3333335, dtype=float32)
     """
     check_arraylike("mean", a)
     no_out("mean", out)
@@ -278,7 +288,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     if symbolic_n is not None:
         return lax.div(total, symbolic_n)
     if isinstance(n, int):  # JAX divides by the count as a scalar literal
-        out = lax.div(total, np.asarray(n, total.dtype))
+        out = divide_by_constant(total, np.asarray(n, total.dtype))
     elif keepdims or n.shape == total.shape:
         out = lax.div(total, n)
     else:
@@ -376,6 +386,7 @@ def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, 
     else:
         n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=computation, keepdims=keepdims)
     normalizer = lax.sub(n, lax.convert_element_type(correction, computation))
+    # (JAX's _var takes the correction as an argument: no constant divisor, a true division)
     result = lax.div(sum(centered, axes, dtype=computation, keepdims=keepdims, where=where), normalizer)
     result = convert(result, dtype)
     return select(lax.gt(normalizer, np.asarray(0, computation)), result, np.nan)

@@ -35,7 +35,7 @@ from ._promote import (
 )
 from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact, check_devices
 from ..narrow_dtypes import kind as dtype_kind
-from ..lax.elementwise import _const
+from ..lax.elementwise import _const, float_divide
 
 
 # --- arithmetic --------------------------------------------------------------------------------
@@ -126,8 +126,8 @@ def _np_mod(a, b):
 add = _binary("add", _add, np.add)
 subtract = _binary("subtract", _subtract, np.subtract)
 multiply = _binary("multiply", _multiply, np.multiply)
-true_divide = _binary("true_divide", _true_divide, _quiet(np.true_divide), "f")
-divide = _binary("divide", _true_divide, _quiet(np.true_divide), "f")  # (JAX's own function, named so)
+true_divide = _binary("true_divide", _true_divide, float_divide, "f")
+divide = _binary("divide", _true_divide, float_divide, "f")  # (JAX's own function, named so)
 floor_divide = _binary("floor_divide", _floor_divide, _np_floor_divide, "iu")
 remainder = _binary("remainder", _remainder, _np_mod, "iu")
 mod = remainder

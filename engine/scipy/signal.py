@@ -178,7 +178,7 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0, overwrite_data=Non
     the breakpoints ``bp``) along ``axis``.
 
     >>> detrend(jnp.array([1.0, 2.0, 4.0]), type='constant')
-    Array([-1.3333333 , -0.33333325,  1.6666667 ], dtype=float32)
+    Array([-1.3333335, -0.3333335,  1.6666665], dtype=float32)
     """
     if overwrite_data is not None:
         raise NotImplementedError("overwrite_data argument not implemented.")

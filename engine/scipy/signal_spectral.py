@@ -247,7 +247,7 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, det
     >>> x = jnp.array([1.0, 2.0, -1.0, 0.5] * 4)
     >>> f, p = csd(x, x, nperseg=4)
     >>> jnp.round(p.real, 4)
-    Array([0.6667, 2.8423, 1.9464], dtype=float32)
+    Array([0.6667   , 2.8423   , 1.9463999], dtype=float32)
     """
     freqs, _, pxy = _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling,
                               axis, "psd")  # fmt: skip
@@ -280,7 +280,7 @@ def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, detr
 
     >>> from engine.scipy.signal import welch
     >>> jnp.round(welch(jnp.array([1.0, 2.0, -1.0, 0.5] * 4), nperseg=4)[1], 4)
-    Array([0.6667, 2.8423, 1.9464], dtype=float32)
+    Array([0.6667   , 2.8423   , 1.9463999], dtype=float32)
     """
     freqs, pxx = csd(x, None, fs=fs, window=window, nperseg=nperseg, noverlap=noverlap, nfft=nfft,
                      detrend=detrend, return_onesided=return_onesided, scaling=scaling, axis=axis,
