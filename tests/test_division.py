@@ -20,7 +20,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "jax_reference"
 from record_division import cases, operands  # noqa: E402
 from record_xla_f32 import unpack  # noqa: E402
 
-RECORDED = json.loads((pathlib.Path(__file__).resolve().parent / "jax_reference" / "division.json").read_text())
+RECORDED = json.loads(
+    (pathlib.Path(__file__).resolve().parent / "jax_reference" / "division.json").read_text()
+)
 X, Y = operands()
 CASES = cases(jnp, lax)
 
@@ -29,7 +31,9 @@ CASES = cases(jnp, lax)
 @pytest.mark.parametrize("name", list(CASES))
 def test_division_rounds_as_in_jax(name, mode):
     f = CASES[name]
-    got = np.asarray(f(jnp.asarray(X), jnp.asarray(Y)) if mode == "eager" else jax.jit(f)(X, Y), np.float32).ravel()
+    got = np.asarray(
+        f(jnp.asarray(X), jnp.asarray(Y)) if mode == "eager" else jax.jit(f)(X, Y), np.float32
+    ).ravel()
     want = unpack(RECORDED[f"{mode} {name}"])
     assert (got.view(np.int32) == want.view(np.int32)).all(), (got[got != want][:3], want[got != want][:3])
 
@@ -37,7 +41,9 @@ def test_division_rounds_as_in_jax(name, mode):
 def test_the_reciprocal_is_rounded_once_and_multiplied():
     x = np.float32(7.0)
     assert float(jax.jit(lambda v: v / 3.0)(x)) == float(x * (np.float32(1) / np.float32(3)))
-    assert float(jnp.asarray(x) / jnp.asarray(np.float32(3.0))) == float(x / np.float32(3))  # (scalars: divided)
+    assert float(jnp.asarray(x) / jnp.asarray(np.float32(3.0))) == float(
+        x / np.float32(3)
+    )  # (scalars: divided)
 
 
 def test_printed_program_keeps_the_division():

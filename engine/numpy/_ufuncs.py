@@ -33,7 +33,7 @@ from ._promote import (
     promote_shapes,
     promote_shapes_keep_scalars,
 )
-from ._ufunc_dispatch import _binary, _is_bool, _is_int, _quiet, _unary_inexact, check_devices
+from ._ufunc_dispatch import _binary, _is_bool, _is_int, _unary_inexact, check_devices
 from ..narrow_dtypes import kind as dtype_kind
 from ..lax.elementwise import _const, float_divide
 
