@@ -56,6 +56,22 @@ def _fns() -> dict:
     return _FNS
 
 
+def corename() -> str | None:
+    """The CPU kernels OpenBLAS chose at load ("SkylakeX", "Haswell", ...): they decide the last
+    bits, so results are JAX's on a machine whose OpenBLAS (scipy's, in JAX's case) picks the same."""
+    for path in _library_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                return fn().decode()
+    return None
+
+
 def available(dtype) -> bool:
     return np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64)) and bool(_fns())
 

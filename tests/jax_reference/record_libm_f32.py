@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import platform
 
 import numpy as np
 
@@ -73,7 +74,7 @@ def main() -> None:
 
     assert jax.__version__ == "0.10.2", jax.__version__
     x, y = inputs()
-    out = {"jax_version": jax.__version__, "x": pack(x), "y": pack(y)}
+    out = {"jax_version": jax.__version__, "libc": list(platform.libc_ver()), "x": pack(x), "y": pack(y)}
     for name in UNARY + BINARY:
         f = jax.jit(jax.lax.pow if name == "pow" else getattr(jnp, name))
         args = (x,) if name in UNARY else (x, y)
