@@ -399,57 +399,18 @@ def _check_broadcast(name, shape, *param_shapes):
             )
 
 
-# Coefficients of the float32 erf_inv approximation used by XLA (M. Giles,
-# "Approximating the erfinv function", GPU Computing Gems, 2011).
-_ERFINV_LT5 = (
-    2.81022636e-08,
-    3.43273939e-07,
-    -3.5233877e-06,
-    -4.39150654e-06,
-    0.00021858087,
-    -0.00125372503,
-    -0.00417768164,
-    0.246640727,
-    1.50140941,
-)
-_ERFINV_GE5 = (
-    -0.000200214257,
-    0.000100950558,
-    0.00134934322,
-    -0.00367342844,
-    0.00573950773,
-    -0.0076224613,
-    0.00943887047,
-    1.00167406,
-    2.83297682,
-)
-
-
 def erf_inv_f32(x) -> np.ndarray:
-    """Inverse error function in float32, with XLA's polynomial.
+    """Inverse error function in float32, as XLA computes it (``lax.xla_f32.erf_inv``).
 
     Example:
 
       >>> float(erf_inv_f32(np.float32(0.5)))  # doctest: +ELLIPSIS
       0.476936...
     """
-    x = np.asarray(x, np.float32)
-    f32 = np.float32
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # (log1p rounded from float64: numpy's own float32 log1p depends on the CPU, its AVX-512
-        # path being off by an ulp on one input in seven, which moved random.normal's bits)
-        w = -np.log1p((-x * x).astype(np.float64)).astype(f32)
-        lt = w < f32(5.0)
-        w = np.where(lt, w - f32(2.5), np.sqrt(w) - f32(3.0)).astype(f32)
-        p = np.where(lt, f32(_ERFINV_LT5[0]), f32(_ERFINV_GE5[0])).astype(f32)
-        w64 = w.astype(np.float64)
-        for a, b in zip(_ERFINV_LT5[1:], _ERFINV_GE5[1:]):
-            # Horner step as a fused multiply-add (XLA contracts it): one rounding.
-            c = np.where(lt, f32(a), f32(b)).astype(np.float64)
-            p = (c + p.astype(np.float64) * w64).astype(f32)
-        res = p * x
-        res = np.where(np.abs(x) == f32(1.0), x * f32(np.inf), res)
-    return res.astype(f32)
+    from .lax import xla_f32
+
+    with np.errstate(all="ignore"):
+        return xla_f32.erf_inv(x)
 
 
 def normal(k, shape: Sequence[int] = (), dtype=np.float32) -> np.ndarray:
@@ -691,45 +652,15 @@ def truncated_normal(k, lower, upper, shape: Sequence[int] | None = None, dtype=
         return np.clip(out, lo_n, hi_n).astype(dtype)
 
 
-# XLA's float32 erf (the rational function Eigen uses: odd numerator, even denominator in x^2, each
-# Horner step a fused multiply-add), which CPU kernels evaluate on run-time values; erf(5/sqrt(2))
-# is 0.99999946 there, one ulp above the correctly rounded 0.99999940.
-_ERF_NUM = (
-    0.00022905065861350646,
-    0.0034082910107109506,
-    0.050955695062380861,
-    0.18520832239976145,
-    1.128379143519084,
-)
-_ERF_DEN = (
-    -1.1791602954361697e-7,
-    0.000023547966471313185,
-    0.0010179625278914885,
-    0.014070470171167667,
-    0.11098505178285362,
-    0.49746925110067538,
-    1.0,
-)
-ERF_ONE_AT = np.float32(3.832506856900711)  # |x| from here on is +-1 (erfinv(1 - 2**-24))
-
-
 def erf_f32(x) -> np.ndarray:
-    """erf in float32 as XLA's CPU kernels compute it (bit for bit on 3e5 sampled inputs).
+    """erf in float32 as XLA's CPU kernels compute it (``lax.xla_f32.erf``).
 
     Example:
 
       >>> float(erf_f32(np.float32(5 / np.sqrt(2))))  # doctest: +ELLIPSIS
       0.9999994...
     """
-    x = np.asarray(x, np.float32)
-    x2 = (x * x).astype(np.float64)
-
-    def horner(coefficients):  # each step one rounding from float64 (the product is exact there)
-        r = np.full(x.shape, np.float32(coefficients[0]))
-        for c in coefficients[1:]:
-            r = (x2 * r + np.float64(np.float32(c))).astype(np.float32)
-        return r
+    from .lax import xla_f32
 
     with np.errstate(all="ignore"):
-        q = (x * horner(_ERF_NUM)).astype(np.float32) / horner(_ERF_DEN)
-    return np.where(np.abs(x) >= ERF_ONE_AT, np.copysign(np.float32(1), x), q).astype(np.float32)
+        return xla_f32.erf(x)

@@ -1,5 +1,7 @@
-"""float32 exp, log, tanh, expm1, log1p, logistic, exp2, sinh and cosh give JAX's bits: the numpy steps, numba's loop, eager jnp (small
-and big arrays) and compiled jit kernels, against values recorded from JAX 0.10.2
+"""float32 exp, log, tanh, expm1, log1p, logistic, exp2, sinh, cosh, asinh, acosh, atanh, erf,
+erf_inv, lgamma and digamma give JAX's bits: the numpy steps, numba's loop, eager jnp (small and big
+arrays) and compiled jit kernels; log2 and log10 eager and jitted (XLA's log times the reciprocal
+of log(2): tests/test_division.py); against values recorded from JAX 0.10.2
 (tests/jax_reference/record_xla_f32.py)."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from engine import lax
 from engine.lax import xla_f32
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "jax_reference"))
-from record_xla_f32 import FUNCTIONS, unpack  # noqa: E402
+from record_xla_f32 import COMPOSED, FUNCTIONS, LAX, unpack  # noqa: E402
 
 RECORDED = json.loads(
     (pathlib.Path(__file__).resolve().parent / "jax_reference" / "xla_f32.json").read_text()
@@ -31,12 +33,12 @@ def assert_bits(name: str, got) -> None:
     same = (got.view(np.int32) == want.view(np.int32)) | (np.isnan(got) & np.isnan(want))
     bad = np.nonzero(~same)[0]
     assert bad.size == 0, (
-        f"{name}: {bad.size} of {X.size} differ, e.g. x={X[bad[:3]]} got {got[bad[:3]]} want {want[bad[:3]]}"
+        f"{name}: {bad.size} of {got.size} differ, e.g. at {bad[:3]} got {got[bad[:3]]} want {want[bad[:3]]}"
     )
 
 
 def _function(name):
-    return lax.logistic if name == "logistic" else getattr(jnp, name)
+    return getattr(lax, name) if name in LAX else getattr(jnp, name)
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -53,14 +55,14 @@ def test_numba_loop(name):
         assert_bits(name, numba_math.apply(name, X[::-1].reshape(1, -1))[0, ::-1])  # (a strided view)
 
 
-@pytest.mark.parametrize("name", FUNCTIONS)
+@pytest.mark.parametrize("name", FUNCTIONS + COMPOSED)
 def test_eager(name):
     f = _function(name)
     assert_bits(name, f(X))
     assert_bits(name, np.concatenate([np.asarray(f(c)).reshape(-1) for c in np.array_split(X, 2000)]))
 
 
-@pytest.mark.parametrize("name", FUNCTIONS)
+@pytest.mark.parametrize("name", FUNCTIONS + COMPOSED)
 def test_compiled_kernel(name, monkeypatch, tmp_path):
     pytest.importorskip("numba")
     monkeypatch.setattr(importlib.import_module("engine.jit_runtime"), "TIERED", False)

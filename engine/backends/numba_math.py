@@ -4,9 +4,11 @@ numba lowers ``np.exp``/``np.tanh``/``np.sin`` on scalars to libm calls, which L
 vectorize (and SVML is not available), so a fused loop spends ~100 ns per element in them. These
 are branch-free range reductions and polynomials in plain float32/int32 arithmetic; LLVM inlines
 them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p,
-logistic, sinh and cosh are XLA's CPU kernels, operation for operation as ``lax/xla_f32.py`` evaluates them with
-numpy (JAX's bits, denormals flushed as XLA does; ``apply`` runs them for eager evaluation). sin
-and cos are glibc's, in ``numba_libm``.
+logistic, sinh, cosh, asinh, acosh, atanh, erf, erf_inv, lgamma and digamma are XLA's CPU kernels,
+operation for operation as ``lax/xla_f32.py`` evaluates them with numpy (JAX's bits, denormals
+flushed as XLA does; ``apply`` runs them for eager evaluation; lgamma's and digamma's reflection
+calls the C library's sinf/cosf, as XLA's code does, so those two do not vectorize). sin and cos
+are glibc's, in ``numba_libm``.
 
 Functions are ``cache=True`` (compiled once, then loaded from numba's cache), not numba-inlined:
 LLVM inlines them at link time, which costs far less compile time than inlining numba IR.
@@ -136,10 +138,10 @@ def expm1_f32(x):
 
 
 @nb.njit(**_K)
-def log1p_f32(x):
-    # XLA's (engine/lax/xla_f32.py.log1p)
+def _log1p(x, fused):
+    # XLA's (engine/lax/xla_f32.py._log1p; ``fused`` is a constant where it is inlined)
     x = _ftz(x)
-    x2 = x * x
+    x2 = _ftz(x * x)
     p = _fma(f32(4.5270000862445199635215e-5), x, f32(4.9854102823193375972212e-1))
     p = _fma(p, x, f32(6.5787325942061044846969e0))
     p = _fma(p, x, f32(2.9911919328553073277375e1))
@@ -152,9 +154,16 @@ def log1p_f32(x):
     q = _fma(q, x, f32(3.0909872225312059774938e2))
     q = _fma(q, x, f32(2.1642788614495947685003e2))
     q = _fma(q, x, f32(6.0118660497603843919306e1))
-    small = x + _fma(f32(-0.5), x2, (x * x2) * (p / q))
+    r = p / q
+    half = _fma(f32(-0.5), x2, (x * x2) * r) if fused else _fma(x * x2, r, _ftz(f32(-0.5) * x2))
+    small = x + half
     large = log_f32(x + f32(1.0))
     return small if abs(x) < f32(0.41421356237309504880) else large
+
+
+@nb.njit(**_K)
+def log1p_f32(x):
+    return _log1p(x, True)
 
 
 @nb.njit(**_K)
@@ -182,10 +191,150 @@ def cosh_f32(x):
     return exp_f32(x + f32(-0.6931471805599453)) + exp_f32(f32(-0.6931471805599453) - x)
 
 
+@nb.njit(**_K)
+def asinh_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.asinh)
+    x = _ftz(x)
+    a = abs(x)
+    sq = _ftz(x * x)
+    small = log1p_f32(a + _ftz(sq / (np.sqrt(sq + f32(1.0)) + f32(1.0))))
+    large = log_f32(a) + f32(0.693147182)
+    y = large if a >= f32(2.0**64) else small
+    sign = np.copysign(f32(0.0) if x == f32(0.0) else f32(1.0), x)
+    return x if x != x else _ftz(sign * y)
+
+
+@nb.njit(**_K)
+def acosh_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.acosh)
+    x = _ftz(x)
+    s = np.sqrt(x - f32(1.0))
+    small = log1p_f32(s * (np.sqrt(x + f32(1.0)) + s))
+    large = log_f32(x) + f32(0.693147182)
+    return large if x >= f32(2.0**127) else small
+
+
+@nb.njit(**_K)
+def atanh_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.atanh)
+    x = _ftz(x)
+    y = _ftz((_log1p(x, False) - _log1p(-x, False)) * f32(0.5))
+    return f32(np.nan) if abs(x) > f32(1.0) else y
+
+
+@nb.njit(**_K)
+def erf_f32(x):
+    # XLA's CPU kernel (engine/lax/xla_f32.py.erf)
+    x = _ftz(x)
+    x2 = x * x
+    p = _fma(x2, f32(0.00022905065861350646), f32(0.0034082910107109506))
+    p = _fma(x2, p, f32(0.050955695062380861))
+    p = _fma(x2, p, f32(0.18520832239976145))
+    p = _fma(x2, p, f32(1.128379143519084))
+    q = _fma(x2, f32(-1.1791602954361697e-7), f32(0.000023547966471313185))
+    q = _fma(x2, q, f32(0.0010179625278914885))
+    q = _fma(x2, q, f32(0.014070470171167667))
+    q = _fma(x2, q, f32(0.11098505178285362))
+    q = _fma(x2, q, f32(0.49746925110067538))
+    q = _fma(x2, q, f32(1.0))
+    y = _ftz((x * p) / q)
+    return np.copysign(f32(1.0), x) if abs(x) >= f32(3.832506856900711) else y
+
+
+@nb.njit(**_K)
+def erf_inv_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.erf_inv): both polynomials' coefficients selected,
+    # one Horner loop, as XLA evaluates it (and branch-free)
+    x = _ftz(x)
+    w = -log1p_f32(_ftz(x * -x))
+    lt = w < f32(5.0)
+    w_lt, w_ge = w - f32(2.5), np.sqrt(w) - f32(3.0)
+    w = w_lt if lt else w_ge
+    p = f32(2.81022636e-08) if lt else f32(-0.000200214257)
+    p = _fma(p, w, f32(3.43273939e-07) if lt else f32(0.000100950558))
+    p = _fma(p, w, f32(-3.5233877e-06) if lt else f32(0.00134934322))
+    p = _fma(p, w, f32(-4.39150654e-06) if lt else f32(-0.00367342844))
+    p = _fma(p, w, f32(0.00021858087) if lt else f32(0.00573950773))
+    p = _fma(p, w, f32(-0.00125372503) if lt else f32(-0.0076224613))
+    p = _fma(p, w, f32(-0.00417768164) if lt else f32(0.00943887047))
+    p = _fma(p, w, f32(0.246640727) if lt else f32(1.00167406))
+    p = _fma(p, w, f32(1.50140941) if lt else f32(2.83297682))
+    y = _ftz(p * x)
+    return x * f32(np.inf) if abs(x) == f32(1.0) else y
+
+
+@nb.njit(**_K)
+def _lanczos_z(x):
+    return -x if x < f32(0.5) else x + f32(-1.0)
+
+
+@nb.njit(**_K)
+def lgamma_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.lgamma); np.sin of a float32 is the C library's sinf,
+    # which XLA calls too
+    x = _ftz(x)
+    z = _lanczos_z(x)
+    s = f32(1.0) + f32(676.520386) / (z + f32(1.0))
+    s = s + f32(-1259.13916) / (z + f32(2.0))
+    s = s + f32(771.323425) / (z + f32(3.0))
+    s = s + f32(-176.615036) / (z + f32(4.0))
+    s = s + f32(12.5073433) / (z + f32(5.0))
+    s = s + f32(-0.138571098) / (z + f32(6.0))
+    s = s + f32(9.98436917e-06) / (z + f32(7.0))
+    s = s + f32(1.50563267e-07) / (z + f32(8.0))
+    log_t = log1p_f32(z * f32(1 / 7.5)) + f32(2.01490307)
+    y = _fma((z + f32(0.5)) - (z + f32(7.5)) / log_t, log_t, f32(0.918938518)) + log_f32(s)
+    a = abs(x)
+    frac = a - np.floor(a)
+    r = f32(1.0) - frac if f32(0.5) < frac else frac
+    log_sin = log_f32(np.sin(_ftz(r * f32(np.pi))))
+    reflected = (f32(1.14472985) - log_sin) - y if abs(log_sin) < f32(np.inf) else -log_sin
+    y = reflected if x < f32(0.5) else y
+    return f32(np.inf) if a == f32(np.inf) else y
+
+
+@nb.njit(**_K)
+def digamma_f32(x):
+    # JAX's lowering (engine/lax/xla_f32.py.digamma); np.sin/np.cos of a float32: sinf/cosf
+    x = _ftz(x)
+    z = _lanczos_z(x)
+    num, den = f32(0.0), f32(1.0)
+    for k, c in (
+        (f32(1.0), f32(676.520386)), (f32(2.0), f32(-1259.13916)), (f32(3.0), f32(771.323425)),
+        (f32(4.0), f32(-176.615036)), (f32(5.0), f32(12.5073433)), (f32(6.0), f32(-0.138571098)),
+        (f32(7.0), f32(9.98436917e-06)), (f32(8.0), f32(1.50563267e-07)),
+    ):  # fmt: skip
+        zk = z + k
+        num = num - c / _ftz(zk * zk)
+        den = den + c / zk
+    log_t = log1p_f32(z * f32(1 / 7.5)) + f32(2.01490307)
+    y = (log_t + num / den) - f32(7.0) / (z + f32(7.5))
+    v = _ftz((x + abs(np.floor(x + f32(0.5)))) * f32(np.pi))
+    y = y - _ftz(np.cos(v) * f32(np.pi)) / np.sin(v) if x < f32(0.5) else y
+    return f32(np.nan) if (x <= f32(0.0) and x == np.floor(x)) else y
+
+
 # The kernels eager evaluation runs (``lax/xla_f32.kernel``), by index into one cached loop: one
 # compile for all of them, and no ufunc machinery to load (a numba ufunc takes seconds to build even
 # from the cache).
-ARRAY_KERNELS = ("exp", "exp2", "log", "tanh", "expm1", "log1p", "logistic", "sinh", "cosh")
+ARRAY_KERNELS = (
+    "exp",
+    "exp2",
+    "log",
+    "tanh",
+    "expm1",
+    "log1p",
+    "logistic",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erf_inv",
+    "lgamma",
+    "digamma",
+)
 
 
 @nb.njit(**_K)
@@ -208,8 +357,22 @@ def _apply(which, x, out):
             out[i] = logistic_f32(v)
         elif which == 7:
             out[i] = sinh_f32(v)
-        else:
+        elif which == 8:
             out[i] = cosh_f32(v)
+        elif which == 9:
+            out[i] = asinh_f32(v)
+        elif which == 10:
+            out[i] = acosh_f32(v)
+        elif which == 11:
+            out[i] = atanh_f32(v)
+        elif which == 12:
+            out[i] = erf_f32(v)
+        elif which == 13:
+            out[i] = erf_inv_f32(v)
+        elif which == 14:
+            out[i] = lgamma_f32(v)
+        else:
+            out[i] = digamma_f32(v)
 
 
 def apply(name: str, x: np.ndarray) -> np.ndarray:

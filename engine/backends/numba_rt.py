@@ -27,10 +27,17 @@ from .numba_libm import (  # noqa: F401
     trig_huge,
 )
 from .numba_math import (
+    acosh_f32,
+    asinh_f32,
+    atanh_f32,
     cosh_f32,
+    digamma_f32,
+    erf_f32,
+    erf_inv_f32,
     exp2_f32,
     exp_f32,
     expm1_f32,
+    lgamma_f32,
     log1p_f32,
     log_f32,  # noqa: F401
     logistic_f32,
@@ -133,58 +140,6 @@ def logistic(x):
 @nb.njit(**_inline)
 def erf(x):
     return math.erf(x)
-
-
-@nb.njit(**_inline)
-def erf_f32(x):
-    # XLA's float32 kernel (as engine.prng.erf_f32): each Horner step one rounding from float64.
-    if abs(x) >= np.float32(3.832506856900711):
-        return np.float32(math.copysign(1.0, x))
-    x2 = np.float64(x * x)
-    p = np.float32(0.00022905065861350646)
-    p = np.float32(x2 * p + np.float64(np.float32(0.0034082910107109506)))
-    p = np.float32(x2 * p + np.float64(np.float32(0.050955695062380861)))
-    p = np.float32(x2 * p + np.float64(np.float32(0.18520832239976145)))
-    p = np.float32(x2 * p + np.float64(np.float32(1.128379143519084)))
-    q = np.float32(-1.1791602954361697e-7)
-    q = np.float32(x2 * q + np.float64(np.float32(0.000023547966471313185)))
-    q = np.float32(x2 * q + np.float64(np.float32(0.0010179625278914885)))
-    q = np.float32(x2 * q + np.float64(np.float32(0.014070470171167667)))
-    q = np.float32(x2 * q + np.float64(np.float32(0.11098505178285362)))
-    q = np.float32(x2 * q + np.float64(np.float32(0.49746925110067538)))
-    q = np.float32(x2 * q + np.float64(1.0))
-    return np.float32(x * p) / q
-
-
-@nb.njit(**_inline)
-def erf_inv_f32(x):
-    # Giles' single-precision polynomial, the same one the interpreter (and XLA) evaluates.
-    w = -np.log1p(-x * x)
-    if w < np.float32(5.0):
-        w = w - np.float32(2.5)
-        p = np.float32(2.81022636e-08)
-        p = np.float32(3.43273939e-07) + p * w
-        p = np.float32(-3.5233877e-06) + p * w
-        p = np.float32(-4.39150654e-06) + p * w
-        p = np.float32(0.00021858087) + p * w
-        p = np.float32(-0.00125372503) + p * w
-        p = np.float32(-0.00417768164) + p * w
-        p = np.float32(0.246640727) + p * w
-        p = np.float32(1.50140941) + p * w
-    else:
-        w = np.sqrt(w) - np.float32(3.0)
-        p = np.float32(-0.000200214257)
-        p = np.float32(0.000100950558) + p * w
-        p = np.float32(0.00134934322) + p * w
-        p = np.float32(-0.00367342844) + p * w
-        p = np.float32(0.00573950773) + p * w
-        p = np.float32(-0.0076224613) + p * w
-        p = np.float32(0.00943887047) + p * w
-        p = np.float32(1.00167406) + p * w
-        p = np.float32(2.83297682) + p * w
-    if abs(x) == 1:
-        return x * np.float32(np.inf)
-    return p * x
 
 
 @nb.njit(**_inline)

@@ -3,7 +3,8 @@
 The implementations evaluate in float64 (Python's ``math`` module and classic series and
 continued fractions: Cephes' Hurwitz zeta, Numerical Recipes' incomplete gamma and beta, AS241 for
 the normal quantile) and round to the operand's dtype, so float32 results are correctly rounded
-in practice. Derivatives are JAX's formulas, written with the public wrappers so they compose.
+in practice; float32 lgamma and digamma are XLA's kernels instead (``xla_f32.py``: JAX's bits).
+Derivatives are JAX's formulas, written with the public wrappers so they compose.
 """
 
 from __future__ import annotations
@@ -260,8 +261,9 @@ def _vectorized(kernel, nin):
 # Primitives.
 
 _F = (ew._FLOAT,)
-lgamma_p = ew.unop("lgamma", _vectorized(_lgamma, 1))
-digamma_p = ew.unop("digamma", _vectorized(_digamma, 1))
+# (float32: XLA's Lanczos kernels, JAX's bits; see xla_f32.py)
+lgamma_p = ew.unop("lgamma", ew._xla_f32("lgamma", _vectorized(_lgamma, 1)))
+digamma_p = ew.unop("digamma", ew._xla_f32("digamma", _vectorized(_digamma, 1)))
 erfc_p = ew.unop("erfc", _vectorized(_erfc, 1))
 
 

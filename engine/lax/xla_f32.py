@@ -1,15 +1,27 @@
-"""float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic``, ``exp2``, ``sinh`` and ``cosh``
-as XLA's CPU backend computes them, bit for bit.
+"""float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic``, ``exp2``, ``sinh``,
+``cosh``, ``asinh``, ``acosh``, ``atanh``, ``erf``, ``erf_inv``, ``lgamma`` and ``digamma`` as XLA's
+CPU backend computes them, bit for bit.
 
-XLA does not call libm for these: it inlines Cephes' range reductions and polynomials (a rational function for tanh), lets LLVM
-contract each multiply-add into one fused multiply-add, and runs with denormals flushed to zero
-(inputs read as zero, results written as zero). numpy's float32 ``exp``/``log`` are other
+XLA does not call libm for these: it inlines Cephes' range reductions and polynomials (a rational
+function for tanh and erf), JAX lowers the others to those (CHLO's decompositions: asinh from log1p,
+lgamma and digamma from Lanczos' sum, whose reflection calls the C library's ``sinf``/``cosf``),
+LLVM contracts each multiply-add into one fused multiply-add (where the product has one use: in
+``atanh``'s two log1p the shared ``-x**2/2`` is rounded), and XLA runs with denormals flushed to
+zero (inputs read as zero, results written as zero). numpy's float32 ``exp``/``log`` are other
 algorithms whose last bits depend on the CPU (on AVX-512 machines 39% of ``np.exp`` results are
 1-2 ulp from the correctly rounded value), so a learner comparing printed values with JAX's saw
 different last digits. These functions give JAX's float32 results on every machine (checked
-against JAX 0.10.2 on ~1e6 inputs spread over all float32 bit patterns: identical); the numba
-kernels (``backends/numba_math.py``) evaluate the same operations in the same order, so eager and
-jitted programs agree too.
+against JAX 0.10.2 on ~1e6 inputs per function, over all float32 bit patterns and the function's
+domain: identical); the numba kernels (``backends/numba_math.py``) evaluate the same operations in
+the same order, so eager and jitted programs agree too. ``log2``/``log10`` are made of ``log``
+(JAX's log2 divides by log(2), which XLA does as a multiply by its reciprocal: see
+``elementwise.float_divide``). ``rsqrt`` is not here: XLA computes it with the CPU's approximate
+``vrsqrtss`` and a Newton step, whose bits depend on the CPU model.
+
+One shape dependence of JAX's own: XLA's scalar code (arrays of under 16 elements, the remainder of
+a vectorized loop, some odd sizes) fuses the other product of ``log``'s last multiply-add in the
+log1p of ``asinh`` and ``acosh``, so there JAX's results differ by an ulp on ~1e-4 of inputs from
+its vectorized loop's; these functions follow the vectorized loop.
 
 A fused multiply-add is a float64 ``a*b + c`` rounded once to float32: the float32 product is
 exact in float64, so only the sum rounds (double rounding differs from a true fma on about one
@@ -205,14 +217,20 @@ def log1p(x) -> np.ndarray:
       >>> float(log1p(np.float32(1e-3)))
       0.00099950039293617
     """
+    return _log1p(x, fused=True)
+
+
+def _log1p(x, fused: bool) -> np.ndarray:
+    # fused=False: ``-x**2/2`` rounded, the other product fused instead (LLVM fuses a product into
+    # an add only where the product has one use: atanh's log1p(x) and log1p(-x) share -x**2/2)
     x = ftz(x)
-    x2 = x * x
+    x2 = ftz(x * x)
     p, q = np.zeros_like(x), np.zeros_like(x)
     for c in _LOG1P_P:
         p = fma(p, x, c)
     for c in _LOG1P_Q:
         q = fma(q, x, c)
-    small = x + fma(f32(-0.5), x2, (x * x2) * (p / q))
+    small = x + (fma(f32(-0.5), x2, (x * x2) * (p / q)) if fused else fma(x * x2, p / q, ftz(f32(-0.5) * x2)))
     return np.asarray(np.where(np.abs(x) < f32(0.41421356237309504880), small, log(x + f32(1))), f32)
 
 
@@ -269,7 +287,214 @@ def cosh(x) -> np.ndarray:
     return np.asarray(exp(x + _LOG_HALF) + exp(_LOG_HALF - x), f32)
 
 
+_LN2 = f32(0.693147182)
+
+
+def asinh(x) -> np.ndarray:
+    """``asinh`` as JAX's lowering (CHLO's decomposition) computes it: ``sign(x)`` times
+    ``log1p(|x| + x**2 / (sqrt(x**2 + 1) + 1))``, or ``log(|x|) + log(2)`` for |x| >= 2**64 (XLA
+    does not fuse ``x*x + 1``: the product has two uses).
+
+    Example:
+
+      >>> float(asinh(np.float32(2.0)))
+      1.4436354637145996
+    """
+    x = ftz(x)
+    a = np.abs(x)
+    sq = ftz(x * x)
+    small = log1p(a + ftz(sq / (np.sqrt(sq + f32(1)) + f32(1))))
+    y = np.where(a >= f32(2.0**64), log(a) + _LN2, small)
+    sign = np.copysign(np.where(x == 0, f32(0), f32(1)), x)  # (-0 for a negative denormal)
+    return np.asarray(ftz(np.where(np.isnan(x), x, sign * y)), f32)
+
+
+def acosh(x) -> np.ndarray:
+    """``log1p(sqrt(x - 1) * (sqrt(x + 1) + sqrt(x - 1)))``, or ``log(x) + log(2)`` for x >= 2**127,
+    as JAX's lowering computes ``acosh``.
+
+    Example:
+
+      >>> float(acosh(np.float32(2.0)))
+      1.316957950592041
+    """
+    x = ftz(x)
+    s = np.sqrt(x - f32(1))
+    y = log1p(s * (np.sqrt(x + f32(1)) + s))
+    return np.asarray(np.where(x >= f32(2.0**127), log(x) + _LN2, y), f32)
+
+
+def atanh(x) -> np.ndarray:
+    """``(log1p(x) - log1p(-x)) / 2`` (nan for |x| > 1), as JAX's lowering computes ``atanh``.
+
+    Example:
+
+      >>> float(atanh(np.float32(0.5)))
+      0.5493061542510986
+    """
+    x = ftz(x)
+    y = ftz((_log1p(x, False) - _log1p(-x, False)) * f32(0.5))
+    return np.asarray(np.where(np.abs(x) > f32(1), f32(np.nan), y), f32)
+
+
+# erf: the rational function Eigen uses (odd numerator, even denominator in x**2), each Horner step
+# a fused multiply-add; erf(5/sqrt(2)) is 0.99999946 there, one ulp above the correctly rounded value.
+_ERF_NUM = tuple(
+    f32(c)
+    for c in (
+        0.00022905065861350646,
+        0.0034082910107109506,
+        0.050955695062380861,
+        0.18520832239976145,
+        1.128379143519084,
+    )
+)
+_ERF_DEN = tuple(
+    f32(c)
+    for c in (
+        -1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885, 0.014070470171167667,
+        0.11098505178285362, 0.49746925110067538, 1.0,
+    )
+)  # fmt: skip
+ERF_ONE_AT = f32(3.832506856900711)  # |x| from here on is +-1 (erfinv(1 - 2**-24))
+
+
+def erf(x) -> np.ndarray:
+    """``erf`` as XLA's CPU kernel computes it (``x * p(x**2) / q(x**2)``, +-1 from ``ERF_ONE_AT``).
+
+    Example:
+
+      >>> float(erf(np.float32(5 / np.sqrt(2))))
+      0.999999463558197
+    """
+    x = ftz(x)
+    x2 = x * x
+    p, q = np.full(x.shape, _ERF_NUM[0]), np.full(x.shape, _ERF_DEN[0])
+    for c in _ERF_NUM[1:]:
+        p = fma(x2, p, c)
+    for c in _ERF_DEN[1:]:
+        q = fma(x2, q, c)
+    y = ftz((x * p) / q)
+    return np.asarray(np.where(np.abs(x) >= ERF_ONE_AT, np.copysign(f32(1), x), y), f32)
+
+
+# erf_inv: M. Giles' float32 polynomials ("Approximating the erfinv function", GPU Computing Gems,
+# 2011) in w = -log1p(-x**2), below w = 5 and above.
+_ERFINV_LT5 = tuple(
+    f32(c)
+    for c in (
+        2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+        -0.00417768164, 0.246640727, 1.50140941,
+    )
+)  # fmt: skip
+_ERFINV_GE5 = tuple(
+    f32(c)
+    for c in (
+        -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+        0.00943887047, 1.00167406, 2.83297682,
+    )
+)  # fmt: skip
+
+
+def erf_inv(x) -> np.ndarray:
+    """``erf_inv`` as JAX's lowering computes it: Giles' polynomial in ``-log1p(-x*x)`` (XLA's
+    log1p), each Horner step a fused multiply-add; +-inf at +-1.
+
+    Example:
+
+      >>> float(erf_inv(np.float32(0.5)))
+      0.4769362807273865
+    """
+    x = ftz(x)
+    w = -log1p(ftz(x * -x))
+    lt = w < f32(5)
+    w = np.where(lt, w - f32(2.5), np.sqrt(w) - f32(3))
+    p = np.where(lt, _ERFINV_LT5[0], _ERFINV_GE5[0])
+    for a, b in zip(_ERFINV_LT5[1:], _ERFINV_GE5[1:]):
+        p = fma(p, w, np.where(lt, a, b))
+    y = ftz(p * x)
+    return np.asarray(np.where(np.abs(x) == f32(1), x * f32(np.inf), y), f32)
+
+
+# Lanczos' approximation with g = 7 (JAX's lowering of lgamma and digamma, as Boost's and
+# Numerical Recipes' with its nine coefficients): the first, then (c_k, k) for k = 1..8.
+_LANCZOS = (
+    f32(676.520386), f32(-1259.13916), f32(771.323425), f32(-176.615036), f32(12.5073433),
+    f32(-0.138571098), f32(9.98436917e-06), f32(1.50563267e-07),
+)  # fmt: skip
+_LOG_LANCZOS_T = f32(2.01490307)  # log(7.5): log(t) = log1p(z / 7.5) + log(7.5)
+_PI = f32(np.pi)
+
+
+def _libm(name: str, x) -> np.ndarray:
+    """The C library's ``sinf``/``cosf`` (``name``: sin, cos), which XLA's code calls where JAX's
+    lgamma and digamma reflect (``libm_f32.py``, which imports this module)."""
+    from . import libm_f32
+
+    return libm_f32.kernel(name, x)
+
+
+def _lanczos_z(x):
+    return np.where(x < f32(0.5), -x, x + f32(-1))
+
+
+def lgamma(x) -> np.ndarray:
+    """``lgamma`` as JAX's lowering computes it: Lanczos' sum for x >= 1/2, else the reflection
+    ``log(pi) - log(sin(pi * r)) - lgamma(1 - x)`` with ``sinf`` from the C library.
+
+    Example:
+
+      >>> float(lgamma(np.float32(0.5)))
+      0.5723648071289062
+    """
+    x = ftz(x)
+    z = _lanczos_z(x)
+    s = f32(1) + _LANCZOS[0] / (z + f32(1))
+    for k, c in enumerate(_LANCZOS[1:], 2):
+        s = s + c / (z + f32(k))
+    log_t = log1p(z * f32(1 / 7.5)) + _LOG_LANCZOS_T
+    y = fma((z + f32(0.5)) - (z + f32(7.5)) / log_t, log_t, f32(0.918938518)) + log(s)
+    a = np.abs(x)
+    frac = a - np.floor(a)
+    log_sin = log(_libm("sin", ftz(np.where(f32(0.5) < frac, f32(1) - frac, frac) * _PI)))
+    reflected = np.where(np.isfinite(log_sin), (f32(1.14472985) - log_sin) - y, -log_sin)
+    y = np.where(x < f32(0.5), reflected, y)
+    return np.asarray(np.where(a == np.inf, f32(np.inf), y), f32)
+
+
+def digamma(x) -> np.ndarray:
+    """``digamma`` as JAX's lowering computes it: the derivative of Lanczos' sum for x >= 1/2, else
+    the reflection ``digamma(1 - x) - pi * cos(pi * x) / sin(pi * x)`` (``sinf``/``cosf`` from the C
+    library); nan at the poles.
+
+    Example:
+
+      >>> float(digamma(np.float32(1.0)))
+      -0.5772153735160828
+    """
+    x = ftz(x)
+    z = _lanczos_z(x)
+    num, den = np.zeros_like(x), np.ones_like(x)
+    for k, c in enumerate(_LANCZOS, 1):
+        zk = z + f32(k)
+        num = num - c / ftz(zk * zk)
+    for k, c in enumerate(_LANCZOS, 1):
+        den = den + c / (z + f32(k))
+    log_t = log1p(z * f32(1 / 7.5)) + _LOG_LANCZOS_T
+    y = (log_t + num / den) - f32(7) / (z + f32(7.5))
+    v = ftz((x + np.abs(np.floor(x + f32(0.5)))) * _PI)
+    y = np.where(x < f32(0.5), y - ftz(_libm("cos", v) * _PI) / _libm("sin", v), y)
+    return np.asarray(np.where((x <= 0) & (x == np.floor(x)), f32(np.nan), y), f32)
+
+
 _STEPS = {
+    "lgamma": lgamma,
+    "digamma": digamma,
+    "erf": erf,
+    "erf_inv": erf_inv,
+    "asinh": asinh,
+    "acosh": acosh,
+    "atanh": atanh,
     "sinh": sinh,
     "cosh": cosh,
     "exp": exp,

@@ -377,7 +377,8 @@ cbrt = _unary_inexact("cbrt", lax.cbrt)
 
 def _log_base(base):
     def f(x):
-        # A scalar log of the base, as JAX's log2 (lax.div broadcasts it).
+        # A scalar log of the base, as JAX's log2 (lax.div broadcasts it; so XLA, and the engine,
+        # multiply by its reciprocal).
         return lax.div(lax.log(x), lax.log(np.array(base, core.get_aval(x).dtype)))
 
     return f
