@@ -166,7 +166,7 @@ def _reciprocal(eqn, inputs, producer):
     elements). Not for a divisor of the result's shape computed in the program (``x / y``)."""
     a, b = inputs
     out = eqn.out_binders[0].aval
-    if out.dtype not in (np.float32, np.float64):  # (narrow floats: XLA widens them first)
+    if out.dtype not in ew.RECIPROCAL_DTYPES:  # (bfloat16: XLA widens it first)
         return None
     c = _constant(b, producer)
     if c is not None:

@@ -333,6 +333,11 @@ for _p in (population_count_p, shift_left_p, shift_right_logical_p, shift_right_
     _refusing_narrow_ints(_p)
 
 
+# float16 too (a float16 reciprocal times x, rounded to float16: JAX's bits); bfloat16 is divided in
+# float32, as XLA's CPU backend widens it first
+RECIPROCAL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
 def float_divide(x, y):
     """``x / y`` of float arrays as XLA computes it: a divisor broadcast against the dividend (a
     scalar, size-1 axes) is inverted once and multiplied, as XLA's algebraic simplifier rewrites
@@ -340,7 +345,7 @@ def float_divide(x, y):
     computation too."""
     with np.errstate(all="ignore"):
         y = np.asarray(y)
-        if y.dtype in (np.float32, np.float64) and np.shape(x) != y.shape:
+        if y.dtype in RECIPROCAL_DTYPES and np.shape(x) != y.shape:
             if np.broadcast_shapes(np.shape(x), y.shape) != y.shape:
                 return np.multiply(x, np.true_divide(y.dtype.type(1), y))
         return np.true_divide(x, y)

@@ -36,6 +36,10 @@ def cases(jnp, lax):
         "row means of 7": lambda x, y: jnp.mean(x, axis=1),
         "mean of each row": lambda x, y: jnp.stack([jnp.mean(r) for r in x]),
         "scalar / scalar": lambda x, y: jnp.stack([x[i, 0] / y[i, 0] for i in range(x.shape[0])]),
+        # float16 too (a float16 reciprocal, a float16 product); bfloat16 is divided in float32
+        "float16 x / 3.0": lambda x, y: x.astype(jnp.float16) / 3.0,
+        "float16 x / column": lambda x, y: x.astype(jnp.float16) / y[:, :1].astype(jnp.float16),
+        "bfloat16 x / 3.0": lambda x, y: x.astype(jnp.bfloat16) / 3.0,
     }
 
 
