@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import algebraic_simplifier, core, monitoring, narrow_dtypes
+from .backends import multiply_add
 from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
@@ -35,8 +36,12 @@ class Interpreter:
     name = "interpreter"
 
     def compile(self, closed: ClosedJaxpr, name: str) -> Executable:
-        # Unused pure work is dropped, as XLA drops it (an unused jax.pure_callback never runs).
+        # Unused pure work is dropped, as XLA drops it (an unused jax.pure_callback never runs), and
+        # the multiply-adds its compiler fuses are fused, as in compiled kernels.
         jaxpr = dce_jaxpr(closed.jaxpr)
+        eqns, _ = multiply_add.contract(jaxpr.eqns, jaxpr.eqns, jaxpr.outs)
+        if len(eqns) != len(jaxpr.eqns):
+            jaxpr = Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
 
         def run(*args: Any) -> list[np.ndarray]:
             outs = eval_jaxpr(

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from .. import ad, core
+from . import multiply_add
 from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax.dot_algorithms import is_algorithm
@@ -171,18 +172,15 @@ for _p, _n in (
     (ew.log1p_p, "log1p"),
     (ew.logistic_p, "logistic"),
     (ew.erf_p, "erf"),
-):
-    lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
-lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
-lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
-for _p, _n in (
-    (ew.tan_p, "tan"),
+    (ew.tan_p, "tan"),  # (these five: the C library's, as XLA calls it; numba_libm)
     (ew.atan_p, "atan"),
     (ew.cbrt_p, "cbrt"),
     (ew.asin_p, "asin"),
     (ew.acos_p, "acos"),
 ):
-    lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))  # (the C library's, as XLA: numba_libm)
+    lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
+lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
+lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 
 
 def _libm_binary(name, template):
@@ -199,6 +197,18 @@ def _libm_binary(name, template):
 
 lowerings[ew.pow_p] = _libm_binary("pow", _FLOAT_UNARY[ew.pow_p])
 lowerings[ew.atan2_p] = _libm_binary("atan2", _FLOAT_UNARY[ew.atan2_p])
+
+
+def _multiply_add(eqn, a, b, c):
+    dt = eqn.out_binders[0].aval.dtype
+    if dt not in (np.float32, np.float64):
+        return None
+    a = f"-({a})" if eqn.params["neg_product"] else a
+    c = f"-({c})" if eqn.params["neg_addend"] else c
+    return f"rt.fma_{'f32' if dt == np.float32 else 'f64'}({a}, {b}, {c})"
+
+
+lowerings[multiply_add.fma_p] = Scalar(_multiply_add)
 lowerings[ew.erf_inv_p] = Scalar(
     lambda eqn, x: f"rt.erf_inv_f32({x})" if _in_dtype(eqn) == np.float32 else None
 )

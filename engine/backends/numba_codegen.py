@@ -22,6 +22,7 @@ from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
 from ..lax.structural import broadcast_in_dim_p
 from . import lowering as L
+from . import multiply_add
 from .numba_runtime import POOL_MIN_BYTES, _c
 
 PARALLEL_MIN = 1 << 20  # elements per loop nest above which the outer axis is split over threads (a
@@ -66,9 +67,10 @@ class Launch:
 
 
 class _Flat:
-    """A jaxpr with nested ``jit`` calls inlined and every variable renamed apart."""
+    """A jaxpr with nested ``jit`` calls inlined, every variable renamed apart, and the
+    multiply-adds XLA's compiler would fuse made one equation (``multiply_add``)."""
 
-    def __init__(self, closed: ClosedJaxpr):
+    def __init__(self, closed: ClosedJaxpr, contract: bool = True):
         self.eqns: list[JaxprEqn] = []
         self.consts: dict[Var, object] = {}
         j = dce_jaxpr(closed.jaxpr)  # unused pure work is not run, as XLA drops it
@@ -78,6 +80,9 @@ class _Flat:
         # through the calls inlined here), so what a kernel computes can be shown on the IR graph
         self.paths: list[tuple[int, ...]] = []
         self.outs = self._inline(j, cvars, self.inputs, ())
+        # the multiply-adds XLA's CPU compiler fuses, fused (one rounding); not in a loop's body
+        if contract:
+            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs)
 
     def _const(self, val, aval):
         v = Var(aval)

@@ -45,9 +45,22 @@ from .numba_math import (
     tanh_f32,
 )
 
+from .numba_math import _fma as _fma32
+from .numba_libm import _fma as _fma64
 from .numba_special import digamma, lgamma  # noqa: F401
 
 _inline = dict(cache=True, error_model="numpy")
+
+
+@nb.njit(**_inline)
+def fma_f32(a, b, c):
+    # a multiply-add XLA's compiler contracted (backends/multiply_add.py): one rounding
+    return _fma32(np.float32(a), np.float32(b), np.float32(c))
+
+
+@nb.njit(**_inline)
+def fma_f64(a, b, c):
+    return _fma64(np.float64(a), np.float64(b), np.float64(c))
 
 
 @nb.njit(**_inline)

@@ -3,7 +3,7 @@
 (Cephes' algorithms: ei.c, expn.c, sici.c, spence.c), with JAX's custom JVP rules.
 
 >>> expi(jnp.array([-1.0, 1.0]))
-Array([-0.21938396,  1.8951179 ], dtype=float32)
+Array([-0.21938425,  1.8951179 ], dtype=float32)
 """
 
 from __future__ import annotations
