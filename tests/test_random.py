@@ -429,17 +429,21 @@ TRACED = [
     ("choice", lambda k: R.choice(k, 10, (3,), replace=False)),
     ("truncated_normal", lambda k: R.truncated_normal(k, -1.0, 1.0, (3,))),
 ]
+# the tolerance between eager and jitted values: JAX compiles truncated_normal (eagerly too) and XLA fuses its
+# multiply-adds, as the engine's jit does; the engine's eager evaluation rounds them twice
+TRACED_ULPS = {"truncated_normal": 1e-6}  # (absolute: a few ulps near 0)
 
 
 @pytest.mark.parametrize("name,f", TRACED, ids=[t[0] for t in TRACED])
 def test_random_under_jit_and_vmap(name, f):
     k = R.PRNGKey(0)
-    same(jax.jit(f)(k), f(k))
+    ulps = TRACED_ULPS.get(name, 0)
+    same(jax.jit(f)(k), f(k), ulps)
     keys = R.split(R.PRNGKey(1), 4)
     ref = np.stack([A(f(A(keys)[i])) for i in range(4)])
     same(jax.vmap(f)(keys), ref)
-    same(jax.jit(jax.vmap(f))(keys), ref)
-    same(jax.vmap(jax.jit(f))(keys), ref)
+    same(jax.jit(jax.vmap(f))(keys), ref, ulps)
+    same(jax.vmap(jax.jit(f))(keys), ref, ulps)
 
 
 def test_vmap_over_seeds_data_and_bounds():
@@ -720,9 +724,13 @@ def test_warm_jit_calls_with_typed_keys_take_the_fast_path():
 
     f = jax.jit(lambda k, x: x + R.normal(k, (3,)))
     k, x = R.key(0), Array(np.ones(3, np.float32))
-    want = A(R.normal(k, (3,))) + 1
-    same(f(k, x), want)
+    first = A(f(k, x))
     jit_runtime.wait_for_compiles()  # (the first call may have run interpreted while they compiled)
+    # the kernels fuse sqrt(2) * erf_inv(u) + x, as XLA does (the interpreter tier does not fuse
+    # across the nested jit of normal: README)
+    want = A(f(k, x))
+    same(want, first, 1)
+    same(want, A(R.normal(k, (3,))) + 1, 1)
     for _ in range(3):  # the later calls go straight to the executable, with the keys' storage
         same(f(k, x), want)
     assert any(sig and sig[0] == ((), "key<fry>", False) for sig in f._fast)

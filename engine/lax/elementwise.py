@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ad, batching, core, ir, narrow_dtypes
-from . import complex_numbers, libm_f32, xla_f32
+from . import complex_numbers, libm_f32
+from .float32_impls import erf, erf_inv, libm_or, logistic, xla_kernel_or
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
@@ -151,64 +152,6 @@ def _broadcast_size_one(name, xs, ys):
     raise TypeError(f"{name} got incompatible shapes for broadcasting: {tuple(xs)}, {tuple(ys)}.")
 
 
-def _logistic(x):
-    with np.errstate(over="ignore"):
-        if narrow_dtypes.is_narrow(x.dtype):  # JAX lowers it to exp, add and div, each rounding
-            wide, dt = narrow_dtypes.WIDE[x.dtype], x.dtype
-            e = xla_f32.kernel("exp", -x.astype(wide)).astype(dt).astype(wide)
-            return (1 / (1 + e).astype(dt).astype(wide)).astype(dt)
-        if x.dtype == np.float32:
-            return xla_f32.kernel("logistic", x)
-        return (1 / (1 + np.exp(-x))).astype(x.dtype)
-
-
-def _erf(x):
-    import math
-
-    if x.dtype == np.float32:  # XLA's float32 kernel, not the correctly rounded value
-        return xla_f32.kernel("erf", x)
-    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
-
-
-def _erf_inv(x):
-    # The float32 polynomial XLA evaluates (with its fused multiply-adds), so random.normal
-    # matches JAX's bits; see engine/prng.py. In float64, two Newton steps on erf from there
-    # reach the double-precision root (XLA's 64-bit polynomial is as accurate).
-    if x.dtype == np.float32:
-        return xla_f32.kernel("erf_inv", x)
-    with np.errstate(all="ignore"):
-        y = xla_f32.erf_inv(x).astype(x.dtype, copy=False)
-    if x.dtype == np.float64:
-        with np.errstate(all="ignore"):
-            for _ in range(2):
-                step = (_erf(y) - x) / (2 / np.sqrt(np.pi) * np.exp(-y * y))
-                y = np.where(np.isfinite(y) & np.isfinite(step), y - step, y)
-    return y
-
-
-def _xla_f32(name, f):
-    """``f``, but XLA's own kernel for float32 (and the narrow floats, computed in float32), so
-    values match JAX's to the bit (see xla_f32.py)."""
-
-    def g(x, **params):
-        return xla_f32.kernel(name, x) if x.dtype == np.float32 else f(x, **params)
-
-    g.__name__ = name
-    return g
-
-
-def _libm_f32(name, f):
-    """``f``, but for float32 the C library's function as XLA's kernels call it (see libm_f32.py)."""
-
-    def g(*xs, **params):
-        if all(x.dtype == np.float32 for x in xs):
-            return libm_f32.kernel(name, *xs)
-        return f(*xs, **params)
-
-    g.__name__ = name
-    return g
-
-
 def _errs(f):
     def g(*args, **kw):
         with np.errstate(all="ignore"):
@@ -227,28 +170,28 @@ floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
-exp_p = unop("exp", _errs(_xla_f32("exp", np.exp)), (_FLOAT, _COMPLEX))
-exp2_p = unop("exp2", _errs(_xla_f32("exp2", np.exp2)), (_FLOAT, _COMPLEX))
-log_p = unop("log", _errs(_xla_f32("log", np.log)), (_FLOAT, _COMPLEX))
-log1p_p = unop("log1p", _errs(_xla_f32("log1p", np.log1p)), (_FLOAT, _COMPLEX))
-expm1_p = unop("expm1", _errs(_xla_f32("expm1", np.expm1)), (_FLOAT, _COMPLEX))
-tanh_p = unop("tanh", _xla_f32("tanh", np.tanh), (_FLOAT, _COMPLEX))
-logistic_p = unop("logistic", _logistic, (_FLOAT, _COMPLEX))
+exp_p = unop("exp", _errs(xla_kernel_or("exp", np.exp)), (_FLOAT, _COMPLEX))
+exp2_p = unop("exp2", _errs(xla_kernel_or("exp2", np.exp2)), (_FLOAT, _COMPLEX))
+log_p = unop("log", _errs(xla_kernel_or("log", np.log)), (_FLOAT, _COMPLEX))
+log1p_p = unop("log1p", _errs(xla_kernel_or("log1p", np.log1p)), (_FLOAT, _COMPLEX))
+expm1_p = unop("expm1", _errs(xla_kernel_or("expm1", np.expm1)), (_FLOAT, _COMPLEX))
+tanh_p = unop("tanh", xla_kernel_or("tanh", np.tanh), (_FLOAT, _COMPLEX))
+logistic_p = unop("logistic", logistic, (_FLOAT, _COMPLEX))
 narrow_dtypes.keeps_narrow.add(logistic_p)  # (it rounds each step itself)
-sin_p = unop("sin", _libm_f32("sin", np.sin), (_FLOAT, _COMPLEX))
-cos_p = unop("cos", _libm_f32("cos", np.cos), (_FLOAT, _COMPLEX))
-tan_p = unop("tan", _libm_f32("tan", np.tan), (_FLOAT, _COMPLEX))
-asin_p = unop("asin", _libm_f32("asin", _errs(np.arcsin)), (_FLOAT, _COMPLEX))
-acos_p = unop("acos", _libm_f32("acos", _errs(np.arccos)), (_FLOAT, _COMPLEX))
-atan_p = unop("atan", _libm_f32("atan", np.arctan), (_FLOAT, _COMPLEX))
-sinh_p = unop("sinh", _xla_f32("sinh", _errs(np.sinh)), (_FLOAT, _COMPLEX))
-cosh_p = unop("cosh", _xla_f32("cosh", _errs(np.cosh)), (_FLOAT, _COMPLEX))
-asinh_p = unop("asinh", _xla_f32("asinh", _errs(np.arcsinh)), (_FLOAT, _COMPLEX))
-acosh_p = unop("acosh", _xla_f32("acosh", _errs(np.arccosh)), (_FLOAT, _COMPLEX))
-atanh_p = unop("atanh", _xla_f32("atanh", _errs(np.arctanh)), (_FLOAT, _COMPLEX))
+sin_p = unop("sin", libm_or("sin", np.sin), (_FLOAT, _COMPLEX))
+cos_p = unop("cos", libm_or("cos", np.cos), (_FLOAT, _COMPLEX))
+tan_p = unop("tan", libm_or("tan", np.tan), (_FLOAT, _COMPLEX))
+asin_p = unop("asin", libm_or("asin", _errs(np.arcsin)), (_FLOAT, _COMPLEX))
+acos_p = unop("acos", libm_or("acos", _errs(np.arccos)), (_FLOAT, _COMPLEX))
+atan_p = unop("atan", libm_or("atan", np.arctan), (_FLOAT, _COMPLEX))
+sinh_p = unop("sinh", xla_kernel_or("sinh", _errs(np.sinh)), (_FLOAT, _COMPLEX))
+cosh_p = unop("cosh", xla_kernel_or("cosh", _errs(np.cosh)), (_FLOAT, _COMPLEX))
+asinh_p = unop("asinh", xla_kernel_or("asinh", _errs(np.arcsinh)), (_FLOAT, _COMPLEX))
+acosh_p = unop("acosh", xla_kernel_or("acosh", _errs(np.arccosh)), (_FLOAT, _COMPLEX))
+atanh_p = unop("atanh", xla_kernel_or("atanh", _errs(np.arctanh)), (_FLOAT, _COMPLEX))
 sqrt_p = unop("sqrt", _errs(np.sqrt), (_FLOAT, _COMPLEX))
 rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), (_FLOAT, _COMPLEX))
-cbrt_p = unop("cbrt", _libm_f32("cbrt", np.cbrt))
+cbrt_p = unop("cbrt", libm_or("cbrt", np.cbrt))
 abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
 
 
@@ -265,8 +208,8 @@ def _abs_abstract(x):
     return x
 
 
-erf_p = unop("erf", _erf)
-erf_inv_p = unop("erf_inv", _erf_inv)
+erf_p = unop("erf", erf)
+erf_inv_p = unop("erf_inv", erf_inv)
 not_p = unop("not", np.invert, (_INT, _BOOL))
 # (counted in the unsigned view: numpy counts a negative integer's magnitude, XLA its two's complement)
 population_count_p = unop(
@@ -295,7 +238,7 @@ def _minmax(np_fn, greater: bool):
 
 max_p = binop("max", _minmax(np.maximum, True), (_FLOAT, _INT, _BOOL, _COMPLEX))
 min_p = binop("min", _minmax(np.minimum, False), (_FLOAT, _INT, _BOOL, _COMPLEX))
-atan2_p = binop("atan2", _libm_f32("atan2", np.arctan2), (_FLOAT,))
+atan2_p = binop("atan2", libm_or("atan2", np.arctan2), (_FLOAT,))
 nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
 and_p = binop("and", np.bitwise_and, (_INT, _BOOL))
 or_p = binop("or", np.bitwise_or, (_INT, _BOOL))

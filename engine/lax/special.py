@@ -16,6 +16,7 @@ import numpy as np
 from .. import ad, batching, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from . import elementwise as ew
+from .float32_impls import xla_kernel_or
 
 # ---------------------------------------------------------------------------------------------
 # Scalar float64 kernels.
@@ -262,8 +263,8 @@ def _vectorized(kernel, nin):
 
 _F = (ew._FLOAT,)
 # (float32: XLA's Lanczos kernels, JAX's bits; see xla_f32.py)
-lgamma_p = ew.unop("lgamma", ew._xla_f32("lgamma", _vectorized(_lgamma, 1)))
-digamma_p = ew.unop("digamma", ew._xla_f32("digamma", _vectorized(_digamma, 1)))
+lgamma_p = ew.unop("lgamma", xla_kernel_or("lgamma", _vectorized(_lgamma, 1)))
+digamma_p = ew.unop("digamma", xla_kernel_or("digamma", _vectorized(_digamma, 1)))
 erfc_p = ew.unop("erfc", _vectorized(_erfc, 1))
 
 

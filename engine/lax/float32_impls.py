@@ -1,0 +1,68 @@
+"""The numpy rules of elementwise primitives whose float32 values are XLA's own kernels
+(``xla_f32.py``) or the C library's functions as XLA's kernels call them (``libm_f32.py``), so eager
+evaluation and the interpreter give JAX's bits; other dtypes keep numpy's functions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import narrow_dtypes
+from . import libm_f32, xla_f32
+
+
+def logistic(x):
+    with np.errstate(over="ignore"):
+        if narrow_dtypes.is_narrow(x.dtype):  # JAX lowers it to exp, add and div, each rounding
+            wide, dt = narrow_dtypes.WIDE[x.dtype], x.dtype
+            e = xla_f32.kernel("exp", -x.astype(wide)).astype(dt).astype(wide)
+            return (1 / (1 + e).astype(dt).astype(wide)).astype(dt)
+        if x.dtype == np.float32:
+            return xla_f32.kernel("logistic", x)
+        return (1 / (1 + np.exp(-x))).astype(x.dtype)
+
+
+def erf(x):
+    import math
+
+    if x.dtype == np.float32:  # XLA's float32 kernel, not the correctly rounded value
+        return xla_f32.kernel("erf", x)
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def erf_inv(x):
+    # The float32 polynomial XLA evaluates (with its fused multiply-adds), so random.normal
+    # matches JAX's bits; see engine/prng.py. In float64, two Newton steps on erf from there
+    # reach the double-precision root (XLA's 64-bit polynomial is as accurate).
+    if x.dtype == np.float32:
+        return xla_f32.kernel("erf_inv", x)
+    with np.errstate(all="ignore"):
+        y = xla_f32.erf_inv(x).astype(x.dtype, copy=False)
+    if x.dtype == np.float64:
+        with np.errstate(all="ignore"):
+            for _ in range(2):
+                step = (erf(y) - x) / (2 / np.sqrt(np.pi) * np.exp(-y * y))
+                y = np.where(np.isfinite(y) & np.isfinite(step), y - step, y)
+    return y
+
+
+def xla_kernel_or(name, f):
+    """``f``, but XLA's own kernel for float32 (and the narrow floats, computed in float32), so
+    values match JAX's to the bit (see xla_f32.py)."""
+
+    def g(x, **params):
+        return xla_f32.kernel(name, x) if x.dtype == np.float32 else f(x, **params)
+
+    g.__name__ = name
+    return g
+
+
+def libm_or(name, f):
+    """``f``, but for float32 the C library's function as XLA's kernels call it (see libm_f32.py)."""
+
+    def g(*xs, **params):
+        if all(x.dtype == np.float32 for x in xs):
+            return libm_f32.kernel(name, *xs)
+        return f(*xs, **params)
+
+    g.__name__ = name
+    return g
