@@ -40,8 +40,8 @@ class Interpreter:
         # the multiply-adds its compiler fuses are fused, as in compiled kernels.
         jaxpr = dce_jaxpr(closed.jaxpr)
         eqns, _ = multiply_add.contract(jaxpr.eqns, jaxpr.eqns, jaxpr.outs)
-        if len(eqns) != len(jaxpr.eqns):
-            jaxpr = Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
+        if any(a is not b for a, b in zip(eqns, jaxpr.eqns)):
+            jaxpr = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs))
 
         def run(*args: Any) -> list[np.ndarray]:
             outs = eval_jaxpr(

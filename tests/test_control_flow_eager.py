@@ -11,6 +11,7 @@ import engine as jax
 import engine.numpy as jnp
 from engine import lax
 from engine.lax import control_flow_eager as eager
+from engine.lax import libm_f32
 
 from conftest import numba_backend
 
@@ -35,8 +36,8 @@ def _loop(x, n):
 def test_short_while_interpreted_long_while_compiled_as_jit_compiles_it(compiled):
     x = jnp.linspace(-3.0, 3.0, 16)
     want = np.asarray(x)
-    for _ in range(20):
-        want = (np.sin(want) * 1.5 + 0.25).astype(np.float32)
+    for _ in range(20):  # (float32 sin as JAX's: the C library's sinf, libm_f32)
+        want = (libm_f32.sin(want) * np.float32(1.5) + np.float32(0.25)).astype(np.float32)
     n, got = _loop(x, 20)  # (ends within the iterations it may run interpreted)
     np.testing.assert_array_equal(np.asarray(got), want)
     assert int(n) == 20

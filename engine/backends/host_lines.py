@@ -12,6 +12,7 @@ and a loop body compiled as its own program adds its own frame, at the body's li
 from __future__ import annotations
 
 import ast
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -43,7 +44,7 @@ def build_run(namespace: dict[str, Any], gen: Codegen, env: dict[str, Any], time
     file, lines = _user_lines(gen, at_line)
     if not lines:
         return None
-    tree = ast.parse(text)
+    tree = _parse(text)
     run = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "run")
     # A line no equation wrote (an argument's copy, the timing around a launch, the return) reads
     # as the nearest line above it that one did (or the first one, above them all).
@@ -57,3 +58,19 @@ def build_run(namespace: dict[str, Any], gen: Codegen, env: dict[str, Any], time
     ns = dict(namespace)
     exec(compile(tree, file, "exec"), ns)  # noqa: S102 - our own generated code
     return ns["build"](env)
+
+
+def _parse(text: str) -> ast.Module:
+    """``ast.parse``, retried on a fresh thread's stack where CPython 3.11 raises "AST constructor
+    recursion depth mismatch" (a bug in its depth accounting when parsing deep in a call stack, as
+    a while loop's body compiled during an eager solve is)."""
+    try:
+        return ast.parse(text)
+    except SystemError:
+        out: list = []
+        worker = threading.Thread(target=lambda: out.append(ast.parse(text)))
+        worker.start()
+        worker.join()
+        if not out:
+            raise
+        return out[0]

@@ -95,7 +95,6 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprE
             eqns[i] = JaxprEqn(fma_p, [*m.inputs, e.inputs[1 - k]], params, e.out_binders, e.source_info)
             fused.add(j)
             break
-    if not fused:
-        return eqns, paths
-    keep = [i for i in range(len(eqns)) if i not in fused]
-    return [eqns[i] for i in keep], [paths[i] for i in keep]
+    # (the product's equation stays, unused: no kernel computes it, and the kernel of its sum
+    # still shows it among the equations it covers)
+    return eqns, paths
