@@ -20,6 +20,9 @@ from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ..lax import libm_f32
+from .numba_math import _bits, _fma64
+
 _K = dict(cache=True, error_model="numpy")
 f32, f64, i32 = np.float32, np.float64, np.int32
 
@@ -77,30 +80,8 @@ _sinf, _cosf, _tanf, _atanf, _cbrtf = (_c_function(n, 1) for n in ("sinf", "cosf
 _atan2f, _powf = (_c_function(n, 2) for n in ("atan2f", "powf"))
 
 
-@intrinsic
-def _bits(typingctx, x):
-    return nb.int32(nb.float32), lambda context, builder, sig, args: builder.bitcast(args[0], ir.IntType(32))
-
-
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """a*b + c rounded once, float64 (what GCC contracts glibc's multiply-adds into)."""
-
-    def codegen(context, builder, sig, args):
-        d = ir.DoubleType()
-        return builder.call(
-            builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d])), args
-        )
-
-    return nb.float64(nb.float64, nb.float64, nb.float64), codegen
-
-
-# glibc's table (sincosf_data.c): 2/pi * 2**24 (the quadrant comes out in the top bits), pi/2, and
-# the cosine (C0..C4) and sine (S1..S3) polynomials on [-pi/4, pi/4].
-HPI_INV = float.fromhex("0x1.45F306DC9C883p+23")
-HPI = float.fromhex("0x1.921FB54442D18p0")
-C1, C2, C3, C4 = (float.fromhex(h) for h in ("-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5", "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16"))  # fmt: skip
-S1, S2, S3 = (float.fromhex(h) for h in ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7", "-0x1.994eb3774cf24p-13"))  # fmt: skip
+# glibc's table (sincosf_data.c), shared with the numpy steps (``lax/libm_f32.py``)
+HPI_INV, HPI, (_, C1, C2, C3, C4), (S1, S2, S3) = libm_f32._HPI_INV, libm_f32._HPI, libm_f32._C, libm_f32._S
 TRIG_FAST_TOP = 0x42F00000  # 120.0f: from here glibc reduces with its 192-bit 4/pi table
 _TINY_TOP = 0x39800000  # 2**-12: below it sinf returns x and cosf 1
 
@@ -110,13 +91,13 @@ def _sincos(y, odd_shift):
     """sin(y) (odd_shift 0) or cos(y) (1) for |y| < 120, as glibc's sinf/cosf."""
     x = f64(y)
     n = (i32(x * HPI_INV) + i32(0x800000)) >> 24  # round(x * 2/pi), as glibc's reduce_fast
-    r = _fma(-f64(n), HPI, x)
+    r = _fma64(-f64(n), HPI, x)
     r = r * (1.0 - f64((n + 1) & 2))  # glibc's sign table {1, -1, -1, 1}
     r2 = r * r
     r3 = r * r2
-    s = _fma(r3 * r2, _fma(r2, S3, S2), _fma(r3, S1, r))
+    s = _fma64(r3 * r2, _fma64(r2, S3, S2), _fma64(r3, S1, r))
     r4 = r2 * r2
-    c = _fma(r4 * r2, _fma(r2, C4, C3), _fma(r4, C2, _fma(r2, C1, 1.0)))
+    c = _fma64(r4 * r2, _fma64(r2, C4, C3), _fma64(r4, C2, _fma64(r2, C1, 1.0)))
     c = c * (1.0 - f64(n & 2))  # glibc's second table: -cos
     return f32(c) if (n + odd_shift) & 1 else f32(s)
 

@@ -48,6 +48,19 @@ def _fma(typingctx, a, b, c):
     return nb.float32(nb.float32, nb.float32, nb.float32), codegen
 
 
+@intrinsic
+def _fma64(typingctx, a, b, c):
+    """``_fma`` in float64 (what GCC contracts glibc's multiply-adds into: ``numba_libm``)."""
+
+    def codegen(context, builder, sig, args):
+        d = ir.DoubleType()
+        return builder.call(
+            builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d])), args
+        )
+
+    return nb.float64(nb.float64, nb.float64, nb.float64), codegen
+
+
 _TINY = f32(1.17549435e-38)
 
 

@@ -45,8 +45,7 @@ from .numba_math import (
     tanh_f32,
 )
 
-from .numba_math import _fma as _fma32
-from .numba_libm import _fma as _fma64
+from .numba_math import _fma as _fma32, _fma64
 from .numba_special import digamma, lgamma  # noqa: F401
 
 _inline = dict(cache=True, error_model="numpy")

@@ -45,7 +45,9 @@ def kernel(name: str, *xs) -> np.ndarray:
         return np.asarray(_STEPS[name](*xs), f32)
 
 
-# glibc's sinf/cosf (see backends/numba_libm.py): one reduction by pi/2 in float64, two polynomials.
+# glibc's sinf/cosf (see backends/numba_libm.py): one reduction by pi/2 in float64, two polynomials;
+# its table (sincosf_data.c): 2/pi * 2**24 (the quadrant comes out in the top bits), pi/2, and the
+# cosine and sine polynomials on [-pi/4, pi/4]
 _HPI_INV, _HPI = float.fromhex("0x1.45F306DC9C883p+23"), float.fromhex("0x1.921FB54442D18p0")
 _HPI_HI = float(np.frombuffer((np.frombuffer(np.float64(_HPI).tobytes(), np.int64) & ~0xFF).tobytes())[0])
 _HPI_LO = _HPI - _HPI_HI  # (n * _HPI_HI is exact for the n of |x| < 120, and so is x minus it)
