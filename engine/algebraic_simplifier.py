@@ -78,6 +78,14 @@ def _log(eqn, inputs, producer):
     exp = _operand_of(x, ew.exp_p, producer)
     if exp is not None:  # ln(exp(A)) => A
         return [], exp.inputs[0]
+    for root, half in ((ew.sqrt_p, 0.5), (ew.rsqrt_p, -0.5)):
+        r = _operand_of(x, root, producer)
+        if r is not None:  # ln(sqrt(A)) => 0.5 * ln(A), ln(rsqrt(A)) => -0.5 * ln(A)
+            a = r.inputs[0]
+            log_eqn, log_a = _eqn(ew.log_p, [a], a.aval)
+            c = Literal(np.asarray(half, a.aval.dtype), core.ShapedArray((), a.aval.dtype, True))
+            mul_eqn, out = _eqn(ew.mul_p, [log_a, c], eqn.out_binders[0].aval)
+            return [log_eqn, mul_eqn], out
     power = _operand_of(x, ew.pow_p, producer)
     if power is not None and all(_real_float(v) for v in power.inputs):
         base, exponent = power.inputs
@@ -112,6 +120,51 @@ def _mul(eqn, inputs, producer):
         c = _constant(one, producer)
         if c is not None and np.all(c == 1) and type(other) is Var and _same_type(other, out):
             return [], other
+    return _reassociate(inputs, out.aval, producer)
+
+
+def _scalar_constant(x: Atom, producer: Producer) -> np.ndarray | None:
+    c = _constant(x, producer)
+    return c.flat[0] if c is not None and c.size and np.all(c == c.flat[0]) else None
+
+
+def _reassociate(inputs: list[Atom], aval: core.ShapedArray, producer: Producer) -> Rewrite | None:
+    """(A * C1) * C2 => A * fl(C1 * C2), and (A * C) * broadcast(B) => A * broadcast(B * C) for
+    scalar constants C1, C2, C and a B broadcast explicitly or by the product itself (a scalar, a
+    row, a column; also when ``A * C`` has other uses): XLA folds the constants and moves them onto
+    the smaller operand, so ``(x * 5.) * 3.`` rounds as ``x * 15.`` and ``s * (x * 3.)`` as
+    ``x * (s * 3.)`` (float32, JAX 0.10.2). ``(A * B) * C`` with B of A's shape stays."""
+    for inner_v, other in (inputs, inputs[::-1]):
+        inner = _operand_of(inner_v, ew.mul_p, producer)
+        if inner is None:
+            continue
+        for a, c_atom in (inner.inputs, inner.inputs[::-1]):
+            c1 = _scalar_constant(c_atom, producer)
+            if c1 is None or type(a) is not Var or a.aval.shape != aval.shape or a.aval.dtype != aval.dtype:
+                continue
+            c2 = _scalar_constant(other, producer)
+            if c2 is not None:
+                with np.errstate(all="ignore"):
+                    folded = np.asarray(np.asarray(c1, aval.dtype) * np.asarray(c2, aval.dtype), aval.dtype)
+                mul, out = _eqn(ew.mul_p, [a, Literal(folded, core.ShapedArray((), aval.dtype, True))], aval)
+                return [mul], out
+            c = Literal(np.asarray(c1, aval.dtype), core.ShapedArray((), aval.dtype, True))
+            if type(other) is Var and other.aval.size < aval.size:
+                scale, s_c = _eqn(ew.mul_p, [other, c], other.aval)  # (broadcast by the product)
+                mul, out = _eqn(ew.mul_p, [a, s_c], aval)
+                return [scale, mul], out
+            bcast = _operand_of(other, st.broadcast_in_dim_p, producer)
+            if (
+                bcast is None
+                or type(bcast.inputs[0]) is not Var
+                or bcast.inputs[0].aval.size == other.aval.size
+            ):
+                continue
+            s = bcast.inputs[0]
+            scale, s_c = _eqn(ew.mul_p, [s, c], core.ShapedArray(s.aval.shape, aval.dtype))
+            widen, wide = _eqn(st.broadcast_in_dim_p, [s_c], other.aval, bcast.params)
+            mul, out = _eqn(ew.mul_p, [a, wide], aval)
+            return [scale, widen, mul], out
     return None
 
 

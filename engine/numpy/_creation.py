@@ -326,6 +326,14 @@ def linspace(
         and dtype_kind(dtype_in) != "c"
     ):
         cs, ce = core.to_numpy(start), core.to_numpy(stop)
+        if (
+            out_dtype == dtype_in == np.float32
+            and np.ndim(cs) == np.ndim(ce) == 0
+            and axis in (0, -1)
+            and num > 1
+        ):
+            out, step = _linspace_kernel_f32(np.float32(cs), np.float32(ce), num, div, endpoint)
+            return (Array(out), Array(step)) if retstep else Array(out)
         with np.errstate(all="ignore"):
             out = np.linspace(
                 np.asarray(cs, np.float64), np.asarray(ce, np.float64), num, endpoint=endpoint, axis=axis
@@ -336,6 +344,35 @@ def linspace(
         step = (np.asarray(ce, np.float64) - cs) / div if div > 0 else np.nan
         return (res, Array(np.asarray(step).astype(dtype_in))) if retstep else res
     return _linspace(start, stop, num, endpoint, retstep, None if dtype is None else out_dtype, axis)
+
+
+def _linspace_kernel_f32(start, stop, num: int, div: int, endpoint: bool):
+    """``jnp.linspace`` of float32 scalars as XLA's CPU kernel for JAX's ``_linspace`` computes it,
+    to the bit (``linspace(-3, 3, 13)[4]`` is -0.9999999 in JAX). XLA turns ``i / div`` into
+    ``i * fl(1/div)`` and ``stop * step`` into ``i * fl(stop/div)``, and LLVM contracts the sum
+    ``start * (1 - step) + i * s`` into a multiply-add. Up to 351 steps LLVM unrolls the loop and
+    folds ``1 - i * c`` per element (rounded twice; and ``s * 1`` to ``s``, making element 1
+    ``start * k + s`` below 34 steps); longer loops contract ``1 - i * c`` too, except in the tail
+    past the last multiple of 32. (From ~5000 steps XLA splits the loop over threads, and odd
+    sizes then round some elements differently: the last bit can differ there.)"""
+    f32, f64 = np.float32, np.float64
+    with np.errstate(all="ignore"):
+        c = f32(1) / f32(div)
+        s = f32(stop * c)
+        i = np.arange(div, dtype=f32)
+        k = (f32(1) - i * c).astype(f32)
+        if div > 351:  # (1 - i*c rounded once: the product is exact in float64)
+            body = div // 32 * 32
+            k[:body] = (1.0 - i[:body].astype(f64) * f64(c)).astype(f32)
+        # (a*b + c rounded once; in float64 the product is exact and the sum rounds twice, which
+        # differs from one rounding for ~1 input in 2**29)
+        out = (f64(s) * i + (start * k).astype(f64)).astype(f32)
+        if 1 < div <= 33:
+            out[1] = f32(f64(start) * f64(k[1]) + f64(s))
+        step = f32(f32(stop - start) * c)
+    if endpoint:
+        out = np.append(out, stop)
+    return out, step
 
 
 @staged_as_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
