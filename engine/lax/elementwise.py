@@ -6,6 +6,8 @@ import numpy as np
 
 from .. import ad, batching, core, ir, narrow_dtypes
 from . import complex_numbers, libm_f32
+from . import complex64_xla
+from .complex64_xla import complex64_or
 from .float32_impls import erf, erf_inv, libm_or, logistic, xla_kernel_or
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
@@ -164,35 +166,37 @@ def _errs(f):
 neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
 
 
-sign_p = unop("sign", numerics.sign, (_FLOAT, _INT, _COMPLEX))
-square_p = unop("square", np.square, (_FLOAT, _INT, _COMPLEX))
+sign_p = unop("sign", complex64_or("sign", numerics.sign), (_FLOAT, _INT, _COMPLEX))
+square_p = unop("square", complex64_or("square", np.square), (_FLOAT, _INT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
-exp_p = unop("exp", _errs(xla_kernel_or("exp", np.exp)), (_FLOAT, _COMPLEX))
+exp_p = unop("exp", complex64_or("exp", _errs(xla_kernel_or("exp", np.exp))), (_FLOAT, _COMPLEX))
 exp2_p = unop("exp2", _errs(xla_kernel_or("exp2", np.exp2)), (_FLOAT, _COMPLEX))
-log_p = unop("log", _errs(xla_kernel_or("log", np.log)), (_FLOAT, _COMPLEX))
-log1p_p = unop("log1p", _errs(xla_kernel_or("log1p", np.log1p)), (_FLOAT, _COMPLEX))
-expm1_p = unop("expm1", _errs(xla_kernel_or("expm1", np.expm1)), (_FLOAT, _COMPLEX))
-tanh_p = unop("tanh", xla_kernel_or("tanh", np.tanh), (_FLOAT, _COMPLEX))
+log_p = unop("log", complex64_or("log", _errs(xla_kernel_or("log", np.log))), (_FLOAT, _COMPLEX))
+log1p_p = unop("log1p", complex64_or("log1p", _errs(xla_kernel_or("log1p", np.log1p))), (_FLOAT, _COMPLEX))
+expm1_p = unop("expm1", complex64_or("expm1", _errs(xla_kernel_or("expm1", np.expm1))), (_FLOAT, _COMPLEX))
+tanh_p = unop("tanh", complex64_or("tanh", xla_kernel_or("tanh", np.tanh)), (_FLOAT, _COMPLEX))
 logistic_p = unop("logistic", logistic, (_FLOAT, _COMPLEX))
 narrow_dtypes.keeps_narrow.add(logistic_p)  # (it rounds each step itself)
-sin_p = unop("sin", libm_or("sin", np.sin), (_FLOAT, _COMPLEX))
-cos_p = unop("cos", libm_or("cos", np.cos), (_FLOAT, _COMPLEX))
-tan_p = unop("tan", libm_or("tan", np.tan), (_FLOAT, _COMPLEX))
-asin_p = unop("asin", libm_or("asin", _errs(np.arcsin)), (_FLOAT, _COMPLEX))
-acos_p = unop("acos", libm_or("acos", _errs(np.arccos)), (_FLOAT, _COMPLEX))
-atan_p = unop("atan", libm_or("atan", np.arctan), (_FLOAT, _COMPLEX))
-sinh_p = unop("sinh", xla_kernel_or("sinh", _errs(np.sinh)), (_FLOAT, _COMPLEX))
-cosh_p = unop("cosh", xla_kernel_or("cosh", _errs(np.cosh)), (_FLOAT, _COMPLEX))
-asinh_p = unop("asinh", xla_kernel_or("asinh", _errs(np.arcsinh)), (_FLOAT, _COMPLEX))
-acosh_p = unop("acosh", xla_kernel_or("acosh", _errs(np.arccosh)), (_FLOAT, _COMPLEX))
-atanh_p = unop("atanh", xla_kernel_or("atanh", _errs(np.arctanh)), (_FLOAT, _COMPLEX))
-sqrt_p = unop("sqrt", _errs(np.sqrt), (_FLOAT, _COMPLEX))
-rsqrt_p = unop("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype)), (_FLOAT, _COMPLEX))
+sin_p = unop("sin", complex64_or("sin", libm_or("sin", np.sin)), (_FLOAT, _COMPLEX))
+cos_p = unop("cos", complex64_or("cos", libm_or("cos", np.cos)), (_FLOAT, _COMPLEX))
+tan_p = unop("tan", complex64_or("tan", libm_or("tan", np.tan)), (_FLOAT, _COMPLEX))
+asin_p = unop("asin", complex64_or("asin", libm_or("asin", _errs(np.arcsin))), (_FLOAT, _COMPLEX))
+acos_p = unop("acos", complex64_or("acos", libm_or("acos", _errs(np.arccos))), (_FLOAT, _COMPLEX))
+atan_p = unop("atan", complex64_or("atan", libm_or("atan", np.arctan)), (_FLOAT, _COMPLEX))
+sinh_p = unop("sinh", complex64_or("sinh", xla_kernel_or("sinh", _errs(np.sinh))), (_FLOAT, _COMPLEX))
+cosh_p = unop("cosh", complex64_or("cosh", xla_kernel_or("cosh", _errs(np.cosh))), (_FLOAT, _COMPLEX))
+asinh_p = unop("asinh", complex64_or("asinh", xla_kernel_or("asinh", _errs(np.arcsinh))), (_FLOAT, _COMPLEX))
+acosh_p = unop("acosh", complex64_or("acosh", xla_kernel_or("acosh", _errs(np.arccosh))), (_FLOAT, _COMPLEX))
+atanh_p = unop("atanh", complex64_or("atanh", xla_kernel_or("atanh", _errs(np.arctanh))), (_FLOAT, _COMPLEX))
+sqrt_p = unop("sqrt", complex64_or("sqrt", _errs(np.sqrt)), (_FLOAT, _COMPLEX))
+rsqrt_p = unop(
+    "rsqrt", complex64_or("rsqrt", _errs(lambda x: (1 / np.sqrt(x)).astype(x.dtype))), (_FLOAT, _COMPLEX)
+)
 cbrt_p = unop("cbrt", libm_or("cbrt", np.cbrt))
-abs_p = unop("abs", np.abs, (_FLOAT, _INT, _COMPLEX))
+abs_p = unop("abs", complex64_or("abs", np.abs), (_FLOAT, _INT, _COMPLEX))
 
 
 @abs_p.def_abstract_eval
@@ -221,6 +225,9 @@ sub_p = binop("sub", np.subtract, (_FLOAT, _INT, _COMPLEX))
 
 
 def _multiply(x, y, out_dtype=None):  # (out_dtype: JAX's param, None: the operands' dtype)
+    if x.dtype == np.complex64 and y.dtype == np.complex64:  # (XLA's fused multiply-adds)
+        with np.errstate(all="ignore"):
+            return complex64_xla.multiply(x, y)
     return np.multiply(x, y)
 
 
@@ -303,6 +310,8 @@ def _div_impl(x, y):
             q = x // safe_y
             q = q + ((q * safe_y != x) & ((x < 0) != (safe_y < 0))).astype(x.dtype)
             return np.where(y == 0, np.array(-1).astype(x.dtype), q).astype(x.dtype)
+        if x.dtype == np.complex64:  # (XLA's Smith's algorithm)
+            return complex64_xla.divide(*np.broadcast_arrays(x, y))
         return float_divide(x, y)
 
 
@@ -368,6 +377,8 @@ def _integer_pow_impl(x, *, y):
     with np.errstate(all="ignore"):
         if y < 0 and dtype_kind(x.dtype) in "iu":
             raise TypeError("Integers cannot be raised to negative powers.")
+        if x.dtype == np.complex64:
+            return complex64_xla.integer_pow(x, y)
         return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
 
 
