@@ -173,7 +173,7 @@ ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
 exp_p = unop("exp", complex64_or("exp", _errs(xla_kernel_or("exp", np.exp))), (_FLOAT, _COMPLEX))
-exp2_p = unop("exp2", _errs(xla_kernel_or("exp2", np.exp2)), (_FLOAT, _COMPLEX))
+exp2_p = unop("exp2", complex64_or("exp2", _errs(xla_kernel_or("exp2", np.exp2))), (_FLOAT, _COMPLEX))
 log_p = unop("log", complex64_or("log", _errs(xla_kernel_or("log", np.log))), (_FLOAT, _COMPLEX))
 log1p_p = unop("log1p", complex64_or("log1p", _errs(xla_kernel_or("log1p", np.log1p))), (_FLOAT, _COMPLEX))
 expm1_p = unop("expm1", complex64_or("expm1", _errs(xla_kernel_or("expm1", np.expm1))), (_FLOAT, _COMPLEX))
@@ -334,6 +334,8 @@ def _pow_impl(x, y):
     with np.errstate(all="ignore"):
         if x.dtype == np.float32:  # XLA's CPU pow is the C library's powf
             return libm_f32.kernel("pow", x, y)
+        if x.dtype == np.complex64:
+            return complex64_xla.power(*np.broadcast_arrays(x, y))
         return np.power(x, y)
 
 

@@ -385,8 +385,18 @@ def _log_base(base):
 
 
 log2 = _unary_inexact("log2", _log_base(2))
+
+
 # As JAX: times the float32 of 1/log(10) (log2 divides by a log of 2, as JAX's does).
-log10 = _unary_inexact("log10", lambda x: lax.mul(lax.log(x), np.array(0.4342944819032518, x.dtype)))
+def _log10(x):
+    c = np.array(0.4342944819032518, narrow_dtypes.finfo(x.dtype).dtype)
+    if np.dtype(x.dtype).kind == "c":  # each part times the real constant (no complex multiply)
+        r = lax.log(x)
+        return lax.complex(lax.mul(lax.real(r), c), lax.mul(lax.imag(r), c))
+    return lax.mul(lax.log(x), c)
+
+
+log10 = _unary_inexact("log10", _log10)
 deg2rad = radians = _unary_inexact("deg2rad", lambda x: lax.mul(x, _const(x, np.pi / 180)))
 rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, _const(x, 180 / np.pi)))
 
