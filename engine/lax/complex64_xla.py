@@ -10,12 +10,13 @@ complex64 functions are other algorithms (``np.sin`` of complex64 differs in the
 denormals read and written as zero as XLA's arithmetic does (and a fused multiply-add where LLVM
 contracts one). The jitted kernels leave complex dtypes to these rules, so eager and jit agree.
 Others are XLA's emitter formulas (multiply, Smith's divide, tan/tanh, expm1, abs, pow) or
-StableHLO's decompositions (log and log1p with exact sums of squares, Kahan's sqrt).
+StableHLO's decompositions (log and log1p with exact sums of squares, Kahan's sqrt, atanh, and
+Hull et al.'s asin/acos kernel, which asinh and acosh reuse).
 
 Checked against JAX 0.10.2 on 100256 inputs per function (random parts over 1e-8..1e8, every pair
 of special parts): identical, except pow with a literal exponent of 0.5 under jit (LLVM turns
 powf(r, 0.5) into sqrt(r): 44 inputs differ by an ulp) and one atan input (an ulp, unexplained).
-Not here yet: rsqrt (XLA's float32 rsqrt is the CPU's approximation), asin, acos, asinh, acosh.
+Not here yet: rsqrt (XLA's float32 rsqrt is the CPU's approximation and a Newton step).
 """
 
 from __future__ import annotations
@@ -462,11 +463,92 @@ def atan(z):
     return _c(im, -re)
 
 
+def _hypot_of(m, q, sq, mn):
+    """StableHLO's hypot from ``m = max``, ``q = min/max``, ``sq = sqrt(1 + q²)`` and ``mn = min``
+    (the asin kernel computes the first three in fusions of their own)."""
+    qq = _mul(q, q)
+    h = np.where((sq == 1) & (qq > 0), _fma(_mul(m, qq), f32(0.5), m), _mul(m, sq))
+    return np.where(m == mn, _mul(m, _SQRT2), h)
+
+
+def _asin_kernel(x, y):
+    """StableHLO's asin/acos kernel (Hull et al., as in Pearu Peterson's functional algorithms) for
+    ``z = x + iy``: the real angle ``atan2(x, ...)`` and the imaginary part ``log1p(am1 + sqrt(am1
+    (A + 1)))``, with ``A = (|z + 1| + |z - 1|) / 2``, ``am1 = A - 1`` carried without
+    cancellation, and the forms for huge |z| (``log(2 max) + log1p((min/max)²)/2``) and tiny y."""
+    one, half = f32(1), f32(0.5)
+    ax, ay = np.abs(x), np.abs(y)
+    xp1, xm1 = _add(ax, one), _add(ax, f32(-1))
+    hyp = []
+    for v in (xp1, xm1):  # (each max, ratio and root a fusion of its own: materialized)
+        av = np.abs(v)
+        m, mn = _max(av, ay), _min(av, ay)
+        q = _div(mn, m)
+        hyp.append(_hypot_of(m, q, _ftz(np.sqrt(_fma(q, q, one))), mn))
+    r, s = hyp
+    tiny = (ay < f32(4.33680869e-19)) & (ax < one)
+    yy = _mul(y, y)
+    d = _div(_mul(yy, half), _add(r, xp1))
+    a = _mul(_add(r, s), half)
+    am1 = np.where(
+        ax >= one,
+        _fma(_add(s, xm1), half, d),
+        np.where(a <= f32(1.5), _add(d, _div(_mul(yy, half), _sub(s, xm1))), _add(a, f32(-1))),
+    )
+    am1 = np.where(tiny, -_div(_mul(xp1, xm1), _add(a, one)), am1)
+    half_apx = _mul(_add(a, ax), half)
+    rp = _add(r, xp1)
+    inner = _ftz(np.sqrt(_mul(half_apx, _add(_div(yy, rp), _sub(s, xm1)))))
+    outer = _mul(ay, _ftz(np.sqrt(_add(_div(half_apx, rp), _div(half_apx, _add(s, xm1))))))
+    den = np.where(_max(ax, ay) >= f32(2.30584287e18), ay, np.where(ax <= one, inner, outer))
+    lim = np.where(ax < f32(2.30584285e30), f32(2.30584274e12), f32(2.30584283e20))
+    by_y = ay >= lim
+    big = np.where(by_y, ay, ax)
+    huge = big >= np.where(by_y, lim, f32(2.30584287e18))
+    ratio = np.where(by_y & (ay != _INF), _div(ax, ay), f32(0))
+    far = _fma(_xla("log1p", _mul(ratio, ratio)), half, _add(_xla("log", big), _LN2))
+    root = _ftz(np.sqrt(_mul(am1, _add(a, one))))
+    im = np.where(huge, far, np.where(tiny, _div(ay, root), _xla("log1p", _add(am1, root))))
+    return den, im
+
+
+def _signed(v, negative):
+    return np.where(negative, -v, v)
+
+
+def asin(z):
+    x, y = _parts(z)
+    den, im = _asin_kernel(x, y)
+    return _c(_libm("atan2", z.real, den), _signed(im, y < 0))
+
+
+def acos(z):
+    x, y = _parts(z)
+    den, im = _asin_kernel(x, y)
+    return _c(_libm("atan2", den, z.real), _signed(im, ~(y < 0)))
+
+
+def asinh(z):
+    """``asinh(z) = -i asin(iz)``, as JAX's lowering writes it out."""
+    x, y = _parts(z)
+    den, re = _asin_kernel(-y, x)
+    return _c(_signed(re, x < 0), _libm("atan2", z.imag, den))
+
+
+def acosh(z):
+    """From acos's parts, as JAX's lowering writes it: ``|Im acos z| + i sign(y) Re acos z``."""
+    x, y = _parts(z)
+    den, re = _asin_kernel(x, y)
+    out = _c(re, _signed(_libm("atan2", den, z.real), y < 0))
+    return np.where(re < 0, -out, out)
+
+
 STEPS = {
     "exp": exp, "sin": sin, "cos": cos, "sinh": sinh, "cosh": cosh, "square": square,
     "expm1": expm1, "tanh": tanh, "tan": tan, "abs": abs_, "sign": sign,
     "log": log, "exp2": exp2, "log1p": log1p, "sqrt": sqrt,
-    "atanh": atanh, "atan": atan,
+    "atanh": atanh, "atan": atan, "asin": asin, "acos": acos, "asinh": asinh,
+    "acosh": acosh,
 }  # fmt: skip
 
 
