@@ -15,7 +15,7 @@ Hull et al.'s asin/acos kernel, which asinh and acosh reuse).
 
 Checked against JAX 0.10.2 on 100256 inputs per function (random parts over 1e-8..1e8, every pair
 of special parts): identical, except pow with a literal exponent of 0.5 under jit (LLVM turns
-powf(r, 0.5) into sqrt(r): 44 inputs differ by an ulp) and one atan input (an ulp, unexplained).
+powf(r, 0.5) into sqrt(r): 44 inputs differ by an ulp).
 Not here yet: rsqrt (XLA's float32 rsqrt is the CPU's approximation and a Newton step).
 """
 
@@ -118,7 +118,17 @@ def cosh(z):
 
 
 def _fma(a, b, c):
-    return _ftz(xla_f32.fma(a, b, c))
+    """A true float32 fused multiply-add. The product of two float32 is exact in float64, but the
+    float64 sum rounds; where it lands exactly halfway between two float32 (``(1 - 9189377)² +
+    5.6e-14``), its rounding error (two-sum) says which way the exact sum lies."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    s = p + c
+    bv = s - p
+    err = (p - (s - bv)) + (c - bv)
+    tie = (s.view(np.int64) & np.int64((1 << 29) - 1)) == np.int64(1 << 28)
+    s = np.where(tie & (err != 0), np.nextafter(s, np.copysign(np.inf, err)), s)
+    return _ftz(s.astype(f32))
 
 
 def multiply(z, w):

@@ -21,7 +21,7 @@ _SPECIAL = (0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-30, -1e-30, 1e30, -1e30, 3e38, -3
 
 def operands(n: int = 4096, seed: int = 5):
     """complex64 z and w: random parts over magnitudes 1e-8..1e8 (and a band in [-4, 4]), then
-    every pair of special parts (zeros, infinities, nan, huge, subnormal)."""
+    every pair of special parts (zeros, infinities, nan, huge, subnormal) and a few hard cases."""
     rng = np.random.default_rng(seed)
 
     def parts(k):
@@ -34,7 +34,9 @@ def operands(n: int = 4096, seed: int = 5):
     z = (parts(n) + 1j * parts(n)).astype(np.complex64)
     grid = np.empty(re.size, np.complex64)
     grid.real, grid.imag = re.ravel(), im.ravel()  # (1j * inf would make a nan real part)
-    z = np.concatenate([z, grid])
+    # (atan's (1 - 9189377)² + y² is a float32 tie only a true fused multiply-add rounds up)
+    hard = np.array([2.3678172e-07 - 9.189377e06j, 3 + 4j], np.complex64)
+    z = np.concatenate([z, grid, hard])
     w = (parts(z.size) + 1j * parts(z.size)).astype(np.complex64)
     return z, w
 
