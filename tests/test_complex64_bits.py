@@ -53,3 +53,14 @@ def test_the_docs_example():
     # grad of sin at 3+4j is cos(3+4j): JAX prints -27.034946-3.8511534j
     g = jax.grad(jnp.sin, holomorphic=True)(jnp.complex64(3 + 4j))
     assert complex(g) == complex(np.complex64(-27.03494644165039 - 3.8511533737182617j))
+
+
+@pytest.mark.parametrize("name", ["multiply", "divide"])
+def test_numpy_steps_and_numba_loops_agree(name):
+    # (the numba loops serve eager and jit; the numpy steps where numba is missing, e.g. Pyodide)
+    from engine.lax import complex64_xla
+
+    with np.errstate(all="ignore"):
+        steps = getattr(complex64_xla, "_" + name)(Z, W)
+    loops = getattr(complex64_xla, name)(Z, W)
+    assert _same_bits(loops, steps).all()

@@ -131,8 +131,34 @@ def _fma(a, b, c):
     return _ftz(s.astype(f32))
 
 
+_numba_complex = None  # backends/numba_complex once loaded; False without numba
+
+
+def _numba(name, z, w):
+    """``name`` by the numba loops (the same steps, ~50x less overhead), or None without numba."""
+    global _numba_complex
+    if _numba_complex is None:
+        try:
+            from ..backends import numba_complex
+        except ImportError:
+            _numba_complex = False
+        else:
+            _numba_complex = numba_complex
+    if not _numba_complex:
+        return None
+    z, w = np.broadcast_arrays(np.asarray(z, np.complex64), np.asarray(w, np.complex64))
+    return _numba_complex.apply(name, z, w)
+
+
 def multiply(z, w):
     """XLA's ``(a c - b d) + i(b c + a d)``, LLVM fusing the first product of each into its add."""
+    out = _numba("multiply", z, w)
+    if out is not None:
+        return out
+    return _multiply(z, w)
+
+
+def _multiply(z, w):
     a, b = _parts(z)
     c, d = _parts(w)
     return _c(_fma(a, c, -_mul(b, d)), _fma(b, c, _mul(a, d)))
@@ -146,6 +172,13 @@ def divide(z, w):
     """Smith's algorithm as XLA emits it (the ratio of the smaller part of ``w`` to the larger;
     each multiply-add fused), then XLA's fixes where the quotient is nan+nanj: a zero divisor
     (``copysign(inf, c) * z``), an infinite dividend, an infinite divisor."""
+    out = _numba("divide", z, w)
+    if out is not None:
+        return out
+    return _divide(z, w)
+
+
+def _divide(z, w):
     a_r, a_i = _parts(z)
     b_r, b_i = _parts(w)
     r1 = _div(b_r, b_i)
