@@ -196,6 +196,8 @@ def _div(eqn, inputs, producer):
     ``_reciprocal``'s. (XLA rewrites any
     A / exp(B) so, but runs with denormals flushed to zero: for a variable A, A * exp(-B) would
     keep denormals XLA drops, so ``(y / exp(x)) * exp(x)`` would differ from JAX's.)"""
+    if all(x.aval.dtype == np.complex64 for x in inputs):
+        return _complex_reciprocal(eqn, inputs, producer)
     if not all(_real_float(x) for x in inputs):
         return None
     num, den = (_operand_of(x, ew.exp_p, producer) for x in inputs)
@@ -210,6 +212,20 @@ def _div(eqn, inputs, producer):
     exp, exp_minus_b = _eqn(ew.exp_p, [minus_b], den.out_binders[0].aval)
     mul, out = _eqn(ew.mul_p, [inputs[0], exp_minus_b], aval)
     return [neg, exp, mul], out
+
+
+def _complex_reciprocal(eqn, inputs, producer):
+    """A / C => A * (1/C) for a complex constant C, as XLA folds it (``z / (1+2j)`` multiplies by
+    0.2-0.4j); a complex divisor computed in the program stays a division (Smith's algorithm)."""
+    a, b = inputs
+    c = _constant(b, producer)
+    if c is None or _constant(a, producer) is not None or (c.ndim and type(b) is not Literal):
+        return None
+    with np.errstate(all="ignore"):
+        inverse = np.asarray(np.complex64(1) / c, np.complex64)
+    one_over = Literal(inverse, core.ShapedArray(inverse.shape, inverse.dtype, b.aval.weak_type))
+    mul, product = _eqn(ew.mul_p, [a, one_over], eqn.out_binders[0].aval)
+    return [mul], product
 
 
 def _reciprocal(eqn, inputs, producer):

@@ -68,6 +68,10 @@ def cases(jnp, lax):
         "reciprocal": lambda z, w: jnp.reciprocal(z),
         "1/z": lambda z, w: 1 / z,
         "z/w": lambda z, w: z / w,
+        "z/(1+2j)": lambda z, w: z / (1 + 2j),  # (under jit XLA multiplies by 0.2-0.4j)
+        "z/2": lambda z, w: z / 2,
+        "z*conj(z)": lambda z, w: z * jnp.conj(z),
+        "z*w+z": lambda z, w: z * w + z,
         "z*w": lambda z, w: z * w,
         "z**w": lambda z, w: z**w,
         "z**2": lambda z, w: z**2,
