@@ -22,6 +22,7 @@ import numpy as np
 
 from . import core
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
+from .lax import complex_numbers as cn
 from .lax import elementwise as ew
 from .lax import structural as st
 
@@ -106,6 +107,8 @@ def _mul(eqn, inputs, producer):
     """exp(A) * exp(B) => exp(A + B); A * 1 => A (which lets the first apply to 1 / exp(B) * exp(B));
     A * convert(P) => select(P, A, 0) for a boolean P (an inf or NaN A times False is 0, not NaN: the
     gradient of ``max`` over an array with NaNs is 0 under jit)."""
+    if all(x.aval.dtype == np.complex64 for x in inputs):
+        return _times_conjugate(inputs, eqn.out_binders[0].aval, producer)
     if not all(_real_float(x) for x in inputs):
         return None
     out = eqn.out_binders[0]
@@ -121,6 +124,28 @@ def _mul(eqn, inputs, producer):
         if c is not None and np.all(c == 1) and type(other) is Var and _same_type(other, out):
             return [], other
     return _reassociate(inputs, out.aval, producer)
+
+
+def _times_conjugate(inputs, aval, producer):
+    """z * conj(z) => complex(a*a + b*b, a*b - a*b): XLA fuses the conjugate into the complex
+    multiply and LLVM folds its negations, so the real part is a fused multiply-add (made by the
+    kernels' contraction) and the imaginary part the product minus itself (0, nan for inf)."""
+    for z, other in (inputs, inputs[::-1]):
+        conj = _operand_of(other, cn.conj_p, producer)
+        if conj is not None and conj.inputs[0] is z and type(z) is Var:
+            break
+    else:
+        return None
+    part = core.ShapedArray(aval.shape, np.dtype(np.float32), aval.weak_type)
+    re, a = _eqn(cn.real_p, [z], part)
+    im, b = _eqn(cn.imag_p, [z], part)
+    aa, a2 = _eqn(ew.mul_p, [a, a], part)
+    bb, b2 = _eqn(ew.mul_p, [b, b], part)
+    add, r = _eqn(ew.add_p, [a2, b2], part)
+    ab, p = _eqn(ew.mul_p, [a, b], part)
+    sub, i = _eqn(ew.sub_p, [p, p], part)
+    cplx, out = _eqn(cn.complex_p, [r, i], aval)
+    return [re, im, aa, bb, add, ab, sub, cplx], out
 
 
 def _scalar_constant(x: Atom, producer: Producer) -> np.ndarray | None:

@@ -26,12 +26,11 @@ Z, W = operands(RECORDED["n"])
 CASES = cases(jnp, lax)
 # Not yet JAX's bits: rsqrt (XLA's float32 rsqrt is the CPU's approximation and a Newton step:
 # numpy's complex rsqrt differs on 83% of inputs); log10 is log's parts times a float32 constant,
-# and the engine's float32 multiply does not flush a denormal product to zero as XLA does
-# Under jit XLA fuses z * conj(z) and z * w + z into one loop and LLVM contracts across the ops
-# (z * conj(z)'s imaginary part becomes fma(b, a, -(a*b)), the rounding error of ab, not 0); the
-# engine runs complex programs op by op. Eagerly z * w + z differs on denormal parts only (the
-# engine's add keeps them; XLA's reads them as zero).
-PENDING = {"rsqrt", "log10", "z*w+z", "z*conj(z)@jit"}
+# and the engine's float32 multiply does not flush a denormal product to zero as XLA does.
+# Under jit XLA fuses z * w + z into one loop and LLVM contracts across the ops (the engine runs
+# complex programs op by op; z * conj(z) is rewritten as XLA's fused form: algebraic_simplifier);
+# eagerly it differs on denormal parts only (the engine's add keeps them; XLA reads them as zero).
+PENDING = {"rsqrt", "log10", "z*w+z"}
 
 
 def _same_bits(got, want):
@@ -45,8 +44,6 @@ def _same_bits(got, want):
     [pytest.param(n, marks=pytest.mark.xfail(strict=True)) if n in PENDING else n for n in CASES],
 )
 def test_complex64_bits_as_in_jax(name, mode):
-    if f"{name}@{mode}" in PENDING:
-        pytest.xfail("XLA's fusion across ops")
     f = CASES[name]
     got = np.asarray(f(jnp.asarray(Z), jnp.asarray(W)) if mode == "eager" else jax.jit(f)(Z, W)).ravel()
     want = unpack(RECORDED[f"{mode} {name}"], got.dtype)
