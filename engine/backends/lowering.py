@@ -587,7 +587,9 @@ def _squeeze(eqn, x):
 
 
 def _dot_general(eqn, x, y):
-    """One BLAS for every matmul (numpy's): transpose both operands to (batch, free, contract)."""
+    """Every matmul as eager ``dot_general`` computes it (``numba_runtime._matmul``: float32 in
+    XLA's summation order where known, lax/dot_order.py, else numpy's BLAS), on both operands
+    transposed to (batch, free, contract)."""
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     xa, ya = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.out_binders[0].aval

@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from .. import core
+from ..lax.dot_order import xla_dot
 
 _KW = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -97,7 +98,9 @@ def _buf(bufs, k, shape, dtype):
 
 
 def _matmul(x, y, dtype):
-    out = np.matmul(x, y)
+    out = xla_dot(x, y)  # (float32 summed as XLA sums it, as eager dot_general: see lax/dot_order)
+    if out is None:
+        out = np.matmul(x, y)
     return out if out.dtype == dtype else out.astype(dtype)
 
 

@@ -12,6 +12,7 @@ from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, algorithm_operands, is_algorithm
+from .dot_order import xla_dot
 
 
 def _lax():
@@ -109,7 +110,7 @@ def _dot_general_impl(
     dtype = np.dtype(preferred_element_type or result_dtype(x.dtype, y.dtype))
     if is_algorithm(precision):  # (rounded and accumulated as the algorithm says, then converted)
         xt, yt, acc = algorithm_operands(precision, xt, yt, dtype)
-        return _contracted(xt, yt, x, y, xb, xf, yf, dtype)
+        return _contracted(xt, yt, x, y, xb, xf, yf, dtype, ordered=False)
     if x.dtype != dtype or y.dtype != dtype:  # mixed or narrower operands are computed in the result's
         # dtype (JAX's CPU lowering: float16 products with a float32 preferred type accumulate in float32)
         # (a complex operand of a real result converts as XLA does: its real part)
@@ -118,8 +119,10 @@ def _dot_general_impl(
     return _contracted(xt, yt, x, y, xb, xf, yf, dtype)
 
 
-def _contracted(xt, yt, x, y, xb, xf, yf, dtype):
-    out = np.matmul(xt, yt)
+def _contracted(xt, yt, x, y, xb, xf, yf, dtype, ordered=True):
+    out = xla_dot(xt, yt) if ordered else None  # (float32 in XLA's order where it is known, else BLAS)
+    if out is None:
+        out = np.matmul(xt, yt)
     shape = [*(x.shape[i] for i in xb), *(x.shape[i] for i in xf), *(y.shape[i] for i in yf)]
     return out.reshape(shape).astype(dtype, copy=False)
 

@@ -1,0 +1,88 @@
+"""Record JAX 0.10.2's float32 matrix products (run with JAX's venv):
+
+    /work/main/.jax-venv/bin/python tests/jax_reference/record_dot_order.py
+
+XLA's CPU backend sums a dot in its own order (a reduce for vector . vector, its GEMV emitters for
+matrix . vector and vector . matrix, YNNPACK's kernels for matrix . matrix), so float32 results
+differ from a BLAS's in the last bits. ``tests/test_dot_order.py`` checks the engine gives these
+bits, eagerly and under jit (JAX's are the same both ways), for the shapes ``engine/lax/dot_order``
+follows.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+
+from record_xla_f32 import pack
+
+# name -> (lhs shape, rhs shape, how): "dot" is jnp.dot, "matmul" the @ operator, an einsum
+# spec, or "vmap" (jax.vmap(jnp.dot))
+CASES = {
+    **{f"vv{k}": ((k,), (k,), "dot") for k in (1, 3, 8, 30, 32, 33, 100, 129, 1000, 2000)},
+    "mv4x3": ((4, 3), (3,), "dot"),
+    "mv50x30": ((50, 30), (30,), "dot"),
+    "mv8x8": ((8, 8), (8,), "matmul"),
+    "mv9x100": ((9, 100), (100,), "dot"),
+    "mv3x5000": ((3, 5000), (5000,), "dot"),
+    "mv64x1000": ((64, 1000), (1000,), "dot"),
+    "mv1x8": ((1, 8), (8,), "dot"),
+    "mm8x100x1": ((8, 100), (100, 1), "matmul"),
+    "vm30x50": ((30,), (30, 50), "dot"),
+    "vm100x8": ((100,), (100, 8), "dot"),
+    "mm1x100x8": ((1, 100), (100, 8), "matmul"),
+    "mm2x3x4 (XLA's loop)": ((2, 3), (3, 4), "matmul"),
+    "mm7x5x6 (XLA's loop)": ((7, 5), (5, 6), "dot"),
+    "mm8x100x8 (tile_k 4)": ((8, 100), (100, 8), "dot"),
+    "mm16x16x16 (tile_k 4)": ((16, 16), (16, 16), "matmul"),
+    "mm10x300x10 (tile_k 4)": ((10, 300), (300, 10), "dot"),
+    "mm300x7x5 (tile_k 4, k split)": ((300, 7), (7, 5), "dot"),
+    "mm64x16x2 (tile_k 4)": ((64, 16), (16, 2), "dot"),
+    "mm8x100x32 (tile_k 1)": ((8, 100), (100, 32), "matmul"),
+    "mm3x4x50 (tile_k 1)": ((3, 4), (4, 50), "matmul"),
+    "mm64x64x64 (tile_k 1)": ((64, 64), (64, 64), "matmul"),
+    "mm64x100x32 (tile_k 2)": ((64, 100), (100, 32), "dot"),
+    "mm100x100x100 (tile_k 4)": ((100, 100), (100, 100), "matmul"),
+    "einsum ij,j->i": ((20, 40), (40,), "ij,j->i"),
+    "einsum bij,bjk->bik": ((4, 8, 16), (4, 16, 8), "bij,bjk->bik"),
+    "einsum bij,bjk->bik wide": ((3, 20, 30), (3, 30, 40), "bij,bjk->bik"),
+    "vmap dot": ((6, 20, 30), (6, 30), "vmap"),
+}
+
+
+def operands(name):
+    lhs, rhs, _ = CASES[name]
+    rng = np.random.default_rng(sum(map(ord, name)))
+    return rng.standard_normal(lhs).astype(np.float32), rng.standard_normal(rhs).astype(np.float32)
+
+
+def function(jax, jnp, how):
+    if how == "dot":
+        return jnp.dot
+    if how == "matmul":
+        return lambda x, y: x @ y
+    if how == "vmap":
+        return jax.vmap(jnp.dot)
+    return lambda x, y: jnp.einsum(how, x, y)
+
+
+def main() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    out = {"jax_version": jax.__version__}
+    for name, (_, _, how) in CASES.items():
+        x, y = operands(name)
+        f = function(jax, jnp, how)
+        out[f"eager {name}"] = pack(np.asarray(f(jnp.asarray(x), jnp.asarray(y))).ravel())
+        out[f"jit {name}"] = pack(np.asarray(jax.jit(f)(x, y)).ravel())
+    path = pathlib.Path(__file__).resolve().parent / "dot_order.json"
+    path.write_text(json.dumps(out, indent=0) + "\n")
+    print(f"{len(out) - 1} results recorded to {path}")
+
+
+if __name__ == "__main__":
+    main()
