@@ -47,7 +47,9 @@ def test_matmul_runs_on_the_host_between_kernels():
     assert steps[0].kind == "host" and steps[0].name == "host: dot_general" and steps[0].eqns == ["n0"]
     assert steps[0].flops == 2 * 2 * 3 * 4  # two per multiply-add
     kernels = [s for s in steps if s.kind == "kernel"]
-    assert kernels and {prims[e] for k in kernels for e in k.eqns} >= {"add", "tanh", "reduce_sum"}
+    assert kernels and {prims[e] for k in kernels for e in k.eqns} >= {"add", "tanh"}
+    # a float32 sum of under 4096 elements is added in XLA's order on the host (engine/lax/sum_order.py)
+    assert steps[-1].kind == "host" and prims[steps[-1].eqns[0]] == "reduce_sum"
     # every equation that does work is in exactly one step
     covered = [e for s in steps for e in s.eqns]
     assert len(covered) == len(set(covered))

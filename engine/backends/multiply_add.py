@@ -19,6 +19,8 @@ import numpy as np
 from .. import ad, core
 from ..ir import JaxprEqn, Var, subjaxprs
 from ..lax import elementwise as ew
+from ..lax import sum_order
+from ..lax.reductions import reduce_sum_p
 
 # neg_product: c - a*b; neg_addend: a*b - c (fma(-a, b, c) and fma(a, b, -c): negation is exact)
 fma_p = core.Primitive("fused_multiply_add")
@@ -39,6 +41,22 @@ def _fma_impl(a, b, c, *, neg_product, neg_addend):
 @fma_p.def_abstract_eval
 def _fma_abstract(a, b, c, **_):
     return core.ShapedArray(np.broadcast_shapes(a.shape, b.shape, c.shape), c.dtype)
+
+
+# reduce_sum of a * b whose products XLA fuses into the additions (engine/lax/sum_order.py)
+fma_sum_p = core.Primitive("fused_multiply_add_sum")
+
+
+@fma_sum_p.def_impl
+def _fma_sum_impl(a, b, *, axes):
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return sum_order.sum_f32(np.broadcast_to(a, shape), axes, np.broadcast_to(b, shape))
+
+
+@fma_sum_p.def_abstract_eval
+def _fma_sum_abstract(a, b, *, axes):
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return core.ShapedArray(tuple(n for d, n in enumerate(shape) if d not in axes), a.dtype)
 
 
 _SUMS = (ew.add_p, ew.sub_p, ad.add_jaxvals_p)
@@ -63,6 +81,15 @@ def _has_control_flow(e: JaxprEqn) -> bool:
     return any(_has_control_flow(f) for j in inner for f in j.eqns)
 
 
+def _factors(e: JaxprEqn) -> list | None:
+    """The two factors of a product as XLA sees it (a square is ``x * x`` there), else None."""
+    if e.primitive is ew.mul_p:
+        return list(e.inputs)
+    if e.primitive is ew.square_p or (e.primitive is ew.integer_pow_p and e.params["y"] == 2):
+        return [e.inputs[0], e.inputs[0]]
+    return None
+
+
 def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprEqn], list]:
     """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``."""
     if any(_has_control_flow(e) for e in eqns):
@@ -85,16 +112,30 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprE
         out = e.out_binders[0].aval
         for k, x in enumerate(e.inputs):
             j, m = producer.get(x, (None, None)) if type(x) is Var else (None, None)
-            if m is None or m.primitive is not ew.mul_p or j in fused or uses[x] != 1:
+            factors = _factors(m) if m is not None else None
+            if factors is None or j in fused or uses[x] != 1:
                 continue
             if x.aval.shape != out.shape or x.aval.dtype != out.dtype:
                 continue
             params = dict(
                 neg_product=e.primitive is ew.sub_p and k == 1, neg_addend=e.primitive is ew.sub_p and k == 0
             )
-            eqns[i] = JaxprEqn(fma_p, [*m.inputs, e.inputs[1 - k]], params, e.out_binders, e.source_info)
+            eqns[i] = JaxprEqn(fma_p, [*factors, e.inputs[1 - k]], params, e.out_binders, e.source_info)
             fused.add(j)
             break
+    for i, e in enumerate(eqns):  # a float32 sum of products under XLA's YNNPACK limit
+        if e.primitive is not reduce_sum_p or type(e.inputs[0]) is not Var:
+            continue
+        x = e.inputs[0]
+        j, m = producer.get(x, (None, None))
+        factors = _factors(m) if m is not None else None
+        small = x.aval.dtype == np.float32 and 0 < x.aval.size < sum_order.TREE_LIMIT
+        if factors is None or not small or j in fused or uses[x] != 1:
+            continue
+        eqns[i] = JaxprEqn(
+            fma_sum_p, factors, {"axes": tuple(e.params["axes"])}, e.out_binders, e.source_info
+        )
+        fused.add(j)
     # (the product's equation stays, unused: no kernel computes it, and the kernel of its sum
     # still shows it among the equations it covers)
     return eqns, paths

@@ -20,6 +20,7 @@ from .. import core
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
+from ..lax import sum_order
 from ..lax.structural import broadcast_in_dim_p
 from . import lowering as L
 from . import multiply_add
@@ -466,7 +467,7 @@ class Codegen:
             expand = rule.fn(eqn)
             if expand is not None:
                 return self.lower_index(i, eqn, expand)
-        if kind == "reduce" and dtypes_ok:
+        if kind == "reduce" and dtypes_ok and not _ordered_sum(eqn, rule.op):
             return self.lower_reduce(i, eqn, rule.op)
         if kind == "special":
             handler = _specials.get(rule.name)
@@ -718,6 +719,13 @@ def _ident(nd) -> tuple:
 
 
 _REDUCE_OPS = {"sum": "+", "prod": "*", "and": "&", "or": "|", "xor": "^"}
+
+
+def _ordered_sum(eqn, op) -> bool:
+    """A sum XLA adds in its own order (engine/lax/sum_order.py, sum_order_ynn.py): computed by
+    the primitive's rule on the kernel's materialized input, not accumulated in the loop nest."""
+    x = eqn.inputs[0].aval
+    return op == "sum" and sum_order.xla_ordered(x.dtype, x.size)
 
 
 def _reduce_init(op, dtype):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import ad, batching, core, dims, staging
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
+from . import sum_order, sum_order_ynn
 
 
 def _lax():
@@ -65,7 +66,19 @@ def accumulating(np_fn):
 
 
 reduce_sum_p = Primitive("reduce_sum")
-reduce_sum_p.def_impl(accumulating(np.sum))
+_accurate_sum = accumulating(np.sum)
+
+
+@reduce_sum_p.def_impl
+def _reduce_sum_impl(x, *, axes, out_sharding=None):
+    # float32 (and large float64) in XLA's order, its bits rather than a more accurate sum
+    if sum_order.xla_ordered(x.dtype, x.size):
+        if x.size < sum_order.TREE_LIMIT:
+            return sum_order.sum_f32(x, tuple(axes))
+        return sum_order_ynn.sum_f32(x, tuple(axes))
+    return _accurate_sum(x, axes=axes)
+
+
 reduce_sum_p.def_abstract_eval(_reduce_abstract)
 
 

@@ -1,0 +1,67 @@
+"""Record JAX 0.10.2's float32 sums of arrays under 4096 elements (run with JAX's venv):
+
+    /work/main/.jax-venv/bin/python tests/jax_reference/record_sum_order.py
+
+XLA adds them in its own order (windows of 32, then a loop LLVM may vectorize), which
+``tests/test_sum_order.py`` checks the engine reproduces bit for bit (engine/lax/sum_order.py).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+
+from record_xla_f32 import pack
+
+
+def cases():
+    """(shape, axes) pairs: 1-d sizes around the window, single axes, and multi-axis sums whose last
+    loop LLVM vectorizes (2 to 8 columns) or not; random shapes and axis sets."""
+    out = [((n,), (0,)) for n in (1, 2, 7, 31, 32, 33, 63, 64, 65, 100, 1000, 1025, 2047, 4095)]
+    out += [((40, 50), (1,)), ((40, 50), (0,)), ((40, 50), (0, 1)), ((3, 1000), (1,)), ((1000, 3), (0,))]
+    out += [((r, c), (0, 1)) for r, c in ((2, 2), (4, 4), (8, 8), (16, 4), (4, 16), (5, 7), (20, 5))]
+    out += [((r, c), (0, 1)) for r, c in ((29, 2), (29, 3), (19, 7), (12, 5), (200, 10), (10, 200), (7, 40))]
+    out += [((3, 4, 5), (0, 1, 2)), ((8, 10, 4), (0, 2)), ((10, 8, 4), (1, 2)), ((6, 15, 2, 4), (0, 2, 3))]
+    out += [
+        ((2, 2, 3), (0, 1)),
+        ((4, 1, 7), (0, 1, 2)),
+        ((100, 5, 3), (0, 1, 2)),
+        ((2, 2, 2, 2), (0, 1, 2, 3)),
+    ]
+    rng = np.random.default_rng(31)
+    while len(out) < 120:
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 70 if nd < 3 else 20, size=nd))
+        if np.prod(shape) >= 4096:
+            continue
+        k = int(rng.integers(1, nd + 1))
+        out.append((shape, tuple(sorted(int(a) for a in rng.choice(nd, k, replace=False)))))
+    return out
+
+
+def operand(shape, i):
+    return np.random.default_rng(1000 + i).normal(size=shape).astype(np.float32)
+
+
+def main() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    out: dict = {"jax_version": jax.__version__}
+    for i, (shape, axes) in enumerate(cases()):
+        x = operand(shape, i)
+        out[f"sum {i} {shape} {axes}"] = pack(np.asarray(jnp.sum(x, axis=axes)).ravel())
+        out[f"jit sum of products {i} {shape} {axes}"] = pack(
+            np.asarray(jax.jit(lambda v, w: jnp.sum(v * w, axis=axes))(x, operand(shape, 5000 + i))).ravel()
+        )
+        out[f"mean {i} {shape} {axes}"] = pack(np.asarray(jnp.mean(x, axis=axes)).ravel())
+    path = pathlib.Path(__file__).resolve().parent / "sum_order.json"
+    path.write_text(json.dumps(out, indent=0) + "\n")
+    print(f"{len(out) - 1} results recorded to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""float32 sums of under 4096 elements add in XLA's order and give JAX 0.10.2's bits: eager sums and
+means, and jitted sums fused with their operand (engine/lax/sum_order.py). Against results recorded
+from JAX (tests/jax_reference/record_sum_order.py)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.lax import sum_order
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "jax_reference"))
+from record_sum_order import cases, operand  # noqa: E402
+from record_xla_f32 import unpack  # noqa: E402
+
+RECORDED = json.loads(
+    (pathlib.Path(__file__).resolve().parent / "jax_reference" / "sum_order.json").read_text()
+)
+CASES = list(enumerate(cases()))
+# Cases whose jitted sum of products LLVM vectorizes with multiply-adds in some lanes' loops and
+# separate products in others (by shape: (8, 8) and (20, 5) round each product, (4, 4) and (16, 3)
+# fuse them); the engine fuses them all, which matches 246 of 250 random shapes. They must still differ.
+NOT_MODELLED = {21, 25, 28, 33, 36, 63, 74, 78}
+
+
+def _bits(a) -> np.ndarray:
+    return np.asarray(a, np.float32).ravel().view(np.int32)
+
+
+@pytest.mark.parametrize(
+    "i, shape, axes", [(i, s, a) for i, (s, a) in CASES], ids=[f"{i}-{s}-{a}" for i, (s, a) in CASES]
+)
+def test_sums_add_in_xlas_order(i, shape, axes):
+    x = operand(shape, i)
+    for name, got in (
+        ("sum", jnp.sum(x, axis=axes)),
+        ("jit sum of products", jax.jit(lambda v, w: jnp.sum(v * w, axis=axes))(x, operand(shape, 5000 + i))),
+        ("mean", jnp.mean(x, axis=axes)),
+    ):
+        want = unpack(RECORDED[f"{name} {i} {shape} {axes}"])
+        same = (_bits(got) == want.view(np.int32)).all()
+        if name == "jit sum of products" and i in NOT_MODELLED:
+            assert not same, f"case {i} now matches JAX: drop it from NOT_MODELLED"
+            continue
+        assert same, (name, np.asarray(got).ravel()[:3], want[:3])
+
+
+def test_order_is_not_the_accurate_sum():
+    x = np.float32([1e8, 1.0, -1e8, 1.0])
+    assert float(jnp.sum(x)) == 1.0  # (in order: the first 1 is lost, as in JAX; exactly it is 2)
+    assert float(jax.jit(jnp.sum)(x)) == 1.0
+
+
+def test_negative_zeros_sum_to_positive_zero():
+    assert not np.signbit(sum_order.sum_f32(np.float32([-0.0, -0.0]), (0,)))
+    assert sum_order.sum_f32(np.zeros((0, 3), np.float32), (0,)).shape == (3,)
