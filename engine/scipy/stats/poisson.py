@@ -40,7 +40,7 @@ def entropy(mu, loc=0):
     ``mu == 0`` gives 0, ``mu < 0`` NaN.
 
     >>> entropy(jnp.array([1.0, 10.0, 100.0]))
-    Array([1.304842 , 2.561407 , 3.7206903], dtype=float32)
+    Array([1.3048419, 2.5614073, 3.7206903], dtype=float32)
     """
     mu, loc = promote_args_inexact("poisson.entropy", mu, loc)
     shape = jnp.broadcast_shapes(mu.shape, loc.shape)
