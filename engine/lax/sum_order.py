@@ -96,13 +96,20 @@ def _window(x: np.ndarray, axes: list[int], y: np.ndarray | None = None) -> np.n
     """One pass of the rewriter: the reduced axes (of ``x * y``) cut into windows, each summed in
     row-major order."""
     long = [a for a in axes if x.shape[a] > WINDOW]
-    pads = [(0, 0)] * x.ndim
+    padded, place = list(x.shape), [slice(None)] * x.ndim
     for a in long:
         pad = -x.shape[a] % WINDOW
-        pads[a] = (pad // 2, pad - pad // 2)
-    x = np.pad(x, pads)
-    if y is not None:
-        y = np.pad(y, pads)
+        padded[a] += pad
+        place[a] = slice(pad // 2, pad // 2 + x.shape[a])
+
+    def pad(a):  # (zeros around, the odd one high; np.pad costs 10 us more)
+        if a is None or tuple(padded) == a.shape:
+            return a
+        out = np.zeros(padded, f32)
+        out[tuple(place)] = a
+        return out
+
+    x, y = pad(x), pad(y)
     shape, inner, outer = [], [], []
     for d, n in enumerate(x.shape):
         if d in axes:
