@@ -222,18 +222,24 @@ def integer_pow(z, n: int):
     """JAX's lowering: repeated squaring with XLA's complex multiply, ``1 / z**-n`` for n < 0
     (``(z*z)*z`` for n = 3, which JAX's lowering writes out: the operand order decides which
     product LLVM fuses)."""
-    acc, x, k = None, z, abs(n)
-    if k == 0:
+    if n == 0:
         return np.ones_like(z)
     if n == 3:
         return multiply(multiply(z, z), z)
+    acc = by_squaring(z, abs(n), multiply)
+    return acc if n >= 0 else divide(np.ones_like(acc), acc)
+
+
+def by_squaring(x, k: int, mul):
+    """``x ** k`` (k > 0) as JAX's integer_pow lowering multiplies: ``mul`` by repeated squaring."""
+    acc = None
     while k > 0:
         if k & 1:
-            acc = x if acc is None else multiply(acc, x)
+            acc = x if acc is None else mul(acc, x)
         k >>= 1
         if k > 0:
-            x = multiply(x, x)
-    return acc if n >= 0 else divide(np.ones_like(acc), acc)
+            x = mul(x, x)
+    return acc
 
 
 _COSM1_P = tuple(

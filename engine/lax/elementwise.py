@@ -392,13 +392,7 @@ def _narrow_integer_pow(x, y):
     def mul(a, b):
         return (a.astype(wide) * b.astype(wide)).astype(x.dtype)
 
-    acc, n = (None, abs(y)) if y else (np.ones_like(x), 0)
-    while n > 0:
-        if n & 1:
-            acc = x if acc is None else mul(acc, x)
-        n >>= 1
-        if n > 0:
-            x = mul(x, x)
+    acc = complex64_xla.by_squaring(x, abs(y), mul) if y else np.ones_like(x)
     return acc if y >= 0 else (1 / acc.astype(wide)).astype(acc.dtype)
 
 
