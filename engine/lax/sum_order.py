@@ -98,9 +98,9 @@ def _window(x: np.ndarray, axes: list[int], y: np.ndarray | None = None) -> np.n
     long = [a for a in axes if x.shape[a] > WINDOW]
     padded, place = list(x.shape), [slice(None)] * x.ndim
     for a in long:
-        pad = -x.shape[a] % WINDOW
-        padded[a] += pad
-        place[a] = slice(pad // 2, pad // 2 + x.shape[a])
+        extra = -x.shape[a] % WINDOW
+        padded[a] += extra
+        place[a] = slice(extra // 2, extra // 2 + x.shape[a])
 
     def pad(a):  # (zeros around, the odd one high; np.pad costs 10 us more)
         if a is None or tuple(padded) == a.shape:
