@@ -151,7 +151,7 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method, 
     when downsampling, if ``antialias``).
 
     >>> scale_and_translate(jnp.arange(4.0), (2,), (0,), jnp.array([0.5]), jnp.array([0.0]), 'linear')
-    Array([0.71428573, 2.2857144 ], dtype=float32)
+    Array([0.71428573, 2.2857146 ], dtype=float32)
     """
     image, shape, method = _checked(image, shape, method)
     if method == ResizeMethod.NEAREST:
