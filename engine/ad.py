@@ -217,10 +217,24 @@ class JVPTrace(Trace):
 
             primal_out, tangent_out = linearize_from_jvp(rule, primitive, primals, tangents, params)
         else:
-            primal_out, tangent_out = rule(primals, tangents, **params)
+            fused = _fused_jvp(primitive, primals, tangents, params, self) if core.jitted_body[0] else None
+            primal_out, tangent_out = rule(primals, tangents, **params) if fused is None else fused
         if primitive.multiple_results:
             return [self.tracer_type(self, p, t) for p, t in zip(primal_out, tangent_out)]
         return self.tracer_type(self, primal_out, tangent_out)
+
+
+def _fused_jvp(
+    primitive: core.Primitive,
+    primals: Sequence[Value],
+    tangents: Sequence[Tangent],
+    params: Params,
+    trace: JVPTrace,
+) -> Any:
+    """Inside a jnp body: the rule evaluated as XLA compiles it (``engine/fused_rules.py``)."""
+    from . import fused_rules  # (it builds on this module)
+
+    return fused_rules.jvp(primitive, primals, tangents, params, trace.tracer_type is LinearizeTracer)
 
 
 class LinearizeTrace(JVPTrace):

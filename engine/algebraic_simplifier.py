@@ -158,7 +158,13 @@ def _reassociate(inputs: list[Atom], aval: core.ShapedArray, producer: Producer)
     scalar constants C1, C2, C and a B broadcast explicitly or by the product itself (a scalar, a
     row, a column; also when ``A * C`` has other uses): XLA folds the constants and moves them onto
     the smaller operand, so ``(x * 5.) * 3.`` rounds as ``x * 15.`` and ``s * (x * 3.)`` as
-    ``x * (s * 3.)`` (float32, JAX 0.10.2). ``(A * B) * C`` with B of A's shape stays."""
+    ``x * (s * 3.)`` (float32, JAX 0.10.2). ``(A * B) * C`` with B of A's shape stays. Scalars
+    also fold two products' constants, (A * C1) * (B * C2) => (A * B) * fl(C1 * C2): XLA's rule
+    matches constants, which an array's are not (they are broadcasts there)."""
+    if not aval.shape:
+        both = _scalar_products(inputs, aval, producer)
+        if both is not None:
+            return both
     for inner_v, other in (inputs, inputs[::-1]):
         inner = _operand_of(inner_v, ew.mul_p, producer)
         if inner is None:
@@ -191,6 +197,27 @@ def _reassociate(inputs: list[Atom], aval: core.ShapedArray, producer: Producer)
             mul, out = _eqn(ew.mul_p, [a, wide], aval)
             return [scale, widen, mul], out
     return None
+
+
+def _scalar_products(inputs: list[Atom], aval: core.ShapedArray, producer: Producer) -> Rewrite | None:
+    factors = []
+    for x in inputs:
+        inner = _operand_of(x, ew.mul_p, producer)
+        if inner is None:
+            return None
+        for a, c_atom in (inner.inputs, inner.inputs[::-1]):
+            c = _scalar_constant(c_atom, producer)
+            if c is not None and type(a) is Var and a.aval.dtype == aval.dtype:
+                factors.append((a, c))
+                break
+        else:
+            return None
+    (a, c1), (b, c2) = factors
+    with np.errstate(all="ignore"):
+        folded = np.asarray(np.asarray(c1, aval.dtype) * np.asarray(c2, aval.dtype), aval.dtype)
+    ab, p = _eqn(ew.mul_p, [a, b], aval)
+    mul, out = _eqn(ew.mul_p, [p, Literal(folded, core.ShapedArray((), aval.dtype, True))], aval)
+    return [ab, mul], out
 
 
 def _select_or_zero(pred: Atom, a: Atom, aval: core.ShapedArray) -> Rewrite:

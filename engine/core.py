@@ -229,6 +229,9 @@ def new_main(trace_type: type[Trace], global_data: Any = None) -> Iterator[MainT
 # (a thread-local read costs as much as half a numpy add); non-zero sends them the general way,
 # which checks the thread's own state, so another thread's tracing only costs speed.
 staging_anywhere = [0]
+# How many bodies of functions JAX jits (jnp's) the current eager operations are inside, in this
+# process: their AD rules then round as compiled (``engine/fused_rules.py``).
+jitted_body = [0]
 _staging_lock = threading.Lock()
 
 

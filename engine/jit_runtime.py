@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import algebraic_simplifier, core, monitoring, narrow_dtypes
-from .backends import multiply_add
-from .ir import ClosedJaxpr, Jaxpr, check_lowerable, dce_jaxpr, eval_jaxpr, has_ref_effects, subjaxprs
+from . import algebraic_simplifier, core, fused_rules, monitoring, narrow_dtypes
+from .ir import ClosedJaxpr, Jaxpr, check_lowerable, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
     from .backends import numba_jit
@@ -38,16 +37,13 @@ class Interpreter:
     def compile(self, closed: ClosedJaxpr, name: str) -> Executable:
         # Unused pure work is dropped, as XLA drops it (an unused jax.pure_callback never runs), and
         # the multiply-adds its compiler fuses are fused, as in compiled kernels.
-        jaxpr = dce_jaxpr(closed.jaxpr)
-        eqns, _ = multiply_add.contract(jaxpr.eqns, jaxpr.eqns, jaxpr.outs)
-        if any(a is not b for a, b in zip(eqns, jaxpr.eqns)):
-            jaxpr = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs))
+        program = fused_rules.compiled(closed)
 
         def run(*args: Any) -> list[np.ndarray]:
             outs = eval_jaxpr(
-                jaxpr,
+                program.jaxpr,
                 [core.array_of(core.host_copy(a)) if isinstance(a, np.ndarray) else a for a in args],
-                closed.consts,
+                program.consts,
             )
             return [core.to_numpy(o) for o in outs]
 
@@ -135,7 +131,9 @@ def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> 
     if closed not in _discharged:
         _discharged[closed] = discharge.discharge_program(closed)
     found = _discharged[closed]
-    if found is None:
+    # (a program that is not ref-free once discharged, e.g. one taking tokens, is interpreted: its
+    # discharged form would come back here)
+    if found is None or interpreted_only(found[0]):
         exe = _executables[closed] = Interpreter().compile(closed, name)
         return exe
     functional, mask = found

@@ -119,8 +119,14 @@ def _run(closed: ClosedJaxpr, args, concrete: bool) -> list:
     return [x.val if type(x) is Literal else env[x] for x in jaxpr.outs]
 
 
-def _linearize(primitive, params, avals, active) -> Linearized:
+def _linearize(primitive, params, avals, active, compiled: bool) -> Linearized:
+    """``compiled``: the forward jaxpr (primal outputs and residuals) as XLA compiles it
+    (``fused_rules``). JAX computes those in one program, but inlines the linear part of a jnp
+    function into the backward pass, which transposes it operation by operation."""
+    from .fused_rules import compiled as compiled_form
     from .staging import trace_to_jaxpr
+
+    as_compiled = compiled_form if compiled else (lambda closed: closed)
 
     n = len(avals)
     t_avals = [ad.tangent_aval(a) for a, act in zip(avals, active) if act]
@@ -145,7 +151,7 @@ def _linearize(primitive, params, avals, active) -> Linearized:
     # j1's outputs: the primal outputs, the known (zero) tangent outputs, then the residuals
     known_outs = sum(not u for u in out_unknowns)
     j1 = dce_jaxpr(Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:m], *j1.outs[known_outs:]]))
-    fwd = ClosedJaxpr(j1, closed.consts)
+    fwd = as_compiled(ClosedJaxpr(j1, closed.consts))
     res_avals = [v.aval for v in j2.in_binders[:num_res]]
     ct_avals = [v.aval for v in j2.outs]
 
@@ -220,7 +226,8 @@ class TapeTrace(Trace):
             return primitive.bind(*primals, **params)
         active = tuple(active)
         try:
-            key[1], key[2] = tuple(params.items()), active
+            # (inside a jnp body the rule is linearized as XLA compiles it: engine/fused_rules.py)
+            key[1], key[2] = tuple(params.items()), (active, True) if core.jitted_body[0] else active
             key = tuple(key)
             lin = _cache.get(key)
         except TypeError:  # unhashable params
@@ -233,7 +240,9 @@ class TapeTrace(Trace):
                 and not primitive.defined_outside_engine
             ):
                 try:
-                    lin = _linearize(primitive, params, [t.aval for t in tracers], active)
+                    lin = _linearize(
+                        primitive, params, [t.aval for t in tracers], active, core.jitted_body[0] > 0
+                    )
                 except Exception:  # noqa: BLE001 - e.g. a rule that needs concrete values
                     pass
             if len(_cache) >= CACHE_MAX:

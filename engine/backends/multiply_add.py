@@ -16,7 +16,7 @@ from collections import Counter
 
 import numpy as np
 
-from .. import ad, core
+from .. import ad, batching, core
 from ..ir import JaxprEqn, Var, subjaxprs
 from ..lax import elementwise as ew
 from ..lax import sum_order
@@ -41,6 +41,40 @@ def _fma_impl(a, b, c, *, neg_product, neg_addend):
 @fma_p.def_abstract_eval
 def _fma_abstract(a, b, c, **_):
     return core.ShapedArray(np.broadcast_shapes(a.shape, b.shape, c.shape), c.dtype)
+
+
+def _fma_jvp(primals, tangents, *, neg_product, neg_addend):
+    # (met eagerly: a compiled rule, engine/fused_rules.py, under another transformation)
+    a, b, c = primals
+    ta, tb, tc = tangents
+    out = fma_p.bind(a, b, c, neg_product=neg_product, neg_addend=neg_addend)
+    t: ad.Tangent = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    for term in (
+        ew.mul(ta, b) if type(ta) is not ad.Zero else None,
+        ew.mul(a, tb) if type(tb) is not ad.Zero else None,
+    ):
+        if term is not None:
+            t = ad.add_tangents(t, ew.neg(term) if neg_product else term)
+    if type(tc) is not ad.Zero:
+        t = ad.add_tangents(t, ew.neg(tc) if neg_addend else tc)
+    return out, t
+
+
+def _fma_transpose(ct, a, b, c, *, neg_product, neg_addend):
+    # (a compiled rule met by a linearization: linear in c and in one factor)
+    if ad.is_undefined(a) and ad.is_undefined(b):
+        raise NotImplementedError("fused_multiply_add is not linear in both factors")
+    ct_product = ew.neg(ct) if neg_product else ct
+    return [
+        ew._unbroadcast(ew.mul(ct_product, b), a) if ad.is_undefined(a) else None,
+        ew._unbroadcast(ew.mul(a, ct_product), b) if ad.is_undefined(b) else None,
+        ew._unbroadcast(ew.neg(ct) if neg_addend else ct, c) if ad.is_undefined(c) else None,
+    ]
+
+
+ad.jvp_rules[fma_p] = _fma_jvp
+ad.transpose_rules[fma_p] = _fma_transpose
+batching.broadcast_batcher(fma_p)
 
 
 # reduce_sum of a * b whose products XLA fuses into the additions (engine/lax/sum_order.py)
@@ -81,10 +115,23 @@ def _has_control_flow(e: JaxprEqn) -> bool:
     return any(_has_control_flow(f) for j in inner for f in j.eqns)
 
 
-def _factors(e: JaxprEqn) -> list | None:
-    """The two factors of a product as XLA sees it (a square is ``x * x`` there), else None."""
+def _unit(x, producer: dict) -> bool:
+    """``x`` is the constant 1 or -1 (a literal, or a negated one XLA folds into a constant)."""
+    if type(x) is Var:
+        e = producer.get(x, (None, None))[1]
+        if e is None or e.primitive is not ew.neg_p:
+            return False
+        x = e.inputs[0]
+    return (
+        type(x) is not Var and np.ndim(x.val) == 0 and abs(complex(x.val)) == 1.0 and complex(x.val).imag == 0
+    )
+
+
+def _factors(e: JaxprEqn, producer: dict) -> list | None:
+    """The two factors of a product as XLA sees it (a square is ``x * x`` there), else None. A
+    product by 1 or -1 is none: LLVM folds it into a copy or a negation before it fuses."""
     if e.primitive is ew.mul_p:
-        return list(e.inputs)
+        return None if any(_unit(x, producer) for x in e.inputs) else list(e.inputs)
     if e.primitive is ew.square_p or (e.primitive is ew.integer_pow_p and e.params["y"] == 2):
         return [e.inputs[0], e.inputs[0]]
     return None
@@ -112,7 +159,7 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprE
         out = e.out_binders[0].aval
         for k, x in enumerate(e.inputs):
             j, m = producer.get(x, (None, None)) if type(x) is Var else (None, None)
-            factors = _factors(m) if m is not None else None
+            factors = _factors(m, producer) if m is not None else None
             if factors is None or j in fused or uses[x] != 1:
                 continue
             if x.aval.shape != out.shape or x.aval.dtype != out.dtype:
@@ -128,7 +175,7 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprE
             continue
         x = e.inputs[0]
         j, m = producer.get(x, (None, None))
-        factors = _factors(m) if m is not None else None
+        factors = _factors(m, producer) if m is not None else None
         small = x.aval.dtype == np.float32 and 0 < x.aval.size < sum_order.TREE_LIMIT
         if factors is None or not small or j in fused or uses[x] != 1:
             continue

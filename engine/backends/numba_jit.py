@@ -48,7 +48,8 @@ from .. import monitoring
 from ..ir import ClosedJaxpr
 from . import lowering as L
 from .host_lines import build_run
-from .numba_codegen import Codegen, _Flat
+from .flat_program import FlatProgram
+from .numba_codegen import Codegen
 from . import jaxpr_wire, kernel_client, numba_libm, numba_math, numba_rt, numba_special
 from .numba_cache import _write_atomic, cache_dir  # noqa: F401  (the backend and its tests use both)
 from .numba_runtime import _c
@@ -331,7 +332,7 @@ def _elementwise_shape(closed: ClosedJaxpr):
     """The one shape of an elementwise program (every equation a scalar lowering, every value of
     that shape or 0-d), else None. Such a program computes the same elements whatever order they
     are laid out in, so a transposed input can run through the contiguous program as it is."""
-    flat = _Flat(closed)
+    flat = FlatProgram(closed)
     shapes = {v.aval.shape for v in flat.inputs} | {x.aval.shape for x in flat.outs}
     for eqn in flat.eqns:
         rule = L.lowerings.get(eqn.primitive)

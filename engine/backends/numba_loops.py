@@ -14,7 +14,8 @@ from .. import core
 from ..ir import ClosedJaxpr, Literal
 from . import lowering as L
 from . import numba_codegen
-from .numba_codegen import Codegen, _Flat, _libm
+from .flat_program import FlatProgram
+from .numba_codegen import Codegen, _libm
 
 
 def _sub(gen: "Codegen", closed: ClosedJaxpr, what: str) -> str:
@@ -46,7 +47,7 @@ class _ScalarBody:
         self.gen, self.lines, self.ok = gen, [], True
         self.shapes = {(), tuple(shape)} if shape is not None else {()}
         self.elementwise: list[bool] = []  # per line: computes an element of a shaped value?
-        flat = _Flat(closed, contract=False)  # (a loop's body: see multiply_add._has_control_flow)
+        flat = FlatProgram(closed, contract=False)  # (a loop's body: see multiply_add._has_control_flow)
         env = dict(zip(flat.inputs, in_exprs))
         for v, c in flat.consts.items():
             env[v] = L.literal(c, v.aval.dtype) if np.ndim(core.to_numpy(c)) == 0 else None

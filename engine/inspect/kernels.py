@@ -2,7 +2,7 @@
 with their estimated cost and measured time.
 
 The numba backend records, per kernel launch, the flat equations it fuses (``Launch``) and where
-each sits in the staged jaxpr (``_Flat.paths``); a program compiled while the run profiles kernels
+each sits in the staged jaxpr (``FlatProgram.paths``); a program compiled while the run profiles kernels
 also times each launch. Equations no kernel computes run on the host (matmuls through BLAS,
 loops, fallbacks): each is a step of its own when it does work, timed like a launch.
 """

@@ -381,7 +381,12 @@ def _integer_pow_impl(x, *, y):
             raise TypeError("Integers cannot be raised to negative powers.")
         if x.dtype == np.complex64:
             return complex64_xla.integer_pow(x, y)
-        return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
+        if dtype_kind(x.dtype) != "f" or y == 0:
+            return np.power(x, x.dtype.type(y)) if y >= 0 else (1 / np.power(x, -y)).astype(x.dtype)
+        # (JAX's lowering, compiled kernels' too: products by repeated squaring, each rounded, then
+        # a reciprocal; numpy's power rounds x**3 once)
+        acc = complex64_xla.by_squaring(np.asarray(x), abs(y), np.multiply)
+        return acc if y > 0 else np.divide(x.dtype.type(1), acc)
 
 
 def _narrow_integer_pow(x, y):
@@ -545,10 +550,9 @@ defjvp2(expm1_p, primal_only(lambda g, ans, x: mul(g, add(ans, 1.0))))
 
 
 def _tanh_jvp(g, ans, x):
-    # Staged programs print JAX's formulation, (g + g*ans) * (1 - ans); bfloat16 rounds as it does.
-    if core.staging_anywhere[0] or narrow_dtypes.is_narrow(core.get_aval(ans).dtype):
-        return mul(add(g, mul(g, ans)), sub(1.0, ans))
-    return mul(g, sub(1.0, square(ans)))  # eagerly, the one with fewer operations (grad(tanh) speed)
+    # JAX's formulation, eagerly too: g * (1 - ans**2) has one operation fewer but rounds
+    # differently where ans is near 1 (tens of ulps on a sigmoid layer's jacobian).
+    return mul(add(g, mul(g, ans)), sub(1.0, ans))
 
 
 defjvp2(tanh_p, primal_only(_tanh_jvp))

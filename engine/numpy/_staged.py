@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from .. import core, transfers
+from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
 
 
@@ -40,7 +41,7 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                     _check_int_arguments(fn, static_argnames, args, kwargs)
             if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
                 return transfers.call_jitted(fn, args, kwargs, static_argnames)
-            return fn(*typed_as_primals(args), **kwargs)
+            return _body(fn, typed_as_primals(args), kwargs)
         if not jitted:
             from ..jit import jit
 
@@ -71,6 +72,14 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
         return jitted[0](*args, **kwargs)
 
     return wrapper
+
+
+def _body(fn, args, kwargs):
+    """An eager call of a function JAX jits: on traced operands, its AD rules round as compiled."""
+    for a in args:
+        if isinstance(a, core.Tracer):
+            return jitted_body(fn, *args, **kwargs)
+    return fn(*args, **kwargs)
 
 
 def _check_statics(fn, static_argnames, positions: list, args, kwargs) -> None:
@@ -129,7 +138,7 @@ def jitted_inline(fn=None, *, static_argnames=()):
     def wrapper(*args, **kwargs):
         if transfers.active[0]:
             return transfers.call_jitted(fn, args, kwargs, static_argnames)
-        return fn(*typed_as_primals(args), **kwargs)
+        return _body(fn, typed_as_primals(args), kwargs)
 
     return wrapper
 

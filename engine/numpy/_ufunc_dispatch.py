@@ -15,6 +15,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ._promote import promote_args_inexact
+from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -142,6 +143,8 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
 
     def general(x1, x2, /):  # (committed operands never take the fast path: they come here)
         check_devices(name, x1, x2)
+        if isinstance(x1, Tracer) or isinstance(x2, Tracer):
+            return jitted_body(unchecked, x1, x2)
         return unchecked(x1, x2)
 
     if np_fn is None:
@@ -170,6 +173,7 @@ def _unary_inexact(name, lax_fn, doc=None):
             (x,) = promote_args_inexact(name, x)
         elif isinstance(x, Tracer):
             (x,) = typed_as_primals((x,))
+            return jitted_body(lax_fn, x)
         return lax_fn(x)
 
     f.__name__ = f.__qualname__ = name

@@ -1,0 +1,113 @@
+"""A jaxpr flattened as XLA compiles it: nested ``jit`` calls (and the calls whose evaluation is
+their body) inlined, every variable renamed apart, unused work dropped, and the multiply-adds XLA's
+CPU compiler fuses made one equation (``multiply_add``). The numba backend generates its kernels
+from it; the interpreter tier evaluates it, so both round alike."""
+
+from __future__ import annotations
+
+from ..core import ShapedArray
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
+from ..lax.elementwise import implicitly_broadcasting
+from ..lax.structural import broadcast_in_dim_p
+from . import multiply_add
+
+
+class FlatProgram:
+    """A jaxpr with nested ``jit`` calls inlined, every variable renamed apart, and the
+    multiply-adds XLA's compiler would fuse made one equation (``multiply_add``)."""
+
+    def __init__(self, closed: ClosedJaxpr, contract: bool = True):
+        self.eqns: list[JaxprEqn] = []
+        self.consts: dict[Var, object] = {}
+        j = dce_jaxpr(closed.jaxpr)  # unused pure work is not run, as XLA drops it
+        cvars = [self._const(c, v.aval) for v, c in zip(j.constvars, closed.consts)]
+        self.inputs = [Var(v.aval) for v in j.in_binders]
+        # per flat equation: where it sits in the staged jaxpr (equation indices, outermost first,
+        # through the calls inlined here), so what a kernel computes can be shown on the IR graph
+        self.paths: list[tuple[int, ...]] = []
+        self.outs = self._inline(j, cvars, self.inputs, ())
+        # the multiply-adds XLA's CPU compiler fuses, fused (one rounding); not in a loop's body
+        if contract:
+            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs)
+
+    def _const(self, val, aval):
+        v = Var(aval)
+        self.consts[v] = val
+        return v
+
+    def _inline(self, jaxpr: Jaxpr, const_atoms, in_atoms, path: tuple[int, ...]):
+        from ..jit import jit_p
+
+        inline = (jit_p, *call_primitives())
+        sub = dict(zip(jaxpr.constvars, const_atoms))
+        sub.update(zip(jaxpr.in_binders, in_atoms))
+        read = lambda x: sub.get(x, x) if type(x) is Var else x
+        for k, eqn in enumerate(jaxpr.eqns):
+            ins = [read(x) for x in eqn.inputs]
+            if eqn.primitive in inline:
+                inner, ins = inlined_body(eqn, ins)
+                cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
+                outs = self._inline(inner.jaxpr, cs, ins, (*path, k))
+            else:
+                if eqn.primitive in implicitly_broadcasting:
+                    ins = self._explicit_broadcasts(eqn, ins, (*path, k))
+                outs = [Var(v.aval) for v in eqn.out_binders]
+                self.eqns.append(JaxprEqn(eqn.primitive, ins, eqn.params, outs, eqn.source_info))
+                self.paths.append((*path, k))
+            sub.update(zip(eqn.out_binders, outs))
+        return [read(x) for x in jaxpr.outs]
+
+    def _explicit_broadcasts(self, eqn, ins, path):
+        """Size-1 axes a binary op broadcasts implicitly become a broadcast_in_dim (fused as a load)."""
+        shape = eqn.out_binders[0].aval.shape
+        out = []
+        for x in ins:
+            s = x.aval.shape
+            if s and s != shape:
+                v = Var(ShapedArray(shape, x.aval.dtype, x.aval.weak_type))
+                params = dict(shape=shape, broadcast_dimensions=tuple(range(len(s))), sharding=None)
+                self.eqns.append(JaxprEqn(broadcast_in_dim_p, [x], params, [v], eqn.source_info))
+                self.paths.append(path)
+                x = v
+            out.append(x)
+        return out
+
+
+def call_primitives():
+    """custom_jvp/custom_vjp, checkpoint, closed_call and composite calls: evaluation is their body
+    (the rules are for AD, the composite's name for a compiler that knows it); custom_linear_solve's
+    is its solve."""
+    from .. import custom_derivatives as cd
+    from ..ad_checkpoint import checkpoint_p
+    from ..closed_call import closed_call_p
+    from ..custom_batching import custom_vmap_p
+    from ..lax.composite_call import composite_p
+    from ..lax.solves import linear_solve_p
+    from ..linear_call import linear_call_p
+
+    return (
+        cd.custom_jvp_call_p,
+        cd.custom_vjp_call_p,
+        checkpoint_p,
+        closed_call_p,
+        custom_vmap_p,
+        linear_call_p,
+        composite_p,
+        linear_solve_p,
+    )
+
+
+def inlined_body(eqn: JaxprEqn, ins: list) -> tuple[ClosedJaxpr, list]:
+    """The jaxpr an inlined call runs, and its operands: a call's own jaxpr on all of the call's;
+    a custom_linear_solve's solve jaxpr on the solve's constants and the right-hand side (as its
+    impl evaluates it)."""
+    from ..lax.solves import _split, linear_solve_p
+
+    p = eqn.params
+    if eqn.primitive is linear_solve_p:
+        groups, b = _split(ins, p["const_lengths"])
+        return p["jaxprs"].solve, [*groups.solve, *b]
+    inner = p[next(k for k in ("call_jaxpr", "call", "callee", "jaxpr") if k in p)]
+    if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
+        inner = ClosedJaxpr(inner, [])
+    return inner, ins
