@@ -25,15 +25,8 @@ from doc_runner import PageRunner  # noqa: E402
 
 sys.path.remove(str(DOCS))
 
-_UNORDERED_PRINTS = (
-    "unordered jax.debug.print in lax.map: XLA ran each step's second print before its first, the engine "
-    "prints in program order (the printed values are JAX's)"
-)
 # (page, cell index) -> why the engine's outcome differs from JAX's.
-KNOWN_FAILURES: dict[tuple[str, int], str] = {
-    ("debugging", 3): _UNORDERED_PRINTS,
-    ("print-breakpoint", 2): _UNORDERED_PRINTS,
-}
+KNOWN_FAILURES: dict[tuple[str, int], str] = {}
 
 _MEMORY_STATS = (
     "Compiled.memory_analysis() is None on the engine (JAX allows it: no XLA buffer assignment), so "

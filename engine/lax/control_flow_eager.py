@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import core, invalid_values, ir, jit_runtime, key_reuse, transfers
+from .. import core, effect_schedule, invalid_values, ir, jit_runtime, key_reuse, transfers
 from ..config import config as _config
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from ..jit_runtime import INTERPRET_MAX_SECONDS, _tier, compiled_form, executable, interpret_seconds
@@ -87,7 +87,9 @@ _raw_names = frozenset({"pure_callback", "io_callback", "debug_callback", "debug
 
 def apply(prim: core.Primitive, interpret: Callable[..., Any], args: Sequence[Any], params: dict[str, Any]):
     """``prim`` applied to ``args`` (an impl's numpy arguments): compiled where its structure says
-    interpreting it would be slow, else by ``interpret``, the loop's own impl."""
+    interpreting it would be slow, else by ``interpret``, the loop's own impl. Its bodies' prints
+    run in the order of XLA's schedule (``effect_schedule``), as JAX compiles an eager loop."""
+    params = effect_schedule.body_params(prim.name, params)
     program = _program(prim, args, params)
     if program is None:
         return interpret(*args, **params)

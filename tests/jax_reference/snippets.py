@@ -2080,3 +2080,6 @@ SNIPPETS["fuzz6_linalg"] = FUZZ6_LINALG
 from snippets_linalg_f32 import LINALG_F32  # noqa: E402
 
 SNIPPETS["linalg_f32"] = LINALG_F32
+from snippets_print_order import PRINT_ORDER  # noqa: E402
+
+SNIPPETS["print_order"] = PRINT_ORDER
