@@ -71,7 +71,8 @@ def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
 
 def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
     """Compile the numba loops eager float32 exp/log/tanh/sin/... run in (``engine/lax/xla_f32.py``,
-    ``libm_f32.py``): a run's first ``jnp.exp`` would otherwise compile them, seconds in a fresh cache."""
+    ``libm_f32.py``) and float32 dots in (``lax/dot_order.py``): a run's first ``jnp.exp`` or
+    matmul would otherwise compile them, seconds in a fresh cache."""
     try:
         import numpy as np
 
@@ -84,6 +85,10 @@ def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
         numba_math.apply(name, one)
     numba_libm.apply(numba_libm.UNARY[0], one)
     numba_libm.apply(numba_libm.BINARY[0], one, one)
+    from engine.lax.dot_order import xla_dot  # (its numba loops: matmul, GEMV, the vector dot)
+
+    for m, k, n in ((9, 9, 9), (9, 9, 1), (1, 40, 1)):
+        xla_dot(np.ones((1, m, k), np.float32), np.ones((1, k, n), np.float32))
     done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 

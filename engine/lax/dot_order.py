@@ -8,7 +8,9 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
   the fused loop keeps one accumulator: ``s = fma(x[k], y[k], s)`` in order. Longer ones go through
   XLA's tree-reduction rewrite: the (rounded) products, zero-padded evenly on both sides to a
   multiple of 32, summed in windows of 32 left to right, again until at most 32 partial sums remain,
-  which are summed left to right. (Beyond ``_VV_MAX`` XLA keeps one vectorized reduce: BLAS here.)
+  which are summed left to right. From 4096 terms on, the multiply and the sum are one YNNPACK
+  fusion: the rounded products summed as ``sum_order_ynn`` sums (its 2-thread tiles, which JAX ran
+  with 1 CPU too).
 - matrix . vector (``N == 1``): XLA's row-major GEMV emitter, 8 rows by 8 columns a tile: per row
   eight lanes ``acc[l] = fma(A[i, 8t + l], x[8t + l], acc[l])`` over the whole 8-column tiles, a
   scalar ``fma`` chain over the remaining columns, then the lanes are added as a tree (for rows in
@@ -17,37 +19,47 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
 - vector . matrix (``M == 1``): the column-major GEMV: one ``fma`` chain over ``k`` per output.
 - matrix . matrix: YNNPACK (XLA's own loop, one ``fma`` chain, when all extents are under 8), whose
   kernel a cost model picks from its table (``_matmul_order``): ``tile_k`` = 1, 2 or 4 ``fma``
-  lanes over ``k mod tile_k`` added as a tree at the end. Shapes beyond the measured ones (large
-  ``k * n``, where YNNPACK blocks ``k`` in a way not followed here) use BLAS.
+  lanes over ``k mod tile_k`` added as a tree at the end, ``k`` cut into chunks of 128 KiB of
+  packed ``b`` (512 steps for the 64-column ``tile_k = 1`` kernels), each chunk's tree added to the
+  output in turn. Checked to 1000x1000x1000 (its thread count does not change the order).
 
-A float32 ``fma`` is the float64 product (exact) plus the addend rounded once (double rounding
-differs from a true fma about once in 2**29 inputs), as in ``backends/multiply_add.py``.
+A float32 ``fma`` rounds once: LLVM's in ``backends/numba_dot`` (the compiled loops, used when numba
+imports), a round-to-odd float64 sum here (the same bits, ~100x slower: without numba products
+over ``_NUMPY_MAX`` multiply-adds use BLAS).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .sum_order_ynn import sum_f32
+
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_VV_MAX = 2048  # measured up to 2000 (longer ones: other splits, beyond ~32768 one reduce)
-_GEMV_MAX = 1 << 25  # multiply-adds: above this numpy's BLAS (300**3 takes ~40 ms here)
+_VV_YNN = 4096  # vector . vector from this length on: a YNNPACK reduce of the products
+_NUMPY_MAX = 1 << 24  # multiply-adds: above this, without numba, numpy's BLAS (256**3: ~0.3 s)
 
 
 def _fma(a, b, c):
-    return (a.astype(_F64) * b + c).astype(_F32)
+    """float32 ``a * b + c`` rounded once. The float64 product is exact; the float64 sum is made
+    round-to-odd (its two-sum error decides the last bit), so that rounding it to float32 is the
+    fused result (no double rounding: the same bits as LLVM's fma in ``backends/numba_dot``)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = np.multiply(a, b, dtype=_F64)
+        c = np.asarray(c, _F64)
+        s = p + c
+        z = s - p
+        err = (p - (s - z)) + (c - z)  # p + c == s + err exactly (nan where s is not finite)
+        odd = ((s.view(np.int64) & 1) == 0) & (np.abs(err) > 0)
+        s = np.where(odd, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        return s.astype(_F32)
 
 
 def _chain(x, y):
     """``fma`` chain over the last axis of ``x`` and ``y`` (broadcast), from zero."""
     shape = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])
-    xs = np.ascontiguousarray(np.moveaxis(x, -1, 0), _F64)  # (k first: contiguous steps)
-    ys = np.ascontiguousarray(np.moveaxis(y, -1, 0), _F64)
     acc = np.zeros(shape, _F32)
-    wide = np.empty(shape, _F64)
-    for k in range(xs.shape[0]):
-        np.multiply(xs[k], ys[k], out=wide)
-        wide += acc
-        acc[...] = wide  # (the one rounding of the fused multiply-add)
+    for k in range(x.shape[-1]):
+        acc = _fma(x[..., k], y[..., k], acc)
     return acc
 
 
@@ -69,7 +81,7 @@ def _sequential_sum(p):
     return acc
 
 
-def _vv(x, y):  # x, y: (B, K)
+def _vv(x, y):  # x, y: (K,)
     if x.shape[-1] <= 32:
         return _chain(x, y)
     return _windowed_sum(x * y)
@@ -81,7 +93,7 @@ def _gemv(a, x):  # a: (B, M, K), x: (B, K) -> (B, M)
     lanes = np.zeros((a.shape[0], m, 8), _F32)
     for t in range(0, kt, 8):
         lanes = _fma(a[:, :, t : t + 8], x[:, None, t : t + 8], lanes)
-    rest = _chain(a[:, :, kt:], x[:, None, kt:]) if kt < k else np.zeros((a.shape[0], m), _F32)
+    rest = _chain(a[:, :, kt:], x[:, None, kt:])
     whole = m // 8 * 8
     out = np.empty((a.shape[0], m), _F32)
     h = lanes[:, :whole, 0::2] + lanes[:, :whole, 1::2]  # adjacent pairs (the 8-row shuffle tree)
@@ -94,32 +106,30 @@ def _gemv(a, x):  # a: (B, M, K), x: (B, K) -> (B, M)
 
 
 def _lanes(a, b, u):
-    """YNNPACK's fp32 kernel of ``tile_k = u`` over all of ``k`` (a multiple of ``u``): ``u`` lanes
-    per output, lane ``l`` an ``fma`` chain over ``k = l, l+u, ...``, the lanes added as a tree of
-    adjacent pairs at the end (``(l0+l1)+(l2+l3)``)."""
+    """YNNPACK's fp32 kernel of ``tile_k = u`` over all of ``k``: ``u`` lanes per output, lane
+    ``l`` an ``fma`` chain over ``k = l, l+u, ...`` (missing ones count as zero products), the
+    lanes added as a tree of adjacent pairs at the end (``(l0+l1)+(l2+l3)``)."""
     nb, m, k = a.shape
-    a4 = a.astype(_F64).reshape(nb, m, 1, k // u, u)
-    b4 = np.swapaxes(b, 1, 2).astype(_F64).reshape(nb, 1, -1, k // u, u)
     lanes = np.zeros((nb, m, b.shape[2], u), _F32)
-    for t in range(k // u):
-        lanes = (a4[..., t, :] * b4[..., t, :] + lanes).astype(_F32)
+    for t in range(k):
+        lanes[..., t % u] = _fma(a[:, :, t, None], b[:, None, t, :], lanes[..., t % u])
     while lanes.shape[-1] > 1:
         lanes = lanes[..., 0::2] + lanes[..., 1::2]
     return lanes[..., 0]
 
 
-def _ynn(a, b, u):
-    """The kernel of ``tile_k = u`` as YNNPACK runs it: the whole ``u``-steps of ``k``, then the
-    rest (zero-padded to ``u``) as a second pass added to the first's result."""
+def _ynn(a, b, u, chunk):
+    """The kernel of ``tile_k = u`` as YNNPACK runs it: the whole ``u``-steps of ``k`` in chunks
+    of ``chunk`` (its L2 blocking of ``k``), then the rest (zero-padded to ``u``), each pass's
+    lane tree added to the result of the ones before."""
     k = a.shape[2]
     whole = k // u * u
-    if whole == k or whole == 0:
-        if whole == 0:
-            pad = u - k
-            a = np.concatenate([a, np.zeros((*a.shape[:2], pad), _F32)], axis=2)
-            b = np.concatenate([b, np.zeros((b.shape[0], pad, b.shape[2]), _F32)], axis=1)
-        return _lanes(a, b, u)
-    return _lanes(a[..., :whole], b[:, :whole], u) + _ynn(a[..., whole:], b[:, whole:], u)
+    bounds = [*range(0, whole, chunk), whole] + ([k] if whole < k else [])
+    out = None
+    for s, e in zip(bounds, bounds[1:]):
+        r = _lanes(a[..., s:e], b[:, s:e], u)
+        out = r if out is None else out + r
+    return out
 
 
 # YNNPACK's AVX-512 fp32 kernels in JAX 0.10.2's jaxlib (their symbol names give the register
@@ -134,62 +144,114 @@ _KERNELS = [
 ]
 
 
-def _ynn_tile_k(m, n, k):
-    """``tile_k`` of the kernel YNNPACK's cost model picks (``estimate_dot_cost`` in its dot.cc:
-    loads of ``a`` cost 5, of ``b`` 11, 9 a block, a 1e-4 penalty per tile element; the first of
-    the cheapest wins)."""
-    best, pick = None, 1
-    for bm, bn, tn, tk in _KERNELS:
+def _ynn_kernel(m, n, k):
+    """The kernel ``(block_m, block_n, tile_n, tile_k)`` YNNPACK's cost model picks
+    (``estimate_dot_cost`` in its dot.cc: loads of ``a`` cost 5, of ``b`` 11, 9 a block, a 1e-4
+    penalty per tile element; the first of the cheapest wins)."""
+    best, pick = None, _KERNELS[0]
+    for kernel in _KERNELS:
+        bm, bn, tn, tk = kernel
         loads_a, loads_b = bm, bn // tn  # (vector loads per block: a broadcast row, b's tiles)
         block = np.float32(loads_a * 5 + loads_b * 11 + 9) + np.float32(tn * tk) * np.float32(1e-4)
         cost = np.float32(-(-m // bm) * -(-n // bn) * -(-k // tk)) * block
         if best is None or cost < best:
-            best, pick = cost, tk
+            best, pick = cost, kernel
     return pick
 
 
+def _ynn_tile_k(m, n, k):
+    return _ynn_kernel(m, n, k)[3]
+
+
 def _matmul_order(m, n, k):
-    """``tile_k`` of the order a float32 matrix product of this shape is summed in, or ``None``.
+    """``(tile_k, chunk)`` of the order a float32 matrix product of this shape is summed in, or
+    ``None``.
 
     XLA gives a dot to YNNPACK when its largest extent is at least 8 (else its own loop: one
     ``fma`` chain, as ``tile_k = 1``). Measured against JAX on ~550 shapes: from ``m = 51`` on the
     cost model's kernel is the one run (but for near ties: 1 shape in ~150 differs); for shorter
-    ``a`` YNNPACK runs ``tile_k = 1`` kernels when ``n > 16`` and the model's (``tile_k = 4``) for
-    ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice varies: BLAS). Larger ``k * n`` than measured
-    (where YNNPACK also blocks ``k``, in a way not followed here) are left to BLAS too."""
+    ``a`` YNNPACK runs the model's kernel for ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice
+    varies: BLAS; 2 of 7 shapes with ``k > 2048`` differ) and ``tile_k = 1`` kernels for ``n > 16``
+    over ``k`` unchunked while ``k * n <= 30000``; beyond that (86 of 110 random shapes) kernels
+    not followed here: BLAS. The kernel's loop over ``k`` is cut into chunks of 128 KiB of packed
+    ``b`` (``schedule_dot`` in its kernels/dot/schedule.cc: ``32768 // (block_n * tile_k)``
+    steps). From ``m = 51`` on, 150 random shapes to 700x2500x700 and 1000^3 all match."""
     if max(m, n, k) < 8:
-        return 1
-    if m > 50:
-        return _ynn_tile_k(m, n, k) if k <= 300 and n <= 300 and m <= 512 else None
-    if k * n > 30000:
+        return 1, k
+    if m > 50 or (n <= 16 and k >= 7):
+        _, bn, _, tk = _ynn_kernel(m, n, k)
+    elif k * n > 30000 or n <= 16:  # (short a, wider b: other kernels, not followed; k < 7)
         return None
-    if n > 16:
-        return 1
-    return _ynn_tile_k(m, n, k) if k >= 7 else None
+    else:
+        return 1, k
+    return tk, 32768 // (bn * tk) * tk
 
 
-def xla_dot(a, b):
+_numba_dot = None  # backends/numba_dot once loaded; False without numba
+
+
+def _kernels():
+    """``backends/numba_dot`` (the same orders compiled: ~100x faster), or None without numba."""
+    global _numba_dot
+    if _numba_dot is None:
+        try:
+            from ..backends import numba_dot
+        except ImportError:
+            _numba_dot = False
+        else:
+            _numba_dot = numba_dot
+    return _numba_dot or None
+
+
+def _c(x):
+    # (C-contiguous and writeable: one compiled signature per kernel, which the warm-up compiles)
+    return np.require(x, _F32, ["C", "W"])
+
+
+def xla_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``a`` (B, M, K) times ``b`` (B, K, N), float32, summed in XLA's order; ``None`` where the
     order is not known (the caller uses BLAS)."""
+    with np.errstate(invalid="ignore", over="ignore"):  # (inf and nan sum as in the kernels)
+        return _xla_dot(a, b)
+
+
+def _xla_dot(a, b):
     if a.dtype != _F32 or b.dtype != _F32:
         return None
     nb, m, k = a.shape
     n = b.shape[2]
     if k == 0 or nb * m * n == 0:
         return None
-    if m == 1 and n == 1:
-        if nb != 1 or k > _VV_MAX:  # (a batch of them is a batched dot: not measured)
-            return None
-        return _vv(a[:, 0, :], b[:, :, 0]).reshape(nb, 1, 1)
-    if n == 1:
-        if nb * m * k > _GEMV_MAX:
-            return None
-        return _gemv(a, b[:, :, 0])[..., None]
-    if m == 1:
-        if nb * n * k > _GEMV_MAX or nb != 1:
-            return None
-        return _chain(a[:, 0, None, :], np.swapaxes(b, 1, 2))[:, None, :]
-    u = _matmul_order(m, n, k)
-    if u is None or nb * m * n * k > _GEMV_MAX:
+    fast = _kernels()
+    if fast is None and nb * m * n * k > _NUMPY_MAX:
         return None
-    return _chain(a[:, :, None, :], np.swapaxes(b, 1, 2)[:, None]) if u == 1 else _ynn(a, b, u)
+    if m == 1 and n == 1:
+        if nb != 1:  # (a batch of them is a batched dot: not measured)
+            return None
+        x, y = a[0, 0], b[0, :, 0]
+        if k >= _VV_YNN:  # (one YNN fusion of the multiply and the sum; 2 threads' tiles, measured
+            # with 1 and 2 CPUs alike, unlike a lone sum's)
+            return sum_f32(x * y, (0,), threads=2).reshape(1, 1, 1)
+        if k > 32:
+            return np.asarray(fast.windowed_dot(x, y) if fast else _windowed_sum(x * y), _F32).reshape(
+                1, 1, 1
+            )
+    elif n == 1:
+        if fast:
+            out = np.empty((nb, m), _F32)
+            fast.gemv(_c(a), _c(b[:, :, 0]), out)
+            return out[..., None]
+        return _gemv(a, b[:, :, 0])[..., None]
+    if m == 1 or n == 1:  # (the column-major GEMV and short vector dots: one fma chain)
+        if m == 1 and nb != 1:
+            return None
+        plan = (1, k)
+    else:
+        plan = _matmul_order(m, n, k)
+        if plan is None:
+            return None
+    if fast:
+        out = np.empty((nb, m, n), _F32)
+        fast.matmul(_c(a), _c(b), plan[0], plan[1], out)
+        return out
+    return _ynn(a, b, *plan)
