@@ -67,6 +67,13 @@ def _operand_of(x: Atom, p: core.Primitive, producer: Producer) -> JaxprEqn | No
     return eqn if eqn is not None and eqn.primitive is p else None
 
 
+def _literal(value: object, dtype: np.dtype, weak: bool) -> Literal:
+    """A constant the rewrite makes, typed as the one it stands for (weak or not: an eager
+    evaluation of the rewritten program, as the tape's, keeps the traced program's weak types)."""
+    val = np.asarray(value, dtype)
+    return Literal(core.Array(val, weak), core.ShapedArray(val.shape, val.dtype, weak))
+
+
 def _eqn(p: core.Primitive, inputs: list[Atom], aval: core.ShapedArray, params=None) -> tuple[JaxprEqn, Var]:
     out = Var(aval)
     return JaxprEqn(p, inputs, dict(params or {}), [out]), out
@@ -84,7 +91,7 @@ def _log(eqn, inputs, producer):
         if r is not None:  # ln(sqrt(A)) => 0.5 * ln(A), ln(rsqrt(A)) => -0.5 * ln(A)
             a = r.inputs[0]
             log_eqn, log_a = _eqn(ew.log_p, [a], a.aval)
-            c = Literal(np.asarray(half, a.aval.dtype), core.ShapedArray((), a.aval.dtype, True))
+            c = _literal(half, a.aval.dtype, eqn.out_binders[0].aval.weak_type)
             mul_eqn, out = _eqn(ew.mul_p, [log_a, c], eqn.out_binders[0].aval)
             return [log_eqn, mul_eqn], out
     power = _operand_of(x, ew.pow_p, producer)
@@ -177,9 +184,9 @@ def _reassociate(inputs: list[Atom], aval: core.ShapedArray, producer: Producer)
             if c2 is not None:
                 with np.errstate(all="ignore"):
                     folded = np.asarray(np.asarray(c1, aval.dtype) * np.asarray(c2, aval.dtype), aval.dtype)
-                mul, out = _eqn(ew.mul_p, [a, Literal(folded, core.ShapedArray((), aval.dtype, True))], aval)
+                mul, out = _eqn(ew.mul_p, [a, _literal(folded, aval.dtype, aval.weak_type)], aval)
                 return [mul], out
-            c = Literal(np.asarray(c1, aval.dtype), core.ShapedArray((), aval.dtype, True))
+            c = _literal(c1, aval.dtype, aval.weak_type)
             if type(other) is Var and other.aval.size < aval.size:
                 scale, s_c = _eqn(ew.mul_p, [other, c], other.aval)  # (broadcast by the product)
                 mul, out = _eqn(ew.mul_p, [a, s_c], aval)
@@ -216,7 +223,7 @@ def _scalar_products(inputs: list[Atom], aval: core.ShapedArray, producer: Produ
     with np.errstate(all="ignore"):
         folded = np.asarray(np.asarray(c1, aval.dtype) * np.asarray(c2, aval.dtype), aval.dtype)
     ab, p = _eqn(ew.mul_p, [a, b], aval)
-    mul, out = _eqn(ew.mul_p, [p, Literal(folded, core.ShapedArray((), aval.dtype, True))], aval)
+    mul, out = _eqn(ew.mul_p, [p, _literal(folded, aval.dtype, aval.weak_type)], aval)
     return [ab, mul], out
 
 
@@ -238,7 +245,7 @@ def _select_or_zero(pred: Atom, a: Atom, aval: core.ShapedArray) -> Rewrite:
         eqns.append(eqn)
         return out
 
-    zero = Literal(np.zeros((), aval.dtype), core.ShapedArray((), aval.dtype))
+    zero = _literal(0, aval.dtype, False)
     select, out = _eqn(st.select_n_p, [full(pred), full(zero), full(a)], aval)
     return [*eqns, select], out
 
@@ -254,7 +261,7 @@ def _div(eqn, inputs, producer):
         return None
     num, den = (_operand_of(x, ew.exp_p, producer) for x in inputs)
     if den is None or not _same_type(den.inputs[0], eqn.out_binders[0]):
-        return _reciprocal(eqn, inputs, producer)
+        return _reciprocal(eqn, inputs, producer) or _quotients(inputs, eqn.out_binders[0].aval, producer)
     aval = eqn.out_binders[0].aval
     if num is not None and _same_type(num.inputs[0], den.inputs[0]):
         return _exp_of(ew.sub_p, num.inputs[0], den.inputs[0], aval)
@@ -275,7 +282,7 @@ def _complex_reciprocal(eqn, inputs, producer):
         return None
     with np.errstate(all="ignore"):
         inverse = np.asarray(np.complex64(1) / c, np.complex64)
-    one_over = Literal(inverse, core.ShapedArray(inverse.shape, inverse.dtype, b.aval.weak_type))
+    one_over = _literal(inverse, inverse.dtype, b.aval.weak_type)
     mul, product = _eqn(ew.mul_p, [a, one_over], eqn.out_binders[0].aval)
     return [mul], product
 
@@ -296,12 +303,12 @@ def _reciprocal(eqn, inputs, producer):
         inverse = np.asarray(np.ones((), c.dtype) / c, c.dtype)
         if inverse.ndim and type(b) is not Literal:
             return None
-        one_over = Literal(inverse, core.ShapedArray(inverse.shape, c.dtype, b.aval.weak_type))
+        one_over = _literal(inverse, c.dtype, b.aval.weak_type)
         mul, product = _eqn(ew.mul_p, [a, one_over], out)
         return [mul], product
     if type(b) is not Var:
         return None
-    one = Literal(np.ones((), b.aval.dtype), core.ShapedArray((), b.aval.dtype, True))
+    one = _literal(1, b.aval.dtype, True)
     if b.aval.shape != out.shape:  # (a scalar or size-1 axes, broadcast by the division itself)
         div, inverse_b = _eqn(ew.div_p, [one, b], b.aval)
         mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
@@ -314,6 +321,30 @@ def _reciprocal(eqn, inputs, producer):
     widen, inverse_b = _eqn(st.broadcast_in_dim_p, [inverse_small], b.aval, bcast.params)
     mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
     return [div, widen, mul], product
+
+
+def _quotients(inputs: list[Atom], aval: core.ShapedArray, producer: Producer) -> Rewrite | None:
+    """(A / B) / (C / D) => (A * D) / (B * C), (A / B) / C => A / (B * C), A / (B / C) => (A * C) / B,
+    XLA's rules for a divisor computed in the program (a constant or broadcast one is a reciprocal
+    first): ``jit(grad(jnp.arctanh))`` divides once, by (1 + x) * (1 - x) (float32, JAX 0.10.2)."""
+    quotients = [_operand_of(x, ew.div_p, producer) for x in inputs]
+    if quotients == [None, None]:
+        return None
+    parts = [q.inputs if q is not None else [x] for x, q in zip(inputs, quotients)]
+    if not all(
+        x.aval.shape == aval.shape or (type(x) is Literal and not x.aval.shape) for p in parts for x in p
+    ):
+        return None
+    (a, *b), (c, *d) = parts  # a / b[0] / (c / d[0]): numerators a, d; denominators b, c
+    num, den = [a, *d], [*b, c]
+    eqns = []
+    for factors in (num, den):
+        if len(factors) == 2:
+            mul, product = _eqn(ew.mul_p, list(factors), aval)
+            eqns.append(mul)
+            factors[:] = [product]
+    div, out = _eqn(ew.div_p, [num[0], den[0]], aval)
+    return [*eqns, div], out
 
 
 def _exp_of(p_combine, a, b, aval) -> Rewrite:
@@ -351,6 +382,24 @@ def _add(eqn, inputs, producer):
     return None
 
 
+def _negative_power(eqn, inputs, producer):
+    """x ** -n => 1 / x ** n: JAX lowers a negative integer_pow to a division, which XLA's
+    quotient rules then see (``_quotients``)."""
+    (x,) = inputs
+    y = eqn.params["y"]
+    if y >= 0 or not _real_float(x):
+        return None
+    aval = eqn.out_binders[0].aval
+    eqns = []
+    if y != -1:
+        power, x = _eqn(ew.integer_pow_p, [x], aval, {"y": -y})
+        eqns.append(power)
+    one = _literal(1, aval.dtype, True)
+    div, out = _eqn(ew.div_p, [one, x], aval)
+    return [*eqns, div], out
+
+
+rules[ew.integer_pow_p] = _negative_power
 rules[ew.log_p] = _log
 rules[ew.mul_p] = _mul
 rules[ew.div_p] = _div

@@ -46,27 +46,30 @@ def _fused_primitives() -> tuple:
     return (fma_p, fma_sum_p)
 
 
-def compiled(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """``closed`` as XLA's CPU compiler runs it: simplified, unused work dropped, and the
-    multiply-adds LLVM contracts fused (the same object when nothing changes)."""
-    return _compile(closed)[0]
+def compiled(closed: ClosedJaxpr, rule: bool = False) -> ClosedJaxpr:
+    """``closed`` as XLA's CPU compiler runs it: simplified, unused work dropped, nested calls
+    inlined and the multiply-adds LLVM contracts fused (the same object when nothing changes).
+    ``rule``: a differentiation rule's program (see ``_compile``)."""
+    return _compile(closed, rule)[0]
 
 
-def _compile(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, bool]:
-    """``compiled(closed)``, and whether a rewrite (beyond dropping unused work and inlining
-    calls) applied. Programs with loops, branches or refs are left as they are but for unused work:
-    XLA's kernel boundaries there are not modelled (``multiply_add._has_control_flow``)."""
+def _compile(closed: ClosedJaxpr, rule: bool = False, simplify: bool = True) -> tuple[ClosedJaxpr, bool]:
+    """``compiled(closed)`` (without XLA's simplifications unless ``simplify``), and whether a
+    rewrite (beyond dropping unused work and inlining calls) applied. A ``rule``'s program keeps
+    its sums of products as they are (no fused sum has derivative rules). Programs with loops, branches
+    or refs are left as they are but for unused work: XLA's kernel boundaries there are not
+    modelled (``multiply_add._has_control_flow``)."""
     from .backends import multiply_add
     from .backends.flat_program import FlatProgram
 
-    simplified = algebraic_simplifier.simplify(closed)
+    simplified = algebraic_simplifier.simplify(closed) if simplify else closed
     jaxpr = simplified.jaxpr
     if has_ref_effects(jaxpr) or any(multiply_add._has_control_flow(e) for e in jaxpr.eqns):
         dced = dce_jaxpr(jaxpr)
         if len(dced.eqns) == len(jaxpr.eqns):
             return simplified, simplified is not closed
         return ClosedJaxpr(dced, simplified.consts), simplified is not closed
-    flat = FlatProgram(simplified)  # (nested jits inlined, as XLA inlines them, then contracted)
+    flat = FlatProgram(simplified, sums=not rule)  # (nested jits inlined, as XLA does, then contracted)
     fused = any(e.primitive in _fused_primitives() for e in flat.eqns)
     if (
         not fused
@@ -97,20 +100,26 @@ def _evaluate(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 _EVALUATING = (core.EvalTrace, BatchTrace, ad.JVPTrace, TapeTrace)
 
 
-def applies(linearizing: bool) -> bool:
-    """Whether this thread evaluates rules compiled: inside a jnp body, nothing staged, and only
-    traces that evaluate open (and, ``linearizing``, linearize's own: its known part is compiled,
-    while its linear part is inlined into the transposition, as JAX inlines a jnp function's)."""
+def applies(linearizing: bool) -> str | None:
+    """How this thread evaluates rules: None (as they are: outside a jnp body, while staging, or
+    under a trace a compiled rule cannot meet), "compiled", or "contracted" when another
+    differentiation will transform the values: it must see the rule's own operations, as JAX's
+    outer transformations see the jnp function's jaxpr, so only the multiply-adds are fused (their
+    derivative is the product's and the sum's), not XLA's simplifications. ``linearizing``:
+    linearize's own traces are open; its known part is compiled, while its linear part is inlined
+    into the transposition, as JAX inlines a jnp function's."""
     state = core._state
     if state.dynamic is not None:
-        return False
+        return None
+    differentiating = 0
     for main in state.stack:
         t = main.trace_type
         if not issubclass(t, _EVALUATING) and not (linearizing and t is ad.PartialEvalTrace):
-            return False
+            return None
         if t is ad.LinearizeTrace and not linearizing:
-            return False
-    return True
+            return None
+        differentiating += issubclass(t, (ad.JVPTrace, TapeTrace))
+    return "contracted" if differentiating > 1 else "compiled"
 
 
 _jvps: dict = {}  # signature -> _Compiled or None (nothing to fuse)
@@ -139,7 +148,8 @@ def jvp(
 ) -> tuple[Any, Any] | None:
     """``primitive``'s JVP on these values, evaluated compiled: (primal out, tangent out), or None
     when the rule has nothing to fuse (or this signature cannot be cached): run it as it is."""
-    if not applies(linearizing):
+    mode = applies(linearizing)
+    if mode is None:
         return None
     nonzero = tuple(type(t) is not ad.Zero for t in tangents)
     try:
@@ -153,12 +163,13 @@ def jvp(
                 for a, nz in zip(map(_aval, tangents), nonzero)
             ),
             linearizing,
+            mode,
         )
         found = _jvps.get(key, False)
     except TypeError:  # unhashable params
         return None
     if found is False:
-        found = _jvps[key] = _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing)
+        found = _jvps[key] = _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing, mode)
         if len(_jvps) > _CACHE_MAX:
             _jvps.clear()
     if found is None:
@@ -188,7 +199,7 @@ def _aval(t: Any) -> Any:
     return t.aval if type(t) is ad.Zero else core.get_aval(t)
 
 
-def _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing) -> _Compiled | None:
+def _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing, mode) -> _Compiled | None:
     from .staging import trace_to_jaxpr
 
     if primitive.defined_outside_engine or ad.jvp_rules.get(primitive) is None:
@@ -215,12 +226,12 @@ def _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing) -> _
         return None
     m = len(closed.jaxpr.outs) - sum(out_nonzero)
     if not linearizing:
-        fused, rewritten = _compile(closed)
+        fused, rewritten = _compile(closed, True, mode == "compiled")
         return _Compiled(fused, None, m, out_nonzero, [False] * sum(out_nonzero)) if rewritten else None
     j1, j2, out_unknowns, num_res = ad.partial_eval_jaxpr(closed.jaxpr, [False] * n + [True] * len(t_avals))
     if any(out_unknowns[:m]):
         return None  # (a primal output that depends on tangents: the general rule says why)
-    fwd, rewritten = _compile(ClosedJaxpr(j1, closed.consts))
+    fwd, rewritten = _compile(ClosedJaxpr(j1, closed.consts), True, mode == "compiled")
     if not rewritten:
         return None
     lin = ClosedJaxpr(j2, [])

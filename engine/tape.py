@@ -126,7 +126,7 @@ def _linearize(primitive, params, avals, active, compiled: bool) -> Linearized:
     from .fused_rules import compiled as compiled_form
     from .staging import trace_to_jaxpr
 
-    as_compiled = compiled_form if compiled else (lambda closed: closed)
+    as_compiled = (lambda closed: compiled_form(closed, rule=True)) if compiled else (lambda closed: closed)
 
     n = len(avals)
     t_avals = [ad.tangent_aval(a) for a, act in zip(avals, active) if act]

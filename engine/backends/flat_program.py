@@ -16,7 +16,7 @@ class FlatProgram:
     """A jaxpr with nested ``jit`` calls inlined, every variable renamed apart, and the
     multiply-adds XLA's compiler would fuse made one equation (``multiply_add``)."""
 
-    def __init__(self, closed: ClosedJaxpr, contract: bool = True):
+    def __init__(self, closed: ClosedJaxpr, contract: bool = True, sums: bool = True):
         self.eqns: list[JaxprEqn] = []
         self.consts: dict[Var, object] = {}
         j = dce_jaxpr(closed.jaxpr)  # unused pure work is not run, as XLA drops it
@@ -28,7 +28,7 @@ class FlatProgram:
         self.outs = self._inline(j, cvars, self.inputs, ())
         # the multiply-adds XLA's CPU compiler fuses, fused (one rounding); not in a loop's body
         if contract:
-            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs)
+            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums)
 
     def _const(self, val, aval):
         v = Var(aval)

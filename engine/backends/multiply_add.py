@@ -137,8 +137,9 @@ def _factors(e: JaxprEqn, producer: dict) -> list | None:
     return None
 
 
-def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprEqn], list]:
-    """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``."""
+def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -> tuple[list[JaxprEqn], list]:
+    """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``
+    (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``)."""
     if any(_has_control_flow(e) for e in eqns):
         return eqns, paths
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
@@ -170,7 +171,7 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list) -> tuple[list[JaxprE
             eqns[i] = JaxprEqn(fma_p, [*factors, e.inputs[1 - k]], params, e.out_binders, e.source_info)
             fused.add(j)
             break
-    for i, e in enumerate(eqns):  # a float32 sum of products under XLA's YNNPACK limit
+    for i, e in enumerate(eqns if sums else ()):  # a float32 sum of products under XLA's YNNPACK limit
         if e.primitive is not reduce_sum_p or type(e.inputs[0]) is not Var:
             continue
         x = e.inputs[0]

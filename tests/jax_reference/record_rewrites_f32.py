@@ -3,7 +3,8 @@
     /work/main/.jax-venv/bin/python tests/jax_reference/record_rewrites_f32.py
 
 Under jit XLA's algebraic simplifier folds and moves constant factors ((x * 5) * 3 is x * 15,
-s * (x * 3) is x * (s * 3) for a broadcast s) and turns ln(sqrt(x)) into 0.5 * ln(x); eagerly,
+s * (x * 3) is x * (s * 3) for a broadcast s), turns ln(sqrt(x)) into 0.5 * ln(x) and a quotient
+of quotients into one division ((a / b) / c is a / (b * c)); eagerly,
 jnp.linspace is a compiled program whose kernel LLVM unrolls or vectorizes. ``tests/test_rewrites_f32.py``
 checks the engine gives these bits.
 """
@@ -41,6 +42,14 @@ def jit_cases(jnp, lax):
         "log(sqrt(y))": lambda x, y: jnp.log(jnp.sqrt(y)),
         "log(rsqrt(y))": lambda x, y: jnp.log(lax.rsqrt(y)),
         "log(sqrt(y)), sqrt used": lambda x, y: jnp.log(jnp.sqrt(y)) + jnp.sqrt(y),
+        "(x / y) / (y + 1)": lambda x, y: (x / y) / (y + 1.0),
+        "x / (y / (x + 1))": lambda x, y: x / (y / (x + 1.0)),
+        "(x / y) / ((x + 1) / y)": lambda x, y: (x / y) / ((x + 1.0) / y),
+        "(x / y) / 3 (reciprocal first)": lambda x, y: (x / y) / 3.0,
+        "(1 / y) / x, as lax.integer_pow": lambda x, y: lax.integer_pow(y, -1) / x,
+        "x ** -3 / y": lambda x, y: lax.integer_pow(x, -3) / y,
+        "scalar (x * 0.1) * (y * 0.3)": lambda x, y: (x[0, 0] * 0.1) * (y[0, 0] * 0.3),
+        "array (x * 0.1) * (y * 0.3) stays": lambda x, y: (x * 0.1) * (y * 0.3),
     }
 
 
