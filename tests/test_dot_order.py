@@ -84,6 +84,7 @@ def test_unknown_orders_fall_back_to_blas():
         (2, 60, 700, 70),
         (1, 20, 1000, 24),
         (1, 70, 9, 130),
+        (1, 3, 1100, 130),
     ],
 )
 def test_numba_and_numpy_give_the_same_bits(shape, monkeypatch):

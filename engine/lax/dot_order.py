@@ -20,8 +20,10 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
 - matrix . matrix: YNNPACK (XLA's own loop, one ``fma`` chain, when all extents are under 8), whose
   kernel a cost model picks from its table (``_matmul_order``): ``tile_k`` = 1, 2 or 4 ``fma``
   lanes over ``k mod tile_k`` added as a tree at the end, ``k`` cut into chunks of 128 KiB of
-  packed ``b`` (512 steps for the 64-column ``tile_k = 1`` kernels), each chunk's tree added to the
-  output in turn. Checked to 1000x1000x1000 (its thread count does not change the order).
+  packed ``b`` (512 steps for the 64-column ``tile_k = 1`` kernels; for ``a`` of at most 50 rows
+  by the width of the band of columns a task takes), each chunk's tree added to the output in
+  turn. 168 of 171 random and chosen shapes to 1000x1000x1000 match JAX (the others: near ties of
+  the cost model, a last band of one column); 1 and 2 XLA threads give the same bits.
 
 A float32 ``fma`` rounds once: LLVM's in ``backends/numba_dot`` (the compiled loops, used when numba
 imports), a round-to-odd float64 sum here (the same bits, ~100x slower: without numba products
@@ -164,27 +166,45 @@ def _ynn_tile_k(m, n, k):
 
 
 def _matmul_order(m, n, k):
-    """``(tile_k, chunk)`` of the order a float32 matrix product of this shape is summed in, or
-    ``None``.
+    """The order a float32 matrix product of this shape is summed in: ``(j0, j1, tile_k, chunk)``
+    for each band of output columns, or ``None``.
 
     XLA gives a dot to YNNPACK when its largest extent is at least 8 (else its own loop: one
-    ``fma`` chain, as ``tile_k = 1``). Measured against JAX on ~550 shapes: from ``m = 51`` on the
-    cost model's kernel is the one run (but for near ties: 1 shape in ~150 differs); for shorter
-    ``a`` YNNPACK runs the model's kernel for ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice
-    varies: BLAS; 2 of 7 shapes with ``k > 2048`` differ) and ``tile_k = 1`` kernels for ``n > 16``
-    over ``k`` unchunked while ``k * n <= 30000``; beyond that (86 of 110 random shapes) kernels
-    not followed here: BLAS. The kernel's loop over ``k`` is cut into chunks of 128 KiB of packed
-    ``b`` (``schedule_dot`` in its kernels/dot/schedule.cc: ``32768 // (block_n * tile_k)``
-    steps). From ``m = 51`` on, 150 random shapes to 700x2500x700 and 1000^3 all match."""
+    ``fma`` chain, as ``tile_k = 1``). Measured against JAX on ~700 shapes: from ``m = 51`` on the
+    cost model's kernel is the one run (but for near ties: 1 shape in ~150 differs), its loop over
+    ``k`` cut into chunks of 128 KiB of packed ``b`` (``schedule_dot`` in its
+    kernels/dot/schedule.cc: ``32768 // (block_n * tile_k)`` steps of ``tile_k``). For shorter
+    ``a`` it runs the model's kernel for ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice varies:
+    BLAS; 2 of 7 shapes with ``k > 2048`` differ), and ``tile_k = 1`` for ``n > 16``, where the
+    chunks are ``32768 // width`` of the band of columns each task computes (``_split_n``)."""
     if max(m, n, k) < 8:
-        return 1, k
+        return [(0, n, 1, k)]
     if m > 50 or (n <= 16 and k >= 7):
         _, bn, _, tk = _ynn_kernel(m, n, k)
-    elif k * n > 30000 or n <= 16:  # (short a, wider b: other kernels, not followed; k < 7)
+        return [(0, n, tk, 32768 // (bn * tk) * tk)]
+    if n <= 16:
         return None
-    else:
-        return 1, k
-    return tk, 32768 // (bn * tk) * tk
+    w = _split_n(m, n, k)
+    return [(j, min(n, j + w), 1, 32768 // (min(n, j + w) - j)) for j in range(0, n, w)]
+
+
+def _split_n(m, n, k, block_n=64):
+    """The width of the bands of columns YNNPACK's dot tasks take (``choose_split_factors`` in its
+    subgraph/dot.cc): a tile of ``min(m, 16)`` rows by ``min(n, block_n)`` columns doubles (columns
+    while rows are at least 4 times as many or all of ``m``, else rows) until it holds
+    ``max(min(m, 64) * min(n, 64), 256)`` outputs and either ``(rows + columns) * min(k, 1024)``
+    reaches 65536 or the tile 65536 outputs, or neither can grow."""
+    k = min(k, 1024)
+    rows, cols = min(m, 16), min(n, block_n)
+    least = min(m, 64) * min(n, 64)
+    while not (rows * cols >= least and ((rows + cols) * k >= 65536 or rows * cols >= 65536)):
+        if (4 * cols <= rows or rows >= m) and cols < n:
+            cols *= 2
+        elif (rows <= 4 * cols or cols >= n) and rows < m:
+            rows *= 2
+        else:
+            break
+    return cols
 
 
 _numba_dot = None  # backends/numba_dot once loaded; False without numba
@@ -233,9 +253,8 @@ def _xla_dot(a, b):
             # with 1 and 2 CPUs alike, unlike a lone sum's)
             return sum_f32(x * y, (0,), threads=2).reshape(1, 1, 1)
         if k > 32:
-            return np.asarray(fast.windowed_dot(x, y) if fast else _windowed_sum(x * y), _F32).reshape(
-                1, 1, 1
-            )
+            got = fast.windowed_dot(_c(x), _c(y)) if fast else _windowed_sum(x * y)
+            return np.asarray(got, _F32).reshape(1, 1, 1)
     elif n == 1:
         if fast:
             out = np.empty((nb, m), _F32)
@@ -245,13 +264,17 @@ def _xla_dot(a, b):
     if m == 1 or n == 1:  # (the column-major GEMV and short vector dots: one fma chain)
         if m == 1 and nb != 1:
             return None
-        plan = (1, k)
+        bands = [(0, n, 1, k)]
     else:
-        plan = _matmul_order(m, n, k)
-        if plan is None:
+        bands = _matmul_order(m, n, k)
+        if bands is None:
             return None
-    if fast:
-        out = np.empty((nb, m, n), _F32)
-        fast.matmul(_c(a), _c(b), plan[0], plan[1], out)
-        return out
-    return _ynn(a, b, *plan)
+    out = np.empty((nb, m, n), _F32)
+    for j0, j1, u, chunk in bands:
+        if fast:
+            part = out if len(bands) == 1 else np.empty((nb, m, j1 - j0), _F32)
+            fast.matmul(_c(a), _c(b[:, :, j0:j1]), u, chunk, part)
+        else:
+            part = _ynn(a, b[:, :, j0:j1], u, chunk)
+        out[:, :, j0:j1] = part
+    return out
