@@ -1,7 +1,7 @@
 """float32 matrix products give JAX 0.10.2's bits (engine/lax/dot_order.py: XLA's summation order
-for vector . vector, matrix . vector, vector . matrix and YNNPACK's k-by-4 kernel for narrow
-products), eagerly and under jit. Against results recorded from JAX
-(tests/jax_reference/record_dot_order.py)."""
+for vector . vector (batched too), matrix . vector, vector . matrix and YNNPACK's kernels with their
+k chunks), eagerly and under jit, against results recorded from JAX
+(tests/jax_reference/record_dot_order.py); the numba loops and the numpy steps give the same bits."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_unknown_orders_fall_back_to_blas():
     a = np.ones((1, 20, 5), np.float32)
     assert xla_dot(a, np.ones((1, 5, 10), np.float32)) is None  # (short a, k < 7: YNNPACK's pick varies)
     assert xla_dot(a.astype(np.float64), a.astype(np.float64).swapaxes(1, 2)) is None
-    assert xla_dot(np.ones((2, 1, 50), np.float32), np.ones((2, 50, 1), np.float32)) is None
+    assert xla_dot(np.ones((2, 1, 50), np.float32), np.ones((2, 50, 9), np.float32)) is None
 
 
 @pytest.mark.parametrize(
@@ -85,6 +85,8 @@ def test_unknown_orders_fall_back_to_blas():
         (1, 20, 1000, 24),
         (1, 70, 9, 130),
         (1, 3, 1100, 130),
+        (4, 1, 40, 1),
+        (3, 1, 20, 1),
     ],
 )
 def test_numba_and_numpy_give_the_same_bits(shape, monkeypatch):

@@ -8,9 +8,9 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
   the fused loop keeps one accumulator: ``s = fma(x[k], y[k], s)`` in order. Longer ones go through
   XLA's tree-reduction rewrite: the (rounded) products, zero-padded evenly on both sides to a
   multiple of 32, summed in windows of 32 left to right, again until at most 32 partial sums remain,
-  which are summed left to right. From 4096 terms on, the multiply and the sum are one YNNPACK
-  fusion: the rounded products summed as ``sum_order_ynn`` sums (its 2-thread tiles, which JAX ran
-  with 1 CPU too).
+  which are summed left to right. From 4096 terms on (counting all of a batch of them), the
+  multiply and the sum are one YNNPACK fusion: the rounded products summed as ``sum_order_ynn``
+  sums (its 2-thread tiles, which JAX ran with 1 CPU too).
 - matrix . vector (``N == 1``): XLA's row-major GEMV emitter, 8 rows by 8 columns a tile: per row
   eight lanes ``acc[l] = fma(A[i, 8t + l], x[8t + l], acc[l])`` over the whole 8-column tiles, a
   scalar ``fma`` chain over the remaining columns, then the lanes are added as a tree (for rows in
@@ -246,14 +246,14 @@ def _xla_dot(a, b):
     if fast is None and nb * m * n * k > _NUMPY_MAX:
         return None
     if m == 1 and n == 1:
-        if nb != 1:  # (a batch of them is a batched dot: not measured)
-            return None
-        x, y = a[0, 0], b[0, :, 0]
-        if k >= _VV_YNN:  # (one YNN fusion of the multiply and the sum; 2 threads' tiles, measured
-            # with 1 and 2 CPUs alike, unlike a lone sum's)
-            return sum_f32(x * y, (0,), threads=2).reshape(1, 1, 1)
+        x, y = a[:, 0], b[:, :, 0]
+        if nb * k >= _VV_YNN:  # (one YNN fusion of the multiply and the sum over k; 2 threads'
+            # tiles, measured with 1 and 2 CPUs alike, unlike a lone sum's)
+            return sum_f32(x * y, (1,), threads=2).reshape(nb, 1, 1)
+        if k > 32 and nb > 1:
+            return _windowed_sum(x * y).reshape(nb, 1, 1)
         if k > 32:
-            got = fast.windowed_dot(_c(x), _c(y)) if fast else _windowed_sum(x * y)
+            got = fast.windowed_dot(_c(x[0]), _c(y[0])) if fast else _windowed_sum(x[0] * y[0])
             return np.asarray(got, _F32).reshape(1, 1, 1)
     elif n == 1:
         if fast:
@@ -262,7 +262,7 @@ def _xla_dot(a, b):
             return out[..., None]
         return _gemv(a, b[:, :, 0])[..., None]
     if m == 1 or n == 1:  # (the column-major GEMV and short vector dots: one fma chain)
-        if m == 1 and nb != 1:
+        if m == 1 and n > 1 and nb != 1:  # (a batch of them: other orders, not followed)
             return None
         bands = [(0, n, 1, k)]
     else:

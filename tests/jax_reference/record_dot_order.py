@@ -66,6 +66,9 @@ CASES = {
     "einsum bij,bjk->bik": ((4, 8, 16), (4, 16, 8), "bij,bjk->bik"),
     "einsum bij,bjk->bik wide": ((3, 20, 30), (3, 30, 40), "bij,bjk->bik"),
     "vmap dot": ((6, 20, 30), (6, 30), "vmap"),
+    "einsum bk,bk->b": ((6, 100), (6, 100), "bk,bk->b"),
+    "einsum bk,bk->b short": ((5, 20), (5, 20), "bk,bk->b"),
+    "einsum bk,bk->b (YNN sum)": ((8, 1000), (8, 1000), "bk,bk->b"),
     "einsum bij,bjk->bik k chunks": ((2, 60, 700), (2, 700, 70), "bij,bjk->bik"),
 }
 
