@@ -17,7 +17,7 @@ from collections import Counter
 import numpy as np
 
 from .. import ad, batching, core
-from ..ir import JaxprEqn, Var, subjaxprs
+from ..ir import JaxprEqn, Var, effectful, subjaxprs
 from ..lax import elementwise as ew
 from ..lax import sum_order
 from ..lax.reductions import reduce_sum_p
@@ -96,8 +96,60 @@ def _fma_sum_abstract(a, b, *, axes):
 _SUMS = (ew.add_p, ew.sub_p, ad.add_jaxvals_p)
 
 
-def _key(e: JaxprEqn) -> tuple:
-    return tuple(id(x) if type(x) is Var else (np.asarray(x.val).tobytes(), str(x.aval)) for x in e.inputs)
+def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -> None:
+    """Count the uses of each product as LLVM sees them: XLA's CSE first makes equal equations one
+    (``(a*b + c, a*b)`` has one product of two uses, and so does ``x**-3`` computed twice), and
+    LLVM folds negations out of products (a negated factor, a factor of -1 or of a negative
+    constant) before it fuses, so products equal up to their sign are one product too: a product
+    used twice that way fuses into neither sum (a jitted third derivative)."""
+    canon: dict = {}  # var -> (key of its value up to sign, sign)
+    seen: dict = {}  # key of an equation -> its output's canonical form
+    groups: dict = {}  # key of a product -> the variables holding it (up to sign)
+
+    def of(x) -> tuple:
+        if type(x) is Var:
+            return canon.get(x, (("v", id(x)), 1))
+        v = np.asarray(x.val)
+        if v.ndim == 0 and v.dtype in _FLOATS:  # (a scalar: its magnitude, and its sign apart)
+            return (("c", abs(v).tobytes(), v.dtype.name), -1 if v < 0 else 1)
+        return (("c", v.tobytes(), str(x.aval)), 1)
+
+    for e in eqns:
+        if len(e.out_binders) != 1 or e.primitive in effectful or next(subjaxprs(e), None) is not None:
+            continue
+        out = e.out_binders[0]
+        ins = [of(x) for x in e.inputs]
+        if e.primitive is ew.neg_p:
+            canon[out] = (ins[0][0], -ins[0][1])
+            continue
+        factors = _factors(e, producer)
+        if factors is not None or (e.primitive is ew.mul_p):
+            pair = [of(x) for x in (factors or e.inputs)]
+            units = [k for k, (base, _) in enumerate(pair) if base[0] == "c" and _is_one(base)]
+            if e.primitive is ew.mul_p and units:  # x * 1, x * -1: x, up to its sign
+                other = pair[1 - units[0]]
+                canon[out] = (other[0], other[1] * pair[units[0]][1])
+                continue
+            key = ("mul", *sorted((b for b, _ in pair), key=repr))
+            canon[out] = (key, pair[0][1] * pair[1][1])
+            if factors is not None:
+                groups.setdefault(key, []).append(out)
+            continue
+        try:
+            key = (e.primitive, tuple(sorted(e.params.items())), tuple(ins))
+            hash(key)
+        except TypeError:  # (unhashable params: no CSE)
+            continue
+        canon[out] = seen.setdefault(key, (("e", id(out)), 1))
+    for group in groups.values():
+        if len(group) > 1:
+            total = sum(uses[v] for v in group)
+            for v in group:
+                uses[v] = total
+
+
+def _is_one(base: tuple) -> bool:
+    return base[2] in ("float32", "float64") and np.frombuffer(base[1], np.dtype(base[2]))[0] == 1
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -144,14 +196,8 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -
         return eqns, paths
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
     uses.update(x for x in outs if type(x) is Var)
-    # XLA first merges equal products (its CSE): ``(a*b + c, a*b)`` has one product of two uses
-    keys = {e.out_binders[0]: _key(e) for e in eqns if e.primitive is ew.mul_p}
-    by_key: Counter = Counter()
-    for v, key in keys.items():
-        by_key[key] += uses[v]
-    for v, key in keys.items():
-        uses[v] = by_key[key]
     producer = {v: (i, e) for i, e in enumerate(eqns) for v in e.out_binders}
+    _merge_equal_products(eqns, uses, producer)
     fused: set[int] = set()
     eqns = list(eqns)
     for i, e in enumerate(eqns):
