@@ -26,10 +26,8 @@ X, T = operands()
 CASES = cases(jax, jnp, lax)
 
 # A second derivative transforms the first one's compiled programs as wholes, where the engine
-# compiles each operation's rule on its own (softplus: logaddexp's custom JVP); and tanh's jitted
-# third derivative differs for a reason not found (the logistic's, with products LLVM merges up to
-# their sign, matches). They must still differ.
-NOT_MODELLED = {"vmap hessian jax.nn.softplus", "jit third derivative"}
+# compiles each operation's rule on its own (softplus: logaddexp's custom JVP). It must still differ.
+NOT_MODELLED = {"vmap hessian jax.nn.softplus"}
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -96,7 +96,7 @@ def _fma_sum_abstract(a, b, *, axes):
 _SUMS = (ew.add_p, ew.sub_p, ad.add_jaxvals_p)
 
 
-def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -> None:
+def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -> dict:
     """Count the uses of each product as LLVM sees them: XLA's CSE first makes equal equations one
     (``(a*b + c, a*b)`` has one product of two uses, and so does ``x**-3`` computed twice), and
     LLVM folds negations out of products (a negated factor, a factor of -1 or of a negative
@@ -146,6 +146,31 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
             total = sum(uses[v] for v in group)
             for v in group:
                 uses[v] = total
+    return canon
+
+
+def _through_negations(x, uses: Counter, producer: dict) -> tuple:
+    """``x`` as LLVM sees it in a sum: a value negated (``neg``, a factor of 1 or -1) is the value
+    with a sign, when each step has no other use (InstCombine folds the negation into the sum)."""
+    sign = 1
+    while type(x) is Var and uses[x] == 1:
+        e = producer.get(x, (None, None))[1]
+        if e is None:
+            break
+        if e.primitive is ew.neg_p:
+            x, sign = e.inputs[0], -sign
+            continue
+        if e.primitive is ew.mul_p:
+            unit = [k for k, f in enumerate(e.inputs) if _unit(f, producer)]
+            if unit:
+                c = e.inputs[unit[0]]
+                negative = (type(c) is not Var and np.asarray(c.val) < 0) or (
+                    type(c) is Var and np.asarray(producer[c][1].inputs[0].val) > 0
+                )
+                x, sign = e.inputs[1 - unit[0]], -sign if negative else sign
+                continue
+        break
+    return x, sign
 
 
 def _is_one(base: tuple) -> bool:
@@ -197,23 +222,29 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
     uses.update(x for x in outs if type(x) is Var)
     producer = {v: (i, e) for i, e in enumerate(eqns) for v in e.out_binders}
-    _merge_equal_products(eqns, uses, producer)
+    canon = _merge_equal_products(eqns, uses, producer)
     fused: set[int] = set()
     eqns = list(eqns)
     for i, e in enumerate(eqns):
         if e.primitive not in _SUMS or e.out_binders[0].aval.dtype not in _FLOATS:
             continue
         out = e.out_binders[0].aval
-        for k, x in enumerate(e.inputs):
+        terms = [_through_negations(x, uses, producer) for x in e.inputs]  # (atom, sign) each
+        signs = [s * (-1 if e.primitive is ew.sub_p and k == 1 else 1) for k, (_, s) in enumerate(terms)]
+        # (InstCombine takes negations out of products and writes -a + b as b - a: then b is the
+        # first operand, whose product LLVM fuses when both are products)
+        seen = [s * (canon.get(x, (None, 1))[1] if type(x) is Var else 1) for (x, _), s in zip(terms, signs)]
+        order = (1, 0) if seen[0] < 0 < seen[1] else (0, 1)
+        for k in order:
+            x = terms[k][0]
             j, m = producer.get(x, (None, None)) if type(x) is Var else (None, None)
             factors = _factors(m, producer) if m is not None else None
             if factors is None or j in fused or uses[x] != 1:
                 continue
             if x.aval.shape != out.shape or x.aval.dtype != out.dtype:
                 continue
-            params = dict(
-                neg_product=e.primitive is ew.sub_p and k == 1, neg_addend=e.primitive is ew.sub_p and k == 0
-            )
+            addend_negated = e.primitive is ew.sub_p and k == 0  # (the addend is the other input)
+            params = dict(neg_product=signs[k] < 0, neg_addend=addend_negated)
             eqns[i] = JaxprEqn(fma_p, [*factors, e.inputs[1 - k]], params, e.out_binders, e.source_info)
             fused.add(j)
             break

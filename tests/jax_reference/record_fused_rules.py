@@ -59,9 +59,12 @@ def cases(jax, jnp, lax):
         "jit third derivative of the logistic": lambda x, t: jax.vmap(
             jax.jit(jax.grad(jax.grad(jax.grad(lambda v: jnp.sum(1.0 / (1.0 + jnp.exp(-v)))))))
         )(x),
+        "jit third derivative": lambda x, t: jax.vmap(jax.jit(jax.grad(jax.grad(jax.grad(jnp.tanh)))))(x),
+        "grad of a jitted grad": lambda x, t: each(
+            jax.grad(jax.jit(jax.grad(lambda v: jnp.sum(1.0 / (1.0 + jnp.exp(-v)))))), x, 60
+        ),
         # not modelled (see the test)
         "vmap hessian jax.nn.softplus": lambda x, t: jax.vmap(jax.grad(jax.grad(jax.nn.softplus)))(x),
-        "jit third derivative": lambda x, t: jax.vmap(jax.jit(jax.grad(jax.grad(jax.grad(jnp.tanh)))))(x),
     }
 
 

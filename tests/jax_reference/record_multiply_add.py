@@ -40,6 +40,12 @@ def cases(jnp):
         "polynomial": lambda a, b, c: ((0.5 * a + 1.5) * a - 2.0) * a + 0.25,
         "three sgd steps": sgd,
         "x / 3 + c": lambda a, b, c: a / 3.0 + c,
+        # negations LLVM folds before it fuses: out of products, into the sum (b - a for -a + b)
+        "-(a * b) + c * a": lambda a, b, c: -(a * b) + c * a,
+        "(-a) * b + c * a": lambda a, b, c: (-a) * b + c * a,
+        "c - (-(a * b))": lambda a, b, c: c - (-(a * b)),
+        "(a * -1) * b + c": lambda a, b, c: (a * -1.0) * b + c,
+        "-(a * b) - c * b": lambda a, b, c: -(a * b) - c * b,
     }
 
 
