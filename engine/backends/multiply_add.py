@@ -105,6 +105,7 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
     canon: dict = {}  # var -> (key of its value up to sign, sign)
     seen: dict = {}  # key of an equation -> its output's canonical form
     groups: dict = {}  # key of a product -> the variables holding it (up to sign)
+    folded: set = set()  # values computed from constants only
 
     def of(x) -> tuple:
         if type(x) is Var:
@@ -119,8 +120,20 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
             continue
         out = e.out_binders[0]
         ins = [of(x) for x in e.inputs]
+        if all(type(x) is not Var or x in folded for x in e.inputs):  # (XLA folds it to a constant,
+            folded.add(out)  # whose elements' signs LLVM does not see: opaque, but for a scalar's)
+            if e.primitive is ew.neg_p and type(e.inputs[0]) is not Var and ins[0][0][0] == "c":
+                canon[out] = (ins[0][0], -ins[0][1])
+            continue
         if e.primitive is ew.neg_p:
             canon[out] = (ins[0][0], -ins[0][1])
+            continue
+        if e.primitive.name in _MOVES:  # (a broadcast or a reshape only moves a value's sign)
+            try:
+                canon[out] = ((e.primitive.name, tuple(sorted(e.params.items())), ins[0][0]), ins[0][1])
+                hash(canon[out])
+            except TypeError:
+                canon.pop(out, None)
             continue
         factors = _factors(e, producer)
         if factors is not None or (e.primitive is ew.mul_p):
@@ -147,6 +160,9 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
             for v in group:
                 uses[v] = total
     return canon
+
+
+_MOVES = frozenset({"broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims"})
 
 
 def _through_negations(x, uses: Counter, producer: dict) -> tuple:

@@ -63,6 +63,9 @@ def cases(jax, jnp, lax):
         "grad of a jitted grad": lambda x, t: each(
             jax.grad(jax.jit(jax.grad(lambda v: jnp.sum(1.0 / (1.0 + jnp.exp(-v)))))), x, 60
         ),
+        "jit hessian through broadcasts (thinking-in-jax)": lambda x, t: jax.vmap(
+            jax.jit(jax.jacfwd(jax.jacrev(lambda v: jnp.sum(1.0 / (1.0 + jnp.exp(-v))))))
+        )(x[:120].reshape(40, 3)),
         # not modelled (see the test)
         "vmap hessian jax.nn.softplus": lambda x, t: jax.vmap(jax.grad(jax.grad(jax.nn.softplus)))(x),
     }
