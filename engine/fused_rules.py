@@ -26,8 +26,8 @@ from .batching import BatchTrace
 from .tape import TapeTrace
 from .ir import ClosedJaxpr, Jaxpr, Literal, dce_jaxpr, has_ref_effects, subjaxprs
 
-# How many jnp bodies this thread's operations are inside (a plain cell: the JVP trace reads it
-# on every operation). Only eager work reads it: staged programs are compiled whole.
+# How many jnp bodies the current operations are inside, in this process (a plain cell: the JVP
+# trace reads it on every operation). Only eager work reads it: staged programs are compiled whole.
 inside = core.jitted_body
 
 
