@@ -138,10 +138,11 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
         factors = _factors(e, producer)
         if factors is not None or (e.primitive is ew.mul_p):
             pair = [of(x) for x in (factors or e.inputs)]
-            units = [k for k, (base, _) in enumerate(pair) if base[0] == "c" and _is_one(base)]
+            units = [(k, u) for k, x in enumerate(e.inputs) if (u := _unit_sign(x, producer))]
             if e.primitive is ew.mul_p and units:  # x * 1, x * -1: x, up to its sign
-                other = pair[1 - units[0]]
-                canon[out] = (other[0], other[1] * pair[units[0]][1])
+                k, u = units[0]
+                other = of(e.inputs[1 - k])
+                canon[out] = (other[0], other[1] * u)
                 continue
             key = ("mul", *sorted((b for b, _ in pair), key=repr))
             canon[out] = (key, pair[0][1] * pair[1][1])
@@ -177,20 +178,13 @@ def _through_negations(x, uses: Counter, producer: dict) -> tuple:
             x, sign = e.inputs[0], -sign
             continue
         if e.primitive is ew.mul_p:
-            unit = [k for k, f in enumerate(e.inputs) if _unit(f, producer)]
-            if unit:
-                c = e.inputs[unit[0]]
-                negative = (type(c) is not Var and np.asarray(c.val) < 0) or (
-                    type(c) is Var and np.asarray(producer[c][1].inputs[0].val) > 0
-                )
-                x, sign = e.inputs[1 - unit[0]], -sign if negative else sign
+            units = [(k, u) for k, f in enumerate(e.inputs) if (u := _unit_sign(f, producer))]
+            if units:
+                k, u = units[0]
+                x, sign = e.inputs[1 - k], sign * u
                 continue
         break
     return x, sign
-
-
-def _is_one(base: tuple) -> bool:
-    return base[2] in ("float32", "float64") and np.frombuffer(base[1], np.dtype(base[2]))[0] == 1
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -208,23 +202,26 @@ def _has_control_flow(e: JaxprEqn) -> bool:
     return any(_has_control_flow(f) for j in inner for f in j.eqns)
 
 
-def _unit(x, producer: dict) -> bool:
-    """``x`` is the constant 1 or -1 (a literal, or a negated one XLA folds into a constant)."""
+def _unit_sign(x, producer: dict) -> int:
+    """1 or -1 when ``x`` is the constant 1 or -1 (a literal, or a negated one XLA folds into a
+    constant), else 0."""
+    sign = 1
     if type(x) is Var:
         e = producer.get(x, (None, None))[1]
         if e is None or e.primitive is not ew.neg_p:
-            return False
-        x = e.inputs[0]
-    return (
-        type(x) is not Var and np.ndim(x.val) == 0 and abs(complex(x.val)) == 1.0 and complex(x.val).imag == 0
-    )
+            return 0
+        x, sign = e.inputs[0], -1
+    if type(x) is Var or np.ndim(x.val) != 0:
+        return 0
+    v = complex(x.val)
+    return 0 if v.imag != 0 or abs(v.real) != 1.0 else sign * (1 if v.real > 0 else -1)
 
 
 def _factors(e: JaxprEqn, producer: dict) -> list | None:
     """The two factors of a product as XLA sees it (a square is ``x * x`` there), else None. A
     product by 1 or -1 is none: LLVM folds it into a copy or a negation before it fuses."""
     if e.primitive is ew.mul_p:
-        return None if any(_unit(x, producer) for x in e.inputs) else list(e.inputs)
+        return None if any(_unit_sign(x, producer) for x in e.inputs) else list(e.inputs)
     if e.primitive is ew.square_p or (e.primitive is ew.integer_pow_p and e.params["y"] == 2):
         return [e.inputs[0], e.inputs[0]]
     return None
