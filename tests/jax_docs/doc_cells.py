@@ -145,7 +145,7 @@ _SKIP_PATTERNS = [
     ),
     (r"\btime\.(time|perf_counter)\(|\btimeit\.timeit\(", "timing"),
     (r"\bbreakpoint\(", "interactive debugger (reads stdin)"),
-    (r"^\s*(import|from)\s+scipy\b", "needs scipy, which the engine's environment does not install"),
+    (r"\bscipy\b.*\bdatasets\b", "needs the internet (scipy.datasets downloads its images)"),
     (r"['\"]gs://", "needs the internet (a Google Cloud Storage path)"),
     (r"create_perfetto_link=True", "waits until a browser opens the Perfetto link it prints"),
     (r"\bprofiler\.start_server\(", "serves the profiler on a network port"),
