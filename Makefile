@@ -95,7 +95,7 @@ JAX_VENV := .jax-venv
 jax-venv:
 	@$(JAX_VENV)/bin/python -c 'import jax' 2>/dev/null || { \
 	  test -x $(JAX_VENV)/bin/python || $(PY) -m venv $(JAX_VENV); \
-	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy cloudpickle; }
+	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy cloudpickle rich; }
 
 bench: install jax-venv
 	$(BIN)/python -m bench

@@ -438,7 +438,7 @@ def breakpoint(**kwargs):  # noqa: A001 - JAX's name
 
 
 def visualize_array_sharding(arr, **kwargs) -> None:
-    """Print which device holds which block of ``arr`` (a 1-D or 2-D array)."""
+    """Print which device holds which block of ``arr`` (a 1-D or 2-D array; needs rich, as JAX's)."""
     from .parallel.visualize import visualize_array_sharding as draw
 
     draw(arr, **kwargs)
@@ -447,11 +447,9 @@ def visualize_array_sharding(arr, **kwargs) -> None:
 def visualize_sharding(shape, sharding, **kwargs) -> None:
     """Print which device holds which block of an array of ``shape`` laid out by ``sharding``
     (1-D or 2-D), as :func:`visualize_array_sharding` does for an array."""
-    import sys
+    from .parallel.visualize import visualize_sharding as draw
 
-    from .parallel.visualize import sharding_diagram
-
-    sys.stdout.write(sharding_diagram(tuple(shape), sharding) + "\n")
+    draw(shape, sharding, **kwargs)
 
 
 def inspect_array_sharding(value, *, callback: Callable) -> None:

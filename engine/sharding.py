@@ -290,6 +290,10 @@ def check_memory_kind(kind: str | None) -> str:
     return kind
 
 
+class IndivisibleError(ValueError):
+    """A sharding splits a dimension into more parts than divide its size evenly."""
+
+
 class Sharding:
     """How an array's pieces are laid out on devices, and in which of their memories
     (``memory_kind``: ``"device"``, or host memory, ``"pinned_host"``; the engine's arrays all live
@@ -442,8 +446,17 @@ class NamedSharding(Sharding):
 
     def shard_shape(self, global_shape):
         global_shape = tuple(global_shape)
-        self.check_shape(global_shape)
+        if len(self.spec) > len(global_shape):
+            self.check_shape(global_shape)
         spec = self._normalized(len(global_shape))
+        parts = [math.prod(self.mesh.shape[a] for a in axes) for axes in spec]
+        for d, (n, p) in enumerate(zip(global_shape, parts)):
+            if n % p:
+                raise IndivisibleError(
+                    f"Sharding {self} implies that array axis {d} is partitioned {p} times, but the "
+                    f"dimension size is {n} (full shape: {global_shape}, per-dimension tiling factors: "
+                    f"{parts} should evenly divide the shape)"
+                )
         return tuple(n // math.prod(self.mesh.shape[a] for a in axes) for n, axes in zip(global_shape, spec))
 
     def devices_indices_map(self, global_shape) -> dict:

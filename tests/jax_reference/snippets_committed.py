@@ -5,8 +5,8 @@ refused. Recorded on 8 CPU devices (record.py's EIGHT_DEVICE_TOPICS); registered
 The refusals are checked word for word: an eager jnp function's refusal names its operands as
 JAX's jitted jnp wrapper names its parameters (``x of multiply``, ``x1 of _power``), with the
 shapes as given; a lax operation's, ``args[0] of add``. ``keys_on_mesh_visualized`` needs the
-package rich where it is recorded (JAX's visualize_array_sharding draws with it): e.g.
-``pip install --target /tmp/rich rich`` and ``PYTHONPATH=/tmp/rich`` for record.py."""
+package rich where it is recorded (JAX's visualize_array_sharding draws with it; `make jax-venv`
+installs it)."""
 
 _PUT = "d = jax.devices()\nx = jnp.arange(4.)\ny = jax.device_put(x, d[1])\nv = jax.device_put(x, d[2])\n"
 _WHERE = "where = lambda a: (a.committed, sorted(dv.id for dv in a.devices()), repr(a.sharding))\n"
@@ -124,6 +124,22 @@ COMMITTED = [
         + _REFUSED.format(
             call="jax.pmap(lambda a: a)(jnp.arange(8.)) + jax.device_put(jnp.arange(8.), d[1])"
         ),
+    ),
+    (  # blocks drawn in proportion to the shape (rich's table, as JAX calls it), wide ones squeezed
+        "visualize_sharding_layouts",
+        "import contextlib, io\nP, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding\n"
+        "m = jax.make_mesh((4, 2), ('x', 'y'))\n"
+        "def drawn(shape, spec, **kw):\n    f = io.StringIO()\n    with contextlib.redirect_stdout(f):\n"
+        "        jax.debug.visualize_sharding(shape, NS(m, spec), **kw)\n    return f.getvalue()\n"
+        "out = [drawn((8,), P('x')), drawn((8, 1024), P('x', 'y')), drawn((16, 16), P('y', 'x')),"
+        " drawn((3, 128), P(None, 'x')), drawn((256, 3), P()), drawn((8, 8), P('x'), scale=0.5, min_width=4),"
+        " drawn((16, 40), P(('x', 'y')), max_width=30)]",
+    ),
+    (  # a shard shape that does not divide the dimension: JAX's IndivisibleError (a ValueError)
+        "shard_shape_indivisible",
+        "s = jax.sharding.NamedSharding(jax.make_mesh((4, 2), ('x', 'y')), jax.sharding.PartitionSpec(None, ('x', 'y')))\n"
+        "try:\n    s.shard_shape((3, 12))\n    out = 'no error'\n"
+        "except ValueError as e:\n    out = (type(e).__name__, str(e))",
     ),
 ]
 
