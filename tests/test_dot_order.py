@@ -85,6 +85,8 @@ def test_unknown_orders_fall_back_to_blas():
         (1, 20, 1000, 24),
         (1, 70, 9, 130),
         (1, 3, 1100, 130),
+        (1, 70, 1027, 17),  # (tile_k 2: two k chunks and the odd step; 70 rows: a partial tile)
+        (2, 51, 2051, 9),  # (tile_k 4: two k chunks and the 3 steps left)
         (4, 1, 40, 1),
         (3, 1, 20, 1),
     ],
