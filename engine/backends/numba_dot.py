@@ -5,8 +5,8 @@ in zmm registers for a whole chunk of ``k`` (numba's own loops load and store th
 slower); ``b`` is packed a band of columns at a time, ``a`` read in place. A 1000x1200 @ 1200x1000
 product takes ~23 ms on one core (~100 GFLOP/s, ~87% of the in-cache rate of ~116; JAX's XLA
 ~24 ms; the old loops 135 ms; the numpy steps minutes). ``_fma`` is LLVM's fused multiply-add,
-rounded once as XLA's is. Compiling all three takes ~7 s (``server/warmup.py`` does it before a
-zygote forks); loading them from numba's cache ~0.15 s. NaN signs and payloads (a NaN input meeting
+rounded once as XLA's is. Compiling all three takes ~4 s (``server/warmup.py`` does it before a
+zygote forks); loading them from numba's cache ~0.3 s. NaN signs and payloads (a NaN input meeting
 an ``inf * 0``) follow whichever fma operand LLVM puts first, as in the old loops: not specified."""
 
 import numba as nb
@@ -129,12 +129,13 @@ _micro1, _micro2, _micro4 = _micro(1), _micro(2), _micro(4)
 
 
 @nb.njit(**_K)
-def _pack(b, s, steps, j0, u, ncols, bp):
-    """``bp[p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n``): the vector of 16 floats the
-    micro-kernel reads per step holds ``16 // u`` columns by their ``u`` lanes."""
+def _pack(b, s, steps, j0, u, ncols, bp, at):
+    """``bp[at:][p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n``): the vector of 16 floats
+    the micro-kernel reads per step holds ``16 // u`` columns by their ``u`` lanes. (Loops, not
+    slice assignments: those double numba's compile time here.)"""
     cols = min(ncols, b.shape[1] - j0)
     for p in range(steps):
-        base, t = p * ncols * u, s + p * u
+        base, t = at + p * ncols * u, s + p * u
         if u == 4:  # (the bench's case: 4 rows of b interleaved, a loop LLVM vectorizes)
             r0, r1, r2, r3 = (
                 b[t, j0 : j0 + cols],
@@ -151,7 +152,8 @@ def _pack(b, s, steps, j0, u, ncols, bp):
             for c in range(cols):
                 for l in range(u):
                     bp[base + c * u + l] = b[t + l, j0 + c]
-        bp[base + cols * u : base + ncols * u] = 0
+        for q in range(base + cols * u, base + ncols * u):
+            bp[q] = 0
 
 
 @nb.njit(**_K)
@@ -188,11 +190,12 @@ def matmul(a, b, u, chunk, out):
                 continue
             steps = (e - s) // u
             for r in range(m - mfull):
-                apad[r, : e - s] = ab[mfull + r, s:e]
+                for t in range(s, e):
+                    apad[r, t - s] = ab[mfull + r, t]
             for jc in range(0, n, nbands * ncols):
                 jend = min(n, jc + nbands * ncols)
                 for j0 in range(jc, jend, ncols):
-                    _pack(bb, s, steps, j0, u, ncols, bp[(j0 - jc) // ncols * band :])
+                    _pack(bb, s, steps, j0, u, ncols, bp, (j0 - jc) // ncols * band)
                 for ic in range(0, m, mc):
                     for j0 in range(jc, jend, ncols):
                         cols = min(ncols, n - j0)
