@@ -136,7 +136,7 @@ def _pack(b, s, steps, j0, u, ncols, bp, at):
     cols = min(ncols, b.shape[1] - j0)
     for p in range(steps):
         base, t = at + p * ncols * u, s + p * u
-        if u == 4:  # (the bench's case: 4 rows of b interleaved, a loop LLVM vectorizes)
+        if u == 4:  # (u rows of b interleaved: loops LLVM vectorizes, as a loop over u is not)
             r0, r1, r2, r3 = (
                 b[t, j0 : j0 + cols],
                 b[t + 1, j0 : j0 + cols],
@@ -148,10 +148,15 @@ def _pack(b, s, steps, j0, u, ncols, bp, at):
                 bp[base + 4 * c + 1] = r1[c]
                 bp[base + 4 * c + 2] = r2[c]
                 bp[base + 4 * c + 3] = r3[c]
-        else:
+        elif u == 2:
+            r0, r1 = b[t, j0 : j0 + cols], b[t + 1, j0 : j0 + cols]
             for c in range(cols):
-                for l in range(u):
-                    bp[base + c * u + l] = b[t + l, j0 + c]
+                bp[base + 2 * c] = r0[c]
+                bp[base + 2 * c + 1] = r1[c]
+        else:
+            r0 = b[t, j0 : j0 + cols]
+            for c in range(cols):
+                bp[base + c] = r0[c]
         for q in range(base + cols * u, base + ncols * u):
             bp[q] = 0
 
