@@ -5,7 +5,7 @@ in zmm registers for a whole chunk of ``k`` (numba's own loops load and store th
 slower); ``b`` is packed a band of columns at a time, ``a`` read in place. A 1000x1200 @ 1200x1000
 product takes ~23 ms on one core (~100 GFLOP/s, ~87% of the in-cache rate of ~116; JAX's XLA
 ~24 ms; the old loops 135 ms; the numpy steps minutes). ``_fma`` is LLVM's fused multiply-add,
-rounded once as XLA's is. Compiling all three takes ~4 s (``server/warmup.py`` does it before a
+rounded once as XLA's is. Compiling all three takes ~3.5 s (``server/warmup.py`` does it before a
 zygote forks); loading them from numba's cache ~0.3 s. NaN signs and payloads (a NaN input meeting
 an ``inf * 0``) follow whichever fma operand LLVM puts first, as in the old loops: not specified."""
 
@@ -19,32 +19,6 @@ from .numba_math import _fma
 
 _K = dict(cache=True, error_model="numpy", boundscheck=False)
 f32 = np.float32
-_ROWS, _COLS = 4, 64  # a block of outputs
-
-
-@nb.njit(**_K)
-def _block(a, b, out, i0, rows, j0, cols, s, e, u, first, acc):
-    """Lanes ``l`` of outputs ``out[i0:i0+rows, j0:j0+cols]`` over ``k`` in ``[s, e)`` (``s`` a
-    multiple of ``u``): ``acc[l] = fma(a[i, t], b[t, j], acc[l])`` for ``t % u == l``; then the
-    lanes' tree ``(l0+l1)+(l2+l3)`` is stored (``first``) or added to ``out``."""
-    acc[:] = 0
-    for t in range(s, e):
-        lane = acc[t % u]
-        brow = b[t, j0 : j0 + cols]
-        for ii in range(rows):
-            av = a[i0 + ii, t]
-            row = lane[ii]
-            for jj in range(cols):
-                row[jj] = _fma(av, brow[jj], row[jj])
-    for ii in range(rows):
-        for jj in range(cols):
-            if u == 1:
-                v = acc[0, ii, jj]
-            elif u == 2:
-                v = acc[0, ii, jj] + acc[1, ii, jj]
-            else:
-                v = (acc[0, ii, jj] + acc[1, ii, jj]) + (acc[2, ii, jj] + acc[3, ii, jj])
-            out[i0 + ii, j0 + jj] = v if first else out[i0 + ii, j0 + jj] + v
 
 
 _MR, _NV = 4, 4  # micro-kernel tile: rows by 16-float vectors (16 accumulators; 5 rows: ~5% slower)
@@ -91,7 +65,7 @@ def _micro(u):
                 builder.load(builder.bitcast(builder.gep(brow, [c64(16 * v)]), vec.as_pointer()), align=4)
                 for v in range(_NV)
             ]
-            # a[i, t:t+u] broadcast to the 16 // u columns: lane l meets b[t + l, j] as in _block
+            # a[i, t:t+u] broadcast to the 16 // u columns: lane l meets b[t + l, j]
             spread = ir.Constant(i32x16, [q % u for q in range(16)])
             arow = builder.add(a_off, builder.mul(p, c64(u)))
             new = []
@@ -129,14 +103,18 @@ _micro1, _micro2, _micro4 = _micro(1), _micro(2), _micro(4)
 
 
 @nb.njit(**_K)
-def _pack(b, s, steps, j0, u, ncols, bp, at):
-    """``bp[at:][p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n``): the vector of 16 floats
-    the micro-kernel reads per step holds ``16 // u`` columns by their ``u`` lanes. (Loops, not
-    slice assignments: those double numba's compile time here.)"""
+def _pack(b, s, e, steps, j0, u, ncols, bp, at):
+    """``bp[at:][p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n`` and from ``e`` on): the
+    vector of 16 floats the micro-kernel reads per step holds ``16 // u`` columns by their ``u``
+    lanes. (Loops, not slice assignments: those double numba's compile time here.)"""
     cols = min(ncols, b.shape[1] - j0)
     for p in range(steps):
         base, t = at + p * ncols * u, s + p * u
-        if u == 4:  # (u rows of b interleaved: loops LLVM vectorizes, as a loop over u is not)
+        if t + u > e:  # (the last u-step of k, zero-padded: fma(0, 0, +0.0) leaves a lane +0.0)
+            for c in range(cols):
+                for q in range(u):
+                    bp[base + c * u + q] = b[t + q, j0 + c] if t + q < e else 0
+        elif u == 4:  # (u rows of b interleaved: loops LLVM vectorizes, as a loop over u is not)
             r0, r1, r2, r3 = (
                 b[t, j0 : j0 + cols],
                 b[t + 1, j0 : j0 + cols],
@@ -165,48 +143,47 @@ def _pack(b, s, steps, j0, u, ncols, bp, at):
 def matmul(a, b, u, chunk, out):
     """YNNPACK's kernel of ``tile_k = u`` over ``a`` (B, M, K) and ``b`` (B, K, N) into ``out``
     (B, M, N): ``k`` in chunks of ``chunk`` (a multiple of ``u``) over the whole ``u``-steps, each
-    chunk's lane tree added to the output in turn, then the rest of ``k`` as one more chunk."""
+    chunk's lane tree added to the output in turn, then the rest of ``k`` as one more chunk (one
+    step, zero-padded). ``b`` is packed ``_PACKED`` floats at a time, rows of ``a`` are run against
+    it ``_ABLOCK`` floats at a time (the rows stay in L2 while the bands of ``b`` pass)."""
     nbatch, m, k = a.shape
     n = b.shape[2]
     whole = k // u * u
-    acc = np.zeros((u, _ROWS, _COLS), f32)
     ncols = 16 * _NV // u
-    most = min(chunk, whole) // u  # steps of a chunk
+    most = max(min(chunk, whole) // u, 1)  # steps of a chunk
     band = most * 16 * _NV  # floats of a packed band of columns
-    nbands = max(1, min(-(-n // ncols), _PACKED // max(band, 1)))
+    nbands = max(1, min(-(-n // ncols), _PACKED // band))
     bp = np.empty(nbands * band + 16, f32)
-    mc = max(_MR, _ABLOCK // max(most * u, 1) // _MR * _MR)
-    apad = np.zeros((_MR, min(chunk, whole) + 16), f32)
-    res = np.empty((_MR, ncols), f32)
+    mc = max(_MR, _ABLOCK // (most * u) // _MR * _MR)
     mfull = m // _MR * _MR
+    apad = np.zeros((_MR, most * u + 16), f32)  # the last rows of a, zero-padded to _MR
+    atail = np.zeros((mfull + _MR, u), f32)  # the rest of k, zero-padded to u
+    res = np.empty((_MR, ncols), f32)
     for bi in range(nbatch):
         ab, bb, ob = a[bi], b[bi], out[bi]
         s = 0
         while s < k:
             e = min(whole, s + chunk) if s < whole else k
-            first = s == 0
-            if s >= whole:
-                for j0 in range(0, n, _COLS):
-                    for i0 in range(0, m, _ROWS):
-                        _block(
-                            ab, bb, ob, i0, min(_ROWS, m - i0), j0, min(_COLS, n - j0), s, e, u, first, acc
-                        )
-                s = e
-                continue
-            steps = (e - s) // u
-            for r in range(m - mfull):
+            first, tail = s == 0, s >= whole
+            steps = 1 if tail else (e - s) // u
+            for i in range(0 if tail else mfull, m):
                 for t in range(s, e):
-                    apad[r, t - s] = ab[mfull + r, t]
+                    if tail:
+                        atail[i, t - s] = ab[i, t]
+                    else:
+                        apad[i - mfull, t - s] = ab[i, t]
             for jc in range(0, n, nbands * ncols):
                 jend = min(n, jc + nbands * ncols)
                 for j0 in range(jc, jend, ncols):
-                    _pack(bb, s, steps, j0, u, ncols, bp, (j0 - jc) // ncols * band)
+                    _pack(bb, s, e, steps, j0, u, ncols, bp, (j0 - jc) // ncols * band)
                 for ic in range(0, m, mc):
                     for j0 in range(jc, jend, ncols):
                         cols = min(ncols, n - j0)
                         boff = (j0 - jc) // ncols * band
                         for i0 in range(ic, min(m, ic + mc), _MR):
-                            if i0 < mfull:
+                            if tail:
+                                src, off = atail, i0 * u
+                            elif i0 < mfull:
                                 src, off = ab, i0 * k + s
                             else:
                                 src, off = apad, 0
