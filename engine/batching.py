@@ -270,6 +270,13 @@ def vmap_traced(
 # Rule helpers ---------------------------------------------------------------------------------
 
 
+def is_elementwise(prim: core.Primitive) -> bool:
+    """Whether ``prim`` maps its operands element by element (batched by ``vectorized_batcher`` or
+    ``broadcast_batcher``)."""
+    name = getattr(batch_rules.get(prim), "__qualname__", "")
+    return name.startswith(("vectorized_batcher", "broadcast_batcher"))
+
+
 def broadcast_batcher(primitive: core.Primitive, size_one: bool = False) -> Callable[..., tuple[Value, Any]]:
     """Elementwise n-ary ops whose operands share one shape or are scalars (0-d).
 

@@ -21,6 +21,7 @@ from ..ir import JaxprEqn, Var, effectful, subjaxprs
 from ..lax import elementwise as ew
 from ..lax import sum_order
 from ..lax.reductions import reduce_sum_p
+from ..lax.structural import convert_element_type_p
 
 # neg_product: c - a*b; neg_addend: a*b - c (fma(-a, b, c) and fma(a, b, -c): negation is exact)
 fma_p = core.Primitive("fused_multiply_add")
@@ -82,13 +83,16 @@ fma_sum_p = core.Primitive("fused_multiply_add_sum")
 
 
 @fma_sum_p.def_impl
-def _fma_sum_impl(a, b, *, axes):
+def _fma_sum_impl(a, b, *, axes, square=False, body="loads"):
+    # (square: the product is a value times itself, never -0; body: what the kernel computes
+    # before the product, which decides the rows LLVM vectorizes: engine/lax/sum_order.py)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    return sum_order.sum_f32(np.broadcast_to(a, shape), axes, np.broadcast_to(b, shape))
+    a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    return sum_order.sum_f32(a, axes, b, square=square, body=body)
 
 
 @fma_sum_p.def_abstract_eval
-def _fma_sum_abstract(a, b, *, axes):
+def _fma_sum_abstract(a, b, *, axes, **_):
     shape = np.broadcast_shapes(a.shape, b.shape)
     return core.ShapedArray(tuple(n for d, n in enumerate(shape) if d not in axes), a.dtype)
 
@@ -227,6 +231,30 @@ def _factors(e: JaxprEqn, producer: dict) -> list | None:
     return None
 
 
+_LIGHT = (ew.add_p, ew.sub_p, ew.mul_p, ew.neg_p, ew.square_p)
+_CONVERTS = (convert_element_type_p,)
+
+
+def _body(factors: list, producer: dict) -> str:
+    """What XLA's loop computes for a product it sums (``sum_order.sum_f32``'s ``body``): the
+    square of a loaded array, a product of loaded arrays, of values made from loads by additions
+    and multiplications only, or with anything costlier (an exp, a division) on the way."""
+    if all(type(f) is Var and f not in producer for f in factors):
+        return "load_square" if factors[0] is factors[1] else "loads"
+    todo, seen = list(factors), set()
+    while todo:
+        v = todo.pop()
+        if type(v) is not Var or v in seen or v not in producer:
+            continue
+        seen.add(v)
+        e = producer[v][1]
+        if e.primitive in _LIGHT or (e.primitive is ew.integer_pow_p and e.params["y"] == 2):
+            todo.extend(e.inputs)
+        elif batching.is_elementwise(e.primitive) and e.primitive not in _CONVERTS:
+            return "heavy"
+    return "light"
+
+
 def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -> tuple[list[JaxprEqn], list]:
     """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``
     (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``)."""
@@ -270,9 +298,9 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -
         small = x.aval.dtype == np.float32 and 0 < x.aval.size < sum_order.TREE_LIMIT
         if factors is None or not small or j in fused or uses[x] != 1:
             continue
-        eqns[i] = JaxprEqn(
-            fma_sum_p, factors, {"axes": tuple(e.params["axes"])}, e.out_binders, e.source_info
-        )
+        square = type(factors[0]) is Var and factors[0] is factors[1]
+        params = dict(axes=tuple(e.params["axes"]), square=square, body=_body(factors, producer))
+        eqns[i] = JaxprEqn(fma_sum_p, factors, params, e.out_binders, e.source_info)
         fused.add(j)
     # (the product's equation stays, unused: no kernel computes it, and the kernel of its sum
     # still shows it among the equations it covers)

@@ -192,12 +192,6 @@ def _fallback(ctx, prim, vals, params):
     return res if prim.multiple_results else res[0]
 
 
-def _is_elementwise(prim) -> bool:
-    rule = batching.batch_rules.get(prim)
-    name = getattr(rule, "__qualname__", "")
-    return name.startswith(("vectorized_batcher", "broadcast_batcher"))
-
-
 # --- JAX's sharding-in-types checks (explicit mesh axes only) ----------------------------------
 
 
@@ -510,7 +504,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
         prim = eqn.primitive
         rule = spmd_rules.get(prim)
         if rule is None:
-            rule = _elementwise if _is_elementwise(prim) else _fallback
+            rule = _elementwise if batching.is_elementwise(prim) else _fallback
         with core.source_info_context(eqn.source_info):
             if (
                 prim not in _always_ruled

@@ -41,6 +41,35 @@ def cases():
     return out
 
 
+def row_cases():
+    """(shape, axis) pairs for sums of products along one axis: the rows of 2 to 32 columns whose
+    loop LLVM vectorizes over rows (each product then rounded) or keeps scalar (products fused,
+    a square's first two in LLVM's order), around every row count where that changes."""
+    out = []
+    for c in (2, 3, 4, 5, 6, 7, 8, 9, 12, 20, 32):
+        for r in (1, 2, 4, 5, 8, 9, 16, 18, 19, 23, 24, 30, 36, 40, 44, 47, 60, 64, 68, 100, 300):
+            if r * c < 4096:
+                out.append(((r, c), -1))
+    out += [((3, 20, 6), -1), ((2, 17, 7), -1), ((6, 4, 5), -1), ((3, 44, 5), -1), ((16, 1, 5), -1)]
+    out += [((5, 7), 0), ((8, 20), 0), ((3, 100), 0), ((6, 5, 4), 0), ((4, 6, 3), 1), ((17,), 0)]
+    return out
+
+
+# body -> f(x, y): what the jitted kernel computes before the product it sums
+ROW_BODIES = {
+    "x*x": lambda jnp, x, y: x * x,
+    "x*y": lambda jnp, x, y: x * y,
+    "(x-y)**2": lambda jnp, x, y: (x - y) ** 2,
+    "exp(x)*y": lambda jnp, x, y: jnp.exp(x) * y,
+}
+
+
+def row_operands(shape, i):
+    rng = np.random.default_rng(7000 + i)
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-3, 3, shape))
+    return x.astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+
+
 def operand(shape, i):
     return np.random.default_rng(1000 + i).normal(size=shape).astype(np.float32)
 
@@ -58,6 +87,11 @@ def main() -> None:
             np.asarray(jax.jit(lambda v, w: jnp.sum(v * w, axis=axes))(x, operand(shape, 5000 + i))).ravel()
         )
         out[f"mean {i} {shape} {axes}"] = pack(np.asarray(jnp.mean(x, axis=axes)).ravel())
+    for i, (shape, axis) in enumerate(row_cases()):
+        x, y = row_operands(shape, i)
+        for name, body in ROW_BODIES.items():
+            f = jax.jit(lambda v, w, body=body: jnp.sum(body(jnp, v, w), axis=axis))
+            out[f"rows {name} {shape} {axis}"] = pack(np.asarray(f(x, y)).ravel())
     path = pathlib.Path(__file__).resolve().parent / "sum_order.json"
     path.write_text(json.dumps(out, indent=0) + "\n")
     print(f"{len(out) - 1} results recorded to {path}")
