@@ -24,6 +24,7 @@ from . import core
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 from .lax import complex_numbers as cn
 from .lax import elementwise as ew
+from .lax import reductions as red
 from .lax import structural as st
 
 Producer = Callable[[Atom], JaxprEqn | None]
@@ -399,6 +400,22 @@ def _negative_power(eqn, inputs, producer):
     return [*eqns, div], out
 
 
+def _reduce_of_reduce(eqn, inputs, producer):
+    """sum(sum(A, dims0), dims1) => sum(A, dims0 and dims1 as A's): one loop adds all of them (a
+    mean of row sums adds in the order of a whole sum), whether or not the row sums have other
+    uses."""
+    inner = _operand_of(inputs[0], red.reduce_sum_p, producer)
+    if inner is None or not _real_float(inputs[0]):
+        return None
+    first = sorted(int(a) for a in inner.params["axes"])
+    kept = [d for d in range(len(inner.inputs[0].aval.shape)) if d not in first]
+    axes = tuple(sorted(first + [kept[int(a)] for a in eqn.params["axes"]]))
+    params = dict(eqn.params, axes=axes)
+    merged, out = _eqn(red.reduce_sum_p, [inner.inputs[0]], eqn.out_binders[0].aval, params)
+    return [merged], out
+
+
+rules[red.reduce_sum_p] = _reduce_of_reduce
 rules[ew.integer_pow_p] = _negative_power
 rules[ew.log_p] = _log
 rules[ew.mul_p] = _mul

@@ -99,8 +99,9 @@ openblas_threads_p.def_abstract_eval(lambda x: x)
 def _openblas_threads(x):
     import ctypes
 
-    with open("/proc/self/maps") as f:
-        path = next(ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln)
+    with open("/proc/self/maps") as f:  # (numpy's own: scipy, once imported, maps another)
+        paths = [ln.split()[-1] for ln in f if "openblas" in ln.lower() and "/" in ln]
+    path = next((p for p in paths if "numpy" in p), paths[0])
     lib = ctypes.CDLL(path)
     get = next(
         getattr(lib, n)

@@ -324,9 +324,7 @@ class DeviceContext:
         self._sync()
         stack = self._stack(region, group, x.shape, x.dtype)
         if kind in _REDUCERS:
-            acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
-            _REDUCERS[kind].reduce(stack, axis=0, out=acc)
-            return acc
+            return _reduce_in_order(kind, stack, dest[0] if dest is not None else None)
         return getattr(self, "_" + kind)(x, list(stack), rank, group, region, **params)
 
     def _reduce_inputs(self, kind, x, group, source, dest):
@@ -349,9 +347,7 @@ class DeviceContext:
         views, stack = found
         for j, v in enumerate(views):
             stack[j] = v
-        acc = dest[0] if dest is not None else np.empty(x.shape, x.dtype)
-        _REDUCERS[kind].reduce(stack, axis=0, out=acc)
-        return acc
+        return _reduce_in_order(kind, stack, dest[0] if dest is not None else None)
 
     def _take_dest(self, x):
         """The output buffer this psum result may be written into (set by the program runner for
@@ -452,6 +448,17 @@ class DeviceContext:
 
 
 _REDUCERS = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
+
+
+def _reduce_in_order(kind: str, stack: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """The members' operands (stacked in group order) combined one after another, as XLA's CPU
+    all-reduce adds them: a float32 psum of scalars over 8 devices rounds differently summed as a
+    tree (numpy's reduce of a 1-d stack is pairwise)."""
+    acc = out if out is not None else np.empty(stack.shape[1:], stack.dtype)
+    np.copyto(acc, stack[0])
+    for s in stack[1:]:
+        _REDUCERS[kind](acc, s, out=acc)
+    return acc
 
 
 @contextmanager

@@ -4,7 +4,7 @@
 
 Under jit XLA's algebraic simplifier folds and moves constant factors ((x * 5) * 3 is x * 15,
 s * (x * 3) is x * (s * 3) for a broadcast s), turns ln(sqrt(x)) into 0.5 * ln(x) and a quotient
-of quotients into one division ((a / b) / c is a / (b * c)); eagerly,
+of quotients into one division ((a / b) / c is a / (b * c)) and a sum of sums into one sum; eagerly,
 jnp.linspace is a compiled program whose kernel LLVM unrolls or vectorizes. ``tests/test_rewrites_f32.py``
 checks the engine gives these bits.
 """
@@ -50,6 +50,9 @@ def jit_cases(jnp, lax):
         "x ** -3 / y": lambda x, y: lax.integer_pow(x, -3) / y,
         "scalar (x * 0.1) * (y * 0.3)": lambda x, y: (x[0, 0] * 0.1) * (y[0, 0] * 0.3),
         "array (x * 0.1) * (y * 0.3) stays": lambda x, y: (x * 0.1) * (y * 0.3),
+        "mean of row sums of squares": lambda x, y: jnp.mean(jnp.sum((x - y) ** 2, axis=-1)),
+        "sum of column sums": lambda x, y: jnp.sum(jnp.sum(x, axis=0)),
+        "row sums, also summed": lambda x, y: (lambda r: r * jnp.sum(r))(jnp.sum(x * y, axis=1)),
     }
 
 

@@ -135,6 +135,14 @@ COMMITTED = [
         " drawn((3, 128), P(None, 'x')), drawn((256, 3), P()), drawn((8, 8), P('x'), scale=0.5, min_width=4),"
         " drawn((16, 40), P(('x', 'y')), max_width=30)]",
     ),
+    (  # an all-reduce adds the devices' values one after another, in device order (not as a tree)
+        "psum_adds_in_device_order",
+        "v = np.float32([1e8, 1.5, -1e8, 1.25, 3.3, 1e-3, 7.1, 0.1])\n"
+        "m = jax.make_mesh((8,), ('b',))\n"
+        "x = jax.device_put(np.tile(v[:, None], (1, 3)), jax.sharding.NamedSharding(m, jax.sharding.PartitionSpec('b')))\n"
+        "out = [jax.pmap(lambda a: jax.lax.psum(a, 'i'), axis_name='i')(v), jax.jit(jnp.sum)(x),"
+        " jax.jit(lambda a: jnp.sum(a, axis=0))(x)]",
+    ),
     (  # a shard shape that does not divide the dimension: JAX's IndivisibleError (a ValueError)
         "shard_shape_indivisible",
         "s = jax.sharding.NamedSharding(jax.make_mesh((4, 2), ('x', 'y')), jax.sharding.PartitionSpec(None, ('x', 'y')))\n"
