@@ -55,6 +55,13 @@ def row_cases():
     return out
 
 
+def full_cases():
+    """Shapes whose jitted sum of products over both axes LLVM vectorizes over the rows (lanes of
+    rows, the products fused or, from 5 columns, shuffled into the lanes and rounded first)."""
+    rows = (1, 2, 3, 4, 7, 8, 9, 16, 17, 20, 23, 24, 28, 31, 32, 33, 40, 100)
+    return [(r, c) for c in range(2, 10) for r in rows if r * c < 4096]
+
+
 # body -> f(x, y): what the jitted kernel computes before the product it sums
 ROW_BODIES = {
     "x*x": lambda jnp, x, y: x * x,
@@ -92,6 +99,10 @@ def main() -> None:
         for name, body in ROW_BODIES.items():
             f = jax.jit(lambda v, w, body=body: jnp.sum(body(jnp, v, w), axis=axis))
             out[f"rows {name} {shape} {axis}"] = pack(np.asarray(f(x, y)).ravel())
+    for i, shape in enumerate(full_cases()):
+        x, y = row_operands(shape, 9000 + i)
+        out[f"full x*y {shape}"] = pack(np.asarray(jax.jit(lambda v, w: jnp.sum(v * w))(x, y)).ravel())
+        out[f"full x*x {shape}"] = pack(np.asarray(jax.jit(lambda v: jnp.sum(v * v))(x)).ravel())
     path = pathlib.Path(__file__).resolve().parent / "sum_order.json"
     path.write_text(json.dumps(out, indent=0) + "\n")
     print(f"{len(out) - 1} results recorded to {path}")
