@@ -438,10 +438,11 @@ class NamedSharding(Sharding):
         for d, entry in enumerate(self.spec):
             parts = math.prod(self.mesh.shape[a] for a in _axes_of(entry))
             if shape[d] % parts:
-                raise ValueError(
+                typed = NamedSharding(getattr(self.mesh, "abstract_mesh", self.mesh), self.spec)
+                raise ValueError(  # (JAX checks the type's sharding: its mesh is abstract)
                     f"Sharding spec {_axes_of(entry)} implies that array axis "
                     f"{d} is partitioned {parts} times, but does not evenly divide the dimension size "
-                    f"{shape[d]}. Got shape: {tuple(shape)} and sharding {self}"
+                    f"{shape[d]}. Got shape: {tuple(shape)} and sharding {typed}"
                 )
 
     def shard_shape(self, global_shape):

@@ -3,7 +3,10 @@ after it."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import core
+from ..tree_util import tree_leaves
 from ..sharding import PartitionSpec
 from . import partition  # noqa: F401  (its eager dispatch runs the calls on placed arguments)
 
@@ -21,7 +24,10 @@ def _place(tree, shardings, what):
                 f"{len(tree) if isinstance(tree, (list, tuple)) else 'a non-sequence of'} values"
             )
         return type(tree)(_place(t, s, what) for t, s in zip(tree, shardings))
-    return device_put(tree, as_sharding(shardings, f"jit {what}"))
+    sharding = as_sharding(shardings, f"jit {what}")
+    for leaf in tree_leaves(tree):  # (jit checks the blocks divide first: JAX's IndivisibleError)
+        sharding.shard_shape(np.shape(leaf))
+    return device_put(tree, sharding)
 
 
 class ShardedJit:

@@ -143,6 +143,14 @@ COMMITTED = [
         "out = [jax.pmap(lambda a: jax.lax.psum(a, 'i'), axis_name='i')(v), jax.jit(jnp.sum)(x),"
         " jax.jit(lambda a: jnp.sum(a, axis=0))(x)]",
     ),
+    (  # device_put checks the type's sharding (abstract mesh); jit's out_shardings the blocks
+        "indivisible_put_and_jit",
+        "s = jax.sharding.NamedSharding(jax.make_mesh((4, 2), ('x', 'y')), jax.sharding.PartitionSpec(('x', 'y')))\n"
+        "def err(f):\n    try:\n        f()\n        return 'no error'\n"
+        "    except ValueError as e:\n        return (type(e).__name__, str(e))\n"
+        "out = [err(lambda: jax.device_put(jnp.ones(6), s)),"
+        " err(lambda: jax.jit(lambda x: x, out_shardings=s)(jnp.ones(6)))]",
+    ),
     (  # a shard shape that does not divide the dimension: JAX's IndivisibleError (a ValueError)
         "shard_shape_indivisible",
         "s = jax.sharding.NamedSharding(jax.make_mesh((4, 2), ('x', 'y')), jax.sharding.PartitionSpec(None, ('x', 'y')))\n"
