@@ -1,6 +1,7 @@
 """A jaxpr flattened as XLA compiles it: nested ``jit`` calls (and the calls whose evaluation is
 their body) inlined, every variable renamed apart, unused work dropped, and the multiply-adds XLA's
-CPU compiler fuses made one equation (``multiply_add``). The numba backend generates its kernels
+CPU compiler fuses made one equation (``multiply_add``), and the functions it hands to
+YNNPACK with a large sum made YNNPACK's (``ynn_fusion``). The numba backend generates its kernels
 from it; the interpreter tier evaluates it, so both round alike."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
 from ..lax.structural import broadcast_in_dim_p
-from . import multiply_add
+from . import multiply_add, ynn_fusion
 
 
 class FlatProgram:
@@ -28,7 +29,10 @@ class FlatProgram:
         self.outs = self._inline(j, cvars, self.inputs, ())
         # the multiply-adds XLA's CPU compiler fuses, fused (one rounding); not in a loop's body
         if contract:
-            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums)
+            # (what XLA hands to YNNPACK with a large sum: YNNPACK's functions, no multiply-adds)
+            ynn = ynn_fusion.fused(self.eqns, self.outs) if sums else set()
+            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums, ynn)
+            self.eqns = ynn_fusion.rewrite(self.eqns, ynn)
 
     def _const(self, val, aval):
         v = Var(aval)

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from .. import ad, core
-from . import multiply_add
+from . import multiply_add, ynn_fusion
 from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax.dot_algorithms import is_algorithm
@@ -181,6 +181,10 @@ for _p, _n in (
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
 lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
+
+
+# The functions YNNPACK computes for the ops XLA fuses into a YNN sum (ynn_fusion.rewrite)
+lowerings[ynn_fusion.ynn_unary_p] = Scalar(lambda eqn, x: f"rt.ynn_{eqn.params['fn']}_f32({x})")
 
 
 def _libm_binary(name, template):

@@ -255,9 +255,12 @@ def _body(factors: list, producer: dict) -> str:
     return "light"
 
 
-def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -> tuple[list[JaxprEqn], list]:
+def contract(
+    eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True, ynn: set[int] = frozenset()
+) -> tuple[list[JaxprEqn], list]:
     """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``
-    (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``)."""
+    (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``). Not the sums
+    in ``ynn``, equations YNNPACK computes (``ynn_fusion.fused``): it rounds the product."""
     if any(_has_control_flow(e) for e in eqns):
         return eqns, paths
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
@@ -267,7 +270,7 @@ def contract(eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True) -
     fused: set[int] = set()
     eqns = list(eqns)
     for i, e in enumerate(eqns):
-        if e.primitive not in _SUMS or e.out_binders[0].aval.dtype not in _FLOATS:
+        if e.primitive not in _SUMS or e.out_binders[0].aval.dtype not in _FLOATS or i in ynn:
             continue
         out = e.out_binders[0].aval
         terms = [_through_negations(x, uses, producer) for x in e.inputs]  # (atom, sign) each

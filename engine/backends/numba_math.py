@@ -327,6 +327,81 @@ def digamma_f32(x):
     return f32(np.nan) if (x <= f32(0.0) and x == np.floor(x)) else y
 
 
+# YNNPACK's float32 functions (engine/lax/ynn_unary.py, operation for operation): what XLA's YNN
+# fusions compute for the elementwise ops feeding a large sum. Branch-free, as the ones above.
+@nb.njit(**_K)
+def _ynn_exp(x, m):
+    xc = f32(-88.02969360351562) if x < f32(-88.02969360351562) else x
+    xc = f32(88.72283935546875) if xc > f32(88.72283935546875) else xc
+    xc = f32(0.0) if x != x else xc
+    b = (f32(12582912.0) + xc * f32(1.4426950408889634)) - f32(12582912.0)
+    r = _fma(b, f32(-6.9314575195e-01), xc)
+    r = _fma(b, f32(-1.4286067653e-06), r)
+    pow2 = _from_bits((i32(b) + i32(127)) << i32(23))
+    pow2 = x if x != x else pow2
+    r2 = _ftz(r * r)
+    y0 = _fma(r2, f32(-4.9866619520e-05), f32(1.4132461511e-03))
+    y1 = _fma(r2, f32(2.2773783712e-04), f32(8.3242934197e-03))
+    y0 = _fma(r2, y0, f32(4.1665628552e-02))
+    y1 = _fma(r2, y1, f32(1.6666725278e-01))
+    y0 = _fma(r2, y0, f32(4.9999994040e-01))
+    y = _fma(pow2, _fma(r2, _fma(r, y1, y0), r), pow2 - m)
+    return pow2 if abs(pow2) == f32(np.inf) else y
+
+
+@nb.njit(**_K)
+def ynn_exp_f32(x):
+    return _ftz(_ynn_exp(_ftz(x), f32(0.0)))
+
+
+@nb.njit(**_K)
+def ynn_expm1_f32(x):
+    return _ftz(_ynn_exp(_ftz(x), f32(1.0)))
+
+
+@nb.njit(**_K)
+def ynn_tanh_f32(x):
+    t = _ftz(x) * f32(2.0)
+    e = _ynn_exp(t if t < f32(80.0) or t != t else f32(80.0), f32(1.0))
+    return _ftz(e / (e + f32(2.0)))
+
+
+@nb.njit(**_K)
+def ynn_logistic_f32(x):
+    # XLA expands logistic to 1 / (1 + exp(-x)) before it forms the fusion
+    return _ftz(f32(1.0) / (f32(1.0) + ynn_exp_f32(-x)))
+
+
+@nb.njit(**_K)
+def _ynn_log(x, y, plus_one):
+    b = _bits(y)
+    e = f32(((b >> i32(23)) & i32(0xFF)) - i32(127))  # vgetexpps of a normal y
+    e = f32(-np.inf) if y == f32(0.0) else (f32(np.inf) if y == f32(np.inf) else e)
+    e = f32(np.nan) if (y < f32(0.0) or y != y) else e
+    m = _from_bits((b & i32(0x007FFFFF)) | i32(0x3F800000))
+    large = m > f32(1.41421356237309504880)
+    e = e + f32(1.0) if large else e
+    m = m * f32(0.5) if large else m
+    r = m - f32(1.0)
+    r = x if (plus_one and e == f32(0.0)) else r
+    r2 = _ftz(r * r)
+    p = _fma(r, f32(-3.3127889037e-01), _fma(r2, f32(-5.2293352783e-03), f32(-4.9999964237e-01)))
+    q = _fma(r, f32(1.3292170763e00), _fma(r2, f32(3.9658042789e-01), f32(1.0)))
+    return _ftz(_fma(e, f32(6.93147180559945309e-01), _fma(r2, p / q, r)))
+
+
+@nb.njit(**_K)
+def ynn_log_f32(x):
+    x = _ftz(x)
+    return _ynn_log(x, x, False)
+
+
+@nb.njit(**_K)
+def ynn_log1p_f32(x):
+    x = _ftz(x)
+    return _ynn_log(x, _ftz(x + f32(1.0)), True)
+
+
 # The kernels eager evaluation runs (``lax/xla_f32.kernel``), by index into one cached loop: one
 # compile for all of them, and no ufunc machinery to load (a numba ufunc takes seconds to build even
 # from the cache).

@@ -43,6 +43,12 @@ from .numba_math import (
     logistic_f32,
     sinh_f32,
     tanh_f32,
+    ynn_exp_f32,
+    ynn_expm1_f32,
+    ynn_log1p_f32,
+    ynn_log_f32,
+    ynn_logistic_f32,
+    ynn_tanh_f32,
 )
 
 from .numba_math import _fma as _fma32, _fma64
