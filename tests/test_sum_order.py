@@ -16,7 +16,15 @@ import engine.numpy as jnp
 from engine.lax import sum_order
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "jax_reference"))
-from record_sum_order import ROW_BODIES, cases, full_cases, operand, row_cases, row_operands  # noqa: E402
+from record_sum_order import (  # noqa: E402
+    EAGER_SQUARES,
+    ROW_BODIES,
+    cases,
+    full_cases,
+    operand,
+    row_cases,
+    row_operands,
+)
 from record_xla_f32 import unpack  # noqa: E402
 
 RECORDED = json.loads(
@@ -75,6 +83,14 @@ def test_sums_of_products_over_both_axes(shape, body):
     x, y = row_operands(shape, 9000 + FULL.index(shape))
     f = (lambda v, w: jnp.sum(v * w)) if body == "x*y" else (lambda v, w: jnp.sum(v * v))
     assert (_bits(jax.jit(f)(x, y)) == unpack(RECORDED[f"full {body} {shape}"]).view(np.int32)).all()
+
+
+@pytest.mark.parametrize("i, name", list(enumerate(EAGER_SQUARES)))
+def test_eager_variances_and_norms_fuse_their_squares(i, name):
+    # (JAX runs jnp.var and jnp.linalg.norm compiled even eagerly: their squares fuse into the sum)
+    shape, f = EAGER_SQUARES[name]
+    got = f(jnp, row_operands(shape, 11000 + i)[0])
+    assert (_bits(got) == unpack(RECORDED[f"eager {name}"]).view(np.int32)).all()
 
 
 def test_order_is_not_the_accurate_sum():

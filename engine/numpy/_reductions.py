@@ -359,6 +359,22 @@ def _var_dtypes(a_dtype, dtype):
     return upcast_f16(computation), np.dtype(dtype)
 
 
+def squares_summed(x, axes, keepdims: bool, body: str):
+    """The sum of ``x * x`` over ``axes`` as XLA's kernel of JAX's jitted jnp function adds it, the
+    squares fused into the additions (``lax.sum_order``; ``body`` what the kernel computes before
+    them), for a concrete float32 ``x`` of fewer than 4096 elements; else None (the caller sums
+    the squares as traced, which the jit backend fuses the same way)."""
+    from ..lax import sum_order
+
+    if type(x) is not Array or x.dtype != np.float32 or not 0 < x.size < sum_order.TREE_LIMIT:
+        return None
+    v = np.asarray(x)
+    out = sum_order.sum_f32(v, tuple(axes), v, square=True, body=body)
+    if keepdims:
+        out = np.expand_dims(out, tuple(axes))
+    return Array(np.asarray(out, np.float32), x.weak_type)
+
+
 @staged_as_jit(static_argnames=("axis", "dtype", "keepdims"))
 def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, a_mean=None):
     # JAX's formulation: the squared deviations summed over the count less ``correction`` as a traced
@@ -375,6 +391,7 @@ def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, 
     else:
         a_mean = convert(as_operand(a_mean), computation)
     centered = lax.sub(a, a_mean)
+    fused = squares_summed(centered, axes, keepdims, "light") if where is None else None
     if dtype_kind(computation) == "c":  # |z - mean|^2: the variance of complex values is real
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
         computation = centered.dtype
@@ -387,7 +404,10 @@ def _var(a, *, axis=None, dtype=None, correction=0, keepdims=False, where=None, 
         n = sum(promote_shapes(as_operand(where), a)[0], axes, dtype=computation, keepdims=keepdims)
     normalizer = lax.sub(n, lax.convert_element_type(correction, computation))
     # (JAX's _var takes the correction as an argument: no constant divisor, a true division)
-    result = lax.div(sum(centered, axes, dtype=computation, keepdims=keepdims, where=where), normalizer)
+    total = (
+        fused if fused is not None else sum(centered, axes, dtype=computation, keepdims=keepdims, where=where)
+    )
+    result = lax.div(total, normalizer)
     result = convert(result, dtype)
     return select(lax.gt(normalizer, np.asarray(0, computation)), result, np.nan)
 

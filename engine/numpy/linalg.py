@@ -29,9 +29,13 @@ def _abs(x):
 def _root_sum_squares(x, axis, keepdims):
     """JAX's 2-norm: ``sqrt(sum(real(x * conj(x))))``."""
     from ._complex_parts import conj, real
-    from ._reductions import sum
+    from ._reductions import squares_summed, sum
     from ._ufuncs import multiply, sqrt
 
+    axes = tuple(range(np.ndim(x))) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    fused = squares_summed(x, tuple(a % np.ndim(x) for a in axes), keepdims, "load_square")
+    if fused is not None:
+        return sqrt(fused)
     return sqrt(sum(real(multiply(x, conj(x))), axis=axis, keepdims=keepdims))
 
 

@@ -62,6 +62,20 @@ def full_cases():
     return [(r, c) for c in range(2, 10) for r in rows if r * c < 4096]
 
 
+# name -> (shape, f(jnp, x)): eager jnp functions JAX jits whose sums of squares XLA fuses (a
+# variance's count a power of two: JAX divides truly there, where the engine multiplies by the
+# reciprocal of other counts)
+EAGER_SQUARES = {
+    "var axis 0 (32, 20)": ((32, 20), lambda jnp, x: jnp.var(x, axis=0)),
+    "var axis -1 (12, 8)": ((12, 8), lambda jnp, x: jnp.var(x, axis=-1)),
+    "std (4, 4)": ((4, 4), lambda jnp, x: jnp.std(x)),
+    "norm axis -1 (32, 20)": ((32, 20), lambda jnp, x: jnp.linalg.norm(x, axis=-1)),
+    "norm axis 0 (20, 7)": ((20, 7), lambda jnp, x: jnp.linalg.norm(x, axis=0)),
+    "norm (50,)": ((50,), lambda jnp, x: jnp.linalg.norm(x)),
+    "norm (6, 5)": ((6, 5), lambda jnp, x: jnp.linalg.norm(x)),
+}
+
+
 # body -> f(x, y): what the jitted kernel computes before the product it sums
 ROW_BODIES = {
     "x*x": lambda jnp, x, y: x * x,
@@ -103,6 +117,8 @@ def main() -> None:
         x, y = row_operands(shape, 9000 + i)
         out[f"full x*y {shape}"] = pack(np.asarray(jax.jit(lambda v, w: jnp.sum(v * w))(x, y)).ravel())
         out[f"full x*x {shape}"] = pack(np.asarray(jax.jit(lambda v: jnp.sum(v * v))(x)).ravel())
+    for i, (name, (shape, f)) in enumerate(EAGER_SQUARES.items()):
+        out[f"eager {name}"] = pack(np.asarray(f(jnp, row_operands(shape, 11000 + i)[0])).ravel())
     path = pathlib.Path(__file__).resolve().parent / "sum_order.json"
     path.write_text(json.dumps(out, indent=0) + "\n")
     print(f"{len(out) - 1} results recorded to {path}")
