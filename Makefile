@@ -93,9 +93,10 @@ test-unit: install
 # venv: the engine's venv never imports it (tests must not need JAX).
 JAX_VENV := .jax-venv
 jax-venv:
-	@$(JAX_VENV)/bin/python -c 'import jax' 2>/dev/null || { \
+	@$(JAX_VENV)/bin/python -c 'import jax, rich, pandas, networkx, sklearn, absl' 2>/dev/null || { \
 	  test -x $(JAX_VENV)/bin/python || $(PY) -m venv $(JAX_VENV); \
-	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy cloudpickle rich; }
+	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy cloudpickle rich \
+	    $$(grep -oE '^(pandas|networkx|scikit-learn|absl-py)==[^ ]+' requirements-dev.lock); }
 
 bench: install jax-venv
 	$(BIN)/python -m bench

@@ -95,6 +95,7 @@ class Config:
             "jax_no_execution": False,
             "jax_remove_size_one_mesh_axis_from_type": False,
         }
+        self._absl_configured = False
 
     def update(self, name: str, value) -> None:
         if name not in JAX_OPTIONS:
@@ -144,6 +145,38 @@ class Config:
             _sync_general_path()
         if name in _CHECKING_OPTIONS:
             _sync_general_path()
+
+    def config_with_absl(self) -> None:
+        """Registers an absl flag for each option the engine holds, with its type and default, so
+        ``app.run(main)`` parses ``--jax_enable_x64`` and the like (needs absl-py, as in JAX)."""
+        from absl import flags
+
+        define = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer, str: flags.DEFINE_string}
+        for name, default in self.values.items():
+            if name not in flags.FLAGS:
+                define.get(type(default), flags.DEFINE_string)(name, default, f"JAX option {name}")
+        self._absl_flags = flags
+
+    def parse_flags_with_absl(self) -> None:
+        """Parses the ``--jax...`` arguments of ``sys.argv`` (those before a ``--``) into the options:
+        ``python script.py --jax_enable_x64=true`` and, in the script::
+
+            jax.config.parse_flags_with_absl()
+            jnp.arange(2.0).dtype  # dtype('float64')
+        """
+        if self._absl_configured:
+            return
+        import sys
+        from itertools import takewhile
+
+        argv = ["", *(a for a in takewhile(lambda a: a != "--", sys.argv) if a.startswith("--jax"))]
+        self.config_with_absl()
+        self._absl_flags.FLAGS(argv, known_only=True)
+        for name in list(self.values):
+            flag = self._absl_flags.FLAGS[name]
+            if flag.present:
+                self.update(name, flag.value)
+        self._absl_configured = True
 
     @property
     def x64_enabled(self) -> bool:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import atexit
 import importlib
+import importlib.abc
+import importlib.machinery
 import io
 import json
 import os
@@ -52,9 +54,48 @@ class MatplotlibStandIn(types.ModuleType):
         return iter((MatplotlibStandIn(self.__name__), MatplotlibStandIn(self.__name__)))
 
 
+class _PlotModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves every ``matplotlib.*`` module as a stand-in, so libraries that draw with it (networkx
+    imports ``matplotlib.collections``, ``matplotlib.patches``...) run their non-drawing code."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname == "matplotlib" or fullname.startswith("matplotlib."):
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return MatplotlibStandIn(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+class HTML:
+    """``IPython.display.HTML``: a notebook renders the markup, so its repr here is the markup
+    itself (the type-promotion page's tables are ``display.HTML(table.to_html())``)."""
+
+    def __init__(self, data=None):
+        self.data = data
+
+    def __repr__(self):
+        return str(self.data)
+
+
+def display(*objs, **kwargs):
+    """``IPython.display.display``: prints each object's plain-text form, the content a notebook
+    shows (rich's jupyter tables, the checkpointing page's jaxprs, are compared this way)."""
+    for obj in objs:
+        bundle = obj._repr_mimebundle_(None, None) if hasattr(obj, "_repr_mimebundle_") else None
+        print(bundle["text/plain"] if bundle and "text/plain" in bundle else repr(obj))
+
+
 def _install_plot_stand_in():
-    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors"):
-        sys.modules[name] = MatplotlibStandIn(name)
+    sys.meta_path.insert(0, _PlotModules())
+    for name in ("IPython", "IPython.display"):
+        module = types.ModuleType(name)
+        module.HTML, module.display = HTML, display
+        sys.modules[name] = module
+    sys.modules["IPython"].display = sys.modules["IPython.display"]
 
 
 def run_cell(source: str, ns: dict) -> dict:
