@@ -16,8 +16,6 @@ HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
 RECORDED: dict[str, list[str]] = json.loads((HERE / "api_surface.json").read_text())
 
 NOT_ON_CPU = "needs a GPU/TPU runtime, multi-host processes or XLA internals the engine does not have"
-EXTENDED_FLOATS = "elsewhere: bfloat16/float8/float4/int4 dtypes (ml_dtypes) are another piece of work"
-DISTRIBUTIONS = "elsewhere: random distributions and scipy.special/stats functions are another piece of work"
 NOT_YET = "not implemented yet"
 INTERNAL_PRIM = "a primitive of an XLA-specific op the engine does not stage (its public wrapper may exist)"
 
@@ -59,14 +57,6 @@ GAPS: dict[str, dict[str, str] | str] = {
         **_same(
             NOT_ON_CPU,
             "precv psend ragged_all_to_all stage pbroadcast",
-        ),
-    },
-    "jax.numpy": {
-        **_same(
-            EXTENDED_FLOATS,
-            "bfloat16 float4_e2m1fn float8_e3m4 float8_e4m3 float8_e4m3b11fnuz "
-            "float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu int2 int4 "
-            "uint2 uint4",
         ),
     },
     "jax.profiler": {
