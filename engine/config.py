@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from typing import Callable
 
 
 # The options JAX 0.10.2 has (``jax.config.update`` rejects any other name).
@@ -151,7 +152,11 @@ class Config:
         ``app.run(main)`` parses ``--jax_enable_x64`` and the like (needs absl-py, as in JAX)."""
         from absl import flags
 
-        define = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer, str: flags.DEFINE_string}
+        define: dict[type, Callable[..., object]] = {
+            bool: flags.DEFINE_bool,
+            int: flags.DEFINE_integer,
+            str: flags.DEFINE_string,
+        }
         for name, default in self.values.items():
             if name not in flags.FLAGS:
                 define.get(type(default), flags.DEFINE_string)(name, default, f"JAX option {name}")
