@@ -285,15 +285,19 @@ class PartialVal:
         return cls(aval, None)
 
 
+_recipe_serial = itertools.count()
+
+
 class LambdaBindingRecipe:
     __slots__ = ()
 
 
 class ConstRecipe:
-    __slots__ = ("val",)
+    __slots__ = ("val", "serial")
 
     def __init__(self, val: Value):
         self.val = val
+        self.serial = next(_recipe_serial)  # (linearize orders its residuals by first use: JAX's)
 
 
 class LiteralRecipe:
@@ -301,9 +305,6 @@ class LiteralRecipe:
 
     def __init__(self, literal: Literal):
         self.literal = literal
-
-
-_recipe_serial = itertools.count()
 
 
 class JaxprEqnRecipe:
@@ -355,6 +356,30 @@ class PartialEvalTracer(Tracer):
         return self
 
 
+def _literalable(val: Value) -> bool:
+    """A known value the staged program holds as a literal, not a constant (a residual): JAX
+    0.10.2's ``is_literalable`` for AD, Python and numpy scalars and 0-d numpy arrays (a jax.Array
+    never: the engine's Arrays standing for a Python scalar a lax op took, ``python_value``, are
+    those scalars)."""
+    t = type(val)
+    if t in (int, float, complex, bool):
+        return True
+    if t is core.Array:
+        return getattr(val, "python_value", None) is not None
+    return isinstance(val, (np.ndarray, np.generic)) and np.ndim(val) == 0
+
+
+def _unheld(val: Value) -> Value:
+    """A literal's value: an Array standing for a Python scalar, made when nothing was staged, is
+    still that scalar for a trace that reads the literal (``held_arrays``), not a constant."""
+    if type(val) is core.Array and val.held:
+        lit = core.Array(val._value, val.weak_type)
+        lit.python_value = val.python_value  # type: ignore[attr-defined]  # (a slot set only on such)
+        lit.held = False
+        return lit
+    return val
+
+
 class PartialEvalTrace(Trace):
     def new_arg(self, pval: PartialVal) -> PartialEvalTracer:
         return PartialEvalTracer(self, pval, LambdaBindingRecipe())
@@ -367,7 +392,12 @@ class PartialEvalTrace(Trace):
     def instantiate_const(self, tracer: PartialEvalTracer) -> PartialEvalTracer:
         if tracer.pval.is_known:
             val = tracer.pval.const
-            return PartialEvalTracer(self, PartialVal.unknown(core.get_aval(val)), ConstRecipe(val))
+            aval = core.get_aval(val)
+            if _literalable(val):
+                return PartialEvalTracer(
+                    self, PartialVal.unknown(aval), LiteralRecipe(Literal(_unheld(val), aval))
+                )
+            return PartialEvalTracer(self, PartialVal.unknown(aval), ConstRecipe(val))
         return tracer
 
     def stage_zeros(self, aval: ShapedArray) -> PartialEvalTracer:
@@ -455,11 +485,17 @@ def tracers_to_jaxpr(
     tracers_in: Sequence[PartialEvalTracer],
     tracers_out: Sequence[PartialEvalTracer],
     effects: Sequence[JaxprEqnRecipe] = (),
+    consts_by_first_use: bool = False,
 ) -> tuple[Jaxpr, list[Value]]:
-    """The jaxpr of the recipes ``tracers_out`` need, and of the ``effects`` (kept unread)."""
+    """The jaxpr of the recipes ``tracers_out`` need, and of the ``effects`` (kept unread).
+    Its constants come in the order the outputs reach them, as JAX's older partial evaluation
+    orders them, or with ``consts_by_first_use`` in the order the trace first used each (JAX's
+    linearize: its tangent trace makes a constvar at a value's first use), so that ``jax.vjp``'s
+    residuals come in JAX's order."""
     binders = [Var(t.aval) for t in tracers_in]
     tracer_to_var: dict[int, Atom] = {id(t): v for t, v in zip(tracers_in, binders)}
     constvar_to_val: dict[int, tuple[Var, Any]] = {}
+    first_use: dict[int, int] = {}
     recipes: dict[int, JaxprEqnRecipe] = {id(r): r for r in effects}
     roots = [*tracers_out, *(t for r in effects for t in r.tracers_in)]
     for t in _toposort(roots):  # what the outputs need (dead recipes are dropped)
@@ -470,6 +506,8 @@ def tracers_to_jaxpr(
             key = id(r.val)
             if key not in constvar_to_val:
                 constvar_to_val[key] = (Var(t.aval), r.val)
+            # (the first use the outputs need: an earlier one in dead code is not seen)
+            first_use[key] = min(first_use.get(key, r.serial), r.serial)
             tracer_to_var[id(t)] = constvar_to_val[key][0]
         elif isinstance(r, LiteralRecipe):
             tracer_to_var[id(t)] = r.literal
@@ -484,8 +522,11 @@ def tracers_to_jaxpr(
         for x, v in zip(r.tracers_out, outs):
             tracer_to_var[id(x)] = v
         eqns.append(JaxprEqn(r.prim, ins, r.params, outs, r.source_info))
-    constvars = [v for v, _ in constvar_to_val.values()]
-    constvals = [c for _, c in constvar_to_val.values()]
+    consts = list(constvar_to_val.values())
+    if consts_by_first_use:
+        consts.sort(key=lambda vc: first_use[id(vc[1])])
+    constvars = [v for v, _ in consts]
+    constvals = [c for _, c in consts]
     in_binders = constvars + binders
     out_vars: list[Atom] = [tracer_to_var[id(t)] for t in tracers_out]
     return Jaxpr([], in_binders, eqns, out_vars), constvals
@@ -671,7 +712,7 @@ def linearize_refused(*_: object, **__: object) -> NoReturn:
 
 
 def linearize_flat(
-    f: Callable[..., Sequence[Value]], primals: Sequence[Value]
+    f: Callable[..., Sequence[Value]], primals: Sequence[Value], n_main: Callable[[], int] | None = None
 ) -> tuple[list[Value], Linearized]:
     """Returns ``(primals_out, linear_jaxpr, residual_consts, tangent_out_avals)``.
 
@@ -679,6 +720,8 @@ def linearize_flat(
     outer transformation's tracers) and only the tangents are partial-evaluation tracers, so
     each primal operation is bound once, straight to whatever computes it, and each tangent
     operation is recorded as a linear equation as the forward pass goes (no known-value tracers).
+    ``n_main`` (asked once ``f`` has run): how many outputs are differentiated; the rest are
+    ``has_aux`` outputs, whose tangents JAX does not linearize (so nor keeps residuals for).
     """
     tangent_avals = [tangent_aval(core.get_aval(p)) for p in primals]
     differentiable = [a.dtype != float0 for a in tangent_avals]
@@ -690,11 +733,15 @@ def linearize_flat(
         it = iter(tracers_in)
         ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
         primals_out, tangents_out = jvp_flat(f, primals, ts, trace_type=LinearizeTrace)
+        if n_main is not None:
+            k = n_main()
+            aux = [zeros_like_aval(tangent_aval(core.get_aval(p))) for p in primals_out[k:]]
+            tangents_out = [*tangents_out[:k], *aux]
         primals_out = [_known_primal(trace, p) for p in primals_out]
         tracers_out = [trace.full_raise(t) for t in tangents_out]
         tangent_pvals = [t.pval for t in tracers_out]
         unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
-        jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out, main.effects)
+        jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out, main.effects, True)
     # Tangent work no output reads is dead, as in JAX's auto-DCE'd tangent trace (a scan's unused
     # tangent ys go, so its transpose reads no zero cotangent for them).
     jaxpr = dce_jaxpr(jaxpr)
@@ -737,10 +784,13 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
 
 
 def linearize_vjp_flat(
-    f: Callable[..., Sequence[Value]], primals: Sequence[Value]
+    f: Callable[..., Sequence[Value]], primals: Sequence[Value], n_main: Callable[[], int] | None = None
 ) -> tuple[list[Value], VJP]:
-    """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr."""
-    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(f, primals)
+    """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr (``n_main``:
+    ``linearize_flat``'s)."""
+    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(
+        f, primals, n_main
+    )
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
     def transpose(residuals: Sequence[Value], cts: Sequence[Tangent]) -> list[Tangent]:

@@ -23,7 +23,7 @@ from .tree_util import (
 from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
-from .vjp_function import VJP, Backward
+from .vjp_function import VJP, Backward, split_residuals
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -182,16 +182,30 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
 def vjp(fun: Callable, *primals, has_aux: bool = False):
     """``(primals_out, f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to the inputs.
+    ``f_vjp`` is a pytree whose leaves are the residuals, as JAX lays them out
+    (``engine.vjp_function``), so it linearizes even when nothing is traced.
 
     >>> y, f_vjp = vjp(jnp.sin, 0.5)
     >>> f_vjp(1.0)   # (cos(0.5),)
     (Array(0.87758255, dtype=float32, weak_type=True),)
+    >>> jax.tree.leaves(f_vjp)   # (the one residual, cos(0.5))
+    [Array(0.87758255, dtype=float32, weak_type=True)]
     """
+    return _vjp(fun, primals, has_aux, True)
+
+
+def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
+    """``vjp``; with ``as_pytree`` False (``grad``, ``jacrev``: the pullback is only called), an
+    eager call takes the tape (``engine.tape``), whose pullback holds its residuals itself."""
     primals_flat, in_tree = flatten_args(primals)
     _check_arrays(primals_flat, "vjp")
     out_store = []
     flat = _flatten_fun(_aux_fun(fun, has_aux), in_tree, out_store)
-    primals_out, f_vjp_flat = ad.vjp_flat(flat, primals_flat)
+    if as_pytree:
+        n_main = (lambda: out_store[0].children()[0].num_leaves) if has_aux else None
+        primals_out, f_vjp_flat = ad.linearize_vjp_flat(flat, primals_flat, n_main)
+    else:
+        primals_out, f_vjp_flat = ad.vjp_flat(flat, primals_flat)
     out_tree = out_store[0]
     if has_aux:
         # The aux outputs came along as extra outputs; they get zero cotangents.
@@ -209,9 +223,14 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         )
     out_avals = [core.get_aval(p) for p in primals_out[:n_main]]
     in_avals = [core.get_aval(p) for p in primals_flat]
-    residuals = getattr(f_vjp_flat, "residuals", [])  # (none: the eager tape's pullback holds them)
-    transpose = getattr(f_vjp_flat, "transpose", None) or (lambda _, cts: f_vjp_flat(*cts))
-    f_vjp = VJP(Backward(transpose, in_tree, main_tree, out_avals, aux_avals, in_avals), residuals)
+    if isinstance(f_vjp_flat, ad.Pullback):
+        args_res, opaque, spec = split_residuals(f_vjp_flat.residuals, primals_flat, in_tree.children()[0])
+        transpose = f_vjp_flat.transpose
+    else:  # the eager tape's pullback
+        args_res, opaque, spec = [], [], None
+        transpose = lambda _, cts: f_vjp_flat(*cts)  # noqa: E731
+    backward = Backward(transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals)
+    f_vjp = VJP(backward, args_res, opaque)
     if has_aux:
         return out_main, f_vjp, aux
     return out_main, f_vjp
@@ -277,9 +296,9 @@ def value_and_grad(
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         _check_input_dtypes("grad", tree_flatten(dyn)[0], holomorphic, allow_int)
         if has_aux:
-            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+            ans, f_vjp, aux = _vjp(f_partial, tuple(dyn), True, False)
         else:
-            ans, f_vjp = vjp(f_partial, *dyn)
+            ans, f_vjp = _vjp(f_partial, tuple(dyn), False, False)
         aval = core.get_aval(ans) if core.is_array_like(ans) else None
         if aval is None:
             raise TypeError(f"Gradient only defined for scalar-output functions. Output was {ans!r}.")
@@ -541,9 +560,9 @@ def jacrev(
         f_partial, dyn = _partial_args(fun, nums, args, kwargs)
         _check_tree_as_jax_does(_check_input_dtypes, "jacrev", tuple(dyn), holomorphic, allow_int)
         if has_aux:
-            y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
+            y, pullback, aux = _vjp(f_partial, tuple(dyn), True, False)
         else:
-            y, pullback = vjp(f_partial, *dyn)
+            y, pullback = _vjp(f_partial, tuple(dyn), False, False)
         y_flat, y_tree = tree_flatten(y)
         for yv in y_flat:
             _check_output_dtype("jacrev", core.get_aval(yv).dtype, holomorphic)

@@ -1,14 +1,18 @@
 """``jax.vjp``'s pullback as a pytree (``VJP``), and ``jax.fwd_and_bwd`` built on it.
 
 The pullback's leaves are its residuals, the values the forward pass computed for the backward
-one; the rest (the linear program to transpose, the trees and types to check cotangents against)
-is node data, compared by identity. So a jitted function can return a pullback (its residuals
-become outputs) and take one as an argument, and a jitted ``fwd`` hands each call's pullback the
-same node data, so that the jitted ``bwd`` taking it compiles once, as in JAX.
+one, laid out as JAX 0.10.2 lays them out: first the primal inputs the backward pass reads (the
+inputs' tree, each unread input a leafless ``NotNeeded()``), then the other residuals in the
+order linearization made them. The rest (the linear program to transpose, where each residual it
+reads sits, the trees and types to check cotangents against) is node data, compared by identity.
+So a jitted function can return a pullback (its residuals become outputs) and take one as an
+argument, and a jitted ``fwd`` hands each call's pullback the same node data, so that the jitted
+``bwd`` taking it compiles once, as in JAX.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -16,19 +20,53 @@ import numpy as np
 from . import ad, core
 from .core import Array
 from .pytree.flatten import unflatten_args
-from .tree_util import register_pytree_node_class, tree_flatten
+from .tree_util import register_dataclass, register_pytree_node_class, tree_flatten, tree_leaves
+
+
+@register_dataclass  # (no fields: a node without leaves)
+@dataclasses.dataclass(frozen=True, slots=True)
+class NotNeeded:
+    """Where the pullback's tree has a primal input the backward pass does not read."""
+
+
+def _not_needed(x) -> bool:
+    return type(x) is NotNeeded
 
 
 class Backward:
-    """A pullback's static part: ``transpose(residuals, cotangents)`` (flat) and the trees and types
-    of the function's inputs and outputs."""
+    """A pullback's static part: ``transpose(residuals, cotangents)`` (flat), where each residual
+    comes from (``spec``: ``i >= 0`` the primal input leaf ``i``, ``~k`` the other residual ``k``;
+    None: the eager tape's pullback, which holds its own) and the trees and types of the
+    function's inputs and outputs."""
 
-    __slots__ = ("transpose", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals")
+    __slots__ = ("transpose", "spec", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals")
 
-    def __init__(self, transpose, in_tree, out_tree, out_avals, aux_avals, in_avals):
-        self.transpose = transpose
+    def __init__(self, transpose, spec, in_tree, out_tree, out_avals, aux_avals, in_avals):
+        self.transpose, self.spec = transpose, spec
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals, self.aux_avals, self.in_avals = out_avals, aux_avals, in_avals
+
+
+def split_residuals(residuals: Sequence[Any], primals: Sequence[Any], args_tree) -> tuple[list, list, tuple]:
+    """``(args_res, opaque, spec)``: the residuals that are primal inputs (by identity, as JAX
+    tells them) kept in ``args_tree``'s shape, each node a tuple and the top level a list (JAX's
+    ``tuptree_map``), the unread inputs ``NotNeeded()``; the others in their order; and where
+    each residual went."""
+    where = {id(x): i for i, x in enumerate(primals)}
+    used: set[int] = set()
+    opaque: list = []
+    spec = []
+    for r in residuals:
+        i = where.get(id(r))
+        if i is None:
+            opaque.append(r)
+            spec.append(~(len(opaque) - 1))
+        else:
+            used.add(id(r))
+            spec.append(i)
+    kept = [x if id(x) in used else NotNeeded() for x in primals]
+    args_res = list(args_tree.walk(lambda xs, _: tuple(xs), None, kept))
+    return args_res, opaque, tuple(spec)
 
 
 @register_pytree_node_class
@@ -41,10 +79,19 @@ class VJP:
     (Array(0.87758255, dtype=float32, weak_type=True),)
     """
 
-    __slots__ = ("backward", "residuals")
+    __slots__ = ("backward", "args_res", "opaque_residuals")
 
-    def __init__(self, backward: Backward, residuals: Sequence[Any]):
-        self.backward, self.residuals = backward, list(residuals)
+    def __init__(self, backward: Backward, args_res: list, opaque_residuals: Sequence[Any]):
+        self.backward, self.args_res, self.opaque_residuals = backward, args_res, list(opaque_residuals)
+
+    @property
+    def residuals(self) -> list:
+        """The residuals in the order the backward pass reads them."""
+        spec = self.backward.spec
+        if spec is None:
+            return []
+        args, opaque = tree_leaves(self.args_res, is_leaf=_not_needed), self.opaque_residuals
+        return [args[i] if i >= 0 else opaque[~i] for i in spec]
 
     def __call__(self, *cts):
         b = self.backward
@@ -79,11 +126,11 @@ class VJP:
         return tuple(args_ct)
 
     def tree_flatten(self):
-        return self.residuals, self.backward
+        return (self.args_res, self.opaque_residuals), self.backward
 
     @classmethod
-    def tree_unflatten(cls, backward, residuals):
-        return cls(backward, residuals)
+    def tree_unflatten(cls, backward, children):
+        return cls(backward, *children)
 
 
 def match_dtype(ct, aval):

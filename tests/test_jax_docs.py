@@ -37,19 +37,6 @@ _MEMORY_STATS = (
 KNOWN_FAILURES.update(
     {
         **{("host-offloading", i): _MEMORY_STATS for i in (5, 8, 9)},
-        **{
-            (page, i): (
-                "jax.vjp's pullback as a pytree: JAX 0.10.2's leaves are the primal inputs the backward "
-                "pass reads (in input order) then the other residuals in linearization order, and an "
-                "eager vjp's pullback has them too; the engine's order differs, and its eager pullback "
-                "closes over them (its backward jaxpr shows them as literals)"
-            )
-            for page, cells in (
-                ("gradient-checkpointing", (5, 6, 29, 30)),
-                ("autodiff-remat", (6, 7, 28, 29)),
-            )
-            for i in cells
-        },
         ("gradient-checkpointing", 23): "imports jax._src.test_util (create_mesh), which the engine lacks",
         ("jax-experimental-sparse", 33): (
             "jax.scipy.optimize.minimize(method='BFGS') ends 3e-4 (relative) from JAX's parameters: its "

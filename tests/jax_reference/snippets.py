@@ -2083,3 +2083,6 @@ SNIPPETS["linalg_f32"] = LINALG_F32
 from snippets_print_order import PRINT_ORDER  # noqa: E402
 
 SNIPPETS["print_order"] = PRINT_ORDER
+from snippets_vjp_pytree import VJP_PYTREE  # noqa: E402
+
+SNIPPETS["vjp_pytree"] = VJP_PYTREE
