@@ -23,7 +23,7 @@ from .tree_util import (
 from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
-from .vjp_function import VJP, Backward, split_residuals
+from .vjp_function import VJP, Backward, fun_name, split_residuals
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -229,7 +229,7 @@ def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
     else:  # the eager tape's pullback
         args_res, opaque, spec = [], [], None
         transpose = lambda _, cts: f_vjp_flat(*cts)  # noqa: E731
-    backward = Backward(transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals)
+    backward = Backward(transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals, fun_name(fun))
     f_vjp = VJP(backward, args_res, opaque)
     if has_aux:
         return out_main, f_vjp, aux

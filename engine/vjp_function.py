@@ -13,6 +13,7 @@ argument, and a jitted ``fwd`` hands each call's pullback the same node data, so
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -39,12 +40,30 @@ class Backward:
     None: the eager tape's pullback, which holds its own) and the trees and types of the
     function's inputs and outputs."""
 
-    __slots__ = ("transpose", "spec", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals")
+    __slots__ = ("transpose", "spec", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals", "fun_name")
 
-    def __init__(self, transpose, spec, in_tree, out_tree, out_avals, aux_avals, in_avals):
-        self.transpose, self.spec = transpose, spec
+    def __init__(self, transpose, spec, in_tree, out_tree, out_avals, aux_avals, in_avals, fun_name="fun"):
+        self.transpose, self.spec, self.fun_name = transpose, spec, fun_name
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals, self.aux_avals, self.in_avals = out_avals, aux_avals, in_avals
+
+
+def _too_many_cotangents(fun_name: str, n: int) -> str:
+    # (JAX's TypeError: its message opens with an empty line, as here)
+    return (
+        f"\nThe function returned by `jax.vjp` applied to {fun_name} was called with {n} arguments,\n"
+        "but functions returned by `jax.vjp` must be called with a single argument\n"
+        "corresponding to the single value returned by the function being differentiated\n"
+        "(even if that returned value is a tuple or other container): for `f` returning `(x, x)`,\n"
+        "call `f_vjp((2.0, 2.0))`, not `f_vjp(2.0, 2.0)`.\n"
+    )
+
+
+def fun_name(fun) -> str:
+    """The name JAX gives ``fun`` in errors and debug info (a ``functools.partial``'s function's)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", type(fun).__name__)
 
 
 def split_residuals(residuals: Sequence[Any], primals: Sequence[Any], args_tree) -> tuple[list, list, tuple]:
@@ -93,9 +112,10 @@ class VJP:
         args, opaque = tree_leaves(self.args_res, is_leaf=_not_needed), self.opaque_residuals
         return [args[i] if i >= 0 else opaque[~i] for i in spec]
 
-    def __call__(self, *cts):
+    def __call__(self, ct, *extra):
         b = self.backward
-        ct = cts[0] if len(cts) == 1 else cts
+        if extra:
+            raise TypeError(_too_many_cotangents(b.fun_name, 1 + len(extra)))
         ct_flat, ct_tree = tree_flatten(ct)
         if ct_tree is not b.out_tree and ct_tree != b.out_tree:
             raise ValueError(

@@ -85,4 +85,10 @@ VJP_PYTREE = [
         "leaves, tree = jax.tree.flatten(f_vjp)\n"
         "out = (len(leaves), jax.tree.unflatten(tree, [l * 2 for l in leaves])(jnp.ones(3)))",
     ),
+    (
+        "splatted_cotangents",
+        "def f(x):\n    return (x, x)\n"
+        "_, f_vjp = jax.vjp(f, 1.0)\n"
+        "try:\n    f_vjp(2.0, 2.0)\nexcept TypeError as e:\n    out = str(e).split('\\n')[1]",
+    ),
 ]
