@@ -20,8 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import core
-from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
+from . import constant_folding, core
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, subjaxprs
 from .lax import complex_numbers as cn
 from .lax import elementwise as ew
 from .lax import reductions as red
@@ -301,13 +301,15 @@ def _reciprocal(eqn, inputs, producer):
     if c is not None:
         if _constant(a, producer) is not None:  # (XLA folds constant / constant)
             return None
+        if _folded_first(a, b, out, producer):
+            return None
         inverse = np.asarray(np.ones((), c.dtype) / c, c.dtype)
         if inverse.ndim and type(b) is not Literal:
             return None
         one_over = _literal(inverse, c.dtype, b.aval.weak_type)
         mul, product = _eqn(ew.mul_p, [a, one_over], out)
         return [mul], product
-    if type(b) is not Var:
+    if type(b) is not Var or (b in _CONSTANTS[-1] and _folded_first(a, b, out, producer)):
         return None
     one = _literal(1, b.aval.dtype, True)
     if b.aval.shape != out.shape:  # (a scalar or size-1 axes, broadcast by the division itself)
@@ -322,6 +324,18 @@ def _reciprocal(eqn, inputs, producer):
     widen, inverse_b = _eqn(st.broadcast_in_dim_p, [inverse_small], b.aval, bcast.params)
     mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
     return [div, widen, mul], product
+
+
+def _folded_first(a: Atom, b: Atom, out: core.ShapedArray, producer: Producer) -> bool:
+    """Whether XLA divides ``a / b`` exactly while folding constants: for a dividend computed
+    from constants only (``engine.constant_folding`` folds it) and a divisor that is arithmetic on
+    literals (``var``'s ``n - ddof``), which is no constant to XLA's first simplifier pass, nor a
+    broadcast where the division does not widen it (JAX emits a reshape): the folding in the same
+    pass divides before a later simplifier pass would take the reciprocal."""
+    if type(b) is Literal or a not in _CONSTANTS[-1] or b.aval.size != out.size:
+        return False
+    eqn = producer(b)
+    return eqn is None or eqn.primitive is not st.broadcast_in_dim_p or type(eqn.inputs[0]) is not Literal
 
 
 def _quotients(inputs: list[Atom], aval: core.ShapedArray, producer: Producer) -> Rewrite | None:
@@ -429,9 +443,29 @@ def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     return _simplify(jaxpr)[0]
 
 
-def _simplify(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int] | None]:
+# Values computed from constants only (a program's constvars, literals; a nested jit's inputs
+# where its operands are such), which XLA folds before later simplifier passes see them
+# (``_folded_first``); one set per jaxpr being simplified.
+_CONSTANTS: list[set[Atom]] = [set()]
+_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
+
+
+def _simplify(jaxpr: Jaxpr, constant_inputs: bool = False) -> tuple[Jaxpr, list[int] | None]:
     """The simplified jaxpr, and for each of its equations the index of the traced equation it
     computes (or replaces), so what ran can be shown on the traced program's graph."""
+    constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
+    _CONSTANTS.append(constants)
+    try:
+        return _simplify_in(jaxpr, constants, set(jaxpr.constvars))
+    finally:
+        _CONSTANTS.pop()
+
+
+def _constant_inputs(eqn: JaxprEqn, constants: set[Atom]) -> bool:
+    return bool(eqn.inputs) and all(type(x) is Literal or x in constants for x in eqn.inputs)
+
+
+def _simplify_in(jaxpr: Jaxpr, constants: set[Atom], early: set[Atom]) -> tuple[Jaxpr, list[int] | None]:
     env: dict[Var, Atom] = {}
     origin: dict[Var, int] = {}  # an emitted equation's output -> the traced equation's index
     current = 0
@@ -451,9 +485,19 @@ def _simplify(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int] | None]:
         if any(a is not b for a, b in zip(inputs, eqn.inputs)):
             eqn = eqn._replace(inputs=inputs)
         rule = rules.get(eqn.primitive)
+        if rule is not None and constant_folding.canonicalized(eqn, inputs, early):
+            rule = None  # (XLA's canonicalizer folds it before its simplifier sees it)
+            early.update(eqn.out_binders)
         rewrite = rule(eqn, inputs, producer) if rule is not None else None
         if rewrite is None:
             eqns.append(eqn)
+            if constant_folding.canonicalized(eqn, inputs, early):
+                early.update(eqn.out_binders)
+            if _constant_inputs(eqn, constants) and (
+                eqn.primitive.name in _CALLS
+                or (eqn.primitive.name in constant_folding.rules and not any(subjaxprs(eqn)))
+            ):
+                constants.update(eqn.out_binders)  # (what the folding has a row for)
             producers.update((v, eqn) for v in eqn.out_binders)
             origin.update((v, current) for v in eqn.out_binders)
             return False
@@ -466,7 +510,12 @@ def _simplify(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int] | None]:
     for index, eqn in enumerate(jaxpr.eqns):
         current = index  # (emit records it as the origin of what it adds)
         inputs = [read(x) for x in eqn.inputs]
-        params = {k: _simplified_param(v) for k, v in eqn.params.items()}
+        if eqn.primitive.name in _CALLS and _constant_inputs(eqn._replace(inputs=inputs), constants):
+            params = {
+                k: _constant_call(v) if k == "jaxpr" else _simplified_param(v) for k, v in eqn.params.items()
+            }
+        else:
+            params = {k: _simplified_param(v) for k, v in eqn.params.items()}
         if any(inputs[i] is not x for i, x in enumerate(eqn.inputs)) or any(
             params[k] is not v for k, v in eqn.params.items()
         ):
@@ -491,6 +540,20 @@ def _simplified_param(v: object) -> object:
             return v
         return type(v)(*new) if hasattr(v, "_fields") else new  # (a NamedTuple keeps its field names)
     return v
+
+
+_constant_calls: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
+
+
+def _constant_call(v: object) -> object:
+    """A nested jit's body simplified for operands that are all constants (XLA inlines it first)."""
+    if not isinstance(v, ClosedJaxpr):
+        return _simplified_param(v)
+    found = _constant_calls.get(v)
+    if found is None:
+        jaxpr = _simplify(v.jaxpr, constant_inputs=True)[0]
+        found = _constant_calls[v] = v if jaxpr is v.jaxpr else ClosedJaxpr(jaxpr, v.consts)
+    return found
 
 
 _simplified: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import algebraic_simplifier, core, effect_schedule, fused_rules, monitoring, narrow_dtypes
+from . import (
+    algebraic_simplifier,
+    constant_folding,
+    core,
+    effect_schedule,
+    fused_rules,
+    monitoring,
+    narrow_dtypes,
+)
 from .ir import ClosedJaxpr, Jaxpr, check_lowerable, eval_jaxpr, has_ref_effects, subjaxprs
 
 if TYPE_CHECKING:
@@ -84,8 +92,10 @@ def with_lowerings(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 def compiled_form(closed: ClosedJaxpr) -> ClosedJaxpr:
     """The program a backend runs for ``closed``: its lowering rules expanded, then XLA's algebraic
-    simplifications that show in values (``engine.algebraic_simplifier``), as JAX's jit runs them."""
-    return effect_schedule.schedule(algebraic_simplifier.simplify(with_lowerings(closed)))
+    simplifications that show in values (``engine.algebraic_simplifier``), then what XLA computes
+    from constants while compiling (``engine.constant_folding``), as JAX's jit runs them."""
+    simplified = algebraic_simplifier.simplify(with_lowerings(closed))
+    return effect_schedule.schedule(constant_folding.fold(simplified))
 
 
 def interpreted_only(closed: ClosedJaxpr) -> bool:

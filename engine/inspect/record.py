@@ -779,7 +779,12 @@ def _on_traced_graph(kernels: list, closed) -> list:
         lowered = importlib.import_module("engine.jit_runtime").with_lowerings(closed)
     except NotImplementedError:  # (a primitive jit cannot lower: nothing was simplified)
         return kernels
-    positions = importlib.import_module("engine.algebraic_simplifier").traced_positions(lowered)
+    simplifier = importlib.import_module("engine.algebraic_simplifier")
+    positions = simplifier.traced_positions(lowered)
+    folding = importlib.import_module("engine.constant_folding")
+    kept = folding.kept_positions(folding.fold(simplifier.simplify(lowered)))
+    if kept is not None:  # (equations XLA folds to constants ran no kernel)
+        positions = [kept_i if positions is None else positions[kept_i] for kept_i in kept]
     heads = [int(path.partition("/")[0][1:]) for k in kernels for path in k.eqns]
     if positions is None or any(i >= len(positions) for i in heads):
         return kernels  # (the kernels are of another program than the one simplified here)

@@ -2086,3 +2086,6 @@ SNIPPETS["print_order"] = PRINT_ORDER
 from snippets_vjp_pytree import VJP_PYTREE  # noqa: E402
 
 SNIPPETS["vjp_pytree"] = VJP_PYTREE
+from snippets_constant_folding import CONSTANT_FOLDING  # noqa: E402
+
+SNIPPETS["constant_folding"] = CONSTANT_FOLDING
