@@ -231,4 +231,32 @@ API_MISC += [
         "jh = jax.jit(h)\nsteps = []\nfor run in (lambda: jh.lower(x), lambda: jh.lower(x).compile(), lambda: jh(x)):\n"
         "    run()\n    steps.append(list(seen))\n    seen.clear()\nout = steps",
     ),
+    # jax._src.test_util.create_mesh (JAX's documentation imports it): Auto axes, devices in order,
+    # or sorted by id; too few devices skip the test calling it
+    *[
+        (
+            f"jtu_create_mesh_{i}",
+            "from jax._src import test_util as jtu\n"
+            f"m = jtu.create_mesh({args})\n"
+            "out = (m.axis_names, tuple(m.shape.items()), [d.id for d in m.devices.flat], str(m.axis_types), "
+            "m.devices.shape)",
+        )
+        for i, args in enumerate(
+            [
+                "(2,), ('x',)",
+                "(4, 2), ('a', 'b')",
+                "(2, 2, 2), ('a', 'b', 'c'), iota_order=True",
+                "(2,), ('x',), axis_types=(jax.sharding.AxisType.Explicit,)",
+            ]
+        )
+    ],
+    (
+        "jtu_create_mesh_too_few",
+        "import unittest\nfrom jax._src import test_util as jtu\n"
+        "try:\n    jtu.create_mesh((16,), ('x',))\n    out = None\nexcept unittest.SkipTest as e:\n    out = str(e)",
+    ),
+    (
+        "jtu_check_grads",
+        "from jax._src import test_util as jtu\nout = jtu.check_grads(jnp.sin, (1.0,), order=2)",
+    ),
 ]
