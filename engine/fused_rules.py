@@ -57,15 +57,14 @@ def compiled(closed: ClosedJaxpr, rule: bool = False) -> ClosedJaxpr:
 def _compile(closed: ClosedJaxpr, rule: bool = False, simplify: bool = True) -> tuple[ClosedJaxpr, bool]:
     """``compiled(closed)`` (without XLA's simplifications unless ``simplify``), and whether a
     rewrite (beyond dropping unused work and inlining calls) applied. A ``rule``'s program keeps
-    its sums of products as they are (no fused sum has derivative rules). Programs with loops, branches
-    or refs are left as they are but for unused work: XLA's kernel boundaries there are not
-    modelled (``multiply_add._has_control_flow``)."""
-    from .backends import multiply_add
+    its sums of products as they are (no fused sum has derivative rules). Programs with refs are left
+    as they are but for unused work; in programs with loops or branches the equations around them
+    are contracted, the bodies not (each is its own computation: ``multiply_add.contract``)."""
     from .backends.flat_program import FlatProgram
 
     simplified = algebraic_simplifier.simplify(closed) if simplify else closed
     jaxpr = simplified.jaxpr
-    if has_ref_effects(jaxpr) or any(multiply_add._has_control_flow(e) for e in jaxpr.eqns):
+    if has_ref_effects(jaxpr):
         dced = dce_jaxpr(jaxpr)
         if len(dced.eqns) == len(jaxpr.eqns):
             return simplified, simplified is not closed

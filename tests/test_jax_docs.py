@@ -37,10 +37,6 @@ _MEMORY_STATS = (
 KNOWN_FAILURES.update(
     {
         **{("host-offloading", i): _MEMORY_STATS for i in (5, 8, 9)},
-        ("jax-experimental-sparse", 33): (
-            "jax.scipy.optimize.minimize(method='BFGS') ends 3e-4 (relative) from JAX's parameters: its "
-            "iterations or line search differ from JAX's"
-        ),
         **{
             ("export-export", i): (
                 "len(mlir_module_serialized) counts XLA's StableHLO bytecode; the engine's is its own "

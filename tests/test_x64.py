@@ -40,6 +40,11 @@ REFERENCE_DIFFERS = {
     "host_arrays/scan": "JAX with x64 returns scan's ys forwarded from a numpy xs without a copy (its CPU "
     "client's zero-copy transfer: later writes to the numpy array show in it); without x64 it copies, "
     "as the engine does in both",
+    **{
+        f"optimize/{name}": "a bit-for-bit snippet, and with x64 float64 sums and dots are not added in "
+        "XLA's order (not modelled): the fit, on data it nearly separates, drifts from JAX's"
+        for name in ("bfgs_logistic_bits", "bfgs_logistic_steps_bits", "lbfgs_logistic_bits")
+    },
 }
 ROOT = HERE.parent.parent
 

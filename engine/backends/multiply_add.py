@@ -6,8 +6,12 @@ operations round twice: under ``jit`` JAX's ``p - 0.1 * g`` differs from the eag
 bit on ~9% of elements, ``a * b + c`` on ~23% (float32, measured with JAX 0.10.2). Compiled kernels
 here contract the same pairs (``contract``, on the flattened program every kernel is generated
 from): a product of the sum's dtype (float32, float64) and shape whose only use is the sum, the
-first operand's when both are products (LLVM's order). Eager evaluation and the interpreter tier
-round twice, as JAX's eager operations do (each its own kernel).
+first operand's when both are products (LLVM's order). A product read more than once is copied by
+XLA's fusion into every kernel that reads it (``_kernels``), so it fuses into a sum wherever it is
+that kernel's one use of it (``s = a * p`` in a BFGS step, read by ``x + s`` and by the matrix
+update). A loop's or a branch's body is a computation of its own: contracted on its own, and
+around it the program is contracted as if the loop were an opaque reader. Eager evaluation
+rounds twice, as JAX's eager operations do (each its own kernel).
 """
 
 from __future__ import annotations
@@ -100,7 +104,7 @@ def _fma_sum_abstract(a, b, *, axes, **_):
 _SUMS = (ew.add_p, ew.sub_p, ad.add_jaxvals_p)
 
 
-def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -> dict:
+def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -> tuple[dict, dict]:
     """Count the uses of each product as LLVM sees them: XLA's CSE first makes equal equations one
     (``(a*b + c, a*b)`` has one product of two uses, and so does ``x**-3`` computed twice), and
     LLVM folds negations out of products (a negated factor, a factor of -1 or of a negative
@@ -159,15 +163,38 @@ def _merge_equal_products(eqns: list[JaxprEqn], uses: Counter, producer: dict) -
         except TypeError:  # (unhashable params: no CSE)
             continue
         canon[out] = seen.setdefault(key, (("e", id(out)), 1))
+    # A product's users that CSE makes one equation are one use (``fb - fa - c*db`` written twice
+    # is one subtraction of one product, which LLVM fuses in every kernel XLA copies it into).
+    products = {v for group in groups.values() for v in group}
+    by_user: dict = {}  # product -> {its user's value: how often that user reads it}
+    read = Counter()  # product -> reads by equations (the rest of its uses are program outputs)
+    for e in eqns:
+        user = _reader_key(e, canon, id(e))
+        for x in e.inputs:
+            if type(x) is Var and x in products:
+                by_user.setdefault(x, {})[user] = sum(y is x for y in e.inputs)
+                read[x] += 1
     for group in groups.values():
-        if len(group) > 1:
-            total = sum(uses[v] for v in group)
-            for v in group:
-                uses[v] = total
-    return canon
+        merged: dict = {}
+        for v in group:
+            merged.update(by_user.get(v, {}))
+        total = sum(uses[v] - read[v] for v in group) + sum(merged.values())
+        for v in group:
+            uses[v] = total
+    return canon, {v: group for group in groups.values() for v in group}
 
 
 _MOVES = frozenset({"broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims"})
+
+
+def _reader_key(e: JaxprEqn, canon: dict, fallback) -> tuple:
+    """Who reads a product, as LLVM sees it: sums CSE makes one (equal values) are one reader. Not
+    other readers: two equal negations of a product are one negation read by two sums, which
+    LLVM folds into each sum, so the product has two uses there (a jitted third derivative)."""
+    out = e.out_binders[0] if len(e.out_binders) == 1 else None
+    if e.primitive in _SUMS and out in canon:
+        return ("value", canon[out])
+    return ("eqn", fallback)
 
 
 def _through_negations(x, uses: Counter, producer: dict) -> tuple:
@@ -192,18 +219,6 @@ def _through_negations(x, uses: Counter, producer: dict) -> tuple:
 
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _has_control_flow(e: JaxprEqn) -> bool:
-    """A loop or branch (also inside a nested ``jit``): XLA splits such programs into several
-    kernels, whose boundaries decide which products it fuses; only straight-line programs are
-    contracted (in a BFGS loop contracting every product-sum pair changed the steps JAX takes)."""
-    inner = list(subjaxprs(e))
-    if not inner:
-        return False
-    if e.primitive.name != "jit":
-        return True
-    return any(_has_control_flow(f) for j in inner for f in j.eqns)
 
 
 def _unit_sign(x, producer: dict) -> int:
@@ -255,18 +270,111 @@ def _body(factors: list, producer: dict) -> str:
     return "light"
 
 
+# What XLA's CPU fusion treats as cheap to recompute (``InstructionFusion::IsExpensive`` aside):
+# such operations are copied into every kernel that reads them; a costlier one read twice is
+# computed once, in a kernel of its own.
+_CHEAP = frozenset(
+    {
+        "add", "add_any", "sub", "mul", "neg", "abs", "max", "min", "and", "or", "not", "xor", "eq",
+        "ne", "lt", "le", "gt", "ge", "select_n", "convert_element_type", "sign", "floor", "ceil",
+        "round", "is_finite", "clamp", "square", "integer_pow", "copy", "real", "imag", "complex",
+        "conj", "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "slice", "concatenate",
+        "transpose", "pad", "iota", "rev", "stop_gradient",
+    }
+)  # fmt: skip
+# Fused with what they read, but always the last operation of their kernel.
+_REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
+
+
+def _fusible(e: JaxprEqn) -> bool:
+    if len(e.out_binders) != 1 or next(subjaxprs(e), None) is not None:
+        return False
+    name = e.primitive.name
+    if name == "dot_general":  # (a vector . vector dot: XLA's CPU compiler makes it a multiply-reduce)
+        return all(x.aval.ndim == 1 for x in e.inputs)
+    return name in _CHEAP or name in _REDUCTIONS or batching.is_elementwise(e.primitive)
+
+
+def _kernels(eqns: list[JaxprEqn], outs: list) -> tuple[list[frozenset], dict]:
+    """The kernels XLA's fusion puts each equation in (by the index of the equation each kernel
+    ends with), and each variable's readers. A value is the end of a kernel, computed once, when
+    it is an output, a reduction, read by something XLA does not fuse (a matrix product, a loop)
+    or costly and read twice; otherwise it is recomputed in every kernel that reads it."""
+    readers: dict = {}
+    for c, e in enumerate(eqns):
+        for y in {y for y in e.inputs if type(y) is Var}:
+            readers.setdefault(y, []).append(c)
+    returned = {x for x in outs if type(x) is Var}
+    kernels: list[frozenset] = [frozenset()] * len(eqns)
+    for i in reversed(range(len(eqns))):
+        e = eqns[i]
+        users = [c for v in e.out_binders for c in readers.get(v, ())]
+        if (
+            not users
+            or not _fusible(e)
+            or e.primitive.name in _REDUCTIONS
+            or e.primitive.name == "dot_general"
+            or any(v in returned for v in e.out_binders)
+            or not all(_fusible(eqns[c]) for c in users)
+            or (len(users) > 1 and e.primitive.name not in _CHEAP)
+        ):
+            kernels[i] = frozenset([i])
+        else:
+            kernels[i] = frozenset().union(*(kernels[c] for c in users))
+    return kernels, readers
+
+
+def _scales(e: JaxprEqn, producer: dict) -> bool:
+    """Whether the product ``e`` scales an array by a scalar (a 0-d value, broadcast or not)."""
+    if e.out_binders[0].aval.ndim == 0:
+        return False
+    for x in e.inputs:
+        if x.aval.ndim == 0:
+            return True
+        made = producer.get(x, (None, None))[1] if type(x) is Var else None
+        if made is not None and made.primitive.name == "broadcast_in_dim" and made.inputs[0].aval.ndim == 0:
+            return True
+    return False
+
+
+def _alone_in_kernels(
+    x, i: int, group: list, kernels: tuple, canon: dict, eqns: list, producer: dict, outs
+) -> bool:
+    """Whether the product ``x``, read more than once, is read once in the kernels of the sum
+    ``i``: XLA copies a product into each kernel reading it, and LLVM fuses each copy whose one use
+    is a sum. A product of two arrays that is also an output or summed is not copied: XLA computes
+    it in one kernel with those readers (a multi-output fusion), where it has several uses; a
+    scaled array is copied even then (measured with JAX 0.10.2). Readers CSE makes one (equal
+    values) are one reader."""
+    ends, readers = kernels
+    members = set(group)
+    returned = {v for v in outs if type(v) is Var}
+    for v in group:
+        if not _scales(producer[v][1], producer) and (
+            v in returned or any(eqns[c].primitive.name in _REDUCTIONS for c in readers.get(v, ()))
+        ):
+            return False
+    by_value: dict = {}  # reader's value -> (its kernels, how often it reads the product)
+    for v in group:
+        for c in readers.get(v, ()):
+            e = eqns[c]
+            key = _reader_key(e, canon, c)
+            ks, _ = by_value.get(key, (frozenset(), 0))
+            by_value[key] = (ks | ends[c], sum(y in members for y in e.inputs if type(y) is Var))
+    return all(sum(n for ks, n in by_value.values() if end in ks) == 1 for end in ends[i])
+
+
 def contract(
     eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True, ynn: set[int] = frozenset()
 ) -> tuple[list[JaxprEqn], list]:
     """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``
     (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``). Not the sums
     in ``ynn``, equations YNNPACK computes (``ynn_fusion.fused``): it rounds the product."""
-    if any(_has_control_flow(e) for e in eqns):
-        return eqns, paths
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
     uses.update(x for x in outs if type(x) is Var)
     producer = {v: (i, e) for i, e in enumerate(eqns) for v in e.out_binders}
-    canon = _merge_equal_products(eqns, uses, producer)
+    canon, same_product = _merge_equal_products(eqns, uses, producer)
+    original, kernels = eqns, None  # (the kernels, found when a product read twice meets a sum)
     fused: set[int] = set()
     eqns = list(eqns)
     for i, e in enumerate(eqns):
@@ -283,10 +391,14 @@ def contract(
             x = terms[k][0]
             j, m = producer.get(x, (None, None)) if type(x) is Var else (None, None)
             factors = _factors(m, producer) if m is not None else None
-            if factors is None or j in fused or uses[x] != 1:
+            if factors is None or x.aval.shape != out.shape or x.aval.dtype != out.dtype:
                 continue
-            if x.aval.shape != out.shape or x.aval.dtype != out.dtype:
-                continue
+            if j in fused or uses[x] != 1:
+                kernels = kernels or _kernels(original, outs)
+                if not _alone_in_kernels(
+                    x, i, same_product.get(x, [x]), kernels, canon, original, producer, outs
+                ):
+                    continue
             addend_negated = e.primitive is ew.sub_p and k == 0  # (the addend is the other input)
             params = dict(neg_product=signs[k] < 0, neg_addend=addend_negated)
             eqns[i] = JaxprEqn(fma_p, [*factors, e.inputs[1 - k]], params, e.out_binders, e.source_info)

@@ -47,7 +47,7 @@ class _ScalarBody:
         self.gen, self.lines, self.ok = gen, [], True
         self.shapes = {(), tuple(shape)} if shape is not None else {()}
         self.elementwise: list[bool] = []  # per line: computes an element of a shaped value?
-        flat = FlatProgram(closed, contract=False)  # (a loop's body: see multiply_add._has_control_flow)
+        flat = FlatProgram(closed, sums=False)  # (a body is its own computation: contracted alone)
         env = dict(zip(flat.inputs, in_exprs))
         for v, c in flat.consts.items():
             env[v] = L.literal(c, v.aval.dtype) if np.ndim(core.to_numpy(c)) == 0 else None

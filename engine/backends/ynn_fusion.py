@@ -73,10 +73,8 @@ def fused(eqns: list[JaxprEqn], outs: list) -> set[int]:
     YNNPACK with a float32 sum of >= 4096 elements: there YNNPACK computes the functions above,
     and a multiply and an add stay two roundings (no fused multiply-add: measured,
     ``sum(log(1 + tanh(x)**2))`` rounds ``tanh(x)**2`` before adding 1)."""
-    from .multiply_add import _has_control_flow
-
-    if any(_has_control_flow(e) for e in eqns):  # (kernel boundaries not modelled, as there)
-        return set()
+    # (a loop or branch is its own computation: what reaches it is no sum's, as XLA does not fuse
+    # across it)
     uses = Counter(x for e in eqns for x in {y for y in e.inputs if type(y) is Var})  # (x * x: once)
     uses.update(x for x in outs if type(x) is Var)
     made = {v: i for i, e in enumerate(eqns) for v in e.out_binders}

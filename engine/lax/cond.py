@@ -24,6 +24,7 @@ from .control_flow_common import (
     _trace,
     _avals,
     _run,
+    _run_body,
     _check_same,
     _jvp_closed,
     _stage,
@@ -152,7 +153,7 @@ def _cond_impl(*args, **params):
 
 def _interpreted_cond(index, *args, branches, branches_platforms=None):
     i = int(np.clip(int(index), 0, len(branches) - 1))
-    return [core.to_numpy(o) for o in _run(branches[i], *args)]
+    return [core.to_numpy(o) for o in _run_body(branches[i], *args)]
 
 
 cond_p.def_impl(_cond_impl)

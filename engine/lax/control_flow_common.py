@@ -5,6 +5,8 @@ analyses (nonzero tangents, batched outputs) their rules iterate to a fixed poin
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import ad, core
@@ -50,6 +52,32 @@ def promote_weak_inits(leaves, avals, out_avals) -> list | None:
 
 def _run(closed: ClosedJaxpr, *args):
     return eval_jaxpr(closed.jaxpr, args, closed.consts)
+
+
+_bodies: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
+_bodies_by_structure: dict = {}  # (a loop traces its body again at every call)
+_BODIES_MAX = 256
+
+
+def _run_body(closed: ClosedJaxpr, *args):
+    """A body run by an interpreted loop or branch, as XLA compiles it: its own computation, so
+    its multiply-adds are contracted and its simplifications applied (``fused_rules.compiled``)
+    as in the compiled loop's body, and the interpreted and compiled tiers round alike."""
+    from ..fused_rules import compiled
+    from .control_flow_eager import _value_key
+
+    program = _bodies.get(closed)
+    if program is None:
+        key = _value_key(closed)
+        program = _bodies_by_structure.get(key) if key is not None else None
+        if program is None:
+            program = compiled(closed)
+            if key is not None:
+                if len(_bodies_by_structure) >= _BODIES_MAX:
+                    del _bodies_by_structure[next(iter(_bodies_by_structure))]
+                _bodies_by_structure[key] = program
+        _bodies[closed] = program
+    return eval_jaxpr(program.jaxpr, args, program.consts)
 
 
 def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):

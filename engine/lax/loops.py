@@ -24,6 +24,7 @@ from .control_flow_common import (
     _trace,
     _avals,
     _run,
+    _run_body,
     _check_same,
     _with_weak_types,
     promote_weak_inits,
@@ -188,21 +189,21 @@ def _interpreted_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts
     )
     steps = 0
     if cond_jaxpr.out_avals[0].shape == ():
-        while bool(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0])):
+        while bool(core.to_numpy(_run_body(cond_jaxpr, *cc, *carry)[0])):
             if steps == max_steps:
                 return None
-            carry = _run(body_jaxpr, *bc, *carry)
+            carry = _run_body(body_jaxpr, *bc, *carry)
             steps += 1
         return _with_weak_types(carry, body_jaxpr.out_avals)
     # A batched predicate (a vmapped while, as JAX stages it): loop while any example runs;
     # finished examples keep their carry (the predicate's shape is a prefix of every carry's).
     while True:
-        pred = np.asarray(core.to_numpy(_run(cond_jaxpr, *cc, *carry)[0]))
+        pred = np.asarray(core.to_numpy(_run_body(cond_jaxpr, *cc, *carry)[0]))
         if not pred.any():
             return _with_weak_types(carry, body_jaxpr.out_avals)
         if steps == max_steps:
             return None
-        new = [core.to_numpy(v) for v in _run(body_jaxpr, *bc, *carry)]
+        new = [core.to_numpy(v) for v in _run_body(body_jaxpr, *bc, *carry)]
         carry = [_select_by_prefix(pred, n, core.to_numpy(c)) for n, c in zip(new, carry)]
         steps += 1
 

@@ -21,6 +21,7 @@ from .control_flow_common import (
     _trace,
     _avals,
     _run,
+    _run_body,
     _check_same,
     _jvp_closed,
     _stage,
@@ -202,7 +203,7 @@ def _interpreted_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unro
     ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
     for k in range(length):
         i = length - 1 - k if reverse else k
-        outs = _run(jaxpr, *consts, *carry, *[x[i] for x in xs])
+        outs = _run_body(jaxpr, *consts, *carry, *[x[i] for x in xs])
         carry = outs[:num_carry]
         for y, o in zip(ys, outs[num_carry:]):
             y[i] = core.to_numpy(o)

@@ -1945,6 +1945,10 @@ from snippets_optimize import OPTIMIZE  # noqa: E402
 
 SNIPPETS["optimize"] = OPTIMIZE
 
+from snippets_loop_fma import LOOP_FMA  # noqa: E402
+
+SNIPPETS["loop_fma"] = LOOP_FMA
+
 from snippets_tridiagonal import TRIDIAGONAL  # noqa: E402
 
 SNIPPETS["tridiagonal"] = TRIDIAGONAL

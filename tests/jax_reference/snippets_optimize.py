@@ -12,7 +12,45 @@ QUAD = (
     "def quad(x, A, b):\n    return 0.5 * x @ A @ x - b @ x\n"
 )
 
+LOGISTIC = (
+    "from jax.scipy.optimize import minimize\n"
+    "rng = np.random.default_rng(0)\n"
+    "X = rng.normal(size=(100, 20)).astype(np.float32)\n"
+    "y = (X @ rng.normal(size=20) + 0.5 * rng.normal(size=100) > 0).astype(np.float32)\n"
+    "def loss(w, X, y):\n"
+    "    p = 0.5 * (jnp.tanh((X @ w[1:] + w[0]) / 2) + 1)\n"
+    "    return -jnp.mean(y * jnp.log(p) + (1 - y) * jnp.log(1 - p))\n"
+)
+HIMMELBLAU = (
+    "from jax.scipy.optimize import minimize\n"
+    "def himmelblau(p):\n    return (p[0] ** 2 + p[1] - 11) ** 2 + (p[0] + p[1] ** 2 - 7) ** 2\n"
+)
+# Bit for bit (rtol 0): the steps JAX takes, which depend on the multiply-adds XLA fuses in the
+# loops' bodies (backends/multiply_add.py).
+_FIELDS = "(r.x, r.fun, r.jac, r.nit, r.nfev, r.njev, r.status)"
+
 OPTIMIZE = [
+    (
+        "bfgs_logistic_bits",
+        LOGISTIC + f"r = minimize(loss, jnp.zeros(21), (X, y), method='BFGS')\nout = {_FIELDS}",
+        0.0,
+    ),
+    (
+        "bfgs_logistic_steps_bits",
+        LOGISTIC
+        + "out = [tuple(minimize(loss, jnp.zeros(21), (X, y), method='BFGS', options=dict(maxiter=k)))[:5] for k in (1, 2, 4)]",
+        0.0,
+    ),
+    (
+        "bfgs_himmelblau_bits",
+        HIMMELBLAU + f"r = minimize(himmelblau, jnp.array([-1.0, 0.5]), method='BFGS')\nout = {_FIELDS}",
+        0.0,
+    ),
+    (
+        "lbfgs_logistic_bits",
+        LOGISTIC + f"r = minimize(loss, jnp.zeros(21), (X, y), method={LBFGS})\nout = {_FIELDS}",
+        0.0,
+    ),
     # (this run ends in a failed line search near the minimum: the gradient there is float32 roundoff)
     ("bfgs_rosen", ROSEN + "out = tuple(minimize(rosen, jnp.zeros(3), method='BFGS'))", 1e-3),
     ("bfgs_rosen_2d", ROSEN + "out = tuple(minimize(rosen, jnp.array([-1.2, 1.0]), method='BFGS'))", 1e-3),

@@ -3,8 +3,8 @@
 ``vmap``).
 
 >>> res = minimize(lambda x: jnp.sum((x - 2.0) ** 2), jnp.zeros(2), method="BFGS")
->>> res.x, res.success  # (JAX's x is [2., 2.]: its line search rounds differently in the last bit)
-(Array([2.0000002, 2.       ], dtype=float32), Array(True, dtype=bool))
+>>> res.x, res.success, res.nit, res.nfev
+(Array([2., 2.], dtype=float32), Array(True, dtype=bool), Array(2, dtype=int32, weak_type=True), Array(3, dtype=int32, weak_type=True))
 """
 
 from __future__ import annotations

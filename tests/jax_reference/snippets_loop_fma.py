@@ -1,0 +1,43 @@
+"""Snippets for the multiply-adds XLA fuses inside loop and branch bodies and into the kernels a
+product is copied into (engine/backends/multiply_add.py): compared bit for bit (rtol 0).
+Registered in snippets.py."""
+
+DATA = (
+    "rng = np.random.default_rng(0)\n"
+    "a = np.float32(rng.normal())\n"
+    "p, x, y = rng.normal(size=(3, 64)).astype(np.float32)\n"
+    "M = rng.normal(size=(64, 8)).astype(np.float32)\n"
+)
+
+_CASES = {
+    "fori": "lambda x, y: lax.fori_loop(0, 6, lambda i, c: c * 1.01 + y, x)",
+    "fori_dynamic": "lambda x, y: lax.fori_loop(0, (y[0] > 9).astype(np.int32) + 6, lambda i, c: c * 1.01 + y, x)",
+    "scan": "lambda x, y: lax.scan(lambda c, z: (c * 1.5 + z, c), x[:8], jnp.reshape(y, (8, 8)))[0]",
+    "cond": "lambda x, y: lax.cond(x[0] > -100, lambda u, v: u * 1.01 + v, lambda u, v: u, x, y)",
+    "while_grad": (
+        "lambda x, y: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1] - 0.1 * "
+        "jax.grad(lambda v: jnp.sum(jnp.tanh(v * y) ** 2))(c[1])), (0, x))[1]"
+    ),
+}
+
+LOOP_FMA = [
+    *[(f"{name}_jit", DATA + f"out = jax.jit({f})(x, y)", 0.0) for name, f in _CASES.items()],
+    *[(f"{name}_eager", DATA + f"out = ({f})(x, y)", 0.0) for name, f in _CASES.items()],
+    # a scaled array read by a sum and by a matrix product: copied into the sum's kernel, fused there
+    ("scaled_product_twice", DATA + "out = jax.jit(lambda a, p, x: (x + a * p, (a * p) @ M))(a, p, x)", 0.0),
+    ("scaled_product_output", DATA + "out = jax.jit(lambda a, p, x: (x + a * p, a * p))(a, p, x)", 0.0),
+    (
+        "scaled_product_vdot",
+        DATA + "out = jax.jit(lambda a, p, x, y: (x + a * p, jnp.dot(a * p, y)))(a, p, x, y)",
+        0.0,
+    ),
+    ("two_sums", DATA + "out = jax.jit(lambda a, p, x, y: (x + a * p, y - a * p))(a, p, x, y)", 0.0),
+    # a product of arrays also returned or summed: one kernel with both readers, not fused
+    ("product_output", DATA + "out = jax.jit(lambda p, x, y: (x + y * p, y * p))(p, x, y)", 0.0),
+    ("product_summed", DATA + "out = jax.jit(lambda p, x, y: (x + y * p, jnp.sum(y * p)))(p, x, y)", 0.0),
+    (
+        "product_one_kernel",
+        DATA + "out = jax.jit(lambda a, p, x, y: (x + a * p) * (y + a * p))(a, p, x, y)",
+        0.0,
+    ),
+]
