@@ -56,4 +56,26 @@ CONSTANT_FOLDING = [
         + "j = jnp.asarray(w[:, :9])\ny = jax.jit(lambda: jax.lax.cumprod(j * 0.1 + 1, axis=1, reverse=True))()"
         + _BITS,
     ),
+    # found by fuzzing: an operand outside log's, rsqrt's or sqrt's domain (x <= 0, x < 0) makes
+    # the canonicalizer leave the whole operation to the evaluator (float functions, onward)
+    (
+        "rsqrt_nonpositive",
+        _C + "c = np.abs(w) * 3\nc[0, 0], c[1, 1], c[2, 2] = 0.0, -1.0, -0.0\n"
+        "y = jax.jit(lambda a: a * jax.lax.rsqrt(c))(np.float32(1.0))" + _BITS,
+    ),
+    (
+        "log_negative_then_tanh",
+        _C + "c = np.abs(x) * 3\nc[0, 0] = -2.0\ny = jax.jit(lambda: jnp.tanh(jnp.log(c)))()" + _BITS,
+    ),
+    (
+        "sqrt_negative_then_tanh",
+        _C + "c = np.abs(x) * 3\nc[3, 5] = -1.0\ny = jax.jit(lambda: jnp.tanh(jnp.sqrt(c) * 0.5))()" + _BITS,
+    ),
+    # a folded denormal an arithmetic kernel reads is zero to it (DAZ); returned or selected, kept
+    (
+        "denormal_read_as_zero",
+        "c = np.array([-90.0, -100.0, 1.0, -88.5], np.float32)\n"
+        "y = jax.jit(lambda a: (a * jnp.exp(c), jnp.maximum(jnp.exp(c), a - 2), jnp.where(a > 0, jnp.exp(c), a)))"
+        "(np.float32(2.0))\nout = [np.asarray(v).view(np.uint32) for v in y]",
+    ),
 ]
