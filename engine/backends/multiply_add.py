@@ -324,17 +324,26 @@ def _kernels(eqns: list[JaxprEqn], outs: list) -> tuple[list[frozenset], dict]:
     return kernels, readers
 
 
-def _scales(e: JaxprEqn, producer: dict) -> bool:
-    """Whether the product ``e`` scales an array by a scalar (a 0-d value, broadcast or not)."""
-    if e.out_binders[0].aval.ndim == 0:
-        return False
-    for x in e.inputs:
-        if x.aval.ndim == 0:
-            return True
+def _true_rank(aval) -> int:
+    return sum(n != 1 for n in aval.shape)
+
+
+def _effectively_unary(e: JaxprEqn, producer: dict) -> bool:
+    """Whether XLA may copy the product ``e`` into every kernel reading it whatever its readers
+    (``InstructionFusion::EffectivelyAtMostUnary``): at most one of its operands is read whole,
+    the others being broadcasts (a scalar, a row ``w`` of ``x * w``), iotas, scalar constants or of
+    a lower rank (dimensions of 1 not counted); copying it then reads no more input than once."""
+    rank = _true_rank(e.out_binders[0].aval)
+    whole = 0
+    distinct = [x for k, x in enumerate(e.inputs) if all(x is not y for y in e.inputs[:k])]
+    for x in distinct:  # (a square, x * x, reads x once: unary)
         made = producer.get(x, (None, None))[1] if type(x) is Var else None
-        if made is not None and made.primitive.name == "broadcast_in_dim" and made.inputs[0].aval.ndim == 0:
-            return True
-    return False
+        if made is not None and made.primitive.name in ("broadcast_in_dim", "iota"):
+            continue
+        if type(x) is not Var and x.aval.size == 1:
+            continue
+        whole += _true_rank(x.aval) >= rank
+    return whole <= 1
 
 
 def _alone_in_kernels(
@@ -342,15 +351,18 @@ def _alone_in_kernels(
 ) -> bool:
     """Whether the product ``x``, read more than once, is read once in the kernels of the sum
     ``i``: XLA copies a product into each kernel reading it, and LLVM fuses each copy whose one use
-    is a sum. A product of two arrays that is also an output or summed is not copied: XLA computes
-    it in one kernel with those readers (a multi-output fusion), where it has several uses; a
-    scaled array is copied even then (measured with JAX 0.10.2). Readers CSE makes one (equal
-    values) are one reader."""
+    is a sum. XLA copies a product of two whole arrays only when it can fuse it into every reader
+    on every path (``ComputeGloballyUnfusible``): not when it is also an output or reduced (the
+    reduction's result reaches the other readers through a kernel of its own), then it is computed
+    once, in a kernel of its own; an effectively unary product (an array scaled by a scalar or by a
+    broadcast row, ``x * w`` in ``softmax(x * w)``) is copied even then, into the reduction's kernel
+    and each other reader's (measured with JAX 0.10.2's dumps: ``exp(fma(x, w, -max))``). Readers
+    CSE makes one (equal values) are one reader."""
     ends, readers = kernels
     members = set(group)
     returned = {v for v in outs if type(v) is Var}
     for v in group:
-        if not _scales(producer[v][1], producer) and (
+        if not _effectively_unary(producer[v][1], producer) and (
             v in returned or any(eqns[c].primitive.name in _REDUCTIONS for c in readers.get(v, ()))
         ):
             return False
@@ -411,7 +423,15 @@ def contract(
         j, m = producer.get(x, (None, None))
         factors = _factors(m, producer) if m is not None else None
         small = x.aval.dtype == np.float32 and 0 < x.aval.size < sum_order.TREE_LIMIT
-        if factors is None or not small or j in fused or uses[x] != 1:
+        # (a product read elsewhere too: an effectively unary one is copied into the sum's kernel,
+        # where the sum is its one use, when the sum is one loop nest: no reduced dimension longer
+        # than a window, which XLA's tree rewriter would sum from the product's own kernel)
+        copied = (
+            m is not None
+            and _effectively_unary(m, producer)
+            and all(x.aval.shape[d] <= sum_order.WINDOW for d in e.params["axes"])
+        )
+        if factors is None or not small or ((j in fused or uses[x] != 1) and not copied):
             continue
         square = type(factors[0]) is Var and factors[0] is factors[1]
         params = dict(axes=tuple(e.params["axes"]), square=square, body=_body(factors, producer))

@@ -41,3 +41,46 @@ LOOP_FMA = [
         0.0,
     ),
 ]
+
+# A product one of whose operands is a broadcast (a row w, a scalar) is effectively unary to XLA: copied
+# into every kernel reading it, the reduction's too, so it fuses into each sum (exp(fma(x, w, -max))).
+ROWS = (
+    "rng = np.random.RandomState(0)\n"
+    "X, Y = rng.randn(2, 8, 33).astype(np.float32)\n"
+    "w = rng.randn(33).astype(np.float32)\n"
+)
+_ROW_CASES = {
+    "softmax": "lambda a, b: jax.nn.softmax(a * b)",
+    "log_softmax": "lambda a, b: jax.nn.log_softmax(a * b)",
+    "softmax_16": "lambda a, b: jax.nn.softmax(a[:, :16] * b[:16])",
+    "max_keepdims": "lambda a, b: jnp.exp(a * b - jnp.max(a * b, axis=1, keepdims=True))",
+    "max_no_keepdims": "lambda a, b: a * b - jnp.max(a * b, axis=1)[:, None]",
+    "min": "lambda a, b: a * b - jnp.min(a * b, axis=1, keepdims=True)",
+    "row_sum_windows": "lambda a, b: a * b - jnp.sum(a * b, axis=1, keepdims=True)",
+    "row_sum_16": "lambda a, b: a[:, :16] * b[:16] + jnp.sum(a[:, :16] * b[:16], axis=1, keepdims=True)",
+    "column_sum": "lambda a, b: a * b + jnp.sum(a * b, axis=0)",
+    "argmax_min": "lambda a, b: (a * b - 1.0, jnp.argmax(a * b, axis=1), jnp.min(a * b))",
+    "output": "lambda a, b: (a * b + Y, a * b)",
+    "column_max": "lambda a, b: a.T * b[:, None] - jnp.max(a.T * b[:, None], axis=0)",
+    "full_sum_16": "lambda a, b: a[:, :16] * b[:16] + jnp.sum(a[:, :16] * b[:16])",
+    # a square reads one array: copied too
+    "square_max": "lambda a, b: a**2 - jnp.max(a**2, axis=1, keepdims=True)",
+    "square_sum_16": "lambda a, b: a[:, :16] ** 2 - jnp.sum(a[:, :16] ** 2, axis=1, keepdims=True)",
+}
+LOOP_FMA += [
+    (f"row_product_{name}", ROWS + f"out = jax.jit({f})(X, w)", 0.0) for name, f in _ROW_CASES.items()
+]
+# a product of two whole arrays also reduced: computed once, in a kernel of its own, not fused
+LOOP_FMA += [
+    (
+        "array_product_max",
+        ROWS + "out = jax.jit(lambda a: a * Y - jnp.max(a * Y, axis=1, keepdims=True))(X)",
+        0.0,
+    ),
+    (
+        "array_product_row_sum",
+        ROWS
+        + "out = jax.jit(lambda a, b: a * b + jnp.sum(a * b, axis=1, keepdims=True))(X[:, :16], Y[:, :16])",
+        0.0,
+    ),
+]
