@@ -362,10 +362,11 @@ def promote_elementwise_inexact(name: str, *args):
 
 
 def promote_dtypes_numeric(*args):
-    """Promote, then move bools to the default integer (keeping weakness)."""
+    """Promote, then move bools to int32, x64 or not, as JAX's ``to_numeric_dtype`` (keeping
+    weakness)."""
     dtype, weak = promote_types_weak(dtype_and_weak(a) for a in args)
     if dtype == np.bool_:
-        dtype = core.default_dtype(int)
+        dtype = np.dtype(np.int32)
     return _convert_beside_tracers(args, dtype, weak)
 
 

@@ -343,7 +343,8 @@ def var(
 
 def _var_dtypes(a_dtype, dtype):
     """(the dtype var computes in, the dtype it returns): the real part's dtype of inexact input,
-    the default float of integers and bools, or ``dtype`` when given; float16 computes in float32."""
+    JAX's inexact type of integers and bools (float32 but for 64-bit integers, x64 or not), or
+    ``dtype`` when given; float16 computes in float32."""
     if dtype is not None:
         dtype = core.canonical_dtype(to_dtype(dtype))
         if dtype_kind(a_dtype) == "c" and dtype_kind(dtype) != "c":
@@ -355,7 +356,7 @@ def _var_dtypes(a_dtype, dtype):
     elif dtype_kind(a_dtype) in "fc":
         computation, dtype = a_dtype, np.array(0, a_dtype).real.dtype
     else:
-        computation = dtype = core.default_dtype(float)
+        computation = dtype = to_inexact_dtype(np.dtype(a_dtype))
     return upcast_f16(computation), np.dtype(dtype)
 
 

@@ -237,8 +237,8 @@ def reciprocal(x, /):
 
 def square(x, /):
     (x,) = promote_args("square", x)
-    if _is_bool(x):  # squared as the default int, as JAX's promote_dtypes_numeric
-        x = lax.convert_element_type(x, core.default_dtype(int))
+    if _is_bool(x):  # squared as int32, as JAX's promote_dtypes_numeric
+        x = lax.convert_element_type(x, np.int32)
     return lax.square(x)
 
 

@@ -137,6 +137,13 @@ X64_SNIPPETS = [
     ("jaxpr_seed", "out = str(jax.make_jaxpr(lambda s: jax.random.key(s))(5))"),
     ("jaxpr_vmap", "out = str(jax.make_jaxpr(jax.vmap(lambda x: x / 3.0))(jnp.ones(2)))"),
     ("jaxpr_jit", "out = str(jax.make_jaxpr(jax.jit(lambda x: x + 1.5))(jnp.ones(2, jnp.float32)))"),
+    # bools become int32 where jnp needs a number (JAX's to_numeric_dtype), and var/std of
+    # integers the inexact type of their width (float32 but for 64-bit ones), x64 or not
+    ("bool_square", "out = jnp.square(jnp.array([True, False]))"),
+    ("bool_pow", "out = jnp.array([True, False]) ** 2"),
+    ("bool_var", "out = (jnp.var(jnp.array([True, False, True])), jnp.std(jnp.array([True, False])))"),
+    ("int32_var", "out = jnp.var(jnp.array([1, 2, 4], jnp.int32))"),
+    ("int64_var", "out = jnp.var(jnp.array([1, 2, 4]))"),
     ("jaxpr_linspace", "out = str(jax.make_jaxpr(lambda a: jnp.linspace(a, 1.0, 3))(0.0))"),
     # eye/tri masks: iotas of the Python int offset's dtype (int64 here), not int32
     ("jaxpr_eye", "out = str(jax.make_jaxpr(lambda: jnp.eye(2, 3, k=1))())"),
