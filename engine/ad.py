@@ -757,10 +757,6 @@ def _known_primal(trace: PartialEvalTrace, p: Value) -> Value:
     return p
 
 
-# f_vjp(*cotangents out) -> a cotangent for each primal in.
-VJP = Callable[..., list[Tangent]]
-
-
 @final  # so that the fast ``type(x) is UndefPrimal`` narrows for the checker
 class UndefPrimal:
     __slots__ = ("aval",)
@@ -776,57 +772,6 @@ def is_undefined(x: object) -> bool:
     return type(x) is UndefPrimal
 
 
-def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], VJP]:
-    """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
-    if tape.eager():  # nothing traced: the tape of cached per-primitive linearizations
-        return tape.vjp_flat(f, primals)
-    return linearize_vjp_flat(f, primals)
-
-
-def linearize_vjp_flat(
-    f: Callable[..., Sequence[Value]], primals: Sequence[Value], n_main: Callable[[], int] | None = None
-) -> tuple[list[Value], VJP]:
-    """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr (``n_main``:
-    ``linearize_flat``'s)."""
-    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(
-        f, primals, n_main
-    )
-    unknown_outs = [not p.is_known for p in tangent_pvals]
-
-    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent]) -> list[Tangent]:
-        cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
-        undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
-        cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk)
-        it = iter(cts_in)
-        out: list[Tangent] = []
-        for a, d in zip(tangent_avals, differentiable):
-            out.append(next(it) if d else Zero(a))
-        return out
-
-    return primals_out, Pullback(transpose, consts)
-
-
-class Pullback:
-    """``linearize_vjp_flat``'s pullback, its residuals (the linear jaxpr's constants: what the
-    forward pass computed) apart from the ``transpose`` that reads them, so that ``jax.vjp`` can
-    make a pytree of them (``engine.vjp_function``)."""
-
-    __slots__ = ("transpose", "residuals")
-
-    def __init__(self, transpose: Callable[..., list[Tangent]], residuals: Sequence[Value]):
-        self.transpose, self.residuals = transpose, list(residuals)
-
-    def __call__(self, *cts: Tangent) -> list[Tangent]:
-        return self.transpose(self.residuals, cts)
-
-
-def linear_transpose_flat(
-    jaxpr: Jaxpr, consts: Sequence[Value], in_avals: Sequence[ShapedArray], cts: Sequence[Tangent]
-) -> list[Tangent]:
-    undef = [UndefPrimal(a) for a in in_avals]
-    return backward_pass(jaxpr, [*consts, *undef], cts)
-
-
 from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the tables above)
     defjvp as defjvp,
     defjvp2 as defjvp2,
@@ -835,4 +780,7 @@ from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the t
 )
 from .backward_pass import backward_pass as backward_pass, call_transpose as call_transpose  # noqa: E402
 from .backward_pass import transposing as transposing  # noqa: E402
-from . import tape  # noqa: E402  (last: the eager tape builds on this module; imported once, not per vjp)
+
+# (last: reverse mode and the eager tape it uses build on this module)
+from .pullback import VJP as VJP, Pullback as Pullback, linear_transpose_flat as linear_transpose_flat  # noqa: E402
+from .pullback import linearize_vjp_flat as linearize_vjp_flat, vjp_flat as vjp_flat  # noqa: E402

@@ -1,0 +1,66 @@
+"""Reverse mode: ``vjp_flat`` (the eager tape's, or a linearization transposed) and the pullback
+that holds its residuals apart from the linear program that reads them."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from . import tape
+from .ad import Tangent, UndefPrimal, Zero, linearize_flat
+from .backward_pass import backward_pass
+from .core import ShapedArray, Value
+from .ir import Jaxpr
+
+# f_vjp(*cotangents out) -> a cotangent for each primal in.
+VJP = Callable[..., list[Tangent]]
+
+
+def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tuple[list[Value], VJP]:
+    """``(primals_out, f_vjp)`` with ``f_vjp(*cotangents) -> cotangents for each primal``."""
+    if tape.eager():  # nothing traced: the tape of cached per-primitive linearizations
+        return tape.vjp_flat(f, primals)
+    return linearize_vjp_flat(f, primals)
+
+
+def linearize_vjp_flat(
+    f: Callable[..., Sequence[Value]], primals: Sequence[Value], n_main: Callable[[], int] | None = None
+) -> tuple[list[Value], VJP]:
+    """``vjp_flat`` by linearizing the whole function and transposing its linear jaxpr (``n_main``:
+    ``linearize_flat``'s)."""
+    primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals) = linearize_flat(
+        f, primals, n_main
+    )
+    unknown_outs = [not p.is_known for p in tangent_pvals]
+
+    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent]) -> list[Tangent]:
+        cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
+        undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
+        cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk)
+        it = iter(cts_in)
+        out: list[Tangent] = []
+        for a, d in zip(tangent_avals, differentiable):
+            out.append(next(it) if d else Zero(a))
+        return out
+
+    return primals_out, Pullback(transpose, consts)
+
+
+class Pullback:
+    """``linearize_vjp_flat``'s pullback, its residuals (the linear jaxpr's constants: what the
+    forward pass computed) apart from the ``transpose`` that reads them, so that ``jax.vjp`` can
+    make a pytree of them (``engine.vjp_function``)."""
+
+    __slots__ = ("transpose", "residuals")
+
+    def __init__(self, transpose: Callable[..., list[Tangent]], residuals: Sequence[Value]):
+        self.transpose, self.residuals = transpose, list(residuals)
+
+    def __call__(self, *cts: Tangent) -> list[Tangent]:
+        return self.transpose(self.residuals, cts)
+
+
+def linear_transpose_flat(
+    jaxpr: Jaxpr, consts: Sequence[Value], in_avals: Sequence[ShapedArray], cts: Sequence[Tangent]
+) -> list[Tangent]:
+    undef = [UndefPrimal(a) for a in in_avals]
+    return backward_pass(jaxpr, [*consts, *undef], cts)
