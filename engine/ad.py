@@ -733,15 +733,17 @@ def linearize_flat(
         it = iter(tracers_in)
         ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
         primals_out, tangents_out = jvp_flat(f, primals, ts, trace_type=LinearizeTrace)
-        if n_main is not None:
-            k = n_main()
-            aux = [zeros_like_aval(tangent_aval(core.get_aval(p))) for p in primals_out[k:]]
-            tangents_out = [*tangents_out[:k], *aux]
+        k = n_main() if n_main is not None else len(primals_out)
         primals_out = [_known_primal(trace, p) for p in primals_out]
-        tracers_out = [trace.full_raise(t) for t in tangents_out]
+        tracers_out = [trace.full_raise(t) for t in tangents_out[:k]]
         tangent_pvals = [t.pval for t in tracers_out]
         unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
         jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out, main.effects, True)
+    # The aux outputs' tangents: known zeros no program computes (JAX stages none for them).
+    for p in primals_out[k:]:
+        a = tangent_aval(core.get_aval(p))
+        dtype = a.dtype if isinstance(a.dtype, np.dtype) else float0  # (a key's tangent is float0)
+        tangent_pvals.append(PartialVal.known(np.broadcast_to(np.zeros((), dtype), a.shape)))
     # Tangent work no output reads is dead, as in JAX's auto-DCE'd tangent trace (a scan's unused
     # tangent ys go, so its transpose reads no zero cotangent for them).
     jaxpr = dce_jaxpr(jaxpr)
