@@ -98,7 +98,9 @@ jax-venv:
 	  $(JAX_VENV)/bin/pip install -q 'jax==0.10.2' numpy cloudpickle rich \
 	    $$(grep -oE '^(pandas|networkx|scikit-learn|absl-py)==[^ ]+' requirements-dev.lock); }
 
-bench: install jax-venv
+# The IR page's bench drives Chromium, and the scale-out bench starts PostgreSQL and nginx: what
+# install-test provides (a fresh machine's `make bench` failed there without it).
+bench: install-test jax-venv
 	$(BIN)/python -m bench
 
 clean:
