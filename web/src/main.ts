@@ -12,6 +12,7 @@ import { Gallery } from "./gallery";
 import { DebuggerPanel } from "./panels/debugger";
 import { renderDevices } from "./panels/devices";
 import { IRPanel } from "./panels/ir";
+import { warmLayout } from "./panels/layout";
 import { renderOutput, requestError } from "./panels/output";
 import { renderRecompiles } from "./panels/recompiles";
 import { renderTimings } from "./panels/timings";
@@ -528,6 +529,7 @@ class App {
   // ---- start ----------------------------------------------------------------------------------
 
   async start() {
+    warmLayout();
     try {
       setTransforms(await listTransforms());
       this.stack.setSession(this.session); // now with the registry's transformations

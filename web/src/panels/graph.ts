@@ -253,6 +253,7 @@ export class GraphView {
     this.el.dataset.state = "ready";
     this.el.dataset.nodes = String(total);
     this.el.dataset.ms = String(Math.round(stats.totalMs));
+    this.el.dataset.layoutMs = String(Math.round(reply.ms));
     return stats;
   }
 

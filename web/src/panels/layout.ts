@@ -43,6 +43,23 @@ export function layoutInWorker(graph: ElkNode, engine?: "elk" | "fast"): Promise
   });
 }
 
+/** Load ELK in the worker while the page is idle, ahead of the first graph: parsing its bundle
+ *  and the first layouts' cold code had made the first IR graph of a session take 300-440 ms
+ *  (16 nodes; later ones ~100 ms). A throwaway graph of two labelled edges warms the same paths. */
+export function warmLayout(): void {
+  const node = (id: string) => ({ id, width: 80, height: 30 });
+  const edge = (id: string, a: string, b: string) => ({ id, sources: [a], targets: [b], labels: [{ text: "f32[]", width: 30, height: 10 }] });
+  const sample: ElkNode = {
+    id: "root",
+    layoutOptions: ELK_OPTIONS,
+    children: [node("a"), node("b"), node("c")],
+    edges: [edge("e0", "a", "b"), edge("e1", "b", "c")],
+  };
+  const warm = () => void layoutInWorker(sample, "elk");
+  if (typeof requestIdleCallback === "function") requestIdleCallback(warm, { timeout: 2000 });
+  else setTimeout(warm, 500);
+}
+
 /** Options of every graph and compound box: crossing minimisation keeps the order of the nodes
  *  given an ``elk.position`` in their layer (the inputs, see inputOptions) and orders the rest as
  *  it likes. ELK's model-order options would do it too, but crash on nested boxes (elkjs 0.12). */
