@@ -432,3 +432,10 @@ def test_flatten_speed():
     # Generous bounds (shared CI machines); typical is ~0.5 us and ~0.2 us.
     assert flat < 10e-6, flat
     assert unflat < 10e-6, unflat
+
+
+def test_dict_keys_that_do_not_compare_raise_valueerror_from_the_typeerror():
+    """As in JAX, the ValueError is raised *from* the failed comparison, so the traceback shows it."""
+    with pytest.raises(ValueError, match="sorting pytree dictionary keys") as info:
+        tree_flatten({1: 1.0, "a": 2.0})
+    assert isinstance(info.value.__cause__, TypeError)

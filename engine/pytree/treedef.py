@@ -299,7 +299,7 @@ def _sorted_keys(d: dict) -> tuple:
         raise ValueError(
             f"Comparator raised exception while sorting pytree dictionary keys: {e}. Use keys of "
             f"one orderable type (e.g. all str) in a dict that is a pytree."
-        ) from None
+        ) from e
 
 
 def _is_namedtuple_type(t: type) -> bool:
