@@ -1024,6 +1024,15 @@ print('processes', children + 1, flush=True)
     assert int(report["stdout"].split()[1]) <= 64
 
 
+def test_a_forked_process_that_finishes_the_program_does_not_report(server):
+    # The child of os.fork() runs the rest of the program too and returns through the runner: only
+    # the run's own report may reach the server (two on one pipe made the run "an invalid report").
+    code = "import os\npid = os.fork()\nprint('parent' if pid else 'child', flush=True)\nif pid:\n    os.waitpid(pid, 0)\n"
+    report = run(server, code)
+    assert report["ok"], report["error"]
+    assert sorted(report["stdout"].split()) == ["child", "parent"], report["stdout"]
+
+
 def test_file_size_and_descriptor_limits(server):
     # The rlimits a run gets (server/settings.py defaults: file_bytes 64 MiB, open_files 512): a file
     # grown past the one stops at it (Python ignores SIGXFSZ: the write fails), descriptors past

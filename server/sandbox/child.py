@@ -205,6 +205,11 @@ def run_child(
         from engine.inspect.schema import RunRequest
 
         report = runner(RunRequest.model_validate_json(request_json))
+        if os.getpid() != _run_pid:
+            # A process the program forked (os.fork) finished the program too: only the run
+            # reports. A second report on the pipe made the whole run "an invalid report".
+            code = EXIT_OK
+            return  # (the finally exits)
         for sig in INTERRUPTS:  # the run is over: a late limit signal must not cut its report short
             signal.signal(sig, signal.SIG_IGN)
         payload = report if isinstance(report, (str, bytes)) else report.model_dump_json()
