@@ -34,6 +34,7 @@ from . import (
     source_info,
     transfers,
 )
+from .compiled_call import check_call_avals, check_call_tree, check_no_tracers
 from .config import config as _config
 from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
@@ -75,20 +76,20 @@ def _abstractify(x: Value) -> ShapedArray:
 class Traced:
     """``jit(f).trace(*args)``: the function staged to a jaxpr for these argument types."""
 
-    def __init__(self, closed: ClosedJaxpr, name: str, out_tree: PyTreeDef, signature: Any = None):
-        self.jaxpr = closed
-        self.fun_name = name
-        self.out_tree = out_tree
-        self.signature = signature  # (in_tree, argument names), for Compiled.input_formats
+    def __init__(self, lowered: "Lowered"):
+        self.jaxpr = lowered.jaxpr
+        self.fun_name = lowered.name
+        self.out_tree = lowered.out_tree
+        self.signature = lowered.signature  # (in_tree, argument names), for Compiled.input_formats
+        self._lowered = lowered
 
     @property
     def out_avals(self) -> Any:
         return tree_unflatten(self.out_tree, list(self.jaxpr.out_avals))
 
     def lower(self) -> "Lowered":
-        lowered = Lowered(self.jaxpr, self.fun_name, self.out_tree)
-        lowered.signature = self.signature
-        return lowered
+        # The jit's lowering itself: its argument names, donation and options stay with it.
+        return self._lowered
 
 
 @core.jax_class_path("jax._src.stages.Lowered")
@@ -184,14 +185,14 @@ class Compiled:
         """As :meth:`Lowered.cost_analysis` (the engine's compiled program is the same jaxpr)."""
         return self.lowered.cost_analysis()
 
-    def __call__(self, *args: Any) -> Any:
-        leaves = tree_flatten(args)[0]
-        for x in leaves:
-            if isinstance(x, Tracer):
-                raise TypeError(
-                    "Cannot apply JAX transformations to a function lowered and compiled for a particular "
-                    f"signature. Detected argument of Tracer type {type(x)}."
-                )
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, in_tree = tree_flatten((args, kwargs))
+        if self.lowered.signature is not None:  # (a jit's: the executable runs only what it was built for)
+            check_call_tree(in_tree, self.lowered.signature[0])
+        check_no_tracers(leaves)
+        check_call_avals(
+            self.lowered.jaxpr.in_avals, [_abstractify(x) for x in leaves], self.lowered.hlo_arg_names
+        )
         if "engine.experimental.layout" in sys.modules:
             names = self.lowered.signature[1] if self.lowered.signature else ()
             sys.modules["engine.experimental.layout"].check_argument_layouts(
@@ -650,7 +651,7 @@ class JitFunction:
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         lowered = self.lower(*args, **kwargs)
-        return Traced(lowered.jaxpr, lowered.name, lowered.out_tree, lowered.signature)
+        return Traced(lowered)
 
     def clear_cache(self) -> None:
         self._cache.clear()

@@ -115,6 +115,10 @@ def _tracer_setitem(self, idx, value):
         from ..state import ref_set
 
         return ref_set(self, idx, value)
+    _array_setitem(self, idx, value)
+
+
+def _array_setitem(self, idx, value):
     raise TypeError(
         "JAX arrays are immutable and do not support in-place item assignment. Instead of "
         "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
@@ -249,8 +253,9 @@ def _install(cls):
     cls.__invert__ = _logic.bitwise_not
     cls.__round__ = lambda self, ndigits=None: _ufuncs.round(self, ndigits or 0)
     cls.__getitem__ = _array_getitem if cls is Array else _tracer_getitem
+    # (no __delitem__: ``del x[i]`` is then an AttributeError, as on JAX's arrays)
+    cls.__setitem__ = _array_setitem if cls is Array else _tracer_setitem
     if cls is not Array:
-        cls.__setitem__ = _tracer_setitem
         cls.addupdate = _tracer_addupdate  # (refs under jit/vmap: ref.addupdate(x, idx))
     cls.at = property(_index_update._IndexUpdateHelper if cls is Array else _tracer_at)
     cls.__array_namespace__ = _array_namespace

@@ -2093,3 +2093,6 @@ SNIPPETS["vjp_pytree"] = VJP_PYTREE
 from snippets_constant_folding import CONSTANT_FOLDING  # noqa: E402
 
 SNIPPETS["constant_folding"] = CONSTANT_FOLDING
+from snippets_call_errors import CALL_ERRORS  # noqa: E402
+
+SNIPPETS["call_errors"] = CALL_ERRORS
