@@ -234,7 +234,8 @@ def _fused_jvp(
     """Inside a jnp body: the rule evaluated as XLA compiles it (``engine/fused_rules.py``)."""
     from . import fused_rules  # (it builds on this module)
 
-    return fused_rules.jvp(primitive, primals, tangents, params, trace.tracer_type is LinearizeTracer)
+    linearizing = trace.tracer_type is LinearizeTracer
+    return fused_rules.jvp(primitive, primals, tangents, params, linearizing, trace.main.level)
 
 
 class LinearizeTrace(JVPTrace):

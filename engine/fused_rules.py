@@ -100,19 +100,22 @@ def _evaluate(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 _EVALUATING = (core.EvalTrace, BatchTrace, ad.JVPTrace, TapeTrace)
 
 
-def applies(linearizing: bool) -> str | None:
+def applies(linearizing: bool, level: int) -> str | None:
     """How this thread evaluates rules: None (as they are: outside a jnp body, while staging, or
     under a trace a compiled rule cannot meet), "compiled", or "contracted" when another
     differentiation will transform the values: it must see the rule's own operations, as JAX's
     outer transformations see the jnp function's jaxpr, so only the multiply-adds are fused (their
     derivative is the product's and the sum's), not XLA's simplifications. ``linearizing``:
     linearize's own traces are open; its known part is compiled, while its linear part is inlined
-    into the transposition, as JAX inlines a jnp function's."""
+    into the transposition, as JAX inlines a jnp function's. ``level``: the trace evaluating the
+    rule. The traces above it do not see its values: they are an inner transformation's rule
+    being evaluated (``jacfwd(jacrev(f))``: linearize's known part, which JAX runs as a jit that
+    jacfwd's JVP transforms and XLA compiles whole)."""
     state = core._state
     if state.dynamic is not None:
         return None
     differentiating = 0
-    for main in state.stack:
+    for main in state.stack[: level + 1]:
         t = main.trace_type
         if not issubclass(t, _EVALUATING) and not (linearizing and t is ad.PartialEvalTrace):
             return None
@@ -145,10 +148,12 @@ def jvp(
     tangents: Sequence[Any],
     params: dict,
     linearizing: bool,
+    level: int,
 ) -> tuple[Any, Any] | None:
     """``primitive``'s JVP on these values, evaluated compiled: (primal out, tangent out), or None
-    when the rule has nothing to fuse (or this signature cannot be cached): run it as it is."""
-    mode = applies(linearizing)
+    when the rule has nothing to fuse (or this signature cannot be cached): run it as it is.
+    ``level``: the JVP trace's (``applies``)."""
+    mode = applies(linearizing, level)
     if mode is None:
         return None
     nonzero = tuple(type(t) is not ad.Zero for t in tangents)

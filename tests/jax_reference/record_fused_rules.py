@@ -34,6 +34,11 @@ def cases(jax, jnp, lax):
         inputs = x[:12].reshape(4, 3)
         return jax.jacfwd(lambda w: 0.5 * (jnp.tanh(jnp.dot(inputs, w) / 2) + 1))(t[:3]).ravel()
 
+    def layer_hessian(x, t):  # eagerly: jacrev's known part (tanh, 1 - tanh) is a jit jacfwd transforms
+        inputs = x[:300].reshape(100, 3)
+        f = lambda w: 0.5 * (jnp.tanh((jnp.dot(inputs, w) + t[3]) / 2) + 1)
+        return jax.jacfwd(jax.jacrev(f))(t[:3]).ravel()
+
     def jvp(f):
         return lambda x, t: jax.jvp(f, (x,), (t,))[1]
 
@@ -51,6 +56,8 @@ def cases(jax, jnp, lax):
         "vmap grad jnp.tanh": lambda x, t: jax.vmap(jax.grad(jnp.tanh))(x),
         "vmap grad x * jnp.sin(x)": lambda x, t: jax.vmap(jax.grad(lambda v: v * jnp.sin(v)))(x),
         "jvp jax.nn.gelu": jvp(jax.nn.gelu),
+        "eager hessian of a sigmoid layer (jacfwd of jacrev)": layer_hessian,
+        "jvp of vmap grad jnp.tanh": jvp(jax.vmap(jax.grad(jnp.tanh))),
         "vmap hessian 1 / x": lambda x, t: jax.vmap(jax.grad(jax.grad(lambda v: 1 / v)))(x),
         "hessian x / (x * x + 1)": lambda x, t: each(jax.grad(jax.grad(lambda v: v / (v * v + 1))), x),
         "jit grad jit grad logistic": lambda x, t: jax.vmap(
