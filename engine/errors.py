@@ -121,6 +121,15 @@ class JaxprTypeError(TypeError):
     twice or used unbound, or a binder whose type is not what its primitive's rule gives."""
 
 
+def traced_shape_error(shape: object) -> TypeError:
+    """JAX's TypeError for a shape with a traced dimension (raised where JAX canonicalizes shapes:
+    jnp's constructors and reshape, lax's shape parameters)."""
+    return TypeError(
+        f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
+        "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions."
+    )
+
+
 def check_static_hashable(v: object) -> None:
     """JAX's jit hashes each static argument: an unhashable one is refused, in JAX's words."""
     try:

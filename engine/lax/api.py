@@ -11,6 +11,7 @@ import numpy as np
 from .. import ad, core, transfers
 from .. import dims as _dims
 from ..core import Array, Tracer, Value
+from ..errors import ConcretizationTypeError, traced_shape_error
 from . import elementwise as ew
 from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
@@ -294,7 +295,10 @@ def _concrete_jvp(x) -> bool:
 
 def _shape(sizes: Sequence) -> tuple:
     """Sizes as ints, or symbolic dimensions as they are (shape polymorphism)."""
-    return tuple(d if type(d) is int else _dims.as_dim(d) for d in sizes)
+    try:
+        return tuple(d if type(d) is int else _dims.as_dim(d) for d in sizes)
+    except ConcretizationTypeError:
+        raise traced_shape_error(tuple(sizes)) from None
 
 
 def broadcast_in_dim(

@@ -9,7 +9,7 @@ import numpy as np
 from .. import core, dims, held_arrays, lax, narrow_dtypes, transfers
 from ..lax.structural import convert_values
 from ..core import Array, Tracer
-from ..errors import ConcretizationTypeError
+from ..errors import ConcretizationTypeError, traced_shape_error
 from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
 from ..lax.api import _concrete_jvp
@@ -451,7 +451,4 @@ def concrete_shape(shape, what="shape") -> tuple:
     except ConcretizationTypeError:
         if what != "shape":
             raise
-        raise TypeError(
-            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.\n"
-            "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions."
-        ) from None
+        raise traced_shape_error(shape) from None

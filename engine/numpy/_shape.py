@@ -60,7 +60,9 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
 
 def _reshape(a, shape, order: str):
     a = as_operand(a)
-    new = _resolve_shape(concrete_shape(shape), a.size)
+    # (a single dimension is JAX's one-element list: its errors print ``[JitTracer(int32[])]``)
+    one = isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0
+    new = _resolve_shape(concrete_shape([shape] if one else shape), a.size)
     if order == "F":  # (as JAX: one reshape reading the axes reversed, then the result transposed)
         return transpose(lax.reshape(a, new[::-1], tuple(range(a.ndim))[::-1]))
     if order == "A":

@@ -101,6 +101,18 @@ LAX_ERRORS = [
     ("zeros_traced_scalar_shape", "out = jax.jit(lambda n: jnp.zeros(n))(3)"),
     ("full_traced_shape", "out = jax.jit(lambda n: jnp.full((2, n), 1.0))(3)"),
     ("random_traced_shape", "out = jax.jit(lambda n: jax.random.normal(jax.random.key(0), (n,)))(3)"),
+    # (reshape prints a single traced size as JAX's one-element list; lax's shapes check too)
+    (
+        "reshape_traced_scalar",
+        "out = jax.jit(lambda x: x.reshape(jnp.array(x.shape).prod()))(jnp.ones((2, 3)))",
+    ),
+    (
+        "reshape_fn_traced_scalar",
+        "out = jax.jit(lambda x: jnp.reshape(x, jnp.array(x.shape).prod()))(jnp.ones((2, 3)))",
+    ),
+    ("reshape_traced_in_tuple", "out = jax.jit(lambda x, n: x.reshape((n, 3)))(jnp.ones((2, 3)), 2)"),
+    ("lax_reshape_traced", "out = jax.jit(lambda x, n: lax.reshape(x, (n, 3)))(jnp.ones((2, 3)), 2)"),
+    ("lax_broadcast_traced", "out = jax.jit(lambda n: lax.broadcast_in_dim(1.0, (n,), ()))(3)"),
 ]
 
 SNIPPETS = {"complex": COMPLEX, "lax_errors": LAX_ERRORS}

@@ -1,7 +1,7 @@
 """Snippets for the errors a user meets calling things the wrong way: a compiled executable called
 with other argument types or another pytree than it was compiled for (the engine's executable ran
-them: a wrong result or numba's own error), and in-place item assignment on an array. The value is
-the error's class and whole message. Registered in snippets.py."""
+them: a wrong result or numba's own error), and in-place item assignment on an array. The value is the error's
+class and whole message. Registered in snippets.py."""
 
 
 def _message(setup: str, trigger: str) -> str:
