@@ -67,9 +67,13 @@ def _jax_getattr(name: str):
     if name in _overrides:
         return _overrides[name]
     try:
-        return getattr(engine, name)
+        value = getattr(engine, name)
     except AttributeError:
         pass
+    else:
+        if isinstance(value, types.ModuleType):  # (jax.lax reached as an attribute, not imported)
+            name_missing_as(value, f"jax.{name}")
+        return value
     if not name.startswith("__"):
         try:
             return importlib.import_module(f"jax.{name}")
@@ -166,6 +170,7 @@ class _AliasLoader(importlib.abc.Loader):
             return mod
         real = importlib.import_module(self.target)
         self._real_spec = getattr(real, "__spec__", None)
+        self._alias = spec.name
         return real
 
     def exec_module(self, module):
@@ -174,6 +179,20 @@ class _AliasLoader(importlib.abc.Loader):
         elif self.target is not None:
             # importlib stamped the alias spec on the engine module; give it its own back.
             module.__spec__ = self._real_spec
+            name_missing_as(module, self._alias)
+
+
+def name_missing_as(module: types.ModuleType, alias: str) -> None:
+    """Give an engine module without a ``__getattr__`` of its own one that reports a missing name
+    under the name the script imported (``module 'jax.lax' has no attribute 'conv2d'``), not the
+    engine module's."""
+    if "__getattr__" in vars(module):
+        return
+
+    def __getattr__(name: str) -> Any:
+        raise AttributeError(f"module {alias!r} has no attribute {name!r}")
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
 
 
 class JaxAliasFinder(importlib.abc.MetaPathFinder):

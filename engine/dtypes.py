@@ -15,7 +15,7 @@ def __getattr__(name):
     # jax.dtypes.bfloat16 is ml_dtypes' type, imported (most of a second) when first named
     if name == "bfloat16":
         return _narrow_dtypes.load().bfloat16
-    raise AttributeError(f"module 'engine.dtypes' has no attribute {name!r}")
+    raise AttributeError(f"module 'jax.dtypes' has no attribute {name!r}")  # (the name scripts import)
 
 
 def __dir__():

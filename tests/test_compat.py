@@ -50,6 +50,22 @@ def test_missing_names_say_so(jax):
         import jax.no_such_module  # noqa: F401
 
 
+def test_a_missing_name_of_a_submodule_is_reported_under_its_jax_name(jax):
+    # (a playground user who typed jnp.lingalg saw "module 'engine.numpy' has no attribute ...")
+    import jax.numpy as jnp
+    import jax.scipy.special as special
+
+    for module, alias in [
+        (jnp, "jax.numpy"),
+        (jax.lax, "jax.lax"),
+        (jax.random, "jax.random"),
+        (special, "jax.scipy.special"),
+    ]:
+        with pytest.raises(AttributeError, match=f"^module '{alias}' has no attribute 'nope'$"):
+            module.nope  # noqa: B018
+    assert hasattr(jnp, "sum") and not hasattr(jax.lax, "nope")
+
+
 def test_overrides_are_scoped(jax):
     marker = object()
     undo = compat.set_overrides({"grad": marker})

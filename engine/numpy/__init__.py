@@ -429,7 +429,7 @@ def __getattr__(name):
             "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
             "Use jax.numpy.trunc instead."
         )
-    raise AttributeError(f"module 'engine.numpy' has no attribute {name!r}")
+    raise AttributeError(f"module 'jax.numpy' has no attribute {name!r}")  # (the name scripts import)
 
 
 def __dir__():
