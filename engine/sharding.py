@@ -53,6 +53,14 @@ def _unconstrained():
     return UNCONSTRAINED
 
 
+def _canonical_entry(p):
+    if isinstance(p, list):
+        p = tuple(p)
+    if type(p) is tuple and len(p) <= 1:
+        return p[0] if p else None
+    return p
+
+
 @jax_class_path("jax.P")
 class PartitionSpec(tuple):
     """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
@@ -64,6 +72,9 @@ class PartitionSpec(tuple):
     unreduced: frozenset = frozenset()
 
     def __new__(cls, *partitions, unreduced=frozenset()):
+        # As JAX canonicalizes them: a list is a tuple, () is None and a 1-tuple its axis, so
+        # P(("x",)) == P("x") and P(["x", "y"]) == P(("x", "y")).
+        partitions = tuple(_canonical_entry(p) for p in partitions)
         for p in partitions:
             if not (
                 p is None

@@ -2108,3 +2108,6 @@ SNIPPETS["constant_folding"] = CONSTANT_FOLDING
 from snippets_call_errors import CALL_ERRORS  # noqa: E402
 
 SNIPPETS["call_errors"] = CALL_ERRORS
+from snippets_partition_specs import PARTITION_SPECS  # noqa: E402
+
+SNIPPETS["partition_specs"] = PARTITION_SPECS
