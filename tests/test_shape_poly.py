@@ -199,7 +199,10 @@ def test_export_errors_as_jax(jax_on_engine):
         export.export(jit(lambda k, x: lax.top_k(x, k)[0], static_argnums=0))(k, x)
     exp = export.export(jit(lambda d, x: lax.top_k(x, d.shape[1])[0]))(sds((0, k), np.int32), x)
     np.testing.assert_array_equal(exp.call(np.zeros((0, 3), np.int32), x), np.sort(x, 1)[:, ::-1][:, :3])
-    with pytest.raises(ValueError, match="'k <= 10'"):  # an explicit constraint, checked at the call
+    with pytest.raises(
+        ValueError,
+        match=r"symbolic shape constraint k <= 10\. Expected '- k \+ 10' to be greater or equal to 0, but found -1",
+    ):  # an explicit constraint, checked at the call
         exp.call(np.zeros((0, 11), np.int32), x)
 
 
@@ -241,7 +244,9 @@ def test_serialized_polymorphic_export(jax_on_engine):
     np.testing.assert_array_equal(
         jax_on_engine.grad(lambda x: back.call(x).sum())(x), [[4] * 3] * 3 + [[0] * 3]
     )
-    with pytest.raises(ValueError, match="'a >= b'"):  # the constraint came along
+    with pytest.raises(
+        ValueError, match=r"symbolic shape constraint a >= b\. Expected '- b \+ a' to be greater"
+    ):  # the constraint came along
         back.call(np.ones((2, 3), np.float32))
     blob = bytes(exp.serialize()).replace(b'"dim":"b"', b'"dim":"b +"', 1)
     with pytest.raises(ValueError, match="malformed"):

@@ -23,7 +23,13 @@ from .. import ir
 from ..core import ShapedArray
 from .shape_poly import UnexpectedDimVar, _DimExpr
 
-_SEE = "Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details."
+# JAX's messages are one line of pieces: what failed, the specifications, the variables found so far.
+_MISMATCH = "Input shapes do not match the polymorphic shapes specification. "
+_SEE = ". Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details."
+_SEE_SOLVABLE = (
+    ". Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+    "#dimension-variables-must-be-solvable-from-the-input-shapes for more details."
+)
 
 
 def is_symbolic_dim(d: Any) -> bool:
@@ -47,11 +53,16 @@ def _vars_of(d: Any) -> set[str]:
 
 
 def _specs(avals: Sequence[ShapedArray], names: Sequence[str]) -> str:
-    return "\n".join(
-        f"  {n}.shape = ({', '.join(map(str, a.shape))}{',' if len(a.shape) == 1 else ''})."
+    specs = ",".join(
+        f"{n}.shape = ({', '.join(map(str, a.shape))}{',' if len(a.shape) == 1 else ''})"
         for a, n in zip(avals, names)
         if is_polymorphic([a])
     )
+    return f" Using the following polymorphic shapes specifications: {specs}."
+
+
+def _obtained(found: Sequence[str]) -> str:
+    return " Obtained dimension variables: " + "".join(f"{f}, " for f in found)
 
 
 def _solve(avals: Sequence[ShapedArray], shapes: Sequence[Sequence[Any]] | None, names: Sequence[str]):
@@ -85,20 +96,16 @@ def _solve(avals: Sequence[ShapedArray], shapes: Sequence[Sequence[Any]] | None,
             q, r = divmod(value - rest, k)
             if r:
                 raise ValueError(
-                    "Input shapes do not match the polymorphic shapes specification.\n"
-                    f"Division had remainder {r} when computing the value of '{var}'.\n"
-                    f"Using the following polymorphic shapes specifications:\n{_specs(avals, names)}\n"
-                    f"Obtained dimension variables: {', '.join(found)}, .\n{_SEE}"
-                )
-            if q < 1:
-                raise ValueError(
-                    "Input shapes do not match the polymorphic shapes specification.\n"
-                    f"Expected value >= 1 for dimension variable '{var}'. Found {q} when solving "
-                    f"{e} == {where} (= {value}).\n"
-                    f"Using the following polymorphic shapes specifications:\n{_specs(avals, names)}\n{_SEE}"
+                    f"{_MISMATCH}Division had remainder {r} when computing the value of '{var}'."
+                    f"{_specs(avals, names)}{_obtained(found)}{_SEE}"
                 )
             env[var] = q
             found.append(f"'{var}' = {q} from specification '{e}' for dimension {where} (= {value})")
+            if q < 1:
+                raise ValueError(
+                    f"{_MISMATCH}Expected value >= 1 for dimension variable '{var}'."
+                    f"{_specs(avals, names)}{_obtained(found)}{_SEE}"
+                )
     return env, eqns, found
 
 
@@ -125,10 +132,9 @@ def check_solvable(avals: Sequence[ShapedArray], names: Sequence[str]) -> None:
     if missing:
         unprocessed = ", ".join(f"'{e}' for dimension size {where}" for e, _, where in left)
         raise ValueError(
-            f"Cannot solve for values of dimension variables {missing}.\n"
-            "We can only solve linear uni-variate constraints.\n"
-            f"Using the following polymorphic shapes specifications: {_specs(avals, names).strip()}\n"
-            f"Unprocessed specifications: {unprocessed}."
+            f"Cannot solve for values of dimension variables {missing}. "
+            f"We can only solve linear uni-variate constraints.{_specs(avals, names)}"
+            f" Unprocessed specifications: {unprocessed}{_SEE_SOLVABLE}"
         )
 
 
@@ -176,10 +182,8 @@ def solve_dim_vars(
         got = e._evaluate(env) if not (_vars_of(e) - set(env)) else None
         if got != value:
             raise ValueError(
-                "Input shapes do not match the polymorphic shapes specification.\n"
-                f"Found inconsistency between dimension size {where} (= {value}) and the specification "
-                f"'{e}' (= {got}).\nUsing the following polymorphic shapes specifications:\n"
-                f"{_specs(avals, names)}\nObtained dimension variables: {', '.join(found)}, .\n{_SEE}"
+                f"{_MISMATCH}Found inconsistency between dimension size {where} (= {value}) and the "
+                f"specification '{e}' (= {got}).{_specs(avals, names)}{_obtained(found)}{_SEE}"
             )
     scopes = {d.scope for a in avals for d in a.shape if isinstance(d, _DimExpr)}
     for scope in scopes:
@@ -187,9 +191,9 @@ def solve_dim_vars(
             v = diff._evaluate(env)
             if (cmp == "==" and v != 0) or (cmp == ">=" and v < 0):
                 raise ValueError(
-                    "Input shapes do not match the polymorphic shapes specification.\n"
-                    f"Expected '{text}' to hold, but the difference '{diff}' is {v}.\n"
-                    f"Using the following polymorphic shapes specifications:\n{_specs(avals, names)}\n{_SEE}"
+                    f"Input shapes do not match the symbolic shape constraint {text}. Expected '{diff}' to be "
+                    f"{'greater or equal' if cmp == '>=' else 'equal'} to 0, but found {v}. "
+                    f"{_specs(avals, names)}{_obtained(found)}{_SEE}"
                 )
     return env
 

@@ -1,6 +1,7 @@
 """Snippets for the errors a user meets calling things the wrong way: a compiled executable called
 with other argument types or another pytree than it was compiled for (the engine's executable ran
-them: a wrong result or numba's own error), and in-place item assignment on an array. The value is the error's
+them: a wrong result or numba's own error), an exported function called with shapes its symbolic
+shapes do not fit, and in-place item assignment on an array. The value is the error's
 class and whole message. Registered in snippets.py."""
 
 
@@ -48,4 +49,24 @@ CALL_ERRORS = [
     ("array_setitem_2d", _message("x = jnp.zeros((3, 3))\n", "x[1, :] = 1.0")),
     ("array_delitem", _message("x = jnp.zeros(3)\n", "del x[0]")),
     ("tracer_setitem", _message("", "jax.jit(lambda x: x.__setitem__(0, 1.0))(jnp.zeros(3))")),
+]
+
+_EXPORT = (
+    "from jax import export\n"
+    "def exported(spec, constraints=()):\n"
+    "    shape = export.symbolic_shape(spec, constraints=constraints)\n"
+    "    return export.export(jax.jit(lambda x: x))(jax.ShapeDtypeStruct(shape, np.float32))\n"
+)
+CALL_ERRORS += [
+    ("export_unsolvable", _message(_EXPORT, "exported('a^2')")),
+    ("export_remainder", _message(_EXPORT, "exported('b, b, 2*d').call(np.ones((3, 3, 5), np.float32))")),
+    ("export_inconsistent", _message(_EXPORT, "exported('b, b').call(np.ones((3, 4), np.float32))")),
+    (
+        "export_constraint_geq",
+        _message(_EXPORT, "exported('a, b', ['a >= b']).call(np.ones((2, 3), np.float32))"),
+    ),
+    (
+        "export_constraint_eq",
+        _message(_EXPORT, "exported('a, b', ['a == 2*b']).call(np.ones((3, 2), np.float32))"),
+    ),
 ]
