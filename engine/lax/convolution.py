@@ -5,9 +5,9 @@ feature, in feature, spatial...), laid out as ``dimension_numbers`` say, with wi
 ``(low, high)`` padding (negative crops), ``lhs_dilation`` (zeros between input elements: a
 transposed convolution), ``rhs_dilation`` (holes in the kernel: atrous) and grouped features or
 batches. The numpy implementation gathers the windows as a strided view and contracts them with
-the kernel in one batched matmul. Derivatives are JAX's: the op is bilinear, and each operand's
+the kernel, float32 in XLA's order (``conv_order``). Derivatives are JAX's: bilinear, each operand's
 transpose is another convolution (``_transpose_lhs``/``_transpose_rhs``); batching folds the
-mapped axis into the batch or feature dimension, as JAX's rule does. jit runs the numpy
+mapped axis into the batch or feature dimension, as JAX's rule does. jit runs the same
 implementation (numba has no convolution lowering).
 """
 
@@ -22,6 +22,7 @@ from .. import ad, batching, core
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
+from . import conv_order
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -266,12 +267,14 @@ def _conv_impl(
             patches = patches.reshape(groups, n_out, c, *patches.shape[2:])
         else:  # (N, G, C/G, ...) -> (G, N, C/G, ...)
             patches = np.moveaxis(patches.reshape(n, groups, c // groups, *patches.shape[2:]), 1, 0)
-        # (G, N', out spatial..., C', window...) -> one matmul per group
-        order = (0, 1, *range(3, 3 + nsp), 2, *range(3 + nsp, 3 + 2 * nsp))
+        # (G, N', out spatial..., window..., C') -> one product per group, the contraction
+        # index ordered as XLA's convolution sums it (window positions, then input features)
+        order = (0, 1, *range(3, 3 + nsp), *range(3 + nsp, 3 + 2 * nsp), 2)
         k = i * math.prod(w.shape[2:])
         cols = np.transpose(patches, order).reshape(groups, n_out * math.prod(out_sp), k)
-        kernel = w.reshape(groups, o // groups, k).transpose(0, 2, 1)
-        out = np.matmul(cols, kernel).reshape(groups, n_out, *out_sp, o // groups)
+        kernel = np.moveaxis(w, 1, -1).reshape(groups, o // groups, k).transpose(0, 2, 1)
+        out = conv_order.contract(cols, kernel, i, padding=padding, lhs_dilation=lhs_dilation)
+        out = out.reshape(groups, n_out, *out_sp, o // groups)
         # (G, N', spatial..., O/G) -> (N', G*O/G, spatial...)
         out = np.moveaxis(out, 0, -2).reshape(n_out, *out_sp, o)
         canonical = np.moveaxis(out, -1, 1).astype(out_dtype, copy=False)

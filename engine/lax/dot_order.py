@@ -269,6 +269,15 @@ def _xla_dot(a, b):
         bands = _matmul_order(m, n, k)
         if bands is None:
             return None
+    return banded_dot(a, b, bands)
+
+
+def banded_dot(a, b, bands):
+    """``a`` (B, M, K) times ``b`` (B, K, N), float32, summed band by band of output columns as
+    ``_matmul_order`` gives them: ``(j0, j1, tile_k, chunk)``."""
+    nb, m, _ = a.shape
+    n = b.shape[2]
+    fast = _kernels()
     out = np.empty((nb, m, n), _F32)
     for j0, j1, u, chunk in bands:
         if fast:

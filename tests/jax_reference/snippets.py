@@ -2111,3 +2111,8 @@ SNIPPETS["call_errors"] = CALL_ERRORS
 from snippets_partition_specs import PARTITION_SPECS  # noqa: E402
 
 SNIPPETS["partition_specs"] = PARTITION_SPECS
+
+
+from snippets_conv_order import CONV_ORDER  # noqa: E402
+
+SNIPPETS["conv_order"] = CONV_ORDER
