@@ -186,13 +186,17 @@ def name_missing_as(module: types.ModuleType, alias: str) -> None:
     """Give an engine module without a ``__getattr__`` of its own one that reports a missing name
     under the name the script imported (``module 'jax.lax' has no attribute 'conv2d'``), not the
     engine module's."""
-    if "__getattr__" in vars(module):
-        return
+    if "__getattr__" not in vars(module):
 
-    def __getattr__(name: str) -> Any:
-        raise AttributeError(f"module {alias!r} has no attribute {name!r}")
+        def __getattr__(name: str) -> Any:
+            raise AttributeError(f"module {alias!r} has no attribute {name!r}")
 
-    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    # Its submodules already imported are reached as its attributes (``from jax.experimental.pallas
+    # import tpu``), never through the finder: they answer under their jax names too.
+    for attr, value in list(vars(module).items()):
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{module.__name__}.{attr}":
+            name_missing_as(value, f"{alias}.{attr}")
 
 
 class JaxAliasFinder(importlib.abc.MetaPathFinder):
