@@ -60,6 +60,8 @@ def test_a_missing_name_of_a_submodule_is_reported_under_its_jax_name(jax):
         (jax.lax, "jax.lax"),
         (jax.random, "jax.random"),
         (special, "jax.scipy.special"),
+        (jnp.linalg, "jax.numpy.linalg"),  # (imported with jax.numpy, reached as attributes)
+        (jnp.fft, "jax.numpy.fft"),
     ]:
         with pytest.raises(AttributeError, match=f"^module '{alias}' has no attribute 'nope'$"):
             module.nope  # noqa: B018
