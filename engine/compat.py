@@ -128,7 +128,10 @@ class _Experimental(types.ModuleType):
     def __getattr__(self, name):
         real = _optional_module("engine.experimental")
         if real is not None and hasattr(real, name):
-            return getattr(real, name)
+            value = getattr(real, name)
+            if isinstance(value, types.ModuleType):  # (imported already: reached as an attribute)
+                name_missing_as(value, f"jax.experimental.{name}")
+            return value
         raise AttributeError(
             f"module 'jax.experimental' has no attribute {name!r} (the engine does not implement it)"
         )
@@ -183,14 +186,24 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 def name_missing_as(module: types.ModuleType, alias: str) -> None:
-    """Give an engine module without a ``__getattr__`` of its own one that reports a missing name
-    under the name the script imported (``module 'jax.lax' has no attribute 'conv2d'``), not the
-    engine module's."""
-    if "__getattr__" not in vars(module):
+    """Make a missing name of an engine module read as its jax name's (``module 'jax.lax' has no
+    attribute 'conv2d'``), and a package's submodule not imported yet (``from jax.experimental
+    import pallas``, which Python would import under the engine's name) import so that it does too.
+    A module's own ``__getattr__`` (lazy names) is asked in between."""
+    own = vars(module).get("__getattr__")
+    if not getattr(own, "jax_alias", False):
 
         def __getattr__(name: str) -> Any:
+            if "__path__" in vars(module) and not name.startswith("_"):
+                if importlib.util.find_spec(f"{module.__name__}.{name}") is not None:
+                    sub = importlib.import_module(f"{module.__name__}.{name}")
+                    name_missing_as(sub, f"{alias}.{name}")
+                    return sub
+            if own is not None:
+                return own(name)
             raise AttributeError(f"module {alias!r} has no attribute {name!r}")
 
+        __getattr__.jax_alias = True  # type: ignore[attr-defined]
         module.__getattr__ = __getattr__  # type: ignore[method-assign]
     # Its submodules already imported are reached as its attributes (``from jax.experimental.pallas
     # import tpu``), never through the finder: they answer under their jax names too.
