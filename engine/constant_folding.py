@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import core
+from . import core, denormal_flags, narrow_dtypes
 from .ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, subjaxprs
 
 f32, f64 = np.float32, np.float64
@@ -63,8 +63,63 @@ def _divide(values, params, eqn, early=False):
 
 rules["div"] = _divide
 
+
+def _read_as_zero(x: np.ndarray) -> np.ndarray:
+    """``x`` (float32 or float64) with subnormals as zeros of their sign: how the folder compares."""
+    tiny = np.finfo(x.dtype).tiny
+    return np.where(np.abs(x) < tiny, x * x.dtype.type(0), x)
+
+
+def _folded_minmax(greater: bool) -> Row:
+    """max/min as XLA folds them (measured, JAX 0.10.2): ``x`` if it is a NaN, else ``y`` if it is
+    one (its sign kept), else ``y`` only if it is larger (smaller). The canonicalizer orders -0
+    below +0 and compares subnormals as they are; the evaluator compares a subnormal as zero and
+    keeps ``x`` (its bits) against an equal ``y``, -0 against +0 included."""
+
+    def row(values, params, eqn, early=False):
+        x, y = values
+        if narrow_dtypes.kind(x.dtype) != "f":
+            return _same(values, params, eqn, early)
+        wide = np.float64 if x.dtype == np.float64 else np.float32  # (narrow types compare in float32)
+        with np.errstate(all="ignore"):
+            a, b = np.asarray(x, wide), np.asarray(y, wide)
+            if early:  # (IEEE maximum/minimum)
+                sa, sb = np.signbit(a), np.signbit(b)
+                tie = (a == b) & ((sa & ~sb) if greater else (~sa & sb))
+                pick_y = ((b > a) if greater else (b < a)) | tie
+            else:
+                a, b = _read_as_zero(a), _read_as_zero(b)
+                pick_y = (a < b) if greater else (b < a)
+            out = np.where(pick_y, y, x)
+            out = np.where(np.isnan(b), y, out)
+            return np.asarray(np.where(np.isnan(a), x, out), x.dtype)
+
+    return row
+
+
+def _folded_rem(values, params, eqn, early=False):
+    """rem as XLA folds it (measured, JAX 0.10.2): the canonicalizer's fmod of the values as they
+    are (subnormals too), a NaN operand the result (x's first), and a NaN it makes positive
+    (APFloat's, not x86's); the evaluator's (``jnp.fmod``'s, inside its jit) is the C library's
+    under the host's DAZ, as the kernels compute it."""
+    x, y = values
+    if narrow_dtypes.kind(x.dtype) != "f":
+        return _same(values, params, eqn, early)
+    if not early:  # (the evaluator's, under DAZ: see _walk)
+        return _same(values, params, eqn, early)
+    with np.errstate(all="ignore"):
+        r = np.fmod(x, y)
+        nan_x, nan_y = np.isnan(x), np.isnan(y)
+        r = np.where(np.isnan(r) & ~nan_x & ~nan_y, np.abs(r), r)
+        return np.asarray(np.where(nan_x, x, np.where(nan_y, y, r)), x.dtype)
+
+
+rules["rem"] = _folded_rem
+rules["max"] = _folded_minmax(True)
+rules["min"] = _folded_minmax(False)
+
 for _name in (
-    "add sub mul neg max min abs sign sqrt floor ceil select_n eq ne lt le gt ge and or not is_finite"
+    "add sub mul neg abs sign sqrt floor ceil select_n eq ne lt le gt ge and or not is_finite"
     " integer_pow square stop_gradient copy reshape transpose squeeze expand_dims slice concatenate"
     " pad rev reduce_max reduce_min broadcast_in_dim"
 ).split():
@@ -351,12 +406,13 @@ def _value(x: object) -> np.ndarray:
     return np.asarray(core.to_numpy(x))
 
 
-_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})  # XLA inlines them before folding
+# XLA inlines them before folding (a custom_jvp's is a call too: jax.nn.relu of a constant)
+_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "custom_jvp_call"})
 
 
 def _call(known: dict[Var, np.ndarray], eqn: JaxprEqn) -> list[np.ndarray] | None:
     """A nested jit whose operands are all constants: its outputs if all of its body folds."""
-    body = eqn.params.get("jaxpr")
+    body = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
     if (
         not isinstance(body, ClosedJaxpr)
         or body.jaxpr.constvars
@@ -405,7 +461,10 @@ def _walk(jaxpr: Jaxpr, known: dict[Var, np.ndarray], from_broadcast: set[Var], 
             if size <= MAX_ELEMENTS and not reduces_broadcast:
                 first = canonicalized(eqn, eqn.inputs, early) and not refused(eqn, values)
                 try:
-                    out = row(values, dict(eqn.params), eqn, first)
+                    # (the canonicalizer folds in APFloat; the evaluator with the host's float
+                    # operations, under DAZ/FTZ: measured, a subnormal compares as zero there)
+                    args = (values, dict(eqn.params), eqn, first)
+                    out = row(*args) if first else denormal_flags.call_evaluated(row, *args)
                 except Exception:  # (a row that cannot evaluate: the kernels compute it)
                     out = None
                 if out is not None:

@@ -24,6 +24,7 @@ from . import (
     algebraic_simplifier,
     constant_folding,
     core,
+    denormal_flags,
     effect_schedule,
     fused_rules,
     monitoring,
@@ -94,8 +95,12 @@ def compiled_form(closed: ClosedJaxpr) -> ClosedJaxpr:
     """The program a backend runs for ``closed``: its lowering rules expanded, then XLA's algebraic
     simplifications that show in values (``engine.algebraic_simplifier``), then what XLA computes
     from constants while compiling (``engine.constant_folding``), as JAX's jit runs them."""
-    simplified = algebraic_simplifier.simplify(with_lowerings(closed))
-    return effect_schedule.schedule(constant_folding.fold(simplified))
+    old = denormal_flags.enter_plain()  # (XLA's compiler folds without its kernels' DAZ/FTZ)
+    try:
+        simplified = algebraic_simplifier.simplify(with_lowerings(closed))
+        return effect_schedule.schedule(constant_folding.fold(simplified))
+    finally:
+        denormal_flags.leave_plain(old)
 
 
 def interpreted_only(closed: ClosedJaxpr) -> bool:

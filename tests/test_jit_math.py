@@ -109,7 +109,9 @@ def test_trig_huge_arguments_rerun_with_libm(f, ref):
     x[123_456] = 3.0e38
     x[7] = -(2.0**29)
     got = np.asarray(jax.jit(lambda v: f(v) * 2.0)(x))
-    assert ulp_error(got / 2, x, ref).max() <= 2.0
+    # (a subnormal sine times 2 is 0, as in JAX: XLA's kernels flush subnormals, denormal_flags)
+    normal = (np.abs(x) >= np.finfo(np.float32).tiny) | (x == 0)
+    assert ulp_error(got[normal] / 2, x[normal], ref).max() <= 2.0
     # near multiples of pi/2 (the hardest inputs for the reduction)
     k = np.arange(1, 20000, dtype=np.float64)
     y = np.concatenate(

@@ -293,7 +293,7 @@ def _div(eqn, x, y):
 
 def _rem(eqn, x, y):
     k = _kind(eqn)
-    return f"np.fmod({x}, {y})" if k == "f" else (f"rt.irem({x}, {y})" if k == "i" else f"rt.urem({x}, {y})")
+    return f"rt.frem({x}, {y})" if k == "f" else (f"rt.irem({x}, {y})" if k == "i" else f"rt.urem({x}, {y})")
 
 
 lowerings[ew.div_p] = Scalar(_div)

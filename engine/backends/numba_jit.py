@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numba as nb
 import numpy as np
 
-from .. import monitoring
+from .. import denormal_flags, monitoring
 from ..ir import ClosedJaxpr
 from . import lowering as L
 from .host_lines import build_run
@@ -225,6 +225,7 @@ class NumbaBackend:
             if profiled
             else (build_run(vars(mod), gen, gen.env, False) or mod.build(gen.env))
         )
+        run = _in_xla_mode(run)
         if "_relayout" in gen.env:
             variants[None] = run
             run.variants = variants
@@ -283,6 +284,16 @@ class NumbaBackend:
         layouts = tuple(layout_of(x, a) for x, a in zip(args, closed.in_avals))
         if layouts not in variants:
             variants[layouts] = self._variant(closed, name, variants, layouts)
+
+
+def _in_xla_mode(host: Callable) -> Callable:
+    """The program's host function run with XLA's floating-point mode (denormals read and written as
+    zero: ``denormal_flags``), in this thread; the kernel pool's threads have it for good."""
+
+    def run(*args):
+        return denormal_flags.call(host, args)
+
+    return run
 
 
 def _timed_build(mod, gen: Codegen):

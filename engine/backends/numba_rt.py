@@ -69,18 +69,60 @@ def fma_f64(a, b, c):
 
 
 @nb.njit(**_inline)
+def _negative(x):
+    return math.copysign(1.0, x) < 0.0
+
+
+@nb.njit(**_inline)
+def _read_as_xla(r):
+    # what XLA's max/min instruction writes for a picked operand: under DAZ (denormal_flags) a
+    # subnormal compares equal to zero and comes out as a zero of its sign
+    # (tested on magnitudes, not as r == 0, which LLVM would take to mean r is a zero already)
+    tiny = 2.0**-1022 if type(r)(2.0**-1022) != 0 else 2.0**-126  # (the type's smallest normal)
+    return type(r)(math.copysign(0.0, r)) if abs(np.float64(r)) < tiny else r
+
+
+@nb.njit(**_inline)
+def frem(x, y):
+    # XLA's float remainder is the C library's fmod, whose test of y for zero runs under DAZ (so
+    # fmod(x, 1e-40) is NaN) while x, remaindered in integers, keeps its subnormal bits; a NaN
+    # operand is the result (x's first, as x86 arithmetic propagates it)
+    if x != x:
+        return x
+    if y != y:
+        return y
+    return np.fmod(x, _read_as_xla(y))
+
+
+@nb.njit(**_inline)
 def fmax(x, y):
-    return x if (x > y or x != x) else y
+    # XLA's CPU max: x if it is a NaN; y's NaN with the and of the signs; +0 above -0
+    if x != x:
+        return x
+    if y != y:
+        return y if _negative(x) else abs(y)
+    if x == y:
+        return _read_as_xla(x if _negative(y) else y)
+    return _read_as_xla(x if x > y else y)
 
 
 @nb.njit(**_inline)
 def fmin(x, y):
-    return x if (x < y or x != x) else y
+    # XLA's CPU min: x if it is a NaN; y's NaN with the or of the signs; -0 below +0
+    if x != x:
+        return x
+    if y != y:
+        return -abs(y) if _negative(x) else y
+    if x == y:
+        return _read_as_xla(y if _negative(y) else x)
+    return _read_as_xla(x if x < y else y)
 
 
 @nb.njit(**_inline)
 def fsign(x):
-    return x if (x != x or x == 0) else (1.0 if x > 0 else -1.0)
+    if x != x:
+        return x
+    return _read_as_xla(x) if x == 0 else (1.0 if x > 0 else -1.0)
 
 
 @nb.njit(**_inline)

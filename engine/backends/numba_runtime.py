@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba as nb
 import numpy as np
 
-from .. import core
+from .. import core, denormal_flags
 from ..lax.dot_order import xla_dot
 
 _KW = dict(cache=True, nogil=True, error_model="numpy")
@@ -62,7 +62,10 @@ def _par(kernel, n, *args):
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(workers, thread_name_prefix="engine-kernel")
+                # (kernels only: XLA's worker threads run with denormals read and written as zero)
+                _pool = ThreadPoolExecutor(
+                    workers, thread_name_prefix="engine-kernel", initializer=denormal_flags.set_for_thread
+                )
     bounds = [n * i // workers for i in range(workers + 1)]
     futs = [_pool.submit(kernel, bounds[i], bounds[i + 1], *args) for i in range(1, workers)]
     kernel(bounds[0], bounds[1], *args)

@@ -238,7 +238,8 @@ def _minmax(np_fn, greater: bool):
     def impl(x, y):
         if x.dtype.kind == "c":
             return np.where(complex_numbers.complex_picks_x(x, y, greater), x, y)
-        return np_fn(x, y)
+        out = np_fn(x, y)
+        return numerics.xla_float_minmax(out, x, y, greater) if out.dtype.kind == "f" else out
 
     return impl
 

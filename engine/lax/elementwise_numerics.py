@@ -55,5 +55,22 @@ def sign(x):
     if x.dtype.kind == "c":
         return complex_numbers.complex_sign(x)
     if dtype_kind(x.dtype) == "f":  # XLA's: a zero or NaN is its own sign (sign(-0.0) is -0.0)
-        return np.where((x == 0) | np.isnan(x), x, np.sign(x))
+        # (x * 0: a subnormal, which DAZ reads as zero, comes out as the zero XLA writes)
+        with np.errstate(invalid="ignore"):
+            return np.where((x == 0) | np.isnan(x), x * x.dtype.type(0), np.sign(x))
     return np.sign(x)
+
+
+def xla_float_minmax(out, x, y, greater: bool):
+    """numpy's maximum/minimum ``out`` of floats ``x``, ``y`` made XLA's CPU max/min: ``x`` when it is a
+    NaN, else ``y``'s NaN with the signs' and (max) or or (min); +0 above -0 (a zero result has
+    the signs' and or or too; DAZ reads a subnormal as a zero of its sign, and FTZ writes it so)."""
+    if out.all() and not np.isnan(out).any():  # (only zeros and NaNs are decided otherwise)
+        return out
+    with np.errstate(invalid="ignore"):
+        sx, sy = np.signbit(x), np.signbit(y)
+        negative = (sx & sy) if greater else (sx | sy)
+        zero = np.zeros((), out.dtype)
+        fixed = np.where(out == 0, np.where(negative, -zero, zero), out)
+        fixed = np.where(np.isnan(y), np.where(negative, -np.abs(y), np.abs(y)), fixed)
+        return np.where(np.isnan(x), x, fixed).astype(out.dtype, copy=False)

@@ -28,7 +28,7 @@ def relu(x):
     if _staging(x):
         return _relu(x)
     x = as_operand(x)
-    return jnp.where(x > 0, x, lax.full_like(x, 0))
+    return jnp.where(x > 0, x, _nan_or_zero(x))
 
 
 @jitted_inline
@@ -37,11 +37,19 @@ def relu6(x):
     if _staging(x):
         return _relu6(x)
     x = as_operand(x)
-    return jnp.where(x > 0, jnp.where(x < 6, x, lax.full_like(x, 6)), lax.full_like(x, 0))
+    return jnp.where(x > 0, jnp.where(x < 6, x, lax.full_like(x, 6)), _nan_or_zero(x))
+
+
+def _nan_or_zero(x):
+    # What max(x, 0) is where x > 0 is False: x if it is a NaN (JAX's relu keeps a NaN), else +0;
+    # with derivative 0 (x * 0: the NaN's own bits)
+    return jnp.where(x != x, x * 0, lax.full_like(x, 0))
 
 
 def _staging(x) -> bool:
-    return bool(core.staging_anywhere[0]) and isinstance(x, core.Tracer)
+    # (a constant too: JAX stages relu of a closed-over array as its custom_jvp around a jit, which
+    # XLA folds as the inlined call it is, not as the canonicalizer folds a max of constants)
+    return bool(core.staging_anywhere[0]) and (isinstance(x, core.Tracer) or isinstance(x, np.ndarray))
 
 
 # Staged, relu and relu6 are what JAX makes them: a custom_jvp around a jit (same values and

@@ -16,6 +16,7 @@ from ._promote import (
     promote_shapes,
 )
 from ._staged import staged_as_jit
+from ..lax.elementwise_numerics import xla_float_minmax
 from ._ufunc_dispatch import _binary
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -30,10 +31,20 @@ def _minimum(x1, x2):
     return lax.min(x1, x2)
 
 
-maximum = _binary("maximum", _maximum, np.maximum, "fiub")
+def _numpy_minmax(np_fn, greater):
+    """numpy's maximum/minimum for the eager fast path, as lax.max/min's rule (XLA's NaNs and zeros)."""
+
+    def f(x, y):
+        out = np_fn(x, y)
+        return xla_float_minmax(out, x, y, greater) if out.dtype.kind == "f" else out
+
+    return f
 
 
-minimum = _binary("minimum", _minimum, np.minimum, "fiub")
+maximum = _binary("maximum", _maximum, _numpy_minmax(np.maximum, True), "fiub")
+
+
+minimum = _binary("minimum", _minimum, _numpy_minmax(np.minimum, False), "fiub")
 
 
 @staged_as_jit

@@ -2116,3 +2116,6 @@ SNIPPETS["partition_specs"] = PARTITION_SPECS
 from snippets_conv_order import CONV_ORDER  # noqa: E402
 
 SNIPPETS["conv_order"] = CONV_ORDER
+from snippets_special_values import SPECIAL_VALUES  # noqa: E402
+
+SNIPPETS["special_values"] = SPECIAL_VALUES
