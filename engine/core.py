@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, S
 import numpy as np
 import numpy.typing as npt
 
-from . import denormal_flags, held_arrays, invalid_values, narrow_dtypes, transfers
+from . import held_arrays, invalid_values, narrow_dtypes, transfers
 from .class_paths import jax_class_path as jax_class_path  # (JAX's names for the classes user code meets)
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
@@ -365,9 +365,9 @@ class EvalTrace(Trace):
         except KeyError:
             raise NotImplementedError(f"Evaluation rule for '{primitive}' not implemented") from None
         if narrow_dtypes.has_narrow(args) and narrow_dtypes.widens(primitive, params):
-            outs = denormal_flags.call(run_narrow, (primitive, impl, vals, args, params))
-        else:  # (both in XLA's mode: denormals read and written as zero)
-            outs = denormal_flags.call(impl, args, params)
+            outs = run_narrow(primitive, impl, vals, args, params)
+        else:
+            outs = impl(*args, **params)
         if _debug_values[0]:
             invalid_values.check_primitive(primitive.name, outs, primitive.multiple_results)
         weak = params.get("weak_type")

@@ -49,10 +49,14 @@ class Interpreter:
         program = fused_rules.compiled(closed)
 
         def run(*args: Any) -> list[np.ndarray]:
-            outs = eval_jaxpr(
-                program.jaxpr,
-                [core.array_of(core.host_copy(a)) if isinstance(a, np.ndarray) else a for a in args],
-                program.consts,
+            # (in XLA's DAZ/FTZ mode, as the compiled kernels run: see denormal_flags)
+            outs = denormal_flags.call(
+                eval_jaxpr,
+                (
+                    program.jaxpr,
+                    [core.array_of(core.host_copy(a)) if isinstance(a, np.ndarray) else a for a in args],
+                    program.consts,
+                ),
             )
             return [core.to_numpy(o) for o in outs]
 

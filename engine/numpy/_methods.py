@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, denormal_flags, dlpack, transfers
+from .. import core, dlpack, transfers
 from ..core import DEVICE, Array, Tracer
 from ..errors import ConcretizationTypeError
 from ..state.types import AbstractRef
@@ -218,14 +218,10 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
             d = a.dtype
             # (numpy's kind: bfloat16 and most ml_dtypes types ('V') take the general path)
             if (d is b.dtype or d == b.dtype) and d.kind in kinds:
-                mode = denormal_flags.enter() if d.kind == "f" else None  # (XLA's DAZ/FTZ)
                 try:
                     r = np_fn(a, b)
                 except ValueError:  # shapes that do not broadcast: the general path explains
                     return general(self, other)
-                finally:
-                    if mode is not None:
-                        denormal_flags.leave(mode)
                 out = _new(Array)
                 out._value = r if type(r) is np.ndarray else np.asarray(r)
                 out.weak_type = self.weak_type and other.weak_type  # (comparisons too, as in JAX)

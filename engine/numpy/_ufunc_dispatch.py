@@ -12,7 +12,7 @@ import inspect
 
 import numpy as np
 
-from .. import core, denormal_flags
+from .. import core
 from ..core import Array, Tracer
 from ._promote import promote_args_inexact
 from ..fused_rules import call as jitted_body
@@ -89,14 +89,10 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_pa
             weak = y.weak_type
         else:
             return otherwise(x, y)
-        mode = denormal_flags.enter() if d.kind == "f" else None  # (XLA's DAZ/FTZ: denormal_flags)
         try:
             out = np_fn(xv, yv)
         except ValueError:  # shapes that do not broadcast: the general path explains it
             return otherwise(x, y)
-        finally:
-            if mode is not None:
-                denormal_flags.leave(mode)
         # (fresh_array, inlined: this is the hottest eager call; a comparison of weak operands is
         # weak too, as in JAX)
         if type(out) is not np.ndarray:
