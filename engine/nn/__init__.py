@@ -28,6 +28,8 @@ def relu(x):
     if _staging(x):
         return _relu(x)
     x = as_operand(x)
+    if not isinstance(x, core.Tracer):  # (a value: XLA's max, which keeps a NaN; one operation)
+        return jnp.maximum(x, 0)
     return jnp.where(x > 0, x, _nan_or_zero(x))
 
 
