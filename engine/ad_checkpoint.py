@@ -24,6 +24,8 @@ from .backends.rows import Scalar, Special, lowerings
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from .source_info import NO_SOURCE
 from .staging import trace_to_jaxpr
+from .state.checks import arg_names
+from .tracer_origins import checkpoint_hint
 from .tree_util import tree_flatten, tree_unflatten
 from .narrow_dtypes import kind as dtype_kind
 
@@ -300,7 +302,9 @@ def checkpoint(
             key = None
         cached = traces.get(key) if key is not None else None
         if cached is None:
-            jaxpr, consts = _open(trace_to_jaxpr(flat, avals))
+            names = functools.partial(arg_names, fun, args, kwargs, tuple(statics))
+            with checkpoint_hint():
+                jaxpr, consts = _open(trace_to_jaxpr(flat, avals, debug=(fun, "checkpoint / remat", names)))
             cached = (jaxpr, consts, out_store[0])
             if key is not None and not any(isinstance(c, core.Tracer) for c in consts):
                 traces[key] = cached

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import core, leak_check
 from .core import MainTrace, Params, ShapedArray, Trace, Tracer, Value
+from .tracer_origins import summarize
 
 if TYPE_CHECKING:
     from .ir import ClosedJaxpr
@@ -48,12 +49,21 @@ def _dtype_shape(aval: ShapedArray) -> str:
 
 @core.jax_class_path("jax._src.interpreters.batching.BatchTracer")
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    # created_on: the user's line that called the vmapped function, set on its arguments' tracers
+    # only (JAX notes every tracer's line; the engine finds it once per call, not per operation)
+    __slots__ = ("val", "batch_dim", "created_on")
+    created_on: core.SourceInfo | None
 
     def __init__(self, trace: BatchTrace, val: Value, batch_dim: BatchDim):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
+
+    def _origin_msg(self) -> str:
+        info = getattr(self, "created_on", None)
+        if info is None:
+            return ""
+        return f"\nThis BatchTracer with object id {id(self)} was created on line:\n  {summarize(info)}"
 
     @property
     def aval(self) -> ShapedArray:
@@ -213,7 +223,8 @@ def vmap_flat(
 ) -> list[Value]:
     """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis
     (``out_paths(n_outs)``, if given, the outputs' key paths that JAX's errors name)."""
-    vals_out, dims_out = vmap_traced(f, axis_size, axis_name, in_dims, args)
+    # (the user's vmap is the caller naming its outputs' paths: its tracers note the calling line)
+    vals_out, dims_out = vmap_traced(f, axis_size, axis_name, in_dims, args, out_paths is not None)
     wanted = out_dims_spec(len(vals_out))
     results = []
     for i, (v, d, w) in enumerate(zip(vals_out, dims_out, wanted)):
@@ -243,8 +254,10 @@ def vmap_traced(
     axis_name: object,
     in_dims: Sequence[BatchDim | None],
     args: Sequence[Value],
+    note_line: bool = False,
 ) -> tuple[list[Value], list[BatchDim]]:
-    """Run ``f`` batched: its outputs with the batch dimensions they came out with."""
+    """Run ``f`` batched: its outputs with the batch dimensions they came out with (``note_line``:
+    the arguments' tracers note the user's line calling it, for errors about them)."""
     from .state.types import Ref
 
     frame = AxisFrame(axis_name, axis_size, None)
@@ -253,6 +266,8 @@ def vmap_traced(
         frame.main = main
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, d) if d is not None else x for x, d in zip(args, in_dims)]
+        if note_line:
+            _note_line(tracers_in)
         mapped_refs.extend(mapped)
         try:
             outs = f(*tracers_in)
@@ -265,6 +280,15 @@ def vmap_traced(
         del trace, tracers_in, tracers_out, outs
         leak_check.check(main)
     return vals_out, dims_out
+
+
+def _note_line(tracers: Sequence[Value]) -> None:
+    """The user's line calling a vmapped function, on its arguments' tracers (in a function of its
+    own: the caller keeps no tracer in a variable, which a leak check would find)."""
+    called_on = core.current_source_info()
+    for t in tracers:
+        if type(t) is BatchTracer:
+            t.created_on = called_on
 
 
 # Rule helpers ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Error classes, named, nested and worded as JAX's (``jax.errors``): ``type(e)`` is
 ``jax.errors.ConcretizationTypeError``, and the errors JAX words end with the page that explains them.
 
-JAX goes on to say where a traced value came from (the function traced and the argument it depends on);
-the engine does not track that, so its messages stop at what JAX says first. The playground adds its
-own hint for learners beside the message (``engine/inspect/errors.py``).
+An error about a traced value goes on to say, as JAX's do, where it came from (the function traced
+and the arguments it depends on: ``engine.tracer_origins``). The playground adds its own hint for
+learners beside the message (``engine/inspect/errors.py``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,17 @@ def _error_repr(tracer: object) -> str:
     return f"traced array with shape {name}[{','.join(map(str, aval.shape))}]"
 
 
+def origin_msg(tracer: object) -> str:
+    """The sentences JAX ends an error about ``tracer`` with: why it is traced (its trace's
+    ``_origin_msg``; empty when the trace knows nothing). Never raises: an error being written must
+    not turn into another."""
+    try:
+        msg = getattr(tracer, "_origin_msg", None)
+        return msg() if msg is not None else ""
+    except Exception:
+        return ""
+
+
 def function_context(name: str) -> str:
     """What JAX says when ``float(x)``, ``int(x)`` or ``complex(x)`` meets a traced value."""
     return (
@@ -61,7 +72,7 @@ class ConcretizationTypeError(JAXTypeError):
             return
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: {_error_repr(tracer)}\n"
-            f"{context}\n"
+            f"{context}{origin_msg(tracer)}\n"
         )
 
 
@@ -69,14 +80,16 @@ class ConcretizationTypeError(JAXTypeError):
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
-        JAXTypeError.__init__(self, f"Attempted boolean conversion of {_error_repr(tracer)}.")
+        JAXTypeError.__init__(
+            self, f"Attempted boolean conversion of {_error_repr(tracer)}.{origin_msg(tracer)}"
+        )
 
 
 @jax_class_path("jax.errors.TracerIntegerConversionError")
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer: object, context: str = ""):
         self.tracer = tracer
-        super().__init__(f"The __index__() method was called on {_error_repr(tracer)}")
+        super().__init__(f"The __index__() method was called on {_error_repr(tracer)}{origin_msg(tracer)}")
 
 
 @jax_class_path("jax.errors.TracerArrayConversionError")
@@ -85,6 +98,7 @@ class TracerArrayConversionError(JAXTypeError):
         self.tracer = tracer
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on {_error_repr(tracer)}"
+            f"{origin_msg(tracer)}"
         )
 
 
@@ -124,9 +138,11 @@ class JaxprTypeError(TypeError):
 def traced_shape_error(shape: object) -> TypeError:
     """JAX's TypeError for a shape with a traced dimension (raised where JAX canonicalizes shapes:
     jnp's constructors and reshape, lax's shape parameters)."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
     return TypeError(
         f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
         "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions."
+        + "".join(origin_msg(d) for d in dims)  # (each traced dimension's origin)
     )
 
 

@@ -346,6 +346,7 @@ class JitFunction:
         in_tree: PyTreeDef,
         avals: list[ShapedArray],
         in_shardings: Sequence[Any] | None = None,
+        names: Callable[[], list[str]] | None = None,  # the arguments', for errors while tracing
     ) -> tuple[ClosedJaxpr, PyTreeDef]:
         """Trace once; returns the closed jaxpr and output tree."""
         out_store: list[PyTreeDef] = []
@@ -374,7 +375,7 @@ class JitFunction:
                     )
             return out_leaves
 
-        closed = trace_to_jaxpr(flat, avals, in_shardings)
+        closed = trace_to_jaxpr(flat, avals, in_shardings, (self.fun, "jit", names))
         return closed, out_store[0]
 
     def _arg_names(
@@ -509,15 +510,15 @@ class JitFunction:
         if entry is None:
             logged = compile_log.active()  # jax.no_tracing / log_compiles / explain_cache_misses
             miss = None  # why it missed: asked here only, never on a hit
+            names = self._arg_names(args, dyn_kwargs, static_nums)  # (a partial: found when asked)
             if listening or logged:
-                names = self._arg_names(args, dyn_kwargs, static_nums)
                 miss = jit_cache_miss.explain(self.fun, self._cache, key, names)
             if logged:
                 compile_log.on_miss(self.name, self.fun, avals, miss)
             t0 = time.perf_counter()
             pmaps = staged_pmaps()
             closed, out_tree = self._stage(
-                statics, static_nums, len(args), in_tree, list(avals), in_shardings
+                statics, static_nums, len(args), in_tree, list(avals), in_shardings, names
             )
             shown_only = False
             if staged_pmaps() != pmaps:  # (a pmap's shown form is JAX's, not the program that runs)
@@ -525,7 +526,6 @@ class JitFunction:
                 shown_only = displaying()
             closed, hoisted = _hoist_tracer_consts(closed)
             if any(type(c) is Ref for c in hoisted):
-                names = self._arg_names(args, dyn_kwargs, static_nums)
                 check_no_closed_over_args(self.fun, hoisted, leaves, names)
             t_trace = time.perf_counter() - t0
             entry = (closed, out_tree, hoisted)
@@ -746,7 +746,8 @@ def make_jaxpr(
 
         on_mesh = mesh_shardings(leaves)
         with staging_for_display():
-            closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh)
+            names = functools.partial(arg_names, fun, args, kwargs, static_argnums)  # (JAX's: for jit)
+            closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh, (fun, "jit", names))
         types = None
         if on_mesh is not None or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
             from .parallel.partition import annotate_types

@@ -12,6 +12,7 @@ from . import core, held_arrays, leak_check
 from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .tracer_origins import TraceDebug, staged_origin_msg
 
 
 @core.jax_class_path("jax._src.interpreters.partial_eval.DynamicJaxprTracer")
@@ -31,6 +32,10 @@ class JaxprTracer(Tracer):
         if type(a).__name__ == "AbstractRef":  # a mutable array ref: JitTracer(Ref{float32[]})
             return f"JitTracer({a})"
         return f"JitTracer({'~' if a.weak_type else ''}{a.dtype.name}[{','.join(map(str, a.shape))}])"
+
+    def _origin_msg(self) -> str:  # (found when an error is written: engine.tracer_origins)
+        trace = self._trace
+        return staged_origin_msg(trace.builder, self) if isinstance(trace, JaxprTrace) else ""
 
 
 # Rules that let a primitive stage itself in a custom way (e.g. to inline or to record effects).
@@ -153,6 +158,10 @@ class JaxprBuilder:
         self.tracers: list[JaxprTracer] = []
         # arguments' shardings (a jit of arrays on an explicit mesh): what jax.typeof shows
         self.in_shardings: dict[Var, object] = {}
+        # what an error about one of its tracers says of the trace: the function traced and its
+        # arguments' variables, in order (trace_to_jaxpr's caller names them)
+        self.debug: TraceDebug | None = None
+        self.arg_vars: list[Var] = []
 
     def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
         t = JaxprTracer(trace, aval)
@@ -212,6 +221,11 @@ class JaxprBuilder:
         return jaxpr, constvals
 
 
+def inlines_as_literal(val: Value) -> bool:
+    """A constant the built jaxpr shows as a literal (``3.0:f32[]``)."""
+    return _is_scalar_literal(val) and not isinstance(val, Tracer)
+
+
 def _is_scalar_literal(val: Value) -> bool:
     if isinstance(val, (bool, int, float, complex)):
         return True
@@ -230,7 +244,7 @@ def _inline_literals(jaxpr: Jaxpr, consts: list[Value]) -> tuple[Jaxpr, list[Val
     literals: dict[Var, Atom] = {}
     new_constvars, new_consts = [], []
     for v, val in zip(const_binders, consts):
-        if _is_scalar_literal(val) and not isinstance(val, Tracer):
+        if inlines_as_literal(val):
             literals[v] = Literal(val, v.aval)
         else:
             new_constvars.append(v)
@@ -281,17 +295,21 @@ def trace_to_jaxpr(
     fun: Callable[..., Sequence[Value]],
     in_avals: Sequence[ShapedArray],
     in_shardings: Sequence[object] | None = None,
+    debug: tuple[Callable[..., Any], str, Callable[[], Sequence[str]] | None] | None = None,
 ) -> ClosedJaxpr:
     """Trace a flat function (list of arrays -> list of arrays) to a closed jaxpr.
 
     Constants the function closes over that are themselves tracers of an outer transformation stay
-    as constants of the closed jaxpr, so the outer transformation still sees them.
+    as constants of the closed jaxpr, so the outer transformation still sees them. ``debug`` names
+    the function for errors about its traced values.
     """
     builder = JaxprBuilder()
+    builder.debug = TraceDebug(*debug) if debug is not None else None
     with held_arrays.staging_trace(), core.new_main(JaxprTrace, builder) as main:
         with core.new_dynamic(main):
             trace = JaxprTrace(main)
             tracers_in = [trace.new_arg(a) for a in in_avals]
+            builder.arg_vars = [builder.getvar(t) for t in tracers_in]
             for t, s in zip(tracers_in, in_shardings or ()):
                 if s is not None:
                     builder.in_shardings[builder.getvar(t)] = s

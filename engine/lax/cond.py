@@ -14,6 +14,7 @@ from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..staging import trace_to_jaxpr
+from ..tracer_origins import debug_info
 from ..tree_util import tree_flatten, tree_unflatten
 from ..state.discharge import RefOperandPrimitive
 from ..state.primitives import bound_inside_vmap, vmapped_branch_levels
@@ -44,10 +45,10 @@ def switch(index, branches, *operands):
     >>> switch(1, [lambda x: x + 1., lambda x: x * 2.], 3.)
     Array(6., dtype=float32, weak_type=True)
     """
-    return _switch(index, branches, operands, clamp_index=True)
+    return _switch(index, branches, operands, clamp_index=True, traced_for="switch")
 
 
-def _switch(index, branches, operands, clamp_index, const_order=None, **params):
+def _switch(index, branches, operands, clamp_index, const_order=None, traced_for=None, **params):
     branches = list(branches)
     if not branches:
         raise ValueError("switch requires at least one branch")
@@ -73,7 +74,8 @@ def _switch(index, branches, operands, clamp_index, const_order=None, **params):
         if under_vmap:  # (the branch's trace is the next level)
             vmapped_branch_levels.append(len(core._state.stack))
         try:
-            closed.append(trace_to_jaxpr(flat, avals))
+            debug = debug_info(traced_for, br, operands) if traced_for else None
+            closed.append(trace_to_jaxpr(flat, avals, debug=debug))
         finally:
             if under_vmap:
                 vmapped_branch_levels.pop()
@@ -143,7 +145,12 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))
     return _switch(
-        lax.convert_element_type(pred, np.int32), [false_fun, true_fun], operands, False, const_order=(1, 0)
+        lax.convert_element_type(pred, np.int32),
+        [false_fun, true_fun],
+        operands,
+        False,
+        const_order=(1, 0),
+        traced_for="cond",
     )
 
 

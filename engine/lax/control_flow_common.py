@@ -13,6 +13,7 @@ from .. import ad, core
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..staging import trace_to_jaxpr
+from ..tracer_origins import TraceDebug
 from .structural import convert_element_type_p
 
 
@@ -22,8 +23,8 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), []), list(closed.consts)
 
 
-def _trace(fun, avals) -> tuple[ClosedJaxpr, list]:
-    return _closure_convert(trace_to_jaxpr(fun, list(avals)))
+def _trace(fun, avals, debug: TraceDebug | None = None) -> tuple[ClosedJaxpr, list]:
+    return _closure_convert(trace_to_jaxpr(fun, list(avals), debug=debug))
 
 
 def _avals(xs):

@@ -18,6 +18,7 @@ from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
+from ..tracer_origins import debug_info, save_wrapped
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
 from .control_flow_common import (
@@ -65,13 +66,17 @@ def while_loop(cond_fun, body_fun, init_val):
         body_tree.append(t)
         return out_leaves
 
-    cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals)  # the condition first, as JAX traces them
-    bj, bconsts = _trace(flat_body, avals)
+    cond_dbg = debug_info("while_cond", cond_fun, (init_val,))
+    body_dbg = debug_info("while_body", body_fun, (init_val,))
+    cj, cconsts = _trace_cond(
+        cond_fun, flat_cond, tree, avals, cond_dbg
+    )  # the condition first, as JAX traces them
+    bj, bconsts = _trace(flat_body, avals, body_dbg)
     promoted = promote_weak_inits(leaves, avals, bj.out_avals)
     if promoted is not None:
         leaves, avals = promoted, _avals(promoted)
-        cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals)
-        bj, bconsts = _trace(flat_body, avals)
+        cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals, cond_dbg)
+        bj, bconsts = _trace(flat_body, avals, body_dbg)
     if body_tree[0] != tree:
         raise TypeError(
             f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
@@ -126,15 +131,15 @@ _moved_conds: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref
 _batched_conds: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
-def _trace_cond(cond_fun, flat_cond, tree, avals):
+def _trace_cond(cond_fun, flat_cond, tree, avals, debug=None):
     key = (tree, tuple(avals))
     try:
         table = _traced_conds.setdefault(cond_fun, {})
         cached = table.get(key)
     except TypeError:  # (not weakly referenceable or hashable: traced each time)
-        return _trace(flat_cond, avals)
+        return _trace(flat_cond, avals, debug)
     if cached is None:
-        cached = _trace(flat_cond, avals)
+        cached = _trace(flat_cond, avals, debug)
         if cached[1]:  # (constants a closure captured belong to this call only)
             return cached
         table[key] = cached
@@ -446,12 +451,15 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         else np.dtype(np.int32)
     )
     idx_dtype = core.canonical_dtype(idx_dtype)
+    body_dbg = debug_info("fori_loop", body_fun, (0, init_val))
     if lo_c is not None and hi_c is not None:
         lo_i, hi_i = int(lo_c), int(hi_c)
 
         def step(carry, _):
             i, x = carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
+
+        save_wrapped(step, body_dbg)  # (its errors name the user's body, as JAX's do)
 
         # JAX's scan carries int(lower): a weak index of the default int dtype, whatever the bounds'
         # dtype (int64 with x64).
@@ -467,6 +475,12 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def body(c):
         i, hi, x = c
         return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
+
+    def carry_names() -> list[str]:  # (the upper bound the carry adds has no name)
+        names = list(body_dbg.arg_names()) if body_dbg.arg_names else []
+        return [*names[:1], "", *names[1:]]
+
+    save_wrapped(body, body_dbg._replace(arg_names=carry_names))
 
     # As JAX: the bounds are converted only when their dtypes differ.
     same = core.canonical_dtype(core.get_aval(lower).dtype) == core.canonical_dtype(

@@ -17,6 +17,7 @@ from .structural import folding_converts
 from ..state.discharge import RefOperandPrimitive
 from ..state.types import AbstractRef
 from . import control_flow_eager
+from ..tracer_origins import debug_info
 from .control_flow_common import (
     _trace,
     _avals,
@@ -72,11 +73,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         trees[:] = [ct, yt]
         return [*cl, *yl]
 
-    body, consts = _trace(flat, [*c_avals, *x_avals])
+    dbg = debug_info("scan", f, (init, xs))
+    body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
     promoted = promote_weak_inits(c_leaves, c_avals, body.out_avals[: len(c_avals)])
     if promoted is not None:
         c_leaves, c_avals = promoted, _avals(promoted)
-        body, consts = _trace(flat, [*c_avals, *x_avals])
+        body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
     if trees[0] != c_tree:
         raise TypeError(
             f"scan body function carry input and carry output must have the same pytree "

@@ -270,7 +270,7 @@ def arange(start, stop=None, step=None, dtype=None):
     >>> jnp.arange(3)
     Array([0, 1, 2], dtype=int32)
     """
-    what = "It arose in the jnp.arange argument; bounds must be static (use static_argnums)"
+    start_name = "stop" if stop is None and step is None else "start"  # (JAX's name for a lone bound)
     bounds = [b for b in (start, stop, step) if b is not None]
     if dtype is None:
         dtype = core.canonical_dtype(promote_types_weak(dtype_and_weak(b) for b in bounds)[0])
@@ -282,7 +282,10 @@ def arange(start, stop=None, step=None, dtype=None):
         lo, hi = (0, start) if stop is None else (start, stop)
         out = lax.mul(np.asarray(1, dtype), lax.iota(dtype, dims.max_dim(0, hi - lo)))  # (as JAX stages it)
         return lax.add(np.asarray(lo, dtype) if dims.is_constant_dim(lo) else convert(lo, dtype), out)
-    vals = [_static_number(b, what) if b is not None else None for b in (start, stop, step)]
+    vals = [
+        _static_number(b, f"It arose in the jnp.arange argument '{name}'") if b is not None else None
+        for b, name in ((start, start_name), (stop, "stop"), (step, "step"))
+    ]
     if dtype_kind(dtype) in "iuf":  # JAX's formulas on an iota (its values, and what a traced program shows)
         lo, hi, by = (0, vals[0], vals[2]) if stop is None else vals
         if by is not None:

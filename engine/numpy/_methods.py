@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import core, dlpack, transfers
 from ..core import DEVICE, Array, Tracer
-from ..errors import ConcretizationTypeError
+from ..errors import ConcretizationTypeError, _error_repr, origin_msg
 from ..state.types import AbstractRef
 from . import (
     _bit_views,
@@ -143,14 +143,17 @@ def _astype(self, dtype, copy=False, device=None):
 def _tracer_item(self, *args):
     v = self.concrete_value()
     if v is None:
-        raise ConcretizationTypeError(self, "item()")
+        raise ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
     return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).item(*args)
 
 
 def _tracer_tolist(self):
     v = self.concrete_value()
     if v is None:
-        raise ConcretizationTypeError(self, "tolist()")
+        # (JAX says where the value came from twice: in this context, and after it)
+        raise ConcretizationTypeError(
+            self, f"The tolist() method was called on {_error_repr(self)}.{origin_msg(self)}"
+        )
     return np.asarray(core.to_numpy(v) if not isinstance(v, np.ndarray) else v).tolist()
 
 

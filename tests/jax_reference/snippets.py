@@ -2119,3 +2119,6 @@ SNIPPETS["conv_order"] = CONV_ORDER
 from snippets_special_values import SPECIAL_VALUES  # noqa: E402
 
 SNIPPETS["special_values"] = SPECIAL_VALUES
+from snippets_tracer_origins import TRACER_ORIGINS  # noqa: E402
+
+SNIPPETS["tracer_origins"] = TRACER_ORIGINS
