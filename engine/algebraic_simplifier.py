@@ -450,13 +450,16 @@ _CONSTANTS: list[set[Atom]] = [set()]
 _CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
 
 
-def _simplify(jaxpr: Jaxpr, constant_inputs: bool = False) -> tuple[Jaxpr, list[int] | None]:
+def _simplify(
+    jaxpr: Jaxpr, constant_inputs: bool = False, bound: dict[Var, Literal] | None = None
+) -> tuple[Jaxpr, list[int] | None]:
     """The simplified jaxpr, and for each of its equations the index of the traced equation it
-    computes (or replaces), so what ran can be shown on the traced program's graph."""
+    computes (or replaces), so what ran can be shown on the traced program's graph. ``bound``:
+    inputs whose value a caller passes as a literal (read as that literal)."""
     constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
     _CONSTANTS.append(constants)
     try:
-        return _simplify_in(jaxpr, constants, set(jaxpr.constvars))
+        return _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
     finally:
         _CONSTANTS.pop()
 
@@ -465,8 +468,9 @@ def _constant_inputs(eqn: JaxprEqn, constants: set[Atom]) -> bool:
     return bool(eqn.inputs) and all(type(x) is Literal or x in constants for x in eqn.inputs)
 
 
-def _simplify_in(jaxpr: Jaxpr, constants: set[Atom], early: set[Atom]) -> tuple[Jaxpr, list[int] | None]:
-    env: dict[Var, Atom] = {}
+def _simplify_in(
+    jaxpr: Jaxpr, constants: set[Atom], early: set[Atom], env: dict[Var, Atom]
+) -> tuple[Jaxpr, list[int] | None]:
     origin: dict[Var, int] = {}  # an emitted equation's output -> the traced equation's index
     current = 0
     producers: dict[Var, JaxprEqn] = {}
@@ -514,6 +518,11 @@ def _simplify_in(jaxpr: Jaxpr, constants: set[Atom], early: set[Atom]) -> tuple[
             params = {
                 k: _constant_call(v) if k == "jaxpr" else _simplified_param(v) for k, v in eqn.params.items()
             }
+        elif eqn.primitive.name in _CALLS and any(type(x) is Literal for x in inputs):
+            params = {
+                k: _literal_call(v, inputs) if k == "jaxpr" else _simplified_param(v)
+                for k, v in eqn.params.items()
+            }
         else:
             params = {k: _simplified_param(v) for k, v in eqn.params.items()}
         if any(inputs[i] is not x for i, x in enumerate(eqn.inputs)) or any(
@@ -553,6 +562,28 @@ def _constant_call(v: object) -> object:
     if found is None:
         jaxpr = _simplify(v.jaxpr, constant_inputs=True)[0]
         found = _constant_calls[v] = v if jaxpr is v.jaxpr else ClosedJaxpr(jaxpr, v.consts)
+    return found
+
+
+_literal_calls: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def _literal_call(v: object, inputs: list[Atom]) -> object:
+    """A nested jit's body simplified with the literals its caller passes in place of those inputs:
+    XLA inlines it first, so ``jnp.var``'s ``n - ddof`` is a constant (and its division a
+    multiplication by the reciprocal) when ``ddof`` is the literal the caller passes."""
+    if not isinstance(v, ClosedJaxpr) or len(inputs) != len(v.jaxpr.in_binders):
+        return _simplified_param(v)
+    literals = {i: x for i, x in enumerate(inputs) if type(x) is Literal and not np.shape(x.val)}
+    key = tuple(
+        (i, x.aval.dtype.str, x.aval.weak_type, np.asarray(x.val).tobytes()) for i, x in literals.items()
+    )
+    cache = _literal_calls.setdefault(v, {})
+    found = cache.get(key)
+    if found is None:
+        bound = {v.jaxpr.in_binders[i]: x for i, x in literals.items()}
+        jaxpr = _simplify(v.jaxpr, bound=bound)[0]
+        found = cache[key] = v if jaxpr is v.jaxpr else ClosedJaxpr(jaxpr, v.consts)
     return found
 
 

@@ -51,6 +51,15 @@ def on_miss(name: str, fun, avals, miss: CacheMiss | None) -> None:
         )
 
 
+def on_compiled(name: str, fallbacks: list[str]) -> None:
+    """Called when a program of ``jit`` is compiled (or given up on) with what of it does not run
+    as compiled code (``jit_runtime.not_compiled``): logged with the compiles, never silent."""
+    if fallbacks and config.values.get("jax_log_compiles"):
+        logging.getLogger("jax._src.dispatch").warning(
+            "jit(%s) runs partly or wholly on the interpreter: %s", name, "; ".join(fallbacks)
+        )
+
+
 @contextlib.contextmanager
 def _flag(name: str, enable: bool):
     before = config.values.get(name, False)

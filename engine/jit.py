@@ -581,7 +581,8 @@ class JitFunction:
             if fkey is not None and (
                 fkey not in self._fast or self._fast[fkey][4] is not jit_runtime._backend
             ):
-                exe = _executables.get(closed)
+                # (kept by the program that runs, which the simplifier may have rewritten)
+                exe = _executables.get(jit_runtime.compiled_form(closed))
                 # (typed-key outputs are wrapped by the general path: array_of)
                 keys_out = any(isinstance(a.dtype, core.ExtendedDType) for a in closed.out_avals)
                 keys_out = keys_out or any(  # (and results in host memory: placed there by jit_p's impl)

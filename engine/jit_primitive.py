@@ -132,8 +132,10 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
             inspecting.at_compile(jaxpr)
         exe = _first_tier(jaxpr, name, values)
     outs = exe(*values)
-    job = getattr(exe, "job", False)
-    _tier.last = ("compiled", None) if job is False else ("interpreter", job)
+    job = getattr(exe, "job", False)  # (a first tier's: the compile it waits for)
+    # (a program the interpreter runs for good says so too: ``jit_runtime.interpreted_because``)
+    interpreted = job is not False or hasattr(exe, "why_interpreted")
+    _tier.last = ("interpreter", job or None) if interpreted else ("compiled", None)
     if ir.ref_effects and ir.has_ref_effects(traced.jaxpr):
         weak = result_weak_types(traced, jaxpr)
     results = [core.array_of(o, w) for o, w in zip(outs, weak)]

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import (
     algebraic_simplifier,
+    compile_log,
     constant_folding,
     core,
     denormal_flags,
@@ -131,9 +132,27 @@ def uses_narrow_dtypes(jaxpr: Jaxpr) -> bool:
     return False
 
 
-def _narrow_interpreted(closed: ClosedJaxpr) -> Executable:
+def interpreted_because(exe: Executable, reason: str) -> Executable:
+    """Note on ``exe`` that the interpreter runs its whole program though a compiler is there, and
+    why: as ``why_interpreted`` and as the first of its ``fallbacks``, which the run report lists
+    under the jit call (``engine.inspect``) and ``jax.log_compiles`` logs. No program leaves the
+    compiler unnoticed (tests/test_jit_fallbacks.py runs the corpora to check it)."""
+    exe.why_interpreted = reason  # type: ignore[attr-defined]  # a note (see Executable)
+    exe.fallbacks = [f"interpreter: {reason}", *getattr(exe, "fallbacks", [])]  # type: ignore[attr-defined]
+    return exe
+
+
+def not_compiled(exe: Executable) -> list[str]:
+    """What of ``exe``'s program does not run as compiled code: the interpreter's reason for the
+    whole program, or the equations its host runs through their rules (``fallbacks``). [] for a
+    compiled program, and for the interpreter backend's (numba absent: nothing is compiled)."""
+    return [str(f) for f in getattr(exe, "fallbacks", None) or []]
+
+
+def _narrow_interpreted(closed: ClosedJaxpr, name: str) -> Executable:
     exe = _executables[closed] = _interpreted(closed, None)
-    exe.why_interpreted = "narrow dtypes (bfloat16, float8, int4...): numba has none"  # type: ignore[attr-defined]
+    interpreted_because(exe, "narrow dtypes (bfloat16, float8, int4...): numba has none")
+    compile_log.on_compiled(name, not_compiled(exe))
     return exe
 
 
@@ -153,9 +172,15 @@ def _stateful(closed: ClosedJaxpr, name: str, args: Sequence[object] | None) -> 
     # (a program that is not ref-free once discharged, e.g. one taking tokens, is interpreted: its
     # discharged form would come back here)
     if found is None or interpreted_only(found[0]):
-        exe = _executables[closed] = Interpreter().compile(closed, name)
+        exe = _executables[closed] = interpreted_because(
+            Interpreter().compile(closed, name),
+            "refs the discharge keeps (state inside a body it does not discharge, or tokens): "
+            "compiled code never sees a Ref",
+        )
+        compile_log.on_compiled(name, not_compiled(exe))
         return exe
     functional, mask = found
+    functional = compiled_form(functional)  # (what its executable is kept by: the discharge may simplify)
     inner = _executables.get(functional)
     if inner is None:
         if args is None:
@@ -184,7 +209,7 @@ def executable(closed: ClosedJaxpr, name: str) -> Executable:
     exe = _executables.get(closed)
     if exe is None and uses_narrow_dtypes(closed.jaxpr):
         check_lowerable(closed.jaxpr)
-        return _narrow_interpreted(closed)
+        return _narrow_interpreted(closed, name)
     if exe is None and interpreted_only(closed):
         check_lowerable(closed.jaxpr)
         return _stateful(closed, name, None)
@@ -197,6 +222,7 @@ def executable(closed: ClosedJaxpr, name: str) -> Executable:
         exe = get_backend().compile(closed, name)
         exe.compile_time = time.perf_counter() - t0  # type: ignore[attr-defined]  # a note (see Executable)
         _executables[closed] = exe
+        compile_log.on_compiled(name, not_compiled(exe))
     return exe
 
 
@@ -280,6 +306,7 @@ class CompileJob:
                     specialise(exe, closed, self.name, self.layout_args)
             _executables[closed] = exe
             self.exe = exe
+            compile_log.on_compiled(self.name, not_compiled(exe))
         except BaseException as e:  # noqa: BLE001 - the next call compiles in the foreground and raises it
             self.error = e
         finally:
@@ -376,7 +403,7 @@ def _first_tier(closed: ClosedJaxpr, name: str, args: Sequence[object]) -> Execu
         return _interpreted(closed, None)
     check_lowerable(closed.jaxpr)
     if uses_narrow_dtypes(closed.jaxpr):
-        return _narrow_interpreted(closed)
+        return _narrow_interpreted(closed, name)
     if interpreted_only(closed):
         return _stateful(closed, name, args)
     job = _jobs.get(closed)

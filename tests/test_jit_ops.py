@@ -74,6 +74,11 @@ def test_rev_iota_pad_concatenate():
     check(lambda x, y: lax.concatenate([x, y, x * 2], 1), x, f32(3, 2))
     check(lambda x, y: lax.concatenate([x, y], 0) * 3, np.zeros((0, 4), np.float32), x)
     check(lambda x: lax.split(x, (1, 3), 1), x)
+    # stack and tile (JAX 0.10.2's own primitives) are re-indexings too, fused into their consumers
+    check(lambda x, y: jnp.stack([x, y, x * 2], 1) + 1, x, f32(3, 4))
+    check(lambda x: jnp.stack([x], 0) * 2, x)
+    check(lambda x: jnp.tile(x, (2, 3)) * 2, x)
+    check(lambda x: jnp.tile(x, (1, 2)) + jnp.tile(x[:1], (3, 2)), x)
 
 
 def test_dynamic_slice_and_update_clamp_like_xla():

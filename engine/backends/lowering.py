@@ -473,6 +473,32 @@ def _concatenate(eqn):
     return expand
 
 
+def _stack(eqn):
+    """Output ``[..., k, ...]`` (``k`` on ``axis``) is operand ``k``'s element at the other indices."""
+    axis, xs = eqn.params["axis"], eqn.inputs
+
+    def expand(read, idx):
+        at = [e for d, e in enumerate(idx) if d != axis]
+        expr = read(xs[-1], at)
+        for k in range(len(xs) - 2, -1, -1):
+            expr = f"({read(xs[k], at)} if {idx[axis]} == {k} else {expr})"
+        return expr
+
+    return expand
+
+
+def _tile(eqn):
+    """Each output index is the operand's at that index modulo the operand's extent."""
+    (x,) = eqn.inputs
+    shape = x.aval.shape
+    if 0 in shape:
+        return None
+    reps = eqn.params["reps"]
+    return lambda read, idx: read(
+        x, [e if r == 1 else "0" if n == 1 else f"({e} % {n})" for e, n, r in zip(idx, shape, reps)]
+    )
+
+
 def _dynamic_slice(eqn):
     x, *starts = eqn.inputs
     sizes, shape = eqn.params["slice_sizes"], x.aval.shape
@@ -561,6 +587,8 @@ lowerings[array_creation.empty_p] = Index(
 )
 lowerings[st.pad_p] = Index(_pad)
 lowerings[st.concatenate_p] = Index(_concatenate)
+lowerings[st.stack_p] = Index(_stack)
+lowerings[st.tile_p] = Index(_tile)
 lowerings[sl.dynamic_slice_p] = Index(_dynamic_slice)
 lowerings[sl.dynamic_update_slice_p] = Index(_dynamic_update_slice)
 lowerings[sl.gather_p] = Index(_gather)

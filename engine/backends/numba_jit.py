@@ -127,14 +127,12 @@ class NumbaBackend:
         or interpreted where an operation on keys has no rule there."""
         from .. import random_lowering
         from .. import random_keys as rk
-        from ..jit import Interpreter
+        from ..jit_runtime import Interpreter, interpreted_because
 
         try:
             physical = random_lowering.physical_program(closed)
         except NotImplementedError as e:
-            interpreted = Interpreter().compile(closed, name)
-            interpreted.fallbacks = [f"interpreter: {e}"]  # type: ignore[attr-defined]
-            return interpreted
+            return interpreted_because(Interpreter().compile(closed, name), str(e))
         inner = self.compile(physical, name)
         key_in = [rk.is_key_aval(a) for a in closed.in_avals]
         key_out = [rk.is_key_aval(a) for a in closed.out_avals]

@@ -27,6 +27,7 @@ import engine
 from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
+from engine.jit_runtime import not_compiled
 from engine.staging import staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
 
@@ -532,9 +533,7 @@ class Recorder:
                         recompile_reason=data.get("reason"),
                     )
                     rec.jit_jaxpr = data.get("jaxpr")
-                    exe = _executable_of(data.get("jaxpr"))
-                    if exe is not None:
-                        record.jit.fallbacks = [str(f) for f in getattr(exe, "fallbacks", None) or []]
+                    record.jit.fallbacks = not_compiled(_executable_of(data.get("jaxpr")))  # (None: [])
             elif kind in ("jit_lower", "jit_compile"):
                 if kind == "jit_lower" and record.jit is not None and data.get("fallbacks"):
                     record.jit.fallbacks = [str(f) for f in data["fallbacks"]]
@@ -644,6 +643,8 @@ class Recorder:
         program = None
         # The program that ran (with its launch times) when it is compiled, else the lowering.
         ran = _executable_of(rec.jit_jaxpr)
+        if not record.jit.fallbacks:  # (compiled after the call's facts were taken)
+            record.jit.fallbacks = not_compiled(ran)
         try:
             lowered = _lower(jit_fn, spec)
             if idx + 1 in traced:

@@ -78,6 +78,12 @@ CONSTANT_FOLDING = [
         "y = jax.jit(lambda a: (a * jnp.exp(c), jnp.maximum(jnp.exp(c), a - 2), jnp.where(a > 0, jnp.exp(c), a)))"
         "(np.float32(2.0))\nout = [np.asarray(v).view(np.uint32) for v in y]",
     ),
+    # a literal a caller passes into a nested jit is a constant there (XLA inlines first): var's
+    # n - ddof folds to n, and its division becomes a multiplication by the reciprocal
+    (
+        "nested_literal_var",
+        "y = jax.jit(jnp.var)(jnp.array([1.0, 0.0, 1.0], jnp.float32))\nout = np.asarray(y).view(np.uint32)",
+    ),
     (
         "nested_literal_std_ddof",
         "a = jnp.array([0.7, 1.3, 2.9, 0.1, 4.4], jnp.float32)\n"
