@@ -100,7 +100,16 @@ def test_fidelity_corpus_never_falls_back_silently(monkeypatch):
     assert sorted(slow) == sorted(GENERAL_PATH), "warm calls not on the fast path"
 
 
-def test_gallery_examples_never_fall_back_silently():
+@pytest.fixture
+def fresh_devices():
+    """The pmap examples start device processes; later tests (x64 on) get fresh ones."""
+    from engine.parallel import runtime
+
+    yield
+    runtime.shutdown()
+
+
+def test_gallery_examples_never_fall_back_silently(fresh_devices):
     from server.examples import EXAMPLES
 
     for example in EXAMPLES:

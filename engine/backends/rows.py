@@ -163,8 +163,6 @@ INTERPRETER_ONLY = {
     "scaled_dot": "not lowered yet: numpy's rule (bfloat16 rounding, then one matmul)",
     "ragged_dot_general": "not lowered yet: numpy's rule (groups masked, then one matmul)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
-    "stack": "not lowered yet: numpy's rule (a copy)",
-    "tile": "not lowered yet: numpy's rule (a copy)",
     "unstack": "not lowered yet: numpy's rule (views)",
     "reshard": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
     "sharding_constraint": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
