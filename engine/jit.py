@@ -581,8 +581,7 @@ class JitFunction:
             if fkey is not None and (
                 fkey not in self._fast or self._fast[fkey][4] is not jit_runtime._backend
             ):
-                # (kept by the program that runs, maybe rewritten; one naming a mesh runs per device)
-                compiled = jit_runtime.compiled_form(closed)
+                compiled = jit_runtime.compiled_form(closed)  # (what runs; a mesh's: per device)
                 exe = None if _names_a_mesh(compiled) else _executables.get(compiled)
                 # (typed-key outputs are wrapped by the general path: array_of)
                 keys_out = any(isinstance(a.dtype, core.ExtendedDType) for a in closed.out_avals)
