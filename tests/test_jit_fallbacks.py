@@ -100,16 +100,16 @@ def test_fidelity_corpus_never_falls_back_silently(monkeypatch):
     assert sorted(slow) == sorted(GENERAL_PATH), "warm calls not on the fast path"
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def fresh_devices():
-    """The pmap examples start device processes; later tests (x64 on) get fresh ones."""
+    """The corpora's pmaps start device processes; later tests (x64 on) get fresh ones."""
     from engine.parallel import runtime
 
     yield
     runtime.shutdown()
 
 
-def test_gallery_examples_never_fall_back_silently(fresh_devices):
+def test_gallery_examples_never_fall_back_silently():
     from server.examples import EXAMPLES
 
     for example in EXAMPLES:
