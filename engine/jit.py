@@ -42,7 +42,7 @@ from .errors import check_static_hashable
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
 from .jit_primitive import jit_p as jit_p
-from .jit_primitive import _names_a_mesh, bind_call, mesh_shardings
+from .jit_primitive import bind_call, mesh_shardings
 from .jit_runtime import CompileJob as CompileJob
 from .jit_runtime import Executable, _tier
 from .jit_runtime import Interpreter as Interpreter
@@ -581,8 +581,7 @@ class JitFunction:
             if fkey is not None and (
                 fkey not in self._fast or self._fast[fkey][4] is not jit_runtime._backend
             ):
-                compiled = jit_runtime.compiled_form(closed)  # (what runs; a mesh's: per device)
-                exe = None if _names_a_mesh(compiled) else _executables.get(compiled)
+                exe = jit_runtime.direct_executable(closed)
                 # (typed-key outputs are wrapped by the general path: array_of)
                 keys_out = any(isinstance(a.dtype, core.ExtendedDType) for a in closed.out_avals)
                 keys_out = keys_out or any(  # (and results in host memory: placed there by jit_p's impl)

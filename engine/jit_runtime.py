@@ -108,6 +108,17 @@ def compiled_form(closed: ClosedJaxpr) -> ClosedJaxpr:
         denormal_flags.leave_plain(old)
 
 
+def direct_executable(closed: ClosedJaxpr) -> Executable | None:
+    """What a warm call of ``closed`` may run directly (jit's fast path): the executable of its
+    compiled form (kept by that program, which the simplifier may have rewritten); None while there
+    is none, and for a program naming a mesh (it runs one program per device: ``run_sharded``)."""
+    compiled = compiled_form(closed)
+    part = sys.modules.get("engine.parallel.partition")  # (not imported: no mesh was ever traced)
+    if part is not None and part.mesh_of_jaxpr(compiled) is not None:
+        return None
+    return _executables.get(compiled)
+
+
 def interpreted_only(closed: ClosedJaxpr) -> bool:
     """Programs with effects on mutable array refs: compiled code is functional and never sees a
     ``Ref``, so they run discharged (``_stateful``) or on the interpreter."""
