@@ -100,7 +100,11 @@ def _evaluate(closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
 _EVALUATING = (core.EvalTrace, BatchTrace, ad.JVPTrace, TapeTrace)
 
 
-def applies(linearizing: bool, level: int) -> str | None:
+def _is_program(v: Any) -> bool:
+    return isinstance(v, (ClosedJaxpr, Jaxpr)) or (isinstance(v, tuple) and any(_is_program(w) for w in v))
+
+
+def applies(linearizing: bool, level: int | None = None) -> str | None:
     """How this thread evaluates rules: None (as they are: outside a jnp body, while staging, or
     under a trace a compiled rule cannot meet), "compiled", or "contracted" when another
     differentiation will transform the values: it must see the rule's own operations, as JAX's
@@ -115,7 +119,7 @@ def applies(linearizing: bool, level: int) -> str | None:
     if state.dynamic is not None:
         return None
     differentiating = 0
-    for main in state.stack[: level + 1]:
+    for main in state.stack if level is None else state.stack[: level + 1]:
         t = main.trace_type
         if not issubclass(t, _EVALUATING) and not (linearizing and t is ad.PartialEvalTrace):
             return None
@@ -153,7 +157,10 @@ def jvp(
     """``primitive``'s JVP on these values, evaluated compiled: (primal out, tangent out), or None
     when the rule has nothing to fuse (or this signature cannot be cached): run it as it is.
     ``level``: the JVP trace's (``applies``)."""
-    mode = applies(linearizing, level)
+    # (a rule with programs inside, cond's or a loop's, only as before: all open traces may see it;
+    # evaluated under an outer vmap its compiled form met batching rules it cannot take)
+    nested = any(_is_program(v) for v in params.values())
+    mode = applies(linearizing, None if nested else level)
     if mode is None:
         return None
     nonzero = tuple(type(t) is not ad.Zero for t in tangents)
