@@ -6,6 +6,7 @@ runs it has finish (up to ``drain_seconds``), then shuts down. A second signal e
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 import threading
@@ -47,10 +48,30 @@ class DrainingServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def main() -> None:
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """``--host``/``--port`` override ``JAXPLAY_HOST``/``JAXPLAY_PORT``; anything else is refused
+    (silently ignoring ``--port 9000`` would serve on 8000 and leave the user guessing)."""
+    settings_help = "\n".join(
+        f"  {Settings.model_config.get('env_prefix', '')}{name.upper():<28} {field.description or ''}"
+        for name, field in Settings.model_fields.items()
+    )
+    parser = argparse.ArgumentParser(
+        prog="python -m server",
+        description="Serve the playground. Every setting is an environment variable:",
+        epilog=settings_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--host", help="interface to bind (JAXPLAY_HOST)")
+    parser.add_argument("--port", type=int, help="TCP port (JAXPLAY_PORT)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     try:
-        settings = Settings()
+        settings = Settings(**overrides)
     except ValidationError as e:
         sys.exit(f"jaxplay: {settings_problem(e)}")
     # One uvicorn process: the sandbox pool lives in it, and the pool is where the parallelism is.

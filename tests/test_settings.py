@@ -33,3 +33,34 @@ def test_server_exits_with_the_bad_variable_named(monkeypatch):
     assert done.returncode != 0
     assert "JAXPLAY_PORT='eighty'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_host_and_port_flags_override_the_environment(monkeypatch):
+    import server.__main__ as entry
+
+    served = {}
+    monkeypatch.setattr(entry.DrainingServer, "run", lambda self: served.update(port=self.config.port))
+    monkeypatch.setenv("JAXPLAY_PORT", "8001")
+    entry.main(["--port", "9123"])
+    assert served == {"port": 9123}
+
+
+def test_unknown_arguments_are_refused_not_ignored():
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "--prot", "9000"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "unrecognized arguments: --prot 9000" in done.stderr
+
+
+def test_help_lists_every_setting_as_its_variable():
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    for name in Settings.model_fields:
+        assert f"JAXPLAY_{name.upper()}" in done.stdout
