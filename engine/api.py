@@ -739,18 +739,7 @@ def block_until_ready(x):
     return x
 
 
-def eval_shape(fun: Callable, *args, **kwargs):
-    """The output shapes and dtypes of ``fun`` without computing it (a pytree of ShapeDtypeStruct)."""
-    from .jit import ShapeDtypeStruct, abstractify
-    from .staging import trace_to_jaxpr
-
-    leaves, in_tree = tree_flatten((args, kwargs))
-    avals = [abstractify(x) for x in leaves]
-    out_store = []
-    closed = trace_to_jaxpr(_flatten_fun(fun, in_tree, out_store), avals)
-    return tree_unflatten(
-        out_store[0], [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
-    )
+from .shape_eval import eval_shape  # noqa: E402, F401
 
 
 from .ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402, F401

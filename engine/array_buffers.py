@@ -17,12 +17,12 @@ needed, or the attribute does not exist on a traced array).
 from __future__ import annotations
 
 import math
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 
 from . import core
-from .errors import ConcretizationTypeError, JaxRuntimeError
+from .errors import ConcretizationTypeError, JaxRuntimeError, origin_msg
 
 
 def _one_device(x: Any) -> bool:
@@ -128,10 +128,8 @@ def _typed(t: core.Tracer) -> str:
 
 
 def _needs_concrete(t: core.Tracer, what: str) -> NoReturn:
-    raise ConcretizationTypeError(
-        f"Abstract tracer value encountered where concrete value is expected: {_typed(t)}\n"
-        f"{what} on {_typed(t)}."
-    )
+    # (JAX's context names the origin too, so a traced value's origin ends the message twice)
+    raise ConcretizationTypeError(t, f"{what} on {_typed(t)}.{origin_msg(t)}")
 
 
 def _concrete_method(name: str) -> Any:
@@ -141,18 +139,11 @@ def _concrete_method(name: str) -> Any:
     return refuse
 
 
-def _unavailable_method(name: str) -> Any:
+def _unavailable_method(name: str) -> Callable[[core.Tracer], NoReturn]:
     def refuse(self: core.Tracer) -> NoReturn:
-        raise AttributeError(f"The '{name}' method is not available on {_typed(self)}.")
+        raise AttributeError(f"The '{name}' method is not available on {_typed(self)}.{origin_msg(self)}")
 
-    return property(refuse)
-
-
-def _no_attribute(name: str) -> Any:
-    def refuse(self: core.Tracer) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} has no attribute {name}")
-
-    return property(refuse)
+    return refuse
 
 
 def _tracer_sharding(self: core.Tracer) -> NoReturn:
@@ -176,15 +167,29 @@ for _name in (
     "delete",
 ):
     setattr(core.Tracer, _name, _concrete_method(_name))
-for _name in ("is_fully_addressable", "is_fully_replicated", "global_shards"):
+for _name in ("is_fully_addressable", "is_fully_replicated", "global_shards", "traceback"):
     setattr(core.Tracer, _name, _concrete_property(f"The {_name} property was called"))
 for _name in ("committed", "addressable_shards"):
     setattr(core.Tracer, _name, _concrete_property(f"The '{_name}' attribute is not available"))
-for _name in ("block_until_ready", "copy_to_host_async"):
-    setattr(core.Tracer, _name, _unavailable_method(_name))
-for _name in ("format", "platform", "device", "__dlpack_device__"):
-    setattr(core.Tracer, _name, _no_attribute(_name))
-core.Tracer.sharding = property(_tracer_sharding)  # type: ignore[attr-defined]
+
+# Names a tracer refuses with an AttributeError of its own. They are answered by ``__getattr__``
+# (a property raising AttributeError would fall through to it, losing its message); any other name
+# a tracer lacks gets JAX's plain refusal (``DynamicJaxprTracer has no attribute device``).
+_attribute_refusals: dict[str, Callable[[core.Tracer], NoReturn]] = {
+    "sharding": _tracer_sharding,
+    "block_until_ready": _unavailable_method("block_until_ready"),
+    "copy_to_host_async": _unavailable_method("copy_to_host_async"),
+}
+
+
+def _tracer_getattr(self: core.Tracer, name: str) -> NoReturn:
+    refuse = _attribute_refusals.get(name)
+    if refuse is not None:
+        refuse(self)
+    raise AttributeError(f"{type(self).__name__} has no attribute {name}")
+
+
+core.Tracer.__getattr__ = _tracer_getattr  # type: ignore[attr-defined]
 # (what the type says: known while tracing)
 core.Tracer.itemsize = property(lambda self: np.dtype(self.aval.dtype).itemsize)  # type: ignore[attr-defined]
 core.Tracer.nbytes = property(  # type: ignore[attr-defined]

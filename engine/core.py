@@ -276,16 +276,10 @@ def find_top_trace(xs: Iterable[Value]) -> Trace:
     return trace
 
 
-def _leaked_tracer(tracer: Any) -> NoReturn:  # (JAX's words, without where the value was made)
-    a = tracer.aval
-    raise UnexpectedTracerError(
-        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
-        f"reference to an intermediate value with type {a.dtype.name}[{','.join(map(str, a.shape))}] wrapped "
-        f"in a {type(tracer).__name__} to escape the scope of the transformation.\nJAX transformations "
-        "require that functions explicitly return their outputs, and disallow saving intermediate values to "
-        "global state.\nTo catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS "
-        "or using the `jax.checking_leaks` context manager."
-    )
+def _leaked_tracer(tracer: Any) -> NoReturn:  # (JAX's words: engine.tracer_origins)
+    from .tracer_origins import leaked_tracer_msg
+
+    raise UnexpectedTracerError(leaked_tracer_msg(tracer))
 
 
 def full_lower(val: Value) -> Value:

@@ -16,6 +16,7 @@ from . import ad, batching, core, ir, tape
 from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
+from .state.checks import arg_names
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
 from .custom_rule_closures import captured_tracers, cells_holding
@@ -104,8 +105,10 @@ def _stop_traced(x):
     return tree_map(lambda leaf: stop_gradient_p.bind(leaf) if isinstance(leaf, core.Tracer) else leaf, x)
 
 
-def _stage(fun, nondiff_argnums, args):
-    """Flatten the differentiable args, trace ``fun`` on them: (closed, leaves, in_tree, out_tree, rebuild)."""
+def _stage(fun, nondiff_argnums, args, traced_for):
+    """Flatten the differentiable args, trace ``fun`` on them: (closed, leaves, in_tree, out_tree, rebuild).
+    Errors about its traced values name it ``for custom_jvp fun`` (the arguments by name) or ``for
+    custom_vjp fun`` (whose arguments JAX leaves unnamed)."""
     nondiff = {i: args[i] for i in nondiff_argnums}
     dyn = [a for i, a in enumerate(args) if i not in nondiff]
     leaves, in_tree = tree_flatten(dyn)
@@ -121,7 +124,8 @@ def _stage(fun, nondiff_argnums, args):
         out_store[:] = [out_tree]
         return out_leaves
 
-    closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves])
+    names = (lambda: arg_names(fun, args, {}, nondiff_argnums)) if traced_for == "custom_jvp fun" else None
+    closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in leaves], None, (fun, traced_for, names))
     # Every constant the function closes over (arrays and outer transformations' tracers alike)
     # becomes a leading argument, counted by num_consts, as JAX converts the call's constvars.
     j = closed.jaxpr
@@ -254,7 +258,7 @@ class custom_jvp(_Wrapping):
         if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by the rule)
             return _on_tape(self, trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
-            self.fun, self.nondiff_argnums, args
+            self.fun, self.nondiff_argnums, args, "custom_jvp fun"
         )
         if getattr(self, "shares_traces", False) and not hoisted and not self.nondiff_argnums:
             # (a jnp function JAX wraps in jit(inline=True): that jit's trace cache hands every call
@@ -515,7 +519,7 @@ class custom_vjp(_Wrapping):
         if type(trace) is tape.TapeTrace:  # eager grad: differentiated as one operation (by fwd/bwd)
             return _on_tape(self, trace, args)
         closed, hoisted, leaves, in_tree, out_tree, rebuild, nondiff = _stage(
-            self.fun, self.nondiff_argnums, args
+            self.fun, self.nondiff_argnums, args, "custom_vjp fun"
         )
         fwd, bwd, nd, symbolic = self.fwd, self.bwd, self.nondiff_argnums, self.symbolic_zeros
         res_tree_store = []

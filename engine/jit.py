@@ -56,6 +56,7 @@ from .jit_runtime import wait_for_compiles as wait_for_compiles
 from .random_keys import PRNGKeyArray
 from .state import Ref, is_ref
 from .state.checks import arg_names, check_no_aliased_args, check_no_closed_over_args, check_no_returned_refs
+from .state.checks import check_valid_outputs
 from .pytree.treedef import PyTreeDef
 from .staging import displaying, staged_pmaps, staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -368,11 +369,7 @@ class JitFunction:
                     names = functools.partial(arg_names, self.fun, args, dyn_kwargs, tuple(static_pos))
                     check_no_returned_refs(self.fun, out, leaves, names)
                 if not core.is_array_like(leaf):
-                    raise TypeError(
-                        f"jit-compiled function {self.name} returned a value of type "
-                        f"{type(leaf).__name__} ({leaf!r}); outputs must be arrays, "
-                        f"numbers, or pytrees of them."
-                    )
+                    check_valid_outputs(self.fun, "jit", out)
             return out_leaves
 
         closed = trace_to_jaxpr(flat, avals, in_shardings, (self.fun, "jit", names))
@@ -742,6 +739,8 @@ def make_jaxpr(
             out = fun(*full, **kw)
             out_leaves, out_tree = tree_flatten(out)
             out_store[:] = [(out_tree, out_leaves)]
+            if not all(map(core.is_array_like, out_leaves)):  # (refused as jit refuses it)
+                check_valid_outputs(fun, "jit", out)
             return out_leaves
 
         on_mesh = mesh_shardings(leaves)

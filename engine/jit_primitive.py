@@ -150,8 +150,12 @@ def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Arr
 
 def mesh_shardings(leaves: Sequence[Any]) -> list[Any] | None:
     """The shardings of the arguments on a mesh (part of their types: ``jax.typeof`` inside a
-    traced function sees them), None for the others; None when no argument is on a mesh."""
-    shardings = [x.sharding if getattr(x, "on_mesh", False) else None for x in leaves]
+    traced function sees them), None for the others; None when no argument is on a mesh. A mesh of
+    one device types its arrays too (``f32[8,128@x]``: shard_map's in_specs are checked against it)."""
+    shardings = [
+        x.sharding if getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False) else None
+        for x in leaves
+    ]
     return shardings if any(s is not None for s in shardings) else None
 
 

@@ -32,7 +32,7 @@ class SourceInfo:
     it (``callers``, outermost first, from the same file) and the ``jax.named_scope`` /
     ``jax.named_call`` names around it (``scope``, ``"outer/inner"``; JAX's name stack)."""
 
-    __slots__ = ("file", "line", "function", "callers", "scope", "position", "xla_metadata")
+    __slots__ = ("file", "line", "function", "callers", "scope", "position", "xla_metadata", "frames")
 
     def __init__(
         self,
@@ -43,6 +43,7 @@ class SourceInfo:
         scope: str = "",
         position: tuple[types.CodeType, int] | int | None = None,
         xla_metadata: tuple[tuple[str, str], ...] = (),
+        frames: tuple[tuple[types.CodeType, int], ...] = (),
     ):
         self.file, self.line, self.function = file, line, function
         self.callers, self.scope = callers, scope
@@ -51,6 +52,9 @@ class SourceInfo:
         self.xla_metadata = xla_metadata
         # (code, last instruction offset): the column, looked up when asked; or the column itself.
         self.position = position
+        # the user's frames from this one outward (code, last instruction), the first few: what
+        # JAX's leaked-tracer error lists (engine.tracer_origins)
+        self.frames = frames
 
     @property
     def column(self) -> int | None:
@@ -89,39 +93,52 @@ def current_source_info() -> SourceInfo | None:
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        seen = _skip_code.get(id(code))
-        if seen is not None and seen[0] is code:
-            skip = seen[1]
-        else:
-            fname = code.co_filename
-            skip = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
-            _skip_code[id(code)] = (code, skip)
-        if not skip:
+        if not _skipped(code):
+            callers, frames = _callers(frame)
             return SourceInfo(
                 code.co_filename,
                 frame.f_lineno,
                 code.co_name,
-                _callers(frame),
+                callers,
                 "/".join(_scopes()),
                 (code, frame.f_lasti),
                 xla_metadata[0],
+                frames,
             )
         frame = frame.f_back
     return None
 
 
-def _callers(frame: types.FrameType) -> tuple[str, ...]:
+def _skipped(code: types.CodeType) -> bool:
+    """Whether frames of ``code`` are the engine's or the standard library's (not the user's)."""
+    seen = _skip_code.get(id(code))
+    if seen is not None and seen[0] is code:
+        return seen[1]
+    fname = code.co_filename
+    skip = fname.startswith(_SKIP_PREFIXES) or fname.startswith("<frozen")
+    _skip_code[id(code)] = (code, skip)
+    return skip
+
+
+KEPT_FRAMES = 5  # (JAX's leaked-tracer error lists this many)
+
+
+def _callers(frame: types.FrameType) -> tuple[tuple[str, ...], tuple[tuple[types.CodeType, int], ...]]:
     """The functions of the user's file that called ``frame``'s, outermost first (the module body
-    and comprehensions left out: they are not functions a user would group by)."""
+    and comprehensions left out: they are not functions a user would group by); and the first
+    ``KEPT_FRAMES`` user frames from ``frame`` outward."""
     file = frame.f_code.co_filename
     names = []
+    frames = [(frame.f_code, frame.f_lasti)]
     f = frame.f_back
     while f is not None:
         code = f.f_code
         if code.co_filename == file and not code.co_name.startswith("<"):
             names.append(code.co_name)
+        if len(frames) < KEPT_FRAMES and not _skipped(code):
+            frames.append((code, f.f_lasti))
         f = f.f_back
-    return tuple(reversed(names))
+    return tuple(reversed(names)), tuple(frames)
 
 
 _name_stack = threading.local()

@@ -10,12 +10,15 @@ value, only when an error message is being written.
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
+from . import core
 from .errors import ConcretizationTypeError
 from .ir import JaxprEqn, Literal, Var
+from .source_info import KEPT_FRAMES
 
 if TYPE_CHECKING:
     from .source_info import SourceInfo
@@ -69,7 +72,7 @@ def staged_origin_msg(builder: JaxprBuilder, tracer: object) -> str:
     from .state.checks import func_src_info
 
     var = builder.tracer_to_var.get(id(tracer))
-    positions, eqns = _progenitors(builder, var) if var is not None else ([], [])
+    positions, eqns = _progenitors(builder, var, _finished(tracer)) if var is not None else ([], [])
     origin = (
         f"The error occurred while tracing the function {func_src_info(debug.fun)} for {debug.traced_for}. "
     )
@@ -94,6 +97,69 @@ def staged_origin_msg(builder: JaxprBuilder, tracer: object) -> str:
     return "\n" + origin
 
 
+def leaked_tracer_msg(tracer: Any) -> str:
+    """JAX's error for a tracer used after its transformation finished. A staged value's says
+    which function was being traced for what, and where the value was made (the line, and the
+    user's frames from the traced function in, most recent last)."""
+    a = tracer.aval
+    msg = (
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+        f"reference to an intermediate value with type {a.dtype.name}[{','.join(map(str, a.shape))}] wrapped "
+        f"in a {type(tracer).__name__} to escape the scope of the transformation.\nJAX transformations "
+        "require that functions explicitly return their outputs, and disallow saving intermediate values to "
+        "global state."
+    )
+    trace = getattr(tracer, "_trace", None)
+    debug: TraceDebug | None = getattr(getattr(trace, "builder", None), "debug", None)
+    if debug is not None:
+        from .state.checks import func_src_info
+
+        msg += f"\nThe function being traced when the value leaked was {func_src_info(debug.fun)} traced for {debug.traced_for}."
+        info = _made_at(trace.builder, tracer)
+        divider = "\n" + "-" * 30 + "\n"
+        msg += (
+            f"{divider}The leaked intermediate value was created on line {summarize(info) if info else ''}. "
+        )
+        msg += (
+            f"{divider}When the value was created, the final {KEPT_FRAMES} stack frames (most recent last) "
+            f"excluding JAX-internal frames were:{divider}{_frames_in(info, debug.fun)}{divider}"
+        )
+    return (
+        msg + "\nTo catch the leak earlier, try setting the environment variable JAX_CHECK_TRACER_LEAKS "
+        "or using the `jax.checking_leaks` context manager."
+    )
+
+
+def _made_at(builder: JaxprBuilder, tracer: object) -> SourceInfo | None:
+    """The source info of the equation that made ``tracer`` (None for an argument)."""
+    var = builder.tracer_to_var.get(id(tracer))
+    eqn = next((e for e in reversed(builder.eqns) if var in e.out_binders), None) if var is not None else None
+    return eqn.source_info if eqn is not None else None
+
+
+def _frames_in(info: SourceInfo | None, fun: Callable[..., Any]) -> str:
+    """The user's frames of ``info``, innermost first up to the traced function's (JAX lists no
+    frame outside the function traced), printed most recent last."""
+    if info is None:
+        return ""
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    shown = []
+    for frame_code, lasti in info.frames:
+        line, col = _position(frame_code, lasti)
+        where = f"{frame_code.co_filename}:{line}:{col}" if col else f"{frame_code.co_filename}:{line}"
+        shown.append(f"{where} ({frame_code.co_qualname})")
+        if frame_code is code:
+            break
+    return "\n".join(reversed(shown))
+
+
+def _position(code: Any, lasti: int) -> tuple[int | None, int | None]:
+    for k, pos in enumerate(code.co_positions()):
+        if 2 * k == lasti:
+            return pos[0], pos[2]
+    return None, None
+
+
 def _argument_list(names: list[str]) -> str:
     if len(names) == 1:
         return f"the argument {names[0]}"
@@ -102,13 +168,23 @@ def _argument_list(names: list[str]) -> str:
     return f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
 
 
-def _progenitors(builder: JaxprBuilder, var: Var) -> tuple[list[int], list[JaxprEqn]]:
+def _finished(tracer: Any) -> bool:
+    """Whether ``tracer``'s trace has ended (a leaked value)."""
+    main = tracer._trace.main
+    stack = core._state.stack
+    return main.level >= len(stack) or stack[main.level] is not main
+
+
+def _progenitors(builder: JaxprBuilder, var: Var, finished: bool) -> tuple[list[int], list[JaxprEqn]]:
     """The positions of the arguments ``var`` depends on, and (JAX's choice, whatever ``var``
-    depends on) the trace's equations so far that read a constant."""
+    depends on) the trace's equations so far that read a constant. A finished trace (a leaked
+    value) has no equations left to follow, as JAX's: only an argument itself is still known."""
     consts = builder.constvals
     if var in consts:  # a constant itself (JAX's literal): no operation made it a tracer
         return [], []
     active = {var}
+    if finished:
+        return [i for i, v in enumerate(builder.arg_vars) if v in active], []
     for eqn in reversed(builder.eqns):
         if any(v in active for v in eqn.out_binders):
             active.difference_update(eqn.out_binders)

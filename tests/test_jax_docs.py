@@ -66,15 +66,10 @@ _PMAP_DEVICES = (
     "pmap now runs on jit) fails on a squeeze of the mapped axis"
 )
 _DEVICE_CONTEXT = "a device program's error: the engine's message says which device and which pmap it ran"
-_ONE_DEVICE_MESH = (
-    "on a one-device mesh the engine's jit types the argument without its sharding, so shard_map's "
-    "in_specs check refuses it before the Pallas TPU kernel is reached (JAX: 'only interpret mode')"
-)
 MESSAGE_DIFFERENCES: dict[tuple[str, int], str] = {
     ("pytrees", 13): "the engine's message adds the comparison that failed and what to do",
     ("common-gotchas", 30): "the engine's message says to wrap lists with jnp.array",
     **{("ffi", i): _DEVICE_CONTEXT for i in (15, 17, 19)},
-    **{("pallas-tpu-distributed", i): _ONE_DEVICE_MESH for i in (1, 2, 3, 4)},
     ("pallas-tpu-core-map", 1): (
         "JAX's AttributeError for pltpu.create_tensorcore_mesh has an empty message; the engine's names the "
         "module and the attribute"

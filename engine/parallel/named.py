@@ -151,6 +151,11 @@ def _run_in_memory(prim: core.Primitive, vals, params):
         else v
         for v in vals
     ]
+    types = None
+    if out_avals is not None and any(isinstance(v, NamedShardedArray) for v in vals):
+        from .partition import eager_one_device_types  # (on an Explicit mesh: as typed)
+
+        types = eager_one_device_types(prim, vals, params)
     outs = prim.bind(*plain, **params)
     if out_avals is None:
         return outs
@@ -164,10 +169,18 @@ def _run_in_memory(prim: core.Primitive, vals, params):
 
     outs = [in_memory(o, a) for o, a in zip(outs, out_avals)]
     if all(isinstance(o, Array) for o in outs):
-        computed = [o.sharding for o in outs]
+        actual = [o.sharding for o in outs]
+        computed = actual
+        if types is not None:
+            computed = [
+                c
+                if t is None or isinstance(a.dtype, core.ExtendedDType)
+                else t.with_memory_kind(c.memory_kind)
+                for a, t, c in zip(out_avals, types, actual)
+            ]
         over_mesh = any(isinstance(v, NamedShardedArray) for v in vals)
         shardings = recover_shardings(vals, out_avals, [over_mesh] * len(outs), computed)
-        outs = [o if s is c else put_sharded(o, s) for o, s, c in zip(outs, shardings, computed)]
+        outs = [o if s is c else put_sharded(o, s) for o, s, c in zip(outs, shardings, actual)]
     return outs if multiple else outs[0]
 
 

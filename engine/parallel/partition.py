@@ -584,6 +584,36 @@ def _arg_mesh(args) -> Mesh | None:
     return mesh if isinstance(mesh, Mesh) else None
 
 
+def _typed_only(mesh: Mesh, spec: Spec) -> Spec:
+    """A one-device program's layout: XLA does not partition it, so only its type (the Explicit
+    axes) still names mesh axes."""
+    explicit = set(mesh.explicit_axes)
+    return tuple(tuple(a for a in axes if a in explicit) for axes in spec)
+
+
+def typed_one_device_mesh(args) -> Mesh | None:
+    """The one-device mesh with Explicit axes an argument is on (the first), or None."""
+    for a in args:
+        if isinstance(a, NamedShardedArray) and a.on_one_device_mesh and a.sharding.mesh.explicit_axes:
+            mesh = a.sharding.mesh
+            return mesh if isinstance(mesh, Mesh) else None
+    return None
+
+
+def one_device_types(closed: ClosedJaxpr, args, checks: bool = False) -> list | None:
+    """The shardings of ``closed``'s results, as their types say, when an argument is on a
+    one-device mesh with Explicit axes (the program runs on that device as any other: only the
+    types are partitioned); None for a result whose type names no mesh axis, or for all when no
+    argument is on such a mesh."""
+    mesh = typed_one_device_mesh(args)
+    if mesh is None:
+        return None
+    ctx = MeshContext(mesh, checks)
+    part = partition(closed, ctx, [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)])
+    typed = [_typed_only(mesh, spec) for spec in part.out_specs]
+    return [sharding_of(mesh, spec) if any(spec) else None for spec in typed]
+
+
 def _spec_of(x, ctx: MeshContext, ndim: int) -> Spec:
     if isinstance(x, NamedShardedArray) and x.sharding.mesh == ctx.mesh:
         return spec_of(x.sharding, ndim)
@@ -628,7 +658,7 @@ def run_sharded(
     outs, replies = rt.run(prog, placement, inputs, part.local.out_avals, t0, events=listening)
     computed = []
     for aval, spec, view in zip(closed.out_avals, part.out_specs, part.out_views):
-        spec = _replicated(aval.ndim) if mesh.size == 1 else spec  # (one device: XLA does not partition)
+        spec = _typed_only(mesh, spec) if mesh.size == 1 else spec
         sharding = (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
         if aval.memory_space is not core.DEVICE:  # (a result the program put in host memory)
             sharding = sharding.with_memory_kind(core.mem_space_to_kind(aval.memory_space))
@@ -691,6 +721,20 @@ _eager_programs: dict = {}
 def run_eager(prim: core.Primitive, vals, params):
     """``prim`` applied to ``vals`` (some of them ``NamedShardedArray``s on a mesh) on the mesh's
     devices, as JAX runs an eager op on sharded arrays (a compiled one-op program)."""
+    outs = run_sharded(vals, _eager_program(prim, vals, params), prim.name, checks=True)
+    if outs is None:  # (not reached: run_eager is only called with a sharded operand)
+        raise AssertionError("run_eager without a sharded operand")
+    return outs if prim.multiple_results else outs[0]
+
+
+def eager_one_device_types(prim: core.Primitive, vals, params) -> list | None:
+    """``one_device_types`` of an eager operation (JAX's sharding-type errors raised as eagerly)."""
+    if typed_one_device_mesh(vals) is None:
+        return None
+    return one_device_types(_eager_program(prim, vals, params), vals, checks=True)
+
+
+def _eager_program(prim: core.Primitive, vals, params) -> ClosedJaxpr:
     avals = tuple(core.get_aval(v) for v in vals)
     try:
         key: object = (prim, tuple(sorted(params.items())), avals)
@@ -704,10 +748,7 @@ def run_eager(prim: core.Primitive, vals, params):
             if len(_eager_programs) > 512:
                 _eager_programs.clear()
             _eager_programs[key] = closed
-    outs = run_sharded(vals, closed, prim.name, checks=True)
-    if outs is None:  # (not reached: run_eager is only called with a sharded operand)
-        raise AssertionError("run_eager without a sharded operand")
-    return outs if prim.multiple_results else outs[0]
+    return closed
 
 
 def _as_list(prim, out):

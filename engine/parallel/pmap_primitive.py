@@ -12,10 +12,11 @@ import pickle
 import threading
 import time
 import weakref
+from typing import Callable
 
 import numpy as np
 
-from .. import ad, batching, core, monitoring
+from .. import ad, batching, core, ir, monitoring
 from ..debug import refuse_ordered_effects
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
@@ -100,6 +101,7 @@ class Program:
     )
 
     def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None):
+        _refuse_uncompilable(closed.jaxpr)
         self.closed, self.name = closed, name
         # compiled here first, so the devices load it (from memory if forked later, else from disk)
         self.compiled = programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
@@ -123,6 +125,20 @@ class Program:
     def describe(self) -> str:
         shape = "x".join(map(str, self.mesh))
         return f"pmap({self.name}) on {math.prod(self.mesh)} devices (mesh {shape})"
+
+
+# Primitives no device program may hold: compiling one refuses it on the host, before any device
+# runs (as XLA's CPU compiler does: a Pallas kernel outside interpret mode). -> the error to raise.
+compile_refusals: dict[core.Primitive, Callable[[], Exception]] = {}
+
+
+def _refuse_uncompilable(jaxpr) -> None:
+    for eqn in jaxpr.eqns:
+        refusal = compile_refusals.get(eqn.primitive)
+        if refusal is not None:
+            raise refusal()
+        for sub in ir.subjaxprs(eqn):
+            _refuse_uncompilable(sub)
 
 
 def _dim_name(d):

@@ -31,6 +31,7 @@ from .partition import (
     spec_of,
     spmd_rules,
     structural_rules_missing,
+    typed_one_device_mesh,
 )
 
 reshard_p = core.Primitive("reshard")
@@ -327,7 +328,7 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
     (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
     involved or no axis is explicit."""
-    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed)
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed) or typed_one_device_mesh(args)
     if mesh is None or not mesh.explicit_axes:
         return {}
     if structural_rules_missing():

@@ -177,8 +177,26 @@ def place_jit_results(closed: ClosedJaxpr, args: Sequence, results: list) -> lis
     if not kept:
         return results
     computed = [r.sharding if isinstance(r, core.Array) else None for r in results]
-    shardings = recover_shardings(kept, closed.out_avals, carried, computed)  # type: ignore[arg-type]
+    typed = _explicit_types(closed, args, computed)
+    shardings = recover_shardings(kept, closed.out_avals, carried, typed)  # type: ignore[arg-type]
     return [r if s is c else put_sharded(r, s) for r, s, c in zip(results, shardings, computed)]
+
+
+def _explicit_types(closed: ClosedJaxpr, args: Sequence, computed: list) -> list:
+    """``computed``, with each array result over a one-device mesh of Explicit axes given the
+    sharding its type says (JAX's result is laid out as typed: ``x.T`` of ``f32[8,4@x]`` is
+    ``P('x', None)``), in the memory it was computed in."""
+    from .partition import one_device_types
+
+    types = one_device_types(closed, args)
+    if types is None:
+        return computed
+    return [
+        c
+        if t is None or not isinstance(c, Sharding) or isinstance(aval.dtype, core.ExtendedDType)
+        else t.with_memory_kind(c.memory_kind)
+        for aval, t, c in zip(closed.out_avals, types, computed)
+    ]
 
 
 def laid_out_like(a, out, weak: bool):

@@ -33,6 +33,7 @@ from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from ..lax import parallel as lax_parallel
 from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
 from ..staging import trace_to_jaxpr
+from ..tracer_origins import debug_info
 from . import partition
 from .named import NamedShardedArray, put_sharded
 from .partition import Spec, _entry
@@ -115,11 +116,11 @@ def _manual_axes(mesh: Mesh):
         yield
 
 
-def _trace_body(f, avals, mesh) -> tuple[ClosedJaxpr, list]:
+def _trace_body(f, avals, mesh, debug=None) -> tuple[ClosedJaxpr, list]:
     from ..jit import _hoist_tracer_consts
 
     with _manual_axes(mesh):
-        return _hoist_tracer_consts(trace_to_jaxpr(f, avals))
+        return _hoist_tracer_consts(trace_to_jaxpr(f, avals, None, debug))
 
 
 def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
@@ -767,7 +768,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             out_store[:] = [out_tree, out]
             return out_leaves
 
-        body, hoisted = _trace_body(local_fun, local_avals, m)
+        debug = debug_info("shard_map", f, args)  # (errors about its values: "for shard_map")
+        body, hoisted = _trace_body(local_fun, local_avals, m, debug)
         out_tree, out_value = out_store
         out_sp = _out_specs(out_specs, out_value, body.out_avals, m)
         if check_vma:

@@ -107,3 +107,17 @@ def _made_on_line(tracer: Any) -> str | None:
         return None
     col = info.column
     return f"{info.file}:{info.line}{'' if col is None else f':{col}'} ({info.function})"
+
+
+def check_valid_outputs(fun: Callable[..., Any], traced_for: str, out: Any) -> None:
+    """JAX's refusal of a traced function's output that is no array (a string, an object): the
+    function, what it was traced for, and where in the output the value is."""
+    from ..core import is_array_like
+
+    for path, leaf in tree_flatten_with_path(out)[0]:
+        if not is_array_like(leaf):
+            where = f" at output component {keystr(path)}" if path else ""
+            raise TypeError(
+                f"function {func_src_info(fun)} traced for {traced_for} returned a value of type "
+                f"{type(leaf)}{where}, which is not a valid JAX type"
+            )

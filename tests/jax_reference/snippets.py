@@ -2122,3 +2122,9 @@ SNIPPETS["special_values"] = SPECIAL_VALUES
 from snippets_tracer_origins import TRACER_ORIGINS  # noqa: E402
 
 SNIPPETS["tracer_origins"] = TRACER_ORIGINS
+from snippets_one_device_mesh import ONE_DEVICE_MESH  # noqa: E402
+
+SNIPPETS["one_device_mesh"] = ONE_DEVICE_MESH
+from snippets_tracer_messages import TRACER_MESSAGES  # noqa: E402
+
+SNIPPETS["tracer_messages"] = TRACER_MESSAGES

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import itertools
 import math
 import threading
@@ -32,6 +33,7 @@ import numpy as np
 from ... import batching, core, ir, narrow_dtypes
 from ...backends.rows import INTERPRETER_ONLY
 from ...narrow_dtypes import kind as dtype_kind
+from ...parallel.pmap_primitive import compile_refusals
 from ...tree_util import tree_flatten, tree_unflatten
 
 _CPU_REFUSAL = "Only interpret mode is supported on CPU backend."
@@ -192,7 +194,8 @@ def pallas_call(
             # own errors come first.
             trace_kernel(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
             outs = pallas_call_p.bind(*leaves, out_avals=tuple(out_avals), name=name or kernel_name(kernel))
-        else:
+        else:  # (traced first too, as JAX does: a value the kernel needs concrete is refused)
+            trace_kernel(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
             outs = _interpret(run, leaves[prefetch:], in_blocks, out_avals, out_blocks)
         return tree_unflatten(out_tree, list(outs))
 
@@ -310,6 +313,7 @@ def trace_kernel(run: _Run, args, in_specs, out_avals, out_specs) -> ir.ClosedJa
     """The kernel as a jaxpr over refs to its blocks (then its prefetched, output and scratch refs), as
     JAX traces it: ``program_id`` is an equation, TPU operations (``pltpu``) stage theirs."""
     from ...staging import trace_to_jaxpr
+    from ...state.checks import arg_names
     from ...state.types import AbstractRef
 
     def ref(shape: Sequence[int], dtype: Any) -> AbstractRef:
@@ -328,7 +332,8 @@ def trace_kernel(run: _Run, args, in_specs, out_avals, out_specs) -> ir.ClosedJa
             run.kernel(*refs)
         return []
 
-    return trace_to_jaxpr(body, avals)
+    names = functools.partial(arg_names, run.kernel, avals, {})  # (errors: "for pallas_call kernel")
+    return trace_to_jaxpr(body, avals, None, (run.kernel, "pallas_call kernel", names))
 
 
 def _interpret(run: _Run, args, in_specs, out_avals, out_specs) -> list[Any]:
@@ -376,6 +381,9 @@ pallas_call_p = core.Primitive("pallas_call", multiple_results=True)
 @pallas_call_p.def_impl
 def _pallas_call_impl(*args: Any, out_avals: tuple, name: str) -> list:
     raise ValueError(_CPU_REFUSAL)
+
+
+compile_refusals[pallas_call_p] = lambda: ValueError(_CPU_REFUSAL)  # (a mesh's program: when compiled)
 
 
 pallas_call_p.def_abstract_eval(lambda *avals, out_avals, name: list(out_avals))
