@@ -89,6 +89,9 @@ def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
 
     for m, k, n in ((9, 9, 9), (9, 9, 1), (1, 40, 1)):
         xla_dot(np.ones((1, m, k), np.float32), np.ones((1, k, n), np.float32))
+    from engine.lax import conv_order  # (the GEMV of convolutions with one output feature)
+
+    conv_order.contract(np.ones((1, 9, 9), np.float32), np.ones((1, 9, 1), np.float32), 1)
     done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 

@@ -250,3 +250,39 @@ def windowed_dot(x, y):
     for t in range(n):
         acc = acc + p[t]
     return acc
+
+
+@nb.njit(**_K)
+def _tree8(v):
+    # vhaddps, vperm2f128 + vaddps, vhaddps: the lanes' sum in oneDNN's gemv_t order
+    return ((v[0] + v[1]) + (v[4] + v[5])) + ((v[2] + v[3]) + (v[6] + v[7]))
+
+
+@nb.njit(**_K)
+def gemv_t(a, w, bounds, out):
+    """oneDNN's transposed f32 GEMV (``lax/conv_order._gemv_t``): ``a`` (G, M, K) times ``w``
+    (G, K) -> ``out`` (G, M), ``k`` in the blocks between ``bounds`` each summed into the output
+    in turn (from zero): 8 fma lanes over whole 16-steps, then 8, 4, 2, 1 rounded products."""
+    ng, m = out.shape
+    lanes = np.zeros(8, f32)
+    for g in range(ng):
+        for i in range(m):
+            y = f32(0)
+            for b in range(bounds.size - 1):
+                s, e = bounds[b], bounds[b + 1]
+                main = (e - s) // 16 * 16
+                if main:
+                    lanes[:] = 0
+                    for t in range(s, s + main):
+                        q = (t - s) % 8
+                        lanes[q] = _fma(a[g, i, t], w[g, t], lanes[q])
+                    y = y + _tree8(lanes)
+                t = s + main
+                for ux in (8, 4, 2, 1):
+                    if (e - s - main) & ux:
+                        lanes[:] = 0
+                        for q in range(ux):
+                            lanes[q] = a[g, i, t + q] * w[g, t + q]
+                        y = y + _tree8(lanes)
+                        t += ux
+            out[g, i] = y

@@ -1,12 +1,15 @@
 """float32 convolutions summed in the order XLA's CPU backend sums them (JAX 0.10.2 on 2 CPUs).
 
-XLA keeps a float32 ``convolution`` as one op (``dim_labels=b01f_01io->b01f`` in the optimized HLO:
-no fusion, no custom call, its runtime convolution thunk: Eigen's image-patch contraction on the
-intra-op thread pool). Its contraction index runs over the kernel window (row, column, ...) with
-the input feature innermost: the im2col product ``cols`` (M = batch x output positions, K =
-window x C) times the kernel (K, N = output features), a feature group at a time. The orders,
-found by brute force against JAX's bits (a sweep of ~400 random convolutions of 1-3
-spatial dims with strides, padding, dilations, groups and their gradients, and grids of shapes):
+XLA runs a float32 ``convolution`` one of four ways (``backend()``): its simplifier's dot (1x1
+kernels; one vector slid over another of its length), its own loop nest (tiny operands; kernels
+larger than the input, whose operands it swaps), a YNNPACK fusion (2-D, more than 16 features),
+or its convolution thunk: Eigen's image patches contracted block by block, each block by oneDNN's
+``dnnl_sgemm`` (``ONEDNN_VERBOSE=2`` lists the calls and their shapes). The contraction index runs
+over the kernel window (row, column, ...) with the input feature innermost: the im2col product
+``cols`` (M = batch x output positions, K = window x C) times the kernel (K, N = output
+features), a feature group at a time. The orders, found against JAX's bits (sweeps of random
+convolutions of 1-3 spatial dims with strides, padding, dilations, groups and their gradients;
+grids of vector and depthwise shapes; tests/test_conv_sweep.py):
 
 - Most shapes: one ``fma`` chain over ``k`` in order (``dot_order.banded_dot``, ``tile_k = 1``).
   When the output is small next to ``k`` (``min(M, N) < 8`` and ``k > 65``, or both tiny) Eigen
@@ -15,15 +18,22 @@ spatial dims with strides, padding, dilations, groups and their gradients, and g
 - ``N >= 17`` with more than 50 rows, or ``C >= 17``, and no padding of 2+ on both sides of a dim:
   lanes summed as ``dot_order``'s YNNPACK model sums a product (``_matmul_order`` for ``(M, N,
   C)``: the input features, not all of ``K``; ``tile_k`` lanes over the whole of ``K``), where
-  ``C`` is a multiple of ``tile_k``. (The bits match; what runs is Eigen's kernel, not read.)
-- Not matched (the chain is used, the last bits can differ from JAX's): ``N == 1`` (e.g.
-  depthwise convolutions), ``lhs_dilation`` (transposed convolutions and the input gradients of
-  strided ones: neither order fits), batch groups (the weight gradients of grouped convolutions),
-  ``C`` not a multiple of ``tile_k`` in the lanes' regime, and sharded ``k`` where Eigen's cost
-  model (which this does not follow) picks other thread counts, e.g. many weight gradients.
+  ``C`` is a multiple of ``tile_k``.
+- One output feature a group (depthwise convolutions, ``jnp.convolve`` of vectors) on Eigen's
+  path: oneDNN's GEMV, its k blocks as Eigen's blocking and cost model give them (``gemv_plan``).
+  Loop nests: one chain (a swapped one over the input reversed).
+- Not matched (the chain or the bands are used, the last bits can differ from JAX's):
+  ``lhs_dilation`` (transposed convolutions and the input gradients of strided ones), batch
+  groups (the weight gradients of grouped and depthwise convolutions: XLA rewrites them), YNNPACK
+  convolutions of other shapes (depthwise ones with more than 16 features, strided ones),
+  swapped or single-output loops of more than 32 terms (LLVM vectorizes their sums), k past
+  Eigen's L1 blocking or sharded where its cost model (not followed for ``N > 1``) picks other
+  thread counts, e.g. many weight gradients.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -62,9 +72,158 @@ def _eigen_chunk(m: int, n: int, k: int) -> int:
     return k
 
 
-def contract(cols: np.ndarray, kernel: np.ndarray, c: int, **conv) -> np.ndarray:
+def backend(
+    lhs_shape, rhs_shape, out_shape, strides=(), padding=(), lhs_dilation=(), groups=1, batch_group_count=1
+) -> str:
+    """Which of XLA's CPU convolutions runs a float32 convolution of these canonical (N, C,
+    spatial...) shapes: ``"dot"`` (its simplifier makes a dot of a 1x1 kernel without strides,
+    padding or lhs dilation, and of one vector slid over another of its length), ``"elemental"``
+    (its own loop nest, one ``fma`` chain an output: when an operand or the output holds at most 2
+    floats, under the 16-byte alignment Eigen's path wants), ``"ynn"`` (a YNNPACK fusion: 2-D, no
+    batch groups or lhs dilation, more than 16 input or output features, no spatial extent of the
+    output or kernel past the input's) or ``"eigen"`` (its convolution thunk: Eigen's image
+    patches contracted by oneDNN's sgemm, block by block).
+
+    >>> backend((1, 1, 100), (1, 1, 7), (1, 1, 94)), backend((1, 1, 100), (1, 1, 2), (1, 1, 99))
+    ('eigen', 'elemental')
+    >>> backend((1, 32, 4, 5), (32, 1, 3, 3), (1, 32, 4, 5), groups=32)
+    'ynn'
+    """
+    plain = not any(s != 1 for s in strides) and not any(lo or hi for lo, hi in padding)
+    plain = plain and not any(d != 1 for d in lhs_dilation) and groups == batch_group_count == 1
+    if plain and all(d == 1 for d in rhs_shape[2:]):
+        return "dot (1x1)"  # (summed as the bands below have it: the same orders, measured)
+    if plain and lhs_shape[:2] == rhs_shape[:2] == (1, 1) and tuple(lhs_shape) == tuple(rhs_shape):
+        return "dot"
+    swap = groups == batch_group_count == 1 and _swapped(lhs_shape, rhs_shape, strides, padding, lhs_dilation)
+    if swap:  # (past 32 terms LLVM vectorizes the loop's sum: an order not followed)
+        return "swapped" if swap <= 32 else "swapped, vectorized"
+    if min(math.prod(lhs_shape), math.prod(rhs_shape), math.prod(out_shape)) <= 2:
+        return "elemental"
+    if batch_group_count > 1:
+        return "batch groups"  # (XLA rewrites them into other convolutions: not followed)
+    sp = range(2, len(lhs_shape))
+    if (
+        len(sp) == 2
+        and batch_group_count == 1
+        and not any(d != 1 for d in lhs_dilation)
+        and max(lhs_shape[1], out_shape[1]) > 16
+        and all(out_shape[d] <= lhs_shape[d] and rhs_shape[d] <= lhs_shape[d] for d in sp)
+    ):
+        return "ynn"
+    return "eigen"
+
+
+def _swapped(lhs_shape, rhs_shape, strides, padding, lhs_dilation) -> int:
+    """XLA's simplifier swaps a convolution's operands when the kernel is larger than the input
+    (counting the spatial dims that are not a plain contraction); the swapped one reverses its
+    window, which only XLA's loop nest runs. The swapped window's size, or 0."""
+    kernel = swapped = 1
+    for d in range(2, len(lhs_shape)):
+        k, size = rhs_shape[d], lhs_shape[d]
+        s, (lo, hi) = (strides[d - 2], padding[d - 2]) if strides else (1, (0, 0))
+        ld = lhs_dilation[d - 2] if lhs_dilation else 1
+        if k == size and lo == hi == 0 and s == ld == 1:
+            continue  # (a contraction dim: kept as it is)
+        kernel *= k
+        swapped *= k if size == 1 and s == 1 and lo == hi == k - 1 else size
+    return swapped if kernel > swapped else 0
+
+
+# One output feature (depthwise convolutions, convolutions of vectors): oneDNN's sgemm is a GEMV
+# (``jit_avx_gemv_t_f32_kern``): per output 8 fma lanes over the whole 16-steps of k, their sum
+# ``((l0+l1)+(l4+l5))+((l2+l3)+(l6+l7))`` added to the output, then the rest in pieces of 8, 4,
+# 2 and 1 rounded products, each piece's lane sum added in turn. Eigen hands it k in slices (its
+# L1 blocking, refined to multiples of 8), or shards k between its 2 threads (each shard summed
+# apart, the two added) where its cost model says so. Both measured against JAX on ~440 vector
+# and depthwise convolutions (ONEDNN_VERBOSE lists the calls).
+
+
+def _kc_one_thread(k: int) -> int:
+    """Eigen's k blocking for one thread (``computeProductBlockingSizes``, a 48 KiB L1)."""
+    most = ((48 * 1024 - 384) // 112) & ~7
+    if k <= most or k % most == 0:
+        return min(k, most)
+    return most - 8 * ((most - 1 - k % most) // (8 * (k // most + 1)))
+
+
+def _slices(k: int, kc: int) -> list:
+    """The mkldnn blocking's slices of k: ``ceil(k / kc)`` slices of ``k // slices`` rounded to 8."""
+    size = min(k, -(-(k // max(1, -(-k // kc))) // 8) * 8)
+    return [*range(0, k, size), k]
+
+
+def gemv_plan(rows: int, k: int, grouped: bool = False) -> list:
+    """The k blocks of a one-feature convolution's product: a list of shards (summed apart, then
+    added), each the bounds of slices summed into one output in turn. ``grouped``: a feature group
+    of several (Eigen's image patches of a chipped input cost more in its model).
+
+    >>> gemv_plan(100, 127), gemv_plan(200, 127)
+    ([[0, 127]], [[0, 96], [96, 127]])
+    >>> gemv_plan(3, 600)
+    [[0, 304, 600]]
+    """
+    patch = 11.4375 + 3.75 * grouped  # per patch coefficient: loads and index arithmetic
+    per_k = rows * (patch + 0.25) + 0.6875
+    by_k = k * per_k / 2 + 100000 + 2 * (0.640625 * rows + 3000) < k * per_k
+    cost = rows * (min(k, 320) * (0.25 + patch) + 0.6875)
+    threads = max(1, min(2, int((cost - 100000) / 100000 + 0.9)))
+    if by_k and k >= 16 and (rows // threads < 4 or k > 65):
+        half = -(-k // 2)
+        size = min(k, max(96, -(-half // 8) * 8))  # (Eigen's blockSize: 12 AVX packets at least)
+        return [[s + b for b in _slices(min(k, s + size) - s, 320)] for s in range(0, k, size)]
+    return [_slices(k, 320 if threads > 1 else _kc_one_thread(k))]
+
+
+def _gemv_t(a, w, bounds):
+    """``a`` (G, M, K) times ``w`` (G, K) in oneDNN's gemv_t order (numpy steps)."""
+    y = np.zeros(a.shape[:2], _F32)
+    for s, e in zip(bounds, bounds[1:]):
+        main = (e - s) // 16 * 16
+        pieces = [(s, s + main, True)] if main else []
+        t = s + main
+        for ux in (8, 4, 2, 1):
+            if (e - s - main) & ux:
+                pieces.append((t, t + ux, False))
+                t += ux
+        for p0, p1, fused in pieces:
+            lanes = np.zeros((*a.shape[:2], 8), _F32)
+            for t in range(p0, p1):
+                q = (t - p0) % 8
+                if fused:
+                    lanes[..., q] = dot_order._fma(a[..., t], w[:, None, t], lanes[..., q])
+                else:
+                    lanes[..., q] = a[..., t] * w[:, None, t]
+            v = lanes
+            tree = ((v[..., 0] + v[..., 1]) + (v[..., 4] + v[..., 5])) + (
+                (v[..., 2] + v[..., 3]) + (v[..., 6] + v[..., 7])
+            )
+            y = y + tree
+    return y
+
+
+def _one_feature(cols, kernel, grouped):
+    g, m, k = cols.shape
+    fast = dot_order._kernels()
+    w = kernel[:, :, 0]
+    out = None
+    for shard in gemv_plan(m, k, grouped):
+        if fast:
+            part = np.empty((g, m), _F32)
+            fast.gemv_t(dot_order._c(cols), dot_order._c(w), np.asarray(shard, np.int64), part)
+        else:
+            part = _gemv_t(cols, w, shard)
+        out = part if out is None else out + part
+    return out[..., None]
+
+
+def contract(cols: np.ndarray, kernel: np.ndarray, c: int, shapes=None, conv=()) -> np.ndarray:
     """``cols`` (G, M, K) @ ``kernel`` (G, K, N) of a convolution with ``c`` input features a
-    group: float32 in XLA's order (as far as known: see above), other dtypes with numpy's."""
+    group, of canonical ``shapes`` (lhs, rhs, out) and ``conv`` = (strides, padding, lhs
+    dilation, groups, batch groups): float32 in XLA's order (as far as known: see above), other
+    dtypes with numpy's."""
+    runs = backend(*shapes, *conv) if shapes else "eigen"
+    padding, lhs_dilation = (conv[1], conv[2]) if conv else ((), ())
     g, m, k = cols.shape
     n = kernel.shape[2]
     if cols.dtype != _F32 or kernel.dtype != _F32 or not k or not g * m * n:
@@ -72,4 +231,14 @@ def contract(cols: np.ndarray, kernel: np.ndarray, c: int, **conv) -> np.ndarray
     if dot_order._kernels() is None and g * m * n * k > dot_order._NUMPY_MAX:
         return np.matmul(cols, kernel)  # (without numba: too slow in numpy steps)
     with np.errstate(invalid="ignore", over="ignore"):
-        return dot_order.banded_dot(cols, kernel, bands(m, n, k, c, **conv))
+        if runs == "dot":
+            got = dot_order.xla_dot(cols, kernel)
+            if got is not None:
+                return got
+        if runs == "swapped" and c == n == 1:  # (its loop: one fma chain, the input reversed)
+            return dot_order.banded_dot(cols[..., ::-1], kernel[:, ::-1], [(0, n, 1, k)])
+        if runs == "elemental":
+            return dot_order.banded_dot(cols, kernel, [(0, n, 1, k)])
+        if runs == "eigen" and n == 1:
+            return _one_feature(cols, kernel, g > 1)
+        return dot_order.banded_dot(cols, kernel, bands(m, n, k, c, padding, lhs_dilation))

@@ -1,9 +1,10 @@
 """float32 convolutions summed in XLA's order (engine/lax/conv_order.py): forward convolutions
-and their gradients (convolutions too), eagerly and under jit, compared bit for bit (rtol 0).
-Large results are compared by the sha256 of their bits (with the first values, to see what
-differs). Not here, because not matched yet (``_UNMATCHED`` below and conv_order's docstring):
-jnp.convolve/correlate of vectors (one output feature), lax.conv_transpose (lhs_dilation),
-depthwise convolutions, several weight gradients. Registered in snippets.py (``conv_order``)."""
+and their gradients (convolutions too), eagerly and under jit, compared bit for bit (rtol 0), and
+jnp.convolve/correlate of vectors. Large results are compared by the sha256 of their bits (with the
+first values, to see what differs). Not here, because not matched yet (``_UNMATCHED`` below and
+conv_order's docstring): lax.conv_transpose (lhs_dilation), the weight gradients of grouped and
+depthwise convolutions (batch groups), several other weight gradients. Registered in snippets.py
+(``conv_order``); tests/test_conv_sweep.py has a random sweep."""
 
 _DATA = (
     "import hashlib\n"
@@ -39,6 +40,22 @@ _CONVS = {
     "conv3d": ((2, 3, 6, 6, 6), (4, 3, 2, 2, 2), "window_strides=(1, 1, 1), padding='VALID'"),
     "depthwise": ((2, 6, 9, 9), (6, 1, 3, 3), "window_strides=(1, 1), padding='SAME', feature_group_count=6"),
     "groups2": ((2, 8, 9, 9), (8, 4, 3, 3), "window_strides=(1, 1), padding='VALID', feature_group_count=2"),
+    "depthwise16_valid": (
+        (4, 16, 12, 12),
+        (16, 1, 3, 3),
+        "window_strides=(1, 1), padding='VALID', feature_group_count=16",
+    ),
+    "depthwise_1d": ((2, 8, 50), (8, 1, 5), "window_strides=(1,), padding='SAME', feature_group_count=8"),
+    "depthwise_x2": (
+        (2, 4, 10, 10),
+        (8, 1, 3, 3),
+        "window_strides=(1, 1), padding='SAME', feature_group_count=4",
+    ),
+    "one_output_feature": ((4, 8, 10, 10), (1, 8, 3, 3), "window_strides=(1, 1), padding='SAME'"),
+    "pointwise_1x1": ((4, 8, 6, 6), (12, 8, 1, 1), "window_strides=(1, 1), padding='VALID'"),
+    "vector_k_sharded": ((1, 1, 400), (1, 1, 127), "window_strides=(1,), padding='VALID'"),
+    "vector_k_sliced": ((1, 1, 605), (1, 1, 600), "window_strides=(1,), padding='VALID'"),
+    "long_kernel_swapped": ((1, 1, 9), (1, 1, 40), "window_strides=(1,), padding=((39, 39),)"),
 }
 
 
@@ -47,20 +64,20 @@ def _conv(name):
     return _DATA + f"x, w = data({lhs}, {rhs})\nf = lambda x, w: lax.conv_general_dilated(x, w, {kw})\n"
 
 
-# Gradients (and forward convolutions) whose order is not matched yet (see conv_order's docstring):
-# the input gradients of strided convolutions (lhs_dilation), the convolutions with one output
-# feature a group (N == 1: depthwise), the weight gradients of grouped ones (batch groups), and
-# convolutions whose k Eigen shards by a thread count its cost model picks otherwise.
+# Gradients whose order is not matched yet (see conv_order's docstring): the input gradients of
+# strided convolutions (lhs_dilation), the weight gradients of grouped ones (batch groups), and
+# weight gradients whose k Eigen blocks or shards otherwise than followed.
 _UNMATCHED = {
-    "c1_o4_5x5": ("grad_lhs", "grad_rhs", "grad_jit"),
-    "c1_o64": ("grad_lhs", "grad_jit"),
+    "c1_o4_5x5": ("grad_rhs", "grad_jit"),
     "c3_o8_stride2": ("grad_lhs", "grad_jit"),
     "c8_o17_pad1": ("grad_lhs", "grad_jit"),
     "c8_o8_valid": ("grad_rhs", "grad_jit"),
     "cnn_3to16_same": ("grad_rhs", "grad_jit"),
     "conv1d": ("grad_rhs", "grad_jit"),
     "conv3d": ("grad_rhs", "grad_jit"),
-    "depthwise": ("eager", "jit", "grad_lhs", "grad_rhs", "grad_jit"),
+    "depthwise": ("grad_rhs", "grad_jit"),
+    "depthwise_1d": ("grad_rhs", "grad_jit"),
+    "depthwise_x2": ("grad_rhs", "grad_jit"),
     "groups2": ("grad_rhs", "grad_jit"),
 }
 
@@ -79,6 +96,49 @@ def _cases(name):
     return [case for case in cases if case[0][len(name) + 1 :] not in _UNMATCHED.get(name, ())]
 
 
+# jnp.convolve / jnp.correlate of vectors: convolutions with one feature (oneDNN's GEMV), of a
+# kernel longer than the input (swapped operands: XLA's loop) or of equal lengths (a dot)
+_VECTORS = {
+    "convolve_full": (
+        "a = rng.standard_normal(300).astype(np.float32)\nv = rng.standard_normal(37).astype(np.float32)\n",
+        "jnp.convolve(a, v)",
+    ),
+    "convolve_same": (
+        "a = rng.standard_normal(500).astype(np.float32)\nv = rng.standard_normal(64).astype(np.float32)\n",
+        "jnp.convolve(a, v, 'same')",
+    ),
+    "convolve_short": (
+        "a = rng.standard_normal(5).astype(np.float32)\nv = rng.standard_normal(3).astype(np.float32)\n",
+        "jnp.convolve(a, v)",
+    ),
+    "correlate_valid": (
+        "a = rng.standard_normal(400).astype(np.float32)\nv = rng.standard_normal(127).astype(np.float32)\n",
+        "jnp.correlate(a, v)",
+    ),
+    "correlate_full": (
+        "a = rng.standard_normal(100).astype(np.float32)\nv = rng.standard_normal(9).astype(np.float32)\n",
+        "jnp.correlate(a, v, 'full')",
+    ),
+    "correlate_equal": (
+        "a = rng.standard_normal(100).astype(np.float32)\nv = rng.standard_normal(100).astype(np.float32)\n",
+        "jnp.correlate(a, v)",
+    ),
+    "convolve_long_kernel": (
+        "a = rng.standard_normal(20).astype(np.float32)\nv = rng.standard_normal(9).astype(np.float32)\n",
+        "jnp.convolve(v, a, 'same')",
+    ),
+}
+
+
+def _vector_cases(name):
+    setup, call = _VECTORS[name]
+    code = _DATA + setup
+    return [
+        (f"{name}_eager", code + f"out = bits({call})", 0.0),
+        (f"{name}_jit", code + f"out = bits(jax.jit(lambda a, v: {call})(a, v))", 0.0),
+    ]
+
+
 _EXAMPLE = (
     "lhs = jnp.arange(50, dtype=jnp.float32).reshape(2, 1, 5, 5) / 10\n"
     "rhs = jnp.ones((3, 1, 2, 2)) * 0.5\n"
@@ -89,4 +149,5 @@ CONV_ORDER = [
     ("weight_grad_example", _EXAMPLE + "out = jax.grad(g)(rhs)[0, 0]", 0.0),
     ("weight_grad_example_jit", _EXAMPLE + "out = jax.jit(jax.grad(g))(rhs)[0, 0]", 0.0),
     *[case for name in _CONVS for case in _cases(name)],
+    *[case for name in _VECTORS for case in _vector_cases(name)],
 ]
