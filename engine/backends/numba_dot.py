@@ -286,3 +286,30 @@ def gemv_t(a, w, bounds, out):
                         y = y + _tree8(lanes)
                         t += ux
             out[g, i] = y
+
+
+@nb.njit(**_K)
+def chunked_chains(a, b, chunk, out):
+    """``a`` (B, M, K) times ``b`` (B, K, N) -> ``out`` (B, M, N): ``k`` in chunks of ``chunk``,
+    each one ``fma`` chain from zero, the chunks' sums added to the output in turn (the bands'
+    ``(0, N, 1, chunk)``, a row at a time: the micro-kernel's passes over ``a`` are slow for
+    short chunks)."""
+    nb_, m, k = a.shape
+    n = b.shape[2]
+    acc = np.zeros(n, f32)
+    row = np.zeros(n, f32)
+    for bi in range(nb_):
+        bb = b[bi]
+        for i in range(m):
+            ai = a[bi, i]
+            row[:] = 0
+            for s in range(0, k, chunk):
+                acc[:] = 0
+                for t in range(s, min(k, s + chunk)):
+                    av = ai[t]
+                    bt = bb[t]
+                    for j in range(n):
+                        acc[j] = _fma(av, bt[j], acc[j])
+                for j in range(n):
+                    row[j] = row[j] + acc[j]
+            out[bi, i] = row

@@ -22,8 +22,12 @@ grids of vector and depthwise shapes; tests/test_conv_sweep.py):
 - One output feature a group (depthwise convolutions, ``jnp.convolve`` of vectors) on Eigen's
   path: oneDNN's GEMV, its k blocks as Eigen's blocking and cost model give them (``gemv_plan``).
   Loop nests: one chain (a swapped one over the input reversed).
-- Not matched (the chain or the bands are used, the last bits can differ from JAX's):
-  ``lhs_dilation`` (transposed convolutions and the input gradients of strided ones), batch
+- lhs dilation without strides or rhs dilation in 1-D and 2-D (``lax.conv_transpose``, the input
+  gradients of strided convolutions): the thunk's own path, an sgemm of the input positions by
+  their features times the kernel (features, window x outputs), whose products are added into
+  the output a window position at a time.
+- Not matched (the chain or the bands are used, the last bits can differ from JAX's): other lhs
+  dilation (3-D, with strides or rhs dilation: the image patches' path), batch
   groups (the weight gradients of grouped and depthwise convolutions: XLA rewrites them), YNNPACK
   convolutions of other shapes (depthwise ones with more than 16 features, strided ones),
   swapped or single-output loops of more than 32 terms (LLVM vectorizes their sums), k past
@@ -73,7 +77,15 @@ def _eigen_chunk(m: int, n: int, k: int) -> int:
 
 
 def backend(
-    lhs_shape, rhs_shape, out_shape, strides=(), padding=(), lhs_dilation=(), groups=1, batch_group_count=1
+    lhs_shape,
+    rhs_shape,
+    out_shape,
+    strides=(),
+    padding=(),
+    lhs_dilation=(),
+    groups=1,
+    batch_group_count=1,
+    rhs_dilation=(),
 ) -> str:
     """Which of XLA's CPU convolutions runs a float32 convolution of these canonical (N, C,
     spatial...) shapes: ``"dot"`` (its simplifier makes a dot of a 1x1 kernel without strides,
@@ -102,6 +114,9 @@ def backend(
         return "elemental"
     if batch_group_count > 1:
         return "batch groups"  # (XLA rewrites them into other convolutions: not followed)
+    plain_window = not any(d != 1 for d in (*strides, *rhs_dilation))
+    if any(d != 1 for d in lhs_dilation) and plain_window and len(lhs_shape) <= 4:
+        return "transposed"  # (its 1-D/2-D thunk's own path: (input, C) x (C, window x O) sgemms)
     sp = range(2, len(lhs_shape))
     if (
         len(sp) == 2
@@ -239,6 +254,17 @@ def contract(cols: np.ndarray, kernel: np.ndarray, c: int, shapes=None, conv=())
             return dot_order.banded_dot(cols[..., ::-1], kernel[:, ::-1], [(0, n, 1, k)])
         if runs == "elemental":
             return dot_order.banded_dot(cols, kernel, [(0, n, 1, k)])
+        if runs == "transposed" and g == 1:
+            # (its thunk's own path: an sgemm of the input's positions by their c features times
+            # the kernel (features, window x outputs), one fma chain each, the products added into
+            # the output a window position at a time, from zero: the bands' chunks of c; the
+            # dilation's holes add +0.0, which changes no sum that starts at +0.0)
+            fast = dot_order._kernels()
+            if fast is None:
+                return dot_order.banded_dot(cols, kernel, [(0, n, 1, c)])
+            out = np.empty((g, m, n), _F32)
+            fast.chunked_chains(dot_order._c(cols), dot_order._c(kernel), c, out)
+            return out
         if runs == "eigen" and n == 1:
             return _one_feature(cols, kernel, g > 1)
         return dot_order.banded_dot(cols, kernel, bands(m, n, k, c, padding, lhs_dilation))

@@ -274,7 +274,7 @@ def _conv_impl(
         cols = np.transpose(patches, order).reshape(groups, n_out * math.prod(out_sp), k)
         kernel = np.moveaxis(w, 1, -1).reshape(groups, o // groups, k).transpose(0, 2, 1)
         shapes = (tuple(np.take(lhs.shape, lhs_spec)), w.shape, (n_out, o, *out_sp))
-        conv = (window_strides, padding, lhs_dilation, groups, batch_group_count)
+        conv = (window_strides, padding, lhs_dilation, groups, batch_group_count, rhs_dilation)
         out = conv_order.contract(cols, kernel, i, shapes, conv)
         out = out.reshape(groups, n_out, *out_sp, o // groups)
         # (G, N', spatial..., O/G) -> (N', G*O/G, spatial...)
