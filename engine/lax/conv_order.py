@@ -11,14 +11,19 @@ features), a feature group at a time. The orders, found against JAX's bits (swee
 convolutions of 1-3 spatial dims with strides, padding, dilations, groups and their gradients;
 grids of vector and depthwise shapes; tests/test_conv_sweep.py):
 
-- Most shapes: one ``fma`` chain over ``k`` in order (``dot_order.banded_dot``, ``tile_k = 1``).
-  When the output is small next to ``k`` (``min(M, N) < 8`` and ``k > 65``, or both tiny) Eigen
-  shards ``k`` between its 2 threads: blocks of ``max(96, ceil(k / 2))`` rounded up to 8 (its
-  AVX packet of 8 floats: 12 packets at least), each one chain, the partial sums then added.
-- ``N >= 17`` with more than 50 rows, or ``C >= 17``, and no padding of 2+ on both sides of a dim:
+- Eigen's thunk (``thunk_plan``): one ``fma`` chain over ``k`` in order, cut into Eigen's k blocks
+  (one sgemm call each, added in turn into the output: 320 when its cost model runs the product
+  on 2 threads, else its one-thread L1 blocking), or ``k`` sharded between its 2 threads (each
+  shard in blocks of 320, the shards' sums then added) when few outputs make the halves of ``k``
+  worth their overhead: a CNN's weight gradient (27 x 16 outputs of k = batch x 32 x 32) is two
+  shards. Its cost model weighs an image patch (2-D; 1-D runs as 2-D), a volume patch (3-D:
+  fitted), a feature group's chipped input; no lanes for many features (oneDNN's sgemm chains).
+- Other backends (YNNPACK, loops of other shapes) where ``N >= 17`` with more than 50 rows, or
+  ``C >= 17``, and no padding of 2+ on both sides of a dim:
   lanes summed as ``dot_order``'s YNNPACK model sums a product (``_matmul_order`` for ``(M, N,
   C)``: the input features, not all of ``K``; ``tile_k`` lanes over the whole of ``K``), where
-  ``C`` is a multiple of ``tile_k``.
+  ``C`` is a multiple of ``tile_k``; else one chain (``k`` sharded by shape alone where short
+  outputs meet a long ``k``).
 - One output feature a group (depthwise convolutions, ``jnp.convolve`` of vectors) on Eigen's
   path: oneDNN's GEMV, its k blocks as Eigen's blocking and cost model give them (``gemv_plan``).
   Loop nests: one chain (a swapped one over the input reversed).
@@ -27,12 +32,13 @@ grids of vector and depthwise shapes; tests/test_conv_sweep.py):
   their features times the kernel (features, window x outputs), whose products are added into
   the output a window position at a time.
 - Not matched (the chain or the bands are used, the last bits can differ from JAX's): other lhs
-  dilation (3-D, with strides or rhs dilation: the image patches' path), batch
-  groups (the weight gradients of grouped and depthwise convolutions: XLA rewrites them), YNNPACK
+  dilation (3-D, with strides or rhs dilation: the image patches' path), many batch
+  groups (the weight gradients of grouped and depthwise convolutions: XLA rewrites them; taken
+  as the thunk's product of all the groups' rows, which some are), YNNPACK
   convolutions of other shapes (depthwise ones with more than 16 features, strided ones),
-  swapped or single-output loops of more than 32 terms (LLVM vectorizes their sums), k past
-  Eigen's L1 blocking or sharded where its cost model (not followed for ``N > 1``) picks other
-  thread counts, e.g. many weight gradients.
+  swapped or single-output loops of more than 32 terms (LLVM vectorizes their sums; e.g. some
+  weight gradients, which XLA runs as its own loop nest with swapped operands), near ties of
+  Eigen's cost model.
 """
 
 from __future__ import annotations
@@ -68,12 +74,46 @@ def bands(m: int, n: int, k: int, c: int, padding=(), lhs_dilation=()) -> list:
 
 def _eigen_chunk(m: int, n: int, k: int) -> int:
     """The length of the runs of ``k`` summed apart (each one chain, the partial sums added in
-    turn): all of ``k`` but where Eigen shards ``k`` between its 2 threads."""
+    turn) where Eigen's threading is not followed (backends other than its thunk): all of ``k``
+    but where it shards ``k`` between its 2 threads by shape alone."""
     half = k // 2
     if half >= 8 and (max(m, n) // 2 < 4 or half > 32 and min(m, n) < 8):
         per_thread = -(-k // 2)
         return min(k, max(96, -(-per_thread // 8) * 8))
     return k
+
+
+def thunk_plan(m: int, n: int, k: int, cost: float) -> list:
+    """How Eigen's thunk splits the ``k`` of an (m, k) x (k, n) product: ``(k0, k1, block)``
+    shards, each summed apart (the partial sums added in turn), each in blocks of ``block`` (one
+    sgemm call each: a chain from zero added into the shard's sum; ``ONEDNN_VERBOSE`` lists the
+    calls). ``cost`` is an image patch's cost a coefficient in its cost model (as ``gemv_plan``'s):
+    it runs the product on 2 threads when the outputs are worth it; else, when the halves of ``k``
+    pay for their fixed overhead, it shards ``k`` between them (a CNN's weight gradient: few
+    outputs, long ``k``). Blocks: 320 on 2 threads and in shards, else its one-thread L1 blocking.
+
+    >>> thunk_plan(5, 8, 240, 11.4375)  # (a weight gradient: one sgemm over all of k)
+    [(0, 240, 240)]
+    >>> thunk_plan(252, 8, 495, 11.4375)  # (two sgemm calls: k 248, then 247)
+    [(0, 495, 248)]
+    >>> thunk_plan(27, 16, 2048, 11.4375)  # (8x3x16x16 * 16x3x3x3's weight gradient)
+    [(0, 1024, 256), (1024, 2048, 256)]
+    """
+    by_k = k * (m * (cost + 0.25 * n) + 0.6875 * n) / 2 > 106000 + 1.28125 * m * n
+    work = m * (min(k, 320) * (cost + 0.25 * n) + 0.6875 * n)
+    threads = max(1, min(2, int((work - 100000) / 100000 + 0.9)))
+    half = k // 2
+    if by_k and half >= 8 and (max(m, n) // threads < 4 or half > 32 and (min(m, n) < 8 or threads < 2)):
+        per_thread = -(-k // 2)
+        size = min(k, max(96, -(-per_thread // 8) * 8))  # (Eigen's blockSize: 12 packets at least)
+        out = []
+        for s in range(0, k, size):
+            e = min(k, s + size)
+            edges = _slices(e - s, 320)
+            out.append((s, e, edges[1] - edges[0]))
+        return out
+    edges = _slices(k, 320 if threads > 1 else _kc_one_thread(k))
+    return [(0, k, edges[1] - edges[0])]
 
 
 def backend(
@@ -267,4 +307,17 @@ def contract(cols: np.ndarray, kernel: np.ndarray, c: int, shapes=None, conv=())
             return out
         if runs == "eigen" and n == 1:
             return _one_feature(cols, kernel, g > 1)
+        if runs in ("eigen", "batch groups") and shapes:
+            # (an image patch's cost in Eigen's model, a volume patch's in 3-D (fitted: 30 to 90
+            # match the sweep), more for a feature group's chipped input; XLA's rewrite of batch
+            # groups makes the groups' rows one product)
+            cost = (11.4375 if len(shapes[0]) <= 4 else 45.0) + 3.75 * (g > 1)
+            plan = thunk_plan(m * g if runs == "batch groups" else m, n, k, cost)
+            if all(k1 - k0 <= block for k0, k1, block in plan):  # (shards of one block: chunks)
+                return dot_order.banded_dot(cols, kernel, [(0, n, 1, plan[0][2])])
+            out = None
+            for k0, k1, block in plan:
+                part = dot_order.banded_dot(cols[..., k0:k1], kernel[:, k0:k1], [(0, n, 1, block)])
+                out = part if out is None else out + part
+            return out
         return dot_order.banded_dot(cols, kernel, bands(m, n, k, c, padding, lhs_dilation))
