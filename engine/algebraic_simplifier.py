@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from . import constant_folding, core
-from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, subjaxprs
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, effectful, subjaxprs
 from .lax import complex_numbers as cn
 from .lax import elementwise as ew
 from .lax import reductions as red
@@ -262,7 +262,11 @@ def _div(eqn, inputs, producer):
         return None
     num, den = (_operand_of(x, ew.exp_p, producer) for x in inputs)
     if den is None or not _same_type(den.inputs[0], eqn.out_binders[0]):
-        return _reciprocal(eqn, inputs, producer) or _quotients(inputs, eqn.out_binders[0].aval, producer)
+        return (
+            _root_divisor(eqn, inputs, producer)
+            or _reciprocal(eqn, inputs, producer)
+            or _quotients(inputs, eqn.out_binders[0].aval, producer)
+        )
     aval = eqn.out_binders[0].aval
     if num is not None and _same_type(num.inputs[0], den.inputs[0]):
         return _exp_of(ew.sub_p, num.inputs[0], den.inputs[0], aval)
@@ -272,6 +276,29 @@ def _div(eqn, inputs, producer):
     exp, exp_minus_b = _eqn(ew.exp_p, [minus_b], den.out_binders[0].aval)
     mul, out = _eqn(ew.mul_p, [inputs[0], exp_minus_b], aval)
     return [neg, exp, mul], out
+
+
+def _root_divisor(eqn, inputs, producer):
+    """A / sqrt(B) => A * rsqrt(B) and A / rsqrt(B) => A * sqrt(B), also of a broadcast root, as
+    XLA rewrites them (float32 and float64) where the root (and the broadcast) has no other user:
+    XLA's rsqrt is not ``1 / sqrt`` (lax/xla_rsqrt.py), so layer norms and ``x / jnp.sqrt(v)``
+    differ in last bits. (A root the program computes once and uses again, as a gradient's
+    ``sqrt`` is, stays a division: ``grad`` of ``x / sqrt(x*x + c)`` divides, as JAX's does.)"""
+    a, b = inputs
+    out = eqn.out_binders[0].aval
+    if out.dtype not in (np.float32, np.float64) or _USES[-1].get(b, 0) != 1:
+        return None
+    bcast = _operand_of(b, st.broadcast_in_dim_p, producer)
+    for root, inverse in ((ew.sqrt_p, ew.rsqrt_p), (ew.rsqrt_p, ew.sqrt_p)):
+        r = _operand_of(bcast.inputs[0] if bcast is not None else b, root, producer)
+        if r is None or (bcast is not None and _USES[-1].get(bcast.inputs[0], 0) != 1):
+            continue
+        eqns = [_eqn(inverse, [r.inputs[0]], r.out_binders[0].aval, r.params)]
+        if bcast is not None:
+            eqns.append(_eqn(st.broadcast_in_dim_p, [eqns[-1][1]], b.aval, bcast.params))
+        eqns.append(_eqn(ew.mul_p, [a, eqns[-1][1]], out))
+        return [e for e, _ in eqns], eqns[-1][1]
+    return None
 
 
 def _complex_reciprocal(eqn, inputs, producer):
@@ -447,6 +474,9 @@ def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
 # where its operands are such), which XLA folds before later simplifier passes see them
 # (``_folded_first``); one set per jaxpr being simplified.
 _CONSTANTS: list[set[Atom]] = [set()]
+# How many equations (and the outputs) read each variable of the jaxpr being simplified, as traced:
+# XLA's rules that want an operand with one user see the program before its CSE merges anything.
+_USES: list[dict[Atom, int]] = [{}]
 _CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
 
 
@@ -458,10 +488,29 @@ def _simplify(
     inputs whose value a caller passes as a literal (read as that literal)."""
     constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
     _CONSTANTS.append(constants)
+    _USES.append(_use_counts(jaxpr))
     try:
         return _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
     finally:
         _CONSTANTS.pop()
+        _USES.pop()
+
+
+def _use_counts(jaxpr: Jaxpr) -> dict[Atom, int]:
+    """Reads by live equations and the outputs (XLA removes dead code before it simplifies, so a
+    primal output a gradient drops is no use of the value it returned)."""
+    live = {x for x in jaxpr.outs if type(x) is Var}
+    uses: dict[Atom, int] = {}
+    for x in live:
+        uses[x] = 1
+    for e in reversed(jaxpr.eqns):
+        if e.primitive not in effectful and not any(v in live for v in e.out_binders):
+            continue
+        for x in set(e.inputs):
+            if type(x) is Var:
+                live.add(x)
+                uses[x] = uses.get(x, 0) + 1
+    return uses
 
 
 def _constant_inputs(eqn: JaxprEqn, constants: set[Atom]) -> bool:

@@ -102,8 +102,14 @@ def compiled_form(closed: ClosedJaxpr) -> ClosedJaxpr:
     from constants while compiling (``engine.constant_folding``), as JAX's jit runs them."""
     old = denormal_flags.enter_plain()  # (XLA's compiler folds without its kernels' DAZ/FTZ)
     try:
-        simplified = algebraic_simplifier.simplify(with_lowerings(closed))
-        return effect_schedule.schedule(constant_folding.fold(simplified))
+        form = with_lowerings(closed)
+        for _ in range(3):  # (to a fixed point, as XLA's passes: dropping dead work can give a
+            # value one use, which a rewrite wants; so the executable of a compiled form is its own)
+            simplified = effect_schedule.schedule(constant_folding.fold(algebraic_simplifier.simplify(form)))
+            if simplified is form:
+                break
+            form = simplified
+        return form
     finally:
         denormal_flags.leave_plain(old)
 

@@ -66,14 +66,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: Optional[list[str]] = None) -> None:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def settings_from(argv: list[str]) -> Settings:
+    """The settings: the environment's, with ``--host``/``--port`` over it; exits naming a bad one."""
+    args = parse_args(argv)
     overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     try:
-        settings = Settings(**overrides)
+        return Settings(**overrides)
     except ValidationError as e:
         sys.exit(f"jaxplay: {settings_problem(e)}")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    settings = settings_from(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # One uvicorn process: the sandbox pool lives in it, and the pool is where the parallelism is.
     config = uvicorn.Config(
         create_app(settings),

@@ -71,6 +71,7 @@ def test_fidelity_corpus_never_falls_back_silently(monkeypatch):
 
     programs.bind(engine, jnp, lax, random, nn)
     monkeypatch.setattr(jit_runtime, "TIERED", False)  # (compiled by the first call: no tier)
+    jit_runtime.wait_for_compiles()  # (an earlier test's background compile lands in no program's loop)
     silent, unlisted, no_exe, slow, interpreted = {}, {}, [], [], set()
     for name, build in programs.PROGRAMS.items():
         before = {id(e) for e in jit_runtime._executables.values()}

@@ -36,13 +36,12 @@ def test_server_exits_with_the_bad_variable_named(monkeypatch):
 
 
 def test_host_and_port_flags_override_the_environment(monkeypatch):
-    import server.__main__ as entry
+    from server.__main__ import settings_from
 
-    served = {}
-    monkeypatch.setattr(entry.DrainingServer, "run", lambda self: served.update(port=self.config.port))
     monkeypatch.setenv("JAXPLAY_PORT", "8001")
-    entry.main(["--port", "9123"])
-    assert served == {"port": 9123}
+    assert settings_from([]).port == 8001
+    assert settings_from(["--port", "9123"]).port == 9123
+    assert settings_from(["--host", "127.0.0.2"]).host == "127.0.0.2"
 
 
 def test_unknown_arguments_are_refused_not_ignored():

@@ -88,7 +88,7 @@ def differences(got, want, name, x64=False):
 # snippet -> the kinds of difference. "nan": a NaN in both whose sign or payload differs (XLA's log-
 # like kernels write 0xffffffff, erf_inv 0x7fffffff, max/min a NaN of the signs' and/or; the engine
 # numpy's); "zero": a zero of the other sign (XLA's max/min order +0 above -0); "value": another
-# number (atan's polynomial for short arrays, rsqrt's approximation, erfc, float64 functions that are
+# number (atan's polynomial for short arrays, erfc, float64 functions that are
 # numpy's rather than XLA's, float16/bfloat16 rounding, folded constants, NaN where JAX gives a
 # number or the reverse); "dtype": another dtype or weak type.
 LEFT = {
@@ -331,14 +331,6 @@ LEFT = {
     "pow_half_float16_jit": "nan",
     "pow_half_float32_jit": "nan+value",
     "pow_half_float64_jit": "nan",
-    "rsqrt_float16_const": "value",
-    "rsqrt_float16_eager": "value",
-    "rsqrt_float16_jit": "value",
-    "rsqrt_float32_eager": "value",
-    "rsqrt_float32_jit": "value",
-    "rsqrt_float64_eager": "value",
-    "rsqrt_float64_jit": "value",
-    "rsqrt_python_scalar": "value",
     "sigmoid_bfloat16_const": "value",
     "sign_bfloat16_const": "value",
     "sign_float32_const": "value",
@@ -474,9 +466,6 @@ LEFT_X64 = {
     "pow_float64_jit": "nan+value+zero, interpreted tier only",
     "pow_half_float64_eager": "value+zero",
     "pow_half_float64_jit": "nan+value+zero, interpreted tier only",
-    "rsqrt_float64_eager": "value",
-    "rsqrt_float64_jit": "value",
-    "rsqrt_python_scalar": "value",
     "sign_float64_const": "value",
     "sinh_float64_const": "value",
     "sinh_float64_eager": "value",
@@ -533,7 +522,6 @@ LEFT.update(
             "grad_minimum0_float32_eager",
             "logistic_bfloat16_eager",
             "sqrt_bfloat16_eager",
-            "rsqrt_bfloat16_eager",
             "sign_bfloat16_eager",
             "floor_bfloat16_eager",
             "ceil_bfloat16_eager",

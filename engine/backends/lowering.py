@@ -130,7 +130,6 @@ _FLOAT_UNARY = {
     ew.acosh_p: "np.arccosh({0})",
     ew.atanh_p: "np.arctanh({0})",
     ew.sqrt_p: "np.sqrt({0})",
-    ew.rsqrt_p: "1 / np.sqrt({0})",
     ew.cbrt_p: "np.cbrt({0})",
     ew.erf_p: "rt.erf({0})",
     special.lgamma_p: "rt.lgamma(np.float64({0}))",  # (in float64, then rounded: the interpreter's bits)
@@ -179,6 +178,11 @@ for _p, _n in (
     (ew.acos_p, "acos"),
 ):
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
+# XLA's estimate and Newton steps (lax/xla_rsqrt.py), float32 and float64
+_RSQRT = {np.dtype(np.float32): "rt.rsqrt_f32({0})", np.dtype(np.float64): "rt.rsqrt_f64({0})"}
+lowerings[ew.rsqrt_p] = Scalar(
+    lambda eqn, x: _RSQRT[_in_dtype(eqn)].format(x) if _in_dtype(eqn) in _RSQRT else None
+)
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
 lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 

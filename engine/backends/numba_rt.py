@@ -52,6 +52,7 @@ from .numba_math import (
 )
 
 from .numba_math import _fma as _fma32, _fma64
+from .numba_rsqrt import rsqrt_f32, rsqrt_f64  # noqa: F401
 from .numba_special import digamma, lgamma  # noqa: F401
 
 _inline = dict(cache=True, error_model="numpy")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import narrow_dtypes
-from . import libm_f32, xla_f32
+from . import libm_f32, xla_f32, xla_rsqrt
 
 
 def logistic(x):
@@ -43,6 +43,16 @@ def erf_inv(x):
                 step = (erf(y) - x) / (2 / np.sqrt(np.pi) * np.exp(-y * y))
                 y = np.where(np.isfinite(y) & np.isfinite(step), y - step, y)
     return y
+
+
+def rsqrt(x):
+    """XLA's estimate-and-Newton ``rsqrt`` (xla_rsqrt.py); the narrow floats through float32."""
+    if x.dtype in (np.float32, np.float64):
+        return xla_rsqrt.rsqrt(x)
+    if x.dtype == np.float16 or narrow_dtypes.is_narrow(x.dtype):
+        return xla_rsqrt.rsqrt(x.astype(np.float32)).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        return (1 / np.sqrt(x)).astype(x.dtype)
 
 
 def xla_kernel_or(name, f):
