@@ -340,6 +340,14 @@ def _reciprocal(eqn, inputs, producer):
         return None
     one = _literal(1, b.aval.dtype, True)
     if b.aval.shape != out.shape:  # (a scalar or size-1 axes, broadcast by the division itself)
+        if not _broadcast_of_one_use(b):  # (divided: widened first, which the division's own
+            # broadcasting, a multiplication by the reciprocal as an eager division, would not be)
+            shape = tuple(out.shape)
+            params = {"shape": shape, "broadcast_dimensions": (), "sharding": None}
+            wide = core.ShapedArray(shape, b.aval.dtype, b.aval.weak_type)
+            widen, wide_b = _eqn(st.broadcast_in_dim_p, [b], wide, params)
+            div, quotient = _eqn(ew.div_p, [a, wide_b], out)
+            return [widen, div], quotient
         div, inverse_b = _eqn(ew.div_p, [one, b], b.aval)
         mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
         return [div, mul], product
@@ -347,10 +355,24 @@ def _reciprocal(eqn, inputs, producer):
     if bcast is None or bcast.inputs[0].aval.size == b.aval.size or type(bcast.inputs[0]) is not Var:
         return None
     small = bcast.inputs[0]
+    if not _broadcast_of_one_use(small):
+        return None
     div, inverse_small = _eqn(ew.div_p, [one, small], small.aval)
     widen, inverse_b = _eqn(st.broadcast_in_dim_p, [inverse_small], b.aval, bcast.params)
     mul, product = _eqn(ew.mul_p, [a, inverse_b], out)
     return [div, widen, mul], product
+
+
+def _broadcast_of_one_use(small: Var) -> bool:
+    """Whether XLA's broadcast widening ``small`` to the division's shape reads a value nothing else
+    reads, as its rewrite asks: JAX lowers each implicit or explicit broadcast of a scalar (or of
+    an array without size-1 axes) to a broadcast of that very value, so a value two operations
+    read stays divided (``s = jnp.sum(x); x / s + jnp.cos(x) / s``, or ``x / s + s``); one with
+    size-1 axes (``jnp.sum(x, 1, keepdims=True)``) is widened through a reshape of its own for
+    each use, which has one use, so every division by it multiplies by the reciprocal."""
+    if (small.aval.ndim and 1 in small.aval.shape) or small in _CONSTANTS[-1]:
+        return True  # (or a constant once XLA has folded it: A / broadcast(C) has no such condition)
+    return _USES[-1].get(small, 1) <= 1
 
 
 def _folded_first(a: Atom, b: Atom, out: core.ShapedArray, producer: Producer) -> bool:

@@ -13,8 +13,9 @@ The engine runs jnp functions directly, for eager speed. While their operands ar
 mark their body (``call``), and there the JVP trace and the eager tape evaluate each primitive's
 rule in its ``compiled`` form: XLA's simplifications and fused multiply-adds, traced once per
 signature. Rules with nothing to fuse run as they are. Each rule is compiled on its own, where
-XLA compiles a multi-operation jnp function's rules together: the fusions across its operations
-are not modelled.
+XLA compiles a multi-operation jnp function's rules together; the functions the engine stages as
+jits (``numpy/_staged.py``: ``jax.nn.log_softmax``...) are instead called as jits when traced, so
+their rules are compiled together; the ufuncs' single operations are compiled here.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ JAX users see ``jnp.where`` as ``jit[name=_where jaxpr={...}]`` in their jaxprs;
 while this thread stages (``make_jaxpr``, ``jit``), then even on constant arguments, as JAX's jit
 stages them (``jnp.linspace(0.0, 1.0, 3)`` shows its ``_linspace``): eager calls run the function
 directly, so eager speed is unchanged. Under ``jit`` the nested equation is inlined
-by the backend, so compiled code is unchanged too.
+by the backend, so compiled code is unchanged too. Eagerly differentiated (or batched), such a
+function is called as the jit it is in JAX: JAX transforms the jit and XLA compiles its whole
+JVP and transpose, fusing across its operations (``_transformed_as_one_program``).
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                     _check_int_arguments(fn, static_argnames, args, kwargs)
             if transfers.active[0]:  # a jit call: its arguments are transferred, its constants not
                 return transfers.call_jitted(fn, args, kwargs, static_argnames)
-            return _body(fn, typed_as_primals(args), kwargs)
-        if not jitted:
-            from ..jit import jit
-
-            jitted.append(jit(fn, static_argnames=static_argnames))
+            args = typed_as_primals(args)
+            if _transformed_as_one_program(args) and _fuses_across(fn, jitted, static_argnames, args, kwargs):
+                return _jit_of(fn, jitted, static_argnames)(*args, **kwargs)
+            return _body(fn, args, kwargs)
+        _jit_of(fn, jitted, static_argnames)
         if static_argnames:  # static arguments by name, however they were passed
             sig = _signature(fn)
             bound = sig.bind(*args, **kwargs).arguments
@@ -80,6 +82,64 @@ def _body(fn, args, kwargs):
         if isinstance(a, core.Tracer):
             return jitted_body(fn, *args, **kwargs)
     return fn(*args, **kwargs)
+
+
+def _jit_of(fn, jitted: list, static_argnames):
+    if not jitted:
+        from ..jit import jit
+
+        jitted.append(jit(fn, static_argnames=static_argnames))
+    return jitted[0]
+
+
+# Primitives that move or select values: a body of these and at most one operation that computes
+# has nothing to fuse across operations (``jnp.where``), and is called directly, as before.
+_MOVING = frozenset(
+    {
+        "broadcast_in_dim", "reshape", "select_n", "convert_element_type", "squeeze", "expand_dims",
+        "transpose", "slice", "concatenate", "pad", "gather", "dynamic_slice", "dynamic_update_slice",
+        "iota", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "copy", "stop_gradient", "rev",
+    }
+)  # fmt: skip
+_fusing: dict = {}  # function -> whether its body computes with two operations or more
+
+
+def _fuses_across(fn, jitted: list, static_argnames, args, kwargs) -> bool:
+    found = _fusing.get(fn)
+    if found is None:
+        try:
+            jaxpr = _jit_of(fn, jitted, static_argnames).trace(*args, **kwargs).jaxpr
+        except Exception:  # noqa: BLE001 - (then as before: the body, its rules compiled one by one)
+            return False
+        found = _fusing[fn] = _computing(jaxpr.jaxpr) > 1
+    return found
+
+
+def _computing(jaxpr) -> int:
+    """How many operations of ``jaxpr`` (nested calls' included) compute values."""
+    from ..ir import subjaxprs
+
+    count = 0
+    for eqn in jaxpr.eqns:
+        inner = list(subjaxprs(eqn))
+        if inner:
+            count += sum(_computing(j) for j in inner)
+        elif eqn.primitive.name not in _MOVING:
+            count += 1
+    return count
+
+
+def _transformed_as_one_program(args) -> bool:
+    """Whether an eager call on traced operands runs as JAX's: its jit transformed (differentiated,
+    batched) and compiled whole, so XLA fuses across the function's operations (the eager
+    gradient of ``jax.nn.log_softmax`` rounds as its jitted gradient). Only under the traces
+    whose rules ``fused_rules`` would compile one by one; others see the body, as before."""
+    for a in args:
+        if isinstance(a, core.Tracer):
+            from ..fused_rules import applies
+
+            return applies(True) is not None
+    return False
 
 
 def _check_statics(fn, static_argnames, positions: list, args, kwargs) -> None:

@@ -2128,3 +2128,6 @@ SNIPPETS["one_device_mesh"] = ONE_DEVICE_MESH
 from snippets_tracer_messages import TRACER_MESSAGES  # noqa: E402
 
 SNIPPETS["tracer_messages"] = TRACER_MESSAGES
+from snippets_real_programs import REAL_PROGRAMS  # noqa: E402
+
+SNIPPETS["real_programs"] = REAL_PROGRAMS

@@ -1,0 +1,39 @@
+"""Pieces of realistic programs (a small transformer's training step), compared bit for bit (rtol
+0) with JAX 0.10.2: the eager gradient of a jnp function JAX defines under ``jax.jit``, whose
+whole JVP and transpose XLA compiles as one program (``engine/numpy/_staged.py``), and XLA's
+A / broadcast(B) => A * broadcast(1/B), which it takes only when B has one use
+(``algebraic_simplifier._broadcast_of_one_use``). Registered in snippets.py (``real_programs``)."""
+
+_DATA = (
+    "rng = np.random.default_rng(0)\n"
+    "z = rng.standard_normal((4, 50)).astype(np.float32)\n"
+    "x = (rng.standard_normal((16, 32)) + 0.3).astype(np.float32)\n"
+)
+
+# name -> an expression of z and x
+_EAGER_GRADS = {
+    "log_softmax_grad": "jax.grad(lambda z: jnp.sum(jax.nn.log_softmax(z)))(z)",
+    "log_softmax_axis0_grad": "jax.grad(lambda z: jnp.sum(jax.nn.log_softmax(z, axis=0) * z))(z)",
+    "log_softmax_vjp": "jax.vjp(jax.nn.log_softmax, z)[1](z)[0]",
+    "log_softmax_jvp": "jax.jvp(jax.nn.log_softmax, (z,), (z * 0.5,))[1]",
+    "cross_entropy_grad": (
+        "jax.grad(lambda z: -jnp.mean(jnp.sum(jax.nn.log_softmax(z) * jax.nn.one_hot(jnp.arange(4), 50), -1)))(z)"
+    ),
+}
+
+_JIT = {
+    "divisor_once": "lambda x: x / jnp.sum(x)",
+    "divisor_twice_summed_twice": "lambda x: x / jnp.sum(x) + jnp.cos(x) / jnp.sum(x)",
+    "divisor_shared": "lambda x: (lambda s: x / s + jnp.cos(x) / s)(jnp.sum(x))",
+    "divisor_shared_outputs": "lambda x: (lambda s: (x / s, jnp.cos(x) / s))(jnp.sum(x))",
+    "divisor_and_add": "lambda x: (lambda s: x / s + s)(jnp.sum(x))",
+    "divisor_rows_shared": "lambda x: (lambda s: x / s + jnp.cos(x) / s)(jnp.sum(x, 1, keepdims=True))",
+    "divisor_columns_shared": "lambda x: (lambda s: x / s + jnp.cos(x) / s)(jnp.sum(x, 0))",
+    "divisor_grad": "jax.grad(lambda x: jnp.sum(jnp.sin(x / jnp.sum(x))))",
+    "divisor_rows_grad": "jax.grad(lambda x: jnp.sum(jnp.sin(x / jnp.sum(x, 1, keepdims=True))))",
+}
+
+REAL_PROGRAMS = [
+    *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
+    *[(f"{name}_jit", _DATA + f"out = jax.jit({f})(x)", 0.0) for name, f in _JIT.items()],
+]
