@@ -48,13 +48,17 @@ accumulators: dict[type, Callable[[Any], CotangentAccumulator]] = {}
 takes_accumulators: set[core.Primitive] = set()
 
 
-def backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
-    """Transpose a jaxpr that is linear in its UndefPrimal arguments."""
+def backward_pass(
+    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any], seeds: Sequence[Any] = ()
+) -> list[Any]:
+    """Transpose a jaxpr that is linear in its UndefPrimal arguments. ``seeds``: the cotangents
+    the undefined arguments already have (None: none), which theirs here are summed into, in
+    order, as in the backward pass of a program the jaxpr is inlined in (the eager tape's)."""
     # (counted as ir.eval_jaxpr counts replays: a bare try/finally, no shared context manager,
     # whose generator would cost every call of that hot path)
     transposing[0] += 1
     try:
-        return _backward_pass(jaxpr, args, cotangents)
+        return _backward_pass(jaxpr, args, cotangents, seeds)
     finally:
         transposing[0] -= 1
 
@@ -83,7 +87,9 @@ def call_transpose(
     return undef, defined, cts, body, avals
 
 
-def _backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any]) -> list[Any]:
+def _backward_pass(
+    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any], seeds: Sequence[Any] = ()
+) -> list[Any]:
     primal_env: dict[Var, Value] = {}
     ct_env: dict[Var, Value] = {}
 
@@ -107,6 +113,9 @@ def _backward_pass(jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any
 
     for v, a in zip(jaxpr.in_binders, args):
         primal_env[v] = a
+    if seeds:
+        undefined = [v for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
+        ct_env.update((v, s) for v, s in zip(undefined, seeds) if s is not None)
     for x, ct in zip(jaxpr.outs, cotangents):
         write_cotangent(x, ct)
 

@@ -107,10 +107,13 @@ def _is_program(v: Any) -> bool:
 
 def applies(linearizing: bool, level: int | None = None) -> str | None:
     """How this thread evaluates rules: None (as they are: outside a jnp body, while staging, or
-    under a trace a compiled rule cannot meet), "compiled", or "contracted" when another
-    differentiation will transform the values: it must see the rule's own operations, as JAX's
-    outer transformations see the jnp function's jaxpr, so only the multiply-adds are fused (their
-    derivative is the product's and the sum's), not XLA's simplifications. ``linearizing``:
+    under a trace a compiled rule cannot meet), "compiled", or, when another differentiation will
+    transform the values, "call" for a JVP rule: bound as the call JAX's jnp function is, a
+    ``jit(inline=True)`` of the rule's JVP, which the outer transformations transform as JAX's
+    rules transform that jit (``jvp(jvp(f))`` runs as one compiled program; linearize compiles its
+    known part and inlines its linear part, ``tape._inline_call``); "contracted" for linearize's
+    own rule there: only its multiply-adds are fused (their derivative is the product's and the
+    sum's), not XLA's simplifications. ``linearizing``:
     linearize's own traces are open; its known part is compiled, while its linear part is inlined
     into the transposition, as JAX inlines a jnp function's. ``level``: the trace evaluating the
     rule. The traces above it do not see its values: they are an inner transformation's rule
@@ -120,14 +123,19 @@ def applies(linearizing: bool, level: int | None = None) -> str | None:
     if state.dynamic is not None:
         return None
     differentiating = 0
+    linearize_below = False
     for main in state.stack if level is None else state.stack[: level + 1]:
         t = main.trace_type
-        if not issubclass(t, _EVALUATING) and not (linearizing and t is ad.PartialEvalTrace):
-            return None
-        if t is ad.LinearizeTrace and not linearizing:
+        if t is ad.PartialEvalTrace:
+            if linearizing:
+                continue
+            linearize_below = True
+        elif not issubclass(t, _EVALUATING):
             return None
         differentiating += issubclass(t, (ad.JVPTrace, TapeTrace))
-    return "contracted" if differentiating > 1 else "compiled"
+    if differentiating > 1:
+        return "contracted" if linearizing else "call"
+    return None if linearize_below else "compiled"
 
 
 _jvps: dict = {}  # signature -> _Compiled or None (nothing to fuse)
@@ -160,6 +168,8 @@ def jvp(
     ``level``: the JVP trace's (``applies``)."""
     # (a rule with programs inside, cond's or a loop's, only as before: all open traces may see it;
     # evaluated under an outer vmap its compiled form met batching rules it cannot take)
+    if primitive.name == "jit":  # (a call: its own rules transform its body whole, as JAX's)
+        return None
     nested = any(_is_program(v) for v in params.values())
     mode = applies(linearizing, None if nested else level)
     if mode is None:
@@ -188,6 +198,21 @@ def jvp(
     if found is None:
         return None
     ts = [t for t in tangents if type(t) is not ad.Zero]
+    if type(found) is _AsCall:
+        from .jit_primitive import call_params, jit_p
+
+        closed = found.closed
+        params = call_params(len(closed.in_avals), len(closed.out_avals), inline=True)
+        outs = jit_p.bind(*primals, *ts, jaxpr=closed, name=primitive.name, **params)
+        m = found.num_outs
+        it = iter(outs[m:])
+        touts = [
+            next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(o)))
+            for o, nz in zip(outs[:m], found.tangent_outs)
+        ]
+        if primitive.multiple_results:
+            return list(outs[:m]), touts
+        return outs[0], touts[0]
     m = found.num_outs
     if found.lin is None:
         outs = _evaluate(found.fwd, [*primals, *ts])
@@ -206,6 +231,15 @@ def jvp(
     if primitive.multiple_results:
         return list(outs[:m]), touts
     return outs[0], touts[0]
+
+
+class _AsCall:
+    """A JVP rule to bind as a call (``applies``'s "call"): its program as traced."""
+
+    __slots__ = ("closed", "num_outs", "tangent_outs")
+
+    def __init__(self, closed, num_outs, tangent_outs):
+        self.closed, self.num_outs, self.tangent_outs = closed, num_outs, tangent_outs
 
 
 def _aval(t: Any) -> Any:
@@ -238,6 +272,8 @@ def _compiled_jvp(primitive, params, avals, tangents, nonzero, linearizing, mode
     except Exception:  # noqa: BLE001 - a rule that needs concrete values runs as it is
         return None
     m = len(closed.jaxpr.outs) - sum(out_nonzero)
+    if mode == "call":
+        return _AsCall(closed, m, list(out_nonzero))
     if not linearizing:
         fused, rewritten = _compile(closed, True, mode == "compiled")
         return _Compiled(fused, None, m, out_nonzero, [False] * sum(out_nonzero)) if rewritten else None

@@ -478,6 +478,13 @@ def _jit_partial_eval(
     params = {"name": name, **params}
     outs1_res = jit_p.bind(*hoisted, *known_vals, **with_body(params, known_closed))
     outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:], jaxpr.consts)
+    if params["inline"]:  # (staged as its equations, as JAX stages an inline jit's: fused_rules.jvp's)
+        res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
+        outs2 = iter(
+            eval_jaxpr(j2, [*res_tracers, *[t for t in tracers if not t.pval.is_known]], closed2.consts)
+        )
+        known = iter(outs1)
+        return [next(outs2) if u else next(known) for u in out_unknowns]
     out_avals = [v.aval for v in j2.outs]
     params = with_body(params, closed2)
     return _stage_unknown_half(trace, jit_p, params, out_avals, res, tracers, outs1, out_unknowns)

@@ -278,8 +278,33 @@ class TapeTrace(Trace):
             out = primitive.bind(*full, **params)
             return list(out) if primitive.multiple_results else [out]
 
+        if params.get("inline"):
+            return self._inline_call(f, primals, active, in_nodes, primitive.multiple_results)
         tracers_out = self._record(f, primals, active, in_nodes)
         return tracers_out if primitive.multiple_results else tracers_out[0]
+
+    def _inline_call(self, f, primals, active, in_nodes, multiple_results):
+        """A jnp function's jit (``fused_rules.jvp``'s, inline): linearized as one call, its known
+        part compiled whole, while JAX inlines its linear part into the backward pass: there each
+        operand's cotangent sums into the cotangent the operand already has, in the transposed
+        equations' order, and operands that are one value are one variable (``_InlineCall``)."""
+        unique = list(dict.fromkeys(in_nodes))
+        nodes = iter(in_nodes)
+        where = [unique.index(next(nodes)) if act else None for act in active]
+
+        def merged(*xs):
+            return f(*[p if k is None else xs[k] for p, k in zip(primals, where)])
+
+        ins = [primals[where.index(k)] for k in range(len(unique))]
+        outs, (jaxpr, consts, pvals, _, _) = ad.linearize_flat(merged, ins)
+        out_avals = [core.get_aval(o) for o in outs]
+        active_outs = [dtype_kind(ad.tangent_aval(a).dtype) in "fc" for a in out_avals]
+        out_nodes = [self.new_node() if act else None for act in active_outs]
+        self.tape.append(
+            (_InlineCall(jaxpr, consts, [not p.is_known for p in pvals]), out_avals, unique, out_nodes)
+        )
+        tracers = [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
+        return tracers if multiple_results else tracers[0]
 
     def process_function(self, fun, tracers) -> list:
         """A Python function of these tracers (returning a flat list), differentiated as one
@@ -303,6 +328,16 @@ class TapeTrace(Trace):
         out_nodes = [self.new_node() if act else None for act in active_outs]
         self.tape.append((f_vjp, out_avals, in_nodes, out_nodes))
         return [o if nd is None else TapeTracer(self, o, nd) for o, nd in zip(outs, out_nodes)]
+
+
+class _InlineCall:
+    """A tape entry: an inline call's linear jaxpr (its residuals first) and which of its outputs'
+    tangents it computes (the others are known zeros)."""
+
+    __slots__ = ("jaxpr", "consts", "unknown_outs")
+
+    def __init__(self, jaxpr, consts, unknown_outs):
+        self.jaxpr, self.consts, self.unknown_outs = jaxpr, consts, unknown_outs
 
 
 def eager() -> bool:
@@ -379,6 +414,15 @@ def vjp_flat(f: Callable[..., Sequence[Value]], primals: Sequence[Value]) -> tup
                 for nz in nonzero:
                     cts_in.append(cts[k] if nz else None)
                     k += nz
+            elif type(lin) is _InlineCall:  # (its cotangents continue the operands': set, not added)
+                cts = [c for c, u in zip(cts_out, lin.unknown_outs) if u]
+                seeds = [pop(nd, None) for nd in in_nodes]
+                undef = [ad.UndefPrimal(v.aval) for v in lin.jaxpr.in_binders[len(lin.consts) :]]
+                got = ad.backward_pass(lin.jaxpr, [*lin.consts, *undef], cts, seeds)
+                for nd, ct in zip(in_nodes, got):
+                    if type(ct) is not ad.Zero:
+                        table[nd] = ct
+                continue
             else:  # a general pullback: ``res`` holds the outputs' avals
                 full = [ad.Zero(ad.tangent_aval(a)) if c is None else c for c, a in zip(cts_out, res)]
                 cts_in = [None if type(c) is ad.Zero else c for c in lin(*full)]

@@ -660,6 +660,8 @@ def _cumulative(ufunc):
         a, dt = eqn.params["axis"], eqn.inputs[0].aval.dtype
         if eqn.inputs[0].aval.shape[a] == 0:
             return f"{x}.copy()"
+        if ufunc == "np.add" and dt == np.float32:  # (XLA's order: lax/reductions.xla_cumsum)
+            return f"_cumsum({x}, {a}, {eqn.params['reverse']})"
         src = f"np.flip({x}, {a})" if eqn.params["reverse"] else x
         acc = f"{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})"
         return f"np.ascontiguousarray(np.flip({acc}, {a}))" if eqn.params["reverse"] else acc

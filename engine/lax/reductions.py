@@ -344,6 +344,8 @@ def argmin(operand, axis: int, index_dtype):
 
 def _cumulative_impl(np_fn):
     def impl(x, *, axis, reverse):
+        if np_fn is np.cumsum and x.dtype == np.float32 and x.shape[axis]:
+            return xla_cumsum(x, axis, reverse)
         if reverse:
             x = np.flip(x, axis)
         out = np_fn(x, axis=axis) if x.shape[axis] else np.array(x)
@@ -351,6 +353,48 @@ def _cumulative_impl(np_fn):
         return np.flip(out, axis) if reverse else out
 
     return impl
+
+
+_SCAN_BLOCK = 16
+
+
+def xla_cumsum(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    """float32 ``cumsum`` summed as XLA's CPU backend sums it (JAX 0.10.2): a reduce-window whose
+    windows each sum left to right from +0 (so a reversed cumsum is not a flipped one, and -0.
+    sums to +0.), of at most 16 elements: longer scans are cut into blocks of 16 (zero-padded at
+    the end), each block scanned so, and the scan of the blocks' totals added to the blocks after
+    (before, reversed) them. Measured for lengths 3 to 1000, both directions."""
+    x = np.moveaxis(np.asarray(x, np.float32), axis, -1)
+    return np.ascontiguousarray(np.moveaxis(_block_scan(x, reverse), -1, axis))
+
+
+def _block_scan(x: np.ndarray, reverse: bool) -> np.ndarray:
+    n = x.shape[-1]
+    if n <= _SCAN_BLOCK:
+        out = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            if not reverse:
+                acc = np.zeros(x.shape[:-1], np.float32)
+                for i in range(n):
+                    acc = out[..., i] = acc + x[..., i]
+            else:
+                for i in range(n):  # (each window its own sum, from its first element on)
+                    acc = np.zeros(x.shape[:-1], np.float32)
+                    for k in range(i, n):
+                        acc = acc + x[..., k]
+                    out[..., i] = acc
+        return out
+    m = -(-n // _SCAN_BLOCK)
+    padded = np.zeros((*x.shape[:-1], m * _SCAN_BLOCK), np.float32)
+    padded[..., :n] = x
+    inner = _block_scan(padded.reshape(*x.shape[:-1], m, _SCAN_BLOCK), reverse)
+    carry = _block_scan(inner[..., 0] if reverse else inner[..., -1], reverse)
+    with np.errstate(all="ignore"):
+        if reverse:
+            inner[..., :-1, :] += carry[..., 1:, None]
+        else:
+            inner[..., 1:, :] += carry[..., :-1, None]
+    return inner.reshape(*x.shape[:-1], m * _SCAN_BLOCK)[..., :n]
 
 
 def _cumulative_abstract(x, *, axis, reverse):

@@ -2131,3 +2131,6 @@ SNIPPETS["tracer_messages"] = TRACER_MESSAGES
 from snippets_real_programs import REAL_PROGRAMS  # noqa: E402
 
 SNIPPETS["real_programs"] = REAL_PROGRAMS
+from snippets_transform_stacks import TRANSFORM_STACKS  # noqa: E402
+
+SNIPPETS["transform_stacks"] = TRANSFORM_STACKS
