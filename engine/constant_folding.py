@@ -178,13 +178,20 @@ def _libm_row(name: str) -> Row:
     def row(values, params, eqn, early=False):
         dtype = _float_type(eqn)
         if dtype is None:
-            return None
+            narrow = eqn.out_binders[0].aval.dtype
+            if name not in _NARROW or narrow.kind != "f" and not narrow_dtypes.is_narrow(narrow):
+                return None
+            # float16, bfloat16: the C library's float function, rounded to the type
+            xs = [np.asarray(v).astype(f32) for v in values]
+            return _apply(name, True, xs, np.dtype(f32)).astype(narrow)
         single = dtype == np.dtype(f32) and not (early and name in CANONICALIZED)
         return _apply(name, single, values, dtype).astype(dtype)
 
     return row
 
 
+# (measured: log, cbrt, atan2 and pow of narrow constants fold otherwise; the kernels compute them)
+_NARROW = frozenset({"exp", "tanh", "log1p", "expm1"})
 for _name in ("exp", "log", "tanh", "sin", "cos", "tan", "log1p", "expm1", "atan2", "pow", "cbrt"):
     rules[_name] = _libm_row(_name)
 

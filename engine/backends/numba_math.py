@@ -108,7 +108,7 @@ def log_f32(x):
     y = _fma(y, x3, f32(-2.12194440e-4) * e)
     t = _fma(f32(-0.5), x2, t) + y
     r = _fma(f32(0.693359375), e, t)
-    r = r if x > f32(0.0) else f32(np.nan)  # (negative or nan)
+    r = r if x > f32(0.0) else _from_bits(i32(-1))  # (negative or nan: XLA's all-ones NaN)
     r = f32(-np.inf) if abs(x) < _TINY else r
     return x if x == f32(np.inf) else r
 
@@ -324,6 +324,7 @@ def digamma_f32(x):
     y = (log_t + num / den) - f32(7.0) / (z + f32(7.5))
     v = _ftz((x + abs(np.floor(x + f32(0.5)))) * f32(np.pi))
     y = y - _ftz(np.cos(v) * f32(np.pi)) / np.sin(v) if x < f32(0.5) else y
+    y = _from_bits(i32(-1)) if x != x else y  # (XLA's log1p of a nan: all ones)
     return f32(np.nan) if (x <= f32(0.0) and x == np.floor(x)) else y
 
 

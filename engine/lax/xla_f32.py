@@ -35,6 +35,10 @@ import numpy as np
 
 f32, f64, i32 = np.float32, np.float64, np.int32
 TINY = f32(1.17549435e-38)  # the smallest normal float32: below it XLA reads and writes zero
+# The NaN XLA's vectorized log writes for a negative or NaN input: it ORs an all-ones mask of the
+# invalid lanes into the result (its scalar code, for some short arrays, passes NaNs through: this
+# module follows the vectorized loop). Functions made of log (log1p, acosh, lgamma...) inherit it.
+MASK_NAN = np.uint32(0xFFFFFFFF).view(f32)
 
 _LOG2E, _LN2_HI, _LN2_LO = f32(1.44269504088896341), f32(0.693359375), f32(-2.12194440e-4)
 _EXP_P = tuple(
@@ -143,7 +147,7 @@ def log(x) -> np.ndarray:
     y = fma(y, x3, _LN2_LO * e)
     t = fma(f32(-0.5), x2, t) + y
     t = fma(_LN2_HI, e, t)
-    out = np.where(invalid, f32(np.nan), t)
+    out = np.where(invalid, MASK_NAN, t)
     out = np.where(zero, f32(-np.inf), out)
     return np.asarray(np.where(pos_inf, f32(np.inf), out), f32)
 
@@ -484,6 +488,7 @@ def digamma(x) -> np.ndarray:
     y = (log_t + num / den) - f32(7) / (z + f32(7.5))
     v = ftz((x + np.abs(np.floor(x + f32(0.5)))) * _PI)
     y = np.where(x < f32(0.5), y - ftz(_libm("cos", v) * _PI) / _libm("sin", v), y)
+    y = np.where(np.isnan(x), MASK_NAN, y)  # (log1p's nan)
     return np.asarray(np.where((x <= 0) & (x == np.floor(x)), f32(np.nan), y), f32)
 
 
