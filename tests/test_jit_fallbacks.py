@@ -23,11 +23,7 @@ pytestmark = pytest.mark.usefixtures("test_kernel_cache")
 
 # Equations compiled code hands to their rules although their primitive has a lowering row (the
 # row declines them), by primitive; the primitives without a row are in rows.INTERPRETER_ONLY.
-DECLINED = {
-    "reduce_sum": "a float32 sum in XLA's order (engine/lax/sum_order.py): its rule on the host",
-    "scatter": "x.at[i].apply's combiner (update_jaxpr): the interpreter runs it",
-    "xla_pmap": "one program per device, run by the device processes (engine/parallel)",
-}
+DECLINED = rows.DECLINED
 # Programs whose equations are declined for their dtype, not their primitive.
 DECLINED_DTYPES = {"astype_float16": "float16 is not among the kernels' types (lowering._NB_TYPES)"}
 # Programs the interpreter runs whole (``why_interpreted``), and why.
@@ -155,3 +151,18 @@ def test_a_program_the_backend_gives_up_on_says_so(monkeypatch, caplog):
     (call,) = [c for c in report.calls if c.jit is not None]
     assert call.jit.fallbacks == ["interpreter: no rule for a test's key op"]
     assert call.jit.tier == "interpreter"
+
+
+def test_the_report_says_why_a_designed_fallback_runs_interpreted(monkeypatch):
+    """An equation a row declines on purpose (a float32 sum in XLA's order) is listed with its
+    reason in the run report, not as a primitive without a lowering rule."""
+    monkeypatch.setattr(jit_runtime, "TIERED", False)  # (compiled by the first call)
+    code = "import jax, jax.numpy as jnp\nf = jax.jit(lambda x: jnp.sum(x))\nf(jnp.ones(5000))\n"
+    report, error = run_code(RunRequest(code=code))
+    assert error is None
+    (call, *_) = [c for c in report.calls if c.jit is not None]
+    assert call.jit.fallbacks == [f"reduce_sum ({rows.DECLINED['reduce_sum']})"]
+    assert rows.explained(["body: nextafter", "twice"]) == [
+        f"body: nextafter ({rows.INTERPRETER_ONLY['nextafter']})",
+        "twice (no lowering rule)",
+    ]

@@ -227,6 +227,20 @@ def test_transpose_reshape_squeeze(perm):
     close(got, want)
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_split_and_unstack_compile(axis, dtype):
+    x = rand((2, 3, 4), dtype)
+    sizes = [1, x.shape[axis] - 1]
+    for f in (lambda x: lax.split(x, sizes, axis), lambda x: lax.unstack(x, axis)):
+        got, want, fallbacks = both(f, x)
+        assert fallbacks == []
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
 @pytest.mark.parametrize("op", ["reduce_sum", "reduce_max", "reduce_min"])
 @pytest.mark.parametrize(
     "shape,axes",

@@ -674,6 +674,12 @@ def _split(eqn, x):
     return f"[np.ascontiguousarray(p) for p in np.split({x}, {cuts!r}, axis={eqn.params['axis']})]"
 
 
+def _unstack(eqn, x):
+    """Each slice along ``axis``, copied (as ``_split``: each output a buffer of its own)."""
+    a = eqn.params["axis"]
+    return f"[np.ascontiguousarray(p) for p in np.moveaxis({x}, {a}, 0)]"
+
+
 def _unit_reshape_map(eqn):
     """A reshape that only inserts/removes size-1 axes is a re-indexing (so it fuses)."""
     src = eqn.inputs[0].aval.shape
@@ -694,6 +700,7 @@ lowerings[rd.cummax_p] = _cumulative("np.maximum")
 lowerings[rd.cummin_p] = _cumulative("np.minimum")
 lowerings[rd.cumlogsumexp_p] = _cumulative("np.logaddexp")
 lowerings[st.split_p] = Host(_split)
+lowerings[st.unstack_p] = Host(_unstack)
 lowerings[st.dot_general_p] = Mapped(_outer_product_map)
 host_fallback_of_mapped = {
     st.dot_general_p: Host(_dot_general),

@@ -68,6 +68,35 @@ class Special:
 
 lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Physical | Special] = {}
 
+# Primitives with a row that declines some equations on purpose (they run through the interpreter's
+# numpy rule), and why: the run report gives this reason, not "no lowering rule".
+DECLINED = {
+    "reduce_sum": "a float32 sum in XLA's order (engine/lax/sum_order.py), or a dtype the kernels "
+    "lack: its rule on the host",
+    "scatter": "x.at[i].apply's combiner (update_jaxpr): the interpreter runs it",
+    "xla_pmap": "one program per device, run by the device processes (engine/parallel)",
+}
+
+
+def explained(fallbacks: list[str]) -> list[str]:
+    """Each of an executable's fallbacks (``prim``, ``body: prim``, ``interpreter: reason``) with
+    why it runs interpreted: the reason listed here, else "no lowering rule".
+
+    Example:
+
+      >>> explained(["nextafter", "interpreter: refs"])
+      ["nextafter (rare bit-level op: numpy's rule is exact)", 'interpreter: refs']
+    """
+    out = []
+    for f in fallbacks:
+        if f.startswith("interpreter: "):
+            out.append(f)
+            continue
+        prim = f.split(": ")[-1]
+        out.append(f"{f} ({INTERPRETER_ONLY.get(prim) or DECLINED.get(prim) or 'no lowering rule'})")
+    return out
+
+
 # Primitive names that compiled code runs through the interpreter's numpy rule on purpose, and why.
 INTERPRETER_ONLY = {
     "rng_uniform": "XLA's stateful RngUniform: numpy's global generator draws, reproducing nothing",
@@ -163,7 +192,6 @@ INTERPRETER_ONLY = {
     "scaled_dot": "not lowered yet: numpy's rule (bfloat16 rounding, then one matmul)",
     "ragged_dot_general": "not lowered yet: numpy's rule (groups masked, then one matmul)",
     "conv_general_dilated": "not lowered yet: numpy's rule (windows and a matmul)",
-    "unstack": "not lowered yet: numpy's rule (views)",
     "reshard": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
     "sharding_constraint": "sharding is the partitioner's (engine.parallel.partition), not a kernel's",
     "shard_map": "sharding is the partitioner's (engine.parallel.spmd), not a kernel's",

@@ -27,6 +27,7 @@ import engine
 from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
+from engine.backends.rows import explained
 from engine.jit_runtime import not_compiled
 from engine.staging import staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
@@ -533,10 +534,10 @@ class Recorder:
                         recompile_reason=data.get("reason"),
                     )
                     rec.jit_jaxpr = data.get("jaxpr")
-                    record.jit.fallbacks = not_compiled(_executable_of(data.get("jaxpr")))  # (None: [])
+                    record.jit.fallbacks = explained(not_compiled(_executable_of(data.get("jaxpr"))))
             elif kind in ("jit_lower", "jit_compile"):
                 if kind == "jit_lower" and record.jit is not None and data.get("fallbacks"):
-                    record.jit.fallbacks = [str(f) for f in data["fallbacks"]]
+                    record.jit.fallbacks = explained([str(f) for f in data["fallbacks"]])
                 if kind == "jit_compile" and record.jit is not None and data.get("cache") == "disk":
                     record.jit.cache = "disk"
             elif kind == "jit_execute":
@@ -644,7 +645,7 @@ class Recorder:
         # The program that ran (with its launch times) when it is compiled, else the lowering.
         ran = _executable_of(rec.jit_jaxpr)
         if not record.jit.fallbacks:  # (compiled after the call's facts were taken)
-            record.jit.fallbacks = not_compiled(ran)
+            record.jit.fallbacks = explained(not_compiled(ran))
         try:
             lowered = _lower(jit_fn, spec)
             if idx + 1 in traced:

@@ -486,7 +486,7 @@ export class IRPanel {
         h("span", { class: "badge" }, `backend: ${jit.backend}`),
         h("span", { class: `badge ${jit.cache === "hit" ? "ok" : ""}`, testid: "jit-cache" }, `cache ${jit.cache}`),
         jit.recompile_reason ? h("span", { class: "muted compile-reason", testid: "compile-reason" }, `compiled because: ${jit.recompile_reason}`) : null),
-      jit.fallbacks.length ? h("p", { class: "hint" }, `Run by the interpreter (no lowering rule): ${jit.fallbacks.join(", ")}`) : null,
+      jit.fallbacks.length ? h("p", { class: "hint" }, `Run by the interpreter (each with why): ${jit.fallbacks.join("; ")}`) : null,
       jit.source ? h("pre", { class: "code-block" }, jit.source) : empty("No generated source.", jit.backend === "interpreter" ? "This call ran on the interpreter." : undefined));
   }
 
