@@ -183,6 +183,9 @@ _RSQRT = {np.dtype(np.float32): "rt.rsqrt_f32({0})", np.dtype(np.float64): "rt.r
 lowerings[ew.rsqrt_p] = Scalar(
     lambda eqn, x: _RSQRT[_in_dtype(eqn)].format(x) if _in_dtype(eqn) in _RSQRT else None
 )
+# (float64 exp: XLA's own, and cosh made of it: lax/xla_f64)
+lowerings[ew.exp_p] = Scalar(_fast_f32("exp", "rt.exp_f64({0})"))
+lowerings[ew.cosh_p] = Scalar(_fast_f32("cosh", "rt.cosh_f64({0})"))
 lowerings[ew.sin_p] = Scalar(_fast_f32("sin", _FLOAT_UNARY[ew.sin_p]), guard=_trig_guard)
 lowerings[ew.cos_p] = Scalar(_fast_f32("cos", _FLOAT_UNARY[ew.cos_p]), guard=_trig_guard)
 

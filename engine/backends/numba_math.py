@@ -4,7 +4,7 @@ numba lowers ``np.exp``/``np.tanh``/``np.sin`` on scalars to libm calls, which L
 vectorize (and SVML is not available), so a fused loop spends ~100 ns per element in them. These
 are branch-free range reductions and polynomials in plain float32/int32 arithmetic; LLVM inlines
 them into the kernel loop and emits 8-wide AVX code. exp, exp2, log, tanh, expm1, log1p,
-logistic, sinh, cosh, asinh, acosh, atanh, erf, erf_inv, lgamma and digamma are XLA's CPU kernels,
+logistic, sinh, cosh, asinh, acosh, atanh, erf, erfc, erf_inv, lgamma and digamma are XLA's kernels,
 operation for operation as ``lax/xla_f32.py`` evaluates them with numpy (JAX's bits, denormals
 flushed as XLA does; ``apply`` runs them for eager evaluation; lgamma's and digamma's reflection
 calls the C library's sinf/cosf, as XLA's code does, so those two do not vectorize). sin and cos
@@ -13,6 +13,8 @@ are glibc's, in ``numba_libm``.
 Functions are ``cache=True`` (compiled once, then loaded from numba's cache), not numba-inlined:
 LLVM inlines them at link time, which costs far less compile time than inlining numba IR.
 """
+
+import math
 
 import numba as nb
 import numpy as np
@@ -255,6 +257,42 @@ def erf_f32(x):
 
 
 @nb.njit(**_K)
+def erfc_f32(x):
+    # CHLO's decomposition (engine/lax/xla_f32.py.erfc)
+    x = _ftz(x)
+    xsq = _ftz(x * x)
+    a = abs(x)
+    w = _ftz(f32(1.0) / xsq)
+    p = _fma(f32(2.326819970068386e-2), w, f32(-1.387039388740657e-1))
+    p = _fma(p, w, f32(3.687424674597105e-1))
+    p = _fma(p, w, f32(-5.824733027278666e-1))
+    p = _fma(p, w, f32(6.210004621745983e-1))
+    p = _fma(p, w, f32(-4.944515323274145e-1))
+    p = _fma(p, w, f32(3.404879937665872e-1))
+    p = _fma(p, w, f32(-2.741127028184656e-1))
+    p = _ftz(_fma(p, w, f32(5.638259427386472e-1)))
+    r = _fma(f32(-1.047766399936249e1), w, f32(1.297719955372516e1))
+    r = _fma(r, w, f32(-7.495518717768503e0))
+    r = _fma(r, w, f32(2.921019019210786e0))
+    r = _fma(r, w, f32(-1.015265279202700e0))
+    r = _fma(r, w, f32(4.218463358204948e-1))
+    r = _fma(r, w, f32(-2.820767439740514e-1))
+    r = _ftz(_fma(r, w, f32(5.641895067754075e-1)))
+    e = _ftz(exp_f32(-xsq) * _ftz(f32(1.0) / a))
+    big = _ftz(e * (p if a < f32(2.0) else r))
+    big = f32(0.0) if -xsq < f32(-88.72283905206835) else big
+    big = f32(2.0) - big if x < f32(0.0) else big
+    t = _fma(f32(7.853861353153693e-5), xsq, f32(-8.010193625184903e-4))
+    t = _fma(t, xsq, f32(5.188327685732524e-3))
+    t = _fma(t, xsq, f32(-2.685381193529856e-2))
+    t = _fma(t, xsq, f32(1.128358514861418e-1))
+    t = _fma(t, xsq, f32(-3.761262582423300e-1))
+    t = _ftz(_fma(t, xsq, f32(1.128379165726710e0)))
+    y = _fma(-x, t, f32(1.0)) if a < f32(1.0) else big
+    return -x if x != x else y
+
+
+@nb.njit(**_K)
 def erf_inv_f32(x):
     # JAX's lowering (engine/lax/xla_f32.py.erf_inv): both polynomials' coefficients selected,
     # one Horner loop, as XLA evaluates it (and branch-free)
@@ -326,6 +364,104 @@ def digamma_f32(x):
     y = y - _ftz(np.cos(v) * f32(np.pi)) / np.sin(v) if x < f32(0.5) else y
     y = _from_bits(i32(-1)) if x != x else y  # (XLA's log1p of a nan: all ones)
     return f32(np.nan) if (x <= f32(0.0) and x == np.floor(x)) else y
+
+
+# float64: XLA's own exp (engine/lax/xla_f64.py), and JAX's cosh, CHLO's erfc over it.
+@nb.njit(**_K)
+def exp_f64(x):
+    xc = min(x, 709.782712893384) if x == x else x
+    xc = max(xc, -708.3964185322641) if xc == xc else xc
+    n = np.floor(_fma64(xc, 1.4426950408889634073599, 0.5))
+    g = _fma64(-n, 0.693145751953125, xc)
+    g = _fma64(-n, 1.42860682030941723212e-6, g)
+    g2 = g * g
+    p = _fma64(
+        _fma64(1.26177193074810590878e-4, g2, 3.02994407707441961300e-2), g2, 9.99999999999999999910e-1
+    )
+    p = p * g
+    q = _fma64(3.00198505138664455042e-6, g2, 2.52448340349684104192e-3)
+    q = _fma64(_fma64(q, g2, 2.27265548208155028766e-1), g2, 2.00000000000000000009e0)
+    r = math.ldexp(_fma64(p / (q - p), 2.0, 1.0), int(n)) if n == n else n
+    r = 0.0 if x < -708.3964185322641 else r
+    return np.inf if x > 709.782712893384 else r
+
+
+@nb.njit(**_K)
+def cosh_f64(x):
+    # JAX's lowering, as in float32: exp(x + log(1/2)) + exp(log(1/2) - x)
+    return exp_f64(x + -0.6931471805599453) + exp_f64(-0.6931471805599453 - x)
+
+
+@nb.njit(**_K)
+def _horner64(x, cs):
+    p = 0.0
+    for c in cs:
+        p = _fma64(p, x, c)
+    return p
+
+
+@nb.njit(**_K)
+def erfc_f64(x):
+    # CHLO's float64 decomposition (engine/lax/xla_f64.py): Cephes' rational functions
+    tiny = 2.2250738585072014e-308
+    x = 0.0 * x if abs(x) < tiny else x
+    xsq = x * x
+    a = abs(x)
+    ez = exp_f64(-xsq)
+    mid = ez * _horner64(a, _ERFC64_P) / _horner64(a, _ERFC64_Q)
+    far = ez * _horner64(a, _ERFC64_R) / _horner64(a, _ERFC64_S)
+    big = mid if a < 8.0 else far
+    big = 0.0 if -xsq < -7.09782712893383996843e2 else big
+    big = 2.0 - big if x < 0.0 else big
+    small = 1.0 - x * _horner64(xsq, _ERFC64_T) / _horner64(xsq, _ERFC64_U)
+    y = small if a < 1.0 else big
+    return 0.0 * y if abs(y) < tiny else y
+
+
+_ERFC64_P = (
+    2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0, 4.86371970985681366614e1,
+    1.96520832956077098242e2, 5.26445194995477358631e2, 9.34528527171957607540e2, 1.02755188689515710272e3,
+    5.57535335369399327526e2,
+)  # fmt: skip
+_ERFC64_Q = (
+    1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2, 9.75708501743205489753e2,
+    1.82390916687909736289e3, 2.24633760818710981792e3, 1.65666309194161350182e3, 5.57535340817727675546e2,
+)  # fmt: skip
+_ERFC64_R = (
+    5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0, 6.16021097993053585195e0,
+    7.40974269950448939160e0, 2.97886665372100240670e0,
+)  # fmt: skip
+_ERFC64_S = (
+    1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1, 1.70814450747565897222e1,
+    9.60896809063285878198e0, 3.36907645100081516050e0,
+)  # fmt: skip
+_ERFC64_T = (
+    9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3, 7.00332514112805075473e3,
+    5.55923013010394962768e4,
+)  # fmt: skip
+_ERFC64_U = (
+    1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3, 2.26290000613890934246e4,
+    4.92673942608635921086e4,
+)  # fmt: skip
+
+
+@nb.njit(**_K)
+def _apply64(which, x, out):
+    for i in range(x.size):
+        if which == 0:
+            out[i] = exp_f64(x[i])
+        elif which == 1:
+            out[i] = erfc_f64(x[i])
+        else:
+            out[i] = cosh_f64(x[i])
+
+
+def apply64(name: str, x: np.ndarray) -> np.ndarray:
+    """XLA's float64 ``name`` (exp, erfc, cosh) of every element of the float64 array ``x``."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    _apply64(("exp", "erfc", "cosh").index(name), flat, out)
+    return out.reshape(x.shape)
 
 
 # YNNPACK's float32 functions (engine/lax/ynn_unary.py, operation for operation): what XLA's YNN
@@ -423,6 +559,7 @@ ARRAY_KERNELS = (
     "erf_inv",
     "lgamma",
     "digamma",
+    "erfc",
 )
 
 
@@ -460,8 +597,10 @@ def _apply(which, x, out):
             out[i] = erf_inv_f32(v)
         elif which == 14:
             out[i] = lgamma_f32(v)
-        else:
+        elif which == 15:
             out[i] = digamma_f32(v)
+        else:
+            out[i] = erfc_f32(v)
 
 
 def apply(name: str, x: np.ndarray) -> np.ndarray:

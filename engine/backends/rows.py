@@ -141,7 +141,7 @@ INTERPRETER_ONLY = {
     "cholesky_update": "a loop of Givens rotations in numpy",
     "bessel_i0e": "special function: series in the numpy rule",
     "bessel_i1e": "special function: series in the numpy rule",
-    "erfc": "special function: series in the numpy rule",
+    "erfc": "special function: XLA's float32 kernel (lax/xla_f32.erfc), else math.erfc, in the numpy rule",
     "igamma": "special function: series in the numpy rule",
     "igamma_grad_a": "special function: series in the numpy rule",
     "igammac": "special function: series in the numpy rule",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import narrow_dtypes
-from . import libm_f32, xla_f32, xla_rsqrt
+from . import libm_f32, xla_f32, xla_f64, xla_rsqrt
 
 
 def logistic(x):
@@ -66,6 +66,8 @@ def xla_kernel_or(name, f):
             # XLA computes float16 with its float32 kernel and rounds back (its float16 log is the
             # C library's logf of the widened value instead, as numpy's float16 log)
             return xla_f32.kernel(name, x.astype(np.float32)).astype(np.float16)
+        if x.dtype == np.float64 and name in xla_f64.NAMES:
+            return xla_f64.kernel(name, x)
         return f(x, **params)
 
     g.__name__ = name

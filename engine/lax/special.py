@@ -265,7 +265,7 @@ _F = (ew._FLOAT,)
 # (float32: XLA's Lanczos kernels, JAX's bits; see xla_f32.py)
 lgamma_p = ew.unop("lgamma", xla_kernel_or("lgamma", _vectorized(_lgamma, 1)))
 digamma_p = ew.unop("digamma", xla_kernel_or("digamma", _vectorized(_digamma, 1)))
-erfc_p = ew.unop("erfc", _vectorized(_erfc, 1))
+erfc_p = ew.unop("erfc", xla_kernel_or("erfc", _vectorized(_erfc, 1)))
 
 
 def _igamma_impl(kernel, upper):

@@ -1,6 +1,6 @@
 """float32 ``exp``, ``log``, ``tanh``, ``expm1``, ``log1p``, ``logistic``, ``exp2``, ``sinh``,
-``cosh``, ``asinh``, ``acosh``, ``atanh``, ``erf``, ``erf_inv``, ``lgamma`` and ``digamma`` as XLA's
-CPU backend computes them, bit for bit.
+``cosh``, ``asinh``, ``acosh``, ``atanh``, ``erf``, ``erfc``, ``erf_inv``, ``lgamma`` and
+``digamma`` as XLA's CPU backend computes them, bit for bit.
 
 XLA does not call libm for these: it inlines Cephes' range reductions and polynomials (a rational
 function for tanh and erf), JAX lowers the others to those (CHLO's decompositions: asinh from log1p,
@@ -420,6 +420,62 @@ def erf_inv(x) -> np.ndarray:
     return np.asarray(np.where(np.abs(x) == f32(1), x * f32(np.inf), y), f32)
 
 
+# erfc: CHLO's float32 decomposition (Cephes): for |x| >= 1, exp(-x**2) / |x| times a polynomial in
+# 1/x**2 (P below |x| = 2, R from there; 0 once -x**2 < -88.72...; 2 minus it for negative x); for
+# |x| < 1, 1 - x*T(x**2), which LLVM contracts into one fused multiply-add.
+_ERFC_P = tuple(
+    f32(c)
+    for c in (
+        2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1, -5.824733027278666e-1,
+        6.210004621745983e-1, -4.944515323274145e-1, 3.404879937665872e-1, -2.741127028184656e-1,
+        5.638259427386472e-1,
+    )
+)  # fmt: skip
+_ERFC_R = tuple(
+    f32(c)
+    for c in (
+        -1.047766399936249e1, 1.297719955372516e1, -7.495518717768503e0, 2.921019019210786e0,
+        -1.015265279202700e0, 4.218463358204948e-1, -2.820767439740514e-1, 5.641895067754075e-1,
+    )
+)  # fmt: skip
+_ERFC_T = tuple(
+    f32(c)
+    for c in (
+        7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3, -2.685381193529856e-2,
+        1.128358514861418e-1, -3.761262582423300e-1, 1.128379165726710e0,
+    )
+)  # fmt: skip
+
+
+def _horner(cs, x):
+    p = np.full(x.shape, cs[0])
+    for c in cs[1:]:
+        p = fma(p, x, c)
+    return ftz(p)
+
+
+def erfc(x) -> np.ndarray:
+    """``erfc`` as JAX's lowering (CHLO's decomposition) computes it on XLA's CPU (a NaN comes out
+    negated: ``-x*x`` carries it). Checked against JAX 0.10.2 on 6e5 inputs: identical.
+
+    Example:
+
+      >>> float(erfc(np.float32(0.5)))
+      0.4795001745223999
+    """
+    x = ftz(x)
+    xsq = ftz(x * x)
+    a = np.abs(x)
+    big = ftz(
+        ftz(exp(-xsq) * ftz(f32(1) / a))
+        * np.where(a < f32(2), _horner(_ERFC_P, ftz(f32(1) / xsq)), _horner(_ERFC_R, ftz(f32(1) / xsq)))
+    )
+    big = np.where(-xsq < f32(-88.72283905206835), f32(0), big)
+    big = np.where(x < f32(0), f32(2) - big, big)
+    small = fma(-x, _horner(_ERFC_T, xsq), f32(1))
+    return np.asarray(np.where(np.isnan(x), -x, np.where(a < f32(1), small, big)), f32)
+
+
 # Lanczos' approximation with g = 7 (JAX's lowering of lgamma and digamma, as Boost's and
 # Numerical Recipes' with its nine coefficients): the first, then (c_k, k) for k = 1..8.
 _LANCZOS = (
@@ -497,6 +553,7 @@ _STEPS = {
     "digamma": digamma,
     "erf": erf,
     "erf_inv": erf_inv,
+    "erfc": erfc,
     "asinh": asinh,
     "acosh": acosh,
     "atanh": atanh,
