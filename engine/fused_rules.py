@@ -204,15 +204,7 @@ def jvp(
         closed = found.closed
         params = call_params(len(closed.in_avals), len(closed.out_avals), inline=True)
         outs = jit_p.bind(*primals, *ts, jaxpr=closed, name=primitive.name, **params)
-        m = found.num_outs
-        it = iter(outs[m:])
-        touts = [
-            next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(o)))
-            for o, nz in zip(outs[:m], found.tangent_outs)
-        ]
-        if primitive.multiple_results:
-            return list(outs[:m]), touts
-        return outs[0], touts[0]
+        return _with_tangents(primitive, found, outs[: found.num_outs], outs[found.num_outs :])
     m = found.num_outs
     if found.lin is None:
         outs = _evaluate(found.fwd, [*primals, *ts])
@@ -223,14 +215,20 @@ def jvp(
         known = iter(outs[m : m + n_known])
         unknown = iter(_evaluate(found.lin, [*outs[m + n_known :], *ts]))
     computed = [next(unknown) if u else next(known) for u in found.unknown]
-    it = iter(computed)
+    return _with_tangents(primitive, found, outs[:m], computed)
+
+
+def _with_tangents(primitive, found, primal_outs, nonzero):
+    """The rule's result: its primal outputs, and their tangents (symbolic zeros where the rule has
+    none, the values of ``nonzero`` in turn elsewhere)."""
+    it = iter(nonzero)
     touts = [
         next(it) if nz else ad.Zero(ad.tangent_aval(core.get_aval(o)))
-        for o, nz in zip(outs[:m], found.tangent_outs)
+        for o, nz in zip(primal_outs, found.tangent_outs)
     ]
     if primitive.multiple_results:
-        return list(outs[:m]), touts
-    return outs[0], touts[0]
+        return list(primal_outs), touts
+    return primal_outs[0], touts[0]
 
 
 class _AsCall:

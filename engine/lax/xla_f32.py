@@ -81,10 +81,8 @@ def fma(a, b, c) -> np.ndarray:
 _numba_math = None  # the numba kernels once loaded; False without numba
 
 
-def kernel(name: str, x: np.ndarray) -> np.ndarray:
-    """XLA's float32 ``name`` (a key of ``_STEPS``) of ``x``: by the numba kernels where numba is
-    installed (~1 ns an element and ~3 us a call; loading them costs a process ~0.5 s once, and the
-    sandbox's zygote has them loaded), else by the numpy steps (~50 ns an element, ~40 us a call)."""
+def numba_kernels():
+    """``backends/numba_math`` once loaded, or None without numba."""
     global _numba_math
     if _numba_math is None:
         try:
@@ -93,9 +91,17 @@ def kernel(name: str, x: np.ndarray) -> np.ndarray:
             _numba_math = False
         else:
             _numba_math = numba_math
+    return _numba_math or None
+
+
+def kernel(name: str, x: np.ndarray) -> np.ndarray:
+    """XLA's float32 ``name`` (a key of ``_STEPS``) of ``x``: by the numba kernels where numba is
+    installed (~1 ns an element and ~3 us a call; loading them costs a process ~0.5 s once, and the
+    sandbox's zygote has them loaded), else by the numpy steps (~50 ns an element, ~40 us a call)."""
+    kernels = numba_kernels()
     with np.errstate(all="ignore"):
-        if _numba_math:
-            return _numba_math.apply(name, x)
+        if kernels:
+            return kernels.apply(name, x)
         return _STEPS[name](x)
 
 

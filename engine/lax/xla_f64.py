@@ -17,8 +17,9 @@ import math
 
 import numpy as np
 
+from .xla_f32 import numba_kernels
+
 NAMES = frozenset({"exp", "erfc", "cosh"})
-_numba_math = None  # the numba kernels once loaded; False without numba
 
 
 def kernel(name: str, x: np.ndarray) -> np.ndarray:
@@ -30,17 +31,10 @@ def kernel(name: str, x: np.ndarray) -> np.ndarray:
       >>> float(kernel("exp", np.float64(1.0)))
       2.7182818284590455
     """
-    global _numba_math
-    if _numba_math is None:
-        try:
-            from ..backends import numba_math
-        except ImportError:
-            _numba_math = False
-        else:
-            _numba_math = numba_math
+    kernels = numba_kernels()
     x = np.asarray(x, np.float64)
-    if _numba_math:
-        return _numba_math.apply64(name, x)
+    if kernels:
+        return kernels.apply64(name, x)
     with np.errstate(all="ignore"):
         if name in ("exp", "cosh"):
             return getattr(np, name)(x)
