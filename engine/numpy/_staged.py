@@ -130,12 +130,14 @@ def _computing(jaxpr) -> int:
 
 
 def _transformed_as_one_program(args) -> bool:
-    """Whether an eager call on traced operands runs as JAX's: its jit transformed (differentiated,
-    batched) and compiled whole, so XLA fuses across the function's operations (the eager
+    """Whether an eager call on differentiated operands runs as JAX's: its jit transformed and
+    compiled whole, so XLA fuses across the function's operations (the eager
     gradient of ``jax.nn.log_softmax`` rounds as its jitted gradient). Only under the traces
     whose rules ``fused_rules`` would compile one by one; others see the body, as before."""
-    for a in args:
-        if isinstance(a, core.Tracer):
+    from ..batching import BatchTracer
+
+    for a in args:  # (batched alone, the body: an eager loop over examples must give vmap's bits)
+        if isinstance(a, core.Tracer) and not isinstance(a, BatchTracer):
             from ..fused_rules import applies
 
             return applies(True) is not None

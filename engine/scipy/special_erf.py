@@ -287,7 +287,7 @@ def owens_t(h, a):
     """Owen's T function ``(1/2pi) integral_0^a exp(-h**2 (1 + x**2) / 2) / (1 + x**2) dx``.
 
     >>> owens_t(0.5, 2.0)
-    Array(0.1415806, dtype=float32)
+    Array(0.14158061, dtype=float32)
     """
     h, a = promote_args_inexact("owens_t", h, a)
     return _owens_t_impl(h, a)
