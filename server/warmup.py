@@ -71,7 +71,7 @@ def _warm_each(runner: Runner, done: list[tuple[str, float, bool]]) -> None:
 
 def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
     """Compile the numba loops eager float32 exp/log/tanh/sin/... run in (``engine/lax/xla_f32.py``,
-    ``libm_f32.py``) and float32 dots in (``lax/dot_order.py``): a run's first ``jnp.exp`` or
+    ``libm_f32.py``, ``xla_rsqrt.py``) and float32 dots in (``lax/dot_order.py``): a run's first ``jnp.exp`` or
     matmul would otherwise compile them, seconds in a fresh cache."""
     try:
         import numpy as np
@@ -92,6 +92,10 @@ def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
     from engine.lax import conv_order  # (the GEMV of convolutions with one output feature)
 
     conv_order.contract(np.ones((1, 9, 9), np.float32), np.ones((1, 9, 1), np.float32), 1)
+    from engine.backends import numba_rsqrt  # (rsqrt's estimate and Newton steps, both widths)
+
+    numba_rsqrt.rsqrt_array(one)
+    numba_rsqrt.rsqrt_array(one.astype(np.float64))
     done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 
