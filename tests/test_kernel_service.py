@@ -227,3 +227,38 @@ def test_generated_module_check_refuses_anything_but_imports_a_name_and_kernels(
     ]:
         with pytest.raises(ValueError):
             _check_module(hostile)
+
+
+def test_a_lookup_does_not_wait_behind_a_compile_in_flight(monkeypatch):
+    """A first call asks the service whether it holds the program's kernels; while a background
+    compile holds the connection (for up to WAIT_SECONDS) the answer is "no" at once, and the call
+    runs on the interpreter instead of waiting (a transformer step's first eager grad waited ~9 s
+    for the lock)."""
+    import threading
+
+    from engine.backends import kernel_client
+
+    ours, theirs = socket.socketpair()  # a service that never answers
+    monkeypatch.setenv(kernel_client.ENV, f"{ours.fileno()}:{os.getpid()}")
+    monkeypatch.setattr(kernel_client, "_broken", [False])
+    asked = []
+    held, release = threading.Event(), threading.Event()
+
+    def compile_in_flight():
+        with kernel_client._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=compile_in_flight)
+    holder.start()
+    held.wait(10)
+    looker = threading.Thread(target=lambda: asked.append(kernel_client.lookup(lambda: {"v": 1})))
+    looker.start()
+    looker.join(10)
+    waited = looker.is_alive()
+    release.set()
+    holder.join(10)
+    looker.join(10)
+    ours.close(), theirs.close()
+    assert not waited, "the lookup waited for the compile's lock"
+    assert asked == [False]

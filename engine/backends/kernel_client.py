@@ -112,8 +112,15 @@ def lookup(program: Callable[[], dict]) -> bool:
         request = {"op": "lookup", "request": program()}
     except Exception:  # noqa: BLE001 - WireError, or any other: this program is not shared
         return False
-    with _lock:
+    # A lookup is asked on a call's critical path, where the interpreter could run instead, so it
+    # never waits behind another question: a background compile holds the connection for as long
+    # as the service compiles (WAIT_SECONDS), and a first call waiting there took ~9 s.
+    if not _lock.acquire(blocking=False):
+        return False
+    try:
         reply = _ask(request, LOOKUP_SECONDS)
+    finally:
+        _lock.release()
     key, files = reply.get("key"), reply.get("files")
     if reply.get("status") != "ready" or type(key) is not str or not _KEY.fullmatch(key):
         return False
