@@ -262,3 +262,47 @@ def test_a_lookup_does_not_wait_behind_a_compile_in_flight(monkeypatch):
     ours.close(), theirs.close()
     assert not waited, "the lookup waited for the compile's lock"
     assert asked == [False]
+
+
+def test_a_call_compiles_itself_rather_than_wait_behind_a_background_compile(monkeypatch, tmp_path):
+    """A background compile may wait WAIT_SECONDS for the service; a call's own compile neither
+    queues behind its question (it compiles here) nor behind the backend's lock meanwhile (a
+    first run's jit(grad) of an ODE solver waited there past the 10 s limit)."""
+    import threading
+
+    from engine.backends import kernel_client, numba_jit
+
+    monkeypatch.setenv("ENGINE_CACHE_DIR", str(tmp_path))
+    asked, release = threading.Event(), threading.Event()
+
+    def fetch(key, path, program):
+        if threading.current_thread() is threading.main_thread():
+            return None  # (what fetch answers a call while the connection is busy)
+        asked.set()
+        release.wait(30)
+        return None
+
+    monkeypatch.setattr(kernel_client, "connected", lambda: True)
+    monkeypatch.setattr(kernel_client, "fetch", fetch)
+    backend = numba_jit.NumbaBackend()
+    background = threading.Thread(target=lambda: backend._load("A = 1\n", lambda: {}))
+    background.start()
+    assert asked.wait(10)
+    timer = threading.Timer(10, release.set)  # (if the call waits, it waits this long)
+    timer.start()
+    module, _ = backend._load("B = 2\n", lambda: {})  # the call, on the main thread
+    waited = release.is_set()
+    release.set()
+    timer.cancel()
+    background.join(10)
+    assert module.B == 2 and not waited, "the call's compile waited for the background compile"
+
+    # and fetch itself answers a call at once while another question holds the connection
+    monkeypatch.undo()
+    ours, theirs = socket.socketpair()
+    monkeypatch.setenv(kernel_client.ENV, f"{ours.fileno()}:{os.getpid()}")
+    monkeypatch.setattr(kernel_client, "_broken", [False])
+    with kernel_client._lock:
+        assert kernel_client.fetch("0" * 32, str(tmp_path / "m.py"), lambda: {"v": 1}) is None
+    assert kernel_client.last_status["0" * 32] == "busy"
+    ours.close(), theirs.close()

@@ -144,8 +144,15 @@ def fetch(key: str, module_path: str, program: Callable[[], dict]) -> str | None
         except Exception as e:  # noqa: BLE001 - WireError, or any other: this program is not shared
             last_status[key] = f"not sent: {type(e).__name__}: {e}"
             return None
-        with _lock:
+        # A call's own compile does not queue behind a background compile's question (it may
+        # wait WAIT_SECONDS): it compiles here instead, on the other core.
+        if not _lock.acquire(blocking=threading.current_thread() is not threading.main_thread()):
+            last_status[key] = "busy"
+            return None
+        try:
             reply = _ask(request, WAIT_SECONDS)
+        finally:
+            _lock.release()
         last_status[key] = str(reply.get("status"))
         files = reply.get("files")
         if reply.get("status") != "ready" or type(files) is not dict:

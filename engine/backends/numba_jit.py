@@ -75,6 +75,14 @@ def _safe_name(name) -> str:
     return s if len(s) < 200 else s[:200]
 
 
+def _holds_text(path: str, text: str) -> bool:
+    try:
+        with open(path) as f:
+            return f.read() == text
+    except OSError:
+        return False
+
+
 class NumbaBackend:
     name = "numba"
     share_kernels = True  # (``numba_shared``; the server's compile service compiles whole modules)
@@ -152,25 +160,24 @@ class NumbaBackend:
         mod = self._modules.get(key)
         if mod is not None:
             return mod, "hit"
+        path = os.path.join(cache_dir(), f"engine_{key}.py")
+        fetched, asked = None, False
+        if program is not None and kernel_client.connected() and not _holds_text(path, source):
+            # Asked outside the lock: the service may take seconds to compile, and a background
+            # compile waiting for it with the lock held kept a call's own compile waiting too.
+            _write_atomic(path, source)
+            fetched, asked = kernel_client.fetch(key, path, program), True
         with self._lock:
             mod = self._modules.get(key)
             if mod is not None:
                 return mod, "hit"
-            path = os.path.join(cache_dir(), f"engine_{key}.py")
             # (the module as written and imported: its shareable kernels bound to shared modules)
             linked, texts, compiled = source, {}, []
             if self.share_kernels and not kernel_client.connected():
                 linked, texts = self._shared.link(source)
-            existed = os.path.exists(path)
-            if existed:
-                with open(path) as f:
-                    existed = f.read() == linked
-            fetched = None
-            if not existed:
+            existed = fetched is not None if asked else _holds_text(path, linked)
+            if not existed and not asked:
                 _write_atomic(path, linked)
-                if program is not None and kernel_client.connected():
-                    fetched = kernel_client.fetch(key, path, program)
-                    existed = fetched is not None
             spec = importlib.util.spec_from_file_location(f"engine_kernels_{key}", path)
             mod = importlib.util.module_from_spec(spec)
             if texts:
