@@ -12,7 +12,7 @@ from .. import ad, batching, core, ir
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, algorithm_operands, is_algorithm
-from .dot_order import xla_dot
+from .dot_order import dot_layout, xla_dot
 
 
 def _lax():
@@ -116,11 +116,13 @@ def _dot_general_impl(
         # (a complex operand of a real result converts as XLA does: its real part)
         xt, yt = (np.real(t) if dtype.kind != "c" else t for t in (xt, yt))
         xt, yt = xt.astype(dtype), yt.astype(dtype)
-    return _contracted(xt, yt, x, y, xb, xf, yf, dtype)
+    return _contracted(xt, yt, x, y, xb, xf, yf, dtype, layout=dot_layout(x.ndim, y.ndim, dimension_numbers))
 
 
-def _contracted(xt, yt, x, y, xb, xf, yf, dtype, ordered=True):
-    out = xla_dot(xt, yt) if ordered else None  # (float32 in XLA's order where it is known, else BLAS)
+def _contracted(xt, yt, x, y, xb, xf, yf, dtype, ordered=True, layout=(False, False)):
+    # (float32 in XLA's order where it is known, else BLAS; the kernel XLA picks depends on which
+    # operand dimension is minor in memory: eagerly, the last of each row-major operand)
+    out = xla_dot(xt, yt, layout) if ordered else None
     if out is None:
         out = np.matmul(xt, yt)
     shape = [*(x.shape[i] for i in xb), *(x.shape[i] for i in xf), *(y.shape[i] for i in yf)]

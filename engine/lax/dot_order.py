@@ -17,6 +17,13 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
   whole 8-row tiles ``((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7))``, for the last ``M % 8`` rows
   ``((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7))``) and the scalar chain is added last.
 - vector . matrix (``M == 1``): the column-major GEMV: one ``fma`` chain over ``k`` per output.
+- a dot XLA keeps with ``a``'s contraction dimension not its minor one (``transposed_a``: one
+  contraction and at most one free dimension an operand, batch dimensions leading; XLA transposes
+  the operands of other dots to ``(B, M, K) x (B, K, N)`` first): YNNPACK declines it, and Eigen's
+  contraction runs it, one ``fma`` chain per output up to 320 steps of ``k`` (longer ones are cut
+  into blocks whose choice depends on the shape and threads: not followed). Its matrix . vector is
+  the column-major GEMV's chain; a vector . matrix whose ``b`` has ``k`` minor (``transposed_b``)
+  is the row-major GEMV of ``b``'s rows (YNNPACK takes a transposed ``b`` in a matrix product).
 - matrix . matrix: YNNPACK (XLA's own loop, one ``fma`` chain, when all extents are under 8), whose
   kernel a cost model picks from its table (``_matmul_order``): ``tile_k`` = 1, 2 or 4 ``fma``
   lanes over ``k mod tile_k`` added as a tree at the end, ``k`` cut into chunks of 128 KiB of
@@ -228,14 +235,33 @@ def _c(x):
     return np.require(x, _F32, ["C", "W"])
 
 
-def xla_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+def xla_dot(a: np.ndarray, b: np.ndarray, layout=(False, False)) -> np.ndarray | None:
     """``a`` (B, M, K) times ``b`` (B, K, N), float32, summed in XLA's order; ``None`` where the
-    order is not known (the caller uses BLAS)."""
+    order is not known (the caller uses BLAS). ``layout`` is ``(transposed_a, transposed_b)``:
+    whether XLA holds the dot's ``a`` with ``k`` major and its ``b`` with ``k`` minor
+    (``dot_layout``), which decides the kernel that runs it."""
     with np.errstate(invalid="ignore", over="ignore"):  # (inf and nan sum as in the kernels)
-        return _xla_dot(a, b)
+        return _xla_dot(a, b, *layout)
 
 
-def _xla_dot(a, b):
+def dot_layout(x_ndim, y_ndim, dimension_numbers) -> tuple[bool, bool]:
+    """``(transposed_a, transposed_b)`` of a row-major ``dot_general`` as XLA's CPU backend runs it.
+    Its DotDecomposer transposes the operands of a dot to ``(batch, free, contracting)`` and
+    ``(batch, contracting, free)`` unless the dot has one contracting and at most one free
+    dimension an operand and its batch dimensions lead in order; those dots keep their operands'
+    layouts, and the kernels see ``k`` as the major dimension of ``a`` or the minor one of ``b``."""
+    (xc, yc), (xb, yb) = dimension_numbers
+    nb = len(xb)
+    leading = list(range(nb))
+    if len(xc) != 1 or list(xb) != leading or list(yb) != leading or max(x_ndim, y_ndim) - nb > 2:
+        return False, False
+    return x_ndim - nb == 2 and xc[0] == nb, y_ndim - nb == 2 and yc[0] == nb + 1
+
+
+_EIGEN_KC = 320  # Eigen's contraction (XLA's DotThunk): k in one block up to this many steps
+
+
+def _xla_dot(a, b, transposed_a=False, transposed_b=False):
     if a.dtype != _F32 or b.dtype != _F32:
         return None
     nb, m, k = a.shape
@@ -245,6 +271,15 @@ def _xla_dot(a, b):
     fast = _kernels()
     if fast is None and nb * m * n * k > _NUMPY_MAX:
         return None
+    if m > 1 and transposed_a:  # (DotThunk's Eigen contraction, or the column-major GEMV)
+        return banded_dot(a, b, [(0, n, 1, k)]) if k <= _EIGEN_KC or max(m, n, k) < 8 else None
+    if m == 1 and n > 1 and transposed_b:  # (the row-major GEMV of b's rows)
+        bt = np.swapaxes(b, 1, 2)
+        if fast:
+            out = np.empty((nb, n), _F32)
+            fast.gemv(_c(bt), _c(a[:, 0]), out)
+            return out[:, None, :]
+        return _gemv(bt, a[:, 0])[:, None, :]
     if m == 1 and n == 1:
         x, y = a[:, 0], b[:, :, 0]
         if nb * k >= _VV_YNN:  # (one YNN fusion of the multiply and the sum over k; 2 threads'
