@@ -229,39 +229,59 @@ def test_generated_module_check_refuses_anything_but_imports_a_name_and_kernels(
             _check_module(hostile)
 
 
-def test_a_lookup_does_not_wait_behind_a_compile_in_flight(monkeypatch):
+class _FakeService:
+    """A service on a socketpair that answers lookups at once ("ready", no files) and never
+    answers kernel requests (a compile that takes long)."""
+
+    def __init__(self, monkeypatch):
+        import threading
+
+        from engine.backends import kernel_client
+
+        self.ours, self.theirs = socket.socketpair()
+        monkeypatch.setenv(kernel_client.ENV, f"{self.ours.fileno()}:{os.getpid()}")
+        monkeypatch.setattr(kernel_client, "_broken", [False])
+        self.kernel_requests = threading.Semaphore(0)
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        f = self.theirs.makefile("rb")
+        while True:
+            head = f.read(4)
+            if len(head) < 4:
+                return
+            message = json.loads(f.read(int.from_bytes(head, "big")))
+            if message["op"] == "lookup":
+                data = json.dumps({"status": "ready", "key": "a" * 32, "files": {}, "id": message["id"]})
+                self.theirs.sendall(len(data).to_bytes(4, "big") + data.encode())
+            else:
+                self.kernel_requests.release()
+
+    def close(self):
+        self.ours.close(), self.theirs.close()
+
+
+def test_a_lookup_does_not_wait_behind_a_compile_in_flight(monkeypatch, tmp_path):
     """A first call asks the service whether it holds the program's kernels; while a background
-    compile holds the connection (for up to WAIT_SECONDS) the answer is "no" at once, and the call
-    runs on the interpreter instead of waiting (a transformer step's first eager grad waited ~9 s
-    for the lock)."""
+    compile waits for the service (up to WAIT_SECONDS) the lookup is answered at once, and the call
+    loads the kernels (a transformer step's first eager grad waited ~9 s behind such a compile; a
+    lookup that skipped the question instead left 200 training steps interpreted)."""
     import threading
 
     from engine.backends import kernel_client
 
-    ours, theirs = socket.socketpair()  # a service that never answers
-    monkeypatch.setenv(kernel_client.ENV, f"{ours.fileno()}:{os.getpid()}")
-    monkeypatch.setattr(kernel_client, "_broken", [False])
+    service = _FakeService(monkeypatch)
+    background = threading.Thread(
+        target=lambda: kernel_client.fetch("b" * 32, str(tmp_path / "m.py"), lambda: {"v": 2}), daemon=True
+    )
+    background.start()
+    assert service.kernel_requests.acquire(timeout=10)  # the compile is in flight
     asked = []
-    held, release = threading.Event(), threading.Event()
-
-    def compile_in_flight():
-        with kernel_client._lock:
-            held.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=compile_in_flight)
-    holder.start()
-    held.wait(10)
     looker = threading.Thread(target=lambda: asked.append(kernel_client.lookup(lambda: {"v": 1})))
     looker.start()
-    looker.join(10)
-    waited = looker.is_alive()
-    release.set()
-    holder.join(10)
-    looker.join(10)
-    ours.close(), theirs.close()
-    assert not waited, "the lookup waited for the compile's lock"
-    assert asked == [False]
+    looker.join(5)
+    assert asked == [True], "the lookup waited for the compile in flight"
+    service.close()
 
 
 def test_a_call_compiles_itself_rather_than_wait_behind_a_background_compile(monkeypatch, tmp_path):
@@ -297,12 +317,13 @@ def test_a_call_compiles_itself_rather_than_wait_behind_a_background_compile(mon
     background.join(10)
     assert module.B == 2 and not waited, "the call's compile waited for the background compile"
 
-    # and fetch itself answers a call at once while another question holds the connection
+    # and fetch itself answers a call at once while a background compile is in flight
     monkeypatch.undo()
-    ours, theirs = socket.socketpair()
-    monkeypatch.setenv(kernel_client.ENV, f"{ours.fileno()}:{os.getpid()}")
-    monkeypatch.setattr(kernel_client, "_broken", [False])
-    with kernel_client._lock:
-        assert kernel_client.fetch("0" * 32, str(tmp_path / "m.py"), lambda: {"v": 1}) is None
+    service = _FakeService(monkeypatch)
+    threading.Thread(
+        target=lambda: kernel_client.fetch("b" * 32, str(tmp_path / "m.py"), lambda: {"v": 2}), daemon=True
+    ).start()
+    assert service.kernel_requests.acquire(timeout=10)
+    assert kernel_client.fetch("0" * 32, str(tmp_path / "n.py"), lambda: {"v": 1}) is None
     assert kernel_client.last_status["0" * 32] == "busy"
-    ours.close(), theirs.close()
+    service.close()

@@ -31,7 +31,7 @@ MAX_REPLY = 256 << 20
 WAIT_SECONDS = 20.0  # for the service to compile a program (else the run compiles it itself)
 LOOKUP_SECONDS = 1.0
 FRAME_SECONDS = 10.0
-_lock = threading.Lock()
+_compiling = [0]  # kernel requests in flight
 _broken = [False]  # the connection failed once: compile alone from then on
 last_status: dict[str, str] = {}  # key -> what the service said (for tests and the report)
 
@@ -70,34 +70,66 @@ def _recv_exactly(fd: int, n: int, deadline: float) -> bytes:
 
 
 _ids = [0]
+# Questions are asked concurrently (a call's lookup while a background compile waits for its
+# kernels): each is sent whole under ``_send_lock``; one waiting thread at a time reads the
+# connection and files every answer it reads under its question's id for the thread asking it.
+_send_lock = threading.Lock()
+_answers = threading.Condition()
+_waiting: dict[int, Optional[dict]] = {}  # id -> its answer once read (None until then)
+_reader = [False]  # a thread is reading the connection
+
+
+def _read_answer(fd: int, seconds: float) -> None:
+    """Read one answer (waiting up to ``seconds`` for it to begin) and file it; an answer to a
+    question no one waits for any more (it timed out) is dropped."""
+    if not select.select([fd], [], [], max(0.0, seconds))[0]:
+        return
+    # A frame once begun comes whole (the service sends each at once).
+    (n,) = HEADER.unpack(_recv_exactly(fd, HEADER.size, time.monotonic() + FRAME_SECONDS))
+    if n > MAX_REPLY:
+        raise ValueError(f"reply of {n} bytes")
+    reply = json.loads(_recv_exactly(fd, n, time.monotonic() + FRAME_SECONDS))
+    if type(reply) is not dict or type(reply.get("id")) is not int:
+        raise ValueError("a reply without its request's id")
+    with _answers:
+        if reply["id"] in _waiting:
+            _waiting[reply["id"]] = reply
 
 
 def _ask(request: dict, timeout: float) -> dict:
-    """The service's answer to ``request``; answers to earlier questions that came too late
-    (their ids are older) are skipped."""
+    """The service's answer to ``request``, or {"status": "timeout"} after ``timeout`` seconds."""
     fd = _fd()
     if fd is None:
         return {"status": "unavailable"}
-    _ids[0] += 1
-    rid = _ids[0]
     deadline = time.monotonic() + timeout
+    with _answers:
+        _ids[0] += 1
+        rid = _ids[0]
+        _waiting[rid] = None
     try:
-        _send(fd, json.dumps(dict(request, id=rid)).encode(), deadline)
+        with _send_lock:
+            _send(fd, json.dumps(dict(request, id=rid)).encode(), deadline)
         while True:
-            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                return {"status": "timeout"}  # (its answer will come later, and be skipped)
-            # A frame once begun comes whole (the service sends each at once).
-            (n,) = HEADER.unpack(_recv_exactly(fd, HEADER.size, time.monotonic() + FRAME_SECONDS))
-            if n > MAX_REPLY:
-                raise ValueError(f"reply of {n} bytes")
-            reply = json.loads(_recv_exactly(fd, n, time.monotonic() + FRAME_SECONDS))
-            if type(reply) is dict and reply.get("id") == rid:
-                return reply
-            if type(reply) is not dict or type(reply.get("id")) is not int:
-                raise ValueError("a reply without its request's id")
+            with _answers:
+                while _reader[0] and _waiting[rid] is None and time.monotonic() < deadline:
+                    _answers.wait(deadline - time.monotonic())
+                if _waiting[rid] is not None:
+                    return _waiting[rid]  # type: ignore[return-value]
+                if time.monotonic() >= deadline:
+                    return {"status": "timeout"}  # (its answer will come later, and be dropped)
+                _reader[0] = True
+            try:
+                _read_answer(fd, min(deadline - time.monotonic(), 0.05))
+            finally:
+                with _answers:
+                    _reader[0] = False
+                    _answers.notify_all()
     except (OSError, ValueError) as e:
         _broken[0] = True  # (out of step with the service: stop asking)
         return {"status": "unavailable", "reason": f"{type(e).__name__}: {e}"}
+    finally:
+        with _answers:
+            _waiting.pop(rid, None)
 
 
 _CACHE_FILE = re.compile(r"engine_[0-9a-f]{32}\.[A-Za-z0-9_.\-]+\.nb[ic]")
@@ -112,15 +144,7 @@ def lookup(program: Callable[[], dict]) -> bool:
         request = {"op": "lookup", "request": program()}
     except Exception:  # noqa: BLE001 - WireError, or any other: this program is not shared
         return False
-    # A lookup is asked on a call's critical path, where the interpreter could run instead, so it
-    # never waits behind another question: a background compile holds the connection for as long
-    # as the service compiles (WAIT_SECONDS), and a first call waiting there took ~9 s.
-    if not _lock.acquire(blocking=False):
-        return False
-    try:
-        reply = _ask(request, LOOKUP_SECONDS)
-    finally:
-        _lock.release()
+    reply = _ask(request, LOOKUP_SECONDS)  # (answered at once, while compiles are in flight too)
     key, files = reply.get("key"), reply.get("files")
     if reply.get("status") != "ready" or type(key) is not str or not _KEY.fullmatch(key):
         return False
@@ -144,15 +168,20 @@ def fetch(key: str, module_path: str, program: Callable[[], dict]) -> str | None
         except Exception as e:  # noqa: BLE001 - WireError, or any other: this program is not shared
             last_status[key] = f"not sent: {type(e).__name__}: {e}"
             return None
-        # A call's own compile does not queue behind a background compile's question (it may
-        # wait WAIT_SECONDS): it compiles here instead, on the other core.
-        if not _lock.acquire(blocking=threading.current_thread() is not threading.main_thread()):
+        # A call's own compile does not queue behind a background compile (the service compiles
+        # one at a time, each up to WAIT_SECONDS): it compiles here instead, on the other core.
+        call = threading.current_thread() is threading.main_thread()
+        with _answers:
+            busy = call and _compiling[0] > 0
+            _compiling[0] += not busy
+        if busy:
             last_status[key] = "busy"
             return None
         try:
             reply = _ask(request, WAIT_SECONDS)
         finally:
-            _lock.release()
+            with _answers:
+                _compiling[0] -= 1
         last_status[key] = str(reply.get("status"))
         files = reply.get("files")
         if reply.get("status") != "ready" or type(files) is not dict:
