@@ -23,7 +23,8 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
   contraction runs it, one ``fma`` chain per output up to 320 steps of ``k`` (longer ones are cut
   into blocks whose choice depends on the shape and threads: not followed). Its matrix . vector is
   the column-major GEMV's chain; a vector . matrix whose ``b`` has ``k`` minor (``transposed_b``)
-  is the row-major GEMV of ``b``'s rows (YNNPACK takes a transposed ``b`` in a matrix product).
+  is the row-major GEMV of ``b``'s rows (YNNPACK takes a transposed ``b`` in a matrix product:
+  ``_matmul_order``).
 - matrix . matrix: YNNPACK (XLA's own loop, one ``fma`` chain, when all extents are under 8), whose
   kernel a cost model picks from its table (``_matmul_order``): ``tile_k`` = 1, 2 or 4 ``fma``
   lanes over ``k mod tile_k`` added as a tree at the end, ``k`` cut into chunks of 128 KiB of
@@ -172,7 +173,7 @@ def _ynn_tile_k(m, n, k):
     return _ynn_kernel(m, n, k)[3]
 
 
-def _matmul_order(m, n, k):
+def _matmul_order(m, n, k, transposed_b=False):
     """The order a float32 matrix product of this shape is summed in: ``(j0, j1, tile_k, chunk)``
     for each band of output columns, or ``None``.
 
@@ -183,10 +184,13 @@ def _matmul_order(m, n, k):
     kernels/dot/schedule.cc: ``32768 // (block_n * tile_k)`` steps of ``tile_k``). For shorter
     ``a`` it runs the model's kernel for ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice varies:
     BLAS; 2 of 7 shapes with ``k > 2048`` differ), and ``tile_k = 1`` for ``n > 16``, where the
-    chunks are ``32768 // width`` of the band of columns each task computes (``_split_n``)."""
+    chunks are ``32768 // width`` of the band of columns each task computes (``_split_n``).
+    A ``b`` XLA holds with ``k`` minor (``transposed_b``) goes through YNNPACK's transposing pack,
+    and the model's kernel runs (138 of 150 random shapes to 120 x 3000 x 200; most others have a
+    short ``a`` and 17 to 32 columns, where it runs another ``tile_k``: not followed)."""
     if max(m, n, k) < 8:
         return [(0, n, 1, k)]
-    if m > 50 or (n <= 16 and k >= 7):
+    if m > 50 or (n <= 16 and k >= 7) or transposed_b:
         _, bn, _, tk = _ynn_kernel(m, n, k)
         return [(0, n, tk, 32768 // (bn * tk) * tk)]
     if n <= 16:
@@ -301,7 +305,7 @@ def _xla_dot(a, b, transposed_a=False, transposed_b=False):
             return None
         bands = [(0, n, 1, k)]
     else:
-        bands = _matmul_order(m, n, k)
+        bands = _matmul_order(m, n, k, transposed_b)
         if bands is None:
             return None
     return banded_dot(a, b, bands)

@@ -35,19 +35,24 @@ _JIT = {
 
 # Eager dot_generals XLA keeps with the contracted dimension of ``a`` major (the attention scores'
 # einsum transposed to its second operand) or that of a vector's ``b`` minor: Eigen's contraction and
-# the GEMVs, not YNNPACK (``lax/dot_order.dot_layout``). name -> an expression of q, k, c, v, w
+# the GEMVs, not YNNPACK; a matrix ``b`` with its contracted dimension minor (the input gradient of
+# ``x @ w``): YNNPACK's cost model's kernel (``lax/dot_order.dot_layout``). name -> an expression of
+# q, k, c, v, w, x
 _DOT_DATA = (
     "rng = np.random.default_rng(1)\n"
     "q, k = (rng.standard_normal((2, 8, 16)).astype(np.float32) for _ in range(2))\n"
     "c = rng.standard_normal((2, 8, 8)).astype(np.float32)\n"
     "v = rng.standard_normal((37,)).astype(np.float32)\n"
     "w = rng.standard_normal((20, 37)).astype(np.float32)\n"
+    "x = rng.standard_normal((6, 37)).astype(np.float32)\n"
 )
 _DOT_LAYOUTS = {
     "dot_lhs_contracted_major": "lax.dot_general(c, q, (([1], [1]), ([0], [0])))",
     "dot_both_transposed": "lax.dot_general(c[0], c[1], (([0], [1]), ([], [])))",
     "dot_lhs_major_times_vector": "lax.dot_general(w, v[:20], (([0], [0]), ([], [])))",
     "dot_vector_times_rhs_minor": "lax.dot_general(v[:20], w.T.copy(), (([0], [1]), ([], [])))",
+    "dot_rhs_contracted_minor": "lax.dot_general(w.T.copy(), w.T.copy(), (([1], [1]), ([], [])))",
+    "mlp_input_grad": "jax.grad(lambda x: jnp.sum(jnp.tanh(x @ w.T)))(x)",
     "attention_scores_vjp": 'jax.vjp(lambda q, k: jnp.einsum("btd,bsd->bts", q, k), q, k)[1](c)',
     "attention_values_grad": (
         'jax.grad(lambda p, k: jnp.sum(jnp.sin(jnp.einsum("bts,bsd->btd", jax.nn.softmax(p), k))), 1)(c, k)'
