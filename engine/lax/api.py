@@ -144,6 +144,7 @@ def _unary(p):
         return p.bind(x, accuracy=accuracy)
 
     f = f_with_accuracy if p.name in ACCURACY_OPS else f
+    f.primitive = p  # (jnp's eager fast path runs its impl: _ufunc_dispatch._unary_inexact)
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}``."
     return f

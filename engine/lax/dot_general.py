@@ -4,6 +4,7 @@ rules."""
 from __future__ import annotations
 
 import enum
+import math
 from typing import Union
 
 import numpy as np
@@ -98,13 +99,12 @@ def _dot_general_impl(
     xf = [i for i in range(x.ndim) if i not in xc and i not in xb]
     yf = [i for i in range(y.ndim) if i not in yc and i not in yb]
     bshape = [x.shape[i] for i in xb]
+    # (math.prod of the extents: np.prod costs 4 us a call, 4 calls an eager product)
     xt = np.transpose(x, [*xb, *xf, *xc]).reshape(
-        int(np.prod(bshape, dtype=np.int64)),
-        int(np.prod([x.shape[i] for i in xf], dtype=np.int64)),
-        int(np.prod([x.shape[i] for i in xc], dtype=np.int64)),
+        math.prod(bshape), math.prod([x.shape[i] for i in xf]), math.prod([x.shape[i] for i in xc])
     )
     yt = np.transpose(y, [*yb, *yc, *yf]).reshape(
-        xt.shape[0], xt.shape[2], int(np.prod([y.shape[i] for i in yf], dtype=np.int64))
+        xt.shape[0], xt.shape[2], math.prod([y.shape[i] for i in yf])
     )
     # (preferred_element_type was checked by abstract eval; numerical checks rerun this at float64)
     dtype = np.dtype(preferred_element_type or result_dtype(x.dtype, y.dtype))

@@ -40,6 +40,8 @@ over ``_NUMPY_MAX`` multiply-adds use BLAS).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .sum_order_ynn import sum_f32
@@ -174,6 +176,13 @@ def _ynn_tile_k(m, n, k):
 
 
 def _matmul_order(m, n, k, transposed_b=False):
+    """``_band_order(m, n, k, transposed_b)`` as a list (a fresh one: callers may keep it)."""
+    bands = _band_order(m, n, k, bool(transposed_b))
+    return None if bands is None else list(bands)
+
+
+@functools.lru_cache(maxsize=4096)  # (a function of the shape and layout alone; each eager dot asks)
+def _band_order(m, n, k, transposed_b):
     """The order a float32 matrix product of this shape is summed in: ``(j0, j1, tile_k, chunk)``
     for each band of output columns, or ``None``.
 
@@ -189,14 +198,14 @@ def _matmul_order(m, n, k, transposed_b=False):
     and the model's kernel runs (138 of 150 random shapes to 120 x 3000 x 200; most others have a
     short ``a`` and 17 to 32 columns, where it runs another ``tile_k``: not followed)."""
     if max(m, n, k) < 8:
-        return [(0, n, 1, k)]
+        return ((0, n, 1, k),)
     if m > 50 or (n <= 16 and k >= 7) or transposed_b:
         _, bn, _, tk = _ynn_kernel(m, n, k)
-        return [(0, n, tk, 32768 // (bn * tk) * tk)]
+        return ((0, n, tk, 32768 // (bn * tk) * tk),)
     if n <= 16:
         return None
     w = _split_n(m, n, k)
-    return [(j, min(n, j + w), 1, 32768 // (min(n, j + w) - j)) for j in range(0, n, w)]
+    return tuple((j, min(n, j + w), 1, 32768 // (min(n, j + w) - j)) for j in range(0, n, w))
 
 
 def _split_n(m, n, k, block_n=64):
@@ -236,6 +245,8 @@ def _kernels():
 
 def _c(x):
     # (C-contiguous and writeable: one compiled signature per kernel, which the warm-up compiles)
+    if x.dtype == _F32 and x.flags.c_contiguous and x.flags.writeable:
+        return x  # (what np.require returns for it, without its 5 us of argument parsing)
     return np.require(x, _F32, ["C", "W"])
 
 

@@ -64,11 +64,17 @@ def _checking_kinds(name, impl, kinds, binary=False, kinds_at_1=None):
     if _ANY in kinds:
         return impl
 
+    accepted: set = set()  # (dtype, position) pairs found fine: every eager call checks again
+
     def checked(x, *rest, **params):
         operands = (x, *rest[:1]) if binary else (x,)
         for i, a in enumerate(operands):
             dtype = getattr(a, "dtype", None)
-            if dtype is not None and not _kind_ok(ShapedArray((), dtype), kinds if i == 0 else kinds_at_1):
+            if dtype is None or (dtype, i) in accepted:
+                continue
+            if _kind_ok(ShapedArray((), dtype), kinds if i == 0 else kinds_at_1):
+                accepted.add((dtype, i))
+            else:
                 aval = ShapedArray((), dtype)
                 if binary:
                     _check_operand_kind(name, aval, kinds if i == 0 else kinds_at_1, i)

@@ -193,6 +193,20 @@ def _window(x: np.ndarray, axes: list[int], y: np.ndarray | None = None) -> np.n
     return _in_order(windows(x), None, None if y is None else windows(y))
 
 
+def _sum_1d(x: np.ndarray) -> np.ndarray:
+    """``sum_f32(x, (0,))`` of a non-empty 1-d ``x``: the rewriter's passes of windows of 32 (zeros
+    padded around, the odd one high), each summed in order, then the last (at most 32) in order."""
+    while x.shape[0] > WINDOW:
+        n = x.shape[0]
+        extra = -n % WINDOW
+        if extra:
+            padded = np.zeros(n + extra, f32)
+            padded[extra // 2 : extra // 2 + n] = x
+            x = padded
+        x = x.reshape(-1, WINDOW).cumsum(axis=-1, dtype=f32)[:, -1] + f32(0)
+    return (x.cumsum(dtype=f32)[-1] + f32(0)).reshape(())
+
+
 def sum_f32(
     x: np.ndarray,
     axes: tuple[int, ...],
@@ -215,6 +229,14 @@ def sum_f32(
         return x.copy() if y is None else x * np.asarray(y, f32)
     if x.size == 0:
         return np.zeros(out_shape, f32)
+    if y is None:  # (the common sums, without the general loop nest's bookkeeping: same additions)
+        if x.ndim == 1:
+            return _sum_1d(x)
+        if len(reduced) == 1 and x.ndim - 1 in reduced and x.shape[-1] <= WINDOW:
+            return (np.cumsum(x, axis=-1, dtype=f32)[..., -1] + f32(0)).reshape(out_shape)
+        rows, cols = x.shape[-2:] if x.ndim == 2 else (0, 0)
+        if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not _lanes(rows, cols):
+            return _in_order(x.reshape(-1), np.zeros((), f32)).reshape(())  # (one loop, in order, from 0)
     # (XLA drops axes of length 1 first: they decide which loops are innermost)
     dims = [d for d in range(x.ndim) if x.shape[d] != 1]
     x = x.reshape([x.shape[d] for d in dims])

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
+from . import _eager_reductions
 from ._dtypes import to_dtype
 from ..jitted_tangents import typed_as_primals
 from ._promote import (
@@ -97,6 +98,10 @@ def sum(
     >>> jnp.sum(jnp.ones((2, 3)), axis=1)
     Array([3., 3.], dtype=float32)
     """
+    if dtype is None and out is None and initial is None and where is None:  # (an Array: arraylike)
+        fast = _eager_reductions.sum(a, axis, keepdims)
+        if fast is not None:
+            return fast
     check_arraylike("sum", a)
     no_out("sum", out)
     (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
@@ -159,6 +164,10 @@ def _extreme(name, lax_fn, identity_fn):
             return transfers.call_jitted(f, (a, axis, out, keepdims, initial, where), {}, _STATIC)
         check_arraylike(name, a)
         no_out(name, out)
+        if where is None:
+            fast = _eager_reductions.extreme(name, a, axis, keepdims, initial)
+            if fast is not None:
+                return fast
         (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
         a = convert(a, a.dtype)  # strong, as JAX's _reduction makes its operand
         axes = canonicalize_axes(axis, a.ndim)
@@ -260,6 +269,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     """
     check_arraylike("mean", a)
     no_out("mean", out)
+    if dtype is None and where is None:
+        fast = _eager_reductions.mean(a, axis, keepdims)
+        if fast is not None:
+            return fast
     a = as_operand(a)
     if where is None:
         check_axes_index(a.shape, axis)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, lax
+from ..core import Array
+from ..lax.structural import convert_values
 from ._complex_parts import iscomplexobj
 from ._logic import isnan, isneginf, isposinf
 from ._promote import (
+    _FLOAT_MAX,
     as_operand,
     check_arraylike,
     promote_dtypes,
@@ -111,8 +114,43 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
+    fast = _eager_where(condition, x, y)
+    if fast is not None:
+        return fast
     check_arraylike("where", condition, x, y)
     return _where(condition, x, y)
+
+
+def _eager_where(condition, x, y):
+    """``_where``'s result for the common eager case, or None: a concrete bool condition, cases
+    that are concrete float32/float64 arrays of one dtype or Python floats, nothing staging and no
+    checking config. Its select_n's impl (``np.where``) on the operands as promotion makes them, a
+    Python float converted as ``convert`` does; broadcast by numpy, which puts the same values
+    where promote_shapes' broadcast_in_dim would; weak where both cases are (select_n's rule).
+    (select_n's impl is ``np.where`` on a bool predicate: kept in step by tests/test_eager_fast_paths.py)"""
+    if core.staging_anywhere[0] or type(condition) is not Array or condition._value.dtype != np.bool_:
+        return None
+    dtype = None
+    for case in (x, y):
+        if type(case) is Array:
+            d = case._value.dtype
+            if d.char not in "fd" or (dtype is not None and d != dtype):
+                return None
+            dtype = d
+        elif type(case) is not float:
+            return None
+    if dtype is None:
+        return None
+    values = [c._value if type(c) is Array else _converted(c, dtype) for c in (x, y)]
+    try:
+        shape = np.broadcast_shapes(condition._value.shape, values[0].shape, values[1].shape)
+    except ValueError:  # (the general path raises JAX's error)
+        return None
+    if 0 in shape:  # (the general path returns x as it is)
+        return None
+    weak = all(c.weak_type if type(c) is Array else True for c in (x, y))
+    # (select_n's impl on a bool predicate, without its shape checks: numpy broadcasts)
+    return Array(np.where(condition._value, values[0], values[1]), weak)
 
 
 @staged_as_jit
@@ -131,6 +169,14 @@ def _where(condition, x, y):
     except TypeError:  # (a symbolic dimension that cannot say)
         pass
     return lax.select(condition, x, y)
+
+
+def _converted(value: float, dtype):
+    """A Python float as ``convert`` makes it (quietly where it overflows, as there)."""
+    if abs(value) <= _FLOAT_MAX[dtype]:
+        return convert_values(np.asarray(value), new_dtype=dtype)
+    with np.errstate(all="ignore"):
+        return convert_values(np.asarray(value), new_dtype=dtype)
 
 
 def _dtype_of(x):

@@ -17,6 +17,7 @@ from ..core import Array, Tracer
 from ._promote import promote_args_inexact
 from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
+from ..lax.accuracy import OPS as ACCURACY_OPS
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -168,7 +169,22 @@ def _binary(name, general, np_fn=None, kinds=_FAST_KINDS, bool_out=False, doc=No
 
 
 def _unary_inexact(name, lax_fn, doc=None):
+    primitive = getattr(lax_fn, "primitive", None)
+    params = {"accuracy": None} if primitive is not None and primitive.name in ACCURACY_OPS else {}
+    if primitive is not None and (primitive.multiple_results or primitive.weak_from_abstract_eval):
+        primitive = None
+
     def f(x, /):
+        # A concrete float32/float64 array, nothing staging and no checking config: the primitive's
+        # impl on its value, as EvalTrace.process_primitive runs it (the weak type by its rule)
+        if not _staging[0] and type(x) is Array and primitive is not None and x._value.dtype.char in "fd":
+            v = x._value
+            out = core.impl_rules[primitive](v, **params)
+            if isinstance(out, Array):
+                return out
+            out = np.asarray(out)
+            weak = x.weak_type and (primitive.keeps_weak_type or core._keeps_dtype(out, (v,)))
+            return Array(out, weak)
         if not (isinstance(x, (Array, Tracer)) and dtype_kind(x.dtype) == "f"):
             (x,) = promote_args_inexact(name, x)
         elif isinstance(x, Tracer):
