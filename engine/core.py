@@ -489,7 +489,9 @@ class Array:
         self._value: np.ndarray = value
         self.weak_type = weak_type
         self._aval: ShapedArray | None = None
-        self.held = not held_arrays.tracing()  # made outside a trace: a trace's constvar
+        # made outside a trace: a trace's constvar (staging traces run inside new_dynamic: while none
+        # runs anywhere, the thread-local depth need not be read)
+        self.held = not staging_anywhere[0] or not held_arrays.tracing()
         if default_device_index[0] is not None:  # (jax.default_device: uncommitted arrays live there)
             self._dev = default_device_index[0]
 

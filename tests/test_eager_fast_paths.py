@@ -133,3 +133,22 @@ def test_where_matches_the_general_path(monkeypatch, shapes, dtype):
         if fast[1] is None:
             assert _same(fast[0], slow[0]), (xw, yw, kinds)
     assert _selection._eager_where(c, core.Array(_data(cs, dtype)), 0.0) is not None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stop_gradient_and_promotion_match_the_general_path(dtype):
+    from engine import lax
+    from engine.numpy._promote import promote_args_inexact
+
+    for weak in (False, True):
+        x = core.Array(_data((3, 4), dtype), weak)
+
+        def general(f):
+            core.staging_anywhere[0] += 1  # (the fast paths' off switch)
+            try:
+                return f()
+            finally:
+                core.staging_anywhere[0] -= 1
+
+        _check(lambda: lax.stop_gradient(x), lambda: general(lambda: lax.stop_gradient(x)))
+        assert promote_args_inexact("f", x)[0] is general(lambda: promote_args_inexact("f", x))[0] is x

@@ -550,6 +550,11 @@ def stop_gradient(x):
     >>> jax.grad(lambda x: x * stop_gradient(x))(3.)
     Array(3., dtype=float32, weak_type=True)
     """
+    if not core.staging_anywhere[0] and type(x) is Array and x._value.dtype.char in "fd":
+        # (a concrete float array, the common eager case: its impl, as EvalTrace runs it; weak as
+        # the operand, its dtype kept)
+        out = core.impl_rules[ew.stop_gradient_p](x._value)
+        return out if isinstance(out, Array) else Array(out, x.weak_type)
     from ..tree_util import tree_map
 
     def stop(leaf):

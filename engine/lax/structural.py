@@ -8,6 +8,7 @@ unstack/tile (``joining``) live in their own modules and are re-exported here.
 from __future__ import annotations
 
 import enum
+import functools
 
 import numpy as np
 
@@ -51,16 +52,22 @@ def convert_values(x, *, new_dtype, weak_type=False, sharding=None):
             x = np.trunc(x)
             if np.isnan(x).any():
                 x = np.where(np.isnan(x), 0, x)
-            info = narrow_dtypes.iinfo(new_dtype)
+            lo, hi = _int_bounds(new_dtype)
             # (the bounds compare in the float's own type: float32(2**31 - 1) is 2**31, out of range)
-            out = np.clip(x, info.min, info.max).astype(new_dtype)
-            big, small = x >= info.max, x <= info.min
+            out = np.clip(x, lo, hi).astype(new_dtype)
+            big, small = x >= hi, x <= lo
             if big.any() or small.any():
-                out = np.where(big, info.max, np.where(small, info.min, out)).astype(new_dtype)
+                out = np.where(big, hi, np.where(small, lo, out)).astype(new_dtype)
             return out
     if dtype_kind(x.dtype) == "c" and dtype_kind(np.dtype(new_dtype)) != "c":
         x = x.real  # XLA keeps the real part, silently (numpy's astype would warn)
     return x.astype(new_dtype)
+
+
+@functools.lru_cache(maxsize=None)  # (an iinfo costs 2 us; every eager float-to-int astype asks)
+def _int_bounds(dtype) -> tuple[int, int]:
+    info = narrow_dtypes.iinfo(dtype)
+    return info.min, info.max
 
 
 convert_element_type_p.def_abstract_eval(
