@@ -59,7 +59,25 @@ _DOT_LAYOUTS = {
     ),
 }
 
+# A one-element sum a * b + a * c, c a constant: XLA's scalar code fuses the second product
+# (``backends/multiply_add._scaled_again``): the backward step of a fori_loop's t * 0.9 + sin(t)
+_SCALAR_FMA_DATA = (
+    "rng = np.random.default_rng(2)\n"
+    "k, l = (rng.standard_normal(64).astype(np.float32) for _ in range(2))\n"
+    "t = jnp.float32(-0.451)\n"
+)
+_SCALAR_FMAS = {
+    "fori_loop_grad": "jax.grad(lambda t: lax.fori_loop(0, 3, lambda i, t: t * 0.9 + jnp.sin(t), t))(t)",
+    "fori_loop_vjp_of_grad": (
+        "(lambda y, pb: pb(jnp.sin(y))[0])("
+        "*jax.vjp(jax.grad(lambda t: lax.fori_loop(0, 3, lambda i, t: t * 0.9 + jnp.sin(t), t)), t))"
+    ),
+    "scan_scaled_again": "lax.scan(lambda c, a: (c, a[0] * a[1] + 0.9 * a[0]), 0.0, (k, l))[1]",
+    "jit_scalar_scaled_again": "jnp.stack([jax.jit(lambda a, b: a * b + a * 2.5)(a, b) for a, b in zip(k[:8], l[:8])])",
+}
+
 REAL_PROGRAMS = [
+    *[(name, _SCALAR_FMA_DATA + f"out = {expr}", 0.0) for name, expr in _SCALAR_FMAS.items()],
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
     *[(f"{name}_jit", _DATA + f"out = jax.jit({f})(x)", 0.0) for name, f in _JIT.items()],
