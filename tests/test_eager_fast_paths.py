@@ -152,3 +152,29 @@ def test_stop_gradient_and_promotion_match_the_general_path(dtype):
 
         _check(lambda: lax.stop_gradient(x), lambda: general(lambda: lax.stop_gradient(x)))
         assert promote_args_inexact("f", x)[0] is general(lambda: promote_args_inexact("f", x))[0] is x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_staged_functions_called_directly_match_the_general_path(dtype):
+    """A jnp function JAX jits, called eagerly on concrete arrays, floats and Nones, runs its body
+    at once (``_staged``): as the wrapper's checks would have it."""
+    import engine
+
+    x = core.Array(_data((4, 5), dtype))
+    calls = [
+        lambda: jnp.clip(x, -1.0, 1.0),
+        lambda: jnp.clip(x, None, 0.5),
+        lambda: engine.nn.relu(x),
+        lambda: engine.nn.sigmoid(x),
+        lambda: jnp.where(x > 0, x, 0.0),
+    ]
+    for call in calls:
+
+        def general():
+            core.staging_anywhere[0] += 1  # (the fast paths' off switch)
+            try:
+                return call()
+            finally:
+                core.staging_anywhere[0] -= 1
+
+        _check(call, general)
