@@ -478,6 +478,34 @@ def _reduce_of_reduce(eqn, inputs, producer):
     return [merged], out
 
 
+def _fold_transposes(eqn, inputs, producer):
+    """dot(transpose(A), B) => dot(A, B) with A's dimensions renamed (XLA's TransposeFolding) for
+    a transpose of rows and columns behind the batch dimensions it keeps, one of them contracted:
+    the dot then reads A as stored, which picks its summation order (``dot_order.dot_layout``:
+    ``x @ w.T`` is YNNPACK's packed kernel, ``x.T @ g`` XLA's own loop). The transpose stays for
+    its other users."""
+    (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
+    dims = [[list(xc), list(xb)], [list(yc), list(yb)]]
+    new_inputs = list(inputs)
+    for i, x in enumerate(inputs):
+        t = _operand_of(x, st.transpose_p, producer)
+        contract, batch = dims[i]
+        if t is None or len(contract) != 1 or x.aval.ndim != len(batch) + 2:
+            continue
+        perm = [int(p) for p in t.params["permutation"]]
+        if any(perm[d] != d for d in batch):
+            continue
+        new_inputs[i] = t.inputs[0]
+        dims[i] = [[perm[d] for d in contract], [perm[d] for d in batch]]
+    if new_inputs == list(inputs):
+        return None
+    numbers = ((tuple(dims[0][0]), tuple(dims[1][0])), (tuple(dims[0][1]), tuple(dims[1][1])))
+    params = dict(eqn.params, dimension_numbers=numbers)
+    dot, out = _eqn(eqn.primitive, new_inputs, eqn.out_binders[0].aval, params)
+    return [dot], out
+
+
+rules[st.dot_general_p] = _fold_transposes
 rules[red.reduce_sum_p] = _reduce_of_reduce
 rules[ew.integer_pow_p] = _negative_power
 rules[ew.log_p] = _log

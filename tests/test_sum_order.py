@@ -102,3 +102,24 @@ def test_order_is_not_the_accurate_sum():
 def test_negative_zeros_sum_to_positive_zero():
     assert not np.signbit(sum_order.sum_f32(np.float32([-0.0, -0.0]), (0,)))
     assert sum_order.sum_f32(np.zeros((0, 3), np.float32), (0,)).shape == (3,)
+
+
+def test_fma_chain_sum_threads_the_accumulator_through_the_chain():
+    # fma(a, b, c * d) summed over the outer axes of (16, 8): each output's terms in order, the
+    # accumulator inside the innermost product (the same as summing fma(a, b, fma(c, d, acc)))
+    rng = np.random.default_rng(0)
+    a, b, c, d = (rng.standard_normal((16, 8)).astype(np.float32) for _ in range(4))
+    got = sum_order.fma_chain_sum_f32([(a, b), (c, d)], (0,))
+    wide = lambda x: x.astype(np.float64)  # noqa: E731
+    acc = np.zeros(8, np.float32)
+    for k in range(16):  # (float64 products are exact; one float32 rounding per fma but for ties)
+        inner = (wide(c[k]) * wide(d[k]) + wide(acc)).astype(np.float32)
+        acc = (wide(a[k]) * wide(b[k]) + wide(inner)).astype(np.float32)
+    np.testing.assert_array_equal(got, acc)
+    assert sum_order.in_order_per_output((16, 8), (0,))
+    # the reduced axis innermost: the terms round first and sum as sum_f32 sums
+    assert not sum_order.in_order_per_output((8, 16), (1,))
+    terms = (wide(a.T) * wide(b.T) + wide((c.T * d.T))).astype(np.float32)
+    np.testing.assert_array_equal(
+        sum_order.fma_chain_sum_f32([(a.T, b.T), (c.T, d.T)], (1,)), sum_order.sum_f32(terms, (1,))
+    )

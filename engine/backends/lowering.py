@@ -34,6 +34,7 @@ from . import multiply_add, ynn_fusion
 from ..lax import array_creation
 from ..lax import elementwise as ew
 from ..lax.dot_algorithms import is_algorithm
+from ..lax.dot_order import dot_layout
 from ..lax import reductions as rd
 from ..lax import slicing as sl
 from ..lax import special
@@ -646,7 +647,8 @@ def _dot_general(eqn, x, y):
     dt = np.dtype(out.dtype).name
     if xa.dtype != out.dtype or ya.dtype != out.dtype:  # mixed or narrower operands: in the result's dtype
         xt, yt = f"{xt}.astype(np.dtype({dt!r}))", f"{yt}.astype(np.dtype({dt!r}))"
-    return f"_matmul({xt}, {yt}, np.dtype({dt!r})).reshape({tuple(out.shape)!r})"
+    layout = dot_layout(xa.ndim, ya.ndim, eqn.params["dimension_numbers"])  # (the kernel XLA picks)
+    return f"_matmul({xt}, {yt}, np.dtype({dt!r}), {layout!r}).reshape({tuple(out.shape)!r})"
 
 
 def _arg_reduce(fn):

@@ -101,6 +101,23 @@ def _fma_sum_abstract(a, b, *, axes, **_):
     return core.ShapedArray(tuple(n for d, n in enumerate(shape) if d not in axes), a.dtype)
 
 
+# reduce_sum of fma(a, b, fma(c, d, ... e * f)): a chain of fused multiply-adds ending in a product,
+# which LLVM threads the reduction's accumulator through (engine/lax/sum_order.fma_chain_sum_f32)
+fma_chain_sum_p = core.Primitive("fused_multiply_add_chain_sum")
+
+
+@fma_chain_sum_p.def_impl
+def _fma_chain_sum_impl(*factors, axes):
+    pairs = [factors[k : k + 2] for k in range(0, len(factors), 2)]
+    return sum_order.fma_chain_sum_f32(pairs, axes)
+
+
+@fma_chain_sum_p.def_abstract_eval
+def _fma_chain_sum_abstract(*factors, axes):
+    shape = np.broadcast_shapes(*(f.shape for f in factors))
+    return core.ShapedArray(tuple(n for d, n in enumerate(shape) if d not in axes), factors[0].dtype)
+
+
 _SUMS = (ew.add_p, ew.sub_p, ad.add_jaxvals_p)
 
 
@@ -394,6 +411,47 @@ def _scaled_again(terms, signs, producer: dict) -> bool:
     return type(a) is Var and a is c and type(b) is Var and b is not a and type(d) is not Var
 
 
+def _copied_into(x, i: int, eqns: list[JaxprEqn], outs: list) -> bool:
+    """Whether XLA computes ``x`` (cheap elementwise work) inside the kernel of its reader ``i``,
+    where that reader is its one use: ``x`` has no other reader, or every other one fuses it too
+    (elementwise work, or a dot whose operand DotDecomposer first reshapes: of more dimensions
+    than its batch, one free and one contracted), so XLA copies it into each
+    (``InstructionFusion::ComputeGloballyUnfusible`` allows it); not an output, computed once."""
+    if any(v is x for v in outs):
+        return False
+    for c, e in enumerate(eqns):
+        if c == i or not any(y is x for y in e.inputs):
+            continue
+        if e.primitive.name == "dot_general":
+            (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+            k = next(k for k, y in enumerate(e.inputs) if y is x)
+            if x.aval.ndim > len((lb, rb)[k]) + 2:
+                continue
+            return False
+        if not _fusible(e) or e.primitive.name in _REDUCTIONS:
+            return False
+    return True
+
+
+def _fma_chain(m: JaxprEqn, uses: Counter, current, producer: dict) -> list | None:
+    """The factors of a reduction's summand ``fma(a, b, fma(c, d, ... e * f))``, outermost first,
+    when every link and the last product have no other use (and no negation): LLVM then fuses the
+    reduction's reassociable addition into the chain (``sum_order.fma_chain_sum_f32``)."""
+    factors: list = []
+    while m.primitive is fma_p:
+        if m.params["neg_product"] or m.params["neg_addend"]:
+            return None
+        factors += m.inputs[:2]
+        c = m.inputs[2]
+        m = current(c) if type(c) is Var and uses[c] == 1 else None
+        if m is None:
+            return None
+    last = _factors(m, producer)
+    if last is None or any(f.aval.dtype != np.float32 for f in (*factors, *last)):
+        return None
+    return [*factors, *last]
+
+
 def contract(
     eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True, ynn: set[int] = frozenset()
 ) -> tuple[list[JaxprEqn], list]:
@@ -451,6 +509,20 @@ def contract(
             and _effectively_unary(m, producer)
             and all(x.aval.shape[d] <= sum_order.WINDOW for d in e.params["axes"])
         )
+        current = eqns[j] if m is not None else None  # (its rewrite by the loop above, if any)
+        if (
+            current is not None
+            and current.primitive is fma_p
+            and small
+            and _copied_into(x, i, original, outs)
+        ):
+            chain = _fma_chain(
+                current, uses, lambda v: eqns[producer[v][0]] if v in producer else None, producer
+            )
+            if chain is not None:
+                params = dict(axes=tuple(e.params["axes"]))
+                eqns[i] = JaxprEqn(fma_chain_sum_p, chain, params, e.out_binders, e.source_info)
+                continue
         if factors is None or not small or ((j in fused or uses[x] != 1) and not copied):
             continue
         square = type(factors[0]) is Var and factors[0] is factors[1]

@@ -101,8 +101,8 @@ def _buf(bufs, k, shape, dtype):
     return b
 
 
-def _matmul(x, y, dtype):
-    out = xla_dot(x, y)  # (float32 summed as XLA sums it, as eager dot_general: see lax/dot_order)
+def _matmul(x, y, dtype, layout=(False, False)):
+    out = xla_dot(x, y, layout)  # (float32 summed as XLA sums it, as eager dot_general: see lax/dot_order)
     if out is None:
         out = np.matmul(x, y)
     return out if out.dtype == dtype else out.astype(dtype)

@@ -261,16 +261,20 @@ def xla_dot(a: np.ndarray, b: np.ndarray, layout=(False, False)) -> np.ndarray |
 
 def dot_layout(x_ndim, y_ndim, dimension_numbers) -> tuple[bool, bool]:
     """``(transposed_a, transposed_b)`` of a row-major ``dot_general`` as XLA's CPU backend runs it.
-    Its DotDecomposer transposes the operands of a dot to ``(batch, free, contracting)`` and
-    ``(batch, contracting, free)`` unless the dot has one contracting and at most one free
-    dimension an operand and its batch dimensions lead in order; those dots keep their operands'
-    layouts, and the kernels see ``k`` as the major dimension of ``a`` or the minor one of ``b``."""
+    Its DotDecomposer transposes an operand of a dot to ``(batch, free, contracting)`` and
+    ``(batch, contracting, free)`` (and reshapes it to one free and one contracting dimension)
+    unless that operand has one contracting and one free dimension behind its batch dimensions,
+    leading in order: such an operand keeps its layout (TransposeFolding folds the transpose back,
+    whatever the other operand is: jitted ``h @ emb.T`` with ``h`` of shape (2, 8, 16) reads
+    ``emb`` as stored), and the kernels see ``k`` as the major dimension of ``a`` or the minor one
+    of ``b``."""
     (xc, yc), (xb, yb) = dimension_numbers
     nb = len(xb)
-    leading = list(range(nb))
-    if len(xc) != 1 or list(xb) != leading or list(yb) != leading or max(x_ndim, y_ndim) - nb > 2:
-        return False, False
-    return x_ndim - nb == 2 and xc[0] == nb, y_ndim - nb == 2 and yc[0] == nb + 1
+
+    def kept(c, b, ndim):  # (an operand XLA reads as stored)
+        return len(c) == 1 and list(b) == list(range(nb)) and ndim - nb == 2
+
+    return kept(xc, xb, x_ndim) and xc[0] == nb, kept(yc, yb, y_ndim) and yc[0] == nb + 1
 
 
 _EIGEN_KC = 320  # Eigen's contraction (XLA's DotThunk): k in one block up to this many steps

@@ -271,3 +271,44 @@ def sum_f32(
     for o in range(xt.shape[len(keep)]):  # (outer reduced axes: one loop each, in order)
         total = _last_two(xt[..., o, :, :], total, None if yt is None else yt[..., o, :, :], body)
     return total.reshape(out_shape)
+
+
+def in_order_per_output(shape: tuple[int, ...], axes: tuple[int, ...]) -> bool:
+    """Whether ``sum_f32`` adds each output's terms one after another in row-major order onto one
+    accumulator: no window longer than 32, and a kept axis inside the reduced ones (XLA's loop
+    vectorizes over it, so no lanes split a sum)."""
+    reduced = {a % len(shape) for a in axes}
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    axes_list = [i for i, d in enumerate(dims) if d in reduced]
+    n = len(dims)
+    if not axes_list or any(shape[dims[a]] > WINDOW for a in axes_list) or sum(shape) == 0:
+        return False
+    last_two = len(axes_list) >= 2 and axes_list[-2:] == [n - 2, n - 1]
+    return axes_list != [n - 1] and not last_two
+
+
+def fma_chain_sum_f32(pairs: list, axes: tuple[int, ...]) -> np.ndarray:
+    """The sum over ``axes`` of ``fma(a1, b1, fma(a2, b2, ... ak * bk))`` (``pairs`` of float32
+    arrays of one shape, outermost first) as XLA's reduction loop computes it where each output's
+    terms are added in order: its accumulator's addition may reassociate, so LLVM moves the
+    accumulator into the innermost product, ``acc = fma(a1, b1, fma(a2, b2, ... fma(ak, bk, acc)))``
+    (DAGCombiner's ``fadd (fma A, B, (fmul C, D)), E => fma A, B, (fma C, D, E)``). Elsewhere the
+    terms round first and are summed as ``sum_f32`` sums them."""
+    from .dot_order import _fma  # (exact: a fused multiply-add rounds once)
+
+    shape = np.broadcast_shapes(*(np.shape(v) for pair in pairs for v in pair))
+    pairs = [[np.broadcast_to(np.asarray(v, f32), shape) for v in pair] for pair in pairs]
+    if not in_order_per_output(shape, axes):
+        term = pairs[-1][0] * pairs[-1][1]
+        for a, b in reversed(pairs[:-1]):
+            term = _fma(a, b, term)
+        return sum_f32(term, axes)
+    reduced = sorted({a % len(shape) for a in axes})
+    keep = [d for d in range(len(shape)) if d not in reduced]
+    lead = [shape[d] for d in keep]
+    flat = [[np.transpose(v, keep + reduced).reshape(*lead, -1) for v in pair] for pair in pairs]
+    acc = np.zeros(lead, f32)
+    for k in range(flat[0][0].shape[-1]):
+        for a, b in reversed(flat):
+            acc = _fma(a[..., k], b[..., k], acc)
+    return acc + f32(0)  # (+0: a sum of -0s is +0)

@@ -76,9 +76,60 @@ _SCALAR_FMAS = {
     "jit_scalar_scaled_again": "jnp.stack([jax.jit(lambda a, b: a * b + a * 2.5)(a, b) for a, b in zip(k[:8], l[:8])])",
 }
 
+# Dots whose operands are stored transposed (XLA folds a transpose of rows and columns into the
+# dot, which then reads the operand as stored): a rhs stored (n, k) is YNNPACK's packed kernel,
+# the cost model's, for any m; a lhs stored (k, m) is XLA's own loop, one fma chain. The first is
+# a transformer's logits (h @ emb.T), the second a dense layer's weight gradient.
+_JIT_DOT_DATA = (
+    "rng = np.random.default_rng(1)\n"
+    "h = rng.standard_normal((2, 8, 16)).astype(np.float32)\n"
+    "e = rng.standard_normal((32, 16)).astype(np.float32)\n"
+    "a = rng.standard_normal((16, 16)).astype(np.float32)\n"
+    "g = rng.standard_normal((16, 16)).astype(np.float32)\n"
+    "w = rng.standard_normal((40, 16)).astype(np.float32)\n"
+)
+_JIT_DOTS = {
+    "logits_rhs_transposed_jit": "jax.jit(lambda h, e: h @ e.T)(h, e)",
+    "rhs_transposed_einsum_jit": "jax.jit(lambda h, e: jnp.einsum('btd,vd->btv', h, e))(h, e)",
+    "rhs_transposed_shared_jit": "jax.jit(lambda a, w: (a @ w.T, w.T * 2))(a, w)",
+    "rhs_transposed_batched_jit": (
+        "jax.jit(lambda h, k: h @ jnp.swapaxes(k, 1, 2))(h, np.stack([e, e[::-1]]))"
+    ),
+    "rhs_transposed_dot_general": "lax.dot_general(a, w, (((1,), (1,)), ((), ())))",
+    "lhs_transposed_jit": "jax.jit(lambda a, g: a.T @ g)(a, g)",
+    "lhs_transposed_dot_general": "lax.dot_general(a, g, (((0,), (0,)), ((), ())))",
+    "weight_gradient_jit": "jax.jit(jax.grad(lambda w, a: jnp.sum(jnp.sin(a @ w))))(g, a)",
+    "input_gradient_jit": "jax.jit(jax.grad(lambda a, w: jnp.sum(jnp.sin(a @ w.T))))(a, w)",
+}
+
+# Sums whose summand is a chain of fused multiply-adds ending in a product, each output's terms
+# added in order (a kept axis inside the reduced ones): XLA's reduction addition may reassociate,
+# so LLVM threads the accumulator into the chain, acc = fma(a, b, fma(c, d, e * f + acc)) (a GELU
+# layer's bias gradient).
+_CHAIN_DATA = (
+    "rng = np.random.default_rng(2)\n"
+    "u = rng.standard_normal((2, 8, 64)).astype(np.float32)\n"
+    "v = rng.standard_normal((2, 8, 64)).astype(np.float32)\n"
+    "w = rng.standard_normal((2, 8, 64)).astype(np.float32)\n"
+    "dh = (rng.standard_normal((2, 8, 16)) * 0.01).astype(np.float32)\n"
+    "w2 = (rng.standard_normal((64, 16)) * 0.1).astype(np.float32)\n"
+)
+_CHAINS = {
+    "fma_chain_sum_jit": "jax.jit(lambda x, y, z: jnp.sum(x * y + z * x + y * z, (0, 1)))(u, v, w)",
+    "gelu_bias_gradient_jit": (
+        "jax.jit(lambda u, dh, w2: jax.vjp(lambda u: jax.nn.gelu(u) @ w2, u)[1](dh)[0].sum((0, 1)))(u, dh, w2)"
+    ),
+    "gelu_layer_gradients_jit": (
+        "jax.jit(jax.grad(lambda c, w1, u, w2: jnp.sum(jnp.sin(jax.nn.gelu(u @ w1 + c) @ w2)), (0, 1)))"
+        "(v[0, 0], w[0, :, :].T[:64, :8] @ np.ones((8, 64), np.float32) * 0.01, u[:, :, :64], w2)"
+    ),
+}
+
 REAL_PROGRAMS = [
-    *[(name, _SCALAR_FMA_DATA + f"out = {expr}", 0.0) for name, expr in _SCALAR_FMAS.items()],
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
     *[(f"{name}_jit", _DATA + f"out = jax.jit({f})(x)", 0.0) for name, f in _JIT.items()],
+    *[(name, _SCALAR_FMA_DATA + f"out = {expr}", 0.0) for name, expr in _SCALAR_FMAS.items()],
+    *[(name, _JIT_DOT_DATA + f"out = {expr}", 0.0) for name, expr in _JIT_DOTS.items()],
+    *[(name, _CHAIN_DATA + f"out = {expr}", 0.0) for name, expr in _CHAINS.items()],
 ]
