@@ -502,10 +502,45 @@ def _fold_transposes(eqn, inputs, producer):
     numbers = ((tuple(dims[0][0]), tuple(dims[1][0])), (tuple(dims[0][1]), tuple(dims[1][1])))
     params = dict(eqn.params, dimension_numbers=numbers)
     dot, out = _eqn(eqn.primitive, new_inputs, eqn.out_binders[0].aval, params)
+    _USES[-1][out] = _USES[-1].get(eqn.out_binders[0], 1)  # (read as the dot it replaces is)
     return [dot], out
 
 
+def _transposed_dot(eqn, inputs, producer):
+    """transpose(dot(A, B)) of a matrix product without batch dimensions, the transpose the dot's
+    one use: XLA's simplifier makes it dot(transpose(B), transpose(A)) when A and B are matrices
+    (whose transposes then fold into the dot: ``(x @ w).T`` reads ``w`` k-major, XLA's own loop).
+    Of operands with more dimensions (a weight gradient ``einsum('btd,btf->df')`` transposed by
+    its rule) XLA gives the dot a column-major result instead, which YNNPACK does not take: its
+    own loop, one fma chain per output, here the matrices B (k, n) and A (k, m) so contracted."""
+    d = _operand_of(inputs[0], st.dot_general_p, producer)
+    if d is None or tuple(eqn.params["permutation"]) != (1, 0) or _USES[-1].get(inputs[0], 1) != 1:
+        return None
+    (ac, bc), (ab, bb) = d.params["dimension_numbers"]
+    a, b = d.inputs
+    if ab or bb or a.aval.dtype != np.float32 or b.aval.dtype != np.float32:
+        return None
+    prec = d.params.get("precision")
+    params = dict(d.params, precision=prec[::-1] if isinstance(prec, tuple) else prec)
+    if a.aval.ndim == 2 and b.aval.ndim == 2:
+        params["dimension_numbers"] = ((tuple(bc), tuple(ac)), ((), ()))
+        dot, out = _eqn(d.primitive, [b, a], eqn.out_binders[0].aval, params)
+        return [dot], out
+    matrices = []
+    for x, c in ((b, bc), (a, ac)):  # (each k-major: its contracted dimensions lead)
+        if sorted(int(i) for i in c) != list(range(len(c))):
+            return None
+        k = int(np.prod([x.aval.shape[i] for i in c]))
+        aval = core.ShapedArray((k, x.aval.size // k), x.aval.dtype, x.aval.weak_type)
+        r, m = _eqn(st.reshape_p, [x], aval, dict(new_sizes=aval.shape, dimensions=None, sharding=None))
+        matrices.append((r, m))
+    params["dimension_numbers"] = (((0,), (0,)), ((), ()))
+    dot, out = _eqn(d.primitive, [m for _, m in matrices], eqn.out_binders[0].aval, params)
+    return [*(r for r, _ in matrices), dot], out
+
+
 rules[st.dot_general_p] = _fold_transposes
+rules[st.transpose_p] = _transposed_dot
 rules[red.reduce_sum_p] = _reduce_of_reduce
 rules[ew.integer_pow_p] = _negative_power
 rules[ew.log_p] = _log

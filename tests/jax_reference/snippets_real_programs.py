@@ -102,6 +102,16 @@ _JIT_DOTS = {
     "input_gradient_jit": "jax.jit(jax.grad(lambda a, w: jnp.sum(jnp.sin(a @ w.T))))(a, w)",
 }
 
+# A matrix product whose one use is its transpose (reverse mode's weight gradients): XLA computes
+# transpose(dot(A, B)) as dot(B.T, A.T) for matrices, with a column-major result (its own loop,
+# one fma chain an output) for operands of more dimensions.
+_TRANSPOSED_DOTS = {
+    "transposed_product_jit": "jax.jit(lambda a, g: (a @ g).T)(a, g)",
+    "transposed_product_rhs_transposed_jit": "jax.jit(lambda a, w: (a @ w.T).T)(a, w)",
+    "transposed_einsum_jit": "jax.jit(lambda h, k: jnp.einsum('btm,btn->mn', h, k).T)(h, h[::-1] * 2)",
+    "weight_gradient_batched_jit": "jax.jit(jax.grad(lambda w, h: jnp.sum(jnp.sin(h @ w))))(g, h)",
+}
+
 # Sums whose summand is a chain of fused multiply-adds ending in a product, each output's terms
 # added in order (a kept axis inside the reduced ones): XLA's reduction addition may reassociate,
 # so LLVM threads the accumulator into the chain, acc = fma(a, b, fma(c, d, e * f + acc)) (a GELU
@@ -132,4 +142,5 @@ REAL_PROGRAMS = [
     *[(name, _SCALAR_FMA_DATA + f"out = {expr}", 0.0) for name, expr in _SCALAR_FMAS.items()],
     *[(name, _JIT_DOT_DATA + f"out = {expr}", 0.0) for name, expr in _JIT_DOTS.items()],
     *[(name, _CHAIN_DATA + f"out = {expr}", 0.0) for name, expr in _CHAINS.items()],
+    *[(name, _JIT_DOT_DATA + f"out = {expr}", 0.0) for name, expr in _TRANSPOSED_DOTS.items()],
 ]
