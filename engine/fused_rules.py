@@ -71,7 +71,7 @@ def _compile(closed: ClosedJaxpr, rule: bool = False, simplify: bool = True) -> 
             return simplified, simplified is not closed
         return ClosedJaxpr(dced, simplified.consts), simplified is not closed
     flat = FlatProgram(simplified, sums=not rule)  # (nested jits inlined, as XLA does, then contracted)
-    fused = any(e.primitive in _fused_primitives() for e in flat.eqns)
+    fused = flat.folded or any(e.primitive in _fused_primitives() for e in flat.eqns)
     if (
         not fused
         and len(flat.eqns) == len(jaxpr.eqns)

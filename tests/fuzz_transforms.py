@@ -14,9 +14,11 @@ First runs (seeds 0..399, ~30 min on 2 loaded CPUs): 41 of 400 differed before t
 ``transform_stacks`` (tests/jax_reference), 38 after; none in dtype, weak type or exception
 class. Left: XLA's fusion of multiply-adds in larger differentiated programs (third derivatives
 of ``jnp.hypot`` under jit too), matrix products of fewer than 7 terms with 8 or more rows
-(``lax/dot_order``: BLAS), and eager values that depend on what ran before in the process
-(seeds 287 and 293, rsqrt's JVP: before the fixes they matched JAX after seeds 0..286 had run,
-not alone; after them, in neither).
+(``lax/dot_order``: BLAS). Seeds 287 and 293 (rsqrt's JVP), once noted as matching JAX only
+after seeds 0..286 had run in the same process, give JAX's bits alone and after 0..286 alike
+(checked at this file's first commit, its parent, and after rsqrt became XLA's). What did depend
+on what ran before: a jitted program's first call (the interpreter tier) against later ones
+(compiled), on NaN signs of negations LLVM folds (``engine/backends/negated_sums``).
 """
 
 from __future__ import annotations
