@@ -96,6 +96,9 @@ def _warm_array_kernels(done: list[tuple[str, float, bool]]) -> None:
 
     numba_rsqrt.rsqrt_array(one)
     numba_rsqrt.rsqrt_array(one.astype(np.float64))
+    from engine.backends import numba_sum  # (the in-order sums of products: jnp.var, layer norms)
+
+    numba_sum.fma_in_order(np.ones((2, 9), np.float32), np.ones((2, 9), np.float32), None, True)
     done.append(("eager float32 kernels", time.perf_counter() - t0, True))
 
 

@@ -56,6 +56,13 @@ def _in_order(
     product is exact, the float64 sum rounds twice for ~1 input in 2**29). With ``square`` (the
     products are squares, never -0, in a loop LLVM unrolled), ``0 + x0*x0`` folds to ``x0*x0``,
     and of ``x0*x0 + x1*x1`` LLVM fuses the first product: ``fma(x0, x0, x1*x1)``, then in order."""
+    if y is not None and x.dtype == f32 and y.dtype == f32 and x.shape == y.shape and x.shape[-1] > 8:
+        try:
+            from ..backends.numba_sum import fma_in_order
+        except ImportError:  # (without numba: the loop below)
+            pass
+        else:
+            return fma_in_order(x, y, start, square)
     if y is not None:
         acc = np.zeros(x.shape[:-1], np.float64) if start is None else np.asarray(start, np.float64)
         k0 = 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
+
 from .. import core, transfers
 from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
@@ -52,6 +54,8 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
             args = typed_as_primals(args)
             if _transformed_as_one_program(args) and _fuses_across(fn, jitted, static_argnames, args, kwargs):
                 return _jit_of(fn, jitted, static_argnames)(*args, **kwargs)
+            if _as_compiled(fn, jitted, static_argnames, args, kwargs):
+                return _jit_of(fn, jitted, static_argnames)(*args, **kwargs)
             return _body(fn, args, kwargs)
         _jit_of(fn, jitted, static_argnames)
         if static_argnames:  # static arguments by name, however they were passed
@@ -80,6 +84,65 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
         return jitted[0](*args, **kwargs)
 
     return wrapper
+
+
+EAGER_AS_COMPILED = [True]
+_rounding: dict = {}  # (function, operand types, statics) -> whether its compiled form rounds otherwise
+
+
+def _as_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
+    """Whether an eager call on concrete operands runs as the jit it is in JAX: where XLA's
+    compile contracts a multiply-add or a sum of products into one rounding
+    (``random.uniform(key, minval=a, maxval=b)`` is ``fma(u, b - a, a)``, ``jnp.var`` sums its
+    squares fused), else the body runs operation by operation (``jnp.clip``), which gives the
+    same values sooner."""
+    from ..batching import BatchTracer
+
+    # (batched too: vmap of a jit is the jit batched, so a loop of eager calls and vmap agree)
+    if not EAGER_AS_COMPILED[0] or any(
+        isinstance(a, core.Tracer) and type(a) is not BatchTracer for a in args
+    ):
+        return False
+    avals = [core.get_aval(a) if isinstance(a, (core.Array, core.Tracer)) else a for a in args]
+    try:
+        key = (fn, *avals, *sorted(kwargs.items()))
+        found = _rounding.get(key)
+    except TypeError:  # (an unhashable operand: decided each call)
+        key, found = None, None
+    if found is None:
+        try:  # (a batched operand's stand-in: zeros of one example's type)
+            stand_ins = [_stand_in(v) if isinstance(a, core.Tracer) else a for a, v in zip(args, avals)]
+        except TypeError:  # (an operand of another type batched: the body, as before)
+            return False
+        found = _rounds_when_compiled(fn, jitted, static_argnames, stand_ins, kwargs)
+        if key is not None and len(_rounding) < 4096:
+            _rounding[key] = found
+    return found
+
+
+def _stand_in(aval):
+    """A concrete operand of one example's type, to trace the program a batched call runs."""
+    from .. import random_keys
+
+    if random_keys.is_key_aval(aval):
+        return random_keys.PRNGKeyArray(np.zeros(aval.shape, aval.dtype.numpy_dtype))
+    return core.Array(np.zeros(aval.shape, aval.dtype), aval.weak_type)
+
+
+def _rounds_when_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
+    from ..backends.flat_program import FlatProgram
+    from ..backends.multiply_add import fma_p, fma_sum_p
+    from ..jit_runtime import compiled_form
+
+    try:
+        closed = _jit_of(fn, jitted, static_argnames).trace(*args, **kwargs).jaxpr
+    except Exception:  # noqa: BLE001 - (then as before: the body)
+        return False
+    if _computing(closed.jaxpr) < 2:
+        return False
+    # (the simplifier's rewrites alone do not count: eager operations make those that change
+    # values already, ``x / c`` as ``x * fl(1/c)``; multiply-adds they cannot make)
+    return any(e.primitive in (fma_p, fma_sum_p) for e in FlatProgram(compiled_form(closed)).eqns)
 
 
 def _body(fn, args, kwargs):

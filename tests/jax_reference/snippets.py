@@ -2134,3 +2134,6 @@ SNIPPETS["real_programs"] = REAL_PROGRAMS
 from snippets_transform_stacks import TRANSFORM_STACKS  # noqa: E402
 
 SNIPPETS["transform_stacks"] = TRANSFORM_STACKS
+from snippets_eager_compiled import EAGER_COMPILED  # noqa: E402
+
+SNIPPETS["eager_compiled"] = EAGER_COMPILED
