@@ -38,6 +38,8 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
                 if type(a) is not core.Array and type(a) is not float and a is not None:
                     break
             else:
+                if _as_compiled(fn, jitted, static_argnames, args, kwargs):
+                    return _jit_of(fn, jitted, static_argnames)(*args)
                 return fn(*args)
         if not core.staging_anywhere[0] or core._state.dynamic is None:
             if static_argnames:  # (JAX's jit hashes them even on an eager call)
@@ -104,8 +106,8 @@ def _as_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
     ):
         return False
     avals = [core.get_aval(a) if isinstance(a, (core.Array, core.Tracer)) else a for a in args]
-    try:
-        key = (fn, *avals, *sorted(kwargs.items()))
+    try:  # (the program depends on operands' types, not on their values)
+        key = (fn, *[_type_of(a) for a in avals], *sorted(kwargs.items()))
         found = _rounding.get(key)
     except TypeError:  # (an unhashable operand: decided each call)
         key, found = None, None
@@ -118,6 +120,12 @@ def _as_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
         if key is not None and len(_rounding) < 4096:
             _rounding[key] = found
     return found
+
+
+def _type_of(a):
+    if isinstance(a, (np.ndarray, np.generic)):
+        return (a.shape, a.dtype)
+    return type(a) if type(a) in (float, complex) else a  # (ints may be axes: by value)
 
 
 def _stand_in(aval):
