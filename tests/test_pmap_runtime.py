@@ -369,3 +369,30 @@ def test_device_memory_growth_names_the_file_size_limit():
     assert isinstance(info.value, OSError) and info.value.errno == errno.EFBIG
     assert "could not grow a device's memory to 13.0 MiB" in message, message
     assert "larger than 6 MiB" in message and "RLIMIT_FSIZE" in message and "[Errno" not in message
+
+
+def test_messages_larger_than_a_socket_buffer_reach_the_devices_and_back():
+    """A program closing over a large constant goes to a running pool through the device's socket,
+    as does a device's long error: the host used to send before ringing the device, and the device
+    to send before counting itself done, so a message over the socket's buffer hung both sides."""
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        import engine as jax, engine.numpy as jnp
+        from engine import core, lax
+        long_p = core.Primitive("long_error")  # (defined before the devices fork: they know it)
+        long_p.def_abstract_eval(lambda x: x)
+        long_p.def_impl(lambda x: (_ for _ in ()).throw(ValueError("x" * 1_000_000)) if float(x) == 1 else x)
+        n = jax.device_count()
+        jax.pmap(lambda x: x * 2)(jnp.arange(float(n)))  # (the pool runs: later programs are sent)
+        big = np.arange(300_000, dtype=np.float32)  # 1.2 MB in the program
+        print(np.asarray(jax.pmap(lambda x: x + jnp.sum(jnp.asarray(big[:4])) + jnp.asarray(big)[-1])(jnp.zeros(n)))[0])
+        try:
+            jax.pmap(lambda x: lax.psum(long_p.bind(x), "i"), axis_name="i")(jnp.arange(float(n)))
+        except ValueError as e:
+            print(len(str(e)) >= 1_000_000)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["300005.0", "True"]

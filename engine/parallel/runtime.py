@@ -287,6 +287,7 @@ class LocalRuntime:
         flags = 1 if events else 0
         # where each position's copy of an input operand of a collective is (read in place)
         peers = tuple(inputs[pos][i].offset for i in program.input_operands for pos in range(len(placement)))
+        oversized = []  # (worker, message) too large for the device's box: sent through its socket
         for pos, dev in enumerate(placement):
             w = self.workers[dev]
             setup = None
@@ -312,11 +313,15 @@ class LocalRuntime:
                 continue
             data = pickle.dumps(("run", sid, setup, ins, outs, t0, flags, peers), pickle.HIGHEST_PROTOCOL)
             if not self.control.post(dev, False, data):
-                try:
-                    w.conn.send_bytes(data)
-                except OSError:
-                    pass  # a dead worker is found while waiting
+                oversized.append((w, data))
         self.control.ring(placement)
+        # After the ring: a device reads its socket once woken, and a message larger than the
+        # socket's buffer (a program closing over a large constant) blocked the host before it rang.
+        for w, data in oversized:
+            try:
+                w.conn.send_bytes(data)
+            except OSError:
+                pass  # a dead worker is found while waiting
         return outputs, self._collect(placement, program, events)
 
     def _collect(self, placement, program, events=True):
