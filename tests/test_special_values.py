@@ -194,8 +194,6 @@ LEFT = {
     "grad_where_sqrt_float32_jit": "value",
     "grad_where_sqrt_float64_jit": "value",
     "hypot_bfloat16_const": "value",
-    "hypot_float32_eager": "value",
-    "hypot_float64_eager": "value",
     "lgamma_bfloat16_const": "nan+value",
     "lgamma_float16_const": "value",
     "lgamma_float32_const": "nan+value",
