@@ -11,7 +11,8 @@ XLA's fusion into every kernel that reads it (``_kernels``), so it fuses into a 
 that kernel's one use of it (``s = a * p`` in a BFGS step, read by ``x + s`` and by the matrix
 update). A loop's or a branch's body is a computation of its own: contracted on its own, and
 around it the program is contracted as if the loop were an opaque reader. Eager evaluation
-rounds twice, as JAX's eager operations do (each its own kernel).
+rounds twice, as JAX's eager operations do (each its own kernel), except in the jnp functions JAX
+jits, which eagerly run as that jit where their program contracts (``numpy/_staged._as_compiled``).
 """
 
 from __future__ import annotations
