@@ -105,15 +105,15 @@ def _as_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
         isinstance(a, core.Tracer) and type(a) is not BatchTracer for a in args
     ):
         return False
-    avals = [core.get_aval(a) if isinstance(a, (core.Array, core.Tracer)) else a for a in args]
+    types = [_type_of(a) for a in args]
     try:  # (the program depends on operands' types, not on their values)
-        key = (fn, *[_type_of(a) for a in avals], *sorted(kwargs.items()))
+        key = (fn, *types, *sorted(kwargs.items()))
         found = _rounding.get(key)
     except TypeError:  # (an unhashable operand: decided each call)
         key, found = None, None
     if found is None:
         try:  # (a batched operand's stand-in: zeros of one example's type)
-            stand_ins = [_stand_in(v) if isinstance(a, core.Tracer) else a for a, v in zip(args, avals)]
+            stand_ins = [_stand_in(t) if isinstance(a, core.Tracer) else a for a, t in zip(args, types)]
         except TypeError:  # (an operand of another type batched: the body, as before)
             return False
         found = _rounds_when_compiled(fn, jitted, static_argnames, stand_ins, kwargs)
@@ -123,9 +123,13 @@ def _as_compiled(fn, jitted: list, static_argnames, args, kwargs) -> bool:
 
 
 def _type_of(a):
+    """What of an operand the decision depends on: an array's (or tracer's) aval, a float's type,
+    anything else itself (ints may be axes: by value)."""
+    if type(a) is core.Array or isinstance(a, (core.Array, core.Tracer)):
+        return a.aval
     if isinstance(a, (np.ndarray, np.generic)):
         return (a.shape, a.dtype)
-    return type(a) if type(a) in (float, complex) else a  # (ints may be axes: by value)
+    return type(a) if type(a) in (float, complex) else a
 
 
 def _stand_in(aval):
