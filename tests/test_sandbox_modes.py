@@ -127,6 +127,15 @@ def test_kernel_cache_without_manifest_loads_nothing(tmp_path):
     assert kernel_cache.verify(str(tmp_path)) == ["old.nbi"]
 
 
+def test_kernel_cache_under_missing_parents_is_created_and_used(tmp_path):
+    # A fresh machine's XDG_CACHE_HOME may not exist yet: the cache must still persist there.
+    cache = tmp_path / "xdg" / "cache" / "kernels"
+    assert kernel_cache.untrusted_reason(str(cache)) is None
+    assert kernel_cache.prepare(str(cache)) == str(cache) and cache.is_dir()
+    os.chmod(tmp_path, 0o777)
+    assert "writable" in kernel_cache.untrusted_reason(str(tmp_path / "other" / "kernels"))
+
+
 def test_kernel_cache_writable_by_others_is_not_used(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()

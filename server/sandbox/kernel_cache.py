@@ -40,8 +40,11 @@ def untrusted_reason(path: str) -> Optional[str]:
     real = os.path.realpath(path)
     parent = os.path.dirname(real)
     while True:  # a parent writable by others could swap the whole directory (sticky ones cannot)
-        st = os.stat(parent)
-        if _writable_by_others(st, trusted) and not st.st_mode & stat.S_ISVTX:
+        try:
+            st = os.stat(parent)
+        except FileNotFoundError:
+            st = None  # (``prepare`` creates it, as this uid: a fresh XDG_CACHE_HOME)
+        if st is not None and _writable_by_others(st, trusted) and not st.st_mode & stat.S_ISVTX:
             return f"its parent {parent} is writable by others"
         if parent == "/":
             break
@@ -129,6 +132,11 @@ def prepare(path: str) -> str:
     if reason is None:
         try:
             os.makedirs(path, mode=0o755, exist_ok=True)
+            reason = untrusted_reason(path)  # (again: another uid may have made a missing parent)
+        except OSError as e:
+            reason = f"cannot be created ({e.strerror})"
+    if reason is None:
+        try:
             removed = verify(path)
             if removed:
                 log.warning("kernel cache %s: removed %d unvouched files", path, len(removed))
