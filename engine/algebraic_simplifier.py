@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ad, constant_folding, core
+from . import ad, call_inlining, constant_folding, core
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, effectful, subjaxprs
 from .lax import complex_numbers as cn
 from .lax import elementwise as ew
@@ -572,14 +572,22 @@ def _simplify(
     """The simplified jaxpr, and for each of its equations the index of the traced equation it
     computes (or replaces), so what ran can be shown on the traced program's graph. ``bound``:
     inputs whose value a caller passes as a literal (read as that literal)."""
+    flat = call_inlining.inlined(jaxpr)  # (XLA inlines calls before it simplifies)
+    if flat is not None:
+        jaxpr, top = flat
     constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
     _CONSTANTS.append(constants)
     _USES.append(_use_counts(jaxpr))
     try:
-        return _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
+        out, positions = _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
     finally:
         _CONSTANTS.pop()
         _USES.pop()
+    if flat is None:
+        return out, positions
+    if out is jaxpr:
+        return out, top
+    return out, None if positions is None else [top[i] for i in positions]
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict[Atom, int]:

@@ -291,6 +291,8 @@ def _xla_dot(a, b, transposed_a=False, transposed_b=False):
     if fast is None and nb * m * n * k > _NUMPY_MAX:
         return None
     if m > 1 and transposed_a:  # (DotThunk's Eigen contraction, or the column-major GEMV)
+        if n == 1 and nb == 1:  # (a batch of them: one fma chain an output, measured)
+            return _column_gemv(b[:, :, 0], np.swapaxes(a, 1, 2))[..., None]
         return banded_dot(a, b, [(0, n, 1, k)]) if k <= _EIGEN_KC or max(m, n, k) < 8 else None
     if m == 1 and n > 1 and transposed_b:  # (the row-major GEMV of b's rows)
         bt = np.swapaxes(b, 1, 2)
@@ -316,14 +318,44 @@ def _xla_dot(a, b, transposed_a=False, transposed_b=False):
             return out[..., None]
         return _gemv(a, b[:, :, 0])[..., None]
     if m == 1 or n == 1:  # (the column-major GEMV and short vector dots: one fma chain)
-        if m == 1 and n > 1 and nb != 1:  # (a batch of them: other orders, not followed)
-            return None
+        if m == 1 and n > 1:
+            # (a batch of them: other orders, not followed)
+            return _column_gemv(a[:, 0], b)[:, None, :] if nb == 1 else None
         bands = [(0, n, 1, k)]
     else:
         bands = _matmul_order(m, n, k, transposed_b)
         if bands is None:
             return None
     return banded_dot(a, b, bands)
+
+
+def _unfused_output(n, k):
+    """The output of XLA's column-major GEMV (``x`` (K,) times ``b`` (K, N), 8 outputs by 8 steps
+    of ``k`` a tile) whose first tile of ``k`` LLVM does not contract: in the scalar loop over the
+    outputs past the whole 8-output tiles, the product of its first row of ``b`` is hoisted out of
+    the ``k == 0`` branch (a store, where the other steps add), leaving the multiply and the add
+    in different basic blocks. Measured: the last output when ``N % 8 == 1``, the first when
+    ``N == 2``, for ``K >= 3`` (two steps are unrolled, the branch folded); every other output is
+    one ``fma`` chain (the object code of ``col_major_gemv``)."""
+    if k < 3:
+        return None
+    if n == 2:
+        return 0
+    return n - 1 if n > 1 and n % 8 == 1 else None
+
+
+def _column_gemv(x, b):
+    """``x`` (B, K) times ``b`` (B, K, N) -> (B, N), the column-major GEMV: one ``fma`` chain an
+    output, but the output ``_unfused_output`` names sums its first 8 steps as rounded products
+    and additions."""
+    out = banded_dot(x[:, None, :], b, [(0, b.shape[2], 1, b.shape[1])])[:, 0, :]
+    j = _unfused_output(*b.shape[2:0:-1])
+    if j is not None:
+        col, acc = b[:, :, j], np.zeros(x.shape[0], _F32)
+        for t in range(x.shape[1]):
+            acc = acc + x[:, t] * col[:, t] if t < 8 else _fma(x[:, t], col[:, t], acc)
+        out[:, j] = acc
+    return out
 
 
 def banded_dot(a, b, bands):

@@ -135,6 +135,60 @@ _CHAINS = {
     ),
 }
 
+# jax.experimental.ode.odeint (Dormand-Prince steps, the adjoint for gradients): a neural ODE's
+# states and parameter gradients, and a jitted system with a parameter. Its error estimate is
+# dot(weights (7,), stages (7, 2)): XLA's column-major GEMV, whose first output for N == 2 (the last
+# for N % 8 == 1) sums its first 8 steps without fused multiply-adds (``dot_order._unfused_output``).
+_ODE_DATA = (
+    "from jax.experimental.ode import odeint\n"
+    "ks = jax.random.split(jax.random.PRNGKey(0), 2)\n"
+    "w1 = jax.random.normal(ks[0], (2, 16)) / jnp.sqrt(2.0)\n"
+    "w2 = jax.random.normal(ks[1], (16, 2)) / 4.0\n"
+    "field = lambda y, t, w1, w2: jnp.tanh(y @ w1) @ w2\n"
+    "ts = jnp.linspace(0.0, 1.0, 5)\n"
+    "y0 = jnp.array([1.0, 0.0])\n"
+)
+_ODES = {
+    "odeint_states": "odeint(field, y0, ts, w1, w2)",
+    "odeint_adjoint_grad": (
+        "jax.grad(lambda p: jnp.sum((odeint(lambda y, t, p: jnp.tanh(y @ p[0] + p[1]) @ p[2], y0, ts, p,"
+        " rtol=1e-5, atol=1e-6)[-1] - 1.0) ** 2))((w1, jnp.zeros(16), w2))"
+    ),
+    "odeint_pytree_state_jit": (
+        "jax.jit(lambda a: odeint(lambda y, t, a: {'u': a * y['v'], 'v': -y['u']}, "
+        "{'u': jnp.ones(3), 'v': jnp.zeros(3)}, jnp.array([0.0, 0.5, 2.0]), a))(1.5)"
+    ),
+    "odeint_args_refused": "odeint(field, y0, ts, w1, 'w2')",
+}
+_GEMV_DATA = (
+    "rng = np.random.default_rng(3)\n"
+    "x = rng.standard_normal(20).astype(np.float32)\n"
+    "b = rng.standard_normal((20, 17)).astype(np.float32)\n"
+)
+_GEMVS = {
+    "vector_matrix_two_columns": "jnp.dot(x[:7], b[:7, :2])",
+    "vector_matrix_nine_columns": "jnp.dot(x, b[:, :9])",
+    "vector_matrix_seventeen_columns_jit": "jax.jit(jnp.dot)(x, b)",
+    "vector_matrix_two_steps": "jnp.dot(x[:2], b[:2, :9])",
+    "matrix_major_times_vector_two": "lax.dot_general(b[:, :2], x, (([0], [0]), ([], [])))",
+    "matrix_major_times_vector_nine": "lax.dot_general(b[:, :9], x, (([0], [0]), ([], [])))",
+}
+
+# XLA inlines nested calls before simplifying, so (A * C1) * C2 => A * fl(C1 * C2) reaches into a
+# jitted callee (``call_inlining``): a Langevin step's noise, sqrt(2 eps) * normal(k), where
+# ``normal`` is sqrt(2) * erfinv(u) inside JAX's own jit.
+_INLINED = {
+    "scaled_normal_jit": "jax.jit(lambda k: jnp.sqrt(2e-3) * jax.random.normal(k, (16,)))(jax.random.PRNGKey(7))",
+    "langevin_step_jit": (
+        "jax.jit(lambda w, k: w + 1e-3 * jnp.cos(w) + jnp.sqrt(2e-3) * jax.random.normal(k, w.shape))"
+        "(jnp.linspace(-1.0, 1.0, 16), jax.random.PRNGKey(3))"
+    ),
+    "nested_constant_products_jit": (
+        "jax.jit(lambda x: 0.3 * jax.jit(lambda x: jax.jit(lambda x: 1.4142135 * jnp.sin(x))(x))(x))"
+        "(jnp.linspace(-2.0, 2.0, 16))"
+    ),
+}
+
 REAL_PROGRAMS = [
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
@@ -143,4 +197,7 @@ REAL_PROGRAMS = [
     *[(name, _JIT_DOT_DATA + f"out = {expr}", 0.0) for name, expr in _JIT_DOTS.items()],
     *[(name, _CHAIN_DATA + f"out = {expr}", 0.0) for name, expr in _CHAINS.items()],
     *[(name, _JIT_DOT_DATA + f"out = {expr}", 0.0) for name, expr in _TRANSPOSED_DOTS.items()],
+    *[(name, _ODE_DATA + f"out = {expr}", 0.0) for name, expr in _ODES.items()],
+    *[(name, _GEMV_DATA + f"out = {expr}", 0.0) for name, expr in _GEMVS.items()],
+    *[(name, f"out = {expr}", 0.0) for name, expr in _INLINED.items()],
 ]
