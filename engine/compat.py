@@ -61,7 +61,25 @@ _overrides: dict[str, Any] = {}  # name -> replacement, e.g. recording versions 
 _DEVICE_NAMES = frozenset({"pmap", "devices", "device_count", "local_devices", "local_device_count"})
 
 
+# Submodules ``import jax`` leaves unimported (JAX 0.10.2): ``jax.X`` is an attribute only once
+# ``jax.X`` is imported, by the script or by a JAX module that imports it (measured); before,
+# ``jax.flatten_util.ravel_pytree`` fails in JAX. name -> the modules whose import binds it.
+_IMPORTED_ON_DEMAND = {
+    "flatten_util": ("jax.experimental.ode",),
+    "example_libraries": (),
+    "extend": ("jax.experimental.colocated_python",),
+    "ad_checkpoint": (),
+}
+
+
+def _not_imported(name: str) -> bool:
+    binders = _IMPORTED_ON_DEMAND.get(name)
+    return binders is not None and not any(m in sys.modules for m in (f"jax.{name}", *binders))
+
+
 def _jax_getattr(name: str):
+    if _not_imported(name):
+        raise AttributeError(f"module 'jax' has no attribute {name!r}")
     if name in _DEVICE_NAMES:  # scripts may set XLA_FLAGS after an earlier run imported jax
         configure_devices()
     if name in _overrides:
@@ -96,7 +114,9 @@ def _make_jax_module() -> types.ModuleType:
     mod = types.ModuleType("jax", engine.__doc__)
     mod.__path__ = []  # a package, so `import jax.numpy` asks the finders
     mod.__getattr__ = _jax_getattr
-    mod.__dir__ = lambda: sorted(set(dir(engine)) | set(_overrides) | _submodule_names())
+    mod.__dir__ = lambda: sorted(
+        n for n in set(dir(engine)) | set(_overrides) | _submodule_names() if not _not_imported(n)
+    )
     mod.__version__ = engine.__version__
     mod.__engine__ = engine
     return mod

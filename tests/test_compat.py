@@ -68,6 +68,33 @@ def test_a_missing_name_of_a_submodule_is_reported_under_its_jax_name(jax):
     assert hasattr(jnp, "sum") and not hasattr(jax.lax, "nope")
 
 
+def test_submodules_jax_does_not_import_are_attributes_once_imported(tmp_path):
+    # (JAX 0.10.2: `import jax` leaves jax.flatten_util unimported; jax.experimental.ode imports it)
+    proc = run_cli(
+        tmp_path,
+        """\
+        import jax
+        for name in ["flatten_util", "example_libraries", "ad_checkpoint"]:
+            try:
+                getattr(jax, name)
+            except AttributeError as e:
+                print(e, name in dir(jax))
+        import jax.experimental.ode
+        print(jax.flatten_util.ravel_pytree([1.0])[0])
+        from jax.example_libraries import optimizers
+        print(jax.example_libraries.optimizers is optimizers, hasattr(jax, "ad_checkpoint"))
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "module 'jax' has no attribute 'flatten_util' False",
+        "module 'jax' has no attribute 'example_libraries' False",
+        "module 'jax' has no attribute 'ad_checkpoint' False",
+        "[1.]",
+        "True False",
+    ]
+
+
 def test_overrides_are_scoped(jax):
     marker = object()
     undo = compat.set_overrides({"grad": marker})
