@@ -44,6 +44,33 @@ PHASES = {  # label -> (module, attribute path) wrapped in the forked run
 }
 
 
+# A script run whole (no function picked): an RK4 ODE (a 500-step fori_loop eagerly, under
+# jit(grad) and vmap) and a jit(while_loop) Newton solve. Its small-array loops compile whole
+# (engine/backends/numba_unrolled.py); before, its first Run on a fresh cache hit the 10 s limit.
+ODE_SCRIPT = """import jax, jax.numpy as jnp
+def f(y, t, k): return jnp.array([y[1], -k * y[0] - 0.1 * y[1]])
+def rk4(y0, k, dt=0.01, n=500):
+    def body(i, y):
+        t = i * dt
+        k1 = f(y, t, k); k2 = f(y + dt / 2 * k1, t + dt / 2, k)
+        k3 = f(y + dt / 2 * k2, t + dt / 2, k); k4 = f(y + dt * k3, t + dt, k)
+        return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return jax.lax.fori_loop(0, n, body, y0)
+y0 = jnp.array([1.0, 0.0])
+print(rk4(y0, 2.0))
+print(jax.jit(jax.grad(lambda k: rk4(y0, k)[0]))(2.0))
+print(jax.vmap(lambda k: rk4(y0, k))(jnp.linspace(1., 3., 5)))
+def newton(x0):
+    def cond(s): return jnp.abs(s[0] ** 3 - 2.0) > 1e-6
+    def body(s): return (s[0] - (s[0] ** 3 - 2.0) / (3 * s[0] ** 2), s[1] + 1)
+    return jax.lax.while_loop(cond, body, (x0, 0))
+print(jax.jit(newton)(1.0))
+"""
+# JAX 0.10.2 running the script whole (``python script.py``: its process, imports included),
+# CPU seconds on the 2-core machine these rows were first measured on
+JAX_SCRIPT_CPU = {"RK4 ODE script (whole)": 1.7}
+
+
 def programs() -> dict[str, dict]:
     from bench.bench_interactive import NEWTON, PAGE_LOSS
     from server.examples import EXAMPLES
@@ -60,6 +87,7 @@ def programs() -> dict[str, dict]:
         "jit(vmap(grad(loss)))": PAGE_LOSS,
         "jit(while newton)": NEWTON,
     }
+    out["RK4 ODE script (whole)"] = {"code": ODE_SCRIPT, "stack": [], "args": []}
     for ex in EXAMPLES:
         if "pmap" not in ex.code:  # (device processes: bench_pmap)
             out[ex.id] = {"code": ex.code, "function": ex.function, "stack": ex.stack, "args": ex.args}
@@ -158,7 +186,13 @@ def main(argv: list[str] | None = None) -> int:
         parts = ", ".join(f"{k.strip()} {v * 1e3:.1f}" for k, v in med.items() if v >= 5e-4)
         print(
             f"{name[:28]:28s} {first.get('total', 0) * 1e3:6.1f}  {statistics.median(totals) * 1e3:6.1f}  "
-            f"{min(totals) * 1e3:6.1f}  {parts}" + ("" if first.get("ok") else "  (run not ok)")
+            f"{min(totals) * 1e3:6.1f}  {parts}"
+            + (
+                f"  (JAX: {JAX_SCRIPT_CPU[name] * 1e3:.0f} ms, its whole process)"
+                if name in JAX_SCRIPT_CPU
+                else ""
+            )
+            + ("" if first.get("ok") else "  (run not ok)")
         )
     print(
         f"(CPU ms of the run process; 'first' compiles its kernels; medians of {args.runs} Runs; "

@@ -18,7 +18,8 @@ compile with ``error_model='numpy'`` (so loops vectorize) and for C-contiguous a
 explicit signatures, eagerly, so compile time is measured where it happens. Loops (``while``,
 ``scan``, ``fori_loop``) whose bodies are scalar code, or elementwise over equal-shaped arrays,
 compile whole into one kernel (the array case blocked: every iteration runs on a block of
-elements in L1); other loops run compiled bodies from a host loop. The module is written to the
+elements in L1), and so do scans over small arrays (``numba_unrolled``: every element a scalar);
+other loops run compiled bodies from a host loop. The module is written to the
 disk cache directory (``ENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/jaxplay-engine``) under a hash
 of its source and the numba/numpy versions, atomically, and imported from there so that numba's
 ``cache=True`` works and a fresh process loads instead of compiling.

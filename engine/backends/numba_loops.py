@@ -1,7 +1,7 @@
 """Control flow and host callbacks for the numba code generator: ``cond`` as compiled branches,
 ``while``/``scan``/``fori_loop`` compiled whole when their bodies are scalar code or elementwise
-over equal-shaped arrays (blocked: every step runs on a block in L1), else compiled bodies driven
-from a host loop. ``numba_codegen`` registers these as its ``Special`` lowerings (import that
+over equal-shaped arrays (blocked: every step runs on a block in L1), scans over small arrays
+unrolled to scalars (``numba_unrolled``), else compiled bodies driven from a host loop. ``numba_codegen`` registers these as its ``Special`` lowerings (import that
 module, not this one: they share the code generator's helpers)."""
 
 from __future__ import annotations
@@ -377,7 +377,9 @@ def _while_elementwise(gen: "Codegen", eqn) -> bool:
 
 
 def _lower_scan(gen: "Codegen", eqn) -> bool:
-    if _scan_scalar(gen, eqn) or _scan_elementwise(gen, eqn):
+    from .numba_unrolled import lower_scan as _scan_unrolled  # (it imports numba_codegen's helpers)
+
+    if _scan_scalar(gen, eqn) or _scan_elementwise(gen, eqn) or _scan_unrolled(gen, eqn):
         return True
     p = eqn.params
     nc, nk, n = p["num_consts"], p["num_carry"], p["length"]

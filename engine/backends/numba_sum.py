@@ -30,6 +30,18 @@ def fma_in_order(x: np.ndarray, y: np.ndarray, start: np.ndarray | None, square:
     """``sum_order._in_order(x, start, y, square)`` for float32 ``x`` and ``y`` of one shape."""
     lead = x.shape[:-1]
     n = x.shape[-1]
-    x2, y2 = x.reshape(-1, n), y.reshape(-1, n)
+    x2, y2 = _one_layout(x.reshape(-1, n)), _one_layout(y.reshape(-1, n))
     s = np.zeros(x2.shape[0], np.float32) if start is None else np.broadcast_to(start, lead).reshape(-1)
-    return _rows(x2, y2, np.ascontiguousarray(s, np.float32), start is not None, square).reshape(lead)
+    s = _one_layout(np.asarray(s, np.float32))
+    return _rows(x2, y2, s, start is not None, square).reshape(lead)
+
+
+def _one_layout(a: np.ndarray) -> np.ndarray:
+    """``a`` as a read-only C-ordered array: one compiled specialization of ``_rows`` for every
+    operand (the server's warm-up compiles it; a run inside the sandbox cannot write numba's
+    cache, so a layout first met there failed the run)."""
+    a = np.ascontiguousarray(a)
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
