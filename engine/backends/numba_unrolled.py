@@ -28,7 +28,7 @@ from ..lax import structural as st
 from ..ir import ClosedJaxpr, Literal
 from . import lowering as L
 from .flat_program import FlatProgram
-from .numba_codegen import _libm, _ordered_sum
+from .numba_codegen import _FAST, _ordered_sum
 
 MAX_ELEMENTS = 64  # per value: beyond, unrolled code grows faster than a loop nest compiles
 # Per body, after dropping dead lines: numba compiles ~300 lines a second, the body's own
@@ -122,7 +122,8 @@ def _scalar(body: UnrolledBody, eqn, rule, ins):
         expr = rule.fn(eqn, *args)
         if expr is None:
             raise _Decline
-        expr = _libm(expr)  # scalar code does not vectorize: the exact functions are as fast
+        if rule.guard is not None or _FAST.search(expr):
+            raise _Decline  # (the body's own program runs these fast, guarded, rerun if need be)
         if multi:
             t = body.gen.fresh("t")
             body.lines.append(f"{t} = {expr}")
