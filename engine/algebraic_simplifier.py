@@ -539,7 +539,48 @@ def _transposed_dot(eqn, inputs, producer):
     return [*(r for r, _ in matrices), dot], out
 
 
-rules[st.dot_general_p] = _fold_transposes
+def _dot(eqn, inputs, producer):
+    """A dot whose contracted dimensions all have size 1 is a product of broadcasts (XLA's
+    strength reduction), which LLVM then fuses into a sum reading it: a Kalman update's
+    ``m + K @ r`` (K (n, 1)) is one fma an element. Otherwise ``_fold_transposes``."""
+    (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
+    out = eqn.out_binders[0].aval
+    x, y = inputs
+    if not all(_real_float(v) and v.aval.dtype == out.dtype for v in inputs) or any(
+        v.aval.shape[d] != 1 for v, c in ((x, xc), (y, yc)) for d in c
+    ):
+        return _fold_transposes(eqn, inputs, producer)
+    new, wide, nb = [], [], len(xb)
+    for v, c, b, at in ((x, xc, xb, nb), (y, yc, yb, out.ndim - (y.aval.ndim - len(yc) - nb))):
+        free = [d for d in range(v.aval.ndim) if d not in c and d not in b]
+        kept = [*b, *free]  # (the batch dimensions lead the result, then x's free ones, y's)
+        shape = tuple(v.aval.shape[d] for d in kept)
+        t, moved = _eqn(
+            st.transpose_p,
+            [v],
+            core.ShapedArray(tuple(v.aval.shape[d] for d in (*kept, *c)), out.dtype),
+            dict(permutation=(*kept, *c)),
+        )
+        r, flat = _eqn(
+            st.reshape_p,
+            [moved],
+            core.ShapedArray(shape, out.dtype),
+            dict(new_sizes=shape, dimensions=None, sharding=None),
+        )
+        dims = (*range(nb), *range(at, at + len(free)))
+        w, full = _eqn(
+            st.broadcast_in_dim_p,
+            [flat],
+            out,
+            dict(shape=out.shape, broadcast_dimensions=dims, sharding=None),
+        )
+        new += [t, r, w]
+        wide.append(full)
+    mul, product = _eqn(ew.mul_p, wide, out)
+    return [*new, mul], product
+
+
+rules[st.dot_general_p] = _dot
 rules[st.transpose_p] = _transposed_dot
 rules[red.reduce_sum_p] = _reduce_of_reduce
 rules[ew.integer_pow_p] = _negative_power

@@ -297,7 +297,7 @@ _CHEAP = frozenset(
         "ne", "lt", "le", "gt", "ge", "select_n", "convert_element_type", "sign", "floor", "ceil",
         "round", "is_finite", "clamp", "square", "integer_pow", "copy", "real", "imag", "complex",
         "conj", "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "slice", "concatenate",
-        "transpose", "pad", "iota", "rev", "stop_gradient",
+        "transpose", "pad", "iota", "rev", "stop_gradient", "stack",
     }
 )  # fmt: skip
 # Fused with what they read, but always the last operation of their kernel.

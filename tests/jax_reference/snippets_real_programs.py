@@ -189,6 +189,34 @@ _INLINED = {
     ),
 }
 
+# A product two components of a jnp.stack read (CSE makes the two traced products one): XLA fuses the
+# stack into the kernel of both, where the product has two uses, so LLVM fuses it into neither sum
+# (``multiply_add._CHEAP``: the engine's stack is XLA's concatenate). Lotka-Volterra's field.
+_STACKED = {
+    "stacked_shared_product_jit": (
+        "jnp.stack([jax.jit(lambda y, a, b: jnp.stack([a * y[0] - b * y[0] * y[1], -y[1] + b * y[0] * y[1]]))"
+        "(y, 1.1, 0.4) for y in np.random.default_rng(0).standard_normal((12, 2)).astype(np.float32)])"
+    ),
+    "odeint_lotka_volterra": (
+        "jax.experimental.ode.odeint(lambda y, t, a, b: jnp.stack([a * y[0] - b * y[0] * y[1], "
+        "-y[1] + b * y[0] * y[1]]), jnp.array([1.0, 0.5]), jnp.linspace(0.0, 3.0, 4), 1.1, 0.4)"
+    ),
+}
+
+# A dot whose contracted dimensions have size 1 is XLA's product of broadcasts, fused into the sum
+# reading it (``algebraic_simplifier._dot``): a Kalman filter's m + K @ r, an outer product by dot.
+_DEGENERATE_DATA = (
+    "rng = np.random.default_rng(4)\n"
+    "m, r = rng.standard_normal(2).astype(np.float32), rng.standard_normal(1).astype(np.float32)\n"
+    "K, B = rng.standard_normal((2, 1)).astype(np.float32), rng.standard_normal((1, 5)).astype(np.float32)\n"
+    "A, C = rng.standard_normal((3, 6, 1)).astype(np.float32), rng.standard_normal((3, 6, 5)).astype(np.float32)\n"
+)
+_DEGENERATE_DOTS = {
+    "kalman_update_jit": "jnp.stack([jax.jit(lambda m, K, r: m + K @ r)(m * i, K, r) for i in range(1, 13)])",
+    "outer_product_by_dot_jit": "jax.jit(lambda A, B, C: C[0] + A[0] @ B)(A, B, C)",
+    "batched_outer_product_jit": "jax.jit(lambda A, B, C: C - A @ jnp.broadcast_to(B, (3, 1, 5)))(A, B, C)",
+}
+
 REAL_PROGRAMS = [
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
@@ -200,4 +228,6 @@ REAL_PROGRAMS = [
     *[(name, _ODE_DATA + f"out = {expr}", 0.0) for name, expr in _ODES.items()],
     *[(name, _GEMV_DATA + f"out = {expr}", 0.0) for name, expr in _GEMVS.items()],
     *[(name, f"out = {expr}", 0.0) for name, expr in _INLINED.items()],
+    *[(name, f"import jax.experimental.ode\nout = {expr}", 0.0) for name, expr in _STACKED.items()],
+    *[(name, _DEGENERATE_DATA + f"out = {expr}", 0.0) for name, expr in _DEGENERATE_DOTS.items()],
 ]
