@@ -65,7 +65,6 @@ def test_blas_differs_where_the_order_matters():
 
 def test_unknown_orders_fall_back_to_blas():
     a = np.ones((1, 20, 5), np.float32)
-    assert xla_dot(a, np.ones((1, 5, 10), np.float32)) is None  # (short a, k < 7: YNNPACK's pick varies)
     assert xla_dot(a.astype(np.float64), a.astype(np.float64).swapaxes(1, 2)) is None
     assert xla_dot(np.ones((2, 1, 50), np.float32), np.ones((2, 50, 9), np.float32)) is None
 

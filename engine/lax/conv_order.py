@@ -67,7 +67,7 @@ def bands(m: int, n: int, k: int, c: int, padding=(), lhs_dilation=()) -> list:
     lanes = not any(d != 1 for d in lhs_dilation) and not any(lo >= 2 and hi >= 2 for lo, hi in padding)
     if lanes and (n >= 17 and m > 50 or c >= 17):
         plan = dot_order._matmul_order(m, n, c)
-        if plan is not None and all(c % u == 0 for _, _, u, _ in plan):
+        if all(u and c % u == 0 for _, _, u, _ in plan):
             return plan
     return [(0, n, 1, _eigen_chunk(m, n, k))]
 

@@ -26,12 +26,12 @@ HLO, the LLVM IR and the object code), with ``fma`` a fused multiply-add LLVM co
   is the row-major GEMV of ``b``'s rows (YNNPACK takes a transposed ``b`` in a matrix product:
   ``_matmul_order``).
 - matrix . matrix: YNNPACK (XLA's own loop, one ``fma`` chain, when all extents are under 8), whose
-  kernel a cost model picks from its table (``_matmul_order``): ``tile_k`` = 1, 2 or 4 ``fma``
-  lanes over ``k mod tile_k`` added as a tree at the end, ``k`` cut into chunks of 128 KiB of
-  packed ``b`` (512 steps for the 64-column ``tile_k = 1`` kernels; for ``a`` of at most 50 rows
-  by the width of the band of columns a task takes), each chunk's tree added to the output in
-  turn. 168 of 171 random and chosen shapes to 1000x1000x1000 match JAX (the others: near ties of
-  the cost model, a last band of one column); 1 and 2 XLA threads give the same bits.
+  kernel a cost model picks from its table, packing ``b`` for it or not (``_ynn_dot``): ``tile_k``
+  = 1, 2 or 4 ``fma`` lanes over ``k mod tile_k`` added as a tree at the end (or AVX's kernel:
+  each product rounded, then added), ``k`` cut into chunks of 128 KiB of packed ``b`` (for ``b``
+  read as stored, by the width of the band of columns a task takes), each chunk's tree added to
+  the output in turn. 5,600 random and chosen shapes to 1000x1000x1000 match JAX; 1 and 2 XLA
+  threads give the same bits.
 
 A float32 ``fma`` rounds once: LLVM's in ``backends/numba_dot`` (the compiled loops, used when numba
 imports), a round-to-odd float64 sum here (the same bits, ~100x slower: without numba products
@@ -144,68 +144,109 @@ def _ynn(a, b, u, chunk):
     return out
 
 
-# YNNPACK's AVX-512 fp32 kernels in JAX 0.10.2's jaxlib (their symbol names give the register
-# block ``block_m x block_n x tile_k`` and the vector tile ``1 x tile_n x tile_k``), in its order
+# YNNPACK's float32 kernels in JAX 0.10.2's jaxlib, in the order of its table (ties go to the
+# first): ``(block_m, block_n, tile_n, tile_k, fused)``. Their symbol names give the register block
+# ``block_m x block_n x tile_k``, the vector tile ``1 x tile_n x tile_k`` and the ISA: AVX-512's and
+# FMA3's (and AVX2+FMA3's ``tile_k = 2``) fuse each multiply-add, AVX's rounds each product before
+# adding it. (The library also has SSE2's and AVX2's unfused ones: with SSE2's in the choice, 39 of
+# 4,800 measured shapes would differ from JAX; AVX2's never win it.)
 _KERNELS = [
-    *((bm, bn, 16, 1) for bm, bn in [(1, 64), (2, 64), (3, 64), (4, 64), (5, 64)]),
-    *((bm, bn, 16, 1) for bm, bn in [(1, 32), (2, 32), (3, 32), (4, 32), (5, 32), (5, 16)]),
-    *((bm, bn, 8, 2) for bm, bn in [(1, 32), (2, 32), (3, 32), (4, 32), (5, 32), (1, 16), (4, 16)]),
-    *((bm, bn, 8, 2) for bm, bn in [(4, 8), (8, 8)]),
-    *((bm, bn, 4, 4) for bm, bn in [(1, 32), (2, 32), (1, 16), (3, 16), (4, 16), (5, 16)]),
-    *((bm, bn, 4, 4) for bm, bn in [(2, 8), (4, 8), (6, 8), (4, 4), (8, 4)]),
+    *((bm, bn, 16, 1, True) for bm, bn in [(1, 64), (2, 64), (3, 64), (4, 64), (5, 64)]),
+    *((bm, bn, 16, 1, True) for bm, bn in [(1, 32), (2, 32), (3, 32), (4, 32), (5, 32), (5, 16)]),
+    *((bm, bn, 8, 2, True) for bm, bn in [(1, 32), (2, 32), (3, 32), (4, 32), (5, 32), (1, 16), (4, 16)]),
+    *((bm, bn, 8, 2, True) for bm, bn in [(4, 8), (8, 8)]),
+    *((bm, bn, 4, 4, True) for bm, bn in [(1, 32), (2, 32), (1, 16), (3, 16), (4, 16), (5, 16)]),
+    *((bm, bn, 4, 4, True) for bm, bn in [(2, 8), (4, 8), (6, 8), (4, 4), (8, 4)]),
+    *((bm, bn, 8, 1, True) for bm, bn in [(1, 32), (2, 32), (1, 16), (2, 16), (3, 16), (4, 16), (5, 16)]),
+    *((bm, bn, 8, 1, True) for bm, bn in [(6, 16), (8, 8)]),
+    *((bm, bn, 4, 2, True) for bm, bn in [(1, 16), (2, 16), (1, 8), (3, 8), (4, 8), (5, 8), (6, 8)]),
+    *((bm, bn, 4, 2, True) for bm, bn in [(4, 4), (5, 4), (6, 4), (8, 4)]),
+    *((bm, bn, 8, 1, False) for bm, bn in [(1, 32), (2, 32), (1, 16), (2, 16), (3, 16), (4, 16)]),
+    *((bm, bn, 8, 1, False) for bm, bn in [(4, 8), (6, 8), (8, 8)]),
 ]
+_UNKNOWN_M = 2048  # (YNNPACK's guess for an extent it does not know yet: "assume it's big")
+_CACHE_FLOATS = 32768  # (the 128 KiB of packed b a chunk of k holds: schedule_dot's L2 share)
 
 
-def _ynn_kernel(m, n, k):
-    """The kernel ``(block_m, block_n, tile_n, tile_k)`` YNNPACK's cost model picks
-    (``estimate_dot_cost`` in its dot.cc: loads of ``a`` cost 5, of ``b`` 11, 9 a block, a 1e-4
-    penalty per tile element; the first of the cheapest wins)."""
-    best, pick = None, _KERNELS[0]
-    for kernel in _KERNELS:
-        bm, bn, tn, tk = kernel
-        loads_a, loads_b = bm, bn // tn  # (vector loads per block: a broadcast row, b's tiles)
-        block = np.float32(loads_a * 5 + loads_b * 11 + 9) + np.float32(tn * tk) * np.float32(1e-4)
-        cost = np.float32(-(-m // bm) * -(-n // bn) * -(-k // tk)) * block
+def _cost(m, n, k, kernel):
+    """YNNPACK's cost of a kernel for an ``m x n x k`` dot (``estimate_dot_cost`` in its dot.cc:
+    loads of ``a`` cost 5, of ``b`` 11, 9 a block, a 1e-4 penalty per tile element), in float32."""
+    bm, bn, tn, tk, _ = kernel
+    block = np.float32(bm * 5 + bn // tn * 11 + 9) + np.float32(tn * tk) * np.float32(1e-4)
+    return np.float32(-(-m // bm) * -(-n // bn) * -(-k // tk)) * block
+
+
+def _cheapest(m, n, k, kernels):
+    """The first of the cheapest ``kernels`` for an ``m x n x k`` dot, and its cost."""
+    best, pick = None, None
+    for kernel in kernels:
+        cost = _cost(m, n, k, kernel)
         if best is None or cost < best:
             best, pick = cost, kernel
-    return pick
+    return pick, best
 
 
-def _ynn_tile_k(m, n, k):
-    return _ynn_kernel(m, n, k)[3]
+@functools.lru_cache(maxsize=4096)  # (a function of the shape and layout alone; each eager dot asks)
+def _ynn_dot(m, n, k, transposed_b=False):
+    """The kernel YNNPACK runs an ``m x n x k`` float32 dot with, and the band of columns of ``b``
+    it packs together (None: ``b`` read as stored) (``define_dot`` and ``should_pack_b`` in its subgraph/dot.cc). It picks a kernel knowing only
+    ``b``'s shape (``m`` taken as 2048) and packs ``b`` for it, interleaving ``tile_k`` rows, unless
+    the cheapest kernel that reads ``b`` as stored (``tile_k = 1``) costs at most twice as much and
+    ``a`` has at most 10 of that kernel's row blocks (a ``b`` XLA holds with ``k`` minor,
+    ``transposed_b``, is always packed: the packing transposes it). Then, knowing ``m``, it runs the cheapest kernel
+    that reads ``b`` as laid out: of the packing's ``tile_k`` (and a ``tile_n`` dividing the packed
+    band of columns), or of ``tile_k = 1``. Measured against JAX: 4,800 shapes (``m`` 2..128, ``n``
+    2..64, ``k`` 2..16), 400 random ones to 400 x 300 x 3000, and 400 with ``b`` transposed: all
+    match.
+
+    >>> _ynn_dot(16, 2, 4)  # (a small MLP's layer: b packed, 4 lanes of fma chains)
+    ((8, 4, 4, 4, True), 4)
+    >>> _ynn_dot(12, 8, 5)  # (AVX's kernel: each product rounded before it is added)
+    ((6, 8, 8, 1, False), None)
+    """
+    guess, guess_cost = _cheapest(_UNKNOWN_M, n, k, _KERNELS)
+    stored = [kernel for kernel in _KERNELS if kernel[3] == 1]
+    unpacked, unpacked_cost = (guess, guess_cost) if guess[3] == 1 else _cheapest(_UNKNOWN_M, n, k, stored)
+    if not transposed_b and unpacked_cost <= 2 * guess_cost and -(-m // unpacked[0]) <= 10:
+        return _cheapest(m, n, k, stored)[0], None
+    band = _packed_band(n, k, guess)
+    fits = [kr for kr in _KERNELS if kr[3] == guess[3] and (kr[3] == 1 or band % kr[2] == 0)]
+    return _cheapest(m, n, k, fits)[0], band
+
+
+def _packed_band(n, k, kernel):
+    """The columns of ``b`` packed together for ``kernel`` (``define_pack_b``): as many of its
+    ``block_n`` as fit 128 KiB with all of ``k`` (at least one), at most ``n`` aligned to its
+    ``tile_n``."""
+    _, bn, tn, _, _ = kernel
+    return max(tn, min(-(-n // tn) * tn, bn * max(1, _CACHE_FLOATS // (bn * k))))
 
 
 def _matmul_order(m, n, k, transposed_b=False):
     """``_band_order(m, n, k, transposed_b)`` as a list (a fresh one: callers may keep it)."""
-    bands = _band_order(m, n, k, bool(transposed_b))
-    return None if bands is None else list(bands)
+    return list(_band_order(m, n, k, bool(transposed_b)))
 
 
 @functools.lru_cache(maxsize=4096)  # (a function of the shape and layout alone; each eager dot asks)
 def _band_order(m, n, k, transposed_b):
     """The order a float32 matrix product of this shape is summed in: ``(j0, j1, tile_k, chunk)``
-    for each band of output columns, or ``None``.
+    for each band of output columns (``tile_k = 0``: one lane, each product rounded before it is
+    added, as AVX's kernel does).
 
     XLA gives a dot to YNNPACK when its largest extent is at least 8 (else its own loop: one
-    ``fma`` chain, as ``tile_k = 1``). Measured against JAX on ~700 shapes: from ``m = 51`` on the
-    cost model's kernel is the one run (but for near ties: 1 shape in ~150 differs), its loop over
-    ``k`` cut into chunks of 128 KiB of packed ``b`` (``schedule_dot`` in its
-    kernels/dot/schedule.cc: ``32768 // (block_n * tile_k)`` steps of ``tile_k``). For shorter
-    ``a`` it runs the model's kernel for ``n <= 16``, ``k >= 7`` (for ``k < 7`` its choice varies:
-    BLAS; 2 of 7 shapes with ``k > 2048`` differ), and ``tile_k = 1`` for ``n > 16``, where the
-    chunks are ``32768 // width`` of the band of columns each task computes (``_split_n``).
-    A ``b`` XLA holds with ``k`` minor (``transposed_b``) goes through YNNPACK's transposing pack,
-    and the model's kernel runs (138 of 150 random shapes to 120 x 3000 x 200; most others have a
-    short ``a`` and 17 to 32 columns, where it runs another ``tile_k``: not followed)."""
+    ``fma`` chain, as ``tile_k = 1``), which runs the kernel ``_ynn_dot`` gives. With ``b`` packed,
+    its loop over ``k`` is cut into chunks of 128 KiB of the packed band (``schedule_dot`` in its
+    kernels/dot/schedule.cc). With ``b`` read as stored, the tasks take bands of columns
+    (``_split_n``), each summed in chunks of ``32768 // width`` of ``k``."""
     if max(m, n, k) < 8:
         return ((0, n, 1, k),)
-    if m > 50 or (n <= 16 and k >= 7) or transposed_b:
-        _, bn, _, tk = _ynn_kernel(m, n, k)
-        return ((0, n, tk, 32768 // (bn * tk) * tk),)
-    if n <= 16:
-        return None
+    (_, _, _, tk, fused), band = _ynn_dot(m, n, k, transposed_b)
+    if band is not None:
+        return ((0, n, tk, _CACHE_FLOATS // (band * tk) * tk),)
+    if not fused:
+        return ((0, n, 0, k),)
     w = _split_n(m, n, k)
-    return tuple((j, min(n, j + w), 1, 32768 // (min(n, j + w) - j)) for j in range(0, n, w))
+    return tuple((j, min(n, j + w), 1, _CACHE_FLOATS // (min(n, j + w) - j)) for j in range(0, n, w))
 
 
 def _split_n(m, n, k, block_n=64):
@@ -366,7 +407,11 @@ def banded_dot(a, b, bands):
     fast = _kernels()
     out = np.empty((nb, m, n), _F32)
     for j0, j1, u, chunk in bands:
-        if fast:
+        if u == 0:  # (AVX's kernel, for short k: each rounded product added in turn)
+            part = np.zeros((nb, m, j1 - j0), _F32)
+            for t in range(a.shape[2]):
+                part += a[:, :, t, None] * b[:, None, t, j0:j1]
+        elif fast:
             part = out if len(bands) == 1 else np.empty((nb, m, j1 - j0), _F32)
             fast.matmul(_c(a), _c(b[:, :, j0:j1]), u, chunk, part)
         else:

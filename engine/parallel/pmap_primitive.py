@@ -103,6 +103,7 @@ class Program:
     def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None):
         _refuse_uncompilable(closed.jaxpr)
         self.closed, self.name = closed, name
+        closed = programs.device_form(closed)
         # compiled here first, so the devices load it (from memory if forked later, else from disk)
         self.compiled = programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
         if axes is not None:  # a named mesh (jit of sharded arrays, shard_map): one dimension per axis

@@ -132,6 +132,16 @@ def _small(aval) -> bool:
     return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.itemsize < BIG_PSUM
 
 
+def device_form(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """What each device runs for a pmap body: the program as XLA compiles it for every device,
+    simplified and with its multiply-adds contracted, as ``jit`` runs a program (so a pmapped
+    function rounds as the same function jitted does)."""
+    from .. import fused_rules
+    from ..jit_runtime import compiled_form
+
+    return fused_rules.compiled(compiled_form(closed))
+
+
 class Runner:
     """A program prepared for repeated runs on one device: its equations as direct calls of the
     primitives' implementations on numpy arrays (no ``bind``, no tracing machinery), values in a

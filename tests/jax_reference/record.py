@@ -26,7 +26,15 @@ from snippets import SNIPPETS  # noqa: E402
 # Topics whose snippets use several devices (meshes, shards): recorded on 8 CPU devices, as many as
 # the engine has, in a run of their own (XLA's device count is fixed when JAX starts).
 EIGHT_DEVICE_TOPICS = frozenset(
-    {"api_misc", "pswapaxes", "committed", "array_methods", "ordered_effects", "default_device"}
+    {
+        "api_misc",
+        "pswapaxes",
+        "committed",
+        "array_methods",
+        "ordered_effects",
+        "default_device",
+        "pmap_compiled",
+    }
 )
 
 

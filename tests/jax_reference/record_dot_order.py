@@ -70,6 +70,16 @@ CASES = {
     "einsum bk,bk->b short": ((5, 20), (5, 20), "bk,bk->b"),
     "einsum bk,bk->b (YNN sum)": ((8, 1000), (8, 1000), "bk,bk->b"),
     "einsum bij,bjk->bik k chunks": ((2, 60, 700), (2, 700, 70), "bij,bjk->bik"),
+    # short k: whether YNNPACK packs b decides the kernel (_ynn_dot)
+    "mm16x4x2 (an MLP layer: b packed, tile_k 4)": ((16, 4), (4, 2), "matmul"),
+    "mm24x3x8 (b packed, tile_k 4)": ((24, 3), (3, 8), "dot"),
+    "mm50x2x16 (b as stored: fma chains)": ((50, 2), (2, 16), "matmul"),
+    "mm9x5x9 (b as stored: fma chains)": ((9, 5), (5, 9), "dot"),
+    "mm12x5x8 (AVX's kernel: rounded products)": ((12, 5), (5, 8), "dot"),
+    "mm4x5x8 (AVX's kernel: rounded products)": ((4, 5), (5, 8), "matmul"),
+    "mm25x2932x9 (a packed band of 12 columns: k chunks)": ((25, 2932), (2932, 9), "dot"),
+    "einsum ik,jk->ij (b transposed: packed)": ((6, 13), (18, 13), "ik,jk->ij"),
+    "einsum ik,jk->ij short a (b transposed)": ((2, 33), (20, 33), "ik,jk->ij"),
 }
 
 

@@ -2137,3 +2137,6 @@ SNIPPETS["transform_stacks"] = TRANSFORM_STACKS
 from snippets_eager_compiled import EAGER_COMPILED  # noqa: E402
 
 SNIPPETS["eager_compiled"] = EAGER_COMPILED
+from snippets_pmap_compiled import PMAP_COMPILED  # noqa: E402
+
+SNIPPETS["pmap_compiled"] = PMAP_COMPILED
