@@ -1459,3 +1459,22 @@ print(json.dumps({{"status": sorted(set(kernel_client.last_status.values())), "v
                 return
         assert time.monotonic() < deadline, report
         time.sleep(1)
+
+
+def test_a_new_specialization_of_a_cached_helper_compiles_in_memory(server, mode, kernel_cache):
+    # The engine's numba helpers cache what they compile in the kernel cache, which a run may read
+    # but not write: a signature no warm-up compiled (here a float64 GEMV) must still run, compiled
+    # in memory, leaving no file behind.
+    before = sorted(p.name for p in kernel_cache.rglob("*gemv*"))
+    code = """
+import numpy as np
+from engine.backends import numba_dot
+a = np.arange(6.0).reshape(1, 2, 3)
+out = np.zeros((1, 2))
+numba_dot.gemv(a, np.ones((1, 3)), out)
+print(out.tolist())
+"""
+    report = run(server, code, timeout=60)
+    assert report["ok"], (report.get("error"), report.get("stderr"))
+    assert "[[3.0, 12.0]]" in report["stdout"], report
+    assert sorted(p.name for p in kernel_cache.rglob("*gemv*")) == before

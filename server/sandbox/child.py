@@ -130,6 +130,21 @@ def _read_request(fd: int, run_name: bytes) -> tuple[bytes, str | None]:
     return request, workdir.decode() or None
 
 
+def _numba_saves_nothing() -> None:
+    """A run reads the kernel cache but may not write it (its view of it is read-only, or it is
+    another uid's): what the cache lacks, a signature of an engine helper no warm-up compiled, is
+    compiled in memory for this run instead of failing it on the write."""
+    try:
+        from numba.core import caching
+    except ImportError:  # (the engine runs without numba: its jit interprets)
+        return
+    caching.Cache.save_overload = _not_saved  # type: ignore[method-assign]
+
+
+def _not_saved(self: object, sig: object, data: object) -> None:
+    pass
+
+
 def _clean_import_path() -> None:
     # The run's directory must never shadow a module (a planted numpy.py, a .pth, a cache file).
     cwd = os.getcwd()
@@ -184,6 +199,8 @@ def run_child(
                 code = EXIT_OK
                 return  # (the finally exits)
         isolation.isolate(plan, workdir)  # its notes (host paths) went to the server log at probe time
+        if plan.uid is not None:  # (root and uid modes; an unsafe single-user run may write it)
+            _numba_saves_nothing()
         if output_bytes is not None:
             os.environ[OUTPUT_LIMIT_ENV] = str(output_bytes)
         if service_fd is not None:
