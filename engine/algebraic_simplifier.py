@@ -446,23 +446,6 @@ def _add(eqn, inputs, producer):
     return None
 
 
-def _negative_power(eqn, inputs, producer):
-    """x ** -n => 1 / x ** n: JAX lowers a negative integer_pow to a division, which XLA's
-    quotient rules then see (``_quotients``)."""
-    (x,) = inputs
-    y = eqn.params["y"]
-    if y >= 0 or not _real_float(x):
-        return None
-    aval = eqn.out_binders[0].aval
-    eqns = []
-    if y != -1:
-        power, x = _eqn(ew.integer_pow_p, [x], aval, {"y": -y})
-        eqns.append(power)
-    one = _literal(1, aval.dtype, True)
-    div, out = _eqn(ew.div_p, [one, x], aval)
-    return [*eqns, div], out
-
-
 def _reduce_of_reduce(eqn, inputs, producer):
     """sum(sum(A, dims0), dims1) => sum(A, dims0 and dims1 as A's): one loop adds all of them (a
     mean of row sums adds in the order of a whole sum), whether or not the row sums have other
@@ -583,13 +566,13 @@ def _dot(eqn, inputs, producer):
 rules[st.dot_general_p] = _dot
 rules[st.transpose_p] = _transposed_dot
 rules[red.reduce_sum_p] = _reduce_of_reduce
-rules[ew.integer_pow_p] = _negative_power
 rules[ew.log_p] = _log
 rules[ew.mul_p] = _mul
 rules[ew.div_p] = _div
 rules[ew.sqrt_p] = _sqrt
 rules[ew.add_p] = _add
 rules[ad.add_jaxvals_p] = _add  # (a sum of tangents is XLA's add too: jvp(jvp(jnp.minimum))'s zero)
+from . import algebraic_powers  # noqa: E402, F401  (integer_pow's rule)
 
 
 def simplify_jaxpr(jaxpr: Jaxpr) -> Jaxpr:

@@ -71,3 +71,11 @@ def test_simplified_programs_are_cached_by_program():
     ] == [] and simple.jaxpr.outs == closed.jaxpr.in_binders
     untouched = jax.make_jaxpr(lambda x: jnp.sin(x) + 1.0)(1.0)
     assert algebraic_simplifier.simplify(untouched) is untouched
+
+
+def test_square_of_exp_is_the_exp_of_twice():
+    # JAX lowers exp(x) ** 2 and jnp.square(exp(x)) to exp(x) * exp(x), which XLA makes exp(x + x)
+    x = np.float32(-3.3)
+    for f in (lambda x: jnp.exp(x) ** 2, lambda x: jnp.square(jnp.exp(x))):
+        assert float(jax.jit(f)(x)) == 0.0013603682164102793  # JAX 0.10.2's jit
+    assert float(jnp.exp(x) ** 2) == 0.0013603680999949574  # eager: the exp, then its square
