@@ -435,7 +435,7 @@ def _sqrt(eqn, inputs, producer):
 
 
 def _add(eqn, inputs, producer):
-    """A + 0 => A: the sign of -0. + 0. stays negative."""
+    """A + 0 => A: the sign of -0. + 0. stays negative. Then ``_add_into_scatter``'s."""
     out = eqn.out_binders[0]
     if not _real_float(out):
         return None
@@ -443,6 +443,26 @@ def _add(eqn, inputs, producer):
         c = _constant(zero, producer)
         if c is not None and not np.any(c) and type(other) is Var and _same_type(other, out):
             return [], other
+    return _add_into_scatter(eqn, inputs, producer)
+
+
+def _add_into_scatter(eqn, inputs, producer):
+    """A + scatter_add(0, indices, B) => scatter_add(A, indices, B), the scatter's one use (XLA's
+    simplifier): the updates are added one by one onto A, so an embedding row gathered twice gets
+    ``(A + b1) + b2`` where the sum of the gradients would round ``A + (b1 + b2)`` (the embedding
+    of a transformer whose output projection is its transpose: JAX 0.10.2's jitted gradient)."""
+    from .lax.gather_scatter import scatter_add_p
+
+    out = eqn.out_binders[0]
+    for other, x in (inputs, inputs[::-1]):
+        s = _operand_of(x, scatter_add_p, producer)
+        if s is None or _USES[-1].get(x, 0) != 1 or not _same_type(other, out) or not _same_type(x, out):
+            continue
+        base = _constant(s.inputs[0], producer)
+        if base is None or np.any(base):
+            continue
+        scatter, result = _eqn(scatter_add_p, [other, *s.inputs[1:]], out.aval, s.params)
+        return [scatter], result
     return None
 
 
@@ -489,6 +509,23 @@ def _fold_transposes(eqn, inputs, producer):
     return [dot], out
 
 
+def _transpose_of_transpose(eqn, inputs, producer):
+    """transpose(transpose(A)) => A, or one transpose of A (XLA's simplifier): the weight
+    gradient of ``h @ emb.T`` is the transpose of a transposed dot, which is the dot itself
+    (row-major, YNNPACK's), not two turns of its result's layout (``_transposed_dot``)."""
+    t = _operand_of(inputs[0], st.transpose_p, producer)
+    if t is None:
+        return None
+    inner, outer = t.params["permutation"], eqn.params["permutation"]
+    perm = tuple(int(inner[int(q)]) for q in outer)
+    if perm == tuple(range(len(perm))):
+        return [], t.inputs[0]
+    merged, out = _eqn(
+        st.transpose_p, [t.inputs[0]], eqn.out_binders[0].aval, dict(eqn.params, permutation=perm)
+    )
+    return [merged], out
+
+
 def _transposed_dot(eqn, inputs, producer):
     """transpose(dot(A, B)) of a matrix product without batch dimensions, the transpose the dot's
     one use: XLA's simplifier makes it dot(transpose(B), transpose(A)) when A and B are matrices
@@ -498,6 +535,8 @@ def _transposed_dot(eqn, inputs, producer):
     own loop, one fma chain per output, here the matrices B (k, n) and A (k, m) so contracted."""
     d = _operand_of(inputs[0], st.dot_general_p, producer)
     if d is None or tuple(eqn.params["permutation"]) != (1, 0) or _USES[-1].get(inputs[0], 1) != 1:
+        return None
+    if eqn.out_binders[0] in _TRANSPOSED[-1]:  # (turned back by its one reader: the dot itself)
         return None
     (ac, bc), (ab, bb) = d.params["dimension_numbers"]
     a, b = d.inputs
@@ -564,7 +603,9 @@ def _dot(eqn, inputs, producer):
 
 
 rules[st.dot_general_p] = _dot
-rules[st.transpose_p] = _transposed_dot
+rules[st.transpose_p] = lambda eqn, inputs, producer: (
+    _transpose_of_transpose(eqn, inputs, producer) or _transposed_dot(eqn, inputs, producer)
+)
 rules[red.reduce_sum_p] = _reduce_of_reduce
 rules[ew.log_p] = _log
 rules[ew.mul_p] = _mul
@@ -587,6 +628,8 @@ _CONSTANTS: list[set[Atom]] = [set()]
 # How many equations (and the outputs) read each variable of the jaxpr being simplified, as traced:
 # XLA's rules that want an operand with one user see the program before its CSE merges anything.
 _USES: list[dict[Atom, int]] = [{}]
+# Values whose one reader is a transpose (``_transpose_of_transpose`` folds that pair first).
+_TRANSPOSED: list[set[Atom]] = [set()]
 _CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
 
 
@@ -602,11 +645,15 @@ def _simplify(
     constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
     _CONSTANTS.append(constants)
     _USES.append(_use_counts(jaxpr))
+    _TRANSPOSED.append(
+        {e.inputs[0] for e in jaxpr.eqns if e.primitive is st.transpose_p and _USES[-1].get(e.inputs[0]) == 1}
+    )
     try:
         out, positions = _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
     finally:
         _CONSTANTS.pop()
         _USES.pop()
+        _TRANSPOSED.pop()
     if flat is None:
         return out, positions
     if out is jaxpr:

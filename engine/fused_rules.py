@@ -43,9 +43,10 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def _fused_primitives() -> tuple:
     from .backends.multiply_add import fma_chain_sum_p, fma_p, fma_sum_p
+    from .backends.gathered_sums import gathered_sum_p
     from .backends.ynn_fusion import ynn_unary_p
 
-    return (fma_p, fma_sum_p, fma_chain_sum_p, ynn_unary_p)
+    return (fma_p, fma_sum_p, fma_chain_sum_p, ynn_unary_p, gathered_sum_p)
 
 
 def compiled(closed: ClosedJaxpr, rule: bool = False) -> ClosedJaxpr:

@@ -659,6 +659,7 @@ TESTED_ELSEWHERE = {
     "fused_multiply_add": "tests/test_multiply_add.py",  # (only jit's compiled form has it)
     "fused_multiply_add_sum": "tests/test_sum_order.py",  # (only jit's compiled form has it)
     "fused_multiply_add_chain_sum": "tests/test_sum_order.py",  # (only jit's compiled form has it)
+    "reduce_sum_gathered": "tests/test_sum_order.py",  # (only jit's compiled form has it)
     "ynn_unary": "tests/test_ynn_unary.py",  # (only jit's compiled form has it)
     "ffi_call": "tests/test_ffi.py",
     "check": "tests/test_checkify.py",

@@ -123,3 +123,21 @@ def test_fma_chain_sum_threads_the_accumulator_through_the_chain():
     np.testing.assert_array_equal(
         sum_order.fma_chain_sum_f32([(a.T, b.T), (c.T, d.T)], (1,)), sum_order.sum_f32(terms, (1,))
     )
+
+
+def test_gathered_sum_adds_in_order_where_lanes_would_split_it():
+    # 2 x 8 terms: a loop of loads adds them in 4 lanes (sum_f32), a loop gathering them in order
+    from engine.backends.gathered_sums import gathered_sum_p
+
+    rng = np.random.default_rng(0)
+    found = 0
+    for _ in range(50):
+        x = (-3.4 + 0.3 * rng.standard_normal((2, 8))).astype(np.float32)
+        in_order = np.float32(0)
+        for v in x.ravel():
+            in_order = np.float32(in_order + v)
+        got = gathered_sum_p.bind(x, axes=(0, 1))
+        assert np.asarray(got) == in_order
+        assert np.asarray(sum_order.sum_f32(x, (0, 1), body="scalar")) == in_order
+        found += sum_order.sum_f32(x, (0, 1)) != in_order
+    assert found  # (the lanes' order differs for some)

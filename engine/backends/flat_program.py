@@ -10,7 +10,7 @@ from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
 from ..lax.structural import broadcast_in_dim_p
-from . import multiply_add, negated_sums, ynn_fusion
+from . import gathered_sums, multiply_add, negated_sums, ynn_fusion
 
 
 class FlatProgram:
@@ -33,6 +33,8 @@ class FlatProgram:
             ynn = ynn_fusion.fused(self.eqns, self.outs) if sums else set()
             self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums, ynn)
             self.eqns = ynn_fusion.rewrite(self.eqns, ynn)
+            if sums:  # (the sums whose terms a gather picks: XLA's loop adds them in order)
+                self.eqns = gathered_sums.rewrite(self.eqns, self.outs)
         # sums of negations as LLVM folds them (in loop bodies too: a body is compiled by LLVM)
         folded, self.paths = negated_sums.fold(self.eqns, self.paths, self.outs)
         self.folded = folded is not self.eqns  # (the program computes otherwise than the jaxpr)

@@ -27,6 +27,7 @@ from ..lax import elementwise as ew
 from ..lax import sum_order
 from ..lax.reductions import reduce_sum_p
 from ..lax.structural import convert_element_type_p
+from . import operand_ranks
 
 # neg_product: c - a*b; neg_addend: a*b - c (fma(-a, b, c) and fma(a, b, -c): negation is exact)
 fma_p = core.Primitive("fused_multiply_add")
@@ -88,11 +89,12 @@ fma_sum_p = core.Primitive("fused_multiply_add_sum")
 
 
 @fma_sum_p.def_impl
-def _fma_sum_impl(a, b, *, axes, square=False, body="loads"):
+def _fma_sum_impl(a, b, *, axes, square=False, body="loads", negated=False):
     # (square: the product is a value times itself, never -0; body: what the kernel computes
-    # before the product, which decides the rows LLVM vectorizes: engine/lax/sum_order.py)
+    # before the product, which decides the rows LLVM vectorizes: engine/lax/sum_order.py;
+    # negated: the sum of -(a * b), each step fma(a, -b, acc): negating a factor is exact)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    a, b = np.broadcast_to(a, shape), np.broadcast_to(np.negative(b) if negated else b, shape)
     return sum_order.sum_f32(a, axes, b, square=square, body=body)
 
 
@@ -300,6 +302,17 @@ _CHEAP = frozenset(
         "transpose", "pad", "iota", "rev", "stop_gradient", "stack",
     }
 )  # fmt: skip
+# Cheap for real numbers only (XLA's ``IsExpensive``: a complex one is a costlier expansion).
+_CHEAP_REAL = frozenset({"sin", "cos"})
+
+
+def _cheap(e: JaxprEqn) -> bool:
+    name = e.primitive.name
+    if name in _CHEAP_REAL:
+        return not np.issubdtype(e.out_binders[0].aval.dtype, np.complexfloating)
+    return name in _CHEAP
+
+
 # Fused with what they read, but always the last operation of their kernel.
 _REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
 
@@ -334,7 +347,7 @@ def _kernels(eqns: list[JaxprEqn], outs: list) -> tuple[list[frozenset], dict]:
             or e.primitive.name == "dot_general"
             or any(v in returned for v in e.out_binders)
             or not all(_fusible(eqns[c]) for c in users)
-            or (len(users) > 1 and e.primitive.name not in _CHEAP)
+            or (len(users) > 1 and not _cheap(e))
         ):
             kernels[i] = frozenset([i])
         else:
@@ -412,6 +425,11 @@ def _scaled_again(terms, signs, producer: dict) -> bool:
     return type(a) is Var and a is c and type(b) is Var and b is not a and type(d) is not Var
 
 
+def _both_products(terms, producer: dict) -> bool:
+    made = [producer.get(x, (None, None))[1] if type(x) is Var else None for x, _ in terms]
+    return all(m is not None and _factors(m, producer) is not None for m in made)
+
+
 def _copied_into(x, i: int, eqns: list[JaxprEqn], outs: list) -> bool:
     """Whether XLA computes ``x`` (cheap elementwise work) inside the kernel of its reader ``i``,
     where that reader is its one use: ``x`` has no other reader, or every other one fuses it too
@@ -478,6 +496,10 @@ def contract(
         order = (1, 0) if seen[0] < 0 < seen[1] else (0, 1)
         if out.size == 1 and e.primitive is not ew.sub_p and _scaled_again(terms, signs, producer):
             order = (1, 0)
+        elif e.primitive is not ew.sub_p and min(seen) > 0 and _both_products(terms, producer):
+            kernels = kernels or _kernels(original, outs)  # (Reassociate may put the second first)
+            if operand_ranks.second_first(terms[0][0], terms[1][0], i, original, kernels, producer):
+                order = (1, 0)
         for k in order:
             x = terms[k][0]
             j, m = producer.get(x, (None, None)) if type(x) is Var else (None, None)
@@ -498,7 +520,11 @@ def contract(
     for i, e in enumerate(eqns if sums else ()):  # a float32 sum of products under XLA's YNNPACK limit
         if e.primitive is not reduce_sum_p or type(e.inputs[0]) is not Var:
             continue
-        x = e.inputs[0]
+        # (a sum of negated products: LLVM folds the negation into a factor, and XLA's simplifier
+        # moves it onto the smaller operand, so the sum's kernel fuses the product all the same)
+        x, sign = _through_negations(e.inputs[0], uses, producer)
+        if type(x) is not Var or x.aval.shape != e.inputs[0].aval.shape:
+            continue
         j, m = producer.get(x, (None, None))
         factors = _factors(m, producer) if m is not None else None
         small = x.aval.dtype == np.float32 and 0 < x.aval.size < sum_order.TREE_LIMIT
@@ -515,6 +541,7 @@ def contract(
             current is not None
             and current.primitive is fma_p
             and small
+            and sign > 0
             and _copied_into(x, i, original, outs)
         ):
             chain = _fma_chain(
@@ -526,8 +553,10 @@ def contract(
                 continue
         if factors is None or not small or ((j in fused or uses[x] != 1) and not copied):
             continue
-        square = type(factors[0]) is Var and factors[0] is factors[1]
+        square = type(factors[0]) is Var and factors[0] is factors[1] and sign > 0
         params = dict(axes=tuple(e.params["axes"]), square=square, body=_body(factors, producer))
+        if sign < 0:
+            params["negated"] = True
         eqns[i] = JaxprEqn(fma_sum_p, factors, params, e.out_binders, e.source_info)
         fused.add(j)
     # (the product's equation stays, unused: no kernel computes it, and the kernel of its sum

@@ -102,6 +102,7 @@ INTERPRETER_ONLY = {
     "rng_uniform": "XLA's stateful RngUniform: numpy's global generator draws, reproducing nothing",
     "custom_lin": "linearization residue of custom_vjp: transposed away before any executable runs",
     "fused_multiply_add_sum": "a float32 sum in XLA's order (engine/lax/sum_order.py): its rule on the host",
+    "reduce_sum_gathered": "a float32 sum of gathered values in XLA's order (engine/lax/sum_order.py): its rule on the host",
     "fused_multiply_add_chain_sum": "a float32 sum of fused multiply-add chains in XLA's order (engine/lax/sum_order.py): its rule on the host",
     "nextafter": "rare bit-level op: numpy's rule is exact",
     "population_count": "rare bit-level op: numpy's rule is exact",

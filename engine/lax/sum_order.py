@@ -137,6 +137,8 @@ def _last_two(x: np.ndarray, start: np.ndarray, y: np.ndarray | None, body: str 
     # (with products, the loop's cost moves LLVM's choice: 2 rows go in lanes only when they are
     # the squares of a loaded array, and 8 rows of 7-8 such squares in 8 lanes, not 4)
     vf = _lanes(rows, cols) if y is None or rows != 2 or body == "load_square" else 0
+    if body == "scalar":  # (a loop LLVM does not vectorize: a gather's loads)
+        vf = 0
     if y is not None and body == "load_square" and rows == 8 and cols in (7, 8):
         vf = 8
     flat = lambda a: None if a is None else a.reshape(*lead, -1)  # noqa: E731
@@ -224,7 +226,8 @@ def sum_f32(
     """``x`` (float32, fewer than 4096 elements) summed over ``axes`` as XLA's CPU kernel does; with
     ``y`` (of ``x``'s shape), the sum of ``x * y`` whose products XLA fuses into the additions
     (jitted ``jnp.sum(a * b)``, ``jnp.sum(x ** 2)``); ``square`` when they are a value times itself,
-    ``body`` what the kernel computes before them (``_vectorized_rows``).
+    ``body`` what the kernel computes before them (``_vectorized_rows``); ``"scalar"``: a loop
+    LLVM keeps scalar (it gathers its terms), which adds in order where lanes would split it.
 
     >>> float(sum_f32(np.float32([1e8, 1, -1e8, 1]), (0,)))
     1.0
@@ -242,7 +245,8 @@ def sum_f32(
         if len(reduced) == 1 and x.ndim - 1 in reduced and x.shape[-1] <= WINDOW:
             return (np.cumsum(x, axis=-1, dtype=f32)[..., -1] + f32(0)).reshape(out_shape)
         rows, cols = x.shape[-2:] if x.ndim == 2 else (0, 0)
-        if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not _lanes(rows, cols):
+        vectorized = _lanes(rows, cols) and body != "scalar"
+        if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not vectorized:
             return _in_order(x.reshape(-1), np.zeros((), f32)).reshape(())  # (one loop, in order, from 0)
     # (XLA drops axes of length 1 first: they decide which loops are innermost)
     dims = [d for d in range(x.ndim) if x.shape[d] != 1]

@@ -217,6 +217,65 @@ _DEGENERATE_DOTS = {
     "batched_outer_product_jit": "jax.jit(lambda A, B, C: C - A @ jnp.broadcast_to(B, (3, 1, 5)))(A, B, C)",
 }
 
+# A transformer step's other jitted gradients: layer norm's backward sums -(a * b), whose product
+# XLA's kernel fuses into the sum all the same (``multiply_add.contract``); cos copied into every
+# kernel reading it (cheap for XLA's fusion) and the product LLVM's Reassociate ranks first fused
+# (``backends/operand_ranks``); the embedding's gradient: transpose(transpose(dot)) is the dot, and
+# its gathered rows scattered onto the logits' gradient, A + scatter_add(0, i, B) =>
+# scatter_add(A, i, B); the loss, a sum of gathered log-probabilities, added in order
+# (``backends/gathered_sums``); and two whole training steps.
+_LN_DATA = (
+    "rng = np.random.default_rng(0)\n"
+    "x = rng.standard_normal((2, 8, 16)).astype(np.float32)\n"
+    "g = (1 + 0.1 * rng.standard_normal(16)).astype(np.float32)\n"
+    "b = (0.1 * rng.standard_normal(16)).astype(np.float32)\n"
+    "w = rng.standard_normal((2, 8, 16)).astype(np.float32)\n"
+    "e = (rng.standard_normal((32, 16)) * 0.5).astype(np.float32)\n"
+    "tok = np.array([[7, 3, 7, 1, 7, 7, 2, 7], [7, 0, 7, 3, 7, 5, 7, 7]], np.int32)\n"
+    "r = x[:, :, :1] * 0.5\n"
+    "ln = lambda x, g, b: (lambda m: (lambda v: (x - m) / jnp.sqrt(v + 1e-5) * g + b)(\n"
+    "    ((x - m) ** 2).mean(-1, keepdims=True)))(x.mean(-1, keepdims=True))\n"
+)
+_TF_DATA = _LN_DATA + (
+    "V, D, T, B, F = 32, 16, 8, 2, 64\n"
+    "n = lambda *s: (rng.standard_normal(s) * 0.1).astype(np.float32)\n"
+    'p = {"emb": n(V, D), "pos": n(T, D), "g1": np.ones(D, np.float32), "b1": np.zeros(D, np.float32),\n'
+    '     "wq": n(D, D), "wk": n(D, D), "wv": n(D, D), "wo": n(D, D), "g2": np.ones(D, np.float32),\n'
+    '     "b2": np.zeros(D, np.float32), "w1": n(D, F), "c1": np.zeros(F, np.float32), "w2": n(F, D),\n'
+    '     "c2": np.zeros(D, np.float32)}\n'
+    "toks = rng.integers(0, V, (B, T + 1)).astype(np.int32)\n"
+    "def model(p, x):\n"
+    '    h = p["emb"][x] + p["pos"]\n'
+    '    a = ln(h, p["g1"], p["b1"])\n'
+    '    q, k, v = a @ p["wq"], a @ p["wk"], a @ p["wv"]\n'
+    '    s = jnp.einsum("btd,bsd->bts", q, k) / jnp.sqrt(float(D))\n'
+    "    s = jnp.where(jnp.tril(jnp.ones((T, T), bool)), s, -1e9)\n"
+    '    h = h + jnp.einsum("bts,bsd->btd", jax.nn.softmax(s, axis=-1), v) @ p["wo"]\n'
+    '    a = ln(h, p["g2"], p["b2"])\n'
+    '    h = h + jax.nn.gelu(a @ p["w1"] + p["c1"]) @ p["w2"] + p["c2"]\n'
+    '    return h @ p["emb"].T\n'
+    "def loss(p, tok):\n"
+    "    lp = jax.nn.log_softmax(model(p, tok[:, :-1]))\n"
+    "    return -jnp.mean(jnp.take_along_axis(lp, tok[:, 1:, None], -1))\n"
+    "step = jax.jit(lambda p, tok: (lambda l, g: (l, jax.tree.map(lambda a, b: a - 0.1 * b, p, g)))(\n"
+    "    *jax.value_and_grad(loss)(p, tok)))\n"
+    "l0, p1 = step(p, toks)\n"
+    "l1, p2 = step(p1, toks)\n"
+)
+_LAYER_NORMS = {
+    "layer_norm_grad_jit": "jax.jit(jax.grad(lambda x, g, b: jnp.sum(ln(x, g, b) * w), (0, 1, 2)))(x, g, b)",
+    "layer_norm_sin_grad_jit": "jax.jit(jax.grad(lambda x, g, b: jnp.sum(jnp.sin(ln(x, g, b))), (0, 1, 2)))(x, g, b)",
+    "negated_sum_of_products_jit": "jax.jit(lambda x, r: jnp.sum(-((x - r) * r), -1))(x, r)",
+    "second_product_ranked_first_jit": "jax.jit(lambda x, r, s: jnp.cos(x) * r + x * s)(x, r, r[::-1])",
+    "first_product_kept_jit": "jax.jit(lambda x, y, r, s: jnp.cos(x) * r + y * s)(x, w, r, r[::-1])",
+    "tied_embedding_grad_jit": "jax.jit(jax.grad(lambda e, x: jnp.sum(jnp.sin(x @ e.T) * 0.5), (0, 1)))(e, x)",
+    "gathered_rows_grad_jit": "jax.jit(jax.grad(lambda e: jnp.sum(jnp.sin(e[tok])) + jnp.sum(jnp.cos(e))))(e)",
+    "gathered_mean_jit": "jax.jit(lambda y, t: -jnp.mean(jnp.take_along_axis(y, t, -1)))(x, tok[:, :, None] % 16)",
+}
+_STEPS = {
+    "transformer_two_steps_jit": "[l0, l1, *jax.tree.leaves(p2)]",
+}
+
 REAL_PROGRAMS = [
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
@@ -230,4 +289,6 @@ REAL_PROGRAMS = [
     *[(name, f"out = {expr}", 0.0) for name, expr in _INLINED.items()],
     *[(name, f"import jax.experimental.ode\nout = {expr}", 0.0) for name, expr in _STACKED.items()],
     *[(name, _DEGENERATE_DATA + f"out = {expr}", 0.0) for name, expr in _DEGENERATE_DOTS.items()],
+    *[(name, _LN_DATA + f"out = {expr}", 0.0) for name, expr in _LAYER_NORMS.items()],
+    *[(name, _TF_DATA + f"out = {expr}", 0.0) for name, expr in _STEPS.items()],
 ]

@@ -1,0 +1,65 @@
+"""Which of two products LLVM fuses into their sum: the one its Reassociate pass puts first.
+
+Before instruction selection contracts ``P1 + P2`` (both products) into a fused multiply-add, LLVM's
+Reassociate pass orders the operands of every commutative instruction by rank, the lower first,
+even without fast-math flags: a load ranks by its place in its basic block (the blocks of an
+outer loop rank below an inner one's), a constant 0, and any other instruction one more than its
+highest operand (a negation no more). The contraction then fuses the first operand's product. In
+XLA's loop kernels the values that depend on the outer indices only (a per-row ``1 / sigma``
+broadcast over a row) are computed in the outer loop's block, and the inner block loads the
+full-shape operands in the order the kernel's expression first reads them. So
+``cos(x) * w + x * c`` (w, c per row) fuses ``x * c``, whose rank is one more than x's, where
+``cos(x) * w`` ranks two more; and layer norm's backward, ``cos(..) * g * (1/sigma) + xm * c``,
+fuses ``xm * c`` (both read in JAX 0.10.2's LLVM IR dumps, ``--xla_dump_to``). Equal ranks keep
+the written order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..ir import Var
+from ..lax import elementwise as ew
+from ..lax.structural import broadcast_in_dim_p
+
+_MOVES = frozenset({"reshape", "transpose", "squeeze", "expand_dims"})  # (index arithmetic only)
+
+
+def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> bool:
+    """Whether the sum ``eqns[i]`` of the products ``x0`` and ``x1`` (in that order) has ``x1``
+    first once Reassociate has ranked them, in the kernel XLA computes the sum in (``_kernels``)."""
+    ends, _ = kernels
+    end = min(ends[i])
+    root = eqns[end]
+    space = root.inputs[0] if root.primitive.name.startswith("reduce_") else root.out_binders[0]
+    inner = space.aval.ndim
+    rank: dict = {}
+    loads = Counter()  # block (loop depth) -> loads placed in it so far
+
+    def visit(v, level: int) -> int:
+        if type(v) is not Var:
+            return 0
+        if v in rank:
+            return rank[v]
+        j = producer.get(v, (None, None))[0]
+        if j is None or end not in ends[j]:  # (computed by another kernel, or an input: a load)
+            loads[level] += 1
+            r = (level << 16) + loads[level]
+        else:
+            e = eqns[j]
+            if e.primitive is broadcast_in_dim_p and v.aval.ndim == inner:
+                operand = e.inputs[0]
+                dims = e.params["broadcast_dimensions"]
+                used = [d for d, n in zip(dims, operand.aval.shape) if n != 1]
+                r = visit(operand, min(level, 1 + max(used, default=-1)))
+            elif e.primitive.name in _MOVES or e.primitive is broadcast_in_dim_p:
+                r = visit(e.inputs[0], level)
+            else:
+                r = max((visit(x, level) for x in e.inputs), default=0)
+                r += 0 if e.primitive is ew.neg_p else 1
+        rank[v] = r
+        return r
+
+    for x in root.inputs:  # (XLA's emitter reads the operands in order, each value once)
+        visit(x, inner)
+    return visit(x1, inner) < visit(x0, inner)
