@@ -32,8 +32,9 @@ def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> 
     end = min(ends[i])
     root = eqns[end]
     space = root.inputs[0] if root.primitive.name.startswith("reduce_") else root.out_binders[0]
-    inner = space.aval.ndim
+    inner = _loops(space.aval.shape, space.aval.ndim)
     rank: dict = {}
+    indexed: dict = {}
     loads = Counter()  # block (loop depth) -> loads placed in it so far
 
     def visit(v, level: int) -> int:
@@ -42,16 +43,18 @@ def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> 
         if v in rank:
             return rank[v]
         j = producer.get(v, (None, None))[0]
-        if j is None or end not in ends[j]:  # (computed by another kernel, or an input: a load)
+        if j is not None and _from_indices(v, eqns, producer, indexed):
+            r = 0  # (an iota's function: XLA computes it from the loop's indices, below any load)
+        elif j is None or end not in ends[j]:  # (computed by another kernel, or an input: a load)
             loads[level] += 1
             r = (level << 16) + loads[level]
         else:
             e = eqns[j]
-            if e.primitive is broadcast_in_dim_p and v.aval.ndim == inner:
+            if e.primitive is broadcast_in_dim_p and v.aval.ndim == space.aval.ndim:
                 operand = e.inputs[0]
                 dims = e.params["broadcast_dimensions"]
                 used = [d for d, n in zip(dims, operand.aval.shape) if n != 1]
-                r = visit(operand, min(level, 1 + max(used, default=-1)))
+                r = visit(operand, min(level, _loops(v.aval.shape, 1 + max(used, default=-1))))
             elif e.primitive.name in _MOVES or e.primitive is broadcast_in_dim_p:
                 r = visit(e.inputs[0], level)
             else:
@@ -63,3 +66,25 @@ def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> 
     for x in root.inputs:  # (XLA's emitter reads the operands in order, each value once)
         visit(x, inner)
     return visit(x1, inner) < visit(x0, inner)
+
+
+def _from_indices(v, eqns: list, producer: dict, memo: dict) -> bool:
+    """Whether ``v`` is computed from iotas and literals only (a one-hot of a Jacobian's basis):
+    XLA's kernel computes it from its loop indices wherever the engine's program splits it."""
+    if type(v) is not Var:
+        return True
+    if v not in memo:
+        memo[v] = False  # (until shown otherwise)
+        j = producer.get(v, (None, None))[0]
+        if j is not None:
+            e = eqns[j]
+            memo[v] = e.primitive.name == "iota" or (
+                bool(e.inputs) and all(_from_indices(x, eqns, producer, memo) for x in e.inputs)
+            )
+    return memo[v]
+
+
+def _loops(shape: tuple, upto: int) -> int:
+    """The loops of XLA's nest over ``shape`` that index its first ``upto`` dimensions (a dimension
+    of 1 has none: a broadcast along it is no outer block's value)."""
+    return sum(1 for n in shape[:upto] if n != 1)
