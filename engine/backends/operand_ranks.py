@@ -32,6 +32,8 @@ def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> 
     end = min(ends[i])
     root = eqns[end]
     space = root.inputs[0] if root.primitive.name.startswith("reduce_") else root.out_binders[0]
+    if eqns[i].out_binders[0].aval.shape != space.aval.shape:  # (a piece of a concatenation, a
+        return False  # slice: the kernel's blocks are not its loop's; the written order is kept)
     inner = _loops(space.aval.shape, space.aval.ndim)
     rank: dict = {}
     indexed: dict = {}
