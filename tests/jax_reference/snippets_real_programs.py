@@ -204,7 +204,7 @@ _STACKED = {
 }
 
 # A dot whose contracted dimensions have size 1 is XLA's product of broadcasts, fused into the sum
-# reading it (``algebraic_simplifier._dot``): a Kalman filter's m + K @ r, an outer product by dot.
+# reading it (``simplifier_dots._dot``): a Kalman filter's m + K @ r, an outer product by dot.
 _DEGENERATE_DATA = (
     "rng = np.random.default_rng(4)\n"
     "m, r = rng.standard_normal(2).astype(np.float32), rng.standard_normal(1).astype(np.float32)\n"
