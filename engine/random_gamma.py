@@ -40,8 +40,9 @@ def _const(like, value) -> Array:
     return Array(np.asarray(value, core.get_aval(like).dtype))
 
 
-def _gamma_one(key, alpha, log_space: bool):
-    """One sample of Gamma(alpha) (Marsaglia & Tsang), boosting alpha < 1 to alpha + 1."""
+def _gamma_one(key, alpha, log_space: bool, folded=None):
+    """One sample of Gamma(alpha) (Marsaglia & Tsang), boosting alpha < 1 to alpha + 1;
+    ``folded``: ``(c, log(d))`` as XLA's constant folding computes them for a constant alpha."""
     dtype = core.get_aval(alpha).dtype
     zero, one, two, minus_one = (_const(alpha, v) for v in (0, 1, 2, -1))
     half, third, squeeze = (_const(alpha, v) for v in (0.5, 1.0 / 3.0, 0.0331))
@@ -49,7 +50,7 @@ def _gamma_one(key, alpha, log_space: bool):
     alpha_orig = alpha
     alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, third)
-    c = lax.div(third, lax.sqrt(d))
+    c = lax.div(third, lax.sqrt(d)) if folded is None else _const(alpha, folded[0])
 
     def rejected(state):
         _, X, V, U = state
@@ -75,28 +76,68 @@ def _gamma_one(key, alpha, log_space: bool):
         log_boost = lax.select(
             lax.bitwise_or(boost_mask, log_samples == 0), zero, lax.mul(log_samples, lax.div(one, alpha_orig))
         )
-        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
+        log_d = lax.log(d) if folded is None else _const(alpha, folded[1])
+        return lax.add(lax.add(log_d, lax.log(V)), log_boost)
     samples = 1 - uniform(subkey, (), dtype)
     boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, V), boost)
 
 
-def _gamma_impl(key, a, *, log_space: bool):
+def _gamma_impl(key, a, *, log_space: bool, folded=None):
     from . import numpy as jnp
     from .api import vmap
 
     a_shape = tuple(a.shape)
     keys = vmap(_split, in_axes=(0, None))(key.reshape(-1), math.prod(a_shape[key.ndim :])).reshape(-1)
-    samples = lax.map(lambda args: _gamma_one(args[0], args[1], log_space), (keys, a.reshape(-1)))
+    samples = lax.map(lambda args: _gamma_one(args[0], args[1], log_space, folded), (keys, a.reshape(-1)))
     return jnp.reshape(samples, a_shape)
 
 
 random_gamma_p = core.Primitive("random_gamma")
 random_gamma_p.def_impl(_gamma_impl)
-random_gamma_p.def_abstract_eval(lambda key, a, *, log_space: core.ShapedArray(a.shape, a.dtype))
+random_gamma_p.def_abstract_eval(lambda key, a, *, log_space, folded=None: core.ShapedArray(a.shape, a.dtype))
 # (its impl is lax operations, each rounding to a bfloat16 alpha's dtype as JAX's do: widening the
 # whole sampler to float32 drew float32's samples, rounded once)
 narrow_dtypes.keeps_narrow.add(random_gamma_p)
+
+
+def _folded(alpha: np.ndarray) -> tuple:
+    """``(c, log(d))`` of a constant float32 alpha as XLA computes them while compiling (its loop
+    over the samples reads the constant, so it folds them): ``1/3 / sqrt(d)`` one division, ``log``
+    the C library's ``logf``; at run time ``c`` and ``log(d)`` are the kernels' (rsqrt, XLA's log),
+    which differ in the last bit for some alphas. Measured on 48 alphas, gamma and loggamma."""
+    from .constant_folding import _apply
+
+    f32 = np.float32
+    a = f32(alpha)
+    d = (a if a >= 1 else a + f32(1)) - f32(1.0 / 3.0)
+    with np.errstate(all="ignore"):
+        c = f32(1.0 / 3.0) / np.sqrt(d)
+    return float(c), float(_apply("log", True, [np.array([d], f32)], np.dtype(f32))[0])
+
+
+def _constant_alpha(eqn, inputs, producer):
+    """The simplifier's rule: a float32 alpha that broadcasts a constant samples with its folded
+    constants (the program XLA runs)."""
+    from .algebraic_simplifier import _eqn, splat_constant
+
+    alpha = inputs[1]
+    if eqn.params.get("folded") is not None or alpha.aval.dtype != np.float32:
+        return None
+    value = splat_constant(alpha, producer)
+    if value is None or not np.isfinite(value) or value <= 0:
+        return None
+    new, out = _eqn(random_gamma_p, inputs, eqn.out_binders[0].aval, {**eqn.params, "folded": _folded(value)})
+    return [new], out
+
+
+def _register_rule():
+    from . import algebraic_simplifier
+
+    algebraic_simplifier.rules[random_gamma_p] = _constant_alpha
+
+
+_register_rule()
 
 
 def _gamma_batch(size, args, dims, *, log_space):

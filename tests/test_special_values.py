@@ -196,8 +196,6 @@ LEFT = {
     "hypot_bfloat16_const": "value",
     "lgamma_bfloat16_const": "nan+value",
     "lgamma_float16_const": "value",
-    "lgamma_float32_const": "nan+value",
-    "lgamma_float64_const": "nan+value",
     "log10_bfloat16_const": "nan+value",
     "log10_float16_eager": "nan",
     "log10_float16_jit": "nan",

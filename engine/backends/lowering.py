@@ -665,8 +665,8 @@ def _cumulative(ufunc):
         a, dt = eqn.params["axis"], eqn.inputs[0].aval.dtype
         if eqn.inputs[0].aval.shape[a] == 0:
             return f"{x}.copy()"
-        if ufunc == "np.add" and dt == np.float32:  # (XLA's order: lax/reductions.xla_cumsum)
-            return f"_cumsum({x}, {a}, {eqn.params['reverse']})"
+        if ufunc in ("np.add", "np.multiply") and dt == np.float32:  # (XLA's order: reductions.xla_scan)
+            return f"_xla_scan({x}, {a}, {eqn.params['reverse']}, {ufunc}, {float(ufunc == 'np.multiply')})"
         src = f"np.flip({x}, {a})" if eqn.params["reverse"] else x
         acc = f"{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})"
         return f"np.ascontiguousarray(np.flip({acc}, {a}))" if eqn.params["reverse"] else acc

@@ -537,7 +537,7 @@ class Codegen:
             "import numpy as np",
             "import numba as nb",
             "from engine.backends import numba_rt as rt",
-            "from engine.backends.numba_runtime import _KW, A, R, RA, _buf, _c, _h, _par, _matmul, _span, _cumsum",
+            "from engine.backends.numba_runtime import _KW, A, R, RA, _buf, _c, _h, _par, _matmul, _span, _xla_scan",
             f"NAME = {self.name!r}",
             "",
         ]

@@ -3,10 +3,12 @@ lax.bessel_i1e), one primitive each.
 
 The kernels evaluate in float64 — the power series up to |x| = 50 (all terms positive, so no
 cancellation), Hankel's asymptotic expansion beyond (its terms shrink until k ~ 2|x|, far past
-double precision) — and round to the operand's dtype. Derivatives are JAX's rules.
+double precision) — and round to the operand's dtype; except float32 (and narrower) ``bessel_i0e``,
+which is the program JAX lowers it to (Cephes' Chebyshev series in float32) as XLA's CPU backend
+runs it, for JAX's bits. Derivatives are JAX's rules.
 
->>> bessel_i0e(0.0)
-Array(1., dtype=float32, weak_type=True)
+>>> bessel_i0e(0.0)  # (JAX's float32 series too)
+Array(1.0000001, dtype=float32, weak_type=True)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from .. import ad
 from . import elementwise as ew
+from . import xla_f32, xla_rsqrt
 from .special import _vectorized
 
 _SERIES_UP_TO = 50.0
@@ -58,7 +61,60 @@ def _i1e(x):
     return _scaled_bessel(1, x)
 
 
-bessel_i0e_p = ew.unop("bessel_i0e", _vectorized(_i0e, 1))
+# Cephes' float32 Chebyshev coefficients of exp(-x) I0(x) on [0, 8] (in t = x/2 - 2) and of
+# exp(-x) sqrt(x) I0(x) beyond (in t = 32/x - 2), highest order first: JAX's lowering's.
+_I0E_A = (
+    -1.30002500998624804212e-8, 6.04699502254191894932e-8, -2.67079385394061173391e-7,
+    1.11738753912010371815e-6, -4.41673835845875056359e-6, 1.64484480707288970893e-5,
+    -5.75419501008210370398e-5, 1.88502885095841655729e-4, -5.76375574538582365885e-4,
+    1.63947561694133579842e-3, -4.32430999505057594430e-3, 1.05464603945949983183e-2,
+    -2.37374148058994688156e-2, 4.93052842396707084878e-2, -9.49010970480476444210e-2,
+    1.71620901522208775349e-1, -3.04682672343198398683e-1, 6.76795274409476084995e-1,
+)  # fmt: skip
+_I0E_B = (
+    3.39623202570838634515e-9, 2.26666899049817806459e-8, 2.04891858946906374183e-7,
+    2.89137052083475648297e-6, 6.88975834691682398426e-5, 3.36911647825569408990e-3,
+    8.04490411014108831608e-1,
+)  # fmt: skip
+
+
+def _chebyshev_f32(t, coeffs):
+    """Clenshaw's recurrence ``b0 = t*b1 - b2 + c`` as XLA compiles JAX's loop: ``t*b1 - b2`` one
+    fused multiply-add, then ``+ c``; in the first two steps (b2 = 0, whose subtraction XLA drops)
+    ``t*b1 + c`` is the multiply-add."""
+    f32 = np.float32
+    b0 = b1 = np.zeros_like(t)
+    for i, c in enumerate(coeffs):
+        b2, b1 = b1, b0
+        b0 = xla_f32.fma(t, b1, f32(c)) if i < 2 else xla_f32.fma(t, b1, -b2) + f32(c)
+    return f32(0.5) * (b0 - b2)
+
+
+def i0e_f32(x: np.ndarray) -> np.ndarray:
+    """float32 ``bessel_i0e`` as JAX's lowering computes on XLA's CPU backend: its division by
+    ``sqrt(x)`` is a multiplication by XLA's ``rsqrt``. Matches JAX 0.10.2 on 30000 inputs over
+    every binade and the special values.
+
+    >>> i0e_f32(np.float32([0.0, 1.0, 10.0]))
+    array([1.0000001 , 0.46575963, 0.12783334], dtype=float32)
+    """
+    f32 = np.float32
+    ax = np.abs(np.asarray(x, f32))
+    with np.errstate(all="ignore"):
+        near = _chebyshev_f32(xla_f32.fma(ax, f32(0.5), f32(-2)), _I0E_A)
+        far = _chebyshev_f32(f32(32) / ax + f32(-2), _I0E_B) * xla_rsqrt.rsqrt_f32(ax)
+    return np.where(ax <= 8, near, far).reshape(ax.shape)
+
+
+def _i0e_impl(x):
+    if x.dtype == np.float32:
+        return i0e_f32(x)
+    if x.dtype.itemsize < 4 and x.dtype.kind == "f":  # (JAX's lowering computes these in float32)
+        return i0e_f32(x.astype(np.float32)).astype(x.dtype)
+    return _vectorized(_i0e, 1)(x)
+
+
+bessel_i0e_p = ew.unop("bessel_i0e", _i0e_impl)
 bessel_i1e_p = ew.unop("bessel_i1e", _vectorized(_i1e, 1))
 
 

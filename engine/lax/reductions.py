@@ -344,8 +344,8 @@ def argmin(operand, axis: int, index_dtype):
 
 def _cumulative_impl(np_fn):
     def impl(x, *, axis, reverse):
-        if np_fn is np.cumsum and x.dtype == np.float32 and x.shape[axis]:
-            return xla_cumsum(x, axis, reverse)
+        if np_fn in _XLA_SCANS and x.dtype == np.float32 and x.shape[axis]:
+            return xla_scan(x, axis, reverse, *_XLA_SCANS[np_fn])
         if reverse:
             x = np.flip(x, axis)
         out = np_fn(x, axis=axis) if x.shape[axis] else np.array(x)
@@ -356,6 +356,9 @@ def _cumulative_impl(np_fn):
 
 
 _SCAN_BLOCK = 16
+# The float32 scans whose rounding depends on their order: numpy's function -> (XLA's combine,
+# the reduce-window's init value, which also pads the last block).
+_XLA_SCANS = {np.cumsum: (np.add, 0.0), np.cumprod: (np.multiply, 1.0)}
 
 
 def xla_cumsum(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
@@ -364,36 +367,42 @@ def xla_cumsum(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
     sums to +0.), of at most 16 elements: longer scans are cut into blocks of 16 (zero-padded at
     the end), each block scanned so, and the scan of the blocks' totals added to the blocks after
     (before, reversed) them. Measured for lengths 3 to 1000, both directions."""
+    return xla_scan(x, axis, reverse, np.add, 0.0)
+
+
+def xla_scan(x: np.ndarray, axis: int, reverse: bool, combine, init: float) -> np.ndarray:
+    """A float32 cumulative sum or product in XLA's order (``xla_cumsum``; a product's windows
+    start from 1, its last block is padded with ones and the blocks' carries multiply in)."""
     x = np.moveaxis(np.asarray(x, np.float32), axis, -1)
-    return np.ascontiguousarray(np.moveaxis(_block_scan(x, reverse), -1, axis))
+    return np.ascontiguousarray(np.moveaxis(_block_scan(x, reverse, combine, init), -1, axis))
 
 
-def _block_scan(x: np.ndarray, reverse: bool) -> np.ndarray:
+def _block_scan(x: np.ndarray, reverse: bool, combine, init: float) -> np.ndarray:
     n = x.shape[-1]
     if n <= _SCAN_BLOCK:
         out = np.empty_like(x)
         with np.errstate(all="ignore"):
             if not reverse:
-                acc = np.zeros(x.shape[:-1], np.float32)
+                acc = np.full(x.shape[:-1], init, np.float32)
                 for i in range(n):
-                    acc = out[..., i] = acc + x[..., i]
+                    acc = out[..., i] = combine(acc, x[..., i])
             else:
                 for i in range(n):  # (each window its own sum, from its first element on)
-                    acc = np.zeros(x.shape[:-1], np.float32)
+                    acc = np.full(x.shape[:-1], init, np.float32)
                     for k in range(i, n):
-                        acc = acc + x[..., k]
+                        acc = combine(acc, x[..., k])
                     out[..., i] = acc
         return out
     m = -(-n // _SCAN_BLOCK)
-    padded = np.zeros((*x.shape[:-1], m * _SCAN_BLOCK), np.float32)
+    padded = np.full((*x.shape[:-1], m * _SCAN_BLOCK), init, np.float32)
     padded[..., :n] = x
-    inner = _block_scan(padded.reshape(*x.shape[:-1], m, _SCAN_BLOCK), reverse)
-    carry = _block_scan(inner[..., 0] if reverse else inner[..., -1], reverse)
+    inner = _block_scan(padded.reshape(*x.shape[:-1], m, _SCAN_BLOCK), reverse, combine, init)
+    carry = _block_scan(inner[..., 0] if reverse else inner[..., -1], reverse, combine, init)
     with np.errstate(all="ignore"):
         if reverse:
-            inner[..., :-1, :] += carry[..., 1:, None]
+            inner[..., :-1, :] = combine(inner[..., :-1, :], carry[..., 1:, None])
         else:
-            inner[..., 1:, :] += carry[..., :-1, None]
+            inner[..., 1:, :] = combine(inner[..., 1:, :], carry[..., :-1, None])
     return inner.reshape(*x.shape[:-1], m * _SCAN_BLOCK)[..., :n]
 
 

@@ -277,11 +277,17 @@ def jitted_inline(fn=None, *, static_argnames=()):
     if fn is None:
         return functools.partial(jitted_inline, static_argnames=static_argnames)
 
+    jitted: list = []
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if transfers.active[0]:
             return transfers.call_jitted(fn, args, kwargs, static_argnames)
-        return _body(fn, typed_as_primals(args), kwargs)
+        args = typed_as_primals(args)
+        # (eagerly it is a compiled call in JAX too: inline only changes how it traces)
+        if not core.staging_anywhere[0] and _as_compiled(fn, jitted, static_argnames, args, kwargs):
+            return _jit_of(fn, jitted, static_argnames)(*args, **kwargs)
+        return _body(fn, args, kwargs)
 
     return wrapper
 

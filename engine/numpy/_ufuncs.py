@@ -17,7 +17,7 @@ from ..core import Array, Tracer
 from ._logic import isinf, isposinf
 from ._selection import _where, maximum, minimum
 from ._reductions import no_out
-from ._staged import staged_as_jit
+from ._staged import jitted_inline, staged_as_jit
 from ._promote import (
     as_operand,
     check_arraylike,
@@ -474,6 +474,7 @@ def _logaddexp_custom_jvp(shared_traces: bool = False):
     return f
 
 
+@jitted_inline  # (JAX's binary_ufunc: eagerly one compiled program, its multiply-add fused)
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` computed stably.
 

@@ -46,6 +46,7 @@ try:
         sweep_numpy_shapes,
         sweep_programs,
         sweep_refs,
+        sweep_ulp,
     )
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,6 +63,7 @@ except ImportError:  # run as a script
     import sweep_numpy_shapes  # type: ignore[no-redef]
     import sweep_programs  # type: ignore[no-redef]
     import sweep_refs  # type: ignore[no-redef]
+    import sweep_ulp  # type: ignore[no-redef]
 
 _f32, _pos, _unit = sweep_programs._f32, sweep_programs._pos, sweep_programs._unit
 NAN = float("nan")
@@ -454,8 +456,84 @@ def compare(jax_path, engine_path, show=False):
     print("MISSING", " ".join(missing))
 
 
+class _Slow(BaseException):
+    pass
+
+
+def _too_slow(*_):
+    raise _Slow
+
+
+def ulp_dump(path, use_engine, only=""):
+    """Each ``sweep_ulp`` case's eager and jitted outputs (arrays, or the error's class; ``_Slow``
+    past 30 s) pickled."""
+    import pickle
+    import signal
+
+    signal.signal(signal.SIGALRM, _too_slow)
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    if use_engine:
+        import engine.compat
+
+        engine.compat.install()
+    import jax
+
+    _import_modules()
+    out = {}
+    for i, (name, make) in enumerate(sweep_ulp.cases().items()):
+        if not name.startswith(only):
+            continue
+        if i % 50 == 0:  # (what is done so far, for a long run)
+            print(i, name, file=sys.stderr, flush=True)
+            with open(path, "wb") as fh:
+                pickle.dump(out, fh)
+        for mode in ("eager", "jit"):
+            signal.alarm(30)  # (a case that runs on: recorded as such, the sweep goes on)
+            try:
+                g, args = make(jax)
+                g = jax.jit(g) if mode == "jit" else g
+                out[f"{name}[{mode}]"] = [np.asarray(x) for x in jax.tree_util.tree_leaves(g(*args))]
+            except (Exception, _Slow) as e:
+                out[f"{name}[{mode}]"] = type(e).__name__
+            finally:
+                signal.alarm(0)
+    with open(path, "wb") as fh:
+        pickle.dump(out, fh)
+
+
+def ulp_compare(jax_path, engine_path):
+    """The cases whose outputs differ from JAX's bits, with the largest distance in ulps (-1: shapes
+    or dtypes differ), and those where one side raises."""
+    import pickle
+
+    ref, eng = pickle.load(open(jax_path, "rb")), pickle.load(open(engine_path, "rb"))
+    differing = []
+    for name, r in ref.items():
+        e = eng.get(name)
+        if isinstance(r, str) or isinstance(e, str) or e is None:
+            if r != e and not (isinstance(r, str) and isinstance(e, str)):
+                differing.append(
+                    (
+                        name,
+                        f"raises: jax {r if isinstance(r, str) else 'no'}, engine {e if isinstance(e, str) else 'no'}",
+                    )
+                )
+            continue
+        d = [sweep_ulp.ulps(a, b) for a, b in zip(r, e)] if len(r) == len(e) else [-1]
+        if any(d):
+            differing.append((name, f"max ulp {max(d) if min(d) >= 0 else -1}"))
+    print(f"{len(ref) - len(differing)}/{len(ref)} identical")
+    for name, what in differing:
+        print(f"{name:60s} {what}")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "record":
+    if sys.argv[1] == "ulp-dump":
+        only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
+        ulp_dump(sys.argv[2], "--engine" in sys.argv, only[0] if only else "")
+    elif sys.argv[1] == "ulp-compare":
+        ulp_compare(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "record":
         only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
         record(only[0] if only else "")
     elif sys.argv[1] == "differing":

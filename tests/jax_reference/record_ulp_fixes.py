@@ -1,0 +1,106 @@
+"""Record JAX 0.10.2's bits for what the function-level sweep (tests/fidelity/sweep_ulp.py) found
+differing in the last bits, eager and jitted: ``cumprod`` (XLA's blocked reduce-window scan),
+``logaddexp2`` (eagerly one compiled program), ``scipy.special.i0`` / ``lax.bessel_i0e`` (the
+float32 Chebyshev series JAX lowers it to), ``scipy.stats.t.logpdf`` (lgamma of constants folded
+while compiling) and gamma samples of a constant alpha (``random.gamma``/``loggamma``/``beta``:
+the sampler's constants folded). Run with JAX's venv:
+
+    /work/main/.jax-venv/bin/python tests/jax_reference/record_ulp_fixes.py
+
+``tests/test_ulp_fixes.py`` checks the engine gives these bits (no JAX needed).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+
+import numpy as np
+
+PATH = pathlib.Path(__file__).resolve().parent / "ulp_fixes.json"
+
+
+def _inputs() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 1e-39, 1.17549435e-38, 3.4e38, -3.4e38, 0.5, 1.0,
+               -1.0, 2.0, 7.999999, 8.0, 8.000001, 50.0, 88.0, -88.0, 100.0]  # fmt: skip
+    x = np.concatenate(
+        [special, rng.uniform(-20, 20, 900), rng.uniform(-1, 1, 300), np.exp(rng.uniform(-80, 80, 700))]
+    )
+    return np.concatenate([x, rng.uniform(-9, 9, -x.size % 64)]).astype(np.float32)
+
+
+def _matrix() -> np.ndarray:
+    return (1 + 0.02 * np.random.default_rng(6).normal(size=(5, 300))).astype(np.float32)
+
+
+def _lgamma_constants() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return np.concatenate([np.arange(0.5, 40, 0.5), rng.uniform(0.5, 30, 300)]).astype(np.float32)
+
+
+_BOTH, _EAGER, _JIT = ("eager", "jit"), ("eager",), ("jit",)
+# name -> (function of (jax, x), its input builder, the modes recorded: those that differed)
+CASES = {
+    "cumprod_axis1": (lambda jax, x: jax.numpy.cumprod(x, axis=1), _matrix, _BOTH),
+    "cumprod_axis1_rev": (lambda jax, x: jax.lax.cumprod(x, axis=1, reverse=True), _matrix, _BOTH),
+    "cumprod_flat": (lambda jax, x: jax.numpy.cumprod(x), lambda: _matrix()[:, :40], _BOTH),
+    "nancumprod": (lambda jax, x: jax.numpy.nancumprod(x, axis=1), _matrix, _BOTH),
+    "logaddexp2": (lambda jax, x: jax.numpy.logaddexp2(x, x[::-1] * 0.7), _inputs, _EAGER),
+    "i0": (lambda jax, x: jax.scipy.special.i0(x), _inputs, _BOTH),
+    "bessel_i0e": (lambda jax, x: jax.lax.bessel_i0e(x), _inputs, _BOTH),
+    "i0e": (lambda jax, x: jax.scipy.special.i0e(x), _inputs, _BOTH),
+    "t_logpdf_df3": (lambda jax, x: jax.scipy.stats.t.logpdf(x, 3.0), _inputs, _JIT),
+    "t_logpdf_df2_5": (lambda jax, x: jax.scipy.stats.t.logpdf(x, 2.5, 0.5, 2.0), _inputs, _JIT),
+    "lgamma_folded": (lambda jax, x: jax.jit(lambda: jax.lax.lgamma(x))(), _lgamma_constants, _EAGER),
+    "loggamma_2": (lambda jax, x: jax.random.loggamma(jax.random.key(0), 2.0, (300,)), lambda: None, _JIT),
+    "gamma_1_2756": (
+        lambda jax, x: jax.random.gamma(jax.random.key(1), 1.2756411, (300,)),
+        lambda: None,
+        _JIT,
+    ),
+    "beta_a_2": (
+        lambda jax, x: jax.random.beta(jax.random.key(0), x, 2.0),
+        lambda: _lgamma_constants()[:80],
+        _JIT,
+    ),
+    "beta_2_3": (lambda jax, x: jax.random.beta(jax.random.key(2), 2.0, 3.0, (300,)), lambda: None, _JIT),
+}
+RECORDED = [(name, mode) for name, (_, _, modes) in CASES.items() for mode in modes]
+
+
+def pack(a) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, np.float32).tobytes()).decode()
+
+
+def unpack(s: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(s), np.float32)
+
+
+def run(jax, name: str, mode: str) -> np.ndarray:
+    """The case's output: eager (``mode == "eager"``) or jitted over its input."""
+    f, build, _ = CASES[name]
+    x = build()
+    if x is None:
+        g = (lambda: f(jax, None)) if mode == "eager" else jax.jit(lambda: f(jax, None))
+        return np.asarray(g(), np.float32)
+    g = (lambda v: f(jax, v)) if mode == "eager" else jax.jit(lambda v: f(jax, v))
+    return np.asarray(g(x), np.float32)
+
+
+def main() -> None:
+    import jax
+    import jax.scipy.special  # noqa: F401
+    import jax.scipy.stats  # noqa: F401
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    out = {"jax_version": jax.__version__}
+    for name, mode in RECORDED:
+        out[f"{name}[{mode}]"] = pack(run(jax, name, mode))
+    PATH.write_text(json.dumps(out, indent=0) + "\n")
+    print(f"{len(out) - 1} outputs recorded to {PATH}")
+
+
+if __name__ == "__main__":
+    main()
