@@ -63,15 +63,6 @@ def _constant(x: Atom, producer: Producer, depth: int = 0) -> np.ndarray | None:
 _FOLDED = {ew.add_p, ew.sub_p, ew.mul_p, ew.neg_p, st.convert_element_type_p}
 
 
-def splat_constant(x: Atom, producer: Producer) -> np.ndarray | None:
-    """The scalar constant ``x`` broadcasts (a literal, or arithmetic of literals, broadcast), as XLA
-    sees it once it has folded it and sunk it into the loops that read it; else None."""
-    eqn = producer(x)
-    if eqn is None or eqn.primitive is not st.broadcast_in_dim_p or eqn.inputs[0].aval.shape:
-        return _constant(x, producer) if type(x) is Literal and not np.shape(x.val) else None
-    return _constant(eqn.inputs[0], producer)
-
-
 def _operand_of(x: Atom, p: core.Primitive, producer: Producer) -> JaxprEqn | None:
     eqn = producer(x)
     return eqn if eqn is not None and eqn.primitive is p else None
@@ -519,7 +510,7 @@ _CALLS = frozenset({"jit", "pjit", "closed_call", "core_call"})
 
 
 def _simplify(
-    jaxpr: Jaxpr, constant_inputs: bool = False, bound: dict[Var, Literal] | None = None, seeds=None
+    jaxpr: Jaxpr, constant_inputs: bool = False, bound: dict[Var, Literal] | None = None
 ) -> tuple[Jaxpr, list[int] | None]:
     """The simplified jaxpr, and for each of its equations the index of the traced equation it
     computes (or replaces), so what ran can be shown on the traced program's graph. ``bound``:
@@ -534,7 +525,7 @@ def _simplify(
         {e.inputs[0] for e in jaxpr.eqns if e.primitive is st.transpose_p and _USES[-1].get(e.inputs[0]) == 1}
     )
     try:
-        out, positions = _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}), seeds or {})
+        out, positions = _simplify_in(jaxpr, constants, set(jaxpr.constvars), dict(bound or {}))
     finally:
         _CONSTANTS.pop()
         _USES.pop()
@@ -568,11 +559,11 @@ def _constant_inputs(eqn: JaxprEqn, constants: set[Atom]) -> bool:
 
 
 def _simplify_in(
-    jaxpr: Jaxpr, constants: set[Atom], early: set[Atom], env: dict[Var, Atom], seeds: dict
+    jaxpr: Jaxpr, constants: set[Atom], early: set[Atom], env: dict[Var, Atom]
 ) -> tuple[Jaxpr, list[int] | None]:
     origin: dict[Var, int] = {}  # an emitted equation's output -> the traced equation's index
     current = 0
-    producers: dict[Var, JaxprEqn] = dict(seeds)  # (inputs a caller broadcasts from a constant)
+    producers: dict[Var, JaxprEqn] = {}
     eqns: list[JaxprEqn] = []
     changed = False
 
@@ -617,13 +608,9 @@ def _simplify_in(
             params = {
                 k: _constant_call(v) if k == "jaxpr" else _simplified_param(v) for k, v in eqn.params.items()
             }
-        elif eqn.primitive.name in _CALLS and (
-            any(type(x) is Literal for x in inputs)
-            or any(splat_constant(x, producer) is not None for x in inputs)
-        ):
-            splats = {i: splat_constant(x, producer) for i, x in enumerate(inputs) if type(x) is not Literal}
+        elif eqn.primitive.name in _CALLS and any(type(x) is Literal for x in inputs):
             params = {
-                k: _literal_call(v, inputs, splats) if k == "jaxpr" else _simplified_param(v)
+                k: _literal_call(v, inputs) if k == "jaxpr" else _simplified_param(v)
                 for k, v in eqn.params.items()
             }
         else:
@@ -671,27 +658,21 @@ def _constant_call(v: object) -> object:
 _literal_calls: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
-def _literal_call(v: object, inputs: list[Atom], splats: dict | None = None) -> object:
+def _literal_call(v: object, inputs: list[Atom]) -> object:
     """A nested jit's body simplified with the literals its caller passes in place of those inputs:
     XLA inlines it first, so ``jnp.var``'s ``n - ddof`` is a constant (and its division a
-    multiplication by the reciprocal) when ``ddof`` is the literal the caller passes; an operand
-    that broadcasts a scalar constant (``splats``) is read inside as that broadcast."""
+    multiplication by the reciprocal) when ``ddof`` is the literal the caller passes."""
     if not isinstance(v, ClosedJaxpr) or len(inputs) != len(v.jaxpr.in_binders):
         return _simplified_param(v)
     literals = {i: x for i, x in enumerate(inputs) if type(x) is Literal and not np.shape(x.val)}
-    splats = {i: c for i, c in (splats or {}).items() if c is not None}
     key = tuple(
         (i, x.aval.dtype.str, x.aval.weak_type, np.asarray(x.val).tobytes()) for i, x in literals.items()
-    ) + tuple((i, "splat", c.dtype.str, c.tobytes()) for i, c in splats.items())
+    )
     cache = _literal_calls.setdefault(v, {})
     found = cache.get(key)
     if found is None:
         bound = {v.jaxpr.in_binders[i]: x for i, x in literals.items()}
-        seeds = {}
-        for i, c in splats.items():
-            x = v.jaxpr.in_binders[i]
-            seeds[x] = _eqn(st.broadcast_in_dim_p, [_literal(c, c.dtype, False)], x.aval)[0]
-        jaxpr = _simplify(v.jaxpr, bound=bound, seeds=seeds)[0]
+        jaxpr = _simplify(v.jaxpr, bound=bound)[0]
         found = cache[key] = v if jaxpr is v.jaxpr else ClosedJaxpr(jaxpr, v.consts)
     return found
 

@@ -42,7 +42,7 @@ def _const(like, value) -> Array:
 
 def _gamma_one(key, alpha, log_space: bool, folded=None):
     """One sample of Gamma(alpha) (Marsaglia & Tsang), boosting alpha < 1 to alpha + 1;
-    ``folded``: ``(c, log(d))`` as XLA's constant folding computes them for a constant alpha."""
+    ``folded``: ``log(d)`` as XLA's constant folding computes it for a constant alpha."""
     dtype = core.get_aval(alpha).dtype
     zero, one, two, minus_one = (_const(alpha, v) for v in (0, 1, 2, -1))
     half, third, squeeze = (_const(alpha, v) for v in (0.5, 1.0 / 3.0, 0.0331))
@@ -50,7 +50,7 @@ def _gamma_one(key, alpha, log_space: bool, folded=None):
     alpha_orig = alpha
     alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, third)
-    c = lax.div(third, lax.sqrt(d)) if folded is None else _const(alpha, folded[0])
+    c = lax.div(third, lax.sqrt(d))
 
     def rejected(state):
         _, X, V, U = state
@@ -76,7 +76,7 @@ def _gamma_one(key, alpha, log_space: bool, folded=None):
         log_boost = lax.select(
             lax.bitwise_or(boost_mask, log_samples == 0), zero, lax.mul(log_samples, lax.div(one, alpha_orig))
         )
-        log_d = lax.log(d) if folded is None else _const(alpha, folded[1])
+        log_d = lax.log(d) if folded is None else _const(alpha, folded)
         return lax.add(lax.add(log_d, lax.log(V)), log_boost)
     samples = 1 - uniform(subkey, (), dtype)
     boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
@@ -101,30 +101,34 @@ random_gamma_p.def_abstract_eval(lambda key, a, *, log_space, folded=None: core.
 narrow_dtypes.keeps_narrow.add(random_gamma_p)
 
 
-def _folded(alpha: np.ndarray) -> tuple:
-    """``(c, log(d))`` of a constant float32 alpha as XLA computes them while compiling (its loop
-    over the samples reads the constant, so it folds them): ``1/3 / sqrt(d)`` one division, ``log``
-    the C library's ``logf``; at run time ``c`` and ``log(d)`` are the kernels' (rsqrt, XLA's log),
-    which differ in the last bit for some alphas. Measured on 48 alphas, gamma and loggamma."""
+def _folded(alpha: np.ndarray) -> float:
+    """``log(d)`` of a constant float32 alpha as XLA computes it while compiling (its loop over the
+    samples reads the constant, so it folds it): the C library's ``logf``, where at run time it is
+    XLA's log kernel, which differs in the last bit for some alphas (loggamma, beta)."""
     from .constant_folding import _apply
 
     f32 = np.float32
     a = f32(alpha)
     d = (a if a >= 1 else a + f32(1)) - f32(1.0 / 3.0)
-    with np.errstate(all="ignore"):
-        c = f32(1.0 / 3.0) / np.sqrt(d)
-    return float(c), float(_apply("log", True, [np.array([d], f32)], np.dtype(f32))[0])
+    return float(_apply("log", True, [np.array([d], f32)], np.dtype(f32))[0])
 
 
 def _constant_alpha(eqn, inputs, producer):
     """The simplifier's rule: a float32 alpha that broadcasts a constant samples with its folded
     constants (the program XLA runs)."""
-    from .algebraic_simplifier import _eqn, splat_constant
+    from .algebraic_simplifier import _constant, _eqn
+    from .lax import structural as st
 
-    alpha = inputs[1]
-    if eqn.params.get("folded") is not None or alpha.aval.dtype != np.float32:
+    alpha, broadcast = inputs[1], producer(inputs[1])  # (XLA sinks a broadcast constant into the loop)
+    if (
+        broadcast is None
+        or broadcast.primitive is not st.broadcast_in_dim_p
+        or broadcast.inputs[0].aval.shape
+    ):
         return None
-    value = splat_constant(alpha, producer)
+    if not eqn.params["log_space"] or eqn.params.get("folded") is not None or alpha.aval.dtype != np.float32:
+        return None
+    value = _constant(broadcast.inputs[0], producer)
     if value is None or not np.isfinite(value) or value <= 0:
         return None
     new, out = _eqn(random_gamma_p, inputs, eqn.out_binders[0].aval, {**eqn.params, "folded": _folded(value)})
