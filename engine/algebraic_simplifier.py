@@ -515,10 +515,10 @@ def _simplify(
     """The simplified jaxpr, and for each of its equations the index of the traced equation it
     computes (or replaces), so what ran can be shown on the traced program's graph. ``bound``:
     inputs whose value a caller passes as a literal (read as that literal)."""
-    flat = call_inlining.inlined(jaxpr)  # (XLA inlines calls before it simplifies)
+    constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
+    flat = call_inlining.inlined(jaxpr, constants)  # (XLA inlines calls before it simplifies)
     if flat is not None:
         jaxpr, top = flat
-    constants: set[Atom] = set(jaxpr.constvars) | (set(jaxpr.in_binders) if constant_inputs else set())
     _CONSTANTS.append(constants)
     _USES.append(_use_counts(jaxpr))
     _TRANSPOSED.append(

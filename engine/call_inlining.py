@@ -6,6 +6,8 @@ as JAX's does.
 
 Only calls that are plain functions are inlined: no constants of their own (they would have to
 become the caller's), no shardings, donations, mesh or compiler options, and no effects inside.
+A call of constants alone is left whole: constant folding computes it as the callee's program
+(``jnp.mod`` of two closed-over arrays keeps XLA's NaNs where its parts' rewrites would not).
 
   >>> import engine, engine.numpy as jnp
   >>> j = engine.make_jaxpr(lambda x: 2.0 * engine.jit(jnp.sin)(x))(1.0).jaxpr
@@ -37,6 +39,10 @@ def _plain_call(eqn: JaxprEqn) -> bool:
     )
 
 
+def _of_constants(eqn: JaxprEqn, constants) -> bool:
+    return all(type(x) is not Var or x in constants for x in eqn.inputs)
+
+
 def _pure(jaxpr: Jaxpr) -> bool:
     return all(
         e.primitive not in effectful and e.primitive not in ref_effects and all(map(_pure, subjaxprs(e)))
@@ -44,11 +50,13 @@ def _pure(jaxpr: Jaxpr) -> bool:
     )
 
 
-def inlined(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int]] | None:
+def inlined(jaxpr: Jaxpr, constants: frozenset | set = frozenset()) -> tuple[Jaxpr, list[int]] | None:
     """``jaxpr`` with its plain nested ``jit`` calls inlined (their variables renamed apart, a call
     may run the same jaxpr twice), and for each equation the index of the equation of ``jaxpr`` it
-    comes from; None when no call is inlined."""
-    if not any(_plain_call(e) for e in jaxpr.eqns):
+    comes from; None when no call is inlined. A call whose inputs are all ``constants`` (or
+    literals) stays a call."""
+    top = {id(e) for e in jaxpr.eqns if _plain_call(e) and not _of_constants(e, constants)}
+    if not top:
         return None
     eqns: list[JaxprEqn] = []
     origin: list[int] = []
@@ -58,7 +66,7 @@ def inlined(jaxpr: Jaxpr) -> tuple[Jaxpr, list[int]] | None:
         for k, e in enumerate(j.eqns):
             at = k if index is None else index
             ins = [read(x) for x in e.inputs]
-            if _plain_call(e):
+            if id(e) in top if index is None else _plain_call(e):
                 inner = e.params["jaxpr"].jaxpr
                 outs = walk(inner, dict(zip(inner.in_binders, ins)), at)
             else:
