@@ -29,6 +29,7 @@ from ..ir import ClosedJaxpr, Literal
 from . import lowering as L
 from .flat_program import FlatProgram
 from .numba_codegen import _FAST, _ordered_sum
+from .numba_loops import _loop_kernel
 
 MAX_ELEMENTS = 64  # per value: beyond, unrolled code grows faster than a loop nest compiles
 # Per body, after dropping dead lines: numba compiles ~300 lines a second, the body's own
@@ -303,23 +304,5 @@ def lower_scan(gen, eqn) -> bool:
     for k, (v, cs) in enumerate(zip(outs[:nk], carry)):
         dst = elements(f"o{k}", v.aval.shape)
         lines += [f"{d} = {c}" for d, c in zip(dst.flat, cs.flat)]
-    _kernel(gen, eqn, ins, lines)
+    _loop_kernel(gen, eqn, ins, lines, [None] * len(eqn.out_binders))  # (the lines write the outputs)
     return True
-
-
-def _kernel(gen, eqn, ins, lines) -> None:
-    """Kernel ``wN(inputs..., outputs...)`` called once from the host, outputs allocated there."""
-    kid = gen.fresh("w")
-    sig = [f"R({L.nb_type(x.aval.dtype)}, {x.aval.ndim})" for x in ins]
-    sig += [f"A({L.nb_type(v.aval.dtype)}, {v.aval.ndim})" for v in eqn.out_binders]
-    params = [f"a{k}" for k in range(len(ins))] + [f"o{k}" for k in range(len(eqn.out_binders))]
-    src = [f"@nb.njit(nb.void({', '.join(sig)}), **_KW)", f"def {kid}({', '.join(params)}):"]
-    gen.kernels.append("\n".join(src + ["    " + line for line in lines]))
-    names = [gen.host_name(x) for x in ins]
-    outs_h = []
-    for v in eqn.out_binders:
-        hn = gen.fresh("a")
-        gen.host.append(f"{hn} = np.empty({v.aval.shape!r}, np.{v.aval.dtype.name})")
-        gen.names[v] = hn
-        outs_h.append(hn)
-    gen.host.append(f"{kid}({', '.join([*names, *outs_h])})")

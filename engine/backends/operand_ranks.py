@@ -35,6 +35,8 @@ def second_first(x0, x1, i: int, eqns: list, kernels: tuple, producer: dict) -> 
     if eqns[i].out_binders[0].aval.shape != space.aval.shape:  # (a piece of a concatenation, a
         return False  # slice: the kernel's blocks are not its loop's; the written order is kept)
     inner = _loops(space.aval.shape, space.aval.ndim)
+    if inner < 2:  # (no outer block: in a one-loop kernel Reassociate's ranks keep the written order)
+        return False
     rank: dict = {}
     indexed: dict = {}
     loads = Counter()  # block (loop depth) -> loads placed in it so far

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..lax import special
-from ..lax.bessel import bessel_i0e_p, bessel_i1e_p
+from ..lax.bessel import _I0E_A, _I0E_B, bessel_i0e_p, bessel_i1e_p  # (Cephes' coefficients: JAX's)
 from .lowering import RuleContext, register
 from .rules_elementwise import _chlo, broadcast_operands
 from .rules_linalg import _inline
@@ -31,23 +31,8 @@ def _chlo_binary(prim: Any, name: str) -> None:
 _chlo_binary(special.polygamma_p, "chlo.polygamma")
 _chlo_binary(special.zeta_p, "chlo.zeta")
 
-# Cephes' coefficients of i0e (JAX's _i0e_impl32): |x| <= 8, then |x| > 8
-_I0E_A = [
-    -1.30002500998624804212e-8, 6.04699502254191894932e-8, -2.67079385394061173391e-7,
-    1.11738753912010371815e-6, -4.41673835845875056359e-6, 1.64484480707288970893e-5,
-    -5.75419501008210370398e-5, 1.88502885095841655729e-4, -5.76375574538582365885e-4,
-    1.63947561694133579842e-3, -4.32430999505057594430e-3, 1.05464603945949983183e-2,
-    -2.37374148058994688156e-2, 4.93052842396707084878e-2, -9.49010970480476444210e-2,
-    1.71620901522208775349e-1, -3.04682672343198398683e-1, 6.76795274409476084995e-1,
-]  # fmt: skip
-_I0E_B = [
-    3.39623202570838634515e-9, 2.26666899049817806459e-8, 2.04891858946906374183e-7,
-    2.89137052083475648297e-6, 6.88975834691682398426e-5, 3.36911647825569408990e-3,
-    8.04490411014108831608e-1,
-]  # fmt: skip
 
-
-def _chebyshev(x: Any, coefficients: list[float]) -> Any:
+def _chebyshev(x: Any, coefficients: tuple[float, ...]) -> Any:
     """JAX's ``evaluate_chebyshev_polynomial``: Clenshaw's recurrence, one ``full_like`` a term."""
     from ..lax.api import full_like
 
